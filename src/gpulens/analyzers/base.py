@@ -1,0 +1,106 @@
+"""The analyzer plug-in shape: results, findings and the registry.
+
+An analyzer answers one question about a Timeline. It computes, never prints or draws, and returns an
+:class:`AnalysisResult` — a table with documented columns and units, a list of :class:`Finding`, a summary dict,
+or a ``skipped_reason`` when the data it needs is not there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import pandas as pd
+
+from gpulens.timeline import Timeline
+
+_REGISTRY: dict[str, type["Analyzer"]] = {}
+
+
+@dataclass
+class Finding:
+    """One thing worth telling the user.
+
+    Attributes:
+        title: one line (``"3 kernels overrun the next kernel on their stream"``).
+        detail: a sentence or two of evidence and what to do.
+        severity: ``"info"``, ``"warning"`` or ``"critical"``.
+        category: short class of the finding (``"data-quality"``, ``"memory-bound"``, ``"launch-bound"``...).
+        time_at_stake_ns: GPU time the finding concerns or could save, in ns (None when not quantifiable).
+        kernel: kernel name the finding is about, if any.
+        rank: rank the finding is about, if any.
+    """
+
+    title: str
+    detail: str = ""
+    severity: str = "info"
+    category: str = "general"
+    time_at_stake_ns: int | None = None
+    kernel: str | None = None
+    rank: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dict."""
+        return dict(self.__dict__)
+
+
+@dataclass
+class AnalysisResult:
+    """What an analyzer returns.
+
+    Attributes:
+        analyzer: the analyzer's name.
+        table: result rows; column meanings and units in ``columns``.
+        columns: column name → "meaning [unit]" documentation.
+        summary: scalar results (plain JSON types).
+        findings: ordered, most important first.
+        skipped_reason: set (and the table empty) when the analysis could not run, saying why.
+    """
+
+    analyzer: str
+    table: pd.DataFrame = field(default_factory=pd.DataFrame)
+    columns: dict[str, str] = field(default_factory=dict)
+    summary: dict[str, Any] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    skipped_reason: str | None = None
+
+    @property
+    def skipped(self) -> bool:
+        """True when the analysis did not run."""
+        return self.skipped_reason is not None
+
+
+class Analyzer:
+    """Base class of analyzers; subclasses with a ``name`` register themselves.
+
+    Class attributes:
+        name: unique id, also the key of its result in a report.
+        order: run order (lower first) so later analyzers may use earlier results.
+    """
+
+    name: ClassVar[str] = ""
+    order: ClassVar[int] = 50
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.name:
+            _REGISTRY[cls.name] = cls
+
+    def analyze(self, timeline: Timeline, device: Any = None, results: dict[str, AnalysisResult] | None = None
+                ) -> AnalysisResult:
+        """Answer this analyzer's question.
+
+        Args:
+            timeline: a validated Timeline.
+            device: the device spec when known (see :mod:`gpulens.devices`), else None.
+            results: results of analyzers that ran before this one, by name.
+        """
+        raise NotImplementedError
+
+
+def registry() -> dict[str, type[Analyzer]]:
+    """All registered analyzers by name (importing every analyzer module first)."""
+    from gpulens.analyzers import _load_all
+
+    _load_all()
+    return dict(_REGISTRY)

@@ -1,0 +1,105 @@
+"""Hotspots: which kernels take the GPU time, and the performance-critical set that covers 80 % of it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.analyzers.intervals import repair_stream_overruns
+from gpulens.timeline import Timeline
+
+#: Kinds ranked as "kernels" (compute and collective kernels; copies and sets are not kernels).
+KERNEL_KINDS = ("kernel", "comm")
+
+COLUMNS = {
+    "name": "kernel name as recorded",
+    "kind": "kernel (compute) or comm (NCCL/RCCL collective)",
+    "calls": "number of launches",
+    "total_ns": "plain sum of recorded durations [ns]",
+    "effective_ns": "sum of durations after clipping overruns of the next kernel on the same stream [ns]",
+    "mean_ns": "effective_ns / calls [ns]",
+    "min_ns": "shortest effective duration [ns]",
+    "max_ns": "longest effective duration [ns]",
+    "share": "effective_ns / all kernels' effective_ns [fraction 0..1]",
+    "cumulative_share": "running sum of share in ranking order [fraction]",
+    "critical": "in the performance-critical set (smallest set of names covering the critical fraction)",
+}
+
+
+def critical_set(shares: np.ndarray, fraction: float) -> np.ndarray:
+    """Boolean mask of the smallest prefix of descending ``shares`` whose sum reaches ``fraction``.
+
+    The kernel whose share crosses the threshold is included (so the set covers at least ``fraction``).
+    """
+    if shares.size == 0:
+        return np.zeros(0, dtype=bool)
+    cum = np.cumsum(shares)
+    k = int(np.searchsorted(cum, fraction - 1e-12)) + 1
+    mask = np.zeros(shares.size, dtype=bool)
+    mask[: min(k, shares.size)] = True
+    return mask
+
+
+class Hotspots(Analyzer):
+    """Per kernel name: calls, total/mean/min/max ns, share of GPU kernel time, and the critical set.
+
+    Args:
+        critical_fraction: fraction of kernel time the performance-critical set must cover (default 0.8).
+    """
+
+    name = "hotspots"
+    order = 10
+
+    def __init__(self, critical_fraction: float = 0.8):
+        self.critical_fraction = critical_fraction
+
+    def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
+        k = timeline.of_kind(*KERNEL_KINDS)
+        if not len(k):
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
+                                  {"kernel_count": 0, "kernel_time_ns": 0, "critical_count": 0},
+                                  skipped_reason=None)
+        rep = repair_stream_overruns(timeline.gpu_events()).loc[k.index]
+        df = pd.DataFrame({"name": k["name"].astype(str), "kind": k["kind"].astype(str),
+                           "dur": k["dur_ns"].to_numpy(), "eff": rep["effective_ns"].to_numpy()})
+        g = df.groupby(["name", "kind"], sort=False, observed=True)
+        t = pd.DataFrame({
+            "calls": g.size(), "total_ns": g["dur"].sum(), "effective_ns": g["eff"].sum(),
+            "min_ns": g["eff"].min(), "max_ns": g["eff"].max(),
+        }).reset_index()
+        t["mean_ns"] = t["effective_ns"] / t["calls"]
+        t = t.sort_values(["effective_ns", "calls", "name"], ascending=[False, False, True], kind="stable")
+        total_eff = int(t["effective_ns"].sum())
+        t["share"] = t["effective_ns"] / total_eff if total_eff else 0.0
+        t["cumulative_share"] = t["share"].cumsum()
+        t["critical"] = critical_set(t["share"].to_numpy(), self.critical_fraction)
+        t = t[list(COLUMNS)].reset_index(drop=True)
+
+        findings = []
+        over = rep[rep["overrun_ns"] > 0]
+        if len(over):
+            names = timeline.events.loc[over.index, "name"].astype(str)
+            worst = over["overrun_ns"].idxmax()
+            findings.append(Finding(
+                f"{len(over)} GPU event(s) overrun the next event on their stream",
+                f"Recorded durations run past the start of the following event on the same stream (total "
+                f"{int(over['overrun_ns'].sum())} ns; worst: {names[worst]} by {int(over.loc[worst, 'overrun_ns'])} ns). "
+                "They were clipped for ranking and busy time; raw sums are kept as total_ns.",
+                severity="warning" if over["overrun_ns"].sum() > 0.01 * max(int(k["dur_ns"].sum()), 1) else "info",
+                category="data-quality", time_at_stake_ns=int(over["overrun_ns"].sum())))
+        crit = t[t["critical"]]
+        summary = {
+            "kernel_count": int(len(k)),
+            "unique_kernels": int(len(t)),
+            "kernel_time_ns": int(k["dur_ns"].sum()),
+            "kernel_effective_ns": total_eff,
+            "critical_fraction": self.critical_fraction,
+            "critical_count": int(len(crit)),
+            "critical_share": float(crit["share"].sum()) if len(crit) else 0.0,
+            "overrun_events": int(len(over)),
+            "overrun_ns": int(over["overrun_ns"].sum()) if len(over) else 0,
+        }
+        return AnalysisResult(self.name, t, COLUMNS, summary, findings)

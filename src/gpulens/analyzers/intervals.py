@@ -1,0 +1,80 @@
+"""Interval arithmetic on event columns (vectorised numpy): unions, overlaps, per-stream overrun repair."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def merge(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Merge intervals ``[start, end)`` into disjoint sorted segments.
+
+    Args:
+        starts, ends: int64 arrays of equal length (ns).
+
+    Returns:
+        (seg_starts, seg_ends): disjoint, sorted; touching intervals are merged.
+    """
+    s = np.asarray(starts, dtype="int64")
+    e = np.asarray(ends, dtype="int64")
+    if s.size == 0:
+        return s, e
+    order = np.argsort(s, kind="stable")
+    s, e = s[order], e[order]
+    cm = np.maximum.accumulate(e)
+    new = np.empty(s.size, dtype=bool)
+    new[0] = True
+    new[1:] = s[1:] > cm[:-1]
+    idx = np.flatnonzero(new)
+    seg_starts = s[idx]
+    last = np.append(idx[1:] - 1, s.size - 1)
+    seg_ends = cm[last]
+    return seg_starts, seg_ends
+
+
+def union_ns(starts: np.ndarray, ends: np.ndarray) -> int:
+    """Total length in ns covered by the union of intervals (overlap counted once)."""
+    a, b = merge(starts, ends)
+    return int((b - a).sum())
+
+
+def union_of(df: pd.DataFrame) -> int:
+    """Union length (ns) of the events of a Timeline slice (``start_ns``, ``dur_ns``)."""
+    s = df["start_ns"].to_numpy("int64")
+    return union_ns(s, s + df["dur_ns"].to_numpy("int64"))
+
+
+def overlap_ns(a: pd.DataFrame, b: pd.DataFrame) -> int:
+    """Length (ns) of time covered by both slices: |A| + |B| − |A ∪ B| on their unions."""
+    if not len(a) or not len(b):
+        return 0
+    return union_of(a) + union_of(b) - union_of(pd.concat([a[["start_ns", "dur_ns"]], b[["start_ns", "dur_ns"]]]))
+
+
+def repair_stream_overruns(gpu: pd.DataFrame) -> pd.DataFrame:
+    """Treat each GPU stream as serial: clip an event that runs past the start of the next one on its stream.
+
+    Some profilers (notably recent ROCm Kineto traces) record kernel durations that overrun the next kernel on the
+    same queue; summing raw durations then lets one event dominate the ranking. Per (rank, device_id, stream_id),
+    events are sorted by start and ``end_i = min(end_i, start_{i+1})``.
+
+    Args:
+        gpu: GPU events (kernel/comm/memcpy/memset rows of a Timeline).
+
+    Returns:
+        DataFrame indexed like ``gpu`` with columns ``effective_ns`` (repaired duration, ns) and ``overrun_ns``
+        (how much was clipped; 0 for most events).
+    """
+    if not len(gpu):
+        return pd.DataFrame({"effective_ns": pd.Series(dtype="int64"), "overrun_ns": pd.Series(dtype="int64")})
+    g = gpu[["rank", "device_id", "stream_id", "start_ns", "dur_ns"]].copy()
+    g["stream_id"] = g["stream_id"].fillna(-1)
+    g = g.sort_values(["rank", "device_id", "stream_id", "start_ns"], kind="stable")
+    end = (g["start_ns"] + g["dur_ns"]).to_numpy("int64")
+    nxt = g.groupby(["rank", "device_id", "stream_id"], sort=False, observed=True)["start_ns"].shift(-1)
+    start = g["start_ns"].to_numpy("int64")
+    has_next = nxt.notna().to_numpy()
+    nxt = np.where(has_next, nxt.fillna(0).to_numpy(), end).astype("int64")
+    eff_end = np.minimum(end, np.maximum(nxt, start))
+    out = pd.DataFrame({"effective_ns": eff_end - start, "overrun_ns": end - eff_end}, index=g.index)
+    return out.reindex(gpu.index)

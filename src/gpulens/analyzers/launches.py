@@ -1,0 +1,113 @@
+"""Launch linking: which runtime call enqueued each piece of GPU work, and which cpu_op caused it.
+
+GPU events link to host runtime calls by ``(rank, correlation_id)`` — one-to-many, since a CUDA/HIP graph launch
+enqueues many kernels under one correlation id — and to framework ops by ``(rank, external_id)``. Launch APIs are
+recognised vendor-neutrally (CUDA runtime/driver, HIP, graph launches), never by a CUDA-only list.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pandas as pd
+
+from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.timeline import Timeline
+
+#: Runtime/driver calls that launch kernels (CUDA, HIP, driver API, cooperative, graph replays).
+LAUNCH_RE = re.compile(r"^(?:cuda|cu|hip)(?:Ext)?(?:Module)?Launch|^(?:cuda|cu|hip)GraphLaunch")
+GRAPH_RE = re.compile(r"GraphLaunch")
+
+COLUMNS = {
+    "launch_name": "runtime/driver launch API",
+    "calls": "number of calls",
+    "gpu_events": "GPU events enqueued by these calls (linked by correlation id)",
+    "calls_without_gpu_work": "calls whose correlation id matches no GPU event",
+    "mean_call_ns": "mean duration of the call on the host [ns]",
+}
+
+
+def link_gpu_to_launch(timeline: Timeline) -> pd.DataFrame:
+    """For every GPU event, the event_id of its launching runtime call and of the cpu_op behind it.
+
+    Returns:
+        DataFrame indexed like the Timeline's GPU events with ``launch_event_id`` and ``op_event_id``
+        (nullable Int64; <NA> when unlinked).
+    """
+    ev = timeline.events
+    gpu = timeline.gpu_events()
+    rt = ev[(ev["kind"] == "runtime") & ev["correlation_id"].notna()]
+    rt = rt.drop_duplicates(["rank", "correlation_id"])
+    key = pd.MultiIndex.from_frame(rt[["rank", "correlation_id"]].astype("int64"))
+    launch = pd.Series(rt["event_id"].to_numpy(), index=key)
+    ops = ev[(ev["kind"] == "cpu_op") & ev["external_id"].notna()].drop_duplicates(["rank", "external_id"])
+    okey = pd.MultiIndex.from_frame(ops[["rank", "external_id"]].astype("int64"))
+    opser = pd.Series(ops["event_id"].to_numpy(), index=okey)
+
+    def lookup(series: pd.Series, cols: list[str]) -> pd.array:
+        sub = gpu[cols]
+        ok = sub[cols[1]].notna()
+        out = pd.array([pd.NA] * len(gpu), dtype="Int64")
+        if ok.any() and len(series):
+            idx = pd.MultiIndex.from_frame(sub[ok].astype("int64"))
+            vals = series.reindex(idx).to_numpy()
+            out[ok.to_numpy()] = pd.array(vals, dtype="Int64")
+        return out
+
+    return pd.DataFrame({"launch_event_id": lookup(launch, ["rank", "correlation_id"]),
+                         "op_event_id": lookup(opser, ["rank", "external_id"])}, index=gpu.index)
+
+
+class Launches(Analyzer):
+    """Launch accounting: calls per launch API, GPU events linked/unlinked, graph launches (one-to-many)."""
+
+    name = "launches"
+    order = 30
+
+    def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
+        ev = timeline.events
+        gpu = timeline.gpu_events()
+        rt = ev[(ev["kind"] == "runtime") & ev["name"].astype(str).str.contains(LAUNCH_RE)]
+        if not len(gpu) and not len(rt):
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
+                                  skipped_reason="no GPU events and no launch calls in the trace")
+        links = link_gpu_to_launch(timeline)
+        linked = links["launch_event_id"].notna()
+        per_launch = links.loc[linked, "launch_event_id"].astype("int64").value_counts()
+        rt_ids = rt["event_id"].to_numpy()
+        gpu_per_call = per_launch.reindex(rt_ids).fillna(0).astype("int64").to_numpy()
+        t = pd.DataFrame({"launch_name": rt["name"].astype(str).to_numpy(), "gpu": gpu_per_call,
+                          "dur": rt["dur_ns"].to_numpy()})
+        g = t.groupby("launch_name", sort=True)
+        table = pd.DataFrame({"calls": g.size(), "gpu_events": g["gpu"].sum(),
+                              "calls_without_gpu_work": g["gpu"].apply(lambda s: int((s == 0).sum())),
+                              "mean_call_ns": g["dur"].mean()}).reset_index()
+        table = table.sort_values("calls", ascending=False, kind="stable").reset_index(drop=True)
+        is_graph = t["launch_name"].str.contains(GRAPH_RE)
+        kernels = gpu["kind"].isin(("kernel", "comm"))
+        unlinked_k = int((kernels & ~linked).sum())
+        has_corr = bool(ev["correlation_id"].notna().any())
+        summary = {
+            "launch_calls": int(len(rt)),
+            "graph_launches": int(is_graph.sum()),
+            "gpu_events_from_graphs": int(t.loc[is_graph, "gpu"].sum()),
+            "kernels": int(kernels.sum()),
+            "kernels_linked": int((kernels & linked).sum()),
+            "kernels_unlinked": unlinked_k,
+            "gpu_events_linked_to_ops": int(links["op_event_id"].notna().sum()),
+            "launch_calls_without_gpu_work": int((t["gpu"] == 0).sum()),
+        }
+        findings = []
+        if unlinked_k and has_corr:
+            findings.append(Finding(
+                f"{unlinked_k} kernel(s) not linked to a launch call",
+                "Their correlation id matches no runtime call in the trace (the call fell outside the profiling "
+                "window, or the profiler did not record it). They still count toward GPU time.",
+                severity="info", category="data-quality"))
+        if summary["graph_launches"]:
+            findings.append(Finding(
+                f"{summary['graph_launches']} graph launch(es) enqueued {summary['gpu_events_from_graphs']} GPU events",
+                "Graph replays launch many kernels per call; per-kernel CPU attribution is not possible for them, "
+                "launch overhead is counted once per graph launch.", category="launch"))
+        return AnalysisResult(self.name, table, COLUMNS, summary, findings)

@@ -1,0 +1,79 @@
+"""``gpulens analyze PATH...``: load traces, run the analyzers, print a summary, write reports."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+
+from gpulens.errors import EXIT_NO_GPU_WORK, EXIT_OK, GpulensError
+from gpulens.report import analyze as run_analysis
+
+DEMO_TRACE = "demo_h100_bert-small.pt.trace.json.gz"
+
+
+def demo_trace_path() -> Path:
+    """Path of the sample trace shipped inside the package."""
+    return Path(str(resources.files("gpulens") / "data" / DEMO_TRACE))
+
+
+def write_output(path: Path, text: str | bytes, inputs: list[Path]) -> None:
+    """Write a report file, refusing to overwrite any of the inputs.
+
+    Raises:
+        GpulensError: ``path`` is one of the input traces.
+    """
+    rp = path.resolve()
+    if any(rp == p.resolve() for p in inputs):
+        raise GpulensError(f"{path}: refusing to overwrite an input trace with a report")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``analyze`` command to ``app``."""
+
+    @app.command("analyze")
+    def analyze_cmd(
+        paths: Optional[List[Path]] = typer.Argument(None, help="Trace files or directories (a directory of "
+                                                                 "per-rank traces is one multi-rank input)."),
+        demo: bool = typer.Option(False, "--demo", help="Analyze the sample H100 trace shipped with gpulens."),
+        json_out: Optional[Path] = typer.Option(None, "--json", help="Write the JSON report to this file."),
+        format: Optional[str] = typer.Option(None, "--format", help="Force an input format (collector name)."),
+        lenient: bool = typer.Option(False, "--lenient", help="Keep what can be read from malformed inputs."),
+        top: int = typer.Option(10, "--top", help="Kernels shown in the console table."),
+        quiet: bool = typer.Option(False, "--quiet", "-q", help="No console summary."),
+    ) -> int:
+        """Analyze traces: device, span, GPU busy %, time breakdown and the kernels that matter.
+
+        Exit codes: 0 ok, 2 unreadable input or bad usage, 5 inputs contain no GPU work.
+        """
+        inputs = list(paths or [])
+        if demo:
+            inputs.append(demo_trace_path())
+        if not inputs:
+            raise GpulensError("no input: give trace paths or --demo")
+        console = Console(stderr=quiet)
+        with console.status("") as status:
+            report = run_analysis(inputs, strict=not lenient, format=format,
+                                  on_load=lambda p: status.update(f"Loading {p} …"))
+        if not quiet:
+            from gpulens.reports.console import print_report
+
+            print_report(report, console, top=top)
+        if json_out is not None:
+            from gpulens.reports.json_report import render
+
+            write_output(json_out, render(report), inputs)
+            if not quiet:
+                console.print(f"JSON report written to {json_out}")
+        code = EXIT_OK if report.has_gpu_work else EXIT_NO_GPU_WORK
+        if code == EXIT_NO_GPU_WORK and not quiet:
+            console.print("No GPU work found in the input(s): 0 kernels.")
+        raise typer.Exit(code)

@@ -1,0 +1,135 @@
+"""The Report: what the analyzers found for each input, the one object every reporter renders.
+
+``analyze(paths)`` is the library call behind ``gpulens analyze``: collect each path into a Timeline, run the
+analyzers, and gather the results. One :class:`SourceReport` per path (a directory of rank files is one source).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from gpulens import __version__
+from gpulens.analyzers import AnalysisResult, Finding, run_all
+from gpulens.collectors import collect
+from gpulens.timeline import Timeline
+
+#: Version of the JSON report layout (docs/report-schema.md). Bump on incompatible change.
+SCHEMA_VERSION = 1
+
+
+@dataclass
+class SourceReport:
+    """Results for one input.
+
+    Attributes:
+        label: the path as given (or a name for in-memory timelines).
+        timeline: the loaded Timeline (kept for reporters that draw the timeline itself; not serialised).
+        results: analyzer name → AnalysisResult.
+        device: the device spec found for it, if any.
+    """
+
+    label: str
+    timeline: Timeline
+    results: dict[str, AnalysisResult]
+    device: Any = None
+
+    @property
+    def status(self) -> str:
+        """``"ok"``, ``"partial"`` (input truncated) or ``"no_gpu_work"`` (no GPU event at all)."""
+        if not len(self.timeline.gpu_events()):
+            return "no_gpu_work"
+        return "partial" if self.timeline.meta.truncated else "ok"
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """Headline figures: kernel count, kernel time (plain sum, ns), kernel busy (union, ns), span, busy %..."""
+        hs = self.results.get("hotspots")
+        bd = self.results.get("breakdown")
+        h = hs.summary if hs else {}
+        b = bd.summary if bd else {}
+        ev = self.timeline.events
+        return {
+            "kernel_count": h.get("kernel_count", 0),
+            "unique_kernels": h.get("unique_kernels", 0),
+            "kernel_time_ns": h.get("kernel_time_ns", 0),
+            "kernel_busy_ns": b.get("kernel_busy_ns", 0),
+            "gpu_busy_ns": b.get("busy_ns", 0),
+            "span_ns": b.get("span_ns", 0),
+            "gpu_busy_pct": b.get("busy_pct", 0.0),
+            "computation_ns": b.get("computation_ns", 0),
+            "exposed_comm_ns": b.get("exposed_comm_ns", 0),
+            "exposed_memcpy_ns": b.get("exposed_memcpy_ns", 0),
+            "idle_ns": b.get("idle_ns", 0),
+            "cpu_op_count": int((ev["kind"] == "cpu_op").sum()),
+            "event_count": int(len(ev)),
+            "rejected_event_count": int(len(self.timeline.rejected)),
+            "ranks": self.timeline.ranks,
+        }
+
+    def findings(self) -> list[Finding]:
+        """All analyzers' findings, largest time at stake first."""
+        out = [f for r in self.results.values() for f in r.findings]
+        return sorted(out, key=lambda f: -(f.time_at_stake_ns or 0))
+
+
+@dataclass
+class Report:
+    """A whole analysis run: one SourceReport per input, plus provenance."""
+
+    sources: list[SourceReport]
+    schema_version: int = SCHEMA_VERSION
+    tool_version: str = __version__
+    created: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+
+    @property
+    def has_gpu_work(self) -> bool:
+        """True when at least one source contains GPU events."""
+        return any(s.status != "no_gpu_work" for s in self.sources)
+
+
+def analyze_timeline(timeline: Timeline, label: str = "timeline", only: list[str] | None = None) -> SourceReport:
+    """Run the analyzers on an in-memory Timeline.
+
+    Args:
+        timeline: a validated Timeline.
+        label: name shown in reports.
+        only: analyzer names to run (all when None).
+    """
+    device = _device_for(timeline)
+    return SourceReport(label, timeline, run_all(timeline, device, only), device)
+
+
+def _device_for(timeline: Timeline) -> Any:
+    """The DeviceSpec matching the Timeline's recorded GPU, when the devices package can identify one."""
+    try:
+        from gpulens.devices import identify  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return identify(timeline)
+
+
+def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None = None,
+            only: list[str] | None = None,
+            on_load: Callable[[str], Any] | None = None) -> Report:
+    """Load each path and analyze it (the library form of ``gpulens analyze``).
+
+    Args:
+        paths: trace files or directories; each becomes one SourceReport.
+        strict: see :func:`gpulens.collectors.collect`.
+        format: force a collector by name instead of sniffing.
+        only: analyzer names to run (all when None).
+        on_load: called with each path before it is loaded (progress display).
+
+    Raises:
+        TraceFormatError: an input cannot be read.
+    """
+    sources = []
+    for p in paths:
+        if on_load:
+            on_load(str(p))
+        tl = collect(p, strict=strict, format=format)
+        sources.append(analyze_timeline(tl, str(p), only))
+    return Report(sources)

@@ -1,0 +1,92 @@
+"""Console reporter: a rich summary per source — device, span, busy %, time breakdown, top kernels, findings."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from gpulens.report import Report, SourceReport
+
+
+def fmt_ns(ns: float | int | None) -> str:
+    """Human time: 1234 → '1.23 µs', 5e6 → '5.00 ms'."""
+    if ns is None:
+        return "—"
+    ns = float(ns)
+    for unit, div in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if abs(ns) >= div:
+            return f"{ns / div:.2f} {unit}"
+    return f"{ns:.0f} ns"
+
+
+def _short(name: str, width: int = 70) -> str:
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def source_renderable(s: SourceReport, top: int = 10) -> Group:
+    """Rich renderables for one source."""
+    sm = s.summary
+    tl = s.timeline
+    parts = []
+    devs = ", ".join(sorted({str(d.get("name")) for d in tl.meta.devices})) or "not recorded"
+    head = Table.grid(padding=(0, 2))
+    head.add_column(style="bold")
+    head.add_column()
+    head.add_row("input", s.label)
+    head.add_row("source", ", ".join(sorted({x.get("collector", "") for x in tl.meta.sources})))
+    head.add_row("device", devs)
+    head.add_row("ranks", ", ".join(map(str, sm["ranks"])))
+    head.add_row("status", s.status + ("  (input truncated: results are partial)" if tl.meta.truncated else ""))
+    head.add_row("kernels", f"{sm['kernel_count']} launches of {sm['unique_kernels']} kernels, "
+                 f"{fmt_ns(sm['kernel_time_ns'])} summed, {fmt_ns(sm['kernel_busy_ns'])} busy (union)")
+    head.add_row("GPU span", f"{fmt_ns(sm['span_ns'])}, busy {sm['gpu_busy_pct']:.1f} %")
+    head.add_row("CPU ops", str(sm["cpu_op_count"]))
+    parts.append(head)
+
+    bd = s.results.get("breakdown")
+    if bd is not None and not bd.skipped and len(bd.table):
+        t = Table(title="Time breakdown per GPU", title_justify="left")
+        for c in ("rank", "device", "span", "compute", "exposed comm", "exposed memcpy", "idle", "busy %"):
+            t.add_column(c, justify="right")
+        for r in bd.table.itertuples():
+            t.add_row(str(r.rank), str(r.device_id), fmt_ns(r.span_ns), fmt_ns(r.computation_ns),
+                      fmt_ns(r.exposed_comm_ns), fmt_ns(r.exposed_memcpy_ns), fmt_ns(r.idle_ns), f"{r.busy_pct:.1f}")
+        parts.append(t)
+
+    hs = s.results.get("hotspots")
+    if hs is not None and len(hs.table):
+        t = Table(title=f"Top kernels ({hs.summary['critical_count']} cover "
+                        f"{100 * hs.summary['critical_share']:.0f} % of kernel time)", title_justify="left")
+        for c, j in (("", "left"), ("kernel", "left"), ("calls", "right"), ("total", "right"),
+                     ("mean", "right"), ("share", "right")):
+            t.add_column(c, justify=j)
+        for r in hs.table.head(top).itertuples():
+            t.add_row("★" if r.critical else "", Text(_short(str(r.name))), str(r.calls), fmt_ns(r.effective_ns),
+                      fmt_ns(r.mean_ns), f"{100 * r.share:.1f} %")
+        parts.append(t)
+    findings = s.findings()
+    if findings:
+        t = Table(title="Findings", title_justify="left", show_header=False)
+        t.add_column()
+        for f in findings[:8]:
+            t.add_row(Text(f"[{f.severity}] {f.title}"))
+        parts.append(t)
+    if tl.meta.warnings:
+        parts.append(Text("\n".join(f"warning: {w}" for w in tl.meta.warnings[:10]), style="yellow"))
+    return Group(*parts)
+
+
+def print_report(report: Report, console: Console | None = None, top: int = 10) -> None:
+    """Print every source's summary to ``console`` (stdout by default)."""
+    console = console or Console()
+    for s in report.sources:
+        console.rule(f"gpulens · {s.label}")
+        console.print(source_renderable(s, top))
+
+
+def render(report: Report, width: int = 120) -> str:
+    """Render the console summary as plain text."""
+    console = Console(record=True, width=width, file=open("/dev/null", "w"), color_system=None)
+    print_report(report, console)
+    return console.export_text()

@@ -1,0 +1,325 @@
+"""The Timeline: one typed, columnar table of interval events plus side tables, the same for every source.
+
+A Timeline holds
+
+* ``events`` — a pandas DataFrame with exactly the columns of :data:`~gpulens.timeline.schema.EVENT_COLUMNS`;
+* ``counters`` — long table of hardware counters (:data:`~gpulens.timeline.schema.COUNTER_COLUMNS`);
+* ``rejected`` — events the collector refused, with the reason (:data:`~gpulens.timeline.schema.REJECTED_COLUMNS`);
+* ``tables`` — named side tables a source carries that are not events (e.g. an ``nsys stats`` kernel summary);
+* ``meta`` — :class:`TimelineMeta`: sources, devices as found in the trace, warnings, truncation.
+
+It owns its persistence (:meth:`Timeline.save` / :meth:`Timeline.load`, Parquet through pyarrow) and its
+combination (:func:`concat`, for several ranks).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from gpulens.errors import SchemaError, TraceFormatError
+from gpulens.timeline.schema import (
+    COUNTER_COLUMNS,
+    EVENT_COLUMNS,
+    GPU_KINDS,
+    KINDS,
+    REJECTED_COLUMNS,
+    Column,
+)
+
+FORMAT_VERSION = 1
+
+
+@dataclass
+class TimelineMeta:
+    """What a Timeline knows about where it came from.
+
+    Attributes:
+        sources: one dict per input file: ``path``, ``collector``, ``size_bytes`` (on disk),
+            ``uncompressed_bytes`` (when compressed), ``rank``, and source-specific keys
+            (``base_time_ns``, ``schema_version``, ``distributed``...).
+        devices: one dict per GPU as recorded by the source: at least ``rank``, ``device_id``, ``name``;
+            plus whatever the source gives (``compute_capability``, ``gfx_arch``, ``num_sms``, ``warp_size``,
+            ``total_memory_bytes``, ...).
+        warnings: human-readable notes on anything dropped, repaired or suspicious.
+        truncated: True when an input ended early and only its complete part was read.
+        truncated_at: ``{path: byte offset}`` of where each truncated input stopped parsing.
+    """
+
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    devices: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    truncated: bool = False
+    truncated_at: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dict of the metadata."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "TimelineMeta":
+        """Inverse of :meth:`to_dict` (unknown keys are ignored)."""
+        known = {k: d[k] for k in ("sources", "devices", "warnings", "truncated", "truncated_at") if k in d}
+        return cls(**known)
+
+
+def _as_category(s: pd.Series) -> pd.Series:
+    """Categorical with string categories (one canonical dtype, so saved and loaded tables compare equal)."""
+    if not isinstance(s.dtype, pd.CategoricalDtype):
+        s = s.astype(object).astype("category")
+    cats = s.cat.categories
+    if str(cats.dtype) != "str":
+        s = s.cat.rename_categories(pd.Index([str(c) for c in cats], dtype="str")) if len(cats) else \
+            pd.Series(pd.Categorical(s.astype(object), categories=pd.Index([], dtype="str")), index=s.index)
+    return s
+
+
+def _empty_series(col: Column, n: int) -> pd.Series:
+    if col.dtype == "category":
+        return _as_category(pd.Series([None] * n, dtype=object))
+    if col.dtype in ("Int64",):
+        return pd.Series(pd.array([pd.NA] * n, dtype="Int64"))
+    if col.dtype == "float64":
+        return pd.Series(np.full(n, np.nan))
+    if col.dtype == "int64":
+        fill = -1 if col.name == "device_id" else 0
+        return pd.Series(np.full(n, fill, dtype="int64"))
+    if col.dtype == "bool":
+        return pd.Series(np.zeros(n, dtype=bool))
+    raise SchemaError(f"no default for dtype {col.dtype!r} of column {col.name}")
+
+
+def _coerce(values: Any, col: Column) -> pd.Series:
+    """Turn a list/array of raw values into a Series of the column's dtype."""
+    if isinstance(values, pd.Series):
+        s = values.reset_index(drop=True)
+    else:
+        s = pd.Series(values)
+    if col.dtype == "category":
+        return _as_category(s)
+    if col.dtype == "Int64":
+        if s.dtype == object:
+            s = pd.to_numeric(s, errors="coerce")
+        if s.dtype.kind == "f":
+            s = s.round()
+        return s.astype("Int64")
+    if col.dtype == "int64":
+        return s.astype("int64")
+    return s.astype(col.dtype)
+
+
+def make_table(columns: tuple[Column, ...], data: Mapping[str, Any] | None = None, n: int | None = None) -> pd.DataFrame:
+    """Build a DataFrame with exactly ``columns``: given ones coerced to their dtype, missing ones filled with NA.
+
+    Args:
+        columns: the schema (e.g. ``EVENT_COLUMNS``).
+        data: column name → list/array/Series of equal length; unknown names raise :class:`SchemaError`.
+        n: row count when ``data`` is empty.
+    """
+    data = dict(data or {})
+    unknown = set(data) - {c.name for c in columns}
+    if unknown:
+        raise SchemaError(f"unknown column(s) {sorted(unknown)}")
+    if data:
+        lengths = {len(v) for v in data.values()}
+        if len(lengths) != 1:
+            raise SchemaError(f"columns of unequal length: { {k: len(v) for k, v in data.items()} }")
+        n = lengths.pop()
+    n = n or 0
+    out = {}
+    for col in columns:
+        out[col.name] = _coerce(data[col.name], col) if col.name in data else _empty_series(col, n)
+    return pd.DataFrame(out)
+
+
+class Timeline:
+    """A unified, typed event timeline (see module docstring).
+
+    Args:
+        events: DataFrame with the schema's event columns (use :func:`make_table` to build one).
+        counters: optional counters table; empty when omitted.
+        rejected: optional rejected-events table; empty when omitted.
+        meta: optional :class:`TimelineMeta`.
+        tables: optional named side tables.
+    """
+
+    def __init__(
+        self,
+        events: pd.DataFrame | None = None,
+        counters: pd.DataFrame | None = None,
+        rejected: pd.DataFrame | None = None,
+        meta: TimelineMeta | None = None,
+        tables: dict[str, pd.DataFrame] | None = None,
+    ):
+        self.events = events if events is not None else make_table(EVENT_COLUMNS)
+        self.counters = counters if counters is not None else make_table(COUNTER_COLUMNS)
+        self.rejected = rejected if rejected is not None else make_table(REJECTED_COLUMNS)
+        self.meta = meta or TimelineMeta()
+        self.tables = dict(tables or {})
+
+    # -- views ---------------------------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def __repr__(self) -> str:
+        kinds = self.events["kind"].value_counts().to_dict() if len(self.events) else {}
+        kinds = {k: v for k, v in kinds.items() if v}
+        return f"<Timeline {len(self.events)} events {kinds} ranks={self.ranks} truncated={self.meta.truncated}>"
+
+    @property
+    def ranks(self) -> list[int]:
+        """Sorted distinct ranks present in the events (or in the sources when there are no events)."""
+        if len(self.events):
+            return sorted(int(r) for r in self.events["rank"].unique())
+        return sorted({int(s.get("rank", 0) or 0) for s in self.meta.sources}) or [0]
+
+    def of_kind(self, *kinds: str) -> pd.DataFrame:
+        """Rows whose ``kind`` is one of ``kinds`` (a view-like copy, original index kept)."""
+        return self.events[self.events["kind"].isin(kinds)]
+
+    def gpu_events(self) -> pd.DataFrame:
+        """Rows that ran on a GPU queue: kernels, collectives, copies and sets."""
+        return self.of_kind(*GPU_KINDS)
+
+    # -- invariants ----------------------------------------------------------------------------------------------
+    def validate(self) -> "Timeline":
+        """Check dtypes and invariants; return self.
+
+        Raises:
+            SchemaError: a column is missing, extra or of the wrong dtype; a duration is negative; an event kind
+                is not in :data:`KINDS`; ``event_id`` repeats.
+        """
+        for table, columns, label in (
+            (self.events, EVENT_COLUMNS, "events"),
+            (self.counters, COUNTER_COLUMNS, "counters"),
+            (self.rejected, REJECTED_COLUMNS, "rejected"),
+        ):
+            want = [c.name for c in columns]
+            if list(table.columns) != want:
+                raise SchemaError(f"{label} columns {list(table.columns)} != schema {want}")
+            for c in columns:
+                got = str(table[c.name].dtype)
+                if got != c.dtype:
+                    raise SchemaError(f"{label}.{c.name} has dtype {got}, schema says {c.dtype}")
+        ev = self.events
+        if len(ev):
+            if (ev["dur_ns"] < 0).any():
+                raise SchemaError("events with negative dur_ns (collectors must move them to `rejected`)")
+            bad = set(ev["kind"].dropna().unique()) - set(KINDS)
+            if bad:
+                raise SchemaError(f"unknown event kinds {sorted(bad)}")
+            if ev["kind"].isna().any():
+                raise SchemaError("events without a kind")
+            if not ev["event_id"].is_unique:
+                raise SchemaError("event_id is not unique")
+        return self
+
+    # -- persistence ---------------------------------------------------------------------------------------------
+    def save(self, path: str | Path, overwrite: bool = False) -> Path:
+        """Write the Timeline as a folder of Parquet files plus ``meta.json``.
+
+        Args:
+            path: folder to create (e.g. ``run.gpulens``).
+            overwrite: replace an existing folder written by :meth:`save`; never replaces anything else.
+
+        Raises:
+            FileExistsError: ``path`` exists and ``overwrite`` is False, or it is not a saved Timeline.
+        """
+        p = Path(path)
+        if p.exists():
+            if not overwrite:
+                raise FileExistsError(f"{p} exists; pass overwrite=True to replace it")
+            if not (p / "meta.json").is_file():
+                raise FileExistsError(f"{p} exists and is not a saved gpulens Timeline; refusing to overwrite")
+        p.mkdir(parents=True, exist_ok=True)
+        self.events.to_parquet(p / "events.parquet", index=False)
+        self.counters.to_parquet(p / "counters.parquet", index=False)
+        self.rejected.to_parquet(p / "rejected.parquet", index=False)
+        for name, table in self.tables.items():
+            table.to_parquet(p / f"table.{name}.parquet", index=False)
+        doc = {"format_version": FORMAT_VERSION, "meta": self.meta.to_dict(), "tables": sorted(self.tables)}
+        (p / "meta.json").write_text(json.dumps(doc, indent=1, default=str))
+        return p
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Timeline":
+        """Read a Timeline written by :meth:`save`.
+
+        Raises:
+            TraceFormatError: the folder is missing files or was written by an incompatible version.
+        """
+        p = Path(path)
+        try:
+            doc = json.loads((p / "meta.json").read_text())
+        except (OSError, ValueError) as exc:
+            raise TraceFormatError(p, f"not a saved gpulens Timeline ({exc.__class__.__name__})") from None
+        if doc.get("format_version") != FORMAT_VERSION:
+            raise TraceFormatError(p, f"saved with format_version {doc.get('format_version')}, expected {FORMAT_VERSION}")
+
+        def read(name: str, columns: tuple[Column, ...]) -> pd.DataFrame:
+            df = pd.read_parquet(p / name)
+            return make_table(columns, {c: df[c] for c in df.columns}, n=len(df))
+
+        tables = {n: pd.read_parquet(p / f"table.{n}.parquet") for n in doc.get("tables", [])}
+        return cls(
+            read("events.parquet", EVENT_COLUMNS),
+            read("counters.parquet", COUNTER_COLUMNS),
+            read("rejected.parquet", REJECTED_COLUMNS),
+            TimelineMeta.from_dict(doc.get("meta", {})),
+            tables,
+        ).validate()
+
+
+def _concat_tables(frames: list[pd.DataFrame], columns: tuple[Column, ...]) -> pd.DataFrame:
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return make_table(columns)
+    out = pd.concat(frames, ignore_index=True)
+    # union categoricals: concat of categoricals with different categories yields object; re-encode
+    for c in columns:
+        if c.dtype == "category":
+            out[c.name] = _as_category(out[c.name])
+    return out
+
+
+def concat(timelines: Iterable[Timeline]) -> Timeline:
+    """Combine several Timelines (typically one per rank) into one.
+
+    ``event_id`` is renumbered 0..n-1 across the result; counters' ``event_id`` follow their events;
+    ``parent_id`` is remapped the same way. Metadata lists are concatenated; ``truncated`` is true if any input was.
+    Side tables with the same name are concatenated.
+    """
+    tls = list(timelines)
+    events, counters, rejected = [], [], []
+    meta = TimelineMeta()
+    tables: dict[str, list[pd.DataFrame]] = {}
+    offset = 0
+    for tl in tls:
+        ev = tl.events.copy()
+        ev["event_id"] = ev["event_id"] + offset
+        ev["parent_id"] = ev["parent_id"] + offset
+        co = tl.counters.copy()
+        co.loc[co["event_id"] >= 0, "event_id"] += offset
+        events.append(ev)
+        counters.append(co)
+        rejected.append(tl.rejected)
+        offset = int(ev["event_id"].max()) + 1 if len(ev) else offset
+        meta.sources += tl.meta.sources
+        meta.devices += tl.meta.devices
+        meta.warnings += tl.meta.warnings
+        meta.truncated = meta.truncated or tl.meta.truncated
+        meta.truncated_at.update(tl.meta.truncated_at)
+        for k, v in tl.tables.items():
+            tables.setdefault(k, []).append(v)
+    return Timeline(
+        _concat_tables(events, EVENT_COLUMNS),
+        _concat_tables(counters, COUNTER_COLUMNS),
+        _concat_tables(rejected, REJECTED_COLUMNS),
+        meta,
+        {k: pd.concat(v, ignore_index=True) for k, v in tables.items()},
+    ).validate()

@@ -1,0 +1,77 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+import gpulens
+from gpulens.cli import main
+from tests.conftest import CASES, KINETO
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-c", "from gpulens.cli import main; main()", *args],
+                          capture_output=True, text=True)
+
+
+def test_demo_runs_and_writes_json(tmp_path):
+    out = tmp_path / "r.json"
+    r = run("analyze", "--demo", "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "NVIDIA H100 80GB HBM3" in r.stdout
+    doc = json.loads(out.read_text())
+    assert doc["schema_version"] == 1
+    s = doc["sources"][0]
+    assert s["summary"]["kernel_count"] == 60
+    assert s["summary"]["kernel_time_ns"] == 307_197
+    assert s["top_kernels"][0]["calls"] == 17
+    assert set(s["analyses"]) >= {"hotspots", "breakdown", "launches"}
+
+
+def test_json_per_source_fields(tmp_path):
+    out = tmp_path / "r.json"
+    assert main(["analyze", "-q", str(KINETO / "hta_alexnet_a100.json.gz"), str(CASES / "B13.json"),
+                 "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    a, b = doc["sources"]
+    assert a["summary"]["kernel_count"] == 79 and a["summary"]["kernel_time_ns"] == 10_692_000
+    assert b["summary"]["kernel_busy_ns"] == 65_000
+    assert a["top_kernels"][0]["name"] == "ampere_sgemm_32x32_sliced1x4_tn"
+
+
+@pytest.mark.parametrize("content,needle", [(b"", "file is empty"), (b"not a trace", "not a recognised")])
+def test_bad_input_one_line_no_traceback(tmp_path, content, needle):
+    p = tmp_path / "x.json"
+    p.write_bytes(content)
+    r = run("analyze", str(p))
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr
+    assert needle in r.stderr and str(p) in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_missing_file_and_no_input():
+    r = run("analyze", "/nonexistent/trace.json")
+    assert r.returncode == 2 and "no such file" in r.stderr and "Traceback" not in r.stderr
+    r = run("analyze")
+    assert r.returncode == 2 and "no input" in r.stderr
+
+
+def test_no_gpu_work_has_its_own_exit_code(tmp_path):
+    out = tmp_path / "r.json"
+    assert main(["analyze", "-q", str(CASES / "B05a.json"), "--json", str(out)]) == 5
+    assert json.loads(out.read_text())["status"] == "no_gpu_work"
+
+
+def test_never_overwrites_an_input(tmp_path):
+    p = tmp_path / "t.json"
+    p.write_bytes((CASES / "B04a.json").read_bytes())
+    before = p.read_bytes()
+    assert main(["analyze", "-q", str(p), "--json", str(p)]) == 2
+    assert p.read_bytes() == before
+
+
+def test_public_api_is_sorted_and_importable():
+    assert gpulens.__all__ == sorted(gpulens.__all__)
+    for name in gpulens.__all__:
+        assert hasattr(gpulens, name), name
