@@ -15,7 +15,7 @@ def test_summary_tables_and_findings():
     md = markdown.render(rep)
     src = rep.sources[0]
     assert "| GPU busy | 7.9 % |" in md  # 307.15 µs busy of a 3.91 ms span (see the TraceLens reference test)
-    assert f"| kernels | 60 launches of 11 kernels," in md
+    assert "| kernels | 60 launches of 11 kernels," in md
     top = src.results["hotspots"].table.iloc[0]
     # the top kernel's row: escaped, clipped name; 17 calls; 98.72 µs
     row = next(line for line in md.splitlines() if line.startswith("| void cutlass::Kernel2&lt;cutlass\\_80\\_wmma"))
@@ -34,12 +34,12 @@ def test_names_are_escaped(name, shown):
 
 
 def test_stays_under_the_limit_for_huge_inputs(tmp_path):
-    paths = []
-    for i in range(30):
-        paths.append(tmp_path / f"r{i}.json")
-        write_kineto(paths[-1], 300, n_names=300, name_len=3000, streams=2)
-    md = markdown.render(gpulens.analyze(paths))
+    path = tmp_path / "r.json"
+    write_kineto(path, 300, n_names=300, name_len=3000, streams=2)
+    src = gpulens.analyze([path]).sources[0]
+    md = markdown.render(gpulens.Report([src] * 60))
     assert len(md) < markdown.MAX_CHARS
-    assert md.count("\n## ") == 30  # every input still has its headline table
-    assert "left out to stay under 65000 characters" in md or len(md) < 60_000
-    assert max(len(cell) for cell in re.split(r"\s\|\s", md)) < 400  # names clipped
+    assert "left out to stay under 65000 characters" in md
+    assert md.count("\n## ") >= 30  # the headline of many inputs still fits
+    cells = [c for line in md.splitlines() if line.startswith("| ") for c in re.split(r"\s\|\s", line)]
+    assert max(len(c) for c in cells) <= 120  # 3000-character names clipped to 100 (+ escapes)

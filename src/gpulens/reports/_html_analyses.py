@@ -110,7 +110,7 @@ def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
                 name="achieved", marker_color=OKABE_ITO[0], marker_pattern_shape="/", hovertext=hov,
                 hoverinfo="text+x")
     fig = _layout(fig, 160 + 44 * len(ys), barmode="group", xaxis={"title": "occupancy [% of max warps]",
-                                                                     "range": [0, 100]},
+                                                                     "range": [0, 102]},
                   yaxis={"autorange": "reversed", "automargin": True})
     cols = ["name", "calls", "time_ns", "block_size", "regs_per_thread", "smem_bytes", "active_blocks_per_sm",
             "theoretical_occupancy_pct", "achieved_occupancy_pct", "limiter"]

@@ -185,7 +185,7 @@ def timeline_page(s: SourceReport, max_rows: int, max_segments: int) -> list[Any
     cut = f"; the first {len(t)} segments are drawn" if len(t) < len(st.table) else ""
     cols = ["rank", "device_id", "stream_id", "offset_ns", "busy_ns", "events", "kind", "name"]
     return [Panel("Stream timeline",
-                  f"{sm['event_count']} GPU events on {sm.get('track_count', len(tracks))} streams over "
+                  f"{sm['event_count']} GPU events on {sm.get('track_count', len(tracks))} stream(s) over "
                   f"{fmt_ns(sm['end_ns'] - sm['start_ns'])}, {how}{cut}. Open the Perfetto export for every event.",
                   fig, table_html(st.table, cols, max_rows, headers={"offset_ns": "start (from first GPU event)"},
                              docs=st.columns))]
