@@ -183,3 +183,23 @@ def test_roofline_occupancy_and_verdict_pages_render(browser, tmp_path):
     assert "gemm <bf16>" in seen["roofline"]["text"]
     assert seen["occupancy"]["charts"] == 1 and "registers" in seen["occupancy"]["svgtext"]
     assert seen["verdicts"]["charts"] == 1 and "memory latency" in seen["verdicts"]["svgtext"]
+
+
+NSYS_EXPORT = "tests/data/nvidia/fuser_h200_nsys2024.6_report1.sqlite"
+
+
+def test_nsys_export(browser, tmp_path):
+    from gpulens.collectors import sniff
+
+    path = Path(__file__).resolve().parents[1] / NSYS_EXPORT
+    if not path.exists():
+        pytest.skip(f"{NSYS_EXPORT} not in this checkout (the Nsight Systems collector's test data)")
+    col = sniff(path)
+    if col is None or not col.name.startswith("nsys"):
+        pytest.skip("no Nsight Systems collector registered in this checkout")
+    rep = gpulens.analyze([path])
+    sm = rep.sources[0].summary  # SOURCES.md: 19 kernels, 393,539 ns in this Fuser H200 export
+    assert (sm["kernel_count"], sm["kernel_time_ns"]) == (19, 393_539)
+    seen = _open(browser, rep, tmp_path, "nsys-h200")
+    _check_common(seen, rep)
+    assert "NVIDIA H200" in seen["summary"]["text"]

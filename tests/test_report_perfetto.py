@@ -63,3 +63,17 @@ def test_shared_trace_loads_back(tmp_path):
     # a ns-resolution trace: sub-µs start times survive the export exactly
     assert sorted(a["start_ns"].tolist()) == sorted(b["start_ns"].tolist())
     assert (a["start_ns"] % 1000 != 0).any()
+
+
+def test_nsys_export_loads_back_through_kineto(tmp_path):
+    from pathlib import Path
+
+    from gpulens.collectors import sniff
+
+    path = Path(__file__).resolve().parents[1] / "tests/data/nvidia/fuser_h200_nsys2024.6_report1.sqlite"
+    if not path.exists() or (sniff(path) is None or not sniff(path).name.startswith("nsys")):
+        pytest.skip("the Nsight Systems collector or its test export is not in this checkout")
+    rep, doc, back = _roundtrip(tmp_path, [path])
+    a, b = rep.sources[0].timeline.of_kind("kernel", "comm"), back.of_kind("kernel", "comm")
+    assert len(a) == len(b) == 19 and int(a["dur_ns"].sum()) == int(b["dur_ns"].sum()) == 393_539
+    assert sorted(a["start_ns"].tolist()) == sorted(b["start_ns"].tolist())
