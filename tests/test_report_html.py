@@ -160,3 +160,12 @@ def test_many_inputs_stay_under_budget(tmp_path):
     page = html.render(gpulens.Report([src] * 12))  # the same input twelve times: per-input caps shrink
     assert len(page.encode("utf-8")) < html.SIZE_BUDGET_BYTES
     assert page.count('<h2 class="source">') == 12 * 10  # every page lists every input
+
+
+def test_cpu_only_trace_renders_and_says_why():
+    page = html.render(gpulens.analyze([KINETO / "hta_cpu_only_rank34.pt.trace.json.gz"]))
+    assert _specs(page) == {}  # nothing to draw
+    assert "no GPU events in the trace" in _page(page, "breakdown")
+    assert "no kernels in the trace" in _page(page, "kernels")
+    assert "no GPU events in the trace" in _page(page, "timeline")
+    assert "no_gpu_work" in _page(page, "summary") and "rank 34" not in page.split("<main>")[0]

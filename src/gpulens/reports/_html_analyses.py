@@ -62,7 +62,7 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
         colour, symbol = BOUND_STYLE.get(bound, (OKABE_ITO[len(fig.data) % len(OKABE_ITO)], "triangle-up"))
         fig.add_scatter(
             x=grp["arithmetic_intensity"].astype(float).tolist(), y=grp["flops_per_s"].astype(float).tolist(),
-            mode="markers", name=f"{bound}-bound",
+            mode="markers", name=plot_text(f"{bound}-bound"),
             marker={"size": grp["time_ns"].astype(float).tolist(), "sizemode": "area", "sizemin": 5,
                     "sizeref": 2.0 * max(tmax, 1.0) / 45 ** 2, "color": colour, "symbol": symbol,
                     "line": {"color": "#000000", "width": 0.5}},
@@ -78,7 +78,7 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
         ridge = peak / bw
         lo = min([ridge / 100] + ([float(ais.min()) / 4] if len(ais) else []))
         hi = max([ridge * 100] + ([float(ais.max()) * 4] if len(ais) else []))
-        fig.add_scatter(x=[lo, ridge, hi], y=[lo * bw, peak, peak], mode="lines", name=f"roof {prec}",
+        fig.add_scatter(x=[lo, ridge, hi], y=[lo * bw, peak, peak], mode="lines", name=plot_text(f"roof {prec}"),
                         line={"color": "#000000", "width": 1.5, "dash": ("solid", "dash", "dot", "dashdot")[i % 4]},
                         hovertemplate=f"{plot_text(prec)} roof: %{{y:.3s}}FLOP/s<extra></extra>")
         fig.add_annotation(x=math.log10(ridge), y=math.log10(peak), showarrow=True,
@@ -165,7 +165,7 @@ def generic_panels(name: str, r: AnalysisResult, max_rows: int) -> list[Any]:
                 x=(pd.to_numeric(top[value], errors="coerce") / scale).tolist(), orientation="h",
                 y=[f"#{i + 1} {plot_text(v, TICK_CHARS)}" for i, v in enumerate(top[label])],
                 hovertext=[plot_text(v) for v in top[label]], hoverinfo="text+x", marker_color=OKABE_ITO[0]))
-            fig = _layout(fig, 140 + 26 * len(top), xaxis_title=value.replace("_ns", " [ms]"),
+            fig = _layout(fig, 140 + 26 * len(top), xaxis_title=plot_text(value.replace("_ns", " [ms]")),
                           yaxis={"autorange": "reversed", "automargin": True})
     scalars = [(k, clip(v if isinstance(v, str) else json.dumps(v, default=str), 300))
                for k, v in (r.summary or {}).items()]
