@@ -153,13 +153,20 @@ def test_100k_kernel_trace_stays_under_budget(tmp_path):
     assert "merged into" in _page(page, "timeline")  # the timeline was decimated
 
 
-def test_many_inputs_stay_under_budget(tmp_path):
+def test_many_inputs_stay_under_budget(tmp_path, monkeypatch):
     path = tmp_path / "r.json"
     write_kineto(path, 6_000, n_names=3_000, name_len=600, streams=8)
     src = gpulens.analyze([path]).sources[0]
-    page = html.render(gpulens.Report([src] * 12))  # the same input twelve times: per-input caps shrink
-    assert len(page.encode("utf-8")) < html.SIZE_BUDGET_BYTES
+    rep = gpulens.Report([src] * 12)  # the same input twelve times: the per-input caps shrink
+    page = html.render(rep)
+    size = len(page.encode("utf-8"))
+    assert size < html.SIZE_BUDGET_BYTES
     assert page.count('<h2 class="source">') == 12 * 10  # every page lists every input
+    assert "Showing the first 16 of 3000 rows" in page  # 200 rows / 12 inputs
+    # over a (lowered) budget the page is rendered again with smaller caps
+    monkeypatch.setattr(html, "SIZE_BUDGET_BYTES", size - 1)
+    smaller = html.render(rep)
+    assert len(smaller.encode("utf-8")) < size and "Showing the first 8 of 3000 rows" in smaller
 
 
 def test_cpu_only_trace_renders_and_says_why():

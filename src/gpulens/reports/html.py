@@ -62,10 +62,15 @@ PAGES: tuple[tuple[str, str, PageBuilder], ...] = (
 )
 
 
-def build_pages(report: Report) -> list[Page]:
-    """The report's tabs, each holding the blocks of every source (headed by the source's label when several)."""
+def build_pages(report: Report, scale: float = 1.0) -> list[Page]:
+    """The report's tabs, each holding the blocks of every source (headed by the source's label when several).
+
+    Args:
+        scale: shrinks the per-input caps (table rows: 200 × scale / inputs, at least 5; timeline segments drawn:
+            4000 × scale / inputs, at least 50).
+    """
     n = max(len(report.sources), 1)
-    rows, segs = max(25, 200 // n), max(300, 4000 // n)
+    rows, segs = max(5, int(200 * scale / n)), max(50, int(4000 * scale / n))
     pages = []
     for pid, title, build in PAGES:
         page = Page(pid, title)
@@ -86,9 +91,18 @@ def build_pages(report: Report) -> list[Page]:
 def render(report: Report) -> str:
     """Render ``report`` as one self-contained HTML document (str, UTF-8 text).
 
-    The page embeds plotly.js once and loads nothing else; every name from a trace is escaped.
+    The page embeds plotly.js once and loads nothing else; every name from a trace is escaped. When the page
+    would pass :data:`SIZE_BUDGET_BYTES` (many inputs with long names), it is rendered again with smaller table
+    and timeline caps (each table says how many rows it shows).
     """
-    pages = build_pages(report)
+    for scale in (1.0, 0.5, 0.25, 0.1):
+        page = _render_pages(report, build_pages(report, scale))
+        if len(page.encode("utf-8")) < SIZE_BUDGET_BYTES:
+            break
+    return page
+
+
+def _render_pages(report: Report, pages: list[Page]) -> str:
     fig_no = 0
     tabs, panels = [], []
     for i, page in enumerate(pages):
