@@ -38,8 +38,8 @@ class SourceReport:
 
     @property
     def status(self) -> str:
-        """``"ok"``, ``"partial"`` (input truncated) or ``"no_gpu_work"`` (no GPU event at all)."""
-        if not len(self.timeline.gpu_events()):
+        """``"ok"``, ``"partial"`` (input truncated) or ``"no_gpu_work"`` (no GPU event and no kernel summary)."""
+        if not len(self.timeline.gpu_events()) and not len(self.timeline.tables.get("kernel_summary", ())):
             return "no_gpu_work"
         return "partial" if self.timeline.meta.truncated else "ok"
 
