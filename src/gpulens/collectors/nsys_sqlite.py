@@ -55,6 +55,7 @@ GPU_FIELDS = {"name": "name", "computeMajor": None, "smCount": "num_sms", "total
               "maxShmemPerBlock": "smem_per_block_bytes", "maxShmemPerBlockOptin": "smem_per_block_optin_bytes",
               "maxThreadsPerBlock": "max_threads_per_block", "chipName": "chip", "busLocation": "bus_location",
               "uuid": "uuid"}
+_NULL = -(1 << 62)  # stands for NULL in :meth:`_Db.select_ints` (no nsys id or time is this negative)
 _EVENT_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_MEMCPY",
                  "NVTX_EVENTS", "TARGET_INFO_GPU")
 
@@ -86,6 +87,40 @@ class _Db:
             if all(n in self.cols[table] for n in needed):
                 parts.append(f"{expr.replace('{', '[').replace('}', ']')} AS {alias}")
         return pd.read_sql_query(f"SELECT {', '.join(parts)} FROM [{table}]", self.con)
+
+    def select_ints(self, table: str, wanted: dict[str, str], chunk: int = 2_000_000) -> pd.DataFrame:
+        """Like :meth:`select` for integer-only expressions, without a Python object per row.
+
+        Each chunk of ``chunk`` rowids is one ``SELECT group_concat(IFNULL(expr, sentinel)), ...`` (one table scan,
+        the same row order for every column) parsed by numpy; NULL becomes ``<NA>``. Falls back to :meth:`select`
+        when a value is not an integer.
+        """
+        kept = {a: e for a, e in wanted.items()
+                if all(n.split("}")[0] in self.cols[table] for n in e.split("{")[1:])}
+        exprs = [e.replace("{", "[").replace("}", "]") for e in kept.values()]
+        try:
+            lo, hi = self.con.execute(f"SELECT min(rowid), max(rowid) FROM [{table}]").fetchone()
+        except sqlite3.DatabaseError:
+            return self.select(table, wanted)
+        if lo is None:
+            return pd.DataFrame({a: pd.Series(dtype="int64") for a in kept})
+        agg = ", ".join(f"group_concat(IFNULL({e}, {_NULL}))" for e in exprs)
+        parts: list[list[np.ndarray]] = []
+        for start in range(int(lo), int(hi) + 1, chunk):
+            q = f"SELECT count(*), {agg} FROM [{table}] WHERE rowid >= {start} AND rowid < {start + chunk}"
+            n, *texts = self.con.execute(q).fetchone()
+            if not n:
+                continue
+            arrs = [np.fromstring(t, dtype=np.int64, sep=",") for t in texts]
+            if any(len(a) != n for a in arrs):
+                return self.select(table, wanted)  # a REAL or TEXT value: let pandas sort it out
+            parts.append(arrs)
+        out = {}
+        for i, a in enumerate(kept):
+            col = np.concatenate([p[i] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
+            null = col == _NULL
+            out[a] = pd.arrays.IntegerArray(np.where(null, 0, col), null) if null.any() else col
+        return pd.DataFrame(out)
 
     def strings(self, ids: pd.Series) -> pd.Series:
         """Resolve StringIds keys → categorical text, reading only the distinct ids needed."""
@@ -194,7 +229,7 @@ def _assemble(frames: list[pd.DataFrame], source: str) -> pd.DataFrame:
 
 
 def _common(db: _Db, table: str, extra: dict[str, str]) -> pd.DataFrame:
-    return db.select(table, {"start_ns": "{start}", "dur_ns": "{end} - {start}", **extra})
+    return db.select_ints(table, {"start_ns": "{start}", "dur_ns": "{end} - {start}", **extra})
 
 
 def _gpu(df: pd.DataFrame, kind: Any) -> pd.DataFrame:
@@ -228,7 +263,9 @@ def _kernels(db: _Db):
                               "mangled_name": db.strings(ids["_mangled"]).astype(str).to_numpy()
                               if "_mangled" in ids else None})
         df = df.drop(columns=[c for c in ("_short", "_mangled") if c in df])
-    is_comm = df["name"].astype(str).str.contains("nccl", case=False, regex=False) if len(df) else []
+    cat = pd.Series(df["name"]).astype("category").cat
+    comm_cats = np.asarray(cat.categories.astype(str).str.contains("nccl", case=False, regex=False), dtype=bool)
+    is_comm = np.append(comm_cats, False)[cat.codes.to_numpy()]  # code -1 (no name) → not comm
     return _gpu(df, np.where(is_comm, "comm", "kernel")), names
 
 
