@@ -229,3 +229,27 @@ def test_lashi_ncu_rep_loads_with_the_extra():
     texts = " ".join(tl.tables["ncu_rules"]["description"])
     assert "theoretical (100.0%) and measured achieved occupancy (4.2%)" in texts
     assert (tl.events["dur_ns"] == [metric(tl, "gpu__time_duration.sum", event_id=i) for i in range(4)]).all()
+
+
+def test_cli_on_nvidia_inputs(tmp_path):
+    import json
+    import subprocess
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-c", "from gpulens.cli import main; main()", *args],
+                              capture_output=True, text=True)
+
+    edge = tmp_path / "edge.ncu.csv"
+    edge.write_text("==PROF== Connected to process 7 (/usr/bin/python3)\n==PROF== Disconnected from process 7\n")
+    r = run("analyze", str(edge))
+    assert r.returncode == 5 and "no kernels profiled" in r.stdout and "Traceback" not in r.stderr
+    out = tmp_path / "r.json"
+    r = run("analyze", "-q", str(NV / "codegandee_rtx5090_dsocr_prefill_cuda_gpu_kern_sum.csv"), "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    s = json.loads(out.read_text())["sources"][0]
+    assert (s["status"], s["summary"]["kernel_count"], s["summary"]["kernel_time_ns"]) == ("ok", 6_660, 65_691_733)
+    assert s["top_kernels"][0]["calls"] == 2_035
+    fake = tmp_path / "fake.ncu-rep"
+    fake.write_text("not a report")
+    r = run("analyze", "--format", "ncu_rep", str(fake))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "NVR" in r.stderr
