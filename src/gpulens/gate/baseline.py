@@ -93,8 +93,8 @@ def default_store(configured: str | Path | None = None) -> Path:
 
 
 def is_path_ref(ref: str) -> bool:
-    """True when a ``--baseline``/``--name`` value is a file path rather than a name (has a ``/`` or ends ``.json``)."""
-    return "/" in ref or os.sep in ref or ref.endswith(".json")
+    """True when a ``--baseline``/``--name`` value is a file path rather than a name: it ends in ``.json``."""
+    return ref.endswith(".json")
 
 
 def git_info(cwd: str | Path = ".") -> dict[str, Any]:

@@ -82,6 +82,17 @@ def min_p_value(n_base: int, n_cand: int) -> float:
     return 1.0 / math.comb(n_base + n_cand, n_base)
 
 
+def one_sided_p(base: np.ndarray, cand: np.ndarray) -> tuple[float, float]:
+    """One-sided Mann-Whitney U p-values ``(p(cand > base), p(cand < base))`` from one vectorised scipy call
+    (exact distribution for small samples without ties, normal approximation otherwise: scipy's ``method="auto"``).
+    """
+    if base.size == cand.size:
+        p = mannwhitneyu(np.stack([cand, base]), np.stack([base, cand]), alternative="greater", axis=1).pvalue
+        return float(p[0]), float(p[1])
+    return (float(mannwhitneyu(cand, base, alternative="greater").pvalue),
+            float(mannwhitneyu(cand, base, alternative="less").pvalue))
+
+
 def bootstrap_ratio_ci(base: np.ndarray, cand: np.ndarray, confidence: float, resamples: int,
                        rng: np.random.Generator) -> tuple[float, float]:
     """Percentile bootstrap CI of ``median(cand) / median(base)``, resampling both sides independently.
@@ -139,8 +150,7 @@ def compare_timing(base, cand, *, threshold: float = 0.05, noise_multiplier: flo
                           f"{why} (no test: {b.size} vs {c.size} runs cannot reach p < {alpha:g}; record ≥ 5 "
                           "repeats per side)")
     lo, hi = bootstrap_ratio_ci(b, c, confidence, resamples, rng)
-    p_gt = float(mannwhitneyu(c, b, alternative="greater").pvalue)
-    p_lt = float(mannwhitneyu(c, b, alternative="less").pvalue)
+    p_gt, p_lt = one_sided_p(b, c)
     if direction == "lower":
         p_worse, p_better, w_lo, w_hi = p_gt, p_lt, lo, hi
     else:
