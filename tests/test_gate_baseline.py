@@ -128,3 +128,38 @@ def test_a_baseline_is_not_a_candidate(reports, tmp_path):
     base = save_baseline(reports, "main", tmp_path)
     with pytest.raises(TraceFormatError, match="is a gpulens baseline"):
         load_report(base.path)
+
+
+def test_step_time_and_sm_clock_come_from_profile_analyses(reports, tmp_path):
+    # Reports of `gpulens profile` runs carry a steps analysis and GPU telemetry; emulate both on real reports.
+    docs = []
+    for i, r in enumerate(reports):
+        d = json.loads(r.read_text())
+        s = d["sources"][0]
+        s["analyses"]["steps"] = {"summary": {"median_step_ns": 700_000 + 1000 * i}}
+        s["analyses"]["telemetry"] = {"table": [{"quantity": "sm_clock", "mean": 1.98e9},
+                                                {"quantity": "power", "mean": 500.0}]}
+        docs.append(d)
+    runs = collect_runs(reports, docs)
+    assert runs.metrics["step_ns"].samples == [700_000, 701_000, 702_000]
+    assert runs.environment["sm_clock_mhz"] == 1980
+    slow = json.loads(json.dumps(docs))
+    for d in slow:
+        d["sources"][0]["analyses"]["telemetry"]["table"][0]["mean"] = 1.41e9      # throttled: 1410 MHz
+    from gpulens.gate.baseline import baseline_from_runs
+    from gpulens.gate.compare import comparability
+
+    mism, notes = comparability(baseline_from_runs("b", runs), collect_runs(reports, slow))
+    assert not mism and any("SM clock: baseline 1980 MHz, candidate 1410 MHz" in n for n in notes)
+
+
+@pytest.mark.parametrize("name", ["tracelens_mi300x_bert-small.json.gz", "hta_a100_triton_example.json.gz"])
+def test_report_summary_has_copy_bytes_and_input_versions_from_the_file(name):
+    path = KINETO / name
+    raw = json.loads(gzip.decompress(path.read_bytes()))
+    copies = [e for e in raw["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "gpu_memcpy"]
+    src = to_dict(analyze([path]))["sources"][0]
+    assert src["summary"]["memcpy_count"] == len(copies)
+    assert src["summary"]["memcpy_bytes"] == sum(int(e["args"]["bytes"]) for e in copies)
+    for key in ("cuda_driver_version", "cuda_runtime_version", "hip_driver_version", "hip_runtime_version"):
+        assert src["inputs"][0].get(key) == raw.get(key)

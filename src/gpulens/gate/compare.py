@@ -47,6 +47,10 @@ def comparability(base: Baseline, cand: RunSet) -> tuple[list[str], list[str]]:
         elif b != c:
             text = f"{label}: baseline {_show(b)}, candidate {_show(c)}"
             (mism if (label, key) in MUST_MATCH else notes).append(text)
+    bc, cc = be.get("sm_clock_mhz"), ce.get("sm_clock_mhz")
+    if bc and cc and abs(cc - bc) > 0.05 * bc:
+        notes.append(f"mean SM clock: baseline {bc} MHz, candidate {cc} MHz (differs by over 5 %: timings may "
+                     "reflect clocks, not code; lock clocks for stable results)")
     if base.report_schema_version != cand.report_schema_version:
         mism.append(f"report schema: baseline {base.report_schema_version}, candidate {cand.report_schema_version}")
     return mism, notes

@@ -8,6 +8,8 @@ Metrics taken from each run (all ``direction = "lower"`` is better):
 ==================  ======  =====  =======================================================================
 metric              kind    unit   from the report
 ==================  ======  =====  =======================================================================
+``step_ns``         timing  ns     ``analyses.steps.summary.median_step_ns``: median ``ProfilerStep#N`` time
+                                   (when the trace has steps; the run's typical step, robust to a slow first)
 ``span_ns``         timing  ns     ``summary.span_ns``: first → last GPU event (the step/run time on the GPU)
 ``gpu_busy_ns``     timing  ns     ``summary.gpu_busy_ns``: union of all GPU work
 ``kernel_busy_ns``  timing  ns     ``summary.kernel_busy_ns``: union of kernel intervals
@@ -38,6 +40,7 @@ from gpulens.errors import GpulensError, TraceFormatError
 
 #: (metric, kind, unit, path in the source dict) of the whole-run metrics.
 RUN_METRICS = (
+    ("step_ns", "timing", "ns", ("analyses", "steps", "summary", "median_step_ns")),
     ("span_ns", "timing", "ns", ("summary", "span_ns")),
     ("gpu_busy_ns", "timing", "ns", ("summary", "gpu_busy_ns")),
     ("kernel_busy_ns", "timing", "ns", ("summary", "kernel_busy_ns")),
@@ -164,7 +167,8 @@ def environment_of(source: dict[str, Any], report: dict[str, Any]) -> dict[str, 
     Returns:
         ``gpus`` (sorted distinct GPU names), ``gpu_count`` (devices recorded), ``arch`` (sorted compute
         capabilities / gfx arch names), ``ranks`` (rank count), ``driver``, ``runtime``, ``torch`` (str or None
-        when the source does not record them), ``collectors``, ``tool_version``.
+        when the source does not record them), ``collectors``, ``tool_version``, ``sm_clock_mhz`` (mean SM clock
+        during the run from the ``telemetry`` analysis, MHz; None when not recorded).
     """
     devs = [d for d in source.get("devices") or [] if isinstance(d, dict)]
     inputs = [i for i in source.get("inputs") or [] if isinstance(i, dict)]
@@ -182,6 +186,9 @@ def environment_of(source: dict[str, Any], report: dict[str, Any]) -> dict[str, 
         env[key] = ",".join(sorted(vals)) or None
     env["collectors"] = sorted({str(c) for c in source.get("collectors") or []})
     env["tool_version"] = _get(report, ("tool", "version"))
+    clocks = [r.get("mean") for r in _get(source, ("analyses", "telemetry", "table")) or []
+              if isinstance(r, dict) and r.get("quantity") == "sm_clock" and r.get("mean")]
+    env["sm_clock_mhz"] = round(float(np.mean(clocks)) / 1e6) if clocks else None
     return env
 
 
@@ -244,7 +251,7 @@ def collect_runs(paths: Iterable[str | Path], reports: list[dict[str, Any]] | No
 def _common_env(envs: list[dict[str, Any]], paths: list[Path]) -> dict[str, Any]:
     if not envs:
         return {"gpus": [], "gpu_count": 0, "arch": [], "ranks": 0, "driver": None, "runtime": None,
-                "torch": None, "collectors": [], "tool_version": None}
+                "torch": None, "collectors": [], "tool_version": None, "sm_clock_mhz": None}
     keys = {machine_key(e) for e in envs if e["gpus"]}
     if len(keys) > 1:
         raise GpulensError(f"the runs in {', '.join(map(str, paths))} come from different GPUs "
@@ -256,6 +263,8 @@ def _common_env(envs: list[dict[str, Any]], paths: list[Path]) -> dict[str, Any]
     for k in ("driver", "runtime", "torch", "tool_version"):
         vals = sorted({str(e[k]) for e in envs if e.get(k) is not None})
         env[k] = ",".join(vals) or None
+    clocks = [e["sm_clock_mhz"] for e in envs if e.get("sm_clock_mhz")]
+    env["sm_clock_mhz"] = round(float(np.median(clocks))) if clocks else None
     return env
 
 
