@@ -195,3 +195,12 @@ def test_github_annotations(runs, tmp_path, capsys, monkeypatch):
     gate(tmp_path, "main", runs["slow"], extra=["-q"])
     lines = [x for x in capsys.readouterr().out.splitlines() if x.startswith("::error")]
     assert any(GEMM in x and "REGRESSED" in x for x in lines)
+
+
+def test_usage_errors_exit_2_without_traceback(runs):
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-c", "from gpulens.cli import main; main()", "gate", str(runs["slow"])],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "baseline" in r.stderr

@@ -139,3 +139,10 @@ def test_count_tolerance():
     assert compare_count([1000], [1009], tolerance=0.01).verdict == "PASS"
     assert compare_count([1000], [1011], tolerance=0.01).verdict == "REGRESSED"
     assert math.isclose(compare_count([1000], [1011]).ratio, 1.011)
+
+
+def test_a_metric_that_drops_to_zero_is_improved():
+    c = compare_timing([1000.0], [0.0])                       # a kernel that no longer runs, one run per side
+    assert c.verdict == "IMPROVED" and c.ratio == 0 and "100.0 % better" in c.reason
+    c = compare_timing([1000.0, 1010, 990, 1005, 995], [0.0] * 5)
+    assert c.verdict == "IMPROVED"

@@ -143,7 +143,7 @@ def compare_timing(base, cand, *, threshold: float = 0.05, noise_multiplier: flo
         if worse >= 1 + t:
             v, why = REGRESSED, f"{_pct(worse)} worse, over the {_pct1(t)} threshold"
         elif worse <= 1 / (1 + t):
-            v, why = IMPROVED, f"{_pct(1 / worse)} better, over the {_pct1(t)} threshold"
+            v, why = IMPROVED, f"{_down(worse)} better, over the {_pct1(t)} threshold"
         else:
             v, why = PASS, f"within the {_pct1(t)} threshold"
         return Comparison(v, ratio, None, None, None, t, spread, "threshold",
@@ -164,7 +164,7 @@ def compare_timing(base, cand, *, threshold: float = 0.05, noise_multiplier: flo
     if p_worse < alpha and w_lo > 1 and w_hi >= 1 + t:
         v, why = REGRESSED, f"{_pct(worse)} worse (p = {p_worse:.2g}); a change beyond {band} is plausible"
     elif p_better < alpha and w_hi < 1 and w_lo <= 1 / (1 + t):
-        v, why = IMPROVED, f"{_pct(1 / worse)} better (p = {p_better:.2g})"
+        v, why = IMPROVED, f"{_down(worse)} better (p = {p_better:.2g})"
     elif w_hi < 1 + t and w_lo > 1 / (1 + t):
         sig = (p_worse < alpha and w_lo > 1) or (p_better < alpha and w_hi < 1)
         v, why = PASS, ("a significant change smaller than " if sig else "any change is within ") + band
@@ -196,6 +196,10 @@ def _fmt_count(v: float) -> str:
 
 def _pct(r: float) -> str:
     return f"{(r - 1) * 100:.1f} %"
+
+
+def _down(r: float) -> str:
+    return f"{(1 - r) * 100:.1f} %"
 
 
 def _pct1(t: float) -> str:
