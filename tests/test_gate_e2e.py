@@ -144,8 +144,15 @@ def test_single_run_per_side_uses_the_threshold(runs, tmp_path, capsys):
 
 
 def test_no_baseline_and_warn_only(runs, tmp_path, capsys):
-    assert gate(tmp_path, "missing", runs["slow"]) == 0
+    outs = [tmp_path / n for n in ("g.json", "g.md", "g.xml")]
+    assert gate(tmp_path, "missing", runs["slow"], extra=["--json", str(outs[0]), "--markdown", str(outs[1]),
+                                                          "--junit", str(outs[2])]) == 0
     assert "NO_BASELINE" in capsys.readouterr().out
+    doc = json.loads(outs[0].read_text())
+    assert doc["verdict"] == "NO_BASELINE" and doc["baseline"] is None
+    assert {m["verdict"] for m in doc["metrics"]} == {"NO_BASELINE"} and not any(m["gating"] for m in doc["metrics"])
+    assert outs[1].read_text().startswith("## ∅ gpulens gate: NO_BASELINE")
+    assert 'skipped="%d"' % len(doc["metrics"]) in outs[2].read_text()
     assert gate(tmp_path, "missing", runs["slow"], extra=["--require-baseline"]) == 3
     save(tmp_path, "main", runs["base"])
     assert gate(tmp_path, "main", runs["slow"], extra=["--warn-only"]) == 0

@@ -171,7 +171,7 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
                 r.verdict, r.reason = AMBIGUOUS, f"{r.reason}; but {note}"
     if mism:
         for r in rows:
-            r.reason = f"{r.verdict} if compared; environments differ"
+            r.reason = f"environments differ (if compared: {r.verdict}, {r.reason})"
             r.verdict = INCOMPARABLE
         res.verdict, res.reason = INCOMPARABLE, "not comparable: " + "; ".join(mism)
     res.metrics = _order(rows)
