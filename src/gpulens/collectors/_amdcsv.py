@@ -109,8 +109,9 @@ def dispatches_from_rows(path: Path, header: list[str], rows: list[list], kind: 
     d.cols["kind"] = kind
     for key, i in col_of.items():
         s = df[f"c{i}"]
-        if key == "name":
-            d.cols["name"] = s.tolist()
+        if key == "name":  # rocprof v1 results.db stores names with their CSV quotes: "\"foo.kd\""
+            d.cols["name"] = [v[1:-1] if isinstance(v, str) and len(v) > 1 and v[0] == v[-1] == '"' else v
+                              for v in s.tolist()]
         elif key in ("start_ns", "end_ns"):
             d.cols[key], sci = exact_ns(s.tolist())
             d.sci_notation_rows = max(d.sci_notation_rows, sci)
