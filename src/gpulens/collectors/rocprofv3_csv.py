@@ -125,6 +125,10 @@ def load_file(path: Path, strict: bool = True) -> tuple[str, Dispatches | list, 
     """Parse one rocprofv3 CSV: (kind, Dispatches or device list, meta, warnings)."""
     header, rows, warnings, size = _rows(path, strict)
     kind = v3_kind([h.lower() for h in header])
+    if kind is None:  # a file whose content lacks a key column: the name tells which table it should be
+        m = re.search(r"(kernel_trace|counter_collection|memory_copy_trace|api_trace|agent_info)\.csv$", path.name)
+        kind = {"kernel_trace": "kernel", "counter_collection": "counter", "memory_copy_trace": "memcpy",
+                "api_trace": "api", "agent_info": "agent"}.get(m.group(1)) if m else None
     meta = TimelineMeta(sources=[source_meta(path, "rocprofv3_csv", size, rows=len(rows), table=kind)])
     if kind == "agent":
         low = [h.lower() for h in header]
