@@ -102,3 +102,14 @@ def test_name_helpers():
                                 "(int, float*)") == "vectorized_elementwise_kernel"
     assert truncate_kernel_name(GEMM + " [clone .kd]") == "gemm_tile"
     assert truncate_kernel_name("ncclDevKernel_Generic_1") == "ncclDevKernel_Generic_1"
+
+
+def test_generic_amd_kineto_device_is_narrowed_by_cu_count_and_arch():
+    from gpulens.collectors._amd import device_candidates
+    from tests.conftest import KINETO
+
+    dev = collect(KINETO / "hta_mi250_minitoy_rocm6.2.json.gz").meta.devices[0]
+    assert dev["name"] == "AMD Radeon Graphics"
+    assert device_candidates(dev) == ("AMD Instinct MI210", "AMD Instinct MI250 (one GCD)")
+    mi350 = collect(KINETO / "aorta_mi350x_train_step.pt.trace.json").meta.devices[0]
+    assert device_candidates(mi350) == ("AMD Instinct MI350X", "AMD Instinct MI355X")

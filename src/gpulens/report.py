@@ -113,7 +113,7 @@ def _device_for(timeline: Timeline) -> Any:
 
 def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None = None,
             only: list[str] | None = None,
-            on_load: Callable[[str], Any] | None = None) -> Report:
+            on_load: Callable[[str], Any] | None = None, join: bool = False) -> Report:
     """Load each path and analyze it (the library form of ``gpulens analyze``).
 
     Args:
@@ -122,14 +122,29 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
         format: force a collector by name instead of sniffing.
         only: analyzer names to run (all when None).
         on_load: called with each path before it is loaded (progress display).
+        join: treat the inputs as recordings of one run: the counters and launch resources of the 2nd, 3rd…
+            input are attached to the first input's kernels (:func:`gpulens.collectors.join.join_dispatches`)
+            and one SourceReport is made.
 
     Raises:
         TraceFormatError: an input cannot be read.
     """
     sources = []
+    joined: list[tuple[str, Timeline]] = []
     for p in paths:
         if on_load:
             on_load(str(p))
         tl = collect(p, strict=strict, format=format)
-        sources.append(analyze_timeline(tl, str(p), only))
+        if join:
+            joined.append((str(p), tl))
+        else:
+            sources.append(analyze_timeline(tl, str(p), only))
+    if joined:
+        from gpulens.collectors.join import join_dispatches
+
+        label, tl = joined[0]
+        for other_label, other in joined[1:]:
+            tl = join_dispatches(tl, other).timeline
+            label = f"{label} + {other_label}"
+        sources.append(analyze_timeline(tl, label, only))
     return Report(sources)

@@ -37,6 +37,25 @@ def product_candidates(gfx_arch: str | None, cu_count: int | None) -> tuple[str,
     return _PRODUCTS.get((str(gfx_arch).split(":")[0].lower(), int(cu_count)), ())
 
 
+#: HIP ``major.minor`` (Kineto ``computeMajor``/``computeMinor`` on ROCm) → gfx archs reporting it (the HIP runtime
+#: derives major/minor from the gfx target: gfx908 and gfx90a both report 9.0, gfx942 9.4, gfx950 9.5).
+_HIP_CC_TO_GFX = {"9.0": ("gfx908", "gfx90a"), "9.4": ("gfx942",), "9.5": ("gfx950",)}
+
+
+def device_candidates(device: dict[str, Any]) -> tuple[str, ...]:
+    """Products a recorded device can be, from its ``gfx_arch`` (or, lacking it, its HIP ``compute_capability``)
+    and ``num_sms`` (CU count) — for traces whose name is the generic "AMD Radeon Graphics".
+
+    >>> device_candidates({"name": "AMD Radeon Graphics", "compute_capability": "9.0", "num_sms": 104})
+    ('AMD Instinct MI210', 'AMD Instinct MI250 (one GCD)')
+    """
+    archs = (device["gfx_arch"],) if device.get("gfx_arch") else _HIP_CC_TO_GFX.get(str(device.get("compute_capability")), ())
+    out: list[str] = []
+    for arch in archs:
+        out += [c for c in product_candidates(arch, device.get("num_sms")) if c not in out]
+    return tuple(out)
+
+
 def finish_device(dev: dict[str, Any]) -> dict[str, Any]:
     """Add ``vendor`` and ``product_candidates``; drop None values."""
     out = {k: v for k, v in dev.items() if v is not None and v != ""}
