@@ -77,3 +77,12 @@ def test_single_pass_csv_loads_alone():
     assert sniff(MI200 / "SQ_LEVEL_WAVES.csv").name == "rocprof_v1"
     c = tl.counters[tl.counters["metric"] == "SQ_WAVES"]
     assert list(c["value"]) == [16384.0] * 3
+
+
+def test_sysinfo_and_roofline_load_alone():
+    s = collect(MI300 / "sysinfo.csv")
+    assert sniff(MI300 / "sysinfo.csv").name == "omniperf_sysinfo"
+    assert (s.meta.devices[0]["name"], s.meta.devices[0]["gfx_arch"]) == ("MI300X_A1", "gfx942")
+    r = collect(MI200 / "roofline.csv").tables["empirical_roofs"]
+    assert len(r) == 44 and r.loc[(r["device"] == 3) & (r["roof"] == "HBMBw"), "value"].iloc[0] == \
+        pytest.approx(1389.0236e9)

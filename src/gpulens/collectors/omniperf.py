@@ -35,7 +35,7 @@ from gpulens.collectors._amdcsv import NAME_COLUMNS, dispatches_from_rows
 from gpulens.collectors._csvrows import read_rows
 from gpulens.collectors._dispatch import build_timeline
 from gpulens.collectors.base import Collector
-from gpulens.collectors.rocprof_v1 import read_text, source_meta
+from gpulens.collectors.rocprof_v1 import csv_header, read_text, source_meta
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline, TimelineMeta
 from gpulens.timeline.names import normalize_kernel_name
@@ -159,3 +159,41 @@ class Omniperf(Collector):
             tables["empirical_roofs"] = read_roofline(path / "roofline.csv", strict)
         meta.sources[0]["workload"] = str(path)
         return build_timeline(d, self.name, path, meta=meta, tables=tables, warnings=warnings)
+
+
+class OmniperfSysinfo(Collector):
+    """A workload's ``sysinfo.csv`` alone: device identity only."""
+
+    name = "omniperf_sysinfo"
+    suffixes = ("sysinfo.csv",)
+    priority = 33
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return {"gpu_arch", "cu_per_gpu"} <= set(csv_header(head))
+
+    def collect(self, path: Path, strict: bool = True) -> Timeline:
+        path = Path(path)
+        dev = read_sysinfo(path, strict)
+        dev["rank"] = 0
+        meta = TimelineMeta(sources=[source_meta(path, self.name, path.stat().st_size)], devices=[dev],
+                            warnings=[f"{path}: device description only, no events"])
+        return Timeline(meta=meta).validate()
+
+
+class OmniperfRoofline(Collector):
+    """A workload's ``roofline.csv`` alone: ``tables["empirical_roofs"]`` only."""
+
+    name = "omniperf_roofline"
+    suffixes = ("roofline.csv",)
+    priority = 33
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        cols = set(csv_header(head))
+        return "device" in cols and "hbmbw" in cols
+
+    def collect(self, path: Path, strict: bool = True) -> Timeline:
+        path = Path(path)
+        roofs = read_roofline(path, strict)
+        meta = TimelineMeta(sources=[source_meta(path, self.name, path.stat().st_size)],
+                            warnings=[f"{path}: measured roofs only ({len(roofs)} rows), no events"])
+        return Timeline(meta=meta, tables={"empirical_roofs": roofs}).validate()
