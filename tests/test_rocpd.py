@@ -56,7 +56,8 @@ def build_layout_a(path):
     con.executescript(f"""
     CREATE TABLE rocpd_track{U} (id INTEGER PRIMARY KEY, guid TEXT, nid INT, pid INT, tid INT, agent_id INT,
         queue_id INT, stream_id INT, name_id INT);
-    INSERT INTO rocpd_track{U} VALUES (1, 'g', 1, 1, NULL, 2, 3, NULL, NULL), (2, 'g', 1, 1, 77, NULL, NULL, NULL, NULL);
+    INSERT INTO rocpd_track{U} VALUES (1, 'g', 1, 1, NULL, 2, 3, NULL, NULL),
+        (2, 'g', 1, 1, 77, NULL, NULL, NULL, NULL);
     CREATE TABLE rocpd_timestamp{U} (id INTEGER PRIMARY KEY, guid TEXT, value BIGINT, phase INT, track_id INT);
     INSERT INTO rocpd_timestamp{U} VALUES (1, 'g', 5000, 1, 1), (2, 'g', 9000, 2, 1), (3, 'g', 9500, 1, 1),
         (4, 'g', 9800, 2, 1), (5, 'g', 1000, 1, 1), (6, 'g', 3000, 2, 1), (7, 'g', 4000, 1, 2), (8, 'g', 4100, 2, 2),

@@ -49,7 +49,8 @@ def device_candidates(device: dict[str, Any]) -> tuple[str, ...]:
     >>> device_candidates({"name": "AMD Radeon Graphics", "compute_capability": "9.0", "num_sms": 104})
     ('AMD Instinct MI210', 'AMD Instinct MI250 (one GCD)')
     """
-    archs = (device["gfx_arch"],) if device.get("gfx_arch") else _HIP_CC_TO_GFX.get(str(device.get("compute_capability")), ())
+    archs = (device["gfx_arch"],) if device.get("gfx_arch") else \
+        _HIP_CC_TO_GFX.get(str(device.get("compute_capability")), ())
     out: list[str] = []
     for arch in archs:
         out += [c for c in product_candidates(arch, device.get("num_sms")) if c not in out]

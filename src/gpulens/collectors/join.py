@@ -156,13 +156,15 @@ def _attach(primary: Timeline, secondary: Timeline, pairs: pd.DataFrame) -> Time
         by_event = {k[1]: int(e) for k, e in zip(pairs["key"], pairs["event_id"]) if k[0] == "event"}
         by_seq = {k[1]: int(e) for k, e in zip(pairs["key"], pairs["event_id"]) if k[0] == "seq"}
         sc = secondary.counters[secondary.counters["event_id"].isin(list(by_event))]
-        parts = [pd.DataFrame({"event_id": sc["event_id"].map(by_event).to_numpy(), "metric": sc["metric"].astype(str).to_numpy(),
+        parts = [pd.DataFrame({"event_id": sc["event_id"].map(by_event).to_numpy(),
+                               "metric": sc["metric"].astype(str).to_numpy(),
                                "value": sc["value"].to_numpy(), "unit": sc["unit"].astype(str).to_numpy(),
                                "source": sc["source"].astype(str).to_numpy()})]
         un = secondary.tables.get("unattached_counters")
         if un is not None and by_seq:
             uc = un[un["dispatch_seq"].isin(list(by_seq))]
-            parts.append(pd.DataFrame({"event_id": uc["dispatch_seq"].map(by_seq).to_numpy(), "metric": uc["metric"].to_numpy(),
+            parts.append(pd.DataFrame({"event_id": uc["dispatch_seq"].map(by_seq).to_numpy(),
+                                       "metric": uc["metric"].to_numpy(),
                                        "value": uc["value"].to_numpy(), "unit": uc["unit"].to_numpy(),
                                        "source": uc["source"].to_numpy()}))
         new = pd.concat(parts, ignore_index=True)

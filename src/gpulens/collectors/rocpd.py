@@ -37,7 +37,7 @@ from gpulens.collectors._dispatch import Dispatches, build_timeline
 from gpulens.collectors.base import Collector
 from gpulens.collectors.rocprof_v1_trace import SQLITE_MAGIC, sqlite_tables
 from gpulens.errors import TraceFormatError
-from gpulens.timeline import Timeline, TimelineMeta, concat
+from gpulens.timeline import Timeline, concat
 
 _COPY_KIND = {"HOST_TO_DEVICE": "HtoD", "DEVICE_TO_HOST": "DtoH", "DEVICE_TO_DEVICE": "DtoD", "HOST_TO_HOST": "HtoH"}
 

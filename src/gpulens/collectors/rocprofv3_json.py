@@ -182,6 +182,12 @@ def _counters(t: Tool, d: Dispatches, node_of: dict[int, int]) -> None:
             arr[i] = rec.value if np.isnan(arr[i]) else arr[i] + rec.value
 
 
+def _copy_device(r: GenericRecord, name: str, node_of: dict[int, int]) -> int | None:
+    """HSA node of the GPU side of a copy: the destination of host-to-device copies, else the source."""
+    agent = r.dst_agent_id if "HOST_TO" in name else r.src_agent_id
+    return node_of.get(agent.handle, agent.handle) if agent is not None else None
+
+
 def _others(t: Tool, node_of: dict[int, int]) -> list[Dispatches]:
     strings = msgspec.json.decode(t.strings) if t.strings else {}
     kinds = strings.get("buffer_records", []) if isinstance(strings, dict) else []
@@ -203,9 +209,7 @@ def _others(t: Tool, node_of: dict[int, int]) -> list[Dispatches]:
                       correlation_id=[r.correlation_id.internal for r in recs])
         if kind == "memcpy":
             d.cols["bytes"] = [r.bytes for r in recs]
-            d.cols["device_id"] = [node_of.get((r.dst_agent_id if "HOST_TO" in nm else r.src_agent_id or Handle()).handle
-                                               if (r.dst_agent_id or r.src_agent_id) else -1, 0)
-                                   for r, nm in zip(recs, names)]
+            d.cols["device_id"] = [_copy_device(r, nm, node_of) for r, nm in zip(recs, names)]
             d.cols["copy_kind"] = [{"HOST_TO_DEVICE": "HtoD", "DEVICE_TO_HOST": "DtoH", "DEVICE_TO_DEVICE": "DtoD",
                                     "HOST_TO_HOST": "HtoH"}.get(nm.replace("MEMORY_COPY_", "")) for nm in names]
         else:
