@@ -181,3 +181,34 @@ def test_kernel_trace_with_resource_columns(tmp_path):
     assert e["name_norm"] == "k(int)"
     c = tl.counters.set_index("metric")["value"]
     assert (c["sgpr"], c["scratch_bytes"], c["accum_vgpr"]) == (40, 64, 8)
+
+
+def test_api_and_marker_traces_in_a_folder(tmp_path):
+    (tmp_path / "42_hip_api_trace.csv").write_text(
+        '"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"\n'
+        '"HIP_RUNTIME_API","hipLaunchKernel",42,42,5,1000,1400\n"HIP_RUNTIME_API","hipMemcpyAsync",42,42,6,1500,1600\n')
+    (tmp_path / "42_marker_api_trace.csv").write_text(
+        '"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"\n'
+        '"MARKER_CORE_API","step 3",42,42,0,900,2000\n')
+    (tmp_path / "42_kernel_trace.csv").write_text(
+        '"Kind","Agent_Id","Queue_Id","Dispatch_Id","Kernel_Name","Correlation_Id","Start_Timestamp",'
+        '"End_Timestamp"\n"KERNEL_DISPATCH",2,1,1,"k(int)",5,1450,1700\n')
+    tl = collect(tmp_path)
+    rt = tl.of_kind("runtime").sort_values("start_ns")
+    assert list(rt["name"].astype(str)) == ["hipLaunchKernel", "hipMemcpyAsync"] and list(rt["dur_ns"]) == [400, 100]
+    assert set(rt["device_id"]) == {-1} and list(rt["correlation_id"]) == [5, 6]
+    assert list(tl.of_kind("annotation")["name"].astype(str)) == ["step 3"]
+    k = tl.of_kind("kernel")
+    assert list(k["correlation_id"]) == [5] and list(k["device_id"]) == [2]
+
+
+def test_amd_side_tables_survive_save_and_load(tmp_path):
+    from gpulens.timeline import Timeline
+
+    for src in (DATA / "omniperf" / "vcopy_MI200", DATA / "omniperf" / "vcopy_MI300X_A1"):
+        tl = collect(src)
+        back = Timeline.load(tl.save(tmp_path / f"{src.name}.gpulens"))
+        assert sorted(back.tables) == sorted(tl.tables)
+        for name, t in tl.tables.items():
+            assert back.tables[name].shape == t.shape
+        assert list(back.events["name_norm"].astype(str)) == list(tl.events["name_norm"].astype(str))
