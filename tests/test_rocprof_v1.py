@@ -151,3 +151,16 @@ def test_results_db_tables_per_domain():
     g = collect(shared_trace("rocprof/v1_gunrock_mi300x/results.db"))
     assert len(g.of_kind("kernel")) == 56 and int(g.events["dur_ns"].sum()) == 9_025_354
     assert not g.events["name"].astype(str).str.startswith('"').any()  # the db stores names with CSV quotes
+
+
+def test_unquoted_commas_in_a_name_error_then_rejoin_in_lenient_mode(tmp_path):
+    p = tmp_path / "results.csv"
+    p.write_text("Index,KernelName,gpu-id,queue-id,BeginNs,EndNs\n"
+                 "0,k_ok(int),2,0,1000,1500\n"
+                 "1,saxpy(float, float*, int) [clone .kd],2,0,2000,2600\n")
+    with pytest.raises(TraceFormatError, match=r"line 3: 8 fields but the header has 6 columns"):
+        collect(p)
+    tl = collect(p, strict=False)
+    got = dict(zip(tl.events["name"].astype(str), tl.events["dur_ns"]))
+    assert got == {"k_ok(int)": 500, "saxpy(float, float*, int) [clone .kd]": 600}
+    assert set(tl.events["device_id"]) == {2}

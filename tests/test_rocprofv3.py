@@ -212,3 +212,14 @@ def test_amd_side_tables_survive_save_and_load(tmp_path):
         for name, t in tl.tables.items():
             assert back.tables[name].shape == t.shape
         assert list(back.events["name_norm"].astype(str)) == list(tl.events["name_norm"].astype(str))
+
+
+def test_dispatch_of_an_unknown_kernel_symbol_keeps_a_named_row(tmp_path):
+    p = tmp_path / "x_results.json.gz"
+    _tiny_v3_json(p)
+    doc = json.loads(gzip.open(p).read())
+    doc["rocprofiler-sdk-tool"][0]["buffer_records"]["kernel_dispatch"][1]["dispatch_info"]["kernel_id"] = 99
+    with gzip.open(p, "wt") as fh:
+        json.dump(doc, fh)
+    names = sorted(collect(p).of_kind("kernel")["name"].astype(str))
+    assert names == ["<unknown kernel_id 99>", "k_one(float*)"]

@@ -152,7 +152,8 @@ def _kernels(t: Tool, node_of: dict[int, int]) -> tuple[Dispatches, pd.DataFrame
     kid = a[:, 4]
     uniq, inv = np.unique(kid, return_inverse=True)
     look = lambda attr: np.array([getattr(syms.get(int(k)), attr, None) for k in uniq], dtype=object)[inv]  # noqa
-    d.cols.update(name=look("formatted_kernel_name").tolist(), start_ns=a[:, 0], end_ns=a[:, 1],
+    names = [n or f"<unknown kernel_id {k}>" for n, k in zip(look("formatted_kernel_name").tolist(), kid)]
+    d.cols.update(name=names, start_ns=a[:, 0], end_ns=a[:, 1],
                   device_id=[node_of.get(int(h), int(h)) for h in a[:, 2]], stream_id=a[:, 3], dispatch_id=a[:, 5],
                   correlation_id=a[:, 6], tid=a[:, 7], grid_items_x=a[:, 8], grid_items_y=a[:, 9],
                   grid_items_z=a[:, 10], block_x=a[:, 11], block_y=a[:, 12], block_z=a[:, 13],
