@@ -223,3 +223,18 @@ def test_dispatch_of_an_unknown_kernel_symbol_keeps_a_named_row(tmp_path):
         json.dump(doc, fh)
     names = sorted(collect(p).of_kind("kernel")["name"].astype(str))
     assert names == ["<unknown kernel_id 99>", "k_one(float*)"]
+
+
+def test_output_folder_with_hostname_subfolder_and_two_processes(tmp_path):
+    host = tmp_path / "node1"
+    host.mkdir()
+    hdr = '"Kind","Agent_Id","Queue_Id","Dispatch_Id","Kernel_Name","Start_Timestamp","End_Timestamp"\n'
+    (host / "11_kernel_trace.csv").write_text(hdr + '"KERNEL_DISPATCH",2,1,1,"a(int)",100,300\n')
+    (host / "12_kernel_trace.csv").write_text(hdr + '"KERNEL_DISPATCH",3,1,1,"b(int)",150,250\n')
+    (host / "12_counter_collection.csv").write_text(
+        '"Dispatch_Id","Agent_Id","Kernel_Name","Counter_Name","Counter_Value"\n1,3,"b(int)","SQ_WAVES",8\n')
+    tl = collect(tmp_path)
+    assert sniff(tmp_path).name == "rocprofv3_csv_dir"
+    assert dict(zip(tl.events["name"].astype(str), tl.events["dur_ns"])) == {"a(int)": 200, "b(int)": 100}
+    b = int(tl.events.loc[tl.events["name"] == "b(int)", "event_id"].iloc[0])
+    assert tl.counters.loc[tl.counters["metric"] == "SQ_WAVES", "event_id"].tolist() == [b]  # pid 12's counter

@@ -194,8 +194,20 @@ def _merge_counters(kt: Dispatches, cc: Dispatches) -> Dispatches | None:
     return miss
 
 
+def _files(path: Path) -> list[Path]:
+    """Files of ``path`` and of its direct subfolders (rocprofv3 writes ``<output>/<hostname>/<pid>_*.csv``)."""
+    out = []
+    for f in sorted(path.iterdir()):
+        if f.is_file():
+            out.append(f)
+        elif f.is_dir() and not f.name.startswith("."):
+            out += sorted(g for g in f.iterdir() if g.is_file())
+    return out
+
+
 class RocprofV3CsvDir(Collector):
-    """A rocprofv3 CSV output folder: kernel trace + copies + API calls + counters + agents as one Timeline."""
+    """A rocprofv3 CSV output folder (or its parent holding ``<hostname>/`` subfolders): kernel trace + copies +
+    API calls + counters + agents as one Timeline; files sharing a ``<pid>_`` prefix are one process."""
 
     name = "rocprofv3_csv_dir"
     accepts_dirs = True
@@ -203,16 +215,16 @@ class RocprofV3CsvDir(Collector):
 
     def sniff(self, path: Path, head: bytes) -> bool:
         return path.is_dir() and any(re.search(r"(kernel_trace|counter_collection|memory_copy_trace)\.csv$", f.name)
-                                     for f in path.iterdir() if f.is_file())
+                                     for f in _files(path))
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
         groups: dict[str, list[Path]] = {}
-        for f in sorted(path.iterdir()):
+        for f in _files(path):
             m = re.match(r"^(.*?)(kernel_trace|counter_collection|memory_copy_trace|\w+_api_trace|agent_info)\.csv$",
                          f.name)
             if f.is_file() and m:
-                groups.setdefault(m.group(1), []).append(f)
+                groups.setdefault(str(f.parent / m.group(1)), []).append(f)
         parts = []
         for files in groups.values():
             parts.append(self._one_run(files, strict))
