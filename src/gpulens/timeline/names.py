@@ -40,25 +40,17 @@ def normalize_kernel_name(name: str | None) -> str | None:
 
 
 def truncate_kernel_name(name: str | None) -> str | None:
-    """The bare function identifier of a (normalised) kernel name: no return type, namespace, template or parameters.
+    """The bare function identifier of a kernel name: no ``.kd`` suffix, return type, namespace, template or
+    parameters (:func:`gpulens.timeline.join.base_name` applied to :func:`normalize_kernel_name`).
 
     ``void at::native::vectorized_elementwise_kernel<4, …>(int, …)`` → ``vectorized_elementwise_kernel``;
-    ``Cijk_Ailk_Bjlk_…`` (no punctuation) is returned as is. This mirrors what rocprofv3 writes as
+    ``Cijk_Ailk_Bjlk_…`` (no punctuation) is returned as is. This is what rocprofv3 writes as
     ``truncated_kernel_name``.
     """
+    from gpulens.timeline.join import base_name
+
     n = normalize_kernel_name(name)
-    if n is None:
-        return None
-    depth, cut = 0, len(n)
-    for i, ch in enumerate(n):  # first '<' or '(' at template depth 0 ends the qualified name
-        if ch in "<(" and depth == 0:
-            cut = i
-            break
-    head = n[:cut].strip()
-    if " " in head:  # return type ("void", "__global__ void")
-        head = head.rsplit(" ", 1)[1]
-    head = head.rsplit("::", 1)[-1]
-    return head or n
+    return None if n is None else (base_name(n) or n)
 
 
 def normalized_names(names: pd.Series) -> pd.Series:
