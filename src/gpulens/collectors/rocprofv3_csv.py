@@ -70,7 +70,10 @@ def _memcpy(path: Path, header: list[str], rows: list[list]) -> Dispatches:
     low = [h.lower() for h in header]
     df = pd.DataFrame(rows, columns=low, dtype=object)
     d = dispatches_from_rows(path, ["Kernel_Name" if h.lower() == "direction" else h for h in header], rows,
-                             kind="memcpy")
+                             kind="memcpy", require_name=False)
+    if "direction" not in df:
+        df["direction"] = "MEMORY_COPY"
+        d.cols["name"] = ["MEMORY_COPY"] * d.n
     direction = df["direction"].astype(str).str.replace("MEMORY_COPY_", "", regex=False)
     d.cols["copy_kind"] = direction.map(_COPY_KIND).tolist()
     src = pd.to_numeric(df.get("source_agent_id"), errors="coerce") if "source_agent_id" in df else None
