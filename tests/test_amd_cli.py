@@ -43,3 +43,23 @@ def test_analyze_join_reports_once_with_counters(tmp_path):
     s = doc["sources"][0]
     assert s["summary"]["kernel_count"] == 6  # the Kineto kernels; rocprof's 7 dispatches were not added
     assert "joined 6 of 6 kernel(s) with 7 dispatch(es) of rocprof_v1" in s["warnings"]
+
+
+def test_analyze_folds_a_rocprof_trace_of_the_same_run_without_flag(tmp_path):
+    write_kineto(tmp_path / "run.pt.trace.json")
+    write_rocprof(tmp_path / "results.csv")
+    out = tmp_path / "r.json"
+    assert main(["analyze", "-q", str(tmp_path / "run.pt.trace.json"), str(tmp_path / "results.csv"),
+                 "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert len(doc["sources"]) == 1 and doc["sources"][0]["summary"]["kernel_count"] == 6
+
+
+def test_analyze_keeps_an_unrelated_rocprof_trace_separate(tmp_path):
+    write_kineto(tmp_path / "run.pt.trace.json")
+    out = tmp_path / "r.json"
+    assert main(["analyze", "-q", str(tmp_path / "run.pt.trace.json"),
+                 str(DATA / "rocprof" / "v1_gunrock_mi300x" / "results.csv"), "--json", str(out)]) == 0
+    a, b = json.loads(out.read_text())["sources"]
+    assert a["summary"]["kernel_count"] == 6 and b["summary"]["kernel_count"] == 56
+    assert any("not joined to" in w and "0 of 6 kernels matched" in w for w in b["warnings"])

@@ -124,7 +124,9 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
         on_load: called with each path before it is loaded (progress display).
         join: treat the inputs as recordings of one run: the counters and launch resources of the 2nd, 3rd…
             input are attached to the first input's kernels (:func:`gpulens.collectors.join.join_dispatches`)
-            and one SourceReport is made.
+            and one SourceReport is made. Without it, AMD profiler inputs (rocprof, rocprofv3, rocpd,
+            rocprofiler-compute) are folded into a framework trace only when most of its kernels match
+            (:func:`gpulens.collectors.join.fold_profiler_inputs`).
 
     Raises:
         TraceFormatError: an input cannot be read.
@@ -135,6 +137,10 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
             on_load(str(p))
         loaded.append((str(p), collect(p, strict=strict, format=format)))
     loaded = attach_ncu_inputs(loaded)
+    if not join:
+        from gpulens.collectors.join import fold_profiler_inputs
+
+        loaded = fold_profiler_inputs(loaded)
     if join and len(loaded) > 1:
         from gpulens.collectors.join import join_dispatches
 

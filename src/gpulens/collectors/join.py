@@ -189,3 +189,38 @@ def _attach(primary: Timeline, secondary: Timeline, pairs: pd.DataFrame) -> Time
     meta.sources = meta.sources + secondary.meta.sources
     meta.devices = meta.devices + [d for d in secondary.meta.devices if d not in meta.devices]
     return Timeline(ev, merged, primary.rejected, meta, tables).validate()
+
+
+#: Collectors whose Timelines carry per-dispatch counters/resources worth attaching to a framework trace.
+PROFILER_COLLECTORS = ("rocprof_v1", "rocprof_v1_db", "rocprof_v1_json", "rocprof_v1_dir", "rocprofv3_csv",
+                       "rocprofv3_csv_dir", "rocprofv3_json", "rocpd", "omniperf")
+
+
+def fold_profiler_inputs(loaded: list[tuple[str, Timeline]], min_share: float = 0.5) -> list[tuple[str, Timeline]]:
+    """Fold AMD profiler inputs into the framework trace of the same run (``gpulens analyze trace.json rocprof/``).
+
+    Each input read by a :data:`PROFILER_COLLECTORS` collector is joined (:func:`join_dispatches`) to every other
+    input with kernels that is not itself a profiler input; it is folded into the best one when at least
+    ``min_share`` of that input's kernels matched and at most a tenth of the name/order pairs disagreed in time.
+    Otherwise both stay separate sources and the profiler input gets a warning saying why.
+
+    Returns:
+        ``(label, Timeline)`` pairs, folded inputs removed and their targets relabelled ``"a + b"``.
+    """
+    def is_profiler(tl: Timeline) -> bool:
+        return bool(tl.meta.sources) and all(s.get("collector") in PROFILER_COLLECTORS for s in tl.meta.sources)
+
+    targets = [i for i, (_, tl) in enumerate(loaded) if not is_profiler(tl) and len(tl.of_kind("kernel", "comm"))]
+    out, dropped = list(loaded), set()
+    for i, (label, tl) in enumerate(loaded):
+        if not targets or not is_profiler(tl):
+            continue
+        t, best = max(((t, join_dispatches(out[t][1], tl)) for t in targets), key=lambda x: x[1].matched)
+        if best.matched and best.matched >= min_share * best.primary_kernels and \
+                best.rejected_by_time <= 0.1 * best.matched:
+            out[t] = (f"{out[t][0]} + {label}", best.timeline)
+            dropped.add(i)
+        else:
+            tl.meta.warnings.append(f"{label}: not joined to {out[t][0]} ({best.matched} of {best.primary_kernels} "
+                                    "kernels matched by name and order): analysed as a separate run")
+    return [x for i, x in enumerate(out) if i not in dropped]
