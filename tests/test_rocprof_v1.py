@@ -164,3 +164,10 @@ def test_unquoted_commas_in_a_name_error_then_rejoin_in_lenient_mode(tmp_path):
     got = dict(zip(tl.events["name"].astype(str), tl.events["dur_ns"]))
     assert got == {"k_ok(int)": 500, "saxpy(float, float*, int) [clone .kd]": 600}
     assert set(tl.events["device_id"]) == {2}
+
+
+def test_kernel_rows_without_a_device_column_stay_on_the_gpu(tmp_path):
+    p = tmp_path / "r.csv"
+    p.write_text("KernelName,grd,BeginNs,EndNs\nk(int),64,10,30\n")
+    ev = collect(p).events
+    assert list(ev["device_id"]) == [0] and list(ev["dur_ns"]) == [20]  # not -1 (host)

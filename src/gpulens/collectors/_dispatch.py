@@ -130,7 +130,10 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
         "rank": np.full(nv, rank, dtype="int64"),
         "source": _cat([source] * nv),
     }
-    dev = d.get("device_id").fillna(0)
+    dev = d.get("device_id").fillna(0)  # a GPU row whose device the source does not say: device 0
+    if "device_id" not in d.cols:
+        dev = pd.Series(np.where(kinds.isin(["kernel", "comm", "memcpy", "memset"]), 0, -1), dtype="Int64")
+        d.cols["device_id"] = dev
     for key in _PASS_THROUGH:
         if key in d.cols:
             cols[key] = (dev if key == "device_id" else
