@@ -113,7 +113,8 @@ def _device_for(timeline: Timeline) -> Any:
 
 def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None = None,
             only: list[str] | None = None,
-            on_load: Callable[[str], Any] | None = None) -> Report:
+            on_load: Callable[[str], Any] | None = None, select: Any = None, cache: bool = False,
+            workers: int | None = None, scheduler: Any = None) -> Report:
     """Load each path and analyze it (the library form of ``gpulens analyze``).
 
     Args:
@@ -122,6 +123,8 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
         format: force a collector by name instead of sniffing.
         only: analyzer names to run (all when None).
         on_load: called with each path before it is loaded (progress display).
+        select, cache, workers, scheduler: load-time selection, Timeline cache, processes and Dask scheduler for
+            rank directories (see :func:`gpulens.collectors.collect`).
 
     Raises:
         TraceFormatError: an input cannot be read.
@@ -130,6 +133,7 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
     for p in paths:
         if on_load:
             on_load(str(p))
-        tl = collect(p, strict=strict, format=format)
+        tl = collect(p, strict=strict, format=format, select=select, cache=cache, workers=workers,
+                     scheduler=scheduler)
         sources.append(analyze_timeline(tl, str(p), only))
     return Report(sources)

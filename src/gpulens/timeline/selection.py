@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from gpulens.errors import GpulensError
 
@@ -174,6 +175,9 @@ class Selection:
             co["event_id"] = co["event_id"].map(remap).astype("int64")
             sub = kept.copy().reset_index(drop=True)
             sub["event_id"] = np.arange(len(sub), dtype="int64")
+            for c in sub.columns:
+                if isinstance(sub[c].dtype, pd.CategoricalDtype):
+                    sub[c] = sub[c].cat.remove_unused_categories()
             par = sub["parent_id"]
             sub["parent_id"] = par.map(lambda p: remap.get(int(p)) if p is not None and p == p else None) \
                 .astype("Int64") if par.notna().any() else par
