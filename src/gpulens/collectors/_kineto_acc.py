@@ -217,10 +217,16 @@ class Accumulator:
         from gpulens.timeline.schema import KINDS
 
         P = self.pieces
-        cat = (lambda key: np.concatenate([p[key] for p in P]) if P else np.zeros(0, dtype=np.int64))
-        pair = (lambda key: (cat_i(key, 0), cat_i(key, 1)))
-        cat_i = (lambda key, j: np.concatenate([p[key][j] for p in P]) if P else
-                 np.zeros(0, dtype=np.int64 if j == 0 else bool))
+
+        def cat(key: str) -> np.ndarray:  # concatenate one column, freeing its pieces as it goes
+            return np.concatenate([p.pop(key) for p in P]) if P else np.zeros(0, dtype=np.int64)
+
+        def pair(key: str) -> tuple[np.ndarray, np.ndarray]:
+            if not P:
+                return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
+            parts = [p.pop(key) for p in P]
+            return np.concatenate([v for v, _ in parts]), np.concatenate([m for _, m in parts])
+
         kind = cat("kind").astype(np.int8)
         start = cat("start") + base_ns
         dur = cat("dur")
@@ -238,7 +244,7 @@ class Accumulator:
             "kind": _codes_to_cat(sel(kind).astype(np.int64), kind_vals),
             "name": self.names.categorical(sel(name), _str),
             "start_ns": sel(start), "dur_ns": sel(dur),
-            "device_id": sel(cat_i("device", 0)),
+            "device_id": sel(pair("device")[0]),
             "flops": sel(cat("flops")) if P else np.zeros(0),
             "copy_kind": self.copy.categorical(sel(cat("copy").astype(np.int64))),
             "input_dims": self.dims.categorical(sel(cat("dims").astype(np.int64)), _text),
@@ -248,7 +254,7 @@ class Accumulator:
                          ("external_id", "ext"), ("grid_x", "grid_x"), ("grid_y", "grid_y"), ("grid_z", "grid_z"),
                          ("block_x", "block_x"), ("block_y", "block_y"), ("block_z", "block_z"),
                          ("regs_per_thread", "regs"), ("smem_static_bytes", "smem"), ("bytes", "bytes")):
-            v, ok = pair(key)
+            v, ok = corr if key == "corr" else pair(key)
             cols[dst] = nullable(sel(v), sel(ok))
         self.pieces = []
         # counters: event ids follow the kept rows
