@@ -25,7 +25,7 @@ from gpulens.collectors._io import GZIP_MAGIC
 from gpulens.errors import TraceFormatError
 
 #: Default piece size (decompressed bytes). Peak memory grows with it; speed hardly changes above a few MB.
-CHUNK_BYTES = 32 << 20
+CHUNK_BYTES = 8 << 20
 _ARRAY_START = re.compile(rb'"traceEvents"\s*:\s*\[')
 _WS = b" \t\r\n"
 _MAX_TRIES = 4
@@ -129,11 +129,11 @@ def _cut(buf: bytearray, start: int, decode: Callable[[bytes], Any]) -> tuple[An
             end = p
             continue
         tries += 1
-        piece = bytearray(buf[start:p + 2])
+        piece = buf[start:p + 2]  # one copy; decoded as is (decoded Raw values keep this piece alive, not `buf`)
         piece[0] = 0x5B  # '['
         piece[-1] = 0x5D  # ']'
         try:
-            return decode(bytes(piece)), q
+            return decode(piece), q
         except (msgspec.DecodeError, msgspec.ValidationError):
             end = p
     return None
@@ -196,11 +196,14 @@ def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: Strea
         got = _cut(buf, start, decode_events)
         if got is None:
             continue
-        events, comma = got
+        comma = got[1]
         del buf[:comma]
         consumed += comma
         start = 0
+        events = got[0]
+        del got
         yield events
+        del events  # the consumer owns the piece now; keep no reference while decoding the next one
     if prefix is None:  # no traceEvents array at all: hand the whole (small) document to the tail decoder
         yield Tail(bytes(buf), False, 0)
         return

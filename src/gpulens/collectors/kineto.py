@@ -98,13 +98,14 @@ class KinetoCollector(Collector):
         gc_was = gc.isenabled()
         gc.disable()  # millions of small objects, no cycles: the collector would only rescan them
         try:
-            tail = None
-            for piece in stream_pieces(path, EVENTS_DECODER.decode, info, chunk_bytes):
+            pieces = stream_pieces(path, EVENTS_DECODER.decode, info, chunk_bytes)
+            while True:  # not a for loop: the previous piece must be freed before the next one is decoded
+                piece = next(pieces)
                 if isinstance(piece, Tail):
                     tail = piece
-                else:
-                    acc.add(piece)
-            assert tail is not None
+                    break
+                acc.add(piece)
+                del piece
             header: Any = None
             try:
                 doc = TRACE_DECODER.decode(tail.doc)
