@@ -39,7 +39,7 @@ def test_cache_roundtrip_and_key(cache_dir, tmp_path):
     assert cache.info().entries == 1
     assert sorted(os.listdir(src.parent)) == before  # nothing written beside the user's file
     entry = cache.entry_path(src, "kineto")
-    assert entry.parent == cache_dir and (entry / "events.arrow").is_file()
+    assert entry.parent == cache_dir and (entry / "events.0.values.npy").is_file()
     second = collect(src, cache=True)
     same(first, second)
     # a rewrite (new mtime) is a new key: the old entry is not used for the new content

@@ -8,10 +8,11 @@ file. An entry is found again by a key made of
   a multi-GB trace would cost more than the cached load it guards; size and mtime catch ordinary rewrites),
 * the collector name, the gpulens version and the Timeline format version (a new gpulens never reads old entries).
 
-An entry holds the Timeline's tables as uncompressed Arrow IPC files (Feather v2) plus ``meta.json``. Parquet
-(:meth:`Timeline.save`, the format for keeping a Timeline) is smaller but decodes ~5× slower: re-opening the
-3-million-event Timeline of a 1M-kernel trace takes about 2 s of CPU from Parquet and about 0.5 s from memory-mapped
-Arrow, which is what a cache is for.
+An entry holds each column of the Timeline's tables as the raw numpy arrays pandas keeps in memory (``.npy``
+values, NA masks, category codes; categories and dtypes in ``meta.json``), so re-opening is reading arrays, with
+no decoding. Parquet (:meth:`Timeline.save`, the format for keeping a Timeline) is ~10× smaller but decoding it
+costs ~2 s of CPU for the 3-million-event Timeline of a 1M-kernel trace — more than the < 1 s a cached re-open is
+for. Side tables (rare, small) are stored as Arrow IPC.
 
 Only files of at least :data:`MIN_BYTES` (``$GPULENS_CACHE_MIN_BYTES``) are cached: smaller ones load faster than a
 cache lookup pays for. Entries are written to a temporary folder and renamed into place, so a crash never leaves a
@@ -112,39 +113,63 @@ def load_or_collect(path: Path, collector: str, load: Callable[[], Timeline]) ->
 
 
 def _write(tl: Timeline, folder: Path) -> None:
+    """Write each schema table column as raw numpy arrays (``.npy``: values, NA mask, category codes) plus a JSON
+    manifest; side tables as Arrow IPC."""
+    import numpy as np
+    import pandas as pd
     from pyarrow import feather
 
     folder.mkdir(parents=True)
+    manifest: dict[str, list] = {}
     for name in ("events", "counters", "rejected"):
-        feather.write_feather(getattr(tl, name), folder / f"{name}.arrow", compression="uncompressed")
+        cols = []
+        for i, (col, s) in enumerate(getattr(tl, name).items()):
+            stem = f"{name}.{i}"
+            if isinstance(s.dtype, pd.CategoricalDtype):
+                np.save(folder / f"{stem}.codes.npy", s.cat.codes.to_numpy())
+                cols.append([col, "category", [str(c) for c in s.cat.categories]])
+            elif isinstance(s.dtype, pd.Int64Dtype):
+                np.save(folder / f"{stem}.values.npy", s.to_numpy(dtype="int64", na_value=0))
+                np.save(folder / f"{stem}.mask.npy", s.isna().to_numpy())
+                cols.append([col, "Int64", None])
+            else:
+                np.save(folder / f"{stem}.values.npy", s.to_numpy())
+                cols.append([col, str(s.dtype), None])
+        manifest[name] = cols
     for name, table in tl.tables.items():
         feather.write_feather(table, folder / f"table.{name}.arrow", compression="uncompressed")
-    doc = {"format_version": FORMAT_VERSION, "meta": tl.meta.to_dict(), "tables": sorted(tl.tables)}
+    doc = {"format_version": FORMAT_VERSION, "meta": tl.meta.to_dict(), "tables": sorted(tl.tables),
+           "columns": manifest}
     (folder / "meta.json").write_text(json.dumps(doc, default=str))
 
 
 def _read(folder: Path) -> Timeline:
-    """Read an entry written by :func:`_write` (memory-mapped; dtypes restored from the Arrow pandas metadata and
-    checked by :meth:`Timeline.validate`)."""
+    """Read an entry written by :func:`_write` (arrays loaded as saved, no parsing; dtypes checked by
+    :meth:`Timeline.validate`)."""
+    import numpy as np
+    import pandas as pd
     from pyarrow import feather
 
-    import pandas as pd
-
     from gpulens.timeline import TimelineMeta
-    from gpulens.timeline.timeline import _as_category
 
     doc = json.loads((folder / "meta.json").read_text())
     if doc.get("format_version") != FORMAT_VERSION:
         raise ValueError("old cache entry")
 
-    def read(name: str):
-        df = feather.read_table(folder / f"{name}.arrow", memory_map=True).to_pandas()
-        for c in df.columns:  # an empty category list comes back with object categories: one canonical dtype
-            if isinstance(df[c].dtype, pd.CategoricalDtype) and str(df[c].cat.categories.dtype) != "str":
-                df[c] = _as_category(df[c])
-        return df
+    def read(name: str) -> pd.DataFrame:
+        out = {}
+        for i, (col, kind, cats) in enumerate(doc["columns"][name]):
+            stem = folder / f"{name}.{i}"
+            if kind == "category":
+                codes = np.load(f"{stem}.codes.npy")
+                out[col] = pd.Categorical.from_codes(codes, categories=pd.Index(cats, dtype="str"))
+            elif kind == "Int64":
+                out[col] = pd.arrays.IntegerArray(np.load(f"{stem}.values.npy"), np.load(f"{stem}.mask.npy"))
+            else:
+                out[col] = np.load(f"{stem}.values.npy", allow_pickle=False)
+        return pd.DataFrame(out, copy=False)
 
-    tables = {n: read(f"table.{n}") for n in doc.get("tables", [])}
+    tables = {n: feather.read_table(folder / f"table.{n}.arrow").to_pandas() for n in doc.get("tables", [])}
     return Timeline(read("events"), read("counters"), read("rejected"), TimelineMeta.from_dict(doc["meta"]),
                     tables).validate()
 
