@@ -260,17 +260,22 @@ class Accumulator:
         # counters: event ids follow the kept rows
         ev, met, val = [], [], []
         new_id = np.cumsum(keep) - 1 if keep is not None else None
+        metric_names = [m for _, m in _KINETO_COUNTERS]
         for rows, metric, v in self.counters:
             if keep is not None:
                 k = keep[rows]
                 rows, v = new_id[rows[k]], v[k]
             ev.append(rows)
-            met.extend([metric] * len(rows))
+            met.append(np.full(len(rows), metric_names.index(metric), dtype=np.int64))
             val.append(v)
-        order = np.argsort(np.concatenate(ev), kind="stable") if ev else np.zeros(0, dtype=np.int64)
-        cnt = {"event_id": np.concatenate(ev)[order] if ev else np.zeros(0, dtype=np.int64),
-               "metric": list(np.array(met, dtype=object)[order]) if ev else [],
-               "value": np.concatenate(val)[order] if ev else np.zeros(0)}
+        if ev:
+            order = np.argsort(np.concatenate(ev), kind="stable")
+            mcodes = np.concatenate(met)[order]
+            units = ["" if m.endswith("per_sm") else "%" for m in metric_names]
+            cnt = {"event_id": np.concatenate(ev)[order], "metric": _codes_to_named_cat(mcodes, metric_names),
+                   "value": np.concatenate(val)[order], "unit": _codes_to_named_cat(mcodes, units)}
+        else:
+            cnt = {"event_id": np.zeros(0, dtype=np.int64), "metric": [], "value": np.zeros(0), "unit": []}
         rej = {"kind": [], "name": [], "start_ns": [], "dur_ns": [], "reason": []}
         reasons = ("missing ts or dur", "negative duration (unfinished or corrupt event)",
                    "zero timestamp (never recorded)")
@@ -289,6 +294,18 @@ def _str(v: Any) -> str:
 
 def _text(b: bytes) -> str:
     return b.decode("utf-8", errors="replace")
+
+
+def _codes_to_named_cat(codes: np.ndarray, names: list[str]):
+    """Categorical of ``names[code]`` with sorted categories, only those used (duplicate names merged)."""
+    import pandas as pd
+
+    used = np.unique(codes)
+    cats = sorted({names[u] for u in used})
+    remap = np.zeros(len(names), dtype=np.int64)
+    for u in used:
+        remap[u] = cats.index(names[u])
+    return pd.Categorical.from_codes(remap[codes], categories=pd.Index(cats, dtype="str"))
 
 
 def _codes_to_cat(codes: np.ndarray, values: list[str]):

@@ -136,6 +136,9 @@ class KinetoCollector(Collector):
             warnings.append(f"{path}: gzip stream ends early; read {info.nbytes} decompressed bytes")
         return self._build(path, acc, header, info, warnings, truncated_at, select)
 
+    def _source(self, n: int) -> pd.Categorical:
+        return pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=pd.Index([self.name], dtype="str"))
+
     def _build(self, path: Path, acc: "_Accumulator", trace: Any, info: StreamInfo,
                warnings: list[str], truncated_at: dict[str, int], select: Selection | None) -> Timeline:
         dist = trace.distributedInfo if isinstance(trace.distributedInfo, dict) else {}
@@ -148,14 +151,12 @@ class KinetoCollector(Collector):
         n = len(cols["start_ns"])
         cols["event_id"] = np.arange(n, dtype="int64")
         cols["rank"] = np.full(n, rank, dtype="int64")
-        cols["source"] = pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=pd.Index([self.name],
-                                                                                                   dtype="str"))
+        cols["source"] = self._source(n)
         events = make_table(EVENT_COLUMNS, cols, n=n)
         nr = len(rej["reason"])
         rejected = make_table(REJECTED_COLUMNS, {**rej, "rank": [rank] * nr, "source": [self.name] * nr}, n=nr)
         nc = len(cnt["event_id"])
-        units = np.where(np.char.endswith(np.asarray(cnt["metric"], dtype=str), "per_sm"), "", "%") if nc else []
-        counters = make_table(COUNTER_COLUMNS, {**cnt, "unit": units, "source": [self.name] * nc}, n=nc)
+        counters = make_table(COUNTER_COLUMNS, {**cnt, "source": self._source(nc)}, n=nc)
         if nr:
             by_reason = rejected["reason"].value_counts()
             warnings.append(f"{path}: {nr} invalid event(s) excluded: " +
