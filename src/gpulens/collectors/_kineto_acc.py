@@ -209,6 +209,13 @@ class Accumulator:
             keep = ~np.isnan(v)
             if keep.any():
                 self.counters.append((ki[keep] + self.rows, metric, v[keep]))
+        for key in _INT_FIELDS:  # nullable ints are kept sparse: (row numbers, values) of the rows that have one
+            v, ok = col[key]
+            if ok.all():
+                col[key] = (None, v, n)
+            else:
+                idx = np.flatnonzero(ok)
+                col[key] = (idx, v[idx], n)
         self.rows += n
         self.pieces.append(col)
 
@@ -221,11 +228,20 @@ class Accumulator:
         def cat(key: str) -> np.ndarray:  # concatenate one column, freeing its pieces as it goes
             return np.concatenate([p.pop(key) for p in P]) if P else np.zeros(0, dtype=np.int64)
 
-        def pair(key: str) -> tuple[np.ndarray, np.ndarray]:
-            if not P:
-                return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
-            parts = [p.pop(key) for p in P]
-            return np.concatenate([v for v, _ in parts]), np.concatenate([m for _, m in parts])
+        def pair(key: str) -> tuple[np.ndarray, np.ndarray]:  # a sparse nullable column → (values, valid)
+            values = np.zeros(self.rows, dtype=np.int64)
+            valid = np.zeros(self.rows, dtype=bool)
+            at = 0
+            for p in P:
+                idx, v, n = p.pop(key)
+                if idx is None:
+                    values[at:at + n] = v
+                    valid[at:at + n] = True
+                else:
+                    values[idx + at] = v
+                    valid[idx + at] = True
+                at += n
+            return values, valid
 
         kind = cat("kind").astype(np.int8)
         start = cat("start") + base_ns
