@@ -45,6 +45,10 @@ class RawTrace(msgspec.Struct):
     displayTimeUnit: Any = None
     baseTimeNanoseconds: Any = None
     schemaVersion: Any = None
+    cuda_driver_version: Any = None
+    cuda_runtime_version: Any = None
+    hip_driver_version: Any = None
+    hip_runtime_version: Any = None
 
 
 EVENTS_DECODER = msgspec.json.Decoder(list[RawEvent])

@@ -41,6 +41,7 @@ from gpulens.timeline.selection import Selection
 __all__ = ["CATEGORY_KIND", "GPU_CATEGORIES", "KinetoCollector", "kind_of"]
 
 _RANK_IN_NAME = re.compile(r"rank[-_]?(\d+)", re.IGNORECASE)
+_VERSION_KEYS = ("cuda_driver_version", "cuda_runtime_version", "hip_driver_version", "hip_runtime_version")
 
 
 def _devices(props: Any, rank: int) -> list[dict[str, Any]]:
@@ -170,6 +171,9 @@ class KinetoCollector(Collector):
                "compressed": info.compressed, "uncompressed_bytes": info.nbytes, "base_time_ns": base_ns or None,
                "schema_version": trace.schemaVersion, "display_time_unit": trace.displayTimeUnit,
                "distributed": dist or None}
+        for key in _VERSION_KEYS:  # driver/runtime versions as Kineto records them (e.g. 12000 = CUDA 12.0)
+            if getattr(trace, key, None) is not None:
+                src[key] = getattr(trace, key)
         if select is not None and select.active:
             src["selection"] = select.describe()
         meta = TimelineMeta(sources=[json.loads(json.dumps(src, default=str))],
