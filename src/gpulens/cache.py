@@ -9,8 +9,8 @@ file. An entry is found again by a key made of
 * the collector name, the gpulens version and the Timeline format version (a new gpulens never reads old entries).
 
 An entry holds each column of the Timeline's tables as the raw numpy arrays pandas keeps in memory (``.npy``
-values, NA masks, category codes; categories and dtypes in ``meta.json``), so re-opening is reading arrays, with
-no decoding. Parquet (:meth:`Timeline.save`, the format for keeping a Timeline) is ~10× smaller but decoding it
+values, NA masks, category codes; categories and dtypes in ``meta.json``), memory-mapped copy-on-write when
+re-opened: no decoding, and pages are read from disk only when touched. Parquet (:meth:`Timeline.save`, the format for keeping a Timeline) is ~10× smaller but decoding it
 costs ~2 s of CPU for the 3-million-event Timeline of a 1M-kernel trace — more than the < 1 s a cached re-open is
 for. Side tables (rare, small) are stored as Arrow IPC.
 
@@ -144,8 +144,8 @@ def _write(tl: Timeline, folder: Path) -> None:
 
 
 def _read(folder: Path) -> Timeline:
-    """Read an entry written by :func:`_write` (arrays loaded as saved, no parsing; dtypes checked by
-    :meth:`Timeline.validate`)."""
+    """Read an entry written by :func:`_write`: the arrays are memory-mapped copy-on-write (no parsing, pages read
+    on first touch); dtypes checked by :meth:`Timeline.validate`."""
     import numpy as np
     import pandas as pd
     from pyarrow import feather
@@ -156,17 +156,20 @@ def _read(folder: Path) -> Timeline:
     if doc.get("format_version") != FORMAT_VERSION:
         raise ValueError("old cache entry")
 
+    def load(stem: Path, part: str) -> np.ndarray:
+        # copy-on-write mapping: pages are read when touched, and writes stay private to this process
+        return np.asarray(np.load(f"{stem}.{part}.npy", mmap_mode="c", allow_pickle=False))
+
     def read(name: str) -> pd.DataFrame:
         out = {}
         for i, (col, kind, cats) in enumerate(doc["columns"][name]):
             stem = folder / f"{name}.{i}"
             if kind == "category":
-                codes = np.load(f"{stem}.codes.npy")
-                out[col] = pd.Categorical.from_codes(codes, categories=pd.Index(cats, dtype="str"))
+                out[col] = pd.Categorical.from_codes(load(stem, "codes"), categories=pd.Index(cats, dtype="str"))
             elif kind == "Int64":
-                out[col] = pd.arrays.IntegerArray(np.load(f"{stem}.values.npy"), np.load(f"{stem}.mask.npy"))
+                out[col] = pd.arrays.IntegerArray(load(stem, "values"), load(stem, "mask"))
             else:
-                out[col] = np.load(f"{stem}.values.npy", allow_pickle=False)
+                out[col] = load(stem, "values")
         return pd.DataFrame(out, copy=False)
 
     tables = {n: feather.read_table(folder / f"table.{n}.arrow").to_pandas() for n in doc.get("tables", [])}
