@@ -120,7 +120,9 @@ def _device_for(timeline: Timeline) -> Any:
 
 def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None = None,
             only: list[str] | None = None,
-            on_load: Callable[[str], Any] | None = None, join: bool = False) -> Report:
+            on_load: Callable[[str], Any] | None = None, select: Any = None, cache: bool = False,
+            workers: int | None = None, scheduler: Any = None,
+            join: bool = False) -> Report:
     """Load each path and analyze it (the library form of ``gpulens analyze``).
 
     Args:
@@ -134,6 +136,8 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
             and one SourceReport is made. Without it, AMD profiler inputs (rocprof, rocprofv3, rocpd,
             rocprofiler-compute) are folded into a framework trace only when most of its kernels match
             (:func:`gpulens.collectors.join.fold_profiler_inputs`).
+        select, cache, workers, scheduler: load-time selection, Timeline cache, processes and Dask scheduler for
+            rank directories (see :func:`gpulens.collectors.collect`).
 
     Raises:
         TraceFormatError: an input cannot be read.
@@ -142,7 +146,8 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
     for p in paths:
         if on_load:
             on_load(str(p))
-        loaded.append((str(p), collect(p, strict=strict, format=format)))
+        loaded.append((str(p), collect(p, strict=strict, format=format, select=select, cache=cache,
+                                          workers=workers, scheduler=scheduler)))
     loaded = attach_ncu_inputs(loaded)
     if not join:
         from gpulens.collectors.join import fold_profiler_inputs

@@ -87,8 +87,11 @@ def decode(data: bytes) -> Trace:
     return out
 
 
-def recover(data: bytes) -> tuple[Trace, int | None, str | None]:
+def recover(data: bytes, plain: bool = False) -> tuple[Trace, int | None, str | None]:
     """Read every complete event of a trace whose JSON is cut or whose array lacks its closing ``]``.
+
+    Args:
+        plain: keep each event as the dict ``json`` parsed (numbers exact as Decimal) instead of an :class:`Event`.
 
     Returns:
         (trace, stop_offset, problem): ``stop_offset`` is the byte offset where reading stopped because the rest is
@@ -113,7 +116,7 @@ def recover(data: bytes) -> tuple[Trace, int | None, str | None]:
                     header[key], _ = dec.raw_decode(text, km.end())
                 except ValueError:
                     pass
-    events: list[Event] = []
+    events: list[Any] = []
     n = len(text)
     stop: int | None = None
     problem: str | None = None
@@ -131,6 +134,10 @@ def recover(data: bytes) -> tuple[Trace, int | None, str | None]:
         except ValueError as exc:
             stop, problem = len(text[:pos].encode("utf-8")), f"incomplete or malformed event ({exc.msg})"
             break
+        if plain and isinstance(obj, dict):
+            events.append(obj)
+            pos = end
+            continue
         try:
             events.append(msgspec.convert(obj, Event, strict=False))
         except msgspec.ValidationError as exc:
