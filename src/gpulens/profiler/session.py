@@ -182,8 +182,8 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
         from gpulens.reports.json_report import render as render_json
 
         if self.trace_path is None:
-            self._fail(f"no trace recorded: {self.steps_done} step(s) ran, the schedule needs "
-                       f"{self.wait + self.warmup + (self.steps or 0)} (wait + warmup + steps) before recording ends")
+            self._fail(f"no trace recorded: the block ended after {self.steps_done} step(s), before the first "
+                       f"recorded step (wait={self.wait} + warmup={self.warmup})")
             return
         tl = collect(self.trace_path)
         attached = attach_flops(tl, self._flops)
