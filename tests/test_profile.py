@@ -139,8 +139,8 @@ def _report(out: Path, stem: str = "train_script") -> dict:
 
 
 def test_cli_runs_the_script_as_main_and_writes_outputs(tmp_path):
-    r = subprocess.run([sys.executable, "-c", "from gpulens.cli import main; main()", "profile", "-q", "-o", str(tmp_path), str(SCRIPT),
-                        "--", "--epochs", "1"], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-c", "from gpulens.cli import main; main()", "profile", "-q",
+                        "-o", str(tmp_path), str(SCRIPT), "--", "--epochs", "1"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "train_script done: epochs=1 argv=['--epochs', '1']" in r.stdout  # ran as __main__ with its own argv
     assert (tmp_path / "train_script.pt.trace.json.gz").is_file()

@@ -85,7 +85,8 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
         steps_done: ``prof.step()`` calls made.
         telemetry_status: the sampler's status dict (see :class:`~gpulens.profiler.telemetry.Sampler`).
         error: one line describing a gpulens failure after the user's code ran, else None.
-        timings_ns: ``{"block": ..., "finalize": ...}`` wall time of the user's block and of gpulens' post-processing.
+        timings_ns: wall ns of the user's ``block`` (trace export included: torch calls it at the last recorded
+            ``step()``) and of gpulens' post-processing after it (``finalize``: FLOPs, collect, analyze, write).
 
     Raises:
         DependencyError: torch is not installed (on entering the block).
@@ -146,12 +147,11 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
         self.steps_done += 1
 
     def _on_trace_ready(self, prof: Any) -> None:
-        """torch calls this when the recorded steps end: export the trace and keep the in-process FLOP counts."""
+        """torch calls this when the recorded steps end (inside the user's block): export the trace, nothing more."""
         path = self.out / f"{self._stem}.pt.trace.json.gz"
         prof.export_chrome_trace(str(path))
         self.trace_path = path
-        if self._opts["with_flops"]:
-            self._flops = flops_by_start(prof)
+
 
     def __exit__(self, exc_type, exc, tb) -> bool:
         t1 = time.perf_counter_ns()
@@ -164,6 +164,11 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
         if self._sampler is not None:
             self.telemetry_status = self._sampler.stop()
         self.timings_ns["block"] = t1 - self._t0
+        if self._opts["with_flops"] and self.trace_path is not None:
+            try:  # the last recording's in-memory results outlive the schedule; read them after the user's block
+                self._flops = flops_by_start(self._prof)
+            except Exception as err:
+                self._fail(f"reading torch's FLOP counts failed: {err}")
         try:
             self._finalize()
         except Exception as err:  # analysis or writing failed after the user's code ran
