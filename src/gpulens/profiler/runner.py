@@ -164,7 +164,7 @@ def run_vendor(backend: str, command: list[str], out: Path, stem: str) -> tuple[
 
     Returns:
         ``(exit status of the profiled command, Report or None)``. The Report is None when the profiler wrote
-        nothing to analyze (the reason is printed on stderr).
+        nothing to analyze or our collectors could not read it (the reason is printed on stderr).
 
     Raises:
         GpulensError: binary missing (exit 2); the profiler wrote no output (exit 4).
@@ -189,7 +189,11 @@ def run_vendor(backend: str, command: list[str], out: Path, stem: str) -> tuple[
         if target is None:
             sys.stderr.write(f"gpulens: rocprofv3 wrote no kernel trace under {plan.analyze}\n")
             return rc, None
-    return rc, analyze([target])
+    try:
+        return rc, analyze([target])
+    except GpulensError as exc:  # keep the workload's exit status; say why there is no report
+        sys.stderr.write(f"gpulens: error: {exc}\n")
+        return rc, None
 
 
 __all__ = ["VENDORS", "VendorPlan", "find_vendor", "run_script", "run_vendor", "vendor_plan"]
