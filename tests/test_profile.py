@@ -238,17 +238,17 @@ def test_unknown_backend_is_a_usage_error(capsys):
 
 
 def test_vendor_run_keeps_the_workloads_exit_code_and_analyzes_the_export(tmp_path, monkeypatch, capsys):
-    # A stand-in `nsys` on PATH: `profile -o BASE CMD` runs CMD and writes BASE.nsys-rep; `export ... -o DB REP`
-    # writes DB. Its "export" is a copy of a small Kineto trace (collectors sniff by content), so this checks the
-    # orchestration — the workload ran, its exit code is kept, the export's output is analyzed — not nsys' format.
-    from tests.conftest import KINETO
+    # A stand-in `nsys` on PATH: `profile ... -o BASE CMD` runs CMD and writes BASE.nsys-rep; `export ... -o DB REP`
+    # writes DB as a copy of a real nsys 2024.6 SQLite export (tests/data/nvidia). This checks the orchestration —
+    # the workload ran, its exit code is kept, the export is analyzed — not nsys itself.
+    from tests.conftest import DATA
 
     bindir = tmp_path / "bin"
     bindir.mkdir()
     fake = bindir / "nsys"
     fake.write_text(f"""#!/bin/sh
 if [ "$1" = profile ]; then base=$4; shift 4; "$@"; rc=$?; echo rep > "$base.nsys-rep"; exit $rc; fi
-if [ "$1" = export ]; then cp {KINETO / 'hta_alexnet_a100.json.gz'} "$5"; exit 0; fi
+if [ "$1" = export ]; then cp {DATA / 'nvidia' / 'fuser_h200_nsys2024.6_report1.sqlite'} "$5"; exit 0; fi
 exit 9
 """)
     fake.chmod(0o755)
@@ -259,4 +259,5 @@ exit 9
     assert code == 3
     assert (out / "run.nsys-rep").is_file() and (out / "run.sqlite").is_file()
     doc = json.loads((out / "run.report.json").read_text())["sources"][0]
-    assert doc["summary"]["kernel_count"] == 79  # the copied trace's kernels (see test_cli)
+    assert doc["summary"]["kernel_count"] == 19  # the export's kernels (SOURCES.md facts, see test_nsys)
+    assert doc["collectors"] == ["nsys_sqlite"]
