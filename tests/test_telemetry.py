@@ -176,3 +176,15 @@ def test_steps_count_host_ranges_only():
     assert res.summary["step_count"] == len(host) == 2  # the gpu_user_annotation mirror of step 1 is not counted
     assert res.summary["steps"] == sorted(host)
     assert res.table["dur_ns"].tolist() == [round(host[k] * 1000) for k in sorted(host)]
+
+
+def test_profile_without_torch_names_the_extra(monkeypatch, tmp_path):
+    import gpulens
+    from gpulens.errors import DependencyError
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # makes `import torch` fail as if it were not installed
+    with pytest.raises(DependencyError) as err:
+        with gpulens.profile(out=tmp_path / "o"):
+            pass
+    assert str(err.value) == "gpulens.profile() needs the 'torch' package: pip install 'gpulens[torch]'"
+    assert not (tmp_path / "o").exists()

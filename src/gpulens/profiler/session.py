@@ -122,7 +122,7 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
         try:
             import torch
         except ImportError:
-            raise DependencyError("torch", "gpulens.profile()") from None
+            raise DependencyError("torch", "gpulens.profile()", extra="torch") from None
         self._reset()
         self.out.mkdir(parents=True, exist_ok=True)
         self._stem = _free_stem(self.out, self.label)
