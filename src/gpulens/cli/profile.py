@@ -19,11 +19,33 @@ from rich.console import Console
 from gpulens.errors import GpulensError
 
 
+def _live_lines(report) -> list[str]:
+    """Steps, top host operators and telemetry of a live run, one line each (what the kernel summary lacks)."""
+    from gpulens.reports.console import fmt_ns
+
+    res = report.sources[0].results
+    lines = []
+    st = res.get("steps")
+    if st is not None and not st.skipped:
+        lines.append(f"steps     {st.summary['step_count']} recorded {st.summary['steps']}, median "
+                     f"{fmt_ns(st.summary['median_step_ns'])}")
+    ops = res.get("cpu_ops")
+    if ops is not None and not ops.skipped:
+        top = ", ".join(f"{r.name} ×{r.calls} {fmt_ns(r.total_ns)}" for r in ops.table.head(3).itertuples())
+        lines.append(f"top ops   {top}")
+    tel = res.get("telemetry")
+    if tel is not None and not tel.skipped:  # when unavailable, the report's warnings already say why
+        lines.append(f"telemetry {tel.summary.get('samples', 0)} samples, {len(tel.findings)} finding(s)")
+    return lines
+
+
 def _summarize(console: Console, report, paths: list, error: str | None, quiet: bool) -> None:
     if report is not None and not quiet:
         from gpulens.reports.console import print_report
 
         print_report(report, console)
+        for line in _live_lines(report):
+            console.print(line, highlight=False, markup=False)
     for label, p in paths:
         if p is not None:
             console.print(f"{label}: {p}")
