@@ -148,11 +148,13 @@ def test_cli_runs_the_script_as_main_and_writes_outputs(tmp_path):
     assert calls["aten::addmm"] == 2 * 4 and calls["aten::mse_loss"] == 4  # 1 epoch × 4 batches, 2 layers
 
 
-def test_cli_steps_follow_optimizer_steps(tmp_path):
-    code = main(["profile", "-q", "-o", str(tmp_path), "--steps", "2", "--warmup", "1", str(SCRIPT), "--epochs", "2"])
+def test_cli_steps_follow_optimizer_steps(tmp_path, capsys):
+    code = main(["profile", "-o", str(tmp_path), "--steps", "2", "--warmup", "1", str(SCRIPT), "--epochs", "2"])
     assert code == 0
     st = _report(tmp_path)["analyses"]["steps"]["summary"]
     assert st["step_count"] == 2 and st["steps"] == [1, 2]  # step 0 warm-up, then 2 recorded of 8 optimizer steps
+    out, err = capsys.readouterr()
+    assert "train_script done" in out and "steps     2 recorded [1, 2], median" in err  # summary on stderr
 
 
 def test_cli_preserves_the_scripts_exit_code(tmp_path):
