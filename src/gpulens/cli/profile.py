@@ -83,13 +83,17 @@ def register(app: typer.Typer) -> None:
 
             stem = label or Path(command[0]).stem
             code, report = run_vendor(backend, list(command), out, stem)
-            json_path = None
+            json_path = html_path = None
             if report is not None:
+                from gpulens.profiler.session import write_html
                 from gpulens.reports.json_report import render
 
                 json_path = out / f"{stem}.report.json"
                 json_path.write_text(render(report), encoding="utf-8")
-            _summarize(console, report, [("JSON report", json_path)], None, quiet)
+                html_path = write_html(report, out / f"{stem}.report.html")
+            _summarize(console, report, [("JSON report", json_path), ("HTML dashboard", html_path)], None, quiet)
+            if open_html and html_path is not None:
+                webbrowser.open(html_path.resolve().as_uri())
             raise typer.Exit(code)
 
         from gpulens.profiler import profile

@@ -71,7 +71,8 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
         with_flops: ask torch for FLOP estimates of matmul/conv ops (``flops`` column, FLOP).
         with_stack: record Python stacks (larger traces).
         profile_memory: record allocations.
-        telemetry: ``"auto"``, ``"nvml"``, ``"rocm"``, or False for none.
+        telemetry: ``"auto"`` (or True), ``"nvml"``, ``"rocm"``, a backend object (see
+            :class:`~gpulens.profiler.telemetry.Sampler`), or False for none.
         telemetry_interval_s: sampling period in seconds (default 0.1).
         html: write the HTML dashboard when the HTML reporter is available.
         activities: torch ProfilerActivity list, to override the CPU + available GPU default.
@@ -132,14 +133,27 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
         self._prof = torch.profiler.profile(activities=self._activities or _activities(torch), schedule=sched,
                                             on_trace_ready=self._on_trace_ready, **self._opts)
         if self.telemetry:
-            self._sampler = Sampler(self.telemetry, self.telemetry_interval_s).start()
+            kind = "auto" if self.telemetry is True else self.telemetry
+            self._sampler = Sampler(kind, self.telemetry_interval_s).start()
         if self.auto_step:
             from torch.optim.optimizer import register_optimizer_step_post_hook
 
             self._hook = register_optimizer_step_post_hook(lambda *_: self.step())
         self._t0 = time.perf_counter_ns()
-        self._prof.__enter__()
+        try:
+            self._prof.__enter__()
+        except BaseException:  # the profiler could not start: leave no thread or hook behind
+            self._release()
+            raise
         return self
+
+    def _release(self) -> None:
+        """Remove the optimizer hook and stop the sampler (idempotent)."""
+        if self._hook is not None:
+            self._hook.remove()
+            self._hook = None
+        if self._sampler is not None:
+            self.telemetry_status = self._sampler.stop()
 
     def step(self) -> None:
         """Mark the end of one training step (forwards to torch.profiler's ``step()``)."""
@@ -152,17 +166,13 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
         prof.export_chrome_trace(str(path))
         self.trace_path = path
 
-
     def __exit__(self, exc_type, exc, tb) -> bool:
         t1 = time.perf_counter_ns()
-        if self._hook is not None:
-            self._hook.remove()
         try:
             self._prof.__exit__(exc_type, exc, tb)
         except Exception as err:  # the export failed: report, never mask the user's outcome
             self._fail(f"stopping the profiler failed: {err}")
-        if self._sampler is not None:
-            self.telemetry_status = self._sampler.stop()
+        self._release()
         self.timings_ns["block"] = t1 - self._t0
         if self._opts["with_flops"] and self.trace_path is not None:
             try:  # the last recording's in-memory results outlive the schedule; read them after the user's block
