@@ -176,6 +176,11 @@ def test_steps_count_host_ranges_only():
     assert res.summary["step_count"] == len(host) == 2  # the gpu_user_annotation mirror of step 1 is not counted
     assert res.summary["steps"] == sorted(host)
     assert res.table["dur_ns"].tolist() == [round(host[k] * 1000) for k in sorted(host)]
+    spans = {int(e["name"].split("#")[1]): (e["ts"], e["ts"] + e["dur"]) for e in events
+             if e.get("cat") == "user_annotation" and e.get("name", "").startswith("ProfilerStep#")}
+    ops = [e["ts"] for e in events if e.get("cat") == "cpu_op" and e.get("ph") == "X" and e["ts"] > 0]
+    want = [sum(a <= t < b for t in ops) for a, b in (spans[k] for k in sorted(spans))]
+    assert res.table["cpu_ops"].tolist() == want and sum(want) > 0
 
 
 def test_profile_without_torch_names_the_extra(monkeypatch, tmp_path):

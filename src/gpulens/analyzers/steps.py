@@ -44,10 +44,11 @@ class Steps(Analyzer):
                                   skipped_reason="no ProfilerStep#N ranges in the trace (no prof.step() calls)")
         st = st.sort_values(["rank", "start_ns"])
         ops = ev[ev["kind"] == "cpu_op"]
+        starts = {int(k): np.sort(g.to_numpy()) for k, g in ops.groupby("rank")["start_ns"]}
         counts = []
         for r in st.itertuples():
-            o = ops[ops["rank"] == r.rank]["start_ns"].to_numpy()
-            counts.append(int(((o >= r.start_ns) & (o < r.start_ns + r.dur_ns)).sum()))
+            o = starts.get(int(r.rank), np.zeros(0, dtype="int64"))
+            counts.append(int(np.searchsorted(o, r.start_ns + r.dur_ns) - np.searchsorted(o, r.start_ns)))
         table = pd.DataFrame({"rank": st["rank"].to_numpy(), "step": st["step"].to_numpy(),
                               "start_ns": st["start_ns"].to_numpy(), "dur_ns": st["dur_ns"].to_numpy(),
                               "cpu_ops": np.array(counts, dtype="int64")})
