@@ -8,17 +8,18 @@ Three ways of running the same loop (an MLP 256→512→512→10, batch 64, SGD;
 * ``gpulens+s`` ``gpulens.profile()`` with the sampler thread running (a backend answering 8 quantities without a
   driver call, every ``--interval-ms``), to price the thread itself.
 
-Runs alternate (ABCABC…) ``--repeat`` times; the median wall time of the loop (the user's block, trace export
+Runs alternate ``--repeat`` times (the order rotated each round, garbage collected before each run); the median wall time of the loop (the user's block, trace export
 included since torch calls it inside ``prof.step()``) is compared. gpulens' post-processing after the block
 (collect, analyze, write JSON/HTML) is reported separately. The sampler's CPU use is the sampling thread's own
 ``time.thread_time_ns`` over a ``--sampler-seconds`` run, as a share of one core.
 
-    python benchmarks/profile_overhead.py [--repeat 7] [--steps 30]
+    python benchmarks/profile_overhead.py [--repeat 12] [--steps 60]
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import statistics
 import tempfile
 import time
@@ -99,8 +100,8 @@ def sampler_cpu(seconds: float, interval_ms: float) -> tuple[float, int]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--repeat", type=int, default=7)
-    ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--repeat", type=int, default=12)
+    ap.add_argument("--steps", type=int, default=60)
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--record", type=int, default=5)
     ap.add_argument("--interval-ms", type=float, default=100.0)
@@ -118,8 +119,10 @@ def main() -> None:
     runs = {"torch": [], "gpulens": [], "gpulens+s": []}
     post = {"gpulens": [], "gpulens+s": []}
     with tempfile.TemporaryDirectory() as tmp:
+        names = list(runs)
         for i in range(args.repeat):
-            for name in runs:
+            for name in names[i % 3:] + names[:i % 3]:  # rotate the order so no config always follows another
+                gc.collect()  # free the previous run's reports before timing the next loop
                 out = Path(tmp) / f"{name}-{i}"
                 out.mkdir()
                 if name == "torch":
