@@ -263,3 +263,30 @@ exit 9
     doc = json.loads((out / "run.report.json").read_text())["sources"][0]
     assert doc["summary"]["kernel_count"] == 19  # the export's kernels (SOURCES.md facts, see test_nsys)
     assert doc["collectors"] == ["nsys_sqlite"]
+
+
+def test_rocprofv3_run_finds_its_nested_kernel_trace(tmp_path, monkeypatch):
+    # A stand-in `rocprofv3` that, like the real one, writes <-d DIR>/<host>/<pid>/<-o NAME>_kernel_trace.csv (here
+    # a copy of rocprofiler-sdk's documented sample) after running the command after `--`.
+    import csv
+
+    from tests.conftest import DATA
+
+    sample = DATA / "rocprof" / "v3_csv_sdk_docs" / "kernel_trace.csv"
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    fake = bindir / "rocprofv3"
+    fake.write_text(f"""#!/bin/sh
+while [ "$1" != "--" ]; do case "$1" in -d) dir=$2; shift;; -o) name=$2; shift;; esac; shift; done
+shift; "$@"; rc=$?
+mkdir -p "$dir/host/4242" && cp {sample} "$dir/host/4242/${{name}}_kernel_trace.csv"; exit $rc
+""")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:/usr/bin:/bin")
+    out = tmp_path / "o"
+    assert main(["profile", "-q", "--backend", "rocprofv3", "-o", str(out), "--label", "r", "--",
+                 sys.executable, "-c", "pass"]) == 0
+    with sample.open() as fh:
+        dispatches = sum(1 for row in csv.DictReader(fh) if row["Kind"] == "KERNEL_DISPATCH")
+    doc = json.loads((out / "r.report.json").read_text())["sources"][0]
+    assert dispatches > 0 and doc["summary"]["kernel_count"] == dispatches
