@@ -90,16 +90,28 @@ class Report:
         return any(s.status != "no_gpu_work" for s in self.sources)
 
 
-def analyze_timeline(timeline: Timeline, label: str = "timeline", only: list[str] | None = None) -> SourceReport:
+def analyze_timeline(timeline: Timeline, label: str = "timeline", only: list[str] | None = None,
+                     device_spec: Any = None) -> SourceReport:
     """Run the analyzers on an in-memory Timeline.
 
     Args:
         timeline: a validated Timeline.
         label: name shown in reports.
         only: analyzer names to run (all when None).
+        device_spec: a :class:`gpulens.devices.DeviceSpec` or the path of a spec file (JSON/TOML) to use instead of
+            the device identified from the trace.
+
+    Raises:
+        TraceFormatError: the spec file cannot be read.
     """
-    device = _device_for(timeline)
+    device = _device_for(timeline) if device_spec is None else _load_device_spec(device_spec)
     return SourceReport(label, timeline, run_all(timeline, device, only), device)
+
+
+def _load_device_spec(spec: Any) -> Any:
+    from gpulens.devices import DeviceSpec, load_spec
+
+    return spec if isinstance(spec, DeviceSpec) else load_spec(spec)
 
 
 def _device_for(timeline: Timeline) -> Any:
@@ -113,7 +125,7 @@ def _device_for(timeline: Timeline) -> Any:
 
 def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None = None,
             only: list[str] | None = None,
-            on_load: Callable[[str], Any] | None = None) -> Report:
+            on_load: Callable[[str], Any] | None = None, device_spec: Any = None) -> Report:
     """Load each path and analyze it (the library form of ``gpulens analyze``).
 
     Args:
@@ -122,14 +134,17 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
         format: force a collector by name instead of sniffing.
         only: analyzer names to run (all when None).
         on_load: called with each path before it is loaded (progress display).
+        device_spec: a DeviceSpec or spec-file path used for every input instead of the identified device.
 
     Raises:
         TraceFormatError: an input cannot be read.
     """
     sources = []
+    if device_spec is not None:
+        device_spec = _load_device_spec(device_spec)
     for p in paths:
         if on_load:
             on_load(str(p))
         tl = collect(p, strict=strict, format=format)
-        sources.append(analyze_timeline(tl, str(p), only))
+        sources.append(analyze_timeline(tl, str(p), only, device_spec))
     return Report(sources)

@@ -49,6 +49,8 @@ def register(app: typer.Typer) -> None:
         lenient: bool = typer.Option(False, "--lenient", help="Keep what can be read from malformed inputs."),
         top: int = typer.Option(10, "--top", help="Kernels shown in the console table."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No console summary."),
+        device_spec: Optional[Path] = typer.Option(None, "--device-spec", help="GPU spec file (JSON/TOML) to use "
+                                                   "instead of the device identified from the trace."),
     ) -> int:
         """Analyze traces: device, span, GPU busy %, time breakdown and the kernels that matter.
 
@@ -62,7 +64,7 @@ def register(app: typer.Typer) -> None:
         console = Console(stderr=quiet)
         with console.status("") as status:
             report = run_analysis(inputs, strict=not lenient, format=format,
-                                  on_load=lambda p: status.update(f"Loading {p} …"))
+                                  on_load=lambda p: status.update(f"Loading {p} …"), device_spec=device_spec)
         if not quiet:
             from gpulens.reports.console import print_report
 

@@ -1,0 +1,170 @@
+"""Roofline: how close each hot kernel runs to the hardware's compute or memory limit.
+
+Per kernel name of the performance-critical set: FLOPs and DRAM bytes (from counters, else from the launching op's
+shapes, :mod:`gpulens.analyzers._work`), attained FLOP/s and bytes/s, arithmetic intensity, the applicable roof
+(precision; tensor/matrix unit for GEMM, conv and attention, vector unit otherwise) and % of the attainable
+performance min(peak FLOP/s, AI × peak bandwidth). Peaks come from the device spec; rocprof-compute's measured
+peaks (a ``roofline`` side table) override the datasheet ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gpulens.analyzers._hot import hot_kernels
+from gpulens.analyzers._work import counter_work, shape_work
+from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.devices.spec import apply_measured_peaks
+from gpulens.timeline import Timeline
+
+COLUMNS = {
+    "name": "kernel name as recorded",
+    "calls": "launches",
+    "time_ns": "summed effective duration [ns]",
+    "flops": "floating-point operations of the launches with a figure [FLOP]",
+    "bytes": "DRAM/HBM bytes moved by those launches [bytes] (from shapes: inputs + outputs once)",
+    "flops_per_s": "flops / time of the launches with a figure [FLOP/s]",
+    "bytes_per_s": "bytes / time of the launches with a figure [bytes/s]",
+    "arithmetic_intensity": "flops / bytes [FLOP/byte]",
+    "precision": "fp64 | fp32 | tf32 | bf16 | fp16 | fp8 | int8 (of the most work)",
+    "peak_flops_per_s": "compute roof for that precision and unit (matrix for GEMM/conv/attention) [FLOP/s]",
+    "peak_bytes_per_s": "memory roof: peak DRAM/HBM bandwidth [bytes/s]",
+    "ridge_point": "peak_flops_per_s / peak_bytes_per_s [FLOP/byte]",
+    "bound": "compute | memory (side of the ridge), None when below 10 % of the roof (latency/occupancy/launch)",
+    "roof_pct": "attained FLOP/s / min(peak FLOP/s, AI × peak bandwidth) × 100 [%]",
+    "flops_source": "counters | shapes | None",
+}
+#: Below this % of the attainable roof a kernel is bound by neither roof.
+NEITHER_PCT = 10.0
+
+
+def _short(name: str, width: int = 60) -> str:
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+class Roofline(Analyzer):
+    """Roofline position of the hot kernels (see module docstring).
+
+    Args:
+        causal_attention: count attention ops as causal (halves their FLOPs when Nq = Nkv). Kineto records no
+            ``is_causal``, so the default (False) counts the full score matrix.
+    """
+
+    name = "roofline"
+    order = 40
+
+    def __init__(self, causal_attention: bool = False):
+        self.causal = causal_attention
+
+    def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
+        def skip(reason: str) -> AnalysisResult:
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, skipped_reason=reason)
+
+        if device is None:
+            return skip("no device spec: the GPU was not identified from the trace (pass --device-spec FILE)")
+        spec = apply_measured_peaks(device, timeline.tables.get("roofline"))
+        if not spec.memory_bandwidth:
+            return skip(f"device spec {spec.name} has no memory bandwidth")
+        hot = hot_kernels(timeline, results)
+        if not len(hot):
+            return skip("no compute kernels in the trace")
+        ids = hot["event_id"].to_numpy()
+        work = counter_work(timeline, ids)
+        by_shape, stats = shape_work(timeline, hot, self.causal)
+        missing = work["flops"].isna().to_numpy()
+        work.loc[missing] = by_shape.loc[missing].to_numpy()
+        if work["flops"].isna().all():
+            has_dims = timeline.events["input_dims"].notna().any()
+            return skip("no FLOP source: no FP counters and " + (
+                "no model for the hot kernels' ops" if has_dims else
+                "no op shapes in the trace (profile with record_shapes=True)"))
+        per = pd.DataFrame({"name": hot["name"].astype(str).to_numpy(), "time_ns": hot["time_ns"].to_numpy(),
+                            **{c: work[c].to_numpy() for c in work.columns}})
+        table = self._aggregate(per, spec)
+        hot_time = float(per["time_ns"].sum())
+        covered = float(per.loc[per["flops"].notna(), "time_ns"].sum())
+        hs = (results or {}).get("hotspots")
+        summary = {
+            "device": spec.name, "device_note": spec.note,
+            "uncertain_figures": spec.uncertain_figures(),
+            "launches": int(len(per)), "kernels": int(len(table)),
+            "coverage": covered / hot_time if hot_time else 0.0,
+            "critical_share_of_kernel_time": hs.summary.get("critical_share") if hs is not None else None,
+            "launches_from_counters": int((per["source"] == "counters").sum()),
+            "launches_from_shapes": int((per["source"] == "shapes").sum()),
+            "launches_linked_to_ops": stats["linked"],
+            "ops_without_model": stats["unmodelled"],
+            "attention_assumed_causal": self.causal,
+        }
+        return AnalysisResult(self.name, table, COLUMNS, summary, self._findings(table, summary))
+
+    @staticmethod
+    def _aggregate(per: pd.DataFrame, spec) -> pd.DataFrame:
+        bw = float(spec.memory_bandwidth)
+        out = []
+        for name, g in per.groupby("name", sort=False):
+            f = g[g["flops"].notna()]
+            row = {"name": name, "calls": int(len(g)), "time_ns": int(g["time_ns"].sum())}
+            if not len(f):
+                out.append(row)
+                continue
+            t = float(f["time_ns"].sum())
+            flops, nbytes = float(f["flops"].sum()), float(f["bytes"].sum(min_count=1)) if f["bytes"].notna().any() \
+                else np.nan
+            w = f.groupby(["precision", "matrix"], dropna=False)["time_ns"].sum()
+            prec, matrix = w.idxmax()
+            peak = spec.peak_flops(str(prec), bool(matrix)) if isinstance(prec, str) else None
+            pf = peak[0] if peak else np.nan
+            fps = flops / t * 1e9 if t > 0 else np.nan
+            bps = nbytes / t * 1e9 if t > 0 and nbytes == nbytes else np.nan
+            ai = flops / nbytes if nbytes and nbytes == nbytes else np.nan
+            attainable = min(pf, ai * bw) if ai == ai else pf
+            pct = 100.0 * fps / attainable if attainable and attainable == attainable and fps == fps else np.nan
+            ridge = pf / bw
+            bound = None
+            if pct == pct and pct >= NEITHER_PCT and ai == ai:
+                bound = "compute" if ai >= ridge else "memory"
+            row.update(flops=flops, bytes=nbytes, flops_per_s=fps, bytes_per_s=bps, arithmetic_intensity=ai,
+                       precision=prec, peak_flops_per_s=pf, peak_bytes_per_s=bw, ridge_point=ridge, bound=bound,
+                       roof_pct=pct, flops_source="counters" if (f["source"] == "counters").any() else "shapes")
+            out.append(row)
+        t = pd.DataFrame(out, columns=list(COLUMNS))
+        t["precision"] = t["precision"].astype(object).where(t["precision"].notna(), None)
+        t["flops_source"] = t["flops_source"].astype(object).where(t["flops_source"].notna(), None)
+        t["bound"] = t["bound"].astype(object).where(t["bound"].notna(), None)
+        return t.sort_values("time_ns", ascending=False, kind="stable").reset_index(drop=True)
+
+    @staticmethod
+    def _findings(t: pd.DataFrame, summary: dict) -> list[Finding]:
+        out: list[Finding] = []
+        total = max(int(t["time_ns"].sum()), 1)
+        for r in t.itertuples():
+            if r.roof_pct != r.roof_pct or r.roof_pct is None:
+                continue
+            sev = "warning" if r.time_ns > 0.1 * total and r.roof_pct < 50 else "info"
+            if r.bound is None:
+                title = f"{_short(r.name)} runs far below both roofs ({r.roof_pct:.0f} % of attainable)"
+                detail = ("Neither compute nor memory bandwidth bounds it: latency, occupancy or launch overhead "
+                          "does (small grids, short kernels, dependent loads). Fuse or batch the work.")
+                cat = "latency-bound"
+            else:
+                roof = f"{r.precision} {'compute' if r.bound == 'compute' else 'memory'} roof"
+                title = f"{_short(r.name)} at {r.roof_pct:.0f} % of the {roof}"
+                detail = (f"Arithmetic intensity {r.arithmetic_intensity:.1f} FLOP/B vs ridge point "
+                          f"{r.ridge_point:.0f} FLOP/B; {r.flops_per_s / 1e12:.2f} TFLOP/s, "
+                          f"{r.bytes_per_s / 1e9:.0f} GB/s (FLOPs from {r.flops_source}).")
+                cat = f"{r.bound}-bound"
+            out.append(Finding(title, detail, severity=sev, category=cat, kernel=r.name,
+                               time_at_stake_ns=int(r.time_ns * max(0.0, 1 - min(r.roof_pct, 100) / 100))))
+        out.sort(key=lambda f: -(f.time_at_stake_ns or 0))
+        out = out[:8]
+        cov = summary["coverage"]
+        out.append(Finding(
+            f"FLOPs known for {100 * cov:.0f} % of the critical kernels' time",
+            f"{summary['launches_from_counters']} launch(es) from counters, {summary['launches_from_shapes']} from "
+            "op shapes; ops without a model: " + (", ".join(sorted(summary["ops_without_model"])) or "none") + ".",
+            severity="info", category="coverage"))
+        return out
