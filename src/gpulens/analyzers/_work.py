@@ -39,74 +39,86 @@ _PREC = {"d": "fp64", "f": "fp32", "h": "fp16", "sp": "fp32", "dp": "fp64", "hp"
 WORK_COLUMNS = ["flops", "bytes", "precision", "matrix", "source"]
 
 
-def _add(d: dict, prec: str, v: float, matrix: bool) -> None:
-    if v == v and v:
-        d[(prec, matrix)] = d.get((prec, matrix), 0.0) + float(v)
-
-
-def _row_work(metrics: dict[str, float], units: dict[str, str]) -> tuple[float, float, str | None, bool]:
-    parts: dict[tuple[str, bool], float] = {}
-    for m, v in metrics.items():
-        if (g := _NCU_FP.match(m)):
-            _add(parts, _PREC[g.group(1)], v * (2 if g.group(2) == "fma" else 1), False)
-        elif (g := _NCU_TENSOR.match(m)):
-            _add(parts, _PREC.get(g.group(1), "fp16"), v, True)
-        elif (g := _NCU_FLOPCOUNT.match(m)):
-            _add(parts, _PREC[g.group(1)], v, False)
-        elif (g := _AMD_VALU.match(m)):
-            _add(parts, _PREC["F" + g.group(2)], 64 * v * (2 if g.group(1) == "FMA" else 1), False)
-        elif (g := _AMD_MFMA.match(m)):
-            _add(parts, _PREC[g.group(1)], 512 * v, True)
-    flops = sum(parts.values()) if parts else np.nan
-    prec, matrix = max(parts, key=parts.get) if parts else (None, False)
-
-    def get(*names: str) -> float:
-        for n in names:
-            if n in metrics and metrics[n] == metrics[n]:
-                return metrics[n]
-        return np.nan
-
-    rd, wr = get("dram__bytes_read.sum"), get("dram__bytes_write.sum")
-    by = np.nansum([rd, wr]) if rd == rd or wr == wr else get("dram__bytes.sum")
-    if by != by:
-        r2, w2 = get("dram__bytes_op_read.sum"), get("dram__bytes_op_write.sum")
-        by = np.nansum([r2, w2]) if r2 == r2 or w2 == w2 else np.nan
-    if by != by:
-        f, w = get("FETCH_SIZE"), get("WRITE_SIZE")
-        if f == f or w == w:
-            by = sum((0 if x != x else x) * (1 if units.get(n) == "bytes" else 1024)
-                     for x, n in ((f, "FETCH_SIZE"), (w, "WRITE_SIZE")))
-    if by != by:
-        rq, r32 = get("TCC_EA_RDREQ_sum", "TCC_EA_RDREQ"), get("TCC_EA_RDREQ_32B_sum", "TCC_EA_RDREQ_32B")
-        wq, w64 = get("TCC_EA_WRREQ_sum", "TCC_EA_WRREQ"), get("TCC_EA_WRREQ_64B_sum", "TCC_EA_WRREQ_64B")
-        if rq == rq:
-            r32, wq, w64 = (0 if x != x else x for x in (r32, wq, w64))
-            by = 32 * r32 + 64 * (rq - r32) + 64 * w64 + 32 * (wq - w64)
-    return float(flops), float(by), prec, bool(matrix)
+def _col(wide: pd.DataFrame, *names: str) -> pd.Series:
+    """First present column of ``names`` (NaN series when none)."""
+    for n in names:
+        if n in wide:
+            return wide[n]
+    return pd.Series(np.nan, index=wide.index)
 
 
 def counter_work(timeline: Timeline, event_ids: np.ndarray) -> pd.DataFrame:
-    """Work per event from its Counters (columns :data:`WORK_COLUMNS`, indexed by event_id; NaN when absent)."""
+    """Work per event from its Counters (columns :data:`WORK_COLUMNS`, indexed by event_id; NaN when absent).
+
+    Vectorised: the event × metric values are pivoted once and each formula is a column expression.
+    """
     c = timeline.counters
     names = c["metric"].astype(str)
     keep = names.str.match(_NCU_FP) | names.str.match(_NCU_TENSOR) | names.str.match(_NCU_FLOPCOUNT) | \
         names.str.match(_AMD_VALU) | names.str.match(_AMD_MFMA) | names.str.match(_BYTES)
-    sub = c[keep & c["event_id"].isin(list(event_ids))]
-    rows = {}
-    for eid, g in sub.groupby("event_id", sort=False):
-        metrics = dict(zip(g["metric"].astype(str), g["value"].astype(float)))
-        units = dict(zip(g["metric"].astype(str), g["unit"].astype(str)))
-        fl, by, prec, mat = _row_work(metrics, units)
-        rows[eid] = (fl, by, prec, mat, "counters")
-    out = pd.DataFrame.from_dict(rows, orient="index", columns=WORK_COLUMNS)
-    return out.reindex(event_ids)
+    sub = c[keep.to_numpy() & c["event_id"].isin(list(event_ids)).to_numpy()]
+    out = pd.DataFrame(index=pd.Index(event_ids, name="event_id"), columns=WORK_COLUMNS, dtype=object)
+    out["flops"], out["bytes"] = np.nan, np.nan
+    if not len(sub):
+        return out
+    sub = sub.assign(metric=sub["metric"].astype(str)).drop_duplicates(["event_id", "metric"])
+    wide = sub.pivot(index="event_id", columns="metric", values="value")
+    units = dict(zip(sub["metric"], sub["unit"].astype(str)))
+    parts: dict[tuple[str, bool], pd.Series] = {}
+
+    def add(prec: str, matrix: bool, v: pd.Series) -> None:
+        key = (prec, matrix)
+        parts[key] = parts[key].add(v.fillna(0)) if key in parts else v.fillna(0)
+
+    for m in wide.columns:
+        v = wide[m].astype(float)
+        if (g := _NCU_FP.match(m)):
+            add(_PREC[g.group(1)], False, v * (2 if g.group(2) == "fma" else 1))
+        elif (g := _NCU_TENSOR.match(m)):
+            add(_PREC.get(g.group(1), "fp16"), True, v)
+        elif (g := _NCU_FLOPCOUNT.match(m)):
+            add(_PREC[g.group(1)], False, v)
+        elif (g := _AMD_VALU.match(m)):
+            add(_PREC["F" + g.group(2)], False, 64 * v * (2 if g.group(1) == "FMA" else 1))
+        elif (g := _AMD_MFMA.match(m)):
+            add(_PREC[g.group(1)], True, 512 * v)
+    if parts:
+        keys = list(parts)
+        mat = pd.concat([parts[k] for k in keys], axis=1)
+        flops = mat.sum(axis=1)
+        best = mat.to_numpy().argmax(axis=1)
+        has = flops > 0
+        out.loc[flops.index[has], "flops"] = flops[has].to_numpy()
+        out.loc[flops.index[has], "precision"] = [keys[i][0] for i in best[has.to_numpy()]]
+        out.loc[flops.index[has], "matrix"] = [keys[i][1] for i in best[has.to_numpy()]]
+
+    def both(a: str, b: str, scale_a: float = 1, scale_b: float = 1) -> pd.Series:
+        x, y = _col(wide, a), _col(wide, b)
+        return (x.fillna(0) * scale_a + y.fillna(0) * scale_b).where(x.notna() | y.notna())
+
+    kb = {n: 1 if units.get(n) == "bytes" else 1024 for n in ("FETCH_SIZE", "WRITE_SIZE")}  # rocprof: KB
+    by = both("dram__bytes_read.sum", "dram__bytes_write.sum")
+    by = by.combine_first(_col(wide, "dram__bytes.sum"))
+    by = by.combine_first(both("dram__bytes_op_read.sum", "dram__bytes_op_write.sum"))
+    by = by.combine_first(both("FETCH_SIZE", "WRITE_SIZE", kb["FETCH_SIZE"], kb["WRITE_SIZE"]))
+    rq = _col(wide, "TCC_EA_RDREQ_sum", "TCC_EA_RDREQ")
+    r32 = _col(wide, "TCC_EA_RDREQ_32B_sum", "TCC_EA_RDREQ_32B").fillna(0)
+    wq = _col(wide, "TCC_EA_WRREQ_sum", "TCC_EA_WRREQ").fillna(0)
+    w64 = _col(wide, "TCC_EA_WRREQ_64B_sum", "TCC_EA_WRREQ_64B").fillna(0)
+    by = by.combine_first(32 * r32 + 64 * (rq - r32) + 64 * w64 + 32 * (wq - w64))
+    out.loc[by.index, "bytes"] = by.to_numpy(dtype=float)
+    got = out["flops"].notna() | out["bytes"].notna()
+    out.loc[got, "source"] = "counters"
+    out["flops"] = out["flops"].astype(float)
+    out["bytes"] = out["bytes"].astype(float)
+    return out
 
 
 def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) -> tuple[pd.DataFrame, dict]:
     """Work per kernel launch from its cpu_op's shapes (linked by (rank, external_id)).
 
     An op that launches several kernels has its FLOPs and bytes split among them in proportion to their
-    durations, so summing kernels never counts an op twice.
+    durations, so summing kernels never counts an op twice. The model runs once per distinct (op name, dims, types).
 
     Returns:
         (DataFrame indexed by event_id with :data:`WORK_COLUMNS`, stats dict: ``linked`` launches, ops without a
@@ -115,28 +127,42 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
     ev = timeline.events
     links = link_gpu_to_launch(timeline)
     allk = timeline.of_kind("kernel")
-    op_of = links["op_event_id"].reindex(allk.index)
-    op_time = allk["dur_ns"].groupby(op_of.to_numpy(), dropna=True).sum()
-    ops = ev.set_index("event_id")
-    costs: dict[int, OpCost | None] = {}
-    rows, unmodelled, linked = {}, {}, 0
-    for idx, eid, dur in zip(kernels.index, kernels["event_id"], kernels["dur_ns"]):
-        op = links["op_event_id"].get(idx, pd.NA)
-        if pd.isna(op):
-            continue
-        op = int(op)
-        linked += 1
-        if op not in costs:
-            o = ops.loc[op]
-            dims, types = o["input_dims"], o["input_types"]
-            costs[op] = op_cost(str(o["name"]), None if pd.isna(dims) else str(dims),
-                                None if pd.isna(types) else str(types), causal)
-            if costs[op] is None:
-                unmodelled[str(o["name"])] = unmodelled.get(str(o["name"]), 0) + 1
-        cost = costs[op]
-        if cost is None:
-            continue
-        share = float(dur) / op_time[op] if op_time.get(op, 0) > 0 else 1.0
-        rows[eid] = (cost.flops * share, cost.bytes * share, cost.precision, cost.matrix, "shapes")
-    out = pd.DataFrame.from_dict(rows, orient="index", columns=WORK_COLUMNS).reindex(kernels["event_id"].to_numpy())
-    return out, {"linked": linked, "unmodelled": unmodelled}
+    op_all = links["op_event_id"].reindex(allk.index)
+    op_time = allk["dur_ns"].groupby(op_all.to_numpy(), dropna=True).sum()
+    op_k = links["op_event_id"].reindex(kernels.index)
+    out = pd.DataFrame(index=pd.Index(kernels["event_id"].to_numpy(), name="event_id"), columns=WORK_COLUMNS,
+                       dtype=object)
+    out["flops"], out["bytes"] = np.nan, np.nan
+    linked = op_k.notna().to_numpy()
+    stats = {"linked": int(linked.sum()), "unmodelled": {}}
+    if not linked.any():
+        return out, stats
+    op_ids = op_k[linked].astype("int64").to_numpy()
+    ops = ev.set_index("event_id").loc[np.unique(op_ids), ["name", "input_dims", "input_types"]].astype(object)
+    ops = ops.where(ops.notna(), None)
+    costs: dict[tuple, OpCost | None] = {}
+    per_op: dict[int, OpCost | None] = {}
+    for oid, name, dims, types in zip(ops.index, ops["name"], ops["input_dims"], ops["input_types"]):
+        key = (str(name), dims, types)
+        if key not in costs:
+            costs[key] = op_cost(str(name), dims, types, causal)
+        per_op[int(oid)] = costs[key]
+        if costs[key] is None:
+            stats["unmodelled"][str(name)] = stats["unmodelled"].get(str(name), 0) + 1
+    cost = [per_op[i] for i in op_ids]
+    ok = np.array([c is not None for c in cost])
+    if not ok.any():
+        return out, stats
+    dur = kernels["dur_ns"].to_numpy(dtype=float)[linked]
+    tot = op_time.reindex(op_ids).to_numpy(dtype=float)
+    share = np.where(tot > 0, dur / np.where(tot > 0, tot, 1), 1.0)
+    rows = out.index[linked][ok]
+    good = [c for c in cost if c is not None]
+    out.loc[rows, "flops"] = np.array([c.flops for c in good]) * share[ok]
+    out.loc[rows, "bytes"] = np.array([c.bytes for c in good]) * share[ok]
+    out.loc[rows, "precision"] = [c.precision for c in good]
+    out.loc[rows, "matrix"] = [c.matrix for c in good]
+    out.loc[rows, "source"] = "shapes"
+    out["flops"] = out["flops"].astype(float)
+    out["bytes"] = out["bytes"].astype(float)
+    return out, stats

@@ -70,72 +70,84 @@ class OccupancyAnalyzer(Analyzer):
         ids = k["event_id"].to_numpy()
         ctr = event_counters(timeline, ids, ACHIEVED_PCT + AMD_WAVES + AMD_RESOURCES +
                              ("kineto.est_achieved_occupancy_pct",)).reindex(ids)
-        rows, cache, recs = [], {}, {}
-        kin_cmp = kin_ok = kin_optin = 0
-        for i, r in enumerate(k.itertuples()):
-            dk = (int(r.rank), int(r.device_id))
+        per = pd.DataFrame({
+            "name": k["name"].astype(str).to_numpy(), "time_ns": k["time_ns"].to_numpy(dtype=float),
+            "rank": k["rank"].to_numpy(), "device_id": k["device_id"].to_numpy(),
+            "block_size": k["block_size"].to_numpy(dtype="int64"),
+            "regs_per_thread": k["regs_per_thread"].astype("int64").to_numpy(),
+            "smem_bytes": (k["smem_static_bytes"].fillna(0) + k["smem_dynamic_bytes"].fillna(0)).astype("int64")
+            .to_numpy(),
+            "grid": (k["grid_x"] * k["grid_y"].fillna(1) * k["grid_z"].fillna(1)).astype("Float64")
+            .to_numpy(dtype=float, na_value=np.nan)})
+        for m in AMD_RESOURCES:
+            per[m] = ctr[m].to_numpy(dtype=float) if m in ctr else np.nan
+        # one occupancy calculation per distinct (device, configuration)
+        keys = ["rank", "device_id", "block_size", "regs_per_thread", "smem_bytes", *AMD_RESOURCES]
+        cfg = per[keys].drop_duplicates().reset_index(drop=True)
+        recs: dict = {}
+        res = []
+        for c in cfg.itertuples(index=False):
+            dk = (int(c.rank), int(c.device_id))
             rec = recs[dk] if dk in recs else recs.setdefault(dk, device_record(timeline, *dk))
-            smem = int(0 if pd.isna(r.smem_static_bytes) else r.smem_static_bytes) + \
-                int(0 if pd.isna(r.smem_dynamic_bytes) else r.smem_dynamic_bytes)
-            regs, block = int(r.regs_per_thread), int(r.block_size)
-            nsms = int(rec.get("num_sms") or device.num_sms)
-            grid = r.grid_x * (1 if pd.isna(r.grid_y) else r.grid_y) * (1 if pd.isna(r.grid_z) else r.grid_z)
-            occ = self._occ(cache, lim, rec, block, regs, smem, ctr.iloc[i])
-            pct, limiter = occ.grid_capped(int(grid), nsms) if not pd.isna(grid) else (occ.occupancy_pct, occ.limiter)
-            est = ctr.iloc[i].get("kineto.est_achieved_occupancy_pct", np.nan)
-            if lim.vendor == "nvidia" and not pd.isna(est) and not pd.isna(grid):
-                kocc = self._occ(cache, lim, rec, block, regs, smem, None, kineto=True)
-                kin = kineto_estimate_pct(kocc, int(grid), nsms, block,
-                                          int(rec.get("max_threads_per_sm") or lim.max_warps_per_sm * 32))
-                kin_cmp += 1
-                kin_ok += kin == int(est)
-                kin_optin += kocc.active_blocks == 0 and occ.active_blocks > 0
-            rows.append((r.name, r.time_ns, block, regs, smem, occ.active_blocks, pct,
-                         self._achieved(ctr.iloc[i], lim, nsms), limiter))
-        per = pd.DataFrame(rows, columns=["name", "time_ns", "block_size", "regs_per_thread", "smem_bytes",
-                                          "active_blocks_per_sm", "theo", "ach", "limiter"])
-        per["name"] = per["name"].astype(str)
+            occ = self._occ(lim, rec, int(c.block_size), int(c.regs_per_thread), int(c.smem_bytes), c)
+            kin = self._occ(lim, rec, int(c.block_size), int(c.regs_per_thread), int(c.smem_bytes), c, kineto=True) \
+                if lim.vendor == "nvidia" else occ
+            res.append((occ.active_blocks, occ.warps_per_block, occ.max_warps, occ.limiter, kin.active_blocks,
+                        int(rec.get("num_sms") or device.num_sms),
+                        int(rec.get("max_threads_per_sm") or lim.max_warps_per_sm * lim.warp_size)))
+        cfg[["active_blocks_per_sm", "wpb", "max_warps", "cfg_limiter", "kin_active", "nsms", "max_threads"]] = \
+            pd.DataFrame(res, index=cfg.index)
+        per = per.merge(cfg, on=keys, how="left", sort=False)
+        # grid cap (Kineto): min(active blocks, grid / SMs)
+        bps = per["grid"] / per["nsms"]
+        capped = (bps < per["active_blocks_per_sm"]).to_numpy()
+        blocks = np.where(capped, bps, per["active_blocks_per_sm"])
+        blocks = np.where(np.isnan(per["grid"]), per["active_blocks_per_sm"], blocks)
+        per["theo"] = 100.0 * blocks * per["wpb"] / per["max_warps"]
+        per["limiter"] = np.where(capped, "grid", per["cfg_limiter"])
+        per["ach"] = self._achieved(ctr, lim, per["nsms"].to_numpy())
+        est = ctr["kineto.est_achieved_occupancy_pct"].to_numpy(dtype=float) if \
+            "kineto.est_achieved_occupancy_pct" in ctr else np.full(len(per), np.nan)
+        cmp_ = ~np.isnan(est) & ~np.isnan(per["grid"].to_numpy()) & (lim.vendor == "nvidia")
+        kin = kineto_estimate_pct(per["kin_active"].to_numpy()[cmp_], per["grid"].to_numpy()[cmp_],
+                                  per["nsms"].to_numpy()[cmp_], per["block_size"].to_numpy()[cmp_],
+                                  per["max_threads"].to_numpy()[cmp_])
+        kin_ok = int((kin == est[cmp_].astype("int64")).sum())
+        kin_optin = int(((per["kin_active"] == 0) & (per["active_blocks_per_sm"] > 0)).to_numpy()[cmp_].sum())
         table = self._aggregate(per)
         summary = {
             "device": device.name, "arch": device.arch, "launches": int(len(hot)),
             "launches_with_launch_data": int(len(k)), "kernels": int(len(table)),
             "time_weighted_theoretical_pct": weighted_mean(per["theo"], per["time_ns"]),
             "time_weighted_achieved_pct": weighted_mean(per["ach"], per["time_ns"]),
-            "kineto_estimates_compared": kin_cmp, "kineto_estimates_reproduced": kin_ok,
+            "kineto_estimates_compared": int(cmp_.sum()), "kineto_estimates_reproduced": kin_ok,
             "kineto_zero_due_to_optin_smem": kin_optin,
         }
         return AnalysisResult(self.name, table, COLUMNS, summary, self._findings(table, kin_optin))
 
     @staticmethod
-    def _occ(cache: dict, lim, rec: dict, block: int, regs: int, smem: int, ctr: pd.Series | None,
-             kineto: bool = False) -> Occupancy:
+    def _occ(lim, rec: dict, block: int, regs: int, smem: int, c, kineto: bool = False) -> Occupancy:
         if lim.vendor == "amd":
-            arch = ctr.get("arch_vgpr", np.nan) if ctr is not None else np.nan
-            acc = ctr.get("accum_vgpr", np.nan) if ctr is not None else np.nan
-            sg = ctr.get("sgpr", np.nan) if ctr is not None else np.nan
-            a, c = (int(arch), int(0 if pd.isna(acc) else acc)) if not pd.isna(arch) else (regs, 0)
-            key = ("amd", block, a, c, smem, None if pd.isna(sg) else int(sg))
-            if key not in cache:
-                cache[key] = cdna_occupancy(lim, block, a, c, smem, key[-1])
-            return cache[key]
-        props = (rec.get("smem_per_sm_bytes"), rec.get("max_threads_per_sm"), rec.get("regs_per_sm"))
-        key = ("cuda", block, regs, smem, props, kineto)
-        if key not in cache:
-            cache[key] = cuda_occupancy(lim, block, regs, smem, smem_per_sm=props[0], max_threads_per_sm=props[1],
-                                        regs_per_sm=props[2], carveout="max" if kineto else "driver",
-                                        opt_in=not kineto)
-        return cache[key]
+            arch, acc, sg = c.arch_vgpr, c.accum_vgpr, c.sgpr
+            a, cc = (int(arch), int(0 if pd.isna(acc) else acc)) if not pd.isna(arch) else (regs, 0)
+            return cdna_occupancy(lim, block, a, cc, smem, None if pd.isna(sg) else int(sg))
+        return cuda_occupancy(lim, block, regs, smem, smem_per_sm=rec.get("smem_per_sm_bytes"),
+                              max_threads_per_sm=rec.get("max_threads_per_sm"), regs_per_sm=rec.get("regs_per_sm"),
+                              carveout="max" if kineto else "driver", opt_in=not kineto)
 
     @staticmethod
-    def _achieved(c: pd.Series, lim, nsms: int) -> float:
+    def _achieved(ctr: pd.DataFrame, lim, nsms: np.ndarray) -> np.ndarray:
+        out = np.full(len(ctr), np.nan)
         for m in ACHIEVED_PCT:
-            v = c.get(m, np.nan)
-            if not pd.isna(v):
-                return float(v)
-        acc, active = c.get(AMD_WAVES[0], np.nan), c.get(AMD_WAVES[1], np.nan)
-        if not pd.isna(acc) and not pd.isna(active) and active > 0 and nsms:
-            return float(100.0 * (acc / active) / (nsms * lim.max_warps_per_sm))
-        return np.nan
+            if m in ctr:
+                v = ctr[m].to_numpy(dtype=float)
+                out = np.where(np.isnan(out), v, out)
+        if all(m in ctr for m in AMD_WAVES):
+            acc, active = ctr[AMD_WAVES[0]].to_numpy(dtype=float), ctr[AMD_WAVES[1]].to_numpy(dtype=float)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                amd = np.where(active > 0, 100.0 * (acc / active) / (nsms * lim.max_warps_per_sm), np.nan)
+            out = np.where(np.isnan(out), amd, out)
+        return out
 
     @staticmethod
     def _aggregate(per: pd.DataFrame) -> pd.DataFrame:

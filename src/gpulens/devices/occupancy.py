@@ -185,9 +185,9 @@ def cdna_occupancy(lim: ArchLimits, block_size: int, arch_vgprs: int, accum_vgpr
     return Occupancy(active, limits, limiter, w, lim.max_warps_per_sm, 0, lds, lim.smem_per_sm)
 
 
-def kineto_estimate_pct(occ: Occupancy, grid_blocks: int, num_sms: int, block_size: int,
-                        max_threads_per_sm: int) -> int:
-    """Kineto's ``est. achieved occupancy %`` from an occupancy computed with ``opt_in=False, carveout="max"``.
+def kineto_estimate_pct(active_blocks, grid_blocks, num_sms, block_size, max_threads_per_sm):
+    """Kineto's ``est. achieved occupancy %`` (scalars or numpy arrays), from the active blocks of an occupancy
+    computed with ``opt_in=False, carveout="max"``.
 
     Kineto (``libkineto`` ``DeviceProperties.cpp`` / ``output_json.cpp``) computes in float32
     ``min(active blocks, grid / SMs) × threads per block / max threads per SM`` and prints
@@ -196,7 +196,9 @@ def kineto_estimate_pct(occ: Occupancy, grid_blocks: int, num_sms: int, block_si
     """
     import numpy as np
 
-    bps = np.float32(grid_blocks) / np.float32(num_sms)
-    blocks = np.float32(min(np.float32(occ.active_blocks), bps))
-    occupancy = np.float32(blocks * np.float32(block_size) / np.float32(max_threads_per_sm))
-    return int(0.5 + float(occupancy) * 100.0)
+    f32 = np.float32
+    bps = np.asarray(grid_blocks, dtype=f32) / np.asarray(num_sms, dtype=f32)
+    blocks = np.minimum(np.asarray(active_blocks, dtype=f32), bps)
+    occupancy = (blocks * np.asarray(block_size, dtype=f32) / np.asarray(max_threads_per_sm, dtype=f32)).astype(f32)
+    out = np.floor(0.5 + occupancy.astype(np.float64) * 100.0).astype(np.int64)
+    return int(out) if out.ndim == 0 else out
