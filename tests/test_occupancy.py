@@ -174,3 +174,25 @@ def test_occupancy_analyzer_on_h100_bert():
 def test_occupancy_skips_with_reason(trace, reason):
     r = gpulens.analyze([KINETO / trace]).sources[0].results["occupancy"]
     assert r.skipped and reason in r.skipped_reason and list(r.table.columns)[0] == "name"
+
+
+def test_occupancy_analyzer_amd_uses_rocprof_register_counters():
+    from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, Timeline, TimelineMeta, make_table
+
+    # one MI300X dispatch: 256 work-items, 96 arch VGPRs + 32 AGPRs (regs_per_thread = 128), 64 KiB LDS,
+    # grid 304 × 8 work-groups. Unified file: roundup(96, 4) + 32 = 128 → 4 waves/SIMD → 4 work-groups; LDS → 1
+    ev = make_table(EVENT_COLUMNS, {"event_id": [0], "kind": ["kernel"], "name": ["gemm"], "start_ns": [10],
+                                    "dur_ns": [5000], "rank": [0], "device_id": [2], "stream_id": [0],
+                                    "grid_x": [304 * 8], "grid_y": [1], "grid_z": [1], "block_x": [256],
+                                    "block_y": [1], "block_z": [1], "regs_per_thread": [128],
+                                    "smem_static_bytes": [65536], "source": ["rocprof"]})
+    co = make_table(COUNTER_COLUMNS, {"event_id": [0, 0, 0], "metric": ["arch_vgpr", "accum_vgpr", "sgpr"],
+                                      "value": [96.0, 32.0, 96.0], "unit": ["", "", ""], "source": ["rocprof"] * 3})
+    meta = TimelineMeta(devices=[{"rank": 0, "device_id": 2, "name": "AMD Instinct MI300X", "gfx_arch": "gfx942",
+                                  "num_sms": 304, "warp_size": 64}])
+    r = gpulens.analyze_timeline(Timeline(ev, co, meta=meta).validate()).results["occupancy"]
+    row = r.table.iloc[0]
+    assert (row["block_size"], row["regs_per_thread"], row["smem_bytes"]) == (256, 128, 65536)
+    assert row["active_blocks_per_sm"] == 1 and row["limiter"] == "shared_memory"
+    assert row["theoretical_occupancy_pct"] == 12.5
+    assert r.findings[0].title.startswith("Shared memory limit occupancy of gemm to 12 %")

@@ -163,3 +163,22 @@ def test_measured_peaks_in_a_roofline_side_table_override_the_datasheet():
 def test_roofline_skips_with_reason(trace, reason):
     r = gpulens.analyze([KINETO / trace]).sources[0].results["roofline"]
     assert r.skipped and reason in r.skipped_reason
+
+
+def test_cli_device_spec_option(tmp_path):
+    from gpulens.cli import main
+
+    spec = tmp_path / "gpu.json"
+    spec.write_text(json.dumps({"base": "NVIDIA H100 SXM", "name": "lab H100",
+                                "figures": {"memory_bandwidth": [1000, "derated for the test"]}}))
+    out = tmp_path / "r.json"
+    code = main(["analyze", str(KINETO / "tracelens_h100_bert-small.json.gz"), "--device-spec", str(spec),
+                 "--json", str(out), "-q"])
+    assert code == 0
+    src = json.loads(out.read_text())["sources"][0]
+    assert src["device_spec"] == "lab H100"
+    rows = src["analyses"]["roofline"]["table"]
+    assert all(r["peak_bytes_per_s"] == 1e12 for r in rows if r["flops"] is not None)
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    assert main(["analyze", "--demo", "--device-spec", str(bad), "-q"]) == 2

@@ -61,3 +61,8 @@ def weighted_mean(values: pd.Series, weights: pd.Series) -> float | None:
     if w[ok].sum() <= 0:
         return float(v[ok].mean())
     return float((v[ok] * w[ok]).sum() / w[ok].sum())
+
+
+def short_name(name: str, width: int = 60) -> str:
+    """``name`` cut to ``width`` characters with an ellipsis (for finding titles)."""
+    return name if len(name) <= width else name[: width - 1] + "…"

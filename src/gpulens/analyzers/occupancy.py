@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, weighted_mean
+from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, short_name as _short, weighted_mean
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.devices.occupancy import Occupancy, cdna_occupancy, cuda_occupancy, kineto_estimate_pct
 from gpulens.timeline import Timeline
@@ -37,10 +37,6 @@ ACHIEVED_PCT = ("sm__warps_active.avg.pct_of_peak_sustained_active", "Achieved O
 AMD_WAVES = ("SQ_ACCUM_PREV_HIRES", "GRBM_GUI_ACTIVE")
 AMD_RESOURCES = ("arch_vgpr", "accum_vgpr", "sgpr")
 _WORD = {"registers": "Registers", "shared_memory": "Shared memory", "warps": "Warp slots", "blocks": "The block cap"}
-
-
-def _short(name: str, width: int = 60) -> str:
-    return name if len(name) <= width else name[: width - 1] + "…"
 
 
 class OccupancyAnalyzer(Analyzer):

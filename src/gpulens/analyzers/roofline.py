@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.analyzers._hot import hot_kernels
+from gpulens.analyzers._hot import hot_kernels, short_name as _short
 from gpulens.analyzers._work import counter_work, shape_work
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.devices.spec import apply_measured_peaks
@@ -39,10 +39,6 @@ COLUMNS = {
 }
 #: Below this % of the attainable roof a kernel is bound by neither roof.
 NEITHER_PCT = 10.0
-
-
-def _short(name: str, width: int = 60) -> str:
-    return name if len(name) <= width else name[: width - 1] + "…"
 
 
 class Roofline(Analyzer):
