@@ -8,7 +8,7 @@ import gpulens
 from gpulens.devices import identify
 from gpulens.devices.arch import AMD_LIMITS, CUDA_LIMITS
 from gpulens.devices.occupancy import cdna_occupancy, cuda_occupancy, kineto_estimate_pct
-from tests.conftest import KINETO, shared_trace
+from tests.conftest import DATA, KINETO, shared_trace
 
 
 def _kineto_launches(tl):
@@ -114,7 +114,7 @@ def test_matches_ncu_launch_occupancy_limits_b200():
     ("codegandee_rtx5090_ncu-v2_kernel_0010_details.csv", 128, 24, 12, 100.0),
 ])
 def test_warp_and_block_limits_match_ncu_rtx5090(name, block, limit_sm, limit_warps, theo):
-    path = shared_trace(f"ncu/{name}")
+    path = DATA / "nvidia" / name
     vals = {r["Metric Name"]: r["Metric Value"] for r in csv.DictReader(
         ln for ln in open(path, encoding="utf-8") if ln.startswith('"'))}
     assert int(vals["Block Limit SM"]) == limit_sm and int(vals["Block Limit Warps"]) == limit_warps

@@ -87,7 +87,9 @@ def counter_work(timeline: Timeline, event_ids: np.ndarray) -> pd.DataFrame:
         mat = pd.concat([parts[k] for k in keys], axis=1)
         flops = mat.sum(axis=1)
         best = mat.to_numpy().argmax(axis=1)
-        has = flops > 0
+        # a complete FP-instruction count of 0 is a figure (a copy kernel); a zero tensor-op count alone is not
+        general = [m for m in wide.columns if _NCU_FP.match(m) or _NCU_FLOPCOUNT.match(m) or _AMD_VALU.match(m)]
+        has = (flops > 0) | (wide[general].notna().any(axis=1) if general else False)
         out.loc[flops.index[has], "flops"] = flops[has].to_numpy()
         out.loc[flops.index[has], "precision"] = [keys[i][0] for i in best[has.to_numpy()]]
         out.loc[flops.index[has], "matrix"] = [keys[i][1] for i in best[has.to_numpy()]]

@@ -15,6 +15,7 @@ import pandas as pd
 
 from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, short_name as _short, weighted_mean
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.devices import limits_of_record, main_device
 from gpulens.devices.occupancy import Occupancy, cdna_occupancy, cuda_occupancy, kineto_estimate_pct
 from gpulens.timeline import Timeline
 
@@ -49,11 +50,14 @@ class OccupancyAnalyzer(Analyzer):
         def skip(reason: str) -> AnalysisResult:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, skipped_reason=reason)
 
-        if device is None:
-            return skip("no device spec: the GPU was not identified from the trace (pass --device-spec FILE)")
-        lim = device.limits
+        rec0 = main_device(timeline) or {}
+        lim = device.limits if device is not None else limits_of_record(rec0)
         if lim is None:
+            if device is None:
+                return skip("no device spec: the GPU was not identified from the trace and its architecture is not "
+                            "recorded (pass --device-spec FILE)")
             return skip(f"no occupancy rules for architecture {device.arch}")
+        spec_sms = device.num_sms if device is not None else 0
         hot = hot_kernels(timeline, results)
         if not len(hot):
             return skip("no compute kernels in the trace")
@@ -89,22 +93,22 @@ class OccupancyAnalyzer(Analyzer):
             kin = self._occ(lim, rec, int(c.block_size), int(c.regs_per_thread), int(c.smem_bytes), c, kineto=True) \
                 if lim.vendor == "nvidia" else occ
             res.append((occ.active_blocks, occ.warps_per_block, occ.max_warps, occ.limiter, kin.active_blocks,
-                        int(rec.get("num_sms") or device.num_sms),
+                        int(rec.get("num_sms") or spec_sms),
                         int(rec.get("max_threads_per_sm") or lim.max_warps_per_sm * lim.warp_size)))
         cfg[["active_blocks_per_sm", "wpb", "max_warps", "cfg_limiter", "kin_active", "nsms", "max_threads"]] = \
             pd.DataFrame(res, index=cfg.index)
         per = per.merge(cfg, on=keys, how="left", sort=False)
         # grid cap (Kineto): min(active blocks, grid / SMs)
-        bps = per["grid"] / per["nsms"]
+        bps = per["grid"] / per["nsms"].where(per["nsms"] > 0)  # no SM count known: no grid cap
         capped = (bps < per["active_blocks_per_sm"]).to_numpy()
         blocks = np.where(capped, bps, per["active_blocks_per_sm"])
-        blocks = np.where(np.isnan(per["grid"]), per["active_blocks_per_sm"], blocks)
+        blocks = np.where(np.isnan(bps), per["active_blocks_per_sm"], blocks)
         per["theo"] = 100.0 * blocks * per["wpb"] / per["max_warps"]
         per["limiter"] = np.where(capped, "grid", per["cfg_limiter"])
         per["ach"] = self._achieved(ctr, lim, per["nsms"].to_numpy())
         est = ctr["kineto.est_achieved_occupancy_pct"].to_numpy(dtype=float) if \
             "kineto.est_achieved_occupancy_pct" in ctr else np.full(len(per), np.nan)
-        cmp_ = ~np.isnan(est) & ~np.isnan(per["grid"].to_numpy()) & (lim.vendor == "nvidia")
+        cmp_ = ~np.isnan(est) & ~np.isnan(bps.to_numpy()) & (lim.vendor == "nvidia")
         kin = kineto_estimate_pct(per["kin_active"].to_numpy()[cmp_], per["grid"].to_numpy()[cmp_],
                                   per["nsms"].to_numpy()[cmp_], per["block_size"].to_numpy()[cmp_],
                                   per["max_threads"].to_numpy()[cmp_])
@@ -112,7 +116,9 @@ class OccupancyAnalyzer(Analyzer):
         kin_optin = int(((per["kin_active"] == 0) & (per["active_blocks_per_sm"] > 0)).to_numpy()[cmp_].sum())
         table = self._aggregate(per)
         summary = {
-            "device": device.name, "arch": device.arch, "launches": int(len(hot)),
+            "device": device.name if device is not None else f"{rec0.get('name') or 'unidentified GPU'} (no spec; "
+                                                              f"{lim.arch} rules)",
+            "arch": lim.arch, "launches": int(len(hot)),
             "launches_with_launch_data": int(len(k)), "kernels": int(len(table)),
             "time_weighted_theoretical_pct": weighted_mean(per["theo"], per["time_ns"]),
             "time_weighted_achieved_pct": weighted_mean(per["ach"], per["time_ns"]),

@@ -98,6 +98,18 @@ def identify_device(rec: Mapping[str, Any]) -> DeviceSpec | None:
     return spec.with_note(note)
 
 
+def limits_of_record(rec: Mapping[str, Any]) -> ArchLimits | None:
+    """Occupancy limits for a recorded device from its architecture alone (no full spec needed)."""
+    if _is_amd(rec):
+        return limits_for(None, _gfx_of(rec))
+    return limits_for(rec.get("compute_capability"))
+
+
+def main_device(timeline: Any) -> Mapping[str, Any] | None:
+    """The recorded device (``meta.devices`` entry) with the most kernel time, or the first one."""
+    return _main_device(timeline)
+
+
 def _main_device(timeline: Any) -> Mapping[str, Any] | None:
     devs = [d for d in timeline.meta.devices if isinstance(d, Mapping)]
     if not devs:
@@ -149,4 +161,4 @@ def identify(timeline: Any) -> DeviceSpec | None:
 
 
 __all__ = ["PRECISIONS", "SPECS", "ArchLimits", "DeviceSpec", "Figure", "get_spec", "identify", "identify_device",
-           "inferred_num_sms", "limits_for", "load_spec", "spec_from_dict"]
+           "inferred_num_sms", "limits_for", "limits_of_record", "load_spec", "main_device", "spec_from_dict"]

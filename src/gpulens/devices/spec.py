@@ -8,7 +8,7 @@ file key               unit in the file     DeviceSpec unit
 =====================  ===================  =====================
 ``clock_mhz``          MHz                  MHz
 ``memory_bandwidth``   GB/s (10^9 B/s)      bytes/s
-``l2``                 MB (10^6 B)          bytes
+``l2``                 MiB (2^20 B)         bytes
 ``vector.<prec>``      TFLOPS (10^12)       FLOP/s
 ``matrix.<prec>``      TFLOPS / TOPS        FLOP/s (OP/s for int8)
 =====================  ===================  =====================
@@ -30,7 +30,7 @@ from gpulens.devices.arch import ArchLimits, limits_for
 from gpulens.errors import TraceFormatError
 
 PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8")
-_SCALE = {"clock_mhz": 1.0, "memory_bandwidth": 1e9, "l2": 1e6}
+_SCALE = {"clock_mhz": 1.0, "memory_bandwidth": 1e9, "l2": 2**20}
 
 
 @dataclass(frozen=True)
