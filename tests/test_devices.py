@@ -147,3 +147,15 @@ def test_arch_tables_match_ncu_device_attributes():
     # Kineto deviceProperties of the H100 / A100 / V100 traces: sharedMemPerMultiprocessor
     assert CUDA_LIMITS["9.0"].smem_per_sm == 233472 and CUDA_LIMITS["8.0"].smem_per_sm == 167936
     assert CUDA_LIMITS["7.0"].smem_per_sm == 98304 and CUDA_LIMITS["8.0"].smem_per_block_optin == 166912
+
+
+def test_measured_peaks_in_long_form_as_the_collector_writes_them():
+    # the same roofline.csv, as tables["empirical_roofs"] rows: device, roof, value in base units
+    wide = pd.read_csv(DATA / "roofline" / "vcopy_MI200_roofline.csv")
+    long = pd.DataFrame([{"device": int(r["device"]), "roof": c, "value": float(r[c]) * 1e9}
+                         for _, r in wide.iterrows() for c in ("HBMBw", "MFMABF16Flops")])
+    spec = apply_measured_peaks(get_spec("MI210"), long, device=1)
+    # device 1: HBMBw 1389.3043 GB/s, MFMABF16Flops 170928.06 GFLOP/s
+    assert spec.memory_bandwidth == pytest.approx(1389.3043e9)
+    assert spec.peak_flops("bf16")[0] == pytest.approx(170928.06e9)
+    assert spec.peak_flops("fp64", matrix=False)[0] == pytest.approx(22.6e12)  # not measured here: datasheet kept

@@ -4,7 +4,8 @@ Per kernel name of the performance-critical set: FLOPs and DRAM bytes (from coun
 shapes, :mod:`gpulens.analyzers._work`), attained FLOP/s and bytes/s, arithmetic intensity, the applicable roof
 (precision; tensor/matrix unit for GEMM, conv and attention, vector unit otherwise) and % of the attainable
 performance min(peak FLOP/s, AI × peak bandwidth). Peaks come from the device spec; rocprof-compute's measured
-peaks (a ``roofline`` side table) override the datasheet ones.
+peaks (the ``empirical_roofs`` side table of the rocprof-compute collector, or a ``roofline`` table read from
+``roofline.csv``) override the datasheet ones.
 """
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ class Roofline(Analyzer):
 
         if device is None:
             return skip("no device spec: the GPU was not identified from the trace (pass --device-spec FILE)")
-        spec = apply_measured_peaks(device, timeline.tables.get("roofline"))
+        measured = timeline.tables.get("empirical_roofs", timeline.tables.get("roofline"))
+        spec = apply_measured_peaks(device, measured)
         if not spec.memory_bandwidth:
             return skip(f"device spec {spec.name} has no memory bandwidth")
         hot = hot_kernels(timeline, results)

@@ -238,19 +238,29 @@ def apply_measured_peaks(spec: DeviceSpec, table: Any, device: int = 0) -> Devic
 
     Args:
         spec: the datasheet spec.
-        table: a DataFrame with the columns of ``roofline.csv`` (``device``, ``HBMBw`` [GB/s], ``FP32Flops``
-            [GFLOP/s], ``MFMABF16Flops``, ...); None or empty leaves the spec unchanged.
-        device: which GPU's row to use (the ``device`` column), else the first row.
+        table: either ``roofline.csv`` as read (wide: ``device``, ``HBMBw`` [GB/s], ``FP32Flops`` [GFLOP/s],
+            ``MFMABF16Flops``, ...) or the collector's long ``empirical_roofs`` table (``device``, ``roof``,
+            ``value`` in base units: bytes/s, FLOP/s); None or empty leaves the spec unchanged.
+        device: which GPU's row(s) to use (the ``device`` column), else the first device listed.
 
     Returns:
         The spec with measured figures (source ``"rocprof-compute roofline.csv (measured)"``).
     """
     if table is None or not len(table):
         return spec
-    rows = table[table["device"] == device] if "device" in table else table
-    row = (rows if len(rows) else table).iloc[0]
+    devs = table["device"] if "device" in table else None
+    if devs is not None and not (devs == device).any():
+        device = devs.iloc[0]
+    rows = table[devs == device] if devs is not None else table
+    if "roof" in rows and "value" in rows:  # long form, base units
+        measured = {str(r): float(v) for r, v in zip(rows["roof"], rows["value"])}
+    else:  # wide roofline.csv, GB/s and GFLOP/s
+        measured = {c: float(rows[c].iloc[0]) * 1e9 for c in MEASURED_COLUMNS if c in rows}
     figs = dict(spec.figures)
     for col, key in MEASURED_COLUMNS.items():
-        if col in row and row[col] == row[col] and float(row[col]) > 0:
-            figs[key] = Figure(float(row[col]) * 1e9, "rocprof-compute roofline.csv (measured)")
+        v = measured.get(col)
+        if v is not None and v == v and v > 0:
+            figs[key] = Figure(v, "rocprof-compute roofline.csv (measured)")
+    if figs == dict(spec.figures):
+        return spec
     return replace(spec, figures=figs, note=(spec.note + "; " if spec.note else "") + "measured peaks")
