@@ -87,12 +87,15 @@ class Roofline(Analyzer):
         hot_time = float(per["time_ns"].sum())
         covered = float(per.loc[per["flops"].notna(), "time_ns"].sum())
         hs = (results or {}).get("hotspots")
+        all_time = float(hs.summary.get("kernel_effective_ns") or 0) if hs is not None and not hs.skipped else 0.0
+        all_time = all_time or hot_time
         summary = {
             "device": spec.name, "device_note": spec.note,
             "uncertain_figures": spec.uncertain_figures(),
             "launches": int(len(per)), "kernels": int(len(table)),
             "coverage": covered / hot_time if hot_time else 0.0,
             "critical_share_of_kernel_time": hs.summary.get("critical_share") if hs is not None else None,
+            "coverage_of_kernel_time": covered / all_time if all_time else 0.0,
             "launches_from_counters": int((per["source"] == "counters").sum()),
             "launches_from_shapes": int((per["source"] == "shapes").sum()),
             "launches_linked_to_ops": stats["linked"],
@@ -163,7 +166,8 @@ class Roofline(Analyzer):
         out = out[:8]
         cov = summary["coverage"]
         out.append(Finding(
-            f"FLOPs known for {100 * cov:.0f} % of the critical kernels' time",
+            f"FLOPs known for {100 * cov:.0f} % of the critical kernels' time "
+            f"({100 * summary['coverage_of_kernel_time']:.0f} % of all kernel time)",
             f"{summary['launches_from_counters']} launch(es) from counters, {summary['launches_from_shapes']} from "
             "op shapes; ops without a model: " + (", ".join(sorted(summary["ops_without_model"])) or "none") + ".",
             severity="info", category="coverage"))
