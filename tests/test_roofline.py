@@ -143,7 +143,7 @@ def test_h100_bert_gemm_and_attention_get_flops_from_shapes_and_coverage_is_repo
     assert big["calls"] == 1 and big["flops"] == 2 * 141 * 30522 * 512 + 141 * 30522
     assert big["peak_flops_per_s"] == pytest.approx(989.4e12) and big["peak_bytes_per_s"] == pytest.approx(3.35e12)
     assert r.summary["coverage"] == 1.0 and r.summary["launches_from_shapes"] == 40
-    # over all kernels: the critical set's share (the other 20 launches are unlinked-op-free small kernels)
+    # only the critical set is analysed: over all kernel time, coverage is the critical set's share
     assert r.summary["coverage_of_kernel_time"] == pytest.approx(r.summary["critical_share_of_kernel_time"])
     text = render(gpulens.analyze([path]))
     assert "FLOPs known for 100 % of the critical" in text and "Roofline on NVIDIA H100 SXM" in text
