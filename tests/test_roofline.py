@@ -184,3 +184,14 @@ def test_cli_device_spec_option(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{")
     assert main(["analyze", "--demo", "--device-spec", str(bad), "-q"]) == 2
+
+
+def test_copy_kernel_without_fp_work_is_placed_by_bandwidth():
+    # vecCopy-like dispatch: complete VALU counters, all 0 FLOPs; 600 MB moved in 1 ms = 600 GB/s of 1000 GB/s
+    tl = _timeline_with_counters({"SQ_INSTS_VALU_ADD_F64": 0.0, "SQ_INSTS_VALU_FMA_F64": 0.0,
+                                  "FETCH_SIZE": 300e6, "WRITE_SIZE": 300e6}, {"FETCH_SIZE": "bytes", "WRITE_SIZE": "bytes"})
+    r = gpulens.analyze_timeline(tl, device_spec=TOY).results["roofline"]
+    row = r.table.iloc[0]
+    assert row["flops"] == 0 and row["precision"] is None and row["arithmetic_intensity"] == 0
+    assert row["bound"] == "memory" and row["roof_pct"] == pytest.approx(60.0)
+    assert any(f.title == "k at 60 % of the memory roof" for f in r.findings)

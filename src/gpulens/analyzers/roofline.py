@@ -30,12 +30,13 @@ COLUMNS = {
     "flops_per_s": "flops / time of the launches with a figure [FLOP/s]",
     "bytes_per_s": "bytes / time of the launches with a figure [bytes/s]",
     "arithmetic_intensity": "flops / bytes [FLOP/byte]",
-    "precision": "fp64 | fp32 | tf32 | bf16 | fp16 | fp8 | int8 (of the most work)",
+    "precision": "fp64 | fp32 | tf32 | bf16 | fp16 | fp8 | int8 (of the most work); None without FP work",
     "peak_flops_per_s": "compute roof for that precision and unit (matrix for GEMM/conv/attention) [FLOP/s]",
     "peak_bytes_per_s": "memory roof: peak DRAM/HBM bandwidth [bytes/s]",
     "ridge_point": "peak_flops_per_s / peak_bytes_per_s [FLOP/byte]",
     "bound": "compute | memory (side of the ridge), None when below 10 % of the roof (latency/occupancy/launch)",
-    "roof_pct": "attained FLOP/s / min(peak FLOP/s, AI × peak bandwidth) × 100 [%]",
+    "roof_pct": "attained FLOP/s / min(peak FLOP/s, AI × peak bandwidth) × 100 [%] (= bandwidth use on the memory "
+                "side, also for kernels without FP work)",
     "flops_source": "counters | shapes | None",
 }
 #: Below this % of the attainable roof a kernel is bound by neither roof.
@@ -117,19 +118,24 @@ class Roofline(Analyzer):
             t = float(f["time_ns"].sum())
             flops, nbytes = float(f["flops"].sum()), float(f["bytes"].sum(min_count=1)) if f["bytes"].notna().any() \
                 else np.nan
-            w = f.groupby(["precision", "matrix"], dropna=False)["time_ns"].sum()
-            prec, matrix = w.idxmax()
-            peak = spec.peak_flops(str(prec), bool(matrix)) if isinstance(prec, str) else None
+            if flops > 0:
+                w = f[f["flops"] > 0].groupby(["precision", "matrix"], dropna=False)["time_ns"].sum()
+                prec, matrix = w.idxmax()
+            else:  # no FP work at all (a copy kernel): no precision; the fp32 vector roof places the ridge
+                prec, matrix = None, False
+            peak = spec.peak_flops(str(prec or "fp32"), bool(matrix))
             pf = peak[0] if peak else np.nan
             fps = flops / t * 1e9 if t > 0 else np.nan
             bps = nbytes / t * 1e9 if t > 0 and nbytes == nbytes else np.nan
             ai = flops / nbytes if nbytes and nbytes == nbytes else np.nan
-            attainable = min(pf, ai * bw) if ai == ai else pf
-            pct = 100.0 * fps / attainable if attainable and attainable == attainable and fps == fps else np.nan
             ridge = pf / bw
+            # attained / attainable: on the memory side (AI < ridge) that is bandwidth use, B/t / peak bandwidth
+            # (= F/t / (AI × bandwidth), and still defined for 0 FLOPs); on the compute side F/t / peak FLOP/s
+            memory_side = ai == ai and ai < ridge
+            pct = 100.0 * (bps / bw if memory_side else fps / pf) if pf == pf else np.nan
             bound = None
             if pct == pct and pct >= NEITHER_PCT and ai == ai:
-                bound = "compute" if ai >= ridge else "memory"
+                bound = "memory" if memory_side else "compute"
             row.update(flops=flops, bytes=nbytes, flops_per_s=fps, bytes_per_s=bps, arithmetic_intensity=ai,
                        precision=prec, peak_flops_per_s=pf, peak_bytes_per_s=bw, ridge_point=ridge, bound=bound,
                        roof_pct=pct, flops_source="counters" if (f["source"] == "counters").any() else "shapes")
@@ -154,7 +160,7 @@ class Roofline(Analyzer):
                           "does (small grids, short kernels, dependent loads). Fuse or batch the work.")
                 cat = "latency-bound"
             else:
-                roof = f"{r.precision} {'compute' if r.bound == 'compute' else 'memory'} roof"
+                roof = f"{r.precision} compute roof" if r.bound == "compute" else "memory roof"
                 title = f"{_short(r.name)} at {r.roof_pct:.0f} % of the {roof}"
                 detail = (f"Arithmetic intensity {r.arithmetic_intensity:.1f} FLOP/B vs ridge point "
                           f"{r.ridge_point:.0f} FLOP/B; {r.flops_per_s / 1e12:.2f} TFLOP/s, "
