@@ -106,7 +106,8 @@ def test_load_spec_json_with_base_and_toml(tmp_path):
     assert s.memory_bandwidth == 3000e9
     assert s.peak_flops("fp8")[0] == pytest.approx(1978.9e12)  # kept from the base
     t = tmp_path / "mine.toml"
-    t.write_text('name = "toy"\ngfx_arch = "gfx942"\nnum_sms = 38\n[figures]\nmemory_bandwidth = [662.5, "1/8 of MI300X"]\n'
+    t.write_text('name = "toy"\ngfx_arch = "gfx942"\nnum_sms = 38\n[figures]\n'
+                 'memory_bandwidth = [662.5, "1/8 of MI300X"]\n'
                  '"matrix.bf16" = {value = 163.4, source = "1/8", uncertain = true}\n')
     s = load_spec(t)
     assert s.vendor == "amd" and s.limits is AMD_LIMITS["gfx942"] and s.num_sms == 38

@@ -74,7 +74,8 @@ def test_elementwise_and_reduction_models():
     assert c.flops == 96 and c.bytes == (32 + 24 + 96) * 4
     c = _cost("aten::gelu", [[1, 141, 2048], []], [BF16, ""])
     assert c.flops == 141 * 2048 and c.bytes == 2 * 141 * 2048 * 2
-    c = _cost("aten::native_layer_norm", [[1, 141, 512], [], [512], [512], []], [BF16, "ScalarList", BF16, BF16, "Scalar"])
+    c = _cost("aten::native_layer_norm", [[1, 141, 512], [], [512], [512], []],
+              [BF16, "ScalarList", BF16, BF16, "Scalar"])
     assert c.flops == 5 * 141 * 512 and c.bytes == (141 * 512 + 512 + 512 + 141 * 512) * 2
     assert _cost("aten::index_select", [[30522, 512], [], [141]], [BF16, "Scalar", "long int"]) is None
 
@@ -189,7 +190,8 @@ def test_cli_device_spec_option(tmp_path):
 def test_copy_kernel_without_fp_work_is_placed_by_bandwidth():
     # vecCopy-like dispatch: complete VALU counters, all 0 FLOPs; 600 MB moved in 1 ms = 600 GB/s of 1000 GB/s
     tl = _timeline_with_counters({"SQ_INSTS_VALU_ADD_F64": 0.0, "SQ_INSTS_VALU_FMA_F64": 0.0,
-                                  "FETCH_SIZE": 300e6, "WRITE_SIZE": 300e6}, {"FETCH_SIZE": "bytes", "WRITE_SIZE": "bytes"})
+                                  "FETCH_SIZE": 300e6, "WRITE_SIZE": 300e6},
+                                 {"FETCH_SIZE": "bytes", "WRITE_SIZE": "bytes"})
     r = gpulens.analyze_timeline(tl, device_spec=TOY).results["roofline"]
     row = r.table.iloc[0]
     assert row["flops"] == 0 and row["precision"] is None and row["arithmetic_intensity"] == 0

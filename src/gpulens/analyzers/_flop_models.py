@@ -93,9 +93,11 @@ def conv(x: list[int], w: list[int], out_spatial: list[int], groups: int = 1, bi
 
 
 _GEMM = re.compile(r"^aten::(mm|addmm|bmm|baddbmm|matmul|linear|_scaled_mm)$")
-_SDPA = re.compile(r"^aten::(_?scaled_dot_product\w*attention\w*|_flash_attention_forward|_efficient_attention_forward)$")
+_SDPA = re.compile(r"^aten::(_?scaled_dot_product\w*attention\w*|_flash_attention_forward|"
+                   r"_efficient_attention_forward)$")
 _UNARY = {"relu", "gelu", "silu", "sigmoid", "tanh", "exp", "neg", "abs", "sqrt", "rsqrt", "log", "sin", "cos",
-          "reciprocal", "erf", "clamp", "clamp_min", "clamp_max", "hardtanh", "leaky_relu", "threshold", "fill_", "zero_", "copy_", "to",
+          "reciprocal", "erf", "clamp", "clamp_min", "clamp_max", "hardtanh", "leaky_relu", "threshold", "fill_",
+          "zero_", "copy_", "to",
           "_to_copy", "contiguous", "clone", "dropout", "native_dropout"}
 _BINARY = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "eq", "ne", "lt", "gt", "le", "ge",
            "masked_fill", "addcmul", "addcdiv", "lerp", "rsub"}

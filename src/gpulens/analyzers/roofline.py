@@ -79,7 +79,8 @@ class Roofline(Analyzer):
             has_dims = timeline.events["input_dims"].notna().any()
             has_ops = bool((timeline.events["kind"] == "cpu_op").any())
             shapes = ("no FLOP model for the hot kernels' ops" if has_dims else
-                      "no op shapes (profile with record_shapes=True)" if has_ops else "no framework ops to read shapes from")
+                      "no op shapes (profile with record_shapes=True)" if has_ops else
+                      "no framework ops to read shapes from")
             return skip("no FLOP source: the hot kernels have no FP-instruction counters (e.g. ncu "
                         "sm__sass_thread_inst_executed_op_* or rocprof SQ_INSTS_VALU_*) and " + shapes)
         per = pd.DataFrame({"name": hot["name"].astype(str).to_numpy(), "time_ns": hot["time_ns"].to_numpy(),

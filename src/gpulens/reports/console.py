@@ -95,7 +95,8 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
         for c in ("kernel", "TFLOP/s", "GB/s", "FLOP/B", "prec", "bound", "% roof", "from"):
             t.add_column(c, justify="left" if c == "kernel" else "right", no_wrap=c != "kernel")
         for r in rf.table.head(top).itertuples():
-            t.add_row(Text(_short(str(r.name).removeprefix("void "), 28)), _num(r.flops_per_s, 1e12, "{:.2f}"), _num(r.bytes_per_s, 1e9, "{:.0f}"),
+            t.add_row(Text(_short(str(r.name).removeprefix("void "), 28)), _num(r.flops_per_s, 1e12, "{:.2f}"),
+                      _num(r.bytes_per_s, 1e9, "{:.0f}"),
                       _num(r.arithmetic_intensity), str(r.precision or "—"), str(r.bound or "neither"),
                       _num(r.roof_pct), str(r.flops_source or "—"))
         parts.append(t)
@@ -106,7 +107,8 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
         for c in ("kernel", "block", "regs", "smem B", "blk/SM", "theor %", "achv %", "limiter"):
             t.add_column(c, justify="left" if c == "kernel" else "right", no_wrap=c != "kernel")
         for r in oc.table.head(top).itertuples():
-            t.add_row(Text(_short(str(r.name).removeprefix("void "), 28)), str(r.block_size), str(r.regs_per_thread), str(r.smem_bytes),
+            t.add_row(Text(_short(str(r.name).removeprefix("void "), 28)), str(r.block_size), str(r.regs_per_thread),
+                      str(r.smem_bytes),
                       str(r.active_blocks_per_sm), _num(r.theoretical_occupancy_pct),
                       _num(r.achieved_occupancy_pct), str(r.limiter))
         parts.append(t)
