@@ -73,8 +73,12 @@ class Roofline(Analyzer):
         ids = hot["event_id"].to_numpy()
         work = counter_work(timeline, ids)
         by_shape, stats = shape_work(timeline, hot, self.causal)
+        # launches without FP counters take the FLOPs of their op's shapes; measured DRAM bytes are kept over the
+        # shape model's (which counts each tensor once and knows no cache effects)
         missing = work["flops"].isna().to_numpy()
+        counted_bytes = work["bytes"].copy()
         work.loc[missing] = by_shape.loc[missing].to_numpy()
+        work["bytes"] = counted_bytes.where(counted_bytes.notna() & work["flops"].notna(), work["bytes"])
         if work["flops"].isna().all():
             has_dims = timeline.events["input_dims"].notna().any()
             has_ops = bool((timeline.events["kind"] == "cpu_op").any())
