@@ -197,3 +197,26 @@ def test_occupancy_analyzer_amd_uses_rocprof_register_counters():
     assert row["active_blocks_per_sm"] == 1 and row["limiter"] == "shared_memory"
     assert row["theoretical_occupancy_pct"] == 12.5
     assert r.findings[0].title.startswith("Shared memory limit occupancy of gemm to 12 %")
+
+
+def test_achieved_occupancy_from_ncu_counter_is_time_weighted():
+    from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, Timeline, TimelineMeta, make_table
+
+    # two launches of one kernel on an H100 (132 SMs): 256 threads, 32 regs, no smem → 8 blocks × 8 warps = 100 %;
+    # ncu measured 20 % on the 3 µs launch and 50 % on the 1 µs one → (20·3 + 50·1) / 4 = 27.5 %
+    n = 2
+    ev = make_table(EVENT_COLUMNS, {"event_id": [0, 1], "kind": ["kernel"] * n, "name": ["k"] * n,
+                                    "start_ns": [0, 10_000], "dur_ns": [3000, 1000], "rank": [0] * n,
+                                    "device_id": [0] * n, "stream_id": [1] * n, "grid_x": [10_000] * n,
+                                    "grid_y": [1] * n, "grid_z": [1] * n, "block_x": [256] * n, "block_y": [1] * n,
+                                    "block_z": [1] * n, "regs_per_thread": [32] * n, "source": ["ncu"] * n})
+    metric = "sm__warps_active.avg.pct_of_peak_sustained_active"
+    co = make_table(COUNTER_COLUMNS, {"event_id": [0, 1], "metric": [metric] * n, "value": [20.0, 50.0],
+                                      "unit": ["%"] * n, "source": ["ncu"] * n})
+    meta = TimelineMeta(devices=[{"rank": 0, "device_id": 0, "name": "NVIDIA H100 80GB HBM3",
+                                  "compute_capability": "9.0", "num_sms": 132}])
+    r = gpulens.analyze_timeline(Timeline(ev, co, meta=meta).validate()).results["occupancy"]
+    row = r.table.iloc[0]
+    assert row["theoretical_occupancy_pct"] == 100.0 and row["limiter"] == "warps"
+    assert row["achieved_occupancy_pct"] == pytest.approx(27.5)
+    assert any("achieves 28 % occupancy of a possible 100 %" in f.title for f in r.findings)
