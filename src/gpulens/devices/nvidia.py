@@ -52,6 +52,7 @@ GPUS = [
                  "vector.fp64": [37, "STAS"], "matrix.fp64": [37, "STAS"], "vector.fp32": [75, "AO", U],
                  "matrix.tf32": [1125, "STAS"], "matrix.bf16": [2250, "STAS"], "matrix.fp16": [2250, "STAS"],
                  "matrix.fp8": [4500, "STAS"], "matrix.int8": [4500, "STAS"]}},
+    # L4 SM count: 58 from 7424 CUDA cores / 128 (one site says 60) — uncertain (gpu-facts ⚠ 4)
     {"name": "NVIDIA L4", "compute_capability": "8.9", "num_sms": 58, "memory_gb": 24,
      "match": [r"\bL4\b"],
      "figures": {"clock_mhz": [2040, "WEB-L4"], "memory_bandwidth": [300, "WEB-L4"], "l2": [48, "WEB-L4"],
