@@ -45,7 +45,11 @@ class SourceReport:
 
     @property
     def summary(self) -> dict[str, Any]:
-        """Headline figures: kernel count, kernel time (plain sum, ns), kernel busy (union, ns), span, busy %..."""
+        """Headline figures: kernel count, kernel time (plain sum, ns), kernel busy (union, ns), span, busy %...
+
+        Also ``memcpy_count``, ``memcpy_bytes`` (sum of the recorded payloads of copies, bytes) and ``flops`` (sum of
+        the FLOP counts the source recorded, e.g. Kineto ``with_flops`` on cpu_ops; 0 when none).
+        """
         hs = self.results.get("hotspots")
         bd = self.results.get("breakdown")
         h = hs.summary if hs else {}
@@ -67,6 +71,9 @@ class SourceReport:
             "event_count": int(len(ev)),
             "rejected_event_count": int(len(self.timeline.rejected)),
             "ranks": self.timeline.ranks,
+            "memcpy_count": int((ev["kind"] == "memcpy").sum()),
+            "memcpy_bytes": int(ev.loc[ev["kind"] == "memcpy", "bytes"].sum()),
+            "flops": float(ev["flops"].sum()),
         }
 
     def findings(self) -> list[Finding]:
