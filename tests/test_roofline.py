@@ -212,3 +212,21 @@ def test_shape_flops_with_measured_dram_bytes():
     row = gpulens.analyze_timeline(Timeline(ev, co).validate(), device_spec=TOY).results["roofline"].table.iloc[0]
     assert row["flops"] == 2 * 1024**3 and row["flops_source"] == "shapes" and row["precision"] == "fp32"
     assert row["bytes"] == 2e7
+
+
+def test_cache_level_points_from_rocprof_counters_with_measured_l2_roof():
+    # 64 × 2 × 1e4 FMA_F32 = 1.28e6 FLOP; L2 = 64 B × (1000 read + 500 write requests) = 96,000 B → AI 13.33;
+    # L1 = 64 B × 4000 accesses = 256,000 B → AI 5; L2 roof measured by rocprof-compute: L2Bw 5018.2891 GB/s
+    tl = _timeline_with_counters({"SQ_INSTS_VALU_FMA_F32": 1e4, "TCP_TCC_READ_REQ_sum": 1000.0,
+                                  "TCP_TCC_WRITE_REQ_sum": 500.0, "TCP_TOTAL_CACHE_ACCESSES_sum": 4000.0,
+                                  "FETCH_SIZE": 10.0})
+    tl.tables["roofline"] = pd.read_csv(DATA / "roofline" / "vcopy_MI200_roofline.csv")
+    r = gpulens.analyze_timeline(tl, device_spec=gpulens.devices.get_spec("MI210")).results["roofline"]
+    (lv,) = r.summary["cache_levels"]
+    assert lv["l2_bytes"] == 96_000 and lv["l2_arithmetic_intensity"] == pytest.approx(1.28e6 / 96_000)
+    assert lv["l1_bytes"] == 256_000 and lv["l1_arithmetic_intensity"] == pytest.approx(5.0)
+    assert lv["l2_bytes_per_s"] == pytest.approx(96_000 / 1e-3)  # over the 1 ms kernel
+    assert lv["l2_peak_bytes_per_s"] == pytest.approx(5018.2891e9)
+    # without cache counters there is no cache-level point
+    assert gpulens.analyze([KINETO / "tracelens_h100_bert-small.json.gz"]).sources[0] \
+        .results["roofline"].summary["cache_levels"] == []

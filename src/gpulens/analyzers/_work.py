@@ -168,3 +168,31 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
     out["flops"] = out["flops"].astype(float)
     out["bytes"] = out["bytes"].astype(float)
     return out, stats
+
+
+#: Cache-level traffic counters (gpu-facts §1.3–1.4): ncu L2 (``lts__t_bytes.sum``) and L1 (``l1tex__t_bytes.sum``)
+#: bytes; rocprof-compute L2 = 64 × (``TCP_TCC_READ_REQ`` + ``TCP_TCC_WRITE_REQ`` + atomics), L1 = 64 ×
+#: ``TCP_TOTAL_CACHE_ACCESSES`` (``_sum`` suffix accepted).
+_L2_AMD = ("TCP_TCC_READ_REQ", "TCP_TCC_WRITE_REQ", "TCP_TCC_ATOMIC_WITH_RET_REQ", "TCP_TCC_ATOMIC_WITHOUT_RET_REQ")
+
+
+def cache_bytes(timeline: Timeline, event_ids: np.ndarray) -> pd.DataFrame:
+    """L2 and L1 bytes per event from counters (columns ``l2_bytes``, ``l1_bytes``; NaN when not counted)."""
+    amd = [n + s for n in _L2_AMD for s in ("", "_sum")]
+    names = ["lts__t_bytes.sum", "l1tex__t_bytes.sum", "TCP_TOTAL_CACHE_ACCESSES", "TCP_TOTAL_CACHE_ACCESSES_sum",
+             *amd]
+    c = timeline.counters
+    sub = c[c["metric"].astype(str).isin(names).to_numpy() & c["event_id"].isin(list(event_ids)).to_numpy()]
+    out = pd.DataFrame({"l2_bytes": np.nan, "l1_bytes": np.nan}, index=pd.Index(event_ids, name="event_id"))
+    if not len(sub):
+        return out
+    sub = sub.assign(metric=sub["metric"].astype(str)).drop_duplicates(["event_id", "metric"])
+    wide = sub.pivot(index="event_id", columns="metric", values="value")
+    amd_cols = [n + "_sum" if n + "_sum" in wide else n for n in _L2_AMD if n + "_sum" in wide or n in wide]
+    l2 = _col(wide, "lts__t_bytes.sum").combine_first(
+        (64 * wide[amd_cols].sum(axis=1, min_count=1)) if amd_cols else pd.Series(np.nan, index=wide.index))
+    l1 = _col(wide, "l1tex__t_bytes.sum").combine_first(
+        64 * _col(wide, "TCP_TOTAL_CACHE_ACCESSES_sum", "TCP_TOTAL_CACHE_ACCESSES"))
+    out.loc[wide.index, "l2_bytes"] = l2.to_numpy(dtype=float)
+    out.loc[wide.index, "l1_bytes"] = l1.to_numpy(dtype=float)
+    return out

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._hot import hot_kernels, short_name as _short
-from gpulens.analyzers._work import counter_work, shape_work
+from gpulens.analyzers._work import cache_bytes, counter_work, shape_work
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.devices.spec import apply_measured_peaks
 from gpulens.timeline import Timeline
@@ -108,7 +108,37 @@ class Roofline(Analyzer):
             "ops_without_model": stats["unmodelled"],
             "attention_assumed_causal": self.causal,
         }
+        summary["cache_levels"] = self._cache_levels(timeline, hot, work, spec, measured)
         return AnalysisResult(self.name, table, COLUMNS, summary, self._findings(table, summary))
+
+    @staticmethod
+    def _cache_levels(timeline: Timeline, hot: pd.DataFrame, work: pd.DataFrame, spec, measured) -> list[dict]:
+        """Hierarchical roofline points where L2/L1 traffic counters exist: per kernel name, bytes, bytes/s and
+        arithmetic intensity at L2 and L1, with the measured L2/L1 bandwidth roofs when rocprof-compute gave them."""
+        cb = cache_bytes(timeline, hot["event_id"].to_numpy())
+        if cb.isna().all().all():
+            return []
+        roofs = {}
+        if measured is not None and len(measured) and "roof" in measured:
+            roofs = {str(r): float(v) for r, v in zip(measured["roof"], measured["value"])}
+        elif measured is not None and len(measured):
+            roofs = {c: float(measured[c].iloc[0]) * 1e9 for c in ("L2Bw", "L1Bw") if c in measured}
+        df = pd.DataFrame({"name": hot["name"].astype(str).to_numpy(), "t": hot["time_ns"].to_numpy(dtype=float),
+                           "flops": work["flops"].to_numpy(dtype=float), **{c: cb[c].to_numpy() for c in cb}})
+        out = []
+        for name, g in df.groupby("name", sort=False):
+            row: dict = {"name": name}
+            for lvl in ("l2", "l1"):
+                ok = g[f"{lvl}_bytes"].notna()
+                if not ok.any():
+                    continue
+                b, t, f = g.loc[ok, f"{lvl}_bytes"].sum(), g.loc[ok, "t"].sum(), g.loc[ok, "flops"].sum(min_count=1)
+                row.update({f"{lvl}_bytes": float(b), f"{lvl}_bytes_per_s": b / t * 1e9 if t else None,
+                            f"{lvl}_arithmetic_intensity": float(f / b) if b and f == f else None,
+                            f"{lvl}_peak_bytes_per_s": roofs.get("L2Bw" if lvl == "l2" else "L1Bw")})
+            if len(row) > 1:
+                out.append(row)
+        return out
 
     @staticmethod
     def _aggregate(per: pd.DataFrame, spec) -> pd.DataFrame:
