@@ -132,7 +132,8 @@ def _device_for(timeline: Timeline) -> Any:
 
 def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None = None,
             only: list[str] | None = None,
-            on_load: Callable[[str], Any] | None = None, device_spec: Any = None) -> Report:
+            on_load: Callable[[str], Any] | None = None, device_spec: Any = None,
+            join: bool = False) -> Report:
     """Load each path and analyze it (the library form of ``gpulens analyze``).
 
     Args:
@@ -142,6 +143,11 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
         only: analyzer names to run (all when None).
         on_load: called with each path before it is loaded (progress display).
         device_spec: a DeviceSpec or spec-file path used for every input instead of the identified device.
+        join: treat the inputs as recordings of one run: the counters and launch resources of the 2nd, 3rd…
+            input are attached to the first input's kernels (:func:`gpulens.collectors.join.join_dispatches`)
+            and one SourceReport is made. Without it, AMD profiler inputs (rocprof, rocprofv3, rocpd,
+            rocprofiler-compute) are folded into a framework trace only when most of its kernels match
+            (:func:`gpulens.collectors.join.fold_profiler_inputs`).
 
     Raises:
         TraceFormatError: an input cannot be read.
@@ -153,7 +159,20 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
         if on_load:
             on_load(str(p))
         loaded.append((str(p), collect(p, strict=strict, format=format)))
-    return Report([analyze_timeline(tl, label, only, device_spec) for label, tl in attach_ncu_inputs(loaded)])
+    loaded = attach_ncu_inputs(loaded)
+    if not join:
+        from gpulens.collectors.join import fold_profiler_inputs
+
+        loaded = fold_profiler_inputs(loaded)
+    if join and len(loaded) > 1:
+        from gpulens.collectors.join import join_dispatches
+
+        label, tl = loaded[0]
+        for other_label, other in loaded[1:]:
+            tl = join_dispatches(tl, other).timeline
+            label = f"{label} + {other_label}"
+        loaded = [(label, tl)]
+    return Report([analyze_timeline(tl, label, only, device_spec) for label, tl in loaded])
 
 
 NCU_COLLECTORS = ("ncu_csv", "ncu_rep")

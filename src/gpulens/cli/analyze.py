@@ -55,6 +55,9 @@ def register(app: typer.Typer) -> None:
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No console summary."),
         device_spec: Optional[Path] = typer.Option(None, "--device-spec", help="GPU spec file (JSON/TOML) to use "
                                                    "instead of the device identified from the trace."),
+        join: bool = typer.Option(False, "--join", help="Inputs are one run (e.g. a Kineto trace and a rocprof "
+                                                        "folder): attach the later inputs' counters to the first's "
+                                                        "kernels and report once."),
     ) -> int:
         """Analyze traces: device, span, GPU busy %, time breakdown and the kernels that matter.
 
@@ -68,7 +71,8 @@ def register(app: typer.Typer) -> None:
         console = Console(stderr=quiet)
         with console.status("") as status:
             report = run_analysis(inputs, strict=not lenient, format=format,
-                                  on_load=lambda p: status.update(f"Loading {p} …"), device_spec=device_spec)
+                                  on_load=lambda p: status.update(f"Loading {p} …"), device_spec=device_spec,
+                                  join=join)
         if not quiet:
             from gpulens.reports.console import print_report
 
