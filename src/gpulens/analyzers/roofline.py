@@ -18,7 +18,7 @@ import pandas as pd
 from gpulens.analyzers._hot import hot_kernels, short_name as _short
 from gpulens.analyzers._work import cache_bytes, counter_work, shape_work
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.devices.spec import apply_measured_peaks
+from gpulens.devices.spec import apply_measured_peaks, measured_roofs
 from gpulens.timeline import Timeline
 
 COLUMNS = {
@@ -118,11 +118,7 @@ class Roofline(Analyzer):
         cb = cache_bytes(timeline, hot["event_id"].to_numpy())
         if cb.isna().all().all():
             return []
-        roofs = {}
-        if measured is not None and len(measured) and "roof" in measured:
-            roofs = {str(r): float(v) for r, v in zip(measured["roof"], measured["value"])}
-        elif measured is not None and len(measured):
-            roofs = {c: float(measured[c].iloc[0]) * 1e9 for c in ("L2Bw", "L1Bw") if c in measured}
+        roofs = measured_roofs(measured)
         df = pd.DataFrame({"name": hot["name"].astype(str).to_numpy(), "t": hot["time_ns"].to_numpy(dtype=float),
                            "flops": work["flops"].to_numpy(dtype=float), **{c: cb[c].to_numpy() for c in cb}})
         out = []

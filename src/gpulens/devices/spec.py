@@ -233,33 +233,43 @@ MEASURED_COLUMNS = {"HBMBw": "memory_bandwidth", "FP32Flops": "vector.fp32", "FP
                     "MFMAF64Flops": "matrix.fp64", "MFMAI8Ops": "matrix.int8"}
 
 
-def apply_measured_peaks(spec: DeviceSpec, table: Any, device: int = 0) -> DeviceSpec:
-    """A copy of ``spec`` whose peaks are replaced by those rocprof-compute measured (its ``roofline.csv``).
+def measured_roofs(table: Any, device: int = 0) -> dict[str, float]:
+    """rocprof-compute's measured roofs for one device, by the tool's names (``HBMBw``, ``L2Bw``, ``L1Bw``,
+    ``FP32Flops``, ``MFMABF16Flops``...), in base units (bytes/s, FLOP/s).
 
     Args:
-        spec: the datasheet spec.
-        table: either ``roofline.csv`` as read (wide: ``device``, ``HBMBw`` [GB/s], ``FP32Flops`` [GFLOP/s],
-            ``MFMABF16Flops``, ...) or the collector's long ``empirical_roofs`` table (``device``, ``roof``,
-            ``value`` in base units: bytes/s, FLOP/s); None or empty leaves the spec unchanged.
-        device: which GPU's row(s) to use (the ``device`` column), else the first device listed.
-
-    Returns:
-        The spec with measured figures (source ``"rocprof-compute roofline.csv (measured)"``).
+        table: ``roofline.csv`` as read (wide, GB/s and GFLOP/s) or the collector's long ``empirical_roofs``
+            table (``device``, ``roof``, ``value`` in base units); None or empty gives ``{}``.
+        device: the ``device`` to use, else the first device listed.
     """
     if table is None or not len(table):
-        return spec
+        return {}
     devs = table["device"] if "device" in table else None
     if devs is not None and not (devs == device).any():
         device = devs.iloc[0]
     rows = table[devs == device] if devs is not None else table
     if "roof" in rows and "value" in rows:  # long form, base units
-        measured = {str(r): float(v) for r, v in zip(rows["roof"], rows["value"])}
-    else:  # wide roofline.csv, GB/s and GFLOP/s
-        measured = {c: float(rows[c].iloc[0]) * 1e9 for c in MEASURED_COLUMNS if c in rows}
+        return {str(r): float(v) for r, v in zip(rows["roof"], rows["value"]) if v == v}
+    return {c: float(rows[c].iloc[0]) * 1e9 for c in rows.columns
+            if c != "device" and not c.lower().endswith(("low", "high")) and rows[c].iloc[0] == rows[c].iloc[0]}
+
+
+def apply_measured_peaks(spec: DeviceSpec, table: Any, device: int = 0) -> DeviceSpec:
+    """A copy of ``spec`` whose peaks are replaced by those rocprof-compute measured (its ``roofline.csv``).
+
+    Args:
+        spec: the datasheet spec.
+        table, device: as for :func:`measured_roofs`.
+
+    Returns:
+        The spec with measured figures (source ``"rocprof-compute roofline.csv (measured)"``); unchanged when the
+        table gives none.
+    """
+    measured = measured_roofs(table, device)
     figs = dict(spec.figures)
     for col, key in MEASURED_COLUMNS.items():
         v = measured.get(col)
-        if v is not None and v == v and v > 0:
+        if v is not None and v > 0:
             figs[key] = Figure(v, "rocprof-compute roofline.csv (measured)")
     if figs == dict(spec.figures):
         return spec
