@@ -53,6 +53,8 @@ def register(app: typer.Typer) -> None:
         lenient: bool = typer.Option(False, "--lenient", help="Keep what can be read from malformed inputs."),
         top: int = typer.Option(10, "--top", help="Kernels shown in the console table."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No console summary."),
+        device_spec: Optional[Path] = typer.Option(None, "--device-spec", help="GPU spec file (JSON/TOML) to use "
+                                                   "instead of the device identified from the trace."),
         join: bool = typer.Option(False, "--join", help="Inputs are one run (e.g. a Kineto trace and a rocprof "
                                                         "folder): attach the later inputs' counters to the first's "
                                                         "kernels and report once."),
@@ -82,7 +84,7 @@ def register(app: typer.Typer) -> None:
         with console.status("") as status:
             report = run_analysis(inputs, strict=not lenient, format=format,
                                   on_load=lambda p: status.update(f"Loading {p} …"), select=select,
-                                  cache=not no_cache, workers=workers, scheduler=scheduler, join=join)
+                                  cache=not no_cache, workers=workers, scheduler=scheduler, join=join, device_spec=device_spec)
         if not quiet:
             from gpulens.reports.console import print_report
 
