@@ -111,9 +111,9 @@ class KinetoCollector(Collector):
             try:
                 doc = TRACE_DECODER.decode(tail.doc)
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-                trace, stop, problem = recover(tail.doc, plain=True)
-                acc.add([from_plain(e) for e in trace.traceEvents])
-                header = trace
+                found, events, stop, problem = recover(tail.doc)
+                acc.add([from_plain(e) for e in events])
+                header = RawTrace(**found)
                 if stop is not None:
                     if not acc.count:
                         raise TraceFormatError(path, f"not a readable Kineto trace: {exc}") from None
