@@ -84,3 +84,18 @@ def test_devices_lists_and_shows_specs():
     assert r.returncode == 0 and "2250 TFLOP/s" in r.stdout and "⚠" in r.stdout  # uncertain bandwidth
     r = run("devices", "Voodoo 5")
     assert r.returncode == 2 and "unknown GPU" in r.stderr
+
+
+@pytest.mark.parametrize("target", ["dir", "unwritable"])
+def test_report_output_errors_are_one_line(tmp_path, target):
+    out = tmp_path if target == "dir" else tmp_path / "a_file" / "r.json"
+    if target == "unwritable":
+        (tmp_path / "a_file").write_text("x")  # the parent of the output is a file
+    r = run("analyze", "--demo", "-q", "--json", str(out))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert str(out) in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_help_keeps_bracketed_text():
+    r = run("analyze", "--help")
+    assert "gpulens[dask]" in r.stdout  # no markup eating "[...]"

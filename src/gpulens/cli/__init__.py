@@ -13,7 +13,7 @@ import typer
 
 from gpulens.errors import EXIT_USAGE, GpulensError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="gpulens: why is this GPU workload slow? Analyze PyTorch Profiler, rocprof, nsys and ncu "
                        "outputs.")
 

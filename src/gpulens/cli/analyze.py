@@ -24,16 +24,21 @@ def write_output(path: Path, text: str | bytes, inputs: list[Path]) -> None:
     """Write a report file, refusing to overwrite any of the inputs.
 
     Raises:
-        GpulensError: ``path`` is one of the input traces.
+        GpulensError: ``path`` is one of the input traces, is a directory, or cannot be written (one-line message).
     """
     rp = path.resolve()
     if any(rp == p.resolve() for p in inputs):
         raise GpulensError(f"{path}: refusing to overwrite an input trace with a report")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
+    if path.is_dir():
+        raise GpulensError(f"{path}: is a directory; give a file name for the report")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise GpulensError(f"{path}: cannot write the report ({exc.strerror or exc})") from None
 
 
 def register(app: typer.Typer) -> None:
@@ -104,6 +109,9 @@ def register(app: typer.Typer) -> None:
                 if not quiet:
                     console.print(f"{what} written to {out}")
         code = EXIT_OK if report.has_gpu_work else EXIT_NO_GPU_WORK
-        if code == EXIT_NO_GPU_WORK and not quiet:
-            console.print("No GPU work found in the input(s): 0 kernels.")
+        if code == EXIT_NO_GPU_WORK:
+            msg = "No GPU work found in the input(s): 0 kernels."
+            if steps or window or ranks:
+                msg += " (A --steps/--window/--ranks selection was applied: it may match nothing.)"
+            console.print(msg)
         raise typer.Exit(code)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gpulens.collectors._io import GZIP_MAGIC, read_head
-from gpulens.errors import DependencyError
+from gpulens.errors import DependencyError, GpulensError
 from gpulens.timeline import Timeline
 from gpulens.timeline.selection import Selection
 
@@ -93,7 +93,10 @@ def _on_dask(args: list[tuple], scheduler: Any) -> list[Timeline | None]:
     except ImportError:
         raise DependencyError("distributed", "Loading rank files on a Dask cluster", extra="dask") from None
     own = isinstance(scheduler, str)
-    client = Client(scheduler) if own else scheduler
+    try:
+        client = Client(scheduler, timeout="10s") if own else scheduler
+    except (OSError, TimeoutError) as exc:
+        raise GpulensError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
     try:
         futures = client.map(load_task, *zip(*args), pure=False)
         return client.gather(futures)

@@ -29,7 +29,10 @@ def source_renderable(s: SourceReport, top: int = 10) -> Group:
     sm = s.summary
     tl = s.timeline
     parts = []
-    devs = ", ".join(sorted({str(d.get("name")) for d in tl.meta.devices})) or "not recorded"
+    devs = ", ".join(sorted({str(d["name"]) for d in tl.meta.devices if d.get("name")})) or "not recorded"
+    spec = getattr(s.device, "name", None)
+    if spec and spec not in devs:
+        devs += f"  (analysed as {spec})"
     head = Table.grid(padding=(0, 2))
     head.add_column(style="bold")
     head.add_column()
