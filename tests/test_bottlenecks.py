@@ -213,3 +213,28 @@ def test_stream_repair_keeps_ns_precision_at_epoch_timestamps():
     rep = repair_stream_overruns(gpu)
     assert rep["overrun_ns"].tolist() == [0, 0]
     assert rep["effective_ns"].tolist() == [36158000, 63644000]
+
+
+def test_real_98_percent_busy_v100_trace_is_not_host_bound():
+    from tests.conftest import shared_trace
+
+    s = _analyze(shared_trace("kineto/hta_v100_rank0_ns_resolution.pt.trace.json.gz"))
+    b = s.results["bottlenecks"].summary
+    assert b["busy_ns"] / b["span_ns"] > 0.98
+    assert b["verdict"] == "gpu-bound" and s.summary["verdict"] not in ("host-bound", "launch-bound")
+    assert sum(b[f"idle_{c}_ns"] for c in ("host", "launch", "sync", "queued", "unattributed")) == b["idle_ns"]
+
+
+def test_console_and_json_carry_verdicts_and_stragglers():
+    from gpulens.reports import console, json_report
+
+    report = gpulens.analyze([KINETO / "multirank"])
+    text = console.render(report, width=200)
+    assert "Verdict: host-bound" in text and "straggler" in text and "communication-bound" in text
+    doc = json.loads(json_report.render(report))
+    src = doc["sources"][0]
+    assert src["summary"]["verdict"] == "host-bound"
+    assert src["analyses"]["ranks"]["summary"]["stragglers"] == [1]
+    v = src["analyses"]["verdicts"]["table"][0]
+    assert v["verdict"] == "communication-bound" and isinstance(v["next_steps"], list)
+    assert "collector:kineto" in v["inputs"]

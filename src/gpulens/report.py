@@ -67,6 +67,7 @@ class SourceReport:
             "event_count": int(len(ev)),
             "rejected_event_count": int(len(self.timeline.rejected)),
             "ranks": self.timeline.ranks,
+            "verdict": self.results["verdicts"].summary.get("run_verdict") if "verdicts" in self.results else None,
         }
 
     def findings(self) -> list[Finding]:

@@ -93,8 +93,10 @@ def covered_until(t: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray:
     return np.where(i >= 0, cum[np.maximum(i, 0)] + inside, 0)
 
 
-def classify_gaps(timeline: Timeline, launch_gap_ns: int = 20_000) -> pd.DataFrame:
+def classify_gaps(timeline: Timeline, launch_gap_ns: int = 20_000, links: pd.Series | None = None) -> pd.DataFrame:
     """Every idle gap between busy segments of each GPU, attributed (see module docstring).
+
+    ``links`` (optional): ``link_gpu_to_launch(timeline)["launch_event_id"]`` when the caller already has it.
 
     Returns:
         one row per gap: ``rank``, ``device_id``, ``start_ns``, ``dur_ns``, ``next_event_id`` (the GPU event that
@@ -106,7 +108,7 @@ def classify_gaps(timeline: Timeline, launch_gap_ns: int = 20_000) -> pd.DataFra
     if not len(gpu):
         return pd.DataFrame(columns=cols)
     gpu = gpu.assign(dur_ns=repair_stream_overruns(gpu)["effective_ns"])
-    links = link_gpu_to_launch(timeline)["launch_event_id"]
+    links = link_gpu_to_launch(timeline)["launch_event_id"] if links is None else links
     ev = timeline.events.set_index("event_id")
     syncs = sync_calls(timeline)
     out = []
@@ -139,8 +141,10 @@ def classify_gaps(timeline: Timeline, launch_gap_ns: int = 20_000) -> pd.DataFra
     return pd.concat(out, ignore_index=True)[cols]
 
 
-def short_launches(timeline: Timeline) -> pd.DataFrame:
+def short_launches(timeline: Timeline, links: pd.Series | None = None) -> pd.DataFrame:
     """Per launch call with linked kernels: GPU time of its kernels vs the call's own duration.
+
+    ``links`` (optional): as for :func:`classify_gaps`.
 
     Returns:
         rows ``launch_event_id``, ``rank``, ``device_id``, ``kernels`` (count; > 1 for graph launches),
@@ -148,7 +152,8 @@ def short_launches(timeline: Timeline) -> pd.DataFrame:
     """
     gpu = timeline.gpu_events()
     k = gpu[gpu["kind"] == "kernel"]
-    lid = link_gpu_to_launch(timeline)["launch_event_id"].reindex(k.index)
+    links = link_gpu_to_launch(timeline)["launch_event_id"] if links is None else links
+    lid = links.reindex(k.index)
     k = k.assign(launch_event_id=lid)[lid.notna().to_numpy()]
     if not len(k):
         return pd.DataFrame(columns=["launch_event_id", "rank", "device_id", "kernels", "gpu_ns", "call_ns", "short"])
@@ -187,8 +192,9 @@ class Bottlenecks(Analyzer):
         if bd.skipped or not len(bd.table):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason=bd.skipped_reason or "no GPU events")
-        gaps = classify_gaps(timeline, self.launch_gap_ns)
-        sl = short_launches(timeline)
+        links = link_gpu_to_launch(timeline)["launch_event_id"]
+        gaps = classify_gaps(timeline, self.launch_gap_ns, links)
+        sl = short_launches(timeline, links)
         kern = timeline.of_kind("kernel")
         blocks = (kern["grid_x"].fillna(1) * kern["grid_y"].fillna(1) * kern["grid_z"].fillna(1)).where(
             kern["grid_x"].notna())

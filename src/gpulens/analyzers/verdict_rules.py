@@ -79,8 +79,8 @@ STEPS = {
                       "Cut the FLOPs: avoid recomputation, pick a cheaper algorithm or shape."],
     "memory-bound": ["Fuse it with the producer or consumer so the data crosses DRAM once (torch.compile).",
                      "Move fewer bytes: narrower dtypes (BF16/FP8), vectorised and coalesced 128-bit accesses."],
-    "undetermined": ["Collect counters for it (ncu --set full, or rocprof-compute) or FLOP/byte figures "
-                     "(torch.profiler with record_shapes and with_flops) to classify it."],
+    "undetermined": ["Collect counters for these kernels (ncu --set full, or rocprof-compute) or FLOP/byte figures "
+                     "(torch.profiler with record_shapes and with_flops) to classify them."],
 }
 _LIMITER_STEP = {
     "registers": "Registers per thread limit occupancy: cap them with __launch_bounds__ / -maxrregcount (AMD: "

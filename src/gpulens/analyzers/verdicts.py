@@ -91,16 +91,18 @@ class Verdicts(Analyzer):
         roof, occ, st = (_row_by_name(results.get(n)) for n in ("roofline", "occupancy", "stalls"))
         kern = timeline.of_kind("kernel", "comm").assign(name=lambda d: d["name"].astype(str))
         exposed = exposed_comm_by_name(timeline)
-        gaps = classify_gaps(timeline)
+        links = link_gpu_to_launch(timeline)["launch_event_id"]
+        bn = results.get("bottlenecks")
+        gaps = classify_gaps(timeline, getattr(bn, "summary", {}).get("launch_gap_ns", 20_000), links)
         launch_idle = (gaps["dur_ns"] - gaps["sync_ns"])[gaps["cls"] == "launch"].groupby(
             gaps.loc[gaps["cls"] == "launch", "next_name"]).sum() if len(gaps) else pd.Series(dtype="int64")
-        sl = short_launches(timeline).set_index("launch_event_id")["short"] if len(kern) else pd.Series(dtype=bool)
-        links = link_gpu_to_launch(timeline)["launch_event_id"]
+        sl = short_launches(timeline, links).set_index("launch_event_id")["short"]
+        by_name = kern.groupby("name", sort=False).groups
         counter_src = timeline.counters.assign(s=timeline.counters["source"].astype(str)).groupby("event_id")["s"].first()
         rows, findings = [], []
         for h in crit.to_dict("records"):
             name = str(h["name"])
-            evs = kern[kern["name"] == name]
+            evs = kern.loc[by_name[name]] if name in by_name else kern.iloc[:0]
             e = Evidence(name, str(h["kind"]), int(h["calls"]), int(h["effective_ns"]), inputs=["timeline"])
             if e.kind == "comm":
                 e.exposed_comm_ns = exposed.get(name, 0)
@@ -139,6 +141,8 @@ class Verdicts(Analyzer):
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],
                          "verdict": v.verdict, "time_at_stake_ns": v.time_at_stake_ns, "evidence": v.evidence,
                          "next_steps": v.next_steps, "inputs": inputs})
+            if v.verdict == "undetermined":
+                continue
             findings.append(Finding(
                 f"{name if len(name) <= 80 else name[:79] + '…'}: {v.verdict}",
                 f"{v.evidence}. Next: {' '.join(v.next_steps)} (from {', '.join(inputs)})",
@@ -146,6 +150,13 @@ class Verdicts(Analyzer):
                     hs.summary.get("kernel_effective_ns", 0), 1) else "info",
                 category=v.verdict, time_at_stake_ns=v.time_at_stake_ns, kernel=name))
         t = pd.DataFrame(rows, columns=list(COLUMNS))
+        und = t[t["verdict"] == "undetermined"]
+        if len(und):
+            findings.append(Finding(
+                f"{len(und)} of {len(t)} critical kernels could not be classified",
+                f"No roofline position, occupancy, stall counters or launch evidence for them "
+                f"({int(und['time_ns'].sum())} ns of GPU time). {und['next_steps'].iloc[0][0]}",
+                severity="info", category="undetermined"))
         t["time_at_stake_ns"] = t["time_at_stake_ns"].astype("Int64")
         summary = self._run_summary(t, results, findings)
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)

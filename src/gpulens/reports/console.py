@@ -65,6 +65,9 @@ def source_renderable(s: SourceReport, top: int = 10) -> Group:
             t.add_row("★" if r.critical else "", Text(_short(str(r.name))), str(r.calls), fmt_ns(r.effective_ns),
                       fmt_ns(r.mean_ns), f"{100 * r.share:.1f} %")
         parts.append(t)
+    from gpulens.reports.console_verdicts import verdict_renderables
+
+    parts += verdict_renderables(s)
     findings = s.findings()
     if findings:
         t = Table(title="Findings", title_justify="left", show_header=False)
