@@ -238,3 +238,11 @@ def test_console_and_json_carry_verdicts_and_stragglers():
     v = src["analyses"]["verdicts"]["table"][0]
     assert v["verdict"] == "communication-bound" and isinstance(v["next_steps"], list)
     assert "collector:kineto" in v["inputs"]
+
+
+def test_gpu_only_trace_gaps_are_unattributed_not_launch_overhead(tmp_path):
+    # three 5 µs kernels with 10 µs gaps and no runtime events at all: nothing says who launched them
+    ev = [_kernel(f"k{i}", 15 * i, 5, i + 1) for i in range(3)]
+    b = _analyze(_write(tmp_path, ev)).results["bottlenecks"].summary
+    assert b["idle_unattributed_ns"] == 20_000 and b["idle_launch_ns"] == 0
+    assert b["verdict"] == "idle-unattributed"

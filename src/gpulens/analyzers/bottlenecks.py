@@ -14,12 +14,14 @@ between two segments is attributed by looking at the GPU event that ends it and 
   the GPU (HTA's "host wait").
 * ``sync`` — the part of a host/launch/unattributed gap during which the rank's host was inside a synchronisation
   call (``cuda|hip(Device|Stream|Event)Synchronize``, Kineto ``cuda_sync`` events).
-* ``unattributed`` — the launch call is unknown (no correlation) and the gap is longer than ``launch_gap_ns``.
+* ``unattributed`` — the launch call is unknown (no correlation) and the gap is longer than ``launch_gap_ns``, or
+  the rank has no launch call recorded at all (GPU-only traces).
 
 Per rank the table adds exposed communication / memcpy (from the ``breakdown`` analyzer), kernels shorter than
 their launch call (a graph launch counts once, against the sum of its kernels), and small-grid kernels (fewer
-blocks than SMs/CUs). ``verdict`` names the largest non-compute share when it reaches ``min_share`` of the span,
-else ``gpu-bound``. Rules follow gpu-facts §3.3 (HTA idle-time breakdown, TraceLens exposed comm/memcpy).
+blocks than SMs/CUs). ``verdict`` names the largest of host, launch, sync, exposed communication, exposed memcpy and
+unattributed idle when it reaches ``min_share`` of the span, else ``gpu-bound`` (queued idle is GPU-side waiting,
+not an overhead the host can remove). Rules follow gpu-facts §3.3 (HTA idle-time breakdown, TraceLens exposed comm/memcpy).
 """
 
 from __future__ import annotations
@@ -33,14 +35,15 @@ import pandas as pd
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.breakdown import Breakdown
 from gpulens.analyzers.intervals import merge, repair_stream_overruns
-from gpulens.analyzers.launches import link_gpu_to_launch
+from gpulens.analyzers.launches import LAUNCH_RE, link_gpu_to_launch
 from gpulens.timeline import Timeline
 
 SYNC_RE = re.compile(r"^(?:cuda|hip|cu)(?:Device|Stream|Event|Ctx)?Synchroni[sz]e")
 GAP_CLASSES = ("host", "launch", "sync", "queued", "unattributed")
 #: run/rank classes, in the order ties are broken
 RANK_CLASSES = {"idle_host_ns": "host-bound", "idle_launch_ns": "launch-bound", "idle_sync_ns": "sync-bound",
-                "exposed_comm_ns": "communication-bound", "exposed_memcpy_ns": "memcpy-bound"}
+                "exposed_comm_ns": "communication-bound", "exposed_memcpy_ns": "memcpy-bound",
+                "idle_unattributed_ns": "idle-unattributed"}
 
 COLUMNS = {
     "rank": "distributed rank", "device_id": "GPU index",
@@ -111,6 +114,8 @@ def classify_gaps(timeline: Timeline, launch_gap_ns: int = 20_000, links: pd.Ser
     links = link_gpu_to_launch(timeline)["launch_event_id"] if links is None else links
     ev = timeline.events.set_index("event_id")
     syncs = sync_calls(timeline)
+    rt = timeline.events[timeline.events["kind"] == "runtime"]
+    launch_ranks = set(rt.loc[rt["name"].astype(str).str.contains(LAUNCH_RE), "rank"].unique())
     out = []
     for (rank, dev), g in gpu.groupby(["rank", "device_id"], sort=True, observed=True):
         g = g.sort_values("start_ns", kind="stable")
@@ -128,7 +133,8 @@ def classify_gaps(timeline: Timeline, launch_gap_ns: int = 20_000, links: pd.Ser
         lk = lid.fillna(-1).astype("int64").to_numpy()
         l_start = ev["start_ns"].reindex(lk).to_numpy(float)
         l_end = l_start + ev["dur_ns"].reindex(lk).to_numpy(float)
-        short = dur <= launch_gap_ns
+        # without any launch call recorded on the rank a short gap says nothing about launches
+        short = (dur <= launch_gap_ns) & (rank in launch_ranks)
         cls = np.select([~known & short, ~known, l_end <= gs, (l_start < gs) | short],
                         ["launch", "unattributed", "queued", "launch"], "host")
         sync = covered_until(ge, ss, se) - covered_until(gs, ss, se)
@@ -248,6 +254,10 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any]) -> list[Finding]:
                          "Idle gaps overlap host synchronisation calls (.item(), .cpu(), cudaDeviceSynchronize): "
                          "each drains the queue. Remove syncs from the step loop or defer them."),
     }
+    texts["idle_unattributed_ns"] = (
+        "idle-unattributed", "GPU idle for reasons the trace does not show",
+        "No launch call is linked to the work that ended these gaps (GPU-only trace, or calls outside the profiling "
+        "window). Record the host side too (torch.profiler with CPU activity) to attribute them.")
     for key, (cat, title, detail) in texts.items():
         if tot[key] >= 0.05 * span:
             out.append(Finding(f"{title}: {tot[key] / 1e6:.3f} ms ({100 * tot[key] / span:.1f} % of GPU span)",
