@@ -21,7 +21,8 @@ Per rank the table adds exposed communication / memcpy (from the ``breakdown`` a
 their launch call (a graph launch counts once, against the sum of its kernels), and small-grid kernels (fewer
 blocks than SMs/CUs). ``verdict`` names the largest of host, launch, sync, exposed communication, exposed memcpy and
 unattributed idle when it reaches ``min_share`` of the span, else ``gpu-bound`` (queued idle is GPU-side waiting,
-not an overhead the host can remove). Rules follow gpu-facts §3.3 (HTA idle-time breakdown, TraceLens exposed comm/memcpy).
+not an overhead the host can remove). Rules follow gpu-facts §3.3 (HTA idle-time breakdown, TraceLens exposed
+comm/memcpy).
 """
 
 from __future__ import annotations
@@ -140,8 +141,8 @@ def classify_gaps(timeline: Timeline, launch_gap_ns: int = 20_000, links: pd.Ser
         sync = covered_until(ge, ss, se) - covered_until(gs, ss, se)
         sync = np.where(cls == "queued", 0, sync)
         out.append(pd.DataFrame({"rank": int(rank), "device_id": int(dev), "start_ns": gs, "dur_ns": dur,
-                                 "next_event_id": nxt["event_id"].to_numpy(), "next_name": nxt["name"].astype(str).to_numpy(),
-                                 "cls": cls, "sync_ns": sync}))
+                                 "next_event_id": nxt["event_id"].to_numpy(),
+                                 "next_name": nxt["name"].astype(str).to_numpy(), "cls": cls, "sync_ns": sync}))
     if not out:
         return pd.DataFrame(columns=cols)
     return pd.concat(out, ignore_index=True)[cols]
@@ -232,7 +233,8 @@ class Bottlenecks(Analyzer):
         tot = {c: int(t[c].sum()) for c in COLUMNS if c.endswith("_ns") and c != "small_grid_ns"}
         tot["small_grid_ns"] = int(t["small_grid_ns"].sum()) if t["small_grid_ns"].notna().any() else None
         verdict = _rank_verdict(tot, self.min_share)
-        summary = {**tot, "launch_calls": int(t["launch_calls"].sum()), "short_launches": int(t["short_launches"].sum()),
+        summary = {**tot, "launch_calls": int(t["launch_calls"].sum()),
+                   "short_launches": int(t["short_launches"].sum()),
                    "gaps": int(len(gaps)), "launch_gap_ns": self.launch_gap_ns, "min_share": self.min_share,
                    "verdict": verdict, "rank_verdicts": {int(r): v for r, v in zip(t["rank"], t["verdict"])}}
         return AnalysisResult(self.name, t, COLUMNS, summary, _findings(tot, summary))

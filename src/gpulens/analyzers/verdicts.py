@@ -98,7 +98,8 @@ class Verdicts(Analyzer):
             gaps.loc[gaps["cls"] == "launch", "next_name"]).sum() if len(gaps) else pd.Series(dtype="int64")
         sl = short_launches(timeline, links).set_index("launch_event_id")["short"]
         by_name = kern.groupby("name", sort=False).groups
-        counter_src = timeline.counters.assign(s=timeline.counters["source"].astype(str)).groupby("event_id")["s"].first()
+        co = timeline.counters
+        counter_src = co.assign(s=co["source"].astype(str)).groupby("event_id")["s"].first()
         rows, findings = [], []
         for h in crit.to_dict("records"):
             name = str(h["name"])
