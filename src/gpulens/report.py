@@ -38,8 +38,8 @@ class SourceReport:
 
     @property
     def status(self) -> str:
-        """``"ok"``, ``"partial"`` (input truncated) or ``"no_gpu_work"`` (no GPU event at all)."""
-        if not len(self.timeline.gpu_events()):
+        """``"ok"``, ``"partial"`` (input truncated) or ``"no_gpu_work"`` (no GPU event and no kernel summary)."""
+        if not len(self.timeline.gpu_events()) and not len(self.timeline.tables.get("kernel_summary", ())):
             return "no_gpu_work"
         return "partial" if self.timeline.meta.truncated else "ok"
 
@@ -127,10 +127,41 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
     Raises:
         TraceFormatError: an input cannot be read.
     """
-    sources = []
+    loaded = []
     for p in paths:
         if on_load:
             on_load(str(p))
-        tl = collect(p, strict=strict, format=format)
-        sources.append(analyze_timeline(tl, str(p), only))
-    return Report(sources)
+        loaded.append((str(p), collect(p, strict=strict, format=format)))
+    return Report([analyze_timeline(tl, label, only) for label, tl in attach_ncu_inputs(loaded)])
+
+
+NCU_COLLECTORS = ("ncu_csv", "ncu_rep")
+
+
+def attach_ncu_inputs(loaded: list[tuple[str, Timeline]]) -> list[tuple[str, Timeline]]:
+    """Fold Nsight Compute inputs into the trace inputs they profiled (``gpulens analyze trace.json r.ncu-rep``).
+
+    Each ncu Timeline is matched (:func:`gpulens.timeline.join.attach_ncu`) against every non-ncu input with kernel
+    events and attached to the one with the most matched launches; it is then no longer a source of its own. An ncu
+    input that matches nothing (or comes alone) stays a source of its own.
+    """
+    from gpulens.timeline.join import attach_ncu
+
+    def is_ncu(tl: Timeline) -> bool:
+        return bool(tl.meta.sources) and all(s.get("collector") in NCU_COLLECTORS for s in tl.meta.sources)
+
+    targets = [i for i, (_, tl) in enumerate(loaded) if not is_ncu(tl) and len(tl.of_kind("kernel", "comm"))]
+    if not targets:
+        return loaded
+    out = list(loaded)
+    dropped = set()
+    for i, (label, tl) in enumerate(loaded):
+        if not is_ncu(tl) or not len(tl.events):
+            continue
+        t, best = max(((t, attach_ncu(out[t][1], tl)) for t in targets), key=lambda x: x[1].matched)
+        if best.matched:
+            out[t] = (out[t][0], best.timeline)
+            dropped.add(i)
+        else:
+            tl.meta.warnings.append(f"{label}: no profiled launch matched a kernel of the other input(s)")
+    return [x for i, x in enumerate(out) if i not in dropped]

@@ -58,6 +58,8 @@ class Hotspots(Analyzer):
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
         k = timeline.of_kind(*KERNEL_KINDS)
+        if not len(k) and len(timeline.tables.get("kernel_summary", ())):
+            return self._from_summary(timeline.tables["kernel_summary"])
         if not len(k):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   {"kernel_count": 0, "kernel_time_ns": 0, "critical_count": 0},
@@ -103,3 +105,34 @@ class Hotspots(Analyzer):
             "overrun_ns": int(over["overrun_ns"].sum()) if len(over) else 0,
         }
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
+
+    def _from_summary(self, ks: pd.DataFrame) -> AnalysisResult:
+        """Rank an aggregate ``kernel_summary`` side table (nsys stats; columns in
+        :data:`gpulens.collectors.nsys_stats.SUMMARY_COLUMNS`) when the Timeline has no kernel events.
+
+        Same table columns as from events; with no timeline there are no overruns to clip, so
+        ``effective_ns = total_ns``. Summary: ``kernel_count`` = Σ calls, ``kernel_time_ns`` = Σ total_ns.
+        """
+        names = ks["name"].astype(str)
+        t = pd.DataFrame({"name": names, "kind": np.where(names.str.contains("nccl|rccl", case=False), "comm", "kernel"),
+                          "calls": ks["calls"].astype("int64"), "total_ns": ks["total_ns"].astype("int64")})
+        t = t.groupby(["name", "kind"], sort=False, as_index=False).sum()
+        first = ks.groupby(names, sort=False)
+        t["effective_ns"] = t["total_ns"]
+        t["min_ns"] = first["min_ns"].min().reindex(t["name"]).to_numpy()
+        t["max_ns"] = first["max_ns"].max().reindex(t["name"]).to_numpy()
+        t["mean_ns"] = t["effective_ns"] / t["calls"].where(t["calls"] > 0)
+        t = t.sort_values(["effective_ns", "calls", "name"], ascending=[False, False, True], kind="stable")
+        total = int(t["total_ns"].sum())
+        t["share"] = t["effective_ns"] / total if total else 0.0
+        t["cumulative_share"] = t["share"].cumsum()
+        t["critical"] = critical_set(t["share"].to_numpy(), self.critical_fraction)
+        t = t[list(COLUMNS)].reset_index(drop=True)
+        crit = t[t["critical"]]
+        summary = {
+            "kernel_count": int(t["calls"].sum()), "unique_kernels": int(len(t)), "kernel_time_ns": total,
+            "kernel_effective_ns": total, "critical_fraction": self.critical_fraction,
+            "critical_count": int(len(crit)), "critical_share": float(crit["share"].sum()) if len(crit) else 0.0,
+            "overrun_events": 0, "overrun_ns": 0, "from_summary": True,
+        }
+        return AnalysisResult(self.name, t, COLUMNS, summary, [])

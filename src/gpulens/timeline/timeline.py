@@ -81,9 +81,10 @@ def _as_category(s: pd.Series) -> pd.Series:
 
 def _empty_series(col: Column, n: int) -> pd.Series:
     if col.dtype == "category":
-        return _as_category(pd.Series([None] * n, dtype=object))
+        return pd.Series(pd.Categorical.from_codes(np.full(n, -1, dtype="int8"),
+                                                   categories=pd.Index([], dtype="str")))
     if col.dtype in ("Int64",):
-        return pd.Series(pd.array([pd.NA] * n, dtype="Int64"))
+        return pd.Series(pd.arrays.IntegerArray(np.zeros(n, dtype="int64"), np.ones(n, dtype=bool)))
     if col.dtype == "float64":
         return pd.Series(np.full(n, np.nan))
     if col.dtype == "int64":

@@ -1,0 +1,72 @@
+"""Nsight Compute's own rule results (``timeline.tables["ncu_rules"]``) as findings.
+
+ncu evaluates guided-analysis rules per launch (SOLBottleneck, AchievedOccupancy, IssueSlotUtilization, ...), each
+with a type (OPT optimisation advice, WRN warning, INF information, ERR), a text and often an estimated speedup in
+percent of the kernel's duration. This analyzer groups the results by (rule, kernel name) and turns every
+non-informational one into a :class:`Finding`; the time at stake is ``estimated speedup % × the launches' summed
+duration`` (ncu's own estimate, not ours).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.timeline import Timeline
+
+COLUMNS = {
+    "rule": "rule name as ncu spells it",
+    "kernel": "kernel name",
+    "type": "OPT, WRN, ERR or INF (the numeric message type as text for .ncu-rep)",
+    "launches": "launches of this kernel on which the rule fired",
+    "max_speedup_pct": "largest estimated speedup over those launches [%] (NaN when ncu gives none)",
+    "time_at_stake_ns": "Σ estimated speedup % × launch duration [ns] (0 when no estimate)",
+    "description": "the rule's text (first launch)",
+}
+#: Rule types that are information only (kept in the table, not made findings).
+INFO_TYPES = {"INF", "OK", ""}
+#: Estimated speedup at or above which a finding is a warning rather than info [%].
+WARN_SPEEDUP_PCT = 10.0
+
+
+class NcuRules(Analyzer):
+    """Turn ncu rule results into findings (see module docstring)."""
+
+    name = "ncu_rules"
+    order = 60
+
+    def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
+        rules = timeline.tables.get("ncu_rules")
+        if rules is None or not len(rules):
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
+                                  skipped_reason="no Nsight Compute rule results in the input")
+        dur = timeline.events.set_index("event_id")["dur_ns"]
+        r = rules.copy()
+        r["dur_ns"] = r["event_id"].map(dur).fillna(0).astype("float64")
+        r["stake"] = (r["estimated_speedup_pct"].fillna(0.0) / 100.0) * r["dur_ns"]
+        g = r.groupby(["rule", "kernel"], sort=False)
+        t = pd.DataFrame({
+            "type": g["type"].first(), "launches": g["event_id"].nunique(),
+            "max_speedup_pct": g["estimated_speedup_pct"].max(), "time_at_stake_ns": g["stake"].sum().round(),
+            "description": g["description"].first(),
+        }).reset_index()
+        t["time_at_stake_ns"] = t["time_at_stake_ns"].astype("int64")
+        t = t.sort_values(["time_at_stake_ns", "max_speedup_pct"], ascending=False, kind="stable",
+                          na_position="last")[list(COLUMNS)].reset_index(drop=True)
+        findings = []
+        for row in t.itertuples():
+            if str(row.type).upper() in INFO_TYPES:
+                continue
+            sp = row.max_speedup_pct
+            has_sp = isinstance(sp, float) and not np.isnan(sp)
+            severe = str(row.type).upper() in ("WRN", "ERR") or (has_sp and sp >= WARN_SPEEDUP_PCT)
+            title = f"ncu {row.rule}: " + (f"up to {sp:.1f} % faster" if has_sp else "advice") + \
+                f" ({row.launches} launch{'es' if row.launches != 1 else ''})"
+            findings.append(Finding(title, str(row.description), "warning" if severe else "info", "ncu-rule",
+                                    int(row.time_at_stake_ns) or None, kernel=row.kernel))
+        summary = {"rule_results": int(len(rules)), "rules": int(t["rule"].nunique()),
+                   "findings": len(findings)}
+        return AnalysisResult(self.name, t, COLUMNS, summary, findings)

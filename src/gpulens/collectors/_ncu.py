@@ -1,0 +1,170 @@
+"""Shared Nsight Compute → Timeline builder, used by the CSV (:mod:`.ncu_csv`) and report (:mod:`.ncu_rep`) readers.
+
+A reader hands over three things, in ncu's own vocabulary:
+
+* ``launches`` — one dict per profiled kernel launch in profiling order: ``id`` (ncu's launch ID), ``name``
+  (Kernel Name), and when known ``pid``, ``stream``, ``context``, ``device``, ``cc`` (``"9.0"``), ``block``/``grid``
+  (``"(256, 1, 1)"``), ``process``;
+* ``metrics`` — a long DataFrame ``launch`` (index into ``launches``), ``section``, ``metric`` (name exactly as ncu
+  spells it: ``gpu__time_duration.sum``, ``Duration``, ``Achieved Occupancy``), ``unit`` (as printed), ``value``
+  (float in that unit; NaN for ``n/a``);
+* ``strings`` — per launch, text-valued metrics (``device__attribute_display_name`` …);
+* ``rules`` — rule results: ``launch``, ``section``, ``rule``, ``type``, ``description``, ``speedup_type``,
+  ``estimated_speedup_pct``.
+
+The Timeline gets one ``kernel`` event per launch and one Counters row per numeric metric (value converted to the
+base unit by :func:`~gpulens.collectors._ncu_units.convert_unit`). **Start times are synthetic**: ncu serialises
+and replays each kernel, so it records no timeline; ``start_ns`` is the cumulative sum of the previous launches'
+durations (first launch at 0) and a warning says so. ``dur_ns`` is ``gpu__time_duration.sum``, else the
+"Duration" metric of the Speed Of Light section; a launch with neither gets 0 and a warning.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gpulens.collectors._ncu_units import convert_unit, parse_dim3
+from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, Timeline, TimelineMeta, make_table
+
+#: Columns of ``timeline.tables["ncu_rules"]``.
+RULE_COLUMNS = {
+    "event_id": "event_id of the launch the rule was evaluated on",
+    "kernel": "kernel name",
+    "section": "ncu section (or rule section identifier) that holds the rule",
+    "rule": "rule name as ncu spells it (SOLBottleneck, AchievedOccupancy, ...)",
+    "type": "OPT (optimisation advice), WRN (warning), INF (information) or ERR",
+    "description": "the rule's text",
+    "speedup_type": "'local' (this kernel) or 'global' (whole workload) or '' when not given",
+    "estimated_speedup_pct": "ncu's estimated speedup [%], NaN when not given",
+}
+
+SYNTHETIC_START_WARNING = ("ncu records no timeline (kernels are serialised and replayed): start_ns is synthetic, "
+                           "the cumulative sum of the previous launches' durations")
+
+_DUR = ("gpu__time_duration.sum", "Duration")
+_REGS = ("launch__registers_per_thread", "Registers Per Thread")
+_SMEM_STATIC = ("launch__shared_mem_per_block_static", "Static Shared Memory Per Block")
+_SMEM_DYN = ("launch__shared_mem_per_block_dynamic", "Dynamic Shared Memory Per Block")
+
+
+def _first(per_launch: dict[str, float], names: tuple[str, ...]) -> float | None:
+    for n in names:
+        v = per_launch.get(n)
+        if v is not None and v == v:
+            return v
+    return None
+
+
+def _int(v: Any) -> int | None:
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return int(f) if f == f else None
+
+
+def build(path: Path, source: str, launches: list[dict[str, Any]], metrics: pd.DataFrame,
+          strings: list[dict[str, str]], rules: pd.DataFrame, warnings: list[str],
+          extra_meta: dict[str, Any] | None = None) -> Timeline:
+    """Assemble the Timeline (see module docstring). ``metrics.value`` is in the printed unit; converted here."""
+    n = len(launches)
+    m = metrics.copy()
+    units = pd.unique(m["unit"].fillna(""))
+    conv = {u: convert_unit(u) for u in units}
+    uu = m["unit"].fillna("")
+    m["value"] = m["value"].astype("float64") * uu.map(lambda u: conv[u][0]).astype("float64")
+    m["unit"] = uu.map(lambda u: conv[u][1])
+    m = m[m["value"].notna()]
+    # per-launch lookup of the values that fill the event columns (first occurrence wins)
+    key_names = set(_DUR + _REGS + _SMEM_STATIC + _SMEM_DYN) | {
+        f"launch__{k}_dim_{a}" for k in ("grid", "block") for a in "xyz"} | {
+        "launch__grid_size", "launch__block_size", "launch__device_id", "launch__stream_id",
+        "device__attribute_compute_capability_major", "device__attribute_compute_capability_minor",
+        "device__attribute_multiprocessor_count"}
+    sel = m[m["metric"].isin(key_names)].drop_duplicates(["launch", "metric"])
+    per: list[dict[str, float]] = [{} for _ in range(n)]
+    for li, name, v in zip(sel["launch"].to_numpy(), sel["metric"].to_numpy(), sel["value"].to_numpy()):
+        per[int(li)][str(name)] = float(v)
+
+    cols: dict[str, list] = {k: [] for k in ("name", "dur_ns", "device_id", "stream_id", "pid", "grid_x", "grid_y",
+                                             "grid_z", "block_x", "block_y", "block_z", "regs_per_thread",
+                                             "smem_static_bytes", "smem_dynamic_bytes")}
+    no_dur = 0
+    for i, la in enumerate(launches):
+        p = per[i]
+        dur = _first(p, _DUR)
+        if dur is None:
+            no_dur += 1
+        cols["name"].append(str(la.get("name", "")))
+        cols["dur_ns"].append(int(round(dur)) if dur is not None else 0)
+        dev = _int(la.get("device"))
+        cols["device_id"].append(dev if dev is not None else (_int(p.get("launch__device_id")) or 0))
+        st = _int(la.get("stream"))
+        cols["stream_id"].append(st if st is not None else _int(p.get("launch__stream_id")))
+        cols["pid"].append(_int(la.get("pid")))
+        for kind in ("grid", "block"):
+            dims = parse_dim3(la.get(kind))
+            if dims[0] is None:
+                dims = tuple(_int(p.get(f"launch__{kind}_dim_{a}")) for a in "xyz")
+            if dims[0] is None:
+                dims = (_int(p.get(f"launch__{kind}_size")), None, None)
+            for a, d in zip("xyz", dims):
+                cols[f"{kind}_{a}"].append(d)
+        cols["regs_per_thread"].append(_int(_first(p, _REGS)))
+        cols["smem_static_bytes"].append(_int(_first(p, _SMEM_STATIC)))
+        cols["smem_dynamic_bytes"].append(_int(_first(p, _SMEM_DYN)))
+    durs = np.asarray(cols["dur_ns"], dtype="int64")
+    starts = np.concatenate([[0], np.cumsum(durs)[:-1]]) if n else np.zeros(0, dtype="int64")
+    events = make_table(EVENT_COLUMNS, {
+        **cols, "event_id": np.arange(n, dtype="int64"), "kind": ["kernel"] * n, "start_ns": starts,
+        "rank": np.zeros(n, dtype="int64"), "source": [source] * n}, n=n)
+
+    m = m.drop_duplicates(["launch", "metric", "unit", "value"])
+    counters = make_table(COUNTER_COLUMNS, {
+        "event_id": m["launch"].to_numpy(dtype="int64"), "metric": m["metric"].astype(str).to_numpy(),
+        "value": m["value"].to_numpy(dtype="float64"), "unit": m["unit"].to_numpy(),
+        "source": [source] * len(m)}, n=len(m))
+
+    if n:
+        warnings = [*warnings, f"{path}: {SYNTHETIC_START_WARNING}"]
+    if no_dur:
+        warnings.append(f"{path}: {no_dur} launch(es) without gpu__time_duration.sum or Duration: dur_ns set to 0")
+    meta = TimelineMeta(
+        sources=[{"path": str(path), "collector": source, "size_bytes": path.stat().st_size, "rank": 0,
+                  "launches": n, "synthetic_start": True, **(extra_meta or {})}],
+        devices=_devices(launches, per, strings), warnings=warnings)
+    r = rules.copy()
+    tables = {}
+    if len(r):
+        r.insert(0, "event_id", r.pop("launch").astype("int64"))
+        r.insert(1, "kernel", [str(launches[i].get("name", "")) for i in r["event_id"]])
+        tables["ncu_rules"] = r[list(RULE_COLUMNS)].reset_index(drop=True)
+    return Timeline(events, counters, None, meta, tables).validate()
+
+
+def _devices(launches: list[dict[str, Any]], per: list[dict[str, float]], strings: list[dict[str, str]]
+             ) -> list[dict[str, Any]]:
+    """One dict per distinct device index: name, compute capability, SM count where the data has them."""
+    out: dict[int, dict[str, Any]] = {}
+    for i, la in enumerate(launches):
+        p, s = per[i], strings[i] if i < len(strings) else {}
+        dev = _int(la.get("device"))
+        if dev is None:
+            dev = _int(p.get("launch__device_id")) or 0
+        d = out.setdefault(dev, {"rank": 0, "device_id": dev, "name": None})
+        if d["name"] is None and s.get("device__attribute_display_name"):
+            d["name"] = s["device__attribute_display_name"]
+        cc = la.get("cc")
+        if not cc and p.get("device__attribute_compute_capability_major") is not None:
+            cc = f"{int(p['device__attribute_compute_capability_major'])}." \
+                 f"{int(p.get('device__attribute_compute_capability_minor', 0))}"
+        if cc and "compute_capability" not in d:
+            d["compute_capability"] = str(cc)
+        sms = _int(p.get("device__attribute_multiprocessor_count"))
+        if sms is not None:
+            d.setdefault("num_sms", sms)
+    return list(out.values())

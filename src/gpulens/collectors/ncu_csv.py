@@ -1,0 +1,182 @@
+"""Nsight Compute CSV (``ncu --csv`` / ``ncu --import r.ncu-rep --csv``) → Timeline + Counters + rule results.
+
+Three layouts, told apart by the header:
+
+* **details page** (``--page details``, the default) and **``--metrics`` output** — long: one row per
+  (launch, section, metric) with ``Section Name``, ``Metric Name``, ``Metric Unit``, ``Metric Value``; newer ncu adds
+  ``Block Size``/``Grid Size``/``Device``/``CC`` (15 columns) and rule columns ``Rule Name``, ``Rule Type``,
+  ``Rule Description``, ``Estimated Speedup Type``, ``Estimated Speedup`` (20 columns); older ones have ``Kernel Time``
+  (12 columns). Columns are mapped by name, never by position.
+* **raw page** (``--page raw``) — wide: one row per launch, one column per metric, and a **units row** under the
+  header (its ID cell is empty).
+
+Quirks handled: leading non-CSV lines (``==PROF==``, ``==WARNING==``, the application's own stdout) and a UTF-8 BOM;
+thousands separators (``"1,234.56"``); ``n/a``; per-row units converted to base units
+(:mod:`gpulens.collectors._ncu_units`; Kbyte = 1000 bytes); the same metric under two sections (both kept, told
+apart by unit; exact duplicates dropped); and a file with ``==PROF==`` lines but no CSV at all (ncu matched no
+kernel), which gives an empty Timeline with the warning "no kernels profiled", not an error.
+
+Output: see :mod:`gpulens.collectors._ncu` (one kernel event per launch with synthetic sequential start times,
+Counters with metric names exactly as ncu spells them, ``tables["ncu_rules"]``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gpulens.collectors import _ncu
+from gpulens.collectors._io import read_input
+from gpulens.collectors._ncu_units import parse_number
+from gpulens.collectors.base import Collector
+from gpulens.errors import TraceFormatError
+from gpulens.timeline import Timeline, TimelineMeta
+
+#: Launch-level columns (everything else in a raw page is a metric).
+LAUNCH_COLUMNS = {"ID": "id", "Process ID": "pid", "Process Name": "process", "Host Name": "host",
+                  "Kernel Name": "name", "Kernel Time": "time", "Context": "context", "Stream": "stream",
+                  "Block Size": "block", "Grid Size": "grid", "Device": "device", "CC": "cc"}
+LONG_COLUMNS = {"Section Name", "Metric Name", "Metric Unit", "Metric Value", "Rule Name", "Rule Type",
+                "Rule Description", "Estimated Speedup Type", "Estimated Speedup"}
+NO_KERNELS = "no kernels profiled"
+_TOOL_PREFIXES = ("==PROF==", "==WARNING==", "==ERROR==", "==WARN==")
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8-sig", errors="replace").lstrip("\ufeff")
+
+
+def _header_index(lines: list[str]) -> int | None:
+    for i, ln in enumerate(lines):
+        s = ln.lstrip("\ufeff")
+        if s.startswith('"ID",') and '"Kernel Name"' in s:
+            return i
+    return None
+
+
+def _only_tool_lines(lines: list[str]) -> bool:
+    body = [ln.strip() for ln in lines if ln.strip()]
+    return bool(body) and all(b.startswith(_TOOL_PREFIXES) for b in body) and any(
+        b.startswith("==PROF==") for b in body)
+
+
+class NcuCsvCollector(Collector):
+    """Nsight Compute CSV: details page, raw page and ``--metrics`` output (see module docstring)."""
+
+    name = "ncu_csv"
+    suffixes = (".csv", ".ncu.csv")
+    priority = 20
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        lines = _text(head).splitlines()
+        if _header_index(lines) is not None:
+            return True
+        return _only_tool_lines(lines[:-1] if len(head) >= 65536 else lines)
+
+    def collect(self, path: Path, strict: bool = True) -> Timeline:
+        path = Path(path)
+        raw = read_input(path)
+        lines = _text(raw.data).splitlines()
+        h = _header_index(lines)
+        if h is None:
+            if _only_tool_lines(lines):
+                meta = TimelineMeta(sources=[{"path": str(path), "collector": self.name, "rank": 0,
+                                              "size_bytes": raw.size_bytes, "launches": 0}],
+                                    warnings=[f"{path}: {NO_KERNELS} (only ncu log lines, no CSV rows)"])
+                return Timeline(meta=meta).validate()
+            raise TraceFormatError(path, "no Nsight Compute CSV header (a line starting with \"ID\",...) found")
+        body = [ln for ln in lines[h:] if not ln.startswith(_TOOL_PREFIXES)]
+        rows = list(csv.reader(io.StringIO("\n".join(body))))
+        header, rows = rows[0], [r for r in rows[1:] if r]
+        width = len(header)
+        bad = sum(len(r) > width for r in rows)  # short rows are normal: ncu omits empty trailing rule columns
+        rows = [r + [""] * (width - len(r)) for r in rows if len(r) <= width]
+        warnings = [f"{path}: {bad} CSV row(s) with more fields than the header skipped"] if bad else []
+        if bad and strict and not rows:
+            raise TraceFormatError(path, f"every CSV row has more fields than the header's {width}")
+        df = pd.DataFrame(rows, columns=header, dtype=object) if rows else pd.DataFrame(columns=header, dtype=object)
+        df = df.loc[:, ~df.columns.duplicated()]
+        if "Metric Name" in df.columns and "Metric Value" in df.columns:
+            layout, parts = "details", _long(df)
+        else:
+            layout, parts = "raw", _wide(df)
+        if not parts[0]:
+            warnings.append(f"{path}: {NO_KERNELS} (CSV header but no launch rows)")
+        return _ncu.build(path, self.name, *parts, warnings, {"layout": layout})
+
+
+def _numbers(s: pd.Series) -> np.ndarray:
+    """Vectorised :func:`parse_number` over a column of text (each distinct text parsed once)."""
+    codes, uniq = pd.factorize(s.fillna(""), sort=False)
+    vals = np.array([np.nan if (v := parse_number(u)) is None else v for u in uniq], dtype="float64")
+    return vals[codes] if len(codes) else np.zeros(0)
+
+
+def _launches(df: pd.DataFrame) -> tuple[list[dict[str, Any]], pd.Series]:
+    """One dict per distinct ID in order of appearance, and each row's launch index."""
+    codes, uniq = pd.factorize(df["ID"], sort=False)
+    first = df.groupby(codes, sort=True).head(1)
+    keep = [c for c in LAUNCH_COLUMNS if c in df.columns]
+    launches = [{LAUNCH_COLUMNS[c]: r[c] for c in keep} for _, r in first[keep].iterrows()]
+    return launches, pd.Series(codes, index=df.index)
+
+
+def _long(df: pd.DataFrame):
+    launches, li = _launches(df)
+    name = df["Metric Name"].fillna("")
+    is_metric = name != ""
+    md = df[is_metric]
+    vals = _numbers(md["Metric Value"])
+    metrics = pd.DataFrame({"launch": li[is_metric].to_numpy(), "section": md.get("Section Name", "").to_numpy()
+                            if "Section Name" in md else "", "metric": md["Metric Name"].to_numpy(),
+                            "unit": md["Metric Unit"].to_numpy() if "Metric Unit" in md else "",
+                            "value": vals})
+    strings: list[dict[str, str]] = [{} for _ in launches]
+    text_rows = np.isnan(vals) & ~md["Metric Value"].str.strip().isin(["", "n/a", "N/A"]).to_numpy()
+    for i, k, v in zip(li[is_metric].to_numpy()[text_rows], md["Metric Name"].to_numpy()[text_rows],
+                       md["Metric Value"].to_numpy()[text_rows]):
+        strings[int(i)].setdefault(str(k), str(v))
+    rules = _rules(df, li)
+    return launches, metrics, strings, rules
+
+
+def _rules(df: pd.DataFrame, li: pd.Series) -> pd.DataFrame:
+    if "Rule Name" not in df.columns:
+        return pd.DataFrame(columns=["launch", *list(_ncu.RULE_COLUMNS)[2:]])
+    r = df[df["Rule Name"].fillna("") != ""]
+
+    def col(c: str) -> np.ndarray:
+        return r[c].fillna("").to_numpy(dtype=object) if c in r.columns else np.full(len(r), "", dtype=object)
+
+    return pd.DataFrame({"launch": li[r.index].to_numpy(), "section": col("Section Name"), "rule": col("Rule Name"),
+                         "type": col("Rule Type"), "description": col("Rule Description"),
+                         "speedup_type": col("Estimated Speedup Type"),
+                         "estimated_speedup_pct": _numbers(pd.Series(col("Estimated Speedup")))})
+
+
+def _wide(df: pd.DataFrame):
+    units = {}
+    if len(df) and str(df.iloc[0]["ID"]).strip() == "":
+        units = df.iloc[0].to_dict()
+        df = df.iloc[1:]
+    launches, li = _launches(df) if len(df) else ([], pd.Series(dtype="int64"))
+    mcols = [c for c in df.columns if c not in LAUNCH_COLUMNS and c not in LONG_COLUMNS]
+    parts, strings = [], [{} for _ in launches]
+    for c in mcols:
+        vals = _numbers(df[c])
+        if np.isnan(vals).all():
+            txt = df[c].fillna("")
+            for i, v in zip(li.to_numpy(), txt.to_numpy()):
+                if v.strip() and v.strip() not in ("n/a", "N/A"):
+                    strings[int(i)][c] = v
+            continue
+        parts.append(pd.DataFrame({"launch": li.to_numpy(), "section": "", "metric": c,
+                                   "unit": units.get(c, "") or "", "value": vals}))
+    metrics = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
+        {"launch": pd.Series(dtype="int64"), "section": [], "metric": [], "unit": [], "value": []})
+    return launches, metrics, strings, _rules(df, li)

@@ -1,0 +1,122 @@
+"""Nsight Compute binary report (``.ncu-rep``) → Timeline + Counters + rule results, via NVIDIA's ``ncu_report``.
+
+Needs the optional extra ``pip install 'gpulens[ncu]'`` (the ``ncu-report`` package from PyPI, imported lazily);
+without it :class:`~gpulens.errors.DependencyError` names the extra. The file must start with the report magic
+``NVR\\0``: ``ncu_report.load_report`` accepts any file silently (a text file loads as a report with no ranges), so
+the magic is checked first and a file without it is a :class:`~gpulens.errors.TraceFormatError`.
+
+Every action (kernel launch) of every range becomes one launch, in report order. Each metric with a numeric value
+becomes a Counters row (name exactly as ncu spells it, value converted to base units as in
+:mod:`gpulens.collectors._ncu_units`); string metrics (``device__attribute_display_name``) fill the device table.
+Rule results go to ``tables["ncu_rules"]``: ``rule`` is the rule identifier, ``section`` its section identifier,
+``description`` the message title and text, ``type`` the report's numeric message type as text (the package names
+no constants for it), ``speedup_type``/``estimated_speedup_pct`` from the rule's speedup estimate when it has one.
+Start times are synthetic, as for the CSV (see :mod:`gpulens.collectors._ncu`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gpulens.collectors import _ncu
+from gpulens.collectors.base import Collector
+from gpulens.errors import DependencyError, TraceFormatError
+from gpulens.timeline import Timeline
+
+MAGIC = b"NVR\x00"
+EXTRA = "ncu"
+PACKAGE = "ncu-report"
+
+
+def load_module() -> Any:
+    """Import ``ncu_report`` lazily.
+
+    Raises:
+        DependencyError: the package is not installed (message: ``pip install 'gpulens[ncu]'``).
+    """
+    try:
+        return importlib.import_module("ncu_report")
+    except ImportError:
+        raise DependencyError(PACKAGE, "reading .ncu-rep reports", extra=EXTRA) from None
+
+
+def _value(metric: Any) -> Any:
+    try:
+        return metric.value()
+    except Exception:  # noqa: BLE001 - the binding raises plain exceptions for metrics without a value
+        return None
+
+
+class NcuRepCollector(Collector):
+    """Nsight Compute ``.ncu-rep`` report (see module docstring)."""
+
+    name = "ncu_rep"
+    suffixes = (".ncu-rep",)
+    priority = 10
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return head[:4] == MAGIC
+
+    def collect(self, path: Path, strict: bool = True) -> Timeline:
+        path = Path(path)
+        try:
+            with path.open("rb") as fh:
+                head = fh.read(4)
+        except OSError as exc:
+            raise TraceFormatError(path, f"cannot read file ({exc.strerror or exc})") from None
+        if head != MAGIC:
+            raise TraceFormatError(path, "not an Nsight Compute report (missing the NVR\\0 magic bytes)")
+        mod = load_module()
+        try:
+            ctx = mod.load_report(str(path))
+        except Exception as exc:  # noqa: BLE001 - any failure of the vendor library is a bad input
+            raise TraceFormatError(path, f"ncu_report could not read it ({exc})") from None
+        launches: list[dict[str, Any]] = []
+        strings: list[dict[str, str]] = []
+        mparts: dict[str, list] = {"launch": [], "section": [], "metric": [], "unit": [], "value": []}
+        rparts: dict[str, list] = {k: [] for k in ("launch", "section", "rule", "type", "description",
+                                                   "speedup_type", "estimated_speedup_pct")}
+        local = getattr(getattr(mod, "IFrontend", None), "SpeedupType_LOCAL", 0)
+        for ri in range(ctx.num_ranges()):
+            rng = ctx.range_by_idx(ri)
+            for ai in range(rng.num_actions()):
+                act = rng.action_by_idx(ai)
+                li = len(launches)
+                names = act.metric_names()
+                vals = {n: _value(act[n]) for n in names}
+                units = {n: act[n].unit() or "" for n in names}
+                launches.append({"id": li, "name": act.name(mod.IAction.NameBase_DEMANGLED),
+                                 "device": vals.get("launch__device_id"), "stream": vals.get("launch__stream_id")})
+                s: dict[str, str] = {}
+                for n in names:
+                    v = vals[n]
+                    if isinstance(v, str):
+                        s[n] = v
+                    elif isinstance(v, (int, float)) and not isinstance(v, bool):
+                        mparts["launch"].append(li), mparts["section"].append("")
+                        mparts["metric"].append(n), mparts["unit"].append(units[n]), mparts["value"].append(float(v))
+                strings.append(s)
+                for rr in act.rule_results():
+                    msg = rr.rule_message() or {}
+                    sp = rr.speedup_estimation() if rr.has_speedup_estimation() else None
+                    rparts["launch"].append(li)
+                    rparts["section"].append(rr.section_identifier())
+                    rparts["rule"].append(rr.rule_identifier())
+                    rparts["type"].append(str(msg.get("type", "")))
+                    rparts["description"].append(": ".join(x for x in (msg.get("title"), msg.get("message")) if x))
+                    if isinstance(sp, dict):
+                        rparts["speedup_type"].append("local" if sp.get("type") == local else "global")
+                        rparts["estimated_speedup_pct"].append(float(sp.get("speedup", np.nan)))
+                    else:
+                        num = float(sp) if isinstance(sp, (int, float)) and not isinstance(sp, bool) else np.nan
+                        rparts["speedup_type"].append(""), rparts["estimated_speedup_pct"].append(num)
+        metrics = pd.DataFrame(mparts)
+        metrics["value"] = metrics["value"].astype("float64")
+        warnings = [] if launches else [f"{path}: no kernels profiled (the report holds no kernel launch)"]
+        return _ncu.build(path, self.name, launches, metrics, strings, pd.DataFrame(rparts), warnings,
+                          {"layout": "ncu-rep", "ncu_report_version": str(getattr(ctx, "get_version", str)())})

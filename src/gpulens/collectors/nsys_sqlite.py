@@ -1,0 +1,369 @@
+"""Nsight Systems SQLite export (``nsys export --type sqlite``) → Timeline.
+
+Tables read (each optional; an absent table or column is skipped, never an error):
+
+==================================== ========== =============================================================
+table                                kind       columns used
+==================================== ========== =============================================================
+``CUPTI_ACTIVITY_KIND_KERNEL``       kernel     start, end, deviceId, streamId, correlationId, globalPid, demangledName
+                                     / comm     (else shortName), gridX..Z, blockX..Z, registersPerThread,
+                                                staticSharedMemory, dynamicSharedMemory
+``CUPTI_ACTIVITY_KIND_MEMCPY``       memcpy     start, end, deviceId, streamId, correlationId, bytes, copyKind
+``CUPTI_ACTIVITY_KIND_MEMSET``       memset     start, end, deviceId, streamId, correlationId, bytes
+``CUPTI_ACTIVITY_KIND_RUNTIME``      runtime    start, end, globalTid, correlationId, nameId
+``CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`` sync    start, end, globalPid, streamId, correlationId, syncType
+``NVTX_EVENTS``                      annotation start, end, globalTid, text or ``StringIds[textId]``; range event types only
+``TARGET_INFO_GPU``                  meta       one device per row (also GPUs that ran nothing)
+``META_DATA_EXPORT`` /               meta       nsys version and export schema version
+``EXPORT_META_DATA`` (older)
+==================================== ========== =============================================================
+
+Conventions: times are the export's int64 ns (session clock); ``dur_ns = end - start``; rows with ``end < start``
+(or an NVTX range never closed) go to ``rejected``. Names are ``StringIds`` keys, resolved once per distinct id.
+``pid = (globalPid >> 24) & 0xFFFFFF`` and ``tid = globalTid & 0xFFFFFF`` (nsys' documented packing of global ids).
+``copyKind`` follows CUPTI's ``CUpti_ActivityMemcpyKind`` (1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP, ...; UVM kinds 11–13
+map to HtoD/DtoH/DtoD). Kernel names containing ``nccl`` are ``comm``. The short and mangled names of every kernel
+are kept in ``tables["kernel_names"]`` (columns ``name``, ``short_name``, ``mangled_name``).
+
+Speed: one ``SELECT`` per table, no joins and no per-row Python objects; a synthetic export of one million kernels
+(plus one million runtime calls) loads in a few seconds (``benchmarks/nsys_sqlite_load.py``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gpulens.collectors.base import Collector
+from gpulens.errors import TraceFormatError
+from gpulens.timeline import EVENT_COLUMNS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+#: CUpti_ActivityMemcpyKind → copy_kind.
+COPY_KINDS = {1: "HtoD", 2: "DtoH", 3: "HtoA", 4: "AtoH", 5: "AtoA", 6: "AtoD", 7: "DtoA", 8: "DtoD", 9: "HtoH",
+              10: "PtoP", 11: "HtoD", 12: "DtoH", 13: "DtoD"}
+#: TARGET_INFO_GPU column → device dict key.
+GPU_FIELDS = {"name": "name", "computeMajor": None, "smCount": "num_sms", "totalMemory": "total_memory_bytes",
+              "memoryBandwidth": "memory_bandwidth_bytes_per_s", "clockRate": "clock_hz",
+              "l2CacheSize": "l2_cache_bytes", "threadsPerWarp": "warp_size", "maxWarpsPerSm": "max_warps_per_sm",
+              "maxBlocksPerSm": "max_blocks_per_sm", "maxRegistersPerSm": "regs_per_sm",
+              "maxRegistersPerBlock": "regs_per_block", "maxShmemPerSm": "smem_per_sm_bytes",
+              "maxShmemPerBlock": "smem_per_block_bytes", "maxShmemPerBlockOptin": "smem_per_block_optin_bytes",
+              "maxThreadsPerBlock": "max_threads_per_block", "chipName": "chip", "busLocation": "bus_location",
+              "uuid": "uuid"}
+_NULL = -(1 << 62)  # stands for NULL in :meth:`_Db.select_ints` (no nsys id or time is this negative)
+_EVENT_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                 "NVTX_EVENTS", "TARGET_INFO_GPU")
+
+
+class _Db:
+    """A read-only connection plus the schema (table → column list) read once with ``PRAGMA table_info``."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        try:
+            self.con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            names = [r[0] for r in self.con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        except sqlite3.DatabaseError as exc:
+            raise TraceFormatError(path, f"not a readable SQLite database ({exc})") from None
+        self.cols = {t: [r[1] for r in self.con.execute(f"PRAGMA table_info([{t}])")] for t in names}
+
+    def has(self, table: str, *cols: str) -> bool:
+        return table in self.cols and all(c in self.cols[table] for c in cols)
+
+    def select(self, table: str, wanted: dict[str, str]) -> pd.DataFrame:
+        """``SELECT`` the expressions of ``wanted`` (alias → SQL over column names) whose columns exist.
+
+        An entry is kept when every identifier in ``{...}`` braces exists (braces become SQL ``[...]`` quoting, as
+        ``end`` is a keyword); the others are left out of the result.
+        """
+        parts = []
+        for alias, expr in wanted.items():
+            needed = [w.split("}")[0] for w in expr.split("{")[1:]]
+            if all(n in self.cols[table] for n in needed):
+                parts.append(f"{expr.replace('{', '[').replace('}', ']')} AS {alias}")
+        return pd.read_sql_query(f"SELECT {', '.join(parts)} FROM [{table}]", self.con)
+
+    def select_ints(self, table: str, wanted: dict[str, str], chunk: int = 2_000_000) -> pd.DataFrame:
+        """Like :meth:`select` for integer-only expressions, without a Python object per row.
+
+        Each chunk of ``chunk`` rowids is one ``SELECT group_concat(IFNULL(expr, sentinel)), ...`` (one table scan,
+        the same row order for every column) parsed by numpy; NULL becomes ``<NA>``. Falls back to :meth:`select`
+        when a value is not an integer.
+        """
+        kept = {a: e for a, e in wanted.items()
+                if all(n.split("}")[0] in self.cols[table] for n in e.split("{")[1:])}
+        exprs = [e.replace("{", "[").replace("}", "]") for e in kept.values()]
+        try:
+            lo, hi = self.con.execute(f"SELECT min(rowid), max(rowid) FROM [{table}]").fetchone()
+        except sqlite3.DatabaseError:
+            return self.select(table, wanted)
+        if lo is None:
+            return pd.DataFrame({a: pd.Series(dtype="int64") for a in kept})
+        agg = ", ".join(f"group_concat(IFNULL({e}, {_NULL}))" for e in exprs)
+        parts: list[list[np.ndarray]] = []
+        for start in range(int(lo), int(hi) + 1, chunk):
+            q = f"SELECT count(*), {agg} FROM [{table}] WHERE rowid >= {start} AND rowid < {start + chunk}"
+            n, *texts = self.con.execute(q).fetchone()
+            if not n:
+                continue
+            arrs = [np.fromstring(t, dtype=np.int64, sep=",") for t in texts]
+            if any(len(a) != n for a in arrs):
+                return self.select(table, wanted)  # a REAL or TEXT value: let pandas sort it out
+            parts.append(arrs)
+        out = {}
+        for i, a in enumerate(kept):
+            col = np.concatenate([p[i] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
+            null = col == _NULL
+            out[a] = pd.arrays.IntegerArray(np.where(null, 0, col), null) if null.any() else col
+        return pd.DataFrame(out)
+
+    def strings(self, ids: pd.Series) -> pd.Series:
+        """Resolve StringIds keys → categorical text, reading only the distinct ids needed."""
+        codes, uniq = pd.factorize(ids, sort=False)
+        if not len(uniq) or not self.has("StringIds", "id", "value"):
+            return pd.Series(pd.Categorical([None] * len(ids)))
+        lut = dict(self.con.execute("SELECT id, value FROM StringIds").fetchall()) if len(uniq) > 500 else dict(
+            self.con.execute(f"SELECT id, value FROM StringIds WHERE id IN ({','.join('?' * len(uniq))})",
+                             [int(u) for u in uniq]).fetchall())
+        text = [lut.get(int(u)) for u in uniq]
+        cats = pd.Index(pd.unique(pd.Series([t for t in text if t is not None], dtype=object)))
+        where = cats.get_indexer(pd.Index(text, dtype=object))
+        full = np.where(codes >= 0, where[codes], -1)
+        return pd.Series(pd.Categorical.from_codes(full, categories=cats.astype(str)))
+
+
+def _pid(g: pd.Series) -> pd.Series:
+    return (g.astype("Int64") // (1 << 24)) % (1 << 24)
+
+
+def _tid(g: pd.Series) -> pd.Series:
+    return g.astype("Int64") % (1 << 24)
+
+
+class NsysSqliteCollector(Collector):
+    """Nsight Systems SQLite export (see module docstring)."""
+
+    name = "nsys_sqlite"
+    suffixes = (".sqlite",)
+    priority = 10
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        if not head.startswith(SQLITE_MAGIC):
+            return False
+        try:
+            db = _Db(Path(path))
+        except TraceFormatError:
+            return False
+        return any(t in db.cols for t in _EVENT_TABLES) and "StringIds" in db.cols
+
+    def collect(self, path: Path, strict: bool = True) -> Timeline:
+        path = Path(path)
+        try:
+            with path.open("rb") as fh:
+                head = fh.read(16)
+        except OSError as exc:
+            raise TraceFormatError(path, f"cannot read file ({exc.strerror or exc})") from None
+        if head != SQLITE_MAGIC:
+            raise TraceFormatError(path, "not an SQLite file" if head else "file is empty")
+        db = _Db(path)
+        if not any(t in db.cols for t in _EVENT_TABLES):
+            raise TraceFormatError(path, "SQLite file has no Nsight Systems tables (CUPTI_ACTIVITY_KIND_*, "
+                                         "NVTX_EVENTS, TARGET_INFO_GPU)")
+        frames, rejected, warnings = [], [], []
+        names_table = None
+        for reader in (_kernels, _copies, _memsets, _runtime, _syncs, _nvtx):
+            try:
+                out = reader(db)
+            except (sqlite3.DatabaseError, pd.errors.DatabaseError) as exc:
+                if strict:
+                    raise TraceFormatError(path, f"{reader.__name__[1:]} table unreadable ({exc})") from None
+                warnings.append(f"{path}: {reader.__name__[1:]} skipped ({exc})")
+                continue
+            if out is None:
+                continue
+            df, extra = out
+            if extra is not None:
+                names_table = extra
+            bad = df["dur_ns"].isna() | (df["dur_ns"] < 0)
+            if bad.any():
+                r = df[bad]
+                rejected.append(pd.DataFrame({"kind": r["kind"], "name": r["name"].astype(object),
+                                              "start_ns": r["start_ns"], "dur_ns": r["dur_ns"],
+                                              "reason": np.where(r["dur_ns"].isna(), "range never closed",
+                                                                 "end before start")}))
+                df = df[~bad]
+            frames.append(df)
+        events = _assemble(frames, self.name)
+        rej = pd.concat(rejected, ignore_index=True) if rejected else None
+        nr = 0 if rej is None else len(rej)
+        rej_t = make_table(REJECTED_COLUMNS, None if rej is None else {
+            **{c: rej[c] for c in rej.columns}, "rank": np.zeros(nr, dtype="int64"), "source": [self.name] * nr},
+            n=nr)
+        if nr:
+            warnings.append(f"{path}: {nr} invalid event(s) excluded: " + ", ".join(
+                f"{k} ×{v}" for k, v in rej_t["reason"].value_counts().items() if v))
+        meta = TimelineMeta(sources=[{"path": str(path), "collector": self.name, "size_bytes": path.stat().st_size,
+                                      "rank": 0, **_export_meta(db)}], devices=_devices(db), warnings=warnings)
+        tables = {"kernel_names": names_table} if names_table is not None else {}
+        db.con.close()
+        return Timeline(events, None, rej_t, meta, tables).validate()
+
+
+def _assemble(frames: list[pd.DataFrame], source: str) -> pd.DataFrame:
+    """Concatenate per-table frames (categorical names unioned) into the event table."""
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return make_table(EVENT_COLUMNS)
+    names = pd.api.types.union_categoricals([f["name"].astype("category") for f in frames], ignore_order=True)
+    df = pd.concat([f.drop(columns="name") for f in frames], ignore_index=True)
+    n = len(df)
+    data: dict[str, Any] = {c: df[c] for c in df.columns if c in {x.name for x in EVENT_COLUMNS}}
+    data.update(event_id=np.arange(n, dtype="int64"), name=pd.Series(names), rank=np.zeros(n, dtype="int64"),
+                source=pd.Series(pd.Categorical.from_codes(np.zeros(n, dtype="int8"), categories=[source])))
+    return make_table(EVENT_COLUMNS, data, n=n)
+
+
+def _common(db: _Db, table: str, extra: dict[str, str]) -> pd.DataFrame:
+    return db.select_ints(table, {"start_ns": "{start}", "dur_ns": "{end} - {start}", **extra})
+
+
+def _gpu(df: pd.DataFrame, kind: Any) -> pd.DataFrame:
+    df["kind"] = kind
+    if "globalPid" in df:
+        df["pid"] = _pid(df.pop("globalPid"))
+    return df
+
+
+_GPU_COLS = {"device_id": "{deviceId}", "stream_id": "{streamId}", "correlation_id": "{correlationId}",
+             "globalPid": "{globalPid}"}
+
+
+def _kernels(db: _Db):
+    t = "CUPTI_ACTIVITY_KIND_KERNEL"
+    if not db.has(t, "start", "end"):
+        return None
+    name_col = next((c for c in ("demangledName", "shortName", "mangledName") if c in db.cols[t]), None)
+    df = _common(db, t, {**_GPU_COLS, "grid_x": "{gridX}", "grid_y": "{gridY}", "grid_z": "{gridZ}",
+                         "block_x": "{blockX}", "block_y": "{blockY}", "block_z": "{blockZ}",
+                         "regs_per_thread": "{registersPerThread}", "smem_static_bytes": "{staticSharedMemory}",
+                         "smem_dynamic_bytes": "{dynamicSharedMemory}", "_name": f"{{{name_col}}}",
+                         "_short": "{shortName}", "_mangled": "{mangledName}"})
+    df["name"] = db.strings(df.pop("_name")) if "_name" in df else pd.Categorical([None] * len(df))
+    names = None
+    if "_short" in df or "_mangled" in df:
+        ids = df[[c for c in ("_short", "_mangled") if c in df]].assign(name=df["name"]).drop_duplicates()
+        names = pd.DataFrame({"name": ids["name"].astype(str).to_numpy(),
+                              "short_name": db.strings(ids["_short"]).astype(str).to_numpy() if "_short" in ids
+                              else None,
+                              "mangled_name": db.strings(ids["_mangled"]).astype(str).to_numpy()
+                              if "_mangled" in ids else None})
+        df = df.drop(columns=[c for c in ("_short", "_mangled") if c in df])
+    cat = pd.Series(df["name"]).astype("category").cat
+    comm_cats = np.asarray(cat.categories.astype(str).str.contains("nccl", case=False, regex=False), dtype=bool)
+    is_comm = np.append(comm_cats, False)[cat.codes.to_numpy()]  # code -1 (no name) → not comm
+    return _gpu(df, np.where(is_comm, "comm", "kernel")), names
+
+
+def _copies(db: _Db):
+    t = "CUPTI_ACTIVITY_KIND_MEMCPY"
+    if not db.has(t, "start", "end"):
+        return None
+    df = _common(db, t, {**_GPU_COLS, "bytes": "{bytes}", "_ck": "{copyKind}"})
+    ck = df.pop("_ck") if "_ck" in df else pd.Series([None] * len(df))
+    df["copy_kind"] = ck.map(COPY_KINDS)
+    df["name"] = ("Memcpy " + df["copy_kind"].fillna("Unknown")).astype("category")
+    return _gpu(df, "memcpy"), None
+
+
+def _memsets(db: _Db):
+    t = "CUPTI_ACTIVITY_KIND_MEMSET"
+    if not db.has(t, "start", "end"):
+        return None
+    df = _common(db, t, {**_GPU_COLS, "bytes": "{bytes}"})
+    df["name"] = pd.Categorical(["Memset"] * len(df))
+    return _gpu(df, "memset"), None
+
+
+def _host(df: pd.DataFrame, kind: str) -> pd.DataFrame:
+    df["kind"] = kind
+    df["device_id"] = -1
+    if "globalTid" in df:
+        g = df.pop("globalTid")
+        df["pid"], df["tid"] = _pid(g), _tid(g)
+    return df
+
+
+def _runtime(db: _Db):
+    t = "CUPTI_ACTIVITY_KIND_RUNTIME"
+    if not db.has(t, "start", "end"):
+        return None
+    df = _common(db, t, {"globalTid": "{globalTid}", "correlation_id": "{correlationId}", "_n": "{nameId}"})
+    df["name"] = db.strings(df.pop("_n")) if "_n" in df else pd.Categorical(["cuda runtime"] * len(df))
+    return _host(df, "runtime"), None
+
+
+def _syncs(db: _Db):
+    t = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
+    if not db.has(t, "start", "end"):
+        return None
+    df = _common(db, t, {"stream_id": "{streamId}", "correlation_id": "{correlationId}", "globalPid": "{globalPid}"})
+    df["name"] = pd.Categorical(["CUDA synchronization"] * len(df))
+    df = _gpu(df, "sync")
+    df["device_id"] = -1
+    return df, None
+
+
+def _nvtx(db: _Db):
+    t = "NVTX_EVENTS"
+    if not db.has(t, "start"):
+        return None
+    where = ""
+    if db.has("ENUM_NSYS_EVENT_TYPE", "id", "name") and "eventType" in db.cols[t]:
+        ids = [r[0] for r in db.con.execute("SELECT id FROM ENUM_NSYS_EVENT_TYPE WHERE name LIKE 'Nvtx%Range'")]
+        if ids:
+            where = f" WHERE eventType IN ({','.join(map(str, ids))})"
+    elif "end" in db.cols[t]:
+        where = " WHERE [end] IS NOT NULL"  # no event-type names: keep what has an end (marks have none)
+    wanted = {"start_ns": "{start}", "dur_ns": "{end} - {start}", "globalTid": "{globalTid}", "_text": "{text}",
+              "_tid": "{textId}"}
+    parts = [f"{e.replace('{', '[').replace('}', ']')} AS {a}" for a, e in wanted.items()
+             if all(n.split("}")[0] in db.cols[t] for n in e.split("{")[1:])]
+    df = pd.read_sql_query(f"SELECT {', '.join(parts)} FROM [{t}]{where}", db.con)
+    text = df.pop("_text") if "_text" in df else pd.Series([None] * len(df), dtype=object)
+    if "_tid" in df:
+        via_id = db.strings(df.pop("_tid")).astype(object)
+        text = text.where(text.notna(), via_id)
+    df["name"] = text.fillna("(unnamed NVTX range)").astype("category")
+    return _host(df, "annotation"), None
+
+
+def _export_meta(db: _Db) -> dict[str, Any]:
+    for t in ("META_DATA_EXPORT", "EXPORT_META_DATA"):
+        if db.has(t, "name", "value"):
+            kv = dict(db.con.execute(f"SELECT name, value FROM [{t}]").fetchall())
+            return {"nsys_version": kv.get("EXPORT_PRODUCT_VERSION"),
+                    "schema_version": kv.get("EXPORT_SCHEMA_VERSION"), "meta_table": t}
+    return {"nsys_version": None, "schema_version": None, "meta_table": None}
+
+
+def _devices(db: _Db) -> list[dict[str, Any]]:
+    t = "TARGET_INFO_GPU"
+    if not db.has(t, "id"):
+        return []
+    cols = ["id"] + [c for c in GPU_FIELDS if c in db.cols[t]] + [c for c in ("computeMinor",) if c in db.cols[t]]
+    out = []
+    for row in db.con.execute(f"SELECT {', '.join(cols)} FROM [{t}] ORDER BY id"):
+        r = dict(zip(cols, row))
+        d: dict[str, Any] = {"rank": 0, "device_id": int(r["id"]), "name": r.get("name")}
+        if r.get("computeMajor") is not None:
+            d["compute_capability"] = f"{r['computeMajor']}.{r.get('computeMinor') or 0}"
+        for src, dst in GPU_FIELDS.items():
+            if dst and dst != "name" and r.get(src) is not None:
+                d[dst] = r[src]
+        out.append(d)
+    return out
