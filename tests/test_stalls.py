@@ -97,6 +97,26 @@ def test_ncu_stall_class(ncu, kernel, cls, pct):
     assert sum(row[f"{c}_pct"] for c in STALL_CLASSES) == pytest.approx(100.0)
 
 
+@pytest.fixture(scope="module")
+def ncu_collected():
+    return gpulens.analyze([STALLS / "ncu_details_stalls.csv"]).sources[0]
+
+
+@pytest.mark.parametrize("kernel,cls,pct", NCU_EXPECTED, ids=[c for _, c, _ in NCU_EXPECTED])
+def test_ncu_stall_class_through_the_ncu_collector(ncu_collected, kernel, cls, pct):
+    # the same file read by gpulens' own ncu CSV collector: identical classes and shares
+    row = ncu_collected.results["stalls"].table.set_index("name").loc[kernel]
+    assert row["dominant_class"] == cls
+    assert row["dominant_pct"] == pytest.approx(pct, rel=1e-9)
+
+
+def test_ncu_collected_verdicts_name_their_collector(ncu_collected):
+    v = ncu_collected.results["verdicts"].table.set_index("name")
+    spill = v.loc["spill_heavy_kernel(double*, int)"]
+    assert spill["verdict"] == "memory-bound" and "collector:ncu_csv" in spill["inputs"]
+    assert v.loc["gather_rows(float const*, long const*, float*, int)", "time_at_stake_ns"] == round(1_800_000 * 0.15)
+
+
 def test_ncu_aggregation_and_families(ncu):
     t, _ = ncu
     g = t.loc["gather_rows(float const*, long const*, float*, int)"]
@@ -207,3 +227,27 @@ def test_real_rocprof_compute_vcopy_mi200():
     assert row["calls"] == 3 and row["dominant_class"] == "memory_latency"
     rest = max(wave - dep - iss - act, 0.0)
     assert row["dominant_pct"] == pytest.approx(100 * dep / (dep + iss + rest))
+
+
+def test_verdicts_read_roofline_and_occupancy_results_by_contract():
+    import pandas as pd
+
+    from gpulens.analyzers import AnalysisResult
+    from gpulens.analyzers.verdicts import Verdicts
+
+    tl = _timeline([(0, "gemm_rf", 3_000_000), (1, "softmax_rf", 1_000_000)], [])
+    res = gpulens.analyze_timeline(tl).results
+    res["roofline"] = AnalysisResult("roofline", pd.DataFrame({
+        "name": ["gemm_rf", "softmax_rf"], "calls": [1, 1], "time_ns": [3_000_000, 1_000_000],
+        "arithmetic_intensity": [200.0, 0.5], "bound": ["compute", "memory"], "roof_pct": [70.0, 15.0]}))
+    res["occupancy"] = AnalysisResult("occupancy", pd.DataFrame({
+        "name": ["softmax_rf"], "calls": [1], "time_ns": [1_000_000], "theoretical_occupancy_pct": [25.0],
+        "achieved_occupancy_pct": [22.0], "limiter": ["registers"]}))
+    v = Verdicts().analyze(tl, None, res).table.set_index("name")
+    assert v.loc["gemm_rf", "verdict"] == "compute-bound"
+    assert v.loc["gemm_rf", "time_at_stake_ns"] == 900_000                 # 3 ms × (1 − 0.70)
+    sm = v.loc["softmax_rf"]
+    assert sm["verdict"] == "latency/occupancy-bound"                     # 15 % of the memory roof
+    assert sm["time_at_stake_ns"] == 850_000
+    assert "registers" in sm["next_steps"][0].lower() and "occupancy" in sm["inputs"]
+    assert "22 % achieved / 25 % theoretical, limiter registers" in sm["evidence"]
