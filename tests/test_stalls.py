@@ -15,7 +15,7 @@ from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, Timeline, make_tabl
 from tests.conftest import DATA, shared_trace
 
 STALLS = DATA / "stalls"
-_UNIT_NS = {"nsecond": 1, "usecond": 1e3, "msecond": 1e6, "second": 1e9}
+_UNIT_NS = {"nsecond": 1, "ns": 1, "usecond": 1e3, "us": 1e3, "msecond": 1e6, "ms": 1e6, "second": 1e9}
 
 
 def _timeline(kernels, counters):
@@ -251,3 +251,19 @@ def test_verdicts_read_roofline_and_occupancy_results_by_contract():
     assert sm["time_at_stake_ns"] == 850_000
     assert "registers" in sm["next_steps"][0].lower() and "occupancy" in sm["inputs"]
     assert "22 % achieved / 25 % theoretical, limiter registers" in sm["evidence"]
+
+
+def test_real_ncu_details_speed_of_light_gives_the_verdict():
+    # codegandee RTX 5090 elementwise add (tests/data/nvidia, MIT): SpeedOfLight "Memory Throughput" in % and the
+    # Duration, read here with csv; no stall counters and no roofline row are needed
+    p = DATA / "nvidia" / "codegandee_rtx5090_ncu-v2_kernel_0010_details.csv"
+    lines = [ln for ln in p.read_text().splitlines() if ln.startswith('"')]
+    rows = list(csv.DictReader(lines))
+    mem = next(float(r["Metric Value"]) for r in rows if r["Metric Name"] == "Memory Throughput"
+               and r["Metric Unit"] == "%")
+    dur = next(float(r["Metric Value"].replace(",", "")) * _UNIT_NS[r["Metric Unit"]] for r in rows
+               if r["Metric Name"] == "Duration")
+    v = gpulens.analyze([p]).sources[0].results["verdicts"].table.iloc[0]
+    assert mem > 50 and v["verdict"] == "memory-bound"
+    assert v["time_at_stake_ns"] == round(round(dur) * (1 - mem / 100))
+    assert "counters:speed-of-light" in v["inputs"]

@@ -107,6 +107,11 @@ SOL_METRICS: dict[str, tuple[str, ...]] = {
                        "dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM Throughput"),
     "compute_sol_pct": ("sm__throughput.avg.pct_of_peak_sustained_elapsed", "Compute (SM) Throughput"),
 }
+#: Occupancy percentages as ncu records them (raw metric names and details-page names).
+OCCUPANCY_METRICS: dict[str, tuple[str, ...]] = {
+    "achieved_occupancy_pct": ("sm__warps_active.avg.pct_of_peak_sustained_active", "Achieved Occupancy"),
+    "theoretical_occupancy_pct": ("sm__maximum_warps_per_active_cycle_pct", "Theoretical Occupancy"),
+}
 
 
 class StallMetric(NamedTuple):

@@ -20,7 +20,15 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers.stall_classes import AMD_TOTAL, SOL_METRICS, STALL_CLASSES, StallMetric, parse_metric, shares
+from gpulens.analyzers.stall_classes import (
+    AMD_TOTAL,
+    OCCUPANCY_METRICS,
+    SOL_METRICS,
+    STALL_CLASSES,
+    StallMetric,
+    parse_metric,
+    shares,
+)
 from gpulens.timeline import Timeline
 
 _FAMILY_RANK = {"pcsamp": 0, "wave_cycles": 1, "per_issue": 1, "per_warp": 2, "latency": 3}
@@ -116,8 +124,34 @@ def kernel_stalls(name: str, g: pd.DataFrame) -> dict[str, Any] | None:
     }
 
 
+def kernel_percentages(timeline: Timeline, spec: dict[str, tuple[str, ...]] | None = None) -> dict[str, dict]:
+    """Per kernel name, duration-weighted ncu percentages (speed of light and occupancy by default).
+
+    Args:
+        spec: output key → metric names in priority order (default :data:`SOL_METRICS` + :data:`OCCUPANCY_METRICS`).
+
+    Returns:
+        name → {key: percentage or None}; only kernels with at least one of the metrics appear.
+    """
+    spec = spec or {**SOL_METRICS, **OCCUPANCY_METRICS}
+    co = timeline.counters
+    wanted = {m for names in spec.values() for m in names}
+    rows = co[co["metric"].astype(str).isin(wanted) & (co["event_id"] >= 0)]
+    if not len(rows):
+        return {}
+    ev = timeline.events.set_index("event_id")[["name", "dur_ns"]]
+    rows = rows.join(ev, on="event_id", how="inner")
+    rows = rows.assign(metric=rows["metric"].astype(str), name=rows["name"].astype(str))
+    out = {}
+    for name, g in rows.groupby("name", sort=False):
+        vals = {k: _sol(g, names) for k, names in spec.items()}
+        if any(v is not None for v in vals.values()):
+            out[name] = vals
+    return out
+
+
 def _sol(g: pd.DataFrame, names: tuple[str, ...]) -> float | None:
-    """Duration-weighted speed-of-light % from the first of ``names`` present in unit % (None when absent)."""
+    """Duration-weighted percentage from the first of ``names`` present in unit % (None when absent)."""
     for n in names:
         m = g[(g["metric"] == n) & g["value"].notna()]
         if "." not in n:  # a details-page display name: only its percentage form (it also exists in bytes/s)

@@ -112,6 +112,10 @@ def _latency_steps(e: Evidence) -> list[str]:
         steps.append(_LIMITER_STEP[e.limiter])
     if e.mean_blocks is not None and e.num_sms and e.mean_blocks < e.num_sms and "grid" not in (e.limiter or ""):
         steps.append(_LIMITER_STEP["grid"])
+    theo = e.theoretical_occupancy_pct
+    if not e.limiter and theo is not None and theo < 50:
+        steps.append(f"Theoretical occupancy is only {theo:.0f} %: find its limiter (registers, shared memory, block "
+                     "size) in ncu's Occupancy section / rocprof-compute's wavefront stats and relax it.")
     if e.stall_class in _STALL_STEP:
         steps.append(_STALL_STEP[e.stall_class])
     if not steps:

@@ -2,7 +2,8 @@
 and one verdict for the run.
 
 Evidence per kernel comes from earlier results when they ran — ``roofline`` (bound, roof_pct,
-arithmetic_intensity), ``occupancy`` (achieved/theoretical occupancy, limiter), ``stalls`` (dominant class) — and
+arithmetic_intensity), ``occupancy`` (achieved/theoretical occupancy, limiter), ``stalls`` (dominant class); without
+a roofline/occupancy row, ncu's speed-of-light and occupancy percentages straight from the Counters — and
 from the timeline itself (exposed collective time, launches shorter than their call and the launch-overhead idle
 before the kernel, grid size vs SM/CU count). :mod:`gpulens.analyzers.verdict_rules` holds the rules.
 
@@ -23,6 +24,7 @@ from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.bottlenecks import classify_gaps, covered_until, device_sms, short_launches
 from gpulens.analyzers.intervals import merge
 from gpulens.analyzers.launches import link_gpu_to_launch
+from gpulens.analyzers.stalls import kernel_percentages
 from gpulens.analyzers.verdict_rules import Evidence, decide
 from gpulens.timeline import Timeline
 
@@ -100,6 +102,7 @@ class Verdicts(Analyzer):
         by_name = kern.groupby("name", sort=False).groups
         co = timeline.counters
         counter_src = co.assign(s=co["source"].astype(str)).groupby("event_id")["s"].first()
+        pcts = kernel_percentages(timeline)
         rows, findings = [], []
         for h in crit.to_dict("records"):
             name = str(h["name"])
@@ -132,10 +135,16 @@ class Verdicts(Analyzer):
                 s = st[name]
                 e.stall_class, e.stall_pct, e.top_stall = s["dominant_class"], _num(s["dominant_pct"]), s["top_reason"]
                 e.inputs.append("stalls")
-                mem, comp = _num(s.get("memory_sol_pct")), _num(s.get("compute_sol_pct"))
-                if e.roof_pct is None and (mem is not None or comp is not None):
-                    e.bound = "memory" if (mem or 0) >= (comp or 0) else "compute"
-                    e.roof_pct, e.roof_source = max(mem or 0, comp or 0), "ncu speed of light"
+            p = pcts.get(name, {})
+            mem, comp = _num(p.get("memory_sol_pct")), _num(p.get("compute_sol_pct"))
+            if e.roof_pct is None and (mem is not None or comp is not None):
+                e.bound = "memory" if (mem or 0) >= (comp or 0) else "compute"
+                e.roof_pct, e.roof_source = max(mem or 0, comp or 0), "ncu speed of light"
+                e.inputs.append("counters:speed-of-light")
+            if e.achieved_occupancy_pct is None and p.get("achieved_occupancy_pct") is not None:
+                e.achieved_occupancy_pct = _num(p.get("achieved_occupancy_pct"))
+                e.theoretical_occupancy_pct = _num(p.get("theoretical_occupancy_pct"))
+                e.inputs.append("counters:occupancy")
             v = decide(e)
             srcs = set(evs["source"].astype(str)) | set(counter_src.reindex(evs["event_id"]).dropna())
             inputs = e.inputs + [f"collector:{c}" for c in sorted(srcs)]
