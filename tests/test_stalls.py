@@ -267,3 +267,15 @@ def test_real_ncu_details_speed_of_light_gives_the_verdict():
     assert mem > 50 and v["verdict"] == "memory-bound"
     assert v["time_at_stake_ns"] == round(round(dur) * (1 - mem / 100))
     assert "counters:speed-of-light" in v["inputs"]
+
+
+@pytest.mark.parametrize("kernel,cls,pct", AMD_EXPECTED, ids=[c for _, c, _ in AMD_EXPECTED])
+def test_rocprof_compute_row_through_the_amd_collector(kernel, cls, pct):
+    from gpulens.collectors import sniff
+
+    path = STALLS / "pmc_perf_stalls.csv"
+    if sniff(path) is None:
+        pytest.skip("no collector for rocprof-compute pmc_perf.csv in this build")
+    row = gpulens.analyze([path]).sources[0].results["stalls"].table.set_index("name").loc[kernel]
+    assert (row["vendor"], row["dominant_class"]) == ("amd", cls)
+    assert row["dominant_pct"] == pytest.approx(pct, rel=1e-9)
