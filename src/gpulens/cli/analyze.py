@@ -45,6 +45,10 @@ def register(app: typer.Typer) -> None:
                                                                  "per-rank traces is one multi-rank input)."),
         demo: bool = typer.Option(False, "--demo", help="Analyze the sample H100 trace shipped with gpulens."),
         json_out: Optional[Path] = typer.Option(None, "--json", help="Write the JSON report to this file."),
+        html_out: Optional[Path] = typer.Option(None, "--html", help="Write the self-contained HTML report here."),
+        md_out: Optional[Path] = typer.Option(None, "--markdown", help="Write a Markdown summary (PR comments)."),
+        perfetto_out: Optional[Path] = typer.Option(None, "--perfetto", help="Write the unified timeline as "
+                                                                             "Chrome-trace JSON for ui.perfetto.dev."),
         format: Optional[str] = typer.Option(None, "--format", help="Force an input format (collector name)."),
         lenient: bool = typer.Option(False, "--lenient", help="Keep what can be read from malformed inputs."),
         top: int = typer.Option(10, "--top", help="Kernels shown in the console table."),
@@ -73,6 +77,14 @@ def register(app: typer.Typer) -> None:
             write_output(json_out, render(report), inputs)
             if not quiet:
                 console.print(f"JSON report written to {json_out}")
+        for out, module, what in ((html_out, "html", "HTML report"), (md_out, "markdown", "Markdown summary"),
+                                  (perfetto_out, "perfetto", "Perfetto trace")):
+            if out is not None:
+                import importlib
+
+                write_output(out, importlib.import_module(f"gpulens.reports.{module}").render(report), inputs)
+                if not quiet:
+                    console.print(f"{what} written to {out}")
         code = EXIT_OK if report.has_gpu_work else EXIT_NO_GPU_WORK
         if code == EXIT_NO_GPU_WORK and not quiet:
             console.print("No GPU work found in the input(s): 0 kernels.")

@@ -1,0 +1,77 @@
+"""Rank comparison: kernel time per rank, the imbalance between ranks, and the top kernels' time on each rank.
+
+Only meaningful for multi-rank inputs; skipped (with the reason) when fewer than two ranks ran GPU kernels.
+
+Definitions (kernel = ``kernel`` or ``comm`` events, durations as recorded):
+
+* ``kernel_time_ns`` per rank — plain sum of its kernels' durations;
+* ``imbalance_pct`` — (max − min) / mean of the ranks' kernel time × 100;
+* the table — for the ``top`` kernel names by summed time over all ranks, one row per (rank, name):
+  ``calls``, ``time_ns`` and ``share`` of that rank's kernel time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.analyzers.hotspots import KERNEL_KINDS
+from gpulens.timeline import Timeline
+
+COLUMNS = {
+    "rank": "distributed rank",
+    "name": "kernel name (one of the top kernels over all ranks)",
+    "calls": "launches of this kernel on this rank",
+    "time_ns": "summed duration of this kernel on this rank [ns]",
+    "share": "time_ns / the rank's total kernel time [fraction 0..1]",
+}
+
+
+class RankKernels(Analyzer):
+    """Per-rank kernel time and the top kernels per rank (see module docstring).
+
+    Args:
+        top: number of kernel names compared across ranks (default 15).
+        imbalance_warn_pct: imbalance above which a finding is raised (default 10 %).
+    """
+
+    name = "rank_kernels"
+    order = 30
+
+    def __init__(self, top: int = 15, imbalance_warn_pct: float = 10.0):
+        self.top = top
+        self.imbalance_warn_pct = imbalance_warn_pct
+
+    def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
+        k = timeline.of_kind(*KERNEL_KINDS)
+        ranks = sorted(int(r) for r in k["rank"].unique()) if len(k) else []
+        if len(ranks) < 2:
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, {"ranks": ranks},
+                                  skipped_reason=f"{len(ranks)} rank(s) with GPU kernels: nothing to compare")
+        df = pd.DataFrame({"rank": k["rank"].to_numpy("int64"), "name": k["name"].astype(str).to_numpy(),
+                           "dur": k["dur_ns"].to_numpy("int64")})
+        per_rank = df.groupby("rank")["dur"].sum()
+        top = df.groupby("name")["dur"].sum().sort_values(ascending=False, kind="stable").head(self.top).index
+        sel = df[df["name"].isin(top)]
+        g = sel.groupby(["rank", "name"], sort=False)
+        t = pd.DataFrame({"calls": g.size(), "time_ns": g["dur"].sum()}).reset_index()
+        full = pd.MultiIndex.from_product([ranks, list(top)], names=["rank", "name"])
+        t = t.set_index(["rank", "name"]).reindex(full, fill_value=0).reset_index()
+        t["share"] = t["time_ns"] / t["rank"].map(per_rank)
+        t = t[list(COLUMNS)]
+        mean = float(per_rank.mean())
+        imb = 100.0 * float(per_rank.max() - per_rank.min()) / mean if mean else 0.0
+        slow = int(per_rank.idxmax())
+        summary = {"ranks": ranks, "kernel_time_ns_by_rank": {str(r): int(v) for r, v in per_rank.items()},
+                   "imbalance_pct": imb, "slowest_rank": slow, "fastest_rank": int(per_rank.idxmin())}
+        findings = []
+        if imb > self.imbalance_warn_pct:
+            findings.append(Finding(
+                f"Rank {slow} spends {imb:.1f} % more kernel time than the lightest rank",
+                "Work is unevenly spread across ranks; the others wait for the slowest in every collective. "
+                "Compare the per-rank kernel table for the kernels that differ.",
+                severity="warning", category="imbalance",
+                time_at_stake_ns=int(per_rank.max() - per_rank.min()), rank=slow))
+        return AnalysisResult(self.name, t, COLUMNS, summary, findings)

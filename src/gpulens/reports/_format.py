@@ -1,0 +1,57 @@
+"""Value formatting shared by the HTML and Markdown reporters (times, shares, floats, clipped names)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gpulens.reports.console import fmt_ns as _console_fmt_ns
+
+#: Characters of a table cell kept before clipping.
+CELL_CHARS = 1000
+
+
+def clip(text: str, n: int) -> str:
+    """``text`` cut to ``n`` characters with an ellipsis when longer."""
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def fmt_ns(ns: Any) -> str:
+    """Human time: 1234 → '1.23 µs', 5e6 → '5.00 ms'; missing (None, NA, NaN) → '—'."""
+    if ns is None or ns is pd.NA or (isinstance(ns, float) and math.isnan(ns)):
+        return "—"
+    return _console_fmt_ns(ns)
+
+
+def _is_bool(v: Any) -> bool:
+    return isinstance(v, (bool, np.bool_))
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not _is_bool(v)
+
+
+def fmt_value(v: Any, column: str = "") -> str:
+    """A table cell's text: ``*_ns`` columns as times, ``share`` columns as %, floats with 4 significant digits."""
+    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+        return "—"
+    if _is_bool(v):
+        return "✓" if v else ""
+    if _is_num(v):
+        if column.endswith("_ns"):
+            return fmt_ns(v)
+        if column.endswith("share"):
+            return f"{100 * float(v):.1f} %"
+        if isinstance(v, (float, np.floating)):
+            f = float(v)
+            return f"{f:.4g}" if abs(f) < 1e6 else f"{f:.3e}"
+        return str(int(v))
+    return clip(str(v), CELL_CHARS)
+
+
+def header_label(column: str) -> str:
+    """A column's header text: ``mean_ns`` → ``mean`` (its cells carry the unit), ``device_id`` → ``device id``."""
+    return column[:-3].replace("_", " ") if column.endswith("_ns") else column.replace("_", " ")

@@ -1,0 +1,163 @@
+"""Building blocks of the HTML report: escaping, data tables, embedded plotly figures, the palette, page chrome.
+
+Everything here formats; nothing computes a metric. Text from traces (kernel names, paths, warnings) is escaped
+for the context it lands in: :func:`esc` for HTML, :func:`plot_text` for plotly labels (plotly reads a small
+HTML-like markup in labels, and decodes ``&lt;``), and :func:`script_json` for JSON inside ``<script>``.
+"""
+
+from __future__ import annotations
+
+import html as _html
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+import pandas as pd
+
+from gpulens.reports._format import _is_bool, _is_num, clip, fmt_value, header_label
+
+#: Okabe & Ito (2008) colour-blind-safe palette ("Color Universal Design"), in plotting order.
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+GREY = "#999999"
+#: Colour of each GPU event kind (fixed, so a kind keeps its colour across pages).
+KIND_COLOURS = {"kernel": "#0072B2", "comm": "#E69F00", "memcpy": "#CC79A7", "memset": "#009E73"}
+#: Characters of a name kept in chart labels (tick labels are shorter still) and in table cells.
+LABEL_CHARS, TICK_CHARS = 200, 48
+PLOT_CONFIG = {"displaylogo": False, "responsive": True}
+
+
+def esc(v: Any) -> str:
+    """HTML-escape any value's text (quotes included), for element content and attribute values."""
+    return _html.escape("" if v is None else str(v), quote=True)
+
+
+def plot_text(v: Any, n: int = LABEL_CHARS) -> str:
+    """Text for a plotly label or hover: clipped, then entity-escaped so plotly shows ``<``/``>`` literally."""
+    return _html.escape(clip("" if v is None else str(v), n), quote=False)
+
+
+def script_json(obj: Any) -> str:
+    """JSON text safe inside ``<script type="application/json">``: ``<``, ``>``, ``&`` and line separators escaped."""
+    text = json.dumps(obj, separators=(",", ":"), allow_nan=False, default=_json_default)
+    for a, b in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(a, b)
+    return text
+
+
+def _json_default(o: Any) -> Any:
+    if hasattr(o, "tolist"):
+        return o.tolist()
+    if hasattr(o, "item"):
+        return o.item()
+    return str(o)
+
+
+def _sort_key(v: Any) -> str:
+    if _is_bool(v):
+        return "1" if v else "0"
+    if _is_num(v):
+        f = float(v)
+        return "" if math.isnan(f) else repr(f)
+    return ""
+
+
+def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, max_rows: int = 200,
+               headers: dict[str, str] | None = None, docs: dict[str, str] | None = None,
+               caption: str = "") -> str:
+    """A sortable HTML table of ``df`` (first ``max_rows`` rows; a note says how many were left out).
+
+    Numeric cells carry their raw value in ``data-v`` so a click on a header sorts by value, not by text.
+    ``docs`` (column → meaning) become header tooltips.
+    """
+    if df is None or not len(df):
+        return '<p class="note">No rows.</p>'
+    cols = [c for c in (columns or list(df.columns)) if c in df.columns]
+    headers, docs = headers or {}, docs or {}
+    out = ['<div class="tablewrap"><table class="data sortable">']
+    if caption:
+        out.append(f"<caption>{esc(caption)}</caption>")
+    heads = "".join(f'<th scope="col" title="{esc(docs.get(c, ""))}" tabindex="0">'
+                    f"{esc(headers.get(c, header_label(c)))}</th>" for c in cols)
+    out.append(f"<thead><tr>{heads}</tr></thead><tbody>")
+    for row in df[cols].head(max_rows).itertuples(index=False):
+        cells = []
+        for c, v in zip(cols, row):
+            key = _sort_key(v)
+            attr = f' data-v="{key}" class="num"' if key else ""
+            cells.append(f"<td{attr}>{esc(fmt_value(v, c))}</td>")
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</tbody></table></div>")
+    if len(df) > max_rows:
+        out.append(f'<p class="note">Showing the first {max_rows} of {len(df)} rows (the JSON report has all).</p>')
+    return "".join(out)
+
+
+def kv_html(pairs: Iterable[tuple[str, Any]]) -> str:
+    """A two-column key/value table (already formatted values)."""
+    rows = "".join(f'<tr><th scope="row">{esc(k)}</th><td>{esc(v)}</td></tr>' for k, v in pairs)
+    return f'<table class="kv">{rows}</table>'
+
+
+@dataclass
+class Panel:
+    """One chart (or none) with its one-sentence takeaway and its data table.
+
+    Attributes:
+        title: heading.
+        takeaway: one sentence shown as the figure caption and used as the chart's accessible name.
+        figure: a plotly ``go.Figure`` (or None for a table-only panel).
+        table: HTML of the data table shown beside the chart.
+        note: extra HTML under the heading (e.g. why something is missing).
+    """
+
+    title: str
+    takeaway: str = ""
+    figure: Any = None
+    table: str = ""
+    note: str = ""
+
+
+@dataclass
+class Page:
+    """A tab of the report: an id, a title and its content blocks (HTML strings or Panels)."""
+
+    id: str
+    title: str
+    blocks: list[Any] = field(default_factory=list)
+
+
+def figure_spec(fig: Any) -> dict[str, Any]:
+    """A plotly figure as the ``{data, layout}`` dict the page script hands to ``Plotly.newPlot``."""
+    d = json.loads(fig.to_json())
+    d["layout"].pop("template", None)
+    d["layout"].setdefault("font", {"family": "system-ui, sans-serif", "size": 12})
+    d["layout"].setdefault("colorway", list(OKABE_ITO))
+    d["layout"].setdefault("paper_bgcolor", "#ffffff")
+    d["layout"].setdefault("plot_bgcolor", "#f7f7f7")
+    return {"data": d["data"], "layout": d["layout"]}
+
+
+def panel_html(p: Panel, fig_id: str) -> str:
+    """A panel: heading, figure (a div the page script fills) with caption, and the table beside it."""
+    parts = [f'<section class="panel"><h3>{esc(p.title)}</h3>']
+    if p.note:
+        parts.append(p.note)
+    parts.append('<div class="row">')
+    if p.figure is not None:
+        parts.append(
+            f'<figure class="fig" role="img" aria-label="{esc(p.title)}: {esc(p.takeaway)}">'
+            f'<div class="chart" id="{fig_id}" data-spec="{fig_id}-spec"></div>'
+            f"<figcaption>{esc(p.takeaway)}</figcaption></figure>"
+            f'<script type="application/json" id="{fig_id}-spec">{script_json(figure_spec(p.figure))}</script>')
+    elif p.takeaway:
+        parts.append(f'<p class="takeaway">{esc(p.takeaway)}</p>')
+    if p.table:
+        parts.append(f'<details class="tbl" open><summary>Data table</summary>{p.table}</details>')
+    parts.append("</div></section>")
+    return "".join(parts)
+
+
+def empty_html(what: str, reason: str) -> str:
+    """The block a page shows when its analysis is absent, saying why."""
+    return f'<p class="empty"><strong>{esc(what)}</strong>: {esc(reason)}</p>'

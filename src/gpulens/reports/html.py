@@ -1,0 +1,215 @@
+"""HTML reporter: one self-contained page (plotly.js embedded once, no network, no other resource) with tabs.
+
+Use::
+
+    import gpulens
+    from gpulens.reports import html
+    page = html.render(gpulens.analyze(["run.pt.trace.json.gz"]))   # -> str
+    Path("report.html").write_text(page, encoding="utf-8")
+
+or ``gpulens analyze run.pt.trace.json.gz --html report.html``.
+
+Tabs: Summary (key figures, where the GPU time went, findings by time at stake), Time breakdown (stacked bars per
+rank/GPU), Hot kernels (the performance-critical set; sortable table), Roofline, Occupancy, Stalls & verdicts,
+Timeline (per-stream busy segments, decimated by the ``stream_timeline`` analyzer), Multi-rank, Other analyses
+(every other result, drawn generically) and Environment (inputs, devices, versions, warnings). A tab whose analysis
+is missing says why. Each chart has a one-sentence takeaway (also its accessible name) and its data as a table.
+
+Size: plotly.js is about 4.8 MB; tables are capped (200 rows per table, fewer with many inputs) and the timeline is
+pre-decimated, so a report stays under :data:`SIZE_BUDGET_BYTES` whatever the trace size. Charts are drawn when
+their tab is shown (hidden plots get no size). The renderer computes nothing: it draws the Report's tables.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from plotly.offline import get_plotlyjs
+
+from gpulens.report import Report, SourceReport
+from gpulens.reports import _html_analyses as A
+from gpulens.reports import _html_pages as P
+from gpulens.reports._html_parts import PLOT_CONFIG, Page, Panel, esc, panel_html, script_json
+
+#: The size every report stays under (bytes).
+SIZE_BUDGET_BYTES = 10_000_000
+#: Results with a dedicated page (everything else goes to "Other analyses").
+DEDICATED = ("hotspots", "breakdown", "stream_timeline", "rank_kernels", "roofline", "occupancy")
+
+PageBuilder = Callable[[SourceReport, int, int], list[Any]]
+
+
+def _other(s: SourceReport, rows: int, segs: int) -> list[Any]:
+    skip = set(DEDICATED) | set(A.verdict_names(s))
+    out: list[Any] = []
+    for name, r in s.results.items():
+        if name not in skip:
+            out += A.generic_panels(name, r, rows)
+    return out or [A.empty_html("Other analyses", "no other analysis in this report")]
+
+
+#: (page id, tab title, builder(source, max_rows, max_segments)).
+PAGES: tuple[tuple[str, str, PageBuilder], ...] = (
+    ("summary", "Summary", lambda s, r, g: P.summary_page(s, r)),
+    ("breakdown", "Time breakdown", lambda s, r, g: P.breakdown_page(s, r)),
+    ("kernels", "Hot kernels", lambda s, r, g: P.kernels_page(s, r)),
+    ("roofline", "Roofline", lambda s, r, g: A.roofline_page(s, r)),
+    ("occupancy", "Occupancy", lambda s, r, g: A.occupancy_page(s, r)),
+    ("verdicts", "Stalls & verdicts", lambda s, r, g: A.verdicts_page(s, r)),
+    ("timeline", "Timeline", lambda s, r, g: P.timeline_page(s, r, g)),
+    ("ranks", "Multi-rank", lambda s, r, g: P.multirank_page(s, r)),
+    ("other", "Other analyses", _other),
+)
+
+
+def build_pages(report: Report, scale: float = 1.0) -> list[Page]:
+    """The report's tabs, each holding the blocks of every source (headed by the source's label when several).
+
+    Args:
+        scale: shrinks the per-input caps (table rows: 200 × scale / inputs, at least 5; timeline segments drawn:
+            4000 × scale / inputs, at least 50).
+    """
+    n = max(len(report.sources), 1)
+    rows, segs = max(5, int(200 * scale / n)), max(50, int(4000 * scale / n))
+    pages = []
+    for pid, title, build in PAGES:
+        page = Page(pid, title)
+        for s in report.sources:
+            if n > 1:
+                page.blocks.append(f'<h2 class="source">{esc(s.label)}</h2>')
+            page.blocks += build(s, rows, segs)
+        pages.append(page)
+    env = Page("environment", "Environment")
+    for s in report.sources:
+        if n > 1:
+            env.blocks.append(f'<h2 class="source">{esc(s.label)}</h2>')
+        env.blocks += P.environment_page(s, rows, report.tool_version, report.created)
+    pages.append(env)
+    return pages
+
+
+def render(report: Report) -> str:
+    """Render ``report`` as one self-contained HTML document (str, UTF-8 text).
+
+    The page embeds plotly.js once and loads nothing else; every name from a trace is escaped. When the page
+    would pass :data:`SIZE_BUDGET_BYTES` (many inputs with long names), it is rendered again with smaller table
+    and timeline caps (each table says how many rows it shows).
+    """
+    for scale in (1.0, 0.5, 0.25, 0.1):
+        page = _render_pages(report, build_pages(report, scale))
+        if len(page.encode("utf-8")) < SIZE_BUDGET_BYTES:
+            break
+    return page
+
+
+def _render_pages(report: Report, pages: list[Page]) -> str:
+    fig_no = 0
+    tabs, panels = [], []
+    for i, page in enumerate(pages):
+        body = []
+        for b in page.blocks:
+            if isinstance(b, Panel):
+                fig_no += 1
+                body.append(panel_html(b, f"fig-{fig_no}"))
+            else:
+                body.append(b)
+        sel = "true" if i == 0 else "false"
+        tabs.append(f'<button role="tab" id="tab-{page.id}" aria-controls="page-{page.id}" aria-selected="{sel}"'
+                    f' tabindex="{0 if i == 0 else -1}">{esc(page.title)}</button>')
+        panels.append(f'<section role="tabpanel" id="page-{page.id}" aria-labelledby="tab-{page.id}"'
+                      f'{"" if i == 0 else " hidden"}><h2 class="pagetitle">{esc(page.title)}</h2>'
+                      f'{"".join(body)}</section>')
+    labels = ", ".join(s.label for s in report.sources)
+    return "".join([
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>gpulens report — {esc(labels)}</title><style>{CSS}</style>",
+        f"<script>{get_plotlyjs()}</script></head><body>",
+        f'<header><h1>gpulens report</h1><p class="sub">{esc(labels)} · gpulens {esc(report.tool_version)} · '
+        f"{esc(report.created)}</p>",
+        "<noscript><p class='empty'>Charts need JavaScript; the data table beside each chart holds the same "
+        "figures.</p></noscript></header>",
+        f'<nav role="tablist" aria-label="Report pages">{"".join(tabs)}</nav><main>{"".join(panels)}</main>',
+        f'<script type="application/json" id="plot-config">{script_json(PLOT_CONFIG)}</script>',
+        f"<script>{JS}</script></body></html>",
+    ])
+
+
+CSS = """
+body{font-family:system-ui,sans-serif;margin:0;color:#1a1a1a;background:#fff}
+header{padding:12px 20px;border-bottom:1px solid #ccc}h1{margin:0;font-size:1.4em}.sub{margin:4px 0 0;color:#555}
+nav{display:flex;flex-wrap:wrap;gap:2px;padding:6px 20px 0;border-bottom:2px solid #0072B2;position:sticky;top:0;
+background:#fff;z-index:5}
+nav button{font:inherit;border:1px solid #ccc;border-bottom:none;background:#f2f2f2;padding:6px 12px;cursor:pointer;
+border-radius:4px 4px 0 0}
+nav button[aria-selected=true]{background:#0072B2;color:#fff;border-color:#0072B2}
+nav button:focus-visible{outline:3px solid #E69F00;outline-offset:1px}
+main{padding:10px 20px}.pagetitle{font-size:1.2em;margin:8px 0}h2.source{font-size:1.05em;border-top:1px solid #ddd;
+padding-top:8px}
+.panel{margin:12px 0 24px}.panel h3{margin:4px 0 8px;font-size:1.05em}.row{display:flex;flex-wrap:wrap;gap:16px;
+align-items:flex-start}
+figure.fig{flex:1 1 100%;margin:0;min-width:320px;max-width:1100px}.chart{width:100%;min-height:200px}
+figcaption,.takeaway{font-size:.95em;color:#222;margin-top:4px}
+details.tbl{flex:1 1 100%;max-width:100%}details.tbl summary{cursor:pointer;color:#0072B2}
+.tablewrap{overflow:auto;max-height:520px}
+table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ddd;padding:3px 6px;text-align:left;
+vertical-align:top;overflow-wrap:break-word;max-width:640px}
+th{background:#f2f2f2;position:sticky;top:0;white-space:nowrap}table.sortable th{cursor:pointer}td.num{text-align:right;
+font-variant-numeric:tabular-nums;white-space:nowrap}
+th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
+table.kv th{position:static;width:14em}.note{color:#555;font-size:.85em}
+.empty{background:#fff8e1;border-left:4px solid #E69F00;padding:8px 12px}ul.warnings{font-size:.85em}
+"""
+
+JS = """
+(function(){
+  var cfg=JSON.parse(document.getElementById('plot-config').textContent);
+  var tabs=Array.prototype.slice.call(document.querySelectorAll('nav [role=tab]'));
+  function draw(panel){
+    panel.querySelectorAll('.chart').forEach(function(div){
+      if(div.getAttribute('data-drawn'))return;
+      div.setAttribute('data-drawn','1');
+      try{
+        var spec=JSON.parse(document.getElementById(div.getAttribute('data-spec')).textContent);
+        Plotly.newPlot(div,spec.data,spec.layout,cfg).then(function(){div.setAttribute('data-rendered','1');},
+          function(e){console.error('gpulens: chart '+div.id+' failed: '+e);});
+      }catch(e){console.error('gpulens: chart '+div.id+' failed: '+e);}
+    });
+  }
+  function show(tab,focus){
+    tabs.forEach(function(t){
+      var on=(t===tab);
+      t.setAttribute('aria-selected',on?'true':'false');t.tabIndex=on?0:-1;
+      document.getElementById(t.getAttribute('aria-controls')).hidden=!on;
+    });
+    if(focus)tab.focus();
+    draw(document.getElementById(tab.getAttribute('aria-controls')));
+  }
+  tabs.forEach(function(t,i){
+    t.addEventListener('click',function(){show(t,false);});
+    t.addEventListener('keydown',function(e){
+      var j={ArrowRight:i+1,ArrowLeft:i-1,Home:0,End:tabs.length-1}[e.key];
+      if(j===undefined)return;e.preventDefault();show(tabs[(j+tabs.length)%tabs.length],true);
+    });
+  });
+  function sortBy(th){
+    var table=th.closest('table'),tbody=table.tBodies[0],idx=Array.prototype.indexOf.call(th.parentNode.children,th);
+    var asc=th.getAttribute('aria-sort')!=='ascending';
+    th.parentNode.querySelectorAll('th').forEach(function(h){h.removeAttribute('aria-sort');});
+    th.setAttribute('aria-sort',asc?'ascending':'descending');
+    var rows=Array.prototype.slice.call(tbody.rows);
+    rows.sort(function(a,b){
+      var x=a.cells[idx],y=b.cells[idx],vx=x.getAttribute('data-v'),vy=y.getAttribute('data-v'),r;
+      if(vx!==null&&vy!==null){r=parseFloat(vx)-parseFloat(vy);}else{r=x.textContent.localeCompare(y.textContent);}
+      return asc?r:-r;
+    });
+    rows.forEach(function(r){tbody.appendChild(r);});
+  }
+  document.querySelectorAll('table.sortable th').forEach(function(th){
+    th.addEventListener('click',function(){sortBy(th);});
+    th.addEventListener('keydown',function(e){if(e.key==='Enter'){sortBy(th);}});
+  });
+  var start=tabs.filter(function(t){return '#'+t.getAttribute('aria-controls')===location.hash;})[0]||tabs[0];
+  show(start,false);
+})();
+"""

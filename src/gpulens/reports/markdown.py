@@ -1,0 +1,132 @@
+"""Markdown reporter: top findings and tables for pull-request comments and CI job summaries.
+
+Use ``gpulens analyze ... --markdown summary.md`` or :func:`render`. The text is GitHub-flavoured Markdown and
+always shorter than :data:`MAX_CHARS` (GitHub's 65,536-character limit on a comment): tables are capped, names
+clipped, and sections past the budget are left out with a note. Names from traces are escaped so that ``<tag>``,
+``|`` or ``*`` render as text. Like every reporter it computes nothing: it prints the Report's tables.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable, Sequence
+
+import pandas as pd
+
+from gpulens.analyzers import AnalysisResult
+from gpulens.report import Report, SourceReport
+from gpulens.reports._format import fmt_ns, fmt_value, header_label
+
+#: Hard limit on the rendered text (characters).
+MAX_CHARS = 65_000
+NAME_CHARS = 100
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+#: Results with their own section (others get a generic one).
+_OWN = ("hotspots", "breakdown", "stream_timeline", "rank_kernels", "roofline", "occupancy")
+
+
+def md_text(v: Any, n: int = NAME_CHARS) -> str:
+    """Escape text for a Markdown table cell or line: HTML brackets as entities, Markdown punctuation with ``\\``."""
+    s = "" if v is None else str(v)
+    s = s if len(s) <= n else s[: n - 1] + "…"
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    s = _MD_SPECIAL.sub(r"\\\1", s)
+    return " ".join(s.split())
+
+
+def md_table(df: pd.DataFrame, columns: Sequence[str], max_rows: int, headers: dict[str, str] | None = None) -> str:
+    """A Markdown table of the first ``max_rows`` rows of ``df[columns]``, values formatted like the HTML report."""
+    cols = [c for c in columns if c in df.columns]
+    headers = headers or {}
+    lines = ["| " + " | ".join(md_text(headers.get(c, header_label(c))) for c in cols) + " |",
+             "|" + "|".join("---" for _ in cols) + "|"]
+    for row in df[cols].head(max_rows).itertuples(index=False):
+        lines.append("| " + " | ".join(md_text(fmt_value(v, c)) for c, v in zip(cols, row)) + " |")
+    if len(df) > max_rows:
+        lines.append(f"\n_{max_rows} of {len(df)} rows shown._")
+    return "\n".join(lines)
+
+
+def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
+    sm, tl = s.summary, s.timeline
+    hs = s.results.get("hotspots")
+    hsum = hs.summary if hs is not None else {}
+    devices = ", ".join(sorted({str(d.get("name")) for d in tl.meta.devices})) or "not recorded"
+    yield "\n".join([
+        f"## {md_text(s.label, 200)}", "",
+        "| | |", "|---|---|",
+        f"| status | {s.status}{' (input truncated: results are partial)' if tl.meta.truncated else ''} |",
+        f"| device | {md_text(devices, 200)} |",
+        f"| ranks | {', '.join(map(str, sm['ranks']))} |",
+        f"| GPU span | {fmt_ns(sm['span_ns'])} |",
+        f"| GPU busy | {sm['gpu_busy_pct']:.1f} % |",
+        f"| kernels | {sm['kernel_count']} launches of {sm['unique_kernels']} kernels, "
+        f"{fmt_ns(sm['kernel_time_ns'])} summed |",
+        f"| performance-critical set | {hsum.get('critical_count', 0)} kernels, "
+        f"{100 * hsum.get('critical_share', 0.0):.0f} % of kernel time |"])
+    findings = s.findings()
+    if findings:
+        lines = ["### Top findings", ""]
+        for i, f in enumerate(findings[:10]):
+            stake = f" — {fmt_ns(f.time_at_stake_ns)} at stake" if f.time_at_stake_ns else ""
+            lines.append(f"{i + 1}. **{f.severity}** {md_text(f.title, 300)}{stake}. {md_text(f.detail, 400)}")
+        yield "\n".join(lines)
+    bd = s.results.get("breakdown")
+    if bd is not None and not bd.skipped and len(bd.table):
+        yield "### Time breakdown per rank and GPU\n\n" + md_table(
+            bd.table, ["rank", "device_id", "span_ns", "computation_ns", "exposed_comm_ns", "exposed_memcpy_ns",
+                       "idle_ns", "busy_pct"], rows)
+    if hs is not None and len(hs.table):
+        yield "### Hot kernels\n\n" + md_table(
+            hs.table, ["name", "kind", "calls", "effective_ns", "mean_ns", "share", "critical"], rows,
+            {"effective_ns": "time", "mean_ns": "mean", "critical": "critical set"})
+    for name, cols in (("roofline", ["name", "time_ns", "arithmetic_intensity", "flops_per_s", "precision", "bound",
+                                     "roof_pct"]),
+                       ("occupancy", ["name", "time_ns", "block_size", "regs_per_thread", "theoretical_occupancy_pct",
+                                      "achieved_occupancy_pct", "limiter"]),
+                       ("rank_kernels", ["rank", "name", "calls", "time_ns", "share"])):
+        r = s.results.get(name)
+        if r is not None and not r.skipped and len(r.table):
+            yield f"### {name}\n\n" + md_table(r.table, cols, rows)
+    for name, r in s.results.items():
+        if name not in _OWN:
+            yield _generic(name, r, rows)
+    skipped = [(n, r.skipped_reason) for n, r in s.results.items() if r.skipped]
+    if skipped:
+        yield "### Not analysed\n\n" + "\n".join(f"- {md_text(n)}: {md_text(why, 300)}" for n, why in skipped)
+    if tl.meta.warnings:
+        yield "### Warnings\n\n" + "\n".join(f"- {md_text(w, 300)}" for w in tl.meta.warnings[:10])
+
+
+def _generic(name: str, r: AnalysisResult, rows: int) -> str:
+    if r.skipped or r.table is None or not len(r.table):
+        return ""
+    return f"### {md_text(name)}\n\n" + md_table(r.table, list(r.table.columns)[:8], rows)
+
+
+def render(report: Report) -> str:
+    """Render ``report`` as Markdown (str, at most :data:`MAX_CHARS` characters)."""
+    n = max(len(report.sources), 1)
+    rows = max(5, 15 // n)
+    budget = MAX_CHARS - 400
+    out = [f"# gpulens report\n\n_{len(report.sources)} input(s) · gpulens {report.tool_version} · "
+           f"{report.created}_"]
+    used, left_out = len(out[0]), 0
+    per_source = [[sec for sec in _source_sections(s, rows) if sec] for s in report.sources]
+    keep: set[tuple[int, int]] = set()
+    # every input's headline first, then the other sections in order, while they fit
+    for pass_ in (0, 1):
+        for i, secs in enumerate(per_source):
+            for j, sec in enumerate(secs):
+                if (j == 0) != (pass_ == 0):
+                    continue
+                if used + len(sec) + 2 > budget:
+                    left_out += 1
+                    continue
+                keep.add((i, j))
+                used += len(sec) + 2
+    out += [sec for i, secs in enumerate(per_source) for j, sec in enumerate(secs) if (i, j) in keep]
+    if left_out:
+        out.append(f"_{left_out} section(s) left out to stay under {MAX_CHARS} characters; "
+                   "see the HTML or JSON report._")
+    return "\n\n".join(out) + "\n"

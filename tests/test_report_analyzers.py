@@ -1,0 +1,75 @@
+"""The analyzers that feed the HTML report: the decimated stream timeline and the per-rank kernel comparison."""
+
+import pytest
+
+import gpulens
+from gpulens.analyzers.rank_kernels import RankKernels
+from gpulens.analyzers.stream_timeline import StreamTimeline
+from gpulens.timeline import EVENT_COLUMNS, Timeline, make_table
+from tests.conftest import KINETO
+
+
+def _tl(rows):
+    """rows: (kind, name, start_ns, dur_ns, stream, rank)."""
+    n = len(rows)
+    keys = ["kind", "name", "start_ns", "dur_ns", "stream_id", "rank"]
+    cols = {k: [r[i] for r in rows] for i, k in enumerate(keys)}
+    return Timeline(make_table(EVENT_COLUMNS, {**cols, "event_id": list(range(n)), "device_id": [0] * n,
+                                               "source": ["t"] * n})).validate()
+
+
+def test_stream_timeline_keeps_every_event_when_small():
+    tl = _tl([("kernel", "a", 100, 10, 1, 0), ("memcpy", "Memcpy HtoD", 105, 20, 2, 0), ("kernel", "b", 130, 5, 1, 0)])
+    r = StreamTimeline(max_segments=10).analyze(tl)
+    t = r.table
+    assert t[["stream_id", "start_ns", "end_ns", "offset_ns", "busy_ns", "events"]].values.tolist() == [
+        [1, 100, 110, 0, 10, 1], [1, 130, 135, 30, 5, 1], [2, 105, 125, 5, 20, 1]]
+    assert r.summary["decimated"] is False
+
+
+def test_stream_timeline_bins_when_large():
+    # 5 events > max_segments 4 → binning; 2 streams → 4 // 2 = 2 bins over the span 0..1000 ns: 500 ns each
+    rows = [("kernel", "a", 0, 100, 1, 0), ("kernel", "big", 200, 250, 1, 0), ("kernel", "c", 600, 50, 1, 0),
+            ("comm", "ncclAllReduce", 100, 300, 2, 0), ("kernel", "d", 900, 100, 2, 0)]
+    r = StreamTimeline(max_segments=4, min_bins=2).analyze(_tl(rows))
+    t = r.table
+    assert r.summary["bin_ns"] == 500 and r.summary["decimated"]
+    # stream 1, bin 0: a [0,100) + big [200,450) → one segment 0..450, busy 350, named after the longest (big)
+    assert t[["stream_id", "start_ns", "end_ns", "busy_ns", "events", "name"]].values.tolist() == [
+        [1, 0, 450, 350, 2, "big"], [1, 600, 650, 50, 1, "c"],
+        [2, 100, 400, 300, 1, "ncclAllReduce"], [2, 900, 1000, 100, 1, "d"]]
+    assert t["kind"].tolist() == ["kernel", "kernel", "comm", "kernel"]
+
+
+def test_stream_timeline_is_bounded_for_many_events():
+    rows = [("kernel", f"k{i % 7}", i * 10, 5, i % 3, 0) for i in range(20_000)]
+    r = StreamTimeline(max_segments=900).analyze(_tl(rows))
+    assert r.summary["event_count"] == 20_000
+    assert len(r.table) <= 900
+    assert int(r.table["busy_ns"].sum()) == 20_000 * 5  # nothing lost, only merged
+    assert int(r.table["events"].sum()) == 20_000
+
+
+def test_rank_kernels_hand_computed():
+    # rank 0: a 60 + b 40 = 100; rank 1: a 90 + b 50 = 140 → imbalance (140-100)/120 = 33.3 %
+    tl = _tl([("kernel", "a", 0, 60, 1, 0), ("kernel", "b", 100, 40, 1, 0),
+              ("kernel", "a", 0, 90, 1, 1), ("kernel", "b", 100, 50, 1, 1)])
+    r = RankKernels().analyze(tl)
+    assert r.summary["imbalance_pct"] == pytest.approx(100 * 40 / 120)
+    assert r.summary["slowest_rank"] == 1 and r.summary["kernel_time_ns_by_rank"] == {"0": 100, "1": 140}
+    got = {(x.rank, x.name): (x.time_ns, round(x.share, 4)) for x in r.table.itertuples()}
+    assert got == {(0, "a"): (60, 0.6), (0, "b"): (40, 0.4), (1, "a"): (90, round(90 / 140, 4)),
+                   (1, "b"): (50, round(50 / 140, 4))}
+    assert r.findings and r.findings[0].rank == 1 and r.findings[0].time_at_stake_ns == 40
+
+
+def test_rank_kernels_skips_single_rank_with_reason():
+    r = RankKernels().analyze(_tl([("kernel", "a", 0, 60, 1, 0)]))
+    assert r.skipped and "nothing to compare" in r.skipped_reason
+
+
+def test_rank_kernels_on_the_multirank_pair_matches_a_direct_sum():
+    src = gpulens.analyze([KINETO / "multirank"]).sources[0]
+    ev = src.timeline.of_kind("kernel", "comm")
+    direct = ev.groupby("rank")["dur_ns"].sum().to_dict()
+    assert src.results["rank_kernels"].summary["kernel_time_ns_by_rank"] == {str(k): v for k, v in direct.items()}

@@ -1,0 +1,208 @@
+"""The HTML report in a real browser (Debian's headless Chromium driven by Selenium), with networking off.
+
+For each report: no console error, every chart div renders an SVG, the page titles and kernel names are there,
+nothing is fetched from the network, and a kernel named ``<img src=x onerror=alert(1)>`` is text that runs nothing.
+One screenshot per page is kept in ``tmp/artefacts/`` (or ``$GPULENS_ARTEFACTS``) as a test artefact.
+
+Skips (with the reason) when Chromium, ChromeDriver or Selenium is absent; ``.ci/run`` installs them.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+import gpulens
+from gpulens.reports import html
+from tests.conftest import KINETO
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+ARTEFACTS = Path(os.environ.get("GPULENS_ARTEFACTS", Path(__file__).resolve().parents[1] / "tmp" / "artefacts"))
+XSS = "<img src=x onerror=alert(1)>"
+PAGE_IDS = ["summary", "breakdown", "kernels", "roofline", "occupancy", "verdicts", "timeline", "ranks", "other",
+            "environment"]
+
+if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+    pytest.skip("Debian chromium and chromium-driver are not installed (apt-get install -y chromium "
+                "chromium-driver; .ci/run does this)", allow_module_level=True)
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install '.[test]')")
+
+# Recorded before any page script runs: alert() calls and every uncaught error.
+_PROBE = """window.__alerts=[];window.alert=function(m){window.__alerts.push(String(m));};
+window.__errors=[];window.addEventListener('error',function(e){window.__errors.push(String(e.message));});"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    profile = tempfile.mkdtemp(prefix="gpulens-chromium-")
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+              "--disable-background-networking", "--disable-component-update", "--disable-sync",
+              "--disable-dev-shm-usage", "--window-size=1400,1000", f"--user-data-dir={profile}"):
+        opts.add_argument(a)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    drv = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    drv.execute_cdp_cmd("Network.enable", {})
+    drv.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": True, "latency": 0,
+                                                              "downloadThroughput": -1, "uploadThroughput": -1})
+    drv.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": _PROBE})
+    yield drv
+    drv.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def _open(browser, report, tmp_path: Path, case: str) -> dict:
+    """Load the report, show every tab, and return what was seen (per page: charts, rendered, text)."""
+    path = tmp_path / f"{case}.html"
+    path.write_text(html.render(report), encoding="utf-8")
+    browser.get_log("browser"), browser.get_log("performance")  # drop earlier entries
+    browser.get(path.as_uri())
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    seen = {}
+    tabs = browser.find_elements("css selector", "nav [role=tab]")
+    assert [t.get_attribute("aria-controls") for t in tabs] == [f"page-{p}" for p in PAGE_IDS]
+    for tab in tabs:
+        tab.click()
+        pid = tab.get_attribute("aria-controls")
+        state = {}
+        for _ in range(200):  # up to 10 s for the charts of this page
+            state = browser.execute_script("""
+                var p=document.getElementById(arguments[0]), c=p.querySelectorAll('.chart');
+                var ok=Array.prototype.filter.call(c,function(d){
+                  return d.getAttribute('data-rendered')&&d.querySelector('svg.main-svg, canvas');});
+                return {visible:!p.hidden, charts:c.length, rendered:ok.length, text:p.innerText,
+                        svgtext:Array.prototype.map.call(c,function(d){return d.textContent;}).join('\\n'),
+                        headings:Array.prototype.map.call(p.querySelectorAll('h3'),function(h){return h.textContent;})};
+            """, pid)
+            if state["rendered"] == state["charts"]:
+                break
+            time.sleep(0.05)
+        browser.save_screenshot(str(ARTEFACTS / f"{case}-{pid[5:]}.png"))
+        seen[pid[5:]] = state
+    seen["_console"] = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+    seen["_errors"] = browser.execute_script("return window.__errors")
+    seen["_alerts"] = browser.execute_script("return window.__alerts")
+    seen["_imgs"] = browser.execute_script("return document.querySelectorAll('img').length")
+    seen["_title"] = browser.title
+    urls = []
+    for e in browser.get_log("performance"):
+        msg = json.loads(e["message"])["message"]
+        if msg.get("method") == "Network.requestWillBeSent":
+            urls.append(msg["params"]["request"]["url"])
+    seen["_network"] = [u for u in urls if not u.startswith(("file:", "data:", "blob:", "about:"))]
+    return seen
+
+
+def _check_common(seen, report):
+    assert seen["_console"] == [] and seen["_errors"] == [], (seen["_console"], seen["_errors"])
+    assert seen["_network"] == []
+    assert seen["_alerts"] == [] and seen["_imgs"] == 0
+    assert seen["_title"].startswith("gpulens report")
+    for pid in PAGE_IDS:
+        st = seen[pid]
+        assert st["visible"], pid
+        assert st["rendered"] == st["charts"], f"{pid}: {st['rendered']} of {st['charts']} charts rendered"
+    hs = report.sources[0].results["hotspots"].table
+    top = str(hs["name"].iloc[0])
+    assert top in seen["kernels"]["text"]                          # the sortable table, full name
+    assert top[:40] in seen["kernels"]["svgtext"]                  # the chart's tick label (clipped)
+    assert "Hot kernels: the performance-critical set" in seen["kernels"]["headings"]
+    assert "Time breakdown per rank and GPU" in seen["breakdown"]["headings"]
+    assert "Stream timeline" in seen["timeline"]["headings"]
+    assert "Where the GPU time went" in seen["summary"]["headings"]
+    assert "analysis not available" in seen["roofline"]["text"] or seen["roofline"]["charts"] == 1
+    assert seen["summary"]["charts"] >= 1 and seen["timeline"]["charts"] == 1
+
+
+def test_cuda_trace(browser, tmp_path):
+    rep = gpulens.analyze([KINETO / "tracelens_h100_bert-small.json.gz"])
+    seen = _open(browser, rep, tmp_path, "cuda-h100")
+    _check_common(seen, rep)
+    assert "NVIDIA H100 80GB HBM3" in seen["summary"]["text"]
+    assert "nothing to compare" in seen["ranks"]["text"]
+
+
+def test_rocm_trace_with_a_hostile_kernel_name(browser, tmp_path):
+    doc = json.loads(gzip.decompress((KINETO / "hta_mi250_minitoy_rocm6.2.json.gz").read_bytes()))
+    kernels = [e for e in doc["traceEvents"] if e.get("cat") == "kernel"]
+    victim = max(kernels, key=lambda e: e["dur"])["name"]  # the longest kernel: it is on every chart
+    for e in kernels:
+        if e["name"] == victim:
+            e["name"] = XSS
+    trace = tmp_path / "rocm_xss.json"
+    trace.write_text(json.dumps(doc))
+    rep = gpulens.analyze([trace])
+    assert rep.sources[0].results["hotspots"].table["name"].iloc[0] == XSS
+    seen = _open(browser, rep, tmp_path, "rocm-mi250")
+    _check_common(seen, rep)  # no alert, no <img> element, the name shown as text in table and chart
+    # SOURCES.md: the MI250 toy trace names its device "AMD Radeon Graphics" and has 14 kernels of 12 names
+    assert "AMD Radeon Graphics" in seen["summary"]["text"] and "14 launches of 12 kernels" in seen["summary"]["text"]
+    assert XSS in seen["kernels"]["svgtext"]  # plotly drew the name as text
+
+
+def test_multirank_pair(browser, tmp_path):
+    rep = gpulens.analyze([KINETO / "multirank"])
+    seen = _open(browser, rep, tmp_path, "multirank")
+    _check_common(seen, rep)
+    assert seen["ranks"]["charts"] == 2 and "Kernel time per rank" in seen["ranks"]["headings"]
+    assert "rank 0 · GPU 0" in seen["breakdown"]["svgtext"] and "rank 1 · GPU 1" in seen["breakdown"]["svgtext"]
+
+
+def test_roofline_occupancy_and_verdict_pages_render(browser, tmp_path):
+    """Results shaped as the roofline / occupancy / stall analyzers agree to produce, drawn in the browser."""
+    import pandas as pd
+
+    from gpulens.analyzers import AnalysisResult, Finding
+    from gpulens.reports import _html_analyses as A
+    from tests.test_report_html import _roofline_table
+
+    rep = gpulens.analyze([KINETO / "tracelens_h100_bert-small.json.gz"])
+    res = rep.sources[0].results
+    res["roofline"] = AnalysisResult("roofline", _roofline_table())
+    res["occupancy"] = AnalysisResult("occupancy", pd.DataFrame({
+        "name": ["gemm <bf16>", "add_kernel"], "calls": [10, 40], "time_ns": [8_000_000, 2_000_000],
+        "block_size": [256, 128], "regs_per_thread": [168, 32], "smem_bytes": [49152, 0],
+        "active_blocks_per_sm": [1, 16], "theoretical_occupancy_pct": [12.5, 100.0],
+        "achieved_occupancy_pct": [11.9, float("nan")], "limiter": ["registers", "blocks"]}))
+    res["stalls"] = AnalysisResult("stalls", pd.DataFrame({"class": ["memory latency", "compute pipe"],
+                                                           "share": [0.7, 0.3]}),
+                                   findings=[Finding("Memory latency stalls dominate gemm", "...")])
+    seen = _open(browser, rep, tmp_path, "analyses")
+    _check_common(seen, rep)
+    assert seen["roofline"]["charts"] == 1 and "ridge 295 FLOP/B (bf16)" in seen["roofline"]["svgtext"]
+    assert "gemm <bf16>" in seen["roofline"]["text"]
+    assert seen["occupancy"]["charts"] == 1 and "registers" in seen["occupancy"]["svgtext"]
+    # one chart per stall/verdict result: the injected stalls table plus the bottlenecks and verdicts analyzers
+    assert seen["verdicts"]["charts"] == len(A.verdict_names(rep.sources[0])) >= 1
+    assert "memory latency" in seen["verdicts"]["svgtext"]
+
+
+NSYS_EXPORT = "tests/data/nvidia/fuser_h200_nsys2024.6_report1.sqlite"
+
+
+def test_nsys_export(browser, tmp_path):
+    from gpulens.collectors import sniff
+
+    path = Path(__file__).resolve().parents[1] / NSYS_EXPORT
+    if not path.exists():
+        pytest.skip(f"{NSYS_EXPORT} not in this checkout (the Nsight Systems collector's test data)")
+    col = sniff(path)
+    if col is None or not col.name.startswith("nsys"):
+        pytest.skip("no Nsight Systems collector registered in this checkout")
+    rep = gpulens.analyze([path])
+    sm = rep.sources[0].summary  # SOURCES.md: 19 kernels, 393,539 ns in this Fuser H200 export
+    assert (sm["kernel_count"], sm["kernel_time_ns"]) == (19, 393_539)
+    seen = _open(browser, rep, tmp_path, "nsys-h200")
+    _check_common(seen, rep)
+    assert "NVIDIA H200" in seen["summary"]["text"]

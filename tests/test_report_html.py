@@ -1,0 +1,187 @@
+"""The HTML report without a browser: self-contained, escaped, pages for present and absent analyses, size budget."""
+
+import json
+import re
+
+import pandas as pd
+import pytest
+
+import gpulens
+from gpulens.analyzers import AnalysisResult, Finding
+from gpulens.reports import _html_analyses as A
+from gpulens.reports import html
+from tests.conftest import KINETO
+from tests.synth import write_kineto
+
+XSS = "<img src=x onerror=alert(1)>"
+
+
+@pytest.fixture(scope="module")
+def h100():
+    return gpulens.analyze([KINETO / "tracelens_h100_bert-small.json.gz"])
+
+
+def _specs(page: str) -> dict[str, dict]:
+    return {m.group(1): json.loads(m.group(2)) for m in
+            re.finditer(r'<script type="application/json" id="(fig-\d+)-spec">(.*?)</script>', page)}
+
+
+def _page(page: str, pid: str) -> str:
+    m = re.search(rf'<section role="tabpanel" id="page-{pid}".*?(?=<section role="tabpanel"|</main>)', page, re.S)
+    assert m, pid
+    return m.group(0)
+
+
+def test_self_contained_with_plotly_once(h100):
+    page = html.render(h100)
+    assert page.count("* plotly.js v") == 1  # the bundle's licence header: embedded exactly once
+    tags = re.findall(r"<(?:script|link|img|iframe)\b[^>]*>", page)
+    assert not [t for t in tags if re.search(r"\b(src|href)=", t)], "no external resource may be referenced"
+    from plotly.offline import get_plotlyjs
+
+    ours = page.replace(get_plotlyjs(), "")
+    assert len(page) - len(ours) == len(get_plotlyjs())
+    assert "http://" not in ours and "https://" not in ours  # nothing outside the bundle points at the network
+    tabs = re.findall(r'<button role="tab"[^>]*>([^<]+)</button>', page)
+    assert tabs == ["Summary", "Time breakdown", "Hot kernels", "Roofline", "Occupancy", "Stalls &amp; verdicts",
+                    "Timeline", "Multi-rank", "Other analyses", "Environment"]
+
+
+def test_figures_draw_the_report_tables(h100):
+    page = html.render(h100)
+    specs = _specs(page)
+    hs = h100.sources[0].results["hotspots"]
+    kern = _specs(_page(page, "kernels"))
+    (bar,) = next(iter(kern.values()))["data"]
+    crit = hs.table[hs.table["critical"]]
+    assert len(bar["y"]) == len(crit) == hs.summary["critical_count"] == 6
+    assert bar["x"] == pytest.approx((crit["effective_ns"] / 1e6).tolist())
+    # every figure has an accessible name and a caption (text alternative) and a data table
+    assert len(re.findall(r'<figure class="fig" role="img" aria-label="[^"]+">', page)) == len(specs)
+    assert page.count("<figcaption>") == len(specs)
+    # the top kernel's full name is in the kernels table
+    assert html.esc(hs.table["name"].iloc[0]) in _page(page, "kernels")
+
+
+def test_absent_analyses_say_why(h100):
+    page = html.render(h100)
+    for pid in ("roofline", "occupancy"):
+        assert "analysis not available" in _page(page, pid)
+    src = h100.sources[0]
+    mine = {n: src.results.pop(n) for n in A.verdict_names(src)}   # the stall/verdict analyzers, taken away
+    try:
+        assert "analysis not available" in _page(html.render(h100), "verdicts")
+    finally:
+        src.results.update(mine)
+    assert "1 rank(s) with GPU kernels: nothing to compare" in _page(page, "ranks")
+    src = h100.sources[0]
+    src.results["roofline"] = AnalysisResult("roofline", skipped_reason="no FLOP counts for any hot kernel")
+    try:
+        assert "no FLOP counts for any hot kernel" in _page(html.render(h100), "roofline")
+    finally:
+        del src.results["roofline"]
+
+
+def _roofline_table():
+    # H100 SXM dense BF16 989.4 TFLOP/s, HBM3 3.35 TB/s → ridge 295.3 FLOP/byte
+    return pd.DataFrame({
+        "name": ["gemm <bf16>", "add_kernel"], "calls": [10, 40], "time_ns": [8_000_000, 2_000_000],
+        "flops": [4e12, 1e9], "bytes": [8e9, 1.2e10], "flops_per_s": [5e14, 5e11], "bytes_per_s": [1e12, 6e12 / 2],
+        "arithmetic_intensity": [500.0, 1 / 12], "precision": ["bf16", "bf16"],
+        "peak_flops_per_s": [989.4e12, 989.4e12], "peak_bytes_per_s": [3.35e12, 3.35e12],
+        "ridge_point": [295.3, 295.3], "bound": ["compute", "memory"], "roof_pct": [50.5, 89.6],
+        "flops_source": ["shapes", "shapes"]})
+
+
+def test_roofline_and_occupancy_pages_when_present(h100):
+    src = h100.sources[0]
+    src.results["roofline"] = AnalysisResult("roofline", _roofline_table())
+    src.results["occupancy"] = AnalysisResult("occupancy", pd.DataFrame({
+        "name": ["gemm <bf16>"], "calls": [10], "time_ns": [8_000_000], "block_size": [256], "regs_per_thread": [168],
+        "smem_bytes": [49152], "active_blocks_per_sm": [1], "theoretical_occupancy_pct": [12.5],
+        "achieved_occupancy_pct": [11.9], "limiter": ["registers"]}),
+        findings=[Finding("Registers limit gemm to 12.5 % occupancy", kernel="gemm <bf16>")])
+    try:
+        page = html.render(h100)
+    finally:
+        del src.results["roofline"], src.results["occupancy"]
+    roof = _page(page, "roofline")
+    (spec,) = _specs(roof).values()
+    marks = {t["name"]: t for t in spec["data"] if t["mode"] == "markers"}
+    assert set(marks) == {"compute-bound", "memory-bound"}
+    assert spec["layout"]["xaxis"]["type"] == spec["layout"]["yaxis"]["type"] == "log"
+    (roofline,) = [t for t in spec["data"] if t["mode"] == "lines"]
+    assert roofline["y"][1] == pytest.approx(989.4e12) and roofline["x"][1] == pytest.approx(989.4e12 / 3.35e12)
+    assert "ridge 295 FLOP/B (bf16)" in json.dumps(spec["layout"]["annotations"])
+    assert "&lt;bf16&gt;" in roof and "<bf16>" not in roof
+    occ = _page(page, "occupancy")
+    (spec,) = _specs(occ).values()
+    assert [t["name"] for t in spec["data"]] == ["theoretical", "achieved"]
+    assert spec["data"][0]["x"] == [12.5] and spec["data"][1]["x"] == [11.9]
+    assert "Registers limit gemm to 12.5 % occupancy." in occ  # takeaway from the analyzer's finding
+    assert "registers" in occ
+
+
+def test_new_analyzers_show_up_generically(h100):
+    src = h100.sources[0]
+    src.results["warp_stalls"] = AnalysisResult(
+        "warp_stalls", pd.DataFrame({"class": ["memory latency", "compute pipe"], "time_ns": [3_000_000, 1_000_000]}),
+        {"class": "stall class", "time_ns": "time [ns]"}, findings=[Finding("Memory latency dominates", "x")])
+    src.results["my_new_analysis"] = AnalysisResult("my_new_analysis", pd.DataFrame({"name": ["q"], "score": [0.5]}))
+    try:
+        page = html.render(h100)
+    finally:
+        del src.results["warp_stalls"], src.results["my_new_analysis"]
+    stalls = _page(page, "verdicts")
+    # among the stall/verdict results drawn there, the new one has its own bar chart
+    assert [3.0, 1.0] in [spec["data"][0]["x"] for spec in _specs(stalls).values()]
+    assert "Memory latency dominates" in stalls
+    assert "my_new_analysis" in _page(page, "other") and "launches" in _page(page, "other")
+
+
+def test_kernel_names_are_escaped(tmp_path):
+    tl = gpulens.collect(KINETO / "hta_mi250_minitoy_rocm6.2.json.gz")
+    cats = tl.events["name"].cat.categories
+    first = tl.events.loc[tl.events["kind"] == "kernel", "name"].iloc[0]
+    tl.events["name"] = tl.events["name"].cat.rename_categories([XSS if c == first else c for c in cats])
+    page = html.render(gpulens.Report([gpulens.analyze_timeline(tl, 'q"uote</script><b>x')]))
+    assert XSS not in page and "</script><b>" not in page
+    assert html.esc(XSS) in page  # shown as text in the tables
+    assert "&lt;img src=x onerror=alert(1)&gt;" in json.dumps([s for s in _specs(page).values()])
+
+
+def test_100k_kernel_trace_stays_under_budget(tmp_path):
+    path = tmp_path / "big.json"
+    facts = write_kineto(path, 100_000, n_names=5_000, name_len=400, streams=4)
+    rep = gpulens.analyze([path])
+    assert rep.sources[0].summary["kernel_count"] == facts["kernels"]
+    page = html.render(rep)
+    size = len(page.encode("utf-8"))
+    assert size < html.SIZE_BUDGET_BYTES, size
+    assert "merged into" in _page(page, "timeline")  # the timeline was decimated
+
+
+def test_many_inputs_stay_under_budget(tmp_path, monkeypatch):
+    path = tmp_path / "r.json"
+    write_kineto(path, 6_000, n_names=3_000, name_len=600, streams=8)
+    src = gpulens.analyze([path]).sources[0]
+    rep = gpulens.Report([src] * 12)  # the same input twelve times: the per-input caps shrink
+    page = html.render(rep)
+    size = len(page.encode("utf-8"))
+    assert size < html.SIZE_BUDGET_BYTES
+    assert page.count('<h2 class="source">') == 12 * 10  # every page lists every input
+    assert "Showing the first 16 of 3000 rows" in page  # 200 rows / 12 inputs
+    # over a (lowered) budget the page is rendered again with smaller caps
+    monkeypatch.setattr(html, "SIZE_BUDGET_BYTES", size - 1)
+    smaller = html.render(rep)
+    assert len(smaller.encode("utf-8")) < size and "Showing the first 8 of 3000 rows" in smaller
+
+
+def test_cpu_only_trace_renders_and_says_why():
+    page = html.render(gpulens.analyze([KINETO / "hta_cpu_only_rank34.pt.trace.json.gz"]))
+    assert _specs(page) == {}  # nothing to draw
+    assert "no GPU events in the trace" in _page(page, "breakdown")
+    assert "no kernels in the trace" in _page(page, "kernels")
+    assert "no GPU events in the trace" in _page(page, "timeline")
+    summary = _page(page, "summary")
+    assert "<td>no_gpu_work</td>" in summary and '<th scope="row">ranks</th><td>34</td>' in summary

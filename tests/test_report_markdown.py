@@ -1,0 +1,45 @@
+"""The Markdown summary: findings and tables, escaped names, always under GitHub's comment limit."""
+
+import re
+
+import pytest
+
+import gpulens
+from gpulens.reports import markdown
+from tests.conftest import KINETO
+from tests.synth import write_kineto
+
+
+def test_summary_tables_and_findings():
+    rep = gpulens.analyze([KINETO / "tracelens_h100_bert-small.json.gz"])
+    md = markdown.render(rep)
+    src = rep.sources[0]
+    assert "| GPU busy | 7.9 % |" in md  # 307.15 µs busy of a 3.91 ms span (see the TraceLens reference test)
+    assert "| kernels | 60 launches of 11 kernels," in md
+    top = src.results["hotspots"].table.iloc[0]
+    # the top kernel's row: escaped, clipped name; 17 calls; 98.72 µs
+    row = next(line for line in md.splitlines() if line.startswith("| void cutlass::Kernel2&lt;cutlass\\_80\\_wmma"))
+    assert f"| {top['calls']} | 98.72 µs |" in row
+    assert src.findings()[0].title.split(" ")[0] in md and "### Top findings" in md
+    assert "- roofline" not in md  # only analyzers that ran and skipped are listed as "not analysed"
+    assert "- rank\\_kernels: 1 rank\\(s\\)" in md or "- rank\\_kernels: 1 rank(s)" in md
+
+
+@pytest.mark.parametrize("name,shown", [
+    ("<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)&gt;"),
+    ("a|b*c_d`e", "a\\|b\\*c\\_d\\`e"),
+])
+def test_names_are_escaped(name, shown):
+    assert markdown.md_text(name) == shown
+
+
+def test_stays_under_the_limit_for_huge_inputs(tmp_path):
+    path = tmp_path / "r.json"
+    write_kineto(path, 300, n_names=300, name_len=3000, streams=2)
+    src = gpulens.analyze([path]).sources[0]
+    md = markdown.render(gpulens.Report([src] * 60))
+    assert len(md) < markdown.MAX_CHARS
+    assert "left out to stay under 65000 characters" in md
+    assert md.count("\n## ") >= 30  # the headline of many inputs still fits
+    cells = [c for line in md.splitlines() if line.startswith("| ") for c in re.split(r"\s\|\s", line)]
+    assert max(len(c) for c in cells) <= 120  # 3000-character names clipped to 100 (+ escapes)
