@@ -45,7 +45,11 @@ class SourceReport:
 
     @property
     def summary(self) -> dict[str, Any]:
-        """Headline figures: kernel count, kernel time (plain sum, ns), kernel busy (union, ns), span, busy %..."""
+        """Headline figures: kernel count, kernel time (plain sum, ns), kernel busy (union, ns), span, busy %...
+
+        Also ``memcpy_count``, ``memcpy_bytes`` (sum of the recorded payloads of copies, bytes) and ``flops`` (sum of
+        the FLOP counts the source recorded, e.g. Kineto ``with_flops`` on cpu_ops; 0 when none).
+        """
         hs = self.results.get("hotspots")
         bd = self.results.get("breakdown")
         h = hs.summary if hs else {}
@@ -67,6 +71,9 @@ class SourceReport:
             "event_count": int(len(ev)),
             "rejected_event_count": int(len(self.timeline.rejected)),
             "ranks": self.timeline.ranks,
+            "memcpy_count": int((ev["kind"] == "memcpy").sum()),
+            "memcpy_bytes": int(ev.loc[ev["kind"] == "memcpy", "bytes"].sum()),
+            "flops": float(ev["flops"].sum()),
             "verdict": self.results["verdicts"].summary.get("run_verdict") if "verdicts" in self.results else None,
         }
 
@@ -114,7 +121,7 @@ def _device_for(timeline: Timeline) -> Any:
 
 def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None = None,
             only: list[str] | None = None,
-            on_load: Callable[[str], Any] | None = None) -> Report:
+            on_load: Callable[[str], Any] | None = None, join: bool = False) -> Report:
     """Load each path and analyze it (the library form of ``gpulens analyze``).
 
     Args:
@@ -123,6 +130,11 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
         format: force a collector by name instead of sniffing.
         only: analyzer names to run (all when None).
         on_load: called with each path before it is loaded (progress display).
+        join: treat the inputs as recordings of one run: the counters and launch resources of the 2nd, 3rd…
+            input are attached to the first input's kernels (:func:`gpulens.collectors.join.join_dispatches`)
+            and one SourceReport is made. Without it, AMD profiler inputs (rocprof, rocprofv3, rocpd,
+            rocprofiler-compute) are folded into a framework trace only when most of its kernels match
+            (:func:`gpulens.collectors.join.fold_profiler_inputs`).
 
     Raises:
         TraceFormatError: an input cannot be read.
@@ -132,7 +144,20 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
         if on_load:
             on_load(str(p))
         loaded.append((str(p), collect(p, strict=strict, format=format)))
-    return Report([analyze_timeline(tl, label, only) for label, tl in attach_ncu_inputs(loaded)])
+    loaded = attach_ncu_inputs(loaded)
+    if not join:
+        from gpulens.collectors.join import fold_profiler_inputs
+
+        loaded = fold_profiler_inputs(loaded)
+    if join and len(loaded) > 1:
+        from gpulens.collectors.join import join_dispatches
+
+        label, tl = loaded[0]
+        for other_label, other in loaded[1:]:
+            tl = join_dispatches(tl, other).timeline
+            label = f"{label} + {other_label}"
+        loaded = [(label, tl)]
+    return Report([analyze_timeline(tl, label, only) for label, tl in loaded])
 
 
 NCU_COLLECTORS = ("ncu_csv", "ncu_rep")

@@ -18,7 +18,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
                        "outputs.")
 
 #: Modules under gpulens.cli that add commands (each defines register(app)).
-COMMAND_MODULES = ["analyze"]
+COMMAND_MODULES = ["analyze", "gate", "baseline"]
 
 
 def _version(value: bool) -> None:
@@ -52,7 +52,10 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("gpulens: aborted\n")
         code = 130
     except Exception as exc:  # click usage errors
-        import click
+        try:
+            import click
+        except ImportError:  # typer >= 0.20 vendors click as typer._click
+            from typer import _click as click
 
         if isinstance(exc, click.ClickException):
             exc.show()

@@ -53,6 +53,9 @@ def register(app: typer.Typer) -> None:
         lenient: bool = typer.Option(False, "--lenient", help="Keep what can be read from malformed inputs."),
         top: int = typer.Option(10, "--top", help="Kernels shown in the console table."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No console summary."),
+        join: bool = typer.Option(False, "--join", help="Inputs are one run (e.g. a Kineto trace and a rocprof "
+                                                        "folder): attach the later inputs' counters to the first's "
+                                                        "kernels and report once."),
     ) -> int:
         """Analyze traces: device, span, GPU busy %, time breakdown and the kernels that matter.
 
@@ -66,7 +69,7 @@ def register(app: typer.Typer) -> None:
         console = Console(stderr=quiet)
         with console.status("") as status:
             report = run_analysis(inputs, strict=not lenient, format=format,
-                                  on_load=lambda p: status.update(f"Loading {p} …"))
+                                  on_load=lambda p: status.update(f"Loading {p} …"), join=join)
         if not quiet:
             from gpulens.reports.console import print_report
 

@@ -63,11 +63,16 @@ class Trace(msgspec.Struct):
     displayTimeUnit: Any = None
     baseTimeNanoseconds: Any = None
     schemaVersion: Any = None
+    cuda_driver_version: Any = None
+    cuda_runtime_version: Any = None
+    hip_driver_version: Any = None
+    hip_runtime_version: Any = None
 
 
 _DECODER = msgspec.json.Decoder(Union[Trace, list[Event]])
 _EVENT_DECODER = msgspec.json.Decoder(Event)
-_HEADER_KEYS = ("deviceProperties", "distributedInfo", "displayTimeUnit", "baseTimeNanoseconds", "schemaVersion")
+_HEADER_KEYS = ("deviceProperties", "distributedInfo", "displayTimeUnit", "baseTimeNanoseconds", "schemaVersion",
+                "cuda_driver_version", "cuda_runtime_version", "hip_driver_version", "hip_runtime_version")
 
 
 def decode(data: bytes) -> Trace:

@@ -58,6 +58,7 @@ _COPY_KIND_RE = re.compile(r"\b(HtoD|DtoH|DtoD|PtoP|HtoH|DtoA|AtoD)\b")
 _TRAILING_INT = re.compile(r"(-?\d+)\s*$")
 _SILENT_OTHER = {"trace"}  # the profiler's own span "PyTorch Profiler (0)"
 _RANK_IN_NAME = re.compile(r"rank[-_]?(\d+)", re.IGNORECASE)
+_VERSION_KEYS = ("cuda_driver_version", "cuda_runtime_version", "hip_driver_version", "hip_runtime_version")
 _KINETO_COUNTERS = (("blocks_per_sm", "kineto.blocks_per_sm"), ("warps_per_sm", "kineto.warps_per_sm"),
                     ("est_occupancy", "kineto.est_achieved_occupancy_pct"))
 
@@ -263,6 +264,9 @@ class KinetoCollector(Collector):
                "compressed": compressed, "uncompressed_bytes": nbytes, "base_time_ns": base_ns or None,
                "schema_version": trace.schemaVersion, "display_time_unit": trace.displayTimeUnit,
                "distributed": dist or None}
+        for key in _VERSION_KEYS:  # driver/runtime versions as Kineto records them (e.g. 12000 = CUDA 12.0)
+            if getattr(trace, key) is not None:
+                src[key] = getattr(trace, key)
         meta = TimelineMeta(sources=[json.loads(json.dumps(src, default=str))],
                             devices=_devices(trace.deviceProperties, rank), warnings=warnings,
                             truncated=bool(truncated_at), truncated_at=truncated_at)

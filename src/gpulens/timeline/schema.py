@@ -76,6 +76,8 @@ EVENT_COLUMNS: tuple[Column, ...] = (
     Column("input_dims", "category", "", "JSON text of the op's input shapes (Kineto record_shapes)"),
     Column("input_types", "category", "", "JSON text of the op's input dtypes"),
     Column("source", "category", "", "collector that produced the row (kineto, rocprof_v1, nsys, ...)"),
+    Column("name_norm", "category", "", "`name` without the AMDGPU `.kd` symbol suffixes (` [clone .kd]`, ` (.kd)`, "
+           "`.kd`); derived from `name` by make_table when a collector does not set it (timeline/names.py)"),
 )
 
 COUNTER_COLUMNS: tuple[Column, ...] = (

@@ -135,6 +135,10 @@ def make_table(columns: tuple[Column, ...], data: Mapping[str, Any] | None = Non
     out = {}
     for col in columns:
         out[col.name] = _coerce(data[col.name], col) if col.name in data else _empty_series(col, n)
+    if "name_norm" in out and "name_norm" not in data and "name" in out:
+        from gpulens.timeline.names import normalized_names  # derived column: every collector gets it for free
+
+        out["name_norm"] = _as_category(normalized_names(out["name"]))
     return pd.DataFrame(out)
 
 

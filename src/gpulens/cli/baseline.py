@@ -1,0 +1,74 @@
+"""``gpulens baseline save|list``: store runs as a named performance baseline; list the stored ones."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from gpulens.errors import EXIT_OK
+
+baseline_app = typer.Typer(no_args_is_help=True, help="Save and list performance baselines for `gpulens gate`.")
+
+
+@baseline_app.command("save")
+def save_cmd(
+    reports: List[Path] = typer.Argument(..., help="JSON reports from `gpulens analyze --json` (or traces); "
+                                                    "each source is one run. Give ≥ 5 runs for statistics."),
+    name: str = typer.Option(..., "--name", "-n", help="Baseline name (e.g. main), or a path ending in .json."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing baseline of that name."),
+    store: Optional[Path] = typer.Option(None, "--store", help="Baseline folder (default: $GPULENS_BASELINE_DIR, "
+                                                               "the config's baseline_dir, or .gpulens/baselines)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="TOML file with [tool.gpulens.gate] settings."),
+) -> None:
+    """Store runs as a baseline: plain JSON with raw samples per metric, environment and machine key.
+
+    Never overwrites an existing baseline without --force; every save is appended to <store>/history.jsonl.
+    Exit codes: 0 saved, 2 unreadable input, existing baseline without --force, or no usable run.
+    """
+    from gpulens.gate import default_store, load_config, save_baseline
+
+    cfg = load_config(config)
+    base = save_baseline(reports, name, store or default_store(cfg.baseline_dir), force=force)
+    con = Console()
+    con.print(f"Saved baseline '{base.name}' ({len(base.runs)} runs, {len(base.metrics)} metrics, machine "
+              f"{base.machine_key}) to {base.path}")
+    for e in base.excluded:
+        con.print(f"  excluded {e['label']}: {e['reason']}", style="yellow")
+    if len(base.runs) < 5:
+        con.print(f"  note: {len(base.runs)} run(s) cannot support a significance test; record ≥ 5 repeats",
+                  style="yellow")
+    raise typer.Exit(EXIT_OK)
+
+
+@baseline_app.command("list")
+def list_cmd(
+    store: Optional[Path] = typer.Option(None, "--store", help="Baseline folder."),
+    config: Optional[Path] = typer.Option(None, "--config", help="TOML file with [tool.gpulens.gate] settings."),
+) -> None:
+    """List the baselines in the store: name, machine key, runs, created, commit."""
+    from gpulens.gate import default_store, load_config
+
+    root = store or default_store(load_config(config).baseline_dir)
+    t = Table(title=f"Baselines in {root}", title_justify="left")
+    for c in ("name", "machine", "runs", "created", "commit"):
+        t.add_column(c)
+    for p in sorted(root.glob("*/*.json")):
+        try:
+            d = json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(d, dict) and "gpulens_baseline" in d:
+            t.add_row(str(d.get("name")), str(d.get("machine_key")), str(len(d.get("runs", []))),
+                      str(d.get("created")), str((d.get("git") or {}).get("sha", ""))[:12])
+    Console().print(t)
+    raise typer.Exit(EXIT_OK)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``baseline`` command group to ``app``."""
+    app.add_typer(baseline_app, name="baseline")

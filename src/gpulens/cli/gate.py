@@ -1,0 +1,106 @@
+"""``gpulens gate --baseline NAME_OR_PATH CANDIDATE...``: fail CI on a performance regression, not on noise."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+
+from gpulens.cli.analyze import write_output
+from gpulens.errors import EXIT_OK, GpulensError
+
+EXIT_HELP = """Exit codes: 0 pass, improved, ambiguous, incomparable or no baseline; 1 regression (or ambiguous with
+--fail-on-ambiguous); 2 usage or input error; 3 no comparable baseline with --require-baseline; 4 the candidate has no
+usable run (no GPU work). --warn-only always exits 0."""
+
+
+def _annotations(result) -> list[str]:
+    """GitHub Actions workflow commands (``::error``/``::warning``) for gating rows that need attention."""
+    out = []
+    for m in result.metrics:
+        if not m.gating or m.verdict not in ("REGRESSED", "AMBIGUOUS", "ERROR"):
+            continue
+        level = "warning" if m.verdict == "AMBIGUOUS" else "error"
+        msg = f"{m.metric}: {m.verdict} — {m.reason}".replace("%", "%25").replace("\r", " ").replace("\n", " ")
+        out.append(f"::{level} title=gpulens gate::{msg}")
+    if result.verdict in ("INCOMPARABLE", "NO_BASELINE", "ERROR") and not result.metrics:
+        out.append(f"::warning title=gpulens gate::{result.verdict}: {result.reason}")
+    return out[:20]
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``gate`` command to ``app``."""
+
+    @app.command("gate", epilog=EXIT_HELP)
+    def gate_cmd(
+        candidates: List[Path] = typer.Argument(..., help="Candidate JSON reports from `gpulens analyze --json` "
+                                                          "(or traces); each source is one run."),
+        baseline: str = typer.Option(..., "--baseline", "-b", help="Baseline name (see `gpulens baseline save`) "
+                                                                   "or path to a baseline .json file."),
+        warn_only: bool = typer.Option(False, "--warn-only", help="Report, but always exit 0."),
+        require_baseline: bool = typer.Option(False, "--require-baseline",
+                                              help="Exit 3 when no comparable baseline exists."),
+        fail_on_ambiguous: bool = typer.Option(False, "--fail-on-ambiguous", help="AMBIGUOUS fails (exit 1)."),
+        allow_cross_machine: bool = typer.Option(False, "--allow-cross-machine",
+                                                 help="Compare even when GPU model or driver differ."),
+        json_out: Optional[Path] = typer.Option(None, "--json", help="Write the gate result as JSON."),
+        markdown: Optional[Path] = typer.Option(None, "--markdown", help="Write Markdown (job summary / PR "
+                                                                         "comment, < 65,000 characters)."),
+        junit: Optional[Path] = typer.Option(None, "--junit", help="Write JUnit XML (one testcase per metric)."),
+        config: Optional[Path] = typer.Option(None, "--config", help="TOML file with [tool.gpulens.gate] "
+                                                                     "settings (default: ./pyproject.toml)."),
+        store: Optional[Path] = typer.Option(None, "--store", help="Baseline folder."),
+        quiet: bool = typer.Option(False, "--quiet", "-q", help="No terminal table."),
+    ) -> None:
+        """Compare candidate runs with a baseline: per metric median ratio, bootstrap CI, Mann-Whitney U."""
+        try:
+            code = _run(candidates, baseline, warn_only, require_baseline, fail_on_ambiguous, allow_cross_machine,
+                        json_out, markdown, junit, config, store, quiet)
+        except GpulensError as exc:
+            if not warn_only:
+                raise
+            sys.stderr.write(f"gpulens: error: {exc} (--warn-only: exiting 0)\n")
+            code = EXIT_OK
+        raise typer.Exit(code)
+
+
+def _run(candidates, baseline, warn_only, require_baseline, fail_on_ambiguous, allow_cross_machine, json_out,
+         markdown, junit, config, store, quiet) -> int:
+    from gpulens.gate import default_store, exit_code, find_baseline, load_config, run_gate
+    from gpulens.gate.runs import collect_runs
+
+    cfg = load_config(config)
+    cfg.fail_on_ambiguous = cfg.fail_on_ambiguous or fail_on_ambiguous
+    console = Console(stderr=quiet)
+    with console.status("Loading candidate runs …"):
+        runs = collect_runs(candidates)
+    base = find_baseline(baseline, runs.machine_key, store or default_store(cfg.baseline_dir))
+    result = run_gate(base, runs, cfg, baseline_ref=baseline, allow_cross_machine=allow_cross_machine)
+    result.exit_code = exit_code(result, warn_only=warn_only, require_baseline=require_baseline,
+                                 fail_on_ambiguous=cfg.fail_on_ambiguous)
+    inputs = list(candidates) + ([base.path] if base is not None and base.path else [])
+    if json_out is not None:
+        write_output(json_out, json.dumps(result.to_dict(), indent=1, allow_nan=False) + "\n", inputs)
+    if markdown is not None:
+        from gpulens.reports.gate_markdown import render as render_md
+
+        write_output(markdown, render_md(result), inputs)
+    if junit is not None:
+        from gpulens.reports.gate_junit import render as render_junit
+
+        write_output(junit, render_junit(result), inputs)
+    if not quiet:
+        from gpulens.reports.gate_console import print_result
+
+        print_result(result, console)
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        for line in _annotations(result):
+            print(line)
+    if warn_only and result.verdict != "PASS" and not quiet:
+        console.print("--warn-only: exiting 0", style="dim")
+    return result.exit_code

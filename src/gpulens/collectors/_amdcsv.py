@@ -1,0 +1,156 @@
+"""Map any rocprof dispatch CSV (v1 ``results.csv`` and counter CSVs, rocprofv2, rocprofv3 ``kernel_trace.csv``,
+rocprofiler-compute ``pmc_perf.csv`` / ``timestamps.csv``) to :class:`~gpulens.collectors._dispatch.Dispatches`
+by column **name** (case-insensitive aliases below), never by position.
+
+Required: a kernel-name column. Optional: everything else (missing → NA). Every other numeric column that is not
+a known bookkeeping column is a hardware counter (rocprof ``pmc:`` columns such as ``GPUBusy``, ``SQ_WAVES``,
+``TCC_HIT_sum``). rocprofiler-compute quirks: ``wave_size_1``/``Correlation_ID_5``-style repeats of bookkeeping
+columns are dropped; per-instance columns ``TCC_HIT[3]`` are summed into ``TCC_HIT_sum`` when the file has no
+``_sum`` column for them (a ``_sum`` written by the tool is kept as is: it can come from another pass).
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from gpulens.collectors._dispatch import Dispatches
+from gpulens.errors import TraceFormatError
+
+ALIASES: dict[str, tuple[str, ...]] = {
+    "name": ("kernelname", "kernel_name", "name"),
+    "device_id": ("gpu-id", "gpu_id", "agent_id", "dev-id"),
+    "stream_id": ("queue-id", "queue_id"),
+    "hip_stream": ("stream_id", "stream-id"),
+    "pid": ("pid", "process_id"),
+    "tid": ("tid", "thread_id"),
+    "correlation_id": ("correlation_id",),
+    "dispatch_id": ("index", "dispatch_id"),
+    "grid_items_x": ("grd", "grid_size", "grid_size_x"),
+    "grid_items_y": ("grid_size_y",),
+    "grid_items_z": ("grid_size_z",),
+    "block_x": ("wgr", "workgroup_size", "workgroup_size_x"),
+    "block_y": ("workgroup_size_y",),
+    "block_z": ("workgroup_size_z",),
+    "lds_bytes": ("lds", "lds_per_workgroup", "lds_block_size", "group_segment_size"),
+    "scratch_bytes": ("scr", "scratch_per_workitem", "scratch_size", "private_segment_size"),
+    "arch_vgpr": ("arch_vgpr", "vgpr_count", "vgpr"),
+    "accum_vgpr": ("accum_vgpr", "accum_vgpr_count"),
+    "sgpr": ("sgpr", "sgpr_count"),
+    "wave_size": ("wave_size",),
+    "start_ns": ("beginns", "start_timestamp"),
+    "end_ns": ("endns", "end_timestamp"),
+}
+#: Bookkeeping columns that are neither mapped nor counters.
+IGNORED = {"queue-index", "queue_index", "sig", "obj", "dispatchns", "completens", "durationns", "kind",
+           "kernel_id", "xcc_index", "direction", "data", "roctx-range", "__section", "__lane", "args"}
+NAME_COLUMNS = ALIASES["name"]
+_REPEAT = re.compile(r"^(.*)_(\d+)$")
+_INSTANCE = re.compile(r"^(.*)\[(\d+)\]$")
+
+
+def exact_ns(values: list) -> tuple[pd.Series, int]:
+    """Timestamps as exact Int64 ns (integers parsed as integers, not through float64).
+
+    Returns:
+        (series, sci): ``sci`` counts fields written in scientific notation (``8.1097E+14``): their ns digits are
+        lost, which the caller must report.
+    """
+    out, sci = [], 0
+    for v in values:
+        if v is None or (isinstance(v, float) and np.isnan(v)):
+            out.append(pd.NA)
+            continue
+        s = str(v).strip()
+        if not s:
+            out.append(pd.NA)
+            continue
+        try:
+            out.append(int(s))
+        except ValueError:
+            try:
+                out.append(int(Decimal(s)))
+                sci += "e" in s.lower()
+            except (InvalidOperation, ValueError):
+                out.append(pd.NA)
+    return pd.Series(pd.array(out, dtype="Int64")), sci
+
+
+def _agent_number(values: pd.Series) -> pd.Series:
+    """rocprofv3 ``Agent_Id`` may read ``1`` or ``Agent 1`` / ``GPU 0``: the last integer in the field."""
+    if values.dtype != object:
+        return values
+    return values.astype(str).str.extract(r"(-?\d+)\s*$")[0]
+
+
+def dispatches_from_rows(path: Path, header: list[str], rows: list[list], kind: str = "kernel",
+                         require_name: bool = True) -> Dispatches:
+    """Map rows (as read by :func:`gpulens.collectors._csvrows.read_rows`) to Dispatches.
+
+    Raises:
+        TraceFormatError: no kernel-name column (when ``require_name``).
+    """
+    lower = [h.lower() for h in header]
+    df = pd.DataFrame(rows, columns=[f"c{i}" for i in range(len(header))], dtype=object)
+    col_of: dict[str, int] = {}
+    for key, names in ALIASES.items():
+        for nm in names:
+            if nm in lower:
+                col_of[key] = lower.index(nm)
+                break
+    if "name" not in col_of and require_name:
+        raise TraceFormatError(path, "missing required column 'KernelName'/'Kernel_Name' (kernel name); columns: "
+                               + ", ".join(header[:12]) + ("…" if len(header) > 12 else ""))
+    d = Dispatches(n=len(df))
+    d.cols["kind"] = kind
+    for key, i in col_of.items():
+        s = df[f"c{i}"]
+        if key == "name":  # rocprof v1 results.db stores names with their CSV quotes: "\"foo.kd\""
+            d.cols["name"] = [v[1:-1] if isinstance(v, str) and len(v) > 1 and v[0] == v[-1] == '"' else v
+                              for v in s.tolist()]
+        elif key in ("start_ns", "end_ns"):
+            d.cols[key], sci = exact_ns(s.tolist())
+            d.sci_notation_rows = max(d.sci_notation_rows, sci)
+        elif key == "hip_stream":
+            continue
+        else:
+            d.cols[key] = pd.to_numeric(_agent_number(s) if key == "device_id" else s, errors="coerce")
+    if "block_x" in d.cols and "block_y" not in d.cols and lower[col_of["block_x"]] in ("wgr", "workgroup_size"):
+        d.cols["block_y"] = d.cols["block_z"] = [1] * d.n  # flattened totals
+        if "grid_items_x" in d.cols:
+            d.cols["grid_items_y"] = d.cols["grid_items_z"] = [1] * d.n
+    mapped = set(col_of.values())
+    _add_counters(d, df, header, lower, mapped)
+    return d
+
+
+def _add_counters(d: Dispatches, df: pd.DataFrame, header: list[str], lower: list[str], mapped: set[int]) -> None:
+    known = {nm for names in ALIASES.values() for nm in names} | IGNORED
+    present = set(lower)
+    instances: dict[str, list[int]] = {}
+    for i, h in enumerate(header):
+        lo = lower[i]
+        if i in mapped or lo in known:
+            continue
+        m = _REPEAT.match(lo)
+        if m and m.group(1) in present and m.group(1) in known:
+            continue  # rocprofiler-compute repeat of a bookkeeping column (wave_size_1, obj_2, ...)
+        m = _INSTANCE.match(h)
+        if m:
+            instances.setdefault(m.group(1), []).append(i)
+            continue
+        vals = pd.to_numeric(df[f"c{i}"], errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+        if np.isnan(vals).all() and df[f"c{i}"].notna().any() and \
+                not df[f"c{i}"].astype(str).str.strip().isin(("", "nan", "NaN")).all():
+            continue  # a text column we do not know
+        d.pmc[h] = vals
+    for base, idxs in instances.items():
+        if f"{base}_sum" in d.pmc or f"{base.lower()}_sum" in present:
+            continue
+        block = np.column_stack([pd.to_numeric(df[f"c{i}"], errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+                                 for i in idxs])
+        d.pmc[f"{base}_sum"] = np.where(np.isnan(block).all(axis=1), np.nan, np.nansum(block, axis=1))

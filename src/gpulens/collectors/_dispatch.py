@@ -1,0 +1,207 @@
+"""From a table of AMD GPU dispatches (any rocprof generation) to a validated Timeline.
+
+Every AMD collector reduces its input to :class:`Dispatches` — per-row arrays under the names below — and calls
+:func:`build_timeline`, so units, validation and the placement of resources are decided once:
+
+========================  ======================================================================================
+array                     meaning (unit)
+========================  ======================================================================================
+``name``                  kernel / copy / API name as recorded
+``kind``                  Timeline kind per row (default ``kernel``)
+``start_ns``, ``end_ns``  begin / end timestamps (ns, exact integers; NA when not recorded)
+``device_id``             HSA node id of the GPU as the tool records it (rocminfo ``Node``, rocprof ``gpu-id``,
+                          rocprofiler-sdk ``node_id``); the GPU ordinal is kept in ``meta.devices[*].gpu_index``
+``stream_id``             HIP queue (rocprof ``queue-id``) — the GPU's serial execution context
+``grid_items_{x,y,z}``    grid size in **work-items** as every rocprof writes it (v1 ``grd`` is the flattened
+                          total); converted here to workgroups: ``grid_x = ceil(grid_items_x / block_x)``
+``block_{x,y,z}``         workgroup size in work-items (v1 ``wgr`` flattened total → y = z = 1)
+``lds_bytes``             LDS (group segment) per workgroup (bytes) → ``smem_static_bytes``
+``arch_vgpr``, ``accum_vgpr``, ``sgpr``, ``scratch_bytes`` (per work-item), ``wave_size``
+========================  ======================================================================================
+
+Resources without a Timeline column become Counters rows of their dispatch: ``arch_vgpr``, ``accum_vgpr``,
+``sgpr`` (registers, unit ``""``), ``scratch_bytes`` (private segment per work-item, unit ``bytes``), ``wave_size``.
+``regs_per_thread`` = arch + accum VGPRs (unified register file on gfx90a and later).
+
+Rows that cannot be events (no timestamps, end before start, zero timestamp, or a zero duration produced by
+timestamps written in scientific notation) go to ``rejected`` with the reason; their counters are kept in the side
+table ``tables["unattached_counters"]`` (:data:`UNATTACHED_COLUMNS`) so a later join can still place them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
+
+#: Columns of ``tables["unattached_counters"]``: counters of dispatches that are not events.
+UNATTACHED_COLUMNS = ("dispatch_seq", "name", "device_id", "metric", "value", "unit", "source", "reason")
+
+RESOURCE_METRICS = (("arch_vgpr", ""), ("accum_vgpr", ""), ("sgpr", ""), ("scratch_bytes", "bytes"),
+                    ("wave_size", ""))
+_PASS_THROUGH = ("device_id", "stream_id", "pid", "tid", "correlation_id", "bytes", "copy_kind")
+
+
+@dataclass
+class Dispatches:
+    """Per-row arrays of one AMD source (see module docstring); ``pmc`` maps counter name → float array."""
+
+    n: int
+    cols: dict[str, Any] = field(default_factory=dict)
+    pmc: dict[str, np.ndarray] = field(default_factory=dict)
+    sci_notation_rows: int = 0
+
+    def get(self, key: str) -> pd.Series:
+        """The array ``key`` as a nullable Int64 Series (all NA when absent)."""
+        v = self.cols.get(key)
+        if v is None:
+            return pd.Series(pd.array([pd.NA] * self.n, dtype="Int64"))
+        s = v if isinstance(v, pd.Series) else pd.Series(v)
+        if s.dtype == object:
+            s = pd.to_numeric(s, errors="coerce")
+        if s.dtype.kind == "f":
+            s = s.round()
+        return s.reset_index(drop=True).astype("Int64")
+
+
+def _cat(values: Any) -> pd.Series:
+    """Categorical Series (building categories from a list once is much faster than make_table's conversion)."""
+    return pd.Series(pd.Categorical(list(values) if not isinstance(values, (list, np.ndarray)) else values))
+
+
+_COMM = re.compile(r"nccl|rccl", re.IGNORECASE)
+
+
+def _ceil_div(a: pd.Series, b: pd.Series) -> pd.Series:
+    b = b.where(b > 0)
+    return (a + b - 1) // b
+
+
+def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
+                   meta: TimelineMeta | None = None, tables: dict[str, pd.DataFrame] | None = None,
+                   warnings: list[str] | None = None) -> Timeline:
+    """Validate the rows of ``d`` and assemble events, counters, rejected rows and side tables.
+
+    Args:
+        d: the dispatches.
+        source: collector name (``source`` column).
+        path: input path (warnings).
+        rank: rank to stamp on every row.
+        meta: metadata to complete (sources/devices filled by the caller); a new one when None.
+        tables: extra side tables to attach.
+        warnings: notes from parsing, prepended to the Timeline's warnings.
+    """
+    meta = meta or TimelineMeta()
+    n = d.n
+    start, end = d.get("start_ns"), d.get("end_ns")
+    names = pd.Series(d.cols.get("name", [None] * n), dtype=object).reset_index(drop=True)
+    kinds = d.cols.get("kind", "kernel")
+    kinds = pd.Series([kinds] * n if isinstance(kinds, str) else kinds, dtype=object).reset_index(drop=True)
+    if n and (kinds == "kernel").any():  # collective kernels (NCCL/RCCL) are `comm`, as in the Kineto collector
+        uniq = {v: bool(isinstance(v, str) and _COMM.search(v)) for v in set(names.tolist())}
+        is_comm = names.map(uniq).astype(bool)
+        kinds[is_comm & (kinds == "kernel")] = "comm"
+    reason = pd.Series([None] * n, dtype=object)
+    reason[start.isna() | end.isna()] = "no timestamps recorded"
+    ok = reason.isna()
+    reason[ok & (start == 0).fillna(False)] = "zero timestamp (never recorded)"
+    reason[reason.isna() & (end < start).fillna(False)] = "negative duration (end before start)"
+    if d.sci_notation_rows:
+        reason[reason.isna() & (end == start).fillna(False)] = \
+            "timestamps written in scientific notation lost precision (duration 0 is not real)"
+    valid = reason.isna().to_numpy()
+    idx = np.flatnonzero(valid)
+    nv = len(idx)
+
+    bx, by, bz = d.get("block_x"), d.get("block_y"), d.get("block_z")
+    cols: dict[str, Any] = {
+        "event_id": np.arange(nv, dtype="int64"),
+        "kind": _cat(kinds[valid].tolist()),
+        "name": _cat(names[valid].tolist()),
+        "start_ns": start[valid].astype("int64").to_numpy(),
+        "dur_ns": (end - start)[valid].astype("int64").to_numpy(),
+        "rank": np.full(nv, rank, dtype="int64"),
+        "source": _cat([source] * nv),
+    }
+    dev = d.get("device_id").fillna(0)  # a GPU row whose device the source does not say: device 0
+    if "device_id" not in d.cols:
+        dev = pd.Series(np.where(kinds.isin(["kernel", "comm", "memcpy", "memset"]), 0, -1), dtype="Int64")
+        d.cols["device_id"] = dev
+    for key in _PASS_THROUGH:
+        if key in d.cols:
+            cols[key] = (dev if key == "device_id" else
+                         pd.Series(d.cols[key], dtype=object) if key == "copy_kind" else d.get(key))[valid].tolist()
+    for ax, b in (("x", bx), ("y", by), ("z", bz)):
+        if f"block_{ax}" in d.cols:
+            cols[f"block_{ax}"] = b[valid]
+        if f"grid_items_{ax}" in d.cols:
+            cols[f"grid_{ax}"] = _ceil_div(d.get(f"grid_items_{ax}"), b.fillna(1))[valid]
+    arch, accum = d.get("arch_vgpr"), d.get("accum_vgpr")
+    if "arch_vgpr" in d.cols:
+        cols["regs_per_thread"] = (arch + accum.fillna(0))[valid]
+    if "lds_bytes" in d.cols:
+        cols["smem_static_bytes"] = d.get("lds_bytes")[valid]
+    for k in list(cols):
+        if isinstance(cols[k], pd.Series):
+            cols[k] = cols[k].reset_index(drop=True)
+    events = make_table(EVENT_COLUMNS, cols, n=nv)
+
+    metrics = [(m, u, d.get(m).astype("float64").to_numpy(na_value=np.nan)) for m, u in RESOURCE_METRICS
+               if m in d.cols]
+    metrics += [(m, "", np.asarray(v, dtype="float64")) for m, v in d.pmc.items()]
+    event_of_row = np.full(n, -1, dtype="int64")
+    event_of_row[idx] = np.arange(nv)
+    c_eid, c_metric, c_val, c_unit = [], [], [], []
+    u_rows: list[np.ndarray] = []
+    u_metric, u_val, u_unit = [], [], []
+    for m, unit, vals in metrics:
+        has = ~np.isnan(vals)
+        sel = has & valid
+        k = int(sel.sum())
+        c_eid.append(event_of_row[sel])
+        c_val.append(vals[sel])
+        c_metric += [m] * k
+        c_unit.append([unit] * k)
+        lost = has & ~valid
+        if lost.any():
+            u_rows.append(np.flatnonzero(lost))
+            u_val.append(vals[lost])
+            u_metric += [m] * int(lost.sum())
+            u_unit.append([unit] * int(lost.sum()))
+    nc = len(c_metric)
+    counters = make_table(COUNTER_COLUMNS, {
+        "event_id": np.concatenate(c_eid) if c_eid else np.zeros(0, "int64"),
+        "metric": _cat(c_metric), "value": np.concatenate(c_val) if c_val else np.zeros(0),
+        "unit": _cat([u for part in c_unit for u in part]), "source": _cat([source] * nc)}, n=nc)
+    counters = counters.sort_values(["event_id"], kind="stable").reset_index(drop=True) if nc else counters
+
+    bad = np.flatnonzero(~valid)
+    nr = len(bad)
+    rejected = make_table(REJECTED_COLUMNS, {
+        "kind": kinds[~valid].tolist(), "name": names[~valid].tolist(),
+        "start_ns": start[~valid].reset_index(drop=True), "dur_ns": (end - start)[~valid].reset_index(drop=True),
+        "rank": [rank] * nr, "reason": reason[~valid].tolist(), "source": [source] * nr}, n=nr)
+    tables = dict(tables or {})
+    if u_rows:
+        rows = np.concatenate(u_rows)
+        tables["unattached_counters"] = pd.DataFrame({
+            "dispatch_seq": rows, "name": names.to_numpy()[rows], "device_id": dev.to_numpy()[rows].astype("int64"),
+            "metric": u_metric, "value": np.concatenate(u_val), "unit": [u for p in u_unit for u in p],
+            "source": source, "reason": reason.to_numpy()[rows]})
+    meta.warnings = list(warnings or []) + meta.warnings
+    if d.sci_notation_rows:
+        meta.warnings.append(f"{path}: {d.sci_notation_rows} row(s) have timestamps in scientific notation "
+                             "(e.g. 8.1097E+14): ns precision is lost; zero durations are rejected, not reported")
+    if nr:
+        by = pd.Series(reason[~valid]).value_counts()
+        meta.warnings.append(f"{path}: {nr} row(s) are not events: " + ", ".join(f"{k} ×{v}" for k, v in by.items())
+                             + (f"; their {sum(len(r) for r in u_rows)} counter value(s) are kept in "
+                                "tables['unattached_counters']" if u_rows else ""))
+    return Timeline(events, counters, rejected, meta, tables).validate()

@@ -1,0 +1,199 @@
+"""rocprofiler-compute (Omniperf) workload folders → Timeline, counters, device identity and empirical roofs.
+
+A workload folder (``workloads/<name>/<gpu>/``) holds:
+
+* ``pmc_perf.csv`` — one row per dispatch, every counter of every pass side by side: bookkeeping columns
+  (``Dispatch_ID, Kernel_Name, GPU_ID, Grid_Size, Workgroup_Size, LDS_Per_Workgroup, Scratch_Per_Workitem,
+  Arch_VGPR, Accum_VGPR, SGPR, wave_size``…, repeated per pass as ``wave_size_1``…), scalar counters
+  (``SQ_WAVES``, ``GRBM_GUI_ACTIVE``, ``TCC_HIT_sum``…) and per-instance ones (``TCC_HIT[0]``…, per channel/XCD).
+  Mapped by :mod:`gpulens.collectors._amdcsv`: scalars → Counters; instances summed to ``<base>_sum`` only when the
+  file has no ``_sum`` column for them.
+* ``timestamps.csv`` — ``Start_Timestamp``/``End_Timestamp`` per dispatch (ns). Matched to ``pmc_perf.csv`` rows by
+  position when both list the same kernels in the same order (their ``Dispatch_ID`` numbering can differ: 1-based
+  vs 0-based on MI300), else by ``Dispatch_ID``. Some versions wrote these in scientific notation (``8.1097E+14``):
+  the ns digits are gone, durations compute to 0 — such dispatches are rejected with that reason (their counters
+  kept in ``tables["unattached_counters"]``) and a warning says so.
+* ``sysinfo.csv`` — one row: ``gpu_model, gpu_arch, cu_per_gpu, wave_size, simd_per_cu, max_waves_per_cu,
+  max_sclk`` (MHz), ``hbm_bw`` (GB/s), ``gpu_l1``/``gpu_l2`` (KB), ``num_xcd``, ``rocm_version`` → ``meta.devices``
+  (``hbm_bandwidth_bytes_per_s`` = hbm_bw × 1e9).
+* ``roofline.csv`` — measured peaks per device → ``tables["empirical_roofs"]`` (:data:`ROOF_COLUMNS`).
+
+Other per-pass CSVs (``SQ_*.csv``, ``pmc_dispatch_info.csv``) are already merged into ``pmc_perf.csv`` and are not
+read. Each of these files also loads alone through the ``rocprof_v1`` CSV collector.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from gpulens.collectors._amd import finish_device
+from gpulens.collectors._amdcsv import NAME_COLUMNS, dispatches_from_rows
+from gpulens.collectors._csvrows import read_rows
+from gpulens.collectors._dispatch import build_timeline
+from gpulens.collectors.base import Collector
+from gpulens.collectors.rocprof_v1 import csv_header, read_text, source_meta
+from gpulens.errors import TraceFormatError
+from gpulens.timeline import Timeline, TimelineMeta
+from gpulens.timeline.names import normalize_kernel_name
+
+#: Columns of ``tables["empirical_roofs"]``: one row per device × roof.
+#: ``device`` (index as in roofline.csv), ``roof`` (the tool's name: HBMBw, L2Bw, L1Bw, LDSBw, FP32Flops, FP64Flops,
+#: MFMABF16Flops, MFMAF16Flops, MFMAF32Flops, MFMAF64Flops, MFMAI8Ops), ``kind`` (``bandwidth`` | ``compute``),
+#: ``value``/``low``/``high`` (the measured mean and its range, in ``unit``), ``unit`` (``bytes/s``, ``FLOP/s`` or
+#: ``OP/s`` for integer ops). roofline.csv stores GB/s and GFLOP/s (MI210 HBMBw 1388.9 against a 1638.4 GB/s spec);
+#: values here are ×1e9.
+ROOF_COLUMNS = ("device", "roof", "kind", "value", "low", "high", "unit")
+_ROOF_TYPOS = {"mfmafi8ops": "mfmai8ops"}  # roofline.csv headers seen: MFMAFI8OpsLow next to MFMAI8Ops
+
+
+def read_roofline(path: Path, strict: bool = True) -> pd.DataFrame:
+    """``roofline.csv`` → long table of :data:`ROOF_COLUMNS` in base units."""
+    text, _ = read_text(path)
+    header, rows, _ = read_rows(path, text, strict)
+    df = pd.DataFrame(rows, columns=header).apply(pd.to_numeric, errors="coerce")
+    if "device" not in df:
+        raise TraceFormatError(path, "missing required column 'device'")
+    canon: dict[str, str] = {}
+    parts: dict[tuple[str, str], str] = {}
+    for c in header:
+        if c == "device":
+            continue
+        m = re.match(r"^(.*?)(low|high)?$", c, re.IGNORECASE)
+        base, part = m.group(1), (m.group(2) or "value").lower()
+        key = _ROOF_TYPOS.get(base.lower(), base.lower())
+        if part == "value" or key not in canon:
+            canon[key] = base if part == "value" else canon.get(key, base)
+        parts[(key, part)] = c
+    out = []
+    for _, row in df.iterrows():
+        for key, roof in canon.items():
+            kind = "bandwidth" if key.endswith("bw") else "compute"
+            unit = "bytes/s" if kind == "bandwidth" else ("FLOP/s" if key.endswith("flops") else "OP/s")
+            vals = {p: row.get(parts.get((key, p))) for p in ("value", "low", "high")}
+            out.append({"device": int(row["device"]), "roof": roof, "kind": kind, "unit": unit,
+                        **{p: (float(v) * 1e9 if v is not None and not pd.isna(v) else np.nan)
+                           for p, v in vals.items()}})
+    return pd.DataFrame(out, columns=list(ROOF_COLUMNS))
+
+
+def read_sysinfo(path: Path, strict: bool = True) -> dict:
+    """``sysinfo.csv`` (one row) → a device dict (keys of :mod:`gpulens.collectors._amd`)."""
+    text, _ = read_text(path)
+    header, rows, _ = read_rows(path, text, strict)
+    if not rows:
+        raise TraceFormatError(path, "sysinfo.csv has a header but no row")
+    r = dict(zip(header, rows[0]))
+
+    def num(k: str, scale: float = 1.0):
+        try:
+            v = float(r.get(k) or "nan")
+        except ValueError:
+            return None
+        return None if np.isnan(v) else (int(v * scale) if float(v * scale).is_integer() else v * scale)
+
+    return finish_device({
+        "name": r.get("gpu_model"), "gfx_arch": r.get("gpu_arch"), "num_sms": num("cu_per_gpu"),
+        "warp_size": num("wave_size"), "simd_per_cu": num("simd_per_cu"), "max_waves_per_cu": num("max_waves_per_cu"),
+        "max_clock_mhz": num("max_sclk"), "max_memory_clock_mhz": num("max_mclk"), "num_xcc": num("num_xcd"),
+        "hbm_bandwidth_bytes_per_s": num("hbm_bw", 1e9), "l1_bytes": num("gpu_l1", 1024),
+        "l2_bytes": num("gpu_l2", 1024), "rocm_version": r.get("rocm_version"), "hostname": r.get("hostname"),
+        "command": r.get("command"), "compute_partition": r.get("compute_partition"),
+        "memory_partition": r.get("memory_partition")})
+
+
+class Omniperf(Collector):
+    """A rocprofiler-compute / Omniperf workload folder (see module docstring)."""
+
+    name = "omniperf"
+    accepts_dirs = True
+    priority = 20
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return path.is_dir() and ((path / "pmc_perf.csv").is_file() or
+                                  ((path / "sysinfo.csv").is_file() and (path / "timestamps.csv").is_file()))
+
+    def collect(self, path: Path, strict: bool = True) -> Timeline:
+        path = Path(path)
+        meta = TimelineMeta()
+        warnings: list[str] = []
+        tables: dict[str, pd.DataFrame] = {}
+        main = path / "pmc_perf.csv" if (path / "pmc_perf.csv").is_file() else path / "timestamps.csv"
+        text, size = read_text(main)
+        header, rows, w = read_rows(main, text, strict, NAME_COLUMNS)
+        warnings += w
+        d = dispatches_from_rows(main, header, rows)
+        meta.sources.append(source_meta(main, self.name, size, rows=d.n, counters=len(d.pmc)))
+        ts = path / "timestamps.csv"
+        if main.name == "pmc_perf.csv" and ts.is_file():
+            t_text, t_size = read_text(ts)
+            t_header, t_rows, w = read_rows(ts, t_text, strict, NAME_COLUMNS)
+            warnings += w
+            t = dispatches_from_rows(ts, t_header, t_rows)
+            meta.sources.append(source_meta(ts, self.name, t_size, rows=t.n))
+            same = t.n == d.n and [normalize_kernel_name(x) for x in t.cols.get("name", [])] == \
+                [normalize_kernel_name(x) for x in d.cols.get("name", [])]
+            if same:
+                pos = np.arange(d.n)
+            else:
+                by_id = pd.Series(np.arange(t.n), index=t.get("dispatch_id").to_numpy())
+                by_id = by_id[~by_id.index.duplicated()]
+                pos = d.get("dispatch_id").map(by_id).to_numpy()
+                warnings.append(f"{ts}: dispatches differ from pmc_perf.csv; matched by Dispatch_ID")
+            for k in ("start_ns", "end_ns"):
+                src = t.get(k)
+                d.cols[k] = pd.Series([src.iloc[int(p)] if p is not None and not pd.isna(p) else pd.NA for p in pos],
+                                      dtype="Int64")
+            d.sci_notation_rows = t.sci_notation_rows
+        if (path / "sysinfo.csv").is_file():
+            dev = read_sysinfo(path / "sysinfo.csv", strict)
+            ids = sorted(set(int(x) for x in d.get("device_id").dropna()))
+            if len(ids) == 1:
+                dev["device_id"] = ids[0]
+            dev["rank"] = 0
+            meta.devices.append(dev)
+        if (path / "roofline.csv").is_file() and (path / "roofline.csv").stat().st_size:
+            tables["empirical_roofs"] = read_roofline(path / "roofline.csv", strict)
+        meta.sources[0]["workload"] = str(path)
+        return build_timeline(d, self.name, path, meta=meta, tables=tables, warnings=warnings)
+
+
+class OmniperfSysinfo(Collector):
+    """A workload's ``sysinfo.csv`` alone: device identity only."""
+
+    name = "omniperf_sysinfo"
+    suffixes = ("sysinfo.csv",)
+    priority = 33
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return {"gpu_arch", "cu_per_gpu"} <= set(csv_header(head))
+
+    def collect(self, path: Path, strict: bool = True) -> Timeline:
+        path = Path(path)
+        dev = read_sysinfo(path, strict)
+        dev["rank"] = 0
+        meta = TimelineMeta(sources=[source_meta(path, self.name, path.stat().st_size)], devices=[dev],
+                            warnings=[f"{path}: device description only, no events"])
+        return Timeline(meta=meta).validate()
+
+
+class OmniperfRoofline(Collector):
+    """A workload's ``roofline.csv`` alone: ``tables["empirical_roofs"]`` only."""
+
+    name = "omniperf_roofline"
+    suffixes = ("roofline.csv",)
+    priority = 33
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        cols = set(csv_header(head))
+        return "device" in cols and "hbmbw" in cols
+
+    def collect(self, path: Path, strict: bool = True) -> Timeline:
+        path = Path(path)
+        roofs = read_roofline(path, strict)
+        meta = TimelineMeta(sources=[source_meta(path, self.name, path.stat().st_size)],
+                            warnings=[f"{path}: measured roofs only ({len(roofs)} rows), no events"])
+        return Timeline(meta=meta, tables={"empirical_roofs": roofs}).validate()

@@ -1,0 +1,139 @@
+"""rocprof v1 / rocprofv2 CSV outputs → Timeline: kernel traces, counter-mode CSVs, ``*.stats.csv``, rocminfo text.
+
+Formats (column names from the files themselves, see ../shared/traces/SOURCES.md):
+
+* ``results.csv`` (``--timestamp on`` / ``--stats``): ``Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,
+  wgr,lds,scr,arch_vgpr,accum_vgpr,sgpr,wave_size,sig,obj,DispatchNs,BeginNs,EndNs,CompleteNs[,DurationNs]``.
+  Duration = ``EndNs − BeginNs`` (``CompleteNs`` can precede ``EndNs``; it is not used).
+* counter mode (``pmc: GPUBusy Wavefronts`` …): the same leading columns, then one column per counter, and no
+  timestamps unless ``--timestamp on`` was given. Counters become Counters rows of their dispatch; a dispatch
+  without timestamps is not an event (rejected, its counters in ``tables["unattached_counters"]``).
+* rocprofv2 ``--plugin file`` (``Dispatch_ID,GPU_ID,…,Kernel_Name,Start_Timestamp,End_Timestamp,…``) and single
+  rocprofiler-compute pass CSVs (``timestamps.csv``, ``SQ_*.csv``, ``pmc_perf.csv``): same mapping.
+* ``results.stats.csv`` / ``*_stats.csv`` (``Name,Calls,TotalDurationNs,AverageNs,Percentage[,MinNs,MaxNs,
+  StdDev]``): no events; the table is kept as ``tables["rocprof_stats"]`` with a ``domain`` column.
+* ``results.sysinfo.txt`` (a ``rocminfo`` dump): no events; GPU agents become ``meta.devices``.
+
+Columns are mapped by name (:mod:`gpulens.collectors._amdcsv`); rows narrower/wider than the header raise unless
+``strict=False`` (:mod:`gpulens.collectors._csvrows`, case B17).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pandas as pd
+
+from gpulens.collectors._amd import parse_rocminfo
+from gpulens.collectors._amdcsv import NAME_COLUMNS, dispatches_from_rows
+from gpulens.collectors._csvrows import read_rows
+from gpulens.collectors._dispatch import build_timeline
+from gpulens.collectors._io import read_input
+from gpulens.collectors.base import Collector
+from gpulens.errors import TraceFormatError
+from gpulens.timeline import Timeline, TimelineMeta
+
+STATS_COLUMNS = {"name", "calls", "totaldurationns"}
+
+
+def csv_header(head: bytes) -> list[str]:
+    """Lower-cased column names of the first non-empty line of ``head`` ([] when it is not CSV-like)."""
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
+    for line in text.splitlines():
+        if line.strip():
+            try:
+                return [h.strip().lower() for h in next(csv.reader(io.StringIO(line)))]
+            except (csv.Error, StopIteration):
+                return []
+    return []
+
+
+def read_text(path: Path) -> tuple[str, int]:
+    """Decoded content (UTF-8, invalid bytes replaced) and the on-disk size."""
+    raw = read_input(path)
+    return raw.data.decode("utf-8", errors="replace").lstrip("\ufeff"), raw.size_bytes
+
+
+def source_meta(path: Path, collector: str, size: int, **extra) -> dict:
+    """The ``meta.sources`` entry of one input."""
+    return {"path": str(path), "collector": collector, "size_bytes": size, "rank": 0, **extra}
+
+
+def is_v3_header(cols: list[str]) -> bool:
+    """rocprofv3 CSVs carry ``Agent_Id``/``Kind``/``Counter_Name``/``Source_Agent_Id`` columns."""
+    return bool({"agent_id", "counter_name", "source_agent_id"} & set(cols)) or (cols[:1] == ["kind"])
+
+
+class RocprofV1Csv(Collector):
+    """rocprof v1 / v2 kernel-trace and counter CSVs (see module docstring)."""
+
+    name = "rocprof_v1"
+    suffixes = (".csv",)
+    priority = 30
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        cols = csv_header(head)
+        if not cols or is_v3_header(cols):
+            return False
+        return bool(set(NAME_COLUMNS[:2]) & set(cols)) and bool(
+            {"gpu-id", "gpu_id", "grd", "grid_size", "beginns", "start_timestamp"} & set(cols))
+
+    def collect(self, path: Path, strict: bool = True) -> Timeline:
+        path = Path(path)
+        text, size = read_text(path)
+        header, rows, warnings = read_rows(path, text, strict, NAME_COLUMNS)
+        d = dispatches_from_rows(path, header, rows)
+        meta = TimelineMeta(sources=[source_meta(path, self.name, size, rows=len(rows), pmc=sorted(d.pmc))])
+        return build_timeline(d, self.name, path, meta=meta, warnings=warnings)
+
+
+class RocprofStats(Collector):
+    """``*.stats.csv`` summaries of rocprof v1 and rocprofv3 (no per-event data)."""
+
+    name = "rocprof_stats"
+    suffixes = (".stats.csv", "_stats.csv")
+    priority = 31
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return STATS_COLUMNS <= set(csv_header(head))
+
+    def collect(self, path: Path, strict: bool = True) -> Timeline:
+        path = Path(path)
+        text, size = read_text(path)
+        header, rows, warnings = read_rows(path, text, strict, ("name",))
+        df = pd.DataFrame(rows, columns=header)
+        for c in df.columns:
+            if c != "Name":
+                df[c] = pd.to_numeric(df[c], errors="coerce")
+        stem = path.name.lower()
+        domain = ("hip" if "hip" in stem else "copy" if "copy" in stem or "memory" in stem else
+                  "hsa" if "hsa" in stem else "kernel")
+        df.insert(0, "domain", domain)
+        warnings.append(f"{path}: a per-name summary ({len(df)} rows, domain {domain}), not a trace: no events; "
+                        "kept as tables['rocprof_stats']")
+        meta = TimelineMeta(sources=[source_meta(path, self.name, size, rows=len(df), domain=domain)],
+                            warnings=warnings)
+        return Timeline(meta=meta, tables={"rocprof_stats": df}).validate()
+
+
+class Rocminfo(Collector):
+    """``rocminfo`` text (rocprof v1 ``results.sysinfo.txt``): GPU identity only."""
+
+    name = "rocminfo"
+    suffixes = (".sysinfo.txt", ".txt")
+    priority = 32
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return b"HSA Agents" in head and b"Agent 1" in head
+
+    def collect(self, path: Path, strict: bool = True) -> Timeline:
+        path = Path(path)
+        text, size = read_text(path)
+        devices = parse_rocminfo(text)
+        if not devices and strict:
+            raise TraceFormatError(path, "rocminfo text lists no GPU agent")
+        meta = TimelineMeta(sources=[source_meta(path, self.name, size)], devices=devices,
+                            warnings=[f"{path}: device description only ({len(devices)} GPU agent(s)), no events"])
+        return Timeline(meta=meta).validate()

@@ -1,0 +1,190 @@
+"""rocprof v1 ``results.json`` (Chrome trace) and ``results.db`` (SQLite) → Timeline.
+
+``results.json`` (``--hip-trace`` / ``--sys-trace``): a Chrome trace whose numbers are **strings**
+(``"ts": "622109046136"``); ``M`` events name each pid's track (``CPU HIP API``, ``COPY``, ``GPU0``…). Times are
+taken from ``args.BeginNs``/``args.EndNs`` (exact ns), falling back to ``ts``/``dur`` (µs strings) × 1000. Kind by
+track: ``GPU<n>`` → kernel, ``COPY`` → memcpy, ``… API`` → runtime, ``ROCTX``/markers → annotation.
+``device_id`` = ``args.dev-id`` (HSA node id), ``stream_id`` = ``args.queue-id``.
+
+``results.db``: one table per domain, any of which may be empty — ``KERN`` (the ``results.csv`` columns), ``OPS``
+(asynchronous GPU ops of the HIP trace: ``BeginNs, EndNs, dev-id, queue-id, Name, pid, tid, …``), ``COPY``,
+``HIP``/``HSA`` (API calls). Kernels come from ``KERN`` when it has rows (it carries the launch resources), else
+from ``OPS``.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from decimal import Decimal
+from pathlib import Path
+
+import msgspec
+
+from gpulens.collectors._amdcsv import dispatches_from_rows
+from gpulens.collectors._dispatch import Dispatches, build_timeline
+from gpulens.collectors._io import read_input
+from gpulens.collectors.base import Collector
+from gpulens.errors import TraceFormatError
+from gpulens.timeline import Timeline, TimelineMeta, concat
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+V1_TABLES = {"KERN", "OPS", "COPY", "HIP", "HSA"}
+_COPY = re.compile(r"(HostToDevice|DeviceToHost|DeviceToDevice|HostToHost)")
+_COPY_KIND = {"HostToDevice": "HtoD", "DeviceToHost": "DtoH", "DeviceToDevice": "DtoD", "HostToHost": "HtoH"}
+
+
+def copy_kind(name: str | None) -> str | None:
+    """``CopyHostToDevice`` → ``HtoD`` (None when the name says nothing)."""
+    m = _COPY.search(name or "")
+    return _COPY_KIND[m.group(1)] if m else None
+
+
+def _track_kind(track: str) -> str:
+    t = track.upper()
+    if re.match(r"^GPU\d*$", t):
+        return "kernel"
+    if "COPY" in t:
+        return "memcpy"
+    if "API" in t:
+        return "runtime"
+    if "ROCTX" in t or "MARKER" in t:
+        return "annotation"
+    return "other"
+
+
+def _ns(v) -> int | None:
+    if v is None or v == "":
+        return None
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        try:
+            return int(Decimal(str(v)))
+        except ArithmeticError:
+            return None
+
+
+class RocprofV1Json(Collector):
+    """rocprof v1 ``results.json`` (see module docstring)."""
+
+    name = "rocprof_v1_json"
+    suffixes = ("results.json",)
+    priority = 15  # before the generic Kineto sniffer: both are Chrome traces
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return b'"traceEvents"' in head and b'"BeginNs"' in head and b'"DurationNs"' in head
+
+    def collect(self, path: Path, strict: bool = True) -> Timeline:
+        path = Path(path)
+        raw = read_input(path)
+        try:
+            doc = msgspec.json.decode(raw.data)
+        except msgspec.DecodeError as exc:
+            raise TraceFormatError(path, f"not readable JSON ({exc})") from None
+        events = doc.get("traceEvents") if isinstance(doc, dict) else doc
+        if not isinstance(events, list):
+            raise TraceFormatError(path, "no traceEvents array")
+        tracks = {str(e.get("pid")): str((e.get("args") or {}).get("name", ""))
+                  for e in events if isinstance(e, dict) and e.get("ph") == "M" and e.get("name") == "process_name"}
+        rows = [e for e in events if isinstance(e, dict) and e.get("ph") == "X"]
+        d = Dispatches(n=len(rows))
+        kinds, names, start, end, dev, queue, pid, tid = [], [], [], [], [], [], [], []
+        for e in rows:
+            a = e.get("args") or {}
+            kind = _track_kind(tracks.get(str(e.get("pid")), ""))
+            kinds.append(kind)
+            names.append(str(e.get("name", a.get("Name", ""))))
+            b, en = _ns(a.get("BeginNs")), _ns(a.get("EndNs"))
+            if b is None or en is None:
+                ts, du = _ns_us(e.get("ts")), _ns_us(e.get("dur"))
+                b, en = ts, (ts + du if ts is not None and du is not None else None)
+            start.append(b), end.append(en)
+            gpu = kind in ("kernel", "memcpy")
+            dev.append(_ns(a.get("dev-id")) if gpu else -1)
+            queue.append(_ns(a.get("queue-id")) if gpu else None)
+            pid.append(_ns(a.get("pid"))), tid.append(_ns(a.get("tid")))
+        d.cols.update(kind=kinds, name=names, start_ns=start, end_ns=end, device_id=dev, stream_id=queue,
+                      pid=pid, tid=tid, copy_kind=[copy_kind(n) if k == "memcpy" else None
+                                                   for n, k in zip(names, kinds)])
+        meta = TimelineMeta(sources=[{"path": str(path), "collector": self.name, "size_bytes": raw.size_bytes,
+                                      "rank": 0, "tracks": sorted(set(tracks.values()))}])
+        return build_timeline(d, self.name, path, meta=meta)
+
+
+def _ns_us(v) -> int | None:
+    if v is None or v == "":
+        return None
+    try:
+        return int(Decimal(str(v)) * 1000)
+    except ArithmeticError:
+        return None
+
+
+def sqlite_tables(path: Path) -> set[str]:
+    """Names of the tables and views of an SQLite file (empty when it is not one)."""
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(16) != SQLITE_MAGIC:
+                return set()
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")}
+        finally:
+            con.close()
+    except (OSError, sqlite3.Error):
+        return set()
+
+
+def read_table(con: sqlite3.Connection, table: str) -> tuple[list[str], list[list]]:
+    """Header and rows of ``table`` (values as stored)."""
+    cur = con.execute(f'SELECT * FROM "{table}"')
+    return [c[0] for c in cur.description], [list(r) for r in cur.fetchall()]
+
+
+class RocprofV1Db(Collector):
+    """rocprof v1 ``results.db`` (see module docstring)."""
+
+    name = "rocprof_v1_db"
+    suffixes = ("results.db",)
+    priority = 15
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return head.startswith(SQLITE_MAGIC) and bool(sqlite_tables(path) & V1_TABLES)
+
+    def collect(self, path: Path, strict: bool = True) -> Timeline:
+        path = Path(path)
+        tables = sqlite_tables(path)
+        if not tables & V1_TABLES:
+            raise TraceFormatError(path, "not a rocprof v1 results.db (no KERN/OPS/COPY/HIP/HSA table)")
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        parts, counts, warnings = [], {}, []
+        try:
+            loaded = {t: read_table(con, t) for t in sorted(tables & V1_TABLES)}
+        except sqlite3.Error as exc:
+            raise TraceFormatError(path, f"cannot read SQLite tables ({exc})") from None
+        finally:
+            con.close()
+        counts = {t: len(rows) for t, (_, rows) in loaded.items()}
+        kern_table = "KERN" if counts.get("KERN") else "OPS"
+        if counts.get("KERN") and counts.get("OPS"):
+            warnings.append(f"{path}: kernels taken from KERN ({counts['KERN']} rows); OPS ({counts['OPS']} rows) "
+                            "describes the same dispatches and is not added again")
+        for table, kind in ((kern_table, "kernel"), ("COPY", "memcpy"), ("HIP", "runtime"), ("HSA", "runtime")):
+            if not counts.get(table):
+                continue
+            header, rows = loaded[table]
+            d = dispatches_from_rows(path, header, rows, kind=kind)
+            if kind != "kernel":
+                d.pmc = {}
+            if kind == "memcpy":
+                d.cols["copy_kind"] = [copy_kind(n) for n in d.cols["name"]]
+            if kind == "runtime":
+                d.cols["device_id"] = [-1] * d.n
+                d.cols.pop("stream_id", None)
+            parts.append(build_timeline(d, self.name, path))
+        tl = concat(parts) if parts else Timeline()
+        tl.meta.sources = [{"path": str(path), "collector": self.name, "size_bytes": path.stat().st_size, "rank": 0,
+                            "tables": counts}]
+        tl.meta.warnings = warnings + tl.meta.warnings
+        return tl.validate()

@@ -1,0 +1,270 @@
+"""rocprofv3 (rocprofiler-sdk) ``--output-format csv`` files and folders → Timeline.
+
+Files (one per domain, optionally prefixed ``<pid>_``; columns mapped by name, see
+:mod:`gpulens.collectors._amdcsv`):
+
+* ``kernel_trace.csv`` — one row per dispatch: ``Kind, Agent_Id, Queue_Id, [Stream_Id,] Thread_Id, Dispatch_Id,
+  Kernel_Id, Kernel_Name, Correlation_Id, Start_Timestamp, End_Timestamp, Private_Segment_Size, Group_Segment_Size,
+  [LDS_Block_Size, Scratch_Size, VGPR_Count, Accum_VGPR_Count, SGPR_Count,] Workgroup_Size_{X,Y,Z},
+  Grid_Size_{X,Y,Z}``. Grid sizes are in work-items (converted to workgroups). A header-only file is 0 kernels.
+* ``memory_copy_trace.csv`` — ``Kind, Direction, Source_Agent_Id, Destination_Agent_Id, Correlation_Id,
+  Start_Timestamp, End_Timestamp[, …]``: ``memcpy`` events on the GPU side of the copy.
+* ``counter_collection.csv`` — long: one row per dispatch × counter (``Counter_Name``, ``Counter_Value``; rows of the
+  same counter for one dispatch, one per dimension instance, are summed). Alone it has no timestamps, so its
+  dispatches are rejected and the values kept in ``tables["unattached_counters"]``; in a folder with
+  ``kernel_trace.csv`` the values attach to the kernel of the same ``Dispatch_Id`` and agent.
+* ``hip_api_trace.csv`` / ``hsa_api_trace.csv`` / ``marker_api_trace.csv`` — ``Domain, Function, …,
+  Start_Timestamp, End_Timestamp``: ``runtime`` events (markers: ``annotation``).
+* ``agent_info.csv`` — agent properties → ``meta.devices``.
+
+``device_id`` is the number in ``Agent_Id`` (``1``, ``Agent 1`` or ``GPU 0`` depending on ``--agent-index``; the
+default, relative index, equals the HSA node id on usual systems).
+
+A folder holding these files (:class:`RocprofV3CsvDir`) loads as one Timeline of that run.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from gpulens.collectors._amd import device_from_sdk_agent
+from gpulens.collectors._amdcsv import NAME_COLUMNS, dispatches_from_rows
+from gpulens.collectors._csvrows import read_rows
+from gpulens.collectors._dispatch import Dispatches, build_timeline
+from gpulens.collectors.base import Collector
+from gpulens.collectors.rocprof_v1 import csv_header, read_text, source_meta
+from gpulens.errors import TraceFormatError
+from gpulens.timeline import Timeline, TimelineMeta, concat
+
+_COPY_KIND = {"HOST_TO_DEVICE": "HtoD", "DEVICE_TO_HOST": "DtoH", "DEVICE_TO_DEVICE": "DtoD",
+              "HOST_TO_HOST": "HtoH", "PEER_TO_PEER": "PtoP"}
+
+
+def v3_kind(cols: list[str]) -> str | None:
+    """Which rocprofv3 CSV a header belongs to (``kernel``, ``counter``, ``memcpy``, ``api``, ``agent``), or None."""
+    s = set(cols)
+    if {"counter_name", "counter_value"} <= s:
+        return "counter"
+    if {"kernel_name", "start_timestamp"} <= s and ("agent_id" in s or "kind" in s):
+        return "kernel"
+    if "start_timestamp" in s and ({"direction", "source_agent_id"} & s):
+        return "memcpy"
+    if {"domain", "function", "start_timestamp"} <= s:
+        return "api"
+    if "agent_type" in s and ({"cu_count", "wave_front_size", "node_id"} & s):
+        return "agent"
+    return None
+
+
+def _rows(path: Path, strict: bool) -> tuple[list[str], list[list], list[str], int]:
+    text, size = read_text(path)
+    header, rows, warnings = read_rows(path, text, strict, NAME_COLUMNS + ("function",))
+    return header, rows, warnings, size
+
+
+def _memcpy(path: Path, header: list[str], rows: list[list]) -> Dispatches:
+    low = [h.lower() for h in header]
+    df = pd.DataFrame(rows, columns=low, dtype=object)
+    d = dispatches_from_rows(path, ["Kernel_Name" if h.lower() == "direction" else h for h in header], rows,
+                             kind="memcpy", require_name=False)
+    if "direction" not in df:
+        df["direction"] = "MEMORY_COPY"
+        d.cols["name"] = ["MEMORY_COPY"] * d.n
+    direction = df["direction"].astype(str).str.replace("MEMORY_COPY_", "", regex=False)
+    d.cols["copy_kind"] = direction.map(_COPY_KIND).tolist()
+    src = pd.to_numeric(df.get("source_agent_id"), errors="coerce") if "source_agent_id" in df else None
+    dst = pd.to_numeric(df.get("destination_agent_id"), errors="coerce") if "destination_agent_id" in df else None
+    if src is not None and dst is not None:
+        d.cols["device_id"] = np.where(direction.str.startswith("HOST_TO"), dst, src)
+    for c in ("size", "bytes", "copy_bytes"):
+        if c in df:
+            d.cols["bytes"] = pd.to_numeric(df[c], errors="coerce")
+            d.pmc.pop(header[low.index(c)], None)
+            break
+    d.pmc = {}
+    return d
+
+
+def counter_dispatches(path: Path, header: list[str], rows: list[list]) -> Dispatches:
+    """Pivot a long ``counter_collection.csv`` into one dispatch per (Dispatch_Id, Agent_Id), counters as pmc."""
+    low = [h.lower() for h in header]
+    df = pd.DataFrame(rows, columns=low, dtype=object)
+    for need in ("dispatch_id", "counter_name", "counter_value"):
+        if need not in df:
+            raise TraceFormatError(path, f"missing required column {need!r}")
+    agent = df["agent_id"] if "agent_id" in df else pd.Series(["0"] * len(df))
+    key = df["dispatch_id"].astype(str) + "|" + agent.astype(str)
+    first = ~key.duplicated()
+    base_rows = [rows[i] for i in np.flatnonzero(first.to_numpy())]
+    keep = [i for i, h in enumerate(low) if h not in ("counter_name", "counter_value")]
+    d = dispatches_from_rows(path, [header[i] for i in keep], [[r[i] for i in keep] for r in base_rows])
+    values = pd.to_numeric(df["counter_value"], errors="coerce")
+    wide = pd.DataFrame({"k": key, "m": df["counter_name"].astype(str), "v": values}).pivot_table(
+        index="k", columns="m", values="v", aggfunc="sum", sort=False)
+    order = key[first].tolist()
+    wide = wide.reindex(order)
+    d.pmc = {m: wide[m].to_numpy(dtype="float64") for m in wide.columns}
+    return d
+
+
+def _api(path: Path, header: list[str], rows: list[list]) -> Dispatches:
+    low = [h.lower() for h in header]
+    d = dispatches_from_rows(path, ["Kernel_Name" if h.lower() == "function" else h for h in header], rows,
+                             kind="runtime")
+    if "domain" in low:
+        dom = [str(r[low.index("domain")]).upper() for r in rows]
+        d.cols["kind"] = ["annotation" if "MARKER" in x else "runtime" for x in dom]
+    d.cols["device_id"] = [-1] * d.n
+    d.cols.pop("stream_id", None)
+    d.pmc = {}
+    return d
+
+
+def load_file(path: Path, strict: bool = True) -> tuple[str, Dispatches | list, TimelineMeta, list[str]]:
+    """Parse one rocprofv3 CSV: (kind, Dispatches or device list, meta, warnings)."""
+    header, rows, warnings, size = _rows(path, strict)
+    kind = v3_kind([h.lower() for h in header])
+    if kind is None:  # a file whose content lacks a key column: the name tells which table it should be
+        m = re.search(r"(kernel_trace|counter_collection|memory_copy_trace|api_trace|agent_info)\.csv$", path.name)
+        kind = {"kernel_trace": "kernel", "counter_collection": "counter", "memory_copy_trace": "memcpy",
+                "api_trace": "api", "agent_info": "agent"}.get(m.group(1)) if m else None
+    meta = TimelineMeta(sources=[source_meta(path, "rocprofv3_csv", size, rows=len(rows), table=kind)])
+    if kind == "agent":
+        low = [h.lower() for h in header]
+        devs = [device_from_sdk_agent(dict(zip(low, r))) for r in rows]
+        return kind, [d for d in devs if d], meta, warnings
+    if kind == "kernel":
+        return kind, dispatches_from_rows(path, header, rows), meta, warnings
+    if kind == "counter":
+        return kind, counter_dispatches(path, header, rows), meta, warnings
+    if kind == "memcpy":
+        return kind, _memcpy(path, header, rows), meta, warnings
+    if kind == "api":
+        return kind, _api(path, header, rows), meta, warnings
+    raise TraceFormatError(path, "not a rocprofv3 CSV (no Kernel_Name/Counter_Name/Direction/Function column)")
+
+
+class RocprofV3Csv(Collector):
+    """One rocprofv3 CSV file (see module docstring)."""
+
+    name = "rocprofv3_csv"
+    suffixes = ("kernel_trace.csv", "memory_copy_trace.csv", "counter_collection.csv", "agent_info.csv")
+    priority = 25
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return v3_kind(csv_header(head)) is not None
+
+    def collect(self, path: Path, strict: bool = True) -> Timeline:
+        path = Path(path)
+        kind, d, meta, warnings = load_file(path, strict)
+        if kind == "agent":
+            meta.devices = d
+            meta.warnings = warnings + [f"{path}: agent description only, no events"]
+            return Timeline(meta=meta).validate()
+        return build_timeline(d, self.name, path, meta=meta, warnings=warnings)
+
+
+def _merge_counters(kt: Dispatches, cc: Dispatches) -> Dispatches | None:
+    """Move ``cc``'s counters onto the kernels of ``kt`` with the same (dispatch id, device); return the
+    counter dispatches that matched no kernel (None when all matched)."""
+    k_key = pd.Series(kt.get("dispatch_id").astype(str) + "|" + kt.get("device_id").astype(str))
+    c_key = pd.Series(cc.get("dispatch_id").astype(str) + "|" + cc.get("device_id").astype(str))
+    pos = pd.Series(np.arange(kt.n), index=k_key.to_numpy())
+    pos = pos[~pos.index.duplicated()]
+    where = c_key.map(pos)
+    hit = where.notna().to_numpy()
+    tgt = where[hit].astype("int64").to_numpy()
+    for m, vals in cc.pmc.items():
+        arr = np.asarray(kt.pmc.get(m, np.full(kt.n, np.nan)), dtype="float64").copy()
+        arr[tgt] = vals[hit]
+        kt.pmc[m] = arr
+    for res in ("arch_vgpr", "accum_vgpr", "sgpr", "lds_bytes", "scratch_bytes"):
+        if res in cc.cols:  # newer counter_collection.csv carries register counts the kernel trace lacks
+            have = kt.get(res)
+            fill = pd.Series(pd.array([pd.NA] * kt.n, dtype="Int64"))
+            fill.iloc[tgt] = cc.get(res)[hit].to_numpy()
+            kt.cols[res] = have.fillna(fill) if res in kt.cols else fill
+    if hit.all():
+        return None
+    miss = Dispatches(n=int((~hit).sum()), sci_notation_rows=0)
+    for k, v in cc.cols.items():
+        miss.cols[k] = v if isinstance(v, str) else pd.Series(list(v))[~hit].tolist()
+    miss.pmc = {m: v[~hit] for m, v in cc.pmc.items()}
+    return miss
+
+
+def _files(path: Path) -> list[Path]:
+    """Files of ``path`` and of its direct subfolders (rocprofv3 writes ``<output>/<hostname>/<pid>_*.csv``)."""
+    out = []
+    for f in sorted(path.iterdir()):
+        if f.is_file():
+            out.append(f)
+        elif f.is_dir() and not f.name.startswith("."):
+            out += sorted(g for g in f.iterdir() if g.is_file())
+    return out
+
+
+class RocprofV3CsvDir(Collector):
+    """A rocprofv3 CSV output folder (or its parent holding ``<hostname>/`` subfolders): kernel trace + copies +
+    API calls + counters + agents as one Timeline; files sharing a ``<pid>_`` prefix are one process."""
+
+    name = "rocprofv3_csv_dir"
+    accepts_dirs = True
+    priority = 25
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return path.is_dir() and any(re.search(r"(kernel_trace|counter_collection|memory_copy_trace)\.csv$", f.name)
+                                     for f in _files(path))
+
+    def collect(self, path: Path, strict: bool = True) -> Timeline:
+        path = Path(path)
+        groups: dict[str, list[Path]] = {}
+        for f in _files(path):
+            m = re.match(r"^(.*?)(kernel_trace|counter_collection|memory_copy_trace|\w+_api_trace|agent_info)\.csv$",
+                         f.name)
+            if f.is_file() and m:
+                groups.setdefault(str(f.parent / m.group(1)), []).append(f)
+        parts = []
+        for files in groups.values():
+            parts.append(self._one_run(files, strict))
+        if not parts:
+            raise TraceFormatError(path, "no rocprofv3 CSV file in this folder")
+        return concat(parts) if len(parts) > 1 else parts[0]
+
+    def _one_run(self, files: list[Path], strict: bool) -> Timeline:
+        loaded = {}
+        metas, warnings, devices = [], [], []
+        for f in files:
+            kind, d, meta, w = load_file(f, strict)
+            metas += meta.sources
+            warnings += w
+            if kind == "agent":
+                devices += d
+            else:
+                loaded.setdefault(kind, []).append((f, d))
+        tls = []
+        kernels = loaded.pop("kernel", [])
+        counters = loaded.pop("counter", [])
+        for i, (f, d) in enumerate(kernels):
+            if i == 0:
+                for cf, cd in counters:
+                    miss = _merge_counters(d, cd)
+                    if miss is not None:
+                        loaded.setdefault("counter", []).append((cf, miss))
+                        warnings.append(f"{cf}: {miss.n} counter dispatch(es) match no kernel_trace dispatch")
+                    else:
+                        warnings.append(f"{cf}: counters of {cd.n} dispatch(es) attached to their kernels")
+                counters = []
+            tls.append(build_timeline(d, self.name, f))
+        for kind, items in list(loaded.items()) + [("counter", counters)]:
+            for f, d in items:
+                tls.append(build_timeline(d, self.name, f))
+        tl = concat(tls) if tls else Timeline()
+        tl.meta.sources = metas
+        tl.meta.devices = devices
+        tl.meta.warnings = warnings + tl.meta.warnings
+        return tl.validate()

@@ -1,0 +1,257 @@
+"""rocprofv3 (rocprofiler-sdk) ``--output-format json`` → Timeline, decoded with typed msgspec structs.
+
+Layout (rocprofiler-sdk JSON writer; checked on TraceLens ``908_results.json.gz``, 43,915 dispatches): the top level
+is ``{"rocprofiler-sdk-tool": [ {…one process…} ]}`` holding
+
+* ``metadata`` (pid, node/hostname, command), ``agents`` (one record per CPU/GPU agent: ``id.handle``, ``type``
+  1 CPU / 2 GPU, ``node_id``, ``logical_node_type_id``, ``name`` = gfx arch, ``product_name``, ``cu_count``,
+  ``wave_front_size``…);
+* ``kernel_symbols`` (``kernel_id`` → ``formatted_kernel_name`` / ``truncated_kernel_name``, ``sgpr_count``,
+  ``arch_vgpr_count``, ``accum_vgpr_count``): dispatches carry only ``kernel_id`` — names live in this table;
+* ``buffer_records.kernel_dispatch``: ``start_timestamp``/``end_timestamp`` (ns), ``correlation_id.internal``,
+  ``thread_id``, ``dispatch_info`` (``agent_id.handle``, ``queue_id.handle``, ``kernel_id``, ``dispatch_id``,
+  ``private_segment_size``, ``group_segment_size``, ``workgroup_size``/``grid_size`` {x,y,z} in work-items);
+  ``buffer_records.memory_copy`` (``dst_agent_id``/``src_agent_id``, ``bytes``), ``buffer_records.hip_api`` (names
+  via ``strings.buffer_records[kind].operations[operation]``);
+* ``counters`` (``id.handle`` → ``name``) and ``callback_records.counter_collection`` (per dispatch:
+  ``dispatch_data.dispatch_info`` and ``records`` [{counter_id, value}], summed per counter).
+
+``name`` = ``formatted_kernel_name`` (the demangled name rocprofv3's CSV shows); the symbol table is kept as
+``tables["kernel_symbols"]`` (kernel_id, formatted/truncated/mangled names, registers). ``device_id`` = the agent's
+``node_id``; ``stream_id`` = the HSA queue handle.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import msgspec
+import numpy as np
+import pandas as pd
+
+from gpulens.collectors._amd import device_from_sdk_agent
+from gpulens.collectors._dispatch import Dispatches, build_timeline
+from gpulens.collectors._io import read_input
+from gpulens.collectors.base import Collector
+from gpulens.errors import TraceFormatError
+from gpulens.timeline import Timeline, TimelineMeta, concat
+
+
+class Handle(msgspec.Struct, frozen=True):
+    handle: int = 0
+
+
+class Dim(msgspec.Struct, frozen=True):
+    x: int = 0
+    y: int = 0
+    z: int = 0
+
+
+class Corr(msgspec.Struct, frozen=True):
+    internal: int = 0
+    external: Any = 0
+
+
+class DispatchInfo(msgspec.Struct, frozen=True):
+    agent_id: Handle = Handle()
+    queue_id: Handle = Handle()
+    kernel_id: int = 0
+    dispatch_id: int = 0
+    private_segment_size: Optional[int] = None
+    group_segment_size: Optional[int] = None
+    workgroup_size: Dim = Dim()
+    grid_size: Dim = Dim()
+
+
+class KernelDispatch(msgspec.Struct):
+    start_timestamp: int = 0
+    end_timestamp: int = 0
+    thread_id: Optional[int] = None
+    correlation_id: Corr = Corr()
+    dispatch_info: DispatchInfo = DispatchInfo()
+    stream_id: Optional[Handle] = None
+
+
+class GenericRecord(msgspec.Struct):
+    kind: int = 0
+    operation: int = 0
+    start_timestamp: int = 0
+    end_timestamp: int = 0
+    thread_id: Optional[int] = None
+    correlation_id: Corr = Corr()
+    dst_agent_id: Optional[Handle] = None
+    src_agent_id: Optional[Handle] = None
+    bytes: Optional[int] = None
+
+
+class BufferRecords(msgspec.Struct):
+    kernel_dispatch: list[KernelDispatch] = []
+    memory_copy: list[GenericRecord] = []
+    hip_api: list[GenericRecord] = []
+
+
+class CounterRecord(msgspec.Struct):
+    counter_id: Handle = Handle()
+    value: float = 0.0
+
+
+class DispatchData(msgspec.Struct, frozen=True):
+    dispatch_info: DispatchInfo = DispatchInfo()
+
+
+class CounterCollection(msgspec.Struct):
+    dispatch_data: DispatchData = DispatchData()
+    records: list[CounterRecord] = []
+
+
+class CallbackRecords(msgspec.Struct):
+    counter_collection: list[CounterCollection] = []
+
+
+class KernelSymbol(msgspec.Struct):
+    kernel_id: int = 0
+    kernel_name: str = ""
+    formatted_kernel_name: str = ""
+    truncated_kernel_name: str = ""
+    sgpr_count: Optional[int] = None
+    arch_vgpr_count: Optional[int] = None
+    accum_vgpr_count: Optional[int] = None
+
+
+class Tool(msgspec.Struct):
+    metadata: dict[str, Any] = {}
+    agents: list[msgspec.Raw] = []  # decoded lazily: each GPU agent lists hundreds of caches
+    counters: list[dict[str, Any]] = []
+    strings: msgspec.Raw = msgspec.field(default_factory=msgspec.Raw)
+    kernel_symbols: list[KernelSymbol] = []
+    buffer_records: BufferRecords = msgspec.field(default_factory=BufferRecords)
+    callback_records: CallbackRecords = msgspec.field(default_factory=CallbackRecords)
+
+
+class Root(msgspec.Struct):
+    tool: list[Tool] = msgspec.field(name="rocprofiler-sdk-tool", default_factory=list)
+
+
+_DECODER = msgspec.json.Decoder(Root)
+
+
+def _kernels(t: Tool, node_of: dict[int, int]) -> tuple[Dispatches, pd.DataFrame]:
+    syms = {s.kernel_id: s for s in t.kernel_symbols}
+    recs = t.buffer_records.kernel_dispatch
+    n = len(recs)
+    a = np.zeros((n, 14), dtype="int64")
+    for i, r in enumerate(recs):
+        di = r.dispatch_info
+        a[i] = (r.start_timestamp, r.end_timestamp, di.agent_id.handle, di.queue_id.handle, di.kernel_id,
+                di.dispatch_id, r.correlation_id.internal, r.thread_id or 0, di.grid_size.x, di.grid_size.y,
+                di.grid_size.z, di.workgroup_size.x, di.workgroup_size.y, di.workgroup_size.z)
+    lds = [r.dispatch_info.group_segment_size for r in recs]
+    scratch = [r.dispatch_info.private_segment_size for r in recs]
+    d = Dispatches(n=n)
+    kid = a[:, 4]
+    uniq, inv = np.unique(kid, return_inverse=True)
+    look = lambda attr: np.array([getattr(syms.get(int(k)), attr, None) for k in uniq], dtype=object)[inv]  # noqa
+    names = [n or f"<unknown kernel_id {k}>" for n, k in zip(look("formatted_kernel_name").tolist(), kid)]
+    d.cols.update(name=names, start_ns=a[:, 0], end_ns=a[:, 1],
+                  device_id=[node_of.get(int(h), int(h)) for h in a[:, 2]], stream_id=a[:, 3], dispatch_id=a[:, 5],
+                  correlation_id=a[:, 6], tid=a[:, 7], grid_items_x=a[:, 8], grid_items_y=a[:, 9],
+                  grid_items_z=a[:, 10], block_x=a[:, 11], block_y=a[:, 12], block_z=a[:, 13],
+                  lds_bytes=lds, scratch_bytes=scratch, arch_vgpr=look("arch_vgpr_count").tolist(),
+                  accum_vgpr=look("accum_vgpr_count").tolist(), sgpr=look("sgpr_count").tolist())
+    table = pd.DataFrame([{"kernel_id": s.kernel_id, "formatted_kernel_name": s.formatted_kernel_name,
+                           "truncated_kernel_name": s.truncated_kernel_name, "kernel_name": s.kernel_name,
+                           "sgpr_count": s.sgpr_count, "arch_vgpr_count": s.arch_vgpr_count,
+                           "accum_vgpr_count": s.accum_vgpr_count} for s in t.kernel_symbols])
+    return d, table
+
+
+def _counters(t: Tool, d: Dispatches, node_of: dict[int, int]) -> None:
+    cc = t.callback_records.counter_collection
+    if not cc:
+        return
+    names = {int(c.get("id", {}).get("handle", -1)): str(c.get("name")) for c in t.counters}
+    row_of = {(int(dev), int(did)): i for i, (dev, did) in enumerate(zip(d.cols["device_id"], d.cols["dispatch_id"]))}
+    for c in cc:
+        di = c.dispatch_data.dispatch_info
+        i = row_of.get((node_of.get(di.agent_id.handle, di.agent_id.handle), di.dispatch_id))
+        if i is None:
+            continue
+        for rec in c.records:
+            m = names.get(rec.counter_id.handle, f"counter_{rec.counter_id.handle}")
+            arr = d.pmc.setdefault(m, np.full(d.n, np.nan))
+            arr[i] = rec.value if np.isnan(arr[i]) else arr[i] + rec.value
+
+
+def _copy_device(r: GenericRecord, name: str, node_of: dict[int, int]) -> int | None:
+    """HSA node of the GPU side of a copy: the destination of host-to-device copies, else the source."""
+    agent = r.dst_agent_id if "HOST_TO" in name else r.src_agent_id
+    return node_of.get(agent.handle, agent.handle) if agent is not None else None
+
+
+def _others(t: Tool, node_of: dict[int, int]) -> list[Dispatches]:
+    strings = msgspec.json.decode(t.strings) if t.strings else {}
+    kinds = strings.get("buffer_records", []) if isinstance(strings, dict) else []
+
+    def op_name(r: GenericRecord) -> str:
+        try:
+            return str(kinds[r.kind]["operations"][r.operation])
+        except (IndexError, KeyError, TypeError):
+            return f"op_{r.kind}_{r.operation}"
+
+    out = []
+    for recs, kind in ((t.buffer_records.memory_copy, "memcpy"), (t.buffer_records.hip_api, "runtime")):
+        if not recs:
+            continue
+        d = Dispatches(n=len(recs))
+        names = [op_name(r) for r in recs]
+        d.cols.update(kind=kind, name=names, start_ns=[r.start_timestamp for r in recs],
+                      end_ns=[r.end_timestamp for r in recs], tid=[r.thread_id for r in recs],
+                      correlation_id=[r.correlation_id.internal for r in recs])
+        if kind == "memcpy":
+            d.cols["bytes"] = [r.bytes for r in recs]
+            d.cols["device_id"] = [_copy_device(r, nm, node_of) for r, nm in zip(recs, names)]
+            d.cols["copy_kind"] = [{"HOST_TO_DEVICE": "HtoD", "DEVICE_TO_HOST": "DtoH", "DEVICE_TO_DEVICE": "DtoD",
+                                    "HOST_TO_HOST": "HtoH"}.get(nm.replace("MEMORY_COPY_", "")) for nm in names]
+        else:
+            d.cols["device_id"] = [-1] * d.n
+        out.append(d)
+    return out
+
+
+class RocprofV3Json(Collector):
+    """rocprofv3 JSON (see module docstring)."""
+
+    name = "rocprofv3_json"
+    suffixes = ("_results.json", ".json.gz")
+    priority = 20
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return b'"rocprofiler-sdk-tool"' in head[:4096]
+
+    def collect(self, path: Path, strict: bool = True) -> Timeline:
+        path = Path(path)
+        raw = read_input(path)
+        try:
+            root = _DECODER.decode(raw.data)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise TraceFormatError(path, f"not a readable rocprofv3 JSON file ({exc})") from None
+        if not root.tool:
+            raise TraceFormatError(path, "'rocprofiler-sdk-tool' holds no process")
+        parts = []
+        for t in root.tool:
+            agents = [msgspec.json.decode(a) for a in t.agents]
+            node_of = {int(a.get("id", {}).get("handle", -1)): int(a.get("node_id", -1)) for a in agents}
+            devices = [dv for dv in (device_from_sdk_agent(a, 0) for a in agents) if dv]
+            d, symbols = _kernels(t, node_of)
+            _counters(t, d, node_of)
+            md = t.metadata if isinstance(t.metadata, dict) else {}
+            node = md.get("node", {}) if isinstance(md.get("node"), dict) else {}
+            src = {"path": str(path), "collector": self.name, "size_bytes": raw.size_bytes, "rank": 0,
+                   "compressed": raw.compressed, "uncompressed_bytes": len(raw.data), "pid": md.get("pid"),
+                   "hostname": node.get("hostname"), "command": " ".join(map(str, md.get("command", []) or []))}
+            meta = TimelineMeta(sources=[src], devices=devices)
+            tls = [build_timeline(d, self.name, path, meta=meta, tables={"kernel_symbols": symbols})]
+            tls += [build_timeline(o, self.name, path) for o in _others(t, node_of)]
+            parts.append(concat(tls) if len(tls) > 1 else tls[0])
+        return concat(parts) if len(parts) > 1 else parts[0]

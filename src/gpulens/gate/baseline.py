@@ -1,0 +1,242 @@
+"""Baselines: a set of runs stored as plain, diff-able JSON with raw samples; never overwritten without ``force``.
+
+Layout of a store (default ``.gpulens/baselines``; commit it, or keep it in an artifact or a ``perf-data`` branch)::
+
+    <store>/<machine_key>/<name>.json      one baseline per machine type and name
+    <store>/history.jsonl                  append-only: one line per save (never rewritten)
+
+A baseline file (``gpulens_baseline: 1``) holds ``name``, ``created`` (UTC ISO 8601), ``tool`` (gpulens version),
+``report_schema_version``, ``machine_key``, ``environment`` (GPU models, count, arch, ranks, driver, runtime,
+torch, collectors), ``git`` (sha, branch when known), ``runs`` (one entry per usable run), ``excluded`` (runs left
+out and why) and ``metrics``: ``{metric: {kind, unit, direction, samples: [one value per run], share?, calls?}}``
+(see :mod:`gpulens.gate.runs`). Keys are sorted and integers stay integers, so two baselines diff line by line.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+
+from gpulens import __version__
+from gpulens.errors import BaselineError
+from gpulens.gate.runs import Metric, RunSet, collect_runs
+
+BASELINE_FORMAT = 1
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+@dataclass
+class Baseline:
+    """A stored set of runs (see module docstring for the file layout).
+
+    Attributes:
+        name: the baseline's name.
+        path: file it was read from / written to (None before saving).
+        metrics: metric name → :class:`~gpulens.gate.runs.Metric` with the raw samples.
+    """
+
+    name: str
+    created: str
+    tool_version: str
+    report_schema_version: int | None
+    machine_key: str
+    environment: dict[str, Any]
+    runs: list[dict[str, Any]]
+    metrics: dict[str, Metric]
+    excluded: list[dict[str, Any]] = field(default_factory=list)
+    git: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document written to disk."""
+        return {"gpulens_baseline": BASELINE_FORMAT, "name": self.name, "created": self.created,
+                "tool": {"name": "gpulens", "version": self.tool_version},
+                "report_schema_version": self.report_schema_version, "machine_key": self.machine_key,
+                "environment": self.environment, "git": self.git, "runs": self.runs, "excluded": self.excluded,
+                "metrics": {k: m.to_dict() for k, m in self.metrics.items()}}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], path: Path | None = None) -> "Baseline":
+        """Inverse of :meth:`to_dict`.
+
+        Raises:
+            BaselineError: not a baseline, a newer format, or a missing/ill-typed key.
+        """
+        where = str(path) if path else "baseline"
+        if not isinstance(d, dict) or "gpulens_baseline" not in d:
+            raise BaselineError(f"{where}: not a gpulens baseline (no 'gpulens_baseline' key)")
+        if d["gpulens_baseline"] != BASELINE_FORMAT:
+            raise BaselineError(f"{where}: baseline format {d['gpulens_baseline']!r} is not supported "
+                                f"(this gpulens reads format {BASELINE_FORMAT})")
+        try:
+            metrics = {k: Metric.from_dict(k, m) for k, m in d["metrics"].items()}
+            return cls(str(d["name"]), str(d["created"]), str(d["tool"]["version"]), d.get("report_schema_version"),
+                       str(d["machine_key"]), dict(d["environment"]), list(d["runs"]), metrics,
+                       list(d.get("excluded", [])), dict(d.get("git") or {}), path)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise BaselineError(f"{where}: malformed baseline ({type(exc).__name__}: {exc})") from None
+
+
+def default_store(configured: str | Path | None = None) -> Path:
+    """The baseline folder: ``$GPULENS_BASELINE_DIR`` when set, else ``configured`` (the config's
+    ``baseline_dir``), else ``.gpulens/baselines`` in the current directory."""
+    return Path(os.environ.get("GPULENS_BASELINE_DIR") or configured or ".gpulens/baselines")
+
+
+def is_path_ref(ref: str) -> bool:
+    """True when a ``--baseline``/``--name`` value is a file path rather than a name: it ends in ``.json``."""
+    return ref.endswith(".json")
+
+
+def git_info(cwd: str | Path = ".") -> dict[str, Any]:
+    """Commit and branch: from CI variables (GitHub, GitLab) or ``git`` in ``cwd``; empty values when unknown."""
+    sha = os.environ.get("GITHUB_SHA") or os.environ.get("CI_COMMIT_SHA")
+    branch = os.environ.get("GITHUB_HEAD_REF") or os.environ.get("GITHUB_REF_NAME") or \
+        os.environ.get("CI_COMMIT_REF_NAME")
+    if not sha:
+        sha = _git(cwd, "rev-parse", "HEAD")
+        branch = branch or _git(cwd, "rev-parse", "--abbrev-ref", "HEAD")
+    return {k: v for k, v in (("sha", sha), ("branch", branch)) if v}
+
+
+def _git(cwd: str | Path, *args: str) -> str | None:
+    try:
+        out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (out.stdout.strip() or None) if out.returncode == 0 else None
+
+
+def baseline_from_runs(name: str, runs: RunSet, git: dict[str, Any] | None = None) -> Baseline:
+    """Make a Baseline (not yet saved) from collected runs.
+
+    Raises:
+        BaselineError: no usable run (every input empty or truncated).
+    """
+    if not runs.runs:
+        why = "; ".join(f"{e['label']}: {e['reason']}" for e in runs.excluded) or "no runs given"
+        raise BaselineError(f"refusing to save baseline '{name}': no usable run ({why})")
+    created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    return Baseline(name, created, __version__, runs.report_schema_version, runs.machine_key, runs.environment,
+                    runs.runs, runs.metrics, runs.excluded, git or {})
+
+
+def target_path(name: str, machine_key: str, store: Path | None = None) -> Path:
+    """Where ``save`` writes ``name``: the path itself when ``name`` is a path, else ``<store>/<key>/<name>.json``.
+
+    Raises:
+        BaselineError: ``name`` is neither a path nor a valid name (letters, digits, ``. _ -``).
+    """
+    if is_path_ref(name):
+        return Path(name)
+    if not _NAME_RE.match(name):
+        raise BaselineError(f"invalid baseline name {name!r}: use letters, digits, '.', '_' and '-' "
+                            "(or give a path ending in .json)")
+    return (store or default_store()) / machine_key / f"{name}.json"
+
+
+def save_baseline(reports: Iterable[str | Path], name: str, store: Path | None = None, force: bool = False,
+                  git: dict[str, Any] | None = None) -> Baseline:
+    """Store the runs in ``reports`` as baseline ``name`` and append a line to the store's history.
+
+    Args:
+        reports: ``gpulens analyze --json`` reports (or traces); every usable source is one run.
+        name: a name (stored under the machine key) or a ``.json`` path.
+        store: the store folder (default :func:`default_store`).
+        force: replace an existing baseline (the history keeps the old entry).
+        git: commit info to record (default :func:`git_info`).
+
+    Raises:
+        BaselineError: the baseline exists and ``force`` is False; no usable run; the target is an input.
+        TraceFormatError: a report cannot be read.
+    """
+    reports = [Path(p) for p in reports]
+    if not reports:
+        raise BaselineError("no report given: pass the JSON reports of the baseline runs")
+    runs = collect_runs(reports)
+    base = baseline_from_runs(name if not is_path_ref(name) else Path(name).stem, runs,
+                              git if git is not None else git_info())
+    path = target_path(name, runs.machine_key, store)
+    if any(path.resolve() == r.resolve() for r in reports):
+        raise BaselineError(f"{path}: refusing to overwrite an input report with a baseline")
+    replaced = path.exists()
+    if replaced and not force:
+        try:
+            old = json.loads(path.read_text(encoding="utf-8")).get("created", "unknown date")
+        except (OSError, ValueError, AttributeError):
+            old = "unreadable"
+        raise BaselineError(f"{path}: baseline '{base.name}' already exists (saved {old}); pass --force to "
+                            "replace it")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _write_atomic(path, json.dumps(base.to_dict(), indent=1, sort_keys=True, allow_nan=False) + "\n")
+    base.path = path
+    hist_dir = path.parent if is_path_ref(name) else (store or default_store())
+    append_history(hist_dir / "history.jsonl", base, replaced)
+    return base
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def append_history(path: Path, base: Baseline, replaced: bool = False) -> None:
+    """Append one JSON line describing a save: when, name, file, machine, commit, runs, medians of run metrics."""
+    medians = {k: float(np.median(m.samples)) for k, m in base.metrics.items() if not k.startswith("kernel:")}
+    line = {"event": "save", "created": base.created, "name": base.name, "path": str(base.path),
+            "machine_key": base.machine_key, "git": base.git, "runs": len(base.runs), "replaced": replaced,
+            "medians": medians}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(line, sort_keys=True) + "\n")
+
+
+def load_baseline(path: str | Path) -> Baseline:
+    """Read a baseline file.
+
+    Raises:
+        BaselineError: missing, not JSON, or not a valid baseline.
+    """
+    p = Path(path)
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BaselineError(f"{p}: no such baseline") from None
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise BaselineError(f"{p}: not a readable baseline ({exc})") from None
+    return Baseline.from_dict(doc, p)
+
+
+def find_baseline(ref: str, machine_key: str, store: Path | None = None) -> Baseline | None:
+    """Resolve ``--baseline NAME_OR_PATH`` for a candidate on ``machine_key``.
+
+    A path is read as is. A name is looked up under the candidate's machine key first; failing that, the newest
+    baseline of that name for any other machine is returned (the gate then reports it INCOMPARABLE unless the
+    environments turn out to match). None when nothing is found.
+
+    Raises:
+        BaselineError: the file found is malformed.
+    """
+    if is_path_ref(ref):
+        return load_baseline(ref) if Path(ref).exists() else None
+    store = store or default_store()
+    own = store / machine_key / f"{ref}.json"
+    if own.exists():
+        return load_baseline(own)
+    others = [load_baseline(p) for p in sorted(store.glob(f"*/{ref}.json"))]
+    return max(others, key=lambda b: b.created) if others else None

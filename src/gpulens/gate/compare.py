@@ -1,0 +1,196 @@
+"""The gate: compare a candidate's runs with a baseline, metric by metric, and decide.
+
+Steps: (1) no baseline → NO_BASELINE; (2) no usable candidate run → ERROR; (3) environments differ in GPU
+model/count/arch, driver, rank count or report schema → INCOMPARABLE (rows still show the numbers);
+(4) each metric: counts exactly (:func:`~gpulens.gate.stats.compare_count`), timings with the noise model
+(:func:`~gpulens.gate.stats.compare_timing`); kernels under ``min_kernel_share`` of kernel time and new kernels are
+reported but never gate; (5) when some candidate runs were unusable (truncated / empty), no row may PASS: those
+become AMBIGUOUS. The overall verdict is the worst gating row: REGRESSED > AMBIGUOUS > IMPROVED > PASS.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any
+
+import numpy as np
+
+from gpulens import __version__
+from gpulens.gate.baseline import Baseline
+from gpulens.gate.config import GateConfig
+from gpulens.gate.result import (AMBIGUOUS, ERROR, IMPROVED, INCOMPARABLE, NO_BASELINE, PASS, REGRESSED, VERDICTS,
+                                 GateResult, MetricResult)
+from gpulens.gate.runs import KERNEL_PREFIX, Metric, RunSet
+from gpulens.gate.stats import compare_count, compare_timing, relative_spread
+
+#: Environment fields that must match (label, key); the others are reported as notes.
+MUST_MATCH = (("GPU model", "gpus"), ("GPU count", "gpu_count"), ("GPU architecture", "arch"),
+              ("driver", "driver"), ("rank count", "ranks"))
+NOTE_ONLY = (("runtime", "runtime"), ("torch", "torch"), ("gpulens version", "tool_version"),
+             ("collectors", "collectors"))
+
+
+def comparability(base: Baseline, cand: RunSet) -> tuple[list[str], list[str]]:
+    """Environment differences: ``(mismatches, notes)``.
+
+    A field recorded on one side only is a note (it cannot be checked), never a mismatch.
+    """
+    mism, notes = [], []
+    be, ce = base.environment, cand.environment
+    for label, key in MUST_MATCH + NOTE_ONLY:
+        b, c = be.get(key), ce.get(key)
+        if b in (None, [], 0) and c in (None, [], 0):
+            continue
+        if b in (None, [], 0) or c in (None, [], 0):
+            notes.append(f"{label} recorded only in the {'candidate' if b in (None, [], 0) else 'baseline'}: "
+                         "not checked")
+        elif b != c:
+            text = f"{label}: baseline {_show(b)}, candidate {_show(c)}"
+            (mism if (label, key) in MUST_MATCH else notes).append(text)
+    bc, cc = be.get("sm_clock_mhz"), ce.get("sm_clock_mhz")
+    if bc and cc and abs(cc - bc) > 0.05 * bc:
+        notes.append(f"mean SM clock: baseline {bc} MHz, candidate {cc} MHz (differs by over 5 %: timings may "
+                     "reflect clocks, not code; lock clocks for stable results)")
+    if base.report_schema_version != cand.report_schema_version:
+        mism.append(f"report schema: baseline {base.report_schema_version}, candidate {cand.report_schema_version}")
+    return mism, notes
+
+
+def _show(v: Any) -> str:
+    return ", ".join(map(str, v)) if isinstance(v, list) else str(v)
+
+
+def _median(m: Metric | None) -> float | None:
+    return float(np.median(m.samples)) if m is not None and m.samples else None
+
+
+def compare_metric(name: str, base: Metric | None, cand: Metric | None, config: GateConfig,
+                   rng: np.random.Generator) -> MetricResult | None:
+    """Compare one metric; None when configuration ignores it."""
+    rule = config.rule(name)
+    if rule.ignore:
+        return None
+    ref = base or cand
+    assert ref is not None
+    direction = rule.direction or ref.direction
+    is_kernel = name.startswith(KERNEL_PREFIX)
+    row = MetricResult(name, ref.kind, ref.unit, direction, PASS, True, "",
+                       base_n=len(base.samples) if base else 0, cand_n=len(cand.samples) if cand else 0,
+                       base_median=_median(base), cand_median=_median(cand))
+    if is_kernel:
+        row.share = max(float(np.median(m.share)) for m in (base, cand) if m is not None and m.share) \
+            if any(m is not None and m.share for m in (base, cand)) else None
+        row.base_calls = float(np.median(base.calls)) if base and base.calls else None
+        row.cand_calls = float(np.median(cand.calls)) if cand and cand.calls else None
+    if base is None:
+        row.verdict, row.gating = NO_BASELINE, False
+        row.reason = "new kernel: not in the baseline" if is_kernel else "not recorded in the baseline"
+        return row
+    if cand is None:  # a whole-run metric the candidate's reports lack
+        row.verdict, row.gating, row.reason = AMBIGUOUS, False, "not recorded in the candidate"
+        return row
+    deterministic = ref.kind == "count" and len(set(base.samples)) == 1
+    if deterministic:
+        c = compare_count(base.samples, cand.samples, tolerance=rule.count_tolerance, direction=direction)
+    else:
+        c = compare_timing(base.samples, cand.samples, threshold=rule.threshold,
+                           noise_multiplier=rule.noise_multiplier, alpha=config.alpha, confidence=config.confidence,
+                           resamples=config.bootstrap, rng=rng, direction=direction)
+    row.verdict, row.reason, row.ratio, row.ci_low, row.ci_high = c.verdict, c.reason, c.ratio, c.ci_low, c.ci_high
+    row.p_value, row.threshold, row.method = c.p_value, c.threshold, c.method
+    row.base_spread = relative_spread(np.asarray(base.samples)) if not deterministic else 0.0
+    if rule.gating is not None:
+        row.gating = rule.gating
+    elif is_kernel and (row.share or 0) < config.min_kernel_share:
+        row.gating = False
+        row.reason += f" — {100 * (row.share or 0):.2g} % of kernel time, under {100 * config.min_kernel_share:g} %:" \
+                      " reported, not gating"
+    return row
+
+
+def _order(rows: list[MetricResult]) -> list[MetricResult]:
+    rank = {v: i for i, v in enumerate(VERDICTS)}
+    return sorted(rows, key=lambda r: (not r.gating, rank[r.verdict], -abs((r.ratio or 1) - 1), r.metric))
+
+
+def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | None = None, *,
+             baseline_ref: str = "", allow_cross_machine: bool = False) -> GateResult:
+    """Compare ``candidate`` with ``baseline`` and decide (module docstring). ``exit_code`` is left at 0.
+
+    Args:
+        baseline: the loaded baseline, or None when none was found (→ NO_BASELINE).
+        candidate: the candidate's runs (:func:`gpulens.gate.runs.collect_runs`).
+        config: settings (defaults when None).
+        baseline_ref: what the user asked for (named in the NO_BASELINE reason).
+        allow_cross_machine: report environment mismatches as notes and compare anyway.
+    """
+    config = config or GateConfig()
+    rng = np.random.default_rng(config.seed)
+    cand_info = {"runs": candidate.runs, "excluded": candidate.excluded, "machine_key": candidate.machine_key,
+                 "environment": candidate.environment, "report_schema_version": candidate.report_schema_version}
+    res = GateResult(PASS, "", [], None, cand_info, config=config.to_dict(), tool_version=__version__,
+                     created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+    if baseline is None:
+        res.verdict = NO_BASELINE
+        res.reason = f"no baseline '{baseline_ref}' for machine {candidate.machine_key}: save one with " \
+                     "`gpulens baseline save`"
+        res.metrics = _order([r for n, m in candidate.metrics.items()
+                              if (r := compare_metric(n, None, m, config, rng)) is not None])
+        return res
+    res.baseline = {"name": baseline.name, "path": str(baseline.path) if baseline.path else None,
+                    "created": baseline.created, "machine_key": baseline.machine_key, "git": baseline.git,
+                    "environment": baseline.environment, "runs": len(baseline.runs),
+                    "tool_version": baseline.tool_version}
+    if not candidate.runs:
+        res.verdict = ERROR
+        why = "; ".join(sorted({e["reason"] for e in candidate.excluded})) or "no run given"
+        res.reason = f"no usable candidate run: {why}"
+        return res
+    mism, res.notes = comparability(baseline, candidate)
+    if allow_cross_machine:
+        res.notes = [f"allowed: {m}" for m in mism] + res.notes
+        mism = []
+    res.mismatches = mism
+    rows = []
+    names = list(baseline.metrics) + [n for n in candidate.metrics if n not in baseline.metrics]
+    for name in names:
+        b, c = baseline.metrics.get(name), candidate.metrics.get(name)
+        if c is None and name.startswith(KERNEL_PREFIX):  # the kernel no longer runs: zero time in every run
+            c = Metric(name, b.kind, b.unit, [0.0] * len(candidate.runs), b.direction, [0.0] * len(candidate.runs),
+                       [0] * len(candidate.runs))
+        row = compare_metric(name, b, c, config, rng)
+        if row is None:
+            res.ignored.append(name)
+        else:
+            rows.append(row)
+    if candidate.excluded:
+        note = f"{len(candidate.excluded)} of {len(candidate.excluded) + len(candidate.runs)} candidate runs " \
+               f"unusable ({'; '.join(sorted({e['reason'] for e in candidate.excluded}))})"
+        for r in rows:
+            if r.verdict == PASS:
+                r.verdict, r.reason = AMBIGUOUS, f"{r.reason}; but {note}"
+    if mism:
+        for r in rows:
+            r.reason = f"environments differ (if compared: {r.verdict}, {r.reason})"
+            r.verdict = INCOMPARABLE
+        res.verdict, res.reason = INCOMPARABLE, "not comparable: " + "; ".join(mism)
+    res.metrics = _order(rows)
+    if not mism:
+        res.verdict, res.reason = _overall(res.metrics, candidate, note if candidate.excluded else "")
+    return res
+
+
+def _overall(rows: list[MetricResult], cand: RunSet, excluded_note: str) -> tuple[str, str]:
+    gating = [r for r in rows if r.gating]
+    if not gating:
+        return AMBIGUOUS, "no gating metric was compared"
+    for v in (REGRESSED, AMBIGUOUS, IMPROVED):
+        hit = [r for r in gating if r.verdict == v]
+        if hit:
+            top = hit[0]
+            change = f" ({top.change_pct:+.1f} %)" if top.change_pct is not None else ""
+            more = f" and {len(hit) - 1} more" if len(hit) > 1 else ""
+            text = {REGRESSED: "regressed", AMBIGUOUS: "inconclusive", IMPROVED: "improved"}[v]
+            tail = f"; {excluded_note}" if excluded_note and v == AMBIGUOUS else ""
+            return v, f"{len(hit)} of {len(gating)} gating metrics {text}: {top.metric}{change}{more}{tail}"
+    return PASS, f"all {len(gating)} gating metrics within their thresholds ({len(cand.runs)} candidate runs)"

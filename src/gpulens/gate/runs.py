@@ -1,0 +1,293 @@
+"""Runs: per-metric samples, environment and machine key taken from JSON reports (docs/report-schema.md).
+
+Every *source* of a report is one run (one repeat): ``gpulens analyze r1.json r2.json --json all.json`` gives two
+runs, and so do two reports of one source each. A trace file given instead of a report is analyzed first.
+
+Metrics taken from each run (all ``direction = "lower"`` is better):
+
+==================  ======  =====  =======================================================================
+metric              kind    unit   from the report
+==================  ======  =====  =======================================================================
+``step_ns``         timing  ns     ``analyses.steps.summary.median_step_ns``: median ``ProfilerStep#N`` time
+                                   (when the trace has steps; the run's typical step, robust to a slow first)
+``span_ns``         timing  ns     ``summary.span_ns``: first → last GPU event (the step/run time on the GPU)
+``gpu_busy_ns``     timing  ns     ``summary.gpu_busy_ns``: union of all GPU work
+``kernel_busy_ns``  timing  ns     ``summary.kernel_busy_ns``: union of kernel intervals
+``kernel_time_ns``  timing  ns     ``summary.kernel_time_ns``: plain sum of kernel durations
+``kernel_count``    count   —      ``summary.kernel_count``: kernel launches recorded
+``unique_kernels``  count   —      ``summary.unique_kernels``
+``launch_calls``    count   —      ``analyses.launches.summary.launch_calls``: runtime launch API calls
+``memcpy_bytes``    count   bytes  ``summary.memcpy_bytes``: payload of copies
+``flops``           count   FLOP   ``summary.flops``: FLOPs recorded by the profiler (only when non-zero)
+``kernel:<name>``   timing  ns     ``analyses.hotspots.table[].effective_ns`` of that kernel (0 when absent)
+==================  ======  =====  =======================================================================
+
+Counts are deterministic for a deterministic workload and are compared exactly; timings carry noise.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+
+from gpulens.errors import GpulensError, TraceFormatError
+
+#: (metric, kind, unit, path in the source dict) of the whole-run metrics.
+RUN_METRICS = (
+    ("step_ns", "timing", "ns", ("analyses", "steps", "summary", "median_step_ns")),
+    ("span_ns", "timing", "ns", ("summary", "span_ns")),
+    ("gpu_busy_ns", "timing", "ns", ("summary", "gpu_busy_ns")),
+    ("kernel_busy_ns", "timing", "ns", ("summary", "kernel_busy_ns")),
+    ("kernel_time_ns", "timing", "ns", ("summary", "kernel_time_ns")),
+    ("kernel_count", "count", "", ("summary", "kernel_count")),
+    ("unique_kernels", "count", "", ("summary", "unique_kernels")),
+    ("launch_calls", "count", "", ("analyses", "launches", "summary", "launch_calls")),
+    ("memcpy_bytes", "count", "bytes", ("summary", "memcpy_bytes")),
+    ("flops", "count", "FLOP", ("summary", "flops")),
+)
+KERNEL_PREFIX = "kernel:"
+_VERSION_KEYS = {"driver": ("cuda_driver_version", "hip_driver_version", "driver_version"),
+                 "runtime": ("cuda_runtime_version", "hip_runtime_version", "runtime_version"),
+                 "torch": ("torch_version",)}
+
+
+@dataclass
+class Metric:
+    """Samples of one metric over the runs.
+
+    Attributes:
+        name: metric id (``span_ns``, ``kernel:<name>``...).
+        kind: ``"timing"`` (noisy, compared statistically) or ``"count"`` (deterministic, compared exactly).
+        unit: ``"ns"``, ``"bytes"``, ``"FLOP"`` or ``""``.
+        samples: one value per run.
+        direction: ``"lower"`` (lower is better) or ``"higher"``.
+        share: per kernel, its share of GPU kernel time per run (fraction 0..1); empty otherwise.
+        calls: per kernel, its launches per run; empty otherwise.
+    """
+
+    name: str
+    kind: str
+    unit: str
+    samples: list[float]
+    direction: str = "lower"
+    share: list[float] = field(default_factory=list)
+    calls: list[int] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dict (integers stay integers so baseline files diff cleanly)."""
+        d: dict[str, Any] = {"kind": self.kind, "unit": self.unit, "direction": self.direction,
+                             "samples": [_num(v) for v in self.samples]}
+        if self.share:
+            d["share"] = [round(float(s), 6) for s in self.share]
+        if self.calls:
+            d["calls"] = [int(c) for c in self.calls]
+        return d
+
+    @classmethod
+    def from_dict(cls, name: str, d: dict[str, Any]) -> "Metric":
+        """Inverse of :meth:`to_dict`."""
+        return cls(name, d["kind"], d.get("unit", ""), [float(v) for v in d["samples"]], d.get("direction", "lower"),
+                   [float(v) for v in d.get("share", [])], [int(v) for v in d.get("calls", [])])
+
+
+@dataclass
+class RunSet:
+    """Samples of every metric over a set of runs, with where they came from.
+
+    Attributes:
+        runs: one dict per usable run: ``label``, ``report`` (file), ``status``, ``created``.
+        excluded: runs left out, each ``{"label", "report", "status", "reason"}`` (no GPU work, truncated).
+        environment: see :func:`environment_of`.
+        machine_key: see :func:`machine_key`.
+        report_schema_version: ``schema_version`` of the reports (one value; mixed versions are an error).
+        metrics: metric name → :class:`Metric`.
+    """
+
+    runs: list[dict[str, Any]]
+    excluded: list[dict[str, Any]]
+    environment: dict[str, Any]
+    machine_key: str
+    report_schema_version: int | None
+    metrics: dict[str, Metric]
+
+
+def _num(v: float) -> float | int:
+    f = float(v)
+    return int(f) if f.is_integer() else f
+
+
+def _get(d: dict, path: tuple[str, ...]) -> Any:
+    for k in path:
+        if not isinstance(d, dict) or k not in d:
+            return None
+        d = d[k]
+    return d
+
+
+def load_report(path: str | Path) -> dict[str, Any]:
+    """Read a ``gpulens analyze --json`` report; a trace file is analyzed and converted on the fly.
+
+    Raises:
+        TraceFormatError: the file is missing, is a baseline rather than a report, or is unreadable.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise TraceFormatError(p, "no such file")
+    doc = None
+    if p.is_file():
+        head = p.read_bytes()[:4096].lstrip()
+        if head.startswith(b"{") and b'"traceEvents"' not in head:
+            try:
+                doc = json.loads(p.read_text(encoding="utf-8"))
+            except (ValueError, UnicodeDecodeError) as exc:
+                raise TraceFormatError(p, f"not a readable JSON report ({exc})") from None
+    if isinstance(doc, dict) and "gpulens_baseline" in doc:
+        raise TraceFormatError(p, "is a gpulens baseline, not a report (pass it to --baseline)")
+    if isinstance(doc, dict) and "sources" in doc and "schema_version" in doc:
+        if not isinstance(doc["sources"], list):
+            raise TraceFormatError(p, "report 'sources' is not a list")
+        return doc
+    if doc is not None and "traceEvents" not in doc:
+        raise TraceFormatError(p, "JSON without 'sources' and 'schema_version': not a gpulens report")
+    from gpulens.report import analyze
+    from gpulens.reports.json_report import to_dict
+
+    return to_dict(analyze([p]))
+
+
+def environment_of(source: dict[str, Any], report: dict[str, Any]) -> dict[str, Any]:
+    """What the comparison must hold equal, from one source of a report.
+
+    Returns:
+        ``gpus`` (sorted distinct GPU names), ``gpu_count`` (devices recorded), ``arch`` (sorted compute
+        capabilities / gfx arch names), ``ranks`` (rank count), ``driver``, ``runtime``, ``torch`` (str or None
+        when the source does not record them), ``collectors``, ``tool_version``, ``sm_clock_mhz`` (mean SM clock
+        during the run from the ``telemetry`` analysis, MHz; None when not recorded).
+    """
+    devs = [d for d in source.get("devices") or [] if isinstance(d, dict)]
+    inputs = [i for i in source.get("inputs") or [] if isinstance(i, dict)]
+    env: dict[str, Any] = {
+        "gpus": sorted({str(d["name"]) for d in devs if d.get("name")}),
+        "gpu_count": len({(d.get("rank"), d.get("device_id")) for d in devs}),
+        "arch": sorted({str(d.get("gfx_arch") or d.get("compute_capability")) for d in devs
+                        if d.get("gfx_arch") or d.get("compute_capability")}),
+        "ranks": len(_get(source, ("summary", "ranks")) or [0]),
+    }
+    extra = report.get("environment") if isinstance(report.get("environment"), dict) else {}
+    for key, names in _VERSION_KEYS.items():
+        vals = {str(i[n]) for i in inputs for n in names if i.get(n) is not None}
+        vals |= {str(extra[n]) for n in names if extra.get(n) is not None}
+        env[key] = ",".join(sorted(vals)) or None
+    env["collectors"] = sorted({str(c) for c in source.get("collectors") or []})
+    env["tool_version"] = _get(report, ("tool", "version"))
+    clocks = [r.get("mean") for r in _get(source, ("analyses", "telemetry", "table")) or []
+              if isinstance(r, dict) and r.get("quantity") == "sm_clock" and r.get("mean")]
+    env["sm_clock_mhz"] = round(float(np.mean(clocks)) / 1e6) if clocks else None
+    return env
+
+
+def machine_key(env: dict[str, Any]) -> str:
+    """A stable, readable key of the hardware: GPU model slug, GPU count and a short hash of model + arch.
+
+    Only stable fields go in (no clocks, no driver: a driver update is reported as a mismatch instead).
+    ``"unknown-gpu"`` when the source records no device.
+    """
+    if not env.get("gpus"):
+        return "unknown-gpu"
+    slug = re.sub(r"[^a-z0-9]+", "-", env["gpus"][0].lower()).strip("-")[:40]
+    h = hashlib.sha256(json.dumps([env["gpus"], env["arch"], env["gpu_count"]]).encode()).hexdigest()[:8]
+    return f"{slug}-x{env['gpu_count']}-{h}"
+
+
+def _kernel_rows(source: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = _get(source, ("analyses", "hotspots", "table"))
+    return rows if isinstance(rows, list) else list(source.get("top_kernels") or [])
+
+
+def collect_runs(paths: Iterable[str | Path], reports: list[dict[str, Any]] | None = None) -> RunSet:
+    """Load reports and gather per-metric samples over every usable source.
+
+    Sources with status ``no_gpu_work`` or ``partial`` (truncated input) are excluded and listed with the reason.
+
+    Args:
+        paths: report (or trace) files.
+        reports: already loaded report dicts, parallel to ``paths`` (skip reading).
+
+    Raises:
+        TraceFormatError: a file cannot be read.
+        GpulensError: the runs come from different machines or report schema versions.
+    """
+    paths = [Path(p) for p in paths]
+    reports = reports if reports is not None else [load_report(p) for p in paths]
+    runs, excluded, usable = [], [], []
+    envs: list[dict[str, Any]] = []
+    for p, rep in zip(paths, reports):
+        for s in rep["sources"]:
+            status = s.get("status", "ok")
+            info = {"label": s.get("label"), "report": str(p), "status": status, "created": rep.get("created")}
+            env = environment_of(s, rep)
+            envs.append(env)
+            if status == "no_gpu_work":
+                excluded.append({**info, "reason": "no GPU work (0 kernels): the workload failed or was not profiled"})
+            elif status == "partial" or s.get("truncated"):
+                excluded.append({**info, "reason": "input truncated: the run's totals cover only part of it"})
+            else:
+                runs.append(info)
+                usable.append((s, rep))
+    versions = {r.get("schema_version") for r in reports}
+    if len(versions) > 1:
+        raise GpulensError(f"reports mix schema versions {sorted(map(str, versions))}: regenerate them with one "
+                           "gpulens version")
+    env = _common_env([environment_of(s, r) for s, r in usable] or envs, paths)
+    return RunSet(runs, excluded, env, machine_key(env), next(iter(versions), None), _metrics(usable))
+
+
+def _common_env(envs: list[dict[str, Any]], paths: list[Path]) -> dict[str, Any]:
+    if not envs:
+        return {"gpus": [], "gpu_count": 0, "arch": [], "ranks": 0, "driver": None, "runtime": None,
+                "torch": None, "collectors": [], "tool_version": None, "sm_clock_mhz": None}
+    keys = {machine_key(e) for e in envs if e["gpus"]}
+    if len(keys) > 1:
+        raise GpulensError(f"the runs in {', '.join(map(str, paths))} come from different GPUs "
+                           f"({'; '.join(sorted({', '.join(e['gpus']) for e in envs if e['gpus']}))}): "
+                           "compare runs from one machine type")
+    known = [e for e in envs if e["gpus"]] or envs
+    env = dict(known[0])
+    env["collectors"] = sorted({c for e in envs for c in e["collectors"]})
+    for k in ("driver", "runtime", "torch", "tool_version"):
+        vals = sorted({str(e[k]) for e in envs if e.get(k) is not None})
+        env[k] = ",".join(vals) or None
+    clocks = [e["sm_clock_mhz"] for e in envs if e.get("sm_clock_mhz")]
+    env["sm_clock_mhz"] = round(float(np.median(clocks))) if clocks else None
+    return env
+
+
+def _metrics(usable: list[tuple[dict, dict]]) -> dict[str, Metric]:
+    out: dict[str, Metric] = {}
+    n = len(usable)
+    if not n:
+        return out
+    for name, kind, unit, path in RUN_METRICS:
+        vals = [_get(s, path) for s, _ in usable]
+        if all(v is None for v in vals) or (name == "flops" and not any(vals)):
+            continue
+        out[name] = Metric(name, kind, unit, [float(v or 0) for v in vals])
+    names: dict[str, None] = {}
+    per_run = []
+    for s, _ in usable:
+        rows = {str(r["name"]): r for r in _kernel_rows(s) if r.get("name") is not None}
+        per_run.append(rows)
+        names.update(dict.fromkeys(rows))
+    for k in names:
+        eff = np.array([float(r[k].get("effective_ns", r[k].get("total_ns", 0)) or 0) if k in r else 0.0
+                        for r in per_run])
+        out[KERNEL_PREFIX + k] = Metric(KERNEL_PREFIX + k, "timing", "ns", eff.tolist(),
+                                        share=[float(r[k].get("share") or 0) if k in r else 0.0 for r in per_run],
+                                        calls=[int(r[k].get("calls") or 0) if k in r else 0 for r in per_run])
+    return out

@@ -1,0 +1,82 @@
+"""Terminal rendering of a gate result (rich): verdict line, environment notes, then a table, regressions first."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from gpulens.gate.result import AMBIGUOUS, ERROR, IMPROVED, INCOMPARABLE, NO_BASELINE, PASS, REGRESSED, GateResult
+from gpulens.reports.gate_fmt import ci_label, fmt_change, fmt_ci, fmt_p, fmt_threshold, fmt_value, metric_label, verdict_text
+
+STYLES = {REGRESSED: "bold red", ERROR: "bold red", AMBIGUOUS: "yellow", INCOMPARABLE: "magenta",
+          NO_BASELINE: "cyan", IMPROVED: "green", PASS: ""}
+
+
+def renderable(result: GateResult, max_rows: int = 40, width: int = 140) -> Group:
+    """Rich renderables: headline, baseline/candidate lines, notes, and up to ``max_rows`` rows in result order.
+
+    Non-gating PASS rows are the first left out when rows must be dropped; the count left out is shown. On
+    consoles narrower than 130 columns the p and threshold columns (under 100: also the CI) are left out; the
+    JSON, Markdown and JUnit outputs always have them.
+    """
+    parts = []
+    head = Text(f"gpulens gate: {result.verdict}", style=STYLES.get(result.verdict, "") or "bold")
+    parts.append(head)
+    parts.append(Text(result.reason))
+    b = result.baseline
+    if b:
+        git = f" @ {b['git'].get('sha', '')[:12]}" if b.get("git", {}).get("sha") else ""
+        parts.append(Text(f"baseline  {b['name']} ({b['runs']} runs, {b['created']}{git}) · {b['machine_key']}",
+                          style="dim"))
+    c = result.candidate
+    parts.append(Text(f"candidate {len(c['runs'])} runs · {c['machine_key']}" +
+                      (f" · {len(c['excluded'])} excluded" if c["excluded"] else ""), style="dim"))
+    for e in c["excluded"]:
+        parts.append(Text(f"  excluded {e['label']}: {e['reason']}", style="yellow"))
+    for m in result.mismatches:
+        parts.append(Text(f"  mismatch: {m}", style="magenta"))
+    for n in result.notes:
+        parts.append(Text(f"  note: {n}", style="dim"))
+    rows = result.metrics
+    shown = [r for r in rows if r.gating or r.verdict != PASS]
+    shown += [r for r in rows if not r.gating and r.verdict == PASS]
+    shown = shown[:max_rows]
+    if shown:
+        cols = [("verdict", "left"), ("metric", "left"), ("baseline", "right"), ("candidate", "right"),
+                ("change", "right"), (ci_label(result), "right"), ("p", "right"), ("threshold", "right")]
+        keep = len(cols) if width >= 130 else 6 if width >= 100 else 5
+        t = Table(title_justify="left", show_lines=False)
+        for col, j in cols[:keep]:
+            if col == "metric":
+                t.add_column(col, justify=j, min_width=24, ratio=1, overflow="fold")
+            else:
+                t.add_column(col, justify=j, no_wrap=True)
+        for r in shown:
+            style = STYLES.get(r.verdict, "") if r.gating else "dim"
+            cells = [Text(verdict_text(r), style=style), Text(metric_label(r, 120)),
+                     fmt_value(r.base_median, r.unit), fmt_value(r.cand_median, r.unit), fmt_change(r), fmt_ci(r),
+                     fmt_p(r), fmt_threshold(r)]
+            t.add_row(*cells[:keep])
+        parts.append(t)
+    if len(rows) > len(shown):
+        parts.append(Text(f"{len(rows) - len(shown)} more rows (non-gating, unchanged) in the JSON output",
+                          style="dim"))
+    if result.ignored:
+        parts.append(Text(f"ignored by configuration: {len(result.ignored)} metric(s)", style="dim"))
+    return Group(*parts)
+
+
+def print_result(result: GateResult, console: Console | None = None, max_rows: int = 40) -> None:
+    """Print the gate result to ``console`` (stdout by default)."""
+    console = console or Console()
+    console.print(renderable(result, max_rows, console.width))
+
+
+def render(result: GateResult, width: int = 140) -> str:
+    """Plain-text rendering (no colour), for logs and tests."""
+    console = Console(record=True, width=width, file=io.StringIO(), color_system=None)
+    print_result(result, console)
+    return console.export_text()

@@ -1,0 +1,65 @@
+"""Shared text formatting of gate results (values only; every number comes from the GateResult)."""
+
+from __future__ import annotations
+
+from gpulens.gate.result import MARKS, GateResult, MetricResult
+from gpulens.reports.console import fmt_ns
+
+
+def metric_label(m: MetricResult, width: int = 60) -> str:
+    """``span_ns`` → ``span_ns``; ``kernel:<long name>`` → the name shortened to ``width`` with an ellipsis."""
+    name = m.metric
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def fmt_value(v: float | None, unit: str) -> str:
+    """A median in its unit: ns → human time, bytes → KiB/MiB/GiB, counts with thousands separators."""
+    if v is None:
+        return "—"
+    if unit == "ns":
+        return fmt_ns(v)
+    if unit == "bytes":
+        for u, d in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+            if abs(v) >= d:
+                return f"{v / d:.2f} {u}"
+        return f"{v:,.0f} B"
+    if unit == "FLOP":
+        for u, d in (("TFLOP", 1e12), ("GFLOP", 1e9), ("MFLOP", 1e6)):
+            if abs(v) >= d:
+                return f"{v / d:.2f} {u}"
+    return f"{v:,.0f}" if float(v).is_integer() else f"{v:,.2f}"
+
+
+def fmt_change(m: MetricResult) -> str:
+    """Signed relative change, ``+30.0 %``; ``—`` when undefined."""
+    c = m.change_pct
+    return "—" if c is None else f"{c:+.1f} %"
+
+
+def fmt_ci(m: MetricResult) -> str:
+    """The ratio's confidence interval as a change range, ``[+25.1, +34.9] %``; ``—`` when not computed."""
+    if m.ci_low is None or m.ci_high is None:
+        return "—"
+    return f"[{(m.ci_low - 1) * 100:+.1f}, {(m.ci_high - 1) * 100:+.1f}] %"
+
+
+def fmt_p(m: MetricResult) -> str:
+    """Mann-Whitney p with two significant digits; ``—`` when no test ran."""
+    return "—" if m.p_value is None else f"{m.p_value:.2g}"
+
+
+def fmt_threshold(m: MetricResult) -> str:
+    """Threshold in percent (``exact`` for counts compared exactly)."""
+    if m.method == "exact" and not m.threshold:
+        return "exact"
+    return "—" if m.threshold is None else f"±{m.threshold * 100:.1f} %"
+
+
+def verdict_text(m: MetricResult) -> str:
+    """``▲ REGRESSED`` — the mark makes the verdict readable without colour; ``(info)`` for non-gating rows."""
+    return f"{MARKS[m.verdict]} {m.verdict}" + ("" if m.gating else " (info)")
+
+
+def ci_label(result: GateResult) -> str:
+    """Column title of the confidence interval, e.g. ``95 % CI``."""
+    return f"{100 * float(result.config.get('confidence', 0.95)):g} % CI"
