@@ -17,6 +17,9 @@ between two segments is attributed by looking at the GPU event that ends it and 
 * ``unattributed`` — the launch call is unknown (no correlation) and the gap is longer than ``launch_gap_ns``, or
   the rank has no launch call recorded at all (GPU-only traces).
 
+Skipped for counter-collection runs (ncu, rocprof-compute, rocprof ``pmc``, rocprofv3 counter collection): their
+kernels were serialised and replayed, so the gaps between them are not idle time.
+
 Per rank the table adds exposed communication / memcpy (from the ``breakdown`` analyzer), kernels shorter than
 their launch call (a graph launch counts once, against the sum of its kernels), and small-grid kernels (fewer
 blocks than SMs/CUs). ``verdict`` names the largest of host, launch, sync, exposed communication, exposed memcpy and
@@ -77,6 +80,19 @@ def device_sms(timeline: Timeline, device: Any, rank: int, device_id: int) -> in
         if v:
             return int(v)
     return None
+
+
+#: collectors whose kernels were serialised or replayed to read counters: their gaps are profiler artefacts
+REPLAY_COLLECTORS = frozenset({"ncu_csv", "ncu_rep", "omniperf"})
+
+
+def replayed_for_counters(timeline: Timeline) -> bool:
+    """True when every input was a counter-collection run (ncu, rocprof-compute, rocprof ``pmc``, rocprofv3
+    counter collection) or has synthetic start times: there is no real timeline to find idle time in."""
+    srcs = timeline.meta.sources
+    return bool(srcs) and all(
+        s.get("synthetic_start") or s.get("collector") in REPLAY_COLLECTORS or s.get("pmc")
+        or s.get("table") == "counter" for s in srcs)
 
 
 def sync_calls(timeline: Timeline) -> pd.DataFrame:
@@ -199,6 +215,11 @@ class Bottlenecks(Analyzer):
         if bd.skipped or not len(bd.table):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason=bd.skipped_reason or "no GPU events")
+        if replayed_for_counters(timeline):
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, skipped_reason=(
+                "counter-collection run (kernels serialised and replayed by the profiler): gaps between kernels "
+                "are profiler artefacts, not idle time; profile with a tracer (torch.profiler, nsys, rocprofv3 "
+                "--kernel-trace) for the timeline classification"))
         links = link_gpu_to_launch(timeline)["launch_event_id"]
         gaps = classify_gaps(timeline, self.launch_gap_ns, links)
         sl = short_launches(timeline, links)

@@ -21,7 +21,13 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers.bottlenecks import classify_gaps, covered_until, device_sms, short_launches
+from gpulens.analyzers.bottlenecks import (
+    classify_gaps,
+    covered_until,
+    device_sms,
+    replayed_for_counters,
+    short_launches,
+)
 from gpulens.analyzers.intervals import merge
 from gpulens.analyzers.launches import link_gpu_to_launch
 from gpulens.analyzers.stalls import kernel_percentages
@@ -96,6 +102,8 @@ class Verdicts(Analyzer):
         links = link_gpu_to_launch(timeline)["launch_event_id"]
         bn = results.get("bottlenecks")
         gaps = classify_gaps(timeline, getattr(bn, "summary", {}).get("launch_gap_ns", 20_000), links)
+        if replayed_for_counters(timeline):  # gaps between replayed kernels say nothing about launches
+            gaps = gaps.iloc[:0]
         launch_idle = (gaps["dur_ns"] - gaps["sync_ns"])[gaps["cls"] == "launch"].groupby(
             gaps.loc[gaps["cls"] == "launch", "next_name"]).sum() if len(gaps) else pd.Series(dtype="int64")
         sl = short_launches(timeline, links).set_index("launch_event_id")["short"]
