@@ -75,3 +75,12 @@ def test_public_api_is_sorted_and_importable():
     assert gpulens.__all__ == sorted(gpulens.__all__)
     for name in gpulens.__all__:
         assert hasattr(gpulens, name), name
+
+
+def test_devices_lists_and_shows_specs():
+    r = run("devices")
+    assert r.returncode == 0 and "NVIDIA H100 SXM" in r.stdout and "AMD Instinct MI355X" in r.stdout
+    r = run("devices", "B200")
+    assert r.returncode == 0 and "2250 TFLOP/s" in r.stdout and "⚠" in r.stdout  # uncertain bandwidth
+    r = run("devices", "Voodoo 5")
+    assert r.returncode == 2 and "unknown GPU" in r.stderr

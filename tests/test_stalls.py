@@ -209,6 +209,8 @@ def test_verdict_rules_roofline_and_occupancy():
     assert "__launch_bounds__" in far.next_steps[0]
     near = decide(Evidence("k", "kernel", 10, 1_000_000, bound="compute", roof_pct=90.0))
     assert near.verdict == "compute-bound" and near.time_at_stake_ns == 100_000
+    neither = decide(Evidence("k", "kernel", 10, 1_000_000, bound=None, roof_pct=4.0))   # below both roofs
+    assert neither.verdict == "latency/occupancy-bound" and neither.time_at_stake_ns == 960_000
     grid = decide(Evidence("k", "kernel", 1, 1_000_000, mean_blocks=33, num_sms=132))
     assert grid.verdict == "latency/occupancy-bound" and grid.time_at_stake_ns == 750_000
     assert decide(Evidence("k", "kernel", 1, 1000)).verdict == "undetermined"
@@ -230,10 +232,16 @@ def test_real_rocprof_compute_vcopy_mi200():
     assert row["dominant_pct"] == pytest.approx(100 * dep / (dep + iss + rest))
     # a counter-collection run has no real timeline: no idle classification, the verdict comes from the stalls
     assert src.results["bottlenecks"].skipped and "counter-collection" in src.results["bottlenecks"].skipped_reason
+    # the roofline (MI200 family spec, bytes from counters) puts it on the memory side above half the roof: the
+    # memory waits are bandwidth, not latency
+    roof = src.results["roofline"].table.iloc[0]
     v = src.results["verdicts"]
-    assert v.table.iloc[0]["verdict"] == "latency/occupancy-bound" and "stalls" in v.table.iloc[0]["inputs"]
-    assert v.summary["run_verdict"] == "latency/occupancy-bound"
-    assert "saturated bandwidth also shows as memory waits" in v.table.iloc[0]["evidence"]
+    row = v.table.iloc[0]
+    assert roof["bound"] == "memory" and roof["roof_pct"] >= 50
+    assert row["verdict"] == "memory-bound" and {"roofline", "stalls"} <= set(row["inputs"])
+    assert row["time_at_stake_ns"] == round(row["time_ns"] * (1 - roof["roof_pct"] / 100))
+    assert v.summary["run_verdict"] == "memory-bound"
+    assert "95 % memory latency" in row["evidence"]
 
 
 def test_verdicts_read_roofline_and_occupancy_results_by_contract():

@@ -16,6 +16,7 @@ from gpulens.errors import GpulensError, TraceFormatError  # noqa: E402
 from gpulens.timeline import Timeline, concat  # noqa: E402
 from gpulens.collectors import collect  # noqa: E402
 from gpulens.report import Report, analyze, analyze_timeline  # noqa: E402
+from gpulens.profiler import profile  # noqa: E402
 
 __all__ = sorted([
     "GpulensError",
@@ -27,4 +28,5 @@ __all__ = sorted([
     "analyze_timeline",
     "collect",
     "concat",
+    "profile",
 ])

@@ -98,16 +98,28 @@ class Report:
         return any(s.status != "no_gpu_work" for s in self.sources)
 
 
-def analyze_timeline(timeline: Timeline, label: str = "timeline", only: list[str] | None = None) -> SourceReport:
+def analyze_timeline(timeline: Timeline, label: str = "timeline", only: list[str] | None = None,
+                     device_spec: Any = None) -> SourceReport:
     """Run the analyzers on an in-memory Timeline.
 
     Args:
         timeline: a validated Timeline.
         label: name shown in reports.
         only: analyzer names to run (all when None).
+        device_spec: a :class:`gpulens.devices.DeviceSpec` or the path of a spec file (JSON/TOML) to use instead of
+            the device identified from the trace.
+
+    Raises:
+        TraceFormatError: the spec file cannot be read.
     """
-    device = _device_for(timeline)
+    device = _device_for(timeline) if device_spec is None else _load_device_spec(device_spec)
     return SourceReport(label, timeline, run_all(timeline, device, only), device)
+
+
+def _load_device_spec(spec: Any) -> Any:
+    from gpulens.devices import DeviceSpec, load_spec
+
+    return spec if isinstance(spec, DeviceSpec) else load_spec(spec)
 
 
 def _device_for(timeline: Timeline) -> Any:
@@ -121,7 +133,9 @@ def _device_for(timeline: Timeline) -> Any:
 
 def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None = None,
             only: list[str] | None = None,
-            on_load: Callable[[str], Any] | None = None, join: bool = False) -> Report:
+            on_load: Callable[[str], Any] | None = None, select: Any = None, cache: bool = False,
+            workers: int | None = None, scheduler: Any = None, device_spec: Any = None,
+            join: bool = False) -> Report:
     """Load each path and analyze it (the library form of ``gpulens analyze``).
 
     Args:
@@ -130,20 +144,26 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
         format: force a collector by name instead of sniffing.
         only: analyzer names to run (all when None).
         on_load: called with each path before it is loaded (progress display).
+        device_spec: a DeviceSpec or spec-file path used for every input instead of the identified device.
         join: treat the inputs as recordings of one run: the counters and launch resources of the 2nd, 3rd…
             input are attached to the first input's kernels (:func:`gpulens.collectors.join.join_dispatches`)
             and one SourceReport is made. Without it, AMD profiler inputs (rocprof, rocprofv3, rocpd,
             rocprofiler-compute) are folded into a framework trace only when most of its kernels match
             (:func:`gpulens.collectors.join.fold_profiler_inputs`).
+        select, cache, workers, scheduler: load-time selection, Timeline cache, processes and Dask scheduler for
+            rank directories (see :func:`gpulens.collectors.collect`).
 
     Raises:
         TraceFormatError: an input cannot be read.
     """
     loaded = []
+    if device_spec is not None:
+        device_spec = _load_device_spec(device_spec)
     for p in paths:
         if on_load:
             on_load(str(p))
-        loaded.append((str(p), collect(p, strict=strict, format=format)))
+        loaded.append((str(p), collect(p, strict=strict, format=format, select=select, cache=cache,
+                                          workers=workers, scheduler=scheduler)))
     loaded = attach_ncu_inputs(loaded)
     if not join:
         from gpulens.collectors.join import fold_profiler_inputs
@@ -157,7 +177,7 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
             tl = join_dispatches(tl, other).timeline
             label = f"{label} + {other_label}"
         loaded = [(label, tl)]
-    return Report([analyze_timeline(tl, label, only) for label, tl in loaded])
+    return Report([analyze_timeline(tl, label, only, device_spec) for label, tl in loaded])
 
 
 NCU_COLLECTORS = ("ncu_csv", "ncu_rep")

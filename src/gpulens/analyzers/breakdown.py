@@ -52,7 +52,6 @@ def _split(ev: pd.DataFrame) -> dict[str, int]:
     comp = ev[ev["kind"] == "kernel"]
     comm = ev[ev["kind"] == "comm"]
     cpy = ev[ev["kind"] == "memcpy"]
-    mset = ev[ev["kind"] == "memset"]
     start = int(ev["start_ns"].min())
     span = int((ev["start_ns"] + ev["dur_ns"]).max()) - start
     u_comp = union_of(comp)

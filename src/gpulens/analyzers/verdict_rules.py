@@ -151,7 +151,8 @@ def decide(e: Evidence, roof_pct_bound: float = 50.0, low_occupancy_pct: float =
         return Verdict("communication-bound", e.exposed_comm_ns, ev, STEPS["communication-bound"])
     if e.short_launch_frac is not None and e.short_launch_frac >= 0.5 and e.launch_idle_ns > 0:
         return Verdict("launch-bound", e.launch_idle_ns, ev, STEPS["launch-bound"])
-    if e.roof_pct is not None and e.bound in ("compute", "memory"):
+    # the roofline leaves ``bound`` empty far below both roofs: still a position, on neither roof
+    if e.roof_pct is not None and (e.bound in ("compute", "memory") or e.roof_pct < roof_pct_bound):
         stake = int(round(t * max(0.0, 1 - e.roof_pct / 100)))
         if e.roof_pct >= roof_pct_bound:
             v = f"{e.bound}-bound"

@@ -18,7 +18,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
                        "outputs.")
 
 #: Modules under gpulens.cli that add commands (each defines register(app)).
-COMMAND_MODULES = ["analyze", "gate", "baseline"]
+COMMAND_MODULES = ["analyze", "gate", "baseline", "cache", "profile", "devices"]
 
 
 def _version(value: bool) -> None:
@@ -52,12 +52,20 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("gpulens: aborted\n")
         code = 130
     except Exception as exc:  # click usage errors
+        kinds = []  # typer >= 0.20 vendors click as typer._click; a separate click may be installed too (dask)
+        try:
+            from typer import _click
+
+            kinds.append(_click.ClickException)
+        except ImportError:
+            pass
         try:
             import click
-        except ImportError:  # typer >= 0.20 vendors click as typer._click
-            from typer import _click as click
 
-        if isinstance(exc, click.ClickException):
+            kinds.append(click.ClickException)
+        except ImportError:
+            pass
+        if isinstance(exc, tuple(kinds)):
             exc.show()
             code = exc.exit_code if exc.exit_code else EXIT_USAGE
         else:

@@ -53,9 +53,20 @@ def register(app: typer.Typer) -> None:
         lenient: bool = typer.Option(False, "--lenient", help="Keep what can be read from malformed inputs."),
         top: int = typer.Option(10, "--top", help="Kernels shown in the console table."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No console summary."),
+        device_spec: Optional[Path] = typer.Option(None, "--device-spec", help="GPU spec file (JSON/TOML) to use "
+                                                   "instead of the device identified from the trace."),
         join: bool = typer.Option(False, "--join", help="Inputs are one run (e.g. a Kineto trace and a rocprof "
                                                         "folder): attach the later inputs' counters to the first's "
                                                         "kernels and report once."),
+        steps: Optional[str] = typer.Option(None, "--steps", help="Only ProfilerStep#N annotations A..B, e.g. 3:5."),
+        window: Optional[str] = typer.Option(None, "--window", help="Only events starting in START:END after the "
+                                                                    "trace's first event (ns, or 1500us, 12ms, 2s)."),
+        ranks: Optional[str] = typer.Option(None, "--ranks", help="Only these ranks, e.g. 0-7 or 0,2,5."),
+        no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the Timeline cache."),
+        workers: Optional[int] = typer.Option(None, "--workers", help="Processes for a directory of rank files "
+                                                                      "(default: from cores and memory)."),
+        scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Load rank files on this Dask cluster "
+                                                                          "(tcp://host:port; gpulens[dask])."),
     ) -> int:
         """Analyze traces: device, span, GPU busy %, time breakdown and the kernels that matter.
 
@@ -66,10 +77,14 @@ def register(app: typer.Typer) -> None:
             inputs.append(demo_trace_path())
         if not inputs:
             raise GpulensError("no input: give trace paths or --demo")
+        from gpulens.timeline.selection import Selection
+
+        select = Selection.parse(steps, window, ranks)
         console = Console(stderr=quiet)
         with console.status("") as status:
             report = run_analysis(inputs, strict=not lenient, format=format,
-                                  on_load=lambda p: status.update(f"Loading {p} …"), join=join)
+                                  on_load=lambda p: status.update(f"Loading {p} …"), select=select,
+                                  cache=not no_cache, workers=workers, scheduler=scheduler, join=join, device_spec=device_spec)
         if not quiet:
             from gpulens.reports.console import print_report
 

@@ -14,11 +14,13 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from pathlib import Path
+from typing import Any
 
 from gpulens.collectors._io import read_head
 from gpulens.collectors.base import Collector, registry
 from gpulens.errors import TraceFormatError, UnknownFormatError
 from gpulens.timeline import Timeline, concat
+from gpulens.timeline.selection import Selection
 
 _loaded = False
 
@@ -55,18 +57,46 @@ def sniff(path: str | Path) -> Collector | None:
     return None
 
 
-def collect(path: str | Path, strict: bool = True, format: str | None = None) -> Timeline:
+def collect_file(c: Collector, path: Path, strict: bool = True, select: Selection | None = None,
+                 cache: bool = False) -> Timeline:
+    """Load one file with collector ``c``: through the Timeline cache when ``cache`` (see :mod:`gpulens.cache`),
+    applying ``select`` as early as the collector allows (the Kineto collector filters its columns before building
+    the DataFrame; cached and other loads are filtered afterwards)."""
+    import inspect
+
+    active = select is not None and (select.active or select.ranks is not None)
+    if cache:
+        from gpulens.cache import load_or_collect
+
+        tl = load_or_collect(path, c.name, lambda: c.collect(path, strict=strict))
+        return select.apply(tl) if active else tl
+    if active and "select" in inspect.signature(c.collect).parameters:
+        tl = c.collect(path, strict=strict, select=select)
+        return select.apply(tl) if select.ranks is not None else tl
+    tl = c.collect(path, strict=strict)
+    return select.apply(tl) if active else tl
+
+
+def collect(path: str | Path, strict: bool = True, format: str | None = None, select: Selection | None = None,
+            cache: bool = False, workers: int | None = None, scheduler: Any = None) -> Timeline:
     """Read a trace file or directory into one Timeline.
 
     Args:
         path: a file of any supported format (gzip allowed), or a directory. A directory claimed by a
             directory-aware collector is read by it; otherwise every recognised file in it (not recursive) is
-            read and the results concatenated (one Timeline for several ranks).
+            read and the results concatenated (one Timeline for several ranks), in parallel when large.
         strict: see :meth:`Collector.collect`.
         format: collector name to force instead of sniffing.
+        select: keep only some steps / a time window / some ranks (:class:`~gpulens.timeline.selection.Selection`);
+            rank files of other ranks are not read at all.
+        cache: read from / write to the Timeline cache (:mod:`gpulens.cache`).
+        workers: processes for a directory of rank files (None: chosen from cores, memory and input size).
+        scheduler: a Dask ``distributed`` scheduler address (``tcp://host:port``) or ``Client``: load the rank files
+            on that cluster instead (needs ``pip install 'gpulens[dask]'``).
 
     Raises:
         TraceFormatError: the path does not exist, is empty, or no collector recognises it (UnknownFormatError).
+        DependencyError: ``scheduler`` given but Dask ``distributed`` is not installed.
     """
     p = Path(path)
     if not p.exists():
@@ -75,19 +105,24 @@ def collect(path: str | Path, strict: bool = True, format: str | None = None) ->
         reg = registry()
         if format not in reg:
             raise UnknownFormatError(p, f"unknown format {format!r}; known: {', '.join(sorted(reg))}")
-        return reg[format]().collect(p, strict=strict)
+        return collect_file(reg[format](), p, strict, select, cache)
     c = sniff(p)
     if c is not None:
-        return c.collect(p, strict=strict)
+        if p.is_dir():
+            return c.collect(p, strict=strict)
+        return collect_file(c, p, strict, select, cache)
     if p.is_dir():
+        from gpulens.collectors._parallel import file_rank, load_many
+
         files = sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith("."))
-        parts = []
-        for f in files:
-            fc = sniff(f)
-            if fc is not None:
-                parts.append(fc.collect(f, strict=strict))
-        if not parts:
+        files = [f for f in files if sniff(f) is not None]
+        if not files:
             raise UnknownFormatError(p, "directory holds no trace file gpulens recognises")
+        if select is not None and select.ranks is not None:
+            files = [f for f in files if file_rank(f) is None or select.wants_rank(file_rank(f))]
+            if not files:
+                raise TraceFormatError(p, f"no rank file matches {select.describe()}")
+        parts = [t for t in load_many(files, strict, select, cache, workers, scheduler) if t is not None]
         return concat(parts)
     from gpulens.collectors._io import read_input
 
@@ -96,4 +131,4 @@ def collect(path: str | Path, strict: bool = True, format: str | None = None) ->
     raise UnknownFormatError(p, f"not a recognised trace format (tried: {names})")
 
 
-__all__ = ["Collector", "collect", "registry", "sniff"]
+__all__ = ["Collector", "collect", "collect_file", "registry", "sniff"]

@@ -1,8 +1,9 @@
-"""Typed, fast decoding of Chrome-trace JSON (the Kineto dialect) with msgspec, plus recovery of cut files.
+"""Chrome-trace JSON (Kineto dialect) pieces shared by the Kineto collector: the typed ``args`` struct msgspec
+decodes into (only the keys gpulens reads), and :func:`recover`, which keeps every complete event of a cut file.
 
-The decoder keeps only the fields gpulens uses; timestamps decode as :class:`decimal.Decimal` so that ns-resolution
-traces (``ts`` in µs with three decimals, e.g. ``1712195495505583.123``) convert to int64 ns without the float64
-rounding error (a float64 near 1.7e15 µs has a spacing of 0.25 µs).
+The fast path (typed decoding with ``ts``/``dur`` kept as raw text and converted exactly to int64 ns) lives in
+:mod:`gpulens.collectors._kineto_columns`; :func:`recover` parses numbers as :class:`decimal.Decimal` for the same
+exactness (a float64 near 1.7e15 µs has a spacing of 0.25 µs).
 """
 
 from __future__ import annotations
@@ -10,12 +11,9 @@ from __future__ import annotations
 import json
 import re
 from decimal import Decimal
-from typing import Any, Optional, Union
+from typing import Any
 
 import msgspec
-
-Number = Union[int, float, str, None]
-
 
 class Args(msgspec.Struct, omit_defaults=True):
     """The ``args`` keys gpulens reads (every other key is skipped by the decoder)."""
@@ -41,57 +39,17 @@ class Args(msgspec.Struct, omit_defaults=True):
     name: Any = None  # metadata events (process_name, thread_name)
 
 
-class Event(msgspec.Struct):
-    """One trace event; only ``X`` (complete) events become Timeline rows."""
-
-    ph: Any = None
-    cat: Any = None
-    name: Any = None
-    pid: Any = None
-    tid: Any = None
-    ts: Union[Decimal, None] = None
-    dur: Union[Decimal, None] = None
-    args: Union[Args, None] = None
-
-
-class Trace(msgspec.Struct):
-    """Top level of a Kineto trace (object form)."""
-
-    traceEvents: list[Event] = []
-    deviceProperties: Any = None
-    distributedInfo: Any = None
-    displayTimeUnit: Any = None
-    baseTimeNanoseconds: Any = None
-    schemaVersion: Any = None
-    cuda_driver_version: Any = None
-    cuda_runtime_version: Any = None
-    hip_driver_version: Any = None
-    hip_runtime_version: Any = None
-
-
-_DECODER = msgspec.json.Decoder(Union[Trace, list[Event]])
-_EVENT_DECODER = msgspec.json.Decoder(Event)
 _HEADER_KEYS = ("deviceProperties", "distributedInfo", "displayTimeUnit", "baseTimeNanoseconds", "schemaVersion",
                 "cuda_driver_version", "cuda_runtime_version", "hip_driver_version", "hip_runtime_version")
 
 
-def decode(data: bytes) -> Trace:
-    """Decode a complete trace (object or array form).
-
-    Raises:
-        msgspec.DecodeError / msgspec.ValidationError: malformed or truncated JSON.
-    """
-    out = _DECODER.decode(data)
-    if isinstance(out, list):
-        return Trace(traceEvents=out)
-    return out
-
-
-def recover(data: bytes) -> tuple[Trace, int | None, str | None]:
+def recover(data: bytes) -> tuple[dict[str, Any], list[dict[str, Any]], int | None, str | None]:
     """Read every complete event of a trace whose JSON is cut or whose array lacks its closing ``]``.
 
     Returns:
-        (trace, stop_offset, problem): ``stop_offset`` is the byte offset where reading stopped because the rest is
+        (header, events, stop_offset, problem): ``header`` holds the top-level keys found (``deviceProperties``,
+        ``baseTimeNanoseconds``...); ``events`` the complete events as dicts ``json`` parsed (numbers exact as
+        Decimal); ``stop_offset`` is the byte offset where reading stopped because the rest is
         incomplete or malformed (None when the file merely ends without the legal-to-omit ``]`` of the array form);
         ``problem`` describes it.
     """
@@ -104,7 +62,7 @@ def recover(data: bytes) -> tuple[Trace, int | None, str | None]:
     else:
         m = re.search(r'"traceEvents"\s*:\s*\[', text)
         if not m:
-            return Trace(), 0, "no traceEvents array found"
+            return {}, [], 0, "no traceEvents array found"
         pos = m.end()
         for key in _HEADER_KEYS:
             km = re.search(r'"%s"\s*:\s*' % key, text)
@@ -113,7 +71,7 @@ def recover(data: bytes) -> tuple[Trace, int | None, str | None]:
                     header[key], _ = dec.raw_decode(text, km.end())
                 except ValueError:
                     pass
-    events: list[Event] = []
+    events: list[Any] = []
     n = len(text)
     stop: int | None = None
     problem: str | None = None
@@ -131,11 +89,9 @@ def recover(data: bytes) -> tuple[Trace, int | None, str | None]:
         except ValueError as exc:
             stop, problem = len(text[:pos].encode("utf-8")), f"incomplete or malformed event ({exc.msg})"
             break
-        try:
-            events.append(msgspec.convert(obj, Event, strict=False))
-        except msgspec.ValidationError as exc:
-            stop, problem = len(text[:pos].encode("utf-8")), f"event of unexpected shape ({exc})"
+        if not isinstance(obj, dict):
+            stop, problem = len(text[:pos].encode("utf-8")), f"event of unexpected shape ({type(obj).__name__})"
             break
+        events.append(obj)
         pos = end
-    hdr = {k: v for k, v in header.items()}
-    return Trace(traceEvents=events, **hdr), stop, problem
+    return header, events, stop, problem

@@ -65,6 +65,7 @@ def source_renderable(s: SourceReport, top: int = 10) -> Group:
             t.add_row("★" if r.critical else "", Text(_short(str(r.name))), str(r.calls), fmt_ns(r.effective_ns),
                       fmt_ns(r.mean_ns), f"{100 * r.share:.1f} %")
         parts.append(t)
+    parts += _roofline_parts(s, top)
     from gpulens.reports.console_verdicts import verdict_renderables
 
     parts += verdict_renderables(s)
@@ -78,6 +79,43 @@ def source_renderable(s: SourceReport, top: int = 10) -> Group:
     if tl.meta.warnings:
         parts.append(Text("\n".join(f"warning: {w}" for w in tl.meta.warnings[:10]), style="yellow"))
     return Group(*parts)
+
+
+def _num(v: float | None, scale: float = 1.0, fmt: str = "{:.1f}") -> str:
+    return "—" if v is None or v != v else fmt.format(v / scale)
+
+
+def _roofline_parts(s: SourceReport, top: int) -> list:
+    """Roofline and occupancy tables of the hot kernels (or the reason they were skipped)."""
+    parts: list = []
+    rf, oc = s.results.get("roofline"), s.results.get("occupancy")
+    if rf is not None and rf.skipped:
+        parts.append(Text(f"roofline: skipped — {rf.skipped_reason}", style="dim"))
+    elif rf is not None and len(rf.table):
+        sm = rf.summary
+        t = Table(title=f"Roofline on {sm['device']} (FLOPs known for {100 * sm['coverage']:.0f} % of the critical "
+                        "kernels' time)", title_justify="left")
+        for c in ("kernel", "TFLOP/s", "GB/s", "FLOP/B", "prec", "bound", "% roof", "from"):
+            t.add_column(c, justify="left" if c == "kernel" else "right", no_wrap=c != "kernel")
+        for r in rf.table.head(top).itertuples():
+            t.add_row(Text(_short(str(r.name).removeprefix("void "), 28)), _num(r.flops_per_s, 1e12, "{:.2f}"),
+                      _num(r.bytes_per_s, 1e9, "{:.0f}"),
+                      _num(r.arithmetic_intensity), str(r.precision or "—"), str(r.bound or "neither"),
+                      _num(r.roof_pct), str(r.flops_source or "—"))
+        parts.append(t)
+    if oc is not None and oc.skipped:
+        parts.append(Text(f"occupancy: skipped — {oc.skipped_reason}", style="dim"))
+    elif oc is not None and len(oc.table):
+        t = Table(title="Occupancy (theoretical, grid-capped; time-weighted)", title_justify="left")
+        for c in ("kernel", "block", "regs", "smem B", "blk/SM", "theor %", "achv %", "limiter"):
+            t.add_column(c, justify="left" if c == "kernel" else "right", no_wrap=c != "kernel")
+        for r in oc.table.head(top).itertuples():
+            t.add_row(Text(_short(str(r.name).removeprefix("void "), 28)), str(r.block_size), str(r.regs_per_thread),
+                      str(r.smem_bytes),
+                      str(r.active_blocks_per_sm), _num(r.theoretical_occupancy_pct),
+                      _num(r.achieved_occupancy_pct), str(r.limiter))
+        parts.append(t)
+    return parts
 
 
 def print_report(report: Report, console: Console | None = None, top: int = 10) -> None:

@@ -86,6 +86,8 @@ COUNTER_COLUMNS: tuple[Column, ...] = (
     Column("value", "float64", "", "value in the base unit named by `unit`"),
     Column("unit", "category", "", "base unit after normalisation: ns, bytes, bytes/s, %, cycles, ... or ''"),
     Column("source", "category", "", "collector that produced the row"),
+    Column("time_ns", "Int64", "ns", "sample time on the Timeline's clock for time-series rows (telemetry counter "
+                                     "tracks, event_id -1); <NA> for per-event and whole-run values"),
 )
 
 REJECTED_COLUMNS: tuple[Column, ...] = (

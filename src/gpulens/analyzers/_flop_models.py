@@ -1,0 +1,195 @@
+"""FLOP and byte models of framework ops from their recorded shapes and dtypes (Kineto ``Input Dims`` /
+``Input type``), after TraceLens' ``perf_model.py`` and PyTorch's ``computeFlops`` (gpu-facts §1.5).
+
+=====================================  ======================================  ======================================
+op                                     FLOPs                                   bytes
+=====================================  ======================================  ======================================
+mm A[M,K]·B[K,N]                       2·M·N·K                                 (MK + KN + MN)·b
+addmm bias, A, B / linear x, W, bias   2·M·N·K + M·N (bias add)                + bias elements
+bmm [B,M,K]·[B,K,N] / baddbmm          2·B·M·N·K (+ B·M·N)                     (BMK + BKN + BMN)·b (+ bias)
+matmul                                 as mm / bmm with broadcast batch dims   inputs + output
+conv x[N,C,*in], w[Co,C/g,*k] → out    2·prod(out)·prod(w[1:]) (+ prod(out))   (x + w + out (+ Co))·b
+SDPA q[B,Hq,Nq,d], k/v[B,Hkv,Nkv,·]    B·Hq·(2·Nq·Nkv·d + 2·Nq·Nkv·dv),        (Q + K + V + O)·b
+                                       halved when causal and Nq = Nkv;
+                                       GQA: Hkv < Hq changes bytes only
+elementwise (unary, binary)            numel(out)                              Σ inputs + output
+reduction / softmax / layer norm       c·numel(in) (c = 1, 5, 5)               Σ inputs + output
+=====================================  ======================================  ======================================
+
+``b`` = bytes per element of each tensor's own dtype. Softmax and the attention score scaling are not counted.
+Models return None when the shapes do not fit (missing dims, a varlen attention call, a conv without its output
+size): no FLOPs is better than a guessed figure.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from math import prod
+
+DTYPE_BYTES = {"double": 8, "float": 4, "c10::Half": 2, "c10::BFloat16": 2, "long int": 8, "int": 4,
+               "short int": 2, "signed char": 1, "unsigned char": 1, "bool": 1, "c10::Float8_e4m3fn": 1,
+               "c10::Float8_e5m2": 1, "c10::Float8_e4m3fnuz": 1, "c10::Float8_e5m2fnuz": 1,
+               "c10::complex<float>": 8, "c10::complex<double>": 16}
+DTYPE_PRECISION = {"double": "fp64", "float": "fp32", "c10::Half": "fp16", "c10::BFloat16": "bf16",
+                   "c10::Float8_e4m3fn": "fp8", "c10::Float8_e5m2": "fp8", "c10::Float8_e4m3fnuz": "fp8",
+                   "c10::Float8_e5m2fnuz": "fp8", "signed char": "int8", "unsigned char": "int8"}
+
+
+@dataclass(frozen=True)
+class OpCost:
+    """Work of one op: ``flops`` [FLOP], ``bytes`` [bytes] moved (inputs + outputs, each once), ``precision``
+    (``"bf16"``...) and ``matrix`` (True when it runs on tensor/matrix units: GEMM, conv, attention)."""
+
+    flops: float
+    bytes: float
+    precision: str
+    matrix: bool
+
+
+def _tensors(dims: list, types: list) -> list[tuple[list[int], int, str]]:
+    """(shape, bytes per element, dtype) of the tensor arguments, in order."""
+    out = []
+    for d, t in zip(dims, types):
+        if isinstance(d, list) and t in DTYPE_BYTES and all(isinstance(x, int) for x in d):
+            if d or t not in ("Scalar", ""):
+                out.append((d, DTYPE_BYTES[t], t))
+    return out
+
+
+def _nbytes(shape: list[int], b: int) -> int:
+    return prod(shape) * b
+
+
+def _prec(dtype: str) -> str:
+    return DTYPE_PRECISION.get(dtype, "fp32")
+
+
+def gemm(m: int, n: int, k: int, batch: int = 1, bias: bool = False) -> float:
+    """GEMM FLOPs: 2·batch·M·N·K, plus batch·M·N when a bias is added."""
+    return 2.0 * batch * m * n * k + (batch * m * n if bias else 0)
+
+
+def attention(b: int, hq: int, nq: int, nkv: int, d: int, dv: int | None = None, causal: bool = False) -> float:
+    """Attention FLOPs: the QKᵀ and PV GEMMs, B·Hq·(2·Nq·Nkv·d + 2·Nq·Nkv·dv); halved when causal with Nq = Nkv
+    (the lower triangle). K/V heads (GQA/MQA) do not change the FLOPs: every query head attends to one K/V head."""
+    dv = d if dv is None else dv
+    f = b * hq * (2.0 * nq * nkv * d + 2.0 * nq * nkv * dv)
+    return f / 2 if causal and nq == nkv else f
+
+
+def conv(x: list[int], w: list[int], out_spatial: list[int], groups: int = 1, bias: bool = False,
+         transposed: bool = False) -> float:
+    """Convolution FLOPs (N-d, grouped): 2·prod(out)·prod(w[1:]) with out = [N, C_out, *out_spatial] and
+    ``w = [C_out, C_in/groups, *kernel]`` (+ prod(out) for a bias). A transposed conv scatters every input element
+    through ``w = [C_in, C_out/groups, *kernel]``: 2·prod(x)·prod(w[1:]). Recorded shapes do not include the
+    stride/padding, so the caller gives the output's spatial size."""
+    n, c_out = x[0], w[0] if not transposed else w[1] * groups
+    out = [n, c_out, *out_spatial]
+    per = prod(w[1:])
+    f = 2.0 * (prod(x) if transposed else prod(out)) * per
+    return f + (prod(out) if bias else 0)
+
+
+_GEMM = re.compile(r"^aten::(mm|addmm|bmm|baddbmm|matmul|linear|_scaled_mm)$")
+_SDPA = re.compile(r"^aten::(_?scaled_dot_product\w*attention\w*|_flash_attention_forward|"
+                   r"_efficient_attention_forward)$")
+_UNARY = {"relu", "gelu", "silu", "sigmoid", "tanh", "exp", "neg", "abs", "sqrt", "rsqrt", "log", "sin", "cos",
+          "reciprocal", "erf", "clamp", "clamp_min", "clamp_max", "hardtanh", "leaky_relu", "threshold", "fill_",
+          "zero_", "copy_", "to",
+          "_to_copy", "contiguous", "clone", "dropout", "native_dropout"}
+_BINARY = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "eq", "ne", "lt", "gt", "le", "ge",
+           "masked_fill", "addcmul", "addcdiv", "lerp", "rsub"}
+_REDUCE = {"sum": 1, "mean": 1, "amax": 1, "amin": 1, "max": 1, "min": 1, "all": 1, "any": 1, "norm": 2,
+           "softmax": 5, "_softmax": 5, "log_softmax": 5, "_log_softmax": 5, "native_layer_norm": 5,
+           "layer_norm": 5, "rms_norm": 4, "mse_loss": 3, "_fused_rms_norm": 4, "native_batch_norm": 5, "batch_norm": 5}
+_COPY_NO_FLOPS = {"fill_", "zero_", "copy_", "to", "_to_copy", "contiguous", "clone"}
+
+
+def _gemm_cost(op: str, t: list[tuple[list[int], int, str]]) -> OpCost | None:
+    mats = [x for x in t if len(x[0]) >= 2]
+    if len(mats) < 2:
+        return None
+    (a, ba, ta), (w, bw, _) = mats[0], mats[1]
+    bias = [x for x in t if x not in mats[:2]]
+    out_b = ba if op != "_scaled_mm" else 2
+    if op == "linear":
+        m, k, n = prod(a[:-1]), a[-1], w[0]
+        if w[1] != k:
+            return None
+        f, out, batch = gemm(m, n, k, bias=bool(bias)), m * n, 1
+    else:
+        batch_a, batch_w = a[:-2], w[:-2]
+        if a[-1] != w[-2]:
+            return None
+        m, k, n = a[-2], a[-1], w[-1]
+        nb = max(len(batch_a), len(batch_w))
+        ba_, bw_ = [1] * (nb - len(batch_a)) + batch_a, [1] * (nb - len(batch_w)) + batch_w
+        batch = prod(max(p, q) for p, q in zip(ba_, bw_))
+        f, out = gemm(m, n, k, batch, bias=bool(bias) and op in ("addmm", "baddbmm")), batch * m * n
+    by = _nbytes(a, ba) + _nbytes(w, bw) + out * out_b + sum(_nbytes(s, b) for s, b, _ in bias)
+    return OpCost(f, by, _prec(ta), True)
+
+
+def _sdpa_cost(op: str, t: list[tuple[list[int], int, str]], causal: bool) -> OpCost | None:
+    qkv = [x for x in t if len(x[0]) == 4][:3]
+    if len(qkv) < 3:
+        return None  # varlen (3-D packed) calls need cu_seqlens, which the trace does not give
+    (q, bq, tq), (k, bk, _), (v, bv, _) = qkv
+    if op in ("_flash_attention_forward", "_efficient_attention_forward"):  # [B, N, H, d] layout
+        q, k, v = ([s[0], s[2], s[1], s[3]] for s in (q, k, v))
+    b, hq, nq, d = q
+    nkv, dv = k[2], v[3]
+    f = attention(b, hq, nq, nkv, d, dv, causal)
+    by = _nbytes(q, bq) + _nbytes(k, bk) + _nbytes(v, bv) + b * hq * nq * dv * bq
+    return OpCost(f, by, _prec(tq), True)
+
+
+def op_cost(name: str, input_dims: str | None, input_types: str | None, causal: bool = False) -> OpCost | None:
+    """FLOPs and bytes of one recorded op (see the module table); None when no model fits.
+
+    Args:
+        name: op name as recorded (``"aten::addmm"``).
+        input_dims, input_types: the JSON texts Kineto records (``[[141, 512], [512, 512], []]``,
+            ``["c10::BFloat16", ...]``).
+        causal: treat attention as causal (the trace does not record ``is_causal``; the caller decides).
+    """
+    if not input_dims or not input_types:
+        return None
+    try:
+        dims, types = json.loads(input_dims), json.loads(input_types)
+    except ValueError:
+        return None
+    if not isinstance(dims, list) or not isinstance(types, list):
+        return None
+    t = _tensors(dims, types)
+    if not t:
+        return None
+    m = _GEMM.match(name)
+    if m:
+        return _gemm_cost(m.group(1), t)
+    m = _SDPA.match(name)
+    if m:
+        return _sdpa_cost(m.group(1), t, causal)
+    base = name.split("::", 1)[-1]
+    stem = base.rstrip("_") if base not in _COPY_NO_FLOPS else base
+    ins = sum(_nbytes(s, b) for s, b, _ in t)
+    first, b0, d0 = t[0]
+    if stem in _UNARY or base in _UNARY:
+        n = prod(first)
+        out_b = b0
+        return OpCost(0.0 if base in _COPY_NO_FLOPS else float(n), ins + n * out_b, _prec(d0), False)
+    if stem in _BINARY:
+        shapes = [s for s, _, _ in t]
+        nd = max(len(s) for s in shapes)
+        padded = [[1] * (nd - len(s)) + s for s in shapes]
+        out = [max(col) for col in zip(*padded)]
+        n = prod(out)
+        out_b = max(b for _, b, _ in t) if stem not in ("eq", "ne", "lt", "gt", "le", "ge") else 1
+        return OpCost(float(n), ins + n * out_b, _prec(d0), False)
+    if stem in _REDUCE:
+        n = prod(first)
+        is_norm = "norm" in stem or "softmax" in stem
+        return OpCost(float(_REDUCE[stem] * n), ins + (n * b0 if is_norm else 0), _prec(d0), False)
+    return None

@@ -1,0 +1,68 @@
+"""Helpers shared by the per-kernel analyzers (roofline, occupancy): the hot kernel launches, per-event counters
+and the recorded properties of the device a launch ran on."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from gpulens.analyzers.base import AnalysisResult
+from gpulens.analyzers.intervals import repair_stream_overruns
+from gpulens.timeline import Timeline
+
+
+def hot_kernels(timeline: Timeline, results: Mapping[str, AnalysisResult] | None) -> pd.DataFrame:
+    """Kernel launches (kind ``kernel``) of the performance-critical set, with ``time_ns`` (effective duration).
+
+    The critical set comes from the ``hotspots`` result (``critical`` column); without one, every kernel counts.
+    Collectives (``comm``) are left out: they have no roofline or occupancy question of their own.
+    """
+    k = timeline.of_kind("kernel")
+    hs = (results or {}).get("hotspots")
+    if hs is not None and not hs.skipped and len(hs.table) and "critical" in hs.table:
+        names = set(hs.table.loc[hs.table["critical"] & (hs.table["kind"] == "kernel"), "name"].astype(str))
+        k = k[k["name"].astype(str).isin(names)]
+    if not len(k):
+        return k.assign(time_ns=pd.Series(dtype="int64"))
+    eff = repair_stream_overruns(timeline.gpu_events())["effective_ns"]
+    return k.assign(time_ns=eff.reindex(k.index).to_numpy())
+
+
+def event_counters(timeline: Timeline, event_ids: Iterable[int], metrics: Iterable[str]) -> pd.DataFrame:
+    """Wide table event_id × metric of the Counters rows for ``event_ids`` (first value per pair; NaN if absent)."""
+    c = timeline.counters
+    metrics = list(metrics)
+    sub = c[c["metric"].astype(str).isin(metrics) & c["event_id"].isin(list(event_ids))]
+    if not len(sub):
+        return pd.DataFrame(index=pd.Index([], name="event_id"))
+    sub = sub.assign(metric=sub["metric"].astype(str)).drop_duplicates(["event_id", "metric"])
+    return sub.pivot(index="event_id", columns="metric", values="value")
+
+
+def device_record(timeline: Timeline, rank: int, device_id: int) -> dict[str, Any]:
+    """The recorded properties of (rank, device_id) from ``meta.devices`` (falls back to the first device)."""
+    devs = [d for d in timeline.meta.devices if isinstance(d, Mapping)]
+    for d in devs:
+        if int(d.get("rank", 0) or 0) == rank and int(d.get("device_id", 0) or 0) == device_id:
+            return dict(d)
+    same_rank = [d for d in devs if int(d.get("rank", 0) or 0) == rank]
+    return dict((same_rank or devs or [{}])[0])
+
+
+def weighted_mean(values: pd.Series, weights: pd.Series) -> float | None:
+    """Mean of ``values`` weighted by ``weights``, skipping NaN values; None when nothing is left."""
+    v = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+    w = weights.to_numpy(dtype=float)
+    ok = ~np.isnan(v)
+    if not ok.any():
+        return None
+    if w[ok].sum() <= 0:
+        return float(v[ok].mean())
+    return float((v[ok] * w[ok]).sum() / w[ok].sum())
+
+
+def short_name(name: str, width: int = 60) -> str:
+    """``name`` cut to ``width`` characters with an ellipsis (for finding titles)."""
+    return name if len(name) <= width else name[: width - 1] + "…"

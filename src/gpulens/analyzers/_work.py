@@ -1,0 +1,198 @@
+"""Per-launch work (FLOPs, DRAM bytes, precision) of kernels: from hardware counters, else from the launching op's
+shapes. Used by the roofline analyzer.
+
+Counter formulas (gpu-facts §1.3–1.4):
+
+* Nsight Compute SASS counters ``smsp__sass_thread_inst_executed_op_{f,d,h}{add,mul,fma}_pred_on.sum`` (also the
+  ``sm__`` spelling): add + mul + 2 × fma per precision (HTA uses the same weights); tensor work from
+  ``sm__ops_path_tensor_src_<type>_dst_<type>.sum`` (counted in FLOPs); ``flop_count_{sp,dp,hp}.sum`` when given.
+  Bytes: ``dram__bytes_read.sum + dram__bytes_write.sum``, else ``dram__bytes.sum``, else
+  ``dram__bytes_op_read.sum + dram__bytes_op_write.sum``.
+* rocprof / rocprof-compute: 64 × Σ (``SQ_INSTS_VALU_{ADD,MUL,TRANS}_F*`` + 2 × ``FMA_F*``) + 512 ×
+  Σ ``SQ_INSTS_VALU_MFMA_MOPS_*``. Bytes: ``FETCH_SIZE + WRITE_SIZE`` (rocprof reports kilobytes; used as bytes only
+  when the counter's unit says ``bytes``), else the MI200 HBM formula 32 × ``TCC_EA_RDREQ_32B`` + 64 ×
+  (``TCC_EA_RDREQ`` − ``32B``) + 64 × ``TCC_EA_WRREQ_64B`` + 32 × (``TCC_EA_WRREQ`` − ``64B``) (``_sum`` suffix
+  accepted).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from gpulens.analyzers._flop_models import OpCost, op_cost
+from gpulens.analyzers.launches import link_gpu_to_launch
+from gpulens.timeline import Timeline
+
+_NCU_FP = re.compile(r"^(?:smsp|sm)__sass_thread_inst_executed_op_([dfh])(add|mul|fma)_pred_on\.sum$")
+_NCU_TENSOR = re.compile(r"^sm__ops_path_tensor_src_([a-z0-9]+?)_dst_[a-z0-9]+\.sum$")
+_NCU_FLOPCOUNT = re.compile(r"^flop_count_(sp|dp|hp)(?:\.sum)?$")
+_AMD_VALU = re.compile(r"^SQ_INSTS_VALU_(ADD|MUL|FMA|TRANS)_F(16|32|64)(?:_sum)?$")
+_AMD_MFMA = re.compile(r"^SQ_INSTS_VALU_MFMA_MOPS_(F16|BF16|F32|F64|I8)(?:_sum)?$")
+_BYTES = re.compile(r"^(dram__bytes(_read|_write|_op_read|_op_write)?\.sum|FETCH_SIZE|WRITE_SIZE|"
+                    r"TCC_EA0?_(RD|WR)REQ(_32B|_64B)?(_sum)?)$")
+_PREC = {"d": "fp64", "f": "fp32", "h": "fp16", "sp": "fp32", "dp": "fp64", "hp": "fp16", "F16": "fp16",
+         "BF16": "bf16", "F32": "fp32", "F64": "fp64", "I8": "int8", "fp16": "fp16", "bf16": "bf16",
+         "tf32": "tf32", "fp8": "fp8", "e4m3": "fp8", "e5m2": "fp8", "int8": "int8", "s8": "int8", "fp64": "fp64"}
+WORK_COLUMNS = ["flops", "bytes", "precision", "matrix", "source"]
+
+
+def _col(wide: pd.DataFrame, *names: str) -> pd.Series:
+    """First present column of ``names`` (NaN series when none)."""
+    for n in names:
+        if n in wide:
+            return wide[n]
+    return pd.Series(np.nan, index=wide.index)
+
+
+def counter_work(timeline: Timeline, event_ids: np.ndarray) -> pd.DataFrame:
+    """Work per event from its Counters (columns :data:`WORK_COLUMNS`, indexed by event_id; NaN when absent).
+
+    Vectorised: the event × metric values are pivoted once and each formula is a column expression.
+    """
+    c = timeline.counters
+    names = c["metric"].astype(str)
+    keep = names.str.match(_NCU_FP) | names.str.match(_NCU_TENSOR) | names.str.match(_NCU_FLOPCOUNT) | \
+        names.str.match(_AMD_VALU) | names.str.match(_AMD_MFMA) | names.str.match(_BYTES)
+    sub = c[keep.to_numpy() & c["event_id"].isin(list(event_ids)).to_numpy()]
+    out = pd.DataFrame(index=pd.Index(event_ids, name="event_id"), columns=WORK_COLUMNS, dtype=object)
+    out["flops"], out["bytes"] = np.nan, np.nan
+    if not len(sub):
+        return out
+    sub = sub.assign(metric=sub["metric"].astype(str)).drop_duplicates(["event_id", "metric"])
+    wide = sub.pivot(index="event_id", columns="metric", values="value")
+    units = dict(zip(sub["metric"], sub["unit"].astype(str)))
+    parts: dict[tuple[str, bool], pd.Series] = {}
+
+    def add(prec: str, matrix: bool, v: pd.Series) -> None:
+        key = (prec, matrix)
+        parts[key] = parts[key].add(v.fillna(0)) if key in parts else v.fillna(0)
+
+    for m in wide.columns:
+        v = wide[m].astype(float)
+        if (g := _NCU_FP.match(m)):
+            add(_PREC[g.group(1)], False, v * (2 if g.group(2) == "fma" else 1))
+        elif (g := _NCU_TENSOR.match(m)):
+            add(_PREC.get(g.group(1), "fp16"), True, v)
+        elif (g := _NCU_FLOPCOUNT.match(m)):
+            add(_PREC[g.group(1)], False, v)
+        elif (g := _AMD_VALU.match(m)):
+            add(_PREC["F" + g.group(2)], False, 64 * v * (2 if g.group(1) == "FMA" else 1))
+        elif (g := _AMD_MFMA.match(m)):
+            add(_PREC[g.group(1)], True, 512 * v)
+    if parts:
+        keys = list(parts)
+        mat = pd.concat([parts[k] for k in keys], axis=1)
+        flops = mat.sum(axis=1)
+        best = mat.to_numpy().argmax(axis=1)
+        # a complete FP-instruction count of 0 is a figure (a copy kernel); a zero tensor-op count alone is not
+        general = [m for m in wide.columns if _NCU_FP.match(m) or _NCU_FLOPCOUNT.match(m) or _AMD_VALU.match(m)]
+        has = (flops > 0) | (wide[general].notna().any(axis=1) if general else False)
+        out.loc[flops.index[has], "flops"] = flops[has].to_numpy()
+        out.loc[flops.index[has], "precision"] = [keys[i][0] for i in best[has.to_numpy()]]
+        out.loc[flops.index[has], "matrix"] = [keys[i][1] for i in best[has.to_numpy()]]
+
+    def both(a: str, b: str, scale_a: float = 1, scale_b: float = 1) -> pd.Series:
+        x, y = _col(wide, a), _col(wide, b)
+        return (x.fillna(0) * scale_a + y.fillna(0) * scale_b).where(x.notna() | y.notna())
+
+    kb = {n: 1 if units.get(n) == "bytes" else 1024 for n in ("FETCH_SIZE", "WRITE_SIZE")}  # rocprof: KB
+    by = both("dram__bytes_read.sum", "dram__bytes_write.sum")
+    by = by.combine_first(_col(wide, "dram__bytes.sum"))
+    by = by.combine_first(both("dram__bytes_op_read.sum", "dram__bytes_op_write.sum"))
+    by = by.combine_first(both("FETCH_SIZE", "WRITE_SIZE", kb["FETCH_SIZE"], kb["WRITE_SIZE"]))
+    rq = _col(wide, "TCC_EA_RDREQ_sum", "TCC_EA_RDREQ")
+    r32 = _col(wide, "TCC_EA_RDREQ_32B_sum", "TCC_EA_RDREQ_32B").fillna(0)
+    wq = _col(wide, "TCC_EA_WRREQ_sum", "TCC_EA_WRREQ").fillna(0)
+    w64 = _col(wide, "TCC_EA_WRREQ_64B_sum", "TCC_EA_WRREQ_64B").fillna(0)
+    by = by.combine_first(32 * r32 + 64 * (rq - r32) + 64 * w64 + 32 * (wq - w64))
+    out.loc[by.index, "bytes"] = by.to_numpy(dtype=float)
+    got = out["flops"].notna() | out["bytes"].notna()
+    out.loc[got, "source"] = "counters"
+    out["flops"] = out["flops"].astype(float)
+    out["bytes"] = out["bytes"].astype(float)
+    return out
+
+
+def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) -> tuple[pd.DataFrame, dict]:
+    """Work per kernel launch from its cpu_op's shapes (linked by (rank, external_id)).
+
+    An op that launches several kernels has its FLOPs and bytes split among them in proportion to their
+    durations, so summing kernels never counts an op twice. The model runs once per distinct (op name, dims, types).
+
+    Returns:
+        (DataFrame indexed by event_id with :data:`WORK_COLUMNS`, stats dict: ``linked`` launches, ops without a
+        model by name ``unmodelled``).
+    """
+    ev = timeline.events
+    links = link_gpu_to_launch(timeline)
+    allk = timeline.of_kind("kernel")
+    op_all = links["op_event_id"].reindex(allk.index)
+    op_time = allk["dur_ns"].groupby(op_all.to_numpy(), dropna=True).sum()
+    op_k = links["op_event_id"].reindex(kernels.index)
+    out = pd.DataFrame(index=pd.Index(kernels["event_id"].to_numpy(), name="event_id"), columns=WORK_COLUMNS,
+                       dtype=object)
+    out["flops"], out["bytes"] = np.nan, np.nan
+    linked = op_k.notna().to_numpy()
+    stats = {"linked": int(linked.sum()), "unmodelled": {}}
+    if not linked.any():
+        return out, stats
+    op_ids = op_k[linked].astype("int64").to_numpy()
+    ops = ev.set_index("event_id").loc[np.unique(op_ids), ["name", "input_dims", "input_types"]].astype(object)
+    ops = ops.where(ops.notna(), None)
+    costs: dict[tuple, OpCost | None] = {}
+    per_op: dict[int, OpCost | None] = {}
+    for oid, name, dims, types in zip(ops.index, ops["name"], ops["input_dims"], ops["input_types"]):
+        key = (str(name), dims, types)
+        if key not in costs:
+            costs[key] = op_cost(str(name), dims, types, causal)
+        per_op[int(oid)] = costs[key]
+        if costs[key] is None:
+            stats["unmodelled"][str(name)] = stats["unmodelled"].get(str(name), 0) + 1
+    cost = [per_op[i] for i in op_ids]
+    ok = np.array([c is not None for c in cost])
+    if not ok.any():
+        return out, stats
+    dur = kernels["dur_ns"].to_numpy(dtype=float)[linked]
+    tot = op_time.reindex(op_ids).to_numpy(dtype=float)
+    share = np.where(tot > 0, dur / np.where(tot > 0, tot, 1), 1.0)
+    rows = out.index[linked][ok]
+    good = [c for c in cost if c is not None]
+    out.loc[rows, "flops"] = np.array([c.flops for c in good]) * share[ok]
+    out.loc[rows, "bytes"] = np.array([c.bytes for c in good]) * share[ok]
+    out.loc[rows, "precision"] = [c.precision for c in good]
+    out.loc[rows, "matrix"] = [c.matrix for c in good]
+    out.loc[rows, "source"] = "shapes"
+    out["flops"] = out["flops"].astype(float)
+    out["bytes"] = out["bytes"].astype(float)
+    return out, stats
+
+
+#: Cache-level traffic counters (gpu-facts §1.3–1.4): ncu L2 (``lts__t_bytes.sum``) and L1 (``l1tex__t_bytes.sum``)
+#: bytes; rocprof-compute L2 = 64 × (``TCP_TCC_READ_REQ`` + ``TCP_TCC_WRITE_REQ`` + atomics), L1 = 64 ×
+#: ``TCP_TOTAL_CACHE_ACCESSES`` (``_sum`` suffix accepted).
+_L2_AMD = ("TCP_TCC_READ_REQ", "TCP_TCC_WRITE_REQ", "TCP_TCC_ATOMIC_WITH_RET_REQ", "TCP_TCC_ATOMIC_WITHOUT_RET_REQ")
+
+
+def cache_bytes(timeline: Timeline, event_ids: np.ndarray) -> pd.DataFrame:
+    """L2 and L1 bytes per event from counters (columns ``l2_bytes``, ``l1_bytes``; NaN when not counted)."""
+    amd = [n + s for n in _L2_AMD for s in ("", "_sum")]
+    names = ["lts__t_bytes.sum", "l1tex__t_bytes.sum", "TCP_TOTAL_CACHE_ACCESSES", "TCP_TOTAL_CACHE_ACCESSES_sum",
+             *amd]
+    c = timeline.counters
+    sub = c[c["metric"].astype(str).isin(names).to_numpy() & c["event_id"].isin(list(event_ids)).to_numpy()]
+    out = pd.DataFrame({"l2_bytes": np.nan, "l1_bytes": np.nan}, index=pd.Index(event_ids, name="event_id"))
+    if not len(sub):
+        return out
+    sub = sub.assign(metric=sub["metric"].astype(str)).drop_duplicates(["event_id", "metric"])
+    wide = sub.pivot(index="event_id", columns="metric", values="value")
+    amd_cols = [n + "_sum" if n + "_sum" in wide else n for n in _L2_AMD if n + "_sum" in wide or n in wide]
+    l2 = _col(wide, "lts__t_bytes.sum").combine_first(
+        (64 * wide[amd_cols].sum(axis=1, min_count=1)) if amd_cols else pd.Series(np.nan, index=wide.index))
+    l1 = _col(wide, "l1tex__t_bytes.sum").combine_first(
+        64 * _col(wide, "TCP_TOTAL_CACHE_ACCESSES_sum", "TCP_TOTAL_CACHE_ACCESSES"))
+    out.loc[wide.index, "l2_bytes"] = l2.to_numpy(dtype=float)
+    out.loc[wide.index, "l1_bytes"] = l1.to_numpy(dtype=float)
+    return out

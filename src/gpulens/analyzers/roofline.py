@@ -1,0 +1,211 @@
+"""Roofline: how close each hot kernel runs to the hardware's compute or memory limit.
+
+Per kernel name of the performance-critical set: FLOPs and DRAM bytes (from counters, else from the launching op's
+shapes, :mod:`gpulens.analyzers._work`), attained FLOP/s and bytes/s, arithmetic intensity, the applicable roof
+(precision; tensor/matrix unit for GEMM, conv and attention, vector unit otherwise) and % of the attainable
+performance min(peak FLOP/s, AI × peak bandwidth). Peaks come from the device spec; rocprof-compute's measured
+peaks (the ``empirical_roofs`` side table of the rocprof-compute collector, or a ``roofline`` table read from
+``roofline.csv``) override the datasheet ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gpulens.analyzers._hot import hot_kernels, short_name as _short
+from gpulens.analyzers._work import cache_bytes, counter_work, shape_work
+from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.devices.spec import apply_measured_peaks, measured_roofs
+from gpulens.timeline import Timeline
+
+COLUMNS = {
+    "name": "kernel name as recorded",
+    "calls": "launches",
+    "time_ns": "summed effective duration [ns]",
+    "flops": "floating-point operations of the launches with a figure [FLOP]",
+    "bytes": "DRAM/HBM bytes moved by those launches [bytes] (from shapes: inputs + outputs once)",
+    "flops_per_s": "flops / time of the launches with a figure [FLOP/s]",
+    "bytes_per_s": "bytes / time of the launches with a figure [bytes/s]",
+    "arithmetic_intensity": "flops / bytes [FLOP/byte]",
+    "precision": "fp64 | fp32 | tf32 | bf16 | fp16 | fp8 | int8 (of the most work); None without FP work",
+    "peak_flops_per_s": "compute roof for that precision and unit (matrix for GEMM/conv/attention) [FLOP/s]",
+    "peak_bytes_per_s": "memory roof: peak DRAM/HBM bandwidth [bytes/s]",
+    "ridge_point": "peak_flops_per_s / peak_bytes_per_s [FLOP/byte]",
+    "bound": "compute | memory (side of the ridge), None when below 10 % of the roof (latency/occupancy/launch)",
+    "roof_pct": "attained FLOP/s / min(peak FLOP/s, AI × peak bandwidth) × 100 [%] (= bandwidth use on the memory "
+                "side, also for kernels without FP work)",
+    "flops_source": "counters | shapes | None",
+}
+#: Below this % of the attainable roof a kernel is bound by neither roof.
+NEITHER_PCT = 10.0
+
+
+class Roofline(Analyzer):
+    """Roofline position of the hot kernels (see module docstring).
+
+    Args:
+        causal_attention: count attention ops as causal (halves their FLOPs when Nq = Nkv). Kineto records no
+            ``is_causal``, so the default (False) counts the full score matrix.
+    """
+
+    name = "roofline"
+    order = 40
+
+    def __init__(self, causal_attention: bool = False):
+        self.causal = causal_attention
+
+    def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
+        def skip(reason: str) -> AnalysisResult:
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, skipped_reason=reason)
+
+        if device is None:
+            return skip("no device spec: the GPU was not identified from the trace (pass --device-spec FILE)")
+        measured = timeline.tables.get("empirical_roofs", timeline.tables.get("roofline"))
+        spec = apply_measured_peaks(device, measured)
+        if not spec.memory_bandwidth:
+            return skip(f"device spec {spec.name} has no memory bandwidth")
+        hot = hot_kernels(timeline, results)
+        if not len(hot):
+            return skip("no compute kernels in the trace")
+        ids = hot["event_id"].to_numpy()
+        work = counter_work(timeline, ids)
+        by_shape, stats = shape_work(timeline, hot, self.causal)
+        # launches without FP counters take the FLOPs of their op's shapes; measured DRAM bytes are kept over the
+        # shape model's (which counts each tensor once and knows no cache effects)
+        missing = work["flops"].isna().to_numpy()
+        counted_bytes = work["bytes"].copy()
+        work.loc[missing] = by_shape.loc[missing].to_numpy()
+        work["bytes"] = counted_bytes.where(counted_bytes.notna() & work["flops"].notna(), work["bytes"])
+        if work["flops"].isna().all():
+            has_dims = timeline.events["input_dims"].notna().any()
+            has_ops = bool((timeline.events["kind"] == "cpu_op").any())
+            shapes = ("no FLOP model for the hot kernels' ops" if has_dims else
+                      "no op shapes (profile with record_shapes=True)" if has_ops else
+                      "no framework ops to read shapes from")
+            return skip("no FLOP source: the hot kernels have no FP-instruction counters (e.g. ncu "
+                        "sm__sass_thread_inst_executed_op_* or rocprof SQ_INSTS_VALU_*) and " + shapes)
+        per = pd.DataFrame({"name": hot["name"].astype(str).to_numpy(), "time_ns": hot["time_ns"].to_numpy(),
+                            **{c: work[c].to_numpy() for c in work.columns}})
+        table = self._aggregate(per, spec)
+        hot_time = float(per["time_ns"].sum())
+        covered = float(per.loc[per["flops"].notna(), "time_ns"].sum())
+        hs = (results or {}).get("hotspots")
+        all_time = float(hs.summary.get("kernel_effective_ns") or 0) if hs is not None and not hs.skipped else 0.0
+        all_time = all_time or hot_time
+        summary = {
+            "device": spec.name, "device_note": spec.note,
+            "uncertain_figures": spec.uncertain_figures(),
+            "launches": int(len(per)), "kernels": int(len(table)),
+            "coverage": covered / hot_time if hot_time else 0.0,
+            "critical_share_of_kernel_time": hs.summary.get("critical_share") if hs is not None else None,
+            "coverage_of_kernel_time": covered / all_time if all_time else 0.0,
+            "launches_from_counters": int((per["source"] == "counters").sum()),
+            "launches_from_shapes": int((per["source"] == "shapes").sum()),
+            "launches_linked_to_ops": stats["linked"],
+            "ops_without_model": stats["unmodelled"],
+            "attention_assumed_causal": self.causal,
+        }
+        summary["cache_levels"] = self._cache_levels(timeline, hot, work, spec, measured)
+        return AnalysisResult(self.name, table, COLUMNS, summary, self._findings(table, summary))
+
+    @staticmethod
+    def _cache_levels(timeline: Timeline, hot: pd.DataFrame, work: pd.DataFrame, spec, measured) -> list[dict]:
+        """Hierarchical roofline points where L2/L1 traffic counters exist: per kernel name, bytes, bytes/s and
+        arithmetic intensity at L2 and L1, with the measured L2/L1 bandwidth roofs when rocprof-compute gave them."""
+        cb = cache_bytes(timeline, hot["event_id"].to_numpy())
+        if cb.isna().all().all():
+            return []
+        roofs = measured_roofs(measured)
+        df = pd.DataFrame({"name": hot["name"].astype(str).to_numpy(), "t": hot["time_ns"].to_numpy(dtype=float),
+                           "flops": work["flops"].to_numpy(dtype=float), **{c: cb[c].to_numpy() for c in cb}})
+        out = []
+        for name, g in df.groupby("name", sort=False):
+            row: dict = {"name": name}
+            for lvl in ("l2", "l1"):
+                ok = g[f"{lvl}_bytes"].notna()
+                if not ok.any():
+                    continue
+                b, t, f = g.loc[ok, f"{lvl}_bytes"].sum(), g.loc[ok, "t"].sum(), g.loc[ok, "flops"].sum(min_count=1)
+                row.update({f"{lvl}_bytes": float(b), f"{lvl}_bytes_per_s": b / t * 1e9 if t else None,
+                            f"{lvl}_arithmetic_intensity": float(f / b) if b and f == f else None,
+                            f"{lvl}_peak_bytes_per_s": roofs.get("L2Bw" if lvl == "l2" else "L1Bw")})
+            if len(row) > 1:
+                out.append(row)
+        return out
+
+    @staticmethod
+    def _aggregate(per: pd.DataFrame, spec) -> pd.DataFrame:
+        bw = float(spec.memory_bandwidth)
+        out = []
+        for name, g in per.groupby("name", sort=False):
+            f = g[g["flops"].notna()]
+            row = {"name": name, "calls": int(len(g)), "time_ns": int(g["time_ns"].sum())}
+            if not len(f):
+                out.append(row)
+                continue
+            t = float(f["time_ns"].sum())
+            flops, nbytes = float(f["flops"].sum()), float(f["bytes"].sum(min_count=1)) if f["bytes"].notna().any() \
+                else np.nan
+            if flops > 0:
+                w = f[f["flops"] > 0].groupby(["precision", "matrix"], dropna=False)["time_ns"].sum()
+                prec, matrix = w.idxmax()
+            else:  # no FP work at all (a copy kernel): no precision; the fp32 vector roof places the ridge
+                prec, matrix = None, False
+            peak = spec.peak_flops(str(prec or "fp32"), bool(matrix))
+            pf = peak[0] if peak else np.nan
+            fps = flops / t * 1e9 if t > 0 else np.nan
+            bps = nbytes / t * 1e9 if t > 0 and nbytes == nbytes else np.nan
+            ai = flops / nbytes if nbytes and nbytes == nbytes else np.nan
+            ridge = pf / bw
+            # attained / attainable: on the memory side (AI < ridge) that is bandwidth use, B/t / peak bandwidth
+            # (= F/t / (AI × bandwidth), and still defined for 0 FLOPs); on the compute side F/t / peak FLOP/s
+            memory_side = ai == ai and ai < ridge
+            pct = 100.0 * (bps / bw if memory_side else fps / pf) if pf == pf else np.nan
+            bound = None
+            if pct == pct and pct >= NEITHER_PCT and ai == ai:
+                bound = "memory" if memory_side else "compute"
+            row.update(flops=flops, bytes=nbytes, flops_per_s=fps, bytes_per_s=bps, arithmetic_intensity=ai,
+                       precision=prec, peak_flops_per_s=pf, peak_bytes_per_s=bw, ridge_point=ridge, bound=bound,
+                       roof_pct=pct, flops_source="counters" if (f["source"] == "counters").any() else "shapes")
+            out.append(row)
+        t = pd.DataFrame(out, columns=list(COLUMNS))
+        t["precision"] = t["precision"].astype(object).where(t["precision"].notna(), None)
+        t["flops_source"] = t["flops_source"].astype(object).where(t["flops_source"].notna(), None)
+        t["bound"] = t["bound"].astype(object).where(t["bound"].notna(), None)
+        return t.sort_values("time_ns", ascending=False, kind="stable").reset_index(drop=True)
+
+    @staticmethod
+    def _findings(t: pd.DataFrame, summary: dict) -> list[Finding]:
+        out: list[Finding] = []
+        total = max(int(t["time_ns"].sum()), 1)
+        for r in t.itertuples():
+            if r.roof_pct != r.roof_pct or r.roof_pct is None:
+                continue
+            sev = "warning" if r.time_ns > 0.1 * total and r.roof_pct < 50 else "info"
+            if r.bound is None:
+                title = f"{_short(r.name)} runs far below both roofs ({r.roof_pct:.0f} % of attainable)"
+                detail = ("Neither compute nor memory bandwidth bounds it: latency, occupancy or launch overhead "
+                          "does (small grids, short kernels, dependent loads). Fuse or batch the work.")
+                cat = "latency-bound"
+            else:
+                roof = f"{r.precision} compute roof" if r.bound == "compute" else "memory roof"
+                title = f"{_short(r.name)} at {r.roof_pct:.0f} % of the {roof}"
+                detail = (f"Arithmetic intensity {r.arithmetic_intensity:.1f} FLOP/B vs ridge point "
+                          f"{r.ridge_point:.0f} FLOP/B; {r.flops_per_s / 1e12:.2f} TFLOP/s, "
+                          f"{r.bytes_per_s / 1e9:.0f} GB/s (FLOPs from {r.flops_source}).")
+                cat = f"{r.bound}-bound"
+            out.append(Finding(title, detail, severity=sev, category=cat, kernel=r.name,
+                               time_at_stake_ns=int(r.time_ns * max(0.0, 1 - min(r.roof_pct, 100) / 100))))
+        out.sort(key=lambda f: -(f.time_at_stake_ns or 0))
+        out = out[:8]
+        cov = summary["coverage"]
+        out.append(Finding(
+            f"FLOPs known for {100 * cov:.0f} % of the critical kernels' time "
+            f"({100 * summary['coverage_of_kernel_time']:.0f} % of all kernel time)",
+            f"{summary['launches_from_counters']} launch(es) from counters, {summary['launches_from_shapes']} from "
+            "op shapes; ops without a model: " + (", ".join(sorted(summary["ops_without_model"])) or "none") + ".",
+            severity="info", category="coverage"))
+        return out

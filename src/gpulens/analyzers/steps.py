@@ -1,0 +1,69 @@
+"""Training steps: the ``ProfilerStep#N`` ranges torch.profiler writes around each ``prof.step()``.
+
+Only host-side ranges count (``device_id`` -1); Kineto also mirrors them on the GPU timeline
+(``gpu_user_annotation``), which would double the count. Older traces record them as ``cpu_op``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.timeline import Timeline
+
+STEP_RE = re.compile(r"^ProfilerStep#(\d+)$")
+#: A step longer than this multiple of the median step is reported as an outlier.
+OUTLIER_RATIO = 1.5
+
+COLUMNS = {
+    "rank": "distributed rank",
+    "step": "step number N of ProfilerStep#N",
+    "start_ns": "start of the step on the Timeline's clock [ns]",
+    "dur_ns": "host wall time of the step [ns]",
+    "cpu_ops": "cpu_op events starting inside the step on the same rank",
+}
+
+
+class Steps(Analyzer):
+    """Per recorded step: number, start, duration, cpu_op count; step-time outliers as findings."""
+
+    name = "steps"
+    order = 5
+
+    def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
+        ev = timeline.events
+        host = ev[ev["kind"].isin(["annotation", "cpu_op"]) & (ev["device_id"] == -1)]
+        num = host["name"].astype(str).str.extract(STEP_RE, expand=False)
+        st = host[num.notna()].assign(step=num[num.notna()].astype("int64"))
+        if not len(st):
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
+                                  skipped_reason="no ProfilerStep#N ranges in the trace (no prof.step() calls)")
+        st = st.sort_values(["rank", "start_ns"])
+        ops = ev[ev["kind"] == "cpu_op"]
+        starts = {int(k): np.sort(g.to_numpy()) for k, g in ops.groupby("rank")["start_ns"]}
+        counts = []
+        for r in st.itertuples():
+            o = starts.get(int(r.rank), np.zeros(0, dtype="int64"))
+            counts.append(int(np.searchsorted(o, r.start_ns + r.dur_ns) - np.searchsorted(o, r.start_ns)))
+        table = pd.DataFrame({"rank": st["rank"].to_numpy(), "step": st["step"].to_numpy(),
+                              "start_ns": st["start_ns"].to_numpy(), "dur_ns": st["dur_ns"].to_numpy(),
+                              "cpu_ops": np.array(counts, dtype="int64")})
+        d = table["dur_ns"].to_numpy()
+        med = float(np.median(d))
+        summary = {"step_count": int(len(table)), "steps": sorted({int(s) for s in table["step"]}),
+                   "median_step_ns": int(med), "min_step_ns": int(d.min()), "max_step_ns": int(d.max()),
+                   "total_step_ns": int(d.sum())}
+        findings = []
+        slow = table[table["dur_ns"] > OUTLIER_RATIO * med]
+        if len(table) >= 3 and len(slow):
+            worst = slow.loc[slow["dur_ns"].idxmax()]
+            findings.append(Finding(
+                f"{len(slow)} of {len(table)} steps took over {OUTLIER_RATIO}× the median step time",
+                f"step {int(worst['step'])} took {worst['dur_ns'] / med:.1f}× the median ({int(med)} ns); "
+                "look for one-off work (compilation, allocator growth, data loading, checkpointing) in it.",
+                "warning", "step-time", int((slow["dur_ns"] - med).sum()), rank=int(worst["rank"])))
+        return AnalysisResult(self.name, table, COLUMNS, summary, findings)

@@ -1,0 +1,50 @@
+"""``gpulens devices [NAME]``: the built-in GPU specs, or one spec's figures with their sources."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from gpulens.errors import GpulensError
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``devices`` command to ``app``."""
+
+    @app.command("devices")
+    def devices_cmd(name: Optional[str] = typer.Argument(None, help="A GPU (e.g. 'H100 SXM') to show in full.")
+                    ) -> None:
+        """List the GPUs gpulens knows (peaks used by the roofline), or show one with every figure's source.
+
+        Exit codes: 0 ok, 2 unknown GPU name.
+        """
+        from gpulens.devices import SPECS, get_spec
+
+        console = Console()
+        if name is None:
+            t = Table(title="Built-in GPU specs: dense peaks, TFLOP/s (others: --device-spec FILE)",
+                      title_justify="left")
+            for c in ("name", "arch", "SMs", "GB/s", "BF16 TF", "FP32 TF"):
+                t.add_column(c, justify="left" if c in ("name", "arch") else "right", no_wrap=True)
+            for s in SPECS:
+                bf16, fp32 = s.peak_flops("bf16"), s.peak_flops("fp32", matrix=False)
+                t.add_row(s.name, s.arch, str(s.num_sms), f"{s.memory_bandwidth / 1e9:.0f}",
+                          f"{bf16[0] / 1e12:.1f}" if bf16 and bf16[1].endswith("bf16") else "—",
+                          f"{fp32[0] / 1e12:.1f}" if fp32 else "—")
+            console.print(t)
+            raise typer.Exit(0)
+        spec = get_spec(name)
+        if spec is None:
+            raise GpulensError(f"unknown GPU {name!r}; `gpulens devices` lists the known ones")
+        t = Table(title=f"{spec.name} ({spec.arch}, {spec.num_sms} SMs/CUs)", title_justify="left")
+        for c in ("figure", "value", "source", "uncertain"):
+            t.add_column(c)
+        units = {"clock_mhz": (1, "MHz"), "memory_bandwidth": (1e9, "GB/s"), "l2": (2**20, "MiB")}
+        for key, f in sorted(spec.figures.items()):
+            div, unit = units.get(key, (1e12, "TFLOP/s"))
+            t.add_row(key, f"{f.value / div:g} {unit}", f.source, "⚠" if f.uncertain else "")
+        console.print(t)
+        raise typer.Exit(0)

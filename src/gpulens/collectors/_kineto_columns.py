@@ -1,0 +1,219 @@
+"""Kineto events → columns, one decoded piece at a time (see :mod:`gpulens.collectors._stream`).
+
+A piece of decoded events becomes numpy columns immediately (the event structs are dropped after each piece), with
+names dictionary-encoded across pieces. Times are converted exactly: ``ts``/``dur`` are kept as their raw JSON text
+and parsed by integer arithmetic on the digits (:func:`us_text_to_ns`), so ``1712195495505583.123`` µs becomes
+``1712195495505583123`` ns with no float64 rounding; numbers with sub-ns digits, exponents or quotes go through
+:class:`decimal.Decimal` (half-even rounding), as do every number of the rare irregular ones.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+from typing import Any, Optional, Union
+
+import msgspec
+import numpy as np
+import pandas as pd
+
+from gpulens.collectors._chrome_json import Args
+
+_TRAILING_INT = re.compile(r"(-?\d+)\s*$")
+_NUMBER = re.compile(rb"-?\d+(\.\d{1,3})?")
+
+
+class RawEvent(msgspec.Struct):
+    """One trace event with ``ts``/``dur`` kept as raw JSON text (exact conversion happens on columns)."""
+
+    ph: Any = None
+    cat: Any = None
+    name: Any = None
+    pid: Any = None
+    tid: Any = None
+    ts: msgspec.Raw = msgspec.field(default_factory=msgspec.Raw)
+    dur: msgspec.Raw = msgspec.field(default_factory=msgspec.Raw)
+    args: Union[Args, None] = None
+
+
+class RawTrace(msgspec.Struct):
+    """Top level of a Kineto trace (object form), events with raw times."""
+
+    traceEvents: list[RawEvent] = []
+    deviceProperties: Any = None
+    distributedInfo: Any = None
+    displayTimeUnit: Any = None
+    baseTimeNanoseconds: Any = None
+    schemaVersion: Any = None
+    cuda_driver_version: Any = None
+    cuda_runtime_version: Any = None
+    hip_driver_version: Any = None
+    hip_runtime_version: Any = None
+
+
+EVENTS_DECODER = msgspec.json.Decoder(list[RawEvent])
+TRACE_DECODER = msgspec.json.Decoder(Union[RawTrace, list[RawEvent]])
+_NUMBER_ENCODER = msgspec.json.Encoder(decimal_format="number")
+
+
+def from_plain(obj: Any) -> RawEvent:
+    """A RawEvent from an event already parsed by ``json`` (with ``parse_float=Decimal``), numbers kept exact."""
+    return msgspec.json.decode(_NUMBER_ENCODER.encode(obj), type=RawEvent, strict=False)
+
+
+def int_or_none(v: Any) -> int | None:
+    """An id that may be an int, a float, a numeric string or a label ending in a number ("stream 7")."""
+    if v is None or isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float):
+        return int(v) if v == v else None
+    if isinstance(v, str):
+        m = _TRAILING_INT.search(v)
+        return int(m.group(1)) if m else None
+    return None
+
+
+def _slow_ns(text: bytes) -> Optional[int]:
+    """One number's text (µs) → ns via Decimal (half-even); None for null/absent/non-numbers."""
+    t = text.strip()
+    if not t or t == b"null":
+        return None
+    if t[:1] == b'"':
+        t = t[1:-1]
+    try:
+        d = Decimal(t.decode())
+    except (InvalidOperation, UnicodeDecodeError):
+        return None
+    if not d.is_finite():
+        return None
+    return int(d.scaleb(3).to_integral_value())
+
+
+def us_text_to_ns(raws: list) -> tuple[np.ndarray, np.ndarray]:
+    """Raw JSON numbers in µs → (int64 ns, valid mask), exactly.
+
+    Regular numbers (``-?digits[.d{1,3}]``, at most 16 integer digits, no int64 overflow) are parsed by vectorised integer arithmetic
+    on their digits (Horner's scheme column by column, then ×10^(3−decimals)); anything else (more decimals,
+    exponent, string, null, absent) goes through :func:`_slow_ns` one by one; values beyond int64 ns are invalid.
+    """
+    n = len(raws)
+    out = np.zeros(n, dtype=np.int64)
+    valid = np.ones(n, dtype=bool)
+    if n == 0:
+        return out, valid
+    texts = b"\n".join(raws).split(b"\n")  # a JSON number's text never holds a raw newline
+    arr = np.array(texts, dtype=bytes)
+    w = arr.dtype.itemsize
+    if w == 0:
+        return out, np.zeros(n, dtype=bool)
+    m = np.ascontiguousarray(arr.view(np.uint8).reshape(n, w).T)  # one contiguous row per character position
+    acc = np.zeros(n, dtype=np.int64)
+    accf = np.zeros(n, dtype=np.float64)  # the same in float, to detect int64 overflow
+    ndig = np.zeros(n, dtype=np.int64)
+    frac = np.full(n, -1, dtype=np.int64)  # digits after the dot (-1: no dot yet)
+    dots = np.zeros(n, dtype=np.int64)
+    other = np.zeros(n, dtype=bool)
+    neg = m[0] == 45
+    for j in range(w):
+        c = m[j]
+        d = c - np.uint8(48)
+        isd = d <= 9
+        dd = np.where(isd, d, 0)
+        acc = np.where(isd, acc * 10, acc) + dd
+        accf = np.where(isd, accf * 10, accf) + dd
+        ndig += isd
+        frac += isd & (frac >= 0)
+        isdot = c == 46
+        frac[isdot] = 0
+        dots += isdot
+        other |= ~isd & ~isdot & (c != 0) & ~((c == 45) & (j == 0))
+    frac = np.maximum(frac, 0)
+    intdig = ndig - frac
+    scale = _POW10[3 - np.minimum(frac, 3)]
+    regular = ~other & (dots <= 1) & (frac <= 3) & (intdig >= 1) & (ndig >= 1) & (accf * scale < 9.2e18)
+    out = acc * scale
+    out = np.where(neg, -out, out)
+    for i in np.flatnonzero(~regular):
+        v = _slow_ns(texts[i])
+        if v is None or not -(1 << 63) <= v < (1 << 63):
+            valid[i] = False
+            out[i] = 0
+        else:
+            out[i] = v
+    return out, valid
+
+
+_POW10 = np.array([1, 10, 100, 1000], dtype=np.int64)
+
+
+def int_array(vals: list) -> tuple[np.ndarray, np.ndarray]:
+    """Python ids (int, float, numeric or labelled strings, None) → (int64 values, valid mask).
+
+    Plain ints (with or without None) convert in C; strings such as ``"stream 7"`` take the per-value path.
+    """
+    n = len(vals)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
+    try:
+        return np.fromiter(vals, dtype=np.int64, count=n), np.ones(n, dtype=bool)
+    except (TypeError, ValueError, OverflowError):
+        pass
+    obj = np.empty(n, dtype=object)
+    obj[:] = vals
+    valid = ~np.equal(obj, None)
+    sub = obj[valid]
+    if not any(isinstance(v, (str, bool, float)) for v in sub[:1]):
+        try:
+            out = np.zeros(n, dtype=np.int64)
+            out[valid] = sub.astype(np.int64)
+            return out, valid
+        except (TypeError, ValueError, OverflowError):
+            pass
+    conv = [int_or_none(v) for v in vals]
+    valid = np.fromiter((c is not None for c in conv), dtype=bool, count=n)
+    return np.fromiter((c if c is not None else 0 for c in conv), dtype=np.int64, count=n), valid
+
+
+def nullable(values: np.ndarray, valid: np.ndarray) -> pd.arrays.IntegerArray:
+    """(int64 values, valid mask) → pandas ``Int64`` array."""
+    return pd.arrays.IntegerArray(values.astype(np.int64, copy=False), ~valid)
+
+
+class Dictionary:
+    """Dictionary-encodes strings across pieces: text → stable int code."""
+
+    def __init__(self) -> None:
+        self.codes: dict[Any, int] = {}
+        self.values: list[Any] = []
+
+    def encode(self, items: list) -> np.ndarray:
+        """Codes of ``items`` (None stays -1)."""
+        if not items:
+            return np.zeros(0, dtype=np.int32)
+        local, uniq = pd.factorize(np.array(items, dtype=object), use_na_sentinel=True)
+        m = np.empty(len(uniq) + 1, dtype=np.int32)
+        m[-1] = -1
+        for j, u in enumerate(uniq):
+            c = self.codes.get(u)
+            if c is None:
+                c = self.codes[u] = len(self.values)
+                self.values.append(u)
+            m[j] = c
+        return m[local]
+
+    def categorical(self, codes: np.ndarray, text: Any = None) -> pd.Categorical:
+        """A pandas Categorical of ``codes`` with sorted string categories, only those used (``text`` maps stored
+        values to their shown string; values that print the same are merged)."""
+        empty = pd.Index([], dtype="str")
+        if not len(codes):
+            return pd.Categorical([], categories=empty)
+        used = np.unique(codes[codes >= 0])
+        if not len(used):
+            return pd.Categorical.from_codes(codes, categories=empty)
+        cats = np.array([text(self.values[i]) if text else self.values[i] for i in used], dtype=object)
+        uniq, inv = np.unique(cats, return_inverse=True)
+        remap = np.full(len(self.values) + 1, -1, dtype=np.int64)
+        remap[used] = inv
+        return pd.Categorical.from_codes(remap[codes], categories=pd.Index(list(uniq), dtype="str"))

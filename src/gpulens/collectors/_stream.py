@@ -1,0 +1,213 @@
+"""Streaming a Chrome-trace JSON file as pieces of its ``traceEvents`` array, in bounded memory.
+
+The file (plain or gzip, every member) is read in blocks; the ``traceEvents`` array is cut after a complete top-level
+event (a ``}`` followed by ``,``) once about ``chunk_bytes`` have accumulated, and each piece is decoded by msgspec on
+its own, so at most a couple of pieces are in memory at once, never the whole file or its whole event list.
+
+Why this is safe without a full JSON scanner: a candidate cut is *validated* by decoding the piece as a JSON array of
+events — a cut inside a string (``{lambda()#1}, {…`` in a kernel name) or inside a nested object leaves the piece
+unbalanced, so msgspec rejects it and an earlier candidate is tried. Keys that follow the array
+(``baseTimeNanoseconds``, ``displayTimeUnit``) are read with the last piece: it is decoded together with the text that
+preceded the array, as one document.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import msgspec
+
+from gpulens.collectors._io import GZIP_MAGIC
+from gpulens.errors import TraceFormatError
+
+#: Default piece size (decompressed bytes). Peak memory grows with it; speed hardly changes above a few MB.
+CHUNK_BYTES = 8 << 20
+_ARRAY_START = re.compile(rb'"traceEvents"\s*:\s*\[')
+_WS = b" \t\r\n"
+_MAX_TRIES = 4
+
+
+@dataclass
+class StreamInfo:
+    """What the reader learnt about the file while streaming it.
+
+    Attributes:
+        size_bytes: size on disk; compressed: gzip found by magic bytes; nbytes: decompressed bytes read;
+        truncated_gzip: the gzip stream ended before its end marker.
+    """
+
+    size_bytes: int = 0
+    compressed: bool = False
+    nbytes: int = 0
+    truncated_gzip: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def iter_blocks(path: Path, info: StreamInfo, block: int = 8 << 20) -> Iterator[bytes]:
+    """Yield the decompressed content of ``path`` block by block (gzip members concatenated).
+
+    Raises:
+        TraceFormatError: missing, unreadable, empty, whitespace-only or corrupt-gzip file (same messages as
+            :func:`gpulens.collectors._io.read_input`).
+    """
+    try:
+        fh = path.open("rb")
+    except FileNotFoundError:
+        raise TraceFormatError(path, "no such file") from None
+    except IsADirectoryError:
+        raise TraceFormatError(path, "is a directory, expected a file") from None
+    except OSError as exc:
+        raise TraceFormatError(path, f"cannot read file ({exc.strerror or exc})") from None
+    with fh:
+        info.size_bytes = path.stat().st_size
+        first = fh.read(block)
+        if not first:
+            raise TraceFormatError(path, "file is empty")
+        info.compressed = first[:2] == GZIP_MAGIC
+        seen_content = False
+        if not info.compressed:
+            raw = first
+            while raw:
+                info.nbytes += len(raw)
+                seen_content = seen_content or bool(raw.strip())
+                yield raw
+                raw = fh.read(block)
+            if not seen_content:
+                raise TraceFormatError(path, "file contains only whitespace")
+            return
+        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        pending = first
+        while True:
+            try:
+                out = d.decompress(pending)
+            except zlib.error as exc:
+                raise TraceFormatError(path, f"corrupt gzip data ({exc})") from None
+            if out:
+                info.nbytes += len(out)
+                seen_content = seen_content or bool(out.strip())
+                yield out
+            if d.eof:
+                rest = d.unused_data
+                if rest[:2] != GZIP_MAGIC:
+                    more = fh.read(2) if len(rest) < 2 else b""
+                    rest += more
+                    if rest[:2] != GZIP_MAGIC:
+                        break  # trailing padding after the last member
+                d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                pending = rest
+                continue
+            pending = fh.read(block)
+            if not pending:
+                info.truncated_gzip = True
+                break
+        if not seen_content:
+            raise TraceFormatError(path, "gzip file decompresses to nothing" + (" (truncated)" if info.truncated_gzip
+                                                                                 else ""))
+
+
+def _cut(buf: bytearray, start: int, decode: Callable[[bytes], Any]) -> tuple[Any, int] | None:
+    """Decode the longest prefix of events in ``buf[start:]`` that ends at a validated cut.
+
+    ``buf[start]`` is the ``[`` or ``,`` before the first event. Returns (decoded events, index of the ``,`` where the
+    next piece starts) or None when no candidate within the last few ``},`` decodes.
+    """
+    end = len(buf)
+    tries = 0
+    while tries < _MAX_TRIES:
+        p = buf.rfind(b"}", start, end)
+        if p < 0:
+            return None
+        q = p + 1
+        n = len(buf)
+        while q < n and buf[q] in _WS:
+            q += 1
+        if q >= n or buf[q] != 0x2C:  # ','
+            end = p
+            continue
+        tries += 1
+        piece = buf[start:p + 2]  # one copy; decoded as is (decoded Raw values keep this piece alive, not `buf`)
+        piece[0] = 0x5B  # '['
+        piece[-1] = 0x5D  # ']'
+        try:
+            return decode(piece), q
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            end = p
+    return None
+
+
+@dataclass
+class Tail:
+    """The last piece: the document text before the array plus everything from the last cut to the end.
+
+    Attributes:
+        doc: bytes of a complete document (object form: header keys + remaining events + trailing keys; array form:
+            ``[`` + remaining events).
+        array_form: the file is a bare JSON array of events.
+        offset: absolute decompressed offset of ``doc[len(prefix)]`` minus ``len(prefix)``: add to an offset within
+            ``doc`` (past the prefix) to get the offset in the file.
+    """
+
+    doc: bytes
+    array_form: bool
+    offset: int
+
+
+def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: StreamInfo,
+                  chunk_bytes: int = CHUNK_BYTES) -> Iterator[Any]:
+    """Yield decoded event pieces of ``path``, then a :class:`Tail` with the rest of the document.
+
+    Args:
+        decode_events: decodes a JSON array of events (bytes) into a list; raises msgspec errors when invalid.
+        chunk_bytes: approximate decompressed size of each piece.
+    """
+    buf = bytearray()
+    consumed = 0  # absolute offset of buf[0]
+    prefix: bytes | None = None
+    start = 0
+    array_form = False
+    blocks = iter_blocks(path, info, block=max(1 << 16, min(chunk_bytes, 8 << 20)))
+    eof = False
+    while not eof:
+        blk = next(blocks, None)
+        if blk is None:
+            eof = True
+        else:
+            buf += blk
+        if prefix is None:
+            s = buf.lstrip()
+            if not s:
+                continue
+            if s[:1] == b"[":
+                array_form = True
+                start = len(buf) - len(s)
+                prefix = bytes(buf[:start + 1])
+            else:
+                m = _ARRAY_START.search(buf)
+                if m is None:
+                    continue
+                prefix = bytes(buf[:m.end()])
+                start = m.end() - 1
+        if eof or len(buf) - start < chunk_bytes:
+            continue
+        got = _cut(buf, start, decode_events)
+        if got is None:
+            continue
+        comma = got[1]
+        del buf[:comma]
+        consumed += comma
+        start = 0
+        events = got[0]
+        del got
+        yield events
+        del events  # the consumer owns the piece now; keep no reference while decoding the next one
+    if prefix is None:  # no traceEvents array at all: hand the whole (small) document to the tail decoder
+        yield Tail(bytes(buf), False, 0)
+        return
+    body = memoryview(buf)[start + 1:]
+    doc = prefix + body.tobytes()
+    body.release()
+    yield Tail(doc, array_form, consumed + start + 1 - len(prefix))

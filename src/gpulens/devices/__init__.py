@@ -1,0 +1,164 @@
+"""Device specs: peak figures and occupancy limits of known GPUs, and which one a Timeline ran on.
+
+* :class:`DeviceSpec` / :class:`Figure` — one GPU's figures, each with its source (:mod:`gpulens.devices.spec`).
+* :data:`SPECS` — the built-in GPUs (data in :mod:`gpulens.devices.nvidia` and :mod:`gpulens.devices.amd`).
+* :func:`identify` — the spec matching what a Timeline recorded (name, compute capability / gfx arch, SM/CU
+  count, memory size); :func:`load_spec` — a user's own spec file.
+* :mod:`gpulens.devices.arch` — per-architecture occupancy limits; :mod:`gpulens.devices.occupancy` — the
+  occupancy calculators (CUDA and CDNA).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+from gpulens.devices import amd as _amd
+from gpulens.devices import nvidia as _nvidia
+from gpulens.devices.arch import AMD_CC_TO_GFX, ArchLimits, limits_for
+from gpulens.devices.spec import PRECISIONS, DeviceSpec, Figure, load_spec, spec_from_dict
+
+#: Built-in device specs (NVIDIA then AMD), in data-file order.
+SPECS: tuple[DeviceSpec, ...] = tuple(spec_from_dict(d) for d in _nvidia.GPUS + _amd.GPUS)
+
+
+def get_spec(name: str) -> DeviceSpec | None:
+    """The built-in spec named ``name`` (case-insensitive; exact canonical name first, then a match pattern)."""
+    low = name.lower()
+    for s in SPECS:
+        if s.name.lower() == low:
+            return s
+    for s in SPECS:
+        if any(re.search(p, name, re.IGNORECASE) for p in s.match):
+            return s
+    return None
+
+
+def _is_amd(rec: Mapping[str, Any]) -> bool:
+    name = str(rec.get("name") or "")
+    return bool(rec.get("gfx_arch")) or rec.get("warp_size") == 64 or bool(
+        re.search(r"\b(AMD|Instinct|Radeon)\b", name, re.IGNORECASE))
+
+
+def _gfx_of(rec: Mapping[str, Any]) -> str | None:
+    if rec.get("gfx_arch"):
+        return str(rec["gfx_arch"]).split(":")[0].lower()
+    cc = rec.get("compute_capability")
+    if cc is None:
+        return None
+    if str(cc) == "9.0" and rec.get("num_sms") == 120:
+        return "gfx908"  # MI100 reports 9.0 like gfx90a; 120 CUs tells it apart
+    return AMD_CC_TO_GFX.get(str(cc))
+
+
+def _narrow(cands: list[DeviceSpec], rec: Mapping[str, Any]) -> list[DeviceSpec]:
+    sms = rec.get("num_sms")
+    if sms:
+        same = [s for s in cands if s.num_sms == int(sms)]
+        cands = same or cands
+    mem = rec.get("total_memory_bytes")
+    if mem and len(cands) > 1 and all(s.memory_bytes for s in cands):
+        best = min(abs(s.memory_bytes - float(mem)) for s in cands)
+        cands = [s for s in cands if abs(s.memory_bytes - float(mem)) == best]
+    return cands
+
+
+def identify_device(rec: Mapping[str, Any]) -> DeviceSpec | None:
+    """The built-in spec for one recorded device (a ``Timeline.meta.devices`` entry), or None.
+
+    Matching: the recorded name against each spec's patterns, narrowed by SM/CU count and memory size; when the
+    name says nothing (ROCm's generic "AMD Radeon Graphics"), the architecture (gfx arch, or ROCm's compute
+    capability 9.0/9.4/9.5) together with the CU count. The returned spec's ``note`` says how it was chosen.
+    """
+    name = str(rec.get("name") or "")
+    amd = _is_amd(rec)
+    vendor = "amd" if amd else "nvidia"
+    pool = [s for s in SPECS if s.vendor == vendor]
+    cands = [s for s in pool if name and any(re.search(p, name, re.IGNORECASE) for p in s.match)]
+    how = f"name {name!r}"
+    if not cands:
+        sms = rec.get("num_sms")
+        if amd:
+            gfx = _gfx_of(rec)
+            cands = [s for s in pool if gfx and s.gfx_arch == gfx and sms and s.num_sms == int(sms)]
+            how = f"architecture {gfx} with {sms} CUs (the name {name!r} does not say)"
+        else:
+            cc = rec.get("compute_capability")
+            cands = [s for s in pool if cc and s.compute_capability == str(cc) and sms and s.num_sms == int(sms)]
+            how = f"compute capability {cc} with {sms} SMs"
+    cands = _narrow(cands, rec)
+    if not cands:
+        return None
+    spec = cands[0]
+    note = f"identified from {how}"
+    if spec.name == "AMD Instinct MI210" and "MI210" not in name:
+        note += "; an MI250 GCD has the same per-device figures"
+    if len(cands) > 1:
+        note += "; also matches " + ", ".join(s.name for s in cands[1:]) + " (first taken)"
+    return spec.with_note(note)
+
+
+def limits_of_record(rec: Mapping[str, Any]) -> ArchLimits | None:
+    """Occupancy limits for a recorded device from its architecture alone (no full spec needed)."""
+    if _is_amd(rec):
+        return limits_for(None, _gfx_of(rec))
+    return limits_for(rec.get("compute_capability"))
+
+
+def main_device(timeline: Any) -> Mapping[str, Any] | None:
+    """The recorded device (``meta.devices`` entry) with the most kernel time, or the first one."""
+    return _main_device(timeline)
+
+
+def _main_device(timeline: Any) -> Mapping[str, Any] | None:
+    devs = [d for d in timeline.meta.devices if isinstance(d, Mapping)]
+    if not devs:
+        return None
+    k = timeline.of_kind("kernel", "comm")
+    if len(k):
+        top = k.groupby(["rank", "device_id"], observed=True)["dur_ns"].sum().idxmax()
+        for d in devs:
+            if (d.get("rank", 0), d.get("device_id", 0)) == tuple(int(x) for x in top):
+                return d
+    return devs[0]
+
+
+def inferred_num_sms(timeline: Any) -> int | None:
+    """SM count implied by Kineto's ``blocks per SM`` (= grid blocks / SMs) when the trace records no device."""
+    c = timeline.counters
+    bps = c[c["metric"] == "kineto.blocks_per_sm"]
+    if not len(bps):
+        return None
+    ev = timeline.events.set_index("event_id").loc[bps["event_id"].to_numpy()]
+    grid = (ev["grid_x"] * ev["grid_y"] * ev["grid_z"]).astype("Float64").to_numpy(dtype=float, na_value=float("nan"))
+    v = bps["value"].to_numpy()
+    ok = (v > 0) & (grid == grid) & (grid >= 100)  # large grids: the printed ratio keeps enough digits
+    if not ok.any():
+        return None
+    est = sorted(round(g / b) for g, b in zip(grid[ok], v[ok]))
+    return int(est[len(est) // 2])
+
+
+def identify(timeline: Any) -> DeviceSpec | None:
+    """The spec of the GPU a Timeline ran on (the device with the most kernel time), or None when unknown.
+
+    Falls back, when the trace records no device at all, to the SM count implied by Kineto's per-kernel
+    ``blocks per SM`` (NVIDIA only; the note says so).
+    """
+    rec = _main_device(timeline)
+    if rec is not None:
+        return identify_device(rec)
+    sms = inferred_num_sms(timeline)
+    if sms is None:
+        return None
+    cands = [s for s in SPECS if s.vendor == "nvidia" and s.num_sms == sms]
+    if not cands:
+        return None
+    note = f"no device recorded; {sms} SMs inferred from Kineto's 'blocks per SM'"
+    if len(cands) > 1:
+        note += "; also matches " + ", ".join(s.name for s in cands[1:]) + " (first taken)"
+    return cands[0].with_note(note)
+
+
+__all__ = ["PRECISIONS", "SPECS", "ArchLimits", "DeviceSpec", "Figure", "get_spec", "identify", "identify_device",
+           "inferred_num_sms", "limits_for", "limits_of_record", "load_spec", "main_device", "spec_from_dict"]

@@ -1,0 +1,68 @@
+"""AMD Instinct GPUs as data (see :mod:`gpulens.devices.spec` for units and the figure format). Source keys are
+those of ``shared/reference/gpu-facts.md`` §S: ROCM (ROCm gpu-arch-specs / mi100, mi250, mi300 pages; peak =
+FLOP/clock/CU × CUs × clock), ROCM-7.13 (MI355X row), STAS, TL-ARCH. "vector" = VALU, "matrix" = MFMA; dense.
+
+An MI250X is two GCDs and the runtime shows each as one device of 110 CUs, so its entry is **one GCD**: half the
+package's peaks and bandwidth. An MI250 GCD (104 CUs, 1700 MHz) has the MI210's per-device figures.
+"""
+
+U = "uncertain"
+
+GPUS = [
+    {"name": "AMD Instinct MI100", "gfx_arch": "gfx908", "num_sms": 120, "memory_gb": 32,
+     "match": [r"MI100"],
+     "figures": {"clock_mhz": [1502, "ROCM"], "memory_bandwidth": [1228.8, "ROCM"], "l2": [8, "ROCM"],
+                 "vector.fp64": [11.5, "ROCM"], "vector.fp32": [23.1, "ROCM"], "matrix.fp32": [46.1, "ROCM"],
+                 "matrix.bf16": [92.3, "ROCM"], "matrix.fp16": [184.6, "ROCM"], "matrix.int8": [184.6, "ROCM", U]}},
+    {"name": "AMD Instinct MI210", "gfx_arch": "gfx90a", "num_sms": 104, "memory_gb": 64,
+     "match": [r"MI210"],
+     "figures": {"clock_mhz": [1700, "ROCM"], "memory_bandwidth": [1638.4, "ROCM"], "l2": [8, "ROCM"],
+                 "vector.fp64": [22.6, "ROCM"], "matrix.fp64": [45.3, "ROCM"], "vector.fp32": [22.6, "PT-DI"],
+                 "matrix.fp32": [45.3, "ROCM"], "matrix.bf16": [181, "ROCM"], "matrix.fp16": [181, "ROCM"],
+                 "matrix.int8": [181, "ROCM"]}},
+    {"name": "AMD Instinct MI250X (one GCD)", "gfx_arch": "gfx90a", "num_sms": 110, "memory_gb": 64,
+     "match": [r"MI250X"],
+     "figures": {"clock_mhz": [1700, "ROCM"], "memory_bandwidth": [1638.4, "ROCM (3277 GB/s per package, halved)"],
+                 "l2": [8, "ROCM (per GCD)"],
+                 "vector.fp64": [23.95, "ROCM (47.9 per package, halved)"],
+                 "matrix.fp64": [47.85, "ROCM (95.7 per package, halved)"],
+                 "vector.fp32": [23.95, "ROCM (47.9 per package, halved)"],
+                 "matrix.fp32": [47.85, "ROCM (95.7 per package, halved)"],
+                 "matrix.bf16": [191.5, "ROCM (383 per package, halved)"],
+                 "matrix.fp16": [191.5, "ROCM (383 per package, halved)"],
+                 "matrix.int8": [191.5, "ROCM (383 per package, halved)"]}},
+    {"name": "AMD Instinct MI300X", "gfx_arch": "gfx942", "num_sms": 304, "memory_gb": 192,
+     "match": [r"MI300X"],
+     "figures": {"clock_mhz": [2100, "ROCM"], "memory_bandwidth": [5300, "ROCM"], "l2": [32, "ROCM (4 MB per XCD)"],
+                 "vector.fp64": [81.7, "ROCM"], "matrix.fp64": [163.4, "ROCM"],
+                 "vector.fp32": [81.7, "ROCM (derived: 128 FLOP/clk/CU)"], "matrix.fp32": [163.4, "ROCM"],
+                 "matrix.tf32": [653.7, "ROCM"], "matrix.bf16": [1307.4, "ROCM"], "matrix.fp16": [1307.4, "ROCM"],
+                 "matrix.fp8": [2614.9, "ROCM"], "matrix.int8": [2614.9, "ROCM"]}},
+    {"name": "AMD Instinct MI325X", "gfx_arch": "gfx942", "num_sms": 304, "memory_gb": 256,
+     "match": [r"MI325X"],
+     "figures": {"clock_mhz": [2100, "STAS"], "memory_bandwidth": [6000, "STAS, TL-ARCH"], "l2": [32, "ROCM"],
+                 "vector.fp64": [81.7, "ROCM"], "matrix.fp64": [163.4, "ROCM"],
+                 "vector.fp32": [81.7, "ROCM (derived)"], "matrix.fp32": [163.4, "ROCM"],
+                 "matrix.tf32": [653.7, "ROCM"], "matrix.bf16": [1307.4, "ROCM"], "matrix.fp16": [1307.4, "ROCM"],
+                 "matrix.fp8": [2614.9, "ROCM"], "matrix.int8": [2614.9, "ROCM"]}},
+    {"name": "AMD Instinct MI350X", "gfx_arch": "gfx950", "num_sms": 256, "memory_gb": 288,
+     "match": [r"MI350X"],
+     "figures": {"clock_mhz": [2200, "AMD MI350X product page (not in gpu-facts)", U],
+                 "memory_bandwidth": [8000, "STAS (as MI355X)"], "l2": [32, "ROCM-7.13"],
+                 "vector.fp64": [72.1, "derived: MI355X per-CU rate at 2200 MHz", U],
+                 "matrix.fp64": [72.1, "derived: MI355X per-CU rate at 2200 MHz", U],
+                 "vector.fp32": [72.1, "derived: MI355X per-CU rate at 2200 MHz", U],
+                 "matrix.fp32": [144.2, "derived: MI355X per-CU rate at 2200 MHz", U],
+                 "matrix.bf16": [2306.9, "derived: 4096 FLOP/clk/CU at 2200 MHz", U],
+                 "matrix.fp16": [2306.9, "derived: 4096 FLOP/clk/CU at 2200 MHz", U],
+                 "matrix.fp8": [4613.7, "derived: 8192 FLOP/clk/CU at 2200 MHz", U],
+                 "matrix.int8": [4613.7, "derived: 8192 OP/clk/CU at 2200 MHz", U]}},
+    {"name": "AMD Instinct MI355X", "gfx_arch": "gfx950", "num_sms": 256, "memory_gb": 288,
+     "match": [r"MI355X"],
+     "figures": {"clock_mhz": [2400, "ROCM-7.13"], "memory_bandwidth": [8000, "STAS"], "l2": [32, "ROCM-7.13"],
+                 "vector.fp64": [78.6, "ROCM-7.13", U], "matrix.fp64": [78.6, "ROCM-7.13", U],
+                 "vector.fp32": [78.6, "ROCM-7.13 (derived)"], "matrix.fp32": [157.3, "ROCM-7.13"],
+                 "matrix.bf16": [2516.6, "ROCM-7.13 (derived; ~2.5 PF)"],
+                 "matrix.fp16": [2516.6, "ROCM-7.13 (derived; ~2.5 PF)"],
+                 "matrix.fp8": [5033.2, "ROCM-7.13 (~5 PF)", U], "matrix.int8": [5033.2, "ROCM-7.13 (~5 POPS)", U]}},
+]

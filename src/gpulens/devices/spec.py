@@ -1,0 +1,276 @@
+"""DeviceSpec: one GPU's peak figures (each with its source) and its architecture's occupancy limits.
+
+Figures are written in the data files (:mod:`gpulens.devices.nvidia`, :mod:`gpulens.devices.amd`, or a user's
+JSON/TOML file) in datasheet units and converted here to base units:
+
+=====================  ===================  =====================
+file key               unit in the file     DeviceSpec unit
+=====================  ===================  =====================
+``clock_mhz``          MHz                  MHz
+``memory_bandwidth``   GB/s (10^9 B/s)      bytes/s
+``l2``                 MiB (2^20 B)         bytes
+``vector.<prec>``      TFLOPS (10^12)       FLOP/s
+``matrix.<prec>``      TFLOPS / TOPS        FLOP/s (OP/s for int8)
+=====================  ===================  =====================
+
+Precisions: ``fp64, fp32, tf32, bf16, fp16, fp8, int8``. ``vector`` = SIMT/VALU units, ``matrix`` = tensor cores /
+MFMA. Every peak is **dense** (no 2:4 sparsity). A figure is ``[value, source]`` or ``[value, source, "uncertain"]``
+or a dict ``{"value", "source", "uncertain"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+from gpulens.devices.arch import ArchLimits, limits_for
+from gpulens.errors import TraceFormatError
+
+PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8")
+_SCALE = {"clock_mhz": 1.0, "memory_bandwidth": 1e9, "l2": 2**20}
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One hardware figure with where it came from.
+
+    Attributes:
+        value: in the DeviceSpec unit (FLOP/s, bytes/s, bytes, MHz).
+        source: citation key or URL (see ``shared/reference/gpu-facts.md`` §S), or ``"user"``.
+        uncertain: True when the sources conflict or the figure is derived/inferred.
+    """
+
+    value: float
+    source: str
+    uncertain: bool = False
+
+
+@dataclass(frozen=True)
+class DeviceSpec:
+    """Peak figures of one GPU as the runtime sees it (one GCD of a dual-die MI250X is one device).
+
+    Attributes:
+        name: canonical name (``"NVIDIA H100 SXM"``).
+        vendor: ``"nvidia"`` or ``"amd"``.
+        compute_capability: ``"9.0"`` (NVIDIA) or None.
+        gfx_arch: ``"gfx942"`` (AMD) or None.
+        num_sms: SMs (NVIDIA) or CUs (AMD) per device.
+        memory_bytes: device memory size (used to tell variants apart), or None.
+        figures: ``clock_mhz``, ``memory_bandwidth`` (bytes/s), ``l2`` (bytes), ``vector.<prec>`` and
+            ``matrix.<prec>`` (FLOP/s), each a :class:`Figure`.
+        match: regular expressions (case-insensitive) matched against the recorded device name.
+        origin: ``"builtin"`` or the path of the user's spec file.
+        note: how the spec was chosen for a trace (set by :func:`gpulens.devices.identify`).
+    """
+
+    name: str
+    vendor: str
+    compute_capability: str | None
+    gfx_arch: str | None
+    num_sms: int
+    memory_bytes: int | None = None
+    figures: Mapping[str, Figure] = field(default_factory=dict)
+    match: tuple[str, ...] = ()
+    origin: str = "builtin"
+    note: str = ""
+
+    @property
+    def arch(self) -> str:
+        """``"sm_90"`` or ``"gfx942"``."""
+        if self.gfx_arch:
+            return self.gfx_arch
+        return "sm_" + (self.compute_capability or "?").replace(".", "")
+
+    @property
+    def limits(self) -> ArchLimits | None:
+        """Occupancy limits of the architecture (None for an architecture without a table)."""
+        return limits_for(self.compute_capability, self.gfx_arch)
+
+    @property
+    def memory_bandwidth(self) -> float | None:
+        """Peak DRAM/HBM bandwidth [bytes/s]."""
+        f = self.figures.get("memory_bandwidth")
+        return f.value if f else None
+
+    def peak_flops(self, precision: str, matrix: bool = True) -> tuple[float, str] | None:
+        """The applicable compute roof for ``precision``.
+
+        Args:
+            precision: one of :data:`PRECISIONS`.
+            matrix: prefer the tensor/MFMA unit (GEMM, conv, attention); False for elementwise/reduction work.
+
+        Returns:
+            ``(FLOP/s, key)`` where key names the figure used (``"matrix.bf16"``); falls back from matrix to vector
+            and from a 16-bit vector figure to ``vector.fp32``; None when the spec has no such figure.
+        """
+        order = [f"matrix.{precision}", f"vector.{precision}"] if matrix else [f"vector.{precision}"]
+        if precision in ("bf16", "fp16", "tf32"):
+            order.append("vector.fp32")
+        for k in order:
+            f = self.figures.get(k)
+            if f is not None:
+                return f.value, k
+        return None
+
+    def uncertain_figures(self) -> list[str]:
+        """Keys of figures marked uncertain."""
+        return sorted(k for k, f in self.figures.items() if f.uncertain)
+
+    def with_note(self, note: str) -> "DeviceSpec":
+        """A copy with ``note`` set."""
+        return replace(self, note=note)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe summary (figures in base units, with sources)."""
+        return {"name": self.name, "vendor": self.vendor, "arch": self.arch, "num_sms": self.num_sms,
+                "compute_capability": self.compute_capability, "gfx_arch": self.gfx_arch,
+                "memory_bytes": self.memory_bytes, "origin": self.origin, "note": self.note,
+                "figures": {k: {"value": f.value, "source": f.source, "uncertain": f.uncertain}
+                            for k, f in sorted(self.figures.items())}}
+
+
+def _figure(key: str, raw: Any, where: str) -> Figure:
+    if isinstance(raw, Mapping):
+        value, source, unc = raw.get("value"), raw.get("source", "user"), bool(raw.get("uncertain", False))
+    elif isinstance(raw, (list, tuple)) and raw:
+        value = raw[0]
+        source = str(raw[1]) if len(raw) > 1 else "user"
+        unc = len(raw) > 2 and str(raw[2]).lower() in ("uncertain", "true", "1")
+    else:
+        value, source, unc = raw, "user", False
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise ValueError(f"{where}: figure {key!r} must be a non-negative number, got {value!r}")
+    scale = _SCALE.get(key, 1e12 if re.fullmatch(r"(vector|matrix)\.\w+", key) else None)
+    if scale is None:
+        raise ValueError(f"{where}: unknown figure {key!r} (known: clock_mhz, memory_bandwidth, l2, "
+                         f"vector.<precision>, matrix.<precision>)")
+    prec = key.split(".", 1)[1] if "." in key else None
+    if prec is not None and prec not in PRECISIONS:
+        raise ValueError(f"{where}: unknown precision {prec!r} in {key!r} (known: {', '.join(PRECISIONS)})")
+    return Figure(float(value) * scale, source, unc)
+
+
+def spec_from_dict(d: Mapping[str, Any], origin: str = "builtin") -> DeviceSpec:
+    """Build a DeviceSpec from a data-file entry (units as in the module docstring).
+
+    Keys: ``name`` (required), ``vendor``, ``compute_capability`` or ``gfx_arch``, ``num_sms`` (required),
+    ``memory_gb``, ``match`` (list of regexes), ``figures`` (key → figure).
+
+    Raises:
+        ValueError: a required key is missing or a figure is malformed.
+    """
+    where = f"{origin}: {d.get('name', '?')}"
+    for req in ("name", "num_sms"):
+        if req not in d:
+            raise ValueError(f"{where}: missing {req!r}")
+    cc, gfx = d.get("compute_capability"), d.get("gfx_arch")
+    if cc is None and gfx is None:
+        raise ValueError(f"{where}: give compute_capability (NVIDIA) or gfx_arch (AMD)")
+    figs = {k: _figure(k, v, where) for k, v in dict(d.get("figures", {})).items()}
+    mem = d.get("memory_gb")
+    return DeviceSpec(
+        name=str(d["name"]), vendor=str(d.get("vendor") or ("amd" if gfx else "nvidia")),
+        compute_capability=str(cc) if cc is not None else None, gfx_arch=str(gfx) if gfx else None,
+        num_sms=int(d["num_sms"]), memory_bytes=int(float(mem) * 2**30) if mem else None, figures=figs,
+        match=tuple(d.get("match", ())) or (re.escape(str(d["name"])),), origin=origin)
+
+
+def load_spec(path: str | Path) -> DeviceSpec:
+    """Read a user's device spec file (JSON, or TOML on Python ≥ 3.11) with the keys of :func:`spec_from_dict`.
+
+    A ``base`` key names a built-in spec to start from (e.g. ``"NVIDIA H100 SXM"``); the file's figures then
+    override or add to the built-in ones (e.g. measured peaks).
+
+    Raises:
+        TraceFormatError: the file cannot be read or is not a valid spec (one-line reason).
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise TraceFormatError(p, f"cannot read device spec ({exc.strerror or exc})") from None
+    try:
+        if p.suffix.lower() == ".toml":
+            import tomllib
+
+            d = tomllib.loads(text)
+        else:
+            d = json.loads(text)
+    except (ValueError, ImportError) as exc:
+        raise TraceFormatError(p, f"not a valid device spec file ({str(exc).splitlines()[0]})") from None
+    if not isinstance(d, dict):
+        raise TraceFormatError(p, "a device spec must be a JSON/TOML object")
+    try:
+        if "base" in d:
+            from gpulens.devices import get_spec
+
+            base = get_spec(str(d["base"]))
+            if base is None:
+                raise ValueError(f"unknown base device {d['base']!r}")
+            merged = base.to_dict()
+            figs = {k: {"value": v["value"] / _unit_scale(k), "source": v["source"], "uncertain": v["uncertain"]}
+                    for k, v in merged["figures"].items()}
+            figs.update(d.get("figures", {}))
+            mem = base.memory_bytes / 2**30 if base.memory_bytes else None
+            d = {"name": base.name, "compute_capability": base.compute_capability, "gfx_arch": base.gfx_arch,
+                 "num_sms": base.num_sms, "memory_gb": mem, "vendor": base.vendor, "match": list(base.match),
+                 **{k: v for k, v in d.items() if k != "base"}, "figures": figs}
+        return spec_from_dict(d, origin=str(p))
+    except (ValueError, TypeError) as exc:
+        raise TraceFormatError(p, str(exc).replace(f"{p}: ", "")) from None
+
+
+def _unit_scale(key: str) -> float:
+    return _SCALE.get(key, 1e12)
+
+
+#: rocprof-compute ``roofline.csv`` column → figure key (values in GB/s and GFLOP/s).
+MEASURED_COLUMNS = {"HBMBw": "memory_bandwidth", "FP32Flops": "vector.fp32", "FP64Flops": "vector.fp64",
+                    "MFMAF16Flops": "matrix.fp16", "MFMABF16Flops": "matrix.bf16", "MFMAF32Flops": "matrix.fp32",
+                    "MFMAF64Flops": "matrix.fp64", "MFMAI8Ops": "matrix.int8"}
+
+
+def measured_roofs(table: Any, device: int = 0) -> dict[str, float]:
+    """rocprof-compute's measured roofs for one device, by the tool's names (``HBMBw``, ``L2Bw``, ``L1Bw``,
+    ``FP32Flops``, ``MFMABF16Flops``...), in base units (bytes/s, FLOP/s).
+
+    Args:
+        table: ``roofline.csv`` as read (wide, GB/s and GFLOP/s) or the collector's long ``empirical_roofs``
+            table (``device``, ``roof``, ``value`` in base units); None or empty gives ``{}``.
+        device: the ``device`` to use, else the first device listed.
+    """
+    if table is None or not len(table):
+        return {}
+    devs = table["device"] if "device" in table else None
+    if devs is not None and not (devs == device).any():
+        device = devs.iloc[0]
+    rows = table[devs == device] if devs is not None else table
+    if "roof" in rows and "value" in rows:  # long form, base units
+        return {str(r): float(v) for r, v in zip(rows["roof"], rows["value"]) if v == v}
+    return {c: float(rows[c].iloc[0]) * 1e9 for c in rows.columns
+            if c != "device" and not c.lower().endswith(("low", "high")) and rows[c].iloc[0] == rows[c].iloc[0]}
+
+
+def apply_measured_peaks(spec: DeviceSpec, table: Any, device: int = 0) -> DeviceSpec:
+    """A copy of ``spec`` whose peaks are replaced by those rocprof-compute measured (its ``roofline.csv``).
+
+    Args:
+        spec: the datasheet spec.
+        table, device: as for :func:`measured_roofs`.
+
+    Returns:
+        The spec with measured figures (source ``"rocprof-compute roofline.csv (measured)"``); unchanged when the
+        table gives none.
+    """
+    measured = measured_roofs(table, device)
+    figs = dict(spec.figures)
+    for col, key in MEASURED_COLUMNS.items():
+        v = measured.get(col)
+        if v is not None and v > 0:
+            figs[key] = Figure(v, "rocprof-compute roofline.csv (measured)")
+    if figs == dict(spec.figures):
+        return spec
+    return replace(spec, figures=figs, note=(spec.note + "; " if spec.note else "") + "measured peaks")

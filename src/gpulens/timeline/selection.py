@@ -1,0 +1,200 @@
+"""Selecting part of a trace at load time: profiler steps, a time window, ranks.
+
+``--steps 3:5``, ``--window 10ms:20ms`` and ``--ranks 0-7`` on ``gpulens analyze`` become one :class:`Selection`.
+Collectors that can (Kineto) apply it to their columns before any DataFrame is built, and skip whole rank files
+without reading them; :meth:`Selection.apply` filters an already built Timeline the same way (cached loads, other
+collectors).
+
+Rules (all inclusive of the bounds named, half-open in time):
+
+* **steps** ``A:B`` — the host annotations named ``ProfilerStep#N`` with ``A ≤ N ≤ B`` define time intervals; an event
+  is kept when it *starts* inside one of them (host and GPU-side ``ProfilerStep`` annotations both count). GPU work
+  (kernels, collectives, copies, sets) is kept when the runtime call that launched it (same ``correlation_id``) is
+  kept, wherever it ran on the GPU timeline (GPU work lags its launch); GPU work without a correlation id is kept
+  when it starts inside a step.
+  ``A:`` and ``:B`` leave a side open; ``N`` alone is ``N:N``.
+* **window** ``START:END`` — an event is kept when it starts in ``[first + START, first + END)`` where ``first`` is the
+  earliest event start of the rank's trace. Units ``ns`` (default), ``us``, ``ms``, ``s``.
+* **ranks** ``0-3,8`` — only these ranks' files are read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gpulens.errors import GpulensError
+
+_UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+_STEP = re.compile(r"ProfilerStep#(\d+)$")
+
+
+def _parse_time(text: str) -> int | None:
+    t = text.strip()
+    if not t:
+        return None
+    m = re.fullmatch(r"([0-9.eE+-]+)\s*(ns|us|µs|ms|s)?", t)
+    if not m:
+        raise GpulensError(f"--window: cannot read time {text!r} (use ns, or a unit: 1500us, 12.5ms, 2s)")
+    return int(round(float(m.group(1)) * _UNITS[m.group(2) or "ns"]))
+
+
+def parse_range(text: str, what: str) -> tuple[int | None, int | None]:
+    """``"3:5"`` → (3, 5); ``"3"`` → (3, 3); ``"3:"`` → (3, None); ``":5"`` → (None, 5).
+
+    Raises:
+        GpulensError: not two integers around a colon.
+    """
+    parts = text.split(":")
+    try:
+        if len(parts) == 1:
+            v = int(parts[0])
+            return v, v
+        if len(parts) == 2:
+            return (int(parts[0]) if parts[0].strip() else None, int(parts[1]) if parts[1].strip() else None)
+    except ValueError:
+        pass
+    raise GpulensError(f"{what}: cannot read {text!r} (expected A:B, A:, :B or N)")
+
+
+def parse_ranks(text: str) -> frozenset[int]:
+    """``"0-3,8"`` → {0, 1, 2, 3, 8}.
+
+    Raises:
+        GpulensError: a part is not N or A-B.
+    """
+    out: set[int] = set()
+    for part in text.split(","):
+        part = part.strip()
+        m = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
+        if not m:
+            raise GpulensError(f"--ranks: cannot read {part!r} (expected e.g. 0-7 or 0,2,5)")
+        lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+        out.update(range(min(lo, hi), max(lo, hi) + 1))
+    return frozenset(out)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What part of each trace to keep (see module docstring). Empty = everything."""
+
+    steps: tuple[int | None, int | None] | None = None
+    window_ns: tuple[int | None, int | None] | None = None
+    ranks: frozenset[int] | None = None
+
+    @classmethod
+    def parse(cls, steps: str | None = None, window: str | None = None, ranks: str | None = None) -> "Selection":
+        """Build from the command-line texts (None = not given).
+
+        Raises:
+            GpulensError: a text cannot be read.
+        """
+        win = None
+        if window:
+            parts = window.split(":")
+            if len(parts) != 2:
+                raise GpulensError(f"--window: cannot read {window!r} (expected START:END)")
+            win = (_parse_time(parts[0]), _parse_time(parts[1]))
+        return cls(parse_range(steps, "--steps") if steps else None, win, parse_ranks(ranks) if ranks else None)
+
+    @property
+    def active(self) -> bool:
+        """True when anything is filtered out of a trace's events (ranks alone filter whole files)."""
+        return self.steps is not None or self.window_ns is not None
+
+    def wants_rank(self, rank: int) -> bool:
+        """True when ``rank`` is selected."""
+        return self.ranks is None or rank in self.ranks
+
+    def describe(self) -> str:
+        """Short text for warnings and metadata (``steps 3:5, window 0:1000000 ns``)."""
+        out = []
+        if self.steps is not None:
+            out.append("steps %s:%s" % tuple("" if v is None else v for v in self.steps))
+        if self.window_ns is not None:
+            out.append("window %s:%s ns" % tuple("" if v is None else v for v in self.window_ns))
+        if self.ranks is not None:
+            out.append("ranks " + ",".join(map(str, sorted(self.ranks))))
+        return ", ".join(out)
+
+    def keep_mask(self, start: np.ndarray, dur: np.ndarray, kind: np.ndarray, name: np.ndarray,
+                  corr: np.ndarray, corr_ok: np.ndarray, rank: int) -> np.ndarray:
+        """Boolean mask of rows to keep, from column arrays of one rank (start/dur ns, kind and name strings,
+        correlation ids with their validity)."""
+        n = len(start)
+        keep = np.ones(n, dtype=bool)
+        if not self.wants_rank(rank):
+            return np.zeros(n, dtype=bool)
+        if self.window_ns is not None and n:
+            first = int(start.min())
+            lo, hi = self.window_ns
+            if lo is not None:
+                keep &= start >= first + lo
+            if hi is not None:
+                keep &= start < first + hi
+        if self.steps is not None:
+            lo, hi = self.steps
+            intervals = []
+            for i in np.flatnonzero(kind == "annotation"):
+                m = _STEP.match(str(name[i]))
+                if not m:
+                    continue
+                k = int(m.group(1))
+                if (lo is None or k >= lo) and (hi is None or k <= hi):
+                    intervals.append((int(start[i]), int(start[i] + dur[i])))
+            in_step = np.zeros(n, dtype=bool)
+            for a, b in _merge(intervals):
+                in_step |= (start >= a) & (start < b)
+            gpu = np.isin(kind, ("kernel", "comm", "memcpy", "memset"))
+            launched = np.isin(corr, corr[in_step & ~gpu & corr_ok]) & corr_ok
+            keep &= np.where(gpu, np.where(corr_ok, launched, in_step), in_step)
+        return keep
+
+    def apply(self, timeline: Any) -> Any:
+        """A new Timeline with only the selected ranks, steps and window (events renumbered, counters follow)."""
+        from gpulens.timeline import Timeline, concat
+
+        ev = timeline.events
+        if not len(ev) or (not self.active and self.ranks is None):
+            return timeline
+        parts = []
+        for rank, g in ev.groupby("rank", sort=True):
+            corr = g["correlation_id"]
+            mask = self.keep_mask(g["start_ns"].to_numpy(), g["dur_ns"].to_numpy(),
+                                  g["kind"].astype(str).to_numpy(dtype=object),
+                                  g["name"].astype(str).to_numpy(dtype=object),
+                                  corr.fillna(0).to_numpy(dtype=np.int64), corr.notna().to_numpy(), int(rank))
+            kept = g[mask]
+            old_ids = kept["event_id"].to_numpy()
+            co = timeline.counters[timeline.counters["event_id"].isin(old_ids)].copy()
+            remap = {int(o): i for i, o in enumerate(old_ids)}
+            co["event_id"] = co["event_id"].map(remap).astype("int64")
+            sub = kept.copy().reset_index(drop=True)
+            sub["event_id"] = np.arange(len(sub), dtype="int64")
+            for c in sub.columns:
+                if isinstance(sub[c].dtype, pd.CategoricalDtype):
+                    sub[c] = sub[c].cat.remove_unused_categories()
+            par = sub["parent_id"]
+            sub["parent_id"] = par.map(lambda p: remap.get(int(p)) if p is not None and p == p else None) \
+                .astype("Int64") if par.notna().any() else par
+            rej = timeline.rejected[timeline.rejected["rank"] == rank]
+            parts.append(Timeline(sub, co.reset_index(drop=True), rej.reset_index(drop=True), timeline.meta))
+        if not parts:
+            return timeline
+        out = concat(parts) if len(parts) > 1 else parts[0]
+        out.meta = timeline.meta
+        return out
+
+
+def _merge(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(intervals):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out

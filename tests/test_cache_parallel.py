@@ -1,0 +1,127 @@
+"""The Timeline cache, parallel loading of rank directories (process pool and Dask), and their CLI."""
+
+import os
+import shutil
+
+import pandas as pd
+import pytest
+
+import gpulens
+from gpulens import cache
+from gpulens.cli import main
+from gpulens.collectors import collect
+from gpulens.collectors._parallel import default_workers, file_rank
+from tests.conftest import KINETO
+
+MULTI = KINETO / "multirank"
+
+
+def same(a, b):
+    for t in ("events", "counters", "rejected"):
+        pd.testing.assert_frame_equal(getattr(a, t), getattr(b, t))
+    assert a.meta.to_dict() == b.meta.to_dict()
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    d = tmp_path / "cache"
+    monkeypatch.setenv("GPULENS_CACHE_DIR", str(d))
+    monkeypatch.setenv("GPULENS_CACHE_MIN_BYTES", "0")
+    return d
+
+
+def test_cache_roundtrip_and_key(cache_dir, tmp_path):
+    src = tmp_path / "in" / "t.json.gz"
+    src.parent.mkdir()
+    shutil.copy(KINETO / "hta_alexnet_a100.json.gz", src)
+    before = sorted(os.listdir(src.parent))
+    first = collect(src, cache=True)
+    assert cache.info().entries == 1
+    assert sorted(os.listdir(src.parent)) == before  # nothing written beside the user's file
+    entry = cache.entry_path(src, "kineto")
+    assert entry.parent == cache_dir and (entry / "events.0.values.npy").is_file()
+    second = collect(src, cache=True)
+    same(first, second)
+    # a rewrite (new mtime) is a new key: the old entry is not used for the new content
+    os.utime(src, ns=(1, 1))
+    assert cache.entry_path(src, "kineto") != entry
+    collect(src, cache=True)
+    assert cache.info().entries == 2
+    assert cache.clear() == 2 and cache.info().entries == 0
+
+
+def test_cache_applies_selection_after_a_full_cached_load(cache_dir):
+    full = collect(MULTI / "sampled_rank-0.json.gz", cache=True)
+    assert cache.info().entries == 1
+    sel = gpulens.timeline.selection.Selection.parse(window="0:1ms")
+    cached = collect(MULTI / "sampled_rank-0.json.gz", cache=True, select=sel)
+    direct = collect(MULTI / "sampled_rank-0.json.gz", select=sel)
+    assert 0 < len(direct.events) < len(full.events)
+    pd.testing.assert_frame_equal(cached.events, direct.events)
+
+
+def test_small_files_are_not_cached_by_default(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPULENS_CACHE_DIR", str(tmp_path / "c"))
+    monkeypatch.delenv("GPULENS_CACHE_MIN_BYTES", raising=False)
+    collect(KINETO / "hta_alexnet_a100.json.gz", cache=True)
+    assert cache.info().entries == 0
+
+
+def test_cache_folder_follows_xdg(monkeypatch, tmp_path):
+    monkeypatch.delenv("GPULENS_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert cache.cache_dir() == tmp_path / "gpulens"
+
+
+def test_process_pool_matches_single_process():
+    same(collect(MULTI, workers=2), collect(MULTI, workers=1))
+
+
+def test_workers_are_bounded_by_files_and_cores():
+    files = sorted(MULTI.iterdir())
+    assert file_rank(files[0]) == 0 and file_rank(files[1]) == 1
+    w = default_workers(files)
+    assert 1 <= w <= min(len(files), os.cpu_count() or 1)
+    assert default_workers(files[:1]) == 1
+
+
+def test_dask_local_cluster_matches_single_process():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, processes=False, dashboard_address=None) as cl, \
+            distributed.Client(cl) as client:
+        on_dask = gpulens.analyze([MULTI], scheduler=client).sources[0]
+    local = gpulens.analyze([MULTI], workers=1).sources[0]
+    same(on_dask.timeline, local.timeline)
+    assert on_dask.summary == local.summary
+    for name, res in local.results.items():
+        pd.testing.assert_frame_equal(on_dask.results[name].table, res.table)
+        assert on_dask.results[name].summary == res.summary
+    # the facts of SOURCES.md hold on the Dask result too
+    k = on_dask.timeline.of_kind("kernel", "comm").groupby("rank")["dur_ns"].sum()
+    assert k.loc[0] == 606_519_000 and k.loc[1] == 651_026_000
+
+
+def test_cli_cache_commands_and_no_cache(cache_dir, tmp_path, capsys):
+    trace = KINETO / "hta_alexnet_a100.json.gz"
+    assert main(["analyze", "-q", "--no-cache", str(trace)]) == 0
+    assert cache.info().entries == 0
+    assert main(["analyze", "-q", str(trace)]) == 0
+    assert cache.info().entries == 1
+    assert main(["cache", "info"]) == 0
+    assert "entries: 1" in capsys.readouterr().out
+    assert main(["cache", "clear"]) == 0
+    assert "removed 1 cache entry" in capsys.readouterr().out
+    assert cache.info().entries == 0
+
+
+def test_cli_selection_options(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert main(["analyze", "-q", "--no-cache", "--ranks", "1", str(MULTI), "--json", str(out)]) == 0
+    import json
+
+    doc = json.loads(out.read_text())
+    assert doc["sources"][0]["summary"]["ranks"] == [1]
+    assert doc["sources"][0]["summary"]["kernel_count"] == 1104
+    assert main(["analyze", "-q", "--steps", "x", str(MULTI)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--steps" in err

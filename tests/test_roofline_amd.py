@@ -1,0 +1,62 @@
+"""Roofline and occupancy through the real AMD collectors (rocprof v1, rocprofiler-compute), checked against the
+files' own numbers read here with the csv module."""
+
+import csv
+
+import pytest
+
+import gpulens
+from tests.conftest import DATA
+
+OMNI = DATA / "omniperf" / "vcopy_MI200"
+GUNROCK = DATA / "rocprof" / "v1_gunrock_mi300x"
+
+
+def _pmc_rows():
+    return list(csv.DictReader(open(OMNI / "pmc_perf.csv", encoding="utf-8")))
+
+
+def test_vcopy_mi200_roofline_from_counters_and_measured_roofs():
+    src = gpulens.analyze([OMNI]).sources[0]
+    assert src.device.name == "AMD Instinct MI210" and "gfx90a with 104 CUs" in src.device.note
+    r = src.results["roofline"]
+    row = r.table.iloc[0]
+    rows = _pmc_rows()
+    f = lambda d, k: float(d[k])  # noqa: E731
+    # HBM bytes (rocprof-compute MI200 formula) summed over the 3 dispatches of pmc_perf.csv
+    hbm = sum(32 * f(d, "TCC_EA_RDREQ_32B_sum") + 64 * (f(d, "TCC_EA_RDREQ_sum") - f(d, "TCC_EA_RDREQ_32B_sum"))
+              + 64 * f(d, "TCC_EA_WRREQ_64B_sum") + 32 * (f(d, "TCC_EA_WRREQ_sum") - f(d, "TCC_EA_WRREQ_64B_sum"))
+              for d in rows)
+    assert row["calls"] == 3 and row["time_ns"] == 20480 + 16320 + 15520  # timestamps.csv (SOURCES.md)
+    assert row["bytes"] == pytest.approx(hbm) and row["flops"] == 0 and row["flops_source"] == "counters"
+    # measured HBM roof of roofline.csv device 0 (1388.9302 GB/s), not the 1638.4 GB/s datasheet
+    assert row["peak_bytes_per_s"] == pytest.approx(1388.9302e9)
+    assert row["bound"] == "memory"
+    assert row["roof_pct"] == pytest.approx(100 * hbm / 52320e-9 / 1388.9302e9)
+    (lv,) = r.summary["cache_levels"]
+    l2 = sum(64 * (f(d, "TCP_TCC_READ_REQ_sum") + f(d, "TCP_TCC_WRITE_REQ_sum")) for d in rows)
+    assert lv["l2_bytes"] == pytest.approx(l2) and lv["l2_peak_bytes_per_s"] == pytest.approx(5018.2891e9)
+
+
+def test_vcopy_mi200_occupancy_from_pmc_resources():
+    occ = gpulens.analyze([OMNI]).sources[0].results["occupancy"]
+    row = occ.table.iloc[0]
+    # Workgroup_Size 256 = 4 waves, Arch_VGPR 8: 8 waves/SIMD fit, 32 slots → 8 work-groups, 100 %, slot-bound
+    assert (row["block_size"], row["regs_per_thread"], row["smem_bytes"]) == (256, 8, 0)
+    assert row["active_blocks_per_sm"] == 8 and row["theoretical_occupancy_pct"] == 100.0
+    assert row["limiter"] == "warps"
+
+
+def test_gunrock_mi300x_occupancy_lds_bound_and_grid_capped():
+    src = gpulens.analyze([GUNROCK]).sources[0]
+    assert src.device.name == "AMD Instinct MI300X"  # "AMD Radeon Graphics", gfx942, 304 CUs
+    occ = src.results["occupancy"]
+    row = occ.table[occ.table["name"].str.contains("merge_path_kernel")].iloc[0]
+    rows = [d for d in csv.DictReader(open(GUNROCK / "results.csv")) if "merge_path_kernel" in d["KernelName"]]
+    assert {(d["wgr"], d["lds"], d["arch_vgpr"], d["accum_vgpr"]) for d in rows} == {("256", "11776", "12", "4")}
+    # LDS: roundup(11776, 512) = 11776 → ⌊65536 / 11776⌋ = 5 work-groups; VGPRs 12 + 4 = 16 → 32 waves/SIMD ≥ 8
+    assert row["active_blocks_per_sm"] == 5 and row["limiter"] == "shared_memory"
+    # per dispatch: min(5, grd/256/304 work-groups per CU) × 4 waves / 32 slots, weighted by DurationNs
+    num = sum(min(5, int(d["grd"]) / 256 / 304) * 4 / 32 * 100 * int(d["DurationNs"]) for d in rows)
+    den = sum(int(d["DurationNs"]) for d in rows)
+    assert row["theoretical_occupancy_pct"] == pytest.approx(num / den)
