@@ -167,6 +167,7 @@ def test_roofline_occupancy_and_verdict_pages_render(browser, tmp_path):
     import pandas as pd
 
     from gpulens.analyzers import AnalysisResult, Finding
+    from gpulens.reports import _html_analyses as A
     from tests.test_report_html import _roofline_table
 
     rep = gpulens.analyze([KINETO / "tracelens_h100_bert-small.json.gz"])
@@ -185,7 +186,9 @@ def test_roofline_occupancy_and_verdict_pages_render(browser, tmp_path):
     assert seen["roofline"]["charts"] == 1 and "ridge 295 FLOP/B (bf16)" in seen["roofline"]["svgtext"]
     assert "gemm <bf16>" in seen["roofline"]["text"]
     assert seen["occupancy"]["charts"] == 1 and "registers" in seen["occupancy"]["svgtext"]
-    assert seen["verdicts"]["charts"] == 1 and "memory latency" in seen["verdicts"]["svgtext"]
+    # one chart per stall/verdict result: the injected stalls table plus the bottlenecks and verdicts analyzers
+    assert seen["verdicts"]["charts"] == len(A.verdict_names(rep.sources[0])) >= 1
+    assert "memory latency" in seen["verdicts"]["svgtext"]
 
 
 NSYS_EXPORT = "tests/data/nvidia/fuser_h200_nsys2024.6_report1.sqlite"

@@ -74,6 +74,7 @@ class SourceReport:
             "memcpy_count": int((ev["kind"] == "memcpy").sum()),
             "memcpy_bytes": int(ev.loc[ev["kind"] == "memcpy", "bytes"].sum()),
             "flops": float(ev["flops"].sum()),
+            "verdict": self.results["verdicts"].summary.get("run_verdict") if "verdicts" in self.results else None,
         }
 
     def findings(self) -> list[Finding]:

@@ -110,7 +110,7 @@ class Breakdown(Analyzer):
                 "Between its first and last GPU event the device ran nothing most of the time: the host is not "
                 "keeping it fed (CPU-bound step, synchronisations, data loading) or kernels are tiny. Look at "
                 "the gaps on the timeline; CUDA/HIP graphs or larger batches reduce launch gaps.",
-                severity="warning", category="host-bound", time_at_stake_ns=tot["idle_ns"]))
+                severity="warning", category="gpu-idle", time_at_stake_ns=tot["idle_ns"]))
         if tot["exposed_comm_ns"] > 0.1 * max(tot["span_ns"], 1):
             findings.append(Finding(
                 f"Exposed communication: {tot['exposed_comm_ns'] / 1e6:.3f} ms not overlapped with compute",

@@ -71,10 +71,12 @@ def repair_stream_overruns(gpu: pd.DataFrame) -> pd.DataFrame:
     g["stream_id"] = g["stream_id"].fillna(-1)
     g = g.sort_values(["rank", "device_id", "stream_id", "start_ns"], kind="stable")
     end = (g["start_ns"] + g["dur_ns"]).to_numpy("int64")
-    nxt = g.groupby(["rank", "device_id", "stream_id"], sort=False, observed=True)["start_ns"].shift(-1)
+    # shift with an int64 sentinel: a NaN fill would turn epoch-scale ns (~1.7e18) into float64 and lose up to
+    # 256 ns per event
+    last = np.iinfo("int64").max
+    nxt = g.groupby(["rank", "device_id", "stream_id"], sort=False, observed=True)["start_ns"].shift(
+        -1, fill_value=last).to_numpy("int64")
     start = g["start_ns"].to_numpy("int64")
-    has_next = nxt.notna().to_numpy()
-    nxt = np.where(has_next, nxt.fillna(0).to_numpy(), end).astype("int64")
     eff_end = np.minimum(end, np.maximum(nxt, start))
     out = pd.DataFrame({"effective_ns": eff_end - start, "overrun_ns": end - eff_end}, index=g.index)
     return out.reindex(gpu.index)

@@ -69,6 +69,9 @@ def source_renderable(s: SourceReport, top: int = 10) -> Group:
                       fmt_ns(r.mean_ns), f"{100 * r.share:.1f} %")
         parts.append(t)
     parts += _roofline_parts(s, top)
+    from gpulens.reports.console_verdicts import verdict_renderables
+
+    parts += verdict_renderables(s)
     findings = s.findings()
     if findings:
         t = Table(title="Findings", title_justify="left", show_header=False)

@@ -112,15 +112,20 @@ def render(report: Report) -> str:
     out = [f"# gpulens report\n\n_{len(report.sources)} input(s) · gpulens {report.tool_version} · "
            f"{report.created}_"]
     used, left_out = len(out[0]), 0
-    for s in report.sources:
-        for sec in _source_sections(s, rows):
-            if not sec:
-                continue
-            if used + len(sec) + 2 > budget:
-                left_out += 1
-                continue
-            out.append(sec)
-            used += len(sec) + 2
+    per_source = [[sec for sec in _source_sections(s, rows) if sec] for s in report.sources]
+    keep: set[tuple[int, int]] = set()
+    # every input's headline first, then the other sections in order, while they fit
+    for pass_ in (0, 1):
+        for i, secs in enumerate(per_source):
+            for j, sec in enumerate(secs):
+                if (j == 0) != (pass_ == 0):
+                    continue
+                if used + len(sec) + 2 > budget:
+                    left_out += 1
+                    continue
+                keep.add((i, j))
+                used += len(sec) + 2
+    out += [sec for i, secs in enumerate(per_source) for j, sec in enumerate(secs) if (i, j) in keep]
     if left_out:
         out.append(f"_{left_out} section(s) left out to stay under {MAX_CHARS} characters; "
                    "see the HTML or JSON report._")

@@ -1,0 +1,295 @@
+"""Bottlenecks from the timeline alone: why each GPU sat idle, and what runs exposed (no counters needed).
+
+Per rank × device, GPU events are repaired (each stream serial), merged into busy segments, and every idle gap
+between two segments is attributed by looking at the GPU event that ends it and the runtime call that launched it
+(linked by correlation id, one-to-many for CUDA/HIP graph launches):
+
+* ``queued`` — the launch call had returned before the GPU went idle: work was already enqueued (cross-stream
+  dependency, event wait, device-side scheduling, gaps between the nodes of one graph replay). Neither host nor
+  launch overhead.
+* ``launch`` — the work was not enqueued yet, and either the launch call was already running when the GPU went idle
+  or the gap is at most ``launch_gap_ns`` (default 20 µs, the upper end of typical launch costs): launch overhead
+  between back-to-back kernels (HTA's "kernel wait").
+* ``host`` — the work was not enqueued and the host was doing something else for longer: the CPU is not feeding
+  the GPU (HTA's "host wait").
+* ``sync`` — the part of a host/launch/unattributed gap during which the rank's host was inside a synchronisation
+  call (``cuda|hip(Device|Stream|Event)Synchronize``, Kineto ``cuda_sync`` events).
+* ``unattributed`` — the launch call is unknown (no correlation) and the gap is longer than ``launch_gap_ns``, or
+  the rank has no launch call recorded at all (GPU-only traces).
+
+Skipped for counter-collection runs (ncu, rocprof-compute, rocprof ``pmc``, rocprofv3 counter collection): their
+kernels were serialised and replayed, so the gaps between them are not idle time.
+
+Per rank the table adds exposed communication / memcpy (from the ``breakdown`` analyzer), kernels shorter than
+their launch call (a graph launch counts once, against the sum of its kernels), and small-grid kernels (fewer
+blocks than SMs/CUs). ``verdict`` names the largest of host, launch, sync, exposed communication, exposed memcpy and
+unattributed idle when it reaches ``min_share`` of the span, else ``gpu-bound`` (queued idle is GPU-side waiting,
+not an overhead the host can remove). Rules follow gpu-facts §3.3 (HTA idle-time breakdown, TraceLens exposed
+comm/memcpy).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.analyzers.breakdown import Breakdown
+from gpulens.analyzers.intervals import merge, repair_stream_overruns
+from gpulens.analyzers.launches import LAUNCH_RE, link_gpu_to_launch
+from gpulens.timeline import Timeline
+
+SYNC_RE = re.compile(r"^(?:cuda|hip|cu)(?:Device|Stream|Event|Ctx)?Synchroni[sz]e")
+GAP_CLASSES = ("host", "launch", "sync", "queued", "unattributed")
+#: run/rank classes, in the order ties are broken
+RANK_CLASSES = {"idle_host_ns": "host-bound", "idle_launch_ns": "launch-bound", "idle_sync_ns": "sync-bound",
+                "exposed_comm_ns": "communication-bound", "exposed_memcpy_ns": "memcpy-bound",
+                "idle_unattributed_ns": "idle-unattributed"}
+
+COLUMNS = {
+    "rank": "distributed rank", "device_id": "GPU index",
+    "span_ns": "first → last GPU event [ns]", "busy_ns": "union of GPU events [ns]",
+    "computation_ns": "union of compute kernels [ns]", "idle_ns": "span − busy [ns]",
+    **{f"idle_{c}_ns": f"idle time attributed to {c} (see module docstring) [ns]" for c in GAP_CLASSES},
+    "exposed_comm_ns": "collective time not overlapped by compute [ns]",
+    "exposed_memcpy_ns": "copy time overlapped by no kernel or collective [ns]",
+    "launch_calls": "kernel launch calls linked to GPU work (a graph launch counts once)",
+    "short_launches": "launch calls whose GPU work (sum over a graph) is shorter than the call itself",
+    "short_kernel_ns": "GPU time of those launches [ns]",
+    "small_grid_kernels": "kernels with fewer blocks than SMs/CUs (<NA> when the SM count is unknown)",
+    "small_grid_ns": "their summed duration [ns]",
+    "num_sms": "SMs / CUs of the device (<NA> when unknown)",
+    "verdict": "largest overhead class ≥ min_share of span, else gpu-bound",
+}
+
+
+def device_sms(timeline: Timeline, device: Any, rank: int, device_id: int) -> int | None:
+    """SM/CU count: from the device spec when it has one, else from the trace's device record (None if unknown)."""
+    for attr in ("num_sms", "sm_count", "multiprocessor_count", "num_cus", "cu_count", "compute_units"):
+        v = getattr(device, attr, None) if device is not None else None
+        if isinstance(v, (int, np.integer)) and v > 0:
+            return int(v)
+    mine = [d for d in timeline.meta.devices if int(d.get("rank", 0) or 0) == rank]
+    exact = [d for d in mine if int(d.get("device_id", -1) if d.get("device_id") is not None else -1) == device_id]
+    # one GPU recorded for the rank but under another index (ROCm traces number devices by pid): use it
+    for d in exact or (mine if len({str(x.get("name")) for x in mine}) == 1 else []):
+        v = d.get("num_sms") or d.get("num_cus")
+        if v:
+            return int(v)
+    return None
+
+
+#: collectors whose kernels were serialised or replayed to read counters: their gaps are profiler artefacts
+REPLAY_COLLECTORS = frozenset({"ncu_csv", "ncu_rep", "omniperf"})
+
+
+def replayed_for_counters(timeline: Timeline) -> bool:
+    """True when every input was a counter-collection run (ncu, rocprof-compute, rocprof ``pmc``, rocprofv3
+    counter collection) or has synthetic start times: there is no real timeline to find idle time in."""
+    srcs = timeline.meta.sources
+    return bool(srcs) and all(
+        s.get("synthetic_start") or s.get("collector") in REPLAY_COLLECTORS or s.get("pmc")
+        or s.get("table") == "counter" for s in srcs)
+
+
+def sync_calls(timeline: Timeline) -> pd.DataFrame:
+    """Host synchronisation intervals: runtime calls named like ``*Synchronize`` and ``sync``-kind events."""
+    ev = timeline.events
+    rt = ev[ev["kind"] == "runtime"]
+    return pd.concat([rt[rt["name"].astype(str).str.contains(SYNC_RE)], ev[ev["kind"] == "sync"]])
+
+
+def covered_until(t: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """For each time in ``t``: length of the disjoint sorted segments (s, e) lying before it (ns)."""
+    t = np.asarray(t, dtype="int64")
+    if not s.size:
+        return np.zeros(t.size, dtype="int64")
+    cum = np.concatenate([[0], np.cumsum(e - s)])
+    i = np.searchsorted(s, t, side="right") - 1
+    inside = np.where(i >= 0, np.clip(t - s[np.maximum(i, 0)], 0, (e - s)[np.maximum(i, 0)]), 0)
+    return np.where(i >= 0, cum[np.maximum(i, 0)] + inside, 0)
+
+
+def classify_gaps(timeline: Timeline, launch_gap_ns: int = 20_000, links: pd.Series | None = None) -> pd.DataFrame:
+    """Every idle gap between busy segments of each GPU, attributed (see module docstring).
+
+    ``links`` (optional): ``link_gpu_to_launch(timeline)["launch_event_id"]`` when the caller already has it.
+
+    Returns:
+        one row per gap: ``rank``, ``device_id``, ``start_ns``, ``dur_ns``, ``next_event_id`` (the GPU event that
+        ends the gap), ``next_name``, ``cls`` (one of ``GAP_CLASSES`` minus ``sync``), ``sync_ns`` (part of the
+        gap inside a host sync call; the rest, ``dur_ns − sync_ns``, belongs to ``cls``).
+    """
+    gpu = timeline.gpu_events()
+    cols = ["rank", "device_id", "start_ns", "dur_ns", "next_event_id", "next_name", "cls", "sync_ns"]
+    if not len(gpu):
+        return pd.DataFrame(columns=cols)
+    gpu = gpu.assign(dur_ns=repair_stream_overruns(gpu)["effective_ns"])
+    links = link_gpu_to_launch(timeline)["launch_event_id"] if links is None else links
+    ev = timeline.events.set_index("event_id")
+    syncs = sync_calls(timeline)
+    rt = timeline.events[timeline.events["kind"] == "runtime"]
+    launch_ranks = set(rt.loc[rt["name"].astype(str).str.contains(LAUNCH_RE), "rank"].unique())
+    out = []
+    for (rank, dev), g in gpu.groupby(["rank", "device_id"], sort=True, observed=True):
+        g = g.sort_values("start_ns", kind="stable")
+        st = g["start_ns"].to_numpy("int64")
+        s, e = merge(st, st + g["dur_ns"].to_numpy("int64"))
+        if s.size < 2:
+            continue
+        sy = syncs[syncs["rank"] == rank]
+        ss, se = merge(sy["start_ns"].to_numpy("int64"), (sy["start_ns"] + sy["dur_ns"]).to_numpy("int64"))
+        gs, ge = e[:-1], s[1:]
+        dur = ge - gs
+        nxt = g.iloc[np.searchsorted(st, ge, side="left")]
+        lid = links.reindex(nxt.index)
+        known = lid.notna().to_numpy()
+        lk = lid.fillna(-1).astype("int64").to_numpy()
+        l_start = ev["start_ns"].reindex(lk).to_numpy(float)
+        l_end = l_start + ev["dur_ns"].reindex(lk).to_numpy(float)
+        # without any launch call recorded on the rank a short gap says nothing about launches
+        short = (dur <= launch_gap_ns) & (rank in launch_ranks)
+        cls = np.select([~known & short, ~known, l_end <= gs, (l_start < gs) | short],
+                        ["launch", "unattributed", "queued", "launch"], "host")
+        sync = covered_until(ge, ss, se) - covered_until(gs, ss, se)
+        sync = np.where(cls == "queued", 0, sync)
+        out.append(pd.DataFrame({"rank": int(rank), "device_id": int(dev), "start_ns": gs, "dur_ns": dur,
+                                 "next_event_id": nxt["event_id"].to_numpy(),
+                                 "next_name": nxt["name"].astype(str).to_numpy(), "cls": cls, "sync_ns": sync}))
+    if not out:
+        return pd.DataFrame(columns=cols)
+    return pd.concat(out, ignore_index=True)[cols]
+
+
+def short_launches(timeline: Timeline, links: pd.Series | None = None) -> pd.DataFrame:
+    """Per launch call with linked kernels: GPU time of its kernels vs the call's own duration.
+
+    ``links`` (optional): as for :func:`classify_gaps`.
+
+    Returns:
+        rows ``launch_event_id``, ``rank``, ``device_id``, ``kernels`` (count; > 1 for graph launches),
+        ``gpu_ns`` (sum of the kernels' durations), ``call_ns``, ``short`` (gpu_ns < call_ns).
+    """
+    gpu = timeline.gpu_events()
+    k = gpu[gpu["kind"] == "kernel"]
+    links = link_gpu_to_launch(timeline)["launch_event_id"] if links is None else links
+    lid = links.reindex(k.index)
+    k = k.assign(launch_event_id=lid)[lid.notna().to_numpy()]
+    if not len(k):
+        return pd.DataFrame(columns=["launch_event_id", "rank", "device_id", "kernels", "gpu_ns", "call_ns", "short"])
+    g = k.groupby("launch_event_id", observed=True).agg(rank=("rank", "first"), device_id=("device_id", "first"),
+                                                        kernels=("dur_ns", "size"), gpu_ns=("dur_ns", "sum"))
+    calls = timeline.events.set_index("event_id")["dur_ns"]
+    g["call_ns"] = calls.reindex(g.index.astype("int64")).to_numpy()
+    g["short"] = g["gpu_ns"] < g["call_ns"]
+    return g.reset_index()
+
+
+def _rank_verdict(row: dict[str, Any], min_share: float) -> str:
+    span = max(row["span_ns"], 1)
+    cls, ns = max(((c, row[k]) for k, c in RANK_CLASSES.items()), key=lambda kv: kv[1])
+    return cls if ns >= min_share * span else "gpu-bound"
+
+
+class Bottlenecks(Analyzer):
+    """Timeline-only bottleneck classification per rank and device (see module docstring).
+
+    Args:
+        launch_gap_ns: gaps up to this long before not-yet-enqueued work count as launch overhead.
+        min_share: a class becomes the rank's verdict when it covers at least this fraction of the GPU span.
+    """
+
+    name = "bottlenecks"
+    order = 55
+
+    def __init__(self, launch_gap_ns: int = 20_000, min_share: float = 0.10):
+        self.launch_gap_ns = launch_gap_ns
+        self.min_share = min_share
+
+    def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
+        results = results or {}
+        bd = results.get("breakdown") or Breakdown().analyze(timeline, device)
+        if bd.skipped or not len(bd.table):
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
+                                  skipped_reason=bd.skipped_reason or "no GPU events")
+        if replayed_for_counters(timeline):
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, skipped_reason=(
+                "counter-collection run (kernels serialised and replayed by the profiler): gaps between kernels "
+                "are profiler artefacts, not idle time; profile with a tracer (torch.profiler, nsys, rocprofv3 "
+                "--kernel-trace) for the timeline classification"))
+        links = link_gpu_to_launch(timeline)["launch_event_id"]
+        gaps = classify_gaps(timeline, self.launch_gap_ns, links)
+        sl = short_launches(timeline, links)
+        kern = timeline.of_kind("kernel")
+        blocks = (kern["grid_x"].fillna(1) * kern["grid_y"].fillna(1) * kern["grid_z"].fillna(1)).where(
+            kern["grid_x"].notna())
+        rows = []
+        for b in bd.table.to_dict("records"):
+            r, d = int(b["rank"]), int(b["device_id"])
+            row = {k: int(b[k]) for k in ("span_ns", "busy_ns", "computation_ns", "idle_ns", "exposed_comm_ns",
+                                          "exposed_memcpy_ns")}
+            g = gaps[(gaps["rank"] == r) & (gaps["device_id"] == d)]
+            for c in GAP_CLASSES:
+                row[f"idle_{c}_ns"] = int((g["dur_ns"] - g["sync_ns"])[g["cls"] == c].sum())
+            row["idle_sync_ns"] = int(g["sync_ns"].sum())
+            s = sl[(sl["rank"] == r) & (sl["device_id"] == d)]
+            row.update(launch_calls=int(len(s)), short_launches=int(s["short"].sum()),
+                       short_kernel_ns=int(s.loc[s["short"].astype(bool), "gpu_ns"].sum()))
+            sms = device_sms(timeline, device, r, d)
+            here = (kern["rank"] == r) & (kern["device_id"] == d)
+            if sms is None or not blocks[here].notna().any():
+                row.update(small_grid_kernels=pd.NA, small_grid_ns=pd.NA)
+            else:
+                small = here & (blocks < sms).fillna(False)
+                row.update(small_grid_kernels=int(small.sum()), small_grid_ns=int(kern.loc[small, "dur_ns"].sum()))
+            row.update(rank=r, device_id=d, num_sms=sms if sms is not None else pd.NA)
+            row["verdict"] = _rank_verdict(row, self.min_share)
+            rows.append(row)
+        t = pd.DataFrame(rows)[list(COLUMNS)]
+        for c in ("small_grid_kernels", "small_grid_ns", "num_sms"):
+            t[c] = t[c].astype("Int64")
+        tot = {c: int(t[c].sum()) for c in COLUMNS if c.endswith("_ns") and c != "small_grid_ns"}
+        tot["small_grid_ns"] = int(t["small_grid_ns"].sum()) if t["small_grid_ns"].notna().any() else None
+        verdict = _rank_verdict(tot, self.min_share)
+        summary = {**tot, "launch_calls": int(t["launch_calls"].sum()),
+                   "short_launches": int(t["short_launches"].sum()),
+                   "gaps": int(len(gaps)), "launch_gap_ns": self.launch_gap_ns, "min_share": self.min_share,
+                   "verdict": verdict, "rank_verdicts": {int(r): v for r, v in zip(t["rank"], t["verdict"])}}
+        return AnalysisResult(self.name, t, COLUMNS, summary, _findings(tot, summary))
+
+
+def _findings(tot: dict[str, Any], summary: dict[str, Any]) -> list[Finding]:
+    span = max(tot["span_ns"], 1)
+    out = []
+    texts = {
+        "idle_host_ns": ("host-bound", "GPU idle waiting for the host",
+                         "The next kernel was launched only after the GPU had run dry: the CPU is busy elsewhere "
+                         "(Python, data loading, CPU ops). Move work off the critical host thread, prefetch data "
+                         "(DataLoader workers, pin_memory), or batch more work per step."),
+        "idle_launch_ns": ("launch-bound", "GPU idle on kernel launch overhead",
+                           f"{summary['short_launches']} of {summary['launch_calls']} launches did less GPU work "
+                           "than the launch call cost. Fuse small kernels (torch.compile) or capture the step in "
+                           "CUDA/HIP graphs so one launch replays many kernels."),
+        "idle_sync_ns": ("sync-bound", "GPU idle while the host synchronises",
+                         "Idle gaps overlap host synchronisation calls (.item(), .cpu(), cudaDeviceSynchronize): "
+                         "each drains the queue. Remove syncs from the step loop or defer them."),
+    }
+    texts["idle_unattributed_ns"] = (
+        "idle-unattributed", "GPU idle for reasons the trace does not show",
+        "No launch call is linked to the work that ended these gaps (GPU-only trace, or calls outside the profiling "
+        "window). Record the host side too (torch.profiler with CPU activity) to attribute them.")
+    for key, (cat, title, detail) in texts.items():
+        if tot[key] >= 0.05 * span:
+            out.append(Finding(f"{title}: {tot[key] / 1e6:.3f} ms ({100 * tot[key] / span:.1f} % of GPU span)",
+                               detail, severity="warning" if tot[key] >= 0.1 * span else "info", category=cat,
+                               time_at_stake_ns=int(tot[key])))
+    if tot.get("small_grid_ns"):
+        out.append(Finding(f"Small-grid kernels: {tot['small_grid_ns'] / 1e6:.3f} ms in kernels with fewer blocks "
+                           "than SMs/CUs", "These launches leave part of the GPU empty. Give them more blocks "
+                           "(split-K, smaller tiles, batch several problems per launch) or run them concurrently "
+                           "on another stream.", category="latency/occupancy-bound",
+                           time_at_stake_ns=int(tot["small_grid_ns"])))
+    return out

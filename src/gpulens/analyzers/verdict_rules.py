@@ -1,0 +1,173 @@
+"""The rules that turn one kernel's evidence into a verdict: class, time at stake, next steps (pure functions).
+
+Evidence (:class:`Evidence`) is gathered by :mod:`gpulens.analyzers.verdicts` from the roofline, occupancy, stalls and
+timeline results. Rules, first match wins (thresholds are parameters of :func:`decide`):
+
+1. a collective (NCCL/RCCL kernel) → ``communication-bound``; at stake: its time not overlapped by compute.
+2. most of its launches do less GPU work than the launch call costs, and launch-overhead idle precedes it
+   → ``launch-bound``; at stake: that idle time.
+3. roofline position known (from ``roofline``, else ncu's speed-of-light memory/SM throughput % carried by
+   ``stalls``): at ≥ ``roof_pct_bound`` % of its roof → ``compute-bound`` / ``memory-bound`` as the
+   roofline says; below → ``latency/occupancy-bound`` (a kernel at 20 % of its roof is bounded by neither roof, but
+   by too little parallelism in flight). At stake: time × (1 − roof %/100), the distance to its roof.
+4. no roofline: a grid with fewer blocks than SMs/CUs → ``latency/occupancy-bound``; at stake:
+   time × (1 − blocks/SMs).
+5. stall counters: dominant class memory throughput → ``memory-bound``; compute pipe or scheduling →
+   ``compute-bound``; memory latency, synchronization, instruction fetch → ``latency/occupancy-bound``.
+   At stake: time × the dominant class's share of stall time (what removing those stalls could save at most,
+   the logic of ncu's estimated speedups).
+6. achieved occupancy below ``low_occupancy_pct`` with a limiter → ``latency/occupancy-bound``; time at stake
+   not quantified (occupancy alone does not say how much faster the kernel would run).
+7. nothing → ``undetermined`` (no time at stake); the next step says what to collect.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+CLASSES = ("compute-bound", "memory-bound", "latency/occupancy-bound", "launch-bound", "communication-bound",
+           "undetermined")
+
+
+@dataclass
+class Evidence:
+    """What is known about one kernel (None = not measured). Times in ns, percentages 0–100."""
+
+    name: str
+    kind: str
+    calls: int
+    time_ns: int
+    exposed_comm_ns: int | None = None
+    short_launch_frac: float | None = None
+    launch_idle_ns: int = 0
+    bound: str | None = None
+    roof_pct: float | None = None
+    arithmetic_intensity: float | None = None
+    roof_source: str = "roofline"
+    mean_blocks: float | None = None
+    num_sms: int | None = None
+    achieved_occupancy_pct: float | None = None
+    theoretical_occupancy_pct: float | None = None
+    limiter: str | None = None
+    stall_class: str | None = None
+    stall_pct: float | None = None
+    top_stall: str | None = None
+    inputs: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Verdict:
+    """The decision for one kernel."""
+
+    verdict: str
+    time_at_stake_ns: int | None
+    evidence: str
+    next_steps: list[str]
+
+
+_STALL_TO_CLASS = {"memory_throughput": "memory-bound", "compute_pipe": "compute-bound",
+                   "scheduling": "compute-bound", "memory_latency": "latency/occupancy-bound",
+                   "synchronization": "latency/occupancy-bound", "instruction_fetch": "latency/occupancy-bound"}
+
+STEPS = {
+    "communication-bound": ["Overlap it with compute: start it during backward (DDP gradient bucketing, FSDP "
+                            "prefetch, async_op=True with a later wait).",
+                            "Shrink it: reduce in BF16 or compress gradients, use fewer and larger buckets."],
+    "launch-bound": ["Fuse it with its neighbours (torch.compile, a fused kernel) so one launch does more work.",
+                     "Capture the step in a CUDA/HIP graph so one launch replays all its kernels."],
+    "compute-bound": ["Use tensor cores / MFMA at a lower precision (TF32, BF16, FP8) where accuracy allows.",
+                      "Cut the FLOPs: avoid recomputation, pick a cheaper algorithm or shape."],
+    "memory-bound": ["Fuse it with the producer or consumer so the data crosses DRAM once (torch.compile).",
+                     "Move fewer bytes: narrower dtypes (BF16/FP8), vectorised and coalesced 128-bit accesses."],
+    "undetermined": ["Collect counters for these kernels (ncu --set full, or rocprof-compute) or FLOP/byte figures "
+                     "(torch.profiler with record_shapes and with_flops) to classify them."],
+}
+_LIMITER_STEP = {
+    "registers": "Registers per thread limit occupancy: cap them with __launch_bounds__ / -maxrregcount (AMD: "
+                 "__launch_bounds__ or amdgpu_waves_per_eu) and check for spills.",
+    "shared_memory": "Shared memory (LDS) per block limits occupancy: use smaller tiles or fewer pipeline stages.",
+    "warps": "The block size limits resident warps: use 128–256 threads per block.",
+    "blocks": "The blocks-per-SM limit caps occupancy: use larger blocks with more work each.",
+    "grid": "The grid has too few blocks to fill the GPU: split-K, smaller tiles, or batch problems per launch.",
+}
+_STALL_STEP = {
+    "memory_latency": "Warps wait on memory latency: keep more bytes in flight (independent loads per thread, "
+                      "prefetching, cp.async/TMA or LDS double-buffering).",
+    "synchronization": "Warps wait at barriers: fewer __syncthreads()/s_barrier, balance work between warps.",
+    "instruction_fetch": "Instruction-fetch stalls: shrink code (less unrolling, fewer template variants) and "
+                         "avoid divergent branches.",
+    "memory_throughput": "Memory queues are full: fewer, wider accesses; avoid register spills to local memory.",
+    "compute_pipe": "An arithmetic pipe is saturated: move math to tensor cores/MFMA or a less-busy pipe.",
+    "scheduling": "The schedulers issue every cycle: cut the instruction count (vectorise, hoist index math).",
+}
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.0f} %"
+
+
+def _latency_steps(e: Evidence) -> list[str]:
+    steps = []
+    if e.limiter in _LIMITER_STEP and (e.achieved_occupancy_pct is None or e.achieved_occupancy_pct < 60):
+        steps.append(_LIMITER_STEP[e.limiter])
+    if e.mean_blocks is not None and e.num_sms and e.mean_blocks < e.num_sms and "grid" not in (e.limiter or ""):
+        steps.append(_LIMITER_STEP["grid"])
+    theo = e.theoretical_occupancy_pct
+    if not e.limiter and theo is not None and theo < 50:
+        steps.append(f"Theoretical occupancy is only {theo:.0f} %: find its limiter (registers, shared memory, block "
+                     "size) in ncu's Occupancy section / rocprof-compute's wavefront stats and relax it.")
+    if e.stall_class in _STALL_STEP:
+        steps.append(_STALL_STEP[e.stall_class])
+    if not steps:
+        steps.append("Raise parallelism in flight: more independent work per thread and higher occupancy.")
+    return steps[:2]
+
+
+def _evidence_text(e: Evidence) -> str:
+    parts = []
+    if e.bound is not None or e.roof_pct is not None:
+        ai = "" if e.arithmetic_intensity is None else f", AI {e.arithmetic_intensity:.2f} FLOP/B"
+        parts.append(f"{e.roof_source}: {e.bound or '?'}-side, {_pct(e.roof_pct)} of peak{ai}")
+    if e.achieved_occupancy_pct is not None or e.limiter:
+        parts.append(f"occupancy {_pct(e.achieved_occupancy_pct)} achieved / {_pct(e.theoretical_occupancy_pct)} "
+                     f"theoretical, limiter {e.limiter or 'n/a'}")
+    if e.stall_class:
+        parts.append(f"stalls: {_pct(e.stall_pct)} {e.stall_class.replace('_', ' ')} (top {e.top_stall})")
+    if e.mean_blocks is not None and e.num_sms:
+        parts.append(f"{e.mean_blocks:.0f} blocks on {e.num_sms} SMs/CUs")
+    if e.short_launch_frac or e.launch_idle_ns:
+        parts.append(f"{100 * e.short_launch_frac:.0f} % of launches shorter than the launch call; "
+                     f"{e.launch_idle_ns} ns launch idle before it")
+    if e.exposed_comm_ns is not None:
+        parts.append(f"{e.exposed_comm_ns} of {e.time_ns} ns not overlapped by compute")
+    return "; ".join(parts) or "timeline only: no roofline, occupancy or stall data"
+
+
+def decide(e: Evidence, roof_pct_bound: float = 50.0, low_occupancy_pct: float = 40.0) -> Verdict:
+    """Classify one kernel (rules in the module docstring)."""
+    t = e.time_ns
+    ev = _evidence_text(e)
+    if e.kind == "comm":
+        return Verdict("communication-bound", e.exposed_comm_ns, ev, STEPS["communication-bound"])
+    if e.short_launch_frac is not None and e.short_launch_frac >= 0.5 and e.launch_idle_ns > 0:
+        return Verdict("launch-bound", e.launch_idle_ns, ev, STEPS["launch-bound"])
+    # the roofline leaves ``bound`` empty far below both roofs: still a position, on neither roof
+    if e.roof_pct is not None and (e.bound in ("compute", "memory") or e.roof_pct < roof_pct_bound):
+        stake = int(round(t * max(0.0, 1 - e.roof_pct / 100)))
+        if e.roof_pct >= roof_pct_bound:
+            v = f"{e.bound}-bound"
+            return Verdict(v, stake, ev, STEPS[v])
+        return Verdict("latency/occupancy-bound", stake, ev, _latency_steps(e))
+    if e.mean_blocks is not None and e.num_sms and e.mean_blocks < e.num_sms:
+        stake = int(round(t * (1 - e.mean_blocks / e.num_sms)))
+        return Verdict("latency/occupancy-bound", stake, ev, _latency_steps(e))
+    if e.stall_class in _STALL_TO_CLASS and e.stall_pct is not None:
+        v = _STALL_TO_CLASS[e.stall_class]
+        stake = int(round(t * e.stall_pct / 100))
+        steps = _latency_steps(e) if v == "latency/occupancy-bound" else [_STALL_STEP[e.stall_class]] + STEPS[v][:1]
+        if e.stall_class == "memory_latency":
+            ev += "; no throughput figure: saturated bandwidth also shows as memory waits, check DRAM throughput"
+        return Verdict(v, stake, ev, steps)
+    if e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < low_occupancy_pct and e.limiter:
+        return Verdict("latency/occupancy-bound", None, ev, _latency_steps(e))
+    return Verdict("undetermined", None, ev, STEPS["undetermined"])
