@@ -56,6 +56,15 @@ class Hotspots(Analyzer):
     def __init__(self, critical_fraction: float = 0.8):
         self.critical_fraction = critical_fraction
 
+    def _rank(self, t: pd.DataFrame) -> pd.DataFrame:
+        """Sort by effective time, add share / cumulative share / critical, and order the columns."""
+        t = t.sort_values(["effective_ns", "calls", "name"], ascending=[False, False, True], kind="stable")
+        total = int(t["effective_ns"].sum())
+        t["share"] = t["effective_ns"] / total if total else 0.0
+        t["cumulative_share"] = t["share"].cumsum()
+        t["critical"] = critical_set(t["share"].to_numpy(), self.critical_fraction)
+        return t[list(COLUMNS)].reset_index(drop=True)
+
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
         k = timeline.of_kind(*KERNEL_KINDS)
         if not len(k) and len(timeline.tables.get("kernel_summary", ())):
@@ -73,12 +82,8 @@ class Hotspots(Analyzer):
             "min_ns": g["eff"].min(), "max_ns": g["eff"].max(),
         }).reset_index()
         t["mean_ns"] = t["effective_ns"] / t["calls"]
-        t = t.sort_values(["effective_ns", "calls", "name"], ascending=[False, False, True], kind="stable")
+        t = self._rank(t)
         total_eff = int(t["effective_ns"].sum())
-        t["share"] = t["effective_ns"] / total_eff if total_eff else 0.0
-        t["cumulative_share"] = t["share"].cumsum()
-        t["critical"] = critical_set(t["share"].to_numpy(), self.critical_fraction)
-        t = t[list(COLUMNS)].reset_index(drop=True)
 
         findings = []
         over = rep[rep["overrun_ns"] > 0]
@@ -122,12 +127,8 @@ class Hotspots(Analyzer):
         t["min_ns"] = first["min_ns"].min().reindex(t["name"]).to_numpy()
         t["max_ns"] = first["max_ns"].max().reindex(t["name"]).to_numpy()
         t["mean_ns"] = t["effective_ns"] / t["calls"].where(t["calls"] > 0)
-        t = t.sort_values(["effective_ns", "calls", "name"], ascending=[False, False, True], kind="stable")
+        t = self._rank(t)
         total = int(t["total_ns"].sum())
-        t["share"] = t["effective_ns"] / total if total else 0.0
-        t["cumulative_share"] = t["share"].cumsum()
-        t["critical"] = critical_set(t["share"].to_numpy(), self.critical_fraction)
-        t = t[list(COLUMNS)].reset_index(drop=True)
         crit = t[t["critical"]]
         summary = {
             "kernel_count": int(t["calls"].sum()), "unique_kernels": int(len(t)), "kernel_time_ns": total,

@@ -53,6 +53,15 @@ def gunzip_all(blob: bytes) -> tuple[bytes, bool]:
     return b"".join(out), truncated
 
 
+def open_error(path: Path, exc: OSError) -> TraceFormatError:
+    """The one-line error for a file that cannot be opened or read (missing, a directory, no permission...)."""
+    if isinstance(exc, FileNotFoundError):
+        return TraceFormatError(path, "no such file")
+    if isinstance(exc, IsADirectoryError):
+        return TraceFormatError(path, "is a directory, expected a file")
+    return TraceFormatError(path, f"cannot read file ({exc.strerror or exc})")
+
+
 def read_input(path: str | Path) -> RawInput:
     """Read ``path`` fully, gunzipping when it starts with the gzip magic bytes.
 
@@ -62,12 +71,8 @@ def read_input(path: str | Path) -> RawInput:
     p = Path(path)
     try:
         blob = p.read_bytes()
-    except FileNotFoundError:
-        raise TraceFormatError(p, "no such file") from None
-    except IsADirectoryError:
-        raise TraceFormatError(p, "is a directory, expected a file") from None
     except OSError as exc:
-        raise TraceFormatError(p, f"cannot read file ({exc.strerror or exc})") from None
+        raise open_error(p, exc) from None
     if not blob:
         raise TraceFormatError(p, "file is empty")
     if blob[:2] == GZIP_MAGIC:

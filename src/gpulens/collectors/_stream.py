@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterator
 
 import msgspec
 
-from gpulens.collectors._io import GZIP_MAGIC
+from gpulens.collectors._io import GZIP_MAGIC, open_error
 from gpulens.errors import TraceFormatError
 
 #: Default piece size (decompressed bytes). Peak memory grows with it; speed hardly changes above a few MB.
@@ -56,12 +56,8 @@ def iter_blocks(path: Path, info: StreamInfo, block: int = 8 << 20) -> Iterator[
     """
     try:
         fh = path.open("rb")
-    except FileNotFoundError:
-        raise TraceFormatError(path, "no such file") from None
-    except IsADirectoryError:
-        raise TraceFormatError(path, "is a directory, expected a file") from None
     except OSError as exc:
-        raise TraceFormatError(path, f"cannot read file ({exc.strerror or exc})") from None
+        raise open_error(path, exc) from None
     with fh:
         info.size_bytes = path.stat().st_size
         first = fh.read(block)
