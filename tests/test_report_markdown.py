@@ -43,3 +43,11 @@ def test_stays_under_the_limit_for_huge_inputs(tmp_path):
     assert md.count("\n## ") == 60  # every input's headline is kept before any input's details
     cells = [c for line in md.splitlines() if line.startswith("| ") for c in re.split(r"\s\|\s", line)]
     assert max(len(c) for c in cells) <= 120  # 3000-character names clipped to 100 (+ escapes)
+
+
+def test_rates_and_percentages_are_formatted_with_units():
+    from gpulens.reports._format import fmt_value
+
+    assert fmt_value(1.274e13, "flops_per_s") == "12.74 TFLOP/s"  # 1.274e13 / 1e12
+    assert fmt_value(3.35e12, "peak_bytes_per_s") == "3.35 TB/s"
+    assert fmt_value(4.1852, "roof_pct") == "4.2 %"

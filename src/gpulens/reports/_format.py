@@ -26,6 +26,14 @@ def fmt_ns(ns: Any) -> str:
     return _console_fmt_ns(ns)
 
 
+def fmt_si(v: float, unit: str) -> str:
+    """``1.274e13, "FLOP/s"`` → ``"12.74 TFLOP/s"`` (decimal SI prefixes, as datasheets quote peaks)."""
+    for prefix, div in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(v) >= div:
+            return f"{v / div:.2f} {prefix}{unit}"
+    return f"{v:.3g} {unit}"
+
+
 def _is_bool(v: Any) -> bool:
     return isinstance(v, (bool, np.bool_))
 
@@ -45,6 +53,11 @@ def fmt_value(v: Any, column: str = "") -> str:
             return fmt_ns(v)
         if column.endswith("share"):
             return f"{100 * float(v):.1f} %"
+        if column.endswith("_pct"):
+            return f"{float(v):.1f} %"
+        if column.endswith("_per_s"):
+            unit = "FLOP/s" if "flop" in column else "B/s" if "byte" in column else "/s"
+            return fmt_si(float(v), unit)
         if isinstance(v, (float, np.floating)):
             f = float(v)
             return f"{f:.4g}" if abs(f) < 1e6 else f"{f:.3e}"
