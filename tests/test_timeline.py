@@ -82,3 +82,13 @@ def test_concat_renumbers_ids_and_parents():
     assert tl.counters["event_id"].tolist() == [4]  # b's event 1 is now event 4
     assert tl.ranks == [0, 1]
     assert [s["rank"] for s in tl.meta.sources] == [0, 1]
+
+
+def test_name_norm_stays_categorical_and_maps_suffixes():
+    from gpulens.timeline.names import normalized_names
+
+    s = pd.Series(pd.Categorical(["k.kd", "k [clone .kd]", "k", None, "m"]))
+    out = normalized_names(s)
+    assert str(out.dtype) == "category"
+    assert out.tolist()[:3] == ["k", "k", "k"] and pd.isna(out.iloc[3]) and out.iloc[4] == "m"
+    assert list(out.cat.categories) == ["k", "m"]  # one category per normalised name, no per-row strings

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pandas as pd
 
 # trailing " [clone .kd]", " (.kd)", ".kd" (the AMDGPU kernel-descriptor symbol suffix), repeated or not
@@ -55,12 +56,14 @@ def truncate_kernel_name(name: str | None) -> str | None:
 
 def normalized_names(names: pd.Series) -> pd.Series:
     """Vectorised :func:`normalize_kernel_name` over a categorical (or any) Series: each distinct name is processed
-    once, so millions of rows cost one pass over the categories."""
+    once, so millions of rows cost one pass over the categories plus an integer take on the codes (no per-row
+    string objects are created). Returns a categorical Series for categorical input."""
     if isinstance(names.dtype, pd.CategoricalDtype):
         cats = names.cat.categories
-        mapped = pd.Index([normalize_kernel_name(c) for c in cats])
+        normed = [normalize_kernel_name(c) for c in cats]
+        uniq = pd.Index(normed, dtype="str").unique()
+        remap = uniq.get_indexer(normed)  # old category code -> new category code
         codes = names.cat.codes.to_numpy()
-        out = pd.Series(mapped.take(codes.clip(min=0)), index=names.index, dtype=object)
-        out[codes < 0] = None
-        return out
+        new_codes = np.where(codes < 0, -1, remap.take(codes.clip(min=0)) if len(remap) else -1)
+        return pd.Series(pd.Categorical.from_codes(new_codes, categories=uniq), index=names.index)
     return names.map(lambda v: normalize_kernel_name(v) if isinstance(v, str) else None)
