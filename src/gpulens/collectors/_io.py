@@ -62,6 +62,19 @@ def open_error(path: Path, exc: OSError) -> TraceFormatError:
     return TraceFormatError(path, f"cannot read file ({exc.strerror or exc})")
 
 
+def read_magic(path: Path, n: int) -> bytes:
+    """The first ``n`` bytes of ``path`` (to check a binary format's magic number).
+
+    Raises:
+        TraceFormatError: the file is missing, a directory or unreadable (see :func:`open_error`).
+    """
+    try:
+        with path.open("rb") as fh:
+            return fh.read(n)
+    except OSError as exc:
+        raise open_error(path, exc) from None
+
+
 def read_input(path: str | Path) -> RawInput:
     """Read ``path`` fully, gunzipping when it starts with the gzip magic bytes.
 

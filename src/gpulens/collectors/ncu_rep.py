@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors import _ncu
+from gpulens.collectors._io import read_magic
 from gpulens.collectors.base import Collector
 from gpulens.errors import DependencyError, TraceFormatError
 from gpulens.timeline import Timeline
@@ -64,11 +65,7 @@ class NcuRepCollector(Collector):
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
-        try:
-            with path.open("rb") as fh:
-                head = fh.read(4)
-        except OSError as exc:
-            raise TraceFormatError(path, f"cannot read file ({exc.strerror or exc})") from None
+        head = read_magic(path, 4)
         if head != MAGIC:
             raise TraceFormatError(path, "not an Nsight Compute report (missing the NVR\\0 magic bytes)")
         mod = load_module()

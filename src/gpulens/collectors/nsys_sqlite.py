@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.collectors._io import read_magic
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import EVENT_COLUMNS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
@@ -163,11 +164,7 @@ class NsysSqliteCollector(Collector):
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
-        try:
-            with path.open("rb") as fh:
-                head = fh.read(16)
-        except OSError as exc:
-            raise TraceFormatError(path, f"cannot read file ({exc.strerror or exc})") from None
+        head = read_magic(path, 16)
         if head != SQLITE_MAGIC:
             raise TraceFormatError(path, "not an SQLite file" if head else "file is empty")
         db = _Db(path)
