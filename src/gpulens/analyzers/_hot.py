@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult
-from gpulens.analyzers.intervals import repair_stream_overruns
+from gpulens.analyzers.context import context_of
 from gpulens.timeline import Timeline
 
 
@@ -26,7 +26,7 @@ def hot_kernels(timeline: Timeline, results: Mapping[str, AnalysisResult] | None
         k = k[k["name"].astype(str).isin(names)]
     if not len(k):
         return k.assign(time_ns=pd.Series(dtype="int64"))
-    eff = repair_stream_overruns(timeline.gpu_events())["effective_ns"]
+    eff = context_of(timeline).effective_ns
     return k.assign(time_ns=eff.reindex(k.index).to_numpy())
 
 

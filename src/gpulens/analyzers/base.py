@@ -16,6 +16,22 @@ from gpulens.timeline import Timeline
 
 _REGISTRY: dict[str, type["Analyzer"]] = {}
 
+#: The unit vocabulary of column and summary declarations: the text inside the trailing ``[...]`` of a
+#: ``"meaning [unit]"`` doc string. ``share`` is a 0–1 fraction, ``%`` a 0–100 percentage; ``text``, ``id`` and
+#: ``bool`` are shown as they are. A doc string without a bracketed unit is treated as ``text``.
+UNITS: tuple[str, ...] = ("ns", "bytes", "FLOP", "FLOP/s", "B/s", "FLOP/B", "%", "share", "count", "ratio",
+                          "text", "id", "bool")
+
+
+def declared_unit(doc: str) -> str:
+    """The unit a ``"meaning [unit]"`` doc string declares (``"text"`` when none, or when it is not in UNITS)."""
+    doc = doc.rstrip()
+    if doc.endswith("]") and "[" in doc:
+        unit = doc[doc.rindex("[") + 1:-1].strip()
+        if unit in UNITS:
+            return unit
+    return "text"
+
 
 @dataclass
 class Finding:
@@ -51,8 +67,11 @@ class AnalysisResult:
     Attributes:
         analyzer: the analyzer's name.
         table: result rows; column meanings and units in ``columns``.
-        columns: column name → "meaning [unit]" documentation.
+        columns: column name → ``"meaning [unit]"`` documentation (see :data:`UNITS`; reporters format every
+            cell from this declared unit, never from the column's name).
         summary: scalar results (plain JSON types).
+        summary_columns: summary key → ``"meaning [unit]"``, as ``columns`` (keys not declared here are not
+            shown to a person).
         findings: ordered, most important first.
         skipped_reason: set (and the table empty) when the analysis could not run, saying why.
     """
@@ -63,6 +82,7 @@ class AnalysisResult:
     summary: dict[str, Any] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     skipped_reason: str | None = None
+    summary_columns: dict[str, str] = field(default_factory=dict)
 
     @property
     def skipped(self) -> bool:

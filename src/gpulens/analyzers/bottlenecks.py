@@ -38,7 +38,8 @@ import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.breakdown import Breakdown
-from gpulens.analyzers.intervals import merge, repair_stream_overruns
+from gpulens.analyzers.context import context_of
+from gpulens.analyzers.intervals import merge
 from gpulens.analyzers.launches import LAUNCH_RE, link_gpu_to_launch
 from gpulens.timeline import Timeline
 
@@ -123,11 +124,12 @@ def classify_gaps(timeline: Timeline, launch_gap_ns: int = 20_000, links: pd.Ser
         ends the gap), ``next_name``, ``cls`` (one of ``GAP_CLASSES`` minus ``sync``), ``sync_ns`` (part of the
         gap inside a host sync call; the rest, ``dur_ns − sync_ns``, belongs to ``cls``).
     """
-    gpu = timeline.gpu_events()
+    ctx = context_of(timeline)
+    gpu = ctx.gpu
     cols = ["rank", "device_id", "start_ns", "dur_ns", "next_event_id", "next_name", "cls", "sync_ns"]
     if not len(gpu):
         return pd.DataFrame(columns=cols)
-    gpu = gpu.assign(dur_ns=repair_stream_overruns(gpu)["effective_ns"])
+    gpu = gpu.assign(dur_ns=ctx.effective_ns)
     links = link_gpu_to_launch(timeline)["launch_event_id"] if links is None else links
     ev = timeline.events.set_index("event_id")
     syncs = sync_calls(timeline)

@@ -26,7 +26,8 @@ from typing import Any
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers.intervals import repair_stream_overruns, union_of
+from gpulens.analyzers.context import context_of
+from gpulens.analyzers.intervals import union_of
 from gpulens.timeline import GPU_KINDS, Timeline
 
 COLUMNS = {
@@ -79,13 +80,14 @@ class Breakdown(Analyzer):
     order = 20
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
-        gpu = timeline.gpu_events()
+        ctx = context_of(timeline)
+        gpu = ctx.gpu
         if not len(gpu):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   {"span_ns": 0, "busy_ns": 0, "gpu_count": 0},
                                   skipped_reason="no GPU events in the trace")
         gpu = gpu.copy()
-        gpu["dur_ns"] = repair_stream_overruns(gpu)["effective_ns"]
+        gpu["dur_ns"] = ctx.effective_ns
         rows = []
         for (rank, dev), ev in gpu.groupby(["rank", "device_id"], sort=True, observed=True):
             rows.append({"rank": int(rank), "device_id": int(dev), **_split(ev)})

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers.intervals import repair_stream_overruns
+from gpulens.analyzers.context import context_of
 from gpulens.timeline import Timeline
 
 #: Kinds ranked as "kernels" (compute and collective kernels; copies and sets are not kernels).
@@ -24,7 +24,7 @@ COLUMNS = {
     "min_ns": "shortest effective duration [ns]",
     "max_ns": "longest effective duration [ns]",
     "share": "effective_ns / all kernels' effective_ns [fraction 0..1]",
-    "cumulative_share": "running sum of share in ranking order [fraction]",
+    "cumulative_share": "running sum of share in ranking order [share]",
     "critical": "in the performance-critical set (smallest set of names covering the critical fraction)",
 }
 
@@ -73,7 +73,7 @@ class Hotspots(Analyzer):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   {"kernel_count": 0, "kernel_time_ns": 0, "critical_count": 0},
                                   skipped_reason=None)
-        rep = repair_stream_overruns(timeline.gpu_events()).loc[k.index]
+        rep = context_of(timeline).overruns.loc[k.index]
         df = pd.DataFrame({"name": k["name"].astype(str), "kind": k["kind"].astype(str),
                            "dur": k["dur_ns"].to_numpy(), "eff": rep["effective_ns"].to_numpy()})
         g = df.groupby(["name", "kind"], sort=False, observed=True)

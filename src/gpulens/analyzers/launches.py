@@ -35,8 +35,14 @@ def link_gpu_to_launch(timeline: Timeline) -> pd.DataFrame:
         DataFrame indexed like the Timeline's GPU events with ``launch_event_id`` and ``op_event_id``
         (nullable Int64; <NA> when unlinked).
     """
+    from gpulens.analyzers.context import context_of
+
+    return context_of(timeline).links
+
+
+def _link_gpu_to_launch(timeline: Timeline, gpu: pd.DataFrame) -> pd.DataFrame:
+    """The computation behind :func:`link_gpu_to_launch` (called once per Timeline by the analysis context)."""
     ev = timeline.events
-    gpu = timeline.gpu_events()
     rt = ev[(ev["kind"] == "runtime") & ev["correlation_id"].notna()]
     rt = rt.drop_duplicates(["rank", "correlation_id"])
     key = pd.MultiIndex.from_frame(rt[["rank", "correlation_id"]].astype("int64"))

@@ -39,7 +39,7 @@ COLUMNS = {
     "kind": "kernel or comm",
     "calls": "launches",
     "time_ns": "effective GPU time (hotspots) [ns]",
-    "share": "share of all kernel time [fraction]",
+    "share": "share of all kernel time [share]",
     "verdict": "compute-bound, memory-bound, latency/occupancy-bound, launch-bound, communication-bound, undetermined",
     "time_at_stake_ns": "GPU time the fix could save at most (see verdict_rules) [ns]; null when not quantifiable",
     "evidence": "the figures the verdict rests on",
