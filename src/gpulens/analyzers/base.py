@@ -45,6 +45,10 @@ class Finding:
         time_at_stake_ns: GPU time the finding concerns or could save, in ns (None when not quantifiable).
         kernel: kernel name the finding is about, if any.
         rank: rank the finding is about, if any.
+        action: the next step in one imperative sentence ("Capture CUDA graphs for the decode loop"), or "".
+        key: stable id of the finding within its source (``"idle"``, ``"idle/host"``...), or None.
+        parent: ``key`` of the finding this one details: its time is part of the parent's time, so totals and
+            rankings count only findings without a parent (each nanosecond once), and reporters nest it.
     """
 
     title: str
@@ -54,6 +58,9 @@ class Finding:
     time_at_stake_ns: int | None = None
     kernel: str | None = None
     rank: int | None = None
+    action: str = ""
+    key: str | None = None
+    parent: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict."""
