@@ -14,6 +14,11 @@ Conventions (Chrome Trace Event Format; Kineto ``output_json.cpp``):
   and NCCL/RCCL kernels are ``comm``.
 * Events with ``ts == 0`` or a negative ``dur`` (Kineto writes ``-1`` for unfinished ops) go to ``rejected`` with
   the reason; they never define the span.
+* An ``X`` event without a category (or with an empty / non-text one) is of kind ``other`` — never the kind of the
+  category decoded before it. Events without a name are named ``(unnamed)``.
+* Chrome traces of other producers are recognised from their metadata (:mod:`._chrome_dialects`): JAX/XLA GPU traces
+  (``/device:GPU:N`` processes) are read by their dialect; others (TPU-only XLA, browser traces, unknown producers
+  whose events carry no Kineto category) are refused with a one-line message naming the likely producer.
 * Kineto's per-kernel estimates (``blocks per SM``, ``warps per SM``, ``est. achieved occupancy %``) become Counters.
 """
 
@@ -29,6 +34,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
+from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, identify, refusal
 from gpulens.collectors._chrome_json import recover
 from gpulens.collectors._kineto_acc import CATEGORY_KIND, GPU_CATEGORIES, Accumulator as _Accumulator, kind_of
 from gpulens.collectors._kineto_columns import EVENTS_DECODER, TRACE_DECODER, RawTrace, from_plain, int_or_none
@@ -148,7 +154,15 @@ class KinetoCollector(Collector):
             m = _RANK_IN_NAME.search(path.name)
             rank = int(m.group(1)) if m else 0
         base_ns = int_or_none(trace.baseTimeNanoseconds) or 0
-        cols, rej, cnt, ignored = acc.finish(base_ns, rank, select)
+        dialect = identify(acc.process_names, acc.thread_names, {c.lower() if isinstance(c, str) else ""
+                                                                 for c in acc.cats.values} | acc.missing_cat,
+                           acc.count, {k for k in KINETO_HEADER_KEYS if getattr(trace, k, None) is not None})
+        if not dialect.reads:
+            raise TraceFormatError(path, refusal(dialect))
+        if dialect.producer != "kineto":
+            warnings.append(f"{path}: read as a {dialect.producer} trace ({dialect.reason}): events of GPU "
+                            "processes on 'Stream' threads are GPU work; host events are kept as kind 'other'")
+        cols, rej, cnt, ignored = acc.finish(base_ns, rank, select, dialect)
         n = len(cols["start_ns"])
         cols["event_id"] = np.arange(n, dtype="int64")
         cols["rank"] = np.full(n, rank, dtype="int64")
@@ -170,7 +184,7 @@ class KinetoCollector(Collector):
         src = {"path": str(path), "collector": self.name, "size_bytes": info.size_bytes, "rank": rank,
                "compressed": info.compressed, "uncompressed_bytes": info.nbytes, "base_time_ns": base_ns or None,
                "schema_version": trace.schemaVersion, "display_time_unit": trace.displayTimeUnit,
-               "distributed": dist or None}
+               "distributed": dist or None, "producer": dialect.producer}
         for key in _VERSION_KEYS:  # driver/runtime versions as Kineto records them (e.g. 12000 = CUDA 12.0)
             if getattr(trace, key, None) is not None:
                 src[key] = getattr(trace, key)
