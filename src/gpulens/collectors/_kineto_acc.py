@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from gpulens.collectors._chrome_json import Args
+from gpulens.collectors._work_rules import kind_of_kernel_name
 from gpulens.collectors._kineto_columns import Dictionary, int_array, nullable, take, us_text_to_ns
 from gpulens.timeline.selection import Selection
 
@@ -37,7 +38,6 @@ CATEGORY_KIND = {
     "python_function": "python",
 }
 GPU_CATEGORIES = {"kernel", "gpu_memcpy", "memcpy", "gpu_memset", "memset", "gpu_user_annotation"}
-_COMM_RE = re.compile(r"nccl|rccl", re.IGNORECASE)
 _COPY_KIND_RE = re.compile(r"\b(HtoD|DtoH|DtoD|PtoP|HtoH|DtoA|AtoD)\b")
 #: XLA spells copy directions ``MemcpyH2D`` / ``MemcpyD2H`` / ``MemcpyD2D`` / ``MemcpyP2P``
 _COPY_KIND_2_RE = re.compile(r"(H|D|P)2(H|D|P)\b")
@@ -54,17 +54,11 @@ _INT_FIELDS = ("pid", "tid", "device", "stream", "corr", "ext", "grid_x", "grid_
 
 
 def kind_of(cat: str, name: str) -> str:
-    """Timeline kind of a Kineto event from its lower-cased category and its name (copies, sets and NCCL/RCCL
-    kernels are told apart by name)."""
+    """Timeline kind of a Kineto event from its lower-cased category and its name: a ``kernel`` that is a copy,
+    a fill or a collective by name becomes ``memcpy``/``memset``/``comm`` (rules: :mod:`._work_rules`)."""
     kind = CATEGORY_KIND.get(cat, "other")
     if kind == "kernel":
-        low = name[:16].lower()
-        if low.startswith("memcpy"):
-            return "memcpy"
-        if low.startswith("memset"):
-            return "memset"
-        if _COMM_RE.search(name):
-            return "comm"
+        return kind_of_kernel_name(name)
     return kind
 
 

@@ -10,8 +10,11 @@ Conventions (Chrome Trace Event Format; Kineto ``output_json.cpp``):
   exactly to int64 ns; ``start_ns = ts·1000 + baseTimeNanoseconds`` when the trace has a base time.
 * GPU events: ``device`` from ``args.device``, else the GPU ``pid``; ``stream`` from ``args.stream``, else the
   number in ``tid``. Any ``kernel``-category event is GPU work whatever its stream id (ROCm's default stream is 0).
-* Kind is decided by category *and* name: a ``kernel`` whose name is a copy/set (``Memcpy DtoD``) is a memcpy/memset,
-  and NCCL/RCCL kernels are ``comm``.
+* Kind is decided by category, name *and* launching op (rules as data in :mod:`._work_rules`): a ``kernel`` whose
+  name is a copy/fill (``Memcpy DtoD``, ROCm's ``__amd_rocclr_copyBuffer``) is a memcpy/memset; NCCL/RCCL/MSCCL/
+  NVSHMEM/symmetric-memory/custom all-reduce kernels, and any kernel launched under a communication op
+  (``record_param_comms``, ``c10d::…``, ``nccl:…``, ``symm_mem::…``), are ``comm``; the count relabelled by launcher
+  is ``meta.sources[*]["comm_by_launcher"]``.
 * Events with ``ts == 0`` or a negative ``dur`` (Kineto writes ``-1`` for unfinished ops) go to ``rejected`` with
   the reason; they never define the span.
 * An ``X`` event without a category (or with an empty / non-text one) is of kind ``other`` — never the kind of the
@@ -38,6 +41,7 @@ from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, identify, re
 from gpulens.collectors._chrome_json import recover
 from gpulens.collectors._kineto_acc import CATEGORY_KIND, GPU_CATEGORIES, Accumulator as _Accumulator, kind_of
 from gpulens.collectors._kineto_columns import EVENTS_DECODER, TRACE_DECODER, RawTrace, from_plain, int_or_none
+from gpulens.collectors._work_rules import relabel_by_launcher
 from gpulens.collectors._stream import CHUNK_BYTES, StreamInfo, Tail, stream_pieces
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
@@ -168,6 +172,7 @@ class KinetoCollector(Collector):
         cols["rank"] = np.full(n, rank, dtype="int64")
         cols["source"] = self._source(n)
         events = make_table(EVENT_COLUMNS, cols, n=n)
+        by_launcher = relabel_by_launcher(events)
         nr = len(rej["reason"])
         rejected = make_table(REJECTED_COLUMNS, {**rej, "rank": [rank] * nr, "source": [self.name] * nr}, n=nr)
         nc = len(cnt["event_id"])
@@ -184,7 +189,7 @@ class KinetoCollector(Collector):
         src = {"path": str(path), "collector": self.name, "size_bytes": info.size_bytes, "rank": rank,
                "compressed": info.compressed, "uncompressed_bytes": info.nbytes, "base_time_ns": base_ns or None,
                "schema_version": trace.schemaVersion, "display_time_unit": trace.displayTimeUnit,
-               "distributed": dist or None, "producer": dialect.producer}
+               "distributed": dist or None, "producer": dialect.producer, "comm_by_launcher": by_launcher}
         for key in _VERSION_KEYS:  # driver/runtime versions as Kineto records them (e.g. 12000 = CUDA 12.0)
             if getattr(trace, key, None) is not None:
                 src[key] = getattr(trace, key)
