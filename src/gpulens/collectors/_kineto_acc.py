@@ -16,6 +16,7 @@ import numpy as np
 
 from gpulens.collectors._chrome_json import Args
 from gpulens.collectors._work_rules import kind_of_kernel_name
+from gpulens.collectors._kineto_ranks import event_ranks
 from gpulens.collectors._kineto_columns import Dictionary, int_array, nullable, take, us_text_to_ns
 from gpulens.timeline.selection import Selection
 
@@ -50,7 +51,7 @@ KIND_LIST = ("kernel", "comm", "memcpy", "memset", "cpu_op", "runtime", "sync", 
 _K = {k: i for i, k in enumerate(KIND_LIST)}
 _EMPTY = Args()
 _INT_FIELDS = ("pid", "tid", "device", "stream", "corr", "ext", "grid_x", "grid_y", "grid_z", "block_x", "block_y",
-               "block_z", "regs", "smem", "bytes")
+               "block_z", "regs", "smem", "bytes", "rank")
 
 
 def kind_of(cat: str, name: str) -> str:
@@ -124,6 +125,8 @@ class Accumulator:
         self.ignored: dict[str, int] = {}
         self.process_names: dict[int, str] = {}  # pid → process_name metadata
         self.thread_names: dict[tuple[int, int], str] = {}  # (pid, tid) → thread_name metadata
+        self.comm_ranks: set[int] = set()  # `Rank` values of record_param_comms events
+        self.rank_encodings: list[str] = []  # per-event rank encodings found by finish()
         self.missing_cat: set[str] = set()  # {""} once an X event without a category was seen
         self.count = 0  # X events seen (accepted + rejected)
         self.rows = 0  # accepted rows so far
@@ -210,6 +213,10 @@ class Accumulator:
             col[key] = pair
         col["regs"] = int_array([a.registers for a in args])
         col["smem"] = int_array([a.shared_memory for a in args])
+        col["rank"] = int_array([a.rank for a in args])
+        rc = int_array([a.rank_comms for a in args])
+        if rc[1].any():
+            self.comm_ranks.update(np.unique(rc[0][rc[1]]).tolist())
         gk = kind[gi]
         bi = gi[(gk == _K["memcpy"]) | (gk == _K["memset"]) | (gk == _K["comm"])]
         col["bytes"] = _scatter(n, bi, *int_array([args[i].bytes for i in bi]))
@@ -283,18 +290,29 @@ class Accumulator:
         ints = {key: pair(key) for key in ("pid", "tid", "device", "stream")}
         if dialect is not None and dialect.producer == "xla-gpu":
             self._place_xla(dialect, kind, name, nocat, copy, ints)
+        is_gpu = np.isin(kind, [_K[k] for k in ("kernel", "comm", "memcpy", "memset")])
+        ranks = event_ranks(len(kind), rank, pair("rank"), ints["pid"], corr, is_gpu, ints["device"][0],
+                            self.process_names)
+        self.rank_encodings = ranks.encodings
+        if ranks.device_fix is not None:
+            ints["device"][0][ranks.device_fix[0]] = ranks.device_fix[1]
         keep = None
         if select is not None and select.active:
             kind_names = np.array(KIND_LIST, dtype=object)
-            keep = select.keep_mask(start, dur, kind_names[kind] if len(kind) else np.zeros(0, dtype=object),
-                                    take(np.array(self.names.values, dtype=object), name, None) if len(name) else
-                                    np.zeros(0, dtype=object), corr[0], corr[1], rank)
+            kinds_s = kind_names[kind] if len(kind) else np.zeros(0, dtype=object)
+            names_s = take(np.array(self.names.values, dtype=object), name, None) if len(name) else \
+                np.zeros(0, dtype=object)
+            keep = np.zeros(len(kind), dtype=bool)
+            for r in np.unique(ranks.rank) if len(kind) else []:  # steps and windows are per rank
+                rows = ranks.rank == r
+                keep[rows] = select.keep_mask(start[rows], dur[rows], kinds_s[rows], names_s[rows], corr[0][rows],
+                                              corr[1][rows], int(r))
         sel = (lambda a: a[keep] if keep is not None else a)
         kind_vals = [k for k in KIND_LIST if k in KINDS]
         cols: dict[str, Any] = {
             "kind": _codes_to_cat(sel(kind).astype(np.int64), kind_vals),
             "name": self.names.categorical(sel(name), _str),
-            "start_ns": sel(start), "dur_ns": sel(dur),
+            "start_ns": sel(start), "dur_ns": sel(dur), "rank": sel(ranks.rank),
             "device_id": sel(ints["device"][0]),
             "flops": sel(cat("flops")) if P else np.zeros(0),
             "copy_kind": self.copy.categorical(sel(copy)),
