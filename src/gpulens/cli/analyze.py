@@ -111,6 +111,10 @@ def register(app: typer.Typer) -> None:
         code = EXIT_OK if report.has_gpu_work else EXIT_NO_GPU_WORK
         if code == EXIT_NO_GPU_WORK:
             msg = "No GPU work found in the input(s): 0 kernels."
+            incomplete = [src["incomplete_capture"] for s in report.sources for src in s.timeline.meta.sources
+                          if src.get("incomplete_capture")]
+            if incomplete:  # launches without any GPU record: say the capture is incomplete, not "no GPU work"
+                msg = f"The capture is incomplete (0 kernels recorded): {incomplete[0]}."
             if steps or window or ranks:
                 msg += " (A --steps/--window/--ranks selection was applied: it may match nothing.)"
             console.print(msg)

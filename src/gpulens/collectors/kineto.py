@@ -42,6 +42,7 @@ from gpulens.collectors._kineto_acc import CATEGORY_KIND, GPU_CATEGORIES, Accumu
 from gpulens.collectors._kineto_ranks import RANK_IN_FILE_NAME
 from gpulens.collectors._kineto_columns import EVENTS_DECODER, TRACE_DECODER, RawTrace, from_plain, int_or_none
 from gpulens.collectors._work_rules import relabel_by_launcher
+from gpulens.collectors._nsys_more import incomplete_capture
 from gpulens.collectors._stream import CHUNK_BYTES, StreamInfo, Tail, stream_pieces
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
@@ -193,6 +194,11 @@ class KinetoCollector(Collector):
         rejected = make_table(REJECTED_COLUMNS, {**rej, "rank": [rank] * nr, "source": [self.name] * nr}, n=nr)
         nc = len(cnt["event_id"])
         counters = make_table(COUNTER_COLUMNS, {**cnt, "source": self._source(nc)}, n=nc)
+        incomplete = incomplete_capture(events, "the trace has no GPU activity event (kernel, gpu_memcpy, gpu_memset)",
+                                        "GPU activity was not recorded (ProfilerActivity.CUDA missing) or the "
+                                        "profiler stopped before flushing it")
+        if incomplete:
+            warnings.append(f"{path}: incomplete capture: {incomplete}")
         if nr:
             by_reason = rejected["reason"].value_counts()
             warnings.append(f"{path}: {nr} invalid event(s) excluded: " +
@@ -206,7 +212,8 @@ class KinetoCollector(Collector):
                "rank_source": rank_source, "ranks": ranks,
                "compressed": info.compressed, "uncompressed_bytes": info.nbytes, "base_time_ns": base_ns or None,
                "schema_version": trace.schemaVersion, "display_time_unit": trace.displayTimeUnit,
-               "distributed": dist or None, "producer": dialect.producer, "comm_by_launcher": by_launcher}
+               "distributed": dist or None, "producer": dialect.producer, "comm_by_launcher": by_launcher,
+               "incomplete_capture": incomplete}
         for key in _VERSION_KEYS:  # driver/runtime versions as Kineto records them (e.g. 12000 = CUDA 12.0)
             if getattr(trace, key, None) is not None:
                 src[key] = getattr(trace, key)
