@@ -13,9 +13,11 @@ from operator import attrgetter
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from gpulens.collectors._chrome_json import Args
 from gpulens.collectors._work_rules import kind_of_kernel_name
+from gpulens.collectors._kineto_grid import fix_rocm_grid
 from gpulens.collectors._kineto_ranks import event_ranks
 from gpulens.collectors._kineto_columns import Dictionary, int_array, nullable, take, us_text_to_ns
 from gpulens.timeline.selection import Selection
@@ -126,7 +128,8 @@ class Accumulator:
         self.process_names: dict[int, str] = {}  # pid → process_name metadata
         self.thread_names: dict[tuple[int, int], str] = {}  # (pid, tid) → thread_name metadata
         self.comm_ranks: set[int] = set()  # `Rank` values of record_param_comms events
-        self.rank_encodings: list[str] = []  # per-event rank encodings found by finish()
+        self.rank_encodings: list[str] = []
+        self.grid_fixes: dict[str, int] = {}  # ROCm grid conversions by rule (see _kineto_grid)  # per-event rank encodings found by finish()
         self.missing_cat: set[str] = set()  # {""} once an X event without a category was seen
         self.count = 0  # X events seen (accepted + rejected)
         self.rows = 0  # accepted rows so far
@@ -249,12 +252,15 @@ class Accumulator:
         self.rows += n
         self.pieces.append(col)
 
-    def finish(self, base_ns: int, rank: int, select: Selection | None, dialect: Any = None):
+    def finish(self, base_ns: int, rank: int, select: Selection | None, dialect: Any = None,
+               rocm: tuple[bool, bool] = (False, False)):
         """Concatenate the pieces; return (event columns, rejected columns, counter columns, ignored categories).
 
         Args:
             dialect: a :class:`~gpulens.collectors._chrome_dialects.Dialect`; for ``xla-gpu`` the events without a
                 category on GPU processes become GPU work (see that module).
+            rocm: (ROCm trace, written by the rocprofiler-sdk backend): grid sizes are converted to workgroups
+                (:mod:`._kineto_grid`); the counts are in ``self.grid_fixes``.
         """
         from gpulens.timeline.schema import KINDS
 
@@ -287,10 +293,15 @@ class Accumulator:
             name[name < 0] = self.names.encode([UNNAMED])[0]
         copy = cat("copy").astype(np.int64)
         corr = pair("corr")
-        ints = {key: pair(key) for key in ("pid", "tid", "device", "stream")}
+        ints = {key: pair(key) for key in ("pid", "tid", "device", "stream", "grid_x", "grid_y", "grid_z",
+                                           "block_x", "block_y", "block_z")}
         if dialect is not None and dialect.producer == "xla-gpu":
             self._place_xla(dialect, kind, name, nocat, copy, ints)
         is_gpu = np.isin(kind, [_K[k] for k in ("kernel", "comm", "memcpy", "memset")])
+        if rocm[0]:
+            self.grid_fixes = fix_rocm_grid(np.flatnonzero(is_gpu), [ints[f"grid_{a}"] for a in "xyz"],
+                                            [ints[f"block_{a}"] for a in "xyz"], rocm[1],
+                                            self._launched_by_ext_module(kind, name, corr, is_gpu))
         ranks = event_ranks(len(kind), rank, pair("rank"), ints["pid"], corr, is_gpu, ints["device"][0],
                             self.process_names)
         self.rank_encodings = ranks.encodings
@@ -356,6 +367,23 @@ class Accumulator:
             rej["reason"] += [reasons[x] for x in r["reason"]]
         return cols, rej, cnt, self.ignored
 
+
+    def _launched_by_ext_module(self, kind: np.ndarray, name: np.ndarray, corr: tuple[np.ndarray, np.ndarray],
+                                is_gpu: np.ndarray) -> np.ndarray:
+        """Per row: a GPU row whose launching runtime call (same correlation id) is ``hipExtModuleLaunchKernel``."""
+        rt = (kind == _K["runtime"]) & corr[1]
+        out = np.zeros(len(kind), dtype=bool)
+        if not rt.any():
+            return out
+        launcher = pd.Series(name[rt], index=corr[0][rt])
+        launcher = launcher[~launcher.index.duplicated()]
+        ext_codes = {c for c, v in enumerate(self.names.values) if isinstance(v, str) and v.startswith(
+            "hipExtModuleLaunchKernel")}
+        gi = np.flatnonzero(is_gpu & corr[1])
+        if ext_codes and len(gi):
+            codes = launcher.reindex(corr[0][gi]).to_numpy()
+            out[gi] = pd.Series(codes).isin(ext_codes).to_numpy()
+        return out
 
     def _place_xla(self, dialect: Any, kind: np.ndarray, name: np.ndarray, nocat: np.ndarray, copy: np.ndarray,
                    ints: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:

@@ -178,7 +178,18 @@ class KinetoCollector(Collector):
         if dialect.producer != "kineto":
             warnings.append(f"{path}: read as a {dialect.producer} trace ({dialect.reason}): events of GPU "
                             "processes on 'Stream' threads are GPU work; host events are kept as kind 'other'")
-        cols, rej, cnt, ignored = acc.finish(base_ns, rank, select, dialect)
+        props = trace.deviceProperties if isinstance(trace.deviceProperties, list) else []
+        rocm = (trace.hip_runtime_version is not None or trace.hip_driver_version is not None
+                or trace.rocprofiler_sdk_version is not None
+                or any(isinstance(p, dict) and p.get("gcnArchName") for p in props)
+                or any(isinstance(v, str) and v.startswith("hip") for v in acc.names.values))
+        cols, rej, cnt, ignored = acc.finish(base_ns, rank, select, dialect,
+                                             (rocm, trace.rocprofiler_sdk_version is not None))
+        if any(acc.grid_fixes.values()):
+            warnings.append(f"{path}: ROCm grid sizes converted to workgroups: "
+                            f"{acc.grid_fixes['work_items']} kernel(s) recorded in work-items "
+                            f"(hipExtModuleLaunchKernel), {acc.grid_fixes['swapped']} with grid and workgroup "
+                            "sizes in swapped places (rocprofiler-sdk backend)")
         n = len(cols["start_ns"])
         cols["event_id"] = np.arange(n, dtype="int64")
         ranks = sorted({int(r) for r in np.unique(cols["rank"])}) if n else [rank]
@@ -213,7 +224,8 @@ class KinetoCollector(Collector):
                "compressed": info.compressed, "uncompressed_bytes": info.nbytes, "base_time_ns": base_ns or None,
                "schema_version": trace.schemaVersion, "display_time_unit": trace.displayTimeUnit,
                "distributed": dist or None, "producer": dialect.producer, "comm_by_launcher": by_launcher,
-               "incomplete_capture": incomplete}
+               "incomplete_capture": incomplete,
+               "grid_units": "workgroups (converted)" if any(acc.grid_fixes.values()) else "as recorded"}
         for key in _VERSION_KEYS:  # driver/runtime versions as Kineto records them (e.g. 12000 = CUDA 12.0)
             if getattr(trace, key, None) is not None:
                 src[key] = getattr(trace, key)

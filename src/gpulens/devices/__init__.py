@@ -86,6 +86,15 @@ def identify_device(rec: Mapping[str, Any]) -> DeviceSpec | None:
             cc = rec.get("compute_capability")
             cands = [s for s in pool if cc and s.compute_capability == str(cc) and sms and s.num_sms == int(sms)]
             how = f"compute capability {cc} with {sms} SMs"
+    sms = rec.get("num_sms")
+    if amd and cands and sms and not any(s.num_sms == int(sms) for s in cands):
+        # the name disagrees with the CU count (e.g. "MI250X" on a 104-CU GCD): the CU count of the same arch wins
+        by_cu = [s for s in pool if s.gfx_arch in {c.gfx_arch for c in cands} and s.num_sms == int(sms)]
+        family = re.search(r"MI\d+", cands[0].name)
+        by_cu.sort(key=lambda s: not (family and family.group(0) in s.name))  # same family first (MI250X → MI250)
+        if by_cu:
+            how = f"{sms} CUs ({name!r} names a part with {cands[0].num_sms})"
+            cands = by_cu
     cands = _narrow(cands, rec)
     if not cands:
         return None
