@@ -17,6 +17,7 @@ import pandas as pd
 
 from gpulens.collectors._chrome_json import Args
 from gpulens.collectors._work_rules import kind_of_kernel_name
+from gpulens.collectors._collectives import collective_table
 from gpulens.collectors._kineto_grid import fix_rocm_grid
 from gpulens.collectors._kineto_ranks import event_ranks
 from gpulens.collectors._kineto_columns import Dictionary, int_array, nullable, take, us_text_to_ns
@@ -129,7 +130,9 @@ class Accumulator:
         self.thread_names: dict[tuple[int, int], str] = {}  # (pid, tid) → thread_name metadata
         self.comm_ranks: set[int] = set()  # `Rank` values of record_param_comms events
         self.rank_encodings: list[str] = []
-        self.grid_fixes: dict[str, int] = {}  # ROCm grid conversions by rule (see _kineto_grid)  # per-event rank encodings found by finish()
+        self.grid_fixes: dict[str, int] = {}
+        self.collectives: list[tuple[np.ndarray, list]] = []  # (row numbers, Args) of events with collective args
+        self.collective_table = None  # tables["collectives"] built by finish()  # ROCm grid conversions by rule (see _kineto_grid)  # per-event rank encodings found by finish()
         self.missing_cat: set[str] = set()  # {""} once an X event without a category was seen
         self.count = 0  # X events seen (accepted + rejected)
         self.rows = 0  # accepted rows so far
@@ -249,6 +252,9 @@ class Accumulator:
             else:
                 idx = np.flatnonzero(ok)
                 col[key] = (idx, v[idx], n)
+        ci = [i for i, a in enumerate(args) if a.coll_name is not None]
+        if ci:  # collective metadata (record_param_comms, NCCL kernels): kept beside the events
+            self.collectives.append((np.asarray(ci, dtype=np.int64) + self.rows, [args[i] for i in ci]))
         self.rows += n
         self.pieces.append(col)
 
@@ -356,6 +362,7 @@ class Accumulator:
                    "value": np.concatenate(val)[order], "unit": _codes_to_named_cat(mcodes, units)}
         else:
             cnt = {"event_id": np.zeros(0, dtype=np.int64), "metric": [], "value": np.zeros(0), "unit": []}
+        self.collective_table = collective_table(self.collectives, keep, new_id)
         rej = {"kind": [], "name": [], "start_ns": [], "dur_ns": [], "reason": []}
         reasons = ("missing ts or dur", "negative duration (unfinished or corrupt event)",
                    "zero timestamp (never recorded)")

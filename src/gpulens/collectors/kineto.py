@@ -22,6 +22,8 @@ Conventions (Chrome Trace Event Format; Kineto ``output_json.cpp``):
 * Chrome traces of other producers are recognised from their metadata (:mod:`._chrome_dialects`): JAX/XLA GPU traces
   (``/device:GPU:N`` processes) are read by their dialect; others (TPU-only XLA, browser traces, unknown producers
   whose events carry no Kineto category) are refused with a one-line message naming the likely producer.
+* Collective metadata (``record_param_comms`` / NCCL kernel args: collective, element counts, dtype, process
+  group) goes to ``tables["collectives"]`` (:mod:`._collectives`).
 * Kineto's per-kernel estimates (``blocks per SM``, ``warps per SM``, ``est. achieved occupancy %``) become Counters.
 """
 
@@ -231,9 +233,10 @@ class KinetoCollector(Collector):
                 src[key] = getattr(trace, key)
         if select is not None and select.active:
             src["selection"] = select.describe()
+        tables = {"collectives": acc.collective_table} if acc.collective_table is not None else {}
         meta = TimelineMeta(sources=[json.loads(json.dumps(src, default=str))],
                             devices=[d for r in ranks for d in _devices(trace.deviceProperties, r)],
                             warnings=warnings,
                             truncated=bool(truncated_at), truncated_at=truncated_at)
-        return Timeline(events, counters, rejected, meta).validate()
+        return Timeline(events, counters, rejected, meta, tables).validate()
 
