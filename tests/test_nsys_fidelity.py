@@ -131,3 +131,16 @@ def test_case_t06_incomplete_capture():
     assert len(tl.gpu_events()) == 0
     note = tl.meta.sources[0]["incomplete_capture"]
     assert "5 launch call(s)" in note and "correlation 100–104" in note
+
+
+def test_kernel_launches_with_only_copies_recorded_are_incomplete(tmp_path):
+    p = export(tmp_path / "c.sqlite", runtime=[(100, 150, GTID, 5, 1)], kernel_table=False)
+    con = sqlite3.connect(p)
+    con.execute("CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INT, end INT, deviceId INT, streamId INT, "
+                "correlationId INT, globalPid INT, bytes INT, copyKind INT)")
+    con.execute("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (200, 300, 0, 7, 6, ?, 4096, 1)", (GPID,))
+    con.commit()
+    con.close()
+    tl = collect(p)
+    assert len(tl.of_kind("memcpy")) == 1
+    assert "1 launch call(s) (cudaLaunchKernel ×1)" in tl.meta.sources[0]["incomplete_capture"]

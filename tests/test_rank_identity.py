@@ -180,3 +180,13 @@ def test_case_t12_two_rocpd_processes():
     assert t.loc[3, "busy_ns"] == 150_000 and t.loc[3, "span_ns"] == 240_000
     assert t.loc[2, "rank"] != t.loc[3, "rank"]
     assert rep.summary["kernel_count"] == 4 and rep.summary["kernel_time_ns"] == 300_000
+
+
+def test_rocprofv3_hostname_subfolder_layout(tmp_path):
+    # rocprofv3's default output: <dir>/<hostname>/<pid>_results.db
+    (tmp_path / "node7").mkdir()
+    write_rocpd(tmp_path / "node7" / "9001_results.db", 9001, 1_000_000, [10_000])
+    write_rocpd(tmp_path / "node7" / "9002_results.db", 9002, 1_000_000, [30_000])
+    tl = collect(tmp_path)
+    k = tl.gpu_events()
+    assert {int(r): int(d) for r, d in k[["rank", "dur_ns"]].values} == {0: 10_000, 1: 30_000}

@@ -70,13 +70,13 @@ def graph_trace(db: Any, common: Any, gpu: Any, kernel_corr: set[int]) -> tuple[
 
 
 def incomplete_capture(events: pd.DataFrame, missing: str, advice: str) -> str | None:
-    """The sentence saying a capture is incomplete, or None: launch calls recorded, no GPU work at all.
+    """The sentence saying a capture is incomplete, or None: kernel launch calls recorded, no kernel at all.
 
     Args:
         missing: what the source lacks (e.g. "the kernel activity table is absent").
         advice: the likely cause and fix.
     """
-    if len(events) and events["kind"].isin(["kernel", "comm", "memcpy", "memset"]).any():
+    if len(events) and events["kind"].isin(["kernel", "comm"]).any():  # kernel launches need kernel records
         return None
     rt = events[events["kind"] == "runtime"] if len(events) else events
     if not len(rt):
