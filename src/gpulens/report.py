@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterable
 from gpulens import __version__
 from gpulens.analyzers import AnalysisResult, Finding, run_all
 from gpulens.collectors import collect
+from gpulens.errors import note_input
 from gpulens.timeline import Timeline
 
 #: Version of the JSON report layout (docs/report-schema.md). Bump on incompatible change.
@@ -177,7 +178,14 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
             tl = join_dispatches(tl, other).timeline
             label = f"{label} + {other_label}"
         loaded = [(label, tl)]
-    return Report([analyze_timeline(tl, label, only, device_spec) for label, tl in loaded])
+    sources = []
+    for label, tl in loaded:
+        try:
+            sources.append(analyze_timeline(tl, label, only, device_spec))
+        except Exception as exc:
+            note_input(exc, f"analyzing {label}")
+            raise
+    return Report(sources)
 
 
 NCU_COLLECTORS = ("ncu_csv", "ncu_rep")
