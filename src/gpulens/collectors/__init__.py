@@ -93,7 +93,8 @@ def collect(path: str | Path, strict: bool = True, format: str | None = None, se
     Args:
         path: a file of any supported format (gzip allowed), or a directory. A directory claimed by a
             directory-aware collector is read by it; otherwise every recognised file in it (not recursive) is
-            read and the results concatenated (one Timeline for several ranks), in parallel when large.
+            read and the results concatenated (one Timeline for several ranks), in parallel when large; files that
+            record no rank are numbered instead of all becoming rank 0 (:mod:`._ranks`, with a warning).
         strict: see :meth:`Collector.collect`.
         format: collector name to force instead of sniffing.
         select: keep only some steps / a time window / some ranks (:class:`~gpulens.timeline.selection.Selection`);
@@ -129,6 +130,7 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         return collect_file(c, p, strict, select, cache)
     if p.is_dir():
         from gpulens.collectors._parallel import file_rank, load_many
+        from gpulens.collectors._ranks import number_rankless
 
         files = sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith("."))
         files = [f for f in files if sniff(f) is not None]
@@ -138,8 +140,12 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
             files = [f for f in files if file_rank(f) is None or select.wants_rank(file_rank(f))]
             if not files:
                 raise TraceFormatError(p, f"no rank file matches {select.describe()}")
-        parts = [t for t in load_many(files, strict, select, cache, workers, scheduler) if t is not None]
-        return concat(parts)
+        loaded = load_many(files, strict, select, cache, workers, scheduler)
+        labelled = [(f.name, t) for f, t in zip(files, loaded) if t is not None]
+        notes = number_rankless(labelled)  # rank-less files (or one per process) must not all become rank 0
+        tl = concat([t for _, t in labelled])
+        tl.meta.warnings = [f"{p}: {n}" for n in notes] + tl.meta.warnings
+        return tl
     from gpulens.collectors._io import read_input
 
     read_input(p)  # raises the precise reason for empty, unreadable or corrupt-gzip files
