@@ -47,6 +47,10 @@ class SourceReport:
     def summary(self) -> dict[str, Any]:
         """Headline figures: kernel count, kernel time (plain sum, ns), kernel busy (union, ns), span, busy %...
 
+        Span and busy % follow the one definition of :mod:`gpulens.analyzers._span` (``span_definition``): ``span_ns``
+        is the wall GPU span (never a sum over ranks), ``gpu_busy_pct`` = Σ busy / Σ per-GPU span (≤ 100 %),
+        ``window_ns`` the profiled window (host events included) and ``gpu_utilization_pct`` = busy / window.
+
         Also ``memcpy_count``, ``memcpy_bytes`` (sum of the recorded payloads of copies, bytes) and ``flops`` (sum of
         the FLOP counts the source recorded, e.g. Kineto ``with_flops`` on cpu_ops; 0 when none).
         """
@@ -63,6 +67,12 @@ class SourceReport:
             "gpu_busy_ns": b.get("busy_ns", 0),
             "span_ns": b.get("span_ns", 0),
             "gpu_busy_pct": b.get("busy_pct", 0.0),
+            "device_span_ns": b.get("device_span_ns", 0),
+            "rank_span_ns": b.get("rank_span_ns", {}),
+            "window_ns": b.get("window_ns", 0),
+            "gpu_utilization_pct": b.get("gpu_utilization_pct", 0.0),
+            "span_basis": b.get("span_basis", "wall"),
+            "span_definition": b.get("span_definition", ""),
             "computation_ns": b.get("computation_ns", 0),
             "exposed_comm_ns": b.get("exposed_comm_ns", 0),
             "exposed_memcpy_ns": b.get("exposed_memcpy_ns", 0),
@@ -91,6 +101,14 @@ class Report:
     schema_version: int = SCHEMA_VERSION
     tool_version: str = __version__
     created: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+
+    @property
+    def status(self) -> str:
+        """``"no_gpu_work"`` when no source has GPU work, ``"partial"`` when any source is partial, else ``"ok"``."""
+        states = [s.status for s in self.sources]
+        if not any(x != "no_gpu_work" for x in states):
+            return "no_gpu_work"
+        return "partial" if "partial" in states else "ok"
 
     @property
     def has_gpu_work(self) -> bool:

@@ -256,7 +256,8 @@ class Bottlenecks(Analyzer):
         tot = {c: int(t[c].sum()) for c in COLUMNS if c.endswith("_ns") and c != "small_grid_ns"}
         tot["small_grid_ns"] = int(t["small_grid_ns"].sum()) if t["small_grid_ns"].notna().any() else None
         verdict = _rank_verdict(tot, self.min_share)
-        summary = {**tot, "launch_calls": int(t["launch_calls"].sum()),
+        summary = {**{("device_span_ns" if k == "span_ns" else k): v for k, v in tot.items()},
+                   "launch_calls": int(t["launch_calls"].sum()),
                    "short_launches": int(t["short_launches"].sum()),
                    "gaps": int(len(gaps)), "launch_gap_ns": self.launch_gap_ns, "min_share": self.min_share,
                    "verdict": verdict, "rank_verdicts": {int(r): v for r, v in zip(t["rank"], t["verdict"])}}
