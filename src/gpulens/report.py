@@ -88,9 +88,12 @@ class SourceReport:
         }
 
     def findings(self) -> list[Finding]:
-        """All analyzers' findings, largest time at stake first."""
-        out = [f for r in self.results.values() for f in r.findings]
-        return sorted(out, key=lambda f: -(f.time_at_stake_ns or 0))
+        """All analyzers' findings as a tree (:func:`gpulens.analyzers._tree.arrange`): roots by time at stake,
+        largest first, each followed by the findings that detail it (``parent`` set; their time is part of the
+        root's, so totals count findings without a parent only)."""
+        from gpulens.analyzers._tree import arrange
+
+        return arrange([f for r in self.results.values() for f in r.findings])
 
 
 @dataclass

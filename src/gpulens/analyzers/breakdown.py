@@ -53,6 +53,8 @@ COLUMNS = {
     "window_ns": "profiled window of the rank: first → last valid event, host included [ns]",
     "utilization_pct": "busy_ns / window_ns [%]",
 }
+#: The idle finding (root of the idle-cause findings) is reported from this % of the device span.
+IDLE_FINDING_PCT = 5.0
 SUMMARY_COLUMNS = {
     "span_ns": "wall GPU span: first → last GPU event on any GPU [ns]",
     "device_span_ns": "sum of the per-GPU spans (device-time) [ns]",
@@ -127,24 +129,27 @@ class Breakdown(Analyzer):
                       "further apart than their lengths allow; the run span is the longest rank's span")
         findings = []
         span = max(run["device_span_ns"], 1)
-        if summary["idle_pct"] > 50:
+        if summary["idle_pct"] >= IDLE_FINDING_PCT:
             findings.append(Finding(
-                f"GPU idle {summary['idle_pct']:.1f} % of its active span",
-                "Between its first and last GPU event the device ran nothing most of the time: the host is not "
-                "keeping it fed (CPU-bound step, synchronisations, data loading) or kernels are tiny. Look at "
-                "the gaps on the timeline; CUDA/HIP graphs or larger batches reduce launch gaps.",
-                severity="warning", category="gpu-idle", time_at_stake_ns=tot["idle_ns"], key="idle",
-                action="Find what the host did during the largest gaps (the idle breakdown below splits them)."))
+                f"GPU idle {summary['idle_pct']:.1f} % of its span ({tot['idle_ns'] / 1e6:.3f} ms)",
+                "Between its first and last GPU event the device ran nothing this share of the time: the host is "
+                "not keeping it fed (CPU-bound step, synchronisations, data loading), launches are slow, or work "
+                "waits on other work. The findings under this one split the idle time by cause.",
+                severity="warning" if summary["idle_pct"] > 50 else "info", category="gpu-idle",
+                time_at_stake_ns=tot["idle_ns"], key="idle",
+                action="Look at the largest idle cause below and remove it."))
         if tot["exposed_comm_ns"] > 0.1 * span:
             findings.append(Finding(
                 f"Exposed communication: {tot['exposed_comm_ns'] / 1e6:.3f} ms not overlapped with compute",
                 "Collectives run while no compute kernel does. Overlap them with computation (bucketed all-reduce "
                 "during backward, FSDP prefetch) or reduce their size.",
-                severity="warning", category="communication-bound", time_at_stake_ns=tot["exposed_comm_ns"]))
+                severity="warning", category="communication-bound", time_at_stake_ns=tot["exposed_comm_ns"],
+                key="exposed-comm"))
         if tot["exposed_memcpy_ns"] > 0.05 * span:
             findings.append(Finding(
                 f"Exposed memory copies: {tot['exposed_memcpy_ns'] / 1e6:.3f} ms not overlapped with kernels",
                 "Copies run with no kernel beside them. Use pinned memory and non_blocking copies on a side "
                 "stream, or keep tensors on the device.",
-                severity="warning", category="memcpy-bound", time_at_stake_ns=tot["exposed_memcpy_ns"]))
+                severity="warning", category="memcpy-bound", time_at_stake_ns=tot["exposed_memcpy_ns"],
+                key="exposed-memcpy"))
         return AnalysisResult(self.name, t, COLUMNS, summary, findings, summary_columns=SUMMARY_COLUMNS)
