@@ -24,6 +24,38 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+#: collectors whose kernels were serialised or replayed to read counters: their gaps are profiler artefacts
+REPLAY_COLLECTORS = frozenset({"ncu_csv", "ncu_rep", "omniperf"})
+#: side tables that carry kernels without a timeline (aggregate summaries, counter rows without timestamps)
+SUMMARY_TABLES = ("kernel_summary", "rocprof_stats", "unattached_counters")
+
+
+def replayed_for_counters(timeline: Any) -> bool:
+    """True when every input was a counter-collection run (ncu, rocprof-compute, rocprof ``pmc``, rocprofv3
+    counter collection) or has synthetic start times: there is no real timeline to find idle time in."""
+    srcs = timeline.meta.sources
+    return bool(srcs) and all(
+        s.get("synthetic_start") or s.get("collector") in REPLAY_COLLECTORS or s.get("pmc")
+        or s.get("table") == "counter" for s in srcs)
+
+
+def has_summary_kernels(timeline: Any) -> bool:
+    """True when the Timeline carries kernels only as a summary or as counter rows without timestamps."""
+    return any(len(timeline.tables.get(n, ())) for n in SUMMARY_TABLES)
+
+
+def busy_unknown_reason(timeline: Any) -> str | None:
+    """Why busy time, span and idle cannot be measured for this Timeline (None when they can): a counter-collection
+    run replays kernels one at a time; a summary or timestamp-less counter file has no timeline at all."""
+    if replayed_for_counters(timeline):
+        return ("counter-collection run: the profiler replayed the kernels one at a time, so their start times and "
+                "the gaps between them are not the workload's")
+    gpu_kinds = ("kernel", "comm", "memcpy", "memset")
+    if not timeline.events["kind"].isin(gpu_kinds).any() and has_summary_kernels(timeline):
+        return "the input is a per-kernel summary or counter table without timestamps: there is no timeline"
+    return None
+
+
 SPAN_DEFINITION = ("GPU span = first → last GPU event (kernels, collectives, copies, fills); busy % = union of GPU "
                    "events / GPU span; over several GPUs: wall span, busy % = Σ busy / Σ per-GPU span")
 

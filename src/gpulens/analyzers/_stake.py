@@ -21,6 +21,11 @@ import math
 from typing import Any
 
 
+#: Speed-of-light share of peak from which a unit bounds the kernel (Nsight Compute's SOL rule: below 60 % on both
+#: compute and memory "typically indicates latency issues").
+SOL_BOUND_PCT = 60.0
+
+
 def _pct(v: Any) -> float | None:
     try:
         f = float(v)
@@ -39,12 +44,17 @@ def time_at_stake(time_ns: float, attained_pct: float | None) -> int | None:
 
 
 def sol_attained_pct(row: dict[str, Any] | None) -> float | None:
-    """Attained share of the roof [%] from a ``speed_of_light`` row: max(compute %, memory %, DRAM %); None when none
-    is known."""
+    """Attained share of the roof [%] from a ``speed_of_light`` row: max(compute %, memory %, DRAM %). With one side
+    not counted, only a known side at ≥ :data:`SOL_BOUND_PCT` % counts (the kernel is at least that close to a
+    roof); a low figure alone does not say how far the other roof is (None)."""
     if not row:
         return None
-    vals = [v for v in (_pct(row.get(k)) for k in ("compute_pct", "memory_pct", "dram_pct")) if v is not None]
-    return max(vals) if vals else None
+    comp = _pct(row.get("compute_pct"))
+    mem = [v for v in (_pct(row.get(k)) for k in ("memory_pct", "dram_pct")) if v is not None]
+    vals = ([comp] if comp is not None else []) + mem
+    if not vals or ((comp is None or not mem) and max(vals) < SOL_BOUND_PCT):
+        return None
+    return max(vals)
 
 
 def attained_pct(roof_row: dict[str, Any] | None, sol_row: dict[str, Any] | None) -> tuple[float | None, str]:

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.analyzers._span import REPLAY_COLLECTORS, replayed_for_counters  # noqa: F401 (re-exported)
 from gpulens.analyzers.breakdown import Breakdown
 from gpulens.analyzers.context import context_of
 from gpulens.analyzers.intervals import merge
@@ -81,19 +82,6 @@ def device_sms(timeline: Timeline, device: Any, rank: int, device_id: int) -> in
         if v:
             return int(v)
     return None
-
-
-#: collectors whose kernels were serialised or replayed to read counters: their gaps are profiler artefacts
-REPLAY_COLLECTORS = frozenset({"ncu_csv", "ncu_rep", "omniperf"})
-
-
-def replayed_for_counters(timeline: Timeline) -> bool:
-    """True when every input was a counter-collection run (ncu, rocprof-compute, rocprof ``pmc``, rocprofv3
-    counter collection) or has synthetic start times: there is no real timeline to find idle time in."""
-    srcs = timeline.meta.sources
-    return bool(srcs) and all(
-        s.get("synthetic_start") or s.get("collector") in REPLAY_COLLECTORS or s.get("pmc")
-        or s.get("table") == "counter" for s in srcs)
 
 
 def sync_calls(timeline: Timeline) -> pd.DataFrame:

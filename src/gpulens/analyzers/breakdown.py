@@ -29,7 +29,7 @@ from typing import Any
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers._span import rank_hulls, run_figures, warn_once
+from gpulens.analyzers._span import busy_unknown_reason, rank_hulls, run_figures, warn_once
 from gpulens.analyzers.context import context_of
 from gpulens.analyzers.intervals import union_of
 from gpulens.timeline import GPU_KINDS, Timeline
@@ -107,6 +107,10 @@ class Breakdown(Analyzer):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   {"span_ns": 0, "busy_ns": 0, "gpu_count": 0},
                                   skipped_reason="no GPU events in the trace")
+        unknown = busy_unknown_reason(timeline)
+        if unknown:
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
+                                  skipped_reason=f"busy time unknown (not measured): {unknown}")
         gpu = gpu.copy()
         gpu["dur_ns"] = ctx.effective_ns
         host = timeline.events[~timeline.events["kind"].isin(("other",) + GPU_KINDS)]

@@ -61,6 +61,19 @@ def _clipped_events(timeline: Timeline, over: pd.DataFrame) -> list[dict[str, An
     return [{k: (v if isinstance(v, str) else int(v)) for k, v in r.items()} for r in rows.to_dict("records")]
 
 
+def _rocprof_kernel_stats(timeline: Timeline) -> pd.DataFrame:
+    """A rocprof ``results.stats.csv`` (side table ``rocprof_stats``, kernel domain) in the ``kernel_summary`` form:
+    ``name``, ``calls``, ``total_ns`` (``TotalDurationNs``); min/max are not recorded (NaN)."""
+    st = timeline.tables.get("rocprof_stats")
+    if st is None or not len(st) or not {"Name", "Calls", "TotalDurationNs"} <= set(st.columns):
+        return pd.DataFrame()
+    if "domain" in st:
+        st = st[st["domain"].astype(str) == "kernel"]
+    return pd.DataFrame({"name": st["Name"].astype(str), "calls": pd.to_numeric(st["Calls"]).astype("int64"),
+                         "total_ns": pd.to_numeric(st["TotalDurationNs"]).astype("int64"),
+                         "min_ns": np.nan, "max_ns": np.nan})
+
+
 class Hotspots(Analyzer):
     """Per kernel name: calls, total/mean/min/max ns, share of GPU kernel time, and the critical set.
 
@@ -87,6 +100,17 @@ class Hotspots(Analyzer):
         k = timeline.of_kind(*KERNEL_KINDS)
         if not len(k) and len(timeline.tables.get("kernel_summary", ())):
             return self._from_summary(timeline.tables["kernel_summary"])
+        if not len(k) and len(_rocprof_kernel_stats(timeline)):
+            return self._from_summary(_rocprof_kernel_stats(timeline))
+        uc = timeline.tables.get("unattached_counters")
+        if not len(k) and uc is not None and len(uc) and "name" in uc:
+            seq = uc["dispatch_seq"] if "dispatch_seq" in uc else uc.index.to_series()
+            n = int(pd.DataFrame({"n": uc["name"].astype(str), "s": seq.to_numpy()}).drop_duplicates().shape[0])
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
+                                  {"kernel_count": n, "unique_kernels": int(uc["name"].astype(str).nunique()),
+                                   "kernel_time_ns": None, "critical_count": 0},
+                                  skipped_reason="counter rows without timestamps: kernel durations were not "
+                                                 "recorded (the per-kernel counters are in kernel_counters)")
         if not len(k):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   {"kernel_count": 0, "kernel_time_ns": 0, "critical_count": 0},

@@ -152,7 +152,7 @@ def _evidence_text(e: Evidence) -> str:
         parts.append(f"speed of light: compute {_pct(e.compute_pct)}, memory {_pct(e.memory_pct)} of peak → "
                      f"{BOUND_TO_VERDICT.get(e.sol_bound, e.sol_bound)}"
                      + (f" ({e.sol_evidence})" if e.sol_evidence else ""))
-    if e.bound is not None or e.roof_pct is not None:
+    if (e.bound is not None or e.roof_pct is not None) and not (e.sol_bound and e.roof_source == "speed of light"):
         ai = "" if e.arithmetic_intensity is None else f", AI {e.arithmetic_intensity:.2f} FLOP/B"
         side = f"{e.ridge_side} side of the ridge" if e.ridge_side else "ridge side unknown"
         parts.append(f"{e.roof_source}: {e.bound or 'bound unknown'}, {side}, {_pct(e.roof_pct)} of attainable{ai}")

@@ -31,7 +31,8 @@ from gpulens.analyzers.bottlenecks import (
 from gpulens.analyzers.intervals import merge
 from gpulens.analyzers.launches import link_gpu_to_launch
 from gpulens.analyzers.stalls import kernel_percentages
-from gpulens.analyzers._stake import sol_attained_pct
+from gpulens.analyzers._span import busy_unknown_reason
+from gpulens.analyzers._stake import SOL_BOUND_PCT, sol_attained_pct
 from gpulens.analyzers._tree import roots
 from gpulens.analyzers.stall_classes import OCCUPANCY_METRICS, SOL_METRICS
 from gpulens.analyzers.verdict_rules import BOUND_TO_VERDICT, BOUNDS, Evidence, decide
@@ -72,21 +73,27 @@ def exposed_comm_by_name(timeline: Timeline) -> dict[str, int]:
 #: DRAM throughput % of peak as ncu records it (raw metric and details-page names).
 DRAM_SOL = {"dram_sol_pct": ("dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM Throughput")}
 #: Below this % of peak on both compute and memory, a kernel is latency-limited (ncu's SOL rule threshold, 60 %).
-SOL_LATENCY_PCT = 60.0
+SOL_LATENCY_PCT = SOL_BOUND_PCT
 
 
 def sol_from_percentages(p: dict[str, Any]) -> dict[str, Any] | None:
     """A ``speed_of_light``-shaped row from raw ncu percentages when that analyzer gave none for the kernel.
 
     Bound as Nsight Compute's speed-of-light rule reads it: the larger of compute (SM) % and memory % of peak
-    (DRAM % when counted) when it reaches :data:`SOL_LATENCY_PCT`, else ``latency``.
+    (DRAM % when counted) when it reaches :data:`SOL_LATENCY_PCT`, else ``latency``. Needs both a compute and a
+    memory figure unless the known one reaches the threshold (None otherwise).
     """
     comp, mem, dram = (_num(p.get(k)) for k in ("compute_sol_pct", "memory_sol_pct", "dram_sol_pct"))
     if comp is None and mem is None and dram is None:
         return None
     top_mem = max(v for v in (mem, dram, -1.0) if v is not None)
     c = comp if comp is not None else -1.0
-    bound = "latency" if max(c, top_mem) < SOL_LATENCY_PCT else ("compute" if c >= top_mem else "memory")
+    if max(c, top_mem) < SOL_LATENCY_PCT:
+        if comp is None or top_mem < 0:
+            return None  # a low figure on one side alone says nothing about the other roof
+        bound = "latency"
+    else:
+        bound = "compute" if c >= top_mem else "memory"
     return {"compute_pct": comp, "memory_pct": mem, "dram_pct": dram, "bound": bound,
             "evidence": "ncu SM and memory throughput % of peak"}
 
@@ -213,16 +220,21 @@ class Verdicts(Analyzer):
                 f"({int(und['time_ns'].sum())} ns of GPU time). {und['next_steps'].iloc[0][0]}",
                 severity="info", category="undetermined", key="undetermined"))
         t["time_at_stake_ns"] = t["time_at_stake_ns"].astype("Int64")
-        summary = self._run_summary(t, results, findings)
+        summary = self._run_summary(t, results, findings, busy_unknown_reason(timeline) is not None)
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
 
     @staticmethod
-    def _run_summary(t: pd.DataFrame, results: dict, findings: list[Finding]) -> dict[str, Any]:
+    def _run_summary(t: pd.DataFrame, results: dict, findings: list[Finding], busy_unknown: bool = False
+                     ) -> dict[str, Any]:
         bn = results.get("bottlenecks")
         overhead = bn.summary.get("verdict") if bn is not None and not bn.skipped else None
         by_class = t.groupby("verdict")["time_ns"].sum().sort_values(ascending=False, kind="stable")
         kernel_class = str(by_class.index[0]) if len(by_class) else None
-        if overhead and overhead != "gpu-bound":
+        if busy_unknown:
+            run, basis = (kernel_class, "counters only (busy time not measured): class holding the most kernel time") \
+                if kernel_class and kernel_class != "undetermined" else \
+                ("undetermined", "busy time not measured and the kernels' counters do not classify them")
+        elif overhead and overhead != "gpu-bound":
             run, basis = overhead, "timeline: largest overhead class ≥ min_share of GPU span"
         elif kernel_class and kernel_class != "undetermined":
             run, basis = kernel_class, "critical kernels: class holding the most GPU time"

@@ -75,13 +75,13 @@ def busy_pct_text(sm: dict[str, Any]) -> str:
     when the input has no timeline."""
     if sm.get("gpu_busy_pct") is None:
         return "unknown (not measured: " + str(sm.get("busy_unknown_reason") or "no timeline") + ")"
-    gpus = len(sm.get("rank_span_ns") or {}) > 1 or sm.get("device_span_ns", 0) > sm.get("span_ns", 0)
+    gpus = len(sm.get("rank_span_ns") or {}) > 1 or (sm.get("device_span_ns") or 0) > (sm.get("span_ns") or 0)
     return f"{sm['gpu_busy_pct']:.1f} %" + (" (Σ busy / Σ per-GPU span)" if gpus else "")
 
 
 def window_text(sm: dict[str, Any]) -> str:
     """``"40.00 µs: GPU busy 62.5 % of it"`` when the profiled window is longer than the GPU span, else ``""``."""
-    if sm.get("window_ns", 0) > sm.get("span_ns", 0) and sm.get("gpu_utilization_pct") is not None:
+    if sm.get("gpu_utilization_pct") is not None and (sm.get("window_ns") or 0) > (sm.get("span_ns") or 0):
         return f"{fmt_ns(sm['window_ns'])}: GPU busy {sm['gpu_utilization_pct']:.1f} % of it"
     return ""
 
