@@ -37,7 +37,14 @@ class Steps(Analyzer):
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
         ev = timeline.events
         host = ev[ev["kind"].isin(["annotation", "cpu_op"]) & (ev["device_id"] == -1)]
-        num = host["name"].astype(str).str.extract(STEP_RE, expand=False)
+        # the step number is read once per distinct name (category), then spread to the rows by code
+        names = host["name"]
+        if isinstance(names.dtype, pd.CategoricalDtype):
+            per_cat = pd.Series(np.asarray(names.cat.categories.astype(object), dtype=object), dtype=object)
+            per_cat = per_cat.str.extract(STEP_RE, expand=False).to_numpy(dtype=object)
+            num = pd.Series(np.append(per_cat, np.nan)[names.cat.codes.to_numpy()], index=host.index, dtype=object)
+        else:
+            num = names.astype(str).str.extract(STEP_RE, expand=False)
         st = host[num.notna()].assign(step=num[num.notna()].astype("int64"))
         if not len(st):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
