@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.analyzers.context import strings
 from gpulens.analyzers.base import AnalysisResult, Analyzer
+from gpulens.analyzers.context import strings
 from gpulens.timeline import Timeline
 
 COLUMNS = {

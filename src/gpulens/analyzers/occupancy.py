@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.analyzers.context import strings
 from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, short_name as _short, weighted_mean
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.analyzers.context import strings
 from gpulens.devices import limits_of_record, main_device
 from gpulens.devices.occupancy import Occupancy, cdna_occupancy, cuda_occupancy, kineto_estimate_pct
 from gpulens.timeline import Timeline

@@ -16,8 +16,8 @@ from typing import Any
 
 import pandas as pd
 
-from gpulens.analyzers.context import strings
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.analyzers.context import strings
 from gpulens.analyzers.hotspots import KERNEL_KINDS
 from gpulens.timeline import Timeline
 

@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.analyzers.context import strings
 from gpulens.analyzers._hot import hot_kernels, short_name as _short
 from gpulens.analyzers._work import cache_bytes, counter_work, shape_work
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.analyzers.context import strings
 from gpulens.devices.spec import apply_measured_peaks, measured_roofs
 from gpulens.timeline import Timeline
 

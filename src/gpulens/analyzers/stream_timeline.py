@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.analyzers.context import context_of, strings
 from gpulens.analyzers.base import AnalysisResult, Analyzer
+from gpulens.analyzers.context import context_of, strings
 from gpulens.timeline import Timeline
 
 COLUMNS = {
