@@ -39,7 +39,11 @@ class SourceReport:
     @property
     def status(self) -> str:
         """``"ok"``, ``"partial"`` (input truncated) or ``"no_gpu_work"`` (no GPU event and no kernel summary)."""
-        if not len(self.timeline.gpu_events()) and not len(self.timeline.tables.get("kernel_summary", ())):
+        from gpulens.analyzers.context import context_of
+        from gpulens.timeline.schema import GPU_KINDS
+
+        has_gpu = bool(context_of(self.timeline).mask_of(*GPU_KINDS).any())  # kind codes only: no row copy
+        if not has_gpu and not len(self.timeline.tables.get("kernel_summary", ())):
             return "no_gpu_work"
         return "partial" if self.timeline.meta.truncated else "ok"
 

@@ -149,10 +149,21 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
     uniq, inv = np.unique(op_ids, return_inverse=True)
     pos = ctx.positions(uniq)
     cols = [ev[c] for c in ("name", "input_dims", "input_types")]
-    triples = np.stack([c.cat.codes.to_numpy().astype("int64")[pos] for c in cols], axis=1)
-    keys, kinv = np.unique(triples, axis=0, return_inverse=True)
-    kinv = kinv.reshape(-1)
     cats = [list(c.cat.categories) for c in cols]
+    # (name, dims, types) codes packed into one int64 (each code + 1 so that −1, missing, stays distinct)
+    codes = [c.cat.codes.to_numpy().astype("int64")[pos] for c in cols]
+    if float(np.prod([len(cs) + 1.0 for cs in cats])) < 2.0 ** 62:
+        packed = np.zeros(len(pos), dtype="int64")
+        for code, cs in zip(codes, cats):
+            packed = packed * (len(cs) + 1) + (code + 1)
+        ukeys, kinv = np.unique(packed, return_inverse=True)
+        keys = np.zeros((len(ukeys), 3), dtype="int64")
+        for j in (2, 1, 0):
+            keys[:, j] = ukeys % (len(cats[j]) + 1) - 1
+            ukeys = ukeys // (len(cats[j]) + 1)
+    else:  # too many distinct values to pack: unique rows (slower)
+        keys, kinv = np.unique(np.stack(codes, axis=1), axis=0, return_inverse=True)
+    kinv = kinv.reshape(-1)
     costs: list[OpCost | None] = []
     for key in keys:
         name, dims, types = (cats[j][int(x)] if x >= 0 else None for j, x in enumerate(key))

@@ -38,7 +38,7 @@ import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.breakdown import Breakdown
-from gpulens.analyzers.context import category_mask, context_of, strings
+from gpulens.analyzers.context import category_mask, context_of, text_series
 from gpulens.analyzers.intervals import merge
 from gpulens.analyzers.launches import LAUNCH_RE, link_gpu_to_launch
 from gpulens.timeline import Timeline
@@ -166,7 +166,7 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
         sync = np.where(cls == "queued", 0, sync)
         out.append(pd.DataFrame({"rank": int(rank), "device_id": int(dev), "start_ns": gs, "dur_ns": dur,
                                  "next_event_id": nxt["event_id"].to_numpy(),
-                                 "next_name": strings(nxt["name"]), "cls": cls, "sync_ns": sync}))
+                                 "next_name": text_series(nxt["name"]), "cls": cls, "sync_ns": sync}))
     if not out:
         return pd.DataFrame(columns=cols)
     return pd.concat(out, ignore_index=True)[cols]

@@ -44,6 +44,15 @@ def strings(series: pd.Series) -> np.ndarray:
     return series.astype(str).to_numpy(dtype=object)
 
 
+def text_series(series: pd.Series, index: Any = None) -> pd.Series:
+    """:func:`strings` as an object-dtype Series (``index``: default a RangeIndex).
+
+    Use it to build DataFrames: a plain object array handed to pandas ≥ 3 is re-inferred as the Arrow ``str`` dtype,
+    which costs about as much as ``astype(str)`` (≈ 0.5 s per million rows); an explicit object Series is not.
+    """
+    return pd.Series(strings(series), index=index, dtype=object, copy=False)
+
+
 def category_mask(series: pd.Series, match: Any) -> np.ndarray:
     """Boolean numpy mask of the rows whose value matches, tested once per distinct value.
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers.context import context_of, strings
+from gpulens.analyzers.context import context_of, text_series
 from gpulens.timeline import Timeline
 
 #: Kinds ranked as "kernels" (compute and collective kernels; copies and sets are not kernels).
@@ -74,7 +74,7 @@ class Hotspots(Analyzer):
                                   {"kernel_count": 0, "kernel_time_ns": 0, "critical_count": 0},
                                   skipped_reason=None)
         rep = context_of(timeline).overruns.loc[k.index]
-        df = pd.DataFrame({"name": strings(k["name"]), "kind": strings(k["kind"]),
+        df = pd.DataFrame({"name": text_series(k["name"]), "kind": text_series(k["kind"]),
                            "dur": k["dur_ns"].to_numpy(), "eff": rep["effective_ns"].to_numpy()})
         g = df.groupby(["name", "kind"], sort=False, observed=True)
         t = pd.DataFrame({

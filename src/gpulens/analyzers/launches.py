@@ -105,7 +105,7 @@ class Launches(Analyzer):
     order = 30
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
-        from gpulens.analyzers.context import category_mask, context_of, strings
+        from gpulens.analyzers.context import category_mask, context_of, text_series
 
         ev = timeline.events
         gpu = context_of(timeline).gpu
@@ -119,7 +119,7 @@ class Launches(Analyzer):
         per_launch = links.loc[linked, "launch_event_id"].astype("int64").value_counts()
         rt_ids = rt["event_id"].to_numpy()
         gpu_per_call = per_launch.reindex(rt_ids).fillna(0).astype("int64").to_numpy()
-        t = pd.DataFrame({"launch_name": strings(rt["name"]), "gpu": gpu_per_call,
+        t = pd.DataFrame({"launch_name": text_series(rt["name"]), "gpu": gpu_per_call,
                           "dur": rt["dur_ns"].to_numpy()})
         g = t.groupby("launch_name", sort=True)
         table = pd.DataFrame({"calls": g.size(), "gpu_events": g["gpu"].sum(),

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer
-from gpulens.analyzers.context import context_of, strings
+from gpulens.analyzers.context import context_of, text_series
 from gpulens.timeline import Timeline
 
 COLUMNS = {
@@ -59,8 +59,8 @@ class StreamTimeline(Analyzer):
             "stream_id": gpu["stream_id"].fillna(-1).to_numpy("int64"),
             "start_ns": gpu["start_ns"].to_numpy("int64"),
             "dur_ns": gpu["dur_ns"].to_numpy("int64"),
-            "kind": strings(gpu["kind"]),
-            "name": strings(gpu["name"]),
+            "kind": text_series(gpu["kind"]),
+            "name": text_series(gpu["name"]),
         })
         df["end_ns"] = df["start_ns"] + df["dur_ns"]
         keys = ["rank", "device_id", "stream_id"]

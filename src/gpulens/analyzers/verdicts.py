@@ -89,7 +89,7 @@ def _first_source(co: pd.DataFrame) -> pd.Series:
         uniq = ids[first]
     else:
         uniq, first = np.unique(ids, return_index=True)
-    return pd.Series(strings(co["source"])[first], index=uniq)
+    return pd.Series(strings(co["source"])[first], index=uniq, dtype=object)
 
 
 def _row_by_name(result: Any) -> dict[str, dict]:
