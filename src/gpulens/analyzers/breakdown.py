@@ -86,8 +86,7 @@ class Breakdown(Analyzer):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   {"span_ns": 0, "busy_ns": 0, "gpu_count": 0},
                                   skipped_reason="no GPU events in the trace")
-        gpu = gpu.copy()
-        gpu["dur_ns"] = ctx.effective_ns
+        gpu = gpu[["rank", "device_id", "kind", "start_ns", "dur_ns"]].assign(dur_ns=ctx.effective_ns)
         rows = []
         for (rank, dev), ev in gpu.groupby(["rank", "device_id"], sort=True, observed=True):
             rows.append({"rank": int(rank), "device_id": int(dev), **_split(ev)})
@@ -96,8 +95,10 @@ class Breakdown(Analyzer):
             t[col] = (100.0 * t[num] / t["span_ns"]).where(t["span_ns"] > 0, 0.0)
         t = t[list(COLUMNS)]
         tot = {c: int(t[c].sum()) for c in COLUMNS if c.endswith("_ns")}
-        host = timeline.events[~timeline.events["kind"].isin(("other",) + GPU_KINDS)]
-        every = pd.concat([host[["rank", "start_ns", "dur_ns"]], gpu[["rank", "start_ns", "dur_ns"]]])
+        ev = timeline.events
+        host = ~ctx.mask_of("other", *GPU_KINDS)  # numpy columns of the host rows: no copy of the events table
+        every = pd.concat([pd.DataFrame({c: ev[c].to_numpy()[host] for c in ("rank", "start_ns", "dur_ns")}),
+                           gpu[["rank", "start_ns", "dur_ns"]]])
         trace_span = 0
         for _, ev in every.groupby("rank", observed=True):
             trace_span += int((ev["start_ns"] + ev["dur_ns"]).max() - ev["start_ns"].min())

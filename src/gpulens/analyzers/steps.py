@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.analyzers.context import context_of
 from gpulens.timeline import Timeline
 
 STEP_RE = re.compile(r"^ProfilerStep#(\d+)$")
@@ -36,7 +37,8 @@ class Steps(Analyzer):
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
         ev = timeline.events
-        host = ev[ev["kind"].isin(["annotation", "cpu_op"]) & (ev["device_id"] == -1)]
+        host = context_of(timeline).of_kind("annotation", "cpu_op")
+        host = host[(host["device_id"] == -1).to_numpy()]
         # the step number is read once per distinct name (category), then spread to the rows by code
         names = host["name"]
         if isinstance(names.dtype, pd.CategoricalDtype):
@@ -50,7 +52,7 @@ class Steps(Analyzer):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason="no ProfilerStep#N ranges in the trace (no prof.step() calls)")
         st = st.sort_values(["rank", "start_ns"])
-        ops = ev[ev["kind"] == "cpu_op"]
+        ops = context_of(timeline).of_kind("cpu_op")
         starts = {int(k): np.sort(g.to_numpy()) for k, g in ops.groupby("rank")["start_ns"]}
         counts = []
         for r in st.itertuples():
