@@ -16,7 +16,7 @@ import pkgutil
 from pathlib import Path
 from typing import Any
 
-from gpulens.collectors._io import read_head
+from gpulens.collectors._io import check_special, read_head, reading
 from gpulens.collectors.base import Collector, registry
 from gpulens.errors import TraceFormatError, UnknownFormatError
 from gpulens.timeline import Timeline, concat
@@ -61,7 +61,16 @@ def collect_file(c: Collector, path: Path, strict: bool = True, select: Selectio
                  cache: bool = False) -> Timeline:
     """Load one file with collector ``c``: through the Timeline cache when ``cache`` (see :mod:`gpulens.cache`),
     applying ``select`` as early as the collector allows (the Kineto collector filters its columns before building
-    the DataFrame; cached and other loads are filtered afterwards)."""
+    the DataFrame; cached and other loads are filtered afterwards).
+
+    Raises:
+        TraceFormatError: the file is malformed (a parser's error on its content is reported as such, naming it).
+    """
+    with reading(path, c.name):
+        return _collect_file(c, path, strict, select, cache)
+
+
+def _collect_file(c: Collector, path: Path, strict: bool, select: Selection | None, cache: bool) -> Timeline:
     import inspect
 
     active = select is not None and (select.active or select.ranks is not None)
@@ -104,6 +113,13 @@ def collect(path: str | Path, strict: bool = True, format: str | None = None, se
     p = Path(path)
     if not p.exists():
         raise TraceFormatError(p, "no such file or directory")
+    check_special(p)
+    with reading(p):
+        return _collect(p, strict, format, select, cache, workers, scheduler)
+
+
+def _collect(p: Path, strict: bool, format: str | None, select: Selection | None, cache: bool,
+             workers: int | None, scheduler: Any) -> Timeline:
     if format:
         reg = registry()
         if format not in reg:

@@ -59,7 +59,12 @@ _NUMBER_ENCODER = msgspec.json.Encoder(decimal_format="number")
 
 def from_plain(obj: Any) -> RawEvent:
     """A RawEvent from an event already parsed by ``json`` (with ``parse_float=Decimal``), numbers kept exact."""
-    return msgspec.json.decode(_NUMBER_ENCODER.encode(obj), type=RawEvent, strict=False)
+    return msgspec.json.decode(plain_bytes(obj), type=RawEvent, strict=False)
+
+
+def plain_bytes(obj: Any) -> bytes:
+    """JSON bytes of an event parsed by ``json`` (Decimal numbers written exactly), to decode as a RawEvent."""
+    return _NUMBER_ENCODER.encode(obj)
 
 
 def int_or_none(v: Any) -> int | None:
@@ -172,7 +177,7 @@ def int_array(vals: list) -> tuple[np.ndarray, np.ndarray]:
             return out, valid
         except (TypeError, ValueError, OverflowError):
             pass
-    conv = [int_or_none(v) for v in vals]
+    conv = [c if c is not None and -(1 << 63) <= c < (1 << 63) else None for c in map(int_or_none, vals)]
     valid = np.fromiter((c is not None for c in conv), dtype=bool, count=n)
     return np.fromiter((c if c is not None else 0 for c in conv), dtype=np.int64, count=n), valid
 

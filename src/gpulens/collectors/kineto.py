@@ -39,10 +39,11 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, identify, refusal
-from gpulens.collectors._chrome_json import recover
+from gpulens.collectors._chrome_json import TolerantDecoder, locate, recover
 from gpulens.collectors._kineto_acc import CATEGORY_KIND, GPU_CATEGORIES, Accumulator as _Accumulator, kind_of
 from gpulens.collectors._kineto_ranks import RANK_IN_FILE_NAME
-from gpulens.collectors._kineto_columns import EVENTS_DECODER, TRACE_DECODER, RawTrace, from_plain, int_or_none
+from gpulens.collectors._kineto_columns import (TRACE_DECODER, RawEvent, RawTrace,
+                                                int_or_none, plain_bytes as _plain_bytes)
 from gpulens.collectors._work_rules import relabel_by_launcher
 from gpulens.collectors._nsys_more import incomplete_capture
 from gpulens.collectors._stream import CHUNK_BYTES, StreamInfo, Tail, stream_pieces
@@ -123,10 +124,11 @@ class KinetoCollector(Collector):
         acc = _Accumulator()
         warnings: list[str] = []
         truncated_at: dict[str, int] = {}
+        tolerant = TolerantDecoder(RawEvent)  # an ill-typed event is dropped and counted, not fatal
         gc_was = gc.isenabled()
         gc.disable()  # millions of small objects, no cycles: the collector would only rescan them
         try:
-            pieces = stream_pieces(path, EVENTS_DECODER.decode, info, chunk_bytes)
+            pieces = stream_pieces(path, tolerant.decode, info, chunk_bytes)
             while True:  # not a for loop: the previous piece must be freed before the next one is decoded
                 piece = next(pieces)
                 if isinstance(piece, Tail):
@@ -137,16 +139,36 @@ class KinetoCollector(Collector):
             header: Any = None
             try:
                 doc = TRACE_DECODER.decode(tail.doc)
-            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-                found, events, stop, problem = recover(tail.doc)
-                acc.add([from_plain(e) for e in events])
+            except msgspec.ValidationError:
+                found, array, events = tolerant.decode_doc(tail.doc)
+                acc.add(events)
                 header = RawTrace(**found)
+            except msgspec.DecodeError as exc:
+                found, events, stop, problem, repairs = recover(tail.doc, lenient=not strict)
+                acc.add(tolerant.each([_plain_bytes(e) for e in events]))
+                header = RawTrace(**found)
+                fixed = {k: v for k, v in repairs.items() if v and k != "events dropped"}
+                if fixed or repairs.get("events dropped"):
+                    warnings.append(f"{path}: lenient JSON reading: " + ", ".join(
+                        f"{k} ×{v}" for k, v in fixed.items()) + ("; " if fixed else "")
+                        + f"{repairs.get('events dropped', 0)} malformed event(s) dropped")
                 if stop is not None:
                     if not acc.count:
-                        raise TraceFormatError(path, f"not a readable Kineto trace: {exc}") from None
+                        where = locate(tail.doc, exc) if tail.offset == 0 else None
+                        raise TraceFormatError(path, f"not a readable Kineto trace: {exc}"
+                                               + (f" at {where}" if where else "")
+                                               + ("" if not strict else " (--lenient repairs control characters "
+                                                  "and bare inf/nan)")) from None
                     stop_abs = stop + tail.offset
                     truncated_at[str(path)] = stop_abs
-                    warnings.append(f"{path}: {problem} at byte {stop_abs}; kept {acc.count} complete events")
+                    warnings.append(f"{path}: {problem} (byte {stop_abs}); kept {acc.count} complete events")
+                elif not fixed and not (tail.array_form and "truncated" in str(exc)):
+                    # the events parse: what failed lies outside them (e.g. a broken INFO block); an array form
+                    # without its closing ``]`` is legal (Trace Event Format) and needs no warning
+                    where = locate(tail.doc, exc) if tail.offset == 0 else None
+                    warnings.append(f"{path}: malformed JSON outside the events ({exc}"
+                                    + (f" at {where}" if where else "") + "); the metadata there was skipped, "
+                                    f"{acc.count} events kept")
             else:
                 if isinstance(doc, list):
                     acc.add(doc)
@@ -159,6 +181,12 @@ class KinetoCollector(Collector):
         finally:
             if gc_was:
                 gc.enable()
+        if tolerant.dropped:
+            if not acc.count:
+                raise TraceFormatError(path, f"no usable event: {tolerant.dropped} event(s) have fields of the "
+                                             f"wrong type (first: {tolerant.first_problem})")
+            warnings.append(f"{path}: {tolerant.dropped} event(s) dropped: fields of the wrong type (first: "
+                            f"{tolerant.first_problem})")
         if info.truncated_gzip:
             truncated_at.setdefault(str(path), info.nbytes)
             warnings.append(f"{path}: gzip stream ends early; read {info.nbytes} decompressed bytes")
