@@ -70,3 +70,11 @@ def test_case_b12():
     assert (s["fills"], s["fill_time_ns"], s["fill_bytes"]) == (1, 1_000, 1_024)
     assert set(src.results["copies"].table["copy_kind"]) == {"HtoD", "DtoH", "DtoD", "fill"}
     assert src.summary["computation_ns"] == 30_000
+
+
+def test_report_summary_never_sums_unknown_sizes_as_zero(tmp_path):
+    p = tmp_path / "u.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": [
+        ev("kernel", "__amd_rocclr_copyBuffer", 100, 20), ev("kernel", "__amd_rocclr_copyBufferAligned", 130, 15)]}))
+    s = gpulens.analyze([p]).sources[0].summary
+    assert s["memcpy_count"] == 2 and s["memcpy_bytes"] is None and s["memcpy_sizes_unknown"] == 2
