@@ -51,6 +51,7 @@ class Args(msgspec.Struct, omit_defaults=True):
     pg_ranks: Any = msgspec.field(name="Process Group Ranks", default=None)
     in_split: Any = msgspec.field(name="In split size", default=None)
     out_split: Any = msgspec.field(name="Out split size", default=None)
+    kernel_details: Any = None  # XLA/JAX GPU ops: "regs:128 static_shared:0 dynamic_shared:73728 grid:8,8,1 …"
 
 
 _HEADER_KEYS = ("deviceProperties", "distributedInfo", "displayTimeUnit", "baseTimeNanoseconds", "schemaVersion",

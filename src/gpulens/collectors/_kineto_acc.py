@@ -17,6 +17,7 @@ import pandas as pd
 
 from gpulens.collectors._chrome_json import Args
 from gpulens.collectors._work_rules import kind_of_kernel_name
+from gpulens.collectors._chrome_dialects import xla_kernel_details
 from gpulens.collectors._collectives import collective_table
 from gpulens.collectors._kineto_grid import fix_rocm_grid
 from gpulens.collectors._kineto_ranks import event_ranks
@@ -132,7 +133,8 @@ class Accumulator:
         self.rank_encodings: list[str] = []
         self.grid_fixes: dict[str, int] = {}
         self.collectives: list[tuple[np.ndarray, list]] = []  # (row numbers, Args) of events with collective args
-        self.collective_table = None  # tables["collectives"] built by finish()  # ROCm grid conversions by rule (see _kineto_grid)  # per-event rank encodings found by finish()
+        self.collective_table = None  # tables["collectives"] built by finish()
+        self.kernel_details: dict[int, str] = {}  # row → XLA kernel_details text  # ROCm grid conversions by rule (see _kineto_grid)  # per-event rank encodings found by finish()
         self.missing_cat: set[str] = set()  # {""} once an X event without a category was seen
         self.count = 0  # X events seen (accepted + rejected)
         self.rows = 0  # accepted rows so far
@@ -252,6 +254,9 @@ class Accumulator:
             else:
                 idx = np.flatnonzero(ok)
                 col[key] = (idx, v[idx], n)
+        for i in np.flatnonzero(nocat):  # XLA GPU ops describe their launch in one text arg
+            if isinstance(args[i].kernel_details, str):
+                self.kernel_details[int(i) + self.rows] = args[i].kernel_details
         ci = [i for i, a in enumerate(args) if a.coll_name is not None]
         if ci:  # collective metadata (record_param_comms, NCCL kernels): kept beside the events
             self.collectives.append((np.asarray(ci, dtype=np.int64) + self.rows, [args[i] for i in ci]))
@@ -300,7 +305,7 @@ class Accumulator:
         copy = cat("copy").astype(np.int64)
         corr = pair("corr")
         ints = {key: pair(key) for key in ("pid", "tid", "device", "stream", "grid_x", "grid_y", "grid_z",
-                                           "block_x", "block_y", "block_z")}
+                                           "block_x", "block_y", "block_z", "regs", "smem")}
         if dialect is not None and dialect.producer == "xla-gpu":
             self._place_xla(dialect, kind, name, nocat, copy, ints)
         is_gpu = np.isin(kind, [_K[k] for k in ("kernel", "comm", "memcpy", "memset")])
@@ -413,6 +418,9 @@ class Accumulator:
             if kind[i] == _K["memcpy"]:
                 ck = copy_kind_of(self.names.text(name[i]))
                 copy[i] = self.copy.encode([ck])[0] if ck else -1
+            if int(i) in self.kernel_details:
+                for key, val in xla_kernel_details(self.kernel_details[int(i)]).items():
+                    ints[key][0][i], ints[key][1][i] = val, True
         self.ignored.pop("", None)
         self.ignored.pop("(none)", None)
 
