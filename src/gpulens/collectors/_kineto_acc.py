@@ -20,7 +20,7 @@ from gpulens.collectors._work_rules import kind_of_kernel_name
 from gpulens.collectors._chrome_dialects import xla_kernel_details
 from gpulens.collectors._collectives import collective_table
 from gpulens.collectors._kineto_grid import fix_rocm_grid
-from gpulens.collectors._kineto_ranks import event_ranks
+from gpulens.collectors._kineto_ranks import event_ranks, rank_in_label
 from gpulens.collectors._kineto_columns import Dictionary, int_array, nullable, take, us_text_to_ns
 from gpulens.timeline.selection import Selection
 
@@ -222,6 +222,11 @@ class Accumulator:
         col["regs"] = int_array([a.registers for a in args])
         col["smem"] = int_array([a.shared_memory for a in args])
         col["rank"] = int_array([a.rank for a in args])
+        if isinstance(xs[0].pid, str) or isinstance(xs[-1].pid, str):  # fused traces may label pids "RANK 2 - GPU 4"
+            labelled = rank_in_label([e.pid for e in xs])
+            r_val, r_ok = col["rank"]
+            take_label = labelled[1] & ~r_ok
+            col["rank"] = (np.where(take_label, labelled[0], r_val), r_ok | take_label)
         rc = int_array([a.rank_comms for a in args])
         if rc[1].any():
             self.comm_ranks.update(np.unique(rc[0][rc[1]]).tolist())
