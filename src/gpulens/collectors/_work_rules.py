@@ -77,7 +77,7 @@ LAUNCHER_RULES: tuple[Rule, ...] = (
          "pytorch/pytorch ProcessGroupGloo.cpp, ProcessGroupUCC.cpp, ProcessGroupMPI.cpp"),
     Rule("comm", r"symm_mem", "PyTorch symmetric-memory ops (symm_mem::one_shot_all_reduce, …)",
          "pytorch/pytorch torch/csrc/distributed/c10d/symm_mem/SymmetricMemory.cpp (TORCH_LIBRARY symm_mem)"),
-    Rule("comm", r"_all_?reduce|_all_?gather|_reduce_?scatter|_all_?to_?all|custom_ar::",
+    Rule("comm", r"(_|::)(all_?reduce|all_?gather(?!_copy)|reduce_?scatter|all_?to_?all)|custom_ar::",
          "custom collectives of inference engines (vllm::all_reduce, _C_custom_ar::all_reduce, "
          "sgl_kernel::all_reduce, trtllm::allreduce)",
          "vllm-project/vllm vllm/distributed/device_communicators/custom_all_reduce.py; sgl-project/sglang "
