@@ -133,8 +133,12 @@ def relabel_by_launcher(events: pd.DataFrame) -> int:
     ops = (kind == "cpu_op").to_numpy() & events["external_id"].notna().to_numpy()
     if not kern.any() or not ops.any():
         return 0
-    op_names = events["name"][ops]
-    cats = op_names.cat.categories if isinstance(op_names.dtype, pd.CategoricalDtype) else op_names.unique()
+    names = events["name"]
+    if isinstance(names.dtype, pd.CategoricalDtype):  # only the names CPU ops use (kernel names are many more)
+        codes = np.unique(names.cat.codes.to_numpy()[ops])
+        cats = names.cat.categories[codes[codes >= 0]]
+    else:
+        cats = names[ops].unique()
     comm_names = {c for c in cats if is_comm_launcher(c)}
     if not comm_names:
         return 0
