@@ -81,8 +81,9 @@ def test_threshold_widens_with_baseline_noise():
     rng = np.random.default_rng(0)
     base = 1e6 * (1 + 0.08 * rng.standard_normal(10))
     c = compare_timing(base, base * 1.0, noise_multiplier=2.0)
-    assert c.threshold == pytest.approx(2 * relative_spread(base))
-    assert c.threshold > 0.05
+    # the PASS band widens with the noise; the regression threshold stays the configured 5 %
+    assert c.band == pytest.approx(2 * relative_spread(base))
+    assert c.band > 0.05 and c.threshold == 0.05
 
 
 def test_a_significant_but_small_change_passes():
@@ -107,7 +108,7 @@ def test_noisy_baseline_widens_the_band_instead_of_flapping():
     base = [100, 130, 90, 120, 80, 110]           # ~15 % spread -> threshold 2 x spread
     cand = [105, 140, 95, 125, 85, 118]
     c = compare_timing(base, cand)
-    assert c.threshold == pytest.approx(2 * relative_spread(np.array(base)))
+    assert c.band == pytest.approx(2 * relative_spread(np.array(base)))
     assert c.verdict == "PASS"
 
 

@@ -22,7 +22,7 @@ from gpulens.gate.result import (AMBIGUOUS, ERROR, IMPROVED, INCOMPARABLE, NO_BA
                                  GateResult, MetricResult)
 from gpulens.gate.runs import KERNEL_PREFIX, Metric, RunSet
 from gpulens.gate.stats import (Comparison, TimingTest, compare_count, decide, family_weights, holm_adjust,
-                                relative_spread, timing_test)
+                                relative_spread, timing_tests)
 
 #: Environment fields that must match (label, key); the others are reported as notes.
 MUST_MATCH = (("GPU model", "gpus"), ("GPU count", "gpu_count"), ("GPU architecture", "arch"),
@@ -70,15 +70,16 @@ def compare_metric(name: str, base: Metric | None, cand: Metric | None, config: 
     """Compare one metric on its own; None when configuration ignores it. A timing is decided as a family of one;
     :func:`run_gate` decides the timings of a run together (run-level error control). ``rng`` is unused (kept for
     callers of the bootstrap era)."""
-    row, test = _prepare(name, base, cand, config)
-    if row is not None and test is not None:
-        _apply(row, decide(test, test.p_worse, test.p_better, config.alpha))
+    row, spec = _prepare(name, base, cand, config)
+    if row is not None and spec is not None:
+        decide_family(_run_tests([(row, spec)], config), config.alpha, family=False)
     return row
 
 
 def _prepare(name: str, base: Metric | None, cand: Metric | None,
-             config: GateConfig) -> tuple[MetricResult | None, TimingTest | None]:
-    """The row of one metric, decided when no statistical test is involved; else the row and its pending test."""
+             config: GateConfig) -> tuple[MetricResult | None, tuple | None]:
+    """The row of one metric, decided when no statistical test is involved; else the row and what to test:
+    ``(base samples, candidate samples, threshold, noise multiplier, direction)``."""
     rule = config.rule(name)
     if rule.ignore:
         return None, None
@@ -112,28 +113,37 @@ def _prepare(name: str, base: Metric | None, cand: Metric | None,
     if deterministic:
         _apply(row, compare_count(base.samples, cand.samples, tolerance=rule.count_tolerance, direction=direction))
         return row, None
-    test = timing_test(base.samples, cand.samples, threshold=rule.threshold, noise_multiplier=rule.noise_multiplier,
-                       confidence=config.confidence, direction=direction)
-    if isinstance(test, Comparison):
-        _apply(row, test)
-        return row, None
     row.base_share = float(np.median(base.share)) if base.share else None
-    return row, test
+    return row, (base.samples, cand.samples, rule.threshold, rule.noise_multiplier, direction)
+
+
+def _run_tests(specs: list[tuple[MetricResult, tuple]], config: GateConfig) -> list[tuple[MetricResult, TimingTest]]:
+    """Run the timing tests of ``specs`` together (one vectorised scipy call per run-count group); rows that need
+    no test (zero baseline, too few runs) are decided here; the others are returned with their test."""
+    tests = timing_tests([(s[0], s[1]) for _, s in specs], [s[2] for _, s in specs], [s[3] for _, s in specs],
+                         [s[4] for _, s in specs], config.confidence)
+    pending = []
+    for (row, _), t in zip(specs, tests):
+        if isinstance(t, Comparison):
+            _apply(row, t)
+        else:
+            pending.append((row, t))
+    return pending
 
 
 def _apply(row: MetricResult, c: Comparison) -> None:
     row.verdict, row.reason, row.ratio, row.ci_low, row.ci_high = c.verdict, c.reason + row.note, c.ratio, \
         c.ci_low, c.ci_high
     row.p_value, row.threshold, row.method = c.p_value, c.threshold, c.method
-    row.p_adjusted, row.repeats_needed = c.p_adjusted, c.repeats_needed
+    row.p_adjusted, row.repeats_needed, row.band = c.p_adjusted, c.repeats_needed, c.band
 
 
-def decide_family(pending: list[tuple[MetricResult, TimingTest]], alpha: float) -> None:
+def decide_family(pending: list[tuple[MetricResult, TimingTest]], alpha: float, family: bool = True) -> None:
     """Decide a run's timing metrics together: the gating ones form one family whose one-sided p-values are
     adjusted by the weighted Holm procedure (:func:`~gpulens.gate.stats.holm_adjust`, weights
     :func:`~gpulens.gate.stats.family_weights`), so that an unchanged run is REGRESSED (or IMPROVED) with
-    probability ≤ α. Non-gating rows are decided alone (they cannot fail the gate)."""
-    fam = [(r, t) for r, t in pending if r.gating]
+    probability ≤ α. Non-gating rows (and every row when ``family`` is False) are decided alone."""
+    fam = [(r, t) for r, t in pending if r.gating and family]
     if fam:
         w = family_weights([r.metric.startswith(KERNEL_PREFIX) for r, _ in fam],
                            [r.base_share if r.base_share is not None else (r.share or 0) for r, _ in fam])
@@ -143,7 +153,7 @@ def decide_family(pending: list[tuple[MetricResult, TimingTest]], alpha: float) 
             r.weight = float(wi)
             _apply(r, decide(t, float(qw), float(qb), alpha, level=float(wi) * alpha))
     for r, t in pending:
-        if not r.gating:
+        if not (r.gating and family):
             _apply(r, decide(t, t.p_worse, t.p_better, alpha))
 
 
@@ -189,21 +199,21 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
         res.notes = [f"allowed: {m}" for m in mism] + res.notes
         mism = []
     res.mismatches = mism
-    rows, pending = [], []
+    rows, specs = [], []
     names = list(baseline.metrics) + [n for n in candidate.metrics if n not in baseline.metrics]
     for name in names:
         b, c = baseline.metrics.get(name), candidate.metrics.get(name)
         if c is None and name.startswith(KERNEL_PREFIX):  # the kernel no longer runs: zero time in every run
             c = Metric(name, b.kind, b.unit, [0.0] * len(candidate.runs), b.direction, [0.0] * len(candidate.runs),
                        [0] * len(candidate.runs))
-        row, test = _prepare(name, b, c, config)
+        row, spec = _prepare(name, b, c, config)
         if row is None:
             res.ignored.append(name)
         else:
             rows.append(row)
-            if test is not None:
-                pending.append((row, test))
-    decide_family(pending, config.alpha)
+            if spec is not None:
+                specs.append((row, spec))
+    decide_family(_run_tests(specs, config), config.alpha)
     if candidate.excluded:
         note = f"{len(candidate.excluded)} of {len(candidate.excluded) + len(candidate.runs)} candidate runs " \
                f"unusable ({'; '.join(sorted({e['reason'] for e in candidate.excluded}))})"

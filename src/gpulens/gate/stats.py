@@ -6,8 +6,10 @@ multiplicative, so a change is a ratio):
 * **estimate** ``ratio = exp(mean(log c) − mean(log b))``, the ratio of geometric means, and its **confidence
   interval** from Welch's t-test on the logs (``scipy.stats.ttest_ind(equal_var=False)``, ``confidence_interval``);
 * **one-sided p-values** of "candidate worse" and "candidate better" from the same test;
-* **threshold** ``T = max(configured, k · spread)``, ``spread = 1.4826 · MAD / median`` of the baseline (a robust
-  relative standard deviation), so noisy metrics widen their band instead of flapping.
+* **threshold** ``T``, the configured relative threshold (5 %): the change that matters;
+* **band** ``max(T, k · spread)``, ``spread = 1.4826 · MAD / median`` of the baseline (a robust relative standard
+  deviation): the PASS band, widened for noisy metrics so that they do not flap to AMBIGUOUS (false REGRESSED
+  verdicts are held down by the run-level test, so noise no longer raises the bar for a regression).
 
 Run-level error control (:func:`holm_adjust`): the p-values of all gating timing metrics of a run form one family,
 adjusted with the *weighted* Holm step-down procedure (Holm 1979, "A simple sequentially rejective multiple test
@@ -21,13 +23,14 @@ Decision (:func:`decide`), with ``q`` the adjusted p-value and ratios oriented s
 * REGRESSED: ``q_worse < α`` **and** the estimate ≥ 1 + T/2 **and** the CI's upper end ≥ 1 + T — significant at run
   level, at least half the threshold, and a change of the full threshold is compatible with the data;
 * IMPROVED: the mirror image;
-* PASS: otherwise, when the equivalence test passes: the two one-sided tests (TOST) reject a change of ±T at level
-  ``1 − confidence`` each, i.e. the ``1 − 2(1 − confidence)`` CI (90 % by default) lies inside ``(1/(1+T), 1+T)``;
+* PASS: otherwise, when the equivalence test passes: the two one-sided tests (TOST) reject a change of ±band at
+  level ``1 − confidence`` each, i.e. the ``1 − 2(1 − confidence)`` CI (90 % by default) lies inside
+  ``(1/(1+band), 1+band)``;
 * AMBIGUOUS: neither; :func:`repeats_needed` says how many more repeats would detect a change of T.
 
 When a side has fewer than 5 runs (the exact test bound ``1 / C(n_b + n_c, n_b)`` of the earlier Mann-Whitney
 gate exceeds α = 0.01), no test is trusted and the ratio of medians alone is compared with T
-(``method = "threshold"``). Non-positive samples (a kernel that vanished) are tested on the raw values.
+(``method = "threshold"``, with T widened to the band as the decision threshold). Non-positive samples (a kernel that vanished) are tested on the raw values.
 
 Deterministic counts (:func:`compare_count`) compare the medians exactly (within an optional relative tolerance).
 """
@@ -35,6 +38,7 @@ Deterministic counts (:func:`compare_count`) compare the medians exactly (within
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,6 +70,7 @@ class Comparison:
         reason: one sentence explaining the verdict.
         p_adjusted: Holm-adjusted p in the direction of the observed change (None when not tested).
         repeats_needed: for AMBIGUOUS, runs to add per side to detect a change of T with 95 % power.
+        band: half-width of the PASS band, ``max(T, k · spread)`` (None for counts).
     """
 
     verdict: str
@@ -79,6 +84,7 @@ class Comparison:
     reason: str
     p_adjusted: float | None = None
     repeats_needed: int | None = None
+    band: float | None = None
 
 
 @dataclass
@@ -91,7 +97,7 @@ class TimingTest:
         p_worse, p_better: one-sided p-values of "candidate worse" / "candidate better" (direction applied).
         sd_log: pooled standard deviation of the log samples (for the power estimate).
         n_base, n_cand: sample sizes.
-        threshold, spread, direction: as in :class:`Comparison`.
+        threshold, spread, direction, band: as in :class:`Comparison`.
         method: ``welch-log-t+holm`` or ``welch-raw-t+holm`` (non-positive samples).
     """
 
@@ -109,6 +115,7 @@ class TimingTest:
     spread: float
     direction: str
     method: str = METHOD
+    band: float = 0.0
 
 
 def relative_spread(samples: np.ndarray) -> float:
@@ -129,52 +136,78 @@ def min_p_value(n_base: int, n_cand: int) -> float:
     return 1.0 / math.comb(n_base + n_cand, n_base)
 
 
-def _welch(b: np.ndarray, c: np.ndarray, confidence: float):
-    """Two-sided Welch test of mean(c) − mean(b), its CI at ``confidence`` and at the TOST level."""
-    if np.ptp(b) == 0 and np.ptp(c) == 0:  # no noise at all: the difference is known exactly
-        d = float(c.mean() - b.mean())
-        p_gt = 0.0 if d > 0 else 1.0
-        return d, (d, d), (d, d), p_gt, (0.0 if d < 0 else 1.0)
-    res = ttest_ind(c, b, equal_var=False)
-    ci = res.confidence_interval(confidence)
-    eq = res.confidence_interval(max(1 - 2 * (1 - confidence), 0.5))
-    stat, p2 = float(res.statistic), float(res.pvalue)
-    if math.isnan(stat):
-        return float(c.mean() - b.mean()), (-math.inf, math.inf), (-math.inf, math.inf), 1.0, 1.0
-    p_gt = p2 / 2 if stat > 0 else 1 - p2 / 2
-    return float(c.mean() - b.mean()), (float(ci.low), float(ci.high)), (float(eq.low), float(eq.high)), p_gt, \
-        1 - p_gt
+def _welch_many(b: np.ndarray, c: np.ndarray, confidence: float):
+    """Two-sided Welch tests of mean(c) − mean(b) row by row (2-D arrays, one scipy call): the differences, the CI at
+    ``confidence``, the CI at the TOST level ``1 − 2(1 − confidence)``, and the one-sided p of "c greater" and of
+    "c less". Rows without any noise (every sample equal on both sides) get the exact difference and p 0 or 1."""
+    d = c.mean(axis=1) - b.mean(axis=1)
+    exact = (np.ptp(b, axis=1) == 0) & (np.ptp(c, axis=1) == 0)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # scipy's "precision loss" on nearly equal samples
+        res = ttest_ind(c, b, equal_var=False, axis=1)
+        ci = res.confidence_interval(confidence)
+        eq = res.confidence_interval(max(1 - 2 * (1 - confidence), 0.5))
+    stat, p2 = np.asarray(res.statistic, dtype=float), np.asarray(res.pvalue, dtype=float)
+    p_gt = np.where(stat > 0, p2 / 2, 1 - p2 / 2)
+    lo, hi = np.asarray(ci.low, dtype=float), np.asarray(ci.high, dtype=float)
+    elo, ehi = np.asarray(eq.low, dtype=float), np.asarray(eq.high, dtype=float)
+    lo, hi, elo, ehi = (np.where(exact, d, a) for a in (lo, hi, elo, ehi))
+    p_lt = np.where(exact, np.where(d < 0, 0.0, 1.0), 1 - p_gt)
+    p_gt = np.where(exact, np.where(d > 0, 0.0, 1.0), p_gt)
+    bad = np.isnan(stat) & ~exact
+    lo, elo = np.where(bad, -np.inf, lo), np.where(bad, -np.inf, elo)
+    hi, ehi = np.where(bad, np.inf, hi), np.where(bad, np.inf, ehi)
+    p_gt, p_lt = np.where(bad, 1.0, p_gt), np.where(bad, 1.0, p_lt)
+    return d, lo, hi, elo, ehi, p_gt, p_lt
 
 
 def timing_test(base, cand, *, threshold: float = 0.05, noise_multiplier: float = 2.0, confidence: float = 0.95,
                 direction: str = "lower") -> TimingTest | Comparison:
     """Test one timing metric (module docstring). Returns a final :class:`Comparison` when no test applies (zero
     baseline, or too few runs: ``method = "threshold"``), else a :class:`TimingTest` for :func:`decide`."""
-    b = np.asarray(base, dtype=float)
-    c = np.asarray(cand, dtype=float)
-    spread = relative_spread(b)
-    t = max(threshold, noise_multiplier * spread)
-    mb, mc = float(np.median(b)), float(np.median(c))
-    if mb == 0:
-        if mc == 0:
-            return Comparison(PASS, None, None, None, None, t, spread, "exact", "zero in both")
-        return Comparison(REGRESSED if direction == "lower" else IMPROVED, None, None, None, None, t, spread,
-                          "exact", "zero in the baseline, non-zero in the candidate")
-    if min_p_value(b.size, c.size) > 0.01:
-        return _threshold_only(mb, mc, t, spread, direction, b.size, c.size)
-    if (b > 0).all() and (c > 0).all():
-        lb, lc = np.log(b), np.log(c)
-        d, ci, eq, p_gt, p_lt = _welch(lb, lc, confidence)
-        ratio, ci, eq, method = math.exp(d), tuple(map(math.exp, ci)), tuple(map(math.exp, eq)), METHOD
-        sd = float(np.sqrt((lb.var(ddof=1) + lc.var(ddof=1)) / 2))
-    else:  # a kernel that vanished from some runs: test the raw values, relative to the baseline's mean
-        m = float(b.mean()) or mb
-        d, ci, eq, p_gt, p_lt = _welch(b / m, c / m, confidence)
-        ratio, ci, eq, method = 1 + d, (1 + ci[0], 1 + ci[1]), (1 + eq[0], 1 + eq[1]), "welch-raw-t+holm"
-        sd = float(np.sqrt(((b / m).var(ddof=1) + (c / m).var(ddof=1)) / 2))
-    p_worse, p_better = (p_gt, p_lt) if direction == "lower" else (p_lt, p_gt)
-    return TimingTest(ratio, ci[0], ci[1], eq[0], eq[1], p_worse, p_better, sd, b.size, c.size, t, spread,
-                      direction, method)
+    return timing_tests([(base, cand)], [threshold], [noise_multiplier], [direction], confidence)[0]
+
+
+def timing_tests(pairs, thresholds, noise_multipliers, directions, confidence: float = 0.95) -> list:
+    """:func:`timing_test` for many metrics at once: metrics with the same run counts share one vectorised
+    ``scipy.stats.ttest_ind`` call. ``pairs``: ``[(base samples, candidate samples)]``; the other arguments are
+    parallel lists. Returns a list of :class:`TimingTest` or final :class:`Comparison`."""
+    out: list = [None] * len(pairs)
+    groups: dict[tuple, list[int]] = {}
+    prepared = []
+    for i, ((base, cand), thr, k, dirn) in enumerate(zip(pairs, thresholds, noise_multipliers, directions)):
+        b, c = np.asarray(base, dtype=float), np.asarray(cand, dtype=float)
+        spread = relative_spread(b)
+        t = max(thr, k * spread)  # the PASS band; with no test (too few runs) also the decision threshold
+        mb, mc = float(np.median(b)), float(np.median(c))
+        prepared.append((b, c, t, spread, dirn))
+        if mb == 0:
+            out[i] = Comparison(PASS, None, None, None, None, t, spread, "exact", "zero in both") if mc == 0 else \
+                Comparison(REGRESSED if dirn == "lower" else IMPROVED, None, None, None, None, t, spread, "exact",
+                           "zero in the baseline, non-zero in the candidate")
+        elif min_p_value(b.size, c.size) > 0.01:
+            out[i] = _threshold_only(mb, mc, t, spread, dirn, b.size, c.size)
+        else:
+            groups.setdefault((b.size, c.size, bool((b > 0).all() and (c > 0).all())), []).append(i)
+    for (_, _, positive), idx in groups.items():
+        if positive:
+            B = np.log(np.stack([prepared[i][0] for i in idx]))
+            C = np.log(np.stack([prepared[i][1] for i in idx]))
+            back, method = np.exp, METHOD
+        else:  # a kernel that vanished from some runs: test the raw values, relative to the baseline's mean
+            m = np.array([prepared[i][0].mean() or np.median(prepared[i][0]) for i in idx])[:, None]
+            B = np.stack([prepared[i][0] for i in idx]) / m
+            C = np.stack([prepared[i][1] for i in idx]) / m
+            back, method = (lambda x: 1 + x), "welch-raw-t+holm"
+        d, lo, hi, elo, ehi, p_gt, p_lt = _welch_many(B, C, confidence)
+        sd = np.sqrt((B.var(axis=1, ddof=1) + C.var(axis=1, ddof=1)) / 2)
+        for j, i in enumerate(idx):
+            b, c, t, spread, dirn = prepared[i]
+            pw, pb = (p_gt[j], p_lt[j]) if dirn == "lower" else (p_lt[j], p_gt[j])
+            out[i] = TimingTest(float(back(d[j])), float(back(lo[j])), float(back(hi[j])), float(back(elo[j])),
+                                float(back(ehi[j])), float(pw), float(pb), float(sd[j]), b.size, c.size,
+                                float(thresholds[i]), spread, dirn, method, t)
+    return out
 
 
 def _threshold_only(mb: float, mc: float, t: float, spread: float, direction: str, nb: int, nc: int) -> Comparison:
@@ -186,7 +219,7 @@ def _threshold_only(mb: float, mc: float, t: float, spread: float, direction: st
         v, why = IMPROVED, f"{_down(worse)} better, over the {_pct1(t)} threshold"
     else:
         v, why = PASS, f"within the {_pct1(t)} threshold"
-    return Comparison(v, ratio, None, None, None, t, spread, "threshold",
+    return Comparison(v, ratio, None, None, None, t, spread, "threshold", band=t, reason=
                       f"{why} (no test: {nb} vs {nc} runs are too few; record ≥ 5 repeats per side)")
 
 
@@ -199,19 +232,20 @@ def decide(test: TimingTest, q_worse: float, q_better: float, alpha: float, leve
 
     ``level``: the metric's own share of α in the family (``weight · α``), for the power estimate of an AMBIGUOUS
     verdict (default α)."""
-    t, dirn = test.threshold, test.direction
+    t, dirn, wide = test.threshold, test.direction, max(test.band, test.threshold)
     worse = _oriented(test.ratio, dirn)
     lo, hi = sorted((_oriented(test.ci_low, dirn), _oriented(test.ci_high, dirn)))
     e_lo, e_hi = sorted((_oriented(test.eq_low, dirn), _oriented(test.eq_high, dirn)))
-    half, band = 1 + t / 2, f"±{_pct1(t)}"
+    half, band = 1 + t / 2, f"±{_pct1(wide)}"
     q = q_worse if worse >= 1 else q_better
     p = test.p_worse if worse >= 1 else test.p_better
     extra: dict = {}
     if q_worse < alpha and worse >= half and hi >= 1 + t:
-        v, why = REGRESSED, f"{_pct(worse)} worse (adjusted p = {q_worse:.2g}); a change beyond {band} is plausible"
+        v, why = REGRESSED, f"{_pct(worse)} worse (adjusted p = {q_worse:.2g}); a change of {_pct1(t)} or more is " \
+                            "plausible"
     elif q_better < alpha and worse <= 1 / half and lo <= 1 / (1 + t):
         v, why = IMPROVED, f"{_down(worse)} better (adjusted p = {q_better:.2g})"
-    elif e_hi < 1 + t and e_lo > 1 / (1 + t):
+    elif e_hi < 1 + wide and e_lo > 1 / (1 + wide):
         sig = (q_worse < alpha and worse > 1) or (q_better < alpha and worse < 1)
         v, why = PASS, ("a significant change smaller than " if sig else "any change is within ") + band
     else:
@@ -222,7 +256,7 @@ def decide(test: TimingTest, q_worse: float, q_better: float, alpha: float, leve
         v, why = AMBIGUOUS, f"not enough evidence either way ({_pct(worse) if worse >= 1 else '−' + _down(worse)}, " \
                             f"adjusted p = {q:.2g}, CI reaches beyond {band}){more}"
     return Comparison(v, test.ratio, test.ci_low, test.ci_high, p, t, test.spread, test.method, why,
-                      p_adjusted=q, **extra)
+                      p_adjusted=q, band=wide, **extra)
 
 
 def repeats_needed(test: TimingTest, level: float, power: float = TARGET_POWER, limit: int = 1000) -> int | None:
