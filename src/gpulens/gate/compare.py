@@ -20,7 +20,7 @@ from gpulens.gate.baseline import Baseline
 from gpulens.gate.config import GateConfig
 from gpulens.gate.result import (AMBIGUOUS, ERROR, IMPROVED, INCOMPARABLE, NO_BASELINE, PASS, REGRESSED, VERDICTS,
                                  GateResult, MetricResult)
-from gpulens.gate.runs import KERNEL_PREFIX, Metric, RunSet
+from gpulens.gate.runs import KERNEL_PREFIX, Metric, RunSet, rekey_kernels
 from gpulens.gate.stats import (Comparison, TimingTest, compare_count, decide, family_weights, holm_adjust,
                                 relative_spread, timing_tests)
 
@@ -200,9 +200,10 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
         mism = []
     res.mismatches = mism
     rows, specs = [], []
-    names = list(baseline.metrics) + [n for n in candidate.metrics if n not in baseline.metrics]
+    base_metrics, cand_metrics = rekey_kernels(baseline.metrics), rekey_kernels(candidate.metrics)
+    names = list(base_metrics) + [n for n in cand_metrics if n not in base_metrics]
     for name in names:
-        b, c = baseline.metrics.get(name), candidate.metrics.get(name)
+        b, c = base_metrics.get(name), cand_metrics.get(name)
         if c is None and name.startswith(KERNEL_PREFIX):  # the kernel no longer runs: zero time in every run
             c = Metric(name, b.kind, b.unit, [0.0] * len(candidate.runs), b.direction, [0.0] * len(candidate.runs),
                        [0] * len(candidate.runs))
