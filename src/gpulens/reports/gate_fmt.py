@@ -44,7 +44,7 @@ def fmt_ci(m: MetricResult) -> str:
 
 
 def fmt_p(m: MetricResult) -> str:
-    """Mann-Whitney p with two significant digits; ``—`` when no test ran."""
+    """One-sided p (before the run-level adjustment) with two significant digits; ``—`` when no test ran."""
     return "—" if m.p_value is None else f"{m.p_value:.2g}"
 
 
