@@ -20,8 +20,9 @@ kernels share 3/4 of it in proportion to their share of kernel time, the whole-r
 
 Decision (:func:`decide`), with ``q`` the adjusted p-value and ratios oriented so that above 1 is worse:
 
-* REGRESSED: ``q_worse < α`` **and** the estimate ≥ 1 + T/2 **and** the CI's upper end ≥ 1 + T — significant at run
-  level, at least half the threshold, and a change of the full threshold is compatible with the data;
+* REGRESSED: ``q_worse < α`` **and** the estimate ≥ 1 + T/2 **and** the one-sided (1 − α) upper bound ≥ 1 + T —
+  significant at run level, at least half the threshold, and a change of the full threshold is not excluded at
+  level α (a precisely measured change smaller than T is PASS);
 * IMPROVED: the mirror image;
 * PASS: otherwise, when the equivalence test passes: the two one-sided tests (TOST) reject a change of ±band at
   level ``1 − confidence`` each, i.e. the ``1 − 2(1 − confidence)`` CI (90 % by default) lies inside
@@ -98,6 +99,8 @@ class TimingTest:
         sd_log: pooled standard deviation of the log samples (for the power estimate).
         n_base, n_cand: sample sizes.
         threshold, spread, direction, band: as in :class:`Comparison`.
+        diff, se, df: the Welch estimate of the difference (of the logs, or of the values relative to the baseline
+            mean for ``welch-raw``), its standard error and degrees of freedom (for bounds at other levels).
         method: ``welch-log-t+holm`` or ``welch-raw-t+holm`` (non-positive samples).
     """
 
@@ -116,6 +119,9 @@ class TimingTest:
     direction: str
     method: str = METHOD
     band: float = 0.0
+    diff: float = 0.0
+    se: float = 0.0
+    df: float = math.inf
 
 
 def relative_spread(samples: np.ndarray) -> float:
@@ -158,7 +164,8 @@ def _welch_many(b: np.ndarray, c: np.ndarray, confidence: float):
     lo, elo = np.where(bad, -np.inf, lo), np.where(bad, -np.inf, elo)
     hi, ehi = np.where(bad, np.inf, hi), np.where(bad, np.inf, ehi)
     p_gt, p_lt = np.where(bad, 1.0, p_gt), np.where(bad, 1.0, p_lt)
-    return d, lo, hi, elo, ehi, p_gt, p_lt
+    se = np.sqrt(b.var(axis=1, ddof=1) / b.shape[1] + c.var(axis=1, ddof=1) / c.shape[1])
+    return d, lo, hi, elo, ehi, p_gt, p_lt, se, np.asarray(res.df, dtype=float)
 
 
 def timing_test(base, cand, *, threshold: float = 0.05, noise_multiplier: float = 2.0, confidence: float = 0.95,
@@ -199,14 +206,15 @@ def timing_tests(pairs, thresholds, noise_multipliers, directions, confidence: f
             B = np.stack([prepared[i][0] for i in idx]) / m
             C = np.stack([prepared[i][1] for i in idx]) / m
             back, method = (lambda x: 1 + x), "welch-raw-t+holm"
-        d, lo, hi, elo, ehi, p_gt, p_lt = _welch_many(B, C, confidence)
+        d, lo, hi, elo, ehi, p_gt, p_lt, se, df = _welch_many(B, C, confidence)
         sd = np.sqrt((B.var(axis=1, ddof=1) + C.var(axis=1, ddof=1)) / 2)
         for j, i in enumerate(idx):
             b, c, t, spread, dirn = prepared[i]
             pw, pb = (p_gt[j], p_lt[j]) if dirn == "lower" else (p_lt[j], p_gt[j])
             out[i] = TimingTest(float(back(d[j])), float(back(lo[j])), float(back(hi[j])), float(back(elo[j])),
                                 float(back(ehi[j])), float(pw), float(pb), float(sd[j]), b.size, c.size,
-                                float(thresholds[i]), spread, dirn, method, t)
+                                float(thresholds[i]), spread, dirn, method, t, float(d[j]), float(se[j]),
+                                float(df[j]) if np.isfinite(df[j]) else math.inf)
     return out
 
 
@@ -234,7 +242,10 @@ def decide(test: TimingTest, q_worse: float, q_better: float, alpha: float, leve
     verdict (default α)."""
     t, dirn, wide = test.threshold, test.direction, max(test.band, test.threshold)
     worse = _oriented(test.ratio, dirn)
-    lo, hi = sorted((_oriented(test.ci_low, dirn), _oriented(test.ci_high, dirn)))
+    # the one-sided (1 − α) bounds: "a change of T cannot be excluded at level α"
+    reach = student_t.ppf(1 - alpha, test.df) * test.se if test.se > 0 and test.df > 0 else 0.0
+    back = math.exp if test.method == METHOD else (lambda x: 1 + x)
+    lo, hi = sorted((_oriented(back(test.diff - reach), dirn), _oriented(back(test.diff + reach), dirn)))
     e_lo, e_hi = sorted((_oriented(test.eq_low, dirn), _oriented(test.eq_high, dirn)))
     half, band = 1 + t / 2, f"±{_pct1(wide)}"
     q = q_worse if worse >= 1 else q_better
