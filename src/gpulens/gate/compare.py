@@ -150,7 +150,7 @@ def decide_family(pending: list[tuple[MetricResult, TimingTest]], alpha: float, 
         q_worse = holm_adjust([t.p_worse for _, t in fam], w)
         q_better = holm_adjust([t.p_better for _, t in fam], w)
         for (r, t), qw, qb, wi in zip(fam, q_worse, q_better, w):
-            r.weight = float(wi)
+            r.weight = round(float(wi), 6)
             _apply(r, decide(t, float(qw), float(qb), alpha, level=float(wi) * alpha))
     for r, t in pending:
         if not (r.gating and family):
