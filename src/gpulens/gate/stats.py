@@ -264,9 +264,9 @@ def decide(test: TimingTest, q_worse: float, q_better: float, alpha: float, leve
         extra["repeats_needed"] = n
         more = (f"; {n} more repeats per side would detect a {_pct1(t)} change" if n is not None
                 else "; too noisy for more repeats to help: reduce the noise")
-        v, why = AMBIGUOUS, f"not enough evidence either way ({'+' + _pct(worse) if worse >= 1 else '−' + _down(worse)} "
-                            f"{'worse' if worse >= 1 else 'better'}, " \
-                            f"adjusted p = {q:.2g}, CI reaches beyond {band}){more}"
+        change = f"+{_pct(worse)} worse" if worse >= 1 else f"{_down(worse)} better"
+        v, why = AMBIGUOUS, f"not enough evidence either way ({change}, adjusted p = {q:.2g}, CI reaches beyond " \
+                            f"{band}){more}"
     return Comparison(v, test.ratio, test.ci_low, test.ci_high, p, t, test.spread, test.method, why,
                       p_adjusted=q, band=wide, **extra)
 
