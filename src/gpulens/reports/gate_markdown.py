@@ -24,7 +24,7 @@ def md_escape(text: str) -> str:
 
 
 def _header(result: GateResult) -> str:
-    cols = ["", "metric", "baseline", "candidate", "change", ci_label(result), "p", "threshold", "note"]
+    cols = ["", "metric", "baseline", "candidate", "change", ci_label(result), "p (run)", "threshold", "note"]
     return "| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n"
 
 
