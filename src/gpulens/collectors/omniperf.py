@@ -100,7 +100,7 @@ def read_sysinfo(path: Path, strict: bool = True) -> dict:
         "warp_size": num("wave_size"), "simd_per_cu": num("simd_per_cu"), "max_waves_per_cu": num("max_waves_per_cu"),
         "max_clock_mhz": num("max_sclk"), "max_memory_clock_mhz": num("max_mclk"), "num_xcc": num("num_xcd"),
         "hbm_bandwidth_bytes_per_s": num("hbm_bw", 1e9), "l1_bytes": num("gpu_l1", 1024),
-        "l2_bytes": num("gpu_l2", 1024), "rocm_version": r.get("rocm_version"), "hostname": r.get("hostname"),
+        "l2_bytes": num("gpu_l2", 1024), "l2_channels": num("total_l2_chan"), "rocm_version": r.get("rocm_version"), "hostname": r.get("hostname"),
         "command": r.get("command"), "compute_partition": r.get("compute_partition"),
         "memory_partition": r.get("memory_partition")})
 
