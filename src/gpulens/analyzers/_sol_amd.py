@@ -73,6 +73,15 @@ def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.where((b != 0) & ~np.isnan(b), a / b, np.nan)
 
 
+def wave_occupancy_pct(ctr: pd.DataFrame, dev: Mapping[str, Any]) -> np.ndarray:
+    """rocprof-compute "Wavefront Occupancy" % per row of ``ctr``: 100 · SQ_ACCUM_PREV_HIRES (SQ_LEVEL_WAVES pass) /
+    (GRBM_GUI_ACTIVE / num_xcd) / (max_waves_per_cu · cu_per_gpu); NaN without the paired accumulator."""
+    acc, grbm_lw, grbm = (_col(ctr, k) for k in (LEVEL_WAVES_ACCUM, LEVEL_WAVES_GRBM, "GRBM_GUI_ACTIVE"))
+    g = np.where(np.isnan(grbm_lw), grbm, grbm_lw) / float(dev.get("num_xcc") or 1)
+    slots = float(dev.get("max_waves_per_cu") or np.nan) * float(dev.get("num_sms") or np.nan)
+    return 100 * _div(_div(acc, g), np.full(len(ctr), slots))
+
+
 def dispatch_figures(ctr: pd.DataFrame, dur_ns: np.ndarray, dev: Mapping[str, Any]) -> pd.DataFrame:
     """Figures per dispatch (rows of ``ctr``, an event × counter table) for the device record ``dev``
     (``num_sms`` = cu_per_gpu, ``num_xcc`` = num_xcd, ``max_waves_per_cu``, ``max_clock_mhz``,
@@ -81,7 +90,6 @@ def dispatch_figures(ctr: pd.DataFrame, dur_ns: np.ndarray, dev: Mapping[str, An
     cu = float(dev.get("num_sms") or np.nan)
     xcd = float(dev.get("num_xcc") or 1)
     g = c["GRBM_GUI_ACTIVE"] / xcd
-    g_lw = np.where(np.isnan(c[LEVEL_WAVES_GRBM]), c["GRBM_GUI_ACTIVE"], c[LEVEL_WAVES_GRBM]) / xcd
     t = np.where(np.asarray(dur_ns, dtype=float) > 0, np.asarray(dur_ns, dtype=float), np.nan)
     gfx = str(dev.get("gfx_arch") or "").split(":")[0].lower()
     wide = 128.0 if gfx and gfx >= "gfx940" else 64.0
@@ -91,8 +99,7 @@ def dispatch_figures(ctr: pd.DataFrame, dur_ns: np.ndarray, dev: Mapping[str, An
     out["tensor_pct"] = 100 * _div(c["SQ_VALU_MFMA_BUSY_CYCLES"], g * cu * 4)
     out["salu_pct"] = 100 * _div(c["SQ_ACTIVE_INST_SCA"], g * cu)
     out["issue_slot_pct"] = 100 * _div(c["SQ_INSTS"], c["SQ_BUSY_CU_CYCLES"]) / 5
-    out["achieved_occupancy_pct"] = 100 * _div(_div(c[LEVEL_WAVES_ACCUM], g_lw),
-                                               np.full(len(ctr), float(dev.get("max_waves_per_cu") or np.nan) * cu))
+    out["achieved_occupancy_pct"] = wave_occupancy_pct(ctr, dev)
     miss = (c["TCP_TCC_READ_REQ_sum"] + c["TCP_TCC_WRITE_REQ_sum"] + np.nan_to_num(c["TCP_TCC_ATOMIC_WITH_RET_REQ_sum"])
             + np.nan_to_num(c["TCP_TCC_ATOMIC_WITHOUT_RET_REQ_sum"]))
     out["l1_hit_pct"] = 100 - 100 * _div(miss, c["TCP_TOTAL_CACHE_ACCESSES_sum"])

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers import _occ_ncu as N
+from gpulens.analyzers import _sol_amd
 from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, short_name as _short, weighted_mean
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.devices import limits_of_record, main_device
@@ -62,8 +63,9 @@ SUMMARY_COLUMNS = {
 
 #: Counters that measure achieved occupancy directly [%].
 ACHIEVED_PCT = N.ACHIEVED
-#: rocprof-compute: mean resident waves = SQ_ACCUM_PREV_HIRES (of the SQ_LEVEL_WAVES pass) / GRBM_GUI_ACTIVE.
-AMD_WAVES = ("SQ_ACCUM_PREV_HIRES", "GRBM_GUI_ACTIVE")
+#: rocprof-compute wavefront occupancy: SQ_ACCUM_PREV_HIRES *of the SQ_LEVEL_WAVES pass* / (GRBM_GUI_ACTIVE / XCDs)
+#: (:func:`gpulens.analyzers._sol_amd.wave_occupancy_pct`); the bare accumulator may belong to another pass.
+AMD_WAVES = (_sol_amd.LEVEL_WAVES_ACCUM, _sol_amd.LEVEL_WAVES_GRBM, "GRBM_GUI_ACTIVE")
 AMD_RESOURCES = ("arch_vgpr", "accum_vgpr", "sgpr")
 _WORD = {"registers": "Registers", "shared_memory": "Shared memory", "warps": "Warp slots", "blocks": "The block cap",
          "barriers": "Barriers"}
@@ -129,7 +131,7 @@ class OccupancyAnalyzer(Analyzer):
         waves = N.waves_per_sm(per["grid"], per["active"], per["nsms"])
         per["waves"] = np.where(np.isnan(ncu_waves), waves, ncu_waves)
         per["tail"] = N.tail_wave_pct(per["waves"].to_numpy())
-        per["ach"] = self._achieved(ctr, lim, per["nsms"].to_numpy())
+        per["ach"] = self._achieved(timeline, ctr, per)
         per = per[keep].reset_index(drop=True)
         dis = per[(per["source"] == "ncu+calculator") & ((per["theo"] - per["calc_theo"]).abs() > DISAGREE_PP)]
         kin_cmp, kin_ok, kin_optin = self._kineto(ctr[keep], per, lim)
@@ -197,12 +199,13 @@ class OccupancyAnalyzer(Analyzer):
                               carveout="max" if kineto else "driver", opt_in=not kineto)
 
     @staticmethod
-    def _achieved(ctr: pd.DataFrame, lim, nsms: np.ndarray) -> np.ndarray:
+    def _achieved(timeline: Timeline, ctr: pd.DataFrame, per: pd.DataFrame) -> np.ndarray:
         out = N.first_of(ctr, ACHIEVED_PCT, len(ctr))
-        if all(m in ctr for m in AMD_WAVES) and lim is not None:
-            acc, active = ctr[AMD_WAVES[0]].to_numpy(dtype=float), ctr[AMD_WAVES[1]].to_numpy(dtype=float)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                amd = np.where(active > 0, 100.0 * (acc / active) / (nsms * lim.max_warps_per_sm), np.nan)
+        if AMD_WAVES[0] in ctr:
+            amd = np.full(len(ctr), np.nan)
+            for (rank, dev), g in per.groupby(["rank", "device_id"], sort=False):
+                i = per.index.get_indexer(g.index)
+                amd[i] = _sol_amd.wave_occupancy_pct(ctr.iloc[i], device_record(timeline, int(rank), int(dev)))
             out = np.where(np.isnan(out), amd, out)
         return out
 

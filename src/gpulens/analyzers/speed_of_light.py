@@ -167,7 +167,10 @@ class SpeedOfLightAnalyzer(Analyzer):
             mem = np.nanmax([r["memory_pct"], r["dram_pct"], -1.0])
             r["bound"] = bound_of(comp if comp >= 0 else None, mem if mem >= 0 else None)
             top = max(comp, mem)
-            r["time_at_stake_ns"] = int(round(r["time_ns"] * (1 - min(top, 100.0) / 100))) if top >= 0 else None
+            if r["time_ns"] <= 0:  # durations unknown (rocprof-compute timestamps without their digits)
+                r["time_ns"] = None
+            r["time_at_stake_ns"] = int(round(r["time_ns"] * (1 - min(top, 100.0) / 100))) \
+                if top >= 0 and r["time_ns"] is not None else None
             r["evidence"] = g["evidence"].iloc[int(np.argmax(g["time_ns"].to_numpy()))]
             rows.append(r)
         t = pd.DataFrame(rows, columns=list(COLUMNS))
