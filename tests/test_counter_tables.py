@@ -8,6 +8,13 @@ import pytest
 
 import gpulens
 from tests.conftest import DATA, shared_trace
+from tests.conftest import DATA as _DATA
+
+
+def _nv(name):
+    """A committed copy under tests/data/nvidia when there is one, else the developer corpus (skips if absent)."""
+    p = _DATA / "nvidia" / name
+    return p if p.exists() else shared_trace(f"ncu/{name}")
 
 
 def test_stall_table_names_top_reasons_and_guidance():
@@ -23,7 +30,7 @@ def test_stall_table_names_top_reasons_and_guidance():
 
 
 def test_ncu_rule_findings_are_attached_to_their_kernel_with_the_speedup():
-    path = shared_trace("ncu/codegandee_rtx5090_ncu-v2_kernel_0005_details.csv")
+    path = _nv("codegandee_rtx5090_ncu-v2_kernel_0005_details.csv")
     with open(path, newline="", encoding="utf-8-sig") as f:
         rules = {r["Rule Name"]: r for r in csv.DictReader(f) if r.get("Rule Name")}
         f.seek(0)

@@ -12,7 +12,13 @@ import csv
 import pytest
 
 import gpulens
-from tests.conftest import shared_trace
+from tests.conftest import DATA as _DATA, shared_trace
+
+
+def _omni(name):
+    """The committed rocprof-compute workload under tests/data/omniperf, else the developer corpus."""
+    p = _DATA / "omniperf" / name
+    return p if p.exists() else shared_trace(f"omniperf/{name}")
 
 SYSINFO = ("workload_name,gpu_model,gpu_arch,cu_per_gpu,simd_per_cu,wave_size,max_waves_per_cu,max_sclk,hbm_bw,"
            "num_xcd,total_l2_chan\nw,MI300A,gfx942,228,4,64,32,2100,5300,6,96\n")
@@ -66,7 +72,7 @@ def test_timestamps_without_digits_still_analysed_from_counters(tmp_path):
 
 
 def test_real_mi300x_workload_with_lost_timestamps():
-    folder = shared_trace("omniperf/vcopy_MI300X_A1")
+    folder = _omni("vcopy_MI300X_A1")
     with open(folder / "SQ_LEVEL_WAVES.csv", newline="") as f:
         lw = list(csv.DictReader(f))
     with open(folder / "sysinfo.csv", newline="") as f:

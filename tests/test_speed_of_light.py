@@ -13,7 +13,19 @@ import csv
 import pytest
 
 import gpulens
-from tests.conftest import shared_trace
+from tests.conftest import DATA as _DATA, shared_trace
+
+
+def _omni(name):
+    """The committed rocprof-compute workload under tests/data/omniperf, else the developer corpus."""
+    p = _DATA / "omniperf" / name
+    return p if p.exists() else shared_trace(f"omniperf/{name}")
+
+
+def _nv(name):
+    """A committed copy under tests/data/nvidia when there is one, else the developer corpus (skips if absent)."""
+    p = _DATA / "nvidia" / name
+    return p if p.exists() else shared_trace(f"ncu/{name}")
 
 HEADER = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size",'
           '"Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"')
@@ -113,7 +125,7 @@ def test_b20_raw_page_dram_bytes_and_sm_pct():
 
 
 def test_codegandee_sol_equals_the_file():
-    path = shared_trace("ncu/codegandee_rtx5090_ncu-v2_kernel_0010_details.csv")
+    path = _nv("codegandee_rtx5090_ncu-v2_kernel_0010_details.csv")
     with open(path, newline="", encoding="utf-8-sig") as f:
         v = {(r["Section Name"], r["Metric Name"]): float(r["Metric Value"].replace(",", ""))
              for r in csv.DictReader(f) if r["Metric Name"] and r["Metric Value"] not in ("", "n/a")}
@@ -126,7 +138,7 @@ def test_codegandee_sol_equals_the_file():
 
 
 def test_rocprof_compute_mi200_formulas():
-    folder = shared_trace("omniperf/vcopy_MI200")
+    folder = _omni("vcopy_MI200")
     with open(folder / "pmc_perf.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     with open(folder / "sysinfo.csv", newline="") as f:
