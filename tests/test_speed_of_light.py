@@ -170,3 +170,22 @@ def _num(v: str) -> bool:
         return True
     except ValueError:
         return False
+
+
+def test_dram_pct_against_an_assumed_gpu_does_not_decide_the_bound():
+    # the file records CC 12.0 only (the app's stdout says RTX 5070); gpulens assumes the built-in CC 12.0 GPU (RTX
+    # 5090). DRAM % = (op_read + op_write bytes) / duration / that spec's bandwidth — shown, but the SM side (22.3 %)
+    # alone cannot call the kernel latency-bound → unknown
+    path = _nv("olajide_rtx5070_metrics_saxpy.csv")
+    vals = {}
+    for line in path.read_text(encoding="utf-8-sig").splitlines():
+        if line.startswith('"0"'):
+            r = next(csv.reader([line]))
+            vals[r[-3]] = float(r[-1].replace(",", ""))
+    src = gpulens.analyze([path]).sources[0]
+    row = src.results["speed_of_light"].table.iloc[0]
+    moved = vals["dram__bytes_op_read.sum"] + vals["dram__bytes_op_write.sum"]
+    assert row["dram_pct"] == pytest.approx(100 * moved / (vals["gpu__time_duration.sum"] * 1e-9)
+                                            / src.device.memory_bandwidth)
+    assert "ASSUMED" in row["evidence"] and row["bound"] == "unknown"
+    assert row["compute_pct"] == vals["sm__throughput.avg.pct_of_peak_sustained_elapsed"]

@@ -96,6 +96,7 @@ class SpeedOfLightAnalyzer(Analyzer):
         for f in _FIGS:
             per[f] = nv[f].to_numpy(dtype=float) if f in nv else np.nan
         per["vendor"] = "nvidia"
+        per["dram_assumed"] = False
         ev = [self._nv_evidence(nv_src.iloc[i]) for i in range(len(per))]
         # NVIDIA DRAM % from bytes / duration / the spec's bandwidth when ncu gave no DRAM % itself
         bw = device.memory_bandwidth if device is not None and device.vendor == "nvidia" else None
@@ -106,6 +107,7 @@ class SpeedOfLightAnalyzer(Analyzer):
             rate = np.where(np.isnan(thr), by_bytes, thr)
             use = per["dram_pct"].isna().to_numpy() & ~np.isnan(rate)
             per.loc[use, "dram_pct"] = 100 * rate[use] / bw
+            per.loc[use, "dram_assumed"] = "assumed" in (device.note or "")
             per.loc[use & np.isnan(thr), "memory_throughput"] = by_bytes[use & np.isnan(thr)]
             who = f"{bw / 1e9:.0f} GB/s of the {'ASSUMED ' if 'assumed' in (device.note or '') else ''}{device.name}"
             for i in np.flatnonzero(use):
@@ -131,7 +133,8 @@ class SpeedOfLightAnalyzer(Analyzer):
                         "workload)")
         table = self._aggregate(per)
         summary = {"kernels": int(len(table)), "launches": int(len(per)),
-                   "bound_counts": {b: int((table["bound"] == b).sum()) for b in ("compute", "memory", "latency")},
+                   "bound_counts": {b: int((table["bound"] == b).sum())
+                                    for b in ("compute", "memory", "latency", "unknown")},
                    "latency_threshold_pct": LATENCY_BELOW_PCT}
         return AnalysisResult(self.name, table, COLUMNS, summary, summary_columns={
             "kernels": "kernels with speed-of-light counters [count]",
@@ -164,7 +167,9 @@ class SpeedOfLightAnalyzer(Analyzer):
                 v = weighted_mean(g[f], g["time_ns"])
                 r[f] = float("nan") if v is None else v
             comp = np.nanmax([r["compute_pct"], r["tensor_pct"], -1.0])
-            mem = np.nanmax([r["memory_pct"], r["dram_pct"], -1.0])
+            # a DRAM % derived against an ASSUMED GPU's bandwidth is shown but does not decide the bound
+            dram_ok = not bool(g["dram_assumed"].any())
+            mem = np.nanmax([r["memory_pct"], r["dram_pct"] if dram_ok else np.nan, -1.0])
             r["bound"] = bound_of(comp if comp >= 0 else None, mem if mem >= 0 else None)
             top = max(comp, mem)
             if r["time_ns"] <= 0:  # durations unknown (rocprof-compute timestamps without their digits)
