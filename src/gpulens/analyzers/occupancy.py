@@ -30,6 +30,7 @@ from gpulens.analyzers import _occ_ncu as N
 from gpulens.analyzers import _sol_amd
 from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, short_name as _short, weighted_mean
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.analyzers.context import text_series
 from gpulens.devices import limits_of_record, main_device
 from gpulens.devices.occupancy import Occupancy, cdna_occupancy, cuda_occupancy, kineto_estimate_pct
 from gpulens.timeline import Timeline
@@ -110,7 +111,7 @@ class OccupancyAnalyzer(Analyzer):
         smem = (st.fillna(0) + dy.fillna(0)).where(st.notna() | dy.notna() | pd.Series(calc_ok, index=st.index), -1) \
             .to_numpy(dtype=float, na_value=-1)
         per = pd.DataFrame({
-            "name": hot["name"].astype(str).to_numpy(), "time_ns": hot["time_ns"].to_numpy(dtype=float),
+            "name": text_series(hot["name"]), "time_ns": hot["time_ns"].to_numpy(dtype=float),
             "rank": hot["rank"].to_numpy(), "device_id": hot["device_id"].to_numpy(),
             "block_size": np.where(np.isnan(bs), -1, bs).astype("int64"),
             "regs_per_thread": np.where(np.isnan(regs), -1, regs).astype("int64"),
