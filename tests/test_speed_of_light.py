@@ -162,6 +162,11 @@ def test_rocprof_compute_mi200_formulas():
     assert row["compute_pct"] == pytest.approx(sum(a * b for a, b in zip(valu, w)))
     assert row["l2_hit_pct"] == pytest.approx(sum(a * b for a, b in zip(l2hit, w)))
     assert row["dram_pct"] == pytest.approx(sum(a * b for a, b in zip(dram, w)))
+    # the same bandwidth against the measured HBM roof (roofline.csv HBMBw of device 0, GB/s): 62 % ≥ 60 % → memory
+    with open(folder / "roofline.csv", newline="") as f:
+        hbm_meas = float(next(csv.DictReader(f))["HBMBw"])
+    assert row["dram_measured_pct"] == pytest.approx(sum(a * b for a, b in zip(dram, w)) * hbm / hbm_meas)
+    assert row["bound"] == "memory"
 
 
 def _num(v: str) -> bool:

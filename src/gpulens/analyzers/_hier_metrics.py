@@ -36,10 +36,20 @@ _AMD_MFMA = [f"SQ_INSTS_VALU_MFMA_MOPS_{p}" for p in ("F16", "BF16", "F32", "F64
 
 
 def _wide(counters: pd.DataFrame, ids: np.ndarray) -> pd.DataFrame:
-    c = counters[counters["event_id"].isin(ids)]
+    metric = counters["metric"]
+    uniq = metric.cat.categories if isinstance(metric.dtype, pd.CategoricalDtype) else pd.unique(metric)
+    want = [m for m in map(str, uniq) if m.startswith(_WANTED_PREFIXES)]
+    c = counters[metric.isin(want)]
+    c = c[c["event_id"].isin(ids)]
     c = c.assign(metric=c["metric"].astype(str)).drop_duplicates(["event_id", "metric"])
     return c.pivot(index="event_id", columns="metric", values="value").reindex(ids) if len(c) else \
         pd.DataFrame(index=pd.Index(ids, name="event_id"))
+
+
+#: Metric-name prefixes read here (everything else in a large Counters table is skipped before pivoting).
+_WANTED_PREFIXES = ("sm__sass_thread_inst_executed_op_", "sm__ops_path_tensor_", "dram__bytes", "lts__t_bytes",
+                    "l1tex__t_bytes", "l1tex__t_sectors_pipe_lsu_mem_global_op_", "sm__sass_data_bytes_mem_shared",
+                    "SQ_INSTS_VALU_", "TCC_", "TCP_TOTAL_CACHE_ACCESSES", "SQ_LDS_", "GRBM_GUI_ACTIVE")
 
 
 def _sum(w: pd.DataFrame, terms: list[tuple[str, float]]) -> np.ndarray:

@@ -45,10 +45,11 @@ DRAM_PARTS = (("dram__bytes_read.sum", "dram__bytes_write.sum"), ("dram__bytes_o
 def launch_figures(counters: pd.DataFrame, event_ids: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(values, sources): one row per event id, one column per figure of :data:`METRICS` (NaN when absent), and
     the metric name each value came from (``""`` when absent). ``dram_bytes`` falls back to read + write."""
-    c = counters[counters["event_id"].isin(event_ids)]
-    c = c.assign(metric=c["metric"].astype(str), unit=c["unit"].astype(str))
     names = {m for opts in METRICS.values() for m, _ in opts} | {m for p in DRAM_PARTS for m in p}
-    c = c[c["metric"].isin(names)].drop_duplicates(["event_id", "metric", "unit"])
+    c = counters[counters["metric"].isin(names)]
+    c = c[c["event_id"].isin(event_ids)]
+    c = c.assign(metric=c["metric"].astype(str), unit=c["unit"].astype(str)).drop_duplicates(
+        ["event_id", "metric", "unit"])
     idx = pd.Index(event_ids, name="event_id")
     vals = pd.DataFrame(index=idx, columns=list(METRICS), dtype=float)
     srcs = pd.DataFrame("", index=idx, columns=list(METRICS), dtype=object)

@@ -21,6 +21,7 @@ import pandas as pd
 from gpulens.analyzers import _hier_metrics as H
 from gpulens.analyzers._hot import device_record, hot_kernels
 from gpulens.analyzers.base import AnalysisResult, Analyzer
+from gpulens.analyzers.context import text_series
 from gpulens.timeline import Timeline
 
 COLUMNS = {
@@ -61,7 +62,7 @@ class HierarchicalRoofline(Analyzer):
         rec = device_record(timeline, int(k["rank"].iloc[0]), int(k["device_id"].iloc[0]))
         is_amd = (device is not None and device.vendor == "amd") or bool(rec.get("gfx_arch"))
         m = H.amd(timeline.counters, ids, rec) if is_amd else H.nvidia(timeline.counters, ids)
-        per = m.reset_index(drop=True).assign(name=k["name"].astype(str).to_numpy(),
+        per = m.reset_index(drop=True).assign(name=text_series(k["name"]).to_numpy(),
                                               time_ns=k["dur_ns"].to_numpy(dtype=float))
         if per["flops"].isna().all() or per[[f"bytes_{lv}" for lv in H.LEVELS]].isna().all().all():
             return skip("no FLOP and per-level byte counters (ncu: --section SpeedOfLight_HierarchicalRooflineChart "

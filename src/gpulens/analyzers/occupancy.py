@@ -86,7 +86,7 @@ class OccupancyAnalyzer(Analyzer):
         rec0 = main_device(timeline) or {}
         lim = device.limits if device is not None else limits_of_record(rec0)
         spec_sms = device.num_sms if device is not None else 0
-        if lim is None and not timeline.counters["metric"].astype(str).isin(N.THEORETICAL).any():
+        if lim is None and not timeline.counters["metric"].isin(N.THEORETICAL).any():
             return skip("no device spec: the GPU was not identified from the trace and its architecture is not "
                         "recorded (pass --device-spec FILE)" if device is None else
                         f"no occupancy rules for architecture {device.arch}")

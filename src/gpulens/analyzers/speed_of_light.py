@@ -7,7 +7,8 @@ Bound (thresholds and sources in docs/bottlenecks.md):
 * **latency** when neither side reaches :data:`LATENCY_BELOW_PCT` (60 %) of its peak — Nsight Compute's
   SOLBottleneck rule: "Achieved compute throughput and/or memory bandwidth below 60.0% of peak typically indicate
   latency issues";
-* otherwise **memory** when the memory side (max of memory %, DRAM %) is at least the compute side (max of compute
+* otherwise **memory** when the memory side (max of memory %, DRAM %, and DRAM % of the *measured* HBM peak when
+  rocprof-compute's roofline.csv gives one — the bandwidth a kernel can actually reach) is at least the compute side (max of compute
   %, tensor/MFMA %), else **compute** — the unit closest to its peak limits the kernel (ncu's SOL breakdown, and
   rocprof-compute's Speed-of-Light panel read the same way).
 
@@ -28,6 +29,7 @@ import pandas as pd
 from gpulens.analyzers import _sol_amd, _sol_nvidia
 from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, weighted_mean
 from gpulens.analyzers.base import AnalysisResult, Analyzer
+from gpulens.analyzers.context import text_series
 from gpulens.timeline import Timeline
 
 #: Below this % of peak on both sides a kernel is latency-bound (ncu SOLBottleneck rule).
@@ -41,6 +43,7 @@ COLUMNS = {
     "compute_pct": "compute throughput: NVIDIA SM throughput; AMD max(VALU, MFMA) utilisation, % of peak [%]",
     "memory_pct": "memory throughput: NVIDIA ncu Memory Throughput; AMD max(HBM, vL1D, L2 bandwidth), % of peak [%]",
     "dram_pct": "DRAM/HBM bandwidth, % of peak [%]",
+    "dram_measured_pct": "DRAM/HBM bandwidth, % of the measured peak (rocprof-compute roofline.csv HBMBw) [%]",
     "l1_pct": "L1/TEX (vL1D) throughput, % of peak [%]",
     "l2_pct": "L2 throughput, % of peak [%]",
     "l1_hit_pct": "L1/TEX (vL1D) hit rate [%]",
@@ -57,7 +60,7 @@ COLUMNS = {
     "time_at_stake_ns": "time × (1 − SOL of the limiting side) [ns]",
     "evidence": "the metrics each figure came from [text]",
 }
-_FIGS = ["compute_pct", "memory_pct", "dram_pct", "l1_pct", "l2_pct", "l1_hit_pct", "l2_hit_pct",
+_FIGS = ["compute_pct", "memory_pct", "dram_pct", "dram_measured_pct", "l1_pct", "l2_pct", "l1_hit_pct", "l2_hit_pct",
          "achieved_occupancy_pct", "tensor_pct", "issue_slot_pct", "elapsed_cycles", "dram_bytes", "memory_throughput"]
 
 
@@ -90,7 +93,7 @@ class SpeedOfLightAnalyzer(Analyzer):
         nv = nv.rename(columns={"memory_throughput_bps": "memory_throughput"})
         nv_src = nv_src.rename(columns={"memory_throughput_bps": "memory_throughput"})
         dur = k["dur_ns"].to_numpy(dtype=float)
-        per = pd.DataFrame({"name": k["name"].astype(str).to_numpy(), "time_ns": k["time_ns"].to_numpy(dtype=float),
+        per = pd.DataFrame({"name": text_series(k["name"]), "time_ns": k["time_ns"].to_numpy(dtype=float),
                             "grid_blocks": (k["grid_x"] * k["grid_y"].fillna(1) * k["grid_z"].fillna(1))
                             .astype("Float64").to_numpy(dtype=float, na_value=np.nan)})
         for f in _FIGS:
@@ -122,9 +125,14 @@ class SpeedOfLightAnalyzer(Analyzer):
                 if col in amd:
                     per.loc[is_amd, f] = amd[col].to_numpy(dtype=float)[is_amd]
             per.loc[is_amd, "vendor"] = "amd"
+            hbm = self._measured_hbm(timeline)
+            if hbm:
+                per.loc[is_amd, "dram_measured_pct"] = 100 * per.loc[is_amd, "memory_throughput"] / hbm
             for i in np.flatnonzero(is_amd):
                 ev[i] = "; ".join(f"{f}: {t}" for f, t in _sol_amd.EVIDENCE.items()
                                   if not np.isnan(per.at[i, f]))
+                if hbm and not np.isnan(per.at[i, "dram_measured_pct"]):
+                    ev[i] += f"; dram_measured_pct: HBM bytes / duration ÷ measured HBMBw {hbm / 1e9:.1f} GB/s"
         per["evidence"] = ev
         have = per[_FIGS].notna().any(axis=1)
         per = per[have.to_numpy()].reset_index(drop=True)
@@ -139,6 +147,16 @@ class SpeedOfLightAnalyzer(Analyzer):
         return AnalysisResult(self.name, table, COLUMNS, summary, summary_columns={
             "kernels": "kernels with speed-of-light counters [count]",
             "latency_threshold_pct": "below this % of peak on both sides a kernel is latency-bound [%]"})
+
+    @staticmethod
+    def _measured_hbm(timeline: Timeline) -> float | None:
+        """rocprof-compute's measured HBM bandwidth [bytes/s] (roofline.csv, device 0 as the roofline analyzer
+        takes it), or None."""
+        from gpulens.devices.spec import measured_roofs
+
+        t = timeline.tables.get("empirical_roofs")
+        v = measured_roofs(t, 0).get("HBMBw") if t is not None and len(t) else None
+        return float(v) if v else None
 
     @staticmethod
     def _nv_evidence(src: pd.Series) -> str:
@@ -169,7 +187,7 @@ class SpeedOfLightAnalyzer(Analyzer):
             comp = np.nanmax([r["compute_pct"], r["tensor_pct"], -1.0])
             # a DRAM % derived against an ASSUMED GPU's bandwidth is shown but does not decide the bound
             dram_ok = not bool(g["dram_assumed"].any())
-            mem = np.nanmax([r["memory_pct"], r["dram_pct"] if dram_ok else np.nan, -1.0])
+            mem = np.nanmax([r["memory_pct"], r["dram_pct"] if dram_ok else np.nan, r["dram_measured_pct"], -1.0])
             r["bound"] = bound_of(comp if comp >= 0 else None, mem if mem >= 0 else None)
             top = max(comp, mem)
             if r["time_ns"] <= 0:  # durations unknown (rocprof-compute timestamps without their digits)
