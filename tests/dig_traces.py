@@ -38,16 +38,20 @@ class KTrace:
         return ext
 
     def launch(self, ext: int, ts: float, kernels: list[tuple[str, float, float]], stream: int = 7,
-               api: str = "cudaLaunchKernel", dur: float = 4.0, tid: int = 1, cat: str = "kernel") -> int:
+               api: str = "cudaLaunchKernel", dur: float = 4.0, tid: int = 1, cat: str = "kernel",
+               linked: bool = True) -> int:
         """A runtime launch call at ``ts`` (host) enqueuing ``kernels`` = [(name, gpu_ts, gpu_dur)]; returns the
-        correlation id."""
+        correlation id. ``linked=False`` leaves out the External id (as for CUDA graph replays: the kernels link to
+        the launch by correlation only)."""
         self.corr += 1
         c = self.corr
+        rargs = {"correlation": c, "External id": ext} if linked else {"correlation": c}
         self.ev.append({"ph": "X", "cat": "cuda_runtime", "name": api, "pid": 1, "tid": tid, "ts": ts, "dur": dur,
-                        "args": {"correlation": c, "External id": ext}})
+                        "args": rargs})
         for name, gts, gdur in kernels:
-            args = {"device": 0, "stream": stream, "correlation": c, "External id": ext, "grid": [132, 1, 1],
-                    "block": [256, 1, 1]}
+            args = {"device": 0, "stream": stream, "correlation": c, "grid": [132, 1, 1], "block": [256, 1, 1]}
+            if linked:
+                args["External id"] = ext
             if cat == "gpu_memcpy":
                 args.update({"bytes": 1 << 20})
             self.ev.append({"ph": "X", "cat": cat, "name": name, "pid": 0, "tid": stream, "ts": gts, "dur": gdur,
