@@ -39,7 +39,8 @@ class OpCategories(Analyzer):
                           "ops": g["op"].agg(lambda s: int(s[s != ""].nunique()))})
         by_op = att[att["op"] != ""].groupby(["category", "op"])["time_ns"].sum()
         top = by_op.sort_values(ascending=False, kind="stable").reset_index().drop_duplicates("category")
-        t["top_op"] = t.index.map(dict(zip(top["category"], top["op"]))).fillna("")
+        tops = dict(zip(top["category"], top["op"]))
+        t["top_op"] = [str(tops.get(c, "")) for c in t.index]
         total = float(att["time_ns"].sum())
         t["share"] = t["gpu_time_ns"] / total if total else 0.0
         t = t.reindex([c for c in CATEGORIES if c in t.index]).reset_index(names="category")

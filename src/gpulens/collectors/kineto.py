@@ -179,5 +179,6 @@ class KinetoCollector(Collector):
         meta = TimelineMeta(sources=[json.loads(json.dumps(src, default=str))],
                             devices=_devices(trace.deviceProperties, rank), warnings=warnings,
                             truncated=bool(truncated_at), truncated_at=truncated_at)
-        return Timeline(events, counters, rejected, meta).validate()
+        memory = acc.memory_table(base_ns, rank)
+        return Timeline(events, counters, rejected, meta, {"memory": memory} if memory is not None else None).validate()
 
