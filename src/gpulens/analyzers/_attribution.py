@@ -66,6 +66,20 @@ def _map_categorical(values: pd.Series, fn) -> np.ndarray:
     return lut[np.where(codes < 0, len(cats), codes)]
 
 
+def per_distinct(df: pd.DataFrame, cols: list[str], fn) -> np.ndarray:
+    """``fn(*values)`` computed once per distinct combination of ``cols`` (categoricals stay codes), returned per row
+    as an object array. Missing values reach ``fn`` as None."""
+    if not len(df):
+        return np.empty(0, dtype=object)
+    key = df.groupby(cols, sort=False, observed=True, dropna=False).ngroup().to_numpy()
+    first = pd.Series(np.arange(len(df))).groupby(key).first()
+    rows = df[cols].iloc[first.to_numpy()].astype(object)
+    rows = rows.where(rows.notna(), None)
+    lut = np.empty(int(key.max()) + 1, dtype=object)
+    lut[first.index.to_numpy()] = [fn(*r) for r in rows.itertuples(index=False)]
+    return lut[key]
+
+
 def gpu_attribution(timeline: Timeline) -> pd.DataFrame:
     """The attribution table of every GPU event (columns :data:`ATTRIBUTION_COLUMNS`), computed once per Timeline.
 

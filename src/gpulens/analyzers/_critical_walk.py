@@ -59,26 +59,30 @@ def leaf_segments(start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.nd
     stack: list[tuple[int, int]] = []  # (end, position)
     cur = int(start[order[0]]) if len(order) else 0
 
-    def emit(a: int, b: int, w: int) -> None:
-        if b > a:
-            s_out.append(a)
-            e_out.append(b)
-            who.append(w)
-
+    starts, ends = start.tolist(), end.tolist()
     for i in order.tolist():
-        s = int(start[i])
+        s = starts[i]
         while stack and stack[-1][0] <= s:
             te, tp = stack.pop()
-            emit(cur, te, tp)
-            cur = max(cur, te)
-        emit(cur, s, stack[-1][1] if stack else -1)
-        cur = max(cur, s)
-        e = int(end[i]) if not stack else min(int(end[i]), stack[-1][0])
+            if te > cur:
+                s_out.append(cur)
+                e_out.append(te)
+                who.append(tp)
+                cur = te
+        if s > cur:
+            s_out.append(cur)
+            e_out.append(s)
+            who.append(stack[-1][1] if stack else -1)
+            cur = s
+        e = ends[i] if not stack else min(ends[i], stack[-1][0])
         stack.append((e, i))
     while stack:
         te, tp = stack.pop()
-        emit(cur, te, tp)
-        cur = max(cur, te)
+        if te > cur:
+            s_out.append(cur)
+            e_out.append(te)
+            who.append(tp)
+            cur = te
     return np.array(s_out, np.int64), np.array(e_out, np.int64), np.array(who, np.int64)
 
 
@@ -99,23 +103,29 @@ class Walker:
         self.rank_ends = rank_ends  # rank → (ends sorted, positions)
 
     def _host(self, thread, a: int, b: int, out: list) -> None:
-        """Segments of host time [a, b) on ``thread``, latest first: innermost host event, or idle between them."""
+        """Segments of host time [a, b) on ``thread``, latest first: innermost host event, or idle between them.
+        The thread's segments tile its time from its first to its last event, so a slice plus two clipped ends is
+        the whole answer (appended as one vectorised block)."""
         th = self.threads.get(thread)
-        cur = b
-        if th is not None and b > a:
-            i0 = int(np.searchsorted(th.seg_end, a, side="right"))
-            i1 = int(np.searchsorted(th.seg_start, b, side="left"))
-            for k in range(i1 - 1, i0 - 1, -1):
-                lo, hi = max(a, int(th.seg_start[k])), min(b, int(th.seg_end[k]))
-                if hi <= lo:
-                    continue
-                if hi < cur:
-                    out.append(("host_idle", hi, cur, -1))
-                w = int(th.seg_event[k])
-                out.append((self.host_class[w] if w >= 0 else "host_idle", lo, hi, w))
-                cur = lo
-        if cur > a:
-            out.append(("host_idle", a, cur, -1))
+        if b <= a:
+            return
+        if th is None:
+            out.append(("host_idle", a, b, -1))
+            return
+        i0 = int(np.searchsorted(th.seg_end, a, side="right"))
+        i1 = int(np.searchsorted(th.seg_start, b, side="left"))
+        if i1 <= i0:
+            out.append(("host_idle", a, b, -1))
+            return
+        lo = np.maximum(th.seg_start[i0:i1], a)
+        hi = np.minimum(th.seg_end[i0:i1], b)
+        w = th.seg_event[i0:i1]
+        if hi[-1] < b:
+            out.append(("host_idle", int(hi[-1]), b, -1))
+        cls = np.where(w >= 0, self.host_class[np.clip(w, 0, None)], "host_idle")
+        out.append(("__block__", cls[::-1], lo[::-1], hi[::-1], w[::-1]))
+        if lo[0] > a:
+            out.append(("host_idle", a, int(lo[0]), -1))
 
     def _cross(self, g: int, after: int) -> int:
         """Latest-ending GPU event of g's rank on another stream ending in (after, start(g)], or −1."""
@@ -187,4 +197,16 @@ class Walker:
                 gap("host_idle", lo, s)
                 break
         out.reverse()
-        return out
+        return self._flatten(out)
+
+    @staticmethod
+    def _flatten(out: list) -> list:
+        """Expand the vectorised host blocks (reversed back to earliest first) into segment tuples."""
+        flat: list = []
+        for item in out:
+            if item[0] == "__block__":
+                _, cls, lo, hi, w = item
+                flat.extend(zip(cls[::-1].tolist(), lo[::-1].tolist(), hi[::-1].tolist(), w[::-1].tolist()))
+            else:
+                flat.append(item)
+        return flat

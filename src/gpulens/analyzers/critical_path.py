@@ -76,11 +76,12 @@ def _prepare(timeline: Timeline) -> tuple[Walker, pd.DataFrame, dict]:
             o = np.argsort(h_end[b][ok], kind="stable")
             th.block_end, th.block_gpu = h_end[b][ok][o], pos[k[ok]][o]
         threads[key] = th
-    pos_of = pd.Series(np.arange(len(host)), index=host["event_id"].to_numpy())
-    lid = ctx.links["launch_event_id"].to_numpy()
-    lp = np.array([pos_of.get(int(x), -1) if x is not pd.NA and x == x else -1 for x in lid], dtype=np.int64) \
-        if len(lid) else np.zeros(0, np.int64)
-    lthread = [thread_key[p] if p >= 0 else None for p in lp]
+    lid = ctx.links["launch_event_id"]
+    lp = np.full(len(lid), -1, dtype=np.int64)
+    ok = lid.notna().to_numpy()
+    if ok.any():
+        lp[ok] = pd.Index(host["event_id"].to_numpy()).get_indexer(lid[ok].astype("int64").to_numpy())
+    lthread = [thread_key[p] if p >= 0 else None for p in lp.tolist()]
     prev = np.full(len(gpu), -1, dtype=np.int64)
     for _, idx in gpu.groupby(["rank", "device_id", gpu["stream_id"].fillna(-1)]).indices.items():
         o = idx[np.argsort(gpu["start_ns"].to_numpy()[idx], kind="stable")]
@@ -120,16 +121,27 @@ def paths(timeline: Timeline) -> list[tuple[int, Any, int, pd.DataFrame]]:
     return context_of(timeline).memo("critical_paths", lambda: _paths(timeline))
 
 
+def _names(col: pd.Series) -> np.ndarray:
+    """A categorical name column as a numpy object array (through the categories: no per-row string objects)."""
+    cats = np.asarray(col.cat.categories, dtype=object)
+    codes = col.cat.codes.to_numpy()
+    return np.where(codes >= 0, cats[np.clip(codes, 0, None)] if len(cats) else "", "")
+
+
 def _paths(timeline: Timeline) -> list:
     walker, gpu, aux = _prepare(timeline)
-    host_names = aux["host"]["name"].astype(str).to_numpy()
-    gpu_names = gpu["name"].astype(str).to_numpy()
+    host_names, gpu_names = _names(aux["host"]["name"]), _names(gpu["name"])
     out = []
     for rank, step, thread, lo, hi, g0 in _windows(timeline, gpu, aux):
         df = pd.DataFrame(walker.walk(thread, lo, hi, g0), columns=["class", "a", "b", "pos"])
         df["ns"] = df["b"] - df["a"]
-        df["who"] = [("" if p < 0 else (gpu_names[p] if c in GPU_CLASSES - {"gpu_gap"} else host_names[p]))
-                     for c, p in zip(df["class"], df["pos"])]
+        pos = df["pos"].to_numpy()
+        is_gpu = df["class"].isin(GPU_CLASSES - {"gpu_gap"}).to_numpy()
+        safe = np.clip(pos, 0, None)
+        df["who"] = np.where(pos < 0, "", np.where(is_gpu, gpu_names[np.clip(safe, 0, max(len(gpu_names) - 1, 0))]
+                                                   if len(gpu_names) else "",
+                                                   host_names[np.clip(safe, 0, max(len(host_names) - 1, 0))]
+                                                   if len(host_names) else ""))
         out.append((rank, step, hi - lo, df))
     return out
 

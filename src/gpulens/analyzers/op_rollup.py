@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.analyzers._attribution import _compact, gpu_attribution
+from gpulens.analyzers._attribution import _compact, _map_categorical, gpu_attribution, per_distinct
 from gpulens.analyzers._categories import op_category
 from gpulens.analyzers._flop_models import op_cost
 from gpulens.analyzers._optree import inclusive, op_tree
@@ -65,30 +65,23 @@ def _per_call(timeline: Timeline) -> pd.DataFrame:
     self_n = pd.Series(np.ones(int(has.sum()))).groupby(owner).sum()
     inc_t, inc_n = inclusive(ops, self_t), inclusive(ops, self_n)
     ids = ops["event_id"].to_numpy()
-    df = pd.DataFrame({"event_id": ids, "op": ops["name"].astype(str).to_numpy(),
+    df = pd.DataFrame({"event_id": ids, "op": ops["name"].to_numpy(),
                        "dims": ops["input_dims"].to_numpy(), "types": ops["input_types"].to_numpy(),
                        "depth": ops["depth"].to_numpy(), "host_time_ns": ops["dur_ns"].to_numpy(),
                        "gpu_time_ns": inc_t.to_numpy(), "self_gpu_time_ns": self_t.reindex(ids).fillna(0).to_numpy(),
                        "gpu_events": inc_n.to_numpy()})
     df = df[df["gpu_events"] > 0].reset_index(drop=True)
-    shapes = {d: _compact(d) for d in pd.unique(df["dims"])}
-    types = {t: _compact(t) for t in pd.unique(df["types"])}
-    df["shapes"] = df["dims"].map(shapes).fillna("")
-    df["dtypes"] = df["types"].map(types).fillna("")
+    df["op"] = _map_categorical(df["op"], lambda v: "" if v is None else str(v))
+    df["shapes"] = _map_categorical(df["dims"], _compact)
+    df["dtypes"] = _map_categorical(df["types"], _compact)
     return df
 
 
 def _costs(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """FLOPs and bytes per call (NaN without a model), the model run once per distinct (op, dims, types)."""
-    cache: dict[tuple, Any] = {}
-    f, b = np.full(len(df), np.nan), np.full(len(df), np.nan)
-    for i, key in enumerate(zip(df["op"], df["dims"], df["types"])):
-        if key not in cache:
-            d, t = (x if isinstance(x, str) else None for x in key[1:])
-            cache[key] = op_cost(key[0], d, t)
-        c = cache[key]
-        if c is not None:
-            f[i], b[i] = c.flops, c.bytes
+    cost = per_distinct(df, ["op", "dims", "types"], lambda o, d, t: op_cost(o, d, t))
+    f = np.array([c.flops if c is not None else np.nan for c in cost], dtype=float)
+    b = np.array([c.bytes if c is not None else np.nan for c in cost], dtype=float)
     return f, b
 
 
@@ -108,7 +101,8 @@ class OpRollup(Analyzer):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason="no framework op is linked to GPU work (the trace records no "
                                                  "cpu_ops, or no external ids / launch calls)")
-        calls = calls.assign(flops=_costs(calls)[0], bytes=_costs(calls)[1], top=calls["depth"] == 0)
+        flops, nbytes = _costs(calls)
+        calls = calls.assign(flops=flops, bytes=nbytes, top=calls["depth"] == 0)
         g = calls.groupby(["op", "shapes", "dtypes"], sort=False)
         t = pd.DataFrame({"calls": g.size(), "host_time_ns": g["host_time_ns"].sum(),
                           "gpu_time_ns": g["gpu_time_ns"].sum(), "self_gpu_time_ns": g["self_gpu_time_ns"].sum(),

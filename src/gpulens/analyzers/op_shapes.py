@@ -124,20 +124,26 @@ def _rates(t: pd.DataFrame, device: Any) -> pd.DataFrame:
 
 
 def _table(calls: pd.DataFrame, fn, keys: list[str], flops) -> pd.DataFrame:
+    """Problems table: calls grouped by (op, dims, types, kernel) first (vectorised), the shape model run per group."""
+    if not len(calls):
+        return pd.DataFrame()
+    g = calls.groupby(["op", "dims", "types", "kernel"], sort=False, observed=True, dropna=False).agg(
+        n=("gpu_time_ns", "size"), t=("gpu_time_ns", "sum")).reset_index()
     rows = []
-    for op, d, ty, g, kern in zip(calls["op"], calls["dims"], calls["types"], calls["gpu_time_ns"], calls["kernel"]):
+    for op, d, ty, kern, n, t in g.astype(object).where(g.notna(), None).itertuples(index=False):
         dims = fn(op, d, ty)
-        if dims is not None:
-            rows.append((op, *dims, kern, g, flops(op, dims)))
-    df = pd.DataFrame(rows, columns=["op", *keys, "kernel", "gpu_time_ns", "flops"])
+        if dims is not None and n:
+            f = flops(op, dims)
+            rows.append((op, *dims, kern or "", n, t, f * n if f == f else np.nan))
+    df = pd.DataFrame(rows, columns=["op", *keys, "kernel", "calls", "gpu_time_ns", "flops"])
     if not len(df):
         return df
     df["layout"] = df["kernel"].map(layout_of)
     by = ["op", *keys] + (["layout"] if "M" in keys else [])
-    g = df.groupby(by, sort=False)
+    grp = df.groupby(by, sort=False)
     top = df.sort_values("gpu_time_ns", ascending=False, kind="stable").groupby(by, sort=False)["kernel"].first()
-    return pd.DataFrame({"calls": g.size(), "gpu_time_ns": g["gpu_time_ns"].sum(),
-                         "flops": g["flops"].sum(min_count=1), "kernel": top}).reset_index()
+    return pd.DataFrame({"calls": grp["calls"].sum(), "gpu_time_ns": grp["gpu_time_ns"].sum(),
+                         "flops": grp["flops"].sum(min_count=1), "kernel": top}).reset_index()
 
 
 class GemmShapes(Analyzer):

@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from gpulens.analyzers._steps import gpu_steps, hot_names
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
@@ -60,6 +59,8 @@ class KernelVariation(Analyzer):
                 meds = {key: float(np.median(v)) for key, v in groups.items()}
                 lo, hi = min(meds.values()), max(meds.values())
                 vals = list(groups.values())
+                from scipy import stats  # lazy: importing scipy.stats costs seconds
+
                 try:
                     p = float(stats.kruskal(*vals).pvalue)
                 except ValueError:  # every duration identical: nothing varies
