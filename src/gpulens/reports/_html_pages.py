@@ -12,7 +12,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from gpulens.report import SourceReport
-from gpulens.reports._format import fmt_ns
+from gpulens.reports._format import busy_text, fmt_ns
 from gpulens.reports._html_parts import (
     GREY,
     KIND_COLOURS,
@@ -62,7 +62,7 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
     status = s.status + (" — input truncated, results are partial" if tl.meta.truncated else "")
     kv = kv_html([
         ("input", s.label), ("status", status), ("device", devices), ("ranks", ", ".join(map(str, sm["ranks"]))),
-        ("GPU span", fmt_ns(sm["span_ns"])), ("GPU busy", f"{sm['gpu_busy_pct']:.1f} % of the span"),
+        ("GPU span", busy_text(sm)),
         ("kernels", f"{sm['kernel_count']} launches of {sm['unique_kernels']} kernels"),
         ("kernel time", f"{fmt_ns(sm['kernel_time_ns'])} summed, {fmt_ns(sm['kernel_busy_ns'])} busy (union)"),
         ("performance-critical set", f"{hsum.get('critical_count', 0)} kernels cover "
@@ -71,7 +71,7 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
     ])
     blocks: list[Any] = [f'<section class="panel"><h3>Key figures</h3>{kv}</section>']
     bd = s.results.get("breakdown")
-    if bd is not None and not bd.skipped and sm["span_ns"]:
+    if bd is not None and not bd.skipped and sm["span_ns"] and sm["gpu_busy_pct"] is not None:
         labels = [lab for _, lab, _, _ in BREAKDOWN_PARTS]
         values = [bd.summary.get(key, 0) / 1e6 for key, _, _, _ in BREAKDOWN_PARTS]
         fig = go.Figure(go.Pie(labels=labels, values=values, hole=0.5, sort=False,
@@ -81,7 +81,7 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
         rows = "".join(f"<tr><th scope='row'>{esc(lab)}</th><td class='num' data-v='{v}'>{v:.3f} ms</td></tr>"
                        for lab, v in zip(labels, values))
         blocks.append(Panel("Where the GPU time went",
-                            f"The GPU was busy {sm['gpu_busy_pct']:.1f} % of its {fmt_ns(sm['span_ns'])} span; "
+                            f"GPU span {busy_text(sm)}; "
                             f"computation took {fmt_ns(sm['computation_ns'])} and idle {fmt_ns(sm['idle_ns'])}.",
                             _layout(fig, 340),
                             f"<table class='data'><thead><tr><th>part</th><th>time</th></tr></thead>"

@@ -15,7 +15,7 @@ import pandas as pd
 
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import Report, SourceReport
-from gpulens.reports._format import fmt_ns, fmt_value, header_label
+from gpulens.reports._format import busy_pct_text, fmt_ns, window_text, fmt_value, header_label
 
 #: Hard limit on the rendered text (characters).
 MAX_CHARS = 65_000
@@ -58,8 +58,9 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         f"| status | {s.status}{' (input truncated: results are partial)' if tl.meta.truncated else ''} |",
         f"| device | {md_text(devices, 200)} |",
         f"| ranks | {', '.join(map(str, sm['ranks']))} |",
-        f"| GPU span | {fmt_ns(sm['span_ns'])} |",
-        f"| GPU busy | {sm['gpu_busy_pct']:.1f} % |",
+        f"| GPU span | {fmt_ns(sm['span_ns']) if sm.get('gpu_busy_pct') is not None else 'unknown'} |",
+        f"| GPU busy | {busy_pct_text(sm)} |",
+        *([f"| profiled window | {window_text(sm)} |"] if window_text(sm) else []),
         f"| kernels | {sm['kernel_count']} launches of {sm['unique_kernels']} kernels, "
         f"{fmt_ns(sm['kernel_time_ns'])} summed |",
         f"| performance-critical set | {hsum.get('critical_count', 0)} kernels, "
