@@ -244,5 +244,6 @@ class KinetoCollector(Collector):
                             devices=[d for r in ranks for d in _devices(trace.deviceProperties, r)],
                             warnings=warnings,
                             truncated=bool(truncated_at), truncated_at=truncated_at)
-        return Timeline(events, counters, rejected, meta).validate()
+        memory = acc.memory_table(base_ns, rank)
+        return Timeline(events, counters, rejected, meta, {"memory": memory} if memory is not None else None).validate()
 
