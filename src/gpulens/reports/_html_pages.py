@@ -12,7 +12,9 @@ from typing import Any
 import plotly.graph_objects as go
 
 from gpulens.report import SourceReport
+from gpulens.reports._answer import answer, next_step, root_findings
 from gpulens.reports._format import fmt_ns
+from gpulens.reports._names import short_names
 from gpulens.reports._html_parts import (
     GREY,
     KIND_COLOURS,
@@ -22,6 +24,7 @@ from gpulens.reports._html_parts import (
     empty_html,
     esc,
     kv_html,
+    name_cell,
     plot_text,
     table_html,
 )
@@ -43,63 +46,88 @@ def _layout(fig: go.Figure, height: int = 380, **kw: Any) -> go.Figure:
 
 
 def findings_table(findings: list, max_rows: int) -> str:
-    """Findings as an HTML table (severity, title, time at stake, category, detail)."""
+    """Findings as a filterable table whose advice column wraps in view: severity, finding, time at stake, next step,
+    kernel (short name, full name on hover). Children (``parent`` set) are indented under their parent."""
     if not findings:
         return '<p class="note">No findings.</p>'
-    import pandas as pd
+    roots = root_findings(findings)
+    children: dict[str, list] = {}
+    for f in findings:
+        if getattr(f, "parent", None):
+            children.setdefault(f.parent, []).append(f)
+    ordered = []
+    for r in roots:
+        ordered.append((r, 0))
+        ordered += [(c, 1) for c in children.get(getattr(r, "key", None) or "", [])]
+    listed = {id(f) for f, _ in ordered}
+    ordered += [(f, 1) for f in findings if id(f) not in listed]
+    shorts = dict(zip([f.kernel for f, _ in ordered if f.kernel],
+                      short_names([f.kernel for f, _ in ordered if f.kernel])))
+    rows = []
+    for f, depth in ordered[:max_rows]:
+        stake = f.time_at_stake_ns
+        kern = name_cell(f.kernel, shorts[f.kernel]) if f.kernel else "<td></td>"
+        rows.append(f'<tr class="sev-{esc(f.severity)}{" child" if depth else ""}"><td>{esc(f.severity)}</td>'
+                    f'<td class="ftitle">{"↳ " if depth else ""}{esc(f.title)}</td>'
+                    f'<td class="num" data-v="{stake or 0}">{esc(fmt_ns(stake) if stake else "not quantified")}</td>'
+                    f'<td class="advice">{esc(next_step(f, 600))}</td>{kern}</tr>')
+    more = (f'<p class="note">Showing {max_rows} of {len(ordered)} findings.</p>' if len(ordered) > max_rows else "")
+    return ('<input type="search" class="tfilter" placeholder="Filter findings…" aria-label="Filter the findings">'
+            '<div class="tablewrap"><table class="data sortable findings"><thead><tr><th scope="col">severity</th>'
+            '<th scope="col">finding</th><th scope="col">time at stake</th><th scope="col">next step</th>'
+            f'<th scope="col">kernel</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>{more}')
 
-    df = pd.DataFrame([{"severity": f.severity, "finding": f.title, "time_at_stake_ns": f.time_at_stake_ns,
-                        "category": f.category, "kernel": f.kernel, "detail": f.detail} for f in findings])
-    return table_html(df, max_rows=max_rows, headers={"time_at_stake_ns": "time at stake"})
+
+def answer_html(s: SourceReport) -> str:
+    """The answer banner: run verdict in one sentence, top three root findings with time at stake and next step."""
+    a = answer(s)
+    items = "".join(
+        f'<li><span class="stake">{esc(fmt_ns(f.time_at_stake_ns))}</span> <strong>{esc(f.title)}</strong>'
+        f'<span class="act"> → {esc(next_step(f))}</span></li>' for f in a.findings)
+    lst = f'<ol class="top">{items}</ol>' if items else '<p class="note">No finding with a time at stake.</p>'
+    return (f'<section class="answer" aria-label="Answer"><p class="verdict"><span class="vlabel">'
+            f'{esc(a.verdict or "verdict")}</span> {esc(a.sentence)}</p>{lst}</section>')
 
 
 def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
-    """Key figures, where the GPU's time went (donut), and the findings ranked by time at stake."""
+    """The answer banner, key figures, where the GPU's time went (donut), and the findings."""
     sm, tl = s.summary, s.timeline
     hs = s.results.get("hotspots")
     hsum = hs.summary if hs is not None else {}
-    devices = ", ".join(sorted({str(d.get("name")) for d in tl.meta.devices})) or "not recorded"
+    devices = ", ".join(sorted({str(d.get("name")) for d in tl.meta.devices if d.get("name")})) or "not recorded"
     status = s.status + (" — input truncated, results are partial" if tl.meta.truncated else "")
     kv = kv_html([
         ("input", s.label), ("status", status), ("device", devices), ("ranks", ", ".join(map(str, sm["ranks"]))),
         ("GPU span", fmt_ns(sm["span_ns"])), ("GPU busy", f"{sm['gpu_busy_pct']:.1f} % of the span"),
-        ("kernels", f"{sm['kernel_count']} launches of {sm['unique_kernels']} kernels"),
+        ("kernels", f"{sm['kernel_count']:,} launches of {sm['unique_kernels']:,} kernels"),
         ("kernel time", f"{fmt_ns(sm['kernel_time_ns'])} summed, {fmt_ns(sm['kernel_busy_ns'])} busy (union)"),
         ("performance-critical set", f"{hsum.get('critical_count', 0)} kernels cover "
                                      f"{100 * hsum.get('critical_share', 0.0):.0f} % of kernel time"),
-        ("excluded events", str(sm["rejected_event_count"])),
+        ("excluded events", f"{sm['rejected_event_count']:,}"),
     ])
-    blocks: list[Any] = [f'<section class="panel"><h3>Key figures</h3>{kv}</section>']
+    blocks: list[Any] = [answer_html(s)]
     bd = s.results.get("breakdown")
     if bd is not None and not bd.skipped and sm["span_ns"]:
-        labels = [lab for _, lab, _, _ in BREAKDOWN_PARTS]
-        values = [bd.summary.get(key, 0) / 1e6 for key, _, _, _ in BREAKDOWN_PARTS]
-        fig = go.Figure(go.Pie(labels=labels, values=values, hole=0.5, sort=False,
-                               marker={"colors": [c for _, _, c, _ in BREAKDOWN_PARTS],
-                                       "line": {"color": "#ffffff", "width": 1}},
-                               texttemplate="%{label}<br>%{percent}", hovertemplate="%{label}: %{value:.3f} ms"))
-        rows = "".join(f"<tr><th scope='row'>{esc(lab)}</th><td class='num' data-v='{v}'>{v:.3f} ms</td></tr>"
-                       for lab, v in zip(labels, values))
+        parts = [(lab, bd.summary.get(key, 0) or 0, c) for key, lab, c, _ in BREAKDOWN_PARTS]
+        shown = [p for p in parts if p[1] > 0]
+        fig = go.Figure(go.Bar(x=[v / 1e6 for _, v, _ in shown], y=[lab for lab, _, _ in shown], orientation="h",
+                               marker_color=[c for _, _, c in shown],
+                               text=[f"{fmt_ns(v)} · {100 * v / sm['span_ns']:.1f} %" for _, v, _ in shown],
+                               textposition="auto", hovertemplate="%{y}: %{x:.3f} ms<extra></extra>"))
+        fig = _layout(fig, 90 + 34 * len(shown), xaxis_title="time [ms]", showlegend=False,
+                      yaxis={"autorange": "reversed", "automargin": True})
+        rows = "".join(f"<tr><th scope='row'>{esc(lab)}</th><td class='num' data-v='{v}'>{esc(fmt_ns(v))}</td>"
+                       f"<td class='num'>{100 * v / sm['span_ns']:.1f} %</td></tr>" for lab, v, _ in parts)
         blocks.append(Panel("Where the GPU time went",
                             f"The GPU was busy {sm['gpu_busy_pct']:.1f} % of its {fmt_ns(sm['span_ns'])} span; "
                             f"computation took {fmt_ns(sm['computation_ns'])} and idle {fmt_ns(sm['idle_ns'])}.",
-                            _layout(fig, 340),
-                            f"<table class='data'><thead><tr><th>part</th><th>time</th></tr></thead>"
-                            f"<tbody>{rows}</tbody></table>"))
+                            fig, "<table class='data'><thead><tr><th>part</th><th>time</th><th>of span</th></tr>"
+                                 f"</thead><tbody>{rows}</tbody></table>"))
+    blocks.append(f'<section class="panel"><h3>Key figures</h3>{kv}</section>')
     findings = s.findings()
-    timed = [f for f in findings if f.time_at_stake_ns][:15]
-    fig = None
-    if timed:
-        ys = [f"{i + 1}. {plot_text(f.title, TICK_CHARS)}" for i, f in enumerate(timed)]
-        fig = go.Figure(go.Bar(x=[f.time_at_stake_ns / 1e6 for f in timed], y=ys, orientation="h",
-                               marker_color=[KIND_COLOURS["comm"] if f.severity != "info" else OKABE_ITO[4]
-                                             for f in timed],
-                               hovertext=[plot_text(f.title) for f in timed], hoverinfo="text+x"))
-        fig = _layout(fig, 120 + 28 * len(timed), xaxis_title="time at stake [ms]",
-                      yaxis={"autorange": "reversed", "automargin": True})
-    take = (f"The largest finding concerns {fmt_ns(timed[0].time_at_stake_ns)}: {timed[0].title}." if timed
-            else f"{len(findings)} finding(s), none with a time at stake." if findings else "Nothing was flagged.")
-    blocks.append(Panel("Top findings by time at stake", take, fig, findings_table(findings, max_rows)))
+    blocks.append(Panel("Findings", f"{len(findings)} finding(s), largest time at stake first; indented ones detail "
+                                    "the one above (their time is part of it).", None,
+                        findings_table(findings, max_rows)))
     return blocks
 
 

@@ -24,6 +24,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import base64
+import functools
+import gzip
+
 from plotly.offline import get_plotlyjs
 
 from gpulens.report import Report, SourceReport
@@ -31,8 +35,8 @@ from gpulens.reports import _html_analyses as A
 from gpulens.reports import _html_pages as P
 from gpulens.reports._html_parts import PLOT_CONFIG, Page, Panel, esc, panel_html, script_json
 
-#: The size every report stays under (bytes).
-SIZE_BUDGET_BYTES = 10_000_000
+#: The size every report stays under (bytes): plotly.js compressed is about 1.96 MB of it.
+SIZE_BUDGET_BYTES = 2_500_000
 #: Results with a dedicated page (everything else goes to "Other analyses").
 DEDICATED = ("hotspots", "breakdown", "stream_timeline", "rank_kernels", "roofline", "occupancy")
 
@@ -95,11 +99,43 @@ def render(report: Report) -> str:
     would pass :data:`SIZE_BUDGET_BYTES` (many inputs with long names), it is rendered again with smaller table
     and timeline caps (each table says how many rows it shows).
     """
-    for scale in (1.0, 0.5, 0.25, 0.1):
+    for scale in (1.0, 0.5, 0.25, 0.1, 0.05):
         page = _render_pages(report, build_pages(report, scale))
         if len(page.encode("utf-8")) < SIZE_BUDGET_BYTES:
             break
     return page
+
+
+#: The official plotly.js cartesian bundle shipped in gpulens/data (gzip; see data/PROVENANCE.md), its plotly.js
+#: version, and the trace types it draws.
+CARTESIAN_BUNDLE = "plotly-cartesian-4.1.1.min.js.gz"
+CARTESIAN_VERSION = "4.1.1"
+CARTESIAN_TYPES = frozenset({"bar", "box", "contour", "heatmap", "histogram", "histogram2d", "histogram2dcontour",
+                             "image", "pie", "scatter", "scatterternary", "violin"})
+
+
+@functools.lru_cache(maxsize=2)
+def plotly_gz_b64(full: bool = False) -> str:
+    """plotly.js gzip-compressed and base64-encoded, decompressed in the page by the browser's
+    ``DecompressionStream``: the 1.5 MB cartesian bundle (0.66 MB as embedded) when it matches the installed plotly
+    version and ``full`` is false, else the installed plotly package's full 4.8 MB bundle (1.96 MB embedded)."""
+    if not full:
+        from importlib.resources import files
+
+        try:
+            from plotly.offline import get_plotlyjs_version
+
+            if get_plotlyjs_version() == CARTESIAN_VERSION:
+                return base64.b64encode(files("gpulens.data").joinpath(CARTESIAN_BUNDLE).read_bytes()).decode()
+        except (OSError, ImportError):
+            pass
+    return base64.b64encode(gzip.compress(get_plotlyjs().encode("utf-8"), 9, mtime=0)).decode("ascii")
+
+
+def trace_types(pages: list[Page]) -> set[str]:
+    """Plotly trace types of every chart on ``pages``."""
+    return {getattr(t, "type", None) or "scatter" for p in pages for b in p.blocks
+            if isinstance(b, Panel) and b.figure is not None for t in b.figure.data}
 
 
 def _render_pages(report: Report, pages: list[Page]) -> str:
@@ -124,7 +160,9 @@ def _render_pages(report: Report, pages: list[Page]) -> str:
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>gpulens report — {esc(labels)}</title><style>{CSS}</style>",
-        f"<script>{get_plotlyjs()}</script></head><body>",
+        f'<script type="application/octet-stream" id="plotly-gz">'
+        f'{plotly_gz_b64(not trace_types(pages) <= CARTESIAN_TYPES)}</script>',
+        f"<script>{LOADER}</script></head><body>",
         f'<header><h1>gpulens report</h1><p class="sub">{esc(labels)} · gpulens {esc(report.tool_version)} · '
         f"{esc(report.created)}</p>",
         "<noscript><p class='empty'>Charts need JavaScript; the data table beside each chart holds the same "
@@ -134,6 +172,18 @@ def _render_pages(report: Report, pages: list[Page]) -> str:
         f"<script>{JS}</script></body></html>",
     ])
 
+
+#: Decompresses the embedded plotly.js (gzip + base64) and runs it; ``window.gpulensPlotly`` resolves when done.
+LOADER = """
+window.gpulensPlotly=(async function(){performance.mark('gz0');
+  var b=atob(document.getElementById('plotly-gz').textContent),u=new Uint8Array(b.length);
+  for(var i=0;i<b.length;i++)u[i]=b.charCodeAt(i);
+  var text=await new Response(new Blob([u]).stream().pipeThrough(new DecompressionStream('gzip'))).text();
+  performance.mark('gz1');
+  var s=document.createElement('script');s.textContent=text;document.head.appendChild(s);performance.mark('gz2');
+  return window.Plotly;
+})();
+"""
 
 CSS = """
 body{font-family:system-ui,sans-serif;margin:0;color:#1a1a1a;background:#fff}
@@ -159,6 +209,20 @@ font-variant-numeric:tabular-nums;white-space:nowrap}
 th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
 table.kv th{position:static;width:14em}.note{color:#555;font-size:.85em}
 .empty{background:#fff8e1;border-left:4px solid #E69F00;padding:8px 12px}ul.warnings{font-size:.85em}
+section.answer{background:#eef5fb;border-left:6px solid #0072B2;padding:8px 14px;margin:6px 0 12px;max-width:1200px}
+.verdict{font-size:1.1em;margin:2px 0 6px}.vlabel{display:inline-block;background:#0072B2;color:#fff;
+border-radius:3px;padding:1px 8px;margin-right:6px;font-weight:600}
+ol.top{margin:4px 0 2px;padding-left:1.4em}ol.top li{margin:3px 0}.stake{font-variant-numeric:tabular-nums;
+font-weight:600;color:#A04000;display:inline-block;min-width:5.5em}.act{color:#333}
+table.findings{width:100%;table-layout:fixed}table.findings td{max-width:none;white-space:normal}
+table.findings th:nth-child(1){width:6em}table.findings th:nth-child(2){width:30%}
+table.findings th:nth-child(3){width:7em}table.findings th:nth-child(5){width:16%}
+tr.child td{color:#444;font-size:.95em}td.name{white-space:nowrap;max-width:360px;overflow:hidden;
+text-overflow:ellipsis}a.klink{color:#0072B2}
+input.tfilter{margin:2px 0 4px;padding:3px 6px;font:inherit;font-size:.85em;width:16em}
+.bars{display:grid;grid-template-columns:12em 1fr 5em;gap:3px 8px;align-items:center;max-width:760px}
+.bar{background:#e6e6e6;height:14px;border-radius:2px}.bar>span{display:block;height:100%;background:#0072B2;
+border-radius:2px}.nm{color:#777;font-style:italic}
 """
 
 JS = """
@@ -169,11 +233,10 @@ JS = """
     panel.querySelectorAll('.chart').forEach(function(div){
       if(div.getAttribute('data-drawn'))return;
       div.setAttribute('data-drawn','1');
-      try{
+      window.gpulensPlotly.then(function(P){
         var spec=JSON.parse(document.getElementById(div.getAttribute('data-spec')).textContent);
-        Plotly.newPlot(div,spec.data,spec.layout,cfg).then(function(){div.setAttribute('data-rendered','1');},
-          function(e){console.error('gpulens: chart '+div.id+' failed: '+e);});
-      }catch(e){console.error('gpulens: chart '+div.id+' failed: '+e);}
+        return P.newPlot(div,spec.data,spec.layout,cfg).then(function(){div.setAttribute('data-rendered','1');});
+      }).catch(function(e){console.error('gpulens: chart '+div.id+' failed: '+e);});
     });
   }
   function show(tab,focus){
@@ -183,8 +246,33 @@ JS = """
       document.getElementById(t.getAttribute('aria-controls')).hidden=!on;
     });
     if(focus)tab.focus();
-    draw(document.getElementById(tab.getAttribute('aria-controls')));
+    var pid=tab.getAttribute('aria-controls'),h='#'+pid.slice(5);
+    if(!kernelHash&&location.hash!==h)history.replaceState(null,'',h);
+    draw(document.getElementById(pid));
   }
+  var kernelHash=false;
+  function route(){
+    var h=location.hash;
+    if(h.indexOf('#kernel-')===0&&document.getElementById('kp-'+h.slice(8))){
+      kernelHash=true;
+      document.querySelectorAll('section.kpage').forEach(function(k){k.hidden=(k.id!=='kp-'+h.slice(8));});
+      var kt=document.getElementById('tab-kernel');if(kt)show(kt,false);
+      kernelHash=false;window.scrollTo(0,0);return true;
+    }
+    var t=tabs.filter(function(t){var c=t.getAttribute('aria-controls');return '#'+c===h||'#'+c.slice(5)===h;})[0];
+    if(t)show(t,false);
+    return !!t;
+  }
+  window.addEventListener('hashchange',route);
+  document.querySelectorAll('input.tfilter').forEach(function(inp){
+    var wrap=inp.nextElementSibling,table=wrap&&wrap.querySelector('table');
+    if(!table)return;
+    inp.addEventListener('input',function(){
+      var q=inp.value.toLowerCase();
+      Array.prototype.forEach.call(table.tBodies[0].rows,function(r){
+        r.hidden=q&&r.textContent.toLowerCase().indexOf(q)<0;});
+    });
+  });
   tabs.forEach(function(t,i){
     t.addEventListener('click',function(){show(t,false);});
     t.addEventListener('keydown',function(e){
@@ -209,7 +297,6 @@ JS = """
     th.addEventListener('click',function(){sortBy(th);});
     th.addEventListener('keydown',function(e){if(e.key==='Enter'){sortBy(th);}});
   });
-  var start=tabs.filter(function(t){return '#'+t.getAttribute('aria-controls')===location.hash;})[0]||tabs[0];
-  show(start,false);
+  if(!route())show(tabs[0],false);
 })();
 """
