@@ -41,7 +41,7 @@ MISSING = "unknown"
 
 #: Human headers for columns whose derived label would read badly (column name → label).
 LABELS: dict[str, str] = {
-    "name": "kernel", "effective_ns": "time", "time_ns": "time", "total_ns": "recorded time", "mean_ns": "mean",
+    "effective_ns": "time", "time_ns": "time", "total_ns": "recorded time", "mean_ns": "mean",
     "min_ns": "min", "max_ns": "max", "share": "share of kernel time", "cumulative_share": "cumulative share",
     "critical": "critical set", "device_id": "GPU", "stream_id": "stream", "time_at_stake_ns": "time at stake",
     "flops_per_s": "attained FLOP/s", "bytes_per_s": "attained bandwidth", "arithmetic_intensity":
@@ -59,6 +59,20 @@ LABELS: dict[str, str] = {
     "idle_host_ns": "idle: host", "idle_launch_ns": "idle: launch", "idle_sync_ns": "idle: sync",
     "idle_queued_ns": "idle: queued", "idle_unattributed_ns": "idle: unattributed",
 }
+
+#: Section titles of analysis results (others: the name with spaces, capitalised).
+RESULT_TITLES = {"roofline": "Roofline", "occupancy": "Occupancy", "rank_kernels": "Kernel time per rank",
+                 "verdicts": "Kernel verdicts", "bottlenecks": "Where the idle time went", "stalls": "Stall classes",
+                 "ranks": "Ranks compared", "launches": "Launches", "steps": "Steps", "cpu_ops": "CPU operators",
+                 "ncu_rules": "Nsight Compute rules", "telemetry": "Telemetry", "speed_of_light": "Speed of light",
+                 "hotspots": "Hot kernels", "breakdown": "Time breakdown", "stream_timeline": "Stream timeline"}
+
+
+def result_title(name: str) -> str:
+    """The human title of an analysis result (``"stalls"`` → ``"Stall classes"``, ``"op_rollup"`` → ``"Op
+    rollup"``)."""
+    return RESULT_TITLES.get(name) or name.replace("_", " ").strip().capitalize()
+
 
 _SUFFIX_UNITS = (("_per_s", None), ("_ns", "ns"), ("_pct", "%"), ("_bytes", "bytes"), ("share", "share"),
                  ("_count", "count"), ("_flops", "FLOP"))
@@ -122,6 +136,8 @@ def column_label(column: str, doc: str = "") -> str:
     """A column's human header: :data:`LABELS`, else the name without its unit suffix, underscores as spaces."""
     if column in LABELS:
         return LABELS[column]
+    if column == "name" and "kernel" in (doc or "").lower():
+        return "kernel"
     c = column
     for suffix in ("_ns", "_pct", "_bytes"):
         if c.endswith(suffix) and len(c) > len(suffix):

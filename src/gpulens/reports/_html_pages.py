@@ -23,10 +23,12 @@ from gpulens.reports._html_parts import (
     Panel,
     empty_html,
     esc,
+    KERNEL_LINKS,
     kv_html,
     name_cell,
     plot_text,
     table_html,
+    wrap_name,
 )
 
 #: Breakdown components (they add up to the span), their labels, colours and bar patterns (not colour alone).
@@ -162,14 +164,17 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
         reason = hs.skipped_reason if hs is not None and hs.skipped_reason else "no kernels in the trace"
         return [empty_html("Hot kernels", reason if hs is not None else "analysis not available")]
     t = hs.table
-    crit = t[t["critical"]].head(25)
-    ys = [f"#{i + 1} {plot_text(n, TICK_CHARS)}" for i, n in enumerate(crit["name"])]
+    crit = t[t["critical"].astype(bool)].head(25)
+    ys = [f"#{i + 1} {plot_text(n, TICK_CHARS)}" for i, n in enumerate(short_names(crit["name"].astype(str)))]
+    links = KERNEL_LINKS.get()
     fig = go.Figure(go.Bar(
         x=(crit["effective_ns"] / 1e6).tolist(), y=ys, orientation="h",
         marker_color=[KIND_COLOURS.get(k, GREY) for k in crit["kind"]],
         text=[f"{100 * v:.1f} %" for v in crit["share"]], textposition="auto",
-        hovertext=[f"{plot_text(n)}<br>{c} calls, mean {fmt_ns(m)}" for n, c, m in
-                   zip(crit["name"], crit["calls"], crit["mean_ns"])], hoverinfo="text+x"))
+        customdata=[links.get(str(n), "") for n in crit["name"]],
+        hovertext=[f"{wrap_name(n)}<br>{c:,} calls, {fmt_ns(e)}, mean {fmt_ns(m)}<br>click: kernel details"
+                   for n, c, e, m in zip(crit["name"], crit["calls"], crit["effective_ns"], crit["mean_ns"])],
+        hoverinfo="text"))
     fig = _layout(fig, 140 + 26 * len(ys), xaxis_title="GPU time [ms] (overruns clipped)",
                   yaxis={"autorange": "reversed", "automargin": True})
     sm = hs.summary
@@ -181,7 +186,8 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
                   f"{sm.get('critical_count', 0)} of {sm.get('unique_kernels', len(t))} kernels cover "
                   f"{100 * sm.get('critical_share', 0.0):.0f} % of the {fmt_ns(sm.get('kernel_effective_ns'))} "
                   f"of kernel time{shown}.", fig,
-                  table_html(t2, cols, max_rows, headers={"effective_ns": "time", "total_ns": "raw sum"},
+                  table_html(t2, cols, max_rows, headers={"effective_ns": "time", "total_ns": "raw sum",
+                                                          "rank": "#"},
                              docs={**hs.columns, "rank": "rank by GPU time"}))]
 
 
@@ -266,5 +272,5 @@ def environment_page(s: SourceReport, max_rows: int, tool_version: str, created:
                         table_html(pd.DataFrame(tl.meta.devices), None, max_rows)))
     warn = "".join(f"<li>{esc(w)}</li>" for w in tl.meta.warnings[:max_rows])
     blocks.append(f'<section class="panel"><h3>Warnings</h3>'
-                  f'{"<ul class=warnings>" + warn + "</ul>" if warn else "<p class=note>None.</p>"}</section>')
+                  f'{"<ul class=warnings>" + warn + "</ul>" if warn else "<p class=note>No warnings were recorded.</p>"}</section>')
     return blocks

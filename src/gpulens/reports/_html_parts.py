@@ -16,7 +16,7 @@ from typing import Any, Iterable, Sequence
 
 import pandas as pd
 
-from gpulens.reports._format import _is_bool, _is_num, clip, column_label, fmt_unit, unit_of
+from gpulens.reports._format import MISSING, _is_bool, _is_num, clip, column_label, fmt_unit, is_missing, unit_of
 from gpulens.reports._names import short_names
 
 #: Kernel name → drill-down anchor id, set by the HTML renderer for the report being drawn.
@@ -28,7 +28,7 @@ GREY = "#999999"
 #: Colour of each GPU event kind (fixed, so a kind keeps its colour across pages).
 KIND_COLOURS = {"kernel": "#0072B2", "comm": "#E69F00", "memcpy": "#CC79A7", "memset": "#009E73"}
 #: Characters of a name kept in chart labels (tick labels are shorter still) and in table cells.
-LABEL_CHARS, TICK_CHARS = 200, 48
+LABEL_CHARS, TICK_CHARS = 200, 120
 PLOT_CONFIG = {"displaylogo": False, "responsive": True}
 
 
@@ -40,6 +40,14 @@ def esc(v: Any) -> str:
 def plot_text(v: Any, n: int = LABEL_CHARS) -> str:
     """Text for a plotly label or hover: clipped, then entity-escaped so plotly shows ``<``/``>`` literally."""
     return _html.escape(clip("" if v is None else str(v), n), quote=False)
+
+
+def wrap_name(v: Any, width: int = 90, lines: int = 4) -> str:
+    """A long name for a hover box: escaped, broken every ``width`` characters, at most ``lines`` lines."""
+    text = "" if v is None else str(v)
+    chunks = [text[i:i + width] for i in range(0, len(text), width)][:lines]
+    out = "<br>".join(_html.escape(c, quote=False) for c in chunks)
+    return out + ("…" if len(text) > width * lines else "")
 
 
 def script_json(obj: Any) -> str:
@@ -69,12 +77,14 @@ def _sort_key(v: Any) -> str:
 
 def is_name_column(column: str, doc: str = "") -> bool:
     """True for a column of kernel names (shown short, full name on hover, linked to the kernel's page)."""
-    return column == "kernel" or (column == "name" and ("kernel" in doc.lower() or not doc))
+    return column == "kernel" or (column == "name" and "kernel" in doc.lower())
 
 
 def name_cell(full: Any, short: str) -> str:
     """A kernel-name cell: the short label, the full name as tooltip, a link to its page when it has one."""
-    full = "" if full is None else str(full)
+    if is_missing(full):
+        return f"<td>{MISSING}</td>"
+    full = str(full)
     anchor = KERNEL_LINKS.get().get(full)
     inner = (f'<a class="klink" href="#{esc(anchor)}">{esc(short)}</a>' if anchor else esc(short))
     return f'<td class="name" title="{esc(full)}">{inner}</td>'

@@ -137,12 +137,12 @@ def short_names(names: Iterable[str], width: int = BASE_CHARS) -> list[str]:
         for n in members:
             extra = _extra(n, [m for m in members if m != n])
             if extra:
-                label[n] = f"{lab} ‹{' '.join(_clip(t, 24) for t in extra)}›"
+                label[n] = f"{lab} ‹{_clip(' '.join(extra), 40)}›"
     counts: dict[str, int] = {}
     for n in uniq:  # still equal: number them in order of appearance
         counts[label[n]] = counts.get(label[n], 0) + 1
         if counts[label[n]] > 1:
-            label[n] = f"{label[n]} #{counts[label[n]]}"
+            label[n] = f"{label[n]} ({counts[label[n]]})"
     return [label[n] for n in names]
 
 

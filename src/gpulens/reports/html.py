@@ -32,8 +32,10 @@ from plotly.offline import get_plotlyjs
 
 from gpulens.report import Report, SourceReport
 from gpulens.reports import _html_analyses as A
+from gpulens.reports import _html_kernel as K
 from gpulens.reports import _html_pages as P
-from gpulens.reports._html_parts import PLOT_CONFIG, Page, Panel, esc, panel_html, script_json
+from gpulens.reports import _html_roofline as R
+from gpulens.reports._html_parts import KERNEL_LINKS, PLOT_CONFIG, Page, Panel, esc, panel_html, script_json
 
 #: The size every report stays under (bytes): plotly.js compressed is about 1.96 MB of it.
 SIZE_BUDGET_BYTES = 2_500_000
@@ -57,12 +59,13 @@ PAGES: tuple[tuple[str, str, PageBuilder], ...] = (
     ("summary", "Summary", lambda s, r, g: P.summary_page(s, r)),
     ("breakdown", "Time breakdown", lambda s, r, g: P.breakdown_page(s, r)),
     ("kernels", "Hot kernels", lambda s, r, g: P.kernels_page(s, r)),
-    ("roofline", "Roofline", lambda s, r, g: A.roofline_page(s, r)),
+    ("roofline", "Roofline", lambda s, r, g: R.roofline_page(s, r)),
     ("occupancy", "Occupancy", lambda s, r, g: A.occupancy_page(s, r)),
     ("verdicts", "Stalls & verdicts", lambda s, r, g: A.verdicts_page(s, r)),
     ("timeline", "Timeline", lambda s, r, g: P.timeline_page(s, r, g)),
     ("ranks", "Multi-rank", lambda s, r, g: P.multirank_page(s, r)),
     ("other", "Other analyses", _other),
+    ("kernel", "Kernel details", lambda s, r, g: K.kernel_pages(s, KERNEL_LINKS.get())),
 )
 
 
@@ -76,12 +79,17 @@ def build_pages(report: Report, scale: float = 1.0) -> list[Page]:
     n = max(len(report.sources), 1)
     rows, segs = max(5, int(200 * scale / n)), max(50, int(4000 * scale / n))
     pages = []
+    links = [K.kernel_links(s, si) for si, s in enumerate(report.sources)]
     for pid, title, build in PAGES:
         page = Page(pid, title)
-        for s in report.sources:
+        for si, s in enumerate(report.sources):
             if n > 1:
                 page.blocks.append(f'<h2 class="source">{esc(s.label)}</h2>')
-            page.blocks += build(s, rows, segs)
+            token = KERNEL_LINKS.set(links[si])
+            try:
+                page.blocks += build(s, rows, segs)
+            finally:
+                KERNEL_LINKS.reset(token)
         pages.append(page)
     env = Page("environment", "Environment")
     for s in report.sources:
@@ -235,7 +243,11 @@ JS = """
       div.setAttribute('data-drawn','1');
       window.gpulensPlotly.then(function(P){
         var spec=JSON.parse(document.getElementById(div.getAttribute('data-spec')).textContent);
-        return P.newPlot(div,spec.data,spec.layout,cfg).then(function(){div.setAttribute('data-rendered','1');});
+        return P.newPlot(div,spec.data,spec.layout,cfg).then(function(){
+          div.setAttribute('data-rendered','1');
+          div.on('plotly_click',function(e){var c=e.points&&e.points[0]&&e.points[0].customdata;
+            if(typeof c==='string'&&c.indexOf('kernel-')===0)location.hash=c;});
+        });
       }).catch(function(e){console.error('gpulens: chart '+div.id+' failed: '+e);});
     });
   }

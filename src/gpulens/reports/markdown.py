@@ -16,7 +16,7 @@ import pandas as pd
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
-from gpulens.reports._format import column_label, fmt_ns, fmt_unit, unit_of
+from gpulens.reports._format import column_label, fmt_ns, fmt_unit, result_title, unit_of
 from gpulens.reports._html_parts import is_name_column
 from gpulens.reports._names import short_names
 
@@ -24,11 +24,6 @@ from gpulens.reports._names import short_names
 MAX_CHARS = 65_000
 NAME_CHARS = 100
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
-#: Section titles of results (others: the name with spaces).
-SECTION_TITLES = {"roofline": "Roofline", "occupancy": "Occupancy", "rank_kernels": "Kernel time per rank",
-                  "verdicts": "Kernel verdicts", "bottlenecks": "Where the idle time went", "stalls": "Stall classes",
-                  "ranks": "Ranks compared", "launches": "Launches", "steps": "Steps", "cpu_ops": "CPU operators",
-                  "ncu_rules": "Nsight Compute rules", "telemetry": "Telemetry", "speed_of_light": "Speed of light"}
 #: Results with their own section (others get a generic one).
 _OWN = ("hotspots", "breakdown", "stream_timeline", "rank_kernels", "roofline", "occupancy")
 
@@ -107,7 +102,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
                        ("rank_kernels", ["rank", "name", "calls", "time_ns", "share"])):
         r = s.results.get(name)
         if r is not None and not r.skipped and len(r.table):
-            yield f"### {SECTION_TITLES.get(name, name)}\n\n" + md_table(r.table, cols, rows, docs=r.columns)
+            yield f"### {result_title(name)}\n\n" + md_table(r.table, cols, rows, docs=r.columns)
     for name, r in s.results.items():
         if name not in _OWN:
             yield _generic(name, r, rows)
@@ -121,7 +116,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
 def _generic(name: str, r: AnalysisResult, rows: int) -> str:
     if r.skipped or r.table is None or not len(r.table):
         return ""
-    return (f"### {md_text(SECTION_TITLES.get(name, name.replace('_', ' ')))}\n\n"
+    return (f"### {md_text(result_title(name))}\n\n"
             + md_table(r.table, list(r.table.columns)[:8], rows, docs=r.columns))
 
 
