@@ -55,7 +55,8 @@ LABELS: dict[str, str] = {
     "top_reason_pct": "top reason share", "issue_pct": "issue cycles", "memory_sol_pct": "memory SOL",
     "compute_sol_pct": "compute SOL", "dram_pct": "DRAM SOL", "compute_pct": "compute SOL", "memory_pct":
     "memory SOL", "mean_call_ns": "mean call time", "launch_name": "launch API", "max_speedup_pct":
-    "estimated speed-up", "comm_pct": "communication", "exposed_comm_pct": "exposed communication",
+    "estimated speed-up", "comm_pct": "communication (of span)", "exposed_comm_pct": "exposed communication (of span)",
+    "comm_ns": "communication", "exposed_comm_ns": "exposed communication", "exposed_memcpy_ns": "exposed memcpy",
     "idle_host_ns": "idle: host", "idle_launch_ns": "idle: launch", "idle_sync_ns": "idle: sync",
     "idle_queued_ns": "idle: queued", "idle_unattributed_ns": "idle: unattributed",
 }

@@ -85,17 +85,21 @@ def verdicts_page(s: SourceReport, max_rows: int) -> list[Any]:
                                                                  "the Summary page")]
     out: list[Any] = []
     bn = s.results.get("bottlenecks")
-    if bn is not None and not bn.skipped and len(bn.table):
-        out.append(_idle_panel(bn, max_rows))
     st = s.results.get("stalls")
-    if st is not None and not st.skipped and len(st.table):
+    st = s.results.get("stalls")
+    own = {"bottlenecks": ("rank", "device_id"), "stalls": ("name",), "verdicts": ("name", "verdict")}
+    drawn = {n for n, cols in own.items() if n in s.results and not s.results[n].skipped
+             and len(s.results[n].table) and all(c in s.results[n].table for c in cols)}
+    if "bottlenecks" in drawn:
+        out.append(_idle_panel(bn, max_rows))
+    if "stalls" in drawn:
         out.append(_stall_panel(st, max_rows))
     vd = s.results.get("verdicts")
-    if vd is not None and not vd.skipped and len(vd.table):
+    if "verdicts" in drawn:
         out.append(_verdict_panel(vd, max_rows))
     for n in names:
         r = s.results[n]
-        if n in ("bottlenecks", "stalls", "verdicts") and not r.skipped and len(r.table):
+        if n in drawn:
             continue
         out += generic_panels(n, r, max_rows)
     return out

@@ -26,20 +26,21 @@ _OWN = ("hotspots", "verdicts", "speed_of_light", "occupancy", "stalls", "roofli
 NOT_MEASURED = "not measured"
 
 
-def hot_kernels(s: SourceReport) -> list[str]:
-    """Names of the kernels that get a page: the performance-critical set, then the next largest, up to 30."""
+def hot_kernels(s: SourceReport, limit: int = MAX_KERNELS) -> list[str]:
+    """Names of the kernels that get a page: the performance-critical set, then the next largest, up to
+    ``limit`` (at most :data:`MAX_KERNELS`)."""
     hs = s.results.get("hotspots")
     if hs is None or hs.skipped or not len(hs.table):
         return []
     t = hs.table
     crit = t[t["critical"].astype(bool)] if "critical" in t else t.head(0)
     rest = t[~t.index.isin(crit.index)]
-    return [str(n) for n in pd.concat([crit, rest])["name"].head(MAX_KERNELS)]
+    return [str(n) for n in pd.concat([crit, rest])["name"].head(min(limit, MAX_KERNELS))]
 
 
-def kernel_links(s: SourceReport, si: int) -> dict[str, str]:
+def kernel_links(s: SourceReport, si: int, limit: int = MAX_KERNELS) -> dict[str, str]:
     """Kernel name → hash anchor (``kernel-<source index>-<i>``) for the page-worthy kernels of one source."""
-    return {n: f"kernel-{si}-{i}" for i, n in enumerate(hot_kernels(s))}
+    return {n: f"kernel-{si}-{i}" for i, n in enumerate(hot_kernels(s, limit))}
 
 
 def _row(r: AnalysisResult | None, name: str) -> pd.Series | None:
@@ -153,7 +154,7 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
 
 def kernel_pages(s: SourceReport, links: dict[str, str]) -> list[Any]:
     """The kernel tab's blocks for one source: an index of its hot kernels and one hidden section each."""
-    names = hot_kernels(s)
+    names = [n for n in hot_kernels(s) if n in links]
     if not names:
         return ['<p class="empty"><strong>Kernel details</strong>: no kernels in this input</p>']
     labels = short_names(names)

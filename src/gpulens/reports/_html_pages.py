@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 
 from gpulens.report import SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
-from gpulens.reports._format import fmt_ns
+from gpulens.reports._format import fmt_ns, fmt_unit
 from gpulens.reports._names import short_names
 from gpulens.reports._html_parts import (
     GREY,
@@ -85,7 +85,7 @@ def answer_html(s: SourceReport) -> str:
     a = answer(s)
     items = "".join(
         f'<li><span class="stake">{esc(fmt_ns(f.time_at_stake_ns))}</span> <strong>{esc(f.title)}</strong>'
-        f'<span class="act"> → {esc(next_step(f))}</span></li>' for f in a.findings)
+        f'<span class="act"> → {esc(next_step(f, 160))}</span></li>' for f in a.findings)
     lst = f'<ol class="top">{items}</ol>' if items else '<p class="note">No finding with a time at stake.</p>'
     return (f'<section class="answer" aria-label="Answer"><p class="verdict"><span class="vlabel">'
             f'{esc(a.verdict or "verdict")}</span> {esc(a.sentence)}</p>{lst}</section>')
@@ -226,33 +226,67 @@ def timeline_page(s: SourceReport, max_rows: int, max_segments: int) -> list[Any
 
 
 def multirank_page(s: SourceReport, max_rows: int) -> list[Any]:
-    """Kernel time per rank and the top kernels' time on each rank (heatmap)."""
+    """Per-rank breakdown (computation, exposed and hidden communication, idle), the ranks compared with the
+    straggler named, and the top kernels' time on each rank as a heat-map normalised per kernel."""
     rk = s.results.get("rank_kernels")
     if rk is None or rk.skipped or not len(rk.table):
         return [empty_html("Multi-rank comparison", rk.skipped_reason if rk is not None else "analysis not available")]
+    out: list[Any] = []
+    bd, ranks = s.results.get("breakdown"), s.results.get("ranks")
+    if bd is not None and not bd.skipped and len(bd.table) > 1:
+        t = bd.table
+        ys = [f"rank {fmt_unit(r, 'id')} · GPU {fmt_unit(d, 'id')}" for r, d in zip(t["rank"], t["device_id"])]
+        fig = go.Figure()
+        hidden = (t["comm_ns"] - t["exposed_comm_ns"]).clip(lower=0) if "comm_ns" in t else None
+        for key, label, colour, pattern in BREAKDOWN_PARTS:
+            fig.add_bar(y=ys, x=(t[key] / 1e6).tolist(), name=label, orientation="h", marker_color=colour,
+                        marker_pattern_shape=pattern, hovertemplate=f"{label}: %{{x:.3f}} ms<extra>%{{y}}</extra>")
+        if hidden is not None:
+            fig.add_bar(y=ys, x=(hidden / 1e6).tolist(), name="communication hidden behind compute",
+                        orientation="h", marker_color="rgba(230,159,0,0.35)", marker_pattern_shape="/",
+                        hovertemplate="hidden communication: %{x:.3f} ms<extra>%{y}</extra>", base=0,
+                        offsetgroup="hidden", width=0.25)
+        fig = _layout(fig, 150 + 40 * len(ys), barmode="stack", xaxis_title="time [ms]",
+                      yaxis={"autorange": "reversed", "automargin": True})
+        rows_t = ranks.table if ranks is not None and not ranks.skipped and len(ranks.table) else None
+        take = "Where each rank's GPU time went; the thin bar is communication that compute hid."
+        if rows_t is not None:
+            strag = rows_t[rows_t["straggler"].astype(bool)] if "straggler" in rows_t else rows_t.head(0)
+            take += (f" Straggler: rank {', '.join(fmt_unit(r, 'id') for r in strag['rank'])}." if len(strag)
+                     else " No rank stands out as a straggler.")
+        out.append(Panel("Per-rank breakdown", take, fig,
+                         table_html(rows_t, None, max_rows, docs=ranks.columns) if rows_t is not None else
+                         table_html(t, None, max_rows, docs=bd.columns)))
+    elif ranks is not None and not ranks.skipped and len(ranks.table):
+        out.append(Panel("Ranks compared", "Communication, waits and the straggler per rank.", None,
+                         table_html(ranks.table, None, max_rows, docs=ranks.columns)))
     sm, t = rk.summary, rk.table
-    by_rank = sm["kernel_time_ns_by_rank"]
-    ranks = [f"rank {r}" for r in by_rank]
-    fig1 = go.Figure(go.Bar(x=ranks, y=[v / 1e6 for v in by_rank.values()], marker_color=OKABE_ITO[0],
-                            hovertemplate="%{x}: %{y:.3f} ms<extra></extra>"))
-    fig1 = _layout(fig1, 320, yaxis_title="kernel time [ms]")
-    names = list(dict.fromkeys(t["name"]))
-    labels = [f"#{i + 1} {plot_text(n, TICK_CHARS)}" for i, n in enumerate(names)]
-    piv = t.pivot(index="name", columns="rank", values="time_ns").reindex(names)
-    fig2 = go.Figure(go.Heatmap(z=(piv.to_numpy() / 1e6).tolist(), x=[f"rank {r}" for r in piv.columns], y=labels,
-                                colorscale="Cividis", colorbar={"title": "ms"},
-                                hovertemplate="%{y}<br>%{x}: %{z:.3f} ms<extra></extra>"))
+    names = list(dict.fromkeys(t["name"].astype(str)))
+    labels = [f"#{i + 1} {plot_text(n, TICK_CHARS)}" for i, n in enumerate(short_names(names))]
+    piv = t.assign(name=t["name"].astype(str)).pivot_table(index="name", columns="rank", values="time_ns",
+                                                          aggfunc="sum").reindex(names)
+    raw = piv.to_numpy(dtype=float)
+    # normalised per kernel (row): 1 = the rank where that kernel took longest, so a small kernel's spread shows
+    rowmax = piv.max(axis=1).replace(0, float("nan")).to_numpy(dtype=float)[:, None]
+    z = (raw / rowmax)
+    hover = [[f"{wrap_name(n)}<br>rank {r}: {fmt_ns(v)}" for r, v in zip(piv.columns, row)]
+             for n, row in zip(names, raw)]
+    fig2 = go.Figure(go.Heatmap(z=[[None if v != v else round(float(v), 4) for v in row] for row in z],
+                                x=[f"rank {r}" for r in piv.columns], y=labels, colorscale="Cividis",
+                                zmin=0, zmax=1, colorbar={"title": "of the kernel's max"}, hovertext=hover,
+                                hoverinfo="text"))
     fig2 = _layout(fig2, 160 + 24 * len(labels), yaxis={"autorange": "reversed", "automargin": True})
+    by_rank = sm.get("kernel_time_ns_by_rank") or {}
     rank_rows = "".join(f"<tr><th scope='row'>rank {esc(r)}</th><td class='num' data-v='{v}'>{esc(fmt_ns(v))}</td></tr>"
                         for r, v in by_rank.items())
-    return [Panel("Kernel time per rank",
-                  f"Rank {sm['slowest_rank']} has the most kernel time and rank {sm['fastest_rank']} the least: "
-                  f"an imbalance of {sm['imbalance_pct']:.1f} % of the mean.", fig1,
-                  f"<table class='data sortable'><thead><tr><th>rank</th><th>kernel time</th></tr></thead>"
-                  f"<tbody>{rank_rows}</tbody></table>"),
-            Panel("Top kernels on each rank",
-                  f"Time of the {len(names)} largest kernels on each of {len(piv.columns)} ranks; a row that differs "
-                  "across ranks points at uneven work.", fig2, table_html(t, None, max_rows, docs=rk.columns))]
+    out.append(Panel("Top kernels on each rank",
+                     f"Rank {fmt_unit(sm.get('slowest_rank'), 'id')} has the most kernel time and rank "
+                     f"{fmt_unit(sm.get('fastest_rank'), 'id')} the least: an imbalance of "
+                     f"{fmt_unit(sm.get('imbalance_pct'), '%')} of the mean. Each row is scaled to its own maximum, "
+                     "so a kernel that differs across ranks shows whatever its size.", fig2,
+                     "<table class='data sortable'><thead><tr><th>rank</th><th>kernel time</th></tr></thead>"
+                     f"<tbody>{rank_rows}</tbody></table>" + table_html(t, None, max_rows, docs=rk.columns)))
+    return out
 
 
 def environment_page(s: SourceReport, max_rows: int, tool_version: str, created: str) -> list[Any]:

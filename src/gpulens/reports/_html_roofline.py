@@ -23,7 +23,7 @@ from gpulens.reports._names import short_names
 #: Marker colour and symbol per bound class (colour and shape, never colour alone).
 BOUND_STYLE = {"compute": (OKABE_ITO[0], "circle", "compute-bound"),
                "memory": (OKABE_ITO[1], "diamond", "memory-bound"),
-               "below": (OKABE_ITO[5], "square", "below both roofs (latency / occupancy / launch)")}
+               "below": (OKABE_ITO[3], "square", "below both roofs (latency / occupancy / launch)")}
 #: Precisions whose roofs are drawn when no kernel names one.
 DEFAULT_PRECISIONS = ("bf16", "fp32")
 _LEVEL_NAMES = {"memory_bandwidth": "HBM/DRAM", "l2_bandwidth": "L2", "l1_bandwidth": "L1", "lds_bandwidth": "LDS",
@@ -112,6 +112,10 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
         fig.add_scatter(x=[lo, x_end], y=[lo * bw, top], mode="lines", name=f"{label} {fmt_si(bw, 'B/s')}",
                         line={"color": ("#333333", "#777777", "#AAAAAA", "#CCCCCC")[min(i, 3)], "width": 1.5},
                         hovertemplate=f"{plot_text(label)} roof: {fmt_si(bw, 'B/s')}<extra></extra>")
+    if comp and bw0:
+        fig.add_annotation(x=math.log10(comp[0][1] / bw0), y=math.log10(comp[0][1]), showarrow=True, arrowhead=2,
+                           ax=-40, ay=-24, font={"size": 10},
+                           text=f"ridge {comp[0][1] / bw0:.3g} FLOP/B ({plot_text(comp[0][0])})")
     for i, (label, peak) in enumerate(comp):
         x0 = peak / bw0 if bw0 else lo
         fig.add_scatter(x=[x0, hi], y=[peak, peak], mode="lines", name=f"{label} {fmt_si(peak, 'FLOP/s')}",
@@ -121,7 +125,7 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
                            text=f"{plot_text(label)} · {fmt_si(peak, 'FLOP/s')}", font={"size": 10})
     fig.update_layout(height=520, margin={"l": 10, "r": 10, "t": 30, "b": 40}, hovermode="closest",
                       legend={"orientation": "h", "y": -0.18},
-                      xaxis={"type": "log", "title": "arithmetic intensity [FLOP/B]", "dtick": 1, "tickformat": "~s",
+                      xaxis={"type": "log", "title": "arithmetic intensity [FLOP/B]", "dtick": 1, "tickformat": "~g",
                              "automargin": True},
                       yaxis={"type": "log", "title": "attained [FLOP/s]", "dtick": 1, "tickformat": "~s",
                              "automargin": True})
@@ -134,7 +138,8 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
     cols = ["name", "calls", "time_ns", "flops_per_s", "bytes_per_s", "arithmetic_intensity", "precision",
             "bound", "roof_pct", "ridge_point", "flops_source"]
     tbl = table_html(t, cols, max_rows, docs=r.columns) if len(t) else ""
-    note = ("" if r is None or not r.skipped else empty_html("Roofline points", str(r.skipped_reason)))
+    note = (empty_html("Roofline points", "analysis not available (no analyzer produced it for this input)")
+            if r is None else empty_html("Roofline points", str(r.skipped_reason)) if r.skipped else "")
     return [Panel("Roofline of the hot kernels", take, fig, tbl, note=note)]
 
 

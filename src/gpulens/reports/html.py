@@ -79,7 +79,7 @@ def build_pages(report: Report, scale: float = 1.0) -> list[Page]:
     n = max(len(report.sources), 1)
     rows, segs = max(5, int(200 * scale / n)), max(50, int(4000 * scale / n))
     pages = []
-    links = [K.kernel_links(s, si) for si, s in enumerate(report.sources)]
+    links = [K.kernel_links(s, si, rows) for si, s in enumerate(report.sources)]
     for pid, title, build in PAGES:
         page = Page(pid, title)
         for si, s in enumerate(report.sources):
@@ -196,12 +196,12 @@ window.gpulensPlotly=(async function(){performance.mark('gz0');
 CSS = """
 body{font-family:system-ui,sans-serif;margin:0;color:#1a1a1a;background:#fff}
 header{padding:12px 20px;border-bottom:1px solid #ccc}h1{margin:0;font-size:1.4em}.sub{margin:4px 0 0;color:#555}
-nav{display:flex;flex-wrap:wrap;gap:2px;padding:6px 20px 0;border-bottom:2px solid #0072B2;position:sticky;top:0;
+nav[role=tablist]{display:flex;flex-wrap:wrap;gap:2px;padding:6px 20px 0;border-bottom:2px solid #0072B2;position:sticky;top:0;
 background:#fff;z-index:5}
-nav button{font:inherit;border:1px solid #ccc;border-bottom:none;background:#f2f2f2;padding:6px 12px;cursor:pointer;
+nav[role=tablist] button{font:inherit;border:1px solid #ccc;border-bottom:none;background:#f2f2f2;padding:6px 12px;cursor:pointer;
 border-radius:4px 4px 0 0}
-nav button[aria-selected=true]{background:#0072B2;color:#fff;border-color:#0072B2}
-nav button:focus-visible{outline:3px solid #E69F00;outline-offset:1px}
+nav[role=tablist] button[aria-selected=true]{background:#0072B2;color:#fff;border-color:#0072B2}
+nav[role=tablist] button:focus-visible{outline:3px solid #E69F00;outline-offset:1px}
 main{padding:10px 20px}.pagetitle{font-size:1.2em;margin:8px 0}h2.source{font-size:1.05em;border-top:1px solid #ddd;
 padding-top:8px}
 .panel{margin:12px 0 24px}.panel h3{margin:4px 0 8px;font-size:1.05em}.row{display:flex;flex-wrap:wrap;gap:16px;
@@ -231,6 +231,10 @@ input.tfilter{margin:2px 0 4px;padding:3px 6px;font:inherit;font-size:.85em;widt
 .bars{display:grid;grid-template-columns:12em 1fr 5em;gap:3px 8px;align-items:center;max-width:760px}
 .bar{background:#e6e6e6;height:14px;border-radius:2px}.bar>span{display:block;height:100%;background:#0072B2;
 border-radius:2px}.nm{color:#777;font-style:italic}
+nav.kindex ol{columns:3 22em;font-size:.9em;margin:4px 0}nav.kindex p{margin:4px 0;color:#555}
+section.kpage{border-top:2px solid #0072B2;margin-top:10px}.kparts{display:grid;gap:6px 24px;
+grid-template-columns:repeat(auto-fit,minmax(440px,1fr))}.kpart h4{margin:10px 0 4px}
+code.fullname{display:block;white-space:pre-wrap;word-break:break-all;font-size:.8em;background:#f7f7f7;padding:4px}
 """
 
 JS = """
