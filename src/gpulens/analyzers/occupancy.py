@@ -15,6 +15,7 @@ import pandas as pd
 
 from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, short_name as _short, weighted_mean
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.analyzers.context import text_series
 from gpulens.devices import limits_of_record, main_device
 from gpulens.devices.occupancy import Occupancy, cdna_occupancy, cuda_occupancy, kineto_estimate_pct
 from gpulens.timeline import Timeline
@@ -71,7 +72,7 @@ class OccupancyAnalyzer(Analyzer):
         ctr = event_counters(timeline, ids, ACHIEVED_PCT + AMD_WAVES + AMD_RESOURCES +
                              ("kineto.est_achieved_occupancy_pct",)).reindex(ids)
         per = pd.DataFrame({
-            "name": k["name"].astype(str).to_numpy(), "time_ns": k["time_ns"].to_numpy(dtype=float),
+            "name": text_series(k["name"]), "time_ns": k["time_ns"].to_numpy(dtype=float),
             "rank": k["rank"].to_numpy(), "device_id": k["device_id"].to_numpy(),
             "block_size": k["block_size"].to_numpy(dtype="int64"),
             "regs_per_thread": k["regs_per_thread"].astype("int64").to_numpy(),

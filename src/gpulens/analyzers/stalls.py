@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.analyzers.context import category_mask, strings
 from gpulens.analyzers.stall_classes import (
     AMD_TOTAL,
     OCCUPANCY_METRICS,
@@ -58,11 +59,12 @@ def _stall_counters(timeline: Timeline) -> pd.DataFrame:
     co = timeline.counters
     if not len(co):
         return pd.DataFrame()
-    metrics = pd.Series(co["metric"].astype(str).unique())
+    metrics = pd.unique(strings(co["metric"]).astype(str)) if not isinstance(co["metric"].dtype, pd.CategoricalDtype) \
+        else [str(c) for c in co["metric"].cat.categories]  # parsed once per distinct metric name
     parsed = {m: parse_metric(m) for m in metrics}
     keep = {m for m, p in parsed.items() if p is not None}
-    extra = co["metric"].astype(str).isin({AMD_TOTAL} | _SOL_NAMES)
-    rows = co[co["metric"].astype(str).isin(keep) | extra]
+    extra = category_mask(co["metric"], {AMD_TOTAL} | _SOL_NAMES)
+    rows = co[category_mask(co["metric"], keep) | extra]
     rows = rows[rows["event_id"] >= 0]
     if not len(rows) or not rows["metric"].astype(str).isin(keep).any():
         return pd.DataFrame()
@@ -136,7 +138,7 @@ def kernel_percentages(timeline: Timeline, spec: dict[str, tuple[str, ...]] | No
     spec = spec or {**SOL_METRICS, **OCCUPANCY_METRICS}
     co = timeline.counters
     wanted = {m for names in spec.values() for m in names}
-    rows = co[co["metric"].astype(str).isin(wanted) & (co["event_id"] >= 0)]
+    rows = co[category_mask(co["metric"], wanted) & (co["event_id"] >= 0).to_numpy()]
     if not len(rows):
         return {}
     ev = timeline.events.set_index("event_id")[["name", "dur_ns"]]

@@ -27,6 +27,8 @@ Counts are deterministic for a deterministic workload and are compared exactly; 
 
 from __future__ import annotations
 
+import math
+
 import hashlib
 import json
 import re
@@ -91,8 +93,15 @@ class Metric:
 
     @classmethod
     def from_dict(cls, name: str, d: dict[str, Any]) -> "Metric":
-        """Inverse of :meth:`to_dict`."""
-        return cls(name, d["kind"], d.get("unit", ""), [float(v) for v in d["samples"]], d.get("direction", "lower"),
+        """Inverse of :meth:`to_dict`.
+
+        Raises:
+            ValueError: ``samples`` is empty or holds a value that is not a finite number.
+        """
+        samples = [float(v) for v in d["samples"]]
+        if not samples or not all(math.isfinite(v) for v in samples):
+            raise ValueError(f"metric {name!r} has {'no samples' if not samples else 'a non-finite sample'}")
+        return cls(name, d["kind"], d.get("unit", ""), samples, d.get("direction", "lower"),
                    [float(v) for v in d.get("share", [])], [int(v) for v in d.get("calls", [])])
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpulens.analyzers import Finding
-from gpulens.reports._format import clip, fmt_ns, is_missing
+from gpulens.reports._format import busy_pct_text, clip, fmt_ns, is_missing
 
 #: Findings shown in the answer.
 TOP = 3
@@ -85,8 +85,12 @@ def answer(s: Any) -> Answer:
     if not verdict and bn is not None and not bn.skipped:
         verdict = str(bn.summary.get("verdict") or "")
     span = sm.get("span_ns") or 0
-    busy = (f"the GPU was busy {_pct(sm.get('gpu_busy_pct'))} of its {fmt_ns(span)} span" if span
-            else f"{fmt_ns(sm.get('kernel_time_ns'))} of kernel time was recorded (no timeline span)")
+    if sm.get("gpu_busy_pct") is None:
+        busy = f"GPU busy time is {busy_pct_text(sm)}"
+    elif span:
+        busy = f"the GPU was busy {busy_pct_text(sm)} of its {fmt_ns(span)} span"
+    else:
+        busy = f"{fmt_ns(sm.get('kernel_time_ns'))} of kernel time was recorded (no timeline span)"
     kv = str(vd.summary.get("kernel_verdict") or "") if vd is not None and not vd.skipped else ""
     tail = f", and most kernel time is {kv}" if kv and kv not in (verdict, "undetermined") else ""
     if verdict:

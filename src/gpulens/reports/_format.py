@@ -244,3 +244,29 @@ def summary_items(summary: Mapping[str, Any], declared: Mapping[str, str] | None
             continue
         out.append((column_label(key), fmt_unit(v, unit_of(key))))
     return out
+
+
+def busy_pct_text(sm: dict[str, Any]) -> str:
+    """Busy % with its basis (``"71.4 %"``, ``"80.0 % (Σ busy / Σ per-GPU span)"``); ``"unknown (not measured: …)"``
+    when the input has no timeline."""
+    if sm.get("gpu_busy_pct") is None:
+        return "unknown (not measured: " + str(sm.get("busy_unknown_reason") or "no timeline") + ")"
+    gpus = len(sm.get("rank_span_ns") or {}) > 1 or (sm.get("device_span_ns") or 0) > (sm.get("span_ns") or 0)
+    return f"{sm['gpu_busy_pct']:.1f} %" + (" (Σ busy / Σ per-GPU span)" if gpus else "")
+
+
+def window_text(sm: dict[str, Any]) -> str:
+    """``"40.00 µs: GPU busy 62.5 % of it"`` when the profiled window is longer than the GPU span, else ``""``."""
+    if sm.get("gpu_utilization_pct") is not None and (sm.get("window_ns") or 0) > (sm.get("span_ns") or 0):
+        return f"{fmt_ns(sm['window_ns'])}: GPU busy {sm['gpu_utilization_pct']:.1f} % of it"
+    return ""
+
+
+def busy_text(sm: dict[str, Any]) -> str:
+    """The one wording of span and busy % for every reporter, from a source summary (see ``span_definition``):
+    ``"35.00 µs, busy 71.4 % (profiled window 40.00 µs: GPU busy 62.5 % of it)"``; busy not measured → unknown."""
+    if sm.get("gpu_busy_pct") is None:
+        return busy_pct_text(sm)
+    clock = " (longest rank: the ranks' clocks disagree)" if sm.get("span_basis") == "longest rank" else ""
+    win = window_text(sm)
+    return f"{fmt_ns(sm['span_ns'])}{clock}, busy {busy_pct_text(sm)}" + (f" (profiled window {win})" if win else "")

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 
 from gpulens.report import SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
-from gpulens.reports._format import fmt_ns, fmt_unit
+from gpulens.reports._format import busy_text, fmt_ns, fmt_unit
 from gpulens.reports._names import short_names
 from gpulens.reports._html_parts import (
     GREY,
@@ -100,7 +100,7 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
     status = s.status + (" — input truncated, results are partial" if tl.meta.truncated else "")
     kv = kv_html([
         ("input", s.label), ("status", status), ("device", devices), ("ranks", ", ".join(map(str, sm["ranks"]))),
-        ("GPU span", fmt_ns(sm["span_ns"])), ("GPU busy", f"{sm['gpu_busy_pct']:.1f} % of the span"),
+        ("GPU span", busy_text(sm)),
         ("kernels", f"{sm['kernel_count']:,} launches of {sm['unique_kernels']:,} kernels"),
         ("kernel time", f"{fmt_ns(sm['kernel_time_ns'])} summed, {fmt_ns(sm['kernel_busy_ns'])} busy (union)"),
         ("performance-critical set", f"{hsum.get('critical_count', 0)} kernels cover "
@@ -109,7 +109,7 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
     ])
     blocks: list[Any] = [answer_html(s)]
     bd = s.results.get("breakdown")
-    if bd is not None and not bd.skipped and sm["span_ns"]:
+    if bd is not None and not bd.skipped and sm["span_ns"] and sm["gpu_busy_pct"] is not None:
         parts = [(lab, bd.summary.get(key, 0) or 0, c) for key, lab, c, _ in BREAKDOWN_PARTS]
         shown = [p for p in parts if p[1] > 0]
         fig = go.Figure(go.Bar(x=[v / 1e6 for _, v, _ in shown], y=[lab for lab, _, _ in shown], orientation="h",
@@ -121,7 +121,7 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
         rows = "".join(f"<tr><th scope='row'>{esc(lab)}</th><td class='num' data-v='{v}'>{esc(fmt_ns(v))}</td>"
                        f"<td class='num'>{100 * v / sm['span_ns']:.1f} %</td></tr>" for lab, v, _ in parts)
         blocks.append(Panel("Where the GPU time went",
-                            f"The GPU was busy {sm['gpu_busy_pct']:.1f} % of its {fmt_ns(sm['span_ns'])} span; "
+                            f"GPU span {busy_text(sm)}; "
                             f"computation took {fmt_ns(sm['computation_ns'])} and idle {fmt_ns(sm['idle_ns'])}.",
                             fig, "<table class='data'><thead><tr><th>part</th><th>time</th><th>of span</th></tr>"
                                  f"</thead><tbody>{rows}</tbody></table>"))

@@ -39,9 +39,13 @@ def source_renderable(s: SourceReport, top: int = 10) -> Group:
     head.add_row("device", devs)
     head.add_row("ranks", ", ".join(map(str, sm["ranks"])))
     head.add_row("status", s.status + ("  (input truncated: results are partial)" if tl.meta.truncated else ""))
+    busy = f", {fmt_ns(sm['kernel_busy_ns'])} busy (union)" if sm.get("kernel_busy_ns") is not None else ""
     head.add_row("kernels", f"{sm['kernel_count']} launches of {sm['unique_kernels']} kernels, "
-                 f"{fmt_ns(sm['kernel_time_ns'])} summed, {fmt_ns(sm['kernel_busy_ns'])} busy (union)")
-    head.add_row("GPU span", f"{fmt_ns(sm['span_ns'])}, busy {sm['gpu_busy_pct']:.1f} %")
+                 + (f"{fmt_ns(sm['kernel_time_ns'])} summed{busy}" if sm.get("kernel_time_ns") is not None
+                    else "durations not recorded"))
+    from gpulens.reports._format import busy_text
+
+    head.add_row("GPU span", busy_text(sm))
     head.add_row("CPU ops", str(sm["cpu_op_count"]))
     parts.append(head)
 

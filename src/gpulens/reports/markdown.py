@@ -16,7 +16,7 @@ import pandas as pd
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
-from gpulens.reports._format import column_label, fmt_ns, fmt_unit, result_title, unit_of
+from gpulens.reports._format import busy_pct_text, column_label, fmt_ns, fmt_unit, result_title, unit_of, window_text
 from gpulens.reports._html_parts import is_name_column
 from gpulens.reports._names import short_names
 
@@ -72,8 +72,9 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         f"| status | {s.status}{' (input truncated: results are partial)' if tl.meta.truncated else ''} |",
         f"| device | {md_text(devices, 200)} |",
         f"| ranks | {', '.join(map(str, sm['ranks']))} |",
-        f"| GPU span | {fmt_ns(sm['span_ns'])} |",
-        f"| GPU busy | {sm['gpu_busy_pct']:.1f} % |",
+        f"| GPU span | {fmt_ns(sm['span_ns']) if sm.get('gpu_busy_pct') is not None else 'unknown'} |",
+        f"| GPU busy | {busy_pct_text(sm)} |",
+        *([f"| profiled window | {window_text(sm)} |"] if window_text(sm) else []),
         f"| kernels | {sm['kernel_count']} launches of {sm['unique_kernels']} kernels, "
         f"{fmt_ns(sm['kernel_time_ns'])} summed |",
         f"| performance-critical set | {hsum.get('critical_count', 0)} kernels, "
