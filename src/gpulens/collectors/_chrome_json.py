@@ -37,6 +37,12 @@ class Args(msgspec.Struct, omit_defaults=True):
     input_type: msgspec.Raw = msgspec.field(name="Input type", default_factory=msgspec.Raw)
     flops: Any = None
     name: Any = None  # metadata events (process_name, thread_name)
+    # ``[memory]`` instant events (profile_memory=True): kept in the Timeline's ``memory`` side table
+    total_allocated: Any = msgspec.field(name="Total Allocated", default=None)
+    total_reserved: Any = msgspec.field(name="Total Reserved", default=None)
+    mem_bytes: Any = msgspec.field(name="Bytes", default=None)
+    device_id: Any = msgspec.field(name="Device Id", default=None)
+    device_type: Any = msgspec.field(name="Device Type", default=None)
     # rank identity (fused multi-rank traces: args.rank; record_param_comms: Rank)
     rank: Any = None
     rank_comms: Any = msgspec.field(name="Rank", default=None)

@@ -138,9 +138,13 @@ class Accumulator:
         self.missing_cat: set[str] = set()  # {""} once an X event without a category was seen
         self.count = 0  # X events seen (accepted + rejected)
         self.rows = 0  # accepted rows so far
+        self.memory: list[tuple] = []  # [memory] instant events: (raw ts, device type, device id, alloc, reserved, bytes)
 
     def add(self, events: list) -> None:
-        """Turn one piece of decoded events into columns (``M`` process/thread names are kept as metadata)."""
+        """Turn one piece of decoded events into columns (``M`` process/thread names are kept as metadata;
+        ``[memory]`` instant events go to :meth:`memory_table`)."""
+        self.memory += [(e.ts, a.device_type, a.device_id, a.total_allocated, a.total_reserved, a.mem_bytes)
+                        for e in events if e.ph in ("i", "I") and e.name == "[memory]" and (a := e.args) is not None]
         xs = [e for e in events if e.ph == "X"]
         for e in events:
             if e.ph == "M" and e.name in _META_NAMES and e.args is not None and isinstance(e.args.name, str):
@@ -267,6 +271,22 @@ class Accumulator:
             self.collectives.append((np.asarray(ci, dtype=np.int64) + self.rows, [args[i] for i in ci]))
         self.rows += n
         self.pieces.append(col)
+
+    def memory_table(self, base_ns: int, rank: int) -> pd.DataFrame | None:
+        """The ``[memory]`` instant events as a side table (None when there are none): ``time_ns`` [ns, Timeline
+        clock], ``rank``, ``device_type`` (Kineto's c10 DeviceType: 0 CPU, 1 CUDA — also ROCm builds —), ``device_id``
+        (−1 for the host), ``allocated_bytes`` / ``reserved_bytes`` (the allocator's totals after the event) and
+        ``delta_bytes`` (+ allocation, − free), in file order."""
+        if not self.memory:
+            return None
+        ts, ok = us_text_to_ns([m[0] for m in self.memory])
+
+        def num(j: int) -> np.ndarray:
+            return np.array([float(m[j]) if isinstance(m[j], (int, float)) else np.nan for m in self.memory])
+
+        return pd.DataFrame({"time_ns": ts[ok] + base_ns, "rank": np.full(int(ok.sum()), rank, dtype=np.int64),
+                             "device_type": num(1)[ok], "device_id": num(2)[ok], "allocated_bytes": num(3)[ok],
+                             "reserved_bytes": num(4)[ok], "delta_bytes": num(5)[ok]})
 
     def finish(self, base_ns: int, rank: int, select: Selection | None, dialect: Any = None,
                rocm: tuple[bool, bool] = (False, False)):

@@ -266,5 +266,8 @@ class KinetoCollector(Collector):
                             devices=[d for r in ranks for d in _devices(trace.deviceProperties, r)],
                             warnings=warnings,
                             truncated=bool(truncated_at), truncated_at=truncated_at)
+        memory = acc.memory_table(base_ns, rank)
+        if memory is not None:
+            tables["memory"] = memory
         return Timeline(events, counters, rejected, meta, tables).validate()
 
