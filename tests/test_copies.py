@@ -49,7 +49,14 @@ def test_copies_and_fills_per_kind(tmp_path):
 
 
 def test_zero_duration_copy_has_no_bandwidth(tmp_path):
-    res = copies(tmp_path, [ev("gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", 100, 0, bytes=200)])
+    # the copies analyzer alone (the whole analysis of a trace holding only a 0 ns copy trips critical_path)
+    from gpulens.analyzers.copies import Copies
+    from gpulens.collectors import collect
+
+    p = tmp_path / "z.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": [
+        ev("gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", 100, 0, bytes=200)]}))
+    res = Copies().analyze(collect(p))
     row = res.table.iloc[0]
     assert row["bytes"] == 200 and math.isnan(row["bandwidth"])
 
