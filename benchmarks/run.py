@@ -76,8 +76,8 @@ def _gpulens(path: Path, out: Path, env: dict, *flags: str) -> dict:
 
 def measure_one(trace: Path, workdir: Path, skip_hta: bool, hta_python: str | None) -> dict:
     """Every measurement of one trace (see module docstring)."""
-    out = workdir / "out"
-    out.mkdir(exist_ok=True)
+    out = workdir / "out"  # outside the trace's folder: HTA reads every file of that folder
+    out.mkdir(parents=True, exist_ok=True)
     cache = workdir / "cache"
     shutil.rmtree(cache, ignore_errors=True)
     env = {**os.environ, "GPULENS_CACHE_DIR": str(cache)}
@@ -239,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         if not trace.exists():
             print(f"generating {trace} ({n:,} kernels) …", flush=True)
             gen_kineto.generate(trace, n)
-        r = measure_one(trace, a.workdir / f"k{n}", a.skip_hta or n > 1_000_000, a.hta_python)
+        r = measure_one(trace, a.workdir / f"k{n}-work", a.skip_hta or n > 1_000_000, a.hta_python)
         r["ratios"] = ratios(r)
         doc["traces"][str(n)] = r
         _print(n, r)
