@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.analyzers._span import REPLAY_COLLECTORS, replayed_for_counters  # noqa: F401 (re-exported)
 from gpulens.analyzers.breakdown import Breakdown
 from gpulens.analyzers.context import category_mask, context_of, text_series
 from gpulens.analyzers.intervals import merge
@@ -81,19 +82,6 @@ def device_sms(timeline: Timeline, device: Any, rank: int, device_id: int) -> in
         if v:
             return int(v)
     return None
-
-
-#: collectors whose kernels were serialised or replayed to read counters: their gaps are profiler artefacts
-REPLAY_COLLECTORS = frozenset({"ncu_csv", "ncu_rep", "omniperf"})
-
-
-def replayed_for_counters(timeline: Timeline) -> bool:
-    """True when every input was a counter-collection run (ncu, rocprof-compute, rocprof ``pmc``, rocprofv3
-    counter collection) or has synthetic start times: there is no real timeline to find idle time in."""
-    srcs = timeline.meta.sources
-    return bool(srcs) and all(
-        s.get("synthetic_start") or s.get("collector") in REPLAY_COLLECTORS or s.get("pmc")
-        or s.get("table") == "counter" for s in srcs)
 
 
 def sync_calls(timeline: Timeline) -> pd.DataFrame:
@@ -267,14 +255,17 @@ class Bottlenecks(Analyzer):
         tot = {c: int(t[c].sum()) for c in COLUMNS if c.endswith("_ns") and c != "small_grid_ns"}
         tot["small_grid_ns"] = int(t["small_grid_ns"].sum()) if t["small_grid_ns"].notna().any() else None
         verdict = _rank_verdict(tot, self.min_share)
-        summary = {**tot, "launch_calls": int(t["launch_calls"].sum()),
+        summary = {**{("device_span_ns" if k == "span_ns" else k): v for k, v in tot.items()},
+                   "launch_calls": int(t["launch_calls"].sum()),
                    "short_launches": int(t["short_launches"].sum()),
                    "gaps": int(len(gaps)), "launch_gap_ns": self.launch_gap_ns, "min_share": self.min_share,
                    "verdict": verdict, "rank_verdicts": {int(r): v for r, v in zip(t["rank"], t["verdict"])}}
-        return AnalysisResult(self.name, t, COLUMNS, summary, _findings(tot, summary))
+        idle_root = any(f.key == "idle" for f in bd.findings)
+        return AnalysisResult(self.name, t, COLUMNS, summary, _findings(tot, summary, "idle" if idle_root else None))
 
 
-def _findings(tot: dict[str, Any], summary: dict[str, Any]) -> list[Finding]:
+def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None = None) -> list[Finding]:
+    """Idle-cause findings (children of the breakdown's ``idle`` finding when it was reported: ``parent``)."""
     span = max(tot["span_ns"], 1)
     out = []
     texts = {
@@ -290,6 +281,10 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any]) -> list[Finding]:
                          "Idle gaps overlap host synchronisation calls (.item(), .cpu(), cudaDeviceSynchronize): "
                          "each drains the queue. Remove syncs from the step loop or defer them."),
     }
+    texts["idle_queued_ns"] = (
+        "queued", "GPU idle with work already queued",
+        "The launch call had returned before the GPU went idle: the work waited on another stream, an event or "
+        "device-side scheduling, not on the host. Look at cross-stream dependencies and event waits.")
     texts["idle_unattributed_ns"] = (
         "idle-unattributed", "GPU idle for reasons the trace does not show",
         "No launch call is linked to the work that ended these gaps (GPU-only trace, or calls outside the profiling "
@@ -298,11 +293,11 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any]) -> list[Finding]:
         if tot[key] >= 0.05 * span:
             out.append(Finding(f"{title}: {tot[key] / 1e6:.3f} ms ({100 * tot[key] / span:.1f} % of GPU span)",
                                detail, severity="warning" if tot[key] >= 0.1 * span else "info", category=cat,
-                               time_at_stake_ns=int(tot[key])))
+                               time_at_stake_ns=int(tot[key]), key="idle/" + key[5:-3], parent=parent))
     if tot.get("small_grid_ns"):
+        # busy kernel time, already ranked through those kernels' verdicts: stated, not counted a second time
         out.append(Finding(f"Small-grid kernels: {tot['small_grid_ns'] / 1e6:.3f} ms in kernels with fewer blocks "
                            "than SMs/CUs", "These launches leave part of the GPU empty. Give them more blocks "
                            "(split-K, smaller tiles, batch several problems per launch) or run them concurrently "
-                           "on another stream.", category="latency/occupancy-bound",
-                           time_at_stake_ns=int(tot["small_grid_ns"])))
+                           "on another stream.", category="latency/occupancy-bound", key="small-grid"))
     return out

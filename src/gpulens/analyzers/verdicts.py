@@ -10,7 +10,7 @@ before the kernel, grid size vs SM/CU count). :mod:`gpulens.analyzers.verdict_ru
 Run verdict: the ``bottlenecks`` class when an overhead (host, launch, sync, exposed communication or memcpy) covers
 at least its ``min_share`` of the GPU span; otherwise the kernel class holding the most critical-set time
 (``gpu-bound`` when those kernels are undetermined). ``summary["ranked"]`` lists every quantified finding of the run,
-largest time at stake first.
+largest time at stake first, roots of the findings tree only (each nanosecond once).
 """
 
 from __future__ import annotations
@@ -32,7 +32,11 @@ from gpulens.analyzers.context import context_of, strings
 from gpulens.analyzers.intervals import merge
 from gpulens.analyzers.launches import link_gpu_to_launch
 from gpulens.analyzers.stalls import kernel_percentages
-from gpulens.analyzers.verdict_rules import Evidence, decide
+from gpulens.analyzers._span import busy_unknown_reason
+from gpulens.analyzers._stake import SOL_BOUND_PCT, sol_attained_pct
+from gpulens.analyzers._tree import roots
+from gpulens.analyzers.stall_classes import OCCUPANCY_METRICS, SOL_METRICS
+from gpulens.analyzers.verdict_rules import BOUND_TO_VERDICT, BOUNDS, Evidence, decide
 from gpulens.timeline import Timeline
 
 COLUMNS = {
@@ -65,6 +69,34 @@ def exposed_comm_by_name(timeline: Timeline) -> dict[str, int]:
         for n, x in pd.Series(exposed, index=c["name"].astype(str).to_numpy()).groupby(level=0).sum().items():
             out[n] = out.get(n, 0) + int(x)
     return out
+
+
+#: DRAM throughput % of peak as ncu records it (raw metric and details-page names).
+DRAM_SOL = {"dram_sol_pct": ("dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM Throughput")}
+#: Below this % of peak on both compute and memory, a kernel is latency-limited (ncu's SOL rule threshold, 60 %).
+SOL_LATENCY_PCT = SOL_BOUND_PCT
+
+
+def sol_from_percentages(p: dict[str, Any]) -> dict[str, Any] | None:
+    """A ``speed_of_light``-shaped row from raw ncu percentages when that analyzer gave none for the kernel.
+
+    Bound as Nsight Compute's speed-of-light rule reads it: the larger of compute (SM) % and memory % of peak
+    (DRAM % when counted) when it reaches :data:`SOL_LATENCY_PCT`, else ``latency``. Needs both a compute and a
+    memory figure unless the known one reaches the threshold (None otherwise).
+    """
+    comp, mem, dram = (_num(p.get(k)) for k in ("compute_sol_pct", "memory_sol_pct", "dram_sol_pct"))
+    if comp is None and mem is None and dram is None:
+        return None
+    top_mem = max(v for v in (mem, dram, -1.0) if v is not None)
+    c = comp if comp is not None else -1.0
+    if max(c, top_mem) < SOL_LATENCY_PCT:
+        if comp is None or top_mem < 0:
+            return None  # a low figure on one side alone says nothing about the other roof
+        bound = "latency"
+    else:
+        bound = "compute" if c >= top_mem else "memory"
+    return {"compute_pct": comp, "memory_pct": mem, "dram_pct": dram, "bound": bound,
+            "evidence": "ncu SM and memory throughput % of peak"}
 
 
 def _rows_by_name(rows: pd.DataFrame) -> Any:
@@ -135,8 +167,10 @@ class Verdicts(Analyzer):
         sl = short_launches(timeline, links).set_index("launch_event_id")["short"]
         by_name = _rows_by_name(kern)
         counter_src = _first_source(timeline.counters)
-        pcts = kernel_percentages(timeline)
+        pcts = kernel_percentages(timeline, {**SOL_METRICS, **OCCUPANCY_METRICS, **DRAM_SOL})
+        sol = _row_by_name(results.get("speed_of_light"))
         rows, findings = [], []
+        comm_root = any(f.key == "exposed-comm" for f in getattr(results.get("breakdown"), "findings", []))
         for h in crit.to_dict("records"):
             name = str(h["name"])
             evs = kern.iloc[by_name(name)]
@@ -155,8 +189,11 @@ class Verdicts(Analyzer):
                 e.num_sms = device_sms(timeline, device, int(first["rank"]), int(first["device_id"]))
             if name in roof:
                 r = roof[name]
-                e.bound = r.get("bound") if r.get("bound") in ("compute", "memory") else None
+                e.bound = r.get("bound") if r.get("bound") in BOUNDS else None
+                e.ridge_side = r.get("ridge_side") if r.get("ridge_side") in ("compute", "memory") else None
                 e.roof_pct, e.arithmetic_intensity = _num(r.get("roof_pct")), _num(r.get("arithmetic_intensity"))
+                stake = _num(r.get("time_at_stake_ns"))
+                e.roof_stake_ns = int(stake) if stake is not None else None
                 e.inputs.append("roofline")
             if name in occ:
                 o = occ[name]
@@ -169,11 +206,16 @@ class Verdicts(Analyzer):
                 e.stall_class, e.stall_pct, e.top_stall = s["dominant_class"], _num(s["dominant_pct"]), s["top_reason"]
                 e.inputs.append("stalls")
             p = pcts.get(name, {})
-            mem, comp = _num(p.get("memory_sol_pct")), _num(p.get("compute_sol_pct"))
-            if e.roof_pct is None and (mem is not None or comp is not None):
-                e.bound = "memory" if (mem or 0) >= (comp or 0) else "compute"
-                e.roof_pct, e.roof_source = max(mem or 0, comp or 0), "ncu speed of light"
-                e.inputs.append("counters:speed-of-light")
+            srow = sol.get(name) or sol_from_percentages(p)
+            if srow is not None:
+                e.sol_bound = srow["bound"] if srow.get("bound") in BOUND_TO_VERDICT else None
+                e.compute_pct = _num(srow.get("compute_pct"))
+                e.memory_pct = _num(srow.get("memory_pct"))
+                e.memory_pct = e.memory_pct if e.memory_pct is not None else _num(srow.get("dram_pct"))
+                e.sol_evidence = srow.get("evidence") if isinstance(srow.get("evidence"), str) else None
+                if e.roof_pct is None:
+                    e.roof_pct, e.roof_source = sol_attained_pct(srow), "speed of light"
+                e.inputs.append("speed_of_light" if name in sol else "counters:speed-of-light")
             if e.achieved_occupancy_pct is None and p.get("achieved_occupancy_pct") is not None:
                 e.achieved_occupancy_pct = _num(p.get("achieved_occupancy_pct"))
                 e.theoretical_occupancy_pct = _num(p.get("theoretical_occupancy_pct"))
@@ -191,7 +233,9 @@ class Verdicts(Analyzer):
                 f"{v.evidence}. Next: {' '.join(v.next_steps)} (from {', '.join(inputs)})",
                 severity="warning" if v.time_at_stake_ns and v.time_at_stake_ns > 0.05 * max(
                     hs.summary.get("kernel_effective_ns", 0), 1) else "info",
-                category=v.verdict, time_at_stake_ns=v.time_at_stake_ns, kernel=name))
+                category=v.verdict, time_at_stake_ns=v.time_at_stake_ns, kernel=name, key=f"kernel:{name}",
+                parent="exposed-comm" if v.verdict == "communication-bound" and comm_root else None,
+                action=v.next_steps[0] if v.next_steps else ""))
         t = pd.DataFrame(rows, columns=list(COLUMNS))
         und = t[t["verdict"] == "undetermined"]
         if len(und):
@@ -199,31 +243,31 @@ class Verdicts(Analyzer):
                 f"{len(und)} of {len(t)} critical kernels could not be classified",
                 f"No roofline position, occupancy, stall counters or launch evidence for them "
                 f"({int(und['time_ns'].sum())} ns of GPU time). {und['next_steps'].iloc[0][0]}",
-                severity="info", category="undetermined"))
+                severity="info", category="undetermined", key="undetermined"))
         t["time_at_stake_ns"] = t["time_at_stake_ns"].astype("Int64")
-        summary = self._run_summary(t, results, findings)
+        summary = self._run_summary(t, results, findings, busy_unknown_reason(timeline) is not None)
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
 
     @staticmethod
-    def _run_summary(t: pd.DataFrame, results: dict, findings: list[Finding]) -> dict[str, Any]:
+    def _run_summary(t: pd.DataFrame, results: dict, findings: list[Finding], busy_unknown: bool = False
+                     ) -> dict[str, Any]:
         bn = results.get("bottlenecks")
         overhead = bn.summary.get("verdict") if bn is not None and not bn.skipped else None
         by_class = t.groupby("verdict")["time_ns"].sum().sort_values(ascending=False, kind="stable")
         kernel_class = str(by_class.index[0]) if len(by_class) else None
-        if overhead and overhead != "gpu-bound":
+        if busy_unknown:
+            run, basis = (kernel_class, "counters only (busy time not measured): class holding the most kernel time") \
+                if kernel_class and kernel_class != "undetermined" else \
+                ("undetermined", "busy time not measured and the kernels' counters do not classify them")
+        elif overhead and overhead != "gpu-bound":
             run, basis = overhead, "timeline: largest overhead class ≥ min_share of GPU span"
         elif kernel_class and kernel_class != "undetermined":
             run, basis = kernel_class, "critical kernels: class holding the most GPU time"
         else:
             run, basis = "gpu-bound", "GPU busy; kernel classes undetermined without counters or a FLOP/byte model"
-        # breakdown's idle and exposed-comm findings are split finer by bottlenecks and the kernel verdicts
-        split = {"gpu-idle"} if bn is not None else set()
-        if (t["verdict"] == "communication-bound").any():
-            split.add("communication-bound")
-        every = [f for n, r in results.items() for f in r.findings if not (n == "breakdown" and f.category in split)]
-        every += findings
-        ranked = sorted((f for f in every if f.time_at_stake_ns and f.category != "data-quality"),
-                        key=lambda f: -f.time_at_stake_ns)
+        # each nanosecond once: only the roots of the findings tree are ranked (see analyzers._tree)
+        every = [f for r in results.values() for f in r.findings] + findings
+        ranked = [f for f in roots(every) if f.time_at_stake_ns and f.category != "data-quality"]
         return {"run_verdict": run, "basis": basis, "overhead_verdict": overhead, "kernel_verdict": kernel_class,
                 "kernel_time_by_verdict_ns": {str(k): int(v) for k, v in by_class.items()},
                 "ranked": [{"title": f.title, "category": f.category, "time_at_stake_ns": int(f.time_at_stake_ns),

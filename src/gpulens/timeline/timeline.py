@@ -57,6 +57,19 @@ class TimelineMeta:
     truncated: bool = False
     truncated_at: dict[str, int] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        self.scrub()
+
+    def scrub(self) -> "TimelineMeta":
+        """Remove environments and redact secrets from what the trace recorded (:mod:`gpulens.timeline.secrets`);
+        run when the meta is made and again by :meth:`Timeline.validate`, which every collector ends with."""
+        from gpulens.timeline.secrets import scrub, scrub_text
+
+        self.sources = scrub(list(self.sources))
+        self.devices = scrub(list(self.devices))
+        self.warnings = [scrub_text(w) for w in self.warnings]
+        return self
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict of the metadata."""
         return asdict(self)
@@ -204,7 +217,10 @@ class Timeline:
         Raises:
             SchemaError: a column is missing, extra or of the wrong dtype; a duration is negative; an event kind
                 is not in :data:`KINDS`; ``event_id`` repeats.
+
+        Also scrubs the metadata (:meth:`TimelineMeta.scrub`): no environment or secret leaves a collector.
         """
+        self.meta.scrub()
         for table, columns, label in (
             (self.events, EVENT_COLUMNS, "events"),
             (self.counters, COUNTER_COLUMNS, "counters"),
