@@ -1,30 +1,45 @@
-"""Benchmark: load the same synthetic Kineto trace with gpulens and with Holistic Trace Analysis (HTA).
+"""Benchmark: the command users run (``gpulens analyze``) against Holistic Trace Analysis (HTA) on the same trace.
 
-    python benchmarks/run.py                       # N = 100k and 1M kernels, CUDA dialect
+    python benchmarks/run.py                          # 100k and 1M kernels
     python benchmarks/run.py --kernels 100000 --skip-hta
+    python benchmarks/run.py --with-5m                # also 5M kernels (≈ 6 GB of JSON; HTA skipped there)
+    python benchmarks/run.py --ranks 8 --rank-kernels 50000   # + a directory of 8 rank files, 1 vs 2 workers
 
-For each N it generates ``WORKDIR/kN/rank0.pt.trace.json`` (once; :mod:`gen_kineto`), then measures, each in a fresh
-process (:mod:`_measure`): HTA's ``TraceAnalysis(trace_dir)`` (in its own virtual environment, created on first use
-with ``pip install holistictraceanalysis`` — a benchmark-only dependency, never one of gpulens), gpulens without the
-cache, gpulens' first load writing the cache, and gpulens' cached re-open. It prints wall time, CPU time and peak RSS
-of each, and HTA ÷ gpulens ratios. Wall times on a loaded machine vary; CPU times vary less.
+For each N it generates ``WORKDIR/kN/rank0.pt.trace.json`` once (:mod:`gen_kineto`), then runs each measurement as
+its own process and reads that process's wall time, CPU time (user + system) and peak RSS from ``wait4``:
+
+* ``hta``           HTA ``TraceAnalysis(trace_dir)`` then ``get_temporal_breakdown`` and ``get_gpu_kernel_breakdown``
+                    (:mod:`_measure`, in HTA's own virtual environment: ``--hta-python`` or ``benchmarks/.venv-hta``
+                    created on first use); the load call and load + breakdowns are also timed inside the process;
+* ``gl_json``       ``gpulens analyze FILE --no-cache --json out.json -q`` — the headline;
+* ``gl_all``        ``gpulens analyze FILE --no-cache --json --html --markdown -q``;
+* ``gl_cached``     ``gpulens analyze FILE --json out.json -q`` after one cache-writing run (cache hit: the Timeline
+                    and the analysis results come from the cache);
+* ``gl_cached_all`` the cached re-run writing JSON, HTML and Markdown.
+
+Process figures include interpreter start-up and imports for both tools; ``_measure`` also reports HTA's load call
+alone (imports excluded) — the issue's reference ("HTA's load"). Ratios: HTA ÷ gpulens (above 1 = gpulens faster / smaller).
+``--json FILE`` keeps every figure; ``--markdown FILE`` writes the tables of benchmarks/RESULTS.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import platform
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
 
-def _hta_python(workdir: Path, given: str | None) -> str:
+def _hta_python(given: str | None) -> str:
     if given:
         return given
     venv = HERE / ".venv-hta"
@@ -32,77 +47,214 @@ def _hta_python(workdir: Path, given: str | None) -> str:
     if not py.exists():
         print(f"creating {venv} with holistictraceanalysis (once) …", flush=True)
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(py), "-m", "pip", "install", "-q", "holistictraceanalysis"], check=True)
+        # HTA 0.5.0 fails on pandas 3 (int16 dtype coercion in its parser): pin pandas 2 in its environment
+        subprocess.run([str(py), "-m", "pip", "install", "-q", "holistictraceanalysis", "pandas<3"], check=True)
     return str(py)
 
 
-def _measure(python: str, tool: str, path: Path, env: dict[str, str], extra: list[str] = ()) -> dict:
-    out = subprocess.run([python, str(HERE / "_measure.py"), tool, str(path), *extra], env=env, cwd=tempfile.gettempdir(),
-                         capture_output=True, text=True)
-    if out.returncode != 0:
-        return {"tool": tool, "error": (out.stderr.strip().splitlines() or ["failed"])[-1]}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+def run_process(cmd: list[str], env: dict[str, str] | None = None, ok_codes: tuple[int, ...] = (0,)) -> dict:
+    """Run ``cmd``; return wall s, CPU s (user + system) and peak RSS MiB of that process alone (``wait4``)."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, env=env, cwd=tempfile.gettempdir(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = p.stdout.read(), p.stderr.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    res = {"wall_s": round(wall, 3), "cpu_s": round(ru.ru_utime + ru.ru_stime, 3),
+           "peak_rss_mb": round(ru.ru_maxrss / 1024, 1), "rc": p.returncode}
+    if p.returncode not in ok_codes:
+        res["error"] = (err.decode(errors="replace").strip().splitlines() or ["failed"])[-1]
+    res["stdout"] = out.decode(errors="replace").strip().splitlines()[-1:] if out else []
+    return res
 
 
-def run(kernels: list[int], workdir: Path, dialect: str, skip_hta: bool, hta_python: str | None) -> list[dict]:
-    """Generate, measure and print; return one dict per N."""
-    sys.path.insert(0, str(HERE))
+def _gpulens(path: Path, out: Path, env: dict, *flags: str) -> dict:
+    cmd = [sys.executable, "-c", "import sys; from gpulens.cli import main; sys.exit(main())", "analyze", str(path),
+           "-q", "--json", str(out / "r.json"), *flags]
+    return run_process(cmd, env, ok_codes=(0, 1))  # 1: a finding crossed a regression threshold, not a failure
+
+
+def measure_one(trace: Path, workdir: Path, skip_hta: bool, hta_python: str | None) -> dict:
+    """Every measurement of one trace (see module docstring)."""
+    out = workdir / "out"  # outside the trace's folder: HTA reads every file of that folder
+    out.mkdir(parents=True, exist_ok=True)
+    cache = workdir / "cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    env = {**os.environ, "GPULENS_CACHE_DIR": str(cache)}
+    res: dict = {"file_mb": round(trace.stat().st_size / 2**20, 1)}
+    if not skip_hta:  # one HTA process: its load call and its two breakdowns are timed separately inside it
+        r = run_process([_hta_python(hta_python), str(HERE / "_measure.py"), "hta", str(trace.parent),
+                         "--breakdowns"], env)
+        if r.get("stdout"):
+            try:
+                r["call"] = json.loads(r["stdout"][-1])
+            except ValueError:
+                r["error"] = "no measurement printed"
+        res["hta"] = r
+    html_md = ["--html", str(out / "r.html"), "--markdown", str(out / "r.md")]
+    res["gl_json"] = _gpulens(trace, out, env, "--no-cache")
+    res["gl_all"] = _gpulens(trace, out, env, "--no-cache", *html_md)
+    _gpulens(trace, out, env)  # writes the Timeline and results cache
+    res["gl_cached"] = _gpulens(trace, out, env)
+    res["gl_cached_all"] = _gpulens(trace, out, env, *html_md)
+    shutil.rmtree(cache, ignore_errors=True)
+    return res
+
+
+def measure_ranks(workdir: Path, ranks: int, kernels: int) -> dict:
+    """A directory of ``ranks`` rank files: ``gpulens analyze DIR --no-cache --json`` with 1 and with 2 workers."""
     import gen_kineto
 
-    rows = []
-    for n in kernels:
-        d = workdir / f"k{n}-{dialect}"
-        trace = d / "rank0.pt.trace.json"
-        if not trace.exists():
-            print(f"generating {trace} ({n} kernels) …", flush=True)
-            gen_kineto.generate(trace, n, dialect=dialect)
-        size_mb = trace.stat().st_size / 2**20
-        cache = workdir / "cache"
-        shutil.rmtree(cache, ignore_errors=True)
-        env = {**os.environ, "GPULENS_CACHE_DIR": str(cache)}
-        res = {"kernels": n, "file_mb": round(size_mb, 1)}
-        res["gpulens"] = _measure(sys.executable, "gpulens", trace, env, ["--no-cache"])
-        res["gpulens_first_cached"] = _measure(sys.executable, "gpulens", trace, env)
-        res["gpulens_reopen"] = _measure(sys.executable, "gpulens", trace, env)
-        if not skip_hta:
-            res["hta"] = _measure(_hta_python(workdir, hta_python), "hta", d, env)
-        rows.append(res)
-        _print(res)
-    return rows
+    d = workdir / f"ranks{ranks}x{kernels}"
+    if not (d / "rank-0.pt.trace.json").exists():
+        print(f"generating {d} ({ranks} × {kernels} kernels) …", flush=True)
+        gen_kineto.generate(d, kernels, ranks=ranks)
+    out = workdir / "out"
+    out.mkdir(exist_ok=True)
+    env = {**os.environ, "GPULENS_CACHE_DIR": str(workdir / "cache")}
+    res = {"ranks": ranks, "kernels_per_rank": kernels,
+           "dir_mb": round(sum(f.stat().st_size for f in d.iterdir()) / 2**20, 1)}
+    for w in (1, 2):
+        res[f"workers{w}"] = _gpulens(d, out, env, "--no-cache", "--workers", str(w))
+    return res
 
 
-def _print(r: dict) -> None:
-    print(f"\n{r['kernels']:,} kernels, {r['file_mb']} MiB of JSON")
-    print(f"{'':24}{'wall s':>10}{'cpu s':>10}{'peak RSS MiB':>14}{'rows':>12}")
-    for key in ("hta", "gpulens", "gpulens_first_cached", "gpulens_reopen"):
+ROWS = [("hta", "HTA: TraceAnalysis + temporal & kernel breakdowns, whole process"),
+        ("gl_json", "gpulens analyze --no-cache --json"),
+        ("gl_all", "gpulens analyze --no-cache --json --html --markdown"),
+        ("gl_cached", "gpulens analyze --json, cache hit"),
+        ("gl_cached_all", "gpulens analyze --json --html --markdown, cache hit")]
+
+
+def ratios(r: dict) -> dict:
+    """HTA ÷ gpulens ratios and the report-writing overhead of one N."""
+    out = {}
+    g, h = r.get("gl_json"), r.get("hta")
+    ok = lambda m: m and "error" not in m  # noqa: E731
+    if ok(g) and ok(h) and "call" in h:
+        c = h["call"]
+        out["HTA load call / gpulens analyze --json"] = {k: round(c[f"load_{k}"] / g[k], 2)
+                                                         for k in ("wall_s", "cpu_s")}
+        out["HTA load call / gpulens analyze --json"]["peak_rss_mb"] = round(c["load_peak_rss_mb"] /
+                                                                             g["peak_rss_mb"], 2)
+        out["HTA load + breakdowns (calls) / gpulens"] = {k: round(c[k] / g[k], 2) for k in ("wall_s", "cpu_s")}
+        out["HTA whole process / gpulens whole process"] = {k: round(h[k] / g[k], 2)
+                                                           for k in ("wall_s", "cpu_s", "peak_rss_mb")}
+    a = r.get("gl_all")
+    if ok(g) and ok(a):
+        out["--html --markdown / --json alone"] = {k: round(a[k] / g[k], 3) for k in ("wall_s", "cpu_s")}
+    return out
+
+
+def _print(n: int, r: dict) -> None:
+    print(f"\n{n:,} kernels, {r['file_mb']} MiB of JSON")
+    print(f"{'':58}{'wall s':>9}{'cpu s':>9}{'peak MiB':>10}")
+    for key, label in ROWS:
         m = r.get(key)
         if not m:
             continue
         if "error" in m:
-            print(f"{key:24}error: {m['error']}")
+            print(f"{label:58}error: {m['error']}")
             continue
-        print(f"{key:24}{m['wall_s']:>10.2f}{m['cpu_s']:>10.2f}{m['peak_rss_mb']:>14.0f}{m['rows']:>12,}")
-    h, g, c = r.get("hta"), r.get("gpulens"), r.get("gpulens_reopen")
-    if h and g and "error" not in h and "error" not in g:
-        print(f"ratio HTA / gpulens: wall {h['wall_s'] / g['wall_s']:.1f}×, cpu {h['cpu_s'] / g['cpu_s']:.1f}×, "
-              f"peak memory {h['peak_rss_mb'] / g['peak_rss_mb']:.1f}×")
-        if c and "error" not in c:
-            print(f"ratio HTA / gpulens cached re-open: wall {h['wall_s'] / c['wall_s']:.1f}×")
+        print(f"{label:58}{m['wall_s']:>9.2f}{m['cpu_s']:>9.2f}{m['peak_rss_mb']:>10.0f}")
+        if "call" in m:
+            c = m["call"]
+            print(f"{'  HTA TraceAnalysis() call alone (imports excluded)':58}{c['load_wall_s']:>9.2f}"
+                  f"{c['load_cpu_s']:>9.2f}{c['load_peak_rss_mb']:>10.0f}")
+            print(f"{'  HTA load + breakdowns calls (imports excluded)':58}{c['wall_s']:>9.2f}{c['cpu_s']:>9.2f}"
+                  f"{c['peak_rss_mb']:>10.0f}")
+    for k, v in r.get("ratios", {}).items():
+        print(f"ratio {k}: " + ", ".join(f"{a} {b}×" for a, b in v.items()))
+
+
+def exponent(rows: dict[int, dict], key: str = "gl_json", what: str = "cpu_s") -> float | None:
+    """Least-squares slope of log(cost) over log(N): 1.0 = linear."""
+    pts = [(math.log(n), math.log(r[key][what])) for n, r in rows.items() if key in r and "error" not in r[key]]
+    if len(pts) < 2:
+        return None
+    mx = sum(x for x, _ in pts) / len(pts)
+    my = sum(y for _, y in pts) / len(pts)
+    return round(sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts), 3)
+
+
+def markdown(doc: dict) -> str:
+    """The tables of RESULTS.md from a results document."""
+    lines = ["| kernels | file MiB | measurement | wall s | CPU s | peak RSS MiB |", "|---|---|---|---|---|---|"]
+    for n, r in doc["traces"].items():
+        first = True
+        for key, label in ROWS:
+            m = r.get(key)
+            if not m or "error" in m:
+                continue
+            lines.append(f"| {int(n):,} | {r['file_mb'] if first else ''} | {label} | {m['wall_s']:.2f} | "
+                         f"{m['cpu_s']:.2f} | {m['peak_rss_mb']:,.0f} |")
+            if "call" in m:
+                c = m["call"]
+                lines.append(f"| | | … HTA `TraceAnalysis()` call alone (imports excluded) | {c['load_wall_s']:.2f} | "
+                             f"{c['load_cpu_s']:.2f} | {c['load_peak_rss_mb']:,.0f} |")
+                lines.append(f"| | | … HTA load + breakdown calls (imports excluded) | {c['wall_s']:.2f} | "
+                             f"{c['cpu_s']:.2f} | {c['peak_rss_mb']:,.0f} |")
+            first = False
+    lines += ["", "| kernels | ratio | wall | CPU | peak RSS |", "|---|---|---|---|---|"]
+    for n, r in doc["traces"].items():
+        for k, v in r.get("ratios", {}).items():
+            lines.append(f"| {int(n):,} | {k} | {v.get('wall_s', '')}× | {v.get('cpu_s', '')}× | "
+                         f"{str(v['peak_rss_mb']) + '×' if 'peak_rss_mb' in v else ''} |")
+    if doc.get("exponent") is not None:
+        lines += ["", f"Growth exponent of `gpulens analyze --no-cache --json` CPU time over N: "
+                      f"**{doc['exponent']}** (1.0 = linear)."]
+    rk = doc.get("ranks")
+    if rk:
+        w1, w2 = rk["workers1"], rk["workers2"]
+        lines += ["", f"{rk['ranks']} rank files × {rk['kernels_per_rank']:,} kernels ({rk['dir_mb']} MiB): "
+                      f"1 worker {w1['wall_s']:.2f} s wall / {w1['cpu_s']:.2f} s CPU; 2 workers "
+                      f"{w2['wall_s']:.2f} s wall / {w2['cpu_s']:.2f} s CPU (CPU of all processes) — speed-up **{w1['wall_s'] / w2['wall_s']:.2f}×**."]
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kernels", type=int, nargs="+", default=[100_000, 1_000_000])
-    ap.add_argument("--dialect", choices=("cuda", "rocm"), default="cuda")
+    ap.add_argument("--with-5m", action="store_true", help="also 5M kernels (gpulens only)")
     ap.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "gpulens-bench")
     ap.add_argument("--skip-hta", action="store_true", help="measure gpulens only")
     ap.add_argument("--hta-python", help="python of an environment where holistictraceanalysis is installed")
-    ap.add_argument("--json", type=Path, help="also write the results here")
+    ap.add_argument("--ranks", type=int, default=0, help="also a directory of this many rank files (1 vs 2 workers)")
+    ap.add_argument("--rank-kernels", type=int, default=50_000)
+    ap.add_argument("--json", type=Path, help="write every figure here")
+    ap.add_argument("--markdown", type=Path, help="write the result tables (Markdown) here")
     a = ap.parse_args(argv)
+    sys.path.insert(0, str(HERE))
+    import gen_kineto
+
     a.workdir.mkdir(parents=True, exist_ok=True)
-    rows = run(a.kernels, a.workdir, a.dialect, a.skip_hta, a.hta_python)
+    ns = list(a.kernels) + ([5_000_000] if a.with_5m else [])
+    load = os.getloadavg()
+    doc: dict = {"machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": sys.version.split()[0],
+                             "loadavg_at_start": [round(x, 2) for x in load]},
+                 "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "traces": {}}
+    print(f"load average at start: {load[0]:.2f} on {os.cpu_count()} CPUs", flush=True)
+    for n in ns:
+        trace = a.workdir / f"k{n}" / "rank0.pt.trace.json"
+        if not trace.exists():
+            print(f"generating {trace} ({n:,} kernels) …", flush=True)
+            gen_kineto.generate(trace, n)
+        r = measure_one(trace, a.workdir / f"k{n}-work", a.skip_hta or n > 1_000_000, a.hta_python)
+        r["ratios"] = ratios(r)
+        doc["traces"][str(n)] = r
+        _print(n, r)
+    doc["exponent"] = exponent({int(n): r for n, r in doc["traces"].items()})
+    print(f"\ngrowth exponent (CPU, gpulens analyze --no-cache --json): {doc['exponent']}")
+    if a.ranks:
+        doc["ranks"] = measure_ranks(a.workdir, a.ranks, a.rank_kernels)
+        w1, w2 = doc["ranks"]["workers1"], doc["ranks"]["workers2"]
+        print(f"{a.ranks} rank files: 1 worker {w1['wall_s']:.2f} s, 2 workers {w2['wall_s']:.2f} s wall "
+              f"({w1['wall_s'] / w2['wall_s']:.2f}×)")
+    doc["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     if a.json:
-        a.json.write_text(json.dumps(rows, indent=1))
+        a.json.write_text(json.dumps(doc, indent=1))
+    if a.markdown:
+        a.markdown.write_text(markdown(doc))
     return 0
 
 

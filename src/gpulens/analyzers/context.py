@@ -106,9 +106,18 @@ class AnalysisContext:
         codes = [cats.index(k) for k in kinds if k in cats]
         return np.isin(self.kind_codes, codes) if codes else np.zeros(len(self.kind_codes), dtype=bool)
 
+    @cached_property
+    def _kind_counts(self) -> np.ndarray:
+        n = len(self.timeline.events["kind"].cat.categories)
+        return np.bincount(self.kind_codes[self.kind_codes >= 0].astype("int64"), minlength=n)
+
     def of_kind(self, *kinds: str) -> pd.DataFrame:
         """Rows of those kinds (original index kept), computed once per distinct ``kinds`` tuple. Do not mutate."""
-        key = tuple(sorted(set(kinds)))
+        # key: the kinds that have rows, so that e.g. the GPU kinds of a trace without copies share one frame
+        # with ("kernel", "comm") instead of holding a second copy of the same rows
+        counts = self._kind_counts
+        cats = list(self.timeline.events["kind"].cat.categories)
+        key = tuple(sorted({k for k in kinds if k in cats and counts[cats.index(k)] > 0}))
         if key not in self._kinds:
             self._kinds[key] = self.timeline.events[self.mask_of(*kinds)]
         return self._kinds[key]

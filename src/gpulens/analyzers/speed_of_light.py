@@ -100,7 +100,7 @@ class SpeedOfLightAnalyzer(Analyzer):
             per[f] = nv[f].to_numpy(dtype=float) if f in nv else np.nan
         per["vendor"] = "nvidia"
         per["dram_assumed"] = False
-        ev = [self._nv_evidence(nv_src.iloc[i]) for i in range(len(per))]
+        ev = self._nv_evidence_all(nv_src, len(per))
         # NVIDIA DRAM % from bytes / duration / the spec's bandwidth when ncu gave no DRAM % itself
         bw = device.memory_bandwidth if device is not None and device.vendor == "nvidia" else None
         if bw:
@@ -157,6 +157,29 @@ class SpeedOfLightAnalyzer(Analyzer):
         t = timeline.tables.get("empirical_roofs")
         v = measured_roofs(t, 0).get("HBMBw") if t is not None and len(t) else None
         return float(v) if v else None
+
+    @staticmethod
+    def _nv_evidence_all(src: pd.DataFrame, n: int) -> list[str]:
+        """:meth:`_nv_evidence` of every row of ``src`` without a per-row ``iloc`` (column arrays zipped; each
+        distinct row's text built once)."""
+        if not len(src.columns):
+            return [""] * n
+        cols = list(src.columns)
+        memo: dict = {}
+        out = []
+        for vals in zip(*(src[c].to_numpy(dtype=object) for c in cols)):
+            try:
+                text = memo.get(vals)
+            except TypeError:  # an unhashable cell
+                text = None
+            if text is None:
+                text = "; ".join(f"{f}: {m}" for f, m in zip(cols, vals) if m)
+                try:
+                    memo[vals] = text
+                except TypeError:
+                    pass
+            out.append(text)
+        return out
 
     @staticmethod
     def _nv_evidence(src: pd.Series) -> str:
