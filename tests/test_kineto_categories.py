@@ -80,7 +80,8 @@ def xla_trace(device: str = "/device:GPU:0") -> list:
         {"ph": "M", "pid": 9, "name": "process_name", "args": {"name": "/host:CPU"}},
         {"ph": "X", "pid": 9, "tid": 1, "ts": 100, "dur": 50, "name": "PjitFunction(f)"},
         {"ph": "X", "pid": 1, "tid": 900, "ts": 110, "dur": 30, "name": "dot.1"},  # range over the kernel
-        {"ph": "X", "pid": 1, "tid": 3, "ts": 110, "dur": 30, "name": "gemm_fusion"},
+        {"ph": "X", "pid": 1, "tid": 3, "ts": 110, "dur": 30, "name": "gemm_fusion",
+         "args": {"kernel_details": "regs:96 static_shared:1024 dynamic_shared:0 grid:16,4,1 block:128,1,1"}},
         {"ph": "X", "pid": 1, "tid": 3, "ts": 141, "dur": 4, "name": "MemcpyD2H", "args": {"bytes": 4096}},
         {},
     ]
@@ -94,6 +95,9 @@ def test_xla_gpu_trace_is_read_by_its_dialect(tmp_path):
     assert gpu.loc["gemm_fusion", "kind"] == "kernel" and gpu.loc["gemm_fusion", "dur_ns"] == 30_000
     assert gpu.loc["MemcpyD2H", "kind"] == "memcpy" and gpu.loc["MemcpyD2H", "copy_kind"] == "DtoH"
     assert set(gpu["stream_id"]) == {3} and set(gpu["device_id"]) == {0}
+    g = gpu.loc["gemm_fusion"]  # launch configuration from XLA's kernel_details text
+    assert (g["grid_x"], g["grid_y"], g["block_x"], g["regs_per_thread"], g["smem_static_bytes"]) == \
+        (16, 4, 128, 96, 1024)
     ev = tl.events.set_index("name")
     assert ev.loc["dot.1", "kind"] == "annotation"  # the "XLA Ops" line is not counted twice
     assert ev.loc["PjitFunction(f)", "kind"] == "other"

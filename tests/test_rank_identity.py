@@ -31,13 +31,15 @@ def fused_events(encoding: str) -> list[dict]:
         gpu = r % 2  # two nodes of two GPUs: rank 2 runs on its node's GPU 0
         if encoding == "pid":  # 100000000·rank + gpu for GPU events and 100000000·rank + os pid for host events
             gpu_pid, host_pid = 100_000_000 * r + gpu, 100_000_000 * r + host_pid
+        elif encoding == "pid label":  # the pid itself is the text label
+            gpu_pid, host_pid = f"RANK {r} - GPU {gpu}", f"RANK {r} - host {host_pid}"
         else:
             gpu_pid = gpu if encoding == "args.rank" else 10 + r
         if encoding == "process_name":
             ev.append({"ph": "M", "name": "process_name", "pid": gpu_pid, "args": {"name": f"RANK {r} - GPU {gpu}"}})
             ev.append({"ph": "M", "name": "process_name", "pid": host_pid, "args": {"name": f"RANK {r} - python"}})
         extra = {"rank": r} if encoding == "args.rank" else {}
-        dev = {} if encoding in ("pid", "process_name") else {"device": gpu}  # device only from the encoding
+        dev = {} if encoding in ("pid", "process_name", "pid label") else {"device": gpu}  # device only from the encoding
         g = GEMM_US[r]
         ev += [
             {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": host_pid, "tid": host_pid,
@@ -53,7 +55,7 @@ def fused_events(encoding: str) -> list[dict]:
     return ev
 
 
-@pytest.mark.parametrize("encoding", ["pid", "process_name", "args.rank"])
+@pytest.mark.parametrize("encoding", ["pid", "process_name", "args.rank", "pid label"])
 def test_fused_trace_has_four_ranks_and_names_the_straggler(tmp_path, encoding):
     p = tmp_path / "fused.json"
     p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": fused_events(encoding)}))
@@ -180,3 +182,13 @@ def test_case_t12_two_rocpd_processes():
     assert t.loc[3, "busy_ns"] == 150_000 and t.loc[3, "span_ns"] == 240_000
     assert t.loc[2, "rank"] != t.loc[3, "rank"]
     assert rep.summary["kernel_count"] == 4 and rep.summary["kernel_time_ns"] == 300_000
+
+
+def test_rocprofv3_hostname_subfolder_layout(tmp_path):
+    # rocprofv3's default output: <dir>/<hostname>/<pid>_results.db
+    (tmp_path / "node7").mkdir()
+    write_rocpd(tmp_path / "node7" / "9001_results.db", 9001, 1_000_000, [10_000])
+    write_rocpd(tmp_path / "node7" / "9002_results.db", 9002, 1_000_000, [30_000])
+    tl = collect(tmp_path)
+    k = tl.gpu_events()
+    assert {int(r): int(d) for r, d in k[["rank", "dur_ns"]].values} == {0: 10_000, 1: 30_000}

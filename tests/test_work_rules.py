@@ -48,6 +48,14 @@ def test_kernel_name_rules(name, kind):
     assert kind_of_kernel_name(name) == kind
 
 
+def test_fsdp_copy_in_is_not_communication():
+    from gpulens.collectors._work_rules import is_comm_launcher
+
+    # FSDP2 packs the all-gather input with a copy kernel under fsdp::all_gather_copy_in: computation, not comm
+    assert not is_comm_launcher("fsdp::all_gather_copy_in") and not is_comm_launcher("aten::mm")
+    assert is_comm_launcher("c10d::allgather_") and is_comm_launcher("sgl_kernel::all_reduce")
+
+
 def test_every_rule_cites_a_source():
     for r in KERNEL_NAME_RULES + LAUNCHER_RULES:
         assert r.source and r.family and r.kind in {"comm", "memcpy", "memset"}
@@ -76,7 +84,7 @@ def _kernel(name, corr, ts, dur, **args):
 
 @pytest.mark.parametrize("op", ["symm_mem::one_shot_all_reduce", "record_param_comms", "c10d::allreduce_",
                                 "_c10d_functional::all_reduce", "nccl:all_reduce", "vllm::_all_reduce_impl",
-                                "_C_custom_ar::all_reduce"])
+                                "_C_custom_ar::all_reduce", "sgl_kernel::all_reduce", "trtllm::allreduce"])
 def test_kernel_launched_under_a_communication_op_is_comm(tmp_path, op):
     # a generically named kernel (20 µs) launched by `op`, and a GEMM (30 µs) under aten::mm
     events = [_op(op, 1, 0, 10), _launch(100, 1, 2), _op("aten::mm", 2, 20, 10), _launch(101, 2, 22),

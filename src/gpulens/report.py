@@ -18,7 +18,7 @@ from gpulens.errors import note_input
 from gpulens.timeline import Timeline
 
 #: Version of the JSON report layout (docs/report-schema.md). Bump on incompatible change.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 @dataclass
@@ -60,7 +60,8 @@ class SourceReport:
         For inputs without a real timeline (counter-collection replays, summaries) the busy, span and idle figures
         are None (unknown, not measured) and ``busy_unknown_reason`` says why.
 
-        Also ``memcpy_count``, ``memcpy_bytes`` (sum of the recorded payloads of copies, bytes) and ``flops`` (sum of
+        Also ``memcpy_count``, ``memcpy_bytes`` (sum of the recorded payloads of copies, bytes; None when copies exist
+        and none records its size), ``memcpy_sizes_unknown`` (copies without a recorded size) and ``flops`` (sum of
         the FLOP counts the source recorded, e.g. Kineto ``with_flops`` on cpu_ops; 0 when none).
         """
         hs = self.results.get("hotspots")
@@ -95,7 +96,8 @@ class SourceReport:
             "rejected_event_count": int(len(self.timeline.rejected)),
             "ranks": self.timeline.ranks,
             "memcpy_count": int((ev["kind"] == "memcpy").sum()),
-            "memcpy_bytes": int(ev.loc[ev["kind"] == "memcpy", "bytes"].sum()),
+            "memcpy_bytes": _known_sum(ev.loc[ev["kind"] == "memcpy", "bytes"]),
+            "memcpy_sizes_unknown": int(ev.loc[ev["kind"] == "memcpy", "bytes"].isna().sum()),
             "flops": float(ev["flops"].sum()),
             "verdict": self.results["verdicts"].summary.get("run_verdict") if "verdicts" in self.results else None,
         }
@@ -293,3 +295,10 @@ def attach_ncu_inputs(loaded: list[tuple[str, Timeline]]) -> list[tuple[str, Tim
         else:
             tl.meta.warnings.append(f"{label}: no profiled launch matched a kernel of the other input(s)")
     return [x for i, x in enumerate(out) if i not in dropped]
+
+
+def _known_sum(values: Any) -> int | None:
+    """Sum of the recorded values; None when there are values and none is recorded (unknown, never 0)."""
+    if len(values) and values.isna().all():
+        return None
+    return int(values.sum())

@@ -93,7 +93,9 @@ def collect(path: str | Path, strict: bool = True, format: str | None = None, se
     Args:
         path: a file of any supported format (gzip allowed), or a directory. A directory claimed by a
             directory-aware collector is read by it; otherwise every recognised file in it (not recursive) is
-            read and the results concatenated (one Timeline for several ranks), in parallel when large; files that
+            read and the results concatenated (one Timeline for several ranks), in parallel when large (a folder
+            with no trace file but subfolders, e.g. rocprofv3's ``<hostname>/<pid>_results.db``, is read one level
+            down); files that
             record no rank are numbered instead of all becoming rank 0 (:mod:`._ranks`, with a warning).
         strict: see :meth:`Collector.collect`.
         format: collector name to force instead of sniffing.
@@ -134,6 +136,9 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
 
         files = sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith("."))
         files = [f for f in files if sniff(f) is not None]
+        if not files:  # rocprofv3's default layout: <output>/<hostname>/<pid>_results.db — one level down
+            files = [f for d in sorted(p.iterdir()) if d.is_dir() and not d.name.startswith(".")
+                     for f in sorted(d.iterdir()) if f.is_file() and not f.name.startswith(".") and sniff(f)]
         if not files:
             raise UnknownFormatError(p, "directory holds no trace file gpulens recognises")
         if select is not None and select.ranks is not None:
@@ -141,7 +146,7 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
             if not files:
                 raise TraceFormatError(p, f"no rank file matches {select.describe()}")
         loaded = load_many(files, strict, select, cache, workers, scheduler)
-        labelled = [(f.name, t) for f, t in zip(files, loaded) if t is not None]
+        labelled = [(str(f.relative_to(p)), t) for f, t in zip(files, loaded) if t is not None]
         notes = number_rankless(labelled)  # rank-less files (or one per process) must not all become rank 0
         tl = concat([t for _, t in labelled])
         tl.meta.warnings = [f"{p}: {n}" for n in notes] + tl.meta.warnings

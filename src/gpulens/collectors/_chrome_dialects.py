@@ -115,3 +115,21 @@ def refusal(dialect: Dialect) -> str:
     """The one-line message for a Chrome trace gpulens does not read."""
     return (f"not a PyTorch Profiler (Kineto) trace: looks like {dialect.producer} output — {dialect.reason}; "
             "gpulens does not analyse it as Kineto")
+
+
+_DETAIL = re.compile(r"(regs|static_shared|dynamic_shared|grid|block):\s*([\d,]+)")
+
+
+def xla_kernel_details(text: str) -> dict[str, int]:
+    """XLA's ``kernel_details`` text (``regs:128 static_shared:0 dynamic_shared:73728 grid:8,8,1 block:256,1,1``;
+    grid in blocks) → Timeline launch columns keyed as the Kineto accumulator's (``grid_x``…, ``regs``, ``smem``)."""
+    out: dict[str, int] = {}
+    for key, val in _DETAIL.findall(text or ""):
+        nums = [int(v) for v in val.split(",") if v]
+        if key in ("grid", "block"):
+            out.update({f"{key}_{a}": n for a, n in zip("xyz", nums)})
+        elif key == "regs" and nums:
+            out["regs"] = nums[0]
+        elif key == "static_shared" and nums:
+            out["smem"] = nums[0]
+    return out

@@ -13,10 +13,14 @@ from operator import attrgetter
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from gpulens.collectors._chrome_json import Args
 from gpulens.collectors._work_rules import kind_of_kernel_name
-from gpulens.collectors._kineto_ranks import event_ranks
+from gpulens.collectors._chrome_dialects import xla_kernel_details
+from gpulens.collectors._collectives import collective_table
+from gpulens.collectors._kineto_grid import fix_rocm_grid
+from gpulens.collectors._kineto_ranks import event_ranks, rank_in_label
 from gpulens.collectors._kineto_columns import Dictionary, int_array, nullable, take, us_text_to_ns
 from gpulens.timeline.selection import Selection
 
@@ -126,13 +130,21 @@ class Accumulator:
         self.process_names: dict[int, str] = {}  # pid → process_name metadata
         self.thread_names: dict[tuple[int, int], str] = {}  # (pid, tid) → thread_name metadata
         self.comm_ranks: set[int] = set()  # `Rank` values of record_param_comms events
-        self.rank_encodings: list[str] = []  # per-event rank encodings found by finish()
+        self.rank_encodings: list[str] = []
+        self.grid_fixes: dict[str, int] = {}
+        self.collectives: list[tuple[np.ndarray, list]] = []  # (row numbers, Args) of events with collective args
+        self.collective_table = None  # tables["collectives"] built by finish()
+        self.kernel_details: dict[int, str] = {}  # row → XLA kernel_details text  # ROCm grid conversions by rule (see _kineto_grid)  # per-event rank encodings found by finish()
         self.missing_cat: set[str] = set()  # {""} once an X event without a category was seen
         self.count = 0  # X events seen (accepted + rejected)
         self.rows = 0  # accepted rows so far
+        self.memory: list[tuple] = []  # [memory] instant events: (raw ts, device type, device id, alloc, reserved, bytes)
 
     def add(self, events: list) -> None:
-        """Turn one piece of decoded events into columns (``M`` process/thread names are kept as metadata)."""
+        """Turn one piece of decoded events into columns (``M`` process/thread names are kept as metadata;
+        ``[memory]`` instant events go to :meth:`memory_table`)."""
+        self.memory += [(e.ts, a.device_type, a.device_id, a.total_allocated, a.total_reserved, a.mem_bytes)
+                        for e in events if e.ph in ("i", "I") and e.name == "[memory]" and (a := e.args) is not None]
         xs = [e for e in events if e.ph == "X"]
         for e in events:
             if e.ph == "M" and e.name in _META_NAMES and e.args is not None and isinstance(e.args.name, str):
@@ -214,6 +226,11 @@ class Accumulator:
         col["regs"] = int_array([a.registers for a in args])
         col["smem"] = int_array([a.shared_memory for a in args])
         col["rank"] = int_array([a.rank for a in args])
+        if isinstance(xs[0].pid, str) or isinstance(xs[-1].pid, str):  # fused traces may label pids "RANK 2 - GPU 4"
+            labelled = rank_in_label([e.pid for e in xs])
+            r_val, r_ok = col["rank"]
+            take_label = labelled[1] & ~r_ok
+            col["rank"] = (np.where(take_label, labelled[0], r_val), r_ok | take_label)
         rc = int_array([a.rank_comms for a in args])
         if rc[1].any():
             self.comm_ranks.update(np.unique(rc[0][rc[1]]).tolist())
@@ -246,15 +263,40 @@ class Accumulator:
             else:
                 idx = np.flatnonzero(ok)
                 col[key] = (idx, v[idx], n)
+        for i in np.flatnonzero(nocat):  # XLA GPU ops describe their launch in one text arg
+            if isinstance(args[i].kernel_details, str):
+                self.kernel_details[int(i) + self.rows] = args[i].kernel_details
+        ci = [i for i, a in enumerate(args) if a.coll_name is not None]
+        if ci:  # collective metadata (record_param_comms, NCCL kernels): kept beside the events
+            self.collectives.append((np.asarray(ci, dtype=np.int64) + self.rows, [args[i] for i in ci]))
         self.rows += n
         self.pieces.append(col)
 
-    def finish(self, base_ns: int, rank: int, select: Selection | None, dialect: Any = None):
+    def memory_table(self, base_ns: int, rank: int) -> pd.DataFrame | None:
+        """The ``[memory]`` instant events as a side table (None when there are none): ``time_ns`` [ns, Timeline
+        clock], ``rank``, ``device_type`` (Kineto's c10 DeviceType: 0 CPU, 1 CUDA — also ROCm builds —), ``device_id``
+        (−1 for the host), ``allocated_bytes`` / ``reserved_bytes`` (the allocator's totals after the event) and
+        ``delta_bytes`` (+ allocation, − free), in file order."""
+        if not self.memory:
+            return None
+        ts, ok = us_text_to_ns([m[0] for m in self.memory])
+
+        def num(j: int) -> np.ndarray:
+            return np.array([float(m[j]) if isinstance(m[j], (int, float)) else np.nan for m in self.memory])
+
+        return pd.DataFrame({"time_ns": ts[ok] + base_ns, "rank": np.full(int(ok.sum()), rank, dtype=np.int64),
+                             "device_type": num(1)[ok], "device_id": num(2)[ok], "allocated_bytes": num(3)[ok],
+                             "reserved_bytes": num(4)[ok], "delta_bytes": num(5)[ok]})
+
+    def finish(self, base_ns: int, rank: int, select: Selection | None, dialect: Any = None,
+               rocm: tuple[bool, bool] = (False, False)):
         """Concatenate the pieces; return (event columns, rejected columns, counter columns, ignored categories).
 
         Args:
             dialect: a :class:`~gpulens.collectors._chrome_dialects.Dialect`; for ``xla-gpu`` the events without a
                 category on GPU processes become GPU work (see that module).
+            rocm: (ROCm trace, written by the rocprofiler-sdk backend): grid sizes are converted to workgroups
+                (:mod:`._kineto_grid`); the counts are in ``self.grid_fixes``.
         """
         from gpulens.timeline.schema import KINDS
 
@@ -287,10 +329,15 @@ class Accumulator:
             name[name < 0] = self.names.encode([UNNAMED])[0]
         copy = cat("copy").astype(np.int64)
         corr = pair("corr")
-        ints = {key: pair(key) for key in ("pid", "tid", "device", "stream")}
+        ints = {key: pair(key) for key in ("pid", "tid", "device", "stream", "grid_x", "grid_y", "grid_z",
+                                           "block_x", "block_y", "block_z", "regs", "smem")}
         if dialect is not None and dialect.producer == "xla-gpu":
             self._place_xla(dialect, kind, name, nocat, copy, ints)
         is_gpu = np.isin(kind, [_K[k] for k in ("kernel", "comm", "memcpy", "memset")])
+        if rocm[0]:
+            self.grid_fixes = fix_rocm_grid(np.flatnonzero(is_gpu), [ints[f"grid_{a}"] for a in "xyz"],
+                                            [ints[f"block_{a}"] for a in "xyz"], rocm[1],
+                                            self._launched_by_ext_module(kind, name, corr, is_gpu))
         ranks = event_ranks(len(kind), rank, pair("rank"), ints["pid"], corr, is_gpu, ints["device"][0],
                             self.process_names)
         self.rank_encodings = ranks.encodings
@@ -345,6 +392,7 @@ class Accumulator:
                    "value": np.concatenate(val)[order], "unit": _codes_to_named_cat(mcodes, units)}
         else:
             cnt = {"event_id": np.zeros(0, dtype=np.int64), "metric": [], "value": np.zeros(0), "unit": []}
+        self.collective_table = collective_table(self.collectives, keep, new_id)
         rej = {"kind": [], "name": [], "start_ns": [], "dur_ns": [], "reason": []}
         reasons = ("missing ts or dur", "negative duration (unfinished or corrupt event)",
                    "zero timestamp (never recorded)")
@@ -356,6 +404,23 @@ class Accumulator:
             rej["reason"] += [reasons[x] for x in r["reason"]]
         return cols, rej, cnt, self.ignored
 
+
+    def _launched_by_ext_module(self, kind: np.ndarray, name: np.ndarray, corr: tuple[np.ndarray, np.ndarray],
+                                is_gpu: np.ndarray) -> np.ndarray:
+        """Per row: a GPU row whose launching runtime call (same correlation id) is ``hipExtModuleLaunchKernel``."""
+        rt = (kind == _K["runtime"]) & corr[1]
+        out = np.zeros(len(kind), dtype=bool)
+        if not rt.any():
+            return out
+        launcher = pd.Series(name[rt], index=corr[0][rt])
+        launcher = launcher[~launcher.index.duplicated()]
+        ext_codes = {c for c, v in enumerate(self.names.values) if isinstance(v, str) and v.startswith(
+            "hipExtModuleLaunchKernel")}
+        gi = np.flatnonzero(is_gpu & corr[1])
+        if ext_codes and len(gi):
+            codes = launcher.reindex(corr[0][gi]).to_numpy()
+            out[gi] = pd.Series(codes).isin(ext_codes).to_numpy()
+        return out
 
     def _place_xla(self, dialect: Any, kind: np.ndarray, name: np.ndarray, nocat: np.ndarray, copy: np.ndarray,
                    ints: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
@@ -378,6 +443,9 @@ class Accumulator:
             if kind[i] == _K["memcpy"]:
                 ck = copy_kind_of(self.names.text(name[i]))
                 copy[i] = self.copy.encode([ck])[0] if ck else -1
+            if int(i) in self.kernel_details:
+                for key, val in xla_kernel_details(self.kernel_details[int(i)]).items():
+                    ints[key][0][i], ints[key][1][i] = val, True
         self.ignored.pop("", None)
         self.ignored.pop("(none)", None)
 

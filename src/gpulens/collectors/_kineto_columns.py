@@ -49,6 +49,7 @@ class RawTrace(msgspec.Struct):
     cuda_runtime_version: Any = None
     hip_driver_version: Any = None
     hip_runtime_version: Any = None
+    rocprofiler_sdk_version: Any = msgspec.field(name="rocprofiler-sdk_version", default=None)
 
 
 EVENTS_DECODER = msgspec.json.Decoder(list[RawEvent])

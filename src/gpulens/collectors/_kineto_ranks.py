@@ -8,7 +8,7 @@ warning says it was inferred), else none (rank 0, and a directory of such files 
 Several ranks merged into one JSON by trace-fusion tools are recognised per event, by these encodings (first that
 applies wins for an event):
 
-1. ``args.rank`` on the event;
+1. ``args.rank`` on the event, or a text pid naming the rank (``"pid": "RANK 2 - GPU 4"``);
 2. the ``process_name`` metadata of its pid naming a rank: ``"RANK 2 - GPU 4"``, ``"rank 2"``, ``"Rank-2 GPU 4"``
    (a GPU number there is the device of that pid's GPU events when they record none);
 3. the pid itself when it is ``100000000·rank + n`` (pid ≥ 10⁸: no Linux pid is that large — ``pid_max`` ≤ 2²²);
@@ -45,6 +45,17 @@ class Ranks:
     rank: np.ndarray
     encodings: list[str] = field(default_factory=list)
     device_fix: tuple[np.ndarray, np.ndarray] | None = None
+
+
+def rank_in_label(labels: list) -> tuple[np.ndarray, np.ndarray]:
+    """(rank, found) of each text pid that names a rank (``"RANK 2 - GPU 4"``); numbers and others: not found."""
+    vals = np.zeros(len(labels), dtype=np.int64)
+    ok = np.zeros(len(labels), dtype=bool)
+    for i, lab in enumerate(labels):
+        m = _RANK_IN_PROCESS.search(lab) if isinstance(lab, str) else None
+        if m:
+            vals[i], ok[i] = int(m.group(1)), True
+    return vals, ok
 
 
 def _map(keys: np.ndarray, table: dict[int, int]) -> tuple[np.ndarray, np.ndarray]:

@@ -77,7 +77,7 @@ LAUNCHER_RULES: tuple[Rule, ...] = (
          "pytorch/pytorch ProcessGroupGloo.cpp, ProcessGroupUCC.cpp, ProcessGroupMPI.cpp"),
     Rule("comm", r"symm_mem", "PyTorch symmetric-memory ops (symm_mem::one_shot_all_reduce, …)",
          "pytorch/pytorch torch/csrc/distributed/c10d/symm_mem/SymmetricMemory.cpp (TORCH_LIBRARY symm_mem)"),
-    Rule("comm", r"_all_?reduce|_all_?gather|_reduce_?scatter|_all_?to_?all|custom_ar::",
+    Rule("comm", r"(_|::)(all_?reduce|all_?gather(?!_copy)|reduce_?scatter|all_?to_?all)|custom_ar::",
          "custom collectives of inference engines (vllm::all_reduce, _C_custom_ar::all_reduce, "
          "sgl_kernel::all_reduce, trtllm::allreduce)",
          "vllm-project/vllm vllm/distributed/device_communicators/custom_all_reduce.py; sgl-project/sglang "
@@ -133,8 +133,12 @@ def relabel_by_launcher(events: pd.DataFrame) -> int:
     ops = (kind == "cpu_op").to_numpy() & events["external_id"].notna().to_numpy()
     if not kern.any() or not ops.any():
         return 0
-    op_names = events["name"][ops]
-    cats = op_names.cat.categories if isinstance(op_names.dtype, pd.CategoricalDtype) else op_names.unique()
+    names = events["name"]
+    if isinstance(names.dtype, pd.CategoricalDtype):  # only the names CPU ops use (kernel names are many more)
+        codes = np.unique(names.cat.codes.to_numpy()[ops])
+        cats = names.cat.categories[codes[codes >= 0]]
+    else:
+        cats = names[ops].unique()
     comm_names = {c for c in cats if is_comm_launcher(c)}
     if not comm_names:
         return 0

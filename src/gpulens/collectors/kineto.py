@@ -22,6 +22,8 @@ Conventions (Chrome Trace Event Format; Kineto ``output_json.cpp``):
 * Chrome traces of other producers are recognised from their metadata (:mod:`._chrome_dialects`): JAX/XLA GPU traces
   (``/device:GPU:N`` processes) are read by their dialect; others (TPU-only XLA, browser traces, unknown producers
   whose events carry no Kineto category) are refused with a one-line message naming the likely producer.
+* Collective metadata (``record_param_comms`` / NCCL kernel args: collective, element counts, dtype, process
+  group) goes to ``tables["collectives"]`` (:mod:`._collectives`).
 * Kineto's per-kernel estimates (``blocks per SM``, ``warps per SM``, ``est. achieved occupancy %``) become Counters.
 """
 
@@ -43,6 +45,7 @@ from gpulens.collectors._kineto_ranks import RANK_IN_FILE_NAME
 from gpulens.collectors._kineto_columns import (TRACE_DECODER, RawEvent, RawTrace,
                                                 int_or_none, plain_bytes as _plain_bytes)
 from gpulens.collectors._work_rules import relabel_by_launcher
+from gpulens.collectors._nsys_more import incomplete_capture
 from gpulens.collectors._stream import CHUNK_BYTES, StreamInfo, Tail, stream_pieces
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
@@ -205,7 +208,18 @@ class KinetoCollector(Collector):
         if dialect.producer != "kineto":
             warnings.append(f"{path}: read as a {dialect.producer} trace ({dialect.reason}): events of GPU "
                             "processes on 'Stream' threads are GPU work; host events are kept as kind 'other'")
-        cols, rej, cnt, ignored = acc.finish(base_ns, rank, select, dialect)
+        props = trace.deviceProperties if isinstance(trace.deviceProperties, list) else []
+        rocm = (trace.hip_runtime_version is not None or trace.hip_driver_version is not None
+                or trace.rocprofiler_sdk_version is not None
+                or any(isinstance(p, dict) and p.get("gcnArchName") for p in props)
+                or any(isinstance(v, str) and v.startswith("hip") for v in acc.names.values))
+        cols, rej, cnt, ignored = acc.finish(base_ns, rank, select, dialect,
+                                             (rocm, trace.rocprofiler_sdk_version is not None))
+        if any(acc.grid_fixes.values()):
+            warnings.append(f"{path}: ROCm grid sizes converted to workgroups: "
+                            f"{acc.grid_fixes['work_items']} kernel(s) recorded in work-items "
+                            f"(hipExtModuleLaunchKernel), {acc.grid_fixes['swapped']} with grid and workgroup "
+                            "sizes in swapped places (rocprofiler-sdk backend)")
         n = len(cols["start_ns"])
         cols["event_id"] = np.arange(n, dtype="int64")
         ranks = sorted({int(r) for r in np.unique(cols["rank"])}) if n else [rank]
@@ -221,6 +235,11 @@ class KinetoCollector(Collector):
         rejected = make_table(REJECTED_COLUMNS, {**rej, "rank": [rank] * nr, "source": [self.name] * nr}, n=nr)
         nc = len(cnt["event_id"])
         counters = make_table(COUNTER_COLUMNS, {**cnt, "source": self._source(nc)}, n=nc)
+        incomplete = incomplete_capture(events, "the trace has no GPU activity event (kernel, gpu_memcpy, gpu_memset)",
+                                        "GPU activity was not recorded (ProfilerActivity.CUDA missing) or the "
+                                        "profiler stopped before flushing it")
+        if incomplete:
+            warnings.append(f"{path}: incomplete capture: {incomplete}")
         if nr:
             by_reason = rejected["reason"].value_counts()
             warnings.append(f"{path}: {nr} invalid event(s) excluded: " +
@@ -234,15 +253,21 @@ class KinetoCollector(Collector):
                "rank_source": rank_source, "ranks": ranks,
                "compressed": info.compressed, "uncompressed_bytes": info.nbytes, "base_time_ns": base_ns or None,
                "schema_version": trace.schemaVersion, "display_time_unit": trace.displayTimeUnit,
-               "distributed": dist or None, "producer": dialect.producer, "comm_by_launcher": by_launcher}
+               "distributed": dist or None, "producer": dialect.producer, "comm_by_launcher": by_launcher,
+               "incomplete_capture": incomplete,
+               "grid_units": "workgroups (converted)" if any(acc.grid_fixes.values()) else "as recorded"}
         for key in _VERSION_KEYS:  # driver/runtime versions as Kineto records them (e.g. 12000 = CUDA 12.0)
             if getattr(trace, key, None) is not None:
                 src[key] = getattr(trace, key)
         if select is not None and select.active:
             src["selection"] = select.describe()
+        tables = {"collectives": acc.collective_table} if acc.collective_table is not None else {}
         meta = TimelineMeta(sources=[json.loads(json.dumps(src, default=str))],
                             devices=[d for r in ranks for d in _devices(trace.deviceProperties, r)],
                             warnings=warnings,
                             truncated=bool(truncated_at), truncated_at=truncated_at)
-        return Timeline(events, counters, rejected, meta).validate()
+        memory = acc.memory_table(base_ns, rank)
+        if memory is not None:
+            tables["memory"] = memory
+        return Timeline(events, counters, rejected, meta, tables).validate()
 

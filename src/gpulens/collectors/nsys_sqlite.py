@@ -12,7 +12,9 @@ table                                kind       columns used
 ``CUPTI_ACTIVITY_KIND_MEMSET``       memset     start, end, deviceId, streamId, correlationId, bytes
 ``CUPTI_ACTIVITY_KIND_RUNTIME``      runtime    start, end, globalTid, correlationId, nameId
 ``CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`` sync    start, end, globalPid, streamId, correlationId, syncType
+``CUPTI_ACTIVITY_KIND_GRAPH_TRACE``  kernel     graph-level CUDA graph replays (``CUDA graph <graphId>``), see :mod:`._nsys_more`
 ``NVTX_EVENTS``                      annotation start, end, globalTid, text or ``StringIds[textId]``; range event types only
+                                                (push/pop or start/end in ``tables["nvtx_ranges"]``)
 ``TARGET_INFO_GPU``                  meta       one device per row (also GPUs that ran nothing)
 ``META_DATA_EXPORT`` /               meta       nsys version and export schema version
 ``EXPORT_META_DATA`` (older)
@@ -23,7 +25,8 @@ Conventions: times are the export's int64 ns (session clock); ``dur_ns = end - s
 ``pid = (globalPid >> 24) & 0xFFFFFF`` and ``tid = globalTid & 0xFFFFFF`` (nsys' documented packing of global ids).
 ``copyKind`` follows CUPTI's ``CUpti_ActivityMemcpyKind`` (1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP, ...; UVM kinds 11–13
 map to HtoD/DtoH/DtoD). Kernels that are collectives, copies or fills by name are ``comm``/``memcpy``/``memset``
-(:mod:`._work_rules`). The short and mangled names of every kernel
+(:mod:`._work_rules`). Runtime API names lose nsys' ``_vNNNN`` suffix. A capture with launch calls but no GPU
+activity is reported as incomplete (warning, ``meta.sources[0]["incomplete_capture"]``). The short and mangled names of every kernel
 are kept in ``tables["kernel_names"]`` (columns ``name``, ``short_name``, ``mangled_name``).
 
 Speed: one ``SELECT`` per table, no joins and no per-row Python objects; a synthetic export of one million kernels
@@ -40,6 +43,8 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._io import read_magic
+from gpulens.collectors._nsys_more import (NVTX_TYPES, graph_trace, incomplete_capture, normalise_api_names,
+                                           nvtx_range_table)
 from gpulens.collectors._work_rules import kinds_of_kernel_names
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
@@ -188,7 +193,12 @@ class NsysSqliteCollector(Collector):
                                          "NVTX_EVENTS, TARGET_INFO_GPU)")
         frames, rejected, warnings = [], [], []
         names_table = None
-        for reader in (_kernels, _copies, _memsets, _runtime, _syncs, _nvtx):
+        kernel_corr: set[int] = set()
+
+        def _graphs(db: _Db):
+            return graph_trace(db, _common, _gpu, kernel_corr)
+
+        for reader in (_kernels, _graphs, _copies, _memsets, _runtime, _syncs, _nvtx):
             try:
                 out = reader(db)
             except (sqlite3.DatabaseError, pd.errors.DatabaseError) as exc:
@@ -201,6 +211,12 @@ class NsysSqliteCollector(Collector):
             df, extra = out
             if extra is not None:
                 names_table = extra
+            if reader is _kernels and "correlation_id" in df:
+                kernel_corr.update(int(c) for c in pd.unique(df["correlation_id"].dropna()))
+            if reader is _graphs and len(df):
+                warnings.append(f"{path}: {len(df)} CUDA graph replay(s) traced at graph level "
+                                "(--cuda-graph-trace=graph) count as GPU work, one interval each; per-kernel detail "
+                                "needs --cuda-graph-trace=node")
             bad = df["dur_ns"].isna() | (df["dur_ns"] < 0)
             if bad.any():
                 r = df[bad]
@@ -217,6 +233,12 @@ class NsysSqliteCollector(Collector):
         if db.dropped and not len(events):
             raise TraceFormatError(path, "no usable event: " + "; ".join(warnings[-len(db.dropped):]).replace(
                 f"{path}: ", ""))
+        nvtx_types = nvtx_range_table([f for f in frames if len(f)])
+        note = incomplete_capture(events, "the kernel activity table is " + (
+            "empty" if "CUPTI_ACTIVITY_KIND_KERNEL" in db.cols else "absent"),
+            "the capture stopped early or CUDA activity tracing was off (nsys profile -t cuda)")
+        if note:
+            warnings.append(f"{path}: incomplete capture: {note}")
         rej = pd.concat(rejected, ignore_index=True) if rejected else None
         nr = 0 if rej is None else len(rej)
         rej_t = make_table(REJECTED_COLUMNS, None if rej is None else {
@@ -226,8 +248,11 @@ class NsysSqliteCollector(Collector):
             warnings.append(f"{path}: {nr} invalid event(s) excluded: " + ", ".join(
                 f"{k} ×{v}" for k, v in rej_t["reason"].value_counts().items() if v))
         meta = TimelineMeta(sources=[{"path": str(path), "collector": self.name, "size_bytes": path.stat().st_size,
-                                      "rank": 0, **_export_meta(db)}], devices=_devices(db), warnings=warnings)
+                                      "rank": 0, **_export_meta(db), "incomplete_capture": note}],
+                            devices=_devices(db), warnings=warnings)
         tables = {"kernel_names": names_table} if names_table is not None else {}
+        if nvtx_types is not None:
+            tables["nvtx_ranges"] = nvtx_types
         db.con.close()
         return Timeline(events, None, rej_t, meta, tables).validate()
 
@@ -318,7 +343,8 @@ def _runtime(db: _Db):
     if not db.has(t, "start", "end"):
         return None
     df = _common(db, t, {"globalTid": "{globalTid}", "correlation_id": "{correlationId}", "_n": "{nameId}"})
-    df["name"] = db.strings(df.pop("_n")) if "_n" in df else pd.Categorical(["cuda runtime"] * len(df))
+    df["name"] = normalise_api_names(db.strings(df.pop("_n"))) if "_n" in df else \
+        pd.Categorical(["cuda runtime"] * len(df))
     return _host(df, "runtime"), None
 
 
@@ -338,14 +364,16 @@ def _nvtx(db: _Db):
     if not db.has(t, "start"):
         return None
     where = ""
+    types: dict[int, str] = {}
     if db.has("ENUM_NSYS_EVENT_TYPE", "id", "name") and "eventType" in db.cols[t]:
-        ids = [r[0] for r in db.con.execute("SELECT id FROM ENUM_NSYS_EVENT_TYPE WHERE name LIKE 'Nvtx%Range'")]
-        if ids:
-            where = f" WHERE eventType IN ({','.join(map(str, ids))})"
+        rows = db.con.execute("SELECT id, name FROM ENUM_NSYS_EVENT_TYPE WHERE name LIKE 'Nvtx%Range'").fetchall()
+        types = {int(i): NVTX_TYPES.get(n, n) for i, n in rows}
+        if types:
+            where = f" WHERE eventType IN ({','.join(map(str, types))})"
     elif "end" in db.cols[t]:
         where = " WHERE [end] IS NOT NULL"  # no event-type names: keep what has an end (marks have none)
     wanted = {"start_ns": "{start}", "dur_ns": "{end} - {start}", "globalTid": "{globalTid}", "_text": "{text}",
-              "_tid": "{textId}"}
+              "_tid": "{textId}", "_type": "{eventType}"}
     parts = [f"{e.replace('{', '[').replace('}', ']')} AS {a}" for a, e in wanted.items()
              if all(n.split("}")[0] in db.cols[t] for n in e.split("{")[1:])]
     df = pd.read_sql_query(f"SELECT {', '.join(parts)} FROM [{t}]{where}", db.con)
@@ -354,6 +382,8 @@ def _nvtx(db: _Db):
         via_id = db.strings(df.pop("_tid")).astype(object)
         text = text.where(text.notna(), via_id)
     df["name"] = text.fillna("(unnamed NVTX range)").astype("category")
+    et = df.pop("_type") if "_type" in df else pd.Series([None] * len(df))
+    df["_range"] = [types.get(int(e), "push/pop") if pd.notna(e) else "push/pop" for e in et]
     return _host(df, "annotation"), None
 
 

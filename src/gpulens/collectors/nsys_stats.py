@@ -8,7 +8,9 @@ when a Timeline has no kernel events, so ``gpulens analyze summary.csv`` shows t
 Header (nsys 2022+): ``Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name``;
 older: ``Time(%),Total Time (ns),Instances,Average,Minimum,Maximum,Name`` (also with ``StdDev``). Columns are mapped
 by name; a time unit in the header (``(ns)``, ``(us)``, ``(ms)``, ``(s)`` from ``--timeunit``) is converted to ns.
-Names with commas are quoted by nsys; lines before the header (nsys' "Processing ..." notes) are skipped.
+Names with commas are quoted by nsys (an unquoted one in the last column is rejoined); lines before the header (nsys' "Processing ..." notes) are skipped. The stdout
+of ``nsys stats`` with several reports (banners, blank lines, one header per report) is read too: the kernel summary
+is found wherever it is (under its ``cuda_gpu_kern_sum`` banner) and read up to its end (blank line or next report).
 """
 
 from __future__ import annotations
@@ -66,13 +68,34 @@ def _map_header(header: list[str]) -> dict[int, tuple[str, float]] | None:
     return out if {"name", "calls", "total_ns"} <= have else None
 
 
+_KERNEL_BANNER = re.compile(r"cuda_gpu_kern_sum|gpukernsum|GPU Kernel Summary", re.IGNORECASE)
+_STATS_BANNER = re.compile(r"^\s*(Processing \[.*\] with \[.*reports[/\\]\w+\.py\]|\*\* .*\((cuda|osrt|nvtx|um)_\w+\):)")
+_REPORT_START = re.compile(r"^\s*(\*\*\s|Processing \[|Generating SQLite|NOTICE:|SKIPPED:|ERROR:)")
+
+
 def _find_header(lines: list[str]) -> tuple[int, dict[int, tuple[str, float]]] | None:
-    for i, ln in enumerate(lines[:50]):
+    """The kernel-summary header line anywhere in the text (``nsys stats`` stdout holds several reports, each with
+    a banner and its own header): the first header under a kernel-summary banner, else the first kernel-summary
+    header at all."""
+    first = None
+    for i, ln in enumerate(lines):
         if "Instances" in ln and "Name" in ln:
             m = _map_header(next(csv.reader([ln])))
             if m:
-                return i, m
-    return None
+                if any(_KERNEL_BANNER.search(b) for b in lines[max(0, i - 3):i]):
+                    return i, m
+                first = first or (i, m)
+    return first
+
+
+def _table_lines(lines: list[str], header: int) -> list[str]:
+    """The rows of the table under ``header``: up to the first blank line or the start of the next report."""
+    out = []
+    for ln in lines[header + 1:]:
+        if not ln.strip() or _REPORT_START.match(ln):
+            break
+        out.append(ln)
+    return out
 
 
 class NsysStatsCollector(Collector):
@@ -84,7 +107,11 @@ class NsysStatsCollector(Collector):
 
     def sniff(self, path: Path, head: bytes) -> bool:
         text = head.decode("utf-8", errors="replace")
-        return _find_header(text.splitlines()) is not None
+        lines = text.splitlines()
+        if _find_header(lines) is not None:
+            return True
+        # nsys stats stdout whose kernel table starts beyond the first 64 KiB: its report banners are enough
+        return any(_STATS_BANNER.match(ln) for ln in lines[:200])
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
@@ -94,8 +121,11 @@ class NsysStatsCollector(Collector):
         if found is None:
             raise TraceFormatError(path, "no nsys kernel-summary header (Time (%), Total Time, Instances, ..., Name)")
         h, mapping = found
-        rows = list(csv.reader(io.StringIO("\n".join(lines[h + 1:]))))
+        rows = list(csv.reader(io.StringIO("\n".join(_table_lines(lines, h)))))
         width = len(next(csv.reader([lines[h]])))
+        name_at = next(i for i, (c, _) in mapping.items() if c == "name")
+        if name_at == width - 1:  # an unquoted name with commas (``f(float *, int)``) in the last column: rejoin it
+            rows = [r[:width - 1] + [",".join(r[width - 1:])] if len(r) > width else r for r in rows]
         good = [r for r in rows if len(r) == width]
         warnings = []
         if len(good) != len([r for r in rows if r]):

@@ -14,6 +14,10 @@ Formats (column names from the files themselves, see ../shared/traces/SOURCES.md
   StdDev]``): no events; the table is kept as ``tables["rocprof_stats"]`` with a ``domain`` column.
 * ``results.sysinfo.txt`` (a ``rocminfo`` dump): no events; GPU agents become ``meta.devices``.
 
+A ``results.csv`` given alone is read with the files rocprof wrote beside it (``results.sysinfo.txt`` → devices,
+``results*.stats.csv`` → ``tables["rocprof_stats"]``), so the GPU is known; a whole folder is
+:mod:`gpulens.collectors.rocprof_v1_dir`.
+
 Columns are mapped by name (:mod:`gpulens.collectors._amdcsv`); rows narrower/wider than the header raise unless
 ``strict=False`` (:mod:`gpulens.collectors._csvrows`, case B17).
 """
@@ -66,6 +70,16 @@ def is_v3_header(cols: list[str]) -> bool:
     return bool({"agent_id", "counter_name", "source_agent_id"} & set(cols)) or (cols[:1] == ["kind"])
 
 
+def siblings(path: Path) -> list[Path]:
+    """Result files rocprof v1 writes beside ``<stem>.csv`` (``<stem>.sysinfo.txt``, ``<stem>.stats.csv``,
+    ``<stem>.hip_stats.csv``, ``<stem>.copy_stats.csv``) that exist, for a ``results.csv``-style file given alone."""
+    stem = path.name[:-4] if path.name.lower().endswith(".csv") else None
+    if not stem or "." in stem:
+        return []
+    names = (f"{stem}.sysinfo.txt", f"{stem}.stats.csv", f"{stem}.hip_stats.csv", f"{stem}.copy_stats.csv")
+    return [path.parent / n for n in names if (path.parent / n).is_file()]
+
+
 class RocprofV1Csv(Collector):
     """rocprof v1 / v2 kernel-trace and counter CSVs (see module docstring)."""
 
@@ -80,13 +94,30 @@ class RocprofV1Csv(Collector):
         return bool(set(NAME_COLUMNS[:2]) & set(cols)) and bool(
             {"gpu-id", "gpu_id", "grd", "grid_size", "beginns", "start_timestamp"} & set(cols))
 
-    def collect(self, path: Path, strict: bool = True) -> Timeline:
+    def collect(self, path: Path, strict: bool = True, with_siblings: bool = True) -> Timeline:
+        """Read one CSV; ``with_siblings``: also the rocminfo/stats files rocprof wrote beside it (:func:`siblings`)."""
         path = Path(path)
         text, size = read_text(path)
         header, rows, warnings = read_rows(path, text, strict, NAME_COLUMNS)
         d = dispatches_from_rows(path, header, rows)
         meta = TimelineMeta(sources=[source_meta(path, self.name, size, rows=len(rows), pmc=sorted(d.pmc))])
-        return build_timeline(d, self.name, path, meta=meta, warnings=warnings)
+        tables = {}
+        for sib in siblings(path) if with_siblings else []:  # results.sysinfo.txt / *.stats.csv beside a file given alone
+            try:
+                if sib.name.endswith(".sysinfo.txt"):
+                    meta.devices += parse_rocminfo(read_text(sib)[0])
+                else:
+                    tables["rocprof_stats"] = pd.concat([tables[k] for k in ("rocprof_stats",) if k in tables] +
+                                                        [RocprofStats().collect(sib).tables["rocprof_stats"]],
+                                                        ignore_index=True)
+            except (TraceFormatError, OSError) as exc:
+                warnings.append(f"{sib}: not read beside {path.name} ({exc})")
+                continue
+            meta.sources[0].setdefault("siblings", []).append(str(sib))
+        if meta.sources[0].get("siblings"):
+            warnings.append(f"{path}: read with " + ", ".join(Path(p).name for p in meta.sources[0]["siblings"])
+                            + " beside it (device and summaries of the same run)")
+        return build_timeline(d, self.name, path, meta=meta, warnings=warnings, tables=tables)
 
 
 class RocprofStats(Collector):

@@ -3,7 +3,9 @@ those of ``shared/reference/gpu-facts.md`` §S: ROCM (ROCm gpu-arch-specs / mi10
 FLOP/clock/CU × CUs × clock), ROCM-7.13 (MI355X row), STAS, TL-ARCH. "vector" = VALU, "matrix" = MFMA; dense.
 
 An MI250X is two GCDs and the runtime shows each as one device of 110 CUs, so its entry is **one GCD**: half the
-package's peaks and bandwidth. An MI250 GCD (104 CUs, 1700 MHz) has the MI210's per-device figures.
+package's peaks and bandwidth. An MI250 GCD (104 CUs, 1700 MHz) has the MI210's per-device figures; rocminfo names
+both dual-GCD parts "AMD Instinct MI250X / MI250", so the CU count tells them apart (104: MI250, 110: MI250X). The
+MI300A (APU, 228 CUs) is told from the MI300X (304 CUs) by name or CU count.
 """
 
 U = "uncertain"
@@ -31,6 +33,34 @@ GPUS = [
                  "matrix.bf16": [191.5, "ROCM (383 per package, halved)"],
                  "matrix.fp16": [191.5, "ROCM (383 per package, halved)"],
                  "matrix.int8": [191.5, "ROCM (383 per package, halved)"]}},
+    # rocminfo names both dual-GCD parts "AMD Instinct MI250X / MI250": the CU count per GCD (104 vs 110) decides
+    {"name": "AMD Instinct MI250 (one GCD)", "gfx_arch": "gfx90a", "num_sms": 104, "memory_gb": 64,
+     "match": [r"MI250(?!X)"],
+     "figures": {"clock_mhz": [1700, "ROCM"], "memory_bandwidth": [1638.4, "ROCM (3276.8 GB/s per package, halved)"],
+                 "l2": [8, "ROCM (per GCD)"],
+                 "vector.fp64": [22.65, "ROCM (45.3 per package, halved)"],
+                 "matrix.fp64": [45.25, "ROCM (90.5 per package, halved)"],
+                 "vector.fp32": [22.65, "ROCM (45.3 per package, halved)"],
+                 "matrix.fp32": [45.25, "ROCM (90.5 per package, halved)"],
+                 "matrix.bf16": [181.05, "ROCM (362.1 per package, halved)"],
+                 "matrix.fp16": [181.05, "ROCM (362.1 per package, halved)"],
+                 "matrix.int8": [181.05, "ROCM (362.1 per package, halved)"]}},
+    # APU: 228 CUs (6 XCDs × 38) at 2100 MHz; peaks by the ROCm formula FLOP/clk/CU (ROCM mi300.md, as MI300X)
+    # × 228 × 2.1 GHz; 128 GB unified HBM3
+    {"name": "AMD Instinct MI300A", "gfx_arch": "gfx942", "num_sms": 228, "memory_gb": 128,
+     "match": [r"MI300A"],
+     "figures": {"clock_mhz": [2100, "ROCM (gpu-arch-specs: MI300A peak clock)"],
+                 "memory_bandwidth": [5300, "AMD Instinct MI300A data sheet (5.3 TB/s; not in gpu-facts)", U],
+                 "l2": [24, "ROCM (4 MB per XCD × 6 XCDs)"],
+                 "vector.fp64": [61.3, "ROCM (derived: 128 FLOP/clk/CU × 228 × 2.1 GHz)"],
+                 "matrix.fp64": [122.6, "ROCM (derived: 256 FLOP/clk/CU)"],
+                 "vector.fp32": [61.3, "ROCM (derived: 128 FLOP/clk/CU, as the MI300X entry)"],
+                 "matrix.fp32": [122.6, "ROCM (derived: 256 FLOP/clk/CU)"],
+                 "matrix.tf32": [490.3, "ROCM (derived: 1024 FLOP/clk/CU)"],
+                 "matrix.bf16": [980.6, "ROCM (derived: 2048 FLOP/clk/CU)"],
+                 "matrix.fp16": [980.6, "ROCM (derived: 2048 FLOP/clk/CU)"],
+                 "matrix.fp8": [1961.2, "ROCM (derived: 4096 FLOP/clk/CU)"],
+                 "matrix.int8": [1961.2, "ROCM (derived: 4096 OP/clk/CU)"]}},
     {"name": "AMD Instinct MI300X", "gfx_arch": "gfx942", "num_sms": 304, "memory_gb": 192,
      "match": [r"MI300X"],
      "figures": {"clock_mhz": [2100, "ROCM"], "memory_bandwidth": [5300, "ROCM"], "l2": [32, "ROCM (4 MB per XCD)"],

@@ -319,7 +319,8 @@ def concat(timelines: Iterable[Timeline]) -> Timeline:
 
     ``event_id`` is renumbered 0..n-1 across the result; counters' ``event_id`` follow their events;
     ``parent_id`` is remapped the same way. Metadata lists are concatenated; ``truncated`` is true if any input was.
-    Side tables with the same name are concatenated.
+    Side tables with the same name are concatenated; an integer ``event_id`` column in a side table is renumbered
+    with its events.
     """
     tls = list(timelines)
     events, counters, rejected = [], [], []
@@ -327,6 +328,7 @@ def concat(timelines: Iterable[Timeline]) -> Timeline:
     tables: dict[str, list[pd.DataFrame]] = {}
     offset = 0
     for tl in tls:
+        offset_before = offset
         ev = tl.events.copy()
         ev["event_id"] = ev["event_id"] + offset
         ev["parent_id"] = ev["parent_id"] + offset
@@ -341,7 +343,9 @@ def concat(timelines: Iterable[Timeline]) -> Timeline:
         meta.warnings += tl.meta.warnings
         meta.truncated = meta.truncated or tl.meta.truncated
         meta.truncated_at.update(tl.meta.truncated_at)
-        for k, v in tl.tables.items():
+        for k, v in tl.tables.items():  # side tables keyed by event_id follow their events
+            if "event_id" in v.columns and str(v["event_id"].dtype).lower().startswith("int") and offset_before:
+                v = v.assign(event_id=v["event_id"] + offset_before)
             tables.setdefault(k, []).append(v)
     return Timeline(
         _concat_tables(events, EVENT_COLUMNS),

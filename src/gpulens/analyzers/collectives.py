@@ -1,0 +1,162 @@
+"""Collectives: per rank, collective type and process group — count, time, exposed time, bytes and bandwidths.
+
+Each collective kernel (kind ``comm``) takes its metadata from ``tables["collectives"]`` (PyTorch's
+``record_param_comms`` args, see :mod:`gpulens.collectors._collectives`): its own row (NCCL kernels carry the args
+since PyTorch 2.1), else the row of the CPU op it was launched under (``op_event_id`` of the analysis context).
+Without metadata the type comes from the kernel name (``ncclDevKernel_AllReduce_…``) and the size is unknown —
+counted in ``sizes_unknown``, never summed as 0.
+
+Bandwidths as nccl-tests defines them (NVIDIA/nccl-tests doc/PERFORMANCE.md): ``algbw = S / t`` with S the
+collective's size (``bytes``) and t its time; ``busbw = algbw × factor(n)`` with n the group size — all-reduce
+2(n−1)/n; all-gather, reduce-scatter, all-to-all (n−1)/n; broadcast, reduce, send/recv 1. Here t is the GPU time of
+the collective kernels (overrun-clipped) and S/t is taken over the events whose size is known.
+``exposed_ns`` is the part of that time not overlapped by compute kernels on the same rank and GPU.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gpulens.analyzers.base import AnalysisResult, Analyzer
+from gpulens.timeline import Timeline
+
+COLUMNS = {
+    "rank": "distributed rank [id]",
+    "collective": "collective type (all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, reduce, "
+                  "send_recv, …) [text]",
+    "process_group": "process group name (description), or unknown [text]",
+    "group_size": "ranks in the group, <NA> when not recorded [count]",
+    "count": "collective kernels [count]",
+    "time_ns": "summed GPU time of those kernels [ns]",
+    "exposed_ns": "part of time_ns not overlapped by compute kernels on the same GPU [ns]",
+    "bytes": "summed size S of the collectives whose size is known [bytes]",
+    "sizes_unknown": "collectives whose size is not recorded (not counted in bytes) [count]",
+    "algbw": "S / t over the collectives of known size [B/s]",
+    "busbw": "algbw × nccl-tests bus factor of the type and group size [B/s]",
+}
+SUMMARY = {
+    "collectives": "collective kernels [count]",
+    "time_ns": "GPU time in collectives [ns]",
+    "exposed_ns": "collective time not overlapped by compute [ns]",
+    "with_metadata": "collectives with recorded type and size [count]",
+}
+_TYPES = (("allreduce", "all_reduce"), ("allgather", "all_gather"), ("reducescatter", "reduce_scatter"),
+          ("alltoall", "all_to_all"), ("sendrecv", "send_recv"), ("broadcast", "broadcast"), ("bcast", "broadcast"),
+          ("barrier", "barrier"), ("reduce", "reduce"), ("gather", "gather"), ("scatter", "scatter"),
+          ("send", "send_recv"), ("recv", "send_recv"))
+
+
+def collective_type(text: Any) -> str:
+    """Normalised collective type of a PyTorch collective name or a kernel name (``other`` when neither)."""
+    if not isinstance(text, str):
+        return "other"
+    t = re.sub(r"[^a-z]", "", text.lower())
+    for key, typ in _TYPES:
+        if key in t:
+            return typ
+    return "other"
+
+
+def bus_factor(typ: str, n: Any) -> float:
+    """nccl-tests bus-bandwidth factor of a collective type for a group of n ranks (NaN when unknown)."""
+    if n is None or n is pd.NA or not n or n != n:
+        return float("nan")
+    n = float(n)
+    if typ == "all_reduce":
+        return 2 * (n - 1) / n
+    if typ in ("all_gather", "reduce_scatter", "all_to_all"):
+        return (n - 1) / n
+    if typ in ("broadcast", "reduce", "send_recv"):
+        return 1.0
+    return float("nan")
+
+
+def _exposed(comm: pd.DataFrame, comp: pd.DataFrame) -> np.ndarray:
+    """Per comm interval: its length minus its overlap with the union of compute intervals of the same GPU."""
+    from gpulens.analyzers.intervals import merge
+
+    out = (comm["end"] - comm["start"]).to_numpy().astype(np.int64)
+    groups = {k: v for k, v in comp.groupby(["rank", "device_id"])} if len(comp) else {}
+    for key, idx in comm.groupby(["rank", "device_id"]).indices.items():
+        c = groups.get(key)
+        if c is None:
+            continue
+        us, ue = merge(c["start"].to_numpy(), c["end"].to_numpy())
+        cover = np.concatenate([[0], np.cumsum(ue - us)])
+
+        def covered(t: np.ndarray) -> np.ndarray:  # union length before time t
+            i = np.searchsorted(us, t, "right")
+            prev = cover[i]
+            inside = (i > 0) & (t < ue[np.maximum(i - 1, 0)])
+            return np.where(inside, cover[np.maximum(i - 1, 0)] + (t - us[np.maximum(i - 1, 0)]), prev)
+
+        s, e = comm["start"].to_numpy()[idx], comm["end"].to_numpy()[idx]
+        out[idx] = (e - s) - (covered(e) - covered(s))
+    return out
+
+
+class Collectives(Analyzer):
+    """Per-collective-type communication figures (see module docstring); skipped without collective kernels."""
+
+    name = "collectives"
+    order = 42
+
+    def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
+        from gpulens.analyzers.context import context_of
+
+        ctx = context_of(timeline)
+        gpu = ctx.gpu
+        eff = ctx.effective_ns
+        is_comm = (gpu["kind"] == "comm").to_numpy()
+        if not is_comm.any():
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
+                                  skipped_reason="no collective kernels in the trace", summary_columns=SUMMARY)
+        frame = pd.DataFrame({"event_id": gpu["event_id"].to_numpy(), "rank": gpu["rank"].to_numpy(),
+                              "device_id": gpu["device_id"].to_numpy(), "start": gpu["start_ns"].to_numpy(),
+                              "end": (gpu["start_ns"] + eff).to_numpy(), "name": gpu["name"].astype(str).to_numpy(),
+                              "op": ctx.links["op_event_id"].to_numpy()})
+        comm, comp = frame[is_comm].reset_index(drop=True), frame[(gpu["kind"] == "kernel").to_numpy()]
+        meta = timeline.tables.get("collectives")
+        cols = ["collective", "bytes", "group_size", "pg_name", "pg_desc"]
+        if meta is not None and len(meta):
+            m = meta.drop_duplicates("event_id").set_index("event_id")[cols]
+            own = m.reindex(comm["event_id"].to_numpy())
+            via = m.reindex(pd.array(comm["op"], dtype="Int64").fillna(-1).to_numpy(dtype=np.int64))
+            use_own = own["collective"].notna().to_numpy()
+            info = pd.DataFrame(np.where(use_own[:, None], own.to_numpy(dtype=object), via.to_numpy(dtype=object)),
+                                columns=cols)
+        else:
+            info = pd.DataFrame({c: [None] * len(comm) for c in cols})
+        has_meta = info["collective"].notna().to_numpy()
+        comm["collective"] = [collective_type(c if ok else n) for c, n, ok in
+                              zip(info["collective"], comm["name"], has_meta)]
+        comm["bytes"] = pd.array([b if b is not None and b is not pd.NA and b == b else pd.NA for b in info["bytes"]],
+                                 dtype="Int64")
+        comm["group_size"] = pd.array([g if g is not None and g is not pd.NA and g == g else pd.NA
+                                       for g in info["group_size"]], dtype="Int64")
+        comm["process_group"] = [f"{n} ({d})" if isinstance(d, str) and d and isinstance(n, str) else
+                                 (n if isinstance(n, str) and n else "unknown")
+                                 for n, d in zip(info["pg_name"], info["pg_desc"])]
+        comm["time"] = comm["end"] - comm["start"]
+        comm["exposed"] = _exposed(comm, comp)
+        known = comm["bytes"].notna().to_numpy()
+        comm["known_time"] = np.where(known, comm["time"], 0)
+        comm["bytes0"] = comm["bytes"].fillna(0).astype("int64")
+        comm["gs"] = comm["group_size"].astype("float64")
+        g = comm.groupby(["rank", "collective", "process_group"], sort=True)
+        table = g.agg(group_size=("gs", "max"), count=("time", "size"), time_ns=("time", "sum"),
+                      exposed_ns=("exposed", "sum"), bytes=("bytes0", "sum"),
+                      sizes_unknown=("bytes", lambda s: int(s.isna().sum())),
+                      known_time=("known_time", "sum")).reset_index()
+        table["algbw"] = np.where(table["known_time"] > 0, table["bytes"] * 1e9 / table["known_time"].clip(lower=1),
+                                  np.nan)
+        table["busbw"] = table["algbw"] * [bus_factor(t, n) for t, n in zip(table["collective"], table["group_size"])]
+        table["group_size"] = pd.array([int(x) if x == x else pd.NA for x in table["group_size"]], dtype="Int64")
+        table = table.sort_values(["rank", "time_ns"], ascending=[True, False], kind="stable")[list(COLUMNS)]
+        summary = {"collectives": int(len(comm)), "time_ns": int(comm["time"].sum()),
+                   "exposed_ns": int(comm["exposed"].sum()), "with_metadata": int(has_meta.sum())}
+        return AnalysisResult(self.name, table.reset_index(drop=True), COLUMNS, summary, summary_columns=SUMMARY)

@@ -1,0 +1,92 @@
+"""Copies and fills: per rank and copy kind (HtoD, DtoH, DtoD, PtoP, …) and for memory sets — count, bytes, time
+and achieved bandwidth.
+
+Sizes the source did not record stay unknown: ``bytes`` sums the known sizes only, ``sizes_unknown`` counts the
+others (``sizes`` says "n of m sizes unknown"), and ``bytes`` is <NA> when no size is known — never 0. Achieved
+bandwidth = known bytes / time of those same events, over events of non-zero duration (a 0 ns copy has no
+bandwidth); <NA> when there is no such event. Times are overrun-clipped durations (as every analyzer). Copies
+whose direction is not recorded are of kind ``unknown``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gpulens.analyzers.base import AnalysisResult, Analyzer
+from gpulens.timeline import Timeline
+
+COLUMNS = {
+    "rank": "distributed rank [id]",
+    "operation": "copy or fill (memset) [text]",
+    "copy_kind": "direction of the copy (HtoD, DtoH, DtoD, PtoP, …; unknown when not recorded; fill for sets) [text]",
+    "count": "events [count]",
+    "bytes": "summed size of the events whose size is recorded; <NA> when none is [bytes]",
+    "sizes_unknown": "events whose size is not recorded [count]",
+    "sizes": "how many sizes are unknown, as text [text]",
+    "time_ns": "summed GPU time [ns]",
+    "bandwidth": "known bytes / time of those events (non-zero durations only) [B/s]",
+}
+SUMMARY = {
+    "copies": "memory copies [count]",
+    "copy_bytes": "summed recorded size of the copies [bytes]",
+    "copy_sizes_unknown": "copies of unknown size [count]",
+    "copy_sizes": "how many copy sizes are unknown, as text [text]",
+    "copy_time_ns": "GPU time in copies [ns]",
+    "fills": "memory sets [count]",
+    "fill_bytes": "summed recorded size of the sets [bytes]",
+    "fill_sizes_unknown": "sets of unknown size [count]",
+    "fill_sizes": "how many set sizes are unknown, as text [text]",
+    "fill_time_ns": "GPU time in sets [ns]",
+}
+
+
+def _sizes_text(unknown: int, total: int) -> str:
+    return "all sizes known" if not unknown else f"{unknown} of {total} sizes unknown"
+
+
+class Copies(Analyzer):
+    """Copies and fills per kind (see module docstring); skipped when the trace has neither."""
+
+    name = "copies"
+    order = 34
+
+    def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
+        from gpulens.analyzers.context import context_of
+
+        ctx = context_of(timeline)
+        gpu = ctx.gpu
+        mask = gpu["kind"].isin(["memcpy", "memset"]).to_numpy()
+        if not mask.any():
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
+                                  skipped_reason="no memory copies or sets in the trace", summary_columns=SUMMARY)
+        g = gpu[mask]
+        fill = (g["kind"] == "memset").to_numpy()
+        ck = g["copy_kind"].astype(object).where(g["copy_kind"].notna(), "unknown").to_numpy()
+        d = pd.DataFrame({"rank": g["rank"].to_numpy(), "operation": np.where(fill, "fill", "copy"),
+                          "copy_kind": np.where(fill, "fill", ck), "time": ctx.effective_ns[mask].to_numpy(),
+                          "bytes": g["bytes"].to_numpy(dtype="float64", na_value=np.nan)})
+        d["known"] = ~np.isnan(d["bytes"])
+        d["bw_bytes"] = np.where(d["known"] & (d["time"] > 0), d["bytes"], 0.0)
+        d["bw_time"] = np.where(d["known"] & (d["time"] > 0), d["time"], 0)
+        t = d.groupby(["rank", "operation", "copy_kind"], sort=True).agg(
+            count=("time", "size"), known=("known", "sum"), bytes=("bytes", "sum"), time_ns=("time", "sum"),
+            bw_bytes=("bw_bytes", "sum"), bw_time=("bw_time", "sum")).reset_index()
+        t["sizes_unknown"] = (t["count"] - t["known"]).astype("int64")
+        t["bytes"] = pd.array([int(b) if k else pd.NA for b, k in zip(t["bytes"], t["known"])], dtype="Int64")
+        t["sizes"] = [_sizes_text(u, c) for u, c in zip(t["sizes_unknown"], t["count"])]
+        t["bandwidth"] = np.where(t["bw_time"] > 0, t["bw_bytes"] * 1e9 / t["bw_time"].clip(lower=1), np.nan)
+        t = t.sort_values(["rank", "operation", "time_ns"], ascending=[True, True, False], kind="stable")
+        table = t[list(COLUMNS)].reset_index(drop=True)
+        summary: dict[str, Any] = {}
+        for op, key in (("copy", "copy"), ("fill", "fill")):
+            part = d[d["operation"] == op]
+            n_known = int(part["known"].sum())
+            summary[f"{key}s" if key == "fill" else "copies"] = int(len(part))
+            summary[f"{key}_bytes"] = int(part["bytes"].sum()) if n_known else None
+            summary[f"{key}_sizes_unknown"] = int(len(part) - n_known)
+            summary[f"{key}_sizes"] = _sizes_text(int(len(part) - n_known), int(len(part)))
+            summary[f"{key}_time_ns"] = int(part["time"].sum())
+        return AnalysisResult(self.name, table, COLUMNS, summary, summary_columns=SUMMARY)

@@ -1,0 +1,64 @@
+"""One grid unit in the Timeline: ``grid_{x,y,z}`` are blocks (CUDA) / workgroups (HIP). ROCm Kineto traces record
+other units, converted here:
+
+* roctracer backend (ROCm ≤ 6): kernels launched by ``hipExtModuleLaunchKernel`` (Tensile/hipBLASLt, MIOpen) carry
+  the launch's *global work size* (work-items) as ``grid`` — HIP's ``hipExtModuleLaunchKernel(f, globalWorkSizeX,
+  …, localWorkSizeX, …)`` signature — so ``grid = ceil(grid / block)`` per axis (e.g. 73728 work-items in
+  workgroups of 256 = 288 workgroups). Kernels of ``hipLaunchKernel``/``hipModuleLaunchKernel`` give ``gridDim``
+  in blocks already and are kept.
+* rocprofiler-sdk backend (ROCm ≥ 6.4; the trace carries ``rocprofiler-sdk_version``): ``grid`` holds the
+  *workgroup size* and ``block`` the *grid size in work-items* (rocprofiler-sdk's ``workgroup_size``/``grid_size``
+  written in swapped places), e.g. ``grid [256,1,1]``, ``block [524288,1,1]``. Swapped back, then converted:
+  ``block = grid field``, ``grid = ceil(block field / block)``. Without the version key the swap is recognised per
+  kernel by a "block" larger than any GPU allows (> 1024 threads).
+
+CUDA traces are never changed (no ``hip`` runtime, no ``gcnArchName``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_EXT_MODULE = ("hipExtModuleLaunchKernel",)
+MAX_THREADS_PER_BLOCK = 1024  # HIP and CUDA limit on workgroup/block size
+
+
+def _ceil_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return (a + b - 1) // np.maximum(b, 1)
+
+
+def fix_rocm_grid(rows: np.ndarray, grid: list[tuple[np.ndarray, np.ndarray]],
+                  block: list[tuple[np.ndarray, np.ndarray]], sdk: bool, ext_module: np.ndarray) -> dict[str, int]:
+    """Convert the grid/block columns of GPU kernel ``rows`` of a ROCm trace in place; return counts per rule.
+
+    Args:
+        rows: indices of kernel rows (kinds kernel/comm/memcpy/memset recorded as kernels).
+        grid, block: three (values, valid) pairs each, edited in place.
+        sdk: the trace says it was written with the rocprofiler-sdk backend.
+        ext_module: per row, launched by ``hipExtModuleLaunchKernel`` (roctracer global-work-size convention).
+    """
+    counts = {"swapped": 0, "work_items": 0}
+    if not len(rows):
+        return counts
+    g = np.stack([grid[i][0][rows] for i in range(3)])
+    b = np.stack([block[i][0][rows] for i in range(3)])
+    ok = np.all(np.stack([grid[i][1][rows] for i in range(3)] + [block[i][1][rows] for i in range(3)]), axis=0)
+    threads = np.prod(np.maximum(b, 1), axis=0)
+    swapped = ok & (sdk | (threads > MAX_THREADS_PER_BLOCK))
+    items = ok & ~swapped & ext_module[rows]
+    if swapped.any():
+        wg, it = g[:, swapped], b[:, swapped]
+        g[:, swapped], b[:, swapped] = _ceil_div(it, wg), wg
+        counts["swapped"] = int(swapped.sum())
+    if items.any():
+        g[:, items] = _ceil_div(g[:, items], b[:, items])
+        counts["work_items"] = int(items.sum())
+    for i in range(3):
+        grid[i][0][rows] = g[i]
+        block[i][0][rows] = b[i]
+    return counts
+
+
+def is_ext_module(launcher_names: list) -> np.ndarray:
+    """Per launcher name (or None): a ``hipExtModuleLaunchKernel`` launch."""
+    return np.array([isinstance(n, str) and n.startswith(_EXT_MODULE) for n in launcher_names], dtype=bool)

@@ -1,0 +1,103 @@
+"""Nsight Systems export: the pieces beyond the plain activity tables.
+
+* :func:`graph_trace` — ``CUPTI_ACTIVITY_KIND_GRAPH_TRACE``: with nsys' default ``--cuda-graph-trace=graph`` a CUDA
+  graph replay is one row (start, end, device, stream, correlation of its ``cudaGraphLaunch``) and its kernels are
+  *not* in the kernel table. Each row is GPU work (kind ``kernel``, named ``CUDA graph <graphId>``), so busy time
+  and the launch → work link hold; replays whose kernels are also in the kernel table (node-level tracing) are not
+  added twice.
+* :func:`api_base_name` — runtime API names as nsys stores them carry the entry point's version suffix
+  (``cudaLaunchKernel_v7000``); the Timeline keeps the API name (``cudaLaunchKernel``) so launches match Kineto's.
+* :func:`incomplete_capture` — launch calls recorded but no GPU activity table at all: the capture stopped early or
+  CUDA activity tracing was off; said so instead of a bare "no GPU work".
+* :data:`NVTX_COLUMNS` — ``tables["nvtx_ranges"]``: the kind of each NVTX range event (push/pop ranges nest per
+  thread; start/end ranges may end on another thread, so they cover the whole process), read by the ``nvtx``
+  analyzer.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+_VERSION_SUFFIX = re.compile(r"_v\d+$")
+#: launch entry points (after the version suffix is dropped): CUDA runtime/driver, HIP, graph launches
+LAUNCH_API = re.compile(r"^(cuda|cu|hip)(Ext)?(Module)?(Launch|GraphLaunch)", re.IGNORECASE)
+#: Columns of ``tables["nvtx_ranges"]``: event_id of the annotation row and its range type.
+NVTX_COLUMNS = ("event_id", "range_type")
+#: nsys ENUM_NSYS_EVENT_TYPE names → range type
+NVTX_TYPES = {"NvtxPushPopRange": "push/pop", "NvtxStartEndRange": "start/end"}
+
+
+def api_base_name(name: Any) -> Any:
+    """``cudaLaunchKernel_v7000`` → ``cudaLaunchKernel`` (other values unchanged)."""
+    return _VERSION_SUFFIX.sub("", name) if isinstance(name, str) else name
+
+
+def normalise_api_names(names: pd.Series) -> pd.Series:
+    """:func:`api_base_name` of a categorical name column, computed once per category."""
+    s = names if isinstance(names.dtype, pd.CategoricalDtype) else names.astype("category")
+    cats = s.cat.categories
+    new = [api_base_name(c) for c in cats]
+    if list(new) == list(cats):
+        return s
+    codes, uniq = pd.factorize(pd.Series(new, dtype=object))
+    old = s.cat.codes.to_numpy()
+    remap = np.where(old >= 0, codes[np.maximum(old, 0)], -1) if len(codes) else old
+    return pd.Series(pd.Categorical.from_codes(remap, categories=pd.Index(uniq).astype(str)), index=s.index)
+
+
+def graph_trace(db: Any, common: Any, gpu: Any, kernel_corr: set[int]) -> tuple[pd.DataFrame, None] | None:
+    """Rows of ``CUPTI_ACTIVITY_KIND_GRAPH_TRACE`` as GPU work (see module docstring).
+
+    Args:
+        db: the nsys ``_Db``; common/gpu: the collector's select and GPU-row helpers.
+        kernel_corr: correlation ids already present in the kernel table (node-level traced replays).
+    """
+    t = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"
+    if not db.has(t, "start", "end"):
+        return None
+    df = common(db, t, {"device_id": "{deviceId}", "stream_id": "{streamId}", "correlation_id": "{correlationId}",
+                        "globalPid": "{globalPid}", "_g": "{graphId}"})
+    if kernel_corr and "correlation_id" in df:
+        df = df[~df["correlation_id"].isin(list(kernel_corr)).fillna(False).to_numpy()].reset_index(drop=True)
+    gid = df.pop("_g") if "_g" in df else pd.Series([None] * len(df))
+    df["name"] = pd.Series([f"CUDA graph {int(g)}" if pd.notna(g) else "CUDA graph" for g in gid],
+                           dtype="category")
+    return gpu(df, "kernel"), None
+
+
+def incomplete_capture(events: pd.DataFrame, missing: str, advice: str) -> str | None:
+    """The sentence saying a capture is incomplete, or None: kernel launch calls recorded, no kernel at all.
+
+    Args:
+        missing: what the source lacks (e.g. "the kernel activity table is absent").
+        advice: the likely cause and fix.
+    """
+    if len(events) and events["kind"].isin(["kernel", "comm"]).any():  # kernel launches need kernel records
+        return None
+    rt = events[events["kind"] == "runtime"] if len(events) else events
+    if not len(rt):
+        return None
+    launches = rt[rt["name"].astype(str).str.match(LAUNCH_API)]
+    if not len(launches):
+        return None
+    corr = launches["correlation_id"].dropna()
+    span = f" (correlation {int(corr.min())}–{int(corr.max())})" if len(corr) else ""
+    apis = ", ".join(f"{n} ×{c}" for n, c in launches["name"].astype(str).value_counts().items() if c)
+    return f"{len(launches)} launch call(s) ({apis}){span} have no GPU record and {missing} — {advice}"
+
+
+def nvtx_range_table(frames: list[pd.DataFrame]) -> pd.DataFrame | None:
+    """``tables["nvtx_ranges"]`` from the frames in assembly order (event ids are positions in their concat)."""
+    at, parts = 0, []
+    for f in frames:
+        if not len(f):
+            continue
+        if "_range" in f:
+            parts.append(pd.DataFrame({"event_id": np.arange(at, at + len(f), dtype="int64"),
+                                       "range_type": f["_range"].to_numpy(dtype=object)}))
+        at += len(f)
+    return pd.concat(parts, ignore_index=True) if parts else None
