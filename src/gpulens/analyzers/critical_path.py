@@ -135,7 +135,7 @@ def _paths(timeline: Timeline) -> list:
     for rank, step, thread, lo, hi, g0 in _windows(timeline, gpu, aux):
         df = pd.DataFrame(walker.walk(thread, lo, hi, g0), columns=["class", "a", "b", "pos"])
         df["ns"] = df["b"] - df["a"]
-        pos = df["pos"].to_numpy()
+        pos = df["pos"].to_numpy(dtype="int64") if len(df) else np.zeros(0, dtype="int64")  # empty walk: object dtype
         is_gpu = df["class"].isin(GPU_CLASSES - {"gpu_gap"}).to_numpy()
         safe = np.clip(pos, 0, None)
         df["who"] = np.where(pos < 0, "", np.where(is_gpu, gpu_names[np.clip(safe, 0, max(len(gpu_names) - 1, 0))]
@@ -163,6 +163,9 @@ class CriticalPath(Analyzer):
                 top = named.groupby("who")["ns"].sum().idxmax() if len(named) else ""
                 rows.append({"rank": rank, "step": step, "step_ns": step_ns, "class": cls,
                              "time_ns": int(g["ns"].sum()), "events": int(named["pos"].nunique()), "top_event": top})
+        if not rows:  # every event of zero length (e.g. rocprof-compute dispatches with unknown durations)
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
+                                  skipped_reason="no event with a duration: no critical path")
         t = pd.DataFrame(rows)
         t["share"] = t["time_ns"] / t["step_ns"].where(t["step_ns"] > 0)
         t["_o"] = t["class"].map({c: i for i, c in enumerate(CLASSES)})
