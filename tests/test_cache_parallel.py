@@ -106,11 +106,14 @@ def test_cli_cache_commands_and_no_cache(cache_dir, tmp_path, capsys):
     assert main(["analyze", "-q", "--no-cache", str(trace)]) == 0
     assert cache.info().entries == 0
     assert main(["analyze", "-q", str(trace)]) == 0
-    assert cache.info().entries == 1
+    # one analysed trace leaves two entries: its Timeline and its analysis results (issue 16)
+    assert cache.info().entries == 2
+    assert main(["analyze", "-q", str(trace)]) == 0  # a cache hit adds nothing
+    assert cache.info().entries == 2
     assert main(["cache", "info"]) == 0
-    assert "entries: 1" in capsys.readouterr().out
+    assert "entries: 2" in capsys.readouterr().out
     assert main(["cache", "clear"]) == 0
-    assert "removed 1 cache entry" in capsys.readouterr().out
+    assert "removed 2 cache entries" in capsys.readouterr().out
     assert cache.info().entries == 0
 
 
