@@ -113,5 +113,9 @@ def register(app: typer.Typer) -> None:
             msg = "No GPU work found in the input(s): 0 kernels."
             if steps or window or ranks:
                 msg += " (A --steps/--window/--ranks selection was applied: it may match nothing.)"
+            if steps:
+                from gpulens.analyzers.steps import steps_in_inputs
+
+                msg += " " + steps_in_inputs(inputs, strict=not lenient)
             console.print(msg)
         raise typer.Exit(code)
