@@ -51,7 +51,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
     sm, tl = s.summary, s.timeline
     hs = s.results.get("hotspots")
     hsum = hs.summary if hs is not None else {}
-    devices = ", ".join(sorted({str(d.get("name")) for d in tl.meta.devices})) or "not recorded"
+    devices = ", ".join(sorted({str(d.get("name")) for d in tl.meta.devices if d.get("name")})) or "not recorded"
     yield "\n".join([
         f"## {md_text(s.label, 200)}", "",
         "| | |", "|---|---|",
