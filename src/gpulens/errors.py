@@ -12,7 +12,9 @@ message and exits with its ``exit_code`` (never a traceback). The tree::
 
 Documented exit codes of the ``gpulens`` command (see README): 0 success, 1 performance regression (gate),
 2 usage or input error, 3 no comparable baseline (gate ``--require-baseline``), 4 the profiled workload failed,
-5 inputs loaded but contain no GPU work.
+5 inputs loaded but contain no GPU work, 70 internal error (an uncaught exception: a bug in gpulens, never a user
+error and never a regression; the CLI prints one line naming the input being processed, ``--debug`` shows the
+traceback). 70 is ``EX_SOFTWARE`` of BSD ``sysexits.h``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ EXIT_USAGE = 2
 EXIT_NO_BASELINE = 3
 EXIT_WORKLOAD_FAILED = 4
 EXIT_NO_GPU_WORK = 5
+EXIT_INTERNAL = 70
 
 
 class GpulensError(Exception):
@@ -46,6 +49,9 @@ class TraceFormatError(GpulensError):
         self.reason = reason
         super().__init__(f"{self.path}: {reason}")
 
+    def __reduce__(self):  # picklable across worker processes (Exception pickles ``args`` only)
+        return (type(self), (self.path, self.reason))
+
 
 class UnknownFormatError(TraceFormatError):
     """No registered collector recognises the file's content."""
@@ -65,3 +71,21 @@ class DependencyError(GpulensError):
     def __init__(self, package: str, feature: str, extra: str | None = None):
         hint = f"pip install 'gpulens[{extra}]'" if extra else f"pip install {package}"
         super().__init__(f"{feature} needs the '{package}' package: {hint}")
+
+
+def note_input(exc: BaseException, what: str) -> None:
+    """Record on ``exc`` which input gpulens was processing when it was raised (the first, innermost note wins).
+
+    The CLI's internal-error line reads it back (:func:`input_of`): "internal error while <what>". ``what`` is a
+    phrase such as ``"reading run.json"`` or ``"analyzing run.json"``.
+    """
+    if getattr(exc, "_gpulens_input", None) is None:
+        try:
+            exc._gpulens_input = str(what)  # type: ignore[attr-defined]
+        except (AttributeError, TypeError):  # exceptions with __slots__
+            pass
+
+
+def input_of(exc: BaseException) -> str | None:
+    """The input noted on ``exc`` by :func:`note_input`, or None."""
+    return getattr(exc, "_gpulens_input", None)

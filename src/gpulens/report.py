@@ -14,10 +14,11 @@ from typing import Any, Callable, Iterable
 from gpulens import __version__
 from gpulens.analyzers import AnalysisResult, Finding, run_all
 from gpulens.collectors import collect
+from gpulens.errors import note_input
 from gpulens.timeline import Timeline
 
 #: Version of the JSON report layout (docs/report-schema.md). Bump on incompatible change.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 @dataclass
@@ -41,8 +42,11 @@ class SourceReport:
         """``"ok"``, ``"partial"`` (input truncated) or ``"no_gpu_work"`` (no GPU event, no kernel summary and no
         counter rows of kernels)."""
         from gpulens.analyzers._span import has_summary_kernels
+        from gpulens.analyzers.context import context_of
+        from gpulens.timeline.schema import GPU_KINDS
 
-        if not len(self.timeline.gpu_events()) and not has_summary_kernels(self.timeline):
+        has_gpu = bool(context_of(self.timeline).mask_of(*GPU_KINDS).any())  # kind codes only: no row copy
+        if not has_gpu and not has_summary_kernels(self.timeline):
             return "no_gpu_work"
         return "partial" if self.timeline.meta.truncated else "ok"
 
@@ -192,9 +196,20 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
     Raises:
         TraceFormatError: an input cannot be read.
     """
+    paths = list(paths)
     loaded = []
     if device_spec is not None:
         device_spec = _load_device_spec(device_spec)
+    memo = _results_file(paths, strict, format, only, select, cache, scheduler, join, device_spec)
+    if memo is not None:
+        from gpulens.cache import load_results
+
+        hit = load_results(memo)
+        if isinstance(hit, dict) and isinstance(hit.get("results"), dict):
+            if on_load:
+                on_load(str(paths[0]))
+            tl = collect(paths[0], strict=strict, format=format, select=select, cache=True)
+            return Report([SourceReport(str(paths[0]), tl, hit["results"], hit.get("device"))])
     for p in paths:
         if on_load:
             on_load(str(p))
@@ -215,7 +230,39 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
             tl = join_dispatches(tl, other).timeline
             label = f"{label} + {other_label}"
         loaded = [(label, tl)]
-    return Report([analyze_timeline(tl, label, only, device_spec) for label, tl in loaded])
+    sources = []
+    for label, tl in loaded:
+        try:
+            sources.append(analyze_timeline(tl, label, only, device_spec))
+        except Exception as exc:
+            note_input(exc, f"analyzing {label}")
+            raise
+    report = Report(sources)
+    if memo is not None and len(report.sources) == 1 and report.sources[0].label == str(paths[0]):
+        from gpulens.cache import store_results
+
+        store_results(memo, {"results": report.sources[0].results, "device": report.sources[0].device})
+    return report
+
+
+def _results_file(paths: list, strict: bool, format: str | None, only: list[str] | None, select: Any, cache: bool,
+                  scheduler: Any, join: bool, device_spec: Any) -> Path | None:
+    """Where the analysis results of this call are cached (:func:`gpulens.cache.results_path`), or None when they
+    are not: cache off, several inputs, a directory, a Dask scheduler, ``join``, or a file below the cache's size
+    threshold. The key covers the trace's identity and every option that changes the results."""
+    if not cache or scheduler is not None or join or len(paths) != 1:
+        return None
+    from gpulens.cache import min_bytes, results_path
+
+    p = Path(paths[0])
+    try:
+        if not p.is_file() or p.stat().st_size < min_bytes():
+            return None
+        options = {"format": format, "strict": bool(strict), "only": sorted(only) if only is not None else None,
+                   "select": repr(select), "device_spec": repr(device_spec)}
+        return results_path(p, options)
+    except OSError:
+        return None
 
 
 def device_names(tl: Timeline) -> set[str]:

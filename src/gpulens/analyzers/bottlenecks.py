@@ -43,7 +43,7 @@ import pandas as pd
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers._span import REPLAY_COLLECTORS, replayed_for_counters  # noqa: F401 (re-exported)
 from gpulens.analyzers.breakdown import Breakdown
-from gpulens.analyzers.context import context_of
+from gpulens.analyzers.context import category_mask, context_of, text_series
 from gpulens.analyzers.intervals import merge
 from gpulens.analyzers.launches import LAUNCH_RE, link_gpu_to_launch
 from gpulens.timeline import Timeline
@@ -96,9 +96,9 @@ def device_sms(timeline: Timeline, device: Any, rank: int, device_id: int) -> in
 
 def sync_calls(timeline: Timeline) -> pd.DataFrame:
     """Host synchronisation intervals: runtime calls named like ``*Synchronize`` and ``sync``-kind events."""
-    ev = timeline.events
-    rt = ev[ev["kind"] == "runtime"]
-    return pd.concat([rt[rt["name"].astype(str).str.contains(SYNC_RE)], ev[ev["kind"] == "sync"]])
+    ctx = context_of(timeline)
+    rt = ctx.of_kind("runtime")
+    return pd.concat([rt[category_mask(rt["name"], SYNC_RE)], ctx.of_kind("sync")])
 
 
 def covered_until(t: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray:
@@ -123,16 +123,22 @@ def classify_gaps(timeline: Timeline, launch_gap_ns: int = 20_000, links: pd.Ser
         gap inside a host sync call; the rest, ``dur_ns − sync_ns``, belongs to ``cls``).
     """
     ctx = context_of(timeline)
+    if links is None or links.equals(ctx.links["launch_event_id"]):  # the shared links: computed once per Timeline
+        return ctx.memo(f"classify_gaps:{launch_gap_ns}",
+                        lambda: _classify_gaps(timeline, launch_gap_ns, ctx.links["launch_event_id"])).copy(deep=False)
+    return _classify_gaps(timeline, launch_gap_ns, links)
+
+
+def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> pd.DataFrame:
+    ctx = context_of(timeline)
     gpu = ctx.gpu
     cols = ["rank", "device_id", "start_ns", "dur_ns", "next_event_id", "next_name", "cls", "sync_ns"]
     if not len(gpu):
         return pd.DataFrame(columns=cols)
     gpu = gpu.assign(dur_ns=ctx.effective_ns)
-    links = link_gpu_to_launch(timeline)["launch_event_id"] if links is None else links
-    ev = timeline.events.set_index("event_id")
     syncs = sync_calls(timeline)
-    rt = timeline.events[timeline.events["kind"] == "runtime"]
-    launch_ranks = set(rt.loc[rt["name"].astype(str).str.contains(LAUNCH_RE), "rank"].unique())
+    rt = ctx.of_kind("runtime")
+    launch_ranks = set(rt.loc[category_mask(rt["name"], LAUNCH_RE), "rank"].unique())
     out = []
     for (rank, dev), g in gpu.groupby(["rank", "device_id"], sort=True, observed=True):
         g = g.sort_values("start_ns", kind="stable")
@@ -148,8 +154,8 @@ def classify_gaps(timeline: Timeline, launch_gap_ns: int = 20_000, links: pd.Ser
         lid = links.reindex(nxt.index)
         known = lid.notna().to_numpy()
         lk = lid.fillna(-1).astype("int64").to_numpy()
-        l_start = ev["start_ns"].reindex(lk).to_numpy(float)
-        l_end = l_start + ev["dur_ns"].reindex(lk).to_numpy(float)
+        l_start = ctx.event_values("start_ns", lk).astype(float)
+        l_end = l_start + ctx.event_values("dur_ns", lk).astype(float)
         # without any launch call recorded on the rank a short gap says nothing about launches
         short = (dur <= launch_gap_ns) & (rank in launch_ranks)
         cls = np.select([~known & short, ~known, l_end <= gs, (l_start < gs) | short],
@@ -159,7 +165,7 @@ def classify_gaps(timeline: Timeline, launch_gap_ns: int = 20_000, links: pd.Ser
         sync = np.where((cls == "queued") | (cls == "boundary"), 0, sync)
         out.append(pd.DataFrame({"rank": int(rank), "device_id": int(dev), "start_ns": gs, "dur_ns": dur,
                                  "next_event_id": nxt["event_id"].to_numpy(),
-                                 "next_name": nxt["name"].astype(str).to_numpy(), "cls": cls, "sync_ns": sync}))
+                                 "next_name": text_series(nxt["name"]), "cls": cls, "sync_ns": sync}))
     if not out:
         return pd.DataFrame(columns=cols)
     return pd.concat(out, ignore_index=True)[cols]
@@ -191,17 +197,22 @@ def short_launches(timeline: Timeline, links: pd.Series | None = None) -> pd.Dat
         rows ``launch_event_id``, ``rank``, ``device_id``, ``kernels`` (count; > 1 for graph launches),
         ``gpu_ns`` (sum of the kernels' durations), ``call_ns``, ``short`` (gpu_ns < call_ns).
     """
-    gpu = timeline.gpu_events()
-    k = gpu[gpu["kind"] == "kernel"]
-    links = link_gpu_to_launch(timeline)["launch_event_id"] if links is None else links
+    ctx = context_of(timeline)
+    if links is None or links.equals(ctx.links["launch_event_id"]):  # the shared links: computed once per Timeline
+        return ctx.memo("short_launches", lambda: _short_launches(timeline, ctx.links["launch_event_id"])
+                        ).copy(deep=False)
+    return _short_launches(timeline, links)
+
+
+def _short_launches(timeline: Timeline, links: pd.Series) -> pd.DataFrame:
+    k = context_of(timeline).kernels
     lid = links.reindex(k.index)
     k = k.assign(launch_event_id=lid)[lid.notna().to_numpy()]
     if not len(k):
         return pd.DataFrame(columns=["launch_event_id", "rank", "device_id", "kernels", "gpu_ns", "call_ns", "short"])
     g = k.groupby("launch_event_id", observed=True).agg(rank=("rank", "first"), device_id=("device_id", "first"),
                                                         kernels=("dur_ns", "size"), gpu_ns=("dur_ns", "sum"))
-    calls = timeline.events.set_index("event_id")["dur_ns"]
-    g["call_ns"] = calls.reindex(g.index.astype("int64")).to_numpy()
+    g["call_ns"] = context_of(timeline).event_values("dur_ns", g.index.astype("int64").to_numpy())
     g["short"] = g["gpu_ns"] < g["call_ns"]
     return g.reset_index()
 

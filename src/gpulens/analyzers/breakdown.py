@@ -115,10 +115,11 @@ class Breakdown(Analyzer):
         if unknown:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason=f"busy time unknown (not measured): {unknown}")
-        gpu = gpu.copy()
-        gpu["dur_ns"] = ctx.effective_ns
-        host = timeline.events[~timeline.events["kind"].isin(("other",) + GPU_KINDS)]
-        every = pd.concat([host[["rank", "start_ns", "dur_ns"]], gpu[["rank", "start_ns", "dur_ns"]]])
+        gpu = gpu[["rank", "device_id", "kind", "start_ns", "dur_ns"]].assign(dur_ns=ctx.effective_ns)
+        ev = timeline.events
+        host = ~ctx.mask_of("other", *GPU_KINDS)  # numpy columns of the host rows: no copy of the events table
+        every = pd.concat([pd.DataFrame({c: ev[c].to_numpy()[host] for c in ("rank", "start_ns", "dur_ns")}),
+                           gpu[["rank", "start_ns", "dur_ns"]]])
         windows = {r: e - s for r, (s, e) in rank_hulls(every).items()}
         rows = []
         for (rank, dev), ev in gpu.groupby(["rank", "device_id"], sort=True, observed=True):

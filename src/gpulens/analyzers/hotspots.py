@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers.context import context_of
+from gpulens.analyzers.context import context_of, text_series
 from gpulens.timeline import Timeline
 
 #: Kinds ranked as "kernels" (compute and collective kernels; copies and sets are not kernels).
@@ -97,7 +97,7 @@ class Hotspots(Analyzer):
         return t[list(COLUMNS)].reset_index(drop=True)
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
-        k = timeline.of_kind(*KERNEL_KINDS)
+        k = context_of(timeline).of_kind(*KERNEL_KINDS)
         if not len(k) and len(timeline.tables.get("kernel_summary", ())):
             return self._from_summary(timeline.tables["kernel_summary"])
         if not len(k) and len(_rocprof_kernel_stats(timeline)):
@@ -116,7 +116,7 @@ class Hotspots(Analyzer):
                                   {"kernel_count": 0, "kernel_time_ns": 0, "critical_count": 0},
                                   skipped_reason=None)
         rep = context_of(timeline).overruns.loc[k.index]
-        df = pd.DataFrame({"name": k["name"].astype(str), "kind": k["kind"].astype(str),
+        df = pd.DataFrame({"name": text_series(k["name"]), "kind": text_series(k["kind"]),
                            "dur": k["dur_ns"].to_numpy(), "eff": rep["effective_ns"].to_numpy()})
         g = df.groupby(["name", "kind"], sort=False, observed=True)
         t = pd.DataFrame({

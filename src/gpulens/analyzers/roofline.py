@@ -19,6 +19,7 @@ from gpulens.analyzers._hot import hot_kernels, short_name as _short
 from gpulens.analyzers._work import cache_bytes, counter_work, shape_work
 from gpulens.analyzers._stake import time_at_stake
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.analyzers.context import text_series
 from gpulens.analyzers.verdict_rules import BELOW_ROOFS
 from gpulens.devices.spec import apply_measured_peaks, measured_roofs
 from gpulens.timeline import Timeline
@@ -100,7 +101,7 @@ class Roofline(Analyzer):
                       "no framework ops to read shapes from")
             return skip("no FLOP source: the hot kernels have no FP-instruction counters (e.g. ncu "
                         "sm__sass_thread_inst_executed_op_* or rocprof SQ_INSTS_VALU_*) and " + shapes)
-        per = pd.DataFrame({"name": hot["name"].astype(str).to_numpy(), "time_ns": hot["time_ns"].to_numpy(),
+        per = pd.DataFrame({"name": text_series(hot["name"]), "time_ns": hot["time_ns"].to_numpy(),
                             **{c: work[c].to_numpy() for c in work.columns}})
         table = self._aggregate(per, spec)
         hot_time = float(per["time_ns"].sum())
@@ -132,7 +133,7 @@ class Roofline(Analyzer):
         if cb.isna().all().all():
             return []
         roofs = measured_roofs(measured)
-        df = pd.DataFrame({"name": hot["name"].astype(str).to_numpy(), "t": hot["time_ns"].to_numpy(dtype=float),
+        df = pd.DataFrame({"name": text_series(hot["name"]), "t": hot["time_ns"].to_numpy(dtype=float),
                            "flops": work["flops"].to_numpy(dtype=float), **{c: cb[c].to_numpy() for c in cb}})
         out = []
         for name, g in df.groupby("name", sort=False):

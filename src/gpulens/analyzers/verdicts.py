@@ -28,6 +28,7 @@ from gpulens.analyzers.bottlenecks import (
     replayed_for_counters,
     short_launches,
 )
+from gpulens.analyzers.context import context_of, strings
 from gpulens.analyzers.intervals import merge
 from gpulens.analyzers.launches import link_gpu_to_launch
 from gpulens.analyzers.stalls import kernel_percentages
@@ -98,6 +99,31 @@ def sol_from_percentages(p: dict[str, Any]) -> dict[str, Any] | None:
             "evidence": "ncu SM and memory throughput % of peak"}
 
 
+def _rows_by_name(rows: pd.DataFrame) -> Any:
+    """``name → row positions`` of ``rows`` (a function), by category code: no per-row strings."""
+    col = rows["name"]
+    if not isinstance(col.dtype, pd.CategoricalDtype):
+        groups = {str(k): v for k, v in col.astype(str).groupby(col.astype(str), sort=False).indices.items()}
+        return lambda name: groups.get(name, np.zeros(0, dtype="int64"))
+    codes = col.cat.codes.to_numpy()
+    code_of = {str(c): i for i, c in enumerate(col.cat.categories)}
+    return lambda name: np.flatnonzero(codes == code_of[name]) if name in code_of else np.zeros(0, dtype="int64")
+
+
+def _first_source(co: pd.DataFrame) -> pd.Series:
+    """Per counter event_id, the ``source`` of its first row with one (as ``groupby("event_id").first()``)."""
+    co = co[co["source"].notna().to_numpy()]
+    ids = co["event_id"].to_numpy()
+    if not len(ids):
+        return pd.Series(dtype=object)
+    if bool((ids[1:] >= ids[:-1]).all()):
+        first = np.flatnonzero(np.concatenate([[True], ids[1:] != ids[:-1]]))
+        uniq = ids[first]
+    else:
+        uniq, first = np.unique(ids, return_index=True)
+    return pd.Series(strings(co["source"])[first], index=uniq, dtype=object)
+
+
 def _row_by_name(result: Any) -> dict[str, dict]:
     if result is None or result.skipped or not len(result.table) or "name" not in result.table:
         return {}
@@ -137,7 +163,7 @@ class Verdicts(Analyzer):
         crit = hs.table[hs.table["critical"]]
         roof, occ, st, ll = (_row_by_name(results.get(n)) for n in ("roofline", "occupancy", "stalls",
                                                                     "launch_latency"))
-        kern = timeline.of_kind("kernel", "comm").assign(name=lambda d: d["name"].astype(str))
+        kern = context_of(timeline).of_kind("kernel", "comm")
         exposed = exposed_comm_by_name(timeline)
         links = link_gpu_to_launch(timeline)["launch_event_id"]
         bn = results.get("bottlenecks")
@@ -147,16 +173,15 @@ class Verdicts(Analyzer):
         launch_idle = (gaps["dur_ns"] - gaps["sync_ns"])[gaps["cls"] == "launch"].groupby(
             gaps.loc[gaps["cls"] == "launch", "next_name"]).sum() if len(gaps) else pd.Series(dtype="int64")
         sl = short_launches(timeline, links).set_index("launch_event_id")["short"]
-        by_name = kern.groupby("name", sort=False).groups
-        co = timeline.counters
-        counter_src = co.assign(s=co["source"].astype(str)).groupby("event_id")["s"].first()
+        by_name = _rows_by_name(kern)
+        counter_src = _first_source(timeline.counters)
         pcts = kernel_percentages(timeline, {**SOL_METRICS, **OCCUPANCY_METRICS, **DRAM_SOL})
         sol = _row_by_name(results.get("speed_of_light"))
         rows, findings = [], []
         comm_root = any(f.key == "exposed-comm" for f in getattr(results.get("breakdown"), "findings", []))
         for h in crit.to_dict("records"):
             name = str(h["name"])
-            evs = kern.loc[by_name[name]] if name in by_name else kern.iloc[:0]
+            evs = kern.iloc[by_name(name)]
             e = Evidence(name, str(h["kind"]), int(h["calls"]), int(h["effective_ns"]), inputs=["timeline"])
             if e.kind == "comm":
                 e.exposed_comm_ns = exposed.get(name, 0)
@@ -207,7 +232,7 @@ class Verdicts(Analyzer):
                 e.theoretical_occupancy_pct = _num(p.get("theoretical_occupancy_pct"))
                 e.inputs.append("counters:occupancy")
             v = decide(e)
-            srcs = set(evs["source"].astype(str)) | set(counter_src.reindex(evs["event_id"]).dropna())
+            srcs = set(strings(evs["source"])) | set(counter_src.reindex(evs["event_id"]).dropna())
             inputs = e.inputs + [f"collector:{c}" for c in sorted(srcs)]
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],
                          "verdict": v.verdict, "time_at_stake_ns": v.time_at_stake_ns, "evidence": v.evidence,

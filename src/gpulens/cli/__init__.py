@@ -1,24 +1,29 @@
 """The ``gpulens`` command line (typer). Only this package imports typer.
 
 Each command lives in its own module exposing ``register(app)``; :data:`COMMAND_MODULES` lists them.
-``main()`` turns every :class:`~gpulens.errors.GpulensError` into one line on stderr and its documented exit code.
+``main()`` turns every :class:`~gpulens.errors.GpulensError` into one line on stderr and its documented exit code,
+and any other exception (a bug) into one line naming the input being processed and exit code 70
+(:data:`~gpulens.errors.EXIT_INTERNAL`). ``--debug`` (anywhere before a ``--``) or ``GPULENS_DEBUG=1`` prints the
+traceback as well.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
+import traceback
 
 import typer
 
-from gpulens.errors import EXIT_USAGE, GpulensError
+from gpulens.errors import EXIT_INTERNAL, EXIT_USAGE, GpulensError, input_of
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="gpulens: why is this GPU workload slow? Analyze PyTorch Profiler, rocprof, nsys and ncu "
                        "outputs.")
 
 #: Modules under gpulens.cli that add commands (each defines register(app)).
-COMMAND_MODULES = ["analyze", "gate", "baseline", "cache", "profile", "devices"]
+COMMAND_MODULES = ["analyze", "gate", "baseline", "cache", "profile", "devices", "diff"]
 
 
 def _version(value: bool) -> None:
@@ -38,12 +43,39 @@ for _m in COMMAND_MODULES:
     importlib.import_module(f"{__name__}.{_m}").register(app)
 
 
+def _split_debug(args: list[str]) -> tuple[list[str], bool]:
+    """Remove ``--debug`` from the options (not from what follows ``--``, which belongs to a profiled script)."""
+    end = args.index("--") if "--" in args else len(args)
+    head = [a for a in args[:end] if a != "--debug"]
+    return head + args[end:], len(head) != end
+
+
+def internal_error_line(exc: BaseException) -> str:
+    """The one line printed for an uncaught exception (exit 70)."""
+    where = input_of(exc)
+    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    what = f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
+    if len(what) > 300:
+        what = what[:299] + "…"
+    place = f" while {where}" if where else ""
+    return (f"gpulens: internal error{place}: {what} — rerun with --debug for the traceback; "
+            "please report it\n")
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``gpulens`` console script; returns (and exits with) the exit code."""
+    """Entry point of the ``gpulens`` console script; returns (and exits with) the exit code.
+
+    Exit codes: those of :mod:`gpulens.errors`; 70 for an internal error (any exception that is not a
+    :class:`~gpulens.errors.GpulensError` or a usage error), printed as one line unless ``--debug``.
+    """
+    args, debug = _split_debug(list(sys.argv[1:] if argv is None else argv))
+    debug = debug or os.environ.get("GPULENS_DEBUG", "") not in ("", "0")
     try:
-        rv = app(args=argv, standalone_mode=False)
+        rv = app(args=args, standalone_mode=False)
         code = rv if isinstance(rv, int) else 0
     except GpulensError as exc:
+        if debug:
+            traceback.print_exc()
         sys.stderr.write(f"gpulens: error: {exc}\n")
         code = exc.exit_code
     except typer.Exit as exc:  # raised by commands for their exit code
@@ -69,7 +101,10 @@ def main(argv: list[str] | None = None) -> int:
             exc.show()
             code = exc.exit_code if exc.exit_code else EXIT_USAGE
         else:
-            raise
+            if debug:
+                traceback.print_exc()
+            sys.stderr.write(internal_error_line(exc))
+            code = EXIT_INTERNAL
     if argv is None:
         sys.exit(code)
     return code

@@ -16,7 +16,7 @@ import pkgutil
 from pathlib import Path
 from typing import Any
 
-from gpulens.collectors._io import read_head
+from gpulens.collectors._io import check_special, read_head, reading
 from gpulens.collectors.base import Collector, registry
 from gpulens.errors import TraceFormatError, UnknownFormatError
 from gpulens.timeline import Timeline, concat
@@ -61,7 +61,16 @@ def collect_file(c: Collector, path: Path, strict: bool = True, select: Selectio
                  cache: bool = False) -> Timeline:
     """Load one file with collector ``c``: through the Timeline cache when ``cache`` (see :mod:`gpulens.cache`),
     applying ``select`` as early as the collector allows (the Kineto collector filters its columns before building
-    the DataFrame; cached and other loads are filtered afterwards)."""
+    the DataFrame; cached and other loads are filtered afterwards).
+
+    Raises:
+        TraceFormatError: the file is malformed (a parser's error on its content is reported as such, naming it).
+    """
+    with reading(path, c.name):
+        return _collect_file(c, path, strict, select, cache)
+
+
+def _collect_file(c: Collector, path: Path, strict: bool, select: Selection | None, cache: bool) -> Timeline:
     import inspect
 
     active = select is not None and (select.active or select.ranks is not None)
@@ -84,7 +93,8 @@ def collect(path: str | Path, strict: bool = True, format: str | None = None, se
     Args:
         path: a file of any supported format (gzip allowed), or a directory. A directory claimed by a
             directory-aware collector is read by it; otherwise every recognised file in it (not recursive) is
-            read and the results concatenated (one Timeline for several ranks), in parallel when large.
+            read and the results concatenated (one Timeline for several ranks), in parallel when large; files that
+            record no rank are numbered instead of all becoming rank 0 (:mod:`._ranks`, with a warning).
         strict: see :meth:`Collector.collect`.
         format: collector name to force instead of sniffing.
         select: keep only some steps / a time window / some ranks (:class:`~gpulens.timeline.selection.Selection`);
@@ -101,6 +111,13 @@ def collect(path: str | Path, strict: bool = True, format: str | None = None, se
     p = Path(path)
     if not p.exists():
         raise TraceFormatError(p, "no such file or directory")
+    check_special(p)
+    with reading(p):
+        return _collect(p, strict, format, select, cache, workers, scheduler)
+
+
+def _collect(p: Path, strict: bool, format: str | None, select: Selection | None, cache: bool,
+             workers: int | None, scheduler: Any) -> Timeline:
     if format:
         reg = registry()
         if format not in reg:
@@ -113,6 +130,7 @@ def collect(path: str | Path, strict: bool = True, format: str | None = None, se
         return collect_file(c, p, strict, select, cache)
     if p.is_dir():
         from gpulens.collectors._parallel import file_rank, load_many
+        from gpulens.collectors._ranks import number_rankless
 
         files = sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith("."))
         files = [f for f in files if sniff(f) is not None]
@@ -122,8 +140,12 @@ def collect(path: str | Path, strict: bool = True, format: str | None = None, se
             files = [f for f in files if file_rank(f) is None or select.wants_rank(file_rank(f))]
             if not files:
                 raise TraceFormatError(p, f"no rank file matches {select.describe()}")
-        parts = [t for t in load_many(files, strict, select, cache, workers, scheduler) if t is not None]
-        return concat(parts)
+        loaded = load_many(files, strict, select, cache, workers, scheduler)
+        labelled = [(f.name, t) for f, t in zip(files, loaded) if t is not None]
+        notes = number_rankless(labelled)  # rank-less files (or one per process) must not all become rank 0
+        tl = concat([t for _, t in labelled])
+        tl.meta.warnings = [f"{p}: {n}" for n in notes] + tl.meta.warnings
+        return tl
     from gpulens.collectors._io import read_input
 
     read_input(p)  # raises the precise reason for empty, unreadable or corrupt-gzip files

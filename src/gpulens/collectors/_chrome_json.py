@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from decimal import Decimal
-from typing import Any
+from typing import Any, Union
 
 import msgspec
 
@@ -37,24 +37,174 @@ class Args(msgspec.Struct, omit_defaults=True):
     input_type: msgspec.Raw = msgspec.field(name="Input type", default_factory=msgspec.Raw)
     flops: Any = None
     name: Any = None  # metadata events (process_name, thread_name)
+    # ``[memory]`` instant events (profile_memory=True): kept in the Timeline's ``memory`` side table
+    total_allocated: Any = msgspec.field(name="Total Allocated", default=None)
+    total_reserved: Any = msgspec.field(name="Total Reserved", default=None)
+    mem_bytes: Any = msgspec.field(name="Bytes", default=None)
+    device_id: Any = msgspec.field(name="Device Id", default=None)
+    device_type: Any = msgspec.field(name="Device Type", default=None)
+    # rank identity (fused multi-rank traces: args.rank; record_param_comms: Rank)
+    rank: Any = None
+    rank_comms: Any = msgspec.field(name="Rank", default=None)
+    # collective metadata of record_param_comms / NCCL kernels (PyTorch ParamCommsUtils)
+    coll_name: Any = msgspec.field(name="Collective name", default=None)
+    in_nelems: Any = msgspec.field(name="In msg nelems", default=None)
+    out_nelems: Any = msgspec.field(name="Out msg nelems", default=None)
+    dtype: Any = None
+    group_size: Any = msgspec.field(name="Group size", default=None)
+    pg_name: Any = msgspec.field(name="Process Group Name", default=None)
+    pg_desc: Any = msgspec.field(name="Process Group Description", default=None)
+    pg_ranks: Any = msgspec.field(name="Process Group Ranks", default=None)
+    in_split: Any = msgspec.field(name="In split size", default=None)
+    out_split: Any = msgspec.field(name="Out split size", default=None)
 
 
 _HEADER_KEYS = ("deviceProperties", "distributedInfo", "displayTimeUnit", "baseTimeNanoseconds", "schemaVersion",
                 "cuda_driver_version", "cuda_runtime_version", "hip_driver_version", "hip_runtime_version")
 
 
-def recover(data: bytes) -> tuple[dict[str, Any], list[dict[str, Any]], int | None, str | None]:
-    """Read every complete event of a trace whose JSON is cut or whose array lacks its closing ``]``.
+#: Top-level keys of a trace document read besides ``traceEvents`` (see :class:`LooseTrace`).
+LOOSE_FIELDS = _HEADER_KEYS
+
+
+class LooseTrace(msgspec.Struct):
+    """A trace document with its events left undecoded (``msgspec.Raw``), for decoding them one at a time."""
+
+    traceEvents: list[msgspec.Raw] = []
+    deviceProperties: Any = None
+    distributedInfo: Any = None
+    displayTimeUnit: Any = None
+    baseTimeNanoseconds: Any = None
+    schemaVersion: Any = None
+    cuda_driver_version: Any = None
+    cuda_runtime_version: Any = None
+    hip_driver_version: Any = None
+    hip_runtime_version: Any = None
+
+
+class TolerantDecoder:
+    """Decodes a JSON array of events into ``event_type`` structs; an event whose fields have the wrong type
+    (``args`` a number, ``ph`` an object...) is dropped and counted instead of failing the whole array.
+
+    The fast path is one typed decode; only when it raises ``msgspec.ValidationError`` is the array decoded as raw
+    items and each validated alone. Malformed JSON (``msgspec.DecodeError``) is raised as before.
+
+    Attributes:
+        dropped: events dropped so far; first_problem: msgspec's message for the first one.
+    """
+
+    def __init__(self, event_type: Any):
+        self._all = msgspec.json.Decoder(list[event_type])
+        self._one = msgspec.json.Decoder(event_type)
+        self._raw = msgspec.json.Decoder(list[msgspec.Raw])
+        self._loose = msgspec.json.Decoder(Union[LooseTrace, list[msgspec.Raw]])
+        self.dropped = 0
+        self.first_problem: str | None = None
+
+    def decode(self, buf: bytes) -> list[Any]:
+        """Events of a JSON array (see class docstring)."""
+        try:
+            return self._all.decode(buf)
+        except msgspec.ValidationError:
+            return self.each(self._raw.decode(buf))
+
+    def each(self, raws: list[Any]) -> list[Any]:
+        """Validate raw events one by one (``msgspec.Raw`` or plain JSON bytes), dropping the ill-typed ones."""
+        out = []
+        for r in raws:
+            try:
+                out.append(self._one.decode(r))
+            except msgspec.ValidationError as exc:
+                self.dropped += 1
+                self.first_problem = self.first_problem or str(exc)
+        return out
+
+    def decode_doc(self, buf: bytes) -> tuple[dict[str, Any], list[Any] | None, list[Any]]:
+        """A whole document (object or array form) whose typed decode raised ValidationError.
+
+        Returns:
+            (header, array, events): the top-level keys of :data:`LOOSE_FIELDS` (object form), None or ``[]`` for
+            the array form, and the events that validate.
+        """
+        doc = self._loose.decode(buf)
+        if isinstance(doc, list):
+            return {}, [], self.each(doc)
+        header = {f: getattr(doc, f) for f in LOOSE_FIELDS}
+        return header, None, self.each(doc.traceEvents)
+
+
+_BYTE_AT = re.compile(r"\(byte (\d+)\)|\(char (\d+)\)")
+
+
+def where(data: bytes, offset: int, context: int = 24) -> str:
+    """``"line L, column C: … b'<bytes around offset>'"``: where a parser stopped, for one-line errors.
+
+    Line and column count from 1 (column in bytes); the bytes shown are those from the offending one on.
+    """
+    offset = max(0, min(offset, len(data)))
+    line = data.count(b"\n", 0, offset) + 1
+    col = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+    snippet = data[offset:offset + context]
+    return f"line {line}, column {col}: offending bytes {snippet!r}"
+
+
+def locate(data: bytes, exc: BaseException) -> str | None:
+    """:func:`where` for a msgspec error mentioning ``(byte N)``; None when the message gives no position."""
+    m = _BYTE_AT.search(str(exc))
+    return where(data, int(m.group(1) or m.group(2))) if m else None
+
+
+_REPAIRABLE = re.compile(r'"(?:[^"\\]|\\.)*"|(?<![\w.])-?(?:Infinity|inf|NaN|nan)(?![\w.])', re.S)
+_CONTROL = re.compile(r"[\x00-\x1f]")
+
+
+def repair(text: str) -> tuple[str, dict[str, int]]:
+    """Lenient repairs of almost-JSON (case B03): raw control characters inside strings are escaped
+    (``\\u0001``) and bare ``inf``/``-inf``/``nan``/``Infinity``/``NaN`` values become ``null`` (unknown).
 
     Returns:
-        (header, events, stop_offset, problem): ``header`` holds the top-level keys found (``deviceProperties``,
-        ``baseTimeNanoseconds``...); ``events`` the complete events as dicts ``json`` parsed (numbers exact as
-        Decimal); ``stop_offset`` is the byte offset where reading stopped because the rest is
+        (text, counts): the repaired text and ``{"control characters escaped": n, "non-finite numbers": m}``.
+    """
+    counts = {"control characters escaped": 0, "non-finite numbers read as unknown": 0}
+
+    def fix(m: re.Match) -> str:
+        tok = m.group(0)
+        if tok[0] == '"':
+            if not _CONTROL.search(tok):
+                return tok
+            counts["control characters escaped"] += len(_CONTROL.findall(tok))
+            return _CONTROL.sub(lambda c: "\\u%04x" % ord(c.group(0)), tok)
+        counts["non-finite numbers read as unknown"] += 1
+        return "null"
+
+    return _REPAIRABLE.sub(fix, text), counts
+
+
+_NEXT_EVENT = re.compile(r"[,\[\n]\s*(?=\{)")
+
+
+def recover(data: bytes, lenient: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]], int | None, str | None,
+                                                          dict[str, int]]:
+    """Read every complete event of a trace whose JSON is cut or whose array lacks its closing ``]``.
+
+    Args:
+        lenient: also repair almost-JSON (:func:`repair`) and, after an event that still cannot be parsed, resume at
+            the next event (each skip counts one dropped event in ``repairs["events dropped"]``).
+
+    Returns:
+        (header, events, stop_offset, problem, repairs): ``header`` holds the top-level keys found
+        (``deviceProperties``, ``baseTimeNanoseconds``...); ``events`` the complete events as dicts ``json`` parsed
+        (numbers exact as Decimal); ``stop_offset`` is the byte offset where reading stopped because the rest is
         incomplete or malformed (None when the file merely ends without the legal-to-omit ``]`` of the array form);
-        ``problem`` describes it.
+        ``problem`` describes it (with line, column and the offending bytes); ``repairs`` counts lenient repairs.
     """
     text = data.decode("utf-8", errors="replace")
-    dec = json.JSONDecoder(parse_float=Decimal)
+    repairs: dict[str, int] = {}
+    if lenient:
+        text, repairs = repair(text)
+        repairs["events dropped"] = 0
+    raw = text.encode("utf-8") if lenient else data
+    dec = json.JSONDecoder(parse_float=Decimal, strict=not lenient)
     stripped = text.lstrip()
     header: dict[str, Any] = {}
     if stripped.startswith("["):
@@ -62,14 +212,14 @@ def recover(data: bytes) -> tuple[dict[str, Any], list[dict[str, Any]], int | No
     else:
         m = re.search(r'"traceEvents"\s*:\s*\[', text)
         if not m:
-            return {}, [], 0, "no traceEvents array found"
+            return {}, [], 0, "no traceEvents array found", repairs
         pos = m.end()
         for key in _HEADER_KEYS:
             km = re.search(r'"%s"\s*:\s*' % key, text)
             if km:
                 try:
                     header[key], _ = dec.raw_decode(text, km.end())
-                except ValueError:
+                except (ValueError, RecursionError):
                     pass
     events: list[Any] = []
     n = len(text)
@@ -86,12 +236,23 @@ def recover(data: bytes) -> tuple[dict[str, Any], list[dict[str, Any]], int | No
             break
         try:
             obj, end = dec.raw_decode(text, pos)
+            bad = None if isinstance(obj, dict) else f"event of unexpected shape ({type(obj).__name__})"
         except ValueError as exc:
-            stop, problem = len(text[:pos].encode("utf-8")), f"incomplete or malformed event ({exc.msg})"
-            break
-        if not isinstance(obj, dict):
-            stop, problem = len(text[:pos].encode("utf-8")), f"event of unexpected shape ({type(obj).__name__})"
-            break
-        events.append(obj)
-        pos = end
-    return header, events, stop, problem
+            bad = f"incomplete or malformed event ({exc.msg})"
+            at = getattr(exc, "pos", pos)
+        except RecursionError:
+            bad, at = "event nested too deeply", pos
+        if bad is None:
+            events.append(obj)
+            pos = end
+            continue
+        nxt = _NEXT_EVENT.search(text, pos + 1) if lenient else None
+        if nxt is not None:
+            repairs["events dropped"] += 1
+            pos = nxt.end()
+            continue
+        stop = len(text[:pos].encode("utf-8"))
+        err_at = len(text[:at].encode("utf-8")) if bad.startswith("incomplete") else stop
+        problem = f"{bad} at {where(raw, err_at)}"
+        break
+    return header, events, stop, problem, repairs

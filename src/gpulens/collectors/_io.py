@@ -1,14 +1,81 @@
-"""Reading input files: gzip detection by magic bytes (all members), clear errors for empty/unreadable files."""
+"""Reading input files: gzip detection by magic bytes (all members), clear errors for empty/unreadable files,
+special files refused before any read, and :func:`reading`, the boundary that turns a parser's exception on
+malformed content into a one-line :class:`~gpulens.errors.TraceFormatError` naming the file."""
 
 from __future__ import annotations
 
+import csv
+import sqlite3
+import stat
+import struct
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
-from gpulens.errors import TraceFormatError
+import msgspec
+
+from gpulens.errors import GpulensError, TraceFormatError, note_input
+
+#: Exceptions a parser raises on content it cannot make sense of (wrong types, out-of-range numbers, bad
+#: encodings, CSV/SQLite/gzip/msgspec errors, nesting too deep). Raised while reading a file, they describe the
+#: file, not a bug: :func:`reading` reports them as a TraceFormatError. Anything else stays an internal error.
+PARSE_ERRORS: tuple[type[BaseException], ...] = (
+    ValueError, TypeError, KeyError, IndexError, ArithmeticError, RecursionError, EOFError, csv.Error,
+    sqlite3.Error, zlib.error, struct.error, msgspec.MsgspecError)
+
+
+def describe(exc: BaseException, limit: int = 200) -> str:
+    """``"Type: first line of the message"``, at most ``limit`` characters (for one-line errors)."""
+    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    text = f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@contextmanager
+def reading(path: str | Path, what: str = "trace") -> Iterator[None]:
+    """Run a reader of ``path``: parse errors (:data:`PARSE_ERRORS`) become ``TraceFormatError(path, "malformed
+    <what> data (…)")``, OS errors the one-line open error, MemoryError a one-line error; any other exception is
+    noted with the path (:func:`gpulens.errors.note_input`) for the CLI's internal-error line and re-raised."""
+    try:
+        yield
+    except GpulensError:
+        raise
+    except OSError as exc:
+        raise open_error(Path(exc.filename) if getattr(exc, "filename", None) else Path(path), exc) from exc
+    except MemoryError:
+        raise TraceFormatError(path, "not enough memory to read this file") from None
+    except PARSE_ERRORS as exc:
+        raise TraceFormatError(path, f"malformed {what} data ({describe(exc)})") from exc
+    except BaseException as exc:
+        note_input(exc, f"reading {path}")
+        raise
+
+
+def check_special(path: Path) -> None:
+    """Refuse FIFOs, sockets and devices (``/dev/zero``, a named pipe...) before anything opens them: reading them
+    can block forever or never end. Directories and regular files pass; a missing path passes (the reader says so).
+
+    Raises:
+        TraceFormatError: ``path`` is not a regular file or directory.
+    """
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return
+    kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+    raise TraceFormatError(path, f"is {kind}; gpulens reads regular files and directories only")
 
 GZIP_MAGIC = b"\x1f\x8b"
+
+#: Largest CSV field accepted (characters). Python's csv module stops at 128 KiB by default, but templated C++
+#: kernel names reach hundreds of kB; this is set once for the process when the collectors are imported.
+CSV_FIELD_LIMIT = 64 << 20
+csv.field_size_limit(CSV_FIELD_LIMIT)
 
 
 @dataclass

@@ -58,7 +58,12 @@ _NUMBER_ENCODER = msgspec.json.Encoder(decimal_format="number")
 
 def from_plain(obj: Any) -> RawEvent:
     """A RawEvent from an event already parsed by ``json`` (with ``parse_float=Decimal``), numbers kept exact."""
-    return msgspec.json.decode(_NUMBER_ENCODER.encode(obj), type=RawEvent, strict=False)
+    return msgspec.json.decode(plain_bytes(obj), type=RawEvent, strict=False)
+
+
+def plain_bytes(obj: Any) -> bytes:
+    """JSON bytes of an event parsed by ``json`` (Decimal numbers written exactly), to decode as a RawEvent."""
+    return _NUMBER_ENCODER.encode(obj)
 
 
 def int_or_none(v: Any) -> int | None:
@@ -171,9 +176,22 @@ def int_array(vals: list) -> tuple[np.ndarray, np.ndarray]:
             return out, valid
         except (TypeError, ValueError, OverflowError):
             pass
-    conv = [int_or_none(v) for v in vals]
+    conv = [c if c is not None and -(1 << 63) <= c < (1 << 63) else None for c in map(int_or_none, vals)]
     valid = np.fromiter((c is not None for c in conv), dtype=bool, count=n)
     return np.fromiter((c if c is not None else 0 for c in conv), dtype=np.int64, count=n), valid
+
+
+def take(table: np.ndarray, codes: np.ndarray, missing: Any) -> np.ndarray:
+    """``table[codes]`` where ``codes >= 0``, ``missing`` where a code is -1 (absent value).
+
+    Dictionary codes use -1 for "not recorded"; indexing a lookup array with it would silently return the *last*
+    entry (numpy negative indexing), so every per-code lookup goes through here.
+    """
+    codes = np.asarray(codes)
+    table = np.asarray(table)
+    if not len(table):
+        return np.full(len(codes), missing)
+    return np.where(codes >= 0, table[np.maximum(codes, 0)], missing)
 
 
 def nullable(values: np.ndarray, valid: np.ndarray) -> pd.arrays.IntegerArray:
@@ -202,6 +220,13 @@ class Dictionary:
                 self.values.append(u)
             m[j] = c
         return m[local]
+
+    def text(self, code: int, missing: str = "") -> str:
+        """The stored value of one code as text; ``missing`` for -1 (never the last entry)."""
+        if code < 0:
+            return missing
+        v = self.values[code]
+        return v if isinstance(v, str) else str(v)
 
     def categorical(self, codes: np.ndarray, text: Any = None) -> pd.Categorical:
         """A pandas Categorical of ``codes`` with sorted string categories, only those used (``text`` maps stored

@@ -22,7 +22,8 @@ Conventions: times are the export's int64 ns (session clock); ``dur_ns = end - s
 (or an NVTX range never closed) go to ``rejected``. Names are ``StringIds`` keys, resolved once per distinct id.
 ``pid = (globalPid >> 24) & 0xFFFFFF`` and ``tid = globalTid & 0xFFFFFF`` (nsys' documented packing of global ids).
 ``copyKind`` follows CUPTI's ``CUpti_ActivityMemcpyKind`` (1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP, ...; UVM kinds 11–13
-map to HtoD/DtoH/DtoD). Kernel names containing ``nccl`` are ``comm``. The short and mangled names of every kernel
+map to HtoD/DtoH/DtoD). Kernels that are collectives, copies or fills by name are ``comm``/``memcpy``/``memset``
+(:mod:`._work_rules`). The short and mangled names of every kernel
 are kept in ``tables["kernel_names"]`` (columns ``name``, ``short_name``, ``mangled_name``).
 
 Speed: one ``SELECT`` per table, no joins and no per-row Python objects; a synthetic export of one million kernels
@@ -39,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._io import read_magic
+from gpulens.collectors._work_rules import kinds_of_kernel_names
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import EVENT_COLUMNS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
@@ -66,6 +68,7 @@ class _Db:
 
     def __init__(self, path: Path):
         self.path = path
+        self.dropped: dict[str, int] = {}  # table → rows not read (values of the wrong SQLite type)
         try:
             self.con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
             names = [r[0] for r in self.con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
@@ -92,30 +95,42 @@ class _Db:
     def select_ints(self, table: str, wanted: dict[str, str], chunk: int = 2_000_000) -> pd.DataFrame:
         """Like :meth:`select` for integer-only expressions, without a Python object per row.
 
-        Each chunk of ``chunk`` rowids is one ``SELECT group_concat(IFNULL(expr, sentinel)), ...`` (one table scan,
-        the same row order for every column) parsed by numpy; NULL becomes ``<NA>``. Falls back to :meth:`select`
-        when a value is not an integer.
+        Declared schema: every column used and every expression must be an SQLite ``integer`` (or NULL). Rows where
+        one is REAL, TEXT or BLOB, or where an expression overflows int64 (SQLite turns it into REAL), are not
+        read; their number is added to ``self.dropped[table]`` (the collector warns with it).
+
+        Rows are read in chunks of ``chunk`` in rowid order by keyset pagination (``rowid > last … LIMIT chunk``),
+        never by rowid ranges (two rows at rowid 1 and 2^63−1 must not mean 2^62 empty ranges). Each chunk is one
+        ``SELECT group_concat(IFNULL(expr, sentinel)), ...`` parsed by numpy; NULL becomes ``<NA>``.
         """
         kept = {a: e for a, e in wanted.items()
                 if all(n.split("}")[0] in self.cols[table] for n in e.split("{")[1:])}
         exprs = [e.replace("{", "[").replace("}", "]") for e in kept.values()]
-        try:
-            lo, hi = self.con.execute(f"SELECT min(rowid), max(rowid) FROM [{table}]").fetchone()
-        except sqlite3.DatabaseError:
-            return self.select(table, wanted)
-        if lo is None:
+        used = sorted({n.split("}")[0] for e in kept.values() for n in e.split("{")[1:]})
+        ok = " AND ".join([f"typeof([{c}]) IN ('integer', 'null')" for c in used]
+                          + [f"typeof({e}) IN ('integer', 'null')" for e in exprs]) or "1"
+        (bad,) = self.con.execute(f"SELECT count(*) FROM [{table}] WHERE NOT ({ok})").fetchone()
+        if bad:
+            self.dropped[table] = self.dropped.get(table, 0) + int(bad)
+        if not exprs:
             return pd.DataFrame({a: pd.Series(dtype="int64") for a in kept})
-        agg = ", ".join(f"group_concat(IFNULL({e}, {_NULL}))" for e in exprs)
+        inner = ", ".join(f"IFNULL({e}, {_NULL}) AS c{i}" for i, e in enumerate(exprs))
+        agg = ", ".join(f"group_concat(c{i})" for i in range(len(exprs)))
         parts: list[list[np.ndarray]] = []
-        for start in range(int(lo), int(hi) + 1, chunk):
-            q = f"SELECT count(*), {agg} FROM [{table}] WHERE rowid >= {start} AND rowid < {start + chunk}"
-            n, *texts = self.con.execute(q).fetchone()
+        last = None
+        while True:
+            after = "" if last is None else f"AND rowid > {last} "
+            q = (f"SELECT count(*), max(r), {agg} FROM (SELECT rowid AS r, {inner} FROM [{table}] "
+                 f"WHERE ({ok}) {after}ORDER BY rowid LIMIT {int(chunk)})")
+            n, last, *texts = self.con.execute(q).fetchone()
             if not n:
-                continue
-            arrs = [np.fromstring(t, dtype=np.int64, sep=",") for t in texts]
+                break
+            arrs = [np.fromstring(str(t), dtype=np.int64, sep=",") for t in texts]
             if any(len(a) != n for a in arrs):
-                return self.select(table, wanted)  # a REAL or TEXT value: let pandas sort it out
+                raise TraceFormatError(self.path, f"{table}: values could not be read as integers")
             parts.append(arrs)
+            if n < chunk:
+                break
         out = {}
         for i, a in enumerate(kept):
             col = np.concatenate([p[i] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
@@ -195,7 +210,13 @@ class NsysSqliteCollector(Collector):
                                                                  "end before start")}))
                 df = df[~bad]
             frames.append(df)
+        for table, n in db.dropped.items():
+            warnings.append(f"{path}: {n} row(s) of {table} dropped (a value is not an integer: REAL, TEXT, BLOB "
+                            "or beyond int64)")
         events = _assemble(frames, self.name)
+        if db.dropped and not len(events):
+            raise TraceFormatError(path, "no usable event: " + "; ".join(warnings[-len(db.dropped):]).replace(
+                f"{path}: ", ""))
         rej = pd.concat(rejected, ignore_index=True) if rejected else None
         nr = 0 if rej is None else len(rej)
         rej_t = make_table(REJECTED_COLUMNS, None if rej is None else {
@@ -260,10 +281,7 @@ def _kernels(db: _Db):
                               "mangled_name": db.strings(ids["_mangled"]).astype(str).to_numpy()
                               if "_mangled" in ids else None})
         df = df.drop(columns=[c for c in ("_short", "_mangled") if c in df])
-    cat = pd.Series(df["name"]).astype("category").cat
-    comm_cats = np.asarray(cat.categories.astype(str).str.contains("nccl", case=False, regex=False), dtype=bool)
-    is_comm = np.append(comm_cats, False)[cat.codes.to_numpy()]  # code -1 (no name) → not comm
-    return _gpu(df, np.where(is_comm, "comm", "kernel")), names
+    return _gpu(df, kinds_of_kernel_names(pd.Series(df["name"]))), names  # collectives, copies, fills by name
 
 
 def _copies(db: _Db):

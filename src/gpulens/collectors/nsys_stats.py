@@ -117,6 +117,18 @@ class NsysStatsCollector(Collector):
                 data[col].append(x * (f if col.endswith("_ns") else 1.0))
         n = len(good)
         table = pd.DataFrame({c: (data[c] if data[c] else [np.nan] * n) for c in SUMMARY_COLUMNS})
+        # Declared ranges: calls and total time are finite, non-negative and within int64; durations non-negative.
+        num = table[["calls", "total_ns", "mean_ns", "min_ns", "max_ns"]].astype("float64")
+        ok = (np.isfinite(num[["calls", "total_ns"]]).all(axis=1) & (num[["calls", "total_ns"]] >= 0).all(axis=1)
+              & (num[["calls", "total_ns"]] < 2.0**63).all(axis=1) & ~(num < 0).any(axis=1))
+        if not ok.all():
+            dropped = int((~ok).sum())
+            if not ok.any():
+                raise TraceFormatError(path, f"no usable kernel row: {dropped} row(s) have a negative, infinite, "
+                                             "missing or out-of-range Instances / Total Time / duration")
+            warnings.append(f"{path}: {dropped} kernel row(s) dropped (negative, infinite, missing or out-of-range "
+                            "Instances / Total Time / duration)")
+            table = table[ok].reset_index(drop=True)
         table["name"] = table["name"].astype(str)
         table["calls"] = table["calls"].round().astype("int64")
         table["total_ns"] = table["total_ns"].round().astype("int64")

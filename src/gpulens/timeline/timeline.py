@@ -57,6 +57,19 @@ class TimelineMeta:
     truncated: bool = False
     truncated_at: dict[str, int] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        self.scrub()
+
+    def scrub(self) -> "TimelineMeta":
+        """Remove environments and redact secrets from what the trace recorded (:mod:`gpulens.timeline.secrets`);
+        run when the meta is made and again by :meth:`Timeline.validate`, which every collector ends with."""
+        from gpulens.timeline.secrets import scrub, scrub_text
+
+        self.sources = scrub(list(self.sources))
+        self.devices = scrub(list(self.devices))
+        self.warnings = [scrub_text(w) for w in self.warnings]
+        return self
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict of the metadata."""
         return asdict(self)
@@ -184,8 +197,14 @@ class Timeline:
         return sorted({int(s.get("rank", 0) or 0) for s in self.meta.sources}) or [0]
 
     def of_kind(self, *kinds: str) -> pd.DataFrame:
-        """Rows whose ``kind`` is one of ``kinds`` (a view-like copy, original index kept)."""
-        return self.events[self.events["kind"].isin(kinds)]
+        """Rows whose ``kind`` is one of ``kinds`` (a copy-on-write copy, original index kept).
+
+        The selection is computed once per Timeline and kinds (:mod:`gpulens.analyzers.context`); each call returns
+        a shallow copy, so changing the result never changes what later callers get.
+        """
+        from gpulens.analyzers.context import context_of
+
+        return context_of(self).of_kind(*kinds).copy(deep=False)
 
     def gpu_events(self) -> pd.DataFrame:
         """Rows that ran on a GPU queue: kernels, collectives, copies and sets."""
@@ -198,7 +217,10 @@ class Timeline:
         Raises:
             SchemaError: a column is missing, extra or of the wrong dtype; a duration is negative; an event kind
                 is not in :data:`KINDS`; ``event_id`` repeats.
+
+        Also scrubs the metadata (:meth:`TimelineMeta.scrub`): no environment or secret leaves a collector.
         """
+        self.meta.scrub()
         for table, columns, label in (
             (self.events, EVENT_COLUMNS, "events"),
             (self.counters, COUNTER_COLUMNS, "counters"),

@@ -1,0 +1,75 @@
+"""Keeping credentials out of everything gpulens writes.
+
+Profiler metadata can hold a whole process environment (a Kineto ``metadata.system.env`` with ``HF_TOKEN``, a
+rocprofv3 command line with ``--token …``). :func:`scrub` is applied where trace metadata enters a Timeline
+(:class:`gpulens.timeline.TimelineMeta`), so no report — JSON, HTML, Markdown, Perfetto, baseline, cache — can copy
+it. Rules:
+
+* a mapping under a key that names an environment (``env``, ``environ``, ``environment_variables``…) is replaced
+  by ``"<removed: N environment variables>"``;
+* the text value of a key that looks secret (:data:`SECRET_KEY`: ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``,
+  ``*PASSPHRASE*``, ``KEY`` as a word part — ``API_KEY``, ``aws-key`` but not ``keys``/``monkey`` —, ``*CREDENTIAL*``,
+  ``*AUTH*`` but not ``author``, ``*COOKIE*``) is replaced by ``"<redacted>"`` (numbers are kept: a token count is
+  not a credential);
+* any string that contains a credential pattern (:data:`CREDENTIAL`: Hugging Face ``hf_…``, GitHub ``ghp_…``/
+  ``github_pat_…``, AWS ``AKIA…``, Slack ``xox…``, OpenAI-style ``sk-…``, PEM private keys, ``Bearer …``) has it
+  replaced by ``<redacted>`` wherever it sits (a warning, a command line, a path).
+
+gpulens's own keys (``machine_key``, ``path``…) never match: they are not secret-looking by the rules above.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+REDACTED = "<redacted>"
+#: Keys whose value is a credential (matched case-insensitively, anywhere in the key, word-ish boundaries).
+SECRET_KEY = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|(^|[^A-Z])KEY([^A-Z]|$)|APIKEY|CREDENTIAL|"
+                        r"AUTH(?!OR)|COOKIE)", re.IGNORECASE)
+#: gpulens's own keys that the rules above would catch.
+_OWN_KEYS = frozenset({"machine_key"})
+#: Keys holding a process environment (their whole mapping is dropped).
+ENV_KEY = re.compile(r"^(env|environ|environment[_ ]?variables|env[_ ]?vars|os[_.]environ)$", re.IGNORECASE)
+#: Credential-shaped text (patterns of the issuers' documented token formats).
+CREDENTIAL = re.compile(
+    r"hf_[A-Za-z0-9]{30,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}|(?:AKIA|ASIA)[0-9A-Z]{16}|"
+    r"xox[abposr]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,}|glpat-[A-Za-z0-9_-]{20,}|"
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)|"
+    r"(?i:bearer)\s+[A-Za-z0-9._~+/=-]{20,}")
+
+
+def scrub_text(text: str) -> str:
+    """``text`` with every credential pattern replaced by ``<redacted>``."""
+    return CREDENTIAL.sub(REDACTED, text) if isinstance(text, str) else text
+
+
+def scrub(obj: Any, _depth: int = 0) -> Any:
+    """A copy of ``obj`` (dicts, lists, scalars) with environments removed and secrets redacted (module docstring).
+
+    Nesting deeper than 64 levels is cut (``"<nested too deep>"``): metadata is never that deep, and a crafted one
+    must not exhaust the stack.
+    """
+    if _depth > 64:
+        return "<nested too deep>"
+    if isinstance(obj, dict):
+        out = {}
+        for k, v in obj.items():
+            ks = str(k)
+            if ENV_KEY.match(ks) and isinstance(v, (dict, list)):
+                out[k] = f"<removed: {len(v)} environment variables>"
+            elif isinstance(v, str) and v and SECRET_KEY.search(ks) and ks not in _OWN_KEYS:
+                out[k] = REDACTED
+            else:
+                out[k] = scrub(v, _depth + 1)
+        return out
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(scrub(v, _depth + 1) for v in obj)
+    if isinstance(obj, str):
+        return scrub_text(obj)
+    return obj
+
+
+def find_credentials(text: str) -> list[str]:
+    """Every credential-shaped substring of ``text`` (for scanning files; see tests/test_secrets.py)."""
+    return [m.group(0) for m in CREDENTIAL.finditer(text)]
