@@ -33,8 +33,9 @@ INPUTS = [
     "cases/T07.nsys.sqlite", "cases/T12.rocpd_two_procs", "cases/B17.v2_results.csv", "cases/B20.ncu_raw.csv",
 ]
 WITH_HTML = {"traces/kineto/multirank_hta_trace_filter", "cases/B06.json", "traces/ncu/olajide_rtx5070_metrics_saxpy.csv"}
-#: a None / nan / null printed where a value belongs (word-bounded; HTML is checked outside <script> and <style>)
-SHOWN_MISSING = re.compile(r"(?<![\w.])(None|nan|NaN|null)(?![\w(])")
+#: a None / nan / null printed where a value belongs: a whole table cell, or right after "label:" / "=" (a name
+#: that merely contains the word, e.g. the annotation "## decoder fp8 None ##", is not a value)
+SHOWN_MISSING = re.compile(r"(?:^|[|│┃:=])[ \t]*(None|nan|NaN|null)[ \t]*(?=$|[|│┃,;)])", re.M)
 EPS = 1e-6
 
 
