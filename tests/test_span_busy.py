@@ -101,3 +101,32 @@ def test_every_overrun_is_named_with_its_amount():
     assert clipped == {"gemm_a": 10, "elementwise_c": 2_999_970}
     f = next(f for f in hs.findings if f.key == "overruns")
     assert "gemm_a" in f.detail and "elementwise_c" in f.detail and "2999.970 µs" in f.detail
+
+
+def test_files_on_different_clocks_never_give_an_impossible_span():
+    # one GPU: kernels [1000, 1100) and [1200, 1250) on one clock, a copy 102 days later on another:
+    # the 8.8 million s gap is two time bases, not idle: span = 250 + 40 = 290 ns, busy 190 ns
+    later = 8_800_000 * 10**9
+    tl = tl_of([("kernel", "a", 1000, 100, 1, 0, 0), ("kernel", "b", 1200, 50, 1, 0, 0),
+                ("memcpy", "Memcpy HtoD", later, 40, 2, 0, 0)])
+    sm = gpulens.analyze_timeline(tl).summary
+    assert sm["span_ns"] == 290 and sm["gpu_busy_ns"] == 190
+    assert sm["gpu_busy_pct"] == pytest.approx(100 * 190 / 290)
+    assert sum("different clocks" in w for w in tl.meta.warnings) == 1
+
+
+def test_a_folder_of_different_gpus_is_not_one_run(tmp_path):
+    # an H100 trace and an MI300X trace, both rank 0, in one folder: two sources, each with its own device
+    import json as _json
+
+    for name, dev in (("h100.json", "NVIDIA H100 80GB HBM3"), ("mi300x.json", "AMD Instinct MI300X")):
+        ev = [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1000, "dur": 10,
+               "args": {"device": 0, "stream": 7}}]
+        (tmp_path / name).write_text(_json.dumps({"schemaVersion": 1, "traceEvents": ev,
+                                                  "deviceProperties": [{"id": 0, "name": dev}]}))
+    rep = gpulens.analyze([tmp_path])
+    assert len(rep.sources) == 2
+    names = [{d.get("name") for d in s.timeline.meta.devices} for s in rep.sources]
+    assert all(len(n) == 1 for n in names) and names[0] != names[1]
+    assert all(s.summary["span_ns"] == 10_000 for s in rep.sources)
+    assert all(any("different GPUs" in w for w in s.timeline.meta.warnings) for s in rep.sources)

@@ -217,6 +217,8 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
             on_load(str(p))
         loaded.append((str(p), collect(p, strict=strict, format=format, select=select, cache=cache,
                                           workers=workers, scheduler=scheduler)))
+    loaded = [part for label, tl in loaded
+              for part in split_mixed_devices(label, tl, strict=strict, format=format, cache=cache)]
     loaded = attach_ncu_inputs(loaded)
     if not join:
         from gpulens.collectors.join import fold_profiler_inputs
@@ -263,6 +265,28 @@ def _results_file(paths: list, strict: bool, format: str | None, only: list[str]
         return results_path(p, options)
     except OSError:
         return None
+
+
+def device_names(tl: Timeline) -> set[str]:
+    """The distinct GPU names the Timeline's inputs record (empty names ignored)."""
+    return {str(d.get("name")).strip() for d in tl.meta.devices if d.get("name") and str(d.get("name")).strip()}
+
+
+def split_mixed_devices(label: str, tl: Timeline, **collect_kw: Any) -> list[tuple[str, Timeline]]:
+    """A Timeline read from several files that record different GPUs (an H100 trace and an MI300X trace in one
+    folder) is not one run: its files are read again one by one, each a source of its own, with a warning naming
+    the devices. Other Timelines are returned unchanged (``[(label, tl)]``)."""
+    names = device_names(tl)
+    paths = [str(x["path"]) for x in tl.meta.sources if x.get("path")]
+    if len(names) < 2 or len(set(paths)) < 2:
+        return [(label, tl)]
+    out = []
+    for p in dict.fromkeys(paths):
+        part = collect(p, **collect_kw)
+        part.meta.warnings.append(f"{label}: its files record different GPUs ({', '.join(sorted(names))}); "
+                                  f"{p} is analysed as a run of its own, not merged with the others")
+        out.append((p, part))
+    return out
 
 
 NCU_COLLECTORS = ("ncu_csv", "ncu_rep")

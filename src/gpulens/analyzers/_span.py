@@ -11,6 +11,9 @@ validator rejected — ``ts 0``, negative ``dur`` — never take part):
 * **Profiled window** of a rank: first → last valid event of the rank of any kind but ``other`` (host operations
   included); ``gpu_utilization_pct`` = Σ busy / Σ window of each device's rank: the share of the profiled time the
   GPUs were busy.
+* **Clock domains on one device**: a gap of a day or more between two GPU events of one device is not idle time
+  but two time bases (files of one run written on different clocks); such gaps are left out of that device's span
+  (``clock_domain_gap_ns``), so no span is impossible.
 * **Clock check**: when the ranks' GPU spans do not overlap enough for the wall span to be at most the sum of the
   per-rank spans, the ranks' time bases disagree (or the files come from different runs); the wall span is then
   not a real duration: ``span_ns`` is the longest per-rank span, ``span_basis`` says so and ``clock_skew_ns`` gives
@@ -56,6 +59,21 @@ def busy_unknown_reason(timeline: Any) -> str | None:
     return None
 
 
+#: A gap this long between two GPU events of one device cannot be idle time inside one profile: the events come
+#: from time bases that differ (e.g. a copy file on another clock, days apart). 1 day.
+CLOCK_GAP_NS = 86_400 * 10**9
+
+
+def cross_domain_gaps(ev: pd.DataFrame) -> list[int]:
+    """Lengths [ns] of the gaps ≥ :data:`CLOCK_GAP_NS` between the merged busy segments of one device's events."""
+    from gpulens.analyzers.intervals import merge
+
+    st = ev["start_ns"].to_numpy("int64")
+    s, e = merge(st, st + ev["dur_ns"].to_numpy("int64"))
+    gaps = s[1:] - e[:-1]
+    return [int(g) for g in gaps[gaps >= CLOCK_GAP_NS]]
+
+
 SPAN_DEFINITION = ("GPU span = first → last GPU event (kernels, collectives, copies, fills); busy % = union of GPU "
                    "events / GPU span; over several GPUs: wall span, busy % = Σ busy / Σ per-GPU span")
 
@@ -69,10 +87,12 @@ def hull(ev: pd.DataFrame) -> tuple[int, int]:
 
 
 def rank_hulls(ev: pd.DataFrame) -> dict[int, tuple[int, int]]:
-    """Per rank: (first start, last end) of its events (ns)."""
+    """Per rank: (first start, last end) of its events (ns), the end moved back by the rank's cross-clock-domain
+    gaps (:func:`cross_domain_gaps`) so that ``end − start`` is never an impossible span."""
     out = {}
     for r, g in ev.groupby("rank", observed=True, sort=True):
-        out[int(r)] = hull(g)
+        s, e = hull(g)
+        out[int(r)] = (s, e - sum(cross_domain_gaps(g)))
     return out
 
 

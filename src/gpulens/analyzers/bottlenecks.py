@@ -14,6 +14,10 @@ between two segments is attributed by looking at the GPU event that ends it and 
   the GPU (HTA's "host wait").
 * ``sync`` — the part of a host/launch/unattributed gap during which the rank's host was inside a synchronisation
   call (``cuda|hip(Device|Stream|Event)Synchronize``, Kineto ``cuda_sync`` events).
+* ``boundary`` — a warm-up, boundary or one-off gap: much longer than the device's other gaps (see
+  ``BOUNDARY_FACTOR``) and a large part of its idle time, e.g. the seconds between a first copy and the first
+  kernel. Reported as its own finding and left out of the steady-state verdict (whose span excludes it);
+  ``--steps`` analyses the steady state alone.
 * ``unattributed`` — the launch call is unknown (no correlation) and the gap is longer than ``launch_gap_ns``, or
   the rank has no launch call recorded at all (GPU-only traces).
 
@@ -45,7 +49,13 @@ from gpulens.analyzers.launches import LAUNCH_RE, link_gpu_to_launch
 from gpulens.timeline import Timeline
 
 SYNC_RE = re.compile(r"^(?:cuda|hip|cu)(?:Device|Stream|Event|Ctx)?Synchroni[sz]e")
-GAP_CLASSES = ("host", "launch", "sync", "queued", "unattributed")
+GAP_CLASSES = ("host", "launch", "sync", "queued", "unattributed", "boundary")
+#: A gap is a warm-up / boundary / one-off gap (class ``boundary``, left out of the steady-state verdict) when the
+#: device has at least BOUNDARY_MIN_GAPS gaps, the gap is ≥ BOUNDARY_FACTOR × the median of its device's other gaps
+#: and it alone is ≥ BOUNDARY_IDLE_SHARE of the device's idle time.
+BOUNDARY_FACTOR = 10.0
+BOUNDARY_IDLE_SHARE = 0.25
+BOUNDARY_MIN_GAPS = 3
 #: run/rank classes, in the order ties are broken
 RANK_CLASSES = {"idle_host_ns": "host-bound", "idle_launch_ns": "launch-bound", "idle_sync_ns": "sync-bound",
                 "exposed_comm_ns": "communication-bound", "exposed_memcpy_ns": "memcpy-bound",
@@ -150,14 +160,32 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
         short = (dur <= launch_gap_ns) & (rank in launch_ranks)
         cls = np.select([~known & short, ~known, l_end <= gs, (l_start < gs) | short],
                         ["launch", "unattributed", "queued", "launch"], "host")
+        cls = np.where(boundary_gaps(dur), "boundary", cls)
         sync = covered_until(ge, ss, se) - covered_until(gs, ss, se)
-        sync = np.where(cls == "queued", 0, sync)
+        sync = np.where((cls == "queued") | (cls == "boundary"), 0, sync)
         out.append(pd.DataFrame({"rank": int(rank), "device_id": int(dev), "start_ns": gs, "dur_ns": dur,
                                  "next_event_id": nxt["event_id"].to_numpy(),
                                  "next_name": text_series(nxt["name"]), "cls": cls, "sync_ns": sync}))
     if not out:
         return pd.DataFrame(columns=cols)
     return pd.concat(out, ignore_index=True)[cols]
+
+
+def boundary_gaps(dur: np.ndarray) -> np.ndarray:
+    """Boolean mask of the gaps (durations in time order, one device) that are warm-up / boundary / one-off gaps
+    (rule at :data:`BOUNDARY_FACTOR`)."""
+    dur = np.asarray(dur, dtype="int64")
+    out = np.zeros(dur.size, dtype=bool)
+    total = int(dur.sum())
+    if dur.size < BOUNDARY_MIN_GAPS or total <= 0:
+        return out
+    for i in np.argsort(-dur, kind="stable"):
+        others = np.delete(dur, i)
+        if dur[i] >= BOUNDARY_FACTOR * max(float(np.median(others)), 1.0) and dur[i] >= BOUNDARY_IDLE_SHARE * total:
+            out[i] = True
+        else:
+            break
+    return out
 
 
 def short_launches(timeline: Timeline, links: pd.Series | None = None) -> pd.DataFrame:
@@ -190,7 +218,7 @@ def _short_launches(timeline: Timeline, links: pd.Series) -> pd.DataFrame:
 
 
 def _rank_verdict(row: dict[str, Any], min_share: float) -> str:
-    span = max(row["span_ns"], 1)
+    span = max(row["span_ns"] - row.get("idle_boundary_ns", 0), 1)  # the steady state: boundary gaps left out
     cls, ns = max(((c, row[k]) for k, c in RANK_CLASSES.items()), key=lambda kv: kv[1])
     return cls if ns >= min_share * span else "gpu-bound"
 
@@ -261,7 +289,49 @@ class Bottlenecks(Analyzer):
                    "gaps": int(len(gaps)), "launch_gap_ns": self.launch_gap_ns, "min_share": self.min_share,
                    "verdict": verdict, "rank_verdicts": {int(r): v for r, v in zip(t["rank"], t["verdict"])}}
         idle_root = any(f.key == "idle" for f in bd.findings)
-        return AnalysisResult(self.name, t, COLUMNS, summary, _findings(tot, summary, "idle" if idle_root else None))
+        findings = _findings(tot, summary, "idle" if idle_root else None)
+        summary["boundary_gaps"] = _boundary_rows(gaps, timeline)
+        if summary["boundary_gaps"]:
+            findings.insert(0, _boundary_finding(summary["boundary_gaps"], tot, timeline, "idle" if idle_root else None))
+        return AnalysisResult(self.name, t, COLUMNS, summary, findings)
+
+
+def _boundary_rows(gaps: pd.DataFrame, timeline: Timeline) -> list[dict[str, Any]]:
+    """The boundary gaps: rank, device, start [ns from the first GPU event of its device], duration [ns] and
+    position (``before the steady state`` = first gap of its device, ``after`` = last, else ``one-off``)."""
+    out = []
+    for (r, d), g in gaps.groupby(["rank", "device_id"], sort=True):
+        g = g.reset_index(drop=True)
+        first = int(context_of(timeline).gpu.query("rank == @r and device_id == @d")["start_ns"].min())
+        for i in np.flatnonzero(g["cls"].to_numpy() == "boundary"):
+            pos = "leading" if i == 0 else "trailing" if i == len(g) - 1 else "one-off"
+            out.append({"rank": int(r), "device_id": int(d), "offset_ns": int(g.loc[i, "start_ns"]) - first,
+                        "dur_ns": int(g.loc[i, "dur_ns"]), "position": pos,
+                        "median_other_gap_ns": int(np.median(np.delete(g["dur_ns"].to_numpy(), i)))})
+    return out
+
+
+def _boundary_finding(rows: list[dict[str, Any]], tot: dict[str, Any], timeline: Timeline,
+                      parent: str | None) -> Finding:
+    total = sum(r["dur_ns"] for r in rows)
+    big = max(rows, key=lambda r: r["dur_ns"])
+    where = {"leading": "before the steady state (warm-up: the first GPU work, then a long wait)",
+             "trailing": "after the steady state (the run's tail)",
+             "one-off": "in the middle of the run (a one-off stall: checkpoint, evaluation, compilation)"}
+    steps = sorted({int(m) for m in timeline.events["name"].astype(str).str.extract(r"^ProfilerStep#(\d+)$")[0]
+                    .dropna()})
+    src = next((str(x["path"]) for x in timeline.meta.sources if x.get("path")), "FILE")
+    hint = (f"gpulens analyze {src} --steps {steps[1]}:{steps[-1]}" if len(steps) > 2 else
+            f"gpulens analyze {src} --steps A:B (or --window START:END)")
+    return Finding(
+        f"{len(rows)} warm-up/boundary idle gap(s) left out of the verdict: {total / 1e6:.3f} ms, the largest "
+        f"{big['dur_ns'] / 1e6:.3f} ms {where[big['position']].split(' (')[0]}",
+        f"The largest gap starts {big['offset_ns'] / 1e6:.3f} ms after the first GPU event of rank {big['rank']} "
+        f"GPU {big['device_id']}, {where[big['position']]}; it is {big['dur_ns'] / max(big['median_other_gap_ns'], 1):.0f}× "
+        "the median of the other gaps. Such gaps say nothing about the steady state, so the verdict is drawn "
+        f"without them (the span it uses is {(tot['span_ns'] - tot['idle_boundary_ns']) / 1e6:.3f} ms).",
+        severity="info", category="boundary", time_at_stake_ns=int(total), key="idle/boundary", parent=parent,
+        action=f"Analyse the steady state alone: {hint}.")
 
 
 def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None = None) -> list[Finding]:

@@ -29,7 +29,7 @@ from typing import Any
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers._span import busy_unknown_reason, rank_hulls, run_figures, warn_once
+from gpulens.analyzers._span import busy_unknown_reason, cross_domain_gaps, rank_hulls, run_figures, warn_once
 from gpulens.analyzers.context import context_of
 from gpulens.analyzers.intervals import union_of
 from gpulens.timeline import GPU_KINDS, Timeline
@@ -50,6 +50,8 @@ COLUMNS = {
     "computation_pct": "computation_ns / span_ns [%]",
     "idle_pct": "idle_ns / span_ns [%]",
     "kernel_count": "kernel + comm events [count]",
+    "clock_domain_gap_ns": "gaps of a day or more between this GPU's events (two time bases), left out of span_ns "
+                           "[ns]",
     "window_ns": "profiled window of the rank: first → last valid event, host included [ns]",
     "utilization_pct": "busy_ns / window_ns [%]",
 }
@@ -75,7 +77,8 @@ def _split(ev: pd.DataFrame) -> dict[str, int]:
     comm = ev[ev["kind"] == "comm"]
     cpy = ev[ev["kind"] == "memcpy"]
     start = int(ev["start_ns"].min())
-    span = int((ev["start_ns"] + ev["dur_ns"]).max()) - start
+    cross = cross_domain_gaps(ev)
+    span = int((ev["start_ns"] + ev["dur_ns"]).max()) - start - sum(cross)
     u_comp = union_of(comp)
     u_comp_comm = union_of(pd.concat([comp, comm]))
     u_ccc = union_of(pd.concat([comp, comm, cpy]))
@@ -91,6 +94,7 @@ def _split(ev: pd.DataFrame) -> dict[str, int]:
         "exposed_memset_ns": busy - u_ccc,
         "idle_ns": span - busy,
         "kernel_count": int(len(comp) + len(comm)),
+        "clock_domain_gap_ns": int(sum(cross)),
     }
 
 
@@ -129,6 +133,9 @@ class Breakdown(Analyzer):
         run = run_figures(t, gpu, every)
         summary = {**tot, **run, "gpu_count": int(len(t)),
                    "idle_pct": 100.0 * tot["idle_ns"] / run["device_span_ns"] if run["device_span_ns"] else 0.0}
+        if tot["clock_domain_gap_ns"]:
+            warn_once(timeline, "GPU events on different clocks", f"gaps of {tot['clock_domain_gap_ns'] / 1e9:.0f} s "
+                      "between events of one GPU (a day or more: two time bases) are left out of its span")
         if run["clock_skew_ns"]:
             warn_once(timeline, "ranks' clocks disagree", f"their GPU spans are {run['clock_skew_ns'] / 1e9:.3f} s "
                       "further apart than their lengths allow; the run span is the longest rank's span")

@@ -171,7 +171,15 @@ class CriticalPath(Analyzer):
         t["_o"] = t["class"].map({c: i for i, c in enumerate(CLASSES)})
         t = t.sort_values(["rank", "step", "_o"], kind="stable", na_position="first").reset_index(drop=True)
         t["step"] = t["step"].astype("Int64")
-        return AnalysisResult(self.name, t[list(COLUMNS)], COLUMNS, *self._summary(t),
+        summary, findings = self._summary(t)
+        # the findings tree (issue 14.6), each nanosecond once: a path held by host-side or gap time is GPU idle
+        # time, so it details the breakdown's idle finding; a path held by GPU work is time the kernel verdicts
+        # already rank, so it is stated (title) but not counted a second time
+        if summary["top_class"] in GPU_CLASSES - {"gpu_gap"}:
+            findings[0].time_at_stake_ns = None
+        elif any(f.key == "idle" for f in getattr((results or {}).get("breakdown"), "findings", [])):
+            findings[0].parent = "idle"
+        return AnalysisResult(self.name, t[list(COLUMNS)], COLUMNS, summary, findings,
                               summary_columns={"windows": "steps (or whole-trace windows) analysed [count]",
                                                "path_ns": "summed critical-path length [ns]",
                                                "gpu_share": "share of the path on GPU work [share]",

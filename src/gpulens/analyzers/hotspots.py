@@ -47,6 +47,10 @@ def critical_set(shares: np.ndarray, fraction: float) -> np.ndarray:
 MAX_LISTED = 20
 
 
+def _clip(name: str, n: int = 80) -> str:
+    return name if len(name) <= n else name[: n - 1] + "…"
+
+
 def _clipped_events(timeline: Timeline, over: pd.DataFrame) -> list[dict[str, Any]]:
     """Every GPU event clipped by the stream-overrun repair: name, rank, device, stream, start, raw duration and
     how much was clipped [ns], largest overrun first."""
@@ -133,7 +137,7 @@ class Hotspots(Analyzer):
         clipped = _clipped_events(timeline, over)
         if len(over):
             t0 = int(context_of(timeline).gpu["start_ns"].min())
-            listed = "; ".join(f"{c['name']} (stream {c['stream_id']}, starting {(c['start_ns'] - t0) / 1e3:.3f} µs "
+            listed = "; ".join(f"{_clip(c['name'])} (stream {c['stream_id']}, starting {(c['start_ns'] - t0) / 1e3:.3f} µs "
                                f"after the first GPU event) by {c['overrun_ns'] / 1e3:.3f} µs"
                                for c in clipped[:MAX_LISTED])
             more = f"; and {len(clipped) - MAX_LISTED} more (summary.overruns)" if len(clipped) > MAX_LISTED else ""

@@ -74,3 +74,31 @@ class Steps(Analyzer):
                 "look for one-off work (compilation, allocator growth, data loading, checkpointing) in it.",
                 "warning", "step-time", int((slow["dur_ns"] - med).sum()), rank=int(worst["rank"])))
         return AnalysisResult(self.name, table, COLUMNS, summary, findings)
+
+
+def step_numbers(timeline: Timeline) -> list[int]:
+    """The N of every host-side ``ProfilerStep#N`` range of the Timeline, sorted, each once."""
+    ev = timeline.events
+    host = ev[ev["kind"].isin(["annotation", "cpu_op"]) & (ev["device_id"] == -1)]
+    num = host["name"].astype(str).str.extract(STEP_RE, expand=False).dropna()
+    return sorted({int(n) for n in num})
+
+
+def steps_in_inputs(paths: list, strict: bool = True) -> str:
+    """One sentence listing the steps the inputs record (loaded again without a selection), for the message shown
+    when ``--steps A:B`` matched nothing: ``"The trace has steps 1–12 (ProfilerStep#1..#12)."``."""
+    from gpulens.collectors import collect
+
+    found: set[int] = set()
+    for p in paths:
+        try:
+            found |= set(step_numbers(collect(p, strict=strict)))
+        except Exception:  # noqa: BLE001 - the listing is a hint; the real error was already reported
+            continue
+    if not found:
+        return "The input(s) record no ProfilerStep#N ranges: use --window START:END instead."
+    nums = sorted(found)
+    contiguous = nums == list(range(nums[0], nums[-1] + 1))
+    listed = f"{nums[0]}–{nums[-1]}" if contiguous and len(nums) > 1 else ", ".join(map(str, nums[:20])) + (
+        ", …" if len(nums) > 20 else "")
+    return f"The input(s) have steps {listed} (e.g. --steps {nums[0]}:{nums[-1]})."

@@ -57,6 +57,8 @@ class Evidence:
     exposed_comm_ns: int | None = None
     short_launch_frac: float | None = None
     launch_idle_ns: int = 0
+    launch_latency_p50_ns: int | None = None
+    launch_latency_p90_ns: int | None = None
     bound: str | None = None
     roof_pct: float | None = None
     arithmetic_intensity: float | None = None
@@ -164,8 +166,11 @@ def _evidence_text(e: Evidence) -> str:
     if e.mean_blocks is not None and e.num_sms:
         parts.append(f"{e.mean_blocks:.0f} blocks on {e.num_sms} SMs/CUs")
     if e.short_launch_frac or e.launch_idle_ns:
-        parts.append(f"{100 * e.short_launch_frac:.0f} % of launches shorter than the launch call; "
+        parts.append(f"{100 * (e.short_launch_frac or 0):.0f} % of launches shorter than the launch call; "
                      f"{e.launch_idle_ns} ns launch idle before it")
+        if e.launch_latency_p50_ns is not None:
+            parts.append(f"launch latency (start − call start) p50 {e.launch_latency_p50_ns / 1e3:.1f} µs, "
+                         f"p90 {(e.launch_latency_p90_ns or 0) / 1e3:.1f} µs")
     if e.exposed_comm_ns is not None:
         parts.append(f"{e.exposed_comm_ns} of {e.time_ns} ns not overlapped by compute")
     return "; ".join(parts) or "timeline only: no roofline, occupancy or stall data"

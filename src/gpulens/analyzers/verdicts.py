@@ -151,10 +151,18 @@ class Verdicts(Analyzer):
         results = results or {}
         hs = results.get("hotspots")
         if hs is None or not len(hs.table):
+            # every documented access path works on an empty run: summary["run_verdict"] is always there
+            none = not len(timeline.gpu_events()) and not (hs is not None and hs.summary.get("kernel_count"))
+            run = "no-gpu-work" if none else "undetermined"
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
-                                  skipped_reason="no kernels (hotspots found none)")
+                                  {"run_verdict": run, "basis": "no GPU work in the input" if none else
+                                   "no kernel durations to classify", "overhead_verdict": None,
+                                   "kernel_verdict": None, "kernel_time_by_verdict_ns": {}, "ranked": []},
+                                  skipped_reason="no kernels (hotspots found none)" if none else
+                                  "no kernel durations (counter rows without timestamps)")
         crit = hs.table[hs.table["critical"]]
-        roof, occ, st = (_row_by_name(results.get(n)) for n in ("roofline", "occupancy", "stalls"))
+        roof, occ, st, ll = (_row_by_name(results.get(n)) for n in ("roofline", "occupancy", "stalls",
+                                                                    "launch_latency"))
         kern = context_of(timeline).of_kind("kernel", "comm")
         exposed = exposed_comm_by_name(timeline)
         links = link_gpu_to_launch(timeline)["launch_event_id"]
@@ -195,6 +203,9 @@ class Verdicts(Analyzer):
                 stake = _num(r.get("time_at_stake_ns"))
                 e.roof_stake_ns = int(stake) if stake is not None else None
                 e.inputs.append("roofline")
+            if name in ll:
+                e.launch_latency_p50_ns = int(ll[name]["latency_p50_ns"])
+                e.launch_latency_p90_ns = int(ll[name]["latency_p90_ns"])
             if name in occ:
                 o = occ[name]
                 e.achieved_occupancy_pct = _num(o.get("achieved_occupancy_pct"))

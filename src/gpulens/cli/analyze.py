@@ -128,5 +128,9 @@ def register(app: typer.Typer) -> None:
                 msg = f"The capture is incomplete (0 kernels recorded): {incomplete[0]}."
             if steps or window or ranks:
                 msg += " (A --steps/--window/--ranks selection was applied: it may match nothing.)"
+            if steps:
+                from gpulens.analyzers.steps import steps_in_inputs
+
+                msg += " " + steps_in_inputs(inputs, strict=not lenient)
             console.print(msg)
         raise typer.Exit(code)

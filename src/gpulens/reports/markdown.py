@@ -60,7 +60,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
     sm, tl = s.summary, s.timeline
     hs = s.results.get("hotspots")
     hsum = hs.summary if hs is not None else {}
-    devices = ", ".join(sorted({str(d.get("name")) for d in tl.meta.devices})) or "not recorded"
+    devices = ", ".join(sorted({str(d.get("name")) for d in tl.meta.devices if d.get("name")})) or "not recorded"
     a = answer(s)
     top = [f"{i + 1}. **{fmt_ns(f.time_at_stake_ns)}** {md_text(f.title, 200)} → {md_text(next_step(f), 300)}"
            for i, f in enumerate(a.findings)]

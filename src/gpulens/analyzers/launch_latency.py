@@ -1,0 +1,114 @@
+"""Launch latency: how long after its launch call each kernel started — the evidence behind "launch-bound".
+
+For every GPU event linked to the runtime call that enqueued it (correlation id, :func:`link_gpu_to_launch`):
+
+* ``launch latency`` = GPU event start − launch call start (Holistic Trace Analysis' "kernel launch delay" measures
+  the same interval): the whole cost of getting the work onto the GPU;
+* ``queue delay`` = GPU event start − launch call end, floored at 0: how long the work waited in the stream queue
+  after the call returned (0 when the GPU started it while the call was still running).
+
+A CUDA/HIP graph launch enqueues many kernels under one call: only the first of them is measured (the later ones
+wait for the earlier nodes, not for the launch). Per kernel name and for the run: count, p50, p90 and max of both
+(``numpy.percentile``, linear interpolation).
+
+Clock-domain check: a GPU event that starts *before* the call that launched it (negative launch latency) is
+impossible on one clock — the GPU and host time bases disagree. Such events are left out of the distributions,
+counted (``clock_skew_events``) and warned about once with the size of the largest skew.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gpulens.analyzers._span import replayed_for_counters, warn_once
+from gpulens.analyzers.base import AnalysisResult, Analyzer
+from gpulens.analyzers.context import context_of
+from gpulens.timeline import Timeline
+
+COLUMNS = {
+    "name": "kernel name as recorded",
+    "launches": "launches measured [count]",
+    "latency_p50_ns": "median of kernel start − launch call start [ns]",
+    "latency_p90_ns": "90th percentile of kernel start − launch call start [ns]",
+    "latency_max_ns": "largest kernel start − launch call start [ns]",
+    "queue_p50_ns": "median of kernel start − launch call end, floored at 0 [ns]",
+    "queue_p90_ns": "90th percentile of the queue delay [ns]",
+    "queue_max_ns": "largest queue delay [ns]",
+}
+SUMMARY_COLUMNS = {
+    "launches": "launches measured [count]",
+    "latency_p50_ns": "run median launch latency [ns]", "latency_p90_ns": "run p90 launch latency [ns]",
+    "latency_max_ns": "run largest launch latency [ns]",
+    "queue_p50_ns": "run median queue delay [ns]", "queue_p90_ns": "run p90 queue delay [ns]",
+    "queue_max_ns": "run largest queue delay [ns]",
+    "clock_skew_events": "GPU events starting before their launch call (clock domains disagree) [count]",
+    "clock_skew_max_ns": "largest such skew [ns]",
+}
+
+
+def latencies(timeline: Timeline) -> pd.DataFrame:
+    """One row per measured launch: ``name`` (kernel), ``latency_ns``, ``queue_ns`` (see module docstring); rows
+    with a negative latency are kept with ``skew`` True."""
+    ctx = context_of(timeline)
+    gpu = ctx.gpu
+    lid = ctx.links["launch_event_id"]
+    ok = lid.notna().to_numpy() & gpu["kind"].isin(("kernel", "comm")).to_numpy()
+    cols = ["name", "latency_ns", "queue_ns", "skew"]
+    if not ok.any():
+        return pd.DataFrame(columns=cols)
+    k = gpu[ok]
+    ids = lid[ok].astype("int64").to_numpy()
+    calls = timeline.events.set_index("event_id")[["start_ns", "dur_ns"]].reindex(ids)
+    df = pd.DataFrame({"name": k["name"].astype(str).to_numpy(), "start": k["start_ns"].to_numpy("int64"),
+                       "call": ids, "c_start": calls["start_ns"].to_numpy(), "c_dur": calls["dur_ns"].to_numpy()})
+    df = df.dropna(subset=["c_start"]).sort_values("start", kind="stable").drop_duplicates("call")
+    lat = df["start"].to_numpy("int64") - df["c_start"].to_numpy("int64")
+    queue = np.maximum(df["start"].to_numpy("int64") - (df["c_start"] + df["c_dur"]).to_numpy("int64"), 0)
+    return pd.DataFrame({"name": df["name"].to_numpy(), "latency_ns": lat, "queue_ns": queue, "skew": lat < 0})
+
+
+def _dist(x: np.ndarray) -> tuple[int, int, int]:
+    return int(round(np.percentile(x, 50))), int(round(np.percentile(x, 90))), int(x.max())
+
+
+class LaunchLatency(Analyzer):
+    """Launch latency and queue delay per kernel and for the run; clock-skew check (see module docstring)."""
+
+    name = "launch_latency"
+    order = 32
+
+    def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
+        def skip(reason: str) -> AnalysisResult:
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, skipped_reason=reason)
+
+        if replayed_for_counters(timeline):
+            return skip("counter-collection run: kernels were replayed, not launched by the workload's calls")
+        lat = latencies(timeline)
+        if not len(lat):
+            return skip("no kernel linked to a launch call (no correlation ids, or no host runtime events)")
+        skew = lat[lat["skew"]]
+        good = lat[~lat["skew"]]
+        summary: dict[str, Any] = {"launches": int(len(good)), "clock_skew_events": int(len(skew)),
+                                   "clock_skew_max_ns": int(-skew["latency_ns"].min()) if len(skew) else 0}
+        if len(skew):
+            warn_once(timeline, "GPU and host clocks disagree",
+                      f"{len(skew)} GPU event(s) start before the call that launched them (by up to "
+                      f"{summary['clock_skew_max_ns'] / 1e3:.3f} µs); they are left out of the launch latencies")
+        if not len(good):
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, summary,
+                                  skipped_reason="every linked kernel starts before its launch call (clock skew)",
+                                  summary_columns=SUMMARY_COLUMNS)
+        la, qu = good["latency_ns"].to_numpy("int64"), good["queue_ns"].to_numpy("int64")
+        for pre, x in (("latency", la), ("queue", qu)):
+            summary.update(zip((f"{pre}_p50_ns", f"{pre}_p90_ns", f"{pre}_max_ns"), _dist(x)))
+        rows = []
+        for name, g in good.groupby("name", sort=False):
+            a, b = _dist(g["latency_ns"].to_numpy("int64")), _dist(g["queue_ns"].to_numpy("int64"))
+            rows.append({"name": name, "launches": int(len(g)), "latency_p50_ns": a[0], "latency_p90_ns": a[1],
+                         "latency_max_ns": a[2], "queue_p50_ns": b[0], "queue_p90_ns": b[1], "queue_max_ns": b[2]})
+        t = pd.DataFrame(rows, columns=list(COLUMNS)).sort_values(["launches", "name"], ascending=[False, True],
+                                                                  kind="stable").reset_index(drop=True)
+        return AnalysisResult(self.name, t, COLUMNS, summary, summary_columns=SUMMARY_COLUMNS)
