@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import declared_unit
@@ -21,6 +22,8 @@ from gpulens.errors import GpulensError
 
 
 def _cell(v: Any) -> Any:
+    if isinstance(v, np.ndarray):
+        v = v.tolist()
     return json.dumps(v, default=str) if isinstance(v, (list, dict, tuple)) else v
 
 

@@ -134,6 +134,7 @@ def _paths(timeline: Timeline) -> list:
     out = []
     for rank, step, thread, lo, hi, g0 in _windows(timeline, gpu, aux):
         df = pd.DataFrame(walker.walk(thread, lo, hi, g0), columns=["class", "a", "b", "pos"])
+        df = df.astype({"a": "int64", "b": "int64", "pos": "int64"})
         df["ns"] = df["b"] - df["a"]
         pos = df["pos"].to_numpy(dtype="int64") if len(df) else np.zeros(0, dtype="int64")  # empty walk: object dtype
         is_gpu = df["class"].isin(GPU_CLASSES - {"gpu_gap"}).to_numpy()
@@ -163,9 +164,10 @@ class CriticalPath(Analyzer):
                 top = named.groupby("who")["ns"].sum().idxmax() if len(named) else ""
                 rows.append({"rank": rank, "step": step, "step_ns": step_ns, "class": cls,
                              "time_ns": int(g["ns"].sum()), "events": int(named["pos"].nunique()), "top_event": top})
-        if not rows:  # every event of zero length (e.g. rocprof-compute dispatches with unknown durations)
+        if not rows:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
-                                  skipped_reason="no event with a duration: no critical path")
+                                  skipped_reason="no window with a positive duration to walk (no steps, or the "
+                                                 "events have no usable times)")
         t = pd.DataFrame(rows)
         t["share"] = t["time_ns"] / t["step_ns"].where(t["step_ns"] > 0)
         t["_o"] = t["class"].map({c: i for i, c in enumerate(CLASSES)})
@@ -237,7 +239,7 @@ class CriticalPathSegments(Analyzer):
             n += len(d)
             if n >= MAX_SEGMENTS:
                 break
-        t = pd.concat(parts, ignore_index=True)
+        t = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(SEGMENT_COLUMNS))
         t["step"] = t["step"].astype("Int64")
         return AnalysisResult(self.name, t[list(SEGMENT_COLUMNS)], SEGMENT_COLUMNS,
                               {"segments": int(len(t)), "truncated": n >= MAX_SEGMENTS})
