@@ -3,7 +3,8 @@
 The first full load of a trace file writes its Timeline into a cache folder — ``$GPULENS_CACHE_DIR``, else ``$XDG_CACHE_HOME/gpulens``, else ``~/.cache/gpulens`` — never beside the user's
 file. An entry is found again by a key made of
 
-* the file's absolute path, size in bytes and modification time (ns),
+* the file's absolute path, device, inode, size in bytes, modification and status-change times (ns) — as version-control
+  tools compare them; a file rewritten in place keeps neither its ctime nor (usually) its inode,
 * a content fingerprint: BLAKE2b of the first and last 4 MiB and of 16 evenly spaced 64 KiB samples (a full hash of
   a multi-GB trace would cost more than the cached load it guards; size and mtime catch ordinary rewrites),
 * the collector name, the gpulens version and the Timeline format version (a new gpulens never reads old entries).
@@ -16,7 +17,9 @@ for. Side tables (rare, small) are stored as Arrow IPC.
 
 Only files of at least :data:`MIN_BYTES` (``$GPULENS_CACHE_MIN_BYTES``) are cached: smaller ones load faster than a
 cache lookup pays for. Entries are written to a temporary folder and renamed into place, so a crash never leaves a
-half-written entry behind.
+half-written entry behind. Entries are private to their owner (folders 0700, files 0600); an entry that fails
+validation (its mark names another file or key, a table cannot be read or breaks the schema) is rebuilt, never
+trusted. :func:`source_key` is the one key function for anything cached from a trace.
 """
 
 from __future__ import annotations
@@ -57,10 +60,15 @@ def min_bytes() -> int:
 
 
 def fingerprint(path: Path) -> str:
-    """BLAKE2b (16-byte digest, hex) of the file's size, mtime and sampled content (see module docstring)."""
+    """BLAKE2b (16-byte digest, hex) of the file's identity and sampled content (see module docstring).
+
+    Identity is what version-control tools compare to notice a change without reading the file: device, inode,
+    size, mtime_ns and ctime_ns (ctime cannot be set back by ``touch``/``os.utime``, so a file rewritten in place with
+    its old size and mtime still gets a new key); the content sample adds a check of what the file holds.
+    """
     st = path.stat()
     h = hashlib.blake2b(digest_size=16)
-    h.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
+    h.update(f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}".encode())
     with path.open("rb") as fh:
         h.update(fh.read(_EDGE))
         if st.st_size > 2 * _EDGE:
@@ -72,14 +80,31 @@ def fingerprint(path: Path) -> str:
     return h.hexdigest()
 
 
-def entry_path(path: Path, collector: str) -> Path:
-    """Folder of the cache entry for ``path`` read by ``collector`` (exists only once written)."""
+def source_key(path: Path, *parts: str) -> str:
+    """The one cache key of anything derived from the file ``path`` (the Timeline cache here; cached analysis
+    results add their own ``parts``): resolved path, gpulens and Timeline format versions, :func:`fingerprint`,
+    and ``parts`` (collector name, options...). Hex BLAKE2b, 32 characters."""
     from gpulens import __version__
 
     p = Path(path).resolve()
-    key = hashlib.blake2b(f"{p}|{collector}|{__version__}|{FORMAT_VERSION}|{fingerprint(p)}".encode(),
-                          digest_size=16).hexdigest()
-    return cache_dir() / f"{p.name[:40]}-{key}"
+    text = "|".join([str(p), __version__, str(FORMAT_VERSION), fingerprint(p), *parts])
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def entry_path(path: Path, collector: str) -> Path:
+    """Folder of the cache entry for ``path`` read by ``collector`` (exists only once written)."""
+    p = Path(path).resolve()
+    return cache_dir() / f"{p.name[:40]}-{source_key(p, collector)}"
+
+
+def _private(folder: Path) -> None:
+    """Owner-only permissions: folders 0700, files 0600 (traces and their names are the user's business)."""
+    os.chmod(folder, 0o700)
+    for root, dirs, files in os.walk(folder):
+        for d in dirs:
+            os.chmod(os.path.join(root, d), 0o700)
+        for f in files:
+            os.chmod(os.path.join(root, f), 0o600)
 
 
 def load_or_collect(path: Path, collector: str, load: Callable[[], Timeline]) -> Timeline:
@@ -94,17 +119,23 @@ def load_or_collect(path: Path, collector: str, load: Callable[[], Timeline]) ->
         entry = entry_path(p, collector)
     except OSError:
         return load()
+    key = entry.name.rsplit("-", 1)[-1]
     if (entry / _MARK).is_file():
         try:
+            mark = json.loads((entry / _MARK).read_text())
+            if mark.get("key") != key or mark.get("source") != str(p.resolve()):
+                raise ValueError("cache entry does not belong to this file")
             return _read(entry)
-        except Exception:  # a damaged entry: drop it and load again
+        except Exception:  # a damaged or foreign entry is never trusted: drop it and load again
             shutil.rmtree(entry, ignore_errors=True)
     tl = load()
     try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
+        entry.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=entry.parent))
         _write(tl, tmp / "tl")
-        (tmp / "tl" / _MARK).write_text(json.dumps({"source": str(p.resolve()), "collector": collector}))
+        (tmp / "tl" / _MARK).write_text(json.dumps({"source": str(p.resolve()), "collector": collector,
+                                                     "key": key}))
+        _private(tmp / "tl")
         os.replace(tmp / "tl", entry)
         shutil.rmtree(tmp, ignore_errors=True)
     except OSError:
