@@ -68,3 +68,42 @@ def test_store_pointing_at_a_file_is_one_line(tmp_path, report_json, capsys):
     assert main(["baseline", "save", str(report_json), "--name", "main", "--store", str(f)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and str(f) in err and "Traceback" not in err
+
+
+NASTY = "gemm @alice @org/team #1234 https://evil.example/x www.evil.example $x^2$ \u202eevil\u202c"
+
+
+def _assert_inert(text: str) -> None:
+    import re
+
+    assert "\u202e" not in text and "\u202c" not in text
+    assert not re.search(r"[@#][\w-]", text)  # every @ and # is followed by the zero-width joiner (or nothing)
+    assert not re.search(r"(?i)\bhttps?://|\bwww\.", text)  # no autolink
+    assert "evil.example" in text  # the text is still there, readable
+    assert "$x^2$" not in text and "\\$x^2\\$" in text
+
+
+def test_markdown_helpers_neutralise_mentions_refs_urls_math_bidi():
+    from gpulens.reports._md_safe import ZWJ, neutralise
+    from gpulens.reports.gate_markdown import md_escape
+    from gpulens.reports.markdown import md_text
+
+    assert neutralise("@bob #7 https://a.b") == f"@{ZWJ}bob #{ZWJ}7 https{ZWJ}://a.b"
+    assert neutralise("a\u202eb\u2066c") == "abc" and neutralise("$5") == "\\$5"
+    for f in (md_text, md_escape):
+        _assert_inert(f(NASTY) if f is md_escape else f(NASTY, 500))
+
+
+def test_markdown_report_of_a_trace_with_a_nasty_kernel_name(tmp_path):
+    evs = [{"ph": "X", "cat": "kernel", "name": NASTY, "pid": 0, "tid": 7, "ts": 100, "dur": 50,
+            "args": {"device": 0, "stream": 7, "correlation": 1}},
+           {"ph": "X", "cat": "kernel", "name": "plain", "pid": 0, "tid": 7, "ts": 200, "dur": 10,
+            "args": {"device": 0, "stream": 7, "correlation": 2}}]
+    trace = tmp_path / "t.json"
+    trace.write_text(json.dumps({"traceEvents": evs}))
+    md = tmp_path / "s.md"
+    assert main(["analyze", "-q", "--no-cache", str(trace), "--markdown", str(md)]) == 0
+    text = md.read_text(encoding="utf-8")
+    assert "gemm" in text
+    line = next(ln for ln in text.splitlines() if "gemm" in ln)
+    _assert_inert(line)

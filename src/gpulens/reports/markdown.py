@@ -16,6 +16,7 @@ import pandas as pd
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import Report, SourceReport
 from gpulens.reports._format import fmt_ns, fmt_value, header_label
+from gpulens.reports._md_safe import neutralise
 
 #: Hard limit on the rendered text (characters).
 MAX_CHARS = 65_000
@@ -31,7 +32,7 @@ def md_text(v: Any, n: int = NAME_CHARS) -> str:
     s = s if len(s) <= n else s[: n - 1] + "…"
     s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     s = _MD_SPECIAL.sub(r"\\\1", s)
-    return " ".join(s.split())
+    return " ".join(neutralise(s).split())
 
 
 def md_table(df: pd.DataFrame, columns: Sequence[str], max_rows: int, headers: dict[str, str] | None = None) -> str:
