@@ -107,27 +107,23 @@ class Verdicts(Analyzer):
         launch_idle = (gaps["dur_ns"] - gaps["sync_ns"])[gaps["cls"] == "launch"].groupby(
             gaps.loc[gaps["cls"] == "launch", "next_name"]).sum() if len(gaps) else pd.Series(dtype="int64")
         sl = short_launches(timeline, links).set_index("launch_event_id")["short"]
-        by_name = kern.groupby("name", sort=False).groups
         co = timeline.counters
         counter_src = co.assign(s=co["source"].astype(str)).groupby("event_id")["s"].first()
         pcts = kernel_percentages(timeline)
+        per = _per_name(kern, links, sl, counter_src)  # grouped once: the loop below is O(critical kernels)
         rows, findings = [], []
         for h in crit.to_dict("records"):
             name = str(h["name"])
-            evs = kern.loc[by_name[name]] if name in by_name else kern.iloc[:0]
+            g = per.get(name, {})
             e = Evidence(name, str(h["kind"]), int(h["calls"]), int(h["effective_ns"]), inputs=["timeline"])
             if e.kind == "comm":
                 e.exposed_comm_ns = exposed.get(name, 0)
-            lid = links.reindex(evs.index).dropna().astype("int64")
-            if len(lid) and len(sl):
-                e.short_launch_frac = float(sl.reindex(lid.to_numpy()).fillna(False).astype(bool).mean())
+            if g.get("linked") and len(sl):
+                e.short_launch_frac = float(g["short_frac"])
                 e.launch_idle_ns = int(launch_idle.get(name, 0))
-            if evs["grid_x"].notna().any():
-                blocks = (evs["grid_x"].fillna(1) * evs["grid_y"].fillna(1) * evs["grid_z"].fillna(1))[
-                    evs["grid_x"].notna()]
-                e.mean_blocks = float(blocks.astype(float).mean())
-                first = evs.iloc[0]
-                e.num_sms = device_sms(timeline, device, int(first["rank"]), int(first["device_id"]))
+            if g.get("mean_blocks") is not None:
+                e.mean_blocks = float(g["mean_blocks"])
+                e.num_sms = device_sms(timeline, device, int(g["rank"]), int(g["device_id"]))
             if name in roof:
                 r = roof[name]
                 e.bound = r.get("bound") if r.get("bound") in ("compute", "memory") else None
@@ -154,7 +150,7 @@ class Verdicts(Analyzer):
                 e.theoretical_occupancy_pct = _num(p.get("theoretical_occupancy_pct"))
                 e.inputs.append("counters:occupancy")
             v = decide(e)
-            srcs = set(evs["source"].astype(str)) | set(counter_src.reindex(evs["event_id"]).dropna())
+            srcs = g.get("sources", set())
             inputs = e.inputs + [f"collector:{c}" for c in sorted(srcs)]
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],
                          "verdict": v.verdict, "time_at_stake_ns": v.time_at_stake_ns, "evidence": v.evidence,
@@ -203,3 +199,36 @@ class Verdicts(Analyzer):
                 "kernel_time_by_verdict_ns": {str(k): int(v) for k, v in by_class.items()},
                 "ranked": [{"title": f.title, "category": f.category, "time_at_stake_ns": int(f.time_at_stake_ns),
                             "kernel": f.kernel, "rank": f.rank} for f in ranked[:10]]}
+
+
+def _per_name(kern: pd.DataFrame, links: pd.Series, short: pd.Series, counter_src: pd.Series) -> dict[str, dict]:
+    """Per kernel name, computed with one grouping of all kernel rows (not one mask per name): ``linked`` (some
+    launch is known), ``short_frac`` (share of linked launches that are short), ``mean_blocks`` (mean grid size
+    over launches that record one; None when none does), ``rank``/``device_id`` of its first launch with a grid,
+    ``sources`` (collectors of its events and of their counters)."""
+    if not len(kern):
+        return {}
+    lid = links.reindex(kern.index)
+    has = lid.notna().to_numpy()
+    sf = pd.Series(np.nan, index=kern.index)
+    if len(short) and has.any():
+        sf[has] = short.reindex(lid[has].astype("int64").to_numpy()).fillna(False).astype(bool).astype(float).to_numpy()
+    gx = kern["grid_x"]
+    blocks = (gx.fillna(1) * kern["grid_y"].fillna(1) * kern["grid_z"].fillna(1)).astype(float).where(gx.notna())
+    df = pd.DataFrame({"name": kern["name"].to_numpy(), "linked": has, "sf": sf.to_numpy(),
+                       "blocks": blocks.to_numpy(), "rank": kern["rank"].to_numpy(),
+                       "device_id": kern["device_id"].to_numpy()})
+    grp = df.groupby("name", sort=False)
+    agg = pd.DataFrame({"linked": grp["linked"].any(), "short_frac": grp["sf"].mean(),
+                        "mean_blocks": grp["blocks"].mean()})
+    first = df.drop_duplicates("name").set_index("name")[["rank", "device_id"]]
+    agg = agg.join(first)
+    src = pd.concat([pd.DataFrame({"name": kern["name"].to_numpy(), "s": kern["source"].astype(str).to_numpy()}),
+                     pd.DataFrame({"name": kern["name"].to_numpy(),
+                                   "s": counter_src.reindex(kern["event_id"].to_numpy()).to_numpy()}).dropna()])
+    sources = src.drop_duplicates().groupby("name", sort=False)["s"].agg(set)
+    out = agg.to_dict("index")
+    for name, r in out.items():
+        r["mean_blocks"] = None if pd.isna(r["mean_blocks"]) else r["mean_blocks"]
+        r["sources"] = sources.get(name, set())
+    return out
