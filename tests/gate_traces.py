@@ -35,7 +35,8 @@ A100 = {"id": 0, "name": "NVIDIA A100-SXM4-80GB", "computeMajor": 8, "computeMin
 
 
 def make_trace(path: Path, seed: int, gemm_scale: float = 1.0, noise: float = 0.02, steps: int = 4,
-               device: dict | None = None, driver: int = 12040, truncate: bool = False) -> Path:
+               device: dict | None = None, driver: int = 12040, truncate: bool = False,
+               rename: dict[str, str] | None = None) -> Path:
     """Write one synthetic trace to ``path`` and return it.
 
     Args:
@@ -46,13 +47,15 @@ def make_trace(path: Path, seed: int, gemm_scale: float = 1.0, noise: float = 0.
         device: the ``deviceProperties`` entry (H100 by default).
         driver: ``cuda_driver_version`` recorded in the trace.
         truncate: cut the file in the middle of an event (a crashed profiler), so the collector marks it partial.
+        rename: kernel names to write differently (e.g. the GEMM under a mangled name), ``{name: written name}``.
     """
     rng = np.random.default_rng(seed)
     run = 1 + noise * rng.standard_normal()
     ev: list[dict] = []
     t_cpu, t_gpu, corr = 1_000_000.0, 1_000_050.0, 1
     for _ in range(steps):
-        items = [(name, us * (gemm_scale if name == GEMM else 1.0), op) for name, us, op in KERNELS]
+        items = [((rename or {}).get(name, name), us * (gemm_scale if name == GEMM else 1.0), op)
+                 for name, us, op in KERNELS]
         items.append(("Memcpy HtoD (Pageable -> Device)", MEMCPY_US, "aten::copy_"))
         for name, us, op in items:
             dur = round(us * run * (1 + noise / 4 * rng.standard_normal()), 3)

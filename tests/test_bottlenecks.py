@@ -45,7 +45,7 @@ def test_gpu_waiting_on_host_between_every_kernel_is_host_bound(tmp_path):
     s = _analyze(_write(tmp_path, ev))
     b = s.results["bottlenecks"].summary
     # kernel i ends at 110i+118, kernel i+1 starts at 110i+218: 9 gaps of 100 µs, all after the launch began late
-    assert b["span_ns"] == 1_000_000 and b["idle_ns"] == 900_000
+    assert b["device_span_ns"] == 1_000_000 and b["idle_ns"] == 900_000
     assert b["idle_host_ns"] == 900_000 and b["idle_launch_ns"] == 0 and b["idle_queued_ns"] == 0
     assert b["verdict"] == "host-bound"
     assert s.results["verdicts"].summary["run_verdict"] == "host-bound"
@@ -94,7 +94,7 @@ def test_99_percent_busy_run_is_not_host_bound(tmp_path):
     s = _analyze(_write(tmp_path, ev))
     b = s.results["bottlenecks"].summary
     assert b["idle_host_ns"] == 39 * 25_000                      # the gaps are host waits …
-    assert b["busy_ns"] / b["span_ns"] == pytest.approx(100_000 / 100_975)
+    assert b["busy_ns"] / b["device_span_ns"] == pytest.approx(100_000 / 100_975)
     assert b["verdict"] == "gpu-bound"                            # … but 1 % of the span is not a verdict
     assert s.results["verdicts"].summary["run_verdict"] not in ("host-bound", "launch-bound")
     assert not [f for f in s.findings() if f.category == "host-bound"]
@@ -220,7 +220,7 @@ def test_real_98_percent_busy_v100_trace_is_not_host_bound():
 
     s = _analyze(shared_trace("kineto/hta_v100_rank0_ns_resolution.pt.trace.json.gz"))
     b = s.results["bottlenecks"].summary
-    assert b["busy_ns"] / b["span_ns"] > 0.98
+    assert b["busy_ns"] / b["device_span_ns"] > 0.98
     assert b["verdict"] == "gpu-bound" and s.summary["verdict"] not in ("host-bound", "launch-bound")
     assert sum(b[f"idle_{c}_ns"] for c in ("host", "launch", "sync", "queued", "unattributed")) == b["idle_ns"]
 

@@ -20,7 +20,7 @@ def test_demo_runs_and_writes_json(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "NVIDIA H100 80GB HBM3" in r.stdout
     doc = json.loads(out.read_text())
-    assert doc["schema_version"] == 1
+    assert doc["schema_version"] == 2
     s = doc["sources"][0]
     assert s["summary"]["kernel_count"] == 60
     assert s["summary"]["kernel_time_ns"] == 307_197

@@ -211,3 +211,45 @@ def test_usage_errors_exit_2_without_traceback(runs):
     r = subprocess.run([sys.executable, "-c", "from gpulens.cli import main; main()", "gate", str(runs["slow"])],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "Traceback" not in r.stderr and "baseline" in r.stderr
+
+
+# A real mangled/demangled pair: nsys 2024.6 `mangledName` of a PyTorch fill kernel (NVIDIA/Fuser report1.sqlite)
+# and the name Kineto writes for it (GNU __cxa_demangle spelling, as in TraceLens's H100/MI300X traces).
+MANGLED = "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIN3c104HalfEEESt5arrayIPcLm1EEEEviT0_T1_"
+DEMANGLED = ("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<c10::Half>, "
+             "std::array<char*, 1ul> >(int, at::native::FillFunctor<c10::Half>, std::array<char*, 1ul>)")
+
+
+@pytest.fixture(scope="module")
+def renamed(tmp_path_factory):
+    d = tmp_path_factory.mktemp("names")
+    return {"d": d,
+            "base": _reports(d, "mangled", range(500, 500 + N), rename={GEMM: MANGLED}),
+            "same": _reports(d, "demangled", range(600, 600 + N), rename={GEMM: DEMANGLED}),
+            "slow": _reports(d, "slow", range(700, 700 + N), rename={GEMM: DEMANGLED + " [clone .kd]"},
+                             gemm_scale=1.3)}
+
+
+def test_mangled_baseline_matches_demangled_candidate(renamed, tmp_path):
+    assert save(tmp_path, "main", renamed["base"]) == 0
+    out = tmp_path / "gate.json"
+    assert gate(tmp_path, "main", renamed["same"], extra=["--json", str(out)]) == 0
+    rows = {m["metric"]: m for m in json.loads(out.read_text())["metrics"]}
+    # one row for the kernel, under its demangled key, compared (not −100 % plus a NO_BASELINE row)
+    gemm = [m for k, m in rows.items() if "vectorized_elementwise_kernel<4, at::native::FillFunctor" in k]
+    assert len(gemm) == 1 and gemm[0]["verdict"] == "PASS" and gemm[0]["base_n"] == N
+    assert not [m for m in rows.values() if m["verdict"] == "NO_BASELINE"]
+    assert not any(MANGLED in k for k in rows)
+    # and a real 30 % slowdown of that kernel, recorded with AMD's `[clone .kd]` suffix, is found
+    assert gate(tmp_path, "main", renamed["slow"], extra=["--json", str(out)]) == 1
+    doc = json.loads(out.read_text())
+    assert "FillFunctor" in doc["metrics"][0]["metric"] and doc["metrics"][0]["verdict"] == "REGRESSED"
+
+
+def test_a_report_json_is_accepted_as_the_baseline(runs, tmp_path):
+    out = tmp_path / "gate.json"
+    # no `baseline save`: the analyze report itself is the baseline
+    assert gate(tmp_path, str(runs["base"]), runs["slow"], extra=["--json", str(out)]) == 1
+    doc = json.loads(out.read_text())
+    assert doc["verdict"] == "REGRESSED" and doc["baseline"]["runs"] == N
+    assert gate(tmp_path, str(runs["base"]), runs["same"]) == 0

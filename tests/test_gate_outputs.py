@@ -15,6 +15,7 @@ from gpulens.reports import gate_console, gate_junit, gate_markdown
 ENV = {"gpus": ["NVIDIA H100 80GB HBM3"], "gpu_count": 1, "arch": ["9.0"], "ranks": 1, "driver": "12040",
        "runtime": "12040", "torch": None, "collectors": ["kineto"], "tool_version": "0.1.0"}
 EVIL = "<script>alert(1)</script> | `x` *y*"
+EVIL_KEY = "<script>alert(1)</script> | `x`*y*"  # kernel_key: no blank before '*' (C++ pointer spelling)
 
 
 def _sets(n_kernels: int, slow: dict[str, float], n: int = 6, name_len: int = 20, seed: int = 0):
@@ -44,7 +45,7 @@ def test_verdicts_order_and_non_gating_small_kernels():
     res = run_gate(base, cand, GateConfig())
     assert res.verdict == "REGRESSED"
     first = res.metrics[0]
-    assert first.metric == "kernel:" + EVIL and first.verdict == "REGRESSED"
+    assert first.metric == "kernel:" + EVIL_KEY and first.verdict == "REGRESSED"
     kc = next(m for m in res.metrics if m.metric == "kernel_count")
     assert kc.verdict == "REGRESSED" and kc.reason == "100 → 101 (+1)"
     # 0.5 / 29 = 1.7 % of kernel time each: gating; with a 2 % floor they are reported only
@@ -105,7 +106,7 @@ def test_junit_has_one_testcase_per_metric_and_the_common_structure():
     root = check_junit(gate_junit.render(res))
     cases = {c.get("name"): c for c in root.iter("testcase")}
     assert len(cases) == len(res.metrics) == 8 + 2
-    assert cases["kernel:" + EVIL].find("failure").get("type") == "REGRESSED"
+    assert cases["kernel:" + EVIL_KEY].find("failure").get("type") == "REGRESSED"
     assert cases["span_ns"].find("failure") is None
     suite = root.find("testsuite")
     assert suite.get("failures") == "1"

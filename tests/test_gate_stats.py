@@ -6,8 +6,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from gpulens.gate.stats import (bootstrap_ratio_ci, compare_count, compare_timing, min_p_value,
-                                relative_spread)
+from gpulens.gate.stats import (compare_count, compare_timing, family_weights, holm_adjust, min_p_value,
+                                relative_spread, repeats_needed, timing_test)
 
 
 def simulate(shift: float, trials: int = 200, n: int = 10, noise: float = 0.02, seed: int = 2024) -> Counter:
@@ -17,7 +17,7 @@ def simulate(shift: float, trials: int = 200, n: int = 10, noise: float = 0.02, 
     for i in range(trials):
         base = 1e6 * (1 + noise * rng.standard_normal(n))
         cand = 1e6 * shift * (1 + noise * rng.standard_normal(n))
-        out[compare_timing(base, cand, rng=np.random.default_rng(i)).verdict] += 1
+        out[compare_timing(base, cand).verdict] += 1
     return out
 
 
@@ -58,22 +58,32 @@ def test_min_p_value_is_one_over_binomial():
     assert min_p_value(1, 1) == 0.5
 
 
-def test_fully_separated_samples_give_the_exact_minimum_p():
+def test_fully_separated_samples_welch_on_logs_by_hand():
     base = [100, 101, 102, 103, 104]
     cand = [120, 121, 122, 123, 124]
     c = compare_timing(base, cand)
-    assert c.p_value == pytest.approx(1 / 252)
-    assert c.ratio == pytest.approx(122 / 102)
-    assert c.verdict == "REGRESSED" and c.method == "mann-whitney+bootstrap"
-    assert c.ci_low <= c.ratio <= c.ci_high
+    lb, lc = np.log(base), np.log(cand)
+    # ratio of geometric means, by hand
+    assert c.ratio == pytest.approx(math.exp(lc.mean() - lb.mean()))
+    # Welch's t by hand: t = d / sqrt(vb/nb + vc/nc); df by Welch–Satterthwaite; one-sided p = t.sf(t, df)
+    from scipy.stats import t as student_t
+    vb, vc = lb.var(ddof=1) / 5, lc.var(ddof=1) / 5
+    t = (lc.mean() - lb.mean()) / math.sqrt(vb + vc)
+    df = (vb + vc) ** 2 / (vb ** 2 / 4 + vc ** 2 / 4)
+    assert c.p_value == pytest.approx(student_t.sf(t, df), rel=1e-6)
+    half = student_t.ppf(0.975, df) * math.sqrt(vb + vc)
+    assert c.ci_low == pytest.approx(math.exp(lc.mean() - lb.mean() - half))
+    assert c.ci_high == pytest.approx(math.exp(lc.mean() - lb.mean() + half))
+    assert c.verdict == "REGRESSED" and c.method == "welch-log-t+holm"
 
 
 def test_threshold_widens_with_baseline_noise():
     rng = np.random.default_rng(0)
     base = 1e6 * (1 + 0.08 * rng.standard_normal(10))
     c = compare_timing(base, base * 1.0, noise_multiplier=2.0)
-    assert c.threshold == pytest.approx(2 * relative_spread(base))
-    assert c.threshold > 0.05
+    # the PASS band widens with the noise; the regression threshold stays the configured 5 %
+    assert c.band == pytest.approx(2 * relative_spread(base))
+    assert c.band > 0.05 and c.threshold == 0.05
 
 
 def test_a_significant_but_small_change_passes():
@@ -98,7 +108,7 @@ def test_noisy_baseline_widens_the_band_instead_of_flapping():
     base = [100, 130, 90, 120, 80, 110]           # ~15 % spread -> threshold 2 x spread
     cand = [105, 140, 95, 125, 85, 118]
     c = compare_timing(base, cand)
-    assert c.threshold == pytest.approx(2 * relative_spread(np.array(base)))
+    assert c.band == pytest.approx(2 * relative_spread(np.array(base)))
     assert c.verdict == "PASS"
 
 
@@ -109,15 +119,35 @@ def test_too_few_runs_fall_back_to_the_threshold():
     assert compare_timing([1000.0, 1010, 990], [700.0, 705, 702]).verdict == "IMPROVED"
 
 
-def test_bootstrap_is_seeded_and_brackets_the_ratio():
-    rng = np.random.default_rng(7)
-    b = 1e6 * (1 + 0.02 * rng.standard_normal(10))
-    c = 1.2e6 * (1 + 0.02 * rng.standard_normal(10))
-    one = bootstrap_ratio_ci(b, c, 0.95, 2000, np.random.default_rng(0))
-    two = bootstrap_ratio_ci(b, c, 0.95, 2000, np.random.default_rng(0))
-    assert one == two
-    assert one[0] < np.median(c) / np.median(b) < one[1]
-    assert 1.1 < one[0] and one[1] < 1.3
+def test_holm_adjust_by_hand():
+    # Holm (equal weights), m = 3: sorted p 0.01, 0.02, 0.04 -> 3·0.01, 2·0.02, max(0.04, 1·0.04) = 0.03, 0.04, 0.04
+    assert holm_adjust([0.04, 0.01, 0.02]) == pytest.approx([0.04, 0.03, 0.04])
+    # weighted: w = (0.5, 0.25, 0.25); order by p/w: 0.01/0.5=0.02 (a), 0.02/0.25=0.08 (c), 0.03/0.25=0.12 (b)
+    # a: 0.01·1/0.5 = 0.02; c: 0.02·0.5/0.25 = 0.04; b: 0.03·0.25/0.25 = 0.03 -> running max 0.04
+    assert holm_adjust([0.01, 0.03, 0.02], [0.5, 0.25, 0.25]) == pytest.approx([0.02, 0.04, 0.04])
+    assert holm_adjust([]).size == 0
+
+
+def test_family_weights_spend_alpha_where_the_time_is():
+    w = family_weights([True, True, False, False], [0.6, 0.2, 0.0, 0.0])
+    # kernels share 3/4 in proportion 0.6 : 0.2; the two whole-run metrics 1/8 each
+    assert w == pytest.approx([0.5625, 0.1875, 0.125, 0.125])
+    assert family_weights([True, True], [0.3, 0.1]) == pytest.approx([0.75, 0.25])
+    assert family_weights([False, False], [0, 0]) == pytest.approx([0.5, 0.5])
+
+
+def test_repeats_needed_matches_the_normal_approximation():
+    # sd of the logs 2 %, T = 5 %, level 0.01, power 0.95: normal approximation
+    # n ≈ 2·((z_.99 + z_.95)·0.02 / log 1.05)² = 2·((2.326 + 1.645)·0.02/0.04879)² = 5.3; the t distribution
+    # needs a little more: 6–8 per side, so 3–5 more than 3 runs.
+    rng = np.random.default_rng(5)
+    b = 1e6 * np.exp(0.02 * rng.standard_normal(3))
+    c = 1e6 * np.exp(0.02 * rng.standard_normal(3))
+    t = timing_test(np.r_[b, b, b], np.r_[c, c, c])  # 9 runs: enough for a test
+    t.sd_log, t.n_base, t.n_cand = 0.02, 3, 3
+    assert 3 <= repeats_needed(t, 0.01) <= 5
+    t.sd_log = 0.5  # 50 % noise: hundreds of runs per side
+    assert repeats_needed(t, 0.01, limit=100) is None
 
 
 def test_zero_baseline():

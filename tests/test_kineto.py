@@ -36,8 +36,13 @@ def top_by_raw_sum(report):
 def test_real_traces_match_verified_facts(fname, kernels, kernel_us, top_prefix, top_calls, top_us):
     src = gpulens.analyze([KINETO / fname]).sources[0]
     s = src.summary
-    assert s["kernel_count"] == kernels
-    assert s["kernel_time_ns"] == round(kernel_us * 1000)
+    # SOURCES.md counts every `cat: kernel` event; HIP runtime blit kernels (__amd_rocclr_copy*/fill*, cat=kernel
+    # on ROCm 7.x) are copies/fills since issue 13 class 4, so they are counted beside the compute kernels here
+    gpu = collect(KINETO / fname).gpu_events()
+    blit = gpu[gpu["name"].astype(str).str.startswith("__amd_rocclr_")]
+    assert set(blit["kind"]) <= {"memcpy", "memset"}
+    assert s["kernel_count"] + len(blit) == kernels
+    assert s["kernel_time_ns"] + int(blit["dur_ns"].sum()) == round(kernel_us * 1000)
     top = top_by_raw_sum(src)
     if top_prefix is None:
         assert top is None

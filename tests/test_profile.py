@@ -44,7 +44,7 @@ def test_outputs_written(profiled):
     assert profiled.error is None
     assert profiled.trace_path.name == "profile.pt.trace.json.gz" and profiled.trace_path.is_file()
     doc = json.loads(profiled.json_path.read_text())
-    assert doc["schema_version"] == 1 and doc["sources"][0]["label"] == "profile"
+    assert doc["schema_version"] == 2 and doc["sources"][0]["label"] == "profile"
     page = profiled.html_path.read_text()
     assert profiled.html_path.name == "profile.report.html" and page.lstrip().lower().startswith("<!doctype html")
     assert "aten::addmm" in page  # the host-operator table

@@ -121,8 +121,9 @@ def test_roofline_from_rocprof_counters_by_hand():
     assert row["flops"] == 64 * 2 * 1e6 + 512 * 1e6
     assert row["bytes"] == (1000 + 24) * 1024
     assert row["precision"] == "bf16" and row["peak_flops_per_s"] == 400e12  # most work is MFMA bf16
-    # 6.4e8 FLOP in 1 ms = 6.4e11 FLOP/s against min(400e12, AI × 1e12): far below → neither roof
-    assert row["bound"] is None and row["roof_pct"] < 10
+    # 6.4e8 FLOP in 1 ms = 6.4e11 FLOP/s against min(400e12, AI × 1e12): far below → below both roofs (issue 14.3:
+    # one vocabulary, formerly None); AI = 6.4e8 / 1,048,576 B ≈ 610 FLOP/B > ridge 400e12 / 1e12 = 400 → compute side
+    assert row["bound"] == "below-roofs" and row["roof_pct"] < 10 and row["ridge_side"] == "compute"
 
 
 def test_h100_bert_gemm_and_attention_get_flops_from_shapes_and_coverage_is_reported():
@@ -131,7 +132,8 @@ def test_h100_bert_gemm_and_attention_get_flops_from_shapes_and_coverage_is_repo
     r = src.results["roofline"]
     assert list(r.table.columns) == ["name", "calls", "time_ns", "flops", "bytes", "flops_per_s", "bytes_per_s",
                                      "arithmetic_intensity", "precision", "peak_flops_per_s", "peak_bytes_per_s",
-                                     "ridge_point", "bound", "roof_pct", "flops_source"]
+                                     "ridge_point", "bound", "ridge_side", "roof_pct", "flops_source",
+                                     "time_at_stake_ns"]
     t = r.table.set_index("name")
     gemms = t[t.index.str.contains("gemm")]
     assert len(gemms) == 4 and (gemms["flops_source"] == "shapes").all() and (gemms["precision"] == "bf16").all()
@@ -196,7 +198,8 @@ def test_copy_kernel_without_fp_work_is_placed_by_bandwidth():
     row = r.table.iloc[0]
     assert row["flops"] == 0 and row["precision"] is None and row["arithmetic_intensity"] == 0
     assert row["bound"] == "memory" and row["roof_pct"] == pytest.approx(60.0)
-    assert any(f.title == "k at 60 % of the memory roof" for f in r.findings)
+    # issue 14.3: the ridge side is always stated
+    assert any(f.title == "k at 60 % of the memory roof (memory side of the ridge)" for f in r.findings)
 
 
 def test_shape_flops_with_measured_dram_bytes():

@@ -57,9 +57,18 @@ def test_occupancy_through_the_ncu_collector_b200():
         assert mine.occupancy_pct == pytest.approx(got["sm__maximum_warps_per_active_cycle_pct"])
     occ = gpulens.analyze([path]).sources[0].results["occupancy"]
     row = occ.table.iloc[0]
-    # 16 launches, grid 256 blocks on 148 SMs < 2 resident blocks per SM → grid-capped: 256/148 × 4 / 64
-    assert row["calls"] == 16 and row["active_blocks_per_sm"] == 2 and row["limiter"] == "grid"
-    assert row["theoretical_occupancy_pct"] == pytest.approx(100 * 256 / 148 * 4 / 64)
+    # issue 14.1's example: 16 launches, 256 blocks of 128 threads on 148 SMs, registers allow 2 blocks/SM →
+    # theoretical 2 × 4 warps / 64 = 12.5 % (ncu's own figure, not grid-capped), limiter registers; the grid is
+    # 256 / (2 × 148) = 0.865 waves, its only wave 86.5 % full
+    ev0 = tl.events.iloc[0]
+    got0 = dict(zip(c.loc[c["event_id"] == ev0.event_id, "metric"], c.loc[c["event_id"] == ev0.event_id, "value"]))
+    assert got0["sm__maximum_warps_per_active_cycle_pct"] == 12.5
+    assert row["calls"] == 16 and row["active_blocks_per_sm"] == 2 and row["limiter"] == "registers"
+    assert row["theoretical_occupancy_pct"] == pytest.approx(12.5) and row["occupancy_source"] == "ncu+calculator"
+    assert row["calculator_theoretical_pct"] == pytest.approx(12.5) and occ.summary["calculator_disagreements"] == 0
+    assert row["waves_per_sm"] == pytest.approx(got0["launch__waves_per_multiprocessor"], abs=0.01)
+    assert row["waves_per_sm"] == pytest.approx(256 / (2 * 148), abs=0.01)
+    assert row["tail_wave_pct"] == pytest.approx(100 * 256 / (2 * 148), abs=1)
 
 
 @pytest.mark.parametrize("rel, cc", [("fuser_h200_nsys2024.6_report1.sqlite", "9.0"),

@@ -19,11 +19,18 @@ Only files of at least :data:`MIN_BYTES` (``$GPULENS_CACHE_MIN_BYTES``) are cach
 cache lookup pays for. Entries are written to a temporary folder and renamed into place, so a crash never leaves a
 half-written entry behind. Entries are private to their owner (folders 0700, files 0600); an entry that fails
 validation (its mark names another file or key, a table cannot be read or breaks the schema) is rebuilt, never
-trusted. :func:`source_key` is the one key function for anything cached from a trace.
+trusted.
+
+Analysis results are cached too (:func:`results_path`, :func:`load_results`, :func:`store_results`): ``gpulens
+analyze`` on an unchanged trace with the same options re-opens the cached Timeline (for the reporters) and the
+pickled analyzer results instead of running every analysis again. Their key is :func:`trace_key` (the same trace
+identity as Timeline entries) plus the analysis options and a stamp of the installed gpulens modules. Pickles are
+only loaded from files owned by the current user and not writable by others.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -31,7 +38,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from gpulens.timeline import Timeline
 from gpulens.timeline.timeline import FORMAT_VERSION
@@ -80,21 +87,23 @@ def fingerprint(path: Path) -> str:
     return h.hexdigest()
 
 
-def source_key(path: Path, *parts: str) -> str:
-    """The one cache key of anything derived from the file ``path`` (the Timeline cache here; cached analysis
-    results add their own ``parts``): resolved path, gpulens and Timeline format versions, :func:`fingerprint`,
-    and ``parts`` (collector name, options...). Hex BLAKE2b, 32 characters."""
+def trace_key(path: Path, *parts: str) -> str:
+    """The one cache key of a trace file (hex): its identity (absolute path and :func:`fingerprint`), the gpulens
+    version and ``parts`` (what is stored: collector and Timeline format, or analysis options).
+
+    Both cached Timelines (:func:`entry_path`) and cached analysis results (:func:`results_path`) are keyed by it.
+    """
     from gpulens import __version__
 
     p = Path(path).resolve()
-    text = "|".join([str(p), __version__, str(FORMAT_VERSION), fingerprint(p), *parts])
-    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+    return hashlib.blake2b("|".join([str(p), *parts[:1], __version__, *parts[1:], fingerprint(p)]).encode(),
+                           digest_size=16).hexdigest()
 
 
 def entry_path(path: Path, collector: str) -> Path:
     """Folder of the cache entry for ``path`` read by ``collector`` (exists only once written)."""
     p = Path(path).resolve()
-    return cache_dir() / f"{p.name[:40]}-{source_key(p, collector)}"
+    return cache_dir() / f"{p.name[:40]}-{trace_key(p, collector, str(FORMAT_VERSION))}"
 
 
 def _private(folder: Path) -> None:
@@ -208,6 +217,68 @@ def _read(folder: Path) -> Timeline:
                     tables).validate()
 
 
+#: Version of the stored analysis results (bump when AnalysisResult/SourceReport change shape).
+RESULTS_FORMAT = 1
+_RESULTS_MARK = ".results"
+
+
+@functools.lru_cache(maxsize=1)
+def code_stamp() -> str:
+    """Hash of the size and modification time of every module of the installed gpulens package: cached analysis
+    results are never served to different analyzer code, even within one version number (editable installs)."""
+    root = Path(__file__).resolve().parent
+    h = hashlib.blake2b(digest_size=8)
+    for f in sorted(root.rglob("*.py")):
+        st = f.stat()
+        h.update(f"{f.relative_to(root)}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return h.hexdigest()
+
+
+def results_path(path: Path, options: dict) -> Path:
+    """File of the cached analysis results of ``path`` under ``options`` (exists only once written).
+
+    Keyed by :func:`trace_key` (trace identity, gpulens version) plus :func:`code_stamp`, :data:`RESULTS_FORMAT` and
+    the analysis options (JSON of ``options``: format, strictness, selection, analyzers, device spec).
+    """
+    p = Path(path).resolve()
+    opts = json.dumps(options, sort_keys=True, default=repr)
+    key = trace_key(p, "analysis", str(RESULTS_FORMAT), code_stamp(), opts)
+    return cache_dir() / f"{p.name[:40]}-{key}{_RESULTS_MARK}"
+
+
+def load_results(file: Path) -> Any | None:
+    """The object stored by :func:`store_results` in ``file``, or None (absent, unreadable, or not a private file
+    of this user: results are pickled, so a file another user could have written is never loaded)."""
+    import pickle
+
+    try:
+        st = file.stat()
+        if hasattr(os, "getuid") and (st.st_uid != os.getuid() or st.st_mode & 0o022):
+            return None
+        with file.open("rb") as fh:
+            return pickle.load(fh)
+    except Exception:  # absent or damaged: analyse again (a damaged file is replaced by the next store)
+        return None
+
+
+def store_results(file: Path, value: Any) -> None:
+    """Pickle ``value`` into ``file`` (mode 0600, written to a temporary file and renamed); errors are ignored."""
+    import pickle
+
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=file.parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, file)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    except (OSError, pickle.PicklingError, TypeError, AttributeError):
+        pass
+
+
 @dataclass
 class CacheInfo:
     """Folder, number of entries and their total size in bytes."""
@@ -221,13 +292,15 @@ def _entries() -> list[Path]:
     d = cache_dir()
     if not d.is_dir():
         return []
-    return [e for e in d.iterdir() if e.is_dir() and (e / _MARK).is_file()]
+    return [e for e in d.iterdir() if (e.is_dir() and (e / _MARK).is_file()) or
+            (e.is_file() and e.name.endswith(_RESULTS_MARK))]
 
 
 def info() -> CacheInfo:
     """What the cache holds."""
     ents = _entries()
-    size = sum(f.stat().st_size for e in ents for f in e.rglob("*") if f.is_file())
+    size = sum(e.stat().st_size if e.is_file() else sum(f.stat().st_size for f in e.rglob("*") if f.is_file())
+               for e in ents)
     return CacheInfo(cache_dir(), len(ents), size)
 
 
@@ -235,7 +308,10 @@ def clear() -> int:
     """Delete every cache entry (folders marked as gpulens cache entries only); return how many."""
     ents = _entries()
     for e in ents:
-        shutil.rmtree(e, ignore_errors=True)
+        if e.is_file():
+            e.unlink(missing_ok=True)
+        else:
+            shutil.rmtree(e, ignore_errors=True)
     d = cache_dir()
     if d.is_dir():
         for t in d.glob(".tmp-*"):

@@ -18,7 +18,7 @@ from gpulens.errors import note_input
 from gpulens.timeline import Timeline
 
 #: Version of the JSON report layout (docs/report-schema.md). Bump on incompatible change.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 @dataclass
@@ -39,14 +39,26 @@ class SourceReport:
 
     @property
     def status(self) -> str:
-        """``"ok"``, ``"partial"`` (input truncated) or ``"no_gpu_work"`` (no GPU event and no kernel summary)."""
-        if not len(self.timeline.gpu_events()) and not len(self.timeline.tables.get("kernel_summary", ())):
+        """``"ok"``, ``"partial"`` (input truncated) or ``"no_gpu_work"`` (no GPU event, no kernel summary and no
+        counter rows of kernels)."""
+        from gpulens.analyzers._span import has_summary_kernels
+        from gpulens.analyzers.context import context_of
+        from gpulens.timeline.schema import GPU_KINDS
+
+        has_gpu = bool(context_of(self.timeline).mask_of(*GPU_KINDS).any())  # kind codes only: no row copy
+        if not has_gpu and not has_summary_kernels(self.timeline):
             return "no_gpu_work"
         return "partial" if self.timeline.meta.truncated else "ok"
 
     @property
     def summary(self) -> dict[str, Any]:
         """Headline figures: kernel count, kernel time (plain sum, ns), kernel busy (union, ns), span, busy %...
+
+        Span and busy % follow the one definition of :mod:`gpulens.analyzers._span` (``span_definition``): ``span_ns``
+        is the wall GPU span (never a sum over ranks), ``gpu_busy_pct`` = Σ busy / Σ per-GPU span (≤ 100 %),
+        ``window_ns`` the profiled window (host events included) and ``gpu_utilization_pct`` = busy / window.
+        For inputs without a real timeline (counter-collection replays, summaries) the busy, span and idle figures
+        are None (unknown, not measured) and ``busy_unknown_reason`` says why.
 
         Also ``memcpy_count``, ``memcpy_bytes`` (sum of the recorded payloads of copies, bytes) and ``flops`` (sum of
         the FLOP counts the source recorded, e.g. Kineto ``with_flops`` on cpu_ops; 0 when none).
@@ -56,7 +68,10 @@ class SourceReport:
         h = hs.summary if hs else {}
         b = bd.summary if bd else {}
         ev = self.timeline.events
-        return {
+        from gpulens.analyzers._span import busy_unknown_reason
+
+        unknown = busy_unknown_reason(self.timeline)
+        out = {
             "kernel_count": h.get("kernel_count", 0),
             "unique_kernels": h.get("unique_kernels", 0),
             "kernel_time_ns": h.get("kernel_time_ns", 0),
@@ -64,10 +79,17 @@ class SourceReport:
             "gpu_busy_ns": b.get("busy_ns", 0),
             "span_ns": b.get("span_ns", 0),
             "gpu_busy_pct": b.get("busy_pct", 0.0),
+            "device_span_ns": b.get("device_span_ns", 0),
+            "rank_span_ns": b.get("rank_span_ns", {}),
+            "window_ns": b.get("window_ns", 0),
+            "gpu_utilization_pct": b.get("gpu_utilization_pct", 0.0),
+            "span_basis": b.get("span_basis", "wall"),
+            "span_definition": b.get("span_definition", ""),
             "computation_ns": b.get("computation_ns", 0),
             "exposed_comm_ns": b.get("exposed_comm_ns", 0),
             "exposed_memcpy_ns": b.get("exposed_memcpy_ns", 0),
             "idle_ns": b.get("idle_ns", 0),
+            "busy_unknown_reason": unknown,
             "cpu_op_count": int((ev["kind"] == "cpu_op").sum()),
             "event_count": int(len(ev)),
             "rejected_event_count": int(len(self.timeline.rejected)),
@@ -77,11 +99,20 @@ class SourceReport:
             "flops": float(ev["flops"].sum()),
             "verdict": self.results["verdicts"].summary.get("run_verdict") if "verdicts" in self.results else None,
         }
+        if unknown:  # not measured: unknown (None), never 0 or 100 %
+            for k in ("kernel_busy_ns", "gpu_busy_ns", "span_ns", "gpu_busy_pct", "device_span_ns", "window_ns",
+                      "gpu_utilization_pct", "computation_ns", "exposed_comm_ns", "exposed_memcpy_ns", "idle_ns"):
+                out[k] = None
+            out["rank_span_ns"] = {}
+        return out
 
     def findings(self) -> list[Finding]:
-        """All analyzers' findings, largest time at stake first."""
-        out = [f for r in self.results.values() for f in r.findings]
-        return sorted(out, key=lambda f: -(f.time_at_stake_ns or 0))
+        """All analyzers' findings as a tree (:func:`gpulens.analyzers._tree.arrange`): roots by time at stake,
+        largest first, each followed by the findings that detail it (``parent`` set; their time is part of the
+        root's, so totals count findings without a parent only)."""
+        from gpulens.analyzers._tree import arrange
+
+        return arrange([f for r in self.results.values() for f in r.findings])
 
 
 @dataclass
@@ -92,6 +123,14 @@ class Report:
     schema_version: int = SCHEMA_VERSION
     tool_version: str = __version__
     created: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+
+    @property
+    def status(self) -> str:
+        """``"no_gpu_work"`` when no source has GPU work, ``"partial"`` when any source is partial, else ``"ok"``."""
+        states = [s.status for s in self.sources]
+        if not any(x != "no_gpu_work" for x in states):
+            return "no_gpu_work"
+        return "partial" if "partial" in states else "ok"
 
     @property
     def has_gpu_work(self) -> bool:
@@ -158,9 +197,20 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
     Raises:
         TraceFormatError: an input cannot be read.
     """
+    paths = list(paths)
     loaded = []
     if device_spec is not None:
         device_spec = _load_device_spec(device_spec)
+    memo = _results_file(paths, strict, format, only, select, cache, scheduler, join, device_spec)
+    if memo is not None:
+        from gpulens.cache import load_results
+
+        hit = load_results(memo)
+        if isinstance(hit, dict) and isinstance(hit.get("results"), dict):
+            if on_load:
+                on_load(str(paths[0]))
+            tl = collect(paths[0], strict=strict, format=format, select=select, cache=True)
+            return Report([SourceReport(str(paths[0]), tl, hit["results"], hit.get("device"))])
     for p in paths:
         if on_load:
             on_load(str(p))
@@ -186,7 +236,32 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
         except Exception as exc:
             note_input(exc, f"analyzing {label}")
             raise
-    return Report(sources)
+    report = Report(sources)
+    if memo is not None and len(report.sources) == 1 and report.sources[0].label == str(paths[0]):
+        from gpulens.cache import store_results
+
+        store_results(memo, {"results": report.sources[0].results, "device": report.sources[0].device})
+    return report
+
+
+def _results_file(paths: list, strict: bool, format: str | None, only: list[str] | None, select: Any, cache: bool,
+                  scheduler: Any, join: bool, device_spec: Any) -> Path | None:
+    """Where the analysis results of this call are cached (:func:`gpulens.cache.results_path`), or None when they
+    are not: cache off, several inputs, a directory, a Dask scheduler, ``join``, or a file below the cache's size
+    threshold. The key covers the trace's identity and every option that changes the results."""
+    if not cache or scheduler is not None or join or len(paths) != 1:
+        return None
+    from gpulens.cache import min_bytes, results_path
+
+    p = Path(paths[0])
+    try:
+        if not p.is_file() or p.stat().st_size < min_bytes():
+            return None
+        options = {"format": format, "strict": bool(strict), "only": sorted(only) if only is not None else None,
+                   "select": repr(select), "device_spec": repr(device_spec)}
+        return results_path(p, options)
+    except OSError:
+        return None
 
 
 NCU_COLLECTORS = ("ncu_csv", "ncu_rep")

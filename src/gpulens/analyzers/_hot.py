@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult
-from gpulens.analyzers.context import context_of
+from gpulens.analyzers.context import category_mask, context_of
 from gpulens.timeline import Timeline
 
 
@@ -19,11 +19,11 @@ def hot_kernels(timeline: Timeline, results: Mapping[str, AnalysisResult] | None
     The critical set comes from the ``hotspots`` result (``critical`` column); without one, every kernel counts.
     Collectives (``comm``) are left out: they have no roofline or occupancy question of their own.
     """
-    k = timeline.of_kind("kernel")
+    k = context_of(timeline).kernels
     hs = (results or {}).get("hotspots")
     if hs is not None and not hs.skipped and len(hs.table) and "critical" in hs.table:
         names = set(hs.table.loc[hs.table["critical"] & (hs.table["kind"] == "kernel"), "name"].astype(str))
-        k = k[k["name"].astype(str).isin(names)]
+        k = k[category_mask(k["name"], names)]
     if not len(k):
         return k.assign(time_ns=pd.Series(dtype="int64"))
     eff = context_of(timeline).effective_ns
@@ -32,12 +32,10 @@ def hot_kernels(timeline: Timeline, results: Mapping[str, AnalysisResult] | None
 
 def event_counters(timeline: Timeline, event_ids: Iterable[int], metrics: Iterable[str]) -> pd.DataFrame:
     """Wide table event_id × metric of the Counters rows for ``event_ids`` (first value per pair; NaN if absent)."""
-    c = timeline.counters
-    metrics = list(metrics)
-    sub = c[c["metric"].astype(str).isin(metrics) & c["event_id"].isin(list(event_ids))]
+    sub = context_of(timeline).counter_rows(set(metrics), np.fromiter(event_ids, dtype="int64"))
     if not len(sub):
         return pd.DataFrame(index=pd.Index([], name="event_id"))
-    sub = sub.assign(metric=sub["metric"].astype(str)).drop_duplicates(["event_id", "metric"])
+    sub = sub.drop_duplicates(["event_id", "metric"])
     return sub.pivot(index="event_id", columns="metric", values="value")
 
 

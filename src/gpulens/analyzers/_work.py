@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._flop_models import OpCost, op_cost
+from gpulens.analyzers.context import context_of
 from gpulens.analyzers.launches import link_gpu_to_launch
 from gpulens.timeline import Timeline
 
@@ -52,16 +53,13 @@ def counter_work(timeline: Timeline, event_ids: np.ndarray) -> pd.DataFrame:
 
     Vectorised: the event × metric values are pivoted once and each formula is a column expression.
     """
-    c = timeline.counters
-    names = c["metric"].astype(str)
-    keep = names.str.match(_NCU_FP) | names.str.match(_NCU_TENSOR) | names.str.match(_NCU_FLOPCOUNT) | \
-        names.str.match(_AMD_VALU) | names.str.match(_AMD_MFMA) | names.str.match(_BYTES)
-    sub = c[keep.to_numpy() & c["event_id"].isin(list(event_ids)).to_numpy()]
+    pats = (_NCU_FP, _NCU_TENSOR, _NCU_FLOPCOUNT, _AMD_VALU, _AMD_MFMA, _BYTES)
+    sub = context_of(timeline).counter_rows(lambda m: any(p.match(m) for p in pats), event_ids)
     out = pd.DataFrame(index=pd.Index(event_ids, name="event_id"), columns=WORK_COLUMNS, dtype=object)
     out["flops"], out["bytes"] = np.nan, np.nan
     if not len(sub):
         return out
-    sub = sub.assign(metric=sub["metric"].astype(str)).drop_duplicates(["event_id", "metric"])
+    sub = sub.drop_duplicates(["event_id", "metric"])
     wide = sub.pivot(index="event_id", columns="metric", values="value")
     units = dict(zip(sub["metric"], sub["unit"].astype(str)))
     parts: dict[tuple[str, bool], pd.Series] = {}
@@ -127,47 +125,77 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
         model by name ``unmodelled``).
     """
     ev = timeline.events
+    ctx = context_of(timeline)
     links = link_gpu_to_launch(timeline)
-    allk = timeline.of_kind("kernel")
-    op_all = links["op_event_id"].reindex(allk.index)
-    op_time = allk["dur_ns"].groupby(op_all.to_numpy(), dropna=True).sum()
-    op_k = links["op_event_id"].reindex(kernels.index)
-    out = pd.DataFrame(index=pd.Index(kernels["event_id"].to_numpy(), name="event_id"), columns=WORK_COLUMNS,
-                       dtype=object)
-    out["flops"], out["bytes"] = np.nan, np.nan
-    linked = op_k.notna().to_numpy()
+    allk = ctx.kernels
+    op_all = links["op_event_id"].reindex(allk.index).to_numpy(dtype="float64", na_value=np.nan)
+    has_op = ~np.isnan(op_all)
+    op_time = pd.Series(allk["dur_ns"].to_numpy()[has_op]).groupby(op_all[has_op].astype("int64")).sum()
+    op_k = links["op_event_id"].reindex(kernels.index).to_numpy(dtype="float64", na_value=np.nan)
+    n = len(kernels)
+    flops, nbytes = np.full(n, np.nan), np.full(n, np.nan)
+    precision, matrix, source = (np.full(n, np.nan, dtype=object) for _ in range(3))
+
+    def result() -> pd.DataFrame:
+        return pd.DataFrame({"flops": flops, "bytes": nbytes, "precision": precision, "matrix": matrix,
+                             "source": source}, index=pd.Index(kernels["event_id"].to_numpy(), name="event_id"))
+
+    linked = ~np.isnan(op_k)
     stats = {"linked": int(linked.sum()), "unmodelled": {}}
     if not linked.any():
-        return out, stats
-    op_ids = op_k[linked].astype("int64").to_numpy()
-    ops = ev.set_index("event_id").loc[np.unique(op_ids), ["name", "input_dims", "input_types"]].astype(object)
-    ops = ops.where(ops.notna(), None)
-    costs: dict[tuple, OpCost | None] = {}
-    per_op: dict[int, OpCost | None] = {}
-    for oid, name, dims, types in zip(ops.index, ops["name"], ops["input_dims"], ops["input_types"]):
-        key = (str(name), dims, types)
-        if key not in costs:
-            costs[key] = op_cost(str(name), dims, types, causal)
-        per_op[int(oid)] = costs[key]
-        if costs[key] is None:
-            stats["unmodelled"][str(name)] = stats["unmodelled"].get(str(name), 0) + 1
-    cost = [per_op[i] for i in op_ids]
-    ok = np.array([c is not None for c in cost])
+        return result(), stats
+    op_ids = op_k[linked].astype("int64")
+    # the op model runs once per distinct (name, dims, types): codes of the unique ops, then unique code triples
+    uniq, inv = np.unique(op_ids, return_inverse=True)
+    pos = ctx.positions(uniq)
+    cols = [ev[c] for c in ("name", "input_dims", "input_types")]
+    cats = [list(c.cat.categories) for c in cols]
+    # (name, dims, types) codes packed into one int64 (each code + 1 so that −1, missing, stays distinct)
+    codes = [c.cat.codes.to_numpy().astype("int64")[pos] for c in cols]
+    if float(np.prod([len(cs) + 1.0 for cs in cats])) < 2.0 ** 62:
+        packed = np.zeros(len(pos), dtype="int64")
+        for code, cs in zip(codes, cats):
+            packed = packed * (len(cs) + 1) + (code + 1)
+        ukeys, kinv = np.unique(packed, return_inverse=True)
+        keys = np.zeros((len(ukeys), 3), dtype="int64")
+        for j in (2, 1, 0):
+            keys[:, j] = ukeys % (len(cats[j]) + 1) - 1
+            ukeys = ukeys // (len(cats[j]) + 1)
+    else:  # too many distinct values to pack: unique rows (slower)
+        keys, kinv = np.unique(np.stack(codes, axis=1), axis=0, return_inverse=True)
+    kinv = kinv.reshape(-1)
+    costs: list[OpCost | None] = []
+    for key in keys:
+        name, dims, types = (cats[j][int(x)] if x >= 0 else None for j, x in enumerate(key))
+        costs.append(op_cost(str(name), dims, types, causal))
+    missing = [i for i, c in enumerate(costs) if c is None]
+    if missing:  # ops without a model, by name, counted per op, in the order of the ops' event ids
+        first = np.full(len(keys), len(kinv), dtype="int64")
+        np.minimum.at(first, kinv, np.arange(len(kinv)))
+        counts = np.bincount(kinv, minlength=len(keys))
+        for i in sorted(missing, key=lambda i: first[i]):
+            name = str(cats[0][keys[i][0]] if keys[i][0] >= 0 else None)
+            stats["unmodelled"][name] = stats["unmodelled"].get(name, 0) + int(counts[i])
+    key_of = kinv[inv]  # per linked kernel: index into keys
+    key_ok = np.array([c is not None for c in costs])
+    ok = key_ok[key_of]
     if not ok.any():
-        return out, stats
+        return result(), stats
     dur = kernels["dur_ns"].to_numpy(dtype=float)[linked]
     tot = op_time.reindex(op_ids).to_numpy(dtype=float)
     share = np.where(tot > 0, dur / np.where(tot > 0, tot, 1), 1.0)
-    rows = out.index[linked][ok]
-    good = [c for c in cost if c is not None]
-    out.loc[rows, "flops"] = np.array([c.flops for c in good]) * share[ok]
-    out.loc[rows, "bytes"] = np.array([c.bytes for c in good]) * share[ok]
-    out.loc[rows, "precision"] = [c.precision for c in good]
-    out.loc[rows, "matrix"] = [c.matrix for c in good]
-    out.loc[rows, "source"] = "shapes"
-    out["flops"] = out["flops"].astype(float)
-    out["bytes"] = out["bytes"].astype(float)
-    return out, stats
+    rows = np.flatnonzero(linked)[ok]
+    k = key_of[ok]
+    kf = np.array([c.flops if c is not None else np.nan for c in costs], dtype=float)
+    kb = np.array([c.bytes if c is not None else np.nan for c in costs], dtype=float)
+    kp = np.array([c.precision if c is not None else None for c in costs] + [None], dtype=object)[:-1]
+    km = np.array([c.matrix if c is not None else None for c in costs] + [None], dtype=object)[:-1]
+    flops[rows] = kf[k] * share[ok]
+    nbytes[rows] = kb[k] * share[ok]
+    precision[rows] = kp[k]
+    matrix[rows] = km[k]
+    source[rows] = "shapes"
+    return result(), stats
 
 
 #: Cache-level traffic counters (gpu-facts §1.3–1.4): ncu L2 (``lts__t_bytes.sum``) and L1 (``l1tex__t_bytes.sum``)
@@ -181,12 +209,11 @@ def cache_bytes(timeline: Timeline, event_ids: np.ndarray) -> pd.DataFrame:
     amd = [n + s for n in _L2_AMD for s in ("", "_sum")]
     names = ["lts__t_bytes.sum", "l1tex__t_bytes.sum", "TCP_TOTAL_CACHE_ACCESSES", "TCP_TOTAL_CACHE_ACCESSES_sum",
              *amd]
-    c = timeline.counters
-    sub = c[c["metric"].astype(str).isin(names).to_numpy() & c["event_id"].isin(list(event_ids)).to_numpy()]
+    sub = context_of(timeline).counter_rows(set(names), event_ids)
     out = pd.DataFrame({"l2_bytes": np.nan, "l1_bytes": np.nan}, index=pd.Index(event_ids, name="event_id"))
     if not len(sub):
         return out
-    sub = sub.assign(metric=sub["metric"].astype(str)).drop_duplicates(["event_id", "metric"])
+    sub = sub.drop_duplicates(["event_id", "metric"])
     wide = sub.pivot(index="event_id", columns="metric", values="value")
     amd_cols = [n + "_sum" if n + "_sum" in wide else n for n in _L2_AMD if n + "_sum" in wide or n in wide]
     l2 = _col(wide, "lts__t_bytes.sum").combine_first(

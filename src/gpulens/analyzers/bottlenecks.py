@@ -37,8 +37,9 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.analyzers._span import REPLAY_COLLECTORS, replayed_for_counters  # noqa: F401 (re-exported)
 from gpulens.analyzers.breakdown import Breakdown
-from gpulens.analyzers.context import context_of
+from gpulens.analyzers.context import category_mask, context_of, text_series
 from gpulens.analyzers.intervals import merge
 from gpulens.analyzers.launches import LAUNCH_RE, link_gpu_to_launch
 from gpulens.timeline import Timeline
@@ -83,24 +84,11 @@ def device_sms(timeline: Timeline, device: Any, rank: int, device_id: int) -> in
     return None
 
 
-#: collectors whose kernels were serialised or replayed to read counters: their gaps are profiler artefacts
-REPLAY_COLLECTORS = frozenset({"ncu_csv", "ncu_rep", "omniperf"})
-
-
-def replayed_for_counters(timeline: Timeline) -> bool:
-    """True when every input was a counter-collection run (ncu, rocprof-compute, rocprof ``pmc``, rocprofv3
-    counter collection) or has synthetic start times: there is no real timeline to find idle time in."""
-    srcs = timeline.meta.sources
-    return bool(srcs) and all(
-        s.get("synthetic_start") or s.get("collector") in REPLAY_COLLECTORS or s.get("pmc")
-        or s.get("table") == "counter" for s in srcs)
-
-
 def sync_calls(timeline: Timeline) -> pd.DataFrame:
     """Host synchronisation intervals: runtime calls named like ``*Synchronize`` and ``sync``-kind events."""
-    ev = timeline.events
-    rt = ev[ev["kind"] == "runtime"]
-    return pd.concat([rt[rt["name"].astype(str).str.contains(SYNC_RE)], ev[ev["kind"] == "sync"]])
+    ctx = context_of(timeline)
+    rt = ctx.of_kind("runtime")
+    return pd.concat([rt[category_mask(rt["name"], SYNC_RE)], ctx.of_kind("sync")])
 
 
 def covered_until(t: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray:
@@ -125,16 +113,22 @@ def classify_gaps(timeline: Timeline, launch_gap_ns: int = 20_000, links: pd.Ser
         gap inside a host sync call; the rest, ``dur_ns − sync_ns``, belongs to ``cls``).
     """
     ctx = context_of(timeline)
+    if links is None or links.equals(ctx.links["launch_event_id"]):  # the shared links: computed once per Timeline
+        return ctx.memo(f"classify_gaps:{launch_gap_ns}",
+                        lambda: _classify_gaps(timeline, launch_gap_ns, ctx.links["launch_event_id"])).copy(deep=False)
+    return _classify_gaps(timeline, launch_gap_ns, links)
+
+
+def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> pd.DataFrame:
+    ctx = context_of(timeline)
     gpu = ctx.gpu
     cols = ["rank", "device_id", "start_ns", "dur_ns", "next_event_id", "next_name", "cls", "sync_ns"]
     if not len(gpu):
         return pd.DataFrame(columns=cols)
     gpu = gpu.assign(dur_ns=ctx.effective_ns)
-    links = link_gpu_to_launch(timeline)["launch_event_id"] if links is None else links
-    ev = timeline.events.set_index("event_id")
     syncs = sync_calls(timeline)
-    rt = timeline.events[timeline.events["kind"] == "runtime"]
-    launch_ranks = set(rt.loc[rt["name"].astype(str).str.contains(LAUNCH_RE), "rank"].unique())
+    rt = ctx.of_kind("runtime")
+    launch_ranks = set(rt.loc[category_mask(rt["name"], LAUNCH_RE), "rank"].unique())
     out = []
     for (rank, dev), g in gpu.groupby(["rank", "device_id"], sort=True, observed=True):
         g = g.sort_values("start_ns", kind="stable")
@@ -150,8 +144,8 @@ def classify_gaps(timeline: Timeline, launch_gap_ns: int = 20_000, links: pd.Ser
         lid = links.reindex(nxt.index)
         known = lid.notna().to_numpy()
         lk = lid.fillna(-1).astype("int64").to_numpy()
-        l_start = ev["start_ns"].reindex(lk).to_numpy(float)
-        l_end = l_start + ev["dur_ns"].reindex(lk).to_numpy(float)
+        l_start = ctx.event_values("start_ns", lk).astype(float)
+        l_end = l_start + ctx.event_values("dur_ns", lk).astype(float)
         # without any launch call recorded on the rank a short gap says nothing about launches
         short = (dur <= launch_gap_ns) & (rank in launch_ranks)
         cls = np.select([~known & short, ~known, l_end <= gs, (l_start < gs) | short],
@@ -160,7 +154,7 @@ def classify_gaps(timeline: Timeline, launch_gap_ns: int = 20_000, links: pd.Ser
         sync = np.where(cls == "queued", 0, sync)
         out.append(pd.DataFrame({"rank": int(rank), "device_id": int(dev), "start_ns": gs, "dur_ns": dur,
                                  "next_event_id": nxt["event_id"].to_numpy(),
-                                 "next_name": nxt["name"].astype(str).to_numpy(), "cls": cls, "sync_ns": sync}))
+                                 "next_name": text_series(nxt["name"]), "cls": cls, "sync_ns": sync}))
     if not out:
         return pd.DataFrame(columns=cols)
     return pd.concat(out, ignore_index=True)[cols]
@@ -175,17 +169,22 @@ def short_launches(timeline: Timeline, links: pd.Series | None = None) -> pd.Dat
         rows ``launch_event_id``, ``rank``, ``device_id``, ``kernels`` (count; > 1 for graph launches),
         ``gpu_ns`` (sum of the kernels' durations), ``call_ns``, ``short`` (gpu_ns < call_ns).
     """
-    gpu = timeline.gpu_events()
-    k = gpu[gpu["kind"] == "kernel"]
-    links = link_gpu_to_launch(timeline)["launch_event_id"] if links is None else links
+    ctx = context_of(timeline)
+    if links is None or links.equals(ctx.links["launch_event_id"]):  # the shared links: computed once per Timeline
+        return ctx.memo("short_launches", lambda: _short_launches(timeline, ctx.links["launch_event_id"])
+                        ).copy(deep=False)
+    return _short_launches(timeline, links)
+
+
+def _short_launches(timeline: Timeline, links: pd.Series) -> pd.DataFrame:
+    k = context_of(timeline).kernels
     lid = links.reindex(k.index)
     k = k.assign(launch_event_id=lid)[lid.notna().to_numpy()]
     if not len(k):
         return pd.DataFrame(columns=["launch_event_id", "rank", "device_id", "kernels", "gpu_ns", "call_ns", "short"])
     g = k.groupby("launch_event_id", observed=True).agg(rank=("rank", "first"), device_id=("device_id", "first"),
                                                         kernels=("dur_ns", "size"), gpu_ns=("dur_ns", "sum"))
-    calls = timeline.events.set_index("event_id")["dur_ns"]
-    g["call_ns"] = calls.reindex(g.index.astype("int64")).to_numpy()
+    g["call_ns"] = context_of(timeline).event_values("dur_ns", g.index.astype("int64").to_numpy())
     g["short"] = g["gpu_ns"] < g["call_ns"]
     return g.reset_index()
 
@@ -256,14 +255,17 @@ class Bottlenecks(Analyzer):
         tot = {c: int(t[c].sum()) for c in COLUMNS if c.endswith("_ns") and c != "small_grid_ns"}
         tot["small_grid_ns"] = int(t["small_grid_ns"].sum()) if t["small_grid_ns"].notna().any() else None
         verdict = _rank_verdict(tot, self.min_share)
-        summary = {**tot, "launch_calls": int(t["launch_calls"].sum()),
+        summary = {**{("device_span_ns" if k == "span_ns" else k): v for k, v in tot.items()},
+                   "launch_calls": int(t["launch_calls"].sum()),
                    "short_launches": int(t["short_launches"].sum()),
                    "gaps": int(len(gaps)), "launch_gap_ns": self.launch_gap_ns, "min_share": self.min_share,
                    "verdict": verdict, "rank_verdicts": {int(r): v for r, v in zip(t["rank"], t["verdict"])}}
-        return AnalysisResult(self.name, t, COLUMNS, summary, _findings(tot, summary))
+        idle_root = any(f.key == "idle" for f in bd.findings)
+        return AnalysisResult(self.name, t, COLUMNS, summary, _findings(tot, summary, "idle" if idle_root else None))
 
 
-def _findings(tot: dict[str, Any], summary: dict[str, Any]) -> list[Finding]:
+def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None = None) -> list[Finding]:
+    """Idle-cause findings (children of the breakdown's ``idle`` finding when it was reported: ``parent``)."""
     span = max(tot["span_ns"], 1)
     out = []
     texts = {
@@ -279,6 +281,10 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any]) -> list[Finding]:
                          "Idle gaps overlap host synchronisation calls (.item(), .cpu(), cudaDeviceSynchronize): "
                          "each drains the queue. Remove syncs from the step loop or defer them."),
     }
+    texts["idle_queued_ns"] = (
+        "queued", "GPU idle with work already queued",
+        "The launch call had returned before the GPU went idle: the work waited on another stream, an event or "
+        "device-side scheduling, not on the host. Look at cross-stream dependencies and event waits.")
     texts["idle_unattributed_ns"] = (
         "idle-unattributed", "GPU idle for reasons the trace does not show",
         "No launch call is linked to the work that ended these gaps (GPU-only trace, or calls outside the profiling "
@@ -287,11 +293,11 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any]) -> list[Finding]:
         if tot[key] >= 0.05 * span:
             out.append(Finding(f"{title}: {tot[key] / 1e6:.3f} ms ({100 * tot[key] / span:.1f} % of GPU span)",
                                detail, severity="warning" if tot[key] >= 0.1 * span else "info", category=cat,
-                               time_at_stake_ns=int(tot[key])))
+                               time_at_stake_ns=int(tot[key]), key="idle/" + key[5:-3], parent=parent))
     if tot.get("small_grid_ns"):
+        # busy kernel time, already ranked through those kernels' verdicts: stated, not counted a second time
         out.append(Finding(f"Small-grid kernels: {tot['small_grid_ns'] / 1e6:.3f} ms in kernels with fewer blocks "
                            "than SMs/CUs", "These launches leave part of the GPU empty. Give them more blocks "
                            "(split-K, smaller tiles, batch several problems per launch) or run them concurrently "
-                           "on another stream.", category="latency/occupancy-bound",
-                           time_at_stake_ns=int(tot["small_grid_ns"])))
+                           "on another stream.", category="latency/occupancy-bound", key="small-grid"))
     return out

@@ -13,8 +13,11 @@ its stream is clipped, see :func:`~gpulens.analyzers.intervals.repair_stream_ove
 * ``exposed_memcpy_ns`` / ``exposed_memset_ns`` — copy / set time overlapped by neither of the above;
 * ``idle_ns`` — ``span_ns − busy_ns``. So computation + exposed comm + exposed memcpy + exposed memset + idle = span.
 
-The summary adds ``trace_span_ns`` (first to last valid event of any kind but ``other``, host included, summed over
-ranks) and ``gpu_utilization_pct`` = busy / trace span: how much of the profiled window kept the GPUs busy.
+Run figures (summary): span, busy %, the profiled window and utilisation follow the one definition of
+:mod:`gpulens.analyzers._span` — the wall span is never a sum of spans, busy % is the device-time ratio
+Σ busy / Σ per-device span (never above 100 %), ``window_ns`` / ``trace_span_ns`` is the profiled window (host events
+included) and ``gpu_utilization_pct`` = Σ busy / Σ window. The ``*_ns`` parts (busy, computation, idle...) are
+device-time sums over the GPUs, so computation + exposed parts + idle = ``device_span_ns``.
 
 This follows the GPU-timeline split of TraceLens / HTA ("temporal breakdown"), checked against TraceLens' own CSVs.
 """
@@ -26,6 +29,7 @@ from typing import Any
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.analyzers._span import busy_unknown_reason, rank_hulls, run_figures, warn_once
 from gpulens.analyzers.context import context_of
 from gpulens.analyzers.intervals import union_of
 from gpulens.timeline import GPU_KINDS, Timeline
@@ -45,7 +49,24 @@ COLUMNS = {
     "busy_pct": "busy_ns / span_ns [%]",
     "computation_pct": "computation_ns / span_ns [%]",
     "idle_pct": "idle_ns / span_ns [%]",
-    "kernel_count": "kernel + comm events",
+    "kernel_count": "kernel + comm events [count]",
+    "window_ns": "profiled window of the rank: first → last valid event, host included [ns]",
+    "utilization_pct": "busy_ns / window_ns [%]",
+}
+#: The idle finding (root of the idle-cause findings) is reported from this % of the device span.
+IDLE_FINDING_PCT = 5.0
+SUMMARY_COLUMNS = {
+    "span_ns": "wall GPU span: first → last GPU event on any GPU [ns]",
+    "device_span_ns": "sum of the per-GPU spans (device-time) [ns]",
+    "busy_ns": "union of GPU events, summed over GPUs [ns]",
+    "busy_pct": "Σ busy / Σ per-GPU span [%]",
+    "idle_ns": "device_span_ns − busy_ns [ns]",
+    "window_ns": "profiled window: first → last valid event, host included [ns]",
+    "gpu_utilization_pct": "Σ busy / Σ profiled window of each GPU's rank [%]",
+    "gpu_count": "GPUs with GPU work [count]",
+    "span_basis": "wall, or longest rank when the ranks' clocks disagree [text]",
+    "clock_skew_ns": "how far the ranks' time bases disagree (0 when they agree) [ns]",
+    "span_definition": "how span and busy % are defined [text]",
 }
 
 
@@ -86,43 +107,54 @@ class Breakdown(Analyzer):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   {"span_ns": 0, "busy_ns": 0, "gpu_count": 0},
                                   skipped_reason="no GPU events in the trace")
-        gpu = gpu.copy()
-        gpu["dur_ns"] = ctx.effective_ns
+        unknown = busy_unknown_reason(timeline)
+        if unknown:
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
+                                  skipped_reason=f"busy time unknown (not measured): {unknown}")
+        gpu = gpu[["rank", "device_id", "kind", "start_ns", "dur_ns"]].assign(dur_ns=ctx.effective_ns)
+        ev = timeline.events
+        host = ~ctx.mask_of("other", *GPU_KINDS)  # numpy columns of the host rows: no copy of the events table
+        every = pd.concat([pd.DataFrame({c: ev[c].to_numpy()[host] for c in ("rank", "start_ns", "dur_ns")}),
+                           gpu[["rank", "start_ns", "dur_ns"]]])
+        windows = {r: e - s for r, (s, e) in rank_hulls(every).items()}
         rows = []
         for (rank, dev), ev in gpu.groupby(["rank", "device_id"], sort=True, observed=True):
-            rows.append({"rank": int(rank), "device_id": int(dev), **_split(ev)})
+            rows.append({"rank": int(rank), "device_id": int(dev), **_split(ev), "window_ns": windows[int(rank)]})
         t = pd.DataFrame(rows)
         for col, num in (("busy_pct", "busy_ns"), ("computation_pct", "computation_ns"), ("idle_pct", "idle_ns")):
             t[col] = (100.0 * t[num] / t["span_ns"]).where(t["span_ns"] > 0, 0.0)
+        t["utilization_pct"] = (100.0 * t["busy_ns"] / t["window_ns"]).where(t["window_ns"] > 0, 0.0)
         t = t[list(COLUMNS)]
-        tot = {c: int(t[c].sum()) for c in COLUMNS if c.endswith("_ns")}
-        host = timeline.events[~timeline.events["kind"].isin(("other",) + GPU_KINDS)]
-        every = pd.concat([host[["rank", "start_ns", "dur_ns"]], gpu[["rank", "start_ns", "dur_ns"]]])
-        trace_span = 0
-        for _, ev in every.groupby("rank", observed=True):
-            trace_span += int((ev["start_ns"] + ev["dur_ns"]).max() - ev["start_ns"].min())
-        summary = {**tot, "gpu_count": int(len(t)), "trace_span_ns": trace_span,
-                   "gpu_utilization_pct": 100.0 * tot["busy_ns"] / trace_span if trace_span else 0.0,
-                   "busy_pct": 100.0 * tot["busy_ns"] / tot["span_ns"] if tot["span_ns"] else 0.0,
-                   "idle_pct": 100.0 * tot["idle_ns"] / tot["span_ns"] if tot["span_ns"] else 0.0}
+        tot = {c: int(t[c].sum()) for c in COLUMNS if c.endswith("_ns") and c not in ("span_ns", "window_ns")}
+        run = run_figures(t, gpu, every)
+        summary = {**tot, **run, "gpu_count": int(len(t)),
+                   "idle_pct": 100.0 * tot["idle_ns"] / run["device_span_ns"] if run["device_span_ns"] else 0.0}
+        if run["clock_skew_ns"]:
+            warn_once(timeline, "ranks' clocks disagree", f"their GPU spans are {run['clock_skew_ns'] / 1e9:.3f} s "
+                      "further apart than their lengths allow; the run span is the longest rank's span")
         findings = []
-        if summary["idle_pct"] > 50:
+        span = max(run["device_span_ns"], 1)
+        if summary["idle_pct"] >= IDLE_FINDING_PCT:
             findings.append(Finding(
-                f"GPU idle {summary['idle_pct']:.1f} % of its active span",
-                "Between its first and last GPU event the device ran nothing most of the time: the host is not "
-                "keeping it fed (CPU-bound step, synchronisations, data loading) or kernels are tiny. Look at "
-                "the gaps on the timeline; CUDA/HIP graphs or larger batches reduce launch gaps.",
-                severity="warning", category="gpu-idle", time_at_stake_ns=tot["idle_ns"]))
-        if tot["exposed_comm_ns"] > 0.1 * max(tot["span_ns"], 1):
+                f"GPU idle {summary['idle_pct']:.1f} % of its span ({tot['idle_ns'] / 1e6:.3f} ms)",
+                "Between its first and last GPU event the device ran nothing this share of the time: the host is "
+                "not keeping it fed (CPU-bound step, synchronisations, data loading), launches are slow, or work "
+                "waits on other work. The findings under this one split the idle time by cause.",
+                severity="warning" if summary["idle_pct"] > 50 else "info", category="gpu-idle",
+                time_at_stake_ns=tot["idle_ns"], key="idle",
+                action="Look at the largest idle cause below and remove it."))
+        if tot["exposed_comm_ns"] > 0.1 * span:
             findings.append(Finding(
                 f"Exposed communication: {tot['exposed_comm_ns'] / 1e6:.3f} ms not overlapped with compute",
                 "Collectives run while no compute kernel does. Overlap them with computation (bucketed all-reduce "
                 "during backward, FSDP prefetch) or reduce their size.",
-                severity="warning", category="communication-bound", time_at_stake_ns=tot["exposed_comm_ns"]))
-        if tot["exposed_memcpy_ns"] > 0.05 * max(tot["span_ns"], 1):
+                severity="warning", category="communication-bound", time_at_stake_ns=tot["exposed_comm_ns"],
+                key="exposed-comm"))
+        if tot["exposed_memcpy_ns"] > 0.05 * span:
             findings.append(Finding(
                 f"Exposed memory copies: {tot['exposed_memcpy_ns'] / 1e6:.3f} ms not overlapped with kernels",
                 "Copies run with no kernel beside them. Use pinned memory and non_blocking copies on a side "
                 "stream, or keep tensors on the device.",
-                severity="warning", category="memcpy-bound", time_at_stake_ns=tot["exposed_memcpy_ns"]))
-        return AnalysisResult(self.name, t, COLUMNS, summary, findings)
+                severity="warning", category="memcpy-bound", time_at_stake_ns=tot["exposed_memcpy_ns"],
+                key="exposed-memcpy"))
+        return AnalysisResult(self.name, t, COLUMNS, summary, findings, summary_columns=SUMMARY_COLUMNS)

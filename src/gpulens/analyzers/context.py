@@ -29,6 +29,55 @@ from gpulens.timeline.schema import GPU_KINDS
 _ATTR = "_gpulens_analysis_context"
 
 
+def strings(series: pd.Series) -> np.ndarray:
+    """Per-row values of a categorical (or any) column as an object numpy array of ``str`` (missing → NaN).
+
+    Same values as ``series.astype(str).to_numpy()`` but, for a categorical, a numpy ``take`` of the category
+    strings by code: no per-row conversion (``astype(str)`` on a 3M-row categorical builds an Arrow string array row
+    by row, the largest single cost of the analyzers before this helper).
+    """
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        cats = np.asarray(series.cat.categories.astype(object), dtype=object)
+        codes = series.cat.codes.to_numpy()
+        out = np.append(cats, np.nan)[codes]  # code -1 (missing) takes the appended NaN
+        return out
+    return series.astype(str).to_numpy(dtype=object)
+
+
+def text_series(series: pd.Series, index: Any = None) -> pd.Series:
+    """:func:`strings` as an object-dtype Series (``index``: default a RangeIndex).
+
+    Use it to build DataFrames: a plain object array handed to pandas ≥ 3 is re-inferred as the Arrow ``str`` dtype,
+    which costs about as much as ``astype(str)`` (≈ 0.5 s per million rows); an explicit object Series is not.
+    """
+    return pd.Series(strings(series), index=index, dtype=object, copy=False)
+
+
+def category_mask(series: pd.Series, match: Any) -> np.ndarray:
+    """Boolean numpy mask of the rows whose value matches, tested once per distinct value.
+
+    Args:
+        series: a column (categorical for speed; other dtypes are tested per distinct value all the same).
+        match: a collection of accepted strings, a compiled regex (``search`` semantics, as ``str.contains``)
+            or a predicate ``str -> bool``.
+    """
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        cats = [str(c) for c in series.cat.categories]
+        codes = series.cat.codes.to_numpy()
+    else:
+        codes, uniq = pd.factorize(series, use_na_sentinel=True)
+        cats = [str(c) for c in uniq]
+    if hasattr(match, "search"):
+        ok = [bool(match.search(c)) for c in cats]
+    elif callable(match):
+        ok = [bool(match(c)) for c in cats]
+    else:
+        acc = {str(m) for m in match}
+        ok = [c in acc for c in cats]
+    table = np.array(ok + [False], dtype=bool)  # code -1 (missing) never matches
+    return table[codes]
+
+
 class AnalysisContext:
     """Lazily computed, shared intermediates of one Timeline.
 
@@ -59,7 +108,7 @@ class AnalysisContext:
 
     def of_kind(self, *kinds: str) -> pd.DataFrame:
         """Rows of those kinds (original index kept), computed once per distinct ``kinds`` tuple. Do not mutate."""
-        key = tuple(kinds)
+        key = tuple(sorted(set(kinds)))
         if key not in self._kinds:
             self._kinds[key] = self.timeline.events[self.mask_of(*kinds)]
         return self._kinds[key]
@@ -99,6 +148,69 @@ class AnalysisContext:
         from gpulens.analyzers.launches import _link_gpu_to_launch
 
         return _link_gpu_to_launch(self.timeline, self.gpu)
+
+    @cached_property
+    def _event_ids(self) -> tuple[np.ndarray, np.ndarray | None]:
+        ids = self.timeline.events["event_id"].to_numpy(dtype="int64")
+        if len(ids) < 2 or bool((ids[1:] > ids[:-1]).all()):
+            return ids, None
+        order = np.argsort(ids, kind="stable")
+        return ids[order], order
+
+    def positions(self, event_ids: Any) -> np.ndarray:
+        """Row positions (``iloc``) in ``timeline.events`` of ``event_ids`` (int64 array; −1 where an id is absent).
+
+        A binary search on the sorted ids (collectors number events in row order, so usually no sort is needed):
+        replaces ``events.set_index("event_id").reindex(ids)`` on the whole events table.
+        """
+        ids = np.asarray(event_ids, dtype="int64")
+        sorted_ids, order = self._event_ids
+        if not len(sorted_ids):
+            return np.full(ids.shape, -1, dtype="int64")
+        pos = np.searchsorted(sorted_ids, ids)
+        pos = np.minimum(pos, len(sorted_ids) - 1)
+        found = sorted_ids[pos] == ids
+        if order is not None:
+            pos = order[pos]
+        return np.where(found, pos, -1).astype("int64")
+
+    def event_values(self, column: str, event_ids: Any) -> np.ndarray:
+        """Values of events column ``column`` for ``event_ids``, as ``events.set_index("event_id")[column]
+        .reindex(event_ids).to_numpy()`` gives them: the column's numpy dtype when every id is found and no value is
+        missing, else float64 with NaN (numeric) or object with NaN (categorical/text)."""
+        pos = self.positions(event_ids)
+        col = self.timeline.events[column]
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            vals = strings(col)
+        elif col.hasnans or (pos < 0).any():
+            vals = col.to_numpy(dtype="float64", na_value=np.nan)
+        else:
+            vals = col.to_numpy()
+        if not len(vals):
+            return np.full(pos.shape, np.nan)
+        out = vals[np.maximum(pos, 0)]
+        if (pos < 0).any():
+            out[pos < 0] = np.nan
+        return out
+
+    @cached_property
+    def kernel_names(self) -> np.ndarray:
+        """Names of the kernel rows (``kernels``) as an object array of str (see :func:`strings`)."""
+        return strings(self.kernels["name"])
+
+    def names_of(self, rows: pd.DataFrame) -> np.ndarray:
+        """``rows["name"]`` as an object array of str (see :func:`strings`)."""
+        return strings(rows["name"])
+
+    def counter_rows(self, metrics: Any, event_ids: Any = None) -> pd.DataFrame:
+        """Counters rows whose metric matches ``metrics`` (see :func:`category_mask`), optionally only those of
+        ``event_ids``; the ``metric`` column is returned as plain str. Do not mutate."""
+        c = self.timeline.counters
+        keep = category_mask(c["metric"], metrics)
+        if event_ids is not None:
+            keep &= np.isin(c["event_id"].to_numpy(), np.asarray(event_ids))
+        sub = c[keep]
+        return sub.assign(metric=strings(sub["metric"]))
 
     def memo(self, key: str, compute: Any) -> Any:
         """A value computed once per context under ``key`` (``compute()`` is called on first use).

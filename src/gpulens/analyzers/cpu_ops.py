@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer
+from gpulens.analyzers.context import text_series
 from gpulens.timeline import Timeline
 
 COLUMNS = {
@@ -31,7 +32,7 @@ class CpuOps(Analyzer):
         if not len(ops):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason="no framework operators (cpu_op) in the trace")
-        g = ops.assign(name=ops["name"].astype(str)).groupby("name", sort=False)
+        g = ops.assign(name=text_series(ops["name"], ops.index)).groupby("name", sort=False)
         t = pd.DataFrame({"calls": g.size(), "total_ns": g["dur_ns"].sum(),
                           "flops": g["flops"].sum(min_count=1)}).reset_index()
         t["mean_ns"] = t["total_ns"] / t["calls"]

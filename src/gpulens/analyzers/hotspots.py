@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers.context import context_of
+from gpulens.analyzers.context import context_of, text_series
 from gpulens.timeline import Timeline
 
 #: Kinds ranked as "kernels" (compute and collective kernels; copies and sets are not kernels).
@@ -43,6 +43,37 @@ def critical_set(shares: np.ndarray, fraction: float) -> np.ndarray:
     return mask
 
 
+#: Clipped events named one by one in the overrun finding's detail (all of them are in ``summary["overruns"]``).
+MAX_LISTED = 20
+
+
+def _clipped_events(timeline: Timeline, over: pd.DataFrame) -> list[dict[str, Any]]:
+    """Every GPU event clipped by the stream-overrun repair: name, rank, device, stream, start, raw duration and
+    how much was clipped [ns], largest overrun first."""
+    if not len(over):
+        return []
+    ev = timeline.events.loc[over.index]
+    rows = pd.DataFrame({"name": ev["name"].astype(str), "rank": ev["rank"].astype("int64"),
+                         "device_id": ev["device_id"].astype("int64"), "stream_id": ev["stream_id"].fillna(-1)
+                         .astype("int64"), "start_ns": ev["start_ns"].astype("int64"),
+                         "dur_ns": ev["dur_ns"].astype("int64"), "overrun_ns": over["overrun_ns"].astype("int64")})
+    rows = rows.sort_values(["overrun_ns", "start_ns"], ascending=[False, True], kind="stable")
+    return [{k: (v if isinstance(v, str) else int(v)) for k, v in r.items()} for r in rows.to_dict("records")]
+
+
+def _rocprof_kernel_stats(timeline: Timeline) -> pd.DataFrame:
+    """A rocprof ``results.stats.csv`` (side table ``rocprof_stats``, kernel domain) in the ``kernel_summary`` form:
+    ``name``, ``calls``, ``total_ns`` (``TotalDurationNs``); min/max are not recorded (NaN)."""
+    st = timeline.tables.get("rocprof_stats")
+    if st is None or not len(st) or not {"Name", "Calls", "TotalDurationNs"} <= set(st.columns):
+        return pd.DataFrame()
+    if "domain" in st:
+        st = st[st["domain"].astype(str) == "kernel"]
+    return pd.DataFrame({"name": st["Name"].astype(str), "calls": pd.to_numeric(st["Calls"]).astype("int64"),
+                         "total_ns": pd.to_numeric(st["TotalDurationNs"]).astype("int64"),
+                         "min_ns": np.nan, "max_ns": np.nan})
+
+
 class Hotspots(Analyzer):
     """Per kernel name: calls, total/mean/min/max ns, share of GPU kernel time, and the critical set.
 
@@ -66,15 +97,26 @@ class Hotspots(Analyzer):
         return t[list(COLUMNS)].reset_index(drop=True)
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
-        k = timeline.of_kind(*KERNEL_KINDS)
+        k = context_of(timeline).of_kind(*KERNEL_KINDS)
         if not len(k) and len(timeline.tables.get("kernel_summary", ())):
             return self._from_summary(timeline.tables["kernel_summary"])
+        if not len(k) and len(_rocprof_kernel_stats(timeline)):
+            return self._from_summary(_rocprof_kernel_stats(timeline))
+        uc = timeline.tables.get("unattached_counters")
+        if not len(k) and uc is not None and len(uc) and "name" in uc:
+            seq = uc["dispatch_seq"] if "dispatch_seq" in uc else uc.index.to_series()
+            n = int(pd.DataFrame({"n": uc["name"].astype(str), "s": seq.to_numpy()}).drop_duplicates().shape[0])
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
+                                  {"kernel_count": n, "unique_kernels": int(uc["name"].astype(str).nunique()),
+                                   "kernel_time_ns": None, "critical_count": 0},
+                                  skipped_reason="counter rows without timestamps: kernel durations were not "
+                                                 "recorded (the per-kernel counters are in kernel_counters)")
         if not len(k):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   {"kernel_count": 0, "kernel_time_ns": 0, "critical_count": 0},
                                   skipped_reason=None)
         rep = context_of(timeline).overruns.loc[k.index]
-        df = pd.DataFrame({"name": k["name"].astype(str), "kind": k["kind"].astype(str),
+        df = pd.DataFrame({"name": text_series(k["name"]), "kind": text_series(k["kind"]),
                            "dur": k["dur_ns"].to_numpy(), "eff": rep["effective_ns"].to_numpy()})
         g = df.groupby(["name", "kind"], sort=False, observed=True)
         t = pd.DataFrame({
@@ -86,17 +128,23 @@ class Hotspots(Analyzer):
         total_eff = int(t["effective_ns"].sum())
 
         findings = []
-        over = rep[rep["overrun_ns"] > 0]
+        allrep = context_of(timeline).overruns
+        over = allrep[allrep["overrun_ns"] > 0]
+        clipped = _clipped_events(timeline, over)
         if len(over):
-            names = timeline.events.loc[over.index, "name"].astype(str)
-            worst = over["overrun_ns"].idxmax()
+            t0 = int(context_of(timeline).gpu["start_ns"].min())
+            listed = "; ".join(f"{c['name']} (stream {c['stream_id']}, starting {(c['start_ns'] - t0) / 1e3:.3f} µs "
+                               f"after the first GPU event) by {c['overrun_ns'] / 1e3:.3f} µs"
+                               for c in clipped[:MAX_LISTED])
+            more = f"; and {len(clipped) - MAX_LISTED} more (summary.overruns)" if len(clipped) > MAX_LISTED else ""
             findings.append(Finding(
                 f"{len(over)} GPU event(s) overrun the next event on their stream",
                 f"Recorded durations run past the start of the following event on the same stream (total "
-                f"{int(over['overrun_ns'].sum())} ns; worst: {names[worst]} by {int(over.loc[worst, 'overrun_ns'])} ns). "
+                f"{int(over['overrun_ns'].sum())} ns). Each clipped event and by how much: {listed}{more}. "
                 "They were clipped for ranking and busy time; raw sums are kept as total_ns.",
                 severity="warning" if over["overrun_ns"].sum() > 0.01 * max(int(k["dur_ns"].sum()), 1) else "info",
-                category="data-quality", time_at_stake_ns=int(over["overrun_ns"].sum())))
+                category="data-quality", key="overruns",
+                action="Treat these kernels' recorded durations with care; the clipped figures are used."))
         crit = t[t["critical"]]
         summary = {
             "kernel_count": int(len(k)),
@@ -106,6 +154,7 @@ class Hotspots(Analyzer):
             "critical_fraction": self.critical_fraction,
             "critical_count": int(len(crit)),
             "critical_share": float(crit["share"].sum()) if len(crit) else 0.0,
+            "overruns": clipped,
             "overrun_events": int(len(over)),
             "overrun_ns": int(over["overrun_ns"].sum()) if len(over) else 0,
         }

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
@@ -40,29 +41,61 @@ def link_gpu_to_launch(timeline: Timeline) -> pd.DataFrame:
     return context_of(timeline).links
 
 
+def _pair_keys(rank: pd.Series, other: pd.Series) -> np.ndarray | None:
+    """One int64 key per (rank, id) row (rank in the top 16 bits), or None when a value does not fit."""
+    r = rank.to_numpy(dtype="int64")
+    o = other.to_numpy(dtype="int64")
+    if len(r) and (r.min() < 0 or r.max() >= 1 << 15 or o.min() < 0 or o.max() >= 1 << 47):
+        return None
+    return (r << 47) | o
+
+
 def _link_gpu_to_launch(timeline: Timeline, gpu: pd.DataFrame) -> pd.DataFrame:
-    """The computation behind :func:`link_gpu_to_launch` (called once per Timeline by the analysis context)."""
+    """The computation behind :func:`link_gpu_to_launch` (called once per Timeline by the analysis context).
+
+    Each (rank, id) pair is packed into one int64 and looked up in a hash index (first row of each pair wins, as
+    ``drop_duplicates`` keeps); pairs that do not fit 16 + 47 bits fall back to a MultiIndex lookup.
+    """
+    from gpulens.analyzers.context import context_of
+
     ev = timeline.events
-    rt = ev[(ev["kind"] == "runtime") & ev["correlation_id"].notna()]
-    rt = rt.drop_duplicates(["rank", "correlation_id"])
-    key = pd.MultiIndex.from_frame(rt[["rank", "correlation_id"]].astype("int64"))
-    launch = pd.Series(rt["event_id"].to_numpy(), index=key)
-    ops = ev[(ev["kind"] == "cpu_op") & ev["external_id"].notna()].drop_duplicates(["rank", "external_id"])
-    okey = pd.MultiIndex.from_frame(ops[["rank", "external_id"]].astype("int64"))
-    opser = pd.Series(ops["event_id"].to_numpy(), index=okey)
+    ctx = context_of(timeline)
+    kind = ctx.kind_codes
+    cats = list(ev["kind"].cat.categories)
 
-    def lookup(series: pd.Series, cols: list[str]) -> pd.array:
-        sub = gpu[cols]
-        ok = sub[cols[1]].notna()
-        out = pd.array([pd.NA] * len(gpu), dtype="Int64")
-        if ok.any() and len(series):
-            idx = pd.MultiIndex.from_frame(sub[ok].astype("int64"))
-            vals = series.reindex(idx).to_numpy()
-            out[ok.to_numpy()] = pd.array(vals, dtype="Int64")
-        return out
+    def table(kind_name: str, col: str) -> pd.DataFrame:
+        m = (kind == cats.index(kind_name)) if kind_name in cats else np.zeros(len(ev), dtype=bool)
+        m &= ev[col].notna().to_numpy()
+        return pd.DataFrame({"rank": ev["rank"].to_numpy()[m], col: ev[col].to_numpy(dtype="int64", na_value=0)[m],
+                             "event_id": ev["event_id"].to_numpy()[m]})
 
-    return pd.DataFrame({"launch_event_id": lookup(launch, ["rank", "correlation_id"]),
-                         "op_event_id": lookup(opser, ["rank", "external_id"])}, index=gpu.index)
+    def lookup(src: pd.DataFrame, col: str) -> pd.array:
+        ok = gpu[col].notna().to_numpy()
+        out = np.zeros(len(gpu), dtype="int64")
+        found = np.zeros(len(gpu), dtype=bool)
+        if ok.any() and len(src):
+            sub = gpu.loc[ok, ["rank", col]].astype("int64")
+            a, b = _pair_keys(src["rank"], src[col]), _pair_keys(sub["rank"], sub[col])
+            if a is not None and b is not None:
+                first = ~pd.Index(a).duplicated(keep="first")
+                idx = pd.Index(a[first])
+                pos = idx.get_indexer(b)
+                hit = pos >= 0
+                vals = np.zeros(len(b), dtype="int64")
+                vals[hit] = src["event_id"].to_numpy()[first][pos[hit]]
+            else:
+                d = src.drop_duplicates(["rank", col])
+                ser = pd.Series(d["event_id"].to_numpy(), index=pd.MultiIndex.from_frame(d[["rank", col]]))
+                got = ser.reindex(pd.MultiIndex.from_frame(sub)).to_numpy(dtype="float64")
+                hit = ~np.isnan(got)
+                vals = np.where(hit, got, 0).astype("int64")
+            where = np.flatnonzero(ok)
+            out[where] = vals
+            found[where] = hit
+        return pd.arrays.IntegerArray(out, ~found)
+
+    return pd.DataFrame({"launch_event_id": lookup(table("runtime", "correlation_id"), "correlation_id"),
+                         "op_event_id": lookup(table("cpu_op", "external_id"), "external_id")}, index=gpu.index)
 
 
 class Launches(Analyzer):
@@ -72,9 +105,12 @@ class Launches(Analyzer):
     order = 30
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
+        from gpulens.analyzers.context import category_mask, context_of, text_series
+
         ev = timeline.events
-        gpu = timeline.gpu_events()
-        rt = ev[(ev["kind"] == "runtime") & ev["name"].astype(str).str.contains(LAUNCH_RE)]
+        gpu = context_of(timeline).gpu
+        rt = context_of(timeline).of_kind("runtime")
+        rt = rt[category_mask(rt["name"], LAUNCH_RE)]
         if not len(gpu) and not len(rt):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason="no GPU events and no launch calls in the trace")
@@ -83,14 +119,14 @@ class Launches(Analyzer):
         per_launch = links.loc[linked, "launch_event_id"].astype("int64").value_counts()
         rt_ids = rt["event_id"].to_numpy()
         gpu_per_call = per_launch.reindex(rt_ids).fillna(0).astype("int64").to_numpy()
-        t = pd.DataFrame({"launch_name": rt["name"].astype(str).to_numpy(), "gpu": gpu_per_call,
+        t = pd.DataFrame({"launch_name": text_series(rt["name"]), "gpu": gpu_per_call,
                           "dur": rt["dur_ns"].to_numpy()})
         g = t.groupby("launch_name", sort=True)
         table = pd.DataFrame({"calls": g.size(), "gpu_events": g["gpu"].sum(),
                               "calls_without_gpu_work": g["gpu"].apply(lambda s: int((s == 0).sum())),
                               "mean_call_ns": g["dur"].mean()}).reset_index()
         table = table.sort_values("calls", ascending=False, kind="stable").reset_index(drop=True)
-        is_graph = t["launch_name"].str.contains(GRAPH_RE)
+        is_graph = pd.Series(category_mask(rt["name"], GRAPH_RE))
         kernels = gpu["kind"].isin(("kernel", "comm"))
         unlinked_k = int((kernels & ~linked).sum())
         has_corr = bool(ev["correlation_id"].notna().any())

@@ -63,10 +63,22 @@ class NcuRules(Analyzer):
             sp = row.max_speedup_pct
             has_sp = isinstance(sp, float) and not np.isnan(sp)
             severe = str(row.type).upper() in ("WRN", "ERR") or (has_sp and sp >= WARN_SPEEDUP_PCT)
-            title = f"ncu {row.rule}: " + (f"up to {sp:.1f} % faster" if has_sp else "advice") + \
+            kern = str(row.kernel) if len(str(row.kernel)) <= 50 else str(row.kernel)[:49] + "…"
+            title = f"ncu {row.rule} on {kern}: " + (f"up to {sp:.1f} % faster" if has_sp else "advice") + \
                 f" ({row.launches} launch{'es' if row.launches != 1 else ''})"
             findings.append(Finding(title, str(row.description), "warning" if severe else "info", "ncu-rule",
-                                    int(row.time_at_stake_ns) or None, kernel=row.kernel))
+                                    int(row.time_at_stake_ns) or None, kernel=row.kernel,
+                                    action=_action(str(row.description)), key=f"ncu/{row.rule}/{row.kernel}"))
         summary = {"rule_results": int(len(rules)), "rules": int(t["rule"].nunique()),
                    "findings": len(findings)}
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
+
+
+def _action(text: str) -> str:
+    """ncu's own advice sentence from a rule text (the first sentence that tells the user what to do), or ""."""
+    import re
+
+    for sent in re.split(r"(?<=\.)\s+", text.strip()):
+        if re.match(r"^(Consider|Look at|Check|Try|Reduce|Increase|Avoid|Use|To increase|To reduce)\b", sent):
+            return sent
+    return ""

@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.analyzers.context import text_series
 from gpulens.analyzers.hotspots import KERNEL_KINDS
 from gpulens.timeline import Timeline
 
@@ -50,7 +51,7 @@ class RankKernels(Analyzer):
         if len(ranks) < 2:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, {"ranks": ranks},
                                   skipped_reason=f"{len(ranks)} rank(s) with GPU kernels: nothing to compare")
-        df = pd.DataFrame({"rank": k["rank"].to_numpy("int64"), "name": k["name"].astype(str).to_numpy(),
+        df = pd.DataFrame({"rank": k["rank"].to_numpy("int64"), "name": text_series(k["name"]),
                            "dur": k["dur_ns"].to_numpy("int64")})
         per_rank = df.groupby("rank")["dur"].sum()
         top = df.groupby("name")["dur"].sum().sort_values(ascending=False, kind="stable").head(self.top).index

@@ -1,7 +1,8 @@
 """Ranks: compare the ranks of a multi-rank run — communication share per rank and stragglers.
 
-Per rank (summing its GPUs): ``comm_ns`` (union of collective kernels), ``exposed_comm_ns`` (not overlapped by
-compute), their shares of the GPU span, and ``computation_ns``, taken from the ``breakdown`` analyzer.
+Per rank: ``span_ns`` (first → last GPU event on any of its GPUs, never a sum); summed over its GPUs: ``comm_ns``
+(union of collective kernels), ``exposed_comm_ns`` (not overlapped by compute), their shares of the rank's
+device-time, and ``computation_ns``, taken from the ``breakdown`` analyzer.
 
 Stragglers. Collectives are matched across ranks by name and occurrence order (the k-th ``ncclKernel_AllReduce…``
 of every rank is one collective). In a collective every rank waits until the last one arrives, so for instance i
@@ -29,12 +30,12 @@ from gpulens.timeline import Timeline
 
 COLUMNS = {
     "rank": "distributed rank",
-    "span_ns": "GPU span summed over the rank's GPUs [ns]",
+    "span_ns": "the rank's GPU span: first → last GPU event on any of its GPUs (never a sum) [ns]",
     "computation_ns": "union of compute kernels [ns]",
     "comm_ns": "union of collective kernels [ns]",
     "exposed_comm_ns": "collective time not overlapped by compute [ns]",
-    "comm_pct": "comm_ns / span_ns [%]",
-    "exposed_comm_pct": "exposed_comm_ns / span_ns [%]",
+    "comm_pct": "comm_ns / Σ span of the rank's GPUs [%]",
+    "exposed_comm_pct": "exposed_comm_ns / Σ span of the rank's GPUs [%]",
     "matched_collectives": "collectives matched on every rank",
     "late_arrivals": "matched collectives this rank entered last",
     "collective_wait_ns": "time spent in collectives waiting for the last rank to arrive [ns]",
@@ -85,9 +86,12 @@ class Ranks(Analyzer):
         if bd.skipped or bd.table["rank"].nunique() < 2:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason="fewer than two ranks with GPU work")
-        t = bd.table.groupby("rank", as_index=False)[["span_ns", "computation_ns", "comm_ns", "exposed_comm_ns"]].sum()
-        t["comm_pct"] = 100.0 * t["comm_ns"] / t["span_ns"].clip(lower=1)
-        t["exposed_comm_pct"] = 100.0 * t["exposed_comm_ns"] / t["span_ns"].clip(lower=1)
+        t = bd.table.groupby("rank", as_index=False)[["span_ns", "computation_ns", "comm_ns",
+                                                      "exposed_comm_ns"]].sum()
+        dev_span = t["span_ns"].clip(lower=1)  # device-time of the rank: the share below can never pass 100 %
+        t["span_ns"] = t["rank"].map(bd.summary["rank_span_ns"]).astype("int64")
+        t["comm_pct"] = 100.0 * t["comm_ns"] / dev_span
+        t["exposed_comm_pct"] = 100.0 * t["exposed_comm_ns"] / dev_span
         m = match_collectives(timeline)
         caused = {}
         if len(m):

@@ -17,7 +17,10 @@ import pandas as pd
 
 from gpulens.analyzers._hot import hot_kernels, short_name as _short
 from gpulens.analyzers._work import cache_bytes, counter_work, shape_work
+from gpulens.analyzers._stake import time_at_stake
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.analyzers.context import text_series
+from gpulens.analyzers.verdict_rules import BELOW_ROOFS
 from gpulens.devices.spec import apply_measured_peaks, measured_roofs
 from gpulens.timeline import Timeline
 
@@ -34,13 +37,24 @@ COLUMNS = {
     "peak_flops_per_s": "compute roof for that precision and unit (matrix for GEMM/conv/attention) [FLOP/s]",
     "peak_bytes_per_s": "memory roof: peak DRAM/HBM bandwidth [B/s]",
     "ridge_point": "peak_flops_per_s / peak_bytes_per_s [FLOP/B]",
-    "bound": "compute | memory (side of the ridge), None when below 10 % of the roof (latency/occupancy/launch)",
+    "bound": "compute | memory (at ≥ 10 % of the roof on that side of the ridge) | below-roofs (under 10 %: "
+             "latency-, occupancy- or launch-limited); missing without a FLOP figure",
+    "ridge_side": "compute | memory: the side of the ridge point the kernel's arithmetic intensity lies on",
     "roof_pct": "attained FLOP/s / min(peak FLOP/s, AI × peak bandwidth) × 100 [%] (= bandwidth use on the memory "
                 "side, also for kernels without FP work)",
-    "flops_source": "counters | shapes | None",
+    "flops_source": "counters | shapes (missing without a FLOP figure)",
+    "time_at_stake_ns": "time × (1 − roof_pct / 100): what running at its roof would save [ns]",
 }
 #: Below this % of the attainable roof a kernel is bound by neither roof.
 NEITHER_PCT = 10.0
+
+
+def bound_of(roof_pct: float | None, ridge_side: str | None) -> str | None:
+    """Roofline bound in the one vocabulary (:data:`gpulens.analyzers.verdict_rules.BOUNDS`): the ridge side's roof
+    (``compute`` / ``memory``) at ≥ :data:`NEITHER_PCT` % of attainable, else ``below-roofs``; None when unknown."""
+    if roof_pct is None or roof_pct != roof_pct or ridge_side is None:
+        return None
+    return ridge_side if roof_pct >= NEITHER_PCT else BELOW_ROOFS
 
 
 class Roofline(Analyzer):
@@ -87,7 +101,7 @@ class Roofline(Analyzer):
                       "no framework ops to read shapes from")
             return skip("no FLOP source: the hot kernels have no FP-instruction counters (e.g. ncu "
                         "sm__sass_thread_inst_executed_op_* or rocprof SQ_INSTS_VALU_*) and " + shapes)
-        per = pd.DataFrame({"name": hot["name"].astype(str).to_numpy(), "time_ns": hot["time_ns"].to_numpy(),
+        per = pd.DataFrame({"name": text_series(hot["name"]), "time_ns": hot["time_ns"].to_numpy(),
                             **{c: work[c].to_numpy() for c in work.columns}})
         table = self._aggregate(per, spec)
         hot_time = float(per["time_ns"].sum())
@@ -119,7 +133,7 @@ class Roofline(Analyzer):
         if cb.isna().all().all():
             return []
         roofs = measured_roofs(measured)
-        df = pd.DataFrame({"name": hot["name"].astype(str).to_numpy(), "t": hot["time_ns"].to_numpy(dtype=float),
+        df = pd.DataFrame({"name": text_series(hot["name"]), "t": hot["time_ns"].to_numpy(dtype=float),
                            "flops": work["flops"].to_numpy(dtype=float), **{c: cb[c].to_numpy() for c in cb}})
         out = []
         for name, g in df.groupby("name", sort=False):
@@ -164,17 +178,19 @@ class Roofline(Analyzer):
             # (= F/t / (AI × bandwidth), and still defined for 0 FLOPs); on the compute side F/t / peak FLOP/s
             memory_side = ai == ai and ai < ridge
             pct = 100.0 * (bps / bw if memory_side else fps / pf) if pf == pf else np.nan
-            bound = None
-            if pct == pct and pct >= NEITHER_PCT and ai == ai:
-                bound = "memory" if memory_side else "compute"
+            side = ("memory" if memory_side else "compute") if ai == ai else None
+            bound = bound_of(pct, side)
             row.update(flops=flops, bytes=nbytes, flops_per_s=fps, bytes_per_s=bps, arithmetic_intensity=ai,
                        precision=prec, peak_flops_per_s=pf, peak_bytes_per_s=bw, ridge_point=ridge, bound=bound,
-                       roof_pct=pct, flops_source="counters" if (f["source"] == "counters").any() else "shapes")
+                       ridge_side=side, roof_pct=pct, time_at_stake_ns=time_at_stake(row["time_ns"], pct),
+                       flops_source="counters" if (f["source"] == "counters").any() else "shapes")
             out.append(row)
         t = pd.DataFrame(out, columns=list(COLUMNS))
         t["precision"] = t["precision"].astype(object).where(t["precision"].notna(), None)
         t["flops_source"] = t["flops_source"].astype(object).where(t["flops_source"].notna(), None)
         t["bound"] = t["bound"].astype(object).where(t["bound"].notna(), None)
+        t["ridge_side"] = t["ridge_side"].astype(object).where(t["ridge_side"].notna(), None)
+        t["time_at_stake_ns"] = t["time_at_stake_ns"].astype("Int64")
         return t.sort_values("time_ns", ascending=False, kind="stable").reset_index(drop=True)
 
     @staticmethod
@@ -185,20 +201,23 @@ class Roofline(Analyzer):
             if r.roof_pct != r.roof_pct or r.roof_pct is None:
                 continue
             sev = "warning" if r.time_ns > 0.1 * total and r.roof_pct < 50 else "info"
-            if r.bound is None:
-                title = f"{_short(r.name)} runs far below both roofs ({r.roof_pct:.0f} % of attainable)"
+            side = f"{r.ridge_side} side of the ridge" if r.ridge_side else "ridge side unknown (no byte figure)"
+            if r.bound in (None, BELOW_ROOFS):
+                title = f"{_short(r.name)} runs below both roofs ({r.roof_pct:.0f} % of attainable, {side})"
                 detail = ("Neither compute nor memory bandwidth bounds it: latency, occupancy or launch overhead "
                           "does (small grids, short kernels, dependent loads). Fuse or batch the work.")
-                cat = "latency-bound"
+                cat = "latency/occupancy-bound"
             else:
                 roof = f"{r.precision} compute roof" if r.bound == "compute" else "memory roof"
-                title = f"{_short(r.name)} at {r.roof_pct:.0f} % of the {roof}"
+                title = f"{_short(r.name)} at {r.roof_pct:.0f} % of the {roof} ({side})"
                 detail = (f"Arithmetic intensity {r.arithmetic_intensity:.1f} FLOP/B vs ridge point "
                           f"{r.ridge_point:.0f} FLOP/B; {r.flops_per_s / 1e12:.2f} TFLOP/s, "
                           f"{r.bytes_per_s / 1e9:.0f} GB/s (FLOPs from {r.flops_source}).")
                 cat = f"{r.bound}-bound"
+            # the kernel's verdict (analyzer ``verdicts``) carries the same time at stake: this finding details it
             out.append(Finding(title, detail, severity=sev, category=cat, kernel=r.name,
-                               time_at_stake_ns=int(r.time_ns * max(0.0, 1 - min(r.roof_pct, 100) / 100))))
+                               time_at_stake_ns=int(r.time_at_stake_ns),
+                               key=f"roofline:{r.name}", parent=f"kernel:{r.name}"))
         out.sort(key=lambda f: -(f.time_at_stake_ns or 0))
         out = out[:8]
         cov = summary["coverage"]

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.analyzers.context import category_mask, strings
 from gpulens.analyzers.stall_classes import (
     AMD_TOTAL,
     OCCUPANCY_METRICS,
@@ -47,10 +48,24 @@ COLUMNS = {
     "top_reason_pct": "its share of stall time [%]",
     "issue_pct": "issue (selected/active) cycles / all sampled cycles [%], when the family records them",
     "reasons": "JSON-able dict reason → share of stall time [%]",
+    "top_reasons": "up to three largest reasons within the dominant class, 'reason share%' [text]",
+    "guidance": "one sentence on what to do about the dominant class [text]",
     "memory_sol_pct": "memory throughput, % of peak (ncu speed of light), duration-weighted; null when absent",
     "compute_sol_pct": "SM throughput, % of peak (ncu speed of light), duration-weighted; null when absent",
 }
 _SOL_NAMES = {m for names in SOL_METRICS.values() for m in names}
+#: One sentence of guidance per dominant stall class (meanings from Nsight Compute's Kernel Profiling Guide
+#: warp-state descriptions and rocprof-compute's pipeline-metrics page).
+GUIDANCE = {
+    "memory_latency": "Warps wait for memory results: keep more loads in flight (independent loads per thread, "
+                      "prefetch, cp.async/TMA or LDS double-buffering) or raise occupancy.",
+    "memory_throughput": "A memory queue is full: issue fewer, wider accesses and avoid spills to local memory.",
+    "compute_pipe": "An arithmetic pipe is the limit: move math to tensor cores/MFMA or cut dependent ALU chains.",
+    "synchronization": "Warps wait at barriers: use fewer barriers and balance work between the warps of a block.",
+    "instruction_fetch": "Instruction fetch stalls: shrink the hot loop's code (less unrolling) and avoid divergence.",
+    "scheduling": "Warps are ready but lose arbitration: cut the instruction count (vectorise, hoist index math).",
+    "other": "No single stall class dominates: look at the top reasons in the profiler's warp-state section.",
+}
 
 
 def _stall_counters(timeline: Timeline) -> pd.DataFrame:
@@ -58,11 +73,12 @@ def _stall_counters(timeline: Timeline) -> pd.DataFrame:
     co = timeline.counters
     if not len(co):
         return pd.DataFrame()
-    metrics = pd.Series(co["metric"].astype(str).unique())
+    metrics = pd.unique(strings(co["metric"]).astype(str)) if not isinstance(co["metric"].dtype, pd.CategoricalDtype) \
+        else [str(c) for c in co["metric"].cat.categories]  # parsed once per distinct metric name
     parsed = {m: parse_metric(m) for m in metrics}
     keep = {m for m, p in parsed.items() if p is not None}
-    extra = co["metric"].astype(str).isin({AMD_TOTAL} | _SOL_NAMES)
-    rows = co[co["metric"].astype(str).isin(keep) | extra]
+    extra = category_mask(co["metric"], {AMD_TOTAL} | _SOL_NAMES)
+    rows = co[category_mask(co["metric"], keep) | extra]
     rows = rows[rows["event_id"] >= 0]
     if not len(rows) or not rows["metric"].astype(str).isin(keep).any():
         return pd.DataFrame()
@@ -120,6 +136,9 @@ def kernel_stalls(name: str, g: pd.DataFrame) -> dict[str, Any] | None:
         "top_reason": top, "top_reason_pct": 100.0 * reason_share[top],
         "issue_pct": None if issue is None else 100.0 * issue,
         "reasons": {r: round(100.0 * f, 3) for r, f in reason_share.items()},
+        "top_reasons": ", ".join([f"{r} {100.0 * f:.0f}%" for r, f in reason_share.items()
+                                  if r in family_of and family_of[r].stall_class == dom and f > 0][:3]),
+        "guidance": GUIDANCE.get(dom, ""),
         **{col: _sol(g, names) for col, names in SOL_METRICS.items()},
     }
 
@@ -136,7 +155,7 @@ def kernel_percentages(timeline: Timeline, spec: dict[str, tuple[str, ...]] | No
     spec = spec or {**SOL_METRICS, **OCCUPANCY_METRICS}
     co = timeline.counters
     wanted = {m for names in spec.values() for m in names}
-    rows = co[co["metric"].astype(str).isin(wanted) & (co["event_id"] >= 0)]
+    rows = co[category_mask(co["metric"], wanted) & (co["event_id"] >= 0).to_numpy()]
     if not len(rows):
         return {}
     ev = timeline.events.set_index("event_id")[["name", "dur_ns"]]

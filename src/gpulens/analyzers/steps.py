@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.analyzers.context import context_of
 from gpulens.timeline import Timeline
 
 STEP_RE = re.compile(r"^ProfilerStep#(\d+)$")
@@ -36,14 +37,22 @@ class Steps(Analyzer):
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
         ev = timeline.events
-        host = ev[ev["kind"].isin(["annotation", "cpu_op"]) & (ev["device_id"] == -1)]
-        num = host["name"].astype(str).str.extract(STEP_RE, expand=False)
+        host = context_of(timeline).of_kind("annotation", "cpu_op")
+        host = host[(host["device_id"] == -1).to_numpy()]
+        # the step number is read once per distinct name (category), then spread to the rows by code
+        names = host["name"]
+        if isinstance(names.dtype, pd.CategoricalDtype):
+            per_cat = pd.Series(np.asarray(names.cat.categories.astype(object), dtype=object), dtype=object)
+            per_cat = per_cat.str.extract(STEP_RE, expand=False).to_numpy(dtype=object)
+            num = pd.Series(np.append(per_cat, np.nan)[names.cat.codes.to_numpy()], index=host.index, dtype=object)
+        else:
+            num = names.astype(str).str.extract(STEP_RE, expand=False)
         st = host[num.notna()].assign(step=num[num.notna()].astype("int64"))
         if not len(st):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason="no ProfilerStep#N ranges in the trace (no prof.step() calls)")
         st = st.sort_values(["rank", "start_ns"])
-        ops = ev[ev["kind"] == "cpu_op"]
+        ops = context_of(timeline).of_kind("cpu_op")
         starts = {int(k): np.sort(g.to_numpy()) for k, g in ops.groupby("rank")["start_ns"]}
         counts = []
         for r in st.itertuples():

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer
+from gpulens.analyzers.context import context_of, text_series
 from gpulens.timeline import Timeline
 
 COLUMNS = {
@@ -47,7 +48,7 @@ class StreamTimeline(Analyzer):
         self.min_bins = min_bins
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
-        gpu = timeline.gpu_events()
+        gpu = context_of(timeline).gpu
         if not len(gpu):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   {"event_count": 0, "segment_count": 0, "decimated": False, "bin_ns": 0},
@@ -58,8 +59,8 @@ class StreamTimeline(Analyzer):
             "stream_id": gpu["stream_id"].fillna(-1).to_numpy("int64"),
             "start_ns": gpu["start_ns"].to_numpy("int64"),
             "dur_ns": gpu["dur_ns"].to_numpy("int64"),
-            "kind": gpu["kind"].astype(str).to_numpy(),
-            "name": gpu["name"].astype(str).to_numpy(),
+            "kind": text_series(gpu["kind"]),
+            "name": text_series(gpu["name"]),
         })
         df["end_ns"] = df["start_ns"] + df["dur_ns"]
         keys = ["rank", "device_id", "stream_id"]

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.analyzers.context import category_mask
 from gpulens.timeline import Timeline
 
 #: quantity → base unit of its value (the sampler converts MHz → Hz and mW → W).
@@ -68,7 +69,7 @@ COLUMNS = {
 def telemetry_frame(timeline: Timeline) -> pd.DataFrame:
     """Telemetry samples as a wide frame: one row per (device_id, time_ns), one column per quantity."""
     co = timeline.counters
-    co = co[co["time_ns"].notna() & co["metric"].astype(str).str.startswith(METRIC_PREFIX)]
+    co = co[co["time_ns"].notna().to_numpy() & category_mask(co["metric"], lambda m: m.startswith(METRIC_PREFIX))]
     if not len(co):
         return pd.DataFrame()
     parts = co["metric"].astype(str).str[len(METRIC_PREFIX):].str.extract(r"^(?P<quantity>.+)\.gpu(?P<device_id>\d+)$")

@@ -6,27 +6,44 @@ timeline results. Rules, first match wins (thresholds are parameters of :func:`d
 1. a collective (NCCL/RCCL kernel) → ``communication-bound``; at stake: its time not overlapped by compute.
 2. most of its launches do less GPU work than the launch call costs, and launch-overhead idle precedes it
    → ``launch-bound``; at stake: that idle time.
-3. roofline position known (from ``roofline``, else ncu's speed-of-light memory/SM throughput % carried by
+3. speed of light from counters (the ``speed_of_light`` analyzer: ncu / rocprof-compute compute % and DRAM/memory %
+   of peak, with its ``bound``) → ``compute-bound`` / ``memory-bound`` / ``latency/occupancy-bound`` as the vendor
+   figures say (a saxpy at 90 % of DRAM bandwidth is memory-bound whatever its occupancy).
+4. roofline position known (from ``roofline``, else ncu's speed-of-light memory/SM throughput % carried by
    ``stalls``): at ≥ ``roof_pct_bound`` % of its roof → ``compute-bound`` / ``memory-bound`` as the
    roofline says; below → ``latency/occupancy-bound`` (a kernel at 20 % of its roof is bounded by neither roof, but
-   by too little parallelism in flight). At stake: time × (1 − roof %/100), the distance to its roof.
-4. no roofline: a grid with fewer blocks than SMs/CUs → ``latency/occupancy-bound``; at stake:
+   by too little parallelism in flight).
+
+Time at stake of rules 3–4, and of every later rule when the kernel has a roofline or speed-of-light figure, is the
+one definition of :mod:`gpulens.analyzers._stake`: time × (1 − attained / attainable). Rules 5–7 apply only without
+such a figure.
+5. no roofline: a grid with fewer blocks than SMs/CUs → ``latency/occupancy-bound``; at stake:
    time × (1 − blocks/SMs).
-5. stall counters: dominant class memory throughput → ``memory-bound``; compute pipe or scheduling →
+6. stall counters: dominant class memory throughput → ``memory-bound``; compute pipe or scheduling →
    ``compute-bound``; memory latency, synchronization, instruction fetch → ``latency/occupancy-bound``.
    At stake: time × the dominant class's share of stall time (what removing those stalls could save at most,
    the logic of ncu's estimated speedups).
-6. achieved occupancy below ``low_occupancy_pct`` with a limiter → ``latency/occupancy-bound``; time at stake
+7. achieved occupancy below ``low_occupancy_pct`` with a limiter → ``latency/occupancy-bound``; time at stake
    not quantified (occupancy alone does not say how much faster the kernel would run).
-7. nothing → ``undetermined`` (no time at stake); the next step says what to collect.
+8. nothing → ``undetermined`` (no time at stake); the next step says what to collect.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gpulens.analyzers._stake import time_at_stake
+
+#: Kernel verdicts, the one vocabulary of every report.
 CLASSES = ("compute-bound", "memory-bound", "latency/occupancy-bound", "launch-bound", "communication-bound",
            "undetermined")
+#: Roofline bounds, the one vocabulary of every report: a roof, or below both (latency-, occupancy- or
+#: launch-limited). The side of the ridge point is stated beside it (``ridge_side``: compute | memory).
+BELOW_ROOFS = "below-roofs"
+BOUNDS = ("compute", "memory", BELOW_ROOFS)
+#: bound (roofline or speed of light) → kernel verdict
+BOUND_TO_VERDICT = {"compute": "compute-bound", "memory": "memory-bound", BELOW_ROOFS: "latency/occupancy-bound",
+                    "latency": "latency/occupancy-bound"}
 
 
 @dataclass
@@ -44,6 +61,12 @@ class Evidence:
     roof_pct: float | None = None
     arithmetic_intensity: float | None = None
     roof_source: str = "roofline"
+    ridge_side: str | None = None
+    roof_stake_ns: int | None = None
+    sol_bound: str | None = None
+    compute_pct: float | None = None
+    memory_pct: float | None = None
+    sol_evidence: str | None = None
     mean_blocks: float | None = None
     num_sms: int | None = None
     achieved_occupancy_pct: float | None = None
@@ -125,9 +148,14 @@ def _latency_steps(e: Evidence) -> list[str]:
 
 def _evidence_text(e: Evidence) -> str:
     parts = []
-    if e.bound is not None or e.roof_pct is not None:
+    if e.sol_bound is not None:
+        parts.append(f"speed of light: compute {_pct(e.compute_pct)}, memory {_pct(e.memory_pct)} of peak → "
+                     f"{BOUND_TO_VERDICT.get(e.sol_bound, e.sol_bound)}"
+                     + (f" ({e.sol_evidence})" if e.sol_evidence else ""))
+    if (e.bound is not None or e.roof_pct is not None) and not (e.sol_bound and e.roof_source == "speed of light"):
         ai = "" if e.arithmetic_intensity is None else f", AI {e.arithmetic_intensity:.2f} FLOP/B"
-        parts.append(f"{e.roof_source}: {e.bound or '?'}-side, {_pct(e.roof_pct)} of peak{ai}")
+        side = f"{e.ridge_side} side of the ridge" if e.ridge_side else "ridge side unknown"
+        parts.append(f"{e.roof_source}: {e.bound or 'bound unknown'}, {side}, {_pct(e.roof_pct)} of attainable{ai}")
     if e.achieved_occupancy_pct is not None or e.limiter:
         parts.append(f"occupancy {_pct(e.achieved_occupancy_pct)} achieved / {_pct(e.theoretical_occupancy_pct)} "
                      f"theoretical, limiter {e.limiter or 'n/a'}")
@@ -151,10 +179,12 @@ def decide(e: Evidence, roof_pct_bound: float = 50.0, low_occupancy_pct: float =
         return Verdict("communication-bound", e.exposed_comm_ns, ev, STEPS["communication-bound"])
     if e.short_launch_frac is not None and e.short_launch_frac >= 0.5 and e.launch_idle_ns > 0:
         return Verdict("launch-bound", e.launch_idle_ns, ev, STEPS["launch-bound"])
-    # the roofline leaves ``bound`` empty far below both roofs: still a position, on neither roof
-    if e.roof_pct is not None and (e.bound in ("compute", "memory") or e.roof_pct < roof_pct_bound):
-        stake = int(round(t * max(0.0, 1 - e.roof_pct / 100)))
-        if e.roof_pct >= roof_pct_bound:
+    stake = e.roof_stake_ns if e.roof_stake_ns is not None else time_at_stake(t, e.roof_pct)
+    if e.sol_bound in BOUND_TO_VERDICT:
+        v = BOUND_TO_VERDICT[e.sol_bound]
+        return Verdict(v, stake, ev, _latency_steps(e) if v == "latency/occupancy-bound" else STEPS[v])
+    if e.roof_pct is not None:
+        if e.roof_pct >= roof_pct_bound and e.bound in ("compute", "memory"):
             v = f"{e.bound}-bound"
             return Verdict(v, stake, ev, STEPS[v])
         return Verdict("latency/occupancy-bound", stake, ev, _latency_steps(e))

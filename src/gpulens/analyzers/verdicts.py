@@ -10,7 +10,7 @@ before the kernel, grid size vs SM/CU count). :mod:`gpulens.analyzers.verdict_ru
 Run verdict: the ``bottlenecks`` class when an overhead (host, launch, sync, exposed communication or memcpy) covers
 at least its ``min_share`` of the GPU span; otherwise the kernel class holding the most critical-set time
 (``gpu-bound`` when those kernels are undetermined). ``summary["ranked"]`` lists every quantified finding of the run,
-largest time at stake first.
+largest time at stake first, roots of the findings tree only (each nanosecond once).
 """
 
 from __future__ import annotations
@@ -28,10 +28,15 @@ from gpulens.analyzers.bottlenecks import (
     replayed_for_counters,
     short_launches,
 )
+from gpulens.analyzers.context import context_of, strings
 from gpulens.analyzers.intervals import merge
 from gpulens.analyzers.launches import link_gpu_to_launch
 from gpulens.analyzers.stalls import kernel_percentages
-from gpulens.analyzers.verdict_rules import Evidence, decide
+from gpulens.analyzers._span import busy_unknown_reason
+from gpulens.analyzers._stake import SOL_BOUND_PCT, sol_attained_pct
+from gpulens.analyzers._tree import roots
+from gpulens.analyzers.stall_classes import OCCUPANCY_METRICS, SOL_METRICS
+from gpulens.analyzers.verdict_rules import BOUND_TO_VERDICT, BOUNDS, Evidence, decide
 from gpulens.timeline import Timeline
 
 COLUMNS = {
@@ -66,6 +71,59 @@ def exposed_comm_by_name(timeline: Timeline) -> dict[str, int]:
     return out
 
 
+#: DRAM throughput % of peak as ncu records it (raw metric and details-page names).
+DRAM_SOL = {"dram_sol_pct": ("dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM Throughput")}
+#: Below this % of peak on both compute and memory, a kernel is latency-limited (ncu's SOL rule threshold, 60 %).
+SOL_LATENCY_PCT = SOL_BOUND_PCT
+
+
+def sol_from_percentages(p: dict[str, Any]) -> dict[str, Any] | None:
+    """A ``speed_of_light``-shaped row from raw ncu percentages when that analyzer gave none for the kernel.
+
+    Bound as Nsight Compute's speed-of-light rule reads it: the larger of compute (SM) % and memory % of peak
+    (DRAM % when counted) when it reaches :data:`SOL_LATENCY_PCT`, else ``latency``. Needs both a compute and a
+    memory figure unless the known one reaches the threshold (None otherwise).
+    """
+    comp, mem, dram = (_num(p.get(k)) for k in ("compute_sol_pct", "memory_sol_pct", "dram_sol_pct"))
+    if comp is None and mem is None and dram is None:
+        return None
+    top_mem = max(v for v in (mem, dram, -1.0) if v is not None)
+    c = comp if comp is not None else -1.0
+    if max(c, top_mem) < SOL_LATENCY_PCT:
+        if comp is None or top_mem < 0:
+            return None  # a low figure on one side alone says nothing about the other roof
+        bound = "latency"
+    else:
+        bound = "compute" if c >= top_mem else "memory"
+    return {"compute_pct": comp, "memory_pct": mem, "dram_pct": dram, "bound": bound,
+            "evidence": "ncu SM and memory throughput % of peak"}
+
+
+def _rows_by_name(rows: pd.DataFrame) -> Any:
+    """``name → row positions`` of ``rows`` (a function), by category code: no per-row strings."""
+    col = rows["name"]
+    if not isinstance(col.dtype, pd.CategoricalDtype):
+        groups = {str(k): v for k, v in col.astype(str).groupby(col.astype(str), sort=False).indices.items()}
+        return lambda name: groups.get(name, np.zeros(0, dtype="int64"))
+    codes = col.cat.codes.to_numpy()
+    code_of = {str(c): i for i, c in enumerate(col.cat.categories)}
+    return lambda name: np.flatnonzero(codes == code_of[name]) if name in code_of else np.zeros(0, dtype="int64")
+
+
+def _first_source(co: pd.DataFrame) -> pd.Series:
+    """Per counter event_id, the ``source`` of its first row with one (as ``groupby("event_id").first()``)."""
+    co = co[co["source"].notna().to_numpy()]
+    ids = co["event_id"].to_numpy()
+    if not len(ids):
+        return pd.Series(dtype=object)
+    if bool((ids[1:] >= ids[:-1]).all()):
+        first = np.flatnonzero(np.concatenate([[True], ids[1:] != ids[:-1]]))
+        uniq = ids[first]
+    else:
+        uniq, first = np.unique(ids, return_index=True)
+    return pd.Series(strings(co["source"])[first], index=uniq, dtype=object)
+
+
 def _row_by_name(result: Any) -> dict[str, dict]:
     if result is None or result.skipped or not len(result.table) or "name" not in result.table:
         return {}
@@ -97,7 +155,7 @@ class Verdicts(Analyzer):
                                   skipped_reason="no kernels (hotspots found none)")
         crit = hs.table[hs.table["critical"]]
         roof, occ, st = (_row_by_name(results.get(n)) for n in ("roofline", "occupancy", "stalls"))
-        kern = timeline.of_kind("kernel", "comm").assign(name=lambda d: d["name"].astype(str))
+        kern = context_of(timeline).of_kind("kernel", "comm")
         exposed = exposed_comm_by_name(timeline)
         links = link_gpu_to_launch(timeline)["launch_event_id"]
         bn = results.get("bottlenecks")
@@ -107,27 +165,35 @@ class Verdicts(Analyzer):
         launch_idle = (gaps["dur_ns"] - gaps["sync_ns"])[gaps["cls"] == "launch"].groupby(
             gaps.loc[gaps["cls"] == "launch", "next_name"]).sum() if len(gaps) else pd.Series(dtype="int64")
         sl = short_launches(timeline, links).set_index("launch_event_id")["short"]
-        co = timeline.counters
-        counter_src = co.assign(s=co["source"].astype(str)).groupby("event_id")["s"].first()
-        pcts = kernel_percentages(timeline)
-        per = _per_name(kern, links, sl, counter_src)  # grouped once: the loop below is O(critical kernels)
+        by_name = _rows_by_name(kern)
+        counter_src = _first_source(timeline.counters)
+        pcts = kernel_percentages(timeline, {**SOL_METRICS, **OCCUPANCY_METRICS, **DRAM_SOL})
+        sol = _row_by_name(results.get("speed_of_light"))
         rows, findings = [], []
+        comm_root = any(f.key == "exposed-comm" for f in getattr(results.get("breakdown"), "findings", []))
         for h in crit.to_dict("records"):
             name = str(h["name"])
-            g = per.get(name, {})
+            evs = kern.iloc[by_name(name)]
             e = Evidence(name, str(h["kind"]), int(h["calls"]), int(h["effective_ns"]), inputs=["timeline"])
             if e.kind == "comm":
                 e.exposed_comm_ns = exposed.get(name, 0)
-            if g.get("linked") and len(sl):
-                e.short_launch_frac = float(g["short_frac"])
+            lid = links.reindex(evs.index).dropna().astype("int64")
+            if len(lid) and len(sl):
+                e.short_launch_frac = float(sl.reindex(lid.to_numpy()).fillna(False).astype(bool).mean())
                 e.launch_idle_ns = int(launch_idle.get(name, 0))
-            if g.get("mean_blocks") is not None:
-                e.mean_blocks = float(g["mean_blocks"])
-                e.num_sms = device_sms(timeline, device, int(g["rank"]), int(g["device_id"]))
+            if evs["grid_x"].notna().any():
+                blocks = (evs["grid_x"].fillna(1) * evs["grid_y"].fillna(1) * evs["grid_z"].fillna(1))[
+                    evs["grid_x"].notna()]
+                e.mean_blocks = float(blocks.astype(float).mean())
+                first = evs.iloc[0]
+                e.num_sms = device_sms(timeline, device, int(first["rank"]), int(first["device_id"]))
             if name in roof:
                 r = roof[name]
-                e.bound = r.get("bound") if r.get("bound") in ("compute", "memory") else None
+                e.bound = r.get("bound") if r.get("bound") in BOUNDS else None
+                e.ridge_side = r.get("ridge_side") if r.get("ridge_side") in ("compute", "memory") else None
                 e.roof_pct, e.arithmetic_intensity = _num(r.get("roof_pct")), _num(r.get("arithmetic_intensity"))
+                stake = _num(r.get("time_at_stake_ns"))
+                e.roof_stake_ns = int(stake) if stake is not None else None
                 e.inputs.append("roofline")
             if name in occ:
                 o = occ[name]
@@ -140,17 +206,22 @@ class Verdicts(Analyzer):
                 e.stall_class, e.stall_pct, e.top_stall = s["dominant_class"], _num(s["dominant_pct"]), s["top_reason"]
                 e.inputs.append("stalls")
             p = pcts.get(name, {})
-            mem, comp = _num(p.get("memory_sol_pct")), _num(p.get("compute_sol_pct"))
-            if e.roof_pct is None and (mem is not None or comp is not None):
-                e.bound = "memory" if (mem or 0) >= (comp or 0) else "compute"
-                e.roof_pct, e.roof_source = max(mem or 0, comp or 0), "ncu speed of light"
-                e.inputs.append("counters:speed-of-light")
+            srow = sol.get(name) or sol_from_percentages(p)
+            if srow is not None:
+                e.sol_bound = srow["bound"] if srow.get("bound") in BOUND_TO_VERDICT else None
+                e.compute_pct = _num(srow.get("compute_pct"))
+                e.memory_pct = _num(srow.get("memory_pct"))
+                e.memory_pct = e.memory_pct if e.memory_pct is not None else _num(srow.get("dram_pct"))
+                e.sol_evidence = srow.get("evidence") if isinstance(srow.get("evidence"), str) else None
+                if e.roof_pct is None:
+                    e.roof_pct, e.roof_source = sol_attained_pct(srow), "speed of light"
+                e.inputs.append("speed_of_light" if name in sol else "counters:speed-of-light")
             if e.achieved_occupancy_pct is None and p.get("achieved_occupancy_pct") is not None:
                 e.achieved_occupancy_pct = _num(p.get("achieved_occupancy_pct"))
                 e.theoretical_occupancy_pct = _num(p.get("theoretical_occupancy_pct"))
                 e.inputs.append("counters:occupancy")
             v = decide(e)
-            srcs = g.get("sources", set())
+            srcs = set(strings(evs["source"])) | set(counter_src.reindex(evs["event_id"]).dropna())
             inputs = e.inputs + [f"collector:{c}" for c in sorted(srcs)]
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],
                          "verdict": v.verdict, "time_at_stake_ns": v.time_at_stake_ns, "evidence": v.evidence,
@@ -162,7 +233,9 @@ class Verdicts(Analyzer):
                 f"{v.evidence}. Next: {' '.join(v.next_steps)} (from {', '.join(inputs)})",
                 severity="warning" if v.time_at_stake_ns and v.time_at_stake_ns > 0.05 * max(
                     hs.summary.get("kernel_effective_ns", 0), 1) else "info",
-                category=v.verdict, time_at_stake_ns=v.time_at_stake_ns, kernel=name))
+                category=v.verdict, time_at_stake_ns=v.time_at_stake_ns, kernel=name, key=f"kernel:{name}",
+                parent="exposed-comm" if v.verdict == "communication-bound" and comm_root else None,
+                action=v.next_steps[0] if v.next_steps else ""))
         t = pd.DataFrame(rows, columns=list(COLUMNS))
         und = t[t["verdict"] == "undetermined"]
         if len(und):
@@ -170,65 +243,32 @@ class Verdicts(Analyzer):
                 f"{len(und)} of {len(t)} critical kernels could not be classified",
                 f"No roofline position, occupancy, stall counters or launch evidence for them "
                 f"({int(und['time_ns'].sum())} ns of GPU time). {und['next_steps'].iloc[0][0]}",
-                severity="info", category="undetermined"))
+                severity="info", category="undetermined", key="undetermined"))
         t["time_at_stake_ns"] = t["time_at_stake_ns"].astype("Int64")
-        summary = self._run_summary(t, results, findings)
+        summary = self._run_summary(t, results, findings, busy_unknown_reason(timeline) is not None)
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
 
     @staticmethod
-    def _run_summary(t: pd.DataFrame, results: dict, findings: list[Finding]) -> dict[str, Any]:
+    def _run_summary(t: pd.DataFrame, results: dict, findings: list[Finding], busy_unknown: bool = False
+                     ) -> dict[str, Any]:
         bn = results.get("bottlenecks")
         overhead = bn.summary.get("verdict") if bn is not None and not bn.skipped else None
         by_class = t.groupby("verdict")["time_ns"].sum().sort_values(ascending=False, kind="stable")
         kernel_class = str(by_class.index[0]) if len(by_class) else None
-        if overhead and overhead != "gpu-bound":
+        if busy_unknown:
+            run, basis = (kernel_class, "counters only (busy time not measured): class holding the most kernel time") \
+                if kernel_class and kernel_class != "undetermined" else \
+                ("undetermined", "busy time not measured and the kernels' counters do not classify them")
+        elif overhead and overhead != "gpu-bound":
             run, basis = overhead, "timeline: largest overhead class ≥ min_share of GPU span"
         elif kernel_class and kernel_class != "undetermined":
             run, basis = kernel_class, "critical kernels: class holding the most GPU time"
         else:
             run, basis = "gpu-bound", "GPU busy; kernel classes undetermined without counters or a FLOP/byte model"
-        # breakdown's idle and exposed-comm findings are split finer by bottlenecks and the kernel verdicts
-        split = {"gpu-idle"} if bn is not None else set()
-        if (t["verdict"] == "communication-bound").any():
-            split.add("communication-bound")
-        every = [f for n, r in results.items() for f in r.findings if not (n == "breakdown" and f.category in split)]
-        every += findings
-        ranked = sorted((f for f in every if f.time_at_stake_ns and f.category != "data-quality"),
-                        key=lambda f: -f.time_at_stake_ns)
+        # each nanosecond once: only the roots of the findings tree are ranked (see analyzers._tree)
+        every = [f for r in results.values() for f in r.findings] + findings
+        ranked = [f for f in roots(every) if f.time_at_stake_ns and f.category != "data-quality"]
         return {"run_verdict": run, "basis": basis, "overhead_verdict": overhead, "kernel_verdict": kernel_class,
                 "kernel_time_by_verdict_ns": {str(k): int(v) for k, v in by_class.items()},
                 "ranked": [{"title": f.title, "category": f.category, "time_at_stake_ns": int(f.time_at_stake_ns),
                             "kernel": f.kernel, "rank": f.rank} for f in ranked[:10]]}
-
-
-def _per_name(kern: pd.DataFrame, links: pd.Series, short: pd.Series, counter_src: pd.Series) -> dict[str, dict]:
-    """Per kernel name, computed with one grouping of all kernel rows (not one mask per name): ``linked`` (some
-    launch is known), ``short_frac`` (share of linked launches that are short), ``mean_blocks`` (mean grid size
-    over launches that record one; None when none does), ``rank``/``device_id`` of its first launch with a grid,
-    ``sources`` (collectors of its events and of their counters)."""
-    if not len(kern):
-        return {}
-    lid = links.reindex(kern.index)
-    has = lid.notna().to_numpy()
-    sf = pd.Series(np.nan, index=kern.index)
-    if len(short) and has.any():
-        sf[has] = short.reindex(lid[has].astype("int64").to_numpy()).fillna(False).astype(bool).astype(float).to_numpy()
-    gx = kern["grid_x"]
-    blocks = (gx.fillna(1) * kern["grid_y"].fillna(1) * kern["grid_z"].fillna(1)).astype(float).where(gx.notna())
-    df = pd.DataFrame({"name": kern["name"].to_numpy(), "linked": has, "sf": sf.to_numpy(),
-                       "blocks": blocks.to_numpy(), "rank": kern["rank"].to_numpy(),
-                       "device_id": kern["device_id"].to_numpy()})
-    grp = df.groupby("name", sort=False)
-    agg = pd.DataFrame({"linked": grp["linked"].any(), "short_frac": grp["sf"].mean(),
-                        "mean_blocks": grp["blocks"].mean()})
-    first = df.drop_duplicates("name").set_index("name")[["rank", "device_id"]]
-    agg = agg.join(first)
-    src = pd.concat([pd.DataFrame({"name": kern["name"].to_numpy(), "s": kern["source"].astype(str).to_numpy()}),
-                     pd.DataFrame({"name": kern["name"].to_numpy(),
-                                   "s": counter_src.reindex(kern["event_id"].to_numpy()).to_numpy()}).dropna()])
-    sources = src.drop_duplicates().groupby("name", sort=False)["s"].agg(set)
-    out = agg.to_dict("index")
-    for name, r in out.items():
-        r["mean_blocks"] = None if pd.isna(r["mean_blocks"]) else r["mean_blocks"]
-        r["sources"] = sources.get(name, set())
-    return out

@@ -23,7 +23,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
                        "outputs.")
 
 #: Modules under gpulens.cli that add commands (each defines register(app)).
-COMMAND_MODULES = ["analyze", "gate", "baseline", "cache", "profile", "devices"]
+COMMAND_MODULES = ["analyze", "gate", "baseline", "cache", "profile", "devices", "diff"]
 
 
 def _version(value: bool) -> None:

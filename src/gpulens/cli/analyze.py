@@ -56,6 +56,10 @@ def register(app: typer.Typer) -> None:
         md_out: Optional[Path] = typer.Option(None, "--markdown", help="Write a Markdown summary (PR comments)."),
         perfetto_out: Optional[Path] = typer.Option(None, "--perfetto", help="Write the unified timeline as "
                                                                              "Chrome-trace JSON for ui.perfetto.dev."),
+        csv_dir: Optional[Path] = typer.Option(None, "--csv", help="Write every analysis table as CSV into this "
+                                                                   "folder (with columns.csv documenting them)."),
+        parquet_dir: Optional[Path] = typer.Option(None, "--parquet", help="Write every analysis table as Parquet "
+                                                                           "into this folder."),
         format: Optional[str] = typer.Option(None, "--format", help="Force an input format (collector name)."),
         lenient: bool = typer.Option(False, "--lenient", help="Keep what can be read from malformed inputs."),
         strict_dir: bool = typer.Option(False, "--strict", help="A file of a rank directory that cannot be read "
@@ -119,6 +123,13 @@ def register(app: typer.Typer) -> None:
                 write_output(out, importlib.import_module(f"gpulens.reports.{module}").render(report), inputs)
                 if not quiet:
                     console.print(f"{what} written to {out}")
+        for folder, fmt in ((csv_dir, "csv"), (parquet_dir, "parquet")):
+            if folder is not None:
+                from gpulens.export import export_tables
+
+                files = export_tables(report, folder, fmt)
+                if not quiet:
+                    console.print(f"{len(files)} {fmt.upper()} export file(s) written to {folder}")
         code = EXIT_OK if report.has_gpu_work else EXIT_NO_GPU_WORK
         if code == EXIT_NO_GPU_WORK:
             msg = "No GPU work found in the input(s): 0 kernels."

@@ -41,7 +41,8 @@ def register(app: typer.Typer) -> None:
         candidates: List[Path] = typer.Argument(..., help="Candidate JSON reports from `gpulens analyze --json` "
                                                           "(or traces); each source is one run."),
         baseline: str = typer.Option(..., "--baseline", "-b", help="Baseline name (see `gpulens baseline save`) "
-                                                                   "or path to a baseline .json file."),
+                                                                   "or path to a baseline .json file or to a "
+                                                                   "`gpulens analyze --json` report."),
         warn_only: bool = typer.Option(False, "--warn-only", help="Report, but always exit 0."),
         require_baseline: bool = typer.Option(False, "--require-baseline",
                                               help="Exit 3 when no comparable baseline exists."),
@@ -57,7 +58,7 @@ def register(app: typer.Typer) -> None:
         store: Optional[Path] = typer.Option(None, "--store", help="Baseline folder."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No terminal table."),
     ) -> None:
-        """Compare candidate runs with a baseline: per metric median ratio, bootstrap CI, Mann-Whitney U."""
+        """Compare candidate runs with a baseline: per metric ratio and CI (Welch t on log times), run-level Holm."""
         try:
             code = _run(candidates, baseline, warn_only, require_baseline, fail_on_ambiguous, allow_cross_machine,
                         json_out, markdown, junit, config, store, quiet)

@@ -104,7 +104,8 @@ def collect(path: str | Path, strict: bool = True, format: str | None = None, se
     Args:
         path: a file of any supported format (gzip allowed), or a directory. A directory claimed by a
             directory-aware collector is read by it; otherwise every recognised file in it (not recursive) is
-            read and the results concatenated (one Timeline for several ranks), in parallel when large.
+            read and the results concatenated (one Timeline for several ranks), in parallel when large; files that
+            record no rank are numbered instead of all becoming rank 0 (:mod:`._ranks`, with a warning).
         strict: see :meth:`Collector.collect`.
         format: collector name to force instead of sniffing.
         select: keep only some steps / a time window / some ranks (:class:`~gpulens.timeline.selection.Selection`);
@@ -142,6 +143,7 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         return collect_file(c, p, strict, select, cache)
     if p.is_dir():
         from gpulens.collectors._parallel import file_rank, load_many
+        from gpulens.collectors._ranks import number_rankless
 
         found = sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith("."))
         files, skipped = [], []
@@ -157,20 +159,22 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
             if not files:
                 raise TraceFormatError(p, f"no rank file matches {select.describe()}")
         n_found = len(files) + len(skipped)
-        parts = []
+        labelled = []
         for f, got in zip(files, load_many(files, strict, select, cache, workers, scheduler)):
             if isinstance(got, GpulensError):
                 skipped.append((f, getattr(got, "reason", None) or str(got)))
             elif got is not None:
-                parts.append(got)
+                labelled.append((f.name, got))
         listed = "; ".join(f"{f.name} ({why})" for f, why in skipped[:8]) + (
             f"; and {len(skipped) - 8} more" if len(skipped) > 8 else "")
-        if skipped and (require_all or not parts):
+        if skipped and (require_all or not labelled):
             raise TraceFormatError(p, f"{len(skipped)} of {n_found} files cannot be used: {listed}"
-                                      + (" (--strict)" if parts else ""))
-        tl = concat(parts)
+                                      + (" (--strict)" if labelled else ""))
+        notes = number_rankless(labelled)  # rank-less files (or one per process) must not all become rank 0
+        tl = concat([t for _, t in labelled])
+        tl.meta.warnings = [f"{p}: {n}" for n in notes] + tl.meta.warnings
         if skipped:
-            tl.meta.warnings.append(f"{p}: used {len(parts)} of {n_found} files; not read: {listed}")
+            tl.meta.warnings.append(f"{p}: used {len(labelled)} of {n_found} files; not read: {listed}")
         return tl
     from gpulens.collectors._io import read_input
 

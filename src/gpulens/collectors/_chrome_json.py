@@ -37,6 +37,26 @@ class Args(msgspec.Struct, omit_defaults=True):
     input_type: msgspec.Raw = msgspec.field(name="Input type", default_factory=msgspec.Raw)
     flops: Any = None
     name: Any = None  # metadata events (process_name, thread_name)
+    # ``[memory]`` instant events (profile_memory=True): kept in the Timeline's ``memory`` side table
+    total_allocated: Any = msgspec.field(name="Total Allocated", default=None)
+    total_reserved: Any = msgspec.field(name="Total Reserved", default=None)
+    mem_bytes: Any = msgspec.field(name="Bytes", default=None)
+    device_id: Any = msgspec.field(name="Device Id", default=None)
+    device_type: Any = msgspec.field(name="Device Type", default=None)
+    # rank identity (fused multi-rank traces: args.rank; record_param_comms: Rank)
+    rank: Any = None
+    rank_comms: Any = msgspec.field(name="Rank", default=None)
+    # collective metadata of record_param_comms / NCCL kernels (PyTorch ParamCommsUtils)
+    coll_name: Any = msgspec.field(name="Collective name", default=None)
+    in_nelems: Any = msgspec.field(name="In msg nelems", default=None)
+    out_nelems: Any = msgspec.field(name="Out msg nelems", default=None)
+    dtype: Any = None
+    group_size: Any = msgspec.field(name="Group size", default=None)
+    pg_name: Any = msgspec.field(name="Process Group Name", default=None)
+    pg_desc: Any = msgspec.field(name="Process Group Description", default=None)
+    pg_ranks: Any = msgspec.field(name="Process Group Ranks", default=None)
+    in_split: Any = msgspec.field(name="In split size", default=None)
+    out_split: Any = msgspec.field(name="Out split size", default=None)
 
 
 _HEADER_KEYS = ("deviceProperties", "distributedInfo", "displayTimeUnit", "baseTimeNanoseconds", "schemaVersion",

@@ -34,11 +34,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import re
 
 import numpy as np
 import pandas as pd
 
+from gpulens.collectors._work_rules import kinds_of_kernel_names
 from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
 
 #: Columns of ``tables["unattached_counters"]``: counters of dispatches that are not events.
@@ -76,9 +76,6 @@ def _cat(values: Any) -> pd.Series:
     return pd.Series(pd.Categorical(list(values) if not isinstance(values, (list, np.ndarray)) else values))
 
 
-_COMM = re.compile(r"nccl|rccl", re.IGNORECASE)
-
-
 def _ceil_div(a: pd.Series, b: pd.Series) -> pd.Series:
     b = b.where(b > 0)
     return (a + b - 1) // b
@@ -104,10 +101,9 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     names = pd.Series(d.cols.get("name", [None] * n), dtype=object).reset_index(drop=True)
     kinds = d.cols.get("kind", "kernel")
     kinds = pd.Series([kinds] * n if isinstance(kinds, str) else kinds, dtype=object).reset_index(drop=True)
-    if n and (kinds == "kernel").any():  # collective kernels (NCCL/RCCL) are `comm`, as in the Kineto collector
-        uniq = {v: bool(isinstance(v, str) and _COMM.search(v)) for v in set(names.tolist())}
-        is_comm = names.map(uniq).astype(bool)
-        kinds[is_comm & (kinds == "kernel")] = "comm"
+    if n and (kinds == "kernel").any():  # collectives, blit copies/fills by name, as every collector (_work_rules)
+        is_kern = (kinds == "kernel").to_numpy()
+        kinds[is_kern] = kinds_of_kernel_names(names[is_kern])
     reason = pd.Series([None] * n, dtype=object)
     reason[start.isna() | end.isna()] = "no timestamps recorded"
     ok = reason.isna()

@@ -175,6 +175,19 @@ def int_array(vals: list) -> tuple[np.ndarray, np.ndarray]:
     return np.fromiter((c if c is not None else 0 for c in conv), dtype=np.int64, count=n), valid
 
 
+def take(table: np.ndarray, codes: np.ndarray, missing: Any) -> np.ndarray:
+    """``table[codes]`` where ``codes >= 0``, ``missing`` where a code is -1 (absent value).
+
+    Dictionary codes use -1 for "not recorded"; indexing a lookup array with it would silently return the *last*
+    entry (numpy negative indexing), so every per-code lookup goes through here.
+    """
+    codes = np.asarray(codes)
+    table = np.asarray(table)
+    if not len(table):
+        return np.full(len(codes), missing)
+    return np.where(codes >= 0, table[np.maximum(codes, 0)], missing)
+
+
 def nullable(values: np.ndarray, valid: np.ndarray) -> pd.arrays.IntegerArray:
     """(int64 values, valid mask) → pandas ``Int64`` array."""
     return pd.arrays.IntegerArray(values.astype(np.int64, copy=False), ~valid)
@@ -201,6 +214,13 @@ class Dictionary:
                 self.values.append(u)
             m[j] = c
         return m[local]
+
+    def text(self, code: int, missing: str = "") -> str:
+        """The stored value of one code as text; ``missing`` for -1 (never the last entry)."""
+        if code < 0:
+            return missing
+        v = self.values[code]
+        return v if isinstance(v, str) else str(v)
 
     def categorical(self, codes: np.ndarray, text: Any = None) -> pd.Categorical:
         """A pandas Categorical of ``codes`` with sorted string categories, only those used (``text`` maps stored

@@ -49,6 +49,9 @@ _DUR = ("gpu__time_duration.sum", "Duration")
 _REGS = ("launch__registers_per_thread", "Registers Per Thread")
 _SMEM_STATIC = ("launch__shared_mem_per_block_static", "Static Shared Memory Per Block")
 _SMEM_DYN = ("launch__shared_mem_per_block_dynamic", "Dynamic Shared Memory Per Block")
+_GRID = ("launch__grid_size", "Grid Size")
+_BLOCK = ("launch__block_size", "Block Size")
+_SMS = ("device__attribute_multiprocessor_count", "launch__sm_count", "# SMs")
 
 
 def _first(per_launch: dict[str, float], names: tuple[str, ...]) -> float | None:
@@ -82,9 +85,8 @@ def build(path: Path, source: str, launches: list[dict[str, Any]], metrics: pd.D
     # per-launch lookup of the values that fill the event columns (first occurrence wins)
     key_names = set(_DUR + _REGS + _SMEM_STATIC + _SMEM_DYN) | {
         f"launch__{k}_dim_{a}" for k in ("grid", "block") for a in "xyz"} | {
-        "launch__grid_size", "launch__block_size", "launch__device_id", "launch__stream_id",
-        "device__attribute_compute_capability_major", "device__attribute_compute_capability_minor",
-        "device__attribute_multiprocessor_count"}
+        "launch__device_id", "launch__stream_id", *_GRID, *_BLOCK, *_SMS,
+        "device__attribute_compute_capability_major", "device__attribute_compute_capability_minor"}
     sel = m[m["metric"].isin(key_names)].drop_duplicates(["launch", "metric"])
     per: list[dict[str, float]] = [{} for _ in range(n)]
     for li, name, v in zip(sel["launch"].to_numpy(), sel["metric"].to_numpy(), sel["value"].to_numpy()):
@@ -111,7 +113,7 @@ def build(path: Path, source: str, launches: list[dict[str, Any]], metrics: pd.D
             if dims[0] is None:
                 dims = tuple(_int(p.get(f"launch__{kind}_dim_{a}")) for a in "xyz")
             if dims[0] is None:
-                dims = (_int(p.get(f"launch__{kind}_size")), None, None)
+                dims = (_int(_first(p, _GRID if kind == "grid" else _BLOCK)), None, None)
             for a, d in zip("xyz", dims):
                 cols[f"{kind}_{a}"].append(d)
         cols["regs_per_thread"].append(_int(_first(p, _REGS)))
@@ -164,7 +166,21 @@ def _devices(launches: list[dict[str, Any]], per: list[dict[str, float]], string
                  f"{int(p.get('device__attribute_compute_capability_minor', 0))}"
         if cc and "compute_capability" not in d:
             d["compute_capability"] = str(cc)
-        sms = _int(p.get("device__attribute_multiprocessor_count"))
+        sms = _int(_first(p, _SMS))
         if sms is not None:
             d.setdefault("num_sms", sms)
+    for d in out.values():
+        if d["name"] is None and d.get("compute_capability"):
+            _assume_name(d)
     return list(out.values())
+
+
+def _assume_name(d: dict[str, Any]) -> None:
+    """Name a device recorded only by compute capability (ncu's ``CC`` column) after the built-in GPU assumed for
+    it, keeping why in ``name_assumed`` (shown with the spec's note; see :func:`gpulens.devices.identify_device`)."""
+    from gpulens.devices import identify_device
+
+    spec = identify_device(d)
+    if spec is not None:
+        d["name"] = spec.name
+        d["name_assumed"] = f"{spec.name} assumed from {spec.note.removeprefix('identified from ')}"

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from gpulens.collectors._work_rules import dispatch_rows
 from gpulens.timeline import COUNTER_COLUMNS, Timeline, make_table
 from gpulens.timeline.names import normalize_kernel_name, truncate_kernel_name
 
@@ -58,7 +59,7 @@ class JoinResult:
 
 def _secondary_dispatches(tl: Timeline) -> pd.DataFrame:
     """One row per secondary dispatch: key, name, device_id, start_ns (NA without timestamps), order."""
-    ev = tl.events[tl.events["kind"].isin(["kernel", "comm"])]
+    ev = tl.events[dispatch_rows(tl.events)]  # kernels, collectives and blit copies/fills (all are dispatches)
     rows = pd.DataFrame({"key": [("event", int(e)) for e in ev["event_id"]], "name": ev["name"].astype(str).to_numpy(),
                          "device_id": ev["device_id"].to_numpy(), "start_ns": ev["start_ns"].astype("Int64").to_numpy(),
                          "order": np.arange(len(ev))})
@@ -106,7 +107,7 @@ def join_dispatches(primary: Timeline, secondary: Timeline, device_map: dict[int
         device_map: primary device id → secondary device id, to override the automatic pairing.
         tolerance_ns: largest disagreement (ns) between a pair's start times after the fitted offset.
     """
-    pk = primary.events[primary.events["kind"].isin(["kernel", "comm"])]
+    pk = primary.events[dispatch_rows(primary.events)]
     sec = _secondary_dispatches(secondary)
     pairs_dev = _pair_devices(primary, sec, secondary, device_map)
     out_pairs, offsets, rejected = [], {}, 0

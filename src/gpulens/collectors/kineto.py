@@ -10,10 +10,18 @@ Conventions (Chrome Trace Event Format; Kineto ``output_json.cpp``):
   exactly to int64 ns; ``start_ns = ts·1000 + baseTimeNanoseconds`` when the trace has a base time.
 * GPU events: ``device`` from ``args.device``, else the GPU ``pid``; ``stream`` from ``args.stream``, else the
   number in ``tid``. Any ``kernel``-category event is GPU work whatever its stream id (ROCm's default stream is 0).
-* Kind is decided by category *and* name: a ``kernel`` whose name is a copy/set (``Memcpy DtoD``) is a memcpy/memset,
-  and NCCL/RCCL kernels are ``comm``.
+* Kind is decided by category, name *and* launching op (rules as data in :mod:`._work_rules`): a ``kernel`` whose
+  name is a copy/fill (``Memcpy DtoD``, ROCm's ``__amd_rocclr_copyBuffer``) is a memcpy/memset; NCCL/RCCL/MSCCL/
+  NVSHMEM/symmetric-memory/custom all-reduce kernels, and any kernel launched under a communication op
+  (``record_param_comms``, ``c10d::…``, ``nccl:…``, ``symm_mem::…``), are ``comm``; the count relabelled by launcher
+  is ``meta.sources[*]["comm_by_launcher"]``.
 * Events with ``ts == 0`` or a negative ``dur`` (Kineto writes ``-1`` for unfinished ops) go to ``rejected`` with
   the reason; they never define the span.
+* An ``X`` event without a category (or with an empty / non-text one) is of kind ``other`` — never the kind of the
+  category decoded before it. Events without a name are named ``(unnamed)``.
+* Chrome traces of other producers are recognised from their metadata (:mod:`._chrome_dialects`): JAX/XLA GPU traces
+  (``/device:GPU:N`` processes) are read by their dialect; others (TPU-only XLA, browser traces, unknown producers
+  whose events carry no Kineto category) are refused with a one-line message naming the likely producer.
 * Kineto's per-kernel estimates (``blocks per SM``, ``warps per SM``, ``est. achieved occupancy %``) become Counters.
 """
 
@@ -21,7 +29,6 @@ from __future__ import annotations
 
 import gc
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +36,13 @@ import msgspec
 import numpy as np
 import pandas as pd
 
+from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, identify, refusal
 from gpulens.collectors._chrome_json import TolerantDecoder, locate, recover
 from gpulens.collectors._kineto_acc import CATEGORY_KIND, GPU_CATEGORIES, Accumulator as _Accumulator, kind_of
-from gpulens.collectors._kineto_columns import TRACE_DECODER, RawEvent, RawTrace, int_or_none, plain_bytes as _plain_bytes
+from gpulens.collectors._kineto_ranks import RANK_IN_FILE_NAME
+from gpulens.collectors._kineto_columns import (TRACE_DECODER, RawEvent, RawTrace,
+                                                int_or_none, plain_bytes as _plain_bytes)
+from gpulens.collectors._work_rules import relabel_by_launcher
 from gpulens.collectors._stream import CHUNK_BYTES, StreamInfo, Tail, stream_pieces
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
@@ -40,8 +51,22 @@ from gpulens.timeline.selection import Selection
 
 __all__ = ["CATEGORY_KIND", "GPU_CATEGORIES", "KinetoCollector", "kind_of"]
 
-_RANK_IN_NAME = re.compile(r"rank[-_]?(\d+)", re.IGNORECASE)
 _VERSION_KEYS = ("cuda_driver_version", "cuda_runtime_version", "hip_driver_version", "hip_runtime_version")
+
+
+def file_rank(path: Path, dist: dict, comm_ranks: set[int], warnings: list[str]) -> tuple[int, str]:
+    """The rank of a one-process trace and where it was found: ``distributedInfo``, the one ``Rank`` of its
+    ``record_param_comms`` events, a number in the file name (with a warning), or none (0)."""
+    rank = int_or_none(dist.get("rank"))
+    if rank is not None:
+        return rank, "distributedInfo"
+    if len(comm_ranks) == 1:
+        return int(next(iter(comm_ranks))), "record_param_comms"
+    m = RANK_IN_FILE_NAME.search(path.name)
+    if m:
+        warnings.append(f"{path}: no distributedInfo; rank {int(m.group(1))} inferred from the file name")
+        return int(m.group(1)), "file name"
+    return 0, "none"
 
 
 def _devices(props: Any, rank: int) -> list[dict[str, Any]]:
@@ -170,17 +195,28 @@ class KinetoCollector(Collector):
     def _build(self, path: Path, acc: "_Accumulator", trace: Any, info: StreamInfo,
                warnings: list[str], truncated_at: dict[str, int], select: Selection | None) -> Timeline:
         dist = trace.distributedInfo if isinstance(trace.distributedInfo, dict) else {}
-        rank = int_or_none(dist.get("rank"))
-        if rank is None:
-            m = _RANK_IN_NAME.search(path.name)
-            rank = int(m.group(1)) if m else 0
+        rank, rank_source = file_rank(path, dist, acc.comm_ranks, warnings)
         base_ns = int_or_none(trace.baseTimeNanoseconds) or 0
-        cols, rej, cnt, ignored = acc.finish(base_ns, rank, select)
+        dialect = identify(acc.process_names, acc.thread_names, {c.lower() if isinstance(c, str) else ""
+                                                                 for c in acc.cats.values} | acc.missing_cat,
+                           acc.count, {k for k in KINETO_HEADER_KEYS if getattr(trace, k, None) is not None})
+        if not dialect.reads:
+            raise TraceFormatError(path, refusal(dialect))
+        if dialect.producer != "kineto":
+            warnings.append(f"{path}: read as a {dialect.producer} trace ({dialect.reason}): events of GPU "
+                            "processes on 'Stream' threads are GPU work; host events are kept as kind 'other'")
+        cols, rej, cnt, ignored = acc.finish(base_ns, rank, select, dialect)
         n = len(cols["start_ns"])
         cols["event_id"] = np.arange(n, dtype="int64")
-        cols["rank"] = np.full(n, rank, dtype="int64")
+        ranks = sorted({int(r) for r in np.unique(cols["rank"])}) if n else [rank]
+        if acc.rank_encodings:
+            rank_source = "trace (" + ", ".join(acc.rank_encodings) + ")"
+            if len(ranks) > 1:
+                warnings.append(f"{path}: {len(ranks)} ranks merged in one trace ({', '.join(map(str, ranks))}), "
+                                f"told apart by {', '.join(acc.rank_encodings)}")
         cols["source"] = self._source(n)
         events = make_table(EVENT_COLUMNS, cols, n=n)
+        by_launcher = relabel_by_launcher(events)
         nr = len(rej["reason"])
         rejected = make_table(REJECTED_COLUMNS, {**rej, "rank": [rank] * nr, "source": [self.name] * nr}, n=nr)
         nc = len(cnt["event_id"])
@@ -195,16 +231,19 @@ class KinetoCollector(Collector):
         if select is not None and select.active:
             warnings.append(f"{path}: selection {select.describe()} kept {n} of {acc.count} events")
         src = {"path": str(path), "collector": self.name, "size_bytes": info.size_bytes, "rank": rank,
+               "rank_source": rank_source, "ranks": ranks,
                "compressed": info.compressed, "uncompressed_bytes": info.nbytes, "base_time_ns": base_ns or None,
                "schema_version": trace.schemaVersion, "display_time_unit": trace.displayTimeUnit,
-               "distributed": dist or None}
+               "distributed": dist or None, "producer": dialect.producer, "comm_by_launcher": by_launcher}
         for key in _VERSION_KEYS:  # driver/runtime versions as Kineto records them (e.g. 12000 = CUDA 12.0)
             if getattr(trace, key, None) is not None:
                 src[key] = getattr(trace, key)
         if select is not None and select.active:
             src["selection"] = select.describe()
         meta = TimelineMeta(sources=[json.loads(json.dumps(src, default=str))],
-                            devices=_devices(trace.deviceProperties, rank), warnings=warnings,
+                            devices=[d for r in ranks for d in _devices(trace.deviceProperties, r)],
+                            warnings=warnings,
                             truncated=bool(truncated_at), truncated_at=truncated_at)
-        return Timeline(events, counters, rejected, meta).validate()
+        memory = acc.memory_table(base_ns, rank)
+        return Timeline(events, counters, rejected, meta, {"memory": memory} if memory is not None else None).validate()
 

@@ -22,7 +22,8 @@ Conventions: times are the export's int64 ns (session clock); ``dur_ns = end - s
 (or an NVTX range never closed) go to ``rejected``. Names are ``StringIds`` keys, resolved once per distinct id.
 ``pid = (globalPid >> 24) & 0xFFFFFF`` and ``tid = globalTid & 0xFFFFFF`` (nsys' documented packing of global ids).
 ``copyKind`` follows CUPTI's ``CUpti_ActivityMemcpyKind`` (1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP, ...; UVM kinds 11–13
-map to HtoD/DtoH/DtoD). Kernel names containing ``nccl`` are ``comm``. The short and mangled names of every kernel
+map to HtoD/DtoH/DtoD). Kernels that are collectives, copies or fills by name are ``comm``/``memcpy``/``memset``
+(:mod:`._work_rules`). The short and mangled names of every kernel
 are kept in ``tables["kernel_names"]`` (columns ``name``, ``short_name``, ``mangled_name``).
 
 Speed: one ``SELECT`` per table, no joins and no per-row Python objects; a synthetic export of one million kernels
@@ -39,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._io import read_magic
+from gpulens.collectors._work_rules import kinds_of_kernel_names
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import EVENT_COLUMNS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
@@ -279,10 +281,7 @@ def _kernels(db: _Db):
                               "mangled_name": db.strings(ids["_mangled"]).astype(str).to_numpy()
                               if "_mangled" in ids else None})
         df = df.drop(columns=[c for c in ("_short", "_mangled") if c in df])
-    cat = pd.Series(df["name"]).astype("category").cat
-    comm_cats = np.asarray(cat.categories.astype(str).str.contains("nccl", case=False, regex=False), dtype=bool)
-    is_comm = np.append(comm_cats, False)[cat.codes.to_numpy()]  # code -1 (no name) → not comm
-    return _gpu(df, np.where(is_comm, "comm", "kernel")), names
+    return _gpu(df, kinds_of_kernel_names(pd.Series(df["name"]))), names  # collectives, copies, fills by name
 
 
 def _copies(db: _Db):

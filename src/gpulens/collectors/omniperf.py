@@ -18,8 +18,21 @@ A workload folder (``workloads/<name>/<gpu>/``) holds:
   (``hbm_bandwidth_bytes_per_s`` = hbm_bw × 1e9).
 * ``roofline.csv`` — measured peaks per device → ``tables["empirical_roofs"]`` (:data:`ROOF_COLUMNS`).
 
-Other per-pass CSVs (``SQ_*.csv``, ``pmc_dispatch_info.csv``) are already merged into ``pmc_perf.csv`` and are not
-read. Each of these files also loads alone through the ``rocprof_v1`` CSV collector.
+Accumulators are paired with their level counter **by pass**, not by bare name: ``SQ_ACCUM_PREV_HIRES`` is the
+running sum of whichever ``SQ_*LEVEL*`` counter shared its pass (rocprof-compute's ``coll_level``). The per-level
+files (``SQ_LEVEL_WAVES.csv``, ``SQ_IFETCH_LEVEL.csv``, ``SQ_INST_LEVEL_*.csv``) hold one pass each and are read
+for that pairing; inside ``pmc_perf.csv`` a pass starts at each ``wave_size``/``wave_size_N`` column, and an
+accumulator written with a numeric suffix (``SQ_ACCUM_PREV_HIRES_3``) belongs to the pass it sits in. Each pairing
+becomes the counters ``<LEVEL>:SQ_ACCUM_PREV_HIRES`` and ``<LEVEL>:GRBM_GUI_ACTIVE`` (that pass's active cycles),
+e.g. ``SQ_LEVEL_WAVES:SQ_ACCUM_PREV_HIRES`` for wavefront occupancy. Other per-pass CSVs
+(``pmc_dispatch_info.csv``) are not read. Each of these files also loads alone through the ``rocprof_v1`` CSV
+collector.
+
+**Timestamps that lost their digits.** When ``Start_Timestamp == End_Timestamp`` because both were written in
+scientific notation with too few digits, the dispatch is kept as a kernel event with ``dur_ns = 0`` (duration
+unknown, not zero) so its counters are still analysed; ``meta.sources[0]["durations_unknown"]`` counts such
+dispatches and a warning says time-based figures are unknown. (Full-precision scientific notation such as
+``1.411551767635712e+15`` is read exactly.)
 """
 
 from __future__ import annotations
@@ -100,7 +113,7 @@ def read_sysinfo(path: Path, strict: bool = True) -> dict:
         "warp_size": num("wave_size"), "simd_per_cu": num("simd_per_cu"), "max_waves_per_cu": num("max_waves_per_cu"),
         "max_clock_mhz": num("max_sclk"), "max_memory_clock_mhz": num("max_mclk"), "num_xcc": num("num_xcd"),
         "hbm_bandwidth_bytes_per_s": num("hbm_bw", 1e9), "l1_bytes": num("gpu_l1", 1024),
-        "l2_bytes": num("gpu_l2", 1024), "rocm_version": r.get("rocm_version"), "hostname": r.get("hostname"),
+        "l2_bytes": num("gpu_l2", 1024), "l2_channels": num("total_l2_chan"), "rocm_version": r.get("rocm_version"), "hostname": r.get("hostname"),
         "command": r.get("command"), "compute_partition": r.get("compute_partition"),
         "memory_partition": r.get("memory_partition")})
 
@@ -148,6 +161,13 @@ class Omniperf(Collector):
                 d.cols[k] = pd.Series([src.iloc[int(p)] if p is not None and not pd.isna(p) else pd.NA for p in pos],
                                       dtype="Int64")
             d.sci_notation_rows = t.sci_notation_rows
+        _pair_level_accumulators(d, header, rows, path, strict, warnings)
+        lost = _keep_lost_timestamps(d)
+        if lost:
+            meta.sources[0]["durations_unknown"] = lost
+            warnings.append(f"{path}: {lost} dispatch(es) have start == end after their timestamps were written in "
+                            "scientific notation: kept with unknown duration (dur_ns 0); their counters are analysed, "
+                            "time-based figures (bandwidths, busy time) are unknown")
         if (path / "sysinfo.csv").is_file():
             dev = read_sysinfo(path / "sysinfo.csv", strict)
             ids = sorted(set(int(x) for x in d.get("device_id").dropna()))
@@ -197,3 +217,78 @@ class OmniperfRoofline(Collector):
         meta = TimelineMeta(sources=[source_meta(path, self.name, path.stat().st_size)],
                             warnings=[f"{path}: measured roofs only ({len(roofs)} rows), no events"])
         return Timeline(meta=meta, tables={"empirical_roofs": roofs}).validate()
+
+
+_PASS_MARK = re.compile(r"^wave_size(_\d+)?$", re.IGNORECASE)
+_LEVEL = re.compile(r"^(SQ_LEVEL_WAVES|SQ_IFETCH_LEVEL|SQ_INST_LEVEL_[A-Z]+)(_\d+)?$")
+_ACCUM = re.compile(r"^SQ_ACCUM_PREV_HIRES(_\d+)?$")
+_GRBM = re.compile(r"^GRBM_GUI_ACTIVE(_\d+)?$")
+
+
+def level_pairs(header: list[str]) -> dict[str, tuple[int, int | None]]:
+    """Level counter → (column of its pass's ``SQ_ACCUM_PREV_HIRES``, column of that pass's ``GRBM_GUI_ACTIVE`` or
+    None), for a header whose passes start at ``wave_size``/``wave_size_N`` columns (a file of one pass has none)."""
+    marks = [i for i, h in enumerate(header) if _PASS_MARK.match(h)]
+    bounds = [0, *[m for m in marks if m > 0], len(header)]
+    out: dict[str, tuple[int, int | None]] = {}
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        cols = range(lo, hi)
+        levels = [_LEVEL.match(header[i]).group(1) for i in cols if _LEVEL.match(header[i])]
+        acc = [i for i in cols if _ACCUM.match(header[i])]
+        grbm = [i for i in cols if _GRBM.match(header[i])]
+        if len(levels) == 1 and len(acc) == 1:
+            out.setdefault(levels[0], (acc[0], grbm[0] if grbm else None))
+    return out
+
+
+def _column(rows: list[list[str]], i: int) -> np.ndarray:
+    return pd.to_numeric(pd.Series([r[i] if i < len(r) else None for r in rows]), errors="coerce") \
+        .to_numpy(dtype="float64", na_value=np.nan)
+
+
+def _pair_level_accumulators(d, header: list[str], rows: list[list[str]], path: Path, strict: bool,
+                             warnings: list[str]) -> None:
+    """Add ``<LEVEL>:SQ_ACCUM_PREV_HIRES`` / ``<LEVEL>:GRBM_GUI_ACTIVE`` counters (module docstring)."""
+    for level, (acc, grbm) in level_pairs(header).items():
+        d.pmc[f"{level}:SQ_ACCUM_PREV_HIRES"] = _column(rows, acc)
+        if grbm is not None:
+            d.pmc[f"{level}:GRBM_GUI_ACTIVE"] = _column(rows, grbm)
+    names = [normalize_kernel_name(x) for x in d.cols.get("name", [])]
+    for f in sorted(path.glob("SQ_*LEVEL*.csv")):
+        try:
+            text, _ = read_text(f)
+            h, r, _ = read_rows(f, text, False, NAME_COLUMNS)
+        except TraceFormatError as e:
+            warnings.append(f"{f}: skipped ({e})")
+            continue
+        pairs = level_pairs(h)
+        if len(pairs) != 1:
+            continue
+        (level, (acc, grbm)), = pairs.items()
+        fd = dispatches_from_rows(f, h, r)
+        if fd.n == d.n and [normalize_kernel_name(x) for x in fd.cols.get("name", [])] == names:
+            pos = np.arange(d.n)
+        else:
+            by_id = pd.Series(np.arange(fd.n), index=fd.get("dispatch_id").to_numpy())
+            by_id = by_id[~by_id.index.duplicated()]
+            pos = d.get("dispatch_id").map(by_id).to_numpy(dtype=float, na_value=np.nan)
+            warnings.append(f"{f}: dispatches differ from pmc_perf.csv; matched by Dispatch_ID")
+        ok = ~np.isnan(pos.astype(float))
+        for col, name in ((acc, "SQ_ACCUM_PREV_HIRES"), (grbm, "GRBM_GUI_ACTIVE")):
+            if col is None:
+                continue
+            src = _column(r, col)
+            vals = np.full(d.n, np.nan)
+            vals[ok] = src[pos[ok].astype(int)]
+            d.pmc[f"{level}:{name}"] = vals  # the level's own file wins over a pass found inside pmc_perf.csv
+
+
+def _keep_lost_timestamps(d) -> int:
+    """Rows whose start == end came from scientific notation: keep them (duration unknown); returns their count."""
+    if not d.sci_notation_rows:
+        return 0
+    start, end = d.get("start_ns"), d.get("end_ns")
+    lost = int(((start == end) & start.notna()).sum())
+    if lost:
+        d.sci_notation_rows = 0  # build_timeline would reject them as zero-duration events
+    return lost

@@ -177,6 +177,7 @@ class Rocpd(Collector):
             strings = db.read("rocpd_string")
             parts = [x for x in (_kernels(db, node_of), _copies(db, node_of, strings), _regions(db, strings)) if x]
             meta_rows = db.read("rocpd_metadata")
+            procs = db.read("rocpd_info_process")
         except (sqlite3.Error, pd.errors.DatabaseError, KeyError) as exc:
             raise TraceFormatError(path, f"cannot read the rocpd tables ({exc})") from None
         finally:
@@ -187,7 +188,12 @@ class Rocpd(Collector):
         if meta_rows is not None and {"tag", "value"} <= set(meta_rows.columns):
             hit = meta_rows.loc[meta_rows["tag"] == "schema_version", "value"]
             version = str(hit.iloc[0]) if len(hit) else None
+        pids = sorted({int(p) for p in procs["pid"].dropna()}) if procs is not None and "pid" in procs else []
         tl.meta.sources = [{"path": str(path), "collector": self.name, "size_bytes": path.stat().st_size,
-                            "rank": 0, "schema_version": version}]
+                            "rank": 0, "schema_version": version, "rank_source": "process",
+                            "process_id": pids[0] if len(pids) == 1 else None, "process_ids": pids}]
         tl.meta.devices = devices
+        if len(pids) > 1:
+            tl.meta.warnings.append(f"{path}: {len(pids)} processes in one database ({', '.join(map(str, pids))}); "
+                                    "their events are not told apart by process (all rank 0)")
         return tl.validate()

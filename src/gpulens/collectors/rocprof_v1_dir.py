@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gpulens.collectors._work_rules import dispatch_rows
 from gpulens.collectors.base import Collector
 from gpulens.collectors.join import join_dispatches
 from gpulens.timeline import Timeline, concat
@@ -25,8 +26,8 @@ FAMILY = ("rocprof_v1", "rocprof_v1_db", "rocprof_v1_json", "rocprof_stats", "ro
 
 
 def without_kernels(tl: Timeline) -> Timeline:
-    """``tl`` without its kernel/comm events (and their counters)."""
-    keep = ~tl.events["kind"].isin(["kernel", "comm"])
+    """``tl`` without its kernel-dispatch events (:func:`dispatch_rows`) and their counters."""
+    keep = ~dispatch_rows(tl.events)
     ev = tl.events[keep].reset_index(drop=True)
     co = tl.counters[tl.counters["event_id"].isin(set(ev["event_id"])) | (tl.counters["event_id"] < 0)]
     return Timeline(ev, co.reset_index(drop=True), tl.rejected, tl.meta, tl.tables).validate()
@@ -56,7 +57,7 @@ class RocprofV1Dir(Collector):
         if "results.db" in loaded and "results.json" in loaded:
             del loaded["results.json"]
             notes.append(f"{path}: results.json skipped (results.db holds the same records)")
-        timed = [n for n, t in loaded.items() if len(t.of_kind("kernel", "comm"))]
+        timed = [n for n, t in loaded.items() if dispatch_rows(t.events).any()]
         order = sorted(timed, key=lambda n: (n != "results.csv", n.endswith(".db"), n.endswith(".json"), n))
         untimed = [n for n, t in loaded.items() if n not in timed and "unattached_counters" in t.tables]
         parts = []

@@ -20,7 +20,8 @@ Files (one per domain, optionally prefixed ``<pid>_``; columns mapped by name, s
 ``device_id`` is the number in ``Agent_Id`` (``1``, ``Agent 1`` or ``GPU 0`` depending on ``--agent-index``; the
 default, relative index, equals the HSA node id on usual systems).
 
-A folder holding these files (:class:`RocprofV3CsvDir`) loads as one Timeline of that run.
+A folder holding these files (:class:`RocprofV3CsvDir`) loads as one Timeline of that run; several ``<pid>_`` file
+sets in it are several processes of one job, one rank each (numbered in pid order, with a warning).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import pandas as pd
 from gpulens.collectors._amd import device_from_sdk_agent
 from gpulens.collectors._amdcsv import NAME_COLUMNS, dispatches_from_rows
 from gpulens.collectors._csvrows import read_rows
+from gpulens.collectors._ranks import number_rankless
 from gpulens.collectors._dispatch import Dispatches, build_timeline
 from gpulens.collectors.base import Collector
 from gpulens.collectors.rocprof_v1 import csv_header, read_text, source_meta
@@ -229,11 +231,21 @@ class RocprofV3CsvDir(Collector):
             if f.is_file() and m:
                 groups.setdefault(str(f.parent / m.group(1)), []).append(f)
         parts = []
-        for files in groups.values():
-            parts.append(self._one_run(files, strict))
+        for prefix, files in groups.items():
+            tl = self._one_run(files, strict)
+            pid = re.match(r"^(\d+)_$", Path(prefix).name)
+            for src in tl.meta.sources:  # one file set per process; a process records no rank
+                src["rank_source"] = "process"
+                src["process_id"] = int(pid.group(1)) if pid else None
+            parts.append((Path(prefix).name or path.name, tl))
         if not parts:
             raise TraceFormatError(path, "no rocprofv3 CSV file in this folder")
-        return concat(parts) if len(parts) > 1 else parts[0]
+        if len(parts) == 1:
+            return parts[0][1]
+        notes = number_rankless(parts)
+        tl = concat([t for _, t in parts])
+        tl.meta.warnings = [f"{path}: {n}" for n in notes] + tl.meta.warnings
+        return tl
 
     def _one_run(self, files: list[Path], strict: bool) -> Timeline:
         loaded = {}

@@ -68,7 +68,10 @@ def identify_device(rec: Mapping[str, Any]) -> DeviceSpec | None:
 
     Matching: the recorded name against each spec's patterns, narrowed by SM/CU count and memory size; when the
     name says nothing (ROCm's generic "AMD Radeon Graphics"), the architecture (gfx arch, or ROCm's compute
-    capability 9.0/9.4/9.5) together with the CU count. The returned spec's ``note`` says how it was chosen.
+    capability 9.0/9.4/9.5) together with the CU count. When an NVIDIA record has only a compute capability (an
+    ncu details CSV: ``CC`` column, no name, no SM count), the built-in GPU of that capability is *assumed* (the first
+    in data-file order when several share it) and the note says so and why. The returned spec's ``note`` says how
+    it was chosen.
     """
     name = str(rec.get("name") or "")
     amd = _is_amd(rec)
@@ -86,6 +89,12 @@ def identify_device(rec: Mapping[str, Any]) -> DeviceSpec | None:
             cc = rec.get("compute_capability")
             cands = [s for s in pool if cc and s.compute_capability == str(cc) and sms and s.num_sms == int(sms)]
             how = f"compute capability {cc} with {sms} SMs"
+            if not cands and cc and not sms:
+                cands = [s for s in pool if s.compute_capability == str(cc)]
+                how = (f"compute capability {cc} alone (no device name or SM count recorded): "
+                       + ("the only built-in GPU of that compute capability" if len(cands) == 1 else
+                          "the first built-in GPU of that compute capability, so peak figures may not be this "
+                          "GPU's (pass --device-spec FILE to be exact)"))
     cands = _narrow(cands, rec)
     if not cands:
         return None
@@ -95,6 +104,8 @@ def identify_device(rec: Mapping[str, Any]) -> DeviceSpec | None:
         note += "; an MI250 GCD has the same per-device figures"
     if len(cands) > 1:
         note += "; also matches " + ", ".join(s.name for s in cands[1:]) + " (first taken)"
+    if rec.get("name_assumed"):
+        note = str(rec["name_assumed"])
     return spec.with_note(note)
 
 

@@ -222,10 +222,11 @@ def append_history(path: Path, base: Baseline, replaced: bool = False) -> None:
 
 
 def load_baseline(path: str | Path) -> Baseline:
-    """Read a baseline file.
+    """Read a baseline file — or a report of ``gpulens analyze --json``, whose usable sources become the baseline's
+    runs (named after the file, no commit recorded).
 
     Raises:
-        BaselineError: missing, not JSON, or not a valid baseline.
+        BaselineError: missing, not JSON, or neither a valid baseline nor a report with a usable run.
     """
     p = Path(path)
     try:
@@ -234,6 +235,11 @@ def load_baseline(path: str | Path) -> Baseline:
         raise BaselineError(f"{p}: no such baseline") from None
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         raise BaselineError(f"{p}: not a readable baseline ({exc})") from None
+    if isinstance(doc, dict) and "gpulens_baseline" not in doc and isinstance(doc.get("sources"), list) \
+            and "schema_version" in doc:
+        base = baseline_from_runs(p.name.removesuffix(".json"), collect_runs([p], [doc]))
+        base.path = p
+        return base
     return Baseline.from_dict(doc, p)
 
 

@@ -20,8 +20,9 @@ from gpulens.gate.baseline import Baseline
 from gpulens.gate.config import GateConfig
 from gpulens.gate.result import (AMBIGUOUS, ERROR, IMPROVED, INCOMPARABLE, NO_BASELINE, PASS, REGRESSED, VERDICTS,
                                  GateResult, MetricResult)
-from gpulens.gate.runs import KERNEL_PREFIX, Metric, RunSet
-from gpulens.gate.stats import compare_count, compare_timing, relative_spread
+from gpulens.gate.runs import KERNEL_PREFIX, Metric, RunSet, rekey_kernels
+from gpulens.gate.stats import (Comparison, TimingTest, compare_count, decide, family_weights, holm_adjust,
+                                relative_spread, timing_tests)
 
 #: Environment fields that must match (label, key); the others are reported as notes.
 MUST_MATCH = (("GPU model", "gpus"), ("GPU count", "gpu_count"), ("GPU architecture", "arch"),
@@ -65,11 +66,23 @@ def _median(m: Metric | None) -> float | None:
 
 
 def compare_metric(name: str, base: Metric | None, cand: Metric | None, config: GateConfig,
-                   rng: np.random.Generator) -> MetricResult | None:
-    """Compare one metric; None when configuration ignores it."""
+                   rng: np.random.Generator | None = None) -> MetricResult | None:
+    """Compare one metric on its own; None when configuration ignores it. A timing is decided as a family of one;
+    :func:`run_gate` decides the timings of a run together (run-level error control). ``rng`` is unused (kept for
+    callers of the bootstrap era)."""
+    row, spec = _prepare(name, base, cand, config)
+    if row is not None and spec is not None:
+        decide_family(_run_tests([(row, spec)], config), config.alpha, family=False)
+    return row
+
+
+def _prepare(name: str, base: Metric | None, cand: Metric | None,
+             config: GateConfig) -> tuple[MetricResult | None, tuple | None]:
+    """The row of one metric, decided when no statistical test is involved; else the row and what to test:
+    ``(base samples, candidate samples, threshold, noise multiplier, direction)``."""
     rule = config.rule(name)
     if rule.ignore:
-        return None
+        return None, None
     ref = base or cand
     assert ref is not None
     direction = rule.direction or ref.direction
@@ -85,27 +98,63 @@ def compare_metric(name: str, base: Metric | None, cand: Metric | None, config: 
     if base is None:
         row.verdict, row.gating = NO_BASELINE, False
         row.reason = "new kernel: not in the baseline" if is_kernel else "not recorded in the baseline"
-        return row
+        return row, None
     if cand is None:  # a whole-run metric the candidate's reports lack
         row.verdict, row.gating, row.reason = AMBIGUOUS, False, "not recorded in the candidate"
-        return row
+        return row, None
     deterministic = ref.kind == "count" and len(set(base.samples)) == 1
-    if deterministic:
-        c = compare_count(base.samples, cand.samples, tolerance=rule.count_tolerance, direction=direction)
-    else:
-        c = compare_timing(base.samples, cand.samples, threshold=rule.threshold,
-                           noise_multiplier=rule.noise_multiplier, alpha=config.alpha, confidence=config.confidence,
-                           resamples=config.bootstrap, rng=rng, direction=direction)
-    row.verdict, row.reason, row.ratio, row.ci_low, row.ci_high = c.verdict, c.reason, c.ratio, c.ci_low, c.ci_high
-    row.p_value, row.threshold, row.method = c.p_value, c.threshold, c.method
     row.base_spread = relative_spread(np.asarray(base.samples)) if not deterministic else 0.0
     if rule.gating is not None:
         row.gating = rule.gating
     elif is_kernel and (row.share or 0) < config.min_kernel_share:
         row.gating = False
-        row.reason += f" — {100 * (row.share or 0):.2g} % of kernel time, under {100 * config.min_kernel_share:g} %:" \
-                      " reported, not gating"
-    return row
+        row.note = f" — {100 * (row.share or 0):.2g} % of kernel time, under {100 * config.min_kernel_share:g} %:" \
+                   " reported, not gating"
+    if deterministic:
+        _apply(row, compare_count(base.samples, cand.samples, tolerance=rule.count_tolerance, direction=direction))
+        return row, None
+    row.base_share = float(np.median(base.share)) if base.share else None
+    return row, (base.samples, cand.samples, rule.threshold, rule.noise_multiplier, direction)
+
+
+def _run_tests(specs: list[tuple[MetricResult, tuple]], config: GateConfig) -> list[tuple[MetricResult, TimingTest]]:
+    """Run the timing tests of ``specs`` together (one vectorised scipy call per run-count group); rows that need
+    no test (zero baseline, too few runs) are decided here; the others are returned with their test."""
+    tests = timing_tests([(s[0], s[1]) for _, s in specs], [s[2] for _, s in specs], [s[3] for _, s in specs],
+                         [s[4] for _, s in specs], config.confidence)
+    pending = []
+    for (row, _), t in zip(specs, tests):
+        if isinstance(t, Comparison):
+            _apply(row, t)
+        else:
+            pending.append((row, t))
+    return pending
+
+
+def _apply(row: MetricResult, c: Comparison) -> None:
+    row.verdict, row.reason, row.ratio, row.ci_low, row.ci_high = c.verdict, c.reason + row.note, c.ratio, \
+        c.ci_low, c.ci_high
+    row.p_value, row.threshold, row.method = c.p_value, c.threshold, c.method
+    row.p_adjusted, row.repeats_needed, row.band = c.p_adjusted, c.repeats_needed, c.band
+
+
+def decide_family(pending: list[tuple[MetricResult, TimingTest]], alpha: float, family: bool = True) -> None:
+    """Decide a run's timing metrics together: the gating ones form one family whose one-sided p-values are
+    adjusted by the weighted Holm procedure (:func:`~gpulens.gate.stats.holm_adjust`, weights
+    :func:`~gpulens.gate.stats.family_weights`), so that an unchanged run is REGRESSED (or IMPROVED) with
+    probability ≤ α. Non-gating rows (and every row when ``family`` is False) are decided alone."""
+    fam = [(r, t) for r, t in pending if r.gating and family]
+    if fam:
+        w = family_weights([r.metric.startswith(KERNEL_PREFIX) for r, _ in fam],
+                           [r.base_share if r.base_share is not None else (r.share or 0) for r, _ in fam])
+        q_worse = holm_adjust([t.p_worse for _, t in fam], w)
+        q_better = holm_adjust([t.p_better for _, t in fam], w)
+        for (r, t), qw, qb, wi in zip(fam, q_worse, q_better, w):
+            r.weight = round(float(wi), 6)
+            _apply(r, decide(t, float(qw), float(qb), alpha, level=float(wi) * alpha))
+    for r, t in pending:
+        if not (r.gating and family):
+            _apply(r, decide(t, t.p_worse, t.p_better, alpha))
 
 
 def _order(rows: list[MetricResult]) -> list[MetricResult]:
@@ -125,7 +174,6 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
         allow_cross_machine: report environment mismatches as notes and compare anyway.
     """
     config = config or GateConfig()
-    rng = np.random.default_rng(config.seed)
     cand_info = {"runs": candidate.runs, "excluded": candidate.excluded, "machine_key": candidate.machine_key,
                  "environment": candidate.environment, "report_schema_version": candidate.report_schema_version}
     res = GateResult(PASS, "", [], None, cand_info, config=config.to_dict(), tool_version=__version__,
@@ -135,7 +183,7 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
         res.reason = f"no baseline '{baseline_ref}' for machine {candidate.machine_key}: save one with " \
                      "`gpulens baseline save`"
         res.metrics = _order([r for n, m in candidate.metrics.items()
-                              if (r := compare_metric(n, None, m, config, rng)) is not None])
+                              if (r := compare_metric(n, None, m, config)) is not None])
         return res
     res.baseline = {"name": baseline.name, "path": str(baseline.path) if baseline.path else None,
                     "created": baseline.created, "machine_key": baseline.machine_key, "git": baseline.git,
@@ -151,18 +199,22 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
         res.notes = [f"allowed: {m}" for m in mism] + res.notes
         mism = []
     res.mismatches = mism
-    rows = []
-    names = list(baseline.metrics) + [n for n in candidate.metrics if n not in baseline.metrics]
+    rows, specs = [], []
+    base_metrics, cand_metrics = rekey_kernels(baseline.metrics), rekey_kernels(candidate.metrics)
+    names = list(base_metrics) + [n for n in cand_metrics if n not in base_metrics]
     for name in names:
-        b, c = baseline.metrics.get(name), candidate.metrics.get(name)
+        b, c = base_metrics.get(name), cand_metrics.get(name)
         if c is None and name.startswith(KERNEL_PREFIX):  # the kernel no longer runs: zero time in every run
             c = Metric(name, b.kind, b.unit, [0.0] * len(candidate.runs), b.direction, [0.0] * len(candidate.runs),
                        [0] * len(candidate.runs))
-        row = compare_metric(name, b, c, config, rng)
+        row, spec = _prepare(name, b, c, config)
         if row is None:
             res.ignored.append(name)
         else:
             rows.append(row)
+            if spec is not None:
+                specs.append((row, spec))
+    decide_family(_run_tests(specs, config), config.alpha)
     if candidate.excluded:
         note = f"{len(candidate.excluded)} of {len(candidate.excluded) + len(candidate.runs)} candidate runs " \
                f"unusable ({'; '.join(sorted({e['reason'] for e in candidate.excluded}))})"
@@ -180,17 +232,49 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
     return res
 
 
+def _weight(r: MetricResult) -> float:
+    """GPU time a row stands for, for the precedence rule: a kernel its share, a whole-run metric all of it."""
+    return (r.share or 0.0) if r.metric.startswith(KERNEL_PREFIX) else 1.0
+
+
 def _overall(rows: list[MetricResult], cand: RunSet, excluded_note: str) -> tuple[str, str]:
+    """The run's verdict from its gating rows (docs/gate.md, "Run-level verdicts").
+
+    REGRESSED if any row regressed. Else IMPROVED if rows improved and the GPU time they stand for (a kernel: its
+    share; a whole-run metric: all of it) exceeds that of the AMBIGUOUS rows — a real speed-up is not hidden by an
+    inconclusive small kernel. Else AMBIGUOUS if any row is, naming the rows and the repeats that would resolve
+    them. Else PASS."""
     gating = [r for r in rows if r.gating]
     if not gating:
         return AMBIGUOUS, "no gating metric was compared"
-    for v in (REGRESSED, AMBIGUOUS, IMPROVED):
-        hit = [r for r in gating if r.verdict == v]
-        if hit:
-            top = hit[0]
-            change = f" ({top.change_pct:+.1f} %)" if top.change_pct is not None else ""
-            more = f" and {len(hit) - 1} more" if len(hit) > 1 else ""
-            text = {REGRESSED: "regressed", AMBIGUOUS: "inconclusive", IMPROVED: "improved"}[v]
-            tail = f"; {excluded_note}" if excluded_note and v == AMBIGUOUS else ""
-            return v, f"{len(hit)} of {len(gating)} gating metrics {text}: {top.metric}{change}{more}{tail}"
-    return PASS, f"all {len(gating)} gating metrics within their thresholds ({len(cand.runs)} candidate runs)"
+    by = {v: [r for r in gating if r.verdict == v] for v in (REGRESSED, AMBIGUOUS, IMPROVED)}
+    amb, imp = by[AMBIGUOUS], by[IMPROVED]
+    if by[REGRESSED]:
+        v = REGRESSED
+    elif imp and sum(map(_weight, imp)) > sum(map(_weight, amb)):
+        v = IMPROVED
+    elif amb:
+        v = AMBIGUOUS
+    elif imp:
+        v = IMPROVED
+    else:
+        return PASS, f"all {len(gating)} gating metrics within their thresholds ({len(cand.runs)} candidate runs)"
+    hit = by[v]
+    text = {REGRESSED: "regressed", AMBIGUOUS: "inconclusive", IMPROVED: "improved"}[v]
+    if v == AMBIGUOUS:
+        names = ", ".join(f"{r.metric}" + (f" ({r.change_pct:+.1f} %)" if r.change_pct is not None else "")
+                          for r in hit[:5]) + (f" and {len(hit) - 5} more" if len(hit) > 5 else "")
+        need = [r.repeats_needed for r in hit if r.repeats_needed is not None]
+        tail = ""
+        if need:
+            t = max((r.threshold or 0) for r in hit)
+            tail = f"; {max(need)} more repeats per side would detect a {100 * t:.3g} % change" if max(need) else \
+                "; the noise allows detection at this run count: rerun to resolve"
+        if excluded_note:
+            tail += f"; {excluded_note}"
+        return v, f"{len(hit)} of {len(gating)} gating metrics {text}: {names}{tail}"
+    top = hit[0]
+    change = f" ({top.change_pct:+.1f} %)" if top.change_pct is not None else ""
+    more = f" and {len(hit) - 1} more" if len(hit) > 1 else ""
+    also = f"; inconclusive: {', '.join(r.metric for r in amb[:3])}" if amb else ""
+    return v, f"{len(hit)} of {len(gating)} gating metrics {text}: {top.metric}{change}{more}{also}"

@@ -4,11 +4,11 @@ Layout (every key optional; the values shown are the defaults)::
 
     [tool.gpulens.gate]            # in pyproject.toml; a separate file may use [gate] or top-level keys
     threshold = 0.05               # smallest relative change that counts (5 %)
-    noise_multiplier = 2.0         # threshold = max(threshold, noise_multiplier × baseline spread)
-    alpha = 0.01                   # one-sided Mann-Whitney U significance level
-    confidence = 0.95              # bootstrap confidence level of the median ratio
-    bootstrap = 2000               # bootstrap resamples
-    seed = 0                       # seed of the bootstrap's numpy Generator (results are reproducible)
+    noise_multiplier = 2.0         # PASS band = max(threshold, noise_multiplier × baseline spread)
+    alpha = 0.01                   # run-level (family-wise) one-sided significance level
+    confidence = 0.95              # CI level of the ratio (the PASS band uses the 1 − 2(1 − confidence) TOST CI)
+    bootstrap = 2000               # unused since the Welch test replaced the bootstrap; accepted for old configs
+    seed = 0                       # unused (the decision has no randomness); accepted for old configs
     min_kernel_share = 0.01        # kernels under this share of GPU kernel time are reported, never gating
     count_tolerance = 0.0          # relative tolerance for deterministic counts (0 = exact)
     fail_on_ambiguous = false      # AMBIGUOUS fails the gate (exit 1)

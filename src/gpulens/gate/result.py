@@ -48,9 +48,16 @@ class MetricResult:
         base_n, cand_n: runs on each side.
         base_median, cand_median: medians of the samples [unit].
         base_spread: baseline robust relative spread (1.4826·MAD/median) [fraction].
-        ratio: cand_median / base_median; ci_low / ci_high its bootstrap CI; p_value one-sided Mann-Whitney p.
-        threshold: relative threshold used [fraction].
-        method: ``mann-whitney+bootstrap``, ``threshold`` or ``exact``.
+        ratio: the estimated candidate / baseline ratio (timings: ratio of geometric means; counts and
+            ``method = "threshold"``: of medians); ci_low / ci_high its confidence interval (Welch t on the logs);
+            p_value: one-sided p in the direction of the change; p_adjusted: the same after the run-level weighted
+            Holm adjustment (the value compared with α).
+        threshold: relative threshold T: the change that matters (timings: the configured one; counts: the tolerance;
+            ``method = "threshold"``: widened like the band) [fraction].
+        band: timings: half-width of the PASS band, ``max(T, noise_multiplier × base_spread)`` [fraction].
+        method: ``welch-log-t+holm`` (``welch-raw-t+holm`` with zero samples), ``threshold`` or ``exact``.
+        weight: the metric's share of α in the run's family (gating timings only) [fraction].
+        repeats_needed: AMBIGUOUS timings: runs to add per side to detect a change of the threshold (95 % power).
         share: for kernels, the larger of baseline and candidate median share of kernel time [fraction].
         base_calls, cand_calls: for kernels, median launches per run.
     """
@@ -76,6 +83,12 @@ class MetricResult:
     share: float | None = None
     base_calls: float | None = None
     cand_calls: float | None = None
+    band: float | None = None
+    p_adjusted: float | None = None
+    weight: float | None = None
+    repeats_needed: int | None = None
+    base_share: float | None = field(default=None, repr=False)
+    note: str = field(default="", repr=False)
 
     @property
     def change_pct(self) -> float | None:
@@ -83,8 +96,11 @@ class MetricResult:
         return None if self.ratio is None else (self.ratio - 1) * 100
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict."""
-        return asdict(self)
+        """JSON-safe dict (the internal ``base_share`` and ``note`` are left out)."""
+        d = asdict(self)
+        d.pop("base_share", None)
+        d.pop("note", None)
+        return d
 
 
 @dataclass

@@ -22,6 +22,10 @@ metric              kind    unit   from the report
 ``kernel:<name>``   timing  ns     ``analyses.hotspots.table[].effective_ns`` of that kernel (0 when absent)
 ==================  ======  =====  =======================================================================
 
+Kernels are matched across runs by :func:`gpulens.timeline.names.kernel_key` (demangled, ``.kd`` suffixes dropped,
+demangler spellings unified), so a baseline recorded with mangled names (``_ZN…``) and a candidate with demangled
+names (or ``… [clone .kd]``) compare kernel for kernel; rows whose names share a key are summed.
+
 Counts are deterministic for a deterministic workload and are compared exactly; timings carry noise.
 """
 
@@ -39,6 +43,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from gpulens.errors import GpulensError, TraceFormatError
+from gpulens.timeline.names import kernel_key
 
 #: (metric, kind, unit, path in the source dict) of the whole-run metrics.
 RUN_METRICS = (
@@ -290,13 +295,39 @@ def _metrics(usable: list[tuple[dict, dict]]) -> dict[str, Metric]:
     names: dict[str, None] = {}
     per_run = []
     for s, _ in usable:
-        rows = {str(r["name"]): r for r in _kernel_rows(s) if r.get("name") is not None}
+        rows: dict[str, list[float]] = {}  # kernel key -> [effective ns, share, calls], summed over spellings
+        for r in _kernel_rows(s):
+            if r.get("name") is None:
+                continue
+            acc = rows.setdefault(kernel_key(str(r["name"])), [0.0, 0.0, 0.0])
+            acc[0] += float(r.get("effective_ns", r.get("total_ns", 0)) or 0)
+            acc[1] += float(r.get("share") or 0)
+            acc[2] += int(r.get("calls") or 0)
         per_run.append(rows)
         names.update(dict.fromkeys(rows))
+    zero = [0.0, 0.0, 0.0]
     for k in names:
-        eff = np.array([float(r[k].get("effective_ns", r[k].get("total_ns", 0)) or 0) if k in r else 0.0
-                        for r in per_run])
-        out[KERNEL_PREFIX + k] = Metric(KERNEL_PREFIX + k, "timing", "ns", eff.tolist(),
-                                        share=[float(r[k].get("share") or 0) if k in r else 0.0 for r in per_run],
-                                        calls=[int(r[k].get("calls") or 0) if k in r else 0 for r in per_run])
+        vals = [r.get(k, zero) for r in per_run]
+        out[KERNEL_PREFIX + k] = Metric(KERNEL_PREFIX + k, "timing", "ns", [v[0] for v in vals],
+                                        share=[v[1] for v in vals], calls=[int(v[2]) for v in vals])
+    return out
+
+
+def rekey_kernels(metrics: dict[str, Metric]) -> dict[str, Metric]:
+    """``metrics`` with every ``kernel:<name>`` renamed to ``kernel:<kernel_key(name)>``; metrics whose names
+    share a key are summed run by run (samples, shares, calls). For baselines saved before kernels were keyed
+    (their names as recorded, possibly mangled). Other metrics are returned unchanged."""
+    out: dict[str, Metric] = {}
+    for name, m in metrics.items():
+        if not name.startswith(KERNEL_PREFIX):
+            out[name] = m
+            continue
+        key = KERNEL_PREFIX + kernel_key(name[len(KERNEL_PREFIX):])
+        if key not in out:
+            out[key] = Metric(key, m.kind, m.unit, list(m.samples), m.direction, list(m.share), list(m.calls))
+            continue
+        o = out[key]
+        o.samples = [a + b for a, b in zip(o.samples, m.samples)]
+        o.share = [a + b for a, b in zip(o.share, m.share)] if o.share and m.share else o.share or list(m.share)
+        o.calls = [a + b for a, b in zip(o.calls, m.calls)] if o.calls and m.calls else o.calls or list(m.calls)
     return out

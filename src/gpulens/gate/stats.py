@@ -1,28 +1,37 @@
-"""The gate's noise model: compare a metric's baseline samples with the candidate's.
+"""The gate's noise model: compare a metric's baseline samples with the candidate's, with run-level error control.
 
-Timings (:func:`compare_timing`), with ``ratio = median(candidate) / median(baseline)`` oriented so that a ratio
-above 1 is *worse* (inverted for higher-is-better metrics):
+Timings, per metric (:func:`timing_test`), on the logarithms of the samples (run-to-run noise of GPU timings is
+multiplicative, so a change is a ratio):
 
-* **threshold** ``T = max(configured, k · spread)``, ``spread = 1.4826 · MAD / median`` of the baseline (a robust
-  relative standard deviation; 1.4826 makes the MAD consistent with σ for normal noise). The default ``k = 2``
-  keeps ``T`` at the configured 5 % up to 2.5 % noise and widens it beyond, so noisy metrics do not flap.
-* **significance**: one-sided Mann-Whitney U (``scipy.stats.mannwhitneyu``), p of "candidate worse" and of
-  "candidate better".
-* **confidence interval** of the median ratio: percentile bootstrap with a seeded ``numpy.random.Generator``
-  (both sides resampled, vectorised).
+* **estimate** ``ratio = exp(mean(log c) − mean(log b))``, the ratio of geometric means, and its **confidence
+  interval** from Welch's t-test on the logs (``scipy.stats.ttest_ind(equal_var=False)``, ``confidence_interval``);
+* **one-sided p-values** of "candidate worse" and "candidate better" from the same test;
+* **threshold** ``T``, the configured relative threshold (5 %): the change that matters;
+* **band** ``max(T, k · spread)``, ``spread = 1.4826 · MAD / median`` of the baseline (a robust relative standard
+  deviation): the PASS band, widened for noisy metrics so that they do not flap to AMBIGUOUS (false REGRESSED
+  verdicts are held down by the run-level test, so noise no longer raises the bar for a regression).
 
-Decision (two questions, as in equivalence testing): *is there a change?* (p < α and the CI excludes 1) and
-*can a change of at least T be ruled out?* (the CI lies inside ``[1/(1+T), 1+T]``):
+Run-level error control (:func:`holm_adjust`): the p-values of all gating timing metrics of a run form one family,
+adjusted with the *weighted* Holm step-down procedure (Holm 1979, "A simple sequentially rejective multiple test
+procedure", Scand. J. Statist. 6:65–70, weighted form) so that the probability that *any* metric of an unchanged
+run is called REGRESSED stays ≤ α, whatever the correlation between metrics. Weights spend α where the time is:
+kernels share 3/4 of it in proportion to their share of kernel time, the whole-run metrics share the other 1/4
+(:func:`family_weights`). A kernel holding 20 % of GPU time is tested at about 0.15 · α whatever the kernel count.
 
-* REGRESSED: p_worse < α, CI low > 1, and CI high ≥ 1+T (a slowdown is shown and one of T is plausible);
-* IMPROVED: the mirror image with p_better;
-* PASS: the CI lies inside the band (any change is smaller than T), or a significant change whose whole CI lies
-  under the threshold;
-* AMBIGUOUS: otherwise (not enough evidence either way).
+Decision (:func:`decide`), with ``q`` the adjusted p-value and ratios oriented so that above 1 is worse:
 
-When the sample sizes cannot reach p < α at all (the exact one-sided minimum ``1 / C(n_b + n_c, n_b)``, e.g. fewer
-than 5 repeats per side at α = 0.01), no test is possible and the ratio alone is compared with T
-(``method = "threshold"``, like pytest-benchmark's ``--benchmark-compare-fail``).
+* REGRESSED: ``q_worse < α`` **and** the estimate ≥ 1 + T/2 **and** the one-sided (1 − α) upper bound ≥ 1 + T —
+  significant at run level, at least half the threshold, and a change of the full threshold is not excluded at
+  level α (a precisely measured change smaller than T is PASS);
+* IMPROVED: the mirror image;
+* PASS: otherwise, when the equivalence test passes: the two one-sided tests (TOST) reject a change of ±band at
+  level ``1 − confidence`` each, i.e. the ``1 − 2(1 − confidence)`` CI (90 % by default) lies inside
+  ``(1/(1+band), 1+band)``;
+* AMBIGUOUS: neither; :func:`repeats_needed` says how many more repeats would detect a change of T.
+
+When a side has fewer than 5 runs (the exact test bound ``1 / C(n_b + n_c, n_b)`` of the earlier Mann-Whitney
+gate exceeds α = 0.01), no test is trusted and the ratio of medians alone is compared with T
+(``method = "threshold"``, with T widened to the band as the decision threshold). Non-positive samples (a kernel that vanished) are tested on the raw values.
 
 Deterministic counts (:func:`compare_count`) compare the medians exactly (within an optional relative tolerance).
 """
@@ -30,14 +39,20 @@ Deterministic counts (:func:`compare_count`) compare the medians exactly (within
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import mannwhitneyu
+from scipy.stats import nct, t as student_t, ttest_ind
 
 from gpulens.gate.result import AMBIGUOUS, IMPROVED, PASS, REGRESSED
 
 MAD_TO_SIGMA = 1.4826
+#: Fraction of α given to the kernels (in proportion to their share); the rest goes to the whole-run metrics.
+KERNEL_ALPHA_FRACTION = 0.75
+#: Power used by :func:`repeats_needed`.
+TARGET_POWER = 0.95
+METHOD = "welch-log-t+holm"
 
 
 @dataclass
@@ -46,13 +61,17 @@ class Comparison:
 
     Attributes:
         verdict: PASS, IMPROVED, REGRESSED or AMBIGUOUS.
-        ratio: median(candidate) / median(baseline) as measured (not oriented); None when undefined.
-        ci_low, ci_high: bootstrap confidence interval of ``ratio`` (None for counts / single samples).
-        p_value: one-sided Mann-Whitney p in the direction of the observed change (None when not tested).
+        ratio: the estimated ratio candidate / baseline (ratio of geometric means; of medians for
+            ``method = "threshold"``; of medians for counts); None when undefined.
+        ci_low, ci_high: confidence interval of ``ratio`` at the configured confidence (None when not tested).
+        p_value: one-sided p in the direction of the observed change, before adjustment (None when not tested).
         threshold: the relative threshold T actually used (after the spread rule).
         spread: the baseline's robust relative spread (fraction).
-        method: ``"mann-whitney+bootstrap"``, ``"threshold"`` (too few samples for a test) or ``"exact"``.
+        method: ``"welch-log-t+holm"``, ``"threshold"`` (too few samples for a test) or ``"exact"``.
         reason: one sentence explaining the verdict.
+        p_adjusted: Holm-adjusted p in the direction of the observed change (None when not tested).
+        repeats_needed: for AMBIGUOUS, runs to add per side to detect a change of T with 95 % power.
+        band: half-width of the PASS band, ``max(T, k · spread)`` (None for counts).
     """
 
     verdict: str
@@ -64,6 +83,45 @@ class Comparison:
     spread: float
     method: str
     reason: str
+    p_adjusted: float | None = None
+    repeats_needed: int | None = None
+    band: float | None = None
+
+
+@dataclass
+class TimingTest:
+    """What the data say about one timing metric before the run-level adjustment (see :func:`timing_test`).
+
+    Attributes:
+        ratio, ci_low, ci_high: estimate and CI at ``confidence`` (oriented as measured, not by direction).
+        eq_low, eq_high: the TOST interval (``1 − 2(1 − confidence)`` CI) used for the PASS band.
+        p_worse, p_better: one-sided p-values of "candidate worse" / "candidate better" (direction applied).
+        sd_log: pooled standard deviation of the log samples (for the power estimate).
+        n_base, n_cand: sample sizes.
+        threshold, spread, direction, band: as in :class:`Comparison`.
+        diff, se, df: the Welch estimate of the difference (of the logs, or of the values relative to the baseline
+            mean for ``welch-raw``), its standard error and degrees of freedom (for bounds at other levels).
+        method: ``welch-log-t+holm`` or ``welch-raw-t+holm`` (non-positive samples).
+    """
+
+    ratio: float
+    ci_low: float
+    ci_high: float
+    eq_low: float
+    eq_high: float
+    p_worse: float
+    p_better: float
+    sd_log: float
+    n_base: int
+    n_cand: int
+    threshold: float
+    spread: float
+    direction: str
+    method: str = METHOD
+    band: float = 0.0
+    diff: float = 0.0
+    se: float = 0.0
+    df: float = math.inf
 
 
 def relative_spread(samples: np.ndarray) -> float:
@@ -76,101 +134,213 @@ def relative_spread(samples: np.ndarray) -> float:
 
 
 def min_p_value(n_base: int, n_cand: int) -> float:
-    """Smallest one-sided p an exact Mann-Whitney U test can give for these sample sizes: ``1 / C(n_b+n_c, n_b)``."""
+    """Smallest one-sided p an exact Mann-Whitney U test can give for these sample sizes: ``1 / C(n_b+n_c, n_b)``.
+
+    Used as the "enough runs for a test" rule: below 5 runs per side it exceeds α = 0.01."""
     if n_base < 1 or n_cand < 1:
         return 1.0
     return 1.0 / math.comb(n_base + n_cand, n_base)
 
 
-def one_sided_p(base: np.ndarray, cand: np.ndarray) -> tuple[float, float]:
-    """One-sided Mann-Whitney U p-values ``(p(cand > base), p(cand < base))`` from one vectorised scipy call
-    (exact distribution for small samples without ties, normal approximation otherwise: scipy's ``method="auto"``).
-    """
-    if base.size == cand.size:
-        p = mannwhitneyu(np.stack([cand, base]), np.stack([base, cand]), alternative="greater", axis=1).pvalue
-        return float(p[0]), float(p[1])
-    return (float(mannwhitneyu(cand, base, alternative="greater").pvalue),
-            float(mannwhitneyu(cand, base, alternative="less").pvalue))
+def _welch_many(b: np.ndarray, c: np.ndarray, confidence: float):
+    """Two-sided Welch tests of mean(c) − mean(b) row by row (2-D arrays, one scipy call): the differences, the CI at
+    ``confidence``, the CI at the TOST level ``1 − 2(1 − confidence)``, and the one-sided p of "c greater" and of
+    "c less". Rows without any noise (every sample equal on both sides) get the exact difference and p 0 or 1."""
+    d = c.mean(axis=1) - b.mean(axis=1)
+    exact = (np.ptp(b, axis=1) == 0) & (np.ptp(c, axis=1) == 0)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # scipy's "precision loss" on nearly equal samples
+        res = ttest_ind(c, b, equal_var=False, axis=1)
+        ci = res.confidence_interval(confidence)
+        eq = res.confidence_interval(max(1 - 2 * (1 - confidence), 0.5))
+    stat, p2 = np.asarray(res.statistic, dtype=float), np.asarray(res.pvalue, dtype=float)
+    p_gt = np.where(stat > 0, p2 / 2, 1 - p2 / 2)
+    lo, hi = np.asarray(ci.low, dtype=float), np.asarray(ci.high, dtype=float)
+    elo, ehi = np.asarray(eq.low, dtype=float), np.asarray(eq.high, dtype=float)
+    lo, hi, elo, ehi = (np.where(exact, d, a) for a in (lo, hi, elo, ehi))
+    p_lt = np.where(exact, np.where(d < 0, 0.0, 1.0), 1 - p_gt)
+    p_gt = np.where(exact, np.where(d > 0, 0.0, 1.0), p_gt)
+    bad = np.isnan(stat) & ~exact
+    lo, elo = np.where(bad, -np.inf, lo), np.where(bad, -np.inf, elo)
+    hi, ehi = np.where(bad, np.inf, hi), np.where(bad, np.inf, ehi)
+    p_gt, p_lt = np.where(bad, 1.0, p_gt), np.where(bad, 1.0, p_lt)
+    se = np.sqrt(b.var(axis=1, ddof=1) / b.shape[1] + c.var(axis=1, ddof=1) / c.shape[1])
+    return d, lo, hi, elo, ehi, p_gt, p_lt, se, np.asarray(res.df, dtype=float)
 
 
-def bootstrap_ratio_ci(base: np.ndarray, cand: np.ndarray, confidence: float, resamples: int,
-                       rng: np.random.Generator) -> tuple[float, float]:
-    """Percentile bootstrap CI of ``median(cand) / median(base)``, resampling both sides independently.
+def timing_test(base, cand, *, threshold: float = 0.05, noise_multiplier: float = 2.0, confidence: float = 0.95,
+                direction: str = "lower") -> TimingTest | Comparison:
+    """Test one timing metric (module docstring). Returns a final :class:`Comparison` when no test applies (zero
+    baseline, or too few runs: ``method = "threshold"``), else a :class:`TimingTest` for :func:`decide`."""
+    return timing_tests([(base, cand)], [threshold], [noise_multiplier], [direction], confidence)[0]
 
-    Returns:
-        (low, high); ``(nan, nan)`` when a resampled baseline median is 0 in more than half the resamples.
-    """
-    bm = np.median(base[rng.integers(0, base.size, (resamples, base.size))], axis=1)
-    cm = np.median(cand[rng.integers(0, cand.size, (resamples, cand.size))], axis=1)
-    ok = bm != 0
-    if ok.sum() * 2 < resamples:
-        return math.nan, math.nan
-    r = cm[ok] / bm[ok]
-    a = (1 - confidence) / 2
-    lo, hi = np.quantile(r, [a, 1 - a])
-    return float(lo), float(hi)
+
+def timing_tests(pairs, thresholds, noise_multipliers, directions, confidence: float = 0.95) -> list:
+    """:func:`timing_test` for many metrics at once: metrics with the same run counts share one vectorised
+    ``scipy.stats.ttest_ind`` call. ``pairs``: ``[(base samples, candidate samples)]``; the other arguments are
+    parallel lists. Returns a list of :class:`TimingTest` or final :class:`Comparison`."""
+    out: list = [None] * len(pairs)
+    groups: dict[tuple, list[int]] = {}
+    prepared = []
+    for i, ((base, cand), thr, k, dirn) in enumerate(zip(pairs, thresholds, noise_multipliers, directions)):
+        b, c = np.asarray(base, dtype=float), np.asarray(cand, dtype=float)
+        spread = relative_spread(b)
+        t = max(thr, k * spread)  # the PASS band; with no test (too few runs) also the decision threshold
+        mb, mc = float(np.median(b)), float(np.median(c))
+        prepared.append((b, c, t, spread, dirn))
+        if mb == 0:
+            out[i] = Comparison(PASS, None, None, None, None, t, spread, "exact", "zero in both") if mc == 0 else \
+                Comparison(REGRESSED if dirn == "lower" else IMPROVED, None, None, None, None, t, spread, "exact",
+                           "zero in the baseline, non-zero in the candidate")
+        elif min_p_value(b.size, c.size) > 0.01:
+            out[i] = _threshold_only(mb, mc, t, spread, dirn, b.size, c.size)
+        else:
+            groups.setdefault((b.size, c.size, bool((b > 0).all() and (c > 0).all())), []).append(i)
+    for (_, _, positive), idx in groups.items():
+        if positive:
+            B = np.log(np.stack([prepared[i][0] for i in idx]))
+            C = np.log(np.stack([prepared[i][1] for i in idx]))
+            back, method = np.exp, METHOD
+        else:  # a kernel that vanished from some runs: test the raw values, relative to the baseline's mean
+            m = np.array([prepared[i][0].mean() or np.median(prepared[i][0]) for i in idx])[:, None]
+            B = np.stack([prepared[i][0] for i in idx]) / m
+            C = np.stack([prepared[i][1] for i in idx]) / m
+            back, method = (lambda x: 1 + x), "welch-raw-t+holm"
+        d, lo, hi, elo, ehi, p_gt, p_lt, se, df = _welch_many(B, C, confidence)
+        sd = np.sqrt((B.var(axis=1, ddof=1) + C.var(axis=1, ddof=1)) / 2)
+        for j, i in enumerate(idx):
+            b, c, t, spread, dirn = prepared[i]
+            pw, pb = (p_gt[j], p_lt[j]) if dirn == "lower" else (p_lt[j], p_gt[j])
+            out[i] = TimingTest(float(back(d[j])), float(back(lo[j])), float(back(hi[j])), float(back(elo[j])),
+                                float(back(ehi[j])), float(pw), float(pb), float(sd[j]), b.size, c.size,
+                                float(thresholds[i]), spread, dirn, method, t, float(d[j]), float(se[j]),
+                                float(df[j]) if np.isfinite(df[j]) else math.inf)
+    return out
+
+
+def _threshold_only(mb: float, mc: float, t: float, spread: float, direction: str, nb: int, nc: int) -> Comparison:
+    ratio = mc / mb
+    worse = ratio if direction == "lower" else (1 / ratio if ratio else math.inf)
+    if worse >= 1 + t:
+        v, why = REGRESSED, f"{_pct(worse)} worse, over the {_pct1(t)} threshold"
+    elif worse <= 1 / (1 + t):
+        v, why = IMPROVED, f"{_down(worse)} better, over the {_pct1(t)} threshold"
+    else:
+        v, why = PASS, f"within the {_pct1(t)} threshold"
+    return Comparison(v, ratio, None, None, None, t, spread, "threshold", band=t, reason=
+                      f"{why} (no test: {nb} vs {nc} runs are too few; record ≥ 5 repeats per side)")
+
+
+def _oriented(x: float, direction: str) -> float:
+    return x if direction == "lower" else (1 / x if x > 0 else math.inf)
+
+
+def decide(test: TimingTest, q_worse: float, q_better: float, alpha: float, level: float | None = None) -> Comparison:
+    """The verdict of one tested metric from its (Holm-adjusted) one-sided p-values (module docstring rule).
+
+    ``level``: the metric's own share of α in the family (``weight · α``), for the power estimate of an AMBIGUOUS
+    verdict (default α)."""
+    t, dirn, wide = test.threshold, test.direction, max(test.band, test.threshold)
+    worse = _oriented(test.ratio, dirn)
+    # the one-sided (1 − α) bounds: "a change of T cannot be excluded at level α"
+    reach = student_t.ppf(1 - alpha, test.df) * test.se if test.se > 0 and test.df > 0 else 0.0
+    back = math.exp if test.method == METHOD else (lambda x: 1 + x)
+    lo, hi = sorted((_oriented(back(test.diff - reach), dirn), _oriented(back(test.diff + reach), dirn)))
+    e_lo, e_hi = sorted((_oriented(test.eq_low, dirn), _oriented(test.eq_high, dirn)))
+    half, band = 1 + t / 2, f"±{_pct1(wide)}"
+    q = q_worse if worse >= 1 else q_better
+    p = test.p_worse if worse >= 1 else test.p_better
+    extra: dict = {}
+    if q_worse < alpha and worse >= half and hi >= 1 + t:
+        v, why = REGRESSED, f"{_pct(worse)} worse (adjusted p = {q_worse:.2g}); a change of {_pct1(t)} or more is " \
+                            "plausible"
+    elif q_better < alpha and worse <= 1 / half and lo <= 1 / (1 + t):
+        v, why = IMPROVED, f"{_down(worse)} better (adjusted p = {q_better:.2g})"
+    elif e_hi < 1 + wide and e_lo > 1 / (1 + wide):
+        sig = (q_worse < alpha and worse > 1) or (q_better < alpha and worse < 1)
+        v, why = PASS, ("a significant change smaller than " if sig else "any change is within ") + band
+    else:
+        n = repeats_needed(test, level if level else alpha)
+        extra["repeats_needed"] = n
+        more = (f"; {n} more repeats per side would detect a {_pct1(t)} change" if n is not None
+                else "; too noisy for more repeats to help: reduce the noise")
+        change = f"+{_pct(worse)} worse" if worse >= 1 else f"{_down(worse)} better"
+        v, why = AMBIGUOUS, f"not enough evidence either way ({change}, adjusted p = {q:.2g}, CI reaches beyond " \
+                            f"{band}){more}"
+    return Comparison(v, test.ratio, test.ci_low, test.ci_high, p, t, test.spread, test.method, why,
+                      p_adjusted=q, band=wide, **extra)
+
+
+def repeats_needed(test: TimingTest, level: float, power: float = TARGET_POWER, limit: int = 1000) -> int | None:
+    """Runs to add on each side so that a one-sided Welch test at ``level`` detects a change of the threshold T
+    with probability ``power``, for the noise measured (pooled SD of the logs). Power from the noncentral t
+    distribution (``scipy.stats.nct``; df = 2n − 2, noncentrality ``log(1+T) / (sd · √(2/n))``). None when more
+    than ``limit`` runs would be needed; 0 when the current runs already suffice (the data were just unlucky)."""
+    sd, eff = test.sd_log, math.log1p(test.threshold)
+    n0 = max(test.n_base, test.n_cand)
+    if not sd > 0:
+        return 0
+    for n in range(max(n0, 2), limit + 1):
+        df = 2 * n - 2
+        if nct.sf(student_t.isf(level, df), df, eff / (sd * math.sqrt(2 / n))) >= power:
+            return n - n0
+    return None
+
+
+def holm_adjust(p_values, weights=None) -> np.ndarray:
+    """Weighted Holm step-down adjusted p-values (Holm 1979; weights w_i > 0, normalised to sum 1).
+
+    Order hypotheses by ``p_i / w_i``; the adjusted p of the j-th is
+    ``max_{k ≤ j} min(1, p_(k) · Σ_{l ≥ k} w_(l) / w_(k))``. Rejecting ``adjusted p < α`` controls the family-wise
+    error rate at α under any dependence. Equal weights give the ordinary Holm procedure
+    (``statsmodels.stats.multitest.multipletests(method="holm")``), which has no weighted form."""
+    p = np.asarray(p_values, dtype=float)
+    if p.size == 0:
+        return p
+    w = np.ones_like(p) if weights is None else np.asarray(weights, dtype=float)
+    w = w / w.sum()
+    order = np.argsort(p / w, kind="stable")
+    ps, ws = p[order], w[order]
+    remaining = np.cumsum(ws[::-1])[::-1]
+    adj = np.minimum(1.0, np.maximum.accumulate(ps * remaining / ws))
+    out = np.empty_like(adj)
+    out[order] = adj
+    return out
+
+
+def family_weights(is_kernel, shares) -> np.ndarray:
+    """Holm weights of a run's gating timing metrics: kernels share :data:`KERNEL_ALPHA_FRACTION` of α in
+    proportion to their share of kernel time (floor 1e-6), whole-run metrics share the rest equally; a group
+    that is absent leaves its part to the other."""
+    k = np.asarray(is_kernel, dtype=bool)
+    s = np.maximum(np.nan_to_num(np.asarray(shares, dtype=float)), 1e-6)
+    w = np.zeros(k.size)
+    fk = KERNEL_ALPHA_FRACTION if (~k).any() else 1.0
+    if k.any():
+        w[k] = fk * s[k] / s[k].sum()
+    if (~k).any():
+        w[~k] = (1 - fk if k.any() else 1.0) / (~k).sum()
+    return w
 
 
 def compare_timing(base, cand, *, threshold: float = 0.05, noise_multiplier: float = 2.0, alpha: float = 0.01,
-                   confidence: float = 0.95, resamples: int = 2000, rng: np.random.Generator | None = None,
-                   direction: str = "lower") -> Comparison:
-    """Compare noisy samples (module docstring has the rule).
+                   confidence: float = 0.95, direction: str = "lower", **_ignored) -> Comparison:
+    """Compare one timing metric on its own (a family of one: no adjustment). The gate adjusts across the run's
+    metrics instead (:func:`gpulens.gate.compare.run_gate`).
 
     Args:
         base, cand: one value per run (ns or any positive unit).
         threshold: configured relative threshold (0.05 = 5 %).
         noise_multiplier: k in ``T = max(threshold, k · spread)``.
         alpha: one-sided significance level.
-        confidence: bootstrap CI level.
-        resamples: bootstrap resamples.
-        rng: seeded generator (``numpy.random.default_rng(0)`` when None).
+        confidence: CI level (the PASS band uses the TOST interval, ``1 − 2(1 − confidence)``).
         direction: ``"lower"`` or ``"higher"`` is better.
     """
-    b = np.asarray(base, dtype=float)
-    c = np.asarray(cand, dtype=float)
-    rng = rng if rng is not None else np.random.default_rng(0)
-    spread = relative_spread(b)
-    t = max(threshold, noise_multiplier * spread)
-    mb, mc = float(np.median(b)), float(np.median(c))
-    if mb == 0:
-        if mc == 0:
-            return Comparison(PASS, None, None, None, None, t, spread, "exact", "zero in both")
-        return Comparison(REGRESSED if direction == "lower" else IMPROVED, None, None, None, None, t, spread,
-                          "exact", "zero in the baseline, non-zero in the candidate")
-    ratio = mc / mb
-    worse = ratio if direction == "lower" else (1 / ratio if ratio else math.inf)
-    if min_p_value(b.size, c.size) > alpha:
-        if worse >= 1 + t:
-            v, why = REGRESSED, f"{_pct(worse)} worse, over the {_pct1(t)} threshold"
-        elif worse <= 1 / (1 + t):
-            v, why = IMPROVED, f"{_down(worse)} better, over the {_pct1(t)} threshold"
-        else:
-            v, why = PASS, f"within the {_pct1(t)} threshold"
-        return Comparison(v, ratio, None, None, None, t, spread, "threshold",
-                          f"{why} (no test: {b.size} vs {c.size} runs cannot reach p < {alpha:g}; record ≥ 5 "
-                          "repeats per side)")
-    lo, hi = bootstrap_ratio_ci(b, c, confidence, resamples, rng)
-    p_gt, p_lt = one_sided_p(b, c)
-    if direction == "lower":
-        p_worse, p_better, w_lo, w_hi = p_gt, p_lt, lo, hi
-    else:
-        p_worse, p_better = p_lt, p_gt
-        w_lo, w_hi = (1 / hi if hi else math.inf), (1 / lo if lo else math.inf)
-    p = p_worse if worse >= 1 else p_better
-    if math.isnan(lo):
-        return Comparison(AMBIGUOUS, ratio, None, None, p, t, spread, "mann-whitney+bootstrap",
-                          "baseline is mostly zero: no ratio interval")
-    band = f"±{_pct1(t)}"
-    if p_worse < alpha and w_lo > 1 and w_hi >= 1 + t:
-        v, why = REGRESSED, f"{_pct(worse)} worse (p = {p_worse:.2g}); a change beyond {band} is plausible"
-    elif p_better < alpha and w_hi < 1 and w_lo <= 1 / (1 + t):
-        v, why = IMPROVED, f"{_down(worse)} better (p = {p_better:.2g})"
-    elif w_hi < 1 + t and w_lo > 1 / (1 + t):
-        sig = (p_worse < alpha and w_lo > 1) or (p_better < alpha and w_hi < 1)
-        v, why = PASS, ("a significant change smaller than " if sig else "any change is within ") + band
-    else:
-        v, why = AMBIGUOUS, f"not enough evidence either way (p = {p:.2g}, CI reaches beyond {band})"
-    return Comparison(v, ratio, lo, hi, p, t, spread, "mann-whitney+bootstrap", why)
+    test = timing_test(base, cand, threshold=threshold, noise_multiplier=noise_multiplier, confidence=confidence,
+                       direction=direction)
+    if isinstance(test, Comparison):
+        return test
+    return decide(test, test.p_worse, test.p_better, alpha)
 
 
 def compare_count(base, cand, *, tolerance: float = 0.0, direction: str = "lower") -> Comparison:

@@ -1,17 +1,87 @@
-"""Value formatting shared by the HTML and Markdown reporters (times, shares, floats, clipped names)."""
+"""The one formatting module of the console, HTML and Markdown reporters: every value a person reads goes through it.
+
+A value is formatted from the unit its analyzer declared (``"meaning [unit]"``, vocabulary
+:data:`gpulens.analyzers.base.UNITS`), never from how it happens to be stored:
+
+==========  ==========================================================
+unit        shown as
+==========  ==========================================================
+ns          time with an SI prefix: ``812 ns``, ``1.23 µs``, ``5.00 ms``, ``2.31 s``
+%           ``12.3 %`` (a 0–100 figure)
+share       ``12.3 %`` (a 0–1 fraction × 100)
+bytes       decimal SI: ``512 B``, ``1.50 MB`` (as vendors quote memory traffic)
+FLOP        ``1.23 GFLOP``;  FLOP/s ``12.7 TFLOP/s``;  B/s ``3.35 TB/s``;  FLOP/B ``90.9 FLOP/B``
+count       thousands separators: ``1,234``
+ratio       3 significant digits: ``1.23``
+id, text    as recorded; a list is joined with ``; ``, a mapping as ``key: value`` pairs (largest first)
+bool        ``yes`` / ``no``
+==========  ==========================================================
+
+A missing value (None, NA, NaN, NaT) reads ``unknown``. A column whose doc string declares no unit (older
+analyzers) gets the unit its name implies (``*_ns`` → ns, ``*_pct`` → %, ``*share`` → share, ...): see
+:func:`unit_of`. Column headers come from :data:`LABELS` or from the name with its unit suffix dropped and
+underscores as spaces (:func:`column_label`) — never snake_case.
+"""
 
 from __future__ import annotations
 
 import math
-from typing import Any
+import re
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
 
-from gpulens.reports.console import fmt_ns as _console_fmt_ns
+from gpulens.analyzers.base import UNITS
 
 #: Characters of a table cell kept before clipping.
 CELL_CHARS = 1000
+#: What a missing value reads.
+MISSING = "unknown"
+
+#: Human headers for columns whose derived label would read badly (column name → label).
+LABELS: dict[str, str] = {
+    "effective_ns": "time", "time_ns": "time", "total_ns": "recorded time", "mean_ns": "mean",
+    "min_ns": "min", "max_ns": "max", "share": "share of kernel time", "cumulative_share": "cumulative share",
+    "critical": "critical set", "device_id": "GPU", "stream_id": "stream", "time_at_stake_ns": "time at stake",
+    "flops_per_s": "attained FLOP/s", "bytes_per_s": "attained bandwidth", "arithmetic_intensity":
+    "arithmetic intensity", "peak_flops_per_s": "compute roof", "peak_bytes_per_s": "memory roof",
+    "ridge_point": "ridge point", "roof_pct": "% of roof", "flops_source": "FLOPs from", "flops": "FLOP",
+    "regs_per_thread": "registers / thread", "smem_bytes": "shared memory / block", "block_size": "block size",
+    "active_blocks_per_sm": "blocks / SM", "theoretical_occupancy_pct": "theoretical occupancy",
+    "achieved_occupancy_pct": "achieved occupancy", "busy_pct": "busy", "idle_pct": "idle",
+    "computation_pct": "computation", "kernel_count": "kernels", "next_steps": "next step",
+    "offset_ns": "start (from first GPU event)", "dominant_pct": "dominant class share",
+    "top_reason_pct": "top reason share", "issue_pct": "issue cycles", "memory_sol_pct": "memory SOL",
+    "compute_sol_pct": "compute SOL", "dram_pct": "DRAM SOL", "compute_pct": "compute SOL", "memory_pct":
+    "memory SOL", "mean_call_ns": "mean call time", "launch_name": "launch API", "max_speedup_pct":
+    "estimated speed-up", "comm_pct": "communication (of span)", "exposed_comm_pct": "exposed communication (of span)",
+    "comm_ns": "communication", "exposed_comm_ns": "exposed communication", "exposed_memcpy_ns": "exposed memcpy",
+    "idle_host_ns": "idle: host", "idle_launch_ns": "idle: launch", "idle_sync_ns": "idle: sync",
+    "idle_queued_ns": "idle: queued", "idle_unattributed_ns": "idle: unattributed",
+}
+
+#: Section titles of analysis results (others: the name with spaces, capitalised).
+RESULT_TITLES = {"roofline": "Roofline", "occupancy": "Occupancy", "rank_kernels": "Kernel time per rank",
+                 "verdicts": "Kernel verdicts", "bottlenecks": "Where the idle time went", "stalls": "Stall classes",
+                 "ranks": "Ranks compared", "launches": "Launches", "steps": "Steps", "cpu_ops": "CPU operators",
+                 "ncu_rules": "Nsight Compute rules", "telemetry": "Telemetry", "speed_of_light": "Speed of light",
+                 "hotspots": "Hot kernels", "breakdown": "Time breakdown", "stream_timeline": "Stream timeline"}
+
+
+def result_title(name: str) -> str:
+    """The human title of an analysis result (``"stalls"`` → ``"Stall classes"``, ``"op_rollup"`` → ``"Op
+    rollup"``)."""
+    return RESULT_TITLES.get(name) or name.replace("_", " ").strip().capitalize()
+
+
+_SUFFIX_UNITS = (("_per_s", None), ("_ns", "ns"), ("_pct", "%"), ("_bytes", "bytes"), ("share", "share"),
+                 ("_count", "count"), ("_flops", "FLOP"))
+_COUNT_NAMES = {"calls", "launches", "events", "samples", "kernels", "count", "gpu_events", "segments",
+                "late_arrivals", "matched_collectives", "launch_calls", "short_launches", "small_grid_kernels",
+                "calls_without_gpu_work", "cpu_ops", "blocks", "waves"}
+_ID_NAMES = {"rank", "device_id", "stream_id", "step", "pid", "tid", "correlation", "event_id", "num_sms"}
+_UNIT_RE = re.compile(r"\[([^\[\]]+)\]")
 
 
 def clip(text: str, n: int) -> str:
@@ -19,19 +89,11 @@ def clip(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def fmt_ns(ns: Any) -> str:
-    """Human time: 1234 → '1.23 µs', 5e6 → '5.00 ms'; missing (None, NA, NaN) → '—'."""
-    if ns is None or ns is pd.NA or (isinstance(ns, float) and math.isnan(ns)):
-        return "—"
-    return _console_fmt_ns(ns)
-
-
-def fmt_si(v: float, unit: str) -> str:
-    """``1.274e13, "FLOP/s"`` → ``"12.74 TFLOP/s"`` (decimal SI prefixes, as datasheets quote peaks)."""
-    for prefix, div in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if abs(v) >= div:
-            return f"{v / div:.2f} {prefix}{unit}"
-    return f"{v:.3g} {unit}"
+def is_missing(v: Any) -> bool:
+    """True for None, pandas NA/NaT and float NaN."""
+    if v is None or v is pd.NA or v is pd.NaT:
+        return True
+    return isinstance(v, (float, np.floating)) and math.isnan(float(v))
 
 
 def _is_bool(v: Any) -> bool:
@@ -42,29 +104,169 @@ def _is_num(v: Any) -> bool:
     return isinstance(v, (int, float, np.integer, np.floating)) and not _is_bool(v)
 
 
-def fmt_value(v: Any, column: str = "") -> str:
-    """A table cell's text: ``*_ns`` columns as times, ``share`` columns as %, floats with 4 significant digits."""
-    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
-        return "—"
-    if _is_bool(v):
-        return "✓" if v else ""
-    if _is_num(v):
-        if column.endswith("_ns"):
-            return fmt_ns(v)
-        if column.endswith("share"):
-            return f"{100 * float(v):.1f} %"
-        if column.endswith("_pct"):
-            return f"{float(v):.1f} %"
-        if column.endswith("_per_s"):
-            unit = "FLOP/s" if "flop" in column else "B/s" if "byte" in column else "/s"
-            return fmt_si(float(v), unit)
-        if isinstance(v, (float, np.floating)):
-            f = float(v)
-            return f"{f:.4g}" if abs(f) < 1e6 else f"{f:.3e}"
-        return str(int(v))
-    return clip(str(v), CELL_CHARS)
+def unit_of(column: str, doc: str = "") -> str:
+    """The unit of a column: the last ``[unit]`` of its doc string that is in UNITS, else the unit its name implies
+    (``*_ns`` ns, ``*_pct`` %, ``*share`` share, ``*_bytes`` bytes, ``flops_per_s`` FLOP/s, ``bytes_per_s`` B/s,
+    counts such as ``calls``), else ``"text"`` (formatted by value type)."""
+    for unit in reversed(_UNIT_RE.findall(doc or "")):
+        unit = unit.strip()
+        if unit in UNITS:
+            return unit
+        if unit.startswith("fraction"):
+            return "share"
+    c = column.lower()
+    if c.endswith("_per_s"):
+        return "FLOP/s" if "flop" in c else "B/s" if "byte" in c else "ratio"
+    if c in ("arithmetic_intensity", "ridge_point"):
+        return "FLOP/B"
+    if c == "flops":
+        return "FLOP"
+    if c == "bytes":
+        return "bytes"
+    for suffix, unit in _SUFFIX_UNITS:
+        if unit and c.endswith(suffix):
+            return unit
+    if c in _COUNT_NAMES or c.endswith("_calls") or c.endswith("_kernels") or c.endswith("_events"):
+        return "count"
+    if c in _ID_NAMES:
+        return "id"
+    return "text"
+
+
+def column_label(column: str, doc: str = "") -> str:
+    """A column's human header: :data:`LABELS`, else the name without its unit suffix, underscores as spaces."""
+    if column in LABELS:
+        return LABELS[column]
+    if column == "name" and "kernel" in (doc or "").lower():
+        return "kernel"
+    c = column
+    for suffix in ("_ns", "_pct", "_bytes"):
+        if c.endswith(suffix) and len(c) > len(suffix):
+            c = c[: -len(suffix)]
+    return " ".join(c.replace("_", " ").split())
 
 
 def header_label(column: str) -> str:
-    """A column's header text: ``mean_ns`` → ``mean`` (its cells carry the unit), ``device_id`` → ``device id``."""
-    return column[:-3].replace("_", " ") if column.endswith("_ns") else column.replace("_", " ")
+    """Backward-compatible alias of :func:`column_label`."""
+    return column_label(column)
+
+
+def fmt_ns(ns: Any) -> str:
+    """Human time with an SI prefix: 812 → '812 ns', 1234 → '1.23 µs', 5e6 → '5.00 ms'; missing → 'unknown'."""
+    if is_missing(ns) or not _is_num(ns):
+        return MISSING if is_missing(ns) or ns is None else str(ns)
+    ns = float(ns)
+    for unit, div in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if abs(ns) >= div:
+            return f"{ns / div:.2f} {unit}"
+    return f"{ns:.0f} ns"
+
+
+def fmt_si(v: float, unit: str) -> str:
+    """``1.274e13, "FLOP/s"`` → ``"12.74 TFLOP/s"`` (decimal SI prefixes, as datasheets quote peaks)."""
+    for prefix, div in (("E", 1e18), ("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(v) >= div:
+            return f"{v / div:.2f} {prefix}{unit}"
+    return f"{v:.3g} {unit}"
+
+
+def _fmt_count(v: Any) -> str:
+    f = float(v)
+    return f"{int(round(f)):,}" if float(f).is_integer() or abs(f) >= 100 else f"{f:,.2f}"
+
+
+def _fmt_plain(f: float) -> str:
+    if float(f).is_integer() and abs(f) < 1e15:
+        return f"{int(f):,}"
+    return f"{f:.4g}" if abs(f) < 1e6 else f"{f:.3e}"
+
+
+def _fmt_collection(v: Any) -> str:
+    if isinstance(v, Mapping):
+        items = list(v.items())
+        if items and all(_is_num(x) for _, x in items):
+            items.sort(key=lambda kv: -float(kv[1]))
+        return ", ".join(f"{k}: {fmt_unit(x, 'text')}" for k, x in items) or "none"
+    return "; ".join(fmt_unit(x, "text") for x in v) or "none"
+
+
+def fmt_unit(v: Any, unit: str) -> str:
+    """One value as a person reads it, from its declared ``unit`` (see the module docstring)."""
+    if isinstance(v, (Mapping, list, tuple, np.ndarray)):
+        return clip(_fmt_collection(list(v) if isinstance(v, np.ndarray) else v), CELL_CHARS)
+    if is_missing(v):
+        return MISSING
+    if _is_bool(v):
+        return "yes" if v else "no"
+    if isinstance(v, str):
+        s = v.strip()
+        return MISSING if s in ("", "None", "nan", "NaN", "null", "<NA>") else clip(s, CELL_CHARS)
+    if not _is_num(v):
+        return clip(str(v), CELL_CHARS)
+    f = float(v)
+    if unit == "ns":
+        return fmt_ns(f)
+    if unit == "%":
+        return f"{f:.1f} %"
+    if unit == "share":
+        return f"{100 * f:.1f} %"
+    if unit == "bytes":
+        return fmt_si(f, "B") if abs(f) >= 1000 else f"{f:.0f} B"
+    if unit in ("FLOP", "FLOP/s", "B/s"):
+        return fmt_si(f, unit)
+    if unit == "FLOP/B":
+        return f"{f:.3g} FLOP/B"
+    if unit == "count":
+        return _fmt_count(f)
+    if unit == "ratio":
+        return f"{f:.3g}"
+    if unit == "id":
+        return str(int(f)) if f.is_integer() else str(v)
+    return _fmt_plain(f)
+
+
+def fmt_value(v: Any, column: str = "", doc: str = "") -> str:
+    """A table cell's text: formatted from the column's declared unit (:func:`unit_of`)."""
+    return fmt_unit(v, unit_of(column, doc))
+
+
+def summary_items(summary: Mapping[str, Any], declared: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """A result's summary as (label, text) pairs for people: the keys declared in ``summary_columns`` (in that
+    order), or — when an analyzer declares none — every scalar key, its unit implied by its name."""
+    out = []
+    if declared:
+        for key, doc in declared.items():
+            if key in summary:
+                out.append((column_label(key, doc), fmt_unit(summary[key], unit_of(key, doc))))
+        return out
+    for key, v in summary.items():
+        if isinstance(v, (Mapping, list, tuple)) and len(v) > 12:
+            continue
+        out.append((column_label(key), fmt_unit(v, unit_of(key))))
+    return out
+
+
+def busy_pct_text(sm: dict[str, Any]) -> str:
+    """Busy % with its basis (``"71.4 %"``, ``"80.0 % (Σ busy / Σ per-GPU span)"``); ``"unknown (not measured: …)"``
+    when the input has no timeline."""
+    if sm.get("gpu_busy_pct") is None:
+        return "unknown (not measured: " + str(sm.get("busy_unknown_reason") or "no timeline") + ")"
+    gpus = len(sm.get("rank_span_ns") or {}) > 1 or (sm.get("device_span_ns") or 0) > (sm.get("span_ns") or 0)
+    return f"{sm['gpu_busy_pct']:.1f} %" + (" (Σ busy / Σ per-GPU span)" if gpus else "")
+
+
+def window_text(sm: dict[str, Any]) -> str:
+    """``"40.00 µs: GPU busy 62.5 % of it"`` when the profiled window is longer than the GPU span, else ``""``."""
+    if sm.get("gpu_utilization_pct") is not None and (sm.get("window_ns") or 0) > (sm.get("span_ns") or 0):
+        return f"{fmt_ns(sm['window_ns'])}: GPU busy {sm['gpu_utilization_pct']:.1f} % of it"
+    return ""
+
+
+def busy_text(sm: dict[str, Any]) -> str:
+    """The one wording of span and busy % for every reporter, from a source summary (see ``span_definition``):
+    ``"35.00 µs, busy 71.4 % (profiled window 40.00 µs: GPU busy 62.5 % of it)"``; busy not measured → unknown."""
+    if sm.get("gpu_busy_pct") is None:
+        return busy_pct_text(sm)
+    clock = " (longest rank: the ranks' clocks disagree)" if sm.get("span_basis") == "longest rank" else ""
+    win = window_text(sm)
+    return f"{fmt_ns(sm['span_ns'])}{clock}, busy {busy_pct_text(sm)}" + (f" (profiled window {win})" if win else "")

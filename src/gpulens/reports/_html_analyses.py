@@ -6,8 +6,6 @@ A page whose analysis is absent says why: the result's ``skipped_reason``, or "a
 
 from __future__ import annotations
 
-import json
-import math
 from typing import Any
 
 import pandas as pd
@@ -15,24 +13,23 @@ import plotly.graph_objects as go
 
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import SourceReport
-from gpulens.reports._format import clip, fmt_ns, fmt_value
+from gpulens.reports._format import column_label, fmt_unit, is_missing, result_title, summary_items, unit_of
 from gpulens.reports._html_pages import _layout, findings_table
 from gpulens.reports._html_parts import (
-    GREY,
     OKABE_ITO,
     TICK_CHARS,
     Panel,
     empty_html,
+    is_name_column,
     kv_html,
     plot_text,
     table_html,
+    wrap_name,
 )
+from gpulens.reports._names import short_names
 
 #: Result names shown on the stalls & verdicts page (any name containing one of these words).
 VERDICT_WORDS = ("stall", "verdict", "bottleneck")
-#: Marker colour and symbol per roofline bound class (colour and shape, so it never relies on colour alone).
-BOUND_STYLE = {"compute": (OKABE_ITO[0], "circle"), "memory": (OKABE_ITO[1], "diamond"),
-               "latency": (OKABE_ITO[3], "square"), "unknown": (GREY, "x")}
 NOT_AVAILABLE = "analysis not available (no analyzer produced it for this input)"
 
 
@@ -48,63 +45,18 @@ def _takeaway(r: AnalysisResult, default: str) -> str:
     return r.findings[0].title + "." if r.findings else default
 
 
-def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
-    """Log-log roofline: hot kernels (size = GPU time, colour and shape = bound class), roofs and ridge points."""
-    r = s.results.get("roofline")
-    if r is None or r.skipped or not len(r.table):
-        return _absent("Roofline", r)
-    t = r.table
-    ok = t[(pd.to_numeric(t["arithmetic_intensity"], errors="coerce") > 0)
-           & (pd.to_numeric(t["flops_per_s"], errors="coerce") > 0)]
-    fig = go.Figure()
-    tmax = float(pd.to_numeric(ok["time_ns"], errors="coerce").max()) if len(ok) else 1.0
-    for bound, grp in ok.groupby(ok["bound"].astype(str), sort=True):
-        colour, symbol = BOUND_STYLE.get(bound, (OKABE_ITO[len(fig.data) % len(OKABE_ITO)], "triangle-up"))
-        fig.add_scatter(
-            x=grp["arithmetic_intensity"].astype(float).tolist(), y=grp["flops_per_s"].astype(float).tolist(),
-            mode="markers", name=plot_text(f"{bound}-bound"),
-            marker={"size": grp["time_ns"].astype(float).tolist(), "sizemode": "area", "sizemin": 5,
-                    "sizeref": 2.0 * max(tmax, 1.0) / 45 ** 2, "color": colour, "symbol": symbol,
-                    "line": {"color": "#000000", "width": 0.5}},
-            hovertext=[f"{plot_text(n)}<br>{fmt_ns(tn)} · {p} · {fmt_value(rp, 'x')} % of roof"
-                       for n, tn, p, rp in zip(grp["name"], grp["time_ns"], grp["precision"], grp["roof_pct"])],
-            hoverinfo="text+x+y")
-    roofs = t[["precision", "peak_flops_per_s", "peak_bytes_per_s"]].dropna().drop_duplicates()
-    ais = ok["arithmetic_intensity"].astype(float)
-    for i, (prec, peak, bw) in enumerate(roofs.itertuples(index=False)):
-        peak, bw = float(peak), float(bw)
-        if not (peak > 0 and bw > 0):
-            continue
-        ridge = peak / bw
-        lo = min([ridge / 100] + ([float(ais.min()) / 4] if len(ais) else []))
-        hi = max([ridge * 100] + ([float(ais.max()) * 4] if len(ais) else []))
-        fig.add_scatter(x=[lo, ridge, hi], y=[lo * bw, peak, peak], mode="lines", name=plot_text(f"roof {prec}"),
-                        line={"color": "#000000", "width": 1.5, "dash": ("solid", "dash", "dot", "dashdot")[i % 4]},
-                        hovertemplate=f"{plot_text(prec)} roof: %{{y:.3s}}FLOP/s<extra></extra>")
-        fig.add_annotation(x=math.log10(ridge), y=math.log10(peak), showarrow=True,
-                           text=f"ridge {ridge:.3g} FLOP/B ({plot_text(prec)})", arrowhead=2, ax=30, ay=-30,
-                           font={"size": 10})
-    fig = _layout(fig, 460, xaxis={"type": "log", "title": "arithmetic intensity [FLOP/byte]"},
-                  yaxis={"type": "log", "title": "achieved [FLOP/s]"})
-    cols = ["name", "calls", "time_ns", "flops_per_s", "bytes_per_s", "arithmetic_intensity", "precision",
-            "bound", "roof_pct", "ridge_point", "flops_source"]
-    left = len(t) - len(ok)
-    take = _takeaway(r, f"{len(ok)} hot kernel(s) on the roofline; marker size is GPU time, colour and shape the "
-                        "bound class" + (f"; {left} without FLOP/byte figures are only in the table" if left else ""))
-    return [Panel("Roofline of the hot kernels", take, fig, table_html(t, cols, max_rows, docs=r.columns))]
-
-
 def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
     """Achieved vs theoretical occupancy per hot kernel, with the limiter."""
     r = s.results.get("occupancy")
     if r is None or r.skipped or not len(r.table):
         return _absent("Occupancy", r)
     t = r.table.head(25)
-    ys = [f"#{i + 1} {plot_text(n, TICK_CHARS)}" for i, n in enumerate(t["name"])]
-    hov = [f"{plot_text(n)}<br>limiter: {plot_text(lim)}" for n, lim in zip(t["name"], t["limiter"])]
+    ys = [f"#{i + 1} {plot_text(n, TICK_CHARS)}" for i, n in enumerate(short_names(t["name"].astype(str)))]
+    hov = [f"{wrap_name(n)}<br>limiter: {plot_text(fmt_unit(lim, 'text'))}" for n, lim in zip(t["name"], t["limiter"])]
     fig = go.Figure()
     fig.add_bar(y=ys, x=pd.to_numeric(t["theoretical_occupancy_pct"], errors="coerce").tolist(), orientation="h",
-                name="theoretical", marker_color=OKABE_ITO[4], text=[plot_text(x, 24) for x in t["limiter"]],
+                name="theoretical", marker_color=OKABE_ITO[4],
+                text=[plot_text(fmt_unit(x, "text").replace("_", " "), 24) for x in t["limiter"]],
                 textposition="inside", hovertext=hov, hoverinfo="text+x")
     fig.add_bar(y=ys, x=pd.to_numeric(t["achieved_occupancy_pct"], errors="coerce").tolist(), orientation="h",
                 name="achieved", marker_color=OKABE_ITO[0], marker_pattern_shape="/", hovertext=hov,
@@ -125,15 +77,75 @@ def verdict_names(s: SourceReport) -> list[str]:
 
 
 def verdicts_page(s: SourceReport, max_rows: int) -> list[Any]:
-    """Every stall / verdict result, drawn generically; says why the page is empty when there is none."""
+    """Idle causes per GPU (stacked bar), stall classes per kernel (stacked bar), kernel verdicts, then every other
+    stall / verdict result drawn generically; says why the page is empty when there is none."""
     names = verdict_names(s)
     if not names:
         return [empty_html("Stalls and verdicts", NOT_AVAILABLE + "; the findings of the other analyses are on "
                                                                  "the Summary page")]
     out: list[Any] = []
+    bn = s.results.get("bottlenecks")
+    st = s.results.get("stalls")
+    st = s.results.get("stalls")
+    own = {"bottlenecks": ("rank", "device_id"), "stalls": ("name",), "verdicts": ("name", "verdict")}
+    drawn = {n for n, cols in own.items() if n in s.results and not s.results[n].skipped
+             and len(s.results[n].table) and all(c in s.results[n].table for c in cols)}
+    if "bottlenecks" in drawn:
+        out.append(_idle_panel(bn, max_rows))
+    if "stalls" in drawn:
+        out.append(_stall_panel(st, max_rows))
+    vd = s.results.get("verdicts")
+    if "verdicts" in drawn:
+        out.append(_verdict_panel(vd, max_rows))
     for n in names:
-        out += generic_panels(n, s.results[n], max_rows)
+        r = s.results[n]
+        if n in drawn:
+            continue
+        out += generic_panels(n, r, max_rows)
     return out
+
+
+def _stacked(t: pd.DataFrame, ys: list[str], parts: list[tuple[str, str]], scale: float, axis: str,
+             hover_unit: str) -> go.Figure:
+    fig = go.Figure()
+    for i, (col, label) in enumerate(parts):
+        v = pd.to_numeric(t[col], errors="coerce").fillna(0) / scale
+        fig.add_bar(y=ys, x=v.tolist(), name=label, orientation="h", marker_color=OKABE_ITO[i % len(OKABE_ITO)],
+                    hovertemplate=f"{plot_text(label)}: %{{x:.3g}} {hover_unit}<extra>%{{y}}</extra>")
+    return _layout(fig, 150 + 30 * len(ys), barmode="stack", xaxis_title=axis,
+                   yaxis={"autorange": "reversed", "automargin": True})
+
+
+def _idle_panel(bn: AnalysisResult, max_rows: int) -> Panel:
+    t = bn.table
+    parts = [(c, column_label(c, bn.columns.get(c, ""))) for c in t.columns
+             if c.startswith("idle_") and c.endswith("_ns") and c != "idle_ns"]
+    ys = [f"rank {fmt_unit(r, 'id')} · GPU {fmt_unit(d, 'id')}" for r, d in zip(t["rank"], t["device_id"])]
+    fig = _stacked(t, ys, parts, 1e6, "idle time [ms]", "ms")
+    verdicts = ", ".join(sorted({fmt_unit(v, "text") for v in t.get("verdict", [])}))
+    return Panel("Why the GPU was idle", f"Idle time per GPU split by cause; verdict: {verdicts}.", fig,
+                 table_html(t, None, max_rows, docs=bn.columns))
+
+
+def _stall_panel(st: AnalysisResult, max_rows: int) -> Panel:
+    t = st.table.head(20)
+    parts = [(c, column_label(c, st.columns.get(c, "")).replace("share of stall time in class ", ""))
+             for c in t.columns if c.endswith("_pct") and "in class" in st.columns.get(c, "")]
+    ys = [f"#{i + 1} {plot_text(n, TICK_CHARS)}" for i, n in enumerate(short_names(t["name"].astype(str)))]
+    fig = _stacked(t, ys, parts, 1.0, "share of stall time [%]", "%")
+    fig.update_xaxes(range=[0, 100])
+    cols = [c for c in st.table.columns if c not in {p for p, _ in parts}]
+    return Panel("Stall classes of the hot kernels",
+                 f"What the warps of {len(st.table)} kernel(s) waited on, as shares of stall time.", fig,
+                 table_html(st.table, cols, max_rows, docs=st.columns))
+
+
+def _verdict_panel(vd: AnalysisResult, max_rows: int) -> Panel:
+    t = vd.table
+    known = t[t["verdict"].astype(str) != "undetermined"]
+    take = (f"{len(known)} of {len(t)} critical kernel(s) have a verdict; the time at stake is what the fix could "
+            "save at most." if len(t) else "No kernel verdict.")
+    return Panel("Kernel verdicts", take, None, table_html(t, None, max_rows, docs=vd.columns))
 
 
 def _pick(t: pd.DataFrame, preferred: tuple[str, ...], test) -> str | None:
@@ -147,31 +159,42 @@ def _pick(t: pd.DataFrame, preferred: tuple[str, ...], test) -> str | None:
 
 
 def generic_panels(name: str, r: AnalysisResult, max_rows: int) -> list[Any]:
-    """Any AnalysisResult: a bar chart of its main time column (when it has one), its table, summary and findings."""
+    """Any AnalysisResult: a bar chart of its main quantity (time, else share) when it has several rows, its table
+    formatted from the declared units (columns with no value at all left out), its summary and findings."""
+    title = result_title(name)
     if r.skipped:
-        return [empty_html(name, str(r.skipped_reason))]
-    t = r.table
+        return [empty_html(title, str(r.skipped_reason))]
+    t = r.table if r.table is not None else pd.DataFrame()
+    t = t[[c for c in t.columns if not t[c].map(is_missing).all()]] if len(t) else t
     fig = None
-    if t is not None and len(t):
-        label = _pick(t, ("name", "kernel", "class", "category", "verdict", "reason", "metric"),
+    if len(t) > 1:
+        label = _pick(t, ("name", "kernel", "op", "class", "category", "verdict", "reason", "metric"),
                       lambda c: c.dtype == object or isinstance(c.dtype, pd.CategoricalDtype) or c.dtype == "str")
         value = _pick(t, ("time_at_stake_ns", "time_ns", "effective_ns", "total_ns", "share"),
-                      lambda c: pd.api.types.is_numeric_dtype(c) and not pd.api.types.is_bool_dtype(c)
-                      and c.name not in ("rank", "device_id", "stream_id"))
+                      lambda c: unit_of(str(c.name), r.columns.get(str(c.name), "")) in ("ns", "share", "%")
+                      and pd.api.types.is_numeric_dtype(c) and not pd.api.types.is_bool_dtype(c))
         if label and value:
             top = t.head(25)
-            scale = 1e6 if value.endswith("_ns") else 1.0
+            unit = unit_of(value, r.columns.get(value, ""))
+            scale, axis = (1e6, "ms") if unit == "ns" else (0.01, "%") if unit == "share" else (1.0, "%")
+            names = top[label].astype(str).tolist()
+            shown = short_names(names) if is_name_column(label, r.columns.get(label, "")) else names
+            ids = [c for c in ("rank", "device_id", "stream_id") if c in top.columns]
+            if len(set(names)) < len(names) and ids:  # one row per (name, rank…): say which rank
+                shown = [f"{lab} · " + " · ".join(f"{column_label(c)} {fmt_unit(row[c], 'id')}" for c in ids)
+                         for lab, (_, row) in zip(shown, top.iterrows())]
+        if label and value and len(set(shown)) == len(shown):
             fig = go.Figure(go.Bar(
                 x=(pd.to_numeric(top[value], errors="coerce") / scale).tolist(), orientation="h",
-                y=[f"#{i + 1} {plot_text(v, TICK_CHARS)}" for i, v in enumerate(top[label])],
-                hovertext=[plot_text(v) for v in top[label]], hoverinfo="text+x", marker_color=OKABE_ITO[0]))
-            fig = _layout(fig, 140 + 26 * len(top), xaxis_title=plot_text(value.replace("_ns", " [ms]")),
+                y=[f"#{i + 1} {plot_text(v, TICK_CHARS)}" for i, v in enumerate(shown)],
+                hovertext=[wrap_name(v) for v in names], hoverinfo="text+x", marker_color=OKABE_ITO[0]))
+            fig = _layout(fig, 140 + 26 * len(top),
+                          xaxis_title=f"{column_label(value, r.columns.get(value, ''))} [{axis}]",
                           yaxis={"autorange": "reversed", "automargin": True})
-    scalars = [(k, clip(v if isinstance(v, str) else json.dumps(v, default=str), 300))
-               for k, v in (r.summary or {}).items()]
-    take = _takeaway(r, f"{len(t) if t is not None else 0} row(s) from the {name} analysis.")
-    blocks: list[Any] = [Panel(f"{name}", take, fig, table_html(t, None, max_rows, docs=r.columns),
+    scalars = summary_items(r.summary or {}, r.summary_columns)
+    take = _takeaway(r, f"{len(t)} row(s) from the {title.lower()} analysis.")
+    blocks: list[Any] = [Panel(title, take, fig, table_html(t, None, max_rows, docs=r.columns),
                                note=kv_html(scalars) if scalars else "")]
     if r.findings:
-        blocks.append(Panel(f"{name}: findings", "", None, findings_table(r.findings, max_rows)))
+        blocks.append(Panel(f"{title}: findings", "", None, findings_table(r.findings, max_rows)))
     return blocks

@@ -12,7 +12,9 @@ from typing import Any
 import plotly.graph_objects as go
 
 from gpulens.report import SourceReport
-from gpulens.reports._format import fmt_ns
+from gpulens.reports._answer import answer, next_step, root_findings
+from gpulens.reports._format import busy_text, fmt_ns, fmt_unit
+from gpulens.reports._names import short_names
 from gpulens.reports._html_parts import (
     GREY,
     KIND_COLOURS,
@@ -21,9 +23,12 @@ from gpulens.reports._html_parts import (
     Panel,
     empty_html,
     esc,
+    KERNEL_LINKS,
     kv_html,
+    name_cell,
     plot_text,
     table_html,
+    wrap_name,
 )
 
 #: Breakdown components (they add up to the span), their labels, colours and bar patterns (not colour alone).
@@ -43,63 +48,88 @@ def _layout(fig: go.Figure, height: int = 380, **kw: Any) -> go.Figure:
 
 
 def findings_table(findings: list, max_rows: int) -> str:
-    """Findings as an HTML table (severity, title, time at stake, category, detail)."""
+    """Findings as a filterable table whose advice column wraps in view: severity, finding, time at stake, next step,
+    kernel (short name, full name on hover). Children (``parent`` set) are indented under their parent."""
     if not findings:
         return '<p class="note">No findings.</p>'
-    import pandas as pd
+    roots = root_findings(findings)
+    children: dict[str, list] = {}
+    for f in findings:
+        if getattr(f, "parent", None):
+            children.setdefault(f.parent, []).append(f)
+    ordered = []
+    for r in roots:
+        ordered.append((r, 0))
+        ordered += [(c, 1) for c in children.get(getattr(r, "key", None) or "", [])]
+    listed = {id(f) for f, _ in ordered}
+    ordered += [(f, 1) for f in findings if id(f) not in listed]
+    shorts = dict(zip([f.kernel for f, _ in ordered if f.kernel],
+                      short_names([f.kernel for f, _ in ordered if f.kernel])))
+    rows = []
+    for f, depth in ordered[:max_rows]:
+        stake = f.time_at_stake_ns
+        kern = name_cell(f.kernel, shorts[f.kernel]) if f.kernel else "<td></td>"
+        rows.append(f'<tr class="sev-{esc(f.severity)}{" child" if depth else ""}"><td>{esc(f.severity)}</td>'
+                    f'<td class="ftitle">{"↳ " if depth else ""}{esc(f.title)}</td>'
+                    f'<td class="num" data-v="{stake or 0}">{esc(fmt_ns(stake) if stake else "not quantified")}</td>'
+                    f'<td class="advice">{esc(next_step(f, 600))}</td>{kern}</tr>')
+    more = (f'<p class="note">Showing {max_rows} of {len(ordered)} findings.</p>' if len(ordered) > max_rows else "")
+    return ('<input type="search" class="tfilter" placeholder="Filter findings…" aria-label="Filter the findings">'
+            '<div class="tablewrap"><table class="data sortable findings"><thead><tr><th scope="col">severity</th>'
+            '<th scope="col">finding</th><th scope="col">time at stake</th><th scope="col">next step</th>'
+            f'<th scope="col">kernel</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>{more}')
 
-    df = pd.DataFrame([{"severity": f.severity, "finding": f.title, "time_at_stake_ns": f.time_at_stake_ns,
-                        "category": f.category, "kernel": f.kernel, "detail": f.detail} for f in findings])
-    return table_html(df, max_rows=max_rows, headers={"time_at_stake_ns": "time at stake"})
+
+def answer_html(s: SourceReport) -> str:
+    """The answer banner: run verdict in one sentence, top three root findings with time at stake and next step."""
+    a = answer(s)
+    items = "".join(
+        f'<li><span class="stake">{esc(fmt_ns(f.time_at_stake_ns))}</span> <strong>{esc(f.title)}</strong>'
+        f'<span class="act"> → {esc(next_step(f, 160))}</span></li>' for f in a.findings)
+    lst = f'<ol class="top">{items}</ol>' if items else '<p class="note">No finding with a time at stake.</p>'
+    return (f'<section class="answer" aria-label="Answer"><p class="verdict"><span class="vlabel">'
+            f'{esc(a.verdict or "verdict")}</span> {esc(a.sentence)}</p>{lst}</section>')
 
 
 def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
-    """Key figures, where the GPU's time went (donut), and the findings ranked by time at stake."""
+    """The answer banner, key figures, where the GPU's time went (donut), and the findings."""
     sm, tl = s.summary, s.timeline
     hs = s.results.get("hotspots")
     hsum = hs.summary if hs is not None else {}
-    devices = ", ".join(sorted({str(d.get("name")) for d in tl.meta.devices})) or "not recorded"
+    devices = ", ".join(sorted({str(d.get("name")) for d in tl.meta.devices if d.get("name")})) or "not recorded"
     status = s.status + (" — input truncated, results are partial" if tl.meta.truncated else "")
     kv = kv_html([
         ("input", s.label), ("status", status), ("device", devices), ("ranks", ", ".join(map(str, sm["ranks"]))),
-        ("GPU span", fmt_ns(sm["span_ns"])), ("GPU busy", f"{sm['gpu_busy_pct']:.1f} % of the span"),
-        ("kernels", f"{sm['kernel_count']} launches of {sm['unique_kernels']} kernels"),
+        ("GPU span", busy_text(sm)),
+        ("kernels", f"{sm['kernel_count']:,} launches of {sm['unique_kernels']:,} kernels"),
         ("kernel time", f"{fmt_ns(sm['kernel_time_ns'])} summed, {fmt_ns(sm['kernel_busy_ns'])} busy (union)"),
         ("performance-critical set", f"{hsum.get('critical_count', 0)} kernels cover "
                                      f"{100 * hsum.get('critical_share', 0.0):.0f} % of kernel time"),
-        ("excluded events", str(sm["rejected_event_count"])),
+        ("excluded events", f"{sm['rejected_event_count']:,}"),
     ])
-    blocks: list[Any] = [f'<section class="panel"><h3>Key figures</h3>{kv}</section>']
+    blocks: list[Any] = [answer_html(s)]
     bd = s.results.get("breakdown")
-    if bd is not None and not bd.skipped and sm["span_ns"]:
-        labels = [lab for _, lab, _, _ in BREAKDOWN_PARTS]
-        values = [bd.summary.get(key, 0) / 1e6 for key, _, _, _ in BREAKDOWN_PARTS]
-        fig = go.Figure(go.Pie(labels=labels, values=values, hole=0.5, sort=False,
-                               marker={"colors": [c for _, _, c, _ in BREAKDOWN_PARTS],
-                                       "line": {"color": "#ffffff", "width": 1}},
-                               texttemplate="%{label}<br>%{percent}", hovertemplate="%{label}: %{value:.3f} ms"))
-        rows = "".join(f"<tr><th scope='row'>{esc(lab)}</th><td class='num' data-v='{v}'>{v:.3f} ms</td></tr>"
-                       for lab, v in zip(labels, values))
-        blocks.append(Panel("Where the GPU time went",
-                            f"The GPU was busy {sm['gpu_busy_pct']:.1f} % of its {fmt_ns(sm['span_ns'])} span; "
-                            f"computation took {fmt_ns(sm['computation_ns'])} and idle {fmt_ns(sm['idle_ns'])}.",
-                            _layout(fig, 340),
-                            f"<table class='data'><thead><tr><th>part</th><th>time</th></tr></thead>"
-                            f"<tbody>{rows}</tbody></table>"))
-    findings = s.findings()
-    timed = [f for f in findings if f.time_at_stake_ns][:15]
-    fig = None
-    if timed:
-        ys = [f"{i + 1}. {plot_text(f.title, TICK_CHARS)}" for i, f in enumerate(timed)]
-        fig = go.Figure(go.Bar(x=[f.time_at_stake_ns / 1e6 for f in timed], y=ys, orientation="h",
-                               marker_color=[KIND_COLOURS["comm"] if f.severity != "info" else OKABE_ITO[4]
-                                             for f in timed],
-                               hovertext=[plot_text(f.title) for f in timed], hoverinfo="text+x"))
-        fig = _layout(fig, 120 + 28 * len(timed), xaxis_title="time at stake [ms]",
+    if bd is not None and not bd.skipped and sm["span_ns"] and sm["gpu_busy_pct"] is not None:
+        parts = [(lab, bd.summary.get(key, 0) or 0, c) for key, lab, c, _ in BREAKDOWN_PARTS]
+        shown = [p for p in parts if p[1] > 0]
+        fig = go.Figure(go.Bar(x=[v / 1e6 for _, v, _ in shown], y=[lab for lab, _, _ in shown], orientation="h",
+                               marker_color=[c for _, _, c in shown],
+                               text=[f"{fmt_ns(v)} · {100 * v / sm['span_ns']:.1f} %" for _, v, _ in shown],
+                               textposition="auto", hovertemplate="%{y}: %{x:.3f} ms<extra></extra>"))
+        fig = _layout(fig, 90 + 34 * len(shown), xaxis_title="time [ms]", showlegend=False,
                       yaxis={"autorange": "reversed", "automargin": True})
-    take = (f"The largest finding concerns {fmt_ns(timed[0].time_at_stake_ns)}: {timed[0].title}." if timed
-            else f"{len(findings)} finding(s), none with a time at stake." if findings else "Nothing was flagged.")
-    blocks.append(Panel("Top findings by time at stake", take, fig, findings_table(findings, max_rows)))
+        rows = "".join(f"<tr><th scope='row'>{esc(lab)}</th><td class='num' data-v='{v}'>{esc(fmt_ns(v))}</td>"
+                       f"<td class='num'>{100 * v / sm['span_ns']:.1f} %</td></tr>" for lab, v, _ in parts)
+        blocks.append(Panel("Where the GPU time went",
+                            f"GPU span {busy_text(sm)}; "
+                            f"computation took {fmt_ns(sm['computation_ns'])} and idle {fmt_ns(sm['idle_ns'])}.",
+                            fig, "<table class='data'><thead><tr><th>part</th><th>time</th><th>of span</th></tr>"
+                                 f"</thead><tbody>{rows}</tbody></table>"))
+    blocks.append(f'<section class="panel"><h3>Key figures</h3>{kv}</section>')
+    findings = s.findings()
+    blocks.append(Panel("Findings", f"{len(findings)} finding(s), largest time at stake first; indented ones detail "
+                                    "the one above (their time is part of it).", None,
+                        findings_table(findings, max_rows)))
     return blocks
 
 
@@ -134,14 +164,17 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
         reason = hs.skipped_reason if hs is not None and hs.skipped_reason else "no kernels in the trace"
         return [empty_html("Hot kernels", reason if hs is not None else "analysis not available")]
     t = hs.table
-    crit = t[t["critical"]].head(25)
-    ys = [f"#{i + 1} {plot_text(n, TICK_CHARS)}" for i, n in enumerate(crit["name"])]
+    crit = t[t["critical"].astype(bool)].head(25)
+    ys = [f"#{i + 1} {plot_text(n, TICK_CHARS)}" for i, n in enumerate(short_names(crit["name"].astype(str)))]
+    links = KERNEL_LINKS.get()
     fig = go.Figure(go.Bar(
         x=(crit["effective_ns"] / 1e6).tolist(), y=ys, orientation="h",
         marker_color=[KIND_COLOURS.get(k, GREY) for k in crit["kind"]],
         text=[f"{100 * v:.1f} %" for v in crit["share"]], textposition="auto",
-        hovertext=[f"{plot_text(n)}<br>{c} calls, mean {fmt_ns(m)}" for n, c, m in
-                   zip(crit["name"], crit["calls"], crit["mean_ns"])], hoverinfo="text+x"))
+        customdata=[links.get(str(n), "") for n in crit["name"]],
+        hovertext=[f"{wrap_name(n)}<br>{c:,} calls, {fmt_ns(e)}, mean {fmt_ns(m)}<br>click: kernel details"
+                   for n, c, e, m in zip(crit["name"], crit["calls"], crit["effective_ns"], crit["mean_ns"])],
+        hoverinfo="text"))
     fig = _layout(fig, 140 + 26 * len(ys), xaxis_title="GPU time [ms] (overruns clipped)",
                   yaxis={"autorange": "reversed", "automargin": True})
     sm = hs.summary
@@ -153,7 +186,8 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
                   f"{sm.get('critical_count', 0)} of {sm.get('unique_kernels', len(t))} kernels cover "
                   f"{100 * sm.get('critical_share', 0.0):.0f} % of the {fmt_ns(sm.get('kernel_effective_ns'))} "
                   f"of kernel time{shown}.", fig,
-                  table_html(t2, cols, max_rows, headers={"effective_ns": "time", "total_ns": "raw sum"},
+                  table_html(t2, cols, max_rows, headers={"effective_ns": "time", "total_ns": "raw sum",
+                                                          "rank": "#"},
                              docs={**hs.columns, "rank": "rank by GPU time"}))]
 
 
@@ -192,33 +226,67 @@ def timeline_page(s: SourceReport, max_rows: int, max_segments: int) -> list[Any
 
 
 def multirank_page(s: SourceReport, max_rows: int) -> list[Any]:
-    """Kernel time per rank and the top kernels' time on each rank (heatmap)."""
+    """Per-rank breakdown (computation, exposed and hidden communication, idle), the ranks compared with the
+    straggler named, and the top kernels' time on each rank as a heat-map normalised per kernel."""
     rk = s.results.get("rank_kernels")
     if rk is None or rk.skipped or not len(rk.table):
         return [empty_html("Multi-rank comparison", rk.skipped_reason if rk is not None else "analysis not available")]
+    out: list[Any] = []
+    bd, ranks = s.results.get("breakdown"), s.results.get("ranks")
+    if bd is not None and not bd.skipped and len(bd.table) > 1:
+        t = bd.table
+        ys = [f"rank {fmt_unit(r, 'id')} · GPU {fmt_unit(d, 'id')}" for r, d in zip(t["rank"], t["device_id"])]
+        fig = go.Figure()
+        hidden = (t["comm_ns"] - t["exposed_comm_ns"]).clip(lower=0) if "comm_ns" in t else None
+        for key, label, colour, pattern in BREAKDOWN_PARTS:
+            fig.add_bar(y=ys, x=(t[key] / 1e6).tolist(), name=label, orientation="h", marker_color=colour,
+                        marker_pattern_shape=pattern, hovertemplate=f"{label}: %{{x:.3f}} ms<extra>%{{y}}</extra>")
+        if hidden is not None:
+            fig.add_bar(y=ys, x=(hidden / 1e6).tolist(), name="communication hidden behind compute",
+                        orientation="h", marker_color="rgba(230,159,0,0.35)", marker_pattern_shape="/",
+                        hovertemplate="hidden communication: %{x:.3f} ms<extra>%{y}</extra>", base=0,
+                        offsetgroup="hidden", width=0.25)
+        fig = _layout(fig, 150 + 40 * len(ys), barmode="stack", xaxis_title="time [ms]",
+                      yaxis={"autorange": "reversed", "automargin": True})
+        rows_t = ranks.table if ranks is not None and not ranks.skipped and len(ranks.table) else None
+        take = "Where each rank's GPU time went; the thin bar is communication that compute hid."
+        if rows_t is not None:
+            strag = rows_t[rows_t["straggler"].astype(bool)] if "straggler" in rows_t else rows_t.head(0)
+            take += (f" Straggler: rank {', '.join(fmt_unit(r, 'id') for r in strag['rank'])}." if len(strag)
+                     else " No rank stands out as a straggler.")
+        out.append(Panel("Per-rank breakdown", take, fig,
+                         table_html(rows_t, None, max_rows, docs=ranks.columns) if rows_t is not None else
+                         table_html(t, None, max_rows, docs=bd.columns)))
+    elif ranks is not None and not ranks.skipped and len(ranks.table):
+        out.append(Panel("Ranks compared", "Communication, waits and the straggler per rank.", None,
+                         table_html(ranks.table, None, max_rows, docs=ranks.columns)))
     sm, t = rk.summary, rk.table
-    by_rank = sm["kernel_time_ns_by_rank"]
-    ranks = [f"rank {r}" for r in by_rank]
-    fig1 = go.Figure(go.Bar(x=ranks, y=[v / 1e6 for v in by_rank.values()], marker_color=OKABE_ITO[0],
-                            hovertemplate="%{x}: %{y:.3f} ms<extra></extra>"))
-    fig1 = _layout(fig1, 320, yaxis_title="kernel time [ms]")
-    names = list(dict.fromkeys(t["name"]))
-    labels = [f"#{i + 1} {plot_text(n, TICK_CHARS)}" for i, n in enumerate(names)]
-    piv = t.pivot(index="name", columns="rank", values="time_ns").reindex(names)
-    fig2 = go.Figure(go.Heatmap(z=(piv.to_numpy() / 1e6).tolist(), x=[f"rank {r}" for r in piv.columns], y=labels,
-                                colorscale="Cividis", colorbar={"title": "ms"},
-                                hovertemplate="%{y}<br>%{x}: %{z:.3f} ms<extra></extra>"))
+    names = list(dict.fromkeys(t["name"].astype(str)))
+    labels = [f"#{i + 1} {plot_text(n, TICK_CHARS)}" for i, n in enumerate(short_names(names))]
+    piv = t.assign(name=t["name"].astype(str)).pivot_table(index="name", columns="rank", values="time_ns",
+                                                          aggfunc="sum").reindex(names)
+    raw = piv.to_numpy(dtype=float)
+    # normalised per kernel (row): 1 = the rank where that kernel took longest, so a small kernel's spread shows
+    rowmax = piv.max(axis=1).replace(0, float("nan")).to_numpy(dtype=float)[:, None]
+    z = (raw / rowmax)
+    hover = [[f"{wrap_name(n)}<br>rank {r}: {fmt_ns(v)}" for r, v in zip(piv.columns, row)]
+             for n, row in zip(names, raw)]
+    fig2 = go.Figure(go.Heatmap(z=[[None if v != v else round(float(v), 4) for v in row] for row in z],
+                                x=[f"rank {r}" for r in piv.columns], y=labels, colorscale="Cividis",
+                                zmin=0, zmax=1, colorbar={"title": "of the kernel's max"}, hovertext=hover,
+                                hoverinfo="text"))
     fig2 = _layout(fig2, 160 + 24 * len(labels), yaxis={"autorange": "reversed", "automargin": True})
+    by_rank = sm.get("kernel_time_ns_by_rank") or {}
     rank_rows = "".join(f"<tr><th scope='row'>rank {esc(r)}</th><td class='num' data-v='{v}'>{esc(fmt_ns(v))}</td></tr>"
                         for r, v in by_rank.items())
-    return [Panel("Kernel time per rank",
-                  f"Rank {sm['slowest_rank']} has the most kernel time and rank {sm['fastest_rank']} the least: "
-                  f"an imbalance of {sm['imbalance_pct']:.1f} % of the mean.", fig1,
-                  f"<table class='data sortable'><thead><tr><th>rank</th><th>kernel time</th></tr></thead>"
-                  f"<tbody>{rank_rows}</tbody></table>"),
-            Panel("Top kernels on each rank",
-                  f"Time of the {len(names)} largest kernels on each of {len(piv.columns)} ranks; a row that differs "
-                  "across ranks points at uneven work.", fig2, table_html(t, None, max_rows, docs=rk.columns))]
+    out.append(Panel("Top kernels on each rank",
+                     f"Rank {fmt_unit(sm.get('slowest_rank'), 'id')} has the most kernel time and rank "
+                     f"{fmt_unit(sm.get('fastest_rank'), 'id')} the least: an imbalance of "
+                     f"{fmt_unit(sm.get('imbalance_pct'), '%')} of the mean. Each row is scaled to its own maximum, "
+                     "so a kernel that differs across ranks shows whatever its size.", fig2,
+                     "<table class='data sortable'><thead><tr><th>rank</th><th>kernel time</th></tr></thead>"
+                     f"<tbody>{rank_rows}</tbody></table>" + table_html(t, None, max_rows, docs=rk.columns)))
+    return out
 
 
 def environment_page(s: SourceReport, max_rows: int, tool_version: str, created: str) -> list[Any]:
@@ -238,5 +306,5 @@ def environment_page(s: SourceReport, max_rows: int, tool_version: str, created:
                         table_html(pd.DataFrame(tl.meta.devices), None, max_rows)))
     warn = "".join(f"<li>{esc(w)}</li>" for w in tl.meta.warnings[:max_rows])
     blocks.append(f'<section class="panel"><h3>Warnings</h3>'
-                  f'{"<ul class=warnings>" + warn + "</ul>" if warn else "<p class=note>None.</p>"}</section>')
+                  f'{"<ul class=warnings>" + warn + "</ul>" if warn else "<p class=note>No warnings were recorded.</p>"}</section>')
     return blocks

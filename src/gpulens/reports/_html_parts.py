@@ -10,12 +10,17 @@ from __future__ import annotations
 import html as _html
 import json
 import math
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 import pandas as pd
 
-from gpulens.reports._format import _is_bool, _is_num, clip, fmt_value, header_label
+from gpulens.reports._format import MISSING, _is_bool, _is_num, clip, column_label, fmt_unit, is_missing, unit_of
+from gpulens.reports._names import short_names
+
+#: Kernel name → drill-down anchor id, set by the HTML renderer for the report being drawn.
+KERNEL_LINKS: ContextVar[dict[str, str]] = ContextVar("KERNEL_LINKS", default={})
 
 #: Okabe & Ito (2008) colour-blind-safe palette ("Color Universal Design"), in plotting order.
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
@@ -23,7 +28,7 @@ GREY = "#999999"
 #: Colour of each GPU event kind (fixed, so a kind keeps its colour across pages).
 KIND_COLOURS = {"kernel": "#0072B2", "comm": "#E69F00", "memcpy": "#CC79A7", "memset": "#009E73"}
 #: Characters of a name kept in chart labels (tick labels are shorter still) and in table cells.
-LABEL_CHARS, TICK_CHARS = 200, 48
+LABEL_CHARS, TICK_CHARS = 200, 120
 PLOT_CONFIG = {"displaylogo": False, "responsive": True}
 
 
@@ -35,6 +40,14 @@ def esc(v: Any) -> str:
 def plot_text(v: Any, n: int = LABEL_CHARS) -> str:
     """Text for a plotly label or hover: clipped, then entity-escaped so plotly shows ``<``/``>`` literally."""
     return _html.escape(clip("" if v is None else str(v), n), quote=False)
+
+
+def wrap_name(v: Any, width: int = 90, lines: int = 4) -> str:
+    """A long name for a hover box: escaped, broken every ``width`` characters, at most ``lines`` lines."""
+    text = "" if v is None else str(v)
+    chunks = [text[i:i + width] for i in range(0, len(text), width)][:lines]
+    out = "<br>".join(_html.escape(c, quote=False) for c in chunks)
+    return out + ("…" if len(text) > width * lines else "")
 
 
 def script_json(obj: Any) -> str:
@@ -62,30 +75,54 @@ def _sort_key(v: Any) -> str:
     return ""
 
 
+def is_name_column(column: str, doc: str = "") -> bool:
+    """True for a column of kernel names (shown short, full name on hover, linked to the kernel's page)."""
+    return column == "kernel" or (column == "name" and "kernel" in doc.lower())
+
+
+def name_cell(full: Any, short: str) -> str:
+    """A kernel-name cell: the short label, the full name as tooltip, a link to its page when it has one."""
+    if is_missing(full):
+        return f"<td>{MISSING}</td>"
+    full = str(full)
+    anchor = KERNEL_LINKS.get().get(full)
+    inner = (f'<a class="klink" href="#{esc(anchor)}">{esc(short)}</a>' if anchor else esc(short))
+    return f'<td class="name" title="{esc(full)}">{inner}</td>'
+
+
 def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, max_rows: int = 200,
                headers: dict[str, str] | None = None, docs: dict[str, str] | None = None,
                caption: str = "") -> str:
-    """A sortable HTML table of ``df`` (first ``max_rows`` rows; a note says how many were left out).
+    """A sortable, filterable HTML table of ``df`` (first ``max_rows`` rows; a note says how many were left out).
 
-    Numeric cells carry their raw value in ``data-v`` so a click on a header sorts by value, not by text.
-    ``docs`` (column → meaning) become header tooltips.
+    Cells are formatted from the unit each column declares in ``docs`` (column → ``"meaning [unit]"``, also the
+    header tooltip); headers are human labels. Numeric cells carry their raw value in ``data-v`` so a click on a
+    header sorts by value, not by text. Kernel-name columns show distinguishable short names (full name on hover).
     """
     if df is None or not len(df):
         return '<p class="note">No rows.</p>'
     cols = [c for c in (columns or list(df.columns)) if c in df.columns]
     headers, docs = headers or {}, docs or {}
-    out = ['<div class="tablewrap"><table class="data sortable">']
+    units = {c: unit_of(c, docs.get(c, "")) for c in cols}
+    body = df[cols].head(max_rows)
+    shorts = {c: short_names(body[c].astype(str).tolist()) for c in cols if is_name_column(c, docs.get(c, ""))}
+    out = ['<input type="search" class="tfilter" placeholder="Filter rows…" aria-label="Filter the table below">'
+           '<div class="tablewrap"><table class="data sortable">']
     if caption:
         out.append(f"<caption>{esc(caption)}</caption>")
     heads = "".join(f'<th scope="col" title="{esc(docs.get(c, ""))}" tabindex="0">'
-                    f"{esc(headers.get(c, header_label(c)))}</th>" for c in cols)
+                    f"{esc(headers.get(c, column_label(c, docs.get(c, ''))))}</th>" for c in cols)
     out.append(f"<thead><tr>{heads}</tr></thead><tbody>")
-    for row in df[cols].head(max_rows).itertuples(index=False):
+    for i, row in enumerate(body.itertuples(index=False)):
         cells = []
         for c, v in zip(cols, row):
+            if c in shorts:
+                cells.append(name_cell(v, shorts[c][i]))
+                continue
             key = _sort_key(v)
-            attr = f' data-v="{key}" class="num"' if key else ""
-            cells.append(f"<td{attr}>{esc(fmt_value(v, c))}</td>")
+            attr = f' data-v="{key}" class="num"' if key and units[c] not in ("text", "id") else (
+                f' data-v="{key}"' if key else "")
+            cells.append(f"<td{attr}>{esc(fmt_unit(v, units[c]))}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</tbody></table></div>")
     if len(df) > max_rows:

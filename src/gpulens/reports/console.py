@@ -7,28 +7,26 @@ from rich.table import Table
 from rich.text import Text
 
 from gpulens.report import Report, SourceReport
+from gpulens.reports._answer import answer, next_step, root_findings
+from gpulens.reports._format import fmt_ns, fmt_unit  # noqa: F401  (fmt_ns: re-exported for older callers)
+from gpulens.reports._names import short_names
 
 
-def fmt_ns(ns: float | int | None) -> str:
-    """Human time: 1234 → '1.23 µs', 5e6 → '5.00 ms'."""
-    if ns is None:
-        return "—"
-    ns = float(ns)
-    for unit, div in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
-        if abs(ns) >= div:
-            return f"{ns / div:.2f} {unit}"
-    return f"{ns:.0f} ns"
-
-
-def _short(name: str, width: int = 70) -> str:
-    return name if len(name) <= width else name[: width - 1] + "…"
+def answer_renderable(s: SourceReport) -> Group:
+    """The verdict in one sentence and the top three root findings with time at stake and next step."""
+    a = answer(s)
+    lines = [Text.assemble(("Verdict: ", "bold"), (a.sentence, "bold cyan"))]
+    for i, f in enumerate(a.findings):
+        lines.append(Text.assemble(f" {i + 1}. ", (f"{fmt_ns(f.time_at_stake_ns):>9}", "bold yellow"),
+                                   f"  {f.title}\n", ("      → " + next_step(f, 200), "dim")))
+    return Group(*lines, Text(""))
 
 
 def source_renderable(s: SourceReport, top: int = 10) -> Group:
     """Rich renderables for one source."""
     sm = s.summary
     tl = s.timeline
-    parts = []
+    parts: list = [answer_renderable(s)]
     devs = ", ".join(sorted({str(d["name"]) for d in tl.meta.devices if d.get("name")})) or "not recorded"
     spec = getattr(s.device, "name", None)
     if spec and spec not in devs:
@@ -41,9 +39,13 @@ def source_renderable(s: SourceReport, top: int = 10) -> Group:
     head.add_row("device", devs)
     head.add_row("ranks", ", ".join(map(str, sm["ranks"])))
     head.add_row("status", s.status + ("  (input truncated: results are partial)" if tl.meta.truncated else ""))
+    busy = f", {fmt_ns(sm['kernel_busy_ns'])} busy (union)" if sm.get("kernel_busy_ns") is not None else ""
     head.add_row("kernels", f"{sm['kernel_count']} launches of {sm['unique_kernels']} kernels, "
-                 f"{fmt_ns(sm['kernel_time_ns'])} summed, {fmt_ns(sm['kernel_busy_ns'])} busy (union)")
-    head.add_row("GPU span", f"{fmt_ns(sm['span_ns'])}, busy {sm['gpu_busy_pct']:.1f} %")
+                 + (f"{fmt_ns(sm['kernel_time_ns'])} summed{busy}" if sm.get("kernel_time_ns") is not None
+                    else "durations not recorded"))
+    from gpulens.reports._format import busy_text
+
+    head.add_row("GPU span", busy_text(sm))
     head.add_row("CPU ops", str(sm["cpu_op_count"]))
     parts.append(head)
 
@@ -64,20 +66,24 @@ def source_renderable(s: SourceReport, top: int = 10) -> Group:
         for c, j in (("", "left"), ("kernel", "left"), ("calls", "right"), ("total", "right"),
                      ("mean", "right"), ("share", "right")):
             t.add_column(c, justify=j)
-        for r in hs.table.head(top).itertuples():
-            t.add_row("★" if r.critical else "", Text(_short(str(r.name))), str(r.calls), fmt_ns(r.effective_ns),
+        head_t = hs.table.head(top)
+        for r, short in zip(head_t.itertuples(), short_names(head_t["name"].astype(str))):
+            t.add_row("★" if r.critical else "", Text(short), f"{r.calls:,}", fmt_ns(r.effective_ns),
                       fmt_ns(r.mean_ns), f"{100 * r.share:.1f} %")
         parts.append(t)
     parts += _roofline_parts(s, top)
     from gpulens.reports.console_verdicts import verdict_renderables
 
     parts += verdict_renderables(s)
-    findings = s.findings()
+    findings = root_findings(s.findings())
     if findings:
-        t = Table(title="Findings", title_justify="left", show_header=False)
-        t.add_column()
+        t = Table(title="Findings (largest time at stake first)", title_justify="left")
+        t.add_column("at stake", justify="right", no_wrap=True)
+        t.add_column("finding")
+        t.add_column("next step")
         for f in findings[:8]:
-            t.add_row(Text(f"[{f.severity}] {f.title}"))
+            t.add_row(fmt_ns(f.time_at_stake_ns) if f.time_at_stake_ns else "—", Text(f"[{f.severity}] {f.title}"),
+                      Text(next_step(f, 160)))
         parts.append(t)
     if tl.meta.warnings:
         parts.append(Text("\n".join(f"warning: {w}" for w in tl.meta.warnings[:10]), style="yellow"))
@@ -85,7 +91,7 @@ def source_renderable(s: SourceReport, top: int = 10) -> Group:
 
 
 def _num(v: float | None, scale: float = 1.0, fmt: str = "{:.1f}") -> str:
-    return "—" if v is None or v != v else fmt.format(v / scale)
+    return "unknown" if v is None or v != v else fmt.format(v / scale)
 
 
 def _roofline_parts(s: SourceReport, top: int) -> list:
@@ -100,11 +106,13 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
                         "kernels' time)", title_justify="left")
         for c in ("kernel", "TFLOP/s", "GB/s", "FLOP/B", "prec", "bound", "% roof", "from"):
             t.add_column(c, justify="left" if c == "kernel" else "right", no_wrap=c != "kernel")
-        for r in rf.table.head(top).itertuples():
-            t.add_row(Text(_short(str(r.name).removeprefix("void "), 28)), _num(r.flops_per_s, 1e12, "{:.2f}"),
+        rt = rf.table.head(top)
+        for r, short in zip(rt.itertuples(), short_names(rt["name"].astype(str), 32)):
+            t.add_row(Text(short), _num(r.flops_per_s, 1e12, "{:.2f}"),
                       _num(r.bytes_per_s, 1e9, "{:.0f}"),
-                      _num(r.arithmetic_intensity), str(r.precision or "—"), str(r.bound or "neither"),
-                      _num(r.roof_pct), str(r.flops_source or "—"))
+                      _num(r.arithmetic_intensity), fmt_unit(r.precision, "text"),
+                      fmt_unit(r.bound, "text") if isinstance(r.bound, str) and r.bound else "below roofs",
+                      _num(r.roof_pct), fmt_unit(r.flops_source, "text"))
         parts.append(t)
     if oc is not None and oc.skipped:
         parts.append(Text(f"occupancy: skipped — {oc.skipped_reason}", style="dim"))
@@ -112,11 +120,12 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
         t = Table(title="Occupancy (theoretical, grid-capped; time-weighted)", title_justify="left")
         for c in ("kernel", "block", "regs", "smem B", "blk/SM", "theor %", "achv %", "limiter"):
             t.add_column(c, justify="left" if c == "kernel" else "right", no_wrap=c != "kernel")
-        for r in oc.table.head(top).itertuples():
-            t.add_row(Text(_short(str(r.name).removeprefix("void "), 28)), str(r.block_size), str(r.regs_per_thread),
-                      str(r.smem_bytes),
-                      str(r.active_blocks_per_sm), _num(r.theoretical_occupancy_pct),
-                      _num(r.achieved_occupancy_pct), str(r.limiter))
+        ot = oc.table.head(top)
+        for r, short in zip(ot.itertuples(), short_names(ot["name"].astype(str), 32)):
+            t.add_row(Text(short), fmt_unit(r.block_size, "count"), fmt_unit(r.regs_per_thread, "count"),
+                      fmt_unit(r.smem_bytes, "count"), fmt_unit(r.active_blocks_per_sm, "count"),
+                      _num(r.theoretical_occupancy_pct), _num(r.achieved_occupancy_pct),
+                      fmt_unit(r.limiter, "text").replace("_", " "))
         parts.append(t)
     return parts
 

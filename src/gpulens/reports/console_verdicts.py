@@ -7,19 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
 from rich.table import Table
 from rich.text import Text
 
 
-def _fmt_ns(ns: Any) -> str:
-    from gpulens.reports.console import fmt_ns
-
-    return "—" if ns is None or pd.isna(ns) else fmt_ns(ns)
-
-
-def _short(name: str, width: int = 60) -> str:
-    return name if len(name) <= width else name[: width - 1] + "…"
+from gpulens.reports._format import fmt_ns as _fmt_ns
+from gpulens.reports._format import fmt_unit
+from gpulens.reports._names import short_names
 
 
 def verdict_renderables(s: Any) -> list:
@@ -27,8 +21,8 @@ def verdict_renderables(s: Any) -> list:
     parts: list = []
     r = s.results
     vd = r.get("verdicts")
-    if vd is not None and not vd.skipped:
-        parts.append(Text(f"Verdict: {vd.summary['run_verdict']}  ({vd.summary['basis']})", style="bold"))
+    if vd is not None and not vd.skipped and vd.summary.get("basis"):
+        parts.append(Text(f"Run verdict basis: {fmt_unit(vd.summary.get('basis'), 'text')}", style="dim"))
     bn = r.get("bottlenecks")
     if bn is not None and not bn.skipped and len(bn.table):
         t = Table(title="Where the idle time went (per GPU)", title_justify="left")
@@ -38,7 +32,7 @@ def verdict_renderables(s: Any) -> list:
         for x in bn.table.itertuples():
             t.add_row(str(x.rank), str(x.device_id), _fmt_ns(x.idle_ns), _fmt_ns(x.idle_host_ns),
                       _fmt_ns(x.idle_launch_ns), _fmt_ns(x.idle_sync_ns), _fmt_ns(x.idle_queued_ns),
-                      _fmt_ns(x.exposed_comm_ns), _fmt_ns(x.small_grid_ns), x.verdict)
+                      _fmt_ns(x.exposed_comm_ns), _fmt_ns(x.small_grid_ns), fmt_unit(x.verdict, "text"))
         parts.append(t)
     rk = r.get("ranks")
     if rk is not None and not rk.skipped and len(rk.table):
@@ -56,25 +50,27 @@ def verdict_renderables(s: Any) -> list:
         for c, j in (("kernel", "left"), ("time", "right"), ("dominant class", "left"), ("%", "right"),
                      ("top reason", "left"), ("source", "left")):
             t.add_column(c, justify=j)
-        for x in st.table.head(10).itertuples():
-            t.add_row(Text(_short(str(x.name))), _fmt_ns(x.time_ns), x.dominant_class.replace("_", " "),
-                      f"{x.dominant_pct:.0f}", f"{x.top_reason} ({x.top_reason_pct:.0f} %)",
-                      f"{x.vendor} {x.metric_family}")
+        stt = st.table.head(10)
+        for x, short in zip(stt.itertuples(), short_names(stt["name"].astype(str), 48)):
+            t.add_row(Text(short), _fmt_ns(x.time_ns), fmt_unit(x.dominant_class, "text").replace("_", " "),
+                      fmt_unit(x.dominant_pct, "ratio"), f"{fmt_unit(x.top_reason, 'text')} "
+                      f"({fmt_unit(x.top_reason_pct, '%')})", f"{x.vendor} {x.metric_family}".replace("_", " "))
         parts.append(t)
     if vd is not None and not vd.skipped and len(vd.table):
         known = vd.table[vd.table["verdict"] != "undetermined"]
         n_und = len(vd.table) - len(known)
         if n_und:
+            steps = vd.table.loc[vd.table["verdict"] == "undetermined", "next_steps"].iloc[0]
             parts.append(Text(f"{n_und} of {len(vd.table)} critical kernels undetermined: "
-                              + vd.table.loc[vd.table["verdict"] == "undetermined", "next_steps"].iloc[0][0]))
+                              + (fmt_unit(steps[0], "text") if len(steps) else "no next step recorded")))
         if not len(known):
             return parts
         t = Table(title="Kernel verdicts (performance-critical set)", title_justify="left")
         for c, j in (("kernel", "left"), ("time", "right"), ("verdict", "left"), ("at stake", "right"),
                      ("next step", "left")):
             t.add_column(c, justify=j)
-        for x in known.itertuples():
-            t.add_row(Text(_short(str(x.name), 48)), _fmt_ns(x.time_ns), x.verdict, _fmt_ns(x.time_at_stake_ns),
-                      Text(x.next_steps[0] if len(x.next_steps) else ""))
+        for x, short in zip(known.itertuples(), short_names(known["name"].astype(str), 36)):
+            t.add_row(Text(short), _fmt_ns(x.time_ns), x.verdict, _fmt_ns(x.time_at_stake_ns),
+                      Text(fmt_unit(x.next_steps[0], "text") if len(x.next_steps) else ""))
         parts.append(t)
     return parts

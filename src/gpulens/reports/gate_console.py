@@ -46,7 +46,7 @@ def renderable(result: GateResult, max_rows: int = 40, width: int = 140) -> Grou
     shown = shown[:max_rows]
     if shown:
         cols = [("verdict", "left"), ("metric", "left"), ("baseline", "right"), ("candidate", "right"),
-                ("change", "right"), (ci_label(result), "right"), ("p", "right"), ("threshold", "right")]
+                ("change", "right"), (ci_label(result), "right"), ("p (run)", "right"), ("threshold", "right")]
         keep = len(cols) if width >= 130 else 6 if width >= 100 else 5
         t = Table(title_justify="left", show_lines=False)
         for col, j in cols[:keep]:

@@ -44,8 +44,10 @@ def fmt_ci(m: MetricResult) -> str:
 
 
 def fmt_p(m: MetricResult) -> str:
-    """Mann-Whitney p with two significant digits; ``—`` when no test ran."""
-    return "—" if m.p_value is None else f"{m.p_value:.2g}"
+    """The p compared with α, two significant digits: the run-level (Holm-adjusted) one when the row was adjusted,
+    else the one-sided p; ``—`` when no test ran. The column is titled ``p (run)``."""
+    p = m.p_adjusted if m.p_adjusted is not None else m.p_value
+    return "—" if p is None else f"{p:.2g}"
 
 
 def fmt_threshold(m: MetricResult) -> str:

@@ -25,7 +25,7 @@ def md_escape(text: str) -> str:
 
 
 def _header(result: GateResult) -> str:
-    cols = ["", "metric", "baseline", "candidate", "change", ci_label(result), "p", "threshold", "note"]
+    cols = ["", "metric", "baseline", "candidate", "change", ci_label(result), "p (run)", "threshold", "note"]
     return "| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n"
 
 
@@ -58,9 +58,10 @@ def render(result: GateResult, limit: int = DEFAULT_LIMIT, top: int = 10) -> str
     if counts:
         head.append(f"\nGating metrics: {counts}.")
     cfg = result.config
-    foot = (f"\n<sub>gpulens {result.tool_version} · one-sided Mann-Whitney U at α = {cfg.get('alpha')}, "
-            f"bootstrap CI of the median ratio ({cfg.get('bootstrap')} resamples, seed {cfg.get('seed')}); "
-            f"threshold = max({100 * cfg.get('threshold', 0):g} %, {cfg.get('noise_multiplier')} × baseline spread); "
+    foot = (f"\n<sub>gpulens {result.tool_version} · Welch t-test on log times, weighted Holm across the run's "
+            f"gating timings at α = {cfg.get('alpha')}; REGRESSED needs ≥ half the "
+            f"{100 * cfg.get('threshold', 0):g} % threshold and a CI reaching it; PASS band = max(threshold, "
+            f"{cfg.get('noise_multiplier')} × baseline spread); "
             f"kernels under {100 * cfg.get('min_kernel_share', 0):g} % of kernel time do not gate.</sub>\n")
     text = "\n".join(head) + "\n\n"
     rows = result.metrics

@@ -24,15 +24,21 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import base64
+import functools
+import gzip
+
 from plotly.offline import get_plotlyjs
 
 from gpulens.report import Report, SourceReport
 from gpulens.reports import _html_analyses as A
+from gpulens.reports import _html_kernel as K
 from gpulens.reports import _html_pages as P
-from gpulens.reports._html_parts import PLOT_CONFIG, Page, Panel, esc, panel_html, script_json
+from gpulens.reports import _html_roofline as R
+from gpulens.reports._html_parts import KERNEL_LINKS, PLOT_CONFIG, Page, Panel, esc, panel_html, script_json
 
-#: The size every report stays under (bytes).
-SIZE_BUDGET_BYTES = 10_000_000
+#: The size every report stays under (bytes): plotly.js compressed is about 1.96 MB of it.
+SIZE_BUDGET_BYTES = 2_500_000
 #: Results with a dedicated page (everything else goes to "Other analyses").
 DEDICATED = ("hotspots", "breakdown", "stream_timeline", "rank_kernels", "roofline", "occupancy")
 
@@ -53,12 +59,13 @@ PAGES: tuple[tuple[str, str, PageBuilder], ...] = (
     ("summary", "Summary", lambda s, r, g: P.summary_page(s, r)),
     ("breakdown", "Time breakdown", lambda s, r, g: P.breakdown_page(s, r)),
     ("kernels", "Hot kernels", lambda s, r, g: P.kernels_page(s, r)),
-    ("roofline", "Roofline", lambda s, r, g: A.roofline_page(s, r)),
+    ("roofline", "Roofline", lambda s, r, g: R.roofline_page(s, r)),
     ("occupancy", "Occupancy", lambda s, r, g: A.occupancy_page(s, r)),
     ("verdicts", "Stalls & verdicts", lambda s, r, g: A.verdicts_page(s, r)),
     ("timeline", "Timeline", lambda s, r, g: P.timeline_page(s, r, g)),
     ("ranks", "Multi-rank", lambda s, r, g: P.multirank_page(s, r)),
     ("other", "Other analyses", _other),
+    ("kernel", "Kernel details", lambda s, r, g: K.kernel_pages(s, KERNEL_LINKS.get())),
 )
 
 
@@ -72,12 +79,17 @@ def build_pages(report: Report, scale: float = 1.0) -> list[Page]:
     n = max(len(report.sources), 1)
     rows, segs = max(5, int(200 * scale / n)), max(50, int(4000 * scale / n))
     pages = []
+    links = [K.kernel_links(s, si, rows) for si, s in enumerate(report.sources)]
     for pid, title, build in PAGES:
         page = Page(pid, title)
-        for s in report.sources:
+        for si, s in enumerate(report.sources):
             if n > 1:
                 page.blocks.append(f'<h2 class="source">{esc(s.label)}</h2>')
-            page.blocks += build(s, rows, segs)
+            token = KERNEL_LINKS.set(links[si])
+            try:
+                page.blocks += build(s, rows, segs)
+            finally:
+                KERNEL_LINKS.reset(token)
         pages.append(page)
     env = Page("environment", "Environment")
     for s in report.sources:
@@ -95,11 +107,43 @@ def render(report: Report) -> str:
     would pass :data:`SIZE_BUDGET_BYTES` (many inputs with long names), it is rendered again with smaller table
     and timeline caps (each table says how many rows it shows).
     """
-    for scale in (1.0, 0.5, 0.25, 0.1):
+    for scale in (1.0, 0.5, 0.25, 0.1, 0.05):
         page = _render_pages(report, build_pages(report, scale))
         if len(page.encode("utf-8")) < SIZE_BUDGET_BYTES:
             break
     return page
+
+
+#: The official plotly.js cartesian bundle shipped in gpulens/data (gzip; see data/PROVENANCE.md), its plotly.js
+#: version, and the trace types it draws.
+CARTESIAN_BUNDLE = "plotly-cartesian-4.1.1.min.js.gz"
+CARTESIAN_VERSION = "4.1.1"
+CARTESIAN_TYPES = frozenset({"bar", "box", "contour", "heatmap", "histogram", "histogram2d", "histogram2dcontour",
+                             "image", "pie", "scatter", "scatterternary", "violin"})
+
+
+@functools.lru_cache(maxsize=2)
+def plotly_gz_b64(full: bool = False) -> str:
+    """plotly.js gzip-compressed and base64-encoded, decompressed in the page by the browser's
+    ``DecompressionStream``: the 1.5 MB cartesian bundle (0.66 MB as embedded) when it matches the installed plotly
+    version and ``full`` is false, else the installed plotly package's full 4.8 MB bundle (1.96 MB embedded)."""
+    if not full:
+        from importlib.resources import files
+
+        try:
+            from plotly.offline import get_plotlyjs_version
+
+            if get_plotlyjs_version() == CARTESIAN_VERSION:
+                return base64.b64encode(files("gpulens.data").joinpath(CARTESIAN_BUNDLE).read_bytes()).decode()
+        except (OSError, ImportError):
+            pass
+    return base64.b64encode(gzip.compress(get_plotlyjs().encode("utf-8"), 9, mtime=0)).decode("ascii")
+
+
+def trace_types(pages: list[Page]) -> set[str]:
+    """Plotly trace types of every chart on ``pages``."""
+    return {getattr(t, "type", None) or "scatter" for p in pages for b in p.blocks
+            if isinstance(b, Panel) and b.figure is not None for t in b.figure.data}
 
 
 def _render_pages(report: Report, pages: list[Page]) -> str:
@@ -124,7 +168,9 @@ def _render_pages(report: Report, pages: list[Page]) -> str:
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>gpulens report — {esc(labels)}</title><style>{CSS}</style>",
-        f"<script>{get_plotlyjs()}</script></head><body>",
+        f'<script type="application/octet-stream" id="plotly-gz">'
+        f'{plotly_gz_b64(not trace_types(pages) <= CARTESIAN_TYPES)}</script>',
+        f"<script>{LOADER}</script></head><body>",
         f'<header><h1>gpulens report</h1><p class="sub">{esc(labels)} · gpulens {esc(report.tool_version)} · '
         f"{esc(report.created)}</p>",
         "<noscript><p class='empty'>Charts need JavaScript; the data table beside each chart holds the same "
@@ -135,15 +181,27 @@ def _render_pages(report: Report, pages: list[Page]) -> str:
     ])
 
 
+#: Decompresses the embedded plotly.js (gzip + base64) and runs it; ``window.gpulensPlotly`` resolves when done.
+LOADER = """
+window.gpulensPlotly=(async function(){performance.mark('gz0');
+  var b=atob(document.getElementById('plotly-gz').textContent),u=new Uint8Array(b.length);
+  for(var i=0;i<b.length;i++)u[i]=b.charCodeAt(i);
+  var text=await new Response(new Blob([u]).stream().pipeThrough(new DecompressionStream('gzip'))).text();
+  performance.mark('gz1');
+  var s=document.createElement('script');s.textContent=text;document.head.appendChild(s);performance.mark('gz2');
+  return window.Plotly;
+})();
+"""
+
 CSS = """
 body{font-family:system-ui,sans-serif;margin:0;color:#1a1a1a;background:#fff}
 header{padding:12px 20px;border-bottom:1px solid #ccc}h1{margin:0;font-size:1.4em}.sub{margin:4px 0 0;color:#555}
-nav{display:flex;flex-wrap:wrap;gap:2px;padding:6px 20px 0;border-bottom:2px solid #0072B2;position:sticky;top:0;
+nav[role=tablist]{display:flex;flex-wrap:wrap;gap:2px;padding:6px 20px 0;border-bottom:2px solid #0072B2;position:sticky;top:0;
 background:#fff;z-index:5}
-nav button{font:inherit;border:1px solid #ccc;border-bottom:none;background:#f2f2f2;padding:6px 12px;cursor:pointer;
+nav[role=tablist] button{font:inherit;border:1px solid #ccc;border-bottom:none;background:#f2f2f2;padding:6px 12px;cursor:pointer;
 border-radius:4px 4px 0 0}
-nav button[aria-selected=true]{background:#0072B2;color:#fff;border-color:#0072B2}
-nav button:focus-visible{outline:3px solid #E69F00;outline-offset:1px}
+nav[role=tablist] button[aria-selected=true]{background:#0072B2;color:#fff;border-color:#0072B2}
+nav[role=tablist] button:focus-visible{outline:3px solid #E69F00;outline-offset:1px}
 main{padding:10px 20px}.pagetitle{font-size:1.2em;margin:8px 0}h2.source{font-size:1.05em;border-top:1px solid #ddd;
 padding-top:8px}
 .panel{margin:12px 0 24px}.panel h3{margin:4px 0 8px;font-size:1.05em}.row{display:flex;flex-wrap:wrap;gap:16px;
@@ -159,6 +217,24 @@ font-variant-numeric:tabular-nums;white-space:nowrap}
 th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
 table.kv th{position:static;width:14em}.note{color:#555;font-size:.85em}
 .empty{background:#fff8e1;border-left:4px solid #E69F00;padding:8px 12px}ul.warnings{font-size:.85em}
+section.answer{background:#eef5fb;border-left:6px solid #0072B2;padding:8px 14px;margin:6px 0 12px;max-width:1200px}
+.verdict{font-size:1.1em;margin:2px 0 6px}.vlabel{display:inline-block;background:#0072B2;color:#fff;
+border-radius:3px;padding:1px 8px;margin-right:6px;font-weight:600}
+ol.top{margin:4px 0 2px;padding-left:1.4em}ol.top li{margin:3px 0}.stake{font-variant-numeric:tabular-nums;
+font-weight:600;color:#A04000;display:inline-block;min-width:5.5em}.act{color:#333}
+table.findings{width:100%;table-layout:fixed}table.findings td{max-width:none;white-space:normal}
+table.findings th:nth-child(1){width:6em}table.findings th:nth-child(2){width:30%}
+table.findings th:nth-child(3){width:7em}table.findings th:nth-child(5){width:16%}
+tr.child td{color:#444;font-size:.95em}td.name{white-space:nowrap;max-width:360px;overflow:hidden;
+text-overflow:ellipsis}a.klink{color:#0072B2}
+input.tfilter{margin:2px 0 4px;padding:3px 6px;font:inherit;font-size:.85em;width:16em}
+.bars{display:grid;grid-template-columns:12em 1fr 5em;gap:3px 8px;align-items:center;max-width:760px}
+.bar{background:#e6e6e6;height:14px;border-radius:2px}.bar>span{display:block;height:100%;background:#0072B2;
+border-radius:2px}.nm{color:#777;font-style:italic}
+nav.kindex ol{columns:3 22em;font-size:.9em;margin:4px 0}nav.kindex p{margin:4px 0;color:#555}
+section.kpage{border-top:2px solid #0072B2;margin-top:10px}.kparts{display:grid;gap:6px 24px;
+grid-template-columns:repeat(auto-fit,minmax(440px,1fr))}.kpart h4{margin:10px 0 4px}
+code.fullname{display:block;white-space:pre-wrap;word-break:break-all;font-size:.8em;background:#f7f7f7;padding:4px}
 """
 
 JS = """
@@ -169,11 +245,14 @@ JS = """
     panel.querySelectorAll('.chart').forEach(function(div){
       if(div.getAttribute('data-drawn'))return;
       div.setAttribute('data-drawn','1');
-      try{
+      window.gpulensPlotly.then(function(P){
         var spec=JSON.parse(document.getElementById(div.getAttribute('data-spec')).textContent);
-        Plotly.newPlot(div,spec.data,spec.layout,cfg).then(function(){div.setAttribute('data-rendered','1');},
-          function(e){console.error('gpulens: chart '+div.id+' failed: '+e);});
-      }catch(e){console.error('gpulens: chart '+div.id+' failed: '+e);}
+        return P.newPlot(div,spec.data,spec.layout,cfg).then(function(){
+          div.setAttribute('data-rendered','1');
+          div.on('plotly_click',function(e){var c=e.points&&e.points[0]&&e.points[0].customdata;
+            if(typeof c==='string'&&c.indexOf('kernel-')===0)location.hash=c;});
+        });
+      }).catch(function(e){console.error('gpulens: chart '+div.id+' failed: '+e);});
     });
   }
   function show(tab,focus){
@@ -183,8 +262,33 @@ JS = """
       document.getElementById(t.getAttribute('aria-controls')).hidden=!on;
     });
     if(focus)tab.focus();
-    draw(document.getElementById(tab.getAttribute('aria-controls')));
+    var pid=tab.getAttribute('aria-controls'),h='#'+pid.slice(5);
+    if(!kernelHash&&location.hash!==h)history.replaceState(null,'',h);
+    draw(document.getElementById(pid));
   }
+  var kernelHash=false;
+  function route(){
+    var h=location.hash;
+    if(h.indexOf('#kernel-')===0&&document.getElementById('kp-'+h.slice(8))){
+      kernelHash=true;
+      document.querySelectorAll('section.kpage').forEach(function(k){k.hidden=(k.id!=='kp-'+h.slice(8));});
+      var kt=document.getElementById('tab-kernel');if(kt)show(kt,false);
+      kernelHash=false;window.scrollTo(0,0);return true;
+    }
+    var t=tabs.filter(function(t){var c=t.getAttribute('aria-controls');return '#'+c===h||'#'+c.slice(5)===h;})[0];
+    if(t)show(t,false);
+    return !!t;
+  }
+  window.addEventListener('hashchange',route);
+  document.querySelectorAll('input.tfilter').forEach(function(inp){
+    var wrap=inp.nextElementSibling,table=wrap&&wrap.querySelector('table');
+    if(!table)return;
+    inp.addEventListener('input',function(){
+      var q=inp.value.toLowerCase();
+      Array.prototype.forEach.call(table.tBodies[0].rows,function(r){
+        r.hidden=q&&r.textContent.toLowerCase().indexOf(q)<0;});
+    });
+  });
   tabs.forEach(function(t,i){
     t.addEventListener('click',function(){show(t,false);});
     t.addEventListener('keydown',function(e){
@@ -209,7 +313,6 @@ JS = """
     th.addEventListener('click',function(){sortBy(th);});
     th.addEventListener('keydown',function(e){if(e.key==='Enter'){sortBy(th);}});
   });
-  var start=tabs.filter(function(t){return '#'+t.getAttribute('aria-controls')===location.hash;})[0]||tabs[0];
-  show(start,false);
+  if(!route())show(tabs[0],false);
 })();
 """

@@ -106,7 +106,7 @@ def to_dict(report: Report, top: int = 20) -> dict[str, Any]:
         "schema_version": report.schema_version,
         "tool": {"name": "gpulens", "version": report.tool_version},
         "created": report.created,
-        "status": "ok" if report.has_gpu_work else "no_gpu_work",
+        "status": report.status,
         "sources": [source_dict(s, top) for s in report.sources],
     }
 

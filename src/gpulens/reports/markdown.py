@@ -15,8 +15,11 @@ import pandas as pd
 
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import Report, SourceReport
-from gpulens.reports._format import fmt_ns, fmt_value, header_label
+from gpulens.reports._answer import answer, next_step, root_findings
+from gpulens.reports._format import busy_pct_text, column_label, fmt_ns, fmt_unit, result_title, unit_of, window_text
+from gpulens.reports._html_parts import is_name_column
 from gpulens.reports._md_safe import neutralise
+from gpulens.reports._names import short_names
 
 #: Hard limit on the rendered text (characters).
 MAX_CHARS = 65_000
@@ -35,14 +38,20 @@ def md_text(v: Any, n: int = NAME_CHARS) -> str:
     return " ".join(neutralise(s).split())
 
 
-def md_table(df: pd.DataFrame, columns: Sequence[str], max_rows: int, headers: dict[str, str] | None = None) -> str:
-    """A Markdown table of the first ``max_rows`` rows of ``df[columns]``, values formatted like the HTML report."""
+def md_table(df: pd.DataFrame, columns: Sequence[str], max_rows: int, headers: dict[str, str] | None = None,
+             docs: dict[str, str] | None = None) -> str:
+    """A Markdown table of the first ``max_rows`` rows of ``df[columns]``, each cell formatted from its column's
+    declared unit (``docs``: column → ``"meaning [unit]"``), kernel names as distinguishable short names."""
     cols = [c for c in columns if c in df.columns]
-    headers = headers or {}
-    lines = ["| " + " | ".join(md_text(headers.get(c, header_label(c))) for c in cols) + " |",
+    headers, docs = headers or {}, docs or {}
+    units = {c: unit_of(c, docs.get(c, "")) for c in cols}
+    body = df[cols].head(max_rows)
+    shorts = {c: short_names(body[c].astype(str).tolist()) for c in cols if is_name_column(c, docs.get(c, ""))}
+    lines = ["| " + " | ".join(md_text(headers.get(c, column_label(c, docs.get(c, "")))) for c in cols) + " |",
              "|" + "|".join("---" for _ in cols) + "|"]
-    for row in df[cols].head(max_rows).itertuples(index=False):
-        lines.append("| " + " | ".join(md_text(fmt_value(v, c)) for c, v in zip(cols, row)) + " |")
+    for i, row in enumerate(body.itertuples(index=False)):
+        lines.append("| " + " | ".join(md_text(shorts[c][i] if c in shorts else fmt_unit(v, units[c]))
+                                       for c, v in zip(cols, row)) + " |")
     if len(df) > max_rows:
         lines.append(f"\n_{max_rows} of {len(df)} rows shown._")
     return "\n".join(lines)
@@ -53,34 +62,41 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
     hs = s.results.get("hotspots")
     hsum = hs.summary if hs is not None else {}
     devices = ", ".join(sorted({str(d.get("name")) for d in tl.meta.devices})) or "not recorded"
+    a = answer(s)
+    top = [f"{i + 1}. **{fmt_ns(f.time_at_stake_ns)}** {md_text(f.title, 200)} → {md_text(next_step(f), 300)}"
+           for i, f in enumerate(a.findings)]
     yield "\n".join([
         f"## {md_text(s.label, 200)}", "",
+        f"> **Verdict:** {md_text(a.sentence, 400)}",
+        *(["", *top] if top else []), "",
         "| | |", "|---|---|",
         f"| status | {s.status}{' (input truncated: results are partial)' if tl.meta.truncated else ''} |",
         f"| device | {md_text(devices, 200)} |",
         f"| ranks | {', '.join(map(str, sm['ranks']))} |",
-        f"| GPU span | {fmt_ns(sm['span_ns'])} |",
-        f"| GPU busy | {sm['gpu_busy_pct']:.1f} % |",
+        f"| GPU span | {fmt_ns(sm['span_ns']) if sm.get('gpu_busy_pct') is not None else 'unknown'} |",
+        f"| GPU busy | {busy_pct_text(sm)} |",
+        *([f"| profiled window | {window_text(sm)} |"] if window_text(sm) else []),
         f"| kernels | {sm['kernel_count']} launches of {sm['unique_kernels']} kernels, "
         f"{fmt_ns(sm['kernel_time_ns'])} summed |",
         f"| performance-critical set | {hsum.get('critical_count', 0)} kernels, "
         f"{100 * hsum.get('critical_share', 0.0):.0f} % of kernel time |"])
-    findings = s.findings()
+    findings = root_findings(s.findings())
     if findings:
-        lines = ["### Top findings", ""]
+        lines = ["### Findings", ""]
         for i, f in enumerate(findings[:10]):
             stake = f" — {fmt_ns(f.time_at_stake_ns)} at stake" if f.time_at_stake_ns else ""
-            lines.append(f"{i + 1}. **{f.severity}** {md_text(f.title, 300)}{stake}. {md_text(f.detail, 400)}")
+            lines.append(f"{i + 1}. **{f.severity}** {md_text(f.title, 300)}{stake}. "
+                         f"Next: {md_text(next_step(f, 300), 300)}")
         yield "\n".join(lines)
     bd = s.results.get("breakdown")
     if bd is not None and not bd.skipped and len(bd.table):
         yield "### Time breakdown per rank and GPU\n\n" + md_table(
             bd.table, ["rank", "device_id", "span_ns", "computation_ns", "exposed_comm_ns", "exposed_memcpy_ns",
-                       "idle_ns", "busy_pct"], rows)
+                       "idle_ns", "busy_pct"], rows, docs=bd.columns)
     if hs is not None and len(hs.table):
         yield "### Hot kernels\n\n" + md_table(
             hs.table, ["name", "kind", "calls", "effective_ns", "mean_ns", "share", "critical"], rows,
-            {"effective_ns": "time", "mean_ns": "mean", "critical": "critical set"})
+            {"effective_ns": "time", "mean_ns": "mean", "critical": "critical set"}, hs.columns)
     for name, cols in (("roofline", ["name", "time_ns", "arithmetic_intensity", "flops_per_s", "precision", "bound",
                                      "roof_pct"]),
                        ("occupancy", ["name", "time_ns", "block_size", "regs_per_thread", "theoretical_occupancy_pct",
@@ -88,7 +104,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
                        ("rank_kernels", ["rank", "name", "calls", "time_ns", "share"])):
         r = s.results.get(name)
         if r is not None and not r.skipped and len(r.table):
-            yield f"### {name}\n\n" + md_table(r.table, cols, rows)
+            yield f"### {result_title(name)}\n\n" + md_table(r.table, cols, rows, docs=r.columns)
     for name, r in s.results.items():
         if name not in _OWN:
             yield _generic(name, r, rows)
@@ -102,7 +118,8 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
 def _generic(name: str, r: AnalysisResult, rows: int) -> str:
     if r.skipped or r.table is None or not len(r.table):
         return ""
-    return f"### {md_text(name)}\n\n" + md_table(r.table, list(r.table.columns)[:8], rows)
+    return (f"### {md_text(result_title(name))}\n\n"
+            + md_table(r.table, list(r.table.columns)[:8], rows, docs=r.columns))
 
 
 def render(report: Report) -> str:

@@ -67,3 +67,98 @@ def normalized_names(names: pd.Series) -> pd.Series:
         new_codes = np.where(codes < 0, -1, remap.take(codes.clip(min=0)) if len(remap) else -1)
         return pd.Series(pd.Categorical.from_codes(new_codes, categories=uniq), index=names.index)
     return names.map(lambda v: normalize_kernel_name(v) if isinstance(v, str) else None)
+
+
+# --- kernel_key: one spelling per kernel across profilers, demanglers and mangled/demangled records -------------
+
+# NVIDIA's demangler (nsys ``demangledName``, ncu, cu++filt) writes integer template arguments with a C cast,
+# GNU's ``__cxa_demangle`` (Kineto, rocprof, c++filt) with a literal suffix. Both spell the same value.
+_CAST_SUFFIX = {
+    "int": "",
+    "unsigned int": "u",
+    "long": "l",
+    "unsigned long": "ul",
+    "long long": "ll",
+    "unsigned long long": "ull",
+}
+_CAST_LITERAL = re.compile(r"\((unsigned long long|long long|unsigned long|unsigned int|long|int|bool)\)(-?\d+)\b")
+_NV_LAMBDA = re.compile(r"\[lambda\(([^()]*)\) \(instance (\d+)\)\]")
+_ANON_NS = re.compile(r"<unnamed>|\{anonymous\}")
+_SPACE_BEFORE = re.compile(r"\s+([*&>),\]])")
+_SPACE_AFTER = re.compile(r"([(<\[])\s+")
+_OPERATOR_CALL = re.compile(r"operator \(\)")
+_BLANKS = re.compile(r"\s+")
+
+
+def _demangle(name: str) -> str:
+    """Itanium C++ ABI demangling of ``name`` (``_Z…``) by libstdc++'s ``abi::__cxa_demangle`` through
+    :mod:`cxxfilt` — the demangler Kineto and rocprof use, so the result is spelled as they spell it. Names
+    that are not mangled, or that the demangler rejects, are returned unchanged; so is everything when the
+    C++ runtime library cannot be found."""
+    try:
+        import cxxfilt
+
+        return cxxfilt.demangle(name)
+    except Exception:  # cxxfilt absent, C++ runtime not found, or not a valid mangled name: keep as recorded
+        return name
+
+
+def _cast_literal(m: re.Match) -> str:
+    kind, value = m.group(1), m.group(2)
+    if kind == "bool":
+        return "false" if value == "0" else "true"
+    return value + _CAST_SUFFIX[kind]
+
+
+def _drop_template_params(name: str) -> str:
+    """Drop the parameter list of a function template (``f<A, B>(int, T2, T3)`` → ``f<A, B>``).
+
+    The template arguments identify the instantiation; its parameter list follows from them, and demanglers
+    print it differently (NVIDIA's writes template-parameter names ``T2``, GNU's the substituted types).
+    Non-template names keep their parameters: ``vecAdd(float*)`` and ``vecAdd(double*)`` stay distinct."""
+    if not name.endswith(")"):
+        return name
+    depth = 0
+    for i in range(len(name) - 1, -1, -1):
+        c = name[i]
+        if c == ")":
+            depth += 1
+        elif c == "(":
+            depth -= 1
+            if depth == 0:
+                head = name[:i]
+                return head if head.endswith(">") else name
+    return name
+
+
+def kernel_key(name: str) -> str:
+    """The name used to match one kernel across runs, profilers and name spellings (the gate, ``gpulens diff``
+    and hotspot grouping).
+
+    Steps: outer blanks and the AMDGPU ``.kd`` suffixes are removed (:func:`normalize_kernel_name`); an
+    Itanium-mangled name (``_Z…``) is demangled with libstdc++'s ``__cxa_demangle`` (:mod:`cxxfilt`); the
+    spellings of NVIDIA's demangler are rewritten to GNU's (``(int)4`` → ``4``, ``(unsigned long)1`` → ``1ul``,
+    ``(bool)0`` → ``false``, ``<unnamed>`` → ``(anonymous namespace)``, ``[lambda(int) (instance 2)]`` →
+    ``{lambda(int)#2}``); blanks are collapsed and removed before ``* & > ) , ]`` and after ``( < [``
+    (``char *`` → ``char*``, ``> >`` → ``>>``); a function template loses its parameter list (see
+    :func:`_drop_template_params`). Names without C++ syntax (``ampere_sgemm_128x64_nn``,
+    ``triton_poi_fused_0``) only lose blanks and suffixes.
+
+    >>> kernel_key("_Z23ncclDevKernel_Generic_124ncclDevKernelArgsStorageILm4096EE.kd")
+    'ncclDevKernel_Generic_1(ncclDevKernelArgsStorage<4096ul>)'
+    >>> kernel_key("ncclDevKernel_Generic_1(ncclDevKernelArgsStorage<4096ul>) [clone .kd]")
+    'ncclDevKernel_Generic_1(ncclDevKernelArgsStorage<4096ul>)'
+    """
+    text = normalize_kernel_name(str(name)) or ""
+    if text.startswith("_Z"):
+        text = normalize_kernel_name(_demangle(text)) or text
+    if not any(c in text for c in "<>(),*&[]{}: "):
+        return text
+    text = _BLANKS.sub(" ", text)
+    text = _CAST_LITERAL.sub(_cast_literal, text)
+    text = _NV_LAMBDA.sub(lambda m: "{lambda(%s)#%s}" % (m.group(1), m.group(2)), text)
+    text = _ANON_NS.sub("(anonymous namespace)", text)
+    text = _OPERATOR_CALL.sub("operator()", text)
+    text = _SPACE_BEFORE.sub(r"\1", text)
+    text = _SPACE_AFTER.sub(r"\1", text)
+    return _drop_template_params(text.strip())

@@ -197,8 +197,14 @@ class Timeline:
         return sorted({int(s.get("rank", 0) or 0) for s in self.meta.sources}) or [0]
 
     def of_kind(self, *kinds: str) -> pd.DataFrame:
-        """Rows whose ``kind`` is one of ``kinds`` (a view-like copy, original index kept)."""
-        return self.events[self.events["kind"].isin(kinds)]
+        """Rows whose ``kind`` is one of ``kinds`` (a copy-on-write copy, original index kept).
+
+        The selection is computed once per Timeline and kinds (:mod:`gpulens.analyzers.context`); each call returns
+        a shallow copy, so changing the result never changes what later callers get.
+        """
+        from gpulens.analyzers.context import context_of
+
+        return context_of(self).of_kind(*kinds).copy(deep=False)
 
     def gpu_events(self) -> pd.DataFrame:
         """Rows that ran on a GPU queue: kernels, collectives, copies and sets."""

@@ -1,0 +1,103 @@
+"""Work categories of GPU events and framework operators: GEMM, attention, elementwise, normalisation,
+communication, copy, other — one vocabulary for the operator roll-up, ``kernel_groups`` and ``gpulens diff``.
+
+Rules (first match wins; the op's name decides when the GPU event is linked to a framework op and the op's name
+gives a category other than ``other``, else the kernel's name):
+
+==============  =========================================================  ===========================================
+category        framework op (``aten::…`` stem)                             kernel name (case-insensitive search)
+==============  =========================================================  ===========================================
+communication   c10d / nccl / rccl / all_reduce / all_gather / …            ``nccl``, ``rccl``; every ``comm`` event
+copy            copy_, to, _to_copy, contiguous, clone, fill_, zero_, cat…     memcpy / memset events, ``copyBuffer``,
+                                                                            ``fillBuffer``, ``memcpy``, ``memset``
+attention       scaled_dot_product_*attention*, _flash_attention_*, …      ``flash``, ``fmha``, ``attn``, ``attention``
+GEMM            mm, addmm, bmm, baddbmm, matmul, linear, _scaled_mm,       ``gemm``, ``gemv``, ``cutlass``, ``cublas``,
+                addmv, mv, einsum, conv*, convolution*, cudnn_convolution*  ``Cijk_``, ``xmma``, ``wgmma``, ``nvjet``,
+                (convolutions are implicit GEMMs)                            ``conv``, ``fprop``, ``dgrad``, ``wgrad``
+normalisation   *layer_norm*, *batch_norm*, *group_norm*, *rms_norm*,       ``layer_norm``, ``layernorm``, ``batch_norm``,
+                *softmax*, instance_norm                                     ``bn_``, ``rms_norm``, ``group_norm``,
+                                                                            ``softmax``
+elementwise     unary/binary pointwise ops and reductions (the op models'   ``elementwise``, ``reduce_kernel``,
+                lists in ``_flop_models``), activations, dropout            ``triton_poi``, ``triton_red``, ``unrolled``
+other           anything else
+==============  =========================================================  ===========================================
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from gpulens.analyzers import _flop_models as fm
+
+#: The category vocabulary, in the order reports list it.
+CATEGORIES: tuple[str, ...] = ("GEMM", "attention", "elementwise", "normalisation", "communication", "copy",
+                               "other")
+
+_OP_RULES: tuple[tuple[str, re.Pattern], ...] = (
+    ("communication", re.compile(r"c10d|nccl|rccl|all_?reduce|all_?gather|reduce_?scatter|broadcast|all_to_all|"
+                                 r"alltoall|send|recv|barrier", re.I)),
+    ("copy", re.compile(r"^(?:aten::)?(copy_|to|_to_copy|contiguous|clone|fill_|zero_|zeros|ones|full|"
+                        r"empty_strided|_copy_from|_copy_from_and_resize|cat|stack|narrow_copy)$")),
+    ("attention", re.compile(r"scaled_dot_product|flash_attention|efficient_attention|_attention_forward|"
+                             r"attention_backward|_fused_attention|cudnn_attention|sdpa", re.I)),
+    ("GEMM", re.compile(r"^(?:aten::)?(mm|addmm|bmm|baddbmm|matmul|linear|_scaled_mm|addmv|mv|einsum|"
+                        r"conv\w*|_convolution\w*|convolution\w*|cudnn_convolution\w*|miopen_convolution\w*|"
+                        r"mkldnn_convolution|_addmm_activation|addbmm)$")),
+    ("normalisation", re.compile(r"layer_norm|batch_norm|group_norm|rms_norm|instance_norm|softmax", re.I)),
+)
+_ELEMENTWISE_OPS = (fm._UNARY | fm._BINARY | set(fm._REDUCE)) - fm._COPY_NO_FLOPS
+_EW_OP = re.compile(r"^(?:aten::)?(%s)_?$" % "|".join(sorted(map(re.escape, _ELEMENTWISE_OPS), key=len, reverse=True)))
+
+_KERNEL_RULES: tuple[tuple[str, re.Pattern], ...] = (
+    ("communication", re.compile(r"nccl|rccl", re.I)),
+    ("copy", re.compile(r"memcpy|memset|copyBuffer|fillBuffer|copy_kernel|CatArray", re.I)),
+    ("attention", re.compile(r"flash|fmha|attn|attention", re.I)),
+    ("normalisation", re.compile(r"layer_?norm|batch_?norm|\bbn_|rms_?norm|group_?norm|softmax", re.I)),
+    ("GEMM", re.compile(r"gemm|gemv|cutlass|cublas|Cijk_|xmma|wgmma|nvjet|conv|fprop|dgrad|wgrad|implicit_gemm",
+                        re.I)),
+    ("elementwise", re.compile(r"elementwise|reduce_kernel|triton_poi|triton_red|unrolled|pointwise|"
+                               r"vectorized|Functor", re.I)),
+)
+
+
+def op_category(name: str | None) -> str:
+    """Category of a framework op from its name (``"other"`` when no rule fits or ``name`` is empty)."""
+    if not name:
+        return "other"
+    for cat, rx in _OP_RULES:
+        if rx.search(name):
+            return cat
+    return "elementwise" if _EW_OP.match(name) else "other"
+
+
+def kernel_category(name: str | None, kind: str = "kernel") -> str:
+    """Category of a GPU event from its kind and name (``comm`` → communication, memcpy/memset → copy)."""
+    if kind == "comm":
+        return "communication"
+    if kind in ("memcpy", "memset"):
+        return "copy"
+    for cat, rx in _KERNEL_RULES:
+        if name and rx.search(name):
+            return cat
+    return "other"
+
+
+def categorize(kinds: pd.Series, names: pd.Series, ops: pd.Series) -> np.ndarray:
+    """Category per GPU event (object array): the op's category when linked and not ``other``, else the kernel's.
+
+    Communication and copy events keep their kind's category whatever their op (an all-reduce launched inside
+    ``aten::linear`` backward is still communication). Each distinct (kind, name, op) is classified once.
+    """
+    df = pd.DataFrame({"k": kinds.astype(str).to_numpy(), "n": names.astype(str).to_numpy(),
+                       "o": ops.astype(object).where(ops.notna(), "").astype(str).to_numpy()})
+    uniq = df.drop_duplicates()
+    cats = []
+    for k, n, o in zip(uniq["k"], uniq["n"], uniq["o"]):
+        kc = kernel_category(n, k)
+        oc = op_category(o)
+        cats.append(kc if kc in ("communication", "copy") and k != "kernel" else (oc if oc != "other" else kc))
+    lut = pd.Series(cats, index=pd.MultiIndex.from_frame(uniq))
+    return lut.reindex(pd.MultiIndex.from_frame(df)).to_numpy(dtype=object)

@@ -1,0 +1,212 @@
+"""The critical path of a time window, as a chain of binding dependencies (after Holistic Trace Analysis'
+critical-path analysis: CPU ops, kernel launches, kernels, synchronisations and cross-stream dependencies form a
+graph whose edges are durations and waits; the critical path is its longest path).
+
+In an event graph whose edge weights are the elapsed times between connected events, the longest path from the
+window's start to its end is the chain in which every event waited for its **latest** predecessor (the binding
+one). It is found by walking back from the window's end:
+
+* **host, at time t** on a thread: host time runs back to the end of the latest *blocking* call on that thread
+  (a synchronisation — ``*Synchronize``, a synchronous ``cudaMemcpy``/``hipMemcpy``, or a call of kind ``sync`` —
+  that started while GPU work was still running). Host time is split among the innermost host events covering it:
+  ``cpu_op`` (op self time), ``runtime`` (runtime calls), ``sync`` and ``host_idle`` (no host event).
+  At the blocking call's end the path jumps to the GPU event it waited for (the latest-ending GPU event of the rank
+  before the call's end); the time from that event's end to the call's end is ``sync``.
+* **GPU event g**: its duration is ``kernel`` / ``comm`` / ``memcpy`` / ``memset``. Its start waited for the latest
+  of: its launch call's start (the gap is ``launch_delay``; the path continues on the launching thread), the end of
+  the previous event on its stream (``gpu_gap``; the path continues there), or — only when both are earlier — the
+  latest end of an event on another stream of the rank before g's start (a cross-stream dependency, ``gpu_gap``).
+
+Every step of the walk moves back in time, so the path's segments tile the window: their sum is the window's length.
+Cost: O(host events) to prepare each thread's innermost-event segments, then O(log n) per event on the path.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+BLOCKING = re.compile(r"Synchronize|^(?:cuda|hip)Memcpy(?:2D|3D)?$|^(?:cuda|hip)Memset$|^cuMemcpy[DH]to[DH](?:_v2)?$")
+GPU_CLASS = {"kernel": "kernel", "comm": "comm", "memcpy": "memcpy", "memset": "memset"}
+CLASSES = ("cpu_op", "runtime", "sync", "host_idle", "launch_delay", "kernel", "comm", "memcpy", "memset",
+           "gpu_gap")
+
+
+@dataclass
+class Thread:
+    """Innermost-event segments of one host thread and its blocking calls."""
+
+    seg_start: np.ndarray
+    seg_end: np.ndarray
+    seg_event: np.ndarray  # position in the host frame, −1 = idle
+    block_end: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    block_gpu: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # GPU position waited for
+
+
+def leaf_segments(start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Tile one thread's time with the innermost event covering it (−1 between top-level events).
+
+    ``start``/``end`` of the thread's events; nested by containment (a child running past its parent is cut at the
+    parent's end).
+    """
+    order = np.lexsort((-(end - start), start))
+    s_out: list[int] = []
+    e_out: list[int] = []
+    who: list[int] = []
+    stack: list[tuple[int, int]] = []  # (end, position)
+    cur = int(start[order[0]]) if len(order) else 0
+
+    starts, ends = start.tolist(), end.tolist()
+    for i in order.tolist():
+        s = starts[i]
+        while stack and stack[-1][0] <= s:
+            te, tp = stack.pop()
+            if te > cur:
+                s_out.append(cur)
+                e_out.append(te)
+                who.append(tp)
+                cur = te
+        if s > cur:
+            s_out.append(cur)
+            e_out.append(s)
+            who.append(stack[-1][1] if stack else -1)
+            cur = s
+        e = ends[i] if not stack else min(ends[i], stack[-1][0])
+        stack.append((e, i))
+    while stack:
+        te, tp = stack.pop()
+        if te > cur:
+            s_out.append(cur)
+            e_out.append(te)
+            who.append(tp)
+            cur = te
+    return np.array(s_out, np.int64), np.array(e_out, np.int64), np.array(who, np.int64)
+
+
+class Walker:
+    """Walks back one window (see module docstring); collects (class, ns, event position or −1) segments."""
+
+    def __init__(self, host: pd.DataFrame, host_class: np.ndarray, threads: dict, gpu: pd.DataFrame,
+                 gpu_launch_pos: np.ndarray, gpu_launch_thread: np.ndarray, gpu_prev: np.ndarray,
+                 rank_ends: dict):
+        self.host, self.host_class, self.threads = host, host_class, threads
+        self.g_start = gpu["start_ns"].to_numpy(np.int64)
+        self.g_end = self.g_start + gpu["eff_ns"].to_numpy(np.int64)
+        self.g_class = gpu["kind"].astype(str).map(GPU_CLASS).fillna("kernel").to_numpy()
+        self.g_stream = gpu["stream_id"].fillna(-1).astype("int64").to_numpy()
+        self.g_rank = gpu["rank"].to_numpy()
+        self.h_start = host["start_ns"].to_numpy(np.int64)
+        self.launch_pos, self.launch_thread, self.prev = gpu_launch_pos, gpu_launch_thread, gpu_prev
+        self.rank_ends = rank_ends  # rank → (ends sorted, positions)
+
+    def _host(self, thread, a: int, b: int, out: list) -> None:
+        """Segments of host time [a, b) on ``thread``, latest first: innermost host event, or idle between them.
+        The thread's segments tile its time from its first to its last event, so a slice plus two clipped ends is
+        the whole answer (appended as one vectorised block)."""
+        th = self.threads.get(thread)
+        if b <= a:
+            return
+        if th is None:
+            out.append(("host_idle", a, b, -1))
+            return
+        i0 = int(np.searchsorted(th.seg_end, a, side="right"))
+        i1 = int(np.searchsorted(th.seg_start, b, side="left"))
+        if i1 <= i0:
+            out.append(("host_idle", a, b, -1))
+            return
+        lo = np.maximum(th.seg_start[i0:i1], a)
+        hi = np.minimum(th.seg_end[i0:i1], b)
+        w = th.seg_event[i0:i1]
+        if hi[-1] < b:
+            out.append(("host_idle", int(hi[-1]), b, -1))
+        cls = np.where(w >= 0, self.host_class[np.clip(w, 0, None)], "host_idle")
+        out.append(("__block__", cls[::-1], lo[::-1], hi[::-1], w[::-1]))
+        if lo[0] > a:
+            out.append(("host_idle", a, int(lo[0]), -1))
+
+    def _cross(self, g: int, after: int) -> int:
+        """Latest-ending GPU event of g's rank on another stream ending in (after, start(g)], or −1."""
+        ends, pos = self.rank_ends[self.g_rank[g]]
+        k = int(np.searchsorted(ends, self.g_start[g], side="right")) - 1
+        while k >= 0 and ends[k] > after:
+            p = int(pos[k])
+            if self.g_stream[p] != self.g_stream[g]:
+                return p
+            k -= 1
+        return -1
+
+    def walk(self, thread, lo: int, hi: int, start_gpu: int = -1) -> list[tuple[str, int, int, int]]:
+        """The path of window [lo, hi) as segments (class, start, end, position), earliest first; position is the
+        host-frame position for host classes, the GPU-frame position for GPU classes, −1 for gaps. They tile the
+        window."""
+        out: list[tuple[str, int, int, int]] = []
+        t, where, g = hi, "host", start_gpu
+        if g >= 0:
+            where, t = "gpu", min(int(self.g_end[g]), hi)
+            if t < hi:
+                out.append(("host_idle", t, hi, -1))
+        seen: set[int] = set()
+
+        def gap(cls: str, a: int, b: int) -> None:
+            a = max(a, lo)
+            if b > a:
+                out.append((cls, a, b, -1))
+
+        while t > lo:
+            if where == "host":
+                th = self.threads.get(thread)
+                b, bg = lo, -1
+                if th is not None and len(th.block_end):
+                    k = int(np.searchsorted(th.block_end, t, side="right")) - 1
+                    if k >= 0 and th.block_end[k] > lo:
+                        b, bg = int(th.block_end[k]), int(th.block_gpu[k])
+                self._host(thread, b, t, out)
+                if bg < 0:
+                    break
+                ge = min(int(self.g_end[bg]), b)
+                gap("sync", ge, b)
+                where, g, t = "gpu", bg, ge
+                continue
+            if g in seen:  # only a zero-length cycle in an inconsistent trace: stop rather than loop
+                gap("host_idle", lo, t)
+                break
+            seen.add(g)
+            s = int(self.g_start[g])
+            out.append((self.g_class[g], max(s, lo), t, g))
+            if s <= lo:
+                break
+            lp, p = int(self.launch_pos[g]), int(self.prev[g])
+            t_launch = int(self.h_start[lp]) if lp >= 0 else -1
+            t_prev = int(self.g_end[p]) if p >= 0 else -1
+            best = max(t_launch, t_prev)
+            x = self._cross(g, best) if best < s else -1
+            if x >= 0:
+                t_x = min(int(self.g_end[x]), s)
+                gap("gpu_gap", t_x, s)
+                g, t = x, t_x
+            elif p >= 0 and t_prev >= t_launch:
+                gap("gpu_gap", min(t_prev, s), s)
+                g, t = p, min(t_prev, s)
+            elif lp >= 0:
+                gap("launch_delay", min(t_launch, s), s)
+                where, thread, t = "host", self.launch_thread[g], min(t_launch, s)
+            else:
+                gap("host_idle", lo, s)
+                break
+        out.reverse()
+        return self._flatten(out)
+
+    @staticmethod
+    def _flatten(out: list) -> list:
+        """Expand the vectorised host blocks (reversed back to earliest first) into segment tuples."""
+        flat: list = []
+        for item in out:
+            if item[0] == "__block__":
+                _, cls, lo, hi, w = item
+                flat.extend(zip(cls[::-1].tolist(), lo[::-1].tolist(), hi[::-1].tolist(), w[::-1].tolist()))
+            else:
+                flat.append(item)
+        return flat

@@ -1,0 +1,102 @@
+"""FLOPs and bytes per memory level per launch, for the hierarchical roofline (NVIDIA ncu metrics, AMD
+rocprofiler-compute counters).
+
+NVIDIA (Nsight Compute metric names; Kernel Profiling Guide "Roofline"): FLOPs = Σ over fp16/fp32/fp64 of
+``add + mul + 2·fma`` thread instructions (``sm__sass_thread_inst_executed_op_{h,f,d}{add,mul,fma}_pred_on.sum``)
++ tensor-core operations (``sm__ops_path_tensor_*.sum``; tensor FLOPs are never guessed from instruction counts);
+bytes per level: DRAM ``dram__bytes.sum`` (or read + write), L2 ``lts__t_bytes.sum``, L1 ``l1tex__t_bytes.sum``,
+(else 32 × the global load/store sectors ``l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}.sum``), shared
+``sm__sass_data_bytes_mem_shared.sum``.
+
+AMD (rocprof-compute ``analysis_configs/<gfx>/0200_system-speed-of-light.yaml``): FLOPs = 64·(ADD + MUL + TRANS +
+2·FMA) over ``SQ_INSTS_VALU_*_F16/F32/F64`` + 512 · ``SQ_INSTS_VALU_MFMA_MOPS_{F16,BF16,F32,F64}`` ("VALU FLOPs",
+"MFMA FLOPs"); bytes: HBM = L2-Fabric read + write bytes (:mod:`gpulens.analyzers._sol_amd`), L2 = ``TCC_REQ_sum ·
+128`` ("L2 Cache BW"), vL1D = ``TCP_TOTAL_CACHE_ACCESSES_sum · 64`` (gfx90a) or ``· 128`` (gfx942) ("vL1D Cache BW"),
+LDS = ``(SQ_LDS_IDX_ACTIVE − SQ_LDS_BANK_CONFLICT) · 4 · lds_banks_per_cu`` ("Theoretical LDS Bandwidth").
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+LEVELS = ("dram", "l2", "l1", "shared")
+_NV_FLOP = [(f"sm__sass_thread_inst_executed_op_{p}{op}_pred_on.sum", 2.0 if op == "fma" else 1.0)
+            for p in "hfd" for op in ("add", "mul", "fma")]
+_NV_TENSOR_PREFIX = "sm__ops_path_tensor_"
+_NV_BYTES = {"dram": ("dram__bytes.sum",), "l2": ("lts__t_bytes.sum",), "l1": ("l1tex__t_bytes.sum",),
+             "shared": ("sm__sass_data_bytes_mem_shared.sum",)}
+_NV_DRAM_PARTS = (("dram__bytes_read.sum", "dram__bytes_write.sum"),
+                  ("dram__bytes_op_read.sum", "dram__bytes_op_write.sum"))
+_AMD_VALU = [(f"SQ_INSTS_VALU_{op}_{p}", 128.0 if op == "FMA" else 64.0)
+             for p in ("F16", "F32", "F64") for op in ("ADD", "MUL", "TRANS", "FMA")]
+_AMD_MFMA = [f"SQ_INSTS_VALU_MFMA_MOPS_{p}" for p in ("F16", "BF16", "F32", "F64")]
+
+
+def _wide(counters: pd.DataFrame, ids: np.ndarray) -> pd.DataFrame:
+    metric = counters["metric"]
+    uniq = metric.cat.categories if isinstance(metric.dtype, pd.CategoricalDtype) else pd.unique(metric)
+    want = [m for m in map(str, uniq) if m.startswith(_WANTED_PREFIXES)]
+    c = counters[metric.isin(want)]
+    c = c[c["event_id"].isin(ids)]
+    c = c.assign(metric=c["metric"].astype(str)).drop_duplicates(["event_id", "metric"])
+    return c.pivot(index="event_id", columns="metric", values="value").reindex(ids) if len(c) else \
+        pd.DataFrame(index=pd.Index(ids, name="event_id"))
+
+
+#: Metric-name prefixes read here (everything else in a large Counters table is skipped before pivoting).
+_WANTED_PREFIXES = ("sm__sass_thread_inst_executed_op_", "sm__ops_path_tensor_", "dram__bytes", "lts__t_bytes",
+                    "l1tex__t_bytes", "l1tex__t_sectors_pipe_lsu_mem_global_op_", "sm__sass_data_bytes_mem_shared",
+                    "SQ_INSTS_VALU_", "TCC_", "TCP_TOTAL_CACHE_ACCESSES", "SQ_LDS_", "GRBM_GUI_ACTIVE")
+
+
+def _sum(w: pd.DataFrame, terms: list[tuple[str, float]]) -> np.ndarray:
+    present = [(m, f) for m, f in terms if m in w]
+    if not present:
+        return np.full(len(w), np.nan)
+    return sum(w[m].fillna(0).to_numpy(dtype=float) * f for m, f in present)
+
+
+def nvidia(counters: pd.DataFrame, ids: np.ndarray) -> pd.DataFrame:
+    """Columns ``flops``, ``tensor_flops`` and ``bytes_<level>`` per event id (NaN when not counted)."""
+    w = _wide(counters, ids)
+    out = pd.DataFrame(index=w.index)
+    out["flops"] = _sum(w, _NV_FLOP)
+    tens = [(m, 1.0) for m in w.columns if m.startswith(_NV_TENSOR_PREFIX) and m.endswith(".sum")]
+    out["tensor_flops"] = _sum(w, tens)
+    out["flops"] = np.where(np.isnan(out["flops"]), out["tensor_flops"],
+                            out["flops"] + np.nan_to_num(out["tensor_flops"]))
+    for lvl, names in _NV_BYTES.items():
+        out[f"bytes_{lvl}"] = _sum(w, [(names[0], 1.0)])
+    sectors = _sum(w, [("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 32.0),
+                       ("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", 32.0)])
+    out["bytes_l1"] = np.where(np.isnan(out["bytes_l1"]), sectors, out["bytes_l1"])  # 32-byte sectors
+    for rd, wr in _NV_DRAM_PARTS:
+        part = _sum(w, [(rd, 1.0), (wr, 1.0)])
+        out["bytes_dram"] = np.where(np.isnan(out["bytes_dram"]), part, out["bytes_dram"])
+    return out
+
+
+def amd(counters: pd.DataFrame, ids: np.ndarray, dev: Mapping[str, Any]) -> pd.DataFrame:
+    """As :func:`nvidia`, from rocprof-compute counters (``tensor_flops`` = MFMA FLOPs)."""
+    from gpulens.analyzers._sol_amd import dispatch_figures
+
+    w = _wide(counters, ids)
+    out = pd.DataFrame(index=w.index)
+    valu = _sum(w, _AMD_VALU)
+    mfma = _sum(w, [(m, 512.0) for m in _AMD_MFMA])
+    out["tensor_flops"] = mfma
+    out["flops"] = np.where(np.isnan(valu) & np.isnan(mfma), np.nan, np.nan_to_num(valu) + np.nan_to_num(mfma))
+    out["bytes_dram"] = dispatch_figures(w, np.full(len(w), np.nan), dev)["dram_bytes"].to_numpy()
+    gfx = str(dev.get("gfx_arch") or "").split(":")[0].lower()
+    out["bytes_l2"] = _sum(w, [("TCC_REQ_sum", 128.0)])
+    out["bytes_l1"] = _sum(w, [("TCP_TOTAL_CACHE_ACCESSES_sum", 128.0 if gfx >= "gfx940" else 64.0)])
+    banks = float(dev.get("lds_banks_per_cu") or 32)
+    if "SQ_LDS_IDX_ACTIVE" in w:
+        out["bytes_shared"] = (w["SQ_LDS_IDX_ACTIVE"] - w.get("SQ_LDS_BANK_CONFLICT", 0)).to_numpy(dtype=float) \
+            * 4 * banks
+    else:
+        out["bytes_shared"] = np.nan
+    return out

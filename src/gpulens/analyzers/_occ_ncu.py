@@ -1,0 +1,92 @@
+"""Nsight Compute's own occupancy figures (Occupancy and Launch Statistics sections) per launch, and the grid's
+wave arithmetic shared by the occupancy analyzer.
+
+ncu spells each figure two ways: the metric name (``--page raw``, ``--metrics``, ``.ncu-rep``) and the section
+label (``--page details``). Both are listed here; the first present wins.
+
+Definitions (Nsight Compute Kernel Profiling Guide, "Occupancy" and "Launch Statistics" sections):
+
+* **theoretical occupancy** = min(block limits) × warps per block / warp slots per SM — what registers, shared
+  memory, warp slots, the per-SM block cap (and, on newer ncu, barriers) allow; *not* capped by the grid;
+* **achieved occupancy** = mean active warps per active cycle / warp slots (``sm__warps_active.avg.
+  pct_of_peak_sustained_active``);
+* **waves per SM** = grid blocks / (active blocks per SM × SMs) (``launch__waves_per_multiprocessor``). The grid's
+  effect on occupancy is reported through it, separately from the theoretical figure: the last wave holds
+  ``frac(waves)`` of a full wave (:func:`tail_wave_pct`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+#: ncu's theoretical occupancy [%].
+THEORETICAL = ("sm__maximum_warps_per_active_cycle_pct", "Theoretical Occupancy")
+#: ncu's achieved occupancy [%].
+ACHIEVED = ("sm__warps_active.avg.pct_of_peak_sustained_active", "Achieved Occupancy")
+#: Block limits per SM by resource, as gpulens names the resource.
+BLOCK_LIMITS = {
+    "registers": ("launch__occupancy_limit_registers", "Block Limit Registers"),
+    "shared_memory": ("launch__occupancy_limit_shared_mem", "Block Limit Shared Mem"),
+    "warps": ("launch__occupancy_limit_warps", "Block Limit Warps"),
+    "blocks": ("launch__occupancy_limit_blocks", "Block Limit SM"),
+    "barriers": ("launch__occupancy_limit_barriers", "Block Limit Barriers"),
+}
+#: Waves per SM as ncu computes it.
+WAVES = ("launch__waves_per_multiprocessor", "Waves Per SM")
+#: Shared memory the driver reserves per block [bytes].
+DRIVER_SMEM = ("launch__shared_mem_per_block_driver", "Driver Shared Memory Per Block")
+#: Every metric name read here (for :func:`gpulens.analyzers._hot.event_counters`).
+ALL = THEORETICAL + ACHIEVED + WAVES + DRIVER_SMEM + tuple(n for v in BLOCK_LIMITS.values() for n in v)
+#: Order in which tied limiters are named (structural limits first, as in :mod:`gpulens.devices.occupancy`).
+ORDER = ("warps", "blocks", "barriers", "registers", "shared_memory")
+
+
+def first_of(ctr: pd.DataFrame, names: tuple[str, ...], n: int) -> np.ndarray:
+    """Per row of ``ctr`` (event × metric), the first of ``names`` that is present (NaN when none)."""
+    out = np.full(n, np.nan)
+    for m in names:
+        if m in ctr:
+            v = ctr[m].to_numpy(dtype=float)
+            out = np.where(np.isnan(out), v, out)
+    return out
+
+
+def ncu_block_limits(ctr: pd.DataFrame, n: int) -> tuple[np.ndarray, list[str]]:
+    """ncu's active blocks per SM (min over its block limits; NaN without limits) and the binding limiter(s) per
+    row, tied resources joined with ``", "`` in :data:`ORDER` (``"registers, shared_memory"``); ``""`` without."""
+    lim = {k: first_of(ctr, v, n) for k, v in BLOCK_LIMITS.items()}
+    stack = np.vstack([lim[k] for k in ORDER]) if n else np.zeros((len(ORDER), 0))
+    with np.errstate(all="ignore"):
+        active = np.where(np.isnan(stack).all(axis=0), np.nan, np.nanmin(np.where(np.isnan(stack), np.inf, stack),
+                                                                         axis=0))
+    names = []
+    for i in range(n):
+        a = active[i]
+        names.append("" if np.isnan(a) else ", ".join(k for k in ORDER if lim[k][i] == a))
+    return active, names
+
+
+def waves_per_sm(grid_blocks: np.ndarray, active_blocks: np.ndarray, num_sms: np.ndarray) -> np.ndarray:
+    """Grid blocks / (active blocks per SM × SMs); NaN when any input is unknown or zero."""
+    g, a, s = (np.asarray(x, dtype=float) for x in (grid_blocks, active_blocks, num_sms))
+    with np.errstate(all="ignore"):
+        return np.where((a > 0) & (s > 0) & (g > 0), g / (a * s), np.nan)
+
+
+def tail_wave_pct(waves: np.ndarray) -> np.ndarray:
+    """How full the last wave is [%]: frac(waves) × 100, or 100 when the grid is a whole number of waves.
+
+    A grid of 0.97 waves (128 blocks, 1 per SM, 132 SMs) has one partial wave 97 % full; 2.25 waves leave the
+    third wave 25 % full, so the SMs idle for most of it.
+    """
+    w = np.asarray(waves, dtype=float)
+    frac = w - np.floor(w)
+    return np.where(np.isnan(w), np.nan, np.where(np.isclose(frac, 0.0, atol=1e-9) & (w > 0), 100.0, 100.0 * frac))
+
+
+def wave_efficiency_pct(waves: np.ndarray) -> np.ndarray:
+    """Mean fill of the block slots over the waves the grid needs [%]: waves / ⌈waves⌉ × 100."""
+    w = np.asarray(waves, dtype=float)
+    with np.errstate(all="ignore"):
+        return np.where(w > 0, 100.0 * w / np.ceil(w), np.nan)

@@ -1,0 +1,124 @@
+"""The one definition of span, busy % and utilisation used by every analyzer and report.
+
+Definitions (all ns; GPU events = kernels, collectives, copies and fills after stream-overrun repair; events the
+validator rejected — ``ts 0``, negative ``dur`` — never take part):
+
+* **GPU span** of a device: first GPU event start → last GPU event end on that device (copies and fills included,
+  as TraceLens' ``total_time``). **busy** of a device: the union of its GPU events. **busy %** = busy / GPU span.
+* **Run figures** over several devices: ``span_ns`` is the *wall* span, first GPU event start → last GPU event end
+  on any device (never a sum of spans); ``device_span_ns`` is the sum of the per-device spans (device-time);
+  ``busy_pct`` is the device-time ratio Σ busy / Σ device span, a number that can never exceed 100 %.
+* **Profiled window** of a rank: first → last valid event of the rank of any kind but ``other`` (host operations
+  included); ``gpu_utilization_pct`` = Σ busy / Σ window of each device's rank: the share of the profiled time the
+  GPUs were busy.
+* **Clock check**: when the ranks' GPU spans do not overlap enough for the wall span to be at most the sum of the
+  per-rank spans, the ranks' time bases disagree (or the files come from different runs); the wall span is then
+  not a real duration: ``span_ns`` is the longest per-rank span, ``span_basis`` says so and ``clock_skew_ns`` gives
+  the size of the disagreement.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+#: collectors whose kernels were serialised or replayed to read counters: their gaps are profiler artefacts
+REPLAY_COLLECTORS = frozenset({"ncu_csv", "ncu_rep", "omniperf"})
+#: side tables that carry kernels without a timeline (aggregate summaries, counter rows without timestamps)
+SUMMARY_TABLES = ("kernel_summary", "rocprof_stats", "unattached_counters")
+
+
+def replayed_for_counters(timeline: Any) -> bool:
+    """True when every input was a counter-collection run (ncu, rocprof-compute, rocprof ``pmc``, rocprofv3
+    counter collection) or has synthetic start times: there is no real timeline to find idle time in."""
+    srcs = timeline.meta.sources
+    return bool(srcs) and all(
+        s.get("synthetic_start") or s.get("collector") in REPLAY_COLLECTORS or s.get("pmc")
+        or s.get("table") == "counter" for s in srcs)
+
+
+def has_summary_kernels(timeline: Any) -> bool:
+    """True when the Timeline carries kernels only as a summary or as counter rows without timestamps."""
+    return any(len(timeline.tables.get(n, ())) for n in SUMMARY_TABLES)
+
+
+def busy_unknown_reason(timeline: Any) -> str | None:
+    """Why busy time, span and idle cannot be measured for this Timeline (None when they can): a counter-collection
+    run replays kernels one at a time; a summary or timestamp-less counter file has no timeline at all."""
+    if replayed_for_counters(timeline):
+        return ("counter-collection run: the profiler replayed the kernels one at a time, so their start times and "
+                "the gaps between them are not the workload's")
+    gpu_kinds = ("kernel", "comm", "memcpy", "memset")
+    if not timeline.events["kind"].isin(gpu_kinds).any() and has_summary_kernels(timeline):
+        return "the input is a per-kernel summary or counter table without timestamps: there is no timeline"
+    return None
+
+
+SPAN_DEFINITION = ("GPU span = first → last GPU event (kernels, collectives, copies, fills); busy % = union of GPU "
+                   "events / GPU span; over several GPUs: wall span, busy % = Σ busy / Σ per-GPU span")
+
+
+def hull(ev: pd.DataFrame) -> tuple[int, int]:
+    """(first start, last end) of a slice of events (ns); (0, 0) when empty."""
+    if not len(ev):
+        return 0, 0
+    s = ev["start_ns"].to_numpy("int64")
+    return int(s.min()), int((s + ev["dur_ns"].to_numpy("int64")).max())
+
+
+def rank_hulls(ev: pd.DataFrame) -> dict[int, tuple[int, int]]:
+    """Per rank: (first start, last end) of its events (ns)."""
+    out = {}
+    for r, g in ev.groupby("rank", observed=True, sort=True):
+        out[int(r)] = hull(g)
+    return out
+
+
+def wall_span(hulls: dict[Any, tuple[int, int]]) -> tuple[int, int, str]:
+    """Wall span over the hulls of several ranks, applying the clock check of the module docstring.
+
+    Returns:
+        (span_ns, clock_skew_ns, basis): ``basis`` is ``"wall"`` (first start → last end over all ranks) or
+        ``"longest rank"`` (ranks' clocks disagree; ``clock_skew_ns`` > 0 is how far the wall span exceeds the
+        sum of the per-rank spans).
+    """
+    if not hulls:
+        return 0, 0, "wall"
+    spans = [e - s for s, e in hulls.values()]
+    wall = max(e for _, e in hulls.values()) - min(s for s, _ in hulls.values())
+    if len(hulls) > 1 and wall > sum(spans):
+        return max(spans), int(wall - sum(spans)), "longest rank"
+    return int(wall), 0, "wall"
+
+
+def run_figures(per_device: pd.DataFrame, gpu: pd.DataFrame, every: pd.DataFrame) -> dict[str, Any]:
+    """Run-level span, busy and utilisation from the per-device breakdown rows.
+
+    Args:
+        per_device: one row per (rank, device_id) with ``span_ns``, ``busy_ns``, ``window_ns``.
+        gpu: the GPU events (effective durations) — for the wall span.
+        every: every valid event but ``other`` (``rank``, ``start_ns``, ``dur_ns``) — for the profiled window.
+    """
+    span, skew, basis = wall_span(rank_hulls(gpu))
+    window, wskew, _ = wall_span(rank_hulls(every))
+    dev_span = int(per_device["span_ns"].sum())
+    busy = int(per_device["busy_ns"].sum())
+    dev_window = int(per_device["window_ns"].sum())
+    rank_span = {int(r): int(e - s) for r, (s, e) in rank_hulls(gpu).items()}
+    return {
+        "span_ns": span, "span_basis": basis, "clock_skew_ns": max(skew, wskew),
+        "device_span_ns": dev_span, "rank_span_ns": rank_span,
+        "busy_pct": 100.0 * busy / dev_span if dev_span else 0.0,
+        "busy_pct_mean": float(np.mean(per_device["busy_pct"])) if len(per_device) else 0.0,
+        "window_ns": window, "trace_span_ns": window,
+        "gpu_utilization_pct": 100.0 * busy / dev_window if dev_window else 0.0,
+        "span_definition": SPAN_DEFINITION,
+    }
+
+
+def warn_once(timeline: Any, topic: str, detail: str) -> None:
+    """Add ``"<topic>: <detail>"`` to the Timeline's warnings unless a warning on ``topic`` is already there."""
+    if not any(w.startswith(topic) for w in timeline.meta.warnings):
+        timeline.meta.warnings.append(f"{topic}: {detail}")

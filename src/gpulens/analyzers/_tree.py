@@ -1,0 +1,56 @@
+"""The findings tree: each nanosecond at stake counted once (issue 14.6).
+
+Findings form a tree through ``Finding.key`` / ``Finding.parent``: a child details its parent and its time is part
+of the parent's time (``idle`` → ``idle/host``, ``idle/launch``, ``idle/sync``, ``idle/queued``...;
+``kernel:<name>`` → the roofline, ncu-rule or stall findings about that kernel). Rankings and totals use the roots
+only; reporters show the children under their root.
+
+Rules applied to the findings of one source (:func:`arrange`):
+
+* a finding whose ``parent`` names no finding present is a root (its parent was not reported, e.g. idle below
+  the reporting threshold);
+* a finding about a kernel (``kernel`` set, no ``parent``, ``key`` not ``kernel:<name>``) becomes a child of that
+  kernel's verdict finding ``kernel:<name>`` when one exists: a kernel is ranked once, by its verdict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gpulens.analyzers.base import Finding
+
+
+def arrange(findings: list[Finding]) -> list[Finding]:
+    """The findings with parents resolved (copies where a parent was set or dropped), in tree order: roots by time
+    at stake (largest first, unquantified last, stable), each followed by its children in the same order."""
+    keys = {f.key for f in findings if f.key}
+    out = []
+    for f in findings:
+        parent = f.parent if f.parent in keys and f.parent != f.key else None
+        if parent is None and f.kernel and f.key != f"kernel:{f.kernel}" and f"kernel:{f.kernel}" in keys:
+            parent = f"kernel:{f.kernel}"
+        out.append(f if parent == f.parent else replace(f, parent=parent))
+
+    def rank(f: Finding) -> int:
+        return -(f.time_at_stake_ns or 0)
+
+    children: dict[str, list[Finding]] = {}
+    for f in out:
+        if f.parent is not None:
+            children.setdefault(f.parent, []).append(f)
+    ordered: list[Finding] = []
+
+    def walk(f: Finding, depth: int) -> None:
+        ordered.append(f)
+        if f.key and depth < 8:
+            for c in sorted(children.get(f.key, []), key=rank):
+                walk(c, depth + 1)
+
+    for f in sorted((f for f in out if f.parent is None), key=rank):
+        walk(f, 0)
+    return ordered
+
+
+def roots(findings: list[Finding]) -> list[Finding]:
+    """The findings that count in rankings and totals (no parent after :func:`arrange`), largest stake first."""
+    return [f for f in arrange(findings) if f.parent is None]

@@ -1,0 +1,134 @@
+"""Annotation breakdown: where in the model the GPU time goes, per user range — PyTorch ``record_function`` /
+``user_annotation`` and ``ProfilerStep#N`` ranges, GPU-side ``gpu_user_annotation`` ranges, NVTX ranges (nsys),
+roctx ranges (rocprof) — nested, per rank.
+
+Attribution (as Holistic Trace Analysis does for host ranges):
+
+* a **host** range owns the GPU events whose launching runtime call starts inside it on the same thread
+  (rank, pid, tid); GPU work without a recorded launch call cannot be placed in host ranges;
+* a **GPU-side** range (recorded on a GPU stream) owns the GPU events that start inside it on the same stream track.
+
+Ranges nest by containment on their thread/track (:func:`gpulens.analyzers._optree._sweep`); ``gpu_time_ns`` is
+inclusive of nested ranges, ``self_gpu_time_ns`` is not. ``path`` names the enclosing ranges (``outer / inner``).
+Rows: (rank, side, path); a name repeated in a loop (``layer``) is one row with ``calls`` instances.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gpulens.analyzers._attribution import gpu_attribution
+from gpulens.analyzers._optree import _sweep
+from gpulens.analyzers.base import AnalysisResult, Analyzer
+from gpulens.analyzers.context import context_of
+from gpulens.timeline import Timeline
+
+COLUMNS = {
+    "rank": "distributed rank [id]",
+    "side": "host (a CPU-thread range) or gpu (a range recorded on a GPU stream) [text]",
+    "annotation": "range name [text]",
+    "path": "enclosing ranges, outermost first, joined by ' / ' [text]",
+    "depth": "nesting depth (0 = outermost) [count]",
+    "calls": "instances of the range [count]",
+    "host_time_ns": "summed duration of the instances [ns]",
+    "gpu_time_ns": "GPU time of the events attributed to the instances and their nested ranges [ns]",
+    "self_gpu_time_ns": "GPU time attributed to the instances outside nested ranges [ns]",
+    "gpu_events": "GPU events attributed, nested ranges included [count]",
+    "share": "gpu_time_ns / the rank's GPU event time [share]",
+}
+SUMMARY_COLUMNS = {
+    "annotations": "range instances [count]",
+    "rows": "distinct (rank, side, path) rows [count]",
+    "covered_share": "share of GPU time inside some outermost range [share]",
+}
+
+
+def _owners(ann: pd.DataFrame, leaves: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(parent position within ann, depth) of each range and the innermost owning range of each leaf (−1 none)."""
+    host = pd.concat([ann[["rank", "pid", "tid", "start_ns", "dur_ns"]], leaves[["rank", "pid", "tid", "start_ns"]]
+                      .assign(dur_ns=0)])
+    is_range = np.r_[np.ones(len(ann), bool), np.zeros(len(leaves), bool)]
+    parent, depth = _sweep(host, is_range)
+    return parent[: len(ann)], depth[: len(ann)], parent[len(ann):]
+
+
+def _paths(names: np.ndarray, parent: np.ndarray) -> list[str]:
+    out: list[str | None] = [None] * len(names)
+
+    def path(i: int) -> str:
+        chain = []
+        j = i
+        while j >= 0 and out[j] is None:
+            chain.append(j)
+            j = parent[j]
+        prefix = out[j] if j >= 0 else ""
+        for k in reversed(chain):
+            prefix = f"{prefix} / {names[k]}" if prefix else str(names[k])
+            out[k] = prefix
+        return out[i]
+
+    return [path(i) for i in range(len(names))]
+
+
+class Annotations(Analyzer):
+    """GPU time per user annotation, nested, per rank (see module docstring)."""
+
+    name = "annotations"
+    order = 60
+
+    def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
+        ctx = context_of(timeline)
+        ann = ctx.of_kind("annotation")
+        att = gpu_attribution(timeline)
+        if not len(ann) or not len(att):
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
+                                  skipped_reason="no annotation ranges" if not len(ann) else "no GPU events")
+        gpu_side = (ann["stream_id"].notna() | (ann["device_id"] >= 0)).to_numpy()
+        ev = timeline.events
+        launch = ctx.links["launch_event_id"]
+        has = launch.notna().to_numpy()
+        rt = ev.set_index("event_id").loc[launch[has].astype("int64").to_numpy(), ["rank", "pid", "tid", "start_ns"]]
+        parts = []
+        for side, rows, leaves, leaf_time in (
+                ("host", ~gpu_side, rt.reset_index(drop=True), att["time_ns"].to_numpy()[has]),
+                ("gpu", gpu_side, ctx.gpu[["rank", "pid", "tid", "start_ns"]].reset_index(drop=True),
+                 att["time_ns"].to_numpy())):
+            a = ann[rows]
+            if len(a):
+                parts.append(self._side(side, a, leaves, leaf_time))
+        t = pd.concat(parts, ignore_index=True)
+        per_rank = att.groupby("rank")["time_ns"].sum()
+        t["share"] = t["gpu_time_ns"] / t["rank"].map(per_rank).where(lambda s: s > 0)
+        t["share"] = t["share"].fillna(0.0)
+        t = t.sort_values(["rank", "path"], kind="stable").reset_index(drop=True)
+        top = t[t["depth"] == 0]
+        total = float(att["time_ns"].sum())
+        summary = {"annotations": int(len(ann)), "rows": int(len(t)),
+                   "covered_share": min(1.0, float(top.groupby("side")["gpu_time_ns"].sum().max()) / total)
+                   if total and len(top) else 0.0}
+        return AnalysisResult(self.name, t[list(COLUMNS)], COLUMNS, summary, summary_columns=SUMMARY_COLUMNS)
+
+    @staticmethod
+    def _side(side: str, a: pd.DataFrame, leaves: pd.DataFrame, leaf_time: np.ndarray) -> pd.DataFrame:
+        parent, depth, owner = _owners(a, leaves)
+        n = len(a)
+        self_t = np.bincount(owner[owner >= 0], weights=leaf_time[owner >= 0], minlength=n).astype(float)
+        self_n = np.bincount(owner[owner >= 0], minlength=n).astype(float)
+        inc_t, inc_n = self_t.copy(), self_n.copy()
+        for d in range(int(depth.max()) if n else 0, 0, -1):
+            rows = np.flatnonzero((depth == d) & (parent >= 0))
+            np.add.at(inc_t, parent[rows], inc_t[rows])
+            np.add.at(inc_n, parent[rows], inc_n[rows])
+        names = a["name"].astype(str).to_numpy()
+        df = pd.DataFrame({"rank": a["rank"].to_numpy(), "side": side, "annotation": names,
+                           "path": _paths(names, parent), "depth": depth, "host_time_ns": a["dur_ns"].to_numpy(),
+                           "gpu_time_ns": inc_t, "self_gpu_time_ns": self_t, "gpu_events": inc_n})
+        g = df.groupby(["rank", "side", "path"], sort=False)
+        out = pd.DataFrame({"annotation": g["annotation"].first(), "depth": g["depth"].first(), "calls": g.size(),
+                            "host_time_ns": g["host_time_ns"].sum(), "gpu_time_ns": g["gpu_time_ns"].sum(),
+                            "self_gpu_time_ns": g["self_gpu_time_ns"].sum(),
+                            "gpu_events": g["gpu_events"].sum().astype("int64")}).reset_index()
+        return out

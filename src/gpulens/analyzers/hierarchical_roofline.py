@@ -1,0 +1,124 @@
+"""Hierarchical roofline from counters: per kernel, one point per memory level (DRAM/HBM, L2, L1/vL1D,
+shared/LDS) — the same FLOPs over that level's bytes — against that level's bandwidth roof, as Nsight Compute's
+hierarchical roofline chart and rocprof-compute's empirical roofline draw them.
+
+Roofs: *measured* ones where the input has them (rocprof-compute ``roofline.csv``: HBMBw, L2Bw, L1Bw, LDSBw and the
+FLOP roofs), else the device spec's DRAM bandwidth and peak FLOP/s (datasheet); a level without a known roof keeps
+its point with roof "unknown". FLOPs and bytes come from :mod:`gpulens.analyzers._hier_metrics`.
+
+Per point: arithmetic intensity = FLOPs / bytes of the level; attainable = min(peak FLOP/s, AI × level bandwidth);
+``pct_of_attainable`` = achieved FLOP/s / attainable; ``side`` = memory when AI is left of that level's ridge
+(peak / bandwidth), else compute.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gpulens.analyzers import _hier_metrics as H
+from gpulens.analyzers._hot import device_record, hot_kernels
+from gpulens.analyzers.base import AnalysisResult, Analyzer
+from gpulens.analyzers.context import text_series
+from gpulens.timeline import Timeline
+
+COLUMNS = {
+    "name": "kernel name as recorded [text]",
+    "level": "memory level: dram (HBM), l2, l1 (vL1D), shared (LDS) [text]",
+    "calls": "launches with counters [count]",
+    "time_ns": "summed duration of those launches [ns]",
+    "flops": "floating-point operations, all launches [FLOP]",
+    "bytes": "bytes moved at this level, all launches [bytes]",
+    "arithmetic_intensity": "FLOPs / bytes at this level [FLOP/B]",
+    "achieved_flops": "FLOPs / time [FLOP/s]",
+    "achieved_bandwidth": "bytes / time at this level [B/s]",
+    "roof_bandwidth": "this level's bandwidth roof [B/s]",
+    "peak_flops": "compute roof used [FLOP/s]",
+    "roof_source": "measured (roofline.csv) or spec (datasheet), per roof [text]",
+    "attainable_flops": "min(peak, AI × level bandwidth) [FLOP/s]",
+    "pct_of_attainable": "achieved / attainable [%]",
+    "side": "memory (AI left of the level's ridge) or compute [text]",
+}
+_MEASURED_BW = {"dram": "HBMBw", "l2": "L2Bw", "l1": "L1Bw", "shared": "LDSBw"}
+_MEASURED_FLOPS = ("MFMABF16Flops", "MFMAF16Flops", "MFMAF32Flops", "MFMAF64Flops", "FP32Flops", "FP64Flops")
+
+
+class HierarchicalRoofline(Analyzer):
+    """Per-kernel, per-level roofline points from counters (module doc)."""
+
+    name = "hierarchical_roofline"
+    order = 46
+
+    def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
+        def skip(reason: str) -> AnalysisResult:
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, skipped_reason=reason)
+
+        k = hot_kernels(timeline, None)
+        if not len(k):
+            return skip("no compute kernels in the trace")
+        ids = k["event_id"].to_numpy()
+        rec = device_record(timeline, int(k["rank"].iloc[0]), int(k["device_id"].iloc[0]))
+        is_amd = (device is not None and device.vendor == "amd") or bool(rec.get("gfx_arch"))
+        m = H.amd(timeline.counters, ids, rec) if is_amd else H.nvidia(timeline.counters, ids)
+        per = m.reset_index(drop=True).assign(name=text_series(k["name"]).to_numpy(),
+                                              time_ns=k["dur_ns"].to_numpy(dtype=float))
+        if per["flops"].isna().all() or per[[f"bytes_{lv}" for lv in H.LEVELS]].isna().all().all():
+            return skip("no FLOP and per-level byte counters (ncu: --section SpeedOfLight_HierarchicalRooflineChart "
+                        "or the sm__sass_thread_inst_executed_op_* and dram/lts/l1tex byte metrics; rocprof-compute: "
+                        "a full profile)")
+        roofs = self._roofs(timeline, device, rec)
+        rows = []
+        for name, g in per.groupby("name", sort=False):
+            flops, t = float(np.nansum(g["flops"])), float(g["time_ns"].sum())
+            tensor = float(np.nansum(g["tensor_flops"]))
+            peak, peak_src = roofs["peak_tensor"] if tensor > 0.5 * flops else roofs["peak_vector"]
+            for lv in H.LEVELS:
+                b = g[f"bytes_{lv}"]
+                if b.isna().all() or flops <= 0:
+                    continue
+                by = float(np.nansum(b))
+                bw, bw_src = roofs.get(lv, (np.nan, "unknown"))
+                ai = flops / by if by > 0 else np.nan
+                att = min(peak, ai * bw) if not (np.isnan(peak) or np.isnan(bw) or np.isnan(ai)) else np.nan
+                ach = flops / (t * 1e-9) if t > 0 else np.nan
+                ridge = peak / bw if bw and not np.isnan(bw) else np.nan
+                rows.append({"name": name, "level": lv, "calls": int(len(g)), "time_ns": int(t), "flops": flops,
+                             "bytes": by, "arithmetic_intensity": ai, "achieved_flops": ach,
+                             "achieved_bandwidth": by / (t * 1e-9) if t > 0 else np.nan, "roof_bandwidth": bw,
+                             "peak_flops": peak, "roof_source": f"bandwidth {bw_src}, compute {peak_src}",
+                             "attainable_flops": att, "pct_of_attainable": 100 * ach / att if att and att == att
+                             else np.nan,
+                             "side": "unknown" if np.isnan(ridge) or np.isnan(ai) else
+                             ("memory" if ai < ridge else "compute")})
+        if not rows:
+            return skip("no kernel with both FLOPs and per-level bytes")
+        t = pd.DataFrame(rows, columns=list(COLUMNS))
+        return AnalysisResult(self.name, t, COLUMNS, {"kernels": int(t["name"].nunique()), "points": int(len(t))})
+
+    @staticmethod
+    def _roofs(timeline: Timeline, device: Any, rec: dict) -> dict:
+        out: dict[str, tuple[float, str]] = {"peak_tensor": (np.nan, "unknown"), "peak_vector": (np.nan, "unknown")}
+        if device is not None:
+            if device.memory_bandwidth:
+                out["dram"] = (device.memory_bandwidth, f"spec {device.name}")
+            for key, prec, mat in (("peak_tensor", "bf16", True), ("peak_vector", "fp32", False)):
+                p = device.peak_flops(prec, matrix=mat)
+                if p:
+                    out[key] = (p[0], f"spec {p[1]}")
+        meas = timeline.tables.get("empirical_roofs")
+        if meas is not None and len(meas):
+            dev = int(rec.get("device_id", 0) or 0)
+            m = meas[meas["device"] == dev] if (meas["device"] == dev).any() else meas[meas["device"] == meas[
+                "device"].min()]
+            val = dict(zip(m["roof"], m["value"]))
+            for lv, roof in _MEASURED_BW.items():
+                if val.get(roof) == val.get(roof):
+                    out[lv] = (float(val[roof]), f"measured {roof}")
+            mfma = [val[r] for r in _MEASURED_FLOPS[:4] if r in val]
+            if mfma:
+                out["peak_tensor"] = (float(max(mfma)), "measured MFMA")
+            if "FP32Flops" in val:
+                out["peak_vector"] = (float(val["FP32Flops"]), "measured FP32Flops")
+        return out

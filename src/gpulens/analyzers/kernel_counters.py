@@ -1,0 +1,53 @@
+"""Kernel counters: per kernel, the counters of inputs that record counters but no timestamps.
+
+A rocprof v1 counter-mode CSV (``pmc:`` without ``--timestamp on``) or a rocprof-compute workload without
+timestamps lists one row per dispatch with its launch resources and counter values, but no start or end: the
+collector keeps them in the ``unattached_counters`` side table (long form: ``dispatch_seq``, ``name``,
+``device_id``, ``metric``, ``value``, ``unit``). Such an input is analysable: this analyzer gives one row per kernel
+name with its dispatch count and, per counter, the mean over its dispatches (the sum for byte and instruction
+counts would depend on how many dispatches were profiled). Busy time, span and idle are unknown (not measured).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from gpulens.analyzers.base import AnalysisResult, Analyzer
+from gpulens.timeline import Timeline
+
+BASE_COLUMNS = {"name": "kernel name as recorded", "dispatches": "dispatches of the kernel in the input [count]",
+                "device_id": "GPU index (first seen) [id]"}
+
+
+class KernelCounters(Analyzer):
+    """Per-kernel counter table of timestamp-less counter inputs (see module docstring)."""
+
+    name = "kernel_counters"
+    order = 12
+
+    def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
+        uc = timeline.tables.get("unattached_counters")
+        if uc is None or not len(uc) or not {"name", "metric", "value"} <= set(uc.columns):
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(BASE_COLUMNS)), BASE_COLUMNS,
+                                  skipped_reason="no counter rows without timestamps in the input")
+        uc = uc.assign(name=uc["name"].astype(str), metric=uc["metric"].astype(str),
+                       value=pd.to_numeric(uc["value"], errors="coerce"))
+        seq = "dispatch_seq" if "dispatch_seq" in uc else None
+        g = uc.groupby("name", sort=False)
+        t = pd.DataFrame({"dispatches": g[seq].nunique() if seq else g.size()})
+        if "device_id" in uc:
+            t["device_id"] = g["device_id"].first()
+        wide = uc.pivot_table(index="name", columns="metric", values="value", aggfunc="mean")
+        t = t.join(wide).reset_index().rename(columns={"index": "name"})
+        t = t.sort_values(["dispatches", "name"], ascending=[False, True], kind="stable").reset_index(drop=True)
+        cols = {**BASE_COLUMNS, **{m: f"mean over the kernel's dispatches of counter {m} [ratio]"
+                                   for m in wide.columns}}
+        if "device_id" not in t:
+            cols.pop("device_id")
+        summary = {"kernels": int(len(t)), "dispatches": int(t["dispatches"].sum()),
+                   "counters": sorted(map(str, wide.columns))}
+        return AnalysisResult(self.name, t[list(cols)], cols, summary,
+                              summary_columns={"kernels": "kernel names [count]",
+                                               "dispatches": "profiled dispatches [count]"})

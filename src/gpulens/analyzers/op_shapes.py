@@ -1,0 +1,185 @@
+"""GEMM and attention tables: one row per distinct problem (shape, dtype, layout) of the framework ops that launch
+the GPU work themselves (the innermost ``aten::mm``/``addmm``/``bmm``/… or attention op, so a ``linear`` and its
+``addmm`` are not counted twice), with GPU time, FLOPs from the shapes, achieved FLOP/s and % of the device's peak.
+
+* GEMM: ``A[.., M, K] · B[.., K, N]`` (``linear``: ``x[.., K] · W[N, K]ᵀ``, M = prod of x's leading dims); batch =
+  broadcast product of the leading dims; FLOPs = 2·batch·M·N·K (the matrix product; a bias add is not counted).
+* Attention (forward ops): q ``[B, Hq, Nq, d]``, k ``[B, Hkv, Nkv, d]``, v ``[.., dv]`` (``_flash_attention_forward``
+  and ``_efficient_attention_forward`` record ``[B, N, H, d]``); FLOPs = B·Hq·(2·Nq·Nkv·d + 2·Nq·Nkv·dv) —
+  assumed non-causal (the trace does not record ``is_causal``; a causal call does half). Backward ops: FLOPs unknown.
+* layout: the transpose tag of the kernel that ran (``…_tn_…`` in NVIDIA names; Tensile ``Cijk_Ailk_Bljk`` = nn,
+  ``Alik`` = A transposed, ``Bjlk`` = B transposed), "unknown" otherwise.
+* % of peak: achieved FLOP/s / the spec's matrix-unit peak for the dtype's precision × 100 (unknown without a device).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from math import prod
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gpulens.analyzers import _flop_models as fm
+from gpulens.analyzers._attribution import gpu_attribution
+from gpulens.analyzers._optree import op_tree
+from gpulens.analyzers.base import AnalysisResult, Analyzer
+from gpulens.analyzers.op_rollup import per_call
+from gpulens.timeline import Timeline
+
+_NV_LAYOUT = re.compile(r"_(nn|nt|tn|tt)(?:_|$)", re.I)
+_TENSILE = re.compile(r"Cijk_A(ilk|lik)_B(ljk|jlk)")
+
+_RATE = {
+    "calls": "op calls [count]",
+    "gpu_time_ns": "GPU time of the kernels the calls launched [ns]",
+    "mean_ns": "gpu_time_ns / calls [ns]",
+    "flops": "FLOPs of the calls from the shapes [FLOP]",
+    "flops_per_s": "flops / gpu_time_ns [FLOP/s]",
+    "peak_flops_per_s": "matrix-unit peak of the device for the dtype's precision [FLOP/s]",
+    "peak_pct": "flops_per_s / peak_flops_per_s × 100 [%]",
+}
+GEMM_COLUMNS = {"op": "framework op [text]", "batch": "batch (product of broadcast leading dims) [count]",
+                "M": "rows of the output [count]", "N": "columns of the output [count]",
+                "K": "reduction length [count]", "dtype": "dtype of A [text]",
+                "layout": "transpose tag of the kernel that ran (nn, nt, tn, tt or unknown) [text]",
+                "kernel": "kernel with the most time [text]", **_RATE}
+ATTENTION_COLUMNS = {"op": "framework op [text]", "B": "batch [count]", "Hq": "query heads [count]",
+                     "Hkv": "key/value heads [count]", "Nq": "query length [count]", "Nkv": "key/value length [count]",
+                     "d": "head dim of q/k [count]", "dv": "head dim of v [count]", "dtype": "dtype of q [text]",
+                     "kernel": "kernel with the most time [text]", **_RATE}
+
+
+def layout_of(kernel: str) -> str:
+    """The GEMM transpose tag a kernel name carries (see module docstring), else ``"unknown"``."""
+    m = _TENSILE.search(kernel)
+    if m:
+        return ("t" if m.group(1) == "lik" else "n") + ("t" if m.group(2) == "jlk" else "n")
+    m = _NV_LAYOUT.search(kernel)
+    return m.group(1).lower() if m else "unknown"
+
+
+def _tensors(dims: Any, types: Any) -> list[tuple[list[int], int, str]]:
+    try:
+        d, t = json.loads(dims), json.loads(types)
+    except (TypeError, ValueError):
+        return []
+    return fm._tensors(d, t) if isinstance(d, list) and isinstance(t, list) else []
+
+
+def gemm_dims(op: str, dims: Any, types: Any) -> tuple[int, int, int, int, str] | None:
+    """(batch, M, N, K, dtype) of a GEMM op call from its recorded shapes, None when they do not fit."""
+    m = fm._GEMM.match(op)
+    mats = [x for x in _tensors(dims, types) if len(x[0]) >= 2] if m else []
+    if len(mats) < 2:
+        return None
+    (a, _, ta), (w, _, _) = mats[0], mats[1]
+    if m.group(1) == "linear":
+        return (1, prod(a[:-1]), w[0], a[-1], ta) if w[1] == a[-1] else None
+    if a[-1] != w[-2]:
+        return None
+    ba, bw = a[:-2], w[:-2]
+    nb = max(len(ba), len(bw))
+    ba, bw = [1] * (nb - len(ba)) + ba, [1] * (nb - len(bw)) + bw
+    return prod(max(p, q) for p, q in zip(ba, bw)), a[-2], w[-1], a[-1], ta
+
+
+def attention_dims(op: str, dims: Any, types: Any) -> tuple | None:
+    """(B, Hq, Hkv, Nq, Nkv, d, dv, dtype) of an attention op call, None when the shapes do not fit."""
+    m = fm._SDPA.match(op)
+    qkv = [x for x in _tensors(dims, types) if len(x[0]) == 4][:3] if m else []
+    if len(qkv) < 3:
+        return None
+    (q, _, tq), (k, _, _), (v, _, _) = qkv
+    if m.group(1) in ("_flash_attention_forward", "_efficient_attention_forward"):
+        q, k, v = ([s[0], s[2], s[1], s[3]] for s in (q, k, v))
+    return q[0], q[1], k[1], q[2], k[2], q[3], v[3], tq
+
+
+def _calls(timeline: Timeline) -> pd.DataFrame:
+    """Calls that launched GPU work themselves, with the name of their longest GPU event."""
+    calls = per_call(timeline)
+    calls = calls[calls["self_gpu_time_ns"] > 0]
+    if not len(calls):
+        return calls.assign(kernel=pd.Series(dtype=object))
+    att = gpu_attribution(timeline)
+    gop = op_tree(timeline)["gpu_op"]
+    k = pd.DataFrame({"op": gop.to_numpy(), "name": att["name"].to_numpy(), "t": att["time_ns"].to_numpy()})
+    k = k[k["op"].notna()].sort_values("t", ascending=False, kind="stable").drop_duplicates("op")
+    return calls.assign(kernel=calls["event_id"].map(dict(zip(k["op"].astype("int64"), k["name"]))).fillna(""))
+
+
+def _rates(t: pd.DataFrame, device: Any) -> pd.DataFrame:
+    t["mean_ns"] = t["gpu_time_ns"] / t["calls"]
+    t["flops_per_s"] = t["flops"] / (t["gpu_time_ns"].where(t["gpu_time_ns"] > 0) / 1e9)
+    peaks = []
+    for dt in t["dtype"]:
+        p = device.peak_flops(fm._prec(str(dt)), True) if device is not None else None
+        peaks.append(p[0] if p else np.nan)
+    t["peak_flops_per_s"] = np.array(peaks, dtype=float)
+    t["peak_pct"] = 100 * t["flops_per_s"] / t["peak_flops_per_s"]
+    return t.sort_values(["gpu_time_ns"], ascending=False, kind="stable").reset_index(drop=True)
+
+
+def _table(calls: pd.DataFrame, fn, keys: list[str], flops) -> pd.DataFrame:
+    """Problems table: calls grouped by (op, dims, types, kernel) first (vectorised), the shape model run per group."""
+    if not len(calls):
+        return pd.DataFrame()
+    g = calls.groupby(["op", "dims", "types", "kernel"], sort=False, observed=True, dropna=False).agg(
+        n=("gpu_time_ns", "size"), t=("gpu_time_ns", "sum")).reset_index()
+    rows = []
+    for op, d, ty, kern, n, t in g.astype(object).where(g.notna(), None).itertuples(index=False):
+        dims = fn(op, d, ty)
+        if dims is not None and n:
+            f = flops(op, dims)
+            rows.append((op, *dims, kern or "", n, t, f * n if f == f else np.nan))
+    df = pd.DataFrame(rows, columns=["op", *keys, "kernel", "calls", "gpu_time_ns", "flops"])
+    if not len(df):
+        return df
+    df["layout"] = df["kernel"].map(layout_of)
+    by = ["op", *keys] + (["layout"] if "M" in keys else [])
+    grp = df.groupby(by, sort=False)
+    top = df.sort_values("gpu_time_ns", ascending=False, kind="stable").groupby(by, sort=False)["kernel"].first()
+    return pd.DataFrame({"calls": grp["calls"].sum(), "gpu_time_ns": grp["gpu_time_ns"].sum(),
+                         "flops": grp["flops"].sum(min_count=1), "kernel": top}).reset_index()
+
+
+class GemmShapes(Analyzer):
+    """GEMM problems: M, N, K, batch, dtype, layout, time, FLOPs, TFLOP/s and % of peak (module docstring)."""
+
+    name = "gemm_shapes"
+    order = 56
+
+    def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
+        keys = ["batch", "M", "N", "K", "dtype"]
+        t = _table(_calls(timeline), gemm_dims, keys, lambda op, d: fm.gemm(d[1], d[2], d[3], d[0]))
+        if not len(t):
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(GEMM_COLUMNS)), GEMM_COLUMNS,
+                                  skipped_reason="no GEMM op with recorded shapes launched GPU work")
+        t = _rates(t, device)[list(GEMM_COLUMNS)]
+        return AnalysisResult(self.name, t, GEMM_COLUMNS, {"problems": int(len(t)),
+                                                           "gpu_time_ns": float(t["gpu_time_ns"].sum())},
+                              summary_columns={"problems": "distinct GEMM problems [count]",
+                                               "gpu_time_ns": "GPU time of the GEMM calls [ns]"})
+
+
+class AttentionShapes(Analyzer):
+    """Attention problems: B, heads, lengths, head dims, dtype, time, FLOPs, TFLOP/s and % of peak."""
+
+    name = "attention_shapes"
+    order = 57
+
+    def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
+        keys = ["B", "Hq", "Hkv", "Nq", "Nkv", "d", "dv", "dtype"]
+        flops = lambda op, d: np.nan if "backward" in op else fm.attention(d[0], d[1], d[3], d[4], d[5], d[6])
+        t = _table(_calls(timeline), attention_dims, keys, flops)
+        if not len(t):
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(ATTENTION_COLUMNS)), ATTENTION_COLUMNS,
+                                  skipped_reason="no attention op with recorded shapes launched GPU work")
+        t = _rates(t, device)[list(ATTENTION_COLUMNS)]
+        return AnalysisResult(self.name, t, ATTENTION_COLUMNS, {"problems": int(len(t)),
+                                                                "gpu_time_ns": float(t["gpu_time_ns"].sum())},
+                              summary_columns={"problems": "distinct attention problems [count]",
+                                               "gpu_time_ns": "GPU time of the attention calls [ns]"})

@@ -1,0 +1,200 @@
+"""Speed of light per kernel: how close each profiled kernel came to the compute and memory peaks, from the
+profiler's own counters — Nsight Compute (:mod:`gpulens.analyzers._sol_nvidia`) or rocprofiler-compute
+(:mod:`gpulens.analyzers._sol_amd`) — in one table for both vendors.
+
+Bound (thresholds and sources in docs/bottlenecks.md):
+
+* **latency** when neither side reaches :data:`LATENCY_BELOW_PCT` (60 %) of its peak — Nsight Compute's
+  SOLBottleneck rule: "Achieved compute throughput and/or memory bandwidth below 60.0% of peak typically indicate
+  latency issues";
+* otherwise **memory** when the memory side (max of memory %, DRAM %, and DRAM % of the *measured* HBM peak when
+  rocprof-compute's roofline.csv gives one — the bandwidth a kernel can actually reach) is at least the compute side (max of compute
+  %, tensor/MFMA %), else **compute** — the unit closest to its peak limits the kernel (ncu's SOL breakdown, and
+  rocprof-compute's Speed-of-Light panel read the same way).
+
+``time_at_stake_ns`` = time × (1 − max(compute side, memory side) / 100): the share of the kernel's time the
+limiting unit was *not* at its peak (the roofline stake with attained / attainable = the SOL fraction).
+
+Contract (COORDINATION.md): the verdicts analyzer reads ``results["speed_of_light"]`` and prefers it, per kernel,
+over the timeline-only rules.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gpulens.analyzers import _sol_amd, _sol_nvidia
+from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, weighted_mean
+from gpulens.analyzers.base import AnalysisResult, Analyzer
+from gpulens.analyzers.context import text_series
+from gpulens.timeline import Timeline
+
+#: Below this % of peak on both sides a kernel is latency-bound (ncu SOLBottleneck rule).
+LATENCY_BELOW_PCT = 60.0
+
+COLUMNS = {
+    "name": "kernel name as recorded [text]",
+    "vendor": "nvidia (Nsight Compute metrics) or amd (rocprof-compute counters) [text]",
+    "calls": "profiled launches [count]",
+    "time_ns": "summed duration of those launches [ns]",
+    "compute_pct": "compute throughput: NVIDIA SM throughput; AMD max(VALU, MFMA) utilisation, % of peak [%]",
+    "memory_pct": "memory throughput: NVIDIA ncu Memory Throughput; AMD max(HBM, vL1D, L2 bandwidth), % of peak [%]",
+    "dram_pct": "DRAM/HBM bandwidth, % of peak [%]",
+    "dram_measured_pct": "DRAM/HBM bandwidth, % of the measured peak (rocprof-compute roofline.csv HBMBw) [%]",
+    "l1_pct": "L1/TEX (vL1D) throughput, % of peak [%]",
+    "l2_pct": "L2 throughput, % of peak [%]",
+    "l1_hit_pct": "L1/TEX (vL1D) hit rate [%]",
+    "l2_hit_pct": "L2 hit rate [%]",
+    "achieved_occupancy_pct": "achieved occupancy (AMD: wavefront occupancy) [%]",
+    "tensor_pct": "tensor-core / MFMA pipe utilisation [%]",
+    "issue_slot_pct": "issue slots used (AMD: IPC of 5) [%]",
+    "elapsed_cycles": "elapsed cycles per launch (AMD: GRBM_GUI_ACTIVE per XCD) [count]",
+    "dram_bytes": "DRAM/HBM bytes moved per launch [bytes]",
+    "memory_throughput": "DRAM/HBM bytes per second [B/s]",
+    "grid_blocks": "blocks (work-groups) per launch [count]",
+    "bound": "compute | memory | latency (module doc); unknown when a side is not counted and the other is low "
+             "[text]",
+    "time_at_stake_ns": "time × (1 − SOL of the limiting side) [ns]",
+    "evidence": "the metrics each figure came from [text]",
+}
+_FIGS = ["compute_pct", "memory_pct", "dram_pct", "dram_measured_pct", "l1_pct", "l2_pct", "l1_hit_pct", "l2_hit_pct",
+         "achieved_occupancy_pct", "tensor_pct", "issue_slot_pct", "elapsed_cycles", "dram_bytes", "memory_throughput"]
+
+
+def bound_of(compute: float | None, memory: float | None) -> str:
+    """``compute`` / ``memory`` / ``latency`` for the compute side and memory side % of peak (None/NaN = not
+    counted); ``unknown`` when a side is not counted and the counted one is below the threshold (the uncounted
+    side may be the busy one)."""
+    known = [x is not None and x == x for x in (compute, memory)]
+    c, m = (float(x) if k else 0.0 for x, k in zip((compute, memory), known))
+    if max(c, m) < LATENCY_BELOW_PCT:
+        return "latency" if all(known) else "unknown"
+    return "memory" if m >= c else "compute"
+
+
+class SpeedOfLightAnalyzer(Analyzer):
+    """Per-kernel speed of light from ncu / rocprof-compute counters (module doc)."""
+
+    name = "speed_of_light"
+    order = 45
+
+    def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
+        def skip(reason: str) -> AnalysisResult:
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, skipped_reason=reason)
+
+        k = hot_kernels(timeline, None)
+        if not len(k):
+            return skip("no compute kernels in the trace")
+        ids = k["event_id"].to_numpy()
+        nv, nv_src = _sol_nvidia.launch_figures(timeline.counters, ids)
+        nv = nv.rename(columns={"memory_throughput_bps": "memory_throughput"})
+        nv_src = nv_src.rename(columns={"memory_throughput_bps": "memory_throughput"})
+        dur = k["dur_ns"].to_numpy(dtype=float)
+        per = pd.DataFrame({"name": text_series(k["name"]), "time_ns": k["time_ns"].to_numpy(dtype=float),
+                            "grid_blocks": (k["grid_x"] * k["grid_y"].fillna(1) * k["grid_z"].fillna(1))
+                            .astype("Float64").to_numpy(dtype=float, na_value=np.nan)})
+        for f in _FIGS:
+            per[f] = nv[f].to_numpy(dtype=float) if f in nv else np.nan
+        per["vendor"] = "nvidia"
+        per["dram_assumed"] = False
+        ev = [self._nv_evidence(nv_src.iloc[i]) for i in range(len(per))]
+        # NVIDIA DRAM % from bytes / duration / the spec's bandwidth when ncu gave no DRAM % itself
+        bw = device.memory_bandwidth if device is not None and device.vendor == "nvidia" else None
+        if bw:
+            with np.errstate(all="ignore"):
+                by_bytes = np.where(dur > 0, per["dram_bytes"].to_numpy() / (dur * 1e-9), np.nan)
+            thr = per["memory_throughput"].to_numpy()
+            rate = np.where(np.isnan(thr), by_bytes, thr)
+            use = per["dram_pct"].isna().to_numpy() & ~np.isnan(rate)
+            per.loc[use, "dram_pct"] = 100 * rate[use] / bw
+            per.loc[use, "dram_assumed"] = "assumed" in (device.note or "")
+            per.loc[use & np.isnan(thr), "memory_throughput"] = by_bytes[use & np.isnan(thr)]
+            who = f"{bw / 1e9:.0f} GB/s of the {'ASSUMED ' if 'assumed' in (device.note or '') else ''}{device.name}"
+            for i in np.flatnonzero(use):
+                what = nv_src.iloc[i]["memory_throughput"] or f"({nv_src.iloc[i]['dram_bytes']}) / duration"
+                ev[i] += f"; dram_pct derived: {what} / {who}"
+        amd = self._amd(timeline, k, ids, dur)
+        if amd is not None:
+            is_amd = amd["compute_pct"].notna().to_numpy() | amd["dram_pct"].notna().to_numpy() | \
+                amd["achieved_occupancy_pct"].notna().to_numpy()
+            for f in _FIGS:
+                col = "memory_throughput_bps" if f == "memory_throughput" else f
+                if col in amd:
+                    per.loc[is_amd, f] = amd[col].to_numpy(dtype=float)[is_amd]
+            per.loc[is_amd, "vendor"] = "amd"
+            hbm = self._measured_hbm(timeline)
+            if hbm:
+                per.loc[is_amd, "dram_measured_pct"] = 100 * per.loc[is_amd, "memory_throughput"] / hbm
+            for i in np.flatnonzero(is_amd):
+                ev[i] = "; ".join(f"{f}: {t}" for f, t in _sol_amd.EVIDENCE.items()
+                                  if not np.isnan(per.at[i, f]))
+                if hbm and not np.isnan(per.at[i, "dram_measured_pct"]):
+                    ev[i] += f"; dram_measured_pct: HBM bytes / duration ÷ measured HBMBw {hbm / 1e9:.1f} GB/s"
+        per["evidence"] = ev
+        have = per[_FIGS].notna().any(axis=1)
+        per = per[have.to_numpy()].reset_index(drop=True)
+        if not len(per):
+            return skip("no speed-of-light counters (collect ncu --section SpeedOfLight, or a rocprof-compute "
+                        "workload)")
+        table = self._aggregate(per)
+        summary = {"kernels": int(len(table)), "launches": int(len(per)),
+                   "bound_counts": {b: int((table["bound"] == b).sum())
+                                    for b in ("compute", "memory", "latency", "unknown")},
+                   "latency_threshold_pct": LATENCY_BELOW_PCT}
+        return AnalysisResult(self.name, table, COLUMNS, summary, summary_columns={
+            "kernels": "kernels with speed-of-light counters [count]",
+            "latency_threshold_pct": "below this % of peak on both sides a kernel is latency-bound [%]"})
+
+    @staticmethod
+    def _measured_hbm(timeline: Timeline) -> float | None:
+        """rocprof-compute's measured HBM bandwidth [bytes/s] (roofline.csv, device 0 as the roofline analyzer
+        takes it), or None."""
+        from gpulens.devices.spec import measured_roofs
+
+        t = timeline.tables.get("empirical_roofs")
+        v = measured_roofs(t, 0).get("HBMBw") if t is not None and len(t) else None
+        return float(v) if v else None
+
+    @staticmethod
+    def _nv_evidence(src: pd.Series) -> str:
+        return "; ".join(f"{f}: {m}" for f, m in src.items() if m)
+
+    @staticmethod
+    def _amd(timeline: Timeline, k: pd.DataFrame, ids: np.ndarray, dur: np.ndarray) -> pd.DataFrame | None:
+        ctr = event_counters(timeline, ids, _sol_amd.COUNTERS)
+        if not len(ctr.columns) or "GRBM_GUI_ACTIVE" not in ctr:
+            return None
+        ctr = ctr.reindex(ids)
+        parts = []
+        for (rank, dev), g in k.assign(_i=np.arange(len(k))).groupby(["rank", "device_id"], sort=False):
+            rec = device_record(timeline, int(rank), int(dev))
+            parts.append(_sol_amd.dispatch_figures(ctr.iloc[g["_i"].to_numpy()], dur[g["_i"].to_numpy()], rec)
+                         .set_axis(g["_i"].to_numpy()))
+        return pd.concat(parts).sort_index()
+
+    @staticmethod
+    def _aggregate(per: pd.DataFrame) -> pd.DataFrame:
+        rows = []
+        for name, g in per.groupby("name", sort=False):
+            r: dict[str, Any] = {"name": name, "vendor": g["vendor"].iloc[0], "calls": int(len(g)),
+                                 "time_ns": int(g["time_ns"].sum())}
+            for f in _FIGS + ["grid_blocks"]:
+                v = weighted_mean(g[f], g["time_ns"])
+                r[f] = float("nan") if v is None else v
+            comp = np.nanmax([r["compute_pct"], r["tensor_pct"], -1.0])
+            # a DRAM % derived against an ASSUMED GPU's bandwidth is shown but does not decide the bound
+            dram_ok = not bool(g["dram_assumed"].any())
+            mem = np.nanmax([r["memory_pct"], r["dram_pct"] if dram_ok else np.nan, r["dram_measured_pct"], -1.0])
+            r["bound"] = bound_of(comp if comp >= 0 else None, mem if mem >= 0 else None)
+            top = max(comp, mem)
+            if r["time_ns"] <= 0:  # durations unknown (rocprof-compute timestamps without their digits)
+                r["time_ns"] = None
+            r["time_at_stake_ns"] = int(round(r["time_ns"] * (1 - min(top, 100.0) / 100))) \
+                if top >= 0 and r["time_ns"] is not None else None
+            r["evidence"] = g["evidence"].iloc[int(np.argmax(g["time_ns"].to_numpy()))]
+            rows.append(r)
+        t = pd.DataFrame(rows, columns=list(COLUMNS))
+        return t.sort_values("time_ns", ascending=False, kind="stable").reset_index(drop=True)

@@ -1,0 +1,85 @@
+"""Kernels whose duration varies across steps or ranks beyond their noise.
+
+For each hot kernel and each dimension (``step``, ``rank``) with at least two groups of at least 3 instances: a
+Kruskal–Wallis H-test (``scipy.stats.kruskal``; rank-based, no normality assumed) of "all groups have the same
+duration distribution", and the spread of the group medians, (max − min) / min × 100. A kernel **varies** when
+p < 0.01 and the spread exceeds 10 % — significant and large enough to matter. The slowest group is named.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gpulens.analyzers._steps import gpu_steps, hot_names
+from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.analyzers.context import context_of
+from gpulens.timeline import Timeline
+
+ALPHA, MIN_SPREAD_PCT, MIN_GROUP = 0.01, 10.0, 3
+
+COLUMNS = {
+    "name": "kernel name [text]",
+    "dimension": "step or rank [text]",
+    "groups": "steps or ranks compared (with at least 3 instances each) [count]",
+    "min_median_ns": "fastest group's median duration [ns]",
+    "max_median_ns": "slowest group's median duration [ns]",
+    "spread_pct": "(max − min) / min of the group medians × 100 [%]",
+    "p_value": "Kruskal–Wallis p-value of 'all groups alike' [ratio]",
+    "varies": "p < 0.01 and spread > 10 % [bool]",
+    "slowest_group": "step number or rank of the slowest group [id]",
+    "excess_ns": "Σ over groups of instances × (group median − fastest median): what the kernel would save if every "
+                 "group ran at the fastest group's median [ns]",
+}
+
+
+class KernelVariation(Analyzer):
+    """Per hot kernel, across steps and across ranks: spread of medians and a Kruskal–Wallis test."""
+
+    name = "kernel_variation"
+    order = 66
+
+    def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
+        ctx = context_of(timeline)
+        names = hot_names(timeline, results)
+        k = ctx.of_kind("kernel", "comm")
+        sel = k[k["name"].astype(str).isin(names).to_numpy()]
+        df = pd.DataFrame({"name": sel["name"].astype(str).to_numpy(), "rank": sel["rank"].to_numpy(),
+                           "step": gpu_steps(timeline).loc[sel.index].to_numpy(),
+                           "dur": ctx.effective_ns.loc[sel.index].to_numpy(dtype=float)})
+        rows = []
+        for name, g in df.groupby("name", sort=False):
+            for dim in ("step", "rank"):
+                sub = g[g[dim].notna()]
+                groups = {key: x["dur"].to_numpy() for key, x in sub.groupby(dim) if len(x) >= MIN_GROUP}
+                if len(groups) < 2:
+                    continue
+                meds = {key: float(np.median(v)) for key, v in groups.items()}
+                lo, hi = min(meds.values()), max(meds.values())
+                vals = list(groups.values())
+                from scipy import stats  # lazy: importing scipy.stats costs seconds
+
+                try:
+                    p = float(stats.kruskal(*vals).pvalue)
+                except ValueError:  # every duration identical: nothing varies
+                    p = 1.0
+                spread = 100 * (hi - lo) / lo if lo > 0 else np.nan
+                excess = sum(len(groups[key]) * (meds[key] - lo) for key in groups)
+                rows.append({"name": name, "dimension": dim, "groups": len(groups), "min_median_ns": lo,
+                             "max_median_ns": hi, "spread_pct": spread, "p_value": p,
+                             "varies": bool(p < ALPHA and spread > MIN_SPREAD_PCT),
+                             "slowest_group": int(max(meds, key=meds.get)), "excess_ns": excess})
+        if not rows:
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
+                                  skipped_reason="fewer than two steps or ranks with 3+ instances of a hot kernel")
+        t = pd.DataFrame(rows).sort_values(["varies", "excess_ns"], ascending=False, kind="stable")
+        t = t.reset_index(drop=True)[list(COLUMNS)]
+        findings = [Finding(f"{r.name[:80]} varies across {r.dimension}s ({r.spread_pct:.0f} % between medians)",
+                            f"Slowest {r.dimension}: {r.slowest_group}; Kruskal–Wallis p = {r.p_value:.2g}.",
+                            severity="info", category="variation", kernel=r.name,
+                            action=f"Compare the slowest {r.dimension} with the others (inputs, clocks, contention).")
+                    for r in t[t["varies"]].head(5).itertuples()]
+        return AnalysisResult(self.name, t, COLUMNS, {"varying": int(t["varies"].sum())}, findings,
+                              summary_columns={"varying": "kernel × dimension pairs that vary [count]"})

@@ -1,0 +1,54 @@
+"""``gpulens diff BASE CAND``: what changed between two runs, per kernel, operator, category and rank."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from gpulens.errors import EXIT_OK, GpulensError
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``diff`` command to ``app``."""
+
+    @app.command("diff")
+    def diff_cmd(
+        base: Path = typer.Argument(..., help="Base run: a trace file, a folder of rank traces, or a gpulens "
+                                              "JSON report."),
+        cand: Path = typer.Argument(..., help="Candidate run (same kinds of input)."),
+        json_out: Optional[Path] = typer.Option(None, "--json", help="Write the diff as JSON to this file."),
+        html_out: Optional[Path] = typer.Option(None, "--html", help="Write the diff as an HTML page."),
+        md_out: Optional[Path] = typer.Option(None, "--markdown", help="Write the diff as Markdown."),
+        top: int = typer.Option(10, "--top", min=1, max=10_000, help="Rows per table in the console and the "
+                                                                     "number of top contributors."),
+        quiet: bool = typer.Option(False, "--quiet", "-q", help="No console output."),
+    ) -> int:
+        """Compare two runs: count, time, mean and share per kernel, operator, category and rank, Δ and Δ %,
+        new and vanished kernels, and the top contributors to the total Δ (they sum to it).
+
+        Kernels are matched by normalised name, and across vendors through their launching operator and its
+        input shapes. Exit codes: 0 ok (a diff never fails on a slowdown; use `gpulens gate`), 2 unreadable input.
+        """
+        from gpulens.cli.analyze import write_output
+        from gpulens.diff import diff
+        from gpulens.reports import diff as render
+
+        console = Console(stderr=quiet)
+        with console.status("Comparing …"):
+            result = diff(base, cand, top=top)
+        if not quiet:
+            render.print_diff(result, console, top=top)
+        inputs = [base, cand]
+        for out, fn, what in ((json_out, render.render_json, "JSON diff"), (html_out, render.render_html, "HTML diff"),
+                              (md_out, render.render_markdown, "Markdown diff")):
+            if out is not None:
+                write_output(out, fn(result), inputs)
+                if not quiet:
+                    console.print(f"{what} written to {out}")
+        raise typer.Exit(EXIT_OK)
+
+
+__all__ = ["register", "GpulensError"]

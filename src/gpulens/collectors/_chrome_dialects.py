@@ -1,0 +1,117 @@
+"""Which program wrote a Chrome-trace JSON file, and how its process/thread metadata places events.
+
+The Kineto collector reads any ``{"traceEvents": [...]}`` file; only PyTorch Profiler (Kineto) output may be analysed
+as Kineto. This module decides the producer from what the file itself says (rules below, as data) and, for the one
+other producer gpulens reads — the JAX / XLA / TensorFlow profiler's GPU traces — which process is which GPU and
+which thread is a GPU stream.
+
+Producer rules (first match wins; ``reads`` says whether gpulens analyses it):
+
+=================  ==================================================================  =====  =======================
+producer           evidence in the file                                                reads  source
+=================  ==================================================================  =====  =======================
+XLA (JAX/TF) GPU   a ``process_name`` ``/device:GPU:N`` (optionally ``/job:…/…``        yes    TensorFlow profiler
+                   prefix, or ``/device:XLA_GPU:N``)                                           trace_events_to_json.cc
+XLA (JAX/TF) TPU   ``/device:TPU:N`` processes and no GPU process                       no     same
+XLA (JAX/TF) host  only ``/host:CPU`` processes                                         no     same
+Chrome browser     categories ``devtools.timeline``, ``blink``, ``v8``, ``toplevel``,    no     Chromium trace_event
+                   ``disabled-by-default-…``                                                   categories
+Kineto             any interval event of a Kineto category (``kernel``, ``cpu_op``,      yes    kineto output_json.cpp
+                   ``cuda_runtime``, …) or Kineto header keys (``deviceProperties``,
+                   ``schemaVersion``, ``distributedInfo``, ``baseTimeNanoseconds``)
+unknown            interval events, none with a Kineto category, no Kineto keys         no     —
+=================  ==================================================================  =====  =======================
+
+XLA GPU dialect (TensorFlow profiler ``ConvertXSpaceToTraceEvents``): each ``/device:GPU:N`` process is GPU ``N``;
+its threads named ``Stream #S(…)`` hold the GPU activities of stream ``S`` (kernels, ``Memcpy*``, ``Memset*``);
+its other threads (``XLA Modules``, ``XLA Ops``, ``Steps``, …) are ranges over those activities (annotations, so
+they are never counted twice). An unnamed thread of a GPU process is taken as a stream with its ``tid``.
+Events of ``/host:…`` processes are host events of kind ``other``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+#: ``/device:GPU:3``, ``/job:localhost/replica:0/task:0/device:GPU:3``, ``/device:XLA_GPU:3``
+_XLA_DEVICE = re.compile(r"^(?:/job:[^/]+/replica:\d+/task:\d+)?/device:(XLA_)?(GPU|TPU|CPU):(\d+)\b")
+_XLA_HOST = re.compile(r"^/host:")
+_XLA_STREAM = re.compile(r"^Stream\s*#?\s*(\d+)", re.IGNORECASE)
+_BROWSER_CATS = re.compile(r"^(devtools\.timeline|blink|v8|toplevel|cc|gpu|viz|disabled-by-default-)")
+KINETO_HEADER_KEYS = ("deviceProperties", "schemaVersion", "distributedInfo", "baseTimeNanoseconds", "traceName")
+
+
+@dataclass
+class Dialect:
+    """What the metadata of a Chrome trace says about its producer.
+
+    Attributes:
+        producer: ``"kineto"``, ``"xla-gpu"``, or the label of a producer gpulens does not read.
+        reads: gpulens analyses this producer's files.
+        reason: one sentence with the evidence (for the refusal message).
+        gpu_pids: XLA: pid → GPU index of each ``/device:GPU:N`` process.
+        stream_of: XLA: (pid, tid) → stream of the GPU threads named ``Stream #S``.
+        ranges: XLA: (pid, tid) of the other named threads of GPU processes (ranges over the GPU work).
+    """
+
+    producer: str
+    reads: bool
+    reason: str = ""
+    gpu_pids: dict[int, int] = field(default_factory=dict)
+    stream_of: dict[tuple[int, int], int] = field(default_factory=dict)
+    ranges: set[tuple[int, int]] = field(default_factory=set)
+
+
+def identify(process_names: dict[int, str], thread_names: dict[tuple[int, int], str], categories: set[str],
+             interval_events: int, header_keys: set[str]) -> Dialect:
+    """The producer of a Chrome trace (rules in the module docstring).
+
+    Args:
+        process_names: pid → ``process_name`` metadata.
+        thread_names: (pid, tid) → ``thread_name`` metadata.
+        categories: lower-cased categories of the interval (``X``) events (``""`` for an event without one).
+        interval_events: number of ``X`` events.
+        header_keys: top-level keys of the document that were present.
+    """
+    from gpulens.collectors._kineto_acc import CATEGORY_KIND
+
+    gpus, tpus, hosts = {}, [], []
+    for pid, name in process_names.items():
+        m = _XLA_DEVICE.match(name or "")
+        if m and m.group(2) == "GPU":
+            gpus[pid] = int(m.group(3))
+        elif m and m.group(2) == "TPU":
+            tpus.append(name)
+        elif m or _XLA_HOST.match(name or ""):
+            hosts.append(name)
+    kineto_cats = categories & (set(CATEGORY_KIND) | {"trace"})
+    if gpus and not kineto_cats:
+        streams = {}
+        for (pid, tid), tname in thread_names.items():
+            if pid in gpus:
+                m = _XLA_STREAM.match(tname or "")
+                if m:
+                    streams[(pid, tid)] = int(m.group(1))
+        ranges = {k for k in thread_names if k[0] in gpus} - set(streams)
+        return Dialect("xla-gpu", True, "process names /device:GPU:N", gpus, streams, ranges)
+    if tpus and not kineto_cats:
+        return Dialect("JAX/XLA profiler (TPU)", False,
+                       f"its processes are TPU devices ({tpus[0]!r}); gpulens reads GPU traces only")
+    if hosts and not kineto_cats:
+        return Dialect("JAX/XLA profiler (host only)", False,
+                       f"it records only host processes ({hosts[0]!r}) and no GPU device")
+    browser = sorted(c for c in categories if _BROWSER_CATS.match(c))
+    if browser and not kineto_cats:
+        return Dialect("Chrome browser / Perfetto", False, f"its categories are Chromium's ({browser[0]!r})")
+    if kineto_cats or header_keys & set(KINETO_HEADER_KEYS) or not interval_events:
+        return Dialect("kineto", True)
+    shown = ", ".join(repr(c) for c in sorted(categories)[:3] if c) or "no categories at all"
+    return Dialect("unknown producer", False,
+                   f"none of its {interval_events} interval events has a PyTorch Profiler category ({shown})")
+
+
+def refusal(dialect: Dialect) -> str:
+    """The one-line message for a Chrome trace gpulens does not read."""
+    return (f"not a PyTorch Profiler (Kineto) trace: looks like {dialect.producer} output — {dialect.reason}; "
+            "gpulens does not analyse it as Kineto")

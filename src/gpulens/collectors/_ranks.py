@@ -1,0 +1,69 @@
+"""Ranks of the inputs of one multi-process run (a folder of per-rank or per-process files).
+
+Each input says where its rank came from in ``meta.sources[*]["rank_source"]``: a recorded rank
+(``distributedInfo``, ``record_param_comms``, ``trace (…)`` encodings, ``file name``) or none (``none``, or
+``process`` for a per-process profiler file — rocpd database, rocprofv3 CSV set — that records a process id but no
+rank). Inputs without a recorded rank would all be rank 0; when two of them would collide, :func:`number_rankless`
+gives each the lowest rank not recorded by another input, in order (process id, then file name), and says so.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gpulens.timeline import Timeline
+
+#: rank sources that are not a recorded rank
+RANKLESS = {None, "none", "process"}
+
+
+def relabel_rank(tl: Timeline, rank: int) -> Timeline:
+    """``tl`` with every event, rejected event, source and device moved to ``rank`` (in place; returned)."""
+    tl.events["rank"] = rank
+    tl.rejected["rank"] = rank
+    for s in tl.meta.sources:
+        s["rank"] = rank
+    for d in tl.meta.devices:
+        d["rank"] = rank
+    return tl
+
+
+def _rankless(tl: Timeline) -> bool:
+    return bool(tl.meta.sources) and all(s.get("rank_source") in RANKLESS for s in tl.meta.sources) \
+        and len(tl.ranks) <= 1
+
+
+def _natural(text: str) -> list[Any]:
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
+
+
+def _order_key(label: str, tl: Timeline) -> tuple:
+    pids = [s.get("process_id") for s in tl.meta.sources if s.get("process_id") is not None]
+    return (0, min(pids), _natural(label)) if pids else (1, 0, _natural(label))
+
+
+def number_rankless(parts: list[tuple[str, Timeline]]) -> list[str]:
+    """Give the rank-less inputs of one run distinct ranks when they would collide; return the warnings.
+
+    Args:
+        parts: (label — usually the file name —, Timeline) of each input, edited in place.
+    """
+    if len(parts) < 2:
+        return []
+    taken = {r for _, tl in parts if not _rankless(tl) for r in tl.ranks}
+    rankless = [(label, tl) for label, tl in parts if _rankless(tl)]
+    claimed = [r for _, tl in rankless for r in tl.ranks] + list(taken)
+    if len(rankless) < 1 or len(claimed) == len(set(claimed)):
+        return []
+    given, nxt = [], 0
+    for label, tl in sorted(rankless, key=lambda p: _order_key(*p)):
+        while nxt in taken:
+            nxt += 1
+        relabel_rank(tl, nxt)
+        pid = next((s.get("process_id") for s in tl.meta.sources if s.get("process_id") is not None), None)
+        given.append(f"{label}{f' (pid {pid})' if pid is not None else ''} → rank {nxt}")
+        taken.add(nxt)
+    per_process = all(s.get("rank_source") == "process" for _, tl in rankless for s in tl.meta.sources)
+    why = "one rank per process" if per_process else "numbered in file-name order"
+    return [f"{len(rankless)} inputs record no rank; {why}: " + ", ".join(given)]

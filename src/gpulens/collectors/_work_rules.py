@@ -1,0 +1,159 @@
+"""What kind of work a GPU kernel is: the rules, as data, with their sources.
+
+Every collector records some GPU activities as *kernels* that are really communication, copies or fills. Two tables
+decide it, one place for every source format (Kineto, rocprof/rocprofv3/rocpd, Nsight Systems):
+
+* :data:`KERNEL_NAME_RULES` — by the kernel's own name (first matching rule wins; case-insensitive regular
+  expressions searched anywhere in the name unless anchored);
+* :data:`LAUNCHER_RULES` — by the CPU op that launched it (Kineto: the ``cpu_op`` whose ``External id`` the kernel
+  or its launching runtime call carries). A kernel launched under a communication op is communication whatever its
+  name (e.g. PyTorch symmetric-memory and custom all-reduce kernels with generic names).
+
+Only ``kernel`` rows are re-labelled: a row a source already calls a copy, set or collective keeps its kind.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One classification rule.
+
+    Attributes:
+        kind: Timeline kind the matching kernel becomes (``comm``, ``memcpy``, ``memset``).
+        pattern: case-insensitive regular expression (``re.search``).
+        family: what it recognises (shown in docs and warnings).
+        source: where the names come from (so a reviewer can check the pattern).
+    """
+
+    kind: str
+    pattern: str
+    family: str
+    source: str
+
+
+KERNEL_NAME_RULES: tuple[Rule, ...] = (
+    Rule("memcpy", r"^memcpy", "copy recorded as a kernel (Kineto `Memcpy HtoD (…)` names)",
+         "pytorch/kineto libkineto/src/output_json.cpp (memcpy names); pytorch/kineto PR#1295 (ROCm copies as kernels)"),
+    Rule("memset", r"^memset", "memory set recorded as a kernel", "pytorch/kineto libkineto/src/output_json.cpp"),
+    Rule("memcpy", r"^__amd_rocclr_copy(Buffer|Image)", "HIP runtime blit copy kernels (ROCm 7.x: cat=kernel)",
+         "ROCm/clr rocclr/device/blitcl.cpp (__amd_rocclr_copyBuffer, copyBufferAligned, copyBufferRect, "
+         "copyImage…); AMD-AGI/TraceLens PR#613"),
+    Rule("memset", r"^__amd_rocclr_fill(Buffer|Image)", "HIP runtime blit fill kernels",
+         "ROCm/clr rocclr/device/blitcl.cpp (__amd_rocclr_fillBuffer, fillBufferAligned, fillImage)"),
+    Rule("comm", r"nccl", "NCCL (ncclKernel_*, ncclDevKernel_*)", "NVIDIA/nccl src/device/common.h kernel names"),
+    Rule("comm", r"rccl", "RCCL", "ROCm/rccl src/device kernel names"),
+    Rule("comm", r"msccl", "MSCCL / MSCCL++ (mscclKernel_*, mscclpp::…)",
+         "microsoft/msccl-executor-nccl src/device; microsoft/mscclpp include/mscclpp"),
+    Rule("comm", r"nvshmem", "NVSHMEM device kernels (nvshmemi_*, nvshmem_*)", "NVIDIA NVSHMEM API documentation"),
+    Rule("comm", r"multimem_(all_reduce|all_gather|reduce_scatter)|(one|two)_shot_all_reduce|symm_mem",
+         "PyTorch symmetric memory (multimem_all_reduce_kernel, one_shot_all_reduce_kernel, …)",
+         "pytorch/pytorch torch/csrc/distributed/c10d/symm_mem/CUDASymmetricMemoryOps.cu"),
+    Rule("comm", r"cross_device_reduce_\d?stage|custom_?all_?reduce|(one|two)shot_?all_?reduce|"
+                 r"all_?reduce_?fusion_?kernel|quick_?all_?reduce|allreduce_prototype",
+         "custom all-reduce of inference engines (vLLM/SGLang cross_device_reduce_1stage/2stage, TensorRT-LLM "
+         "oneShotAllReduceKernel/twoShotAllReduceKernel/allReduceFusionKernel, vLLM ROCm QuickReduce)",
+         "vllm-project/vllm csrc/custom_all_reduce.cuh, csrc/quickreduce; NVIDIA/TensorRT-LLM "
+         "cpp/tensorrt_llm/kernels/customAllReduceKernels.cu"),
+    Rule("comm", r"deep_?ep::|(intranode|internode)::(dispatch|combine)", "DeepEP expert-parallel all-to-all",
+         "deepseek-ai/DeepEP csrc/kernels/intranode.cu, internode.cu"),
+)
+
+LAUNCHER_RULES: tuple[Rule, ...] = (
+    Rule("comm", r"^record_param_comms$", "PyTorch c10d collective record (Kineto)",
+         "pytorch/pytorch torch/csrc/distributed/c10d/ParamCommsUtils.hpp (RECORD_PARAM_COMMS)"),
+    Rule("comm", r"(^|_)c10d(_functional)?::", "c10d ops (c10d::allreduce_, _c10d_functional::all_reduce, …)",
+         "pytorch/pytorch torch/csrc/distributed/c10d/Ops.cpp, Functional.cpp"),
+    Rule("comm", r"^nccl:", "ProcessGroupNCCL profiling ranges (nccl:all_reduce, nccl:send …)",
+         "pytorch/pytorch torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp (profilingTitle)"),
+    Rule("comm", r"^(gloo|ucc|mpi|xccl):", "other process-group backends' ranges",
+         "pytorch/pytorch ProcessGroupGloo.cpp, ProcessGroupUCC.cpp, ProcessGroupMPI.cpp"),
+    Rule("comm", r"symm_mem", "PyTorch symmetric-memory ops (symm_mem::one_shot_all_reduce, …)",
+         "pytorch/pytorch torch/csrc/distributed/c10d/symm_mem/SymmetricMemory.cpp (TORCH_LIBRARY symm_mem)"),
+    Rule("comm", r"_all_?reduce|_all_?gather|_reduce_?scatter|_all_?to_?all|custom_ar::",
+         "custom collectives of inference engines (vllm::all_reduce, _C_custom_ar::all_reduce, "
+         "sgl_kernel::all_reduce, trtllm::allreduce)",
+         "vllm-project/vllm vllm/distributed/device_communicators/custom_all_reduce.py; sgl-project/sglang "
+         "sgl-kernel; NVIDIA/TensorRT-LLM tensorrt_llm/_torch/distributed/ops.py"),
+)
+
+_NAME_RES = [(r.kind, re.compile(r.pattern, re.IGNORECASE)) for r in KERNEL_NAME_RULES]
+_LAUNCHER_RES = [re.compile(r.pattern, re.IGNORECASE) for r in LAUNCHER_RULES]
+
+
+def kind_of_kernel_name(name: str) -> str:
+    """``kernel``, or the kind a rule of :data:`KERNEL_NAME_RULES` gives a kernel of this name."""
+    if not isinstance(name, str):
+        return "kernel"
+    for kind, rx in _NAME_RES:
+        if rx.search(name):
+            return kind
+    return "kernel"
+
+
+def kinds_of_kernel_names(names: Iterable[object]) -> np.ndarray:
+    """:func:`kind_of_kernel_name` of each name (object array), classifying each distinct name once; a missing name
+    is ``kernel``."""
+    s = names.astype(object) if isinstance(names, pd.Series) else pd.Series(list(names), dtype=object)
+    codes, uniq = pd.factorize(s, use_na_sentinel=True)
+    table = np.array([kind_of_kernel_name(u) for u in uniq] + ["kernel"], dtype=object)
+    return table[np.where(codes >= 0, codes, len(uniq))]  # the missing code maps to the appended "kernel"
+
+
+def dispatch_rows(events: pd.DataFrame) -> np.ndarray:
+    """Rows that come from a kernel-dispatch table: kernels and collectives, and the dispatches the kind rules made
+    copies or fills (HIP blit kernels ``__amd_rocclr_copyBuffer``…, see :mod:`._work_rules`)."""
+    kind = events["kind"]
+    blit = kind.isin(["memcpy", "memset"]).to_numpy().copy()
+    if blit.any():
+        blit[blit] = kinds_of_kernel_names(events["name"][blit]) != "kernel"
+    return kind.isin(["kernel", "comm"]).to_numpy() | blit
+
+
+def is_comm_launcher(op_name: str) -> bool:
+    """True when a CPU op of this name launches communication (:data:`LAUNCHER_RULES`)."""
+    return isinstance(op_name, str) and any(rx.search(op_name) for rx in _LAUNCHER_RES)
+
+
+def relabel_by_launcher(events: pd.DataFrame) -> int:
+    """Kernels launched under a communication CPU op become ``comm``; returns how many changed (in place).
+
+    A kernel is linked to its op by ``(rank, external_id)`` directly, or through its launching runtime call:
+    kernel ``(rank, correlation_id)`` → runtime call → its ``external_id`` → ``cpu_op``.
+    """
+    kind = events["kind"]
+    kern = (kind == "kernel").to_numpy()
+    ops = (kind == "cpu_op").to_numpy() & events["external_id"].notna().to_numpy()
+    if not kern.any() or not ops.any():
+        return 0
+    op_names = events["name"][ops]
+    cats = op_names.cat.categories if isinstance(op_names.dtype, pd.CategoricalDtype) else op_names.unique()
+    comm_names = {c for c in cats if is_comm_launcher(c)}
+    if not comm_names:
+        return 0
+    comm_ops = events[ops & events["name"].isin(comm_names).to_numpy()]
+    op_keys = pd.MultiIndex.from_frame(comm_ops[["rank", "external_id"]].astype("int64"))
+    rt = events[(kind == "runtime").to_numpy() & events["external_id"].notna().to_numpy()
+                & events["correlation_id"].notna().to_numpy()]
+    rt = rt[pd.MultiIndex.from_frame(rt[["rank", "external_id"]].astype("int64")).isin(op_keys)]
+    corr_keys = pd.MultiIndex.from_frame(rt[["rank", "correlation_id"]].astype("int64"))
+    k = events[kern]
+    hit = np.zeros(len(k), dtype=bool)
+    for col, keys in (("external_id", op_keys), ("correlation_id", corr_keys)):
+        ok = k[col].notna().to_numpy()
+        if ok.any() and len(keys):
+            hit[ok] |= pd.MultiIndex.from_frame(k.loc[ok, ["rank", col]].astype("int64")).isin(keys)
+    if not hit.any():
+        return 0
+    idx = k.index[hit]
+    if "comm" not in events["kind"].cat.categories:
+        events["kind"] = events["kind"].cat.add_categories(["comm"])
+    events.loc[idx, "kind"] = "comm"
+    return int(hit.sum())

@@ -1,0 +1,212 @@
+"""The comparison behind ``gpulens diff``: match two runs' GPU work and explain the difference.
+
+Both sides are :mod:`kernel_groups` tables (GPU time per rank, kernel key, launching op, op shapes/dtypes,
+category). Matching, in order:
+
+1. **by name** — groups whose kernel ``key`` (demangled, normalised name) occurs on both sides;
+2. **by operator + shapes** — for kernels whose key occurs on one side only (another vendor's or library's
+   kernel for the same work: ``cutlass_80_wmma…`` vs ``Cijk_Alik_Bljk…``), groups launched by the same framework
+   op with the same input shapes and dtypes; all kernels of such a signature form one row;
+3. the rest is **new** (candidate only) or **vanished** (base only).
+
+Every GPU event lands in exactly one row of each table, so each table's ``delta_ns`` sums to the total Δ
+(candidate GPU time − base GPU time). Δ % is Δ / base time × 100 (NaN for new rows). Shares are of each run's
+own GPU time. Times are effective (overrun-clipped) GPU event durations in ns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gpulens.timeline.names import truncate_kernel_name
+
+#: Per-side and delta columns shared by every diff table (prefix ``base_`` / ``cand_``).
+SIDE_COLUMNS = {
+    "base_count": "GPU events in the base run [count]",
+    "base_time_ns": "GPU time in the base run [ns]",
+    "base_mean_ns": "base time / base count [ns]",
+    "base_share": "share of the base run's GPU time [share]",
+    "cand_count": "GPU events in the candidate run [count]",
+    "cand_time_ns": "GPU time in the candidate run [ns]",
+    "cand_mean_ns": "candidate time / candidate count [ns]",
+    "cand_share": "share of the candidate run's GPU time [share]",
+    "delta_ns": "candidate time − base time [ns]",
+    "delta_pct": "delta / base time × 100 (unknown for new rows) [%]",
+    "contribution": "delta / total delta (rows sum to 1) [ratio]",
+}
+KERNEL_COLUMNS = {
+    "kernel": "kernel key, or 'op shapes' for kernels matched through their launching operator [text]",
+    "match": "how the row was matched: name, op+shapes, new (candidate only) or vanished (base only) [text]",
+    "category": "work category [text]",
+    "kernels": "for op+shapes rows: short base kernel names → short candidate kernel names, else '' [text]",
+    "base_kernels": "base kernel keys in the row ('|'-separated) [text]",
+    "cand_kernels": "candidate kernel keys in the row ('|'-separated) [text]",
+    **SIDE_COLUMNS,
+}
+OPERATOR_COLUMNS = {"op": "launching framework op ('(no op)' for GPU work without one) [text]", **SIDE_COLUMNS}
+CATEGORY_COLUMNS = {"category": "work category [text]", **SIDE_COLUMNS}
+RANK_COLUMNS = {"rank": "distributed rank [id]", **SIDE_COLUMNS}
+CONTRIBUTOR_COLUMNS = {
+    "kernel": "kernel row (see kernels), or 'all other rows (N)' [text]",
+    "match": "how the row was matched [text]",
+    "kernels": "for op+shapes rows: base kernels → candidate kernels (short names) [text]",
+    "delta_ns": "candidate time − base time [ns]",
+    "contribution": "delta / total delta [ratio]",
+    "cumulative_delta_ns": "running sum of delta; the last row equals the total delta [ns]",
+}
+SUMMARY_COLUMNS = {
+    "base_time_ns": "base run GPU time [ns]",
+    "cand_time_ns": "candidate run GPU time [ns]",
+    "delta_ns": "candidate − base GPU time [ns]",
+    "delta_pct": "delta / base time × 100 [%]",
+    "matched_by_name": "kernel rows matched by name [count]",
+    "matched_by_op": "kernel rows matched through operator + shapes [count]",
+    "new_kernels": "kernel rows only in the candidate [count]",
+    "vanished_kernels": "kernel rows only in the base [count]",
+    "cross_vendor": "the two runs ran on different GPU models [bool]",
+}
+
+
+@dataclass
+class DiffSide:
+    """One side of a diff: a label, its kernel-group table and what it ran on.
+
+    Attributes:
+        label: the path as given.
+        groups: kernel_groups table (columns of :data:`gpulens.analyzers.kernel_groups.COLUMNS`; count and
+            time_ns may be fractional when a report's several sources were averaged).
+        devices: GPU model names recorded.
+        note: how the side was read (``"trace"``, ``"report"``, ``"report (hotspots only)"``).
+    """
+
+    label: str
+    groups: pd.DataFrame
+    devices: list[str] = field(default_factory=list)
+    note: str = "trace"
+
+
+@dataclass
+class DiffResult:
+    """The comparison: tables (name → DataFrame), their column docs, a summary and warnings."""
+
+    base: DiffSide
+    cand: DiffSide
+    tables: dict[str, pd.DataFrame]
+    columns: dict[str, dict[str, str]]
+    summary: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+
+
+def _sides(b: pd.DataFrame, c: pd.DataFrame, by: list[str], btot: float, ctot: float, total_delta: float
+           ) -> pd.DataFrame:
+    """Outer-join base and candidate sums by ``by`` and add the per-side and delta columns."""
+    def agg(df: pd.DataFrame, p: str) -> pd.DataFrame:
+        if not len(df):
+            return pd.DataFrame(columns=[*by, f"{p}_count", f"{p}_time_ns"]).set_index(by)
+        g = df.groupby(by, sort=False, dropna=False)
+        return pd.DataFrame({f"{p}_count": g["count"].sum(), f"{p}_time_ns": g["time_ns"].sum()})
+
+    t = agg(b, "base").join(agg(c, "cand"), how="outer").fillna(0).reset_index()
+    for p, tot in (("base", btot), ("cand", ctot)):
+        t[f"{p}_count"] = t[f"{p}_count"].astype(float)
+        t[f"{p}_time_ns"] = t[f"{p}_time_ns"].astype(float)
+        cnt = t[f"{p}_count"].where(t[f"{p}_count"] > 0)
+        t[f"{p}_mean_ns"] = t[f"{p}_time_ns"] / cnt
+        t[f"{p}_share"] = t[f"{p}_time_ns"] / tot if tot else 0.0
+    t["delta_ns"] = t["cand_time_ns"] - t["base_time_ns"]
+    t["delta_pct"] = 100 * t["delta_ns"] / t["base_time_ns"].where(t["base_time_ns"] > 0)
+    t["contribution"] = t["delta_ns"] / total_delta if total_delta else 0.0
+    order = t["delta_ns"].abs().to_numpy()
+    return t.iloc[np.lexsort((t[by[0]].astype(str).to_numpy(), -order))].reset_index(drop=True)
+
+
+def short_shapes(shapes: str) -> str:
+    """Shapes text without trailing empty (scalar) arguments: ``[[512],[141,512],[],[]]`` → ``[[512],[141,512]]``."""
+    s = str(shapes)
+    while s.endswith(",[]]"):
+        s = s[:-4] + "]"
+    return s
+
+
+def _label_rows(b: pd.DataFrame, c: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, int]]:
+    """Give every group a ``row`` label and ``match`` kind (see module docstring)."""
+    b, c = b.copy(), c.copy()
+    common = set(b["key"]) & set(c["key"])
+    sig = lambda df: df["op"].astype(str) + " " + df["shapes"].astype(str) + " " + df["dtypes"].astype(str)
+    for df in (b, c):
+        df["row"] = df["key"].astype(str)
+        df["match"] = np.where(df["key"].isin(common), "name", "")
+        df["sig"] = sig(df)
+    ob, oc = b["match"] == "", c["match"] == ""
+    both = set(b.loc[ob & (b["op"] != ""), "sig"]) & set(c.loc[oc & (c["op"] != ""), "sig"])
+    for df, orphan, rest in ((b, ob, "vanished"), (c, oc, "new")):
+        by_op = orphan & df["sig"].isin(both)
+        df.loc[by_op, "match"] = "op+shapes"
+        df.loc[by_op, "row"] = (df.loc[by_op, "op"].astype(str) + " "
+                                + df.loc[by_op, "shapes"].astype(str).map(short_shapes)).str.strip()
+        df.loc[orphan & ~by_op, "match"] = rest
+    counts = {"name": len(common), "op+shapes": len(both)}
+    return b, c, counts
+
+
+def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
+    """Compare two runs (see the module docstring); ``top`` contributors are listed before an 'all other' row."""
+    b, c = base.groups, cand.groups
+    btot, ctot = float(b["time_ns"].sum()) if len(b) else 0.0, float(c["time_ns"].sum()) if len(c) else 0.0
+    total = ctot - btot
+    b, c, counts = _label_rows(b, c)
+    tables: dict[str, pd.DataFrame] = {}
+    k = _sides(b, c, ["row", "match"], btot, ctot, total)
+    names = lambda df: df.groupby("row", sort=False)["key"].agg(lambda s: " | ".join(sorted(set(map(str, s)))))
+    cats = pd.concat([b, c]).groupby("row", sort=False)["category"].agg(
+        lambda s: s.value_counts().index[0]) if len(b) + len(c) else pd.Series(dtype=object)
+    k["category"] = k["row"].map(cats)
+    k["base_kernels"] = k["row"].map(names(b)).fillna("") if len(b) else ""
+    k["cand_kernels"] = k["row"].map(names(c)).fillna("") if len(c) else ""
+    shorten = lambda keys: " | ".join(dict.fromkeys(truncate_kernel_name(x) or x for x in keys.split(" | ") if x))
+    k["kernels"] = [f"{shorten(bk)} → {shorten(ck)}" if m == "op+shapes" else ""
+                    for m, bk, ck in zip(k["match"], k["base_kernels"], k["cand_kernels"])]
+    tables["kernels"] = k.rename(columns={"row": "kernel"})[list(KERNEL_COLUMNS)]
+    for df in (b, c):
+        df["op"] = df["op"].where(df["op"].astype(str) != "", "(no op)")
+    tables["operators"] = _sides(b, c, ["op"], btot, ctot, total)[list(OPERATOR_COLUMNS)]
+    tables["categories"] = _sides(b, c, ["category"], btot, ctot, total)[list(CATEGORY_COLUMNS)]
+    tables["ranks"] = _sides(b, c, ["rank"], btot, ctot, total)[list(RANK_COLUMNS)]
+    tables["ranks"] = tables["ranks"].sort_values("rank", kind="stable").reset_index(drop=True)
+    tables["contributors"] = contributors(tables["kernels"], total, top)
+    m = tables["kernels"]["match"]
+    cross = bool(base.devices and cand.devices and set(base.devices) != set(cand.devices))
+    summary = {"base_time_ns": btot, "cand_time_ns": ctot, "delta_ns": total,
+               "delta_pct": 100 * total / btot if btot else None,
+               "matched_by_name": int((m == "name").sum()), "matched_by_op": int((m == "op+shapes").sum()),
+               "new_kernels": int((m == "new").sum()), "vanished_kernels": int((m == "vanished").sum()),
+               "cross_vendor": cross}
+    warnings = []
+    if cross and not counts["op+shapes"] and (b["op"] == "(no op)").all():
+        warnings.append("the runs are on different GPUs and the base records no framework ops: kernels could be "
+                        "matched by name only")
+    cols = {"kernels": KERNEL_COLUMNS, "operators": OPERATOR_COLUMNS, "categories": CATEGORY_COLUMNS,
+            "ranks": RANK_COLUMNS, "contributors": CONTRIBUTOR_COLUMNS}
+    return DiffResult(base, cand, tables, cols, summary, warnings)
+
+
+def contributors(kernels: pd.DataFrame, total: float, top: int) -> pd.DataFrame:
+    """The ``top`` kernel rows by |Δ|, then one 'all other rows (N)' row, so
+    the ``delta_ns`` column sums exactly to ``total``."""
+    if not len(kernels):
+        return pd.DataFrame(columns=list(CONTRIBUTOR_COLUMNS))
+    k = kernels[["kernel", "match", "kernels", "delta_ns"]].copy()
+    k = k.iloc[np.argsort(-np.abs(k["delta_ns"].to_numpy()), kind="stable")]
+    head = k.head(top)
+    rest = k.iloc[top:]
+    if len(rest):
+        head = pd.concat([head, pd.DataFrame({"kernel": [f"all other rows ({len(rest)})"], "match": [""], "kernels": [""],
+                                              "delta_ns": [float(rest["delta_ns"].sum())]})], ignore_index=True)
+    head = head.reset_index(drop=True)
+    head["contribution"] = head["delta_ns"] / total if total else 0.0
+    head["cumulative_delta_ns"] = head["delta_ns"].cumsum()
+    return head[list(CONTRIBUTOR_COLUMNS)]

@@ -1,0 +1,108 @@
+"""Reading one side of ``gpulens diff``: a trace file, a folder of rank traces, or a ``gpulens analyze --json``
+report (its ``analyses.kernel_groups`` table; older reports without it fall back to ``analyses.hotspots``, which
+has kernels but no operators, shapes or ranks).
+
+A report with several sources (repeats of one run) gives their mean per group.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from gpulens.analyzers._attribution import kernel_key
+from gpulens.analyzers._categories import kernel_category
+from gpulens.analyzers.kernel_groups import COLUMNS, GROUP_KEYS
+from gpulens.diff.compute import DiffSide
+from gpulens.errors import TraceFormatError
+
+
+def _report_doc(p: Path) -> dict[str, Any] | None:
+    """The parsed report when ``p`` is a gpulens JSON report, else None (a trace)."""
+    if not p.is_file():
+        return None
+    with open(p, "rb") as fh:
+        head = fh.read(4096).lstrip()
+    if not head.startswith(b"{") or b'"traceEvents"' in head or b'"schema_version"' not in head:
+        return None
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError, OSError) as exc:
+        raise TraceFormatError(p, f"not a readable JSON report ({exc.__class__.__name__})") from None
+    if not isinstance(doc, dict) or "sources" not in doc:
+        return None
+    if not isinstance(doc["sources"], list):
+        raise TraceFormatError(p, "report 'sources' is not a list")
+    return doc
+
+
+def _rows_of(source: dict[str, Any]) -> tuple[pd.DataFrame, str]:
+    """Kernel-group rows of one report source (from kernel_groups, else hotspots)."""
+    an = source.get("analyses") if isinstance(source.get("analyses"), dict) else {}
+    kg = (an.get("kernel_groups") or {}).get("table") if isinstance(an.get("kernel_groups"), dict) else None
+    if isinstance(kg, list) and kg:
+        df = pd.DataFrame([r for r in kg if isinstance(r, dict)])
+        for col in COLUMNS:
+            if col not in df:
+                df[col] = 0 if col in ("rank", "count", "time_ns", "total_ns") else ""
+        df[["op", "shapes", "dtypes", "key", "category", "kind"]] = \
+            df[["op", "shapes", "dtypes", "key", "category", "kind"]].fillna("").astype(str)
+        return df[list(COLUMNS)], "report"
+    hs = (an.get("hotspots") or {}).get("table") if isinstance(an.get("hotspots"), dict) else None
+    rows = hs if isinstance(hs, list) else source.get("top_kernels") or []
+    out = []
+    for r in rows:
+        if not isinstance(r, dict) or not r.get("name"):
+            continue
+        name, kind = str(r["name"]), str(r.get("kind") or "kernel")
+        time = r.get("effective_ns", r.get("total_ns")) or 0
+        out.append({"rank": 0, "kind": kind, "key": kernel_key(name), "name": name, "op": "", "shapes": "",
+                    "dtypes": "", "category": kernel_category(name, kind), "count": r.get("calls") or 0,
+                    "time_ns": time, "total_ns": r.get("total_ns") or time})
+    return pd.DataFrame(out, columns=list(COLUMNS)), "report (hotspots only: no operators, shapes or ranks)"
+
+
+def load_side(path: str | Path) -> DiffSide:
+    """Read one side of a diff.
+
+    Raises:
+        TraceFormatError: the path does not exist or cannot be read as a trace or report.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise TraceFormatError(p, "no such file or directory")
+    doc = _report_doc(p)
+    if doc is None:
+        from gpulens.report import analyze
+
+        rep = analyze([p], only=["kernel_groups"])
+        srcs = [{"analyses": {"kernel_groups": {"table": r.results["kernel_groups"].table.to_dict("records")}},
+                 "devices": r.timeline.meta.devices} for r in rep.sources]
+        note = "trace"
+    else:
+        srcs = [s for s in doc["sources"] if isinstance(s, dict) and s.get("status", "ok") != "no_gpu_work"]
+        note = "report"
+    frames, notes = [], set()
+    for s in srcs:
+        df, how = _rows_of(s)
+        frames.append(df)
+        notes.add(how)
+    devices = sorted({str(d.get("name")) for s in srcs for d in s.get("devices") or []
+                      if isinstance(d, dict) and d.get("name")})
+    if not frames:
+        return DiffSide(str(path), pd.DataFrame(columns=list(COLUMNS)), devices, note)
+    groups = pd.concat(frames, ignore_index=True)
+    groups["count"] = pd.to_numeric(groups["count"], errors="coerce").fillna(0)
+    groups["time_ns"] = pd.to_numeric(groups["time_ns"], errors="coerce").fillna(0)
+    groups["total_ns"] = pd.to_numeric(groups["total_ns"], errors="coerce").fillna(0)
+    if len(frames) > 1:  # repeats: mean per group
+        g = groups.groupby(GROUP_KEYS, sort=False, dropna=False)
+        groups = pd.DataFrame({"name": g["name"].first(), "count": g["count"].sum() / len(frames),
+                               "time_ns": g["time_ns"].sum() / len(frames),
+                               "total_ns": g["total_ns"].sum() / len(frames)}).reset_index()[list(COLUMNS)]
+    if note == "report" and notes != {"report"}:
+        note = sorted(notes)[-1]
+    return DiffSide(str(path), groups, devices, note)

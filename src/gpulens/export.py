@@ -1,0 +1,89 @@
+"""Export of every analysis table (``gpulens analyze … --csv DIR`` / ``--parquet DIR``) for notebooks and spreadsheets.
+
+Layout: one file per analyzer result with a table, ``<analyzer>.csv`` (or ``.parquet``), plus ``columns.csv``
+documenting every exported column (``analyzer``, ``column``, ``meaning``, ``unit`` — the unit from the analyzer's
+``"meaning [unit]"`` declaration, :data:`gpulens.analyzers.base.UNITS`) and ``summaries.json`` (each analyzer's
+summary and skipped reason). With several inputs, each gets a subfolder ``<n>_<input name>``.
+Cells holding lists or dicts are written as JSON text; missing values are empty (CSV) or null (Parquet).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from gpulens.analyzers.base import declared_unit
+from gpulens.errors import GpulensError
+
+
+def _cell(v: Any) -> Any:
+    return json.dumps(v, default=str) if isinstance(v, (list, dict, tuple)) else v
+
+
+def flat_table(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with list/dict cells as JSON text, object columns of mixed types as strings (Parquet needs one type)."""
+    out = df.copy()
+    for c in out.columns:
+        if out[c].dtype == object:
+            col = out[c].map(_cell)
+            kinds = {type(v) for v in col if v is not None and v == v}
+            out[c] = col.map(lambda v: v if v is None or v != v else str(v)) if len(kinds) > 1 else col
+    return out
+
+
+def _slug(label: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", Path(label).name)[:60] or "input"
+
+
+def export_tables(report: Any, folder: str | Path, fmt: str = "csv") -> list[Path]:
+    """Write every analysis table of ``report`` (a :class:`gpulens.report.Report`) under ``folder``.
+
+    Args:
+        fmt: ``"csv"`` or ``"parquet"``.
+
+    Returns:
+        The files written.
+
+    Raises:
+        GpulensError: the folder cannot be created or a file cannot be written (one line naming it).
+    """
+    root = Path(folder)
+    written: list[Path] = []
+    many = len(report.sources) > 1
+    for i, src in enumerate(report.sources):
+        d = root / f"{i}_{_slug(src.label)}" if many else root
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise GpulensError(f"{d}: cannot create the export folder ({exc.strerror or exc})") from None
+        docs, summaries = [], {}
+        for name, r in src.results.items():
+            summaries[name] = {"skipped_reason": r.skipped_reason, "summary": r.summary}
+            if r.table is None or not len(r.table.columns):
+                continue
+            path = d / f"{name}.{fmt}"
+            table = flat_table(r.table)
+            try:
+                if fmt == "parquet":
+                    table.to_parquet(path, index=False)
+                else:
+                    table.to_csv(path, index=False)
+            except (OSError, ValueError, TypeError) as exc:
+                raise GpulensError(f"{path}: cannot write the table ({exc})") from None
+            written.append(path)
+            for c in table.columns:
+                meaning = r.columns.get(c, "")
+                docs.append({"analyzer": name, "column": c, "meaning": meaning,
+                             "unit": declared_unit(meaning) if meaning else "text"})
+        try:
+            pd.DataFrame(docs, columns=["analyzer", "column", "meaning", "unit"]).to_csv(d / "columns.csv",
+                                                                                        index=False)
+            (d / "summaries.json").write_text(json.dumps(summaries, indent=1, default=str), encoding="utf-8")
+        except OSError as exc:
+            raise GpulensError(f"{d}: cannot write the export ({exc.strerror or exc})") from None
+        written += [d / "columns.csv", d / "summaries.json"]
+    return written

@@ -1,0 +1,100 @@
+"""The answer a report gives first — the run verdict in one sentence and the top findings with their next step —
+chosen from the analyzers' results for every reporter alike (console, HTML, Markdown). Nothing is computed here:
+the verdict is the ``verdicts`` result's (else the ``bottlenecks`` one's), the figures are the ``breakdown``'s,
+and the findings are the analyzers' own, ranked by their time at stake.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gpulens.analyzers import Finding
+from gpulens.reports._format import busy_pct_text, clip, fmt_ns, is_missing
+
+#: Findings shown in the answer.
+TOP = 3
+
+
+@dataclass
+class Answer:
+    """What the report says first about one source.
+
+    Attributes:
+        verdict: short label (``"host-bound"``) or "" when no analysis gave one.
+        sentence: the run verdict in one sentence.
+        findings: the top root findings (no parent; each key and each kernel once), largest time at stake first.
+    """
+
+    verdict: str
+    sentence: str
+    findings: list[Finding]
+
+
+def next_step(f: Finding, n: int = 240) -> str:
+    """The finding's next step: its ``action``, else the first sentence of its detail that says what to do."""
+    if getattr(f, "action", ""):
+        return clip(f.action.strip(), n)
+    detail = (f.detail or "").strip()
+    return clip(detail, n) if detail else "no next step recorded"
+
+
+def root_findings(findings: list[Finding]) -> list[Finding]:
+    """Findings without a parent (each nanosecond counted once), each key once, largest time at stake first."""
+    seen: set[Any] = set()
+    out = []
+    for f in sorted(findings, key=lambda f: -(f.time_at_stake_ns or 0)):
+        if getattr(f, "parent", None):
+            continue
+        key = getattr(f, "key", None) or (f.category, f.title)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(f)
+    return out
+
+
+def top_findings(findings: list[Finding], n: int = TOP) -> list[Finding]:
+    """The ``n`` largest root findings with a time at stake, one per kernel (warnings before notes at equal time)."""
+    out, kernels = [], set()
+    for f in root_findings(findings):
+        if not f.time_at_stake_ns or f.severity == "info" and any(g.severity != "info" for g in out):
+            continue
+        if f.kernel and f.kernel in kernels:
+            continue
+        kernels.add(f.kernel)
+        out.append(f)
+        if len(out) == n:
+            break
+    return out
+
+
+def _pct(v: Any) -> str:
+    return "an unknown share" if is_missing(v) else f"{float(v):.1f} %"
+
+
+def answer(s: Any) -> Answer:
+    """The answer for one :class:`~gpulens.report.SourceReport`."""
+    sm = s.summary
+    if s.status == "no_gpu_work":
+        return Answer("no GPU work", "No GPU work was recorded in this input: nothing ran on a GPU to analyse.", [])
+    vd, bn = s.results.get("verdicts"), s.results.get("bottlenecks")
+    verdict = ""
+    if vd is not None and not vd.skipped:
+        verdict = str(vd.summary.get("run_verdict") or "")
+    if not verdict and bn is not None and not bn.skipped:
+        verdict = str(bn.summary.get("verdict") or "")
+    span = sm.get("span_ns") or 0
+    if sm.get("gpu_busy_pct") is None:
+        busy = f"GPU busy time is {busy_pct_text(sm)}"
+    elif span:
+        busy = f"the GPU was busy {busy_pct_text(sm)} of its {fmt_ns(span)} span"
+    else:
+        busy = f"{fmt_ns(sm.get('kernel_time_ns'))} of kernel time was recorded (no timeline span)"
+    kv = str(vd.summary.get("kernel_verdict") or "") if vd is not None and not vd.skipped else ""
+    tail = f", and most kernel time is {kv}" if kv and kv not in (verdict, "undetermined") else ""
+    if verdict:
+        sentence = f"{verdict[:1].upper()}{verdict[1:]}: {busy}{tail}."
+    else:
+        sentence = f"No run verdict (the verdict analysis did not run): {busy}."
+    return Answer(verdict, sentence, top_findings(s.findings()))

@@ -1,0 +1,166 @@
+"""The per-kernel drill-down of the HTML report: one section per hot kernel, reached from any kernel name.
+
+Each section gathers what the analyses say about that kernel — its verdict with evidence and next steps, its
+speed of light (the ``speed_of_light`` result, else the ncu SOL figures of ``stalls``), occupancy with limiter and
+launch configuration, stall-class bars, its roofline position, and the row of every other result keyed by kernel
+name (launch latency, distributions, new analyzers) — and says "not measured" for each part that is absent.
+Bars are plain HTML (no chart library), so a page with 30 kernels stays light.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from gpulens.analyzers import AnalysisResult
+from gpulens.report import SourceReport
+from gpulens.reports._format import column_label, fmt_ns, fmt_unit, is_missing, unit_of
+from gpulens.reports._html_parts import esc, kv_html
+from gpulens.reports._names import short_names
+
+#: Hot kernels that get a page (critical set first, then by time).
+MAX_KERNELS = 30
+#: Results shown in dedicated parts of a kernel's page (others appear generically).
+_OWN = ("hotspots", "verdicts", "speed_of_light", "occupancy", "stalls", "roofline")
+NOT_MEASURED = "not measured"
+
+
+def hot_kernels(s: SourceReport, limit: int = MAX_KERNELS) -> list[str]:
+    """Names of the kernels that get a page: the performance-critical set, then the next largest, up to
+    ``limit`` (at most :data:`MAX_KERNELS`)."""
+    hs = s.results.get("hotspots")
+    if hs is None or hs.skipped or not len(hs.table):
+        return []
+    t = hs.table
+    crit = t[t["critical"].astype(bool)] if "critical" in t else t.head(0)
+    rest = t[~t.index.isin(crit.index)]
+    return [str(n) for n in pd.concat([crit, rest])["name"].head(min(limit, MAX_KERNELS))]
+
+
+def kernel_links(s: SourceReport, si: int, limit: int = MAX_KERNELS) -> dict[str, str]:
+    """Kernel name → hash anchor (``kernel-<source index>-<i>``) for the page-worthy kernels of one source."""
+    return {n: f"kernel-{si}-{i}" for i, n in enumerate(hot_kernels(s, limit))}
+
+
+def _row(r: AnalysisResult | None, name: str) -> pd.Series | None:
+    if r is None or r.skipped or r.table is None or not len(r.table):
+        return None
+    for col in ("name", "kernel"):
+        if col in r.table:
+            hit = r.table[r.table[col].astype(str) == name]
+            if len(hit):
+                return hit.iloc[0]
+    return None
+
+
+def _bars(items: list[tuple[str, Any]], colour: str = "#0072B2") -> str:
+    """Horizontal 0–100 % bars: label, bar, value ("not measured" when missing)."""
+    out = []
+    for label, v in items:
+        if is_missing(v):
+            out.append(f'<span>{esc(label)}</span><span class="bar"></span><span class="nm">{NOT_MEASURED}</span>')
+            continue
+        w = max(0.0, min(100.0, float(v)))
+        out.append(f'<span>{esc(label)}</span><span class="bar"><span style="width:{w:.1f}%;background:{colour}">'
+                   f'</span></span><span class="num">{float(v):.1f} %</span>')
+    return f'<div class="bars">{"".join(out)}</div>'
+
+
+def _part(title: str, body: str) -> str:
+    return f'<div class="kpart"><h4>{esc(title)}</h4>{body}</div>'
+
+
+def _absent(r: AnalysisResult | None) -> str:
+    why = (r.skipped_reason if r is not None and r.skipped else "no row for this kernel") if r is not None else \
+        "the analysis did not run"
+    return f'<p class="nm">{NOT_MEASURED}: {esc(why)}</p>'
+
+
+def _kv_row(r: AnalysisResult, row: pd.Series, skip: tuple[str, ...] = ("name", "kernel")) -> str:
+    return kv_html([(column_label(c, r.columns.get(c, "")), fmt_unit(row[c], unit_of(c, r.columns.get(c, ""))))
+                    for c in row.index if c not in skip])
+
+
+def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
+    """One kernel's page (hidden until its anchor is opened)."""
+    res = s.results
+    parts = []
+    hs = _row(res.get("hotspots"), name)
+    head = (f"{fmt_unit(hs['calls'], 'count')} launches, {fmt_ns(hs['effective_ns'])} "
+            f"({fmt_unit(hs['share'], 'share')} of kernel time)" if hs is not None else "")
+    vd = _row(res.get("verdicts"), name)
+    if vd is not None:
+        steps = vd.get("next_steps")
+        steps_html = "".join(f"<li>{esc(fmt_unit(x, 'text'))}</li>" for x in (steps if isinstance(steps, (list, tuple))
+                                                                            else [steps]) if not is_missing(x))
+        parts.append(_part("Verdict", f'<p><span class="vlabel">{esc(fmt_unit(vd["verdict"], "text"))}</span> '
+                                      f'{esc(fmt_ns(vd.get("time_at_stake_ns")))} at stake</p>'
+                                      f'<p>Evidence: {esc(fmt_unit(vd.get("evidence"), "text"))}</p>'
+                                      f'<ol>{steps_html}</ol>'))
+    else:
+        parts.append(_part("Verdict", _absent(res.get("verdicts"))))
+    sol, st = _row(res.get("speed_of_light"), name), _row(res.get("stalls"), name)
+    if sol is not None:
+        r = res["speed_of_light"]
+        pcts = [(column_label(c, r.columns.get(c, "")), sol[c]) for c in sol.index
+                if unit_of(c, r.columns.get(c, "")) == "%"]
+        extra = f'<p>Bound: {esc(fmt_unit(sol.get("bound"), "text"))}. {esc(fmt_unit(sol.get("evidence"), "text"))}</p>'
+        parts.append(_part("Speed of light", _bars(pcts) + extra))
+    elif st is not None and not (is_missing(st.get("compute_sol_pct")) and is_missing(st.get("memory_sol_pct"))):
+        parts.append(_part("Speed of light", _bars([("compute (SM)", st.get("compute_sol_pct")),
+                                                    ("memory", st.get("memory_sol_pct"))])))
+    else:
+        parts.append(_part("Speed of light", _absent(res.get("speed_of_light"))))
+    oc = _row(res.get("occupancy"), name)
+    if oc is not None:
+        r = res["occupancy"]
+        parts.append(_part("Occupancy", _bars([("theoretical", oc.get("theoretical_occupancy_pct")),
+                                               ("achieved", oc.get("achieved_occupancy_pct"))], "#56B4E9")
+                           + f'<p>Limiter: <strong>{esc(fmt_unit(oc.get("limiter"), "text").replace("_", " "))}'
+                             f'</strong></p>' + _kv_row(r, oc, ("name", "theoretical_occupancy_pct",
+                                                                "achieved_occupancy_pct", "limiter"))))
+    else:
+        parts.append(_part("Occupancy", _absent(res.get("occupancy"))))
+    if st is not None:
+        r = res["stalls"]
+        classes = [(column_label(c, r.columns.get(c, "")).replace("share of stall time in class ", ""), st[c])
+                   for c in st.index if c.endswith("_pct") and "in class" in r.columns.get(c, "")]
+        reasons = st.get("reasons")
+        parts.append(_part("Stall classes (share of stall time)", _bars(classes, "#D55E00")
+                           + f'<p>Top reasons: {esc(fmt_unit(reasons, "text")[:400])}</p>'))
+    else:
+        parts.append(_part("Stall classes", _absent(res.get("stalls"))))
+    rf = _row(res.get("roofline"), name)
+    if rf is not None:
+        r = res["roofline"]
+        parts.append(_part("Roofline position", _kv_row(r, rf, ("name", "calls", "time_ns"))))
+    else:
+        parts.append(_part("Roofline position", _absent(res.get("roofline"))))
+    launch = [n for n in res if "launch" in n and _row(res[n], name) is not None]
+    if not launch:
+        parts.append(_part("Launch latency", f'<p class="nm">{NOT_MEASURED}: no per-kernel launch analysis in this '
+                                             'report</p>'))
+    for n, r in res.items():
+        if n in _OWN:
+            continue
+        row = _row(r, name)
+        if row is not None:
+            parts.append(_part(n.replace("_", " ").capitalize(), _kv_row(r, row)))
+    return (f'<section class="kpage" id="kp-{esc(anchor.removeprefix("kernel-"))}" hidden>'
+            f'<h3>{esc(label)}</h3><p class="note">{esc(head)}</p><details><summary>Full name</summary>'
+            f'<code class="fullname">{esc(name)}</code></details><div class="kparts">{"".join(parts)}</div></section>')
+
+
+def kernel_pages(s: SourceReport, links: dict[str, str]) -> list[Any]:
+    """The kernel tab's blocks for one source: an index of its hot kernels and one hidden section each."""
+    names = [n for n in hot_kernels(s) if n in links]
+    if not names:
+        return ['<p class="empty"><strong>Kernel details</strong>: no kernels in this input</p>']
+    labels = short_names(names)
+    idx = "".join(f'<li><a class="klink" href="#{esc(links[n])}" title="{esc(n)}">{esc(lab)}</a></li>'
+                  for n, lab in zip(names, labels) if n in links)
+    blocks: list[Any] = [f'<nav class="kindex" aria-label="Hot kernels"><p>Open a kernel (or click a kernel name '
+                         f'anywhere in the report):</p><ol>{idx}</ol></nav>']
+    blocks += [kernel_section(s, n, links[n], lab) for n, lab in zip(names, labels) if n in links]
+    return blocks

@@ -1,0 +1,160 @@
+"""Short kernel names that stay distinguishable, one rule for the console, HTML and Markdown reporters.
+
+A C++/Tensile kernel name such as ``void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn
+_align8>(cutlass_80_wmma_…::Params)`` is shown as a *base* — the demangled function name without namespaces,
+return type, template arguments and parameters (a generic wrapper such as ``Kernel2`` or ``device_kernel`` is
+replaced by its first template argument, which names the real kernel) — clipped to :data:`BASE_CHARS`. Names whose
+bases read the same get the parts that tell them apart appended: the tile shapes (``128x2``) and the tokens of their
+full names that the others in the group lack, in the order they appear. Any labels still equal get ``#2``, ``#3``…
+The full name stays available (hover, drill-down, tables' title attribute).
+
+Mangled names (``_Z…``) are demangled with ``gpulens.timeline.names`` when that module offers a demangler, else
+the identifiers of the mangled name are read directly (enough for a label; arguments are dropped).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+#: Characters kept of the base name.
+BASE_CHARS = 40
+#: Distinguishing tokens appended at most.
+MAX_EXTRA = 3
+#: Function names that only wrap the real kernel given as first template argument.
+WRAPPERS = {"kernel", "kernel2", "device_kernel", "kernel_entry", "kernel_impl", "launch_kernel", "global_kernel",
+            "kernelfunc", "generic_kernel"}
+_TILE = re.compile(r"\d+x\d+(?:x\d+)*")
+_TOKEN = re.compile(r"[A-Za-z0-9_]+")
+_NOISE = {"void", "const", "unsigned", "int", "long", "float", "bool", "char", "true", "false", "at", "native", "c10",
+          "std", "detail", "cutlass", "anonymous", "namespace", "Params", "BFloat16", "Half"}
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _demangle(name: str) -> str:
+    try:  # the gate helper's normaliser, when it has landed
+        from gpulens.timeline import names as _tn  # type: ignore[attr-defined]
+
+        fn = getattr(_tn, "demangle", None)
+        if fn is not None:
+            out = fn(name)
+            if isinstance(out, str) and out:
+                return out
+    except Exception:  # pragma: no cover - optional module
+        pass
+    return _itanium_idents(name)
+
+
+def _itanium_idents(name: str) -> str:
+    """``_ZN7cutlass6KernelI…`` → ``cutlass::Kernel`` (identifiers of the nested name; good enough for a label)."""
+    if not name.startswith("_Z"):
+        return name
+    s, i, parts = name[2:], 0, []
+    if s.startswith("N"):
+        i = 1
+        while i < len(s) and s[i] in "rVKL":
+            i += 1
+    while i < len(s) and s[i].isdigit():
+        j = i
+        while j < len(s) and s[j].isdigit():
+            j += 1
+        n = int(s[i:j])
+        parts.append(s[j:j + n])
+        i = j + n
+        if name[2:3] != "N":
+            break
+    return "::".join(p for p in parts if p) or name
+
+
+def _split(name: str) -> tuple[str, str]:
+    """(qualified function name, first top-level template argument) of a demangled name."""
+    s = name.strip()
+    depth, cut = 0, len(s)
+    for i, ch in enumerate(s):  # drop the parameter list: the first '(' at template depth 0 (not an anon ns)
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth = max(0, depth - 1)
+        elif ch == "(" and depth == 0 and not s.startswith("(anonymous", i):
+            cut = i
+            break
+    s = s[:cut]
+    depth, head, targ, start = 0, [], "", None
+    for i, ch in enumerate(s):
+        if ch == "<":
+            if depth == 0:
+                start = i + 1
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+            if depth == 0 and start is not None and not targ:
+                targ = s[start:i]
+        elif depth == 0:
+            head.append(ch)
+        elif depth == 1 and ch == "," and start is not None and not targ:
+            targ = s[start:i]
+            start = None
+    qual = "".join(head).replace("(anonymous namespace)", "").strip()
+    qual = qual.split(" ")[-1] if " " in qual else qual  # return type ("void ")
+    return qual, targ.strip()
+
+
+def base_name(name: str) -> str:
+    """The readable base of a kernel name (see the module docstring), not clipped."""
+    full = _demangle(str(name))
+    qual, targ = _split(full)
+    base = qual.split("::")[-1] or qual or full
+    if base.lower() in WRAPPERS and targ:
+        ids = _IDENT.findall(targ.split("<")[0])
+        base = ids[-1] if ids else base
+    return base or full
+
+
+def _extra(full: str, others: list[str]) -> list[str]:
+    """Tokens of ``full`` (tile shapes first) that not every other name of the group has."""
+    def toks(s: str) -> list[str]:
+        words = [p for t in _TOKEN.findall(s) for p in (t.split("_") if len(t) > 24 else [t])]
+        return [t for t in _TILE.findall(s) + words if t and t not in _NOISE and not t.isdigit()]
+
+    mine = list(dict.fromkeys(toks(full)))
+    other_sets = [set(toks(o)) for o in others]
+    unique = [t for t in mine if all(t not in s for s in other_sets)]
+    some = [t for t in mine if t not in unique and any(t not in s for s in other_sets)]
+    return (unique or some)[:MAX_EXTRA]
+
+
+def short_names(names: Iterable[str], width: int = BASE_CHARS) -> list[str]:
+    """Distinguishable short labels for ``names`` (same order; equal names get equal labels)."""
+    names = [str(n) for n in names]
+    uniq = list(dict.fromkeys(names))
+    label = {n: short_name(n, width) for n in uniq}
+    groups: dict[str, list[str]] = {}
+    for n in uniq:
+        groups.setdefault(label[n], []).append(n)
+    for lab, members in groups.items():
+        if len(members) < 2:
+            continue
+        for n in members:
+            extra = _extra(n, [m for m in members if m != n])
+            if extra:
+                label[n] = f"{lab} ‹{_clip(' '.join(extra), 40)}›"
+    counts: dict[str, int] = {}
+    for n in uniq:  # still equal: number them in order of appearance
+        counts[label[n]] = counts.get(label[n], 0) + 1
+        if counts[label[n]] > 1:
+            label[n] = f"{label[n]} ({counts[label[n]]})"
+    return [label[n] for n in names]
+
+
+def short_name(name: str, width: int = BASE_CHARS) -> str:
+    """The short label of one name on its own: its base, and when that is too long, its start plus its tile
+    shapes (``cutlass_80_tensorop_bf16… 256x128 64x3``)."""
+    base = base_name(name)
+    if len(base) <= width:
+        return base
+    tiles = " ".join(dict.fromkeys(_TILE.findall(base)))[: width // 2]
+    return _clip(base, width - len(tiles) - 1) + (" " + tiles if tiles else "")
+
+
+def _clip(s: str, n: int) -> str:
+    return s if len(s) <= n else s[: n - 1] + "…"

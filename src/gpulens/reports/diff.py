@@ -1,0 +1,239 @@
+"""Rendering of a ``gpulens diff`` result (:class:`gpulens.diff.DiffResult`): console, Markdown, HTML and JSON.
+
+Every cell is formatted from its column's declared unit (``"meaning [unit]"``, :data:`gpulens.analyzers.base.UNITS`);
+a missing figure prints as "unknown" (never None/nan). Names from traces are escaped for the output they land in.
+The renderer computes nothing: it draws the result's tables.
+"""
+
+from __future__ import annotations
+
+import html as _html
+import json
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from gpulens.analyzers.base import declared_unit
+from gpulens.diff.compute import DiffResult
+from gpulens.reports.console import fmt_ns
+from gpulens.reports.gate_markdown import md_escape
+
+#: JSON layout version of a diff document (docs/report-schema.md, "gpulens diff").
+DIFF_SCHEMA_VERSION = 1
+#: Tables in the order they are shown, with their titles.
+TITLES = {"contributors": "Top contributors to the difference", "kernels": "Per kernel",
+          "operators": "Per operator", "categories": "Per category", "ranks": "Per rank"}
+#: Columns shown by the console and Markdown (the JSON and HTML have all).
+SHOWN = ("base_count", "base_time_ns", "base_share", "cand_count", "cand_time_ns", "cand_share", "delta_ns",
+         "delta_pct")
+#: Columns the console shows (narrower).
+CONSOLE = ("base_count", "base_time_ns", "cand_count", "cand_time_ns", "delta_ns", "delta_pct")
+
+
+#: Short console headers.
+_HEADS = {"base_count": "base n", "base_time_ns": "base", "cand_count": "cand n", "cand_time_ns": "cand",
+          "delta_ns": "Δ", "delta_pct": "Δ %", "contribution": "of Δ", "cumulative_delta_ns": "cum. Δ"}
+
+
+def _missing(v: Any) -> bool:
+    return v is None or v is pd.NA or (isinstance(v, (float, np.floating)) and math.isnan(float(v)))
+
+
+def fmt_cell(v: Any, unit: str, width: int = 0) -> str:
+    """A cell's text from its declared unit; missing values are 'unknown'."""
+    if _missing(v):
+        return "unknown"
+    if unit == "ns":
+        return fmt_ns(float(v))
+    if unit == "share":
+        return f"{100 * float(v):.1f} %"
+    if unit == "%":
+        return f"{float(v):+.1f} %"
+    if unit == "ratio":
+        return f"{float(v):+.3f}"
+    if unit == "count":
+        f = float(v)
+        return str(int(f)) if f.is_integer() else f"{f:.2f}"
+    if unit == "bool":
+        return "yes" if v else "no"
+    s = str(v)
+    return s if not width or len(s) <= width else s[: width - 1] + "…"
+
+
+def _delta(v: Any) -> str:
+    return "unknown" if _missing(v) else ("+" if float(v) > 0 else "") + fmt_ns(float(v))
+
+
+def _cells(df: pd.DataFrame, docs: dict[str, str], cols: list[str], width: int) -> list[list[str]]:
+    out = []
+    for row in df[cols].itertuples(index=False):
+        out.append([_delta(v) if c in ("delta_ns", "cumulative_delta_ns") else fmt_cell(v, declared_unit(docs[c]), width)
+                    for c, v in zip(cols, row)])
+    return out
+
+
+def _cols(name: str, df: pd.DataFrame, shown: tuple[str, ...] = SHOWN) -> list[str]:
+    first = [c for c in df.columns if c not in SHOWN and c not in ("base_mean_ns", "cand_mean_ns", "contribution",
+                                                                     "base_kernels", "cand_kernels")]
+    if shown is CONSOLE:
+        first = [c for c in first if c not in ("category", "kernels")]
+    if name == "contributors":
+        return [c for c in df.columns if shown is not CONSOLE or c != "cumulative_delta_ns"]
+    return first + [c for c in shown if c in df.columns]
+
+
+def headline(r: DiffResult) -> str:
+    """One sentence: how much GPU time changed and what explains most of it."""
+    s = r.summary
+    pct = "" if s.get("delta_pct") is None else f" ({s['delta_pct']:+.1f} %)"
+    head = (f"GPU time {fmt_ns(s['base_time_ns'])} → {fmt_ns(s['cand_time_ns'])}: "
+            f"{_delta(s['delta_ns'])}{pct}.")
+    c = r.tables["contributors"]
+    top = c[~c["kernel"].str.startswith("all other rows")].head(3)
+    if len(top) and s["delta_ns"]:
+        names = "; ".join(f"{fmt_cell(k, 'text', 60)} {_delta(d)}" for k, d in zip(top["kernel"], top["delta_ns"]))
+        head += f" Largest changes: {names}."
+    return head
+
+
+def _facts(r: DiffResult) -> list[tuple[str, str]]:
+    s = r.summary
+    return [("base", f"{r.base.label} ({', '.join(r.base.devices) or 'GPU not recorded'}; {r.base.note})"),
+            ("candidate", f"{r.cand.label} ({', '.join(r.cand.devices) or 'GPU not recorded'}; {r.cand.note})"),
+            ("kernel rows", f"{s['matched_by_name']} matched by name, {s['matched_by_op']} through operator + "
+                            f"shapes, {s['new_kernels']} new, {s['vanished_kernels']} vanished")]
+
+
+def renderable(r: DiffResult, top: int = 10, width: int = 80) -> Group:
+    """Rich renderables of a diff (headline, facts, then each table's first ``top`` rows)."""
+    parts: list[Any] = [Text(headline(r), style="bold")]
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold")
+    grid.add_column()
+    for k, v in _facts(r):
+        grid.add_row(k, v)
+    parts.append(grid)
+    for w in r.warnings:
+        parts.append(Text(f"warning: {w}", style="yellow"))
+    for name, title in TITLES.items():
+        df = r.tables[name]
+        if not len(df) or (name == "ranks" and len(df) < 2):
+            continue
+        cols = _cols(name, df, CONSOLE)
+        t = Table(title=title, title_justify="left", show_lines=False, expand=True)
+        for c in cols:
+            text = declared_unit(r.columns[name][c]) == "text" and c != "match"
+            head = _HEADS.get(c, c.replace("_ns", "").replace("_", " "))
+            t.add_column(head, overflow="ellipsis", no_wrap=True, max_width=width if text else None,
+                         ratio=1 if text else None, min_width=6 if text else None,
+                         justify="left" if text else "right")
+        for cells in _cells(df.head(top), r.columns[name], cols, width):
+            t.add_row(*cells)
+        parts.append(t)
+    return Group(*parts)
+
+
+def print_diff(r: DiffResult, console: Console | None = None, top: int = 10) -> None:
+    """Print the diff to ``console`` (stdout by default)."""
+    (console or Console()).print(renderable(r, top))
+
+
+def render_console(r: DiffResult, width: int = 140, top: int = 10) -> str:
+    """The console rendering as plain text."""
+    import io
+
+    c = Console(width=width, record=True, file=io.StringIO(), color_system=None)
+    c.print(renderable(r, top))
+    return c.export_text()
+
+
+def render_markdown(r: DiffResult, top: int = 15, limit: int = 65_000) -> str:
+    """Markdown (PR comments, job summaries): headline, facts and the tables' first ``top`` rows, under ``limit``."""
+    out = ["## gpulens diff", "", md_escape(headline(r)), ""]
+    out += [f"- **{k}**: {md_escape(v)}" for k, v in _facts(r)] + [f"- **warning**: {md_escape(w)}" for w in r.warnings]
+    for name, title in TITLES.items():
+        df = r.tables[name]
+        if not len(df):
+            continue
+        cols = _cols(name, df)
+        block = ["", f"### {title}", "", "| " + " | ".join(md_escape(c) for c in cols) + " |",
+                 "|" + "---|" * len(cols)]
+        block += ["| " + " | ".join(md_escape(x) for x in cells) + " |"
+                  for cells in _cells(df.head(top), r.columns[name], cols, 100)]
+        if len(df) > top:
+            block.append(f"\n{len(df) - top} more rows in the JSON output.")
+        if sum(map(len, out)) + sum(map(len, block)) > limit - 200:
+            out.append("\n(further tables left out to stay under the size limit; see the JSON output)")
+            break
+        out += block
+    return "\n".join(out) + "\n"
+
+
+def _esc(v: Any) -> str:
+    return _html.escape(str(v), quote=True)
+
+
+def render_html(r: DiffResult, max_rows: int = 200) -> str:
+    """A small self-contained HTML page (no script, no network) with every table (first ``max_rows`` rows)."""
+    body = [f"<h1>gpulens diff</h1><p class=\"headline\">{_esc(headline(r))}</p>", '<table class="kv">']
+    body += [f"<tr><th>{_esc(k)}</th><td>{_esc(v)}</td></tr>" for k, v in _facts(r)] + ["</table>"]
+    body += [f'<p class="warn">warning: {_esc(w)}</p>' for w in r.warnings]
+    for name, title in TITLES.items():
+        df, docs = r.tables[name], r.columns[name]
+        body.append(f'<section id="{name}"><h2>{_esc(title)}</h2>')
+        if not len(df):
+            body.append("<p>No rows.</p></section>")
+            continue
+        cols = list(df.columns)
+        body.append("<table><thead><tr>" + "".join(f'<th title="{_esc(docs[c])}">{_esc(c)}</th>' for c in cols)
+                    + "</tr></thead><tbody>")
+        for cells in _cells(df.head(max_rows), docs, cols, 0):
+            body.append("<tr>" + "".join(f"<td>{_esc(x)}</td>" for x in cells) + "</tr>")
+        body.append("</tbody></table>")
+        if len(df) > max_rows:
+            body.append(f"<p>Showing {max_rows} of {len(df)} rows (the JSON output has all).</p>")
+        body.append("</section>")
+    style = ("body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse;"
+             "margin:.5em 0;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;"
+             "max-width:40em;overflow-wrap:anywhere}th{background:#f0f0f0}.headline{font-weight:bold}"
+             ".warn{color:#D55E00}")
+    return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>gpulens diff</title>"
+            f"<style>{style}</style></head><body>" + "".join(body) + "</body></html>\n")
+
+
+def _clean(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {str(k): _clean(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_clean(x) for x in v]
+    if _missing(v):
+        return None
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating, float)):
+        f = float(v)
+        return None if math.isinf(f) else (int(f) if f.is_integer() else f)
+    if isinstance(v, np.bool_):
+        return bool(v)
+    return v
+
+
+def to_dict(r: DiffResult) -> dict[str, Any]:
+    """The diff as a JSON-safe dict (layout: docs/report-schema.md, section "gpulens diff")."""
+    from gpulens import __version__
+
+    side = lambda s: {"label": s.label, "devices": s.devices, "read_as": s.note}
+    return _clean({"diff_schema_version": DIFF_SCHEMA_VERSION, "tool": {"name": "gpulens", "version": __version__},
+                   "base": side(r.base), "candidate": side(r.cand), "summary": r.summary, "warnings": r.warnings,
+                   "columns": r.columns,
+                   "tables": {n: t.astype(object).to_dict(orient="records") for n, t in r.tables.items()}})
+
+
+def render_json(r: DiffResult) -> str:
+    """The diff as indented JSON text."""
+    return json.dumps(to_dict(r), indent=1, allow_nan=False)

@@ -1,0 +1,141 @@
+"""``gpulens diff``: matching, deltas and their sums, cross-vendor matching through operator + shapes, outputs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpulens.cli import main
+from gpulens.diff import diff
+from tests.conftest import KINETO
+from tests.dig_traces import H100, MI300X, KTrace, kernel_durations
+
+H100_BERT = KINETO / "tracelens_h100_bert-small.json.gz"
+MI300X_BERT = KINETO / "tracelens_mi300x_bert-small.json.gz"
+GEMM, EW, NORM = "ampere_sgemm_128x64_tn", "void at::native::vectorized_elementwise_kernel<4, add>", \
+    "void at::native::vectorized_layer_norm_kernel<float>"
+
+
+def _program(path: Path, ew_us: float, device: dict = H100, names: tuple[str, str, str] = (GEMM, EW, NORM),
+             jitter: float = 0.0) -> Path:
+    """3 steps of mm → add → layer_norm; the add kernel lasts ``ew_us``; GEMM 100 µs (+ jitter·step), norm 30 µs."""
+    t = KTrace(device)
+    cpu, gpu = 100.0, 120.0
+    for step in range(3):
+        for (name, us), (op, dims) in zip(((names[0], 100.0 + jitter * step), (names[1], ew_us), (names[2], 30.0)),
+                                          (("aten::mm", [[64, 128], [128, 256]]), ("aten::add", [[64, 256], [64, 256]]),
+                                           ("aten::native_layer_norm", [[64, 256], [], [256], [256], []]))):
+            ext = t.op(op, cpu, 8.0, dims, ["float"] * len(dims))
+            t.launch(ext, cpu + 1, [(name, gpu, us)])
+            cpu += 10.0
+            gpu += us + 2.0
+    return t.write(path)
+
+
+def test_trace_against_itself_every_delta_is_zero():
+    r = diff(H100_BERT, H100_BERT)
+    for name, t in r.tables.items():
+        assert (t["delta_ns"] == 0).all(), name
+    assert r.summary["delta_ns"] == 0
+    assert r.summary["new_kernels"] == r.summary["vanished_kernels"] == 0
+    # the file's GPU time, read with json (no overrun on this trace): 307.197 µs of kernels + one 2.24 µs copy
+    expected = round(sum(kernel_durations(H100_BERT).values()) * 1000)
+    assert r.summary["base_time_ns"] == r.summary["cand_time_ns"] == expected
+
+
+def test_one_kernel_30_percent_slower_is_the_top_contributor(tmp_path):
+    base = _program(tmp_path / "base.json", 50.0, jitter=1.0)
+    cand = _program(tmp_path / "cand.json", 65.0, jitter=-1.0)  # add kernel 50 → 65 µs (+30 %); GEMM jitters
+    r = diff(base, cand)
+    c = r.tables["contributors"]
+    assert c.loc[0, "kernel"] == EW
+    assert c.loc[0, "delta_ns"] == pytest.approx(3 * 15_000)  # 3 launches × 15 µs
+    k = r.tables["kernels"].set_index("kernel")
+    assert k.loc[EW, "delta_pct"] == pytest.approx(30.0)
+    # GEMM: base 100+101+102, cand 100+99+98 → −6 µs
+    assert k.loc[GEMM, "delta_ns"] == pytest.approx(-6_000)
+    # every table's deltas sum to the total Δ, computed from what was written
+    total = (sum(kernel_durations(cand).values()) - sum(kernel_durations(base).values())) * 1000
+    assert r.summary["delta_ns"] == pytest.approx(total)
+    for name, t in r.tables.items():
+        assert t["delta_ns"].sum() == pytest.approx(total), name
+    assert c["cumulative_delta_ns"].iloc[-1] == pytest.approx(total)
+    ops = r.tables["operators"].set_index("op")
+    assert ops.loc["aten::add", "delta_ns"] == pytest.approx(45_000)
+    cats = r.tables["categories"].set_index("category")
+    assert cats.loc["elementwise", "delta_ns"] == pytest.approx(45_000)
+    assert cats.loc["GEMM", "delta_ns"] == pytest.approx(-6_000)
+
+
+def test_cross_vendor_kernels_match_through_operator_and_shapes(tmp_path):
+    base = _program(tmp_path / "h.json", 50.0)
+    cand = _program(tmp_path / "m.json", 50.0, MI300X, names=("Cijk_Alik_Bljk_S_MT64x64", EW, NORM))
+    r = diff(base, cand)
+    k = r.tables["kernels"].set_index("kernel")
+    row = k.loc["aten::mm [[64,128],[128,256]]"]
+    assert row["match"] == "op+shapes" and row["base_count"] == 3 and row["cand_count"] == 3
+    assert row["base_kernels"] == GEMM and row["cand_kernels"] == "Cijk_Alik_Bljk_S_MT64x64"
+    assert r.summary["new_kernels"] == r.summary["vanished_kernels"] == 0 and r.summary["cross_vendor"]
+
+
+def test_h100_vs_mi300x_bert_names_the_attention_kernels_and_sums_to_total():
+    r = diff(H100_BERT, MI300X_BERT)
+    h, m = kernel_durations(H100_BERT), kernel_durations(MI300X_BERT)
+    total = (sum(m.values()) - sum(h.values())) * 1000
+    assert r.summary["delta_ns"] == pytest.approx(total)
+    assert r.tables["kernels"]["delta_ns"].sum() == pytest.approx(total)
+    assert r.tables["contributors"]["delta_ns"].sum() == pytest.approx(total)
+    top = r.tables["contributors"].iloc[0]
+    # flash_fwd_kernel (H100) and attn_fwd (MI300X) are both launched by aten::_flash_attention_forward
+    flash = sum(v for n, v in h.items() if "flash_fwd_kernel" in n)
+    assert top["kernel"].startswith("aten::_flash_attention_forward") and top["match"] == "op+shapes"
+    assert top["delta_ns"] == pytest.approx((m["attn_fwd"] - flash) * 1000)
+    assert "attn_fwd" in top["kernels"] and "flash_fwd_kernel" in top["kernels"]
+    assert r.summary["new_kernels"] == r.summary["vanished_kernels"] == 0
+
+
+def test_report_json_side_equals_trace_side(tmp_path):
+    rep = tmp_path / "h.json"
+    assert main(["analyze", str(H100_BERT), "--json", str(rep), "-q", "--no-cache"]) == 0
+    a, b = diff(rep, MI300X_BERT), diff(H100_BERT, MI300X_BERT)
+    assert a.summary["delta_ns"] == b.summary["delta_ns"]
+    assert a.tables["kernels"]["kernel"].tolist() == b.tables["kernels"]["kernel"].tolist()
+
+
+def test_old_report_without_kernel_groups_falls_back_to_hotspots(tmp_path):
+    rep = tmp_path / "h.json"
+    assert main(["analyze", str(H100_BERT), "--json", str(rep), "-q", "--no-cache"]) == 0
+    doc = json.loads(rep.read_text())
+    del doc["sources"][0]["analyses"]["kernel_groups"]
+    rep.write_text(json.dumps(doc))
+    r = diff(rep, rep)
+    # hotspots covers kernels and collectives only: the 2.24 µs copy is not in it
+    kernels = sum(v for n, v in kernel_durations(H100_BERT, ("kernel",)).items())
+    assert r.summary["base_time_ns"] == pytest.approx(kernels * 1000)
+    assert "hotspots only" in r.base.note
+
+
+def test_cli_writes_every_output_and_escapes_names(tmp_path):
+    evil = "<script>alert(1)</script>|k"
+    base = _program(tmp_path / "b.json", 50.0, names=(GEMM, evil, NORM))
+    cand = _program(tmp_path / "c.json", 60.0, names=(GEMM, evil, NORM))
+    outs = [tmp_path / "d.json", tmp_path / "d.html", tmp_path / "d.md"]
+    code = main(["diff", str(base), str(cand), "--json", str(outs[0]), "--html", str(outs[1]),
+                 "--markdown", str(outs[2]), "-q"])
+    assert code == 0
+    doc = json.loads(outs[0].read_text())
+    assert doc["summary"]["delta_ns"] == 30_000 and doc["diff_schema_version"] == 1
+    assert set(doc["tables"]) == {"kernels", "operators", "categories", "ranks", "contributors"}
+    page = outs[1].read_text()
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    md = outs[2].read_text()
+    assert "<script>" not in md and "\\|k" in md
+    assert "None" not in md and "nan" not in md
+
+
+def test_missing_input_is_a_one_line_error(tmp_path, capsys):
+    assert main(["diff", str(tmp_path / "nope.json"), str(H100_BERT)]) == 2
+    err = capsys.readouterr().err
+    assert "nope.json" in err and "Traceback" not in err

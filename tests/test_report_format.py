@@ -1,0 +1,116 @@
+"""Formatting from declared units, distinguishable short names, and the answer every reporter gives first."""
+
+
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import gpulens
+from gpulens.analyzers import AnalysisResult, Finding
+from gpulens.reports import console, markdown
+from gpulens.reports._answer import root_findings, top_findings
+from gpulens.reports._format import column_label, fmt_unit, summary_items, unit_of
+from gpulens.reports._names import short_names
+from tests.conftest import KINETO
+
+
+@pytest.mark.parametrize("value,unit,shown", [
+    (812, "ns", "812 ns"), (1234, "ns", "1.23 µs"), (5e6, "ns", "5.00 ms"), (2.31e9, "ns", "2.31 s"),
+    (0.321, "share", "32.1 %"), (32.14, "%", "32.1 %"),
+    (512, "bytes", "512 B"), (1.5e9, "bytes", "1.50 GB"),  # decimal SI, as vendors quote traffic
+    (1.274e13, "FLOP/s", "12.74 TFLOP/s"), (3.35e12, "B/s", "3.35 TB/s"), (90.91, "FLOP/B", "90.9 FLOP/B"),
+    (2.5e9, "FLOP", "2.50 GFLOP"), (12345, "count", "12,345"), (np.int64(7), "count", "7"),
+    (True, "bool", "yes"), (np.bool_(False), "bool", "no"), (3, "id", "3"), (1.23456, "ratio", "1.23"),
+])
+def test_values_are_formatted_from_their_declared_unit(value, unit, shown):
+    assert fmt_unit(value, unit) == shown
+
+
+@pytest.mark.parametrize("missing", [None, float("nan"), np.nan, pd.NA, pd.NaT, "None", "nan", ""])
+def test_missing_values_read_unknown(missing):
+    for unit in ("ns", "%", "text", "count", "FLOP/s"):
+        assert fmt_unit(missing, unit) == "unknown"
+
+
+def test_collections_are_text_not_reprs():
+    # a mapping of shares: largest first, as "key: value" (never "{'a': ...}"); a list joined with "; "
+    assert fmt_unit({"short_scoreboard": 12.0, "long_scoreboard": 61.5}, "text") == \
+        "long_scoreboard: 61.5, short_scoreboard: 12"
+    assert fmt_unit(["Use CUDA graphs.", "Batch more work."], "text") == "Use CUDA graphs.; Batch more work."
+    assert fmt_unit({"0": "host-bound"}, "text") == "0: host-bound"
+
+
+def test_declared_unit_wins_over_the_column_name():
+    assert unit_of("elapsed", "time of the step [ns]") == "ns"
+    assert unit_of("x_ns", "how many [count]") == "count"  # the declaration, not the suffix
+    assert unit_of("share", "part of the whole [fraction 0..1]") == "share"
+    assert unit_of("bytes", "DRAM bytes [bytes] (from shapes)") == "bytes"  # a note after the unit
+    # undeclared (older analyzers): the name implies it
+    assert unit_of("mean_call_ns") == "ns" and unit_of("roof_pct") == "%" and unit_of("calls") == "count"
+    assert unit_of("flops_per_s") == "FLOP/s" and unit_of("bytes_per_s") == "B/s"
+
+
+def test_every_column_of_every_analyzer_gets_a_human_label():
+    rep = gpulens.analyze([KINETO / "tracelens_h100_bert-small.json.gz"])
+    for name, r in rep.sources[0].results.items():
+        for col, doc in r.columns.items():
+            label = column_label(col, doc)
+            assert "_" not in label and label, (name, col, label)
+
+
+def test_summary_items_only_declared_keys_when_declared():
+    r = AnalysisResult("x", summary={"total_ns": 2_000_000, "secret": {"a": 1}, "ratio": 1.5},
+                       summary_columns={"total_ns": "all of it [ns]", "ratio": "max / mean [ratio]"})
+    assert summary_items(r.summary, r.summary_columns) == [("recorded time", "2.00 ms"), ("ratio", "1.5")]
+
+
+def test_short_names_stay_distinguishable():
+    rep = gpulens.analyze([KINETO / "tracelens_h100_bert-small.json.gz"])
+    names = rep.sources[0].results["hotspots"].table["name"].tolist()
+    labels = short_names(names)
+    assert len(set(labels)) == len(set(names)) == 11  # 11 unique kernels in the trace, 11 different labels
+    assert all(len(lab) <= 80 for lab in labels)
+    by = dict(zip(names, labels))
+    # three cutlass kernels: their tile shapes (in the names) tell them apart
+    cut = [lab for n, lab in by.items() if n.startswith("void cutlass::Kernel2<")]
+    assert len(cut) == 3 and {"32x32 128x2" in lab for lab in cut} == {True, False}
+    # three vectorized_elementwise_kernel instantiations: the functor that differs is named
+    ve = sorted(lab for n, lab in by.items() if "vectorized_elementwise_kernel<" in n)
+    assert len(ve) == 3 and any("Gelu" in lab for lab in ve) and any("add" in lab for lab in ve)
+
+
+def test_tensile_and_mangled_names():
+    a = "Cijk_Alik_Bljk_HHS_BH_MT128x128x32_MI32x32x8x1_SN_1LDSB0_APM1_ABV0_ACED0_AF0EM1_AF1EM1_AMAS3_ASE_ASGT"
+    b = a.replace("MT128x128x32", "MT64x64x32")
+    c = b.replace("AF0EM1", "AF0EM2")
+    la, lb, lc = short_names([a, b, c])
+    assert len({la, lb, lc}) == 3 and "128x128x32" in la and "64x64x32" in lb
+    assert short_names(["_Z13vecAdd_kernelPfS_S_i"]) == ["vecAdd_kernel"]  # <len><identifier> of the mangling
+
+
+def test_root_findings_count_each_nanosecond_once():
+    parent = Finding("GPU idle 90 %", time_at_stake_ns=900, key="idle", severity="warning")
+    child = Finding("idle waiting for the host", time_at_stake_ns=800, key="idle/host", parent="idle",
+                    severity="warning")
+    k1 = Finding("kernel A memory-bound", time_at_stake_ns=300, kernel="A", severity="warning", key="a1")
+    k1b = Finding("kernel A low occupancy", time_at_stake_ns=250, kernel="A", severity="warning", key="a2")
+    other = Finding("kernel B", time_at_stake_ns=100, kernel="B", severity="warning", key="b")
+    fs = [child, k1b, other, parent, k1]
+    assert [f.key for f in root_findings(fs)] == ["idle", "a1", "a2", "b"]
+    # the answer's top three: roots only, one per kernel
+    assert [f.key for f in top_findings(fs)] == ["idle", "a1", "b"]
+
+
+def test_answer_comes_first_in_console_and_markdown():
+    rep = gpulens.analyze([KINETO / "tracelens_h100_bert-small.json.gz"])
+    # the GPU is idle 3.60 ms of a 3.91 ms span, 3.56 ms of it waiting for the host (TraceLens reference trace)
+    text = console.render(rep)
+    assert text.index("Verdict: Host-bound") < text.index("Time breakdown")
+    assert "busy 7.9 % of its 3.91 ms span" in text
+    md = markdown.render(rep)
+    assert md.index("**Verdict:**") < md.index("| status |")
+    for out in (text, md):
+        for bad in ("None", "nan", "{'", '{"', "['"):
+            assert bad not in out, bad
+

@@ -1,0 +1,103 @@
+"""One definition of span, busy % and utilisation (issue 14.5, issue 21.3/21.4/21.7).
+
+Every expected value below is worked out by hand from the intervals written in the test.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import gpulens
+from gpulens.report import Report
+from gpulens.reports import json_report
+from gpulens.timeline import EVENT_COLUMNS, Timeline, make_table
+from tests.conftest import CASES
+
+
+def tl_of(rows):
+    """rows: (kind, name, start_ns, dur_ns, stream, rank, device)."""
+    n = len(rows)
+    keys = ["kind", "name", "start_ns", "dur_ns", "stream_id", "rank", "device_id"]
+    cols = {k: [r[i] for r in rows] for i, k in enumerate(keys)}
+    return Timeline(make_table(EVENT_COLUMNS, {**cols, "event_id": list(range(n)), "source": ["t"] * n})).validate()
+
+
+def test_span_includes_copies_and_window_includes_host_ops():
+    # host op [1000, 1100); memcpy [1010, 1020) before the first kernel; kernels [1030, 1060), [1080, 1090)
+    tl = tl_of([("cpu_op", "aten::mm", 1000, 100, None, 0, -1), ("memcpy", "Memcpy HtoD", 1010, 10, 7, 0, 0),
+                ("kernel", "a", 1030, 30, 7, 0, 0), ("kernel", "b", 1080, 10, 7, 0, 0)])
+    src = gpulens.analyze_timeline(tl)
+    sm, bd = src.summary, src.results["breakdown"].summary
+    # GPU span = 1010 → 1090 = 80 (the copy counts); busy = 10 + 30 + 10 = 50 → 62.5 %
+    assert sm["span_ns"] == bd["span_ns"] == 80
+    assert sm["gpu_busy_ns"] == 50 and sm["gpu_busy_pct"] == pytest.approx(62.5)
+    # profiled window = 1000 → 1100 = 100 (host op included): 50 / 100 = 50 %
+    assert sm["window_ns"] == 100 and sm["gpu_utilization_pct"] == pytest.approx(50.0)
+    # the breakdown row shows the same figures as the summary
+    row = src.results["breakdown"].table.iloc[0]
+    assert row["span_ns"] == 80 and row["busy_pct"] == pytest.approx(62.5)
+
+
+def test_b06_span_and_window_definitions():
+    # cases/README B06: valid aten::mm [T-5, T+35], k_ok1 [T, T+10], k_ok2 [T+20, T+35]:
+    # busy 25 µs, profiled window 40 µs → 62.5 %; GPU span T → T+35 = 35 µs → busy 25/35 = 71.4 %
+    sm = gpulens.analyze([CASES / "B06.json"]).sources[0].summary
+    assert sm["gpu_busy_ns"] == 25_000
+    assert sm["window_ns"] == 40_000 and sm["gpu_utilization_pct"] == pytest.approx(62.5)
+    assert sm["span_ns"] == 35_000 and sm["gpu_busy_pct"] == pytest.approx(100 * 25 / 35)
+
+
+def test_multirank_spans_are_never_summed_and_busy_never_exceeds_100():
+    # rank 0 GPU 0: kernels [0, 50), [90, 100) → span 100, busy 60
+    # rank 1 GPU 0: kernel [10, 110) → span 100, busy 100
+    tl = tl_of([("kernel", "a", 1000, 50, 1, 0, 0), ("kernel", "a", 1090, 10, 1, 0, 0),
+                ("kernel", "b", 1010, 100, 1, 1, 0)])
+    src = gpulens.analyze_timeline(tl)
+    sm = src.summary
+    assert sm["span_ns"] == 110                    # wall: 1000 → 1110, not 100 + 100
+    assert sm["device_span_ns"] == 200
+    assert sm["rank_span_ns"] == {0: 100, 1: 100}
+    assert sm["gpu_busy_pct"] == pytest.approx(100 * 160 / 200)   # device-time ratio 80 %, not 160/110
+    assert src.results["breakdown"].summary["busy_pct_mean"] == pytest.approx((60 + 100) / 2)
+    ranks = src.results["ranks"].table.set_index("rank")
+    assert ranks.loc[0, "span_ns"] == 100 and ranks.loc[1, "span_ns"] == 100
+
+
+def test_ranks_on_disagreeing_clocks_give_the_longest_rank_span_and_one_warning():
+    # rank 1's clock is a day ahead: wall span would be ~86,400 s for two 100 ns spans
+    day = 86_400 * 10**9
+    tl = tl_of([("kernel", "a", 1000, 100, 1, 0, 0), ("kernel", "a", 1000 + day, 80, 1, 1, 0)])
+    src = gpulens.analyze_timeline(tl)
+    sm = src.summary
+    assert sm["span_ns"] == 100 and sm["span_basis"] == "longest rank"
+    assert sm["span_ns"] <= sum(sm["rank_span_ns"].values())
+    gpulens.analyze_timeline(tl)                 # analysing again does not repeat the warning
+    assert sum("clocks disagree" in w for w in tl.meta.warnings) == 1
+    skew = src.results["breakdown"].summary["clock_skew_ns"]
+    assert skew == day + 80 - 180                # wall (day + 80) − Σ spans (100 + 80)
+
+
+def test_partial_source_makes_the_report_partial():
+    tl = tl_of([("kernel", "a", 1000, 100, 1, 0, 0)])
+    tl.meta.truncated = True
+    rep = Report([gpulens.analyze_timeline(tl)])
+    assert rep.sources[0].status == "partial" and rep.status == "partial"
+    assert json.loads(json_report.render(rep))["status"] == "partial"
+
+
+def test_b04b_truncated_case_is_partial_at_the_top():
+    rep = gpulens.analyze([CASES / "B04b.json"], strict=False)
+    assert json.loads(json_report.render(rep))["status"] == "partial"
+
+
+def test_every_overrun_is_named_with_its_amount():
+    # stream 7: a [100, 150) overruns b@140 by 10; c [170, 3_000_170) overruns d@200 by 2_999_970; d ends at 220
+    tl = tl_of([("kernel", "gemm_a", 100, 50, 7, 0, 0), ("kernel", "gemm_b", 140, 20, 7, 0, 0),
+                ("kernel", "elementwise_c", 170, 3_000_000, 7, 0, 0), ("kernel", "softmax_d", 200, 20, 7, 0, 0)])
+    hs = gpulens.analyze_timeline(tl).results["hotspots"]
+    clipped = {c["name"]: c["overrun_ns"] for c in hs.summary["overruns"]}
+    assert clipped == {"gemm_a": 10, "elementwise_c": 2_999_970}
+    f = next(f for f in hs.findings if f.key == "overruns")
+    assert "gemm_a" in f.detail and "elementwise_c" in f.detail and "2999.970 µs" in f.detail
