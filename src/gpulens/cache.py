@@ -3,7 +3,8 @@
 The first full load of a trace file writes its Timeline into a cache folder — ``$GPULENS_CACHE_DIR``, else ``$XDG_CACHE_HOME/gpulens``, else ``~/.cache/gpulens`` — never beside the user's
 file. An entry is found again by a key made of
 
-* the file's absolute path, size in bytes and modification time (ns),
+* the file's absolute path, device, inode, size in bytes, modification and status-change times (ns) — as version-control
+  tools compare them; a file rewritten in place keeps neither its ctime nor (usually) its inode,
 * a content fingerprint: BLAKE2b of the first and last 4 MiB and of 16 evenly spaced 64 KiB samples (a full hash of
   a multi-GB trace would cost more than the cached load it guards; size and mtime catch ordinary rewrites),
 * the collector name, the gpulens version and the Timeline format version (a new gpulens never reads old entries).
@@ -16,7 +17,9 @@ for. Side tables (rare, small) are stored as Arrow IPC.
 
 Only files of at least :data:`MIN_BYTES` (``$GPULENS_CACHE_MIN_BYTES``) are cached: smaller ones load faster than a
 cache lookup pays for. Entries are written to a temporary folder and renamed into place, so a crash never leaves a
-half-written entry behind.
+half-written entry behind. Entries are private to their owner (folders 0700, files 0600); an entry that fails
+validation (its mark names another file or key, a table cannot be read or breaks the schema) is rebuilt, never
+trusted.
 
 Analysis results are cached too (:func:`results_path`, :func:`load_results`, :func:`store_results`): ``gpulens
 analyze`` on an unchanged trace with the same options re-opens the cached Timeline (for the reporters) and the
@@ -64,10 +67,15 @@ def min_bytes() -> int:
 
 
 def fingerprint(path: Path) -> str:
-    """BLAKE2b (16-byte digest, hex) of the file's size, mtime and sampled content (see module docstring)."""
+    """BLAKE2b (16-byte digest, hex) of the file's identity and sampled content (see module docstring).
+
+    Identity is what version-control tools compare to notice a change without reading the file: device, inode,
+    size, mtime_ns and ctime_ns (ctime cannot be set back by ``touch``/``os.utime``, so a file rewritten in place with
+    its old size and mtime still gets a new key); the content sample adds a check of what the file holds.
+    """
     st = path.stat()
     h = hashlib.blake2b(digest_size=16)
-    h.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
+    h.update(f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}".encode())
     with path.open("rb") as fh:
         h.update(fh.read(_EDGE))
         if st.st_size > 2 * _EDGE:
@@ -98,6 +106,16 @@ def entry_path(path: Path, collector: str) -> Path:
     return cache_dir() / f"{p.name[:40]}-{trace_key(p, collector, str(FORMAT_VERSION))}"
 
 
+def _private(folder: Path) -> None:
+    """Owner-only permissions: folders 0700, files 0600 (traces and their names are the user's business)."""
+    os.chmod(folder, 0o700)
+    for root, dirs, files in os.walk(folder):
+        for d in dirs:
+            os.chmod(os.path.join(root, d), 0o700)
+        for f in files:
+            os.chmod(os.path.join(root, f), 0o600)
+
+
 def load_or_collect(path: Path, collector: str, load: Callable[[], Timeline]) -> Timeline:
     """The cached Timeline of ``path`` if there is one, else ``load()`` and store its result.
 
@@ -110,17 +128,23 @@ def load_or_collect(path: Path, collector: str, load: Callable[[], Timeline]) ->
         entry = entry_path(p, collector)
     except OSError:
         return load()
+    key = entry.name.rsplit("-", 1)[-1]
     if (entry / _MARK).is_file():
         try:
+            mark = json.loads((entry / _MARK).read_text())
+            if mark.get("key") != key or mark.get("source") != str(p.resolve()):
+                raise ValueError("cache entry does not belong to this file")
             return _read(entry)
-        except Exception:  # a damaged entry: drop it and load again
+        except Exception:  # a damaged or foreign entry is never trusted: drop it and load again
             shutil.rmtree(entry, ignore_errors=True)
     tl = load()
     try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
+        entry.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=entry.parent))
         _write(tl, tmp / "tl")
-        (tmp / "tl" / _MARK).write_text(json.dumps({"source": str(p.resolve()), "collector": collector}))
+        (tmp / "tl" / _MARK).write_text(json.dumps({"source": str(p.resolve()), "collector": collector,
+                                                     "key": key}))
+        _private(tmp / "tl")
         os.replace(tmp / "tl", entry)
         shutil.rmtree(tmp, ignore_errors=True)
     except OSError:

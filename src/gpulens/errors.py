@@ -89,3 +89,34 @@ def note_input(exc: BaseException, what: str) -> None:
 def input_of(exc: BaseException) -> str | None:
     """The input noted on ``exc`` by :func:`note_input`, or None."""
     return getattr(exc, "_gpulens_input", None)
+
+
+def check_label(label: str, what: str = "--label") -> str:
+    """``label`` when it is safe as a file stem: no path separator, not ``.``/``..``, no control character, at most
+    200 characters (a label never chooses where a file goes, only its name).
+
+    Raises:
+        GpulensError: otherwise (one line naming the value).
+    """
+    bad = (not label or label in (".", "..") or "/" in label or "\\" in label or len(label) > 200
+           or any(ord(c) < 32 for c in label))
+    if bad:
+        raise GpulensError(f"{what} {label[:80]!r}: not usable as a file name (no path separators, '.' or '..', "
+                           "control characters; at most 200 characters)")
+    return label
+
+
+def check_output_dir(path: Path, what: str = "--out") -> Path:
+    """Create the output folder ``path`` (parents too) or say in one line why it cannot be.
+
+    Raises:
+        GpulensError: ``path`` is an existing file, or cannot be created.
+    """
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise GpulensError(f"{what} {p}: is a file, not a folder")
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise GpulensError(f"{what} {p}: cannot create the folder ({exc.strerror or exc})") from None
+    return p

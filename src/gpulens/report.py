@@ -177,7 +177,7 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
             only: list[str] | None = None,
             on_load: Callable[[str], Any] | None = None, select: Any = None, cache: bool = False,
             workers: int | None = None, scheduler: Any = None, device_spec: Any = None,
-            join: bool = False) -> Report:
+            join: bool = False, require_all: bool = False) -> Report:
     """Load each path and analyze it (the library form of ``gpulens analyze``).
 
     Args:
@@ -192,8 +192,9 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
             and one SourceReport is made. Without it, AMD profiler inputs (rocprof, rocprofv3, rocpd,
             rocprofiler-compute) are folded into a framework trace only when most of its kernels match
             (:func:`gpulens.collectors.join.fold_profiler_inputs`).
-        select, cache, workers, scheduler: load-time selection, Timeline cache, processes and Dask scheduler for
-            rank directories (see :func:`gpulens.collectors.collect`).
+        select, cache, workers, scheduler, require_all: load-time selection, Timeline cache, processes and Dask
+            scheduler for rank directories, and whether a directory's unusable file is an error (see
+            :func:`gpulens.collectors.collect`).
 
     Raises:
         TraceFormatError: an input cannot be read.
@@ -216,7 +217,7 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
         if on_load:
             on_load(str(p))
         loaded.append((str(p), collect(p, strict=strict, format=format, select=select, cache=cache,
-                                          workers=workers, scheduler=scheduler)))
+                                          workers=workers, scheduler=scheduler, require_all=require_all)))
     loaded = [part for label, tl in loaded
               for part in split_mixed_devices(label, tl, strict=strict, format=format, cache=cache)]
     loaded = attach_ncu_inputs(loaded)

@@ -13,6 +13,8 @@ from gpulens.errors import EXIT_NO_GPU_WORK, EXIT_OK, GpulensError
 from gpulens.report import analyze as run_analysis
 
 DEMO_TRACE = "demo_h100_bert-small.pt.trace.json.gz"
+#: Upper bound of ``--workers`` (processes; the pool also never exceeds the number of rank files).
+MAX_WORKERS = 512
 
 
 def demo_trace_path() -> Path:
@@ -60,6 +62,9 @@ def register(app: typer.Typer) -> None:
                                                                            "into this folder."),
         format: Optional[str] = typer.Option(None, "--format", help="Force an input format (collector name)."),
         lenient: bool = typer.Option(False, "--lenient", help="Keep what can be read from malformed inputs."),
+        strict_dir: bool = typer.Option(False, "--strict", help="A file of a rank directory that cannot be read "
+                                                                "is an error (default: a warning naming it, with "
+                                                                "the count of files used vs found)."),
         top: int = typer.Option(10, "--top", help="Kernels shown in the console table."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No console summary."),
         device_spec: Optional[Path] = typer.Option(None, "--device-spec", help="GPU spec file (JSON/TOML) to use "
@@ -88,12 +93,18 @@ def register(app: typer.Typer) -> None:
             raise GpulensError("no input: give trace paths or --demo")
         from gpulens.timeline.selection import Selection
 
+        if workers is not None and not 1 <= workers <= MAX_WORKERS:
+            raise GpulensError(f"--workers: {workers} is out of range (1 to {MAX_WORKERS})")
+        if top < 0:
+            raise GpulensError(f"--top: {top} is negative")
+
         select = Selection.parse(steps, window, ranks)
         console = Console(stderr=quiet)
         with console.status("") as status:
             report = run_analysis(inputs, strict=not lenient, format=format,
                                   on_load=lambda p: status.update(f"Loading {p} …"), select=select,
-                                  cache=not no_cache, workers=workers, scheduler=scheduler, join=join, device_spec=device_spec)
+                                  cache=not no_cache, workers=workers, scheduler=scheduler, join=join, device_spec=device_spec,
+                                  require_all=strict_dir)
         if not quiet:
             from gpulens.reports.console import print_report
 

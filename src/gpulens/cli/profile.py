@@ -16,7 +16,7 @@ from typing import List, Optional
 import typer
 from rich.console import Console
 
-from gpulens.errors import GpulensError
+from gpulens.errors import GpulensError, check_label
 
 
 def _live_lines(report) -> list[str]:
@@ -78,10 +78,14 @@ def register(app: typer.Typer) -> None:
         Exit codes: the workload's own status; 4 the workload raised; 2 bad usage or a missing vendor binary.
         """
         console = Console(stderr=True)
+        if label is not None:
+            check_label(label)
+        if out.exists() and not out.is_dir():  # created later (not before a vendor binary is found)
+            raise GpulensError(f"--out {out}: is a file, not a folder")
         if backend != "torch":
             from gpulens.profiler.runner import run_vendor
 
-            stem = label or Path(command[0]).stem
+            stem = check_label(label or Path(command[0]).stem)
             code, report = run_vendor(backend, list(command), out, stem)
             json_path = html_path = None
             if report is not None:

@@ -16,9 +16,9 @@ import pkgutil
 from pathlib import Path
 from typing import Any
 
-from gpulens.collectors._io import check_special, read_head, reading
+from gpulens.collectors._io import check_special, open_error, read_head, reading
 from gpulens.collectors.base import Collector, registry
-from gpulens.errors import TraceFormatError, UnknownFormatError
+from gpulens.errors import GpulensError, TraceFormatError, UnknownFormatError
 from gpulens.timeline import Timeline, concat
 from gpulens.timeline.selection import Selection
 
@@ -86,8 +86,19 @@ def _collect_file(c: Collector, path: Path, strict: bool, select: Selection | No
     return select.apply(tl) if active else tl
 
 
+def _why_unreadable(f: Path) -> str:
+    """Why a file of a directory is not used: the open error, empty, or not a recognised format."""
+    try:
+        with f.open("rb") as fh:
+            empty = not fh.read(1)
+    except OSError as exc:
+        return open_error(f, exc).reason
+    return "file is empty" if empty else "not a recognised trace format"
+
+
 def collect(path: str | Path, strict: bool = True, format: str | None = None, select: Selection | None = None,
-            cache: bool = False, workers: int | None = None, scheduler: Any = None) -> Timeline:
+            cache: bool = False, workers: int | None = None, scheduler: Any = None,
+            require_all: bool = False) -> Timeline:
     """Read a trace file or directory into one Timeline.
 
     Args:
@@ -105,6 +116,8 @@ def collect(path: str | Path, strict: bool = True, format: str | None = None, se
         workers: processes for a directory of rank files (None: chosen from cores, memory and input size).
         scheduler: a Dask ``distributed`` scheduler address (``tcp://host:port``) or ``Client``: load the rank files
             on that cluster instead (needs ``pip install 'gpulens[dask]'``).
+        require_all: a directory's file that cannot be used (unreadable, corrupt, not a trace) is an error; by
+            default it is listed in a warning with the count of files used vs found.
 
     Raises:
         TraceFormatError: the path does not exist, is empty, or no collector recognises it (UnknownFormatError).
@@ -115,11 +128,11 @@ def collect(path: str | Path, strict: bool = True, format: str | None = None, se
         raise TraceFormatError(p, "no such file or directory")
     check_special(p)
     with reading(p):
-        return _collect(p, strict, format, select, cache, workers, scheduler)
+        return _collect(p, strict, format, select, cache, workers, scheduler, require_all)
 
 
 def _collect(p: Path, strict: bool, format: str | None, select: Selection | None, cache: bool,
-             workers: int | None, scheduler: Any) -> Timeline:
+             workers: int | None, scheduler: Any, require_all: bool = False) -> Timeline:
     if format:
         reg = registry()
         if format not in reg:
@@ -134,22 +147,40 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         from gpulens.collectors._parallel import file_rank, load_many
         from gpulens.collectors._ranks import number_rankless
 
-        files = sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith("."))
-        files = [f for f in files if sniff(f) is not None]
-        if not files:  # rocprofv3's default layout: <output>/<hostname>/<pid>_results.db — one level down
-            files = [f for d in sorted(p.iterdir()) if d.is_dir() and not d.name.startswith(".")
-                     for f in sorted(d.iterdir()) if f.is_file() and not f.name.startswith(".") and sniff(f)]
+        found = sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith("."))
+        if not any(sniff(f) is not None for f in found):
+            # rocprofv3's default layout: <output>/<hostname>/<pid>_results.db — one level down
+            found = [f for d in sorted(p.iterdir()) if d.is_dir() and not d.name.startswith(".")
+                     for f in sorted(d.iterdir()) if f.is_file() and not f.name.startswith(".")]
+        files, skipped = [], []
+        for f in found:
+            if sniff(f) is not None:
+                files.append(f)
+            else:
+                skipped.append((f, _why_unreadable(f)))
         if not files:
             raise UnknownFormatError(p, "directory holds no trace file gpulens recognises")
         if select is not None and select.ranks is not None:
             files = [f for f in files if file_rank(f) is None or select.wants_rank(file_rank(f))]
             if not files:
                 raise TraceFormatError(p, f"no rank file matches {select.describe()}")
-        loaded = load_many(files, strict, select, cache, workers, scheduler)
-        labelled = [(str(f.relative_to(p)), t) for f, t in zip(files, loaded) if t is not None]
+        n_found = len(files) + len(skipped)
+        labelled = []
+        for f, got in zip(files, load_many(files, strict, select, cache, workers, scheduler)):
+            if isinstance(got, GpulensError):
+                skipped.append((f, getattr(got, "reason", None) or str(got)))
+            elif got is not None:
+                labelled.append((str(f.relative_to(p)), got))
+        listed = "; ".join(f"{f.name} ({why})" for f, why in skipped[:8]) + (
+            f"; and {len(skipped) - 8} more" if len(skipped) > 8 else "")
+        if skipped and (require_all or not labelled):
+            raise TraceFormatError(p, f"{len(skipped)} of {n_found} files cannot be used: {listed}"
+                                      + (" (--strict)" if labelled else ""))
         notes = number_rankless(labelled)  # rank-less files (or one per process) must not all become rank 0
         tl = concat([t for _, t in labelled])
         tl.meta.warnings = [f"{p}: {n}" for n in notes] + tl.meta.warnings
+        if skipped:
+            tl.meta.warnings.append(f"{p}: used {len(labelled)} of {n_found} files; not read: {listed}")
         return tl
     from gpulens.collectors._io import read_input
 

@@ -12,11 +12,12 @@ columns are dropped; per-instance columns ``TCC_HIT[3]`` are summed into ``TCC_H
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from gpulens.collectors._numbers import exact_int
 
 from gpulens.collectors._dispatch import Dispatches
 from gpulens.errors import TraceFormatError
@@ -69,14 +70,9 @@ def exact_ns(values: list) -> tuple[pd.Series, int]:
         if not s:
             out.append(pd.NA)
             continue
-        try:
-            out.append(int(s))
-        except ValueError:
-            try:
-                out.append(int(Decimal(s)))
-                sci += "e" in s.lower()
-            except (InvalidOperation, ValueError):
-                out.append(pd.NA)
+        n = exact_int(s)  # exact, int64-bounded; None for text, inf/nan, huge exponents
+        out.append(pd.NA if n is None else n)
+        sci += n is not None and "e" in s.lower()
     return pd.Series(pd.array(out, dtype="Int64")), sci
 
 

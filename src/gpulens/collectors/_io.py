@@ -5,6 +5,8 @@ malformed content into a one-line :class:`~gpulens.errors.TraceFormatError` nami
 from __future__ import annotations
 
 import csv
+import io
+import os
 import sqlite3
 import stat
 import struct
@@ -12,7 +14,7 @@ import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import BinaryIO, Iterator
 
 import msgspec
 
@@ -95,8 +97,72 @@ class RawInput:
     truncated_gzip: bool = False
 
 
-def gunzip_all(blob: bytes) -> tuple[bytes, bool]:
-    """Decompress every member of a (possibly multi-member) gzip stream.
+#: Decompression bounds (a 4 MB gzip of zeros expands to 4 GiB): at most ``MAX_RATIO`` × the compressed size, never
+#: less than ``MIN_LIMIT`` nor more than ``MAX_LIMIT`` decompressed bytes. Real traces compress 5–30×.
+#: Override with ``$GPULENS_MAX_DECOMPRESS_RATIO`` and ``$GPULENS_MAX_DECOMPRESSED_BYTES`` (an absolute limit).
+MAX_RATIO = 100
+MIN_LIMIT = 256 << 20
+MAX_LIMIT = 32 << 30
+
+
+def decompress_limit(compressed_size: int) -> int:
+    """The most decompressed bytes accepted from a gzip file of ``compressed_size`` bytes (see :data:`MAX_RATIO`)."""
+    absolute = os.environ.get("GPULENS_MAX_DECOMPRESSED_BYTES")
+    if absolute and absolute.strip().isdigit():
+        return int(absolute)
+    ratio = os.environ.get("GPULENS_MAX_DECOMPRESS_RATIO")
+    r = int(ratio) if ratio and ratio.strip().isdigit() else MAX_RATIO
+    return min(MAX_LIMIT, max(MIN_LIMIT, r * compressed_size))
+
+
+def too_large(path: Path, limit: int) -> TraceFormatError:
+    """The one-line error for a gzip file that expands beyond :func:`decompress_limit`."""
+    return TraceFormatError(path, f"gzip data expands beyond {limit:,} bytes (limit: {MAX_RATIO}× the compressed "
+                                  "size, at least 256 MiB); refusing to read on (set GPULENS_MAX_DECOMPRESSED_BYTES "
+                                  "to allow more)")
+
+
+def gunzip_blocks(fh: BinaryIO, first: bytes, limit: int, path: Path, block: int = 8 << 20,
+                  state: dict | None = None) -> Iterator[bytes]:
+    """Decompress every member of the gzip stream ``first`` + the rest of ``fh``, in pieces of at most ``block``
+    bytes, stopping with :func:`too_large` beyond ``limit`` bytes. ``state["truncated"]`` is set when the last member
+    ends before its end-of-stream marker (trailing non-gzip bytes after a member are ignored).
+
+    Raises:
+        TraceFormatError: more than ``limit`` bytes.
+        zlib.error: corrupt data.
+    """
+    state = state if state is not None else {}
+    state["truncated"] = False
+    total = 0
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    pending = first
+    while True:
+        out = d.decompress(pending, block)
+        pending = d.unconsumed_tail
+        if out:
+            total += len(out)
+            if total > limit:
+                raise too_large(path, limit)
+            yield out
+        if d.eof:
+            rest = d.unused_data + pending
+            if len(rest) < 2:
+                rest += fh.read(2)
+            if rest[:2] != GZIP_MAGIC:
+                return  # trailing padding after the last member
+            d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            pending = rest
+            continue
+        if not pending and not out:
+            pending = fh.read(block)
+            if not pending:
+                state["truncated"] = True
+                return
+
+
+def gunzip_all(blob: bytes, path: Path | None = None) -> tuple[bytes, bool]:
+    """Decompress every member of a (possibly multi-member) gzip stream, within :func:`decompress_limit`.
 
     Returns:
         (data, truncated): ``truncated`` is True when the last member ended before its end-of-stream marker;
@@ -104,20 +170,12 @@ def gunzip_all(blob: bytes) -> tuple[bytes, bool]:
 
     Raises:
         zlib.error: the stream is corrupt (not merely cut short).
+        TraceFormatError: it expands beyond the limit.
     """
-    out = []
-    pos = 0
-    truncated = False
-    while pos < len(blob):
-        if blob[pos : pos + 2] != GZIP_MAGIC:
-            break  # trailing garbage / padding after the last member
-        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        out.append(d.decompress(blob[pos:]))
-        if not d.eof:
-            truncated = True
-            break
-        pos = len(blob) - len(d.unused_data)
-    return b"".join(out), truncated
+    state: dict = {}
+    parts = list(gunzip_blocks(io.BytesIO(b""), blob, decompress_limit(len(blob)), Path(path or "<gzip>"),
+                               state=state))
+    return b"".join(parts), state["truncated"]
 
 
 def open_error(path: Path, exc: OSError) -> TraceFormatError:
@@ -157,7 +215,7 @@ def read_input(path: str | Path) -> RawInput:
         raise TraceFormatError(p, "file is empty")
     if blob[:2] == GZIP_MAGIC:
         try:
-            data, truncated = gunzip_all(blob)
+            data, truncated = gunzip_all(blob, p)
         except zlib.error as exc:
             raise TraceFormatError(p, f"corrupt gzip data ({exc})") from None
         if not data.strip():

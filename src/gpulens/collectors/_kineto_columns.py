@@ -10,7 +10,6 @@ and parsed by integer arithmetic on the digits (:func:`us_text_to_ns`), so ``171
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation
 from typing import Any, Optional, Union
 
 import msgspec
@@ -18,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._chrome_json import Args
+from gpulens.collectors._numbers import exact_int
 
 _TRAILING_INT = re.compile(r"(-?\d+)\s*$")
 _NUMBER = re.compile(rb"-?\d+(\.\d{1,3})?")
@@ -88,13 +88,7 @@ def _slow_ns(text: bytes) -> Optional[int]:
         return None
     if t[:1] == b'"':
         t = t[1:-1]
-    try:
-        d = Decimal(t.decode())
-    except (InvalidOperation, UnicodeDecodeError):
-        return None
-    if not d.is_finite():
-        return None
-    return int(d.scaleb(3).to_integral_value())
+    return exact_int(t, 3)  # bounded: no huge integer from "1e4000400", None beyond int64
 
 
 def us_text_to_ns(raws: list) -> tuple[np.ndarray, np.ndarray]:

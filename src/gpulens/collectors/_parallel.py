@@ -61,14 +61,19 @@ def default_workers(files: list[Path]) -> int:
     return max(1, min(len(files), cores, _available_memory() // per))
 
 
-def load_task(path: str, strict: bool, select: Selection | None, cache: bool) -> Timeline | None:
-    """Load one file (the unit of work of the pool and of Dask); None when no collector recognises it."""
+def load_task(path: str, strict: bool, select: Selection | None, cache: bool) -> Timeline | GpulensError | None:
+    """Load one file (the unit of work of the pool and of Dask); None when no collector recognises it, the
+    :class:`~gpulens.errors.GpulensError` when it cannot be read (the caller lists it; one bad rank file does not
+    stop the others)."""
     from gpulens.collectors import collect_file, sniff
 
     c = sniff(path)
     if c is None:
         return None
-    return collect_file(c, Path(path), strict, select, cache)
+    try:
+        return collect_file(c, Path(path), strict, select, cache)
+    except GpulensError as exc:
+        return exc
 
 
 def load_many(files: list[Path], strict: bool, select: Selection | None, cache: bool, workers: int | None,

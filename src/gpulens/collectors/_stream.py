@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterator
 
 import msgspec
 
-from gpulens.collectors._io import GZIP_MAGIC, open_error
+from gpulens.collectors._io import GZIP_MAGIC, decompress_limit, gunzip_blocks, open_error
 from gpulens.errors import TraceFormatError
 
 #: Default piece size (decompressed bytes). Peak memory grows with it; speed hardly changes above a few MB.
@@ -75,31 +75,15 @@ def iter_blocks(path: Path, info: StreamInfo, block: int = 8 << 20) -> Iterator[
             if not seen_content:
                 raise TraceFormatError(path, "file contains only whitespace")
             return
-        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        pending = first
-        while True:
-            try:
-                out = d.decompress(pending)
-            except zlib.error as exc:
-                raise TraceFormatError(path, f"corrupt gzip data ({exc})") from None
-            if out:
+        state: dict = {}
+        try:
+            for out in gunzip_blocks(fh, first, decompress_limit(info.size_bytes), path, block, state):
                 info.nbytes += len(out)
                 seen_content = seen_content or bool(out.strip())
                 yield out
-            if d.eof:
-                rest = d.unused_data
-                if rest[:2] != GZIP_MAGIC:
-                    more = fh.read(2) if len(rest) < 2 else b""
-                    rest += more
-                    if rest[:2] != GZIP_MAGIC:
-                        break  # trailing padding after the last member
-                d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-                pending = rest
-                continue
-            pending = fh.read(block)
-            if not pending:
-                info.truncated_gzip = True
-                break
+        except zlib.error as exc:
+            raise TraceFormatError(path, f"corrupt gzip data ({exc})") from None
+        info.truncated_gzip = state.get("truncated", False)
         if not seen_content:
             raise TraceFormatError(path, "gzip file decompresses to nothing" + (" (truncated)" if info.truncated_gzip
                                                                                  else ""))

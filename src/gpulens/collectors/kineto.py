@@ -157,8 +157,8 @@ class KinetoCollector(Collector):
                         where = locate(tail.doc, exc) if tail.offset == 0 else None
                         raise TraceFormatError(path, f"not a readable Kineto trace: {exc}"
                                                + (f" at {where}" if where else "")
-                                               + ("" if not strict else " (--lenient repairs control characters "
-                                                  "and bare inf/nan)")) from None
+                                               + (" (--lenient repairs control characters and bare inf/nan)"
+                                                  if strict and "invalid character" in str(exc) else "")) from None
                     stop_abs = stop + tail.offset
                     truncated_at[str(path)] = stop_abs
                     warnings.append(f"{path}: {problem} (byte {stop_abs}); kept {acc.count} complete events")

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from decimal import Decimal
 from pathlib import Path
 
 import msgspec
@@ -24,6 +23,7 @@ import msgspec
 from gpulens.collectors._amdcsv import dispatches_from_rows
 from gpulens.collectors._dispatch import Dispatches, build_timeline
 from gpulens.collectors._io import read_input
+from gpulens.collectors._numbers import exact_int
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline, TimelineMeta, concat
@@ -56,13 +56,7 @@ def _track_kind(track: str) -> str:
 def _ns(v) -> int | None:
     if v is None or v == "":
         return None
-    try:
-        return int(v)
-    except (TypeError, ValueError):
-        try:
-            return int(Decimal(str(v)))
-        except ArithmeticError:
-            return None
+    return exact_int(v)
 
 
 class RocprofV1Json(Collector):
@@ -115,10 +109,7 @@ class RocprofV1Json(Collector):
 def _ns_us(v) -> int | None:
     if v is None or v == "":
         return None
-    try:
-        return int(Decimal(str(v)) * 1000)
-    except ArithmeticError:
-        return None
+    return exact_int(v, 3)
 
 
 def sqlite_tables(path: Path) -> set[str]:

@@ -168,15 +168,25 @@ def save_baseline(reports: Iterable[str | Path], name: str, store: Path | None =
     path = target_path(name, runs.machine_key, store)
     if any(path.resolve() == r.resolve() for r in reports):
         raise BaselineError(f"{path}: refusing to overwrite an input report with a baseline")
-    replaced = path.exists()
-    if replaced and not force:
+    replaced = path.exists() or path.is_symlink()
+    if replaced:
         try:
-            old = json.loads(path.read_text(encoding="utf-8")).get("created", "unknown date")
-        except (OSError, ValueError, AttributeError):
-            old = "unreadable"
-        raise BaselineError(f"{path}: baseline '{base.name}' already exists (saved {old}); pass --force to "
-                            "replace it")
-    path.parent.mkdir(parents=True, exist_ok=True)
+            prev = json.loads(path.read_text(encoding="utf-8")) if path.is_file() and not path.is_symlink() else None
+        except (OSError, ValueError):
+            prev = None
+        if not isinstance(prev, dict) or "gpulens_baseline" not in prev:
+            raise BaselineError(f"{path}: exists and is not a gpulens baseline (a symlink, a folder or another "
+                                "file); refusing to overwrite it, even with --force")
+        if not force:
+            raise BaselineError(f"{path}: baseline '{base.name}' already exists (saved "
+                                f"{prev.get('created', 'unknown date')}); pass --force to replace it")
+    for folder in [store or default_store(), path.parent]:
+        if folder.exists() and not folder.is_dir():
+            raise BaselineError(f"{folder}: the baseline store is a file, not a folder")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BaselineError(f"{path.parent}: cannot create the baseline folder ({exc.strerror or exc})") from None
     _write_atomic(path, json.dumps(base.to_dict(), indent=1, sort_keys=True, allow_nan=False) + "\n")
     base.path = path
     hist_dir = path.parent if is_path_ref(name) else (store or default_store())
@@ -202,7 +212,12 @@ def append_history(path: Path, base: Baseline, replaced: bool = False) -> None:
             "machine_key": base.machine_key, "git": base.git, "runs": len(base.runs), "replaced": replaced,
             "medians": medians}
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a", encoding="utf-8") as f:
+    try:  # never through a symlink: the history is appended to where it is, not to where a link points
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except OSError as exc:
+        raise BaselineError(f"{path}: cannot append to the baseline history ({exc.strerror or exc}; a symlink is "
+                            "never followed)") from None
+    with os.fdopen(fd, "a", encoding="utf-8") as f:
         f.write(json.dumps(line, sort_keys=True) + "\n")
 
 

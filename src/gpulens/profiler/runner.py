@@ -55,6 +55,12 @@ def run_script(script: str | Path, args: list[str], prof: profile) -> int:
         code = _exit_code(exc)
     except KeyboardInterrupt:
         code = 130
+    except GpulensError as exc:
+        if prof.steps_done or getattr(prof, "_prof", None) is not None:
+            sys.stderr.write(traceback.format_exc())  # raised by the workload itself (it uses gpulens)
+            code = EXIT_WORKLOAD_FAILED
+        else:
+            raise  # gpulens's own setup (output folder, label, torch missing): reported as gpulens's error
     except Exception:
         tb = traceback.format_exc()
         sys.stderr.write(tb)

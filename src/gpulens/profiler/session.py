@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from gpulens.errors import DependencyError
+from gpulens.errors import DependencyError, check_label, check_output_dir
 from gpulens.profiler.flops import attach_flops, flops_by_start
 from gpulens.profiler.telemetry import Sampler
 
@@ -100,7 +100,8 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
                  auto_step: bool = False):
         if steps is not None and steps < 1:
             raise ValueError("steps must be at least 1 (or None to record the whole block)")
-        self.out, self.steps, self.warmup, self.wait, self.label = Path(out), steps, warmup, wait, label
+        self.out, self.steps, self.warmup, self.wait = Path(out), steps, warmup, wait
+        self.label = check_label(label, "label")
         self._opts = dict(record_shapes=record_shapes, with_flops=with_flops, with_stack=with_stack,
                           profile_memory=profile_memory)
         self.telemetry, self.telemetry_interval_s, self.html = telemetry, telemetry_interval_s, html
@@ -125,7 +126,7 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
         except ImportError:
             raise DependencyError("torch", "gpulens.profile()", extra="torch") from None
         self._reset()
-        self.out.mkdir(parents=True, exist_ok=True)
+        check_output_dir(self.out, "out")
         self._stem = _free_stem(self.out, self.label)
         sched = None
         if self.steps is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from gpulens.gate.result import MARKS, PASS, GateResult, MetricResult
 from gpulens.reports.gate_fmt import ci_label, fmt_change, fmt_ci, fmt_p, fmt_threshold, fmt_value, metric_label
+from gpulens.reports._md_safe import neutralise
 
 #: GitHub's maximum comment body is 65,536 characters; stay below it with a margin.
 DEFAULT_LIMIT = 65_000
@@ -20,7 +21,7 @@ _ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "\\|", "\\": "\\\\", "`
 
 def md_escape(text: str) -> str:
     """Escape ``text`` for a Markdown table cell (no formatting, no HTML, no cell breaks)."""
-    return "".join(_ESCAPES.get(ch, ch) for ch in str(text))
+    return neutralise("".join(_ESCAPES.get(ch, ch) for ch in str(text)))
 
 
 def _header(result: GateResult) -> str:

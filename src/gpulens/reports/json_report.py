@@ -1,15 +1,31 @@
-"""JSON reporter: the machine-readable report (layout in docs/report-schema.md, versioned by ``schema_version``)."""
+"""JSON reporter: the machine-readable report (layout in docs/report-schema.md, versioned by ``schema_version``).
+
+Size stays bounded whatever the input (100k distinct kernel names): an analysis table longer than
+:data:`MAX_TABLE_ROWS` keeps its first rows (analyzers sort by importance) plus one "other" row with ``name`` null,
+``other_rows`` (how many rows it stands for) and the sums of its additive columns (declared unit ns, bytes, FLOP,
+count or share, and not a mean/min/max/median/cumulative figure); ``rows_total`` gives the full length. Findings are capped at :data:`MAX_FINDINGS` (largest time at
+stake first; ``findings_total`` counts all). Full tables: ``gpulens analyze --csv/--parquet`` export, or the Python API.
+"""
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers.base import declared_unit
 from gpulens.report import Report, SourceReport
+
+#: Rows of an analysis table written in full; longer tables end with one "other" row (module docstring).
+MAX_TABLE_ROWS = 1000
+#: Findings listed per source (largest time at stake first).
+MAX_FINDINGS = 200
+_ADDITIVE = ("ns", "bytes", "FLOP", "count", "share")
+_NOT_SUMMED = re.compile(r"(^|_)(mean|avg|min|max|median|std|stddev|p\d+|cumulative|first|last|start|end)(_|$)")
 
 
 def _clean(v: Any) -> Any:
@@ -36,6 +52,20 @@ def table_records(df: pd.DataFrame) -> list[dict[str, Any]]:
     return [_clean(r) for r in df.astype(object).to_dict(orient="records")]
 
 
+def capped_records(df: pd.DataFrame, columns: dict[str, str], limit: int = MAX_TABLE_ROWS) -> list[dict[str, Any]]:
+    """:func:`table_records` of the first ``limit`` rows, plus an "other" row for the rest (module docstring)."""
+    if df is None or len(df) <= limit:
+        return table_records(df)
+    rest = df.iloc[limit:]
+    other: dict[str, Any] = {c: None for c in df.columns}
+    for c in df.columns:
+        if declared_unit(columns.get(c, "")) in _ADDITIVE and not _NOT_SUMMED.search(str(c)) \
+                and pd.api.types.is_numeric_dtype(rest[c]) and not pd.api.types.is_bool_dtype(rest[c]):
+            other[c] = rest[c].sum()
+    other["other_rows"] = len(rest)
+    return table_records(df.iloc[:limit]) + [_clean(other)]
+
+
 def source_dict(s: SourceReport, top: int = 20) -> dict[str, Any]:
     """One source's section of the JSON report."""
     tl = s.timeline
@@ -54,14 +84,16 @@ def source_dict(s: SourceReport, top: int = 20) -> dict[str, Any]:
         "summary": s.summary,
         "top_kernels": [{k: r[k] for k in ("name", "kind", "calls", "total_ns", "effective_ns", "mean_ns", "share")}
                         for r in top_rows],
-        "findings": [f.to_dict() for f in s.findings()],
+        "findings": [f.to_dict() for f in s.findings()[:MAX_FINDINGS]],
+        "findings_total": sum(len(r.findings) for r in s.results.values()),
         "analyses": {
             name: {
                 "skipped_reason": r.skipped_reason,
                 "summary": r.summary,
                 "columns": r.columns,
-                "table": table_records(r.table),
-                "findings": [f.to_dict() for f in r.findings],
+                "table": capped_records(r.table, r.columns),
+                "rows_total": 0 if r.table is None else len(r.table),
+                "findings": [f.to_dict() for f in r.findings[:MAX_FINDINGS]],
             }
             for name, r in s.results.items()
         },

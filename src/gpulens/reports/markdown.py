@@ -18,6 +18,7 @@ from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
 from gpulens.reports._format import busy_pct_text, column_label, fmt_ns, fmt_unit, result_title, unit_of, window_text
 from gpulens.reports._html_parts import is_name_column
+from gpulens.reports._md_safe import neutralise
 from gpulens.reports._names import short_names
 
 #: Hard limit on the rendered text (characters).
@@ -34,7 +35,7 @@ def md_text(v: Any, n: int = NAME_CHARS) -> str:
     s = s if len(s) <= n else s[: n - 1] + "…"
     s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     s = _MD_SPECIAL.sub(r"\\\1", s)
-    return " ".join(s.split())
+    return " ".join(neutralise(s).split())
 
 
 def md_table(df: pd.DataFrame, columns: Sequence[str], max_rows: int, headers: dict[str, str] | None = None,

@@ -40,7 +40,13 @@ def _parse_time(text: str) -> int | None:
     m = re.fullmatch(r"([0-9.eE+-]+)\s*(ns|us|µs|ms|s)?", t)
     if not m:
         raise GpulensError(f"--window: cannot read time {text!r} (use ns, or a unit: 1500us, 12.5ms, 2s)")
-    return int(round(float(m.group(1)) * _UNITS[m.group(2) or "ns"]))
+    try:
+        v = float(m.group(1)) * _UNITS[m.group(2) or "ns"]
+    except ValueError:
+        raise GpulensError(f"--window: cannot read time {text!r} (use ns, or a unit: 1500us, 12.5ms, 2s)") from None
+    if not abs(v) < 2.0**63:  # also NaN and inf (1e400ms)
+        raise GpulensError(f"--window: time {text!r} is beyond what a trace can hold (±9.2e18 ns)")
+    return int(round(v))
 
 
 def parse_range(text: str, what: str) -> tuple[int | None, int | None]:
@@ -58,14 +64,18 @@ def parse_range(text: str, what: str) -> tuple[int | None, int | None]:
             return (int(parts[0]) if parts[0].strip() else None, int(parts[1]) if parts[1].strip() else None)
     except ValueError:
         pass
-    raise GpulensError(f"{what}: cannot read {text!r} (expected A:B, A:, :B or N)")
+    raise GpulensError(f"{what}: cannot read {text[:80]!r} (expected A:B, A:, :B or N)")
+
+
+#: Largest rank accepted by ``--ranks`` (a set of ranks is materialised; no job has a million ranks).
+MAX_RANK = 1 << 20
 
 
 def parse_ranks(text: str) -> frozenset[int]:
     """``"0-3,8"`` → {0, 1, 2, 3, 8}.
 
     Raises:
-        GpulensError: a part is not N or A-B.
+        GpulensError: a part is not N or A-B, or names a rank beyond :data:`MAX_RANK`.
     """
     out: set[int] = set()
     for part in text.split(","):
@@ -74,6 +84,8 @@ def parse_ranks(text: str) -> frozenset[int]:
         if not m:
             raise GpulensError(f"--ranks: cannot read {part!r} (expected e.g. 0-7 or 0,2,5)")
         lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+        if max(lo, hi) > MAX_RANK:
+            raise GpulensError(f"--ranks: rank {max(lo, hi)} is beyond the largest supported ({MAX_RANK:,})")
         out.update(range(min(lo, hi), max(lo, hi) + 1))
     return frozenset(out)
 

@@ -1,0 +1,43 @@
+"""Exact, bounded parsing of numbers read from profiler files.
+
+Every collector that turns recorded text (``"1712195495505583.123"``, ``"8.1097E+14"``) into an integer goes through
+:func:`exact_int`, so the declared range is checked once: the result is an int64 or ``None`` (unknown). It never
+builds a huge integer: ``171e4000400`` (a mutated timestamp) would otherwise make Python compute a 4-million-digit
+number, which takes minutes.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+INT64_MIN = -(1 << 63)
+INT64_MAX = (1 << 63) - 1
+_MAX_EXPONENT = 25  # |value| < 10^25 before the range check: ample for int64 (< 9.3e18) after scaling by 10^±6
+
+
+def exact_int(value: Any, scale: int = 0) -> int | None:
+    """``value`` × 10^``scale`` as an exact int64 (half-even rounding of any fraction), or None.
+
+    Args:
+        value: an int, a float, a Decimal or numeric text (decimal or scientific notation, surrounding spaces and
+            quotes allowed).
+        scale: power of ten to multiply by (3 for µs → ns).
+
+    Returns:
+        None for empty/non-numeric text, NaN/infinite values, exponents beyond ±25, and results outside int64.
+    """
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, int) and not scale:
+        return value if INT64_MIN <= value <= INT64_MAX else None
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", errors="replace")
+    try:
+        d = value if isinstance(value, Decimal) else Decimal(str(value).strip().strip('"'))
+    except (InvalidOperation, ValueError):
+        return None
+    if not d.is_finite() or (d and abs(d.adjusted()) > _MAX_EXPONENT):
+        return None
+    n = int(d.scaleb(scale).to_integral_value())
+    return n if INT64_MIN <= n <= INT64_MAX else None

@@ -1,0 +1,356 @@
+"""A seeded mutation fuzzer for every input format gpulens reads (issue 17, acceptance).
+
+Run as a worker process: ``python tests/fuzzing.py --seed S --count N --workdir DIR [--cli-every K]``. It builds one
+small seed per format, derives ``N`` mutated inputs from them with a ``random.Random(S)``, and for each one
+
+* loads it with :func:`gpulens.collectors.collect` (strict, then lenient for every 4th input) and, every
+  ``--analyze-every``-th input, analyzes the result (:func:`gpulens.report.analyze_timeline` + the JSON reporter), or
+* every ``K``-th input, runs the whole CLI in-process (``gpulens analyze FILE -q --no-cache --json OUT``).
+
+An input passes when it loads, or fails with a :class:`gpulens.errors.GpulensError`; the CLI must exit 0, 2 or 5.
+Anything else is a finding: its exception type and the innermost gpulens frame are recorded and the input is kept in
+``DIR/findings``. Each input runs under ``SIGALRM`` (``--timeout`` s); before each, its id is written to
+``DIR/current`` so that a parent that had to kill a hung worker knows which input hung. The totals are printed as
+one JSON line (``{"inputs": …, "ok": …, "gpulens_errors": {type: n}, "findings": [...], "max_rss_mb": …}``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gzip
+import io
+import json
+import os
+import random
+import resource
+import shutil
+import signal
+import sqlite3
+import sys
+import time
+import traceback
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data"
+
+
+class FuzzTimeout(BaseException):
+    """Raised by the alarm: a BaseException so that no ``except Exception`` in gpulens swallows it."""
+
+
+# ---------------------------------------------------------------------------------------------------- seeds
+def _nsys(path: Path) -> None:
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);
+        INSERT INTO StringIds VALUES (1, 'gemm'), (2, 'cudaLaunchKernel_v7000'), (3, 'step 0'), (4, 'nccl_ar');
+        CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT, end INT, deviceId INT, streamId INT,
+            correlationId INT, globalPid INT, shortName INT, demangledName INT, gridX INT, blockX INT,
+            registersPerThread INT, staticSharedMemory INT, dynamicSharedMemory INT);
+        INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+            (1000, 1500, 0, 7, 10, 5033164800, 1, 1, 64, 128, 32, 0, 0),
+            (2000, 2600, 0, 7, 11, 5033164800, 1, 1, 64, 128, 32, 0, 1024),
+            (3000, 3300, 1, 9, 12, 5033164800, 4, 4, 8, 256, 64, 4096, 0);
+        CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INT, end INT, globalTid INT, correlationId INT, nameId INT);
+        INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (900, 950, 5033164842, 10, 2), (1900, 1950, 5033164842, 11, 2);
+        CREATE TABLE NVTX_EVENTS (start INT, end INT, eventType INT, text TEXT, textId INT, globalTid INT);
+        INSERT INTO NVTX_EVENTS VALUES (800, 4000, 59, NULL, 3, 5033164842);
+        CREATE TABLE ENUM_NSYS_EVENT_TYPE (id INT, name TEXT);
+        INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES (34, 'NvtxMark'), (59, 'NvtxPushPopRange');
+        CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INT, end INT, deviceId INT, streamId INT, bytes INT,
+            copyKind INT, correlationId INT);
+        INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (500, 700, 0, 7, 4096, 1, 9);
+        CREATE TABLE TARGET_INFO_GPU (id INT, name TEXT, smCount INT, computeMajor INT, computeMinor INT,
+            totalMemory INT, clockRate INT);
+        INSERT INTO TARGET_INFO_GPU VALUES (0, 'NVIDIA H100 80GB HBM3', 132, 9, 0, 85899345920, 1980000000);
+        CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);
+        INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.11.1');
+    """)
+    con.commit()
+    con.close()
+
+
+def _sqlite_builder(module: str, func: str):
+    def build(path: Path) -> None:
+        import importlib
+
+        getattr(importlib.import_module(module), func)(path)
+    return build
+
+
+def _json_builder(module: str, func: str):
+    return _sqlite_builder(module, func)
+
+
+def _head(src: Path, lines: int):
+    def build(path: Path) -> None:
+        text = src.read_text(encoding="utf-8", errors="replace").splitlines()[:lines]
+        path.write_text("\n".join(text) + "\n", encoding="utf-8")
+    return build
+
+
+def _copy(src: Path):
+    def build(path: Path) -> None:
+        shutil.copyfile(src, path)
+    return build
+
+
+#: format → (file name, builder). Every format gpulens reads has a seed (folders: one file of the folder mutated).
+SEEDS = {
+    "kineto": ("a.pt.trace.json", _copy(DATA / "cases" / "B13.json")),
+    "kineto_b12": ("b.json", _copy(DATA / "cases" / "B12.json")),
+    "kineto_gz": ("c.json.gz", _copy(DATA / "kineto" / "hta_a100_triton_example.json.gz")),
+    "nsys_sqlite": ("r.sqlite", _nsys),
+    "nsys_stats": ("kern_sum.csv", _head(DATA / "nvidia" / "codegandee_rtx5090_dsocr_prefill_cuda_gpu_kern_sum.csv",
+                                         12)),
+    "ncu_csv": ("details.csv", _copy(DATA / "cases" / "B20.ncu_details_15col.csv")),
+    "ncu_raw": ("raw.csv", _copy(DATA / "cases" / "B20.ncu_raw.csv")),
+    "rocpd": ("results.db", _sqlite_builder("tests.test_rocpd", "build_layout_a")),
+    "rocpd_b": ("results_b.db", _sqlite_builder("tests.test_rocpd", "build_layout_b")),
+    "rocprof_v1": ("results.csv", _copy(DATA / "cases" / "B17.v1_results.csv")),
+    "rocprof_v1_stats": ("results.stats.csv", _copy(DATA / "rocprof" / "v1_pmc_seismic_mi250x" /
+                                                    "results.stats.csv")),
+    "rocprofv3_csv": ("kernel_trace.csv", _copy(DATA / "rocprof" / "v3_csv_sdk_docs" / "kernel_trace.csv")),
+    "rocprofv3_json": ("77_results.json.gz", _json_builder("tests.test_rocprofv3", "_tiny_v3_json")),
+    "omniperf_dir": ("vcopy_MI200", None),
+}
+
+# ---------------------------------------------------------------------------------------------------- mutations
+TOKENS = [b"18446744073709551616", b"-9223372036854775808", b"9223372036854775807", b"-1", b"0", b"1e400",
+          b"-1e400", b"NaN", b"nan", b"inf", b"-inf", b"Infinity", b"null", b"true", b'""', b'"x"', b"[]", b"{}",
+          b'"\\ud800"', b"\x00", b"\x01", b"\xff\xfe", b"\xed\xa0\x80", b",", b'"', b"}", b"]", b"\n", b"1.5",
+          b"0x7fffffff", b"1e-400", b"-0", b"  ", b"\r\n", b'"\\u0000"', b"\\", b"%s%n", b"\u202e".decode().encode()]
+
+
+def _numbers(data: bytes) -> list[tuple[int, int]]:
+    import re
+
+    return [m.span() for m in re.finditer(rb"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", data[:200_000])]
+
+
+def mutate_bytes(rng: random.Random, data: bytes) -> bytes:
+    """One to three random mutations of a text input (see TOKENS for the values planted)."""
+    for _ in range(rng.randint(1, 3)):
+        op = rng.randrange(10)
+        n = len(data)
+        if n == 0:
+            return rng.choice(TOKENS)
+        pos = rng.randrange(n)
+        if op == 0:  # flip bytes
+            b = bytearray(data)
+            for _ in range(rng.randint(1, 4)):
+                b[rng.randrange(n)] = rng.randrange(256)
+            data = bytes(b)
+        elif op == 1:  # truncate
+            data = data[:pos]
+        elif op == 2:  # insert a token
+            data = data[:pos] + rng.choice(TOKENS) + data[pos:]
+        elif op in (3, 4):  # replace a number by a special value
+            spans = _numbers(data)
+            if spans:
+                a, b_ = rng.choice(spans)
+                data = data[:a] + rng.choice(TOKENS[:14] + [b"1.5", b"1e400"]) + data[b_:]
+        elif op == 5:  # duplicate or delete a line
+            lines = data.split(b"\n")
+            i = rng.randrange(len(lines))
+            if rng.random() < 0.5:
+                lines.insert(i, lines[i])
+            else:
+                del lines[i]
+            data = b"\n".join(lines)
+        elif op == 6:  # a very long field / name
+            data = data[:pos] + b"k" * rng.choice([1000, 140_000, 300_000]) + data[pos:]
+        elif op == 7:  # deep nesting
+            d = rng.choice([100, 5000, 100_000])
+            data = data[:pos] + b"[" * d + b"]" * d + data[pos:]
+        elif op == 8:  # duplicate the first line (CSV header → duplicate columns / repeated header)
+            first, _, rest = data.partition(b"\n")
+            cells = first.split(b",")
+            if len(cells) > 1:
+                cells.append(rng.choice(cells))
+            data = b",".join(cells) + b"\n" + rest
+        else:  # swap two chunks
+            a, b_ = sorted((rng.randrange(n), rng.randrange(n)))
+            data = data[:a] + data[b_:] + data[a:b_]
+    return data
+
+
+SQL_VALUES = ["'x'", "''", "1.5", "-1", "9223372036854775807", "-9223372036854775808", "NULL", "X'00ff'",
+              "1e308", "'12'", "0", "'\ud800'".encode("utf-8", "surrogatepass").decode("latin-1")]
+
+
+def mutate_sqlite(rng: random.Random, path: Path) -> None:
+    """Typed mutations of an SQLite file: wrong-typed cells, extreme rowids, dropped tables/columns, or pages
+    overwritten with random bytes."""
+    op = rng.randrange(6)
+    if op == 5:
+        blob = bytearray(path.read_bytes())
+        for _ in range(rng.randint(1, 8)):
+            p = rng.randrange(100, len(blob))
+            blob[p:p + 16] = bytes(rng.randrange(256) for _ in range(16))
+        path.write_bytes(bytes(blob))
+        return
+    con = sqlite3.connect(path)
+    try:
+        tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        t = rng.choice(tables)
+        cols = [r[1] for r in con.execute(f"PRAGMA table_info([{t}])")]
+        c = rng.choice(cols)
+        if op in (0, 1):
+            val = rng.choice(SQL_VALUES)
+            where = "" if rng.random() < 0.3 else f" WHERE rowid = (SELECT min(rowid) FROM [{t}])"
+            con.execute(f"UPDATE [{t}] SET [{c}] = {val}{where}")
+        elif op == 2:
+            con.execute(f"INSERT INTO [{t}] (rowid) VALUES ({rng.choice(['9223372036854775807', '-5', '3'])})")
+        elif op == 3:
+            con.execute(f"DROP TABLE [{t}]")
+        else:
+            con.execute(f"ALTER TABLE [{t}] RENAME COLUMN [{c}] TO [{c}_x]")
+        con.commit()
+    except sqlite3.Error:
+        pass
+    finally:
+        con.close()
+
+
+def make_input(rng: random.Random, seeds: dict[str, Path], out_dir: Path, i: int) -> Path:
+    """The ``i``-th mutated input, written under ``out_dir``."""
+    fmt = rng.choice(sorted(seeds))
+    seed = seeds[fmt]
+    if seed.is_dir():
+        dst = out_dir / f"in{i}_{seed.name}"
+        shutil.copytree(seed, dst)
+        f = rng.choice(sorted(p for p in dst.iterdir() if p.is_file()))
+        f.write_bytes(mutate_bytes(rng, f.read_bytes()))
+        return dst
+    dst = out_dir / f"in{i}_{seed.name}"
+    if seed.suffix in (".sqlite", ".db"):
+        shutil.copyfile(seed, dst)
+        mutate_sqlite(rng, dst)
+        return dst
+    data = seed.read_bytes()
+    gz = data[:2] == b"\x1f\x8b"
+    if gz:
+        data = gzip.decompress(data)
+    data = mutate_bytes(rng, data)
+    if gz and rng.random() < 0.8:
+        data = gzip.compress(data, compresslevel=1)
+    dst.write_bytes(data)
+    return dst
+
+
+# ---------------------------------------------------------------------------------------------------- running
+def _where(exc: BaseException) -> str:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "gpulens" in f.filename]
+    f = frames[-1] if frames else traceback.extract_tb(exc.__traceback__)[-1]
+    return f"{type(exc).__name__} at {Path(f.filename).name}:{f.lineno} ({f.name})"
+
+
+def _alarm(signum, frame):
+    raise FuzzTimeout()
+
+
+def run_one(path: Path, strict: bool, cli: bool, out: Path, analyze: bool = True) -> str | None:
+    """Load + analyze (or run the CLI on) one input. None when it behaved; else a description of the finding."""
+    from gpulens.collectors import collect
+    from gpulens.errors import GpulensError
+
+    if cli:
+        from gpulens.cli import main
+
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = main(["analyze", str(path), "-q", "--no-cache", "--json", str(out)]
+                        + ([] if strict else ["--lenient"]))
+        text = err.getvalue()
+        if code not in (0, 2, 5) or "Traceback" in text:
+            return f"CLI exit {code}: {text.strip().splitlines()[-1] if text.strip() else ''}"[:300]
+        return None
+    try:
+        from gpulens.report import Report, analyze_timeline
+        from gpulens.reports.json_report import render
+
+        tl = collect(path, strict=strict)
+        if analyze:
+            render(Report([analyze_timeline(tl, str(path))]))
+    except GpulensError as exc:
+        return "gpulens:" + type(exc).__name__
+    except FuzzTimeout:
+        raise
+    except Exception as exc:  # noqa: BLE001 — a finding
+        return _where(exc)
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seed", type=int, default=17)
+    ap.add_argument("--count", type=int, default=300)
+    ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--workdir", type=Path, required=True)
+    ap.add_argument("--timeout", type=float, default=20.0)
+    ap.add_argument("--cli-every", type=int, default=10)
+    ap.add_argument("--analyze-every", type=int, default=1)
+    a = ap.parse_args(argv)
+    import warnings
+
+    warnings.simplefilter("ignore")
+    os.environ.setdefault("GPULENS_CACHE_DIR", str(a.workdir / "cache"))
+    seeds_dir = a.workdir / "seeds"
+    seeds_dir.mkdir(parents=True, exist_ok=True)
+    seeds: dict[str, Path] = {}
+    for fmt, (name, build) in SEEDS.items():
+        p = seeds_dir / name
+        if build is None:
+            if not p.exists():
+                shutil.copytree(DATA / "omniperf" / name, p)
+        elif not p.exists():
+            build(p)
+        seeds[fmt] = p
+    findings_dir = a.workdir / "findings"
+    findings_dir.mkdir(exist_ok=True)
+    work = a.workdir / "inputs"
+    signal.signal(signal.SIGALRM, _alarm)
+    totals: dict = {"inputs": 0, "ok": 0, "gpulens_errors": {}, "cli_runs": 0, "findings": [], "timeouts": 0}
+    t0 = time.monotonic()
+    for i in range(a.start, a.start + a.count):
+        rng = random.Random(a.seed * 1_000_003 + i)
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir()
+        path = make_input(rng, seeds, work, i)
+        (a.workdir / "current").write_text(f"{i} {path.name}")
+        cli = a.cli_every > 0 and i % a.cli_every == 0
+        strict = i % 4 != 3
+        signal.setitimer(signal.ITIMER_REAL, a.timeout)
+        try:
+            res = run_one(path, strict, cli, work / "out.json", analyze=i % a.analyze_every == 0)
+        except FuzzTimeout:
+            res = f"timeout > {a.timeout:g} s"
+            totals["timeouts"] += 1
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        totals["inputs"] += 1
+        totals["cli_runs"] += cli
+        if res is None:
+            totals["ok"] += 1
+        elif res.startswith("gpulens:"):
+            k = res.split(":", 1)[1]
+            totals["gpulens_errors"][k] = totals["gpulens_errors"].get(k, 0) + 1
+        else:
+            keep = findings_dir / f"{i}_{path.name}"
+            if path.is_dir():
+                shutil.copytree(path, keep, dirs_exist_ok=True)
+            else:
+                shutil.copyfile(path, keep)
+            totals["findings"].append({"input": i, "file": str(keep), "strict": strict, "cli": cli, "what": res})
+    totals["seconds"] = round(time.monotonic() - t0, 1)
+    totals["max_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    print(json.dumps(totals))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE.parent))
+    sys.exit(main())
