@@ -106,7 +106,7 @@ def test_answer_comes_first_in_console_and_markdown():
     rep = gpulens.analyze([KINETO / "tracelens_h100_bert-small.json.gz"])
     # the GPU is idle 3.60 ms of a 3.91 ms span, 3.56 ms of it waiting for the host (TraceLens reference trace)
     text = console.render(rep)
-    assert text.index("Verdict: Host-bound") < text.index("Time breakdown")
+    assert text.index("Verdict: host-bound — ") < text.index("Time breakdown")
     assert "busy 7.9 % of its 3.91 ms span" in text
     md = markdown.render(rep)
     assert md.index("**Verdict:**") < md.index("| status |")

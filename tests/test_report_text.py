@@ -89,7 +89,8 @@ def page_text(page: str) -> tuple[str, list[str], list[list[str]]]:
                     chart_text += vals
             for key in ("text", "hovertext", "name"):
                 v = tr.get(key)
-                chart_text += [str(x) for x in v] if isinstance(v, list) else [str(v)] if v else []
+                flat = [y for x in v for y in (x if isinstance(x, list) else [x])] if isinstance(v, list) else [v]
+                chart_text += [str(x) for x in flat if x]
         lay = spec["layout"]
         chart_text += [str(a.get("text", "")) for a in lay.get("annotations", [])]
         for ax in ("xaxis", "yaxis"):

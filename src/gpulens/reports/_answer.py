@@ -23,12 +23,14 @@ class Answer:
     Attributes:
         verdict: short label (``"host-bound"``) or "" when no analysis gave one.
         sentence: the run verdict in one sentence.
+        reason: that sentence without its leading verdict (what the figures say).
         findings: the top root findings (no parent; each key and each kernel once), largest time at stake first.
     """
 
     verdict: str
     sentence: str
     findings: list[Finding]
+    reason: str = ""
 
 
 def next_step(f: Finding, n: int = 240) -> str:
@@ -77,7 +79,8 @@ def answer(s: Any) -> Answer:
     """The answer for one :class:`~gpulens.report.SourceReport`."""
     sm = s.summary
     if s.status == "no_gpu_work":
-        return Answer("no GPU work", "No GPU work was recorded in this input: nothing ran on a GPU to analyse.", [])
+        return Answer("no GPU work", "No GPU work was recorded in this input: nothing ran on a GPU to analyse.", [],
+                      "nothing ran on a GPU to analyse")
     vd, bn = s.results.get("verdicts"), s.results.get("bottlenecks")
     verdict = ""
     if vd is not None and not vd.skipped:
@@ -97,4 +100,4 @@ def answer(s: Any) -> Answer:
         sentence = f"{verdict[:1].upper()}{verdict[1:]}: {busy}{tail}."
     else:
         sentence = f"No run verdict (the verdict analysis did not run): {busy}."
-    return Answer(verdict, sentence, top_findings(s.findings()))
+    return Answer(verdict, sentence, top_findings(s.findings()), f"{busy}{tail}")

@@ -76,7 +76,7 @@ def result_title(name: str) -> str:
 
 
 _SUFFIX_UNITS = (("_per_s", None), ("_ns", "ns"), ("_pct", "%"), ("_bytes", "bytes"), ("share", "share"),
-                 ("_count", "count"), ("_flops", "FLOP"))
+                 ("_count", "count"))
 _COUNT_NAMES = {"calls", "launches", "events", "samples", "kernels", "count", "gpu_events", "segments",
                 "late_arrivals", "matched_collectives", "launch_calls", "short_launches", "small_grid_kernels",
                 "calls_without_gpu_work", "cpu_ops", "blocks", "waves"}
@@ -119,7 +119,9 @@ def unit_of(column: str, doc: str = "") -> str:
         return "FLOP/s" if "flop" in c else "B/s" if "byte" in c else "ratio"
     if c in ("arithmetic_intensity", "ridge_point"):
         return "FLOP/B"
-    if c == "flops":
+    if c.startswith(("ops_with", "num_", "n_", "kernels_", "launches_")):
+        return "count"
+    if c in ("flops", "total_flops"):
         return "FLOP"
     if c == "bytes":
         return "bytes"

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 
 from gpulens.report import SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
-from gpulens.reports._format import busy_text, fmt_ns, fmt_unit
+from gpulens.reports._format import busy_text, fmt_ns, fmt_unit, is_missing
 from gpulens.reports._names import short_names
 from gpulens.reports._html_parts import (
     GREY,
@@ -197,7 +197,9 @@ def timeline_page(s: SourceReport, max_rows: int, max_segments: int) -> list[Any
     if st is None or st.skipped or not len(st.table):
         return [empty_html("Stream timeline", st.skipped_reason if st is not None else "analysis not available")]
     t = st.table.head(max_segments)
-    track = [f"r{r} · GPU {d} · stream {q}" for r, d, q in zip(t["rank"], t["device_id"], t["stream_id"])]
+    track = [f"rank {fmt_unit(r, 'id')} · GPU {fmt_unit(d, 'id')} · "
+             + (f"stream {fmt_unit(q, 'id')}" if not is_missing(q) and float(q) >= 0 else "stream not recorded")
+             for r, d, q in zip(t["rank"], t["device_id"], t["stream_id"])]
     t = t.assign(track=track)
     tracks = list(dict.fromkeys(track))
     fig = go.Figure()
@@ -208,7 +210,7 @@ def timeline_page(s: SourceReport, max_rows: int, max_segments: int) -> list[Any
         fig.add_bar(y=k["track"].tolist(), base=(k["offset_ns"] / 1e6).tolist(),
                     x=((k["end_ns"] - k["start_ns"]).clip(lower=1) / 1e6).tolist(), orientation="h", name=kind,
                     marker_color=colour, marker_line_width=0,
-                    hovertext=[f"{plot_text(n)}<br>{e} event(s), busy {fmt_ns(b)}"
+                    hovertext=[f"{wrap_name(n)}<br>{e:,} event(s), busy {fmt_ns(b)}"
                                for n, e, b in zip(k["name"], k["events"], k["busy_ns"])], hoverinfo="text")
     fig = _layout(fig, 160 + 26 * len(tracks), barmode="overlay", xaxis_title="time since first GPU event [ms]",
                   yaxis={"autorange": "reversed", "type": "category", "categoryorder": "array",
@@ -220,7 +222,7 @@ def timeline_page(s: SourceReport, max_rows: int, max_segments: int) -> list[Any
     cols = ["rank", "device_id", "stream_id", "offset_ns", "busy_ns", "events", "kind", "name"]
     return [Panel("Stream timeline",
                   f"{sm['event_count']} GPU events on {sm.get('track_count', len(tracks))} stream(s) over "
-                  f"{fmt_ns(sm['end_ns'] - sm['start_ns'])}, {how}{cut}. Open the Perfetto export for every event.",
+                  f"{fmt_ns(sm['end_ns'] - sm['start_ns'])}, {how}{cut}. Every event: export with `gpulens analyze … --perfetto run.json` and open it in ui.perfetto.dev.",
                   fig, table_html(st.table, cols, max_rows, headers={"offset_ns": "start (from first GPU event)"},
                              docs=st.columns))]
 

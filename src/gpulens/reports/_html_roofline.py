@@ -85,6 +85,8 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
     tmax = float(num["time_ns"][ok.index].max()) if len(ok) else 1.0
     labels = dict(zip(t["name"].astype(str), short_names(t["name"].astype(str)))) if len(t) else {}
     links = KERNEL_LINKS.get()
+    # the five largest kernels are labelled on the chart; every point has its name on hover
+    named = set(ok.assign(_t=num["time_ns"]).nlargest(5, "_t")["name"].astype(str)) if len(ok) else set()
     for key, (colour, symbol, legend) in BOUND_STYLE.items():
         g = ok[ok["bound"].map(_bound) == key] if len(ok) else ok
         if not len(g):
@@ -95,7 +97,8 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
                  for n, ai, fl, rp, tn in zip(g["name"], g["arithmetic_intensity"], g["flops_per_s"], g["roof_pct"],
                                               g["time_ns"])]
         fig.add_scatter(x=g["arithmetic_intensity"].astype(float).tolist(), y=g["flops_per_s"].astype(float).tolist(),
-                        mode="markers+text", name=legend, text=[plot_text(labels[str(n)], 28) for n in g["name"]],
+                        mode="markers+text", name=legend,
+                        text=[plot_text(labels[str(n)], 28) if str(n) in named else "" for n in g["name"]],
                         textposition="top center", textfont={"size": 10},
                         customdata=[links.get(str(n), "") for n in g["name"]],
                         marker={"size": g["time_ns"].astype(float).tolist(), "sizemode": "area", "sizemin": 6,

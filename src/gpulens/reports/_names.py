@@ -8,8 +8,9 @@ bases read the same get the parts that tell them apart appended: the tile shapes
 full names that the others in the group lack, in the order they appear. Any labels still equal get ``#2``, ``#3``…
 The full name stays available (hover, drill-down, tables' title attribute).
 
-Mangled names (``_Z…``) are demangled with ``gpulens.timeline.names`` when that module offers a demangler, else
-the identifiers of the mangled name are read directly (enough for a label; arguments are dropped).
+Mangled names (``_Z…``) are demangled with ``gpulens.timeline.names`` (the gate's normaliser: cxxfilt or libstdc++),
+else the identifiers of the mangled name are read directly (enough for a label; arguments are dropped); AMD
+``.kd`` suffixes are dropped first.
 """
 
 from __future__ import annotations
@@ -32,15 +33,19 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _demangle(name: str) -> str:
-    try:  # the gate helper's normaliser, when it has landed
-        from gpulens.timeline import names as _tn  # type: ignore[attr-defined]
+    """The demangled, ``.kd``-free name, by ``gpulens.timeline.names`` (cxxfilt / libstdc++) when available, else by
+    reading the identifiers of an Itanium mangled name (:func:`_itanium_idents`)."""
+    try:  # the gate helper's normaliser
+        from gpulens.timeline import names as _tn
 
-        fn = getattr(_tn, "demangle", None)
-        if fn is not None:
+        norm = getattr(_tn, "normalize_kernel_name", None)
+        name = (norm(name) if norm is not None else name) or name
+        fn = getattr(_tn, "demangle", None) or getattr(_tn, "_demangle", None)
+        if fn is not None and name.startswith("_Z"):
             out = fn(name)
-            if isinstance(out, str) and out:
+            if isinstance(out, str) and out and out != name:
                 return out
-    except Exception:  # pragma: no cover - optional module
+    except Exception:  # noqa: BLE001 - optional module; the local fallback below always works
         pass
     return _itanium_idents(name)
 

@@ -15,7 +15,8 @@ from gpulens.reports._names import short_names
 def answer_renderable(s: SourceReport) -> Group:
     """The verdict in one sentence and the top three root findings with time at stake and next step."""
     a = answer(s)
-    lines = [Text.assemble(("Verdict: ", "bold"), (a.sentence, "bold cyan"))]
+    lines = [Text.assemble(("Verdict: ", "bold"), (a.verdict, "bold cyan"), f" — {a.reason}.")
+             if a.verdict else Text.assemble(("Verdict: ", "bold"), a.sentence)]
     for i, f in enumerate(a.findings):
         lines.append(Text.assemble(f" {i + 1}. ", (f"{fmt_ns(f.time_at_stake_ns):>9}", "bold yellow"),
                                    f"  {f.title}\n", ("      → " + next_step(f, 200), "dim")))
