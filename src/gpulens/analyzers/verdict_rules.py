@@ -74,6 +74,7 @@ class Evidence:
     achieved_occupancy_pct: float | None = None
     theoretical_occupancy_pct: float | None = None
     limiter: str | None = None
+    waves_per_sm: float | None = None
     stall_class: str | None = None
     stall_pct: float | None = None
     top_stall: str | None = None
@@ -131,11 +132,21 @@ def _pct(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.0f} %"
 
 
+#: Below this many waves (grid blocks / resident-block capacity of the GPU) the grid, not the per-block resource
+#: limiter, caps the parallelism in flight: relaxing registers or shared memory would not raise achieved occupancy.
+SMALL_GRID_WAVES = 0.5
+
+
 def _latency_steps(e: Evidence) -> list[str]:
     steps = []
-    if e.limiter in _LIMITER_STEP and (e.achieved_occupancy_pct is None or e.achieved_occupancy_pct < 60):
+    small_grid = e.waves_per_sm is not None and e.waves_per_sm < SMALL_GRID_WAVES
+    if small_grid:
+        steps.append(f"The grid fills only {100 * e.waves_per_sm:.0f} % of the GPU's resident-block capacity "
+                     f"({e.waves_per_sm:.2f} waves): " + _LIMITER_STEP["grid"][0].lower() + _LIMITER_STEP["grid"][1:])
+    elif e.limiter in _LIMITER_STEP and (e.achieved_occupancy_pct is None or e.achieved_occupancy_pct < 60):
         steps.append(_LIMITER_STEP[e.limiter])
-    if e.mean_blocks is not None and e.num_sms and e.mean_blocks < e.num_sms and "grid" not in (e.limiter or ""):
+    if not small_grid and e.mean_blocks is not None and e.num_sms and e.mean_blocks < e.num_sms \
+            and "grid" not in (e.limiter or ""):
         steps.append(_LIMITER_STEP["grid"])
     theo = e.theoretical_occupancy_pct
     if not e.limiter and theo is not None and theo < 50:

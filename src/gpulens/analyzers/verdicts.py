@@ -211,6 +211,7 @@ class Verdicts(Analyzer):
                 e.achieved_occupancy_pct = _num(o.get("achieved_occupancy_pct"))
                 e.theoretical_occupancy_pct = _num(o.get("theoretical_occupancy_pct"))
                 e.limiter = o.get("limiter") if isinstance(o.get("limiter"), str) else None
+                e.waves_per_sm = _num(o.get("waves_per_sm"))
                 e.inputs.append("occupancy")
             if name in st:
                 s = st[name]

@@ -23,8 +23,8 @@ def answer_renderable(s: SourceReport) -> Group:
     return Group(*lines, Text(""))
 
 
-def source_renderable(s: SourceReport, top: int = 10) -> Group:
-    """Rich renderables for one source."""
+def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Group:
+    """Rich renderables for one source (``other``: also a compact table per analysis without its own section)."""
     sm = s.summary
     tl = s.timeline
     parts: list = [answer_renderable(s)]
@@ -76,6 +76,10 @@ def source_renderable(s: SourceReport, top: int = 10) -> Group:
     from gpulens.reports.console_verdicts import verdict_renderables
 
     parts += verdict_renderables(s)
+    if other:
+        from gpulens.reports.console_other import other_renderables
+
+        parts += other_renderables(s)
     findings = root_findings(s.findings())
     if findings:
         t = Table(title="Findings (largest time at stake first)", title_justify="left")
@@ -118,15 +122,18 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
     if oc is not None and oc.skipped:
         parts.append(Text(f"occupancy: skipped — {oc.skipped_reason}", style="dim"))
     elif oc is not None and len(oc.table):
-        t = Table(title="Occupancy (theoretical, grid-capped; time-weighted)", title_justify="left")
-        for c in ("kernel", "block", "regs", "smem B", "blk/SM", "theor %", "achv %", "limiter"):
-            t.add_column(c, justify="left" if c == "kernel" else "right", no_wrap=c != "kernel")
+        t = Table(title="Occupancy (theoretical per the vendor definition; the grid's effect as waves)",
+                  title_justify="left")
+        for c in ("kernel", "block", "regs", "smem B", "blk/SM", "theor %", "achv %", "limiter", "waves"):
+            t.add_column(c, justify="left" if c == "kernel" else "right", no_wrap=c != "kernel",
+                         min_width=14 if c == "kernel" else None)
         ot = oc.table.head(top)
         for r, short in zip(ot.itertuples(), short_names(ot["name"].astype(str), 32)):
             t.add_row(Text(short), fmt_unit(r.block_size, "count"), fmt_unit(r.regs_per_thread, "count"),
                       fmt_unit(r.smem_bytes, "count"), fmt_unit(r.active_blocks_per_sm, "count"),
                       _num(r.theoretical_occupancy_pct), _num(r.achieved_occupancy_pct),
-                      fmt_unit(r.limiter, "text").replace("_", " "))
+                      fmt_unit(r.limiter, "text").replace("_", " "),
+                      fmt_unit(getattr(r, "waves_per_sm", None), "ratio"))
         parts.append(t)
     return parts
 

@@ -1,0 +1,52 @@
+"""Console section for the analyses that have no dedicated console table (operator roll-up, annotations,
+distributions, memory, critical path, copies, collectives, speed of light, …): a compact table per result.
+
+Formatting only, driven by each result's declared column units (:func:`gpulens.reports._format.fmt_value`);
+the full tables are in the JSON, HTML and Markdown reports and the ``--csv``/``--parquet`` export.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from gpulens.reports._format import column_label, fmt_value, result_title
+from gpulens.reports._names import short_names
+
+#: Results the console already shows in their own sections.
+SHOWN = frozenset({"hotspots", "breakdown", "roofline", "occupancy", "verdicts", "bottlenecks", "ranks", "stalls",
+                   "stream_timeline", "queue_length_series", "memory_series", "critical_path_segments"})
+#: Rows and columns of each compact table.
+ROWS, COLS = 5, 6
+#: Columns that hold kernel or operator names (shortened so they stay distinguishable).
+NAME_COLUMNS = ("name", "kernel", "op", "operator", "annotation", "top_event")
+
+
+def other_renderables(s: Any, rows: int = ROWS) -> list:
+    """One compact table (first ``rows`` rows, first :data:`COLS` columns) per non-empty result not in SHOWN."""
+    parts: list = []
+    for name, r in s.results.items():
+        if name in SHOWN or r.skipped or not len(r.table):
+            continue
+        cols = [c for c in r.table.columns if not str(c).startswith("_")
+                and not r.table[c].isna().all()][:COLS]
+        if not cols:
+            continue
+        head = r.table.head(rows)
+        more = f" — first {rows} of {len(r.table):,} rows" if len(r.table) > rows else ""
+        t = Table(title=f"{result_title(name)}{more}", title_justify="left")
+        for c in cols:
+            t.add_column(column_label(str(c), r.columns.get(c, "")), overflow="fold")
+        cells = {}
+        for c in cols:
+            vals = head[c].tolist()
+            if c in NAME_COLUMNS and all(isinstance(v, str) for v in vals):
+                cells[c] = short_names(vals, 40)
+            else:
+                cells[c] = [fmt_value(v, str(c), r.columns.get(c, "")) for v in vals]
+        for i in range(len(head)):
+            t.add_row(*(Text(str(cells[c][i])) for c in cols))
+        parts.append(t)
+    return parts
