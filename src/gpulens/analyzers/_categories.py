@@ -56,7 +56,7 @@ _KERNEL_RULES: tuple[tuple[str, re.Pattern], ...] = (
     ("copy", re.compile(r"memcpy|memset|copyBuffer|fillBuffer|copy_kernel|CatArray", re.I)),
     ("attention", re.compile(r"flash|fmha|attn|attention", re.I)),
     ("normalisation", re.compile(r"layer_?norm|batch_?norm|\bbn_|rms_?norm|group_?norm|softmax", re.I)),
-    ("GEMM", re.compile(r"gemm|gemv|cutlass|cublas|Cijk_|xmma|wgmma|nvjet|conv|fprop|dgrad|wgrad|implicit_gemm",
+    ("GEMM", re.compile(r"(?<!fb)gemm|gemv|cutlass|cublas|Cijk_|xmma|wgmma|nvjet|conv|fprop|dgrad|wgrad|implicit_gemm",
                         re.I)),
     ("elementwise", re.compile(r"elementwise|reduce_kernel|triton_poi|triton_red|unrolled|pointwise|"
                                r"vectorized|Functor", re.I)),

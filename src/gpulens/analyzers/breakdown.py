@@ -143,7 +143,10 @@ class Breakdown(Analyzer):
         span = max(run["device_span_ns"], 1)
         if summary["idle_pct"] >= IDLE_FINDING_PCT:
             findings.append(Finding(
-                f"GPU idle {summary['idle_pct']:.1f} % of its span ({tot['idle_ns'] / 1e6:.3f} ms)",
+                (f"GPU idle {summary['idle_pct']:.1f} % of its span ({tot['idle_ns'] / 1e6:.3f} ms idle)"
+                 if len(t) == 1 else
+                 f"GPUs idle {summary['idle_pct']:.1f} % of their summed spans ({tot['idle_ns'] / 1e6:.3f} ms idle, "
+                 f"summed over {len(t)} GPUs)"),
                 "Between its first and last GPU event the device ran nothing this share of the time: the host is "
                 "not keeping it fed (CPU-bound step, synchronisations, data loading), launches are slow, or work "
                 "waits on other work. The findings under this one split the idle time by cause.",

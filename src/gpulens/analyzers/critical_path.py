@@ -18,6 +18,7 @@ import pandas as pd
 from gpulens.analyzers._critical_walk import BLOCKING, CLASSES, Thread, Walker, leaf_segments
 from gpulens.analyzers._steps import step_ranges
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.analyzers._span import busy_unknown_reason
 from gpulens.analyzers.context import context_of
 from gpulens.timeline import Timeline
 
@@ -157,6 +158,10 @@ class CriticalPath(Analyzer):
         if not len(context_of(timeline).gpu):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason="no GPU events in the trace")
+        replayed = busy_unknown_reason(timeline)
+        if replayed:  # a counter-collection replay or a summary has no workload timeline to walk
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
+                                  skipped_reason=f"no workload timeline: {replayed}")
         rows = []
         for rank, step, step_ns, df in paths(timeline):
             for cls, g in df[df["ns"] > 0].groupby("class", sort=False):
@@ -181,6 +186,8 @@ class CriticalPath(Analyzer):
             findings[0].time_at_stake_ns = None
         elif any(f.key == "idle" for f in getattr((results or {}).get("breakdown"), "findings", [])):
             findings[0].parent = "idle"
+        else:  # host time on the path but no idle GPU time to recover: a description, not time at stake
+            findings[0].time_at_stake_ns = None
         return AnalysisResult(self.name, t[list(COLUMNS)], COLUMNS, summary, findings,
                               summary_columns={"windows": "steps (or whole-trace windows) analysed [count]",
                                                "path_ns": "summed critical-path length [ns]",
@@ -230,6 +237,10 @@ class CriticalPathSegments(Analyzer):
         if not len(context_of(timeline).gpu):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(SEGMENT_COLUMNS)), SEGMENT_COLUMNS,
                                   skipped_reason="no GPU events in the trace")
+        replayed = busy_unknown_reason(timeline)
+        if replayed:  # a counter-collection replay or a summary has no workload timeline to walk
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(SEGMENT_COLUMNS)), SEGMENT_COLUMNS,
+                                  skipped_reason=f"no workload timeline: {replayed}")
         parts, n = [], 0
         for rank, step, step_ns, df in sorted(paths(timeline), key=lambda p: -p[2]):
             d = df[df["ns"] > 0].head(MAX_SEGMENTS - n)

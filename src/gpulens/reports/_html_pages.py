@@ -112,18 +112,22 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
     if bd is not None and not bd.skipped and sm["span_ns"] and sm["gpu_busy_pct"] is not None:
         parts = [(lab, bd.summary.get(key, 0) or 0, c) for key, lab, c, _ in BREAKDOWN_PARTS]
         shown = [p for p in parts if p[1] > 0]
+        # parts are summed over GPUs: their share is of the GPUs' summed spans (one GPU: its span)
+        den = bd.summary.get("device_span_ns") or sm["span_ns"]
+        multi = int(bd.summary.get("gpu_count", 1) or 1) > 1
         fig = go.Figure(go.Bar(x=[v / 1e6 for _, v, _ in shown], y=[lab for lab, _, _ in shown], orientation="h",
                                marker_color=[c for _, _, c in shown],
-                               text=[f"{fmt_ns(v)} · {100 * v / sm['span_ns']:.1f} %" for _, v, _ in shown],
+                               text=[f"{fmt_ns(v)} · {100 * v / den:.1f} %" for _, v, _ in shown],
                                textposition="auto", hovertemplate="%{y}: %{x:.3f} ms<extra></extra>"))
         fig = _layout(fig, 90 + 34 * len(shown), xaxis_title="time [ms]", showlegend=False,
                       yaxis={"autorange": "reversed", "automargin": True})
         rows = "".join(f"<tr><th scope='row'>{esc(lab)}</th><td class='num' data-v='{v}'>{esc(fmt_ns(v))}</td>"
-                       f"<td class='num'>{100 * v / sm['span_ns']:.1f} %</td></tr>" for lab, v, _ in parts)
+                       f"<td class='num'>{100 * v / den:.1f} %</td></tr>" for lab, v, _ in parts)
         blocks.append(Panel("Where the GPU time went",
                             f"GPU span {busy_text(sm)}; "
                             f"computation took {fmt_ns(sm['computation_ns'])} and idle {fmt_ns(sm['idle_ns'])}.",
-                            fig, "<table class='data'><thead><tr><th>part</th><th>time</th><th>of span</th></tr>"
+                            fig, "<table class='data'><thead><tr><th>part</th><th>time</th><th>"
+                                 + ("of the GPUs' summed spans" if multi else "of span") + "</th></tr>"
                                  f"</thead><tbody>{rows}</tbody></table>"))
     blocks.append(f'<section class="panel"><h3>Key figures</h3>{kv}</section>')
     findings = s.findings()
