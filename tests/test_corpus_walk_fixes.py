@@ -30,3 +30,18 @@ def test_counter_replay_has_no_critical_path():
     cp = rep.sources[0].results["critical_path"]
     assert cp.skipped and "no workload timeline" in cp.skipped_reason
     assert not [f for f in rep.sources[0].findings() if f.category == "critical-path"]
+
+
+def test_ncu_metrics_csv_names_its_gpu_from_the_program_output_and_saxpy_is_memory_bound():
+    """The olajide saxpy file: the CSV has no device name column; its preamble line reads
+    ``device: NVIDIA GeForce RTX 5070 (sm_120), 48 SMs``. Issue 14 item 2: a saxpy moving 134 MB in 293 µs is
+    memory-bound (not "latency/occupancy-bound, raise parallelism")."""
+    path = DATA / "olajide_rtx5070_metrics_saxpy.csv"
+    line = next(ln for ln in path.read_text(encoding="utf-8-sig").splitlines() if ln.startswith("device:"))
+    want = line.split(":", 1)[1].split("(")[0].strip()
+    rep = gpulens.analyze([path])
+    s = rep.sources[0]
+    assert s.timeline.meta.devices[0]["name"] == want == "NVIDIA GeForce RTX 5070"
+    assert s.device is not None and s.device.num_sms == int(line.split(",")[1].split()[0]) == 48
+    v = s.results["verdicts"].table
+    assert list(v["verdict"]) == ["memory-bound"]

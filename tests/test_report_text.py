@@ -32,18 +32,22 @@ def bad_text(text: str, prose: list[str] | None = None) -> list[str]:
     out = []
     for label, rx in _BAD:
         for m in rx.finditer(text):
-            core = text[max(0, m.start() - 6):m.end() + 6]
-            if prose and any(core in p for p in prose):
+            # inside a known sentence or recorded name: its text around the match on at least one side (table
+            # cells are joined, so the other side may belong to the next cell)
+            cores = (text[max(0, m.start() - 6):m.end()], text[m.start():m.end() + 6])
+            if prose and any(c in p for c in cores for p in prose):
                 continue
             out.append(f"{label}: …{text[max(0, m.start() - 40):m.end() + 40]}…")
     return out
 
 
 def prose_of(rep) -> list[str]:
-    """The sentences analyzers and collectors wrote (finding texts, verdict evidence and steps, warnings)."""
+    """The sentences analyzers and collectors wrote (finding texts, verdict evidence and steps, warnings), and the
+    names the trace itself records (a user annotation may be called ``## decoder fp8 None ##``: that is data)."""
     out = []
     for s in rep.sources:
         out += s.timeline.meta.warnings
+        out += [str(n) for n in s.timeline.events["name"].cat.categories if "None" in str(n) or "nan" in str(n)]
         for f in s.findings():
             out += [f.title, f.detail, f.action or ""]
         vd = s.results.get("verdicts")

@@ -23,6 +23,7 @@ Counters with metric names exactly as ncu spells them, ``tables["ncu_rules"]``).
 from __future__ import annotations
 
 import csv
+import re
 import io
 from pathlib import Path
 from typing import Any
@@ -107,7 +108,36 @@ class NcuCsvCollector(Collector):
             layout, parts = "raw", _wide(df)
         if not parts[0]:
             warnings.append(f"{path}: {NO_KERNELS} (CSV header but no launch rows)")
-        return _ncu.build(path, self.name, *parts, warnings, {"layout": layout})
+        tl = _ncu.build(path, self.name, *parts, warnings, {"layout": layout})
+        _name_from_preamble(path, tl, lines[:h])
+        return tl
+
+
+#: An NVIDIA GPU named in the lines before the CSV (the profiled program's or a wrapper's own output), with the
+#: SM count when the same line gives it: ``device: NVIDIA GeForce RTX 5070 (sm_120), 48 SMs``.
+_GPU_NAME_RE = re.compile(r"(NVIDIA (?:GeForce |Quadro |Tesla |RTX )*[A-Z]{0,3}\s?\d{2,4}\w*(?: (?:Ti|SXM\w*|PCIe|"
+                          r"NVL|\d+GB[\w ]*))?)(?:.*?(\d+) SMs)?")
+
+
+def _name_from_preamble(path: Path, tl: Timeline, preamble: list[str]) -> None:
+    """Name devices the CSV records only by compute capability (or not at all) after the one NVIDIA GPU the
+    preamble lines name, with a warning saying so; several different names → left alone."""
+    found = {m.group(1).strip(): m.group(2) for ln in preamble if not ln.startswith(_TOOL_PREFIXES)
+             for m in [_GPU_NAME_RE.search(ln)] if m}
+    if len(found) != 1:
+        return
+    (name, sms), = found.items()
+    changed = False
+    for d in tl.meta.devices:
+        if isinstance(d, dict) and (not d.get("name") or d.get("name_assumed")):
+            d["name"] = name
+            d.pop("name_assumed", None)
+            if sms and not d.get("num_sms"):
+                d["num_sms"] = int(sms)
+            changed = True
+    if changed:
+        tl.meta.warnings.append(f"{path}: the CSV records no device name; {name!r} taken from the program output "
+                                "printed before it")
 
 
 def _numbers(s: pd.Series) -> np.ndarray:

@@ -28,6 +28,7 @@ import csv
 import io
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from gpulens.collectors._amd import parse_rocminfo
@@ -138,6 +139,18 @@ class RocprofStats(Collector):
         for c in df.columns:
             if c != "Name":
                 df[c] = pd.to_numeric(df[c], errors="coerce")
+        # a row whose call count or total time is not a finite, non-negative integer is dropped and counted
+        need = [c for c in ("Calls", "TotalDurationNs") if c in df.columns]
+        ok = np.ones(len(df), dtype=bool)
+        for c in need:
+            v = df[c].to_numpy(dtype="float64")
+            ok &= np.isfinite(v) & (v >= 0) & (v < 2.0 ** 63)
+        if not ok.all():
+            warnings.append(f"{path}: {int((~ok).sum())} summary row(s) dropped: call count or total duration is not "
+                            "a non-negative integer")
+            df = df[ok].reset_index(drop=True)
+        for c in need:
+            df[c] = df[c].astype("int64")
         stem = path.name.lower()
         domain = ("hip" if "hip" in stem else "copy" if "copy" in stem or "memory" in stem else
                   "hsa" if "hsa" in stem else "kernel")

@@ -85,4 +85,18 @@ GPUS = [
                  "matrix.fp16": [209.5, "NVIDIA RTX Blackwell whitepaper, dense FP32 acc. (not in gpu-facts)", U],
                  "matrix.fp8": [419, "NVIDIA RTX Blackwell whitepaper, dense (not in gpu-facts)", U],
                  "matrix.int8": [838, "NVIDIA RTX Blackwell whitepaper, dense (not in gpu-facts)", U]}},
+    # RTX 5070: 48 SMs × 128 FP32 lanes = 6,144 CUDA cores at 2.51 GHz boost; 12 GB GDDR7 on 192 bits at 28 Gbps
+    # (NVIDIA GeForce RTX 5070 product specifications). Tensor figures scaled from the RTX 5090 by SMs × clock.
+    {"name": "NVIDIA GeForce RTX 5070", "compute_capability": "12.0", "num_sms": 48, "memory_gb": 12,
+     "match": [r"RTX 5070(?! Ti)"],
+     "figures": {"clock_mhz": [2510, "NVIDIA RTX 5070 specifications (boost; not in gpu-facts)", U],
+                 "memory_bandwidth": [672, "192-bit GDDR7 at 28 Gbps (not in gpu-facts)", U],
+                 "l2": [48, "NVIDIA RTX Blackwell whitepaper, GB205 (not in gpu-facts)", U],
+                 "vector.fp64": [0.48, "1/64 of FP32 (not in gpu-facts)", U],
+                 "vector.fp32": [30.84, "6,144 cores × 2 FLOP × 2.51 GHz (not in gpu-facts)", U],
+                 "matrix.tf32": [30.84, "as FP32, dense; scaled from the RTX 5090 (not in gpu-facts)", U],
+                 "matrix.bf16": [61.7, "RTX 5090 × (48/170 SMs) × (2.51/2.407 GHz), dense (not in gpu-facts)", U],
+                 "matrix.fp16": [61.7, "RTX 5090 × (48/170 SMs) × (2.51/2.407 GHz), dense (not in gpu-facts)", U],
+                 "matrix.fp8": [123.4, "RTX 5090 × (48/170 SMs) × (2.51/2.407 GHz), dense (not in gpu-facts)", U],
+                 "matrix.int8": [246.8, "RTX 5090 × (48/170 SMs) × (2.51/2.407 GHz), dense (not in gpu-facts)", U]}},
 ]
