@@ -20,7 +20,7 @@ from gpulens.analyzers._work import cache_bytes, counter_work, shape_work
 from gpulens.analyzers._stake import time_at_stake
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.context import text_series
-from gpulens.analyzers.verdict_rules import BELOW_ROOFS
+from gpulens.analyzers.verdict_rules import BELOW_ROOFS, ROOF_BOUND_PCT
 from gpulens.devices.spec import apply_measured_peaks, measured_roofs
 from gpulens.timeline import Timeline
 
@@ -45,8 +45,8 @@ COLUMNS = {
     "flops_source": "counters | shapes (missing without a FLOP figure)",
     "time_at_stake_ns": "time × (1 − roof_pct / 100): what running at its roof would save [ns]",
 }
-#: Below this % of the attainable roof a kernel is bound by neither roof.
-NEITHER_PCT = 10.0
+#: Below this % of the attainable roof a kernel is bound by neither roof (the verdicts' threshold, one definition).
+NEITHER_PCT = ROOF_BOUND_PCT
 
 
 def bound_of(roof_pct: float | None, ridge_side: str | None) -> str | None:

@@ -40,6 +40,10 @@ CLASSES = ("compute-bound", "memory-bound", "latency/occupancy-bound", "launch-b
 #: Roofline bounds, the one vocabulary of every report: a roof, or below both (latency-, occupancy- or
 #: launch-limited). The side of the ridge point is stated beside it (``ridge_side``: compute | memory).
 BELOW_ROOFS = "below-roofs"
+#: At or above this % of its attainable roof a kernel is bound by that roof (``compute`` / ``memory``); below it the
+#: roofline calls it ``below-roofs`` and the verdict latency/occupancy- or launch-bound — one threshold for both, so
+#: the roofline table never says "memory" beside a "latency/occupancy-bound" verdict.
+ROOF_BOUND_PCT = 50.0
 BOUNDS = ("compute", "memory", BELOW_ROOFS)
 #: bound (roofline or speed of light) → kernel verdict
 BOUND_TO_VERDICT = {"compute": "compute-bound", "memory": "memory-bound", BELOW_ROOFS: "latency/occupancy-bound",
@@ -187,7 +191,7 @@ def _evidence_text(e: Evidence) -> str:
     return "; ".join(parts) or "timeline only: no roofline, occupancy or stall data"
 
 
-def decide(e: Evidence, roof_pct_bound: float = 50.0, low_occupancy_pct: float = 40.0) -> Verdict:
+def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pct: float = 40.0) -> Verdict:
     """Classify one kernel (rules in the module docstring)."""
     t = e.time_ns
     ev = _evidence_text(e)
