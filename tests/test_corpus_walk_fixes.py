@@ -45,3 +45,13 @@ def test_ncu_metrics_csv_names_its_gpu_from_the_program_output_and_saxpy_is_memo
     assert s.device is not None and s.device.num_sms == int(line.split(",")[1].split()[0]) == 48
     v = s.results["verdicts"].table
     assert list(v["verdict"]) == ["memory-bound"]
+
+
+def test_console_diff_per_category_table_keeps_its_category_column():
+    from gpulens.reports.diff import CONSOLE, _cols
+    import pandas as pd
+
+    df = pd.DataFrame({"category": ["GEMM"], "kernels": [3], "base_time_ns": [10], "cand_time_ns": [12],
+                       "delta_ns": [2]})
+    assert _cols("categories", df, CONSOLE)[0] == "category"
+    assert "category" not in _cols("kernels", df.assign(name=["k"]), CONSOLE)

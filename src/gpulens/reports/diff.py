@@ -80,8 +80,8 @@ def _cells(df: pd.DataFrame, docs: dict[str, str], cols: list[str], width: int) 
 def _cols(name: str, df: pd.DataFrame, shown: tuple[str, ...] = SHOWN) -> list[str]:
     first = [c for c in df.columns if c not in SHOWN and c not in ("base_mean_ns", "cand_mean_ns", "contribution",
                                                                      "base_kernels", "cand_kernels")]
-    if shown is CONSOLE:
-        first = [c for c in first if c not in ("category", "kernels")]
+    if shown is CONSOLE:  # narrow console: drop the secondary columns, never a table's own key
+        first = [c for c in first if c not in ("category", "kernels") or (name == "categories" and c == "category")]
     if name == "contributors":
         return [c for c in df.columns if shown is not CONSOLE or c != "cumulative_delta_ns"]
     return first + [c for c in shown if c in df.columns]
