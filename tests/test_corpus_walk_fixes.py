@@ -55,3 +55,26 @@ def test_console_diff_per_category_table_keeps_its_category_column():
                        "delta_ns": [2]})
     assert _cols("categories", df, CONSOLE)[0] == "category"
     assert "category" not in _cols("kernels", df.assign(name=["k"]), CONSOLE)
+
+
+def test_timeline_tab_draws_every_stream_when_over_its_segment_budget():
+    """3 streams holding 900, 90 and 10 segments with a budget of 200: every stream is drawn (10 + 90 + 100 = 200;
+    the small streams' unused share goes to the big one), the big one by its longest segments."""
+    import re
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from gpulens.analyzers import AnalysisResult
+    from gpulens.reports._html_pages import timeline_page
+
+    rows = [(0, s, i, 1 + i) for s, n in ((7, 900), (23, 90), (84, 10)) for i in range(n)]
+    t = pd.DataFrame(rows, columns=["rank", "stream_id", "i", "busy_ns"]).assign(
+        device_id=0, start_ns=lambda d: d["i"] * 10, end_ns=lambda d: d["i"] * 10 + d["busy_ns"],
+        offset_ns=lambda d: d["i"] * 10, events=1, kind="kernel", name="k")
+    st = AnalysisResult("stream_timeline", t, {}, {"event_count": 1000, "track_count": 3, "start_ns": 0,
+                                                  "end_ns": 9000, "decimated": False})
+    page = str(timeline_page(SimpleNamespace(results={"stream_timeline": st}), 10, 200)[0].__dict__)
+    assert re.search(r"200 of 1000 segments are drawn", page)
+    for stream in (7, 23, 84):
+        assert f"stream {stream}" in page

@@ -200,7 +200,16 @@ def timeline_page(s: SourceReport, max_rows: int, max_segments: int) -> list[Any
     st = s.results.get("stream_timeline")
     if st is None or st.skipped or not len(st.table):
         return [empty_html("Stream timeline", st.skipped_reason if st is not None else "analysis not available")]
-    t = st.table.head(max_segments)
+    t = st.table
+    if len(t) > max_segments:  # an equal share of the drawing budget per stream, its longest segments first
+        lane = t.groupby(["rank", "device_id", "stream_id"], dropna=False, sort=False).ngroup()
+        sizes = lane.value_counts().to_numpy()
+        quota = 1  # the largest per-stream quota whose total fits the budget (unused shares of small streams reused)
+        while quota < sizes.max() and int(sum(min(n, quota + 1) for n in sizes)) <= max_segments:
+            quota += 1
+        order = t.assign(_lane=lane).sort_values("busy_ns", ascending=False, kind="stable") \
+            .groupby("_lane", sort=False).cumcount()
+        t = t[(order < quota).reindex(t.index).to_numpy()]
     track = [f"rank {fmt_unit(r, 'id')} · GPU {fmt_unit(d, 'id')} · "
              + (f"stream {fmt_unit(q, 'id')}" if not is_missing(q) and float(q) >= 0 else "stream not recorded")
              for r, d, q in zip(t["rank"], t["device_id"], t["stream_id"])]
@@ -222,7 +231,8 @@ def timeline_page(s: SourceReport, max_rows: int, max_segments: int) -> list[Any
     sm = st.summary
     how = (f"merged into {sm['segment_count']} segments (events starting in the same {fmt_ns(sm['bin_ns'])} bin)"
            if sm.get("decimated") else "one bar per event")
-    cut = f"; the first {len(t)} segments are drawn" if len(t) < len(st.table) else ""
+    cut = (f"; {len(t)} of {len(st.table)} segments are drawn: the longest of every stream, each stream its equal "
+           "share" if len(t) < len(st.table) else "")
     cols = ["rank", "device_id", "stream_id", "offset_ns", "busy_ns", "events", "kind", "name"]
     return [Panel("Stream timeline",
                   f"{sm['event_count']} GPU events on {sm.get('track_count', len(tracks))} stream(s) over "
