@@ -78,3 +78,19 @@ def test_timeline_tab_draws_every_stream_when_over_its_segment_budget():
     assert re.search(r"200 of 1000 segments are drawn", page)
     for stream in (7, 23, 84):
         assert f"stream {stream}" in page
+
+
+def test_roofline_skip_says_the_critical_set_is_communication(tmp_path):
+    """An NCCL kernel of 900 µs and a GEMM of 10 µs: the 80 % critical set is the NCCL kernel alone (98.9 %), so the
+    roofline has no kernel to place — and must say that, not "no compute kernels in the trace"."""
+    import json
+
+    ev = [{"ph": "X", "cat": "kernel", "name": n, "pid": 0, "tid": 7, "ts": ts, "dur": d,
+           "args": {"device": 0, "stream": 7, "correlation": i}}
+          for i, (n, ts, d) in enumerate((("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 1000, 900),
+                                          ("ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_tn", 1950, 10)))]
+    f = tmp_path / "t.json"
+    f.write_text(json.dumps({"traceEvents": ev, "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3"}]}))
+    s = gpulens.analyze([f]).sources[0]
+    reason = s.results["roofline"].skipped_reason
+    assert "critical set holds no compute kernel" in reason and "comm" in reason and "99 %" in reason

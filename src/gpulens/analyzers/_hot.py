@@ -64,3 +64,21 @@ def weighted_mean(values: pd.Series, weights: pd.Series) -> float | None:
 def short_name(name: str, width: int = 60) -> str:
     """``name`` cut to ``width`` characters with an ellipsis (for finding titles)."""
     return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def no_hot_kernels_reason(timeline: Timeline, results: Mapping[str, AnalysisResult] | None) -> str:
+    """Why :func:`hot_kernels` is empty: no compute kernel at all, or a performance-critical set made only of
+    collectives/copies (e.g. an NCCL kernel holding 94 % of kernel time) — then per-kernel roofline/occupancy
+    questions do not apply to what dominates."""
+    from gpulens.analyzers.context import context_of
+
+    if not len(context_of(timeline).kernels):
+        return "no compute kernels in the trace"
+    hs = (results or {}).get("hotspots")
+    if hs is not None and not hs.skipped and len(hs.table) and "critical" in hs.table:
+        crit = hs.table[hs.table["critical"]]
+        kinds = ", ".join(sorted({str(k) for k in crit["kind"]}))
+        share = float(crit["share"].sum()) if "share" in crit else None
+        return (f"the performance-critical set holds no compute kernel (only {kinds}"
+                + (f", {100 * share:.0f} % of kernel time" if share is not None else "") + ")")
+    return "no compute kernels in the trace"

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers import _hier_metrics as H
-from gpulens.analyzers._hot import device_record, hot_kernels
+from gpulens.analyzers._hot import device_record, hot_kernels, no_hot_kernels_reason
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import text_series
 from gpulens.timeline import Timeline
@@ -57,7 +57,7 @@ class HierarchicalRoofline(Analyzer):
 
         k = hot_kernels(timeline, None)
         if not len(k):
-            return skip("no compute kernels in the trace")
+            return skip(no_hot_kernels_reason(timeline, results))
         ids = k["event_id"].to_numpy()
         rec = device_record(timeline, int(k["rank"].iloc[0]), int(k["device_id"].iloc[0]))
         is_amd = (device is not None and device.vendor == "amd") or bool(rec.get("gfx_arch"))

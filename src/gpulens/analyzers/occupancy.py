@@ -28,7 +28,8 @@ import pandas as pd
 
 from gpulens.analyzers import _occ_ncu as N
 from gpulens.analyzers import _sol_amd
-from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, short_name as _short, weighted_mean
+from gpulens.analyzers._hot import (device_record, event_counters, hot_kernels, no_hot_kernels_reason,
+                                   short_name as _short, weighted_mean)
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.context import text_series
 from gpulens.devices import limits_of_record, main_device
@@ -92,7 +93,7 @@ class OccupancyAnalyzer(Analyzer):
                         f"no occupancy rules for architecture {device.arch}")
         hot = hot_kernels(timeline, results)
         if not len(hot):
-            return skip("no compute kernels in the trace")
+            return skip(no_hot_kernels_reason(timeline, results))
         ids = hot["event_id"].to_numpy()
         ctr = event_counters(timeline, ids, N.ALL + AMD_WAVES + AMD_RESOURCES +
                              ("kineto.est_achieved_occupancy_pct",)).reindex(ids)

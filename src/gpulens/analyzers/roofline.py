@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.analyzers._hot import hot_kernels, short_name as _short
+from gpulens.analyzers._hot import hot_kernels, no_hot_kernels_reason, short_name as _short
 from gpulens.analyzers._work import cache_bytes, counter_work, shape_work
 from gpulens.analyzers._stake import time_at_stake
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
@@ -83,7 +83,7 @@ class Roofline(Analyzer):
             return skip(f"device spec {spec.name} has no memory bandwidth")
         hot = hot_kernels(timeline, results)
         if not len(hot):
-            return skip("no compute kernels in the trace")
+            return skip(no_hot_kernels_reason(timeline, results))
         ids = hot["event_id"].to_numpy()
         work = counter_work(timeline, ids)
         by_shape, stats = shape_work(timeline, hot, self.causal)

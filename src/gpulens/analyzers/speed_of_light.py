@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers import _sol_amd, _sol_nvidia
-from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, weighted_mean
+from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, no_hot_kernels_reason, weighted_mean
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import text_series
 from gpulens.timeline import Timeline
@@ -87,7 +87,7 @@ class SpeedOfLightAnalyzer(Analyzer):
 
         k = hot_kernels(timeline, None)
         if not len(k):
-            return skip("no compute kernels in the trace")
+            return skip(no_hot_kernels_reason(timeline, results))
         ids = k["event_id"].to_numpy()
         nv, nv_src = _sol_nvidia.launch_figures(timeline.counters, ids)
         nv = nv.rename(columns={"memory_throughput_bps": "memory_throughput"})
