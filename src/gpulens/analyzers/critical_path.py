@@ -148,6 +148,15 @@ def _paths(timeline: Timeline) -> list:
     return out
 
 
+def no_path_reason(timeline: Timeline) -> str | None:
+    """Why no critical path can be walked (None when one can): no GPU events, or no workload timeline (a
+    counter-collection replay or a summary; see :func:`gpulens.analyzers._span.busy_unknown_reason`)."""
+    if not len(context_of(timeline).gpu):
+        return "no GPU events in the trace"
+    replayed = busy_unknown_reason(timeline)
+    return f"no workload timeline: {replayed}" if replayed else None
+
+
 class CriticalPath(Analyzer):
     """Critical path of each step and the share of each event class on it (see module docstring)."""
 
@@ -155,13 +164,9 @@ class CriticalPath(Analyzer):
     order = 70
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
-        if not len(context_of(timeline).gpu):
-            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
-                                  skipped_reason="no GPU events in the trace")
-        replayed = busy_unknown_reason(timeline)
-        if replayed:  # a counter-collection replay or a summary has no workload timeline to walk
-            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
-                                  skipped_reason=f"no workload timeline: {replayed}")
+        why = no_path_reason(timeline)
+        if why:
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, skipped_reason=why)
         rows = []
         for rank, step, step_ns, df in paths(timeline):
             for cls, g in df[df["ns"] > 0].groupby("class", sort=False):
@@ -234,13 +239,9 @@ class CriticalPathSegments(Analyzer):
     order = 71
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
-        if not len(context_of(timeline).gpu):
-            return AnalysisResult(self.name, pd.DataFrame(columns=list(SEGMENT_COLUMNS)), SEGMENT_COLUMNS,
-                                  skipped_reason="no GPU events in the trace")
-        replayed = busy_unknown_reason(timeline)
-        if replayed:  # a counter-collection replay or a summary has no workload timeline to walk
-            return AnalysisResult(self.name, pd.DataFrame(columns=list(SEGMENT_COLUMNS)), SEGMENT_COLUMNS,
-                                  skipped_reason=f"no workload timeline: {replayed}")
+        why = no_path_reason(timeline)
+        if why:
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(SEGMENT_COLUMNS)), SEGMENT_COLUMNS, skipped_reason=why)
         parts, n = [], 0
         for rank, step, step_ns, df in sorted(paths(timeline), key=lambda p: -p[2]):
             d = df[df["ns"] > 0].head(MAX_SEGMENTS - n)

@@ -60,18 +60,10 @@ class Args(msgspec.Struct, omit_defaults=True):
     kernel_details: Any = None  # XLA/JAX GPU ops: "regs:128 static_shared:0 dynamic_shared:73728 grid:8,8,1 …"
 
 
-_HEADER_KEYS = ("deviceProperties", "distributedInfo", "displayTimeUnit", "baseTimeNanoseconds", "schemaVersion",
-                "cuda_driver_version", "cuda_runtime_version", "hip_driver_version", "hip_runtime_version")
+class TraceHeader(msgspec.Struct):
+    """Top-level keys of a Chrome/Kineto trace document read besides ``traceEvents`` — declared once; the event
+    containers (:class:`LooseTrace` here, ``RawTrace`` of the Kineto column builder) extend it."""
 
-
-#: Top-level keys of a trace document read besides ``traceEvents`` (see :class:`LooseTrace`).
-LOOSE_FIELDS = _HEADER_KEYS
-
-
-class LooseTrace(msgspec.Struct):
-    """A trace document with its events left undecoded (``msgspec.Raw``), for decoding them one at a time."""
-
-    traceEvents: list[msgspec.Raw] = []
     deviceProperties: Any = None
     distributedInfo: Any = None
     displayTimeUnit: Any = None
@@ -81,6 +73,20 @@ class LooseTrace(msgspec.Struct):
     cuda_runtime_version: Any = None
     hip_driver_version: Any = None
     hip_runtime_version: Any = None
+    rocprofiler_sdk_version: Any = msgspec.field(name="rocprofiler-sdk_version", default=None)
+
+
+#: Attribute names of the header fields (see :class:`TraceHeader`).
+LOOSE_FIELDS: tuple[str, ...] = TraceHeader.__struct_fields__
+#: (attribute, JSON key) of each header field.
+HEADER_FIELDS: tuple[tuple[str, str], ...] = tuple(zip(TraceHeader.__struct_fields__,
+                                                       TraceHeader.__struct_encode_fields__))
+
+
+class LooseTrace(TraceHeader):
+    """A trace document with its events left undecoded (``msgspec.Raw``), for decoding them one at a time."""
+
+    traceEvents: list[msgspec.Raw] = []
 
 
 class TolerantDecoder:
@@ -215,8 +221,8 @@ def recover(data: bytes, lenient: bool = False) -> tuple[dict[str, Any], list[di
         if not m:
             return {}, [], 0, "no traceEvents array found", repairs
         pos = m.end()
-        for key in _HEADER_KEYS:
-            km = re.search(r'"%s"\s*:\s*' % key, text)
+        for key, json_key in HEADER_FIELDS:
+            km = re.search(r'"%s"\s*:\s*' % re.escape(json_key), text)
             if km:
                 try:
                     header[key], _ = dec.raw_decode(text, km.end())

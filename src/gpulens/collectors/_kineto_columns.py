@@ -16,7 +16,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from gpulens.collectors._chrome_json import Args
+from gpulens.collectors._chrome_json import Args, TraceHeader
 from gpulens.collectors._numbers import exact_int
 
 _TRAILING_INT = re.compile(r"(-?\d+)\s*$")
@@ -36,20 +36,11 @@ class RawEvent(msgspec.Struct):
     args: Union[Args, None] = None
 
 
-class RawTrace(msgspec.Struct):
-    """Top level of a Kineto trace (object form), events with raw times."""
+class RawTrace(TraceHeader):
+    """Top level of a Kineto trace (object form): the header fields of :class:`TraceHeader`, events with raw
+    times."""
 
     traceEvents: list[RawEvent] = []
-    deviceProperties: Any = None
-    distributedInfo: Any = None
-    displayTimeUnit: Any = None
-    baseTimeNanoseconds: Any = None
-    schemaVersion: Any = None
-    cuda_driver_version: Any = None
-    cuda_runtime_version: Any = None
-    hip_driver_version: Any = None
-    hip_runtime_version: Any = None
-    rocprofiler_sdk_version: Any = msgspec.field(name="rocprofiler-sdk_version", default=None)
 
 
 EVENTS_DECODER = msgspec.json.Decoder(list[RawEvent])
