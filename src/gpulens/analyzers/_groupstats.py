@@ -60,3 +60,24 @@ def group_percentiles(sorted_values: np.ndarray, starts: np.ndarray, counts: np.
     res = np.where(big, np.subtract(b, diff * (1 - gamma)), res)
     out[has] = res
     return out
+
+
+def group_sums(groups: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
+    """Per-group ``values[rows of the group].sum()`` (float64), equal bit for bit to numpy's sum of each group's
+    values in row order (numpy sums pairwise, so a sequential ``bincount`` can differ in the last bit).
+
+    Groups of one or two rows come from ``bincount`` (the same two-operand sum); larger groups are summed slice by
+    slice on the rows sorted stably by group — one numpy call per such group.
+    """
+    g = np.asarray(groups, dtype="int64")
+    x = np.asarray(values, dtype="float64")
+    out = np.bincount(g, x, minlength=n_groups).astype("float64")
+    counts = np.bincount(g, minlength=n_groups)
+    big = np.flatnonzero(counts > 2)
+    if len(big):
+        order = np.argsort(g, kind="stable")
+        xs = x[order]
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        for k, s, n in zip(big.tolist(), starts[big].tolist(), counts[big].tolist()):
+            out[k] = xs[s:s + n].sum()
+    return out

@@ -28,6 +28,7 @@ import pandas as pd
 
 from gpulens.analyzers import _occ_ncu as N
 from gpulens.analyzers import _sol_amd
+from gpulens.analyzers._groupstats import group_sums
 from gpulens.analyzers._hot import (device_record, event_counters, hot_kernels, no_hot_kernels_reason,
                                    short_name as _short, weighted_mean)
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
@@ -263,9 +264,9 @@ class OccupancyAnalyzer(Analyzer):
             v = pd.to_numeric(p[col], errors="coerce").to_numpy(dtype=float)
             k = ~np.isnan(v)
             n = np.bincount(g[k], minlength=G)
-            sw = np.bincount(g[k], t[k], minlength=G)
-            swv = np.bincount(g[k], v[k] * t[k], minlength=G)
-            sv = np.bincount(g[k], v[k], minlength=G)
+            sw = group_sums(g[k], t[k], G)  # numpy's own per-group sums, as weighted_mean computes them
+            swv = group_sums(g[k], v[k] * t[k], G)
+            sv = group_sums(g[k], v[k], G)
             with np.errstate(all="ignore"):
                 val = np.where(sw > 0, swv / sw, sv / np.maximum(n, 1))
             return [None if c == 0 else float(x) for c, x in zip(n.tolist(), val.tolist())]

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._groupstats import group_sums
 from gpulens.analyzers._hot import hot_kernels, no_hot_kernels_reason, short_name as _short
 from gpulens.analyzers._work import cache_bytes, counter_work, shape_work
 from gpulens.analyzers._stake import time_at_stake
@@ -170,10 +171,10 @@ class Roofline(Analyzer):
         time = np.bincount(g, t_all, minlength=G)
         nf = np.bincount(g[has], minlength=G)
         tf = np.bincount(g[has], t_all[has], minlength=G)
-        ff = np.bincount(g[has], fl[has], minlength=G)
+        ff = group_sums(g[has], fl[has], G)  # as Series.sum over each name's launches with a figure
         hb = has & ~np.isnan(by)
         nb = np.bincount(g[hb], minlength=G)
-        bb = np.where(nb > 0, np.bincount(g[hb], by[hb], minlength=G), np.nan)
+        bb = np.where(nb > 0, group_sums(g[has], np.nan_to_num(by[has], nan=0.0), G), np.nan)
         from_ctr = np.bincount(g[has & (src == "counters")], minlength=G) > 0
         prec = np.full(G, None, dtype=object)
         matrix = np.zeros(G, dtype=bool)
