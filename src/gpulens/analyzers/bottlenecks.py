@@ -84,7 +84,8 @@ def device_sms(timeline: Timeline, device: Any, rank: int, device_id: int) -> in
         v = getattr(device, attr, None) if device is not None else None
         if isinstance(v, (int, np.integer)) and v > 0:
             return int(v)
-    mine = [d for d in timeline.meta.devices if int(d.get("rank", 0) or 0) == rank]
+    by_rank = context_of(timeline).memo("devices_by_rank", lambda: _devices_by_rank(timeline))
+    mine = by_rank.get(rank, [])
     exact = [d for d in mine if int(d.get("device_id", -1) if d.get("device_id") is not None else -1) == device_id]
     # one GPU recorded for the rank but under another index (ROCm traces number devices by pid): use it
     for d in exact or (mine if len({str(x.get("name")) for x in mine}) == 1 else []):
@@ -92,6 +93,14 @@ def device_sms(timeline: Timeline, device: Any, rank: int, device_id: int) -> in
         if v:
             return int(v)
     return None
+
+
+def _devices_by_rank(timeline: Timeline) -> dict[int, list[dict]]:
+    """``meta.devices`` grouped by rank once (a per-rank scan of every record is quadratic in the rank count)."""
+    out: dict[int, list[dict]] = {}
+    for d in timeline.meta.devices:
+        out.setdefault(int(d.get("rank", 0) or 0), []).append(d)
+    return out
 
 
 def sync_calls(timeline: Timeline) -> pd.DataFrame:
@@ -135,27 +144,44 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
     cols = ["rank", "device_id", "start_ns", "dur_ns", "next_event_id", "next_name", "cls", "sync_ns"]
     if not len(gpu):
         return pd.DataFrame(columns=cols)
-    gpu = gpu.assign(dur_ns=ctx.effective_ns)
     syncs = sync_calls(timeline)
     rt = ctx.of_kind("runtime")
     launch_ranks = set(rt.loc[category_mask(rt["name"], LAUNCH_RE), "rank"].unique())
-    out = []
-    for (rank, dev), g in gpu.groupby(["rank", "device_id"], sort=True, observed=True):
-        g = g.sort_values("start_ns", kind="stable")
-        st = g["start_ns"].to_numpy("int64")
-        s, e = merge(st, st + g["dur_ns"].to_numpy("int64"))
+    sy_rank = syncs["rank"].to_numpy()
+    sy_start = syncs["start_ns"].to_numpy("int64")
+    sy_end = sy_start + syncs["dur_ns"].to_numpy("int64")
+    sy_rows = pd.Series(np.arange(len(syncs))).groupby(sy_rank, sort=False).indices if len(syncs) else {}
+    none = np.zeros(0, dtype="int64")
+    # every column as a numpy array sorted once by (rank, device, start) — stable, as groupby + sort_values — so
+    # that the loop over GPUs below does numpy slicing only (thousands of rank files: no per-GPU DataFrame)
+    rank_a, dev_a = gpu["rank"].to_numpy(), gpu["device_id"].to_numpy()
+    st_a = gpu["start_ns"].to_numpy("int64")
+    order = np.lexsort((st_a, dev_a, rank_a))
+    rank_a, dev_a, st_a = rank_a[order], dev_a[order], st_a[order]
+    dur_a = ctx.effective_ns.to_numpy("int64")[order]
+    eid_a = gpu["event_id"].to_numpy()[order]
+    name_a = gpu["name"].cat.codes.to_numpy()[order]
+    lid = links.reindex(gpu.index)
+    known_a = lid.notna().to_numpy()[order]
+    lk_a = lid.fillna(-1).astype("int64").to_numpy()[order]
+    l_start_a = ctx.event_values("start_ns", lk_a).astype(float)
+    l_end_a = l_start_a + ctx.event_values("dur_ns", lk_a).astype(float)
+    cut = np.flatnonzero((rank_a[1:] != rank_a[:-1]) | (dev_a[1:] != dev_a[:-1])) + 1
+    bounds = zip(np.concatenate(([0], cut)).tolist(), np.concatenate((cut, [len(order)])).tolist())
+    out: dict[str, list] = {c: [] for c in cols}
+    for a, b in bounds:
+        rank, dev = rank_a[a], dev_a[a]
+        st = st_a[a:b]
+        s, e = merge(st, st + dur_a[a:b])
         if s.size < 2:
             continue
-        sy = syncs[syncs["rank"] == rank]
-        ss, se = merge(sy["start_ns"].to_numpy("int64"), (sy["start_ns"] + sy["dur_ns"]).to_numpy("int64"))
+        rows = sy_rows.get(rank, none)  # the rank's sync calls, grouped once (no mask over all ranks' calls)
+        ss, se = merge(sy_start[rows], sy_end[rows])
         gs, ge = e[:-1], s[1:]
         dur = ge - gs
-        nxt = g.iloc[np.searchsorted(st, ge, side="left")]
-        lid = links.reindex(nxt.index)
-        known = lid.notna().to_numpy()
-        lk = lid.fillna(-1).astype("int64").to_numpy()
-        l_start = ctx.event_values("start_ns", lk).astype(float)
-        l_end = l_start + ctx.event_values("dur_ns", lk).astype(float)
+        nxt = a + np.searchsorted(st, ge, side="left")
+        known = known_a[nxt]
+        l_start, l_end = l_start_a[nxt], l_end_a[nxt]
         # without any launch call recorded on the rank a short gap says nothing about launches
         short = (dur <= launch_gap_ns) & (rank in launch_ranks)
         cls = np.select([~known & short, ~known, l_end <= gs, (l_start < gs) | short],
@@ -163,12 +189,16 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
         cls = np.where(boundary_gaps(dur), "boundary", cls)
         sync = covered_until(ge, ss, se) - covered_until(gs, ss, se)
         sync = np.where((cls == "queued") | (cls == "boundary"), 0, sync)
-        out.append(pd.DataFrame({"rank": int(rank), "device_id": int(dev), "start_ns": gs, "dur_ns": dur,
-                                 "next_event_id": nxt["event_id"].to_numpy(),
-                                 "next_name": text_series(nxt["name"]), "cls": cls, "sync_ns": sync}))
-    if not out:
+        for c, v in (("rank", np.full(len(gs), int(rank), dtype="int64")),
+                     ("device_id", np.full(len(gs), int(dev), dtype="int64")), ("start_ns", gs), ("dur_ns", dur),
+                     ("next_event_id", eid_a[nxt]), ("next_name", name_a[nxt]), ("cls", cls), ("sync_ns", sync)):
+            out[c].append(v)
+    if not out["rank"]:
         return pd.DataFrame(columns=cols)
-    return pd.concat(out, ignore_index=True)[cols]
+    names = np.append(np.asarray(gpu["name"].cat.categories.astype(object), dtype=object), np.nan)
+    df = {c: np.concatenate(v) for c, v in out.items()}
+    df["next_name"] = pd.Series(names[df["next_name"]], dtype=object)
+    return pd.DataFrame(df)[cols]
 
 
 def boundary_gaps(dur: np.ndarray) -> np.ndarray:
@@ -252,31 +282,7 @@ class Bottlenecks(Analyzer):
         links = link_gpu_to_launch(timeline)["launch_event_id"]
         gaps = classify_gaps(timeline, self.launch_gap_ns, links)
         sl = short_launches(timeline, links)
-        kern = timeline.of_kind("kernel")
-        blocks = (kern["grid_x"].fillna(1) * kern["grid_y"].fillna(1) * kern["grid_z"].fillna(1)).where(
-            kern["grid_x"].notna())
-        rows = []
-        for b in bd.table.to_dict("records"):
-            r, d = int(b["rank"]), int(b["device_id"])
-            row = {k: int(b[k]) for k in ("span_ns", "busy_ns", "computation_ns", "idle_ns", "exposed_comm_ns",
-                                          "exposed_memcpy_ns")}
-            g = gaps[(gaps["rank"] == r) & (gaps["device_id"] == d)]
-            for c in GAP_CLASSES:
-                row[f"idle_{c}_ns"] = int((g["dur_ns"] - g["sync_ns"])[g["cls"] == c].sum())
-            row["idle_sync_ns"] = int(g["sync_ns"].sum())
-            s = sl[(sl["rank"] == r) & (sl["device_id"] == d)]
-            row.update(launch_calls=int(len(s)), short_launches=int(s["short"].sum()),
-                       short_kernel_ns=int(s.loc[s["short"].astype(bool), "gpu_ns"].sum()))
-            sms = device_sms(timeline, device, r, d)
-            here = (kern["rank"] == r) & (kern["device_id"] == d)
-            if sms is None or not blocks[here].notna().any():
-                row.update(small_grid_kernels=pd.NA, small_grid_ns=pd.NA)
-            else:
-                small = here & (blocks < sms).fillna(False)
-                row.update(small_grid_kernels=int(small.sum()), small_grid_ns=int(kern.loc[small, "dur_ns"].sum()))
-            row.update(rank=r, device_id=d, num_sms=sms if sms is not None else pd.NA)
-            row["verdict"] = _rank_verdict(row, self.min_share)
-            rows.append(row)
+        rows = self._rows(timeline, device, bd.table, gaps, sl)
         t = pd.DataFrame(rows)[list(COLUMNS)]
         for c in ("small_grid_kernels", "small_grid_ns", "num_sms"):
             t[c] = t[c].astype("Int64")
@@ -296,13 +302,72 @@ class Bottlenecks(Analyzer):
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
 
 
+    def _rows(self, timeline: Timeline, device: Any, bd: pd.DataFrame, gaps: pd.DataFrame,
+              sl: pd.DataFrame) -> list[dict[str, Any]]:
+        """One row per breakdown row (rank, GPU): idle split by gap class, launch counts and small-grid kernels.
+        Every per-(rank, GPU) figure comes from one groupby over all rows (no mask per rank: quadratic with
+        thousands of rank files)."""
+        key = ["rank", "device_id"]
+        gp = gaps.assign(_idle=gaps["dur_ns"] - gaps["sync_ns"])
+        idle = gp.pivot_table(index=key, columns="cls", values="_idle", aggfunc="sum", fill_value=0,
+                              observed=True) if len(gp) else pd.DataFrame()
+        sync = gp.groupby(key)["sync_ns"].sum() if len(gp) else pd.Series(dtype="int64")
+        sg = sl.assign(_short=sl["short"].astype(bool), _sns=sl["gpu_ns"].where(sl["short"].astype(bool), 0)) \
+            .groupby(key).agg(n=("_short", "size"), short=("_short", "sum"), sns=("_sns", "sum")) if len(sl) \
+            else pd.DataFrame(columns=["n", "short", "sns"])
+        kern = context_of(timeline).kernels
+        blocks = (kern["grid_x"].fillna(1) * kern["grid_y"].fillna(1) * kern["grid_z"].fillna(1)).where(
+            kern["grid_x"].notna())
+        pairs = [(int(b["rank"]), int(b["device_id"])) for b in bd[key].to_dict("records")]
+        sms_of = {rd: device_sms(timeline, device, *rd) for rd in dict.fromkeys(pairs)}
+        kr, kd = kern["rank"].to_numpy(), kern["device_id"].to_numpy()
+        sms_row = pd.Series(list(zip(kr.tolist(), kd.tolist())), dtype=object).map(sms_of).to_numpy(dtype=float) \
+            if len(kern) else np.zeros(0)
+        bl = blocks.to_numpy(dtype=float, na_value=np.nan)
+        small = ~np.isnan(bl) & ~np.isnan(sms_row) & (bl < np.nan_to_num(sms_row, nan=0.0))
+        kg = pd.DataFrame({"rank": kr, "device_id": kd, "has": ~np.isnan(bl), "small": small,
+                           "sns": np.where(small, kern["dur_ns"].to_numpy("int64"), 0)}).groupby(key).sum()
+        idle_d = {tuple(int(x) for x in k): v for k, v in idle.to_dict("index").items()} if len(idle) else {}
+        sync_d = {tuple(int(x) for x in k): int(v) for k, v in sync.items()}
+        sg_d = {tuple(int(x) for x in k): v for k, v in sg.to_dict("index").items()} if len(sg) else {}
+        kg_d = {tuple(int(x) for x in k): v for k, v in kg.to_dict("index").items()} if len(kg) else {}
+        rows = []
+        for b in bd.to_dict("records"):
+            r, d = int(b["rank"]), int(b["device_id"])
+            row = {k: int(b[k]) for k in ("span_ns", "busy_ns", "computation_ns", "idle_ns", "exposed_comm_ns",
+                                          "exposed_memcpy_ns")}
+            i = idle_d.get((r, d), {})
+            for c in GAP_CLASSES:
+                row[f"idle_{c}_ns"] = int(i.get(c, 0))
+            row["idle_sync_ns"] = sync_d.get((r, d), 0)
+            lg = sg_d.get((r, d), {"n": 0, "short": 0, "sns": 0})
+            row.update(launch_calls=int(lg["n"]), short_launches=int(lg["short"]), short_kernel_ns=int(lg["sns"]))
+            sms = sms_of[(r, d)]
+            k = kg_d.get((r, d))
+            if sms is None or k is None or not k["has"]:
+                row.update(small_grid_kernels=pd.NA, small_grid_ns=pd.NA)
+            else:
+                row.update(small_grid_kernels=int(k["small"]), small_grid_ns=int(k["sns"]))
+            row.update(rank=r, device_id=d, num_sms=sms if sms is not None else pd.NA)
+            row["verdict"] = _rank_verdict(row, self.min_share)
+            rows.append(row)
+        return rows
+
+
 def _boundary_rows(gaps: pd.DataFrame, timeline: Timeline) -> list[dict[str, Any]]:
     """The boundary gaps: rank, device, start [ns from the first GPU event of its device], duration [ns] and
     position (``before the steady state`` = first gap of its device, ``after`` = last, else ``one-off``)."""
     out = []
+    if not len(gaps) or not (gaps["cls"].to_numpy() == "boundary").any():
+        return out
+    gpu = context_of(timeline).gpu
+    firsts = gpu.groupby(["rank", "device_id"], observed=True)["start_ns"].min()  # once, not a query per device
+    has = set(gaps.loc[gaps["cls"].to_numpy() == "boundary", ["rank", "device_id"]].itertuples(index=False, name=None))
     for (r, d), g in gaps.groupby(["rank", "device_id"], sort=True):
+        if (r, d) not in has:
+            continue
         g = g.reset_index(drop=True)
-        first = int(context_of(timeline).gpu.query("rank == @r and device_id == @d")["start_ns"].min())
+        first = int(firsts.loc[(r, d)])
         for i in np.flatnonzero(g["cls"].to_numpy() == "boundary"):
             pos = "leading" if i == 0 else "trailing" if i == len(g) - 1 else "one-off"
             out.append({"rank": int(r), "device_id": int(d), "offset_ns": int(g.loc[i, "start_ns"]) - first,

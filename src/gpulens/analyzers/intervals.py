@@ -80,3 +80,47 @@ def repair_stream_overruns(gpu: pd.DataFrame) -> pd.DataFrame:
     eff_end = np.minimum(end, np.maximum(nxt, start))
     out = pd.DataFrame({"effective_ns": eff_end - start, "overrun_ns": end - eff_end}, index=g.index)
     return out.reindex(gpu.index)
+
+
+def group_segments(groups: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> dict[str, np.ndarray]:
+    """:func:`merge` for many groups at once (e.g. one per rank × GPU), without a per-group loop.
+
+    Args:
+        groups: int group code per interval (any values ≥ 0).
+        starts, ends: int64 interval bounds (ns).
+
+    Returns:
+        ``group`` (code of each merged segment), ``start``, ``end`` (the disjoint sorted segments of each group,
+        touching intervals merged — exactly what :func:`merge` gives per group) and ``gap_before`` (ns between a
+        segment and the previous segment of its group; −1 for a group's first segment).
+    """
+    g = np.asarray(groups, dtype="int64")
+    s = np.asarray(starts, dtype="int64")
+    e = np.asarray(ends, dtype="int64")
+    if not g.size:
+        z = np.zeros(0, dtype="int64")
+        return {"group": z, "start": z, "end": z, "gap_before": z}
+    order = np.lexsort((s, g))
+    g, s, e = g[order], s[order], e[order]
+    cm = pd.Series(e).groupby(g, sort=False).cummax().to_numpy("int64")
+    first = np.ones(g.size, dtype=bool)
+    first[1:] = g[1:] != g[:-1]
+    new = first.copy()
+    new[1:] |= s[1:] > cm[:-1]
+    idx = np.flatnonzero(new)
+    last = np.append(idx[1:] - 1, g.size - 1)
+    gap = np.where(first[idx], -1, s[idx] - cm[np.maximum(idx - 1, 0)])
+    return {"group": g[idx], "start": s[idx], "end": cm[last], "gap_before": gap}
+
+
+def group_sum(groups: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
+    """Exact int64 sum of ``values`` per group code (0..n_groups−1)."""
+    out = np.zeros(n_groups, dtype="int64")
+    np.add.at(out, np.asarray(groups, dtype="int64"), np.asarray(values, dtype="int64"))
+    return out
+
+
+def group_union_ns(groups: np.ndarray, starts: np.ndarray, ends: np.ndarray, n_groups: int) -> np.ndarray:
+    """Per group code, the length [ns] of the union of its intervals (:func:`union_ns` of each group)."""
+    seg = group_segments(groups, starts, ends)
+    return group_sum(seg["group"], seg["end"] - seg["start"], n_groups)

@@ -46,8 +46,8 @@ def _steps(timeline: Timeline) -> list[tuple[tuple, np.ndarray, np.ndarray]]:
     has = links["launch_event_id"].notna().to_numpy()
     if not has.any():
         return []
-    ev = timeline.events.set_index("event_id")
-    t_launch = ev.loc[links.loc[has, "launch_event_id"].astype("int64").to_numpy(), "start_ns"].to_numpy(np.int64)
+    pos = ctx.positions(links.loc[has, "launch_event_id"].to_numpy(dtype="int64"))  # binary search, no reindex
+    t_launch = timeline.events["start_ns"].to_numpy(np.int64)[pos]
     g = gpu[has]
     end = (g["start_ns"] + ctx.effective_ns.loc[g.index]).to_numpy(np.int64)
     df = pd.DataFrame({"rank": g["rank"].to_numpy(), "device_id": g["device_id"].to_numpy(),
@@ -106,18 +106,58 @@ class QueueLengthSeries(Analyzer):
     order = 65
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
-        rows = []
+        parts = []
         for key, times, q in _steps(timeline):
             lo, hi = int(times[0]), int(times[-1])
             if hi <= lo:
                 continue
             width = max(1, -(-(hi - lo) // BINS))
-            for b in range(lo, hi, width):
-                mean, mx, _ = _weighted(times, q, b, min(b + width, hi))
-                rows.append({**dict(zip(["rank", "device_id", "stream_id"], key)), "bin_start_ns": b - lo,
-                             "bin_ns": width, "max_queue": mx, "mean_queue": mean})
-        if not rows:
+            b = np.arange(lo, hi, width, dtype="int64")
+            mean, mx = _binned(times, q, b, np.minimum(b + width, hi))
+            parts.append(pd.DataFrame({"rank": key[0], "device_id": key[1], "stream_id": key[2],
+                                       "bin_start_ns": b - lo, "bin_ns": width, "max_queue": mx,
+                                       "mean_queue": mean}))
+        if not parts:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(SERIES_COLUMNS)), SERIES_COLUMNS,
                                   skipped_reason="no GPU event is linked to a launch call")
-        return AnalysisResult(self.name, pd.DataFrame(rows)[list(SERIES_COLUMNS)], SERIES_COLUMNS,
+        return AnalysisResult(self.name, pd.concat(parts, ignore_index=True)[list(SERIES_COLUMNS)], SERIES_COLUMNS,
                               {"bins_per_stream": BINS})
+
+
+def _binned(times: np.ndarray, q: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_weighted`'s (time-weighted mean, max) for many windows [lo, hi) of one step function at once.
+
+    The mean is the integral of the step function (exact int64: queue length × ns) over the window / its length —
+    the same figure ``_weighted`` sums piece by piece (its float products and sums are exact integers below 2^53);
+    the max runs over the pieces of positive width inside the window (``np.maximum.reduceat``).
+    """
+    times = np.asarray(times, dtype="int64")
+    q = np.asarray(q, dtype="int64")
+    steps = np.diff(times)
+    cum = np.concatenate(([0], np.cumsum(q[:-1] * steps)))  # ∫ from times[0] to times[k]
+
+    def integral(x: np.ndarray) -> np.ndarray:  # ∫ from times[0] to x (x ≥ times[0])
+        k = np.searchsorted(times, x, side="right") - 1
+        return cum[k] + q[k] * (x - times[k])
+
+    i0 = np.searchsorted(times, lo, side="right")
+    i1 = np.searchsorted(times, hi, side="left")
+    area = integral(hi) - integral(lo)
+    span = (hi - lo).astype(float)
+    span[span == 0] = 1.0
+    mean = area.astype(float) / span
+    q0 = np.where(i0 > 0, q[np.maximum(i0 - 1, 0)], 0)
+    floor = np.iinfo("int64").min
+    # a piece inside the window has positive width unless the next change is at the same time; the window's last
+    # piece ends at hi (> its start) and its first (value q0) at times[i0] > lo
+    eff = np.where(np.append(steps > 0, True), q, floor)
+    mx = q0.copy()
+    last = i1 - 1
+    has = i1 > i0
+    mx[has] = np.maximum(mx[has], q[last[has]])
+    mid = has & (last > i0)
+    if mid.any():
+        idx = np.stack([i0[mid], last[mid]], axis=1).ravel()
+        mx[mid] = np.maximum(mx[mid], np.maximum.reduceat(eff, idx)[::2])
+    return mean, mx
+
