@@ -54,20 +54,61 @@ COLUMNS = {
 
 
 def exposed_comm_by_name(timeline: Timeline) -> dict[str, int]:
-    """Per collective name: its time not overlapped by compute kernels on the same rank and device [ns]."""
-    ev = timeline.of_kind("kernel", "comm")
+    """Per collective name: its time not overlapped by compute kernels on the same rank and device [ns].
+
+    Every (rank, device) at once: the compute kernels' merged segments of all GPUs sorted by (GPU, start), and each
+    collective's covered time found by one lexicographic search into them (no per-GPU slice: thousands of ranks).
+    Names in the order a per-GPU walk (GPUs sorted, names sorted within each) first meets them.
+    """
+    from gpulens.analyzers.intervals import group_segments
+
+    ev = context_of(timeline).of_kind("kernel", "comm")
+    if not len(ev):
+        return {}
+    cats = list(ev["kind"].cat.categories)
+    kc = ev["kind"].cat.codes.to_numpy()
+    is_comm = kc == cats.index("comm") if "comm" in cats else np.zeros(len(ev), dtype=bool)
+    if not is_comm.any():
+        return {}
+    is_comp = kc == cats.index("kernel") if "kernel" in cats else np.zeros(len(ev), dtype=bool)
+    keys = pd.MultiIndex.from_arrays([ev["rank"].to_numpy(), ev["device_id"].to_numpy()])
+    gcode, _ = pd.factorize(keys, sort=True)
+    st = ev["start_ns"].to_numpy("int64")
+    en = st + ev["dur_ns"].to_numpy("int64")
+    seg = group_segments(gcode[is_comp], st[is_comp], en[is_comp])
+    sg, ss, se = seg["group"], seg["start"], seg["end"]
+    length = se - ss
+    cum = np.concatenate(([0], np.cumsum(length)))
+    first_seg = np.searchsorted(sg, np.arange(gcode.max() + 1), side="left")
+    cg, cs, ce = gcode[is_comm], st[is_comm], en[is_comm]
+
+    def covered(t: np.ndarray) -> np.ndarray:  # covered_until per collective, within its own GPU's segments
+        if not len(ss):
+            return np.zeros(len(t), dtype="int64")
+        kg = np.concatenate((sg, cg))
+        kt = np.concatenate((ss, t))
+        isq = np.concatenate((np.zeros(len(sg), dtype="int8"), np.ones(len(cg), dtype="int8")))
+        order = np.lexsort((isq, kt, kg))  # a segment starting at t counts (side="right")
+        seen = np.cumsum(isq[order] == 0)
+        i = np.empty(len(kg), dtype="int64")
+        i[order] = seen - 1
+        i = i[len(sg):]
+        lo = first_seg[cg]
+        ok = i >= lo
+        j = np.maximum(i, 0)
+        inside = np.clip(t - ss[j], 0, length[j])
+        return np.where(ok, cum[j] - cum[lo] + inside, 0)
+
+    exposed = (ce - cs) - (covered(ce) - covered(cs))
+    ncodes = ev["name"].cat.codes.to_numpy()[is_comm]
+    names = np.append(np.asarray(ev["name"].cat.categories.astype(object), dtype=object), "nan")  # as astype(str)
+    df = pd.DataFrame({"g": cg, "n": ncodes, "x": exposed})
+    per = df.groupby(["g", "n"], sort=False)["x"].sum().reset_index()
+    per["name"] = [str(names[c]) for c in per["n"].tolist()]
+    per = per.sort_values(["g", "name"], kind="stable")
     out: dict[str, int] = {}
-    for _, g in ev.groupby(["rank", "device_id"], observed=True):
-        comp = g[g["kind"] == "kernel"]
-        s, e = merge(comp["start_ns"].to_numpy("int64"), (comp["start_ns"] + comp["dur_ns"]).to_numpy("int64"))
-        c = g[g["kind"] == "comm"]
-        if not len(c):
-            continue
-        cs = c["start_ns"].to_numpy("int64")
-        ce = cs + c["dur_ns"].to_numpy("int64")
-        exposed = (ce - cs) - (covered_until(ce, s, e) - covered_until(cs, s, e))
-        for n, x in pd.Series(exposed, index=c["name"].astype(str).to_numpy()).groupby(level=0).sum().items():
-            out[n] = out.get(n, 0) + int(x)
+    for n, x in zip(per["name"].tolist(), per["x"].tolist()):
+        out[n] = out.get(n, 0) + int(x)
     return out
 
 
