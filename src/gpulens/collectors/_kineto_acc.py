@@ -8,8 +8,8 @@ plain column arrays ready for :func:`gpulens.timeline.make_table`.
 from __future__ import annotations
 
 import re
-from itertools import chain
-from operator import attrgetter
+from itertools import chain, repeat
+from operator import attrgetter, is_
 from typing import Any
 
 import numpy as np
@@ -85,6 +85,42 @@ def _floats(vals: list) -> np.ndarray:
                          for v in vals], dtype=np.float64)
 
 
+_OTHER_PHASES = ("M", "i", "I")  # a tuple: `in` compares with ==, so an unhashable ph is no error
+_EVENT_FIELDS = ("name", "cat", "pid", "tid", "ts", "dur", "args")
+_EV = {f: i for i, f in enumerate(_EVENT_FIELDS)}
+_ARG_FIELDS = ("correlation", "external_id", "external_id_legacy", "flops", "input_dims", "input_dims_legacy",
+               "input_type", "device", "stream", "grid", "block", "registers", "shared_memory", "rank", "rank_comms",
+               "bytes", "kind", "blocks_per_sm", "warps_per_sm", "est_occupancy", "kernel_details", "coll_name")
+_AR = {f: i for i, f in enumerate(_ARG_FIELDS)}
+
+
+def _fields(objs: list, names: tuple[str, ...]) -> np.ndarray:
+    """``objs`` × ``names`` attribute values as an object matrix, read in one pass (one ``attrgetter`` call per
+    object; ``np.fromiter`` never looks inside the values, so a list value stays one cell)."""
+    get = attrgetter(*names)
+    k = len(names)
+    return np.fromiter(chain.from_iterable(map(get, objs)), dtype=object, count=len(objs) * k).reshape(-1, k)
+
+
+def _is_none(vals: np.ndarray) -> np.ndarray:
+    """Per value: ``is None`` (identity, never ``==``)."""
+    return np.fromiter(map(is_, vals, repeat(None)), dtype=bool, count=len(vals))
+
+
+def _raw_texts(raws: np.ndarray, legacy: np.ndarray | None = None) -> list:
+    """Raw JSON values (``msgspec.Raw``, empty when absent) → their bytes, or None where absent; ``legacy`` is
+    read where ``raws`` is absent."""
+    sizes = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
+    out: list = [None] * len(raws)
+    for i in np.flatnonzero(sizes).tolist():
+        out[i] = bytes(raws[i])
+    if legacy is not None:
+        for i in np.flatnonzero(sizes == 0).tolist():
+            if len(legacy[i]):
+                out[i] = bytes(legacy[i])
+    return out
+
+
 def _scatter(n: int, idx: np.ndarray, vals: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     v = np.zeros(n, dtype=np.int64)
     m = np.zeros(n, dtype=bool)
@@ -142,25 +178,21 @@ class Accumulator:
 
     def add(self, events: list) -> None:
         """Turn one piece of decoded events into columns (``M`` process/thread names are kept as metadata;
-        ``[memory]`` instant events go to :meth:`memory_table`)."""
-        self.memory += [(e.ts, a.device_type, a.device_id, a.total_allocated, a.total_reserved, a.mem_bytes)
-                        for e in events if e.ph in ("i", "I") and e.name == "[memory]" and (a := e.args) is not None]
+        ``[memory]`` instant events go to :meth:`memory_table`).
+
+        Every field is read in one pass over the events and one over their ``args`` (``attrgetter`` of all the
+        fields into an object matrix, :func:`_fields`), then converted column by column in numpy.
+        """
         xs = [e for e in events if e.ph == "X"]
-        for e in events:
-            if e.ph == "M" and e.name in _META_NAMES and e.args is not None and isinstance(e.args.name, str):
-                ids, ok = int_array([e.pid, e.tid])
-                if not ok[0]:
-                    continue
-                if e.name == "process_name":
-                    self.process_names[int(ids[0])] = e.args.name
-                elif ok[1]:
-                    self.thread_names[(int(ids[0]), int(ids[1]))] = e.args.name
+        if len(xs) != len(events):
+            self._add_other([e for e in events if e.ph in _OTHER_PHASES])
         if not xs:
             return
         self.count += len(xs)
-        names = [e.name for e in xs]
+        ev = _fields(xs, _EVENT_FIELDS)
+        names = ev[:, _EV["name"]]
         name_c = self.names.encode(names)
-        cat_c = self.cats.encode([e.cat for e in xs])
+        cat_c = self.cats.encode(ev[:, _EV["cat"]])
         # kind per category (lower-cased; a non-string category counts as ""), refined by name for kernels
         low = [c.lower() if isinstance(c, str) else "" for c in self.cats.values]
         # an event without a category (code -1) is `other`, never the kind of some other category
@@ -175,8 +207,8 @@ class Accumulator:
             uk, inv = np.unique(name_c[kern], return_inverse=True)
             refined = np.array([_K[kind_of("kernel", self.names.text(u))] for u in uk], dtype=np.int8)
             kind[kern] = refined[inv]
-        ts, ts_ok = us_text_to_ns([e.ts for e in xs])
-        dur, dur_ok = us_text_to_ns([e.dur for e in xs])
+        ts, ts_ok = us_text_to_ns(ev[:, _EV["ts"]])
+        dur, dur_ok = us_text_to_ns(ev[:, _EV["dur"]])
         reason = np.full(len(xs), -1, dtype=np.int8)
         reason[ts_ok & dur_ok & (ts == 0)] = 2
         reason[ts_ok & dur_ok & (dur < 0)] = 1
@@ -186,10 +218,10 @@ class Accumulator:
             self.rejected.append({"kind": kind[bad], "name": [_str(names[i]) for i in bad], "ts": ts[bad],
                                   "ts_ok": ts_ok[bad], "dur": dur[bad], "dur_ok": dur_ok[bad], "reason": reason[bad]})
             good = np.flatnonzero(reason < 0)
-            xs = [xs[i] for i in good]
+            ev = ev[good]
             name_c, cat_c, kind, ts, dur = name_c[good], cat_c[good], kind[good], ts[good], dur[good]
             nocat = nocat[good]
-        n = len(xs)
+        n = len(ev)
         if not n:
             return
         other = kind == _K["other"]
@@ -198,51 +230,59 @@ class Accumulator:
                 label = low[c] if c >= 0 else ""
                 if label not in _SILENT_OTHER:
                     self.ignored[label or "(none)"] = self.ignored.get(label or "(none)", 0) + int(cnt)
-        args = [e.args or _EMPTY for e in xs]
+        args = [a if a is not None else _EMPTY for a in ev[:, _EV["args"]]]
+        ar = _fields(args, _ARG_FIELDS)
+
+        def arg(key: str, rows: Any = None) -> np.ndarray:  # one args field (object values) of all / some rows
+            return ar[:, _AR[key]] if rows is None else ar[rows, _AR[key]]
+
         col: dict[str, Any] = {"kind": kind, "name": name_c, "start": ts, "dur": dur, "nocat": nocat}
-        col["pid"] = int_array([e.pid for e in xs])
-        col["tid"] = int_array([e.tid for e in xs])
-        col["corr"] = int_array([a.correlation for a in args])
-        col["ext"] = int_array([a.external_id if a.external_id is not None else a.external_id_legacy for a in args])
-        col["flops"] = _floats([a.flops for a in args])
-        col["dims"] = self.dims.encode([bytes(a.input_dims or a.input_dims_legacy) or None for a in args])
-        col["types"] = self.types.encode([bytes(a.input_type) or None for a in args])
+        pids = ev[:, _EV["pid"]]
+        col["pid"] = int_array(pids)
+        col["tid"] = int_array(ev[:, _EV["tid"]])
+        col["corr"] = int_array(arg("correlation"))
+        ext = arg("external_id")
+        legacy = _is_none(ext)
+        if legacy.any():
+            ext = np.where(legacy, arg("external_id_legacy"), ext)
+        col["ext"] = int_array(ext)
+        col["flops"] = _floats(arg("flops").tolist())
+        col["dims"] = self.dims.encode(_raw_texts(arg("input_dims"), arg("input_dims_legacy")))
+        col["types"] = self.types.encode(_raw_texts(arg("input_type")))
         gi = np.flatnonzero(take(cat_gpu, cat_c, False).astype(bool))
-        ga = [args[i] for i in gi]
-        dev, dev_ok = int_array([a.device for a in ga])
+        dev, dev_ok = int_array(arg("device", gi))
         pid, pid_ok = col["pid"]
         dev = np.where(dev_ok, dev, np.where(pid_ok[gi], pid[gi], 0))
         device = np.full(n, -1, dtype=np.int64)
         device[gi] = dev
         col["device"] = (device, np.ones(n, dtype=bool))
-        st, st_ok = int_array([a.stream for a in ga])
+        st, st_ok = int_array(arg("stream", gi))
         tid, tid_ok = col["tid"]
         col["stream"] = _scatter(n, gi, np.where(st_ok, st, tid[gi]), st_ok | tid_ok[gi])
         # launch configuration: kernels, and the runtime calls that carry it on ROCm
-        for key, pair in zip(("grid_x", "grid_y", "grid_z"), _dim3([a.grid for a in args])):
+        for key, pair in zip(("grid_x", "grid_y", "grid_z"), _dim3(arg("grid").tolist())):
             col[key] = pair
-        for key, pair in zip(("block_x", "block_y", "block_z"), _dim3([a.block for a in args])):
+        for key, pair in zip(("block_x", "block_y", "block_z"), _dim3(arg("block").tolist())):
             col[key] = pair
-        col["regs"] = int_array([a.registers for a in args])
-        col["smem"] = int_array([a.shared_memory for a in args])
-        col["rank"] = int_array([a.rank for a in args])
-        if isinstance(xs[0].pid, str) or isinstance(xs[-1].pid, str):  # fused traces may label pids "RANK 2 - GPU 4"
-            labelled = rank_in_label([e.pid for e in xs])
+        col["regs"] = int_array(arg("registers"))
+        col["smem"] = int_array(arg("shared_memory"))
+        col["rank"] = int_array(arg("rank"))
+        if isinstance(pids[0], str) or isinstance(pids[-1], str):  # fused traces may label pids "RANK 2 - GPU 4"
+            labelled = rank_in_label(pids.tolist())
             r_val, r_ok = col["rank"]
             take_label = labelled[1] & ~r_ok
             col["rank"] = (np.where(take_label, labelled[0], r_val), r_ok | take_label)
-        rc = int_array([a.rank_comms for a in args])
+        rc = int_array(arg("rank_comms"))
         if rc[1].any():
             self.comm_ranks.update(np.unique(rc[0][rc[1]]).tolist())
         gk = kind[gi]
         bi = gi[(gk == _K["memcpy"]) | (gk == _K["memset"]) | (gk == _K["comm"])]
-        col["bytes"] = _scatter(n, bi, *int_array([args[i].bytes for i in bi]))
+        col["bytes"] = _scatter(n, bi, *int_array(arg("bytes", bi)))
         copy = np.full(n, -1, dtype=np.int32)
         ci = gi[gk == _K["memcpy"]]
         if len(ci):
             kinds = []
-            for i in ci:
-                k = args[i].kind
+            for i, k in zip(ci, arg("kind", ci)):
                 ck = k if isinstance(k, str) and _COPY_KIND_RE.fullmatch(k) else None
                 if ck is None:
                     ck = copy_kind_of(self.names.text(name_c[i]))
@@ -250,9 +290,8 @@ class Accumulator:
             copy[ci] = self.copy.encode(kinds)
         col["copy"] = copy
         ki = gi[gk == _K["kernel"]]
-        ka = [args[i] for i in ki]
         for attr, metric in _KINETO_COUNTERS:
-            v = _floats(list(map(attrgetter(attr), ka)))
+            v = _floats(arg(attr, ki).tolist())
             keep = ~np.isnan(v)
             if keep.any():
                 self.counters.append((ki[keep] + self.rows, metric, v[keep]))
@@ -263,14 +302,30 @@ class Accumulator:
             else:
                 idx = np.flatnonzero(ok)
                 col[key] = (idx, v[idx], n)
-        for i in np.flatnonzero(nocat):  # XLA GPU ops describe their launch in one text arg
-            if isinstance(args[i].kernel_details, str):
-                self.kernel_details[int(i) + self.rows] = args[i].kernel_details
-        ci = [i for i, a in enumerate(args) if a.coll_name is not None]
-        if ci:  # collective metadata (record_param_comms, NCCL kernels): kept beside the events
-            self.collectives.append((np.asarray(ci, dtype=np.int64) + self.rows, [args[i] for i in ci]))
+        if nocat.any():  # XLA GPU ops describe their launch in one text arg
+            nc = np.flatnonzero(nocat)
+            for i, kd in zip(nc, arg("kernel_details", nc)):
+                if isinstance(kd, str):
+                    self.kernel_details[int(i) + self.rows] = kd
+        ci = np.flatnonzero(~_is_none(arg("coll_name")))
+        if len(ci):  # collective metadata (record_param_comms, NCCL kernels): kept beside the events
+            self.collectives.append((ci.astype(np.int64) + self.rows, [args[i] for i in ci]))
         self.rows += n
         self.pieces.append(col)
+
+    def _add_other(self, events: list) -> None:
+        """``M`` process/thread names and ``[memory]`` instant events of one piece."""
+        self.memory += [(e.ts, a.device_type, a.device_id, a.total_allocated, a.total_reserved, a.mem_bytes)
+                        for e in events if e.ph in ("i", "I") and e.name == "[memory]" and (a := e.args) is not None]
+        for e in events:
+            if e.ph == "M" and e.name in _META_NAMES and e.args is not None and isinstance(e.args.name, str):
+                ids, ok = int_array([e.pid, e.tid])
+                if not ok[0]:
+                    continue
+                if e.name == "process_name":
+                    self.process_names[int(ids[0])] = e.args.name
+                elif ok[1]:
+                    self.thread_names[(int(ids[0]), int(ids[1]))] = e.args.name
 
     def memory_table(self, base_ns: int, rank: int) -> pd.DataFrame | None:
         """The ``[memory]`` instant events as a side table (None when there are none): ``time_ns`` [ns, Timeline

@@ -42,7 +42,7 @@ from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, identify, re
 from gpulens.collectors._chrome_json import TolerantDecoder, locate, recover
 from gpulens.collectors._kineto_acc import CATEGORY_KIND, GPU_CATEGORIES, Accumulator as _Accumulator, kind_of
 from gpulens.collectors._kineto_ranks import RANK_IN_FILE_NAME
-from gpulens.collectors._kineto_columns import (TRACE_DECODER, RawEvent, RawTrace,
+from gpulens.collectors._kineto_columns import (FAST_TRACE_DECODER, TRACE_DECODER, FastEvent, RawEvent, RawTrace,
                                                 int_or_none, plain_bytes as _plain_bytes)
 from gpulens.collectors._work_rules import relabel_by_launcher
 from gpulens.collectors._nsys_more import incomplete_capture
@@ -124,7 +124,7 @@ class KinetoCollector(Collector):
         acc = _Accumulator()
         warnings: list[str] = []
         truncated_at: dict[str, int] = {}
-        tolerant = TolerantDecoder(RawEvent)  # an ill-typed event is dropped and counted, not fatal
+        tolerant = TolerantDecoder(RawEvent, FastEvent)  # an ill-typed event is dropped and counted, not fatal
         gc_was = gc.isenabled()
         gc.disable()  # millions of small objects, no cycles: the collector would only rescan them
         try:
@@ -137,8 +137,13 @@ class KinetoCollector(Collector):
                 acc.add(piece)
                 del piece
             header: Any = None
+            try:  # the tagged fast form first; anything it refuses is read exactly as before
+                doc = FAST_TRACE_DECODER.decode(tail.doc)
+            except (msgspec.ValidationError, msgspec.DecodeError):
+                doc = None
             try:
-                doc = TRACE_DECODER.decode(tail.doc)
+                if doc is None:
+                    doc = TRACE_DECODER.decode(tail.doc)
             except msgspec.ValidationError:
                 found, array, events = tolerant.decode_doc(tail.doc)
                 acc.add(events)
