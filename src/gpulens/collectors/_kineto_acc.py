@@ -107,17 +107,19 @@ def _is_none(vals: np.ndarray) -> np.ndarray:
     return np.fromiter(map(is_, vals, repeat(None)), dtype=bool, count=len(vals))
 
 
-def _raw_texts(raws: np.ndarray, legacy: np.ndarray | None = None) -> list:
-    """Raw JSON values (``msgspec.Raw``, empty when absent) → their bytes, or None where absent; ``legacy`` is
-    read where ``raws`` is absent."""
-    sizes = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
-    out: list = [None] * len(raws)
-    for i in np.flatnonzero(sizes).tolist():
-        out[i] = bytes(raws[i])
-    if legacy is not None:
-        for i in np.flatnonzero(sizes == 0).tolist():
-            if len(legacy[i]):
-                out[i] = bytes(legacy[i])
+def _raw_texts(raws: np.ndarray, legacy: np.ndarray | None = None) -> np.ndarray:
+    """Raw JSON values (``msgspec.Raw``, empty when absent) → an object array of their bytes, None where absent;
+    ``legacy`` is read where ``raws`` is absent."""
+    n = len(raws)
+    out = np.full(n, None, dtype=object)
+    sizes = np.fromiter(map(len, raws), dtype=np.int64, count=n)
+    have = np.flatnonzero(sizes)
+    if len(have):
+        out[have] = list(map(bytes, raws[have]))
+    if legacy is not None and len(have) < n:
+        alt = np.flatnonzero((sizes == 0) & (np.fromiter(map(len, legacy), dtype=np.int64, count=n) > 0))
+        if len(alt):
+            out[alt] = list(map(bytes, legacy[alt]))
     return out
 
 

@@ -245,6 +245,28 @@ def int_array(vals: list) -> tuple[np.ndarray, np.ndarray]:
     return np.fromiter((c if c is not None else 0 for c in conv), dtype=np.int64, count=n), valid
 
 
+def release_free_memory() -> None:
+    """Give the C heap's free pages back to the OS (glibc ``malloc_trim``; a no-op elsewhere).
+
+    Decoding millions of small objects and freeing them leaves the heap fragmented: without this, the resident size
+    after loading a 1M-kernel trace stays ~0.7 GB above what the Timeline holds, and every later step starts there.
+    """
+    global _TRIM
+    if _TRIM is None:
+        try:
+            import ctypes
+            import ctypes.util
+
+            _TRIM = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _TRIM = False
+    if _TRIM:
+        _TRIM(0)
+
+
+_TRIM: Any = None
+
+
 def take(table: np.ndarray, codes: np.ndarray, missing: Any) -> np.ndarray:
     """``table[codes]`` where ``codes >= 0``, ``missing`` where a code is -1 (absent value).
 
