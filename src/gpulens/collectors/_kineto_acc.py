@@ -88,10 +88,13 @@ def _floats(vals: list) -> np.ndarray:
 _OTHER_PHASES = ("M", "i", "I")  # a tuple: `in` compares with ==, so an unhashable ph is no error
 _EVENT_FIELDS = ("name", "cat", "pid", "tid", "ts", "dur", "args")
 _EV = {f: i for i, f in enumerate(_EVENT_FIELDS)}
+#: args read on every row, and only on GPU rows (of GPU categories)
 _ARG_FIELDS = ("correlation", "external_id", "external_id_legacy", "flops", "input_dims", "input_dims_legacy",
-               "input_type", "device", "stream", "grid", "block", "registers", "shared_memory", "rank", "rank_comms",
-               "bytes", "kind", "blocks_per_sm", "warps_per_sm", "est_occupancy", "kernel_details", "coll_name")
+               "input_type", "grid", "block", "registers", "shared_memory", "rank", "rank_comms", "kernel_details",
+               "coll_name")
 _AR = {f: i for i, f in enumerate(_ARG_FIELDS)}
+_GPU_ARG_FIELDS = ("device", "stream", "bytes", "kind", "blocks_per_sm", "warps_per_sm", "est_occupancy")
+_GA = {f: i for i, f in enumerate(_GPU_ARG_FIELDS)}
 
 
 def _fields(objs: list, names: tuple[str, ...]) -> np.ndarray:
@@ -134,11 +137,11 @@ def _scatter(n: int, idx: np.ndarray, vals: np.ndarray, ok: np.ndarray) -> tuple
 def _dim3(vals: list) -> list[tuple[np.ndarray, np.ndarray]]:
     """``[x, y, z]`` lists (or None) → three (values, valid) pairs."""
     n = len(vals)
-    idx = [i for i, v in enumerate(vals) if v is not None]
+    idx = np.flatnonzero(~_is_none(vals)).tolist()
     if not idx:
         z = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
         return [z, z, z]
-    sub = [vals[i] for i in idx] if len(idx) < n else vals
+    sub = list(map(vals.__getitem__, idx)) if len(idx) < n else vals
     try:
         if sum(map(len, sub)) == 3 * len(sub):
             a = np.fromiter(chain.from_iterable(sub), dtype=np.int64, count=3 * len(sub)).reshape(-1, 3)
@@ -238,6 +241,14 @@ class Accumulator:
         def arg(key: str, rows: Any = None) -> np.ndarray:  # one args field (object values) of all / some rows
             return ar[:, _AR[key]] if rows is None else ar[rows, _AR[key]]
 
+        gi = np.flatnonzero(take(cat_gpu, cat_c, False).astype(bool))
+        gar = _fields([args[i] for i in gi.tolist()], _GPU_ARG_FIELDS)
+        gpos = np.full(n, -1, dtype=np.int64)
+        gpos[gi] = np.arange(len(gi))
+
+        def garg(key: str, rows: np.ndarray) -> np.ndarray:  # one GPU-only args field of some GPU rows
+            return gar[gpos[rows], _GA[key]]
+
         col: dict[str, Any] = {"kind": kind, "name": name_c, "start": ts, "dur": dur, "nocat": nocat}
         pids = ev[:, _EV["pid"]]
         col["pid"] = int_array(pids)
@@ -251,14 +262,13 @@ class Accumulator:
         col["flops"] = _floats(arg("flops").tolist())
         col["dims"] = self.dims.encode(_raw_texts(arg("input_dims"), arg("input_dims_legacy")))
         col["types"] = self.types.encode(_raw_texts(arg("input_type")))
-        gi = np.flatnonzero(take(cat_gpu, cat_c, False).astype(bool))
-        dev, dev_ok = int_array(arg("device", gi))
+        dev, dev_ok = int_array(garg("device", gi))
         pid, pid_ok = col["pid"]
         dev = np.where(dev_ok, dev, np.where(pid_ok[gi], pid[gi], 0))
         device = np.full(n, -1, dtype=np.int64)
         device[gi] = dev
         col["device"] = (device, np.ones(n, dtype=bool))
-        st, st_ok = int_array(arg("stream", gi))
+        st, st_ok = int_array(garg("stream", gi))
         tid, tid_ok = col["tid"]
         col["stream"] = _scatter(n, gi, np.where(st_ok, st, tid[gi]), st_ok | tid_ok[gi])
         # launch configuration: kernels, and the runtime calls that carry it on ROCm
@@ -279,12 +289,12 @@ class Accumulator:
             self.comm_ranks.update(np.unique(rc[0][rc[1]]).tolist())
         gk = kind[gi]
         bi = gi[(gk == _K["memcpy"]) | (gk == _K["memset"]) | (gk == _K["comm"])]
-        col["bytes"] = _scatter(n, bi, *int_array(arg("bytes", bi)))
+        col["bytes"] = _scatter(n, bi, *int_array(garg("bytes", bi)))
         copy = np.full(n, -1, dtype=np.int32)
         ci = gi[gk == _K["memcpy"]]
         if len(ci):
             kinds = []
-            for i, k in zip(ci, arg("kind", ci)):
+            for i, k in zip(ci, garg("kind", ci)):
                 ck = k if isinstance(k, str) and _COPY_KIND_RE.fullmatch(k) else None
                 if ck is None:
                     ck = copy_kind_of(self.names.text(name_c[i]))
@@ -293,7 +303,7 @@ class Accumulator:
         col["copy"] = copy
         ki = gi[gk == _K["kernel"]]
         for attr, metric in _KINETO_COUNTERS:
-            v = _floats(arg(attr, ki).tolist())
+            v = _floats(garg(attr, ki).tolist())
             keep = ~np.isnan(v)
             if keep.any():
                 self.counters.append((ki[keep] + self.rows, metric, v[keep]))
