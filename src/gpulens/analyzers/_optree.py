@@ -9,7 +9,7 @@
 * **Inclusive GPU time** of an op = GPU time of the events it launched itself (``self``) plus that of every op
   nested in it, accumulated bottom-up level by level.
 
-Cost: one Python pass over the cpu_ops and launch calls (about 1 s per million), vectorised elsewhere.
+Cost: vectorised (the nesting by pointer jumping, :mod:`gpulens.analyzers._nesting`).
 """
 
 from __future__ import annotations
@@ -17,24 +17,43 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._nesting import _TooDeep, depths, nest_open, thread_codes
 from gpulens.analyzers.context import context_of
 from gpulens.timeline import Timeline
 
 
 def _sweep(ev: pd.DataFrame, is_op: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Parent position (−1 none) and depth of each row of ``ev`` (host events); only op rows can be parents."""
+    """Parent position (−1 none) and depth of each row of ``ev`` (host events); only op rows can be parents.
+
+    Rows are visited per thread (rank, pid, tid) in start order, longer first, ops before other rows at a tie; the
+    parent is the innermost op still open (end after the row's start) — the stack sweep of :func:`_sweep_py`,
+    computed vectorised by :func:`gpulens.analyzers._nesting.nest_open`.
+    """
     n = len(ev)
     parent = np.full(n, -1, dtype=np.int64)
     depth = np.zeros(n, dtype=np.int64)
     if not n:
         return parent, depth
-    thread = pd.MultiIndex.from_frame(ev[["rank", "pid", "tid"]].astype("Int64").fillna(-1)).codes
-    tcode = np.zeros(n, dtype=np.int64)
-    for c in thread:
-        tcode = tcode * (int(c.max()) + 2) + c
+    tcode = thread_codes(ev)
     start = ev["start_ns"].to_numpy(np.int64)
     end = start + ev["dur_ns"].to_numpy(np.int64)
+    is_op = np.asarray(is_op, dtype=bool)
     order = np.lexsort((~is_op, -(end - start), start, tcode))
+    try:
+        p = nest_open(tcode[order], start[order], end[order], is_op[order])
+    except _TooDeep:
+        return _sweep_py(tcode, start, end, is_op, order)
+    parent[order] = np.where(p >= 0, order[np.maximum(p, 0)], -1)
+    depth[order] = depths(p)
+    return parent, depth
+
+
+def _sweep_py(tcode: np.ndarray, start: np.ndarray, end: np.ndarray, is_op: np.ndarray,
+              order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The stack sweep as a Python loop (reference and fallback of :func:`_sweep`)."""
+    n = len(start)
+    parent = np.full(n, -1, dtype=np.int64)
+    depth = np.zeros(n, dtype=np.int64)
     stack_pos: list[int] = []
     stack_end: list[int] = []
     last_thread = None
