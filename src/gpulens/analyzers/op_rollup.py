@@ -65,15 +65,17 @@ def _per_call(timeline: Timeline) -> pd.DataFrame:
     self_n = pd.Series(np.ones(int(has.sum()))).groupby(owner).sum()
     inc_t, inc_n = inclusive(ops, self_t), inclusive(ops, self_n)
     ids = ops["event_id"].to_numpy()
-    df = pd.DataFrame({"event_id": ids, "op": ops["name"].to_numpy(),
-                       "dims": ops["input_dims"].to_numpy(), "types": ops["input_types"].to_numpy(),
-                       "depth": ops["depth"].to_numpy(), "host_time_ns": ops["dur_ns"].to_numpy(),
-                       "gpu_time_ns": inc_t.to_numpy(), "self_gpu_time_ns": self_t.reindex(ids).fillna(0).to_numpy(),
-                       "gpu_events": inc_n.to_numpy()})
-    df = df[df["gpu_events"] > 0].reset_index(drop=True)
-    df["op"] = _map_categorical(df["op"], lambda v: "" if v is None else str(v))
-    df["shapes"] = _map_categorical(df["dims"], _compact)
-    df["dtypes"] = _map_categorical(df["types"], _compact)
+    keep = inc_n.to_numpy() > 0
+    sel = ops[keep]
+    # categorical columns stay categorical (no per-row strings); op/shapes/dtypes texts are taken per category
+    df = pd.DataFrame({"event_id": ids[keep], "op": sel["name"].array, "dims": sel["input_dims"].array,
+                       "types": sel["input_types"].array, "depth": sel["depth"].to_numpy(),
+                       "host_time_ns": sel["dur_ns"].to_numpy(), "gpu_time_ns": inc_t.to_numpy()[keep],
+                       "self_gpu_time_ns": self_t.reindex(ids[keep]).fillna(0).to_numpy(),
+                       "gpu_events": inc_n.to_numpy()[keep]})
+    df["op"] = pd.Series(_map_categorical(df["op"], lambda v: "" if v is None else str(v)), dtype=object)
+    df["shapes"] = pd.Series(_map_categorical(df["dims"], _compact), dtype=object)
+    df["dtypes"] = pd.Series(_map_categorical(df["types"], _compact), dtype=object)
     return df
 
 
