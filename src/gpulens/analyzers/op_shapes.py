@@ -127,9 +127,15 @@ def _all_calls(timeline: Timeline) -> pd.DataFrame:
     ev = calls["event_id"].to_numpy(dtype=np.int64)
     k = np.minimum(np.searchsorted(op_ids, ev), max(len(op_ids) - 1, 0))
     found = (op_ids[k] == ev) if len(op_ids) else np.zeros(len(ev), dtype=bool)
-    kernel = np.where(found, codes["name"][1][name_code[k]] if len(op_ids) else "", "")
+    names = codes["name"][1]
+    kcode = np.where(found, name_code[k] if len(op_ids) else -1, -1)
+    kernel = np.where(kcode >= 0, names[np.maximum(kcode, 0)] if len(names) else "", "")
     kernel = pd.Series(kernel, index=calls.index, dtype=object)
-    return calls.assign(kernel=kernel.where(kernel.notna(), ""))
+    kernel = kernel.where(kernel.notna(), "")
+    # one code per kernel text: '' (not found or missing) shares the code of a recorded '' name
+    blank = np.flatnonzero(pd.Series(names, dtype=object).fillna("").to_numpy() == "")
+    kcode = np.where(kernel.to_numpy() == "", blank[0] if len(blank) else -1, kcode)
+    return calls.assign(kernel=kernel, _kernel=kcode)
 
 
 def _rates(t: pd.DataFrame, device: Any) -> pd.DataFrame:
@@ -148,8 +154,11 @@ def _table(calls: pd.DataFrame, fn, keys: list[str], flops) -> pd.DataFrame:
     """Problems table: calls grouped by (op, dims, types, kernel) first (vectorised), the shape model run per group."""
     if not len(calls):
         return pd.DataFrame()
-    g = calls.groupby(["op", "dims", "types", "kernel"], sort=False, observed=True, dropna=False).agg(
-        n=("gpu_time_ns", "size"), t=("gpu_time_ns", "sum")).reset_index()
+    g = calls.groupby(["_op", "_dims", "_types", "_kernel"], sort=False)  # codes: one per text
+    first = g.head(1)
+    g = pd.DataFrame({"op": first["op"].to_numpy(), "dims": first["dims"].to_numpy(dtype=object),
+                      "types": first["types"].to_numpy(dtype=object), "kernel": first["kernel"].to_numpy(),
+                      "n": g["gpu_time_ns"].size().to_numpy(), "t": g["gpu_time_ns"].sum().to_numpy()})
     rows = []
     for op, d, ty, kern, n, t in g.astype(object).where(g.notna(), None).itertuples(index=False):
         dims = fn(op, d, ty)
