@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from gpulens.analyzers._nesting import _TooDeep, leaf_tiles, nest_clipped
+from gpulens.analyzers._nesting import _TooDeep, leaf_tiles, nest_clipped, visit_order
 
 BLOCKING = re.compile(r"Synchronize|^(?:cuda|hip)Memcpy(?:2D|3D)?$|^(?:cuda|hip)Memset$|^cuMemcpy[DH]to[DH](?:_v2)?$")
 GPU_CLASS = {"kernel": "kernel", "comm": "comm", "memcpy": "memcpy", "memset": "memset"}
@@ -99,7 +99,7 @@ def thread_segments(group: np.ndarray, start: np.ndarray, end: np.ndarray
     Returns:
         (thread code, segment start, segment end, innermost event's row or −1), sorted by thread then time.
     """
-    order = np.lexsort((-(end - start), start, group))
+    order = visit_order(group, start, end - start)
     try:
         g, s, e = group[order], start[order], end[order]
         parent, cend = nest_clipped(g, s, e)

@@ -45,6 +45,27 @@ def thread_codes(df: pd.DataFrame, cols: tuple[str, ...] = ("rank", "pid", "tid"
     return np.unique(code, return_inverse=True)[1].astype(np.int64)
 
 
+def visit_order(group: np.ndarray, start: np.ndarray, dur: np.ndarray, tie: np.ndarray | None = None) -> np.ndarray:
+    """The sweeps' visit order: ``np.lexsort((tie, -dur, start, group))`` (``tie`` optional), computed as a stable
+    sort of the starts (fast: traces list events nearly in start order), the few runs of equal starts re-sorted by
+    (−dur, tie, row), then a stable sort by group."""
+    o = np.argsort(start, kind="stable")
+    s = start[o]
+    eq = s[1:] == s[:-1]
+    if eq.any():
+        tied = np.zeros(len(s), dtype=bool)
+        tied[1:] |= eq
+        tied[:-1] |= eq
+        pos = np.flatnonzero(tied)
+        run = np.cumsum(np.r_[True, ~eq])[pos]
+        rows = o[pos]
+        keys = (rows,) + ((tie[rows],) if tie is not None else ()) + (-dur[rows], run)
+        o[pos] = rows[np.lexsort(keys)]
+    if len(group) and group.min() != group.max():
+        o = o[np.argsort(group[o], kind="stable")]
+    return o
+
+
 def _first_of_group(group: np.ndarray) -> np.ndarray:
     """Index of the first row of each row's run of equal ``group`` values (``group`` sorted)."""
     n = len(group)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from gpulens.analyzers._nesting import _TooDeep, depths, nest_open, thread_codes
+from gpulens.analyzers._nesting import _TooDeep, depths, nest_open, thread_codes, visit_order
 from gpulens.analyzers.context import context_of
 from gpulens.timeline import Timeline
 
@@ -38,7 +38,7 @@ def _sweep(ev: pd.DataFrame, is_op: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     start = ev["start_ns"].to_numpy(np.int64)
     end = start + ev["dur_ns"].to_numpy(np.int64)
     is_op = np.asarray(is_op, dtype=bool)
-    order = np.lexsort((~is_op, -(end - start), start, tcode))
+    order = visit_order(tcode, start, end - start, ~is_op)
     try:
         p = nest_open(tcode[order], start[order], end[order], is_op[order])
     except _TooDeep:
