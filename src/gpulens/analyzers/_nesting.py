@@ -40,9 +40,14 @@ def thread_codes(df: pd.DataFrame, cols: tuple[str, ...] = ("rank", "pid", "tid"
     code = np.zeros(len(df), dtype=np.int64)
     for c in cols:
         vals = df[c].astype("Int64").fillna(-1).to_numpy(dtype=np.int64)
-        u, inv = np.unique(vals, return_inverse=True)
-        code = code * (len(u) + 1) + inv.astype(np.int64)
-    return np.unique(code, return_inverse=True)[1].astype(np.int64)
+        inv, uniq = pd.factorize(vals)
+        rank = np.empty(len(uniq), dtype=np.int64)
+        rank[np.argsort(uniq, kind="stable")] = np.arange(len(uniq))
+        code = code * (len(uniq) + 1) + rank[inv]
+    inv, uniq = pd.factorize(code)
+    rank = np.empty(len(uniq), dtype=np.int64)
+    rank[np.argsort(uniq, kind="stable")] = np.arange(len(uniq))
+    return rank[inv]
 
 
 def visit_order(group: np.ndarray, start: np.ndarray, dur: np.ndarray, tie: np.ndarray | None = None) -> np.ndarray:

@@ -189,29 +189,54 @@ def _paths(timeline: Timeline) -> list:
     return out
 
 
-def _class_rows(df: pd.DataFrame, names: dict) -> list[tuple[int, int, int, str]]:
-    """(class code, time_ns, events, top_event) per class on one path, classes in order of first appearance;
-    ``names``: name code → name. Top event: most summed time, ties to the smallest name."""
-    keep = df["ns"].to_numpy() > 0
-    cls = df["_cls"].to_numpy()[keep]
-    ns = df["ns"].to_numpy()[keep]
-    who = df["_who"].to_numpy()[keep]
-    pos = df["pos"].to_numpy()[keep]
-    uc, first = np.unique(cls, return_index=True)
-    rows = []
-    for c in uc[np.argsort(first)].tolist():
-        sel = cls == c
-        named = sel & (who >= 0)
-        top, events = "", 0
-        if named.any():
-            uw, inv = np.unique(who[named], return_inverse=True)
-            sums = np.zeros(len(uw), dtype=np.int64)
-            np.add.at(sums, inv, ns[named])
-            best = uw[sums == sums.max()].tolist()
-            top = min(names[w] for w in best)
-            events = int(np.unique(pos[named]).size)
-        rows.append((c, int(ns[sel].sum()), events, top))
-    return rows
+def _class_rows(paths_: list) -> list[tuple[int, int, int, int, str]]:
+    """(window, class code, time_ns, events, top_event) for every class on every path (segments of positive
+    length), windows in order and classes in order of first appearance on their path. Top event: the named event
+    with the most summed time on the path, ties to the smallest name; events: distinct named events."""
+    parts = [(w, df) for w, (_, _, _, df) in enumerate(paths_) if len(df)]
+    if not parts:
+        return []
+    win = np.concatenate([np.full(len(df), w, dtype=np.int64) for w, df in parts])
+    col = {c: np.concatenate([df[c].to_numpy(dtype=np.int64) for _, df in parts]) for c in ("_cls", "ns", "_who", "pos")}
+    names = {}
+    for _, df in parts:  # name of each code present (one row per code)
+        who = df["_who"].to_numpy()
+        u, i = np.unique(who, return_index=True)
+        names.update(zip(u.tolist(), df["who"].to_numpy()[i].tolist()))
+    keep = col["ns"] > 0
+    win, cls, ns, who, pos = win[keep], col["_cls"][keep], col["ns"][keep], col["_who"][keep], col["pos"][keep]
+    if not len(win):
+        return []
+    key = win * len(CLASSES) + cls
+    keys, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    total = np.zeros(len(keys), dtype=np.int64)
+    np.add.at(total, inv, ns)  # int64: exact whatever the window length
+    named = who >= 0
+    top: dict[int, str] = {}
+    events: dict[int, int] = {}
+    if named.any():
+        nk, nw, npos, nns = key[named], who[named], pos[named], ns[named]
+        pairs, pinv = np.unique(nk * (int(nw.max()) + 1) + nw, return_inverse=True)
+        sums = np.zeros(len(pairs), dtype=np.int64)
+        np.add.at(sums, pinv, nns)
+        pk, pw = pairs // (int(nw.max()) + 1), pairs % (int(nw.max()) + 1)
+        codes = np.sort(pw)
+        codes = codes[np.r_[True, codes[1:] != codes[:-1]]]
+        by_name = np.argsort(np.array([names[c] for c in codes.tolist()], dtype=object), kind="stable")
+        rank = np.empty(len(codes), dtype=np.int64)
+        rank[by_name] = np.arange(len(codes))
+        r = rank[np.searchsorted(codes, pw)]
+        o = np.lexsort((r, -sums, pk))
+        head = np.r_[True, pk[o][1:] != pk[o][:-1]]
+        top = {int(k): names[int(w)] for k, w in zip(pk[o][head].tolist(), pw[o][head].tolist())}
+        both = np.sort(nk * (int(npos.max()) + 2) + (npos + 1))  # distinct (key, event) pairs by a sort
+        up = both[np.r_[True, both[1:] != both[:-1]]] // (int(npos.max()) + 2)
+        cut = np.flatnonzero(np.r_[True, up[1:] != up[:-1], True])
+        uk, cnt = up[cut[:-1]], np.diff(cut)
+        events = dict(zip(uk.tolist(), cnt.tolist()))
+    order = np.lexsort((first, keys // len(CLASSES)))  # by window, then first appearance
+    return [(int(k // len(CLASSES)), int(k % len(CLASSES)), int(t), int(events.get(k, 0)), top.get(k, ""))
+            for k, t in zip(keys[order].tolist(), total[order].tolist())]
 
 
 def no_path_reason(timeline: Timeline) -> str | None:
@@ -234,13 +259,11 @@ class CriticalPath(Analyzer):
         if why:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, skipped_reason=why)
         rows = []
-        for rank, step, step_ns, df in paths(timeline):
-            who = df["_who"].to_numpy()
-            names = dict(zip(who.tolist(), df["who"].tolist())) if len(df) < 64 else \
-                {int(w): df["who"].iat[i] for w, i in zip(*np.unique(who, return_index=True))}
-            for c, time_ns, events, top in _class_rows(df, names):
-                rows.append({"rank": rank, "step": step, "step_ns": step_ns, "class": CLASSES[c],
-                             "time_ns": time_ns, "events": events, "top_event": top})
+        ps = paths(timeline)
+        for w, c, time_ns, events, top in _class_rows(ps):
+            rank, step, step_ns, _ = ps[w]
+            rows.append({"rank": rank, "step": step, "step_ns": step_ns, "class": CLASSES[c],
+                         "time_ns": time_ns, "events": events, "top_event": top})
         if not rows:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason="no window with a positive duration to walk (no steps, or the "
