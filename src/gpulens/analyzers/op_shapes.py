@@ -105,10 +105,11 @@ def _calls(timeline: Timeline, op_match: Any = None) -> pd.DataFrame:
     calls = context_of(timeline).memo("op_shape_calls", lambda: _all_calls(timeline))
     if op_match is None or not len(calls):
         return calls
-    ops = calls["op"].to_numpy(dtype=object)
-    uniq, inv = np.unique(ops.astype(str), return_inverse=True)
-    ok = np.array([bool(op_match.match(o)) for o in uniq], dtype=bool)
-    return calls[ok[inv]]
+    code = calls["_op"].to_numpy()  # one code per op text (per_call)
+    uniq, first, inv = np.unique(code, return_index=True, return_inverse=True)
+    ops = calls["op"].to_numpy(dtype=object)[first]
+    ok = np.array([bool(op_match.match(o)) for o in ops], dtype=bool)
+    return calls[ok[inv.reshape(-1)]]
 
 
 def _all_calls(timeline: Timeline) -> pd.DataFrame:
