@@ -76,12 +76,18 @@ def _sweep_py(tcode: np.ndarray, start: np.ndarray, end: np.ndarray, is_op: np.n
     return parent, depth
 
 
+#: Columns of the ``ops`` table of :func:`op_tree` (those the Timeline has), before ``parent_event_id``/``depth``.
+OP_COLUMNS = ("event_id", "name", "rank", "pid", "tid", "start_ns", "dur_ns", "external_id", "input_dims",
+              "input_types")
+_THREAD = ("event_id", "rank", "pid", "tid", "start_ns", "dur_ns")
+
+
 def op_tree(timeline: Timeline) -> dict:
     """Nesting of the cpu_ops and the op of every GPU event (memoised on the analysis context).
 
     Returns a dict with
-        ``ops``: the cpu_op rows (Timeline index kept) plus ``parent_event_id`` (Int64, <NA> at top level) and
-        ``depth`` (0 at top level);
+        ``ops``: the cpu_op rows (Timeline index kept; columns :data:`OP_COLUMNS`) plus ``parent_event_id``
+        (Int64, <NA> at top level) and ``depth`` (0 at top level);
         ``gpu_op``: Series indexed like ``context_of(timeline).gpu``: event_id of the op behind each GPU event
         (Int64, <NA> when none).
     """
@@ -93,11 +99,12 @@ def _build(timeline: Timeline) -> dict:
     ctx = context_of(timeline)
     ev = timeline.events
     links = ctx.links
-    ops = ctx.of_kind("cpu_op")
+    ops = ctx.of_kind("cpu_op")[[c for c in OP_COLUMNS if c in ev.columns]]
     need_launch = links["op_event_id"].isna() & links["launch_event_id"].notna()
     launch_ids = np.unique(links.loc[need_launch, "launch_event_id"].astype("int64").to_numpy())
-    rt = ev[ev["event_id"].isin(launch_ids)] if len(launch_ids) else ev.iloc[:0]
-    host = pd.concat([ops, rt])
+    pos = ctx.positions(launch_ids) if len(launch_ids) else np.zeros(0, dtype=np.int64)
+    rt = ev[list(_THREAD)].iloc[np.sort(pos[pos >= 0])]  # the launch calls, in Timeline order
+    host = pd.concat([ops[list(_THREAD)], rt])
     is_op = np.r_[np.ones(len(ops), bool), np.zeros(len(rt), bool)]
     parent_pos, depth = _sweep(host, is_op)
     ids = host["event_id"].to_numpy()
