@@ -186,10 +186,11 @@ def _paths(timeline: Timeline) -> list:
         df = pd.DataFrame({"class": pd.Series(_CLASS_NAMES[cls], dtype=object), "a": a, "b": b, "pos": pos,
                            "ns": b - a, "who": pd.Series(names[code], dtype=object), "_cls": cls, "_who": code})
         out.append((rank, step, hi - lo, df))
+    context_of(timeline).memo("critical_path_names", lambda: names)  # name code → name ('' for −1: last slot)
     return out
 
 
-def _class_rows(paths_: list) -> list[tuple[int, int, int, int, str]]:
+def _class_rows(paths_: list, names: np.ndarray) -> list[tuple[int, int, int, int, str]]:
     """(window, class code, time_ns, events, top_event) for every class on every path (segments of positive
     length), windows in order and classes in order of first appearance on their path. Top event: the named event
     with the most summed time on the path, ties to the smallest name; events: distinct named events."""
@@ -198,11 +199,6 @@ def _class_rows(paths_: list) -> list[tuple[int, int, int, int, str]]:
         return []
     win = np.concatenate([np.full(len(df), w, dtype=np.int64) for w, df in parts])
     col = {c: np.concatenate([df[c].to_numpy(dtype=np.int64) for _, df in parts]) for c in ("_cls", "ns", "_who", "pos")}
-    names = {}
-    for _, df in parts:  # name of each code present (one row per code)
-        who = df["_who"].to_numpy()
-        u, i = np.unique(who, return_index=True)
-        names.update(zip(u.tolist(), df["who"].to_numpy()[i].tolist()))
     keep = col["ns"] > 0
     win, cls, ns, who, pos = win[keep], col["_cls"][keep], col["ns"][keep], col["_who"][keep], col["pos"][keep]
     if not len(win):
@@ -222,7 +218,7 @@ def _class_rows(paths_: list) -> list[tuple[int, int, int, int, str]]:
         pk, pw = pairs // (int(nw.max()) + 1), pairs % (int(nw.max()) + 1)
         codes = np.sort(pw)
         codes = codes[np.r_[True, codes[1:] != codes[:-1]]]
-        by_name = np.argsort(np.array([names[c] for c in codes.tolist()], dtype=object), kind="stable")
+        by_name = np.argsort(names[codes], kind="stable")
         rank = np.empty(len(codes), dtype=np.int64)
         rank[by_name] = np.arange(len(codes))
         r = rank[np.searchsorted(codes, pw)]
@@ -260,7 +256,8 @@ class CriticalPath(Analyzer):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, skipped_reason=why)
         rows = []
         ps = paths(timeline)
-        for w, c, time_ns, events, top in _class_rows(ps):
+        names = context_of(timeline).memo("critical_path_names", lambda: np.array([""], dtype=object))
+        for w, c, time_ns, events, top in _class_rows(ps, names):
             rank, step, step_ns, _ = ps[w]
             rows.append({"rank": rank, "step": step, "step_ns": step_ns, "class": CLASSES[c],
                          "time_ns": time_ns, "events": events, "top_event": top})
