@@ -29,6 +29,23 @@ def is_numeric_field(s: str | None) -> bool:
     return s is None or bool(_NUMERIC.match(s))
 
 
+def dedupe_header(path: Path, header: list[str]) -> tuple[list[str], list[str]]:
+    """Header names made unique: the first column of a repeated name keeps it (every reader maps columns by name,
+    so the first is the one used); later ones become ``"<name> (duplicate N)"``. Returns (header, warnings) — one
+    warning naming the repeated columns, none when all names are distinct."""
+    seen: dict[str, int] = {}
+    out = []
+    for h in header:
+        k = seen.get(h, 0)
+        seen[h] = k + 1
+        out.append(h if not k else f"{h} (duplicate {k + 1})")
+    dup = [h for h, k in seen.items() if k > 1]
+    if not dup:
+        return out, []
+    shown = ", ".join(repr(h[:60]) for h in dup[:5]) + (f" (+{len(dup) - 5} more)" if len(dup) > 5 else "")
+    return out, [f"{path}: repeated CSV column name(s) {shown}: the first column of each name is used"]
+
+
 def read_rows(path: Path, text: str, strict: bool = True,
               name_columns: tuple[str, ...] = ()) -> tuple[list[str], list[list[str | None]], list[str]]:
     """Parse CSV ``text`` into its header and rows of the header's width.
@@ -41,7 +58,7 @@ def read_rows(path: Path, text: str, strict: bool = True,
 
     Returns:
         (header, rows, warnings): every row has ``len(header)`` entries; ``None`` marks a field that lenient
-        realignment could not place.
+        realignment could not place. Header names are unique (:func:`dedupe_header`).
 
     Raises:
         TraceFormatError: no header; or (strict) rows wider/narrower than the header.
@@ -65,7 +82,7 @@ def read_rows(path: Path, text: str, strict: bool = True,
             rows.append(rec)
     if header is None:
         raise TraceFormatError(path, "CSV has no header line")
-    warnings: list[str] = []
+    header, warnings = dedupe_header(path, header)
     if not bad:
         return header, rows, warnings
     if strict:

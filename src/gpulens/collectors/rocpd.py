@@ -99,8 +99,11 @@ def _lookup(df: pd.DataFrame, key: str, table: pd.DataFrame | None, col: str, on
     use_guid = "guid" in df and "guid" in table
     right = table[[on, col] + (["guid"] if use_guid else [])].drop_duplicates([on] + (["guid"] if use_guid else []))
     left = df[[key] + (["guid"] if use_guid else [])].rename(columns={key: on})
+    if left[on].dtype != right[on].dtype:  # e.g. a key column of unknowns (objects) from an absent column
+        left[on] = pd.to_numeric(left[on], errors="coerce").round().astype("Int64")
+        right = right.assign(**{on: pd.to_numeric(right[on], errors="coerce").round().astype("Int64")})
     merged = left.merge(right, how="left", on=[on] + (["guid"] if use_guid else []))
-    return pd.Series(merged[col].to_numpy(), index=df.index)
+    return pd.Series(merged[col].array, index=df.index)  # keeps Int64 (to_numpy would give objects)
 
 
 def _times(db: _Db, df: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
