@@ -217,6 +217,35 @@ def mutate_bytes(rng: random.Random, data: bytes) -> bytes:
     return data
 
 
+#: Values planted by :func:`mutate_json` in place of a JSON value: every JSON type, and numbers at the int64 edges.
+JSON_VALUES = [None, True, 0, -1, 1.5, 2 ** 63, 2 ** 64, -(2 ** 63) - 1, 1e300, "", "x", "12", "\ud800", [], [1],
+               {}, {"handle": "x"}, {"x": [None]}]
+
+
+def mutate_json(rng: random.Random, data: bytes) -> bytes | None:
+    """Type confusion: parse the document, replace 1–3 values (anywhere in the tree) by a value of another JSON type
+    or an integer beyond int64, and write it back. None when ``data`` is not JSON."""
+    try:
+        doc = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    nodes: list[tuple[object, object]] = []  # (container, key) of every value, breadth-first, capped
+    todo = [doc]
+    while todo and len(nodes) < 5000:
+        cur = todo.pop(0)
+        items = cur.items() if isinstance(cur, dict) else enumerate(cur) if isinstance(cur, list) else ()
+        for k, v in items:
+            nodes.append((cur, k))
+            if isinstance(v, (dict, list)):
+                todo.append(v)
+    if not nodes:
+        return None
+    for _ in range(rng.randint(1, 3)):
+        cont, key = rng.choice(nodes)
+        cont[key] = rng.choice(JSON_VALUES)  # type: ignore[index]
+    return json.dumps(doc).encode("utf-8", "surrogatepass")
+
+
 SQL_VALUES = ["'x'", "''", "1.5", "-1", "9223372036854775807", "-9223372036854775808", "NULL", "X'00ff'",
               "1e308", "'12'", "0", "'\ud800'".encode("utf-8", "surrogatepass").decode("latin-1")]
 
@@ -274,7 +303,8 @@ def make_input(rng: random.Random, seeds: dict[str, Path], out_dir: Path, i: int
     gz = data[:2] == b"\x1f\x8b"
     if gz:
         data = gzip.decompress(data)
-    data = mutate_bytes(rng, data)
+    typed = mutate_json(rng, data) if data.lstrip()[:1] == b"{" and rng.random() < 0.4 else None
+    data = typed if typed is not None else mutate_bytes(rng, data)
     if gz and rng.random() < 0.8:
         data = gzip.compress(data, compresslevel=1)
     dst.write_bytes(data)
@@ -288,6 +318,18 @@ def _where(exc: BaseException) -> str:
     return f"{type(exc).__name__} at {Path(f.filename).name}:{f.lineno} ({f.name})"
 
 
+def _syntax_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions that say the file cannot be parsed at all (its syntax, compression or page structure): the
+    one-line error made from them is the right outcome. Any other wrapped exception is a value the reader did not
+    check."""
+    import csv
+    import zlib
+
+    import msgspec
+
+    return (msgspec.DecodeError, json.JSONDecodeError, RecursionError, csv.Error, zlib.error, sqlite3.DatabaseError)
+
+
 def _alarm(signum, frame):
     raise FuzzTimeout()
 
@@ -296,6 +338,8 @@ def run_one(path: Path, strict: bool, cli: bool, out: Path, analyze: bool = True
     """Load + analyze (or run the CLI on) one input. None when it behaved; else a description of the outcome:
 
     * ``"gpulens:<Type>"`` — a deliberate gpulens error (the reader recognised what is wrong);
+    * ``"syntax:<place>"`` — the same made from an error of the file's syntax (JSON/CSV/gzip/SQLite pages: see
+      :func:`_syntax_errors`): the right outcome for a file that cannot be parsed;
     * ``"wrapped:<place>"`` — a :class:`~gpulens.errors.TraceFormatError` made by the reading boundary
       (:func:`gpulens.collectors._io.reading`) from a parser's exception (``ValueError``, ``sqlite3.Error``...): still
       a documented one-line error (exit 2), but the reader did not check the value itself — counted by the place that
@@ -331,7 +375,7 @@ def run_one(path: Path, strict: bool, cli: bool, out: Path, analyze: bool = True
             return f"bad message {type(exc).__name__}: {msg[:200]!r}"
         cause = exc.__cause__
         if cause is not None and not isinstance(cause, GpulensError) and "malformed" in msg:
-            return "wrapped:" + _where(cause)
+            return ("syntax:" if isinstance(cause, _syntax_errors()) else "wrapped:") + _where(cause)
         return "gpulens:" + type(exc).__name__
     except FuzzTimeout:
         raise
@@ -378,7 +422,8 @@ def main(argv: list[str] | None = None) -> int:
     findings_dir.mkdir(exist_ok=True)
     work = a.workdir / "inputs"
     signal.signal(signal.SIGALRM, _alarm)
-    totals: dict = {"inputs": 0, "ok": 0, "partial": 0, "gpulens_errors": {}, "wrapped": {}, "cli_runs": 0,
+    totals: dict = {"inputs": 0, "ok": 0, "partial": 0, "gpulens_errors": {}, "syntax": {}, "wrapped": {},
+                     "cli_runs": 0,
                      "findings": [], "timeouts": 0, "by_format": {}}
     formats = sorted(seeds) if not a.formats else [f for f in sorted(seeds) if f in a.formats.split(",")]
     seeds = {f: seeds[f] for f in formats}
@@ -411,11 +456,11 @@ def main(argv: list[str] | None = None) -> int:
         elif res.startswith("gpulens:"):
             k = res.split(":", 1)[1]
             totals["gpulens_errors"][k] = totals["gpulens_errors"].get(k, 0) + 1
-        elif res.startswith("wrapped:"):
-            k = res.split(":", 1)[1]
-            if k not in totals["wrapped"] and a.keep_wrapped:
-                _keep(path, findings_dir / f"wrapped_{i}_{path.name}")
-            totals["wrapped"][k] = totals["wrapped"].get(k, 0) + 1
+        elif res.startswith(("wrapped:", "syntax:")):
+            bucket, k = res.split(":", 1)
+            if k not in totals[bucket] and a.keep_wrapped:
+                _keep(path, findings_dir / f"{bucket}_{i}_{path.name}")
+            totals[bucket][k] = totals[bucket].get(k, 0) + 1
         else:
             keep = findings_dir / f"{i}_{path.name}"
             _keep(path, keep)

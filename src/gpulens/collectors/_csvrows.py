@@ -63,7 +63,7 @@ def read_rows(path: Path, text: str, strict: bool = True,
     Raises:
         TraceFormatError: no header; or (strict) rows wider/narrower than the header.
     """
-    reader = csv.reader(io.StringIO(text))
+    reader = csv.reader(io.StringIO(text, newline=""))
     header: list[str] | None = None
     rows: list[list[str | None]] = []
     bad: list[tuple[int, int]] = []

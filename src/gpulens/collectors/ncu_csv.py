@@ -93,7 +93,7 @@ class NcuCsvCollector(Collector):
                 return Timeline(meta=meta).validate()
             raise TraceFormatError(path, "no Nsight Compute CSV header (a line starting with \"ID\",...) found")
         body = [ln for ln in lines[h:] if not ln.startswith(_TOOL_PREFIXES)]
-        rows = list(csv.reader(io.StringIO("\n".join(body))))
+        rows = list(csv.reader(io.StringIO("\n".join(body), newline="")))
         (header, dup), rows = dedupe_header(path, rows[0]), [r for r in rows[1:] if r]
         width = len(header)
         bad = sum(len(r) > width for r in rows)  # short rows are normal: ncu omits empty trailing rule columns

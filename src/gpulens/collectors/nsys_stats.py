@@ -122,7 +122,7 @@ class NsysStatsCollector(Collector):
         if found is None:
             raise TraceFormatError(path, "no nsys kernel-summary header (Time (%), Total Time, Instances, ..., Name)")
         h, mapping = found
-        rows = list(csv.reader(io.StringIO("\n".join(_table_lines(lines, h)))))
+        rows = list(csv.reader(io.StringIO("\n".join(_table_lines(lines, h)), newline="")))
         head = next(csv.reader([lines[h]]))
         width = len(head)
         name_at = next(i for i, (c, _) in mapping.items() if c == "name")

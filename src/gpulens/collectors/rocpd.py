@@ -79,8 +79,15 @@ class _Db:
     def __init__(self, con: sqlite3.Connection, names: set[str]):
         self.con, self.names = con, names
         self.coerced: dict[str, int] = {}  # logical table → values of the wrong type read as unknown
+        self._read: dict[str, pd.DataFrame | None] = {}
 
     def read(self, logical: str) -> pd.DataFrame | None:
+        """The rows of ``logical`` (read once; later calls return the same frame)."""
+        if logical not in self._read:
+            self._read[logical] = self._read_now(logical)
+        return self._read[logical]
+
+    def _read_now(self, logical: str) -> pd.DataFrame | None:
         pat = re.compile(rf"^{logical}_[0-9A-Fa-f][0-9A-Fa-f_\-]*$")
         tables = [logical] if logical in self.names else [t for t in sorted(self.names) if pat.match(t)]
         parts = []
@@ -93,17 +100,21 @@ class _Db:
 
 
 def _lookup(df: pd.DataFrame, key: str, table: pd.DataFrame | None, col: str, on: str = "id") -> pd.Series:
-    """``table[col]`` for each ``df[key]`` (matching ``guid`` too when both have one)."""
-    if table is None or key not in df or col not in table:
+    """``table[col]`` for each ``df[key]`` (matching ``guid`` too when both have one); unknown where no row matches."""
+    if table is None or key not in df or col not in table or on not in table:
         return pd.Series([None] * len(df), index=df.index, dtype=object)
-    use_guid = "guid" in df and "guid" in table
-    right = table[[on, col] + (["guid"] if use_guid else [])].drop_duplicates([on] + (["guid"] if use_guid else []))
-    left = df[[key] + (["guid"] if use_guid else [])].rename(columns={key: on})
-    if left[on].dtype != right[on].dtype:  # e.g. a key column of unknowns (objects) from an absent column
-        left[on] = pd.to_numeric(left[on], errors="coerce").round().astype("Int64")
-        right = right.assign(**{on: pd.to_numeric(right[on], errors="coerce").round().astype("Int64")})
-    merged = left.merge(right, how="left", on=[on] + (["guid"] if use_guid else []))
-    return pd.Series(merged[col].array, index=df.index)  # keeps Int64 (to_numpy would give objects)
+    guids = pd.concat([df["guid"], table["guid"]]).nunique() if "guid" in df and "guid" in table else 0
+    keys = [on] + (["guid"] if guids > 1 else [])  # one run per database (one guid): match on the id alone
+    right = table.drop_duplicates(keys)
+    left = df[[key] + keys[1:]].rename(columns={key: on})
+    for k in (on,):  # ids are Int64 (SCHEMA); a key column of unknowns from an absent column is made Int64 too
+        if left[k].dtype != "Int64":
+            left[k] = pd.to_numeric(left[k], errors="coerce").round().astype("Int64")
+    if len(keys) == 1:
+        pos = pd.Index(right[on]).get_indexer(pd.Index(left[on]))
+    else:
+        pos = pd.MultiIndex.from_frame(right[keys]).get_indexer(pd.MultiIndex.from_frame(left[keys]))
+    return pd.Series(right[col].array.take(pos, allow_fill=True), index=df.index)
 
 
 def _times(db: _Db, df: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
