@@ -161,7 +161,7 @@ SEEDS = {
 TOKENS = [b"18446744073709551616", b"-9223372036854775808", b"9223372036854775807", b"-1", b"0", b"1e400",
           b"-1e400", b"NaN", b"nan", b"inf", b"-inf", b"Infinity", b"null", b"true", b'""', b'"x"', b"[]", b"{}",
           b'"\\ud800"', b"\x00", b"\x01", b"\xff\xfe", b"\xed\xa0\x80", b",", b'"', b"}", b"]", b"\n", b"1.5",
-          b"0x7fffffff", b"1e-400", b"-0", b"  ", b"\r\n", b'"\\u0000"', b"\\", b"%s%n", b"\u202e".decode().encode()]
+          b"0x7fffffff", b"1e-400", b"-0", b"  ", b"\r\n", b'"\\u0000"', b"\\", b"%s%n", "\u202e".encode()]
 
 
 def _numbers(data: bytes) -> list[tuple[int, int]]:
