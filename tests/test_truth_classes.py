@@ -123,3 +123,50 @@ def test_console_report_never_splits_a_figure_at_80_columns():
     # no table is cut at the right edge (rich crops lines wider than the terminal)
     assert all(line.rstrip().endswith(("│", "┃", "┓", "┩", "┛", "┘", "┐", "┤")) for line in text.splitlines()
                if line.startswith(("│", "┃", "┏", "┡", "└")))
+
+
+# ---- class 6: no compute/memory verdict without the counters that support it ---------------------------------------
+
+NVIDIA = __import__("pathlib").Path(__file__).parent / "data" / "nvidia"
+
+
+def test_bound_needs_the_counters_that_support_it():
+    from gpulens.analyzers.speed_of_light import bound_of
+
+    assert bound_of(70.0, None) == "unknown"                   # the memory side may be the busier one
+    assert bound_of(None, 93.0) == "memory"                    # ≥ 80 %: saturated whatever compute does
+    assert bound_of(12.0, 94.0) == "memory"
+    assert bound_of(97.3, 1.3, compute_is_sm=True) == "unknown"  # SM throughput: any SM unit, not FLOPs
+    assert bound_of(90.0, 20.0, compute_is_sm=False) == "compute"
+    assert bound_of(30.0, 20.0) == "latency"
+
+
+def test_ncu_sm_throughput_alone_is_not_compute_bound():
+    """olajide gemm_naive (ncu --metrics, 12 metrics): sm__throughput 97.32 %, DRAM bytes, no FLOP
+    (sm__sass_thread_inst_executed_op_*) and no pipe (sm__inst_executed_pipe_*) metric — read from the file here.
+    A compute verdict ("use tensor cores at a lower precision") is not supported; the next step names the missing
+    counters."""
+    path = NVIDIA / "olajide_rtx5070_metrics_gemm_naive.csv"
+    metrics = {ln.split('","')[12] for ln in path.read_text(encoding="utf-8-sig").splitlines()
+               if ln.startswith('"0"')}
+    assert "sm__throughput.avg.pct_of_peak_sustained_elapsed" in metrics
+    assert not [m for m in metrics if "inst_executed_op" in m or "inst_executed_pipe" in m]
+    s = gpulens.analyze([path]).sources[0]
+    v = s.results["verdicts"].table.iloc[0]
+    assert v["verdict"] not in ("compute-bound", "memory-bound")
+    assert "FLOP or pipe counters" in v["next_steps"][0]
+    assert s.results["verdicts"].summary["run_verdict"] != "compute-bound"
+
+
+def test_ncu_tensor_pipe_without_memory_side_gives_no_bound():
+    """meinie B200 raw page: the only throughput figure is the tensor pipe (68.4 %, below the 80 % at which a unit
+    is saturated whatever the other side does); no memory-throughput column (SOURCES.md: "No warp-stall and no
+    memory-throughput columns", checked here on the header)."""
+    path = shared_trace("ncu/meinie_b200_raw_torch_sdpa_flash__gqa_bf16_b32_ctx8k_p64.ncu.csv")
+    header = next(ln for ln in path.read_text().splitlines() if ln.startswith('"ID"'))
+    assert "dram__throughput" not in header and "gpu__compute_memory_throughput" not in header
+    s = gpulens.analyze([path]).sources[0]
+    v = s.results["verdicts"].table.iloc[0]
+    assert v["verdict"] == "undetermined"
+    assert "memory throughput counter" in v["next_steps"][0]
+    assert "68 % of peak" in v["evidence"]
