@@ -170,3 +170,48 @@ def test_ncu_tensor_pipe_without_memory_side_gives_no_bound():
     assert v["verdict"] == "undetermined"
     assert "memory throughput counter" in v["next_steps"][0]
     assert "68 % of peak" in v["evidence"]
+
+
+# ---- class 1: counter-only / timestamp-less inputs get no timing verdicts -------------------------------------------
+
+OMNI = __import__("pathlib").Path(__file__).parent / "data" / "omniperf"
+
+
+def test_rocprof_compute_without_timestamps_gets_no_timing_verdict():
+    """vcopy_MI300X_A1 (rocprof-compute): timestamps.csv writes Start/End as 8.1097E+14 — End − Start is 0 for
+    every dispatch (read here). No busy %, no idle, no launch-bound, no 'unlinked launch' warning (the profiler
+    replayed the kernels itself); kernel times are unknown (never 0 ns); the verdict comes from counters only."""
+    import csv
+
+    folder = OMNI / "vcopy_MI300X_A1"
+    rows = list(csv.DictReader(open(folder / "timestamps.csv")))
+    assert rows and all(float(r["End_Timestamp"]) - float(r["Start_Timestamp"]) == 0 for r in rows)
+    s = gpulens.analyze([folder]).sources[0]
+    assert s.summary["gpu_busy_pct"] is None
+    assert s.results["bottlenecks"].skipped and s.results["launch_latency"].skipped
+    titles = [f.title for f in s.findings()]
+    assert not [t for t in titles if "not linked to a launch" in t or "idle" in t.lower()]
+    hs = s.results["hotspots"]
+    assert hs.summary["kernel_time_ns"] is None and hs.table["effective_ns"].isna().all()
+    assert int(hs.table["calls"].sum()) == len(rows)
+    v = s.results["verdicts"]
+    assert v.summary["basis"].startswith("counters only")
+    assert v.summary["run_verdict"] not in ("host-bound", "launch-bound", "sync-bound", "idle-unattributed")
+    assert v.table["time_ns"].isna().all() and v.table["time_at_stake_ns"].isna().all()
+    assert s.results["kernel_distributions"].skipped and s.results["kernel_outliers"].skipped
+    from gpulens.reports.console import source_renderable
+
+    text = _render(source_renderable(s), 120)
+    assert not re.search(r"\b0 ns\b|\bnan\b", text)
+    assert "durations not recorded" in text
+
+
+def test_full_theoretical_occupancy_has_no_limiter_advice():
+    """A kernel at 100 % theoretical occupancy with 26 % achieved: the block size limits nothing, so "use 128–256
+    threads per block" (for a 256-thread block) must not be the advice."""
+    from gpulens.analyzers.verdict_rules import Evidence, decide
+
+    v = decide(Evidence("vecCopy", "kernel", 3, 0, achieved_occupancy_pct=26.3, theoretical_occupancy_pct=100.0,
+                        limiter="warps", stall_class="memory_latency", stall_pct=75.8))
+    assert not any("threads per block" in s for s in v.next_steps)
+    assert any("theoretical 100 %" in s for s in v.next_steps)

@@ -150,11 +150,17 @@ SMALL_GRID_WAVES = 0.5
 def _latency_steps(e: Evidence) -> list[str]:
     steps = []
     small_grid = e.waves_per_sm is not None and e.waves_per_sm < SMALL_GRID_WAVES
+    full_theory = e.theoretical_occupancy_pct is not None and e.theoretical_occupancy_pct >= 99.5
     if small_grid:
         steps.append(f"The grid fills only {100 * e.waves_per_sm:.0f} % of the GPU's resident-block capacity "
                      f"({e.waves_per_sm:.2f} waves): " + _LIMITER_STEP["grid"][0].lower() + _LIMITER_STEP["grid"][1:])
-    elif e.limiter in _LIMITER_STEP and (e.achieved_occupancy_pct is None or e.achieved_occupancy_pct < 60):
+    elif e.limiter in _LIMITER_STEP and (e.achieved_occupancy_pct is None or e.achieved_occupancy_pct < 60) \
+            and not full_theory:  # at 100 % theoretical the "limiter" limits nothing: relaxing it cannot help
         steps.append(_LIMITER_STEP[e.limiter])
+    elif full_theory and e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < 60:
+        steps.append(f"Achieved occupancy is {e.achieved_occupancy_pct:.0f} % of a theoretical 100 %: no per-block "
+                     "resource limits it, so waves finish unevenly or each launch is too short to fill the GPU — "
+                     "give each launch more work and balance it across blocks.")
     if not small_grid and e.mean_blocks is not None and e.num_sms and e.mean_blocks < e.num_sms \
             and "grid" not in (e.limiter or ""):
         steps.append(_LIMITER_STEP["grid"])

@@ -181,7 +181,8 @@ class Verdicts(Analyzer):
         for h in crit.to_dict("records"):
             name = str(h["name"])
             evs = kern.iloc[by_name(name)]
-            e = Evidence(name, str(h["kind"]), int(h["calls"]), int(h["effective_ns"]), inputs=["timeline"])
+            eff = h["effective_ns"]
+            e = Evidence(name, str(h["kind"]), int(h["calls"]), int(eff) if eff == eff else 0, inputs=["timeline"])
             if e.kind == "comm":
                 e.exposed_comm_ns = exposed.get(name, 0)
             lid = links.reindex(evs.index).dropna().astype("int64")
@@ -238,6 +239,8 @@ class Verdicts(Analyzer):
                 e.theoretical_occupancy_pct = _num(p.get("theoretical_occupancy_pct"))
                 e.inputs.append("counters:occupancy")
             v = decide(e)
+            if eff != eff:  # durations not recorded: the kernel's time and its time at stake are unknown, not 0
+                e.time_ns, v.time_at_stake_ns = None, None
             srcs = set(strings(evs["source"])) | set(counter_src.reindex(evs["event_id"]).dropna())
             inputs = e.inputs + [f"collector:{c}" for c in sorted(srcs)]
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],
@@ -249,7 +252,7 @@ class Verdicts(Analyzer):
                 f"{name if len(name) <= 80 else name[:79] + '…'}: {v.verdict}",
                 f"{v.evidence}. Next: {' '.join(v.next_steps)} (from {', '.join(inputs)})",
                 severity="warning" if v.time_at_stake_ns and v.time_at_stake_ns > 0.05 * max(
-                    hs.summary.get("kernel_effective_ns", 0), 1) else "info",
+                    hs.summary.get("kernel_effective_ns") or 0, 1) else "info",
                 category=v.verdict, time_at_stake_ns=v.time_at_stake_ns, kernel=name, key=f"kernel:{name}",
                 parent="exposed-comm" if v.verdict == "communication-bound" and comm_root else None,
                 action=v.next_steps[0] if v.next_steps else ""))

@@ -11,6 +11,7 @@ from gpulens.reports._answer import answer, next_step, root_findings
 from gpulens.reports._fit import Col, FitTable
 from gpulens.reports._format import fmt_ns, fmt_unit  # noqa: F401  (fmt_ns: re-exported for older callers)
 from gpulens.reports._names import short_names
+from gpulens.units import fmt_share
 
 
 def answer_renderable(s: SourceReport) -> Group:
@@ -66,10 +67,11 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
                 Col("mean", optional=True), Col("share")]
         head_t = hs.table.head(top)
         rows = [["★" if r.critical else "", Text(short), f"{r.calls:,}", fmt_ns(r.effective_ns), fmt_ns(r.mean_ns),
-                 f"{100 * r.share:.1f} %"] for r, short in zip(head_t.itertuples(),
+                 fmt_share(r.share)] for r, short in zip(head_t.itertuples(),
                                                                 short_names(head_t["name"].astype(str)))]
-        parts.append(FitTable(f"Top kernels ({hs.summary['critical_count']} cover "
-                              f"{100 * hs.summary['critical_share']:.0f} % of kernel time)", cols, rows))
+        covers = (f"{hs.summary['critical_count']} cover {fmt_share(hs.summary['critical_share'], 0)} of kernel time"
+                  if hs.summary.get("critical_share") is not None else "durations not recorded: ranked by calls")
+        parts.append(FitTable(f"Top kernels ({covers})", cols, rows))
     parts += _roofline_parts(s, top)
     from gpulens.reports.console_verdicts import verdict_renderables
 
@@ -105,13 +107,14 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
         rt = rf.table.head(top)
         rows = [[Text(short), _num(r.flops_per_s, 1e12, "{:.2f}"), _num(r.bytes_per_s, 1e9, "{:.0f}"),
                  _num(r.arithmetic_intensity), fmt_unit(r.precision, "text"),
-                 fmt_unit(r.bound, "text") if isinstance(r.bound, str) and r.bound else "below roofs",
+                 fmt_unit(r.bound, "text"),
                  _num(r.roof_pct), fmt_unit(r.flops_source, "text")]
                 for r, short in zip(rt.itertuples(), short_names(rt["name"].astype(str), 32))]
         cols = [Col("kernel", "left", figure=False), Col("TFLOP/s"), Col("GB/s"), Col("FLOP/B", optional=True),
                 Col("prec", optional=True), Col("bound"), Col("% roof"), Col("from", optional=True)]
+        basis = "launches" if sm.get("coverage_basis") == "launches" else "time"
         parts.append(FitTable(f"Roofline on {sm['device']} (FLOPs known for {100 * sm['coverage']:.0f} % of the "
-                              "critical kernels' time)", cols, rows))
+                              f"critical kernels' {basis})", cols, rows))
     if oc is not None and oc.skipped:
         parts.append(Text(f"occupancy: skipped — {oc.skipped_reason}", style="dim"))
     elif oc is not None and len(oc.table):
