@@ -146,6 +146,8 @@ class Panel:
         figure: a plotly ``go.Figure`` (or None for a table-only panel).
         table: HTML of the data table shown beside the chart.
         note: extra HTML under the heading (e.g. why something is missing).
+        data: base64 text of a gzip-compressed JSON payload the page script draws the chart from (the timeline);
+            the figure then holds only the layout.
     """
 
     title: str
@@ -153,6 +155,7 @@ class Panel:
     figure: Any = None
     table: str = ""
     note: str = ""
+    data: str = ""
 
 
 @dataclass
@@ -184,9 +187,12 @@ def panel_html(p: Panel, fig_id: str) -> str:
     if p.figure is not None:
         parts.append(
             f'<figure class="fig" role="img" aria-label="{esc(p.title)}: {esc(p.takeaway)}">'
-            f'<div class="chart" id="{fig_id}" data-spec="{fig_id}-spec"></div>'
+            f'<div class="chart" id="{fig_id}" data-spec="{fig_id}-spec"'
+            + (f' data-timeline="{fig_id}-data"' if p.data else "") + '></div>'
             f"<figcaption>{esc(p.takeaway)}</figcaption></figure>"
             f'<script type="application/json" id="{fig_id}-spec">{script_json(figure_spec(p.figure))}</script>')
+        if p.data:
+            parts.append(f'<script type="application/octet-stream" id="{fig_id}-data">{p.data}</script>')
     elif p.takeaway:
         parts.append(f'<p class="takeaway">{esc(p.takeaway)}</p>')
     if p.table:

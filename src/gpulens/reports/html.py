@@ -35,6 +35,7 @@ from gpulens.reports import _html_analyses as A
 from gpulens.reports import _html_kernel as K
 from gpulens.reports import _html_pages as P
 from gpulens.reports import _html_roofline as R
+from gpulens.reports._html_timeline import TIMELINE_JS, timeline_page
 from gpulens.reports._html_parts import KERNEL_LINKS, PLOT_CONFIG, Page, Panel, esc, panel_html, script_json
 
 #: The size every report stays under (bytes): plotly.js compressed is about 1.96 MB of it.
@@ -62,7 +63,7 @@ PAGES: tuple[tuple[str, str, PageBuilder], ...] = (
     ("roofline", "Roofline", lambda s, r, g: R.roofline_page(s, r)),
     ("occupancy", "Occupancy", lambda s, r, g: A.occupancy_page(s, r)),
     ("verdicts", "Stalls & verdicts", lambda s, r, g: A.verdicts_page(s, r)),
-    ("timeline", "Timeline", lambda s, r, g: P.timeline_page(s, r, g)),
+    ("timeline", "Timeline", timeline_page),
     ("ranks", "Multi-rank", lambda s, r, g: P.multirank_page(s, r)),
     ("other", "Other analyses", _other),
     ("kernel", "Kernel details", lambda s, r, g: K.kernel_pages(s, KERNEL_LINKS.get())),
@@ -74,10 +75,10 @@ def build_pages(report: Report, scale: float = 1.0) -> list[Page]:
 
     Args:
         scale: shrinks the per-input caps (table rows: 200 × scale / inputs, at least 5; timeline segments drawn:
-            4000 × scale / inputs, at least 50).
+            20000 × scale / inputs, at least 50).
     """
     n = max(len(report.sources), 1)
-    rows, segs = max(5, int(200 * scale / n)), max(50, int(4000 * scale / n))
+    rows, segs = max(5, int(200 * scale / n)), max(50, int(20000 * scale / n))
     pages = []
     links = [K.kernel_links(s, si, rows) for si, s in enumerate(report.sources)]
     for pid, title, build in PAGES:
@@ -177,7 +178,7 @@ def _render_pages(report: Report, pages: list[Page]) -> str:
         "figures.</p></noscript></header>",
         f'<nav role="tablist" aria-label="Report pages">{"".join(tabs)}</nav><main>{"".join(panels)}</main>',
         f'<script type="application/json" id="plot-config">{script_json(PLOT_CONFIG)}</script>',
-        f"<script>{JS}</script></body></html>",
+        f"<script>{TIMELINE_JS}{JS}</script></body></html>",
     ])
 
 
@@ -234,6 +235,8 @@ border-radius:2px}.nm{color:#777;font-style:italic}
 nav.kindex ol{columns:3 22em;font-size:.9em;margin:4px 0}nav.kindex p{margin:4px 0;color:#555}
 section.kpage{border-top:2px solid #0072B2;margin-top:10px}.kparts{display:grid;gap:6px 24px;
 grid-template-columns:repeat(auto-fit,minmax(440px,1fr))}.kpart h4{margin:10px 0 4px}
+.kvgrid{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}.kvgrid table.kv td{max-width:520px}
+.tlbar{margin:4px 0}.tlstatus{color:#333;font-size:.9em}
 code.fullname{display:block;white-space:pre-wrap;word-break:break-all;font-size:.8em;background:#f7f7f7;padding:4px}
 """
 
@@ -247,7 +250,8 @@ JS = """
       div.setAttribute('data-drawn','1');
       window.gpulensPlotly.then(function(P){
         var spec=JSON.parse(document.getElementById(div.getAttribute('data-spec')).textContent);
-        return P.newPlot(div,spec.data,spec.layout,cfg).then(function(){
+        var drawn=div.getAttribute('data-timeline')?window.gpulensTimeline(div,P,cfg):P.newPlot(div,spec.data,spec.layout,cfg);
+        return drawn.then(function(){
           div.setAttribute('data-rendered','1');
           div.on('plotly_click',function(e){var c=e.points&&e.points[0]&&e.points[0].customdata;
             if(typeof c==='string'&&c.indexOf('kernel-')===0)location.hash=c;});
