@@ -1,5 +1,6 @@
 """The analyzers that feed the HTML report: the decimated stream timeline and the per-rank kernel comparison."""
 
+import pandas as pd
 import pytest
 
 import gpulens
@@ -49,11 +50,15 @@ def test_stream_timeline_is_bounded_for_many_events():
     top = r.table[r.table["level"] == 0]
     assert int(top["busy_ns"].sum()) == 20_000 * 5  # level 0 covers the run: nothing lost, only merged
     assert int(top["events"].sum()) == 20_000
-    # each finer level covers whole windows of its parent: its events are all the events starting in those windows
+    # finer levels: window = the start's bin (bin_ns / 8**level wide) // bins; a refined window's events are all there
+    sm = r.summary
     for lv, g in r.table[r.table["level"] > 0].groupby("level"):
-        win_ns = (r.summary["end_ns"] - r.summary["start_ns"]) / 8 ** lv
-        first = (g["start_ns"] - r.summary["start_ns"]) // win_ns
-        assert (first == g["window"]).all()
+        win = ((g["start_ns"] - sm["start_ns"]) * 8 ** lv // sm["bin_ns"]) // sm["bins"]
+        assert (win == g["window"]).all()
+        starts = pd.Series([i * 10 for i in range(20_000)])
+        for w, gw in g.groupby(g["window"] // 8):  # the parent window holds exactly the events starting in it
+            inside = ((starts * 8 ** (lv - 1) // sm["bin_ns"]) // sm["bins"]) == w
+            assert int(gw["events"].sum()) == int(inside.sum())
 
 
 def test_stream_timeline_zoom_levels_reach_single_events():

@@ -3,8 +3,9 @@
 Feeds the HTML timeline page. Big traces hold millions of events; a report must not carry them all, yet zooming
 into a window should show the individual kernels there. So the table holds several **levels** of detail:
 
-* level 0 covers the whole run (the first event of any lane → the last one) with ``bins`` time bins per lane;
-  level *l* cuts the run into ``8**l`` equal **windows**, each again with ``bins`` bins per lane (8× finer bins);
+* level 0 covers the whole run (the first event of any lane → the last one) with ``bins`` time bins of ``bin_ns``
+  per lane; level *l* cuts it into ``8**l`` equal **windows**, each again with ``bins`` bins per lane (8× finer
+  bins: an event's bin at level l is ``(start − origin) · 8**l // bin_ns``, so windows nest exactly);
 * in each level, the events of one lane that *start* in the same bin are merged into one **segment** (first start →
   last end, the summed busy time, the event count, and the name and kind of the longest event in it); a segment of
   one event is that event, exactly;
@@ -83,9 +84,14 @@ def _lanes(timeline: Timeline) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def _segments(df: pd.DataFrame, lane: np.ndarray, bin_ns: int, t0: int, bins: int) -> pd.DataFrame:
-    """Events merged per (lane, bin of ``bin_ns``), with their window (bin // bins)."""
-    b = (df["start_ns"].to_numpy() - t0) // bin_ns
+def _bin_of(df: pd.DataFrame, t0: int, bin0: int, level: int) -> np.ndarray:
+    """Bin of each event's start at ``level``: ``(start − t0) · 8**level // bin0`` in integers, so that the bins (and
+    windows) of level l+1 nest exactly in those of level l."""
+    return ((df["start_ns"].to_numpy() - t0) * BRANCH ** level) // bin0
+
+
+def _segments(df: pd.DataFrame, lane: np.ndarray, b: np.ndarray, bins: int) -> pd.DataFrame:
+    """Events merged per (lane, bin ``b``), with their window (bin // bins)."""
     key = lane.astype("int64") * (int(b.max()) + 1) + b
     order = np.lexsort((-df["dur_ns"].to_numpy(), key))  # within a key: the longest event first
     k = key[order]
@@ -138,7 +144,7 @@ class StreamTimeline(Analyzer):
                                    "end_ns": (df["start_ns"] + df["dur_ns"]).to_numpy(),
                                    "busy_ns": df["dur_ns"].to_numpy(), "events": np.ones(len(df), "int64"),
                                    "window": np.zeros(len(df), "int64"), "level": 0})]
-            bin0, levels = 0, 1
+            bin0, levels, bins = 0, 1, 0
         else:
             bins = int(min(self.bins, max(self.min_bins, self.max_segments // (4 * n_lanes))))
             parts, bin0, levels = self._pyramid(df, lane, t0, span, bins)
@@ -162,33 +168,31 @@ class StreamTimeline(Analyzer):
                    "segment_count": int(len(out)), "track_count": int(out.loc[gpu_rows, keys].drop_duplicates().shape[0]),
                    "thread_count": int(out.loc[~gpu_rows, keys].drop_duplicates().shape[0]),
                    "decimated": bool(bin0), "bin_ns": int(bin0), "levels": int(levels), "branch": BRANCH,
+                   "bins": int(bins),
                    "start_ns": t0, "end_ns": t1}
         return AnalysisResult(self.name, out, COLUMNS, summary, summary_columns={
             "event_count": "GPU events [count]", "host_event_count": "host events on CPU thread lanes [count]",
             "segment_count": "segments over all levels [count]", "track_count": "GPU stream lanes [count]",
             "thread_count": "CPU thread lanes [count]", "bin_ns": "bin width of level 0 (0: every event kept) [ns]",
-            "levels": "detail levels [count]"})
+            "levels": "detail levels [count]", "bins": "bins per lane and window [count]"})
 
     def _pyramid(self, df: pd.DataFrame, lane: np.ndarray, t0: int, span: int,
                  bins: int) -> tuple[list[pd.DataFrame], int, int]:
         budget = self.max_segments
         bin0 = max(1, -(-span // bins))
-        seg = _segments(df, lane, bin0, t0, bins).assign(level=0)
+        seg = _segments(df, lane, _bin_of(df, t0, bin0, 0), bins).assign(level=0)
         parts, budget = [seg], budget - len(seg)
         refine = np.unique(seg.loc[seg["events"] > 1, "window"].to_numpy())  # level-l windows still merging
         level = 0
-        while len(refine) and budget > 0:
+        # the deepest level: bins of at least 1/8 ns, and (start − t0) · 8**level within int64
+        deepest = min(int(np.log(max(bin0, 1)) / np.log(BRANCH)) + 1, int(np.log(9e18 / span) / np.log(BRANCH)))
+        while len(refine) and budget > 0 and level < deepest:
             level += 1
-            bin_ns = max(1, -(-span // (bins * BRANCH ** level)))
-            if bin_ns == 1 and level > 1 and parts[-1]["events"].max() <= 1:
-                break
-            # events whose parent window is to be refined
-            parent = ((df["start_ns"].to_numpy() - t0) // max(1, -(-span // (bins * BRANCH ** (level - 1))))) // bins
-            keep = np.isin(parent, refine)
+            keep = np.isin(_bin_of(df, t0, bin0, level - 1) // bins, refine)  # events in windows to refine
             sub = df[keep]
             if not len(sub):
                 break
-            seg = _segments(sub, lane[keep], bin_ns, t0, bins)
+            seg = _segments(sub, lane[keep], _bin_of(sub, t0, bin0, level), bins)
             seg["row"] = np.flatnonzero(keep)[seg["row"].to_numpy()]
             seg["parent"] = seg["window"] // BRANCH
             cost = seg.groupby("parent").size().sort_values(kind="stable")  # cheapest parents first
@@ -196,13 +200,12 @@ class StreamTimeline(Analyzer):
             allow = budget if int(cost.sum()) <= budget else int(budget * LEVEL_SHARE)
             take = cost.index[np.cumsum(cost.to_numpy()) <= allow]
             if not len(take):
+                level -= 1
                 break
             seg = seg[seg["parent"].isin(take)].drop(columns="parent").assign(level=level)
             parts.append(seg)
             budget -= len(seg)
             refine = np.unique(seg.loc[seg["events"] > 1, "window"].to_numpy())
-            if bin_ns == 1:
-                break
         return parts, bin0, level + 1
 
     @staticmethod

@@ -15,7 +15,7 @@ from gpulens.report import SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
 from gpulens.reports._format import busy_text, column_label, cuda_version, fmt_ns, fmt_unit, unit_of
 from gpulens.reports._names import short_names
-from gpulens.reports._html_timeline import timeline_page  # noqa: F401  (re-exported)
+from gpulens.reports._html_timeline import timeline_page  # noqa: F401 -- re-exported
 from gpulens.reports._html_parts import (
     GREY,
     KIND_COLOURS,
@@ -28,6 +28,7 @@ from gpulens.reports._html_parts import (
     kv_html,
     name_cell,
     plot_text,
+    svg_bars,
     table_html,
     wrap_name,
 )
@@ -116,20 +117,17 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
         # parts are summed over GPUs: their share is of the GPUs' summed spans (one GPU: its span)
         den = bd.summary.get("device_span_ns") or sm["span_ns"]
         multi = int(bd.summary.get("gpu_count", 1) or 1) > 1
-        fig = go.Figure(go.Bar(x=[v / 1e6 for _, v, _ in shown], y=[lab for lab, _, _ in shown], orientation="h",
-                               marker_color=[c for _, _, c in shown],
-                               text=[f"{fmt_ns(v)} · {100 * v / den:.1f} %" for _, v, _ in shown],
-                               textposition="auto", hovertemplate="%{y}: %{x:.3f} ms<extra></extra>"))
-        fig = _layout(fig, 90 + 34 * len(shown), xaxis_title="time [ms]", showlegend=False,
-                      yaxis={"autorange": "reversed", "automargin": True})
+        static = svg_bars([(lab, v, f"{fmt_ns(v)} · {100 * v / den:.1f} %", c) for lab, v, c in shown],
+                          axis="bar length: time; text: time · share of " + ("the GPUs' summed spans" if multi
+                                                                             else "the GPU span"))
         rows = "".join(f"<tr><th scope='row'>{esc(lab)}</th><td class='num' data-v='{v}'>{esc(fmt_ns(v))}</td>"
                        f"<td class='num'>{100 * v / den:.1f} %</td></tr>" for lab, v, _ in parts)
         blocks.append(Panel("Where the GPU time went",
                             f"GPU span {busy_text(sm)}; "
                             f"computation took {fmt_ns(sm['computation_ns'])} and idle {fmt_ns(sm['idle_ns'])}.",
-                            fig, "<table class='data'><thead><tr><th>part</th><th>time</th><th>"
+                            None, "<table class='data'><thead><tr><th>part</th><th>time</th><th>"
                                  + ("of the GPUs' summed spans" if multi else "of span") + "</th></tr>"
-                                 f"</thead><tbody>{rows}</tbody></table>"))
+                                 f"</thead><tbody>{rows}</tbody></table>", static=static))
     blocks.append(f'<section class="panel"><h3>Key figures</h3>{kv}</section>')
     findings = s.findings()
     blocks.append(Panel("Findings", f"{len(findings)} finding(s), largest time at stake first; indented ones detail "

@@ -78,7 +78,8 @@ def _payload(t: pd.DataFrame, sm: dict[str, Any], max_segments: int) -> tuple[di
         return [name_ix.get(str(v), -1) if str(v) not in ("", "nan") else -1 for v in t[col]]
 
     payload = {
-        "span": int(sm["end_ns"] - sm["start_ns"]), "branch": int(sm.get("branch", 8)),
+        "span": int(sm["end_ns"] - sm["start_ns"]), "bin0": int(sm.get("bin_ns") or 0),
+        "bins": int(sm.get("bins") or 0), "branch": int(sm.get("branch", 8)),
         "levels": keep, "exact": not sm.get("decimated"), "cap": DRAW_CAP,
         "lanes": [lane_label(*k) for k in lanes], "gpuLane": [bool(k[1] >= 0) for k in lanes],
         "names": [wrap_name(n) for n in names], "short": short_names(names),
@@ -148,9 +149,7 @@ def timeline_page(s: Any, max_rows: int, max_segments: int) -> list[Any]:
 #: Page script of the timeline chart: ``gpulensTimeline(div, P)`` draws it once plotly is loaded (``P``).
 TIMELINE_JS = r"""
 window.gpulensTimeline=function(div,P,cfg){
-  var el=document.getElementById(div.getAttribute('data-timeline'));
-  var b=atob(el.textContent),u=new Uint8Array(b.length);for(var i=0;i<b.length;i++)u[i]=b.charCodeAt(i);
-  return new Response(new Blob([u]).stream().pipeThrough(new DecompressionStream('gzip'))).text().then(function(txt){
+  return window.gpulensInflate(div.getAttribute('data-timeline')).then(function(txt){
     var D=JSON.parse(txt),spec=JSON.parse(document.getElementById(div.getAttribute('data-spec')).textContent);
     var n=D.off.length,status=div.closest('section.panel').querySelector('.tlstatus'),cur=null,busy=false;
     function fmt(ns){var a=Math.abs(ns);if(a>=1e9)return (ns/1e9).toFixed(2)+' s';if(a>=1e6)return (ns/1e6).toFixed(2)+' ms';
@@ -158,7 +157,7 @@ window.gpulensTimeline=function(div,P,cfg){
     var refined={};D.levels.forEach(function(l){refined[l]={};});
     for(var i=0;i<n;i++){if(D.level[i]>0)refined[D.level[i]][Math.floor(D.window[i]/D.branch)]=1;}
     var launchOf={};for(var i=0;i<n;i++){if(D.launchOff[i]>=0&&D.launchLane[i]>=0)launchOf[D.launchLane[i]+':'+D.launchOff[i]]=i;}
-    function winW(l){return D.span/Math.pow(D.branch,l);}
+    function winW(l){return D.bin0*D.bins/Math.pow(D.branch,l);}
     // where single events are embedded (windows of a finer level holding only one-event segments), merged and shaded
     var exact=[];if(!D.exact){var ok={};for(var i=0;i<n;i++){var l=D.level[i];if(l===0)continue;var k=l+':'+D.window[i];
       ok[k]=(ok[k]===undefined?true:ok[k])&&D.events[i]===1;}
@@ -233,6 +232,7 @@ window.gpulensTimeline=function(div,P,cfg){
           ev.push({ph:'X',name:D.short[D.name[i]],cat:D.kinds[D.kind[i]],pid:0,tid:D.lane[i],ts:D.off[i]/1e3,dur:D.dur[i]/1e3,
                    args:{events:D.events[i],busy_us:D.busy[i]/1e3}});}
         return JSON.stringify({traceEvents:ev,displayTimeUnit:'ns'});}
+      div.gpulensChromeTrace=chrome;
       var ex=panel.querySelector('.tl-export');
       if(ex)ex.addEventListener('click',function(){
         var a=document.createElement('a');a.href=URL.createObjectURL(new Blob([chrome()],{type:'application/json'}));

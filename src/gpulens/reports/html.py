@@ -169,29 +169,35 @@ def _render_pages(report: Report, pages: list[Page]) -> str:
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>gpulens report — {esc(labels)}</title><style>{CSS}</style>",
-        f'<script type="application/octet-stream" id="plotly-gz">'
-        f'{plotly_gz_b64(not trace_types(pages) <= CARTESIAN_TYPES)}</script>',
-        f"<script>{LOADER}</script></head><body>",
+        "</head><body>",
         f'<header><h1>gpulens report</h1><p class="sub">{esc(labels)} · gpulens {esc(report.tool_version)} · '
         f"{esc(report.created)}</p>",
         "<noscript><p class='empty'>Charts need JavaScript; the data table beside each chart holds the same "
         "figures.</p></noscript></header>",
         f'<nav role="tablist" aria-label="Report pages">{"".join(tabs)}</nav><main>{"".join(panels)}</main>',
         f'<script type="application/json" id="plot-config">{script_json(PLOT_CONFIG)}</script>',
-        f"<script>{TIMELINE_JS}{JS}</script></body></html>",
+        f'<script type="application/octet-stream" id="plotly-gz">'
+        f'{plotly_gz_b64(not trace_types(pages) <= CARTESIAN_TYPES)}</script>',
+        f"<script>{LOADER}{TIMELINE_JS}{JS}</script></body></html>",
     ])
 
 
-#: Decompresses the embedded plotly.js (gzip + base64) and runs it; ``window.gpulensPlotly`` resolves when done.
+#: Decompresses the embedded plotly.js (gzip + base64) and runs it once the first screen has been painted (the
+#: Summary needs no plotly), so the answer shows at once; ``window.gpulensPlotly`` resolves when plotly is ready.
+#: ``gpulensInflate(id)`` gives the text of any gzip + base64 ``<script>`` block (the timeline payload too).
 LOADER = """
-window.gpulensPlotly=(async function(){performance.mark('gz0');
-  var b=atob(document.getElementById('plotly-gz').textContent),u=new Uint8Array(b.length);
-  for(var i=0;i<b.length;i++)u[i]=b.charCodeAt(i);
-  var text=await new Response(new Blob([u]).stream().pipeThrough(new DecompressionStream('gzip'))).text();
-  performance.mark('gz1');
-  var s=document.createElement('script');s.textContent=text;document.head.appendChild(s);performance.mark('gz2');
-  return window.Plotly;
-})();
+window.gpulensInflate=function(id){
+  var b64=document.getElementById(id).textContent;
+  return fetch('data:application/octet-stream;base64,'+b64).then(function(r){
+    return new Response(r.body.pipeThrough(new DecompressionStream('gzip'))).text();});
+};
+window.gpulensPlotly=new Promise(function(resolve,reject){
+  function load(){performance.mark('gz0');
+    window.gpulensInflate('plotly-gz').then(function(text){performance.mark('gz1');
+      var s=document.createElement('script');s.textContent=text;document.head.appendChild(s);performance.mark('gz2');
+      resolve(window.Plotly);}).catch(reject);}
+  requestAnimationFrame(function(){setTimeout(load,0);});
+});
 """
 
 CSS = """
@@ -212,7 +218,7 @@ figcaption,.takeaway{font-size:.95em;color:#222;margin-top:4px}
 details.tbl{flex:1 1 100%;max-width:100%}details.tbl summary{cursor:pointer;color:#0072B2}
 .tablewrap{overflow:auto;max-height:520px}
 table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ddd;padding:3px 6px;text-align:left;
-vertical-align:top;overflow-wrap:break-word;max-width:640px}
+vertical-align:top;overflow-wrap:anywhere;max-width:640px}
 th{background:#f2f2f2;position:sticky;top:0;white-space:nowrap}table.sortable th{cursor:pointer}td.num{text-align:right;
 font-variant-numeric:tabular-nums;white-space:nowrap}
 th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
@@ -234,7 +240,7 @@ input.tfilter{margin:2px 0 4px;padding:3px 6px;font:inherit;font-size:.85em;widt
 border-radius:2px}.nm{color:#777;font-style:italic}
 nav.kindex ol{columns:3 22em;font-size:.9em;margin:4px 0}nav.kindex p{margin:4px 0;color:#555}
 section.kpage{border-top:2px solid #0072B2;margin-top:10px}.kparts{display:grid;gap:6px 24px;
-grid-template-columns:repeat(auto-fit,minmax(440px,1fr))}.kpart h4{margin:10px 0 4px}
+grid-template-columns:repeat(auto-fit,minmax(440px,1fr))}.kparts>*{min-width:0}section.kpage table.kv{max-width:100%}.kpart h4{margin:10px 0 4px}
 .kvgrid{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}.kvgrid table.kv td{max-width:520px}
 .tlbar{margin:4px 0}.tlstatus{color:#333;font-size:.9em}
 code.fullname{display:block;white-space:pre-wrap;word-break:break-all;font-size:.8em;background:#f7f7f7;padding:4px}
@@ -252,7 +258,7 @@ JS = """
         var spec=JSON.parse(document.getElementById(div.getAttribute('data-spec')).textContent);
         var drawn=div.getAttribute('data-timeline')?window.gpulensTimeline(div,P,cfg):P.newPlot(div,spec.data,spec.layout,cfg);
         return drawn.then(function(){
-          div.setAttribute('data-rendered','1');
+          div.setAttribute('data-rendered','1');ready();
           div.on('plotly_click',function(e){var c=e.points&&e.points[0]&&e.points[0].customdata;
             if(typeof c==='string'&&c.indexOf('kernel-')===0)location.hash=c;});
         });
@@ -317,6 +323,13 @@ JS = """
     th.addEventListener('click',function(){sortBy(th);});
     th.addEventListener('keydown',function(e){if(e.key==='Enter'){sortBy(th);}});
   });
+  // marks 'gpulens-first-screen' once every chart of the tab shown first is drawn (benchmarks/report_load.py)
+  var marked=false;
+  function ready(){if(marked)return;var p=document.querySelector('section[role=tabpanel]:not([hidden])');
+    if(!p)return;var c=p.querySelectorAll('.chart');
+    for(var i=0;i<c.length;i++){if(!c[i].getAttribute('data-rendered'))return;}
+    marked=true;performance.mark('gpulens-first-screen');}
   if(!route())show(tabs[0],false);
+  ready();
 })();
 """
