@@ -265,7 +265,7 @@ META_DOCS = {
     "base_time_ns": "trace clock origin [timestamp]", "schema_version": "trace schema version [version]",
     "display_time_unit": "display time unit [text]", "rank_source": "rank taken from [text]",
     "ranks": "ranks [id]", "producer": "written by [text]", "comm_by_launcher": "collectives found by launch op [count]",
-    "grid_units": "grid recorded as [text]", "incomplete_capture": "incomplete capture [text]",
+    "grid_units": "grid size units [text]", "incomplete_capture": "incomplete capture [text]",
     "cuda_driver_version": "CUDA driver [version]", "cuda_runtime_version": "CUDA runtime [version]",
     "nsys_version": "Nsight Systems [version]", "rocm_version": "ROCm [version]", "name": "name [text]",
     "device_id": "GPU [id]", "compute_capability": "compute capability [version]", "num_sms": "SMs / CUs [count]",
@@ -303,7 +303,7 @@ def environment_page(s: SourceReport, max_rows: int, tool_version: str, created:
          if tl.meta.truncated else "no"),
         ("device spec used", spec or "none identified"), ("excluded events", f"{len(tl.rejected):,}")]) + "</section>"]
     for title, recs in (("Inputs", tl.meta.sources), ("Devices as recorded", tl.meta.devices)):
-        body = "".join(kv_html(record_items(r)) for r in recs[:max_rows]) or '<p class="note">None recorded.</p>'
+        body = "".join(kv_html(record_items(r)) for r in recs[:max_rows]) or '<p class="note">Nothing recorded.</p>'
         blocks.append(f'<section class="panel"><h3>{esc(title)}</h3><p class="takeaway">{len(recs)} record(s).</p>'
                       f'<div class="kvgrid">{body}</div></section>')
     warn = "".join(f"<li>{esc(w)}</li>" for w in tl.meta.warnings[:max_rows])
