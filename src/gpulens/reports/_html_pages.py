@@ -42,8 +42,9 @@ BREAKDOWN_PARTS = (("computation_ns", "computation", OKABE_ITO[0], ""),
 
 
 def _layout(fig: go.Figure, height: int = 380, **kw: Any) -> go.Figure:
-    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 30, "b": 40}, hovermode="closest",
-                      legend={"orientation": "h", "y": -0.15}, **kw)
+    # the legend above the plot: below it, it collides with the x-axis title on short charts
+    fig.update_layout(height=height + 20, margin={"l": 10, "r": 10, "t": 50, "b": 40}, hovermode="closest",
+                      legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"}, **kw)
     fig.update_xaxes(automargin=True)
     fig.update_yaxes(automargin=True)
     return fig

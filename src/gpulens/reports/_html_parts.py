@@ -217,7 +217,7 @@ def svg_bars(rows: Sequence[tuple[str, float, str, str]], axis: str = "", width:
     area = width - label_w - text_w
     h = len(rows) * (bar_h + gap) + (22 if axis else 4)
     out = [f'<svg class="bars-svg" viewBox="0 0 {width} {h}" width="100%" style="max-width:{width}px" '
-           f'xmlns="http://www.w3.org/2000/svg" font-family="system-ui, sans-serif" font-size="13">']
+           f'font-family="system-ui, sans-serif" font-size="13">']
     for i, (label, v, text, colour) in enumerate(rows):
         y = i * (bar_h + gap) + 2
         w = max(0.0, float(v)) / top * area

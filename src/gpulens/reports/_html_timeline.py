@@ -34,10 +34,11 @@ KIND_LABELS = {"cpu_op": "CPU op", "sync": "sync", "runtime": "runtime call", "k
 
 
 def lane_label(rank: Any, device: Any, stream: Any, thread: Any) -> str:
-    """``rank 0 · GPU 0 · stream 7``, ``rank 0 · GPU 0 · stream not recorded`` or ``rank 0 · CPU thread 1234``."""
+    """``rank 0 · GPU 0 · stream 7``, ``rank 0 · GPU 0 · stream not recorded``, ``rank 0 · CPU thread 1234`` or
+    ``rank 0 · host (thread not recorded)``."""
     r = f"rank {fmt_unit(rank, 'id')}"
     if int(device) < 0:
-        return f"{r} · CPU thread {fmt_unit(thread, 'id')}" if int(thread) >= 0 else f"{r} · CPU thread not recorded"
+        return f"{r} · CPU thread {fmt_unit(thread, 'id')}" if int(thread) >= 0 else f"{r} · host (thread not recorded)"
     s = f"stream {fmt_unit(stream, 'id')}" if int(stream) >= 0 else "stream not recorded"
     return f"{r} · GPU {fmt_unit(device, 'id')} · {s}"
 
@@ -113,8 +114,9 @@ def timeline_page(s: Any, max_rows: int, max_segments: int) -> list[Any]:
                      op_name="")
     payload, drawn = _payload(t, sm, max_segments)
     fig = go.Figure()
-    fig.update_layout(height=170 + 24 * len(payload["lanes"]), margin={"l": 10, "r": 10, "t": 30, "b": 40},
-                      hovermode="closest", barmode="overlay", legend={"orientation": "h", "y": -0.12},
+    fig.update_layout(height=170 + 24 * len(payload["lanes"]), margin={"l": 10, "r": 10, "t": 50, "b": 40},
+                      hovermode="closest", barmode="overlay",
+                      legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
                       xaxis={"title": {"text": "time since the first event [ms]"}, "automargin": True},
                       yaxis={"autorange": "reversed", "type": "category", "categoryorder": "array",
                              "categoryarray": payload["lanes"], "automargin": True})

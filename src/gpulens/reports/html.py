@@ -9,15 +9,20 @@ Use::
 
 or ``gpulens analyze run.pt.trace.json.gz --html report.html``.
 
-Tabs: Summary (key figures, where the GPU time went, findings by time at stake), Time breakdown (stacked bars per
-rank/GPU), Hot kernels (the performance-critical set; sortable table), Roofline, Occupancy, Stalls & verdicts,
-Timeline (per-stream busy segments, decimated by the ``stream_timeline`` analyzer), Multi-rank, Other analyses
-(every other result, drawn generically) and Environment (inputs, devices, versions, warnings). A tab whose analysis
-is missing says why. Each chart has a one-sentence takeaway (also its accessible name) and its data as a table.
+Tabs: Summary (the answer banner, where the GPU time went, key figures, findings by time at stake), Time breakdown
+(stacked bars per rank/GPU), Hot kernels (the performance-critical set; sortable table), Roofline, Occupancy,
+Stalls & verdicts, Timeline (CPU thread and GPU stream lanes at several levels of detail from the
+``stream_timeline`` analyzer, redrawn on zoom; see ``_html_timeline``), Multi-rank, Other analyses (every other
+result, drawn generically), Kernel details (one page per hot kernel) and Environment (inputs, devices, versions,
+warnings). A tab whose analysis is missing says why. Each chart has a one-sentence takeaway (also its accessible
+name) and its data as a table; every table has a filter box; the open tab is in the URL hash.
 
-Size: plotly.js is about 4.8 MB; tables are capped (200 rows per table, fewer with many inputs) and the timeline is
-pre-decimated, so a report stays under :data:`SIZE_BUDGET_BYTES` whatever the trace size. Charts are drawn when
-their tab is shown (hidden plots get no size). The renderer computes nothing: it draws the Report's tables.
+Size and speed: plotly.js travels gzip-compressed (the official cartesian bundle when the installed plotly matches
+it: about 0.66 MB embedded) and is decompressed by the browser after the first paint; the Summary's chart is inline
+SVG, so the first screen needs no plotly. Tables are capped (200 rows per table, fewer with many inputs) and the
+timeline payload is bounded, so a report stays under :data:`SIZE_BUDGET_BYTES` whatever the trace size. Charts are
+drawn when their tab is first shown (hidden plots get no size). The renderer computes nothing: it draws the
+Report's tables.
 """
 
 from __future__ import annotations
@@ -241,7 +246,7 @@ border-radius:2px}.nm{color:#777;font-style:italic}
 nav.kindex ol{columns:3 22em;font-size:.9em;margin:4px 0}nav.kindex p{margin:4px 0;color:#555}
 section.kpage{border-top:2px solid #0072B2;margin-top:10px}.kparts{display:grid;gap:6px 24px;
 grid-template-columns:repeat(auto-fit,minmax(440px,1fr))}.kparts>*{min-width:0}section.kpage table.kv{max-width:100%}.kpart h4{margin:10px 0 4px}
-.kvgrid{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}.kvgrid table.kv td{max-width:520px}
+.chart.static{min-height:0}.kvgrid{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}.kvgrid table.kv td{max-width:520px}
 .tlbar{margin:4px 0}.tlstatus{color:#333;font-size:.9em}
 code.fullname{display:block;white-space:pre-wrap;word-break:break-all;font-size:.8em;background:#f7f7f7;padding:4px}
 """
