@@ -114,9 +114,11 @@ class Roofline(Analyzer):
             "device": spec.name, "device_note": spec.note,
             "uncertain_figures": spec.uncertain_figures(),
             "launches": int(len(per)), "kernels": int(len(table)),
-            "coverage": covered / hot_time if hot_time else 0.0,
+            # durations not recorded (all 0): the share of launches with a FLOP figure instead of a share of time
+            "coverage": covered / hot_time if hot_time else float(per["flops"].notna().mean()) if len(per) else 0.0,
+            "coverage_basis": "time" if hot_time else "launches",
             "critical_share_of_kernel_time": hs.summary.get("critical_share") if hs is not None else None,
-            "coverage_of_kernel_time": covered / all_time if all_time else 0.0,
+            "coverage_of_kernel_time": covered / all_time if all_time else None,
             "launches_from_counters": int((per["source"] == "counters").sum()),
             "launches_from_shapes": int((per["source"] == "shapes").sum()),
             "launches_linked_to_ops": stats["linked"],
@@ -251,9 +253,12 @@ class Roofline(Analyzer):
         out.sort(key=lambda f: -(f.time_at_stake_ns or 0))
         out = out[:8]
         cov = summary["coverage"]
+        of_all = summary["coverage_of_kernel_time"]
         out.append(Finding(
-            f"FLOPs known for {100 * cov:.0f} % of the critical kernels' time "
-            f"({100 * summary['coverage_of_kernel_time']:.0f} % of all kernel time)",
+            (f"FLOPs known for {100 * cov:.0f} % of the critical kernels' time "
+             f"({100 * of_all:.0f} % of all kernel time)") if summary.get("coverage_basis") == "time" and
+            of_all is not None else f"FLOPs known for {100 * cov:.0f} % of the critical kernels' launches "
+                                    "(their durations were not recorded)",
             f"{summary['launches_from_counters']} launch(es) from counters, {summary['launches_from_shapes']} from "
             "op shapes; ops without a model: " + (", ".join(sorted(summary["ops_without_model"])) or "none") + ".",
             severity="info", category="coverage"))
