@@ -147,7 +147,11 @@ def _rows_by_name(rows: pd.DataFrame) -> Any:
         return lambda name: groups.get(name, np.zeros(0, dtype="int64"))
     codes = col.cat.codes.to_numpy()
     code_of = {str(c): i for i, c in enumerate(col.cat.categories)}
-    return lambda name: np.flatnonzero(codes == code_of[name]) if name in code_of else np.zeros(0, dtype="int64")
+    # positions of every code at once (one stable sort), not one scan of all rows per name
+    order = np.argsort(codes, kind="stable")
+    cuts = np.searchsorted(codes[order], np.arange(len(code_of) + 1))
+    none = np.zeros(0, dtype="int64")
+    return lambda name: order[cuts[code_of[name]]:cuts[code_of[name] + 1]] if name in code_of else none
 
 
 def _first_source(co: pd.DataFrame) -> pd.Series:
@@ -219,23 +223,36 @@ class Verdicts(Analyzer):
         sol = _row_by_name(results.get("speed_of_light"))
         rows, findings = [], []
         comm_root = any(f.key == "exposed-comm" for f in getattr(results.get("breakdown"), "findings", []))
+        # per kernel row, once: launch link, short-launch flag, grid blocks, sources (numpy; each critical kernel
+        # then reads its rows' positions — no per-kernel DataFrame, which cost ~5 ms × thousands of names)
+        k_lid = links.reindex(kern.index).to_numpy(dtype="float64", na_value=np.nan)
+        has_lid = ~np.isnan(k_lid)
+        k_short = np.zeros(len(kern), dtype=bool)
+        if has_lid.any() and len(sl):
+            k_short[has_lid] = sl.reindex(k_lid[has_lid].astype("int64")).fillna(False).astype(bool).to_numpy()
+        gx = kern["grid_x"]
+        has_grid = gx.notna().to_numpy()
+        k_blocks = (gx.fillna(1) * kern["grid_y"].fillna(1) * kern["grid_z"].fillna(1)).to_numpy(
+            dtype="float64", na_value=np.nan)
+        k_rank, k_dev = kern["rank"].to_numpy(), kern["device_id"].to_numpy()
+        k_src = strings(kern["source"])
+        k_ctr = counter_src.reindex(kern["event_id"].to_numpy()).to_numpy(dtype=object) if len(counter_src) \
+            else np.full(len(kern), np.nan, dtype=object)
         for h in crit.to_dict("records"):
             name = str(h["name"])
-            evs = kern.iloc[by_name(name)]
+            pos = by_name(name)
             eff = h["effective_ns"]
             e = Evidence(name, str(h["kind"]), int(h["calls"]), int(eff) if eff == eff else 0, inputs=["timeline"])
             if e.kind == "comm":
                 e.exposed_comm_ns = exposed.get(name, 0)
-            lid = links.reindex(evs.index).dropna().astype("int64")
-            if len(lid) and len(sl):
-                e.short_launch_frac = float(sl.reindex(lid.to_numpy()).fillna(False).astype(bool).mean())
+            linked = pos[has_lid[pos]]
+            if len(linked) and len(sl):
+                e.short_launch_frac = float(k_short[linked].mean())
                 e.launch_idle_ns = int(launch_idle.get(name, 0))
-            if evs["grid_x"].notna().any():
-                blocks = (evs["grid_x"].fillna(1) * evs["grid_y"].fillna(1) * evs["grid_z"].fillna(1))[
-                    evs["grid_x"].notna()]
-                e.mean_blocks = float(blocks.astype(float).mean())
-                first = evs.iloc[0]
-                e.num_sms = device_sms(timeline, device, int(first["rank"]), int(first["device_id"]))
+            gpos = pos[has_grid[pos]]
+            if len(gpos):
+                e.mean_blocks = float(k_blocks[gpos].mean())
+                e.num_sms = device_sms(timeline, device, int(k_rank[pos[0]]), int(k_dev[pos[0]]))
             if name in roof:
                 r = roof[name]
                 e.bound = r.get("bound") if r.get("bound") in BOUNDS else None
@@ -282,7 +299,7 @@ class Verdicts(Analyzer):
             v = decide(e)
             if eff != eff:  # durations not recorded: the kernel's time and its time at stake are unknown, not 0
                 e.time_ns, v.time_at_stake_ns = None, None
-            srcs = set(strings(evs["source"])) | set(counter_src.reindex(evs["event_id"]).dropna())
+            srcs = set(k_src[pos]) | {x for x in k_ctr[pos] if isinstance(x, str)}
             inputs = e.inputs + [f"collector:{c}" for c in sorted(srcs)]
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],
                          "verdict": v.verdict, "time_at_stake_ns": v.time_at_stake_ns, "evidence": v.evidence,
