@@ -202,16 +202,23 @@ def leaf_tiles(group: np.ndarray, start: np.ndarray, cend: np.ndarray, parent: n
     pos_s = np.arange(n) + ends_before
     pos_e = pos_s[last] + 1 + depth[last] - depth
     m = 2 * n
+    allpos = np.concatenate([pos_s, pos_e])
+    if allpos.min() < 0 or allpos.max() >= m or np.bincount(allpos, minlength=m).max() > 1:
+        raise _TooDeep
     val = np.empty(m, dtype=np.int64)
-    grp = np.empty(m, dtype=np.int64)
     own = np.empty(m, dtype=np.int64)
     val[pos_s], val[pos_e] = start, cend
-    grp[pos_s], grp[pos_e] = group, group
     own[pos_s], own[pos_e] = np.arange(n), parent
-    same = grp[1:] == grp[:-1]
     step = val[1:] - val[:-1]
-    allpos = np.concatenate([pos_s, pos_e])
-    if (step[same] < 0).any() or allpos.min() < 0 or allpos.max() >= m or np.bincount(allpos, minlength=m).max() > 1:
+    if len(bounds) == 2:  # one group (the usual case): no group array needed
+        if (step < 0).any():
+            raise _TooDeep
+        tile = np.flatnonzero(step > 0)
+        return np.full(len(tile), group[0], dtype=np.int64), val[tile], val[tile + 1], own[tile]
+    grp = np.empty(m, dtype=np.int64)
+    grp[pos_s], grp[pos_e] = group, group
+    same = grp[1:] == grp[:-1]
+    if (step[same] < 0).any():
         raise _TooDeep
     tile = np.flatnonzero(same & (step > 0))
     return grp[tile], val[tile], val[tile + 1], own[tile]
