@@ -184,7 +184,7 @@ def _paths(timeline: Timeline) -> list:
         code = np.where(pos < 0, -1, code)
         code = np.where(unnamed[code], -1, code)  # '' names count as unnamed, like gaps
         df = pd.DataFrame({"class": pd.Series(_CLASS_NAMES[cls], dtype=object), "a": a, "b": b, "pos": pos,
-                           "ns": b - a, "who": pd.Series(names[code], dtype=object), "_cls": cls, "_who": code})
+                           "ns": b - a, "who": pd.Series(names[code], dtype=object), "_cls": cls, "_who": code}, copy=False)
         out.append((rank, step, hi - lo, df))
     context_of(timeline).memo("critical_path_names", lambda: names)  # name code → name ('' for −1: last slot)
     return out
