@@ -166,14 +166,25 @@ def nest_clipped(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple
         return np.full(0, -1, dtype=np.int64), end.copy()
     every = np.ones(n, dtype=bool)
     p = nest_open(group, start, end, every)
+    cend = chain_min(p, end)
+    if np.array_equal(cend, end):  # well nested: nothing clipped
+        return p, cend
+    # only the top-level components (maximal runs of rows overlapping by raw ends) holding a clipped row can
+    # change: parents never cross a component boundary (every earlier row has ended, raw and clipped)
+    prev = _prev_eligible(group, every)
+    comp = np.cumsum(_max_end_before(group, end, every, prev) <= start)
+    rows = np.flatnonzero(np.isin(comp, np.unique(comp[cend < end])))
+    g, s, e = group[rows], start[rows], end[rows]
+    sub_every = np.ones(len(rows), dtype=bool)
+    q = nest_open(g, s, e, sub_every)
     for _ in range(4):
-        cend = chain_min(p, end)
-        if np.array_equal(cend, end):
+        ce = chain_min(q, e)
+        r = nest_open(g, s, ce, sub_every)
+        if np.array_equal(r, q):
+            p[rows] = np.where(q >= 0, rows[np.maximum(q, 0)], -1)
+            cend[rows] = ce
             return p, cend
-        q = nest_open(group, start, cend, every)
-        if np.array_equal(q, p):
-            return p, cend
-        p = q
+        q = r
     raise _TooDeep
 
 
