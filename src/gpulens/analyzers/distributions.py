@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._span import durations_unknown
 from gpulens.analyzers._steps import hot_rows
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.timeline import Timeline
@@ -44,6 +45,9 @@ def _hot_frame(timeline: Timeline, results) -> tuple[pd.DataFrame, list[str]]:
     return df, sorted(set(names))
 
 
+#: Why duration statistics are skipped for inputs whose kernel durations were lost.
+UNKNOWN_DURATIONS = "the kernels' durations were not recorded (timestamps without their digits): no distribution"
+
 class KernelDistributions(Analyzer):
     """p50/p90/p99/max, CV and tail ratio per hot kernel."""
 
@@ -52,9 +56,9 @@ class KernelDistributions(Analyzer):
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
         df, names = _hot_frame(timeline, results)
-        if not len(df):
+        if not len(df) or durations_unknown(timeline):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
-                                  skipped_reason="no kernels in the trace")
+                                  skipped_reason=UNKNOWN_DURATIONS if len(df) else "no kernels in the trace")
         rows = []
         code = df["code"].to_numpy()
         dur = df["dur_ns"].to_numpy(dtype=float)
@@ -85,9 +89,9 @@ class KernelOutliers(Analyzer):
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
         df, names = _hot_frame(timeline, results)
-        if not len(df):
+        if not len(df) or durations_unknown(timeline):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(OUTLIER_COLUMNS)), OUTLIER_COLUMNS,
-                                  skipped_reason="no kernels in the trace")
+                                  skipped_reason=UNKNOWN_DURATIONS if len(df) else "no kernels in the trace")
         names = np.array(names, dtype=object)
         med = df.groupby("code")["dur_ns"].transform("median")
         df = df.assign(vs_median=df["dur_ns"] / med.where(med > 0))
