@@ -137,3 +137,13 @@ def test_versions_and_timestamps_have_their_own_formats():
     text = " ".join(re.sub(r"<[^>]+>", " ", env).split())
     assert "CUDA driver 12.9" in text and "CUDA runtime 12.4" in text and "12,090" not in text
     assert "trace clock origin 2025-07-01 23:00:36.000 UTC" in text
+
+
+def test_clock_columns_read_as_points_in_time_not_durations():
+    """A step's ``start_ns`` (1,752,830,083,333,430,849 ns since the epoch = 2025-07-18 09:14:43.333 UTC by
+    `date -u -d @1752830083`) was shown as "1752830083.33 s"; durations keep their SI time format."""
+    from gpulens.reports._format import fmt_value
+
+    assert fmt_value(1752830083333430849, "start_ns", "step start [ns]") == "2025-07-18 09:14:43.333 UTC"
+    assert fmt_value(4_430_000, "dur_ns", "step duration [ns]") == "4.43 ms"
+    assert fmt_value(358_354, "offset_ns", "start − origin [ns]") == "358.35 µs"
