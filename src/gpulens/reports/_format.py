@@ -26,23 +26,23 @@ A missing value (None, NA, NaN, NaT) reads ``unknown``. A column whose doc strin
 analyzers) gets the unit its name implies (``*_ns`` → ns, ``*_pct`` → %, ``*share`` → share, ...): see
 :func:`unit_of`. Column headers come from :data:`LABELS` or from the name with its unit suffix dropped and
 underscores as spaces (:func:`column_label`) — never snake_case.
+
+The scalar formatters (:func:`fmt_ns`, :func:`fmt_si`, ``MISSING``, :func:`is_missing`) live in :mod:`gpulens.units`,
+shared with the analyzers' finding text; this module re-exports them.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any, Mapping
 
 import numpy as np
-import pandas as pd
 
 from gpulens.analyzers.base import UNITS
+from gpulens.units import MISSING, fmt_count as _fmt_count, fmt_ns, fmt_si, is_missing  # noqa: F401 (re-exported)
 
 #: Characters of a table cell kept before clipping.
 CELL_CHARS = 1000
-#: What a missing value reads.
-MISSING = "unknown"
 
 #: Human headers for columns whose derived label would read badly (column name → label).
 LABELS: dict[str, str] = {
@@ -93,13 +93,6 @@ _UNIT_RE = re.compile(r"\[([^\[\]]+)\]")
 def clip(text: str, n: int) -> str:
     """``text`` cut to ``n`` characters with an ellipsis when longer."""
     return text if len(text) <= n else text[: n - 1] + "…"
-
-
-def is_missing(v: Any) -> bool:
-    """True for None, pandas NA/NaT and float NaN."""
-    if v is None or v is pd.NA or v is pd.NaT:
-        return True
-    return isinstance(v, (float, np.floating)) and math.isnan(float(v))
 
 
 def _is_bool(v: Any) -> bool:
@@ -170,30 +163,6 @@ def column_label(column: str, doc: str = "") -> str:
 def header_label(column: str) -> str:
     """Backward-compatible alias of :func:`column_label`."""
     return column_label(column)
-
-
-def fmt_ns(ns: Any) -> str:
-    """Human time with an SI prefix: 812 → '812 ns', 1234 → '1.23 µs', 5e6 → '5.00 ms'; missing → 'unknown'."""
-    if is_missing(ns) or not _is_num(ns):
-        return MISSING if is_missing(ns) or ns is None else str(ns)
-    ns = float(ns)
-    for unit, div in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
-        if abs(ns) >= div:
-            return f"{ns / div:.2f} {unit}"
-    return f"{ns:.0f} ns"
-
-
-def fmt_si(v: float, unit: str) -> str:
-    """``1.274e13, "FLOP/s"`` → ``"12.74 TFLOP/s"`` (decimal SI prefixes, as datasheets quote peaks)."""
-    for prefix, div in (("E", 1e18), ("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if abs(v) >= div:
-            return f"{v / div:.2f} {prefix}{unit}"
-    return f"{v:.3g} {unit}"
-
-
-def _fmt_count(v: Any) -> str:
-    f = float(v)
-    return f"{int(round(f)):,}" if float(f).is_integer() or abs(f) >= 100 else f"{f:,.2f}"
 
 
 def _fmt_plain(f: float) -> str:

@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 
 from gpulens.report import SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
+from gpulens.units import fmt_share
 from gpulens.reports._format import busy_text, column_label, cuda_version, fmt_ns, fmt_unit, unit_of
 from gpulens.reports._names import short_names
 from gpulens.reports._html_timeline import timeline_page  # noqa: F401 -- re-exported
@@ -107,7 +108,7 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
         ("kernels", f"{sm['kernel_count']:,} launches of {sm['unique_kernels']:,} kernels"),
         ("kernel time", f"{fmt_ns(sm['kernel_time_ns'])} summed, {fmt_ns(sm['kernel_busy_ns'])} busy (union)"),
         ("performance-critical set", f"{hsum.get('critical_count', 0)} kernels cover "
-                                     f"{100 * hsum.get('critical_share', 0.0):.0f} % of kernel time"),
+                                     f"{fmt_share(hsum.get('critical_share'), 0)} of kernel time"),
         ("excluded events", f"{sm['rejected_event_count']:,}"),
     ])
     blocks: list[Any] = [answer_html(s)]
@@ -174,7 +175,7 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
     fig = go.Figure(go.Bar(
         x=(crit["effective_ns"] / 1e6).tolist(), y=ys, orientation="h",
         marker_color=[KIND_COLOURS.get(k, GREY) for k in crit["kind"]],
-        text=[f"{100 * v:.1f} %" for v in crit["share"]], textposition="auto",
+        text=[fmt_share(v) for v in crit["share"]], textposition="auto",
         customdata=[links.get(str(n), "") for n in crit["name"]],
         hovertext=[f"{wrap_name(n)}<br>{c:,} calls, {fmt_ns(e)}, mean {fmt_ns(m)}<br>click: kernel details"
                    for n, c, e, m in zip(crit["name"], crit["calls"], crit["effective_ns"], crit["mean_ns"])],
@@ -188,7 +189,7 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
             "critical"]
     return [Panel("Hot kernels: the performance-critical set",
                   f"{sm.get('critical_count', 0)} of {sm.get('unique_kernels', len(t))} kernels cover "
-                  f"{100 * sm.get('critical_share', 0.0):.0f} % of the {fmt_ns(sm.get('kernel_effective_ns'))} "
+                  f"{fmt_share(sm.get('critical_share'), 0)} of the {fmt_ns(sm.get('kernel_effective_ns'))} "
                   f"of kernel time{shown}.", fig,
                   table_html(t2, cols, max_rows, headers={"effective_ns": "time", "total_ns": "raw sum",
                                                           "rank": "#"},
