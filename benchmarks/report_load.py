@@ -63,7 +63,8 @@ def open_cold(path: Path, shot: Path | None = None) -> tuple[float, float]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("inputs", nargs="*", help="trace files or folders (default: the demo trace)")
+    ap.add_argument("inputs", nargs="*", help="trace files or folders, or rendered .html reports (default: the demo "
+                                              "trace)")
     ap.add_argument("--shots", type=Path, help="folder for first-viewport screenshots")
     ap.add_argument("--repeat", type=int, default=3, help="cold opens per input (the median is printed)")
     args = ap.parse_args(argv)
@@ -75,9 +76,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'input':50} {'bytes':>10} {'MB':>6} {'cold open [s]':>14} {'plotly ready [s]':>17}")
     with tempfile.TemporaryDirectory() as tmp:
         for i, inp in enumerate(inputs):
-            page = html.render(gpulens.analyze([inp]))
             out = Path(tmp) / f"report{i}.html"
-            out.write_text(page, encoding="utf-8")
+            if inp.endswith(".html"):  # an already rendered report
+                shutil.copy(inp, out)
+            else:
+                out.write_text(html.render(gpulens.analyze([inp])), encoding="utf-8")
             size = out.stat().st_size
             shot = args.shots / f"{Path(inp).name}.png" if args.shots else None
             runs = sorted(open_cold(out, shot if k == 0 else None) for k in range(max(1, args.repeat)))

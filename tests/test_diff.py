@@ -139,3 +139,36 @@ def test_missing_input_is_a_one_line_error(tmp_path, capsys):
     assert main(["diff", str(tmp_path / "nope.json"), str(H100_BERT)]) == 2
     err = capsys.readouterr().err
     assert "nope.json" in err and "Traceback" not in err
+
+
+def test_outputs_have_human_headers_and_the_share_of_the_change_in_percent(tmp_path):
+    """Issue 18: no snake_case header, no µs under a *_ns header, "of Δ" as a signed percentage. The add kernel
+    gains 3 × 15 µs and the GEMM loses 6 µs (see the test above): total +39 µs, so the add kernel is 45/39 =
+    +115.4 % of Δ and the GEMM −6/39 = −15.4 %."""
+    import re
+
+    from gpulens.reports.diff import render_html, render_markdown
+    from tests.test_report_text import snake_headers
+
+    r = diff(_program(tmp_path / "base.json", 50.0, jitter=1.0), _program(tmp_path / "cand.json", 65.0, jitter=-1.0))
+    md = render_markdown(r)
+    lines = md.splitlines()
+    heads = [c.strip() for i, line in enumerate(lines[:-1]) if line.startswith("| ") and lines[i + 1].startswith("|---")
+             for c in line.strip().strip("|").split(" | ")]
+    assert heads and not snake_headers([h.replace("\\_", "_") for h in heads]) and not [h for h in heads if "_ns" in h]
+    row = next(line for line in lines if line.startswith("| ") and "add" in line and "%" in line)
+    assert "+115.4 %" in row
+    assert "-15.4 %" in md
+    page = render_html(r)
+    ths = [re.sub(r"<[^>]+>", "", h) for h in re.findall(r"<th\b[^>]*>(.*?)</th>", page)]
+    assert not snake_headers(ths) and "of Δ" in ths and "base time" in ths
+
+
+def test_gate_rows_name_metrics_for_people():
+    from types import SimpleNamespace
+
+    from gpulens.reports.gate_fmt import metric_label
+
+    assert metric_label(SimpleNamespace(metric="span_ns")) == "GPU span"
+    assert metric_label(SimpleNamespace(metric="kernel:ampere_sgemm")) == "kernel ampere_sgemm"
+    assert metric_label(SimpleNamespace(metric="some_new_ns")) == "some new"

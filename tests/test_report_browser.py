@@ -92,7 +92,8 @@ def _open(browser, report, tmp_path: Path, case: str) -> dict:
                 var ok=Array.prototype.filter.call(c,function(d){
                   return d.getAttribute('data-rendered')&&d.querySelector('svg, canvas');});
                 return {visible:!p.hidden, charts:c.length, rendered:ok.length, text:p.innerText,
-                        svgtext:Array.prototype.map.call(c,function(d){return d.textContent;}).join('\\n'),
+                        svgtext:Array.prototype.map.call(c,function(d){return Array.prototype.map.call(
+                          d.querySelectorAll('text'),function(t){return t.textContent;}).join(' ');}).join('\\n'),
                         ticks:Array.prototype.map.call(c,function(d){return Array.prototype.map.call(
                           d.querySelectorAll('.ytick text, .xtick text'),function(t){return t.textContent;});}),
                         points:Array.prototype.map.call(c,function(d){return (d.data||[]).filter(function(t){

@@ -114,3 +114,36 @@ def test_answer_comes_first_in_console_and_markdown():
         for bad in ("None", "nan", "{'", '{"', "['"):
             assert bad not in out, bad
 
+
+
+def test_versions_and_timestamps_have_their_own_formats():
+    """Issue 18: the Environment tab showed the trace's epoch origin as a duration and "cuda driver version 12,090".
+    The BERT-small trace records ``"baseTimeNanoseconds": 1751410836000000000`` (`date -u -d @1751410836`:
+    2025-07-01 23:00:36) and ``"cuda_driver_version": 12090`` / ``"cuda_runtime_version": 12040`` (CUDA encodes
+    1000 × major + 10 × minor: 12.9 and 12.4)."""
+    import re
+
+    import gpulens
+    from gpulens.reports import html
+    from gpulens.reports._format import cuda_version, fmt_unit, unit_of
+    from tests.conftest import KINETO
+    from tests.test_report_html import _page
+
+    assert fmt_unit(1751410836000000000, "timestamp") == "2025-07-01 23:00:36.000 UTC"
+    assert fmt_unit(12_340_000_000, "timestamp") == "clock at 12.34 s"  # not an epoch: a clock reading
+    assert (cuda_version(12090), cuda_version(12040), cuda_version("12.8.93")) == ("12.9", "12.4", "12.8.93")
+    assert unit_of("base_time_ns") == "timestamp" and fmt_unit(2024, unit_of("schema_version")) == "2024"
+    env = _page(html.render(gpulens.analyze([KINETO / "tracelens_h100_bert-small.json.gz"])), "environment")
+    text = " ".join(re.sub(r"<[^>]+>", " ", env).split())
+    assert "CUDA driver 12.9" in text and "CUDA runtime 12.4" in text and "12,090" not in text
+    assert "trace clock origin 2025-07-01 23:00:36.000 UTC" in text
+
+
+def test_clock_columns_read_as_points_in_time_not_durations():
+    """A step's ``start_ns`` (1,752,830,083,333,430,849 ns since the epoch = 2025-07-18 09:14:43.333 UTC by
+    `date -u -d @1752830083`) was shown as "1752830083.33 s"; durations keep their SI time format."""
+    from gpulens.reports._format import fmt_value
+
+    assert fmt_value(1752830083333430849, "start_ns", "step start [ns]") == "2025-07-18 09:14:43.333 UTC"
+    assert fmt_value(4_430_000, "dur_ns", "step duration [ns]") == "4.43 ms"
+    assert fmt_value(358_354, "offset_ns", "start − origin [ns]") == "358.35 µs"

@@ -203,3 +203,19 @@ def test_cpu_only_trace_renders_and_says_why():
     assert "no GPU events in the trace" in _page(page, "timeline")
     summary = _page(page, "summary")
     assert "<td>no_gpu_work</td>" in summary and '<th scope="row">ranks</th><td>34</td>' in summary
+
+
+def test_multirank_page_states_the_overlap_per_rank():
+    """Issue 18: the per-rank breakdown says how much communication compute hid. overlap = (comm − exposed) / comm,
+    from the breakdown's per-GPU sums of each rank."""
+    import gpulens
+    from gpulens.reports._format import fmt_unit
+
+    rep = gpulens.analyze([KINETO / "multirank"])
+    s = rep.sources[0]
+    bd = s.results["breakdown"].table.groupby("rank")[["comm_ns", "exposed_comm_ns"]].sum()
+    text = " ".join(re.sub(r"<[^>]+>", " ", _page(html.render(rep), "ranks")).split())
+    for r, row in bd.iterrows():
+        pct = 100 * (row["comm_ns"] - row["exposed_comm_ns"]) / row["comm_ns"]
+        assert 0 < pct < 100
+        assert f"rank {r} {fmt_unit(pct, '%')}" in text

@@ -8,6 +8,8 @@ a snake_case table header, or two kernel labels that read the same within one ch
 
 from __future__ import annotations
 
+import base64
+import gzip
 import html as _html
 import json
 import re
@@ -102,6 +104,11 @@ def page_text(page: str) -> tuple[str, list[str], list[list[str]]]:
         for ax in ("xaxis", "yaxis"):
             t = (lay.get(ax) or {}).get("title")
             chart_text.append(str(t.get("text", "")) if isinstance(t, dict) else str(t or ""))
+    # the timeline's payload (gzip + base64): its lane labels are one chart axis, its names hover text
+    for blob in re.findall(r'<script type="application/octet-stream" id="fig-\d+-data">([A-Za-z0-9+/=]+)</script>', page):
+        data = json.loads(gzip.decompress(base64.b64decode(blob)))
+        axes.append(data["lanes"])
+        chart_text += data["lanes"] + data["names"] + data["kindLabels"]
     return text + "\n" + _html.unescape("\n".join(chart_text)), headers, axes
 
 

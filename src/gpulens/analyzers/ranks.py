@@ -36,6 +36,8 @@ COLUMNS = {
     "exposed_comm_ns": "collective time not overlapped by compute [ns]",
     "comm_pct": "comm_ns / Σ span of the rank's GPUs [%]",
     "exposed_comm_pct": "exposed_comm_ns / Σ span of the rank's GPUs [%]",
+    "overlap_pct": "share of the collective time hidden behind compute: (comm_ns − exposed_comm_ns) / comm_ns; "
+                   "unknown without collectives [%]",
     "matched_collectives": "collectives matched on every rank",
     "late_arrivals": "matched collectives this rank entered last",
     "collective_wait_ns": "time spent in collectives waiting for the last rank to arrive [ns]",
@@ -92,6 +94,8 @@ class Ranks(Analyzer):
         t["span_ns"] = t["rank"].map(bd.summary["rank_span_ns"]).astype("int64")
         t["comm_pct"] = 100.0 * t["comm_ns"] / dev_span
         t["exposed_comm_pct"] = 100.0 * t["exposed_comm_ns"] / dev_span
+        comm = t["comm_ns"].astype("float64")
+        t["overlap_pct"] = (100.0 * (comm - t["exposed_comm_ns"]) / comm).where(comm > 0)
         m = match_collectives(timeline)
         caused = {}
         if len(m):

@@ -30,6 +30,7 @@ import pandas as pd
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import context_of, strings
 from gpulens.timeline import Timeline
+from gpulens.timeline.schema import GPU_KINDS
 
 #: Host event kinds drawn on CPU thread lanes.
 HOST_KINDS = ("cpu_op", "runtime", "sync")
@@ -64,7 +65,10 @@ def _lanes(timeline: Timeline) -> pd.DataFrame:
     ctx = context_of(timeline)
     gpu = ctx.gpu
     host = ctx.of_kind(*HOST_KINDS)
-    host = host[host["device_id"].to_numpy() < 0]
+    on_host = host["device_id"].to_numpy() < 0
+    host = host[on_host]
+    # row positions in timeline.events (kind and name are read there for the output rows only)
+    pos = {True: np.flatnonzero(ctx.mask_of(*GPU_KINDS)), False: np.flatnonzero(ctx.mask_of(*HOST_KINDS))[on_host]}
     frames = []
     for rows, is_gpu in ((gpu, True), (host, False)):
         if not len(rows):
@@ -77,8 +81,7 @@ def _lanes(timeline: Timeline) -> pd.DataFrame:
             "thread_id": np.full(n, -1, "int64") if is_gpu else rows["tid"].fillna(-1).to_numpy("int64"),
             "start_ns": rows["start_ns"].to_numpy("int64"),
             "dur_ns": np.maximum(rows["dur_ns"].to_numpy("int64"), 0),
-            "kind": strings(rows["kind"]),
-            "name": strings(rows["name"]),
+            "event_pos": pos[is_gpu],
             "gpu_pos": np.arange(n) if is_gpu else np.full(n, -1),
         }))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
@@ -91,22 +94,24 @@ def _bin_of(df: pd.DataFrame, t0: int, bin0: int, level: int) -> np.ndarray:
 
 
 def _segments(df: pd.DataFrame, lane: np.ndarray, b: np.ndarray, bins: int) -> pd.DataFrame:
-    """Events merged per (lane, bin ``b``), with their window (bin // bins)."""
+    """Events merged per (lane, bin ``b``), with their window (bin // bins) and their longest event (``row``)."""
     key = lane.astype("int64") * (int(b.max()) + 1) + b
-    order = np.lexsort((-df["dur_ns"].to_numpy(), key))  # within a key: the longest event first
+    order = np.argsort(key, kind="stable")  # events come nearly time-sorted per lane: a stable sort is quick
     k = key[order]
-    first = np.r_[True, k[1:] != k[:-1]]
-    idx = np.flatnonzero(first)
+    idx = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
+    counts = np.diff(np.r_[idx, len(k)])
+    dur = df["dur_ns"].to_numpy()[order]
     starts = df["start_ns"].to_numpy()[order]
-    ends = starts + df["dur_ns"].to_numpy()[order]
-    seg = pd.DataFrame({
-        "row": order[idx],  # the longest event of the segment
-        "start_ns": np.minimum.reduceat(starts, idx), "end_ns": np.maximum.reduceat(ends, idx),
-        "busy_ns": np.add.reduceat(df["dur_ns"].to_numpy()[order], idx),
-        "events": np.diff(np.r_[idx, len(k)]).astype("int64"),
+    longest = np.maximum.reduceat(dur, idx)
+    cand = np.flatnonzero(dur == np.repeat(longest, counts))  # rows holding their segment's longest duration
+    grp = np.searchsorted(idx, cand, side="right") - 1
+    first = cand[np.r_[True, grp[1:] != grp[:-1]]]  # the first of them per segment
+    return pd.DataFrame({
+        "row": order[first],
+        "start_ns": np.minimum.reduceat(starts, idx), "end_ns": np.maximum.reduceat(starts + dur, idx),
+        "busy_ns": np.add.reduceat(dur, idx), "events": counts.astype("int64"),
         "window": (b[order][idx] // bins).astype("int64"),
     })
-    return seg
 
 
 class StreamTimeline(Analyzer):
@@ -158,8 +163,9 @@ class StreamTimeline(Analyzer):
         out["offset_ns"] = out["start_ns"] - t0
         out["busy_ns"] = seg["busy_ns"].to_numpy("int64")
         out["events"] = seg["events"].to_numpy("int64")
-        out["kind"] = df["kind"].to_numpy()[rows]
-        out["name"] = df["name"].to_numpy()[rows]
+        picked = timeline.events.iloc[df["event_pos"].to_numpy()[rows]]
+        out["kind"] = strings(picked["kind"])
+        out["name"] = strings(picked["name"])
         self._launches(timeline, df, out, rows, t0)
         out = out.sort_values(["level", "rank", "device_id", "stream_id", "thread_id", "start_ns"],
                               kind="stable").reset_index(drop=True)

@@ -56,7 +56,7 @@ LABELS: dict[str, str] = {
     "active_blocks_per_sm": "blocks / SM", "theoretical_occupancy_pct": "theoretical occupancy",
     "achieved_occupancy_pct": "achieved occupancy", "busy_pct": "busy", "idle_pct": "idle",
     "computation_pct": "computation", "kernel_count": "kernels", "next_steps": "next step",
-    "offset_ns": "start (from first GPU event)", "dominant_pct": "dominant class share",
+    "offset_ns": "start (from first GPU event)", "dur_ns": "duration", "start_ns": "start", "end_ns": "end", "dominant_pct": "dominant class share",
     "top_reason_pct": "top reason share", "issue_pct": "issue cycles", "memory_sol_pct": "memory SOL",
     "compute_sol_pct": "compute SOL", "dram_pct": "DRAM SOL", "compute_pct": "compute SOL", "memory_pct":
     "memory SOL", "mean_call_ns": "mean call time", "launch_name": "launch API", "max_speedup_pct":
@@ -64,6 +64,7 @@ LABELS: dict[str, str] = {
     "comm_ns": "communication", "exposed_comm_ns": "exposed communication", "exposed_memcpy_ns": "exposed memcpy",
     "idle_host_ns": "idle: host", "idle_launch_ns": "idle: launch", "idle_sync_ns": "idle: sync",
     "idle_queued_ns": "idle: queued", "idle_unattributed_ns": "idle: unattributed",
+    "overlap_pct": "communication hidden by compute", "idle_boundary_ns": "idle: one-off gaps (warm-up, boundaries)",
 }
 
 #: Section titles of analysis results (others: the name with spaces, capitalised).
@@ -102,6 +103,12 @@ def _is_num(v: Any) -> bool:
     return isinstance(v, (int, float, np.integer, np.floating)) and not _is_bool(v)
 
 
+def _is_clock_column(column: str) -> bool:
+    """``start_ns``, ``end_ns``, ``ts_ns``, ``*_start_ns``, ``*_end_ns``, ``*_at_ns``: points on the trace clock."""
+    c = column.lower()
+    return c in ("start_ns", "end_ns", "ts_ns") or c.endswith(("_start_ns", "_end_ns", "_at_ns"))
+
+
 def unit_of(column: str, doc: str = "") -> str:
     """The unit of a column: the last ``[unit]`` of its doc string that is in UNITS, else the unit its name implies
     (``*_ns`` ns, ``*_pct`` %, ``*share`` share, ``*_bytes`` bytes, ``flops_per_s`` FLOP/s, ``bytes_per_s`` B/s,
@@ -109,11 +116,12 @@ def unit_of(column: str, doc: str = "") -> str:
     for unit in reversed(_UNIT_RE.findall(doc or "")):
         unit = unit.strip()
         if unit in UNITS:
-            return unit
+            # a point on the trace's clock (start_ns, end_ns, …_at_ns) is a timestamp, not a duration
+            return "timestamp" if unit == "ns" and _is_clock_column(column) else unit
         if unit.startswith("fraction"):
             return "share"
     c = column.lower()
-    if c in ("base_time_ns", "created_ns") or c.endswith(("_timestamp_ns", "_epoch_ns")):
+    if c in ("base_time_ns", "created_ns") or c.endswith(("_timestamp_ns", "_epoch_ns")) or _is_clock_column(c):
         return "timestamp"
     if c.endswith("_per_s"):
         return "FLOP/s" if "flop" in c else "B/s" if "byte" in c else "ratio"

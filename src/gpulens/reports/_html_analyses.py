@@ -178,7 +178,9 @@ def generic_panels(name: str, r: AnalysisResult, max_rows: int) -> list[Any]:
             unit = unit_of(value, r.columns.get(value, ""))
             scale, axis = (1e6, "ms") if unit == "ns" else (0.01, "%") if unit == "share" else (1.0, "%")
             names = top[label].astype(str).tolist()
-            shown = short_names(names) if is_name_column(label, r.columns.get(label, "")) else names
+            # kernel names stay as recorded (short form); class / category identifiers read as words
+            shown = short_names(names) if is_name_column(label, r.columns.get(label, "")) else \
+                [n.replace("_", " ") if label not in ("name", "kernel", "op") else n for n in names]
             ids = [c for c in ("rank", "device_id", "stream_id") if c in top.columns]
             if len(set(names)) < len(names) and ids:  # one row per (name, rank…): say which rank
                 shown = [f"{lab} · " + " · ".join(f"{column_label(c)} {fmt_unit(row[c], 'id')}" for c in ids)

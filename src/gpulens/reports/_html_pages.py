@@ -225,6 +225,10 @@ def multirank_page(s: SourceReport, max_rows: int) -> list[Any]:
             strag = rows_t[rows_t["straggler"].astype(bool)] if "straggler" in rows_t else rows_t.head(0)
             take += (f" Straggler: rank {', '.join(fmt_unit(r, 'id') for r in strag['rank'])}." if len(strag)
                      else " No rank stands out as a straggler.")
+            if "overlap_pct" in rows_t:
+                take += " Communication hidden behind compute: " + ", ".join(
+                    f"rank {fmt_unit(r, 'id')} {fmt_unit(v, '%')}" for r, v in zip(rows_t["rank"],
+                                                                                  rows_t["overlap_pct"])) + "."
         out.append(Panel("Per-rank breakdown", take, fig,
                          table_html(rows_t, None, max_rows, docs=ranks.columns) if rows_t is not None else
                          table_html(t, None, max_rows, docs=bd.columns)))
