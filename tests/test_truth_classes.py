@@ -215,3 +215,44 @@ def test_full_theoretical_occupancy_has_no_limiter_advice():
                         limiter="warps", stall_class="memory_latency", stall_pct=75.8))
     assert not any("threads per block" in s for s in v.next_steps)
     assert any("theoretical 100 %" in s for s in v.next_steps)
+
+
+# ---- class 2: counter passes of one run are one rank ----------------------------------------------------------------
+
+_V1_HEAD = "Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds,scr,arch_vgpr,accum_vgpr,sgpr,wave_size,sig,obj"
+
+
+def _pass_csv(pid: int, counters: dict[str, list[float]]) -> str:
+    names = ["init_kernel", "stencil_kernel", "stencil_kernel"]
+    head = _V1_HEAD + "," + ",".join(counters)
+    rows = [f'{i},"{n}",8,0,{i},{pid},{pid},1048576,256,0,0,44,4,48,64,0x0,0x7f00,'
+            + ",".join(f"{v[i]:.4f}" for v in counters.values()) for i, n in enumerate(names)]
+    return "\n".join([head, *rows]) + "\n"
+
+
+def test_rocprof_v1_counter_passes_of_one_run_are_one_rank(tmp_path):
+    """Two rocprof v1 ``pmc:`` passes (rocprof re-ran the program for each: pids 12811 and 12705) of the same 3
+    dispatches on gpu-id 8, plus the run's results.stats.csv: one run, one rank, 3 dispatches (not 6), both passes'
+    counters on the same kernels."""
+    (tmp_path / "bankconflicts.csv").write_text(_pass_csv(12811, {"LDSBankConflict": [0, 2, 4],
+                                                                   "LDSInsts": [0, 10, 30]}))
+    (tmp_path / "data_movement.csv").write_text(_pass_csv(12705, {"FETCH_SIZE": [9.0, 100.0, 300.0]}))
+    (tmp_path / "results.stats.csv").write_text('"Name","Calls","TotalDurationNs","AverageNs","Percentage"\n'
+                                                '"stencil_kernel",2,3000,1500,75.0\n"init_kernel",1,1000,1000,25.0\n')
+    s = gpulens.analyze([tmp_path]).sources[0]
+    assert s.summary["ranks"] == [0]
+    assert s.timeline.meta.sources[0]["collector"] in ("rocprof_v1", "rocprof_stats")
+    kc = s.results["kernel_counters"].table.set_index("name")
+    assert int(kc.loc["stencil_kernel", "dispatches"]) == 2 and int(kc.loc["init_kernel", "dispatches"]) == 1
+    assert kc.loc["stencil_kernel", "FETCH_SIZE"] == (100.0 + 300.0) / 2          # mean over its 2 dispatches
+    assert kc.loc["stencil_kernel", "LDSBankConflict"] == (2 + 4) / 2
+    assert len(s.timeline.rejected) == 3                                           # each dispatch counted once
+    assert not [w for w in s.timeline.meta.warnings if "record no rank" in w]
+    assert not [w for w in s.timeline.meta.warnings if "tables[" in w]
+
+
+def test_shared_seismic_pmc_folder_is_one_rank():
+    path = shared_trace("rocprof/v1_pmc_seismic_mi250x")
+    s = gpulens.analyze([path]).sources[0]
+    assert s.summary["ranks"] == [0]
+    assert int(s.results["kernel_counters"].summary["dispatches"]) == 1024       # SOURCES.md: 1,024 rows per pass

@@ -203,8 +203,20 @@ def _evidence_text(e: Evidence) -> str:
     return "; ".join(parts) or "timeline only: no roofline, occupancy or stall data"
 
 
-def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pct: float = 40.0) -> Verdict:
-    """Classify one kernel (rules in the module docstring)."""
+#: What to collect for an undetermined kernel, per vendor (None: vendor unknown).
+UNDETERMINED_STEPS = {
+    "amd": ["Collect counters for these kernels (rocprof-compute profile, or rocprofv3 --pmc SQ_WAVES "
+            "SQ_INSTS_VALU SQ_WAVE_CYCLES SQ_WAIT_INST_ANY) or FLOP/byte figures (torch.profiler with record_shapes "
+            "and with_flops) to classify them."],
+    "nvidia": ["Collect counters for these kernels (ncu --set full) or FLOP/byte figures (torch.profiler with "
+               "record_shapes and with_flops) to classify them."],
+}
+
+
+def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pct: float = 40.0,
+           vendor: str | None = None) -> Verdict:
+    """Classify one kernel (rules in the module docstring); ``vendor`` ("amd" / "nvidia") picks the tools the
+    next step of an undetermined kernel names."""
     t = e.time_ns
     ev = _evidence_text(e)
     if e.kind == "comm":
@@ -235,4 +247,4 @@ def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pc
     if e.sol_missing:  # counters were read but do not support a bound: name what is missing, not a generic step
         return Verdict("undetermined", None, ev + f"; no compute/memory verdict without {e.sol_missing}",
                        [f"Collect {e.sol_missing} to classify this kernel: its speed of light alone does not."])
-    return Verdict("undetermined", None, ev, STEPS["undetermined"])
+    return Verdict("undetermined", None, ev, UNDETERMINED_STEPS.get(vendor or "", STEPS["undetermined"]))
