@@ -7,13 +7,17 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
 import re
+import subprocess
+import sys
+import zlib
 
 import numpy as np
 from rich.console import Console
 
 import gpulens
-from tests.conftest import shared_trace
+from tests.conftest import KINETO, shared_trace
 
 
 def _merged(iv: list[tuple[int, int]]) -> list[list[int]]:
@@ -39,7 +43,7 @@ def test_alexnet_idle_split_shows_the_one_off_gap_with_its_time():
     segments whose largest gap is 10.033725 s (computed here from the JSON), during which the host sits in a
     6.008692 s ``cudaFree`` (cuda_runtime event). The idle finding and the console must show that gap and its time,
     not only the 2.82 s host-bound share."""
-    path = shared_trace("kineto/hta_alexnet_a100.json.gz")
+    path = KINETO / "hta_alexnet_a100.json.gz"
     ev = json.load(gzip.open(path))["traceEvents"]
     gpu = [(round(e["ts"] * 1000), round((e["ts"] + e["dur"]) * 1000)) for e in ev
            if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
@@ -111,7 +115,7 @@ def test_fit_table_keeps_every_figure_on_one_line_at_80_columns():
 
 
 def test_console_report_never_splits_a_figure_at_80_columns():
-    path = shared_trace("kineto/hta_alexnet_a100.json.gz")
+    path = KINETO / "hta_alexnet_a100.json.gz"
     from gpulens.reports.console import source_renderable
 
     s = gpulens.analyze([path]).sources[0]
@@ -256,3 +260,86 @@ def test_shared_seismic_pmc_folder_is_one_rank():
     s = gpulens.analyze([path]).sources[0]
     assert s.summary["ranks"] == [0]
     assert int(s.results["kernel_counters"].summary["dispatches"]) == 1024       # SOURCES.md: 1,024 rows per pass
+
+
+# ---- class 5: a truncated or corrupt compressed file says so, with a partial result ---------------------------------
+
+def _complete_events(text: bytes) -> int:
+    """Complete timed (``ph: "X"``) objects of the ``traceEvents`` array at the start of ``text`` (a cut Kineto
+    JSON), found with the standard library's raw_decode: the independent count of what a reader can keep."""
+    s = text.decode("utf-8", "replace")
+    i = s.index("[", s.index('"traceEvents"')) + 1
+    dec, n = json.JSONDecoder(), 0
+    while True:
+        while i < len(s) and s[i] in " \t\r\n,":
+            i += 1
+        try:
+            obj, i = dec.raw_decode(s, i)
+        except ValueError:
+            return n
+        n += obj.get("ph") == "X"
+
+
+def _cut_gzip(src, n: int, dst):
+    blob = src.read_bytes()[:n]
+    dst.write_bytes(blob)
+    return zlib.decompressobj(31).decompress(blob)                # what the cut stream yields
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-c", "from gpulens.cli import main; main()", *args],
+                          capture_output=True, text=True, env={**os.environ, "COLUMNS": "200"})
+
+
+def test_truncated_gzip_without_gpu_events_says_truncated(tmp_path):
+    """tracelens_h100_bert-small.json.gz cut to its first 30,000 compressed bytes: the text that decompresses holds
+    host events only (Kineto writes GPU events last). The report must say the file is truncated — one line naming
+    it — not "no GPU work", and count the events kept."""
+    cut = tmp_path / "bert_cut.json.gz"
+    text = _cut_gzip(KINETO / "tracelens_h100_bert-small.json.gz", 30_000, cut)
+    kept = _complete_events(text)
+    assert kept > 0 and b'"cat": "kernel"' not in text
+    r = _cli("analyze", str(cut), "--no-cache")
+    assert r.returncode == 5
+    line = [ln for ln in r.stdout.splitlines() if ln.startswith(str(cut))]
+    assert line and "truncated" in line[0] and "no GPU event" in line[0]
+    assert "nothing ran on a GPU" not in r.stdout
+    s = gpulens.analyze([cut]).sources[0]
+    assert s.timeline.meta.truncated
+    assert any(f"the {kept:,} complete timed events" in w for w in s.timeline.meta.warnings)
+    from gpulens.reports._answer import answer
+
+    assert answer(s).verdict == "truncated input"
+
+
+def test_truncated_gzip_with_kernels_gives_a_partial_result(tmp_path):
+    """The same file cut to 62,000 of its 65,218 compressed bytes: kernels are in the readable part; the result is
+    partial and says so beside the verdict."""
+    cut = tmp_path / "bert_cut.json.gz"
+    text = _cut_gzip(KINETO / "tracelens_h100_bert-small.json.gz", 62_000, cut)
+    kept = _complete_events(text)
+    s = gpulens.analyze([cut]).sources[0]
+    assert s.status == "partial"
+    assert any(f"the {kept:,} complete timed events" in w for w in s.timeline.meta.warnings)
+    from gpulens.reports._answer import answer
+
+    assert "input truncated" in answer(s).sentence
+
+
+def test_corrupt_gzip_keeps_the_events_before_the_corruption(tmp_path):
+    """200 bytes inside the deflate data of a 65 kB trace flipped: zlib fails (data check). What decompressed before
+    the corruption is read, the input is marked truncated, and the warning says the gzip data is corrupt."""
+    blob = bytearray((KINETO / "tracelens_h100_bert-small.json.gz").read_bytes())
+    for i in range(30_000, 30_200):
+        blob[i] ^= 0x55
+    bad = tmp_path / "bert_corrupt.json.gz"
+    bad.write_bytes(bytes(blob))
+    try:
+        zlib.decompress(bytes(blob), 31)
+        raise AssertionError("the flipped bytes should make the stream corrupt")
+    except zlib.error:
+        pass
+    s = gpulens.analyze([bad]).sources[0]
+    assert s.timeline.meta.truncated
+    assert any("gzip data is corrupt" in w for w in s.timeline.meta.warnings)
+    assert len(s.timeline.events) > 0
