@@ -14,6 +14,7 @@ import sys
 import zlib
 
 import numpy as np
+import pytest
 from rich.console import Console
 
 import gpulens
@@ -343,3 +344,43 @@ def test_corrupt_gzip_keeps_the_events_before_the_corruption(tmp_path):
     assert s.timeline.meta.truncated
     assert any("gzip data is corrupt" in w for w in s.timeline.meta.warnings)
     assert len(s.timeline.events) > 0
+
+
+# ---- class 3: findings and warnings are read by people --------------------------------------------------------------
+
+SENTENCE_INPUTS = [KINETO / "hta_alexnet_a100.json.gz", KINETO / "multirank", KINETO / "tracelens_mi300x_bert-small.json.gz",
+                   OMNI / "vcopy_MI300X_A1", OMNI / "vcopy_MI200", NVIDIA / "olajide_rtx5070_metrics_gemm_naive.csv",
+                   NVIDIA / "codegandee_rtx5090_ncu-v2_kernel_0013_details.csv",
+                   __import__("pathlib").Path(__file__).parent / "data" / "cases" / "B07.json",
+                   __import__("pathlib").Path(__file__).parent / "data" / "cases" / "B20.ncu_details_12col.csv",
+                   __import__("pathlib").Path(__file__).parent / "data" / "rocprof" / "v1_gunrock_mi300x"]
+RAW_FIGURE = re.compile(r"\b\d{4,} ns\b|\b\d+\.\d{3} (?:ms|µs|s)\b|\b\d+(?:\.\d+)?e[+-]?\d+\b")
+
+
+def _sentences(s) -> list[str]:
+    out = [t for f in s.findings() for t in (f.title, f.detail, f.action) if t]
+    out += list(s.timeline.meta.warnings)
+    out += [r.skipped_reason for r in s.results.values() if r.skipped_reason]
+    vd = s.results.get("verdicts")
+    if vd is not None and not vd.skipped:
+        out += [str(vd.summary.get("basis"))] + [e for e in vd.table["evidence"]] + \
+            [x for steps in vd.table["next_steps"] for x in steps]
+    return out
+
+
+@pytest.mark.parametrize("path", SENTENCE_INPUTS, ids=lambda p: p.name)
+def test_sentences_have_no_raw_figures_or_internal_names(path):
+    """Every finding, warning, skip reason, verdict basis, evidence and next step: no raw nanosecond integer (a
+    duration is written with its unit by gpulens.units) and no internal identifier — a table column or summary key
+    of any analysis (``idle_host_ns``, ``min_share``, ``compute_pct``…), ``tables[...]`` or ``summary.…``."""
+    s = gpulens.analyze([path]).sources[0]
+    names = {str(k) for r in s.results.values() for k in [*r.columns, *r.summary] if "_" in str(k)}
+    names |= {"host_idle", "launch_delay", "gpu_gap", "min_share", "start_ns", "dur_ns"}
+    kernels = set(s.timeline.events["name"].astype(str))
+    for text in _sentences(s):
+        plain = re.sub(r"(?:/[\w.\-]+)+", "", text)            # file paths may hold anything
+        assert not RAW_FIGURE.search(plain), (RAW_FIGURE.search(plain).group(0), text[:200])
+        assert "tables[" not in plain and "summary." not in plain, text[:200]
+        words = set(re.findall(r"(?<![\w.])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w(])", plain))
+        bad = {w for w in words & names if not any(w in k for k in kernels)}
+        assert not bad, (bad, text[:200])

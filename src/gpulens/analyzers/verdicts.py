@@ -268,7 +268,8 @@ class Verdicts(Analyzer):
                 continue
             findings.append(Finding(
                 f"{name if len(name) <= 80 else name[:79] + '…'}: {v.verdict}",
-                f"{v.evidence}. Next: {' '.join(v.next_steps)} (from {', '.join(inputs)})",
+                f"{v.evidence}. Next: {' '.join(v.next_steps)} (evidence from: "
+                f"{', '.join(i.replace('_', ' ').replace(':', ' ') for i in inputs)})",
                 severity="warning" if v.time_at_stake_ns and v.time_at_stake_ns > 0.05 * max(
                     hs.summary.get("kernel_effective_ns") or 0, 1) else "info",
                 category=v.verdict, time_at_stake_ns=v.time_at_stake_ns, kernel=name, key=f"kernel:{name}",
