@@ -72,6 +72,44 @@ def _nsys(path: Path) -> None:
     con.close()
 
 
+def _v1_json(path: Path) -> None:
+    """rocprof v1 ``results.json`` (Chrome trace with string numbers, the layout of rocprof 1.x --hip-trace)."""
+    def ev(pid, name, b, e, **args):
+        return {"ph": "X", "name": name, "pid": str(pid), "tid": "0", "ts": str(b // 1000), "dur": str((e - b) // 1000),
+                "args": {"BeginNs": str(b), "EndNs": str(e), "dev-id": "4", "queue-id": "0", "Name": name,
+                         "pid": "19147", "tid": "19147", "stream-id": "0", "Data": "", "DurationNs": str(e - b),
+                         **args}}
+    evs = [{}, {"args": {"name": "CPU HIP API"}, "ph": "M", "pid": 2, "name": "process_name", "sort_index": 0},
+           {"args": {"name": "COPY"}, "ph": "M", "pid": 1, "name": "process_name", "sort_index": 1},
+           {"args": {"name": "GPU4"}, "ph": "M", "pid": 10, "name": "process_name", "sort_index": 2},
+           ev(1, "CopyHostToDevice", 622109046136251, 622109138348698),
+           ev(10, "vector_add(float*, float*, float*, int)", 622109244416840, 622109247848451),
+           ev(2, "hipMemcpy", 622109046000000, 622109139000000, args="( dst(0x1) kind(1))")]
+    path.write_text('{ "traceEvents":' + json.dumps(evs, indent=0) + "}\n")
+
+
+def _v1_db(path: Path) -> None:
+    """rocprof v1 ``results.db`` (one table per domain, the layout of rocprof 1.x)."""
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE HIP ("BeginNs" INTEGER, "EndNs" INTEGER, "pid" INTEGER, "tid" INTEGER, "Name" TEXT,
+            "args" TEXT, "Index" INTEGER, "Data" TEXT, "__section" INTEGER, "__lane" INTEGER, "DurationNs" INTEGER);
+        INSERT INTO HIP VALUES (622108776102152, 622108789306334, 19147, 19147, 'hipMalloc', '( size(4))', 1, '', 2,
+            19147, 13204182);
+        CREATE TABLE OPS ("BeginNs" INTEGER, "EndNs" INTEGER, "dev-id" INTEGER, "queue-id" INTEGER, "Name" TEXT,
+            "pid" INTEGER, "tid" INTEGER, "roctx-range" TEXT, "stream-id" INTEGER, "Index" INTEGER, "Data" TEXT,
+            "__section" INTEGER, "__lane" INTEGER, "DurationNs" INTEGER);
+        INSERT INTO OPS VALUES (622109244416840, 622109247848451, 4, 0, 'vector_add(float*, int)', 19147, 19147,
+            '', 1, 8, '', 10, 1, 3431611);
+        CREATE TABLE COPY AS SELECT * FROM OPS WHERE 0;
+        INSERT INTO COPY VALUES (622109046136251, 622109138348698, 4, 0, 'CopyHostToDevice', 19147, 19147, '', 0, 4,
+            '', 1, 0, 92212447);
+        CREATE TABLE KERN ("Index" INTEGER, "KernelName" TEXT);
+    """)
+    con.commit()
+    con.close()
+
+
 def _sqlite_builder(module: str, func: str):
     def build(path: Path) -> None:
         import importlib
@@ -114,6 +152,8 @@ SEEDS = {
                                                     "results.stats.csv")),
     "rocprofv3_csv": ("kernel_trace.csv", _copy(DATA / "rocprof" / "v3_csv_sdk_docs" / "kernel_trace.csv")),
     "rocprofv3_json": ("77_results.json.gz", _json_builder("tests.test_rocprofv3", "_tiny_v3_json")),
+    "rocprof_v1_json": ("v1results.json", _v1_json),
+    "rocprof_v1_db": ("v1results.db", _v1_db),
     "omniperf_dir": ("vcopy_MI200", None),
 }
 
@@ -121,7 +161,7 @@ SEEDS = {
 TOKENS = [b"18446744073709551616", b"-9223372036854775808", b"9223372036854775807", b"-1", b"0", b"1e400",
           b"-1e400", b"NaN", b"nan", b"inf", b"-inf", b"Infinity", b"null", b"true", b'""', b'"x"', b"[]", b"{}",
           b'"\\ud800"', b"\x00", b"\x01", b"\xff\xfe", b"\xed\xa0\x80", b",", b'"', b"}", b"]", b"\n", b"1.5",
-          b"0x7fffffff", b"1e-400", b"-0", b"  ", b"\r\n", b'"\\u0000"', b"\\", b"%s%n", b"\u202e".decode().encode()]
+          b"0x7fffffff", b"1e-400", b"-0", b"  ", b"\r\n", b'"\\u0000"', b"\\", b"%s%n", "\u202e".encode()]
 
 
 def _numbers(data: bytes) -> list[tuple[int, int]]:
@@ -175,6 +215,35 @@ def mutate_bytes(rng: random.Random, data: bytes) -> bytes:
             a, b_ = sorted((rng.randrange(n), rng.randrange(n)))
             data = data[:a] + data[b_:] + data[a:b_]
     return data
+
+
+#: Values planted by :func:`mutate_json` in place of a JSON value: every JSON type, and numbers at the int64 edges.
+JSON_VALUES = [None, True, 0, -1, 1.5, 2 ** 63, 2 ** 64, -(2 ** 63) - 1, 1e300, "", "x", "12", "\ud800", [], [1],
+               {}, {"handle": "x"}, {"x": [None]}]
+
+
+def mutate_json(rng: random.Random, data: bytes) -> bytes | None:
+    """Type confusion: parse the document, replace 1–3 values (anywhere in the tree) by a value of another JSON type
+    or an integer beyond int64, and write it back. None when ``data`` is not JSON."""
+    try:
+        doc = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    nodes: list[tuple[object, object]] = []  # (container, key) of every value, breadth-first, capped
+    todo = [doc]
+    while todo and len(nodes) < 5000:
+        cur = todo.pop(0)
+        items = cur.items() if isinstance(cur, dict) else enumerate(cur) if isinstance(cur, list) else ()
+        for k, v in items:
+            nodes.append((cur, k))
+            if isinstance(v, (dict, list)):
+                todo.append(v)
+    if not nodes:
+        return None
+    for _ in range(rng.randint(1, 3)):
+        cont, key = rng.choice(nodes)
+        cont[key] = rng.choice(JSON_VALUES)  # type: ignore[index]
+    return json.dumps(doc).encode("utf-8", "surrogatepass")
 
 
 SQL_VALUES = ["'x'", "''", "1.5", "-1", "9223372036854775807", "-9223372036854775808", "NULL", "X'00ff'",
@@ -234,7 +303,8 @@ def make_input(rng: random.Random, seeds: dict[str, Path], out_dir: Path, i: int
     gz = data[:2] == b"\x1f\x8b"
     if gz:
         data = gzip.decompress(data)
-    data = mutate_bytes(rng, data)
+    typed = mutate_json(rng, data) if data.lstrip()[:1] == b"{" and rng.random() < 0.4 else None
+    data = typed if typed is not None else mutate_bytes(rng, data)
     if gz and rng.random() < 0.8:
         data = gzip.compress(data, compresslevel=1)
     dst.write_bytes(data)
@@ -248,12 +318,34 @@ def _where(exc: BaseException) -> str:
     return f"{type(exc).__name__} at {Path(f.filename).name}:{f.lineno} ({f.name})"
 
 
+def _syntax_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions that say the file cannot be parsed at all (its syntax, compression or page structure): the
+    one-line error made from them is the right outcome. Any other wrapped exception is a value the reader did not
+    check."""
+    import csv
+    import zlib
+
+    import msgspec
+
+    return (msgspec.DecodeError, json.JSONDecodeError, RecursionError, csv.Error, zlib.error, sqlite3.DatabaseError)
+
+
 def _alarm(signum, frame):
     raise FuzzTimeout()
 
 
 def run_one(path: Path, strict: bool, cli: bool, out: Path, analyze: bool = True) -> str | None:
-    """Load + analyze (or run the CLI on) one input. None when it behaved; else a description of the finding."""
+    """Load + analyze (or run the CLI on) one input. None when it behaved; else a description of the outcome:
+
+    * ``"gpulens:<Type>"`` — a deliberate gpulens error (the reader recognised what is wrong);
+    * ``"syntax:<place>"`` — the same made from an error of the file's syntax (JSON/CSV/gzip/SQLite pages: see
+      :func:`_syntax_errors`): the right outcome for a file that cannot be parsed;
+    * ``"wrapped:<place>"`` — a :class:`~gpulens.errors.TraceFormatError` made by the reading boundary
+      (:func:`gpulens.collectors._io.reading`) from a parser's exception (``ValueError``, ``sqlite3.Error``...): still
+      a documented one-line error (exit 2), but the reader did not check the value itself — counted by the place that
+      raised, the list of what remains to declare;
+    * anything else — a finding: the exception type and the innermost gpulens frame.
+    """
     from gpulens.collectors import collect
     from gpulens.errors import GpulensError
 
@@ -265,7 +357,7 @@ def run_one(path: Path, strict: bool, cli: bool, out: Path, analyze: bool = True
             code = main(["analyze", str(path), "-q", "--no-cache", "--json", str(out)]
                         + ([] if strict else ["--lenient"]))
         text = err.getvalue()
-        if code not in (0, 2, 5) or "Traceback" in text:
+        if code not in (0, 2, 5) or "Traceback" in text or text.count("\n") > 1:
             return f"CLI exit {code}: {text.strip().splitlines()[-1] if text.strip() else ''}"[:300]
         return None
     try:
@@ -275,13 +367,28 @@ def run_one(path: Path, strict: bool, cli: bool, out: Path, analyze: bool = True
         tl = collect(path, strict=strict)
         if analyze:
             render(Report([analyze_timeline(tl, str(path))]))
+        if tl.meta.warnings:
+            return "partial"
     except GpulensError as exc:
+        msg = str(exc)
+        if "\n" in msg or not msg.startswith(str(path)):
+            return f"bad message {type(exc).__name__}: {msg[:200]!r}"
+        cause = exc.__cause__
+        if cause is not None and not isinstance(cause, GpulensError) and "malformed" in msg:
+            return ("syntax:" if isinstance(cause, _syntax_errors()) else "wrapped:") + _where(cause)
         return "gpulens:" + type(exc).__name__
     except FuzzTimeout:
         raise
     except Exception as exc:  # noqa: BLE001 — a finding
         return _where(exc)
     return None
+
+
+def _keep(path: Path, keep: Path) -> None:
+    if path.is_dir():
+        shutil.copytree(path, keep, dirs_exist_ok=True)
+    else:
+        shutil.copyfile(path, keep)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -293,6 +400,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=20.0)
     ap.add_argument("--cli-every", type=int, default=10)
     ap.add_argument("--analyze-every", type=int, default=1)
+    ap.add_argument("--formats", default="", help="comma-separated SEEDS keys (default: all)")
+    ap.add_argument("--keep-wrapped", action="store_true", help="keep one input per wrapped-error place")
     a = ap.parse_args(argv)
     import warnings
 
@@ -313,7 +422,11 @@ def main(argv: list[str] | None = None) -> int:
     findings_dir.mkdir(exist_ok=True)
     work = a.workdir / "inputs"
     signal.signal(signal.SIGALRM, _alarm)
-    totals: dict = {"inputs": 0, "ok": 0, "gpulens_errors": {}, "cli_runs": 0, "findings": [], "timeouts": 0}
+    totals: dict = {"inputs": 0, "ok": 0, "partial": 0, "gpulens_errors": {}, "syntax": {}, "wrapped": {},
+                     "cli_runs": 0,
+                     "findings": [], "timeouts": 0, "by_format": {}}
+    formats = sorted(seeds) if not a.formats else [f for f in sorted(seeds) if f in a.formats.split(",")]
+    seeds = {f: seeds[f] for f in formats}
     t0 = time.monotonic()
     for i in range(a.start, a.start + a.count):
         rng = random.Random(a.seed * 1_000_003 + i)
@@ -325,7 +438,8 @@ def main(argv: list[str] | None = None) -> int:
         strict = i % 4 != 3
         signal.setitimer(signal.ITIMER_REAL, a.timeout)
         try:
-            res = run_one(path, strict, cli, work / "out.json", analyze=i % a.analyze_every == 0)
+            res = run_one(path, strict, cli, work / "out.json", analyze=a.analyze_every > 0 and
+                          i % a.analyze_every == 0)
         except FuzzTimeout:
             res = f"timeout > {a.timeout:g} s"
             totals["timeouts"] += 1
@@ -333,17 +447,23 @@ def main(argv: list[str] | None = None) -> int:
             signal.setitimer(signal.ITIMER_REAL, 0)
         totals["inputs"] += 1
         totals["cli_runs"] += cli
+        fmt = path.name.split("_", 1)[1]
+        totals["by_format"][fmt] = totals["by_format"].get(fmt, 0) + 1
         if res is None:
             totals["ok"] += 1
+        elif res == "partial":
+            totals["partial"] += 1
         elif res.startswith("gpulens:"):
             k = res.split(":", 1)[1]
             totals["gpulens_errors"][k] = totals["gpulens_errors"].get(k, 0) + 1
+        elif res.startswith(("wrapped:", "syntax:")):
+            bucket, k = res.split(":", 1)
+            if k not in totals[bucket] and a.keep_wrapped:
+                _keep(path, findings_dir / f"{bucket}_{i}_{path.name}")
+            totals[bucket][k] = totals[bucket].get(k, 0) + 1
         else:
             keep = findings_dir / f"{i}_{path.name}"
-            if path.is_dir():
-                shutil.copytree(path, keep, dirs_exist_ok=True)
-            else:
-                shutil.copyfile(path, keep)
+            _keep(path, keep)
             totals["findings"].append({"input": i, "file": str(keep), "strict": strict, "cli": cli, "what": res})
     totals["seconds"] = round(time.monotonic() - t0, 1)
     totals["max_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)

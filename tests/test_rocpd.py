@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
+import pandas as pd
 import pytest
 
 from gpulens.collectors import collect, sniff
@@ -141,3 +142,46 @@ def test_rocpd_without_dispatch_or_agent_tables_is_an_error(tmp_path):
     con.close()
     with pytest.raises(TraceFormatError, match="not a rocpd database"):
         collect(p)
+
+
+def test_values_of_the_wrong_sqlite_type_are_recovered_or_counted(tmp_path):
+    # F15's class: SQLite stores any value in any column. Layout B with (1) every kernel symbol id and kernel_id
+    # stored as TEXT ('10', '11') — recovered, the names still resolve; (2) the add kernel's start as REAL 9500.0
+    # (integral: recovered) and (3) grid_size_x of gemm as 'lots', workgroup_size_x of add as a BLOB and
+    # dispatch_id of add as 1.5 (no integer: unknown, counted: 3 values).
+    p = tmp_path / "results.db"
+    build_layout_b(p)
+    con = sqlite3.connect(p)
+    for t in ("rocpd_info_kernel_symbol", "rocpd_kernel_dispatch"):  # columns without type affinity keep any value
+        cols = [r[1] for r in con.execute(f"PRAGMA table_info({t})")]
+        con.executescript(f"ALTER TABLE {t} RENAME TO old; CREATE TABLE {t} ({', '.join(f'[{c}]' for c in cols)});"
+                          f"INSERT INTO {t} SELECT * FROM old; DROP TABLE old;")
+    con.executescript("""
+        UPDATE rocpd_info_kernel_symbol SET id = CAST(id AS TEXT);
+        UPDATE rocpd_kernel_dispatch SET kernel_id = CAST(kernel_id AS TEXT), start = CAST(start AS REAL);
+        UPDATE rocpd_kernel_dispatch SET grid_size_x = 'lots' WHERE id = 1;
+        UPDATE rocpd_kernel_dispatch SET workgroup_size_x = X'00ff', dispatch_id = 1.5 WHERE id = 2;
+    """)
+    con.commit()
+    assert con.execute("SELECT typeof(id) FROM rocpd_info_kernel_symbol").fetchall() == [("text",), ("text",)]
+    assert con.execute("SELECT DISTINCT typeof(start) FROM rocpd_kernel_dispatch").fetchall() == [("real",)]
+    con.close()
+    tl = collect(p)
+    k = tl.of_kind("kernel").sort_values("start_ns").reset_index(drop=True)
+    # names and durations as in test_rocpd_kernels_resources_and_counters: 9000-5000 and 9800-9500 ns
+    assert list(k["name"].astype(str)) == ["gemm(float*)", "add(float*)"] and list(k["dur_ns"]) == [4000, 300]
+    assert list(k["regs_per_thread"]) == [192, 8]
+    assert pd.isna(k.loc[0, "grid_x"]) and pd.isna(k.loc[1, "block_x"])  # 'lots' and the BLOB: unknown
+    assert any("3 value(s) of the wrong type read as unknown (rocpd_kernel_dispatch ×3)" in w
+               for w in tl.meta.warnings), tl.meta.warnings
+
+
+def test_invalid_utf8_in_a_text_column_is_replaced_not_fatal(tmp_path):
+    p = tmp_path / "results.db"
+    build_layout_b(p)
+    con = sqlite3.connect(p)
+    con.execute("UPDATE rocpd_info_kernel_symbol SET display_name = CAST(X'616464ff' AS TEXT) WHERE id = 11")
+    con.commit()
+    con.close()
+    names = sorted(collect(p).of_kind("kernel")["name"].astype(str))
+    assert names == ["add\ufffd", "gemm(float*)"]  # 'a' 'd' 'd' then the invalid byte 0xFF → U+FFFD

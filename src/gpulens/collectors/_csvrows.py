@@ -29,6 +29,37 @@ def is_numeric_field(s: str | None) -> bool:
     return s is None or bool(_NUMERIC.match(s))
 
 
+def dedupe_header(path: Path, header: list[str]) -> tuple[list[int], list[str]]:
+    """The one rule for repeated CSV column names: the first column of a name is used, later ones are dropped
+    (every reader maps columns by name; a repeat must not become, e.g., a counter column).
+
+    Returns:
+        (keep, warnings): indices of the columns to keep, in order; one warning naming the repeated columns (none
+        when all names are distinct).
+    """
+    seen: set[str] = set()
+    keep, dup = [], []
+    for i, h in enumerate(header):
+        if h in seen:
+            if h not in dup:
+                dup.append(h)
+            continue
+        seen.add(h)
+        keep.append(i)
+    if not dup:
+        return keep, []
+    shown = ", ".join(repr(h[:60]) for h in dup[:5]) + (f" (+{len(dup) - 5} more)" if len(dup) > 5 else "")
+    return keep, [f"{path}: repeated CSV column name(s) {shown}: the first column of each name is used, the "
+                  f"{len(header) - len(keep)} repeat(s) ignored"]
+
+
+def project(rows: list[list], keep: list[int], width: int) -> list[list]:
+    """``rows`` restricted to the columns ``keep`` (no copy when ``keep`` is every one of ``width`` columns)."""
+    if len(keep) == width:
+        return rows
+    return [[r[i] if i < len(r) else None for i in keep] for r in rows]
+
+
 def read_rows(path: Path, text: str, strict: bool = True,
               name_columns: tuple[str, ...] = ()) -> tuple[list[str], list[list[str | None]], list[str]]:
     """Parse CSV ``text`` into its header and rows of the header's width.
@@ -41,12 +72,12 @@ def read_rows(path: Path, text: str, strict: bool = True,
 
     Returns:
         (header, rows, warnings): every row has ``len(header)`` entries; ``None`` marks a field that lenient
-        realignment could not place.
+        realignment could not place. Header names are unique (:func:`dedupe_header`: repeats dropped).
 
     Raises:
         TraceFormatError: no header; or (strict) rows wider/narrower than the header.
     """
-    reader = csv.reader(io.StringIO(text))
+    reader = csv.reader(io.StringIO(text, newline=""))
     header: list[str] | None = None
     rows: list[list[str | None]] = []
     bad: list[tuple[int, int]] = []
@@ -65,9 +96,9 @@ def read_rows(path: Path, text: str, strict: bool = True,
             rows.append(rec)
     if header is None:
         raise TraceFormatError(path, "CSV has no header line")
-    warnings: list[str] = []
+    keep, warnings = dedupe_header(path, header)
     if not bad:
-        return header, rows, warnings
+        return [header[i] for i in keep], project(rows, keep, len(header)), warnings
     if strict:
         lines = ", ".join(str(ln) for ln, _ in bad[:5]) + (f" (+{len(bad) - 5} more)" if len(bad) > 5 else "")
         counts = sorted({n for _, n in bad})
@@ -83,7 +114,7 @@ def read_rows(path: Path, text: str, strict: bool = True,
     warnings.append(f"{path}: {len(bad)} row(s) did not match the header width ({len(header)} columns; first at "
                     f"line {bad[0][0]} with {bad[0][1]} fields); realigned on the kernel-name column"
                     + (f"; unknown for those rows: {', '.join(sorted(unplaced))}" if unplaced else ""))
-    return header, rows, warnings
+    return [header[i] for i in keep], project(rows, keep, len(header)), warnings
 
 
 def realign(header: list[str], rec: list[str], anchor: int | None) -> tuple[list[str | None], list[str]]:

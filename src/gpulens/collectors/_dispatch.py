@@ -59,16 +59,27 @@ class Dispatches:
     sci_notation_rows: int = 0
 
     def get(self, key: str) -> pd.Series:
-        """The array ``key`` as a nullable Int64 Series (all NA when absent)."""
+        """The array ``key`` as a nullable Int64 Series (all NA when absent). Text is parsed as a number, floats
+        are rounded; a value that is no finite number within int64 (``'x'``, ``inf``, ``1e30``, 2^64) is NA."""
         v = self.cols.get(key)
         if v is None:
             return pd.Series(pd.array([pd.NA] * self.n, dtype="Int64"))
         s = v if isinstance(v, pd.Series) else pd.Series(v)
-        if s.dtype == object:
-            s = pd.to_numeric(s, errors="coerce")
+        s = s.reset_index(drop=True)
+        if not pd.api.types.is_numeric_dtype(s.dtype) or s.dtype.kind in "ub":
+            s = pd.to_numeric(s.astype(object), errors="coerce")
+            if s.dtype == object:  # Python ints beyond int64 (to_numeric keeps them as objects)
+                s = pd.Series([x if isinstance(x, int) and -_I64 <= x < _I64 else None for x in s], dtype="Int64")
         if s.dtype.kind == "f":
             s = s.round()
-        return s.reset_index(drop=True).astype("Int64")
+            s = s.where(np.isfinite(s) & (s.abs() < _F64_I64))
+        if s.dtype.kind == "u":
+            s = s.astype("float64").where(s <= np.iinfo(np.int64).max)
+        return s.astype("Int64")
+
+
+_I64 = 1 << 63
+_F64_I64 = 9.2e18  # the largest float64 magnitude that still converts to int64
 
 
 def _cat(values: Any) -> pd.Series:
@@ -109,6 +120,9 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     ok = reason.isna()
     reason[ok & (start == 0).fillna(False)] = "zero timestamp (never recorded)"
     reason[reason.isna() & (end < start).fillna(False)] = "negative duration (end before start)"
+    with np.errstate(over="ignore"):  # end − start beyond int64 (e.g. −2^63 … 2^63−1) wraps around: not a duration
+        wraps = (end.astype("float64") - start.astype("float64")).abs() >= _F64_I64
+    reason[reason.isna() & wraps.fillna(False)] = "timestamps out of range (duration beyond int64)"
     if d.sci_notation_rows:
         reason[reason.isna() & (end == start).fillna(False)] = \
             "timestamps written in scientific notation lost precision (duration 0 is not real)"

@@ -48,6 +48,9 @@ def reading(path: str | Path, what: str = "trace") -> Iterator[None]:
         raise open_error(Path(exc.filename) if getattr(exc, "filename", None) else Path(path), exc) from exc
     except MemoryError:
         raise TraceFormatError(path, "not enough memory to read this file") from None
+    except RecursionError as exc:
+        raise TraceFormatError(path, f"malformed {what} data: nested too deeply to read (arrays or objects inside "
+                                     "each other beyond Python's recursion limit)") from exc
     except PARSE_ERRORS as exc:
         raise TraceFormatError(path, f"malformed {what} data ({describe(exc)})") from exc
     except BaseException as exc:

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.collectors._numbers import exact_int
 from gpulens.collectors._ncu_units import convert_unit, parse_dim3
 from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, Timeline, TimelineMeta, make_table
 
@@ -63,11 +64,12 @@ def _first(per_launch: dict[str, float], names: tuple[str, ...]) -> float | None
 
 
 def _int(v: Any) -> int | None:
+    """``v`` as an int64, or None when it is no finite number within int64 (see :func:`._numbers.exact_int`)."""
     try:
         f = float(v)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
-    return int(f) if f == f else None
+    return exact_int(f)
 
 
 def build(path: Path, source: str, launches: list[dict[str, Any]], metrics: pd.DataFrame,

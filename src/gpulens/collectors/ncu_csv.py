@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors import _ncu
+from gpulens.collectors._csvrows import dedupe_header, project
 from gpulens.collectors._io import read_input
 from gpulens.collectors._ncu_units import parse_number
 from gpulens.collectors.base import Collector
@@ -92,7 +93,7 @@ class NcuCsvCollector(Collector):
                 return Timeline(meta=meta).validate()
             raise TraceFormatError(path, "no Nsight Compute CSV header (a line starting with \"ID\",...) found")
         body = [ln for ln in lines[h:] if not ln.startswith(_TOOL_PREFIXES)]
-        rows = list(csv.reader(io.StringIO("\n".join(body))))
+        rows = list(csv.reader(io.StringIO("\n".join(body), newline="")))
         header, rows = rows[0], [r for r in rows[1:] if r]
         width = len(header)
         bad = sum(len(r) > width for r in rows)  # short rows are normal: ncu omits empty trailing rule columns
@@ -100,8 +101,10 @@ class NcuCsvCollector(Collector):
         warnings = [f"{path}: {bad} CSV row(s) with more fields than the header skipped"] if bad else []
         if bad and strict and not rows:
             raise TraceFormatError(path, f"every CSV row has more fields than the header's {width}")
+        keep, dup = dedupe_header(path, header)
+        header, rows = [header[i] for i in keep], project(rows, keep, width)
+        warnings = dup + warnings
         df = pd.DataFrame(rows, columns=header, dtype=object) if rows else pd.DataFrame(columns=header, dtype=object)
-        df = df.loc[:, ~df.columns.duplicated()]
         if "Metric Name" in df.columns and "Metric Value" in df.columns:
             layout, parts = "details", _long(df)
         else:

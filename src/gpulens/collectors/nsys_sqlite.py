@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._io import read_magic
+from gpulens.collectors._sqlite import INT, TEXT, connect_ro, read_typed, typed_expr
 from gpulens.collectors._nsys_more import (NVTX_TYPES, graph_trace, incomplete_capture, normalise_api_names,
                                            nvtx_range_table)
 from gpulens.collectors._work_rules import kinds_of_kernel_names
@@ -74,8 +75,9 @@ class _Db:
     def __init__(self, path: Path):
         self.path = path
         self.dropped: dict[str, int] = {}  # table → rows not read (values of the wrong SQLite type)
+        self.unnamed = 0  # rows whose name id is not in StringIds (or StringIds is absent)
         try:
-            self.con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            self.con = connect_ro(path)
             names = [r[0] for r in self.con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
         except sqlite3.DatabaseError as exc:
             raise TraceFormatError(path, f"not a readable SQLite database ({exc})") from None
@@ -143,10 +145,11 @@ class _Db:
             out[a] = pd.arrays.IntegerArray(np.where(null, 0, col), null) if null.any() else col
         return pd.DataFrame(out)
 
-    def strings(self, ids: pd.Series) -> pd.Series:
+    def strings(self, ids: pd.Series, count: bool = True) -> pd.Series:
         """Resolve StringIds keys → categorical text, reading only the distinct ids needed."""
         codes, uniq = pd.factorize(ids, sort=False)
         if not len(uniq) or not self.has("StringIds", "id", "value"):
+            self.unnamed += int((codes >= 0).sum()) if count else 0
             return pd.Series(pd.Categorical([None] * len(ids)))
         lut = dict(self.con.execute("SELECT id, value FROM StringIds").fetchall()) if len(uniq) > 500 else dict(
             self.con.execute(f"SELECT id, value FROM StringIds WHERE id IN ({','.join('?' * len(uniq))})",
@@ -155,6 +158,7 @@ class _Db:
         cats = pd.Index(pd.unique(pd.Series([t for t in text if t is not None], dtype=object)))
         where = cats.get_indexer(pd.Index(text, dtype=object))
         full = np.where(codes >= 0, where[codes], -1)
+        self.unnamed += int(((codes >= 0) & (full < 0)).sum()) if count else 0
         return pd.Series(pd.Categorical.from_codes(full, categories=cats.astype(str)))
 
 
@@ -226,6 +230,8 @@ class NsysSqliteCollector(Collector):
                                                                  "end before start")}))
                 df = df[~bad]
             frames.append(df)
+        if db.unnamed:
+            warnings.append(f"{path}: {db.unnamed} name id(s) not found in StringIds: those names are unknown")
         for table, n in db.dropped.items():
             warnings.append(f"{path}: {n} row(s) of {table} dropped (a value is not an integer: REAL, TEXT, BLOB "
                             "or beyond int64)")
@@ -247,9 +253,10 @@ class NsysSqliteCollector(Collector):
         if nr:
             warnings.append(f"{path}: {nr} invalid event(s) excluded: " + ", ".join(
                 f"{k} ×{v}" for k, v in rej_t["reason"].value_counts().items() if v))
+        info, devices = metadata(db, warnings)
         meta = TimelineMeta(sources=[{"path": str(path), "collector": self.name, "size_bytes": path.stat().st_size,
-                                      "rank": 0, **_export_meta(db), "incomplete_capture": note}],
-                            devices=_devices(db), warnings=warnings)
+                                      "rank": 0, **info, "incomplete_capture": note}],
+                            devices=devices, warnings=warnings)
         tables = {"kernel_names": names_table} if names_table is not None else {}
         if nvtx_types is not None:
             tables["nvtx_ranges"] = nvtx_types
@@ -262,13 +269,28 @@ def _assemble(frames: list[pd.DataFrame], source: str) -> pd.DataFrame:
     frames = [f for f in frames if len(f)]
     if not frames:
         return make_table(EVENT_COLUMNS)
-    names = pd.api.types.union_categoricals([f["name"].astype("category") for f in frames], ignore_order=True)
+    names = pd.api.types.union_categoricals([_text_categories(f["name"]) for f in frames], ignore_order=True)
     df = pd.concat([f.drop(columns="name") for f in frames], ignore_index=True)
     n = len(df)
     data: dict[str, Any] = {c: df[c] for c in df.columns if c in {x.name for x in EVENT_COLUMNS}}
     data.update(event_id=np.arange(n, dtype="int64"), name=pd.Series(names), rank=np.zeros(n, dtype="int64"),
                 source=pd.Series(pd.Categorical.from_codes(np.zeros(n, dtype="int8"), categories=[source])))
     return make_table(EVENT_COLUMNS, data, n=n)
+
+
+def _text_categories(s: pd.Series) -> pd.Categorical:
+    """``s`` as a categorical with text categories of one dtype (an all-unknown column has float categories, a
+    name stored as a number or BLOB is not text): ``union_categoricals`` needs the same dtype in every frame."""
+    c = pd.Categorical(s)
+    if c.categories.dtype == _STR_DTYPE:
+        return c
+    new = pd.Index([str(x) for x in c.categories], dtype=object).astype(str)
+    if new.is_unique:
+        return pd.Categorical.from_codes(c.codes, categories=new)
+    return pd.Categorical([None if pd.isna(x) else str(x) for x in s], categories=new.unique())
+
+
+_STR_DTYPE = pd.Index(["text"]).astype(str).dtype
 
 
 def _common(db: _Db, table: str, extra: dict[str, str]) -> pd.DataFrame:
@@ -301,9 +323,9 @@ def _kernels(db: _Db):
     if "_short" in df or "_mangled" in df:
         ids = df[[c for c in ("_short", "_mangled") if c in df]].assign(name=df["name"]).drop_duplicates()
         names = pd.DataFrame({"name": ids["name"].astype(str).to_numpy(),
-                              "short_name": db.strings(ids["_short"]).astype(str).to_numpy() if "_short" in ids
+                              "short_name": db.strings(ids["_short"], False).astype(str).to_numpy() if "_short" in ids
                               else None,
-                              "mangled_name": db.strings(ids["_mangled"]).astype(str).to_numpy()
+                              "mangled_name": db.strings(ids["_mangled"], False).astype(str).to_numpy()
                               if "_mangled" in ids else None})
         df = df.drop(columns=[c for c in ("_short", "_mangled") if c in df])
     return _gpu(df, kinds_of_kernel_names(pd.Series(df["name"]))), names  # collectives, copies, fills by name
@@ -366,17 +388,27 @@ def _nvtx(db: _Db):
     where = ""
     types: dict[int, str] = {}
     if db.has("ENUM_NSYS_EVENT_TYPE", "id", "name") and "eventType" in db.cols[t]:
-        rows = db.con.execute("SELECT id, name FROM ENUM_NSYS_EVENT_TYPE WHERE name LIKE 'Nvtx%Range'").fetchall()
+        rows = db.con.execute("SELECT id, name FROM ENUM_NSYS_EVENT_TYPE WHERE typeof(id) = 'integer' "
+                              "AND typeof(name) = 'text' AND name LIKE 'Nvtx%Range'").fetchall()
         types = {int(i): NVTX_TYPES.get(n, n) for i, n in rows}
         if types:
             where = f" WHERE eventType IN ({','.join(map(str, types))})"
     elif "end" in db.cols[t]:
         where = " WHERE [end] IS NOT NULL"  # no event-type names: keep what has an end (marks have none)
-    wanted = {"start_ns": "{start}", "dur_ns": "{end} - {start}", "globalTid": "{globalTid}", "_text": "{text}",
+    wanted = {"start_ns": "{start}", "dur_ns": "{end} - {start}", "globalTid": "{globalTid}",
               "_tid": "{textId}", "_type": "{eventType}"}
     parts = [f"{e.replace('{', '[').replace('}', ']')} AS {a}" for a, e in wanted.items()
              if all(n.split("}")[0] in db.cols[t] for n in e.split("{")[1:])]
-    df = pd.read_sql_query(f"SELECT {', '.join(parts)} FROM [{t}]{where}", db.con)
+    if "text" in db.cols[t]:
+        parts.append(f"{typed_expr('text', TEXT)} AS _text")
+    # declared types as in :meth:`_Db.select_ints`: a row with a non-integer id or time is dropped and counted
+    ints = [c for c in ("start", "end", "globalTid", "textId", "eventType") if c in db.cols[t]]
+    ok = " AND ".join(f"typeof([{c}]) IN ('integer', 'null')" for c in ints) + \
+        (" AND typeof([end] - [start]) IN ('integer', 'null')" if "end" in db.cols[t] else "")
+    (bad,) = db.con.execute(f"SELECT count(*) FROM [{t}]{where or ' WHERE 1'} AND NOT ({ok})").fetchone()
+    if bad:
+        db.dropped[t] = db.dropped.get(t, 0) + int(bad)
+    df = pd.read_sql_query(f"SELECT {', '.join(parts)} FROM [{t}]{where or ' WHERE 1'} AND ({ok})", db.con)
     text = df.pop("_text") if "_text" in df else pd.Series([None] * len(df), dtype=object)
     if "_tid" in df:
         via_id = db.strings(df.pop("_tid")).astype(object)
@@ -387,28 +419,54 @@ def _nvtx(db: _Db):
     return _host(df, "annotation"), None
 
 
+_TEXT_FIELDS = {"name", "chipName", "busLocation", "uuid"}
+
+
 def _export_meta(db: _Db) -> dict[str, Any]:
     for t in ("META_DATA_EXPORT", "EXPORT_META_DATA"):
         if db.has(t, "name", "value"):
-            kv = dict(db.con.execute(f"SELECT name, value FROM [{t}]").fetchall())
+            df, _ = read_typed(db.con, t, {"name": TEXT, "value": TEXT})
+            kv = dict(zip(df["name"], df["value"]))
             return {"nsys_version": kv.get("EXPORT_PRODUCT_VERSION"),
                     "schema_version": kv.get("EXPORT_SCHEMA_VERSION"), "meta_table": t}
     return {"nsys_version": None, "schema_version": None, "meta_table": None}
 
 
 def _devices(db: _Db) -> list[dict[str, Any]]:
+    """One dict per ``TARGET_INFO_GPU`` row, read with declared types (a row whose id is no integer is skipped;
+    another field of the wrong type is left out)."""
     t = "TARGET_INFO_GPU"
     if not db.has(t, "id"):
         return []
-    cols = ["id"] + [c for c in GPU_FIELDS if c in db.cols[t]] + [c for c in ("computeMinor",) if c in db.cols[t]]
+    schema = {c: TEXT if c in _TEXT_FIELDS else INT for c in ["id", *GPU_FIELDS, "computeMinor"]}
+    df, _ = read_typed(db.con, t, schema)
     out = []
-    for row in db.con.execute(f"SELECT {', '.join(cols)} FROM [{t}] ORDER BY id"):
-        r = dict(zip(cols, row))
+    for r in df.sort_values("id").to_dict("records"):
+        r = {k: (None if v is pd.NA or v is None else v) for k, v in r.items()}
+        if r["id"] is None:
+            continue
         d: dict[str, Any] = {"rank": 0, "device_id": int(r["id"]), "name": r.get("name")}
         if r.get("computeMajor") is not None:
             d["compute_capability"] = f"{r['computeMajor']}.{r.get('computeMinor') or 0}"
         for src, dst in GPU_FIELDS.items():
             if dst and dst != "name" and r.get(src) is not None:
-                d[dst] = r[src]
+                d[dst] = int(r[src]) if src not in _TEXT_FIELDS else r[src]
         out.append(d)
     return out
+
+
+def metadata(db: _Db, warnings: list[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Export metadata and devices; an unreadable metadata table (corrupt page, ...) is a warning, not the file."""
+    info: dict[str, Any] = {"nsys_version": None, "schema_version": None, "meta_table": None}
+    devices: list[dict[str, Any]] = []
+    for what, fn in (("export metadata", _export_meta), ("GPU list (TARGET_INFO_GPU)", _devices)):
+        try:
+            got = fn(db)
+        except sqlite3.DatabaseError as exc:
+            warnings.append(f"{db.path}: {what} unreadable, skipped ({exc})")
+            continue
+        if isinstance(got, dict):
+            info = got
+        else:
+            devices = got
+    return info, devices

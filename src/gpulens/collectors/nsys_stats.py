@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from gpulens.collectors._csvrows import dedupe_header
 from gpulens.collectors._io import read_input
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
@@ -121,13 +122,14 @@ class NsysStatsCollector(Collector):
         if found is None:
             raise TraceFormatError(path, "no nsys kernel-summary header (Time (%), Total Time, Instances, ..., Name)")
         h, mapping = found
-        rows = list(csv.reader(io.StringIO("\n".join(_table_lines(lines, h)))))
-        width = len(next(csv.reader([lines[h]])))
+        rows = list(csv.reader(io.StringIO("\n".join(_table_lines(lines, h)), newline="")))
+        head = next(csv.reader([lines[h]]))
+        width = len(head)
         name_at = next(i for i, (c, _) in mapping.items() if c == "name")
         if name_at == width - 1:  # an unquoted name with commas (``f(float *, int)``) in the last column: rejoin it
             rows = [r[:width - 1] + [",".join(r[width - 1:])] if len(r) > width else r for r in rows]
         good = [r for r in rows if len(r) == width]
-        warnings = []
+        warnings = dedupe_header(path, [c.strip() for c in head])[1]
         if len(good) != len([r for r in rows if r]):
             bad = len([r for r in rows if r]) - len(good)
             if strict and not good:
@@ -140,10 +142,10 @@ class NsysStatsCollector(Collector):
                 if col == "name":
                     data[col].append(r[i])
                     continue
-                try:
+                try:  # a non-numeric cell is unknown: a row without calls / total time is dropped below
                     x = float(v.replace(",", "")) if v else np.nan
                 except ValueError:
-                    raise TraceFormatError(path, f"non-numeric {col} value {v!r}") from None
+                    x = np.nan
                 data[col].append(x * (f if col.endswith("_ns") else 1.0))
         n = len(good)
         table = pd.DataFrame({c: (data[c] if data[c] else [np.nan] * n) for c in SUMMARY_COLUMNS})
@@ -155,9 +157,10 @@ class NsysStatsCollector(Collector):
             dropped = int((~ok).sum())
             if not ok.any():
                 raise TraceFormatError(path, f"no usable kernel row: {dropped} row(s) have a negative, infinite, "
-                                             "missing or out-of-range Instances / Total Time / duration")
-            warnings.append(f"{path}: {dropped} kernel row(s) dropped (negative, infinite, missing or out-of-range "
-                            "Instances / Total Time / duration)")
+                                             "missing, non-numeric or out-of-range Instances / Total Time / "
+                                             "duration")
+            warnings.append(f"{path}: {dropped} kernel row(s) dropped (negative, infinite, missing, non-numeric or "
+                            "out-of-range Instances / Total Time / duration)")
             table = table[ok].reset_index(drop=True)
         table["name"] = table["name"].astype(str)
         table["calls"] = table["calls"].round().astype("int64")

@@ -34,6 +34,7 @@ import pandas as pd
 
 from gpulens.collectors._amd import device_from_sdk_agent
 from gpulens.collectors._dispatch import Dispatches, build_timeline
+from gpulens.collectors._sqlite import INT, REAL, TEXT, connect_ro, read_typed
 from gpulens.collectors.base import Collector
 from gpulens.collectors.rocprof_v1_trace import SQLITE_MAGIC, sqlite_tables
 from gpulens.errors import TraceFormatError
@@ -42,29 +43,78 @@ from gpulens.timeline import Timeline, concat
 _COPY_KIND = {"HOST_TO_DEVICE": "HtoD", "DEVICE_TO_HOST": "DtoH", "DEVICE_TO_DEVICE": "DtoD", "HOST_TO_HOST": "HtoH"}
 
 
+def _ints(*names: str) -> dict[str, str]:
+    return dict.fromkeys(names, INT)
+
+
+_IDS = ("id", "nid", "pid", "tid", "agent_id", "queue_id", "stream_id", "track_id", "event_id", "start_id", "end_id",
+        "start", "end")
+#: The columns read, per logical table, with their declared type (:mod:`._sqlite`): a TEXT id such as ``'10'`` is
+#: read as 10, a value of no possible integer (``'x'``, ``1.5``, a BLOB) as unknown and counted. Columns not listed
+#: are not read.
+SCHEMA: dict[str, dict[str, str]] = {
+    "rocpd_kernel_dispatch": {**_ints(*_IDS, "kernel_id", "dispatch_id", "private_segment_size", "group_segment_size",
+                                      "workgroup_size_x", "workgroup_size_y", "workgroup_size_z", "grid_size_x",
+                                      "grid_size_y", "grid_size_z"), "guid": TEXT},
+    "rocpd_info_kernel_symbol": {**_ints("id", "sgpr_count", "arch_vgpr_count", "accum_vgpr_count"), "guid": TEXT,
+                                 "kernel_name": TEXT, "display_name": TEXT},
+    "rocpd_track": {**_ints("id", "agent_id", "queue_id"), "guid": TEXT},
+    "rocpd_timestamp": {**_ints("id", "value"), "guid": TEXT},
+    "rocpd_event": {**_ints("id", "category_id", "correlation_id"), "guid": TEXT},
+    "rocpd_info_agent": {**_ints("id", "absolute_index", "type_index"), "guid": TEXT, "type": TEXT, "name": TEXT,
+                         "generic_name": TEXT, "product_name": TEXT, "extdata": TEXT},
+    "rocpd_pmc_event": {**_ints("id", "event_id", "pmc_id"), "value": REAL, "guid": TEXT},
+    "rocpd_info_pmc": {"id": INT, "guid": TEXT, "name": TEXT},
+    "rocpd_memory_copy": {**_ints(*_IDS, "name_id", "dst_agent_id", "src_agent_id", "size"), "guid": TEXT},
+    "rocpd_region": {**_ints(*_IDS, "name_id"), "guid": TEXT},
+    "rocpd_string": {"id": INT, "guid": TEXT, "string": TEXT},
+    "rocpd_metadata": {"tag": TEXT, "value": TEXT},
+    "rocpd_info_process": {"pid": INT},
+}
+
+
 class _Db:
-    """Table access by logical name (view, or union of UUID-suffixed tables)."""
+    """Table access by logical name (view, or union of UUID-suffixed tables), typed by :data:`SCHEMA`."""
 
     def __init__(self, con: sqlite3.Connection, names: set[str]):
         self.con, self.names = con, names
+        self.coerced: dict[str, int] = {}  # logical table → values of the wrong type read as unknown
+        self._read: dict[str, pd.DataFrame | None] = {}
 
     def read(self, logical: str) -> pd.DataFrame | None:
-        if logical in self.names:
-            return pd.read_sql_query(f'SELECT * FROM "{logical}"', self.con)
+        """The rows of ``logical`` (read once; later calls return the same frame)."""
+        if logical not in self._read:
+            self._read[logical] = self._read_now(logical)
+        return self._read[logical]
+
+    def _read_now(self, logical: str) -> pd.DataFrame | None:
         pat = re.compile(rf"^{logical}_[0-9A-Fa-f][0-9A-Fa-f_\-]*$")
-        parts = [pd.read_sql_query(f'SELECT * FROM "{t}"', self.con) for t in sorted(self.names) if pat.match(t)]
+        tables = [logical] if logical in self.names else [t for t in sorted(self.names) if pat.match(t)]
+        parts = []
+        for t in tables:
+            df, bad = read_typed(self.con, t, SCHEMA[logical])
+            if bad:
+                self.coerced[logical] = self.coerced.get(logical, 0) + bad
+            parts.append(df)
         return pd.concat(parts, ignore_index=True) if parts else None
 
 
 def _lookup(df: pd.DataFrame, key: str, table: pd.DataFrame | None, col: str, on: str = "id") -> pd.Series:
-    """``table[col]`` for each ``df[key]`` (matching ``guid`` too when both have one)."""
-    if table is None or key not in df or col not in table:
+    """``table[col]`` for each ``df[key]`` (matching ``guid`` too when both have one); unknown where no row matches."""
+    if table is None or key not in df or col not in table or on not in table:
         return pd.Series([None] * len(df), index=df.index, dtype=object)
-    use_guid = "guid" in df and "guid" in table
-    right = table[[on, col] + (["guid"] if use_guid else [])].drop_duplicates([on] + (["guid"] if use_guid else []))
-    left = df[[key] + (["guid"] if use_guid else [])].rename(columns={key: on})
-    merged = left.merge(right, how="left", on=[on] + (["guid"] if use_guid else []))
-    return pd.Series(merged[col].to_numpy(), index=df.index)
+    guids = pd.concat([df["guid"], table["guid"]]).nunique() if "guid" in df and "guid" in table else 0
+    keys = [on] + (["guid"] if guids > 1 else [])  # one run per database (one guid): match on the id alone
+    right = table.drop_duplicates(keys)
+    left = df[[key] + keys[1:]].rename(columns={key: on})
+    for k in (on,):  # ids are Int64 (SCHEMA); a key column of unknowns from an absent column is made Int64 too
+        if left[k].dtype != "Int64":
+            left[k] = pd.to_numeric(left[k], errors="coerce").round().astype("Int64")
+    if len(keys) == 1:
+        pos = pd.Index(right[on]).get_indexer(pd.Index(left[on]))
+    else:
+        pos = pd.MultiIndex.from_frame(right[keys]).get_indexer(pd.MultiIndex.from_frame(left[keys]))
+    return pd.Series(right[col].array.take(pos, allow_fill=True), index=df.index)
 
 
 def _times(db: _Db, df: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
@@ -88,7 +138,8 @@ def _devices(agents: pd.DataFrame | None) -> tuple[list[dict], dict[int, int]]:
                "logical_node_type_id": a.get("type_index")}
         rec["product_name"] = a.get("product_name") or rec.get("product_name")
         rec["name"] = rec.get("name") or a.get("name") or a.get("generic_name")
-        node_of[int(a["id"])] = int(a["absolute_index"]) if pd.notna(a.get("absolute_index")) else int(a["id"])
+        if pd.notna(a.get("id")):
+            node_of[int(a["id"])] = int(a["absolute_index"]) if pd.notna(a.get("absolute_index")) else int(a["id"])
         dev = device_from_sdk_agent(rec)
         if dev:
             devices.append(dev)
@@ -170,7 +221,7 @@ class Rocpd(Collector):
         names = sqlite_tables(path)
         if not any(t.startswith("rocpd_kernel_dispatch") or t.startswith("rocpd_info_agent") for t in names):
             raise TraceFormatError(path, "not a rocpd database (no rocpd_kernel_dispatch / rocpd_info_agent table)")
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        con = connect_ro(path)
         try:
             db = _Db(con, names)
             devices, node_of = _devices(db.read("rocpd_info_agent"))
@@ -193,6 +244,11 @@ class Rocpd(Collector):
                             "rank": 0, "schema_version": version, "rank_source": "process",
                             "process_id": pids[0] if len(pids) == 1 else None, "process_ids": pids}]
         tl.meta.devices = devices
+        if db.coerced:
+            tl.meta.warnings.append(f"{path}: {sum(db.coerced.values())} value(s) of the wrong type read as unknown ("
+                                    + ", ".join(f"{t} ×{n}" for t, n in sorted(db.coerced.items()))
+                                    + "): text, real or blob where the rocpd schema has an integer, or a blob in a "
+                                    "text column")
         if len(pids) > 1:
             tl.meta.warnings.append(f"{path}: {len(pids)} processes in one database ({', '.join(map(str, pids))}); "
                                     "their events are not told apart by process (all rank 0)")

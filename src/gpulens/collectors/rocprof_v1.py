@@ -49,7 +49,7 @@ def csv_header(head: bytes) -> list[str]:
     for line in text.splitlines():
         if line.strip():
             try:
-                return [h.strip().lower() for h in next(csv.reader(io.StringIO(line)))]
+                return [h.strip().lower() for h in next(csv.reader(io.StringIO(line, newline="")))]
             except (csv.Error, StopIteration):
                 return []
     return []

@@ -33,6 +33,7 @@ import pandas as pd
 from gpulens.collectors._amd import device_from_sdk_agent
 from gpulens.collectors._dispatch import Dispatches, build_timeline
 from gpulens.collectors._io import read_input
+from gpulens.collectors._numbers import exact_int
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline, TimelineMeta, concat
@@ -136,16 +137,24 @@ class Root(msgspec.Struct):
 _DECODER = msgspec.json.Decoder(Root)
 
 
-def _kernels(t: Tool, node_of: dict[int, int]) -> tuple[Dispatches, pd.DataFrame]:
+def _kernels(t: Tool, node_of: dict[int, int]) -> tuple[Dispatches, pd.DataFrame, int]:
+    """Kernel dispatches, the kernel-symbol table, and the number of records dropped (an integer beyond int64)."""
     syms = {s.kernel_id: s for s in t.kernel_symbols}
     recs = t.buffer_records.kernel_dispatch
     n = len(recs)
     a = np.zeros((n, 14), dtype="int64")
+    beyond = []  # records with an integer beyond int64 (JSON allows any size): dropped, counted
     for i, r in enumerate(recs):
         di = r.dispatch_info
-        a[i] = (r.start_timestamp, r.end_timestamp, di.agent_id.handle, di.queue_id.handle, di.kernel_id,
-                di.dispatch_id, r.correlation_id.internal, r.thread_id or 0, di.grid_size.x, di.grid_size.y,
-                di.grid_size.z, di.workgroup_size.x, di.workgroup_size.y, di.workgroup_size.z)
+        try:
+            a[i] = (r.start_timestamp, r.end_timestamp, di.agent_id.handle, di.queue_id.handle, di.kernel_id,
+                    di.dispatch_id, r.correlation_id.internal, r.thread_id or 0, di.grid_size.x, di.grid_size.y,
+                    di.grid_size.z, di.workgroup_size.x, di.workgroup_size.y, di.workgroup_size.z)
+        except OverflowError:
+            beyond.append(i)
+    if beyond:
+        keep = np.setdiff1d(np.arange(n), beyond)
+        a, recs, n = a[keep], [recs[i] for i in keep], len(keep)
     lds = [r.dispatch_info.group_segment_size for r in recs]
     scratch = [r.dispatch_info.private_segment_size for r in recs]
     d = Dispatches(n=n)
@@ -163,14 +172,14 @@ def _kernels(t: Tool, node_of: dict[int, int]) -> tuple[Dispatches, pd.DataFrame
                            "truncated_kernel_name": s.truncated_kernel_name, "kernel_name": s.kernel_name,
                            "sgpr_count": s.sgpr_count, "arch_vgpr_count": s.arch_vgpr_count,
                            "accum_vgpr_count": s.accum_vgpr_count} for s in t.kernel_symbols])
-    return d, table
+    return d, table, len(beyond)
 
 
 def _counters(t: Tool, d: Dispatches, node_of: dict[int, int]) -> None:
     cc = t.callback_records.counter_collection
     if not cc:
         return
-    names = {int(c.get("id", {}).get("handle", -1)): str(c.get("name")) for c in t.counters}
+    names = {_handle(c.get("id")): str(c.get("name")) for c in t.counters if isinstance(c, dict)}
     row_of = {(int(dev), int(did)): i for i, (dev, did) in enumerate(zip(d.cols["device_id"], d.cols["dispatch_id"]))}
     for c in cc:
         di = c.dispatch_data.dispatch_info
@@ -219,6 +228,33 @@ def _others(t: Tool, node_of: dict[int, int]) -> list[Dispatches]:
     return out
 
 
+def _handle(v: Any) -> int:
+    """``{"handle": N}`` → N (−1 when ``v`` is not such an object or N is no int64)."""
+    h = exact_int(v.get("handle")) if isinstance(v, dict) and not isinstance(v.get("handle"), str) else None
+    return -1 if h is None else h
+
+
+def _command(v: Any) -> str:
+    return " ".join(map(str, v)) if isinstance(v, list) else "" if v is None else str(v)
+
+
+def _agents(path: Path, t: Tool, warnings: list[str]) -> list[dict[str, Any]]:
+    """The agent records that are JSON objects; the others (undecodable, not an object) are skipped and counted."""
+    out, bad = [], 0
+    for raw in t.agents:
+        try:
+            a = msgspec.json.decode(raw)
+        except msgspec.DecodeError:
+            a = None
+        if isinstance(a, dict):
+            out.append(a)
+        else:
+            bad += 1
+    if bad:
+        warnings.append(f"{path}: {bad} agent record(s) skipped (not a JSON object): their devices are unknown")
+    return out
+
+
 class RocprofV3Json(Collector):
     """rocprofv3 JSON (see module docstring)."""
 
@@ -239,18 +275,23 @@ class RocprofV3Json(Collector):
         if not root.tool:
             raise TraceFormatError(path, "'rocprofiler-sdk-tool' holds no process")
         parts = []
+        warnings: list[str] = []
         for t in root.tool:
-            agents = [msgspec.json.decode(a) for a in t.agents]
-            node_of = {int(a.get("id", {}).get("handle", -1)): int(a.get("node_id", -1)) for a in agents}
+            agents = _agents(path, t, warnings)
+            node_of = {_handle(a.get("id")): node for a in agents
+                       for node in [exact_int(a.get("node_id")) if not isinstance(a.get("node_id"), str) else None]
+                       if node is not None}
             devices = [dv for dv in (device_from_sdk_agent(a, 0) for a in agents) if dv]
-            d, symbols = _kernels(t, node_of)
+            d, symbols, beyond = _kernels(t, node_of)
+            if beyond:
+                warnings.append(f"{path}: {beyond} kernel dispatch record(s) dropped: an integer beyond int64")
             _counters(t, d, node_of)
             md = t.metadata if isinstance(t.metadata, dict) else {}
             node = md.get("node", {}) if isinstance(md.get("node"), dict) else {}
             src = {"path": str(path), "collector": self.name, "size_bytes": raw.size_bytes, "rank": 0,
                    "compressed": raw.compressed, "uncompressed_bytes": len(raw.data), "pid": md.get("pid"),
-                   "hostname": node.get("hostname"), "command": " ".join(map(str, md.get("command", []) or []))}
-            meta = TimelineMeta(sources=[src], devices=devices)
+                   "hostname": node.get("hostname"), "command": _command(md.get("command"))}
+            meta = TimelineMeta(sources=[src], devices=devices, warnings=warnings)
             tls = [build_timeline(d, self.name, path, meta=meta, tables={"kernel_symbols": symbols})]
             tls += [build_timeline(o, self.name, path) for o in _others(t, node_of)]
             parts.append(concat(tls) if len(tls) > 1 else tls[0])

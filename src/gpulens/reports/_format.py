@@ -15,6 +15,11 @@ count       thousands separators: ``1,234``
 ratio       3 significant digits: ``1.23``
 id, text    as recorded; a list is joined with ``; ``, a mapping as ``key: value`` pairs (largest first)
 bool        ``yes`` / ``no``
+timestamp   a point in time, ns since the Unix epoch: ``2025-07-01 22:20:36.000 UTC`` (a clock that is not an
+            epoch, e.g. a monotonic one: ``clock at 12.34 s``) — never a duration
+version     as recorded, no thousands separators (``12090``); a CUDA version integer reads ``12.9`` via
+            :func:`cuda_version`
+Hz          frequency with an SI prefix: ``1.98 GHz``
 ==========  ==========================================================
 
 A missing value (None, NA, NaN, NaT) reads ``unknown``. A column whose doc string declares no unit (older
@@ -108,6 +113,8 @@ def unit_of(column: str, doc: str = "") -> str:
         if unit.startswith("fraction"):
             return "share"
     c = column.lower()
+    if c in ("base_time_ns", "created_ns") or c.endswith(("_timestamp_ns", "_epoch_ns")):
+        return "timestamp"
     if c.endswith("_per_s"):
         return "FLOP/s" if "flop" in c else "B/s" if "byte" in c else "ratio"
     if c in ("arithmetic_intensity", "ridge_point"):
@@ -125,6 +132,10 @@ def unit_of(column: str, doc: str = "") -> str:
         return "count"
     if c in _ID_NAMES:
         return "id"
+    if c.endswith("_version") or c == "version":
+        return "version"
+    if c.endswith("_hz"):
+        return "Hz"
     return "text"
 
 
@@ -191,9 +202,34 @@ def fmt_unit(v: Any, unit: str) -> str:
         return _fmt_count(f)
     if unit == "ratio":
         return f"{f:.3g}"
-    if unit == "id":
+    if unit in ("id", "version"):
         return str(int(f)) if f.is_integer() else str(v)
+    if unit == "timestamp":
+        return fmt_timestamp(f)
+    if unit == "Hz":
+        return fmt_si(f, "Hz")
     return _fmt_plain(f)
+
+
+def fmt_timestamp(ns: Any) -> str:
+    """A point in time [ns since the Unix epoch] as UTC date and time to the millisecond; values before 1973 are
+    taken as a non-epoch clock (``clock at 12.34 s``)."""
+    import datetime as _dt
+
+    f = float(ns)
+    if abs(f) < 1e17:
+        return f"clock at {fmt_ns(f)}"
+    d = _dt.datetime.fromtimestamp(f / 1e9, tz=_dt.timezone.utc)
+    return d.strftime("%Y-%m-%d %H:%M:%S.") + f"{d.microsecond // 1000:03d} UTC"
+
+
+def cuda_version(v: Any) -> str:
+    """A CUDA version integer (1000 × major + 10 × minor, as ``cudaDriverGetVersion`` returns it) as ``12.9``;
+    anything else as recorded."""
+    if _is_num(v) and not is_missing(v) and float(v).is_integer() and 1000 <= float(v) < 100000:
+        n = int(v)
+        return f"{n // 1000}.{(n % 1000) // 10}"
+    return fmt_unit(v, "version")
 
 
 def fmt_value(v: Any, column: str = "", doc: str = "") -> str:

@@ -1,0 +1,87 @@
+"""Reading SQLite exports with a declared schema (rocpd, rocprof v1 ``results.db``, nsys metadata tables).
+
+SQLite stores any value in any column: a profiler's "INTEGER" id can hold TEXT (``'10'``), REAL (``5000.0`` or
+``1.5``), a BLOB or an empty string, and text columns can hold invalid UTF-8. Readers here declare once, per table,
+the type of each column they use (:data:`INT`, :data:`REAL`, :data:`TEXT`) and read it through a typed SQL
+expression, so the rest of the collector only ever sees
+
+* ``INT`` columns: an exact int64 (pandas ``Int64``) or ``<NA>``. TEXT holding a decimal integer and REAL holding an
+  integral value within int64 are recovered as that integer (``CAST``); anything else (``'x'``, ``''``, ``1.5``,
+  ``1e300``, a BLOB) becomes ``<NA>`` and is counted as *coerced*;
+* ``REAL`` columns: float64 or NaN (TEXT that is not a number, BLOBs counted);
+* ``TEXT`` columns: ``str`` or ``None`` (numbers are written as text; BLOBs become ``None`` and are counted; invalid
+  UTF-8 is decoded with U+FFFD, see :func:`connect_ro`).
+
+The collector turns the counts into a warning (values of the wrong type read as unknown), so a bad cell costs one
+value, not the file.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pandas as pd
+
+INT, REAL, TEXT = "int", "real", "text"
+
+
+def _text(b: bytes) -> str:
+    return b.decode("utf-8", "replace")
+
+
+def connect_ro(path: Path) -> sqlite3.Connection:
+    """A read-only connection whose TEXT values with invalid UTF-8 (or lone surrogates) decode with U+FFFD instead
+    of raising ``OperationalError`` on the whole query."""
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    con.text_factory = _text
+    return con
+
+
+def typed_expr(col: str, kind: str) -> str:
+    """SQL yielding column ``col`` as ``kind`` or NULL (see module docstring for the rules)."""
+    c = f'"{col}"'
+    if kind == INT:
+        return (f"(CASE typeof({c}) WHEN 'integer' THEN {c} "
+                f"WHEN 'real' THEN (CASE WHEN {c} = CAST({c} AS INTEGER) AND abs({c}) < 9.2e18 "
+                f"THEN CAST({c} AS INTEGER) END) "
+                f"WHEN 'text' THEN (CASE WHEN CAST(CAST(trim({c}) AS INTEGER) AS TEXT) = trim({c}) "
+                f"THEN CAST(trim({c}) AS INTEGER) END) END)")
+    if kind == REAL:
+        return f"(CASE typeof({c}) WHEN 'blob' THEN NULL ELSE {c} END)"
+    return f"(CASE typeof({c}) WHEN 'blob' THEN NULL ELSE CAST({c} AS TEXT) END)"
+
+
+def columns(con: sqlite3.Connection, table: str) -> list[str]:
+    """Column names of ``table`` (``PRAGMA table_info``)."""
+    return [r[1] for r in con.execute(f'PRAGMA table_info("{table}")')]
+
+
+def read_typed(con: sqlite3.Connection, table: str, schema: dict[str, str]) -> tuple[pd.DataFrame, int]:
+    """The columns of ``schema`` present in ``table``, each read as its declared type.
+
+    Returns:
+        (frame, coerced): ``coerced`` counts the non-NULL values that could not be read as their type (now NA).
+    """
+    present = set(columns(con, table))
+    use = [(c, k) for c, k in schema.items() if c in present]
+    if not use:
+        return pd.DataFrame(index=pd.RangeIndex(0)), 0
+    exprs = ", ".join(typed_expr(c, k) for c, k in use)
+    bad = " + ".join(f'(typeof("{c}") = \'blob\')' if k == REAL else f'("{c}" IS NOT NULL AND {typed_expr(c, k)} IS NULL)'
+                     for c, k in use)
+    rows = con.execute(f'SELECT {exprs} FROM "{table}"').fetchall()
+    (coerced,) = con.execute(f'SELECT coalesce(sum({bad}), 0) FROM "{table}"').fetchone()
+    cols = list(zip(*rows)) if rows else [()] * len(use)
+    out = {}
+    for (c, k), vals in zip(use, cols):
+        if k == INT:
+            out[c] = pd.array(list(vals), dtype="Int64")
+        elif k == REAL:  # numbers, or text read by pandas' number parser ('1e3', ' 2.5', 'inf'); the rest NaN
+            raw = pd.Series(list(vals), dtype=object)
+            num = pd.to_numeric(raw, errors="coerce").astype("float64")
+            coerced += int((raw.notna() & num.isna()).sum())
+            out[c] = num
+        else:
+            out[c] = pd.Series(list(vals), dtype=object)
+    return pd.DataFrame(out), int(coerced)
