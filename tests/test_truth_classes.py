@@ -384,3 +384,27 @@ def test_sentences_have_no_raw_figures_or_internal_names(path):
         words = set(re.findall(r"(?<![\w.])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w(])", plain))
         bad = {w for w in words & names if not any(w in k for k in kernels)}
         assert not bad, (bad, text[:200])
+
+
+def test_ncu_unnamed_namespace_is_not_the_kernel_name():
+    """ncu writes the anonymous namespace as ``<unnamed>::`` (the olajide export even lost the ``<``): the short
+    name is the kernel's own name (read from the file here), not "unnamed"."""
+    from gpulens.reports._names import short_names
+
+    path = NVIDIA / "olajide_rtx5070_metrics_gemm_naive.csv"
+    name = next(ln for ln in path.read_text(encoding="utf-8-sig").splitlines() if ln.startswith('"0"')).split('","')[4]
+    assert name.startswith("unnamed>::gemm_naive_kernel(")
+    assert short_names([name]) == ["gemm_naive_kernel"]
+
+
+def test_share_columns_say_what_they_are_a_share_of():
+    """Op categories include copies: their share is of GPU time, not of kernel time (AlexNet: copies 55.5 ms of
+    66.2 ms of GPU event time, 10.7 ms of kernel time — '83.8 % of kernel time' was impossible)."""
+    from gpulens.reports._format import column_label
+
+    s = gpulens.analyze([KINETO / "hta_alexnet_a100.json.gz"]).sources[0]
+    oc = s.results["op_categories"]
+    assert column_label("share", oc.columns["share"]) == "share of GPU time"
+    assert column_label("share", s.results["hotspots"].columns["share"]) == "share of kernel time"
+    copy = oc.table.set_index("category").loc["copy"]
+    assert copy["gpu_time_ns"] > s.results["hotspots"].summary["kernel_time_ns"]   # so it cannot be "of kernel time"
