@@ -408,3 +408,19 @@ def test_share_columns_say_what_they_are_a_share_of():
     assert column_label("share", s.results["hotspots"].columns["share"]) == "share of kernel time"
     copy = oc.table.set_index("category").loc["copy"]
     assert copy["gpu_time_ns"] > s.results["hotspots"].summary["kernel_time_ns"]   # so it cannot be "of kernel time"
+
+
+# ---- impossible values: a FLOP rate above the GPU's peak is unknown, not a result ----------------------------------
+
+def test_gemm_timed_against_a_memset_has_no_flop_rate():
+    """multirank rank 0: ``aten::mm`` 3906×512×2048 fp32 (2·M·N·K = 8.19 GFLOP, by hand) whose only GPU work in the
+    sampled trace is a 1 µs memset: 8.19 PFLOP/s would be 42,000 % of the A100's fp32 peak. Rates above the GPU's
+    highest peak are unknown (with a warning); an fp32 GEMM above the fp32 peak is measured against TF32."""
+    s = gpulens.analyze([KINETO / "multirank"]).sources[0]
+    t = s.results["gemm_shapes"].table
+    row = t[(t["M"] == 3906) & (t["N"] == 512) & (t["K"] == 2048)].iloc[0]
+    assert row["flops"] == 2 * 3906 * 512 * 2048
+    assert row["kernel"].startswith("Memset") and row["gpu_time_ns"] == 1000
+    assert row["flops_per_s"] != row["flops_per_s"] and row["peak_pct"] != row["peak_pct"]   # NaN: unknown
+    assert (t["peak_pct"].dropna() <= 100).all()
+    assert any("faster than the GPU's peak" in w for w in s.timeline.meta.warnings)
