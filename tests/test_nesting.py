@@ -125,3 +125,28 @@ def test_visit_order_is_the_lexsort():
         g, s, d = rng.integers(0, 3, n), rng.integers(0, 10, n), rng.integers(0, 4, n)
         tie = rng.random(n) < .5
         assert visit_order(g, s, d, tie).tolist() == np.lexsort((tie, -d, s, g)).tolist()
+
+
+# -- grouping by codes equals grouping by text -------------------------------------------------------------------
+
+from tests.conftest import KINETO  # noqa: E402
+
+_TRACES = [KINETO / "tracelens_h100_bert-small.json.gz", KINETO / "hta_alexnet_a100.json.gz",
+           KINETO / "aorta_mi350x_train_step.pt.trace.json"]
+
+
+@pytest.mark.parametrize("path", [p for p in _TRACES if p.exists()], ids=lambda p: p.name)
+def test_kernel_groups_by_codes_equal_groups_by_text(path):
+    # kernel_groups groups the attribution table by int codes of its texts; pandas' groupby on the texts themselves
+    # (group_table, the definition) must give the same rows in the same order
+    from gpulens.analyzers._attribution import attribution_codes
+    from gpulens.analyzers.kernel_groups import _group_codes, group_table
+    from gpulens.collectors import collect
+
+    att, codes = attribution_codes(collect(path))
+    for col, (code, values) in codes.items():  # each code stands for exactly one text, and the table is right
+        assert att[col].fillna("<NA>").tolist() == pd.Series(values[code], dtype=object).fillna("<NA>").tolist()
+        assert len(set(pd.Series(values, dtype=object).fillna("<NA>"))) == len(values)
+    by_text = group_table(att.astype({c: object for c in codes}))
+    by_code = _group_codes(att, codes)
+    pd.testing.assert_frame_equal(by_code.astype(object), by_text.astype(object))

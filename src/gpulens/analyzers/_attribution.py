@@ -150,7 +150,7 @@ def _build(timeline: Timeline) -> tuple[pd.DataFrame, dict]:
         "rank": gpu["rank"].to_numpy(), "kind": text["kind"], "name": text["name"], "key": text["key"],
         "time_ns": ctx.effective_ns.to_numpy(), "dur_ns": gpu["dur_ns"].to_numpy(), "op_event_id": op_ids.to_numpy(),
         "op": text["op"], "shapes": text["shapes"], "dtypes": text["dtypes"], "category": text["category"],
-    }, index=gpu.index)
+    }, index=gpu.index, copy=False)  # no consolidation copy of the columns
     return out, codes
 
 

@@ -166,14 +166,25 @@ def nest_clipped(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple
         return np.full(0, -1, dtype=np.int64), end.copy()
     every = np.ones(n, dtype=bool)
     p = nest_open(group, start, end, every)
+    cend = chain_min(p, end)
+    if np.array_equal(cend, end):  # well nested: nothing clipped
+        return p, cend
+    # only the top-level components (maximal runs of rows overlapping by raw ends) holding a clipped row can
+    # change: parents never cross a component boundary (every earlier row has ended, raw and clipped)
+    prev = _prev_eligible(group, every)
+    comp = np.cumsum(_max_end_before(group, end, every, prev) <= start)
+    rows = np.flatnonzero(np.isin(comp, np.unique(comp[cend < end])))
+    g, s, e = group[rows], start[rows], end[rows]
+    sub_every = np.ones(len(rows), dtype=bool)
+    q = nest_open(g, s, e, sub_every)
     for _ in range(4):
-        cend = chain_min(p, end)
-        if np.array_equal(cend, end):
+        ce = chain_min(q, e)
+        r = nest_open(g, s, ce, sub_every)
+        if np.array_equal(r, q):
+            p[rows] = np.where(q >= 0, rows[np.maximum(q, 0)], -1)
+            cend[rows] = ce
             return p, cend
-        q = nest_open(group, start, cend, every)
-        if np.array_equal(q, p):
-            return p, cend
-        p = q
+        q = r
     raise _TooDeep
 
 
@@ -202,16 +213,23 @@ def leaf_tiles(group: np.ndarray, start: np.ndarray, cend: np.ndarray, parent: n
     pos_s = np.arange(n) + ends_before
     pos_e = pos_s[last] + 1 + depth[last] - depth
     m = 2 * n
+    allpos = np.concatenate([pos_s, pos_e])
+    if allpos.min() < 0 or allpos.max() >= m or np.bincount(allpos, minlength=m).max() > 1:
+        raise _TooDeep
     val = np.empty(m, dtype=np.int64)
-    grp = np.empty(m, dtype=np.int64)
     own = np.empty(m, dtype=np.int64)
     val[pos_s], val[pos_e] = start, cend
-    grp[pos_s], grp[pos_e] = group, group
     own[pos_s], own[pos_e] = np.arange(n), parent
-    same = grp[1:] == grp[:-1]
     step = val[1:] - val[:-1]
-    allpos = np.concatenate([pos_s, pos_e])
-    if (step[same] < 0).any() or allpos.min() < 0 or allpos.max() >= m or np.bincount(allpos, minlength=m).max() > 1:
+    if len(bounds) == 2:  # one group (the usual case): no group array needed
+        if (step < 0).any():
+            raise _TooDeep
+        tile = np.flatnonzero(step > 0)
+        return np.full(len(tile), group[0], dtype=np.int64), val[tile], val[tile + 1], own[tile]
+    grp = np.empty(m, dtype=np.int64)
+    grp[pos_s], grp[pos_e] = group, group
+    same = grp[1:] == grp[:-1]
+    if (step[same] < 0).any():
         raise _TooDeep
     tile = np.flatnonzero(same & (step > 0))
     return grp[tile], val[tile], val[tile + 1], own[tile]

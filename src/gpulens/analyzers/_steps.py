@@ -103,7 +103,7 @@ def _hot_rows(timeline: Timeline, names: list[str]) -> pd.DataFrame:
     steps = gpu_steps(timeline)
     return pd.DataFrame({"code": code[sel], "rank": gpu["rank"].to_numpy()[sel],
                          "stream_id": gpu["stream_id"].array[sel].to_numpy(), "start_ns": gpu["start_ns"].to_numpy()[sel],
-                         "dur_ns": ctx.effective_ns.to_numpy()[sel], "step": steps.array[sel]})
+                         "dur_ns": ctx.effective_ns.to_numpy()[sel], "step": steps.array[sel]}, copy=False)
 
 
 def hot_names(timeline: Timeline, results: dict | None, limit: int = 20) -> list[str]:

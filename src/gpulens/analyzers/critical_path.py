@@ -190,7 +190,7 @@ def _paths(timeline: Timeline) -> list:
         code = np.where(pos < 0, -1, code)
         code = np.where(unnamed[code], -1, code)  # '' names count as unnamed, like gaps
         df = pd.DataFrame({"class": pd.Series(_CLASS_NAMES[cls], dtype=object), "a": a, "b": b, "pos": pos,
-                           "ns": b - a, "who": pd.Series(names[code], dtype=object), "_cls": cls, "_who": code})
+                           "ns": b - a, "who": pd.Series(names[code], dtype=object), "_cls": cls, "_who": code}, copy=False)
         out.append((rank, step, hi - lo, df))
     context_of(timeline).memo("critical_path_names", lambda: names)  # name code → name ('' for −1: last slot)
     return out
@@ -209,19 +209,25 @@ def _class_rows(paths_: list, names: np.ndarray) -> list[tuple[int, int, int, in
     win, cls, ns, who, pos = win[keep], col["_cls"][keep], col["ns"][keep], col["_who"][keep], col["pos"][keep]
     if not len(win):
         return []
-    key = win * len(CLASSES) + cls
-    keys, first, inv = np.unique(key, return_index=True, return_inverse=True)
-    total = np.zeros(len(keys), dtype=np.int64)
-    np.add.at(total, inv, ns)  # int64: exact whatever the window length
+    key = win * len(CLASSES) + cls  # dense and small: windows × classes
+    nkey = len(paths_) * len(CLASSES)
+    keys = np.flatnonzero(np.bincount(key, minlength=nkey))
+    first_all = np.full(nkey, len(key), dtype=np.int64)
+    np.minimum.at(first_all, key, np.arange(len(key)))
+    first = first_all[keys]
+    total_all = np.zeros(nkey, dtype=np.int64)
+    np.add.at(total_all, key, ns)  # int64: exact whatever the window length
+    total = total_all[keys]
     named = who >= 0
     top: dict[int, str] = {}
     events: dict[int, int] = {}
     if named.any():
         nk, nw, npos, nns = key[named], who[named], pos[named], ns[named]
-        pairs, pinv = np.unique(nk * (int(nw.max()) + 1) + nw, return_inverse=True)
+        span = int(nw.max()) + 1
+        pinv, pairs = pd.factorize(nk * span + nw)  # hash-based: no sort of every segment
         sums = np.zeros(len(pairs), dtype=np.int64)
         np.add.at(sums, pinv, nns)
-        pk, pw = pairs // (int(nw.max()) + 1), pairs % (int(nw.max()) + 1)
+        pk, pw = pairs // span, pairs % span
         codes = np.sort(pw)
         codes = codes[np.r_[True, codes[1:] != codes[:-1]]]
         by_name = np.argsort(names[codes], kind="stable")
@@ -231,11 +237,10 @@ def _class_rows(paths_: list, names: np.ndarray) -> list[tuple[int, int, int, in
         o = np.lexsort((r, -sums, pk))
         head = np.r_[True, pk[o][1:] != pk[o][:-1]]
         top = {int(k): names[int(w)] for k, w in zip(pk[o][head].tolist(), pw[o][head].tolist())}
-        both = np.sort(nk * (int(npos.max()) + 2) + (npos + 1))  # distinct (key, event) pairs by a sort
-        up = both[np.r_[True, both[1:] != both[:-1]]] // (int(npos.max()) + 2)
-        cut = np.flatnonzero(np.r_[True, up[1:] != up[:-1], True])
-        uk, cnt = up[cut[:-1]], np.diff(cut)
-        events = dict(zip(uk.tolist(), cnt.tolist()))
+        pspan = int(npos.max()) + 2
+        up = pd.unique(nk * pspan + (npos + 1)) // pspan  # distinct (key, event) pairs → their key
+        cnt = np.bincount(up, minlength=nkey)
+        events = {int(k): int(cnt[k]) for k in np.flatnonzero(cnt).tolist()}
     order = np.lexsort((first, keys // len(CLASSES)))  # by window, then first appearance
     return [(int(k // len(CLASSES)), int(k % len(CLASSES)), int(t), int(events.get(k, 0)), top.get(k, ""))
             for k, t in zip(keys[order].tolist(), total[order].tolist())]

@@ -54,7 +54,7 @@ def _group_codes(att: pd.DataFrame, codes: dict) -> pd.DataFrame:
     codes in order of first appearance, texts looked up for the groups only."""
     frame = pd.DataFrame({"rank": att["rank"].to_numpy(), **{c: codes[c][0] for c in GROUP_KEYS[1:]},
                           "_name": codes["name"][0], "time_ns": att["time_ns"].to_numpy(),
-                          "dur_ns": att["dur_ns"].to_numpy()})
+                          "dur_ns": att["dur_ns"].to_numpy()}, copy=False)
     g = frame.groupby(GROUP_KEYS, sort=False)
     t = pd.DataFrame({"_name": g["_name"].first(), "count": g.size(), "time_ns": g["time_ns"].sum(),
                       "total_ns": g["dur_ns"].sum()}).reset_index()

@@ -72,7 +72,7 @@ def _per_call(timeline: Timeline) -> pd.DataFrame:
                        "types": sel["input_types"].array, "depth": sel["depth"].to_numpy(),
                        "host_time_ns": sel["dur_ns"].to_numpy(), "gpu_time_ns": inc_t.to_numpy()[keep],
                        "self_gpu_time_ns": self_t.reindex(ids[keep]).fillna(0).to_numpy(),
-                       "gpu_events": inc_n.to_numpy()[keep]})
+                       "gpu_events": inc_n.to_numpy()[keep]}, copy=False)
     # texts per category; ``_op``/``_shapes``/``_dtypes``: dense codes of those texts, ``_dims``/``_types``: codes
     # of the recorded values (grouping by a code is grouping by its text)
     for col, src, fn in (("op", "op", lambda v: "" if v is None else str(v)), ("shapes", "dims", _compact),
