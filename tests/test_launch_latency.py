@@ -44,4 +44,4 @@ def test_launch_latency_distribution_and_clock_skew(tmp_path):
     assert t.loc["a", "launches"] == 2 and t.loc["a", "latency_p50_ns"] == 5_500   # median of 8 and 3 µs
     assert t.loc["b", "launches"] == 1 and t.loc["b", "queue_max_ns"] == 45_000
     warned = [w for w in src.timeline.meta.warnings if "clocks disagree" in w]
-    assert len(warned) == 1 and "1.000 µs" in warned[0]
+    assert len(warned) == 1 and "1.00 µs" in warned[0]  # 1,000 ns, written by gpulens.units.fmt_ns

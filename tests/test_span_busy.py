@@ -100,7 +100,8 @@ def test_every_overrun_is_named_with_its_amount():
     clipped = {c["name"]: c["overrun_ns"] for c in hs.summary["overruns"]}
     assert clipped == {"gemm_a": 10, "elementwise_c": 2_999_970}
     f = next(f for f in hs.findings if f.key == "overruns")
-    assert "gemm_a" in f.detail and "elementwise_c" in f.detail and "2999.970 µs" in f.detail
+    # amounts written with their unit (gpulens.units.fmt_ns): 10 ns, and 2,999,970 ns = 3.00 ms
+    assert "gemm_a" in f.detail and "elementwise_c" in f.detail and "by 3.00 ms" in f.detail and "by 10 ns" in f.detail
 
 
 def test_files_on_different_clocks_never_give_an_impossible_span():

@@ -7,13 +7,18 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
 import re
+import subprocess
+import sys
+import zlib
 
 import numpy as np
+import pytest
 from rich.console import Console
 
 import gpulens
-from tests.conftest import shared_trace
+from tests.conftest import KINETO, shared_trace
 
 
 def _merged(iv: list[tuple[int, int]]) -> list[list[int]]:
@@ -39,7 +44,7 @@ def test_alexnet_idle_split_shows_the_one_off_gap_with_its_time():
     segments whose largest gap is 10.033725 s (computed here from the JSON), during which the host sits in a
     6.008692 s ``cudaFree`` (cuda_runtime event). The idle finding and the console must show that gap and its time,
     not only the 2.82 s host-bound share."""
-    path = shared_trace("kineto/hta_alexnet_a100.json.gz")
+    path = KINETO / "hta_alexnet_a100.json.gz"
     ev = json.load(gzip.open(path))["traceEvents"]
     gpu = [(round(e["ts"] * 1000), round((e["ts"] + e["dur"]) * 1000)) for e in ev
            if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
@@ -111,7 +116,7 @@ def test_fit_table_keeps_every_figure_on_one_line_at_80_columns():
 
 
 def test_console_report_never_splits_a_figure_at_80_columns():
-    path = shared_trace("kineto/hta_alexnet_a100.json.gz")
+    path = KINETO / "hta_alexnet_a100.json.gz"
     from gpulens.reports.console import source_renderable
 
     s = gpulens.analyze([path]).sources[0]
@@ -215,3 +220,206 @@ def test_full_theoretical_occupancy_has_no_limiter_advice():
                         limiter="warps", stall_class="memory_latency", stall_pct=75.8))
     assert not any("threads per block" in s for s in v.next_steps)
     assert any("theoretical 100 %" in s for s in v.next_steps)
+
+
+# ---- class 2: counter passes of one run are one rank ----------------------------------------------------------------
+
+_V1_HEAD = "Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds,scr,arch_vgpr,accum_vgpr,sgpr,wave_size,sig,obj"
+
+
+def _pass_csv(pid: int, counters: dict[str, list[float]]) -> str:
+    names = ["init_kernel", "stencil_kernel", "stencil_kernel"]
+    head = _V1_HEAD + "," + ",".join(counters)
+    rows = [f'{i},"{n}",8,0,{i},{pid},{pid},1048576,256,0,0,44,4,48,64,0x0,0x7f00,'
+            + ",".join(f"{v[i]:.4f}" for v in counters.values()) for i, n in enumerate(names)]
+    return "\n".join([head, *rows]) + "\n"
+
+
+def test_rocprof_v1_counter_passes_of_one_run_are_one_rank(tmp_path):
+    """Two rocprof v1 ``pmc:`` passes (rocprof re-ran the program for each: pids 12811 and 12705) of the same 3
+    dispatches on gpu-id 8, plus the run's results.stats.csv: one run, one rank, 3 dispatches (not 6), both passes'
+    counters on the same kernels."""
+    (tmp_path / "bankconflicts.csv").write_text(_pass_csv(12811, {"LDSBankConflict": [0, 2, 4],
+                                                                   "LDSInsts": [0, 10, 30]}))
+    (tmp_path / "data_movement.csv").write_text(_pass_csv(12705, {"FETCH_SIZE": [9.0, 100.0, 300.0]}))
+    (tmp_path / "results.stats.csv").write_text('"Name","Calls","TotalDurationNs","AverageNs","Percentage"\n'
+                                                '"stencil_kernel",2,3000,1500,75.0\n"init_kernel",1,1000,1000,25.0\n')
+    s = gpulens.analyze([tmp_path]).sources[0]
+    assert s.summary["ranks"] == [0]
+    assert s.timeline.meta.sources[0]["collector"] in ("rocprof_v1", "rocprof_stats")
+    kc = s.results["kernel_counters"].table.set_index("name")
+    assert int(kc.loc["stencil_kernel", "dispatches"]) == 2 and int(kc.loc["init_kernel", "dispatches"]) == 1
+    assert kc.loc["stencil_kernel", "FETCH_SIZE"] == (100.0 + 300.0) / 2          # mean over its 2 dispatches
+    assert kc.loc["stencil_kernel", "LDSBankConflict"] == (2 + 4) / 2
+    assert len(s.timeline.rejected) == 3                                           # each dispatch counted once
+    assert not [w for w in s.timeline.meta.warnings if "record no rank" in w]
+    assert not [w for w in s.timeline.meta.warnings if "tables[" in w]
+
+
+def test_shared_seismic_pmc_folder_is_one_rank():
+    path = shared_trace("rocprof/v1_pmc_seismic_mi250x")
+    s = gpulens.analyze([path]).sources[0]
+    assert s.summary["ranks"] == [0]
+    assert int(s.results["kernel_counters"].summary["dispatches"]) == 1024       # SOURCES.md: 1,024 rows per pass
+
+
+# ---- class 5: a truncated or corrupt compressed file says so, with a partial result ---------------------------------
+
+def _complete_events(text: bytes) -> int:
+    """Complete timed (``ph: "X"``) objects of the ``traceEvents`` array at the start of ``text`` (a cut Kineto
+    JSON), found with the standard library's raw_decode: the independent count of what a reader can keep."""
+    s = text.decode("utf-8", "replace")
+    i = s.index("[", s.index('"traceEvents"')) + 1
+    dec, n = json.JSONDecoder(), 0
+    while True:
+        while i < len(s) and s[i] in " \t\r\n,":
+            i += 1
+        try:
+            obj, i = dec.raw_decode(s, i)
+        except ValueError:
+            return n
+        n += obj.get("ph") == "X"
+
+
+def _cut_gzip(src, n: int, dst):
+    blob = src.read_bytes()[:n]
+    dst.write_bytes(blob)
+    return zlib.decompressobj(31).decompress(blob)                # what the cut stream yields
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-c", "from gpulens.cli import main; main()", *args],
+                          capture_output=True, text=True, env={**os.environ, "COLUMNS": "200"})
+
+
+def test_truncated_gzip_without_gpu_events_says_truncated(tmp_path):
+    """tracelens_h100_bert-small.json.gz cut to its first 30,000 compressed bytes: the text that decompresses holds
+    host events only (Kineto writes GPU events last). The report must say the file is truncated — one line naming
+    it — not "no GPU work", and count the events kept."""
+    cut = tmp_path / "bert_cut.json.gz"
+    text = _cut_gzip(KINETO / "tracelens_h100_bert-small.json.gz", 30_000, cut)
+    kept = _complete_events(text)
+    assert kept > 0 and b'"cat": "kernel"' not in text
+    r = _cli("analyze", str(cut), "--no-cache")
+    assert r.returncode == 5
+    line = [ln for ln in r.stdout.splitlines() if ln.startswith(str(cut))]
+    assert line and "truncated" in line[0] and "no GPU event" in line[0]
+    assert "nothing ran on a GPU" not in r.stdout
+    s = gpulens.analyze([cut]).sources[0]
+    assert s.timeline.meta.truncated
+    assert any(f"the {kept:,} complete timed events" in w for w in s.timeline.meta.warnings)
+    from gpulens.reports._answer import answer
+
+    assert answer(s).verdict == "truncated input"
+
+
+def test_truncated_gzip_with_kernels_gives_a_partial_result(tmp_path):
+    """The same file cut to 62,000 of its 65,218 compressed bytes: kernels are in the readable part; the result is
+    partial and says so beside the verdict."""
+    cut = tmp_path / "bert_cut.json.gz"
+    text = _cut_gzip(KINETO / "tracelens_h100_bert-small.json.gz", 62_000, cut)
+    kept = _complete_events(text)
+    s = gpulens.analyze([cut]).sources[0]
+    assert s.status == "partial"
+    assert any(f"the {kept:,} complete timed events" in w for w in s.timeline.meta.warnings)
+    from gpulens.reports._answer import answer
+
+    assert "input truncated" in answer(s).sentence
+
+
+def test_corrupt_gzip_keeps_the_events_before_the_corruption(tmp_path):
+    """200 bytes inside the deflate data of a 65 kB trace flipped: zlib fails (data check). What decompressed before
+    the corruption is read, the input is marked truncated, and the warning says the gzip data is corrupt."""
+    blob = bytearray((KINETO / "tracelens_h100_bert-small.json.gz").read_bytes())
+    for i in range(30_000, 30_200):
+        blob[i] ^= 0x55
+    bad = tmp_path / "bert_corrupt.json.gz"
+    bad.write_bytes(bytes(blob))
+    try:
+        zlib.decompress(bytes(blob), 31)
+        raise AssertionError("the flipped bytes should make the stream corrupt")
+    except zlib.error:
+        pass
+    s = gpulens.analyze([bad]).sources[0]
+    assert s.timeline.meta.truncated
+    assert any("gzip data is corrupt" in w for w in s.timeline.meta.warnings)
+    assert len(s.timeline.events) > 0
+
+
+# ---- class 3: findings and warnings are read by people --------------------------------------------------------------
+
+SENTENCE_INPUTS = [KINETO / "hta_alexnet_a100.json.gz", KINETO / "multirank", KINETO / "tracelens_mi300x_bert-small.json.gz",
+                   OMNI / "vcopy_MI300X_A1", OMNI / "vcopy_MI200", NVIDIA / "olajide_rtx5070_metrics_gemm_naive.csv",
+                   NVIDIA / "codegandee_rtx5090_ncu-v2_kernel_0013_details.csv",
+                   __import__("pathlib").Path(__file__).parent / "data" / "cases" / "B07.json",
+                   __import__("pathlib").Path(__file__).parent / "data" / "cases" / "B20.ncu_details_12col.csv",
+                   __import__("pathlib").Path(__file__).parent / "data" / "rocprof" / "v1_gunrock_mi300x"]
+RAW_FIGURE = re.compile(r"\b\d{4,} ns\b|\b\d+\.\d{3} (?:ms|µs|s)\b|\b\d+(?:\.\d+)?e[+-]?\d+\b")
+
+
+def _sentences(s) -> list[str]:
+    out = [t for f in s.findings() for t in (f.title, f.detail, f.action) if t]
+    out += list(s.timeline.meta.warnings)
+    out += [r.skipped_reason for r in s.results.values() if r.skipped_reason]
+    vd = s.results.get("verdicts")
+    if vd is not None and not vd.skipped:
+        out += [str(vd.summary.get("basis"))] + [e for e in vd.table["evidence"]] + \
+            [x for steps in vd.table["next_steps"] for x in steps]
+    return out
+
+
+@pytest.mark.parametrize("path", SENTENCE_INPUTS, ids=lambda p: p.name)
+def test_sentences_have_no_raw_figures_or_internal_names(path):
+    """Every finding, warning, skip reason, verdict basis, evidence and next step: no raw nanosecond integer (a
+    duration is written with its unit by gpulens.units) and no internal identifier — a table column or summary key
+    of any analysis (``idle_host_ns``, ``min_share``, ``compute_pct``…), ``tables[...]`` or ``summary.…``."""
+    s = gpulens.analyze([path]).sources[0]
+    names = {str(k) for r in s.results.values() for k in [*r.columns, *r.summary] if "_" in str(k)}
+    names |= {"host_idle", "launch_delay", "gpu_gap", "min_share", "start_ns", "dur_ns"}
+    kernels = set(s.timeline.events["name"].astype(str))
+    for text in _sentences(s):
+        plain = re.sub(r"(?:/[\w.\-]+)+", "", text)            # file paths may hold anything
+        assert not RAW_FIGURE.search(plain), (RAW_FIGURE.search(plain).group(0), text[:200])
+        assert "tables[" not in plain and "summary." not in plain, text[:200]
+        words = set(re.findall(r"(?<![\w.])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w(])", plain))
+        bad = {w for w in words & names if not any(w in k for k in kernels)}
+        assert not bad, (bad, text[:200])
+
+
+def test_ncu_unnamed_namespace_is_not_the_kernel_name():
+    """ncu writes the anonymous namespace as ``<unnamed>::`` (the olajide export even lost the ``<``): the short
+    name is the kernel's own name (read from the file here), not "unnamed"."""
+    from gpulens.reports._names import short_names
+
+    path = NVIDIA / "olajide_rtx5070_metrics_gemm_naive.csv"
+    name = next(ln for ln in path.read_text(encoding="utf-8-sig").splitlines() if ln.startswith('"0"')).split('","')[4]
+    assert name.startswith("unnamed>::gemm_naive_kernel(")
+    assert short_names([name]) == ["gemm_naive_kernel"]
+
+
+def test_share_columns_say_what_they_are_a_share_of():
+    """Op categories include copies: their share is of GPU time, not of kernel time (AlexNet: copies 55.5 ms of
+    66.2 ms of GPU event time, 10.7 ms of kernel time — '83.8 % of kernel time' was impossible)."""
+    from gpulens.reports._format import column_label
+
+    s = gpulens.analyze([KINETO / "hta_alexnet_a100.json.gz"]).sources[0]
+    oc = s.results["op_categories"]
+    assert column_label("share", oc.columns["share"]) == "share of GPU time"
+    assert column_label("share", s.results["hotspots"].columns["share"]) == "share of kernel time"
+    copy = oc.table.set_index("category").loc["copy"]
+    assert copy["gpu_time_ns"] > s.results["hotspots"].summary["kernel_time_ns"]   # so it cannot be "of kernel time"
+
+
+# ---- impossible values: a FLOP rate above the GPU's peak is unknown, not a result ----------------------------------
+
+def test_gemm_timed_against_a_memset_has_no_flop_rate():
+    """multirank rank 0: ``aten::mm`` 3906×512×2048 fp32 (2·M·N·K = 8.19 GFLOP, by hand) whose only GPU work in the
+    sampled trace is a 1 µs memset: 8.19 PFLOP/s would be 42,000 % of the A100's fp32 peak. Rates above the GPU's
+    highest peak are unknown (with a warning); an fp32 GEMM above the fp32 peak is measured against TF32."""
+    s = gpulens.analyze([KINETO / "multirank"]).sources[0]
+    t = s.results["gemm_shapes"].table
+    row = t[(t["M"] == 3906) & (t["N"] == 512) & (t["K"] == 2048) & t["kernel"].str.startswith("Memset")].iloc[0]
+    assert row["flops"] == 2 * 3906 * 512 * 2048 * row["calls"] and row["gpu_time_ns"] == 1000 * row["calls"]
+    assert row["flops_per_s"] != row["flops_per_s"] and row["peak_pct"] != row["peak_pct"]   # NaN: unknown
+    assert (t["peak_pct"].dropna() <= 100).all()
+    assert any("faster than the GPU's peak" in w for w in s.timeline.meta.warnings)

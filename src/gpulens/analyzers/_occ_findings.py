@@ -29,7 +29,8 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
                 what = f"{r.regs_per_thread} registers/thread" if r.regs_per_thread is not None else "registers"
                 act = "Cut registers per thread (__launch_bounds__, -maxrregcount, fewer live values)."
             else:
-                what = f"{r.smem_bytes} B shared memory/block" if r.block_size is not None else "shared memory"
+                what = f"{int(r.smem_bytes):,} B shared memory/block" if r.smem_bytes == r.smem_bytes and \
+                    r.smem_bytes is not None else "shared memory"
                 act = "Use less shared memory per block (smaller tiles, fewer pipeline stages)."
             tied = f" (tied with {r.limiters.split(', ', 1)[1].replace('_', ' ')})" if ", " in r.limiters else ""
             blocks = f"{r.active_blocks_per_sm} block(s)" if r.active_blocks_per_sm is not None else "few blocks"

@@ -54,7 +54,7 @@ COUNTERS = ("GRBM_GUI_ACTIVE", "SQ_ACTIVE_INST_VALU", "SQ_VALU_MFMA_BUSY_CYCLES"
 #: figure → counters it names in ``evidence``.
 EVIDENCE = {
     "compute_pct": "max(VALU util = SQ_ACTIVE_INST_VALU, MFMA util = SQ_VALU_MFMA_BUSY_CYCLES) / (GRBM_GUI_ACTIVE/XCDs × CUs)",
-    "memory_pct": "max(dram_pct, vL1D BW = TCP_TOTAL_CACHE_ACCESSES_sum, L2 BW = TCC_REQ_sum) % of peak",
+    "memory_pct": "max(DRAM, vL1D BW = TCP_TOTAL_CACHE_ACCESSES_sum, L2 BW = TCC_REQ_sum) % of peak",
     "dram_pct": "HBM bytes from TCC_EA*_RDREQ/WRREQ(_32B/_64B)_sum / duration ÷ sysinfo hbm_bw",
     "tensor_pct": "MFMA util = SQ_VALU_MFMA_BUSY_CYCLES / (GRBM_GUI_ACTIVE/XCDs × CUs × 4)",
     "achieved_occupancy_pct": "SQ_ACCUM_PREV_HIRES (SQ_LEVEL_WAVES pass) / (GRBM_GUI_ACTIVE/XCDs) / (waves/CU × CUs)",

@@ -363,7 +363,7 @@ class Bottlenecks(Analyzer):
 
 #: how each gap class reads in a sentence (the boundary gaps by the class they would otherwise have had)
 CLASS_WORDS = {"host": "waiting for the host", "launch": "on launch overhead", "sync": "in host synchronisations",
-               "queued": "with work already queued (waiting on another stream or event)",
+               "queued": "waiting on work already queued (another stream or an event)",
                "unattributed": "with no cause the trace shows", "boundary": "in one-off gaps"}
 #: the next step for each idle cause, in a few words
 CLASS_ACTIONS = {
@@ -487,7 +487,7 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
         root.action = (f"Start with the {fmt_ns(big['dur_ns'])} gap {fmt_ns(big['offset_ns'])} after the first GPU "
                        f"event: {_gap_cause_text(big)}.")
     else:
-        root.action = f"Start with the largest cause ({fmt_ns(ns)} {CLASS_WORDS[top]}): {CLASS_ACTIONS[top]}."
+        root.action = f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}: {CLASS_ACTIONS[top]}."
 
 
 def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None = None) -> list[Finding]:

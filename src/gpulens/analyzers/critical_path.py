@@ -35,6 +35,12 @@ COLUMNS = {
     "top_event": "event of the class with the most time on the path ('' for gaps) [text]",
 }
 GPU_CLASSES = {"kernel", "comm", "memcpy", "memset", "gpu_gap"}
+#: how each event class of the path reads in a sentence (plural: "… hold N % of the step time")
+CLASS_WORDS = {"cpu_op": "CPU ops", "runtime": "runtime calls", "sync": "synchronisations",
+               "host_idle": "host idle gaps", "launch_delay": "launch delays", "kernel": "kernels",
+               "comm": "collectives", "memcpy": "memory copies", "memset": "memory fills",
+               "gpu_gap": "cross-stream waits"}
+
 _ACTIONS = {
     "kernel": "Shorten the kernels on the critical path, starting with {top}.",
     "comm": "Overlap or shrink the collectives on the critical path ({top}).",
@@ -283,6 +289,11 @@ class CriticalPath(Analyzer):
             findings[0].time_at_stake_ns = None
         elif any(f.key == "idle" for f in getattr((results or {}).get("breakdown"), "findings", [])):
             findings[0].parent = "idle"
+            # a child's time is part of its parent's: the path can hold host time outside the GPU span (start-up
+            # before the first kernel), which is no idle GPU time to recover — at most the idle time is at stake
+            idle = next(f for f in results["breakdown"].findings if f.key == "idle").time_at_stake_ns
+            if idle is not None and (findings[0].time_at_stake_ns or 0) > idle:
+                findings[0].time_at_stake_ns = int(idle)
         else:  # host time on the path but no idle GPU time to recover: a description, not time at stake
             findings[0].time_at_stake_ns = None
         return AnalysisResult(self.name, t[list(COLUMNS)], COLUMNS, summary, findings,
@@ -304,7 +315,7 @@ class CriticalPath(Analyzer):
                    "class_ns": {str(k): int(v) for k, v in per.items()}}
         tops = t[t["class"] == top].groupby("top_event")["time_ns"].sum()
         top_event = str(tops.idxmax()) if len(tops) and tops.idxmax() else top
-        f = Finding(f"Critical path: {top} holds {100 * per.iloc[0] / path:.0f} % of the step time",
+        f = Finding(f"Critical path: {CLASS_WORDS.get(top, top)} hold {100 * per.iloc[0] / path:.0f} % of the step time",
                     f"Over {len(windows)} window(s) the path is {summary['bound'].upper()}-bound "
                     f"({100 * summary['gpu_share']:.0f} % on GPU work).", category="critical-path",
                     time_at_stake_ns=int(per.iloc[0]), key="critical_path",

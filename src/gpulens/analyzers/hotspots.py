@@ -11,6 +11,7 @@ from gpulens.analyzers._span import durations_unknown
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.context import context_of, text_series
 from gpulens.timeline import Timeline
+from gpulens.units import fmt_ns
 
 #: Kinds ranked as "kernels" (compute and collective kernels; copies and sets are not kernels).
 KERNEL_KINDS = ("kernel", "comm")
@@ -138,15 +139,16 @@ class Hotspots(Analyzer):
         clipped = _clipped_events(timeline, over)
         if len(over):
             t0 = int(context_of(timeline).gpu["start_ns"].min())
-            listed = "; ".join(f"{_clip(c['name'])} (stream {c['stream_id']}, starting {(c['start_ns'] - t0) / 1e3:.3f} µs "
-                               f"after the first GPU event) by {c['overrun_ns'] / 1e3:.3f} µs"
+            listed = "; ".join(f"{_clip(c['name'])} (stream {c['stream_id']}, starting {fmt_ns(c['start_ns'] - t0)} "
+                               f"after the first GPU event) by {fmt_ns(c['overrun_ns'])}"
                                for c in clipped[:MAX_LISTED])
-            more = f"; and {len(clipped) - MAX_LISTED} more (summary.overruns)" if len(clipped) > MAX_LISTED else ""
+            more = (f"; and {len(clipped) - MAX_LISTED} more (all listed in the JSON report)"
+                    if len(clipped) > MAX_LISTED else "")
             findings.append(Finding(
                 f"{len(over)} GPU event(s) overrun the next event on their stream",
                 f"Recorded durations run past the start of the following event on the same stream (total "
-                f"{int(over['overrun_ns'].sum())} ns). Each clipped event and by how much: {listed}{more}. "
-                "They were clipped for ranking and busy time; raw sums are kept as total_ns.",
+                f"{fmt_ns(int(over['overrun_ns'].sum()))}). Each clipped event and by how much: {listed}{more}. "
+                "They were clipped for ranking and busy time; the raw sums are kept as the recorded time.",
                 severity="warning" if over["overrun_ns"].sum() > 0.01 * max(int(k["dur_ns"].sum()), 1) else "info",
                 category="data-quality", key="overruns",
                 action="Treat these kernels' recorded durations with care; the clipped figures are used."))

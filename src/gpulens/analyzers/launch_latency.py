@@ -28,6 +28,7 @@ from gpulens.analyzers._span import replayed_for_counters, warn_once
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import context_of
 from gpulens.timeline import Timeline
+from gpulens.units import fmt_ns
 
 COLUMNS = {
     "name": "kernel name as recorded",
@@ -109,7 +110,7 @@ class LaunchLatency(Analyzer):
         if len(skew):
             warn_once(timeline, "GPU and host clocks disagree",
                       f"{len(skew)} GPU event(s) start before the call that launched them (by up to "
-                      f"{summary['clock_skew_max_ns'] / 1e3:.3f} µs); they are left out of the launch latencies")
+                      f"{fmt_ns(summary['clock_skew_max_ns'])}); they are left out of the launch latencies")
         if not len(good):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, summary,
                                   skipped_reason="every linked kernel starts before its launch call (clock skew)",

@@ -119,7 +119,7 @@ class OpRollup(Analyzer):
         if not len(calls):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason="no framework op is linked to GPU work (the trace records no "
-                                                 "cpu_ops, or no external ids / launch calls)")
+                                                 "framework ops (cpu_op events), or no external ids / launch calls)")
         flops, nbytes = _costs(calls)
         calls = calls.assign(flops=flops, bytes=nbytes, top=calls["depth"] == 0)
         g = calls.groupby(["_op", "_shapes", "_dtypes"], sort=False)

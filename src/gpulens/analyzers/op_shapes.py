@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers import _flop_models as fm
+from gpulens.analyzers._span import warn_once
 from gpulens.analyzers._attribution import attribution_codes
 from gpulens.analyzers.context import context_of
 from gpulens.analyzers._optree import op_tree
@@ -143,12 +144,39 @@ def _rates(t: pd.DataFrame, device: Any) -> pd.DataFrame:
     t["mean_ns"] = t["gpu_time_ns"] / t["calls"]
     t["flops_per_s"] = t["flops"] / (t["gpu_time_ns"].where(t["gpu_time_ns"] > 0) / 1e9)
     peaks = []
-    for dt in t["dtype"]:
-        p = device.peak_flops(fm._prec(str(dt)), True) if device is not None else None
+    tf32 = device.peak_flops("tf32", True) if device is not None else None
+    for dt, rate in zip(t["dtype"], t["flops_per_s"]):
+        prec = fm._prec(str(dt))
+        p = device.peak_flops(prec, True) if device is not None else None
+        # an fp32 GEMM faster than the fp32 peak ran on tensor cores as TF32 (PyTorch's allow_tf32): that roof
+        if prec == "fp32" and p and tf32 and rate == rate and rate > p[0]:
+            p = tf32
         peaks.append(p[0] if p else np.nan)
     t["peak_flops_per_s"] = np.array(peaks, dtype=float)
     t["peak_pct"] = 100 * t["flops_per_s"] / t["peak_flops_per_s"]
+    # above the GPU's highest peak (any precision, tensor units included: an fp32 GEMM may run as TF32) is
+    # impossible: the op's FLOPs were timed against GPU work that is not its computation (its compute kernel missing
+    # from the trace, only a fill or copy left) — the rate is unknown, not a result
+    tops = [device.peak_flops(p, True) for p in ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8")] \
+        if device is not None else []
+    ceiling = max([p[0] for p in tops if p] or [np.inf])
+    bad = (t["flops_per_s"] > ceiling * ABOVE_PEAK_PCT / 100).to_numpy()
+    t.loc[bad, ["flops_per_s", "peak_pct"]] = np.nan
+    t.attrs["above_peak"] = int(bad.sum())
     return t.sort_values(["gpu_time_ns"], ascending=False, kind="stable").reset_index(drop=True)
+
+
+#: Attained FLOP/s above this % of the GPU's highest peak cannot be real (boost clocks stay within a few %): unknown.
+ABOVE_PEAK_PCT = 110.0
+
+
+def _above_peak_warning(timeline: Timeline, t: pd.DataFrame, what: str) -> None:
+    n = int(t.attrs.get("above_peak", 0))
+    if n:
+        warn_once(timeline, f"{what} problems faster than the GPU's peak",
+                  f"{n} problem(s) would run above the GPU's highest peak FLOP/s: the GPU work timed for "
+                  "them is not their computation (the compute kernel is missing from the trace, e.g. only a fill "
+                  "or copy was recorded); their FLOP/s and % of peak are shown as unknown")
 
 
 def _table(calls: pd.DataFrame, fn, keys: list[str], flops) -> pd.DataFrame:
@@ -189,7 +217,9 @@ class GemmShapes(Analyzer):
         if not len(t):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(GEMM_COLUMNS)), GEMM_COLUMNS,
                                   skipped_reason="no GEMM op with recorded shapes launched GPU work")
-        t = _rates(t, device)[list(GEMM_COLUMNS)]
+        t = _rates(t, device)
+        _above_peak_warning(timeline, t, "GEMM")
+        t = t[list(GEMM_COLUMNS)]
         return AnalysisResult(self.name, t, GEMM_COLUMNS, {"problems": int(len(t)),
                                                            "gpu_time_ns": float(t["gpu_time_ns"].sum())},
                               summary_columns={"problems": "distinct GEMM problems [count]",
@@ -209,7 +239,9 @@ class AttentionShapes(Analyzer):
         if not len(t):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(ATTENTION_COLUMNS)), ATTENTION_COLUMNS,
                                   skipped_reason="no attention op with recorded shapes launched GPU work")
-        t = _rates(t, device)[list(ATTENTION_COLUMNS)]
+        t = _rates(t, device)
+        _above_peak_warning(timeline, t, "attention")
+        t = t[list(ATTENTION_COLUMNS)]
         return AnalysisResult(self.name, t, ATTENTION_COLUMNS, {"problems": int(len(t)),
                                                                 "gpu_time_ns": float(t["gpu_time_ns"].sum())},
                               summary_columns={"problems": "distinct attention problems [count]",

@@ -27,6 +27,7 @@ import pandas as pd
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.breakdown import Breakdown
 from gpulens.timeline import Timeline
+from gpulens.units import fmt_ns
 
 COLUMNS = {
     "rank": "distributed rank",
@@ -121,11 +122,11 @@ class Ranks(Analyzer):
         if named:
             r = int(top["rank"])
             findings.append(Finding(
-                f"Rank {r} is the straggler: others waited {int(top['caused_wait_ns']) / 1e6:.3f} ms for it in "
+                f"Rank {r} is the straggler: others waited {fmt_ns(int(top['caused_wait_ns']))} for it in "
                 "collectives",
                 f"Rank {r} entered {int(top['late_arrivals'])} of {summary['matched_collectives']} matched "
-                f"collectives last (computation {int(top['computation_ns']) / 1e6:.3f} ms vs a mean of "
-                f"{t['computation_ns'].mean() / 1e6:.3f} ms). Balance the work across ranks (sharding, embedding "
+                f"collectives last (computation {fmt_ns(int(top['computation_ns']))} vs a mean of "
+                f"{fmt_ns(t['computation_ns'].mean())}). Balance the work across ranks (sharding, embedding "
                 "table placement, uneven batches) or look for a slow GPU/host on that rank.",
                 severity="warning", category="communication-bound", rank=r,
                 time_at_stake_ns=int(top["caused_wait_ns"])))

@@ -60,6 +60,12 @@ COLUMNS = {
     "time_at_stake_ns": "time × (1 − SOL of the limiting side) [ns]",
     "evidence": "the metrics each figure came from [text]",
 }
+#: how each figure is named in the ``evidence`` text a person reads
+FIG_WORDS = {"compute_pct": "compute", "memory_pct": "memory", "dram_pct": "DRAM", "dram_measured_pct":
+             "DRAM (measured peak)", "l1_pct": "L1", "l2_pct": "L2", "l1_hit_pct": "L1 hit rate", "l2_hit_pct":
+             "L2 hit rate", "achieved_occupancy_pct": "achieved occupancy", "tensor_pct": "tensor pipe",
+             "issue_slot_pct": "issue slots", "elapsed_cycles": "elapsed cycles", "dram_bytes": "DRAM bytes",
+             "memory_throughput": "memory throughput"}
 _FIGS = ["compute_pct", "memory_pct", "dram_pct", "dram_measured_pct", "l1_pct", "l2_pct", "l1_hit_pct", "l2_hit_pct",
          "achieved_occupancy_pct", "tensor_pct", "issue_slot_pct", "elapsed_cycles", "dram_bytes", "memory_throughput"]
 
@@ -143,7 +149,7 @@ class SpeedOfLightAnalyzer(Analyzer):
             who = f"{bw / 1e9:.0f} GB/s of the {'ASSUMED ' if 'assumed' in (device.note or '') else ''}{device.name}"
             for i in np.flatnonzero(use):
                 what = nv_src.iloc[i]["memory_throughput"] or f"({nv_src.iloc[i]['dram_bytes']}) / duration"
-                ev[i] += f"; dram_pct derived: {what} / {who}"
+                ev[i] += f"; DRAM derived: {what} / {who}"
         amd = self._amd(timeline, k, ids, dur)
         if amd is not None:
             is_amd = amd["compute_pct"].notna().to_numpy() | amd["dram_pct"].notna().to_numpy() | \
@@ -157,10 +163,10 @@ class SpeedOfLightAnalyzer(Analyzer):
             if hbm:
                 per.loc[is_amd, "dram_measured_pct"] = 100 * per.loc[is_amd, "memory_throughput"] / hbm
             for i in np.flatnonzero(is_amd):
-                ev[i] = "; ".join(f"{f}: {t}" for f, t in _sol_amd.EVIDENCE.items()
+                ev[i] = "; ".join(f"{FIG_WORDS.get(f, f)}: {t}" for f, t in _sol_amd.EVIDENCE.items()
                                   if not np.isnan(per.at[i, f]))
                 if hbm and not np.isnan(per.at[i, "dram_measured_pct"]):
-                    ev[i] += f"; dram_measured_pct: HBM bytes / duration ÷ measured HBMBw {hbm / 1e9:.1f} GB/s"
+                    ev[i] += f"; DRAM (measured peak): HBM bytes / duration ÷ measured HBMBw {hbm / 1e9:.1f} GB/s"
         per["evidence"] = ev
         have = per[_FIGS].notna().any(axis=1)
         per = per[have.to_numpy()].reset_index(drop=True)
@@ -201,7 +207,7 @@ class SpeedOfLightAnalyzer(Analyzer):
             except TypeError:  # an unhashable cell
                 text = None
             if text is None:
-                text = "; ".join(f"{f}: {m}" for f, m in zip(cols, vals) if m)
+                text = "; ".join(f"{FIG_WORDS.get(f, f)}: {m}" for f, m in zip(cols, vals) if m)
                 try:
                     memo[vals] = text
                 except TypeError:
@@ -211,7 +217,7 @@ class SpeedOfLightAnalyzer(Analyzer):
 
     @staticmethod
     def _nv_evidence(src: pd.Series) -> str:
-        return "; ".join(f"{f}: {m}" for f, m in src.items() if m)
+        return "; ".join(f"{FIG_WORDS.get(f, f)}: {m}" for f, m in src.items() if m)
 
     @staticmethod
     def _amd(timeline: Timeline, k: pd.DataFrame, ids: np.ndarray, dur: np.ndarray) -> pd.DataFrame | None:

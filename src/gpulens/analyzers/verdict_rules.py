@@ -34,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gpulens.analyzers._stake import time_at_stake
+from gpulens.units import fmt_ns
 
 #: Kernel verdicts, the one vocabulary of every report.
 CLASSES = ("compute-bound", "memory-bound", "latency/occupancy-bound", "launch-bound", "communication-bound",
@@ -187,24 +188,37 @@ def _evidence_text(e: Evidence) -> str:
         parts.append(f"{e.roof_source}: {e.bound or 'bound unknown'}, {side}, {_pct(e.roof_pct)} of attainable{ai}")
     if e.achieved_occupancy_pct is not None or e.limiter:
         parts.append(f"occupancy {_pct(e.achieved_occupancy_pct)} achieved / {_pct(e.theoretical_occupancy_pct)} "
-                     f"theoretical, limiter {e.limiter or 'n/a'}")
+                     f"theoretical, limiter {(e.limiter or 'not known').replace('_', ' ')}")
     if e.stall_class:
-        parts.append(f"stalls: {_pct(e.stall_pct)} {e.stall_class.replace('_', ' ')} (top {e.top_stall})")
+        parts.append(f"stalls: {_pct(e.stall_pct)} {e.stall_class.replace('_', ' ')} "
+                     f"(top {str(e.top_stall).replace('_', ' ')})")
     if e.mean_blocks is not None and e.num_sms:
         parts.append(f"{e.mean_blocks:.0f} blocks on {e.num_sms} SMs/CUs")
     if e.short_launch_frac or e.launch_idle_ns:
         parts.append(f"{100 * (e.short_launch_frac or 0):.0f} % of launches shorter than the launch call; "
-                     f"{e.launch_idle_ns} ns launch idle before it")
+                     f"{fmt_ns(e.launch_idle_ns)} of launch idle before it")
         if e.launch_latency_p50_ns is not None:
-            parts.append(f"launch latency (start − call start) p50 {e.launch_latency_p50_ns / 1e3:.1f} µs, "
-                         f"p90 {(e.launch_latency_p90_ns or 0) / 1e3:.1f} µs")
+            parts.append(f"launch latency (start − call start) p50 {fmt_ns(e.launch_latency_p50_ns)}, "
+                         f"p90 {fmt_ns(e.launch_latency_p90_ns)}")
     if e.exposed_comm_ns is not None:
-        parts.append(f"{e.exposed_comm_ns} of {e.time_ns} ns not overlapped by compute")
+        parts.append(f"{fmt_ns(e.exposed_comm_ns)} of {fmt_ns(e.time_ns)} not overlapped by compute")
     return "; ".join(parts) or "timeline only: no roofline, occupancy or stall data"
 
 
-def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pct: float = 40.0) -> Verdict:
-    """Classify one kernel (rules in the module docstring)."""
+#: What to collect for an undetermined kernel, per vendor (None: vendor unknown).
+UNDETERMINED_STEPS = {
+    "amd": ["Collect counters for these kernels (rocprof-compute profile, or rocprofv3 --pmc SQ_WAVES "
+            "SQ_INSTS_VALU SQ_WAVE_CYCLES SQ_WAIT_INST_ANY) or FLOP/byte figures (torch.profiler with record_shapes "
+            "and with_flops) to classify them."],
+    "nvidia": ["Collect counters for these kernels (ncu --set full) or FLOP/byte figures (torch.profiler with "
+               "record_shapes and with_flops) to classify them."],
+}
+
+
+def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pct: float = 40.0,
+           vendor: str | None = None) -> Verdict:
+    """Classify one kernel (rules in the module docstring); ``vendor`` ("amd" / "nvidia") picks the tools the
+    next step of an undetermined kernel names."""
     t = e.time_ns
     ev = _evidence_text(e)
     if e.kind == "comm":
@@ -235,4 +249,4 @@ def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pc
     if e.sol_missing:  # counters were read but do not support a bound: name what is missing, not a generic step
         return Verdict("undetermined", None, ev + f"; no compute/memory verdict without {e.sol_missing}",
                        [f"Collect {e.sol_missing} to classify this kernel: its speed of light alone does not."])
-    return Verdict("undetermined", None, ev, STEPS["undetermined"])
+    return Verdict("undetermined", None, ev, UNDETERMINED_STEPS.get(vendor or "", STEPS["undetermined"]))

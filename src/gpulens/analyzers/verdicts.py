@@ -39,6 +39,7 @@ from gpulens.analyzers._tree import roots
 from gpulens.analyzers.stall_classes import OCCUPANCY_METRICS, SOL_METRICS
 from gpulens.analyzers.verdict_rules import BOUND_TO_VERDICT, BOUNDS, Evidence, decide
 from gpulens.timeline import Timeline
+from gpulens.units import fmt_ns
 
 COLUMNS = {
     "name": "kernel name",
@@ -139,6 +140,22 @@ def sol_from_percentages(p: dict[str, Any]) -> dict[str, Any] | None:
             "evidence": "ncu SM and memory throughput % of peak"}
 
 
+_AMD_COLLECTORS = ("rocprof", "rocpd", "omniperf")
+
+
+def _vendor(timeline: Timeline, device: Any) -> str | None:
+    """``"amd"`` / ``"nvidia"`` from the device spec, else from the collectors that read the input (None: unknown)."""
+    v = getattr(device, "vendor", None)
+    if v in ("amd", "nvidia"):
+        return v
+    names = {str(s.get("collector", "")) for s in timeline.meta.sources}
+    if names and all(n.startswith(_AMD_COLLECTORS) for n in names):
+        return "amd"
+    if names and all(n.startswith(("ncu", "nsys")) for n in names):
+        return "nvidia"
+    return None
+
+
 def _rows_by_name(rows: pd.DataFrame) -> Any:
     """``name → row positions`` of ``rows`` (a function), by category code: no per-row strings."""
     col = rows["name"]
@@ -222,6 +239,7 @@ class Verdicts(Analyzer):
         pcts = kernel_percentages(timeline, {**SOL_METRICS, **OCCUPANCY_METRICS, **DRAM_SOL})
         sol = _row_by_name(results.get("speed_of_light"))
         rows, findings = [], []
+        vendor = _vendor(timeline, device)
         comm_root = any(f.key == "exposed-comm" for f in getattr(results.get("breakdown"), "findings", []))
         # per kernel row, once: launch link, short-launch flag, grid blocks, sources (numpy; each critical kernel
         # then reads its rows' positions — no per-kernel DataFrame, which cost ~5 ms × thousands of names)
@@ -296,7 +314,7 @@ class Verdicts(Analyzer):
                 e.achieved_occupancy_pct = _num(p.get("achieved_occupancy_pct"))
                 e.theoretical_occupancy_pct = _num(p.get("theoretical_occupancy_pct"))
                 e.inputs.append("counters:occupancy")
-            v = decide(e)
+            v = decide(e, vendor=vendor)
             if eff != eff:  # durations not recorded: the kernel's time and its time at stake are unknown, not 0
                 e.time_ns, v.time_at_stake_ns = None, None
             srcs = set(k_src[pos]) | {x for x in k_ctr[pos] if isinstance(x, str)}
@@ -308,7 +326,8 @@ class Verdicts(Analyzer):
                 continue
             findings.append(Finding(
                 f"{name if len(name) <= 80 else name[:79] + '…'}: {v.verdict}",
-                f"{v.evidence}. Next: {' '.join(v.next_steps)} (from {', '.join(inputs)})",
+                f"{v.evidence}. Next: {' '.join(v.next_steps)} (evidence from: "
+                f"{', '.join(i.replace('_', ' ').replace(':', ' ') for i in inputs)})",
                 severity="warning" if v.time_at_stake_ns and v.time_at_stake_ns > 0.05 * max(
                     hs.summary.get("kernel_effective_ns") or 0, 1) else "info",
                 category=v.verdict, time_at_stake_ns=v.time_at_stake_ns, kernel=name, key=f"kernel:{name}",
@@ -319,8 +338,8 @@ class Verdicts(Analyzer):
         if len(und):
             findings.append(Finding(
                 f"{len(und)} of {len(t)} critical kernels could not be classified",
-                f"No roofline position, occupancy, stall counters or launch evidence for them "
-                f"({int(und['time_ns'].sum())} ns of GPU time). {und['next_steps'].iloc[0][0]}",
+                f"No roofline position, occupancy, stall counters or launch evidence classifies them "
+                f"({fmt_ns(und['time_ns'].sum(min_count=1))} of GPU time). {und['next_steps'].iloc[0][0]}",
                 severity="info", category="undetermined", key="undetermined"))
         t["time_at_stake_ns"] = t["time_at_stake_ns"].astype("Int64")
         summary = self._run_summary(t, results, findings, busy_unknown_reason(timeline) is not None)
@@ -334,13 +353,15 @@ class Verdicts(Analyzer):
         by_class = t.groupby("verdict")["time_ns"].sum().sort_values(ascending=False, kind="stable")
         kernel_class = str(by_class.index[0]) if len(by_class) else None
         if busy_unknown:
-            run, basis = (kernel_class, "counters only (busy time not measured): class holding the most kernel time") \
+            run, basis = (kernel_class, "counters only (busy time not measured): the kernel verdict holding the most kernel time") \
                 if kernel_class and kernel_class != "undetermined" else \
                 ("undetermined", "busy time not measured and the kernels' counters do not classify them")
         elif overhead and overhead != "gpu-bound":
-            run, basis = overhead, "timeline: largest overhead class ≥ min_share of GPU span"
+            share = bn.summary.get("min_share") or 0.1
+            run, basis = overhead, (f"the timeline: the largest idle or overhead cause, at least {100 * share:.0f} % "
+                                    "of the GPU span")
         elif kernel_class and kernel_class != "undetermined":
-            run, basis = kernel_class, "critical kernels: class holding the most GPU time"
+            run, basis = kernel_class, "the critical kernels: the kernel verdict holding the most GPU time"
         else:
             run, basis = "gpu-bound", "GPU busy; kernel classes undetermined without counters or a FLOP/byte model"
         # each nanosecond once: only the roots of the findings tree are ranked (see analyzers._tree)

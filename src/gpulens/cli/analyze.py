@@ -135,6 +135,10 @@ def register(app: typer.Typer) -> None:
                           if src.get("incomplete_capture")]
             if incomplete:  # launches without any GPU record: say the capture is incomplete, not "no GPU work"
                 msg = f"The capture is incomplete (0 kernels recorded): {incomplete[0]}."
+            cut = [(p, n) for s in report.sources for p, n in s.timeline.meta.truncated_at.items()]
+            if cut:  # a truncated file: its GPU events were in the lost part, not absent from the run
+                msg = "; ".join(f"{p}: truncated after {n:,} bytes of trace text" for p, n in cut) + \
+                    " — the part that could be read holds no GPU event (0 kernels); the rest of the file is lost."
             if steps or window or ranks:
                 msg += " (A --steps/--window/--ranks selection was applied: it may match nothing.)"
             if steps:

@@ -161,6 +161,8 @@ def where(data: bytes, offset: int, context: int = 24) -> str:
     line = data.count(b"\n", 0, offset) + 1
     col = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
     snippet = data[offset:offset + context]
+    if not snippet:
+        return f"line {line}, column {col}: the text ends there"
     return f"line {line}, column {col}: offending bytes {snippet!r}"
 
 

@@ -212,6 +212,6 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     if nr:
         by = pd.Series(reason[~valid]).value_counts()
         meta.warnings.append(f"{path}: {nr} row(s) are not events: " + ", ".join(f"{k} ×{v}" for k, v in by.items())
-                             + (f"; their {sum(len(r) for r in u_rows)} counter value(s) are kept in "
-                                "tables['unattached_counters']" if u_rows else ""))
+                             + (f"; their {sum(len(r) for r in u_rows)} counter value(s) are kept as per-kernel "
+                                "counters (the kernel counters table)" if u_rows else ""))
     return Timeline(events, counters, rejected, meta, tables).validate()

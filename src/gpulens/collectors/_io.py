@@ -129,11 +129,12 @@ def gunzip_blocks(fh: BinaryIO, first: bytes, limit: int, path: Path, block: int
                   state: dict | None = None) -> Iterator[bytes]:
     """Decompress every member of the gzip stream ``first`` + the rest of ``fh``, in pieces of at most ``block``
     bytes, stopping with :func:`too_large` beyond ``limit`` bytes. ``state["truncated"]`` is set when the last member
-    ends before its end-of-stream marker (trailing non-gzip bytes after a member are ignored).
+    ends before its end-of-stream marker (trailing non-gzip bytes after a member are ignored), or when the data turns
+    corrupt after some of it decompressed (``state["corrupt"]`` then holds zlib's reason).
 
     Raises:
         TraceFormatError: more than ``limit`` bytes.
-        zlib.error: corrupt data.
+        zlib.error: corrupt data before any byte could be decompressed.
     """
     state = state if state is not None else {}
     state["truncated"] = False
@@ -141,7 +142,18 @@ def gunzip_blocks(fh: BinaryIO, first: bytes, limit: int, path: Path, block: int
     d = zlib.decompressobj(16 + zlib.MAX_WBITS)
     pending = first
     while True:
-        out = d.decompress(pending, block)
+        try:
+            out = d.decompress(pending, block)
+        except zlib.error as exc:
+            # corrupt after some good data: stop there like a cut-short stream (what came before is kept, the
+            # caller marks the input truncated and says why with ``state["corrupt"]``); when the failing call was
+            # the first, decompress its input again in small steps to keep what precedes the corruption
+            saved = [] if total else _salvage(first, limit, path)
+            if not total and not saved:
+                raise
+            yield from saved
+            state["truncated"], state["corrupt"] = True, str(exc)
+            return
         pending = d.unconsumed_tail
         if out:
             total += len(out)
@@ -162,6 +174,25 @@ def gunzip_blocks(fh: BinaryIO, first: bytes, limit: int, path: Path, block: int
             if not pending:
                 state["truncated"] = True
                 return
+
+
+def _salvage(data: bytes, limit: int, path: Path, step: int = 16384) -> list[bytes]:
+    """What decompresses from ``data`` (a gzip stream) before zlib finds it corrupt, fed ``step`` bytes at a time."""
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    out, total = [], 0
+    for i in range(0, len(data), step):
+        try:
+            part = d.decompress(data[i:i + step])
+        except zlib.error:
+            break
+        total += len(part)
+        if total > limit:
+            raise too_large(path, limit)
+        if part:
+            out.append(part)
+        if d.eof:
+            break
+    return out
 
 
 def gunzip_all(blob: bytes, path: Path | None = None) -> tuple[bytes, bool]:

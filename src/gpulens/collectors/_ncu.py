@@ -43,8 +43,8 @@ RULE_COLUMNS = {
     "estimated_speedup_pct": "ncu's estimated speedup [%], NaN when not given",
 }
 
-SYNTHETIC_START_WARNING = ("ncu records no timeline (kernels are serialised and replayed): start_ns is synthetic, "
-                           "the cumulative sum of the previous launches' durations")
+SYNTHETIC_START_WARNING = ("ncu records no timeline (kernels are serialised and replayed): the start times shown are "
+                           "synthetic, the cumulative sum of the previous launches' durations")
 
 _DUR = ("gpu__time_duration.sum", "Duration")
 _REGS = ("launch__registers_per_thread", "Registers Per Thread")

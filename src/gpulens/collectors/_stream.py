@@ -84,6 +84,8 @@ def iter_blocks(path: Path, info: StreamInfo, block: int = 8 << 20) -> Iterator[
         except zlib.error as exc:
             raise TraceFormatError(path, f"corrupt gzip data ({exc})") from None
         info.truncated_gzip = state.get("truncated", False)
+        if state.get("corrupt"):
+            info.extra["gzip_error"] = state["corrupt"]
         if not seen_content:
             raise TraceFormatError(path, "gzip file decompresses to nothing" + (" (truncated)" if info.truncated_gzip
                                                                                  else ""))

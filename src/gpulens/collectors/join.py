@@ -143,7 +143,7 @@ def join_dispatches(primary: Timeline, secondary: Timeline, device_map: dict[int
                         offsets, pairs_dev)
     tl.meta.warnings.append(
         f"joined {result.matched} of {result.primary_kernels} kernel(s) with {result.secondary_dispatches} "
-        f"dispatch(es) of {', '.join(sorted({s.get('collector', '?') for s in secondary.meta.sources}))}"
+        f"dispatch(es) of {', '.join(sorted({str(s.get('path') or s.get('collector', '?')) for s in secondary.meta.sources}))}"
         + (f"; {rejected} name/order pair(s) dropped: start times disagree" if rejected else "")
         + ("" if pairs_dev else "; no device could be paired (pass device_map)"))
     return result

@@ -196,7 +196,12 @@ class KinetoCollector(Collector):
                             f"{tolerant.first_problem})")
         if info.truncated_gzip:
             truncated_at.setdefault(str(path), info.nbytes)
-            warnings.append(f"{path}: gzip stream ends early; read {info.nbytes} decompressed bytes")
+            err = info.extra.get("gzip_error")
+            why = f"its gzip data is corrupt ({err})" if err else "its gzip stream ends early"
+            stop = truncated_at.get(str(path), info.nbytes)
+            warnings.append(f"{path}: truncated — {why}: the {acc.count:,} complete timed events in the first "
+                            f"{stop:,} bytes of trace text are kept; the event cut there and everything after it "
+                            "are lost")
         return self._build(path, acc, header, info, warnings, truncated_at, select)
 
     def _source(self, n: int) -> pd.Categorical:

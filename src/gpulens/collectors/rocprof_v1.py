@@ -155,8 +155,8 @@ class RocprofStats(Collector):
         domain = ("hip" if "hip" in stem else "copy" if "copy" in stem or "memory" in stem else
                   "hsa" if "hsa" in stem else "kernel")
         df.insert(0, "domain", domain)
-        warnings.append(f"{path}: a per-name summary ({len(df)} rows, domain {domain}), not a trace: no events; "
-                        "kept as tables['rocprof_stats']")
+        warnings.append(f"{path}: a per-name summary ({len(df)} rows, {domain} domain), not a trace: no events; "
+                        "its calls and total times are kept as the per-kernel summary")
         meta = TimelineMeta(sources=[source_meta(path, self.name, size, rows=len(df), domain=domain)],
                             warnings=warnings)
         return Timeline(meta=meta, tables={"rocprof_stats": df}).validate()

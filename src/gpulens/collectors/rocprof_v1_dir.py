@@ -11,6 +11,9 @@ same kernel trace; ``results.json`` and ``results.db`` hold the same HIP/copy/ke
    kernels with :func:`gpulens.collectors.join.join_dispatches` (kernel name and order on the device); when there is
    no timed kernel at all they are kept as they are (rejected dispatches + ``tables["unattached_counters"]``).
 4. ``results.sysinfo.txt`` gives ``meta.devices``; stats files give ``tables["rocprof_stats"]``.
+5. A folder without ``results.*`` names whose files are all rocprof v1 outputs, with counter passes and at most one
+   timed trace (:func:`counter_pass_folder`), is one run too: its passes are one rank (rocprof re-ran the program for
+   each pass, so their pids differ), their dispatches counted once when they list the same kernels in the same order.
 """
 
 from __future__ import annotations
@@ -33,6 +36,55 @@ def without_kernels(tl: Timeline) -> Timeline:
     return Timeline(ev, co.reset_index(drop=True), tl.rejected, tl.meta, tl.tables).validate()
 
 
+#: A folder is read file by file beyond this many files (per-rank folders are large; pass folders are small).
+MAX_PASS_FILES = 64
+
+
+def counter_pass_folder(path: Path) -> bool:
+    """True for a folder of rocprof v1 outputs of ONE run without ``results.*`` names: every recognised file is of
+    the rocprof v1 family, at least one is a counter pass (``pmc:`` CSV without timestamps) and at most one holds
+    timed kernels — e.g. ``bankconflicts.csv`` + ``data_movement.csv`` + ``results.stats.csv``, the passes rocprof
+    wrote by re-running one program. A folder of several timed traces (one per rank) is not claimed."""
+    from gpulens.collectors import sniff
+
+    files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+    if not files or len(files) > MAX_PASS_FILES:
+        return False
+    passes = timed = 0
+    for f in files:
+        c = sniff(f)
+        if c is None:
+            continue
+        if c.name not in FAMILY:
+            return False
+        if c.name == "rocprof_v1":
+            if _has_timestamps(f):
+                timed += 1
+            else:
+                passes += 1
+    return passes >= 1 and timed <= 1
+
+
+def _has_timestamps(f: Path) -> bool:
+    """True when a rocprof v1 CSV's header names begin/end timestamps (a kernel trace, not a counter pass)."""
+    try:
+        with open(f, "rb") as fh:
+            header = fh.readline(65536).decode("utf-8", "replace")
+    except OSError:
+        return False
+    cols = {c.strip().strip('"') for c in header.split(",")}
+    return bool(cols & {"BeginNs", "Start_Timestamp", "DispatchNs"})
+
+
+def _dispatch_names(tl: Timeline) -> list[str]:
+    """Kernel names of a counter pass's dispatches in dispatch order (from its ``unattached_counters``)."""
+    un = tl.tables.get("unattached_counters")
+    if un is None or not len(un) or "dispatch_seq" not in un:
+        return []
+    d = un[["dispatch_seq", "name"]].drop_duplicates("dispatch_seq").sort_values("dispatch_seq", kind="stable")
+    return d["name"].astype(str).tolist()
+
+
 class RocprofV1Dir(Collector):
     """rocprof v1 output folder (see module docstring)."""
 
@@ -41,8 +93,11 @@ class RocprofV1Dir(Collector):
     priority = 22
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        return path.is_dir() and any((path / f).is_file() for f in
-                                     ("results.csv", "results.db", "results.json", "results.sysinfo.txt"))
+        if not path.is_dir():
+            return False
+        if any((path / f).is_file() for f in ("results.csv", "results.db", "results.json", "results.sysinfo.txt")):
+            return True
+        return counter_pass_folder(path)
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         from gpulens.collectors import sniff
@@ -62,9 +117,19 @@ class RocprofV1Dir(Collector):
         order = sorted(timed, key=lambda n: (n != "results.csv", n.endswith(".db"), n.endswith(".json"), n))
         untimed = [n for n, t in loaded.items() if n not in timed and "unattached_counters" in t.tables]
         parts = []
+        first_pass = untimed[0] if untimed and not order else None
         for n, t in loaded.items():
             if n in untimed and order:
                 continue
+            if first_pass is not None and n in untimed and n != first_pass:
+                # another counter pass of the same run (rocprof re-ran the program for it): one rank, its
+                # dispatches counted once — the rows it could not place as events are those of the first pass
+                same = _dispatch_names(t) == _dispatch_names(loaded[first_pass])
+                notes.append(f"{path / n}: counter pass of the same run as {first_pass} ("
+                             + (f"the same {len(_dispatch_names(t)):,} dispatches" if same else
+                                "its dispatches differ: counters are compared per kernel name") + "), one rank")
+                if same:
+                    t = Timeline(t.events, t.counters, t.rejected.iloc[0:0], t.meta, t.tables)
             if n in order[1:]:
                 t = without_kernels(t)
                 notes.append(f"{path / n}: kernels not added again (same dispatches as {order[0]})")

@@ -75,9 +75,23 @@ def _pct(v: Any) -> str:
     return "an unknown share" if is_missing(v) else f"{float(v):.1f} %"
 
 
+def truncated_text(tl: Any) -> str:
+    """Where each truncated input of a Timeline stops: ``"run.json.gz stops after 336,361 bytes"``."""
+    from pathlib import Path
+
+    at = getattr(tl.meta, "truncated_at", {}) or {}
+    return "; ".join(f"{Path(p).name} stops after {int(n):,} bytes of trace text" for p, n in at.items()) or \
+        "it stops before its end"
+
+
 def answer(s: Any) -> Answer:
     """The answer for one :class:`~gpulens.report.SourceReport`."""
     sm = s.summary
+    if s.status == "no_gpu_work" and s.timeline.meta.truncated:
+        cut = truncated_text(s.timeline)
+        return Answer("truncated input", f"The input is truncated ({cut}) and the part that could be read holds no GPU "
+                      "event: a profiler writes its GPU events after the host events, so they are in the lost part.",
+                      [], f"the input is truncated ({cut}); the part that could be read holds no GPU event")
     if s.status == "no_gpu_work":
         return Answer("no GPU work", "No GPU work was recorded in this input: nothing ran on a GPU to analyse.", [],
                       "nothing ran on a GPU to analyse")
@@ -96,6 +110,8 @@ def answer(s: Any) -> Answer:
         busy = f"{fmt_ns(sm.get('kernel_time_ns'))} of kernel time was recorded (no timeline span)"
     kv = str(vd.summary.get("kernel_verdict") or "") if vd is not None and not vd.skipped else ""
     tail = f", and most kernel time is {kv}" if kv and kv not in (verdict, "undetermined") else ""
+    if s.timeline.meta.truncated:  # every figure covers only the part of the input that could be read
+        tail += f" (input truncated — {truncated_text(s.timeline)}: the figures cover the part read)"
     if verdict:
         sentence = f"{verdict[:1].upper()}{verdict[1:]}: {busy}{tail}."
     else:

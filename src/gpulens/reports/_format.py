@@ -149,6 +149,11 @@ def unit_of(column: str, doc: str = "") -> str:
 
 def column_label(column: str, doc: str = "") -> str:
     """A column's human header: :data:`LABELS`, else the name without its unit suffix, underscores as spaces."""
+    if column == "share" and doc:  # a share of what: its doc says (copies and collectives are not kernel time)
+        for key, label in (("GPU event time", "share of GPU time"), ("step_ns", "share of step time"),
+                           ("kernel", "share of kernel time")):
+            if key in doc:
+                return label
     if column in LABELS:
         return LABELS[column]
     if column == "name" and "kernel" in (doc or "").lower():

@@ -107,6 +107,9 @@ def _split(name: str) -> tuple[str, str]:
 def base_name(name: str) -> str:
     """The readable base of a kernel name (see the module docstring), not clipped."""
     full = _demangle(str(name))
+    # ncu writes the anonymous namespace as "<unnamed>::" (and some exports lose the "<"): not a name, and a lone
+    # ">" would read as the end of a template argument list
+    full = re.sub(r"(?:^|(?<=[\s:]))<?unnamed>::", "", full)
     qual, targ = _split(full)
     base = qual.split("::")[-1] or qual or full
     if base.lower() in WRAPPERS and targ:
