@@ -34,6 +34,7 @@ import pandas as pd
 
 from gpulens.collectors._amd import device_from_sdk_agent
 from gpulens.collectors._dispatch import Dispatches, build_timeline
+from gpulens.collectors._io import describe
 from gpulens.collectors._sqlite import INT, REAL, TEXT, connect_ro, read_typed
 from gpulens.collectors.base import Collector
 from gpulens.collectors.rocprof_v1_trace import SQLITE_MAGIC, sqlite_tables
@@ -229,8 +230,8 @@ class Rocpd(Collector):
             parts = [x for x in (_kernels(db, node_of), _copies(db, node_of, strings), _regions(db, strings)) if x]
             meta_rows = db.read("rocpd_metadata")
             procs = db.read("rocpd_info_process")
-        except (sqlite3.Error, pd.errors.DatabaseError, KeyError) as exc:
-            raise TraceFormatError(path, f"cannot read the rocpd tables ({exc})") from None
+        except (sqlite3.Error, pd.errors.DatabaseError, KeyError, UnicodeDecodeError) as exc:
+            raise TraceFormatError(path, f"cannot read the rocpd tables ({describe(exc)})") from None
         finally:
             con.close()
         tls = [build_timeline(p, self.name, path) for p in parts]
