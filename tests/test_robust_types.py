@@ -299,3 +299,33 @@ def test_ncu_dimension_beyond_int64_is_unknown(tmp_path):
     p.write_text(text.replace('"(256, 1, 1)"', f'"(256, 1, {2 ** 64})"', 1))
     k = collect(p).of_kind("kernel")
     assert k["block_z"].isna().sum() == 1 and len(k) == len(collect(CASES / "B20.ncu_raw.csv").of_kind("kernel"))
+
+
+def test_lone_surrogate_in_a_kineto_name_is_replaced_and_the_events_kept(tmp_path):
+    # "\ud800" is valid JSON syntax but no character: it must not cost the file (before: UnicodeEncodeError).
+    evs = [{"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": ts, "dur": 5,
+            "args": {"device": 0, "stream": 7, "correlation": i}}
+           for i, (name, ts) in enumerate([("k\ud800x", 100), ("k1", 110)])]
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"traceEvents": evs}))  # json.dumps writes the lone surrogate as the escape \ud800
+    names = sorted(collect(p).of_kind("kernel")["name"].astype(str))
+    assert names == ["k1", "k\ufffd\ufffd\ufffdx"]  # the 3 bytes of the surrogate each become U+FFFD
+
+
+@pytest.mark.parametrize("fmt", ["rocprofv3_json", "rocprof_v1_json"])
+def test_json_nested_beyond_the_recursion_limit_is_one_line(tmp_path, fmt):
+    from .fuzzing import _v1_json
+
+    p = tmp_path / ("77_results.json" if fmt == "rocprofv3_json" else "results.json")
+    if fmt == "rocprofv3_json":
+        g = tmp_path / "x.json.gz"
+        _tiny_v3_json(g)
+        p.write_bytes(gzip.decompress(g.read_bytes()))
+    else:
+        _v1_json(p)
+    text = p.read_text()
+    i = text.rindex("}")  # a 100,000-deep array as the last member of the top-level object
+    p.write_text(text[:i] + ', "deep": ' + "[" * 100_000 + "]" * 100_000 + text[i:])
+    with pytest.raises(TraceFormatError) as ei:
+        collect(p, format=fmt)
+    assert str(ei.value).startswith(f"{p}: ") and "\n" not in str(ei.value)
