@@ -42,7 +42,7 @@ def _run_workers(tmp_path: Path, total: int, workers: int, seed: int, analyze_ev
         wd.mkdir()
         cmd = [sys.executable, str(HERE / "fuzzing.py"), "--seed", str(seed), "--start", str(w * per), "--count",
                str(max(0, min(per, total - w * per))), "--workdir", str(wd), "--timeout", str(PER_INPUT_TIMEOUT_S),
-               "--analyze-every", str(analyze_every), "--cli-every", str(cli_every)]
+               "--analyze-every", str(analyze_every), "--cli-every", str(cli_every), "--keep-wrapped"]
         procs.append((wd, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)))
     out = []
     budget = max(900, per * 3)  # a hang inside C code cannot be interrupted by the alarm: the parent kills it
