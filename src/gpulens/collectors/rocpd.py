@@ -33,13 +33,13 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._amd import device_from_sdk_agent
-from gpulens.collectors._dispatch import Dispatches, build_timeline
+from gpulens.collectors._dispatch import Dispatches, build_timeline, merge
 from gpulens.collectors._io import describe
 from gpulens.collectors._sqlite import INT, REAL, TEXT, connect_ro, read_typed
 from gpulens.collectors.base import Collector
 from gpulens.collectors.rocprof_v1_trace import SQLITE_MAGIC, sqlite_tables
 from gpulens.errors import TraceFormatError
-from gpulens.timeline import Timeline, concat
+from gpulens.timeline import Timeline
 
 _COPY_KIND = {"HOST_TO_DEVICE": "HtoD", "DEVICE_TO_HOST": "DtoH", "DEVICE_TO_DEVICE": "DtoD", "HOST_TO_HOST": "HtoH"}
 
@@ -234,8 +234,7 @@ class Rocpd(Collector):
             raise TraceFormatError(path, f"cannot read the rocpd tables ({describe(exc)})") from None
         finally:
             con.close()
-        tls = [build_timeline(p, self.name, path) for p in parts]
-        tl = concat(tls) if tls else Timeline()
+        tl = build_timeline(merge(parts), self.name, path) if parts else Timeline()
         version = None
         if meta_rows is not None and {"tag", "value"} <= set(meta_rows.columns):
             hit = meta_rows.loc[meta_rows["tag"] == "schema_version", "value"]

@@ -22,13 +22,13 @@ from typing import Optional, Union
 import msgspec
 
 from gpulens.collectors._amdcsv import dispatches_from_rows
-from gpulens.collectors._dispatch import Dispatches, build_timeline
+from gpulens.collectors._dispatch import Dispatches, build_timeline, merge
 from gpulens.collectors._io import describe, read_input
 from gpulens.collectors._numbers import exact_int
 from gpulens.collectors._sqlite import connect_ro
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
-from gpulens.timeline import Timeline, TimelineMeta, concat
+from gpulens.timeline import Timeline, TimelineMeta
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 V1_TABLES = {"KERN", "OPS", "COPY", "HIP", "HSA"}
@@ -218,8 +218,8 @@ class RocprofV1Db(Collector):
             if kind == "runtime":
                 d.cols["device_id"] = [-1] * d.n
                 d.cols.pop("stream_id", None)
-            parts.append(build_timeline(d, self.name, path))
-        tl = concat(parts) if parts else Timeline()
+            parts.append(d)
+        tl = build_timeline(merge(parts), self.name, path) if parts else Timeline()
         tl.meta.sources = [{"path": str(path), "collector": self.name, "size_bytes": path.stat().st_size, "rank": 0,
                             "tables": counts}]
         tl.meta.warnings = warnings + tl.meta.warnings
