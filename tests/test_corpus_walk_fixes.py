@@ -74,10 +74,19 @@ def test_timeline_tab_draws_every_stream_when_over_its_segment_budget():
         offset_ns=lambda d: d["i"] * 10, events=1, kind="kernel", name="k")
     st = AnalysisResult("stream_timeline", t, {}, {"event_count": 1000, "track_count": 3, "start_ns": 0,
                                                   "end_ns": 9000, "decimated": False})
-    page = str(timeline_page(SimpleNamespace(results={"stream_timeline": st}), 10, 200)[0].__dict__)
-    assert re.search(r"200 of 1000 segments are drawn", page)
-    for stream in (7, 23, 84):
-        assert f"stream {stream}" in page
+    import base64
+    import gzip
+    import json
+
+    panel = timeline_page(SimpleNamespace(results={"stream_timeline": st}), 10, 200)[0]
+    assert re.search(r"200 of 1000 segments embedded", panel.takeaway)
+    data = json.loads(gzip.decompress(base64.b64decode(panel.data)))
+    per_lane = {lab: data["lane"].count(i) for i, lab in enumerate(data["lanes"])}
+    assert per_lane == {"rank 0 · GPU 0 · stream 7": 100, "rank 0 · GPU 0 · stream 23": 90,
+                        "rank 0 · GPU 0 · stream 84": 10}
+    # the big stream keeps its longest segments: busy 801..900 ns (i = 800..899)
+    big = [b for b, ln in zip(data["busy"], data["lane"]) if data["lanes"][ln].endswith("stream 7")]
+    assert sorted(big) == list(range(801, 901))
 
 
 def test_roofline_skip_says_the_critical_set_is_communication(tmp_path):

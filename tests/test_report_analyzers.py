@@ -1,5 +1,6 @@
 """The analyzers that feed the HTML report: the decimated stream timeline and the per-rank kernel comparison."""
 
+import pandas as pd
 import pytest
 
 import gpulens
@@ -46,8 +47,51 @@ def test_stream_timeline_is_bounded_for_many_events():
     r = StreamTimeline(max_segments=900).analyze(_tl(rows))
     assert r.summary["event_count"] == 20_000
     assert len(r.table) <= 900
-    assert int(r.table["busy_ns"].sum()) == 20_000 * 5  # nothing lost, only merged
-    assert int(r.table["events"].sum()) == 20_000
+    top = r.table[r.table["level"] == 0]
+    assert int(top["busy_ns"].sum()) == 20_000 * 5  # level 0 covers the run: nothing lost, only merged
+    assert int(top["events"].sum()) == 20_000
+    # finer levels: window = the start's bin (bin_ns / 8**level wide) // bins; a refined window's events are all there
+    sm = r.summary
+    for lv, g in r.table[r.table["level"] > 0].groupby("level"):
+        win = ((g["start_ns"] - sm["start_ns"]) * 8 ** lv // sm["bin_ns"]) // sm["bins"]
+        assert (win == g["window"]).all()
+        starts = pd.Series([i * 10 for i in range(20_000)])
+        for w, gw in g.groupby(g["window"] // 8):  # the parent window holds exactly the events starting in it
+            inside = ((starts * 8 ** (lv - 1) // sm["bin_ns"]) // sm["bins"]) == w
+            assert int(gw["events"].sum()) == int(inside.sum())
+
+
+def test_stream_timeline_zoom_levels_reach_single_events():
+    # 4,000 kernels every 10 ns on one stream (span 39,994 ns), budget 1,500: level 0 merges 100 kernels per bin
+    # (40 bins of 1,000 ns); the finer levels must end in windows whose segments are single events, each equal to
+    # its kernel (start, end, name)
+    rows = [("kernel", f"k{i}", i * 10, 4, 1, 0) for i in range(4_000)]
+    r = StreamTimeline(max_segments=1500, bins=40).analyze(_tl(rows))
+    t = r.table
+    assert r.summary["decimated"] and r.summary["bin_ns"] == 1_000 and r.summary["levels"] >= 3
+    assert len(t) <= 1500 and (t.loc[t["level"] == 0, "events"] == 100).all()
+    deepest = t[t["level"] == t["level"].max()]
+    assert (deepest["events"] == 1).all() and len(deepest) > 0
+    for x in deepest.itertuples():  # k{i} starts at 10·i and lasts 4 ns
+        assert x.name == f"k{x.start_ns // 10}" and x.end_ns == x.start_ns + 4 and x.busy_ns == 4
+
+
+def test_stream_timeline_host_lanes_and_launch_links():
+    # a CPU op (tid 9) launches a kernel through cudaLaunchKernel (correlation 5); the kernel lane names its launch
+    n = 3
+    cols = {"kind": ["cpu_op", "runtime", "kernel"], "name": ["aten::mm", "cudaLaunchKernel", "gemm"],
+            "start_ns": [100, 120, 400], "dur_ns": [200, 30, 50], "stream_id": [None, None, 7],
+            "device_id": [-1, -1, 0], "tid": [9, 9, None], "pid": [1, 1, None], "rank": [0] * n,
+            "correlation_id": [None, 5, 5], "external_id": [3, 3, 3], "event_id": list(range(n)),
+            "source": ["t"] * n}
+    tl = Timeline(make_table(EVENT_COLUMNS, cols)).validate()
+    t = StreamTimeline().analyze(tl).table
+    host = t[t["device_id"] == -1]
+    assert host[["thread_id", "kind", "offset_ns"]].values.tolist() == [[9, "cpu_op", 0], [9, "runtime", 20]]
+    k = t[t["device_id"] == 0].iloc[0]
+    # origin = the first event (the CPU op at 100 ns): the launch call starts at +20 ns, the kernel at +300 ns
+    assert (k["offset_ns"], k["launch_offset_ns"], k["launch_thread"]) == (300, 20, 9)
+    assert (k["launch_name"], k["op_name"]) == ("cudaLaunchKernel", "aten::mm")
 
 
 def test_rank_kernels_hand_computed():

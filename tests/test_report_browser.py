@@ -90,7 +90,7 @@ def _open(browser, report, tmp_path: Path, case: str) -> dict:
             state = browser.execute_script("""
                 var p=document.getElementById(arguments[0]), c=p.querySelectorAll('.chart');
                 var ok=Array.prototype.filter.call(c,function(d){
-                  return d.getAttribute('data-rendered')&&d.querySelector('svg.main-svg, canvas');});
+                  return d.getAttribute('data-rendered')&&d.querySelector('svg, canvas');});
                 return {visible:!p.hidden, charts:c.length, rendered:ok.length, text:p.innerText,
                         svgtext:Array.prototype.map.call(c,function(d){return d.textContent;}).join('\\n'),
                         ticks:Array.prototype.map.call(c,function(d){return Array.prototype.map.call(
@@ -175,6 +175,10 @@ def _check_common(seen, report):
         or "no device spec" in rl["text"]
     st = report.sources[0].results.get("stream_timeline")
     assert seen["timeline"]["charts"] == (1 if st is not None and not st.skipped and len(st.table) else 0)
+    tl_text = seen["timeline"]["text"] + seen["timeline"]["svgtext"]
+    assert "stream -1" not in tl_text and "thread -1" not in tl_text
+    if st is not None and not st.skipped and st.summary.get("thread_count"):
+        assert "CPU thread" in seen["timeline"]["svgtext"]  # host lanes beside the GPU lanes
 
 
 def test_cuda_trace(browser, tmp_path):
@@ -271,3 +275,64 @@ def test_shared_corpus_inputs(browser, tmp_path, rel, case):
     rep = gpulens.analyze([shared_trace(f"{rel}")])
     seen = _open(browser, rep, tmp_path, case)
     _check_common(seen, rep)
+
+
+def _dense_trace(path: Path, n: int = 12_000) -> None:
+    """n launches (cudaLaunchKernel, 2 µs, every 4 µs on host thread 7) each starting a 3 µs kernel 3 µs later."""
+    ev = []
+    for i in range(n):
+        ts = 1000.0 + 4.0 * i
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 7, "ts": ts,
+                   "dur": 2.0, "args": {"correlation": i + 1}})
+        ev.append({"ph": "X", "cat": "kernel", "name": f"kernel_{i % 5}", "pid": 0, "tid": 7, "ts": ts + 3.0,
+                   "dur": 3.0, "args": {"device": 0, "stream": 7, "correlation": i + 1}})
+    path.write_text(json.dumps({"traceEvents": ev, "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3"}]}))
+
+
+def test_timeline_zooms_to_single_events_and_draws_the_launch_flow(browser, tmp_path):
+    """24,000 events (over the 20,000-segment budget): the overview merges, a zoom into a shaded region shows one bar
+    per event — as many as the trace has in that range — and hovering a kernel draws the arrow from its launch,
+    which the trace puts 3 µs before the kernel on the CPU thread lane."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    trace = tmp_path / "dense.json"
+    _dense_trace(trace)
+    rep = gpulens.analyze([trace])
+    _open(browser, rep, tmp_path, "dense")
+    browser.execute_script("location.hash='#timeline'")
+    time.sleep(0.5)
+    info = """var d=document.querySelector('#page-timeline .chart');
+      return {lanes:d.layout.yaxis.categoryarray, bars:d.data.slice(1).reduce(function(n,t){return n+t.x.length;},0),
+              shaded:(d.layout.shapes||[]).filter(function(s){return s.type==='rect';}).map(function(s){return [s.x0,s.x1];}),
+              status:document.querySelector('#page-timeline .tlstatus').textContent,
+              line:(d.layout.shapes||[]).filter(function(s){return s.type==='line';}).map(function(s){
+                return [s.x0,s.y0,s.x1,s.y1];})};"""
+    st = browser.execute_script(info)
+    assert st["lanes"] == ["rank 0 · CPU thread 7", "rank 0 · GPU 0 · stream 7"]
+    assert "merging several events" in st["status"] and st["shaded"], st
+    a = st["shaded"][0][0] + 0.1  # ms from the first event (the first launch, ts 1000 µs)
+    b = a + 0.2
+    browser.execute_script("Plotly.relayout(document.querySelector('#page-timeline .chart'),"
+                           "{'xaxis.range':[arguments[0],arguments[1]]});", a, b)
+    time.sleep(1.0)
+    st = browser.execute_script(info)
+    # events overlapping [a, b] ms: launch i spans [4i, 4i+2] µs, kernel i [4i+3, 4i+6] µs from the origin
+    expected = sum(1 for i in range(12_000) for lo, hi in ((4 * i, 4 * i + 2), (4 * i + 3, 4 * i + 6))
+                   if lo / 1e3 <= b and hi / 1e3 >= a)
+    assert "one per event" in st["status"] and st["bars"] == expected, (st["status"], st["bars"], expected)
+    bar = browser.execute_script("""var d=document.querySelector('#page-timeline .chart');
+      var t=Array.prototype.filter.call(d.querySelectorAll('.barlayer .trace'),function(x,i){
+        return d.data[i+1]&&d.data[i+1].name==='kernel';})[0];
+      var ps=t.querySelectorAll('.point path');return ps[Math.floor(ps.length/2)];""")
+    ActionChains(browser).move_to_element(bar).perform()
+    time.sleep(0.8)
+    st = browser.execute_script(info)
+    assert len(st["line"]) == 1, st
+    x0, y0, x1, y1 = st["line"][0]
+    assert (y0, y1) == (0, 1) and x1 - x0 == pytest.approx(0.003, abs=1e-6)  # launch lane → stream lane, 3 µs
+    ev = json.loads(browser.execute_script(
+        "return document.querySelector('#page-timeline .chart').gpulensChromeTrace();"))["traceEvents"]
+    names = {e["args"]["name"] for e in ev if e["ph"] == "M"}
+    assert names == {"rank 0 · CPU thread 7", "rank 0 · GPU 0 · stream 7"}
+    # the export holds every level's finest segments: their events add up to every event of the trace
+    assert sum(e["args"]["events"] for e in ev if e["ph"] == "X") == 24_000

@@ -21,7 +21,9 @@ from gpulens.reports import console, html, markdown
 from tests.conftest import KINETO, SHARED
 
 _BAD = [("{\"", re.compile(r"\{\"")), ("['", re.compile(r"\['")), ("None", re.compile(r"\bNone\b")),
-        ("nan", re.compile(r"\bnan\b")), ("?-", re.compile(r"\?-")), ("\\u", re.compile(r"\\u[0-9a-fA-F]{4}"))]
+        ("nan", re.compile(r"\bnan\b")), ("?-", re.compile(r"\?-")), ("\\u", re.compile(r"\\u[0-9a-fA-F]{4}")),
+        # a raw nanosecond figure: ≥ 1,000 ns not scaled to µs/ms/s, or a bare ≥ 10-digit integer (a ns clock value)
+        ("raw ns", re.compile(r"(?<![\w.,])(?:\d{4,}|\d{1,3}(?:,\d{3})+)(?:\.\d+)? ?ns\b|(?<![\w.,\[-])(?<!thread )(?<!pid )(?<!tid )\d{10,}(?![\w.,\]-])"))]
 _SNAKE = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)+$")
 _RANKNO = re.compile(r"^#\d+\s+")
 
@@ -137,6 +139,8 @@ def test_every_page_reads_as_text(path):
     md_headers = [c.strip() for i, line in enumerate(lines[:-1]) if line.startswith("| ")
                   and lines[i + 1].startswith("|---") for c in line.strip().strip("|").split(" | ")]
     assert not snake_headers([h.replace("\\_", "_") for h in md_headers])
+    md_text = " ".join(md.replace("\\", "").split())
+    assert not bad_text(md_text, prose), bad_text(md_text, prose)[:5]
     out = " ".join(console.render(rep).split())
     assert not bad_text(out, prose), bad_text(out, prose)[:5]
     # what the reporters wrote is clean; the analyzers' / collectors' own sentences are reported, not failed
@@ -149,5 +153,9 @@ def test_the_checks_catch_what_they_should():
     # the detectors themselves: each forbidden form is found, clean text passes
     assert len(bad_text('{"0": "host-bound"} [\'a\'] None nan ?-side \\u2026')) == 6
     assert bad_text("12.3 % · unknown · 1.23 µs · nan_to_num_kernel · Nonexistent") == []
+    # raw nanoseconds: unscaled ns figures and bare clock values; scaled times, ids and counts pass
+    assert len(bad_text("idle 12345 ns · 1,234,567 ns · start 1752830083333430849")) == 3
+    assert bad_text("812 ns · 1.23 µs · 19392 · 1,234 calls · sm90_1234567890_kernel · 12.9 · CPU thread "
+                    "1890023232 · shapes [[1073741824],[16777216]]") == []
     assert snake_headers(["time_ns", "time at stake", "GPU"]) == ["time_ns"]
     assert duplicate_labels(["#1 cutlass…", "#2 cutlass…", "#3 other"]) == ["cutlass…"]

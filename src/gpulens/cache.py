@@ -22,10 +22,13 @@ validation (its mark names another file or key, a table cannot be read or breaks
 trusted.
 
 Analysis results are cached too (:func:`results_path`, :func:`load_results`, :func:`store_results`): ``gpulens
-analyze`` on an unchanged trace with the same options re-opens the cached Timeline (for the reporters) and the
-pickled analyzer results instead of running every analysis again. Their key is :func:`trace_key` (the same trace
-identity as Timeline entries) plus the analysis options and a stamp of the installed gpulens modules. Pickles are
-only loaded from files owned by the current user and not writable by others.
+analyze`` on an unchanged trace with the same options reads the pickled analyzer results, the source's summary,
+status, Timeline meta and rejected rows instead of running every analysis again — the Timeline itself is not even
+opened unless a reporter needs its events (``--perfetto``, ``--csv``). Their key is :func:`trace_key` (the same
+trace identity as Timeline entries) plus the analysis options and a stamp of the installed gpulens modules. The
+JSON, HTML and Markdown reports rendered from them are kept beside the results entry (:func:`render_path`, with
+the report's creation time substituted on reuse) and removed with it. Pickles and rendered reports are only read
+from files owned by the current user and not writable by others.
 """
 
 from __future__ import annotations
@@ -218,7 +221,7 @@ def _read(folder: Path) -> Timeline:
 
 
 #: Version of the stored analysis results (bump when AnalysisResult/SourceReport change shape).
-RESULTS_FORMAT = 1
+RESULTS_FORMAT = 2
 _RESULTS_MARK = ".results"
 
 
@@ -252,8 +255,7 @@ def load_results(file: Path) -> Any | None:
     import pickle
 
     try:
-        st = file.stat()
-        if hasattr(os, "getuid") and (st.st_uid != os.getuid() or st.st_mode & 0o022):
+        if not _owned_private(file):
             return None
         with file.open("rb") as fh:
             return pickle.load(fh)
@@ -266,7 +268,9 @@ def store_results(file: Path, value: Any) -> None:
     import pickle
 
     try:
-        file.parent.mkdir(parents=True, exist_ok=True)
+        file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        for old in _companions(file):  # reports rendered from the results this file held before
+            old.unlink(missing_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=file.parent)
         try:
             with os.fdopen(fd, "wb") as fh:
@@ -277,6 +281,51 @@ def store_results(file: Path, value: Any) -> None:
                 os.unlink(tmp)
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
         pass
+
+
+def _owned_private(file: Path) -> bool:
+    """True when ``file`` belongs to the current user and nobody else may write it."""
+    st = file.stat()
+    return not (hasattr(os, "getuid") and (st.st_uid != os.getuid() or st.st_mode & 0o022))
+
+
+def render_path(results_file: Path, renderer: str, label: str) -> Path:
+    """File of a report rendered from the cached results in ``results_file`` by ``renderer`` (``json``, ``html``,
+    ``markdown``) for the input labelled ``label``: a companion of the results entry (listed and cleared with it)."""
+    tag = hashlib.blake2b(f"{renderer}|{label}".encode(), digest_size=8).hexdigest()
+    return Path(results_file).with_name(f"{Path(results_file).name}.{renderer}-{tag}")
+
+
+def load_render(file: Path) -> str | None:
+    """The rendered report text stored by :func:`store_render` (None: absent, unreadable, not UTF-8, or not a
+    private file of this user — then the report is rendered again and the file replaced)."""
+    try:
+        if not _owned_private(file):
+            return None
+        return file.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def store_render(file: Path, text: str) -> None:
+    """Store a rendered report (mode 0600, written to a temporary file and renamed); errors are ignored."""
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=file.parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(text.encode("utf-8"))
+            os.replace(tmp, file)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    except OSError:
+        pass
+
+
+def _companions(entry: Path) -> list[Path]:
+    """Rendered reports stored beside a results entry (:func:`render_path`)."""
+    return [f for f in entry.parent.glob(f"{entry.name}.*") if f.is_file()] if entry.is_file() else []
 
 
 @dataclass
@@ -299,8 +348,8 @@ def _entries() -> list[Path]:
 def info() -> CacheInfo:
     """What the cache holds."""
     ents = _entries()
-    size = sum(e.stat().st_size if e.is_file() else sum(f.stat().st_size for f in e.rglob("*") if f.is_file())
-               for e in ents)
+    size = sum(e.stat().st_size + sum(f.stat().st_size for f in _companions(e)) if e.is_file()
+               else sum(f.stat().st_size for f in e.rglob("*") if f.is_file()) for e in ents)
     return CacheInfo(cache_dir(), len(ents), size)
 
 
@@ -309,6 +358,8 @@ def clear() -> int:
     ents = _entries()
     for e in ents:
         if e.is_file():
+            for f in _companions(e):
+                f.unlink(missing_ok=True)
             e.unlink(missing_ok=True)
         else:
             shutil.rmtree(e, ignore_errors=True)

@@ -36,11 +36,18 @@ class SourceReport:
     timeline: Timeline
     results: dict[str, AnalysisResult]
     device: Any = None
+    #: ``status`` and ``summary`` computed once (each reporter reads them; a cache hit restores them).
+    cached: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def status(self) -> str:
         """``"ok"``, ``"partial"`` (input truncated) or ``"no_gpu_work"`` (no GPU event, no kernel summary and no
         counter rows of kernels)."""
+        if "status" not in self.cached:
+            self.cached["status"] = self._status()
+        return self.cached["status"]
+
+    def _status(self) -> str:
         from gpulens.analyzers._span import has_summary_kernels
         from gpulens.analyzers.context import context_of
         from gpulens.timeline.schema import GPU_KINDS
@@ -64,6 +71,11 @@ class SourceReport:
         and none records its size), ``memcpy_sizes_unknown`` (copies without a recorded size) and ``flops`` (sum of
         the FLOP counts the source recorded, e.g. Kineto ``with_flops`` on cpu_ops; 0 when none).
         """
+        if "summary" not in self.cached:
+            self.cached["summary"] = self._summary()
+        return self.cached["summary"]
+
+    def _summary(self) -> dict[str, Any]:
         hs = self.results.get("hotspots")
         bd = self.results.get("breakdown")
         h = hs.summary if hs else {}
@@ -72,6 +84,7 @@ class SourceReport:
         from gpulens.analyzers._span import busy_unknown_reason
 
         unknown = busy_unknown_reason(self.timeline)
+        copies = _kind_mask(ev, "memcpy")
         out = {
             "kernel_count": h.get("kernel_count", 0),
             "unique_kernels": h.get("unique_kernels", 0),
@@ -91,13 +104,13 @@ class SourceReport:
             "exposed_memcpy_ns": b.get("exposed_memcpy_ns", 0),
             "idle_ns": b.get("idle_ns", 0),
             "busy_unknown_reason": unknown,
-            "cpu_op_count": int((ev["kind"] == "cpu_op").sum()),
+            "cpu_op_count": int(_kind_mask(ev, "cpu_op").sum()),
             "event_count": int(len(ev)),
             "rejected_event_count": int(len(self.timeline.rejected)),
             "ranks": self.timeline.ranks,
-            "memcpy_count": int((ev["kind"] == "memcpy").sum()),
-            "memcpy_bytes": _known_sum(ev.loc[ev["kind"] == "memcpy", "bytes"]),
-            "memcpy_sizes_unknown": int(ev.loc[ev["kind"] == "memcpy", "bytes"].isna().sum()),
+            "memcpy_count": int(copies.sum()),
+            "memcpy_bytes": _known_sum(ev["bytes"][copies]),
+            "memcpy_sizes_unknown": int(ev["bytes"][copies].isna().sum()),
             "flops": float(ev["flops"].sum()),
             "verdict": self.results["verdicts"].summary.get("run_verdict") if "verdicts" in self.results else None,
         }
@@ -125,6 +138,9 @@ class Report:
     schema_version: int = SCHEMA_VERSION
     tool_version: str = __version__
     created: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+    #: The analysis-results cache file this report was read from or stored to (None: not cached); rendered reports
+    #: are cached beside it (:mod:`gpulens.reports.cached`).
+    results_file: Any = field(default=None, repr=False, compare=False)
 
     @property
     def status(self) -> str:
@@ -208,11 +224,15 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
         from gpulens.cache import load_results
 
         hit = load_results(memo)
-        if isinstance(hit, dict) and isinstance(hit.get("results"), dict):
+        if isinstance(hit, dict) and isinstance(hit.get("results"), dict) and isinstance(hit.get("cached"), dict) \
+                and hit.get("label") == str(paths[0]):
             if on_load:
                 on_load(str(paths[0]))
-            tl = collect(paths[0], strict=strict, format=format, select=select, cache=True)
-            return Report([SourceReport(str(paths[0]), tl, hit["results"], hit.get("device"))])
+            p0 = paths[0]
+            tl = LazyTimeline(hit["meta"], hit["rejected"],
+                              lambda: collect(p0, strict=strict, format=format, select=select, cache=True))
+            src = SourceReport(str(paths[0]), tl, hit["results"], hit.get("device"), dict(hit["cached"]))
+            return Report([src], results_file=memo)
     for p in paths:
         if on_load:
             on_load(str(p))
@@ -244,8 +264,50 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
     if memo is not None and len(report.sources) == 1 and report.sources[0].label == str(paths[0]):
         from gpulens.cache import store_results
 
-        store_results(memo, {"results": report.sources[0].results, "device": report.sources[0].device})
+        src = report.sources[0]
+        cached = {"status": src.status, "summary": src.summary}
+        store_results(memo, {"results": src.results, "device": src.device, "cached": cached, "label": src.label,
+                             "meta": src.timeline.meta, "rejected": src.timeline.rejected})
+        report.results_file = memo
     return report
+
+
+class LazyTimeline:
+    """Stands in for a source's Timeline when its analysis results came from the cache: ``meta`` and ``rejected``
+    (what the reporters read) are at hand; anything else (``events``, ``counters``, ``tables``…, e.g. for
+    ``--perfetto`` or ``--csv``) loads the Timeline (itself cached) on first use and is served from it."""
+
+    def __init__(self, meta: Any, rejected: Any, load: Callable[[], Timeline]):
+        self.meta = meta
+        self.rejected = rejected
+        self._load = load
+        self._tl: Timeline | None = None
+
+    def loaded(self) -> Timeline:
+        """The real Timeline (loaded once)."""
+        if self._tl is None:
+            self._tl = self._load()
+            self.meta = self._tl.meta
+            self.rejected = self._tl.rejected
+        return self._tl
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("_tl", "_load", "meta", "rejected"):
+            raise AttributeError(name)
+        return getattr(self.loaded(), name)
+
+
+def _kind_mask(events: Any, kind: str) -> Any:
+    """Boolean numpy mask of the event rows of ``kind``, from the category codes (no per-row string compare)."""
+    import numpy as np
+
+    col = events["kind"]
+    if hasattr(col, "cat"):
+        cats = list(col.cat.categories)
+        if kind not in cats:
+            return np.zeros(len(col), dtype=bool)
+        return col.cat.codes.to_numpy() == cats.index(kind)
+    return (col == kind).to_numpy()
 
 
 def _results_file(paths: list, strict: bool, format: str | None, only: list[str] | None, select: Any, cache: bool,

@@ -83,36 +83,88 @@ def per_distinct(df: pd.DataFrame, cols: list[str], fn) -> np.ndarray:
 def gpu_attribution(timeline: Timeline) -> pd.DataFrame:
     """The attribution table of every GPU event (columns :data:`ATTRIBUTION_COLUMNS`), computed once per Timeline.
 
-    Do not mutate the returned frame.
+    Text columns are object arrays taken from per-value tables (no per-row string building). Do not mutate the
+    returned frame.
     """
+    return attribution_codes(timeline)[0]
+
+
+def attribution_codes(timeline: Timeline) -> tuple[pd.DataFrame, dict[str, tuple[np.ndarray, np.ndarray]]]:
+    """:func:`gpu_attribution` and, for each text column (kind, name, key, op, shapes, dtypes, category), its rows as
+    dense int64 codes and the table of values (object array): ``values[codes]`` is the column. Equal texts share one
+    code, so grouping by codes groups by text. Memoised on the analysis context."""
     ctx = context_of(timeline)
     return ctx.memo("gpu_attribution", lambda: _build(timeline))
 
 
-def _build(timeline: Timeline) -> pd.DataFrame:
+def _codes_of(values: pd.Series) -> tuple[np.ndarray, list]:
+    """Category codes (int64, −1 missing) and categories of a column (made categorical when it is not)."""
+    if not isinstance(values.dtype, pd.CategoricalDtype):
+        values = values.astype("category")
+    return values.cat.codes.to_numpy().astype(np.int64), list(values.cat.categories)
+
+
+def _dense(idx: np.ndarray, table: list) -> tuple[np.ndarray, np.ndarray]:
+    """Rows given as indices into ``table`` (a list of texts, NaN allowed) → dense codes of the distinct texts and
+    those texts (object array)."""
+    codes, uniq = pd.factorize(pd.Series(table, dtype=object), use_na_sentinel=False)
+    values = np.asarray(uniq, dtype=object)
+    return codes.astype(np.int64)[idx], values
+
+
+def _build(timeline: Timeline) -> tuple[pd.DataFrame, dict]:
     ctx = context_of(timeline)
     gpu = ctx.gpu
-    ev = timeline.events
+    n = len(gpu)
     op_ids = ctx.links["op_event_id"]
-    out = pd.DataFrame({
-        "rank": gpu["rank"].to_numpy(),
-        "kind": gpu["kind"].astype(str).to_numpy(),
-        "name": gpu["name"].astype(str).to_numpy(),
-        "key": _map_categorical(gpu["name"], lambda n: "" if n is None else kernel_key(n)),
-        "time_ns": ctx.effective_ns.to_numpy(),
-        "dur_ns": gpu["dur_ns"].to_numpy(),
-        "op_event_id": op_ids.to_numpy(),
-    }, index=gpu.index)
-    out["op"], out["shapes"], out["dtypes"] = "", "", ""
+    kc, kcats = _codes_of(gpu["kind"])
+    nc, ncats = _codes_of(gpu["name"])
+    kind_tab = [str(c) for c in kcats] + [np.nan]  # astype(str) keeps a missing value missing
+    name_tab = [str(c) for c in ncats] + [np.nan]
+    codes = {"kind": _dense(np.where(kc < 0, len(kcats), kc), kind_tab),
+             "name": _dense(np.where(nc < 0, len(ncats), nc), name_tab),
+             "key": _dense(np.where(nc < 0, len(ncats), nc), [kernel_key(c) for c in ncats] + [""])}
+    # op name / shapes / dtypes of the launching cpu_op: index 0 = '' (unlinked), else 1 + the op column's code
+    op_i = np.zeros(n, dtype=np.int64)
+    dims_i = np.zeros(n, dtype=np.int64)
+    types_i = np.zeros(n, dtype=np.int64)
+    ops = ctx.of_kind("cpu_op")
+    oc, ocats = _codes_of(ops["name"])
+    dc, dcats = _codes_of(ops["input_dims"])
+    tc, tcats = _codes_of(ops["input_types"])
     linked = op_ids.notna().to_numpy()
     if linked.any():
-        ops = ev.loc[ev["kind"] == "cpu_op", ["event_id", "name", "input_dims", "input_types"]]
         pos = pd.Index(ops["event_id"].to_numpy()).get_indexer(op_ids[linked].astype("int64").to_numpy())
         ok = pos >= 0
         rows = np.flatnonzero(linked)[ok]
-        sel = ops.iloc[pos[ok]]
-        out.iloc[rows, out.columns.get_loc("op")] = sel["name"].astype(str).to_numpy()
-        out.iloc[rows, out.columns.get_loc("shapes")] = _map_categorical(sel["input_dims"], _compact)
-        out.iloc[rows, out.columns.get_loc("dtypes")] = _map_categorical(sel["input_types"], _compact)
-    out["category"] = categorize(out["kind"], out["name"], out["op"])
-    return out
+        p = pos[ok]
+        op_i[rows] = 1 + np.where(oc[p] < 0, len(ocats), oc[p])
+        dims_i[rows] = 1 + np.where(dc[p] < 0, len(dcats), dc[p])
+        types_i[rows] = 1 + np.where(tc[p] < 0, len(tcats), tc[p])
+    codes["op"] = _dense(op_i, [""] + [str(c) for c in ocats] + [np.nan])
+    codes["shapes"] = _dense(dims_i, [""] + [_compact(c) for c in dcats] + [_compact(None)])
+    codes["dtypes"] = _dense(types_i, [""] + [_compact(c) for c in tcats] + [_compact(None)])
+    codes["category"] = _categories(codes["kind"], codes["name"], codes["op"])
+    text = {c: pd.Series(v[k], index=gpu.index, dtype=object) for c, (k, v) in codes.items()}
+    out = pd.DataFrame({
+        "rank": gpu["rank"].to_numpy(), "kind": text["kind"], "name": text["name"], "key": text["key"],
+        "time_ns": ctx.effective_ns.to_numpy(), "dur_ns": gpu["dur_ns"].to_numpy(), "op_event_id": op_ids.to_numpy(),
+        "op": text["op"], "shapes": text["shapes"], "dtypes": text["dtypes"], "category": text["category"],
+    }, index=gpu.index)
+    return out, codes
+
+
+def _categories(kind: tuple, name: tuple, op: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """Work category per row (:func:`categorize` rules), classified once per distinct (kind, name, op) codes."""
+    (k, kv), (nm, nv), (o, ov) = kind, name, op
+    if not len(k):
+        return np.zeros(0, dtype=np.int64), np.array([], dtype=object)
+    if len(kv) * len(nv) * len(ov) < 2 ** 62:  # one int64 key per row
+        key = (k * len(nv) + nm) * len(ov) + o
+        ukey, inv = np.unique(key, return_inverse=True)
+        uniq = np.stack([ukey // (len(nv) * len(ov)), (ukey // len(ov)) % len(nv), ukey % len(ov)], axis=1)
+    else:
+        uniq, inv = np.unique(np.stack([k, nm, o], axis=1), axis=0, return_inverse=True)
+    cats = categorize(pd.Series(kv[uniq[:, 0]], dtype=object), pd.Series(nv[uniq[:, 1]], dtype=object),
+                      pd.Series(ov[uniq[:, 2]], dtype=object))
+    return _dense(inv.reshape(-1), list(cats))

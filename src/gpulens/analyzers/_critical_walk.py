@@ -29,10 +29,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._nesting import _TooDeep, leaf_tiles, nest_clipped, visit_order
+
 BLOCKING = re.compile(r"Synchronize|^(?:cuda|hip)Memcpy(?:2D|3D)?$|^(?:cuda|hip)Memset$|^cuMemcpy[DH]to[DH](?:_v2)?$")
 GPU_CLASS = {"kernel": "kernel", "comm": "comm", "memcpy": "memcpy", "memset": "memset"}
 CLASSES = ("cpu_op", "runtime", "sync", "host_idle", "launch_delay", "kernel", "comm", "memcpy", "memset",
            "gpu_gap")
+#: Class name → its code (position in :data:`CLASSES`); the walk records codes.
+CODE = {c: i for i, c in enumerate(CLASSES)}
 
 
 @dataclass
@@ -86,6 +90,33 @@ def leaf_segments(start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.nd
     return np.array(s_out, np.int64), np.array(e_out, np.int64), np.array(who, np.int64)
 
 
+def thread_segments(group: np.ndarray, start: np.ndarray, end: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`leaf_segments` of every thread at once, vectorised (:mod:`gpulens.analyzers._nesting`).
+
+    Args:
+        group: thread code of each host event; start, end: its interval [ns].
+    Returns:
+        (thread code, segment start, segment end, innermost event's row or −1), sorted by thread then time.
+    """
+    order = visit_order(group, start, end - start)
+    try:
+        g, s, e = group[order], start[order], end[order]
+        parent, cend = nest_clipped(g, s, e)
+        tg, ta, tb, m = leaf_tiles(g, s, cend, parent)
+        return tg, ta, tb, np.where(m >= 0, order[np.maximum(m, 0)], -1)
+    except _TooDeep:  # pathological chains of partly overlapping events: the Python sweep, thread by thread
+        parts = []
+        for code in np.unique(group):
+            idx = np.flatnonzero(group == code)
+            ss, se, who = leaf_segments(start[idx], end[idx])
+            parts.append((np.full(len(ss), code), ss, se, np.where(who >= 0, idx[np.maximum(who, 0)], -1)))
+        return tuple(np.concatenate(x) for x in zip(*parts))  # type: ignore[return-value]
+
+
+_BLOCK = object()  # marks a vectorised block of host segments in the walk's output
+
+
 class Walker:
     """Walks back one window (see module docstring); collects (class, ns, event position or −1) segments."""
 
@@ -95,7 +126,14 @@ class Walker:
         self.host, self.host_class, self.threads = host, host_class, threads
         self.g_start = gpu["start_ns"].to_numpy(np.int64)
         self.g_end = self.g_start + gpu["eff_ns"].to_numpy(np.int64)
-        self.g_class = gpu["kind"].astype(str).map(GPU_CLASS).fillna("kernel").to_numpy()
+        kinds = [str(c) for c in gpu["kind"].cat.categories] if isinstance(gpu["kind"].dtype, pd.CategoricalDtype) \
+            else None
+        if kinds is not None:
+            lut = np.array([CODE[GPU_CLASS.get(k, "kernel")] for k in kinds] + [CODE["kernel"]], dtype=np.int64)
+            kc = gpu["kind"].cat.codes.to_numpy()
+            self.g_class = lut[np.where(kc < 0, len(kinds), kc)].tolist()
+        else:
+            self.g_class = [CODE[GPU_CLASS.get(str(k), "kernel")] for k in gpu["kind"]]
         self.g_stream = gpu["stream_id"].fillna(-1).astype("int64").to_numpy()
         self.g_rank = gpu["rank"].to_numpy()
         self.h_start = host["start_ns"].to_numpy(np.int64)
@@ -110,22 +148,22 @@ class Walker:
         if b <= a:
             return
         if th is None:
-            out.append(("host_idle", a, b, -1))
+            out.append((CODE["host_idle"], a, b, -1))
             return
         i0 = int(np.searchsorted(th.seg_end, a, side="right"))
         i1 = int(np.searchsorted(th.seg_start, b, side="left"))
         if i1 <= i0:
-            out.append(("host_idle", a, b, -1))
+            out.append((CODE["host_idle"], a, b, -1))
             return
         lo = np.maximum(th.seg_start[i0:i1], a)
         hi = np.minimum(th.seg_end[i0:i1], b)
         w = th.seg_event[i0:i1]
         if hi[-1] < b:
-            out.append(("host_idle", int(hi[-1]), b, -1))
-        cls = np.where(w >= 0, self.host_class[np.clip(w, 0, None)], "host_idle")
-        out.append(("__block__", cls[::-1], lo[::-1], hi[::-1], w[::-1]))
+            out.append((CODE["host_idle"], int(hi[-1]), b, -1))
+        cls = np.where(w >= 0, self.host_class[np.clip(w, 0, None)], CODE["host_idle"])
+        out.append((_BLOCK, cls[::-1], lo[::-1], hi[::-1], w[::-1]))
         if lo[0] > a:
-            out.append(("host_idle", a, int(lo[0]), -1))
+            out.append((CODE["host_idle"], a, int(lo[0]), -1))
 
     def _cross(self, g: int, after: int) -> int:
         """Latest-ending GPU event of g's rank on another stream ending in (after, start(g)], or −1."""
@@ -138,22 +176,23 @@ class Walker:
             k -= 1
         return -1
 
-    def walk(self, thread, lo: int, hi: int, start_gpu: int = -1) -> list[tuple[str, int, int, int]]:
-        """The path of window [lo, hi) as segments (class, start, end, position), earliest first; position is the
-        host-frame position for host classes, the GPU-frame position for GPU classes, −1 for gaps. They tile the
-        window."""
-        out: list[tuple[str, int, int, int]] = []
+    def walk(self, thread, lo: int, hi: int, start_gpu: int = -1
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The path of window [lo, hi) as segments, earliest first: arrays of class code (:data:`CODE`), start, end
+        [ns] and position (the host-frame position for host classes, the GPU-frame position for GPU classes, −1 for
+        gaps). They tile the window."""
+        out: list = []
         t, where, g = hi, "host", start_gpu
         if g >= 0:
             where, t = "gpu", min(int(self.g_end[g]), hi)
             if t < hi:
-                out.append(("host_idle", t, hi, -1))
+                out.append((CODE["host_idle"], t, hi, -1))
         seen: set[int] = set()
 
         def gap(cls: str, a: int, b: int) -> None:
             a = max(a, lo)
             if b > a:
-                out.append((cls, a, b, -1))
+                out.append((CODE[cls], a, b, -1))
 
         while t > lo:
             if where == "host":
@@ -200,13 +239,26 @@ class Walker:
         return self._flatten(out)
 
     @staticmethod
-    def _flatten(out: list) -> list:
-        """Expand the vectorised host blocks (reversed back to earliest first) into segment tuples."""
-        flat: list = []
+    def _flatten(out: list) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Segments as arrays (class code, start, end, position), the vectorised host blocks reversed back to
+        earliest first."""
+        parts: list = []
+        run: list = []
+
+        def flush() -> None:
+            if run:
+                parts.append(tuple(np.array(x, dtype=np.int64) for x in zip(*run)))
+                run.clear()
+
         for item in out:
-            if item[0] == "__block__":
+            if item[0] is _BLOCK:
+                flush()
                 _, cls, lo, hi, w = item
-                flat.extend(zip(cls[::-1].tolist(), lo[::-1].tolist(), hi[::-1].tolist(), w[::-1].tolist()))
+                parts.append((cls[::-1], lo[::-1], hi[::-1], w[::-1]))
             else:
-                flat.append(item)
-        return flat
+                run.append(item)
+        flush()
+        if not parts:
+            z = np.zeros(0, dtype=np.int64)
+            return z, z, z, z
+        return tuple(np.concatenate([np.asarray(p[k], dtype=np.int64) for p in parts]) for k in range(4))

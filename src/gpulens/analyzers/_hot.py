@@ -17,26 +17,61 @@ def hot_kernels(timeline: Timeline, results: Mapping[str, AnalysisResult] | None
     """Kernel launches (kind ``kernel``) of the performance-critical set, with ``time_ns`` (effective duration).
 
     The critical set comes from the ``hotspots`` result (``critical`` column); without one, every kernel counts.
-    Collectives (``comm``) are left out: they have no roofline or occupancy question of their own.
+    Collectives (``comm``) are left out: they have no roofline or occupancy question of their own. Computed once
+    per analysis context and hotspots table (roofline, occupancy and speed-of-light share it): do not mutate.
     """
-    k = context_of(timeline).kernels
     hs = (results or {}).get("hotspots")
-    if hs is not None and not hs.skipped and len(hs.table) and "critical" in hs.table:
-        names = set(hs.table.loc[hs.table["critical"] & (hs.table["kind"] == "kernel"), "name"].astype(str))
+    use = hs is not None and not hs.skipped and len(hs.table) and "critical" in hs.table
+    ctx = context_of(timeline)
+    return ctx.memo(f"hot_kernels:{id(hs.table) if use else None}", lambda: _hot_kernels(ctx, hs if use else None))
+
+
+def _hot_kernels(ctx: Any, hs: AnalysisResult | None) -> pd.DataFrame:
+    k = ctx.kernels
+    if hs is not None:
+        t = hs.table
+        names = set(t.loc[t["critical"].to_numpy(dtype=bool) & (t["kind"] == "kernel").to_numpy(dtype=bool),
+                          "name"].astype(str))
         k = k[category_mask(k["name"], names)]
     if not len(k):
         return k.assign(time_ns=pd.Series(dtype="int64"))
-    eff = context_of(timeline).effective_ns
+    eff = ctx.effective_ns
     return k.assign(time_ns=eff.reindex(k.index).to_numpy())
 
 
 def event_counters(timeline: Timeline, event_ids: Iterable[int], metrics: Iterable[str]) -> pd.DataFrame:
-    """Wide table event_id × metric of the Counters rows for ``event_ids`` (first value per pair; NaN if absent)."""
-    sub = context_of(timeline).counter_rows(set(metrics), np.fromiter(event_ids, dtype="int64"))
-    if not len(sub):
+    """Wide table event_id × metric of the Counters rows for ``event_ids`` (first value per pair; NaN if absent).
+
+    Index: the event ids that have at least one of ``metrics`` (sorted, named ``event_id``); columns: the metric
+    names present (sorted, named ``metric``); values float64 in each metric's base unit. Built from category codes
+    and numpy (no per-row strings): what ``counter_rows(...).drop_duplicates().pivot(...)`` gives.
+    """
+    c = timeline.counters
+    ids = np.asarray(event_ids if isinstance(event_ids, np.ndarray) else np.fromiter(event_ids, dtype="int64"),
+                     dtype="int64")
+    keep = category_mask(c["metric"], set(metrics))
+    if keep.any() and len(ids):
+        eid = c["event_id"].to_numpy()
+        keep &= np.isin(eid, ids)
+    if not keep.any():
         return pd.DataFrame(index=pd.Index([], name="event_id"))
-    sub = sub.drop_duplicates(["event_id", "metric"])
-    return sub.pivot(index="event_id", columns="metric", values="value")
+    rows = np.flatnonzero(keep)
+    eid = c["event_id"].to_numpy()[rows]
+    met = c["metric"]
+    codes = met.cat.codes.to_numpy()[rows].astype("int64")
+    used, mcol = np.unique(codes, return_inverse=True)
+    names = np.asarray(met.cat.categories.astype(object), dtype=object)[used]
+    order = np.argsort(names, kind="stable")  # pivot sorts the metric columns by name
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    mcol = rank[mcol]
+    uid, erow = np.unique(eid, return_inverse=True)
+    flat = erow * len(names) + mcol
+    _, first = np.unique(flat, return_index=True)  # first value per (event, metric), as drop_duplicates keeps
+    out = np.full(len(uid) * len(names), np.nan)
+    out[flat[first]] = c["value"].to_numpy(dtype="float64")[rows][first]
+    return pd.DataFrame(out.reshape(len(uid), len(names)), index=pd.Index(uid, name="event_id"),
+                        columns=pd.Index(list(names[order]), dtype=object, name="metric"))
 
 
 def device_record(timeline: Timeline, rank: int, device_id: int) -> dict[str, Any]:

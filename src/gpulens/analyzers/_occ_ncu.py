@@ -52,18 +52,20 @@ def first_of(ctr: pd.DataFrame, names: tuple[str, ...], n: int) -> np.ndarray:
     return out
 
 
-def ncu_block_limits(ctr: pd.DataFrame, n: int) -> tuple[np.ndarray, list[str]]:
+def ncu_block_limits(ctr: pd.DataFrame, n: int) -> tuple[np.ndarray, np.ndarray]:
     """ncu's active blocks per SM (min over its block limits; NaN without limits) and the binding limiter(s) per
-    row, tied resources joined with ``", "`` in :data:`ORDER` (``"registers, shared_memory"``); ``""`` without."""
+    row (object array of str), tied resources joined with ``", "`` in :data:`ORDER` (``"registers,
+    shared_memory"``); ``""`` without. Vectorised: each row's set of tied limits is a bit mask, named once."""
     lim = {k: first_of(ctr, v, n) for k, v in BLOCK_LIMITS.items()}
     stack = np.vstack([lim[k] for k in ORDER]) if n else np.zeros((len(ORDER), 0))
     with np.errstate(all="ignore"):
         active = np.where(np.isnan(stack).all(axis=0), np.nan, np.nanmin(np.where(np.isnan(stack), np.inf, stack),
                                                                          axis=0))
-    names = []
-    for i in range(n):
-        a = active[i]
-        names.append("" if np.isnan(a) else ", ".join(k for k in ORDER if lim[k][i] == a))
+    bits = ((stack == active) * (1 << np.arange(len(ORDER)))[:, None]).sum(axis=0) if n else np.zeros(0, int)
+    table = np.array([", ".join(k for j, k in enumerate(ORDER) if m >> j & 1) for m in range(1 << len(ORDER))],
+                     dtype=object)
+    names = table[bits.astype("int64")]
+    names[np.isnan(active)] = ""
     return active, names
 
 

@@ -9,7 +9,7 @@
 * **Inclusive GPU time** of an op = GPU time of the events it launched itself (``self``) plus that of every op
   nested in it, accumulated bottom-up level by level.
 
-Cost: one Python pass over the cpu_ops and launch calls (about 1 s per million), vectorised elsewhere.
+Cost: vectorised (the nesting by pointer jumping, :mod:`gpulens.analyzers._nesting`).
 """
 
 from __future__ import annotations
@@ -17,24 +17,43 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._nesting import _TooDeep, depths, nest_open, thread_codes, visit_order
 from gpulens.analyzers.context import context_of
 from gpulens.timeline import Timeline
 
 
 def _sweep(ev: pd.DataFrame, is_op: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Parent position (−1 none) and depth of each row of ``ev`` (host events); only op rows can be parents."""
+    """Parent position (−1 none) and depth of each row of ``ev`` (host events); only op rows can be parents.
+
+    Rows are visited per thread (rank, pid, tid) in start order, longer first, ops before other rows at a tie; the
+    parent is the innermost op still open (end after the row's start) — the stack sweep of :func:`_sweep_py`,
+    computed vectorised by :func:`gpulens.analyzers._nesting.nest_open`.
+    """
     n = len(ev)
     parent = np.full(n, -1, dtype=np.int64)
     depth = np.zeros(n, dtype=np.int64)
     if not n:
         return parent, depth
-    thread = pd.MultiIndex.from_frame(ev[["rank", "pid", "tid"]].astype("Int64").fillna(-1)).codes
-    tcode = np.zeros(n, dtype=np.int64)
-    for c in thread:
-        tcode = tcode * (int(c.max()) + 2) + c
+    tcode = thread_codes(ev)
     start = ev["start_ns"].to_numpy(np.int64)
     end = start + ev["dur_ns"].to_numpy(np.int64)
-    order = np.lexsort((~is_op, -(end - start), start, tcode))
+    is_op = np.asarray(is_op, dtype=bool)
+    order = visit_order(tcode, start, end - start, ~is_op)
+    try:
+        p = nest_open(tcode[order], start[order], end[order], is_op[order])
+    except _TooDeep:
+        return _sweep_py(tcode, start, end, is_op, order)
+    parent[order] = np.where(p >= 0, order[np.maximum(p, 0)], -1)
+    depth[order] = depths(p)
+    return parent, depth
+
+
+def _sweep_py(tcode: np.ndarray, start: np.ndarray, end: np.ndarray, is_op: np.ndarray,
+              order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The stack sweep as a Python loop (reference and fallback of :func:`_sweep`)."""
+    n = len(start)
+    parent = np.full(n, -1, dtype=np.int64)
+    depth = np.zeros(n, dtype=np.int64)
     stack_pos: list[int] = []
     stack_end: list[int] = []
     last_thread = None
@@ -57,12 +76,18 @@ def _sweep(ev: pd.DataFrame, is_op: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return parent, depth
 
 
+#: Columns of the ``ops`` table of :func:`op_tree` (those the Timeline has), before ``parent_event_id``/``depth``.
+OP_COLUMNS = ("event_id", "name", "rank", "pid", "tid", "start_ns", "dur_ns", "external_id", "input_dims",
+              "input_types")
+_THREAD = ("event_id", "rank", "pid", "tid", "start_ns", "dur_ns")
+
+
 def op_tree(timeline: Timeline) -> dict:
     """Nesting of the cpu_ops and the op of every GPU event (memoised on the analysis context).
 
     Returns a dict with
-        ``ops``: the cpu_op rows (Timeline index kept) plus ``parent_event_id`` (Int64, <NA> at top level) and
-        ``depth`` (0 at top level);
+        ``ops``: the cpu_op rows (Timeline index kept; columns :data:`OP_COLUMNS`) plus ``parent_event_id``
+        (Int64, <NA> at top level) and ``depth`` (0 at top level);
         ``gpu_op``: Series indexed like ``context_of(timeline).gpu``: event_id of the op behind each GPU event
         (Int64, <NA> when none).
     """
@@ -74,11 +99,12 @@ def _build(timeline: Timeline) -> dict:
     ctx = context_of(timeline)
     ev = timeline.events
     links = ctx.links
-    ops = ctx.of_kind("cpu_op")
+    ops = ctx.of_kind("cpu_op")[[c for c in OP_COLUMNS if c in ev.columns]]
     need_launch = links["op_event_id"].isna() & links["launch_event_id"].notna()
     launch_ids = np.unique(links.loc[need_launch, "launch_event_id"].astype("int64").to_numpy())
-    rt = ev[ev["event_id"].isin(launch_ids)] if len(launch_ids) else ev.iloc[:0]
-    host = pd.concat([ops, rt])
+    pos = ctx.positions(launch_ids) if len(launch_ids) else np.zeros(0, dtype=np.int64)
+    rt = ev[list(_THREAD)].iloc[np.sort(pos[pos >= 0])]  # the launch calls, in Timeline order
+    host = pd.concat([ops[list(_THREAD)], rt])
     is_op = np.r_[np.ones(len(ops), bool), np.zeros(len(rt), bool)]
     parent_pos, depth = _sweep(host, is_op)
     ids = host["event_id"].to_numpy()

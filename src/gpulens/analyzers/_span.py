@@ -47,6 +47,17 @@ def has_summary_kernels(timeline: Any) -> bool:
     return any(len(timeline.tables.get(n, ())) for n in SUMMARY_TABLES)
 
 
+def durations_unknown(timeline: Any) -> bool:
+    """True when the input's GPU events carry no real duration: a collector recorded ``durations_unknown`` (e.g.
+    rocprof-compute timestamps written in scientific notation, start == end) and every GPU event has ``dur 0``.
+    Kernel times, shares and time at stake are then unknown, never 0."""
+    if not any(s.get("durations_unknown") for s in timeline.meta.sources):
+        return False
+    ev = timeline.events
+    gpu = ev["kind"].isin(("kernel", "comm", "memcpy", "memset")).to_numpy()
+    return bool(gpu.any()) and not bool((ev["dur_ns"].to_numpy()[gpu] > 0).any())
+
+
 def busy_unknown_reason(timeline: Any) -> str | None:
     """Why busy time, span and idle cannot be measured for this Timeline (None when they can): a counter-collection
     run replays kernels one at a time; a summary or timestamp-less counter file has no timeline at all."""

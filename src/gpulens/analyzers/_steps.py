@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._optree import _sweep
-from gpulens.analyzers.context import context_of
+from gpulens.analyzers.context import category_mask, context_of
 from gpulens.timeline import Timeline
 
 _STEP = re.compile(r"^ProfilerStep#(\d+)$")
@@ -55,21 +55,55 @@ def _gpu_steps(timeline: Timeline) -> pd.Series:
     host, dev = steps[~gside], steps[gside]
     launch = ctx.links["launch_event_id"]
     has = launch.notna().to_numpy()
+    step = np.full(len(gpu), -1, dtype=np.int64)  # −1: no step yet
     if len(host) and has.any():
-        ev = timeline.events.set_index("event_id")
-        rt = ev.loc[launch[has].astype("int64").to_numpy(), ["rank", "pid", "tid", "start_ns"]].reset_index(drop=True)
+        ids = launch[has].astype("int64").to_numpy()
+        pos = ctx.positions(ids)
+        if (pos < 0).any():  # an id not in the events table: the label lookup raises, as it always did
+            timeline.events.set_index("event_id").loc[ids]
+        rt = timeline.events[["rank", "pid", "tid", "start_ns"]].iloc[pos].reset_index(drop=True)
         own = _owner(host.reset_index(drop=True), rt)
         vals = np.where(own >= 0, host["step"].to_numpy()[np.clip(own, 0, None)], -1)
-        idx = gpu.index[has][vals >= 0]
-        out.loc[idx] = vals[vals >= 0]
+        step[np.flatnonzero(has)] = vals
     if len(dev):
-        miss = out.isna().to_numpy()
+        miss = step < 0
         if miss.any():
             own = _owner(dev.reset_index(drop=True), gpu[miss][["rank", "pid", "tid", "start_ns"]])
             vals = np.where(own >= 0, dev["step"].to_numpy()[np.clip(own, 0, None)], -1)
-            idx = gpu.index[miss][vals >= 0]
-            out.loc[idx] = vals[vals >= 0]
+            step[np.flatnonzero(miss)] = vals
+    if (step >= 0).any():
+        out = pd.Series(pd.array(np.where(step >= 0, step, 0), dtype="Int64"), index=gpu.index)
+        out[step < 0] = pd.NA
     return out
+
+
+def hot_rows(timeline: Timeline, results: dict | None) -> tuple[pd.DataFrame, list[str]]:
+    """Kernel and comm rows of the hot kernels (memoised per hot set), in Timeline order, and the hot names.
+
+    Columns: ``code`` (position of the row's name in the sorted hot names: grouping or sorting by it is grouping or
+    sorting by name), ``rank``, ``stream_id``, ``start_ns``, ``dur_ns`` (effective [ns]), ``step`` (Int64).
+    """
+    names = hot_names(timeline, results)
+    return context_of(timeline).memo(("hot_rows", tuple(names)), lambda: (_hot_rows(timeline, names), names))
+
+
+def _hot_rows(timeline: Timeline, names: list[str]) -> pd.DataFrame:
+    ctx = context_of(timeline)
+    gpu = ctx.gpu
+    order = sorted(set(names))
+    rank_of = {n: i for i, n in enumerate(order)}
+    col = gpu["name"]
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        lut = np.array([rank_of.get(str(c), -1) for c in col.cat.categories] + [-1], dtype=np.int64)
+        codes = col.cat.codes.to_numpy()
+        code = lut[np.where(codes < 0, len(lut) - 1, codes)]
+    else:
+        code = np.array([rank_of.get(str(v), -1) if isinstance(v, str) else -1 for v in col], dtype=np.int64)
+    sel = np.flatnonzero((code >= 0) & category_mask(gpu["kind"], {"kernel", "comm"}))
+    steps = gpu_steps(timeline)
+    return pd.DataFrame({"code": code[sel], "rank": gpu["rank"].to_numpy()[sel],
+                         "stream_id": gpu["stream_id"].array[sel].to_numpy(), "start_ns": gpu["start_ns"].to_numpy()[sel],
+                         "dur_ns": ctx.effective_ns.to_numpy()[sel], "step": steps.array[sel]})
 
 
 def hot_names(timeline: Timeline, results: dict | None, limit: int = 20) -> list[str]:

@@ -20,7 +20,7 @@ _REGISTRY: dict[str, type["Analyzer"]] = {}
 #: ``"meaning [unit]"`` doc string. ``share`` is a 0–1 fraction, ``%`` a 0–100 percentage; ``text``, ``id`` and
 #: ``bool`` are shown as they are. A doc string without a bracketed unit is treated as ``text``.
 UNITS: tuple[str, ...] = ("ns", "bytes", "FLOP", "FLOP/s", "B/s", "FLOP/B", "%", "share", "count", "ratio",
-                          "text", "id", "bool")
+                          "text", "id", "bool", "timestamp", "version", "Hz")
 
 
 def declared_unit(doc: str) -> str:

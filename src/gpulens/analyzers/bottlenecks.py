@@ -47,6 +47,7 @@ from gpulens.analyzers.context import category_mask, context_of, text_series
 from gpulens.analyzers.intervals import merge
 from gpulens.analyzers.launches import LAUNCH_RE, link_gpu_to_launch
 from gpulens.timeline import Timeline
+from gpulens.units import fmt_ns
 
 SYNC_RE = re.compile(r"^(?:cuda|hip|cu)(?:Device|Stream|Event|Ctx)?Synchroni[sz]e")
 GAP_CLASSES = ("host", "launch", "sync", "queued", "unattributed", "boundary")
@@ -74,7 +75,7 @@ COLUMNS = {
     "small_grid_kernels": "kernels with fewer blocks than SMs/CUs (<NA> when the SM count is unknown)",
     "small_grid_ns": "their summed duration [ns]",
     "num_sms": "SMs / CUs of the device (<NA> when unknown)",
-    "verdict": "largest overhead class ≥ min_share of span, else gpu-bound",
+    "verdict": "the largest idle/overhead cause when it is at least 10 % of the span, else gpu-bound [text]",
 }
 
 
@@ -120,7 +121,8 @@ def classify_gaps(timeline: Timeline, launch_gap_ns: int = 20_000, links: pd.Ser
     Returns:
         one row per gap: ``rank``, ``device_id``, ``start_ns``, ``dur_ns``, ``next_event_id`` (the GPU event that
         ends the gap), ``next_name``, ``cls`` (one of ``GAP_CLASSES`` minus ``sync``), ``sync_ns`` (part of the
-        gap inside a host sync call; the rest, ``dur_ns − sync_ns``, belongs to ``cls``).
+        gap inside a host sync call; the rest, ``dur_ns − sync_ns``, belongs to ``cls``), ``base_cls`` (the class
+        the gap has from its launch alone, before the boundary rule: what a ``boundary`` gap was waiting on).
     """
     ctx = context_of(timeline)
     if links is None or links.equals(ctx.links["launch_event_id"]):  # the shared links: computed once per Timeline
@@ -132,7 +134,7 @@ def classify_gaps(timeline: Timeline, launch_gap_ns: int = 20_000, links: pd.Ser
 def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> pd.DataFrame:
     ctx = context_of(timeline)
     gpu = ctx.gpu
-    cols = ["rank", "device_id", "start_ns", "dur_ns", "next_event_id", "next_name", "cls", "sync_ns"]
+    cols = ["rank", "device_id", "start_ns", "dur_ns", "next_event_id", "next_name", "cls", "sync_ns", "base_cls"]
     if not len(gpu):
         return pd.DataFrame(columns=cols)
     gpu = gpu.assign(dur_ns=ctx.effective_ns)
@@ -160,12 +162,14 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
         short = (dur <= launch_gap_ns) & (rank in launch_ranks)
         cls = np.select([~known & short, ~known, l_end <= gs, (l_start < gs) | short],
                         ["launch", "unattributed", "queued", "launch"], "host")
+        base_cls = cls
         cls = np.where(boundary_gaps(dur), "boundary", cls)
         sync = covered_until(ge, ss, se) - covered_until(gs, ss, se)
         sync = np.where((cls == "queued") | (cls == "boundary"), 0, sync)
         out.append(pd.DataFrame({"rank": int(rank), "device_id": int(dev), "start_ns": gs, "dur_ns": dur,
                                  "next_event_id": nxt["event_id"].to_numpy(),
-                                 "next_name": text_series(nxt["name"]), "cls": cls, "sync_ns": sync}))
+                                 "next_name": text_series(nxt["name"]), "cls": cls, "sync_ns": sync,
+                                 "base_cls": base_cls}))
     if not out:
         return pd.DataFrame(columns=cols)
     return pd.concat(out, ignore_index=True)[cols]
@@ -293,22 +297,73 @@ class Bottlenecks(Analyzer):
         summary["boundary_gaps"] = _boundary_rows(gaps, timeline)
         if summary["boundary_gaps"]:
             findings.insert(0, _boundary_finding(summary["boundary_gaps"], tot, timeline, "idle" if idle_root else None))
+        for f in bd.findings:
+            if f.key == "idle":
+                explain_idle(f, tot, summary["boundary_gaps"])
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
 
 
+#: how each gap class reads in a sentence (the boundary gaps by the class they would otherwise have had)
+CLASS_WORDS = {"host": "waiting for the host", "launch": "on launch overhead", "sync": "in host synchronisations",
+               "queued": "with work already queued (waiting on another stream or event)",
+               "unattributed": "with no cause the trace shows", "boundary": "in one-off gaps"}
+#: the next step for each idle cause, in a few words
+CLASS_ACTIONS = {
+    "host": "move work off the host thread that feeds the GPU (data loading, Python, CPU ops)",
+    "launch": "fuse small kernels (torch.compile) or capture the step in CUDA/HIP graphs",
+    "sync": "remove synchronisations (.item(), .cpu(), cudaDeviceSynchronize) from the step loop",
+    "queued": "look at cross-stream dependencies and event waits",
+    "unattributed": "record the host side too (torch.profiler with CPU activity) to find what the GPU waited for",
+}
+
+
+def _host_calls_during(timeline: Timeline, rank: int, start: int, end: int, n: int = 2) -> list[tuple[str, int]]:
+    """The ``n`` runtime calls of ``rank`` that overlap [start, end) the most: (name, overlap ns)."""
+    rt = context_of(timeline).of_kind("runtime")
+    rt = rt[(rt["rank"] == rank).to_numpy()]
+    st = rt["start_ns"].to_numpy("int64")
+    ov = np.minimum(st + rt["dur_ns"].to_numpy("int64"), end) - np.maximum(st, start)
+    keep = np.flatnonzero(ov > 0)
+    if not keep.size:
+        return []
+    top = keep[np.argsort(-ov[keep], kind="stable")[:n]]
+    names = text_series(rt["name"].iloc[top]).tolist()
+    return [(str(nm), int(o)) for nm, o in zip(names, ov[top])]
+
+
 def _boundary_rows(gaps: pd.DataFrame, timeline: Timeline) -> list[dict[str, Any]]:
-    """The boundary gaps: rank, device, start [ns from the first GPU event of its device], duration [ns] and
-    position (``before the steady state`` = first gap of its device, ``after`` = last, else ``one-off``)."""
+    """The boundary gaps: rank, device, start [ns from the first GPU event of its device], duration [ns],
+    position (``before the steady state`` = first gap of its device, ``after`` = last, else ``one-off``), ``cause``
+    (the class the gap has from its launch alone: host, launch, queued or unattributed) and ``host_calls`` (the
+    runtime calls of the rank that overlap it most: name, overlap [ns])."""
     out = []
     for (r, d), g in gaps.groupby(["rank", "device_id"], sort=True):
         g = g.reset_index(drop=True)
         first = int(context_of(timeline).gpu.query("rank == @r and device_id == @d")["start_ns"].min())
         for i in np.flatnonzero(g["cls"].to_numpy() == "boundary"):
             pos = "leading" if i == 0 else "trailing" if i == len(g) - 1 else "one-off"
-            out.append({"rank": int(r), "device_id": int(d), "offset_ns": int(g.loc[i, "start_ns"]) - first,
-                        "dur_ns": int(g.loc[i, "dur_ns"]), "position": pos,
-                        "median_other_gap_ns": int(np.median(np.delete(g["dur_ns"].to_numpy(), i)))})
+            start, dur = int(g.loc[i, "start_ns"]), int(g.loc[i, "dur_ns"])
+            out.append({"rank": int(r), "device_id": int(d), "offset_ns": start - first,
+                        "dur_ns": dur, "position": pos,
+                        "median_other_gap_ns": int(np.median(np.delete(g["dur_ns"].to_numpy(), i))),
+                        "cause": str(g.loc[i, "base_cls"]) if "base_cls" in g else "unattributed",
+                        "host_calls": [{"name": nm, "overlap_ns": o}
+                                       for nm, o in _host_calls_during(timeline, int(r), start, start + dur)]})
     return out
+
+
+def _gap_cause_text(row: dict[str, Any]) -> str:
+    """What a boundary gap waited on, in words, with the host calls that filled it."""
+    calls = ", ".join(f"{c['name']} {fmt_ns(c['overlap_ns'])}" for c in row.get("host_calls") or [])
+    cause = row.get("cause", "unattributed")
+    if cause in ("host", "launch") and calls:
+        return f"the host was busy (largest runtime calls in it: {calls})"
+    if cause == "queued":
+        return "the work was already queued: the GPU waited on another stream or event"
+    if cause in ("host", "launch"):
+        return "the work that ended it was launched only after it began, and no runtime call fills it"
+    return "no launch call is linked to the work that ended it: the trace does not show the cause" + (
+        f" (runtime calls in it: {calls})" if calls else "")
 
 
 def _boundary_finding(rows: list[dict[str, Any]], tot: dict[str, Any], timeline: Timeline,
@@ -317,21 +372,54 @@ def _boundary_finding(rows: list[dict[str, Any]], tot: dict[str, Any], timeline:
     big = max(rows, key=lambda r: r["dur_ns"])
     where = {"leading": "before the steady state (warm-up: the first GPU work, then a long wait)",
              "trailing": "after the steady state (the run's tail)",
-             "one-off": "in the middle of the run (a one-off stall: checkpoint, evaluation, compilation)"}
+             "one-off": "in the middle of the run (a one-off stall: checkpoint, evaluation, compilation, allocation)"}
     steps = sorted({int(m) for m in timeline.events["name"].astype(str).str.extract(r"^ProfilerStep#(\d+)$")[0]
                     .dropna()})
     src = next((str(x["path"]) for x in timeline.meta.sources if x.get("path")), "FILE")
     hint = (f"gpulens analyze {src} --steps {steps[1]}:{steps[-1]}" if len(steps) > 2 else
             f"gpulens analyze {src} --steps A:B (or --window START:END)")
+    n = "1 warm-up/boundary idle gap" if len(rows) == 1 else f"{len(rows)} warm-up/boundary idle gaps"
     return Finding(
-        f"{len(rows)} warm-up/boundary idle gap(s) left out of the verdict: {total / 1e6:.3f} ms, the largest "
-        f"{big['dur_ns'] / 1e6:.3f} ms {where[big['position']].split(' (')[0]}",
-        f"The largest gap starts {big['offset_ns'] / 1e6:.3f} ms after the first GPU event of rank {big['rank']} "
+        f"{n} left out of the verdict: {fmt_ns(total)}"
+        + (f", the largest {fmt_ns(big['dur_ns'])}" if len(rows) > 1 else "")
+        + f" {where[big['position']].split(' (')[0]}",
+        f"The largest gap starts {fmt_ns(big['offset_ns'])} after the first GPU event of rank {big['rank']} "
         f"GPU {big['device_id']}, {where[big['position']]}; it is {big['dur_ns'] / max(big['median_other_gap_ns'], 1):.0f}× "
-        "the median of the other gaps. Such gaps say nothing about the steady state, so the verdict is drawn "
-        f"without them (the span it uses is {(tot['span_ns'] - tot['idle_boundary_ns']) / 1e6:.3f} ms).",
+        f"the median of the other gaps. During it {_gap_cause_text(big)}. Such gaps say nothing about the steady "
+        f"state, so the verdict is drawn without them (the span it uses is "
+        f"{fmt_ns(tot['span_ns'] - tot['idle_boundary_ns'])}).",
         severity="info", category="boundary", time_at_stake_ns=int(total), key="idle/boundary", parent=parent,
         action=f"Analyse the steady state alone: {hint}.")
+
+
+def _idle_split(tot: dict[str, Any], boundary: list[dict[str, Any]]) -> list[tuple[str, int]]:
+    """The idle time by cause, largest first: (class, ns) for the classes with idle time (sync included)."""
+    parts = [(c, int(tot.get(f"idle_{c}_ns") or 0)) for c in GAP_CLASSES]
+    return sorted([p for p in parts if p[1] > 0], key=lambda p: -p[1])
+
+
+def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, Any]]) -> None:
+    """Write the idle split by cause into the breakdown's ``idle`` finding (in place), so that a reader who sees only
+    the root finding still sees where every idle nanosecond went — including the part no cause explains."""
+    split = _idle_split(tot, boundary)
+    if not split:
+        return
+    words = []
+    for c, ns in split:
+        if c == "boundary":
+            k = len(boundary)
+            words.append(f"{fmt_ns(ns)} in {'one one-off gap' if k == 1 else f'{k} one-off gaps'}")
+        else:
+            words.append(f"{fmt_ns(ns)} {CLASS_WORDS[c]}")
+    root.title = root.title.split(": ")[0] + ": " + ", ".join(words[:3]) + (
+        f", {fmt_ns(sum(ns for _, ns in split[3:]))} other causes" if len(split) > 3 else "")
+    top, ns = split[0]
+    if top == "boundary":
+        big = max(boundary, key=lambda r: r["dur_ns"])
+        root.action = (f"Start with the {fmt_ns(big['dur_ns'])} gap {fmt_ns(big['offset_ns'])} after the first GPU "
+                       f"event: {_gap_cause_text(big)}.")
+    else:
+        root.action = f"Start with the largest cause ({fmt_ns(ns)} {CLASS_WORDS[top]}): {CLASS_ACTIONS[top]}."
 
 
 def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None = None) -> list[Finding]:
@@ -361,12 +449,12 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
         "window). Record the host side too (torch.profiler with CPU activity) to attribute them.")
     for key, (cat, title, detail) in texts.items():
         if tot[key] >= 0.05 * span:
-            out.append(Finding(f"{title}: {tot[key] / 1e6:.3f} ms ({100 * tot[key] / span:.1f} % of GPU span)",
+            out.append(Finding(f"{title}: {fmt_ns(tot[key])} ({100 * tot[key] / span:.1f} % of GPU span)",
                                detail, severity="warning" if tot[key] >= 0.1 * span else "info", category=cat,
                                time_at_stake_ns=int(tot[key]), key="idle/" + key[5:-3], parent=parent))
     if tot.get("small_grid_ns"):
         # busy kernel time, already ranked through those kernels' verdicts: stated, not counted a second time
-        out.append(Finding(f"Small-grid kernels: {tot['small_grid_ns'] / 1e6:.3f} ms in kernels with fewer blocks "
+        out.append(Finding(f"Small-grid kernels: {fmt_ns(tot['small_grid_ns'])} in kernels with fewer blocks "
                            "than SMs/CUs", "These launches leave part of the GPU empty. Give them more blocks "
                            "(split-K, smaller tiles, batch several problems per launch) or run them concurrently "
                            "on another stream.", category="latency/occupancy-bound", key="small-grid"))

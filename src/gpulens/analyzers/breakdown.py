@@ -33,6 +33,7 @@ from gpulens.analyzers._span import busy_unknown_reason, cross_domain_gaps, rank
 from gpulens.analyzers.context import context_of
 from gpulens.analyzers.intervals import union_of
 from gpulens.timeline import GPU_KINDS, Timeline
+from gpulens.units import fmt_ns
 
 COLUMNS = {
     "rank": "distributed rank",
@@ -134,19 +135,19 @@ class Breakdown(Analyzer):
         summary = {**tot, **run, "gpu_count": int(len(t)),
                    "idle_pct": 100.0 * tot["idle_ns"] / run["device_span_ns"] if run["device_span_ns"] else 0.0}
         if tot["clock_domain_gap_ns"]:
-            warn_once(timeline, "GPU events on different clocks", f"gaps of {tot['clock_domain_gap_ns'] / 1e9:.0f} s "
+            warn_once(timeline, "GPU events on different clocks", f"gaps of {fmt_ns(tot['clock_domain_gap_ns'])} "
                       "between events of one GPU (a day or more: two time bases) are left out of its span")
         if run["clock_skew_ns"]:
-            warn_once(timeline, "ranks' clocks disagree", f"their GPU spans are {run['clock_skew_ns'] / 1e9:.3f} s "
+            warn_once(timeline, "ranks' clocks disagree", f"their GPU spans are {fmt_ns(run['clock_skew_ns'])} "
                       "further apart than their lengths allow; the run span is the longest rank's span")
         findings = []
         span = max(run["device_span_ns"], 1)
         if summary["idle_pct"] >= IDLE_FINDING_PCT:
             findings.append(Finding(
-                (f"GPU idle {summary['idle_pct']:.1f} % of its span ({tot['idle_ns'] / 1e6:.3f} ms idle)"
+                (f"GPU idle {summary['idle_pct']:.1f} % of its span ({fmt_ns(tot['idle_ns'])})"
                  if len(t) == 1 else
-                 f"GPUs idle {summary['idle_pct']:.1f} % of their summed spans ({tot['idle_ns'] / 1e6:.3f} ms idle, "
-                 f"summed over {len(t)} GPUs)"),
+                 f"GPUs idle {summary['idle_pct']:.1f} % of their summed spans ({fmt_ns(tot['idle_ns'])} summed over "
+                 f"{len(t)} GPUs)"),
                 "Between its first and last GPU event the device ran nothing this share of the time: the host is "
                 "not keeping it fed (CPU-bound step, synchronisations, data loading), launches are slow, or work "
                 "waits on other work. The findings under this one split the idle time by cause.",
@@ -155,14 +156,14 @@ class Breakdown(Analyzer):
                 action="Look at the largest idle cause below and remove it."))
         if tot["exposed_comm_ns"] > 0.1 * span:
             findings.append(Finding(
-                f"Exposed communication: {tot['exposed_comm_ns'] / 1e6:.3f} ms not overlapped with compute",
+                f"Exposed communication: {fmt_ns(tot['exposed_comm_ns'])} not overlapped with compute",
                 "Collectives run while no compute kernel does. Overlap them with computation (bucketed all-reduce "
                 "during backward, FSDP prefetch) or reduce their size.",
                 severity="warning", category="communication-bound", time_at_stake_ns=tot["exposed_comm_ns"],
                 key="exposed-comm"))
         if tot["exposed_memcpy_ns"] > 0.05 * span:
             findings.append(Finding(
-                f"Exposed memory copies: {tot['exposed_memcpy_ns'] / 1e6:.3f} ms not overlapped with kernels",
+                f"Exposed memory copies: {fmt_ns(tot['exposed_memcpy_ns'])} not overlapped with kernels",
                 "Copies run with no kernel beside them. Use pinned memory and non_blocking copies on a side "
                 "stream, or keep tensors on the device.",
                 severity="warning", category="memcpy-bound", time_at_stake_ns=tot["exposed_memcpy_ns"],

@@ -15,11 +15,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.analyzers._critical_walk import BLOCKING, CLASSES, Thread, Walker, leaf_segments
+from gpulens.analyzers._critical_walk import BLOCKING, CLASSES, CODE, Thread, Walker, thread_segments
+from gpulens.analyzers._nesting import thread_codes
 from gpulens.analyzers._steps import step_ranges
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers._span import busy_unknown_reason
-from gpulens.analyzers.context import context_of
+from gpulens.analyzers.context import category_mask, context_of
 from gpulens.timeline import Timeline
 
 COLUMNS = {
@@ -51,24 +52,34 @@ _ACTIONS = {
 def _prepare(timeline: Timeline) -> tuple[Walker, pd.DataFrame, dict]:
     ctx = context_of(timeline)
     host = ctx.of_kind("cpu_op", "runtime", "sync").reset_index(drop=True)
-    kind = host["kind"].astype(str).to_numpy()
-    blocking = (kind == "sync") | (host["name"].astype(str).str.contains(BLOCKING).to_numpy() & (kind == "runtime"))
-    host_class = np.where(kind == "cpu_op", "cpu_op", np.where(blocking, "sync", "runtime")).astype(object)
+    is_cpu = category_mask(host["kind"], {"cpu_op"})
+    blocking = category_mask(host["kind"], {"sync"}) | (category_mask(host["name"], BLOCKING)
+                                                       & category_mask(host["kind"], {"runtime"}))
+    host_class = np.where(is_cpu, CODE["cpu_op"], np.where(blocking, CODE["sync"], CODE["runtime"]))
     gpu = ctx.gpu.assign(eff_ns=ctx.effective_ns.to_numpy()).reset_index(drop=True)
     g_end = (gpu["start_ns"] + gpu["eff_ns"]).to_numpy(np.int64)
     rank_ends = {}
     for r, idx in gpu.groupby("rank").indices.items():
         o = idx[np.argsort(g_end[idx], kind="stable")]
         rank_ends[r] = (g_end[o], o)
+    tcode = thread_codes(host)
     kf = host[["rank", "pid", "tid"]].astype("Int64").fillna(-1).astype("int64")
-    thread_key = list(zip(*(kf[c].tolist() for c in kf.columns)))
+    firsts = np.unique(tcode, return_index=True)[1] if len(tcode) else np.zeros(0, dtype=np.int64)
+    keys = np.empty(len(firsts) + 1, dtype=object)  # thread code → (rank, pid, tid); last slot: None
+    for c, row in enumerate(kf.to_numpy()[firsts].tolist()):
+        keys[c] = tuple(row)
     threads: dict = {}
     h_start = host["start_ns"].to_numpy(np.int64)
     h_end = h_start + host["dur_ns"].to_numpy(np.int64)
-    for key, idx in kf.groupby(["rank", "pid", "tid"]).indices.items():
-        key = tuple(int(x) for x in key)
-        ss, se, who = leaf_segments(h_start[idx], h_end[idx])
-        th = Thread(ss, se, np.where(who >= 0, idx[np.clip(who, 0, None)], -1))
+    tg, ta, tb, who = thread_segments(tcode, h_start, h_end)
+    seg_cut = np.searchsorted(tg, np.arange(len(firsts) + 1))
+    rows = np.argsort(tcode, kind="stable")
+    row_cut = np.searchsorted(tcode[rows], np.arange(len(firsts) + 1))
+    for c in range(len(firsts)):
+        key = keys[c]
+        sl = slice(seg_cut[c], seg_cut[c + 1])
+        th = Thread(ta[sl], tb[sl], who[sl])
+        idx = rows[row_cut[c]:row_cut[c + 1]]
         b = idx[blocking[idx]]
         if len(b) and key[0] in rank_ends:
             ends, pos = rank_ends[key[0]]
@@ -77,18 +88,30 @@ def _prepare(timeline: Timeline) -> tuple[Walker, pd.DataFrame, dict]:
             o = np.argsort(h_end[b][ok], kind="stable")
             th.block_end, th.block_gpu = h_end[b][ok][o], pos[k[ok]][o]
         threads[key] = th
-    lid = ctx.links["launch_event_id"]
-    lp = np.full(len(lid), -1, dtype=np.int64)
-    ok = lid.notna().to_numpy()
-    if ok.any():
-        lp[ok] = pd.Index(host["event_id"].to_numpy()).get_indexer(lid[ok].astype("int64").to_numpy())
-    lthread = [thread_key[p] if p >= 0 else None for p in lp.tolist()]
+    lp = np.full(len(gpu), -1, dtype=np.int64)
+    if len(host) and len(gpu):
+        lp = _host_positions(host["event_id"].to_numpy(np.int64), ctx.links["launch_event_id"])
+    lthread = keys[np.where(lp >= 0, tcode[np.maximum(lp, 0)] if len(tcode) else 0, len(firsts))]
     prev = np.full(len(gpu), -1, dtype=np.int64)
     for _, idx in gpu.groupby(["rank", "device_id", gpu["stream_id"].fillna(-1)]).indices.items():
         o = idx[np.argsort(gpu["start_ns"].to_numpy()[idx], kind="stable")]
         prev[o[1:]] = o[:-1]
     walker = Walker(host, host_class, threads, gpu, lp, lthread, prev, rank_ends)
-    return walker, gpu, {"host": host, "thread_key": thread_key}
+    return walker, gpu, {"host": host, "tcode": tcode, "keys": keys}
+
+
+def _host_positions(host_ids: np.ndarray, launch_ids: pd.Series) -> np.ndarray:
+    """Position in the host frame of each GPU event's launch call (−1 none), by binary search on the ids."""
+    ok = launch_ids.notna().to_numpy()
+    out = np.full(len(launch_ids), -1, dtype=np.int64)
+    if not ok.any() or not len(host_ids):
+        return out
+    want = launch_ids[ok].astype("int64").to_numpy()
+    order = np.argsort(host_ids, kind="stable")
+    sid = host_ids[order]
+    k = np.minimum(np.searchsorted(sid, want), len(sid) - 1)
+    out[ok] = np.where(sid[k] == want, order[k], -1)
+    return out
 
 
 def _windows(timeline: Timeline, gpu: pd.DataFrame, aux: dict) -> list[tuple]:
@@ -106,8 +129,14 @@ def _windows(timeline: Timeline, gpu: pd.DataFrame, aux: dict) -> list[tuple]:
     for rank in sorted(set(gpu["rank"].tolist())):
         gm = (gpu["rank"] == rank).to_numpy()
         hm = (host["rank"] == rank).to_numpy()
-        keys = [k for k, m in zip(aux["thread_key"], hm) if m]
-        thread = max(set(keys), key=keys.count) if keys else None
+        thread = None
+        if hm.any():  # the rank's busiest thread: max(set(keys), key=keys.count) over its rows' thread keys
+            codes = aux["tcode"][hm]
+            uniq, first = np.unique(codes, return_index=True)
+            count = dict(zip(uniq.tolist(), np.bincount(codes)[uniq].tolist()))
+            seen = [aux["keys"][c] for c in uniq[np.argsort(first)]]  # first-appearance order, as set(keys) built
+            n_of = {aux["keys"][c]: count[c] for c in uniq.tolist()}
+            thread = max(set(seen), key=n_of.__getitem__)
         lo = int(min(gpu.loc[gm, "start_ns"].min(), host.loc[hm, "start_ns"].min() if hm.any() else np.inf))
         h_hi = int((host.loc[hm, "start_ns"] + host.loc[hm, "dur_ns"]).max()) if hm.any() else -1
         gi = np.flatnonzero(gm)[int(np.argmax(g_end[gm]))]
@@ -122,30 +151,88 @@ def paths(timeline: Timeline) -> list[tuple[int, Any, int, pd.DataFrame]]:
     return context_of(timeline).memo("critical_paths", lambda: _paths(timeline))
 
 
-def _names(col: pd.Series) -> np.ndarray:
-    """A categorical name column as a numpy object array (through the categories: no per-row string objects)."""
-    cats = np.asarray(col.cat.categories, dtype=object)
-    codes = col.cat.codes.to_numpy()
-    return np.where(codes >= 0, cats[np.clip(codes, 0, None)] if len(cats) else "", "")
+def _name_codes(host: pd.DataFrame, gpu: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Name codes of the host and GPU rows in one code space, and its names (object array; '' where missing)."""
+    hn, gn = host["name"], gpu["name"]
+    if (isinstance(hn.dtype, pd.CategoricalDtype) and isinstance(gn.dtype, pd.CategoricalDtype)
+            and hn.cat.categories.equals(gn.cat.categories)):
+        names = np.asarray(hn.cat.categories.astype(object), dtype=object)
+        return hn.cat.codes.to_numpy().astype(np.int64), gn.cat.codes.to_numpy().astype(np.int64), names
+    codes, names = pd.factorize(pd.concat([hn.astype(object), gn.astype(object)], ignore_index=True))
+    codes = codes.astype(np.int64)
+    return codes[: len(hn)], codes[len(hn):], np.asarray(names, dtype=object)
+
+
+_CLASS_NAMES = np.array(CLASSES, dtype=object)
 
 
 def _paths(timeline: Timeline) -> list:
     walker, gpu, aux = _prepare(timeline)
-    host_names, gpu_names = _names(aux["host"]["name"]), _names(gpu["name"])
+    h_codes, g_codes, names = _name_codes(aux["host"], gpu)
+    names = np.array([n if isinstance(n, str) else "" for n in names] + [""], dtype=object)  # code −1: ''
+    unnamed = names == ""
     out = []
     for rank, step, thread, lo, hi, g0 in _windows(timeline, gpu, aux):
-        df = pd.DataFrame(walker.walk(thread, lo, hi, g0), columns=["class", "a", "b", "pos"])
-        df = df.astype({"a": "int64", "b": "int64", "pos": "int64"})
-        df["ns"] = df["b"] - df["a"]
-        pos = df["pos"].to_numpy(dtype="int64") if len(df) else np.zeros(0, dtype="int64")  # empty walk: object dtype
-        is_gpu = df["class"].isin(GPU_CLASSES - {"gpu_gap"}).to_numpy()
+        cls, a, b, pos = walker.walk(thread, lo, hi, g0)
+        is_gpu = np.isin(cls, [CODE[c] for c in GPU_CLASSES - {"gpu_gap"}])
         safe = np.clip(pos, 0, None)
-        df["who"] = np.where(pos < 0, "", np.where(is_gpu, gpu_names[np.clip(safe, 0, max(len(gpu_names) - 1, 0))]
-                                                   if len(gpu_names) else "",
-                                                   host_names[np.clip(safe, 0, max(len(host_names) - 1, 0))]
-                                                   if len(host_names) else ""))
+        code = np.full(len(pos), -1, dtype=np.int64)
+        if len(g_codes):
+            code = np.where(is_gpu, g_codes[np.minimum(safe, len(g_codes) - 1)], code)
+        if len(h_codes):
+            code = np.where(~is_gpu, h_codes[np.minimum(safe, len(h_codes) - 1)], code)
+        code = np.where(pos < 0, -1, code)
+        code = np.where(unnamed[code], -1, code)  # '' names count as unnamed, like gaps
+        df = pd.DataFrame({"class": pd.Series(_CLASS_NAMES[cls], dtype=object), "a": a, "b": b, "pos": pos,
+                           "ns": b - a, "who": pd.Series(names[code], dtype=object), "_cls": cls, "_who": code})
         out.append((rank, step, hi - lo, df))
+    context_of(timeline).memo("critical_path_names", lambda: names)  # name code → name ('' for −1: last slot)
     return out
+
+
+def _class_rows(paths_: list, names: np.ndarray) -> list[tuple[int, int, int, int, str]]:
+    """(window, class code, time_ns, events, top_event) for every class on every path (segments of positive
+    length), windows in order and classes in order of first appearance on their path. Top event: the named event
+    with the most summed time on the path, ties to the smallest name; events: distinct named events."""
+    parts = [(w, df) for w, (_, _, _, df) in enumerate(paths_) if len(df)]
+    if not parts:
+        return []
+    win = np.concatenate([np.full(len(df), w, dtype=np.int64) for w, df in parts])
+    col = {c: np.concatenate([df[c].to_numpy(dtype=np.int64) for _, df in parts]) for c in ("_cls", "ns", "_who", "pos")}
+    keep = col["ns"] > 0
+    win, cls, ns, who, pos = win[keep], col["_cls"][keep], col["ns"][keep], col["_who"][keep], col["pos"][keep]
+    if not len(win):
+        return []
+    key = win * len(CLASSES) + cls
+    keys, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    total = np.zeros(len(keys), dtype=np.int64)
+    np.add.at(total, inv, ns)  # int64: exact whatever the window length
+    named = who >= 0
+    top: dict[int, str] = {}
+    events: dict[int, int] = {}
+    if named.any():
+        nk, nw, npos, nns = key[named], who[named], pos[named], ns[named]
+        pairs, pinv = np.unique(nk * (int(nw.max()) + 1) + nw, return_inverse=True)
+        sums = np.zeros(len(pairs), dtype=np.int64)
+        np.add.at(sums, pinv, nns)
+        pk, pw = pairs // (int(nw.max()) + 1), pairs % (int(nw.max()) + 1)
+        codes = np.sort(pw)
+        codes = codes[np.r_[True, codes[1:] != codes[:-1]]]
+        by_name = np.argsort(names[codes], kind="stable")
+        rank = np.empty(len(codes), dtype=np.int64)
+        rank[by_name] = np.arange(len(codes))
+        r = rank[np.searchsorted(codes, pw)]
+        o = np.lexsort((r, -sums, pk))
+        head = np.r_[True, pk[o][1:] != pk[o][:-1]]
+        top = {int(k): names[int(w)] for k, w in zip(pk[o][head].tolist(), pw[o][head].tolist())}
+        both = np.sort(nk * (int(npos.max()) + 2) + (npos + 1))  # distinct (key, event) pairs by a sort
+        up = both[np.r_[True, both[1:] != both[:-1]]] // (int(npos.max()) + 2)
+        cut = np.flatnonzero(np.r_[True, up[1:] != up[:-1], True])
+        uk, cnt = up[cut[:-1]], np.diff(cut)
+        events = dict(zip(uk.tolist(), cnt.tolist()))
+    order = np.lexsort((first, keys // len(CLASSES)))  # by window, then first appearance
+    return [(int(k // len(CLASSES)), int(k % len(CLASSES)), int(t), int(events.get(k, 0)), top.get(k, ""))
+            for k, t in zip(keys[order].tolist(), total[order].tolist())]
 
 
 def no_path_reason(timeline: Timeline) -> str | None:
@@ -168,12 +255,12 @@ class CriticalPath(Analyzer):
         if why:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, skipped_reason=why)
         rows = []
-        for rank, step, step_ns, df in paths(timeline):
-            for cls, g in df[df["ns"] > 0].groupby("class", sort=False):
-                named = g[g["who"] != ""]
-                top = named.groupby("who")["ns"].sum().idxmax() if len(named) else ""
-                rows.append({"rank": rank, "step": step, "step_ns": step_ns, "class": cls,
-                             "time_ns": int(g["ns"].sum()), "events": int(named["pos"].nunique()), "top_event": top})
+        ps = paths(timeline)
+        names = context_of(timeline).memo("critical_path_names", lambda: np.array([""], dtype=object))
+        for w, c, time_ns, events, top in _class_rows(ps, names):
+            rank, step, step_ns, _ = ps[w]
+            rows.append({"rank": rank, "step": step, "step_ns": step_ns, "class": CLASSES[c],
+                         "time_ns": time_ns, "events": events, "top_event": top})
         if not rows:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason="no window with a positive duration to walk (no steps, or the "

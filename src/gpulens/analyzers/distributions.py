@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.analyzers._steps import gpu_steps, hot_names
+from gpulens.analyzers._span import durations_unknown
+from gpulens.analyzers._steps import hot_rows
 from gpulens.analyzers.base import AnalysisResult, Analyzer
-from gpulens.analyzers.context import context_of
 from gpulens.timeline import Timeline
 
 COLUMNS = {
@@ -39,17 +39,14 @@ OUTLIER_COLUMNS = {
 }
 
 
-def _hot_frame(timeline: Timeline, results) -> pd.DataFrame:
-    ctx = context_of(timeline)
-    names = hot_names(timeline, results)
-    k = ctx.of_kind("kernel", "comm")
-    sel = k[k["name"].astype(str).isin(names).to_numpy()]
-    steps = gpu_steps(timeline)
-    return pd.DataFrame({"name": sel["name"].astype(str).to_numpy(), "rank": sel["rank"].to_numpy(),
-                         "stream_id": sel["stream_id"].to_numpy(), "start_ns": sel["start_ns"].to_numpy(),
-                         "dur_ns": ctx.effective_ns.loc[sel.index].to_numpy(),
-                         "step": steps.loc[sel.index].to_numpy()}), names
+def _hot_frame(timeline: Timeline, results) -> tuple[pd.DataFrame, list[str]]:
+    """Rows of the hot kernels (:func:`gpulens.analyzers._steps.hot_rows`: names as codes) and the sorted names."""
+    df, names = hot_rows(timeline, results)
+    return df, sorted(set(names))
 
+
+#: Why duration statistics are skipped for inputs whose kernel durations were lost.
+UNKNOWN_DURATIONS = "the kernels' durations were not recorded (timestamps without their digits): no distribution"
 
 class KernelDistributions(Analyzer):
     """p50/p90/p99/max, CV and tail ratio per hot kernel."""
@@ -59,12 +56,18 @@ class KernelDistributions(Analyzer):
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
         df, names = _hot_frame(timeline, results)
-        if not len(df):
+        if not len(df) or durations_unknown(timeline):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
-                                  skipped_reason="no kernels in the trace")
+                                  skipped_reason=UNKNOWN_DURATIONS if len(df) else "no kernels in the trace")
         rows = []
-        for name, g in df.groupby("name", sort=False):
-            d = g["dur_ns"].to_numpy(dtype=float)
+        code = df["code"].to_numpy()
+        dur = df["dur_ns"].to_numpy(dtype=float)
+        order = np.argsort(code, kind="stable")  # each kernel's rows in Timeline order
+        cuts = np.searchsorted(code[order], np.arange(len(names) + 1))
+        uniq, first = np.unique(code, return_index=True)
+        for c in uniq[np.argsort(first)].tolist():  # kernels in order of first appearance
+            name = names[c]
+            d = dur[order[cuts[c]:cuts[c + 1]]]
             p50, p90, p99 = np.percentile(d, [50, 90, 99])
             mean = d.mean()
             rows.append({"name": name, "calls": len(d), "total_ns": d.sum(), "mean_ns": mean, "p50_ns": p50,
@@ -85,15 +88,17 @@ class KernelOutliers(Analyzer):
         self.per_kernel = per_kernel
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
-        df, _ = _hot_frame(timeline, results)
-        if not len(df):
+        df, names = _hot_frame(timeline, results)
+        if not len(df) or durations_unknown(timeline):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(OUTLIER_COLUMNS)), OUTLIER_COLUMNS,
-                                  skipped_reason="no kernels in the trace")
-        med = df.groupby("name")["dur_ns"].transform("median")
+                                  skipped_reason=UNKNOWN_DURATIONS if len(df) else "no kernels in the trace")
+        names = np.array(names, dtype=object)
+        med = df.groupby("code")["dur_ns"].transform("median")
         df = df.assign(vs_median=df["dur_ns"] / med.where(med > 0))
-        df = df.sort_values(["name", "dur_ns", "start_ns"], ascending=[True, False, True], kind="stable")
-        t = df.groupby("name", sort=False).head(self.per_kernel)
+        df = df.sort_values(["code", "dur_ns", "start_ns"], ascending=[True, False, True], kind="stable")
+        t = df.groupby("code", sort=False).head(self.per_kernel)
         t = t.sort_values(["vs_median", "dur_ns"], ascending=False, kind="stable").reset_index(drop=True)
+        t["name"] = pd.Series(names[t["code"].to_numpy()], dtype=object)
         t["step"] = t["step"].astype("Int64")
         return AnalysisResult(self.name, t[list(OUTLIER_COLUMNS)], OUTLIER_COLUMNS,
                               {"instances": int(len(t)), "worst_vs_median": float(t["vs_median"].max())

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._span import durations_unknown
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.context import context_of, text_series
 from gpulens.timeline import Timeline
@@ -149,6 +150,16 @@ class Hotspots(Analyzer):
                 severity="warning" if over["overrun_ns"].sum() > 0.01 * max(int(k["dur_ns"].sum()), 1) else "info",
                 category="data-quality", key="overruns",
                 action="Treat these kernels' recorded durations with care; the clipped figures are used."))
+        if durations_unknown(timeline):  # no ranking by time: every kernel is analysed, times are unknown
+            t = t.sort_values(["calls", "name"], ascending=[False, True], kind="stable").reset_index(drop=True)
+            for c in ("total_ns", "effective_ns", "min_ns", "max_ns", "mean_ns", "share", "cumulative_share"):
+                t[c] = np.nan
+            t["critical"] = True
+            return AnalysisResult(self.name, t, COLUMNS, {
+                "kernel_count": int(len(k)), "unique_kernels": int(len(t)), "kernel_time_ns": None,
+                "kernel_effective_ns": None, "critical_fraction": self.critical_fraction,
+                "critical_count": int(len(t)), "critical_share": None, "overruns": [], "overrun_events": 0,
+                "overrun_ns": 0, "durations_unknown": True}, [])
         crit = t[t["critical"]]
         summary = {
             "kernel_count": int(len(k)),

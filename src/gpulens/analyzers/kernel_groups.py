@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from gpulens.analyzers._attribution import gpu_attribution
+from gpulens.analyzers._attribution import attribution_codes
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.timeline import Timeline
 
@@ -49,6 +49,22 @@ def group_table(att: pd.DataFrame) -> pd.DataFrame:
     return t[list(COLUMNS)]
 
 
+def _group_codes(att: pd.DataFrame, codes: dict) -> pd.DataFrame:
+    """:func:`group_table` computed on the text columns' codes (:func:`attribution_codes`): rows grouped by int
+    codes in order of first appearance, texts looked up for the groups only."""
+    frame = pd.DataFrame({"rank": att["rank"].to_numpy(), **{c: codes[c][0] for c in GROUP_KEYS[1:]},
+                          "_name": codes["name"][0], "time_ns": att["time_ns"].to_numpy(),
+                          "dur_ns": att["dur_ns"].to_numpy()})
+    g = frame.groupby(GROUP_KEYS, sort=False)
+    t = pd.DataFrame({"_name": g["_name"].first(), "count": g.size(), "time_ns": g["time_ns"].sum(),
+                      "total_ns": g["dur_ns"].sum()}).reset_index()
+    for c in GROUP_KEYS[1:]:
+        t[c] = pd.Series(codes[c][1][t[c].to_numpy()], dtype=object)
+    t["name"] = pd.Series(codes["name"][1][t.pop("_name").to_numpy()], dtype=object)
+    t = t.sort_values(["time_ns", "key"], ascending=[False, True], kind="stable").reset_index(drop=True)
+    return t[list(COLUMNS)]
+
+
 class KernelGroups(Analyzer):
     """GPU time per (rank, kernel key, launching op, op shapes/dtypes, category)."""
 
@@ -56,11 +72,11 @@ class KernelGroups(Analyzer):
     order = 12
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
-        att = gpu_attribution(timeline)
+        att, codes = attribution_codes(timeline)
         if not len(att):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason="no GPU events in the trace")
-        t = group_table(att)
+        t = _group_codes(att, codes)
         total = int(att["time_ns"].sum())
         linked = int(att.loc[att["op"] != "", "time_ns"].sum())
         summary = {"groups": int(len(t)), "gpu_events": int(len(att)), "time_ns": total,

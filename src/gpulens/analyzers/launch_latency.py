@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._groupstats import group_percentiles, sort_by_group
 from gpulens.analyzers._span import replayed_for_counters, warn_once
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import context_of
@@ -50,24 +51,36 @@ SUMMARY_COLUMNS = {
 
 
 def latencies(timeline: Timeline) -> pd.DataFrame:
-    """One row per measured launch: ``name`` (kernel), ``latency_ns``, ``queue_ns`` (see module docstring); rows
-    with a negative latency are kept with ``skew`` True."""
+    """One row per measured launch: ``name`` (kernel; object str), ``latency_ns``, ``queue_ns`` (see module
+    docstring) and ``name_code`` (the kernel's code in the events' ``name`` categories); rows with a negative
+    latency are kept with ``skew`` True. Rows in GPU start order (stable), first GPU event per call."""
     ctx = context_of(timeline)
     gpu = ctx.gpu
     lid = ctx.links["launch_event_id"]
-    ok = lid.notna().to_numpy() & gpu["kind"].isin(("kernel", "comm")).to_numpy()
+    cats = list(timeline.events["kind"].cat.categories)
+    kc = gpu["kind"].cat.codes.to_numpy()
+    ok = lid.notna().to_numpy() & np.isin(kc, [cats.index(k) for k in ("kernel", "comm") if k in cats])
     cols = ["name", "latency_ns", "queue_ns", "skew"]
     if not ok.any():
         return pd.DataFrame(columns=cols)
-    k = gpu[ok]
-    ids = lid[ok].astype("int64").to_numpy()
-    calls = timeline.events.set_index("event_id")[["start_ns", "dur_ns"]].reindex(ids)
-    df = pd.DataFrame({"name": k["name"].astype(str).to_numpy(), "start": k["start_ns"].to_numpy("int64"),
-                       "call": ids, "c_start": calls["start_ns"].to_numpy(), "c_dur": calls["dur_ns"].to_numpy()})
-    df = df.dropna(subset=["c_start"]).sort_values("start", kind="stable").drop_duplicates("call")
-    lat = df["start"].to_numpy("int64") - df["c_start"].to_numpy("int64")
-    queue = np.maximum(df["start"].to_numpy("int64") - (df["c_start"] + df["c_dur"]).to_numpy("int64"), 0)
-    return pd.DataFrame({"name": df["name"].to_numpy(), "latency_ns": lat, "queue_ns": queue, "skew": lat < 0})
+    k = gpu[["name", "start_ns"]][ok]
+    ids = lid[ok].to_numpy(dtype="int64")
+    pos = ctx.positions(ids)
+    found = pos >= 0
+    ev = timeline.events
+    c_start = ev["start_ns"].to_numpy("int64")[np.maximum(pos, 0)]
+    c_dur = ev["dur_ns"].to_numpy("int64")[np.maximum(pos, 0)]
+    start = k["start_ns"].to_numpy("int64")
+    codes = k["name"].cat.codes.to_numpy().astype("int64")
+    rows = np.flatnonzero(found)
+    rows = rows[np.argsort(start[rows], kind="stable")]
+    _, first = np.unique(ids[rows], return_index=True)  # first GPU event (in start order) of each call
+    rows = rows[np.sort(first)]
+    lat = start[rows] - c_start[rows]
+    queue = np.maximum(start[rows] - (c_start[rows] + c_dur[rows]), 0)
+    names = np.append(np.asarray(k["name"].cat.categories.astype(object), dtype=object), np.nan)
+    return pd.DataFrame({"name": pd.Series(names[codes[rows]], dtype=object), "latency_ns": lat, "queue_ns": queue,
+                         "skew": lat < 0, "name_code": codes[rows]})
 
 
 def _dist(x: np.ndarray) -> tuple[int, int, int]:
@@ -104,11 +117,21 @@ class LaunchLatency(Analyzer):
         la, qu = good["latency_ns"].to_numpy("int64"), good["queue_ns"].to_numpy("int64")
         for pre, x in (("latency", la), ("queue", qu)):
             summary.update(zip((f"{pre}_p50_ns", f"{pre}_p90_ns", f"{pre}_max_ns"), _dist(x)))
-        rows = []
-        for name, g in good.groupby("name", sort=False):
-            a, b = _dist(g["latency_ns"].to_numpy("int64")), _dist(g["queue_ns"].to_numpy("int64"))
-            rows.append({"name": name, "launches": int(len(g)), "latency_p50_ns": a[0], "latency_p90_ns": a[1],
-                         "latency_max_ns": a[2], "queue_p50_ns": b[0], "queue_p90_ns": b[1], "queue_max_ns": b[2]})
+        # per kernel name, in order of first appearance (groupby(sort=False) order), without a per-name loop
+        keep = good["name_code"].to_numpy() >= 0  # a missing name is no group (as groupby drops NaN keys)
+        gc, uniq = pd.factorize(good["name_code"].to_numpy()[keep], sort=False)
+        names = good["name"].to_numpy(dtype=object)
+        la_k, qu_k = la[keep], qu[keep]
+        first = np.full(len(uniq), len(gc), dtype="int64")
+        np.minimum.at(first, gc, np.arange(len(gc)))
+        stats = {}
+        for pre, x in (("latency", la_k), ("queue", qu_k)):
+            sv, _, st, ct = sort_by_group(gc, x)
+            stats[pre] = [np.round(group_percentiles(sv, st, ct, 50)), np.round(group_percentiles(sv, st, ct, 90)),
+                          sv[st + ct - 1]]
+        rows = {"name": [names[keep][i] for i in first.tolist()], "launches": np.bincount(gc).tolist(),
+                **{f"{pre}_{s}_ns": [int(v) for v in stats[pre][j].tolist()]
+                   for pre in ("latency", "queue") for j, s in enumerate(("p50", "p90", "max"))}}
         t = pd.DataFrame(rows, columns=list(COLUMNS)).sort_values(["launches", "name"], ascending=[False, True],
                                                                   kind="stable").reset_index(drop=True)
         return AnalysisResult(self.name, t, COLUMNS, summary, summary_columns=SUMMARY_COLUMNS)

@@ -105,6 +105,7 @@ class Launches(Analyzer):
     order = 30
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
+        from gpulens.analyzers._span import replayed_for_counters
         from gpulens.analyzers.context import category_mask, context_of, text_series
 
         ev = timeline.events
@@ -141,7 +142,9 @@ class Launches(Analyzer):
             "launch_calls_without_gpu_work": int((t["gpu"] == 0).sum()),
         }
         findings = []
-        if unlinked_k and has_corr:
+        # a counter-collection replay (ncu, rocprof-compute, rocprof pmc) launches the kernels itself: that its
+        # kernels match no runtime call says nothing about the workload's launches
+        if unlinked_k and has_corr and not replayed_for_counters(timeline):
             findings.append(Finding(
                 f"{unlinked_k} kernel(s) not linked to a launch call",
                 "Their correlation id matches no runtime call in the trace (the call fell outside the profiling "

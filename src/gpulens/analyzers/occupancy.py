@@ -28,6 +28,7 @@ import pandas as pd
 
 from gpulens.analyzers import _occ_ncu as N
 from gpulens.analyzers import _sol_amd
+from gpulens.analyzers._groupstats import group_sums
 from gpulens.analyzers._hot import (device_record, event_counters, hot_kernels, no_hot_kernels_reason,
                                    short_name as _short, weighted_mean)
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
@@ -126,9 +127,13 @@ class OccupancyAnalyzer(Analyzer):
         has_ncu = ~np.isnan(ncu_theo)
         per["theo"] = np.where(has_ncu, ncu_theo, per["calc_theo"])
         per["active"] = np.where(has_ncu & ~np.isnan(ncu_active), ncu_active, per["calc_active"])
-        per["limiters"] = np.where(has_ncu & (np.array(ncu_lims) != ""), ncu_lims, per["calc_limiter"])
-        per["limiter"] = [s.split(", ")[0] if s else "" for s in per["limiters"]]
-        per["source"] = np.where(has_ncu, np.where(per["calc_ok"], "ncu+calculator", "ncu"), "calculator")
+        lims = np.where(has_ncu & (ncu_lims != ""), ncu_lims, per["calc_limiter"].to_numpy(dtype=object))
+        codes, uniq = pd.factorize(lims)  # a few distinct limiter strings: split each once
+        first = np.array([u.split(", ")[0] if u else "" for u in uniq] + [np.nan], dtype=object)
+        per["limiters"] = pd.Series(lims, index=per.index, dtype=object)
+        per["limiter"] = pd.Series(first[codes], index=per.index, dtype=object)
+        per["source"] = pd.Series(np.where(has_ncu, np.where(per["calc_ok"], "ncu+calculator", "ncu"), "calculator")
+                                  .astype(object), index=per.index, dtype=object)
         ncu_waves = N.first_of(ctr, N.WAVES, n)
         waves = N.waves_per_sm(per["grid"], per["active"], per["nsms"])
         per["waves"] = np.where(np.isnan(ncu_waves), waves, ncu_waves)
@@ -156,7 +161,13 @@ class OccupancyAnalyzer(Analyzer):
         """Calculator figures per launch (NaN where it cannot run): calc_theo, calc_active, calc_limiter, nsms,
         kin_active (Kineto's variant), max_threads."""
         keys = ["rank", "device_id", "block_size", "regs_per_thread", "smem_bytes", "calc_ok", *AMD_RESOURCES]
-        cfg = per[keys].drop_duplicates().reset_index(drop=True)
+        # one row per distinct launch configuration, in order of first appearance (NaN resources compare equal)
+        key = np.zeros(len(per), dtype="int64")
+        for k in keys:
+            c, u = pd.factorize(per[k].to_numpy(), use_na_sentinel=False)
+            key, _ = pd.factorize(key * max(len(u), 1) + c)
+        _, first = np.unique(key, return_index=True)
+        cfg = per[keys].iloc[first].reset_index(drop=True)
         recs: dict = {}
         res = []
         for c in cfg.itertuples(index=False):
@@ -173,8 +184,11 @@ class OccupancyAnalyzer(Analyzer):
             tied = ", ".join(k for k in N.ORDER if occ.limits.get(k) == occ.active_blocks)
             res.append((occ.occupancy_pct, occ.active_blocks, tied, nsms, kin.active_blocks, maxt))
         cols = ["calc_theo", "calc_active", "calc_limiter", "nsms", "kin_active", "max_threads"]
-        cfg[cols] = pd.DataFrame(res, index=cfg.index, columns=cols)
-        return per[keys].merge(cfg, on=keys, how="left", sort=False)[cols].set_index(per.index)
+        table = pd.DataFrame(res, columns=cols)
+        if len(table):
+            table["calc_limiter"] = table["calc_limiter"].astype(object)
+        out = table.iloc[key] if len(per) else table
+        return out.set_axis(per.index)
 
     @staticmethod
     def _kineto(ctr: pd.DataFrame, per: pd.DataFrame, lim) -> tuple[int, int, int]:
@@ -213,28 +227,67 @@ class OccupancyAnalyzer(Analyzer):
 
     @staticmethod
     def _aggregate(per: pd.DataFrame) -> pd.DataFrame:
-        def num(x: Any) -> Any:
-            return None if x is None or x != x or x < 0 else int(x)
+        """One row per kernel name (order of first appearance, then by time, largest first), vectorised over the
+        names: the launch configuration with the most summed time (ties: the smallest block, registers, shared
+        memory), its longest launch's grid/active blocks/source, its limiter set with the most time (ties: first by
+        name), and time-weighted means of the per-launch figures."""
+        codes, names = pd.factorize(per["name"].to_numpy(dtype=object), sort=False)
+        ok = codes >= 0
+        if not ok.any():
+            return pd.DataFrame(columns=list(COLUMNS))
+        p = per[ok]
+        g = codes[ok]
+        G = len(names)
+        t = p["time_ns"].to_numpy(dtype=float)
+        b, r, m = (p[c].to_numpy() for c in ("block_size", "regs_per_thread", "smem_bytes"))
+        pos = np.arange(len(p))
+        # dominant configuration per name: most summed time, ties to the smallest (block, regs, smem)
+        f = pd.DataFrame({"g": g, "b": b, "r": r, "m": m, "t": t})
+        cfg = f.groupby(["g", "b", "r", "m"], sort=True)["t"].sum().reset_index()
+        cfg = cfg.iloc[np.lexsort((-cfg["t"].to_numpy(), cfg["g"].to_numpy()))].drop_duplicates("g")
+        cb, cr, cm = (np.zeros(G, dtype="int64") for _ in range(3))
+        gi = cfg["g"].to_numpy()
+        cb[gi], cr[gi], cm[gi] = cfg["b"].to_numpy(), cfg["r"].to_numpy(), cfg["m"].to_numpy()
+        dom = (b == cb[g]) & (r == cr[g]) & (m == cm[g])
+        d = np.flatnonzero(dom)
+        top = d[np.lexsort((pos[d], -t[d], g[d]))]  # longest launch of the dominant configuration, first kept
+        top = top[np.r_[True, g[top][1:] != g[top][:-1]]]
+        ti = np.zeros(G, dtype="int64")
+        ti[g[top]] = top
+        lf = pd.DataFrame({"g": g[d], "l": p["limiters"].to_numpy(dtype=object)[d], "t": t[d]})
+        lt = lf.groupby(["g", "l"], sort=True)["t"].sum().reset_index()
+        lt = lt.iloc[np.lexsort((-lt["t"].to_numpy(), lt["g"].to_numpy()))].drop_duplicates("g")
+        lims = np.full(G, "", dtype=object)
+        lims[lt["g"].to_numpy()] = lt["l"].to_numpy(dtype=object)
 
-        out = []
-        for name, g in per.groupby("name", sort=False):
-            cfg = g.groupby(["block_size", "regs_per_thread", "smem_bytes"])["time_ns"].sum().idxmax()
-            dom = g[(g["block_size"] == cfg[0]) & (g["regs_per_thread"] == cfg[1]) & (g["smem_bytes"] == cfg[2])]
-            top = dom.loc[dom["time_ns"].idxmax()]
-            lim_t = dom.groupby("limiters")["time_ns"].sum()
-            lims = str(lim_t.idxmax()) if len(lim_t) else ""
-            out.append({"name": name, "calls": int(len(g)), "time_ns": int(g["time_ns"].sum()),
-                        "block_size": num(cfg[0]), "regs_per_thread": num(cfg[1]),
-                        "smem_bytes": num(cfg[2]),
-                        "grid_blocks": num(top["grid"]), "active_blocks_per_sm": num(top["active"]),
-                        "theoretical_occupancy_pct": weighted_mean(g["theo"], g["time_ns"]),
-                        "achieved_occupancy_pct": weighted_mean(g["ach"], g["time_ns"]),
-                        "limiter": lims.split(", ")[0], "limiters": lims,
-                        "waves_per_sm": weighted_mean(g["waves"], g["time_ns"]),
-                        "tail_wave_pct": weighted_mean(g["tail"], g["time_ns"]),
-                        "occupancy_source": str(top["source"]),
-                        "calculator_theoretical_pct": weighted_mean(g["calc_theo"], g["time_ns"])})
-        t = pd.DataFrame(out, columns=list(COLUMNS))
+        def wmean(col: str) -> list:
+            v = pd.to_numeric(p[col], errors="coerce").to_numpy(dtype=float)
+            k = ~np.isnan(v)
+            n = np.bincount(g[k], minlength=G)
+            sw = group_sums(g[k], t[k], G)  # numpy's own per-group sums, as weighted_mean computes them
+            swv = group_sums(g[k], v[k] * t[k], G)
+            sv = group_sums(g[k], v[k], G)
+            with np.errstate(all="ignore"):
+                val = np.where(sw > 0, swv / sw, sv / np.maximum(n, 1))
+            return [None if c == 0 else float(x) for c, x in zip(n.tolist(), val.tolist())]
+
+        def num(x: np.ndarray) -> list:
+            x = np.asarray(x, dtype=float)
+            return [None if v != v or v < 0 else int(v) for v in x.tolist()]
+
+        table = {
+            "name": list(names), "calls": np.bincount(g, minlength=G).tolist(),
+            "time_ns": [int(x) for x in np.bincount(g, t, minlength=G).tolist()],
+            "block_size": num(cb), "regs_per_thread": num(cr), "smem_bytes": num(cm),
+            "grid_blocks": num(p["grid"].to_numpy(dtype=float)[ti]),
+            "active_blocks_per_sm": num(p["active"].to_numpy(dtype=float)[ti]),
+            "theoretical_occupancy_pct": wmean("theo"), "achieved_occupancy_pct": wmean("ach"),
+            "limiter": [s.split(", ")[0] for s in lims], "limiters": [str(s) for s in lims],
+            "waves_per_sm": wmean("waves"), "tail_wave_pct": wmean("tail"),
+            "occupancy_source": [str(s) for s in p["source"].to_numpy(dtype=object)[ti]],
+            "calculator_theoretical_pct": wmean("calc_theo"),
+        }
+        t = pd.DataFrame({c: pd.Series(v) if c != "name" else v for c, v in table.items()}, columns=list(COLUMNS))
         return t.sort_values("time_ns", ascending=False, kind="stable").reset_index(drop=True)
 
     @staticmethod

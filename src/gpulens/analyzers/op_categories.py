@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._span import durations_unknown
 from gpulens.analyzers._attribution import gpu_attribution
 from gpulens.analyzers._categories import CATEGORIES
 from gpulens.analyzers.base import AnalysisResult, Analyzer
@@ -45,6 +47,8 @@ class OpCategories(Analyzer):
         t["share"] = t["gpu_time_ns"] / total if total else 0.0
         t = t.reindex([c for c in CATEGORIES if c in t.index]).reset_index(names="category")
         t = t.sort_values("gpu_time_ns", ascending=False, kind="stable").reset_index(drop=True)
+        if durations_unknown(timeline):  # durations not recorded: the time per category is unknown, not 0
+            t["gpu_time_ns"], t["share"], total = np.nan, np.nan, None
         summary = {"gpu_time_ns": total, "top_category": str(t.loc[0, "category"])}
         return AnalysisResult(self.name, t[list(COLUMNS)], COLUMNS, summary,
                               summary_columns={"gpu_time_ns": "GPU event time [ns]",

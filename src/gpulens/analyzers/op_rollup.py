@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.analyzers._attribution import _compact, _map_categorical, gpu_attribution, per_distinct
+from gpulens.analyzers._attribution import _codes_of, _compact, _dense, gpu_attribution
 from gpulens.analyzers._categories import op_category
 from gpulens.analyzers._flop_models import op_cost
 from gpulens.analyzers._optree import inclusive, op_tree
@@ -65,24 +65,43 @@ def _per_call(timeline: Timeline) -> pd.DataFrame:
     self_n = pd.Series(np.ones(int(has.sum()))).groupby(owner).sum()
     inc_t, inc_n = inclusive(ops, self_t), inclusive(ops, self_n)
     ids = ops["event_id"].to_numpy()
-    df = pd.DataFrame({"event_id": ids, "op": ops["name"].to_numpy(),
-                       "dims": ops["input_dims"].to_numpy(), "types": ops["input_types"].to_numpy(),
-                       "depth": ops["depth"].to_numpy(), "host_time_ns": ops["dur_ns"].to_numpy(),
-                       "gpu_time_ns": inc_t.to_numpy(), "self_gpu_time_ns": self_t.reindex(ids).fillna(0).to_numpy(),
-                       "gpu_events": inc_n.to_numpy()})
-    df = df[df["gpu_events"] > 0].reset_index(drop=True)
-    df["op"] = _map_categorical(df["op"], lambda v: "" if v is None else str(v))
-    df["shapes"] = _map_categorical(df["dims"], _compact)
-    df["dtypes"] = _map_categorical(df["types"], _compact)
+    keep = inc_n.to_numpy() > 0
+    sel = ops[keep]
+    # categorical columns stay categorical (no per-row strings); op/shapes/dtypes texts are taken per category
+    df = pd.DataFrame({"event_id": ids[keep], "op": sel["name"].array, "dims": sel["input_dims"].array,
+                       "types": sel["input_types"].array, "depth": sel["depth"].to_numpy(),
+                       "host_time_ns": sel["dur_ns"].to_numpy(), "gpu_time_ns": inc_t.to_numpy()[keep],
+                       "self_gpu_time_ns": self_t.reindex(ids[keep]).fillna(0).to_numpy(),
+                       "gpu_events": inc_n.to_numpy()[keep]})
+    # texts per category; ``_op``/``_shapes``/``_dtypes``: dense codes of those texts, ``_dims``/``_types``: codes
+    # of the recorded values (grouping by a code is grouping by its text)
+    for col, src, fn in (("op", "op", lambda v: "" if v is None else str(v)), ("shapes", "dims", _compact),
+                         ("dtypes", "types", _compact)):
+        codes, cats = _codes_of(df[src])
+        idx = np.where(codes < 0, len(cats), codes)
+        dense, values = _dense(idx, [fn(c) for c in cats] + [fn(None)])
+        df[col] = pd.Series(values[dense], dtype=object)
+        df["_" + col] = dense
+        if src != "op":
+            df["_" + src] = codes
     return df
 
 
 def _costs(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """FLOPs and bytes per call (NaN without a model), the model run once per distinct (op, dims, types)."""
-    cost = per_distinct(df, ["op", "dims", "types"], lambda o, d, t: op_cost(o, d, t))
-    f = np.array([c.flops if c is not None else np.nan for c in cost], dtype=float)
-    b = np.array([c.bytes if c is not None else np.nan for c in cost], dtype=float)
-    return f, b
+    if not len(df):
+        return np.zeros(0), np.zeros(0)
+    key = df.groupby(["_op", "_dims", "_types"], sort=False).ngroup().to_numpy()
+    first = np.unique(key, return_index=True)[1]
+    dims, types = df["dims"].array, df["types"].array
+    f = np.full(len(first), np.nan)
+    b = np.full(len(first), np.nan)
+    for j, i in enumerate(first.tolist()):
+        d, t = dims[i], types[i]
+        c = op_cost(df["op"].iat[i], None if pd.isna(d) else d, None if pd.isna(t) else t)
+        if c is not None:
+            f[j], b[j] = c.flops, c.bytes
+    return f[key], b[key]
 
 
 class OpRollup(Analyzer):
@@ -103,11 +122,12 @@ class OpRollup(Analyzer):
                                                  "cpu_ops, or no external ids / launch calls)")
         flops, nbytes = _costs(calls)
         calls = calls.assign(flops=flops, bytes=nbytes, top=calls["depth"] == 0)
-        g = calls.groupby(["op", "shapes", "dtypes"], sort=False)
-        t = pd.DataFrame({"calls": g.size(), "host_time_ns": g["host_time_ns"].sum(),
+        g = calls.groupby(["_op", "_shapes", "_dtypes"], sort=False)
+        t = pd.DataFrame({"op": g["op"].first(), "shapes": g["shapes"].first(), "dtypes": g["dtypes"].first(),
+                          "calls": g.size(), "host_time_ns": g["host_time_ns"].sum(),
                           "gpu_time_ns": g["gpu_time_ns"].sum(), "self_gpu_time_ns": g["self_gpu_time_ns"].sum(),
                           "gpu_events": g["gpu_events"].sum(), "flops": g["flops"].sum(min_count=1),
-                          "bytes": g["bytes"].sum(min_count=1), "top_level": g["top"].any()}).reset_index()
+                          "bytes": g["bytes"].sum(min_count=1), "top_level": g["top"].any()}).reset_index(drop=True)
         total = float(att["time_ns"].sum())
         t["category"] = t["op"].map({o: op_category(o) for o in t["op"].unique()})
         t["share"] = t["gpu_time_ns"] / total if total else 0.0

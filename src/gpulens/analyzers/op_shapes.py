@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers import _flop_models as fm
-from gpulens.analyzers._attribution import gpu_attribution
+from gpulens.analyzers._attribution import attribution_codes
+from gpulens.analyzers.context import context_of
 from gpulens.analyzers._optree import op_tree
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.op_rollup import per_call
@@ -98,17 +99,44 @@ def attention_dims(op: str, dims: Any, types: Any) -> tuple | None:
     return q[0], q[1], k[1], q[2], k[2], q[3], v[3], tq
 
 
-def _calls(timeline: Timeline) -> pd.DataFrame:
-    """Calls that launched GPU work themselves, with the name of their longest GPU event."""
+def _calls(timeline: Timeline, op_match: Any = None) -> pd.DataFrame:
+    """Calls that launched GPU work themselves, with the name of their longest GPU event (the first of the longest
+    on a tie); only those whose op matches ``op_match`` (a compiled regex, ``match`` semantics) when given."""
+    calls = context_of(timeline).memo("op_shape_calls", lambda: _all_calls(timeline))
+    if op_match is None or not len(calls):
+        return calls
+    code = calls["_op"].to_numpy()  # one code per op text (per_call)
+    uniq, first, inv = np.unique(code, return_index=True, return_inverse=True)
+    ops = calls["op"].to_numpy(dtype=object)[first]
+    ok = np.array([bool(op_match.match(o)) for o in ops], dtype=bool)
+    return calls[ok[inv.reshape(-1)]]
+
+
+def _all_calls(timeline: Timeline) -> pd.DataFrame:
     calls = per_call(timeline)
     calls = calls[calls["self_gpu_time_ns"] > 0]
     if not len(calls):
         return calls.assign(kernel=pd.Series(dtype=object))
-    att = gpu_attribution(timeline)
+    att, codes = attribution_codes(timeline)
     gop = op_tree(timeline)["gpu_op"]
-    k = pd.DataFrame({"op": gop.to_numpy(), "name": att["name"].to_numpy(), "t": att["time_ns"].to_numpy()})
-    k = k[k["op"].notna()].sort_values("t", ascending=False, kind="stable").drop_duplicates("op")
-    return calls.assign(kernel=calls["event_id"].map(dict(zip(k["op"].astype("int64"), k["name"]))).fillna(""))
+    has = gop.notna().to_numpy()
+    owner = gop[has].astype("int64").to_numpy()
+    # per op: the row of its longest event (idxmax: first of the maxima in row order)
+    best = pd.Series(att["time_ns"].to_numpy()[has]).groupby(owner).idxmax()
+    op_ids = best.index.to_numpy(dtype=np.int64)
+    name_code = codes["name"][0][has][best.to_numpy()]
+    ev = calls["event_id"].to_numpy(dtype=np.int64)
+    k = np.minimum(np.searchsorted(op_ids, ev), max(len(op_ids) - 1, 0))
+    found = (op_ids[k] == ev) if len(op_ids) else np.zeros(len(ev), dtype=bool)
+    names = codes["name"][1]
+    kcode = np.where(found, name_code[k] if len(op_ids) else -1, -1)
+    kernel = np.where(kcode >= 0, names[np.maximum(kcode, 0)] if len(names) else "", "")
+    kernel = pd.Series(kernel, index=calls.index, dtype=object)
+    kernel = kernel.where(kernel.notna(), "")
+    # one code per kernel text: '' (not found or missing) shares the code of a recorded '' name
+    blank = np.flatnonzero(pd.Series(names, dtype=object).fillna("").to_numpy() == "")
+    kcode = np.where(kernel.to_numpy() == "", blank[0] if len(blank) else -1, kcode)
+    return calls.assign(kernel=kernel, _kernel=kcode)
 
 
 def _rates(t: pd.DataFrame, device: Any) -> pd.DataFrame:
@@ -127,8 +155,11 @@ def _table(calls: pd.DataFrame, fn, keys: list[str], flops) -> pd.DataFrame:
     """Problems table: calls grouped by (op, dims, types, kernel) first (vectorised), the shape model run per group."""
     if not len(calls):
         return pd.DataFrame()
-    g = calls.groupby(["op", "dims", "types", "kernel"], sort=False, observed=True, dropna=False).agg(
-        n=("gpu_time_ns", "size"), t=("gpu_time_ns", "sum")).reset_index()
+    g = calls.groupby(["_op", "_dims", "_types", "_kernel"], sort=False)  # codes: one per text
+    first = g.head(1)
+    g = pd.DataFrame({"op": first["op"].to_numpy(), "dims": first["dims"].to_numpy(dtype=object),
+                      "types": first["types"].to_numpy(dtype=object), "kernel": first["kernel"].to_numpy(),
+                      "n": g["gpu_time_ns"].size().to_numpy(), "t": g["gpu_time_ns"].sum().to_numpy()})
     rows = []
     for op, d, ty, kern, n, t in g.astype(object).where(g.notna(), None).itertuples(index=False):
         dims = fn(op, d, ty)
@@ -154,7 +185,7 @@ class GemmShapes(Analyzer):
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
         keys = ["batch", "M", "N", "K", "dtype"]
-        t = _table(_calls(timeline), gemm_dims, keys, lambda op, d: fm.gemm(d[1], d[2], d[3], d[0]))
+        t = _table(_calls(timeline, fm._GEMM), gemm_dims, keys, lambda op, d: fm.gemm(d[1], d[2], d[3], d[0]))
         if not len(t):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(GEMM_COLUMNS)), GEMM_COLUMNS,
                                   skipped_reason="no GEMM op with recorded shapes launched GPU work")
@@ -174,7 +205,7 @@ class AttentionShapes(Analyzer):
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
         keys = ["B", "Hq", "Hkv", "Nq", "Nkv", "d", "dv", "dtype"]
         flops = lambda op, d: np.nan if "backward" in op else fm.attention(d[0], d[1], d[3], d[4], d[5], d[6])
-        t = _table(_calls(timeline), attention_dims, keys, flops)
+        t = _table(_calls(timeline, fm._SDPA), attention_dims, keys, flops)
         if not len(t):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(ATTENTION_COLUMNS)), ATTENTION_COLUMNS,
                                   skipped_reason="no attention op with recorded shapes launched GPU work")

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._groupstats import group_sums
 from gpulens.analyzers._hot import hot_kernels, no_hot_kernels_reason, short_name as _short
 from gpulens.analyzers._work import cache_bytes, counter_work, shape_work
 from gpulens.analyzers._stake import time_at_stake
@@ -113,9 +114,11 @@ class Roofline(Analyzer):
             "device": spec.name, "device_note": spec.note,
             "uncertain_figures": spec.uncertain_figures(),
             "launches": int(len(per)), "kernels": int(len(table)),
-            "coverage": covered / hot_time if hot_time else 0.0,
+            # durations not recorded (all 0): the share of launches with a FLOP figure instead of a share of time
+            "coverage": covered / hot_time if hot_time else float(per["flops"].notna().mean()) if len(per) else 0.0,
+            "coverage_basis": "time" if hot_time else "launches",
             "critical_share_of_kernel_time": hs.summary.get("critical_share") if hs is not None else None,
-            "coverage_of_kernel_time": covered / all_time if all_time else 0.0,
+            "coverage_of_kernel_time": covered / all_time if all_time else None,
             "launches_from_counters": int((per["source"] == "counters").sum()),
             "launches_from_shapes": int((per["source"] == "shapes").sum()),
             "launches_linked_to_ops": stats["linked"],
@@ -152,23 +155,52 @@ class Roofline(Analyzer):
 
     @staticmethod
     def _aggregate(per: pd.DataFrame, spec) -> pd.DataFrame:
+        """One row per kernel name (order of first appearance; then by time): sums over its launches by name code
+        (numpy, no per-name DataFrame), the precision/unit with the most time among launches with FP work (ties:
+        first in sorted order, missing last, as ``groupby(dropna=False).idxmax`` picks), then the roof arithmetic
+        per name."""
         bw = float(spec.memory_bandwidth)
+        codes, names = pd.factorize(per["name"].to_numpy(dtype=object), sort=False)
+        keep = codes >= 0
+        g = codes[keep]
+        G = len(names)
+        t_all = per["time_ns"].to_numpy(dtype=float)[keep]
+        fl = per["flops"].to_numpy(dtype=float)[keep]
+        by = per["bytes"].to_numpy(dtype=float)[keep]
+        src = per["source"].to_numpy(dtype=object)[keep]
+        has = ~np.isnan(fl)
+        calls = np.bincount(g, minlength=G)
+        time = np.bincount(g, t_all, minlength=G)
+        nf = np.bincount(g[has], minlength=G)
+        tf = np.bincount(g[has], t_all[has], minlength=G)
+        ff = group_sums(g[has], fl[has], G)  # as Series.sum over each name's launches with a figure
+        hb = has & ~np.isnan(by)
+        nb = np.bincount(g[hb], minlength=G)
+        bb = np.where(nb > 0, group_sums(g[has], np.nan_to_num(by[has], nan=0.0), G), np.nan)
+        from_ctr = np.bincount(g[has & (src == "counters")], minlength=G) > 0
+        prec = np.full(G, None, dtype=object)
+        matrix = np.zeros(G, dtype=bool)
+        pos = has & (fl > 0)
+        if pos.any():
+            w = pd.DataFrame({"g": g[pos], "p": per["precision"].to_numpy(dtype=object)[keep][pos],
+                              "m": per["matrix"].to_numpy(dtype=object)[keep][pos], "t": t_all[pos]})
+            w = w.groupby(["g", "p", "m"], dropna=False, sort=True)["t"].sum().reset_index()
+            w = w.iloc[np.lexsort((-w["t"].to_numpy(), w["g"].to_numpy()))].drop_duplicates("g")
+            gi = w["g"].to_numpy()
+            prec[gi] = [None if x is None or x != x else x for x in w["p"].tolist()]
+            matrix[gi] = [bool(x) if x == x and x is not None else True for x in w["m"].tolist()]
+        peaks: dict = {}
         out = []
-        for name, g in per.groupby("name", sort=False):
-            f = g[g["flops"].notna()]
-            row = {"name": name, "calls": int(len(g)), "time_ns": int(g["time_ns"].sum())}
-            if not len(f):
+        for i in range(G):
+            row = {"name": names[i], "calls": int(calls[i]), "time_ns": int(time[i])}
+            if not nf[i]:
                 out.append(row)
                 continue
-            t = float(f["time_ns"].sum())
-            flops, nbytes = float(f["flops"].sum()), float(f["bytes"].sum(min_count=1)) if f["bytes"].notna().any() \
-                else np.nan
-            if flops > 0:
-                w = f[f["flops"] > 0].groupby(["precision", "matrix"], dropna=False)["time_ns"].sum()
-                prec, matrix = w.idxmax()
-            else:  # no FP work at all (a copy kernel): no precision; the fp32 vector roof places the ridge
-                prec, matrix = None, False
-            peak = spec.peak_flops(str(prec or "fp32"), bool(matrix))
+            t, flops, nbytes = float(tf[i]), float(ff[i]), float(bb[i])
+            if flops <= 0:  # no FP work at all (a copy kernel): no precision; the fp32 vector roof places the ridge
+                prec[i], matrix[i] = None, False
+            pk = (str(prec[i] or "fp32"), bool(matrix[i]))
+            peak = peaks[pk] if pk in peaks else peaks.setdefault(pk, spec.peak_flops(*pk))
             pf = peak[0] if peak else np.nan
             fps = flops / t * 1e9 if t > 0 else np.nan
             bps = nbytes / t * 1e9 if t > 0 and nbytes == nbytes else np.nan
@@ -181,9 +213,9 @@ class Roofline(Analyzer):
             side = ("memory" if memory_side else "compute") if ai == ai else None
             bound = bound_of(pct, side)
             row.update(flops=flops, bytes=nbytes, flops_per_s=fps, bytes_per_s=bps, arithmetic_intensity=ai,
-                       precision=prec, peak_flops_per_s=pf, peak_bytes_per_s=bw, ridge_point=ridge, bound=bound,
+                       precision=prec[i], peak_flops_per_s=pf, peak_bytes_per_s=bw, ridge_point=ridge, bound=bound,
                        ridge_side=side, roof_pct=pct, time_at_stake_ns=time_at_stake(row["time_ns"], pct),
-                       flops_source="counters" if (f["source"] == "counters").any() else "shapes")
+                       flops_source="counters" if from_ctr[i] else "shapes")
             out.append(row)
         t = pd.DataFrame(out, columns=list(COLUMNS))
         t["precision"] = t["precision"].astype(object).where(t["precision"].notna(), None)
@@ -221,9 +253,12 @@ class Roofline(Analyzer):
         out.sort(key=lambda f: -(f.time_at_stake_ns or 0))
         out = out[:8]
         cov = summary["coverage"]
+        of_all = summary["coverage_of_kernel_time"]
         out.append(Finding(
-            f"FLOPs known for {100 * cov:.0f} % of the critical kernels' time "
-            f"({100 * summary['coverage_of_kernel_time']:.0f} % of all kernel time)",
+            (f"FLOPs known for {100 * cov:.0f} % of the critical kernels' time "
+             f"({100 * of_all:.0f} % of all kernel time)") if summary.get("coverage_basis") == "time" and
+            of_all is not None else f"FLOPs known for {100 * cov:.0f} % of the critical kernels' launches "
+                                    "(their durations were not recorded)",
             f"{summary['launches_from_counters']} launch(es) from counters, {summary['launches_from_shapes']} from "
             "op shapes; ops without a model: " + (", ".join(sorted(summary["ops_without_model"])) or "none") + ".",
             severity="info", category="coverage"))

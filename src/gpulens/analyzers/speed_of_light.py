@@ -64,15 +64,43 @@ _FIGS = ["compute_pct", "memory_pct", "dram_pct", "dram_measured_pct", "l1_pct",
          "achieved_occupancy_pct", "tensor_pct", "issue_slot_pct", "elapsed_cycles", "dram_bytes", "memory_throughput"]
 
 
-def bound_of(compute: float | None, memory: float | None) -> str:
+#: At or above this % of peak a unit is saturated whatever the other side does: Nsight Compute's SOLBottleneck rule
+#: ("greater than 80.0% of the available compute or memory performance of the device"). Below it, a bound needs
+#: both sides counted (the side not counted may be the busier one).
+SATURATED_PCT = 80.0
+
+
+def bound_of(compute: float | None, memory: float | None, compute_is_sm: bool = False) -> str:
     """``compute`` / ``memory`` / ``latency`` for the compute side and memory side % of peak (None/NaN = not
-    counted); ``unknown`` when a side is not counted and the counted one is below the threshold (the uncounted
-    side may be the busy one)."""
+    counted); ``unknown`` when the counters do not support a bound:
+
+    * a side is not counted and the counted one is below :data:`SATURATED_PCT` (the uncounted side may be the busy
+      one) — below :data:`LATENCY_BELOW_PCT` on the counted side alone, latency cannot be told either;
+    * the compute side wins but is NVIDIA's SM throughput alone (``compute_is_sm``): the busiest SM unit, which may
+      be the load/store or texture pipe as well as an arithmetic one — no FLOP or pipe counter says it is compute.
+    """
     known = [x is not None and x == x for x in (compute, memory)]
     c, m = (float(x) if k else 0.0 for x, k in zip((compute, memory), known))
     if max(c, m) < LATENCY_BELOW_PCT:
         return "latency" if all(known) else "unknown"
-    return "memory" if m >= c else "compute"
+    if not all(known) and max(c, m) < SATURATED_PCT:
+        return "unknown"
+    if m >= c:
+        return "memory"
+    return "unknown" if compute_is_sm else "compute"
+
+
+def missing_for_bound(compute: float | None, memory: float | None, compute_is_sm: bool = False) -> str:
+    """What a kernel's speed of light lacks to be called compute- or memory-bound, in words ("" when nothing)."""
+    known = [x is not None and x == x for x in (compute, memory)]
+    out = []
+    if not known[1]:
+        out.append("a memory throughput counter (ncu gpu__compute_memory_throughput / dram__throughput, "
+                   "rocprof-compute HBM bandwidth)")
+    if not known[0] or compute_is_sm:
+        out.append("FLOP or pipe counters, which tell arithmetic from load/store work (ncu "
+                   "sm__sass_thread_inst_executed_op_* or sm__inst_executed_pipe_*, rocprof SQ_INSTS_VALU_*)")
+    return " and ".join(out)
 
 
 class SpeedOfLightAnalyzer(Analyzer):
@@ -211,7 +239,9 @@ class SpeedOfLightAnalyzer(Analyzer):
             # a DRAM % derived against an ASSUMED GPU's bandwidth is shown but does not decide the bound
             dram_ok = not bool(g["dram_assumed"].any())
             mem = np.nanmax([r["memory_pct"], r["dram_pct"] if dram_ok else np.nan, r["dram_measured_pct"], -1.0])
-            r["bound"] = bound_of(comp if comp >= 0 else None, mem if mem >= 0 else None)
+            # NVIDIA's compute_pct is SM throughput (any SM unit); a tensor-pipe or AMD VALU/MFMA figure is arithmetic
+            sm_only = r["vendor"] == "nvidia" and not r["tensor_pct"] >= LATENCY_BELOW_PCT
+            r["bound"] = bound_of(comp if comp >= 0 else None, mem if mem >= 0 else None, sm_only)
             top = max(comp, mem)
             if r["time_ns"] <= 0:  # durations unknown (rocprof-compute timestamps without their digits)
                 r["time_ns"] = None

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._span import durations_unknown
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.context import category_mask, strings
 from gpulens.analyzers.stall_classes import (
@@ -205,12 +206,14 @@ class Stalls(Analyzer):
         tot = float(t["time_ns"].sum())
         weighted = {c: float((t[f"{c}_pct"] * t["time_ns"]).sum() / tot) if tot else float(t[f"{c}_pct"].mean())
                     for c in STALL_CLASSES}
+        if durations_unknown(timeline):  # durations not recorded: the kernels' time is unknown, not 0
+            t["time_ns"] = np.nan
         findings = []
         for r in t.head(5).itertuples():
             findings.append(Finding(
                 f"{r.name}: {r.dominant_pct:.0f} % of stalls are {r.dominant_class.replace('_', ' ')}",
-                f"Top reason {r.top_reason} ({r.top_reason_pct:.0f} % of stall time, {r.vendor} {r.metric_family} "
-                f"counters over {r.calls} launch(es)).",
+                f"Top reason {str(r.top_reason).replace('_', ' ')} ({r.top_reason_pct:.0f} % of stall time, "
+                f"{r.vendor} {str(r.metric_family).replace('_', ' ')} counters over {r.calls} launch(es)).",
                 severity="info", category=f"stall-{r.dominant_class}", kernel=r.name))
         summary = {"kernels": int(len(t)), "vendors": sorted(set(t["vendor"])),
                    "time_weighted_class_pct": weighted,

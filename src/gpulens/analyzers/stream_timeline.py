@@ -1,10 +1,23 @@
-"""Stream timeline: a light, size-bounded picture of when each GPU stream was busy (for the HTML timeline page).
+"""Stream timeline: a size-bounded, multi-resolution picture of when each GPU stream and CPU thread was busy.
 
-Big traces hold millions of GPU events; a report must not carry them all. This analyzer keeps every event when
-there are at most ``max_segments`` of them, and otherwise cuts the run's GPU span into equal time bins and merges,
-per stream, the events that *start* in the same bin into one segment (first start → last end, with the summed
-busy time, the event count, and the name and kind of the longest event in it). The table is therefore at most
-about ``max_segments`` rows (never fewer than ``min_bins`` bins per stream) whatever the input size.
+Feeds the HTML timeline page. Big traces hold millions of events; a report must not carry them all, yet zooming
+into a window should show the individual kernels there. So the table holds several **levels** of detail:
+
+* level 0 covers the whole run (the first event of any lane → the last one) with ``bins`` time bins of ``bin_ns``
+  per lane; level *l* cuts it into ``8**l`` equal **windows**, each again with ``bins`` bins per lane (8× finer
+  bins: an event's bin at level l is ``(start − origin) · 8**l // bin_ns``, so windows nest exactly);
+* in each level, the events of one lane that *start* in the same bin are merged into one **segment** (first start →
+  last end, the summed busy time, the event count, and the name and kind of the longest event in it); a segment of
+  one event is that event, exactly;
+* a window is refined (its 8 children at the next level are added) only while it still merges events and the
+  ``max_segments`` budget allows; windows that are cheapest to refine go first, and a level that cannot refine
+  every window takes at most 60 % of the remaining budget, so some windows reach single events. When every event fits the budget,
+  level 0 holds each event as it is (``bin_ns`` 0) and there is no other level.
+
+Lanes: one per GPU stream (``device_id`` ≥ 0; ``stream_id`` −1 when not recorded) and one per host thread that ran
+framework ops, runtime calls or syncs (``device_id`` −1, ``thread_id`` set). GPU events of one event carry the link
+to their launch: the launch call's start (``launch_offset_ns``), thread and name, and the framework op that issued
+it (from the shared launch↔kernel links).
 """
 
 from __future__ import annotations
@@ -15,73 +28,213 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer
-from gpulens.analyzers.context import context_of, text_series
+from gpulens.analyzers.context import context_of, strings
 from gpulens.timeline import Timeline
 
+#: Host event kinds drawn on CPU thread lanes.
+HOST_KINDS = ("cpu_op", "runtime", "sync")
+#: Windows of level l+1 per window of level l.
+BRANCH = 8
+#: Share of the remaining segment budget one level may use when it cannot refine every window.
+LEVEL_SHARE = 0.6
+
 COLUMNS = {
-    "rank": "distributed rank",
-    "device_id": "GPU index",
-    "stream_id": "CUDA stream / HIP queue (-1 when not recorded)",
+    "level": "detail level: 0 = the whole run, level l = 8^l windows with the same bins per lane each [id]",
+    "window": "window index within its level (time order from the run's first event) [id]",
+    "rank": "distributed rank [id]",
+    "device_id": "GPU index; -1 for a host (CPU) thread lane [id]",
+    "stream_id": "CUDA stream / HIP queue (-1 when not recorded or on a host lane) [id]",
+    "thread_id": "host thread id of a CPU lane (-1 on GPU lanes) [id]",
     "start_ns": "segment start (first event start) on the Timeline's clock [ns]",
     "end_ns": "segment end (last event end) [ns]",
-    "offset_ns": "segment start − the first GPU event's start (the timeline's origin) [ns]",
+    "offset_ns": "segment start − the run's first event start (the timeline's origin) [ns]",
     "busy_ns": "sum of the durations of the events merged into the segment [ns]",
-    "events": "number of GPU events merged into the segment",
-    "kind": "kind of the longest event in the segment (kernel, comm, memcpy, memset)",
-    "name": "name of the longest event in the segment",
+    "events": "number of events merged into the segment [count]",
+    "kind": "kind of the longest event in the segment (kernel, comm, memcpy, memset, cpu_op, runtime, sync) [text]",
+    "name": "name of the longest event in the segment [text]",
+    "launch_offset_ns": "single GPU event: start of the runtime call that launched it − the origin [ns]",
+    "launch_thread": "single GPU event: host thread id of that launch call [id]",
+    "launch_name": "single GPU event: name of the launch call (cudaLaunchKernel, hipLaunchKernel, …) [text]",
+    "op_name": "single GPU event: the framework op that issued the launch [text]",
 }
 
 
+def _lanes(timeline: Timeline) -> pd.DataFrame:
+    """GPU and host events with their lane keys (rank, device_id, stream_id, thread_id), unsorted."""
+    ctx = context_of(timeline)
+    gpu = ctx.gpu
+    host = ctx.of_kind(*HOST_KINDS)
+    host = host[host["device_id"].to_numpy() < 0]
+    frames = []
+    for rows, is_gpu in ((gpu, True), (host, False)):
+        if not len(rows):
+            continue
+        n = len(rows)
+        frames.append(pd.DataFrame({
+            "rank": rows["rank"].to_numpy("int64"),
+            "device_id": rows["device_id"].to_numpy("int64") if is_gpu else np.full(n, -1, "int64"),
+            "stream_id": rows["stream_id"].fillna(-1).to_numpy("int64") if is_gpu else np.full(n, -1, "int64"),
+            "thread_id": np.full(n, -1, "int64") if is_gpu else rows["tid"].fillna(-1).to_numpy("int64"),
+            "start_ns": rows["start_ns"].to_numpy("int64"),
+            "dur_ns": np.maximum(rows["dur_ns"].to_numpy("int64"), 0),
+            "kind": strings(rows["kind"]),
+            "name": strings(rows["name"]),
+            "gpu_pos": np.arange(n) if is_gpu else np.full(n, -1),
+        }))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _bin_of(df: pd.DataFrame, t0: int, bin0: int, level: int) -> np.ndarray:
+    """Bin of each event's start at ``level``: ``(start − t0) · 8**level // bin0`` in integers, so that the bins (and
+    windows) of level l+1 nest exactly in those of level l."""
+    return ((df["start_ns"].to_numpy() - t0) * BRANCH ** level) // bin0
+
+
+def _segments(df: pd.DataFrame, lane: np.ndarray, b: np.ndarray, bins: int) -> pd.DataFrame:
+    """Events merged per (lane, bin ``b``), with their window (bin // bins)."""
+    key = lane.astype("int64") * (int(b.max()) + 1) + b
+    order = np.lexsort((-df["dur_ns"].to_numpy(), key))  # within a key: the longest event first
+    k = key[order]
+    first = np.r_[True, k[1:] != k[:-1]]
+    idx = np.flatnonzero(first)
+    starts = df["start_ns"].to_numpy()[order]
+    ends = starts + df["dur_ns"].to_numpy()[order]
+    seg = pd.DataFrame({
+        "row": order[idx],  # the longest event of the segment
+        "start_ns": np.minimum.reduceat(starts, idx), "end_ns": np.maximum.reduceat(ends, idx),
+        "busy_ns": np.add.reduceat(df["dur_ns"].to_numpy()[order], idx),
+        "events": np.diff(np.r_[idx, len(k)]).astype("int64"),
+        "window": (b[order][idx] // bins).astype("int64"),
+    })
+    return seg
+
+
 class StreamTimeline(Analyzer):
-    """Per-stream busy segments, decimated to a bounded size (see module docstring).
+    """Per-lane busy segments at several levels of detail, bounded in size (see module docstring).
 
     Args:
-        max_segments: keep every event up to this many GPU events; above it, bin (default 4000).
-        min_bins: fewest time bins per stream when binning (default 10).
+        max_segments: total segments over all levels (default 20000); every event is kept as it is up to this
+            many events.
+        bins: time bins per lane and window (default 400; fewer when there are many lanes, at least ``min_bins``).
+        min_bins: fewest bins per lane and window (default 10).
     """
 
     name = "stream_timeline"
     order = 80
 
-    def __init__(self, max_segments: int = 4000, min_bins: int = 10):
+    def __init__(self, max_segments: int = 20000, bins: int = 400, min_bins: int = 10):
         self.max_segments = max_segments
+        self.bins = bins
         self.min_bins = min_bins
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
-        gpu = context_of(timeline).gpu
-        if not len(gpu):
+        df = _lanes(timeline)
+        if not len(df) or not (df["gpu_pos"].to_numpy() >= 0).any():
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   {"event_count": 0, "segment_count": 0, "decimated": False, "bin_ns": 0},
                                   skipped_reason="no GPU events in the trace")
-        df = pd.DataFrame({
-            "rank": gpu["rank"].to_numpy("int64"),
-            "device_id": gpu["device_id"].to_numpy("int64"),
-            "stream_id": gpu["stream_id"].fillna(-1).to_numpy("int64"),
-            "start_ns": gpu["start_ns"].to_numpy("int64"),
-            "dur_ns": gpu["dur_ns"].to_numpy("int64"),
-            "kind": text_series(gpu["kind"]),
-            "name": text_series(gpu["name"]),
-        })
-        df["end_ns"] = df["start_ns"] + df["dur_ns"]
-        keys = ["rank", "device_id", "stream_id"]
-        n_tracks = int(df.groupby(keys).ngroups)
-        t0, t1 = int(df["start_ns"].min()), int(df["end_ns"].max())
+        keys = ["rank", "device_id", "stream_id", "thread_id"]
+        lane = df.groupby(keys, sort=True).ngroup().to_numpy()
+        n_lanes = int(lane.max()) + 1
+        t0 = int(df["start_ns"].min())
+        t1 = int((df["start_ns"] + df["dur_ns"]).max())
+        span = max(t1 - t0, 1)
         if len(df) <= self.max_segments:
-            t = df.rename(columns={"dur_ns": "busy_ns"}).assign(events=1)
-            bin_ns = 0
+            parts = [pd.DataFrame({"row": np.arange(len(df)), "start_ns": df["start_ns"].to_numpy(),
+                                   "end_ns": (df["start_ns"] + df["dur_ns"]).to_numpy(),
+                                   "busy_ns": df["dur_ns"].to_numpy(), "events": np.ones(len(df), "int64"),
+                                   "window": np.zeros(len(df), "int64"), "level": 0})]
+            bin0, levels, bins = 0, 1, 0
         else:
-            bins = max(self.min_bins, self.max_segments // max(n_tracks, 1))
-            bin_ns = max(1, -(-(t1 - t0) // bins))
-            df["bin"] = (df["start_ns"] - t0) // bin_ns
-            g = df.groupby(keys + ["bin"], sort=True)
-            longest = df.loc[g["dur_ns"].idxmax().to_numpy(), ["kind", "name"]].to_numpy()
-            t = pd.DataFrame({"start_ns": g["start_ns"].min(), "end_ns": g["end_ns"].max(),
-                              "busy_ns": g["dur_ns"].sum(), "events": g.size()}).reset_index()
-            t["kind"], t["name"] = longest[:, 0], longest[:, 1]
-        t = t.sort_values(keys + ["start_ns"], kind="stable")[[c for c in COLUMNS if c != "offset_ns"]]
-        t = t.reset_index(drop=True)
-        t["events"] = t["events"].astype(np.int64)
-        t.insert(list(COLUMNS).index("offset_ns"), "offset_ns", t["start_ns"] - t0)
-        summary = {"event_count": int(len(df)), "segment_count": int(len(t)), "track_count": n_tracks,
-                   "decimated": bool(bin_ns), "bin_ns": int(bin_ns), "start_ns": t0, "end_ns": t1}
-        return AnalysisResult(self.name, t, COLUMNS, summary)
+            bins = int(min(self.bins, max(self.min_bins, self.max_segments // (4 * n_lanes))))
+            parts, bin0, levels = self._pyramid(df, lane, t0, span, bins)
+        seg = pd.concat(parts, ignore_index=True)
+        rows = seg["row"].to_numpy()
+        out = pd.DataFrame({"level": seg["level"].to_numpy("int64"), "window": seg["window"].to_numpy("int64")})
+        for c in keys:
+            out[c] = df[c].to_numpy()[rows]
+        out["start_ns"] = seg["start_ns"].to_numpy("int64")
+        out["end_ns"] = seg["end_ns"].to_numpy("int64")
+        out["offset_ns"] = out["start_ns"] - t0
+        out["busy_ns"] = seg["busy_ns"].to_numpy("int64")
+        out["events"] = seg["events"].to_numpy("int64")
+        out["kind"] = df["kind"].to_numpy()[rows]
+        out["name"] = df["name"].to_numpy()[rows]
+        self._launches(timeline, df, out, rows, t0)
+        out = out.sort_values(["level", "rank", "device_id", "stream_id", "thread_id", "start_ns"],
+                              kind="stable").reset_index(drop=True)
+        gpu_rows = out["device_id"].to_numpy() >= 0
+        summary = {"event_count": int((df["gpu_pos"] >= 0).sum()), "host_event_count": int((df["gpu_pos"] < 0).sum()),
+                   "segment_count": int(len(out)), "track_count": int(out.loc[gpu_rows, keys].drop_duplicates().shape[0]),
+                   "thread_count": int(out.loc[~gpu_rows, keys].drop_duplicates().shape[0]),
+                   "decimated": bool(bin0), "bin_ns": int(bin0), "levels": int(levels), "branch": BRANCH,
+                   "bins": int(bins),
+                   "start_ns": t0, "end_ns": t1}
+        return AnalysisResult(self.name, out, COLUMNS, summary, summary_columns={
+            "event_count": "GPU events [count]", "host_event_count": "host events on CPU thread lanes [count]",
+            "segment_count": "segments over all levels [count]", "track_count": "GPU stream lanes [count]",
+            "thread_count": "CPU thread lanes [count]", "bin_ns": "bin width of level 0 (0: every event kept) [ns]",
+            "levels": "detail levels [count]", "bins": "bins per lane and window [count]"})
+
+    def _pyramid(self, df: pd.DataFrame, lane: np.ndarray, t0: int, span: int,
+                 bins: int) -> tuple[list[pd.DataFrame], int, int]:
+        budget = self.max_segments
+        bin0 = max(1, -(-span // bins))
+        seg = _segments(df, lane, _bin_of(df, t0, bin0, 0), bins).assign(level=0)
+        parts, budget = [seg], budget - len(seg)
+        refine = np.unique(seg.loc[seg["events"] > 1, "window"].to_numpy())  # level-l windows still merging
+        level = 0
+        # the deepest level: bins of at least 1/8 ns, and (start − t0) · 8**level within int64
+        deepest = min(int(np.log(max(bin0, 1)) / np.log(BRANCH)) + 1, int(np.log(9e18 / span) / np.log(BRANCH)))
+        while len(refine) and budget > 0 and level < deepest:
+            level += 1
+            keep = np.isin(_bin_of(df, t0, bin0, level - 1) // bins, refine)  # events in windows to refine
+            sub = df[keep]
+            if not len(sub):
+                break
+            seg = _segments(sub, lane[keep], _bin_of(sub, t0, bin0, level), bins)
+            seg["row"] = np.flatnonzero(keep)[seg["row"].to_numpy()]
+            seg["parent"] = seg["window"] // BRANCH
+            cost = seg.groupby("parent").size().sort_values(kind="stable")  # cheapest parents first
+            # a level may take 60 % of what is left (all of it when it fits), so finer levels reach single events
+            allow = budget if int(cost.sum()) <= budget else int(budget * LEVEL_SHARE)
+            take = cost.index[np.cumsum(cost.to_numpy()) <= allow]
+            if not len(take):
+                level -= 1
+                break
+            seg = seg[seg["parent"].isin(take)].drop(columns="parent").assign(level=level)
+            parts.append(seg)
+            budget -= len(seg)
+            refine = np.unique(seg.loc[seg["events"] > 1, "window"].to_numpy())
+        return parts, bin0, level + 1
+
+    @staticmethod
+    def _launches(timeline: Timeline, df: pd.DataFrame, out: pd.DataFrame, rows: np.ndarray, t0: int) -> None:
+        """Launch call (start, thread, name) and issuing op of each single-event GPU segment; NaN/empty elsewhere."""
+        n = len(out)
+        out["launch_offset_ns"] = np.full(n, np.nan)
+        out["launch_thread"] = np.full(n, -1, "int64")
+        out["launch_name"] = np.full(n, "", object)
+        out["op_name"] = np.full(n, "", object)
+        gp = df["gpu_pos"].to_numpy()[rows]
+        single = (gp >= 0) & (out["events"].to_numpy() == 1)
+        if not single.any():
+            return
+        ctx = context_of(timeline)
+        try:
+            links = ctx.links
+        except Exception:  # no launch records (counter-only inputs): nothing to link
+            return
+        li = links["launch_event_id"].to_numpy("float64", na_value=np.nan)[gp[single]]
+        oi = links["op_event_id"].to_numpy("float64", na_value=np.nan)[gp[single]]
+        sel = np.flatnonzero(single)
+        has = ~np.isnan(li)
+        if has.any():
+            ids = li[has].astype("int64")
+            out.loc[sel[has], "launch_offset_ns"] = ctx.event_values("start_ns", ids).astype("float64") - t0
+            out.loc[sel[has], "launch_thread"] = np.nan_to_num(
+                ctx.event_values("tid", ids).astype("float64"), nan=-1).astype("int64")
+            out.loc[sel[has], "launch_name"] = ctx.event_values("name", ids)
+        has = ~np.isnan(oi)
+        if has.any():
+            out.loc[sel[has], "op_name"] = ctx.event_values("name", oi[has].astype("int64"))

@@ -13,9 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.analyzers._steps import gpu_steps, hot_names
+from gpulens.analyzers._steps import hot_rows
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers.context import context_of
 from gpulens.timeline import Timeline
 
 ALPHA, MIN_SPREAD_PCT, MIN_GROUP = 0.01, 10.0, 3
@@ -42,15 +41,14 @@ class KernelVariation(Analyzer):
     order = 66
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
-        ctx = context_of(timeline)
-        names = hot_names(timeline, results)
-        k = ctx.of_kind("kernel", "comm")
-        sel = k[k["name"].astype(str).isin(names).to_numpy()]
-        df = pd.DataFrame({"name": sel["name"].astype(str).to_numpy(), "rank": sel["rank"].to_numpy(),
-                           "step": gpu_steps(timeline).loc[sel.index].to_numpy(),
-                           "dur": ctx.effective_ns.loc[sel.index].to_numpy(dtype=float)})
+        hot, names = hot_rows(timeline, results)
+        names = sorted(set(names))
+        df = pd.DataFrame({"code": hot["code"].to_numpy(), "rank": hot["rank"].to_numpy(),
+                           "step": hot["step"].to_numpy(dtype="float64", na_value=np.nan),
+                           "dur": hot["dur_ns"].to_numpy(dtype=float)})
         rows = []
-        for name, g in df.groupby("name", sort=False):
+        for code, g in df.groupby("code", sort=False):
+            name = names[code]
             for dim in ("step", "rank"):
                 sub = g[g[dim].notna()]
                 groups = {key: x["dur"].to_numpy() for key, x in sub.groupby(dim) if len(x) >= MIN_GROUP}

@@ -8,7 +8,8 @@ timeline results. Rules, first match wins (thresholds are parameters of :func:`d
    → ``launch-bound``; at stake: that idle time.
 3. speed of light from counters (the ``speed_of_light`` analyzer: ncu / rocprof-compute compute % and DRAM/memory %
    of peak, with its ``bound``) → ``compute-bound`` / ``memory-bound`` / ``latency/occupancy-bound`` as the vendor
-   figures say (a saxpy at 90 % of DRAM bandwidth is memory-bound whatever its occupancy).
+   figures say (a saxpy at 90 % of DRAM bandwidth is memory-bound whatever its occupancy) — only when the counters
+   support it (:func:`gpulens.analyzers.speed_of_light.bound_of`); otherwise the last rule names what is missing.
 4. roofline position known (from ``roofline``, else ncu's speed-of-light memory/SM throughput % carried by
    ``stalls``): at ≥ ``roof_pct_bound`` % of its roof → ``compute-bound`` / ``memory-bound`` as the
    roofline says; below → ``latency/occupancy-bound`` (a kernel at 20 % of its roof is bounded by neither roof, but
@@ -79,6 +80,7 @@ class Evidence:
     theoretical_occupancy_pct: float | None = None
     limiter: str | None = None
     waves_per_sm: float | None = None
+    sol_missing: str | None = None
     stall_class: str | None = None
     stall_pct: float | None = None
     top_stall: str | None = None
@@ -132,8 +134,12 @@ _STALL_STEP = {
 }
 
 
+def _of_peak(x: float | None) -> str:
+    return "not counted" if x is None else f"{x:.0f} % of peak"
+
+
 def _pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:.0f} %"
+    return "not counted" if x is None else f"{x:.0f} %"
 
 
 #: Below this many waves (grid blocks / resident-block capacity of the GPU) the grid, not the per-block resource
@@ -144,11 +150,17 @@ SMALL_GRID_WAVES = 0.5
 def _latency_steps(e: Evidence) -> list[str]:
     steps = []
     small_grid = e.waves_per_sm is not None and e.waves_per_sm < SMALL_GRID_WAVES
+    full_theory = e.theoretical_occupancy_pct is not None and e.theoretical_occupancy_pct >= 99.5
     if small_grid:
         steps.append(f"The grid fills only {100 * e.waves_per_sm:.0f} % of the GPU's resident-block capacity "
                      f"({e.waves_per_sm:.2f} waves): " + _LIMITER_STEP["grid"][0].lower() + _LIMITER_STEP["grid"][1:])
-    elif e.limiter in _LIMITER_STEP and (e.achieved_occupancy_pct is None or e.achieved_occupancy_pct < 60):
+    elif e.limiter in _LIMITER_STEP and (e.achieved_occupancy_pct is None or e.achieved_occupancy_pct < 60) \
+            and not full_theory:  # at 100 % theoretical the "limiter" limits nothing: relaxing it cannot help
         steps.append(_LIMITER_STEP[e.limiter])
+    elif full_theory and e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < 60:
+        steps.append(f"Achieved occupancy is {e.achieved_occupancy_pct:.0f} % of a theoretical 100 %: no per-block "
+                     "resource limits it, so waves finish unevenly or each launch is too short to fill the GPU — "
+                     "give each launch more work and balance it across blocks.")
     if not small_grid and e.mean_blocks is not None and e.num_sms and e.mean_blocks < e.num_sms \
             and "grid" not in (e.limiter or ""):
         steps.append(_LIMITER_STEP["grid"])
@@ -165,9 +177,9 @@ def _latency_steps(e: Evidence) -> list[str]:
 
 def _evidence_text(e: Evidence) -> str:
     parts = []
-    if e.sol_bound is not None:
-        parts.append(f"speed of light: compute {_pct(e.compute_pct)}, memory {_pct(e.memory_pct)} of peak → "
-                     f"{BOUND_TO_VERDICT.get(e.sol_bound, e.sol_bound)}"
+    if e.sol_bound is not None or e.sol_missing:
+        parts.append(f"speed of light: compute {_of_peak(e.compute_pct)}, memory {_of_peak(e.memory_pct)} → "
+                     f"{BOUND_TO_VERDICT.get(e.sol_bound, e.sol_bound) if e.sol_bound else 'no bound'}"
                      + (f" ({e.sol_evidence})" if e.sol_evidence else ""))
     if (e.bound is not None or e.roof_pct is not None) and not (e.sol_bound and e.roof_source == "speed of light"):
         ai = "" if e.arithmetic_intensity is None else f", AI {e.arithmetic_intensity:.2f} FLOP/B"
@@ -220,4 +232,7 @@ def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pc
         return Verdict(v, stake, ev, steps)
     if e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < low_occupancy_pct and e.limiter:
         return Verdict("latency/occupancy-bound", None, ev, _latency_steps(e))
+    if e.sol_missing:  # counters were read but do not support a bound: name what is missing, not a generic step
+        return Verdict("undetermined", None, ev + f"; no compute/memory verdict without {e.sol_missing}",
+                       [f"Collect {e.sol_missing} to classify this kernel: its speed of light alone does not."])
     return Verdict("undetermined", None, ev, STEPS["undetermined"])

@@ -34,6 +34,7 @@ from gpulens.analyzers.launches import link_gpu_to_launch
 from gpulens.analyzers.stalls import kernel_percentages
 from gpulens.analyzers._span import busy_unknown_reason
 from gpulens.analyzers._stake import SOL_BOUND_PCT, sol_attained_pct
+from gpulens.analyzers.speed_of_light import bound_of, missing_for_bound
 from gpulens.analyzers._tree import roots
 from gpulens.analyzers.stall_classes import OCCUPANCY_METRICS, SOL_METRICS
 from gpulens.analyzers.verdict_rules import BOUND_TO_VERDICT, BOUNDS, Evidence, decide
@@ -89,13 +90,11 @@ def sol_from_percentages(p: dict[str, Any]) -> dict[str, Any] | None:
         return None
     top_mem = max(v for v in (mem, dram, -1.0) if v is not None)
     c = comp if comp is not None else -1.0
-    if max(c, top_mem) < SOL_LATENCY_PCT:
-        if comp is None or top_mem < 0:
-            return None  # a low figure on one side alone says nothing about the other roof
-        bound = "latency"
-    else:
-        bound = "compute" if c >= top_mem else "memory"
-    return {"compute_pct": comp, "memory_pct": mem, "dram_pct": dram, "bound": bound,
+    if max(c, top_mem) < SOL_LATENCY_PCT and (comp is None or top_mem < 0):
+        return None  # a low figure on one side alone says nothing about the other roof
+    # ncu's "Compute (SM) Throughput" is the busiest SM unit, not an arithmetic pipe: it alone never says compute
+    bound = bound_of(comp, top_mem if top_mem >= 0 else None, compute_is_sm=True)
+    return {"compute_pct": comp, "memory_pct": mem, "dram_pct": dram, "bound": bound, "vendor": "nvidia",
             "evidence": "ncu SM and memory throughput % of peak"}
 
 
@@ -182,7 +181,8 @@ class Verdicts(Analyzer):
         for h in crit.to_dict("records"):
             name = str(h["name"])
             evs = kern.iloc[by_name(name)]
-            e = Evidence(name, str(h["kind"]), int(h["calls"]), int(h["effective_ns"]), inputs=["timeline"])
+            eff = h["effective_ns"]
+            e = Evidence(name, str(h["kind"]), int(h["calls"]), int(eff) if eff == eff else 0, inputs=["timeline"])
             if e.kind == "comm":
                 e.exposed_comm_ns = exposed.get(name, 0)
             lid = links.reindex(evs.index).dropna().astype("int64")
@@ -225,7 +225,13 @@ class Verdicts(Analyzer):
                 e.memory_pct = _num(srow.get("memory_pct"))
                 e.memory_pct = e.memory_pct if e.memory_pct is not None else _num(srow.get("dram_pct"))
                 e.sol_evidence = srow.get("evidence") if isinstance(srow.get("evidence"), str) else None
-                if e.roof_pct is None:
+                tensor = _num(srow.get("tensor_pct"))
+                if tensor is not None and (e.compute_pct is None or tensor > e.compute_pct):
+                    e.compute_pct = tensor  # the compute side is the busiest of SM throughput and the tensor pipe
+                if srow.get("bound") == "unknown":  # the counters do not support a bound: say what is missing
+                    sm_only = srow.get("vendor", "nvidia") == "nvidia" and not (tensor or 0) >= SOL_LATENCY_PCT
+                    e.sol_missing = missing_for_bound(e.compute_pct, e.memory_pct, sm_only) or None
+                elif e.roof_pct is None:
                     e.roof_pct, e.roof_source = sol_attained_pct(srow), "speed of light"
                 e.inputs.append("speed_of_light" if name in sol else "counters:speed-of-light")
             if e.achieved_occupancy_pct is None and p.get("achieved_occupancy_pct") is not None:
@@ -233,6 +239,8 @@ class Verdicts(Analyzer):
                 e.theoretical_occupancy_pct = _num(p.get("theoretical_occupancy_pct"))
                 e.inputs.append("counters:occupancy")
             v = decide(e)
+            if eff != eff:  # durations not recorded: the kernel's time and its time at stake are unknown, not 0
+                e.time_ns, v.time_at_stake_ns = None, None
             srcs = set(strings(evs["source"])) | set(counter_src.reindex(evs["event_id"]).dropna())
             inputs = e.inputs + [f"collector:{c}" for c in sorted(srcs)]
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],
@@ -244,7 +252,7 @@ class Verdicts(Analyzer):
                 f"{name if len(name) <= 80 else name[:79] + '…'}: {v.verdict}",
                 f"{v.evidence}. Next: {' '.join(v.next_steps)} (from {', '.join(inputs)})",
                 severity="warning" if v.time_at_stake_ns and v.time_at_stake_ns > 0.05 * max(
-                    hs.summary.get("kernel_effective_ns", 0), 1) else "info",
+                    hs.summary.get("kernel_effective_ns") or 0, 1) else "info",
                 category=v.verdict, time_at_stake_ns=v.time_at_stake_ns, kernel=name, key=f"kernel:{name}",
                 parent="exposed-comm" if v.verdict == "communication-bound" and comm_root else None,
                 action=v.next_steps[0] if v.next_steps else ""))

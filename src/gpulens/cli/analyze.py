@@ -109,18 +109,16 @@ def register(app: typer.Typer) -> None:
             from gpulens.reports.console import print_report
 
             print_report(report, console, top=top)
-        if json_out is not None:
-            from gpulens.reports.json_report import render
+        from gpulens.reports.render_cache import render as render_as
 
-            write_output(json_out, render(report), inputs)
+        if json_out is not None:
+            write_output(json_out, render_as(report, "json_report"), inputs)
             if not quiet:
                 console.print(f"JSON report written to {json_out}")
         for out, module, what in ((html_out, "html", "HTML report"), (md_out, "markdown", "Markdown summary"),
                                   (perfetto_out, "perfetto", "Perfetto trace")):
             if out is not None:
-                import importlib
-
-                write_output(out, importlib.import_module(f"gpulens.reports.{module}").render(report), inputs)
+                write_output(out, render_as(report, module), inputs)
                 if not quiet:
                     console.print(f"{what} written to {out}")
         for folder, fmt in ((csv_dir, "csv"), (parquet_dir, "parquet")):

@@ -15,8 +15,9 @@ from typing import Any, Union
 
 import msgspec
 
-class Args(msgspec.Struct, omit_defaults=True):
-    """The ``args`` keys gpulens reads (every other key is skipped by the decoder)."""
+class Args(msgspec.Struct, omit_defaults=True, gc=False):
+    """The ``args`` keys gpulens reads (every other key is skipped by the decoder). Not tracked by the garbage
+    collector (``gc=False``): decoded JSON values never form a cycle."""
 
     external_id: Any = msgspec.field(name="External id", default=None)
     external_id_legacy: Any = msgspec.field(name="external id", default=None)
@@ -93,14 +94,17 @@ class TolerantDecoder:
     """Decodes a JSON array of events into ``event_type`` structs; an event whose fields have the wrong type
     (``args`` a number, ``ph`` an object...) is dropped and counted instead of failing the whole array.
 
-    The fast path is one typed decode; only when it raises ``msgspec.ValidationError`` is the array decoded as raw
-    items and each validated alone. Malformed JSON (``msgspec.DecodeError``) is raised as before.
+    The fast path is one typed decode (first as ``list[fast]`` when given — e.g. a union tagged by ``ph`` that
+    skips the events gpulens does not read —, then as ``list[event_type]``); only when that raises
+    ``msgspec.ValidationError`` is the array decoded as raw items and each validated alone as ``event_type``.
+    Malformed JSON (``msgspec.DecodeError``) is raised as before.
 
     Attributes:
         dropped: events dropped so far; first_problem: msgspec's message for the first one.
     """
 
-    def __init__(self, event_type: Any):
+    def __init__(self, event_type: Any, fast: Any = None):
+        self._fast = msgspec.json.Decoder(list[fast]) if fast is not None else None
         self._all = msgspec.json.Decoder(list[event_type])
         self._one = msgspec.json.Decoder(event_type)
         self._raw = msgspec.json.Decoder(list[msgspec.Raw])
@@ -110,6 +114,11 @@ class TolerantDecoder:
 
     def decode(self, buf: bytes) -> list[Any]:
         """Events of a JSON array (see class docstring)."""
+        if self._fast is not None:
+            try:
+                return self._fast.decode(buf)
+            except msgspec.ValidationError:
+                pass
         try:
             return self._all.decode(buf)
         except msgspec.ValidationError:

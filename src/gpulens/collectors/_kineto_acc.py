@@ -8,8 +8,8 @@ plain column arrays ready for :func:`gpulens.timeline.make_table`.
 from __future__ import annotations
 
 import re
-from itertools import chain
-from operator import attrgetter
+from itertools import chain, repeat
+from operator import attrgetter, is_
 from typing import Any
 
 import numpy as np
@@ -85,6 +85,47 @@ def _floats(vals: list) -> np.ndarray:
                          for v in vals], dtype=np.float64)
 
 
+_OTHER_PHASES = ("M", "i", "I")  # a tuple: `in` compares with ==, so an unhashable ph is no error
+_EVENT_FIELDS = ("name", "cat", "pid", "tid", "ts", "dur", "args")
+_EV = {f: i for i, f in enumerate(_EVENT_FIELDS)}
+#: args read on every row, and only on GPU rows (of GPU categories)
+_ARG_FIELDS = ("correlation", "external_id", "external_id_legacy", "flops", "input_dims", "input_dims_legacy",
+               "input_type", "grid", "block", "registers", "shared_memory", "rank", "rank_comms", "kernel_details",
+               "coll_name")
+_AR = {f: i for i, f in enumerate(_ARG_FIELDS)}
+_GPU_ARG_FIELDS = ("device", "stream", "bytes", "kind", "blocks_per_sm", "warps_per_sm", "est_occupancy")
+_GA = {f: i for i, f in enumerate(_GPU_ARG_FIELDS)}
+
+
+def _fields(objs: list, names: tuple[str, ...]) -> np.ndarray:
+    """``objs`` × ``names`` attribute values as an object matrix, read in one pass (one ``attrgetter`` call per
+    object; ``np.fromiter`` never looks inside the values, so a list value stays one cell)."""
+    get = attrgetter(*names)
+    k = len(names)
+    return np.fromiter(chain.from_iterable(map(get, objs)), dtype=object, count=len(objs) * k).reshape(-1, k)
+
+
+def _is_none(vals: np.ndarray) -> np.ndarray:
+    """Per value: ``is None`` (identity, never ``==``)."""
+    return np.fromiter(map(is_, vals, repeat(None)), dtype=bool, count=len(vals))
+
+
+def _raw_texts(raws: np.ndarray, legacy: np.ndarray | None = None) -> np.ndarray:
+    """Raw JSON values (``msgspec.Raw``, empty when absent) → an object array of their bytes, None where absent;
+    ``legacy`` is read where ``raws`` is absent."""
+    n = len(raws)
+    out = np.full(n, None, dtype=object)
+    sizes = np.fromiter(map(len, raws), dtype=np.int64, count=n)
+    have = np.flatnonzero(sizes)
+    if len(have):
+        out[have] = list(map(bytes, raws[have]))
+    if legacy is not None and len(have) < n:
+        alt = np.flatnonzero((sizes == 0) & (np.fromiter(map(len, legacy), dtype=np.int64, count=n) > 0))
+        if len(alt):
+            out[alt] = list(map(bytes, legacy[alt]))
+    return out
+
+
 def _scatter(n: int, idx: np.ndarray, vals: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     v = np.zeros(n, dtype=np.int64)
     m = np.zeros(n, dtype=bool)
@@ -96,11 +137,11 @@ def _scatter(n: int, idx: np.ndarray, vals: np.ndarray, ok: np.ndarray) -> tuple
 def _dim3(vals: list) -> list[tuple[np.ndarray, np.ndarray]]:
     """``[x, y, z]`` lists (or None) → three (values, valid) pairs."""
     n = len(vals)
-    idx = [i for i, v in enumerate(vals) if v is not None]
+    idx = np.flatnonzero(~_is_none(vals)).tolist()
     if not idx:
         z = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
         return [z, z, z]
-    sub = [vals[i] for i in idx] if len(idx) < n else vals
+    sub = list(map(vals.__getitem__, idx)) if len(idx) < n else vals
     try:
         if sum(map(len, sub)) == 3 * len(sub):
             a = np.fromiter(chain.from_iterable(sub), dtype=np.int64, count=3 * len(sub)).reshape(-1, 3)
@@ -142,25 +183,21 @@ class Accumulator:
 
     def add(self, events: list) -> None:
         """Turn one piece of decoded events into columns (``M`` process/thread names are kept as metadata;
-        ``[memory]`` instant events go to :meth:`memory_table`)."""
-        self.memory += [(e.ts, a.device_type, a.device_id, a.total_allocated, a.total_reserved, a.mem_bytes)
-                        for e in events if e.ph in ("i", "I") and e.name == "[memory]" and (a := e.args) is not None]
+        ``[memory]`` instant events go to :meth:`memory_table`).
+
+        Every field is read in one pass over the events and one over their ``args`` (``attrgetter`` of all the
+        fields into an object matrix, :func:`_fields`), then converted column by column in numpy.
+        """
         xs = [e for e in events if e.ph == "X"]
-        for e in events:
-            if e.ph == "M" and e.name in _META_NAMES and e.args is not None and isinstance(e.args.name, str):
-                ids, ok = int_array([e.pid, e.tid])
-                if not ok[0]:
-                    continue
-                if e.name == "process_name":
-                    self.process_names[int(ids[0])] = e.args.name
-                elif ok[1]:
-                    self.thread_names[(int(ids[0]), int(ids[1]))] = e.args.name
+        if len(xs) != len(events):
+            self._add_other([e for e in events if e.ph in _OTHER_PHASES])
         if not xs:
             return
         self.count += len(xs)
-        names = [e.name for e in xs]
+        ev = _fields(xs, _EVENT_FIELDS)
+        names = ev[:, _EV["name"]]
         name_c = self.names.encode(names)
-        cat_c = self.cats.encode([e.cat for e in xs])
+        cat_c = self.cats.encode(ev[:, _EV["cat"]])
         # kind per category (lower-cased; a non-string category counts as ""), refined by name for kernels
         low = [c.lower() if isinstance(c, str) else "" for c in self.cats.values]
         # an event without a category (code -1) is `other`, never the kind of some other category
@@ -175,8 +212,8 @@ class Accumulator:
             uk, inv = np.unique(name_c[kern], return_inverse=True)
             refined = np.array([_K[kind_of("kernel", self.names.text(u))] for u in uk], dtype=np.int8)
             kind[kern] = refined[inv]
-        ts, ts_ok = us_text_to_ns([e.ts for e in xs])
-        dur, dur_ok = us_text_to_ns([e.dur for e in xs])
+        ts, ts_ok = us_text_to_ns(ev[:, _EV["ts"]])
+        dur, dur_ok = us_text_to_ns(ev[:, _EV["dur"]])
         reason = np.full(len(xs), -1, dtype=np.int8)
         reason[ts_ok & dur_ok & (ts == 0)] = 2
         reason[ts_ok & dur_ok & (dur < 0)] = 1
@@ -186,10 +223,10 @@ class Accumulator:
             self.rejected.append({"kind": kind[bad], "name": [_str(names[i]) for i in bad], "ts": ts[bad],
                                   "ts_ok": ts_ok[bad], "dur": dur[bad], "dur_ok": dur_ok[bad], "reason": reason[bad]})
             good = np.flatnonzero(reason < 0)
-            xs = [xs[i] for i in good]
+            ev = ev[good]
             name_c, cat_c, kind, ts, dur = name_c[good], cat_c[good], kind[good], ts[good], dur[good]
             nocat = nocat[good]
-        n = len(xs)
+        n = len(ev)
         if not n:
             return
         other = kind == _K["other"]
@@ -198,51 +235,66 @@ class Accumulator:
                 label = low[c] if c >= 0 else ""
                 if label not in _SILENT_OTHER:
                     self.ignored[label or "(none)"] = self.ignored.get(label or "(none)", 0) + int(cnt)
-        args = [e.args or _EMPTY for e in xs]
-        col: dict[str, Any] = {"kind": kind, "name": name_c, "start": ts, "dur": dur, "nocat": nocat}
-        col["pid"] = int_array([e.pid for e in xs])
-        col["tid"] = int_array([e.tid for e in xs])
-        col["corr"] = int_array([a.correlation for a in args])
-        col["ext"] = int_array([a.external_id if a.external_id is not None else a.external_id_legacy for a in args])
-        col["flops"] = _floats([a.flops for a in args])
-        col["dims"] = self.dims.encode([bytes(a.input_dims or a.input_dims_legacy) or None for a in args])
-        col["types"] = self.types.encode([bytes(a.input_type) or None for a in args])
+        args = [a if a is not None else _EMPTY for a in ev[:, _EV["args"]]]
+        ar = _fields(args, _ARG_FIELDS)
+
+        def arg(key: str, rows: Any = None) -> np.ndarray:  # one args field (object values) of all / some rows
+            return ar[:, _AR[key]] if rows is None else ar[rows, _AR[key]]
+
         gi = np.flatnonzero(take(cat_gpu, cat_c, False).astype(bool))
-        ga = [args[i] for i in gi]
-        dev, dev_ok = int_array([a.device for a in ga])
+        gar = _fields([args[i] for i in gi.tolist()], _GPU_ARG_FIELDS)
+        gpos = np.full(n, -1, dtype=np.int64)
+        gpos[gi] = np.arange(len(gi))
+
+        def garg(key: str, rows: np.ndarray) -> np.ndarray:  # one GPU-only args field of some GPU rows
+            return gar[gpos[rows], _GA[key]]
+
+        col: dict[str, Any] = {"kind": kind, "name": name_c, "start": ts, "dur": dur, "nocat": nocat}
+        pids = ev[:, _EV["pid"]]
+        col["pid"] = int_array(pids)
+        col["tid"] = int_array(ev[:, _EV["tid"]])
+        col["corr"] = int_array(arg("correlation"))
+        ext = arg("external_id")
+        legacy = _is_none(ext)
+        if legacy.any():
+            ext = np.where(legacy, arg("external_id_legacy"), ext)
+        col["ext"] = int_array(ext)
+        col["flops"] = _floats(arg("flops").tolist())
+        col["dims"] = self.dims.encode(_raw_texts(arg("input_dims"), arg("input_dims_legacy")))
+        col["types"] = self.types.encode(_raw_texts(arg("input_type")))
+        dev, dev_ok = int_array(garg("device", gi))
         pid, pid_ok = col["pid"]
         dev = np.where(dev_ok, dev, np.where(pid_ok[gi], pid[gi], 0))
         device = np.full(n, -1, dtype=np.int64)
         device[gi] = dev
         col["device"] = (device, np.ones(n, dtype=bool))
-        st, st_ok = int_array([a.stream for a in ga])
+        st, st_ok = int_array(garg("stream", gi))
         tid, tid_ok = col["tid"]
         col["stream"] = _scatter(n, gi, np.where(st_ok, st, tid[gi]), st_ok | tid_ok[gi])
         # launch configuration: kernels, and the runtime calls that carry it on ROCm
-        for key, pair in zip(("grid_x", "grid_y", "grid_z"), _dim3([a.grid for a in args])):
+        for key, pair in zip(("grid_x", "grid_y", "grid_z"), _dim3(arg("grid").tolist())):
             col[key] = pair
-        for key, pair in zip(("block_x", "block_y", "block_z"), _dim3([a.block for a in args])):
+        for key, pair in zip(("block_x", "block_y", "block_z"), _dim3(arg("block").tolist())):
             col[key] = pair
-        col["regs"] = int_array([a.registers for a in args])
-        col["smem"] = int_array([a.shared_memory for a in args])
-        col["rank"] = int_array([a.rank for a in args])
-        if isinstance(xs[0].pid, str) or isinstance(xs[-1].pid, str):  # fused traces may label pids "RANK 2 - GPU 4"
-            labelled = rank_in_label([e.pid for e in xs])
+        col["regs"] = int_array(arg("registers"))
+        col["smem"] = int_array(arg("shared_memory"))
+        col["rank"] = int_array(arg("rank"))
+        if isinstance(pids[0], str) or isinstance(pids[-1], str):  # fused traces may label pids "RANK 2 - GPU 4"
+            labelled = rank_in_label(pids.tolist())
             r_val, r_ok = col["rank"]
             take_label = labelled[1] & ~r_ok
             col["rank"] = (np.where(take_label, labelled[0], r_val), r_ok | take_label)
-        rc = int_array([a.rank_comms for a in args])
+        rc = int_array(arg("rank_comms"))
         if rc[1].any():
             self.comm_ranks.update(np.unique(rc[0][rc[1]]).tolist())
         gk = kind[gi]
         bi = gi[(gk == _K["memcpy"]) | (gk == _K["memset"]) | (gk == _K["comm"])]
-        col["bytes"] = _scatter(n, bi, *int_array([args[i].bytes for i in bi]))
+        col["bytes"] = _scatter(n, bi, *int_array(garg("bytes", bi)))
         copy = np.full(n, -1, dtype=np.int32)
         ci = gi[gk == _K["memcpy"]]
         if len(ci):
             kinds = []
-            for i in ci:
-                k = args[i].kind
+            for i, k in zip(ci, garg("kind", ci)):
                 ck = k if isinstance(k, str) and _COPY_KIND_RE.fullmatch(k) else None
                 if ck is None:
                     ck = copy_kind_of(self.names.text(name_c[i]))
@@ -250,9 +302,8 @@ class Accumulator:
             copy[ci] = self.copy.encode(kinds)
         col["copy"] = copy
         ki = gi[gk == _K["kernel"]]
-        ka = [args[i] for i in ki]
         for attr, metric in _KINETO_COUNTERS:
-            v = _floats(list(map(attrgetter(attr), ka)))
+            v = _floats(garg(attr, ki).tolist())
             keep = ~np.isnan(v)
             if keep.any():
                 self.counters.append((ki[keep] + self.rows, metric, v[keep]))
@@ -263,14 +314,30 @@ class Accumulator:
             else:
                 idx = np.flatnonzero(ok)
                 col[key] = (idx, v[idx], n)
-        for i in np.flatnonzero(nocat):  # XLA GPU ops describe their launch in one text arg
-            if isinstance(args[i].kernel_details, str):
-                self.kernel_details[int(i) + self.rows] = args[i].kernel_details
-        ci = [i for i, a in enumerate(args) if a.coll_name is not None]
-        if ci:  # collective metadata (record_param_comms, NCCL kernels): kept beside the events
-            self.collectives.append((np.asarray(ci, dtype=np.int64) + self.rows, [args[i] for i in ci]))
+        if nocat.any():  # XLA GPU ops describe their launch in one text arg
+            nc = np.flatnonzero(nocat)
+            for i, kd in zip(nc, arg("kernel_details", nc)):
+                if isinstance(kd, str):
+                    self.kernel_details[int(i) + self.rows] = kd
+        ci = np.flatnonzero(~_is_none(arg("coll_name")))
+        if len(ci):  # collective metadata (record_param_comms, NCCL kernels): kept beside the events
+            self.collectives.append((ci.astype(np.int64) + self.rows, [args[i] for i in ci]))
         self.rows += n
         self.pieces.append(col)
+
+    def _add_other(self, events: list) -> None:
+        """``M`` process/thread names and ``[memory]`` instant events of one piece."""
+        self.memory += [(e.ts, a.device_type, a.device_id, a.total_allocated, a.total_reserved, a.mem_bytes)
+                        for e in events if e.ph in ("i", "I") and e.name == "[memory]" and (a := e.args) is not None]
+        for e in events:
+            if e.ph == "M" and e.name in _META_NAMES and e.args is not None and isinstance(e.args.name, str):
+                ids, ok = int_array([e.pid, e.tid])
+                if not ok[0]:
+                    continue
+                if e.name == "process_name":
+                    self.process_names[int(ids[0])] = e.args.name
+                elif ok[1]:
+                    self.thread_names[(int(ids[0]), int(ids[1]))] = e.args.name
 
     def memory_table(self, base_ns: int, rank: int) -> pd.DataFrame | None:
         """The ``[memory]`` instant events as a side table (None when there are none): ``time_ns`` [ns, Timeline

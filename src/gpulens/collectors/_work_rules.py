@@ -142,13 +142,14 @@ def relabel_by_launcher(events: pd.DataFrame) -> int:
     comm_names = {c for c in cats if is_comm_launcher(c)}
     if not comm_names:
         return 0
-    comm_ops = events[ops & events["name"].isin(comm_names).to_numpy()]
+    ids = events[["rank", "external_id", "correlation_id"]]  # only the key columns: row subsets stay small
+    comm_ops = ids[ops & events["name"].isin(comm_names).to_numpy()]
     op_keys = pd.MultiIndex.from_frame(comm_ops[["rank", "external_id"]].astype("int64"))
-    rt = events[(kind == "runtime").to_numpy() & events["external_id"].notna().to_numpy()
-                & events["correlation_id"].notna().to_numpy()]
+    rt = ids[(kind == "runtime").to_numpy() & events["external_id"].notna().to_numpy()
+             & events["correlation_id"].notna().to_numpy()]
     rt = rt[pd.MultiIndex.from_frame(rt[["rank", "external_id"]].astype("int64")).isin(op_keys)]
     corr_keys = pd.MultiIndex.from_frame(rt[["rank", "correlation_id"]].astype("int64"))
-    k = events[kern]
+    k = ids[kern]
     hit = np.zeros(len(k), dtype=bool)
     for col, keys in (("external_id", op_keys), ("correlation_id", corr_keys)):
         ok = k[col].notna().to_numpy()

@@ -42,8 +42,9 @@ from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, identify, re
 from gpulens.collectors._chrome_json import TolerantDecoder, locate, recover
 from gpulens.collectors._kineto_acc import CATEGORY_KIND, GPU_CATEGORIES, Accumulator as _Accumulator, kind_of
 from gpulens.collectors._kineto_ranks import RANK_IN_FILE_NAME
-from gpulens.collectors._kineto_columns import (TRACE_DECODER, RawEvent, RawTrace,
-                                                int_or_none, plain_bytes as _plain_bytes)
+from gpulens.collectors._kineto_columns import (FAST_TRACE_DECODER, TRACE_DECODER, FastEvent, RawEvent, RawTrace,
+                                                int_or_none, plain_bytes as _plain_bytes,
+                                                release_free_memory)
 from gpulens.collectors._work_rules import relabel_by_launcher
 from gpulens.collectors._nsys_more import incomplete_capture
 from gpulens.collectors._stream import CHUNK_BYTES, StreamInfo, Tail, stream_pieces
@@ -124,7 +125,7 @@ class KinetoCollector(Collector):
         acc = _Accumulator()
         warnings: list[str] = []
         truncated_at: dict[str, int] = {}
-        tolerant = TolerantDecoder(RawEvent)  # an ill-typed event is dropped and counted, not fatal
+        tolerant = TolerantDecoder(RawEvent, FastEvent)  # an ill-typed event is dropped and counted, not fatal
         gc_was = gc.isenabled()
         gc.disable()  # millions of small objects, no cycles: the collector would only rescan them
         try:
@@ -137,8 +138,13 @@ class KinetoCollector(Collector):
                 acc.add(piece)
                 del piece
             header: Any = None
+            try:  # the tagged fast form first; anything it refuses is read exactly as before
+                doc = FAST_TRACE_DECODER.decode(tail.doc)
+            except (msgspec.ValidationError, msgspec.DecodeError):
+                doc = None
             try:
-                doc = TRACE_DECODER.decode(tail.doc)
+                if doc is None:
+                    doc = TRACE_DECODER.decode(tail.doc)
             except msgspec.ValidationError:
                 found, array, events = tolerant.decode_doc(tail.doc)
                 acc.add(events)
@@ -181,6 +187,7 @@ class KinetoCollector(Collector):
         finally:
             if gc_was:
                 gc.enable()
+            release_free_memory()  # the decoded structs are gone: return their pages before the columns are joined
         if tolerant.dropped:
             if not acc.count:
                 raise TraceFormatError(path, f"no usable event: {tolerant.dropped} event(s) have fields of the "
@@ -269,5 +276,8 @@ class KinetoCollector(Collector):
         memory = acc.memory_table(base_ns, rank)
         if memory is not None:
             tables["memory"] = memory
-        return Timeline(events, counters, rejected, meta, tables).validate()
+        del acc, cols
+        out = Timeline(events, counters, rejected, meta, tables).validate()
+        release_free_memory()
+        return out
 

@@ -172,7 +172,7 @@ class Omniperf(Collector):
         if lost:
             meta.sources[0]["durations_unknown"] = lost
             warnings.append(f"{path}: {lost} dispatch(es) have start == end after their timestamps were written in "
-                            "scientific notation: kept with unknown duration (dur_ns 0); their counters are analysed, "
+                            "scientific notation: kept with an unknown duration; their counters are analysed, "
                             "time-based figures (bandwidths, busy time) are unknown")
         if (path / "sysinfo.csv").is_file():
             dev = read_sysinfo(path / "sysinfo.csv", strict)

@@ -15,29 +15,34 @@ count       thousands separators: ``1,234``
 ratio       3 significant digits: ``1.23``
 id, text    as recorded; a list is joined with ``; ``, a mapping as ``key: value`` pairs (largest first)
 bool        ``yes`` / ``no``
+timestamp   a point in time, ns since the Unix epoch: ``2025-07-01 22:20:36.000 UTC`` (a clock that is not an
+            epoch, e.g. a monotonic one: ``clock at 12.34 s``) — never a duration
+version     as recorded, no thousands separators (``12090``); a CUDA version integer reads ``12.9`` via
+            :func:`cuda_version`
+Hz          frequency with an SI prefix: ``1.98 GHz``
 ==========  ==========================================================
 
 A missing value (None, NA, NaN, NaT) reads ``unknown``. A column whose doc string declares no unit (older
 analyzers) gets the unit its name implies (``*_ns`` → ns, ``*_pct`` → %, ``*share`` → share, ...): see
 :func:`unit_of`. Column headers come from :data:`LABELS` or from the name with its unit suffix dropped and
 underscores as spaces (:func:`column_label`) — never snake_case.
+
+The scalar formatters (:func:`fmt_ns`, :func:`fmt_si`, ``MISSING``, :func:`is_missing`) live in :mod:`gpulens.units`,
+shared with the analyzers' finding text; this module re-exports them.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any, Mapping
 
 import numpy as np
-import pandas as pd
 
 from gpulens.analyzers.base import UNITS
+from gpulens.units import MISSING, fmt_count as _fmt_count, fmt_ns, fmt_si, is_missing  # noqa: F401 (re-exported)
 
 #: Characters of a table cell kept before clipping.
 CELL_CHARS = 1000
-#: What a missing value reads.
-MISSING = "unknown"
 
 #: Human headers for columns whose derived label would read badly (column name → label).
 LABELS: dict[str, str] = {
@@ -89,13 +94,6 @@ def clip(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def is_missing(v: Any) -> bool:
-    """True for None, pandas NA/NaT and float NaN."""
-    if v is None or v is pd.NA or v is pd.NaT:
-        return True
-    return isinstance(v, (float, np.floating)) and math.isnan(float(v))
-
-
 def _is_bool(v: Any) -> bool:
     return isinstance(v, (bool, np.bool_))
 
@@ -115,6 +113,8 @@ def unit_of(column: str, doc: str = "") -> str:
         if unit.startswith("fraction"):
             return "share"
     c = column.lower()
+    if c in ("base_time_ns", "created_ns") or c.endswith(("_timestamp_ns", "_epoch_ns")):
+        return "timestamp"
     if c.endswith("_per_s"):
         return "FLOP/s" if "flop" in c else "B/s" if "byte" in c else "ratio"
     if c in ("arithmetic_intensity", "ridge_point"):
@@ -132,6 +132,10 @@ def unit_of(column: str, doc: str = "") -> str:
         return "count"
     if c in _ID_NAMES:
         return "id"
+    if c.endswith("_version") or c == "version":
+        return "version"
+    if c.endswith("_hz"):
+        return "Hz"
     return "text"
 
 
@@ -151,30 +155,6 @@ def column_label(column: str, doc: str = "") -> str:
 def header_label(column: str) -> str:
     """Backward-compatible alias of :func:`column_label`."""
     return column_label(column)
-
-
-def fmt_ns(ns: Any) -> str:
-    """Human time with an SI prefix: 812 → '812 ns', 1234 → '1.23 µs', 5e6 → '5.00 ms'; missing → 'unknown'."""
-    if is_missing(ns) or not _is_num(ns):
-        return MISSING if is_missing(ns) or ns is None else str(ns)
-    ns = float(ns)
-    for unit, div in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
-        if abs(ns) >= div:
-            return f"{ns / div:.2f} {unit}"
-    return f"{ns:.0f} ns"
-
-
-def fmt_si(v: float, unit: str) -> str:
-    """``1.274e13, "FLOP/s"`` → ``"12.74 TFLOP/s"`` (decimal SI prefixes, as datasheets quote peaks)."""
-    for prefix, div in (("E", 1e18), ("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if abs(v) >= div:
-            return f"{v / div:.2f} {prefix}{unit}"
-    return f"{v:.3g} {unit}"
-
-
-def _fmt_count(v: Any) -> str:
-    f = float(v)
-    return f"{int(round(f)):,}" if float(f).is_integer() or abs(f) >= 100 else f"{f:,.2f}"
 
 
 def _fmt_plain(f: float) -> str:
@@ -222,9 +202,34 @@ def fmt_unit(v: Any, unit: str) -> str:
         return _fmt_count(f)
     if unit == "ratio":
         return f"{f:.3g}"
-    if unit == "id":
+    if unit in ("id", "version"):
         return str(int(f)) if f.is_integer() else str(v)
+    if unit == "timestamp":
+        return fmt_timestamp(f)
+    if unit == "Hz":
+        return fmt_si(f, "Hz")
     return _fmt_plain(f)
+
+
+def fmt_timestamp(ns: Any) -> str:
+    """A point in time [ns since the Unix epoch] as UTC date and time to the millisecond; values before 1973 are
+    taken as a non-epoch clock (``clock at 12.34 s``)."""
+    import datetime as _dt
+
+    f = float(ns)
+    if abs(f) < 1e17:
+        return f"clock at {fmt_ns(f)}"
+    d = _dt.datetime.fromtimestamp(f / 1e9, tz=_dt.timezone.utc)
+    return d.strftime("%Y-%m-%d %H:%M:%S.") + f"{d.microsecond // 1000:03d} UTC"
+
+
+def cuda_version(v: Any) -> str:
+    """A CUDA version integer (1000 × major + 10 × minor, as ``cudaDriverGetVersion`` returns it) as ``12.9``;
+    anything else as recorded."""
+    if _is_num(v) and not is_missing(v) and float(v).is_integer() and 1000 <= float(v) < 100000:
+        n = int(v)
+        return f"{n // 1000}.{(n % 1000) // 10}"
+    return fmt_unit(v, "version")
 
 
 def fmt_value(v: Any, column: str = "", doc: str = "") -> str:

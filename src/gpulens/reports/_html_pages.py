@@ -13,8 +13,10 @@ import plotly.graph_objects as go
 
 from gpulens.report import SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
-from gpulens.reports._format import busy_text, fmt_ns, fmt_unit, is_missing
+from gpulens.units import fmt_share
+from gpulens.reports._format import busy_text, column_label, cuda_version, fmt_ns, fmt_unit, unit_of
 from gpulens.reports._names import short_names
+from gpulens.reports._html_timeline import timeline_page  # noqa: F401 -- re-exported
 from gpulens.reports._html_parts import (
     GREY,
     KIND_COLOURS,
@@ -27,6 +29,7 @@ from gpulens.reports._html_parts import (
     kv_html,
     name_cell,
     plot_text,
+    svg_bars,
     table_html,
     wrap_name,
 )
@@ -40,8 +43,9 @@ BREAKDOWN_PARTS = (("computation_ns", "computation", OKABE_ITO[0], ""),
 
 
 def _layout(fig: go.Figure, height: int = 380, **kw: Any) -> go.Figure:
-    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 30, "b": 40}, hovermode="closest",
-                      legend={"orientation": "h", "y": -0.15}, **kw)
+    # the legend above the plot: below it, it collides with the x-axis title on short charts
+    fig.update_layout(height=height + 20, margin={"l": 10, "r": 10, "t": 50, "b": 40}, hovermode="closest",
+                      legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"}, **kw)
     fig.update_xaxes(automargin=True)
     fig.update_yaxes(automargin=True)
     return fig
@@ -104,7 +108,7 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
         ("kernels", f"{sm['kernel_count']:,} launches of {sm['unique_kernels']:,} kernels"),
         ("kernel time", f"{fmt_ns(sm['kernel_time_ns'])} summed, {fmt_ns(sm['kernel_busy_ns'])} busy (union)"),
         ("performance-critical set", f"{hsum.get('critical_count', 0)} kernels cover "
-                                     f"{100 * hsum.get('critical_share', 0.0):.0f} % of kernel time"),
+                                     f"{fmt_share(hsum.get('critical_share'), 0)} of kernel time"),
         ("excluded events", f"{sm['rejected_event_count']:,}"),
     ])
     blocks: list[Any] = [answer_html(s)]
@@ -115,20 +119,17 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
         # parts are summed over GPUs: their share is of the GPUs' summed spans (one GPU: its span)
         den = bd.summary.get("device_span_ns") or sm["span_ns"]
         multi = int(bd.summary.get("gpu_count", 1) or 1) > 1
-        fig = go.Figure(go.Bar(x=[v / 1e6 for _, v, _ in shown], y=[lab for lab, _, _ in shown], orientation="h",
-                               marker_color=[c for _, _, c in shown],
-                               text=[f"{fmt_ns(v)} · {100 * v / den:.1f} %" for _, v, _ in shown],
-                               textposition="auto", hovertemplate="%{y}: %{x:.3f} ms<extra></extra>"))
-        fig = _layout(fig, 90 + 34 * len(shown), xaxis_title="time [ms]", showlegend=False,
-                      yaxis={"autorange": "reversed", "automargin": True})
+        static = svg_bars([(lab, v, f"{fmt_ns(v)} · {100 * v / den:.1f} %", c) for lab, v, c in shown],
+                          axis="bar length: time; text: time · share of " + ("the GPUs' summed spans" if multi
+                                                                             else "the GPU span"))
         rows = "".join(f"<tr><th scope='row'>{esc(lab)}</th><td class='num' data-v='{v}'>{esc(fmt_ns(v))}</td>"
                        f"<td class='num'>{100 * v / den:.1f} %</td></tr>" for lab, v, _ in parts)
         blocks.append(Panel("Where the GPU time went",
                             f"GPU span {busy_text(sm)}; "
                             f"computation took {fmt_ns(sm['computation_ns'])} and idle {fmt_ns(sm['idle_ns'])}.",
-                            fig, "<table class='data'><thead><tr><th>part</th><th>time</th><th>"
+                            None, "<table class='data'><thead><tr><th>part</th><th>time</th><th>"
                                  + ("of the GPUs' summed spans" if multi else "of span") + "</th></tr>"
-                                 f"</thead><tbody>{rows}</tbody></table>"))
+                                 f"</thead><tbody>{rows}</tbody></table>", static=static))
     blocks.append(f'<section class="panel"><h3>Key figures</h3>{kv}</section>')
     findings = s.findings()
     blocks.append(Panel("Findings", f"{len(findings)} finding(s), largest time at stake first; indented ones detail "
@@ -174,7 +175,7 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
     fig = go.Figure(go.Bar(
         x=(crit["effective_ns"] / 1e6).tolist(), y=ys, orientation="h",
         marker_color=[KIND_COLOURS.get(k, GREY) for k in crit["kind"]],
-        text=[f"{100 * v:.1f} %" for v in crit["share"]], textposition="auto",
+        text=[fmt_share(v) for v in crit["share"]], textposition="auto",
         customdata=[links.get(str(n), "") for n in crit["name"]],
         hovertext=[f"{wrap_name(n)}<br>{c:,} calls, {fmt_ns(e)}, mean {fmt_ns(m)}<br>click: kernel details"
                    for n, c, e, m in zip(crit["name"], crit["calls"], crit["effective_ns"], crit["mean_ns"])],
@@ -188,57 +189,11 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
             "critical"]
     return [Panel("Hot kernels: the performance-critical set",
                   f"{sm.get('critical_count', 0)} of {sm.get('unique_kernels', len(t))} kernels cover "
-                  f"{100 * sm.get('critical_share', 0.0):.0f} % of the {fmt_ns(sm.get('kernel_effective_ns'))} "
+                  f"{fmt_share(sm.get('critical_share'), 0)} of the {fmt_ns(sm.get('kernel_effective_ns'))} "
                   f"of kernel time{shown}.", fig,
                   table_html(t2, cols, max_rows, headers={"effective_ns": "time", "total_ns": "raw sum",
                                                           "rank": "#"},
                              docs={**hs.columns, "rank": "rank by GPU time"}))]
-
-
-def timeline_page(s: SourceReport, max_rows: int, max_segments: int) -> list[Any]:
-    """Per-stream busy segments as a light Gantt chart (the analyzer already decimated them)."""
-    st = s.results.get("stream_timeline")
-    if st is None or st.skipped or not len(st.table):
-        return [empty_html("Stream timeline", st.skipped_reason if st is not None else "analysis not available")]
-    t = st.table
-    if len(t) > max_segments:  # an equal share of the drawing budget per stream, its longest segments first
-        lane = t.groupby(["rank", "device_id", "stream_id"], dropna=False, sort=False).ngroup()
-        sizes = lane.value_counts().to_numpy()
-        quota = 1  # the largest per-stream quota whose total fits the budget (unused shares of small streams reused)
-        while quota < sizes.max() and int(sum(min(n, quota + 1) for n in sizes)) <= max_segments:
-            quota += 1
-        order = t.assign(_lane=lane).sort_values("busy_ns", ascending=False, kind="stable") \
-            .groupby("_lane", sort=False).cumcount()
-        t = t[(order < quota).reindex(t.index).to_numpy()]
-    track = [f"rank {fmt_unit(r, 'id')} · GPU {fmt_unit(d, 'id')} · "
-             + (f"stream {fmt_unit(q, 'id')}" if not is_missing(q) and float(q) >= 0 else "stream not recorded")
-             for r, d, q in zip(t["rank"], t["device_id"], t["stream_id"])]
-    t = t.assign(track=track)
-    tracks = list(dict.fromkeys(track))
-    fig = go.Figure()
-    for kind, colour in KIND_COLOURS.items():
-        k = t[t["kind"] == kind]
-        if not len(k):
-            continue
-        fig.add_bar(y=k["track"].tolist(), base=(k["offset_ns"] / 1e6).tolist(),
-                    x=((k["end_ns"] - k["start_ns"]).clip(lower=1) / 1e6).tolist(), orientation="h", name=kind,
-                    marker_color=colour, marker_line_width=0,
-                    hovertext=[f"{wrap_name(n)}<br>{e:,} event(s), busy {fmt_ns(b)}"
-                               for n, e, b in zip(k["name"], k["events"], k["busy_ns"])], hoverinfo="text")
-    fig = _layout(fig, 160 + 26 * len(tracks), barmode="overlay", xaxis_title="time since first GPU event [ms]",
-                  yaxis={"autorange": "reversed", "type": "category", "categoryorder": "array",
-                         "categoryarray": tracks})
-    sm = st.summary
-    how = (f"merged into {sm['segment_count']} segments (events starting in the same {fmt_ns(sm['bin_ns'])} bin)"
-           if sm.get("decimated") else "one bar per event")
-    cut = (f"; {len(t)} of {len(st.table)} segments are drawn: the longest of every stream, each stream its equal "
-           "share" if len(t) < len(st.table) else "")
-    cols = ["rank", "device_id", "stream_id", "offset_ns", "busy_ns", "events", "kind", "name"]
-    return [Panel("Stream timeline",
-                  f"{sm['event_count']} GPU events on {sm.get('track_count', len(tracks))} stream(s) over "
-                  f"{fmt_ns(sm['end_ns'] - sm['start_ns'])}, {how}{cut}. Every event: export with `gpulens analyze … --perfetto run.json` and open it in ui.perfetto.dev.",
-                  fig, table_html(st.table, cols, max_rows, headers={"offset_ns": "start (from first GPU event)"},
-                             docs=st.columns))]
 
 
 def multirank_page(s: SourceReport, max_rows: int) -> list[Any]:
@@ -305,21 +260,54 @@ def multirank_page(s: SourceReport, max_rows: int) -> list[Any]:
     return out
 
 
+#: Labels and declared units of the input and device records (keys not listed: label and unit from the name).
+META_DOCS = {
+    "path": "file [text]", "collector": "read by [text]", "size_bytes": "file size [bytes]",
+    "uncompressed_bytes": "uncompressed size [bytes]", "compressed": "gzip-compressed [bool]",
+    "base_time_ns": "trace clock origin [timestamp]", "schema_version": "trace schema version [version]",
+    "display_time_unit": "display time unit [text]", "rank_source": "rank taken from [text]",
+    "ranks": "ranks [id]", "producer": "written by [text]", "comm_by_launcher": "collectives found by launch op [count]",
+    "grid_units": "grid size units [text]", "incomplete_capture": "incomplete capture [text]",
+    "cuda_driver_version": "CUDA driver [version]", "cuda_runtime_version": "CUDA runtime [version]",
+    "nsys_version": "Nsight Systems [version]", "rocm_version": "ROCm [version]", "name": "name [text]",
+    "device_id": "GPU [id]", "compute_capability": "compute capability [version]", "num_sms": "SMs / CUs [count]",
+    "total_memory_bytes": "memory [bytes]", "memory_bandwidth_bytes_per_s": "memory bandwidth [B/s]",
+    "hbm_bandwidth_bytes_per_s": "HBM bandwidth [B/s]", "clock_hz": "clock [Hz]", "l2_cache_bytes": "L2 cache [bytes]",
+    "max_clock_mhz": "max clock (MHz) [count]", "max_memory_clock_mhz": "max memory clock (MHz) [count]",
+    "gfx_arch": "architecture [text]", "smem_per_sm_bytes": "shared memory / SM [bytes]",
+    "smem_per_block_bytes": "shared memory / block [bytes]", "smem_per_block_optin_bytes":
+    "shared memory / block, opt-in [bytes]", "regs_per_sm": "registers / SM [count]",
+    "regs_per_block": "registers / block [count]", "uuid": "UUID [id]", "bus_location": "PCI bus [id]",
+}
+
+
+def record_items(rec: dict[str, Any]) -> list[tuple[str, str]]:
+    """One input or device record as (label, text) pairs, each value formatted from its declared unit (CUDA
+    version integers as ``12.9``, timestamps as dates, sizes in bytes, clocks in Hz)."""
+    out = []
+    for k, v in rec.items():
+        if v is None or (isinstance(v, (list, dict)) and not v):
+            continue
+        doc = META_DOCS.get(k, "")
+        label = doc.rsplit(" [", 1)[0] if doc else column_label(k)
+        text = cuda_version(v) if k.startswith("cuda_") and k.endswith("_version") else fmt_unit(v, unit_of(k, doc))
+        out.append((label, text))
+    return out
+
+
 def environment_page(s: SourceReport, max_rows: int, tool_version: str, created: str) -> list[Any]:
     """Inputs, devices, versions and every warning (truncation, excluded events)."""
-    import pandas as pd
-
     tl = s.timeline
     spec = getattr(s.device, "name", None) if s.device is not None else None
     blocks: list[Any] = ['<section class="panel"><h3>Report</h3>' + kv_html([
         ("gpulens", tool_version), ("created", created), ("input", s.label), ("status", s.status),
-        ("truncated", "yes: " + ", ".join(f"{p} at byte {b}" for p, b in tl.meta.truncated_at.items())
+        ("truncated", "yes: " + ", ".join(f"{p} at byte {b:,}" for p, b in tl.meta.truncated_at.items())
          if tl.meta.truncated else "no"),
-        ("device spec used", spec or "none identified"), ("excluded events", str(len(tl.rejected)))]) + "</section>"]
-    blocks.append(Panel("Inputs", f"{len(tl.meta.sources)} input file(s).", None,
-                        table_html(pd.DataFrame(tl.meta.sources), None, max_rows)))
-    blocks.append(Panel("Devices as recorded", f"{len(tl.meta.devices)} device record(s) in the trace(s).", None,
-                        table_html(pd.DataFrame(tl.meta.devices), None, max_rows)))
+        ("device spec used", spec or "none identified"), ("excluded events", f"{len(tl.rejected):,}")]) + "</section>"]
+    for title, recs in (("Inputs", tl.meta.sources), ("Devices as recorded", tl.meta.devices)):
+        body = "".join(kv_html(record_items(r)) for r in recs[:max_rows]) or '<p class="note">Nothing recorded.</p>'
+        blocks.append(f'<section class="panel"><h3>{esc(title)}</h3><p class="takeaway">{len(recs)} record(s).</p>'
+                      f'<div class="kvgrid">{body}</div></section>')
     warn = "".join(f"<li>{esc(w)}</li>" for w in tl.meta.warnings[:max_rows])
     blocks.append(f'<section class="panel"><h3>Warnings</h3>'
                   f'{"<ul class=warnings>" + warn + "</ul>" if warn else "<p class=note>No warnings were recorded.</p>"}</section>')

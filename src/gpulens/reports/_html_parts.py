@@ -146,6 +146,10 @@ class Panel:
         figure: a plotly ``go.Figure`` (or None for a table-only panel).
         table: HTML of the data table shown beside the chart.
         note: extra HTML under the heading (e.g. why something is missing).
+        data: base64 text of a gzip-compressed JSON payload the page script draws the chart from (the timeline);
+            the figure then holds only the layout.
+        static: a chart drawn here as inline SVG (:func:`svg_bars`) instead of a plotly figure: shown at once,
+            before plotly has loaded (the Summary's chart, so the first screen needs no plotly).
     """
 
     title: str
@@ -153,6 +157,8 @@ class Panel:
     figure: Any = None
     table: str = ""
     note: str = ""
+    data: str = ""
+    static: str = ""
 
 
 @dataclass
@@ -181,18 +187,49 @@ def panel_html(p: Panel, fig_id: str) -> str:
     if p.note:
         parts.append(p.note)
     parts.append('<div class="row">')
-    if p.figure is not None:
+    if p.static:
+        parts.append(f'<figure class="fig" role="img" aria-label="{esc(p.title)}: {esc(p.takeaway)}">'
+                     f'<div class="chart static" id="{fig_id}" data-drawn="1" data-rendered="1">{p.static}</div>'
+                     f"<figcaption>{esc(p.takeaway)}</figcaption></figure>")
+    elif p.figure is not None:
         parts.append(
             f'<figure class="fig" role="img" aria-label="{esc(p.title)}: {esc(p.takeaway)}">'
-            f'<div class="chart" id="{fig_id}" data-spec="{fig_id}-spec"></div>'
+            f'<div class="chart" id="{fig_id}" data-spec="{fig_id}-spec"'
+            + (f' data-timeline="{fig_id}-data"' if p.data else "") + '></div>'
             f"<figcaption>{esc(p.takeaway)}</figcaption></figure>"
             f'<script type="application/json" id="{fig_id}-spec">{script_json(figure_spec(p.figure))}</script>')
+        if p.data:
+            parts.append(f'<script type="application/octet-stream" id="{fig_id}-data">{p.data}</script>')
     elif p.takeaway:
         parts.append(f'<p class="takeaway">{esc(p.takeaway)}</p>')
     if p.table:
         parts.append(f'<details class="tbl" open><summary>Data table</summary>{p.table}</details>')
     parts.append("</div></section>")
     return "".join(parts)
+
+
+def svg_bars(rows: Sequence[tuple[str, float, str, str]], axis: str = "", width: int = 760) -> str:
+    """A horizontal bar chart as inline SVG: one bar per ``(label, value, text, colour)`` row, lengths relative to
+    the largest value, the ``text`` (already formatted) beside each bar, ``axis`` under the bars, a tooltip per bar.
+    Draws values as given (nothing is computed but the bar length)."""
+    label_w, text_w, bar_h, gap = 190, 150, 22, 8
+    top = max((v for _, v, _, _ in rows), default=0) or 1
+    area = width - label_w - text_w
+    h = len(rows) * (bar_h + gap) + (22 if axis else 4)
+    out = [f'<svg class="bars-svg" viewBox="0 0 {width} {h}" width="100%" style="max-width:{width}px" '
+           f'font-family="system-ui, sans-serif" font-size="13">']
+    for i, (label, v, text, colour) in enumerate(rows):
+        y = i * (bar_h + gap) + 2
+        w = max(0.0, float(v)) / top * area
+        out.append(f'<g><title>{esc(label)}: {esc(text)}</title>'
+                   f'<text x="{label_w - 8}" y="{y + bar_h * 0.7:.1f}" text-anchor="end">{esc(label)}</text>'
+                   f'<rect x="{label_w}" y="{y}" width="{area:.1f}" height="{bar_h}" fill="#f2f2f2"/>'
+                   f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{bar_h}" fill="{esc(colour)}"/>'
+                   f'<text x="{label_w + w + 6:.1f}" y="{y + bar_h * 0.7:.1f}">{esc(text)}</text></g>')
+    if axis:
+        out.append(f'<text x="{label_w}" y="{h - 6}" fill="#555">{esc(axis)}</text>')
+    out.append("</svg>")
+    return "".join(out)
 
 
 def empty_html(what: str, reason: str) -> str:

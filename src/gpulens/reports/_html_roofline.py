@@ -85,21 +85,23 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
     tmax = float(num["time_ns"][ok.index].max()) if len(ok) else 1.0
     labels = dict(zip(t["name"].astype(str), short_names(t["name"].astype(str)))) if len(t) else {}
     links = KERNEL_LINKS.get()
-    # the five largest kernels are labelled on the chart; every point has its name on hover
-    named = set(ok.assign(_t=num["time_ns"]).nlargest(5, "_t")["name"].astype(str)) if len(ok) else set()
+    # points are labelled with the kernel's hot-kernel rank (#1 = most GPU time), short enough not to collide; the
+    # key under the chart names them, every point has its name on hover (the 15 largest are labelled)
+    rank_of = _hot_ranks(s)
+    named = set(ok.assign(_t=num["time_ns"]).nlargest(15, "_t")["name"].astype(str)) if len(ok) else set()
     for key, (colour, symbol, legend) in BOUND_STYLE.items():
         g = ok[ok["bound"].map(_bound) == key] if len(ok) else ok
         if not len(g):
             continue
-        hover = [f"<b>{plot_text(labels[str(n)])}</b><br>AI {fmt_unit(ai, 'FLOP/B')} · {fmt_si(float(fl), 'FLOP/s')}"
+        hover = [f"<b>{_tag(rank_of, n)}{plot_text(labels[str(n)])}</b><br>AI {fmt_unit(ai, 'FLOP/B')} · {fmt_si(float(fl), 'FLOP/s')}"
                  f"<br>{fmt_unit(rp, '%')} of roof · {fmt_ns(tn)}"
                  + (f" · {fmt_ns(stake[str(n)])} at stake" if str(n) in stake else "")
                  for n, ai, fl, rp, tn in zip(g["name"], g["arithmetic_intensity"], g["flops_per_s"], g["roof_pct"],
                                               g["time_ns"])]
         fig.add_scatter(x=g["arithmetic_intensity"].astype(float).tolist(), y=g["flops_per_s"].astype(float).tolist(),
                         mode="markers+text", name=legend,
-                        text=[plot_text(labels[str(n)], 28) if str(n) in named else "" for n in g["name"]],
-                        textposition="top center", textfont={"size": 10},
+                        text=[_tag(rank_of, n).strip() if str(n) in named else "" for n in g["name"]],
+                        textposition="middle right", textfont={"size": 11},
                         customdata=[links.get(str(n), "") for n in g["name"]],
                         marker={"size": g["time_ns"].astype(float).tolist(), "sizemode": "area", "sizemin": 6,
                                 "sizeref": 2.0 * max(tmax, 1.0) / 40 ** 2, "color": colour, "symbol": symbol,
@@ -138,12 +140,28 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
     take = (f"{len(ok)} of {n_hot} hot kernel(s) plotted ({below} below both roofs); marker area is GPU time."
             + (f" {missing} without a FLOP/byte figure are only in the table." if missing else "")
             if n_hot else "No hot kernel has a FLOP figure; the roofs of the device are drawn for reference.")
+    key = [(rank_of.get(str(n), 10 ** 9), str(n)) for n in ok["name"] if str(n) in named] if len(ok) else []
+    if key:
+        take += " Labels: " + "; ".join(f"{_tag(rank_of, n).strip()} {labels[n]}" for _, n in sorted(key)) + "."
     cols = ["name", "calls", "time_ns", "flops_per_s", "bytes_per_s", "arithmetic_intensity", "precision",
             "bound", "roof_pct", "ridge_point", "flops_source"]
     tbl = table_html(t, cols, max_rows, docs=r.columns) if len(t) else ""
     note = (empty_html("Roofline points", "analysis not available (no analyzer produced it for this input)")
             if r is None else empty_html("Roofline points", str(r.skipped_reason)) if r.skipped else "")
     return [Panel("Roofline of the hot kernels", take, fig, tbl, note=note)]
+
+
+def _hot_ranks(s: SourceReport) -> dict[str, int]:
+    """Kernel name → its rank in the hot-kernel table (1 = most GPU time), as the Hot kernels chart numbers them."""
+    hs = s.results.get("hotspots")
+    if hs is None or hs.skipped or "name" not in hs.table:
+        return {}
+    return {str(n): i + 1 for i, n in enumerate(hs.table["name"])}
+
+
+def _tag(rank_of: dict[str, int], name: Any) -> str:
+    r = rank_of.get(str(name))
+    return f"#{r} " if r else ""
 
 
 def _stake_by_name(s: SourceReport) -> dict[str, float]:

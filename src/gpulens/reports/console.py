@@ -8,8 +8,10 @@ from rich.text import Text
 
 from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
+from gpulens.reports._fit import Col, FitTable
 from gpulens.reports._format import fmt_ns, fmt_unit  # noqa: F401  (fmt_ns: re-exported for older callers)
 from gpulens.reports._names import short_names
+from gpulens.units import fmt_share
 
 
 def answer_renderable(s: SourceReport) -> Group:
@@ -52,26 +54,24 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
 
     bd = s.results.get("breakdown")
     if bd is not None and not bd.skipped and len(bd.table):
-        t = Table(title="Time breakdown per GPU", title_justify="left")
-        for c in ("rank", "device", "span", "compute", "exposed comm", "exposed memcpy", "idle", "busy %"):
-            t.add_column(c, justify="right")
-        for r in bd.table.itertuples():
-            t.add_row(str(r.rank), str(r.device_id), fmt_ns(r.span_ns), fmt_ns(r.computation_ns),
-                      fmt_ns(r.exposed_comm_ns), fmt_ns(r.exposed_memcpy_ns), fmt_ns(r.idle_ns), f"{r.busy_pct:.1f}")
-        parts.append(t)
+        cols = [Col("rank"), Col("device"), Col("span"), Col("compute"), Col("exposed comm", optional=True),
+                Col("exposed memcpy", optional=True), Col("idle"), Col("busy %")]
+        rows = [[str(r.rank), str(r.device_id), fmt_ns(r.span_ns), fmt_ns(r.computation_ns),
+                 fmt_ns(r.exposed_comm_ns), fmt_ns(r.exposed_memcpy_ns), fmt_ns(r.idle_ns), f"{r.busy_pct:.1f}"]
+                for r in bd.table.itertuples()]
+        parts.append(FitTable("Time breakdown per GPU", cols, rows))
 
     hs = s.results.get("hotspots")
     if hs is not None and len(hs.table):
-        t = Table(title=f"Top kernels ({hs.summary['critical_count']} cover "
-                        f"{100 * hs.summary['critical_share']:.0f} % of kernel time)", title_justify="left")
-        for c, j in (("", "left"), ("kernel", "left"), ("calls", "right"), ("total", "right"),
-                     ("mean", "right"), ("share", "right")):
-            t.add_column(c, justify=j)
+        cols = [Col("", "left"), Col("kernel", "left", figure=False), Col("calls"), Col("total"),
+                Col("mean", optional=True), Col("share")]
         head_t = hs.table.head(top)
-        for r, short in zip(head_t.itertuples(), short_names(head_t["name"].astype(str))):
-            t.add_row("★" if r.critical else "", Text(short), f"{r.calls:,}", fmt_ns(r.effective_ns),
-                      fmt_ns(r.mean_ns), f"{100 * r.share:.1f} %")
-        parts.append(t)
+        rows = [["★" if r.critical else "", Text(short), f"{r.calls:,}", fmt_ns(r.effective_ns), fmt_ns(r.mean_ns),
+                 fmt_share(r.share)] for r, short in zip(head_t.itertuples(),
+                                                                short_names(head_t["name"].astype(str)))]
+        covers = (f"{hs.summary['critical_count']} cover {fmt_share(hs.summary['critical_share'], 0)} of kernel time"
+                  if hs.summary.get("critical_share") is not None else "durations not recorded: ranked by calls")
+        parts.append(FitTable(f"Top kernels ({covers})", cols, rows))
     parts += _roofline_parts(s, top)
     from gpulens.reports.console_verdicts import verdict_renderables
 
@@ -82,14 +82,11 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
         parts += other_renderables(s)
     findings = root_findings(s.findings())
     if findings:
-        t = Table(title="Findings (largest time at stake first)", title_justify="left")
-        t.add_column("at stake", justify="right", no_wrap=True)
-        t.add_column("finding")
-        t.add_column("next step")
-        for f in findings[:8]:
-            t.add_row(fmt_ns(f.time_at_stake_ns) if f.time_at_stake_ns else "—", Text(f"[{f.severity}] {f.title}"),
-                      Text(next_step(f, 160)))
-        parts.append(t)
+        rows = [[fmt_ns(f.time_at_stake_ns) if f.time_at_stake_ns else "—", Text(f"[{f.severity}] {f.title}"),
+                 Text(next_step(f, 160))] for f in findings[:8]]
+        parts.append(FitTable("Findings (largest time at stake first)",
+                              [Col("at stake"), Col("finding", "left", figure=False),
+                               Col("next step", "left", figure=False)], rows))
     if tl.meta.warnings:
         parts.append(Text("\n".join(f"warning: {w}" for w in tl.meta.warnings[:10]), style="yellow"))
     return Group(*parts)
@@ -107,34 +104,31 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
         parts.append(Text(f"roofline: skipped — {rf.skipped_reason}", style="dim"))
     elif rf is not None and len(rf.table):
         sm = rf.summary
-        t = Table(title=f"Roofline on {sm['device']} (FLOPs known for {100 * sm['coverage']:.0f} % of the critical "
-                        "kernels' time)", title_justify="left")
-        for c in ("kernel", "TFLOP/s", "GB/s", "FLOP/B", "prec", "bound", "% roof", "from"):
-            t.add_column(c, justify="left" if c == "kernel" else "right", no_wrap=c != "kernel")
         rt = rf.table.head(top)
-        for r, short in zip(rt.itertuples(), short_names(rt["name"].astype(str), 32)):
-            t.add_row(Text(short), _num(r.flops_per_s, 1e12, "{:.2f}"),
-                      _num(r.bytes_per_s, 1e9, "{:.0f}"),
-                      _num(r.arithmetic_intensity), fmt_unit(r.precision, "text"),
-                      fmt_unit(r.bound, "text") if isinstance(r.bound, str) and r.bound else "below roofs",
-                      _num(r.roof_pct), fmt_unit(r.flops_source, "text"))
-        parts.append(t)
+        rows = [[Text(short), _num(r.flops_per_s, 1e12, "{:.2f}"), _num(r.bytes_per_s, 1e9, "{:.0f}"),
+                 _num(r.arithmetic_intensity), fmt_unit(r.precision, "text"),
+                 fmt_unit(r.bound, "text"),
+                 _num(r.roof_pct), fmt_unit(r.flops_source, "text")]
+                for r, short in zip(rt.itertuples(), short_names(rt["name"].astype(str), 32))]
+        cols = [Col("kernel", "left", figure=False), Col("TFLOP/s"), Col("GB/s"), Col("FLOP/B", optional=True),
+                Col("prec", optional=True), Col("bound"), Col("% roof"), Col("from", optional=True)]
+        basis = "launches" if sm.get("coverage_basis") == "launches" else "time"
+        parts.append(FitTable(f"Roofline on {sm['device']} (FLOPs known for {100 * sm['coverage']:.0f} % of the "
+                              f"critical kernels' {basis})", cols, rows))
     if oc is not None and oc.skipped:
         parts.append(Text(f"occupancy: skipped — {oc.skipped_reason}", style="dim"))
     elif oc is not None and len(oc.table):
-        t = Table(title="Occupancy (theoretical per the vendor definition; the grid's effect as waves)",
-                  title_justify="left")
-        for c in ("kernel", "block", "regs", "smem B", "blk/SM", "theor %", "achv %", "limiter", "waves"):
-            t.add_column(c, justify="left" if c == "kernel" else "right", no_wrap=c != "kernel",
-                         min_width=14 if c == "kernel" else None)
         ot = oc.table.head(top)
-        for r, short in zip(ot.itertuples(), short_names(ot["name"].astype(str), 32)):
-            t.add_row(Text(short), fmt_unit(r.block_size, "count"), fmt_unit(r.regs_per_thread, "count"),
-                      fmt_unit(r.smem_bytes, "count"), fmt_unit(r.active_blocks_per_sm, "count"),
-                      _num(r.theoretical_occupancy_pct), _num(r.achieved_occupancy_pct),
-                      fmt_unit(r.limiter, "text").replace("_", " "),
-                      fmt_unit(getattr(r, "waves_per_sm", None), "ratio"))
-        parts.append(t)
+        rows = [[Text(short), fmt_unit(r.block_size, "count"), fmt_unit(r.regs_per_thread, "count"),
+                 fmt_unit(r.smem_bytes, "count"), fmt_unit(r.active_blocks_per_sm, "count"),
+                 _num(r.theoretical_occupancy_pct), _num(r.achieved_occupancy_pct),
+                 fmt_unit(r.limiter, "text").replace("_", " "), fmt_unit(getattr(r, "waves_per_sm", None), "ratio")]
+                for r, short in zip(ot.itertuples(), short_names(ot["name"].astype(str), 32))]
+        cols = [Col("kernel", "left", figure=False), Col("block"), Col("regs", optional=True),
+                Col("smem B", optional=True), Col("blk/SM", optional=True), Col("theor %"), Col("achv %"),
+                Col("limiter"), Col("waves", optional=True)]
+        parts.append(FitTable("Occupancy (theoretical per the vendor definition; the grid's effect as waves)",
+                              cols, rows))
     return parts
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.table import Table
 from rich.text import Text
 
-from gpulens.reports._format import column_label, fmt_value, result_title
+from gpulens.reports._fit import Col, FitTable
+from gpulens.reports._format import column_label, fmt_value, result_title, unit_of
 from gpulens.reports._names import short_names
 
 #: Results the console already shows in their own sections.
@@ -36,9 +36,6 @@ def other_renderables(s: Any, rows: int = ROWS) -> list:
             continue
         head = r.table.head(rows)
         more = f" — first {rows} of {len(r.table):,} rows" if len(r.table) > rows else ""
-        t = Table(title=f"{result_title(name)}{more}", title_justify="left")
-        for c in cols:
-            t.add_column(column_label(str(c), r.columns.get(c, "")), overflow="fold")
         cells = {}
         for c in cols:
             vals = head[c].tolist()
@@ -46,7 +43,15 @@ def other_renderables(s: Any, rows: int = ROWS) -> list:
                 cells[c] = short_names(vals, 40)
             else:
                 cells[c] = [fmt_value(v, str(c), r.columns.get(c, "")) for v in vals]
-        for i in range(len(head)):
-            t.add_row(*(Text(str(cells[c][i])) for c in cols))
-        parts.append(t)
+        # a figure (time, bytes, %, count…) never wraps; names and text do; columns after the third may be left out
+        fit_cols = [Col(column_label(str(c), r.columns.get(c, "")),
+                        "right" if _figure(c, r.columns.get(c, "")) else "left",
+                        figure=_figure(c, r.columns.get(c, "")), optional=k >= 3) for k, c in enumerate(cols)]
+        rows_ = [[Text(str(cells[c][i])) for c in cols] for i in range(len(head))]
+        parts.append(FitTable(f"{result_title(name)}{more}", fit_cols, rows_))
     return parts
+
+
+def _figure(column: Any, doc: str) -> bool:
+    """True for a column whose unit is a figure (time, bytes, FLOP, %, share, count, ratio, id, bool)."""
+    return str(column) not in NAME_COLUMNS and unit_of(str(column), doc) != "text"

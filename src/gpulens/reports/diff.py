@@ -38,6 +38,17 @@ CONSOLE = ("base_count", "base_time_ns", "cand_count", "cand_time_ns", "delta_ns
 #: Short console headers.
 _HEADS = {"base_count": "base n", "base_time_ns": "base", "cand_count": "cand n", "cand_time_ns": "cand",
           "delta_ns": "Δ", "delta_pct": "Δ %", "contribution": "of Δ", "cumulative_delta_ns": "cum. Δ"}
+#: Headers of the Markdown and HTML tables (column → human label; never the snake_case column name).
+HEADERS = {"base_count": "base calls", "base_time_ns": "base time", "base_mean_ns": "base mean",
+           "base_share": "base share", "cand_count": "candidate calls", "cand_time_ns": "candidate time",
+           "cand_mean_ns": "candidate mean", "cand_share": "candidate share", "delta_ns": "Δ time", "delta_pct": "Δ %",
+           "contribution": "of Δ", "cumulative_delta_ns": "cumulative Δ", "base_kernels": "base kernels",
+           "cand_kernels": "candidate kernels", "op": "operator"}
+
+
+def header(c: str) -> str:
+    """The human header of a diff column (Markdown and HTML)."""
+    return HEADERS.get(c) or c.replace("_ns", "").replace("_", " ")
 
 
 def _missing(v: Any) -> bool:
@@ -56,6 +67,8 @@ def fmt_cell(v: Any, unit: str, width: int = 0) -> str:
         return f"{float(v):+.1f} %"
     if unit == "ratio":
         return f"{float(v):+.3f}"
+    if unit == "signed share":  # a part of the total change (rows sum to 100 %): a percentage, with its sign
+        return f"{100 * float(v):+.1f} %"
     if unit == "count":
         f = float(v)
         return str(int(f)) if f.is_integer() else f"{f:.2f}"
@@ -72,7 +85,8 @@ def _delta(v: Any) -> str:
 def _cells(df: pd.DataFrame, docs: dict[str, str], cols: list[str], width: int) -> list[list[str]]:
     out = []
     for row in df[cols].itertuples(index=False):
-        out.append([_delta(v) if c in ("delta_ns", "cumulative_delta_ns") else fmt_cell(v, declared_unit(docs[c]), width)
+        out.append([_delta(v) if c in ("delta_ns", "cumulative_delta_ns") else
+                    fmt_cell(v, "signed share" if c == "contribution" else declared_unit(docs[c]), width)
                     for c, v in zip(cols, row)])
     return out
 
@@ -161,7 +175,7 @@ def render_markdown(r: DiffResult, top: int = 15, limit: int = 65_000) -> str:
         if not len(df):
             continue
         cols = _cols(name, df)
-        block = ["", f"### {title}", "", "| " + " | ".join(md_escape(c) for c in cols) + " |",
+        block = ["", f"### {title}", "", "| " + " | ".join(md_escape(header(c)) for c in cols) + " |",
                  "|" + "---|" * len(cols)]
         block += ["| " + " | ".join(md_escape(x) for x in cells) + " |"
                   for cells in _cells(df.head(top), r.columns[name], cols, 100)]
@@ -190,7 +204,7 @@ def render_html(r: DiffResult, max_rows: int = 200) -> str:
             body.append("<p>No rows.</p></section>")
             continue
         cols = list(df.columns)
-        body.append("<table><thead><tr>" + "".join(f'<th title="{_esc(docs[c])}">{_esc(c)}</th>' for c in cols)
+        body.append("<table><thead><tr>" + "".join(f'<th title="{_esc(docs[c])}">{_esc(header(c))}</th>' for c in cols)
                     + "</tr></thead><tbody>")
         for cells in _cells(df.head(max_rows), docs, cols, 0):
             body.append("<tr>" + "".join(f"<td>{_esc(x)}</td>" for x in cells) + "</tr>")

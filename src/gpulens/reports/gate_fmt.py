@@ -6,9 +6,21 @@ from gpulens.gate.result import MARKS, GateResult, MetricResult
 from gpulens.reports.console import fmt_ns
 
 
+#: Human names of the whole-run metrics (the metric id stays in JSON and JUnit, where tools match on it).
+METRIC_LABELS = {"step_ns": "median step time", "span_ns": "GPU span", "gpu_busy_ns": "GPU busy time",
+                 "kernel_busy_ns": "kernel busy time", "kernel_time_ns": "kernel time (summed)",
+                 "kernel_count": "kernel launches", "unique_kernels": "distinct kernels",
+                 "launch_calls": "launch calls", "memcpy_bytes": "bytes copied", "flops": "FLOP"}
+
+
 def metric_label(m: MetricResult, width: int = 60) -> str:
-    """``span_ns`` → ``span_ns``; ``kernel:<long name>`` → the name shortened to ``width`` with an ellipsis."""
+    """``span_ns`` → ``GPU span``; ``kernel:<long name>`` → ``kernel <name>`` shortened to ``width`` with an
+    ellipsis; any other id with its unit suffix dropped and underscores as spaces."""
     name = m.metric
+    if name.startswith("kernel:"):
+        name = "kernel " + name[len("kernel:"):]
+    else:
+        name = METRIC_LABELS.get(name) or name.removesuffix("_ns").replace("_", " ")
     return name if len(name) <= width else name[: width - 1] + "…"
 
 

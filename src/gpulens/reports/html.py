@@ -9,15 +9,20 @@ Use::
 
 or ``gpulens analyze run.pt.trace.json.gz --html report.html``.
 
-Tabs: Summary (key figures, where the GPU time went, findings by time at stake), Time breakdown (stacked bars per
-rank/GPU), Hot kernels (the performance-critical set; sortable table), Roofline, Occupancy, Stalls & verdicts,
-Timeline (per-stream busy segments, decimated by the ``stream_timeline`` analyzer), Multi-rank, Other analyses
-(every other result, drawn generically) and Environment (inputs, devices, versions, warnings). A tab whose analysis
-is missing says why. Each chart has a one-sentence takeaway (also its accessible name) and its data as a table.
+Tabs: Summary (the answer banner, where the GPU time went, key figures, findings by time at stake), Time breakdown
+(stacked bars per rank/GPU), Hot kernels (the performance-critical set; sortable table), Roofline, Occupancy,
+Stalls & verdicts, Timeline (CPU thread and GPU stream lanes at several levels of detail from the
+``stream_timeline`` analyzer, redrawn on zoom; see ``_html_timeline``), Multi-rank, Other analyses (every other
+result, drawn generically), Kernel details (one page per hot kernel) and Environment (inputs, devices, versions,
+warnings). A tab whose analysis is missing says why. Each chart has a one-sentence takeaway (also its accessible
+name) and its data as a table; every table has a filter box; the open tab is in the URL hash.
 
-Size: plotly.js is about 4.8 MB; tables are capped (200 rows per table, fewer with many inputs) and the timeline is
-pre-decimated, so a report stays under :data:`SIZE_BUDGET_BYTES` whatever the trace size. Charts are drawn when
-their tab is shown (hidden plots get no size). The renderer computes nothing: it draws the Report's tables.
+Size and speed: plotly.js travels gzip-compressed (the official cartesian bundle when the installed plotly matches
+it: about 0.66 MB embedded) and is decompressed by the browser after the first paint; the Summary's chart is inline
+SVG, so the first screen needs no plotly. Tables are capped (200 rows per table, fewer with many inputs) and the
+timeline payload is bounded, so a report stays under :data:`SIZE_BUDGET_BYTES` whatever the trace size. Charts are
+drawn when their tab is first shown (hidden plots get no size). The renderer computes nothing: it draws the
+Report's tables.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from gpulens.reports import _html_analyses as A
 from gpulens.reports import _html_kernel as K
 from gpulens.reports import _html_pages as P
 from gpulens.reports import _html_roofline as R
+from gpulens.reports._html_timeline import TIMELINE_JS, timeline_page
 from gpulens.reports._html_parts import KERNEL_LINKS, PLOT_CONFIG, Page, Panel, esc, panel_html, script_json
 
 #: The size every report stays under (bytes): plotly.js compressed is about 1.96 MB of it.
@@ -62,7 +68,7 @@ PAGES: tuple[tuple[str, str, PageBuilder], ...] = (
     ("roofline", "Roofline", lambda s, r, g: R.roofline_page(s, r)),
     ("occupancy", "Occupancy", lambda s, r, g: A.occupancy_page(s, r)),
     ("verdicts", "Stalls & verdicts", lambda s, r, g: A.verdicts_page(s, r)),
-    ("timeline", "Timeline", lambda s, r, g: P.timeline_page(s, r, g)),
+    ("timeline", "Timeline", timeline_page),
     ("ranks", "Multi-rank", lambda s, r, g: P.multirank_page(s, r)),
     ("other", "Other analyses", _other),
     ("kernel", "Kernel details", lambda s, r, g: K.kernel_pages(s, KERNEL_LINKS.get())),
@@ -74,10 +80,10 @@ def build_pages(report: Report, scale: float = 1.0) -> list[Page]:
 
     Args:
         scale: shrinks the per-input caps (table rows: 200 × scale / inputs, at least 5; timeline segments drawn:
-            4000 × scale / inputs, at least 50).
+            20000 × scale / inputs, at least 50).
     """
     n = max(len(report.sources), 1)
-    rows, segs = max(5, int(200 * scale / n)), max(50, int(4000 * scale / n))
+    rows, segs = max(5, int(200 * scale / n)), max(50, int(20000 * scale / n))
     pages = []
     links = [K.kernel_links(s, si, rows) for si, s in enumerate(report.sources)]
     for pid, title, build in PAGES:
@@ -168,29 +174,35 @@ def _render_pages(report: Report, pages: list[Page]) -> str:
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>gpulens report — {esc(labels)}</title><style>{CSS}</style>",
-        f'<script type="application/octet-stream" id="plotly-gz">'
-        f'{plotly_gz_b64(not trace_types(pages) <= CARTESIAN_TYPES)}</script>',
-        f"<script>{LOADER}</script></head><body>",
+        "</head><body>",
         f'<header><h1>gpulens report</h1><p class="sub">{esc(labels)} · gpulens {esc(report.tool_version)} · '
         f"{esc(report.created)}</p>",
         "<noscript><p class='empty'>Charts need JavaScript; the data table beside each chart holds the same "
         "figures.</p></noscript></header>",
         f'<nav role="tablist" aria-label="Report pages">{"".join(tabs)}</nav><main>{"".join(panels)}</main>',
         f'<script type="application/json" id="plot-config">{script_json(PLOT_CONFIG)}</script>',
-        f"<script>{JS}</script></body></html>",
+        f'<script type="application/octet-stream" id="plotly-gz">'
+        f'{plotly_gz_b64(not trace_types(pages) <= CARTESIAN_TYPES)}</script>',
+        f"<script>{LOADER}{TIMELINE_JS}{JS}</script></body></html>",
     ])
 
 
-#: Decompresses the embedded plotly.js (gzip + base64) and runs it; ``window.gpulensPlotly`` resolves when done.
+#: Decompresses the embedded plotly.js (gzip + base64) and runs it once the first screen has been painted (the
+#: Summary needs no plotly), so the answer shows at once; ``window.gpulensPlotly`` resolves when plotly is ready.
+#: ``gpulensInflate(id)`` gives the text of any gzip + base64 ``<script>`` block (the timeline payload too).
 LOADER = """
-window.gpulensPlotly=(async function(){performance.mark('gz0');
-  var b=atob(document.getElementById('plotly-gz').textContent),u=new Uint8Array(b.length);
-  for(var i=0;i<b.length;i++)u[i]=b.charCodeAt(i);
-  var text=await new Response(new Blob([u]).stream().pipeThrough(new DecompressionStream('gzip'))).text();
-  performance.mark('gz1');
-  var s=document.createElement('script');s.textContent=text;document.head.appendChild(s);performance.mark('gz2');
-  return window.Plotly;
-})();
+window.gpulensInflate=function(id){
+  var b64=document.getElementById(id).textContent;
+  return fetch('data:application/octet-stream;base64,'+b64).then(function(r){
+    return new Response(r.body.pipeThrough(new DecompressionStream('gzip'))).text();});
+};
+window.gpulensPlotly=new Promise(function(resolve,reject){
+  function load(){performance.mark('gz0');
+    window.gpulensInflate('plotly-gz').then(function(text){performance.mark('gz1');
+      var s=document.createElement('script');s.textContent=text;document.head.appendChild(s);performance.mark('gz2');
+      resolve(window.Plotly);}).catch(reject);}
+  requestAnimationFrame(function(){setTimeout(load,0);});
+});
 """
 
 CSS = """
@@ -211,7 +223,7 @@ figcaption,.takeaway{font-size:.95em;color:#222;margin-top:4px}
 details.tbl{flex:1 1 100%;max-width:100%}details.tbl summary{cursor:pointer;color:#0072B2}
 .tablewrap{overflow:auto;max-height:520px}
 table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ddd;padding:3px 6px;text-align:left;
-vertical-align:top;overflow-wrap:break-word;max-width:640px}
+vertical-align:top;overflow-wrap:anywhere;max-width:640px}
 th{background:#f2f2f2;position:sticky;top:0;white-space:nowrap}table.sortable th{cursor:pointer}td.num{text-align:right;
 font-variant-numeric:tabular-nums;white-space:nowrap}
 th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
@@ -233,7 +245,9 @@ input.tfilter{margin:2px 0 4px;padding:3px 6px;font:inherit;font-size:.85em;widt
 border-radius:2px}.nm{color:#777;font-style:italic}
 nav.kindex ol{columns:3 22em;font-size:.9em;margin:4px 0}nav.kindex p{margin:4px 0;color:#555}
 section.kpage{border-top:2px solid #0072B2;margin-top:10px}.kparts{display:grid;gap:6px 24px;
-grid-template-columns:repeat(auto-fit,minmax(440px,1fr))}.kpart h4{margin:10px 0 4px}
+grid-template-columns:repeat(auto-fit,minmax(440px,1fr))}.kparts>*{min-width:0}section.kpage table.kv{max-width:100%}.kpart h4{margin:10px 0 4px}
+.chart.static{min-height:0}.kvgrid{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}.kvgrid table.kv td{max-width:520px}
+.tlbar{margin:4px 0}.tlstatus{color:#333;font-size:.9em}
 code.fullname{display:block;white-space:pre-wrap;word-break:break-all;font-size:.8em;background:#f7f7f7;padding:4px}
 """
 
@@ -247,8 +261,9 @@ JS = """
       div.setAttribute('data-drawn','1');
       window.gpulensPlotly.then(function(P){
         var spec=JSON.parse(document.getElementById(div.getAttribute('data-spec')).textContent);
-        return P.newPlot(div,spec.data,spec.layout,cfg).then(function(){
-          div.setAttribute('data-rendered','1');
+        var drawn=div.getAttribute('data-timeline')?window.gpulensTimeline(div,P,cfg):P.newPlot(div,spec.data,spec.layout,cfg);
+        return drawn.then(function(){
+          div.setAttribute('data-rendered','1');ready();
           div.on('plotly_click',function(e){var c=e.points&&e.points[0]&&e.points[0].customdata;
             if(typeof c==='string'&&c.indexOf('kernel-')===0)location.hash=c;});
         });
@@ -313,6 +328,13 @@ JS = """
     th.addEventListener('click',function(){sortBy(th);});
     th.addEventListener('keydown',function(e){if(e.key==='Enter'){sortBy(th);}});
   });
+  // marks 'gpulens-first-screen' once every chart of the tab shown first is drawn (benchmarks/report_load.py)
+  var marked=false;
+  function ready(){if(marked)return;var p=document.querySelector('section[role=tabpanel]:not([hidden])');
+    if(!p)return;var c=p.querySelectorAll('.chart');
+    for(var i=0;i<c.length;i++){if(!c[i].getAttribute('data-rendered'))return;}
+    marked=true;performance.mark('gpulens-first-screen');}
   if(!route())show(tabs[0],false);
+  ready();
 })();
 """

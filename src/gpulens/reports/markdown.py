@@ -16,6 +16,7 @@ import pandas as pd
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
+from gpulens.units import fmt_share
 from gpulens.reports._format import busy_pct_text, column_label, fmt_ns, fmt_unit, result_title, unit_of, window_text
 from gpulens.reports._html_parts import is_name_column
 from gpulens.reports._md_safe import neutralise
@@ -79,7 +80,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         f"| kernels | {sm['kernel_count']} launches of {sm['unique_kernels']} kernels, "
         f"{fmt_ns(sm['kernel_time_ns'])} summed |",
         f"| performance-critical set | {hsum.get('critical_count', 0)} kernels, "
-        f"{100 * hsum.get('critical_share', 0.0):.0f} % of kernel time |"])
+        f"{fmt_share(hsum.get('critical_share'), 0)} of kernel time |"])
     findings = root_findings(s.findings())
     if findings:
         lines = ["### Findings", ""]

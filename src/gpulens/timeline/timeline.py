@@ -109,11 +109,16 @@ def _empty_series(col: Column, n: int) -> pd.Series:
 
 
 def _coerce(values: Any, col: Column) -> pd.Series:
-    """Turn a list/array of raw values into a Series of the column's dtype."""
+    """Turn a list/array of raw values into a Series of the column's dtype (arrays already of that dtype are
+    wrapped, not copied: pandas ≥ 3 copies a numpy array given to ``pd.Series`` unless told not to)."""
     if isinstance(values, pd.Series):
         s = values.reset_index(drop=True)
+    elif isinstance(values, (np.ndarray, pd.api.extensions.ExtensionArray)):
+        s = pd.Series(values, copy=False)
     else:
         s = pd.Series(values)
+    if str(s.dtype) == col.dtype and col.dtype != "category":
+        return s
     if col.dtype == "category":
         return _as_category(s)
     if col.dtype == "Int64":
@@ -129,6 +134,10 @@ def _coerce(values: Any, col: Column) -> pd.Series:
 
 def make_table(columns: tuple[Column, ...], data: Mapping[str, Any] | None = None, n: int | None = None) -> pd.DataFrame:
     """Build a DataFrame with exactly ``columns``: given ones coerced to their dtype, missing ones filled with NA.
+
+    Arrays (numpy or pandas extension arrays) already of the column's dtype become the column without a copy, so
+    the caller hands them over and must not change them afterwards; the same array object given for two columns is
+    copied for the second.
 
     Args:
         columns: the schema (e.g. ``EVENT_COLUMNS``).
@@ -146,8 +155,16 @@ def make_table(columns: tuple[Column, ...], data: Mapping[str, Any] | None = Non
         n = lengths.pop()
     n = n or 0
     out = {}
+    seen: set[int] = set()
     for col in columns:
-        out[col.name] = _coerce(data[col.name], col) if col.name in data else _empty_series(col, n)
+        if col.name in data:
+            v = data[col.name]
+            if id(v) in seen and isinstance(v, (np.ndarray, pd.api.extensions.ExtensionArray)):
+                v = v.copy()
+            seen.add(id(v))
+            out[col.name] = _coerce(v, col)
+        else:
+            out[col.name] = _empty_series(col, n)
     if "name_norm" in out and "name_norm" not in data and "name" in out:
         from gpulens.timeline.names import normalized_names  # derived column: every collector gets it for free
 
@@ -242,7 +259,8 @@ class Timeline:
                 raise SchemaError(f"unknown event kinds {sorted(bad)}")
             if ev["kind"].isna().any():
                 raise SchemaError("events without a kind")
-            if not ev["event_id"].is_unique:
+            ids = ev["event_id"].to_numpy()
+            if not bool((ids[1:] > ids[:-1]).all()) and not ev["event_id"].is_unique:  # increasing: no hash table
                 raise SchemaError("event_id is not unique")
         return self
 

@@ -1,0 +1,217 @@
+"""Vectorised nesting of host intervals: the stack sweeps of :mod:`._optree` and :mod:`._critical_walk` in numpy.
+
+Both sweeps visit the events of a thread in start order (longer first) with a stack of open events and pop the top
+while it has ended (``end <= start`` of the event visited). Whatever the intervals (well nested or not), the top
+left after popping is **the last event before i (in visit order) whose end is after i's start**: every event pushed
+after it was popped at an earlier or the current start, i.e. ended by then. So the parent of each event is a
+"last earlier element above a threshold" query, solved here by pointer jumping instead of a Python loop:
+
+* each unresolved event keeps a candidate ``cand`` (initially the previous eligible event of its thread) with the
+  invariant that every eligible event strictly between ``cand`` and itself has ended by its start;
+* if the candidate has not ended by the start, it is the parent; otherwise the event jumps to the candidate's own
+  candidate (which keeps the invariant, since starts are sorted), so chains shrink by doubling.
+
+:func:`nest_open` is the sweep of :func:`._optree._sweep` (raw ends; only some rows may be parents), :func:`nest_clipped`
+the one of :func:`._critical_walk.leaf_segments` (every event a parent; a child's end is clipped to its parent's).
+The depth of an event is its parent's plus one (the stack below the parent is the parent's own stack), computed by
+list ranking. Both fall back to the plain Python sweep when pointer jumping needs too many rounds (pathological chains
+of partly overlapping events), so the result is always the sweep's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+#: Pointer-jumping rounds after which the Python sweep is used instead (it is exact and O(n); rounds are O(log n)
+#: for well-nested traces).
+MAX_ROUNDS = 64
+
+
+class _TooDeep(Exception):
+    pass
+
+
+def thread_codes(df: pd.DataFrame, cols: tuple[str, ...] = ("rank", "pid", "tid")) -> np.ndarray:
+    """One int64 code per row for the distinct (rank, pid, tid) of ``df`` (missing values form their own key, as
+    ``fillna(-1)`` did); codes follow the sorted order of the keys."""
+    if not len(df):
+        return np.zeros(0, dtype=np.int64)
+    code = np.zeros(len(df), dtype=np.int64)
+    for c in cols:
+        vals = df[c].astype("Int64").fillna(-1).to_numpy(dtype=np.int64)
+        inv, uniq = pd.factorize(vals)
+        rank = np.empty(len(uniq), dtype=np.int64)
+        rank[np.argsort(uniq, kind="stable")] = np.arange(len(uniq))
+        code = code * (len(uniq) + 1) + rank[inv]
+    inv, uniq = pd.factorize(code)
+    rank = np.empty(len(uniq), dtype=np.int64)
+    rank[np.argsort(uniq, kind="stable")] = np.arange(len(uniq))
+    return rank[inv]
+
+
+def visit_order(group: np.ndarray, start: np.ndarray, dur: np.ndarray, tie: np.ndarray | None = None) -> np.ndarray:
+    """The sweeps' visit order: ``np.lexsort((tie, -dur, start, group))`` (``tie`` optional), computed as a stable
+    sort of the starts (fast: traces list events nearly in start order), the few runs of equal starts re-sorted by
+    (−dur, tie, row), then a stable sort by group."""
+    o = np.argsort(start, kind="stable")
+    s = start[o]
+    eq = s[1:] == s[:-1]
+    if eq.any():
+        tied = np.zeros(len(s), dtype=bool)
+        tied[1:] |= eq
+        tied[:-1] |= eq
+        pos = np.flatnonzero(tied)
+        run = np.cumsum(np.r_[True, ~eq])[pos]
+        rows = o[pos]
+        keys = (rows,) + ((tie[rows],) if tie is not None else ()) + (-dur[rows], run)
+        o[pos] = rows[np.lexsort(keys)]
+    if len(group) and group.min() != group.max():
+        o = o[np.argsort(group[o], kind="stable")]
+    return o
+
+
+def _first_of_group(group: np.ndarray) -> np.ndarray:
+    """Index of the first row of each row's run of equal ``group`` values (``group`` sorted)."""
+    n = len(group)
+    new = np.ones(n, dtype=bool)
+    new[1:] = group[1:] != group[:-1]
+    return np.maximum.accumulate(np.where(new, np.arange(n), 0))
+
+
+def _prev_eligible(group: np.ndarray, eligible: np.ndarray) -> np.ndarray:
+    """Last eligible position before each position, in the same group (−1 none)."""
+    n = len(group)
+    last = np.maximum.accumulate(np.where(eligible, np.arange(n), -1))
+    prev = np.empty(n, dtype=np.int64)
+    if n:
+        prev[0] = -1
+        prev[1:] = last[:-1]
+    prev[prev < _first_of_group(group)] = -1
+    return prev
+
+
+def _max_end_before(group: np.ndarray, end: np.ndarray, eligible: np.ndarray, prev: np.ndarray) -> np.ndarray:
+    """Largest end of the eligible events before each position in its group (int64 min when none)."""
+    lo = np.iinfo(np.int64).min
+    vals = pd.Series(np.where(eligible, end, lo)).groupby(group).cummax().to_numpy()
+    return np.where(prev >= 0, vals[np.maximum(prev, 0)], lo)
+
+
+def depths(parent: np.ndarray) -> np.ndarray:
+    """Number of ancestors of each node of a forest given by ``parent`` (−1 = root), by pointer doubling."""
+    d = (parent >= 0).astype(np.int64)
+    nxt = parent.copy()
+    idx = np.flatnonzero(nxt >= 0)
+    while idx.size:
+        t = nxt[idx]
+        d[idx] = d[idx] + d[t]
+        nxt[idx] = nxt[t]
+        idx = idx[nxt[idx] >= 0]
+    return d
+
+
+def nest_open(group: np.ndarray, start: np.ndarray, end: np.ndarray, eligible: np.ndarray) -> np.ndarray:
+    """Parent position (−1 none) of each row, rows given in visit order (group, then start, longer first).
+
+    The parent is the last eligible row before it in its group whose (raw) end is after its start: the stack
+    sweep's top. Raises :class:`_TooDeep` past :data:`MAX_ROUNDS` rounds.
+    """
+    n = len(start)
+    parent = np.full(n, -1, dtype=np.int64)
+    if not n:
+        return parent
+    cand = _prev_eligible(group, eligible)
+    open_before = _max_end_before(group, end, eligible, cand) > start  # else: nothing open, top level
+    cand[~open_before] = -1
+    active = np.flatnonzero(cand >= 0)
+    for _ in range(MAX_ROUNDS):
+        if not active.size:
+            return parent
+        c = cand[active]
+        hit = end[c] > start[active]
+        parent[active[hit]] = c[hit]
+        rest, c = active[~hit], c[~hit]
+        nc = cand[c]
+        cand[rest] = nc
+        active = rest[nc >= 0]
+    raise _TooDeep
+
+
+def chain_min(parent: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Minimum of ``values`` over each node and its ancestors (forest ``parent``, −1 = root), by pointer doubling."""
+    m = values.copy()
+    nxt = parent.copy()
+    idx = np.flatnonzero(nxt >= 0)
+    while idx.size:
+        t = nxt[idx]
+        m[idx] = np.minimum(m[idx], m[t])
+        nxt[idx] = nxt[t]
+        idx = idx[nxt[idx] >= 0]
+    return m
+
+
+def nest_clipped(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Parent position (−1 none) and clipped end of each row, rows in visit order; every row may be a parent and a
+    row's end is clipped to its parent's clipped end.
+
+    The sweep's answer is the unique solution of "parent = last earlier row whose clipped end is after my start,
+    clipped end = min(own end, parent's clipped end)" (unique: each row depends only on earlier rows). It is found
+    by fixed-point iteration: parents from the current ends (:func:`nest_open`), ends clipped along the new parent
+    chains, until the parents stop changing — once for well-nested threads, where nothing is clipped. Raises
+    :class:`_TooDeep` when that takes more than a few passes.
+    """
+    n = len(start)
+    if not n:
+        return np.full(0, -1, dtype=np.int64), end.copy()
+    every = np.ones(n, dtype=bool)
+    p = nest_open(group, start, end, every)
+    for _ in range(4):
+        cend = chain_min(p, end)
+        if np.array_equal(cend, end):
+            return p, cend
+        q = nest_open(group, start, cend, every)
+        if np.array_equal(q, p):
+            return p, cend
+        p = q
+    raise _TooDeep
+
+
+def leaf_tiles(group: np.ndarray, start: np.ndarray, cend: np.ndarray, parent: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Tiles of each group's time by the innermost covering event: (group, tile start, tile end, owner row or −1).
+
+    Rows in visit order with clipped ends and parents from :func:`nest_clipped` (so intervals nest). The sweep meets
+    the boundaries in Euler-tour order: the start of each row in visit order, each row's end right after the last
+    row of its subtree (innermost first); a tile runs from one boundary to the next distinct one and belongs to the
+    row on top after the first: the row itself after a start, its parent after an end. Tiles cover each group from
+    its first start to its last end. Raises :class:`_TooDeep` if the boundaries are not in time order (they always
+    are for a nesting from :func:`nest_clipped`; the check keeps the result exact whatever the input).
+    """
+    n = len(start)
+    if not n:
+        z = np.zeros(0, dtype=np.int64)
+        return z, z, z, z
+    bounds = np.flatnonzero(np.r_[True, group[1:] != group[:-1], True])
+    nxt = np.empty(n, dtype=np.int64)  # first row after i's subtree: the first later start at or after i's end
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        nxt[lo:hi] = lo + np.searchsorted(start[lo:hi], cend[lo:hi], side="left")
+    last = np.maximum(nxt - 1, np.arange(n))  # last row of each subtree (a zero-length row is its own)
+    depth = depths(parent)
+    ends_before = np.concatenate([[0], np.cumsum(np.bincount(last, minlength=n))[:-1]])
+    pos_s = np.arange(n) + ends_before
+    pos_e = pos_s[last] + 1 + depth[last] - depth
+    m = 2 * n
+    val = np.empty(m, dtype=np.int64)
+    grp = np.empty(m, dtype=np.int64)
+    own = np.empty(m, dtype=np.int64)
+    val[pos_s], val[pos_e] = start, cend
+    grp[pos_s], grp[pos_e] = group, group
+    own[pos_s], own[pos_e] = np.arange(n), parent
+    same = grp[1:] == grp[:-1]
+    step = val[1:] - val[:-1]
+    allpos = np.concatenate([pos_s, pos_e])
+    if (step[same] < 0).any() or allpos.min() < 0 or allpos.max() >= m or np.bincount(allpos, minlength=m).max() > 1:
+        raise _TooDeep
+    tile = np.flatnonzero(same & (step > 0))
+    return grp[tile], val[tile], val[tile + 1], own[tile]

@@ -1,0 +1,253 @@
+"""The HTML report's Timeline tab: CPU thread and GPU stream lanes, launch → kernel flows, zoomable detail.
+
+Draws the ``stream_timeline`` analyzer's table as it is (no metric is computed here). The table holds several
+levels of detail (see :mod:`gpulens.analyzers.stream_timeline`); all of them travel in the page as one compact,
+gzip-compressed JSON payload (``<script type="application/octet-stream">``, decompressed by the browser's
+``DecompressionStream``). The page script (:data:`TIMELINE_JS`) draws, for the visible time range, the finest level
+embedded for every window in view, at most :data:`DRAW_CAP` bars, and redraws on zoom (plotly ``relayout``).
+Hovering a kernel draws an arrow from the runtime call that launched it (on its CPU thread lane) and names the
+launching op; hovering a launch call draws the same arrow. Two buttons export what the page holds as Chrome-trace
+JSON: a download (offline) and "open in ui.perfetto.dev" (the only action of the page that uses the network).
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from gpulens.reports._format import fmt_ns, fmt_unit
+from gpulens.reports._html_parts import KIND_COLOURS, OKABE_ITO, Panel, empty_html, table_html, wrap_name
+from gpulens.reports._names import short_names
+
+#: Bars drawn at most for one view (the finest embedded level that stays under it is chosen).
+DRAW_CAP = 4000
+#: Colour of each host event kind on CPU thread lanes (GPU kinds: KIND_COLOURS).
+HOST_COLOURS = {"cpu_op": OKABE_ITO[4], "runtime": OKABE_ITO[5], "sync": "#555555"}
+KIND_LABELS = {"cpu_op": "CPU op", "sync": "sync", "runtime": "runtime call", "kernel": "kernel",
+               "comm": "communication", "memcpy": "memcpy", "memset": "memset"}
+
+
+def lane_label(rank: Any, device: Any, stream: Any, thread: Any) -> str:
+    """``rank 0 · GPU 0 · stream 7``, ``rank 0 · GPU 0 · stream not recorded``, ``rank 0 · CPU thread 1234`` or
+    ``rank 0 · host (thread not recorded)``."""
+    r = f"rank {fmt_unit(rank, 'id')}"
+    if int(device) < 0:
+        return f"{r} · CPU thread {fmt_unit(thread, 'id')}" if int(thread) >= 0 else f"{r} · host (thread not recorded)"
+    s = f"stream {fmt_unit(stream, 'id')}" if int(stream) >= 0 else "stream not recorded"
+    return f"{r} · GPU {fmt_unit(device, 'id')} · {s}"
+
+
+def _payload(t: pd.DataFrame, sm: dict[str, Any], max_segments: int) -> tuple[dict[str, Any], int]:
+    """The compact columnar payload the page script draws, finest levels dropped to fit ``max_segments``."""
+    levels = sorted(int(x) for x in t["level"].unique())
+    keep = levels[:1]
+    for lv in levels[1:]:
+        if int(t["level"].isin(keep + [lv]).sum()) > max_segments:
+            break
+        keep.append(lv)
+    t = t[t["level"].isin(keep)]
+    if len(t) > max_segments:  # level 0 alone over budget: every lane its equal share, longest segments first
+        lane = t.groupby(["rank", "device_id", "stream_id", "thread_id"], sort=False).ngroup()
+        sizes = lane.value_counts().to_numpy()
+        quota = 1
+        while quota < sizes.max() and int(np.minimum(sizes, quota + 1).sum()) <= max_segments:
+            quota += 1
+        order = t.assign(_l=lane).sort_values("busy_ns", ascending=False, kind="stable").groupby("_l").cumcount()
+        t = t[(order < quota).reindex(t.index).to_numpy()]
+    keys = list(zip(t["rank"], t["device_id"], t["stream_id"], t["thread_id"]))
+    lanes = list(dict.fromkeys(sorted(set(keys), key=lambda k: (k[0], k[1] >= 0, k[1], k[2], k[3]))))
+    lane_ix = {k: i for i, k in enumerate(lanes)}
+    by_thread = {(r, th): lane_ix[(r, d, s, th)] for (r, d, s, th) in lanes if d < 0}
+    names = list(dict.fromkeys(t["name"].astype(str)))
+    extra = [n for n in dict.fromkeys(list(t["launch_name"].astype(str)) + list(t["op_name"].astype(str)))
+             if n and n != "nan" and n not in names]
+    names += extra
+    name_ix = {n: i for i, n in enumerate(names)}
+    present = set(t["kind"].astype(str))  # drawing order: long host ops under runtime calls, GPU kinds last
+    kinds = [k for k in KIND_LABELS if k in present] + sorted(present - set(KIND_LABELS))
+    lo = t["launch_offset_ns"].to_numpy("float64")
+    has = ~np.isnan(lo)
+    ll = [by_thread.get((r, th), -1) if h else -1 for r, th, h in zip(t["rank"], t["launch_thread"], has)]
+
+    def ix(col: str) -> list[int]:
+        return [name_ix.get(str(v), -1) if str(v) not in ("", "nan") else -1 for v in t[col]]
+
+    payload = {
+        "span": int(sm["end_ns"] - sm["start_ns"]), "bin0": int(sm.get("bin_ns") or 0),
+        "bins": int(sm.get("bins") or 0), "branch": int(sm.get("branch", 8)),
+        "levels": keep, "exact": not sm.get("decimated"), "cap": DRAW_CAP,
+        "lanes": [lane_label(*k) for k in lanes], "gpuLane": [bool(k[1] >= 0) for k in lanes],
+        "names": [wrap_name(n) for n in names], "short": short_names(names),
+        "kinds": kinds, "kindLabels": [KIND_LABELS.get(k, k) for k in kinds],
+        "colours": [KIND_COLOURS.get(k) or HOST_COLOURS.get(k) or "#999999" for k in kinds],
+        "level": t["level"].astype(int).tolist(), "window": t["window"].astype(int).tolist(),
+        "lane": [lane_ix[k] for k in keys], "off": t["offset_ns"].astype("int64").tolist(),
+        "dur": (t["end_ns"] - t["start_ns"]).clip(lower=0).astype("int64").tolist(),
+        "busy": t["busy_ns"].astype("int64").tolist(), "events": t["events"].astype("int64").tolist(),
+        "kind": [kinds.index(str(k)) for k in t["kind"]], "name": ix("name"),
+        "launchOff": [int(v) if h else -1 for v, h in zip(np.nan_to_num(lo, nan=-1), has)], "launchLane": ll,
+        "launchName": ix("launch_name"), "op": ix("op_name"),
+    }
+    return payload, len(t)
+
+
+def timeline_data_b64(payload: dict[str, Any]) -> str:
+    """The payload as gzip-compressed, base64-encoded JSON (what the page script decompresses)."""
+    text = json.dumps(payload, separators=(",", ":"), allow_nan=False)
+    return base64.b64encode(gzip.compress(text.encode("utf-8"), 9, mtime=0)).decode("ascii")
+
+
+def timeline_page(s: Any, max_rows: int, max_segments: int) -> list[Any]:
+    """The Timeline tab: one zoomable chart of every CPU thread and GPU stream lane, and the level-0 table."""
+    st = s.results.get("stream_timeline")
+    if st is None or st.skipped or not len(st.table):
+        return [empty_html("Stream timeline", st.skipped_reason if st is not None else "analysis not available")]
+    t, sm = st.table, st.summary
+    if "level" not in t:  # a table from before levels and host lanes (older cached results)
+        t = t.assign(level=0, window=0, thread_id=-1, launch_offset_ns=np.nan, launch_thread=-1, launch_name="",
+                     op_name="")
+    payload, drawn = _payload(t, sm, max_segments)
+    fig = go.Figure()
+    fig.update_layout(height=170 + 24 * len(payload["lanes"]), margin={"l": 10, "r": 10, "t": 50, "b": 40},
+                      hovermode="closest", barmode="overlay",
+                      legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
+                      xaxis={"title": {"text": "time since the first event [ms]"}, "automargin": True},
+                      yaxis={"autorange": "reversed", "type": "category", "categoryorder": "array",
+                             "categoryarray": payload["lanes"], "automargin": True})
+    level0 = t[t["level"] == 0]
+    n_threads = sum(1 for g in payload["gpuLane"] if not g)
+    how = ("every event as it was recorded" if not sm.get("decimated") else
+           f"the whole run in bins of {fmt_ns(sm.get('bin_ns'))} per lane, finer levels for "
+           f"{len(payload['levels']) - 1} zoom step(s) where they fit")
+    cut = f"; {drawn} of {len(t)} segments embedded" if drawn < len(t) else ""
+    take = (f"{sm['event_count']:,} GPU events on {sm.get('track_count', 0)} stream lane(s) and "
+            f"{sm.get('host_event_count', 0):,} host events on {n_threads} CPU thread lane(s) over "
+            f"{fmt_ns(sm['end_ns'] - sm['start_ns'])}: {how}{cut}. Zoom (drag) to see single kernels; hover a "
+            "kernel for the call that launched it.")
+    buttons = ('<p class="tlbar"><button type="button" class="tl-export">Download for Perfetto (Chrome-trace JSON)'
+               '</button> <button type="button" class="tl-perfetto" title="opens ui.perfetto.dev in a new tab and '
+               'sends it the events (needs the network)">Open in ui.perfetto.dev</button> '
+               '<span class="tlstatus" aria-live="polite"></span></p>'
+               '<p class="note">The export holds what this page embeds; for every event of the trace run '
+               '<code>gpulens analyze … --perfetto run.json</code>.</p>')
+    level0 = level0.assign(
+        lane=[lane_label(*k) for k in zip(level0["rank"], level0["device_id"], level0["stream_id"],
+                                           level0["thread_id"])],
+        kind=[KIND_LABELS.get(str(k), str(k)) for k in level0["kind"]])
+    cols = ["lane", "offset_ns", "busy_ns", "events", "kind", "name"]
+    docs = {**st.columns, "lane": "GPU stream or CPU thread [text]"}
+    return [Panel("Stream timeline", take, fig,
+                  table_html(level0, cols, max_rows, headers={"offset_ns": "start (from the first event)"},
+                             docs=docs),
+                  note=buttons, data=timeline_data_b64(payload))]
+
+
+#: Page script of the timeline chart: ``gpulensTimeline(div, P)`` draws it once plotly is loaded (``P``).
+TIMELINE_JS = r"""
+window.gpulensTimeline=function(div,P,cfg){
+  return window.gpulensInflate(div.getAttribute('data-timeline')).then(function(txt){
+    var D=JSON.parse(txt),spec=JSON.parse(document.getElementById(div.getAttribute('data-spec')).textContent);
+    var n=D.off.length,status=div.closest('section.panel').querySelector('.tlstatus'),cur=null,busy=false;
+    function fmt(ns){var a=Math.abs(ns);if(a>=1e9)return (ns/1e9).toFixed(2)+' s';if(a>=1e6)return (ns/1e6).toFixed(2)+' ms';
+      if(a>=1e3)return (ns/1e3).toFixed(2)+' \u00b5s';return ns.toFixed(0)+' ns';}
+    var refined={};D.levels.forEach(function(l){refined[l]={};});
+    for(var i=0;i<n;i++){if(D.level[i]>0)refined[D.level[i]][Math.floor(D.window[i]/D.branch)]=1;}
+    var launchOf={};for(var i=0;i<n;i++){if(D.launchOff[i]>=0&&D.launchLane[i]>=0)launchOf[D.launchLane[i]+':'+D.launchOff[i]]=i;}
+    function winW(l){return D.bin0*D.bins/Math.pow(D.branch,l);}
+    // where single events are embedded (windows of a finer level holding only one-event segments), merged and shaded
+    var exact=[];if(!D.exact){var ok={};for(var i=0;i<n;i++){var l=D.level[i];if(l===0)continue;var k=l+':'+D.window[i];
+      ok[k]=(ok[k]===undefined?true:ok[k])&&D.events[i]===1;}
+      Object.keys(ok).forEach(function(k){if(!ok[k])return;var p=k.split(':'),w=winW(+p[0]);exact.push([+p[1]*w,(+p[1]+1)*w]);});
+      exact.sort(function(a,b){return a[0]-b[0];});var m=[];exact.forEach(function(r){var q=m[m.length-1];
+        if(q&&r[0]<=q[1]+1)q[1]=Math.max(q[1],r[1]);else m.push([r[0],r[1]]);});exact=m.slice(0,200);}
+    var base=exact.map(function(r){return {type:'rect',xref:'x',yref:'paper',x0:r[0]/1e6,x1:r[1]/1e6,y0:0,y1:1,
+      fillcolor:'rgba(0,158,115,0.10)',line:{width:0},layer:'below'};});
+    var exactShare=exact.reduce(function(s,r){return s+r[1]-r[0];},0)/D.span;
+    function covered(l,a,b){if(l===0)return true;var w=winW(l),w0=Math.max(0,Math.floor(a/w)),w1=Math.floor(Math.min(b,D.span)/w);
+      if(w1-w0>4096)return false;for(var k=w0;k<=w1;k++){if(!refined[l][Math.floor(k/D.branch)])return false;}return true;}
+    function pick(a,b){
+      for(var j=D.levels.length-1;j>=0;j--){var l=D.levels[j];if(!covered(l,a,b))continue;
+        var idx=[];for(var i=0;i<n;i++){if(D.level[i]===l&&D.off[i]<=b&&D.off[i]+D.dur[i]>=a)idx.push(i);}
+        if(idx.length<=D.cap||j===0)return {level:l,idx:idx};}
+    }
+    function hover(i){var t=D.names[D.name[i]]+'<br>'+D.kindLabels[D.kind[i]]+' · '+D.lanes[D.lane[i]]+'<br>';
+      t+=D.events[i]>1?D.events[i].toLocaleString('en')+' events merged, busy '+fmt(D.busy[i])+' in '+fmt(D.dur[i]):
+        'start +'+fmt(D.off[i])+', duration '+fmt(D.dur[i]);
+      if(D.launchOff[i]>=0)t+='<br>launched by '+(D.launchName[i]>=0?D.names[D.launchName[i]]:'a runtime call')+
+        (D.launchLane[i]>=0?' on '+D.lanes[D.launchLane[i]]:'')+', '+fmt(D.off[i]-D.launchOff[i])+' before it started';
+      if(D.op[i]>=0)t+='<br>from '+D.names[D.op[i]];
+      return t;}
+    function traces(sel){
+      var out=[{type:'scatter',mode:'markers',x:D.lanes.map(function(){return 0;}),y:D.lanes,marker:{opacity:0},
+                hoverinfo:'skip',showlegend:false}];
+      D.kinds.forEach(function(k,ki){
+        var ids=sel.idx.filter(function(i){return D.kind[i]===ki;});
+        ids.sort(function(x,y){return D.dur[y]-D.dur[x];});
+        if(!ids.length)return;
+        out.push({type:'bar',orientation:'h',name:D.kindLabels[ki],marker:{color:D.colours[ki],line:{width:0}},
+          y:ids.map(function(i){return D.lanes[D.lane[i]];}),base:ids.map(function(i){return D.off[i]/1e6;}),
+          x:ids.map(function(i){return Math.max(D.dur[i],1)/1e6;}),customdata:ids,
+          hovertext:ids.map(hover),hoverinfo:'text'});
+      });
+      return out;}
+    function say(sel){if(!status)return;var l=sel.level,single=sel.idx.every(function(i){return D.events[i]===1;});
+      status.textContent='Showing '+sel.idx.length.toLocaleString('en')+' bar(s)'+(single?', one per event':
+        ', some merging several events')+(l>0?' (detail level '+l+')':'')+'.'+(exact.length?' Single events are '+
+        'embedded for '+(100*exactShare).toFixed(1)+' % of the run (shaded green): zoom there to see each kernel.':'');}
+    function draw(a,b,first){
+      var sel=pick(a,b);cur=sel;var lay=spec.layout;
+      if(!first){lay=div.layout;}lay.shapes=base.slice();
+      lay.xaxis=lay.xaxis||{};lay.xaxis.range=[a/1e6,b/1e6];lay.xaxis.autorange=false;
+      say(sel);busy=true;
+      return P.react(div,traces(sel),lay,cfg).then(function(){busy=false;});
+    }
+    function flow(i){
+      if(i===undefined||D.launchOff[i]<0||D.launchLane[i]<0)return;
+      var x0=D.launchOff[i]/1e6,y0=D.launchLane[i],x1=D.off[i]/1e6,y1=D.lane[i];
+      P.relayout(div,{shapes:base.concat([{type:'line',x0:x0,y0:y0,x1:x1,y1:y1,xref:'x',yref:'y',line:{color:'#000',width:2,dash:'dot'}},
+        {type:'circle',xsizemode:'pixel',ysizemode:'pixel',xanchor:x0,yanchor:y0,
+         x0:-5,x1:5,y0:-5,y1:5,xref:'x',yref:'y',line:{color:'#000',width:2}}])});
+    }
+    return draw(0,D.span,true).then(function(){
+      div.on('plotly_relayout',function(e){
+        if(busy||!e)return;
+        if(e['xaxis.autorange']){draw(0,D.span,false);return;}
+        var a=e['xaxis.range[0]'],b=e['xaxis.range[1]'];
+        if(a===undefined&&e['xaxis.range'])a=e['xaxis.range'][0],b=e['xaxis.range'][1];
+        if(a!==undefined)draw(Math.max(0,a*1e6),Math.min(D.span,b*1e6),false);
+      });
+      div.on('plotly_hover',function(e){var p=e.points&&e.points[0];if(!p||p.customdata===undefined)return;
+        var i=p.customdata;if(D.launchOff[i]>=0){flow(i);return;}
+        var k=launchOf[D.lane[i]+':'+D.off[i]];if(k!==undefined)flow(k);});
+      div.on('plotly_unhover',function(){if((div.layout.shapes||[]).length>base.length)P.relayout(div,{shapes:base.slice()});});
+      var panel=div.closest('section.panel');
+      function chrome(){
+        var ev=[],seen={};D.lanes.forEach(function(l,li){ev.push({ph:'M',name:'thread_name',pid:0,tid:li,args:{name:l}});});
+        for(var i=0;i<n;i++){var l=D.level[i],fin=D.levels.indexOf(l+1)>=0&&refined[l+1][D.window[i]];
+          if(fin)continue;
+          ev.push({ph:'X',name:D.short[D.name[i]],cat:D.kinds[D.kind[i]],pid:0,tid:D.lane[i],ts:D.off[i]/1e3,dur:D.dur[i]/1e3,
+                   args:{events:D.events[i],busy_us:D.busy[i]/1e3}});}
+        return JSON.stringify({traceEvents:ev,displayTimeUnit:'ns'});}
+      div.gpulensChromeTrace=chrome;
+      var ex=panel.querySelector('.tl-export');
+      if(ex)ex.addEventListener('click',function(){
+        var a=document.createElement('a');a.href=URL.createObjectURL(new Blob([chrome()],{type:'application/json'}));
+        a.download='gpulens-timeline.json';document.body.appendChild(a);a.click();a.remove();});
+      var op=panel.querySelector('.tl-perfetto');
+      if(op)op.addEventListener('click',function(){
+        var origin='https://ui.perfetto.dev',w=window.open(origin+'/#!/'),buf=new TextEncoder().encode(chrome()).buffer;
+        var timer=setInterval(function(){w.postMessage('PING',origin);},100);
+        window.addEventListener('message',function m(e){if(e.origin!==origin||e.data!=='PONG')return;
+          clearInterval(timer);window.removeEventListener('message',m);
+          w.postMessage({perfetto:{buffer:buf,title:'gpulens timeline',fileName:'gpulens-timeline.json'}},origin);});
+      });
+    });
+  });
+};
+"""

@@ -1,0 +1,100 @@
+"""How a figure reads in a sentence: the one set of formatters shared by analyzers (finding and warning text) and
+reporters (tables, headlines), so that "1.23 ms" is written the same way everywhere.
+
+Analyzers must not import :mod:`gpulens.reports`; this module sits below both (it imports nothing of gpulens), and
+:mod:`gpulens.reports._format` re-exports these functions rather than duplicating them.
+
+==========  ==========================================================
+function    shown as
+==========  ==========================================================
+fmt_ns      time with an SI prefix: ``812 ns``, ``1.23 µs``, ``5.00 ms``, ``2.31 s``
+fmt_si      decimal SI prefixes: ``12.74 TFLOP/s``, ``3.35 TB/s``
+fmt_bytes   ``512 B``, ``1.50 MB`` (decimal, as vendors quote memory traffic)
+fmt_pct     a 0–100 figure: ``12.3 %``
+fmt_share   a 0–1 fraction: ``12.3 %``
+fmt_count   thousands separators: ``1,234``
+==========  ==========================================================
+
+A missing value (None, pandas NA/NaT, NaN) reads :data:`MISSING` (``unknown``), never ``None`` or ``nan``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+#: What a missing value reads.
+MISSING = "unknown"
+
+
+def is_missing(v: Any) -> bool:
+    """True for None, pandas NA/NaT and float NaN (numpy floats included)."""
+    if v is None or type(v).__name__ in ("NAType", "NaTType"):
+        return True
+    if isinstance(v, numbers.Real) and not isinstance(v, bool):
+        return math.isnan(float(v))
+    return False
+
+
+def _num(v: Any) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, bool) and type(v).__name__ != "bool_"
+
+
+def fmt_ns(ns: Any) -> str:
+    """Human time with an SI prefix: 812 → ``'812 ns'``, 1234 → ``'1.23 µs'``, 5e6 → ``'5.00 ms'``; missing →
+    ``'unknown'``."""
+    if is_missing(ns):
+        return MISSING
+    if not _num(ns):
+        return str(ns)
+    ns = float(ns)
+    for unit, div in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if abs(ns) >= div:
+            return f"{ns / div:.2f} {unit}"
+    return f"{ns:.0f} ns"
+
+
+def fmt_si(v: Any, unit: str) -> str:
+    """``1.274e13, "FLOP/s"`` → ``"12.74 TFLOP/s"`` (decimal SI prefixes, as datasheets quote peaks)."""
+    if is_missing(v):
+        return MISSING
+    v = float(v)
+    for prefix, div in (("E", 1e18), ("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(v) >= div:
+            return f"{v / div:.2f} {prefix}{unit}"
+    return f"{v:.3g} {unit}"
+
+
+def fmt_bytes(b: Any) -> str:
+    """Bytes with decimal SI prefixes: 512 → ``'512 B'``, 1.5e6 → ``'1.50 MB'``."""
+    if is_missing(b):
+        return MISSING
+    b = float(b)
+    return fmt_si(b, "B") if abs(b) >= 1000 else f"{b:.0f} B"
+
+
+def fmt_pct(p: Any, digits: int = 1) -> str:
+    """A 0–100 figure: 12.34 → ``'12.3 %'``."""
+    return MISSING if is_missing(p) else f"{float(p):.{digits}f} %"
+
+
+def fmt_share(s: Any, digits: int = 1) -> str:
+    """A 0–1 fraction as a percentage: 0.1234 → ``'12.3 %'``."""
+    return MISSING if is_missing(s) else f"{100 * float(s):.{digits}f} %"
+
+
+def fmt_count(n: Any) -> str:
+    """A count with thousands separators: 1234 → ``'1,234'`` (non-integers keep 2 decimals)."""
+    if is_missing(n):
+        return MISSING
+    f = float(n)
+    return f"{int(round(f)):,}" if f.is_integer() or abs(f) >= 100 else f"{f:,.2f}"
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """``'1 kernel'``, ``'3 kernels'`` (``words`` when the plural is not ``word + 's'``)."""
+    return f"{fmt_count(n)} {word if n == 1 else (words or word + 's')}"
+
+
+__all__ = ["MISSING", "fmt_bytes", "fmt_count", "fmt_ns", "fmt_pct", "fmt_share", "fmt_si", "is_missing", "plural"]
