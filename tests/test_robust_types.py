@@ -329,3 +329,22 @@ def test_json_nested_beyond_the_recursion_limit_is_one_line(tmp_path, fmt):
     with pytest.raises(TraceFormatError) as ei:
         collect(p, format=fmt)
     assert str(ei.value).startswith(f"{p}: ") and "\n" not in str(ei.value)
+
+
+def test_kernels_of_unknown_name_are_analyzed(tmp_path):
+    # rocpd without its kernel-symbol table: the 2 kernels (4,000 and 300 ns) have no name. Analysis must not
+    # raise (before: TypeError in kernel_category, exit 70 through the CLI) and keeps both kernels' time.
+    from gpulens.report import Report, analyze_timeline
+    from gpulens.reports.json_report import render
+
+    from .test_rocpd import build_layout_b
+
+    p = tmp_path / "results.db"
+    build_layout_b(p)
+    con = sqlite3.connect(p)
+    con.execute("DROP TABLE rocpd_info_kernel_symbol")
+    con.commit()
+    con.close()
+    tl = collect(p)
+    assert sorted(tl.of_kind("kernel")["dur_ns"].tolist()) == [300, 4000]
+    assert json.loads(render(Report([analyze_timeline(tl, str(p))])))
