@@ -357,7 +357,7 @@ def run_one(path: Path, strict: bool, cli: bool, out: Path, analyze: bool = True
             code = main(["analyze", str(path), "-q", "--no-cache", "--json", str(out)]
                         + ([] if strict else ["--lenient"]))
         text = err.getvalue()
-        if code not in (0, 2, 5) or "Traceback" in text or text.count("\n") > 1:
+        if code not in (0, 2, 5) or "Traceback" in text or (code == 2 and text.count("\n") > 1):
             return f"CLI exit {code}: {text.strip().splitlines()[-1] if text.strip() else ''}"[:300]
         return None
     try:

@@ -79,6 +79,23 @@ def test_option_values_are_bounded(args, needle, capsys):
     assert needle in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize("args, needle", [
+    (["--steps", "0"], "--steps: 0 is out of range (1 to 1e+06)"),
+    (["--steps", "1000000000000000000"], "--steps: 1000000000000000000 is out of range"),
+    (["--warmup", "-1"], "--warmup: -1 is out of range"),
+    (["--wait", "99999999"], "--wait: 99999999 is out of range"),
+    (["--interval-ms", "0"], "--interval-ms: 0.0 is out of range (1 to 3.6e+06)"),
+    (["--interval-ms", "nan"], "--interval-ms: nan is out of range"),
+    (["--interval-ms", "1e400"], "--interval-ms: inf is out of range"),
+])
+def test_profile_option_values_are_bounded(args, needle, capsys, tmp_path):
+    # refused before anything runs: the script does not exist, and no output folder is created
+    out = tmp_path / "out"
+    assert main(["profile", "--out", str(out), *args, str(tmp_path / "absent.py")]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1 and not out.exists()
+
+
 def test_selection_parse_bounds():
     with pytest.raises(GpulensError):
         Selection.parse(window="0:1e30s")

@@ -248,3 +248,103 @@ def test_rocprofv3_json_type_confusion_is_a_partial_result(tmp_path, change, war
     assert sorted(k["dur_ns"].tolist()) == ([20] if warning and "dispatch" in warning else [20, 150])
     if warning:
         assert any(warning in w for w in tl.meta.warnings), tl.meta.warnings
+
+
+def test_rocprof_v1_json_events_of_the_wrong_type_are_dropped_and_counted(tmp_path):
+    # The v1 seed of tests/fuzzing.py: a copy (92,212,447 ns), a kernel (3,431,611 ns), a hipMemcpy. Its args
+    # become a list (was: AttributeError, exit 70) and one event becomes a number: 2 dropped, the kernel kept.
+    from .fuzzing import _v1_json
+
+    p = tmp_path / "results.json"
+    _v1_json(p)
+    doc = json.loads(p.read_text())
+    ev = doc["traceEvents"]
+    copy = next(e for e in ev if e.get("name") == "CopyHostToDevice")
+    copy["args"] = [1, 2]
+    ev.append(7)
+    p.write_text(json.dumps(doc))
+    tl = collect(p)
+    assert tl.of_kind("kernel")["dur_ns"].tolist() == [3_431_611] and len(tl.of_kind("memcpy")) == 0
+    assert any("2 trace event(s) dropped" in w for w in tl.meta.warnings), tl.meta.warnings
+
+
+def test_sqlite_schema_that_is_not_utf8_is_a_one_line_error(tmp_path):
+    # A column name holding invalid UTF-8 (a corrupt schema page): sqlite3 raises UnicodeDecodeError on the
+    # column names, which must not escape as an internal error.
+    from .fuzzing import _v1_db
+
+    p = tmp_path / "results.db"
+    _v1_db(p)
+    blob = p.read_bytes()
+    i = blob.index(b'"queue-id" INTEGER')
+    p.write_bytes(blob[:i + 1] + b"\xfe\xff" + blob[i + 3:])
+    with pytest.raises(TraceFormatError) as ei:
+        collect(p)
+    assert str(ei.value).startswith(f"{p}: ") and "\n" not in str(ei.value)
+
+
+def test_nsys_nvtx_without_an_end_column_closes_no_range(tmp_path):
+    p = _nsys_db(tmp_path, """
+        DROP TABLE NVTX_EVENTS;
+        CREATE TABLE NVTX_EVENTS (start INT, eventType INT, text TEXT, globalTid INT);
+        INSERT INTO NVTX_EVENTS VALUES (800, 59, 'fwd', 5033164842);
+    """)
+    tl = collect(p)
+    assert len(tl.of_kind("annotation")) == 0 and tl.rejected["reason"].astype(str).tolist() == ["range never closed"]
+
+
+def test_ncu_dimension_beyond_int64_is_unknown(tmp_path):
+    text = (CASES / "B20.ncu_raw.csv").read_text()
+    p = tmp_path / "raw.csv"
+    p.write_text(text.replace('"(256, 1, 1)"', f'"(256, 1, {2 ** 64})"', 1))
+    k = collect(p).of_kind("kernel")
+    assert k["block_z"].isna().sum() == 1 and len(k) == len(collect(CASES / "B20.ncu_raw.csv").of_kind("kernel"))
+
+
+def test_lone_surrogate_in_a_kineto_name_is_replaced_and_the_events_kept(tmp_path):
+    # "\ud800" is valid JSON syntax but no character: it must not cost the file (before: UnicodeEncodeError).
+    evs = [{"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": ts, "dur": 5,
+            "args": {"device": 0, "stream": 7, "correlation": i}}
+           for i, (name, ts) in enumerate([("k\ud800x", 100), ("k1", 110)])]
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"traceEvents": evs}))  # json.dumps writes the lone surrogate as the escape \ud800
+    names = sorted(collect(p).of_kind("kernel")["name"].astype(str))
+    assert names == ["k1", "k\ufffd\ufffd\ufffdx"]  # the 3 bytes of the surrogate each become U+FFFD
+
+
+@pytest.mark.parametrize("fmt", ["rocprofv3_json", "rocprof_v1_json"])
+def test_json_nested_beyond_the_recursion_limit_is_one_line(tmp_path, fmt):
+    from .fuzzing import _v1_json
+
+    p = tmp_path / ("77_results.json" if fmt == "rocprofv3_json" else "results.json")
+    if fmt == "rocprofv3_json":
+        g = tmp_path / "x.json.gz"
+        _tiny_v3_json(g)
+        p.write_bytes(gzip.decompress(g.read_bytes()))
+    else:
+        _v1_json(p)
+    text = p.read_text()
+    i = text.rindex("}")  # a 100,000-deep array as the last member of the top-level object
+    p.write_text(text[:i] + ', "deep": ' + "[" * 100_000 + "]" * 100_000 + text[i:])
+    with pytest.raises(TraceFormatError) as ei:
+        collect(p, format=fmt)
+    assert str(ei.value).startswith(f"{p}: ") and "\n" not in str(ei.value)
+
+
+def test_kernels_of_unknown_name_are_analyzed(tmp_path):
+    # rocpd without its kernel-symbol table: the 2 kernels (4,000 and 300 ns) have no name. Analysis must not
+    # raise (before: TypeError in kernel_category, exit 70 through the CLI) and keeps both kernels' time.
+    from gpulens.report import Report, analyze_timeline
+    from gpulens.reports.json_report import render
+
+    from .test_rocpd import build_layout_b
+
+    p = tmp_path / "results.db"
+    build_layout_b(p)
+    con = sqlite3.connect(p)
+    con.execute("DROP TABLE rocpd_info_kernel_symbol")
+    con.commit()
+    con.close()
+    tl = collect(p)
+    assert sorted(tl.of_kind("kernel")["dur_ns"].tolist()) == [300, 4000]
+    assert json.loads(render(Report([analyze_timeline(tl, str(p))])))

@@ -79,6 +79,8 @@ def kernel_category(name: str | None, kind: str = "kernel") -> str:
         return "communication"
     if kind in ("memcpy", "memset"):
         return "copy"
+    if not isinstance(name, str):  # an unknown name (NaN/None) has no category
+        return "other"
     for cat, rx in _KERNEL_RULES:
         if name and rx.search(name):
             return cat

@@ -53,6 +53,19 @@ def _summarize(console: Console, report, paths: list, error: str | None, quiet: 
         console.print(f"[yellow]gpulens: {error}[/yellow]")
 
 
+#: Accepted ranges of the numeric options (inclusive): a step count of 10^18 or a sampling period of 0 or NaN ms
+#: would make the profiler wait forever or spin.
+BOUNDS = {"steps": (1, 1_000_000), "warmup": (0, 1_000_000), "wait": (0, 1_000_000), "interval_ms": (1.0, 3_600_000.0)}
+
+
+def check_bounds(**values: float | None) -> None:
+    """Raise a one-line :class:`GpulensError` for a value outside :data:`BOUNDS` (None: not given, accepted)."""
+    for name, v in values.items():
+        lo, hi = BOUNDS[name]
+        if v is not None and not lo <= v <= hi:  # NaN fails both comparisons
+            raise GpulensError(f"--{name.replace('_', '-')}: {v} is out of range ({lo:g} to {hi:g})")
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``profile`` command to ``app``."""
 
@@ -78,6 +91,7 @@ def register(app: typer.Typer) -> None:
         Exit codes: the workload's own status; 4 the workload raised; 2 bad usage or a missing vendor binary.
         """
         console = Console(stderr=True)
+        check_bounds(steps=steps, warmup=warmup, wait=wait, interval_ms=interval_ms)
         if label is not None:
             check_label(label)
         if out.exists() and not out.is_dir():  # created later (not before a vendor binary is found)

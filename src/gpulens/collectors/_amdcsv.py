@@ -128,6 +128,7 @@ def _add_counters(d: Dispatches, df: pd.DataFrame, header: list[str], lower: lis
     known = {nm for names in ALIASES.values() for nm in names} | IGNORED
     present = set(lower)
     instances: dict[str, list[int]] = {}
+    plain: list[int] = []
     for i, h in enumerate(header):
         lo = lower[i]
         if i in mapped or lo in known:
@@ -139,14 +140,23 @@ def _add_counters(d: Dispatches, df: pd.DataFrame, header: list[str], lower: lis
         if m:
             instances.setdefault(m.group(1), []).append(i)
             continue
-        vals = pd.to_numeric(df[f"c{i}"], errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
-        if np.isnan(vals).all() and df[f"c{i}"].notna().any() and \
-                not df[f"c{i}"].astype(str).str.strip().isin(("", "nan", "NaN")).all():
-            continue  # a text column we do not know
-        d.pmc[h] = vals
+        plain.append(i)
+    cols = plain + [i for idxs in instances.values() for i in idxs]
+    if not cols:
+        return
+    # every counter column parsed in one call (a rocprof-compute pmc_perf.csv has hundreds of columns)
+    raw = df[[f"c{i}" for i in cols]].to_numpy(dtype=object)
+    num = pd.to_numeric(pd.Series(raw.ravel(order="F"), dtype=object), errors="coerce")
+    vals_of = dict(zip(cols, num.to_numpy(dtype="float64", na_value=np.nan).reshape(len(cols), d.n)))
+    for j, i in enumerate(plain):
+        vals = vals_of[i]
+        if np.isnan(vals).all():
+            texts = {str(v).strip() for v in raw[:, j] if v is not None}
+            if texts - {"", "nan", "NaN"}:
+                continue  # a text column we do not know
+        d.pmc[header[i]] = vals
     for base, idxs in instances.items():
         if f"{base}_sum" in d.pmc or f"{base.lower()}_sum" in present:
             continue
-        block = np.column_stack([pd.to_numeric(df[f"c{i}"], errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
-                                 for i in idxs])
+        block = np.column_stack([vals_of[i] for i in idxs])
         d.pmc[f"{base}_sum"] = np.where(np.isnan(block).all(axis=1), np.nan, np.nansum(block, axis=1))

@@ -82,6 +82,42 @@ _I64 = 1 << 63
 _F64_I64 = 9.2e18  # the largest float64 magnitude that still converts to int64
 
 
+_GPU_KINDS = ("kernel", "comm", "memcpy", "memset")
+
+
+def merge(parts: list[Dispatches]) -> Dispatches:
+    """One Dispatches holding the rows of ``parts`` in order (kernels, copies, API calls of one file), so that
+    :func:`build_timeline` assembles and validates them once instead of once per part plus a concat.
+
+    A column a part lacks is unknown for its rows, except ``kind`` (``kernel``) and ``device_id``, which take the
+    defaults :func:`build_timeline` gives a part without them (GPU kinds device 0, host rows −1); ``pmc`` counters a
+    part lacks are NaN for its rows.
+    """
+    if len(parts) == 1:
+        return parts[0]
+    n = sum(p.n for p in parts)
+    out = Dispatches(n=n, sci_notation_rows=sum(p.sci_notation_rows for p in parts))
+    keys = list(dict.fromkeys(["kind", *(k for p in parts for k in p.cols)]))
+    for k in keys:
+        pieces = []
+        for p in parts:
+            v = p.cols.get(k)
+            if isinstance(v, str):  # one kind for the whole part
+                v = [v] * p.n
+            elif v is None and k == "device_id":
+                kinds = p.cols.get("kind", "kernel")
+                kinds = [kinds] * p.n if isinstance(kinds, str) else list(kinds)
+                v = [0 if kd in _GPU_KINDS else -1 for kd in kinds]
+            elif v is None:
+                v = ["kernel" if k == "kind" else None] * p.n  # build_timeline's default kind
+            pieces.append(pd.Series(v, dtype=object) if not isinstance(v, pd.Series) else v.astype(object))
+        out.cols[k] = pd.concat(pieces, ignore_index=True) if pieces else []
+    for m in dict.fromkeys(m for p in parts for m in p.pmc):
+        out.pmc[m] = np.concatenate([np.asarray(p.pmc[m], dtype="float64") if m in p.pmc else np.full(p.n, np.nan)
+                                     for p in parts])
+    return out
+
+
 def _cat(values: Any) -> pd.Series:
     """Categorical Series (building categories from a list once is much faster than make_table's conversion)."""
     return pd.Series(pd.Categorical(list(values) if not isinstance(values, (list, np.ndarray)) else values))

@@ -132,8 +132,22 @@ def from_plain(obj: Any) -> RawEvent:
 
 
 def plain_bytes(obj: Any) -> bytes:
-    """JSON bytes of an event parsed by ``json`` (Decimal numbers written exactly), to decode as a RawEvent."""
-    return _NUMBER_ENCODER.encode(obj)
+    """JSON bytes of an event parsed by ``json`` (Decimal numbers written exactly), to decode as a RawEvent. A lone
+    surrogate (``"\\ud800"``, valid JSON syntax but no character) becomes U+FFFD instead of failing the file."""
+    try:
+        return _NUMBER_ENCODER.encode(obj)
+    except UnicodeEncodeError:
+        return _NUMBER_ENCODER.encode(_no_surrogates(obj))
+
+
+def _no_surrogates(o: Any) -> Any:
+    if isinstance(o, str):
+        return o.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    if isinstance(o, dict):
+        return {_no_surrogates(k): _no_surrogates(v) for k, v in o.items()}
+    if isinstance(o, list):
+        return [_no_surrogates(v) for v in o]
+    return o
 
 
 def int_or_none(v: Any) -> int | None:

@@ -105,11 +105,12 @@ def to_base(text: str | None, unit: str | None) -> tuple[float | None, str]:
     return (None if v is None else v * f), base
 
 
-_DIM3 = re.compile(r"^\(?\s*(\d+)\s*(?:,\s*(\d+)\s*)?(?:,\s*(\d+)\s*)?\)?$")
+_DIM3 = re.compile(r"^\(?\s*(\d{1,18})\s*(?:,\s*(\d{1,18})\s*)?(?:,\s*(\d{1,18})\s*)?\)?$")  # < 10^18: int64
 
 
 def parse_dim3(text: str | None) -> tuple[int | None, int | None, int | None]:
-    """``"(256, 1, 1)"`` or ``"256"`` → (256, 1, 1) / (256, None, None); anything else → Nones."""
+    """``"(256, 1, 1)"`` or ``"256"`` → (256, 1, 1) / (256, None, None); anything else (also a dimension of 19 digits
+    or more, beyond int64) → Nones."""
     if not text:
         return None, None, None
     m = _DIM3.match(text.strip())

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.collectors._io import read_magic
+from gpulens.collectors._io import describe, read_magic
 from gpulens.collectors._sqlite import INT, TEXT, connect_ro, read_typed, typed_expr
 from gpulens.collectors._nsys_more import (NVTX_TYPES, graph_trace, incomplete_capture, normalise_api_names,
                                            nvtx_range_table)
@@ -79,9 +79,9 @@ class _Db:
         try:
             self.con = connect_ro(path)
             names = [r[0] for r in self.con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        except sqlite3.DatabaseError as exc:
-            raise TraceFormatError(path, f"not a readable SQLite database ({exc})") from None
-        self.cols = {t: [r[1] for r in self.con.execute(f"PRAGMA table_info([{t}])")] for t in names}
+            self.cols = {t: [r[1] for r in self.con.execute(f"PRAGMA table_info([{t}])")] for t in names}
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # the schema itself is corrupt (or not UTF-8)
+            raise TraceFormatError(path, f"not a readable SQLite database ({describe(exc)})") from None
 
     def has(self, table: str, *cols: str) -> bool:
         return table in self.cols and all(c in self.cols[table] for c in cols)
@@ -221,6 +221,8 @@ class NsysSqliteCollector(Collector):
                 warnings.append(f"{path}: {len(df)} CUDA graph replay(s) traced at graph level "
                                 "(--cuda-graph-trace=graph) count as GPU work, one interval each; per-kernel detail "
                                 "needs --cuda-graph-trace=node")
+            if "dur_ns" not in df:  # no end column: no interval is closed
+                df["dur_ns"] = pd.array([pd.NA] * len(df), dtype="Int64")
             bad = df["dur_ns"].isna() | (df["dur_ns"] < 0)
             if bad.any():
                 r = df[bad]

@@ -46,6 +46,7 @@ import pandas as pd
 from gpulens.collectors._amd import finish_device
 from gpulens.collectors._amdcsv import NAME_COLUMNS, dispatches_from_rows
 from gpulens.collectors._csvrows import read_rows
+from gpulens.collectors._numbers import exact_int
 from gpulens.collectors._dispatch import build_timeline
 from gpulens.collectors.base import Collector
 from gpulens.collectors.rocprof_v1 import csv_header, read_text, source_meta
@@ -83,11 +84,14 @@ def read_roofline(path: Path, strict: bool = True) -> pd.DataFrame:
         parts[(key, part)] = c
     out = []
     for _, row in df.iterrows():
+        dev = exact_int(row["device"]) if not pd.isna(row["device"]) else None
+        if dev is None:  # a roof of no known device (text, inf, beyond int64): not attributable, left out
+            continue
         for key, roof in canon.items():
             kind = "bandwidth" if key.endswith("bw") else "compute"
             unit = "bytes/s" if kind == "bandwidth" else ("FLOP/s" if key.endswith("flops") else "OP/s")
             vals = {p: row.get(parts.get((key, p))) for p in ("value", "low", "high")}
-            out.append({"device": int(row["device"]), "roof": roof, "kind": kind, "unit": unit,
+            out.append({"device": dev, "roof": roof, "kind": kind, "unit": unit,
                         **{p: (float(v) * 1e9 if v is not None and not pd.isna(v) else np.nan)
                            for p, v in vals.items()}})
     return pd.DataFrame(out, columns=list(ROOF_COLUMNS))
@@ -106,7 +110,9 @@ def read_sysinfo(path: Path, strict: bool = True) -> dict:
             v = float(r.get(k) or "nan")
         except ValueError:
             return None
-        return None if np.isnan(v) else (int(v * scale) if float(v * scale).is_integer() else v * scale)
+        if not np.isfinite(v * scale):
+            return None
+        return exact_int(v * scale) if float(v * scale).is_integer() else v * scale
 
     return finish_device({
         "name": r.get("gpu_model"), "gfx_arch": r.get("gpu_arch"), "num_sms": num("cu_per_gpu"),

@@ -33,12 +33,13 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._amd import device_from_sdk_agent
-from gpulens.collectors._dispatch import Dispatches, build_timeline
+from gpulens.collectors._dispatch import Dispatches, build_timeline, merge
+from gpulens.collectors._io import describe
 from gpulens.collectors._sqlite import INT, REAL, TEXT, connect_ro, read_typed
 from gpulens.collectors.base import Collector
 from gpulens.collectors.rocprof_v1_trace import SQLITE_MAGIC, sqlite_tables
 from gpulens.errors import TraceFormatError
-from gpulens.timeline import Timeline, concat
+from gpulens.timeline import Timeline
 
 _COPY_KIND = {"HOST_TO_DEVICE": "HtoD", "DEVICE_TO_HOST": "DtoH", "DEVICE_TO_DEVICE": "DtoD", "HOST_TO_HOST": "HtoH"}
 
@@ -104,17 +105,24 @@ def _lookup(df: pd.DataFrame, key: str, table: pd.DataFrame | None, col: str, on
     if table is None or key not in df or col not in table or on not in table:
         return pd.Series([None] * len(df), index=df.index, dtype=object)
     guids = pd.concat([df["guid"], table["guid"]]).nunique() if "guid" in df and "guid" in table else 0
-    keys = [on] + (["guid"] if guids > 1 else [])  # one run per database (one guid): match on the id alone
-    right = table.drop_duplicates(keys)
-    left = df[[key] + keys[1:]].rename(columns={key: on})
-    for k in (on,):  # ids are Int64 (SCHEMA); a key column of unknowns from an absent column is made Int64 too
-        if left[k].dtype != "Int64":
-            left[k] = pd.to_numeric(left[k], errors="coerce").round().astype("Int64")
-    if len(keys) == 1:
-        pos = pd.Index(right[on]).get_indexer(pd.Index(left[on]))
-    else:
+    if guids > 1:  # several runs in one database: match (id, guid)
+        keys = [on, "guid"]
+        right = table.drop_duplicates(keys)
+        left = df[[key, "guid"]].rename(columns={key: on}).astype({on: "Int64"})
         pos = pd.MultiIndex.from_frame(right[keys]).get_indexer(pd.MultiIndex.from_frame(left[keys]))
-    return pd.Series(right[col].array.take(pos, allow_fill=True), index=df.index)
+        return pd.Series(right[col].array.take(pos, allow_fill=True), index=df.index)
+    # one run (one guid): match on the id alone, with sorted integer keys (ids are Int64 by SCHEMA; a key column
+    # of unknowns from an absent column is made Int64 too); the first row of a repeated id wins
+    rk = pd.array(table[on], dtype="Int64")
+    lk = pd.to_numeric(pd.Series(df[key]), errors="coerce").round().astype("Int64").array
+    rvalid = ~np.asarray(rk.isna())
+    keys, first = np.unique(rk.to_numpy(dtype="int64", na_value=0)[rvalid], return_index=True)
+    rows = np.flatnonzero(rvalid)[first]
+    lvals = lk.to_numpy(dtype="int64", na_value=0)
+    pos = np.clip(np.searchsorted(keys, lvals), 0, max(len(keys) - 1, 0))
+    hit = ~np.asarray(lk.isna()) & (keys[pos] == lvals if len(keys) else False)
+    idx = np.where(hit, rows[pos] if len(keys) else -1, -1)
+    return pd.Series(table[col].array.take(idx, allow_fill=True), index=df.index)
 
 
 def _times(db: _Db, df: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
@@ -229,12 +237,11 @@ class Rocpd(Collector):
             parts = [x for x in (_kernels(db, node_of), _copies(db, node_of, strings), _regions(db, strings)) if x]
             meta_rows = db.read("rocpd_metadata")
             procs = db.read("rocpd_info_process")
-        except (sqlite3.Error, pd.errors.DatabaseError, KeyError) as exc:
-            raise TraceFormatError(path, f"cannot read the rocpd tables ({exc})") from None
+        except (sqlite3.Error, pd.errors.DatabaseError, KeyError, UnicodeDecodeError) as exc:
+            raise TraceFormatError(path, f"cannot read the rocpd tables ({describe(exc)})") from None
         finally:
             con.close()
-        tls = [build_timeline(p, self.name, path) for p in parts]
-        tl = concat(tls) if tls else Timeline()
+        tl = build_timeline(merge(parts), self.name, path) if parts else Timeline()
         version = None
         if meta_rows is not None and {"tag", "value"} <= set(meta_rows.columns):
             hit = meta_rows.loc[meta_rows["tag"] == "schema_version", "value"]

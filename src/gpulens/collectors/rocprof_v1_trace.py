@@ -17,16 +17,18 @@ from __future__ import annotations
 import re
 import sqlite3
 from pathlib import Path
+from typing import Optional, Union
 
 import msgspec
 
 from gpulens.collectors._amdcsv import dispatches_from_rows
-from gpulens.collectors._dispatch import Dispatches, build_timeline
-from gpulens.collectors._io import read_input
+from gpulens.collectors._dispatch import Dispatches, build_timeline, merge
+from gpulens.collectors._io import describe, read_input
 from gpulens.collectors._numbers import exact_int
+from gpulens.collectors._sqlite import connect_ro
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
-from gpulens.timeline import Timeline, TimelineMeta, concat
+from gpulens.timeline import Timeline, TimelineMeta
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 V1_TABLES = {"KERN", "OPS", "COPY", "HIP", "HSA"}
@@ -54,9 +56,44 @@ def _track_kind(track: str) -> str:
 
 
 def _ns(v) -> int | None:
-    if v is None or v == "":
+    if v is None or v == "" or isinstance(v, bool):
         return None
     return exact_int(v)
+
+
+#: A number as rocprof v1 writes it: a decimal string ("622109046136251") or a JSON number.
+Num = Union[int, float, str, None]
+
+
+class V1Args(msgspec.Struct):
+    """``args`` of a v1 event: the fields read (others ignored)."""
+
+    BeginNs: Num = None
+    EndNs: Num = None
+    dev_id: Num = msgspec.field(name="dev-id", default=None)
+    queue_id: Num = msgspec.field(name="queue-id", default=None)
+    pid: Num = None
+    tid: Num = None
+    Name: Num = None
+    name: Num = None  # of an ``M`` (metadata) event: the track name
+
+
+class V1Event(msgspec.Struct):
+    """One ``traceEvents`` entry: the declared schema of the v1 trace; an entry of other types is dropped."""
+
+    ph: Optional[str] = None
+    name: Num = None
+    pid: Num = None
+    ts: Num = None
+    dur: Num = None
+    args: Optional[V1Args] = None
+
+
+class V1Doc(msgspec.Struct):
+    traceEvents: Optional[list[msgspec.Raw]] = None
+
+
+_EVENT = msgspec.json.Decoder(V1Event)
 
 
 class RocprofV1Json(Collector):
@@ -73,37 +110,45 @@ class RocprofV1Json(Collector):
         path = Path(path)
         raw = read_input(path)
         try:
-            doc = msgspec.json.decode(raw.data)
-        except msgspec.DecodeError as exc:
+            doc = msgspec.json.decode(raw.data, type=Union[V1Doc, list[msgspec.Raw]])
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise TraceFormatError(path, f"not readable JSON ({exc})") from None
-        events = doc.get("traceEvents") if isinstance(doc, dict) else doc
-        if not isinstance(events, list):
+        items = doc.traceEvents if isinstance(doc, V1Doc) else doc
+        if items is None:
             raise TraceFormatError(path, "no traceEvents array")
-        tracks = {str(e.get("pid")): str((e.get("args") or {}).get("name", ""))
-                  for e in events if isinstance(e, dict) and e.get("ph") == "M" and e.get("name") == "process_name"}
-        rows = [e for e in events if isinstance(e, dict) and e.get("ph") == "X"]
+        events, bad = [], 0
+        for r in items:
+            try:
+                events.append(_EVENT.decode(r))
+            except (msgspec.ValidationError, msgspec.DecodeError):
+                bad += 1  # not an object, or a field of the wrong type
+        tracks = {str(e.pid): str(e.args.name if e.args and e.args.name is not None else "")
+                  for e in events if e.ph == "M" and e.name == "process_name"}
+        rows = [e for e in events if e.ph == "X"]
         d = Dispatches(n=len(rows))
         kinds, names, start, end, dev, queue, pid, tid = [], [], [], [], [], [], [], []
         for e in rows:
-            a = e.get("args") or {}
-            kind = _track_kind(tracks.get(str(e.get("pid")), ""))
+            a = e.args or V1Args()
+            kind = _track_kind(tracks.get(str(e.pid), ""))
             kinds.append(kind)
-            names.append(str(e.get("name", a.get("Name", ""))))
-            b, en = _ns(a.get("BeginNs")), _ns(a.get("EndNs"))
+            names.append(str(e.name if e.name is not None else a.Name if a.Name is not None else ""))
+            b, en = _ns(a.BeginNs), _ns(a.EndNs)
             if b is None or en is None:
-                ts, du = _ns_us(e.get("ts")), _ns_us(e.get("dur"))
+                ts, du = _ns_us(e.ts), _ns_us(e.dur)
                 b, en = ts, (ts + du if ts is not None and du is not None else None)
             start.append(b), end.append(en)
             gpu = kind in ("kernel", "memcpy")
-            dev.append(_ns(a.get("dev-id")) if gpu else -1)
-            queue.append(_ns(a.get("queue-id")) if gpu else None)
-            pid.append(_ns(a.get("pid"))), tid.append(_ns(a.get("tid")))
+            dev.append(_ns(a.dev_id) if gpu else -1)
+            queue.append(_ns(a.queue_id) if gpu else None)
+            pid.append(_ns(a.pid)), tid.append(_ns(a.tid))
         d.cols.update(kind=kinds, name=names, start_ns=start, end_ns=end, device_id=dev, stream_id=queue,
                       pid=pid, tid=tid, copy_kind=[copy_kind(n) if k == "memcpy" else None
                                                    for n, k in zip(names, kinds)])
         meta = TimelineMeta(sources=[{"path": str(path), "collector": self.name, "size_bytes": raw.size_bytes,
                                       "rank": 0, "tracks": sorted(set(tracks.values()))}])
-        return build_timeline(d, self.name, path, meta=meta)
+        warnings = [f"{path}: {bad} trace event(s) dropped (not an object, or a field of the wrong type)"] \
+            if bad else []
+        return build_timeline(d, self.name, path, meta=meta, warnings=warnings)
 
 
 def _ns_us(v) -> int | None:
@@ -118,12 +163,12 @@ def sqlite_tables(path: Path) -> set[str]:
         with open(path, "rb") as fh:
             if fh.read(16) != SQLITE_MAGIC:
                 return set()
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        con = connect_ro(path)
         try:
             return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")}
         finally:
             con.close()
-    except (OSError, sqlite3.Error):
+    except (OSError, sqlite3.Error, UnicodeDecodeError):  # not SQLite, or a corrupt / non-UTF-8 schema
         return set()
 
 
@@ -148,12 +193,12 @@ class RocprofV1Db(Collector):
         tables = sqlite_tables(path)
         if not tables & V1_TABLES:
             raise TraceFormatError(path, "not a rocprof v1 results.db (no KERN/OPS/COPY/HIP/HSA table)")
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        con = connect_ro(path)
         parts, counts, warnings = [], {}, []
         try:
             loaded = {t: read_table(con, t) for t in sorted(tables & V1_TABLES)}
-        except sqlite3.Error as exc:
-            raise TraceFormatError(path, f"cannot read SQLite tables ({exc})") from None
+        except (sqlite3.Error, UnicodeDecodeError) as exc:  # corrupt pages, column names not UTF-8
+            raise TraceFormatError(path, f"cannot read SQLite tables ({describe(exc)})") from None
         finally:
             con.close()
         counts = {t: len(rows) for t, (_, rows) in loaded.items()}
@@ -173,8 +218,8 @@ class RocprofV1Db(Collector):
             if kind == "runtime":
                 d.cols["device_id"] = [-1] * d.n
                 d.cols.pop("stream_id", None)
-            parts.append(build_timeline(d, self.name, path))
-        tl = concat(parts) if parts else Timeline()
+            parts.append(d)
+        tl = build_timeline(merge(parts), self.name, path) if parts else Timeline()
         tl.meta.sources = [{"path": str(path), "collector": self.name, "size_bytes": path.stat().st_size, "rank": 0,
                             "tables": counts}]
         tl.meta.warnings = warnings + tl.meta.warnings
