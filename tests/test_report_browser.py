@@ -149,7 +149,7 @@ def _check_common(seen, report):
     # the kernel page opened from the index names its kernel and says what is not measured
     assert seen.get("_kernel_page") and "Verdict" in seen["_kernel_page"]
     # no raw dict / list repr / None / nan / escape / snake_case header; no two equal labels in one chart
-    prose = prose_of(report)  # the analyzers' own sentences are checked by test_report_text (xfail there)
+    prose = prose_of(report)  # the analyzers' own sentences are checked by test_report_text
     for pid in PAGE_IDS:
         st = seen[pid]
         flat = " ".join((st["text"] + " " + st["svgtext"]).split())
