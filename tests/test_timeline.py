@@ -92,3 +92,12 @@ def test_name_norm_stays_categorical_and_maps_suffixes():
     assert str(out.dtype) == "category"
     assert out.tolist()[:3] == ["k", "k", "k"] and pd.isna(out.iloc[3]) and out.iloc[4] == "m"
     assert list(out.cat.categories) == ["k", "m"]  # one category per normalised name, no per-row strings
+
+
+def test_integer_columns_read_non_finite_and_out_of_range_floats_as_unknown():
+    # a reader handing floats to an Int64 column (grid_x): inf, nan and values beyond int64 are unknown, the rest
+    # rounded half to even (1.5 → 2, 2.5 → 2); the table is built instead of raising (a fuzz finding)
+    df = make_table(EVENT_COLUMNS, {"grid_x": [1.5, 2.5, float("nan"), float("inf"), -float("inf"), 1e30, 7.0]})
+    got = df["grid_x"].tolist()
+    assert got[:2] == [2, 2] and got[-1] == 7
+    assert all(v is pd.NA for v in got[2:6])

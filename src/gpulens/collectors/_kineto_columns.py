@@ -19,6 +19,10 @@ import pandas as pd
 from gpulens.collectors._chrome_json import Args, TraceHeader
 from gpulens.collectors._numbers import exact_int
 
+#: A JSON scalar: what an event's ``name`` or ``cat`` may be (an array or object there makes the event ill-typed, so
+#: it is dropped and counted instead of failing the dictionary encoding of the whole file).
+Scalar = Union[str, int, float, bool, None]
+
 _TRAILING_INT = re.compile(r"(-?\d+)\s*$")
 _NUMBER = re.compile(rb"-?\d+(\.\d{1,3})?")
 
@@ -31,8 +35,8 @@ class RawEvent(msgspec.Struct, gc=False):
     """
 
     ph: Any = None
-    cat: Any = None
-    name: Any = None
+    cat: Scalar = None
+    name: Scalar = None
     pid: Any = None
     tid: Any = None
     ts: msgspec.Raw = msgspec.field(default_factory=msgspec.Raw)
@@ -67,8 +71,8 @@ class XEvent(_Tagged, tag="X"):
     """A complete event (``ph`` X): the rows of the Timeline."""
 
     ph: ClassVar[str] = "X"
-    cat: Any = None
-    name: Any = None
+    cat: Scalar = None
+    name: Scalar = None
     pid: Any = None
     tid: Any = None
     ts: msgspec.Raw = msgspec.field(default_factory=msgspec.Raw)
@@ -80,7 +84,7 @@ class MetaEvent(_Tagged, tag="M"):
     """A metadata event (``ph`` M: process and thread names)."""
 
     ph: ClassVar[str] = "M"
-    name: Any = None
+    name: Scalar = None
     pid: Any = None
     tid: Any = None
     args: Union[Args, None] = None
@@ -90,7 +94,7 @@ class InstantEvent(_Tagged, tag="i"):
     """An instant event (``ph`` i; ``[memory]`` events of ``profile_memory``)."""
 
     ph: ClassVar[str] = "i"
-    name: Any = None
+    name: Scalar = None
     ts: msgspec.Raw = msgspec.field(default_factory=msgspec.Raw)
     args: Union[Args, None] = None
 

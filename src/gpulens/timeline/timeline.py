@@ -125,7 +125,8 @@ def _coerce(values: Any, col: Column) -> pd.Series:
         if s.dtype == object:
             s = pd.to_numeric(s, errors="coerce")
         if s.dtype.kind == "f":
-            s = s.round()
+            # inf, nan and magnitudes beyond int64 are unknown (NA), never an error for the whole table
+            s = s.round().where(np.isfinite(s) & (s.abs() < 2.0 ** 63))
         return s.astype("Int64")
     if col.dtype == "int64":
         return s.astype("int64")
