@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import gzip
 import json
-import time
 
 
 from gpulens.collectors import collect, sniff
@@ -90,9 +89,7 @@ def test_agent_info_csv(tmp_path):
 
 def test_rocprofv3_json_908_matches_sources_facts():
     p = shared_trace("rocprof/v3_json_mi350x/908_results.json.gz")
-    t0 = time.perf_counter()
-    tl = collect(p)
-    elapsed = time.perf_counter() - t0
+    tl = collect(p)  # its load time is measured by benchmarks/, not asserted here (a loaded runner is not slow code)
     assert sniff(p).name == "rocprofv3_json"
     ev = tl.events
     assert len(ev) == 43_915 and int(ev["dur_ns"].sum()) == 4_441_741_378
@@ -112,7 +109,6 @@ def test_rocprofv3_json_908_matches_sources_facts():
     assert tl.meta.sources[0]["pid"] == 908 and tl.meta.sources[0]["hostname"] == "smci350-zts-gtu-c6-25"
     # resources: every dispatch has arch VGPR / SGPR counters from its kernel symbol
     assert (tl.counters["metric"] == "sgpr").sum() == 43_915
-    assert elapsed < 10, f"908_results.json.gz took {elapsed:.1f} s"
 
 
 def _tiny_v3_json(path):
