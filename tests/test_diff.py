@@ -172,3 +172,19 @@ def test_gate_rows_name_metrics_for_people():
     assert metric_label(SimpleNamespace(metric="span_ns")) == "GPU span"
     assert metric_label(SimpleNamespace(metric="kernel:ampere_sgemm")) == "kernel ampere_sgemm"
     assert metric_label(SimpleNamespace(metric="some_new_ns")) == "some new"
+
+
+def test_console_at_a_narrow_width_shows_every_delta_in_full():
+    # a CI log is often 80 columns wide or less: a figure is never cut ("+203" for +203.8 %), long names wrap instead; the
+    # flash-attention operator goes 4 × 9.35 µs → 4 × 28.4 µs in these traces (TraceLens' own kernel tables)
+    from gpulens.reports.diff import render_console
+
+    r = diff(KINETO / "tracelens_h100_bert-small.json.gz", KINETO / "tracelens_mi300x_bert-small.json.gz")
+    text = render_console(r, width=72)
+    assert max(len(line) for line in text.splitlines()) <= 72
+    ops = r.tables["operators"].set_index("op")
+    pct = ops.loc["aten::_flash_attention_forward", "delta_pct"]
+    assert f"{pct:+.1f} %" in text or "left out at this terminal width: Δ %" in text
+    cells = [c.strip() for line in text.splitlines() for c in line.split("│")[1:-1]
+             if c.strip()[:1] in "+-" and c.strip()[1:2].isdigit()]
+    assert cells and all(c.endswith(("s", "%")) for c in cells), cells

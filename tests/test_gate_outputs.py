@@ -172,3 +172,12 @@ def test_json_document_round_trips():
     assert doc["gpulens_gate"] == 1 and doc["verdict"] == "REGRESSED"
     assert doc["counts"]["REGRESSED"] == 1 and doc["counts"]["PASS"] == 5
     assert doc["config"]["threshold"] == 0.05
+
+
+def test_console_at_a_narrow_width_never_cuts_a_change():
+    # the change column of a regressed metric reads whole at the width of a CI log (a +30 % slowdown was "+3")
+    base, cand, _ = _sets(5, {EVIL: 1.3})
+    text = gate_console.render(run_gate(base, cand, GateConfig()), width=64)
+    assert max(len(line) for line in text.splitlines()) <= 64
+    rows = [x for x in text.splitlines() if x.startswith("│") and "REGRESSED" in x]
+    assert rows and all(re.search(r"\+\d+(\.\d+)? %", x) for x in rows), rows

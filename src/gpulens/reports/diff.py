@@ -20,6 +20,7 @@ from rich.text import Text
 
 from gpulens.analyzers.base import declared_unit
 from gpulens.diff.compute import DiffResult
+from gpulens.reports._fit import Col, FitTable
 from gpulens.reports.console import fmt_ns
 from gpulens.reports.gate_markdown import md_escape
 
@@ -139,16 +140,14 @@ def renderable(r: DiffResult, top: int = 10, width: int = 80) -> Group:
         if not len(df) or (name == "ranks" and len(df) < 2):
             continue
         cols = _cols(name, df, CONSOLE)
-        t = Table(title=title, title_justify="left", show_lines=False, expand=True)
-        for c in cols:
+        # figures never wrap nor get cut ("+203" for +203.8 % is a wrong number in a CI log): names wrap, and at a
+        # narrow width the columns after the fourth are left out, the last first, and named in the caption
+        fit = []
+        for i, c in enumerate(cols):
             text = declared_unit(r.columns[name][c]) == "text" and c != "match"
-            head = _HEADS.get(c, c.replace("_ns", "").replace("_", " "))
-            t.add_column(head, overflow="ellipsis", no_wrap=True, max_width=width if text else None,
-                         ratio=1 if text else None, min_width=6 if text else None,
-                         justify="left" if text else "right")
-        for cells in _cells(df.head(top), r.columns[name], cols, width):
-            t.add_row(*cells)
-        parts.append(t)
+            fit.append(Col(_HEADS.get(c, c.replace("_ns", "").replace("_", " ")), "left" if text else "right",
+                           figure=not text, optional=i >= 4))
+        parts.append(FitTable(title, fit, _cells(df.head(top), r.columns[name], cols, width), show_lines=False))
     return Group(*parts)
 
 

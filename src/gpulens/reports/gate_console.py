@@ -5,10 +5,10 @@ from __future__ import annotations
 import io
 
 from rich.console import Console, Group
-from rich.table import Table
 from rich.text import Text
 
 from gpulens.gate.result import AMBIGUOUS, ERROR, IMPROVED, INCOMPARABLE, NO_BASELINE, PASS, REGRESSED, GateResult
+from gpulens.reports._fit import Col, FitTable
 from gpulens.reports.gate_fmt import ci_label, fmt_change, fmt_ci, fmt_p, fmt_threshold, fmt_value, metric_label, verdict_text
 
 STYLES = {REGRESSED: "bold red", ERROR: "bold red", AMBIGUOUS: "yellow", INCOMPARABLE: "magenta",
@@ -45,22 +45,15 @@ def renderable(result: GateResult, max_rows: int = 40, width: int = 140) -> Grou
     shown += [r for r in rows if not r.gating and r.verdict == PASS]
     shown = shown[:max_rows]
     if shown:
-        cols = [("verdict", "left"), ("metric", "left"), ("baseline", "right"), ("candidate", "right"),
-                ("change", "right"), (ci_label(result), "right"), ("p (run)", "right"), ("threshold", "right")]
-        keep = len(cols) if width >= 130 else 6 if width >= 100 else 5
-        t = Table(title_justify="left", show_lines=False)
-        for col, j in cols[:keep]:
-            if col == "metric":
-                t.add_column(col, justify=j, min_width=24, ratio=1, overflow="fold")
-            else:
-                t.add_column(col, justify=j, no_wrap=True)
-        for r in shown:
-            style = STYLES.get(r.verdict, "") if r.gating else "dim"
-            cells = [Text(verdict_text(r), style=style), Text(metric_label(r, 120)),
-                     fmt_value(r.base_median, r.unit), fmt_value(r.cand_median, r.unit), fmt_change(r), fmt_ci(r),
-                     fmt_p(r), fmt_threshold(r)]
-            t.add_row(*cells[:keep])
-        parts.append(t)
+        # figures never wrap nor get cut (a "+13" for +135.2 % is a wrong number in a CI log): at a narrow
+        # width the optional columns are left out, the last first, and named in the caption
+        cols = [Col("verdict", "left"), Col("metric", "left", figure=False), Col("baseline"), Col("candidate"),
+                Col("change"), Col(ci_label(result), optional=True), Col("p (run)", optional=True),
+                Col("threshold", optional=True)]
+        rows_ = [[Text(verdict_text(r), style=STYLES.get(r.verdict, "") if r.gating else "dim"),
+                  Text(metric_label(r, 120)), fmt_value(r.base_median, r.unit), fmt_value(r.cand_median, r.unit),
+                  fmt_change(r), fmt_ci(r), fmt_p(r), fmt_threshold(r)] for r in shown]
+        parts.append(FitTable(None, cols, rows_, show_lines=False))
     if len(rows) > len(shown):
         parts.append(Text(f"{len(rows) - len(shown)} more rows (non-gating, unchanged) in the JSON output",
                           style="dim"))
