@@ -147,3 +147,17 @@ def test_clock_columns_read_as_points_in_time_not_durations():
     assert fmt_value(1752830083333430849, "start_ns", "step start [ns]") == "2025-07-18 09:14:43.333 UTC"
     assert fmt_value(4_430_000, "dur_ns", "step duration [ns]") == "4.43 ms"
     assert fmt_value(358_354, "offset_ns", "start − origin [ns]") == "358.35 µs"
+
+
+def test_short_name_of_a_wrapper_kernel_skips_value_template_arguments():
+    # thrust's parallel_for kernel<256u, functor, Size, 1u>: the block size 256u names nothing (it read "u"); the
+    # functor's namespace tells the two kernels apart (names as rocprof wrote them for gunrock on MI300X)
+    from gpulens.reports._names import short_names
+
+    ns = "thrust::THRUST_200805_400200_NS::hip_rocprim::"
+    a = f"void {ns}__parallel_for::kernel<256u, {ns}__fill::functor<{ns}device_ptr<int>, int>, long, 1u>(x)"
+    b = (f"void {ns}__parallel_for::kernel<256u, {ns}__uninitialized_fill::functor<{ns}device_ptr<int>, int>, "
+         "unsigned long, 1u>(x)")
+    sa, sb = short_names([a, b])
+    assert not sa.startswith("u ") and not sb.startswith("u ")
+    assert "__fill" in sa and "__uninitialized_fill" in sb and sa != sb

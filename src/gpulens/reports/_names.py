@@ -30,6 +30,8 @@ _TOKEN = re.compile(r"[A-Za-z0-9_]+")
 _NOISE = {"void", "const", "unsigned", "int", "long", "float", "bool", "char", "true", "false", "at", "native", "c10",
           "std", "detail", "cutlass", "anonymous", "namespace", "Params", "BFloat16", "Half"}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: A template value argument: an integer literal with its suffix (256u, 1ul, -4) or a bool.
+_LITERAL = re.compile(r"^(?:-?(?:0x[0-9a-fA-F]+|\d+)[uUlL]*|true|false)$")
 
 
 def _demangle(name: str) -> str:
@@ -84,7 +86,7 @@ def _split(name: str) -> tuple[str, str]:
             cut = i
             break
     s = s[:cut]
-    depth, head, targ, start = 0, [], "", None
+    depth, head, args, start, done = 0, [], [], None, False
     for i, ch in enumerate(s):
         if ch == "<":
             if depth == 0:
@@ -92,16 +94,19 @@ def _split(name: str) -> tuple[str, str]:
             depth += 1
         elif ch == ">":
             depth -= 1
-            if depth == 0 and start is not None and not targ:
-                targ = s[start:i]
+            if depth == 0 and start is not None and not done:
+                args.append(s[start:i].strip())
+                done = True
         elif depth == 0:
             head.append(ch)
-        elif depth == 1 and ch == "," and start is not None and not targ:
-            targ = s[start:i]
-            start = None
+        elif depth == 1 and ch == "," and start is not None and not done:
+            args.append(s[start:i].strip())
+            start = i + 1
     qual = "".join(head).replace("(anonymous namespace)", "").strip()
     qual = qual.split(" ")[-1] if " " in qual else qual  # return type ("void ")
-    return qual, targ.strip()
+    # a value argument (thrust's kernel<256u, functor...>: block size) names nothing: the first type argument does
+    types = [a for a in args if not _LITERAL.match(a)]
+    return qual, (types[0] if types else args[0] if args else "")
 
 
 def base_name(name: str) -> str:
