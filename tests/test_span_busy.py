@@ -110,10 +110,16 @@ def test_files_on_different_clocks_never_give_an_impossible_span():
     later = 8_800_000 * 10**9
     tl = tl_of([("kernel", "a", 1000, 100, 1, 0, 0), ("kernel", "b", 1200, 50, 1, 0, 0),
                 ("memcpy", "Memcpy HtoD", later, 40, 2, 0, 0)])
-    sm = gpulens.analyze_timeline(tl).summary
+    src = gpulens.analyze_timeline(tl)
+    sm = src.summary
     assert sm["span_ns"] == 290 and sm["gpu_busy_ns"] == 190
     assert sm["gpu_busy_pct"] == pytest.approx(100 * 190 / 290)
     assert sum("different clocks" in w for w in tl.meta.warnings) == 1
+    # nor is it an idle gap: the only gap on the one clock is [1100, 1200) = 100 ns (= span − busy)
+    from gpulens.analyzers.bottlenecks import classify_gaps
+
+    assert classify_gaps(tl)["dur_ns"].tolist() == [100]
+    assert all("8800000" not in (f.title + f.detail) for f in src.findings())
 
 
 def test_a_folder_of_different_gpus_is_not_one_run(tmp_path):

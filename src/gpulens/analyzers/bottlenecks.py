@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers._span import REPLAY_COLLECTORS, replayed_for_counters  # noqa: F401 (re-exported)
+from gpulens.analyzers._span import CLOCK_GAP_NS, REPLAY_COLLECTORS, replayed_for_counters  # noqa: F401 (re-exported)
 from gpulens.analyzers.breakdown import Breakdown
 from gpulens.analyzers.context import category_mask, context_of, text_series
 from gpulens.analyzers.intervals import merge
@@ -180,6 +180,9 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
         rows = sy_rows.get(rank, none)  # the rank's sync calls, grouped once (no mask over all ranks' calls)
         ss, se = merge(sy_start[rows], sy_end[rows])
         gs, ge = e[:-1], s[1:]
+        # a gap of a day or more joins two time bases (breakdown warns of it and leaves it out of the span): not idle
+        same_clock = (ge - gs) < CLOCK_GAP_NS
+        gs, ge = gs[same_clock], ge[same_clock]
         dur = ge - gs
         nxt = a + np.searchsorted(st, ge, side="left")
         known = known_a[nxt]
