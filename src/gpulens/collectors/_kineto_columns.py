@@ -27,14 +27,12 @@ _TRAILING_INT = re.compile(r"(-?\d+)\s*$")
 _NUMBER = re.compile(rb"-?\d+(\.\d{1,3})?")
 
 
-class RawEvent(msgspec.Struct, gc=False):
-    """One trace event with ``ts``/``dur`` kept as raw JSON text (exact conversion happens on columns).
+class _EventBody(msgspec.Struct, gc=False):
+    """The fields gpulens reads from a complete (``X``) event, declared once for :class:`RawEvent` and
+    :class:`XEvent`: ``ts``/``dur`` kept as raw JSON text (exact conversion happens on columns), ``name``/``cat`` a
+    JSON scalar, ``args`` an object or null. ``gc=False``: decoded events hold only JSON values, never a cycle, so the
+    garbage collector need not track them."""
 
-    The general form (any ``ph``, including none): used when a piece does not decode as :data:`FastEvent`.
-    ``gc=False``: decoded events hold only JSON values, never a cycle, so the garbage collector need not track them.
-    """
-
-    ph: Any = None
     cat: Scalar = None
     name: Scalar = None
     pid: Any = None
@@ -42,6 +40,13 @@ class RawEvent(msgspec.Struct, gc=False):
     ts: msgspec.Raw = msgspec.field(default_factory=msgspec.Raw)
     dur: msgspec.Raw = msgspec.field(default_factory=msgspec.Raw)
     args: Union[Args, None] = None
+
+
+class RawEvent(_EventBody, gc=False):
+    """One trace event of any ``ph`` (including none), with the fields of :class:`_EventBody`: the general form,
+    used when a piece does not decode as :data:`FastEvent`."""
+
+    ph: Any = None
 
 
 class RawTrace(TraceHeader):
@@ -67,17 +72,10 @@ class _AnyArgs(msgspec.Struct, gc=False):
     """An ``args`` object whose keys are not read (validated as an object, contents skipped)."""
 
 
-class XEvent(_Tagged, tag="X"):
-    """A complete event (``ph`` X): the rows of the Timeline."""
+class XEvent(_EventBody, gc=False, tag_field="ph", tag="X"):
+    """A complete event (``ph`` X): the rows of the Timeline (fields of :class:`_EventBody`)."""
 
     ph: ClassVar[str] = "X"
-    cat: Scalar = None
-    name: Scalar = None
-    pid: Any = None
-    tid: Any = None
-    ts: msgspec.Raw = msgspec.field(default_factory=msgspec.Raw)
-    dur: msgspec.Raw = msgspec.field(default_factory=msgspec.Raw)
-    args: Union[Args, None] = None
 
 
 class MetaEvent(_Tagged, tag="M"):
