@@ -18,6 +18,7 @@ value, not the file.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
@@ -85,3 +86,36 @@ def read_typed(con: sqlite3.Connection, table: str, schema: dict[str, str]) -> t
         else:
             out[c] = pd.Series(list(vals), dtype=object)
     return pd.DataFrame(out), int(coerced)
+
+
+def fill(expr: str, sql: dict[str, str]) -> str:
+    """``expr`` with each ``{column}`` placeholder replaced by ``sql[column]``."""
+    return re.sub(r"\{([^{}]+)\}", lambda m: sql[m.group(1)], expr)
+
+
+def int_rows(con: sqlite3.Connection, table: str, cols: list[str], exprs: list[str] = (),
+             where: str = "1") -> tuple[dict[str, str], str, int]:
+    """The :data:`INT` rule above for readers that write their own SQL over several columns (``end - start``).
+
+    Args:
+        cols: the columns of ``table`` declared INT.
+        exprs: expressions over ``{column}`` placeholders that must also be integers (an int64 overflow in SQLite
+            arithmetic yields REAL: such a row is not read).
+        where: SQL restricting the rows counted.
+
+    Returns:
+        (sql, keep, dropped): ``sql[c]`` reads column ``c`` as an int64 or NULL — :func:`typed_expr`, or the bare
+        column when every value of ``cols`` already is an SQLite integer or NULL (the usual export, read at full
+        speed); ``keep`` is SQL true for a row whose every non-NULL value is readable as an integer and whose
+        ``exprs`` are integers or NULL; ``dropped`` counts the rows matching ``where`` that fail ``keep``.
+    """
+    sql = {c: f'"{c}"' for c in cols}
+    typed = [f"typeof({c}) IN ('integer', 'null')" for c in sql.values()]
+    keep = " AND ".join(typed + [f"typeof({fill(e, sql)}) IN ('integer', 'null')" for e in exprs]) or "1"
+    (bad,) = con.execute(f'SELECT count(*) FROM "{table}" WHERE ({where}) AND NOT ({keep})').fetchone()
+    if bad:  # some value is TEXT, REAL or a BLOB: read every column through the typed cast
+        sql = {c: typed_expr(c, INT) for c in cols}
+        keep = " AND ".join([f'("{c}" IS NULL OR {sql[c]} IS NOT NULL)' for c in cols]
+                            + [f"typeof({fill(e, sql)}) IN ('integer', 'null')" for e in exprs]) or "1"
+        (bad,) = con.execute(f'SELECT count(*) FROM "{table}" WHERE ({where}) AND NOT ({keep})').fetchone()
+    return sql, keep, int(bad)
