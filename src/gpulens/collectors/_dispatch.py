@@ -13,7 +13,8 @@ array                     meaning (unit)
                           rocprofiler-sdk ``node_id``); the GPU ordinal is kept in ``meta.devices[*].gpu_index``
 ``stream_id``             HIP queue (rocprof ``queue-id``) — the GPU's serial execution context
 ``grid_items_{x,y,z}``    grid size in **work-items** as every rocprof writes it (v1 ``grd`` is the flattened
-                          total); converted here to workgroups: ``grid_x = ceil(grid_items_x / block_x)``
+                          total); converted here to workgroups: ``grid_x = ceil(grid_items_x / block_x)``,
+                          unknown when ``block_x`` is
 ``block_{x,y,z}``         workgroup size in work-items (v1 ``wgr`` flattened total → y = z = 1)
 ``lds_bytes``             LDS (group segment) per workgroup (bytes) → ``smem_static_bytes``
 ``arch_vgpr``, ``accum_vgpr``, ``sgpr``, ``scratch_bytes`` (per work-item), ``wave_size``
@@ -123,9 +124,15 @@ def _cat(values: Any) -> pd.Series:
     return pd.Series(pd.Categorical(list(values) if not isinstance(values, (list, np.ndarray)) else values))
 
 
-def _ceil_div(a: pd.Series, b: pd.Series) -> pd.Series:
-    b = b.where(b > 0)
-    return (a + b - 1) // b
+def _grid_groups(items: pd.Series, block: pd.Series) -> pd.Series:
+    """Grid size in workgroups, ``ceil(items / block)``, from the grid size in work-items and the workgroup size.
+
+    Unknown (NA) where the workgroup size is unknown or not positive — the work-item count is not a workgroup
+    count — except for 0 or 1 work-items, which are 0 or 1 workgroups whatever the size. Computed without
+    ``items + block - 1`` (no int64 overflow near 2^63)."""
+    b = block.where(block > 0)
+    out = items // b + (items % b != 0).astype("Int64")
+    return out.where(out.notna() | ~items.isin([0, 1]), items)
 
 
 def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
@@ -188,7 +195,7 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
         if f"block_{ax}" in d.cols:
             cols[f"block_{ax}"] = b[valid]
         if f"grid_items_{ax}" in d.cols:
-            cols[f"grid_{ax}"] = _ceil_div(d.get(f"grid_items_{ax}"), b.fillna(1))[valid]
+            cols[f"grid_{ax}"] = _grid_groups(d.get(f"grid_items_{ax}"), b)[valid]
     arch, accum = d.get("arch_vgpr"), d.get("accum_vgpr")
     if "arch_vgpr" in d.cols:
         cols["regs_per_thread"] = (arch + accum.fillna(0))[valid]
