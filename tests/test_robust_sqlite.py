@@ -89,3 +89,20 @@ def test_int_rows_counts_and_reads_one_rule(tmp_path):
     # 'x' is not an integer; 2^63-1 - (-1) overflows int64 (SQLite makes it REAL): 2 rows dropped
     assert rows == [(1, 2), (3, 4), (None, 7)] and dropped == 2
     con.close()
+
+
+def test_rocprof_v1_db_blob_cells_are_unknown_and_counted(tmp_path):
+    # rocprof v1 results.db (the fuzzer's seed): one kernel in OPS, 3431611 ns (622109247848451 - 622109244416840).
+    # A BLOB in its dev-id and in its Name: the kernel is kept (device 0: not said; name unknown), 2 cells counted.
+    from .fuzzing import _v1_db
+
+    p = tmp_path / "results.db"
+    _v1_db(p)
+    con = sqlite3.connect(p)
+    con.execute("""UPDATE OPS SET "dev-id" = X'00ff', "Name" = X'ff'""")
+    con.commit()
+    con.close()
+    tl = collect(p)
+    k = tl.of_kind("kernel")
+    assert k["dur_ns"].tolist() == [3431611] and k["device_id"].tolist() == [0]
+    assert any("2 BLOB value(s)" in w for w in tl.meta.warnings), tl.meta.warnings
