@@ -165,17 +165,16 @@ def no_surrogates(o: Any, n: list[int]) -> Any:
 
 
 def int_or_none(v: Any) -> int | None:
-    """An id that may be an int, a float, a numeric string or a label ending in a number ("stream 7")."""
+    """An id that may be an int, a float, a numeric string or a label ending in a number ("stream 7"), as an int64;
+    None for anything else (``inf``, ``nan``, 2^64)."""
     if v is None or isinstance(v, bool):
         return None
-    if isinstance(v, int):
-        return v
     if isinstance(v, float):
-        return int(v) if v == v else None
-    if isinstance(v, str):
+        v = int(v) if abs(v) < 2.0 ** 63 else None  # nan and inf fail the test too
+    elif isinstance(v, str):
         m = _TRAILING_INT.search(v)
-        return int(m.group(1)) if m else None
-    return None
+        v = int(m.group(1)) if m else None
+    return v if isinstance(v, int) and -(1 << 63) <= v < (1 << 63) else None  # an int64, or unknown
 
 
 def _slow_ns(text: bytes) -> Optional[int]:

@@ -233,6 +233,9 @@ class KinetoCollector(Collector):
                 or any(isinstance(v, str) and v.startswith("hip") for v in acc.names.values))
         cols, rej, cnt, ignored = acc.finish(base_ns, rank, select, dialect,
                                              (rocm, trace.rocprofiler_sdk_version is not None))
+        if getattr(acc, "base_ignored", 0):
+            warnings.append(f"{path}: baseTimeNanoseconds {acc.base_ignored} put event times beyond int64 ns: "
+                            "ignored, times are relative to the trace's own clock")
         if any(acc.grid_fixes.values()):
             warnings.append(f"{path}: ROCm grid sizes converted to workgroups: "
                             f"{acc.grid_fixes['work_items']} kernel(s) recorded in work-items "
