@@ -212,7 +212,8 @@ def test_amd_integers_beyond_int64_or_not_finite_are_unknown(tmp_path):
     assert len(tl.rejected) == 2
     assert k.sort_values("start_ns")["grid_x"].isna().iloc[0]
     reasons = set(tl.rejected["reason"].astype(str))
-    assert reasons == {"no timestamps recorded", "timestamps out of range (duration beyond int64)"}
+    # row 3 starts at -2^63: a negative timestamp, which no AMD tool writes (they are unsigned ns)
+    assert reasons == {"no timestamps recorded", "negative timestamp (AMD timestamps are unsigned)"}
 
 
 def test_ncu_launch_dimension_that_is_not_finite_is_unknown(tmp_path):
@@ -310,7 +311,7 @@ def test_lone_surrogate_in_a_kineto_name_is_replaced_and_the_events_kept(tmp_pat
     p = tmp_path / "t.json"
     p.write_text(json.dumps({"traceEvents": evs}))  # json.dumps writes the lone surrogate as the escape \ud800
     names = sorted(collect(p).of_kind("kernel")["name"].astype(str))
-    assert names == ["k1", "k\ufffd\ufffd\ufffdx"]  # the 3 bytes of the surrogate each become U+FFFD
+    assert names == ["k1", "k\ufffdx"]  # the lone surrogate (one code point) becomes one U+FFFD
 
 
 @pytest.mark.parametrize("fmt", ["rocprofv3_json", "rocprof_v1_json"])

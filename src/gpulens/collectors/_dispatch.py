@@ -84,6 +84,11 @@ _F64_I64 = 9.2e18  # the largest float64 magnitude that still converts to int64
 
 
 _GPU_KINDS = ("kernel", "comm", "memcpy", "memset")
+#: Columns that are sizes or counts: never negative (a negative value is unknown).
+_SIZES = ("grid_items_x", "grid_items_y", "grid_items_z", "block_x", "block_y", "block_z", "lds_bytes", "arch_vgpr",
+          "accum_vgpr", "sgpr", "scratch_bytes", "wave_size", "bytes")
+#: Name of a row whose source gives none (the placeholder of the Kineto reader too).
+UNNAMED = "(unnamed)"
 
 
 def merge(parts: list[Dispatches]) -> Dispatches:
@@ -153,15 +158,27 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     n = d.n
     start, end = d.get("start_ns"), d.get("end_ns")
     names = pd.Series(d.cols.get("name", [None] * n), dtype=object).reset_index(drop=True)
+    unnamed = (names.isna() | (names.astype(str).str.strip() == "")).to_numpy()
+    if unnamed.any():  # a name the source does not give (symbol id not found...): visible, never NaN
+        names[unnamed] = UNNAMED
     kinds = d.cols.get("kind", "kernel")
     kinds = pd.Series([kinds] * n if isinstance(kinds, str) else kinds, dtype=object).reset_index(drop=True)
     if n and (kinds == "kernel").any():  # collectives, blit copies/fills by name, as every collector (_work_rules)
         is_kern = (kinds == "kernel").to_numpy()
         kinds[is_kern] = kinds_of_kernel_names(names[is_kern])
+    negative = 0  # sizes and counts below zero (a -1 sentinel, a sign error): unknown, counted
+    for key in _SIZES:
+        if key in d.cols:
+            v = d.get(key)
+            bad = (v < 0).fillna(False)
+            if bad.any():
+                negative += int(bad.sum())
+                d.cols[key] = v.mask(bad)
     reason = pd.Series([None] * n, dtype=object)
     reason[start.isna() | end.isna()] = "no timestamps recorded"
     ok = reason.isna()
-    reason[ok & (start == 0).fillna(False)] = "zero timestamp (never recorded)"
+    reason[ok & ((start < 0) | (end < 0)).fillna(False)] = "negative timestamp (AMD timestamps are unsigned)"
+    reason[reason.isna() & (start == 0).fillna(False)] = "zero timestamp (never recorded)"
     reason[reason.isna() & (end < start).fillna(False)] = "negative duration (end before start)"
     with np.errstate(over="ignore"):  # end − start beyond int64 (e.g. −2^63 … 2^63−1) wraps around: not a duration
         wraps = (end.astype("float64") - start.astype("float64")).abs() >= _F64_I64
@@ -249,6 +266,12 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
             "metric": u_metric, "value": np.concatenate(u_val), "unit": [u for p in u_unit for u in p],
             "source": source, "reason": reason.to_numpy()[rows]})
     meta.warnings = list(warnings or []) + meta.warnings
+    if negative:
+        meta.warnings.append(f"{path}: {negative} negative size or count value(s) (workgroup, grid, LDS, registers, "
+                             "bytes) read as unknown")
+    if unnamed.any():
+        meta.warnings.append(f"{path}: {int(unnamed.sum())} row(s) without a name (symbol or string not recorded): "
+                             f"named {UNNAMED!r}")
     if d.sci_notation_rows:
         meta.warnings.append(f"{path}: {d.sci_notation_rows} row(s) have timestamps in scientific notation "
                              "(e.g. 8.1097E+14): ns precision is lost; zero durations are rejected, not reported")

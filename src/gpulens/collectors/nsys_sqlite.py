@@ -46,6 +46,7 @@ from gpulens.collectors._io import describe, read_magic
 from gpulens.collectors._sqlite import INT, TEXT, connect_ro, fill, int_rows, read_typed, typed_expr
 from gpulens.collectors._nsys_more import (NVTX_TYPES, graph_trace, incomplete_capture, normalise_api_names,
                                            nvtx_range_table)
+from gpulens.collectors._dispatch import UNNAMED
 from gpulens.collectors._work_rules import kinds_of_kernel_names
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
@@ -233,7 +234,8 @@ class NsysSqliteCollector(Collector):
                 df = df[~bad]
             frames.append(df)
         if db.unnamed:
-            warnings.append(f"{path}: {db.unnamed} name id(s) not found in StringIds: those names are unknown")
+            warnings.append(f"{path}: {db.unnamed} name id(s) not found in StringIds: those names are unknown, "
+                            f"shown as {UNNAMED!r}")
         for table, n in db.dropped.items():
             warnings.append(f"{path}: {n} row(s) of {table} dropped (a value is not an integer: REAL, TEXT, BLOB "
                             "or beyond int64)")
@@ -272,6 +274,10 @@ def _assemble(frames: list[pd.DataFrame], source: str) -> pd.DataFrame:
     if not frames:
         return make_table(EVENT_COLUMNS)
     names = pd.api.types.union_categoricals([_text_categories(f["name"]) for f in frames], ignore_order=True)
+    if (names.codes < 0).any():  # a name id not in StringIds (counted in a warning): visible, never NaN
+        if UNNAMED not in names.categories:
+            names = names.add_categories([UNNAMED])
+        names = names.fillna(UNNAMED)
     df = pd.concat([f.drop(columns="name") for f in frames], ignore_index=True)
     n = len(df)
     data: dict[str, Any] = {c: df[c] for c in df.columns if c in {x.name for x in EVENT_COLUMNS}}
