@@ -106,3 +106,21 @@ def test_rocprof_v1_db_blob_cells_are_unknown_and_counted(tmp_path):
     k = tl.of_kind("kernel")
     assert k["dur_ns"].tolist() == [3431611] and k["device_id"].tolist() == [0]
     assert any("2 BLOB value(s)" in w for w in tl.meta.warnings), tl.meta.warnings
+
+
+def test_nsys_table_without_its_time_columns_is_named_in_a_warning(tmp_path):
+    # A runtime table without `start` cannot give intervals: it was skipped without a word. The kernels (3 in the
+    # seed) are still read.
+    p = _db(tmp_path, 'ALTER TABLE CUPTI_ACTIVITY_KIND_RUNTIME DROP COLUMN "start";')
+    tl = collect(p)
+    assert len(tl.of_kind("runtime")) == 0 and len(tl.of_kind("kernel", "comm")) == 3
+    assert any("CUPTI_ACTIVITY_KIND_RUNTIME has no start column" in w for w in tl.meta.warnings), tl.meta.warnings
+
+
+def test_nsys_kernels_without_any_name_column_are_unnamed_and_counted(tmp_path):
+    p = _db(tmp_path, "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN shortName; "
+                      "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN demangledName;")
+    tl = collect(p)
+    k = tl.of_kind("kernel", "comm")
+    assert k["name"].astype(str).tolist() == ["(unnamed)"] * 3 and sorted(k["dur_ns"]) == [300, 500, 600]
+    assert any("3 name id(s) not found" in w for w in tl.meta.warnings), tl.meta.warnings

@@ -66,6 +66,10 @@ GPU_FIELDS = {"name": "name", "computeMajor": None, "smCount": "num_sms", "total
               "maxThreadsPerBlock": "max_threads_per_block", "chipName": "chip", "busLocation": "bus_location",
               "uuid": "uuid"}
 _NULL = -(1 << 62)  # stands for NULL in :meth:`_Db.select_ints` (no nsys id or time is this negative)
+#: Tables of timed rows (a ``start`` and an ``end`` column each).
+_TIMED_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                 "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
+                 "NVTX_EVENTS")
 _EVENT_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_MEMCPY",
                  "NVTX_EVENTS", "TARGET_INFO_GPU")
 
@@ -197,6 +201,10 @@ class NsysSqliteCollector(Collector):
             raise TraceFormatError(path, "SQLite file has no Nsight Systems tables (CUPTI_ACTIVITY_KIND_*, "
                                          "NVTX_EVENTS, TARGET_INFO_GPU)")
         frames, rejected, warnings = [], [], []
+        lacking = {t: [c for c in ("start", "end") if c not in db.cols[t]] for t in _TIMED_TABLES if t in db.cols}
+        for t, cols in lacking.items():
+            if cols and (t != "NVTX_EVENTS" or "start" in cols):  # an NVTX table without end holds only marks
+                warnings.append(f"{path}: {t} has no {' or '.join(cols)} column: its rows are not read")
         names_table = None
         kernel_corr: set[int] = set()
 
@@ -329,6 +337,8 @@ def _kernels(db: _Db):
                          "regs_per_thread": "{registersPerThread}", "smem_static_bytes": "{staticSharedMemory}",
                          "smem_dynamic_bytes": "{dynamicSharedMemory}", "_name": f"{{{name_col}}}",
                          "_short": "{shortName}", "_mangled": "{mangledName}"})
+    if "_name" not in df:  # no name column at all: every kernel's name is unknown (counted)
+        db.unnamed += len(df)
     df["name"] = db.strings(df.pop("_name")) if "_name" in df else pd.Categorical([None] * len(df))
     names = None
     if "_short" in df or "_mangled" in df:
