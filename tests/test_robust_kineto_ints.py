@@ -50,3 +50,26 @@ def test_base_time_that_would_wrap_int64_is_ignored_with_a_warning(tmp_path):
 def test_base_time_within_range_is_added(tmp_path):
     tl = collect(_b13(tmp_path, baseTimeNanoseconds=5 * 10 ** 17))
     assert tl.events["start_ns"].min() == 5 * 10 ** 17 + 1_000_000
+
+
+def test_a_very_long_number_text_is_read_in_linear_time(tmp_path):
+    # One event's "ts" is a 400,000-digit string: the vectorised µs→ns parser built an n × (longest text) digit
+    # matrix and looped over its 400,000 columns (a hang in the fuzzer; in a 1M-event trace, a 400 GB matrix).
+    # That timestamp is no int64 number of ns: the event is not read; the others keep their times.
+    import time
+
+    from gpulens.collectors._kineto_columns import us_text_to_ns
+
+    t = time.monotonic()
+    ns, ok = us_text_to_ns([b"1000", b'"' + b"7" * 400_000 + b'"', b"2.5", b"1" * 40])
+    assert time.monotonic() - t < 8
+    assert ok.tolist() == [True, False, True, False] and ns[[0, 2]].tolist() == [1_000_000, 2_500]
+    d = json.loads((CASES / "B13.json").read_text())
+    k = next(i for i, e in enumerate(d["traceEvents"]) if e.get("cat") == "kernel")
+    d["traceEvents"][k]["ts"] = "9" * 400_000
+    p = tmp_path / "t.pt.trace.json"
+    p.write_text(json.dumps(d))
+    t = time.monotonic()
+    tl = collect(p)
+    assert time.monotonic() - t < 8
+    assert len(tl.of_kind("kernel", "comm")) == len(collect(CASES / "B13.json").of_kind("kernel", "comm")) - 1
