@@ -178,6 +178,9 @@ def spec_from_dict(d: Mapping[str, Any], origin: str = "builtin") -> DeviceSpec:
         match=tuple(d.get("match", ())) or (re.escape(str(d["name"])),), origin=origin)
 
 
+_MAX_SPEC_BYTES = 16 << 20  # a spec is a few hundred bytes; anything this large is not one
+
+
 def load_spec(path: str | Path) -> DeviceSpec:
     """Read a user's device spec file (JSON, or TOML on Python ≥ 3.11) with the keys of :func:`spec_from_dict`.
 
@@ -187,11 +190,19 @@ def load_spec(path: str | Path) -> DeviceSpec:
     Raises:
         TraceFormatError: the file cannot be read or is not a valid spec (one-line reason).
     """
+    from gpulens.collectors._io import check_special
+
     p = Path(path)
+    check_special(p)  # /dev/zero or a FIFO would be read forever
     try:
-        text = p.read_text(encoding="utf-8")
+        if p.stat().st_size > _MAX_SPEC_BYTES:
+            raise TraceFormatError(p, f"not a device spec file (larger than {_MAX_SPEC_BYTES >> 20} MiB)")
+        text = p.read_bytes().decode("utf-8-sig")  # a byte-order mark (Windows editors) is not part of the JSON
     except OSError as exc:
         raise TraceFormatError(p, f"cannot read device spec ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise TraceFormatError(p, f"not a valid device spec file (not UTF-8 text: {exc.reason} at byte "
+                                  f"{exc.start})") from None
     try:
         if p.suffix.lower() == ".toml":
             import tomllib
