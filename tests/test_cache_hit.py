@@ -74,6 +74,15 @@ def test_rerun_is_served_without_analysing_or_importing_pandas(setup):
     assert json.loads((tmp / "b.json").read_text())["sources"][0]["summary"]["kernel_count"] == 2000
 
 
+def test_quiet_runs_are_served_too(setup):
+    trace, env, tmp = setup
+    code, out, imp = _gpulens(env, "analyze", str(trace), "--json", str(tmp / "a.json"), "-q")
+    assert code == 0 and out == "" and "pandas" in imp
+    code, out, imp = _gpulens(env, "analyze", str(trace), "--json", str(tmp / "b.json"), "-q")
+    assert code == 0 and out == "" and imp == set()
+    _same_apart_from_created(tmp / "a.json", tmp / "b.json")
+
+
 def test_what_the_output_depends_on_is_never_served_stale(setup):
     trace, env, tmp = setup
     _gpulens(env, "analyze", str(trace), "--json", str(tmp / "a.json"), "--top", "5")

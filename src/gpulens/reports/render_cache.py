@@ -60,9 +60,16 @@ def console_summary(report: Any, console: Any, top: int) -> str:
         from gpulens.cache import render_path, store_render
 
         store_render(where, text)
-        store_render(render_path(file, _STATE, report.sources[0].label),
-                     json.dumps({"has_gpu_work": bool(report.has_gpu_work)}))
+        _store_state(report)
     return text
+
+
+def _store_state(report: Any) -> None:
+    """Store what a served cache hit needs besides the renderings: whether the source has GPU work."""
+    from gpulens.cache import render_path, store_render
+
+    store_render(render_path(report.results_file, _STATE, report.sources[0].label),
+                 json.dumps({"has_gpu_work": bool(report.has_gpu_work)}))
 
 
 def stored_outputs(results_file: Path, label: str, modules: list[str], console_name: str | None) -> dict | None:
@@ -115,5 +122,6 @@ def render(report: Any, module: str) -> str | bytes:
         report.created = created
     if isinstance(text, str) and CREATED_PLACEHOLDER in text:
         store_render(where, text)
+        _store_state(report)
         return text.replace(CREATED_PLACEHOLDER, created)
     return mod.render(report)  # the placeholder did not come through: never cache such a rendering
