@@ -161,13 +161,15 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         from gpulens.collectors._ranks import number_rankless
 
         found = sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith("."))
-        if not any(sniff(f) is not None for f in found):
+        sniffed = {f: sniff(f) for f in found}  # once per file: reading heads is a third of a small file's load
+        if not any(c is not None for c in sniffed.values()):
             # rocprofv3's default layout: <output>/<hostname>/<pid>_results.db — one level down
             found = [f for d in sorted(p.iterdir()) if d.is_dir() and not d.name.startswith(".")
                      for f in sorted(d.iterdir()) if f.is_file() and not f.name.startswith(".")]
+            sniffed = {f: sniff(f) for f in found}
         files, skipped = [], []
         for f in found:
-            if sniff(f) is not None:
+            if sniffed[f] is not None:
                 files.append(f)
             else:
                 skipped.append((f, _why_unreadable(f)))
@@ -179,7 +181,9 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
                 raise TraceFormatError(p, f"no rank file matches {select.describe()}")
         n_found = len(files) + len(skipped)
         labelled = []
-        for f, got in zip(files, load_many(files, strict, select, cache, workers, scheduler, parts=True)):
+        formats = [sniffed[f].name for f in files]
+        for f, got in zip(files, load_many(files, strict, select, cache, workers, scheduler, parts=True,
+                                           formats=formats)):
             if isinstance(got, GpulensError):
                 skipped.append((f, getattr(got, "reason", None) or str(got)))
             elif got is not None:

@@ -99,6 +99,8 @@ def _piece(table: dict[str, Any], col: Column, n: int) -> Any:
         return make_table((col,), n=n)[col.name].array
     if isinstance(values, pd.Series):
         values = values.array
+    if isinstance(values, pd.arrays.NumpyExtensionArray):
+        values = values.to_numpy()
     if col.dtype == "category":
         if isinstance(values, pd.Categorical) and str(values.categories.dtype) == "str":
             return values
@@ -129,9 +131,9 @@ def _categorical(pieces: list[pd.Categorical]) -> pd.Categorical:
     return pd.Categorical.from_codes(out, categories=cats)
 
 
-def _concat_table(parts: list[dict[str, Any]], columns: tuple[Column, ...], skip: tuple[str, ...] = ()
-                  ) -> dict[str, Any]:
-    """One column dict from the non-empty tables ``parts`` (columns in ``skip`` are left to make_table)."""
+def _concat_table(parts: list[dict[str, Any]], columns: tuple[Column, ...]) -> dict[str, Any]:
+    """One column dict from the non-empty tables ``parts`` (a column no table has is left to make_table: its
+    default, or ``name_norm`` derived from the joined names)."""
     live = [(p, _length(p)) for p in parts if _length(p)]
     if not live and len(parts) == 1:  # one input's empty table keeps its categories (a join drops empty ones)
         live = [(parts[0], 0)]
@@ -139,7 +141,7 @@ def _concat_table(parts: list[dict[str, Any]], columns: tuple[Column, ...], skip
     if not live:
         return out
     for col in columns:
-        if col.name in skip and all(col.name not in p for p, _ in live):
+        if all(col.name not in p for p, _ in live):
             continue
         pieces = [_piece(p, col, n) for p, n in live]
         if col.dtype == "category":
@@ -176,19 +178,22 @@ def assemble(parts: list[Parts]) -> Timeline:
     """One validated Timeline of ``parts`` in order (module docstring); what each input still needs checked on
     its table (relabelling, incomplete capture) is done here, once, and written into that input's metadata."""
     offsets = _table_offsets(parts)
-    ev = _concat_table([p.events for p in parts], EVENT_COLUMNS, skip=("name_norm",))
+    ev = _concat_table([p.events for p in parts], EVENT_COLUMNS)
     rows = np.array([p.rows for p in parts], dtype=np.int64)
     if ev:
         live = rows > 0
-        ev["event_id"] = _shift(ev["event_id"], np.repeat(offsets[live], rows[live]))
-        ev["parent_id"] = _shift(ev["parent_id"], np.repeat(offsets[live], rows[live]))
+        by = np.repeat(offsets[live], rows[live])
+        ev["event_id"] = _shift(ev["event_id"], by)
+        if "parent_id" in ev:
+            ev["parent_id"] = _shift(ev["parent_id"], by)
     events = make_table(EVENT_COLUMNS, ev, n=0)
     if "name_norm" not in ev and len(parts) > 1 and len(events):
         _sort_norm_like_concat(events, [p.events for p in parts if p.rows])
     nco = np.array([_length(p.counters) for p in parts], dtype=np.int64)
     co = _concat_table([p.counters for p in parts], COUNTER_COLUMNS)
     if co:
-        co["event_id"] = _shift(co["event_id"], np.repeat(offsets[nco > 0], nco[nco > 0]), only_valid=True)
+        co["event_id"] = _shift(np.asarray(co["event_id"]), np.repeat(offsets[nco > 0], nco[nco > 0]),
+                                only_valid=True)
     counters = make_table(COUNTER_COLUMNS, co, n=0)
     rejected = make_table(REJECTED_COLUMNS, _concat_table([p.rejected for p in parts], REJECTED_COLUMNS), n=0)
     _finish_inputs(parts, events, rows)

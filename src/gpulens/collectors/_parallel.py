@@ -62,15 +62,15 @@ def default_workers(files: list[Path]) -> int:
     return max(1, min(len(files), cores, _available_memory() // per))
 
 
-def load_task(path: str, strict: bool, select: Selection | None, cache: bool, parts: bool = False
-              ) -> Timeline | Parts | GpulensError | None:
+def load_task(path: str, strict: bool, select: Selection | None, cache: bool, parts: bool = False,
+              format: str | None = None) -> Timeline | Parts | GpulensError | None:
     """Load one file (the unit of work of the pool and of Dask); None when no collector recognises it, the
     :class:`~gpulens.errors.GpulensError` when it cannot be read (the caller lists it; one bad rank file does not
     stop the others). With ``parts``, the file's :class:`~gpulens.collectors._assemble.Parts` (the caller joins
-    all files' columns and builds the tables once)."""
-    from gpulens.collectors import collect_file, collect_parts, sniff
+    all files' columns and builds the tables once). ``format``: the collector already found by sniffing."""
+    from gpulens.collectors import collect_file, collect_parts, registry, sniff
 
-    c = sniff(path)
+    c = registry()[format]() if format else sniff(path)
     if c is None:
         return None
     try:
@@ -82,11 +82,12 @@ def load_task(path: str, strict: bool, select: Selection | None, cache: bool, pa
 
 
 def load_many(files: list[Path], strict: bool, select: Selection | None, cache: bool, workers: int | None,
-              scheduler: Any = None, parts: bool = False) -> list[Timeline | Parts | GpulensError | None]:
+              scheduler: Any = None, parts: bool = False, formats: list[str] | None = None
+              ) -> list[Timeline | Parts | GpulensError | None]:
     """Load ``files`` in order: on Dask when ``scheduler`` is given, else in a pool of ``workers`` processes
     (chosen by :func:`default_workers` when None; the pool is used only for large inputs when not forced);
-    ``parts``: see :func:`load_task`."""
-    args = [(str(f), strict, select, cache, parts) for f in files]
+    ``parts``, ``formats`` (collector name per file): see :func:`load_task`."""
+    args = [(str(f), strict, select, cache, parts, fmt) for f, fmt in zip(files, formats or [None] * len(files))]
     if scheduler is not None:
         return _on_dask(args, scheduler)
     if workers is None:
