@@ -32,13 +32,13 @@ def _load_all() -> None:
 #: by kinds.
 RELEASE_AFTER: dict[int, dict[str, tuple]] = {
     46: {"memo": ("hot_kernels",)},
-    55: {"memo": ("op_calls",)},
+    55: {"memo": ("op_calls",), "kinds": (("runtime",), ("sync",), ("kernel",))},
     57: {"memo": ("op_tree", "op_shape_calls")},
     60: {"memo": ("gpu_attribution",)},
     66: {"memo": ("gpu_steps", "hot_rows")},
     69: {"kinds": (("cpu_op",),)},
-    70: {"memo": ("classify_gaps", "short_launches", "devices_by_rank", "runtime_rows_by_rank"),
-         "kinds": (("runtime",), ("sync",), ("kernel",))},
+    # verdicts (70) reads the gap classification and short launches bottlenecks (55) memoised, not the row frames
+    70: {"memo": ("classify_gaps", "short_launches", "devices_by_rank", "runtime_rows_by_rank")},
     71: {"memo": ("critical_paths", "critical_path_names")},
 }
 
