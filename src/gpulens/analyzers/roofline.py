@@ -92,7 +92,8 @@ class Roofline(Analyzer):
         # shape model's (which counts each tensor once and knows no cache effects)
         missing = work["flops"].isna().to_numpy()
         counted_bytes = work["bytes"].copy()
-        work.loc[missing] = by_shape.loc[missing].to_numpy()
+        for c in work.columns:  # column by column: a 2-D .to_numpy() of the mixed frame boxed every float
+            work.loc[missing, c] = by_shape.loc[missing, c].to_numpy()
         work["bytes"] = counted_bytes.where(counted_bytes.notna() & work["flops"].notna(), work["bytes"])
         if work["flops"].isna().all():
             has_dims = timeline.events["input_dims"].notna().any()
