@@ -159,9 +159,10 @@ def _windows(timeline: Timeline, gpu: pd.DataFrame, aux: dict) -> list[tuple]:
 
 
 def paths(timeline: Timeline) -> list[tuple[int, Any, int, pd.DataFrame]]:
-    """(rank, step, step_ns, segments) per window, memoised; segments: ``a``, ``b`` [ns], ``ns``, ``pos``, ``_cls``
-    (class code: position in :data:`CLASSES`) and ``_who`` (event name code; −1 for gaps and unnamed events), earliest
-    first. The names of the codes: ``context_of(timeline).memo("critical_path_names", …)`` (last slot: '')."""
+    """(rank, step, step_ns, segments) per window, memoised; segments: ``a`` (start) and ``ns`` (length) [ns],
+    ``pos``, ``_cls`` (class code: position in :data:`CLASSES`) and ``_who`` (event name code; −1 for gaps and
+    unnamed events), earliest first. The names of the codes: ``context_of(timeline).memo("critical_path_names", …)``
+    (last slot: '')."""
     return context_of(timeline).memo("critical_paths", lambda: _paths(timeline))
 
 
@@ -197,7 +198,9 @@ def _paths(timeline: Timeline) -> list:
             code = np.where(~is_gpu, h_codes[np.minimum(safe, len(h_codes) - 1)], code)
         code = np.where(pos < 0, -1, code)
         code = np.where(unnamed[code], -1, code)  # '' names count as unnamed, like gaps
-        df = pd.DataFrame({"a": a, "b": b, "pos": pos, "ns": b - a, "_cls": cls, "_who": code}, copy=False)
+        # narrow dtypes for the codes (millions of segments at 1M kernels); the end is a + ns
+        df = pd.DataFrame({"a": a, "pos": pos, "ns": b - a, "_cls": cls.astype(np.int8),
+                           "_who": code.astype(np.int32 if len(names) < 2 ** 31 else np.int64)}, copy=False)
         out.append((rank, step, hi - lo, df))
     context_of(timeline).memo("critical_path_names", lambda: names)  # name code → name ('' for −1: last slot)
     return out
