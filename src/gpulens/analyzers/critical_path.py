@@ -55,14 +55,21 @@ _ACTIONS = {
 }
 
 
+#: Columns of the host (cpu_op, runtime, sync) and GPU rows the walk reads.
+HOST_COLUMNS = ("event_id", "kind", "name", "rank", "pid", "tid", "start_ns", "dur_ns")
+GPU_COLUMNS = ("kind", "name", "rank", "device_id", "stream_id", "start_ns")
+
+
 def _prepare(timeline: Timeline) -> tuple[Walker, pd.DataFrame, dict]:
     ctx = context_of(timeline)
-    host = ctx.of_kind("cpu_op", "runtime", "sync").reset_index(drop=True)
+    ev = timeline.events
+    # only the columns the walk reads: a full-width copy of every host row was the largest allocation at 1M kernels
+    host = ev.loc[ctx.mask_of("cpu_op", "runtime", "sync"), list(HOST_COLUMNS)].reset_index(drop=True)
     is_cpu = category_mask(host["kind"], {"cpu_op"})
     blocking = category_mask(host["kind"], {"sync"}) | (category_mask(host["name"], BLOCKING)
                                                        & category_mask(host["kind"], {"runtime"}))
     host_class = np.where(is_cpu, CODE["cpu_op"], np.where(blocking, CODE["sync"], CODE["runtime"]))
-    gpu = ctx.gpu.assign(eff_ns=ctx.effective_ns.to_numpy()).reset_index(drop=True)
+    gpu = ctx.gpu[list(GPU_COLUMNS)].assign(eff_ns=ctx.effective_ns.to_numpy()).reset_index(drop=True)
     g_end = (gpu["start_ns"] + gpu["eff_ns"]).to_numpy(np.int64)
     rank_ends = {}
     for r, idx in gpu.groupby("rank").indices.items():
@@ -152,8 +159,10 @@ def _windows(timeline: Timeline, gpu: pd.DataFrame, aux: dict) -> list[tuple]:
 
 
 def paths(timeline: Timeline) -> list[tuple[int, Any, int, pd.DataFrame]]:
-    """(rank, step, step_ns, segments) per window, memoised; segments: ``class``, ``a``, ``b`` [ns], ``ns``,
-    ``pos``, ``who`` (event name, '' for gaps), earliest first."""
+    """(rank, step, step_ns, segments) per window, memoised; segments: ``a`` (start) and ``ns`` (length) [ns],
+    ``pos``, ``_cls`` (class code: position in :data:`CLASSES`) and ``_who`` (event name code; −1 for gaps and
+    unnamed events), earliest first. The names of the codes: ``context_of(timeline).memo("critical_path_names", …)``
+    (last slot: '')."""
     return context_of(timeline).memo("critical_paths", lambda: _paths(timeline))
 
 
@@ -189,8 +198,9 @@ def _paths(timeline: Timeline) -> list:
             code = np.where(~is_gpu, h_codes[np.minimum(safe, len(h_codes) - 1)], code)
         code = np.where(pos < 0, -1, code)
         code = np.where(unnamed[code], -1, code)  # '' names count as unnamed, like gaps
-        df = pd.DataFrame({"class": pd.Series(_CLASS_NAMES[cls], dtype=object), "a": a, "b": b, "pos": pos,
-                           "ns": b - a, "who": pd.Series(names[code], dtype=object), "_cls": cls, "_who": code}, copy=False)
+        # narrow dtypes for the codes (millions of segments at 1M kernels); the end is a + ns
+        df = pd.DataFrame({"a": a, "pos": pos, "ns": b - a, "_cls": cls.astype(np.int8),
+                           "_who": code.astype(np.int32 if len(names) < 2 ** 31 else np.int64)}, copy=False)
         out.append((rank, step, hi - lo, df))
     context_of(timeline).memo("critical_path_names", lambda: names)  # name code → name ('' for −1: last slot)
     return out
@@ -346,11 +356,16 @@ class CriticalPathSegments(Analyzer):
         if why:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(SEGMENT_COLUMNS)), SEGMENT_COLUMNS, skipped_reason=why)
         parts, n = [], 0
-        for rank, step, step_ns, df in sorted(paths(timeline), key=lambda p: -p[2]):
+        ps = paths(timeline)
+        names = context_of(timeline).memo("critical_path_names", lambda: np.array([""], dtype=object))
+        for rank, step, step_ns, df in sorted(ps, key=lambda p: -p[2]):
             d = df[df["ns"] > 0].head(MAX_SEGMENTS - n)
-            parts.append(pd.DataFrame({"rank": rank, "step": step, "order": np.arange(len(d)), "class": d["class"],
+            parts.append(pd.DataFrame({"rank": rank, "step": step, "order": np.arange(len(d)),
+                                       "class": pd.Series(_CLASS_NAMES[d["_cls"].to_numpy()], index=d.index,
+                                                          dtype=object),
                                        "offset_ns": d["a"] - (d["a"].iloc[0] if len(d) else 0),
-                                       "dur_ns": d["ns"], "event": d["who"]}))
+                                       "dur_ns": d["ns"],
+                                       "event": pd.Series(names[d["_who"].to_numpy()], index=d.index, dtype=object)}))
             n += len(d)
             if n >= MAX_SEGMENTS:
                 break

@@ -16,10 +16,11 @@ import pkgutil
 from pathlib import Path
 from typing import Any
 
+from gpulens.collectors._assemble import Parts, assemble
 from gpulens.collectors._io import check_special, open_error, read_head, reading
 from gpulens.collectors.base import Collector, registry
 from gpulens.errors import GpulensError, TraceFormatError, UnknownFormatError
-from gpulens.timeline import Timeline, concat
+from gpulens.timeline import Timeline
 from gpulens.timeline.selection import Selection
 
 _loaded = False
@@ -68,6 +69,18 @@ def collect_file(c: Collector, path: Path, strict: bool = True, select: Selectio
     """
     with reading(path, c.name):
         return _collect_file(c, path, strict, select, cache)
+
+
+def collect_parts(c: Collector, path: Path, strict: bool = True, select: Selection | None = None,
+                  cache: bool = False) -> Parts:
+    """:func:`collect_file` as :class:`~gpulens.collectors._assemble.Parts` (for joining many files): a collector
+    that can stop before building its tables (``collect_parts``: Kineto) does, when neither the cache nor a
+    selection is asked for; any other load is its Timeline's columns."""
+    plain = not cache and (select is None or not (select.active or select.ranks is not None))
+    if plain and hasattr(c, "collect_parts"):
+        with reading(path, c.name):
+            return c.collect_parts(path, strict=strict)
+    return Parts.from_timeline(collect_file(c, path, strict, select, cache))
 
 
 def _collect_file(c: Collector, path: Path, strict: bool, select: Selection | None, cache: bool) -> Timeline:
@@ -182,13 +195,15 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         from gpulens.collectors._ranks import number_rankless
 
         found = sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith("."))
-        if not any(sniff(f) is not None for f in found):
+        sniffed = {f: sniff(f) for f in found}  # once per file: reading heads is a third of a small file's load
+        if not any(c is not None for c in sniffed.values()):
             # rocprofv3's default layout: <output>/<hostname>/<pid>_results.db — one level down
             found = [f for d in sorted(p.iterdir()) if d.is_dir() and not d.name.startswith(".")
                      for f in sorted(d.iterdir()) if f.is_file() and not f.name.startswith(".")]
+            sniffed = {f: sniff(f) for f in found}
         files, skipped = [], []
         for f in found:
-            if sniff(f) is not None:
+            if sniffed[f] is not None:
                 files.append(f)
             else:
                 skipped.append((f, _why_unreadable(f)))
@@ -200,7 +215,9 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
                 raise TraceFormatError(p, f"no rank file matches {select.describe()}")
         n_found = len(files) + len(skipped)
         labelled = []
-        for f, got in zip(files, load_many(files, strict, select, cache, workers, scheduler)):
+        formats = [sniffed[f].name for f in files]
+        for f, got in zip(files, load_many(files, strict, select, cache, workers, scheduler, parts=True,
+                                           formats=formats)):
             if isinstance(got, GpulensError):
                 skipped.append((f, getattr(got, "reason", None) or str(got)))
             elif got is not None:
@@ -211,7 +228,7 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
             raise TraceFormatError(p, f"{len(skipped)} of {n_found} files cannot be used: {listed}"
                                       + (" (--strict)" if labelled else ""))
         notes = number_rankless(labelled)  # rank-less files (or one per process) must not all become rank 0
-        tl = concat([t for _, t in labelled])
+        tl = assemble([t for _, t in labelled])  # tables built once for all files
         tl.meta.warnings = [f"{p}: {n}" for n in notes] + tl.meta.warnings
         if skipped:
             tl.meta.warnings.append(f"{p}: used {len(labelled)} of {n_found} files; not read: {listed}")
@@ -223,4 +240,4 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
     raise UnknownFormatError(p, f"not a recognised trace format (tried: {names})")
 
 
-__all__ = ["Collector", "collect", "collect_file", "registry", "sniff"]
+__all__ = ["Collector", "collect", "collect_file", "collect_parts", "registry", "sniff"]

@@ -38,6 +38,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
+from gpulens.collectors._assemble import Parts, assemble
 from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, identify, refusal
 from gpulens.collectors._chrome_json import TolerantDecoder, locate, recover
 from gpulens.collectors._kineto_acc import CATEGORY_KIND, GPU_CATEGORIES, Accumulator as _Accumulator, kind_of
@@ -45,12 +46,10 @@ from gpulens.collectors._kineto_ranks import RANK_IN_FILE_NAME
 from gpulens.collectors._kineto_columns import (FAST_TRACE_DECODER, TRACE_DECODER, FastEvent, RawEvent, RawTrace,
                                                 int_or_none, no_surrogates, plain_bytes as _plain_bytes,
                                                 release_free_memory)
-from gpulens.collectors._work_rules import relabel_by_launcher
-from gpulens.collectors._nsys_more import incomplete_capture
 from gpulens.collectors._stream import CHUNK_BYTES, StreamInfo, Tail, stream_pieces
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
-from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
+from gpulens.timeline import REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
 from gpulens.timeline.selection import Selection
 
 __all__ = ["CATEGORY_KIND", "GPU_CATEGORIES", "KinetoCollector", "kind_of"]
@@ -120,6 +119,14 @@ class KinetoCollector(Collector):
                 DataFrame is built).
             chunk_bytes: decompressed bytes decoded at a time; any value gives the same Timeline.
         """
+        out = assemble([self.collect_parts(path, strict, select, chunk_bytes)])
+        release_free_memory()
+        return out
+
+    def collect_parts(self, path: Path, strict: bool = True, select: Selection | None = None,
+                      chunk_bytes: int = CHUNK_BYTES) -> Parts:
+        """:meth:`collect` up to the column arrays (:class:`~gpulens.collectors._assemble.Parts`): a directory of
+        rank files joins them and builds its tables once (:func:`~gpulens.collectors._assemble.assemble`)."""
         path = Path(path)
         info = StreamInfo()
         acc = _Accumulator()
@@ -214,7 +221,7 @@ class KinetoCollector(Collector):
         return pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=pd.Index([self.name], dtype="str"))
 
     def _build(self, path: Path, acc: "_Accumulator", trace: Any, info: StreamInfo,
-               warnings: list[str], truncated_at: dict[str, int], select: Selection | None) -> Timeline:
+               warnings: list[str], truncated_at: dict[str, int], select: Selection | None) -> Parts:
         dist = trace.distributedInfo if isinstance(trace.distributedInfo, dict) else {}
         rank, rank_source = file_rank(path, dist, acc.comm_ranks, warnings)
         base_ns = int_or_none(trace.baseTimeNanoseconds) or 0
@@ -250,19 +257,14 @@ class KinetoCollector(Collector):
                 warnings.append(f"{path}: {len(ranks)} ranks merged in one trace ({', '.join(map(str, ranks))}), "
                                 f"told apart by {', '.join(acc.rank_encodings)}")
         cols["source"] = self._source(n)
-        events = make_table(EVENT_COLUMNS, cols, n=n)
-        by_launcher = relabel_by_launcher(events)
         nr = len(rej["reason"])
-        rejected = make_table(REJECTED_COLUMNS, {**rej, "rank": [rank] * nr, "source": [self.name] * nr}, n=nr)
+        rejected = {**rej, "rank": [rank] * nr, "source": [self.name] * nr}
         nc = len(cnt["event_id"])
-        counters = make_table(COUNTER_COLUMNS, {**cnt, "source": self._source(nc)}, n=nc)
-        incomplete = incomplete_capture(events, "the trace has no GPU activity event (kernel, gpu_memcpy, gpu_memset)",
-                                        "GPU activity was not recorded (ProfilerActivity.CUDA missing) or the "
-                                        "profiler stopped before flushing it")
-        if incomplete:
-            warnings.append(f"{path}: incomplete capture: {incomplete}")
+        counters = {**cnt, "source": self._source(nc)}
+        # relabelling by launcher and the incomplete-capture sentence need the table: assemble() fills them in
+        by_launcher, incomplete, warn_at = 0, None, len(warnings)
         if nr:
-            by_reason = rejected["reason"].value_counts()
+            by_reason = make_table(REJECTED_COLUMNS, rejected, n=nr)["reason"].value_counts()
             warnings.append(f"{path}: {nr} invalid event(s) excluded: " +
                             ", ".join(f"{k} ×{v}" for k, v in by_reason.items() if v))
         if ignored:
@@ -290,8 +292,9 @@ class KinetoCollector(Collector):
         memory = acc.memory_table(base_ns, rank)
         if memory is not None:
             tables["memory"] = memory
-        del acc, cols
-        out = Timeline(events, counters, rejected, meta, tables).validate()
-        release_free_memory()
-        return out
+        del acc
+        return Parts(cols, counters, rejected, meta, tables, relabel=True, warn_at=warn_at,
+                     incomplete=("the trace has no GPU activity event (kernel, gpu_memcpy, gpu_memset)",
+                                 "GPU activity was not recorded (ProfilerActivity.CUDA missing) or the profiler "
+                                 "stopped before flushing it"))
 
