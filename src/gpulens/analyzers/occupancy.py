@@ -254,11 +254,18 @@ class OccupancyAnalyzer(Analyzer):
         top = top[np.r_[True, g[top][1:] != g[top][:-1]]]
         ti = np.zeros(G, dtype="int64")
         ti[g[top]] = top
-        lf = pd.DataFrame({"g": g[d], "l": p["limiters"].to_numpy(dtype=object)[d], "t": t[d]})
-        lt = lf.groupby(["g", "l"], sort=True)["t"].sum().reset_index()
-        lt = lt.iloc[np.lexsort((-lt["t"].to_numpy(), lt["g"].to_numpy()))].drop_duplicates("g")
+        # limiter set with the most time per name (ties: first by name; a missing set left out, as a groupby
+        # does), on integer codes of the distinct sets: no per-launch strings in a DataFrame
+        lc, lu = pd.factorize(p["limiters"].to_numpy(dtype=object)[d], sort=True)
+        okl = lc >= 0
         lims = np.full(G, "", dtype=object)
-        lims[lt["g"].to_numpy()] = lt["l"].to_numpy(dtype=object)
+        if okl.any():
+            ukey, inv = np.unique(g[d][okl] * len(lu) + lc[okl], return_inverse=True)
+            tsum = np.bincount(inv.reshape(-1), np.nan_to_num(t[d][okl]), minlength=len(ukey))
+            ug, ul = ukey // len(lu), ukey % len(lu)
+            o = np.lexsort((-tsum, ug))
+            o = o[np.r_[True, ug[o][1:] != ug[o][:-1]]]
+            lims[ug[o]] = np.asarray(lu, dtype=object)[ul[o]]
 
         def wmean(col: str) -> list:
             v = pd.to_numeric(p[col], errors="coerce").to_numpy(dtype=float)
