@@ -18,8 +18,10 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from gpulens.analyzers import run_all
+from gpulens.collectors import collect
 from gpulens.analyzers.verdicts import exposed_comm_by_name
 from gpulens.timeline import EVENT_COLUMNS, Timeline, make_table
 
@@ -136,3 +138,152 @@ def test_many_critical_kernel_names_on_a_known_gpu(tmp_path):
     # resident = 100 % theoretical occupancy for every kernel
     assert (occ["theoretical_occupancy_pct"] == 100.0).all()
     assert len(src.results["verdicts"].table) == len(crit)
+
+
+# --- loading a rank directory: the tables are built once for all files (collectors/_assemble.py) ----------------
+
+def _kineto(path: Path, events: list[dict], rank: int | None = None) -> Path:
+    """A minimal Kineto file (``distributedInfo`` only when ``rank`` is given)."""
+    import json
+
+    doc = {"schemaVersion": 1, "traceEvents": events}
+    if rank is not None:
+        doc["distributedInfo"] = {"backend": "nccl", "rank": rank, "world_size": 2}
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def _launch(op: str, kernel: str, t: int = 100) -> list[dict]:
+    """One CPU op (external id 5) → cudaLaunchKernel (correlation 7) → one kernel; µs times."""
+    return [
+        {"ph": "X", "cat": "cpu_op", "name": op, "pid": 1, "tid": 1, "ts": t, "dur": 50, "args": {"External id": 5}},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": t + 10, "dur": 5,
+         "args": {"External id": 5, "correlation": 7}},
+        {"ph": "X", "cat": "kernel", "name": kernel, "pid": 0, "tid": 7, "ts": t + 30, "dur": 10,
+         "args": {"External id": 5, "correlation": 7, "device": 0, "stream": 7}},
+    ]
+
+
+def test_relabel_by_launcher_keeps_each_file_apart(tmp_path):
+    # Two files of the same recorded rank (two profiling windows of rank 0) whose ids collide (external id 5,
+    # correlation 7 in both). In a.json the kernel is launched under record_param_comms (a c10d collective record)
+    # → comm; in b.json under aten::mm → stays a kernel. A join keyed on (rank, id) alone would relabel b's too.
+    d = tmp_path / "run"
+    d.mkdir()
+    _kineto(d / "a.json", _launch("record_param_comms", "fused_sum_kernel"), rank=0)
+    _kineto(d / "b.json", _launch("aten::mm", "fused_sum_kernel"), rank=0)
+    tl = collect(d)
+    gpu = tl.events[tl.events["name"] == "fused_sum_kernel"]
+    assert gpu["rank"].tolist() == [0, 0]
+    assert gpu["kind"].astype(str).tolist() == ["comm", "kernel"]  # file order: a.json, b.json
+    assert [s["comm_by_launcher"] for s in tl.meta.sources] == [1, 0]
+    assert tl.events["event_id"].tolist() == list(range(6))
+
+
+def test_incomplete_capture_is_told_per_file(tmp_path):
+    # c.json records the launch call but no kernel (GPU activity missing): only c.json is named incomplete
+    d = tmp_path / "run"
+    d.mkdir()
+    _kineto(d / "rank0.json", _launch("aten::mm", "gemm"), rank=0)
+    _kineto(d / "rank1.json", _launch("aten::mm", "gemm")[:2], rank=1)
+    tl = collect(d)
+    by_path = {Path(s["path"]).name: s for s in tl.meta.sources}
+    assert by_path["rank0.json"]["incomplete_capture"] is None
+    assert "1 launch call(s) (cudaLaunchKernel ×1) (correlation 7–7)" in by_path["rank1.json"]["incomplete_capture"]
+    incomplete = [w for w in tl.meta.warnings if "incomplete capture" in w]
+    assert len(incomplete) == 1 and "rank1.json" in incomplete[0]
+
+
+def test_joined_directory_equals_the_join_of_its_files(tmp_path):
+    # assemble() against the per-file route: each file loaded alone, then timeline.concat (the route directories
+    # took before). Different kernel names per file make the name categories differ (sorted union, codes remapped).
+    from gpulens.collectors import collect_file, sniff
+    from gpulens.timeline import concat
+
+    d = tmp_path / "run"
+    d.mkdir()
+    files = [_kineto(d / f"rank{r}.json", _launch("aten::mm", f"gemm_{'zyx'[r]}", t=100 + r)
+                     + _launch("aten::add", "elementwise", t=300), rank=r) for r in range(3)]
+    joined = collect(d)
+    alone = concat([collect_file(sniff(f), f) for f in files])
+    for t in ("events", "counters", "rejected"):
+        pd.testing.assert_frame_equal(getattr(joined, t), getattr(alone, t))
+    assert list(joined.events["name"].cat.categories) == sorted(joined.events["name"].astype(str).unique())
+    # by hand: 6 events per file, ids 0..17; each file's kernel named as written
+    assert joined.events["event_id"].tolist() == list(range(18))
+    k = joined.events[joined.events["kind"] == "kernel"]
+    assert sorted(zip(k["rank"], k["name"].astype(str))) == sorted(
+        [(r, f"gemm_{'zyx'[r]}") for r in range(3)] + [(r, "elementwise") for r in range(3)])
+
+
+def test_rank_directory_builds_its_tables_once(tmp_path, monkeypatch):
+    # operation count, not seconds: per-file DataFrames and validations made 10k files take > 600 s. Loading 10 or
+    # 40 rank files builds the same three tables (events, counters, rejected) and validates once.
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import gen_kineto
+
+    made = {"frames": 0, "validate": 0}
+    init, validate = pd.DataFrame.__init__, Timeline.validate
+
+    def counting_init(self, *a, **k):
+        made["frames"] += 1
+        init(self, *a, **k)
+
+    def counting_validate(self):
+        made["validate"] += 1
+        return validate(self)
+
+    out = {}
+    for n in (10, 40):
+        facts = gen_kineto.generate(tmp_path / f"r{n}", 20, ranks=n, steps=2)
+        monkeypatch.setattr(pd.DataFrame, "__init__", counting_init)
+        monkeypatch.setattr(Timeline, "validate", counting_validate)
+        made.update(frames=0, validate=0)
+        tl = collect(tmp_path / f"r{n}", workers=1)
+        monkeypatch.undo()
+        out[n] = dict(made)
+        # by the generator's arithmetic: every rank's kernels and their summed time
+        k = tl.of_kind("kernel", "comm").groupby("rank")["dur_ns"].agg(["size", "sum"])
+        assert k["size"].tolist() == [f["kernels"] for f in facts] == [20] * n
+        assert k["sum"].tolist() == [f["kernel_ns"] for f in facts]
+    assert out[10] == out[40], out
+    assert out[40]["validate"] == 1 and out[40]["frames"] <= 5, out
+
+
+def test_device_record_indexes_the_devices_once():
+    # occupancy asks for the device record of every (rank, device): a scan of all records per call made 2,000
+    # ranks cost 25 s. Count the passes over meta.devices for 400 lookups.
+    from gpulens.analyzers._hot import device_record
+
+    class Counted(list):
+        passes = 0
+
+        def __iter__(self):
+            Counted.passes += 1
+            return super().__iter__()
+
+    tl = _run(2)
+    tl.meta.devices = Counted([{"rank": r, "device_id": d, "name": f"gpu{r}.{d}"} for r in range(200)
+                               for d in (0, 1)] + [{"rank": 5, "device_id": 0, "name": "duplicate"}])
+    got = [device_record(tl, r, d)["name"] for r in range(200) for d in (0, 1)]
+    assert got == [f"gpu{r}.{d}" for r in range(200) for d in (0, 1)]  # the first record of a pair wins
+    assert device_record(tl, 7, 3)["name"] == "gpu7.0"  # no such device: the rank's first
+    assert device_record(tl, 999, 0)["name"] == "gpu0.0"  # no such rank: the first record
+    assert Counted.passes <= 2, Counted.passes
+
+
+def test_console_lists_ranks_as_ranges_and_caps_per_gpu_tables():
+    from gpulens.report import Report, analyze_timeline
+    from gpulens.reports import console
+    from gpulens.reports._format import rank_ranges
+
+    assert rank_ranges([11, 0, 1, 2, 3, 8, 10]) == "0–3, 8, 10, 11"
+    assert rank_ranges([4]) == "4" and rank_ranges([]) == ""
+    tl = _run(60)
+    text = console.render(Report([analyze_timeline(tl, "60 ranks")]), width=200)
+    assert "0–59  (60 ranks)" in text
+    assert "the 20 least busy of 60 GPUs" in text and "the 20 most idle GPUs of 60" in text
+    section = text[text.index("Time breakdown per GPU"):text.index("Top kernels")]
+    assert sum(1 for line in section.splitlines() if line.startswith("│")) == 20

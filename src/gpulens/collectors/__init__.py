@@ -16,10 +16,11 @@ import pkgutil
 from pathlib import Path
 from typing import Any
 
+from gpulens.collectors._assemble import Parts, assemble
 from gpulens.collectors._io import check_special, open_error, read_head, reading
 from gpulens.collectors.base import Collector, registry
 from gpulens.errors import GpulensError, TraceFormatError, UnknownFormatError
-from gpulens.timeline import Timeline, concat
+from gpulens.timeline import Timeline
 from gpulens.timeline.selection import Selection
 
 _loaded = False
@@ -70,6 +71,18 @@ def collect_file(c: Collector, path: Path, strict: bool = True, select: Selectio
         return _collect_file(c, path, strict, select, cache)
 
 
+def collect_parts(c: Collector, path: Path, strict: bool = True, select: Selection | None = None,
+                  cache: bool = False) -> Parts:
+    """:func:`collect_file` as :class:`~gpulens.collectors._assemble.Parts` (for joining many files): a collector
+    that can stop before building its tables (``collect_parts``: Kineto) does, when neither the cache nor a
+    selection is asked for; any other load is its Timeline's columns."""
+    plain = not cache and (select is None or not (select.active or select.ranks is not None))
+    if plain and hasattr(c, "collect_parts"):
+        with reading(path, c.name):
+            return c.collect_parts(path, strict=strict)
+    return Parts.from_timeline(collect_file(c, path, strict, select, cache))
+
+
 def _collect_file(c: Collector, path: Path, strict: bool, select: Selection | None, cache: bool) -> Timeline:
     import inspect
 
@@ -94,6 +107,32 @@ def _why_unreadable(f: Path) -> str:
     except OSError as exc:
         return open_error(f, exc).reason
     return "file is empty" if empty else "not a recognised trace format"
+
+
+#: Suffixes of the trace files a folder format does not read itself (Kineto / rocprofv3 JSON, nsys / rocpd SQLite).
+_OTHER_TRACE_SUFFIXES = (".json", ".gz", ".sqlite", ".sqlite3", ".db")
+
+
+def _other_traces(p: Path, c: Collector, tl: Timeline) -> str:
+    """The trace files at the top of folder ``p`` (claimed by the folder collector ``c``) that ``c`` did not read
+    and that another format family recognises — a rank directory mixing formats must not lose files silently.
+    Files of ``c``'s own family (``rocprof*``, ``omniperf*``: the same records in another layout) are not listed.
+    Returns ``"name (format), ..."`` or ``""``."""
+    used = {str(Path(s.get("path", ""))) for s in tl.meta.sources if isinstance(s, dict)}
+    family = c.name.split("_")[0]
+    out = []
+    for f in sorted(p.iterdir()):
+        if f.name.startswith(".") or not f.name.lower().endswith(_OTHER_TRACE_SUFFIXES) or str(f) in used:
+            continue
+        try:
+            if not f.is_file():
+                continue
+            o = sniff(f)
+        except (OSError, GpulensError):
+            continue
+        if o is not None and o.name.split("_")[0] != family:
+            out.append(f"{f.name} ({o.name})")
+    return ", ".join(out[:8]) + (f" and {len(out) - 8} more" if len(out) > 8 else "")
 
 
 def collect(path: str | Path, strict: bool = True, format: str | None = None, select: Selection | None = None,
@@ -141,20 +180,30 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
     c = sniff(p)
     if c is not None:
         if p.is_dir():
-            return c.collect(p, strict=strict)
+            tl = c.collect(p, strict=strict)
+            others = _other_traces(p, c, tl)
+            if others:
+                if require_all:
+                    raise TraceFormatError(p, f"read by {c.name}; other trace files in the folder are not read: "
+                                              f"{others} (--strict)")
+                tl.meta.warnings.append(f"{p}: read by {c.name}; other trace files in the folder are not read "
+                                        f"(pass them as inputs of their own): {others}")
+            return tl
         return collect_file(c, p, strict, select, cache)
     if p.is_dir():
         from gpulens.collectors._parallel import file_rank, load_many
         from gpulens.collectors._ranks import number_rankless
 
         found = sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith("."))
-        if not any(sniff(f) is not None for f in found):
+        sniffed = {f: sniff(f) for f in found}  # once per file: reading heads is a third of a small file's load
+        if not any(c is not None for c in sniffed.values()):
             # rocprofv3's default layout: <output>/<hostname>/<pid>_results.db — one level down
             found = [f for d in sorted(p.iterdir()) if d.is_dir() and not d.name.startswith(".")
                      for f in sorted(d.iterdir()) if f.is_file() and not f.name.startswith(".")]
+            sniffed = {f: sniff(f) for f in found}
         files, skipped = [], []
         for f in found:
-            if sniff(f) is not None:
+            if sniffed[f] is not None:
                 files.append(f)
             else:
                 skipped.append((f, _why_unreadable(f)))
@@ -166,7 +215,9 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
                 raise TraceFormatError(p, f"no rank file matches {select.describe()}")
         n_found = len(files) + len(skipped)
         labelled = []
-        for f, got in zip(files, load_many(files, strict, select, cache, workers, scheduler)):
+        formats = [sniffed[f].name for f in files]
+        for f, got in zip(files, load_many(files, strict, select, cache, workers, scheduler, parts=True,
+                                           formats=formats)):
             if isinstance(got, GpulensError):
                 skipped.append((f, getattr(got, "reason", None) or str(got)))
             elif got is not None:
@@ -177,7 +228,7 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
             raise TraceFormatError(p, f"{len(skipped)} of {n_found} files cannot be used: {listed}"
                                       + (" (--strict)" if labelled else ""))
         notes = number_rankless(labelled)  # rank-less files (or one per process) must not all become rank 0
-        tl = concat([t for _, t in labelled])
+        tl = assemble([t for _, t in labelled])  # tables built once for all files
         tl.meta.warnings = [f"{p}: {n}" for n in notes] + tl.meta.warnings
         if skipped:
             tl.meta.warnings.append(f"{p}: used {len(labelled)} of {n_found} files; not read: {listed}")
@@ -189,4 +240,4 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
     raise UnknownFormatError(p, f"not a recognised trace format (tried: {names})")
 
 
-__all__ = ["Collector", "collect", "collect_file", "registry", "sniff"]
+__all__ = ["Collector", "collect", "collect_file", "collect_parts", "registry", "sniff"]

@@ -13,6 +13,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from gpulens.collectors._assemble import Parts
 from gpulens.collectors._io import GZIP_MAGIC, read_head
 from gpulens.errors import DependencyError, GpulensError
 from gpulens.timeline import Timeline
@@ -61,26 +62,32 @@ def default_workers(files: list[Path]) -> int:
     return max(1, min(len(files), cores, _available_memory() // per))
 
 
-def load_task(path: str, strict: bool, select: Selection | None, cache: bool) -> Timeline | GpulensError | None:
+def load_task(path: str, strict: bool, select: Selection | None, cache: bool, parts: bool = False,
+              format: str | None = None) -> Timeline | Parts | GpulensError | None:
     """Load one file (the unit of work of the pool and of Dask); None when no collector recognises it, the
     :class:`~gpulens.errors.GpulensError` when it cannot be read (the caller lists it; one bad rank file does not
-    stop the others)."""
-    from gpulens.collectors import collect_file, sniff
+    stop the others). With ``parts``, the file's :class:`~gpulens.collectors._assemble.Parts` (the caller joins
+    all files' columns and builds the tables once). ``format``: the collector already found by sniffing."""
+    from gpulens.collectors import collect_file, collect_parts, registry, sniff
 
-    c = sniff(path)
+    c = registry()[format]() if format else sniff(path)
     if c is None:
         return None
     try:
+        if parts:
+            return collect_parts(c, Path(path), strict, select, cache)
         return collect_file(c, Path(path), strict, select, cache)
     except GpulensError as exc:
         return exc
 
 
 def load_many(files: list[Path], strict: bool, select: Selection | None, cache: bool, workers: int | None,
-              scheduler: Any = None) -> list[Timeline | None]:
+              scheduler: Any = None, parts: bool = False, formats: list[str] | None = None
+              ) -> list[Timeline | Parts | GpulensError | None]:
     """Load ``files`` in order: on Dask when ``scheduler`` is given, else in a pool of ``workers`` processes
-    (chosen by :func:`default_workers` when None; the pool is used only for large inputs when not forced)."""
-    args = [(str(f), strict, select, cache) for f in files]
+    (chosen by :func:`default_workers` when None; the pool is used only for large inputs when not forced);
+    ``parts``, ``formats`` (collector name per file): see :func:`load_task`."""
+    args = [(str(f), strict, select, cache, parts, fmt) for f, fmt in zip(files, formats or [None] * len(files))]
     if scheduler is not None:
         return _on_dask(args, scheduler)
     if workers is None:

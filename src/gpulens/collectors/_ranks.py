@@ -12,14 +12,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpulens.collectors._assemble import Parts
 from gpulens.timeline import Timeline
 
 #: rank sources that are not a recorded rank
 RANKLESS = {None, "none", "process"}
 
 
-def relabel_rank(tl: Timeline, rank: int) -> Timeline:
+def relabel_rank(tl: Timeline | Parts, rank: int) -> Timeline | Parts:
     """``tl`` with every event, rejected event, source and device moved to ``rank`` (in place; returned)."""
+    if isinstance(tl, Parts):
+        tl.relabel_rank(rank)
+        return tl
     tl.events["rank"] = rank
     tl.rejected["rank"] = rank
     for s in tl.meta.sources:
@@ -29,7 +33,7 @@ def relabel_rank(tl: Timeline, rank: int) -> Timeline:
     return tl
 
 
-def _rankless(tl: Timeline) -> bool:
+def _rankless(tl: Timeline | Parts) -> bool:
     return bool(tl.meta.sources) and all(s.get("rank_source") in RANKLESS for s in tl.meta.sources) \
         and len(tl.ranks) <= 1
 
@@ -38,16 +42,17 @@ def _natural(text: str) -> list[Any]:
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
 
 
-def _order_key(label: str, tl: Timeline) -> tuple:
+def _order_key(label: str, tl: Timeline | Parts) -> tuple:
     pids = [s.get("process_id") for s in tl.meta.sources if s.get("process_id") is not None]
     return (0, min(pids), _natural(label)) if pids else (1, 0, _natural(label))
 
 
-def number_rankless(parts: list[tuple[str, Timeline]]) -> list[str]:
+def number_rankless(parts: list[tuple[str, Timeline | Parts]]) -> list[str]:
     """Give the rank-less inputs of one run distinct ranks when they would collide; return the warnings.
 
     Args:
-        parts: (label — usually the file name —, Timeline) of each input, edited in place.
+        parts: (label — usually the file name —, Timeline or :class:`~gpulens.collectors._assemble.Parts`) of
+            each input, edited in place.
     """
     if len(parts) < 2:
         return []

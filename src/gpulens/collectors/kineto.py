@@ -38,19 +38,18 @@ import msgspec
 import numpy as np
 import pandas as pd
 
+from gpulens.collectors._assemble import Parts, assemble
 from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, identify, refusal
 from gpulens.collectors._chrome_json import TolerantDecoder, locate, recover
 from gpulens.collectors._kineto_acc import CATEGORY_KIND, GPU_CATEGORIES, Accumulator as _Accumulator, kind_of
 from gpulens.collectors._kineto_ranks import RANK_IN_FILE_NAME
 from gpulens.collectors._kineto_columns import (FAST_TRACE_DECODER, TRACE_DECODER, FastEvent, RawEvent, RawTrace,
-                                                int_or_none, plain_bytes as _plain_bytes,
+                                                int_or_none, no_surrogates, plain_bytes as _plain_bytes,
                                                 release_free_memory)
-from gpulens.collectors._work_rules import relabel_by_launcher
-from gpulens.collectors._nsys_more import incomplete_capture
 from gpulens.collectors._stream import CHUNK_BYTES, StreamInfo, Tail, stream_pieces
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
-from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
+from gpulens.timeline import REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
 from gpulens.timeline.selection import Selection
 
 __all__ = ["CATEGORY_KIND", "GPU_CATEGORIES", "KinetoCollector", "kind_of"]
@@ -120,6 +119,14 @@ class KinetoCollector(Collector):
                 DataFrame is built).
             chunk_bytes: decompressed bytes decoded at a time; any value gives the same Timeline.
         """
+        out = assemble([self.collect_parts(path, strict, select, chunk_bytes)])
+        release_free_memory()
+        return out
+
+    def collect_parts(self, path: Path, strict: bool = True, select: Selection | None = None,
+                      chunk_bytes: int = CHUNK_BYTES) -> Parts:
+        """:meth:`collect` up to the column arrays (:class:`~gpulens.collectors._assemble.Parts`): a directory of
+        rank files joins them and builds its tables once (:func:`~gpulens.collectors._assemble.assemble`)."""
         path = Path(path)
         info = StreamInfo()
         acc = _Accumulator()
@@ -151,8 +158,13 @@ class KinetoCollector(Collector):
                 header = RawTrace(**found)
             except msgspec.DecodeError as exc:
                 found, events, stop, problem, repairs = recover(tail.doc, lenient=not strict)
-                acc.add(tolerant.each([_plain_bytes(e) for e in events]))
-                header = RawTrace(**found)
+                lone, in_meta = [0, 0], [0]  # lone UTF-16 surrogates replaced: characters, events; in metadata
+                acc.add(tolerant.each([_plain_bytes(e, lone) for e in events]))
+                header = RawTrace(**no_surrogates(found, in_meta))
+                if lone[0] or in_meta[0]:
+                    warnings.append(f"{path}: {lone[0] + in_meta[0]} lone UTF-16 surrogate escape(s) (\\ud800-"
+                                    f"\\udfff: no character) replaced by U+FFFD: {lone[0]} in {lone[1]} event(s), "
+                                    f"{in_meta[0]} in the trace's metadata")
                 fixed = {k: v for k, v in repairs.items() if v and k != "events dropped"}
                 if fixed or repairs.get("events dropped"):
                     warnings.append(f"{path}: lenient JSON reading: " + ", ".join(
@@ -168,7 +180,8 @@ class KinetoCollector(Collector):
                     stop_abs = stop + tail.offset
                     truncated_at[str(path)] = stop_abs
                     warnings.append(f"{path}: {problem} (byte {stop_abs}); kept {acc.count} complete events")
-                elif not fixed and not (tail.array_form and "truncated" in str(exc)):
+                elif not fixed and not (tail.array_form and "truncated" in str(exc)) and not (
+                        (lone[0] or in_meta[0]) and "surrogate" in str(exc)):
                     # the events parse: what failed lies outside them (e.g. a broken INFO block); an array form
                     # without its closing ``]`` is legal (Trace Event Format) and needs no warning
                     where = locate(tail.doc, exc) if tail.offset == 0 else None
@@ -208,7 +221,7 @@ class KinetoCollector(Collector):
         return pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=pd.Index([self.name], dtype="str"))
 
     def _build(self, path: Path, acc: "_Accumulator", trace: Any, info: StreamInfo,
-               warnings: list[str], truncated_at: dict[str, int], select: Selection | None) -> Timeline:
+               warnings: list[str], truncated_at: dict[str, int], select: Selection | None) -> Parts:
         dist = trace.distributedInfo if isinstance(trace.distributedInfo, dict) else {}
         rank, rank_source = file_rank(path, dist, acc.comm_ranks, warnings)
         base_ns = int_or_none(trace.baseTimeNanoseconds) or 0
@@ -227,6 +240,9 @@ class KinetoCollector(Collector):
                 or any(isinstance(v, str) and v.startswith("hip") for v in acc.names.values))
         cols, rej, cnt, ignored = acc.finish(base_ns, rank, select, dialect,
                                              (rocm, trace.rocprofiler_sdk_version is not None))
+        if getattr(acc, "base_ignored", 0):
+            warnings.append(f"{path}: baseTimeNanoseconds {acc.base_ignored} put event times beyond int64 ns: "
+                            "ignored, times are relative to the trace's own clock")
         if any(acc.grid_fixes.values()):
             warnings.append(f"{path}: ROCm grid sizes converted to workgroups: "
                             f"{acc.grid_fixes['work_items']} kernel(s) recorded in work-items "
@@ -241,19 +257,14 @@ class KinetoCollector(Collector):
                 warnings.append(f"{path}: {len(ranks)} ranks merged in one trace ({', '.join(map(str, ranks))}), "
                                 f"told apart by {', '.join(acc.rank_encodings)}")
         cols["source"] = self._source(n)
-        events = make_table(EVENT_COLUMNS, cols, n=n)
-        by_launcher = relabel_by_launcher(events)
         nr = len(rej["reason"])
-        rejected = make_table(REJECTED_COLUMNS, {**rej, "rank": [rank] * nr, "source": [self.name] * nr}, n=nr)
+        rejected = {**rej, "rank": [rank] * nr, "source": [self.name] * nr}
         nc = len(cnt["event_id"])
-        counters = make_table(COUNTER_COLUMNS, {**cnt, "source": self._source(nc)}, n=nc)
-        incomplete = incomplete_capture(events, "the trace has no GPU activity event (kernel, gpu_memcpy, gpu_memset)",
-                                        "GPU activity was not recorded (ProfilerActivity.CUDA missing) or the "
-                                        "profiler stopped before flushing it")
-        if incomplete:
-            warnings.append(f"{path}: incomplete capture: {incomplete}")
+        counters = {**cnt, "source": self._source(nc)}
+        # relabelling by launcher and the incomplete-capture sentence need the table: assemble() fills them in
+        by_launcher, incomplete, warn_at = 0, None, len(warnings)
         if nr:
-            by_reason = rejected["reason"].value_counts()
+            by_reason = make_table(REJECTED_COLUMNS, rejected, n=nr)["reason"].value_counts()
             warnings.append(f"{path}: {nr} invalid event(s) excluded: " +
                             ", ".join(f"{k} ×{v}" for k, v in by_reason.items() if v))
         if ignored:
@@ -281,8 +292,9 @@ class KinetoCollector(Collector):
         memory = acc.memory_table(base_ns, rank)
         if memory is not None:
             tables["memory"] = memory
-        del acc, cols
-        out = Timeline(events, counters, rejected, meta, tables).validate()
-        release_free_memory()
-        return out
+        del acc
+        return Parts(cols, counters, rejected, meta, tables, relabel=True, warn_at=warn_at,
+                     incomplete=("the trace has no GPU activity event (kernel, gpu_memcpy, gpu_memset)",
+                                 "GPU activity was not recorded (ProfilerActivity.CUDA missing) or the profiler "
+                                 "stopped before flushing it"))
 

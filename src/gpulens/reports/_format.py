@@ -266,6 +266,21 @@ def summary_items(summary: Mapping[str, Any], declared: Mapping[str, str] | None
     return out
 
 
+def rank_ranges(ranks: Any) -> str:
+    """Ranks as runs of consecutive numbers: ``0–1999`` for 2,000 ranks, ``0–3, 8, 10–11`` (one line whatever the
+    rank count; a list of every rank filled 110 console lines at 2,000 ranks)."""
+    rs = sorted({int(r) for r in ranks})
+    runs: list[str] = []
+    i = 0
+    while i < len(rs):
+        j = i
+        while j + 1 < len(rs) and rs[j + 1] == rs[j] + 1:
+            j += 1
+        runs.append(str(rs[i]) if i == j else f"{rs[i]}, {rs[j]}" if j == i + 1 else f"{rs[i]}–{rs[j]}")
+        i = j + 1
+    return ", ".join(runs)
+
+
 def busy_pct_text(sm: dict[str, Any]) -> str:
     """Busy % with its basis (``"71.4 %"``, ``"80.0 % (Σ busy / Σ per-GPU span)"``); ``"unknown (not measured: …)"``
     when the input has no timeline."""

@@ -9,7 +9,7 @@ from rich.text import Text
 from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
 from gpulens.reports._fit import Col, FitTable
-from gpulens.reports._format import fmt_ns, fmt_unit  # noqa: F401  (fmt_ns: re-exported for older callers)
+from gpulens.reports._format import fmt_ns, fmt_unit, rank_ranges  # noqa: F401  (fmt_ns: re-exported for older callers)
 from gpulens.reports._names import short_names
 from gpulens.units import fmt_share
 
@@ -40,7 +40,8 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     head.add_row("input", s.label)
     head.add_row("source", ", ".join(sorted({x.get("collector", "") for x in tl.meta.sources})))
     head.add_row("device", devs)
-    head.add_row("ranks", ", ".join(map(str, sm["ranks"])))
+    head.add_row("ranks", rank_ranges(sm["ranks"]) + (f"  ({len(sm['ranks']):,} ranks)" if len(sm["ranks"]) > 2
+                                                        else ""))
     head.add_row("status", s.status + ("  (input truncated: results are partial)" if tl.meta.truncated else ""))
     busy = f", {fmt_ns(sm['kernel_busy_ns'])} busy (union)" if sm.get("kernel_busy_ns") is not None else ""
     head.add_row("kernels", f"{sm['kernel_count']} launches of {sm['unique_kernels']} kernels, "
@@ -56,10 +57,14 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     if bd is not None and not bd.skipped and len(bd.table):
         cols = [Col("rank"), Col("device"), Col("span"), Col("compute"), Col("exposed comm", optional=True),
                 Col("exposed memcpy", optional=True), Col("idle"), Col("busy %")]
+        shown, title = bd.table, "Time breakdown per GPU"
+        if len(shown) > 2 * top:  # thousands of ranks: the least busy GPUs; the full table is exported
+            shown = shown.sort_values(["busy_pct", "rank", "device_id"], kind="stable").head(2 * top)
+            title += f" (the {len(shown)} least busy of {len(bd.table):,} GPUs; every GPU: --csv or --parquet)"
         rows = [[str(r.rank), str(r.device_id), fmt_ns(r.span_ns), fmt_ns(r.computation_ns),
                  fmt_ns(r.exposed_comm_ns), fmt_ns(r.exposed_memcpy_ns), fmt_ns(r.idle_ns), f"{r.busy_pct:.1f}"]
-                for r in bd.table.itertuples()]
-        parts.append(FitTable("Time breakdown per GPU", cols, rows))
+                for r in shown.itertuples()]
+        parts.append(FitTable(title, cols, rows))
 
     hs = s.results.get("hotspots")
     if hs is not None and len(hs.table):

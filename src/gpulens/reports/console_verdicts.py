@@ -16,6 +16,19 @@ from gpulens.reports._format import fmt_unit
 from gpulens.reports._names import short_names
 
 
+#: most rows a per-GPU / per-rank / per-kernel console table shows (thousands of ranks or kernel names: the rows
+#: that matter most, the full tables via --json, --csv and --parquet)
+MAX_ROWS = 20
+
+
+def _cap(table: Any, by: list[str], ascending: list[bool], what: str) -> tuple[Any, str]:
+    """(the first :data:`MAX_ROWS` rows of ``table`` sorted by ``by``, the title note) when it is longer."""
+    if len(table) <= MAX_ROWS:
+        return table, ""
+    shown = table.sort_values(by, ascending=ascending, kind="stable").head(MAX_ROWS)
+    return shown, f" — the {MAX_ROWS} {what} of {len(table):,}; all: --csv or --parquet"
+
+
 def verdict_renderables(s: Any) -> list:
     """Rich renderables for one SourceReport (empty sections are left out)."""
     parts: list = []
@@ -26,6 +39,7 @@ def verdict_renderables(s: Any) -> list:
     bn = r.get("bottlenecks")
     if bn is not None and not bn.skipped and len(bn.table):
         bt = bn.table
+        shown, note = _cap(bt, ["idle_ns", "rank", "device_id"], [False, True, True], "most idle GPUs")
         # every idle cause with time in it (the row's causes then add up to its idle time), then the rest
         causes = [(c, h) for c, h in (("idle_boundary_ns", "one-off gaps"), ("idle_host_ns", "host"),
                                       ("idle_launch_ns", "launch"), ("idle_sync_ns", "sync"),
@@ -36,16 +50,18 @@ def verdict_renderables(s: Any) -> list:
             Col("exposed comm", optional=True), Col("small-grid", optional=True), Col("verdict", "left")]
         rows = [[str(x["rank"]), str(x["device_id"]), _fmt_ns(x["idle_ns"])] + [_fmt_ns(x[c]) for c, _ in causes]
                 + [_fmt_ns(x["exposed_comm_ns"]), _fmt_ns(x["small_grid_ns"]), fmt_unit(x["verdict"], "text")]
-                for x in bt.to_dict("records")]
-        parts.append(FitTable("Where the idle time went (per GPU)", cols, rows))
+                for x in shown.to_dict("records")]
+        parts.append(FitTable("Where the idle time went (per GPU)" + note, cols, rows))
     rk = r.get("ranks")
     if rk is not None and not rk.skipped and len(rk.table):
+        shown, note = _cap(rk.table, ["straggler", "caused_wait_ns", "computation_ns", "rank"],
+                           [False, False, False, True], "ranks that held the others up most (then by compute)")
         cols = [Col("rank"), Col("compute"), Col("comm %"), Col("exposed comm %"), Col("entered last"),
                 Col("waited", optional=True), Col("made others wait"), Col("", "left")]
         rows = [[str(x.rank), _fmt_ns(x.computation_ns), f"{x.comm_pct:.1f}", f"{x.exposed_comm_pct:.1f}",
                  f"{x.late_arrivals}/{x.matched_collectives}", _fmt_ns(x.collective_wait_ns),
-                 _fmt_ns(x.caused_wait_ns), "straggler" if x.straggler else ""] for x in rk.table.itertuples()]
-        parts.append(FitTable("Ranks compared", cols, rows))
+                 _fmt_ns(x.caused_wait_ns), "straggler" if x.straggler else ""] for x in shown.itertuples()]
+        parts.append(FitTable("Ranks compared" + note, cols, rows))
     st = r.get("stalls")
     if st is not None and not st.skipped and len(st.table):
         stt = st.table.head(10)
@@ -66,10 +82,11 @@ def verdict_renderables(s: Any) -> list:
                               + (fmt_unit(steps[0], "text") if len(steps) else "no next step recorded")))
         if not len(known):
             return parts
+        known, note = _cap(known, ["time_at_stake_ns"], [False], "kernels with the most time at stake")
         rows = [[Text(short), _fmt_ns(x.time_ns), x.verdict, _fmt_ns(x.time_at_stake_ns),
                  Text(fmt_unit(x.next_steps[0], "text") if len(x.next_steps) else "")]
                 for x, short in zip(known.itertuples(), short_names(known["name"].astype(str), 36))]
         cols = [Col("kernel", "left", figure=False), Col("time", optional=True), Col("verdict", "left"),
                 Col("at stake"), Col("next step", "left", figure=False)]
-        parts.append(FitTable("Kernel verdicts (performance-critical set)", cols, rows))
+        parts.append(FitTable("Kernel verdicts (performance-critical set)" + note, cols, rows))
     return parts
