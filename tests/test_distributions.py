@@ -64,6 +64,26 @@ def test_no_variation_when_steps_are_alike(tmp_path):
     assert not v["varies"].any() and v.loc[0, "spread_pct"] == 0
 
 
+def test_identical_durations_everywhere_have_p_value_one(tmp_path):
+    """Every launch lasts the same 10 µs in every step: all values tie, Kruskal–Wallis' H is 0/0 (scipy returns
+    NaN with a warning, older versions raise). Nothing varies, so the test's p-value is 1, never NaN."""
+    import warnings
+
+    t = KTrace()
+    gpu = 10_000.0
+    for s in range(1, 4):
+        t.annotation(f"ProfilerStep#{s}", s * 1000.0, 900)
+        for j in range(4):
+            e = t.op("aten::mm", s * 1000.0 + 10 + 100 * j, 50)
+            t.launch(e, s * 1000.0 + 20 + 100 * j, [("k", gpu, 10.0)])
+            gpu += 100
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        v = analyze([t.write(tmp_path / "a.json")], only=NAMES).sources[0].results["kernel_variation"].table
+    row = v.set_index("dimension").loc["step"]
+    assert row["p_value"] == 1.0 and not bool(row["varies"]) and row["spread_pct"] == 0
+
+
 def test_queue_length_step_function(tmp_path):
     t = KTrace()
     for i in range(3):  # launches at 100, 101, 102 µs; kernels run back to back 110–120, 120–130, 130–140
