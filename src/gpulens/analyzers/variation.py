@@ -60,8 +60,11 @@ class KernelVariation(Analyzer):
                 from scipy import stats  # lazy: importing scipy.stats costs seconds
 
                 try:
-                    p = float(stats.kruskal(*vals).pvalue)
-                except ValueError:  # every duration identical: nothing varies
+                    with np.errstate(invalid="ignore", divide="ignore"):
+                        p = float(stats.kruskal(*vals).pvalue)
+                except ValueError:
+                    p = np.nan
+                if not np.isfinite(p):  # every duration identical (scipy: ValueError or H = 0/0): nothing varies
                     p = 1.0
                 spread = 100 * (hi - lo) / lo if lo > 0 else np.nan
                 excess = sum(len(groups[key]) * (meds[key] - lo) for key in groups)
