@@ -131,29 +131,68 @@ def _windows(timeline: Timeline, gpu: pd.DataFrame, aux: dict) -> list[tuple]:
                 for r, a, b, c in zip(hs.itertuples(), kf["rank"], kf["pid"], kf["tid"])]
     out = []
     host = aux["host"]
+    g_start = gpu["start_ns"].to_numpy(np.int64)
     g_end = (gpu["start_ns"] + gpu["eff_ns"]).to_numpy(np.int64)
-    for rank in sorted(set(gpu["rank"].tolist())):
-        gm = (gpu["rank"] == rank).to_numpy()
-        hm = (host["rank"] == rank).to_numpy()
+    h_start = host["start_ns"].to_numpy(np.int64)
+    h_end = h_start + host["dur_ns"].to_numpy(np.int64)
+    g_rows, h_rows = _rows_by_rank(gpu["rank"].to_numpy()), _rows_by_rank(host["rank"].to_numpy())
+    none = np.zeros(0, dtype=np.int64)
+    for rank in sorted(g_rows):  # rows of each rank found once (a mask per rank over all rows: ranks × rows)
+        gm, hm = g_rows[rank], h_rows.get(rank, none)
         thread = None
-        if hm.any():  # the rank's busiest thread: max(set(keys), key=keys.count) over its rows' thread keys
+        if len(hm):  # the rank's busiest thread: max(set(keys), key=keys.count) over its rows' thread keys
             codes = aux["tcode"][hm]
             uniq, first = np.unique(codes, return_index=True)
             count = dict(zip(uniq.tolist(), np.bincount(codes)[uniq].tolist()))
             seen = [aux["keys"][c] for c in uniq[np.argsort(first)]]  # first-appearance order, as set(keys) built
             n_of = {aux["keys"][c]: count[c] for c in uniq.tolist()}
             thread = max(set(seen), key=n_of.__getitem__)
-        lo = int(min(gpu.loc[gm, "start_ns"].min(), host.loc[hm, "start_ns"].min() if hm.any() else np.inf))
-        h_hi = int((host.loc[hm, "start_ns"] + host.loc[hm, "dur_ns"]).max()) if hm.any() else -1
-        gi = np.flatnonzero(gm)[int(np.argmax(g_end[gm]))]
+        lo = int(min(g_start[gm].min(), h_start[hm].min() if len(hm) else np.inf))
+        h_hi = int(h_end[hm].max()) if len(hm) else -1
+        gi = gm[int(np.argmax(g_end[gm]))]
         hi = max(h_hi, int(g_end[gi]))
         out.append((int(rank), None, thread, lo, hi, gi if g_end[gi] >= h_hi else -1))
     return out
 
 
-def paths(timeline: Timeline) -> list[tuple[int, Any, int, pd.DataFrame]]:
-    """(rank, step, step_ns, segments) per window, memoised; segments: ``class``, ``a``, ``b`` [ns], ``ns``,
-    ``pos``, ``who`` (event name, '' for gaps), earliest first."""
+def _rows_by_rank(rank: np.ndarray) -> dict[int, np.ndarray]:
+    """rank → its row positions (ascending), from one stable sort."""
+    if not len(rank):
+        return {}
+    order = np.argsort(rank, kind="stable")
+    r = rank[order]
+    cut = np.flatnonzero(r[1:] != r[:-1]) + 1
+    return {int(k): v for k, v in zip(r[np.r_[0, cut]].tolist(), np.split(order, cut))}
+
+
+class Segments:
+    """One window's path, earliest segment first: ``cols`` holds the arrays ``_cls`` (class code), ``a``, ``b``
+    [ns], ``ns`` (= b − a), ``pos`` (row in the host or GPU frame, −1 for gaps) and ``_who`` (name code, −1 for
+    none); :attr:`frame` is the DataFrame (adds ``class`` and ``who`` as text), built only when asked — a
+    DataFrame per window cost ~3 ms each, a minute at 10,000 ranks × 2 steps."""
+
+    __slots__ = ("cols", "names", "_frame")
+
+    def __init__(self, cols: dict[str, np.ndarray], names: np.ndarray):
+        self.cols, self.names, self._frame = cols, names, None
+
+    def __len__(self) -> int:
+        return len(self.cols["a"])
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """``class``, ``a``, ``b``, ``pos``, ``ns``, ``who``, ``_cls``, ``_who`` as a DataFrame."""
+        if self._frame is None:
+            c = self.cols
+            self._frame = pd.DataFrame({"class": pd.Series(_CLASS_NAMES[c["_cls"]], dtype=object), "a": c["a"],
+                                        "b": c["b"], "pos": c["pos"], "ns": c["ns"],
+                                        "who": pd.Series(self.names[c["_who"]], dtype=object), "_cls": c["_cls"],
+                                        "_who": c["_who"]}, copy=False)
+        return self._frame
+
+
+def paths(timeline: Timeline) -> list[tuple[int, Any, int, Segments]]:
+    """(rank, step, step_ns, segments) per window, memoised (:class:`Segments`)."""
     return context_of(timeline).memo("critical_paths", lambda: _paths(timeline))
 
 
@@ -189,9 +228,8 @@ def _paths(timeline: Timeline) -> list:
             code = np.where(~is_gpu, h_codes[np.minimum(safe, len(h_codes) - 1)], code)
         code = np.where(pos < 0, -1, code)
         code = np.where(unnamed[code], -1, code)  # '' names count as unnamed, like gaps
-        df = pd.DataFrame({"class": pd.Series(_CLASS_NAMES[cls], dtype=object), "a": a, "b": b, "pos": pos,
-                           "ns": b - a, "who": pd.Series(names[code], dtype=object), "_cls": cls, "_who": code}, copy=False)
-        out.append((rank, step, hi - lo, df))
+        out.append((rank, step, hi - lo, Segments({"_cls": cls, "a": a, "b": b, "pos": pos, "ns": b - a,
+                                                   "_who": code}, names)))
     context_of(timeline).memo("critical_path_names", lambda: names)  # name code → name ('' for −1: last slot)
     return out
 
@@ -204,7 +242,8 @@ def _class_rows(paths_: list, names: np.ndarray) -> list[tuple[int, int, int, in
     if not parts:
         return []
     win = np.concatenate([np.full(len(df), w, dtype=np.int64) for w, df in parts])
-    col = {c: np.concatenate([df[c].to_numpy(dtype=np.int64) for _, df in parts]) for c in ("_cls", "ns", "_who", "pos")}
+    col = {c: np.concatenate([np.asarray(df.cols[c], dtype=np.int64) for _, df in parts])
+           for c in ("_cls", "ns", "_who", "pos")}
     keep = col["ns"] > 0
     win, cls, ns, who, pos = win[keep], col["_cls"][keep], col["ns"][keep], col["_who"][keep], col["pos"][keep]
     if not len(win):
@@ -346,7 +385,8 @@ class CriticalPathSegments(Analyzer):
         if why:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(SEGMENT_COLUMNS)), SEGMENT_COLUMNS, skipped_reason=why)
         parts, n = [], 0
-        for rank, step, step_ns, df in sorted(paths(timeline), key=lambda p: -p[2]):
+        for rank, step, step_ns, seg in sorted(paths(timeline), key=lambda p: -p[2]):
+            df = seg.frame
             d = df[df["ns"] > 0].head(MAX_SEGMENTS - n)
             parts.append(pd.DataFrame({"rank": rank, "step": step, "order": np.arange(len(d)), "class": d["class"],
                                        "offset_ns": d["a"] - (d["a"].iloc[0] if len(d) else 0),
