@@ -83,6 +83,27 @@ class Parts:
             d["rank"] = rank
 
 
+_DTYPES: dict[tuple, pd.CategoricalDtype] = {}
+
+
+def categorical(codes: np.ndarray, cats: Any) -> pd.Categorical:
+    """``pd.Categorical.from_codes(codes, categories=pd.Index(cats, dtype="str"))`` with the dtype made once per
+    category list: building and checking the categories cost ~0.7 ms per column, 9 columns per rank file (6 ms of
+    a small file's ~12 ms); a cached dtype and unchecked codes cost ~7 µs.
+
+    Args:
+        codes: integer codes, each in [−1, len(cats)) (not checked).
+        cats: distinct str categories, in the order wanted.
+    """
+    key = tuple(cats)
+    dtype = _DTYPES.get(key)
+    if dtype is None:
+        if len(_DTYPES) >= 4096:
+            _DTYPES.clear()
+        dtype = _DTYPES[key] = pd.CategoricalDtype(pd.Index(list(key), dtype="str"))
+    return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
+
+
 def _length(cols: dict[str, Any]) -> int:
     return len(next(iter(cols.values()))) if cols else 0
 
