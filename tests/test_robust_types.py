@@ -212,7 +212,8 @@ def test_amd_integers_beyond_int64_or_not_finite_are_unknown(tmp_path):
     assert len(tl.rejected) == 2
     assert k.sort_values("start_ns")["grid_x"].isna().iloc[0]
     reasons = set(tl.rejected["reason"].astype(str))
-    assert reasons == {"no timestamps recorded", "timestamps out of range (duration beyond int64)"}
+    # row 3 starts at -2^63: a negative timestamp, which no AMD tool writes (they are unsigned ns)
+    assert reasons == {"no timestamps recorded", "negative timestamp (AMD timestamps are unsigned)"}
 
 
 def test_ncu_launch_dimension_that_is_not_finite_is_unknown(tmp_path):
@@ -268,9 +269,10 @@ def test_rocprof_v1_json_events_of_the_wrong_type_are_dropped_and_counted(tmp_pa
     assert any("2 trace event(s) dropped" in w for w in tl.meta.warnings), tl.meta.warnings
 
 
-def test_sqlite_schema_that_is_not_utf8_is_a_one_line_error(tmp_path):
-    # A column name holding invalid UTF-8 (a corrupt schema page): sqlite3 raises UnicodeDecodeError on the
-    # column names, which must not escape as an internal error.
+def test_sqlite_schema_that_is_not_utf8_is_a_warning_naming_the_column(tmp_path):
+    # A column name holding invalid UTF-8 (a corrupt schema page): sqlite3 raised UnicodeDecodeError on the
+    # column names (must not escape as an internal error). The names are read with U+FFFD: the garbled column
+    # is named in a warning and the rest of the table is read (OPS: one kernel of 3431611 ns, see _v1_db).
     from .fuzzing import _v1_db
 
     p = tmp_path / "results.db"
@@ -278,9 +280,9 @@ def test_sqlite_schema_that_is_not_utf8_is_a_one_line_error(tmp_path):
     blob = p.read_bytes()
     i = blob.index(b'"queue-id" INTEGER')
     p.write_bytes(blob[:i + 1] + b"\xfe\xff" + blob[i + 3:])
-    with pytest.raises(TraceFormatError) as ei:
-        collect(p)
-    assert str(ei.value).startswith(f"{p}: ") and "\n" not in str(ei.value)
+    tl = collect(p)
+    assert tl.of_kind("kernel")["dur_ns"].tolist() == [3431611]
+    assert any("not valid UTF-8" in w and "'\ufffd\ufffdeue-id'" in w for w in tl.meta.warnings), tl.meta.warnings
 
 
 def test_nsys_nvtx_without_an_end_column_closes_no_range(tmp_path):
@@ -309,7 +311,7 @@ def test_lone_surrogate_in_a_kineto_name_is_replaced_and_the_events_kept(tmp_pat
     p = tmp_path / "t.json"
     p.write_text(json.dumps({"traceEvents": evs}))  # json.dumps writes the lone surrogate as the escape \ud800
     names = sorted(collect(p).of_kind("kernel")["name"].astype(str))
-    assert names == ["k1", "k\ufffd\ufffd\ufffdx"]  # the 3 bytes of the surrogate each become U+FFFD
+    assert names == ["k1", "k\ufffdx"]  # the lone surrogate (one code point) becomes one U+FFFD
 
 
 @pytest.mark.parametrize("fmt", ["rocprofv3_json", "rocprof_v1_json"])

@@ -12,11 +12,24 @@ Quick use::
 
 __version__ = "0.1.0"
 
+from typing import Any  # noqa: E402
+
 from gpulens.errors import GpulensError, TraceFormatError  # noqa: E402
-from gpulens.timeline import Timeline, concat  # noqa: E402
-from gpulens.collectors import collect  # noqa: E402
-from gpulens.report import Report, analyze, analyze_timeline  # noqa: E402
-from gpulens.profiler import profile  # noqa: E402
+
+#: Public names imported on first use (PEP 562): ``import gpulens`` (and the command line, on a cache hit) does not
+#: pay for pandas and the analyzers until they are needed.
+_LAZY = {"Timeline": "gpulens.timeline", "concat": "gpulens.timeline", "collect": "gpulens.collectors",
+         "Report": "gpulens.report", "analyze": "gpulens.report", "analyze_timeline": "gpulens.report",
+         "profile": "gpulens.profiler"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = sorted([
     "GpulensError",

@@ -41,10 +41,10 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from gpulens.timeline import Timeline
-from gpulens.timeline.timeline import FORMAT_VERSION
+if TYPE_CHECKING:  # pandas is imported only where a Timeline is written or read: a cache hit never needs it
+    from gpulens.timeline import Timeline
 
 MIN_BYTES = 4 << 20
 _SAMPLE = 64 << 10
@@ -105,6 +105,8 @@ def trace_key(path: Path, *parts: str) -> str:
 
 def entry_path(path: Path, collector: str) -> Path:
     """Folder of the cache entry for ``path`` read by ``collector`` (exists only once written)."""
+    from gpulens.timeline.timeline import FORMAT_VERSION
+
     p = Path(path).resolve()
     return cache_dir() / f"{p.name[:40]}-{trace_key(p, collector, str(FORMAT_VERSION))}"
 
@@ -162,6 +164,8 @@ def _write(tl: Timeline, folder: Path) -> None:
     import pandas as pd
     from pyarrow import feather
 
+    from gpulens.timeline.timeline import FORMAT_VERSION
+
     folder.mkdir(parents=True)
     manifest: dict[str, list] = {}
     for name in ("events", "counters", "rejected"):
@@ -193,7 +197,8 @@ def _read(folder: Path) -> Timeline:
     import pandas as pd
     from pyarrow import feather
 
-    from gpulens.timeline import TimelineMeta
+    from gpulens.timeline import Timeline, TimelineMeta
+    from gpulens.timeline.timeline import FORMAT_VERSION
 
     doc = json.loads((folder / "meta.json").read_text())
     if doc.get("format_version") != FORMAT_VERSION:
@@ -247,6 +252,25 @@ def results_path(path: Path, options: dict) -> Path:
     opts = json.dumps(options, sort_keys=True, default=repr)
     key = trace_key(p, "analysis", str(RESULTS_FORMAT), code_stamp(), opts)
     return cache_dir() / f"{p.name[:40]}-{key}{_RESULTS_MARK}"
+
+
+def results_file_for(path: str | Path, strict: bool, format: str | None, only: list[str] | None, select: Any,
+                     device_spec: Any) -> Path | None:
+    """Where the analysis results of one input analysed with these options are cached (:func:`results_path`), or
+    None when they are not: the input is a directory or smaller than :func:`min_bytes`. The key covers the trace's
+    identity and every option that changes the results (format, strictness, analyzers, selection, device spec).
+
+    The caller decides whether the cache applies at all (it does not for several inputs, ``--join`` or a Dask
+    scheduler)."""
+    p = Path(path)
+    try:
+        if not p.is_file() or p.stat().st_size < min_bytes():
+            return None
+        options = {"format": format, "strict": bool(strict), "only": sorted(only) if only is not None else None,
+                   "select": repr(select), "device_spec": repr(device_spec)}
+        return results_path(p, options)
+    except OSError:
+        return None
 
 
 def load_results(file: Path) -> Any | None:

@@ -6,7 +6,6 @@ analyzers, and gather the results. One :class:`SourceReport` per path (a directo
 
 from __future__ import annotations
 
-import datetime as _dt
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -15,6 +14,7 @@ from gpulens import __version__
 from gpulens.analyzers import AnalysisResult, Finding, run_all
 from gpulens.collectors import collect
 from gpulens.errors import note_input
+from gpulens.reports.render_cache import created_now
 from gpulens.timeline import Timeline
 
 #: Version of the JSON report layout (docs/report-schema.md). Bump on incompatible change.
@@ -137,7 +137,7 @@ class Report:
     sources: list[SourceReport]
     schema_version: int = SCHEMA_VERSION
     tool_version: str = __version__
-    created: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+    created: str = field(default_factory=created_now)
     #: The analysis-results cache file this report was read from or stored to (None: not cached); rendered reports
     #: are cached beside it (:mod:`gpulens.reports.cached`).
     results_file: Any = field(default=None, repr=False, compare=False)
@@ -219,7 +219,11 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
     loaded = []
     if device_spec is not None:
         device_spec = _load_device_spec(device_spec)
-    memo = _results_file(paths, strict, format, only, select, cache, scheduler, join, device_spec)
+    memo = None
+    if cache and scheduler is None and not join and len(paths) == 1:
+        from gpulens.cache import results_file_for
+
+        memo = results_file_for(paths[0], strict, format, only, select, device_spec)
     if memo is not None:
         from gpulens.cache import load_results
 
@@ -308,26 +312,6 @@ def _kind_mask(events: Any, kind: str) -> Any:
             return np.zeros(len(col), dtype=bool)
         return col.cat.codes.to_numpy() == cats.index(kind)
     return (col == kind).to_numpy()
-
-
-def _results_file(paths: list, strict: bool, format: str | None, only: list[str] | None, select: Any, cache: bool,
-                  scheduler: Any, join: bool, device_spec: Any) -> Path | None:
-    """Where the analysis results of this call are cached (:func:`gpulens.cache.results_path`), or None when they
-    are not: cache off, several inputs, a directory, a Dask scheduler, ``join``, or a file below the cache's size
-    threshold. The key covers the trace's identity and every option that changes the results."""
-    if not cache or scheduler is not None or join or len(paths) != 1:
-        return None
-    from gpulens.cache import min_bytes, results_path
-
-    p = Path(paths[0])
-    try:
-        if not p.is_file() or p.stat().st_size < min_bytes():
-            return None
-        options = {"format": format, "strict": bool(strict), "only": sorted(only) if only is not None else None,
-                   "select": repr(select), "device_spec": repr(device_spec)}
-        return results_path(p, options)
-    except OSError:
-        return None
 
 
 def device_names(tl: Timeline) -> set[str]:

@@ -24,17 +24,46 @@ def _load_all() -> None:
     _loaded = True
 
 
+#: Shared intermediates of the analysis context (:class:`~gpulens.analyzers.context.AnalysisContext`) and the
+#: highest analyzer ``order`` that reads them (directly or through a helper): :func:`run_all` releases each one before
+#: the first analyzer of a higher order runs, so that the later analyzers do not carry it (at 1M kernels these hold
+#: gigabytes). An analyzer that reads a released entry gets it computed again, with the same values: an entry listed
+#: too early here costs time, never correctness. Memo entries by name (``"name:…"`` keys included), row selections
+#: by kinds.
+RELEASE_AFTER: dict[int, dict[str, tuple]] = {
+    46: {"memo": ("hot_kernels",)},
+    55: {"memo": ("op_calls",), "kinds": (("runtime",), ("sync",), ("kernel",))},
+    57: {"memo": ("op_tree", "op_shape_calls")},
+    60: {"memo": ("gpu_attribution",)},
+    66: {"memo": ("gpu_steps", "hot_rows")},
+    69: {"kinds": (("cpu_op",),)},
+    # verdicts (70) reads the gap classification and short launches bottlenecks (55) memoised, not the row frames
+    70: {"memo": ("classify_gaps", "short_launches", "devices_by_rank", "runtime_rows_by_rank")},
+    71: {"memo": ("critical_paths", "critical_path_names")},
+}
+
+
 def run_all(timeline: Timeline, device: Any = None, only: list[str] | None = None) -> dict[str, AnalysisResult]:
     """Run every registered analyzer (or those named in ``only``) in their declared order.
+
+    Shared intermediates are released once no later analyzer reads them (:data:`RELEASE_AFTER`), and the whole
+    analysis context of ``timeline`` at the end (it is computed again if anything asks for it later).
 
     Returns:
         name → AnalysisResult, in run order. Each analyzer sees the results of those before it.
     """
+    from gpulens.analyzers.context import _ATTR, context_of
+
     results: dict[str, AnalysisResult] = {}
+    pending = sorted(RELEASE_AFTER.items())
     for cls in sorted(registry().values(), key=lambda c: (c.order, c.name)):
         if only is not None and cls.name not in only:
             continue
+        while pending and pending[0][0] < cls.order:
+            context_of(timeline).release(**pending.pop(0)[1])
         results[cls.name] = cls().analyze(timeline, device, results)
+    if hasattr(timeline, _ATTR):
+        delattr(timeline, _ATTR)
     return results
 
 

@@ -32,7 +32,9 @@ def _hot_kernels(ctx: Any, hs: AnalysisResult | None) -> pd.DataFrame:
         t = hs.table
         names = set(t.loc[t["critical"].to_numpy(dtype=bool) & (t["kind"] == "kernel").to_numpy(dtype=bool),
                           "name"].astype(str))
-        k = k[category_mask(k["name"], names)]
+        keep = category_mask(k["name"], names)
+        if not keep.all():  # every kernel hot: the shared frame itself, not a copy of it
+            k = k[keep]
     if not len(k):
         return k.assign(time_ns=pd.Series(dtype="int64"))
     eff = ctx.effective_ns

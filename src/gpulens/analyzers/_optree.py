@@ -99,7 +99,7 @@ def _build(timeline: Timeline) -> dict:
     ctx = context_of(timeline)
     ev = timeline.events
     links = ctx.links
-    ops = ctx.of_kind("cpu_op")[[c for c in OP_COLUMNS if c in ev.columns]]
+    ops = ev.loc[ctx.mask_of("cpu_op"), [c for c in OP_COLUMNS if c in ev.columns]]  # no full-width copy
     need_launch = links["op_event_id"].isna() & links["launch_event_id"].notna()
     launch_ids = np.unique(links.loc[need_launch, "launch_event_id"].astype("int64").to_numpy())
     pos = ctx.positions(launch_ids) if len(launch_ids) else np.zeros(0, dtype=np.int64)

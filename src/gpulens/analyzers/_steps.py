@@ -47,7 +47,8 @@ def _owner(ranges: pd.DataFrame, leaves: pd.DataFrame) -> np.ndarray:
 def _gpu_steps(timeline: Timeline) -> pd.Series:
     ctx = context_of(timeline)
     gpu = ctx.gpu
-    out = pd.Series(pd.array([pd.NA] * len(gpu), dtype="Int64"), index=gpu.index)
+    out = pd.Series(pd.arrays.IntegerArray(np.zeros(len(gpu), dtype=np.int64), np.ones(len(gpu), dtype=bool)),
+                    index=gpu.index)  # all <NA>, without a list of a million pd.NA
     steps = step_ranges(timeline)
     if not len(steps) or not len(gpu):
         return out

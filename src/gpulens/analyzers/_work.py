@@ -137,8 +137,11 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
     precision, matrix, source = (np.full(n, np.nan, dtype=object) for _ in range(3))
 
     def result() -> pd.DataFrame:
-        return pd.DataFrame({"flops": flops, "bytes": nbytes, "precision": precision, "matrix": matrix,
-                             "source": source}, index=pd.Index(kernels["event_id"].to_numpy(), name="event_id"))
+        idx = pd.Index(kernels["event_id"].to_numpy(), name="event_id")
+        # text columns as object Series: a bare object array would be re-inferred as Arrow strings, row by row
+        text = {c: pd.Series(v, index=idx, dtype=object, copy=False)
+                for c, v in (("precision", precision), ("matrix", matrix), ("source", source))}
+        return pd.DataFrame({"flops": flops, "bytes": nbytes, **text}, index=idx)[WORK_COLUMNS]
 
     linked = ~np.isnan(op_k)
     stats = {"linked": int(linked.sum()), "unmodelled": {}}

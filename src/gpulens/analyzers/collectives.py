@@ -115,11 +115,16 @@ class Collectives(Analyzer):
         if not is_comm.any():
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason="no collective kernels in the trace", summary_columns=SUMMARY)
-        frame = pd.DataFrame({"event_id": gpu["event_id"].to_numpy(), "rank": gpu["rank"].to_numpy(),
-                              "device_id": gpu["device_id"].to_numpy(), "start": gpu["start_ns"].to_numpy(),
-                              "end": (gpu["start_ns"] + eff).to_numpy(), "name": gpu["name"].astype(str).to_numpy(),
-                              "op": ctx.links["op_event_id"].to_numpy()})
-        comm, comp = frame[is_comm].reset_index(drop=True), frame[(gpu["kind"] == "kernel").to_numpy()]
+        # numeric columns of all GPU rows; names and op links of the collectives only (no per-row strings for the
+        # millions of compute kernels)
+        start = gpu["start_ns"].to_numpy()
+        num = {"rank": gpu["rank"].to_numpy(), "device_id": gpu["device_id"].to_numpy(), "start": start,
+               "end": start + eff.to_numpy()}
+        comm = pd.DataFrame({"event_id": gpu["event_id"].to_numpy()[is_comm], **{k: v[is_comm] for k, v in num.items()},
+                             "name": gpu["name"][is_comm].astype(str).to_numpy(),
+                             "op": ctx.links["op_event_id"][is_comm].to_numpy()})
+        is_kernel = (gpu["kind"] == "kernel").to_numpy()
+        comp = pd.DataFrame({k: v[is_kernel] for k, v in num.items()})
         meta = timeline.tables.get("collectives")
         cols = ["collective", "bytes", "group_size", "pg_name", "pg_desc"]
         if meta is not None and len(meta):

@@ -232,6 +232,34 @@ class AnalysisContext:
             store[key] = compute()
         return store[key]
 
+    def release(self, memo: Any = (), kinds: Any = ()) -> None:
+        """Forget shared intermediates no later reader needs, so that their memory is freed (the run loop calls
+        this; see :data:`gpulens.analyzers.RELEASE_AFTER`). A later read computes them again, with the same values.
+
+        Args:
+            memo: memo keys to drop, by name: a str key matches itself or ``"name:…"``, a tuple key its first item.
+            kinds: row selections (:meth:`of_kind` kind tuples) to drop; the GPU-event selection (:attr:`gpu`) is
+                kept, since it may be the same frame.
+        """
+        names = set(memo)
+        store = self.__dict__.get("_memo", {})
+        for key in list(store):
+            name = key[0] if isinstance(key, tuple) and key else str(key).split(":", 1)[0]
+            if name in names:
+                del store[key]
+        if kinds and self._kinds:
+            counts = self._kind_counts
+            cats = list(self.timeline.events["kind"].cat.categories)
+
+            def key_of(ks: Any) -> tuple:
+                return tuple(sorted({k for k in ks if k in cats and counts[cats.index(k)] > 0}))
+
+            keep = key_of(GPU_KINDS)
+            for ks in kinds:
+                key = key_of(ks)
+                if key != keep:
+                    self._kinds.pop(key, None)
+
 
 def context_of(timeline: Timeline) -> AnalysisContext:
     """The :class:`AnalysisContext` of ``timeline``, created on first use and cached on the Timeline object.

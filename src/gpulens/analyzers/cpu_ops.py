@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer
-from gpulens.analyzers.context import text_series
+from gpulens.analyzers.context import context_of, text_series
 from gpulens.timeline import Timeline
 
 COLUMNS = {
@@ -28,7 +28,8 @@ class CpuOps(Analyzer):
     order = 15
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
-        ops = timeline.of_kind("cpu_op")
+        ev = timeline.events
+        ops = ev.loc[context_of(timeline).mask_of("cpu_op"), ["name", "dur_ns", "flops"]]  # the columns read here
         if not len(ops):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason="no framework operators (cpu_op) in the trace")

@@ -55,14 +55,21 @@ _ACTIONS = {
 }
 
 
+#: Columns of the host (cpu_op, runtime, sync) and GPU rows the walk reads.
+HOST_COLUMNS = ("event_id", "kind", "name", "rank", "pid", "tid", "start_ns", "dur_ns")
+GPU_COLUMNS = ("kind", "name", "rank", "device_id", "stream_id", "start_ns")
+
+
 def _prepare(timeline: Timeline) -> tuple[Walker, pd.DataFrame, dict]:
     ctx = context_of(timeline)
-    host = ctx.of_kind("cpu_op", "runtime", "sync").reset_index(drop=True)
+    ev = timeline.events
+    # only the columns the walk reads: a full-width copy of every host row was the largest allocation at 1M kernels
+    host = ev.loc[ctx.mask_of("cpu_op", "runtime", "sync"), list(HOST_COLUMNS)].reset_index(drop=True)
     is_cpu = category_mask(host["kind"], {"cpu_op"})
     blocking = category_mask(host["kind"], {"sync"}) | (category_mask(host["name"], BLOCKING)
                                                        & category_mask(host["kind"], {"runtime"}))
     host_class = np.where(is_cpu, CODE["cpu_op"], np.where(blocking, CODE["sync"], CODE["runtime"]))
-    gpu = ctx.gpu.assign(eff_ns=ctx.effective_ns.to_numpy()).reset_index(drop=True)
+    gpu = ctx.gpu[list(GPU_COLUMNS)].assign(eff_ns=ctx.effective_ns.to_numpy()).reset_index(drop=True)
     g_end = (gpu["start_ns"] + gpu["eff_ns"]).to_numpy(np.int64)
     rank_ends = {}
     for r, idx in gpu.groupby("rank").indices.items():
@@ -166,33 +173,30 @@ def _rows_by_rank(rank: np.ndarray) -> dict[int, np.ndarray]:
 
 
 class Segments:
-    """One window's path, earliest segment first: ``cols`` holds the arrays ``_cls`` (class code), ``a``, ``b``
-    [ns], ``ns`` (= b − a), ``pos`` (row in the host or GPU frame, −1 for gaps) and ``_who`` (name code, −1 for
-    none); :attr:`frame` is the DataFrame (adds ``class`` and ``who`` as text), built only when asked — a
-    DataFrame per window cost ~3 ms each, a minute at 10,000 ranks × 2 steps."""
+    """One window's path, earliest segment first: ``cols`` holds the arrays ``a`` (start) and ``ns`` (length)
+    [ns], ``pos`` (row in the host or GPU frame, −1 for gaps), ``_cls`` (class code: position in :data:`CLASSES`)
+    and ``_who`` (event name code; −1 for gaps and unnamed events); :attr:`frame` is the same as a DataFrame,
+    built only when asked — a DataFrame per window cost ~3 ms each, a minute at 10,000 ranks × 2 steps."""
 
-    __slots__ = ("cols", "names", "_frame")
+    __slots__ = ("cols", "_frame")
 
-    def __init__(self, cols: dict[str, np.ndarray], names: np.ndarray):
-        self.cols, self.names, self._frame = cols, names, None
+    def __init__(self, cols: dict[str, np.ndarray]):
+        self.cols, self._frame = cols, None
 
     def __len__(self) -> int:
         return len(self.cols["a"])
 
     @property
     def frame(self) -> pd.DataFrame:
-        """``class``, ``a``, ``b``, ``pos``, ``ns``, ``who``, ``_cls``, ``_who`` as a DataFrame."""
+        """``a``, ``pos``, ``ns``, ``_cls``, ``_who`` as a DataFrame."""
         if self._frame is None:
-            c = self.cols
-            self._frame = pd.DataFrame({"class": pd.Series(_CLASS_NAMES[c["_cls"]], dtype=object), "a": c["a"],
-                                        "b": c["b"], "pos": c["pos"], "ns": c["ns"],
-                                        "who": pd.Series(self.names[c["_who"]], dtype=object), "_cls": c["_cls"],
-                                        "_who": c["_who"]}, copy=False)
+            self._frame = pd.DataFrame(self.cols, copy=False)
         return self._frame
 
 
 def paths(timeline: Timeline) -> list[tuple[int, Any, int, Segments]]:
-    """(rank, step, step_ns, segments) per window, memoised (:class:`Segments`)."""
+    """(rank, step, step_ns, segments) per window, memoised (:class:`Segments`), earliest segment first. The names
+    of the codes: ``context_of(timeline).memo("critical_path_names", …)`` (last slot: '')."""
     return context_of(timeline).memo("critical_paths", lambda: _paths(timeline))
 
 
@@ -228,8 +232,10 @@ def _paths(timeline: Timeline) -> list:
             code = np.where(~is_gpu, h_codes[np.minimum(safe, len(h_codes) - 1)], code)
         code = np.where(pos < 0, -1, code)
         code = np.where(unnamed[code], -1, code)  # '' names count as unnamed, like gaps
-        out.append((rank, step, hi - lo, Segments({"_cls": cls, "a": a, "b": b, "pos": pos, "ns": b - a,
-                                                   "_who": code}, names)))
+        # narrow dtypes for the codes (millions of segments at 1M kernels); the end is a + ns
+        out.append((rank, step, hi - lo, Segments({"a": a, "pos": pos, "ns": b - a, "_cls": cls.astype(np.int8),
+                                                   "_who": code.astype(np.int32 if len(names) < 2 ** 31
+                                                                       else np.int64)})))
     context_of(timeline).memo("critical_path_names", lambda: names)  # name code → name ('' for −1: last slot)
     return out
 
@@ -385,12 +391,17 @@ class CriticalPathSegments(Analyzer):
         if why:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(SEGMENT_COLUMNS)), SEGMENT_COLUMNS, skipped_reason=why)
         parts, n = [], 0
-        for rank, step, step_ns, seg in sorted(paths(timeline), key=lambda p: -p[2]):
+        ps = paths(timeline)
+        names = context_of(timeline).memo("critical_path_names", lambda: np.array([""], dtype=object))
+        for rank, step, step_ns, seg in sorted(ps, key=lambda p: -p[2]):
             df = seg.frame
             d = df[df["ns"] > 0].head(MAX_SEGMENTS - n)
-            parts.append(pd.DataFrame({"rank": rank, "step": step, "order": np.arange(len(d)), "class": d["class"],
+            parts.append(pd.DataFrame({"rank": rank, "step": step, "order": np.arange(len(d)),
+                                       "class": pd.Series(_CLASS_NAMES[d["_cls"].to_numpy()], index=d.index,
+                                                          dtype=object),
                                        "offset_ns": d["a"] - (d["a"].iloc[0] if len(d) else 0),
-                                       "dur_ns": d["ns"], "event": d["who"]}))
+                                       "dur_ns": d["ns"],
+                                       "event": pd.Series(names[d["_who"].to_numpy()], index=d.index, dtype=object)}))
             n += len(d)
             if n >= MAX_SEGMENTS:
                 break

@@ -62,7 +62,7 @@ class HierarchicalRoofline(Analyzer):
         rec = device_record(timeline, int(k["rank"].iloc[0]), int(k["device_id"].iloc[0]))
         is_amd = (device is not None and device.vendor == "amd") or bool(rec.get("gfx_arch"))
         m = H.amd(timeline.counters, ids, rec) if is_amd else H.nvidia(timeline.counters, ids)
-        per = m.reset_index(drop=True).assign(name=text_series(k["name"]).to_numpy(),
+        per = m.reset_index(drop=True).assign(name=text_series(k["name"]),  # object Series: no str-dtype inference
                                               time_ns=k["dur_ns"].to_numpy(dtype=float))
         if per["flops"].isna().all() or per[[f"bytes_{lv}" for lv in H.LEVELS]].isna().all().all():
             return skip("no FLOP and per-level byte counters (ncu: --section SpeedOfLight_HierarchicalRooflineChart "

@@ -80,6 +80,37 @@ def _rocprof_kernel_stats(timeline: Timeline) -> pd.DataFrame:
                          "min_ns": np.nan, "max_ns": np.nan})
 
 
+def _by_code(k: pd.DataFrame, eff: np.ndarray) -> pd.DataFrame | None:
+    """Calls, summed recorded and effective durations and min/max effective duration [ns] per (name, kind), in
+    order of first appearance, rows without a name or kind left out — a ``groupby(["name", "kind"], sort=False)``
+    of the texts computed on the category codes (no per-row strings). None when the columns are not categorical
+    or the durations not int64 (the caller then groups the texts)."""
+    name, kind = k["name"], k["kind"]
+    dur = k["dur_ns"].to_numpy()
+    if not (isinstance(name.dtype, pd.CategoricalDtype) and isinstance(kind.dtype, pd.CategoricalDtype)) \
+            or dur.dtype != np.int64 or eff.dtype != np.int64:
+        return None
+    nc, kc = name.cat.codes.to_numpy().astype(np.int64), kind.cat.codes.to_numpy().astype(np.int64)
+    ok = (nc >= 0) & (kc >= 0)  # a missing key drops the row, as groupby does
+    rows = np.flatnonzero(ok)
+    grp, _ = pd.factorize(nc[ok] * (len(kind.cat.categories) + 1) + kc[ok])
+    ng = int(grp.max()) + 1 if len(grp) else 0
+    first = rows[pd.Series(grp).drop_duplicates().index.to_numpy()]
+    d, e = dur[ok], eff[ok]
+    total, eff_sum = np.zeros(ng, dtype=np.int64), np.zeros(ng, dtype=np.int64)
+    lo, hi = np.full(ng, np.iinfo(np.int64).max), np.full(ng, np.iinfo(np.int64).min)
+    np.add.at(total, grp, d)
+    np.add.at(eff_sum, grp, e)
+    np.minimum.at(lo, grp, e)
+    np.maximum.at(hi, grp, e)
+    names = np.asarray(name.cat.categories.astype(object), dtype=object)
+    kinds = np.asarray(kind.cat.categories.astype(object), dtype=object)
+    # the group keys as a groupby gives them back (an Index infers the same text dtype), for the groups only
+    return pd.DataFrame({"name": pd.Series(pd.Index(names[nc[first]])), "kind": pd.Series(pd.Index(kinds[kc[first]])),
+                         "calls": np.bincount(grp, minlength=ng).astype(np.int64), "total_ns": total,
+                         "effective_ns": eff_sum, "min_ns": lo, "max_ns": hi})
+
+
 class Hotspots(Analyzer):
     """Per kernel name: calls, total/mean/min/max ns, share of GPU kernel time, and the critical set.
 
@@ -122,13 +153,15 @@ class Hotspots(Analyzer):
                                   {"kernel_count": 0, "kernel_time_ns": 0, "critical_count": 0},
                                   skipped_reason=None)
         rep = context_of(timeline).overruns.loc[k.index]
-        df = pd.DataFrame({"name": text_series(k["name"]), "kind": text_series(k["kind"]),
-                           "dur": k["dur_ns"].to_numpy(), "eff": rep["effective_ns"].to_numpy()})
-        g = df.groupby(["name", "kind"], sort=False, observed=True)
-        t = pd.DataFrame({
-            "calls": g.size(), "total_ns": g["dur"].sum(), "effective_ns": g["eff"].sum(),
-            "min_ns": g["eff"].min(), "max_ns": g["eff"].max(),
-        }).reset_index()
+        t = _by_code(k, rep["effective_ns"].to_numpy())
+        if t is None:
+            df = pd.DataFrame({"name": text_series(k["name"]), "kind": text_series(k["kind"]),
+                               "dur": k["dur_ns"].to_numpy(), "eff": rep["effective_ns"].to_numpy()})
+            g = df.groupby(["name", "kind"], sort=False, observed=True)
+            t = pd.DataFrame({
+                "calls": g.size(), "total_ns": g["dur"].sum(), "effective_ns": g["eff"].sum(),
+                "min_ns": g["eff"].min(), "max_ns": g["eff"].max(),
+            }).reset_index()
         t["mean_ns"] = t["effective_ns"] / t["calls"]
         t = self._rank(t)
         total_eff = int(t["effective_ns"].sum())

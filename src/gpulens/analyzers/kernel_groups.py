@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._attribution import attribution_codes
@@ -51,7 +52,42 @@ def group_table(att: pd.DataFrame) -> pd.DataFrame:
 
 def _group_codes(att: pd.DataFrame, codes: dict) -> pd.DataFrame:
     """:func:`group_table` computed on the text columns' codes (:func:`attribution_codes`): rows grouped by int
-    codes in order of first appearance, texts looked up for the groups only."""
+    codes in order of first appearance, texts looked up for the groups only.
+
+    The group keys are folded into one int64 per row (mixed radix of the dense codes) and factorised once; counts
+    and exact int64 sums come from ``bincount``/``add.at`` on those group numbers (a pandas groupby on seven key
+    columns cost about a second per million GPU events). Float durations or keys too many to fold take the pandas
+    path, with the same result."""
+    rank_codes, ranks = pd.factorize(att["rank"].to_numpy())
+    parts = [(rank_codes.astype(np.int64), len(ranks))] + [(codes[c][0], len(codes[c][1])) for c in GROUP_KEYS[1:]]
+    time_ns, dur_ns = att["time_ns"].to_numpy(), att["dur_ns"].to_numpy()
+    radix = 1
+    for _, n in parts:
+        radix *= max(n, 1)
+    if radix >= 2 ** 62 or time_ns.dtype.kind != "i" or dur_ns.dtype.kind != "i" or (rank_codes < 0).any():
+        return _group_frame(att, codes)
+    key = np.zeros(len(att), dtype=np.int64)
+    for c, n in parts:
+        key = key * max(n, 1) + c
+    group, uniq = pd.factorize(key)  # groups numbered in order of first appearance, as groupby(sort=False)
+    ng = len(uniq)
+    first = pd.Series(group).drop_duplicates().index.to_numpy()  # first row of each group, in group order
+    time_sum = np.zeros(ng, dtype=np.int64)
+    dur_sum = np.zeros(ng, dtype=np.int64)
+    np.add.at(time_sum, group, time_ns.astype(np.int64, copy=False))
+    np.add.at(dur_sum, group, dur_ns.astype(np.int64, copy=False))
+    t = pd.DataFrame({"rank": att["rank"].to_numpy()[first]})
+    for c in GROUP_KEYS[1:]:
+        t[c] = pd.Series(codes[c][1][codes[c][0][first]], dtype=object)
+    t["name"] = pd.Series(codes["name"][1][codes["name"][0][first]], dtype=object)
+    t["count"] = np.bincount(group, minlength=ng).astype(np.int64)
+    t["time_ns"], t["total_ns"] = time_sum, dur_sum
+    t = t.sort_values(["time_ns", "key"], ascending=[False, True], kind="stable").reset_index(drop=True)
+    return t[list(COLUMNS)]
+
+
+def _group_frame(att: pd.DataFrame, codes: dict) -> pd.DataFrame:
+    """:func:`_group_codes` by a pandas groupby on the code columns."""
     frame = pd.DataFrame({"rank": att["rank"].to_numpy(), **{c: codes[c][0] for c in GROUP_KEYS[1:]},
                           "_name": codes["name"][0], "time_ns": att["time_ns"].to_numpy(),
                           "dur_ns": att["dur_ns"].to_numpy()}, copy=False)

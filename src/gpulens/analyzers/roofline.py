@@ -92,7 +92,8 @@ class Roofline(Analyzer):
         # shape model's (which counts each tensor once and knows no cache effects)
         missing = work["flops"].isna().to_numpy()
         counted_bytes = work["bytes"].copy()
-        work.loc[missing] = by_shape.loc[missing].to_numpy()
+        for c in work.columns:  # column by column: a 2-D .to_numpy() of the mixed frame boxed every float
+            work.loc[missing, c] = by_shape.loc[missing, c].to_numpy()
         work["bytes"] = counted_bytes.where(counted_bytes.notna() & work["flops"].notna(), work["bytes"])
         if work["flops"].isna().all():
             has_dims = timeline.events["input_dims"].notna().any()
@@ -182,13 +183,22 @@ class Roofline(Analyzer):
         matrix = np.zeros(G, dtype=bool)
         pos = has & (fl > 0)
         if pos.any():
-            w = pd.DataFrame({"g": g[pos], "p": per["precision"].to_numpy(dtype=object)[keep][pos],
-                              "m": per["matrix"].to_numpy(dtype=object)[keep][pos], "t": t_all[pos]})
-            w = w.groupby(["g", "p", "m"], dropna=False, sort=True)["t"].sum().reset_index()
-            w = w.iloc[np.lexsort((-w["t"].to_numpy(), w["g"].to_numpy()))].drop_duplicates("g")
-            gi = w["g"].to_numpy()
-            prec[gi] = [None if x is None or x != x else x for x in w["p"].tolist()]
-            matrix[gi] = [bool(x) if x == x and x is not None else True for x in w["m"].tolist()]
+            # time per (name, precision, matrix) in sorted order, missing values last (as a sorted groupby with
+            # dropna=False), on integer codes: no per-launch strings or pandas groupby
+            pc, pu = pd.factorize(per["precision"].to_numpy(dtype=object)[keep][pos], sort=True)
+            mc, mu = pd.factorize(per["matrix"].to_numpy(dtype=object)[keep][pos], sort=True)
+            pc, mc = np.where(pc < 0, len(pu), pc), np.where(mc < 0, len(mu), mc)
+            ukey, inv = np.unique((g[pos] * (len(pu) + 1) + pc) * (len(mu) + 1) + mc, return_inverse=True)
+            tsum = np.bincount(inv.reshape(-1), t_all[pos], minlength=len(ukey))  # integer ns: exact in float64
+            ug, up, um = ukey // ((len(pu) + 1) * (len(mu) + 1)), (ukey // (len(mu) + 1)) % (len(pu) + 1), \
+                ukey % (len(mu) + 1)
+            o = np.lexsort((-tsum, ug))
+            o = o[np.r_[True, ug[o][1:] != ug[o][:-1]]]  # the most time per name; ties: first in sorted order
+            pvals = np.append(np.asarray(pu, dtype=object), None)
+            mvals = np.append(np.asarray(mu, dtype=object), None)
+            gi = ug[o]
+            prec[gi] = [None if x is None or x != x else x for x in pvals[up[o]].tolist()]
+            matrix[gi] = [bool(x) if x == x and x is not None else True for x in mvals[um[o]].tolist()]
         peaks: dict = {}
         out = []
         for i in range(G):

@@ -199,6 +199,18 @@ class SpeedOfLightAnalyzer(Analyzer):
         if not len(src.columns):
             return [""] * n
         cols = list(src.columns)
+        arrays = [src[c].to_numpy(dtype=object) for c in cols]
+        if all(pd.api.types.infer_dtype(a, skipna=False) in ("string", "empty") for a in arrays):
+            # all texts (the usual case): rows grouped by their column codes, each distinct row's text built once
+            # and taken back to every row — no Python loop over the launches
+            key = np.zeros(len(src), dtype=np.int64)
+            for a in arrays:
+                c, u = pd.factorize(a)
+                key, _ = pd.factorize(key * max(len(u), 1) + c)
+            first = pd.Series(key).drop_duplicates().index.to_numpy()
+            texts = np.array(["; ".join(f"{FIG_WORDS.get(f, f)}: {m}" for f, m in zip(cols, (a[i] for a in arrays))
+                                        if m) for i in first.tolist()] + [""], dtype=object)[:-1]
+            return texts[key].tolist()
         memo: dict = {}
         out = []
         for vals in zip(*(src[c].to_numpy(dtype=object) for c in cols)):

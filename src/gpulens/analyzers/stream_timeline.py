@@ -64,7 +64,8 @@ def _lanes(timeline: Timeline) -> pd.DataFrame:
     """GPU and host events with their lane keys (rank, device_id, stream_id, thread_id), unsorted."""
     ctx = context_of(timeline)
     gpu = ctx.gpu
-    host = ctx.of_kind(*HOST_KINDS)
+    # the five host columns read here, not a full-width copy of every host row
+    host = timeline.events.loc[ctx.mask_of(*HOST_KINDS), ["rank", "device_id", "tid", "start_ns", "dur_ns"]]
     on_host = host["device_id"].to_numpy() < 0
     host = host[on_host]
     # row positions in timeline.events (kind and name are read there for the output rows only)
@@ -164,8 +165,9 @@ class StreamTimeline(Analyzer):
         out["busy_ns"] = seg["busy_ns"].to_numpy("int64")
         out["events"] = seg["events"].to_numpy("int64")
         picked = timeline.events.iloc[df["event_pos"].to_numpy()[rows]]
-        out["kind"] = strings(picked["kind"])
-        out["name"] = strings(picked["name"])
+        # object Series, not bare arrays: pandas would re-infer a bare object array as Arrow strings, row by row
+        out["kind"] = pd.Series(strings(picked["kind"]), index=out.index, dtype=object)
+        out["name"] = pd.Series(strings(picked["name"]), index=out.index, dtype=object)
         self._launches(timeline, df, out, rows, t0)
         out = out.sort_values(["level", "rank", "device_id", "stream_id", "thread_id", "start_ns"],
                               kind="stable").reset_index(drop=True)

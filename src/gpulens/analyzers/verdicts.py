@@ -317,7 +317,7 @@ class Verdicts(Analyzer):
             v = decide(e, vendor=vendor)
             if eff != eff:  # durations not recorded: the kernel's time and its time at stake are unknown, not 0
                 e.time_ns, v.time_at_stake_ns = None, None
-            srcs = set(k_src[pos]) | {x for x in k_ctr[pos] if isinstance(x, str)}
+            srcs = set(pd.unique(k_src[pos])) | {x for x in pd.unique(k_ctr[pos]) if isinstance(x, str)}
             inputs = e.inputs + [f"collector:{c}" for c in sorted(srcs)]
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],
                          "verdict": v.verdict, "time_at_stake_ns": v.time_at_stake_ns, "evidence": v.evidence,

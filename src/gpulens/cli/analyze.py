@@ -10,7 +10,6 @@ import typer
 from rich.console import Console
 
 from gpulens.errors import EXIT_NO_GPU_WORK, EXIT_OK, GpulensError
-from gpulens.report import analyze as run_analysis
 
 DEMO_TRACE = "demo_h100_bert-small.pt.trace.json.gz"
 #: Upper bound of ``--workers`` (processes; the pool also never exceeds the number of rank files).
@@ -41,6 +40,35 @@ def write_output(path: Path, text: str | bytes, inputs: list[Path]) -> None:
             path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise GpulensError(f"{path}: cannot write the report ({exc.strerror or exc})") from None
+
+
+def _print_summary(console: Console, text: str) -> None:
+    """Write an already rendered console summary (ANSI text from :func:`console_summary`) to the console."""
+    console.file.write(text)
+    console.file.flush()
+
+
+def _serve_stored(inputs: list[Path], strict: bool, format: str | None, select: object,
+                  outputs: list[tuple[Path, str, str]], console: Console, quiet: bool, top: int) -> bool:
+    """A cache hit served from stored renderings alone (:func:`gpulens.reports.render_cache.stored_outputs`):
+    writes the requested reports, prints the stored summary and returns True; False (nothing written) when any
+    piece is not stored — the caller then runs the analysis (itself served from the results cache when possible)."""
+    from gpulens.cache import results_file_for
+    from gpulens.reports.render_cache import console_key, stored_outputs
+
+    memo = results_file_for(inputs[0], strict, format, None, select, None)
+    if memo is None:
+        return False
+    got = stored_outputs(memo, str(inputs[0]), [m for _, m, _ in outputs], None if quiet else console_key(console, top))
+    if got is None:
+        return False
+    if not quiet:
+        _print_summary(console, got["console"])
+    for out, module, what in outputs:
+        write_output(out, got[module], inputs)
+        if not quiet:
+            console.print(f"{what} written to {out}")
+    return True
 
 
 def register(app: typer.Typer) -> None:
@@ -100,27 +128,28 @@ def register(app: typer.Typer) -> None:
 
         select = Selection.parse(steps, window, ranks)
         console = Console(stderr=quiet)
+        outputs = [(out, module, what) for out, module, what in (
+            (json_out, "json_report", "JSON report"), (html_out, "html", "HTML report"),
+            (md_out, "markdown", "Markdown summary"), (perfetto_out, "perfetto", "Perfetto trace")) if out is not None]
+        if not no_cache and len(inputs) == 1 and scheduler is None and not join and device_spec is None \
+                and csv_dir is None and parquet_dir is None:
+            if _serve_stored(inputs, not lenient, format, select, outputs, console, quiet, top):
+                raise typer.Exit(EXIT_OK)
+        from gpulens.report import analyze as run_analysis
+
         with console.status("") as status:
             report = run_analysis(inputs, strict=not lenient, format=format,
                                   on_load=lambda p: status.update(f"Loading {p} …"), select=select,
                                   cache=not no_cache, workers=workers, scheduler=scheduler, join=join, device_spec=device_spec,
                                   require_all=strict_dir)
+        from gpulens.reports.render_cache import console_summary, render as render_as
+
         if not quiet:
-            from gpulens.reports.console import print_report
-
-            print_report(report, console, top=top)
-        from gpulens.reports.render_cache import render as render_as
-
-        if json_out is not None:
-            write_output(json_out, render_as(report, "json_report"), inputs)
+            _print_summary(console, console_summary(report, console, top))
+        for out, module, what in outputs:
+            write_output(out, render_as(report, module), inputs)
             if not quiet:
-                console.print(f"JSON report written to {json_out}")
-        for out, module, what in ((html_out, "html", "HTML report"), (md_out, "markdown", "Markdown summary"),
-                                  (perfetto_out, "perfetto", "Perfetto trace")):
-            if out is not None:
-                write_output(out, render_as(report, module), inputs)
-                if not quiet:
-                    console.print(f"{what} written to {out}")
+                console.print(f"{what} written to {out}")
         for folder, fmt in ((csv_dir, "csv"), (parquet_dir, "parquet")):
             if folder is not None:
                 from gpulens.export import export_tables

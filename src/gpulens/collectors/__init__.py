@@ -109,6 +109,32 @@ def _why_unreadable(f: Path) -> str:
     return "file is empty" if empty else "not a recognised trace format"
 
 
+#: Suffixes of the trace files a folder format does not read itself (Kineto / rocprofv3 JSON, nsys / rocpd SQLite).
+_OTHER_TRACE_SUFFIXES = (".json", ".gz", ".sqlite", ".sqlite3", ".db")
+
+
+def _other_traces(p: Path, c: Collector, tl: Timeline) -> str:
+    """The trace files at the top of folder ``p`` (claimed by the folder collector ``c``) that ``c`` did not read
+    and that another format family recognises — a rank directory mixing formats must not lose files silently.
+    Files of ``c``'s own family (``rocprof*``, ``omniperf*``: the same records in another layout) are not listed.
+    Returns ``"name (format), ..."`` or ``""``."""
+    used = {str(Path(s.get("path", ""))) for s in tl.meta.sources if isinstance(s, dict)}
+    family = c.name.split("_")[0]
+    out = []
+    for f in sorted(p.iterdir()):
+        if f.name.startswith(".") or not f.name.lower().endswith(_OTHER_TRACE_SUFFIXES) or str(f) in used:
+            continue
+        try:
+            if not f.is_file():
+                continue
+            o = sniff(f)
+        except (OSError, GpulensError):
+            continue
+        if o is not None and o.name.split("_")[0] != family:
+            out.append(f"{f.name} ({o.name})")
+    return ", ".join(out[:8]) + (f" and {len(out) - 8} more" if len(out) > 8 else "")
+
+
 def collect(path: str | Path, strict: bool = True, format: str | None = None, select: Selection | None = None,
             cache: bool = False, workers: int | None = None, scheduler: Any = None,
             require_all: bool = False) -> Timeline:
@@ -154,7 +180,15 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
     c = sniff(p)
     if c is not None:
         if p.is_dir():
-            return c.collect(p, strict=strict)
+            tl = c.collect(p, strict=strict)
+            others = _other_traces(p, c, tl)
+            if others:
+                if require_all:
+                    raise TraceFormatError(p, f"read by {c.name}; other trace files in the folder are not read: "
+                                              f"{others} (--strict)")
+                tl.meta.warnings.append(f"{p}: read by {c.name}; other trace files in the folder are not read "
+                                        f"(pass them as inputs of their own): {others}")
+            return tl
         return collect_file(c, p, strict, select, cache)
     if p.is_dir():
         from gpulens.collectors._parallel import file_rank, load_many

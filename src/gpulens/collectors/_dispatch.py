@@ -13,7 +13,8 @@ array                     meaning (unit)
                           rocprofiler-sdk ``node_id``); the GPU ordinal is kept in ``meta.devices[*].gpu_index``
 ``stream_id``             HIP queue (rocprof ``queue-id``) — the GPU's serial execution context
 ``grid_items_{x,y,z}``    grid size in **work-items** as every rocprof writes it (v1 ``grd`` is the flattened
-                          total); converted here to workgroups: ``grid_x = ceil(grid_items_x / block_x)``
+                          total); converted here to workgroups: ``grid_x = ceil(grid_items_x / block_x)``,
+                          unknown when ``block_x`` is
 ``block_{x,y,z}``         workgroup size in work-items (v1 ``wgr`` flattened total → y = z = 1)
 ``lds_bytes``             LDS (group segment) per workgroup (bytes) → ``smem_static_bytes``
 ``arch_vgpr``, ``accum_vgpr``, ``sgpr``, ``scratch_bytes`` (per work-item), ``wave_size``
@@ -83,6 +84,11 @@ _F64_I64 = 9.2e18  # the largest float64 magnitude that still converts to int64
 
 
 _GPU_KINDS = ("kernel", "comm", "memcpy", "memset")
+#: Columns that are sizes or counts: never negative (a negative value is unknown).
+_SIZES = ("grid_items_x", "grid_items_y", "grid_items_z", "block_x", "block_y", "block_z", "lds_bytes", "arch_vgpr",
+          "accum_vgpr", "sgpr", "scratch_bytes", "wave_size", "bytes")
+#: Name of a row whose source gives none (the placeholder of the Kineto reader too).
+UNNAMED = "(unnamed)"
 
 
 def merge(parts: list[Dispatches]) -> Dispatches:
@@ -123,9 +129,15 @@ def _cat(values: Any) -> pd.Series:
     return pd.Series(pd.Categorical(list(values) if not isinstance(values, (list, np.ndarray)) else values))
 
 
-def _ceil_div(a: pd.Series, b: pd.Series) -> pd.Series:
-    b = b.where(b > 0)
-    return (a + b - 1) // b
+def _grid_groups(items: pd.Series, block: pd.Series) -> pd.Series:
+    """Grid size in workgroups, ``ceil(items / block)``, from the grid size in work-items and the workgroup size.
+
+    Unknown (NA) where the workgroup size is unknown or not positive — the work-item count is not a workgroup
+    count — except for 0 or 1 work-items, which are 0 or 1 workgroups whatever the size. Computed without
+    ``items + block - 1`` (no int64 overflow near 2^63)."""
+    b = block.where(block > 0)
+    out = items // b + (items % b != 0).astype("Int64")
+    return out.where(out.notna() | ~items.isin([0, 1]), items)
 
 
 def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
@@ -146,15 +158,27 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     n = d.n
     start, end = d.get("start_ns"), d.get("end_ns")
     names = pd.Series(d.cols.get("name", [None] * n), dtype=object).reset_index(drop=True)
+    unnamed = (names.isna() | (names.astype(str).str.strip() == "")).to_numpy()
+    if unnamed.any():  # a name the source does not give (symbol id not found...): visible, never NaN
+        names[unnamed] = UNNAMED
     kinds = d.cols.get("kind", "kernel")
     kinds = pd.Series([kinds] * n if isinstance(kinds, str) else kinds, dtype=object).reset_index(drop=True)
     if n and (kinds == "kernel").any():  # collectives, blit copies/fills by name, as every collector (_work_rules)
         is_kern = (kinds == "kernel").to_numpy()
         kinds[is_kern] = kinds_of_kernel_names(names[is_kern])
+    negative = 0  # sizes and counts below zero (a -1 sentinel, a sign error): unknown, counted
+    for key in _SIZES:
+        if key in d.cols:
+            v = d.get(key)
+            bad = (v < 0).fillna(False)
+            if bad.any():
+                negative += int(bad.sum())
+                d.cols[key] = v.mask(bad)
     reason = pd.Series([None] * n, dtype=object)
     reason[start.isna() | end.isna()] = "no timestamps recorded"
     ok = reason.isna()
-    reason[ok & (start == 0).fillna(False)] = "zero timestamp (never recorded)"
+    reason[ok & ((start < 0) | (end < 0)).fillna(False)] = "negative timestamp (AMD timestamps are unsigned)"
+    reason[reason.isna() & (start == 0).fillna(False)] = "zero timestamp (never recorded)"
     reason[reason.isna() & (end < start).fillna(False)] = "negative duration (end before start)"
     with np.errstate(over="ignore"):  # end − start beyond int64 (e.g. −2^63 … 2^63−1) wraps around: not a duration
         wraps = (end.astype("float64") - start.astype("float64")).abs() >= _F64_I64
@@ -188,7 +212,7 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
         if f"block_{ax}" in d.cols:
             cols[f"block_{ax}"] = b[valid]
         if f"grid_items_{ax}" in d.cols:
-            cols[f"grid_{ax}"] = _ceil_div(d.get(f"grid_items_{ax}"), b.fillna(1))[valid]
+            cols[f"grid_{ax}"] = _grid_groups(d.get(f"grid_items_{ax}"), b)[valid]
     arch, accum = d.get("arch_vgpr"), d.get("accum_vgpr")
     if "arch_vgpr" in d.cols:
         cols["regs_per_thread"] = (arch + accum.fillna(0))[valid]
@@ -242,6 +266,12 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
             "metric": u_metric, "value": np.concatenate(u_val), "unit": [u for p in u_unit for u in p],
             "source": source, "reason": reason.to_numpy()[rows]})
     meta.warnings = list(warnings or []) + meta.warnings
+    if negative:
+        meta.warnings.append(f"{path}: {negative} negative size or count value(s) (workgroup, grid, LDS, registers, "
+                             "bytes) read as unknown")
+    if unnamed.any():
+        meta.warnings.append(f"{path}: {int(unnamed.sum())} row(s) without a name (symbol or string not recorded): "
+                             f"named {UNNAMED!r}")
     if d.sci_notation_rows:
         meta.warnings.append(f"{path}: {d.sci_notation_rows} row(s) have timestamps in scientific notation "
                              "(e.g. 8.1097E+14): ns precision is lost; zero durations are rejected, not reported")

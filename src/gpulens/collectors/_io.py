@@ -4,6 +4,7 @@ malformed content into a one-line :class:`~gpulens.errors.TraceFormatError` nami
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import os
@@ -212,6 +213,45 @@ def gunzip_all(blob: bytes, path: Path | None = None) -> tuple[bytes, bool]:
     return b"".join(parts), state["truncated"]
 
 
+#: Byte-order marks → codec, UTF-32 before UTF-16 (``FF FE 00 00`` starts with the UTF-16 LE mark).
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
+         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def text_codec(head: bytes) -> str | None:
+    """The codec of text that is not plain UTF-8, from its first bytes: a byte-order mark (UTF-8, UTF-16 or UTF-32
+    as Windows tools write them, e.g. PowerShell 5's ``nsys stats ... > out.csv`` is UTF-16 LE), or UTF-16 without
+    one (every other byte NUL in the first 64, the rest printable ASCII). None for UTF-8 without BOM and binary."""
+    for bom, codec in _BOMS:
+        if head.startswith(bom):
+            return codec
+    h = head[:64]
+    if len(h) >= 16 and len(h) % 2 == 0:
+        for zeros, text, codec in ((h[1::2], h[0::2], "utf-16-le"), (h[0::2], h[1::2], "utf-16-be")):
+            if not zeros.strip(b"\x00") and all(32 <= b < 127 or b in b"\t\r\n" for b in text):
+                return codec
+    return None
+
+
+def as_utf8(blocks: Iterator[bytes]) -> Iterator[bytes]:
+    """The blocks of a text stream as UTF-8: unchanged when the first block has no :func:`text_codec`, else
+    decoded incrementally (byte-order mark dropped, invalid sequences as U+FFFD) and re-encoded, so that every
+    reader sees the one encoding it parses."""
+    it = iter(blocks)
+    first = next(it, b"")
+    codec = text_codec(first)
+    if codec is None:
+        if first:
+            yield first
+        yield from it
+        return
+    dec = codecs.getincrementaldecoder(codec)("replace")
+    yield dec.decode(first).encode("utf-8", "surrogatepass")
+    for b in it:
+        yield dec.decode(b).encode("utf-8", "surrogatepass")
+    yield dec.decode(b"", final=True).encode("utf-8", "surrogatepass")
+
+
 def open_error(path: Path, exc: OSError) -> TraceFormatError:
     """The one-line error for a file that cannot be opened or read (missing, a directory, no permission...)."""
     if isinstance(exc, FileNotFoundError):
@@ -252,9 +292,13 @@ def read_input(path: str | Path) -> RawInput:
             data, truncated = gunzip_all(blob, p)
         except zlib.error as exc:
             raise TraceFormatError(p, f"corrupt gzip data ({exc})") from None
+        if text_codec(data[:64]):
+            data = b"".join(as_utf8(iter((data,))))
         if not data.strip():
             raise TraceFormatError(p, "gzip file decompresses to nothing" + (" (truncated)" if truncated else ""))
         return RawInput(data, len(blob), True, truncated)
+    if text_codec(blob[:64]):
+        blob = b"".join(as_utf8(iter((blob,))))
     if not blob.strip():
         raise TraceFormatError(p, "file contains only whitespace")
     return RawInput(blob, len(blob), False)
@@ -280,7 +324,9 @@ def read_head(path: str | Path, n: int = 65536) -> bytes:
                     out += d.decompress(chunk, n - len(out))
                     if d.eof:
                         break
-            return out[:n]
+            blob = out[:n]
         except zlib.error:
             return b""
+    if text_codec(blob[:64]):  # sniffers see the text as UTF-8 (a cut character at the end becomes U+FFFD)
+        blob = b"".join(as_utf8(iter((blob,))))[:n]
     return blob

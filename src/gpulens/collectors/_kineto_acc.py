@@ -388,7 +388,11 @@ class Accumulator:
             return values, valid
 
         kind = cat("kind").astype(np.int8)
-        start = cat("start") + base_ns
+        start = cat("start")
+        if base_ns and len(start) and not (-(1 << 63) <= int(start.min()) + base_ns
+                                           and int(start.max()) + base_ns < (1 << 63)):
+            self.base_ignored, base_ns = base_ns, 0  # would wrap int64: times stay relative (kineto.py warns)
+        start = start + base_ns if base_ns else start
         dur = cat("dur")
         name = cat("name").astype(np.int64)
         nocat = cat("nocat").astype(bool) if P else np.zeros(0, dtype=bool)

@@ -133,37 +133,48 @@ def from_plain(obj: Any) -> RawEvent:
     return msgspec.json.decode(plain_bytes(obj), type=RawEvent, strict=False)
 
 
-def plain_bytes(obj: Any) -> bytes:
+def plain_bytes(obj: Any, replaced: list[int] | None = None) -> bytes:
     """JSON bytes of an event parsed by ``json`` (Decimal numbers written exactly), to decode as a RawEvent. A lone
-    surrogate (``"\\ud800"``, valid JSON syntax but no character) becomes U+FFFD instead of failing the file."""
+    surrogate (``"\\ud800"``, valid JSON syntax but no character) becomes one U+FFFD instead of failing the file;
+    ``replaced`` (``[characters, events]``), when given, counts them."""
     try:
         return _NUMBER_ENCODER.encode(obj)
     except UnicodeEncodeError:
-        return _NUMBER_ENCODER.encode(_no_surrogates(obj))
+        n = [0]
+        out = _NUMBER_ENCODER.encode(no_surrogates(obj, n))
+        if replaced is not None:
+            replaced[0] += n[0]
+            replaced[1] += 1
+        return out
 
 
-def _no_surrogates(o: Any) -> Any:
+_SURROGATE = re.compile("[\ud800-\udfff]")  # json pairs valid surrogates into one character: these are lone
+
+
+def no_surrogates(o: Any, n: list[int]) -> Any:
+    """``o`` (parsed JSON) with each lone surrogate replaced by U+FFFD; ``n[0]`` counts them."""
     if isinstance(o, str):
-        return o.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        out, k = _SURROGATE.subn("\ufffd", o)
+        n[0] += k
+        return out
     if isinstance(o, dict):
-        return {_no_surrogates(k): _no_surrogates(v) for k, v in o.items()}
+        return {no_surrogates(k, n): no_surrogates(v, n) for k, v in o.items()}
     if isinstance(o, list):
-        return [_no_surrogates(v) for v in o]
+        return [no_surrogates(v, n) for v in o]
     return o
 
 
 def int_or_none(v: Any) -> int | None:
-    """An id that may be an int, a float, a numeric string or a label ending in a number ("stream 7")."""
+    """An id that may be an int, a float, a numeric string or a label ending in a number ("stream 7"), as an int64;
+    None for anything else (``inf``, ``nan``, 2^64)."""
     if v is None or isinstance(v, bool):
         return None
-    if isinstance(v, int):
-        return v
     if isinstance(v, float):
-        return int(v) if v == v else None
-    if isinstance(v, str):
+        v = int(v) if abs(v) < 2.0 ** 63 else None  # nan and inf fail the test too
+    elif isinstance(v, str):
         m = _TRAILING_INT.search(v)
-        return int(m.group(1)) if m else None
-    return None
+        v = int(m.group(1)) if m else None
+    return v if isinstance(v, int) and -(1 << 63) <= v < (1 << 63) else None  # an int64, or unknown
 
 
 def _slow_ns(text: bytes) -> Optional[int]:

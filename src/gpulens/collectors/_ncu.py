@@ -29,6 +29,7 @@ import pandas as pd
 
 from gpulens.collectors._numbers import exact_int
 from gpulens.collectors._ncu_units import convert_unit, parse_dim3
+from gpulens.errors import TraceFormatError
 from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, Timeline, TimelineMeta, make_table
 
 #: Columns of ``timeline.tables["ncu_rules"]``.
@@ -100,11 +101,12 @@ def build(path: Path, source: str, launches: list[dict[str, Any]], metrics: pd.D
     no_dur = 0
     for i, la in enumerate(launches):
         p = per[i]
-        dur = _first(p, _DUR)
-        if dur is None:
+        dur = _int(_first(p, _DUR))  # an int64 number of ns, or unknown (inf, 1e30, 2^64 are no duration)
+        if dur is None or dur < 0:
             no_dur += 1
+            dur = 0
         cols["name"].append(str(la.get("name", "")))
-        cols["dur_ns"].append(int(round(dur)) if dur is not None else 0)
+        cols["dur_ns"].append(dur)
         dev = _int(la.get("device"))
         cols["device_id"].append(dev if dev is not None else (_int(p.get("launch__device_id")) or 0))
         st = _int(la.get("stream"))
@@ -122,6 +124,8 @@ def build(path: Path, source: str, launches: list[dict[str, Any]], metrics: pd.D
         cols["smem_static_bytes"].append(_int(_first(p, _SMEM_STATIC)))
         cols["smem_dynamic_bytes"].append(_int(_first(p, _SMEM_DYN)))
     durs = np.asarray(cols["dur_ns"], dtype="int64")
+    if sum(cols["dur_ns"]) >= 1 << 63:  # launches are laid end to end: their starts must stay within int64
+        raise TraceFormatError(path, f"the {n} kernel durations add up beyond int64 ns (a duration is garbage)")
     starts = np.concatenate([[0], np.cumsum(durs)[:-1]]) if n else np.zeros(0, dtype="int64")
     events = make_table(EVENT_COLUMNS, {
         **cols, "event_id": np.arange(n, dtype="int64"), "kind": ["kernel"] * n, "start_ns": starts,
@@ -136,7 +140,8 @@ def build(path: Path, source: str, launches: list[dict[str, Any]], metrics: pd.D
     if n:
         warnings = [*warnings, f"{path}: {SYNTHETIC_START_WARNING}"]
     if no_dur:
-        warnings.append(f"{path}: {no_dur} launch(es) without gpu__time_duration.sum or Duration: dur_ns set to 0")
+        warnings.append(f"{path}: {no_dur} launch(es) without a usable gpu__time_duration.sum or Duration (absent, "
+                        "negative, or no number within int64): dur_ns set to 0")
     meta = TimelineMeta(
         sources=[{"path": str(path), "collector": source, "size_bytes": path.stat().st_size, "rank": 0,
                   "launches": n, "synthetic_start": True, **(extra_meta or {})}],

@@ -18,6 +18,7 @@ value, not the file.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
@@ -38,9 +39,14 @@ def connect_ro(path: Path) -> sqlite3.Connection:
     return con
 
 
+def quote(name: str) -> str:
+    """``name`` as an SQL identifier (double quotes, inner quotes doubled): a column may be named anything."""
+    return '"' + name.replace('"', '""') + '"'
+
+
 def typed_expr(col: str, kind: str) -> str:
     """SQL yielding column ``col`` as ``kind`` or NULL (see module docstring for the rules)."""
-    c = f'"{col}"'
+    c = quote(col)
     if kind == INT:
         return (f"(CASE typeof({c}) WHEN 'integer' THEN {c} "
                 f"WHEN 'real' THEN (CASE WHEN {c} = CAST({c} AS INTEGER) AND abs({c}) < 9.2e18 "
@@ -54,7 +60,7 @@ def typed_expr(col: str, kind: str) -> str:
 
 def columns(con: sqlite3.Connection, table: str) -> list[str]:
     """Column names of ``table`` (``PRAGMA table_info``)."""
-    return [r[1] for r in con.execute(f'PRAGMA table_info("{table}")')]
+    return [r[1] for r in con.execute(f'PRAGMA table_info({quote(table)})')]
 
 
 def read_typed(con: sqlite3.Connection, table: str, schema: dict[str, str]) -> tuple[pd.DataFrame, int]:
@@ -68,10 +74,10 @@ def read_typed(con: sqlite3.Connection, table: str, schema: dict[str, str]) -> t
     if not use:
         return pd.DataFrame(index=pd.RangeIndex(0)), 0
     exprs = ", ".join(typed_expr(c, k) for c, k in use)
-    bad = " + ".join(f'(typeof("{c}") = \'blob\')' if k == REAL else f'("{c}" IS NOT NULL AND {typed_expr(c, k)} IS NULL)'
-                     for c, k in use)
-    rows = con.execute(f'SELECT {exprs} FROM "{table}"').fetchall()
-    (coerced,) = con.execute(f'SELECT coalesce(sum({bad}), 0) FROM "{table}"').fetchone()
+    bad = " + ".join(f"(typeof({quote(c)}) = 'blob')" if k == REAL
+                     else f"({quote(c)} IS NOT NULL AND {typed_expr(c, k)} IS NULL)" for c, k in use)
+    rows = con.execute(f'SELECT {exprs} FROM {quote(table)}').fetchall()
+    (coerced,) = con.execute(f'SELECT coalesce(sum({bad}), 0) FROM {quote(table)}').fetchone()
     cols = list(zip(*rows)) if rows else [()] * len(use)
     out = {}
     for (c, k), vals in zip(use, cols):
@@ -85,3 +91,53 @@ def read_typed(con: sqlite3.Connection, table: str, schema: dict[str, str]) -> t
         else:
             out[c] = pd.Series(list(vals), dtype=object)
     return pd.DataFrame(out), int(coerced)
+
+
+def fill(expr: str, sql: dict[str, str]) -> str:
+    """``expr`` with each ``{column}`` placeholder replaced by ``sql[column]``."""
+    return re.sub(r"\{([^{}]+)\}", lambda m: sql[m.group(1)], expr)
+
+
+def int_rows(con: sqlite3.Connection, table: str, cols: list[str], exprs: list[str] = (),
+             where: str = "1") -> tuple[dict[str, str], str, int]:
+    """The :data:`INT` rule above for readers that write their own SQL over several columns (``end - start``).
+
+    Args:
+        cols: the columns of ``table`` declared INT.
+        exprs: expressions over ``{column}`` placeholders that must also be integers (an int64 overflow in SQLite
+            arithmetic yields REAL: such a row is not read).
+        where: SQL restricting the rows counted.
+
+    Returns:
+        (sql, keep, dropped): ``sql[c]`` reads column ``c`` as an int64 or NULL — :func:`typed_expr`, or the bare
+        column when every value of ``cols`` already is an SQLite integer or NULL (the usual export, read at full
+        speed); ``keep`` is SQL true for a row whose every non-NULL value is readable as an integer and whose
+        ``exprs`` are integers or NULL; ``dropped`` counts the rows matching ``where`` that fail ``keep``.
+    """
+    sql = {c: quote(c) for c in cols}
+    typed = [f"typeof({c}) IN ('integer', 'null')" for c in sql.values()]
+    keep = " AND ".join(typed + [f"typeof({fill(e, sql)}) IN ('integer', 'null')" for e in exprs]) or "1"
+    (bad,) = con.execute(f'SELECT count(*) FROM {quote(table)} WHERE ({where}) AND NOT ({keep})').fetchone()
+    if bad:  # some value is TEXT, REAL or a BLOB: read every column through the typed cast
+        sql = {c: typed_expr(c, INT) for c in cols}
+        keep = " AND ".join([f"({quote(c)} IS NULL OR {sql[c]} IS NOT NULL)" for c in cols]
+                            + [f"typeof({fill(e, sql)}) IN ('integer', 'null')" for e in exprs]) or "1"
+        (bad,) = con.execute(f'SELECT count(*) FROM {quote(table)} WHERE ({where}) AND NOT ({keep})').fetchone()
+    return sql, keep, int(bad)
+
+
+def read_stored(con: sqlite3.Connection, table: str) -> tuple[list[str], list[list], int]:
+    """Every column of ``table`` as stored (integer, real, text or NULL) for readers that parse cells like CSV text
+    (rocprof v1 ``results.db``): a BLOB is no value of any declared column and reads as NULL.
+
+    Returns:
+        (header, rows, blobs): ``blobs`` counts the BLOB cells read as NULL.
+    """
+    cols = columns(con, table)
+    if not cols:
+        return [], [], 0
+    exprs = ", ".join(typed_expr(c, REAL) for c in cols)
+    rows = [list(r) for r in con.execute(f"SELECT {exprs} FROM {quote(table)}").fetchall()]
+    blobs = " + ".join(f"(typeof({quote(c)}) = 'blob')" for c in cols)
+    (n,) = con.execute(f"SELECT coalesce(sum({blobs}), 0) FROM {quote(table)}").fetchone()
+    return cols, rows, int(n)

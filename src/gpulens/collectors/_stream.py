@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterator
 
 import msgspec
 
-from gpulens.collectors._io import GZIP_MAGIC, decompress_limit, gunzip_blocks, open_error
+from gpulens.collectors._io import GZIP_MAGIC, as_utf8, decompress_limit, gunzip_blocks, open_error
 from gpulens.errors import TraceFormatError
 
 #: Default piece size (decompressed bytes). Peak memory grows with it; speed hardly changes above a few MB.
@@ -151,7 +151,7 @@ def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: Strea
     prefix: bytes | None = None
     start = 0
     array_form = False
-    blocks = iter_blocks(path, info, block=max(1 << 16, min(chunk_bytes, 8 << 20)))
+    blocks = as_utf8(iter_blocks(path, info, block=max(1 << 16, min(chunk_bytes, 8 << 20))))  # BOM / UTF-16
     eof = False
     while not eof:
         blk = next(blocks, None)

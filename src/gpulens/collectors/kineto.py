@@ -44,7 +44,7 @@ from gpulens.collectors._chrome_json import TolerantDecoder, locate, recover
 from gpulens.collectors._kineto_acc import CATEGORY_KIND, GPU_CATEGORIES, Accumulator as _Accumulator, kind_of
 from gpulens.collectors._kineto_ranks import RANK_IN_FILE_NAME
 from gpulens.collectors._kineto_columns import (FAST_TRACE_DECODER, TRACE_DECODER, FastEvent, RawEvent, RawTrace,
-                                                int_or_none, plain_bytes as _plain_bytes,
+                                                int_or_none, no_surrogates, plain_bytes as _plain_bytes,
                                                 release_free_memory)
 from gpulens.collectors._stream import CHUNK_BYTES, StreamInfo, Tail, stream_pieces
 from gpulens.collectors.base import Collector
@@ -158,8 +158,13 @@ class KinetoCollector(Collector):
                 header = RawTrace(**found)
             except msgspec.DecodeError as exc:
                 found, events, stop, problem, repairs = recover(tail.doc, lenient=not strict)
-                acc.add(tolerant.each([_plain_bytes(e) for e in events]))
-                header = RawTrace(**found)
+                lone, in_meta = [0, 0], [0]  # lone UTF-16 surrogates replaced: characters, events; in metadata
+                acc.add(tolerant.each([_plain_bytes(e, lone) for e in events]))
+                header = RawTrace(**no_surrogates(found, in_meta))
+                if lone[0] or in_meta[0]:
+                    warnings.append(f"{path}: {lone[0] + in_meta[0]} lone UTF-16 surrogate escape(s) (\\ud800-"
+                                    f"\\udfff: no character) replaced by U+FFFD: {lone[0]} in {lone[1]} event(s), "
+                                    f"{in_meta[0]} in the trace's metadata")
                 fixed = {k: v for k, v in repairs.items() if v and k != "events dropped"}
                 if fixed or repairs.get("events dropped"):
                     warnings.append(f"{path}: lenient JSON reading: " + ", ".join(
@@ -175,7 +180,8 @@ class KinetoCollector(Collector):
                     stop_abs = stop + tail.offset
                     truncated_at[str(path)] = stop_abs
                     warnings.append(f"{path}: {problem} (byte {stop_abs}); kept {acc.count} complete events")
-                elif not fixed and not (tail.array_form and "truncated" in str(exc)):
+                elif not fixed and not (tail.array_form and "truncated" in str(exc)) and not (
+                        (lone[0] or in_meta[0]) and "surrogate" in str(exc)):
                     # the events parse: what failed lies outside them (e.g. a broken INFO block); an array form
                     # without its closing ``]`` is legal (Trace Event Format) and needs no warning
                     where = locate(tail.doc, exc) if tail.offset == 0 else None
@@ -234,6 +240,9 @@ class KinetoCollector(Collector):
                 or any(isinstance(v, str) and v.startswith("hip") for v in acc.names.values))
         cols, rej, cnt, ignored = acc.finish(base_ns, rank, select, dialect,
                                              (rocm, trace.rocprofiler_sdk_version is not None))
+        if getattr(acc, "base_ignored", 0):
+            warnings.append(f"{path}: baseTimeNanoseconds {acc.base_ignored} put event times beyond int64 ns: "
+                            "ignored, times are relative to the trace's own clock")
         if any(acc.grid_fixes.values()):
             warnings.append(f"{path}: ROCm grid sizes converted to workgroups: "
                             f"{acc.grid_fixes['work_items']} kernel(s) recorded in work-items "

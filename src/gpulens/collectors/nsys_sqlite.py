@@ -43,9 +43,10 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._io import describe, read_magic
-from gpulens.collectors._sqlite import INT, TEXT, connect_ro, read_typed, typed_expr
+from gpulens.collectors._sqlite import INT, TEXT, connect_ro, fill, int_rows, read_typed, typed_expr
 from gpulens.collectors._nsys_more import (NVTX_TYPES, graph_trace, incomplete_capture, normalise_api_names,
                                            nvtx_range_table)
+from gpulens.collectors._dispatch import UNNAMED
 from gpulens.collectors._work_rules import kinds_of_kernel_names
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
@@ -65,6 +66,10 @@ GPU_FIELDS = {"name": "name", "computeMajor": None, "smCount": "num_sms", "total
               "maxThreadsPerBlock": "max_threads_per_block", "chipName": "chip", "busLocation": "bus_location",
               "uuid": "uuid"}
 _NULL = -(1 << 62)  # stands for NULL in :meth:`_Db.select_ints` (no nsys id or time is this negative)
+#: Tables of timed rows (a ``start`` and an ``end`` column each).
+_TIMED_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                 "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
+                 "NVTX_EVENTS")
 _EVENT_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_MEMCPY",
                  "NVTX_EVENTS", "TARGET_INFO_GPU")
 
@@ -102,9 +107,10 @@ class _Db:
     def select_ints(self, table: str, wanted: dict[str, str], chunk: int = 2_000_000) -> pd.DataFrame:
         """Like :meth:`select` for integer-only expressions, without a Python object per row.
 
-        Declared schema: every column used and every expression must be an SQLite ``integer`` (or NULL). Rows where
-        one is REAL, TEXT or BLOB, or where an expression overflows int64 (SQLite turns it into REAL), are not
-        read; their number is added to ``self.dropped[table]`` (the collector warns with it).
+        Declared schema: every column used is INT by the one rule of :mod:`._sqlite` (:func:`._sqlite.int_rows`):
+        TEXT holding a decimal integer ('1500') and integral REAL (1500.0) are read as that integer; a row holding
+        a value that is not an integer ('x', '', 1.5, a BLOB), or whose expression overflows int64 (SQLite turns it
+        into REAL), is not read and its number is added to ``self.dropped[table]`` (the collector warns with it).
 
         Rows are read in chunks of ``chunk`` in rowid order by keyset pagination (``rowid > last … LIMIT chunk``),
         never by rowid ranges (two rows at rowid 1 and 2^63−1 must not mean 2^62 empty ranges). Each chunk is one
@@ -112,11 +118,9 @@ class _Db:
         """
         kept = {a: e for a, e in wanted.items()
                 if all(n.split("}")[0] in self.cols[table] for n in e.split("{")[1:])}
-        exprs = [e.replace("{", "[").replace("}", "]") for e in kept.values()]
         used = sorted({n.split("}")[0] for e in kept.values() for n in e.split("{")[1:]})
-        ok = " AND ".join([f"typeof([{c}]) IN ('integer', 'null')" for c in used]
-                          + [f"typeof({e}) IN ('integer', 'null')" for e in exprs]) or "1"
-        (bad,) = self.con.execute(f"SELECT count(*) FROM [{table}] WHERE NOT ({ok})").fetchone()
+        sql, ok, bad = int_rows(self.con, table, used, list(kept.values()))
+        exprs = [fill(e, sql) for e in kept.values()]
         if bad:
             self.dropped[table] = self.dropped.get(table, 0) + int(bad)
         if not exprs:
@@ -151,9 +155,10 @@ class _Db:
         if not len(uniq) or not self.has("StringIds", "id", "value"):
             self.unnamed += int((codes >= 0).sum()) if count else 0
             return pd.Series(pd.Categorical([None] * len(ids)))
-        lut = dict(self.con.execute("SELECT id, value FROM StringIds").fetchall()) if len(uniq) > 500 else dict(
-            self.con.execute(f"SELECT id, value FROM StringIds WHERE id IN ({','.join('?' * len(uniq))})",
-                             [int(u) for u in uniq]).fetchall())
+        sid = int_rows(self.con, "StringIds", ["id"])[0]["id"]  # declared INT, as every id (TEXT '1' is 1)
+        q = f"SELECT {sid}, {typed_expr('value', TEXT)} FROM StringIds"
+        lut = dict(self.con.execute(q).fetchall()) if len(uniq) > 500 else dict(
+            self.con.execute(f"{q} WHERE {sid} IN ({','.join('?' * len(uniq))})", [int(u) for u in uniq]).fetchall())
         text = [lut.get(int(u)) for u in uniq]
         cats = pd.Index(pd.unique(pd.Series([t for t in text if t is not None], dtype=object)))
         where = cats.get_indexer(pd.Index(text, dtype=object))
@@ -196,6 +201,10 @@ class NsysSqliteCollector(Collector):
             raise TraceFormatError(path, "SQLite file has no Nsight Systems tables (CUPTI_ACTIVITY_KIND_*, "
                                          "NVTX_EVENTS, TARGET_INFO_GPU)")
         frames, rejected, warnings = [], [], []
+        lacking = {t: [c for c in ("start", "end") if c not in db.cols[t]] for t in _TIMED_TABLES if t in db.cols}
+        for t, cols in lacking.items():
+            if cols and (t != "NVTX_EVENTS" or "start" in cols):  # an NVTX table without end holds only marks
+                warnings.append(f"{path}: {t} has no {' or '.join(cols)} column: its rows are not read")
         names_table = None
         kernel_corr: set[int] = set()
 
@@ -233,7 +242,8 @@ class NsysSqliteCollector(Collector):
                 df = df[~bad]
             frames.append(df)
         if db.unnamed:
-            warnings.append(f"{path}: {db.unnamed} name id(s) not found in StringIds: those names are unknown")
+            warnings.append(f"{path}: {db.unnamed} name id(s) not found in StringIds: those names are unknown, "
+                            f"shown as {UNNAMED!r}")
         for table, n in db.dropped.items():
             warnings.append(f"{path}: {n} row(s) of {table} dropped (a value is not an integer: REAL, TEXT, BLOB "
                             "or beyond int64)")
@@ -272,9 +282,16 @@ def _assemble(frames: list[pd.DataFrame], source: str) -> pd.DataFrame:
     if not frames:
         return make_table(EVENT_COLUMNS)
     names = pd.api.types.union_categoricals([_text_categories(f["name"]) for f in frames], ignore_order=True)
+    if (names.codes < 0).any():  # a name id not in StringIds (counted in a warning): visible, never NaN
+        if UNNAMED not in names.categories:
+            names = names.add_categories([UNNAMED])
+        names = names.fillna(UNNAMED)
     df = pd.concat([f.drop(columns="name") for f in frames], ignore_index=True)
     n = len(df)
     data: dict[str, Any] = {c: df[c] for c in df.columns if c in {x.name for x in EVENT_COLUMNS}}
+    # a GPU row whose device the export does not say (no deviceId column, or NULL): device 0, as for AMD
+    # (:mod:`._dispatch`); host rows are -1 already
+    data["device_id"] = df["device_id"].fillna(0).astype("int64") if "device_id" in df else np.zeros(n, "int64")
     data.update(event_id=np.arange(n, dtype="int64"), name=pd.Series(names), rank=np.zeros(n, dtype="int64"),
                 source=pd.Series(pd.Categorical.from_codes(np.zeros(n, dtype="int8"), categories=[source])))
     return make_table(EVENT_COLUMNS, data, n=n)
@@ -320,6 +337,8 @@ def _kernels(db: _Db):
                          "regs_per_thread": "{registersPerThread}", "smem_static_bytes": "{staticSharedMemory}",
                          "smem_dynamic_bytes": "{dynamicSharedMemory}", "_name": f"{{{name_col}}}",
                          "_short": "{shortName}", "_mangled": "{mangledName}"})
+    if "_name" not in df:  # no name column at all: every kernel's name is unknown (counted)
+        db.unnamed += len(df)
     df["name"] = db.strings(df.pop("_name")) if "_name" in df else pd.Categorical([None] * len(df))
     names = None
     if "_short" in df or "_mangled" in df:
@@ -387,30 +406,30 @@ def _nvtx(db: _Db):
     t = "NVTX_EVENTS"
     if not db.has(t, "start"):
         return None
-    where = ""
+    where = "1"
     types: dict[int, str] = {}
+    ints = [c for c in ("start", "end", "globalTid", "textId", "eventType") if c in db.cols[t]]
     if db.has("ENUM_NSYS_EVENT_TYPE", "id", "name") and "eventType" in db.cols[t]:
-        rows = db.con.execute("SELECT id, name FROM ENUM_NSYS_EVENT_TYPE WHERE typeof(id) = 'integer' "
+        e = "ENUM_NSYS_EVENT_TYPE"
+        esql = int_rows(db.con, e, ["id"])[0]
+        rows = db.con.execute(f"SELECT {esql['id']}, name FROM {e} WHERE {esql['id']} IS NOT NULL "
                               "AND typeof(name) = 'text' AND name LIKE 'Nvtx%Range'").fetchall()
         types = {int(i): NVTX_TYPES.get(n, n) for i, n in rows}
         if types:
-            where = f" WHERE eventType IN ({','.join(map(str, types))})"
+            where = f"{typed_expr('eventType', INT)} IN ({','.join(map(str, types))})"
     elif "end" in db.cols[t]:
-        where = " WHERE [end] IS NOT NULL"  # no event-type names: keep what has an end (marks have none)
+        where = '"end" IS NOT NULL'  # no event-type names: keep what has an end (marks have none)
     wanted = {"start_ns": "{start}", "dur_ns": "{end} - {start}", "globalTid": "{globalTid}",
               "_tid": "{textId}", "_type": "{eventType}"}
-    parts = [f"{e.replace('{', '[').replace('}', ']')} AS {a}" for a, e in wanted.items()
-             if all(n.split("}")[0] in db.cols[t] for n in e.split("{")[1:])]
+    exprs = {a: e for a, e in wanted.items() if all(n.split("}")[0] in db.cols[t] for n in e.split("{")[1:])}
+    # declared types as in :meth:`_Db.select_ints` (one rule, :func:`._sqlite.int_rows`)
+    sql, ok, bad = int_rows(db.con, t, ints, ["{end} - {start}"] if "end" in db.cols[t] else [], where)
+    parts = [f"{fill(e, sql)} AS {a}" for a, e in exprs.items()]
     if "text" in db.cols[t]:
         parts.append(f"{typed_expr('text', TEXT)} AS _text")
-    # declared types as in :meth:`_Db.select_ints`: a row with a non-integer id or time is dropped and counted
-    ints = [c for c in ("start", "end", "globalTid", "textId", "eventType") if c in db.cols[t]]
-    ok = " AND ".join(f"typeof([{c}]) IN ('integer', 'null')" for c in ints) + \
-        (" AND typeof([end] - [start]) IN ('integer', 'null')" if "end" in db.cols[t] else "")
-    (bad,) = db.con.execute(f"SELECT count(*) FROM [{t}]{where or ' WHERE 1'} AND NOT ({ok})").fetchone()
     if bad:
         db.dropped[t] = db.dropped.get(t, 0) + int(bad)
-    df = pd.read_sql_query(f"SELECT {', '.join(parts)} FROM [{t}]{where or ' WHERE 1'} AND ({ok})", db.con)
+    df = pd.read_sql_query(f"SELECT {', '.join(parts)} FROM [{t}] WHERE ({where}) AND ({ok})", db.con)
     text = df.pop("_text") if "_text" in df else pd.Series([None] * len(df), dtype=object)
     if "_tid" in df:
         via_id = db.strings(df.pop("_tid")).astype(object)

@@ -25,7 +25,7 @@ from gpulens.collectors._amdcsv import dispatches_from_rows
 from gpulens.collectors._dispatch import Dispatches, build_timeline, merge
 from gpulens.collectors._io import describe, read_input
 from gpulens.collectors._numbers import exact_int
-from gpulens.collectors._sqlite import connect_ro
+from gpulens.collectors._sqlite import connect_ro, read_stored
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline, TimelineMeta
@@ -172,12 +172,6 @@ def sqlite_tables(path: Path) -> set[str]:
         return set()
 
 
-def read_table(con: sqlite3.Connection, table: str) -> tuple[list[str], list[list]]:
-    """Header and rows of ``table`` (values as stored)."""
-    cur = con.execute(f'SELECT * FROM "{table}"')
-    return [c[0] for c in cur.description], [list(r) for r in cur.fetchall()]
-
-
 class RocprofV1Db(Collector):
     """rocprof v1 ``results.db`` (see module docstring)."""
 
@@ -196,12 +190,19 @@ class RocprofV1Db(Collector):
         con = connect_ro(path)
         parts, counts, warnings = [], {}, []
         try:
-            loaded = {t: read_table(con, t) for t in sorted(tables & V1_TABLES)}
+            loaded = {t: read_stored(con, t) for t in sorted(tables & V1_TABLES)}
         except (sqlite3.Error, UnicodeDecodeError) as exc:  # corrupt pages, column names not UTF-8
             raise TraceFormatError(path, f"cannot read SQLite tables ({describe(exc)})") from None
         finally:
             con.close()
-        counts = {t: len(rows) for t, (_, rows) in loaded.items()}
+        counts = {t: len(rows) for t, (_, rows, _) in loaded.items()}
+        garbled = sorted({c for h, _, _ in loaded.values() for c in h if "\ufffd" in c})
+        if garbled:  # a corrupt schema page: the column is not recognised, its values are not used
+            warnings.append(f"{path}: column name(s) not valid UTF-8 (corrupt schema), their values unused: "
+                            + ", ".join(map(repr, garbled)))
+        blobs = sum(b for _, _, b in loaded.values())
+        if blobs:
+            warnings.append(f"{path}: {blobs} BLOB value(s) in columns of numbers or text read as unknown")
         kern_table = "KERN" if counts.get("KERN") else "OPS"
         if counts.get("KERN") and counts.get("OPS"):
             warnings.append(f"{path}: kernels taken from KERN ({counts['KERN']} rows); OPS ({counts['OPS']} rows) "
@@ -209,7 +210,7 @@ class RocprofV1Db(Collector):
         for table, kind in ((kern_table, "kernel"), ("COPY", "memcpy"), ("HIP", "runtime"), ("HSA", "runtime")):
             if not counts.get(table):
                 continue
-            header, rows = loaded[table]
+            header, rows, _ = loaded[table]
             d = dispatches_from_rows(path, header, rows, kind=kind)
             if kind != "kernel":
                 d.pmc = {}

@@ -68,15 +68,19 @@ def _payload(t: pd.DataFrame, sm: dict[str, Any], max_segments: int) -> tuple[di
     extra = [n for n in dict.fromkeys(list(t["launch_name"].astype(str)) + list(t["op_name"].astype(str)))
              if n and n != "nan" and n not in names]
     names += extra
-    name_ix = {n: i for i, n in enumerate(names)}
     present = set(t["kind"].astype(str))  # drawing order: long host ops under runtime calls, GPU kinds last
     kinds = [k for k in KIND_LABELS if k in present] + sorted(present - set(KIND_LABELS))
     lo = t["launch_offset_ns"].to_numpy("float64")
     has = ~np.isnan(lo)
     ll = [by_thread.get((r, th), -1) if h else -1 for r, th, h in zip(t["rank"], t["launch_thread"], has)]
 
-    def ix(col: str) -> list[int]:
-        return [name_ix.get(str(v), -1) if str(v) not in ("", "nan") else -1 for v in t[col]]
+    name_index = pd.Index(names, dtype=object)
+
+    def ix(col: str) -> list[int]:  # position in `names`; -1 for none ("" or "nan")
+        vals = t[col].astype(str).to_numpy(dtype=object)
+        out = name_index.get_indexer(vals)
+        out[(vals == "") | (vals == "nan")] = -1
+        return out.tolist()
 
     payload = {
         "span": int(sm["end_ns"] - sm["start_ns"]), "bin0": int(sm.get("bin_ns") or 0),
@@ -90,7 +94,8 @@ def _payload(t: pd.DataFrame, sm: dict[str, Any], max_segments: int) -> tuple[di
         "lane": [lane_ix[k] for k in keys], "off": t["offset_ns"].astype("int64").tolist(),
         "dur": (t["end_ns"] - t["start_ns"]).clip(lower=0).astype("int64").tolist(),
         "busy": t["busy_ns"].astype("int64").tolist(), "events": t["events"].astype("int64").tolist(),
-        "kind": [kinds.index(str(k)) for k in t["kind"]], "name": ix("name"),
+        "kind": pd.Index(kinds, dtype=object).get_indexer(t["kind"].astype(str).to_numpy(dtype=object)).tolist(),
+        "name": ix("name"),
         "launchOff": [int(v) if h else -1 for v, h in zip(np.nan_to_num(lo, nan=-1), has)], "launchLane": ll,
         "launchName": ix("launch_name"), "op": ix("op_name"),
     }

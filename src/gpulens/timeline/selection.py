@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from gpulens.errors import GpulensError
+
+if TYPE_CHECKING:  # numpy and pandas are imported where rows are selected: parsing options stays light
+    import numpy as np
 
 _UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
 _STEP = re.compile(r"ProfilerStep#(\d+)$")
@@ -137,6 +137,8 @@ class Selection:
                   corr: np.ndarray, corr_ok: np.ndarray, rank: int) -> np.ndarray:
         """Boolean mask of rows to keep, from column arrays of one rank (start/dur ns, kind and name strings,
         correlation ids with their validity)."""
+        import numpy as np
+
         n = len(start)
         keep = np.ones(n, dtype=bool)
         if not self.wants_rank(rank):
@@ -168,6 +170,9 @@ class Selection:
 
     def apply(self, timeline: Any) -> Any:
         """A new Timeline with only the selected ranks, steps and window (events renumbered, counters follow)."""
+        import numpy as np
+        import pandas as pd
+
         from gpulens.timeline import Timeline, concat
 
         ev = timeline.events
