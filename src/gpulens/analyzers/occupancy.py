@@ -169,20 +169,29 @@ class OccupancyAnalyzer(Analyzer):
         _, first = np.unique(key, return_index=True)
         cfg = per[keys].iloc[first].reset_index(drop=True)
         recs: dict = {}
+        done: dict = {}  # the same configuration on GPUs with the same record (10,000 ranks of one GPU): once
         res = []
         for c in cfg.itertuples(index=False):
             dk = (int(c.rank), int(c.device_id))
-            rec = recs[dk] if dk in recs else recs.setdefault(dk, device_record(timeline, *dk))
+            if dk not in recs:
+                rec = device_record(timeline, *dk)
+                recs[dk] = (rec, repr(sorted((k, v) for k, v in rec.items() if k != "rank")))
+            rec, sig = recs[dk]
+            same = (sig, *[None if isinstance(v, float) and v != v else v for v in tuple(c)[2:]])
+            if same in done:
+                res.append(done[same])
+                continue
             nsms = int(rec.get("num_sms") or spec_sms or 0) or np.nan
             maxt = int(rec.get("max_threads_per_sm") or (lim.max_warps_per_sm * lim.warp_size if lim else 0))
             if not c.calc_ok:
-                res.append((np.nan, np.nan, "", nsms, np.nan, maxt))
+                res.append(done.setdefault(same, (np.nan, np.nan, "", nsms, np.nan, maxt)))
                 continue
             occ = self._occ(lim, rec, int(c.block_size), int(c.regs_per_thread), int(c.smem_bytes), c)
             kin = self._occ(lim, rec, int(c.block_size), int(c.regs_per_thread), int(c.smem_bytes), c, kineto=True) \
                 if lim.vendor == "nvidia" else occ
             tied = ", ".join(k for k in N.ORDER if occ.limits.get(k) == occ.active_blocks)
-            res.append((occ.occupancy_pct, occ.active_blocks, tied, nsms, kin.active_blocks, maxt))
+            res.append(done.setdefault(same, (occ.occupancy_pct, occ.active_blocks, tied, nsms, kin.active_blocks,
+                                              maxt)))
         cols = ["calc_theo", "calc_active", "calc_limiter", "nsms", "kin_active", "max_threads"]
         table = pd.DataFrame(res, columns=cols)
         if len(table):
