@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
+from gpulens.timeline.timeline import join_meta
 from gpulens.timeline.schema import Column
 
 
@@ -230,19 +231,7 @@ def assemble(parts: list[Parts]) -> Timeline:
     counters = make_table(COUNTER_COLUMNS, co, n=0)
     rejected = make_table(REJECTED_COLUMNS, _concat_table([p.rejected for p in parts], REJECTED_COLUMNS), n=0)
     _finish_inputs(parts, events, rows)
-    meta = TimelineMeta()
-    tables: dict[str, list[pd.DataFrame]] = {}
-    for p, off in zip(parts, offsets):
-        meta.sources += p.meta.sources
-        meta.devices += p.meta.devices
-        meta.warnings += p.meta.warnings
-        meta.truncated = meta.truncated or p.meta.truncated
-        meta.truncated_at.update(p.meta.truncated_at)
-        for k, v in p.tables.items():  # side tables keyed by event_id follow their events
-            if "event_id" in v.columns and str(v["event_id"].dtype).lower().startswith("int") and off:
-                v = v.assign(event_id=v["event_id"] + int(off))
-            tables.setdefault(k, []).append(v)
-    joined = {k: v[0] if len(parts) == 1 else pd.concat(v, ignore_index=True) for k, v in tables.items()}
+    meta, joined = join_meta(parts, offsets)
     return Timeline(events, counters, rejected, meta, joined).validate()
 
 
