@@ -51,17 +51,36 @@ def test_percentiles_outliers_and_step_variation(tmp_path):
     assert v["excess_ns"] == pytest.approx(8 * (27.0 - 13.5) * 1000)  # 8 instances of step 3 at +13.5 µs
 
 
-def test_no_variation_when_steps_are_alike(tmp_path):
+def _alike_steps(tmp_path, dur_us):
+    """3 steps × 4 launches of kernel "k"; launch j of every step lasts ``dur_us(j)`` µs."""
     t = KTrace()
     gpu = 10_000.0
     for s in range(1, 4):
         t.annotation(f"ProfilerStep#{s}", s * 1000.0, 900)
         for j in range(4):
             e = t.op("aten::mm", s * 1000.0 + 10 + 100 * j, 50)
-            t.launch(e, s * 1000.0 + 20 + 100 * j, [("k", gpu, 10.0 + j)])  # same 4 durations every step
+            t.launch(e, s * 1000.0 + 20 + 100 * j, [("k", gpu, dur_us(j))])
             gpu += 100
-    v = analyze([t.write(tmp_path / "a.json")], only=NAMES).sources[0].results["kernel_variation"].table
+    return t.write(tmp_path / "a.json")
+
+
+def test_no_variation_when_steps_are_alike(tmp_path):
+    path = _alike_steps(tmp_path, lambda j: 10.0 + j)  # same 4 durations every step
+    v = analyze([path], only=NAMES).sources[0].results["kernel_variation"].table
     assert not v["varies"].any() and v.loc[0, "spread_pct"] == 0
+
+
+def test_identical_durations_everywhere_have_p_value_one(tmp_path):
+    """Every launch lasts the same 10 µs in every step: all values tie, Kruskal–Wallis' H is 0/0 (scipy returns
+    NaN with a warning, older versions raise). Nothing varies, so the test's p-value is 1, never NaN."""
+    import warnings
+
+    path = _alike_steps(tmp_path, lambda j: 10.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        v = analyze([path], only=NAMES).sources[0].results["kernel_variation"].table
+    row = v.set_index("dimension").loc["step"]
+    assert row["p_value"] == 1.0 and not bool(row["varies"]) and row["spread_pct"] == 0
 
 
 def test_queue_length_step_function(tmp_path):

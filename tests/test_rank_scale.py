@@ -287,3 +287,65 @@ def test_console_lists_ranks_as_ranges_and_caps_per_gpu_tables():
     assert "the 20 least busy of 60 GPUs" in text and "the 20 most idle GPUs of 60" in text
     section = text[text.index("Time breakdown per GPU"):text.index("Top kernels")]
     assert sum(1 for line in section.splitlines() if line.startswith("│")) == 20
+
+
+def _pandas_objects(fn) -> int:
+    """How many DataFrames and Series ``fn()`` builds (an operation count, robust on a loaded machine)."""
+    made = [0]
+    df_init, s_init = pd.DataFrame.__init__, pd.Series.__init__
+
+    def count_df(self, *a, **k):
+        made[0] += 1
+        df_init(self, *a, **k)
+
+    def count_s(self, *a, **k):
+        made[0] += 1
+        s_init(self, *a, **k)
+
+    pd.DataFrame.__init__, pd.Series.__init__ = count_df, count_s
+    try:
+        fn()
+    finally:
+        pd.DataFrame.__init__, pd.Series.__init__ = df_init, s_init
+    return made[0]
+
+
+def test_per_rank_analyzers_build_no_table_per_rank():
+    # a DataFrame per critical-path window and per queue series, and per-rank masks in the whole-trace windows,
+    # grew with the rank count (critical_path: 279 → 999 pandas objects for 40 → 160 ranks). Grouped once, the
+    # count does not depend on the rank count.
+    for only in (["critical_path"], ["queue_length"], ["queue_length_series"], ["kernel_variation"]):
+        counts = []
+        for ranks in (40, 160):
+            tl = _run(ranks)
+            counts.append(_pandas_objects(lambda: run_all(tl, None, only=only)))
+        assert counts[0] == counts[1], (only, counts)
+
+
+def test_queue_length_and_variation_per_rank_by_hand():
+    from scipy import stats
+
+    ranks = 30
+    tl = _run(ranks)
+    ev = tl.events
+    slow = ((ev["rank"] == 0) & (ev["kind"] == "kernel")).to_numpy()
+    ev.loc[slow, "dur_ns"] = 3_000  # rank 0's gemm kernels run 3 µs instead of 2 µs
+    res = run_all(tl, None, only=["queue_length", "kernel_variation"])
+    q = res["queue_length"].table.set_index("rank")
+    assert q.index.tolist() == list(range(ranks))
+    # ranks ≥ 1 (module layout): each kernel is queued from its launch (500 ns before it starts) to its end, 2,500
+    # ns; the collective from its launch to its end, 5,500 ns → 6 × 2,500 + 5,500 = 20,500 ns with one item queued
+    # over a span from the first launch to the last end of (K − 1)·3,000 + 2,000 + 1,000 + 5,000 + 500 = 23,500 ns
+    one = q.loc[1:]
+    assert (one["launches"] == K + 1).all() and (one["max_queue"] == 1).all() and (one["span_ns"] == 23_500).all()
+    assert np.allclose(one["mean_queue"], 20_500 / 23_500) and np.allclose(one["empty_share"], 3_000 / 23_500)
+    # rank 0: each 3 µs kernel ends 500 ns after the next launch (2 queued then) and is queued 1,000 ns longer:
+    # the queue length integrates to 20,500 + 6 × 1,000 ns over the same span
+    assert q.loc[0, "max_queue"] == 2 and np.isclose(q.loc[0, "mean_queue"], (20_500 + K * 1_000) / 23_500)
+    v = res["kernel_variation"].table
+    row = v[(v["name"] == "gemm") & (v["dimension"] == "rank")].iloc[0]
+    # medians: 3,000 ns on rank 0, 2,000 on the others → spread 50 %, excess 6 kernels × 1,000 ns on rank 0
+    assert row["groups"] == ranks and row["slowest_group"] == 0 and row["spread_pct"] == 50.0
+    assert row["excess_ns"] == K * 1_000
+    groups = [[3_000.0] * K] + [[2_000.0] * K] * (ranks - 1)
+    assert np.isclose(row["p_value"], stats.kruskal(*groups).pvalue) and bool(row["varies"])

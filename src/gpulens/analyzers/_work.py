@@ -127,7 +127,7 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
     ev = timeline.events
     ctx = context_of(timeline)
     links = link_gpu_to_launch(timeline)
-    allk = ctx.kernels
+    allk = ev.loc[ctx.mask_of("kernel"), ["dur_ns"]]  # the one column read here: no full-width kernel frame
     op_all = links["op_event_id"].reindex(allk.index).to_numpy(dtype="float64", na_value=np.nan)
     has_op = ~np.isnan(op_all)
     op_time = pd.Series(allk["dur_ns"].to_numpy()[has_op]).groupby(op_all[has_op].astype("int64")).sum()

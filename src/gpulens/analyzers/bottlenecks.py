@@ -241,8 +241,14 @@ def short_launches(timeline: Timeline, links: pd.Series | None = None) -> pd.Dat
     return _short_launches(timeline, links)
 
 
+def _kernel_columns(timeline: Timeline) -> pd.DataFrame:
+    """The kernel rows' columns read here (Timeline index kept): no full-width copy of every kernel row."""
+    return timeline.events.loc[context_of(timeline).mask_of("kernel"),
+                               ["rank", "device_id", "dur_ns", "grid_x", "grid_y", "grid_z"]]
+
+
 def _short_launches(timeline: Timeline, links: pd.Series) -> pd.DataFrame:
-    k = context_of(timeline).kernels
+    k = _kernel_columns(timeline)
     lid = links.reindex(k.index)
     k = k.assign(launch_event_id=lid)[lid.notna().to_numpy()]
     if not len(k):
@@ -325,14 +331,17 @@ class Bottlenecks(Analyzer):
         sg = sl.assign(_short=sl["short"].astype(bool), _sns=sl["gpu_ns"].where(sl["short"].astype(bool), 0)) \
             .groupby(key).agg(n=("_short", "size"), short=("_short", "sum"), sns=("_sns", "sum")) if len(sl) \
             else pd.DataFrame(columns=["n", "short", "sns"])
-        kern = context_of(timeline).kernels
+        kern = _kernel_columns(timeline)
         blocks = (kern["grid_x"].fillna(1) * kern["grid_y"].fillna(1) * kern["grid_z"].fillna(1)).where(
             kern["grid_x"].notna())
         pairs = [(int(b["rank"]), int(b["device_id"])) for b in bd[key].to_dict("records")]
         sms_of = {rd: device_sms(timeline, device, *rd) for rd in dict.fromkeys(pairs)}
         kr, kd = kern["rank"].to_numpy(), kern["device_id"].to_numpy()
-        sms_row = pd.Series(list(zip(kr.tolist(), kd.tolist())), dtype=object).map(sms_of).to_numpy(dtype=float) \
-            if len(kern) else np.zeros(0)
+        # SMs per kernel row: looked up once per distinct (rank, device), not per row through a tuple Series
+        pair, first = pd.MultiIndex.from_arrays([kr, kd]).factorize() if len(kern) else (np.zeros(0, int), [])
+        per_pair = np.array([np.nan if (v := sms_of.get((int(r), int(d)))) is None else float(v) for r, d in first],
+                            dtype=float)
+        sms_row = per_pair[pair] if len(kern) else np.zeros(0)
         bl = blocks.to_numpy(dtype=float, na_value=np.nan)
         small = ~np.isnan(bl) & ~np.isnan(sms_row) & (bl < np.nan_to_num(sms_row, nan=0.0))
         kg = pd.DataFrame({"rank": kr, "device_id": kd, "has": ~np.isnan(bl), "small": small,

@@ -169,20 +169,29 @@ class OccupancyAnalyzer(Analyzer):
         _, first = np.unique(key, return_index=True)
         cfg = per[keys].iloc[first].reset_index(drop=True)
         recs: dict = {}
+        done: dict = {}  # the same configuration on GPUs with the same record (10,000 ranks of one GPU): once
         res = []
         for c in cfg.itertuples(index=False):
             dk = (int(c.rank), int(c.device_id))
-            rec = recs[dk] if dk in recs else recs.setdefault(dk, device_record(timeline, *dk))
+            if dk not in recs:
+                rec = device_record(timeline, *dk)
+                recs[dk] = (rec, repr(sorted((k, v) for k, v in rec.items() if k != "rank")))
+            rec, sig = recs[dk]
+            same = (sig, *[None if isinstance(v, float) and v != v else v for v in tuple(c)[2:]])
+            if same in done:
+                res.append(done[same])
+                continue
             nsms = int(rec.get("num_sms") or spec_sms or 0) or np.nan
             maxt = int(rec.get("max_threads_per_sm") or (lim.max_warps_per_sm * lim.warp_size if lim else 0))
             if not c.calc_ok:
-                res.append((np.nan, np.nan, "", nsms, np.nan, maxt))
+                res.append(done.setdefault(same, (np.nan, np.nan, "", nsms, np.nan, maxt)))
                 continue
             occ = self._occ(lim, rec, int(c.block_size), int(c.regs_per_thread), int(c.smem_bytes), c)
             kin = self._occ(lim, rec, int(c.block_size), int(c.regs_per_thread), int(c.smem_bytes), c, kineto=True) \
                 if lim.vendor == "nvidia" else occ
             tied = ", ".join(k for k in N.ORDER if occ.limits.get(k) == occ.active_blocks)
-            res.append((occ.occupancy_pct, occ.active_blocks, tied, nsms, kin.active_blocks, maxt))
+            res.append(done.setdefault(same, (occ.occupancy_pct, occ.active_blocks, tied, nsms, kin.active_blocks,
+                                              maxt)))
         cols = ["calc_theo", "calc_active", "calc_limiter", "nsms", "kin_active", "max_threads"]
         table = pd.DataFrame(res, columns=cols)
         if len(table):
@@ -254,11 +263,18 @@ class OccupancyAnalyzer(Analyzer):
         top = top[np.r_[True, g[top][1:] != g[top][:-1]]]
         ti = np.zeros(G, dtype="int64")
         ti[g[top]] = top
-        lf = pd.DataFrame({"g": g[d], "l": p["limiters"].to_numpy(dtype=object)[d], "t": t[d]})
-        lt = lf.groupby(["g", "l"], sort=True)["t"].sum().reset_index()
-        lt = lt.iloc[np.lexsort((-lt["t"].to_numpy(), lt["g"].to_numpy()))].drop_duplicates("g")
+        # limiter set with the most time per name (ties: first by name; a missing set left out, as a groupby
+        # does), on integer codes of the distinct sets: no per-launch strings in a DataFrame
+        lc, lu = pd.factorize(p["limiters"].to_numpy(dtype=object)[d], sort=True)
+        okl = lc >= 0
         lims = np.full(G, "", dtype=object)
-        lims[lt["g"].to_numpy()] = lt["l"].to_numpy(dtype=object)
+        if okl.any():
+            ukey, inv = np.unique(g[d][okl] * len(lu) + lc[okl], return_inverse=True)
+            tsum = np.bincount(inv.reshape(-1), np.nan_to_num(t[d][okl]), minlength=len(ukey))
+            ug, ul = ukey // len(lu), ukey % len(lu)
+            o = np.lexsort((-tsum, ug))
+            o = o[np.r_[True, ug[o][1:] != ug[o][:-1]]]
+            lims[ug[o]] = np.asarray(lu, dtype=object)[ul[o]]
 
         def wmean(col: str) -> list:
             v = pd.to_numeric(p[col], errors="coerce").to_numpy(dtype=float)

@@ -183,22 +183,29 @@ class Roofline(Analyzer):
         matrix = np.zeros(G, dtype=bool)
         pos = has & (fl > 0)
         if pos.any():
-            # time per (name, precision, matrix) in sorted order, missing values last (as a sorted groupby with
-            # dropna=False), on integer codes: no per-launch strings or pandas groupby
-            pc, pu = pd.factorize(per["precision"].to_numpy(dtype=object)[keep][pos], sort=True)
-            mc, mu = pd.factorize(per["matrix"].to_numpy(dtype=object)[keep][pos], sort=True)
-            pc, mc = np.where(pc < 0, len(pu), pc), np.where(mc < 0, len(mu), mc)
-            ukey, inv = np.unique((g[pos] * (len(pu) + 1) + pc) * (len(mu) + 1) + mc, return_inverse=True)
-            tsum = np.bincount(inv.reshape(-1), t_all[pos], minlength=len(ukey))  # integer ns: exact in float64
-            ug, up, um = ukey // ((len(pu) + 1) * (len(mu) + 1)), (ukey // (len(mu) + 1)) % (len(pu) + 1), \
-                ukey % (len(mu) + 1)
-            o = np.lexsort((-tsum, ug))
-            o = o[np.r_[True, ug[o][1:] != ug[o][:-1]]]  # the most time per name; ties: first in sorted order
-            pvals = np.append(np.asarray(pu, dtype=object), None)
-            mvals = np.append(np.asarray(mu, dtype=object), None)
-            gi = ug[o]
-            prec[gi] = [None if x is None or x != x else x for x in pvals[up[o]].tolist()]
-            matrix[gi] = [bool(x) if x == x and x is not None else True for x in mvals[um[o]].tolist()]
+            # time per (name, precision, matrix) in sorted order (as a sorted groupby), on integer codes: no
+            # per-launch strings in a DataFrame; with a missing precision or matrix flag, pandas' own groupby (its
+            # order of missing keys is its own)
+            pv = per["precision"].to_numpy(dtype=object)[keep][pos]
+            mv = per["matrix"].to_numpy(dtype=object)[keep][pos]
+            pc, pu = pd.factorize(pv, sort=True)
+            mc, mu = pd.factorize(mv, sort=True)
+            if (pc < 0).any() or (mc < 0).any():
+                w = pd.DataFrame({"g": g[pos], "p": pv, "m": mv, "t": t_all[pos]})
+                w = w.groupby(["g", "p", "m"], dropna=False, sort=True)["t"].sum().reset_index()
+                w = w.iloc[np.lexsort((-w["t"].to_numpy(), w["g"].to_numpy()))].drop_duplicates("g")
+                gi, pbest, mbest = w["g"].to_numpy(), w["p"].tolist(), w["m"].tolist()
+            else:
+                ukey, inv = np.unique((g[pos] * len(pu) + pc) * len(mu) + mc, return_inverse=True)
+                tsum = np.bincount(inv.reshape(-1), t_all[pos], minlength=len(ukey))  # integer ns: exact
+                ug = ukey // (len(pu) * len(mu))
+                o = np.lexsort((-tsum, ug))
+                o = o[np.r_[True, ug[o][1:] != ug[o][:-1]]]  # the most time per name; ties: first in sorted order
+                gi = ug[o]
+                pbest = np.asarray(pu, dtype=object)[(ukey[o] // len(mu)) % len(pu)].tolist()
+                mbest = np.asarray(mu, dtype=object)[ukey[o] % len(mu)].tolist()
+            prec[gi] = [None if x is None or x != x else x for x in pbest]
+            matrix[gi] = [bool(x) if x == x and x is not None else True for x in mbest]
         peaks: dict = {}
         out = []
         for i in range(G):

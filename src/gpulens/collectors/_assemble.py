@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
+from gpulens.timeline.timeline import join_meta
 from gpulens.timeline.schema import Column
 
 
@@ -83,14 +84,45 @@ class Parts:
             d["rank"] = rank
 
 
+_DTYPES: dict[tuple, pd.CategoricalDtype] = {}
+
+
+def categorical(codes: np.ndarray, cats: Any) -> pd.Categorical:
+    """``pd.Categorical.from_codes(codes, categories=pd.Index(cats, dtype="str"))`` with the dtype made once per
+    category list: building and checking the categories cost ~0.7 ms per column, 9 columns per rank file (6 ms of
+    a small file's ~12 ms); a cached dtype and unchecked codes cost ~7 µs.
+
+    Args:
+        codes: integer codes, each in [−1, len(cats)) (not checked).
+        cats: distinct str categories, in the order wanted.
+    """
+    key = tuple(cats)
+    dtype = _DTYPES.get(key)
+    if dtype is None:
+        if len(_DTYPES) >= 4096:
+            _DTYPES.clear()
+        dtype = _DTYPES[key] = pd.CategoricalDtype(pd.Index(list(key), dtype="str"))
+    return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
+
+
 def _length(cols: dict[str, Any]) -> int:
     return len(next(iter(cols.values()))) if cols else 0
+
+
+_STR = pd.StringDtype(na_value=np.nan) if hasattr(pd, "StringDtype") else "str"
 
 
 def _piece(table: dict[str, Any], col: Column, n: int) -> Any:
     """Column ``col`` of ``table`` as an array of the column's dtype (a missing column: its schema default, or the
     normalised names for ``name_norm``)."""
     values = table.get(col.name)
+    kind = type(values)  # fast paths first: this runs once per column per file (310,000 times for 10k files)
+    if kind is np.ndarray and values.dtype.name == col.dtype:
+        return values
+    if kind is pd.Categorical and col.dtype == "category" and values.categories.dtype == _STR:
+        return values
+    if kind is pd.arrays.IntegerArray and col.dtype == "Int64":
+        return values
     if values is None and col.name == "name_norm" and "name" in table:
         from gpulens.timeline.names import normalized_names
 
@@ -116,9 +148,11 @@ def _categorical(pieces: list[pd.Categorical]) -> pd.Categorical:
     all inputs' categories, one take on all codes."""
     first = pieces[0].categories
     codes = np.concatenate([np.asarray(p.codes, dtype=np.int64) for p in pieces])
-    if all(p.categories is first or p.categories.equals(first) for p in pieces[1:]):
+    arrays = [p.categories.to_numpy(dtype=object) for p in pieces]
+    f = arrays[0]
+    if all(len(a) == len(f) and bool((a == f).all()) for a in arrays[1:]):
         return pd.Categorical.from_codes(codes, categories=first)
-    every = np.concatenate([p.categories.to_numpy(dtype=object) for p in pieces])
+    every = np.concatenate(arrays)
     uniq, inv = np.unique(every, return_inverse=True)
     if len(uniq) == len(first) and all(len(p.categories) == len(first) for p in pieces):
         cats = first  # the same set everywhere, in other orders: pandas keeps the first input's order
@@ -197,19 +231,7 @@ def assemble(parts: list[Parts]) -> Timeline:
     counters = make_table(COUNTER_COLUMNS, co, n=0)
     rejected = make_table(REJECTED_COLUMNS, _concat_table([p.rejected for p in parts], REJECTED_COLUMNS), n=0)
     _finish_inputs(parts, events, rows)
-    meta = TimelineMeta()
-    tables: dict[str, list[pd.DataFrame]] = {}
-    for p, off in zip(parts, offsets):
-        meta.sources += p.meta.sources
-        meta.devices += p.meta.devices
-        meta.warnings += p.meta.warnings
-        meta.truncated = meta.truncated or p.meta.truncated
-        meta.truncated_at.update(p.meta.truncated_at)
-        for k, v in p.tables.items():  # side tables keyed by event_id follow their events
-            if "event_id" in v.columns and str(v["event_id"].dtype).lower().startswith("int") and off:
-                v = v.assign(event_id=v["event_id"] + int(off))
-            tables.setdefault(k, []).append(v)
-    joined = {k: v[0] if len(parts) == 1 else pd.concat(v, ignore_index=True) for k, v in tables.items()}
+    meta, joined = join_meta(parts, offsets)
     return Timeline(events, counters, rejected, meta, joined).validate()
 
 

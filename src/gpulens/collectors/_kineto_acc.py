@@ -533,12 +533,14 @@ def _codes_to_named_cat(codes: np.ndarray, names: list[str]):
     """Categorical of ``names[code]`` with sorted categories, only those used (duplicate names merged)."""
     import pandas as pd
 
+    from gpulens.collectors._assemble import categorical
+
     used = np.unique(codes)
     cats = sorted({names[u] for u in used})
     remap = np.zeros(len(names), dtype=np.int64)
     for u in used:
         remap[u] = cats.index(names[u])
-    return pd.Categorical.from_codes(remap[codes], categories=pd.Index(cats, dtype="str"))
+    return categorical(remap[codes], cats)
 
 
 def _codes_to_cat(codes: np.ndarray, values: list[str]):
@@ -547,8 +549,10 @@ def _codes_to_cat(codes: np.ndarray, values: list[str]):
     if not len(codes):
         return pd.Categorical([], categories=pd.Index([], dtype="str"))
     used = np.unique(codes)
+    from gpulens.collectors._assemble import categorical
+
     cats = sorted(KIND_LIST[u] for u in used)
     remap = np.zeros(len(KIND_LIST), dtype=np.int64)
     for i, c in enumerate(cats):
         remap[KIND_LIST.index(c)] = i
-    return pd.Categorical.from_codes(remap[codes], categories=pd.Index(cats, dtype="str"))
+    return categorical(remap[codes], cats)

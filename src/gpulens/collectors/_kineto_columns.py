@@ -363,4 +363,6 @@ class Dictionary:
         uniq, inv = np.unique(cats, return_inverse=True)
         remap = np.full(len(self.values) + 1, -1, dtype=np.int64)
         remap[used] = inv
-        return pd.Categorical.from_codes(remap[codes], categories=pd.Index(list(uniq), dtype="str"))
+        from gpulens.collectors._assemble import categorical  # dtype cached per category list (rank files)
+
+        return categorical(remap[codes], uniq)

@@ -38,7 +38,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from gpulens.collectors._assemble import Parts, assemble
+from gpulens.collectors._assemble import Parts, assemble, categorical
 from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, identify, refusal
 from gpulens.collectors._chrome_json import TolerantDecoder, locate, recover
 from gpulens.collectors._kineto_acc import CATEGORY_KIND, GPU_CATEGORIES, Accumulator as _Accumulator, kind_of
@@ -218,7 +218,7 @@ class KinetoCollector(Collector):
         return self._build(path, acc, header, info, warnings, truncated_at, select)
 
     def _source(self, n: int) -> pd.Categorical:
-        return pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=pd.Index([self.name], dtype="str"))
+        return categorical(np.zeros(n, dtype=np.int8), [self.name])
 
     def _build(self, path: Path, acc: "_Accumulator", trace: Any, info: StreamInfo,
                warnings: list[str], truncated_at: dict[str, int], select: Selection | None) -> Parts:

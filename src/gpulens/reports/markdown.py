@@ -17,7 +17,8 @@ from gpulens.analyzers import AnalysisResult
 from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
 from gpulens.units import fmt_share
-from gpulens.reports._format import busy_pct_text, column_label, fmt_ns, fmt_unit, result_title, unit_of, window_text
+from gpulens.reports._format import (busy_pct_text, column_label, fmt_ns, fmt_unit, rank_ranges, result_title, unit_of,
+                                     window_text)
 from gpulens.reports._html_parts import is_name_column
 from gpulens.reports._md_safe import neutralise
 from gpulens.reports._names import short_names
@@ -73,7 +74,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         "| | |", "|---|---|",
         f"| status | {s.status}{' (input truncated: results are partial)' if tl.meta.truncated else ''} |",
         f"| device | {md_text(devices, 200)} |",
-        f"| ranks | {', '.join(map(str, sm['ranks']))} |",
+        f"| ranks | {rank_ranges(sm['ranks'])} |",
         f"| GPU span | {fmt_ns(sm['span_ns']) if sm.get('gpu_busy_pct') is not None else 'unknown'} |",
         f"| GPU busy | {busy_pct_text(sm)} |",
         *([f"| profiled window | {window_text(sm)} |"] if window_text(sm) else []),

@@ -343,11 +343,10 @@ def concat(timelines: Iterable[Timeline]) -> Timeline:
     """
     tls = list(timelines)
     events, counters, rejected = [], [], []
-    meta = TimelineMeta()
-    tables: dict[str, list[pd.DataFrame]] = {}
+    offsets = []
     offset = 0
     for tl in tls:
-        offset_before = offset
+        offsets.append(offset)
         ev = tl.events.copy()
         ev["event_id"] = ev["event_id"] + offset
         ev["parent_id"] = ev["parent_id"] + offset
@@ -357,19 +356,31 @@ def concat(timelines: Iterable[Timeline]) -> Timeline:
         counters.append(co)
         rejected.append(tl.rejected)
         offset = int(ev["event_id"].max()) + 1 if len(ev) else offset
-        meta.sources += tl.meta.sources
-        meta.devices += tl.meta.devices
-        meta.warnings += tl.meta.warnings
-        meta.truncated = meta.truncated or tl.meta.truncated
-        meta.truncated_at.update(tl.meta.truncated_at)
-        for k, v in tl.tables.items():  # side tables keyed by event_id follow their events
-            if "event_id" in v.columns and str(v["event_id"].dtype).lower().startswith("int") and offset_before:
-                v = v.assign(event_id=v["event_id"] + offset_before)
-            tables.setdefault(k, []).append(v)
+    meta, tables = join_meta(tls, offsets)
     return Timeline(
         _concat_tables(events, EVENT_COLUMNS),
         _concat_tables(counters, COUNTER_COLUMNS),
         _concat_tables(rejected, REJECTED_COLUMNS),
         meta,
-        {k: pd.concat(v, ignore_index=True) for k, v in tables.items()},
+        tables,
     ).validate()
+
+
+def join_meta(parts: Iterable[Any], offsets: Iterable[int]) -> tuple[TimelineMeta, dict[str, pd.DataFrame]]:
+    """Metadata and side tables of several parts (anything with ``meta`` and ``tables``: Timelines, loaded rank
+    files) joined in order: metadata lists concatenated, ``truncated`` true if any part was; side tables of one name
+    concatenated (a table only one part has is kept as it is), an integer ``event_id`` column shifted by its part's
+    offset in ``offsets`` so it follows its events."""
+    meta = TimelineMeta()
+    tables: dict[str, list[pd.DataFrame]] = {}
+    for p, off in zip(parts, offsets):
+        meta.sources += p.meta.sources
+        meta.devices += p.meta.devices
+        meta.warnings += p.meta.warnings
+        meta.truncated = meta.truncated or p.meta.truncated
+        meta.truncated_at.update(p.meta.truncated_at)
+        for k, v in p.tables.items():
+            if "event_id" in v.columns and str(v["event_id"].dtype).lower().startswith("int") and off:
+                v = v.assign(event_id=v["event_id"] + int(off))
+            tables.setdefault(k, []).append(v)
+    return meta, {k: v[0] if len(v) == 1 else pd.concat(v, ignore_index=True) for k, v in tables.items()}
