@@ -178,7 +178,9 @@ def _concat_table(parts: list[dict[str, Any]], columns: tuple[Column, ...]) -> d
         if all(col.name not in p for p, _ in live):
             continue
         pieces = [_piece(p, col, n) for p, n in live]
-        if col.dtype == "category":
+        if len(pieces) == 1:  # one input (a single trace file): its column as it is, no copy
+            out[col.name] = pieces[0]
+        elif col.dtype == "category":
             out[col.name] = _categorical(pieces)
         elif isinstance(pieces[0], np.ndarray):
             out[col.name] = np.concatenate(pieces)
