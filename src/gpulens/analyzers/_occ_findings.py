@@ -42,10 +42,11 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
                 key=f"{key}/limiter"))
         if w is not None and w < FEW_WAVES:
             out.append(Finding(
-                f"Grid of {_short(r.name)} fills {100 * w:.3g} % of one wave ({r.grid_blocks} blocks)",
-                f"{w:.3g} waves per SM: the grid has fewer blocks than the GPU holds at once "
-                f"({r.active_blocks_per_sm} per SM), so some SMs idle for the whole kernel. This is the grid's "
-                "effect, separate from the theoretical occupancy.",
+                f"Grid of {_short(r.name)} fills {100 * w:.3g} % of one wave (weighted by launch time)",
+                f"{w:.3g} waves per SM, averaged over its launches weighted by their time (the launch "
+                f"configuration with the most time: {r.grid_blocks} blocks, {r.active_blocks_per_sm} resident per "
+                "SM): the grids have fewer blocks than the GPU holds at once, so some SMs idle for the whole "
+                "kernel. This is the grid's effect, separate from the theoretical occupancy.",
                 severity=sev, category="occupancy", time_at_stake_ns=int(r.time_ns), kernel=r.name,
                 action="Give the launch more blocks: larger batches, split-K/split-KV, or fuse small launches.",
                 key=f"{key}/waves"))
