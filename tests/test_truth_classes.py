@@ -62,7 +62,7 @@ def test_alexnet_idle_split_shows_the_one_off_gap_with_its_time():
     s = rep.sources[0]
     root = next(f for f in s.findings() if f.key == "idle")
     assert root.time_at_stake_ns == idle
-    assert "10.03 s in one one-off gap" in root.title
+    assert "10.03 s in a single one-off gap" in root.title
     assert "2.82 s waiting for the host" in root.title
     assert "cudaFree 6.01 s" in root.action                     # 6,008,692 µs of cudaFree inside the gap
     bn = s.results["bottlenecks"].table.iloc[0]

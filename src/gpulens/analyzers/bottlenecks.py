@@ -488,7 +488,7 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
     for c, ns in split:
         if c == "boundary":
             k = len(boundary)
-            words.append(f"{fmt_ns(ns)} in {'one one-off gap' if k == 1 else f'{k} one-off gaps'}")
+            words.append(f"{fmt_ns(ns)} in {'a single one-off gap' if k == 1 else f'{k} one-off gaps'}")
         else:
             words.append(f"{fmt_ns(ns)} {CLASS_WORDS[c]}")
     root.title = root.title.split(": ")[0] + ": " + ", ".join(words[:3]) + (

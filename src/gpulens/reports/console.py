@@ -74,7 +74,9 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
         rows = [["★" if r.critical else "", Text(short), f"{r.calls:,}", fmt_ns(r.effective_ns), fmt_ns(r.mean_ns),
                  fmt_share(r.share)] for r, short in zip(head_t.itertuples(),
                                                                 short_names(head_t["name"].astype(str)))]
-        covers = (f"{hs.summary['critical_count']} cover {fmt_share(hs.summary['critical_share'], 0)} of kernel time"
+        n_crit = hs.summary["critical_count"]
+        covers = (f"{n_crit} {'covers' if n_crit == 1 else 'cover'} {fmt_share(hs.summary['critical_share'], 0)} of "
+                  "kernel time"
                   if hs.summary.get("critical_share") is not None else "durations not recorded: ranked by calls")
         parts.append(FitTable(f"Top kernels ({covers})", cols, rows))
     parts += _roofline_parts(s, top)
