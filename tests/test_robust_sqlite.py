@@ -9,22 +9,15 @@ expected values are the arithmetic on the values written here.
 from __future__ import annotations
 
 import sqlite3
-from pathlib import Path
 
 from gpulens.collectors import collect
 from gpulens.collectors._sqlite import int_rows
 
-from .fuzzing import _nsys
+from .test_robust_types import _nsys_db
 
 
-def _db(tmp_path: Path, sql: str) -> Path:
-    p = tmp_path / "r.sqlite"
-    _nsys(p)  # the fuzzer's seed (3 kernels, 2 runtime calls, 1 NVTX range, 1 memcpy); tables replaced below
-    con = sqlite3.connect(p)
-    con.executescript(sql)
-    con.commit()
-    con.close()
-    return p
+# the fuzzer's nsys seed (3 kernels, 2 runtime calls, 1 NVTX range, 1 memcpy) with tables replaced by `sql`
+_db = _nsys_db
 
 
 def test_nsys_integer_stored_as_text_or_integral_real_is_that_integer(tmp_path):
