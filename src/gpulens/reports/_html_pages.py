@@ -11,10 +11,12 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from gpulens.devices.naming import arch_text, version_text
 from gpulens.report import SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
 from gpulens.units import fmt_share
-from gpulens.reports._format import busy_text, column_label, cuda_version, fmt_ns, fmt_unit, unit_of
+from gpulens.reports._format import (breakdown_rest, busy_text, column_label, device_text, fmt_ns, fmt_unit,
+                                     unit_of)
 from gpulens.reports._names import short_names
 from gpulens.reports._html_timeline import timeline_page  # noqa: F401 -- re-exported
 from gpulens.reports._html_parts import (
@@ -100,7 +102,7 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
     sm, tl = s.summary, s.timeline
     hs = s.results.get("hotspots")
     hsum = hs.summary if hs is not None else {}
-    devices = ", ".join(sorted({str(d.get("name")) for d in tl.meta.devices if d.get("name")})) or "not recorded"
+    devices = device_text(tl.meta.devices, s.device)
     status = s.status + (" — input truncated, results are partial" if tl.meta.truncated else "")
     kv = kv_html([
         ("input", s.label), ("status", status), ("device", devices), ("ranks", ", ".join(map(str, sm["ranks"]))),
@@ -115,15 +117,20 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
     bd = s.results.get("breakdown")
     if bd is not None and not bd.skipped and sm["span_ns"] and sm["gpu_busy_pct"] is not None:
         parts = [(lab, bd.summary.get(key, 0) or 0, c) for key, lab, c, _ in BREAKDOWN_PARTS]
-        shown = [p for p in parts if p[1] > 0]
         # parts are summed over GPUs: their share is of the GPUs' summed spans (one GPU: its span)
         den = bd.summary.get("device_span_ns") or sm["span_ns"]
+        rest = breakdown_rest({**bd.summary, "device_span_ns": den}, "device_span_ns")
+        if abs(rest) >= 1:  # never happens by the breakdown's definition; if it did, the rows still add up
+            parts.append(("not in these parts", rest, GREY))
+        shown = [p for p in parts if p[1] > 0]
         multi = int(bd.summary.get("gpu_count", 1) or 1) > 1
         static = svg_bars([(lab, v, f"{fmt_ns(v)} · {100 * v / den:.1f} %", c) for lab, v, c in shown],
                           axis="bar length: time; text: time · share of " + ("the GPUs' summed spans" if multi
                                                                              else "the GPU span"))
         rows = "".join(f"<tr><th scope='row'>{esc(lab)}</th><td class='num' data-v='{v}'>{esc(fmt_ns(v))}</td>"
                        f"<td class='num'>{100 * v / den:.1f} %</td></tr>" for lab, v, _ in parts)
+        rows += (f"<tr class='total'><th scope='row'>= {'summed GPU spans' if multi else 'GPU span'}</th>"
+                 f"<td class='num' data-v='{den}'>{esc(fmt_ns(den))}</td><td class='num'>100.0 %</td></tr>")
         blocks.append(Panel("Where the GPU time went",
                             f"GPU span {busy_text(sm)}; "
                             f"computation took {fmt_ns(sm['computation_ns'])} and idle {fmt_ns(sm['idle_ns'])}.",
@@ -158,7 +165,9 @@ def breakdown_page(s: SourceReport, max_rows: int) -> list[Any]:
                   f"Over {summ.get('gpu_count', len(t))} GPU(s), {summ.get('busy_pct', 0.0):.1f} % of the span was "
                   f"busy and {summ.get('idle_pct', 0.0):.1f} % idle; exposed communication "
                   f"{fmt_ns(summ.get('exposed_comm_ns', 0))}, exposed memcpy "
-                  f"{fmt_ns(summ.get('exposed_memcpy_ns', 0))}.",
+                  f"{fmt_ns(summ.get('exposed_memcpy_ns', 0))}, exposed memset "
+                  f"{fmt_ns(summ.get('exposed_memset_ns', 0))}. Computation, the exposed parts and idle add up to "
+                  "the span.",
                   fig, table_html(t, cols, max_rows, docs=bd.columns))]
 
 
@@ -273,6 +282,7 @@ META_DOCS = {
     "ranks": "ranks [id]", "producer": "written by [text]", "comm_by_launcher": "collectives found by launch op [count]",
     "grid_units": "grid size units [text]", "incomplete_capture": "incomplete capture [text]",
     "cuda_driver_version": "CUDA driver [version]", "cuda_runtime_version": "CUDA runtime [version]",
+    "hip_driver_version": "HIP driver [version]", "hip_runtime_version": "HIP runtime [version]",
     "nsys_version": "Nsight Systems [version]", "rocm_version": "ROCm [version]", "name": "name [text]",
     "device_id": "GPU [id]", "compute_capability": "compute capability [version]", "num_sms": "SMs / CUs [count]",
     "total_memory_bytes": "memory [bytes]", "memory_bandwidth_bytes_per_s": "memory bandwidth [B/s]",
@@ -285,16 +295,31 @@ META_DOCS = {
 }
 
 
+#: Driver and runtime version fields, decoded by :func:`gpulens.devices.naming.version_text`.
+_DRIVER_KEYS = ("cuda_driver_version", "cuda_runtime_version", "hip_driver_version", "hip_runtime_version",
+                "driver_version", "runtime_version")
+
+
 def record_items(rec: dict[str, Any]) -> list[tuple[str, str]]:
-    """One input or device record as (label, text) pairs, each value formatted from its declared unit (CUDA
-    version integers as ``12.9``, timestamps as dates, sizes in bytes, clocks in Hz)."""
+    """One input or device record as (label, text) pairs, each value formatted from its declared unit: driver and
+    runtime versions decoded (``CUDA 12.9``, ``HIP 6.4.43483``; :mod:`gpulens.devices.naming`), the architecture
+    named (``compute capability 9.0 (sm_90)``, ``gfx942 (HIP reports 9.4)``), timestamps as dates, sizes in bytes,
+    clocks in Hz."""
     out = []
     for k, v in rec.items():
         if v is None or (isinstance(v, (list, dict)) and not v):
             continue
         doc = META_DOCS.get(k, "")
         label = doc.rsplit(" [", 1)[0] if doc else column_label(k)
-        text = cuda_version(v) if k.startswith("cuda_") and k.endswith("_version") else fmt_unit(v, unit_of(k, doc))
+        if k in _DRIVER_KEYS:
+            text = version_text(v, k)
+            vendor = label.split(" ")[0]  # "CUDA driver 12.9", not "CUDA driver CUDA 12.9"
+            text = text[len(vendor) + 1:] if vendor in ("CUDA", "HIP") and text.startswith(vendor + " ") else text
+        elif k == "compute_capability" and "gfx_arch" not in rec:
+            text = arch_text(rec) or fmt_unit(v, "version")
+            label = "architecture"
+        else:
+            text = fmt_unit(v, unit_of(k, doc))
         out.append((label, text))
     return out
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
@@ -9,7 +11,8 @@ from rich.text import Text
 from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
 from gpulens.reports._fit import Col, FitTable
-from gpulens.reports._format import fmt_ns, fmt_unit, rank_ranges  # noqa: F401  (fmt_ns: re-exported for older callers)
+from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text,  # noqa: F401 (fmt_ns: re-export)
+                                     fmt_ns, fmt_unit, rank_ranges)
 from gpulens.reports._names import short_names
 from gpulens.units import fmt_share
 
@@ -30,10 +33,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     sm = s.summary
     tl = s.timeline
     parts: list = [answer_renderable(s)]
-    devs = ", ".join(sorted({str(d["name"]) for d in tl.meta.devices if d.get("name")})) or "not recorded"
-    spec = getattr(s.device, "name", None)
-    if spec and spec not in devs:
-        devs += f"  (analysed as {spec})"
+    devs = device_text(tl.meta.devices, s.device)
     head = Table.grid(padding=(0, 2))
     head.add_column(style="bold")
     head.add_column()
@@ -44,27 +44,18 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
                                                         else ""))
     head.add_row("status", s.status + ("  (input truncated: results are partial)" if tl.meta.truncated else ""))
     busy = f", {fmt_ns(sm['kernel_busy_ns'])} busy (union)" if sm.get("kernel_busy_ns") is not None else ""
-    head.add_row("kernels", f"{sm['kernel_count']} launches of {sm['unique_kernels']} kernels, "
+    head.add_row("kernels", f"{sm['kernel_count']:,} launches of {sm['unique_kernels']:,} kernels, "
                  + (f"{fmt_ns(sm['kernel_time_ns'])} summed{busy}" if sm.get("kernel_time_ns") is not None
                     else "durations not recorded"))
     from gpulens.reports._format import busy_text
 
     head.add_row("GPU span", busy_text(sm))
-    head.add_row("CPU ops", str(sm["cpu_op_count"]))
+    head.add_row("CPU ops", f"{sm['cpu_op_count']:,}")
     parts.append(head)
 
     bd = s.results.get("breakdown")
     if bd is not None and not bd.skipped and len(bd.table):
-        cols = [Col("rank"), Col("device"), Col("span"), Col("compute"), Col("exposed comm", optional=True),
-                Col("exposed memcpy", optional=True), Col("idle"), Col("busy %")]
-        shown, title = bd.table, "Time breakdown per GPU"
-        if len(shown) > 2 * top:  # thousands of ranks: the least busy GPUs; the full table is exported
-            shown = shown.sort_values(["busy_pct", "rank", "device_id"], kind="stable").head(2 * top)
-            title += f" (the {len(shown)} least busy of {len(bd.table):,} GPUs; every GPU: --csv or --parquet)"
-        rows = [[str(r.rank), str(r.device_id), fmt_ns(r.span_ns), fmt_ns(r.computation_ns),
-                 fmt_ns(r.exposed_comm_ns), fmt_ns(r.exposed_memcpy_ns), fmt_ns(r.idle_ns), f"{r.busy_pct:.1f}"]
-                for r in shown.itertuples()]
-        parts.append(FitTable(title, cols, rows))
+        parts.append(breakdown_renderable(bd, top))
 
     hs = s.results.get("hotspots")
     if hs is not None and len(hs.table):
@@ -97,6 +88,41 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     if tl.meta.warnings:
         parts.append(Text("\n".join(f"warning: {w}" for w in tl.meta.warnings[:10]), style="yellow"))
     return Group(*parts)
+
+
+def breakdown_renderable(bd: Any, top: int = 10) -> FitTable:
+    """The time breakdown, whose parts add up to the span (:data:`~gpulens.reports._format.BREAKDOWN_PARTS`; a
+    remainder, if the parts ever fell short, is shown as its own labelled column).
+
+    One GPU: one row per part with its share of the span, then the span itself (fits 80 columns). Several GPUs: one
+    row per GPU; a part that is 0 on every GPU shown is left out and named in the title (it adds nothing)."""
+    shown, title = bd.table, "Time breakdown per GPU"
+    if len(shown) > 2 * top:  # thousands of ranks: the least busy GPUs; the full table is exported
+        shown = shown.sort_values(["busy_pct", "rank", "device_id"], kind="stable").head(2 * top)
+        title += f" (the {len(shown)} least busy of {len(bd.table):,} GPUs; every GPU: --csv or --parquet)"
+    recs = shown.to_dict("records")
+    rest = [breakdown_rest(r) for r in recs]
+    parts = list(BREAKDOWN_PARTS) + ([("_rest", "not in these parts")] if any(abs(x) >= 1 for x in rest) else [])
+    for r, x in zip(recs, rest):
+        r["_rest"] = x
+    if len(recs) == 1:
+        r = recs[0]
+        span = float(r["span_ns"] or 0)
+        rows = [[label, fmt_ns(r.get(k) or 0), fmt_unit(100 * float(r.get(k) or 0) / span if span else None, "%")]
+                for k, label in parts]
+        rows.append(["= GPU span", fmt_ns(span), fmt_unit(100.0 if span else None, "%")])
+        return FitTable(f"Time breakdown (rank {fmt_unit(r['rank'], 'id')}, GPU {fmt_unit(r['device_id'], 'id')}; "
+                        f"busy {fmt_unit(r['busy_pct'], '%')})",
+                        [Col("part", "left"), Col("time"), Col("of span")], rows)
+    used = [(k, label) for k, label in parts if any(abs(float(r.get(k) or 0)) > 0 for r in recs)]
+    zero = [label for k, label in parts if (k, label) not in used]
+    if zero:
+        title += f" — 0 on every GPU shown: {', '.join(zero)}"
+    cols = ([Col("rank"), Col("GPU"), Col("span")] + [Col(label.replace("communication", "comm")) for _, label in used]
+            + [Col("busy %", optional=True)])
+    rows = [[fmt_unit(r["rank"], "id"), fmt_unit(r["device_id"], "id"), fmt_ns(r["span_ns"])]
+            + [fmt_ns(r.get(k) or 0) for k, _ in used] + [f"{r['busy_pct']:.1f}"] for r in recs]
+    return FitTable(title, cols, rows)
 
 
 def _num(v: float | None, scale: float = 1.0, fmt: str = "{:.1f}") -> str:

@@ -17,8 +17,8 @@ from gpulens.analyzers import AnalysisResult
 from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
 from gpulens.units import fmt_share
-from gpulens.reports._format import (busy_pct_text, column_label, fmt_ns, fmt_unit, rank_ranges, result_title, unit_of,
-                                     window_text)
+from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, column_label, device_text,
+                                     fmt_ns, fmt_unit, rank_ranges, result_title, unit_of, window_text)
 from gpulens.reports._html_parts import is_name_column
 from gpulens.reports._md_safe import neutralise
 from gpulens.reports._names import short_names
@@ -63,7 +63,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
     sm, tl = s.summary, s.timeline
     hs = s.results.get("hotspots")
     hsum = hs.summary if hs is not None else {}
-    devices = ", ".join(sorted({str(d.get("name")) for d in tl.meta.devices if d.get("name")})) or "not recorded"
+    devices = device_text(tl.meta.devices, s.device)
     a = answer(s)
     top = [f"{i + 1}. **{fmt_ns(f.time_at_stake_ns)}** {md_text(f.title, 200)} → {md_text(next_step(f), 300)}"
            for i, f in enumerate(a.findings)]
@@ -92,9 +92,16 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         yield "\n".join(lines)
     bd = s.results.get("breakdown")
     if bd is not None and not bd.skipped and len(bd.table):
-        yield "### Time breakdown per rank and GPU\n\n" + md_table(
-            bd.table, ["rank", "device_id", "span_ns", "computation_ns", "exposed_comm_ns", "exposed_memcpy_ns",
-                       "idle_ns", "busy_pct"], rows, docs=bd.columns)
+        # the parts add up to the span; a remainder, if they ever fell short, is its own labelled column
+        t, docs = bd.table, dict(bd.columns)
+        rest = [breakdown_rest(r) for r in t.to_dict("records")]
+        cols = ["rank", "device_id", "span_ns", *(k for k, _ in BREAKDOWN_PARTS)]
+        if any(abs(x) >= 1 for x in rest):
+            t = t.assign(not_in_parts_ns=rest)
+            docs["not_in_parts_ns"] = "span not in the parts shown [ns]"
+            cols.append("not_in_parts_ns")
+        yield ("### Time breakdown per rank and GPU\n\n_computation + exposed communication + exposed memcpy + "
+               "exposed memset + idle = span_\n\n" + md_table(t, cols + ["busy_pct"], rows, docs=docs))
     if hs is not None and len(hs.table):
         yield "### Hot kernels\n\n" + md_table(
             hs.table, ["name", "kind", "calls", "effective_ns", "mean_ns", "share", "critical"], rows,
