@@ -10,7 +10,7 @@ from rich.text import Text
 
 from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
-from gpulens.reports._fit import Col, FitTable
+from gpulens.reports._fit import NAME_MIN, Col, FitTable, glued
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text,  # noqa: F401 (fmt_ns: re-export)
                                      fmt_ns, fmt_unit, rank_ranges)
 from gpulens.reports._names import short_names
@@ -25,7 +25,7 @@ def answer_renderable(s: SourceReport) -> Group:
     for i, f in enumerate(a.findings):
         lines.append(Text.assemble(f" {i + 1}. ", (f"{fmt_ns(f.time_at_stake_ns):>9}", "bold yellow"),
                                    f"  {f.title}\n", ("      → " + next_step(f, 200), "dim")))
-    return Group(*lines, Text(""))
+    return Group(*(glued(x) for x in lines), Text(""))
 
 
 def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Group:
@@ -59,7 +59,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
 
     hs = s.results.get("hotspots")
     if hs is not None and len(hs.table):
-        cols = [Col("", "left"), Col("kernel", "left", figure=False), Col("calls"), Col("total"),
+        cols = [Col("", "left"), Col("kernel", "left", figure=False, min_text=NAME_MIN), Col("calls"), Col("total"),
                 Col("mean", optional=True), Col("share")]
         head_t = hs.table.head(top)
         rows = [["★" if r.critical else "", Text(short), f"{r.calls:,}", fmt_ns(r.effective_ns), fmt_ns(r.mean_ns),
@@ -84,10 +84,11 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
                  Text(next_step(f, 160))] for f in findings[:8]]
         parts.append(FitTable("Findings (largest time at stake first)",
                               [Col("at stake"), Col("finding", "left", figure=False),
-                               Col("next step", "left", figure=False)], rows))
+                               Col("next step", "left", figure=False, below=True)], rows))
     if tl.meta.warnings:
         parts.append(Text("\n".join(f"warning: {w}" for w in tl.meta.warnings[:10]), style="yellow"))
-    return Group(*parts)
+    # a number and its unit never break apart when a line wraps ("10 %" split as "10" / "% of the span")
+    return Group(*(glued(p) if type(p) is Text else p for p in parts))
 
 
 def breakdown_renderable(bd: Any, top: int = 10) -> FitTable:
@@ -143,7 +144,7 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
                  fmt_unit(r.bound, "text"),
                  _num(r.roof_pct), fmt_unit(r.flops_source, "text")]
                 for r, short in zip(rt.itertuples(), short_names(rt["name"].astype(str), 32))]
-        cols = [Col("kernel", "left", figure=False), Col("TFLOP/s"), Col("GB/s"), Col("FLOP/B", optional=True),
+        cols = [Col("kernel", "left", figure=False, min_text=NAME_MIN), Col("TFLOP/s"), Col("GB/s"), Col("FLOP/B", optional=True),
                 Col("prec", optional=True), Col("bound"), Col("% roof"), Col("from", optional=True)]
         basis = "launches" if sm.get("coverage_basis") == "launches" else "time"
         parts.append(FitTable(f"Roofline on {sm['device']} (FLOPs known for {100 * sm['coverage']:.0f} % of the "
@@ -157,7 +158,7 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
                  _num(r.theoretical_occupancy_pct), _num(r.achieved_occupancy_pct),
                  fmt_unit(r.limiter, "text").replace("_", " "), fmt_unit(getattr(r, "waves_per_sm", None), "ratio")]
                 for r, short in zip(ot.itertuples(), short_names(ot["name"].astype(str), 32))]
-        cols = [Col("kernel", "left", figure=False), Col("block"), Col("regs", optional=True),
+        cols = [Col("kernel", "left", figure=False, min_text=NAME_MIN), Col("block"), Col("regs", optional=True),
                 Col("smem B", optional=True), Col("blk/SM", optional=True), Col("theor %"), Col("achv %"),
                 Col("limiter"), Col("waves", optional=True)]
         parts.append(FitTable("Occupancy (theoretical per the vendor definition; the grid's effect as waves)",
