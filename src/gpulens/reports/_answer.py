@@ -113,7 +113,8 @@ def answer(s: Any) -> Answer:
     if s.timeline.meta.truncated:  # every figure covers only the part of the input that could be read
         tail += f" (input truncated — {truncated_text(s.timeline)}: the figures cover the part read)"
     if verdict:
-        sentence = f"{verdict[:1].upper()}{verdict[1:]}: {busy}{tail}."
+        head = "GPU" + verdict[3:] if verdict.lower().startswith("gpu") else f"{verdict[:1].upper()}{verdict[1:]}"
+        sentence = f"{head}: {busy}{tail}."  # "GPU-bound", never "Gpu-bound"
     else:
         sentence = f"No run verdict (the verdict analysis did not run): {busy}."
     return Answer(verdict, sentence, top_findings(s.findings()), f"{busy}{tail}")

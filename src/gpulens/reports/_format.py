@@ -300,12 +300,15 @@ def breakdown_rest(row: Mapping[str, Any], span_key: str = "span_ns") -> float:
 
 def device_text(devices: list[dict[str, Any]], spec: Any) -> str:
     """The one wording of "which GPU, analysed as which hardware spec" for every reporter: the recorded device names
-    and the spec the roofline and occupancy used (``"Tesla V100-SXM2-32GB (analysed as NVIDIA V100 SXM2)"``), or that
-    none was identified."""
+    and the spec the roofline and occupancy used (``"Tesla V100-SXM2-32GB (analysed as NVIDIA V100 SXM2)"``, with how
+    it was identified when not by name: ``"… (analysed as NVIDIA H100 SXM: identified from compute capability 9.0
+    with 132 SMs)"``), or that none was identified."""
     names = ", ".join(sorted({str(d.get("name")) for d in devices if d.get("name")})) or "not recorded"
     name = getattr(spec, "name", None)
-    if name:
-        return f"{names} (analysed as {name})"
+    if name:  # how it was identified, when the name alone does not say (e.g. "from compute capability 9.0 with 132 SMs")
+        note = str(getattr(spec, "note", "") or "")
+        how = note.startswith("identified from") and not note.startswith("identified from name")
+        return f"{names} (analysed as {name}" + (f": {note}" if how else "") + ")"
     return f"{names} (no hardware spec identified: no roofline peaks; pass --device-spec)"
 
 

@@ -78,7 +78,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         f"| GPU span | {fmt_ns(sm['span_ns']) if sm.get('gpu_busy_pct') is not None else 'unknown'} |",
         f"| GPU busy | {busy_pct_text(sm)} |",
         *([f"| profiled window | {window_text(sm)} |"] if window_text(sm) else []),
-        f"| kernels | {sm['kernel_count']} launches of {sm['unique_kernels']} kernels, "
+        f"| kernels | {sm['kernel_count']:,} launches of {sm['unique_kernels']:,} kernels, "
         f"{fmt_ns(sm['kernel_time_ns'])} summed |",
         f"| performance-critical set | {hsum.get('critical_count', 0)} kernels, "
         f"{fmt_share(hsum.get('critical_share'), 0)} of kernel time |"])
