@@ -50,8 +50,8 @@ def _trace(path: Path, events: list[tuple[str, str, float, float]], device: str 
 
 # --- 1. the breakdown adds up to the span in every report --------------------------------------------------------
 
-#: kernel 0–10 µs, memset 12–15 µs, memcpy 20–24 µs, kernel 30–40 µs: span 40 µs = computation 20 + exposed memcpy
-#: 4 + exposed memset 3 + idle 13 (hand calculation; nothing overlaps).
+#: kernel 0–10 µs, memset 12–15 µs, memcpy 20–24 µs, kernel 30–40 µs: span 40 µs = computation 20 +
+#: exposed memcpy 4 + exposed memset 3 + idle 13 (hand calculation; nothing overlaps).
 SMALL = [("kernel", "k_a", 1000.0, 10.0), ("gpu_memset", "Memset (Device)", 1012.0, 3.0),
          ("gpu_memcpy", "Memcpy DtoD (Device -> Device)", 1020.0, 4.0), ("kernel", "k_b", 1030.0, 10.0)]
 
@@ -100,7 +100,8 @@ def test_v100_breakdown_shows_the_exposed_memset_that_closed_the_row():
     """The V100 trace's console row was 0.59 ms short of its span: the exposed memset had no column."""
     path = shared_trace("kineto/hta_v100_rank0_ns_resolution.pt.trace.json.gz")
     doc = json.load(gzip.open(path), parse_float=Decimal)
-    ev = [e for e in doc["traceEvents"] if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+    gpu = ("kernel", "gpu_memcpy", "gpu_memset")
+    ev = [e for e in doc["traceEvents"] if e.get("ph") == "X" and e.get("cat") in gpu]
     iv = lambda cats: [(int(e["ts"] * 1000), int((e["ts"] + e["dur"]) * 1000)) for e in ev if e["cat"] in cats]
     every = iv(("kernel", "gpu_memcpy", "gpu_memset"))
     memset_ns = _union(every) - _union(iv(("kernel", "gpu_memcpy")))  # 585,435 ns from the file
@@ -263,3 +264,18 @@ def test_number_and_unit_never_break_apart():
         for a, b in zip(cells, cells[1:]):
             assert not (re.search(r"\d$", a) and b.startswith(("%", "ms", "waves"))), (width, a, b)
     assert _two_lines("95 % CI") == "95 %\nCI"
+
+
+def test_multi_gpu_breakdown_fits_80_columns_with_every_part():
+    """Two ranks: the per-GPU row of times is 89 characters wide; at 80 columns it was cut after 'exposed memset'
+    (the idle column lost). Every layout keeps every part, and each GPU's parts add up to its span."""
+    rep = gpulens.analyze([shared_trace("kineto/multirank_hta_trace_filter")])
+    bd = rep.sources[0].results["breakdown"].table
+    for width in (80, 120):
+        text = console.render(rep, width=width)
+        sec = text[text.index("Time breakdown"):]
+        sec = sec[:sec.index("└")]
+        assert max(len(line) for line in sec.splitlines()) <= width
+        assert "idle" in sec and "memset" in sec
+        for idle in bd["idle_ns"]:  # each GPU's idle time is on the page (the column cut at 80 columns before)
+            assert f"{idle / 1e6:.2f} ms" in sec

@@ -131,6 +131,12 @@ class FitTable:
             keep.remove(optional.pop())
         return keep
 
+    def fits(self, width: int) -> bool:
+        """True when the table fits ``width`` characters once its optional columns are left out (text at its
+        narrowest, ``below`` columns moved under it)."""
+        keep = [i for i in self.kept(width) if not self.cols[i].below]
+        return sum(self.need(i) + COLUMN_FRAME for i in keep) + 1 <= width
+
     def below(self, width: int) -> list[int]:
         """Indices of the ``below`` columns whose texts follow the table at ``width`` characters."""
         keep = self.kept(width)
@@ -185,3 +191,22 @@ class FitTable:
     def __rich_console__(self, console: Any, options: Any):
         yield self.table(options.max_width)
         yield from self.notes(options.max_width)
+
+
+def name_col(header: str = "kernel") -> Col:
+    """A kernel-name column: text that wraps, never narrower than :data:`NAME_MIN`."""
+    return Col(header, "left", figure=False, min_text=NAME_MIN)
+
+
+class FirstFit:
+    """The first of several layouts of one table that fits the terminal (the last one otherwise)."""
+
+    def __init__(self, *layouts: FitTable):
+        self.layouts = layouts
+
+    def pick(self, width: int) -> FitTable:
+        """The layout shown at ``width`` characters."""
+        return next((t for t in self.layouts if t.fits(width)), self.layouts[-1])
+
+    def __rich_console__(self, console: Any, options: Any):
+        yield self.pick(options.max_width)

@@ -305,9 +305,9 @@ def device_text(devices: list[dict[str, Any]], spec: Any) -> str:
     with 132 SMs)"``), or that none was identified."""
     names = ", ".join(sorted({str(d.get("name")) for d in devices if d.get("name")})) or "not recorded"
     name = getattr(spec, "name", None)
-    if name:  # how it was identified, when the name alone does not say (e.g. "from compute capability 9.0 with 132 SMs")
+    if name:  # how it was identified, when not by its recorded name ("from compute capability 9.0 with 132 SMs")
         note = str(getattr(spec, "note", "") or "")
-        how = note.startswith("identified from") and not note.startswith("identified from name")
+        how = bool(note) and not note.startswith("identified from name")
         return f"{names} (analysed as {name}" + (f": {note}" if how else "") + ")"
     return f"{names} (no hardware spec identified: no roofline peaks; pass --device-spec)"
 

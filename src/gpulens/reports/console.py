@@ -10,7 +10,7 @@ from rich.text import Text
 
 from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
-from gpulens.reports._fit import NAME_MIN, Col, FitTable, glued
+from gpulens.reports._fit import Col, FirstFit, FitTable, glued, name_col
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text,  # noqa: F401 (fmt_ns: re-export)
                                      fmt_ns, fmt_unit, rank_ranges)
 from gpulens.reports._names import short_names
@@ -59,7 +59,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
 
     hs = s.results.get("hotspots")
     if hs is not None and len(hs.table):
-        cols = [Col("", "left"), Col("kernel", "left", figure=False, min_text=NAME_MIN), Col("calls"), Col("total"),
+        cols = [Col("", "left"), name_col(), Col("calls"), Col("total"),
                 Col("mean", optional=True), Col("share")]
         head_t = hs.table.head(top)
         rows = [["★" if r.critical else "", Text(short), f"{r.calls:,}", fmt_ns(r.effective_ns), fmt_ns(r.mean_ns),
@@ -91,12 +91,13 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     return Group(*(glued(p) if type(p) is Text else p for p in parts))
 
 
-def breakdown_renderable(bd: Any, top: int = 10) -> FitTable:
+def breakdown_renderable(bd: Any, top: int = 10) -> FitTable | FirstFit:
     """The time breakdown, whose parts add up to the span (:data:`~gpulens.reports._format.BREAKDOWN_PARTS`; a
     remainder, if the parts ever fell short, is shown as its own labelled column).
 
     One GPU: one row per part with its share of the span, then the span itself (fits 80 columns). Several GPUs: one
-    row per GPU; a part that is 0 on every GPU shown is left out and named in the title (it adds nothing)."""
+    row per GPU, times when they fit the terminal, else GPUs as columns (up to 6), else each part as a share of its
+    GPU's span; a part that is 0 on every GPU shown is left out and named in the title (it adds nothing)."""
     shown, title = bd.table, "Time breakdown per GPU"
     if len(shown) > 2 * top:  # thousands of ranks: the least busy GPUs; the full table is exported
         shown = shown.sort_values(["busy_pct", "rank", "device_id"], kind="stable").head(2 * top)
@@ -119,11 +120,21 @@ def breakdown_renderable(bd: Any, top: int = 10) -> FitTable:
     zero = [label for k, label in parts if (k, label) not in used]
     if zero:
         title += f" — 0 on every GPU shown: {', '.join(zero)}"
-    cols = ([Col("rank"), Col("GPU"), Col("span")] + [Col(label.replace("communication", "comm")) for _, label in used]
-            + [Col("busy %", optional=True)])
-    rows = [[fmt_unit(r["rank"], "id"), fmt_unit(r["device_id"], "id"), fmt_ns(r["span_ns"])]
-            + [fmt_ns(r.get(k) or 0) for k, _ in used] + [f"{r['busy_pct']:.1f}"] for r in recs]
-    return FitTable(title, cols, rows)
+    short = lambda label: label.replace("communication", "comm")
+    ids = lambda r: [fmt_unit(r["rank"], "id"), fmt_unit(r["device_id"], "id")]
+    busy = [Col("busy %", optional=True)]
+    times = FitTable(title, [Col("rank"), Col("GPU"), Col("span")] + [Col(short(lb)) for _, lb in used] + busy,
+                     [ids(r) + [fmt_ns(r["span_ns"])] + [fmt_ns(r.get(k) or 0) for k, _ in used]
+                      + [f"{r['busy_pct']:.1f}"] for r in recs])
+    # narrower terminals: GPUs as columns (a few GPUs), else each part as a share of its GPU's span
+    by_gpu = FitTable(title, [Col("part", "left")] + [Col(f"rank {a} GPU {b}") for a, b in map(ids, recs)],
+                      [[lb] + [fmt_ns(r.get(k) or 0) for r in recs] for k, lb in used]
+                      + [["= GPU span"] + [fmt_ns(r["span_ns"]) for r in recs]])
+    pct = lambda r, k: fmt_unit(100 * float(r.get(k) or 0) / r["span_ns"] if r["span_ns"] else None, "%")
+    shares = FitTable(title + " (parts as % of each GPU's span)",
+                      [Col("rank"), Col("GPU"), Col("span")] + [Col(short(lb)) for _, lb in used],
+                      [ids(r) + [fmt_ns(r["span_ns"])] + [pct(r, k) for k, _ in used] for r in recs])
+    return FirstFit(times, *([by_gpu] if len(recs) <= 6 else []), shares)
 
 
 def _num(v: float | None, scale: float = 1.0, fmt: str = "{:.1f}") -> str:
@@ -144,7 +155,7 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
                  fmt_unit(r.bound, "text"),
                  _num(r.roof_pct), fmt_unit(r.flops_source, "text")]
                 for r, short in zip(rt.itertuples(), short_names(rt["name"].astype(str), 32))]
-        cols = [Col("kernel", "left", figure=False, min_text=NAME_MIN), Col("TFLOP/s"), Col("GB/s"), Col("FLOP/B", optional=True),
+        cols = [name_col(), Col("TFLOP/s"), Col("GB/s"), Col("FLOP/B", optional=True),
                 Col("prec", optional=True), Col("bound"), Col("% roof"), Col("from", optional=True)]
         basis = "launches" if sm.get("coverage_basis") == "launches" else "time"
         parts.append(FitTable(f"Roofline on {sm['device']} (FLOPs known for {100 * sm['coverage']:.0f} % of the "
@@ -158,7 +169,7 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
                  _num(r.theoretical_occupancy_pct), _num(r.achieved_occupancy_pct),
                  fmt_unit(r.limiter, "text").replace("_", " "), fmt_unit(getattr(r, "waves_per_sm", None), "ratio")]
                 for r, short in zip(ot.itertuples(), short_names(ot["name"].astype(str), 32))]
-        cols = [Col("kernel", "left", figure=False, min_text=NAME_MIN), Col("block"), Col("regs", optional=True),
+        cols = [name_col(), Col("block"), Col("regs", optional=True),
                 Col("smem B", optional=True), Col("blk/SM", optional=True), Col("theor %"), Col("achv %"),
                 Col("limiter"), Col("waves", optional=True)]
         parts.append(FitTable("Occupancy (theoretical per the vendor definition; the grid's effect as waves)",

@@ -10,7 +10,7 @@ from typing import Any
 from rich.text import Text
 
 
-from gpulens.reports._fit import NAME_MIN, Col, FitTable
+from gpulens.reports._fit import Col, FitTable, name_col
 from gpulens.reports._format import fmt_ns as _fmt_ns
 from gpulens.reports._format import fmt_unit
 from gpulens.reports._names import short_names
@@ -70,7 +70,7 @@ def verdict_renderables(s: Any) -> list:
                  f"({fmt_unit(x.top_reason_pct, '%')})".replace("_", " "),
                  f"{x.vendor} {x.metric_family}".replace("_", " ")]
                 for x, short in zip(stt.itertuples(), short_names(stt["name"].astype(str), 48))]
-        cols = [Col("kernel", "left", figure=False, min_text=NAME_MIN), Col("time"), Col("dominant class", "left", figure=False),
+        cols = [name_col(), Col("time"), Col("dominant class", "left", figure=False),
                 Col("%"), Col("top reason", "left", figure=False), Col("source", "left", figure=False, optional=True)]
         parts.append(FitTable("Stall classes (share of stall time)", cols, rows))
     if vd is not None and not vd.skipped and len(vd.table):
@@ -86,7 +86,7 @@ def verdict_renderables(s: Any) -> list:
         rows = [[Text(short), _fmt_ns(x.time_ns), x.verdict, _fmt_ns(x.time_at_stake_ns),
                  Text(fmt_unit(x.next_steps[0], "text") if len(x.next_steps) else "")]
                 for x, short in zip(known.itertuples(), short_names(known["name"].astype(str), 36))]
-        cols = [Col("kernel", "left", figure=False, min_text=NAME_MIN), Col("time", optional=True), Col("verdict", "left"),
+        cols = [name_col(), Col("time", optional=True), Col("verdict", "left"),
                 Col("at stake"), Col("next step", "left", figure=False, below=True)]
         parts.append(FitTable("Kernel verdicts (performance-critical set)" + note, cols, rows))
     return parts
