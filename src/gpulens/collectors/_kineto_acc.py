@@ -538,8 +538,6 @@ def _text(b: bytes) -> str:
 
 def _codes_to_named_cat(codes: np.ndarray, names: list[str]):
     """Categorical of ``names[code]`` with sorted categories, only those used (duplicate names merged)."""
-    import pandas as pd
-
     from gpulens.collectors._assemble import categorical
 
     used = np.unique(codes)
