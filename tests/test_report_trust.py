@@ -279,3 +279,14 @@ def test_multi_gpu_breakdown_fits_80_columns_with_every_part():
         assert "idle" in sec and "memset" in sec
         for idle in bd["idle_ns"]:  # each GPU's idle time is on the page (the column cut at 80 columns before)
             assert f"{idle / 1e6:.2f} ms" in sec
+
+
+def test_device_capacities_read_as_vendors_print_them():
+    """Memory, caches and shared memory in binary units (nvidia-smi, rocminfo), never '233.47 kB' for 228 KiB."""
+    page = html.render(gpulens.analyze([H100]))
+    env = " ".join(re.sub(r"<[^>]+>", " ", page[page.index("Devices as recorded"):]).split())
+    # the trace records totalGlobalMem 85018279936 B = 79.18 GiB, sharedMemPerMultiprocessor 233472 B = 228 KiB
+    raw = json.load(gzip.open(H100))["deviceProperties"][0]
+    assert raw["totalGlobalMem"] == 85018279936 and raw["sharedMemPerMultiprocessor"] == 233472
+    assert "memory 79.18 GiB" in env and "shared memory / SM 228 KiB" in env and "233.47 kB" not in env
+    assert "architecture compute capability 9.0 (sm_90)" in env

@@ -292,6 +292,12 @@ META_DOCS = {
     "smem_per_block_bytes": "shared memory / block [bytes]", "smem_per_block_optin_bytes":
     "shared memory / block, opt-in [bytes]", "regs_per_sm": "registers / SM [count]",
     "regs_per_block": "registers / block [count]", "uuid": "UUID [id]", "bus_location": "PCI bus [id]",
+    "l1_bytes": "L1 cache [bytes]", "l2_bytes": "L2 cache [bytes]", "l2_channels": "L2 channels [count]",
+    "lds_per_cu_bytes": "LDS / CU [bytes]", "simd_per_cu": "SIMDs / CU [count]", "max_waves_per_cu":
+    "max wavefronts / CU [count]", "num_xcc": "XCDs (accelerator complex dies) [count]", "max_warps_per_sm":
+    "max warps / SM [count]", "max_blocks_per_sm": "max blocks / SM [count]", "chip_id": "chip ID [id]",
+    "max_threads_per_block": "max threads / block [count]", "max_threads_per_sm": "max threads / SM [count]",
+    "warp_size": "warp (wavefront) size [count]",
 }
 
 
@@ -300,11 +306,26 @@ _DRIVER_KEYS = ("cuda_driver_version", "cuda_runtime_version", "hip_driver_versi
                 "driver_version", "runtime_version")
 
 
+#: Byte fields that are file sizes (decimal units); every other byte field of a record is a capacity (binary).
+_FILE_SIZES = ("size_bytes", "uncompressed_bytes")
+
+
+def fmt_capacity(v: float) -> str:
+    """A memory or cache capacity [bytes] in binary units: ``85018279936`` → ``79.18 GiB``, ``65536`` → ``64 KiB``
+    (whole numbers without decimals)."""
+    for unit, d in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(v) >= d:
+            q = v / d
+            return f"{q:.0f} {unit}" if float(q).is_integer() else f"{q:.2f} {unit}"
+    return f"{v:.0f} B"
+
+
 def record_items(rec: dict[str, Any]) -> list[tuple[str, str]]:
     """One input or device record as (label, text) pairs, each value formatted from its declared unit: driver and
     runtime versions decoded (``CUDA 12.9``, ``HIP 6.4.43483``; :mod:`gpulens.devices.naming`), the architecture
-    named (``compute capability 9.0 (sm_90)``, ``gfx942 (HIP reports 9.4)``), timestamps as dates, sizes in bytes,
-    clocks in Hz."""
+    named (``compute capability 9.0 (sm_90)``, ``gfx942 (HIP reports 9.4)``), timestamps as dates, file sizes in
+    decimal bytes, capacities (memory, caches, shared memory) in binary units (``64 KiB``), chip IDs in hex, clocks in
+    Hz."""
     out = []
     for k, v in rec.items():
         if v is None or (isinstance(v, (list, dict)) and not v):
@@ -318,8 +339,12 @@ def record_items(rec: dict[str, Any]) -> list[tuple[str, str]]:
         elif k == "compute_capability" and "gfx_arch" not in rec:
             text = arch_text(rec) or fmt_unit(v, "version")
             label = "architecture"
-        else:
+        elif k in _FILE_SIZES or unit_of(k, doc) != "bytes" or not isinstance(v, (int, float)):
             text = fmt_unit(v, unit_of(k, doc))
+        else:  # a capacity (memory, cache, shared memory): binary units, as nvidia-smi and rocminfo print them
+            text = fmt_capacity(v)
+        if k == "chip_id" and isinstance(v, int):
+            text = f"{v:#06x} ({v})"  # PCI device IDs are read in hex (rocminfo: "Chip ID: 29861(0x74a5)")
         out.append((label, text))
     return out
 
