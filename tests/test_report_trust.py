@@ -290,3 +290,16 @@ def test_device_capacities_read_as_vendors_print_them():
     assert raw["totalGlobalMem"] == 85018279936 and raw["sharedMemPerMultiprocessor"] == 233472
     assert "memory 79.18 GiB" in env and "shared memory / SM 228 KiB" in env and "233.47 kB" not in env
     assert "architecture compute capability 9.0 (sm_90)" in env
+
+
+def test_markdown_idle_causes_add_up_to_idle():
+    """The Markdown showed the first 8 columns of the idle table: host and launch, not the 5.48 ms queued."""
+    rep = gpulens.analyze([shared_trace("kineto/hta_v100_rank0_ns_resolution.pt.trace.json.gz")])
+    lines = markdown.render(rep).splitlines()
+    i = lines.index("### Where the idle time went")
+    head = next(x for x in lines[i:] if x.startswith("| rank"))
+    row = lines[lines.index(head) + 2]
+    cells = dict(zip([c.strip() for c in head.strip("|").split("|")], [c.strip() for c in row.strip("|").split("|")]))
+    causes = [k for k in cells if k.startswith("idle: ")]
+    assert "idle: queued" in causes
+    assert sum(_ms(cells[k]) for k in causes) == pytest.approx(_ms(cells["idle"]), abs=0.01 * len(causes))

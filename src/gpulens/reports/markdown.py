@@ -28,7 +28,10 @@ MAX_CHARS = 65_000
 NAME_CHARS = 100
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 #: Results with their own section (others get a generic one).
-_OWN = ("hotspots", "breakdown", "stream_timeline", "rank_kernels", "roofline", "occupancy")
+_OWN = ("hotspots", "breakdown", "stream_timeline", "rank_kernels", "roofline", "occupancy", "bottlenecks")
+#: Idle causes of the bottlenecks table: they add up to its idle time.
+IDLE_CAUSES = ("idle_boundary_ns", "idle_host_ns", "idle_launch_ns", "idle_sync_ns", "idle_queued_ns",
+               "idle_unattributed_ns")
 
 
 def md_text(v: Any, n: int = NAME_CHARS) -> str:
@@ -102,6 +105,14 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
             cols.append("not_in_parts_ns")
         yield ("### Time breakdown per rank and GPU\n\n_computation + exposed communication + exposed memcpy + "
                "exposed memset + idle = span_\n\n" + md_table(t, cols + ["busy_pct"], rows, docs=docs))
+    bn = s.results.get("bottlenecks")
+    if bn is not None and not bn.skipped and len(bn.table):
+        # every idle cause with time in it, so each row's causes add up to its idle time
+        t = bn.table
+        causes = [c for c in IDLE_CAUSES if c in t and (t[c].fillna(0) > 0).any()]
+        yield ("### Where the idle time went\n\n_the idle causes add up to idle_\n\n"
+               + md_table(t, ["rank", "device_id", "idle_ns", *causes, "exposed_comm_ns", "small_grid_ns", "verdict"],
+                          rows, docs=bn.columns))
     if hs is not None and len(hs.table):
         yield "### Hot kernels\n\n" + md_table(
             hs.table, ["name", "kind", "calls", "effective_ns", "mean_ns", "share", "critical"], rows,
