@@ -303,3 +303,17 @@ def test_markdown_idle_causes_add_up_to_idle():
     causes = [k for k in cells if k.startswith("idle: ")]
     assert "idle: queued" in causes
     assert sum(_ms(cells[k]) for k in causes) == pytest.approx(_ms(cells["idle"]), abs=0.01 * len(causes))
+
+
+def test_gate_kernel_labels_never_read_alike():
+    """Two rocBLAS/Tensile kernels share their first 80 characters: the gate Markdown clipped both to one text."""
+    from types import SimpleNamespace
+
+    from gpulens.reports.gate_fmt import metric_labels
+
+    stem = "Cijk_Alik_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT128x144x64_MI16x16x1_SN_LDSB1_AFC1_AFEM1_AFEM1_ASEM1_"
+    ids = [f"kernel:{stem}GRVWA8_WG32_8_1", f"kernel:{stem}GRVWA4_WG16_16_1", "span_ns"]
+    assert ids[0][:88] == ids[1][:88]  # the same first 80 characters after "kernel "
+    labels = metric_labels([SimpleNamespace(metric=i) for i in ids])
+    assert labels[ids[0]] != labels[ids[1]] and labels["span_ns"] == "GPU span"
+    assert all(len(labels[i]) < 100 for i in ids)
