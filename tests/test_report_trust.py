@@ -317,3 +317,20 @@ def test_gate_kernel_labels_never_read_alike():
     labels = metric_labels([SimpleNamespace(metric=i) for i in ids])
     assert labels[ids[0]] != labels[ids[1]] and labels["span_ns"] == "GPU span"
     assert all(len(labels[i]) < 100 for i in ids)
+
+
+def test_multi_gpu_verdict_sentence_says_whose_busy_share_it_is():
+    """'the GPU was busy 46.0 % of its 1.23 s span' for two GPUs read as 566 ms busy; the figure is Σ busy / Σ span."""
+    folder = shared_trace("kineto/multirank_hta_trace_filter")
+    busy = span = 0
+    for f in sorted(folder.glob("*.json.gz")):  # per rank: union of its GPU events over its first → last GPU event
+        doc = json.load(gzip.open(f), parse_float=Decimal)
+        iv = [(int(e["ts"] * 1000), int((e["ts"] + e["dur"]) * 1000)) for e in doc["traceEvents"]
+              if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+        busy += _union(iv)
+        span += max(e for _, e in iv) - min(s for s, _ in iv)
+    text = " ".join(console.render(gpulens.analyze([folder]), width=200).split())
+    m = re.search(r"the 2 GPUs were busy ([\d.]+) % of their summed spans \(([\d.]+ s);", text)
+    assert m, text[:400]
+    assert float(m.group(1)) == pytest.approx(100 * busy / span, abs=0.2)
+    assert _ms(m.group(2)) == pytest.approx(span / 1e6, rel=0.01)
