@@ -86,6 +86,14 @@ def findings_table(findings: list, max_rows: int) -> str:
             f'<th scope="col">kernel</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>{more}')
 
 
+def _after_label(a: Any) -> str:
+    """The verdict sentence without the verdict the label already shows ("host-bound  The 2 GPUs were busy…", not
+    "host-bound  Host-bound: the 2 GPUs…")."""
+    if a.verdict and a.reason:
+        return a.reason[:1].upper() + a.reason[1:] + "."
+    return a.sentence
+
+
 def answer_html(s: SourceReport) -> str:
     """The answer banner: run verdict in one sentence, top three root findings with time at stake and next step."""
     a = answer(s)
@@ -94,7 +102,7 @@ def answer_html(s: SourceReport) -> str:
         f'<span class="act"> → {esc(next_step(f, 160))}</span></li>' for f in a.findings)
     lst = f'<ol class="top">{items}</ol>' if items else '<p class="note">No finding with a time at stake.</p>'
     return (f'<section class="answer" aria-label="Answer"><p class="verdict"><span class="vlabel">'
-            f'{esc(a.verdict or "verdict")}</span> {esc(a.sentence)}</p>{lst}</section>')
+            f'{esc(a.verdict or "verdict")}</span> {esc(_after_label(a))}</p>{lst}</section>')
 
 
 def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
@@ -133,7 +141,9 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
                  f"<td class='num' data-v='{den}'>{esc(fmt_ns(den))}</td><td class='num'>100.0 %</td></tr>")
         blocks.append(Panel("Where the GPU time went",
                             f"GPU span {busy_text(sm)}; "
-                            f"computation took {fmt_ns(sm['computation_ns'])} and idle {fmt_ns(sm['idle_ns'])}.",
+                            + (f"summed over the {bd.summary.get('gpu_count')} GPUs ({fmt_ns(den)} of GPU time), "
+                               if multi else "")
+                            + f"computation took {fmt_ns(sm['computation_ns'])} and idle {fmt_ns(sm['idle_ns'])}.",
                             None, "<table class='data'><thead><tr><th>part</th><th>time</th><th>"
                                  + ("of the GPUs' summed spans" if multi else "of span") + "</th></tr>"
                                  f"</thead><tbody>{rows}</tbody></table>", static=static))
