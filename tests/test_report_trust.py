@@ -334,3 +334,13 @@ def test_multi_gpu_verdict_sentence_says_whose_busy_share_it_is():
     assert m, text[:400]
     assert float(m.group(1)) == pytest.approx(100 * busy / span, abs=0.2)
     assert _ms(m.group(2)) == pytest.approx(span / 1e6, rel=0.01)
+
+
+def test_roofline_heading_names_the_spec_in_every_report():
+    """The console titled the roofline with its spec and FLOP coverage; the HTML and Markdown said neither."""
+    rep = gpulens.analyze([H100])
+    head = "Roofline on NVIDIA H100 SXM (FLOPs known for"
+    assert head in console.render(rep, width=160)
+    assert f"### {head}" in markdown.render(rep)
+    page = html.render(rep)
+    assert head in page[page.index('id="page-roofline"'):]

@@ -312,6 +312,16 @@ def device_text(devices: list[dict[str, Any]], spec: Any) -> str:
     return f"{names} (no hardware spec identified: no roofline peaks; pass --device-spec)"
 
 
+def roofline_heading(summary: Mapping[str, Any]) -> str:
+    """The one heading of the roofline in every report: the hardware spec it used and the FLOP coverage
+    (``"Roofline on NVIDIA H100 SXM (FLOPs known for 100 % of the critical kernels' time)"``)."""
+    basis = "launches" if summary.get("coverage_basis") == "launches" else "time"
+    cov = summary.get("coverage")
+    known = "unknown" if is_missing(cov) else f"{100 * float(cov):.0f} %"
+    return (f"Roofline on {summary.get('device') or 'an unidentified GPU'} (FLOPs known for {known} of the "
+            f"critical kernels' {basis})")
+
+
 def busy_pct_text(sm: dict[str, Any]) -> str:
     """Busy % with its basis (``"71.4 %"``, ``"80.0 % (Σ busy / Σ per-GPU span)"``); ``"unknown (not measured: …)"``
     when the input has no timeline."""

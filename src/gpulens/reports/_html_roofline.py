@@ -16,7 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from gpulens.report import SourceReport
-from gpulens.reports._format import fmt_ns, fmt_si, fmt_unit, is_missing
+from gpulens.reports._format import fmt_ns, fmt_si, fmt_unit, is_missing, roofline_heading
 from gpulens.reports._html_parts import GREY, KERNEL_LINKS, OKABE_ITO, Panel, empty_html, plot_text, table_html
 from gpulens.reports._names import short_names
 
@@ -137,7 +137,8 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
     n_hot = len(t)
     missing = n_hot - len(ok)
     below = int((ok["bound"].map(_bound) == "below").sum()) if len(ok) else 0
-    take = (f"{len(ok)} of {n_hot} hot kernel(s) plotted ({below} below both roofs); marker area is GPU time."
+    head = f"{roofline_heading(r.summary)}. " if r is not None and not r.skipped else ""
+    take = head + (f"{len(ok)} of {n_hot} hot kernel(s) plotted ({below} below both roofs); marker area is GPU time."
             + (f" {missing} without a FLOP/byte figure are only in the table." if missing else "")
             if n_hot else "No hot kernel has a FLOP figure; the roofs of the device are drawn for reference.")
     key = [(rank_of.get(str(n), 10 ** 9), str(n)) for n in ok["name"] if str(n) in named] if len(ok) else []

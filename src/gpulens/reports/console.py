@@ -12,7 +12,7 @@ from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
 from gpulens.reports._fit import Col, FirstFit, FitTable, glued, name_col
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text,  # noqa: F401 (fmt_ns: re-export)
-                                     fmt_ns, fmt_unit, rank_ranges)
+                                     fmt_ns, fmt_unit, rank_ranges, roofline_heading)
 from gpulens.reports._names import short_names
 from gpulens.units import fmt_share
 
@@ -157,9 +157,7 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
                 for r, short in zip(rt.itertuples(), short_names(rt["name"].astype(str), 32))]
         cols = [name_col(), Col("TFLOP/s"), Col("GB/s"), Col("FLOP/B", optional=True),
                 Col("prec", optional=True), Col("bound"), Col("% roof"), Col("from", optional=True)]
-        basis = "launches" if sm.get("coverage_basis") == "launches" else "time"
-        parts.append(FitTable(f"Roofline on {sm['device']} (FLOPs known for {100 * sm['coverage']:.0f} % of the "
-                              f"critical kernels' {basis})", cols, rows))
+        parts.append(FitTable(roofline_heading(sm), cols, rows))
     if oc is not None and oc.skipped:
         parts.append(Text(f"occupancy: skipped — {oc.skipped_reason}", style="dim"))
     elif oc is not None and len(oc.table):
