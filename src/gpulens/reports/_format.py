@@ -312,6 +312,12 @@ def device_text(devices: list[dict[str, Any]], spec: Any) -> str:
     return f"{names} (no hardware spec identified: no roofline peaks; pass --device-spec)"
 
 
+def launches_text(sm: Mapping[str, Any]) -> str:
+    """``"2,258 launches of 194 kernels"``, ``"1 launch of 1 kernel"`` (the one wording of every reporter)."""
+    n, k = int(sm.get("kernel_count") or 0), int(sm.get("unique_kernels") or 0)
+    return f"{n:,} launch{'' if n == 1 else 'es'} of {k:,} kernel{'' if k == 1 else 's'}"
+
+
 def roofline_heading(summary: Mapping[str, Any]) -> str:
     """The one heading of the roofline in every report: the hardware spec it used and the FLOP coverage
     (``"Roofline on NVIDIA H100 SXM (FLOPs known for 100 % of the critical kernels' time)"``)."""

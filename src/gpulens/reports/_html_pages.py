@@ -16,7 +16,7 @@ from gpulens.report import SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
 from gpulens.units import fmt_share
 from gpulens.reports._format import (breakdown_rest, busy_text, column_label, device_text, fmt_ns, fmt_unit,
-                                     unit_of)
+                                     launches_text, unit_of)
 from gpulens.reports._names import short_names
 from gpulens.reports._html_timeline import timeline_page  # noqa: F401 -- re-exported
 from gpulens.reports._html_parts import (
@@ -115,7 +115,7 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
     kv = kv_html([
         ("input", s.label), ("status", status), ("device", devices), ("ranks", ", ".join(map(str, sm["ranks"]))),
         ("GPU span", busy_text(sm)),
-        ("kernels", f"{sm['kernel_count']:,} launches of {sm['unique_kernels']:,} kernels"),
+        ("kernels", launches_text(sm)),
         ("kernel time", f"{fmt_ns(sm['kernel_time_ns'])} summed, {fmt_ns(sm['kernel_busy_ns'])} busy (union)"),
         ("performance-critical set", f"{hsum.get('critical_count', 0)} kernels cover "
                                      f"{fmt_share(hsum.get('critical_share'), 0)} of kernel time"),

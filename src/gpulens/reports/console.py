@@ -12,7 +12,7 @@ from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
 from gpulens.reports._fit import Col, FirstFit, FitTable, glued, name_col
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text,  # noqa: F401 (fmt_ns: re-export)
-                                     fmt_ns, fmt_unit, rank_ranges, roofline_heading)
+                                     fmt_ns, fmt_unit, launches_text, rank_ranges, roofline_heading)
 from gpulens.reports._names import short_names
 from gpulens.units import fmt_share
 
@@ -44,7 +44,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
                                                         else ""))
     head.add_row("status", s.status + ("  (input truncated: results are partial)" if tl.meta.truncated else ""))
     busy = f", {fmt_ns(sm['kernel_busy_ns'])} busy (union)" if sm.get("kernel_busy_ns") is not None else ""
-    head.add_row("kernels", f"{sm['kernel_count']:,} launches of {sm['unique_kernels']:,} kernels, "
+    head.add_row("kernels", f"{launches_text(sm)}, "
                  + (f"{fmt_ns(sm['kernel_time_ns'])} summed{busy}" if sm.get("kernel_time_ns") is not None
                     else "durations not recorded"))
     from gpulens.reports._format import busy_text

@@ -18,8 +18,8 @@ from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
 from gpulens.units import fmt_share
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, column_label, device_text,
-                                     fmt_ns, fmt_unit, rank_ranges, result_title, roofline_heading, unit_of,
-                                     window_text)
+                                     fmt_ns, fmt_unit, launches_text, rank_ranges, result_title, roofline_heading,
+                                     unit_of, window_text)
 from gpulens.reports._html_parts import is_name_column
 from gpulens.reports._md_safe import neutralise
 from gpulens.reports._names import short_names
@@ -82,7 +82,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         f"| GPU span | {fmt_ns(sm['span_ns']) if sm.get('gpu_busy_pct') is not None else 'unknown'} |",
         f"| GPU busy | {busy_pct_text(sm)} |",
         *([f"| profiled window | {window_text(sm)} |"] if window_text(sm) else []),
-        f"| kernels | {sm['kernel_count']:,} launches of {sm['unique_kernels']:,} kernels, "
+        f"| kernels | {launches_text(sm)}, "
         f"{fmt_ns(sm['kernel_time_ns'])} summed, {fmt_ns(sm.get('kernel_busy_ns'))} busy (union) |",
         f"| performance-critical set | {hsum.get('critical_count', 0)} kernels, "
         f"{fmt_share(hsum.get('critical_share'), 0)} of kernel time |"])
