@@ -69,6 +69,7 @@ class Col:
             than :data:`BELOW_MIN` characters.
         min_text: narrowest a text column is squeezed to (kernel names: wide enough to read; optional columns are
             left out first).
+        drop_first: among optional columns, a higher value is left out earlier (ties: the last column first).
     """
 
     header: str
@@ -77,6 +78,7 @@ class Col:
     optional: bool = False
     below: bool = False
     min_text: int = TEXT_MIN
+    drop_first: int = 0
 
 
 def _width(cell: Any) -> int:
@@ -126,7 +128,8 @@ class FitTable:
     def kept(self, width: int) -> list[int]:
         """Indices of the columns shown at ``width`` characters: optional ones dropped, last first, until it fits."""
         keep = list(range(len(self.cols)))
-        optional = [i for i in keep if self.cols[i].optional]
+        # left out first: the highest drop_first, then the last column
+        optional = sorted((i for i in keep if self.cols[i].optional), key=lambda i: (self.cols[i].drop_first, i))
         while sum(self.need(i) + COLUMN_FRAME for i in keep) + 1 > width and optional:
             keep.remove(optional.pop())
         return keep

@@ -20,7 +20,7 @@ from rich.text import Text
 
 from gpulens.analyzers.base import declared_unit
 from gpulens.diff.compute import DiffResult
-from gpulens.reports._fit import Col, FitTable
+from gpulens.reports._fit import NAME_MIN, TEXT_MIN, Col, FitTable
 from gpulens.reports._names import short_names
 from gpulens.reports.console import fmt_ns
 from gpulens.reports.gate_markdown import md_escape
@@ -157,12 +157,15 @@ def renderable(r: DiffResult, top: int = 10, width: int = 80) -> Group:
             continue
         cols = _cols(name, df, CONSOLE)
         # figures never wrap nor get cut ("+203" for +203.8 % is a wrong number in a CI log): names wrap, and at a
-        # narrow width the columns after the fourth are left out, the last first, and named in the caption
+        # narrow width the columns after the fourth are left out, the last first, and named in the caption; the
+        # kernel names of op+shapes rows follow the table, numbered, when they would wrap to a word per line
         fit = []
         for i, c in enumerate(cols):
             text = declared_unit(r.columns[name][c]) == "text" and c != "match"
             fit.append(Col(_HEADS.get(c, c.replace("_ns", "").replace("_", " ")), "left" if text else "right",
-                           figure=not text, optional=i >= 4))
+                           figure=not text, optional=(i >= 4 or c.endswith("_count")) and c not in ("kernels", "delta_ns"),
+                           below=c == "kernels", min_text=NAME_MIN if i == 0 and text else TEXT_MIN,
+                           drop_first=2 if c.endswith("_count") else 1 if c == "delta_pct" else 0))
         # text cells wrap in the table: clipped only past 200 characters (both sides of a "base → candidate" cell)
         parts.append(FitTable(title, fit, _cells(df.head(top), r.columns[name], cols, max(width, 200)),
                               show_lines=False))
