@@ -16,7 +16,9 @@ elementwise (unary, binary)            numel(out)                              �
 reduction / softmax / layer norm       c·numel(in) (c = 1, 5, 5)               Σ inputs + output
 =====================================  ======================================  ======================================
 
-``b`` = bytes per element of each tensor's own dtype. Softmax and the attention score scaling are not counted.
+``b`` = bytes per element of each tensor's own dtype; an elementwise output has the dtype PyTorch's type promotion
+gives it (:func:`result_bytes`): a scalar or zero-dim argument does not widen a dimensioned tensor of its category
+(``bf16 tensor × 2.0`` is bf16, not fp64). Softmax and the attention score scaling are not counted.
 Models return None when the shapes do not fit (missing dims, a varlen attention call, a conv without its output
 size): no FLOPs is better than a guessed figure.
 """
@@ -56,6 +58,34 @@ def _tensors(dims: list, types: list) -> list[tuple[list[int], int, str]]:
             if d or t not in ("Scalar", ""):
                 out.append((d, DTYPE_BYTES[t], t))
     return out
+
+
+#: PyTorch type-promotion categories (torch docs, "Type Promotion"): bool < integral < floating < complex
+_CATEGORY = {"bool": 0, "double": 2, "float": 2, "c10::Half": 2, "c10::BFloat16": 2, "c10::complex<float>": 3,
+             "c10::complex<double>": 3}
+_DEFAULT_BYTES = {1: 8, 2: 4, 3: 8}  # a higher-category scalar gives the default dtype: int64, float32, complex64
+
+
+def _category(dtype: str) -> int:
+    return _CATEGORY.get(dtype, 2 if "Float8" in dtype else 1)
+
+
+def result_bytes(t: list[tuple[list[int], int, str]]) -> int:
+    """Bytes per element of an elementwise op's result under PyTorch's type promotion (torch docs, "Type
+    Promotion"): dimensioned tensors decide within the highest category among them (the widest dtype; fp16 with
+    bf16 gives fp32); a zero-dim argument (shape ``[]``: a 0-dim tensor or a Python scalar) counts only when its
+    category is higher, then the default dtype of that category (float32 for a float scalar)."""
+    dimensioned = [x for x in t if x[0]] or t
+    zero = [x for x in t if not x[0]] if len(dimensioned) < len(t) else []
+    top = max(_category(d) for _, _, d in dimensioned)
+    same = [x for x in dimensioned if _category(x[2]) == top]
+    b = max(x[1] for x in same)
+    if b == 2 and {"c10::Half", "c10::BFloat16"} <= {x[2] for x in same}:
+        b = 4
+    ztop = max((_category(d) for _, _, d in zero), default=-1)
+    if ztop > top:
+        b = _DEFAULT_BYTES.get(ztop, b)
+    return b
 
 
 def _nbytes(shape: list[int], b: int) -> int:
@@ -186,7 +216,11 @@ def op_cost(name: str, input_dims: str | None, input_types: str | None, causal: 
         padded = [[1] * (nd - len(s)) + s for s in shapes]
         out = [max(col) for col in zip(*padded)]
         n = prod(out)
-        out_b = max(b for _, b, _ in t) if stem not in ("eq", "ne", "lt", "gt", "le", "ge") else 1
+        if stem in ("eq", "ne", "lt", "gt", "le", "ge"):
+            out_b = 1  # bool
+        else:  # `where` decides by its two values, not the bool condition
+            vals = [x for x in t if x[2] != "bool"] if stem == "where" else t
+            out_b = result_bytes(vals or t)
         return OpCost(float(n), ins + n * out_b, _prec(d0), False)
     if stem in _REDUCE:
         n = prod(first)
