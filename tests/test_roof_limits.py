@@ -81,3 +81,14 @@ def pd_isna(v):
     import pandas as pd
 
     return pd.isna(v)
+
+
+@pytest.mark.parametrize("op, dims, types, want", [
+    ("aten::fill_", [[1024], []], ["float", "Scalar"], 4096),              # writes 1024 fp32, reads nothing
+    ("aten::zero_", [[1024]], ["c10::BFloat16"], 2048),
+    ("aten::copy_", [[1024], [1024], []], ["c10::BFloat16", "float", "bool"], 4096 + 2048),  # read fp32, write bf16
+    ("aten::relu", [[1024]], ["float"], 4096 + 4096),                      # out-of-place: read + write
+])
+def test_fill_and_copy_bytes(op, dims, types, want):
+    c = op_cost(op, json.dumps(dims), json.dumps(types))
+    assert c is not None and c.bytes == want

@@ -13,6 +13,7 @@ SDPA q[B,Hq,Nq,d], k/v[B,Hkv,Nkv,·]    B·Hq·(2·Nq·Nkv·d + 2·Nq·Nkv·dv),
                                        halved when causal and Nq = Nkv;
                                        GQA: Hkv < Hq changes bytes only
 elementwise (unary, binary)            numel(out)                              Σ inputs + output
+fill_ / zero_ ; copy_(dst, src)        0                                       output only ; src + dst
 reduction / softmax / layer norm       c·numel(in) (c = 1, 5, 5)               Σ inputs + output
 =====================================  ======================================  ======================================
 
@@ -134,6 +135,7 @@ _BINARY = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "eq
 _REDUCE = {"sum": 1, "mean": 1, "amax": 1, "amin": 1, "max": 1, "min": 1, "all": 1, "any": 1, "norm": 2,
            "softmax": 5, "_softmax": 5, "log_softmax": 5, "_log_softmax": 5, "native_layer_norm": 5,
            "layer_norm": 5, "rms_norm": 4, "mse_loss": 3, "_fused_rms_norm": 4, "native_batch_norm": 5, "batch_norm": 5}
+_WRITE_ONLY = {"fill_", "zero_"}
 _COPY_NO_FLOPS = {"fill_", "zero_", "copy_", "to", "_to_copy", "contiguous", "clone"}
 
 
@@ -209,7 +211,13 @@ def op_cost(name: str, input_dims: str | None, input_types: str | None, causal: 
     if stem in _UNARY or base in _UNARY:
         n = prod(first)
         out_b = b0
-        return OpCost(0.0 if base in _COPY_NO_FLOPS else float(n), ins + n * out_b, _prec(d0), False)
+        if base in _WRITE_ONLY:  # fill_/zero_ write their tensor and read nothing
+            by = n * out_b
+        elif base == "copy_" and len(t) >= 2:  # copy_(dst, src): read src, write dst (dst is not read)
+            by = _nbytes(t[1][0], t[1][1]) + n * out_b
+        else:
+            by = ins + n * out_b
+        return OpCost(0.0 if base in _COPY_NO_FLOPS else float(n), by, _prec(d0), False)
     if stem in _BINARY:
         shapes = [s for s, _, _ in t]
         nd = max(len(s) for s in shapes)
