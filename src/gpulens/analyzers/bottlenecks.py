@@ -310,6 +310,10 @@ class Bottlenecks(Analyzer):
         idle_root = any(f.key == "idle" for f in bd.findings)
         findings = _findings(tot, summary, "idle" if idle_root else None)
         summary["boundary_gaps"] = _boundary_rows(gaps, timeline)
+        if tot.get("idle_boundary_ns"):  # the steady state the verdict is about: boundary gaps left out
+            steady = max(tot["span_ns"] - tot["idle_boundary_ns"], 1)
+            summary["steady_span_ns"] = int(steady)
+            summary["steady_busy_pct"] = min(100.0 * tot["busy_ns"] / steady, 100.0)
         if summary["boundary_gaps"]:
             findings.insert(0, _boundary_finding(summary["boundary_gaps"], tot, timeline, "idle" if idle_root else None))
         for f in bd.findings:
