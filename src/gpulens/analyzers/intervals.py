@@ -51,6 +51,37 @@ def overlap_ns(a: pd.DataFrame, b: pd.DataFrame) -> int:
     return union_of(a) + union_of(b) - union_of(pd.concat([a[["start_ns", "dur_ns"]], b[["start_ns", "dur_ns"]]]))
 
 
+def key_codes(*columns: np.ndarray) -> tuple[np.ndarray, list[tuple]]:
+    """Code of each row's key (one numeric column per key part) in sorted key order, and the keys (tuples of int):
+    ``np.unique(np.stack(columns, axis=1), axis=0, return_inverse=True)`` without its row-wise sort (3 s at 1M
+    rows) — each column factorised, the codes folded into one int64."""
+    code = np.zeros(len(columns[0]), dtype=np.int64)
+    tables, radix = [], 1
+    for col in columns:
+        if len(col) and col.min() == col.max():
+            c, u = np.zeros(len(col), dtype=np.int64), col[:1]
+        else:
+            c, u = pd.factorize(col, sort=True)
+        radix *= max(len(u), 1)
+        if radix >= 2 ** 62:  # too many distinct keys to fold: numpy's row-wise unique
+            uniq, inv = np.unique(np.stack(columns, axis=1), axis=0, return_inverse=True)
+            return inv.reshape(-1).astype(np.int64), [tuple(k) for k in uniq.tolist()]
+        code = code * len(u) + c
+        tables.append(u)
+    if len(code) and code.min() == code.max():
+        inv, keys = np.zeros(len(code), dtype=np.int64), code[:1]
+    else:
+        inv, keys = pd.factorize(code, sort=True)
+    out = []
+    for k in keys.tolist():
+        parts = []
+        for u in reversed(tables):
+            k, r = divmod(k, len(u))
+            parts.append(int(u[r]))
+        out.append(tuple(reversed(parts)))
+    return inv.astype(np.int64), out
+
+
 def repair_stream_overruns(gpu: pd.DataFrame) -> pd.DataFrame:
     """Treat each GPU stream as serial: clip an event that runs past the start of the next one on its stream.
 
@@ -67,19 +98,24 @@ def repair_stream_overruns(gpu: pd.DataFrame) -> pd.DataFrame:
     """
     if not len(gpu):
         return pd.DataFrame({"effective_ns": pd.Series(dtype="int64"), "overrun_ns": pd.Series(dtype="int64")})
-    g = gpu[["rank", "device_id", "stream_id", "start_ns", "dur_ns"]].copy()
-    g["stream_id"] = g["stream_id"].fillna(-1)
-    g = g.sort_values(["rank", "device_id", "stream_id", "start_ns"], kind="stable")
-    end = (g["start_ns"] + g["dur_ns"]).to_numpy("int64")
-    # shift with an int64 sentinel: a NaN fill would turn epoch-scale ns (~1.7e18) into float64 and lose up to
-    # 256 ns per event
-    last = np.iinfo("int64").max
-    nxt = g.groupby(["rank", "device_id", "stream_id"], sort=False, observed=True)["start_ns"].shift(
-        -1, fill_value=last).to_numpy("int64")
-    start = g["start_ns"].to_numpy("int64")
+    # the stream of each event as one int code, in (rank, device_id, stream_id) order; one stable sort by (stream,
+    # start) — the order of ``sort_values(["rank", "device_id", "stream_id", "start_ns"], kind="stable")``
+    stream, _ = key_codes(gpu["rank"].to_numpy(), gpu["device_id"].to_numpy(),
+                          gpu["stream_id"].fillna(-1).to_numpy())
+    start0 = gpu["start_ns"].to_numpy("int64")
+    order = group_order(stream, start0)
+    sc, start = stream[order], start0[order]
+    end = start + gpu["dur_ns"].to_numpy("int64")[order]
+    # next start on the stream, with an int64 sentinel: a NaN fill would turn epoch-scale ns (~1.7e18) into float64
+    # and lose up to 256 ns per event
+    nxt = np.full(len(start), np.iinfo("int64").max, dtype="int64")
+    same = sc[1:] == sc[:-1]
+    nxt[:-1][same] = start[1:][same]
     eff_end = np.minimum(end, np.maximum(nxt, start))
-    out = pd.DataFrame({"effective_ns": eff_end - start, "overrun_ns": end - eff_end}, index=g.index)
-    return out.reindex(gpu.index)
+    eff = np.empty(len(start), dtype="int64")
+    over = np.empty(len(start), dtype="int64")
+    eff[order], over[order] = eff_end - start, end - eff_end
+    return pd.DataFrame({"effective_ns": eff, "overrun_ns": over}, index=gpu.index)
 
 
 def group_cummax(groups: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -15,6 +15,7 @@ import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import context_of
+from gpulens.analyzers.intervals import key_codes
 from gpulens.timeline import Timeline
 
 COLUMNS = {
@@ -58,7 +59,7 @@ def _all_steps(timeline: Timeline) -> list[tuple[tuple, np.ndarray, np.ndarray]]
     t_launch = timeline.events["start_ns"].to_numpy(np.int64)[pos]
     # effective_ns is indexed like gpu: positional, no index alignment
     end = gpu["start_ns"].to_numpy(np.int64)[has] + ctx.effective_ns.to_numpy(np.int64)[has]
-    stream, uniq = stream_codes(gpu["rank"].to_numpy(np.int64)[has], gpu["device_id"].to_numpy(np.int64)[has],
+    stream, uniq = key_codes(gpu["rank"].to_numpy(np.int64)[has], gpu["device_id"].to_numpy(np.int64)[has],
                                 gpu["stream_id"].fillna(-1).astype("int64").to_numpy()[has])
     n = len(stream)
     # changes ordered by (stream, time, completions (−1) before launches (+1) at equal times): the completions
@@ -73,37 +74,6 @@ def _all_steps(timeline: Timeline) -> list[tuple[tuple, np.ndarray, np.ndarray]]
     times, q, which = times[order], np.cumsum(delta[order]), which[order]
     cut = np.flatnonzero(np.diff(which)) + 1
     return [(k, t, v) for k, t, v in zip(uniq, np.split(times, cut), np.split(q, cut))]
-
-
-def stream_codes(*columns: np.ndarray) -> tuple[np.ndarray, list[tuple]]:
-    """Code of each row's key (one int64 column per key part) in sorted key order, and the keys (tuples of int):
-    ``np.unique(np.stack(columns, axis=1), axis=0, return_inverse=True)`` without its row-wise sort (3 s at 1M
-    rows) — each column factorised, the codes folded into one int64."""
-    code = np.zeros(len(columns[0]), dtype=np.int64)
-    tables, radix = [], 1
-    for col in columns:
-        if len(col) and col.min() == col.max():
-            c, u = np.zeros(len(col), dtype=np.int64), col[:1]
-        else:
-            c, u = pd.factorize(col, sort=True)
-        radix *= max(len(u), 1)
-        if radix >= 2 ** 62:  # too many distinct keys to fold: numpy's row-wise unique
-            uniq, inv = np.unique(np.stack(columns, axis=1), axis=0, return_inverse=True)
-            return inv.reshape(-1).astype(np.int64), [tuple(k) for k in uniq.tolist()]
-        code = code * len(u) + c
-        tables.append(u)
-    if len(code) and code.min() == code.max():
-        inv, keys = np.zeros(len(code), dtype=np.int64), code[:1]
-    else:
-        inv, keys = pd.factorize(code, sort=True)
-    out = []
-    for k in keys.tolist():
-        parts = []
-        for u in reversed(tables):
-            k, r = divmod(k, len(u))
-            parts.append(int(u[r]))
-        out.append(tuple(reversed(parts)))
-    return inv.astype(np.int64), out
 
 
 def _weighted(times: np.ndarray, q: np.ndarray, lo: int, hi: int) -> tuple[float, int, float]:
