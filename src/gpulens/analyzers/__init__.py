@@ -32,7 +32,7 @@ def _load_all() -> None:
 #: by kinds.
 RELEASE_AFTER: dict[int, dict[str, tuple]] = {
     46: {"memo": ("hot_kernels",)},
-    55: {"memo": ("op_calls",), "kinds": (("runtime",), ("sync",), ("kernel",))},
+    55: {"memo": ("op_calls", "kernel_columns"), "kinds": (("runtime",), ("sync",), ("kernel",))},
     57: {"memo": ("op_tree", "op_shape_calls")},
     60: {"memo": ("gpu_attribution",)},
     66: {"memo": ("gpu_steps", "hot_rows")},

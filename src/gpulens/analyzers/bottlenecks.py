@@ -44,13 +44,15 @@ from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers._span import CLOCK_GAP_NS, REPLAY_COLLECTORS, replayed_for_counters  # noqa: F401 (re-exported)
 from gpulens.analyzers.breakdown import Breakdown
 from gpulens.analyzers.context import category_mask, context_of, text_series
-from gpulens.analyzers.intervals import merge
+from gpulens.analyzers.intervals import key_codes, merge
 from gpulens.analyzers.launches import LAUNCH_RE, link_gpu_to_launch
 from gpulens.timeline import Timeline
 from gpulens.units import fmt_ns
 
 SYNC_RE = re.compile(r"^(?:cuda|hip|cu)(?:Device|Stream|Event|Ctx)?Synchroni[sz]e")
 GAP_CLASSES = ("host", "launch", "sync", "queued", "unattributed", "boundary")
+_HOST, _LAUNCH, _QUEUED, _UNATTRIBUTED, _BOUNDARY = (GAP_CLASSES.index(c) for c in
+                                                     ("host", "launch", "queued", "unattributed", "boundary"))
 #: A gap is a warm-up / boundary / one-off gap (class ``boundary``, left out of the steady-state verdict) when the
 #: device has at least BOUNDARY_MIN_GAPS gaps, the gap is ≥ BOUNDARY_FACTOR × the median of its device's other gaps
 #: and it alone is ≥ BOUNDARY_IDLE_SHARE of the device's idle time.
@@ -189,12 +191,13 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
         l_start, l_end = l_start_a[nxt], l_end_a[nxt]
         # without any launch call recorded on the rank a short gap says nothing about launches
         short = (dur <= launch_gap_ns) & (rank in launch_ranks)
+        # class codes (positions in GAP_CLASSES; texts once at the end, not a string array per GPU)
         cls = np.select([~known & short, ~known, l_end <= gs, (l_start < gs) | short],
-                        ["launch", "unattributed", "queued", "launch"], "host")
+                        [_LAUNCH, _UNATTRIBUTED, _QUEUED, _LAUNCH], _HOST).astype(np.int8)
         base_cls = cls
-        cls = np.where(boundary_gaps(dur), "boundary", cls)
+        cls = np.where(boundary_gaps(dur), _BOUNDARY, cls).astype(np.int8)
         sync = covered_until(ge, ss, se) - covered_until(gs, ss, se)
-        sync = np.where((cls == "queued") | (cls == "boundary"), 0, sync)
+        sync = np.where((cls == _QUEUED) | (cls == _BOUNDARY), 0, sync)
         for c, v in (("rank", np.full(len(gs), int(rank), dtype="int64")),
                      ("device_id", np.full(len(gs), int(dev), dtype="int64")), ("start_ns", gs), ("dur_ns", dur),
                      ("next_event_id", eid_a[nxt]), ("next_name", name_a[nxt]), ("cls", cls), ("sync_ns", sync),
@@ -205,6 +208,11 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
     names = np.append(np.asarray(gpu["name"].cat.categories.astype(object), dtype=object), np.nan)
     df = {c: np.concatenate(v) for c, v in out.items()}
     df["next_name"] = pd.Series(names[df["next_name"]], dtype=object)
+    # object columns of the class texts: a numpy str array became a pandas str column row by row (~0.5 s per
+    # million gaps each); the values and every comparison, group and pivot on them are the same
+    texts = np.array(GAP_CLASSES, dtype=object)
+    df["cls"] = pd.Series(texts[df["cls"]], dtype=object)
+    df["base_cls"] = pd.Series(texts[df["base_cls"]], dtype=object)
     return pd.DataFrame(df)[cols]
 
 
@@ -242,9 +250,11 @@ def short_launches(timeline: Timeline, links: pd.Series | None = None) -> pd.Dat
 
 
 def _kernel_columns(timeline: Timeline) -> pd.DataFrame:
-    """The kernel rows' columns read here (Timeline index kept): no full-width copy of every kernel row."""
-    return timeline.events.loc[context_of(timeline).mask_of("kernel"),
-                               ["rank", "device_id", "dur_ns", "grid_x", "grid_y", "grid_z"]]
+    """The kernel rows' columns read here (Timeline index kept): no full-width copy of every kernel row; memoised
+    (short launches and the per-GPU rows both read it). Do not mutate."""
+    ctx = context_of(timeline)
+    return ctx.memo("kernel_columns", lambda: timeline.events.loc[
+        ctx.mask_of("kernel"), ["rank", "device_id", "dur_ns", "grid_x", "grid_y", "grid_z"]])
 
 
 def _short_launches(timeline: Timeline, links: pd.Series) -> pd.DataFrame:
@@ -342,7 +352,7 @@ class Bottlenecks(Analyzer):
         sms_of = {rd: device_sms(timeline, device, *rd) for rd in dict.fromkeys(pairs)}
         kr, kd = kern["rank"].to_numpy(), kern["device_id"].to_numpy()
         # SMs per kernel row: looked up once per distinct (rank, device), not per row through a tuple Series
-        pair, first = pd.MultiIndex.from_arrays([kr, kd]).factorize() if len(kern) else (np.zeros(0, int), [])
+        pair, first = key_codes(kr, kd) if len(kern) else (np.zeros(0, int), [])
         per_pair = np.array([np.nan if (v := sms_of.get((int(r), int(d)))) is None else float(v) for r, d in first],
                             dtype=float)
         sms_row = per_pair[pair] if len(kern) else np.zeros(0)

@@ -104,7 +104,11 @@ class AnalysisContext:
         """Boolean numpy mask of the event rows whose kind is one of ``kinds``."""
         cats = list(self.timeline.events["kind"].cat.categories)
         codes = [cats.index(k) for k in kinds if k in cats]
-        return np.isin(self.kind_codes, codes) if codes else np.zeros(len(self.kind_codes), dtype=bool)
+        if not codes:
+            return np.zeros(len(self.kind_codes), dtype=bool)
+        table = np.zeros(len(cats) + 1, dtype=bool)  # last slot: code −1 (missing kind), never selected
+        table[codes] = True
+        return table[self.kind_codes]  # a lookup per row (np.isin cost ~4× as much on millions of rows)
 
     @cached_property
     def _kind_counts(self) -> np.ndarray:

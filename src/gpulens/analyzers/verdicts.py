@@ -62,7 +62,7 @@ def exposed_comm_by_name(timeline: Timeline) -> dict[str, int]:
     collective's covered time found by one lexicographic search into them (no per-GPU slice: thousands of ranks).
     Names in the order a per-GPU walk (GPUs sorted, names sorted within each) first meets them.
     """
-    from gpulens.analyzers.intervals import group_segments
+    from gpulens.analyzers.intervals import group_segments, key_codes
 
     ev = context_of(timeline).of_kind("kernel", "comm")
     if not len(ev):
@@ -73,8 +73,8 @@ def exposed_comm_by_name(timeline: Timeline) -> dict[str, int]:
     if not is_comm.any():
         return {}
     is_comp = kc == cats.index("kernel") if "kernel" in cats else np.zeros(len(ev), dtype=bool)
-    keys = pd.MultiIndex.from_arrays([ev["rank"].to_numpy(), ev["device_id"].to_numpy()])
-    gcode, _ = pd.factorize(keys, sort=True)
+    # (rank, device) codes in sorted order, as pd.factorize of a MultiIndex gives them (without its tuple pass)
+    gcode, _ = key_codes(ev["rank"].to_numpy(), ev["device_id"].to_numpy())
     st = ev["start_ns"].to_numpy("int64")
     en = st + ev["dur_ns"].to_numpy("int64")
     seg = group_segments(gcode[is_comp], st[is_comp], en[is_comp])
