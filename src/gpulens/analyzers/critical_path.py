@@ -258,14 +258,18 @@ def _class_rows(paths_: list, names: np.ndarray) -> list[tuple[int, int, int, in
     parts = [(w, df) for w, (_, _, _, df) in enumerate(paths_) if len(df)]
     if not parts:
         return []
-    win = np.concatenate([np.full(len(df), w, dtype=np.int64) for w, df in parts])
-    col = {c: np.concatenate([np.asarray(df.cols[c], dtype=np.int64) for _, df in parts])
-           for c in ("_cls", "ns", "_who", "pos")}
-    keep = col["ns"] > 0
-    win, cls, ns, who, pos = win[keep], col["_cls"][keep], col["ns"][keep], col["_who"][keep], col["pos"][keep]
+    # segments of positive length only, in their stored dtypes (int8 classes, int32 names): at 1M kernels, int64
+    # copies of every column of every segment before filtering were the critical-path analyzer's peak memory; the
+    # arithmetic below is int64 all the same (each expression has an int64 operand)
+    keeps = [np.asarray(df.cols["ns"]) > 0 for _, df in parts]
+    win = np.concatenate([np.full(int(k.sum()), w, dtype=np.int64) for (w, _), k in zip(parts, keeps)])
+    cls, ns, who, pos = (np.concatenate([np.asarray(df.cols[c])[k] for (_, df), k in zip(parts, keeps)])
+                         for c in ("_cls", "ns", "_who", "pos"))
+    del keeps
     if not len(win):
         return []
-    key = win * len(CLASSES) + cls  # dense and small: windows × classes
+    key = win * len(CLASSES) + cls.astype(np.int64)  # dense and small: windows × classes
+    del win, cls
     nkey = len(paths_) * len(CLASSES)
     keys = np.flatnonzero(np.bincount(key, minlength=nkey))
     first_all = np.full(nkey, len(key), dtype=np.int64)
