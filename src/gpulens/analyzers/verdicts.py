@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.bottlenecks import (
     classify_gaps,
@@ -202,6 +203,20 @@ def _num(v: Any) -> float | None:
     return None if np.isnan(f) else f
 
 
+def _small_grid_loss(blocks: np.ndarray, dur: np.ndarray, all_dur: np.ndarray, time_ns: int, sms: int | None
+                     ) -> int | None:
+    """Σ over launches with fewer blocks than SMs of duration × (1 − blocks / SMs) [ns], scaled to the kernel's
+    effective time (``time_ns`` / its launches' summed duration ``all_dur``): the SMs such a launch leaves idle for
+    its whole run (one resident block per SM assumed; the occupancy analyzer's wave loss replaces it when known).
+    None without an SM count."""
+    if not sms:
+        return None
+    small = blocks < sms
+    raw = float(np.nansum(dur[small] * (1.0 - blocks[small] / sms)))
+    tot = float(np.nansum(all_dur))
+    return int(round(raw * (time_ns / tot if tot > 0 else 1.0)))
+
+
 class Verdicts(Analyzer):
     """Per-kernel verdicts for the critical set and a run verdict (see module docstring)."""
 
@@ -254,13 +269,16 @@ class Verdicts(Analyzer):
             dtype="float64", na_value=np.nan)
         k_rank, k_dev = kern["rank"].to_numpy(), kern["device_id"].to_numpy()
         k_src = strings(kern["source"])
+        k_dur = kern["dur_ns"].to_numpy(dtype="float64", na_value=np.nan)
+        pytorch = _advice.uses_pytorch(timeline)
         k_ctr = counter_src.reindex(kern["event_id"].to_numpy()).to_numpy(dtype=object) if len(counter_src) \
             else np.full(len(kern), np.nan, dtype=object)
         for h in crit.to_dict("records"):
             name = str(h["name"])
             pos = by_name(name)
             eff = h["effective_ns"]
-            e = Evidence(name, str(h["kind"]), int(h["calls"]), int(eff) if eff == eff else 0, inputs=["timeline"])
+            e = Evidence(name, str(h["kind"]), int(h["calls"]), int(eff) if eff == eff else 0, inputs=["timeline"],
+                         family=_advice.family(name), library=_advice.is_library(name), pytorch=pytorch)
             if e.kind == "comm":
                 e.exposed_comm_ns = exposed.get(name, 0)
             linked = pos[has_lid[pos]]
@@ -271,6 +289,7 @@ class Verdicts(Analyzer):
             if len(gpos):
                 e.mean_blocks = float(k_blocks[gpos].mean())
                 e.num_sms = device_sms(timeline, device, int(k_rank[pos[0]]), int(k_dev[pos[0]]))
+                e.wave_loss_ns = _small_grid_loss(k_blocks[gpos], k_dur[gpos], k_dur[pos], e.time_ns, e.num_sms)
             if name in roof:
                 r = roof[name]
                 e.bound = r.get("bound") if r.get("bound") in BOUNDS else None
@@ -288,6 +307,8 @@ class Verdicts(Analyzer):
                 e.theoretical_occupancy_pct = _num(o.get("theoretical_occupancy_pct"))
                 e.limiter = o.get("limiter") if isinstance(o.get("limiter"), str) else None
                 e.waves_per_sm = _num(o.get("waves_per_sm"))
+                if _num(o.get("wave_loss_ns")) is not None:  # the occupancy analyzer's figure: one definition
+                    e.wave_loss_ns = int(_num(o.get("wave_loss_ns")))
                 e.inputs.append("occupancy")
             if name in st:
                 s = st[name]
