@@ -1,0 +1,207 @@
+"""Time at stake of findings is an estimate of what the fix could recover, never a kernel's whole time; several
+findings about one kernel never add up to more than it; advice fits the kernel and the program (session 4, "stake").
+
+Every expected figure is worked out by hand in the comments, from the CUDA occupancy rules (CC 9.0: 64 warp slots,
+32 blocks, 64 K registers per SM, 256-register allocation granule per warp) and the wave-quantization formula
+t × (1 − W / ⌈W⌉) (NVIDIA Deep Learning Performance Guide, "Matrix Multiplication Background": wave quantization).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+import gpulens
+from gpulens.analyzers import _advice
+from gpulens.analyzers._tree import arrange, roots
+from gpulens.analyzers.base import Finding
+from gpulens.analyzers.verdict_rules import Evidence, decide
+from gpulens.devices import spec_from_dict
+from gpulens.reports._answer import top_findings
+from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, Timeline, TimelineMeta, make_table
+
+
+def _timeline(launches, name="k", cc="9.0", sms=132, counters=(), collector="test"):
+    """One kernel, one row per (grid blocks, block threads, registers, duration ns) launch, on a GPU with ``sms``."""
+    n = len(launches)
+    ev = make_table(EVENT_COLUMNS, {
+        "event_id": list(range(n)), "kind": ["kernel"] * n, "name": [name] * n,
+        "start_ns": [1000 + 1_000_000 * i for i in range(n)], "dur_ns": [d for *_, d in launches],
+        "rank": [0] * n, "device_id": [0] * n, "stream_id": [7] * n,
+        "grid_x": [g for g, *_ in launches], "grid_y": [1] * n, "grid_z": [1] * n,
+        "block_x": [b for _, b, *_ in launches], "block_y": [1] * n, "block_z": [1] * n,
+        "regs_per_thread": [r for _, _, r, _ in launches], "smem_dynamic_bytes": [0] * n, "source": ["test"] * n})
+    co = make_table(COUNTER_COLUMNS, {"event_id": [0] * len(counters), "metric": [m for m, _ in counters],
+                                      "value": [v for _, v in counters], "unit": [""] * len(counters),
+                                      "source": ["test"] * len(counters)})
+    meta = TimelineMeta(sources=[{"path": "x", "collector": collector, "rank": 0}],
+                        devices=[{"rank": 0, "device_id": 0, "name": None, "compute_capability": cc, "num_sms": sms}])
+    return Timeline(ev, co, meta=meta).validate()
+
+
+def test_wave_loss_is_summed_per_launch_and_the_table_shows_the_dominant_grid():
+    # 256 threads × 32 registers on CC 9.0: registers allow ⌊65536 / (8 warps × 32 × 32)⌋ = 8 blocks, warps ⌊64/8⌋ = 8
+    # → 8 resident blocks/SM × 132 SMs = 1056 blocks per wave.
+    #   launch A: 528 blocks = 0.5 waves, 100 µs → loses 100 × (1 − 0.5/1)  = 50 µs
+    #   launch B: 1848 blocks = 1.75 waves, 300 µs → loses 300 × (1 − 1.75/2) = 37.5 µs
+    # at stake 87.5 µs of 400 µs (21.9 %); the old figure was the kernel's whole 400 µs. The main configuration is B
+    # (300 of 400 µs): 1.75 waves, last wave 75 % full — not the launch-time-weighted mean 1.4375 waves of two grids.
+    tl = _timeline([(528, 256, 32, 100_000), (1848, 256, 32, 300_000)])
+    occ = gpulens.analyze_timeline(tl).results["occupancy"]
+    row = occ.table.iloc[0]
+    assert row["active_blocks_per_sm"] == 8 and row["grid_blocks"] == 1848
+    assert row["waves_per_sm"] == pytest.approx(1.75) and row["tail_wave_pct"] == pytest.approx(75.0)
+    assert row["grid_sizes"] == 2 and row["config_time_share"] == pytest.approx(0.75)
+    assert row["wave_loss_ns"] == 87_500
+    waves = [f for f in occ.findings if f.key == "occupancy/k/waves"]
+    assert len(waves) == 1 and waves[0].time_at_stake_ns == 87_500
+    assert "75 % full (1.75 waves)" in waves[0].title and "grid sizes vary" in waves[0].title
+    assert "up to 22 %" in waves[0].title                      # 87.5 / 400 = 21.9 %
+
+
+def test_grid_below_one_wave_recovers_at_most_the_empty_share():
+    # 660 blocks of 256 threads (8 resident/SM, 132 SMs → 1056 per wave): f = 660/1056 = 0.625 of one wave, 200 µs
+    # → at most (1 − 0.625) × 200 µs = 75 µs, not the kernel's 200 µs
+    tl = _timeline([(660, 256, 32, 200_000)])
+    occ = gpulens.analyze_timeline(tl).results["occupancy"]
+    f = next(f for f in occ.findings if f.key == "occupancy/k/waves")
+    assert f.time_at_stake_ns == 75_000 and f.title.startswith("Grid of k fills 62 % of one wave")
+    assert "up to 38 %" in f.title
+
+
+def test_register_limiter_has_unknown_gain_and_ranks_below_estimates():
+    # 128 threads × 255 registers on CC 9.0: roundup(255 × 32, 256) = 8192 registers/warp → 8 warps → 2 blocks/SM,
+    # theoretical 8/64 = 12.5 %, limiter registers. 264 blocks = 2 × 132 = exactly 1.00 wave: no wave loss.
+    # No roofline or counter says the kernel is latency-bound: the gain of more warps is unknown (None).
+    tl = _timeline([(264, 128, 255, 500_000)])
+    src = gpulens.analyze_timeline(tl)
+    occ = src.results["occupancy"]
+    assert occ.table.iloc[0]["theoretical_occupancy_pct"] == pytest.approx(12.5)
+    assert occ.table.iloc[0]["wave_loss_ns"] == 0
+    lim = next(f for f in occ.findings if f.key == "occupancy/k/limiter")
+    assert lim.time_at_stake_ns is None and "unknown" in lim.detail
+    # never on the first screen (which shows findings with a time at stake only), never counted in a total
+    assert lim not in top_findings(src.findings())
+    assert all(f.key != "occupancy/k/limiter" for f in top_findings(src.findings()))
+
+
+TOY = spec_from_dict({"name": "toy", "compute_capability": "9.0", "num_sms": 100,
+                      "figures": {"memory_bandwidth": [1000, "test"], "vector.fp32": [100, "test"],
+                                  "matrix.bf16": [400, "test"]}})
+
+
+def test_limiter_of_a_latency_bound_kernel_is_bounded_and_within_its_verdict():
+    # toy GPU (100 SMs, fp32 100 TFLOP/s, 1 TB/s). 1 ms kernel, 2 × 1.5e9 FFMA = 3 GFLOP → 3 TFLOP/s, 10 MB DRAM → AI
+    # 300 FLOP/B: compute side, 3 % of the roof → below both roofs, roofline stake 1 ms × 0.97 = 970 µs.
+    # Launch: 128 threads × 255 registers → 2 blocks/SM, theoretical 12.5 %; 200 blocks = 2 × 100 = 1 wave.
+    # Bounded gain of occupancy 12.5 % → 100 %: min(1 ms × (1 − 12.5/100), 970 µs) = 875 µs.
+    tl = _timeline([(200, 128, 255, 1_000_000)], name="naive_gemm", sms=100, counters=[
+        ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 1.5e9), ("dram__bytes_read.sum", 8e6),
+        ("dram__bytes_write.sum", 2e6)])
+    src = gpulens.analyze_timeline(tl, device_spec=TOY)
+    assert src.results["roofline"].table.iloc[0]["time_at_stake_ns"] == 970_000
+    lim = next(f for f in src.results["occupancy"].findings if f.key == "occupancy/naive_gemm/limiter")
+    assert lim.time_at_stake_ns == 875_000
+    fs = [f for f in src.findings() if f.kernel == "naive_gemm"]
+    top = [f for f in fs if f.parent is None]
+    assert len(top) == 1 and top[0].key == "kernel:naive_gemm" and top[0].time_at_stake_ns == 970_000
+    assert all((f.time_at_stake_ns or 0) <= 970_000 for f in fs)
+
+
+def test_findings_about_one_kernel_count_once_and_never_above_their_parent():
+    # three estimates about kernel "k" with no verdict finding: 600, 700 and unknown → one root (700), the others
+    # detail it: the kernel counts 700 in totals, not 1,300
+    fs = [Finding("a", kernel="k", time_at_stake_ns=600, key="a"), Finding("b", kernel="k", time_at_stake_ns=700),
+          Finding("c", kernel="k", key="c"), Finding("idle", time_at_stake_ns=50, key="idle")]
+    r = roots(fs)
+    assert [f.title for f in r] == ["b", "idle"] and sum(f.time_at_stake_ns for f in r) == 750
+    tree = arrange(fs)
+    assert {f.title: f.parent for f in tree}["a"] == "kernel-findings:k"
+    # a child whose estimate exceeds its parent's is shown with the parent's figure (its time is part of it)
+    tree = arrange([Finding("verdict", kernel="k", time_at_stake_ns=100, key="kernel:k"),
+                    Finding("waves", kernel="k", time_at_stake_ns=300, key="w")])
+    assert [(f.title, f.time_at_stake_ns) for f in tree] == [("verdict", 100), ("waves", 100)]
+
+
+def test_verdict_of_a_small_grid_uses_the_same_wave_loss_as_the_occupancy_finding():
+    # 66 blocks of 256 threads on 132 SMs (8 resident/SM → 1056 per wave): W = 66/1056 = 0.0625, 80 µs
+    # → verdict latency/occupancy-bound (fewer blocks than SMs), at stake 80 × (1 − 0.0625) = 75 µs, the same
+    # figure as the grid finding (previously 80 × (1 − 66/132) = 40 µs in the verdict and 80 µs in the finding)
+    tl = _timeline([(66, 256, 32, 80_000)], name="vectorized_layer_norm_kernel")
+    src = gpulens.analyze_timeline(tl)
+    v = src.results["verdicts"].table.iloc[0]
+    assert v["verdict"] == "latency/occupancy-bound" and v["time_at_stake_ns"] == 75_000
+    grid = next(f for f in src.results["occupancy"].findings if f.key.endswith("/waves"))
+    assert grid.time_at_stake_ns == 75_000
+    # a layer norm is not a GEMM: no split-K / split-KV advice anywhere
+    text = json.dumps([[f.action, f.detail] for f in src.findings()] + list(v["next_steps"]))
+    assert "split-K" not in text and "split-KV" not in text
+
+
+@pytest.mark.parametrize("name, fam", [
+    ("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, "
+     "cutlass::bfloat16_t>>(Flash_fwd_params)", "attention"),
+    ("void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 128, true, 1>(float)", "normalisation"),
+    ("void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, float)",
+     "normalisation"),
+    ("volta_sgemm_64x64_nt", "gemm"), ("sm80_xmma_fprop_implicit_gemm_f16f16_f16f16_f16_nhwckrsc_nhwc", "gemm"),
+    ("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>(int)", "elementwise"),
+])
+def test_grid_advice_fits_the_kernel_family(name, fam):
+    # split-K splits the K dimension of a matrix product; split-KV the key/value sequence of attention. Neither
+    # exists for a normalisation or elementwise kernel.
+    assert _advice.family(name) == fam
+    for lib in (False, True):
+        step = _advice.more_blocks(fam, lib)
+        assert bool(re.search(r"split-K\b", step)) == (fam == "gemm") and ("split-KV" in step) == (fam == "attention")
+    v = decide(Evidence(name, "kernel", 3, 100_000, mean_blocks=10, num_sms=132, family=fam,
+                        library=_advice.is_library(name)))
+    assert v.verdict == "latency/occupancy-bound"
+    joined = " ".join(v.next_steps)
+    assert bool(re.search(r"split-K\b", joined)) == (fam == "gemm")
+
+
+def _launch_bound_trace(tmp_path):
+    # a 6 µs launch call every 8 µs, each 5 µs kernel starting 1 µs after its call returns: launch-bound
+    t0 = 1000
+    ev = []
+    for i in range(100):
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9,
+                   "ts": t0 + 8 * i, "dur": 6, "args": {"correlation": i + 1}})
+        ev.append({"ph": "X", "cat": "kernel", "name": "tiny_add", "pid": 0, "tid": 7, "ts": t0 + 8 * i + 7,
+                   "dur": 5, "args": {"device": 0, "stream": 7, "correlation": i + 1, "grid": [1024, 1, 1],
+                                      "block": [256, 1, 1]}})
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+    return p
+
+
+def _all_advice(src) -> str:
+    vd = src.results["verdicts"].table
+    return json.dumps([[f.title, f.detail, f.action] for f in src.findings()]
+                      + [list(x) for x in vd["next_steps"]])
+
+
+def test_torch_compile_is_advised_only_when_the_input_shows_pytorch(tmp_path):
+    tl = gpulens.collect(_launch_bound_trace(tmp_path))
+    torch_src = gpulens.analyze_timeline(tl)
+    assert torch_src.results["verdicts"].summary["run_verdict"] == "launch-bound"
+    assert "torch.compile" in _all_advice(torch_src)          # a PyTorch profiler (Kineto) trace
+    # the same events as a plain CUDA program's nsys export: no PyTorch anywhere in the input
+    tl.meta.sources = [{**s, "collector": "nsys_sqlite"} for s in tl.meta.sources]
+    plain = gpulens.analyze_timeline(tl)
+    assert plain.results["verdicts"].summary["run_verdict"] == "launch-bound"
+    text = _all_advice(plain)
+    for word in ("torch.compile", "torch.profiler", "DataLoader", "pin_memory", ".item()", "FSDP"):
+        assert word not in text, word
+    assert "CUDA/HIP graphs" in text
+
+
+def test_pytorch_is_recognised_from_the_program_not_the_profiler():
+    # an nsys export of a PyTorch program: its kernels are at::native ones
+    tl = _timeline([(264, 128, 32, 1000)], name="void at::native::vectorized_elementwise_kernel<4>(int)",
+                   collector="nsys_sqlite")
+    assert _advice.uses_pytorch(tl)
+    assert not _advice.uses_pytorch(_timeline([(264, 128, 32, 1000)], name="saxpy", collector="nsys_sqlite"))
