@@ -30,6 +30,8 @@ from gpulens.units import fmt_ns
 LOW_THEORETICAL_PCT = 50.0
 #: A partly-filled-wave finding needs at least this share of the kernel's time at stake (wave loss / time).
 MIN_WAVE_LOSS_SHARE = 0.10
+#: A finding is a warning when its time at stake exceeds this share of the hot kernels' time (as verdicts: 5 %).
+SEVERE_SHARE = 0.05
 #: Kept for readers of the old thresholds: a grid under this many waves leaves block slots empty for the whole kernel.
 FEW_WAVES = 1.0
 
@@ -71,6 +73,10 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool) -> Findin
                    action=act, key=f"{key}/waves")
 
 
+def _sev(stake: int | None, total: int) -> str:
+    return "warning" if stake is not None and stake > SEVERE_SHARE * total else "info"
+
+
 def _int(v: Any) -> int | None:
     """An integer table cell, None when missing (integer columns with a gap come back as floats)."""
     try:
@@ -99,7 +105,7 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
     total = max(int(t["time_ns"].sum()), 1)
     for r in t.itertuples():
         theo, ach, w = r.theoretical_occupancy_pct, r.achieved_occupancy_pct, r.waves_per_sm
-        sev = "warning" if r.time_ns > 0.1 * total else "info"
+        sev = "warning" if (r.wave_loss_ns or 0) > SEVERE_SHARE * total else "info"
         key = f"occupancy/{r.name}"
         fam, library = _advice.family(r.name), _advice.is_library(r.name)
         rr = roof.get(r.name) or {}
@@ -122,7 +128,7 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
             mine.append(Finding(
                 f"{word[r.limiter]} limit occupancy of {_short(r.name)} to {theo:.0f} %",
                 f"{what}{tied} leaves room for {blocks} per SM ({r.occupancy_source}). {_latency_note(bound)}",
-                severity=sev if bound else "info", category="occupancy", time_at_stake_ns=bound, kernel=r.name,
+                severity=_sev(bound, total), category="occupancy", time_at_stake_ns=bound, kernel=r.name,
                 action=_advice.limiter(r.limiter, r.name, pytorch), key=f"{key}/limiter"))
         if ach is not None and theo and ach < 0.5 * theo and not (w is not None and w < FEW_WAVES):
             bound = occupancy_gain_bound_ns(r.time_ns, ach, theo, roof_stake)
@@ -130,7 +136,7 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
                 f"{_short(r.name)} achieves {ach:.0f} % occupancy of a possible {theo:.0f} %",
                 "Warps finish unevenly (tail effect, load imbalance) or blocks are not scheduled fast enough. "
                 + _latency_note(bound),
-                severity=sev if bound else "info", category="occupancy", time_at_stake_ns=bound, kernel=r.name,
+                severity=_sev(bound, total), category="occupancy", time_at_stake_ns=bound, kernel=r.name,
                 action="Balance work across warps and blocks, or launch more blocks per wave.", key=f"{key}/achieved"))
         out.extend(_one_tree(mine))
     if len(dis):
