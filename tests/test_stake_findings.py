@@ -205,3 +205,20 @@ def test_pytorch_is_recognised_from_the_program_not_the_profiler():
                    collector="nsys_sqlite")
     assert _advice.uses_pytorch(tl)
     assert not _advice.uses_pytorch(_timeline([(264, 128, 32, 1000)], name="saxpy", collector="nsys_sqlite"))
+
+
+def test_wave_loss_is_capped_at_the_distance_to_the_roof():
+    # toy GPU (100 SMs, 1 TB/s): 1 ms kernel moving 9e8 DRAM bytes = 0.9 TB/s = 90 % of the memory roof (2e6 FLOP:
+    # memory side) → no fix can save more than 1 ms × (1 − 0.90) = 100 µs. Its grid: 256 threads × 32 registers →
+    # 8 blocks/SM → 800 per wave; 400 blocks = 0.5 waves → the wave model alone says 500 µs: capped at 100 µs.
+    tl = _timeline([(400, 256, 32, 1_000_000)], name="stream_copy", sms=100, counters=[
+        ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 1e6), ("dram__bytes_read.sum", 4.5e8),
+        ("dram__bytes_write.sum", 4.5e8)])
+    src = gpulens.analyze_timeline(tl, device_spec=TOY)
+    roof = src.results["roofline"].table.iloc[0]
+    assert roof["bound"] == "memory" and roof["time_at_stake_ns"] == 100_000
+    occ = src.results["occupancy"]
+    assert occ.table.iloc[0]["wave_loss_ns"] == 500_000
+    f = next(f for f in occ.findings if f.key == "occupancy/stream_copy/waves")
+    assert f.time_at_stake_ns == 100_000 and "Capped" in f.detail
+    assert all((g.time_at_stake_ns or 0) <= 100_000 for g in src.findings() if g.kernel == "stream_copy")

@@ -11,7 +11,7 @@ What is known, and from where:
   cuBLAS ``CUBLASLT_ALGO_CONFIG_SPLITK_NUM``); split-KV is its attention form (FlashDecoding: the key/value sequence
   split across blocks, ``num_splits`` in FlashAttention). Neither exists for a normalisation or elementwise kernel.
 * **vendor-library kernel** (:func:`is_library`): cuDNN, cuBLAS(Lt), CUTLASS instances, rocBLAS/hipBLASLt
-  (``Cijk_``), MIOpen, CK. Their registers and shared memory are fixed by the library's tile configuration: the
+  (``Cijk_``), MIOpen, CK, FlashAttention (``flash_fwd``/``flash_bwd``, ``fmha``). Their registers and shared memory are fixed by the library's tile configuration: the
   user picks another algorithm or shape, not ``__launch_bounds__``.
 * **PyTorch present** (:func:`uses_pytorch`): the input was written by the PyTorch profiler (Kineto collector), or
   it records ``aten::`` operators, Python frames, or kernels only PyTorch builds (``at::native::``, ``c10::``,
@@ -33,7 +33,8 @@ FAMILIES = ("gemm", "attention", "normalisation", "elementwise", "communication"
 
 _LIBRARY = re.compile(r"cudnn|cublas|\bvolta_|\bturing_|\bampere_|\bhopper_|\bsm\d+_xmma|\bsm\d+_|xmma_|nvjet|"
                       r"cutlass|Cijk_|miopen|MIOpen|hipblaslt|rocblas|\bck::|composable_kernel|implicit_gemm|"
-                      r"\bgemv2?T?_kernel|\bgemmSN_|\bgemmk1_|dgrad_engine|wgrad_alg|fft\w*_kernel", re.I)
+                      r"\bgemv2?T?_kernel|\bgemmSN_|\bgemmk1_|dgrad_engine|wgrad_alg|fft\w*_kernel|"
+                      r"flash_(?:fwd|bwd)|flash_attn|fmha", re.I)
 _PYTORCH_KERNEL = re.compile(r"at::native::|at::cuda::|\bc10::|pytorch_flash|\btriton_(?:poi|red|per|tem)_|"
                              r"\bat_cuda_detail", re.I)
 
@@ -116,6 +117,14 @@ def limiter(resource: str, name: str | None, pytorch: bool = False) -> str:
     if resource == "registers":
         return "Cut registers per thread (__launch_bounds__, -maxrregcount, fewer live values) if it is latency-bound."
     return "Use less shared memory per block (smaller tiles, fewer pipeline stages) if it is latency-bound."
+
+
+def balance(library: bool) -> str:
+    """How to close a gap between achieved and theoretical occupancy (one imperative sentence)."""
+    if library:
+        return ("Give the library call a problem that divides evenly into its tiles (sizes that are multiples of the "
+                "tile), or more work per call so blocks keep every SM busy.")
+    return "Balance work across warps and blocks, or launch more blocks per wave."
 
 
 def fuse(pytorch: bool) -> str:

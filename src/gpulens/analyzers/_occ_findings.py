@@ -4,7 +4,8 @@ disagreements between ncu's theoretical occupancy and gpulens's calculator.
 Time at stake (the formulas and their sources: :mod:`gpulens.analyzers._stake`; docs/bottlenecks.md):
 
 * partly filled waves (grid fill below one wave, or a partly full last wave): ``Σ launches t × (1 − W / ⌈W⌉)`` —
-  the table's ``wave_loss_ns``, each launch with its own waves ``W``;
+  the table's ``wave_loss_ns``, each launch with its own waves ``W`` — capped at the roofline's time at stake when
+  the kernel has one (no fix runs it past its roof);
 * a register / shared-memory limiter, or achieved occupancy below theoretical: unknown (``None``, ranked after every
   finding with an estimate) unless the roofline puts the kernel below both roofs (latency-bound by evidence); then
   at most ``min(t × (1 − occupancy / possible), t × (1 − attained / attainable))``.
@@ -36,7 +37,9 @@ SEVERE_SHARE = 0.05
 FEW_WAVES = 1.0
 
 
-def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool) -> Finding | None:
+def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: Any = None) -> Finding | None:
+    """The partly-filled-wave finding of one kernel row (None below :data:`MIN_WAVE_LOSS_SHARE`); its time at stake
+    is the wave loss, capped at the kernel's distance to its roof ``roof_ns`` when the roofline gives one."""
     loss, w = r.wave_loss_ns, r.waves_per_sm
     if loss is None or loss != loss or not r.time_ns or loss < MIN_WAVE_LOSS_SHARE * r.time_ns or w is None \
             or w != w:
@@ -69,7 +72,12 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool) -> Findin
                  f"{share:.0f} % of its time idles SMs" + (" (grid sizes vary)" if varies else ""))
         detail = f"{w:.2f} waves{main}: the final wave runs with most block slots empty (tail effect). {formula}"
         act = _advice.whole_waves(fam, library)
-    return Finding(title, detail, severity=sev, category="occupancy", time_at_stake_ns=int(loss), kernel=r.name,
+    stake = int(loss)
+    cap = _int(roof_ns)
+    if cap is not None and cap < stake:  # no fix runs the kernel past its roof
+        stake = cap
+        detail += f" Capped at its distance to the roof ({fmt_ns(cap)}): it cannot run faster than its roof."
+    return Finding(title, detail, severity=sev, category="occupancy", time_at_stake_ns=stake, kernel=r.name,
                    action=act, key=f"{key}/waves")
 
 
@@ -111,7 +119,7 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
         rr = roof.get(r.name) or {}
         roof_stake = rr.get("time_at_stake_ns") if rr.get("bound") == "below-roofs" else None
         mine: list[Finding] = []
-        wf = _wave_finding(r, sev, key, fam, library)
+        wf = _wave_finding(r, sev, key, fam, library, rr.get("time_at_stake_ns"))
         if wf is not None:
             mine.append(wf)
         if r.limiter in ("registers", "shared_memory") and theo is not None and theo < LOW_THEORETICAL_PCT:
@@ -137,7 +145,7 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
                 "Warps finish unevenly (tail effect, load imbalance) or blocks are not scheduled fast enough. "
                 + _latency_note(bound),
                 severity=_sev(bound, total), category="occupancy", time_at_stake_ns=bound, kernel=r.name,
-                action="Balance work across warps and blocks, or launch more blocks per wave.", key=f"{key}/achieved"))
+                action=_advice.balance(library), key=f"{key}/achieved"))
         out.extend(_one_tree(mine))
     if len(dis):
         worst = dis.assign(d=(dis["theo"] - dis["calc_theo"]).abs()).sort_values("d").iloc[-1]
