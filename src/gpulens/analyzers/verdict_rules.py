@@ -203,7 +203,10 @@ def _latency_steps(e: Evidence) -> list[str]:
                      "size) in ncu's Occupancy section / rocprof-compute's wavefront stats and relax it.")
     if e.stall_class in _STALL_STEP:
         steps.append(_STALL_STEP[e.stall_class])
-    if not steps:
+    if not steps and e.library:  # the library owns the kernel's code: the user owns the problem it is given
+        steps.append("Give the library kernel more parallel work per call (larger batch, several problems in one "
+                     "call) or a problem shape it tiles well, or let it pick another algorithm.")
+    elif not steps:
         steps.append("Raise parallelism in flight: more independent work per thread and higher occupancy.")
     return steps[:2]
 
