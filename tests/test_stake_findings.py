@@ -222,3 +222,14 @@ def test_wave_loss_is_capped_at_the_distance_to_the_roof():
     f = next(f for f in occ.findings if f.key == "occupancy/stream_copy/waves")
     assert f.time_at_stake_ns == 100_000 and "Capped" in f.detail
     assert all((g.time_at_stake_ns or 0) <= 100_000 for g in src.findings() if g.kernel == "stream_copy")
+
+
+def test_launch_bound_kernel_is_counted_once_with_the_idle_time(tmp_path):
+    # kernel i runs [8i+7, 8i+12) µs, kernel i+1 starts at 8i+15 after its call [8i+8, 8i+14): 99 gaps of 3 µs of
+    # launch-overhead idle = 297 µs. The kernel's launch-bound verdict puts those same 297 µs at stake: it details the
+    # idle finding, so the roots count 297 µs once (before: 594 µs, the idle root and the verdict root).
+    src = gpulens.analyze([_launch_bound_trace(tmp_path)]).sources[0]
+    v = next(f for f in src.findings() if f.key == "kernel:tiny_add")
+    assert v.time_at_stake_ns == 297_000 and v.parent in ("idle", "idle/launch")
+    r = roots(src.findings())
+    assert sum(f.time_at_stake_ns or 0 for f in r if f.category != "data-quality") == 297_000

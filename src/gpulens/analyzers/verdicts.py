@@ -256,6 +256,9 @@ class Verdicts(Analyzer):
         rows, findings = [], []
         vendor = _vendor(timeline, device)
         comm_root = any(f.key == "exposed-comm" for f in getattr(results.get("breakdown"), "findings", []))
+        # a launch-bound kernel's time at stake is launch-overhead idle: the same nanoseconds as the idle findings
+        idle_keys = {f.key for n in ("breakdown", "bottlenecks") for f in getattr(results.get(n), "findings", [])}
+        launch_parent = next((k for k in ("idle/launch", "idle") if k in idle_keys), None)
         # per kernel row, once: launch link, short-launch flag, grid blocks, sources (numpy; each critical kernel
         # then reads its rows' positions — no per-kernel DataFrame, which cost ~5 ms × thousands of names)
         k_lid = links.reindex(kern.index).to_numpy(dtype="float64", na_value=np.nan)
@@ -352,7 +355,8 @@ class Verdicts(Analyzer):
                 severity="warning" if v.time_at_stake_ns and v.time_at_stake_ns > 0.05 * max(
                     hs.summary.get("kernel_effective_ns") or 0, 1) else "info",
                 category=v.verdict, time_at_stake_ns=v.time_at_stake_ns, kernel=name, key=f"kernel:{name}",
-                parent="exposed-comm" if v.verdict == "communication-bound" and comm_root else None,
+                parent="exposed-comm" if v.verdict == "communication-bound" and comm_root else
+                launch_parent if v.verdict == "launch-bound" else None,
                 action=v.next_steps[0] if v.next_steps else ""))
         t = pd.DataFrame(rows, columns=list(COLUMNS))
         und = t[t["verdict"] == "undetermined"]
