@@ -9,6 +9,7 @@ t × (1 − W / ⌈W⌉) (NVIDIA Deep Learning Performance Guide, "Matrix Multip
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import pytest
@@ -21,6 +22,7 @@ from gpulens.analyzers.verdict_rules import Evidence, decide
 from gpulens.devices import spec_from_dict
 from gpulens.reports._answer import top_findings
 from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, Timeline, TimelineMeta, make_table
+from tests.conftest import shared_trace
 
 
 def _timeline(launches, name="k", cc="9.0", sms=132, counters=(), collector="test"):
@@ -233,3 +235,63 @@ def test_launch_bound_kernel_is_counted_once_with_the_idle_time(tmp_path):
     assert v.time_at_stake_ns == 297_000 and v.parent in ("idle", "idle/launch")
     r = roots(src.findings())
     assert sum(f.time_at_stake_ns or 0 for f in r if f.category != "data-quality") == 297_000
+
+
+def _kernel_time(src, name):
+    hs = src.results["hotspots"].table
+    return float(hs.loc[hs["name"] == name, "effective_ns"].sum())
+
+
+def test_v100_batch_norm_wave_loss_from_the_trace_file():
+    # HTA's V100 trace (ns resolution): cudnn::bn_bw_1C11_kernel_new<..., 128, ...> runs 55 launches of 512 threads,
+    # 40 registers, 400 B shared memory, grids of 64, 128 and 256 blocks. CC 7.0: 40 × 32 = 1280 registers/warp →
+    # ⌊65536 / 1280⌋ = 51 warps → 48 (4-warp granule) → ⌊48 / 16 warps per block⌋ = 3 blocks/SM; 80 SMs → 240 blocks
+    # per wave. Wave loss = Σ dur × (1 − W/⌈W⌉), W = grid / 240, read here from the file itself.
+    import gzip
+
+    path = shared_trace("kineto/hta_v100_rank0_ns_resolution.pt.trace.json.gz")
+    raw = json.load(gzip.open(path))
+    ev = [e for e in raw["traceEvents"] if e.get("cat") == "kernel"
+          and "bn_bw_1C11_kernel_new<float, float, float2, 128" in e.get("name", "")]
+    assert {tuple(e["args"]["grid"]) for e in ev} == {(64, 1, 1), (128, 1, 1), (256, 1, 1)}
+    assert {(e["args"]["block"][0], e["args"]["registers per thread"]) for e in ev} == {(512, 40)}
+    loss = sum(round(e["dur"] * 1000) * (1 - (e["args"]["grid"][0] / 240) / math.ceil(e["args"]["grid"][0] / 240))
+               for e in ev)
+    src = gpulens.analyze([path]).sources[0]
+    occ = src.results["occupancy"].table
+    row = occ[occ["name"] == ev[0]["name"]].iloc[0]
+    assert row["active_blocks_per_sm"] == 3 and row["grid_sizes"] == 3
+    assert row["wave_loss_ns"] == pytest.approx(loss, rel=1e-3)
+    by_grid = {}
+    for e in ev:
+        by_grid[e["args"]["grid"][0]] = by_grid.get(e["args"]["grid"][0], 0) + e["dur"]
+    main = max(by_grid, key=by_grid.get)
+    assert row["grid_blocks"] == main and row["waves_per_sm"] == pytest.approx(main / 240)
+    # no finding puts a kernel's whole time at stake any more, and the registers limiter is not quantified
+    for f in src.findings():
+        if f.category == "occupancy" and f.time_at_stake_ns:
+            assert f.time_at_stake_ns < _kernel_time(src, f.kernel)
+    lim = [f for f in src.findings() if f.key and f.key.endswith("/limiter")]
+    assert lim and all(f.time_at_stake_ns is None for f in lim)   # no roofline here: nothing says latency-bound
+
+
+@pytest.mark.parametrize("rel", ["kineto/hta_v100_rank0_ns_resolution.pt.trace.json.gz",
+                                 "kineto/tracelens_h100_bert-small.json.gz",
+                                 "kineto/tracelens_mi300x_bert-small.json.gz",
+                                 "nsys/fuser_h200_nsys2024.6_report1.sqlite",
+                                 "nsys/memfusion_rtx3090_report1.sqlite",
+                                 "ncu/codegandee_rtx5090_ncu-v2_kernel_0005_details.csv"])
+def test_real_traces_count_each_kernel_once_and_children_within_parents(rel):
+    src = gpulens.analyze([shared_trace(rel)]).sources[0]
+    fs = src.findings()
+    by_key = {f.key: f for f in fs if f.key}
+    per_kernel: dict[str, int] = {}
+    for f in fs:
+        p = by_key.get(f.parent)
+        if p is not None and p.time_at_stake_ns is not None:
+            assert (f.time_at_stake_ns or 0) <= p.time_at_stake_ns, (f.title, p.title)
+        if f.parent is None and f.kernel and f.time_at_stake_ns:
+            per_kernel[f.kernel] = per_kernel.get(f.kernel, 0) + f.time_at_stake_ns
+    for name, stake in per_kernel.items():
+        t = _kernel_time(src, name)
+        assert t != t or stake <= t + 1, (name, stake, t)         # never more than the kernel's own time
