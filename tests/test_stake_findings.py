@@ -295,3 +295,22 @@ def test_real_traces_count_each_kernel_once_and_children_within_parents(rel):
     for name, stake in per_kernel.items():
         t = _kernel_time(src, name)
         assert t != t or stake <= t + 1, (name, stake, t)         # never more than the kernel's own time
+
+
+def test_kernel_family_falls_back_on_the_launching_op(tmp_path):
+    # a kernel whose name says nothing ("Kernel2") launched by aten::mm is a GEMM: its small-grid advice names split-K
+    t0 = 1000
+    ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 9, "tid": 9, "ts": t0, "dur": 50,
+           "args": {"External id": 7}},
+          {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9, "ts": t0 + 10, "dur": 5,
+           "args": {"correlation": 1, "External id": 7}},
+          {"ph": "X", "cat": "kernel", "name": "Kernel2", "pid": 0, "tid": 7, "ts": t0 + 20, "dur": 400,
+           "args": {"device": 0, "stream": 7, "correlation": 1, "External id": 7, "grid": [8, 1, 1],
+                    "block": [128, 1, 1]}}]
+    p = tmp_path / "mm.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "deviceProperties": [
+        {"id": 0, "name": "NVIDIA H100 80GB HBM3", "computeMajor": 9, "computeMinor": 0, "numSms": 132}],
+        "traceEvents": ev}))
+    v = gpulens.analyze([p]).sources[0].results["verdicts"].table.iloc[0]
+    assert v["verdict"] == "latency/occupancy-bound"             # 8 blocks on 132 SMs
+    assert any(re.search(r"split-K\b", s) for s in v["next_steps"]), v["next_steps"]

@@ -203,6 +203,19 @@ def _num(v: Any) -> float | None:
     return None if np.isnan(f) else f
 
 
+def _family(timeline: Timeline, name: str, label: Any, op_links: pd.Series) -> str:
+    """The kernel's family for its advice (:func:`gpulens.analyzers._advice.family`): from its name, else from the
+    name of the framework op that launched its first launch (``label``: that launch's row label)."""
+    fam = _advice.family(name)
+    if fam != "other" or label is None:
+        return fam
+    oid = op_links.get(label)
+    if oid is None or pd.isna(oid):
+        return fam
+    at = int(context_of(timeline).positions([int(oid)])[0])
+    return _advice.family(name, str(timeline.events["name"].iloc[at])) if at >= 0 else fam
+
+
 def _small_grid_loss(blocks: np.ndarray, dur: np.ndarray, all_dur: np.ndarray, time_ns: int, sms: int | None
                      ) -> int | None:
     """Σ over launches with fewer blocks than SMs of duration × (1 − blocks / SMs) [ns], scaled to the kernel's
@@ -241,7 +254,8 @@ class Verdicts(Analyzer):
                                                                     "launch_latency"))
         kern = context_of(timeline).of_kind("kernel", "comm")
         exposed = exposed_comm_by_name(timeline)
-        links = link_gpu_to_launch(timeline)["launch_event_id"]
+        both = link_gpu_to_launch(timeline)
+        links, op_links = both["launch_event_id"], both["op_event_id"]
         bn = results.get("bottlenecks")
         gaps = classify_gaps(timeline, getattr(bn, "summary", {}).get("launch_gap_ns", 20_000), links)
         if replayed_for_counters(timeline):  # gaps between replayed kernels say nothing about launches
@@ -281,7 +295,8 @@ class Verdicts(Analyzer):
             pos = by_name(name)
             eff = h["effective_ns"]
             e = Evidence(name, str(h["kind"]), int(h["calls"]), int(eff) if eff == eff else 0, inputs=["timeline"],
-                         family=_advice.family(name), library=_advice.is_library(name), pytorch=pytorch)
+                         family=_family(timeline, name, kern.index[pos[0]] if len(pos) else None, op_links),
+                         library=_advice.is_library(name), pytorch=pytorch)
             if e.kind == "comm":
                 e.exposed_comm_ns = exposed.get(name, 0)
             linked = pos[has_lid[pos]]
