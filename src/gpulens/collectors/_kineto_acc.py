@@ -406,9 +406,16 @@ class Accumulator:
             self._place_xla(dialect, kind, name, nocat, copy, ints)
         is_gpu = np.isin(kind, [_K[k] for k in ("kernel", "comm", "memcpy", "memset")])
         if rocm[0]:
-            self.grid_fixes = fix_rocm_grid(np.flatnonzero(is_gpu), [ints[f"grid_{a}"] for a in "xyz"],
-                                            [ints[f"block_{a}"] for a in "xyz"], rocm[1],
+            grid_cols, block_cols = [ints[f"grid_{a}"] for a in "xyz"], [ints[f"block_{a}"] for a in "xyz"]
+            self.grid_fixes = fix_rocm_grid(np.flatnonzero(is_gpu), grid_cols, block_cols, rocm[1],
                                             self._launched_by_ext_module(kind, name, corr, is_gpu))
+            # the runtime calls that carry the launch (hipLaunchKernel, hipExtModuleLaunchKernel) record it in the
+            # same units as their kernels: converted by the same rules (a call is its own launcher)
+            rt = np.flatnonzero(kind == _K["runtime"])
+            if len(rt):
+                ext_names = np.array([isinstance(v, str) and v.startswith("hipExtModuleLaunchKernel")
+                                      for v in self.names.values] + [False], dtype=bool)
+                fix_rocm_grid(rt, grid_cols, block_cols, rocm[1], ext_names[name])
         ranks = event_ranks(len(kind), rank, pair("rank"), ints["pid"], corr, is_gpu, ints["device"][0],
                             self.process_names)
         self.rank_encodings = ranks.encodings
@@ -531,8 +538,6 @@ def _text(b: bytes) -> str:
 
 def _codes_to_named_cat(codes: np.ndarray, names: list[str]):
     """Categorical of ``names[code]`` with sorted categories, only those used (duplicate names merged)."""
-    import pandas as pd
-
     from gpulens.collectors._assemble import categorical
 
     used = np.unique(codes)

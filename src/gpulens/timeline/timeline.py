@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.errors import SchemaError, TraceFormatError
+from gpulens.timeline.launch import describe as describe_impossible, scrub_launch_config
 from gpulens.timeline.schema import (
     COUNTER_COLUMNS,
     EVENT_COLUMNS,
@@ -236,7 +237,8 @@ class Timeline:
             SchemaError: a column is missing, extra or of the wrong dtype; a duration is negative; an event kind
                 is not in :data:`KINDS`; ``event_id`` repeats.
 
-        Also scrubs the metadata (:meth:`TimelineMeta.scrub`): no environment or secret leaves a collector.
+        Also scrubs the metadata (:meth:`TimelineMeta.scrub`): no environment or secret leaves a collector; and
+        sets launch-configuration values no GPU accepts to ``<NA>`` with one warning (:mod:`gpulens.timeline.launch`).
         """
         self.meta.scrub()
         for table, columns, label in (
@@ -260,6 +262,9 @@ class Timeline:
                 raise SchemaError(f"unknown event kinds {sorted(bad)}")
             if ev["kind"].isna().any():
                 raise SchemaError("events without a kind")
+            changed = scrub_launch_config(ev)
+            if changed:
+                self.meta.warnings.append(describe_impossible(changed))
             ids = ev["event_id"].to_numpy()
             if not bool((ids[1:] > ids[:-1]).all()) and not ev["event_id"].is_unique:  # increasing: no hash table
                 raise SchemaError("event_id is not unique")

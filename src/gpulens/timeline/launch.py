@@ -1,0 +1,110 @@
+"""Launch-configuration values no GPU can run are unknown, not figures to analyse.
+
+A trace can record a grid, block, register or shared-memory value that no GPU accepts: a block of 0 or 2^63−1
+threads, a negative grid, 100,000 registers per thread, a terabyte of shared memory per block (a corrupted file, a
+producer bug, a fuzzer). Analysed as given, such a value yields an occupancy of 0 %, a "registers limit occupancy"
+verdict or a "too few blocks" finding about a kernel nobody can launch. :func:`scrub_launch_config` turns every
+value outside what any supported GPU allows into ``<NA>`` (unknown) and counts them, whatever collector produced
+the rows; :meth:`gpulens.timeline.Timeline.validate` calls it and records one warning.
+
+Bounds (device-independent: the largest value any GPU in :mod:`gpulens.devices.arch` accepts, so a valid launch on
+any of them is never touched):
+
+* grid: each dimension 1 … 2^31−1 blocks (CUDA Programming Guide, "Technical Specifications per Compute
+  Capability": maximum x-dimension of a grid 2^31−1, y/z 65535; HIP ``hipDeviceProp_t::maxGridSize`` 2^31−1);
+* block: each dimension ≥ 1 and the product ≤ the largest ``max_threads_per_block`` (1024 on CUDA CC 7.0–12.x and
+  on AMD CDNA; CUDA guide, HIP ``maxThreadsPerBlock``);
+* registers per thread: 0 … the largest per-thread cap (256 in NVIDIA's occupancy calculator; 512 unified
+  VGPR+AGPR on gfx90a and later, LLVM ``AMDGPUUsage.rst``);
+* shared memory (LDS) per block, static and dynamic each: 0 … the largest opt-in per-block limit of the tables
+  (227 KiB on CC 9.0/10.0; 160 KiB LDS on gfx950).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+_GRID = ("grid_x", "grid_y", "grid_z")
+_BLOCK = ("block_x", "block_y", "block_z")
+_SMEM = ("smem_static_bytes", "smem_dynamic_bytes")
+MAX_GRID_DIM = (1 << 31) - 1
+
+
+def limits() -> dict[str, int]:
+    """The device-independent upper bounds: ``threads_per_block``, ``regs_per_thread``, ``smem_per_block`` [bytes]
+    (the largest of every architecture table in :mod:`gpulens.devices.arch`) and ``grid_dim`` [blocks]."""
+    from gpulens.devices.arch import AMD_LIMITS, CUDA_LIMITS
+
+    tables = list(CUDA_LIMITS.values()) + list(AMD_LIMITS.values())
+    return {"threads_per_block": max(t.max_threads_per_block for t in tables),
+            "regs_per_thread": max(t.max_regs_per_thread for t in tables),
+            "smem_per_block": max(max(t.smem_per_block_optin, t.smem_per_block) for t in tables),
+            "grid_dim": MAX_GRID_DIM}
+
+
+def _values(col: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 values with 0 where missing, valid mask) of a nullable integer column."""
+    return col.to_numpy(dtype=np.int64, na_value=0), col.notna().to_numpy()
+
+
+def scrub_launch_config(events: Any) -> dict[str, int]:
+    """Set impossible launch-configuration values of ``events`` (Timeline event columns) to ``<NA>`` in place.
+
+    A launch whose grid has one impossible dimension loses its whole grid (its size is unknown); one impossible
+    block dimension, register count or shared-memory size clears the block, registers and shared memory of that
+    launch (they decide occupancy together).
+
+    Returns:
+        rows per cause: ``{"grid": n, "block": n, "registers": n, "shared memory": n}`` (zeros omitted).
+    """
+    if not len(events) or "grid_x" not in events:
+        return {}
+    lim = limits()
+    out: dict[str, int] = {}
+
+    def clear(cols: tuple[str, ...], bad: np.ndarray, label: str) -> None:
+        if bad.any():
+            for c in cols:
+                events.loc[bad, c] = None
+            out[label] = int(bad.sum())
+
+    n = len(events)
+    bad = np.zeros(n, dtype=bool)
+    for c in _GRID:
+        v, ok = _values(events[c])
+        bad |= ok & ((v < 1) | (v > lim["grid_dim"]))
+    clear(_GRID, bad, "grid")
+    # block, registers and shared memory decide occupancy together: one impossible value makes the launch's
+    # resource record unreliable, so all three become unknown (an occupancy computed from the other two would
+    # be a figure of a launch that never happened)
+    block = np.zeros(n, dtype=bool)
+    threads = np.ones(n, dtype=np.float64)  # float: a product of three huge int64 values must not wrap around
+    for c in _BLOCK:
+        v, ok = _values(events[c])
+        block |= ok & (v < 1)
+        threads *= np.where(ok, np.maximum(v, 1), 1).astype(np.float64)
+    block |= threads > lim["threads_per_block"]
+    v, ok = _values(events["regs_per_thread"])
+    regs = ok & ((v < 0) | (v > lim["regs_per_thread"]))
+    smem = np.zeros(n, dtype=bool)
+    for c in _SMEM:
+        v, ok = _values(events[c])
+        smem |= ok & ((v < 0) | (v > lim["smem_per_block"]))
+    for label, rows in (("block", block), ("registers", regs), ("shared memory", smem)):
+        if rows.any():
+            out[label] = int(rows.sum())
+    clear(_BLOCK + ("regs_per_thread",) + _SMEM, block | regs | smem, "")
+    out.pop("", None)
+    return out
+
+
+def describe(changed: dict[str, int]) -> str:
+    """One warning sentence for :func:`scrub_launch_config`'s counts."""
+    lim = limits()
+    parts = ", ".join(f"{k} ×{v}" for k, v in changed.items())
+    return (f"impossible launch configuration values treated as unknown ({parts}): no GPU runs a grid dimension "
+            f"outside 1…{lim['grid_dim']:,}, a block outside 1…{lim['threads_per_block']:,} threads, more than "
+            f"{lim['regs_per_thread']} registers per thread or {lim['smem_per_block']:,} bytes of shared memory "
+            "per block")
