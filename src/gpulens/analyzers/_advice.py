@@ -11,8 +11,9 @@ What is known, and from where:
   cuBLAS ``CUBLASLT_ALGO_CONFIG_SPLITK_NUM``); split-KV is its attention form (FlashDecoding: the key/value sequence
   split across blocks, ``num_splits`` in FlashAttention). Neither exists for a normalisation or elementwise kernel.
 * **vendor-library kernel** (:func:`is_library`): cuDNN, cuBLAS(Lt), CUTLASS instances, rocBLAS/hipBLASLt
-  (``Cijk_``), MIOpen, CK, FlashAttention (``flash_fwd``/``flash_bwd``, ``fmha``). Their registers and shared memory are fixed by the library's tile configuration: the
-  user picks another algorithm or shape, not ``__launch_bounds__``.
+  (``Cijk_``), MIOpen, CK, FlashAttention (``flash_fwd``/``flash_bwd``, ``fmha``). Their registers and shared
+  memory are fixed by the library's tile configuration: the user picks another algorithm or shape, not
+  ``__launch_bounds__``.
 * **PyTorch present** (:func:`uses_pytorch`): the input was written by the PyTorch profiler (Kineto collector), or
   it records ``aten::`` operators, Python frames, or kernels only PyTorch builds (``at::native::``, ``c10::``,
   ``pytorch_flash``, Inductor's ``triton_`` kernels). Only then do steps name torch.compile, DataLoader, DDP/FSDP,
@@ -165,8 +166,8 @@ IDLE_DETAILS = {
                 "work per step.",
         "launch": "Fuse small kernels (torch.compile) or capture the step in CUDA/HIP graphs so one launch replays "
                   "many kernels.",
-        "sync": "Idle gaps overlap host synchronisation calls (.item(), .cpu(), cudaDeviceSynchronize): each drains the "
-                "queue. Remove syncs from the step loop or defer them.",
+        "sync": "Idle gaps overlap host synchronisation calls (.item(), .cpu(), cudaDeviceSynchronize): each drains "
+                "the queue. Remove syncs from the step loop or defer them.",
         "unattributed": "Record the host side too (torch.profiler with CPU activity) to attribute them.",
     },
     False: {

@@ -50,26 +50,26 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
     varies = (_int(r.grid_sizes) or 0) > 1
     main = (f" in its main configuration ({cfg}; {100 * (r.config_time_share or 0):.0f} % of its time — its "
             f"{r.grid_sizes} grid sizes each counted with their own waves)" if varies else f" ({cfg})")
-    formula = ("At stake: Σ over launches of time × (1 − W / ⌈W⌉), W = that launch's waves — the time SMs idle in "
-               "partly filled waves if every block took the same time (an upper bound: a lone block may run faster "
-               "than one sharing its SM).")
+    formula = ("At stake: Σ over launches of time × (1 − W / ⌈W⌉), W = that launch's waves — the time block slots "
+               "stay empty in partly filled waves if every block took the same time (an upper bound: a lone block may "
+               "run faster than one sharing its SM).")
     own = 1.0 - w / math.ceil(w) if w > 0 else 0.0  # the main configuration's own loss share
     if varies and own < MIN_WAVE_LOSS_SHARE:
-        title = (f"Partly filled waves of {_short(r.name)}: up to {share:.0f} % of its time idles SMs "
-                 f"({_int(r.grid_sizes)} grid sizes; the main one is {w:.2f} waves)")
+        title = (f"Partly filled waves of {_short(r.name)}: up to {share:.0f} % of its time lost to empty block "
+                 f"slots ({_int(r.grid_sizes)} grid sizes; the main one is {w:.2f} waves)")
         detail = (f"Its launches use {_int(r.grid_sizes)} grid sizes; the main configuration ({cfg}, "
                   f"{100 * (r.config_time_share or 0):.0f} % of its time) runs {w:.2f} waves, the others leave "
                   f"partly filled waves. {formula}")
         act = _advice.whole_waves(fam, library)
     elif w < 1:
         title = (f"Grid of {_short(r.name)} fills {100 * w:.0f} % of one wave: up to {share:.0f} % of its time "
-                 "idles SMs" + (" (grid sizes vary)" if varies else ""))
+                 "lost to empty block slots" + (" (grid sizes vary)" if varies else ""))
         detail = (f"{w:.2f} waves{main}: fewer blocks than the GPU holds at once, so block slots stay empty for the "
                   f"whole launch. {formula}")
         act = _advice.more_blocks(fam, library)
     else:
         title = (f"Last wave of {_short(r.name)} is {r.tail_wave_pct:.0f} % full ({w:.2f} waves): up to "
-                 f"{share:.0f} % of its time idles SMs" + (" (grid sizes vary)" if varies else ""))
+                 f"{share:.0f} % of its time lost to empty block slots" + (" (grid sizes vary)" if varies else ""))
         detail = f"{w:.2f} waves{main}: the final wave runs with most block slots empty (tail effect). {formula}"
         act = _advice.whole_waves(fam, library)
     stake = int(loss)

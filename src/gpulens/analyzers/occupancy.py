@@ -31,9 +31,8 @@ from gpulens.analyzers import _occ_ncu as N
 from gpulens.analyzers import _sol_amd
 from gpulens.analyzers._groupstats import group_sums
 from gpulens.analyzers._stake import wave_loss_per_launch
-from gpulens.analyzers._hot import (device_record, event_counters, hot_kernels, no_hot_kernels_reason,
-                                   short_name as _short, weighted_mean)
-from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, no_hot_kernels_reason, weighted_mean
+from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import text_series
 from gpulens.devices import limits_of_record, main_device
 from gpulens.devices.occupancy import Occupancy, cdna_occupancy, cuda_occupancy, kineto_estimate_pct
