@@ -17,6 +17,7 @@ import pandas as pd
 
 from gpulens.analyzers._critical_walk import BLOCKING, CLASSES, CODE, Thread, Walker, thread_segments
 from gpulens.analyzers._steps import step_ranges
+from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers._span import busy_unknown_reason
 from gpulens.analyzers.context import category_mask, context_of
@@ -341,7 +342,7 @@ class CriticalPath(Analyzer):
         t["_o"] = t["class"].map({c: i for i, c in enumerate(CLASSES)})
         t = t.sort_values(["rank", "step", "_o"], kind="stable", na_position="first").reset_index(drop=True)
         t["step"] = t["step"].astype("Int64")
-        summary, findings = self._summary(t)
+        summary, findings = self._summary(t, _advice.uses_pytorch(timeline))
         # the findings tree (issue 14.6), each nanosecond once: a path held by host-side or gap time is GPU idle
         # time, so it details the breakdown's idle finding; a path held by GPU work is time the kernel verdicts
         # already rank, so it is stated (title) but not counted a second time
@@ -364,7 +365,7 @@ class CriticalPath(Analyzer):
                                                "top_class": "event class with the most path time [text]"})
 
     @staticmethod
-    def _summary(t: pd.DataFrame) -> tuple[dict, list[Finding]]:
+    def _summary(t: pd.DataFrame, pytorch: bool = True) -> tuple[dict, list[Finding]]:
         per = t.groupby("class")["time_ns"].sum().sort_values(ascending=False)
         windows = t.drop_duplicates(["rank", "step"])
         path = float(windows["step_ns"].sum())
@@ -379,7 +380,8 @@ class CriticalPath(Analyzer):
                     f"Over {len(windows)} window(s) the path is {summary['bound'].upper()}-bound "
                     f"({100 * summary['gpu_share']:.0f} % on GPU work).", category="critical-path",
                     time_at_stake_ns=int(per.iloc[0]), key="critical_path",
-                    action=_ACTIONS.get(top, "").format(top=top_event[:80]))
+                    action=(_advice.host_path_action(top, pytorch) or _ACTIONS.get(top, "")).format(
+                        top=top_event[:80]))
         return summary, [f]
 
 
