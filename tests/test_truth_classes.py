@@ -447,3 +447,17 @@ def test_run_verdict_names_the_steady_state_busy_share(tmp_path):
 
     sentence = answer(s).sentence
     assert "of its 100.23 ms span" in sentence and "91.7 % of the 229.00 µs outside the warm-up/one-off" in sentence
+
+
+def test_nameless_device_record_names_its_architecture():
+    """TraceLens vLLM graph trace: deviceProperties without a name but with HIP's 9.4 and 304 CUs read "device not
+    recorded (analysed as MI300X: … the name '' does not say)". HIP reports gfx942 as 9.4 (ROCm docs, "GPU hardware
+    specifications"), so the record names gfx942 and says the name is missing."""
+    from gpulens.devices import identify_device
+    from gpulens.reports._format import device_text
+
+    rec = {"rank": 0, "device_id": 0, "name": "", "compute_capability": "9.4", "num_sms": 304, "warp_size": 64}
+    spec = identify_device(rec)
+    text = device_text([rec], spec)
+    assert text.startswith("gfx942 (HIP reports 9.4) (name not recorded)")
+    assert "''" not in text and "not recorded (analysed" not in text
