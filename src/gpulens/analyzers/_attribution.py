@@ -162,7 +162,12 @@ def _categories(kind: tuple, name: tuple, op: tuple) -> tuple[np.ndarray, np.nda
         return np.zeros(0, dtype=np.int64), np.array([], dtype=object)
     if len(kv) * len(nv) * len(ov) < 2 ** 62:  # one int64 key per row
         key = (k * len(nv) + nm) * len(ov) + o
-        ukey, inv = np.unique(key, return_inverse=True)
+        # np.unique(key, return_inverse=True) by hashing the rows and sorting the few distinct keys only
+        inv0, u0 = pd.factorize(key)
+        order = np.argsort(u0, kind="stable")
+        rank = np.empty(len(u0), dtype=np.int64)
+        rank[order] = np.arange(len(u0))
+        ukey, inv = np.asarray(u0)[order], rank[inv0]
         uniq = np.stack([ukey // (len(nv) * len(ov)), (ukey // len(ov)) % len(nv), ukey % len(ov)], axis=1)
     else:
         uniq, inv = np.unique(np.stack([k, nm, o], axis=1), axis=0, return_inverse=True)

@@ -13,10 +13,13 @@ SDPA q[B,Hq,Nq,d], k/v[B,Hkv,Nkv,·]    B·Hq·(2·Nq·Nkv·d + 2·Nq·Nkv·dv),
                                        halved when causal and Nq = Nkv;
                                        GQA: Hkv < Hq changes bytes only
 elementwise (unary, binary)            numel(out)                              Σ inputs + output
+fill_ / zero_ ; copy_(dst, src)        0                                       output only ; src + dst
 reduction / softmax / layer norm       c·numel(in) (c = 1, 5, 5)               Σ inputs + output
 =====================================  ======================================  ======================================
 
-``b`` = bytes per element of each tensor's own dtype. Softmax and the attention score scaling are not counted.
+``b`` = bytes per element of each tensor's own dtype; an elementwise output has the dtype PyTorch's type promotion
+gives it (:func:`result_bytes`): a scalar or zero-dim argument does not widen a dimensioned tensor of its category
+(``bf16 tensor × 2.0`` is bf16, not fp64). Softmax and the attention score scaling are not counted.
 Models return None when the shapes do not fit (missing dims, a varlen attention call, a conv without its output
 size): no FLOPs is better than a guessed figure.
 """
@@ -24,6 +27,7 @@ size): no FLOPs is better than a guessed figure.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from math import prod
@@ -48,14 +52,47 @@ class OpCost:
     matrix: bool
 
 
+#: no tensor dimension reaches 2^48 elements (a recorded value beyond it is not a shape: no model, not a huge cost)
+_MAX_DIM = 1 << 48
+
+
 def _tensors(dims: list, types: list) -> list[tuple[list[int], int, str]]:
     """(shape, bytes per element, dtype) of the tensor arguments, in order."""
     out = []
     for d, t in zip(dims, types):
-        if isinstance(d, list) and t in DTYPE_BYTES and all(isinstance(x, int) for x in d):
+        if isinstance(d, list) and isinstance(t, str) and t in DTYPE_BYTES \
+                and all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < _MAX_DIM for x in d):
             if d or t not in ("Scalar", ""):
                 out.append((d, DTYPE_BYTES[t], t))
     return out
+
+
+#: PyTorch type-promotion categories (torch docs, "Type Promotion"): bool < integral < floating < complex
+_CATEGORY = {"bool": 0, "double": 2, "float": 2, "c10::Half": 2, "c10::BFloat16": 2, "c10::complex<float>": 3,
+             "c10::complex<double>": 3}
+_DEFAULT_BYTES = {1: 8, 2: 4, 3: 8}  # a higher-category scalar gives the default dtype: int64, float32, complex64
+
+
+def _category(dtype: str) -> int:
+    return _CATEGORY.get(dtype, 2 if "Float8" in dtype else 1)
+
+
+def result_bytes(t: list[tuple[list[int], int, str]]) -> int:
+    """Bytes per element of an elementwise op's result under PyTorch's type promotion (torch docs, "Type
+    Promotion"): dimensioned tensors decide within the highest category among them (the widest dtype; fp16 with
+    bf16 gives fp32); a zero-dim argument (shape ``[]``: a 0-dim tensor or a Python scalar) counts only when its
+    category is higher, then the default dtype of that category (float32 for a float scalar)."""
+    dimensioned = [x for x in t if x[0]] or t
+    zero = [x for x in t if not x[0]] if len(dimensioned) < len(t) else []
+    top = max(_category(d) for _, _, d in dimensioned)
+    same = [x for x in dimensioned if _category(x[2]) == top]
+    b = max(x[1] for x in same)
+    if b == 2 and {"c10::Half", "c10::BFloat16"} <= {x[2] for x in same}:
+        b = 4
+    ztop = max((_category(d) for _, _, d in zero), default=-1)
+    if ztop > top:
+        b = _DEFAULT_BYTES.get(ztop, b)
+    return b
 
 
 def _nbytes(shape: list[int], b: int) -> int:
@@ -104,6 +141,7 @@ _BINARY = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "eq
 _REDUCE = {"sum": 1, "mean": 1, "amax": 1, "amin": 1, "max": 1, "min": 1, "all": 1, "any": 1, "norm": 2,
            "softmax": 5, "_softmax": 5, "log_softmax": 5, "_log_softmax": 5, "native_layer_norm": 5,
            "layer_norm": 5, "rms_norm": 4, "mse_loss": 3, "_fused_rms_norm": 4, "native_batch_norm": 5, "batch_norm": 5}
+_WRITE_ONLY = {"fill_", "zero_"}
 _COPY_NO_FLOPS = {"fill_", "zero_", "copy_", "to", "_to_copy", "contiguous", "clone"}
 
 
@@ -166,6 +204,16 @@ def op_cost(name: str, input_dims: str | None, input_types: str | None, causal: 
     t = _tensors(dims, types)
     if not t:
         return None
+    try:
+        cost = _cost(name, t, causal)
+    except (OverflowError, ValueError, TypeError, ZeroDivisionError, IndexError):
+        return None  # shapes that fit no model (a ragged list, an overflowing product): no figure, not an error
+    if cost is None or not all(math.isfinite(v) and v >= 0 for v in (cost.flops, float(cost.bytes))):
+        return None
+    return cost
+
+
+def _cost(name: str, t: list[tuple[list[int], int, str]], causal: bool) -> OpCost | None:
     m = _GEMM.match(name)
     if m:
         return _gemm_cost(m.group(1), t)
@@ -179,14 +227,24 @@ def op_cost(name: str, input_dims: str | None, input_types: str | None, causal: 
     if stem in _UNARY or base in _UNARY:
         n = prod(first)
         out_b = b0
-        return OpCost(0.0 if base in _COPY_NO_FLOPS else float(n), ins + n * out_b, _prec(d0), False)
+        if base in _WRITE_ONLY:  # fill_/zero_ write their tensor and read nothing
+            by = n * out_b
+        elif base == "copy_" and len(t) >= 2:  # copy_(dst, src): read src, write dst (dst is not read)
+            by = _nbytes(t[1][0], t[1][1]) + n * out_b
+        else:
+            by = ins + n * out_b
+        return OpCost(0.0 if base in _COPY_NO_FLOPS else float(n), by, _prec(d0), False)
     if stem in _BINARY:
         shapes = [s for s, _, _ in t]
         nd = max(len(s) for s in shapes)
         padded = [[1] * (nd - len(s)) + s for s in shapes]
         out = [max(col) for col in zip(*padded)]
         n = prod(out)
-        out_b = max(b for _, b, _ in t) if stem not in ("eq", "ne", "lt", "gt", "le", "ge") else 1
+        if stem in ("eq", "ne", "lt", "gt", "le", "ge"):
+            out_b = 1  # bool
+        else:  # `where` decides by its two values, not the bool condition
+            vals = [x for x in t if x[2] != "bool"] if stem == "where" else t
+            out_b = result_bytes(vals or t)
         return OpCost(float(n), ins + n * out_b, _prec(d0), False)
     if stem in _REDUCE:
         n = prod(first)

@@ -207,28 +207,43 @@ def leaf_tiles(group: np.ndarray, start: np.ndarray, cend: np.ndarray, parent: n
     nxt = np.empty(n, dtype=np.int64)  # first row after i's subtree: the first later start at or after i's end
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         nxt[lo:hi] = lo + np.searchsorted(start[lo:hi], cend[lo:hi], side="left")
-    last = np.maximum(nxt - 1, np.arange(n))  # last row of each subtree (a zero-length row is its own)
+    # in place where possible: at 1M kernels these are arrays of millions of rows, and fresh memory is what costs
+    ar = np.arange(n)
+    last = nxt
+    last -= 1
+    np.maximum(last, ar, out=last)  # last row of each subtree (a zero-length row is its own)
     depth = depths(parent)
-    ends_before = np.concatenate([[0], np.cumsum(np.bincount(last, minlength=n))[:-1]])
-    pos_s = np.arange(n) + ends_before
-    pos_e = pos_s[last] + 1 + depth[last] - depth
+    pos_s = np.empty(n, dtype=np.int64)  # rows before i plus ends before i (ends of subtrees that closed before i)
+    pos_s[0] = 0
+    np.cumsum(np.bincount(last, minlength=n)[:-1], out=pos_s[1:])
+    pos_s += ar
+    pos_e = pos_s[last]
+    pos_e += 1
+    pos_e += depth[last]
+    pos_e -= depth
+    del depth, last
     m = 2 * n
-    allpos = np.concatenate([pos_s, pos_e])
-    if allpos.min() < 0 or allpos.max() >= m or np.bincount(allpos, minlength=m).max() > 1:
+    if min(pos_s.min(), pos_e.min()) < 0 or max(pos_s.max(), pos_e.max()) >= m:
         raise _TooDeep
+    hit = np.zeros(m, dtype=bool)  # m positions in [0, m) that hit every slot: a permutation
+    hit[pos_s] = True
+    hit[pos_e] = True
+    if not hit.all():
+        raise _TooDeep
+    del hit
     val = np.empty(m, dtype=np.int64)
     own = np.empty(m, dtype=np.int64)
     val[pos_s], val[pos_e] = start, cend
-    own[pos_s], own[pos_e] = np.arange(n), parent
-    step = val[1:] - val[:-1]
+    own[pos_s], own[pos_e] = ar, parent
     if len(bounds) == 2:  # one group (the usual case): no group array needed
-        if (step < 0).any():
+        if (val[1:] < val[:-1]).any():
             raise _TooDeep
-        tile = np.flatnonzero(step > 0)
-        return np.full(len(tile), group[0], dtype=np.int64), val[tile], val[tile + 1], own[tile]
+        tile = np.flatnonzero(val[1:] > val[:-1])
+        return np.full(len(tile), group[0], dtype=np.int64), val[tile], val[1:][tile], own[tile]
     grp = np.empty(m, dtype=np.int64)
     grp[pos_s], grp[pos_e] = group, group
     same = grp[1:] == grp[:-1]
+    step = val[1:] - val[:-1]
     if (step[same] < 0).any():
         raise _TooDeep
     tile = np.flatnonzero(same & (step > 0))

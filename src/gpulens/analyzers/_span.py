@@ -65,7 +65,7 @@ def busy_unknown_reason(timeline: Any) -> str | None:
         return ("counter-collection run: the profiler replayed the kernels one at a time, so their start times and "
                 "the gaps between them are not the workload's")
     gpu_kinds = ("kernel", "comm", "memcpy", "memset")
-    if not timeline.events["kind"].isin(gpu_kinds).any() and has_summary_kernels(timeline):
+    if has_summary_kernels(timeline) and not timeline.events["kind"].isin(gpu_kinds).any():
         return "the input is a per-kernel summary or counter table without timestamps: there is no timeline"
     return None
 
@@ -100,19 +100,45 @@ def hull(ev: pd.DataFrame) -> tuple[int, int]:
 def rank_hulls(ev: pd.DataFrame) -> dict[int, tuple[int, int]]:
     """Per rank: (first start, last end) of its events (ns), the end moved back by the rank's cross-clock-domain
     gaps (:func:`cross_domain_gaps`) so that ``end − start`` is never an impossible span."""
-    from gpulens.analyzers.intervals import group_segments, group_sum
-
     if not len(ev):
         return {}
-    codes, ranks = pd.factorize(ev["rank"].to_numpy(), sort=True)
     s = ev["start_ns"].to_numpy("int64")
-    e = s + ev["dur_ns"].to_numpy("int64")
-    seg = group_segments(codes, s, e)  # every rank at once: no per-rank slice (thousands of rank files)
-    first = pd.Series(seg["start"]).groupby(seg["group"], sort=True).min()
-    last = pd.Series(seg["end"]).groupby(seg["group"], sort=True).max()
-    far = seg["gap_before"] >= CLOCK_GAP_NS
-    cross = group_sum(seg["group"][far], seg["gap_before"][far], len(ranks))
-    return {int(ranks[k]): (int(first[k]), int(last[k]) - int(cross[k])) for k in first.index}
+    return hulls_of(ev["rank"].to_numpy(), s, s + ev["dur_ns"].to_numpy("int64"))
+
+
+def hulls_of(rank: np.ndarray, s: np.ndarray, e: np.ndarray) -> dict[int, tuple[int, int]]:
+    """:func:`rank_hulls` on arrays (rank, start, end [ns] per event). The busy segments (a sort of the events)
+    are merged only for the ranks whose hull is at least :data:`CLOCK_GAP_NS` long: a shorter hull cannot hold a
+    cross-domain gap."""
+    from gpulens.analyzers.intervals import group_segments, group_sum
+
+    if len(rank) and rank.dtype.kind in "iu" and rank.min() == rank.max():  # one rank (the usual case)
+        codes, ranks = np.zeros(len(rank), dtype=np.intp), rank[:1]
+    else:
+        codes, ranks = pd.factorize(rank, sort=True)
+    n = len(ranks)
+    if (codes < 0).any():  # a missing rank: the general path
+        seg = group_segments(codes, s, e)
+        first = pd.Series(seg["start"]).groupby(seg["group"], sort=True).min()
+        last = pd.Series(seg["end"]).groupby(seg["group"], sort=True).max()
+        far = seg["gap_before"] >= CLOCK_GAP_NS
+        cross = group_sum(seg["group"][far], seg["gap_before"][far], n)
+        return {int(ranks[k]): (int(first[k]), int(last[k]) - int(cross[k])) for k in first.index}
+    if n == 1:
+        first, last = np.array([s.min()]), np.array([e.max()])
+    else:
+        first = np.full(n, np.iinfo("int64").max, dtype="int64")
+        last = np.full(n, np.iinfo("int64").min, dtype="int64")
+        np.minimum.at(first, codes, s)
+        np.maximum.at(last, codes, e)
+    cross = np.zeros(n, dtype="int64")
+    wide = (last - first) >= CLOCK_GAP_NS
+    if wide.any():  # every rank at once: no per-rank slice (thousands of rank files)
+        rows = np.flatnonzero(wide[codes])
+        seg = group_segments(codes[rows], s[rows], e[rows])
+        far = seg["gap_before"] >= CLOCK_GAP_NS
+        cross = group_sum(seg["group"][far], seg["gap_before"][far], n)
+    return {int(ranks[k]): (int(first[k]), int(last[k]) - int(cross[k])) for k in range(n)}
 
 
 def wall_span(hulls: dict[Any, tuple[int, int]]) -> tuple[int, int, str]:
@@ -132,20 +158,23 @@ def wall_span(hulls: dict[Any, tuple[int, int]]) -> tuple[int, int, str]:
     return int(wall), 0, "wall"
 
 
-def run_figures(per_device: pd.DataFrame, gpu: pd.DataFrame, every: pd.DataFrame) -> dict[str, Any]:
+def run_figures(per_device: pd.DataFrame, gpu: pd.DataFrame, every: pd.DataFrame,
+                every_hulls: dict[int, tuple[int, int]] | None = None) -> dict[str, Any]:
     """Run-level span, busy and utilisation from the per-device breakdown rows.
 
     Args:
         per_device: one row per (rank, device_id) with ``span_ns``, ``busy_ns``, ``window_ns``.
         gpu: the GPU events (effective durations) — for the wall span.
         every: every valid event but ``other`` (``rank``, ``start_ns``, ``dur_ns``) — for the profiled window.
+        every_hulls: ``rank_hulls(every)`` when the caller has it already (``every`` is then not read).
     """
-    span, skew, basis = wall_span(rank_hulls(gpu))
-    window, wskew, _ = wall_span(rank_hulls(every))
+    gpu_hulls = rank_hulls(gpu)
+    span, skew, basis = wall_span(gpu_hulls)
+    window, wskew, _ = wall_span(rank_hulls(every) if every_hulls is None else every_hulls)
     dev_span = int(per_device["span_ns"].sum())
     busy = int(per_device["busy_ns"].sum())
     dev_window = int(per_device["window_ns"].sum())
-    rank_span = {int(r): int(e - s) for r, (s, e) in rank_hulls(gpu).items()}
+    rank_span = {int(r): int(e - s) for r, (s, e) in gpu_hulls.items()}
     return {
         "span_ns": span, "span_basis": basis, "clock_skew_ns": max(skew, wskew),
         "device_span_ns": dev_span, "rank_span_ns": rank_span,

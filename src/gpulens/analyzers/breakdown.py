@@ -29,8 +29,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers._span import CLOCK_GAP_NS, busy_unknown_reason, cross_domain_gaps, rank_hulls, run_figures, warn_once
+from gpulens.analyzers._span import (CLOCK_GAP_NS, busy_unknown_reason, cross_domain_gaps, hulls_of, run_figures,
+                                     warn_once)
 from gpulens.analyzers.context import context_of
 from gpulens.analyzers.intervals import union_of
 from gpulens.timeline import GPU_KINDS, Timeline
@@ -100,14 +102,30 @@ def _split(ev: pd.DataFrame) -> dict[str, int]:
     }
 
 
+def _factorize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.factorize(values, sort=True)``, without the hash pass when every value is the same integer."""
+    if len(values) and values.dtype.kind in "iu" and values.min() == values.max():
+        return np.zeros(len(values), dtype=np.intp), values[:1]
+    return pd.factorize(values, sort=True)
+
+
 def _split_all(gpu: pd.DataFrame) -> pd.DataFrame:
     """:func:`_split` of every (rank, device_id) group at once, in (rank, device_id) order: unions per group from
-    :func:`gpulens.analyzers.intervals.group_union_ns` (no per-GPU slice: thousands of rank files stay linear)."""
-    from gpulens.analyzers.intervals import group_segments, group_sum, group_union_ns
+    one sort of the events by (group, start) — each union is the merge of a subset of that order (a subset of a
+    stable order is the subset's stable order) — so no per-GPU slice (thousands of rank files stay linear) and no
+    sort per union."""
+    from gpulens.analyzers.intervals import group_order, group_sum, sorted_segments
 
-    keys = pd.MultiIndex.from_arrays([gpu["rank"].to_numpy(), gpu["device_id"].to_numpy()])
-    codes, uniq = pd.factorize(keys, sort=True)
-    n = len(uniq)
+    rank, dev = gpu["rank"].to_numpy(), gpu["device_id"].to_numpy()
+    rc, ru = _factorize(rank)
+    dc, du = _factorize(dev)
+    if (rc < 0).any() or (dc < 0).any():  # a missing key: pandas' tuple factorisation
+        codes, uniq = pd.factorize(pd.MultiIndex.from_arrays([rank, dev]), sort=True)
+        pairs = [(int(k[0]), int(k[1])) for k in uniq]
+    else:  # (rank, device) in sorted order = (rank code, device code) in sorted order
+        codes, uk = pd.factorize(rc.astype("int64") * len(du) + dc, sort=True)
+        pairs = [(int(ru[k // len(du)]), int(du[k % len(du)])) for k in uk.tolist()]
+    n = len(pairs)
     kind = gpu["kind"]
     cats = list(kind.cat.categories)
     kc = kind.cat.codes.to_numpy()
@@ -118,21 +136,26 @@ def _split_all(gpu: pd.DataFrame) -> pd.DataFrame:
     s = gpu["start_ns"].to_numpy("int64")
     e = s + gpu["dur_ns"].to_numpy("int64")
     comp, comm, cpy = is_("kernel"), is_("comm"), is_("memcpy")
+    order = group_order(codes, s)
+    cs, ss, es = codes.astype("int64")[order], s[order], e[order]
 
     def union(mask: np.ndarray) -> np.ndarray:
-        return group_union_ns(codes[mask], s[mask], e[mask], n)
+        m = mask[order]
+        seg = sorted_segments(cs[m], ss[m], es[m])
+        return group_sum(seg["group"], seg["end"] - seg["start"], n)
 
-    seg = group_segments(codes, s, e)
+    seg = sorted_segments(cs, ss, es)
     far = seg["gap_before"] >= CLOCK_GAP_NS
     cross = group_sum(seg["group"][far], seg["gap_before"][far], n)
-    first = pd.Series(s).groupby(codes).min().reindex(range(n)).to_numpy("int64")
-    last = pd.Series(e).groupby(codes).max().reindex(range(n)).to_numpy("int64")
+    heads = np.flatnonzero(seg["gap_before"] < 0)  # each group's first segment: its first start
+    first = seg["start"][heads]
+    last = np.maximum.reduceat(seg["end"], heads)
     span = last - first - cross
     u_comp, u_cc, u_ccc = union(comp), union(comp | comm), union(comp | comm | cpy)
     busy = group_sum(seg["group"], seg["end"] - seg["start"], n)
     return pd.DataFrame({
-        "rank": np.array([int(k[0]) for k in uniq], dtype="int64"),
-        "device_id": np.array([int(k[1]) for k in uniq], dtype="int64"),
+        "rank": np.array([k[0] for k in pairs], dtype="int64"),
+        "device_id": np.array([k[1] for k in pairs], dtype="int64"),
         "span_ns": span, "busy_ns": busy, "kernel_busy_ns": u_cc, "computation_ns": u_comp,
         "comm_ns": union(comm), "exposed_comm_ns": u_cc - u_comp, "exposed_memcpy_ns": u_ccc - u_cc,
         "exposed_memset_ns": busy - u_ccc, "idle_ns": span - busy,
@@ -161,9 +184,10 @@ class Breakdown(Analyzer):
         gpu = gpu[["rank", "device_id", "kind", "start_ns", "dur_ns"]].assign(dur_ns=ctx.effective_ns)
         ev = timeline.events
         host = ~ctx.mask_of("other", *GPU_KINDS)  # numpy columns of the host rows: no copy of the events table
-        every = pd.concat([pd.DataFrame({c: ev[c].to_numpy()[host] for c in ("rank", "start_ns", "dur_ns")}),
-                           gpu[["rank", "start_ns", "dur_ns"]]])
-        windows = {r: e - s for r, (s, e) in rank_hulls(every).items()}
+        every = {c: np.concatenate([ev[c].to_numpy()[host], gpu[c].to_numpy()]) for c in ("rank", "start_ns", "dur_ns")}
+        st = every["start_ns"].astype("int64", copy=False)
+        hulls = hulls_of(every["rank"], st, st + every["dur_ns"].astype("int64", copy=False))
+        windows = {r: e - s for r, (s, e) in hulls.items()}
         t = _split_all(gpu)
         t["window_ns"] = [windows[int(r)] for r in t["rank"].tolist()]
         for col, num in (("busy_pct", "busy_ns"), ("computation_pct", "computation_ns"), ("idle_pct", "idle_ns")):
@@ -171,7 +195,7 @@ class Breakdown(Analyzer):
         t["utilization_pct"] = (100.0 * t["busy_ns"] / t["window_ns"]).where(t["window_ns"] > 0, 0.0)
         t = t[list(COLUMNS)]
         tot = {c: int(t[c].sum()) for c in COLUMNS if c.endswith("_ns") and c not in ("span_ns", "window_ns")}
-        run = run_figures(t, gpu, every)
+        run = run_figures(t, gpu, None, every_hulls=hulls)
         summary = {**tot, **run, "gpu_count": int(len(t)),
                    "idle_pct": 100.0 * tot["idle_ns"] / run["device_span_ns"] if run["device_span_ns"] else 0.0}
         if tot["clock_domain_gap_ns"]:
@@ -197,15 +221,13 @@ class Breakdown(Analyzer):
         if tot["exposed_comm_ns"] > 0.1 * span:
             findings.append(Finding(
                 f"Exposed communication: {fmt_ns(tot['exposed_comm_ns'])} not overlapped with compute",
-                "Collectives run while no compute kernel does. Overlap them with computation (bucketed all-reduce "
-                "during backward, FSDP prefetch) or reduce their size.",
+                _advice.exposed_comm_detail(_advice.uses_pytorch(timeline)),
                 severity="warning", category="communication-bound", time_at_stake_ns=tot["exposed_comm_ns"],
                 key="exposed-comm"))
         if tot["exposed_memcpy_ns"] > 0.05 * span:
             findings.append(Finding(
                 f"Exposed memory copies: {fmt_ns(tot['exposed_memcpy_ns'])} not overlapped with kernels",
-                "Copies run with no kernel beside them. Use pinned memory and non_blocking copies on a side "
-                "stream, or keep tensors on the device.",
+                _advice.exposed_copy_detail(_advice.uses_pytorch(timeline)),
                 severity="warning", category="memcpy-bound", time_at_stake_ns=tot["exposed_memcpy_ns"],
                 key="exposed-memcpy"))
         return AnalysisResult(self.name, t, COLUMNS, summary, findings, summary_columns=SUMMARY_COLUMNS)

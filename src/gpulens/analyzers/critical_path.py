@@ -16,11 +16,12 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._critical_walk import BLOCKING, CLASSES, CODE, Thread, Walker, thread_segments
-from gpulens.analyzers._nesting import thread_codes
 from gpulens.analyzers._steps import step_ranges
+from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers._span import busy_unknown_reason
 from gpulens.analyzers.context import category_mask, context_of
+from gpulens.analyzers.intervals import group_order, key_codes
 from gpulens.timeline import Timeline
 
 COLUMNS = {
@@ -72,28 +73,36 @@ def _prepare(timeline: Timeline) -> tuple[Walker, pd.DataFrame, dict]:
     gpu = ctx.gpu[list(GPU_COLUMNS)].assign(eff_ns=ctx.effective_ns.to_numpy()).reset_index(drop=True)
     g_end = (gpu["start_ns"] + gpu["eff_ns"]).to_numpy(np.int64)
     rank_ends = {}
-    for r, idx in gpu.groupby("rank").indices.items():
-        o = idx[np.argsort(g_end[idx], kind="stable")]
-        rank_ends[r] = (g_end[o], o)
-    tcode = thread_codes(host)
-    kf = host[["rank", "pid", "tid"]].astype("Int64").fillna(-1).astype("int64")
-    firsts = np.unique(tcode, return_index=True)[1] if len(tcode) else np.zeros(0, dtype=np.int64)
-    keys = np.empty(len(firsts) + 1, dtype=object)  # thread code → (rank, pid, tid); last slot: None
-    for c, row in enumerate(kf.to_numpy()[firsts].tolist()):
-        keys[c] = tuple(row)
+    g_rank = gpu["rank"].to_numpy()
+    if len(g_rank) and g_rank.min() == g_rank.max():  # one rank: no grouping
+        o = np.argsort(g_end, kind="stable")
+        rank_ends[g_rank[0]] = (g_end[o], o)
+    else:
+        for r, idx in gpu.groupby("rank").indices.items():
+            o = idx[np.argsort(g_end[idx], kind="stable")]
+            rank_ends[r] = (g_end[o], o)
+    # thread of each host row: codes in sorted (rank, pid, tid) order (missing pid/tid: −1), and the keys
+    kcols = [host[c].to_numpy(dtype=np.int64, na_value=-1) if host[c].hasnans else host[c].to_numpy(np.int64)
+             for c in ("rank", "pid", "tid")]
+    tcode, key_list = key_codes(*kcols) if len(host) else (np.zeros(0, dtype=np.int64), [])
+    n_threads = len(key_list)
+    keys = np.empty(n_threads + 1, dtype=object)  # thread code → (rank, pid, tid); last slot: None
+    for c, key in enumerate(key_list):
+        keys[c] = key
     threads: dict = {}
     h_start = host["start_ns"].to_numpy(np.int64)
     h_end = h_start + host["dur_ns"].to_numpy(np.int64)
     tg, ta, tb, who = thread_segments(tcode, h_start, h_end)
-    seg_cut = np.searchsorted(tg, np.arange(len(firsts) + 1))
-    rows = np.argsort(tcode, kind="stable")
-    row_cut = np.searchsorted(tcode[rows], np.arange(len(firsts) + 1))
-    for c in range(len(firsts)):
+    seg_cut = np.searchsorted(tg, np.arange(n_threads + 1))
+    # the blocking rows of each thread, in row order (one stable sort of those rows only)
+    brows = np.flatnonzero(blocking)
+    brows = brows[np.argsort(tcode[brows], kind="stable")]
+    b_cut = np.searchsorted(tcode[brows], np.arange(n_threads + 1))
+    for c in range(n_threads):
         key = keys[c]
         sl = slice(seg_cut[c], seg_cut[c + 1])
         th = Thread(ta[sl], tb[sl], who[sl])
-        idx = rows[row_cut[c]:row_cut[c + 1]]
-        b = idx[blocking[idx]]
+        b = brows[b_cut[c]:b_cut[c + 1]]
         if len(b) and key[0] in rank_ends:
             ends, pos = rank_ends[key[0]]
             k = np.searchsorted(ends, h_end[b] + 2000, side="right") - 1  # 2 µs of host/GPU clock tolerance
@@ -104,11 +113,14 @@ def _prepare(timeline: Timeline) -> tuple[Walker, pd.DataFrame, dict]:
     lp = np.full(len(gpu), -1, dtype=np.int64)
     if len(host) and len(gpu):
         lp = _host_positions(host["event_id"].to_numpy(np.int64), ctx.links["launch_event_id"])
-    lthread = keys[np.where(lp >= 0, tcode[np.maximum(lp, 0)] if len(tcode) else 0, len(firsts))]
+    lthread = keys[np.where(lp >= 0, tcode[np.maximum(lp, 0)] if len(tcode) else 0, n_threads)]
+    # previous event on the same stream: one stable sort by (stream, start)
     prev = np.full(len(gpu), -1, dtype=np.int64)
-    for _, idx in gpu.groupby(["rank", "device_id", gpu["stream_id"].fillna(-1)]).indices.items():
-        o = idx[np.argsort(gpu["start_ns"].to_numpy()[idx], kind="stable")]
-        prev[o[1:]] = o[:-1]
+    if len(gpu):
+        stream, _ = key_codes(g_rank, gpu["device_id"].to_numpy(), gpu["stream_id"].fillna(-1).to_numpy())
+        o = group_order(stream, gpu["start_ns"].to_numpy())
+        same = stream[o][1:] == stream[o][:-1]
+        prev[o[1:][same]] = o[:-1][same]
     walker = Walker(host, host_class, threads, gpu, lp, lthread, prev, rank_ends)
     return walker, gpu, {"host": host, "tcode": tcode, "keys": keys}
 
@@ -247,14 +259,18 @@ def _class_rows(paths_: list, names: np.ndarray) -> list[tuple[int, int, int, in
     parts = [(w, df) for w, (_, _, _, df) in enumerate(paths_) if len(df)]
     if not parts:
         return []
-    win = np.concatenate([np.full(len(df), w, dtype=np.int64) for w, df in parts])
-    col = {c: np.concatenate([np.asarray(df.cols[c], dtype=np.int64) for _, df in parts])
-           for c in ("_cls", "ns", "_who", "pos")}
-    keep = col["ns"] > 0
-    win, cls, ns, who, pos = win[keep], col["_cls"][keep], col["ns"][keep], col["_who"][keep], col["pos"][keep]
+    # segments of positive length only, in their stored dtypes (int8 classes, int32 names): at 1M kernels, int64
+    # copies of every column of every segment before filtering were the critical-path analyzer's peak memory; the
+    # arithmetic below is int64 all the same (each expression has an int64 operand)
+    keeps = [np.asarray(df.cols["ns"]) > 0 for _, df in parts]
+    win = np.concatenate([np.full(int(k.sum()), w, dtype=np.int64) for (w, _), k in zip(parts, keeps)])
+    cls, ns, who, pos = (np.concatenate([np.asarray(df.cols[c])[k] for (_, df), k in zip(parts, keeps)])
+                         for c in ("_cls", "ns", "_who", "pos"))
+    del keeps
     if not len(win):
         return []
-    key = win * len(CLASSES) + cls  # dense and small: windows × classes
+    key = win * len(CLASSES) + cls.astype(np.int64)  # dense and small: windows × classes
+    del win, cls
     nkey = len(paths_) * len(CLASSES)
     keys = np.flatnonzero(np.bincount(key, minlength=nkey))
     first_all = np.full(nkey, len(key), dtype=np.int64)
@@ -326,7 +342,7 @@ class CriticalPath(Analyzer):
         t["_o"] = t["class"].map({c: i for i, c in enumerate(CLASSES)})
         t = t.sort_values(["rank", "step", "_o"], kind="stable", na_position="first").reset_index(drop=True)
         t["step"] = t["step"].astype("Int64")
-        summary, findings = self._summary(t)
+        summary, findings = self._summary(t, _advice.uses_pytorch(timeline))
         # the findings tree (issue 14.6), each nanosecond once: a path held by host-side or gap time is GPU idle
         # time, so it details the breakdown's idle finding; a path held by GPU work is time the kernel verdicts
         # already rank, so it is stated (title) but not counted a second time
@@ -349,7 +365,7 @@ class CriticalPath(Analyzer):
                                                "top_class": "event class with the most path time [text]"})
 
     @staticmethod
-    def _summary(t: pd.DataFrame) -> tuple[dict, list[Finding]]:
+    def _summary(t: pd.DataFrame, pytorch: bool = True) -> tuple[dict, list[Finding]]:
         per = t.groupby("class")["time_ns"].sum().sort_values(ascending=False)
         windows = t.drop_duplicates(["rank", "step"])
         path = float(windows["step_ns"].sum())
@@ -364,7 +380,8 @@ class CriticalPath(Analyzer):
                     f"Over {len(windows)} window(s) the path is {summary['bound'].upper()}-bound "
                     f"({100 * summary['gpu_share']:.0f} % on GPU work).", category="critical-path",
                     time_at_stake_ns=int(per.iloc[0]), key="critical_path",
-                    action=_ACTIONS.get(top, "").format(top=top_event[:80]))
+                    action=(_advice.host_path_action(top, pytorch) or _ACTIONS.get(top, "")).format(
+                        top=top_event[:80]))
         return summary, [f]
 
 

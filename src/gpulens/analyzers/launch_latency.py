@@ -75,8 +75,9 @@ def latencies(timeline: Timeline) -> pd.DataFrame:
     codes = k["name"].cat.codes.to_numpy().astype("int64")
     rows = np.flatnonzero(found)
     rows = rows[np.argsort(start[rows], kind="stable")]
-    _, first = np.unique(ids[rows], return_index=True)  # first GPU event (in start order) of each call
-    rows = rows[np.sort(first)]
+    # first GPU event (in start order) of each call: the rows whose call id was not seen before (a hash pass, not
+    # a sort of every id)
+    rows = rows[~pd.Series(ids[rows]).duplicated(keep="first").to_numpy()]
     lat = start[rows] - c_start[rows]
     queue = np.maximum(start[rows] - (c_start[rows] + c_dur[rows]), 0)
     names = np.append(np.asarray(k["name"].cat.categories.astype(object), dtype=object), np.nan)

@@ -15,6 +15,7 @@ import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import context_of
+from gpulens.analyzers.intervals import key_codes
 from gpulens.timeline import Timeline
 
 COLUMNS = {
@@ -56,20 +57,23 @@ def _all_steps(timeline: Timeline) -> list[tuple[tuple, np.ndarray, np.ndarray]]
         return []
     pos = ctx.positions(links.loc[has, "launch_event_id"].to_numpy(dtype="int64"))  # binary search, no reindex
     t_launch = timeline.events["start_ns"].to_numpy(np.int64)[pos]
-    g = gpu[has]
-    end = (g["start_ns"] + ctx.effective_ns.loc[g.index]).to_numpy(np.int64)
-    keys = np.stack([g["rank"].to_numpy(np.int64), g["device_id"].to_numpy(np.int64),
-                     g["stream_id"].fillna(-1).astype("int64").to_numpy()], axis=1)
-    uniq, stream = np.unique(keys, axis=0, return_inverse=True)  # rows sorted by rank, device, stream
-    stream = stream.reshape(-1)
+    # effective_ns is indexed like gpu: positional, no index alignment
+    end = gpu["start_ns"].to_numpy(np.int64)[has] + ctx.effective_ns.to_numpy(np.int64)[has]
+    stream, uniq = key_codes(gpu["rank"].to_numpy(np.int64)[has], gpu["device_id"].to_numpy(np.int64)[has],
+                                gpu["stream_id"].fillna(-1).astype("int64").to_numpy()[has])
     n = len(stream)
-    times = np.r_[t_launch, np.maximum(end, t_launch)]
-    delta = np.r_[np.ones(n, np.int64), -np.ones(n, np.int64)]
+    # changes ordered by (stream, time, completions (−1) before launches (+1) at equal times): the completions
+    # first in the array, then two stable sorts — by time, then by stream
+    times = np.r_[np.maximum(end, t_launch), t_launch]
+    delta = np.r_[-np.ones(n, np.int64), np.ones(n, np.int64)]
     which = np.r_[stream, stream]
-    order = np.lexsort((delta, times, which))  # per stream by time; at equal times completions (−1) first
+    order = np.argsort(times, kind="stable")
+    if len(uniq) > 1:
+        small = which.astype(np.int16 if len(uniq) < 2 ** 15 else np.int64)  # int16: numpy's radix sort
+        order = order[np.argsort(small[order], kind="stable")]
     times, q, which = times[order], np.cumsum(delta[order]), which[order]
     cut = np.flatnonzero(np.diff(which)) + 1
-    return [(tuple(k), t, v) for k, t, v in zip(uniq.tolist(), np.split(times, cut), np.split(q, cut))]
+    return [(k, t, v) for k, t, v in zip(uniq, np.split(times, cut), np.split(q, cut))]
 
 
 def _weighted(times: np.ndarray, q: np.ndarray, lo: int, hi: int) -> tuple[float, int, float]:

@@ -45,9 +45,25 @@ COLUMNS = {
                 "side, also for kernels without FP work)",
     "flops_source": "counters | shapes (missing without a FLOP figure)",
     "time_at_stake_ns": "time × (1 − roof_pct / 100): what running at its roof would save [ns]",
+    "roof_note": "why roof_pct is unknown although the figures exist: they put the kernel above its roof [text]",
 }
 #: Below this % of the attainable roof a kernel is bound by neither roof (the verdicts' threshold, one definition).
 NEITHER_PCT = ROOF_BOUND_PCT
+
+
+#: Attained share of the roof above which the figures, not the kernel, are wrong (0.5 % for rounding of times).
+ABOVE_ROOF_PCT = 100.5
+
+
+def _above_roof(pct: float, from_counters: bool) -> str | None:
+    """Why a kernel's attained share of its roof is unknown when its figures exceed the roof, or None."""
+    if not (pct == pct and pct > ABOVE_ROOF_PCT):
+        return None
+    if from_counters:
+        return (f"the counters give {pct:.0f} % of the roof: the GPU's peak figures are not this GPU's (check the "
+                "identified device, or pass --device-spec)")
+    return (f"the op shapes give {pct:.0f} % of the roof: this kernel moved less data than its op's inputs and "
+            "outputs (cache reuse, broadcast or in-place operands) or did part of the op's work")
 
 
 def bound_of(roof_pct: float | None, ridge_side: str | None) -> str | None:
@@ -228,17 +244,21 @@ class Roofline(Analyzer):
             memory_side = ai == ai and ai < ridge
             pct = 100.0 * (bps / bw if memory_side else fps / pf) if pf == pf else np.nan
             side = ("memory" if memory_side else "compute") if ai == ai else None
+            note = _above_roof(pct, bool(from_ctr[i]))
+            if note:  # no GPU runs above its roof: the figures, not the kernel, are off — attained rates unknown
+                pct = fps = bps = np.nan
             bound = bound_of(pct, side)
             row.update(flops=flops, bytes=nbytes, flops_per_s=fps, bytes_per_s=bps, arithmetic_intensity=ai,
                        precision=prec[i], peak_flops_per_s=pf, peak_bytes_per_s=bw, ridge_point=ridge, bound=bound,
                        ridge_side=side, roof_pct=pct, time_at_stake_ns=time_at_stake(row["time_ns"], pct),
-                       flops_source="counters" if from_ctr[i] else "shapes")
+                       flops_source="counters" if from_ctr[i] else "shapes", roof_note=note)
             out.append(row)
         t = pd.DataFrame(out, columns=list(COLUMNS))
         t["precision"] = t["precision"].astype(object).where(t["precision"].notna(), None)
         t["flops_source"] = t["flops_source"].astype(object).where(t["flops_source"].notna(), None)
         t["bound"] = t["bound"].astype(object).where(t["bound"].notna(), None)
         t["ridge_side"] = t["ridge_side"].astype(object).where(t["ridge_side"].notna(), None)
+        t["roof_note"] = t["roof_note"].astype(object).where(t["roof_note"].notna(), None)
         t["time_at_stake_ns"] = t["time_at_stake_ns"].astype("Int64")
         return t.sort_values("time_ns", ascending=False, kind="stable").reset_index(drop=True)
 
@@ -247,6 +267,15 @@ class Roofline(Analyzer):
         out: list[Finding] = []
         total = max(int(t["time_ns"].sum()), 1)
         for r in t.itertuples():
+            if r.roof_note:
+                out.append(Finding(f"Roofline figures of {_short(r.name)} exceed its roof: % of roof unknown",
+                                   r.roof_note + ".", severity="info", category="data-quality", kernel=r.name,
+                                   key=f"roofline:{r.name}", parent=f"kernel:{r.name}",
+                                   action="Measure this kernel's DRAM bytes and FLOPs with counters (ncu --section "
+                                          "SpeedOfLight, or rocprof-compute) instead of the op-shape model."
+                                   if r.flops_source == "shapes" else
+                                   "Check the identified GPU and pass --device-spec FILE with its peak figures."))
+                continue
             if r.roof_pct != r.roof_pct or r.roof_pct is None:
                 continue
             sev = "warning" if r.time_ns > 0.1 * total and r.roof_pct < 50 else "info"

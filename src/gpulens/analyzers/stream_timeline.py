@@ -29,6 +29,7 @@ import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import context_of, strings
+from gpulens.analyzers.intervals import key_codes
 from gpulens.timeline import Timeline
 from gpulens.timeline.schema import GPU_KINDS
 
@@ -60,49 +61,86 @@ COLUMNS = {
 }
 
 
-def _lanes(timeline: Timeline) -> pd.DataFrame:
-    """GPU and host events with their lane keys (rank, device_id, stream_id, thread_id), unsorted."""
-    ctx = context_of(timeline)
-    gpu = ctx.gpu
-    # the five host columns read here, not a full-width copy of every host row
-    host = timeline.events.loc[ctx.mask_of(*HOST_KINDS), ["rank", "device_id", "tid", "start_ns", "dur_ns"]]
-    on_host = host["device_id"].to_numpy() < 0
-    host = host[on_host]
-    # row positions in timeline.events (kind and name are read there for the output rows only)
-    pos = {True: np.flatnonzero(ctx.mask_of(*GPU_KINDS)), False: np.flatnonzero(ctx.mask_of(*HOST_KINDS))[on_host]}
-    frames = []
-    for rows, is_gpu in ((gpu, True), (host, False)):
-        if not len(rows):
-            continue
-        n = len(rows)
-        frames.append(pd.DataFrame({
-            "rank": rows["rank"].to_numpy("int64"),
-            "device_id": rows["device_id"].to_numpy("int64") if is_gpu else np.full(n, -1, "int64"),
-            "stream_id": rows["stream_id"].fillna(-1).to_numpy("int64") if is_gpu else np.full(n, -1, "int64"),
-            "thread_id": np.full(n, -1, "int64") if is_gpu else rows["tid"].fillna(-1).to_numpy("int64"),
-            "start_ns": rows["start_ns"].to_numpy("int64"),
-            "dur_ns": np.maximum(rows["dur_ns"].to_numpy("int64"), 0),
-            "event_pos": pos[is_gpu],
-            "gpu_pos": np.arange(n) if is_gpu else np.full(n, -1),
-        }))
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+class _Lanes:
+    """GPU and host events of the stream timeline: per row (GPU events first, then host events on CPU threads) its
+    lane code (lanes numbered in sorted (rank, device_id, stream_id, thread_id) order), start and duration [ns].
+
+    The lane keys, the event's row in ``timeline.events`` and its GPU-event position are derived for the output rows
+    only: the per-row arrays are three, not a frame of eight columns over every GPU and host event.
+    """
+
+    def __init__(self, timeline: Timeline):
+        ctx = context_of(timeline)
+        ev = timeline.events
+        gpu = ctx.gpu
+        self.gpos = np.flatnonzero(ctx.mask_of(*GPU_KINDS))  # rows in timeline.events
+        hpos = np.flatnonzero(ctx.mask_of(*HOST_KINDS))
+        self.hpos = hpos[ev["device_id"].to_numpy()[hpos] < 0]
+        self.ng, self.nh = len(gpu), len(self.hpos)
+        parts, key_sets, starts, durs = [], [], [], []
+        if self.ng:
+            n = self.ng
+            code, keys = key_codes(gpu["rank"].to_numpy("int64"), gpu["device_id"].to_numpy("int64"),
+                                   gpu["stream_id"].fillna(-1).to_numpy("int64"), np.full(n, -1, "int64"))
+            parts.append(code)
+            key_sets.append(keys)
+            starts.append(gpu["start_ns"].to_numpy("int64"))
+            durs.append(gpu["dur_ns"].to_numpy("int64"))
+        if self.nh:
+            n = self.nh
+
+            def col(c: str) -> np.ndarray:
+                s = ev[c].take(self.hpos)
+                return s.to_numpy("int64", na_value=-1) if s.hasnans else s.to_numpy("int64")
+
+            code, keys = key_codes(col("rank"), np.full(n, -1, "int64"), np.full(n, -1, "int64"), col("tid"))
+            parts.append(code)
+            key_sets.append(keys)
+            starts.append(col("start_ns"))
+            durs.append(col("dur_ns"))
+        # one code space: the union of the GPU and host lane keys, sorted (equal keys share a lane)
+        self.keys = sorted(set().union(*key_sets)) if key_sets else []
+        where = {k: i for i, k in enumerate(self.keys)}
+        self.lane = np.concatenate([np.array([where[k] for k in ks], dtype=np.int64)[c]
+                                    for c, ks in zip(parts, key_sets)]) if parts else np.zeros(0, np.int64)
+        self.start = np.concatenate(starts) if starts else np.zeros(0, np.int64)
+        self.dur = np.maximum(np.concatenate(durs), 0) if durs else np.zeros(0, np.int64)
+
+    def __len__(self) -> int:
+        return self.ng + self.nh
+
+    def key_columns(self, rows: np.ndarray) -> np.ndarray:
+        """(rank, device_id, stream_id, thread_id) of ``rows``: an int64 array of shape (len(rows), 4)."""
+        return np.array(self.keys, dtype=np.int64).reshape(-1, 4)[self.lane[rows]]
+
+    def gpu_pos(self, rows: np.ndarray) -> np.ndarray:
+        """Position of ``rows`` among the GPU events (``context_of(timeline).gpu``); −1 for host rows."""
+        return np.where(rows < self.ng, rows, -1)
+
+    def event_pos(self, rows: np.ndarray) -> np.ndarray:
+        """Row of ``rows`` in ``timeline.events``."""
+        g = rows < self.ng
+        out = np.empty(len(rows), dtype=np.int64)
+        out[g] = self.gpos[rows[g]]
+        out[~g] = self.hpos[rows[~g] - self.ng]
+        return out
 
 
-def _bin_of(df: pd.DataFrame, t0: int, bin0: int, level: int) -> np.ndarray:
+def _bin_of(start: np.ndarray, t0: int, bin0: int, level: int) -> np.ndarray:
     """Bin of each event's start at ``level``: ``(start − t0) · 8**level // bin0`` in integers, so that the bins (and
     windows) of level l+1 nest exactly in those of level l."""
-    return ((df["start_ns"].to_numpy() - t0) * BRANCH ** level) // bin0
+    return ((start - t0) * BRANCH ** level) // bin0
 
 
-def _segments(df: pd.DataFrame, lane: np.ndarray, b: np.ndarray, bins: int) -> pd.DataFrame:
+def _segments(start: np.ndarray, dur: np.ndarray, lane: np.ndarray, b: np.ndarray, bins: int) -> pd.DataFrame:
     """Events merged per (lane, bin ``b``), with their window (bin // bins) and their longest event (``row``)."""
     key = lane.astype("int64") * (int(b.max()) + 1) + b
     order = np.argsort(key, kind="stable")  # events come nearly time-sorted per lane: a stable sort is quick
     k = key[order]
     idx = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
     counts = np.diff(np.r_[idx, len(k)])
-    dur = df["dur_ns"].to_numpy()[order]
-    starts = df["start_ns"].to_numpy()[order]
+    dur = dur[order]
+    starts = start[order]
     longest = np.maximum.reduceat(dur, idx)
     cand = np.flatnonzero(dur == np.repeat(longest, counts))  # rows holding their segment's longest duration
     grp = np.searchsorted(idx, cand, side="right") - 1
@@ -134,45 +172,46 @@ class StreamTimeline(Analyzer):
         self.min_bins = min_bins
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
-        df = _lanes(timeline)
-        if not len(df) or not (df["gpu_pos"].to_numpy() >= 0).any():
+        df = _Lanes(timeline)
+        if not df.ng:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   {"event_count": 0, "segment_count": 0, "decimated": False, "bin_ns": 0},
                                   skipped_reason="no GPU events in the trace")
         keys = ["rank", "device_id", "stream_id", "thread_id"]
-        lane = df.groupby(keys, sort=True).ngroup().to_numpy()
+        lane = df.lane
         n_lanes = int(lane.max()) + 1
-        t0 = int(df["start_ns"].min())
-        t1 = int((df["start_ns"] + df["dur_ns"]).max())
+        start, dur = df.start, df.dur
+        t0 = int(start.min())
+        t1 = int((start + dur).max())
         span = max(t1 - t0, 1)
         if len(df) <= self.max_segments:
-            parts = [pd.DataFrame({"row": np.arange(len(df)), "start_ns": df["start_ns"].to_numpy(),
-                                   "end_ns": (df["start_ns"] + df["dur_ns"]).to_numpy(),
-                                   "busy_ns": df["dur_ns"].to_numpy(), "events": np.ones(len(df), "int64"),
+            parts = [pd.DataFrame({"row": np.arange(len(df)), "start_ns": start, "end_ns": start + dur,
+                                   "busy_ns": dur, "events": np.ones(len(df), "int64"),
                                    "window": np.zeros(len(df), "int64"), "level": 0})]
             bin0, levels, bins = 0, 1, 0
         else:
             bins = int(min(self.bins, max(self.min_bins, self.max_segments // (4 * n_lanes))))
-            parts, bin0, levels = self._pyramid(df, lane, t0, span, bins)
+            parts, bin0, levels = self._pyramid(start, dur, lane, t0, span, bins)
         seg = pd.concat(parts, ignore_index=True)
         rows = seg["row"].to_numpy()
         out = pd.DataFrame({"level": seg["level"].to_numpy("int64"), "window": seg["window"].to_numpy("int64")})
-        for c in keys:
-            out[c] = df[c].to_numpy()[rows]
+        kc = df.key_columns(rows)
+        for j, c in enumerate(keys):
+            out[c] = kc[:, j]
         out["start_ns"] = seg["start_ns"].to_numpy("int64")
         out["end_ns"] = seg["end_ns"].to_numpy("int64")
         out["offset_ns"] = out["start_ns"] - t0
         out["busy_ns"] = seg["busy_ns"].to_numpy("int64")
         out["events"] = seg["events"].to_numpy("int64")
-        picked = timeline.events.iloc[df["event_pos"].to_numpy()[rows]]
+        picked = timeline.events.iloc[df.event_pos(rows)]
         # object Series, not bare arrays: pandas would re-infer a bare object array as Arrow strings, row by row
         out["kind"] = pd.Series(strings(picked["kind"]), index=out.index, dtype=object)
         out["name"] = pd.Series(strings(picked["name"]), index=out.index, dtype=object)
-        self._launches(timeline, df, out, rows, t0)
+        self._launches(timeline, df.gpu_pos(rows), out, t0)
         out = out.sort_values(["level", "rank", "device_id", "stream_id", "thread_id", "start_ns"],
                               kind="stable").reset_index(drop=True)
         gpu_rows = out["device_id"].to_numpy() >= 0
-        summary = {"event_count": int((df["gpu_pos"] >= 0).sum()), "host_event_count": int((df["gpu_pos"] < 0).sum()),
+        summary = {"event_count": int(df.ng), "host_event_count": int(df.nh),
                    "segment_count": int(len(out)), "track_count": int(out.loc[gpu_rows, keys].drop_duplicates().shape[0]),
                    "thread_count": int(out.loc[~gpu_rows, keys].drop_duplicates().shape[0]),
                    "decimated": bool(bin0), "bin_ns": int(bin0), "levels": int(levels), "branch": BRANCH,
@@ -184,11 +223,11 @@ class StreamTimeline(Analyzer):
             "thread_count": "CPU thread lanes [count]", "bin_ns": "bin width of level 0 (0: every event kept) [ns]",
             "levels": "detail levels [count]", "bins": "bins per lane and window [count]"})
 
-    def _pyramid(self, df: pd.DataFrame, lane: np.ndarray, t0: int, span: int,
+    def _pyramid(self, start: np.ndarray, dur: np.ndarray, lane: np.ndarray, t0: int, span: int,
                  bins: int) -> tuple[list[pd.DataFrame], int, int]:
         budget = self.max_segments
         bin0 = max(1, -(-span // bins))
-        seg = _segments(df, lane, _bin_of(df, t0, bin0, 0), bins).assign(level=0)
+        seg = _segments(start, dur, lane, _bin_of(start, t0, bin0, 0), bins).assign(level=0)
         parts, budget = [seg], budget - len(seg)
         refine = np.unique(seg.loc[seg["events"] > 1, "window"].to_numpy())  # level-l windows still merging
         level = 0
@@ -196,11 +235,11 @@ class StreamTimeline(Analyzer):
         deepest = min(int(np.log(max(bin0, 1)) / np.log(BRANCH)) + 1, int(np.log(9e18 / span) / np.log(BRANCH)))
         while len(refine) and budget > 0 and level < deepest:
             level += 1
-            keep = np.isin(_bin_of(df, t0, bin0, level - 1) // bins, refine)  # events in windows to refine
-            sub = df[keep]
-            if not len(sub):
+            keep = np.isin(_bin_of(start, t0, bin0, level - 1) // bins, refine)  # events in windows to refine
+            sub_start = start[keep]
+            if not len(sub_start):
                 break
-            seg = _segments(sub, lane[keep], _bin_of(sub, t0, bin0, level), bins)
+            seg = _segments(sub_start, dur[keep], lane[keep], _bin_of(sub_start, t0, bin0, level), bins)
             seg["row"] = np.flatnonzero(keep)[seg["row"].to_numpy()]
             seg["parent"] = seg["window"] // BRANCH
             cost = seg.groupby("parent").size().sort_values(kind="stable")  # cheapest parents first
@@ -217,14 +256,13 @@ class StreamTimeline(Analyzer):
         return parts, bin0, level + 1
 
     @staticmethod
-    def _launches(timeline: Timeline, df: pd.DataFrame, out: pd.DataFrame, rows: np.ndarray, t0: int) -> None:
+    def _launches(timeline: Timeline, gp: np.ndarray, out: pd.DataFrame, t0: int) -> None:
         """Launch call (start, thread, name) and issuing op of each single-event GPU segment; NaN/empty elsewhere."""
         n = len(out)
         out["launch_offset_ns"] = np.full(n, np.nan)
         out["launch_thread"] = np.full(n, -1, "int64")
         out["launch_name"] = np.full(n, "", object)
         out["op_name"] = np.full(n, "", object)
-        gp = df["gpu_pos"].to_numpy()[rows]
         single = (gp >= 0) & (out["events"].to_numpy() == 1)
         if not single.any():
             return

@@ -54,6 +54,8 @@ from gpulens.timeline.selection import Selection
 
 __all__ = ["CATEGORY_KIND", "GPU_CATEGORIES", "KinetoCollector", "kind_of"]
 
+#: Kineto's CUPTI range-profiler mode (``profiler_metrics``): one event per kernel with counter values as args
+CUPTI_RANGE = "cuda_profiler_range"
 _VERSION_KEYS = ("cuda_driver_version", "cuda_runtime_version", "hip_driver_version", "hip_runtime_version")
 
 
@@ -293,8 +295,13 @@ class KinetoCollector(Collector):
         if memory is not None:
             tables["memory"] = memory
         del acc
-        return Parts(cols, counters, rejected, meta, tables, relabel=True, warn_at=warn_at,
-                     incomplete=("the trace has no GPU activity event (kernel, gpu_memcpy, gpu_memset)",
-                                 "GPU activity was not recorded (ProfilerActivity.CUDA missing) or the profiler "
-                                 "stopped before flushing it"))
+        ranges = ignored.get(CUPTI_RANGE, 0) if ignored else 0
+        incomplete = ((f"the trace is a CUPTI range-profiler capture: its {ranges} {CUPTI_RANGE} event(s) carry "
+                       "per-kernel hardware counters but no kernel timing (Kineto writes evenly spaced placeholder "
+                       "times in this mode)", "profile again without profiler_metrics (ProfilerActivity.CUDA) for "
+                       "kernel times, or read the counters with ncu") if ranges else
+                      ("the trace has no GPU activity event (kernel, gpu_memcpy, gpu_memset)",
+                       "GPU activity was not recorded (ProfilerActivity.CUDA missing) or the profiler stopped before "
+                       "flushing it"))
+        return Parts(cols, counters, rejected, meta, tables, relabel=True, warn_at=warn_at, incomplete=incomplete)
 

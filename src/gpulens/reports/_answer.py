@@ -117,6 +117,12 @@ def answer(s: Any) -> Answer:
         busy = f"the GPU was busy {busy_pct_text(sm)} of its {fmt_ns(span)} span"
     else:
         busy = f"{fmt_ns(sm.get('kernel_time_ns'))} of kernel time was recorded (no timeline span)"
+    steady = bn.summary.get("steady_busy_pct") if bn is not None and not bn.skipped else None
+    if steady is not None and span:  # the verdict leaves warm-up/one-off gaps out: say what it is about
+        k = len(bn.summary.get("boundary_gaps") or []) or 1
+        busy += (f" ({_pct(steady)} of the {fmt_ns(bn.summary.get('steady_span_ns'))} outside "
+                 f"{'the warm-up/one-off idle gap' if k == 1 else f'the {k} warm-up/one-off idle gaps'} the verdict "
+                 "leaves out)")
     kv = str(vd.summary.get("kernel_verdict") or "") if vd is not None and not vd.skipped else ""
     tail = f", and most kernel time is {kv}" if kv and kv not in (verdict, "undetermined") else ""
     if s.timeline.meta.truncated:  # every figure covers only the part of the input that could be read

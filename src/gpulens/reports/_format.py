@@ -303,7 +303,12 @@ def device_text(devices: list[dict[str, Any]], spec: Any) -> str:
     and the spec the roofline and occupancy used (``"Tesla V100-SXM2-32GB (analysed as NVIDIA V100 SXM2)"``, with how
     it was identified when not by name: ``"… (analysed as NVIDIA H100 SXM: identified from compute capability 9.0
     with 132 SMs)"``), or that none was identified."""
-    names = ", ".join(sorted({str(d.get("name")) for d in devices if d.get("name")})) or "not recorded"
+    names = ", ".join(sorted({str(d.get("name")) for d in devices if d.get("name")}))
+    if not names:  # a record without a name still tells the architecture (ROCm: gfx arch and CU count)
+        from gpulens.devices.naming import arch_text
+
+        arch = sorted({arch_text(d) or "" for d in devices} - {""})
+        names = f"{', '.join(arch)} (name not recorded)" if arch else "not recorded"
     name = getattr(spec, "name", None)
     if name:  # how it was identified, when not by its recorded name ("from compute capability 9.0 with 132 SMs")
         note = str(getattr(spec, "note", "") or "")

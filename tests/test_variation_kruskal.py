@@ -1,0 +1,45 @@
+"""kernel_variation's Kruskal–Wallis p-value (computed without importing scipy.stats, which cost ~1 s per run)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from gpulens.analyzers.variation import kruskal_pvalue
+
+
+def test_textbook_example_by_hand():
+    # ranks of the pooled 1..10: x gets 1,3,5,7,9 (R=25), y gets 2,4,6,8,10 (R=30); N = 10, no ties
+    # H = 12 / (10 · 11) · (25²/5 + 30²/5) − 3 · 11 = 12/110 · 305 − 33 = 3/11
+    # p = P(χ²₁ > 3/11) = erfc(sqrt(H / 2)) (χ² with 1 degree of freedom)
+    h = 3 / 11
+    p = kruskal_pvalue([np.array([1, 3, 5, 7, 9.0]), np.array([2, 4, 6, 8, 10.0])])
+    assert p == pytest.approx(math.erfc(math.sqrt(h / 2)), rel=1e-12)
+
+
+def test_ties_use_the_tie_correction():
+    # x = 1,1,1; y = 2,2,2; z = 2,2 → the three 1s share rank 2, the five 2s share rank 6 (ranks 4..8)
+    # R = 6, 18, 12; N = 8: Σ R²/n = 12 + 108 + 72 = 192; H0 = 12/72 · 192 − 27 = 5
+    # tie correction 1 − ((27 − 3) + (125 − 5)) / (512 − 8) = 1 − 144/504 = 5/7 → H = 7
+    # p = P(χ²₂ > 7) = exp(−7/2) (χ² with 2 degrees of freedom)
+    p = kruskal_pvalue([np.array([1, 1, 1.0]), np.array([2, 2, 2.0]), np.array([2, 2.0])])
+    assert p == pytest.approx(math.exp(-3.5), rel=1e-12)
+
+
+def test_identical_values_give_nan():
+    with np.errstate(invalid="ignore", divide="ignore"):
+        assert math.isnan(kruskal_pvalue([np.full(4, 5.0), np.full(3, 5.0)]))
+
+
+def test_same_figure_as_scipy_to_the_last_bit():
+    stats = pytest.importorskip("scipy.stats")
+    rng = np.random.default_rng(7)
+    for trial in range(200):
+        samples = []
+        for _ in range(int(rng.integers(2, 6))):
+            m = int(rng.integers(3, 200))
+            samples.append(rng.integers(0, 6, m).astype(float) if trial % 2 else rng.normal(1e4, 300, m).round())
+        with np.errstate(invalid="ignore", divide="ignore"):
+            assert kruskal_pvalue(samples) == float(stats.kruskal(*samples).pvalue)
