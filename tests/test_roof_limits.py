@@ -92,3 +92,16 @@ def pd_isna(v):
 def test_fill_and_copy_bytes(op, dims, types, want):
     c = op_cost(op, json.dumps(dims), json.dumps(types))
     assert c is not None and c.bytes == want
+
+
+@pytest.mark.parametrize("dims, types, want", [
+    # fuzzer: a dict where a dtype name belongs (was TypeError): only the fp32 [4,4] operand is a tensor → 64 in + 64 out
+    ([[4, 4], [4, 4]], [{"dtype": "float"}, "float"], 128),
+    ([[10 ** 200, 10 ** 200], [1]], ["float", "float"], 8),   # no dimension of 10^200: only [1] fp32 → 4 in + 4 out
+    ([[-4, 4], [4, 4]], ["float", "float"], 128),             # a negative dimension is no shape
+    ([[4, 4], [4, 4]], [["float"], "float"], 128),
+    ([[-4, 4]], ["float"], None),                              # nothing left to model
+])
+def test_ill_typed_shapes_give_no_cost_and_no_error(dims, types, want):
+    c = op_cost("aten::add", json.dumps(dims), json.dumps(types))
+    assert (c.bytes if c is not None else None) == want

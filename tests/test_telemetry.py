@@ -146,7 +146,10 @@ def test_throttling_and_clock_drop_findings():
     assert res.skipped_reason is None
     thr, drop = res.findings
     assert thr.title == "GPU 1 was throttled (SwPowerCap, SwThermalSlowdown) in 4 of 10 telemetry samples"
-    assert thr.time_at_stake_ns == 4 * 100_000_000
+    # at stake: what full clock would have saved, not the throttled time (the old figure, 4 × 100 ms, counted the
+    # whole 400 ms — and again under the clock drop): 4 × 100 ms × (1 − 1410/1980) = 115.15 ms, counted once
+    assert thr.time_at_stake_ns == round(4 * 100_000_000 * (1 - 1410 / 1980))
+    assert drop.time_at_stake_ns == thr.time_at_stake_ns and drop.parent == thr.key
     # the idle 210 MHz samples are not a drop: the drop is 1980 → 1410 MHz over the 4 throttled busy samples
     assert drop.title == "GPU 1 SM clock dropped from 1980 MHz to 1410 MHz while busy (4 of 8 busy samples)"
     assert "throttle reasons were set" in drop.detail

@@ -423,3 +423,41 @@ def test_gemm_timed_against_a_memset_has_no_flop_rate():
     assert row["flops_per_s"] != row["flops_per_s"] and row["peak_pct"] != row["peak_pct"]   # NaN: unknown
     assert (t["peak_pct"].dropna() <= 100).all()
     assert any("faster than the GPU's peak" in w for w in s.timeline.meta.warnings)
+
+
+# ---- the verdict's busy figure is about what the verdict covers ---------------------------------------------------
+
+def test_run_verdict_names_the_steady_state_busy_share(tmp_path):
+    """sglang decode trace (TraceLens): a 463 ms leading host gap (hipMemcpyWithStream) left out of the verdict, and
+    the headline read "gpu-bound — the GPU was busy 2.1 %". Hand-made equivalent: one 10 µs kernel, a 100 ms gap,
+    then 20 kernels of 10 µs with 1 µs gaps. Span = 10 + 100,000 + 20·10 + 19·1 = 100,229 µs; busy = 210 µs; the
+    steady state without the 100 ms boundary gap is 229 µs, busy 210 / 229 = 91.7 %."""
+    ev, t = [], 1000.0
+    starts = [t] + [t + 10 + 100_000 + 11 * i for i in range(20)]
+    for i, s in enumerate(starts):
+        ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": s, "dur": 10,
+                   "args": {"device": 0, "stream": 7, "correlation": i + 1}})
+    p = tmp_path / "gap.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+    s = gpulens.analyze([p]).sources[0]
+    bn = s.results["bottlenecks"].summary
+    assert bn["steady_span_ns"] == 229_000
+    assert bn["steady_busy_pct"] == pytest.approx(100 * 210 / 229)
+    from gpulens.reports._answer import answer
+
+    sentence = answer(s).sentence
+    assert "of its 100.23 ms span" in sentence and "91.7 % of the 229.00 µs outside the warm-up/one-off" in sentence
+
+
+def test_nameless_device_record_names_its_architecture():
+    """TraceLens vLLM graph trace: deviceProperties without a name but with HIP's 9.4 and 304 CUs read "device not
+    recorded (analysed as MI300X: … the name '' does not say)". HIP reports gfx942 as 9.4 (ROCm docs, "GPU hardware
+    specifications"), so the record names gfx942 and says the name is missing."""
+    from gpulens.devices import identify_device
+    from gpulens.reports._format import device_text
+
+    rec = {"rank": 0, "device_id": 0, "name": "", "compute_capability": "9.4", "num_sms": 304, "warp_size": 64}
+    spec = identify_device(rec)
+    text = device_text([rec], spec)
+    assert text.startswith("gfx942 (HIP reports 9.4) (name not recorded)")
+    assert "''" not in text and "not recorded (analysed" not in text

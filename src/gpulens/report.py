@@ -102,6 +102,7 @@ class SourceReport:
             "computation_ns": b.get("computation_ns", 0),
             "exposed_comm_ns": b.get("exposed_comm_ns", 0),
             "exposed_memcpy_ns": b.get("exposed_memcpy_ns", 0),
+            "exposed_memset_ns": b.get("exposed_memset_ns", 0),
             "idle_ns": b.get("idle_ns", 0),
             "busy_unknown_reason": unknown,
             "cpu_op_count": int(_kind_mask(ev, "cpu_op").sum()),
@@ -116,7 +117,8 @@ class SourceReport:
         }
         if unknown:  # not measured: unknown (None), never 0 or 100 %
             for k in ("kernel_busy_ns", "gpu_busy_ns", "span_ns", "gpu_busy_pct", "device_span_ns", "window_ns",
-                      "gpu_utilization_pct", "computation_ns", "exposed_comm_ns", "exposed_memcpy_ns", "idle_ns"):
+                      "gpu_utilization_pct", "computation_ns", "exposed_comm_ns", "exposed_memcpy_ns", "exposed_memset_ns",
+                      "idle_ns"):
                 out[k] = None
             out["rank_span_ns"] = {}
         return out

@@ -32,9 +32,12 @@ def _load_all() -> None:
 #: by kinds.
 RELEASE_AFTER: dict[int, dict[str, tuple]] = {
     46: {"memo": ("hot_kernels",)},
-    55: {"memo": ("op_calls", "kernel_columns"), "kinds": (("runtime",), ("sync",), ("kernel",))},
-    57: {"memo": ("op_tree", "op_shape_calls")},
+    55: {"memo": ("kernel_columns",), "kinds": (("runtime",), ("sync",), ("kernel",))},
+    # op_shapes (56, 57) read the op roll-up's per-call table (op_rollup.per_call) too: released after them, not
+    # computed twice and then carried to the end
+    57: {"memo": ("op_calls", "op_tree", "op_shape_calls")},
     60: {"memo": ("gpu_attribution",)},
+    65: {"memo": ("queue_steps",)},
     66: {"memo": ("gpu_steps", "hot_rows")},
     69: {"kinds": (("cpu_op",),)},
     # verdicts (70) reads the gap classification and short launches bottlenecks (55) memoised, not the row frames
@@ -52,7 +55,7 @@ def run_all(timeline: Timeline, device: Any = None, only: list[str] | None = Non
     Returns:
         name → AnalysisResult, in run order. Each analyzer sees the results of those before it.
     """
-    from gpulens.analyzers.context import _ATTR, context_of
+    from gpulens.analyzers.context import _ATTR, context_of, return_free_memory
 
     results: dict[str, AnalysisResult] = {}
     pending = sorted(RELEASE_AFTER.items())
@@ -61,6 +64,7 @@ def run_all(timeline: Timeline, device: Any = None, only: list[str] | None = Non
             continue
         while pending and pending[0][0] < cls.order:
             context_of(timeline).release(**pending.pop(0)[1])
+        return_free_memory()  # what the previous analyzer freed leaves the RSS before the next one allocates
         results[cls.name] = cls().analyze(timeline, device, results)
     if hasattr(timeline, _ATTR):
         delattr(timeline, _ATTR)

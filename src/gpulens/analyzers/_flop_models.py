@@ -27,6 +27,7 @@ size): no FLOPs is better than a guessed figure.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from math import prod
@@ -51,11 +52,16 @@ class OpCost:
     matrix: bool
 
 
+#: no tensor dimension reaches 2^48 elements (a recorded value beyond it is not a shape: no model, not a huge cost)
+_MAX_DIM = 1 << 48
+
+
 def _tensors(dims: list, types: list) -> list[tuple[list[int], int, str]]:
     """(shape, bytes per element, dtype) of the tensor arguments, in order."""
     out = []
     for d, t in zip(dims, types):
-        if isinstance(d, list) and t in DTYPE_BYTES and all(isinstance(x, int) for x in d):
+        if isinstance(d, list) and isinstance(t, str) and t in DTYPE_BYTES \
+                and all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < _MAX_DIM for x in d):
             if d or t not in ("Scalar", ""):
                 out.append((d, DTYPE_BYTES[t], t))
     return out
@@ -198,6 +204,16 @@ def op_cost(name: str, input_dims: str | None, input_types: str | None, causal: 
     t = _tensors(dims, types)
     if not t:
         return None
+    try:
+        cost = _cost(name, t, causal)
+    except (OverflowError, ValueError, TypeError, ZeroDivisionError, IndexError):
+        return None  # shapes that fit no model (a ragged list, an overflowing product): no figure, not an error
+    if cost is None or not all(math.isfinite(v) and v >= 0 for v in (cost.flops, float(cost.bytes))):
+        return None
+    return cost
+
+
+def _cost(name: str, t: list[tuple[list[int], int, str]], causal: bool) -> OpCost | None:
     m = _GEMM.match(name)
     if m:
         return _gemm_cost(m.group(1), t)

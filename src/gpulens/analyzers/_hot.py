@@ -13,12 +13,24 @@ from gpulens.analyzers.context import category_mask, context_of
 from gpulens.timeline import Timeline
 
 
+#: The event columns of :func:`hot_kernels`' rows: what the per-kernel analyzers read (identity, time, placement and
+#: launch configuration). The other columns (pid/tid, correlation and external ids, shapes...) are left out: at 1M
+#: kernels the full-width frame was the largest single allocation of the roofline and occupancy analyzers.
+HOT_COLUMNS: tuple[str, ...] = (
+    "event_id", "name", "start_ns", "dur_ns", "rank", "device_id", "stream_id",
+    "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z",
+    "regs_per_thread", "smem_static_bytes", "smem_dynamic_bytes",
+)
+
+
 def hot_kernels(timeline: Timeline, results: Mapping[str, AnalysisResult] | None) -> pd.DataFrame:
-    """Kernel launches (kind ``kernel``) of the performance-critical set, with ``time_ns`` (effective duration).
+    """Kernel launches (kind ``kernel``) of the performance-critical set: the :data:`HOT_COLUMNS` of their event
+    rows (the Timeline's index kept) and ``time_ns`` (effective duration [ns]).
 
     The critical set comes from the ``hotspots`` result (``critical`` column); without one, every kernel counts.
     Collectives (``comm``) are left out: they have no roofline or occupancy question of their own. Computed once
-    per analysis context and hotspots table (roofline, occupancy and speed-of-light share it): do not mutate.
+    per analysis context and hotspots table (roofline, occupancy and hierarchical roofline share it): do not
+    mutate.
     """
     hs = (results or {}).get("hotspots")
     use = hs is not None and not hs.skipped and len(hs.table) and "critical" in hs.table
@@ -36,7 +48,7 @@ def _hot_kernels(ctx: Any, hs: AnalysisResult | None) -> pd.DataFrame:
         names = set(t.loc[t["critical"].to_numpy(dtype=bool) & (t["kind"] == "kernel").to_numpy(dtype=bool),
                           "name"].astype(str))
         keep &= category_mask(ev["name"], names)
-    k = ev[keep]
+    k = ev.loc[keep, list(HOT_COLUMNS)]  # only the columns read: one copy of those, not of the full row width
     if not len(k):
         return k.assign(time_ns=pd.Series(dtype="int64"))
     eff = ctx.effective_ns
@@ -126,7 +138,7 @@ def no_hot_kernels_reason(timeline: Timeline, results: Mapping[str, AnalysisResu
     questions do not apply to what dominates."""
     from gpulens.analyzers.context import context_of
 
-    if not len(context_of(timeline).kernels):
+    if not context_of(timeline).mask_of("kernel").any():  # a mask: no kernel frame built just to count it
         return "no compute kernels in the trace"
     hs = (results or {}).get("hotspots")
     if hs is not None and not hs.skipped and len(hs.table) and "critical" in hs.table:

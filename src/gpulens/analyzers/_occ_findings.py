@@ -1,68 +1,152 @@
-"""Findings of the occupancy analyzer: resource limiters, the grid's waves, achieved vs theoretical, and
-disagreements between ncu's theoretical occupancy and gpulens's calculator."""
+"""Findings of the occupancy analyzer: the grid's waves, resource limiters, achieved vs theoretical, and
+disagreements between ncu's theoretical occupancy and gpulens's calculator.
+
+Time at stake (the formulas and their sources: :mod:`gpulens.analyzers._stake`; docs/bottlenecks.md):
+
+* partly filled waves (grid fill below one wave, or a partly full last wave): ``Σ launches t × (1 − W / ⌈W⌉)`` —
+  the table's ``wave_loss_ns``, each launch with its own waves ``W`` — capped at the roofline's time at stake when
+  the kernel has one (no fix runs it past its roof);
+* a register / shared-memory limiter, or achieved occupancy below theoretical: unknown (``None``, ranked after every
+  finding with an estimate) unless the roofline puts the kernel below both roofs (latency-bound by evidence); then
+  at most ``min(t × (1 − occupancy / possible), t × (1 − attained / attainable))``.
+
+The findings about one kernel form one tree (``key`` / ``parent``): the one with the largest estimate is the root,
+the others detail it, so the kernel's time is counted once in totals and rankings whatever the number of findings.
+"""
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import pandas as pd
 
+from gpulens.analyzers import _advice
 from gpulens.analyzers._hot import short_name as _short
+from gpulens.analyzers._stake import occupancy_gain_bound_ns
 from gpulens.analyzers.base import Finding
+from gpulens.units import fmt_ns
 
 #: Below this theoretical occupancy [%] a register / shared-memory limiter is worth a finding.
 LOW_THEORETICAL_PCT = 50.0
-#: A grid under this many waves leaves SMs idle for the whole kernel (fewer blocks than SMs × active blocks).
+#: A partly-filled-wave finding needs at least this share of the kernel's time at stake (wave loss / time).
+MIN_WAVE_LOSS_SHARE = 0.10
+#: A finding is a warning when its time at stake exceeds this share of the hot kernels' time (as verdicts: 5 %).
+SEVERE_SHARE = 0.05
+#: Kept for readers of the old thresholds: a grid under this many waves leaves block slots empty for the whole kernel.
 FEW_WAVES = 1.0
-#: Between 1 and this many waves, a last wave under :data:`TAIL_PCT` full idles a visible share of the time.
-TAIL_WAVES, TAIL_PCT = 4.0, 50.0
 
 
-def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str, str]) -> list[Finding]:
-    """Findings for the per-kernel occupancy table ``t`` (columns of :data:`gpulens.analyzers.occupancy.COLUMNS`)."""
+def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: Any = None) -> Finding | None:
+    """The partly-filled-wave finding of one kernel row (None below :data:`MIN_WAVE_LOSS_SHARE`); its time at stake
+    is the wave loss, capped at the kernel's distance to its roof ``roof_ns`` when the roofline gives one."""
+    loss, w = r.wave_loss_ns, r.waves_per_sm
+    if loss is None or loss != loss or not r.time_ns or loss < MIN_WAVE_LOSS_SHARE * r.time_ns or w is None \
+            or w != w:
+        return None
+    share = 100.0 * loss / r.time_ns
+    gb, ab = _int(r.grid_blocks), _int(r.active_blocks_per_sm)
+    cfg = f"{gb:,} blocks, {ab} resident per SM" if gb is not None and ab is not None else "its launch configuration"
+    varies = (_int(r.grid_sizes) or 0) > 1
+    main = (f" in its main configuration ({cfg}; {100 * (r.config_time_share or 0):.0f} % of its time — its "
+            f"{r.grid_sizes} grid sizes each counted with their own waves)" if varies else f" ({cfg})")
+    formula = ("At stake: Σ over launches of time × (1 − W / ⌈W⌉), W = that launch's waves — the time block slots "
+               "stay empty in partly filled waves if every block took the same time (an upper bound: a lone block may "
+               "run faster than one sharing its SM).")
+    own = 1.0 - w / math.ceil(w) if w > 0 else 0.0  # the main configuration's own loss share
+    if varies and own < MIN_WAVE_LOSS_SHARE:
+        title = (f"Partly filled waves of {_short(r.name)}: up to {share:.0f} % of its time lost to empty block "
+                 f"slots ({_int(r.grid_sizes)} grid sizes; the main one is {w:.2f} waves)")
+        detail = (f"Its launches use {_int(r.grid_sizes)} grid sizes; the main configuration ({cfg}, "
+                  f"{100 * (r.config_time_share or 0):.0f} % of its time) runs {w:.2f} waves, the others leave "
+                  f"partly filled waves. {formula}")
+        act = _advice.whole_waves(fam, library)
+    elif w < 1:
+        title = (f"Grid of {_short(r.name)} fills {100 * w:.0f} % of one wave: up to {share:.0f} % of its time "
+                 "lost to empty block slots" + (" (grid sizes vary)" if varies else ""))
+        detail = (f"{w:.2f} waves{main}: fewer blocks than the GPU holds at once, so block slots stay empty for the "
+                  f"whole launch. {formula}")
+        act = _advice.more_blocks(fam, library)
+    else:
+        title = (f"Last wave of {_short(r.name)} is {r.tail_wave_pct:.0f} % full ({w:.2f} waves): up to "
+                 f"{share:.0f} % of its time lost to empty block slots" + (" (grid sizes vary)" if varies else ""))
+        detail = f"{w:.2f} waves{main}: the final wave runs with most block slots empty (tail effect). {formula}"
+        act = _advice.whole_waves(fam, library)
+    stake = int(loss)
+    cap = _int(roof_ns)
+    if cap is not None and cap < stake:  # no fix runs the kernel past its roof
+        stake = cap
+        detail += f" Capped at its distance to the roof ({fmt_ns(cap)}): it cannot run faster than its roof."
+    return Finding(title, detail, severity=sev, category="occupancy", time_at_stake_ns=stake, kernel=r.name,
+                   action=act, key=f"{key}/waves")
+
+
+def _sev(stake: int | None, total: int) -> str:
+    return "warning" if stake is not None and stake > SEVERE_SHARE * total else "info"
+
+
+def _int(v: Any) -> int | None:
+    """An integer table cell, None when missing (integer columns with a gap come back as floats)."""
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return None if f != f else int(f)
+
+
+def _latency_note(bound_ns: int | None) -> str:
+    if bound_ns is None:
+        return ("Gain unknown: more resident warps speed up only a latency-bound kernel, and nothing here shows this "
+                "one is (no roofline or speed-of-light figure below both roofs).")
+    return (f"The roofline puts it below both roofs (latency-bound), so at most {fmt_ns(bound_ns)}: time × (1 − "
+            "occupancy / possible occupancy), capped by its distance to the roof.")
+
+
+def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str, str],
+             roof: dict[str, dict] | None = None, pytorch: bool = False) -> list[Finding]:
+    """Findings for the per-kernel occupancy table ``t`` (columns of :data:`gpulens.analyzers.occupancy.COLUMNS`).
+
+    ``roof``: kernel name → its ``roofline`` row (``bound``, ``time_at_stake_ns``), the evidence that a kernel is
+    latency-bound; ``pytorch``: whether the program is a PyTorch one (gates the advice, :mod:`._advice`)."""
     out: list[Finding] = []
+    roof = roof or {}
     total = max(int(t["time_ns"].sum()), 1)
     for r in t.itertuples():
         theo, ach, w = r.theoretical_occupancy_pct, r.achieved_occupancy_pct, r.waves_per_sm
-        sev = "warning" if r.time_ns > 0.1 * total else "info"
+        sev = "warning" if (r.wave_loss_ns or 0) > SEVERE_SHARE * total else "info"
         key = f"occupancy/{r.name}"
+        fam, library = _advice.family(r.name), _advice.is_library(r.name)
+        rr = roof.get(r.name) or {}
+        roof_stake = rr.get("time_at_stake_ns") if rr.get("bound") == "below-roofs" else None
+        mine: list[Finding] = []
+        wf = _wave_finding(r, sev, key, fam, library, rr.get("time_at_stake_ns"))
+        if wf is not None:
+            mine.append(wf)
         if r.limiter in ("registers", "shared_memory") and theo is not None and theo < LOW_THEORETICAL_PCT:
             if r.limiter == "registers":
-                what = f"{r.regs_per_thread} registers/thread" if r.regs_per_thread is not None else "registers"
-                act = "Cut registers per thread (__launch_bounds__, -maxrregcount, fewer live values)."
+                what = f"{_int(r.regs_per_thread)} registers/thread" if _int(r.regs_per_thread) is not None \
+                    else "registers"
             else:
                 what = f"{int(r.smem_bytes):,} B shared memory/block" if r.smem_bytes == r.smem_bytes and \
                     r.smem_bytes is not None else "shared memory"
-                act = "Use less shared memory per block (smaller tiles, fewer pipeline stages)."
             tied = f" (tied with {r.limiters.split(', ', 1)[1].replace('_', ' ')})" if ", " in r.limiters else ""
-            blocks = f"{r.active_blocks_per_sm} block(s)" if r.active_blocks_per_sm is not None else "few blocks"
-            out.append(Finding(
+            blocks = f"{_int(r.active_blocks_per_sm)} block(s)" if _int(r.active_blocks_per_sm) is not None \
+                else "few blocks"
+            bound = occupancy_gain_bound_ns(r.time_ns, theo, 100.0, roof_stake)
+            mine.append(Finding(
                 f"{word[r.limiter]} limit occupancy of {_short(r.name)} to {theo:.0f} %",
-                f"{what}{tied} leaves room for {blocks} per SM ({r.occupancy_source}). More resident warps hide "
-                "latency — this matters if the kernel is latency-bound.",
-                severity=sev, category="occupancy", time_at_stake_ns=int(r.time_ns), kernel=r.name, action=act,
-                key=f"{key}/limiter"))
-        if w is not None and w < FEW_WAVES:
-            out.append(Finding(
-                f"Grid of {_short(r.name)} fills {100 * w:.3g} % of one wave (weighted by launch time)",
-                f"{w:.3g} waves per SM, averaged over its launches weighted by their time (the launch "
-                f"configuration with the most time: {r.grid_blocks} blocks, {r.active_blocks_per_sm} resident per "
-                "SM): the grids have fewer blocks than the GPU holds at once, so some SMs idle for the whole "
-                "kernel. This is the grid's effect, separate from the theoretical occupancy.",
-                severity=sev, category="occupancy", time_at_stake_ns=int(r.time_ns), kernel=r.name,
-                action="Give the launch more blocks: larger batches, split-K/split-KV, or fuse small launches.",
-                key=f"{key}/waves"))
-        elif w is not None and w < TAIL_WAVES and r.tail_wave_pct is not None and r.tail_wave_pct < TAIL_PCT:
-            out.append(Finding(
-                f"Last wave of {_short(r.name)} is {r.tail_wave_pct:.0f} % full ({w:.2f} waves)",
-                "The final wave runs with most SMs idle (tail effect).",
-                severity="info", category="occupancy", time_at_stake_ns=int(r.time_ns), kernel=r.name,
-                action="Size the grid to a whole number of waves (blocks = multiple of SMs × active blocks).",
-                key=f"{key}/tail"))
+                f"{what}{tied} leaves room for {blocks} per SM ({r.occupancy_source}). {_latency_note(bound)}",
+                severity=_sev(bound, total), category="occupancy", time_at_stake_ns=bound, kernel=r.name,
+                action=_advice.limiter(r.limiter, r.name, pytorch), key=f"{key}/limiter"))
         if ach is not None and theo and ach < 0.5 * theo and not (w is not None and w < FEW_WAVES):
-            out.append(Finding(
+            bound = occupancy_gain_bound_ns(r.time_ns, ach, theo, roof_stake)
+            mine.append(Finding(
                 f"{_short(r.name)} achieves {ach:.0f} % occupancy of a possible {theo:.0f} %",
-                "Warps finish unevenly (tail effect, load imbalance) or blocks are not scheduled fast enough.",
-                severity=sev, category="occupancy", time_at_stake_ns=int(r.time_ns), kernel=r.name,
-                action="Balance work across warps and blocks, or launch more blocks per wave.", key=f"{key}/achieved"))
+                "Warps finish unevenly (tail effect, load imbalance) or blocks are not scheduled fast enough. "
+                + _latency_note(bound),
+                severity=_sev(bound, total), category="occupancy", time_at_stake_ns=bound, kernel=r.name,
+                action=_advice.balance(library), key=f"{key}/achieved"))
+        out.extend(_one_tree(mine))
     if len(dis):
         worst = dis.assign(d=(dis["theo"] - dis["calc_theo"]).abs()).sort_values("d").iloc[-1]
         out.append(Finding(
@@ -77,5 +161,17 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
             "Kineto computes occupancy without the opt-in shared-memory limit; gpulens uses the opt-in limit "
             "the launch must have had.", severity="info", category="data-quality",
             action="Ignore Kineto's 'est. achieved occupancy' for these launches.", key="occupancy/kineto-optin"))
-    out.sort(key=lambda f: -(f.time_at_stake_ns or 0))
+    out.sort(key=lambda f: (f.parent is not None, -(f.time_at_stake_ns or 0)))
     return out
+
+
+def _one_tree(mine: list[Finding]) -> list[Finding]:
+    """One kernel's findings as one tree: the largest estimate (the first when none has one) is the root, the others
+    its children (their time is within the kernel's, counted once)."""
+    if len(mine) < 2:
+        return mine
+    root = max(mine, key=lambda f: f.time_at_stake_ns or -1)
+    for f in mine:
+        if f is not root:
+            f.parent = root.key
+    return [root] + [f for f in mine if f is not root]

@@ -13,6 +13,21 @@ attained share comes from, in order:
 
 A kernel with neither has no roofline figure (``None``): other rules (exposed communication, launch overhead) state
 their own quantity and say so.
+
+Occupancy findings use two further estimates (:func:`wave_loss_ns`, :func:`occupancy_gain_bound_ns`), each an upper
+bound on what fixing that one thing could recover, never the kernel's whole time:
+
+* **wave quantization** (grid fill and tail): a launch of ``W`` waves (grid blocks / (resident blocks per SM × SMs))
+  runs ``⌈W⌉`` waves of blocks, the last one ``W − ⌊W⌋`` full; with every block taking the same time the SMs idle
+  for ``(⌈W⌉ − W) / ⌈W⌉`` of the launch, so at most ``t × (1 − W / ⌈W⌉)`` is recoverable (a grid filling ``f < 1``
+  of one wave: ``(1 − f) × t``). Summed per launch, so launches of one kernel with different grids are each counted
+  with their own ``W``. Source: NVIDIA Deep Learning Performance Guide, "Matrix Multiplication Background"
+  (wave quantization); Nsight Compute Launch Statistics ("Waves Per SM", the tail-effect rule).
+* **occupancy** (a register / shared-memory limiter, achieved below theoretical): more resident warps only speed up
+  a kernel bound by latency (Little's law: throughput = warps in flight / latency). Without evidence that the kernel
+  is latency-bound the gain is unknown (``None``); with it (the roofline puts it below both roofs) the gain is at
+  most ``t × (1 − occupancy / possible occupancy)`` (throughput proportional to resident warps) and at most the
+  kernel's distance to its roof (:func:`time_at_stake`).
 """
 
 from __future__ import annotations
@@ -41,6 +56,43 @@ def time_at_stake(time_ns: float, attained_pct: float | None) -> int | None:
     if p is None:
         return None
     return int(round(float(time_ns) * (1.0 - min(max(p, 0.0), 100.0) / 100.0)))
+
+
+def wave_loss_ns(time_ns: Any, waves: Any) -> float:
+    """Σ over launches of ``time × (1 − W / ⌈W⌉)`` [ns]: the time a launch of ``W`` waves idles SMs in partly
+    filled waves (module doc). Launches with an unknown or non-positive ``W`` add 0; NaN when none is known."""
+    import numpy as np
+
+    t = np.asarray(time_ns, dtype=float)
+    w = np.asarray(waves, dtype=float)
+    ok = (w > 0) & ~np.isnan(w) & ~np.isnan(t)
+    if not ok.any():
+        return float("nan")
+    return float((t[ok] * (1.0 - w[ok] / np.ceil(w[ok]))).sum())
+
+
+def wave_loss_per_launch(time_ns: Any, waves: Any) -> Any:
+    """Per launch ``time × (1 − W / ⌈W⌉)`` [ns] (NaN where ``W`` is unknown or not positive), as :func:`wave_loss_ns`
+    sums it."""
+    import numpy as np
+
+    t = np.asarray(time_ns, dtype=float)
+    w = np.asarray(waves, dtype=float)
+    with np.errstate(all="ignore"):
+        return np.where((w > 0) & ~np.isnan(w), t * (1.0 - w / np.ceil(w)), np.nan)
+
+
+def occupancy_gain_bound_ns(time_ns: float, occupancy_pct: float | None, possible_pct: float | None,
+                            roof_stake_ns: float | None) -> int | None:
+    """Upper bound [ns] on what raising occupancy from ``occupancy_pct`` to ``possible_pct`` could recover, for a
+    kernel shown to be latency-bound (``roof_stake_ns``: its distance to the roof, :func:`time_at_stake`):
+    ``min(t × (1 − occupancy / possible), roof stake)``. None when the kernel is not shown to be latency-bound
+    (``roof_stake_ns`` None) or a figure is missing: the gain is then unknown."""
+    occ, pos, roof = _pct(occupancy_pct), _pct(possible_pct), _pct(roof_stake_ns)
+    if roof is None or occ is None or pos is None or pos <= 0:
+        return None
+    share = max(0.0, 1.0 - min(occ, pos) / pos)
+    return int(round(min(float(time_ns) * share, roof)))
 
 
 def sol_attained_pct(row: dict[str, Any] | None) -> float | None:

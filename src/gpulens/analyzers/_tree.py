@@ -10,7 +10,14 @@ Rules applied to the findings of one source (:func:`arrange`):
 * a finding whose ``parent`` names no finding present is a root (its parent was not reported, e.g. idle below
   the reporting threshold);
 * a finding about a kernel (``kernel`` set, no ``parent``, ``key`` not ``kernel:<name>``) becomes a child of that
-  kernel's verdict finding ``kernel:<name>`` when one exists: a kernel is ranked once, by its verdict.
+  kernel's verdict finding ``kernel:<name>`` when one exists: a kernel is ranked once, by its verdict;
+* without a verdict finding, the root findings about one kernel (occupancy, ncu rules, stalls, ...) are grouped the
+  same way: the one with the largest time at stake stays the root (given the key ``kernel-findings:<name>`` when it
+  has none) and the others become its children — several estimates about one kernel never add up to more than the
+  largest of them, so never to more than the kernel's time;
+* a child's time at stake is part of its parent's: where a child's estimate exceeds its quantified parent's, the
+  child is shown with the parent's figure (e.g. a wave-quantization estimate under a verdict whose roofline
+  distance is smaller: the kernel cannot gain more than its distance to the roof).
 """
 
 from __future__ import annotations
@@ -31,6 +38,21 @@ def arrange(findings: list[Finding]) -> list[Finding]:
             parent = f"kernel:{f.kernel}"
         out.append(f if parent == f.parent else replace(f, parent=parent))
 
+    # one root per kernel without a verdict finding: the largest estimate ranks it, the others detail it
+    by_kernel: dict[str, list[int]] = {}
+    for i, f in enumerate(out):
+        if f.parent is None and f.kernel and f.category != "data-quality" and f.key != f"kernel:{f.kernel}":
+            by_kernel.setdefault(f.kernel, []).append(i)
+    for name, idx in by_kernel.items():
+        if len(idx) < 2:
+            continue
+        top = max(idx, key=lambda i: out[i].time_at_stake_ns or -1)  # the first of equals
+        if not out[top].key:
+            out[top] = replace(out[top], key=f"kernel-findings:{name}")
+        for i in idx:
+            if i != top:
+                out[i] = replace(out[i], parent=out[top].key)
+
     def rank(f: Finding) -> int:
         return -(f.time_at_stake_ns or 0)
 
@@ -44,6 +66,8 @@ def arrange(findings: list[Finding]) -> list[Finding]:
         ordered.append(f)
         if f.key and depth < 8:
             for c in sorted(children.get(f.key, []), key=rank):
+                if f.time_at_stake_ns is not None and (c.time_at_stake_ns or 0) > f.time_at_stake_ns:
+                    c = replace(c, time_at_stake_ns=f.time_at_stake_ns)  # part of the parent's time
                 walk(c, depth + 1)
 
     for f in sorted((f for f in out if f.parent is None), key=rank):

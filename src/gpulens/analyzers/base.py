@@ -42,7 +42,10 @@ class Finding:
         detail: a sentence or two of evidence and what to do.
         severity: ``"info"``, ``"warning"`` or ``"critical"``.
         category: short class of the finding (``"data-quality"``, ``"memory-bound"``, ``"launch-bound"``...).
-        time_at_stake_ns: GPU time the finding concerns or could save, in ns (None when not quantifiable).
+        time_at_stake_ns: an estimate (upper bound) of the GPU time fixing this cause could recover, in ns — not the
+            time of what it concerns (a kernel's 20 ms with a 7 %-full last wave puts ~(1 − W/⌈W⌉) of it at stake,
+            not 20 ms); None when the gain is unknown (ranked after every estimate). The formulas, one per kind of
+            finding: :mod:`gpulens.analyzers._stake` and docs/bottlenecks.md "Time at stake".
         kernel: kernel name the finding is about, if any.
         rank: rank the finding is about, if any.
         action: the next step in one imperative sentence ("Capture CUDA graphs for the decode loop"), or "".

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers._span import CLOCK_GAP_NS, REPLAY_COLLECTORS, replayed_for_counters  # noqa: F401 (re-exported)
 from gpulens.analyzers.breakdown import Breakdown
@@ -318,13 +319,18 @@ class Bottlenecks(Analyzer):
                    "gaps": int(len(gaps)), "launch_gap_ns": self.launch_gap_ns, "min_share": self.min_share,
                    "verdict": verdict, "rank_verdicts": {int(r): v for r, v in zip(t["rank"], t["verdict"])}}
         idle_root = any(f.key == "idle" for f in bd.findings)
-        findings = _findings(tot, summary, "idle" if idle_root else None)
+        pytorch = _advice.uses_pytorch(timeline)
+        findings = _findings(tot, summary, "idle" if idle_root else None, pytorch)
         summary["boundary_gaps"] = _boundary_rows(gaps, timeline)
+        if tot.get("idle_boundary_ns"):  # the steady state the verdict is about: boundary gaps left out
+            steady = max(tot["span_ns"] - tot["idle_boundary_ns"], 1)
+            summary["steady_span_ns"] = int(steady)
+            summary["steady_busy_pct"] = min(100.0 * tot["busy_ns"] / steady, 100.0)
         if summary["boundary_gaps"]:
             findings.insert(0, _boundary_finding(summary["boundary_gaps"], tot, timeline, "idle" if idle_root else None))
         for f in bd.findings:
             if f.key == "idle":
-                explain_idle(f, tot, summary["boundary_gaps"])
+                explain_idle(f, tot, summary["boundary_gaps"], pytorch)
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
 
 
@@ -387,14 +393,8 @@ class Bottlenecks(Analyzer):
 CLASS_WORDS = {"host": "waiting for the host", "launch": "on launch overhead", "sync": "in host synchronisations",
                "queued": "waiting on work already queued (another stream or an event)",
                "unattributed": "with no cause the trace shows", "boundary": "in one-off gaps"}
-#: the next step for each idle cause, in a few words
-CLASS_ACTIONS = {
-    "host": "move work off the host thread that feeds the GPU (data loading, Python, CPU ops)",
-    "launch": "fuse small kernels (torch.compile) or capture the step in CUDA/HIP graphs",
-    "sync": "remove synchronisations (.item(), .cpu(), cudaDeviceSynchronize) from the step loop",
-    "queued": "look at cross-stream dependencies and event waits",
-    "unattributed": "record the host side too (torch.profiler with CPU activity) to find what the GPU waited for",
-}
+#: the next step for each idle cause, in a few words (a PyTorch program's; others: ``_advice.IDLE_ACTIONS[False]``)
+CLASS_ACTIONS = _advice.IDLE_ACTIONS[True]
 
 
 def _host_calls_during(timeline: Timeline, rank: int, start: int, end: int, n: int = 2) -> list[tuple[str, int]]:
@@ -488,7 +488,7 @@ def _idle_split(tot: dict[str, Any], boundary: list[dict[str, Any]]) -> list[tup
     return sorted([p for p in parts if p[1] > 0], key=lambda p: -p[1])
 
 
-def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, Any]]) -> None:
+def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, Any]], pytorch: bool = True) -> None:
     """Write the idle split by cause into the breakdown's ``idle`` finding (in place), so that a reader who sees only
     the root finding still sees where every idle nanosecond went — including the part no cause explains."""
     split = _idle_split(tot, boundary)
@@ -509,25 +509,25 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
         root.action = (f"Start with the {fmt_ns(big['dur_ns'])} gap {fmt_ns(big['offset_ns'])} after the first GPU "
                        f"event: {_gap_cause_text(big)}.")
     else:
-        root.action = f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}: {CLASS_ACTIONS[top]}."
+        root.action = (f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}: "
+                       f"{_advice.IDLE_ACTIONS[pytorch][top]}.")
 
 
-def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None = None) -> list[Finding]:
-    """Idle-cause findings (children of the breakdown's ``idle`` finding when it was reported: ``parent``)."""
+def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None = None, pytorch: bool = True
+              ) -> list[Finding]:
+    """Idle-cause findings (children of the breakdown's ``idle`` finding when it was reported: ``parent``); the
+    advice names PyTorch remedies only for a PyTorch program (``pytorch``, :mod:`gpulens.analyzers._advice`)."""
     span = max(tot["span_ns"], 1)
     out = []
+    say = _advice.IDLE_DETAILS[pytorch]
     texts = {
         "idle_host_ns": ("host-bound", "GPU idle waiting for the host",
                          "The next kernel was launched only after the GPU had run dry: the CPU is busy elsewhere "
-                         "(Python, data loading, CPU ops). Move work off the critical host thread, prefetch data "
-                         "(DataLoader workers, pin_memory), or batch more work per step."),
+                         + ("(Python, data loading, CPU ops). " if pytorch else "(host code, I/O). ") + say["host"]),
         "idle_launch_ns": ("launch-bound", "GPU idle on kernel launch overhead",
                            f"{summary['short_launches']} of {summary['launch_calls']} launches did less GPU work "
-                           "than the launch call cost. Fuse small kernels (torch.compile) or capture the step in "
-                           "CUDA/HIP graphs so one launch replays many kernels."),
-        "idle_sync_ns": ("sync-bound", "GPU idle while the host synchronises",
-                         "Idle gaps overlap host synchronisation calls (.item(), .cpu(), cudaDeviceSynchronize): "
-                         "each drains the queue. Remove syncs from the step loop or defer them."),
+                           "than the launch call cost. " + say["launch"]),
+        "idle_sync_ns": ("sync-bound", "GPU idle while the host synchronises", say["sync"]),
     }
     texts["idle_queued_ns"] = (
         "queued", "GPU idle with work already queued",
@@ -536,7 +536,7 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
     texts["idle_unattributed_ns"] = (
         "idle-unattributed", "GPU idle for reasons the trace does not show",
         "No launch call is linked to the work that ended these gaps (GPU-only trace, or calls outside the profiling "
-        "window). Record the host side too (torch.profiler with CPU activity) to attribute them.")
+        "window). " + say["unattributed"])
     for key, (cat, title, detail) in texts.items():
         if tot[key] >= 0.05 * span:
             out.append(Finding(f"{title}: {fmt_ns(tot[key])} ({100 * tot[key] / span:.1f} % of GPU span)",
@@ -546,6 +546,7 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
         # busy kernel time, already ranked through those kernels' verdicts: stated, not counted a second time
         out.append(Finding(f"Small-grid kernels: {fmt_ns(tot['small_grid_ns'])} in kernels with fewer blocks "
                            "than SMs/CUs", "These launches leave part of the GPU empty. Give them more blocks "
-                           "(split-K, smaller tiles, batch several problems per launch) or run them concurrently "
-                           "on another stream.", category="latency/occupancy-bound", key="small-grid"))
+                           "(more work per launch, several problems batched into one launch; each kernel's verdict "
+                           "says how for its kind) or run them concurrently on another stream.",
+                           category="latency/occupancy-bound", key="small-grid"))
     return out

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers._span import (CLOCK_GAP_NS, busy_unknown_reason, cross_domain_gaps, hulls_of, run_figures,
                                      warn_once)
@@ -220,15 +221,13 @@ class Breakdown(Analyzer):
         if tot["exposed_comm_ns"] > 0.1 * span:
             findings.append(Finding(
                 f"Exposed communication: {fmt_ns(tot['exposed_comm_ns'])} not overlapped with compute",
-                "Collectives run while no compute kernel does. Overlap them with computation (bucketed all-reduce "
-                "during backward, FSDP prefetch) or reduce their size.",
+                _advice.exposed_comm_detail(_advice.uses_pytorch(timeline)),
                 severity="warning", category="communication-bound", time_at_stake_ns=tot["exposed_comm_ns"],
                 key="exposed-comm"))
         if tot["exposed_memcpy_ns"] > 0.05 * span:
             findings.append(Finding(
                 f"Exposed memory copies: {fmt_ns(tot['exposed_memcpy_ns'])} not overlapped with kernels",
-                "Copies run with no kernel beside them. Use pinned memory and non_blocking copies on a side "
-                "stream, or keep tensors on the device.",
+                _advice.exposed_copy_detail(_advice.uses_pytorch(timeline)),
                 severity="warning", category="memcpy-bound", time_at_stake_ns=tot["exposed_memcpy_ns"],
                 key="exposed-memcpy"))
         return AnalysisResult(self.name, t, COLUMNS, summary, findings, summary_columns=SUMMARY_COLUMNS)

@@ -17,6 +17,7 @@ import pandas as pd
 
 from gpulens.analyzers._critical_walk import BLOCKING, CLASSES, CODE, Thread, Walker, thread_segments
 from gpulens.analyzers._steps import step_ranges
+from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers._span import busy_unknown_reason
 from gpulens.analyzers.context import category_mask, context_of
@@ -258,14 +259,18 @@ def _class_rows(paths_: list, names: np.ndarray) -> list[tuple[int, int, int, in
     parts = [(w, df) for w, (_, _, _, df) in enumerate(paths_) if len(df)]
     if not parts:
         return []
-    win = np.concatenate([np.full(len(df), w, dtype=np.int64) for w, df in parts])
-    col = {c: np.concatenate([np.asarray(df.cols[c], dtype=np.int64) for _, df in parts])
-           for c in ("_cls", "ns", "_who", "pos")}
-    keep = col["ns"] > 0
-    win, cls, ns, who, pos = win[keep], col["_cls"][keep], col["ns"][keep], col["_who"][keep], col["pos"][keep]
+    # segments of positive length only, in their stored dtypes (int8 classes, int32 names): at 1M kernels, int64
+    # copies of every column of every segment before filtering were the critical-path analyzer's peak memory; the
+    # arithmetic below is int64 all the same (each expression has an int64 operand)
+    keeps = [np.asarray(df.cols["ns"]) > 0 for _, df in parts]
+    win = np.concatenate([np.full(int(k.sum()), w, dtype=np.int64) for (w, _), k in zip(parts, keeps)])
+    cls, ns, who, pos = (np.concatenate([np.asarray(df.cols[c])[k] for (_, df), k in zip(parts, keeps)])
+                         for c in ("_cls", "ns", "_who", "pos"))
+    del keeps
     if not len(win):
         return []
-    key = win * len(CLASSES) + cls  # dense and small: windows × classes
+    key = win * len(CLASSES) + cls.astype(np.int64)  # dense and small: windows × classes
+    del win, cls
     nkey = len(paths_) * len(CLASSES)
     keys = np.flatnonzero(np.bincount(key, minlength=nkey))
     first_all = np.full(nkey, len(key), dtype=np.int64)
@@ -337,7 +342,7 @@ class CriticalPath(Analyzer):
         t["_o"] = t["class"].map({c: i for i, c in enumerate(CLASSES)})
         t = t.sort_values(["rank", "step", "_o"], kind="stable", na_position="first").reset_index(drop=True)
         t["step"] = t["step"].astype("Int64")
-        summary, findings = self._summary(t)
+        summary, findings = self._summary(t, _advice.uses_pytorch(timeline))
         # the findings tree (issue 14.6), each nanosecond once: a path held by host-side or gap time is GPU idle
         # time, so it details the breakdown's idle finding; a path held by GPU work is time the kernel verdicts
         # already rank, so it is stated (title) but not counted a second time
@@ -360,7 +365,7 @@ class CriticalPath(Analyzer):
                                                "top_class": "event class with the most path time [text]"})
 
     @staticmethod
-    def _summary(t: pd.DataFrame) -> tuple[dict, list[Finding]]:
+    def _summary(t: pd.DataFrame, pytorch: bool = True) -> tuple[dict, list[Finding]]:
         per = t.groupby("class")["time_ns"].sum().sort_values(ascending=False)
         windows = t.drop_duplicates(["rank", "step"])
         path = float(windows["step_ns"].sum())
@@ -375,7 +380,8 @@ class CriticalPath(Analyzer):
                     f"Over {len(windows)} window(s) the path is {summary['bound'].upper()}-bound "
                     f"({100 * summary['gpu_share']:.0f} % on GPU work).", category="critical-path",
                     time_at_stake_ns=int(per.iloc[0]), key="critical_path",
-                    action=_ACTIONS.get(top, "").format(top=top_event[:80]))
+                    action=(_advice.host_path_action(top, pytorch) or _ACTIONS.get(top, "")).format(
+                        top=top_event[:80]))
         return summary, [f]
 
 

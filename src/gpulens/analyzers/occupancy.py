@@ -26,12 +26,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers import _advice, _occ_findings
 from gpulens.analyzers import _occ_ncu as N
 from gpulens.analyzers import _sol_amd
 from gpulens.analyzers._groupstats import group_sums
-from gpulens.analyzers._hot import (device_record, event_counters, hot_kernels, no_hot_kernels_reason,
-                                   short_name as _short, weighted_mean)
-from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
+from gpulens.analyzers._stake import wave_loss_per_launch
+from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, no_hot_kernels_reason, weighted_mean
+from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import text_series
 from gpulens.devices import limits_of_record, main_device
 from gpulens.devices.occupancy import Occupancy, cdna_occupancy, cuda_occupancy, kineto_estimate_pct
@@ -51,8 +52,16 @@ COLUMNS = {
     "achieved_occupancy_pct": "measured active warps / warp slots from counters, time-weighted [%]",
     "limiter": "registers | shared_memory | warps | blocks | barriers: the binding block limit [text]",
     "limiters": "every block limit tied at the binding value [text]",
-    "waves_per_sm": "grid blocks / (active blocks per SM × SMs): how many full GPU loads the grid is [ratio]",
-    "tail_wave_pct": "fill of the last wave: frac(waves) × 100, 100 for a whole number of waves [%]",
+    "waves_per_sm": "grid blocks / (active blocks per SM × SMs) of that configuration (its grid with the most time): "
+                    "how many full GPU loads the grid is [ratio]",
+    "tail_wave_pct": "fill of the last wave of that configuration: frac(waves) × 100, 100 for a whole number of "
+                     "waves [%]",
+    "grid_sizes": "distinct grid sizes among the kernel's launches (> 1: waves and tail differ per launch; the "
+                  "figures above are the dominant configuration's) [count]",
+    "config_time_share": "share of the kernel's time in that configuration (block, registers, shared memory and "
+                         "grid) [share]",
+    "wave_loss_ns": "Σ over launches of time × (1 − W / ⌈W⌉): at most this much is lost to partly filled waves "
+                    "(grid fill and tail, W = that launch's waves; gpulens.analyzers._stake) [ns]",
     "occupancy_source": "ncu (its Occupancy section), calculator (gpulens), or ncu+calculator (both, compared) "
                         "[text]",
     "calculator_theoretical_pct": "gpulens's calculator figure when it could run, for comparison with ncu's [%]",
@@ -154,8 +163,11 @@ class OccupancyAnalyzer(Analyzer):
             "kineto_estimates_compared": kin_cmp, "kineto_estimates_reproduced": kin_ok,
             "kineto_zero_due_to_optin_smem": kin_optin,
         }
-        return AnalysisResult(self.name, table, COLUMNS, summary, self._findings(table, kin_optin, dis),
-                              summary_columns=SUMMARY_COLUMNS)
+        roof = results.get("roofline") if results else None
+        roof_rows = {} if roof is None or roof.skipped or not len(roof.table) else {
+            str(x["name"]): x for x in roof.table.drop_duplicates("name").to_dict("records")}
+        found = _occ_findings.findings(table, kin_optin, dis, _WORD, roof_rows, _advice.uses_pytorch(timeline))
+        return AnalysisResult(self.name, table, COLUMNS, summary, found, summary_columns=SUMMARY_COLUMNS)
 
     def _calculate(self, timeline: Timeline, lim, per: pd.DataFrame, spec_sms: int) -> pd.DataFrame:
         """Calculator figures per launch (NaN where it cannot run): calc_theo, calc_active, calc_limiter, nsms,
@@ -238,8 +250,10 @@ class OccupancyAnalyzer(Analyzer):
     def _aggregate(per: pd.DataFrame) -> pd.DataFrame:
         """One row per kernel name (order of first appearance, then by time, largest first), vectorised over the
         names: the launch configuration with the most summed time (ties: the smallest block, registers, shared
-        memory), its longest launch's grid/active blocks/source, its limiter set with the most time (ties: first by
-        name), and time-weighted means of the per-launch figures."""
+        memory) and within it the grid with the most time (ties: the smallest), that configuration's longest launch's
+        grid/active blocks/waves/tail/source, its limiter set with the most time (ties: first by name), the per-launch
+        wave loss summed (:func:`gpulens.analyzers._stake.wave_loss_ns`), and time-weighted means of the per-launch
+        occupancy figures."""
         codes, names = pd.factorize(per["name"].to_numpy(dtype=object), sort=False)
         ok = codes >= 0
         if not ok.any():
@@ -259,7 +273,18 @@ class OccupancyAnalyzer(Analyzer):
         cb[gi], cr[gi], cm[gi] = cfg["b"].to_numpy(), cfg["r"].to_numpy(), cfg["m"].to_numpy()
         dom = (b == cb[g]) & (r == cr[g]) & (m == cm[g])
         d = np.flatnonzero(dom)
-        top = d[np.lexsort((pos[d], -t[d], g[d]))]  # longest launch of the dominant configuration, first kept
+        # within it, the grid with the most summed time (ties: the smallest grid): the waves and tail shown are that
+        # one launch configuration's, never a mean over launches of different grids
+        grid = p["grid"].to_numpy(dtype=float)
+        gq = np.where(np.isnan(grid), -1.0, grid)
+        gs = pd.DataFrame({"g": g[d], "q": gq[d], "t": t[d]}).groupby(["g", "q"], sort=True)["t"].sum().reset_index()
+        gs = gs.iloc[np.lexsort((-gs["t"].to_numpy(), gs["g"].to_numpy()))].drop_duplicates("g")
+        cq = np.full(G, -1.0)
+        cq[gs["g"].to_numpy()] = gs["q"].to_numpy()
+        cfg_t = np.zeros(G)
+        cfg_t[gs["g"].to_numpy()] = gs["t"].to_numpy()
+        dg = d[gq[d] == cq[g[d]]]
+        top = dg[np.lexsort((pos[dg], -t[dg], g[dg]))]  # longest launch of the dominant configuration, first kept
         top = top[np.r_[True, g[top][1:] != g[top][:-1]]]
         ti = np.zeros(G, dtype="int64")
         ti[g[top]] = top
@@ -291,23 +316,32 @@ class OccupancyAnalyzer(Analyzer):
             x = np.asarray(x, dtype=float)
             return [None if v != v or v < 0 else int(v) for v in x.tolist()]
 
+        tsum = np.bincount(g, t, minlength=G)
+        waves = p["waves"].to_numpy(dtype=float)
+        loss = wave_loss_per_launch(t, waves)
+        known = ~np.isnan(loss)
+        loss_sum = np.bincount(g[known], loss[known], minlength=G)
+        loss_n = np.bincount(g[known], minlength=G)
+        grids = pd.DataFrame({"g": g, "q": grid}).dropna().drop_duplicates().groupby("g").size() \
+            .reindex(range(G), fill_value=0).to_numpy()
+        w_top = waves[ti]
+        with np.errstate(all="ignore"):
+            share = np.where(tsum > 0, cfg_t / tsum, np.nan)
         table = {
             "name": list(names), "calls": np.bincount(g, minlength=G).tolist(),
-            "time_ns": [int(x) for x in np.bincount(g, t, minlength=G).tolist()],
+            "time_ns": [int(x) for x in tsum.tolist()],
             "block_size": num(cb), "regs_per_thread": num(cr), "smem_bytes": num(cm),
             "grid_blocks": num(p["grid"].to_numpy(dtype=float)[ti]),
             "active_blocks_per_sm": num(p["active"].to_numpy(dtype=float)[ti]),
             "theoretical_occupancy_pct": wmean("theo"), "achieved_occupancy_pct": wmean("ach"),
             "limiter": [s.split(", ")[0] for s in lims], "limiters": [str(s) for s in lims],
-            "waves_per_sm": wmean("waves"), "tail_wave_pct": wmean("tail"),
+            "waves_per_sm": [None if v != v else float(v) for v in w_top.tolist()],
+            "tail_wave_pct": [None if v != v else float(v) for v in N.tail_wave_pct(w_top).tolist()],
+            "grid_sizes": [int(x) for x in grids.tolist()],
+            "config_time_share": [None if v != v else float(v) for v in share.tolist()],
+            "wave_loss_ns": [None if c == 0 else int(round(x)) for c, x in zip(loss_n.tolist(), loss_sum.tolist())],
             "occupancy_source": [str(s) for s in p["source"].to_numpy(dtype=object)[ti]],
             "calculator_theoretical_pct": wmean("calc_theo"),
         }
         t = pd.DataFrame({c: pd.Series(v) if c != "name" else v for c, v in table.items()}, columns=list(COLUMNS))
         return t.sort_values("time_ns", ascending=False, kind="stable").reset_index(drop=True)
-
-    @staticmethod
-    def _findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame) -> list[Finding]:
-        from gpulens.analyzers._occ_findings import findings
-
-        return findings(t, kin_optin, dis, _WORD)

@@ -74,5 +74,7 @@ class RankKernels(Analyzer):
                 "Work is unevenly spread across ranks; the others wait for the slowest in every collective. "
                 "Compare the per-rank kernel table for the kernels that differ.",
                 severity="warning", category="imbalance",
-                time_at_stake_ns=int(per_rank.max() - per_rank.min()), rank=slow))
+                time_at_stake_ns=int(per_rank.max() - per_rank.min()), rank=slow, key="rank-imbalance",
+                # the other ranks wait for the slowest inside their collectives: part of the exposed communication
+                parent="exposed-comm"))
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)

@@ -129,5 +129,7 @@ class Ranks(Analyzer):
                 f"{fmt_ns(t['computation_ns'].mean())}). Balance the work across ranks (sharding, embedding "
                 "table placement, uneven batches) or look for a slow GPU/host on that rank.",
                 severity="warning", category="communication-bound", rank=r,
-                time_at_stake_ns=int(top["caused_wait_ns"])))
+                time_at_stake_ns=int(top["caused_wait_ns"]), key="straggler",
+                # the others' waits run inside their collectives: part of the exposed communication, counted once
+                parent="exposed-comm"))
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)

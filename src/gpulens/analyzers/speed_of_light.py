@@ -27,9 +27,9 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers import _sol_amd, _sol_nvidia
-from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, no_hot_kernels_reason, weighted_mean
+from gpulens.analyzers._hot import HOT_COLUMNS, device_record, event_counters, no_hot_kernels_reason, weighted_mean
 from gpulens.analyzers.base import AnalysisResult, Analyzer
-from gpulens.analyzers.context import text_series
+from gpulens.analyzers.context import category_mask, context_of, text_series
 from gpulens.timeline import Timeline
 
 #: Below this % of peak on both sides a kernel is latency-bound (ncu SOLBottleneck rule).
@@ -119,9 +119,13 @@ class SpeedOfLightAnalyzer(Analyzer):
         def skip(reason: str) -> AnalysisResult:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, skipped_reason=reason)
 
-        k = hot_kernels(timeline, None)
-        if not len(k):
+        no_counters = ("no speed-of-light counters (collect ncu --section SpeedOfLight, or a rocprof-compute "
+                       "workload)")
+        if not context_of(timeline).mask_of("kernel").any():
             return skip(no_hot_kernels_reason(timeline, results))
+        k = self._counted_kernels(timeline)
+        if not len(k):
+            return skip(no_counters)
         ids = k["event_id"].to_numpy()
         nv, nv_src = _sol_nvidia.launch_figures(timeline.counters, ids)
         nv = nv.rename(columns={"memory_throughput_bps": "memory_throughput"})
@@ -171,8 +175,7 @@ class SpeedOfLightAnalyzer(Analyzer):
         have = per[_FIGS].notna().any(axis=1)
         per = per[have.to_numpy()].reset_index(drop=True)
         if not len(per):
-            return skip("no speed-of-light counters (collect ncu --section SpeedOfLight, or a rocprof-compute "
-                        "workload)")
+            return skip(no_counters)
         table = self._aggregate(per)
         summary = {"kernels": int(len(table)), "launches": int(len(per)),
                    "bound_counts": {b: int((table["bound"] == b).sum())
@@ -181,6 +184,26 @@ class SpeedOfLightAnalyzer(Analyzer):
         return AnalysisResult(self.name, table, COLUMNS, summary, summary_columns={
             "kernels": "kernels with speed-of-light counters [count]",
             "latency_threshold_pct": "below this % of peak on both sides a kernel is latency-bound [%]"})
+
+    @staticmethod
+    def _counted_kernels(timeline: Timeline) -> pd.DataFrame:
+        """The kernel launches that have at least one speed-of-light counter (a metric :mod:`._sol_nvidia` or
+        :mod:`._sol_amd` reads), as :func:`~gpulens.analyzers._hot.hot_kernels` rows (every kernel, Timeline
+        order).
+
+        Every figure of a launch comes from its own counters (both modules compute row by row), and launches without
+        a figure are dropped before aggregating, so leaving the others out changes nothing but the memory: a 1M-kernel
+        trace without ncu/rocprof-compute counters built 1M-row figure, source and evidence frames to drop them all.
+        """
+        ctx = context_of(timeline)
+        c = timeline.counters
+        names = {m for opts in _sol_nvidia.METRICS.values() for m, _ in opts} | \
+            {m for parts in _sol_nvidia.DRAM_PARTS for m in parts} | set(_sol_amd.COUNTERS)
+        with_sol = np.unique(c["event_id"].to_numpy()[category_mask(c["metric"], names)])
+        ev = timeline.events
+        keep = ctx.mask_of("kernel") & np.isin(ev["event_id"].to_numpy(), with_sol)
+        k = ev.loc[keep, list(HOT_COLUMNS)]
+        return k.assign(time_ns=ctx.effective_ns.reindex(k.index).to_numpy())
 
     @staticmethod
     def _measured_hbm(timeline: Timeline) -> float | None:

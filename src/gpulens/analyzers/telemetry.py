@@ -6,7 +6,8 @@ Reads Counters rows with a ``time_ns`` and a ``telemetry.<quantity>.gpu<N>`` met
 
 * **Throttling**: samples whose NVML clocks-event bitmask has a power/thermal slowdown bit
   (SwPowerCap 0x4, HwSlowdown 0x8, SwThermal 0x20, HwThermal 0x40, HwPowerBrake 0x80; nvml.h). Time at stake =
-  throttled samples × the median sampling interval.
+  Σ over busy throttled samples of the median sampling interval × (1 − SM clock / highest busy SM clock): the time
+  the work would have saved at full clock if it scaled with the clock (an upper bound), not the throttled time.
 * **Clock drop**: among busy samples (GPU utilisation > 0 and not flagged GpuIdle), the SM clock falls more than
   :data:`CLOCK_DROP` below the highest busy sample.
 """
@@ -112,6 +113,10 @@ class Telemetry(Analyzer):
 
 
 def _findings(dev: int, g: pd.DataFrame) -> list[Finding]:
+    """Throttling and clock-drop findings of one GPU. Time at stake of both: Σ over the busy samples concerned of
+    interval × (1 − SM clock / highest busy SM clock) — what the same work would have saved at the full clock if its
+    time scaled with the clock (an upper bound: memory-bound work slows less); unknown (None) without SM clock
+    samples. The clock drop details the throttling when they share samples (the same time, counted once)."""
     out = []
     t = g["time_ns"].to_numpy()
     dt = float(np.median(np.diff(t))) if len(t) > 1 else 0.0
@@ -119,28 +124,37 @@ def _findings(dev: int, g: pd.DataFrame) -> list[Finding]:
         else np.zeros(len(g), dtype="int64")
     mask = sum(SLOWDOWN_BITS)
     thr = (reasons & mask) != 0
+    busy = (reasons & IDLE_BIT) == 0
+    if "gpu_util" in g:
+        busy &= g["gpu_util"].fillna(0).to_numpy() > 0
+    clk = g["sm_clock"].to_numpy(dtype=float) if "sm_clock" in g else np.full(len(g), np.nan)
+    ok = busy & ~np.isnan(clk)
+    top = float(clk[ok].max()) if ok.any() else float("nan")
+
+    def slowed_ns(sel: np.ndarray) -> int | None:
+        s = sel & ok
+        if not dt or top != top or not s.any():
+            return None
+        return int(round(dt * float(np.clip(1.0 - clk[s] / top, 0.0, 1.0).sum())))
+
+    thr_key = f"telemetry/throttling/gpu{dev}"
     if thr.any():
         seen = [n for b, n in SLOWDOWN_BITS.items() if (reasons[thr] & b).any()]
         out.append(Finding(
             f"GPU {dev} was throttled ({', '.join(seen)}) in {int(thr.sum())} of {len(g)} telemetry samples",
             "The driver lowered clocks for power or heat while the workload ran; kernel times in these periods are "
-            "inflated. Check cooling, power limits (nvidia-smi -q -d PERFORMANCE) and co-located jobs.",
-            "warning", "throttling", int(thr.sum() * dt) if dt else None))
-    if "sm_clock" in g:
-        busy = (reasons & IDLE_BIT) == 0
-        if "gpu_util" in g:
-            busy &= g["gpu_util"].fillna(0).to_numpy() > 0
-        clk = g["sm_clock"].to_numpy()
-        ok = busy & ~np.isnan(clk)
-        if ok.sum() >= 2:
-            top = clk[ok].max()
-            low = ok & (clk < (1 - CLOCK_DROP) * top)
-            if low.any():
-                out.append(Finding(
-                    f"GPU {dev} SM clock dropped from {top / 1e6:.0f} MHz to {clk[low].min() / 1e6:.0f} MHz "
-                    f"while busy ({int(low.sum())} of {int(ok.sum())} busy samples)",
-                    f"More than {CLOCK_DROP:.0%} below the highest busy clock; "
-                    + ("throttle reasons were set at the same time." if (thr & low).any()
-                       else "no throttle reason was reported (application clocks or boost behaviour)."),
-                    "warning", "clock-drop", int(low.sum() * dt) if dt else None))
+            "inflated. At stake: interval × (1 − clock / highest busy clock) over the busy throttled samples. "
+            "Check cooling, power limits (nvidia-smi -q -d PERFORMANCE) and co-located jobs.",
+            "warning", "throttling", slowed_ns(thr), key=thr_key))
+    if ok.sum() >= 2:
+        low = ok & (clk < (1 - CLOCK_DROP) * top)
+        if low.any():
+            out.append(Finding(
+                f"GPU {dev} SM clock dropped from {top / 1e6:.0f} MHz to {clk[low].min() / 1e6:.0f} MHz "
+                f"while busy ({int(low.sum())} of {int(ok.sum())} busy samples)",
+                f"More than {CLOCK_DROP:.0%} below the highest busy clock; "
+                + ("throttle reasons were set at the same time." if (thr & low).any()
+                   else "no throttle reason was reported (application clocks or boost behaviour)."),
+                "warning", "clock-drop", slowed_ns(low), key=f"telemetry/clock-drop/gpu{dev}",
+                parent=thr_key if (thr & low).any() else None))
     return out

@@ -18,8 +18,10 @@ timeline results. Rules, first match wins (thresholds are parameters of :func:`d
 Time at stake of rules 3–4, and of every later rule when the kernel has a roofline or speed-of-light figure, is the
 one definition of :mod:`gpulens.analyzers._stake`: time × (1 − attained / attainable). Rules 5–7 apply only without
 such a figure.
-5. no roofline: a grid with fewer blocks than SMs/CUs → ``latency/occupancy-bound``; at stake:
-   time × (1 − blocks/SMs).
+5. no roofline: a grid with fewer blocks than SMs/CUs → ``latency/occupancy-bound``; at stake: the occupancy
+   analyzer's wave loss, Σ launches time × (1 − W / ⌈W⌉) (:func:`gpulens.analyzers._stake.wave_loss_ns`), the same
+   figure its grid finding shows; without occupancy data Σ launches time × (1 − blocks / SMs) over the launches with
+   fewer blocks than SMs (those SMs idle for the whole launch; one resident block per SM assumed).
 6. stall counters: dominant class memory throughput → ``memory-bound``; compute pipe or scheduling →
    ``compute-bound``; memory latency, synchronization, instruction fetch → ``latency/occupancy-bound``.
    At stake: time × the dominant class's share of stall time (what removing those stalls could save at most,
@@ -27,12 +29,17 @@ such a figure.
 7. achieved occupancy below ``low_occupancy_pct`` with a limiter → ``latency/occupancy-bound``; time at stake
    not quantified (occupancy alone does not say how much faster the kernel would run).
 8. nothing → ``undetermined`` (no time at stake); the next step says what to collect.
+
+Next steps fit the kernel and the program (:mod:`gpulens.analyzers._advice`): split-K only for a GEMM, split-KV for
+attention; tensor cores only for GEMM/attention kernels; a vendor-library kernel is not told to change its registers;
+torch.compile, DDP/FSDP and torch.profiler options only when the input shows a PyTorch program.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gpulens.analyzers import _advice
 from gpulens.analyzers._stake import time_at_stake
 from gpulens.units import fmt_ns
 
@@ -85,6 +92,10 @@ class Evidence:
     stall_class: str | None = None
     stall_pct: float | None = None
     top_stall: str | None = None
+    wave_loss_ns: int | None = None
+    family: str = "other"
+    library: bool = False
+    pytorch: bool = False
     inputs: list[str] = field(default_factory=list)
 
 
@@ -135,6 +146,25 @@ _STALL_STEP = {
 }
 
 
+def steps_for(verdict: str, e: Evidence) -> list[str]:
+    """The next steps of a verdict, gated on what is known of the kernel and the program (module doc)."""
+    if verdict == "launch-bound":
+        return [f"Fuse it with its neighbours ({_advice.fuse(e.pytorch)}) so one launch does more work.",
+                f"Capture the step in {_advice.graphs(e.pytorch)} so one launch replays all its kernels."]
+    if verdict == "memory-bound":
+        how = "torch.compile" if e.pytorch else "one fused kernel"
+        return [f"Fuse it with the producer or consumer so the data crosses DRAM once ({how}).",
+                STEPS["memory-bound"][1]]
+    if verdict == "compute-bound" and e.family not in ("gemm", "attention"):
+        return ["Cut the arithmetic per element: cheaper math (fast intrinsics, fewer divisions and transcendentals), "
+                "hoisted index math, vectorised instructions.", STEPS["compute-bound"][1]]
+    if verdict == "communication-bound" and not e.pytorch:
+        return ["Overlap it with compute: issue it on its own stream while independent compute runs, and wait for "
+                "it only where its result is needed.",
+                "Shrink it: reduce in a narrower type (BF16) or compress, send fewer and larger messages."]
+    return list(STEPS[verdict])
+
+
 def _of_peak(x: float | None) -> str:
     return "not counted" if x is None else f"{x:.0f} % of peak"
 
@@ -152,26 +182,31 @@ def _latency_steps(e: Evidence) -> list[str]:
     steps = []
     small_grid = e.waves_per_sm is not None and e.waves_per_sm < SMALL_GRID_WAVES
     full_theory = e.theoretical_occupancy_pct is not None and e.theoretical_occupancy_pct >= 99.5
+    grid_step = _advice.more_blocks(e.family, e.library).replace("Give the launch more blocks: ",
+                                                                 "The grid has too few blocks to fill the GPU: ")
     if small_grid:
         steps.append(f"The grid fills only {100 * e.waves_per_sm:.0f} % of the GPU's resident-block capacity "
-                     f"({e.waves_per_sm:.2f} waves): " + _LIMITER_STEP["grid"][0].lower() + _LIMITER_STEP["grid"][1:])
+                     f"({e.waves_per_sm:.2f} waves): " + grid_step[0].lower() + grid_step[1:])
     elif e.limiter in _LIMITER_STEP and (e.achieved_occupancy_pct is None or e.achieved_occupancy_pct < 60) \
             and not full_theory:  # at 100 % theoretical the "limiter" limits nothing: relaxing it cannot help
-        steps.append(_LIMITER_STEP[e.limiter])
+        steps.append(_advice.limiter(e.limiter, e.name, e.pytorch) if e.library else _LIMITER_STEP[e.limiter])
     elif full_theory and e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < 60:
         steps.append(f"Achieved occupancy is {e.achieved_occupancy_pct:.0f} % of a theoretical 100 %: no per-block "
                      "resource limits it, so waves finish unevenly or each launch is too short to fill the GPU — "
                      "give each launch more work and balance it across blocks.")
     if not small_grid and e.mean_blocks is not None and e.num_sms and e.mean_blocks < e.num_sms \
             and "grid" not in (e.limiter or ""):
-        steps.append(_LIMITER_STEP["grid"])
+        steps.append(grid_step)
     theo = e.theoretical_occupancy_pct
     if not e.limiter and theo is not None and theo < 50:
         steps.append(f"Theoretical occupancy is only {theo:.0f} %: find its limiter (registers, shared memory, block "
                      "size) in ncu's Occupancy section / rocprof-compute's wavefront stats and relax it.")
     if e.stall_class in _STALL_STEP:
         steps.append(_STALL_STEP[e.stall_class])
-    if not steps:
+    if not steps and e.library:  # the library owns the kernel's code: the user owns the problem it is given
+        steps.append("Give the library kernel more parallel work per call (larger batch, several problems in one "
+                     "call) or a problem shape it tiles well, or let it pick another algorithm.")
+    elif not steps:
         steps.append("Raise parallelism in flight: more independent work per thread and higher occupancy.")
     return steps[:2]
 
@@ -213,6 +248,14 @@ UNDETERMINED_STEPS = {
     "nvidia": ["Collect counters for these kernels (ncu --set full) or FLOP/byte figures (torch.profiler with "
                "record_shapes and with_flops) to classify them."],
 }
+#: The same without PyTorch: no torch.profiler option to name.
+UNDETERMINED_STEPS_NO_TORCH = {
+    "amd": ["Collect counters for these kernels (rocprof-compute profile, or rocprofv3 --pmc SQ_WAVES "
+            "SQ_INSTS_VALU SQ_WAVE_CYCLES SQ_WAIT_INST_ANY) to classify them."],
+    "nvidia": ["Collect counters for these kernels (ncu --set full) to classify them."],
+    "": ["Collect hardware counters for these kernels (ncu --set full on NVIDIA, rocprof-compute on AMD) to classify "
+         "them."],
+}
 
 
 def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pct: float = 40.0,
@@ -222,25 +265,26 @@ def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pc
     t = e.time_ns
     ev = _evidence_text(e)
     if e.kind == "comm":
-        return Verdict("communication-bound", e.exposed_comm_ns, ev, STEPS["communication-bound"])
+        return Verdict("communication-bound", e.exposed_comm_ns, ev, steps_for("communication-bound", e))
     if e.short_launch_frac is not None and e.short_launch_frac >= 0.5 and e.launch_idle_ns > 0:
-        return Verdict("launch-bound", e.launch_idle_ns, ev, STEPS["launch-bound"])
+        return Verdict("launch-bound", e.launch_idle_ns, ev, steps_for("launch-bound", e))
     stake = e.roof_stake_ns if e.roof_stake_ns is not None else time_at_stake(t, e.roof_pct)
     if e.sol_bound in BOUND_TO_VERDICT:
         v = BOUND_TO_VERDICT[e.sol_bound]
-        return Verdict(v, stake, ev, _latency_steps(e) if v == "latency/occupancy-bound" else STEPS[v])
+        return Verdict(v, stake, ev, _latency_steps(e) if v == "latency/occupancy-bound" else steps_for(v, e))
     if e.roof_pct is not None:
         if e.roof_pct >= roof_pct_bound and e.bound in ("compute", "memory"):
             v = f"{e.bound}-bound"
-            return Verdict(v, stake, ev, STEPS[v])
+            return Verdict(v, stake, ev, steps_for(v, e))
         return Verdict("latency/occupancy-bound", stake, ev, _latency_steps(e))
     if e.mean_blocks is not None and e.num_sms and e.mean_blocks < e.num_sms:
-        stake = int(round(t * (1 - e.mean_blocks / e.num_sms)))
+        stake = e.wave_loss_ns if e.wave_loss_ns is not None else int(round(t * (1 - e.mean_blocks / e.num_sms)))
         return Verdict("latency/occupancy-bound", stake, ev, _latency_steps(e))
     if e.stall_class in _STALL_TO_CLASS and e.stall_pct is not None:
         v = _STALL_TO_CLASS[e.stall_class]
         stake = int(round(t * e.stall_pct / 100))
-        steps = _latency_steps(e) if v == "latency/occupancy-bound" else [_STALL_STEP[e.stall_class]] + STEPS[v][:1]
+        steps = _latency_steps(e) if v == "latency/occupancy-bound" else [_STALL_STEP[e.stall_class]] + \
+            steps_for(v, e)[:1]
         if e.stall_class == "memory_latency":
             ev += "; no throughput figure: saturated bandwidth also shows as memory waits, check DRAM throughput"
         return Verdict(v, stake, ev, steps)
@@ -249,4 +293,7 @@ def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pc
     if e.sol_missing:  # counters were read but do not support a bound: name what is missing, not a generic step
         return Verdict("undetermined", None, ev + f"; no compute/memory verdict without {e.sol_missing}",
                        [f"Collect {e.sol_missing} to classify this kernel: its speed of light alone does not."])
+    if not e.pytorch:
+        return Verdict("undetermined", None, ev, UNDETERMINED_STEPS_NO_TORCH.get(vendor or "",
+                                                                              UNDETERMINED_STEPS_NO_TORCH[""]))
     return Verdict("undetermined", None, ev, UNDETERMINED_STEPS.get(vendor or "", STEPS["undetermined"]))

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.bottlenecks import (
     classify_gaps,
@@ -202,6 +203,33 @@ def _num(v: Any) -> float | None:
     return None if np.isnan(f) else f
 
 
+def _family(timeline: Timeline, name: str, label: Any, op_links: pd.Series) -> str:
+    """The kernel's family for its advice (:func:`gpulens.analyzers._advice.family`): from its name, else from the
+    name of the framework op that launched its first launch (``label``: that launch's row label)."""
+    fam = _advice.family(name)
+    if fam != "other" or label is None:
+        return fam
+    oid = op_links.get(label)
+    if oid is None or pd.isna(oid):
+        return fam
+    at = int(context_of(timeline).positions([int(oid)])[0])
+    return _advice.family(name, str(timeline.events["name"].iloc[at])) if at >= 0 else fam
+
+
+def _small_grid_loss(blocks: np.ndarray, dur: np.ndarray, all_dur: np.ndarray, time_ns: int, sms: int | None
+                     ) -> int | None:
+    """Σ over launches with fewer blocks than SMs of duration × (1 − blocks / SMs) [ns], scaled to the kernel's
+    effective time (``time_ns`` / its launches' summed duration ``all_dur``): the SMs such a launch leaves idle for
+    its whole run (one resident block per SM assumed; the occupancy analyzer's wave loss replaces it when known).
+    None without an SM count."""
+    if not sms:
+        return None
+    small = blocks < sms
+    raw = float(np.nansum(dur[small] * (1.0 - blocks[small] / sms)))
+    tot = float(np.nansum(all_dur))
+    return int(round(raw * (time_ns / tot if tot > 0 else 1.0)))
+
+
 class Verdicts(Analyzer):
     """Per-kernel verdicts for the critical set and a run verdict (see module docstring)."""
 
@@ -226,7 +254,8 @@ class Verdicts(Analyzer):
                                                                     "launch_latency"))
         kern = context_of(timeline).of_kind("kernel", "comm")
         exposed = exposed_comm_by_name(timeline)
-        links = link_gpu_to_launch(timeline)["launch_event_id"]
+        both = link_gpu_to_launch(timeline)
+        links, op_links = both["launch_event_id"], both["op_event_id"]
         bn = results.get("bottlenecks")
         gaps = classify_gaps(timeline, getattr(bn, "summary", {}).get("launch_gap_ns", 20_000), links)
         if replayed_for_counters(timeline):  # gaps between replayed kernels say nothing about launches
@@ -241,6 +270,9 @@ class Verdicts(Analyzer):
         rows, findings = [], []
         vendor = _vendor(timeline, device)
         comm_root = any(f.key == "exposed-comm" for f in getattr(results.get("breakdown"), "findings", []))
+        # a launch-bound kernel's time at stake is launch-overhead idle: the same nanoseconds as the idle findings
+        idle_keys = {f.key for n in ("breakdown", "bottlenecks") for f in getattr(results.get(n), "findings", [])}
+        launch_parent = next((k for k in ("idle/launch", "idle") if k in idle_keys), None)
         # per kernel row, once: launch link, short-launch flag, grid blocks, sources (numpy; each critical kernel
         # then reads its rows' positions — no per-kernel DataFrame, which cost ~5 ms × thousands of names)
         k_lid = links.reindex(kern.index).to_numpy(dtype="float64", na_value=np.nan)
@@ -254,13 +286,17 @@ class Verdicts(Analyzer):
             dtype="float64", na_value=np.nan)
         k_rank, k_dev = kern["rank"].to_numpy(), kern["device_id"].to_numpy()
         k_src = strings(kern["source"])
+        k_dur = kern["dur_ns"].to_numpy(dtype="float64", na_value=np.nan)
+        pytorch = _advice.uses_pytorch(timeline)
         k_ctr = counter_src.reindex(kern["event_id"].to_numpy()).to_numpy(dtype=object) if len(counter_src) \
             else np.full(len(kern), np.nan, dtype=object)
         for h in crit.to_dict("records"):
             name = str(h["name"])
             pos = by_name(name)
             eff = h["effective_ns"]
-            e = Evidence(name, str(h["kind"]), int(h["calls"]), int(eff) if eff == eff else 0, inputs=["timeline"])
+            e = Evidence(name, str(h["kind"]), int(h["calls"]), int(eff) if eff == eff else 0, inputs=["timeline"],
+                         family=_family(timeline, name, kern.index[pos[0]] if len(pos) else None, op_links),
+                         library=_advice.is_library(name), pytorch=pytorch)
             if e.kind == "comm":
                 e.exposed_comm_ns = exposed.get(name, 0)
             linked = pos[has_lid[pos]]
@@ -271,6 +307,7 @@ class Verdicts(Analyzer):
             if len(gpos):
                 e.mean_blocks = float(k_blocks[gpos].mean())
                 e.num_sms = device_sms(timeline, device, int(k_rank[pos[0]]), int(k_dev[pos[0]]))
+                e.wave_loss_ns = _small_grid_loss(k_blocks[gpos], k_dur[gpos], k_dur[pos], e.time_ns, e.num_sms)
             if name in roof:
                 r = roof[name]
                 e.bound = r.get("bound") if r.get("bound") in BOUNDS else None
@@ -288,6 +325,8 @@ class Verdicts(Analyzer):
                 e.theoretical_occupancy_pct = _num(o.get("theoretical_occupancy_pct"))
                 e.limiter = o.get("limiter") if isinstance(o.get("limiter"), str) else None
                 e.waves_per_sm = _num(o.get("waves_per_sm"))
+                if _num(o.get("wave_loss_ns")) is not None:  # the occupancy analyzer's figure: one definition
+                    e.wave_loss_ns = int(_num(o.get("wave_loss_ns")))
                 e.inputs.append("occupancy")
             if name in st:
                 s = st[name]
@@ -331,7 +370,8 @@ class Verdicts(Analyzer):
                 severity="warning" if v.time_at_stake_ns and v.time_at_stake_ns > 0.05 * max(
                     hs.summary.get("kernel_effective_ns") or 0, 1) else "info",
                 category=v.verdict, time_at_stake_ns=v.time_at_stake_ns, kernel=name, key=f"kernel:{name}",
-                parent="exposed-comm" if v.verdict == "communication-bound" and comm_root else None,
+                parent="exposed-comm" if v.verdict == "communication-bound" and comm_root else
+                launch_parent if v.verdict == "launch-bound" else None,
                 action=v.next_steps[0] if v.next_steps else ""))
         t = pd.DataFrame(rows, columns=list(COLUMNS))
         und = t[t["verdict"] == "undetermined"]

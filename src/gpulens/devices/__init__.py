@@ -84,7 +84,7 @@ def identify_device(rec: Mapping[str, Any]) -> DeviceSpec | None:
         if amd:
             gfx = _gfx_of(rec)
             cands = [s for s in pool if gfx and s.gfx_arch == gfx and sms and s.num_sms == int(sms)]
-            how = f"architecture {gfx} with {sms} CUs (the name {name!r} does not say)"
+            how = f"architecture {gfx} with {sms} CUs" + (f" (the name {name!r} does not say)" if name else "")
         else:
             cc = rec.get("compute_capability")
             cands = [s for s in pool if cc and s.compute_capability == str(cc) and sms and s.num_sms == int(sms)]

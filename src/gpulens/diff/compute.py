@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.timeline.names import truncate_kernel_name
+from gpulens.reports._names import short_names
 
 #: Per-side and delta columns shared by every diff table (prefix ``base_`` / ``cand_``).
 SIDE_COLUMNS = {
@@ -68,7 +68,25 @@ SUMMARY_COLUMNS = {
     "new_kernels": "kernel rows only in the candidate [count]",
     "vanished_kernels": "kernel rows only in the base [count]",
     "cross_vendor": "the two runs ran on different GPU models [bool]",
+    "base_vendors": "GPU vendors of the base run (AMD, NVIDIA, …) [text]",
+    "cand_vendors": "GPU vendors of the candidate run [text]",
 }
+
+
+def vendors_of(devices: list[str]) -> list[str]:
+    """The GPU vendors of device names (``AMD Instinct MI300X`` → AMD, ``NVIDIA H100`` / ``Tesla V100`` → NVIDIA),
+    sorted; a name without a known vendor word is left out."""
+    import re
+
+    out = set()
+    for d in devices:
+        if re.search(r"\b(AMD|Instinct|Radeon)\b|gfx\d", d, re.IGNORECASE):
+            out.add("AMD")
+        elif re.search(r"\b(NVIDIA|Tesla|GeForce|Quadro|RTX|GTX)\b|^(A|H|B|L)\d{2,3}\b", d, re.IGNORECASE):
+            out.add("NVIDIA")
+        elif re.search(r"\bIntel\b", d, re.IGNORECASE):
+            out.add("Intel")
+    return sorted(out)
 
 
 @dataclass
@@ -167,7 +185,11 @@ def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
     k["category"] = k["row"].map(cats)
     k["base_kernels"] = k["row"].map(names(b)).fillna("") if len(b) else ""
     k["cand_kernels"] = k["row"].map(names(c)).fillna("") if len(c) else ""
-    shorten = lambda keys: " | ".join(dict.fromkeys(truncate_kernel_name(x) or x for x in keys.split(" | ") if x))
+    # short names that tell kernels apart (cutlass::Kernel2<cutlass_80_…_128x2…> reads by its real kernel, never
+    # "Kernel2"): one naming over every kernel of both runs, so a label means the same kernel on either side
+    every = sorted({x for keys in list(k["base_kernels"]) + list(k["cand_kernels"]) for x in keys.split(" | ") if x})
+    short = dict(zip(every, short_names(every)))
+    shorten = lambda keys: " | ".join(dict.fromkeys(short[x] for x in keys.split(" | ") if x))
     k["kernels"] = [f"{shorten(bk)} → {shorten(ck)}" if m == "op+shapes" else ""
                     for m, bk, ck in zip(k["match"], k["base_kernels"], k["cand_kernels"])]
     tables["kernels"] = k.rename(columns={"row": "kernel"})[list(KERNEL_COLUMNS)]
@@ -180,12 +202,21 @@ def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
     tables["contributors"] = contributors(tables["kernels"], total, top)
     m = tables["kernels"]["match"]
     cross = bool(base.devices and cand.devices and set(base.devices) != set(cand.devices))
+    vendors = (vendors_of(base.devices), vendors_of(cand.devices))
     summary = {"base_time_ns": btot, "cand_time_ns": ctot, "delta_ns": total,
                "delta_pct": 100 * total / btot if btot else None,
                "matched_by_name": int((m == "name").sum()), "matched_by_op": int((m == "op+shapes").sum()),
                "new_kernels": int((m == "new").sum()), "vanished_kernels": int((m == "vanished").sum()),
-               "cross_vendor": cross}
+               "cross_vendor": cross, "base_vendors": vendors[0], "cand_vendors": vendors[1]}
     warnings = []
+    if cross:
+        vb, vc = ", ".join(vendors[0]) or "unknown vendor", ", ".join(vendors[1]) or "unknown vendor"
+        warnings.append(f"the runs are on different GPUs (base: {', '.join(base.devices)}; candidate: "
+                        f"{', '.join(cand.devices)})"
+                        + (f", from different vendors ({vb} vs {vc}): their kernels differ, so kernels are matched "
+                           "through the launching operator and its input shapes where they can be"
+                           if vendors[0] != vendors[1] else "")
+                        + ": the differences measure the hardware as well as the code")
     if cross and not counts["op+shapes"] and (b["op"] == "(no op)").all():
         warnings.append("the runs are on different GPUs and the base records no framework ops: kernels could be "
                         "matched by name only")

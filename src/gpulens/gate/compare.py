@@ -46,7 +46,7 @@ def comparability(base: Baseline, cand: RunSet) -> tuple[list[str], list[str]]:
             notes.append(f"{label} recorded only in the {'candidate' if b in (None, [], 0) else 'baseline'}: "
                          "not checked")
         elif b != c:
-            text = f"{label}: baseline {_show(b)}, candidate {_show(c)}"
+            text = f"{label}: baseline {_show(b, key, be)}, candidate {_show(c, key, ce)}"
             (mism if (label, key) in MUST_MATCH else notes).append(text)
     bc, cc = be.get("sm_clock_mhz"), ce.get("sm_clock_mhz")
     if bc and cc and abs(cc - bc) > 0.05 * bc:
@@ -57,7 +57,16 @@ def comparability(base: Baseline, cand: RunSet) -> tuple[list[str], list[str]]:
     return mism, notes
 
 
-def _show(v: Any) -> str:
+def _show(v: Any, key: str = "", env: dict[str, Any] | None = None) -> str:
+    """An environment value as a person reads it: versions decoded (``CUDA 12.9``, ``HIP 6.4.43483``), an
+    architecture named (``gfx942 (HIP reports 9.4)``, ``compute capability 9.0 (sm_90)``); see
+    :mod:`gpulens.devices.naming`. The comparison itself uses the raw values."""
+    from gpulens.devices.naming import arch_list_text, version_text
+
+    if key in ("driver", "runtime"):
+        return version_text(v, "" if key == "driver" else "runtime")
+    if key == "arch":
+        return arch_list_text(v if isinstance(v, list) else [v], (env or {}).get("gpus") or [])
     return ", ".join(map(str, v)) if isinstance(v, list) else str(v)
 
 

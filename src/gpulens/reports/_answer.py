@@ -84,6 +84,12 @@ def truncated_text(tl: Any) -> str:
         "it stops before its end"
 
 
+def _gpu_count(s: Any) -> int:
+    """GPUs with GPU work in the source (from the breakdown; 1 when unknown)."""
+    bd = s.results.get("breakdown")
+    return int((bd.summary.get("gpu_count") if bd is not None and not bd.skipped else 1) or 1)
+
+
 def answer(s: Any) -> Answer:
     """The answer for one :class:`~gpulens.report.SourceReport`."""
     sm = s.summary
@@ -104,16 +110,26 @@ def answer(s: Any) -> Answer:
     span = sm.get("span_ns") or 0
     if sm.get("gpu_busy_pct") is None:
         busy = f"GPU busy time is {busy_pct_text(sm)}"
+    elif span and _gpu_count(s) > 1:  # busy % is Σ busy / Σ per-GPU span: of their summed spans, not the wall span
+        busy = (f"the {_gpu_count(s)} GPUs were busy {sm['gpu_busy_pct']:.1f} % of their summed spans "
+                f"({fmt_ns(sm.get('device_span_ns'))}; wall span {fmt_ns(span)})")
     elif span:
         busy = f"the GPU was busy {busy_pct_text(sm)} of its {fmt_ns(span)} span"
     else:
         busy = f"{fmt_ns(sm.get('kernel_time_ns'))} of kernel time was recorded (no timeline span)"
+    steady = bn.summary.get("steady_busy_pct") if bn is not None and not bn.skipped else None
+    if steady is not None and span:  # the verdict leaves warm-up/one-off gaps out: say what it is about
+        k = len(bn.summary.get("boundary_gaps") or []) or 1
+        busy += (f" ({_pct(steady)} of the {fmt_ns(bn.summary.get('steady_span_ns'))} outside "
+                 f"{'the warm-up/one-off idle gap' if k == 1 else f'the {k} warm-up/one-off idle gaps'} the verdict "
+                 "leaves out)")
     kv = str(vd.summary.get("kernel_verdict") or "") if vd is not None and not vd.skipped else ""
     tail = f", and most kernel time is {kv}" if kv and kv not in (verdict, "undetermined") else ""
     if s.timeline.meta.truncated:  # every figure covers only the part of the input that could be read
         tail += f" (input truncated — {truncated_text(s.timeline)}: the figures cover the part read)"
     if verdict:
-        sentence = f"{verdict[:1].upper()}{verdict[1:]}: {busy}{tail}."
+        head = "GPU" + verdict[3:] if verdict.lower().startswith("gpu") else f"{verdict[:1].upper()}{verdict[1:]}"
+        sentence = f"{head}: {busy}{tail}."  # "GPU-bound", never "Gpu-bound"
     else:
         sentence = f"No run verdict (the verdict analysis did not run): {busy}."
     return Answer(verdict, sentence, top_findings(s.findings()), f"{busy}{tail}")

@@ -62,6 +62,7 @@ LABELS: dict[str, str] = {
     "memory SOL", "mean_call_ns": "mean call time", "launch_name": "launch API", "max_speedup_pct":
     "estimated speed-up", "comm_pct": "communication (of span)", "exposed_comm_pct": "exposed communication (of span)",
     "comm_ns": "communication", "exposed_comm_ns": "exposed communication", "exposed_memcpy_ns": "exposed memcpy",
+    "exposed_memset_ns": "exposed memset",
     "idle_host_ns": "idle: host", "idle_launch_ns": "idle: launch", "idle_sync_ns": "idle: sync",
     "idle_queued_ns": "idle: queued", "idle_unattributed_ns": "idle: unattributed",
     "overlap_pct": "communication hidden by compute", "idle_boundary_ns": "idle: one-off gaps (warm-up, boundaries)",
@@ -279,6 +280,41 @@ def rank_ranges(ranks: Any) -> str:
         runs.append(str(rs[i]) if i == j else f"{rs[i]}, {rs[j]}" if j == i + 1 else f"{rs[i]}–{rs[j]}")
         i = j + 1
     return ", ".join(runs)
+
+
+#: The parts of a GPU's span, in the order every reporter shows them (breakdown columns → label): they add up to the
+#: span (``analyzers.breakdown``); :func:`breakdown_rest` is what a table without them all would leave unexplained.
+BREAKDOWN_PARTS = (("computation_ns", "computation"), ("exposed_comm_ns", "exposed communication"),
+                   ("exposed_memcpy_ns", "exposed memcpy"), ("exposed_memset_ns", "exposed memset"),
+                   ("idle_ns", "idle"))
+
+
+def breakdown_rest(row: Mapping[str, Any], span_key: str = "span_ns") -> float:
+    """Span minus the :data:`BREAKDOWN_PARTS` of one breakdown row or summary [ns] (0 when they add up; a part
+    missing from ``row`` counts 0). Reporters show it, labelled, when it is not 0."""
+    span = row.get(span_key)
+    if is_missing(span):
+        return 0.0
+    return float(span) - sum(float(row.get(k) or 0) for k, _ in BREAKDOWN_PARTS if not is_missing(row.get(k)))
+
+
+def device_text(devices: list[dict[str, Any]], spec: Any) -> str:
+    """The one wording of "which GPU, analysed as which hardware spec" for every reporter: the recorded device names
+    and the spec the roofline and occupancy used (``"Tesla V100-SXM2-32GB (analysed as NVIDIA V100 SXM2)"``, with how
+    it was identified when not by name: ``"… (analysed as NVIDIA H100 SXM: identified from compute capability 9.0
+    with 132 SMs)"``), or that none was identified."""
+    names = ", ".join(sorted({str(d.get("name")) for d in devices if d.get("name")}))
+    if not names:  # a record without a name still tells the architecture (ROCm: gfx arch and CU count)
+        from gpulens.devices.naming import arch_text
+
+        arch = sorted({arch_text(d) or "" for d in devices} - {""})
+        names = f"{', '.join(arch)} (name not recorded)" if arch else "not recorded"
+    name = getattr(spec, "name", None)
+    if name:  # how it was identified, when not by its recorded name ("from compute capability 9.0 with 132 SMs")
+        note = str(getattr(spec, "note", "") or "")
+        how = bool(note) and not note.startswith("identified from name")
+        return f"{names} (analysed as {name}" + (f": {note}" if how else "") + ")"
+    return f"{names} (no hardware spec identified: no roofline peaks; pass --device-spec)"
 
 
 def busy_pct_text(sm: dict[str, Any]) -> str:

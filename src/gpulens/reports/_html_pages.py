@@ -11,10 +11,12 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from gpulens.devices.naming import arch_text, version_text
 from gpulens.report import SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
 from gpulens.units import fmt_share
-from gpulens.reports._format import busy_text, column_label, cuda_version, fmt_ns, fmt_unit, unit_of
+from gpulens.reports._format import (breakdown_rest, busy_text, column_label, device_text, fmt_ns, fmt_unit,
+                                     unit_of)
 from gpulens.reports._names import short_names
 from gpulens.reports._html_timeline import timeline_page  # noqa: F401 -- re-exported
 from gpulens.reports._html_parts import (
@@ -84,6 +86,14 @@ def findings_table(findings: list, max_rows: int) -> str:
             f'<th scope="col">kernel</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>{more}')
 
 
+def _after_label(a: Any) -> str:
+    """The verdict sentence without the verdict the label already shows ("host-bound  The 2 GPUs were busy…", not
+    "host-bound  Host-bound: the 2 GPUs…")."""
+    if a.verdict and a.reason:
+        return a.reason[:1].upper() + a.reason[1:] + "."
+    return a.sentence
+
+
 def answer_html(s: SourceReport) -> str:
     """The answer banner: run verdict in one sentence, top three root findings with time at stake and next step."""
     a = answer(s)
@@ -92,7 +102,7 @@ def answer_html(s: SourceReport) -> str:
         f'<span class="act"> → {esc(next_step(f, 160))}</span></li>' for f in a.findings)
     lst = f'<ol class="top">{items}</ol>' if items else '<p class="note">No finding with a time at stake.</p>'
     return (f'<section class="answer" aria-label="Answer"><p class="verdict"><span class="vlabel">'
-            f'{esc(a.verdict or "verdict")}</span> {esc(a.sentence)}</p>{lst}</section>')
+            f'{esc(a.verdict or "verdict")}</span> {esc(_after_label(a))}</p>{lst}</section>')
 
 
 def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
@@ -100,7 +110,7 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
     sm, tl = s.summary, s.timeline
     hs = s.results.get("hotspots")
     hsum = hs.summary if hs is not None else {}
-    devices = ", ".join(sorted({str(d.get("name")) for d in tl.meta.devices if d.get("name")})) or "not recorded"
+    devices = device_text(tl.meta.devices, s.device)
     status = s.status + (" — input truncated, results are partial" if tl.meta.truncated else "")
     kv = kv_html([
         ("input", s.label), ("status", status), ("device", devices), ("ranks", ", ".join(map(str, sm["ranks"]))),
@@ -115,18 +125,25 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
     bd = s.results.get("breakdown")
     if bd is not None and not bd.skipped and sm["span_ns"] and sm["gpu_busy_pct"] is not None:
         parts = [(lab, bd.summary.get(key, 0) or 0, c) for key, lab, c, _ in BREAKDOWN_PARTS]
-        shown = [p for p in parts if p[1] > 0]
         # parts are summed over GPUs: their share is of the GPUs' summed spans (one GPU: its span)
         den = bd.summary.get("device_span_ns") or sm["span_ns"]
+        rest = breakdown_rest({**bd.summary, "device_span_ns": den}, "device_span_ns")
+        if abs(rest) >= 1:  # never happens by the breakdown's definition; if it did, the rows still add up
+            parts.append(("not in these parts", rest, GREY))
+        shown = [p for p in parts if p[1] > 0]
         multi = int(bd.summary.get("gpu_count", 1) or 1) > 1
         static = svg_bars([(lab, v, f"{fmt_ns(v)} · {100 * v / den:.1f} %", c) for lab, v, c in shown],
                           axis="bar length: time; text: time · share of " + ("the GPUs' summed spans" if multi
                                                                              else "the GPU span"))
         rows = "".join(f"<tr><th scope='row'>{esc(lab)}</th><td class='num' data-v='{v}'>{esc(fmt_ns(v))}</td>"
                        f"<td class='num'>{100 * v / den:.1f} %</td></tr>" for lab, v, _ in parts)
+        rows += (f"<tr class='total'><th scope='row'>= {'summed GPU spans' if multi else 'GPU span'}</th>"
+                 f"<td class='num' data-v='{den}'>{esc(fmt_ns(den))}</td><td class='num'>100.0 %</td></tr>")
         blocks.append(Panel("Where the GPU time went",
                             f"GPU span {busy_text(sm)}; "
-                            f"computation took {fmt_ns(sm['computation_ns'])} and idle {fmt_ns(sm['idle_ns'])}.",
+                            + (f"summed over the {bd.summary.get('gpu_count')} GPUs ({fmt_ns(den)} of GPU time), "
+                               if multi else "")
+                            + f"computation took {fmt_ns(sm['computation_ns'])} and idle {fmt_ns(sm['idle_ns'])}.",
                             None, "<table class='data'><thead><tr><th>part</th><th>time</th><th>"
                                  + ("of the GPUs' summed spans" if multi else "of span") + "</th></tr>"
                                  f"</thead><tbody>{rows}</tbody></table>", static=static))
@@ -158,7 +175,9 @@ def breakdown_page(s: SourceReport, max_rows: int) -> list[Any]:
                   f"Over {summ.get('gpu_count', len(t))} GPU(s), {summ.get('busy_pct', 0.0):.1f} % of the span was "
                   f"busy and {summ.get('idle_pct', 0.0):.1f} % idle; exposed communication "
                   f"{fmt_ns(summ.get('exposed_comm_ns', 0))}, exposed memcpy "
-                  f"{fmt_ns(summ.get('exposed_memcpy_ns', 0))}.",
+                  f"{fmt_ns(summ.get('exposed_memcpy_ns', 0))}, exposed memset "
+                  f"{fmt_ns(summ.get('exposed_memset_ns', 0))}. Computation, the exposed parts and idle add up to "
+                  "the span.",
                   fig, table_html(t, cols, max_rows, docs=bd.columns))]
 
 
@@ -273,6 +292,7 @@ META_DOCS = {
     "ranks": "ranks [id]", "producer": "written by [text]", "comm_by_launcher": "collectives found by launch op [count]",
     "grid_units": "grid size units [text]", "incomplete_capture": "incomplete capture [text]",
     "cuda_driver_version": "CUDA driver [version]", "cuda_runtime_version": "CUDA runtime [version]",
+    "hip_driver_version": "HIP driver [version]", "hip_runtime_version": "HIP runtime [version]",
     "nsys_version": "Nsight Systems [version]", "rocm_version": "ROCm [version]", "name": "name [text]",
     "device_id": "GPU [id]", "compute_capability": "compute capability [version]", "num_sms": "SMs / CUs [count]",
     "total_memory_bytes": "memory [bytes]", "memory_bandwidth_bytes_per_s": "memory bandwidth [B/s]",
@@ -282,19 +302,59 @@ META_DOCS = {
     "smem_per_block_bytes": "shared memory / block [bytes]", "smem_per_block_optin_bytes":
     "shared memory / block, opt-in [bytes]", "regs_per_sm": "registers / SM [count]",
     "regs_per_block": "registers / block [count]", "uuid": "UUID [id]", "bus_location": "PCI bus [id]",
+    "l1_bytes": "L1 cache [bytes]", "l2_bytes": "L2 cache [bytes]", "l2_channels": "L2 channels [count]",
+    "lds_per_cu_bytes": "LDS / CU [bytes]", "simd_per_cu": "SIMDs / CU [count]", "max_waves_per_cu":
+    "max wavefronts / CU [count]", "num_xcc": "XCDs (accelerator complex dies) [count]", "max_warps_per_sm":
+    "max warps / SM [count]", "max_blocks_per_sm": "max blocks / SM [count]", "chip_id": "chip ID [id]",
+    "max_threads_per_block": "max threads / block [count]", "max_threads_per_sm": "max threads / SM [count]",
+    "warp_size": "warp (wavefront) size [count]",
 }
 
 
+#: Driver and runtime version fields, decoded by :func:`gpulens.devices.naming.version_text`.
+_DRIVER_KEYS = ("cuda_driver_version", "cuda_runtime_version", "hip_driver_version", "hip_runtime_version",
+                "driver_version", "runtime_version")
+
+
+#: Byte fields that are file sizes (decimal units); every other byte field of a record is a capacity (binary).
+_FILE_SIZES = ("size_bytes", "uncompressed_bytes")
+
+
+def fmt_capacity(v: float) -> str:
+    """A memory or cache capacity [bytes] in binary units: ``85018279936`` → ``79.18 GiB``, ``65536`` → ``64 KiB``
+    (whole numbers without decimals)."""
+    for unit, d in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(v) >= d:
+            q = v / d
+            return f"{q:.0f} {unit}" if float(q).is_integer() else f"{q:.2f} {unit}"
+    return f"{v:.0f} B"
+
+
 def record_items(rec: dict[str, Any]) -> list[tuple[str, str]]:
-    """One input or device record as (label, text) pairs, each value formatted from its declared unit (CUDA
-    version integers as ``12.9``, timestamps as dates, sizes in bytes, clocks in Hz)."""
+    """One input or device record as (label, text) pairs, each value formatted from its declared unit: driver and
+    runtime versions decoded (``CUDA 12.9``, ``HIP 6.4.43483``; :mod:`gpulens.devices.naming`), the architecture
+    named (``compute capability 9.0 (sm_90)``, ``gfx942 (HIP reports 9.4)``), timestamps as dates, file sizes in
+    decimal bytes, capacities (memory, caches, shared memory) in binary units (``64 KiB``), chip IDs in hex, clocks in
+    Hz."""
     out = []
     for k, v in rec.items():
         if v is None or (isinstance(v, (list, dict)) and not v):
             continue
         doc = META_DOCS.get(k, "")
         label = doc.rsplit(" [", 1)[0] if doc else column_label(k)
-        text = cuda_version(v) if k.startswith("cuda_") and k.endswith("_version") else fmt_unit(v, unit_of(k, doc))
+        if k in _DRIVER_KEYS:
+            text = version_text(v, k)
+            vendor = label.split(" ")[0]  # "CUDA driver 12.9", not "CUDA driver CUDA 12.9"
+            text = text[len(vendor) + 1:] if vendor in ("CUDA", "HIP") and text.startswith(vendor + " ") else text
+        elif k == "compute_capability" and "gfx_arch" not in rec:
+            text = arch_text(rec) or fmt_unit(v, "version")
+            label = "architecture"
+        elif k in _FILE_SIZES or unit_of(k, doc) != "bytes" or not isinstance(v, (int, float)):
+            text = fmt_unit(v, unit_of(k, doc))
+        else:  # a capacity (memory, cache, shared memory): binary units, as nvidia-smi and rocminfo print them
+            text = fmt_capacity(v)
+        if k == "chip_id" and isinstance(v, int):
+            text = f"{v:#06x} ({v})"  # PCI device IDs are read in hex (rocminfo: "Chip ID: 29861(0x74a5)")
         out.append((label, text))
     return out
 

@@ -76,18 +76,25 @@ def _itanium_idents(name: str) -> str:
 def _split(name: str) -> tuple[str, str]:
     """(qualified function name, first top-level template argument) of a demangled name."""
     s = name.strip()
-    depth, cut = 0, len(s)
+    depth, paren, cut = 0, 0, len(s)
     for i, ch in enumerate(s):  # drop the parameter list: the first '(' at template depth 0 (not an anon ns)
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth = max(0, depth - 1)
-        elif ch == "(" and depth == 0 and not s.startswith("(anonymous", i):
+        if ch == "(" and depth == 0 and not s.startswith("(anonymous", i):
             cut = i
             break
+        if depth and ch in "()":  # parentheses inside a template argument: `<`/`>` there are comparisons
+            paren = max(0, paren + (1 if ch == "(" else -1))
+        elif ch == "<" and not paren:
+            depth += 1
+        elif ch == ">" and not paren:
+            depth = max(0, depth - 1)
     s = s[:cut]
-    depth, head, args, start, done = 0, [], [], None, False
+    depth, paren, head, args, start, done = 0, 0, [], [], None, False
     for i, ch in enumerate(s):
+        if depth and ch in "()":  # std::enable_if<((8)>(0)), void>: the `>` in parentheses closes nothing
+            paren = max(0, paren + (1 if ch == "(" else -1))
+            continue
+        if paren:
+            continue
         if ch == "<":
             if depth == 0:
                 start = i + 1
@@ -123,11 +130,12 @@ def base_name(name: str) -> str:
     return base or full
 
 
-def _extra(full: str, others: list[str]) -> list[str]:
-    """Tokens of ``full`` (tile shapes first) that not every other name of the group has."""
+def _extra(full: str, others: list[str], digits: bool = False) -> list[str]:
+    """Tokens of ``full`` (tile shapes first) that not every other name of the group has (``digits``: numbers too,
+    e.g. the vector width of ``vectorized_elementwise_kernel<8, …>`` against ``<4, …>``)."""
     def toks(s: str) -> list[str]:
         words = [p for t in _TOKEN.findall(s) for p in (t.split("_") if len(t) > 24 else [t])]
-        return [t for t in _TILE.findall(s) + words if t and t not in _NOISE and not t.isdigit()]
+        return [t for t in _TILE.findall(s) + words if t and t not in _NOISE and (digits or not t.isdigit())]
 
     mine = list(dict.fromkeys(toks(full)))
     other_sets = [set(toks(o)) for o in others]
@@ -151,12 +159,31 @@ def short_names(names: Iterable[str], width: int = BASE_CHARS) -> list[str]:
             extra = _extra(n, [m for m in members if m != n])
             if extra:
                 label[n] = f"{lab} ‹{_clip(' '.join(extra), 40)}›"
+    groups = {}
+    for n in uniq:  # still equal: the first token where they differ, numbers included (<8, …> vs <4, …>)
+        groups.setdefault(label[n], []).append(n)
+    for lab, members in groups.items():
+        if len(members) < 2:
+            continue
+        toks = {n: _TOKEN.findall(_demangle(n)) for n in members}
+        first = {n: _first_difference(toks[n], [toks[m] for m in members if m != n]) for n in members}
+        if all(first.values()) and len(set(first.values())) == len(members):
+            for n in members:
+                label[n] = f"{lab} ‹{_clip(first[n], 24)}›"
     counts: dict[str, int] = {}
     for n in uniq:  # still equal: number them in order of appearance
         counts[label[n]] = counts.get(label[n], 0) + 1
         if counts[label[n]] > 1:
             label[n] = f"{label[n]} ({counts[label[n]]})"
     return [label[n] for n in names]
+
+
+def _first_difference(mine: list[str], others: list[list[str]]) -> str:
+    """The token of ``mine`` at the first position where some other token list differs (``""`` when none)."""
+    for i, t in enumerate(mine):
+        if any(i >= len(o) or o[i] != t for o in others):
+            return t
+    return ""
 
 
 def short_name(name: str, width: int = BASE_CHARS) -> str:

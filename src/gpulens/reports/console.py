@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
 from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
-from gpulens.reports._fit import Col, FitTable
-from gpulens.reports._format import fmt_ns, fmt_unit, rank_ranges  # noqa: F401  (fmt_ns: re-exported for older callers)
+from gpulens.reports._fit import Col, FirstFit, FitTable, glued, name_col
+from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text,  # noqa: F401 (fmt_ns: re-export)
+                                     fmt_ns, fmt_unit, rank_ranges)
 from gpulens.reports._names import short_names
 from gpulens.units import fmt_share
 
@@ -22,7 +25,7 @@ def answer_renderable(s: SourceReport) -> Group:
     for i, f in enumerate(a.findings):
         lines.append(Text.assemble(f" {i + 1}. ", (f"{fmt_ns(f.time_at_stake_ns):>9}", "bold yellow"),
                                    f"  {f.title}\n", ("      → " + next_step(f, 200), "dim")))
-    return Group(*lines, Text(""))
+    return Group(*(glued(x) for x in lines), Text(""))
 
 
 def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Group:
@@ -30,10 +33,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     sm = s.summary
     tl = s.timeline
     parts: list = [answer_renderable(s)]
-    devs = ", ".join(sorted({str(d["name"]) for d in tl.meta.devices if d.get("name")})) or "not recorded"
-    spec = getattr(s.device, "name", None)
-    if spec and spec not in devs:
-        devs += f"  (analysed as {spec})"
+    devs = device_text(tl.meta.devices, s.device)
     head = Table.grid(padding=(0, 2))
     head.add_column(style="bold")
     head.add_column()
@@ -44,31 +44,22 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
                                                         else ""))
     head.add_row("status", s.status + ("  (input truncated: results are partial)" if tl.meta.truncated else ""))
     busy = f", {fmt_ns(sm['kernel_busy_ns'])} busy (union)" if sm.get("kernel_busy_ns") is not None else ""
-    head.add_row("kernels", f"{sm['kernel_count']} launches of {sm['unique_kernels']} kernels, "
+    head.add_row("kernels", f"{sm['kernel_count']:,} launches of {sm['unique_kernels']:,} kernels, "
                  + (f"{fmt_ns(sm['kernel_time_ns'])} summed{busy}" if sm.get("kernel_time_ns") is not None
                     else "durations not recorded"))
     from gpulens.reports._format import busy_text
 
     head.add_row("GPU span", busy_text(sm))
-    head.add_row("CPU ops", str(sm["cpu_op_count"]))
+    head.add_row("CPU ops", f"{sm['cpu_op_count']:,}")
     parts.append(head)
 
     bd = s.results.get("breakdown")
     if bd is not None and not bd.skipped and len(bd.table):
-        cols = [Col("rank"), Col("device"), Col("span"), Col("compute"), Col("exposed comm", optional=True),
-                Col("exposed memcpy", optional=True), Col("idle"), Col("busy %")]
-        shown, title = bd.table, "Time breakdown per GPU"
-        if len(shown) > 2 * top:  # thousands of ranks: the least busy GPUs; the full table is exported
-            shown = shown.sort_values(["busy_pct", "rank", "device_id"], kind="stable").head(2 * top)
-            title += f" (the {len(shown)} least busy of {len(bd.table):,} GPUs; every GPU: --csv or --parquet)"
-        rows = [[str(r.rank), str(r.device_id), fmt_ns(r.span_ns), fmt_ns(r.computation_ns),
-                 fmt_ns(r.exposed_comm_ns), fmt_ns(r.exposed_memcpy_ns), fmt_ns(r.idle_ns), f"{r.busy_pct:.1f}"]
-                for r in shown.itertuples()]
-        parts.append(FitTable(title, cols, rows))
+        parts.append(breakdown_renderable(bd, top))
 
     hs = s.results.get("hotspots")
     if hs is not None and len(hs.table):
-        cols = [Col("", "left"), Col("kernel", "left", figure=False), Col("calls"), Col("total"),
+        cols = [Col("", "left"), name_col(), Col("calls"), Col("total"),
                 Col("mean", optional=True), Col("share")]
         head_t = hs.table.head(top)
         rows = [["★" if r.critical else "", Text(short), f"{r.calls:,}", fmt_ns(r.effective_ns), fmt_ns(r.mean_ns),
@@ -93,10 +84,57 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
                  Text(next_step(f, 160))] for f in findings[:8]]
         parts.append(FitTable("Findings (largest time at stake first)",
                               [Col("at stake"), Col("finding", "left", figure=False),
-                               Col("next step", "left", figure=False)], rows))
+                               Col("next step", "left", figure=False, below=True)], rows))
     if tl.meta.warnings:
         parts.append(Text("\n".join(f"warning: {w}" for w in tl.meta.warnings[:10]), style="yellow"))
-    return Group(*parts)
+    # a number and its unit never break apart when a line wraps ("10 %" split as "10" / "% of the span")
+    return Group(*(glued(p) if type(p) is Text else p for p in parts))
+
+
+def breakdown_renderable(bd: Any, top: int = 10) -> FitTable | FirstFit:
+    """The time breakdown, whose parts add up to the span (:data:`~gpulens.reports._format.BREAKDOWN_PARTS`; a
+    remainder, if the parts ever fell short, is shown as its own labelled column).
+
+    One GPU: one row per part with its share of the span, then the span itself (fits 80 columns). Several GPUs: one
+    row per GPU, times when they fit the terminal, else GPUs as columns (up to 6), else each part as a share of its
+    GPU's span; a part that is 0 on every GPU shown is left out and named in the title (it adds nothing)."""
+    shown, title = bd.table, "Time breakdown per GPU"
+    if len(shown) > 2 * top:  # thousands of ranks: the least busy GPUs; the full table is exported
+        shown = shown.sort_values(["busy_pct", "rank", "device_id"], kind="stable").head(2 * top)
+        title += f" (the {len(shown)} least busy of {len(bd.table):,} GPUs; every GPU: --csv or --parquet)"
+    recs = shown.to_dict("records")
+    rest = [breakdown_rest(r) for r in recs]
+    parts = list(BREAKDOWN_PARTS) + ([("_rest", "not in these parts")] if any(abs(x) >= 1 for x in rest) else [])
+    for r, x in zip(recs, rest):
+        r["_rest"] = x
+    if len(recs) == 1:
+        r = recs[0]
+        span = float(r["span_ns"] or 0)
+        rows = [[label, fmt_ns(r.get(k) or 0), fmt_unit(100 * float(r.get(k) or 0) / span if span else None, "%")]
+                for k, label in parts]
+        rows.append(["= GPU span", fmt_ns(span), fmt_unit(100.0 if span else None, "%")])
+        return FitTable(f"Time breakdown (rank {fmt_unit(r['rank'], 'id')}, GPU {fmt_unit(r['device_id'], 'id')}; "
+                        f"busy {fmt_unit(r['busy_pct'], '%')})",
+                        [Col("part", "left"), Col("time"), Col("of span")], rows)
+    used = [(k, label) for k, label in parts if any(abs(float(r.get(k) or 0)) > 0 for r in recs)]
+    zero = [label for k, label in parts if (k, label) not in used]
+    if zero:
+        title += f" — 0 on every GPU shown: {', '.join(zero)}"
+    short = lambda label: label.replace("communication", "comm")
+    ids = lambda r: [fmt_unit(r["rank"], "id"), fmt_unit(r["device_id"], "id")]
+    busy = [Col("busy %", optional=True)]
+    times = FitTable(title, [Col("rank"), Col("GPU"), Col("span")] + [Col(short(lb)) for _, lb in used] + busy,
+                     [ids(r) + [fmt_ns(r["span_ns"])] + [fmt_ns(r.get(k) or 0) for k, _ in used]
+                      + [f"{r['busy_pct']:.1f}"] for r in recs])
+    # narrower terminals: GPUs as columns (a few GPUs), else each part as a share of its GPU's span
+    by_gpu = FitTable(title, [Col("part", "left")] + [Col(f"rank {a} GPU {b}") for a, b in map(ids, recs)],
+                      [[lb] + [fmt_ns(r.get(k) or 0) for r in recs] for k, lb in used]
+                      + [["= GPU span"] + [fmt_ns(r["span_ns"]) for r in recs]])
+    pct = lambda r, k: fmt_unit(100 * float(r.get(k) or 0) / r["span_ns"] if r["span_ns"] else None, "%")
+    shares = FitTable(title + " (parts as % of each GPU's span)",
+                      [Col("rank"), Col("GPU"), Col("span")] + [Col(short(lb)) for _, lb in used],
+                      [ids(r) + [fmt_ns(r["span_ns"])] + [pct(r, k) for k, _ in used] for r in recs])
+    return FirstFit(times, *([by_gpu] if len(recs) <= 6 else []), shares)
 
 
 def _num(v: float | None, scale: float = 1.0, fmt: str = "{:.1f}") -> str:
@@ -117,7 +155,7 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
                  fmt_unit(r.bound, "text"),
                  _num(r.roof_pct), fmt_unit(r.flops_source, "text")]
                 for r, short in zip(rt.itertuples(), short_names(rt["name"].astype(str), 32))]
-        cols = [Col("kernel", "left", figure=False), Col("TFLOP/s"), Col("GB/s"), Col("FLOP/B", optional=True),
+        cols = [name_col(), Col("TFLOP/s"), Col("GB/s"), Col("FLOP/B", optional=True),
                 Col("prec", optional=True), Col("bound"), Col("% roof"), Col("from", optional=True)]
         basis = "launches" if sm.get("coverage_basis") == "launches" else "time"
         parts.append(FitTable(f"Roofline on {sm['device']} (FLOPs known for {100 * sm['coverage']:.0f} % of the "
@@ -131,7 +169,7 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
                  _num(r.theoretical_occupancy_pct), _num(r.achieved_occupancy_pct),
                  fmt_unit(r.limiter, "text").replace("_", " "), fmt_unit(getattr(r, "waves_per_sm", None), "ratio")]
                 for r, short in zip(ot.itertuples(), short_names(ot["name"].astype(str), 32))]
-        cols = [Col("kernel", "left", figure=False), Col("block"), Col("regs", optional=True),
+        cols = [name_col(), Col("block"), Col("regs", optional=True),
                 Col("smem B", optional=True), Col("blk/SM", optional=True), Col("theor %"), Col("achv %"),
                 Col("limiter"), Col("waves", optional=True)]
         parts.append(FitTable("Occupancy (theoretical per the vendor definition; the grid's effect as waves)",

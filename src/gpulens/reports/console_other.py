@@ -30,7 +30,9 @@ def other_renderables(s: Any, rows: int = ROWS) -> list:
     for name, r in s.results.items():
         if name in SHOWN or r.skipped or not len(r.table):
             continue
-        cols = [c for c in r.table.columns if not str(c).startswith("_")
+        # a matching key ("key": the normalised kernel name) repeats the name column beside it, in full: left out
+        named = any(c in r.table.columns for c in NAME_COLUMNS)
+        cols = [c for c in r.table.columns if not str(c).startswith("_") and not (c == "key" and named)
                 and not r.table[c].isna().all()][:COLS]
         if not cols:
             continue

@@ -10,7 +10,7 @@ from typing import Any
 from rich.text import Text
 
 
-from gpulens.reports._fit import Col, FitTable
+from gpulens.reports._fit import Col, FitTable, name_col
 from gpulens.reports._format import fmt_ns as _fmt_ns
 from gpulens.reports._format import fmt_unit
 from gpulens.reports._names import short_names
@@ -46,7 +46,7 @@ def verdict_renderables(s: Any) -> list:
                                       ("idle_queued_ns", "queued"), ("idle_unattributed_ns", "no cause shown"))
                   if c in bt and (bt[c].fillna(0) > 0).any()]
         causes.sort(key=lambda ch: -float(bt[ch[0]].fillna(0).sum()))  # the largest causes are never left out
-        cols = [Col("rank"), Col("device"), Col("idle")] + [Col(h, optional=k >= 2) for k, (_, h) in enumerate(causes)] + [
+        cols = [Col("rank"), Col("GPU"), Col("idle")] + [Col(h, optional=k >= 2) for k, (_, h) in enumerate(causes)] + [
             Col("exposed comm", optional=True), Col("small-grid", optional=True), Col("verdict", "left")]
         rows = [[str(x["rank"]), str(x["device_id"]), _fmt_ns(x["idle_ns"])] + [_fmt_ns(x[c]) for c, _ in causes]
                 + [_fmt_ns(x["exposed_comm_ns"]), _fmt_ns(x["small_grid_ns"]), fmt_unit(x["verdict"], "text")]
@@ -70,7 +70,7 @@ def verdict_renderables(s: Any) -> list:
                  f"({fmt_unit(x.top_reason_pct, '%')})".replace("_", " "),
                  f"{x.vendor} {x.metric_family}".replace("_", " ")]
                 for x, short in zip(stt.itertuples(), short_names(stt["name"].astype(str), 48))]
-        cols = [Col("kernel", "left", figure=False), Col("time"), Col("dominant class", "left", figure=False),
+        cols = [name_col(), Col("time"), Col("dominant class", "left", figure=False),
                 Col("%"), Col("top reason", "left", figure=False), Col("source", "left", figure=False, optional=True)]
         parts.append(FitTable("Stall classes (share of stall time)", cols, rows))
     if vd is not None and not vd.skipped and len(vd.table):
@@ -86,7 +86,7 @@ def verdict_renderables(s: Any) -> list:
         rows = [[Text(short), _fmt_ns(x.time_ns), x.verdict, _fmt_ns(x.time_at_stake_ns),
                  Text(fmt_unit(x.next_steps[0], "text") if len(x.next_steps) else "")]
                 for x, short in zip(known.itertuples(), short_names(known["name"].astype(str), 36))]
-        cols = [Col("kernel", "left", figure=False), Col("time", optional=True), Col("verdict", "left"),
-                Col("at stake"), Col("next step", "left", figure=False)]
+        cols = [name_col(), Col("time", optional=True), Col("verdict", "left"),
+                Col("at stake"), Col("next step", "left", figure=False, below=True)]
         parts.append(FitTable("Kernel verdicts (performance-critical set)" + note, cols, rows))
     return parts

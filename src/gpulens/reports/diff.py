@@ -21,6 +21,7 @@ from rich.text import Text
 from gpulens.analyzers.base import declared_unit
 from gpulens.diff.compute import DiffResult
 from gpulens.reports._fit import Col, FitTable
+from gpulens.reports._names import short_names
 from gpulens.reports.console import fmt_ns
 from gpulens.reports.gate_markdown import md_escape
 
@@ -102,14 +103,29 @@ def _cols(name: str, df: pd.DataFrame, shown: tuple[str, ...] = SHOWN) -> list[s
     return first + [c for c in shown if c in df.columns]
 
 
+def shown(r: DiffResult, name: str) -> pd.DataFrame:
+    """Table ``name`` as people read it: a kernel row matched by name (or new / vanished) shows its kernel's short
+    name (:func:`gpulens.reports._names.short_names`, one naming over both runs so different kernels never read
+    alike); operator rows ("aten::addmm [[…]]") and the JSON keep the full key."""
+    df = r.tables[name]
+    if "kernel" not in df or "match" not in df or not len(df):
+        return df
+    kernels = r.tables["kernels"]
+    keys = kernels.loc[kernels["match"] != "op+shapes", "kernel"].astype(str).tolist()
+    short = dict(zip(keys, short_names(keys)))
+    df = df.copy()
+    df["kernel"] = [short.get(str(k), k) if m != "op+shapes" else k for k, m in zip(df["kernel"], df["match"])]
+    return df
+
+
 def headline(r: DiffResult) -> str:
     """One sentence: how much GPU time changed and what explains most of it."""
     s = r.summary
     pct = "" if s.get("delta_pct") is None else f" ({s['delta_pct']:+.1f} %)"
     head = (f"GPU time {fmt_ns(s['base_time_ns'])} → {fmt_ns(s['cand_time_ns'])}: "
             f"{_delta(s['delta_ns'])}{pct}.")
-    c = r.tables["contributors"]
-    top = c[~c["kernel"].str.startswith("all other rows")].head(3)
+    c = shown(r, "contributors")
+    top = c[~c["kernel"].astype(str).str.startswith("all other rows")].head(3)
     if len(top) and s["delta_ns"]:
         names = "; ".join(f"{fmt_cell(k, 'text', 60)} {_delta(d)}" for k, d in zip(top["kernel"], top["delta_ns"]))
         head += f" Largest changes: {names}."
@@ -136,7 +152,7 @@ def renderable(r: DiffResult, top: int = 10, width: int = 80) -> Group:
     for w in r.warnings:
         parts.append(Text(f"warning: {w}", style="yellow"))
     for name, title in TITLES.items():
-        df = r.tables[name]
+        df = shown(r, name)
         if not len(df) or (name == "ranks" and len(df) < 2):
             continue
         cols = _cols(name, df, CONSOLE)
@@ -147,7 +163,9 @@ def renderable(r: DiffResult, top: int = 10, width: int = 80) -> Group:
             text = declared_unit(r.columns[name][c]) == "text" and c != "match"
             fit.append(Col(_HEADS.get(c, c.replace("_ns", "").replace("_", " ")), "left" if text else "right",
                            figure=not text, optional=i >= 4))
-        parts.append(FitTable(title, fit, _cells(df.head(top), r.columns[name], cols, width), show_lines=False))
+        # text cells wrap in the table: clipped only past 200 characters (both sides of a "base → candidate" cell)
+        parts.append(FitTable(title, fit, _cells(df.head(top), r.columns[name], cols, max(width, 200)),
+                              show_lines=False))
     return Group(*parts)
 
 
@@ -170,7 +188,7 @@ def render_markdown(r: DiffResult, top: int = 15, limit: int = 65_000) -> str:
     out = ["## gpulens diff", "", md_escape(headline(r)), ""]
     out += [f"- **{k}**: {md_escape(v)}" for k, v in _facts(r)] + [f"- **warning**: {md_escape(w)}" for w in r.warnings]
     for name, title in TITLES.items():
-        df = r.tables[name]
+        df = shown(r, name)
         if not len(df):
             continue
         cols = _cols(name, df)

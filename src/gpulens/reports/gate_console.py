@@ -9,7 +9,8 @@ from rich.text import Text
 
 from gpulens.gate.result import AMBIGUOUS, ERROR, IMPROVED, INCOMPARABLE, NO_BASELINE, PASS, REGRESSED, GateResult
 from gpulens.reports._fit import Col, FitTable
-from gpulens.reports.gate_fmt import ci_label, fmt_change, fmt_ci, fmt_p, fmt_threshold, fmt_value, metric_label, verdict_text
+from gpulens.reports.gate_fmt import (ci_label, fmt_change, fmt_ci, fmt_p, fmt_threshold, fmt_value, metric_labels,
+                                     verdict_text)
 
 STYLES = {REGRESSED: "bold red", ERROR: "bold red", AMBIGUOUS: "yellow", INCOMPARABLE: "magenta",
           NO_BASELINE: "cyan", IMPROVED: "green", PASS: ""}
@@ -55,8 +56,10 @@ def renderable(result: GateResult, max_rows: int = 40, width: int = 140) -> Grou
         cols = [Col("verdict", "left"), Col("metric", "left", figure=False), Col("baseline"), Col("candidate"),
                 Col("change"), Col(ci_label(result), optional=True), Col("p (run)", optional=True),
                 Col("threshold", optional=True)]
+        labels = metric_labels(rows)  # kernels by short names that tell them apart (full ids in JSON and JUnit)
+        label = lambda r: labels[r.metric]
         rows_ = [[Text(verdict_text(r), style=STYLES.get(r.verdict, "") if r.gating else "dim"),
-                  Text(metric_label(r, 120)), fmt_value(r.base_median, r.unit), fmt_value(r.cand_median, r.unit),
+                  Text(label(r)), fmt_value(r.base_median, r.unit), fmt_value(r.cand_median, r.unit),
                   fmt_change(r), fmt_ci(r), fmt_p(r), fmt_threshold(r)] for r in shown]
         parts.append(FitTable(None, cols, rows_, show_lines=False))
     if len(rows) > len(shown):

@@ -24,6 +24,18 @@ def metric_label(m: MetricResult, width: int = 60) -> str:
     return name if len(name) <= width else name[: width - 1] + "…"
 
 
+def metric_labels(metrics: list[MetricResult]) -> dict[str, str]:
+    """Metric id → label for people: whole-run metrics by :func:`metric_label`, kernels by their short names
+    (:func:`gpulens.reports._names.short_names` over every kernel of the result, so that two kernels never read alike
+    — a name clipped at 80 characters could). The JSON and JUnit keep the full metric id."""
+    from gpulens.reports._names import short_names
+
+    kern = [m.metric[len("kernel:"):] for m in metrics if m.metric.startswith("kernel:")]
+    short = dict(zip(kern, short_names(kern)))
+    return {m.metric: f"kernel {short[m.metric[len('kernel:'):]]}" if m.metric.startswith("kernel:")
+            else metric_label(m, 120) for m in metrics}
+
+
 def fmt_value(v: float | None, unit: str) -> str:
     """A median in its unit: ns → human time, bytes → KiB/MiB/GiB, counts with thousands separators."""
     if v is None:

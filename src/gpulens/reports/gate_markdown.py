@@ -10,7 +10,8 @@ inject HTML.
 from __future__ import annotations
 
 from gpulens.gate.result import MARKS, PASS, GateResult, MetricResult
-from gpulens.reports.gate_fmt import ci_label, fmt_change, fmt_ci, fmt_p, fmt_threshold, fmt_value, metric_label
+from gpulens.reports.gate_fmt import (ci_label, fmt_change, fmt_ci, fmt_p, fmt_threshold, fmt_value, metric_label,
+                                     metric_labels)
 from gpulens.reports._md_safe import neutralise
 
 #: GitHub's maximum comment body is 65,536 characters; stay below it with a margin.
@@ -29,8 +30,9 @@ def _header(result: GateResult) -> str:
     return "| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n"
 
 
-def _row(m: MetricResult) -> str:
-    cells = [f"{MARKS[m.verdict]} {m.verdict}" + ("" if m.gating else " (info)"), md_escape(metric_label(m, 80)),
+def _row(m: MetricResult, labels: dict[str, str] | None = None) -> str:
+    label = (labels or {}).get(m.metric) or metric_label(m, 80)
+    cells = [f"{MARKS[m.verdict]} {m.verdict}" + ("" if m.gating else " (info)"), md_escape(label),
              fmt_value(m.base_median, m.unit), fmt_value(m.cand_median, m.unit), fmt_change(m), fmt_ci(m), fmt_p(m),
              fmt_threshold(m), md_escape(m.reason[:160])]
     return "| " + " | ".join(cells) + " |\n"
@@ -48,9 +50,9 @@ def render(result: GateResult, limit: int = DEFAULT_LIMIT, top: int = 10) -> str
     b, c = result.baseline, result.candidate
     if b:
         sha = b.get("git", {}).get("sha")
-        head.append(f"**Baseline** {md_escape(b['name'])}: {b['runs']} runs, saved {b['created']}"
+        head.append(f"**Baseline** {md_escape(b['name'])}: {b['runs']} run{'' if b['runs'] == 1 else 's'}, saved {b['created']}"
                     + (f", commit {md_escape(sha[:12])}" if sha else "") + f" · machine {md_escape(b['machine_key'])}")
-    head.append(f"**Candidate**: {len(c['runs'])} runs · machine {md_escape(c['machine_key'])}")
+    head.append(f"**Candidate**: {len(c['runs'])} run{'' if len(c['runs']) == 1 else 's'} · machine {md_escape(c['machine_key'])}")
     for label, items in (("Not comparable", result.mismatches), ("Excluded run",
                          [f"{e['label']}: {e['reason']}" for e in c["excluded"]]), ("Note", result.notes)):
         head += [f"- **{label}**: {md_escape(x)}" for x in items]
@@ -89,10 +91,11 @@ def _table(result: GateResult, rows: list[MetricResult], budget: int) -> tuple[s
     if not rows:
         return "", budget, 0
     header = _header(result)
+    labels = metric_labels(result.metrics)
     parts = [header]
     budget -= len(header)
     for i, m in enumerate(rows):
-        line = _row(m)
+        line = _row(m, labels)
         if len(line) > budget:
             return "".join(parts), budget, len(rows) - i
         parts.append(line)

@@ -17,8 +17,8 @@ from gpulens.analyzers import AnalysisResult
 from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
 from gpulens.units import fmt_share
-from gpulens.reports._format import (busy_pct_text, column_label, fmt_ns, fmt_unit, rank_ranges, result_title, unit_of,
-                                     window_text)
+from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, column_label, device_text,
+                                     fmt_ns, fmt_unit, rank_ranges, result_title, unit_of, window_text)
 from gpulens.reports._html_parts import is_name_column
 from gpulens.reports._md_safe import neutralise
 from gpulens.reports._names import short_names
@@ -28,7 +28,10 @@ MAX_CHARS = 65_000
 NAME_CHARS = 100
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 #: Results with their own section (others get a generic one).
-_OWN = ("hotspots", "breakdown", "stream_timeline", "rank_kernels", "roofline", "occupancy")
+_OWN = ("hotspots", "breakdown", "stream_timeline", "rank_kernels", "roofline", "occupancy", "bottlenecks")
+#: Idle causes of the bottlenecks table: they add up to its idle time.
+IDLE_CAUSES = ("idle_boundary_ns", "idle_host_ns", "idle_launch_ns", "idle_sync_ns", "idle_queued_ns",
+               "idle_unattributed_ns")
 
 
 def md_text(v: Any, n: int = NAME_CHARS) -> str:
@@ -63,7 +66,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
     sm, tl = s.summary, s.timeline
     hs = s.results.get("hotspots")
     hsum = hs.summary if hs is not None else {}
-    devices = ", ".join(sorted({str(d.get("name")) for d in tl.meta.devices if d.get("name")})) or "not recorded"
+    devices = device_text(tl.meta.devices, s.device)
     a = answer(s)
     top = [f"{i + 1}. **{fmt_ns(f.time_at_stake_ns)}** {md_text(f.title, 200)} → {md_text(next_step(f), 300)}"
            for i, f in enumerate(a.findings)]
@@ -78,7 +81,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         f"| GPU span | {fmt_ns(sm['span_ns']) if sm.get('gpu_busy_pct') is not None else 'unknown'} |",
         f"| GPU busy | {busy_pct_text(sm)} |",
         *([f"| profiled window | {window_text(sm)} |"] if window_text(sm) else []),
-        f"| kernels | {sm['kernel_count']} launches of {sm['unique_kernels']} kernels, "
+        f"| kernels | {sm['kernel_count']:,} launches of {sm['unique_kernels']:,} kernels, "
         f"{fmt_ns(sm['kernel_time_ns'])} summed |",
         f"| performance-critical set | {hsum.get('critical_count', 0)} kernels, "
         f"{fmt_share(hsum.get('critical_share'), 0)} of kernel time |"])
@@ -92,9 +95,24 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         yield "\n".join(lines)
     bd = s.results.get("breakdown")
     if bd is not None and not bd.skipped and len(bd.table):
-        yield "### Time breakdown per rank and GPU\n\n" + md_table(
-            bd.table, ["rank", "device_id", "span_ns", "computation_ns", "exposed_comm_ns", "exposed_memcpy_ns",
-                       "idle_ns", "busy_pct"], rows, docs=bd.columns)
+        # the parts add up to the span; a remainder, if they ever fell short, is its own labelled column
+        t, docs = bd.table, dict(bd.columns)
+        rest = [breakdown_rest(r) for r in t.to_dict("records")]
+        cols = ["rank", "device_id", "span_ns", *(k for k, _ in BREAKDOWN_PARTS)]
+        if any(abs(x) >= 1 for x in rest):
+            t = t.assign(not_in_parts_ns=rest)
+            docs["not_in_parts_ns"] = "span not in the parts shown [ns]"
+            cols.append("not_in_parts_ns")
+        yield ("### Time breakdown per rank and GPU\n\n_computation + exposed communication + exposed memcpy + "
+               "exposed memset + idle = span_\n\n" + md_table(t, cols + ["busy_pct"], rows, docs=docs))
+    bn = s.results.get("bottlenecks")
+    if bn is not None and not bn.skipped and len(bn.table):
+        # every idle cause with time in it, so each row's causes add up to its idle time
+        t = bn.table
+        causes = [c for c in IDLE_CAUSES if c in t and (t[c].fillna(0) > 0).any()]
+        yield ("### Where the idle time went\n\n_the idle causes add up to idle_\n\n"
+               + md_table(t, ["rank", "device_id", "idle_ns", *causes, "exposed_comm_ns", "small_grid_ns", "verdict"],
+                          rows, docs=bn.columns))
     if hs is not None and len(hs.table):
         yield "### Hot kernels\n\n" + md_table(
             hs.table, ["name", "kind", "calls", "effective_ns", "mean_ns", "share", "critical"], rows,

@@ -4,6 +4,15 @@ Every collector produces exactly these columns, whatever the source. Times are i
 per Timeline; sizes are bytes. Nullable integers use pandas' ``Int64`` extension dtype (``<NA>`` = not recorded).
 Names are dictionary-encoded (``category``) because the same kernel name repeats millions of times.
 
+The launch resources of a kernel — block dimensions, registers per thread, shared memory per block
+(:data:`NARROW_COLUMNS`) — are ``Int32``: every value a GPU accepts fits (block ≤ 1024 threads, ≤ 512 registers,
+≤ 227 KiB; :mod:`gpulens.timeline.launch` makes any other value unknown), and the columns span every row of the
+table, host rows included: 5 bytes a row instead of 9, ~70 MB less at 1M kernels (2.8M rows), in the Timeline and in
+every row selection of it. :func:`~gpulens.timeline.make_table` keeps such a column ``Int64`` while it holds a value
+outside the int32 range (so that :meth:`~gpulens.timeline.Timeline.validate` can count it as impossible), and
+``validate`` narrows it after making those values unknown. Multiply them as float or int64 when a product could
+pass 2^31 (grid sizes stay ``Int64``: their products do).
+
 ``EVENT_COLUMNS`` is the event table, ``COUNTER_COLUMNS`` the long hardware-counter table (one row per
 event × metric), ``REJECTED_COLUMNS`` the events a collector refused (kept with a reason, never silently lost).
 """
@@ -64,12 +73,12 @@ EVENT_COLUMNS: tuple[Column, ...] = (
     Column("grid_x", "Int64", "", "grid size in blocks/workgroups, x"),
     Column("grid_y", "Int64", "", "grid size, y"),
     Column("grid_z", "Int64", "", "grid size, z"),
-    Column("block_x", "Int64", "", "block (workgroup) size in threads, x"),
-    Column("block_y", "Int64", "", "block size, y"),
-    Column("block_z", "Int64", "", "block size, z"),
-    Column("regs_per_thread", "Int64", "", "registers per thread (VGPRs on AMD; arch + accum when both given)"),
-    Column("smem_static_bytes", "Int64", "bytes", "static shared memory / LDS per block"),
-    Column("smem_dynamic_bytes", "Int64", "bytes", "dynamic shared memory per block"),
+    Column("block_x", "Int32", "", "block (workgroup) size in threads, x"),
+    Column("block_y", "Int32", "", "block size, y"),
+    Column("block_z", "Int32", "", "block size, z"),
+    Column("regs_per_thread", "Int32", "", "registers per thread (VGPRs on AMD; arch + accum when both given)"),
+    Column("smem_static_bytes", "Int32", "bytes", "static shared memory / LDS per block"),
+    Column("smem_dynamic_bytes", "Int32", "bytes", "dynamic shared memory per block"),
     Column("bytes", "Int64", "bytes", "payload of a copy, set or collective"),
     Column("flops", "float64", "FLOP", "floating-point operations of the event when the source records them"),
     Column("copy_kind", "category", "", "HtoD, DtoH, DtoD, PtoP, HtoH for copies; empty otherwise"),
@@ -79,6 +88,9 @@ EVENT_COLUMNS: tuple[Column, ...] = (
     Column("name_norm", "category", "", "`name` without the AMDGPU `.kd` symbol suffixes (` [clone .kd]`, ` (.kd)`, "
            "`.kd`); derived from `name` by make_table when a collector does not set it (timeline/names.py)"),
 )
+
+#: Event columns stored as ``Int32`` (module docstring); a table not yet validated may hold them as ``Int64``.
+NARROW_COLUMNS: tuple[str, ...] = tuple(c.name for c in EVENT_COLUMNS if c.dtype == "Int32")
 
 COUNTER_COLUMNS: tuple[Column, ...] = (
     Column("event_id", "int64", "", "event_id of the kernel/launch the value belongs to; -1 for whole-run values"),

@@ -29,6 +29,7 @@ from gpulens.timeline.schema import (
     EVENT_COLUMNS,
     GPU_KINDS,
     KINDS,
+    NARROW_COLUMNS,
     REJECTED_COLUMNS,
     Column,
 )
@@ -97,8 +98,8 @@ def _empty_series(col: Column, n: int) -> pd.Series:
     if col.dtype == "category":
         return pd.Series(pd.Categorical.from_codes(np.full(n, -1, dtype="int8"),
                                                    categories=pd.Index([], dtype="str")))
-    if col.dtype in ("Int64",):
-        return pd.Series(pd.arrays.IntegerArray(np.zeros(n, dtype="int64"), np.ones(n, dtype=bool)))
+    if col.dtype in ("Int64", "Int32"):
+        return pd.Series(pd.arrays.IntegerArray(np.zeros(n, dtype=col.dtype.lower()), np.ones(n, dtype=bool)))
     if col.dtype == "float64":
         return pd.Series(np.full(n, np.nan))
     if col.dtype == "int64":
@@ -122,16 +123,32 @@ def _coerce(values: Any, col: Column) -> pd.Series:
         return s
     if col.dtype == "category":
         return _as_category(s)
-    if col.dtype == "Int64":
+    if col.dtype in ("Int64", "Int32"):
         if s.dtype == object:
             s = pd.to_numeric(s, errors="coerce")
         if s.dtype.kind == "f":
             # inf, nan and magnitudes beyond int64 are unknown (NA), never an error for the whole table
             s = s.round().where(np.isfinite(s) & (s.abs() < 2.0 ** 63))
-        return s.astype("Int64")
+        s = s.astype("Int64")
+        return narrow_int32(s) if col.dtype == "Int32" else s
     if col.dtype == "int64":
         return s.astype("int64")
     return s.astype(col.dtype)
+
+
+_I32 = np.iinfo(np.int32)
+
+
+def narrow_int32(s: pd.Series) -> pd.Series:
+    """A nullable integer Series as ``Int32`` when every value fits in int32, else unchanged (``astype("Int32")``
+    would wrap a larger value around silently; :data:`~gpulens.timeline.schema.NARROW_COLUMNS`)."""
+    if str(s.dtype) == "Int32":
+        return s
+    v = s.to_numpy(dtype="int64", na_value=0)
+    if len(v) and (v.min() < _I32.min or v.max() > _I32.max):
+        return s
+    mask = np.array(s.isna(), dtype=bool)  # a writable copy: the Timeline's scrub sets values to <NA> in place
+    return pd.Series(pd.arrays.IntegerArray(v.astype(np.int32), mask), index=s.index, name=s.name, copy=False)
 
 
 def make_table(columns: tuple[Column, ...], data: Mapping[str, Any] | None = None, n: int | None = None) -> pd.DataFrame:
@@ -251,7 +268,7 @@ class Timeline:
                 raise SchemaError(f"{label} columns {list(table.columns)} != schema {want}")
             for c in columns:
                 got = str(table[c.name].dtype)
-                if got != c.dtype:
+                if got != c.dtype and not (c.dtype == "Int32" and got == "Int64"):  # Int64: narrowed below
                     raise SchemaError(f"{label}.{c.name} has dtype {got}, schema says {c.dtype}")
         ev = self.events
         if len(ev):
@@ -268,6 +285,9 @@ class Timeline:
             ids = ev["event_id"].to_numpy()
             if not bool((ids[1:] > ids[:-1]).all()) and not ev["event_id"].is_unique:  # increasing: no hash table
                 raise SchemaError("event_id is not unique")
+        for c in NARROW_COLUMNS:  # the values no GPU accepts are unknown now: every launch resource fits in int32
+            if str(ev[c].dtype) == "Int64":
+                ev[c] = narrow_int32(ev[c])
         return self
 
     # -- persistence ---------------------------------------------------------------------------------------------

@@ -1,0 +1,211 @@
+"""Next steps that fit the kernel and the program: every sentence that names a technique is gated on what the input
+shows, so a batch-norm kernel is never told to use split-K and a plain CUDA program is never told to use
+torch.compile.
+
+What is known, and from where:
+
+* **kernel family** (:func:`family`): the kernel's name through :mod:`gpulens.analyzers._categories` (``gemm``,
+  ``cutlass``, ``xmma``, ``conv``/``dgrad``/``wgrad``... → GEMM; ``flash``/``fmha``/``attn`` → attention;
+  ``layer_norm``/``bn_``/``softmax`` → normalisation; ...), else its launching framework op's name. Split-K is a
+  GEMM technique (the K dimension of a matrix product split across blocks, partial sums reduced; CUTLASS "split-K",
+  cuBLAS ``CUBLASLT_ALGO_CONFIG_SPLITK_NUM``); split-KV is its attention form (FlashDecoding: the key/value sequence
+  split across blocks, ``num_splits`` in FlashAttention). Neither exists for a normalisation or elementwise kernel.
+* **vendor-library kernel** (:func:`is_library`): cuDNN, cuBLAS(Lt), CUTLASS instances, rocBLAS/hipBLASLt
+  (``Cijk_``), MIOpen, CK, FlashAttention (``flash_fwd``/``flash_bwd``, ``fmha``). Their registers and shared
+  memory are fixed by the library's tile configuration: the user picks another algorithm or shape, not
+  ``__launch_bounds__``.
+* **PyTorch present** (:func:`uses_pytorch`): the input was written by the PyTorch profiler (Kineto collector), or
+  it records ``aten::`` operators, Python frames, or kernels only PyTorch builds (``at::native::``, ``c10::``,
+  ``pytorch_flash``, Inductor's ``triton_`` kernels). Only then do steps name torch.compile, DataLoader, DDP/FSDP,
+  ``.item()`` or torch.profiler options.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pandas as pd
+
+from gpulens.analyzers._categories import kernel_category, op_category
+
+#: Kernel families the advice distinguishes (``_categories`` names, lower-cased).
+FAMILIES = ("gemm", "attention", "normalisation", "elementwise", "communication", "copy", "other")
+
+_LIBRARY = re.compile(r"cudnn|cublas|\bvolta_|\bturing_|\bampere_|\bhopper_|\bsm\d+_xmma|\bsm\d+_|xmma_|nvjet|"
+                      r"cutlass|Cijk_|miopen|MIOpen|hipblaslt|rocblas|\bck::|composable_kernel|implicit_gemm|"
+                      r"\bgemv2?T?_kernel|\bgemmSN_|\bgemmk1_|dgrad_engine|wgrad_alg|fft\w*_kernel|"
+                      r"flash_(?:fwd|bwd)|flash_attn|fmha", re.I)
+_PYTORCH_KERNEL = re.compile(r"at::native::|at::cuda::|\bc10::|pytorch_flash|\btriton_(?:poi|red|per|tem)_|"
+                             r"\bat_cuda_detail", re.I)
+
+
+def family(name: str | None, op: str | None = None) -> str:
+    """The kernel's family (one of :data:`FAMILIES`): from its name, else from its launching op's name."""
+    cat = kernel_category(name)
+    if cat == "other" and op:
+        cat = op_category(op)
+    return "gemm" if cat == "GEMM" else cat
+
+
+def is_library(name: str | None) -> bool:
+    """True for a vendor-library kernel (cuDNN, cuBLAS, CUTLASS instance, rocBLAS/hipBLASLt, MIOpen, CK)."""
+    return bool(isinstance(name, str) and _LIBRARY.search(name))
+
+
+def uses_pytorch(timeline: Any) -> bool:
+    """True when the input shows a PyTorch program (module doc). Computed once per Timeline."""
+    from gpulens.analyzers.context import context_of
+
+    def compute() -> bool:
+        names = {str(s.get("collector", "")) for s in timeline.meta.sources}
+        if any(n.startswith(("kineto", "torch", "pytorch")) for n in names):
+            return True
+        ev = timeline.events
+        if not len(ev):
+            return False
+        if bool((ev["kind"] == "python").any()):
+            return True
+        col = ev["name"]
+        cats = col.cat.categories if isinstance(col.dtype, pd.CategoricalDtype) else col.dropna().unique()
+        return any(isinstance(n, str) and (n.startswith("aten::") or _PYTORCH_KERNEL.search(n)) for n in cats)
+
+    return bool(context_of(timeline).memo("advice.uses_pytorch", compute))
+
+
+def more_blocks(fam: str, library: bool = False) -> str:
+    """How to give a launch more blocks, for a kernel of family ``fam`` (one imperative sentence); a library kernel's
+    grid follows from the problem it is given."""
+    if library and fam == "gemm":
+        return ("Give the library more work per call (larger batch, several problems in one batched call) so its grid "
+                "fills the GPU, or let it pick a split-K or smaller-tile algorithm.")
+    if library and fam == "attention":
+        return ("Give it more blocks: more sequences or heads per call, or a split-KV (FlashDecoding) attention kernel "
+                "when few queries attend to long keys.")
+    if library:
+        return ("Give the library more work per call (larger batch, several tensors in one call) so its grid fills "
+                "the GPU.")
+    if fam == "gemm":
+        return "Give the launch more blocks: split-K, smaller tiles, or several problems batched into one launch."
+    if fam == "attention":
+        return ("Give the launch more blocks: split the key/value sequence across blocks (split-KV, FlashDecoding), "
+                "or batch more sequences or heads per launch.")
+    if fam == "normalisation":
+        return ("Give the launch more blocks: normalise more rows per launch (larger batch, or several tensors in "
+                "one launch), or use a variant that spreads one row over several blocks.")
+    return ("Give the launch more blocks: more elements or rows per launch (larger batches, several small launches "
+            "fused into one), or run it concurrently with other work on another stream.")
+
+
+def whole_waves(fam: str, library: bool) -> str:
+    """How to remove a partly filled last wave (one imperative sentence)."""
+    if library:
+        return ("Change the problem size so the library's grid is a whole number of waves (blocks = multiple of "
+                "SMs × resident blocks), or let it pick another tile configuration.")
+    if fam == "gemm":
+        return ("Size the grid to a whole number of waves (blocks = multiple of SMs × resident blocks): pick tile "
+                "sizes or split-K that divide the problem evenly.")
+    return "Size the grid to a whole number of waves (blocks = multiple of SMs × resident blocks)."
+
+
+def limiter(resource: str, name: str | None, pytorch: bool = False) -> str:
+    """How to relax a register / shared-memory occupancy limiter for this kernel (one imperative sentence)."""
+    if is_library(name):
+        bench = " (torch.backends.cudnn.benchmark = True tries them)" if pytorch and "cudnn" in str(name).lower() \
+            else ""
+        return ("Its block size, registers and shared memory are fixed by the library's kernel: if it is shown "
+                f"latency-bound, try another algorithm or problem shape{bench}.")
+    if resource == "registers":
+        return "Cut registers per thread (__launch_bounds__, -maxrregcount, fewer live values) if it is latency-bound."
+    return "Use less shared memory per block (smaller tiles, fewer pipeline stages) if it is latency-bound."
+
+
+def balance(library: bool) -> str:
+    """How to close a gap between achieved and theoretical occupancy (one imperative sentence)."""
+    if library:
+        return ("Give the library call a problem that divides evenly into its tiles (sizes that are multiples of the "
+                "tile), or more work per call so blocks keep every SM busy.")
+    return "Balance work across warps and blocks, or launch more blocks per wave."
+
+
+def fuse(pytorch: bool) -> str:
+    """The parenthesis naming how to fuse kernels: torch.compile only for a PyTorch program."""
+    return "torch.compile, a fused kernel" if pytorch else "a fused kernel"
+
+
+def graphs(pytorch: bool) -> str:
+    """How to capture launches in a graph: torch.cuda.graphs / CUDA graphs."""
+    return "CUDA/HIP graphs (torch.cuda.CUDAGraph / torch.compile mode=\"reduce-overhead\")" if pytorch \
+        else "CUDA/HIP graphs (stream capture)"
+
+
+#: The next step for each idle cause (bottlenecks' gap classes), in a few words: for a PyTorch program (True) and
+#: for any other (False).
+IDLE_ACTIONS = {
+    True: {
+        "host": "move work off the host thread that feeds the GPU (data loading, Python, CPU ops)",
+        "launch": "fuse small kernels (torch.compile) or capture the step in CUDA/HIP graphs",
+        "sync": "remove synchronisations (.item(), .cpu(), cudaDeviceSynchronize) from the step loop",
+        "queued": "look at cross-stream dependencies and event waits",
+        "unattributed": "record the host side too (torch.profiler with CPU activity) to find what the GPU waited for",
+    },
+    False: {
+        "host": "move work off the host thread that feeds the GPU (I/O, CPU-side preparation) or enqueue work further "
+                "ahead",
+        "launch": "fuse small kernels or capture the loop in CUDA/HIP graphs (stream capture)",
+        "sync": "remove device/stream synchronisations and blocking copies from the loop",
+        "queued": "look at cross-stream dependencies and event waits",
+        "unattributed": "record the host side too (nsys with CUDA API tracing, rocprofv3 --hip-trace) to find what "
+                        "the GPU waited for",
+    },
+}
+#: The detail sentence of each idle-cause finding (after its first, factual sentence), as :data:`IDLE_ACTIONS`.
+IDLE_DETAILS = {
+    True: {
+        "host": "Move work off the critical host thread, prefetch data (DataLoader workers, pin_memory), or batch more "
+                "work per step.",
+        "launch": "Fuse small kernels (torch.compile) or capture the step in CUDA/HIP graphs so one launch replays "
+                  "many kernels.",
+        "sync": "Idle gaps overlap host synchronisation calls (.item(), .cpu(), cudaDeviceSynchronize): each drains "
+                "the queue. Remove syncs from the step loop or defer them.",
+        "unattributed": "Record the host side too (torch.profiler with CPU activity) to attribute them.",
+    },
+    False: {
+        "host": "Move work off the host thread that launches the GPU work, prepare input data ahead (pinned host "
+                "buffers, asynchronous copies), or enqueue more work per iteration.",
+        "launch": "Fuse small kernels or capture the loop in CUDA/HIP graphs (stream capture) so one launch replays "
+                  "many kernels.",
+        "sync": "Idle gaps overlap host synchronisation calls (cudaDeviceSynchronize, cudaStreamSynchronize, "
+                "blocking copies): each drains the queue. Remove them from the loop or defer them.",
+        "unattributed": "Record the host side too (nsys with CUDA API tracing, rocprofv3 --hip-trace) to attribute "
+                        "them.",
+    },
+}
+
+
+def exposed_comm_detail(pytorch: bool) -> str:
+    """The advice sentence of the exposed-communication finding."""
+    if pytorch:
+        return ("Collectives run while no compute kernel does. Overlap them with computation (bucketed all-reduce "
+                "during backward, FSDP prefetch) or reduce their size.")
+    return ("Collectives run while no compute kernel does. Overlap them with computation (issue them on their own "
+            "stream while independent work runs) or reduce their size.")
+
+
+def exposed_copy_detail(pytorch: bool) -> str:
+    """The advice sentence of the exposed-memcpy finding."""
+    if pytorch:
+        return ("Copies run with no kernel beside them. Use pinned memory and non_blocking copies on a side stream, "
+                "or keep tensors on the device.")
+    return ("Copies run with no kernel beside them. Use pinned host memory and asynchronous copies on a side stream "
+            "(cudaMemcpyAsync / hipMemcpyAsync), or keep the data on the device.")
+
+
+def host_path_action(cls: str, pytorch: bool) -> str | None:
+    """The critical-path next step for a path held by host work, for a program without PyTorch (None: keep the
+    default, which names PyTorch remedies)."""
+    if pytorch:
+        return None
+    return {"cpu_op": "Cut host overhead on the critical path (CUDA/HIP graphs, fewer and larger launches; {top}).",
+            "host_idle": "The host thread is idle on the critical path: look for host work (I/O, CPU-side "
+                         "preparation) between the launches."}.get(cls)
