@@ -43,3 +43,10 @@ def test_same_figure_as_scipy_to_the_last_bit():
             samples.append(rng.integers(0, 6, m).astype(float) if trial % 2 else rng.normal(1e4, 300, m).round())
         with np.errstate(invalid="ignore", divide="ignore"):
             assert kruskal_pvalue(samples) == float(stats.kruskal(*samples).pvalue)
+
+
+def test_a_nan_duration_propagates_like_scipy():
+    stats = pytest.importorskip("scipy.stats")
+    samples = [np.array([1.0, np.nan, 3.0]), np.array([2.0, 4.0, 6.0])]
+    assert math.isnan(kruskal_pvalue(samples))
+    assert math.isnan(float(stats.kruskal(*samples).pvalue))

@@ -63,7 +63,7 @@ def key_codes(*columns: np.ndarray) -> tuple[np.ndarray, list[tuple]]:
         else:
             c, u = pd.factorize(col, sort=True)
         radix *= max(len(u), 1)
-        if radix >= 2 ** 62:  # too many distinct keys to fold: numpy's row-wise unique
+        if radix >= 2 ** 62 or (c < 0).any():  # too many keys to fold, or a missing value: numpy's row-wise unique
             uniq, inv = np.unique(np.stack(columns, axis=1), axis=0, return_inverse=True)
             return inv.reshape(-1).astype(np.int64), [tuple(k) for k in uniq.tolist()]
         code = code * len(u) + c

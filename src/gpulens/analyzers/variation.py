@@ -40,12 +40,14 @@ def kruskal_pvalue(samples: list[np.ndarray]) -> float:
     average ranks of the pooled data with tie counts, H = 12 / (N (N + 1)) · Σ R_i² / n_i − 3 (N + 1), divided by
     the tie correction 1 − Σ (t³ − t) / (N³ − N), and the χ² survival function with k − 1 degrees of freedom
     (``scipy.special.chdtrc``). Importing ``scipy.stats`` cost about a second of every analysis; ``scipy.special``
-    a sixth of that. NaN when every value is identical (0 / 0)."""
+    a sixth of that. NaN when every value is identical (0 / 0) or a value is NaN (scipy propagates it)."""
     from scipy import special
 
     n = [len(s) for s in samples]
     total = sum(n)
     alldata = np.concatenate([np.asarray(s, dtype=np.float64) for s in samples])
+    if np.isnan(alldata).any():  # scipy's nan_policy="propagate"
+        return float("nan")
     j = np.argsort(alldata, kind="stable")
     y = alldata[j]
     first = np.concatenate([[True], y[:-1] != y[1:]])
