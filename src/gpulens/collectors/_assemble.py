@@ -121,8 +121,8 @@ def _piece(table: dict[str, Any], col: Column, n: int) -> Any:
         return values
     if kind is pd.Categorical and col.dtype == "category" and values.categories.dtype == _STR:
         return values
-    if kind is pd.arrays.IntegerArray and col.dtype == "Int64":
-        return values
+    if kind is pd.arrays.IntegerArray and col.dtype in ("Int64", "Int32"):
+        return values  # an Int32 (narrow) column is narrowed once, on the joined table (Timeline.validate)
     if values is None and col.name == "name_norm" and "name" in table:
         from gpulens.timeline.names import normalized_names
 
