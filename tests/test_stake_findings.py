@@ -314,3 +314,14 @@ def test_kernel_family_falls_back_on_the_launching_op(tmp_path):
     v = gpulens.analyze([p]).sources[0].results["verdicts"].table.iloc[0]
     assert v["verdict"] == "latency/occupancy-bound"             # 8 blocks on 132 SMs
     assert any(re.search(r"split-K\b", s) for s in v["next_steps"]), v["next_steps"]
+
+
+def test_straggler_waits_are_counted_inside_the_exposed_communication():
+    # HTA's two-rank sample: the others' waits for rank 1 happen inside their collectives, i.e. inside the exposed
+    # communication already at stake: the straggler finding details it instead of adding its time a second time
+    src = gpulens.analyze([shared_trace("kineto/multirank_hta_trace_filter")]).sources[0]
+    by_key = {f.key: f for f in src.findings() if f.key}
+    assert "exposed-comm" in by_key and "straggler" in by_key
+    assert by_key["straggler"].parent == "exposed-comm"
+    assert by_key["straggler"].time_at_stake_ns <= by_key["exposed-comm"].time_at_stake_ns
+    assert all(f.key != "straggler" for f in roots(src.findings()))
