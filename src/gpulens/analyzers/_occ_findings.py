@@ -7,8 +7,9 @@ Time at stake (the formulas and their sources: :mod:`gpulens.analyzers._stake`; 
   the table's ``wave_loss_ns``, each launch with its own waves ``W`` — capped at the roofline's time at stake when
   the kernel has one (no fix runs it past its roof);
 * a register / shared-memory limiter, or achieved occupancy below theoretical: unknown (``None``, ranked after every
-  finding with an estimate) unless the roofline puts the kernel below both roofs (latency-bound by evidence); then
-  at most ``min(t × (1 − occupancy / possible), t × (1 − attained / attainable))``.
+  finding with an estimate) unless the roofline puts the kernel below both roofs (latency-bound by evidence; the
+  verdict does the same from speed-of-light counters, :func:`bound_by_verdict`); then at most
+  ``min(t × (1 − occupancy / possible), t × (1 − attained / attainable))``.
 
 The findings about one kernel form one tree (``key`` / ``parent``): the one with the largest estimate is the root,
 the others detail it, so the kernel's time is counted once in totals and rankings whatever the number of findings.
