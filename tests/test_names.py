@@ -89,3 +89,15 @@ def test_every_nsys_record_pair_of_the_corpus_matches():
     matched = sum(kernel_key(m) == kernel_key(d) for m, d in pairs)
     assert len(pairs) == 33
     assert matched >= 32
+
+
+def test_comparison_inside_a_template_argument_closes_nothing():
+    # TraceLens B200 trace: vLLM's kernel returns std::enable_if<((8)>(0)) && …, void>::type; the `>` of the
+    # comparison closed the template and the kernel read "enable_if"
+    from gpulens.reports._names import base_name
+
+    name = ("std::enable_if<(((8)>(0)))&&vllm::_typeConvert<c10::BFloat16>::exists, void>::type "
+            "vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>(c10::BFloat16*, long, c10::BFloat16*, "
+            "c10::BFloat16 const*, float, int, int)")
+    assert base_name(name) == "fused_add_rms_norm_kernel"
+    assert base_name("void k<(3<4), float>(float*)") == "k"

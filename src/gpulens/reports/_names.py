@@ -76,18 +76,25 @@ def _itanium_idents(name: str) -> str:
 def _split(name: str) -> tuple[str, str]:
     """(qualified function name, first top-level template argument) of a demangled name."""
     s = name.strip()
-    depth, cut = 0, len(s)
+    depth, paren, cut = 0, 0, len(s)
     for i, ch in enumerate(s):  # drop the parameter list: the first '(' at template depth 0 (not an anon ns)
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth = max(0, depth - 1)
-        elif ch == "(" and depth == 0 and not s.startswith("(anonymous", i):
+        if ch == "(" and depth == 0 and not s.startswith("(anonymous", i):
             cut = i
             break
+        if depth and ch in "()":  # parentheses inside a template argument: `<`/`>` there are comparisons
+            paren = max(0, paren + (1 if ch == "(" else -1))
+        elif ch == "<" and not paren:
+            depth += 1
+        elif ch == ">" and not paren:
+            depth = max(0, depth - 1)
     s = s[:cut]
-    depth, head, args, start, done = 0, [], [], None, False
+    depth, paren, head, args, start, done = 0, 0, [], [], None, False
     for i, ch in enumerate(s):
+        if depth and ch in "()":  # std::enable_if<((8)>(0)), void>: the `>` in parentheses closes nothing
+            paren = max(0, paren + (1 if ch == "(" else -1))
+            continue
+        if paren:
+            continue
         if ch == "<":
             if depth == 0:
                 start = i + 1
