@@ -314,3 +314,28 @@ def test_kernel_family_falls_back_on_the_launching_op(tmp_path):
     v = gpulens.analyze([p]).sources[0].results["verdicts"].table.iloc[0]
     assert v["verdict"] == "latency/occupancy-bound"             # 8 blocks on 132 SMs
     assert any(re.search(r"split-K\b", s) for s in v["next_steps"]), v["next_steps"]
+
+
+def test_straggler_waits_are_counted_inside_the_exposed_communication():
+    # HTA's two-rank sample: the others' waits for rank 1 happen inside their collectives, i.e. inside the exposed
+    # communication already at stake: the straggler finding details it instead of adding its time a second time
+    src = gpulens.analyze([shared_trace("kineto/multirank_hta_trace_filter")]).sources[0]
+    by_key = {f.key: f for f in src.findings() if f.key}
+    assert "exposed-comm" in by_key and "straggler" in by_key
+    assert by_key["straggler"].parent == "exposed-comm"
+    assert by_key["straggler"].time_at_stake_ns <= by_key["exposed-comm"].time_at_stake_ns
+    assert all(f.key != "straggler" for f in roots(src.findings()))
+
+
+def test_limiter_of_a_kernel_latency_bound_by_speed_of_light_is_bounded():
+    # ncu speed of light: SM 20 %, memory 15 % of peak → both under 60 %: latency-bound, at stake
+    # 1 ms × (1 − 20/100) = 800 µs. The launch (128 threads × 255 registers, CC 9.0) allows 2 blocks/SM → 12.5 %
+    # theoretical; 264 blocks = 1 wave. Bound of the register limiter: min(1 ms × (1 − 0.125), 800 µs) = 800 µs.
+    tl = _timeline([(264, 128, 255, 1_000_000)], counters=[
+        ("sm__throughput.avg.pct_of_peak_sustained_elapsed", 20.0),
+        ("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", 15.0)])
+    src = gpulens.analyze_timeline(tl)
+    v = src.results["verdicts"].table.iloc[0]
+    assert v["verdict"] == "latency/occupancy-bound" and v["time_at_stake_ns"] == 800_000
+    lim = next(f for f in src.findings() if f.key == "occupancy/k/limiter")
+    assert lim.time_at_stake_ns == 800_000 and "Speed of light puts it below both roofs" in lim.detail

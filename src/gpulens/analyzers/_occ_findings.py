@@ -7,8 +7,9 @@ Time at stake (the formulas and their sources: :mod:`gpulens.analyzers._stake`; 
   the table's ``wave_loss_ns``, each launch with its own waves ``W`` — capped at the roofline's time at stake when
   the kernel has one (no fix runs it past its roof);
 * a register / shared-memory limiter, or achieved occupancy below theoretical: unknown (``None``, ranked after every
-  finding with an estimate) unless the roofline puts the kernel below both roofs (latency-bound by evidence); then
-  at most ``min(t × (1 − occupancy / possible), t × (1 − attained / attainable))``.
+  finding with an estimate) unless the roofline puts the kernel below both roofs (latency-bound by evidence; the
+  verdict does the same from speed-of-light counters, :func:`bound_by_verdict`); then at most
+  ``min(t × (1 − occupancy / possible), t × (1 − attained / attainable))``.
 
 The findings about one kernel form one tree (``key`` / ``parent``): the one with the largest estimate is the root,
 the others detail it, so the kernel's time is counted once in totals and rankings whatever the number of findings.
@@ -94,12 +95,36 @@ def _int(v: Any) -> int | None:
     return None if f != f else int(f)
 
 
-def _latency_note(bound_ns: int | None) -> str:
+_UNKNOWN = ("Gain unknown: more resident warps speed up only a latency-bound kernel, and nothing here shows this "
+            "one is (no roofline or speed-of-light figure below both roofs).")
+
+
+def _latency_note(bound_ns: int | None, by: str = "The roofline") -> str:
     if bound_ns is None:
-        return ("Gain unknown: more resident warps speed up only a latency-bound kernel, and nothing here shows this "
-                "one is (no roofline or speed-of-light figure below both roofs).")
-    return (f"The roofline puts it below both roofs (latency-bound), so at most {fmt_ns(bound_ns)}: time × (1 − "
+        return _UNKNOWN
+    return (f"{by} puts it below both roofs (latency-bound), so at most {fmt_ns(bound_ns)}: time × (1 − "
             "occupancy / possible occupancy), capped by its distance to the roof.")
+
+
+def bound_by_verdict(found: list[Finding], name: str, time_ns: float, theo: float | None, ach: float | None,
+                     stake_ns: int | None, by: str) -> None:
+    """Give the limiter / achieved-occupancy findings of kernel ``name`` their bound once a later analysis (the
+    verdict, from speed-of-light counters: ``by``) shows the kernel latency-bound with ``stake_ns`` to its roof —
+    in place, only where the gain was still unknown."""
+    if stake_ns is None:
+        return
+    for f in found:
+        if f.kernel != name or f.time_at_stake_ns is not None or not f.key:
+            continue
+        if f.key.endswith("/limiter"):
+            bound = occupancy_gain_bound_ns(time_ns, theo, 100.0, stake_ns)
+        elif f.key.endswith("/achieved"):
+            bound = occupancy_gain_bound_ns(time_ns, ach, theo, stake_ns)
+        else:
+            continue
+        if bound is not None:
+            f.time_at_stake_ns = bound
+            f.detail = f.detail.replace(_UNKNOWN, _latency_note(bound, by))
 
 
 def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str, str],

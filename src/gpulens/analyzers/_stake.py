@@ -25,7 +25,8 @@ bound on what fixing that one thing could recover, never the kernel's whole time
   (wave quantization); Nsight Compute Launch Statistics ("Waves Per SM", the tail-effect rule).
 * **occupancy** (a register / shared-memory limiter, achieved below theoretical): more resident warps only speed up
   a kernel bound by latency (Little's law: throughput = warps in flight / latency). Without evidence that the kernel
-  is latency-bound the gain is unknown (``None``); with it (the roofline puts it below both roofs) the gain is at
+  is latency-bound the gain is unknown (``None``); with it (the roofline, or speed-of-light counters in the verdict,
+  put it below both roofs) the gain is at
   most ``t × (1 − occupancy / possible occupancy)`` (throughput proportional to resident warps) and at most the
   kernel's distance to its roof (:func:`time_at_stake`).
 """

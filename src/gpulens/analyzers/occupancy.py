@@ -277,12 +277,17 @@ class OccupancyAnalyzer(Analyzer):
         # one launch configuration's, never a mean over launches of different grids
         grid = p["grid"].to_numpy(dtype=float)
         gq = np.where(np.isnan(grid), -1.0, grid)
-        gs = pd.DataFrame({"g": g[d], "q": gq[d], "t": t[d]}).groupby(["g", "q"], sort=True)["t"].sum().reset_index()
-        gs = gs.iloc[np.lexsort((-gs["t"].to_numpy(), gs["g"].to_numpy()))].drop_duplicates("g")
+        qc, qu = pd.factorize(gq, sort=True)  # grid sizes as integer codes: (name, grid) pairs as one int64 key
+        nq = max(len(qu), 1)
+        ukey, inv = np.unique(g[d].astype("int64") * nq + qc[d], return_inverse=True)
+        tsum_k = np.bincount(inv.reshape(-1), np.nan_to_num(t[d]), minlength=len(ukey))
+        ug, uq = ukey // nq, ukey % nq
+        o = np.lexsort((-tsum_k, ug))  # per name: most time first, ties to the smaller grid (keys sorted by grid)
+        o = o[np.r_[True, ug[o][1:] != ug[o][:-1]]]
         cq = np.full(G, -1.0)
-        cq[gs["g"].to_numpy()] = gs["q"].to_numpy()
+        cq[ug[o]] = np.asarray(qu, dtype=float)[uq[o]]
         cfg_t = np.zeros(G)
-        cfg_t[gs["g"].to_numpy()] = gs["t"].to_numpy()
+        cfg_t[ug[o]] = tsum_k[o]
         dg = d[gq[d] == cq[g[d]]]
         top = dg[np.lexsort((pos[dg], -t[dg], g[dg]))]  # longest launch of the dominant configuration, first kept
         top = top[np.r_[True, g[top][1:] != g[top][:-1]]]
@@ -322,8 +327,9 @@ class OccupancyAnalyzer(Analyzer):
         known = ~np.isnan(loss)
         loss_sum = np.bincount(g[known], loss[known], minlength=G)
         loss_n = np.bincount(g[known], minlength=G)
-        grids = pd.DataFrame({"g": g, "q": grid}).dropna().drop_duplicates().groupby("g").size() \
-            .reindex(range(G), fill_value=0).to_numpy()
+        known_q = ~np.isnan(grid)
+        pairs = np.unique(g[known_q].astype("int64") * nq + qc[known_q])
+        grids = np.bincount(pairs // nq, minlength=G)
         w_top = waves[ti]
         with np.errstate(all="ignore"):
             share = np.where(tsum > 0, cfg_t / tsum, np.nan)
