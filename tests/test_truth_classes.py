@@ -461,3 +461,19 @@ def test_nameless_device_record_names_its_architecture():
     text = device_text([rec], spec)
     assert text.startswith("gfx942 (HIP reports 9.4) (name not recorded)")
     assert "''" not in text and "not recorded (analysed" not in text
+
+
+def test_no_estimate_note_counts_the_findings_with_unknown_gain():
+    """When no finding has an estimated gain (memfusion RTX 3090: all 8 unquantified), the first screen says how many
+    have an unknown gain instead of an empty list. Hand-made: two roots without an estimate, one data-quality note,
+    one child of the first root → 2."""
+    from gpulens.analyzers.base import Finding
+    from gpulens.reports._answer import no_estimate_note
+
+    fs = [Finding("limiter a", "", severity="warning", key="a"),
+          Finding("limiter b", "", severity="info", key="b"),
+          Finding("counters missing", "", category="data-quality", key="c"),
+          Finding("detail of a", "", key="a/x", parent="a")]
+    assert no_estimate_note(fs) == ("No finding has an estimated gain; 2 have an unknown gain (listed under "
+                                    "Findings).")
+    assert no_estimate_note([]) == "No finding with a time at stake."

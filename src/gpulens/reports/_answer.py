@@ -25,12 +25,24 @@ class Answer:
         sentence: the run verdict in one sentence.
         reason: that sentence without its leading verdict (what the figures say).
         findings: the top root findings (no parent; each key and each kernel once), largest time at stake first.
+        note: what to say instead when no finding has an estimated time at stake ("" when some have).
     """
 
     verdict: str
     sentence: str
     findings: list[Finding]
     reason: str = ""
+    note: str = ""
+
+
+def no_estimate_note(findings: list[Finding]) -> str:
+    """The sentence shown where the top findings go when none of them has an estimated gain."""
+    roots = root_findings(findings)
+    unknown = [f for f in roots if f.time_at_stake_ns is None and f.category != "data-quality"]
+    if not unknown:
+        return "No finding with a time at stake."
+    return (f"No finding has an estimated gain; {len(unknown)} {'has' if len(unknown) == 1 else 'have'} an unknown "
+            "gain (listed under Findings).")
 
 
 def next_step(f: Finding, n: int = 240) -> str:
@@ -132,4 +144,5 @@ def answer(s: Any) -> Answer:
         sentence = f"{head}: {busy}{tail}."  # "GPU-bound", never "Gpu-bound"
     else:
         sentence = f"No run verdict (the verdict analysis did not run): {busy}."
-    return Answer(verdict, sentence, top_findings(s.findings()), f"{busy}{tail}")
+    top = top_findings(s.findings())
+    return Answer(verdict, sentence, top, f"{busy}{tail}", "" if top else no_estimate_note(s.findings()))

@@ -100,7 +100,7 @@ def answer_html(s: SourceReport) -> str:
     items = "".join(
         f'<li><span class="stake">{esc(fmt_ns(f.time_at_stake_ns))}</span> <strong>{esc(f.title)}</strong>'
         f'<span class="act"> → {esc(next_step(f, 160))}</span></li>' for f in a.findings)
-    lst = f'<ol class="top">{items}</ol>' if items else '<p class="note">No finding with a time at stake.</p>'
+    lst = f'<ol class="top">{items}</ol>' if items else f'<p class="note">{esc(a.note)}</p>'
     return (f'<section class="answer" aria-label="Answer"><p class="verdict"><span class="vlabel">'
             f'{esc(a.verdict or "verdict")}</span> {esc(_after_label(a))}</p>{lst}</section>')
 

@@ -25,6 +25,8 @@ def answer_renderable(s: SourceReport) -> Group:
     for i, f in enumerate(a.findings):
         lines.append(Text.assemble(f" {i + 1}. ", (f"{fmt_ns(f.time_at_stake_ns):>9}", "bold yellow"),
                                    f"  {f.title}\n", ("      → " + next_step(f, 200), "dim")))
+    if a.note and a.verdict:
+        lines.append(Text(" " + a.note, style="dim"))
     return Group(*(glued(x) for x in lines), Text(""))
 
 

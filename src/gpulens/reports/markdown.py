@@ -74,7 +74,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
     yield "\n".join([
         f"## {md_text(s.label, 200)}", "",
         f"> **Verdict:** {md_text(a.sentence, 400)}",
-        *(["", *top] if top else []), "",
+        *(["", *top] if top else ["", md_text(a.note, 300)] if a.note else []), "",
         "| | |", "|---|---|",
         f"| status | {s.status}{' (input truncated: results are partial)' if tl.meta.truncated else ''} |",
         f"| device | {md_text(devices, 200)} |",
