@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from gpulens.analyzers import AnalysisResult
@@ -43,15 +44,45 @@ def kernel_links(s: SourceReport, si: int, limit: int = MAX_KERNELS) -> dict[str
     return {n: f"kernel-{si}-{i}" for i, n in enumerate(hot_kernels(s, limit))}
 
 
+#: id(table) → (table, {kernel name: (column, first row position)}) for the kernels that get a page, built once per
+#: result while :func:`kernel_pages` runs (a result's table is scanned once, not once per kernel).
+_INDEX: dict[int, tuple[pd.DataFrame, dict[str, tuple[str, int]]]] = {}
+_WANTED: list[frozenset[str]] = [frozenset()]
+
+
+def _first_rows(t: pd.DataFrame, wanted: frozenset[str]) -> dict[str, tuple[str, int]]:
+    """Kernel name → (``name`` or ``kernel`` column, position of its first row) for the names in ``wanted``."""
+    out: dict[str, tuple[str, int]] = {}
+    for col in ("name", "kernel"):
+        if col not in t:
+            continue
+        c = t[col]
+        textual = c.dtype == object or isinstance(c.dtype, pd.CategoricalDtype) or pd.api.types.is_string_dtype(c)
+        vals = c if textual else c.astype(str)
+        for pos in np.flatnonzero(vals.isin(wanted).to_numpy(dtype=bool)):
+            out.setdefault(str(vals.iat[pos]), (col, int(pos)))
+    return out
+
+
 def _row(r: AnalysisResult | None, name: str) -> pd.Series | None:
+    """The first row of ``r``'s table whose ``name`` (else ``kernel``) column is ``name``; None when none."""
     if r is None or r.skipped or r.table is None or not len(r.table):
         return None
-    for col in ("name", "kernel"):
-        if col in r.table:
-            hit = r.table[r.table[col].astype(str) == name]
-            if len(hit):
-                return hit.iloc[0]
-    return None
+    t = r.table
+    if name not in _WANTED[0]:  # not a kernel with a page: scan this table alone
+        for col in ("name", "kernel"):
+            if col in t:
+                hit = t[t[col].astype(str) == name]
+                if len(hit):
+                    return hit.iloc[0]
+        return None
+    hit = _INDEX.get(id(t))
+    if hit is None or hit[0] is not t:
+        hit = _INDEX[id(t)] = (t, _first_rows(t, _WANTED[0]))
+    at = hit[1].get(name)
+    if at is None:
+        return None
+    return t.iloc[at[1]]  # a hit in ``name`` wins over one in ``kernel`` (``_first_rows`` looks there first)
 
 
 def _bars(items: list[tuple[str, Any]], colour: str = "#0072B2") -> str:
@@ -162,5 +193,10 @@ def kernel_pages(s: SourceReport, links: dict[str, str]) -> list[Any]:
                   for n, lab in zip(names, labels) if n in links)
     blocks: list[Any] = [f'<nav class="kindex" aria-label="Hot kernels"><p>Open a kernel (or click a kernel name '
                          f'anywhere in the report):</p><ol>{idx}</ol></nav>']
-    blocks += [kernel_section(s, n, links[n], lab) for n, lab in zip(names, labels) if n in links]
+    _WANTED[0] = frozenset(names)
+    try:
+        blocks += [kernel_section(s, n, links[n], lab) for n, lab in zip(names, labels) if n in links]
+    finally:
+        _WANTED[0] = frozenset()
+        _INDEX.clear()
     return blocks
