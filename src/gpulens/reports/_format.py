@@ -186,9 +186,13 @@ def _fmt_collection(v: Any) -> str:
     return "; ".join(fmt_unit(x, "text") for x in v) or "none"
 
 
+#: Scalar types tested first: ``isinstance`` against the ``Mapping`` ABC is slow, and most cells are scalars.
+_SCALARS = (str, int, float, np.integer, np.floating, np.bool_)
+
+
 def fmt_unit(v: Any, unit: str) -> str:
     """One value as a person reads it, from its declared ``unit`` (see the module docstring)."""
-    if isinstance(v, (Mapping, list, tuple, np.ndarray)):
+    if not isinstance(v, _SCALARS) and isinstance(v, (Mapping, list, tuple, np.ndarray)):
         return clip(_fmt_collection(list(v) if isinstance(v, np.ndarray) else v), CELL_CHARS)
     if is_missing(v):
         return MISSING

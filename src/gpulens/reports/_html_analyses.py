@@ -167,16 +167,17 @@ def generic_panels(name: str, r: AnalysisResult, max_rows: int) -> list[Any]:
     if r.skipped:
         return [empty_html(title, str(r.skipped_reason))]
     t = r.table if r.table is not None else pd.DataFrame()
-    t = t[[c for c in t.columns if not t[c].isna().all()]] if len(t) else t  # isna: is_missing, vectorised
+    # columns with no value at all are left out (isna: is_missing, vectorised); the table is not copied
+    keep = [c for c in t.columns if not t[c].isna().all()] if len(t) else list(t.columns)
+    top = t.head(25)[keep]  # the rows the chart draws (dtypes as the whole table's)
     fig = None
     if len(t) > 1:
-        label = _pick(t, ("name", "kernel", "op", "class", "category", "verdict", "reason", "metric"),
+        label = _pick(top, ("name", "kernel", "op", "class", "category", "verdict", "reason", "metric"),
                       lambda c: c.dtype == object or isinstance(c.dtype, pd.CategoricalDtype) or c.dtype == "str")
-        value = _pick(t, ("time_at_stake_ns", "time_ns", "effective_ns", "total_ns", "share"),
+        value = _pick(top, ("time_at_stake_ns", "time_ns", "effective_ns", "total_ns", "share"),
                       lambda c: unit_of(str(c.name), r.columns.get(str(c.name), "")) in ("ns", "share", "%")
                       and pd.api.types.is_numeric_dtype(c) and not pd.api.types.is_bool_dtype(c))
         if label and value:
-            top = t.head(25)
             unit = unit_of(value, r.columns.get(value, ""))
             scale, axis = (1e6, "ms") if unit == "ns" else (0.01, "%") if unit == "share" else (1.0, "%")
             names = top[label].astype(str).tolist()
@@ -197,7 +198,7 @@ def generic_panels(name: str, r: AnalysisResult, max_rows: int) -> list[Any]:
                           yaxis={"autorange": "reversed"})
     scalars = summary_items(r.summary or {}, r.summary_columns)
     take = _takeaway(r, f"{len(t)} row(s) from the {title.lower()} analysis.")
-    blocks: list[Any] = [Panel(title, take, fig, table_html(t, None, max_rows, docs=r.columns),
+    blocks: list[Any] = [Panel(title, take, fig, table_html(t, keep, max_rows, docs=r.columns),
                                note=kv_html(scalars) if scalars else "")]
     if r.findings:
         blocks.append(Panel(f"{title}: findings", "", None, findings_table(r.findings, max_rows)))

@@ -59,8 +59,11 @@ def _first_rows(t: pd.DataFrame, wanted: frozenset[str]) -> dict[str, tuple[str,
         c = t[col]
         textual = c.dtype == object or isinstance(c.dtype, pd.CategoricalDtype) or pd.api.types.is_string_dtype(c)
         vals = c if textual else c.astype(str)
-        for pos in np.flatnonzero(vals.isin(wanted).to_numpy(dtype=bool)):
-            out.setdefault(str(vals.iat[pos]), (col, int(pos)))
+        pos = np.flatnonzero(vals.isin(wanted).to_numpy(dtype=bool))
+        hits = vals.iloc[pos]
+        first = ~hits.duplicated().to_numpy(dtype=bool)  # each name's first row only
+        for name, p in zip(hits[first].tolist(), pos[first].tolist()):
+            out.setdefault(str(name), (col, int(p)))
     return out
 
 

@@ -59,24 +59,29 @@ def _payload(t: pd.DataFrame, sm: dict[str, Any], max_segments: int) -> tuple[di
             quota += 1
         order = t.assign(_l=lane).sort_values("busy_ns", ascending=False, kind="stable").groupby("_l").cumcount()
         t = t[(order < quota).reindex(t.index).to_numpy()]
-    keys = list(zip(t["rank"], t["device_id"], t["stream_id"], t["thread_id"]))
+    def text(col: str) -> np.ndarray:  # a column as an object array of str (no per-row pandas iteration)
+        return t[col].astype(str).to_numpy(dtype=object)
+
+    keys = list(zip(t["rank"].tolist(), t["device_id"].tolist(), t["stream_id"].tolist(), t["thread_id"].tolist()))
     lanes = list(dict.fromkeys(sorted(set(keys), key=lambda k: (k[0], k[1] >= 0, k[1], k[2], k[3]))))
     lane_ix = {k: i for i, k in enumerate(lanes)}
     by_thread = {(r, th): lane_ix[(r, d, s, th)] for (r, d, s, th) in lanes if d < 0}
-    names = list(dict.fromkeys(t["name"].astype(str)))
-    extra = [n for n in dict.fromkeys(list(t["launch_name"].astype(str)) + list(t["op_name"].astype(str)))
-             if n and n != "nan" and n not in names]
+    names = list(dict.fromkeys(text("name").tolist()))
+    known = set(names)
+    extra = [n for n in dict.fromkeys(text("launch_name").tolist() + text("op_name").tolist())
+             if n and n != "nan" and n not in known]
     names += extra
-    present = set(t["kind"].astype(str))  # drawing order: long host ops under runtime calls, GPU kinds last
+    present = set(text("kind").tolist())  # drawing order: long host ops under runtime calls, GPU kinds last
     kinds = [k for k in KIND_LABELS if k in present] + sorted(present - set(KIND_LABELS))
     lo = t["launch_offset_ns"].to_numpy("float64")
     has = ~np.isnan(lo)
-    ll = [by_thread.get((r, th), -1) if h else -1 for r, th, h in zip(t["rank"], t["launch_thread"], has)]
+    ll = [by_thread.get((r, th), -1) if h else -1
+          for r, th, h in zip(t["rank"].tolist(), t["launch_thread"].tolist(), has.tolist())]
 
     name_index = pd.Index(names, dtype=object)
 
     def ix(col: str) -> list[int]:  # position in `names`; -1 for none ("" or "nan")
-        vals = t[col].astype(str).to_numpy(dtype=object)
+        vals = text(col)
         out = name_index.get_indexer(vals)
         out[(vals == "") | (vals == "nan")] = -1
         return out.tolist()
@@ -93,9 +98,9 @@ def _payload(t: pd.DataFrame, sm: dict[str, Any], max_segments: int) -> tuple[di
         "lane": [lane_ix[k] for k in keys], "off": t["offset_ns"].astype("int64").tolist(),
         "dur": (t["end_ns"] - t["start_ns"]).clip(lower=0).astype("int64").tolist(),
         "busy": t["busy_ns"].astype("int64").tolist(), "events": t["events"].astype("int64").tolist(),
-        "kind": pd.Index(kinds, dtype=object).get_indexer(t["kind"].astype(str).to_numpy(dtype=object)).tolist(),
+        "kind": pd.Index(kinds, dtype=object).get_indexer(text("kind")).tolist(),
         "name": ix("name"),
-        "launchOff": [int(v) if h else -1 for v, h in zip(np.nan_to_num(lo, nan=-1), has)], "launchLane": ll,
+        "launchOff": np.where(has, np.nan_to_num(lo, nan=-1), -1).astype("int64").tolist(), "launchLane": ll,
         "launchName": ix("launch_name"), "op": ix("op_name"),
     }
     return payload, len(t)
