@@ -18,6 +18,7 @@ from gpulens.analyzers import AnalysisResult
 from gpulens.report import SourceReport
 from gpulens.reports._format import column_label, fmt_ns, fmt_unit, is_missing, unit_of
 from gpulens.reports._html_parts import esc, kv_html
+from gpulens.reports._html_roofline import roof_label
 from gpulens.reports._names import short_names
 
 #: Hot kernels that get a page (critical set first, then by time).
@@ -168,6 +169,9 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
     rf = _row(res.get("roofline"), name)
     if rf is not None:
         r = res["roofline"]
+        if "compute_roof" in rf.index:  # "matrix bf16 (tensor cores)", not the figure key "matrix.bf16"
+            rf = rf.copy()
+            rf["compute_roof"] = roof_label(rf["compute_roof"], str(getattr(s.device, "vendor", "") or ""))
         parts.append(_part("Roofline position", _kv_row(r, rf, ("name", "calls", "time_ns"))))
     else:
         parts.append(_part("Roofline position", _absent(res.get("roofline"))))
