@@ -11,7 +11,8 @@ from typing import Any
 
 from gpulens.devices.naming import arch_text, version_text
 from gpulens.report import SourceReport
-from gpulens.reports._answer import answer, next_step, root_findings
+from gpulens.reports._answer import next_step, root_findings
+from gpulens.reports._html_answer import answer_html
 from gpulens.units import fmt_share
 from gpulens.reports._format import (breakdown_rest, busy_text, column_label, device_text, fmt_ns, fmt_unit,
                                      launches_text, unit_of)
@@ -91,25 +92,6 @@ def findings_table(findings: list, max_rows: int) -> str:
             f'<th scope="col">kernel</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>{more}')
 
 
-def _after_label(a: Any) -> str:
-    """The verdict sentence without the verdict the label already shows ("host-bound  The 2 GPUs were busy…", not
-    "host-bound  Host-bound: the 2 GPUs…")."""
-    if a.verdict and a.reason:
-        return a.reason[:1].upper() + a.reason[1:] + "."
-    return a.sentence
-
-
-def answer_html(s: SourceReport) -> str:
-    """The answer banner: run verdict in one sentence, top three root findings with time at stake and next step."""
-    a = answer(s)
-    items = "".join(
-        f'<li><span class="stake">{esc(fmt_ns(f.time_at_stake_ns))}</span> <strong>{esc(f.title)}</strong>'
-        f'<span class="act"> → {esc(next_step(f, 160))}</span></li>' for f in a.findings)
-    lst = f'<ol class="top">{items}</ol>' if items else f'<p class="note">{esc(a.note)}</p>'
-    return (f'<section class="answer" aria-label="Answer"><p class="verdict"><span class="vlabel">'
-            f'{esc(a.verdict or "verdict")}</span> {esc(_after_label(a))}</p>{lst}</section>')
-
-
 def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
     """The answer banner, key figures, where the GPU's time went (donut), and the findings."""
     sm, tl = s.summary, s.timeline
@@ -151,7 +133,7 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
                             + f"computation took {fmt_ns(sm['computation_ns'])} and idle {fmt_ns(sm['idle_ns'])}.",
                             None, "<table class='data'><thead><tr><th>part</th><th>time</th><th>"
                                  + ("of the GPUs' summed spans" if multi else "of span") + "</th></tr>"
-                                 f"</thead><tbody>{rows}</tbody></table>", static=static))
+                                 f"</thead><tbody>{rows}</tbody></table>", static=static, table_open=False))
     blocks.append(f'<section class="panel"><h3>Key figures</h3>{kv}</section>')
     findings = s.findings()
     blocks.append(Panel("Findings", f"{len(findings)} finding(s), largest time at stake first; indented ones detail "

@@ -151,6 +151,7 @@ class Panel:
             the figure then holds only the layout.
         static: a chart drawn here as inline SVG (:func:`svg_bars`) instead of a plotly figure: shown at once,
             before plotly has loaded (the Summary's chart, so the first screen needs no plotly).
+        table_open: whether the data table starts unfolded (folded where the chart shows the same few figures).
     """
 
     title: str
@@ -160,6 +161,7 @@ class Panel:
     note: str = ""
     data: str = ""
     static: str = ""
+    table_open: bool = True
 
 
 @dataclass
@@ -219,7 +221,8 @@ def panel_html(p: Panel, fig_id: str) -> str:
     elif p.takeaway:
         parts.append(f'<p class="takeaway">{esc(p.takeaway)}</p>')
     if p.table:
-        parts.append(f'<details class="tbl" open><summary>Data table</summary>{p.table}</details>')
+        parts.append(f'<details class="tbl"{" open" if p.table_open else ""}><summary>Data table</summary>'
+                     f'{p.table}</details>')
     parts.append("</div></section>")
     return "".join(parts)
 

@@ -211,7 +211,7 @@ body{font-family:system-ui,sans-serif;margin:0;color:#1a1a1a;background:#fff}
 header{padding:12px 20px;border-bottom:1px solid #ccc}h1{margin:0;font-size:1.4em}.sub{margin:4px 0 0;color:#555}
 nav[role=tablist]{display:flex;flex-wrap:wrap;gap:2px;padding:6px 20px 0;border-bottom:2px solid #0072B2;position:sticky;top:0;
 background:#fff;z-index:5}
-nav[role=tablist] button{font:inherit;border:1px solid #ccc;border-bottom:none;background:#f2f2f2;padding:6px 12px;cursor:pointer;
+nav[role=tablist] button{font:inherit;font-size:.95em;border:1px solid #ccc;border-bottom:none;background:#f2f2f2;padding:5px 9px;cursor:pointer;
 border-radius:4px 4px 0 0}
 nav[role=tablist] button[aria-selected=true]{background:#0072B2;color:#fff;border-color:#0072B2}
 nav[role=tablist] button:focus-visible{outline:3px solid #E69F00;outline-offset:1px}
@@ -233,6 +233,15 @@ table.kv th{position:static;width:14em}.note{color:#555;font-size:.85em}
 section.answer{background:#eef5fb;border-left:6px solid #0072B2;padding:8px 14px;margin:6px 0 12px;max-width:1200px}
 .verdict{font-size:1.1em;margin:2px 0 6px}.vlabel{display:inline-block;background:#0072B2;color:#fff;
 border-radius:3px;padding:1px 8px;margin-right:6px;font-weight:600}
+h3.kh{font-size:1em;margin:8px 0 4px}table.akernels{width:100%;table-layout:fixed;background:#fff;font-size:.9em}
+table.akernels th:nth-child(1){width:2.6em}table.akernels th:nth-child(2){width:24%}
+table.akernels th:nth-child(3){width:10em}table.akernels th:nth-child(4){width:13.5em}
+table.akernels th:nth-child(5){width:7.5em}table.akernels td.name{max-width:none}
+table.akernels td.step{white-space:normal}td.tstake{font-weight:600;color:#A04000}
+span.bound{display:inline-block;border-radius:3px;padding:0 5px;font-size:.92em;font-weight:600;border:1px solid #888;
+white-space:nowrap}
+.b-compute{background:#d6e9f5}.b-memory{background:#fbe7c6}.b-latency{background:#f3dcea}.b-launch{background:#fdf3b5}
+.b-comm{background:#d3eee5}.b-none{background:#eee;font-weight:400}
 ol.top{margin:4px 0 2px;padding-left:1.4em}ol.top li{margin:3px 0}.stake{font-variant-numeric:tabular-nums;
 font-weight:600;color:#A04000;display:inline-block;min-width:5.5em}.act{color:#333}
 table.findings{width:100%;table-layout:fixed}table.findings td{max-width:none;white-space:normal}

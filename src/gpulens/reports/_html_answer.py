@@ -1,0 +1,113 @@
+"""The HTML report's answer banner: what a person must see before any detail, on the first screen.
+
+1. The run verdict in one sentence (the ``verdicts`` result's, as the console and Markdown say it);
+2. the top root findings with their time at stake and next step (:func:`gpulens.reports._answer.answer`), less the
+   per-kernel verdict findings that the kernel table below carries with the same figures;
+3. the kernels that matter: the first rows of the ``verdicts`` table (the performance-critical set, most GPU time
+   first), each with its GPU time and share, its bound (compute, memory, latency/occupancy, launch,
+   communication or undetermined), its time at stake and its next step — numbered by its rank in the hot-kernel
+   table, as every chart of the report numbers it.
+
+Nothing is computed: every figure is a cell of an analyzer's table, formatted from its declared unit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpulens.report import SourceReport
+from gpulens.reports._answer import answer, next_step
+from gpulens.reports._format import clip, fmt_ns, fmt_unit, is_missing
+from gpulens.reports._html_parts import esc, name_cell
+from gpulens.reports._names import short_names
+
+#: Kernels listed in the answer banner.
+ANSWER_KERNELS = 5
+#: Characters of a next step shown in the banner (the Findings table and kernel pages have it whole).
+STEP_CHARS = 140
+#: CSS class of each bound (colour and the word, never colour alone).
+BOUND_CLASS = {"compute-bound": "b-compute", "memory-bound": "b-memory", "latency/occupancy-bound": "b-latency",
+               "launch-bound": "b-launch", "communication-bound": "b-comm"}
+
+
+def _after_label(a: Any) -> str:
+    """The verdict sentence without the verdict the label already shows ("host-bound  The 2 GPUs were busy…", not
+    "host-bound  Host-bound: the 2 GPUs…")."""
+    if a.verdict and a.reason:
+        return a.reason[:1].upper() + a.reason[1:] + "."
+    return a.sentence
+
+
+def kernel_rows(s: SourceReport, n: int = ANSWER_KERNELS) -> list[dict[str, Any]]:
+    """The first ``n`` rows of the ``verdicts`` table (most GPU time first) as dicts; [] without that table."""
+    vd = s.results.get("verdicts")
+    if vd is None or vd.skipped or vd.table is None or not len(vd.table) or "verdict" not in vd.table:
+        return []
+    return vd.table.head(n).to_dict("records")
+
+
+def _hot_ranks(s: SourceReport) -> dict[str, int]:
+    hs = s.results.get("hotspots")
+    if hs is None or hs.skipped or "name" not in hs.table:
+        return {}
+    return {str(k): i + 1 for i, k in enumerate(hs.table["name"].head(1000))}
+
+
+def _first_step(steps: Any) -> str:
+    if isinstance(steps, (list, tuple)):
+        steps = next((x for x in steps if not is_missing(x) and str(x).strip()), None)
+    return "" if is_missing(steps) or steps is None else str(steps).strip()
+
+
+def kernels_html(s: SourceReport, rows: list[dict[str, Any]]) -> str:
+    """The banner's table of the kernels that matter (see the module docstring)."""
+    if not rows:
+        return ""
+    names = [str(r["name"]) for r in rows]
+    shorts = short_names(names)
+    rank_of = _hot_ranks(s)
+    body, prev = [], None
+    for r, name, short in zip(rows, names, shorts):
+        verdict = fmt_unit(r.get("verdict"), "text")
+        stake = r.get("time_at_stake_ns")
+        step = _first_step(r.get("next_steps"))
+        shown = "same as above" if step and step == prev else clip(step, STEP_CHARS) if step else "none recorded"
+        prev = step
+        share = r.get("share")
+        time = fmt_ns(r.get("time_ns")) + ("" if is_missing(share) else f" · {fmt_unit(share, 'share')}")
+        rank = rank_of.get(name)
+        body.append(
+            f'<tr><td class="num">{f"#{rank}" if rank else ""}</td>{name_cell(name, short)}'
+            f'<td class="num">{esc(time)}</td>'
+            f'<td><span class="bound {BOUND_CLASS.get(verdict, "b-none")}">{esc(verdict)}</span></td>'
+            f'<td class="num{" tstake" if not is_missing(stake) else " nm"}">{esc(fmt_ns(stake))}</td><td class="step" title="{esc(step)}">{esc(shown)}</td>'
+            "</tr>")
+    hs = s.results.get("hotspots")
+    crit = hs.summary.get("critical_count") if hs is not None and not hs.skipped else None
+    total = len(s.results["verdicts"].table)
+    cover = f", which cover {fmt_unit(hs.summary.get('critical_share'), 'share')} of kernel time" if crit else ""
+    head = ("Kernels that matter" + (f" (the top {len(rows)} of {total} critical kernels{cover})" if total > len(rows)
+                                     else f" (the {total} critical kernels{cover})"))
+    return (f'<h3 class="kh">{esc(head)}</h3><table class="akernels"><thead><tr><th scope="col">#</th>'
+            '<th scope="col">kernel</th><th scope="col">GPU time · share</th><th scope="col">bound</th>'
+            '<th scope="col">time at stake</th><th scope="col">next step</th></tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table>')
+
+
+def answer_html(s: SourceReport) -> str:
+    """The answer banner: run verdict in one sentence, the top root findings with time at stake and next step, and
+    the kernels that matter with their bound, time at stake and next step."""
+    a = answer(s)
+    rows = kernel_rows(s)
+    # a kernel's verdict finding says what its table row says (same time at stake, same next step): listed once
+    in_table = {(str(r["name"]), fmt_unit(r.get("verdict"), "text")) for r in rows}
+    listed = [f for f in a.findings if not (f.kernel and (str(f.kernel), f.category) in in_table)]
+    items = "".join(
+        f'<li><span class="stake">{esc(fmt_ns(f.time_at_stake_ns))}</span> <strong>{esc(f.title)}</strong>'
+        f'<span class="act"> → {esc(next_step(f, 160))}</span></li>' for f in listed)
+    lst = f'<ol class="top">{items}</ol>' if items else (f'<p class="note">{esc(a.note)}</p>' if a.note else "")
+    return (f'<section class="answer" aria-label="Answer"><p class="verdict"><span class="vlabel">'
+            f'{esc(a.verdict or "verdict")}</span> {esc(_after_label(a))}</p>{lst}{kernels_html(s, rows)}</section>')
+
+
+__all__ = ["answer_html", "kernels_html", "kernel_rows", "ANSWER_KERNELS"]
