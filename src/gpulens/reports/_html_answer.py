@@ -86,7 +86,10 @@ def kernels_html(s: SourceReport, rows: list[dict[str, Any]]) -> str:
     crit = hs.summary.get("critical_count") if hs is not None and not hs.skipped else None
     total = len(s.results["verdicts"].table)
     cover = f", which cover {fmt_unit(hs.summary.get('critical_share'), 'share')} of kernel time" if crit else ""
+    if crit == 1:
+        cover = cover.replace("which cover", "which covers")
     head = ("Kernels that matter" + (f" (the top {len(rows)} of {total} critical kernels{cover})" if total > len(rows)
+                                     else f" (the critical kernel{cover})" if total == 1
                                      else f" (the {total} critical kernels{cover})"))
     return (f'<h3 class="kh">{esc(head)}</h3><table class="akernels"><thead><tr><th scope="col">#</th>'
             '<th scope="col">kernel</th><th scope="col">GPU time · share</th><th scope="col">bound</th>'

@@ -104,7 +104,7 @@ def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, ma
     cols = [c for c in (columns or list(df.columns)) if c in df.columns]
     headers, docs = headers or {}, docs or {}
     units = {c: unit_of(c, docs.get(c, "")) for c in cols}
-    body = df.head(max_rows)[cols]  # head first: never copy a long table's columns
+    body = df.head(max_rows)  # head first, and no column selection: never copy a long table's columns
     shorts = {c: short_names(body[c].astype(str).tolist()) for c in cols if is_name_column(c, docs.get(c, ""))}
     out = ['<input type="search" class="tfilter" placeholder="Filter rows…" aria-label="Filter the table below">'
            '<div class="tablewrap"><table class="data sortable">']
@@ -113,7 +113,7 @@ def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, ma
     heads = "".join(f'<th scope="col" title="{esc(docs.get(c, ""))}" tabindex="0">'
                     f"{esc(headers.get(c, column_label(c, docs.get(c, ''))))}</th>" for c in cols)
     out.append(f"<thead><tr>{heads}</tr></thead><tbody>")
-    for i, row in enumerate(body.itertuples(index=False)):
+    for i, row in enumerate(zip(*[body[c].tolist() for c in cols])):
         cells = []
         for c, v in zip(cols, row):
             if c in shorts:

@@ -59,8 +59,15 @@ def _payload(t: pd.DataFrame, sm: dict[str, Any], max_segments: int) -> tuple[di
             quota += 1
         order = t.assign(_l=lane).sort_values("busy_ns", ascending=False, kind="stable").groupby("_l").cumcount()
         t = t[(order < quota).reindex(t.index).to_numpy()]
-    def text(col: str) -> np.ndarray:  # a column as an object array of str (no per-row pandas iteration)
-        return t[col].astype(str).to_numpy(dtype=object)
+    def text(col: str) -> np.ndarray:  # the column as ``astype(str)`` reads it, as an object array
+        c = t[col]
+        if isinstance(c.dtype, pd.StringDtype):  # already str: astype(str) would rebuild the same array
+            return c.to_numpy(dtype=object)
+        if c.dtype == object:
+            a = c.to_numpy(dtype=object)
+            if all(type(x) is str for x in a.tolist()):
+                return a
+        return c.astype(str).to_numpy(dtype=object)
 
     keys = list(zip(t["rank"].tolist(), t["device_id"].tolist(), t["stream_id"].tolist(), t["thread_id"].tolist()))
     lanes = list(dict.fromkeys(sorted(set(keys), key=lambda k: (k[0], k[1] >= 0, k[1], k[2], k[3]))))

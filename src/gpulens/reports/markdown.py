@@ -51,11 +51,11 @@ def md_table(df: pd.DataFrame, columns: Sequence[str], max_rows: int, headers: d
     cols = [c for c in columns if c in df.columns]
     headers, docs = headers or {}, docs or {}
     units = {c: unit_of(c, docs.get(c, "")) for c in cols}
-    body = df.head(max_rows)[cols]  # head first: never copy a long table's columns
+    body = df.head(max_rows)  # head first, and no column selection: never copy a long table's columns
     shorts = {c: short_names(body[c].astype(str).tolist()) for c in cols if is_name_column(c, docs.get(c, ""))}
     lines = ["| " + " | ".join(md_text(headers.get(c, column_label(c, docs.get(c, "")))) for c in cols) + " |",
              "|" + "|".join("---" for _ in cols) + "|"]
-    for i, row in enumerate(body.itertuples(index=False)):
+    for i, row in enumerate(zip(*[body[c].tolist() for c in cols])):
         lines.append("| " + " | ".join(md_text(shorts[c][i] if c in shorts else fmt_unit(v, units[c]))
                                        for c, v in zip(cols, row)) + " |")
     if len(df) > max_rows:
