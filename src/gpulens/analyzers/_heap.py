@@ -16,8 +16,12 @@ What :func:`run_all <gpulens.analyzers.run_all>` does instead (measured on the b
   :data:`TRIM_ABOVE_BYTES`. Below it a process is far from any limit worth the faults: 8 rank files × 25k kernels
   (~500 MB resident) spent 1.1 s of system time out of 5 s of analysis trimming, with no change to its peak.
 
-1M kernels, analyzers only: 25.7 s CPU (13.0 s system), peak 1,800 MiB with a trim after every analyzer →
-22.3 s (10.4 s system), peak 1,830 MiB with both rules above; never trimming would be 18.6 s at 1,902 MiB.
+1M kernels, analyzers only: 25.7 s CPU (13.0 s system), peak 1,800 MiB with a trim after every analyzer;
+24.6 s, peak 1,803 MiB with both rules above; never trimming would be 18.6 s at 1,902 MiB (over 2 GB with the rest
+of the command).
+
+Setting ``M_MMAP_MAX`` or ``M_TRIM_THRESHOLD`` turns glibc's dynamic mmap threshold off for the rest of the process
+(mallopt(3)): the mmap threshold stays where it was; the values restored are glibc's defaults.
 """
 
 from __future__ import annotations
@@ -25,9 +29,10 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable
 
-#: :func:`return_free_memory` trims only while the process's resident size is at least this many bytes (1.4 GiB:
-#: below it a 1M-kernel analysis, the largest run held to 2 GB, is not near its limit).
-TRIM_ABOVE_BYTES = 1400 << 20
+#: :func:`return_free_memory` trims only while the process's resident size is at least this many bytes. 1 GiB: a
+#: 1M-kernel analysis (the largest run held to 2 GB) is above it throughout and keeps its peak; a 1.4 GiB threshold
+#: saved it ~4 s of CPU but raised the whole command's peak to 1,879 MiB, too near 2 GB.
+TRIM_ABOVE_BYTES = 1 << 30
 
 _M_TRIM_THRESHOLD, _M_MMAP_MAX = -1, -4  # glibc <malloc.h>
 _DEFAULT_TRIM, _DEFAULT_MMAP_MAX = 128 * 1024, 65536  # glibc's defaults (mallopt(3))
