@@ -55,23 +55,18 @@ def run_all(timeline: Timeline, device: Any = None, only: list[str] | None = Non
     Returns:
         name → AnalysisResult, in run order. Each analyzer sees the results of those before it.
     """
-    from gpulens.analyzers._heap import keep_freed_memory, return_free_memory
+    from gpulens.analyzers._heap import return_free_memory
     from gpulens.analyzers.context import _ATTR, context_of
 
     results: dict[str, AnalysisResult] = {}
     pending = sorted(RELEASE_AFTER.items())
-    restore = keep_freed_memory()  # freed arrays are reused, not faulted in again (analyzers._heap)
-    try:
-        for cls in sorted(registry().values(), key=lambda c: (c.order, c.name)):
-            if only is not None and cls.name not in only:
-                continue
-            while pending and pending[0][0] < cls.order:
-                context_of(timeline).release(**pending.pop(0)[1])
-            return_free_memory()  # a large process: what the previous analyzer freed leaves the RSS
-            results[cls.name] = cls().analyze(timeline, device, results)
-    finally:
-        restore()
-        return_free_memory()
+    for cls in sorted(registry().values(), key=lambda c: (c.order, c.name)):
+        if only is not None and cls.name not in only:
+            continue
+        while pending and pending[0][0] < cls.order:
+            context_of(timeline).release(**pending.pop(0)[1])
+        return_free_memory()  # in a large process (analyzers._heap), what the previous analyzer freed leaves the RSS
+        results[cls.name] = cls().analyze(timeline, device, results)
     if hasattr(timeline, _ATTR):
         delattr(timeline, _ATTR)
     return results
