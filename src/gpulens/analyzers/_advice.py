@@ -145,7 +145,9 @@ IDLE_ACTIONS = {
     True: {
         "host": "move work off the host thread that feeds the GPU (data loading, Python, CPU ops)",
         "launch": "fuse small kernels (torch.compile) or capture the step in CUDA/HIP graphs",
-        "sync": "remove synchronisations (.item(), .cpu(), cudaDeviceSynchronize) from the step loop",
+        "sync": "remove synchronisations and synchronous copies (.item(), .cpu(), .tolist(), "
+                "cudaDeviceSynchronize) from the step loop, or copy into pinned memory with non_blocking=True and "
+                "wait for the result only where it is needed",
         "queued": "look at cross-stream dependencies and event waits",
         "unattributed": "record the host side too (torch.profiler with CPU activity) to find what the GPU waited for",
     },
@@ -166,8 +168,10 @@ IDLE_DETAILS = {
                 "work per step.",
         "launch": "Fuse small kernels (torch.compile) or capture the step in CUDA/HIP graphs so one launch replays "
                   "many kernels.",
-        "sync": "Idle gaps overlap host synchronisation calls (.item(), .cpu(), cudaDeviceSynchronize): each drains "
-                "the queue. Remove syncs from the step loop or defer them.",
+        "sync": "Idle gaps overlap blocking host calls (.item(), .cpu(), cudaDeviceSynchronize, synchronous copies): "
+                "each drains the queue, and the host launches nothing until it returns (a long one with the GPU idle "
+                "throughout means the GPU was held back by a dependency: a stream waiting on an event, or work the "
+                "trace does not show). Remove syncs from the step loop or defer them.",
         "unattributed": "Record the host side too (torch.profiler with CPU activity) to attribute them.",
     },
     False: {
@@ -175,7 +179,7 @@ IDLE_DETAILS = {
                 "buffers, asynchronous copies), or enqueue more work per iteration.",
         "launch": "Fuse small kernels or capture the loop in CUDA/HIP graphs (stream capture) so one launch replays "
                   "many kernels.",
-        "sync": "Idle gaps overlap host synchronisation calls (cudaDeviceSynchronize, cudaStreamSynchronize, "
+        "sync": "Idle gaps overlap blocking host calls (cudaDeviceSynchronize, cudaStreamSynchronize, "
                 "blocking copies): each drains the queue. Remove them from the loop or defer them.",
         "unattributed": "Record the host side too (nsys with CUDA API tracing, rocprofv3 --hip-trace) to attribute "
                         "them.",
