@@ -33,9 +33,11 @@ kernels were serialised and replayed, so the gaps between them are not idle time
 
 Per rank the table adds exposed communication / memcpy (from the ``breakdown`` analyzer), kernels shorter than
 their launch call (a graph launch counts once, against the sum of its kernels), and small-grid kernels (fewer
-blocks than SMs/CUs). ``verdict`` names the largest of host, launch, sync, exposed communication, exposed memcpy and
-unattributed idle when it reaches ``min_share`` of the span, else ``gpu-bound`` (queued idle is GPU-side waiting,
-not an overhead the host can remove). Rules follow gpu-facts §3.3 (HTA idle-time breakdown, TraceLens exposed
+blocks than SMs/CUs). ``overhead`` names the largest of host, launch, sync, exposed communication, exposed memcpy
+and unattributed idle when it reaches ``min_share`` of the span, else ``none`` (queued idle is GPU-side waiting,
+not an overhead the host can remove); the summary's ``overhead`` is the run's, and its legacy ``verdict`` key the
+same with ``gpu-bound`` for ``none`` (the ``verdicts`` analyzer's input). The run verdict is the ``verdicts``
+analyzer's: one figure called the verdict per report. Rules follow gpu-facts §3.3 (HTA idle-time breakdown, TraceLens exposed
 comm/memcpy).
 """
 
@@ -105,7 +107,9 @@ COLUMNS = {
     "small_grid_kernels": "kernels with fewer blocks than SMs/CUs (<NA> when the SM count is unknown)",
     "small_grid_ns": "their summed duration [ns]",
     "num_sms": "SMs / CUs of the device (<NA> when unknown)",
-    "verdict": "the largest idle/overhead cause when it is at least 10 % of the span, else gpu-bound [text]",
+    "overhead": "the largest idle/overhead cause (host-bound, launch-bound, sync-bound, communication-bound, "
+                "memcpy-bound, idle-unattributed) when it is at least 10 % of the steady span, else none — an input "
+                "of the run verdict, not the verdict itself [text]",
 }
 
 
@@ -344,6 +348,13 @@ def _short_launches(timeline: Timeline, links: pd.Series) -> pd.DataFrame:
     return g.reset_index()
 
 
+def _overhead_word(verdict: str) -> str:
+    """The overhead column's value: the cause, or ``none`` when no cause reaches ``min_share`` (the legacy summary
+    ``verdict`` says ``gpu-bound`` there; a table column "gpu-bound" beside a run verdict such as
+    "latency/occupancy-bound" read as a second, contradicting verdict)."""
+    return "none" if verdict == "gpu-bound" else verdict
+
+
 def _rank_verdict(row: dict[str, Any], min_share: float) -> str:
     span = max(row["span_ns"] - row.get("idle_boundary_ns", 0), 1)  # the steady state: boundary gaps left out
     cls, ns = max(((c, row[k]) for k, c in RANK_CLASSES.items()), key=lambda kv: kv[1])
@@ -390,7 +401,8 @@ class Bottlenecks(Analyzer):
                    "launch_calls": int(t["launch_calls"].sum()),
                    "short_launches": int(t["short_launches"].sum()),
                    "gaps": int(len(gaps)), "launch_gap_ns": self.launch_gap_ns, "min_share": self.min_share,
-                   "verdict": verdict, "rank_verdicts": {int(r): v for r, v in zip(t["rank"], t["verdict"])}}
+                   "overhead": _overhead_word(verdict), "verdict": verdict,
+                   "rank_verdicts": {int(r): v for r, v in zip(t["rank"], t["overhead"])}}
         idle_root = any(f.key == "idle" for f in bd.findings)
         pytorch = _advice.uses_pytorch(timeline)
         blocking = blocking_calls_in_idle(timeline, gaps, sync_calls(timeline)) if tot.get("idle_sync_ns") else []
@@ -463,6 +475,6 @@ class Bottlenecks(Analyzer):
             else:
                 row.update(small_grid_kernels=int(k["small"]), small_grid_ns=int(k["sns"]))
             row.update(rank=r, device_id=d, num_sms=sms if sms is not None else pd.NA)
-            row["verdict"] = _rank_verdict(row, self.min_share)
+            row["overhead"] = _overhead_word(_rank_verdict(row, self.min_share))
             rows.append(row)
         return rows
