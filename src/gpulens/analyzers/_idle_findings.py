@@ -267,21 +267,27 @@ _SETUP = ("cuModuleLoad", "hipModuleLoad", "cudaMalloc", "hipMalloc", "cuMemAllo
           "hipGraphInstantiate")
 
 
-def _host_activity(timeline: Timeline, rank: int, start: int, end: int, n: int = 3) -> list[dict[str, Any]]:
+def _host_activity(timeline: Timeline, rank: int, start: int, end: int, n: int = 3
+                   ) -> tuple[list[dict[str, Any]], int]:
     """The host events (runtime calls, CPU operators, syncs) of ``rank`` with the most time inside [start, end):
-    name, summed overlap [ns], count — the ``n`` largest."""
+    name, summed overlap [ns], count — the ``n`` largest; and the time their union covers [ns]."""
+    from gpulens.analyzers.intervals import merge
+
     ctx = context_of(timeline)
     ev = ctx.of_kind("runtime", "cpu_op", "sync")
     if not len(ev):
-        return []
+        return [], 0
     s = ev["start_ns"].to_numpy("int64")
-    ov = np.minimum(s + ev["dur_ns"].to_numpy("int64"), end) - np.maximum(s, start)
+    e = s + ev["dur_ns"].to_numpy("int64")
+    ov = np.minimum(e, end) - np.maximum(s, start)
     keep = np.flatnonzero((ov > 0) & (ev["rank"].to_numpy() == rank))
     if not keep.size:
-        return []
+        return [], 0
+    ms, me = merge(np.maximum(s[keep], start), np.minimum(e[keep], end))
     df = pd.DataFrame({"name": text_series(ev["name"].iloc[keep]).to_numpy(), "ov": ov[keep]})
     g = df.groupby("name", sort=False)["ov"].agg(["sum", "size"]).sort_values("sum", ascending=False).head(n)
-    return [{"name": str(k), "overlap_ns": int(v["sum"]), "calls": int(v["size"])} for k, v in g.iterrows()]
+    return ([{"name": str(k), "overlap_ns": int(v["sum"]), "calls": int(v["size"])} for k, v in g.iterrows()],
+            int((me - ms).sum()))
 
 
 def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
@@ -319,17 +325,21 @@ def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
     if window <= 0 or outside < WINDOW_IDLE_SHARE * window:
         return out, None
     part, r, lo, hi, side = worst
-    acts = _host_activity(timeline, int(r), int(lo), int(hi))
+    acts, covered = _host_activity(timeline, int(r), int(lo), int(hi))
     out["host_only_activity"] = acts
     share = 100.0 * outside / window
+    share_text = f"{share:.1f} %" if share < 99.95 or outside >= window else "over 99.9 %"  # never "100 %" of some work
     what = ", ".join(f"{a['name']} {fmt_ns(a['overlap_ns'])} in {a['calls']:,} call{'s' if a['calls'] != 1 else ''}"
                      for a in acts)
     names = [a["name"] for a in acts]
     kind = (" — module unloading and memory release: the program's teardown"
             if names and all(n.startswith(_TEARDOWN) for n in names) else
             " — module loading, allocation and set-up" if names and all(n.startswith(_SETUP) for n in names) else "")
+    cover = "" if covered >= 0.5 * part else (
+        f" Recorded calls and operators cover only {100.0 * covered / max(part, 1):.0f} % of it: the rest is host "
+        "code the profiler does not break down (Python, I/O, waiting) or the profiler's own start/stop.")
     during = (f"During the larger part ({fmt_ns(part)} {side} the GPU work on rank {r}) the host ran {what}{kind}."
-              if acts else f"No host call or operator is recorded in the larger part ({fmt_ns(part)} {side} the GPU "
+              + cover if acts else f"No host call or operator is recorded in the larger part ({fmt_ns(part)} {side} the GPU "
                            f"work on rank {r}): the profiler's own start/stop, or host code it does not trace.")
     where = "after the last GPU work" if after >= before else "before the first GPU work"
     act = ("Stop the profiler when the GPU work ends (torch.profiler's schedule, or nsys --capture-range="
@@ -339,7 +349,7 @@ def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
            "--capture-range) so the figures cover the work; if this host work is part of every iteration, prepare "
            "it ahead or overlap it with GPU work.")
     f = Finding(
-        f"GPU idle {share:.1f} % of the profiled window: {fmt_ns(outside)} of host-only time, mostly {where}",
+        f"GPU idle {share_text} of the profiled window: {fmt_ns(outside)} of host-only time, mostly {where}",
         f"The profiled window is {fmt_ns(window)} (first to last recorded event, host included); the GPU's work "
         f"spans only {fmt_ns(window - outside)} of it: {fmt_ns(before)} before the first GPU event and "
         f"{fmt_ns(after)} after the last. {during} Busy %, the idle split and the verdict are about the GPU span "

@@ -162,7 +162,8 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
                 f"{word[r.limiter]} limit occupancy of {_short(r.name)} to {theo:.0f} %",
                 f"{what}{tied} leaves room for {blocks} per SM ({r.occupancy_source}). {_latency_note(bound)}",
                 severity=_sev(bound, total), category="occupancy", time_at_stake_ns=bound, kernel=r.name,
-                action=_advice.limiter(r.limiter, r.name, pytorch), key=f"{key}/limiter"))
+                action=_advice.limiter(r.limiter, r.name, pytorch, latency_bound=roof_stake is not None),
+                key=f"{key}/limiter"))
         if ach is not None and theo and ach < 0.5 * theo and not (w is not None and w < FEW_WAVES):
             bound = occupancy_gain_bound_ns(r.time_ns, ach, theo, roof_stake)
             mine.append(Finding(
