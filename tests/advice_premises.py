@@ -17,7 +17,8 @@ Rules (the premise each piece of advice needs):
 * ``circular-condition`` — "if it is shown latency-bound" beside a latency-bound verdict.
 * ``library-registers`` — a vendor-library kernel cannot be given ``__launch_bounds__`` / ``-maxrregcount``.
 * ``torch-without-pytorch`` — torch.* advice for a program that shows no PyTorch.
-* ``more-blocks-full-grid`` — "give it more blocks" for a grid of at least 4 blocks per SM.
+* ``more-blocks-full-grid`` — "give it more blocks" for a grid of at least one full wave (without the wave count:
+  at least 4 blocks per SM).
 """
 
 from __future__ import annotations
@@ -66,8 +67,9 @@ def premise_violations(verdict: str, steps: list[str], e: Any) -> list[str]:
         out.append("library-registers")
     if _g(e, "pytorch") is False and re.search(r"torch\.|DataLoader|torch\.compile", text):
         out.append("torch-without-pytorch")
-    blocks, sms = _g(e, "mean_blocks"), _g(e, "num_sms")
-    if _MORE_BLOCKS.search(text) and blocks and sms and blocks >= 4 * sms:
+    blocks, sms, waves = _g(e, "mean_blocks"), _g(e, "num_sms"), _g(e, "waves_per_sm")
+    full = waves >= 1 if waves is not None else bool(blocks and sms and blocks >= 4 * sms)
+    if _MORE_BLOCKS.search(text) and full:
         out.append("more-blocks-full-grid")
     return out
 
@@ -94,6 +96,7 @@ def _evidence_from(source: Any, row: dict) -> Any:
         roof_pct=first("roofline", "roof_pct"), theoretical_occupancy_pct=first("occupancy", "theoretical_occupancy_pct"),
         achieved_occupancy_pct=first("occupancy", "achieved_occupancy_pct"), family=_advice.family(name),
         library=_advice.is_library(name), pytorch=_advice.uses_pytorch(source.timeline),
+        waves_per_sm=first("occupancy", "waves_per_sm"),
         mean_blocks=float(blocks.group(1)) if blocks else None, num_sms=int(blocks.group(2)) if blocks else None)
 
 

@@ -229,3 +229,10 @@ def test_premise_checker_flags_each_false_premise():
         ["circular-condition"]
     assert premise_violations("latency/occupancy-bound", ["Use __launch_bounds__ to cap registers."], lib) == \
         ["library-registers"]
+    # 2,000 blocks on 132 SMs but 0.5 waves (8 resident per SM): "too few blocks" is true — no violation; at 1.2 waves
+    # it is false
+    half = _ev(mean_blocks=2000, num_sms=132, waves_per_sm=0.5)
+    assert premise_violations("latency/occupancy-bound", ["The grid has too few blocks to fill the GPU."], half) == []
+    whole = _ev(mean_blocks=2000, num_sms=132, waves_per_sm=1.2)
+    assert premise_violations("latency/occupancy-bound", ["The grid has too few blocks to fill the GPU."], whole) == \
+        ["more-blocks-full-grid"]
