@@ -113,6 +113,21 @@ def check_source(source: Any) -> list[tuple[str, str, str]]:
     return out
 
 
+def check_findings(source: Any) -> list[tuple[str, str, str]]:
+    """(kernel, rule, action) for every finding about one kernel whose next step breaks a rule, judged with that
+    kernel's verdict (``verdicts`` table) and evidence."""
+    vd = source.results.get("verdicts")
+    rows = {str(r["name"]): r for r in vd.table.to_dict("records")} if vd is not None and not vd.skipped else {}
+    out = []
+    for f in source.findings():
+        if not f.kernel or not f.action:
+            continue
+        row = rows.get(str(f.kernel), {"name": f.kernel, "verdict": "", "calls": None, "time_ns": None})
+        for code in premise_violations(str(row["verdict"]), [f.action], _evidence_from(source, row)):
+            out.append((str(f.kernel)[:80], code, f.action[:160]))
+    return out
+
+
 def _inputs() -> list[Path]:
     roots = [Path("/work/shared/traces"), Path("/tmp/extra")]
     out = []
@@ -134,7 +149,7 @@ if __name__ == "__main__":  # pragma: no cover - a tool, run by hand
             print(f"skip {p.name}: {type(exc).__name__}")
             continue
         for s in rep.sources:
-            for k, code, step in check_source(s):
+            for k, code, step in check_source(s) + check_findings(s):
                 bad += 1
                 print(f"{p.name}: {k}: {code}: {step}")
     print(f"{bad} violation(s)")
