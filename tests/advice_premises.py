@@ -61,7 +61,7 @@ def premise_violations(verdict: str, steps: list[str], e: Any) -> list[str]:
         out.append("split-kv-not-attention")
     if "tensor cores" in text and fam not in ("gemm", "attention"):
         out.append("tensor-cores-not-matmul")
-    if "if it is shown latency-bound" in text and verdict == "latency/occupancy-bound":
+    if re.search(r"if it is (?:shown )?latency-bound", text) and verdict == "latency/occupancy-bound":
         out.append("circular-condition")
     if _g(e, "library") and re.search(r"__launch_bounds__|maxrregcount", text):
         out.append("library-registers")

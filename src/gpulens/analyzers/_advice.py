@@ -121,9 +121,10 @@ def limiter(resource: str, name: str | None, pytorch: bool = False, latency_boun
                             f"a problem shape it tiles well, or let it pick another algorithm{bench}.")
         return ("Its block size, registers and shared memory are fixed by the library's kernel: if it is shown "
                 f"latency-bound, try another algorithm or problem shape{bench}.")
+    cond = "" if latency_bound else " if it is latency-bound"
     if resource == "registers":
-        return "Cut registers per thread (__launch_bounds__, -maxrregcount, fewer live values) if it is latency-bound."
-    return "Use less shared memory per block (smaller tiles, fewer pipeline stages) if it is latency-bound."
+        return f"Cut registers per thread (__launch_bounds__, -maxrregcount, fewer live values){cond}."
+    return f"Use less shared memory per block (smaller tiles, fewer pipeline stages){cond}."
 
 
 _ALIGN = re.compile(r"(?:^|[_<\s])align(\d+)(?:\b|_|>)", re.I)
