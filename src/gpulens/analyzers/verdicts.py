@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers import _advice
-from gpulens.analyzers._occ_findings import bound_by_verdict
+from gpulens.analyzers._occ_findings import bound_by_verdict, settle_condition
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.bottlenecks import (
     classify_gaps,
@@ -361,6 +361,8 @@ class Verdicts(Analyzer):
                 # latency-bound by speed-of-light counters: the occupancy findings' gain is now bounded
                 bound_by_verdict(results["occupancy"].findings, name, e.time_ns, e.theoretical_occupancy_pct,
                                  e.achieved_occupancy_pct, v.time_at_stake_ns, "Speed of light")
+            if v.verdict == "latency/occupancy-bound" and name in occ:
+                settle_condition(results["occupancy"].findings, name, pytorch)
             srcs = set(pd.unique(k_src[pos])) | {x for x in pd.unique(k_ctr[pos]) if isinstance(x, str)}
             inputs = e.inputs + [f"collector:{c}" for c in sorted(srcs)]
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],
