@@ -9,12 +9,15 @@ category). Matching, in order:
    op with the same input shapes and dtypes and of the same event kind (kernels and collectives with kernels, a
    memset with memsets, a memcpy with memcpys: cuBLAS's workspace memset under ``aten::mm`` is never counted as a
    GEMM kernel); all events of such a signature form one row;
-3. **by class** — what is left (kernels no External id links to an operator, as in a trace whose launch records
+3. **by variant** — kernels still unmatched whose keys are equal once every number is read as ``#`` (the same
+   kernel instantiated with other template values or tile sizes: ``…cta_per_row_1<float, 2ul>`` vs ``<float, 5ul>``,
+   ``vectorized_elementwise_kernel<4, add>`` vs ``<8, add>``); the row is the key with ``#`` for the numbers;
+4. **by class** — what is left (kernels no External id links to an operator, as in a trace whose launch records
    were cut off, or whose operator or shapes differ) is matched by what it is: its work category (GEMM, attention,
    elementwise, normalisation, communication, copy — memsets and memcpys are copies); all such events of one
    category form one row ``"GEMM kernels (by class)"``, so a vendor's unlinked GEMMs are compared with the other's
    instead of showing as "vanished" on one side and "new" on the other;
-4. the rest (category ``other``, or a category found on one side only) is **new** (candidate only) or
+5. the rest (category ``other``, or a category found on one side only) is **new** (candidate only) or
    **vanished** (base only).
 
 Every GPU event lands in exactly one row of each table, so each table's ``delta_ns`` sums to the total Δ
@@ -31,6 +34,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+import re
 
 import numpy as np
 import pandas as pd
@@ -54,11 +59,12 @@ SIDE_COLUMNS = {
 }
 KERNEL_COLUMNS = {
     "kernel": "kernel key, 'op shapes' for kernels matched through their launching operator (' memset' / "
-              "' memcpy' appended for those events), or '<category> kernels (by class)' [text]",
-    "match": "how the row was matched: name, op+shapes, class (work category of kernels left unmatched), new "
-             "(candidate only) or vanished (base only) [text]",
+              "' memcpy' appended for those events), the key with '#' for its numbers (variant rows), or "
+              "'<category> kernels (by class)' [text]",
+    "match": "how the row was matched: name, op+shapes, variant (same key but its numbers), class (work category "
+             "of kernels left unmatched), new (candidate only) or vanished (base only) [text]",
     "category": "work category [text]",
-    "kernels": "for op+shapes and class rows: short base kernel names → short candidate kernel names, else '' "
+    "kernels": "for op+shapes, variant and class rows: short base kernel names → short candidate kernel names, else '' "
                "[text]",
     "base_kernels": "base kernel keys in the row ('|'-separated) [text]",
     "cand_kernels": "candidate kernel keys in the row ('|'-separated) [text]",
@@ -82,6 +88,7 @@ SUMMARY_COLUMNS = {
     "delta_pct": "delta / base time × 100 [%]",
     "matched_by_name": "kernel rows matched by name [count]",
     "matched_by_op": "kernel rows matched through operator + shapes [count]",
+    "matched_by_variant": "kernel rows matched by their key with numbers read as '#' [count]",
     "matched_by_class": "kernel rows matched by work category (kernels left unmatched by name and operator) [count]",
     "gross_delta_ns": "Σ|delta| over the kernel rows: the gross change that contributions divide [ns]",
     "new_kernels": "kernel rows only in the candidate [count]",
@@ -180,6 +187,14 @@ def _work_kind(kind: pd.Series) -> pd.Series:
     return k.map(lambda x: _WORK_KIND.get(x, x))
 
 
+_DIGITS = re.compile(r"\d+")
+
+
+def variant_key(key: str) -> str:
+    """A kernel key with each run of digits read as ``#`` (the variant match)."""
+    return _DIGITS.sub("#", key)
+
+
 def class_row(category: str) -> str:
     """The row label of the kernels of ``category`` matched by class."""
     return f"{category} kernels (by class)"
@@ -203,6 +218,15 @@ def _label_rows(b: pd.DataFrame, c: pd.DataFrame) -> tuple[pd.DataFrame, pd.Data
         wk = _work_kind(df.loc[by_op, "kind"])
         df.loc[by_op, "row"] = (df.loc[by_op, "op"].astype(str) + " "
                                 + df.loc[by_op, "shapes"].astype(str).map(short_shapes) + " " + wk).str.strip()
+    # by variant: the key with its numbers read as '#' (other template values, tile sizes)
+    ob, oc = b["match"] == "", c["match"] == ""
+    for df in (b, c):
+        df["variant"] = df["key"].astype(str).map(variant_key)
+    variants = set(b.loc[ob, "variant"]) & set(c.loc[oc, "variant"])
+    for df, orphan in ((b, ob), (c, oc)):
+        by_variant = orphan & df["variant"].isin(variants)
+        df.loc[by_variant, "match"] = "variant"
+        df.loc[by_variant, "row"] = df.loc[by_variant, "variant"]
     # by class: the events still unmatched, by work category (never 'other': it says nothing of what they are)
     ob, oc = b["match"] == "", c["match"] == ""
     classes = (set(b.loc[ob, "category"].astype(str)) & set(c.loc[oc, "category"].astype(str))) - {"other", ""}
@@ -211,7 +235,7 @@ def _label_rows(b: pd.DataFrame, c: pd.DataFrame) -> tuple[pd.DataFrame, pd.Data
         df.loc[by_class, "match"] = "class"
         df.loc[by_class, "row"] = df.loc[by_class, "category"].astype(str).map(class_row)
         df.loc[orphan & ~by_class, "match"] = rest
-    counts = {"name": len(common), "op+shapes": len(both), "class": len(classes)}
+    counts = {"name": len(common), "op+shapes": len(both), "variant": len(variants), "class": len(classes)}
     return b, c, counts
 
 
@@ -239,7 +263,7 @@ def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
         labels = list(dict.fromkeys(short[x] for x in keys.split(" | ") if x))
         return " | ".join(labels[:most]) + (f" (+{len(labels) - most} more)" if len(labels) > most else "")
 
-    k["kernels"] = [f"{shorten(bk)} → {shorten(ck)}" if m in ("op+shapes", "class") else ""
+    k["kernels"] = [f"{shorten(bk)} → {shorten(ck)}" if m in ("op+shapes", "variant", "class") else ""
                     for m, bk, ck in zip(k["match"], k["base_kernels"], k["cand_kernels"])]
     tables["kernels"] = k.rename(columns={"row": "kernel"})[list(KERNEL_COLUMNS)]
     for df in (b, c):
@@ -256,7 +280,7 @@ def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
     summary = {"base_time_ns": btot, "cand_time_ns": ctot, "delta_ns": total,
                "delta_pct": 100 * total / btot if btot else None,
                "matched_by_name": int((m == "name").sum()), "matched_by_op": int((m == "op+shapes").sum()),
-               "matched_by_class": int((m == "class").sum()), "gross_delta_ns": gross,
+               "matched_by_variant": int((m == "variant").sum()), "matched_by_class": int((m == "class").sum()), "gross_delta_ns": gross,
                "new_kernels": int((m == "new").sum()), "vanished_kernels": int((m == "vanished").sum()),
                "cross_vendor": cross, "base_vendors": vendors[0], "cand_vendors": vendors[1]}
     warnings = []

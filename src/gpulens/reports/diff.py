@@ -152,7 +152,8 @@ def _facts(r: DiffResult) -> list[tuple[str, str]]:
     return [("base", f"{r.base.label} ({', '.join(r.base.devices) or 'GPU not recorded'}; {r.base.note})"),
             ("candidate", f"{r.cand.label} ({', '.join(r.cand.devices) or 'GPU not recorded'}; {r.cand.note})"),
             ("kernel rows", f"{s['matched_by_name']} matched by name, {s['matched_by_op']} through operator + "
-                            f"shapes, {s.get('matched_by_class', 0)} by work category (kernels left unmatched), "
+                            f"shapes, {s.get('matched_by_variant', 0)} as variants (other template values), "
+                            f"{s.get('matched_by_class', 0)} by work category (kernels left unmatched), "
                             f"{s['new_kernels']} new, {s['vanished_kernels']} vanished"),
             ("of Δ", "each row's signed part of the gross change (Δ / Σ|Δ| over its table's rows, "
                      f"Σ|Δ| = {fmt_ns(s['gross_delta_ns'])} over the kernel rows)" if s.get("gross_delta_ns")
