@@ -3,7 +3,8 @@
 * The **step** of a GPU event is N of the ``ProfilerStep#N`` range that contains its launching runtime call on the
   same host thread, else — kernels launched from another thread of the process, such as the autograd (backward)
   thread, while PyTorch annotates steps on the main thread only — the host range of the same (rank, pid) whose time
-  window contains the launch. GPU events without a launch call fall back to a GPU-side ``ProfilerStep#N`` range
+  window contains the launch. GPU events without a launch record (a trace whose runtime events were cut off) take
+  the step whose window contains their framework op (External id), else a GPU-side ``ProfilerStep#N`` range
   containing their start on the same stream track. <NA> when none exists.
 * The **hot kernels** are the names of the hotspots performance-critical set when that result is present, else the
   ``limit`` names with the most effective time.
@@ -24,8 +25,12 @@ _STEP = re.compile(r"^ProfilerStep#(\d+)$")
 
 
 def step_ranges(timeline: Timeline) -> pd.DataFrame:
-    """ProfilerStep#N annotation rows with an int ``step`` column (host and GPU-side alike)."""
-    ann = context_of(timeline).of_kind("annotation")
+    """ProfilerStep#N rows with an int ``step`` column (host and GPU-side alike): annotations, and the cpu_ops of
+    the legacy (``"cat": "Operator"``) format, which writes its steps as operators — the rows the steps analyzer
+    reads (:mod:`gpulens.analyzers.steps`)."""
+    ctx = context_of(timeline)
+    ev = timeline.events
+    ann = ev[ctx.mask_of("annotation", "cpu_op") & category_mask(ev["name"], _STEP)]  # named like a step only
     names = ann["name"].astype(str)
     m = names.str.extract(_STEP, expand=False)
     sel = ann[m.notna().to_numpy()]
@@ -98,6 +103,13 @@ def _gpu_steps(timeline: Timeline) -> pd.Series:
             miss = vals < 0
             vals[miss] = _process_window(host, rt[miss])
         step[np.flatnonzero(has)] = vals
+    op_ids = ctx.links["op_event_id"]
+    lost = (step < 0) & op_ids.notna().to_numpy()
+    if len(host) and lost.any():  # no launch record (cut off), but an External id names its op: the op's window
+        pos = ctx.positions(op_ids[lost].astype("int64").to_numpy())
+        ok = pos >= 0
+        ops = timeline.events[["rank", "pid", "tid", "start_ns"]].iloc[pos[ok]].reset_index(drop=True)
+        step[np.flatnonzero(lost)[ok]] = _process_window(host, ops)
     if len(dev):
         miss = step < 0
         if miss.any():

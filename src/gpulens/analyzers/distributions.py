@@ -31,7 +31,9 @@ COLUMNS = {
 OUTLIER_COLUMNS = {
     "name": "kernel name [text]",
     "rank": "distributed rank [id]",
-    "step": "ProfilerStep number of the instance (unknown when the trace has no steps) [id]",
+    "step": "ProfilerStep number of the instance: the step whose window contains its launch call (any thread of "
+            "the process), else its framework op, else its start on a GPU-side step range; unknown when none does "
+            "(no steps recorded, or work outside them) [id]",
     "stream_id": "GPU stream [id]",
     "start_ns": "start on the Timeline clock [ns]",
     "dur_ns": "effective duration [ns]",
