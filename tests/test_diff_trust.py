@@ -39,7 +39,8 @@ def _unlinked(path: Path, device: dict, kernels: list[tuple[str, float]], reps: 
     return t.write(path)
 
 
-H_GEMM, M_GEMM = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", "Cijk_Alik_Bljk_B_MT256x128x64_MI16x16x1"
+H_GEMM = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64"
+M_GEMM = "Cijk_Alik_Bljk_B_MT256x128x64_MI16x16x1"
 H_EW = "void at::native::elementwise_kernel<128, 4, at::native::CUDAFunctor_add<float>>"
 M_EW = "void at::native::elementwise_kernel_manual_unroll<128, 8, at::native::CUDAFunctor_add<float>>"
 
@@ -107,7 +108,8 @@ def test_operator_rows_count_kernels_not_the_memsets_beside_them(tmp_path):
             cpu, gpu = cpu + 30, gpu + us + 1
         return t.write(path)
 
-    r = diff(prog(tmp_path / "h.json", H100, H_GEMM, 100.0, True), prog(tmp_path / "m.json", MI300X, M_GEMM, 120.0, False))
+    r = diff(prog(tmp_path / "h.json", H100, H_GEMM, 100.0, True),
+             prog(tmp_path / "m.json", MI300X, M_GEMM, 120.0, False))
     k = r.tables["kernels"].set_index("kernel")
     mm = k.loc["aten::mm [[64,128],[128,256]]"]
     assert mm["match"] == "op+shapes" and mm["base_count"] == 3 and mm["cand_count"] == 3

@@ -14,9 +14,10 @@ category). Matching, in order:
    ``vectorized_elementwise_kernel<4, add>`` vs ``<8, add>``); the row is the key with ``#`` for the numbers;
 4. **by class** — what is left (kernels no External id links to an operator, as in a trace whose launch records
    were cut off, or whose operator or shapes differ) is matched by what it is: its work category (GEMM, attention,
-   elementwise, normalisation, communication, copy — memsets and memcpys are copies); all such events of one
-   category form one row ``"GEMM kernels (by class)"``, so a vendor's unlinked GEMMs are compared with the other's
-   instead of showing as "vanished" on one side and "new" on the other;
+   elementwise, normalisation, communication, copy) and event kind (memsets with memsets, memcpys with memcpys);
+   all such events of one class form one row ``"GEMM kernels (by class)"`` (``"copy memsets (by class)"``), so a
+   vendor's unlinked GEMMs are compared with the other's instead of showing as "vanished" on one side and "new" on
+   the other;
 5. the rest (category ``other``, or a category found on one side only) is **new** (candidate only) or
    **vanished** (base only).
 
@@ -60,12 +61,12 @@ SIDE_COLUMNS = {
 KERNEL_COLUMNS = {
     "kernel": "kernel key, 'op shapes' for kernels matched through their launching operator (' memset' / "
               "' memcpy' appended for those events), the key with '#' for its numbers (variant rows), or "
-              "'<category> kernels (by class)' [text]",
+              "'<category> kernels (by class)' ('<category> memsets (by class)' for memsets…) [text]",
     "match": "how the row was matched: name, op+shapes, variant (same key but its numbers), class (work category "
              "of kernels left unmatched), new (candidate only) or vanished (base only) [text]",
     "category": "work category [text]",
-    "kernels": "for op+shapes, variant and class rows: short base kernel names → short candidate kernel names, else '' "
-               "[text]",
+    "kernels": "for op+shapes, variant and class rows: short base kernel names → short candidate kernel names, "
+               "else '' [text]",
     "base_kernels": "base kernel keys in the row ('|'-separated) [text]",
     "cand_kernels": "candidate kernel keys in the row ('|'-separated) [text]",
     **SIDE_COLUMNS,
@@ -195,9 +196,10 @@ def variant_key(key: str) -> str:
     return _DIGITS.sub("#", key)
 
 
-def class_row(category: str) -> str:
-    """The row label of the kernels of ``category`` matched by class."""
-    return f"{category} kernels (by class)"
+def class_row(category: str, work_kind: str = "") -> str:
+    """The row label of the events of ``category`` matched by class: ``"GEMM kernels (by class)"`` for kernels (and
+    collectives), ``"copy memsets (by class)"`` for another event kind (a memset is never counted as a kernel)."""
+    return f"{category} {work_kind + 's' if work_kind else 'kernels'} (by class)"
 
 
 def _label_rows(b: pd.DataFrame, c: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, int]]:
@@ -229,11 +231,15 @@ def _label_rows(b: pd.DataFrame, c: pd.DataFrame) -> tuple[pd.DataFrame, pd.Data
         df.loc[by_variant, "row"] = df.loc[by_variant, "variant"]
     # by class: the events still unmatched, by work category (never 'other': it says nothing of what they are)
     ob, oc = b["match"] == "", c["match"] == ""
-    classes = (set(b.loc[ob, "category"].astype(str)) & set(c.loc[oc, "category"].astype(str))) - {"other", ""}
+    # and by event kind: kernels with kernels, memsets with memsets
+    for df in (b, c):
+        df["cls"] = [class_row(cat, wk) if cat not in ("other", "") else "" for cat, wk in
+                     zip(df["category"].astype(str), _work_kind(df["kind"]))]
+    classes = (set(b.loc[ob, "cls"]) & set(c.loc[oc, "cls"])) - {""}
     for df, orphan, rest in ((b, ob, "vanished"), (c, oc, "new")):
-        by_class = orphan & df["category"].astype(str).isin(classes)
+        by_class = orphan & df["cls"].isin(classes)
         df.loc[by_class, "match"] = "class"
-        df.loc[by_class, "row"] = df.loc[by_class, "category"].astype(str).map(class_row)
+        df.loc[by_class, "row"] = df.loc[by_class, "cls"]
         df.loc[orphan & ~by_class, "match"] = rest
     counts = {"name": len(common), "op+shapes": len(both), "variant": len(variants), "class": len(classes)}
     return b, c, counts
@@ -280,7 +286,8 @@ def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
     summary = {"base_time_ns": btot, "cand_time_ns": ctot, "delta_ns": total,
                "delta_pct": 100 * total / btot if btot else None,
                "matched_by_name": int((m == "name").sum()), "matched_by_op": int((m == "op+shapes").sum()),
-               "matched_by_variant": int((m == "variant").sum()), "matched_by_class": int((m == "class").sum()), "gross_delta_ns": gross,
+               "matched_by_variant": int((m == "variant").sum()),
+               "matched_by_class": int((m == "class").sum()), "gross_delta_ns": gross,
                "new_kernels": int((m == "new").sum()), "vanished_kernels": int((m == "vanished").sum()),
                "cross_vendor": cross, "base_vendors": vendors[0], "cand_vendors": vendors[1]}
     warnings = []
