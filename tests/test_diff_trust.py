@@ -152,3 +152,24 @@ def test_h100_vs_mi300_gemm_direction_is_the_traces():
     assert gemm["delta_ns"].sum() == pytest.approx(want_ns, rel=1e-3)
     assert f"GEMM +{want_ns / 1e6:.2f} ms" in headline(r)
     assert (k["contribution"].abs() <= 1).all()
+
+
+def test_class_rows_keep_memsets_apart_from_copy_kernels(tmp_path):
+    """Unmatched copy work on both sides: memsets (3 × 2 µs → 3 × 3 µs) and copy kernels (3 × 10 µs → 3 × 12 µs)
+    form two class rows, +3 µs and +6 µs; a memset is never counted among the kernels."""
+    def prog(path, memset, copy, ms_us, cp_us):
+        t = KTrace(H100)
+        cpu, gpu = 100.0, 1000.0
+        for _ in range(3):
+            t.launch(0, cpu, [(memset, gpu, ms_us)], linked=False, cat="gpu_memset", api="cudaMemsetAsync")
+            t.launch(0, cpu + 5, [(copy, gpu + 5, cp_us)], linked=False)
+            cpu, gpu = cpu + 20, gpu + 30
+        return t.write(path)
+
+    r = diff(prog(tmp_path / "a.json", "Memset (Device)", "void at::native::direct_copy_kernel_cuda<float>", 2.0, 10.0),
+             prog(tmp_path / "b.json", "__amd_rocclr_fillBufferAligned",
+                  "void at::native::elementwise_kernel_manual_unroll<direct_copy_kernel_cuda<c10::Half>>", 3.0, 12.0))
+    k = r.tables["kernels"].set_index("kernel")
+    assert k.loc["copy memsets (by class)", "delta_ns"] == 3_000 and k.loc["copy memsets (by class)", "base_count"] == 3
+    assert k.loc["copy kernels (by class)", "delta_ns"] == 6_000 and k.loc["copy kernels (by class)", "cand_count"] == 3
+    assert set(k["match"]) == {"class"}
