@@ -115,6 +115,10 @@ def test_operator_rows_count_kernels_not_the_memsets_beside_them(tmp_path):
     assert mm["match"] == "op+shapes" and mm["base_count"] == 3 and mm["cand_count"] == 3
     assert mm["delta_ns"] == 60_000 and "Memset" not in mm["kernels"]
     assert k.loc["Memset (Device)", "delta_ns"] == -6_000 and k.loc["Memset (Device)", "category"] == "copy"
+    # per operator: 3 GEMM launches on each side (never "6 calls" against 3), the memsets a row of their own
+    ops = r.tables["operators"].set_index("op")
+    assert ops.loc["aten::mm", "base_count"] == 3 == ops.loc["aten::mm", "cand_count"]
+    assert ops.loc["aten::mm", "delta_ns"] == 60_000 and ops.loc["aten::mm (memset)", "delta_ns"] == -6_000
 
 
 def test_the_same_kernel_with_other_template_values_is_one_row(tmp_path):

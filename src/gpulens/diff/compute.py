@@ -71,7 +71,8 @@ KERNEL_COLUMNS = {
     "cand_kernels": "candidate kernel keys in the row ('|'-separated) [text]",
     **SIDE_COLUMNS,
 }
-OPERATOR_COLUMNS = {"op": "launching framework op ('(no op)' for GPU work without one) [text]", **SIDE_COLUMNS}
+OPERATOR_COLUMNS = {"op": "launching framework op ('(no op)' for GPU work without one); its memsets and memcpys "
+                          "are rows of their own ('aten::mm (memset)') [text]", **SIDE_COLUMNS}
 CATEGORY_COLUMNS = {"category": "work category [text]", **SIDE_COLUMNS}
 RANK_COLUMNS = {"rank": "distributed rank [id]", **SIDE_COLUMNS}
 CONTRIBUTOR_COLUMNS = {
@@ -274,7 +275,12 @@ def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
     tables["kernels"] = k.rename(columns={"row": "kernel"})[list(KERNEL_COLUMNS)]
     for df in (b, c):
         df["op"] = df["op"].where(df["op"].astype(str) != "", "(no op)")
-    tables["operators"] = _sides(b, c, ["op"], btot, ctot)[list(OPERATOR_COLUMNS)]
+        # an op's memsets/memcpys are their own row: 96 aten::mm calls with a cuBLAS workspace memset each are 96
+        # GEMM launches and 96 memsets, never "192 calls" against the other run's 96
+        wk = _work_kind(df["kind"])
+        df["op_row"] = df["op"].astype(str) + np.where(wk != "", " (" + wk + ")", "")
+    tables["operators"] = _sides(b, c, ["op_row"], btot, ctot).rename(columns={"op_row": "op"})[
+        list(OPERATOR_COLUMNS)]
     tables["categories"] = _sides(b, c, ["category"], btot, ctot)[list(CATEGORY_COLUMNS)]
     tables["ranks"] = _sides(b, c, ["rank"], btot, ctot)[list(RANK_COLUMNS)]
     tables["ranks"] = tables["ranks"].sort_values("rank", kind="stable").reset_index(drop=True)
