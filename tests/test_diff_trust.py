@@ -177,3 +177,25 @@ def test_class_rows_keep_memsets_apart_from_copy_kernels(tmp_path):
     assert k.loc["copy memsets (by class)", "delta_ns"] == 3_000 and k.loc["copy memsets (by class)", "base_count"] == 3
     assert k.loc["copy kernels (by class)", "delta_ns"] == 6_000 and k.loc["copy kernels (by class)", "cand_count"] == 3
     assert set(k["match"]) == {"class"}
+
+
+def test_a_rank_traced_in_one_run_only_is_named_not_read_as_a_saving(tmp_path):
+    """Base: ranks 0 and 1 (GEMM 3 × 100 µs each); candidate: rank 0 only (3 × 90 µs). The total falls by
+    600 − 270 = 330 µs, of which rank 1's 300 µs is a rank the candidate does not have: the diff says so."""
+    def rank(path, r, us):
+        t = KTrace(H100, rank=r)
+        for i in range(3):
+            t.launch(t.op("aten::mm", 100 + 20 * i, 10), 101 + 20 * i, [(H_GEMM, 1000 + 200 * i, us)])
+        return t.write(path)
+
+    (tmp_path / "base").mkdir()
+    rank(tmp_path / "base" / "rank0.json", 0, 100.0)
+    rank(tmp_path / "base" / "rank1.json", 1, 100.0)
+    r = diff(tmp_path / "base", rank(tmp_path / "cand.json", 0, 90.0))
+    assert r.summary["delta_ns"] == -330_000 and r.summary["one_run_ranks_delta_ns"] == -300_000
+    assert (r.summary["base_ranks"], r.summary["cand_ranks"]) == (2, 1)
+    assert any("different ranks" in w and "-300.00 µs" in w for w in r.warnings)
+    assert "ranks only one run has" in headline(r)
+    # one rank each (rank 0 of one file against rank 1 of another) is a whole-run comparison: no warning
+    r1 = diff(rank(tmp_path / "r1.json", 1, 100.0), rank(tmp_path / "r0.json", 0, 90.0))
+    assert r1.summary["one_run_ranks_delta_ns"] == 0 and not any("ranks" in w for w in r1.warnings)

@@ -96,6 +96,9 @@ SUMMARY_COLUMNS = {
     "new_kernels": "kernel rows only in the candidate [count]",
     "vanished_kernels": "kernel rows only in the base [count]",
     "cross_vendor": "the two runs ran on different GPU models [bool]",
+    "base_ranks": "distinct ranks of the base run [count]",
+    "cand_ranks": "distinct ranks of the candidate run [count]",
+    "one_run_ranks_delta_ns": "the part of delta from ranks only one run has (0 when both have the same ranks) [ns]",
     "base_vendors": "GPU vendors of the base run (AMD, NVIDIA, …) [text]",
     "cand_vendors": "GPU vendors of the candidate run [text]",
 }
@@ -296,7 +299,7 @@ def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
                "matched_by_class": int((m == "class").sum()), "gross_delta_ns": gross,
                "new_kernels": int((m == "new").sum()), "vanished_kernels": int((m == "vanished").sum()),
                "cross_vendor": cross, "base_vendors": vendors[0], "cand_vendors": vendors[1]}
-    warnings = []
+    warnings = _rank_check(tables["ranks"], summary)
     if cross:
         vb, vc = ", ".join(vendors[0]) or "unknown vendor", ", ".join(vendors[1]) or "unknown vendor"
         warnings.append(f"the runs are on different GPUs (base: {', '.join(base.devices)}; candidate: "
@@ -312,6 +315,28 @@ def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
     cols = {"kernels": KERNEL_COLUMNS, "operators": OPERATOR_COLUMNS, "categories": CATEGORY_COLUMNS,
             "ranks": RANK_COLUMNS, "contributors": CONTRIBUTOR_COLUMNS}
     return DiffResult(base, cand, tables, cols, summary, warnings)
+
+
+def _rank_check(ranks: pd.DataFrame, summary: dict[str, Any]) -> list[str]:
+    """Rank counts into ``summary``, and a warning when the runs hold different ranks: GPU time is summed over each
+    run's ranks, so a rank traced in one run only reads as a saving or a slowdown of every kernel it ran."""
+    def fmt(ids: list) -> str:
+        return f"{len(ids)} rank{'s' if len(ids) != 1 else ''} ({', '.join(map(str, ids[:8]))}{', …' if len(ids) > 8 else ''})"
+
+    rb = sorted(ranks.loc[ranks["base_count"] > 0, "rank"].tolist())
+    rc = sorted(ranks.loc[ranks["cand_count"] > 0, "rank"].tolist())
+    one = ranks[(ranks["base_count"] > 0) != (ranks["cand_count"] > 0)]
+    single = len(rb) == 1 == len(rc)  # one rank each (rank 0 of one file against rank 1 of another): compared whole
+    summary.update(base_ranks=len(rb), cand_ranks=len(rc),
+                   one_run_ranks_delta_ns=0.0 if single else float(one["delta_ns"].sum()))
+    if rb == rc or not rb or not rc or single:
+        return []
+    from gpulens.units import fmt_ns
+
+    d = summary["one_run_ranks_delta_ns"]
+    return [f"the runs hold different ranks (base: {fmt(rb)}; candidate: {fmt(rc)}): GPU time is summed over each "
+            f"run's ranks, so {'+' if d > 0 else ''}{fmt_ns(d)} of the difference is ranks only one run has; compare "
+            "the per-rank table, or runs of the same ranks"]
 
 
 def contributors(kernels: pd.DataFrame, gross: float, top: int) -> pd.DataFrame:

@@ -136,6 +136,9 @@ def headline(r: DiffResult) -> str:
     pct = "" if s.get("delta_pct") is None else f" ({s['delta_pct']:+.1f} %)"
     head = (f"GPU time {fmt_ns(s['base_time_ns'])} → {fmt_ns(s['cand_time_ns'])}: "
             f"{_delta(s['delta_ns'])}{pct}.")
+    if s.get("base_ranks") and s.get("cand_ranks") and s.get("one_run_ranks_delta_ns"):
+        head += (f" The runs hold different ranks (base {s['base_ranks']}, candidate {s['cand_ranks']}): "
+                 f"{_delta(s['one_run_ranks_delta_ns'])} of it is ranks only one run has.")
     cats = by_category(r)
     if cats and len(r.tables["categories"]) > 1:
         head += f" By category: {cats}."
