@@ -199,3 +199,14 @@ def test_a_rank_traced_in_one_run_only_is_named_not_read_as_a_saving(tmp_path):
     # one rank each (rank 0 of one file against rank 1 of another) is a whole-run comparison: no warning
     r1 = diff(rank(tmp_path / "r1.json", 1, 100.0), rank(tmp_path / "r0.json", 0, 90.0))
     assert r1.summary["one_run_ranks_delta_ns"] == 0 and not any("ranks" in w for w in r1.warnings)
+
+
+def test_gemm_kernels_without_a_library_word_are_gemm_work():
+    """The class match is only as good as the classes: TensorRT-LLM's batched GEMMs (``bmm_…``, the B200 trace's
+    largest kernels) and Triton's ``_matmul_ogs_…`` read "other", so a diff left them new/vanished."""
+    from gpulens.analyzers._categories import kernel_category
+
+    for name in ("bmm_MxE4m3_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_m128x16x32_cga1x1x1_16dp256b_rM_TN_sm100f",
+                 "_matmul_ogs_NNT_bf16xbf16xmxfp4_128x256x128x1_swiglu"):
+        assert kernel_category(name) == "GEMM", name
+    assert kernel_category("triton_poi_fused_bmm_0") == "elementwise"  # a fused pointwise kernel named after its op
