@@ -52,7 +52,8 @@ def test_mi350x_kernel_groups_name_the_same_ops_as_the_raw_trace():
     events = json.loads(path.read_text())["traceEvents"]
     expected = _expected_ops(events)
     assert expected[""] == 0 and sum(expected.values()) == 20  # every one of the 20 GPU events has an enclosing op
-    r = analyze([path], only=["kernel_groups", "op_rollup"]).sources[0].results
+    r = analyze([path], only=["kernel_groups", "op_rollup", "launches"]).sources[0].results
     kg = r["kernel_groups"].table
     assert dict(kg.groupby("op")["count"].sum()) == dict(expected)
     assert r["kernel_groups"].summary["linked_share"] == 1.0 == r["op_rollup"].summary["attributed_share"]
+    assert r["launches"].summary["gpu_events_linked_to_ops"] == 20  # was 0: the external id only
