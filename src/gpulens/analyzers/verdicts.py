@@ -32,6 +32,7 @@ from gpulens.analyzers.bottlenecks import (
 )
 from gpulens.analyzers.context import context_of, strings
 from gpulens.analyzers.intervals import merge
+from gpulens.analyzers._optree import gpu_op_links
 from gpulens.analyzers.launches import link_gpu_to_launch
 from gpulens.analyzers.stalls import kernel_percentages
 from gpulens.analyzers._span import busy_unknown_reason
@@ -256,7 +257,7 @@ class Verdicts(Analyzer):
         kern = context_of(timeline).of_kind("kernel", "comm")
         exposed = exposed_comm_by_name(timeline)
         both = link_gpu_to_launch(timeline)
-        links, op_links = both["launch_event_id"], both["op_event_id"]
+        links, op_links = both["launch_event_id"], gpu_op_links(timeline)  # the one op linking (_optree)
         bn = results.get("bottlenecks")
         gaps = classify_gaps(timeline, getattr(bn, "summary", {}).get("launch_gap_ns", 20_000), links)
         if replayed_for_counters(timeline):  # gaps between replayed kernels say nothing about launches
