@@ -274,6 +274,15 @@ SIGNED_WORDS = ("Δ", "delta", "change", "difference", "signed", "slack", "offse
                 "negative", "gain", "saved")
 
 
+np_inf = float("inf")
+
+
+def _unbounded(meaning: str) -> bool:
+    """A percentage that may exceed 100: of a peak (a wrong peak), a relative spread or growth ((max − min) / min)."""
+    m = meaning.lower()
+    return any(w in m for w in ("peak", "spread", "/ min", "growth", "overhead", "attain", "roof"))
+
+
 def _num(v) -> float | None:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return None
@@ -324,7 +333,7 @@ def impossible_figures(doc: dict) -> list[str]:
                     signed = any(w in meaning.lower() or w in col for w in SIGNED_WORDS)
                     if unit in ("ns", "bytes", "count", "FLOP") and x < 0 and not signed:
                         bad.append(f"{name}.{col} = {v} < 0 ({meaning})")
-                    elif unit == "%" and not signed and not -EPS <= x <= 100 + EPS and "peak" not in meaning:
+                    elif unit == "%" and not signed and not -EPS <= x <= (np_inf if _unbounded(meaning) else 100 + EPS):
                         bad.append(f"{name}.{col} = {v} outside 0-100 ({meaning})")
                     elif unit == "share" and not -EPS <= x <= 1 + EPS and not signed:
                         bad.append(f"{name}.{col} = {v} outside 0-1 ({meaning})")
