@@ -53,7 +53,7 @@ def _compact(text: object) -> str:
         return ""
     try:
         return json.dumps(json.loads(text), separators=(",", ":"))
-    except ValueError:
+    except (ValueError, RecursionError):
         return text.strip()
 
 
