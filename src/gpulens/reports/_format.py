@@ -50,7 +50,8 @@ LABELS: dict[str, str] = {
     "min_ns": "min", "max_ns": "max", "share": "share of kernel time", "cumulative_share": "cumulative share",
     "critical": "critical set", "device_id": "GPU", "stream_id": "stream", "time_at_stake_ns": "time at stake",
     "flops_per_s": "attained FLOP/s", "bytes_per_s": "attained bandwidth", "arithmetic_intensity":
-    "arithmetic intensity", "peak_flops_per_s": "compute roof", "peak_bytes_per_s": "memory roof",
+    "arithmetic intensity", "peak_flops_per_s": "compute roof", "compute_roof": "roof judged against",
+    "peak_bytes_per_s": "memory roof",
     "ridge_point": "ridge point", "roof_pct": "% of roof", "flops_source": "FLOPs from", "flops": "FLOP",
     "regs_per_thread": "registers / thread", "smem_bytes": "shared memory / block", "block_size": "block size",
     "active_blocks_per_sm": "blocks / SM", "theoretical_occupancy_pct": "theoretical occupancy",
@@ -188,9 +189,13 @@ def _fmt_collection(v: Any) -> str:
     return "; ".join(fmt_unit(x, "text") for x in v) or "none"
 
 
+#: Scalar types tested first: ``isinstance`` against the ``Mapping`` ABC is slow, and most cells are scalars.
+_SCALARS = (str, int, float, np.integer, np.floating, np.bool_)
+
+
 def fmt_unit(v: Any, unit: str) -> str:
     """One value as a person reads it, from its declared ``unit`` (see the module docstring)."""
-    if isinstance(v, (Mapping, list, tuple, np.ndarray)):
+    if not isinstance(v, _SCALARS) and isinstance(v, (Mapping, list, tuple, np.ndarray)):
         return clip(_fmt_collection(list(v) if isinstance(v, np.ndarray) else v), CELL_CHARS)
     if is_missing(v):
         return MISSING
