@@ -55,6 +55,7 @@ def run_all(timeline: Timeline, device: Any = None, only: list[str] | None = Non
     Returns:
         name → AnalysisResult, in run order. Each analyzer sees the results of those before it.
     """
+    from gpulens.analyzers._span import blank_unknown_durations
     from gpulens.analyzers._heap import return_free_memory
     from gpulens.analyzers.context import _ATTR, context_of
 
@@ -69,6 +70,7 @@ def run_all(timeline: Timeline, device: Any = None, only: list[str] | None = Non
         results[cls.name] = cls().analyze(timeline, device, results)
     if hasattr(timeline, _ATTR):
         delattr(timeline, _ATTR)
+    blank_unknown_durations(timeline, results)  # no input durations: sums of zeros are unknown, not 0 ns
     return results
 
 
