@@ -157,6 +157,42 @@ SEEDS = {
     "omniperf_dir": ("vcopy_MI200", None),
 }
 
+SHARED_CASES = HERE.parents[1] / "shared" / "cases"
+
+
+def _rocpd_dir(path: Path) -> None:
+    """Two rocpd databases in one folder (one per process, as T12)."""
+    import importlib
+
+    path.mkdir()
+    mod = importlib.import_module("tests.test_rocpd")
+    mod.build_layout_a(path / "4242_results.db")
+    mod.build_layout_b(path / "4243_results.db")
+
+
+def _ncu_rep(path: Path) -> None:
+    path.write_bytes(b"NVR\x00" + bytes(range(256)) * 4)
+
+
+def extended_seeds() -> dict[str, tuple[str, object]]:
+    """Extra seeds of ``--extended``: folders (rank files, rocprof v1 / v3, rocpd per process), every case of
+    tests/data/cases and, when the developer corpus is present, every case of ../shared/cases."""
+    out: dict[str, tuple[str, object]] = {
+        "rank_dir": ("ranks", DATA / "kineto" / "multirank"),
+        "v1_dir": ("v1dir", DATA / "rocprof" / "v1_gunrock_mi300x"),
+        "v3_dir": ("v3dir", DATA / "rocprof" / "v3_csv_sdk_docs"),
+        "omniperf_300": ("vcopy_MI300X_A1", DATA / "omniperf" / "vcopy_MI300X_A1"),
+        "rocpd_dir": ("rocpd_procs", _rocpd_dir),
+        "ncu_rep": ("r.ncu-rep", _ncu_rep),
+    }
+    for d in (DATA / "cases", SHARED_CASES):
+        if d.is_dir():
+            for p in sorted(d.iterdir()):
+                if p.name != "README.md" and (p.is_file() or p.name.startswith("T12")):
+                    out.setdefault(f"case_{p.name}", (f"case_{p.name}", p))
+    return out
+
+
 # ---------------------------------------------------------------------------------------------------- mutations
 TOKENS = [b"18446744073709551616", b"-9223372036854775808", b"9223372036854775807", b"-1", b"0", b"1e400",
           b"-1e400", b"NaN", b"nan", b"inf", b"-inf", b"Infinity", b"null", b"true", b'""', b'"x"', b"[]", b"{}",
@@ -284,17 +320,51 @@ def mutate_sqlite(rng: random.Random, path: Path) -> None:
         con.close()
 
 
-def make_input(rng: random.Random, seeds: dict[str, Path], out_dir: Path, i: int) -> Path:
+def _mutate_file(rng: random.Random, f: Path, extended: bool) -> None:
+    """Mutate one file in place (SQLite by its tables, text by bytes / structure, gzip kept as gzip mostly)."""
+    if f.suffix in (".sqlite", ".db") or f.read_bytes()[:16] == b"SQLite format 3\x00":
+        if extended and rng.random() < 0.6:
+            from tests.fuzz_more import mutate_sqlite_schema
+
+            mutate_sqlite_schema(rng, f)
+        else:
+            mutate_sqlite(rng, f)
+        return
+    data = f.read_bytes()
+    gz = data[:2] == b"\x1f\x8b"
+    if gz:
+        data = gzip.decompress(data)
+    if extended and rng.random() < 0.6:
+        from tests.fuzz_more import mutate_extended
+
+        data = mutate_extended(rng, data)
+    else:
+        typed = mutate_json(rng, data) if data.lstrip()[:1] == b"{" and rng.random() < 0.4 else None
+        data = typed if typed is not None else mutate_bytes(rng, data)
+    if gz and rng.random() < 0.8:
+        data = gzip.compress(data, compresslevel=1)
+    f.write_bytes(data)
+
+
+def make_input(rng: random.Random, seeds: dict[str, Path], out_dir: Path, i: int, extended: bool = False) -> Path:
     """The ``i``-th mutated input, written under ``out_dir``."""
     fmt = rng.choice(sorted(seeds))
     seed = seeds[fmt]
     if seed.is_dir():
         dst = out_dir / f"in{i}_{seed.name}"
         shutil.copytree(seed, dst)
-        f = rng.choice(sorted(p for p in dst.iterdir() if p.is_file()))
-        f.write_bytes(mutate_bytes(rng, f.read_bytes()))
+        files = sorted(p for p in dst.rglob("*") if p.is_file())
+        for f in rng.sample(files, 1 if not extended or len(files) < 2 or rng.random() < 0.7 else 2):
+            if extended:
+                _mutate_file(rng, f, True)
+            else:
+                f.write_bytes(mutate_bytes(rng, f.read_bytes()))
         return dst
     dst = out_dir / f"in{i}_{seed.name}"
+    if extended:
+        shutil.copyfile(seed, dst)
+        _mutate_file(rng, dst, True)
+        return dst
     if seed.suffix in (".sqlite", ".db"):
         shutil.copyfile(seed, dst)
         mutate_sqlite(rng, dst)
@@ -366,7 +436,12 @@ def run_one(path: Path, strict: bool, cli: bool, out: Path, analyze: bool = True
 
         tl = collect(path, strict=strict)
         if analyze:
-            render(Report([analyze_timeline(tl, str(path))]))
+            doc = render(Report([analyze_timeline(tl, str(path))]))
+            from tests.fuzz_more import impossible_figures
+
+            bad = impossible_figures(json.loads(doc))
+            if bad:
+                return "impossible figure: " + "; ".join(bad[:3])
         if tl.meta.warnings:
             return "partial"
     except GpulensError as exc:
@@ -402,6 +477,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--analyze-every", type=int, default=1)
     ap.add_argument("--formats", default="", help="comma-separated SEEDS keys (default: all)")
     ap.add_argument("--keep-wrapped", action="store_true", help="keep one input per wrapped-error place")
+    ap.add_argument("--extended", action="store_true",
+                    help="structure-aware mutators, folder and case seeds, impossible-figure check (tests/fuzz_more)")
     a = ap.parse_args(argv)
     import warnings
 
@@ -410,11 +487,15 @@ def main(argv: list[str] | None = None) -> int:
     seeds_dir = a.workdir / "seeds"
     seeds_dir.mkdir(parents=True, exist_ok=True)
     seeds: dict[str, Path] = {}
-    for fmt, (name, build) in SEEDS.items():
+    specs = dict(SEEDS, **(extended_seeds() if a.extended else {}))
+    for fmt, (name, build) in specs.items():
         p = seeds_dir / name
         if build is None:
             if not p.exists():
                 shutil.copytree(DATA / "omniperf" / name, p)
+        elif isinstance(build, Path):
+            if not p.exists():
+                (shutil.copytree if build.is_dir() else shutil.copyfile)(build, p)
         elif not p.exists():
             build(p)
         seeds[fmt] = p
@@ -432,7 +513,7 @@ def main(argv: list[str] | None = None) -> int:
         rng = random.Random(a.seed * 1_000_003 + i)
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir()
-        path = make_input(rng, seeds, work, i)
+        path = make_input(rng, seeds, work, i, extended=a.extended)
         (a.workdir / "current").write_text(f"{i} {path.name}")
         cli = a.cli_every > 0 and i % a.cli_every == 0
         strict = i % 4 != 3

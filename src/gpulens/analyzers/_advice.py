@@ -18,6 +18,13 @@ What is known, and from where:
   it records ``aten::`` operators, Python frames, or kernels only PyTorch builds (``at::native::``, ``c10::``,
   ``pytorch_flash``, Inductor's ``triton_`` kernels). Only then do steps name torch.compile, DataLoader, DDP/FSDP,
   ``.item()`` or torch.profiler options.
+* **training or inference** (:func:`trains`): a PyTorch input that records a backward pass (autograd ``*Backward``
+  functions, ``autograd::engine``, ``backward`` frames, ``*_bwd`` kernels) or an optimizer step is training; one
+  that records none is inference. Only training is told to overlap collectives "during backward" (DDP bucketing,
+  FSDP prefetch); inference is told to overlap them with the other independent work of its forward pass.
+* **precision** (the roofline's precision and roof of the kernel's FLOPs): a kernel already on tensor cores / MFMA at
+  BF16/FP16 is not told to "use a lower precision (TF32, BF16)" — FP8 is what is left; one at FP8/INT8 is told
+  nothing about precision; a GEMM on the vector units is told to use tensor cores.
 """
 
 from __future__ import annotations
@@ -108,16 +115,52 @@ def whole_waves(fam: str, library: bool) -> str:
     return "Size the grid to a whole number of waves (blocks = multiple of SMs × resident blocks)."
 
 
-def limiter(resource: str, name: str | None, pytorch: bool = False) -> str:
-    """How to relax a register / shared-memory occupancy limiter for this kernel (one imperative sentence)."""
+def limiter(resource: str, name: str | None, pytorch: bool = False, latency_bound: bool = False) -> str:
+    """How to relax a register / shared-memory occupancy limiter for this kernel (one imperative sentence).
+    ``latency_bound``: the evidence already shows the kernel latency-bound (the advice then does not make it a
+    condition — "if it is shown latency-bound" beside a latency-bound verdict was circular)."""
     if is_library(name):
         bench = " (torch.backends.cudnn.benchmark = True tries them)" if pytorch and "cudnn" in str(name).lower() \
             else ""
+        hint = alignment_hint(name)
+        if latency_bound:
+            return hint or ("Its block size, registers and shared memory are fixed by the library's kernel: give it "
+                            f"a problem shape it tiles well, or let it pick another algorithm{bench}.")
         return ("Its block size, registers and shared memory are fixed by the library's kernel: if it is shown "
                 f"latency-bound, try another algorithm or problem shape{bench}.")
+    cond = "" if latency_bound else " if it is latency-bound"
     if resource == "registers":
-        return "Cut registers per thread (__launch_bounds__, -maxrregcount, fewer live values) if it is latency-bound."
-    return "Use less shared memory per block (smaller tiles, fewer pipeline stages) if it is latency-bound."
+        return f"Cut registers per thread (__launch_bounds__, -maxrregcount, fewer live values){cond}."
+    return f"Use less shared memory per block (smaller tiles, fewer pipeline stages){cond}."
+
+
+_ALIGN = re.compile(r"(?:^|[_<\s])align(\d+)(?:\b|_|>)", re.I)
+_ELEM_BYTES = ((re.compile(r"bf16|f16|fp16|h1688|h16816|hgemm|half", re.I), 2),
+               (re.compile(r"e4m3|e5m2|fp8|i8816|s8|int8|u8", re.I), 1),
+               (re.compile(r"tf32|s1688|s16816|sgemm|f32|fp32|float", re.I), 4),
+               (re.compile(r"f64|fp64|dgemm|d884|double", re.I), 8))
+
+
+def alignment_hint(name: str | None) -> str | None:
+    """For a CUTLASS-style kernel named ``…_alignN`` with N elements under 16 bytes (``align1``: scalar, unaligned
+    loads): pad the problem so the library can pick an aligned, vectorised kernel (one imperative sentence), else
+    None. CUTLASS's alignment is the operands' guaranteed alignment in elements; its vectorised 128-bit global loads
+    need 16-byte alignment, i.e. every leading dimension and the K/N extents a multiple of 16 bytes / element size
+    (cuBLAS's tensor-core rule of dimensions multiple of 8 for FP16/BF16 is the same 16 bytes)."""
+    m = _ALIGN.search(str(name or ""))
+    if not m:
+        return None
+    n = int(m.group(1))
+    size = next((b for rx, b in _ELEM_BYTES if rx.search(str(name))), None)
+    if size is not None and n * size >= 16:
+        return None
+    if size is None and n >= 8:
+        return None
+    mult = f"a multiple of {16 // size} elements (16 bytes)" if size else \
+        "a multiple of 16 bytes (8 FP16/BF16 elements, 4 FP32)"
+    return (f"Its name says align{n}: the library could not assume aligned operands and picked a kernel with narrow "
+            f"loads — pad the problem's K and N and the leading dimensions to {mult} so an aligned, vectorised "
+            "kernel is picked.")
 
 
 def balance(library: bool) -> str:
@@ -145,7 +188,9 @@ IDLE_ACTIONS = {
     True: {
         "host": "move work off the host thread that feeds the GPU (data loading, Python, CPU ops)",
         "launch": "fuse small kernels (torch.compile) or capture the step in CUDA/HIP graphs",
-        "sync": "remove synchronisations (.item(), .cpu(), cudaDeviceSynchronize) from the step loop",
+        "sync": "remove synchronisations and synchronous copies (.item(), .cpu(), .tolist(), "
+                "cudaDeviceSynchronize) from the step loop, or copy into pinned memory with non_blocking=True and "
+                "wait for the result only where it is needed",
         "queued": "look at cross-stream dependencies and event waits",
         "unattributed": "record the host side too (torch.profiler with CPU activity) to find what the GPU waited for",
     },
@@ -166,8 +211,10 @@ IDLE_DETAILS = {
                 "work per step.",
         "launch": "Fuse small kernels (torch.compile) or capture the step in CUDA/HIP graphs so one launch replays "
                   "many kernels.",
-        "sync": "Idle gaps overlap host synchronisation calls (.item(), .cpu(), cudaDeviceSynchronize): each drains "
-                "the queue. Remove syncs from the step loop or defer them.",
+        "sync": "Idle gaps overlap blocking host calls (.item(), .cpu(), cudaDeviceSynchronize, synchronous copies): "
+                "each drains the queue, and the host launches nothing until it returns (a long one with the GPU idle "
+                "throughout means the GPU was held back by a dependency: a stream waiting on an event, or work the "
+                "trace does not show). Remove syncs from the step loop or defer them.",
         "unattributed": "Record the host side too (torch.profiler with CPU activity) to attribute them.",
     },
     False: {
@@ -175,7 +222,7 @@ IDLE_DETAILS = {
                 "buffers, asynchronous copies), or enqueue more work per iteration.",
         "launch": "Fuse small kernels or capture the loop in CUDA/HIP graphs (stream capture) so one launch replays "
                   "many kernels.",
-        "sync": "Idle gaps overlap host synchronisation calls (cudaDeviceSynchronize, cudaStreamSynchronize, "
+        "sync": "Idle gaps overlap blocking host calls (cudaDeviceSynchronize, cudaStreamSynchronize, "
                 "blocking copies): each drains the queue. Remove them from the loop or defer them.",
         "unattributed": "Record the host side too (nsys with CUDA API tracing, rocprofv3 --hip-trace) to attribute "
                         "them.",
@@ -183,8 +230,12 @@ IDLE_DETAILS = {
 }
 
 
-def exposed_comm_detail(pytorch: bool) -> str:
-    """The advice sentence of the exposed-communication finding."""
+def exposed_comm_detail(pytorch: bool, training: bool | None = None) -> str:
+    """The advice sentence of the exposed-communication finding (``training``: :func:`trains`)."""
+    if pytorch and training is False:
+        return ("Collectives run while no compute kernel does. Overlap them with independent computation of the "
+                "forward pass on another stream (e.g. a tensor-parallel all-reduce beside the next micro-batch's or "
+                "layer's GEMMs), or reduce their size (fewer, larger messages; a lower tensor-parallel degree).")
     if pytorch:
         return ("Collectives run while no compute kernel does. Overlap them with computation (bucketed all-reduce "
                 "during backward, FSDP prefetch) or reduce their size.")
@@ -209,3 +260,87 @@ def host_path_action(cls: str, pytorch: bool) -> str | None:
     return {"cpu_op": "Cut host overhead on the critical path (CUDA/HIP graphs, fewer and larger launches; {top}).",
             "host_idle": "The host thread is idle on the critical path: look for host work (I/O, CPU-side "
                          "preparation) between the launches."}.get(cls)
+
+
+_TRAINING = re.compile(r"Backward\d*\b|autograd::engine|\bbackward\b|[Oo]ptimizer\.(?:step|zero_grad)|"
+                       r"\boptimizer_step|_bwd\b|_bwd_|\bbwd_", re.I)
+
+
+def trains(timeline: Any) -> bool | None:
+    """True when a PyTorch input records a backward pass or an optimizer step (module doc), False when it records
+    PyTorch work and neither (inference), None when the input shows no PyTorch. Computed once per Timeline."""
+    from gpulens.analyzers.context import context_of
+
+    if not uses_pytorch(timeline):
+        return None
+
+    def compute() -> bool:
+        col = timeline.events["name"]
+        cats = col.cat.categories if isinstance(col.dtype, pd.CategoricalDtype) else col.dropna().unique()
+        return any(isinstance(n, str) and _TRAINING.search(n) for n in cats)
+
+    return bool(context_of(timeline).memo("advice.trains", compute))
+
+
+def comm_steps(training: bool | None) -> list[str] | None:
+    """The next steps of a communication-bound PyTorch kernel in an inference program (``training`` False); None
+    for training (the DDP/FSDP steps apply) or an unknown program."""
+    if training is not False:
+        return None
+    return ["Overlap it with compute: run it on its own stream beside independent work of the forward pass (the "
+            "next micro-batch's or layer's GEMMs) and wait only where its result is needed.",
+            "Shrink it: fewer and larger messages (fuse the all-reduce with the norm after it), a narrower type, "
+            "or a lower tensor-parallel degree."]
+
+
+#: precisions at which the compute roof is already a 16-bit or narrower tensor-core / MFMA one
+_NARROW = ("bf16", "fp16")
+_NARROWEST = ("fp8", "int8")
+
+
+def precision_step(precision: str | None, compute_roof: str | None, pytorch: bool) -> str | None:
+    """The precision advice of a compute-bound GEMM / attention kernel, from the roofline's ``precision`` and
+    ``compute_roof`` (``matrix.<p>`` tensor cores / MFMA, ``vector.<p>`` CUDA cores / SIMD): None when nothing
+    lower is left (FP8/INT8) — the caller keeps its other steps; the generic sentence when unknown."""
+    prec = (precision or "").lower()
+    on_matrix = isinstance(compute_roof, str) and compute_roof.startswith("matrix.")
+    if prec in _NARROWEST:
+        return None
+    if prec in _NARROW and on_matrix:
+        how = " (Transformer Engine, torchao float8)" if pytorch else ""
+        return (f"It already runs at {prec.upper()} on tensor cores / MFMA: FP8{how} is the lower precision left, "
+                "where accuracy allows.")
+    if prec in ("fp32", "tf32", "fp64") and isinstance(compute_roof, str) and compute_roof.startswith("vector."):
+        how = " (torch.autocast, or allow_tf32 for FP32 matmuls)" if pytorch else ""
+        return (f"It runs on the vector units at {prec.upper()}: use tensor cores / MFMA at TF32 or BF16{how} where "
+                "accuracy allows.")
+    if prec in ("tf32", "fp32") and on_matrix:
+        how = " (torch.autocast)" if pytorch else ""
+        return f"It runs at {prec.upper()} on tensor cores: BF16/FP16{how} or FP8 halve the work per FLOP, where accuracy allows."
+    return None if prec else "Use tensor cores / MFMA at a lower precision (TF32, BF16, FP8) where accuracy allows."
+
+
+_NAME_PRECISION = ((re.compile(r"float8|(?<![a-z0-9])fp8|e4m3|e5m2", re.I), "fp8"),
+                   (re.compile(r"bfloat16|(?<![a-z0-9])bf16(?![0-9])", re.I), "bf16"),
+                   (re.compile(r"\bHalf\b|__half|float16|(?<![a-z0-9])f(?:p)?16(?![0-9])", re.I), "fp16"))
+
+
+def name_precision(name: str | None) -> str | None:
+    """The data type a kernel's name spells (template arguments such as ``c10::BFloat16``, ``__half``, ``e4m3``),
+    narrowest first; None when it names none of them."""
+    for pat, prec in _NAME_PRECISION:
+        if isinstance(name, str) and pat.search(name):
+            return prec
+    return None
+
+
+def bytes_step(precision: str | None, name: str | None = None) -> str:
+    """The "move fewer bytes" advice of a memory-bound kernel, not naming a dtype it already uses (the roofline's
+    precision, else the type its name spells)."""
+    prec = (precision or name_precision(name) or "").lower()
+    if prec in _NARROWEST:
+        return "Move fewer bytes: vectorised and coalesced 128-bit accesses, and read each byte once (tiling, fusion)."
+    if prec in _NARROW:
+        return ("Move fewer bytes: FP8 or quantised (int8/int4) data where accuracy allows, vectorised and coalesced "
+                "128-bit accesses.")
+    return "Move fewer bytes: narrower dtypes (BF16/FP8), vectorised and coalesced 128-bit accesses."

@@ -197,7 +197,7 @@ def op_cost(name: str, input_dims: str | None, input_types: str | None, causal: 
         return None
     try:
         dims, types = json.loads(input_dims), json.loads(input_types)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(dims, list) or not isinstance(types, list):
         return None

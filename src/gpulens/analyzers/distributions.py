@@ -31,7 +31,9 @@ COLUMNS = {
 OUTLIER_COLUMNS = {
     "name": "kernel name [text]",
     "rank": "distributed rank [id]",
-    "step": "ProfilerStep number of the instance (unknown when the trace has no steps) [id]",
+    "step": "ProfilerStep number of the instance: the step whose window contains its launch call (any thread of "
+            "the process), else its framework op, else its start on a GPU-side step range; unknown when none does "
+            "(no steps recorded, or work outside them) [id]",
     "stream_id": "GPU stream [id]",
     "start_ns": "start on the Timeline clock [ns]",
     "dur_ns": "effective duration [ns]",
@@ -114,8 +116,13 @@ class KernelOutliers(Analyzer):
         t = t.sort_values(["vs_median", "dur_ns"], ascending=False, kind="stable").reset_index(drop=True)
         t["name"] = pd.Series(names[t["code"].to_numpy()], dtype=object)
         t["step"] = t["step"].astype("Int64")
-        return AnalysisResult(self.name, t[list(OUTLIER_COLUMNS)], OUTLIER_COLUMNS,
-                              {"instances": int(len(t)), "worst_vs_median": float(t["vs_median"].max())
-                               if t["vs_median"].notna().any() else None},
+        summary = {"instances": int(len(t)), "worst_vs_median": float(t["vs_median"].max())
+                   if t["vs_median"].notna().any() else None, "without_step": int(t["step"].isna().sum())}
+        return AnalysisResult(self.name, t[list(OUTLIER_COLUMNS)], OUTLIER_COLUMNS, summary,
                               summary_columns={"instances": "slow instances listed [count]",
-                                               "worst_vs_median": "largest duration / median [ratio]"})
+                                               "worst_vs_median": "largest duration / median [ratio]",
+                                               "without_step": "listed instances with no step: the trace records "
+                                                               "no steps, or neither their launch call nor their "
+                                                               "op lies in a step window (launched outside the "
+                                                               "steps, or no launch record and no External id) "
+                                                               "[count]"})

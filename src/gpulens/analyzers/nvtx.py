@@ -33,7 +33,8 @@ COLUMNS = {
     "gpu_events": "GPU events launched inside the instances [count]",
     "gpu_ns": "summed GPU time of the work launched inside (nested ranges included) [ns]",
     "gpu_projected_ns": "Σ over instances of last GPU end − first GPU start of that work [ns]",
-    "gpu_share": "gpu_ns / GPU time of all GPU events [share]",
+    "gpu_share": "GPU time launched inside at least one instance of the range / GPU time of all GPU events "
+                 "(each event once, even when instances nest or repeat) [share]",
 }
 SUMMARY = {
     "ranges": "NVTX range instances [count]",
@@ -85,6 +86,7 @@ class Nvtx(Analyzer):
         per = per.assign(rank=calls["rank"].to_numpy(), pid=calls["pid"].to_numpy(), tid=calls["tid"].to_numpy(),
                          t=calls["start_ns"].to_numpy())
         rows, covered = [], np.zeros(len(per), dtype=bool)
+        union: dict[tuple[str, str, str], int] = {}
         per = per.reset_index(drop=True)
         for key_cols, rtype in ((["rank", "pid", "tid"], "push/pop"), (["rank", "pid"], "start/end")):
             sub = rng[rng["range_type"] == rtype]
@@ -109,6 +111,13 @@ class Nvtx(Analyzer):
                 for a, b in zip(lo, hi):
                     covered[idx[a:b]] = True
                 thread = "/".join(str(x) for x in (key if isinstance(key, tuple) else (key,)))
+                names, durs = rs["name"].astype(str).to_numpy(), lk["dur"].to_numpy()
+                for nm in np.unique(names):  # per name, each GPU event once (nested or repeated instances)
+                    mask = np.zeros(len(lk), dtype=bool)
+                    sel = names == nm
+                    for a, b in zip(lo[sel], hi[sel]):
+                        mask[a:b] = True
+                    union[(nm, thread, rtype)] = int(durs[mask].sum())
                 rows.append(pd.DataFrame({"name": rs["name"].astype(str).to_numpy(), "thread": thread,
                                           "range_type": rtype, "depth": depth, "range_ns": rs["dur_ns"].to_numpy(),
                                           "launches": hi - lo, "gpu_events": cn[hi] - cn[lo],
@@ -119,7 +128,9 @@ class Nvtx(Analyzer):
             launches=("launches", "sum"), gpu_events=("gpu_events", "sum"), gpu_ns=("gpu_ns", "sum"),
             gpu_projected_ns=("gpu_projected_ns", "sum")) if len(inst) else empty
         if len(table):
-            table["gpu_share"] = table["gpu_ns"] / total_gpu if total_gpu else np.nan
+            once = np.array([union.get((n, t, r), 0) for n, t, r in zip(table["name"], table["thread"],
+                                                                        table["range_type"])], dtype=np.float64)
+            table["gpu_share"] = once / total_gpu if total_gpu else np.nan
             table = table.sort_values(["gpu_ns", "range_ns"], ascending=False, kind="stable").reset_index(drop=True)
             table = table[list(COLUMNS)]
         in_ranges = int(per.loc[covered, "dur"].sum()) if len(per) else 0

@@ -66,7 +66,7 @@ def layout_of(kernel: str) -> str:
 def _tensors(dims: Any, types: Any) -> list[tuple[list[int], int, str]]:
     try:
         d, t = json.loads(dims), json.loads(types)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return []
     return fm._tensors(d, t) if isinstance(d, list) and isinstance(t, list) else []
 

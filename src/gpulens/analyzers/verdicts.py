@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers import _advice
-from gpulens.analyzers._occ_findings import bound_by_verdict
+from gpulens.analyzers._occ_findings import bound_by_verdict, settle_condition
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.bottlenecks import (
     classify_gaps,
@@ -32,6 +32,7 @@ from gpulens.analyzers.bottlenecks import (
 )
 from gpulens.analyzers.context import context_of, strings
 from gpulens.analyzers.intervals import merge
+from gpulens.analyzers._optree import gpu_op_links
 from gpulens.analyzers.launches import link_gpu_to_launch
 from gpulens.analyzers.stalls import kernel_percentages
 from gpulens.analyzers._span import busy_unknown_reason
@@ -256,7 +257,7 @@ class Verdicts(Analyzer):
         kern = context_of(timeline).of_kind("kernel", "comm")
         exposed = exposed_comm_by_name(timeline)
         both = link_gpu_to_launch(timeline)
-        links, op_links = both["launch_event_id"], both["op_event_id"]
+        links, op_links = both["launch_event_id"], gpu_op_links(timeline)  # the one op linking (_optree)
         bn = results.get("bottlenecks")
         gaps = classify_gaps(timeline, getattr(bn, "summary", {}).get("launch_gap_ns", 20_000), links)
         if replayed_for_counters(timeline):  # gaps between replayed kernels say nothing about launches
@@ -289,6 +290,7 @@ class Verdicts(Analyzer):
         k_src = strings(kern["source"])
         k_dur = kern["dur_ns"].to_numpy(dtype="float64", na_value=np.nan)
         pytorch = _advice.uses_pytorch(timeline)
+        training = _advice.trains(timeline)
         k_ctr = counter_src.reindex(kern["event_id"].to_numpy()).to_numpy(dtype=object) if len(counter_src) \
             else np.full(len(kern), np.nan, dtype=object)
         for h in crit.to_dict("records"):
@@ -297,7 +299,7 @@ class Verdicts(Analyzer):
             eff = h["effective_ns"]
             e = Evidence(name, str(h["kind"]), int(h["calls"]), int(eff) if eff == eff else 0, inputs=["timeline"],
                          family=_family(timeline, name, kern.index[pos[0]] if len(pos) else None, op_links),
-                         library=_advice.is_library(name), pytorch=pytorch)
+                         library=_advice.is_library(name), pytorch=pytorch, training=training)
             if e.kind == "comm":
                 e.exposed_comm_ns = exposed.get(name, 0)
             linked = pos[has_lid[pos]]
@@ -314,6 +316,8 @@ class Verdicts(Analyzer):
                 e.bound = r.get("bound") if r.get("bound") in BOUNDS else None
                 e.ridge_side = r.get("ridge_side") if r.get("ridge_side") in ("compute", "memory") else None
                 e.roof_pct, e.arithmetic_intensity = _num(r.get("roof_pct")), _num(r.get("arithmetic_intensity"))
+                e.precision = r.get("precision") if isinstance(r.get("precision"), str) else None
+                e.compute_roof = r.get("compute_roof") if isinstance(r.get("compute_roof"), str) else None
                 stake = _num(r.get("time_at_stake_ns"))
                 e.roof_stake_ns = int(stake) if stake is not None else None
                 e.inputs.append("roofline")
@@ -361,6 +365,8 @@ class Verdicts(Analyzer):
                 # latency-bound by speed-of-light counters: the occupancy findings' gain is now bounded
                 bound_by_verdict(results["occupancy"].findings, name, e.time_ns, e.theoretical_occupancy_pct,
                                  e.achieved_occupancy_pct, v.time_at_stake_ns, "Speed of light")
+            if v.verdict == "latency/occupancy-bound" and name in occ:
+                settle_condition(results["occupancy"].findings, name, pytorch)
             srcs = set(pd.unique(k_src[pos])) | {x for x in pd.unique(k_ctr[pos]) if isinstance(x, str)}
             inputs = e.inputs + [f"collector:{c}" for c in sorted(srcs)]
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],

@@ -60,7 +60,7 @@ def list_cmd(
     for p in sorted(root.glob("*/*.json")):
         try:
             d = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             continue
         if isinstance(d, dict) and "gpulens_baseline" in d:
             t.add_row(str(d.get("name")), str(d.get("machine_key")), str(len(d.get("runs", []))),

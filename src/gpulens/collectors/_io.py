@@ -317,13 +317,18 @@ def read_head(path: str | Path, n: int = 65536) -> bytes:
             d = zlib.decompressobj(16 + zlib.MAX_WBITS)
             with p.open("rb") as fh:
                 out = b""
-                while len(out) < n:
-                    chunk = fh.read(65536)
-                    if not chunk:
-                        break
+                chunk = fh.read(65536)
+                while chunk and len(out) < n:
                     out += d.decompress(chunk, n - len(out))
-                    if d.eof:
+                    if d.eof:  # the next gzip member (a stream written in pieces), if any
+                        chunk = d.unused_data + fh.read(65536)
+                        if chunk[:2] != GZIP_MAGIC:
+                            break
+                        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                    elif d.unconsumed_tail:
                         break
+                    else:
+                        chunk = fh.read(65536)
             blob = out[:n]
         except zlib.error:
             return b""

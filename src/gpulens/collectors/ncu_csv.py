@@ -54,10 +54,16 @@ def _text(data: bytes) -> str:
 
 
 def _header_index(lines: list[str]) -> int | None:
+    """Index of the header line: the first whose CSV fields include ``ID`` and ``Kernel Name`` (ncu writes ``"ID"``
+    first; a header whose columns were reordered or re-quoted by another tool is found as well)."""
     for i, ln in enumerate(lines):
         s = ln.lstrip("\ufeff")
         if s.startswith('"ID",') and '"Kernel Name"' in s:
             return i
+        if "ID" in s and "Kernel Name" in s and "," in s:
+            fields = {f.strip() for f in next(csv.reader([s]), [])}
+            if "ID" in fields and "Kernel Name" in fields:
+                return i
     return None
 
 

@@ -34,7 +34,7 @@ EXTRA = "ncu"
 PACKAGE = "ncu-report"
 
 
-def load_module() -> Any:
+def load_module(path: Path | None = None) -> Any:
     """Import ``ncu_report`` lazily.
 
     Raises:
@@ -43,7 +43,8 @@ def load_module() -> Any:
     try:
         return importlib.import_module("ncu_report")
     except ImportError:
-        raise DependencyError(PACKAGE, "reading .ncu-rep reports", extra=EXTRA) from None
+        what = f"{path}: reading .ncu-rep reports" if path is not None else "reading .ncu-rep reports"
+        raise DependencyError(PACKAGE, what, extra=EXTRA) from None
 
 
 def _value(metric: Any) -> Any:
@@ -68,7 +69,7 @@ class NcuRepCollector(Collector):
         head = read_magic(path, 4)
         if head != MAGIC:
             raise TraceFormatError(path, "not an Nsight Compute report (missing the NVR\\0 magic bytes)")
-        mod = load_module()
+        mod = load_module(path)
         try:
             ctx = mod.load_report(str(path))
         except Exception as exc:  # noqa: BLE001 - any failure of the vendor library is a bad input

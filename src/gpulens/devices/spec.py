@@ -210,8 +210,9 @@ def load_spec(path: str | Path) -> DeviceSpec:
             d = tomllib.loads(text)
         else:
             d = json.loads(text)
-    except (ValueError, ImportError) as exc:
-        raise TraceFormatError(p, f"not a valid device spec file ({str(exc).splitlines()[0]})") from None
+    except (ValueError, ImportError, RecursionError) as exc:
+        raise TraceFormatError(p, "not a valid device spec file "
+                                  f"({(str(exc).splitlines() or [type(exc).__name__])[0]})") from None
     if not isinstance(d, dict):
         raise TraceFormatError(p, "a device spec must be a JSON/TOML object")
     try:

@@ -30,7 +30,7 @@ def _report_doc(p: Path) -> dict[str, Any] | None:
         return None
     try:
         doc = json.loads(p.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError, OSError) as exc:
+    except (ValueError, UnicodeDecodeError, OSError, RecursionError) as exc:
         raise TraceFormatError(p, f"not a readable JSON report ({exc.__class__.__name__})") from None
     if not isinstance(doc, dict) or "sources" not in doc:
         return None

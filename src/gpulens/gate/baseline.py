@@ -172,7 +172,7 @@ def save_baseline(reports: Iterable[str | Path], name: str, store: Path | None =
     if replaced:
         try:
             prev = json.loads(path.read_text(encoding="utf-8")) if path.is_file() and not path.is_symlink() else None
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             prev = None
         if not isinstance(prev, dict) or "gpulens_baseline" not in prev:
             raise BaselineError(f"{path}: exists and is not a gpulens baseline (a symlink, a folder or another "
@@ -233,7 +233,7 @@ def load_baseline(path: str | Path) -> Baseline:
         doc = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise BaselineError(f"{p}: no such baseline") from None
-    except (OSError, ValueError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise BaselineError(f"{p}: not a readable baseline ({exc})") from None
     if isinstance(doc, dict) and "gpulens_baseline" not in doc and isinstance(doc.get("sources"), list) \
             and "schema_version" in doc:

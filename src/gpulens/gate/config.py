@@ -168,21 +168,40 @@ def load_config(path: str | Path | None = None, cwd: str | Path = ".") -> GateCo
         auto = Path(cwd) / "pyproject.toml"
         if not auto.is_file():
             return GateConfig()
-        doc = _read(auto)
-        table = doc.get("tool", {}).get("gpulens", {}).get("gate")
+        table = _gate_table(_read(auto), auto, auto=True)
         return from_mapping(table, auto) if isinstance(table, dict) else GateConfig()
     p = Path(path)
     if not p.is_file():
         raise ConfigError(f"{p}: no such config file")
-    doc = _read(p)
-    table = doc.get("tool", {}).get("gpulens", {}).get("gate")
-    if table is None:
+    return from_mapping(_gate_table(_read(p), p), p)
+
+
+def _gate_table(doc: dict[str, Any], p: Path, auto: bool = False) -> Any:
+    """The gate table of a parsed TOML document: ``[tool.gpulens.gate]``, else ``[gate]``, else the top level.
+
+    Raises:
+        ConfigError: ``tool``, ``tool.gpulens`` or the gate table is not a table (not with ``auto``: a
+            pyproject.toml found by itself without a gate table gives the defaults).
+    """
+    node: Any = doc
+    for part in ("tool", "gpulens"):
+        node = node.get(part, {}) if isinstance(node, dict) else None
+        if not isinstance(node, dict):
+            if auto:
+                return None
+            raise ConfigError(f"{p}: '{part}' must be a table")
+    table = node.get("gate")
+    if table is None and not auto:
         table = doc.get("gate", doc if "tool" not in doc else {})
-    return from_mapping(table, p)
+    if table is not None and not isinstance(table, dict):
+        if auto:
+            return None
+        raise ConfigError(f"{p}: the gate settings must be a table ([tool.gpulens.gate] or [gate])")
+    return table
 
 
 def _read(p: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(p.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError, OSError) as exc:
         raise ConfigError(f"{p}: not valid TOML ({exc})") from None

@@ -159,7 +159,7 @@ def load_report(path: str | Path) -> dict[str, Any]:
         if head.startswith(b"{") and b'"traceEvents"' not in head:
             try:
                 doc = json.loads(p.read_text(encoding="utf-8"))
-            except (ValueError, UnicodeDecodeError) as exc:
+            except (ValueError, UnicodeDecodeError, RecursionError) as exc:
                 raise TraceFormatError(p, f"not a readable JSON report ({exc})") from None
     if isinstance(doc, dict) and "gpulens_baseline" in doc:
         raise TraceFormatError(p, "is a gpulens baseline, not a report (pass it to --baseline)")

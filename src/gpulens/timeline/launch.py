@@ -108,3 +108,71 @@ def describe(changed: dict[str, int]) -> str:
             f"outside 1…{lim['grid_dim']:,}, a block outside 1…{lim['threads_per_block']:,} threads, more than "
             f"{lim['regs_per_thread']} registers per thread or {lim['smem_per_block']:,} bytes of shared memory "
             "per block")
+
+
+#: Device-record keys (``TimelineMeta.devices``) that hold a count or id: a non-negative integer. Keys ending in
+#: ``_bytes``/``_hz``/``_mhz``/``_per_s`` or starting with ``max_``/``l1_``/``l2_``/``lds_``/``smem_`` hold a
+#: non-negative number.
+DEVICE_INT_KEYS = frozenset({"device_id", "rank", "gpu_index", "chip_id", "agent_handle", "num_sms", "num_xcc",
+                             "warp_size", "simd_per_cu", "l2_channels", "regs_per_block", "regs_per_sm"})
+#: Device-record keys that hold text.
+DEVICE_TEXT_KEYS = frozenset({"name", "compute_capability", "gfx_arch", "uuid", "vendor", "chip", "bus_location",
+                              "hostname", "rocm_version", "compute_partition", "memory_partition"})
+_INT_SUFFIXES = ("_bytes", "_hz", "_mhz", "_per_s")
+
+
+def _device_number(value: Any, integral: bool) -> int | float | None:
+    """``value`` as a non-negative number below 2^63 when it is one (an int, a finite float or its decimal text);
+    with ``integral`` an int (a float must be integral)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        try:
+            value = float(value.strip()) if any(c in value for c in ".eEnN") else int(value.strip())
+        except ValueError:
+            return None
+    if isinstance(value, float):
+        if not np.isfinite(value) or not 0 <= value < 2.0 ** 63:
+            return None
+        if value == int(value):
+            value = int(value)
+        elif integral:
+            return None
+    if isinstance(value, int):
+        return value if 0 <= value < (1 << 63) else None
+    return value if isinstance(value, float) else None
+
+
+def scrub_device_records(devices: list[Any]) -> list[str]:
+    """Remove, in place, device-record values of the wrong type or impossible (a list where a count belongs, a
+    negative or NaN size, an SM count of 2^70, a compute capability that is not ``major.minor``); integers written
+    as text or integral floats become ints. Records that are not dicts are removed. Returns ``"key=value"`` for
+    each value removed (the caller warns once)."""
+    import re
+
+    dropped: list[str] = []
+    keep = []
+    for d in devices:
+        if not isinstance(d, dict):
+            dropped.append(f"device record {str(d)[:40]}")
+            continue
+        for k in list(d):
+            v = d[k]
+            if v is None:
+                continue
+            if k in DEVICE_INT_KEYS or k.endswith(_INT_SUFFIXES) or k.startswith(("max_", "l1_", "l2_", "lds_",
+                                                                                     "smem_")):
+                n = _device_number(v, k in DEVICE_INT_KEYS)
+                if n is None:
+                    dropped.append(f"{k}={str(v)[:40]}")
+                    del d[k]
+                else:
+                    d[k] = n
+            elif k in DEVICE_TEXT_KEYS:
+                ok = isinstance(v, str) and (k != "compute_capability" or re.fullmatch(r"\d{1,3}(\.\d{1,3})?", v))
+                if not ok:
+                    dropped.append(f"{k}={str(v)[:40]}")
+                    del d[k]
+        keep.append(d)
+    devices[:] = keep
+    return dropped

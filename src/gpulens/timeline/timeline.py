@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.errors import SchemaError, TraceFormatError
-from gpulens.timeline.launch import describe as describe_impossible, scrub_launch_config
+from gpulens.timeline.launch import describe as describe_impossible, scrub_device_records, scrub_launch_config
 from gpulens.timeline.schema import (
     COUNTER_COLUMNS,
     EVENT_COLUMNS,
@@ -258,6 +258,10 @@ class Timeline:
         sets launch-configuration values no GPU accepts to ``<NA>`` with one warning (:mod:`gpulens.timeline.launch`).
         """
         self.meta.scrub()
+        bad_device_values = scrub_device_records(self.meta.devices)
+        if bad_device_values:
+            self.meta.warnings.append(f"{len(bad_device_values)} device propert(y/ies) of the wrong type or impossible "
+                                      f"dropped (unknown now): {', '.join(bad_device_values[:3])[:200]}")
         for table, columns, label in (
             (self.events, EVENT_COLUMNS, "events"),
             (self.counters, COUNTER_COLUMNS, "counters"),
