@@ -262,3 +262,29 @@ def test_multirank_page_states_the_overlap_per_rank():
         pct = 100 * (row["comm_ns"] - row["exposed_comm_ns"]) / row["comm_ns"]
         assert 0 < pct < 100
         assert f"rank {r} {fmt_unit(pct, '%')}" in text
+
+
+def test_first_screen_lists_the_kernels_that_matter_with_their_bound(h100):
+    """The answer banner names the kernel with the most GPU time, its time from the trace file itself, its bound and
+    a next step, before any other block of the page."""
+    import gzip
+    from collections import defaultdict
+
+    events = json.loads(gzip.open(KINETO / "tracelens_h100_bert-small.json.gz").read())["traceEvents"]
+    per = defaultdict(float)
+    for e in events:  # Kineto: GPU kernels are complete events of category "kernel", dur in µs
+        if e.get("ph") == "X" and e.get("cat") == "kernel":
+            per[e["name"]] += float(e["dur"])
+    top, us = max(per.items(), key=lambda kv: kv[1])
+    summary = _page(html.render(h100), "summary")
+    banner = re.search(r'<section class="answer".*?</section>', summary, re.S).group(0)
+    assert summary.index(banner) < summary.index('<section class="panel">')  # the answer comes first
+    assert "Kernels that matter" in banner
+    row = re.search(rf'<tr><td class="num">#1</td><td class="name" title="{re.escape(html.esc(top))}">.*?</tr>',
+                    banner, re.S)
+    assert row, "the top kernel is the banner's first row"
+    assert f"{us:.2f} µs" in row.group(0)  # 98.72 µs summed over its 17 launches in the file
+    # one of the bound vocabulary, and a next step (not an empty cell)
+    assert re.search(r'class="bound b-\w+">(compute|memory|latency/occupancy|launch|communication)-bound<', row.group(0))
+    step = re.search(r'<td class="step"[^>]*>(.*?)</td>', row.group(0)).group(1)
+    assert len(step) > 20 and step != "none recorded"
