@@ -86,9 +86,14 @@ def _check_findings(src) -> None:
     if sm["device_span_ns"]:
         # each nanosecond once: the roots' stakes (idle, exposed work, kernel stakes) fit in the GPU time, allowing
         # kernels that overlap on several streams (their summed time exceeds their union)
-        stake = sum(f.time_at_stake_ns or 0 for f in top if f.category not in ("data-quality", "step-time"))
+        stake = sum(f.time_at_stake_ns or 0 for f in top
+                    if f.category not in ("data-quality", "step-time", "host-only-window"))
         slack = max(0, (sm["kernel_time_ns"] or 0) - (sm["kernel_busy_ns"] or 0))
         assert stake <= sm["device_span_ns"] + slack, (stake, sm["device_span_ns"])
+        # the host-only time of the window lies outside the GPU span: it fits in what the window adds to the span
+        outside = sum(f.time_at_stake_ns or 0 for f in top if f.category == "host-only-window")
+        assert outside <= max(0, (sm["window_ns"] or 0) - sm["span_ns"]) * max(1, len(sm["rank_span_ns"] or {})), \
+            (outside, sm["window_ns"], sm["span_ns"])
 
 
 @pytest.mark.parametrize("rel", INPUTS)

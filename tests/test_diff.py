@@ -127,7 +127,7 @@ def test_cli_writes_every_output_and_escapes_names(tmp_path):
                  "--markdown", str(outs[2]), "-q"])
     assert code == 0
     doc = json.loads(outs[0].read_text())
-    assert doc["summary"]["delta_ns"] == 30_000 and doc["diff_schema_version"] == 1
+    assert doc["summary"]["delta_ns"] == 30_000 and doc["diff_schema_version"] == 2
     assert set(doc["tables"]) == {"kernels", "operators", "categories", "ranks", "contributors"}
     page = outs[1].read_text()
     assert "<script>" not in page and "&lt;script&gt;" in page
@@ -144,8 +144,9 @@ def test_missing_input_is_a_one_line_error(tmp_path, capsys):
 
 def test_outputs_have_human_headers_and_the_share_of_the_change_in_percent(tmp_path):
     """Issue 18: no snake_case header, no µs under a *_ns header, "of Δ" as a signed percentage. The add kernel
-    gains 3 × 15 µs and the GEMM loses 6 µs (see the test above): total +39 µs, so the add kernel is 45/39 =
-    +115.4 % of Δ and the GEMM −6/39 = −15.4 %."""
+    gains 3 × 15 µs and the GEMM loses 6 µs (see the test above): "of Δ" is a part of the gross change Σ|Δ| =
+    45 + 6 = 51 µs (session 5: a part of the net +39 µs read +115.4 %, beyond ±100 %), so the add kernel is
+    45/51 = +88.2 % and the GEMM −6/51 = −11.8 %."""
     import re
 
     from gpulens.reports.diff import render_html, render_markdown
@@ -159,8 +160,8 @@ def test_outputs_have_human_headers_and_the_share_of_the_change_in_percent(tmp_p
     assert heads and not snake_headers([h.replace("\\_", "_") for h in heads]) and not [h for h in heads if "_ns" in h]
     # the add kernel's row (its short name: the function without namespace and template arguments)
     row = next(line for line in lines if line.startswith("| vectorized\\_elementwise\\_kernel") and "%" in line)
-    assert "+115.4 %" in row
-    assert "-15.4 %" in md
+    assert "+88.2 %" in row
+    assert "-11.8 %" in md
     page = render_html(r)
     ths = [re.sub(r"<[^>]+>", "", h) for h in re.findall(r"<th\b[^>]*>(.*?)</th>", page)]
     assert not snake_headers(ths) and "of Δ" in ths and "base time" in ths

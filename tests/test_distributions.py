@@ -96,3 +96,29 @@ def test_queue_length_step_function(tmp_path):
     assert q["empty_share"] == 0
     s = r["queue_length_series"].table
     assert s["max_queue"].max() == 3 and s.iloc[-1]["max_queue"] == 1
+
+
+def test_outliers_are_instances_well_above_their_median(tmp_path):
+    """Durations 10, 11, 12, 13 µs every step (12 launches, median 11.5 µs): the slowest is 13/11.5 = 1.13×
+    its median — jitter, not an outlier. The table used to list the 3 slowest anyway ("vs median 1.1")."""
+    path = _alike_steps(tmp_path, lambda j: 10.0 + j)
+    o = analyze([path], only=NAMES).sources[0].results["kernel_outliers"]
+    assert o.skipped and "1.5×" in o.skipped_reason and len(o.table) == 0
+
+
+def test_outlier_threshold_is_one_and_a_half_medians(tmp_path):
+    """Launch 3 of each step lasts 16 µs, 17.5 µs in step 2 (others 10 µs): median of the 12 durations is 10 µs, so
+    17.5 µs (1.75×) and the two 16 µs (1.6×) are outliers; a 14.9 µs instance (1.49×) would not be."""
+    durs = {(1, 3): 16.0, (2, 3): 17.5, (3, 3): 16.0, (3, 2): 14.9}
+    t = KTrace()
+    gpu = 10_000.0
+    for s in range(1, 4):
+        t.annotation(f"ProfilerStep#{s}", s * 1000.0, 900)
+        for j in range(4):
+            e = t.op("aten::mm", s * 1000.0 + 10 + 100 * j, 50)
+            t.launch(e, s * 1000.0 + 20 + 100 * j, [("k", gpu, durs.get((s, j), 10.0))])
+            gpu += 100
+    path = t.write(tmp_path / "o.json")
+    o = analyze([path], only=NAMES).sources[0].results["kernel_outliers"].table
+    assert list(o["dur_ns"]) == [17_500, 16_000, 16_000]
+    assert o.loc[0, "vs_median"] == pytest.approx(1.75) and list(o["step"]) == [2, 1, 3]

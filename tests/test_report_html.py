@@ -115,17 +115,18 @@ def test_roofline_and_occupancy_pages_when_present(h100):
     roof = _page(page, "roofline")
     (spec,) = _specs(roof).values()
     marks = {t["name"]: t for t in spec["data"] if t["mode"].startswith("markers")}
-    assert set(marks) == {"compute-bound", "memory-bound"}
+    # a table without ``compute_roof`` (older cached results): the roof is the figure of the row's precision
+    assert set(marks) == {"compute-bound · vs matrix bf16 (tensor cores)", "memory-bound · vs matrix bf16 (tensor cores)"}
     assert spec["layout"]["xaxis"]["type"] == spec["layout"]["yaxis"]["type"] == "log"
     # roofs named by unit and level: the H100's HBM3 (3.35 TB/s) meets its bf16 tensor-core roof (989.4 TFLOP/s)
     lines = {t["name"]: t for t in spec["data"] if t["mode"] == "lines"}
-    hbm = lines["HBM/DRAM 3.35 TB/s"]
+    hbm = lines["HBM/DRAM 3.35 TB/s (memory roof)"]
     assert hbm["y"][1] == pytest.approx(989.4e12) and hbm["x"][1] == pytest.approx(989.4e12 / 3.35e12)
-    assert "matrix (tensor cores) bf16 989.40 TFLOP/s" in lines
-    assert "ridge 295 FLOP/B (matrix (tensor cores) bf16)" in json.dumps(spec["layout"]["annotations"])
+    assert "matrix bf16 (tensor cores) 989.40 TFLOP/s" in lines
+    assert "ridge 295 FLOP/B (matrix bf16 (tensor cores))" in json.dumps(spec["layout"]["annotations"])
     # marker area ∝ GPU time: the sizes are the kernels' times (8 ms and 2 ms)
-    assert sorted(marks["compute-bound"]["marker"]["size"] + marks["memory-bound"]["marker"]["size"]) == \
-        [2_000_000, 8_000_000]
+    assert sorted(marks["compute-bound · vs matrix bf16 (tensor cores)"]["marker"]["size"]
+                  + marks["memory-bound · vs matrix bf16 (tensor cores)"]["marker"]["size"]) == [2_000_000, 8_000_000]
     assert "&lt;bf16&gt;" in roof and "<bf16>" not in roof
     occ = _page(page, "occupancy")
     (spec,) = _specs(occ).values()
@@ -133,6 +134,48 @@ def test_roofline_and_occupancy_pages_when_present(h100):
     assert spec["data"][0]["x"] == [12.5] and spec["data"][1]["x"] == [11.9]
     assert "Registers limit gemm to 12.5 % occupancy." in occ  # takeaway from the analyzer's finding
     assert "registers" in occ
+
+
+def test_roofline_draws_every_roof_the_table_judges_against(h100):
+    """A GEMM judged on the bf16 tensor-core roof and an elementwise kernel judged on the FP32 CUDA-core roof: both
+    roofs are drawn at their datasheet height with their ridge point, and each point has its roof's colour."""
+    src = h100.sources[0]
+    # NVIDIA H100 SXM datasheet: dense BF16 tensor core 989.4 TFLOP/s, FP32 (CUDA cores) 66.9 TFLOP/s, HBM3 3.35 TB/s
+    # → ridge points 989.4e12 / 3.35e12 = 295.3 and 66.9e12 / 3.35e12 = 19.97 FLOP/B
+    t = pd.DataFrame({
+        "name": ["gemm_bf16", "layer_norm"], "calls": [10, 40], "time_ns": [8_000_000, 2_000_000],
+        "flops": [4e12, 4e9], "bytes": [8e9, 4e9], "flops_per_s": [5e14, 2e12], "bytes_per_s": [1e12, 2e12],
+        "arithmetic_intensity": [500.0, 1.0], "precision": ["bf16", "bf16"],
+        "peak_flops_per_s": [989.4e12, 66.9e12], "compute_roof": ["matrix.bf16", "vector.fp32"],
+        "peak_bytes_per_s": [3.35e12, 3.35e12], "ridge_point": [989.4e12 / 3.35e12, 66.9e12 / 3.35e12],
+        "bound": ["compute", "memory"], "roof_pct": [50.5, 59.7], "flops_source": ["shapes", "shapes"]})
+    saved = src.results.get("roofline")
+    src.results["roofline"] = AnalysisResult("roofline", t)
+    try:
+        roof = _page(html.render(h100), "roofline")
+    finally:
+        if saved is None:
+            del src.results["roofline"]
+        else:
+            src.results["roofline"] = saved
+    (spec,) = _specs(roof).values()
+    lines = {t["name"]: t for t in spec["data"] if t["mode"] == "lines"}
+    tc, cuda = lines["matrix bf16 (tensor cores) 989.40 TFLOP/s"], lines["vector fp32 (CUDA cores) 66.90 TFLOP/s"]
+    assert tc["y"] == [pytest.approx(989.4e12)] * 2 and cuda["y"] == [pytest.approx(66.9e12)] * 2
+    # each compute roof starts at its ridge point on the HBM roof
+    assert tc["x"][0] == pytest.approx(295.34, rel=1e-3) and cuda["x"][0] == pytest.approx(19.97, rel=1e-3)
+    notes = json.dumps(spec["layout"]["annotations"])
+    assert "ridge 295 FLOP/B (matrix bf16 (tensor cores))" in notes and "ridge 20 FLOP/B (vector fp32 (CUDA cores))" in notes
+    marks = {t["name"]: t for t in spec["data"] if t["mode"].startswith("markers")}
+    gemm = marks["compute-bound · vs matrix bf16 (tensor cores)"]
+    norm = marks["memory-bound · vs vector fp32 (CUDA cores)"]
+    assert gemm["x"] == [500.0] and norm["x"] == [1.0]
+    assert gemm["marker"]["color"] == tc["line"]["color"] != norm["marker"]["color"] == cuda["line"]["color"]
+    assert gemm["marker"]["symbol"] != norm["marker"]["symbol"]  # the shape tells the bound
+    assert spec["layout"]["xaxis"]["title"]["text"] == "arithmetic intensity [FLOP/B]"
+    assert spec["layout"]["yaxis"]["title"]["text"].endswith("[FLOP/s]")
+    # the table says which roof each kernel is judged against
+    assert "vector fp32 (CUDA cores)" in roof and "judged against" in roof
 
 
 def test_new_analyzers_show_up_generically(h100):

@@ -47,3 +47,19 @@ def test_folder_format_alone_has_no_such_warning(tmp_path):
     d.mkdir()
     shutil.copy(DATA / "rocprof" / "v3_csv_sdk_docs" / "kernel_trace.csv", d / "kernel_trace.csv")
     assert not any("not read" in x for x in collect(d).meta.warnings)
+
+
+def test_directory_of_unusable_files_says_why_for_each(tmp_path):
+    """A rank folder whose files are all unusable (here: two empty downloads — Git LFS pointers or a failed copy
+    look like this — and a text note) names each file and its reason, not only "no trace file"."""
+    d = tmp_path / "ranks"
+    d.mkdir()
+    (d / "rank0.json.gz").write_bytes(b"")
+    (d / "rank1.json.gz").write_bytes(b"")
+    (d / "notes.txt").write_text("not a trace\n")
+    with pytest.raises(TraceFormatError) as ei:
+        collect(d)
+    msg = str(ei.value)
+    assert "3 file(s)" in msg
+    assert "rank0.json.gz (file is empty)" in msg and "rank1.json.gz (file is empty)" in msg
+    assert "notes.txt (not a recognised trace format)" in msg

@@ -131,9 +131,9 @@ def test_h100_bert_gemm_and_attention_get_flops_from_shapes_and_coverage_is_repo
     src = gpulens.analyze([path]).sources[0]
     r = src.results["roofline"]
     assert list(r.table.columns) == ["name", "calls", "time_ns", "flops", "bytes", "flops_per_s", "bytes_per_s",
-                                     "arithmetic_intensity", "precision", "peak_flops_per_s", "peak_bytes_per_s",
-                                     "ridge_point", "bound", "ridge_side", "roof_pct", "flops_source",
-                                     "time_at_stake_ns", "roof_note"]
+                                     "arithmetic_intensity", "precision", "peak_flops_per_s", "compute_roof",
+                                     "peak_bytes_per_s", "ridge_point", "bound", "ridge_side", "roof_pct",
+                                     "flops_source", "time_at_stake_ns", "roof_note"]
     t = r.table.set_index("name")
     gemms = t[t.index.str.contains("gemm")]
     assert len(gemms) == 4 and (gemms["flops_source"] == "shapes").all() and (gemms["precision"] == "bf16").all()
@@ -145,6 +145,12 @@ def test_h100_bert_gemm_and_attention_get_flops_from_shapes_and_coverage_is_repo
     big = t[t.index.str.contains("256x128")].iloc[0]
     assert big["calls"] == 1 and big["flops"] == 2 * 141 * 30522 * 512 + 141 * 30522
     assert big["peak_flops_per_s"] == pytest.approx(989.4e12) and big["peak_bytes_per_s"] == pytest.approx(3.35e12)
+    # GEMMs are judged on the tensor-core roof; the layer norm (elementwise work, no GEMM) on the CUDA-core roof:
+    # the H100 datasheet has no non-tensor BF16 figure, so FP32's 66.9 TFLOP/s is its roof (ridge 66.9 / 3.35 = 20)
+    assert (gemms["compute_roof"] == "matrix.bf16").all()
+    norm = t[t.index.str.contains("layer_norm")].iloc[0]
+    assert norm["compute_roof"] == "vector.fp32" and norm["peak_flops_per_s"] == pytest.approx(66.9e12)
+    assert norm["ridge_point"] == pytest.approx(66.9e12 / 3.35e12)
     assert r.summary["coverage"] == 1.0 and r.summary["launches_from_shapes"] == 40
     # only the critical set is analysed: over all kernel time, coverage is the critical set's share
     assert r.summary["coverage_of_kernel_time"] == pytest.approx(r.summary["critical_share_of_kernel_time"])

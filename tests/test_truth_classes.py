@@ -209,6 +209,19 @@ def test_rocprof_compute_without_timestamps_gets_no_timing_verdict():
     text = _render(source_renderable(s), 120)
     assert not re.search(r"\b0 ns\b|\bnan\b", text)
     assert "durations not recorded" in text
+    # every analysis, not only those above: no duration figure (a column or summary key in [ns], clock positions
+    # and the timeline views' drawing bins aside) is a 0 that really means "not recorded"
+    zeros = []
+    for name, r in s.results.items():
+        if name in ("stream_timeline", "critical_path_segments") or name.endswith("_series"):
+            continue
+        for c, doc in r.columns.items():
+            if doc.endswith("[ns]") and not c.endswith(("start_ns", "end_ns", "offset_ns")) and c in r.table:
+                if (r.table[c].dropna() == 0).any():
+                    zeros.append(f"{name}.{c}")
+        zeros += [f"{name}.summary.{k}" for k, v in r.summary.items()
+                  if k.endswith("_ns") and not isinstance(v, bool) and v == 0]
+    assert zeros == []
 
 
 def test_full_theoretical_occupancy_has_no_limiter_advice():

@@ -30,6 +30,8 @@ MISSING = "unknown"
 
 def is_missing(v: Any) -> bool:
     """True for None, pandas NA/NaT and float NaN (numpy floats included)."""
+    if type(v) is float:  # the common case first, without the ABC check below
+        return v != v
     if v is None or type(v).__name__ in ("NAType", "NaTType"):
         return True
     if isinstance(v, numbers.Real) and not isinstance(v, bool):

@@ -55,7 +55,9 @@ def run_all(timeline: Timeline, device: Any = None, only: list[str] | None = Non
     Returns:
         name → AnalysisResult, in run order. Each analyzer sees the results of those before it.
     """
-    from gpulens.analyzers.context import _ATTR, context_of, return_free_memory
+    from gpulens.analyzers._span import blank_unknown_durations
+    from gpulens.analyzers._heap import return_free_memory
+    from gpulens.analyzers.context import _ATTR, context_of
 
     results: dict[str, AnalysisResult] = {}
     pending = sorted(RELEASE_AFTER.items())
@@ -64,10 +66,11 @@ def run_all(timeline: Timeline, device: Any = None, only: list[str] | None = Non
             continue
         while pending and pending[0][0] < cls.order:
             context_of(timeline).release(**pending.pop(0)[1])
-        return_free_memory()  # what the previous analyzer freed leaves the RSS before the next one allocates
+        return_free_memory()  # in a large process (analyzers._heap), what the previous analyzer freed leaves the RSS
         results[cls.name] = cls().analyze(timeline, device, results)
     if hasattr(timeline, _ATTR):
         delattr(timeline, _ATTR)
+    blank_unknown_durations(timeline, results)  # no input durations: sums of zeros are unknown, not 0 ns
     return results
 
 

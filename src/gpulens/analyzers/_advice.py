@@ -108,16 +108,52 @@ def whole_waves(fam: str, library: bool) -> str:
     return "Size the grid to a whole number of waves (blocks = multiple of SMs × resident blocks)."
 
 
-def limiter(resource: str, name: str | None, pytorch: bool = False) -> str:
-    """How to relax a register / shared-memory occupancy limiter for this kernel (one imperative sentence)."""
+def limiter(resource: str, name: str | None, pytorch: bool = False, latency_bound: bool = False) -> str:
+    """How to relax a register / shared-memory occupancy limiter for this kernel (one imperative sentence).
+    ``latency_bound``: the evidence already shows the kernel latency-bound (the advice then does not make it a
+    condition — "if it is shown latency-bound" beside a latency-bound verdict was circular)."""
     if is_library(name):
         bench = " (torch.backends.cudnn.benchmark = True tries them)" if pytorch and "cudnn" in str(name).lower() \
             else ""
+        hint = alignment_hint(name)
+        if latency_bound:
+            return hint or ("Its block size, registers and shared memory are fixed by the library's kernel: give it "
+                            f"a problem shape it tiles well, or let it pick another algorithm{bench}.")
         return ("Its block size, registers and shared memory are fixed by the library's kernel: if it is shown "
                 f"latency-bound, try another algorithm or problem shape{bench}.")
+    cond = "" if latency_bound else " if it is latency-bound"
     if resource == "registers":
-        return "Cut registers per thread (__launch_bounds__, -maxrregcount, fewer live values) if it is latency-bound."
-    return "Use less shared memory per block (smaller tiles, fewer pipeline stages) if it is latency-bound."
+        return f"Cut registers per thread (__launch_bounds__, -maxrregcount, fewer live values){cond}."
+    return f"Use less shared memory per block (smaller tiles, fewer pipeline stages){cond}."
+
+
+_ALIGN = re.compile(r"(?:^|[_<\s])align(\d+)(?:\b|_|>)", re.I)
+_ELEM_BYTES = ((re.compile(r"bf16|f16|fp16|h1688|h16816|hgemm|half", re.I), 2),
+               (re.compile(r"e4m3|e5m2|fp8|i8816|s8|int8|u8", re.I), 1),
+               (re.compile(r"tf32|s1688|s16816|sgemm|f32|fp32|float", re.I), 4),
+               (re.compile(r"f64|fp64|dgemm|d884|double", re.I), 8))
+
+
+def alignment_hint(name: str | None) -> str | None:
+    """For a CUTLASS-style kernel named ``…_alignN`` with N elements under 16 bytes (``align1``: scalar, unaligned
+    loads): pad the problem so the library can pick an aligned, vectorised kernel (one imperative sentence), else
+    None. CUTLASS's alignment is the operands' guaranteed alignment in elements; its vectorised 128-bit global loads
+    need 16-byte alignment, i.e. every leading dimension and the K/N extents a multiple of 16 bytes / element size
+    (cuBLAS's tensor-core rule of dimensions multiple of 8 for FP16/BF16 is the same 16 bytes)."""
+    m = _ALIGN.search(str(name or ""))
+    if not m:
+        return None
+    n = int(m.group(1))
+    size = next((b for rx, b in _ELEM_BYTES if rx.search(str(name))), None)
+    if size is not None and n * size >= 16:
+        return None
+    if size is None and n >= 8:
+        return None
+    mult = f"a multiple of {16 // size} elements (16 bytes)" if size else \
+        "a multiple of 16 bytes (8 FP16/BF16 elements, 4 FP32)"
+    return (f"Its name says align{n}: the library could not assume aligned operands and picked a kernel with narrow "
+            f"loads — pad the problem's K and N and the leading dimensions to {mult} so an aligned, vectorised "
+            "kernel is picked.")
 
 
 def balance(library: bool) -> str:
@@ -145,7 +181,9 @@ IDLE_ACTIONS = {
     True: {
         "host": "move work off the host thread that feeds the GPU (data loading, Python, CPU ops)",
         "launch": "fuse small kernels (torch.compile) or capture the step in CUDA/HIP graphs",
-        "sync": "remove synchronisations (.item(), .cpu(), cudaDeviceSynchronize) from the step loop",
+        "sync": "remove synchronisations and synchronous copies (.item(), .cpu(), .tolist(), "
+                "cudaDeviceSynchronize) from the step loop, or copy into pinned memory with non_blocking=True and "
+                "wait for the result only where it is needed",
         "queued": "look at cross-stream dependencies and event waits",
         "unattributed": "record the host side too (torch.profiler with CPU activity) to find what the GPU waited for",
     },
@@ -166,8 +204,10 @@ IDLE_DETAILS = {
                 "work per step.",
         "launch": "Fuse small kernels (torch.compile) or capture the step in CUDA/HIP graphs so one launch replays "
                   "many kernels.",
-        "sync": "Idle gaps overlap host synchronisation calls (.item(), .cpu(), cudaDeviceSynchronize): each drains "
-                "the queue. Remove syncs from the step loop or defer them.",
+        "sync": "Idle gaps overlap blocking host calls (.item(), .cpu(), cudaDeviceSynchronize, synchronous copies): "
+                "each drains the queue, and the host launches nothing until it returns (a long one with the GPU idle "
+                "throughout means the GPU was held back by a dependency: a stream waiting on an event, or work the "
+                "trace does not show). Remove syncs from the step loop or defer them.",
         "unattributed": "Record the host side too (torch.profiler with CPU activity) to attribute them.",
     },
     False: {
@@ -175,7 +215,7 @@ IDLE_DETAILS = {
                 "buffers, asynchronous copies), or enqueue more work per iteration.",
         "launch": "Fuse small kernels or capture the loop in CUDA/HIP graphs (stream capture) so one launch replays "
                   "many kernels.",
-        "sync": "Idle gaps overlap host synchronisation calls (cudaDeviceSynchronize, cudaStreamSynchronize, "
+        "sync": "Idle gaps overlap blocking host calls (cudaDeviceSynchronize, cudaStreamSynchronize, "
                 "blocking copies): each drains the queue. Remove them from the loop or defer them.",
         "unattributed": "Record the host side too (nsys with CUDA API tracing, rocprofv3 --hip-trace) to attribute "
                         "them.",

@@ -30,7 +30,8 @@ ATTRIBUTION_COLUMNS = {
     "key": "matching key of the name (kernel_key: demangled, normalised) [text]",
     "time_ns": "effective (overrun-clipped) duration [ns]",
     "dur_ns": "duration as recorded [ns]",
-    "op_event_id": "event_id of the launching framework op (linked by external id), <NA> when unlinked [id]",
+    "op_event_id": "event_id of the launching framework op (the op tree's link: external id, else the op enclosing "
+                   "the launching runtime call), <NA> when unlinked [id]",
     "op": "name of the launching framework op, '' when unlinked [text]",
     "shapes": "the op's input shapes, compact JSON text, '' when not recorded [text]",
     "dtypes": "the op's input dtypes, compact JSON text, '' when not recorded [text]",
@@ -113,10 +114,14 @@ def _dense(idx: np.ndarray, table: list) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _build(timeline: Timeline) -> tuple[pd.DataFrame, dict]:
+    from gpulens.analyzers._optree import gpu_op_links
+
     ctx = context_of(timeline)
     gpu = ctx.gpu
     n = len(gpu)
-    op_ids = ctx.links["op_event_id"]
+    # one linking for every per-op view: the op tree's (the external id, else the cpu_op enclosing the launching
+    # runtime call: ROCm traces whose kernels carry no external id, graph replays), as the operator roll-up uses
+    op_ids = gpu_op_links(timeline)
     kc, kcats = _codes_of(gpu["kind"])
     nc, ncats = _codes_of(gpu["name"])
     kind_tab = [str(c) for c in kcats] + [np.nan]  # astype(str) keeps a missing value missing

@@ -13,7 +13,9 @@ copy            copy_, to, _to_copy, contiguous, clone, fill_, zero_, cat…    
 attention       scaled_dot_product_*attention*, _flash_attention_*, …      ``flash``, ``fmha``, ``attn``, ``attention``
 GEMM            mm, addmm, bmm, baddbmm, matmul, linear, _scaled_mm,       ``gemm``, ``gemv``, ``cutlass``, ``cublas``,
                 addmv, mv, einsum, conv*, convolution*, cudnn_convolution*  ``Cijk_``, ``xmma``, ``wgmma``, ``nvjet``,
-                (convolutions are implicit GEMMs)                            ``conv``, ``fprop``, ``dgrad``, ``wgrad``
+                (convolutions are implicit GEMMs)                            ``conv``, ``fprop``, ``dgrad``, ``wgrad``,
+                                                                            ``matmul`` (Triton ``_matmul_ogs``), a
+                                                                            leading ``bmm_`` (TensorRT-LLM batched GEMMs)
 normalisation   *layer_norm*, *batch_norm*, *group_norm*, *rms_norm*,       ``layer_norm``, ``layernorm``, ``batch_norm``,
                 *softmax*, instance_norm                                     ``bn_``, ``rms_norm``, ``group_norm``,
                                                                             ``softmax``
@@ -56,8 +58,8 @@ _KERNEL_RULES: tuple[tuple[str, re.Pattern], ...] = (
     ("copy", re.compile(r"memcpy|memset|copyBuffer|fillBuffer|copy_kernel|CatArray", re.I)),
     ("attention", re.compile(r"flash|fmha|attn|attention", re.I)),
     ("normalisation", re.compile(r"layer_?norm|batch_?norm|\bbn_|rms_?norm|group_?norm|softmax", re.I)),
-    ("GEMM", re.compile(r"(?<!fb)gemm|gemv|cutlass|cublas|Cijk_|xmma|wgmma|nvjet|conv|fprop|dgrad|wgrad|implicit_gemm",
-                        re.I)),
+    ("GEMM", re.compile(r"(?<!fb)gemm|gemv|cutlass|cublas|Cijk_|xmma|wgmma|nvjet|conv|fprop|dgrad|wgrad|implicit_gemm|"
+                        r"matmul|^bmm_", re.I)),
     ("elementwise", re.compile(r"elementwise|reduce_kernel|triton_poi|triton_red|unrolled|pointwise|"
                                r"vectorized|Functor", re.I)),
 )

@@ -127,6 +127,18 @@ def bound_by_verdict(found: list[Finding], name: str, time_ns: float, theo: floa
             f.detail = f.detail.replace(_UNKNOWN, _latency_note(bound, by))
 
 
+def settle_condition(found: list[Finding], name: str, pytorch: bool = False) -> None:
+    """Once the verdict shows kernel ``name`` latency-bound, its limiter findings' next step loses its condition
+    ("… if it is (shown) latency-bound" beside a latency-bound verdict was circular) — in place."""
+    for f in found:
+        if f.kernel != name or not f.key or not f.key.endswith("/limiter") or not f.action:
+            continue
+        if "if it is shown latency-bound" in f.action:
+            f.action = _advice.limiter("registers", name, pytorch, latency_bound=True)
+        else:
+            f.action = f.action.replace(" if it is latency-bound.", ".")
+
+
 def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str, str],
              roof: dict[str, dict] | None = None, pytorch: bool = False) -> list[Finding]:
     """Findings for the per-kernel occupancy table ``t`` (columns of :data:`gpulens.analyzers.occupancy.COLUMNS`).
@@ -162,7 +174,8 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
                 f"{word[r.limiter]} limit occupancy of {_short(r.name)} to {theo:.0f} %",
                 f"{what}{tied} leaves room for {blocks} per SM ({r.occupancy_source}). {_latency_note(bound)}",
                 severity=_sev(bound, total), category="occupancy", time_at_stake_ns=bound, kernel=r.name,
-                action=_advice.limiter(r.limiter, r.name, pytorch), key=f"{key}/limiter"))
+                action=_advice.limiter(r.limiter, r.name, pytorch, latency_bound=roof_stake is not None),
+                key=f"{key}/limiter"))
         if ach is not None and theo and ach < 0.5 * theo and not (w is not None and w < FEW_WAVES):
             bound = occupancy_gain_bound_ns(r.time_ns, ach, theo, roof_stake)
             mine.append(Finding(

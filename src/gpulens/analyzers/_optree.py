@@ -121,6 +121,14 @@ def _build(timeline: Timeline) -> dict:
     return {"ops": out_ops, "gpu_op": gpu_op.astype("Int64")}
 
 
+def gpu_op_links(timeline: Timeline) -> pd.Series:
+    """The framework op behind every GPU event (event_id, Int64 <NA> when none), indexed like
+    ``context_of(timeline).gpu``: the one op linking every per-op view uses (kernel groups, operator roll-up, shape
+    FLOP models, collectives, verdict families) — the external id, else the cpu_op enclosing the launching runtime
+    call (ROCm traces whose kernels carry no external id, CUDA/HIP graph replays)."""
+    return op_tree(timeline)["gpu_op"]
+
+
 def inclusive(ops: pd.DataFrame, self_values: pd.Series) -> pd.Series:
     """Per op (indexed by event_id): its own value plus its nested ops' values (bottom-up over ``depth``).
 

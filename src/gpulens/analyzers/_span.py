@@ -190,3 +190,46 @@ def warn_once(timeline: Any, topic: str, detail: str) -> None:
     """Add ``"<topic>: <detail>"`` to the Timeline's warnings unless a warning on ``topic`` is already there."""
     if not any(w.startswith(topic) for w in timeline.meta.warnings):
         timeline.meta.warnings.append(f"{topic}: {detail}")
+
+
+#: results that are drawing data (bins and positions of the timeline views), not figures shown as measurements
+_DRAWING_RESULTS = frozenset({"stream_timeline", "critical_path_segments"})
+#: ns columns that place an event on the (synthetic) clock rather than measure a duration: left as they are
+_POSITION_SUFFIXES = ("start_ns", "end_ns", "offset_ns", "ts_ns", "_at_ns")
+
+
+def blank_unknown_durations(timeline: Any, results: dict[str, Any]) -> int:
+    """When the input recorded no kernel durations (:func:`durations_unknown`), every duration-like figure an
+    analyzer computed from them is a sum of zeros, not a measurement: turn each 0 of a column or summary key
+    declared in ``[ns]`` (clock positions — ``*start_ns``, ``*end_ns``, ``offset_ns`` — and the timeline views'
+    drawing data excepted) into unknown
+    (``<NA>`` in tables, ``None`` in summaries), so no report shows "0 ns" of kernel time, stake or wave loss.
+
+    Args:
+        timeline: the analysed Timeline. results: ``run_all``'s name → AnalysisResult, changed in place.
+    Returns:
+        how many figures were turned into unknown (0 when durations are known).
+    """
+    if not durations_unknown(timeline):
+        return 0
+    n = 0
+    for name, r in results.items():
+        if name in _DRAWING_RESULTS or name.endswith("_series"):
+            continue
+        for c, doc in list(getattr(r, "columns", {}).items()):
+            if not str(doc).endswith("[ns]") or c.endswith(_POSITION_SUFFIXES) or c not in r.table.columns:
+                continue
+            col = r.table[c]
+            zero = (pd.to_numeric(col, errors="coerce") == 0).fillna(False).to_numpy(dtype=bool)
+            if zero.any():
+                num = pd.to_numeric(col, errors="coerce")
+                out = num.astype("Int64") if pd.api.types.is_integer_dtype(num.dtype) else num.astype("Float64")
+                r.table[c] = out.mask(zero)
+                n += int(zero.sum())
+        docs = {**getattr(r, "summary_columns", {})}
+        for k, v in list(r.summary.items()):
+            if (k.endswith("_ns") or str(docs.get(k, "")).endswith("[ns]")) and not k.endswith(_POSITION_SUFFIXES) \
+                    and isinstance(v, (int, float)) and not isinstance(v, bool) and v == 0:
+                r.summary[k] = None
+                n += 1
+    return n

@@ -1,8 +1,11 @@
 """Step and hot-set helpers shared by the distribution, variation and critical-path analyzers.
 
 * The **step** of a GPU event is N of the ``ProfilerStep#N`` range that contains its launching runtime call on the
-  same host thread; GPU events without a launch call fall back to a GPU-side ``ProfilerStep#N`` range containing
-  their start on the same stream track. <NA> when neither exists.
+  same host thread, else — kernels launched from another thread of the process, such as the autograd (backward)
+  thread, while PyTorch annotates steps on the main thread only — the host range of the same (rank, pid) whose time
+  window contains the launch. GPU events without a launch record (a trace whose runtime events were cut off) take
+  the step whose window contains their framework op (External id), else a GPU-side ``ProfilerStep#N`` range
+  containing their start on the same stream track. <NA> when none exists.
 * The **hot kernels** are the names of the hotspots performance-critical set when that result is present, else the
   ``limit`` names with the most effective time.
 """
@@ -22,8 +25,12 @@ _STEP = re.compile(r"^ProfilerStep#(\d+)$")
 
 
 def step_ranges(timeline: Timeline) -> pd.DataFrame:
-    """ProfilerStep#N annotation rows with an int ``step`` column (host and GPU-side alike)."""
-    ann = context_of(timeline).of_kind("annotation")
+    """ProfilerStep#N rows with an int ``step`` column (host and GPU-side alike): annotations, and the cpu_ops of
+    the legacy (``"cat": "Operator"``) format, which writes its steps as operators — the rows the steps analyzer
+    reads (:mod:`gpulens.analyzers.steps`)."""
+    ctx = context_of(timeline)
+    ev = timeline.events
+    ann = ev[ctx.mask_of("annotation", "cpu_op") & category_mask(ev["name"], _STEP)]  # named like a step only
     names = ann["name"].astype(str)
     m = names.str.extract(_STEP, expand=False)
     sel = ann[m.notna().to_numpy()]
@@ -42,6 +49,33 @@ def _owner(ranges: pd.DataFrame, leaves: pd.DataFrame) -> np.ndarray:
     is_range = np.r_[np.ones(len(ranges), bool), np.zeros(len(leaves), bool)]
     parent, _ = _sweep(host, is_range)
     return parent[len(ranges):]
+
+
+def _process_window(ranges: pd.DataFrame, leaves: pd.DataFrame) -> np.ndarray:
+    """Step of each of ``leaves`` (rank, pid, start_ns) from the ``ranges`` (host ProfilerStep rows) of the same
+    (rank, pid) whose [start, end) contains its start: the latest-starting range at or before it (steps of one
+    process follow one another); −1 when none contains it. One sorted search per process."""
+    out = np.full(len(leaves), -1, dtype=np.int64)
+    if not len(leaves) or not len(ranges):
+        return out
+    proc = lambda df: pd.MultiIndex.from_arrays([df["rank"].astype(str).to_numpy(), df["pid"].astype(str).to_numpy()])
+    codes, _ = pd.factorize(proc(ranges).append(proc(leaves)))
+    rcode, lcode = codes[: len(ranges)], codes[len(ranges):]
+    rs = ranges["start_ns"].to_numpy(np.int64)
+    rend = rs + ranges["dur_ns"].to_numpy(np.int64)
+    rstep = ranges["step"].to_numpy(np.int64)
+    ls = leaves["start_ns"].to_numpy(np.int64)
+    for c in np.unique(lcode):
+        sel_r = np.flatnonzero(rcode == c)
+        if not len(sel_r):
+            continue
+        sel_r = sel_r[np.argsort(rs[sel_r], kind="stable")]
+        sel_l = np.flatnonzero(lcode == c)
+        i = np.searchsorted(rs[sel_r], ls[sel_l], side="right") - 1
+        at = sel_r[np.clip(i, 0, None)]
+        ok = (i >= 0) & (ls[sel_l] < rend[at])
+        out[sel_l[ok]] = rstep[at[ok]]
+    return out
 
 
 def _gpu_steps(timeline: Timeline) -> pd.Series:
@@ -65,7 +99,17 @@ def _gpu_steps(timeline: Timeline) -> pd.Series:
         rt = timeline.events[["rank", "pid", "tid", "start_ns"]].iloc[pos].reset_index(drop=True)
         own = _owner(host.reset_index(drop=True), rt)
         vals = np.where(own >= 0, host["step"].to_numpy()[np.clip(own, 0, None)], -1)
+        if (vals < 0).any():  # launched from another thread (autograd): the process's step window
+            miss = vals < 0
+            vals[miss] = _process_window(host, rt[miss])
         step[np.flatnonzero(has)] = vals
+    op_ids = ctx.links["op_event_id"]
+    lost = (step < 0) & op_ids.notna().to_numpy()
+    if len(host) and lost.any():  # no launch record (cut off), but an External id names its op: the op's window
+        pos = ctx.positions(op_ids[lost].astype("int64").to_numpy())
+        ok = pos >= 0
+        ops = timeline.events[["rank", "pid", "tid", "start_ns"]].iloc[pos[ok]].reset_index(drop=True)
+        step[np.flatnonzero(lost)[ok]] = _process_window(host, ops)
     if len(dev):
         miss = step < 0
         if miss.any():

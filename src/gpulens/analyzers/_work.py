@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._flop_models import OpCost, op_cost
+from gpulens.analyzers._optree import gpu_op_links
 from gpulens.analyzers.context import context_of
-from gpulens.analyzers.launches import link_gpu_to_launch
 from gpulens.timeline import Timeline
 
 _NCU_FP = re.compile(r"^(?:smsp|sm)__sass_thread_inst_executed_op_([dfh])(add|mul|fma)_pred_on\.sum$")
@@ -126,7 +126,7 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
     """
     ev = timeline.events
     ctx = context_of(timeline)
-    links = link_gpu_to_launch(timeline)
+    links = pd.DataFrame({"op_event_id": gpu_op_links(timeline)})  # the one op linking (external id, else enclosing op)
     allk = ev.loc[ctx.mask_of("kernel"), ["dur_ns"]]  # the one column read here: no full-width kernel frame
     op_all = links["op_event_id"].reindex(allk.index).to_numpy(dtype="float64", na_value=np.nan)
     has_op = ~np.isnan(op_all)

@@ -12,12 +12,19 @@ between two segments is attributed by looking at the GPU event that ends it and 
   between back-to-back kernels (HTA's "kernel wait").
 * ``host`` — the work was not enqueued and the host was doing something else for longer: the CPU is not feeding
   the GPU (HTA's "host wait").
-* ``sync`` — the part of a host/launch/unattributed gap during which the rank's host was inside a synchronisation
-  call (``cuda|hip(Device|Stream|Event)Synchronize``, Kineto ``cuda_sync`` events).
+* ``sync`` — the part of a host/launch/unattributed gap during which the rank's host was inside a blocking call
+  (:data:`BLOCKING_RE`): a synchronisation (``cuda|hip(Device|Stream|Event)Synchronize``, Kineto ``cuda_sync``
+  events) or a synchronous copy (``cudaMemcpy``, ``hipMemcpyWithStream``, ``cuMemcpyDtoH``... — not the ``Async``
+  ones), which returns only when the GPU work before it is done.
 * ``boundary`` — a warm-up, boundary or one-off gap: much longer than the device's other gaps (see
   ``BOUNDARY_FACTOR``) and a large part of its idle time, e.g. the seconds between a first copy and the first
   kernel. Reported as its own finding and left out of the steady-state verdict (whose span excludes it);
-  ``--steps`` analyses the steady state alone.
+  ``--steps`` analyses the steady state alone. Not boundary, whatever its length (:func:`boundary_mask`): a gap
+  after the first kernel and before the last one that a blocking call covers for at least half its length (the
+  host waited on the GPU: a cause the program repeats, e.g. a ``.item()`` or a device-to-host copy in the only
+  profiled step), and two or more such long gaps between kernels (they recur, e.g. once per step: a pattern, not
+  a one-off). A leading gap before the device's first kernel (and before the first ``ProfilerStep`` mark) or a
+  trailing one after its last kernel stays warm-up / tail whatever the host did.
 * ``unattributed`` — the launch call is unknown (no correlation) and the gap is longer than ``launch_gap_ns``, or
   the rank has no launch call recorded at all (GPU-only traces).
 
@@ -26,9 +33,11 @@ kernels were serialised and replayed, so the gaps between them are not idle time
 
 Per rank the table adds exposed communication / memcpy (from the ``breakdown`` analyzer), kernels shorter than
 their launch call (a graph launch counts once, against the sum of its kernels), and small-grid kernels (fewer
-blocks than SMs/CUs). ``verdict`` names the largest of host, launch, sync, exposed communication, exposed memcpy and
-unattributed idle when it reaches ``min_share`` of the span, else ``gpu-bound`` (queued idle is GPU-side waiting,
-not an overhead the host can remove). Rules follow gpu-facts §3.3 (HTA idle-time breakdown, TraceLens exposed
+blocks than SMs/CUs). ``overhead`` names the largest of host, launch, sync, exposed communication, exposed memcpy
+and unattributed idle when it reaches ``min_share`` of the span, else ``none`` (queued idle is GPU-side waiting,
+not an overhead the host can remove); the summary's ``overhead`` is the run's, and its legacy ``verdict`` key the
+same with ``gpu-bound`` for ``none`` (the ``verdicts`` analyzer's input). The run verdict is the ``verdicts``
+analyzer's: one figure called the verdict per report. Rules follow gpu-facts §3.3 (HTA idle-time breakdown, TraceLens exposed
 comm/memcpy).
 """
 
@@ -47,11 +56,31 @@ from gpulens.analyzers.breakdown import Breakdown
 from gpulens.analyzers.context import category_mask, context_of, text_series
 from gpulens.analyzers.intervals import key_codes, merge
 from gpulens.analyzers.launches import LAUNCH_RE, link_gpu_to_launch
+from gpulens.analyzers._idle_findings import (  # noqa: F401 (CLASS_WORDS, CLASS_ACTIONS re-exported)
+    CLASS_ACTIONS,
+    CLASS_WORDS,
+    _boundary_finding,
+    _boundary_rows,
+    _findings,
+    blocking_calls_in_idle,
+    explain_idle,
+    window_finding,
+)
 from gpulens.timeline import Timeline
 from gpulens.units import fmt_ns
 
 SYNC_RE = re.compile(r"^(?:cuda|hip|cu)(?:Device|Stream|Event|Ctx)?Synchroni[sz]e")
-GAP_CLASSES = ("host", "launch", "sync", "queued", "unattributed", "boundary")
+#: Synchronous copies: the call returns only once the copy — and the stream's work before it — is done (CUDA Runtime
+#: API "API synchronization behavior": cudaMemcpy, cudaMemcpy2D/3D, ToSymbol/FromSymbol; driver cuMemcpy*/_v2
+#: without ``Async``; HIP's hipMemcpy, hipMemcpyWithStream, hipMemcpyDtoH/HtoD/DtoD).
+BLOCKING_COPY_RE = re.compile(r"^(?:(?:cuda|hip)Memcpy(?:2D|3D)?(?:WithStream|ToSymbol|FromSymbol|Peer)?"
+                              r"|(?:cu|hip)Memcpy(?:DtoH|HtoD|DtoD|AtoH|HtoA|2D|3D)?)(?:_v\d+)?$")
+#: Blocking host calls: synchronisations and synchronous copies (the ``sync`` gap class).
+BLOCKING_RE = re.compile(f"{SYNC_RE.pattern}|{BLOCKING_COPY_RE.pattern}")
+#: A boundary candidate covered by blocking calls for at least this share of its length has a known host-side
+#: cause: it is counted (class ``sync``), not left out as a one-off.
+BLOCKING_COVER_SHARE = 0.5
+from gpulens.analyzers._idle_findings import GAP_CLASSES  # noqa: E402 (one definition, shared with the wording)
 _HOST, _LAUNCH, _QUEUED, _UNATTRIBUTED, _BOUNDARY = (GAP_CLASSES.index(c) for c in
                                                      ("host", "launch", "queued", "unattributed", "boundary"))
 #: A gap is a warm-up / boundary / one-off gap (class ``boundary``, left out of the steady-state verdict) when the
@@ -78,7 +107,9 @@ COLUMNS = {
     "small_grid_kernels": "kernels with fewer blocks than SMs/CUs (<NA> when the SM count is unknown)",
     "small_grid_ns": "their summed duration [ns]",
     "num_sms": "SMs / CUs of the device (<NA> when unknown)",
-    "verdict": "the largest idle/overhead cause when it is at least 10 % of the span, else gpu-bound [text]",
+    "overhead": "the largest idle/overhead cause (host-bound, launch-bound, sync-bound, communication-bound, "
+                "memcpy-bound, idle-unattributed) when it is at least 10 % of the steady span, else none — an input "
+                "of the run verdict, not the verdict itself [text]",
 }
 
 
@@ -108,10 +139,11 @@ def _devices_by_rank(timeline: Timeline) -> dict[int, list[dict]]:
 
 
 def sync_calls(timeline: Timeline) -> pd.DataFrame:
-    """Host synchronisation intervals: runtime calls named like ``*Synchronize`` and ``sync``-kind events."""
+    """Blocking host intervals: runtime calls matching :data:`BLOCKING_RE` (``*Synchronize`` and synchronous copies)
+    and ``sync``-kind events."""
     ctx = context_of(timeline)
     rt = ctx.of_kind("runtime")
-    return pd.concat([rt[category_mask(rt["name"], SYNC_RE)], ctx.of_kind("sync")])
+    return pd.concat([rt[category_mask(rt["name"], BLOCKING_RE)], ctx.of_kind("sync")])
 
 
 def covered_until(t: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray:
@@ -166,6 +198,8 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
     dur_a = ctx.effective_ns.to_numpy("int64")[order]
     eid_a = gpu["event_id"].to_numpy()[order]
     name_a = gpu["name"].cat.codes.to_numpy()[order]
+    kern_a = category_mask(gpu["kind"], {"kernel", "comm"})[order]  # copies/fills do not start the steady state
+    first_step = _first_step_start(timeline)
     lid = links.reindex(gpu.index)
     known_a = lid.notna().to_numpy()[order]
     lk_a = lid.fillna(-1).astype("int64").to_numpy()[order]
@@ -196,8 +230,14 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
         cls = np.select([~known & short, ~known, l_end <= gs, (l_start < gs) | short],
                         [_LAUNCH, _UNATTRIBUTED, _QUEUED, _LAUNCH], _HOST).astype(np.int8)
         base_cls = cls
-        cls = np.where(boundary_gaps(dur), _BOUNDARY, cls).astype(np.int8)
         sync = covered_until(ge, ss, se) - covered_until(gs, ss, se)
+        kst = st[kern_a[a:b]]
+        if kst.size:
+            k_first, k_last = int(kst[0]), int((st + dur_a[a:b])[kern_a[a:b]].max())
+        else:  # no kernel on the device: every gap is between copies
+            k_first, k_last = int(ge.max()) + 1, int(gs.min()) - 1
+        cls = np.where(boundary_mask(dur, gs, ge, sync, k_first, k_last, first_step.get(rank)), _BOUNDARY,
+                       cls).astype(np.int8)
         sync = np.where((cls == _QUEUED) | (cls == _BOUNDARY), 0, sync)
         for c, v in (("rank", np.full(len(gs), int(rank), dtype="int64")),
                      ("device_id", np.full(len(gs), int(dev), dtype="int64")), ("start_ns", gs), ("dur_ns", dur),
@@ -215,6 +255,43 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
     df["cls"] = pd.Series(texts[df["cls"]], dtype=object)
     df["base_cls"] = pd.Series(texts[df["base_cls"]], dtype=object)
     return pd.DataFrame(df)[cols]
+
+
+def _first_step_start(timeline: Timeline) -> dict[Any, int]:
+    """Per rank, the start of its first ``ProfilerStep#N`` mark [ns] (ranks without one are absent)."""
+    from gpulens.analyzers._steps import step_ranges
+
+    def compute() -> dict[Any, int]:
+        st = step_ranges(timeline)
+        return {k: int(v) for k, v in st.groupby("rank")["start_ns"].min().items()} if len(st) else {}
+
+    return context_of(timeline).memo("first_step_start", compute)
+
+
+def boundary_mask(dur: np.ndarray, gs: np.ndarray, ge: np.ndarray, blocked: np.ndarray, first_kernel: int,
+                  last_kernel_end: int, first_step: int | None = None) -> np.ndarray:
+    """The gaps of one device (time order) left out of the verdict as warm-up / tail / one-off (module docstring).
+
+    Args:
+        dur, gs, ge: gap durations, starts and ends [ns].
+        blocked: per gap, the time the host spent in blocking calls (:data:`BLOCKING_RE`) during it [ns].
+        first_kernel: start of the device's first kernel [ns]; last_kernel_end: end of its last kernel [ns].
+        first_step: start of the rank's first ``ProfilerStep`` mark [ns], None without one.
+
+    A size outlier (:func:`boundary_gaps`) is warm-up when it lies before the first kernel (and before the first
+    step mark), tail when it lies after the last kernel; between kernels it is a one-off only when it is the only
+    such outlier and blocking calls cover less than :data:`BLOCKING_COVER_SHARE` of it.
+    """
+    out = boundary_gaps(dur)
+    if not out.any():
+        return out
+    leading = (ge <= first_kernel) & (True if first_step is None else gs < first_step)
+    trailing = gs >= last_kernel_end
+    edge = leading | trailing
+    inner = out & ~edge
+    known = inner & (np.asarray(blocked) >= BLOCKING_COVER_SHARE * dur)  # the host waited on the GPU: counted
+    recurring = inner.sum() >= 2  # several long gaps between kernels: a pattern (once per step), not a one-off
+    return out & (edge | ~(known | recurring))
 
 
 def boundary_gaps(dur: np.ndarray) -> np.ndarray:
@@ -271,6 +348,13 @@ def _short_launches(timeline: Timeline, links: pd.Series) -> pd.DataFrame:
     return g.reset_index()
 
 
+def _overhead_word(verdict: str) -> str:
+    """The overhead column's value: the cause, or ``none`` when no cause reaches ``min_share`` (the legacy summary
+    ``verdict`` says ``gpu-bound`` there; a table column "gpu-bound" beside a run verdict such as
+    "latency/occupancy-bound" read as a second, contradicting verdict)."""
+    return "none" if verdict == "gpu-bound" else verdict
+
+
 def _rank_verdict(row: dict[str, Any], min_share: float) -> str:
     span = max(row["span_ns"] - row.get("idle_boundary_ns", 0), 1)  # the steady state: boundary gaps left out
     cls, ns = max(((c, row[k]) for k, c in RANK_CLASSES.items()), key=lambda kv: kv[1])
@@ -317,20 +401,27 @@ class Bottlenecks(Analyzer):
                    "launch_calls": int(t["launch_calls"].sum()),
                    "short_launches": int(t["short_launches"].sum()),
                    "gaps": int(len(gaps)), "launch_gap_ns": self.launch_gap_ns, "min_share": self.min_share,
-                   "verdict": verdict, "rank_verdicts": {int(r): v for r, v in zip(t["rank"], t["verdict"])}}
+                   "overhead": _overhead_word(verdict), "verdict": verdict,
+                   "rank_verdicts": {int(r): v for r, v in zip(t["rank"], t["overhead"])}}
         idle_root = any(f.key == "idle" for f in bd.findings)
         pytorch = _advice.uses_pytorch(timeline)
-        findings = _findings(tot, summary, "idle" if idle_root else None, pytorch)
+        blocking = blocking_calls_in_idle(timeline, gaps, sync_calls(timeline)) if tot.get("idle_sync_ns") else []
+        summary["blocking_calls"] = blocking
+        findings = _findings(tot, summary, "idle" if idle_root else None, pytorch, blocking)
         summary["boundary_gaps"] = _boundary_rows(gaps, timeline)
         if tot.get("idle_boundary_ns"):  # the steady state the verdict is about: boundary gaps left out
             steady = max(tot["span_ns"] - tot["idle_boundary_ns"], 1)
             summary["steady_span_ns"] = int(steady)
             summary["steady_busy_pct"] = min(100.0 * tot["busy_ns"] / steady, 100.0)
+        edges, wf = window_finding(timeline)
+        summary.update(edges)
+        if wf is not None:
+            findings.append(wf)
         if summary["boundary_gaps"]:
             findings.insert(0, _boundary_finding(summary["boundary_gaps"], tot, timeline, "idle" if idle_root else None))
         for f in bd.findings:
             if f.key == "idle":
-                explain_idle(f, tot, summary["boundary_gaps"], pytorch)
+                explain_idle(f, tot, summary["boundary_gaps"], pytorch, blocking)
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
 
 
@@ -384,169 +475,6 @@ class Bottlenecks(Analyzer):
             else:
                 row.update(small_grid_kernels=int(k["small"]), small_grid_ns=int(k["sns"]))
             row.update(rank=r, device_id=d, num_sms=sms if sms is not None else pd.NA)
-            row["verdict"] = _rank_verdict(row, self.min_share)
+            row["overhead"] = _overhead_word(_rank_verdict(row, self.min_share))
             rows.append(row)
         return rows
-
-
-#: how each gap class reads in a sentence (the boundary gaps by the class they would otherwise have had)
-CLASS_WORDS = {"host": "waiting for the host", "launch": "on launch overhead", "sync": "in host synchronisations",
-               "queued": "waiting on work already queued (another stream or an event)",
-               "unattributed": "with no cause the trace shows", "boundary": "in one-off gaps"}
-#: the next step for each idle cause, in a few words (a PyTorch program's; others: ``_advice.IDLE_ACTIONS[False]``)
-CLASS_ACTIONS = _advice.IDLE_ACTIONS[True]
-
-
-def _host_calls_during(timeline: Timeline, rank: int, start: int, end: int, n: int = 2) -> list[tuple[str, int]]:
-    """The ``n`` runtime calls of ``rank`` that overlap [start, end) the most: (name, overlap ns)."""
-    ctx = context_of(timeline)
-    rt = ctx.of_kind("runtime")
-    by_rank = ctx.memo("runtime_rows_by_rank", lambda: pd.Series(np.arange(len(rt))).groupby(
-        rt["rank"].to_numpy(), sort=False).indices if len(rt) else {})  # grouped once, not a mask per gap
-    rt = rt.iloc[by_rank.get(rank, np.zeros(0, dtype="int64"))]
-    st = rt["start_ns"].to_numpy("int64")
-    ov = np.minimum(st + rt["dur_ns"].to_numpy("int64"), end) - np.maximum(st, start)
-    keep = np.flatnonzero(ov > 0)
-    if not keep.size:
-        return []
-    top = keep[np.argsort(-ov[keep], kind="stable")[:n]]
-    names = text_series(rt["name"].iloc[top]).tolist()
-    return [(str(nm), int(o)) for nm, o in zip(names, ov[top])]
-
-
-def _boundary_rows(gaps: pd.DataFrame, timeline: Timeline) -> list[dict[str, Any]]:
-    """The boundary gaps: rank, device, start [ns from the first GPU event of its device], duration [ns],
-    position (``before the steady state`` = first gap of its device, ``after`` = last, else ``one-off``), ``cause``
-    (the class the gap has from its launch alone: host, launch, queued or unattributed) and ``host_calls`` (the
-    runtime calls of the rank that overlap it most: name, overlap [ns])."""
-    out = []
-    if not len(gaps) or not (gaps["cls"].to_numpy() == "boundary").any():
-        return out
-    gpu = context_of(timeline).gpu
-    firsts = gpu.groupby(["rank", "device_id"], observed=True)["start_ns"].min()  # once, not a query per device
-    has = set(gaps.loc[gaps["cls"].to_numpy() == "boundary", ["rank", "device_id"]].itertuples(index=False, name=None))
-    for (r, d), g in gaps.groupby(["rank", "device_id"], sort=True):
-        if (r, d) not in has:
-            continue
-        g = g.reset_index(drop=True)
-        first = int(firsts.loc[(r, d)])
-        for i in np.flatnonzero(g["cls"].to_numpy() == "boundary"):
-            pos = "leading" if i == 0 else "trailing" if i == len(g) - 1 else "one-off"
-            start, dur = int(g.loc[i, "start_ns"]), int(g.loc[i, "dur_ns"])
-            out.append({"rank": int(r), "device_id": int(d), "offset_ns": start - first,
-                        "dur_ns": dur, "position": pos,
-                        "median_other_gap_ns": int(np.median(np.delete(g["dur_ns"].to_numpy(), i))),
-                        "cause": str(g.loc[i, "base_cls"]) if "base_cls" in g else "unattributed",
-                        "host_calls": [{"name": nm, "overlap_ns": o}
-                                       for nm, o in _host_calls_during(timeline, int(r), start, start + dur)]})
-    return out
-
-
-def _gap_cause_text(row: dict[str, Any]) -> str:
-    """What a boundary gap waited on, in words, with the host calls that filled it."""
-    calls = ", ".join(f"{c['name']} {fmt_ns(c['overlap_ns'])}" for c in row.get("host_calls") or [])
-    cause = row.get("cause", "unattributed")
-    if cause in ("host", "launch") and calls:
-        return f"the host was busy (largest runtime calls in it: {calls})"
-    if cause == "queued":
-        return "the work was already queued: the GPU waited on another stream or event"
-    if cause in ("host", "launch"):
-        return "the work that ended it was launched only after it began, and no runtime call fills it"
-    return "no launch call is linked to the work that ended it: the trace does not show the cause" + (
-        f" (runtime calls in it: {calls})" if calls else "")
-
-
-def _boundary_finding(rows: list[dict[str, Any]], tot: dict[str, Any], timeline: Timeline,
-                      parent: str | None) -> Finding:
-    total = sum(r["dur_ns"] for r in rows)
-    big = max(rows, key=lambda r: r["dur_ns"])
-    where = {"leading": "before the steady state (warm-up: the first GPU work, then a long wait)",
-             "trailing": "after the steady state (the run's tail)",
-             "one-off": "in the middle of the run (a one-off stall: checkpoint, evaluation, compilation, allocation)"}
-    steps = sorted({int(m) for m in timeline.events["name"].astype(str).str.extract(r"^ProfilerStep#(\d+)$")[0]
-                    .dropna()})
-    src = next((str(x["path"]) for x in timeline.meta.sources if x.get("path")), "FILE")
-    hint = (f"gpulens analyze {src} --steps {steps[1]}:{steps[-1]}" if len(steps) > 2 else
-            f"gpulens analyze {src} --steps A:B (or --window START:END)")
-    n = "1 warm-up/boundary idle gap" if len(rows) == 1 else f"{len(rows)} warm-up/boundary idle gaps"
-    return Finding(
-        f"{n} left out of the verdict: {fmt_ns(total)}"
-        + (f", the largest {fmt_ns(big['dur_ns'])}" if len(rows) > 1 else "")
-        + f" {where[big['position']].split(' (')[0]}",
-        f"The largest gap starts {fmt_ns(big['offset_ns'])} after the first GPU event of rank {big['rank']} "
-        f"GPU {big['device_id']}, {where[big['position']]}; it is {big['dur_ns'] / max(big['median_other_gap_ns'], 1):.0f}× "
-        f"the median of the other gaps. During it {_gap_cause_text(big)}. Such gaps say nothing about the steady "
-        f"state, so the verdict is drawn without them (the span it uses is "
-        f"{fmt_ns(tot['span_ns'] - tot['idle_boundary_ns'])}).",
-        severity="info", category="boundary", time_at_stake_ns=int(total), key="idle/boundary", parent=parent,
-        action=f"Analyse the steady state alone: {hint}.")
-
-
-def _idle_split(tot: dict[str, Any], boundary: list[dict[str, Any]]) -> list[tuple[str, int]]:
-    """The idle time by cause, largest first: (class, ns) for the classes with idle time (sync included)."""
-    parts = [(c, int(tot.get(f"idle_{c}_ns") or 0)) for c in GAP_CLASSES]
-    return sorted([p for p in parts if p[1] > 0], key=lambda p: -p[1])
-
-
-def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, Any]], pytorch: bool = True) -> None:
-    """Write the idle split by cause into the breakdown's ``idle`` finding (in place), so that a reader who sees only
-    the root finding still sees where every idle nanosecond went — including the part no cause explains."""
-    split = _idle_split(tot, boundary)
-    if not split:
-        return
-    words = []
-    for c, ns in split:
-        if c == "boundary":
-            k = len(boundary)
-            words.append(f"{fmt_ns(ns)} in {'a single one-off gap' if k == 1 else f'{k} one-off gaps'}")
-        else:
-            words.append(f"{fmt_ns(ns)} {CLASS_WORDS[c]}")
-    root.title = root.title.split(": ")[0] + ": " + ", ".join(words[:3]) + (
-        f", {fmt_ns(sum(ns for _, ns in split[3:]))} other causes" if len(split) > 3 else "")
-    top, ns = split[0]
-    if top == "boundary":
-        big = max(boundary, key=lambda r: r["dur_ns"])
-        root.action = (f"Start with the {fmt_ns(big['dur_ns'])} gap {fmt_ns(big['offset_ns'])} after the first GPU "
-                       f"event: {_gap_cause_text(big)}.")
-    else:
-        root.action = (f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}: "
-                       f"{_advice.IDLE_ACTIONS[pytorch][top]}.")
-
-
-def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None = None, pytorch: bool = True
-              ) -> list[Finding]:
-    """Idle-cause findings (children of the breakdown's ``idle`` finding when it was reported: ``parent``); the
-    advice names PyTorch remedies only for a PyTorch program (``pytorch``, :mod:`gpulens.analyzers._advice`)."""
-    span = max(tot["span_ns"], 1)
-    out = []
-    say = _advice.IDLE_DETAILS[pytorch]
-    texts = {
-        "idle_host_ns": ("host-bound", "GPU idle waiting for the host",
-                         "The next kernel was launched only after the GPU had run dry: the CPU is busy elsewhere "
-                         + ("(Python, data loading, CPU ops). " if pytorch else "(host code, I/O). ") + say["host"]),
-        "idle_launch_ns": ("launch-bound", "GPU idle on kernel launch overhead",
-                           f"{summary['short_launches']} of {summary['launch_calls']} launches did less GPU work "
-                           "than the launch call cost. " + say["launch"]),
-        "idle_sync_ns": ("sync-bound", "GPU idle while the host synchronises", say["sync"]),
-    }
-    texts["idle_queued_ns"] = (
-        "queued", "GPU idle with work already queued",
-        "The launch call had returned before the GPU went idle: the work waited on another stream, an event or "
-        "device-side scheduling, not on the host. Look at cross-stream dependencies and event waits.")
-    texts["idle_unattributed_ns"] = (
-        "idle-unattributed", "GPU idle for reasons the trace does not show",
-        "No launch call is linked to the work that ended these gaps (GPU-only trace, or calls outside the profiling "
-        "window). " + say["unattributed"])
-    for key, (cat, title, detail) in texts.items():
-        if tot[key] >= 0.05 * span:
-            out.append(Finding(f"{title}: {fmt_ns(tot[key])} ({100 * tot[key] / span:.1f} % of GPU span)",
-                               detail, severity="warning" if tot[key] >= 0.1 * span else "info", category=cat,
-                               time_at_stake_ns=int(tot[key]), key="idle/" + key[5:-3], parent=parent))
-    if tot.get("small_grid_ns"):
-        # busy kernel time, already ranked through those kernels' verdicts: stated, not counted a second time
-        out.append(Finding(f"Small-grid kernels: {fmt_ns(tot['small_grid_ns'])} in kernels with fewer blocks "
-                           "than SMs/CUs", "These launches leave part of the GPU empty. Give them more blocks "
-                           "(more work per launch, several problems batched into one launch; each kernel's verdict "
-                           "says how for its kind) or run them concurrently on another stream.",
-                           category="latency/occupancy-bound", key="small-grid"))
-    return out

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._optree import gpu_op_links
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.timeline import Timeline
 
@@ -122,7 +123,7 @@ class Collectives(Analyzer):
                "end": start + eff.to_numpy()}
         comm = pd.DataFrame({"event_id": gpu["event_id"].to_numpy()[is_comm], **{k: v[is_comm] for k, v in num.items()},
                              "name": gpu["name"][is_comm].astype(str).to_numpy(),
-                             "op": ctx.links["op_event_id"][is_comm].to_numpy()})
+                             "op": gpu_op_links(timeline)[is_comm].to_numpy()})
         is_kernel = (gpu["kind"] == "kernel").to_numpy()
         comp = pd.DataFrame({k: v[is_kernel] for k, v in num.items()})
         meta = timeline.tables.get("collectives")

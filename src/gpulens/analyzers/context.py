@@ -265,36 +265,6 @@ class AnalysisContext:
                     self._kinds.pop(key, None)
 
 
-def _malloc_trim() -> Any:
-    """glibc's ``malloc_trim`` (None where the C library has none: macOS, musl, Windows)."""
-    try:
-        import ctypes
-        import ctypes.util
-
-        fn = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
-    except (OSError, AttributeError):
-        return None
-    fn.argtypes, fn.restype = [ctypes.c_size_t], ctypes.c_int
-    return fn
-
-
-_TRIM: list = []
-
-
-def return_free_memory() -> None:
-    """Hand the C heap's free pages back to the operating system (glibc ``malloc_trim(0)``; nothing elsewhere).
-
-    numpy arrays of a few MB live in the C heap; once freed, their pages stay resident in holes between live blocks
-    and count in the process's RSS. Between analyzers (:func:`gpulens.analyzers.run_all`) that was ~650 MB of a
-    1M-kernel run's 1.9 GB before the critical-path analyzer, which then added its own working set on top. A call
-    costs milliseconds (0.3 s over the 40 analyzers at 1M kernels); the values computed are unaffected.
-    """
-    if not _TRIM:
-        _TRIM.append(_malloc_trim())
-    if _TRIM[0] is not None:
-        _TRIM[0](0)
-
-
 def context_of(timeline: Timeline) -> AnalysisContext:
     """The :class:`AnalysisContext` of ``timeline``, created on first use and cached on the Timeline object.
 

@@ -31,7 +31,9 @@ COLUMNS = {
 OUTLIER_COLUMNS = {
     "name": "kernel name [text]",
     "rank": "distributed rank [id]",
-    "step": "ProfilerStep number of the instance (unknown when the trace has no steps) [id]",
+    "step": "ProfilerStep number of the instance: the step whose window contains its launch call (any thread of "
+            "the process), else its framework op, else its start on a GPU-side step range; unknown when none does "
+            "(no steps recorded, or work outside them) [id]",
     "stream_id": "GPU stream [id]",
     "start_ns": "start on the Timeline clock [ns]",
     "dur_ns": "effective duration [ns]",
@@ -78,14 +80,22 @@ class KernelDistributions(Analyzer):
                               summary_columns={"kernels": "hot kernels described [count]"})
 
 
+#: An instance is an outlier when it lasts at least this multiple of its kernel's median duration: below it the
+#: "slowest instances" of a steady kernel (a replayed ncu kernel at 1.00× its median) are ordinary jitter.
+OUTLIER_VS_MEDIAN = 1.5
+
+
 class KernelOutliers(Analyzer):
-    """The slowest instances of each hot kernel (``per_kernel`` of them), with step, rank and stream."""
+    """The slowest instances of each hot kernel (``per_kernel`` of them) that last at least
+    :data:`OUTLIER_VS_MEDIAN` × that kernel's median duration (a kernel called once has no outlier), with step,
+    rank and stream. No such instance: the analysis is skipped, saying so."""
 
     name = "kernel_outliers"
     order = 63
 
-    def __init__(self, per_kernel: int = 3):
+    def __init__(self, per_kernel: int = 3, vs_median: float = OUTLIER_VS_MEDIAN):
         self.per_kernel = per_kernel
+        self.vs_median = vs_median
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
         df, names = _hot_frame(timeline, results)
@@ -95,13 +105,24 @@ class KernelOutliers(Analyzer):
         names = np.array(names, dtype=object)
         med = df.groupby("code")["dur_ns"].transform("median")
         df = df.assign(vs_median=df["dur_ns"] / med.where(med > 0))
+        df = df[(df["vs_median"] >= self.vs_median).to_numpy(dtype=bool, na_value=False)]
+        if not len(df):
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(OUTLIER_COLUMNS)), OUTLIER_COLUMNS,
+                                  {"instances": 0, "worst_vs_median": None},
+                                  skipped_reason=f"no outliers: every instance of the hot kernels lasts less than "
+                                                 f"{self.vs_median:g}× its kernel's median duration")
         df = df.sort_values(["code", "dur_ns", "start_ns"], ascending=[True, False, True], kind="stable")
         t = df.groupby("code", sort=False).head(self.per_kernel)
         t = t.sort_values(["vs_median", "dur_ns"], ascending=False, kind="stable").reset_index(drop=True)
         t["name"] = pd.Series(names[t["code"].to_numpy()], dtype=object)
         t["step"] = t["step"].astype("Int64")
-        return AnalysisResult(self.name, t[list(OUTLIER_COLUMNS)], OUTLIER_COLUMNS,
-                              {"instances": int(len(t)), "worst_vs_median": float(t["vs_median"].max())
-                               if t["vs_median"].notna().any() else None},
+        summary = {"instances": int(len(t)), "worst_vs_median": float(t["vs_median"].max())
+                   if t["vs_median"].notna().any() else None, "without_step": int(t["step"].isna().sum())}
+        return AnalysisResult(self.name, t[list(OUTLIER_COLUMNS)], OUTLIER_COLUMNS, summary,
                               summary_columns={"instances": "slow instances listed [count]",
-                                               "worst_vs_median": "largest duration / median [ratio]"})
+                                               "worst_vs_median": "largest duration / median [ratio]",
+                                               "without_step": "listed instances with no step: the trace records "
+                                                               "no steps, or neither their launch call nor their "
+                                                               "op lies in a step window (launched outside the "
+                                                               "steps, or no launch record and no External id) "
+                                                               "[count]"})

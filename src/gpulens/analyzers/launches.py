@@ -115,6 +115,8 @@ class Launches(Analyzer):
         if not len(gpu) and not len(rt):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason="no GPU events and no launch calls in the trace")
+        from gpulens.analyzers._optree import gpu_op_links as _gpu_op_links
+
         links = link_gpu_to_launch(timeline)
         linked = links["launch_event_id"].notna()
         per_launch = links.loc[linked, "launch_event_id"].astype("int64").value_counts()
@@ -138,7 +140,8 @@ class Launches(Analyzer):
             "kernels": int(kernels.sum()),
             "kernels_linked": int((kernels & linked).sum()),
             "kernels_unlinked": unlinked_k,
-            "gpu_events_linked_to_ops": int(links["op_event_id"].notna().sum()),
+            # the one op linking (external id, else the op enclosing the launch call), as kernel groups and the roll-up
+            "gpu_events_linked_to_ops": int(_gpu_op_links(timeline).notna().sum()),
             "launch_calls_without_gpu_work": int((t["gpu"] == 0).sum()),
         }
         findings = []

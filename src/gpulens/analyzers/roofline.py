@@ -36,10 +36,13 @@ COLUMNS = {
     "arithmetic_intensity": "flops / bytes [FLOP/B]",
     "precision": "fp64 | fp32 | tf32 | bf16 | fp16 | fp8 | int8 (of the most work); None without FP work",
     "peak_flops_per_s": "compute roof for that precision and unit (matrix for GEMM/conv/attention) [FLOP/s]",
+    "compute_roof": "the device figure that roof is: matrix.<precision> (tensor cores / MFMA) or vector.<precision> "
+                    "(CUDA cores / SIMD; a 16-bit precision without its own vector figure falls back to vector.fp32) "
+                    "[text]",
     "peak_bytes_per_s": "memory roof: peak DRAM/HBM bandwidth [B/s]",
     "ridge_point": "peak_flops_per_s / peak_bytes_per_s [FLOP/B]",
-    "bound": "compute | memory (at ≥ 10 % of the roof on that side of the ridge) | below-roofs (under 10 %: "
-             "latency-, occupancy- or launch-limited); missing without a FLOP figure",
+    "bound": f"compute | memory (at ≥ {ROOF_BOUND_PCT:g} % of the roof on that side of the ridge) | below-roofs "
+             f"(under {ROOF_BOUND_PCT:g} %: latency-, occupancy- or launch-limited); missing without a FLOP figure",
     "ridge_side": "compute | memory: the side of the ridge point the kernel's arithmetic intensity lies on",
     "roof_pct": "attained FLOP/s / min(peak FLOP/s, AI × peak bandwidth) × 100 [%] (= bandwidth use on the memory "
                 "side, also for kernels without FP work)",
@@ -235,6 +238,7 @@ class Roofline(Analyzer):
             pk = (str(prec[i] or "fp32"), bool(matrix[i]))
             peak = peaks[pk] if pk in peaks else peaks.setdefault(pk, spec.peak_flops(*pk))
             pf = peak[0] if peak else np.nan
+            roof = peak[1] if peak else None
             fps = flops / t * 1e9 if t > 0 else np.nan
             bps = nbytes / t * 1e9 if t > 0 and nbytes == nbytes else np.nan
             ai = flops / nbytes if nbytes and nbytes == nbytes else np.nan
@@ -249,7 +253,8 @@ class Roofline(Analyzer):
                 pct = fps = bps = np.nan
             bound = bound_of(pct, side)
             row.update(flops=flops, bytes=nbytes, flops_per_s=fps, bytes_per_s=bps, arithmetic_intensity=ai,
-                       precision=prec[i], peak_flops_per_s=pf, peak_bytes_per_s=bw, ridge_point=ridge, bound=bound,
+                       precision=prec[i], peak_flops_per_s=pf, compute_roof=roof, peak_bytes_per_s=bw,
+                       ridge_point=ridge, bound=bound,
                        ridge_side=side, roof_pct=pct, time_at_stake_ns=time_at_stake(row["time_ns"], pct),
                        flops_source="counters" if from_ctr[i] else "shapes", roof_note=note)
             out.append(row)
@@ -259,6 +264,7 @@ class Roofline(Analyzer):
         t["bound"] = t["bound"].astype(object).where(t["bound"].notna(), None)
         t["ridge_side"] = t["ridge_side"].astype(object).where(t["ridge_side"].notna(), None)
         t["roof_note"] = t["roof_note"].astype(object).where(t["roof_note"].notna(), None)
+        t["compute_roof"] = t["compute_roof"].astype(object).where(t["compute_roof"].notna(), None)
         t["time_at_stake_ns"] = t["time_at_stake_ns"].astype("Int64")
         return t.sort_values("time_ns", ascending=False, kind="stable").reset_index(drop=True)
 

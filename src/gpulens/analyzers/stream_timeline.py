@@ -272,7 +272,9 @@ class StreamTimeline(Analyzer):
         except Exception:  # no launch records (counter-only inputs): nothing to link
             return
         li = links["launch_event_id"].to_numpy("float64", na_value=np.nan)[gp[single]]
-        oi = links["op_event_id"].to_numpy("float64", na_value=np.nan)[gp[single]]
+        from gpulens.analyzers._optree import gpu_op_links
+
+        oi = gpu_op_links(timeline).to_numpy("float64", na_value=np.nan)[gp[single]]
         sel = np.flatnonzero(single)
         has = ~np.isnan(li)
         if has.any():

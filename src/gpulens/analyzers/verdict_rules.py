@@ -176,6 +176,9 @@ def _pct(x: float | None) -> str:
 #: Below this many waves (grid blocks / resident-block capacity of the GPU) the grid, not the per-block resource
 #: limiter, caps the parallelism in flight: relaxing registers or shared memory would not raise achieved occupancy.
 SMALL_GRID_WAVES = 0.5
+#: At or above this achieved occupancy [%] (or at 100 % theoretical with achieved unknown) raising occupancy is not
+#: advice: ncu's guidance treats occupancy as a lever only while warps are too few to hide latency.
+HIGH_OCCUPANCY_PCT = 80.0
 
 
 def _latency_steps(e: Evidence) -> list[str]:
@@ -189,7 +192,8 @@ def _latency_steps(e: Evidence) -> list[str]:
                      f"({e.waves_per_sm:.2f} waves): " + grid_step[0].lower() + grid_step[1:])
     elif e.limiter in _LIMITER_STEP and (e.achieved_occupancy_pct is None or e.achieved_occupancy_pct < 60) \
             and not full_theory:  # at 100 % theoretical the "limiter" limits nothing: relaxing it cannot help
-        steps.append(_advice.limiter(e.limiter, e.name, e.pytorch) if e.library else _LIMITER_STEP[e.limiter])
+        steps.append(_advice.limiter(e.limiter, e.name, e.pytorch, latency_bound=True) if e.library
+                     else _LIMITER_STEP[e.limiter])
     elif full_theory and e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < 60:
         steps.append(f"Achieved occupancy is {e.achieved_occupancy_pct:.0f} % of a theoretical 100 %: no per-block "
                      "resource limits it, so waves finish unevenly or each launch is too short to fill the GPU — "
@@ -203,9 +207,22 @@ def _latency_steps(e: Evidence) -> list[str]:
                      "size) in ncu's Occupancy section / rocprof-compute's wavefront stats and relax it.")
     if e.stall_class in _STALL_STEP:
         steps.append(_STALL_STEP[e.stall_class])
+    ach = e.achieved_occupancy_pct
+    occ_high = full_theory and (ach is None or ach >= HIGH_OCCUPANCY_PCT) or (ach is not None
+                                                                             and ach >= HIGH_OCCUPANCY_PCT)
     if not steps and e.library:  # the library owns the kernel's code: the user owns the problem it is given
         steps.append("Give the library kernel more parallel work per call (larger batch, several problems in one "
                      "call) or a problem shape it tiles well, or let it pick another algorithm.")
+    elif not steps and occ_high:  # occupancy cannot rise (or is already high): more warps is not the lever
+        occ = f"{ach:.0f} % achieved" if ach is not None else f"{e.theoretical_occupancy_pct:.0f} % theoretical"
+        rows = (", several short rows per warp or block (a warp-per-row variant)" if e.family == "normalisation"
+                else "")
+        steps.append(f"Occupancy is not its limit ({occ}): keep more bytes in flight per warp instead — vectorised "
+                     f"128-bit loads, several independent loads per thread{rows} — and shorten dependent chains "
+                     "(fewer dependent loads and serial reductions).")
+    elif not steps and e.theoretical_occupancy_pct is None and ach is None:
+        steps.append("Raise parallelism in flight: more independent work per thread (vectorised loads, several "
+                     "elements per thread); measure occupancy (ncu / rocprof-compute) before trying to raise it.")
     elif not steps:
         steps.append("Raise parallelism in flight: more independent work per thread and higher occupancy.")
     return steps[:2]
@@ -261,7 +278,18 @@ UNDETERMINED_STEPS_NO_TORCH = {
 def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pct: float = 40.0,
            vendor: str | None = None) -> Verdict:
     """Classify one kernel (rules in the module docstring); ``vendor`` ("amd" / "nvidia") picks the tools the
-    next step of an undetermined kernel names."""
+    next step of an undetermined kernel names. A library kernel whose name says it was picked for unaligned
+    operands (``…_align1``, :func:`gpulens.analyzers._advice.alignment_hint`) gets the padding hint first (second
+    for an undetermined one, after what to collect), whatever else bounds it."""
+    v = _decide(e, roof_pct_bound, low_occupancy_pct, vendor)
+    hint = _advice.alignment_hint(e.name) if e.kind != "comm" and v.verdict not in ("launch-bound",) else None
+    if hint and hint not in v.next_steps:
+        at = 1 if v.verdict == "undetermined" else 0
+        v.next_steps = (v.next_steps[:at] + [hint] + [s for s in v.next_steps[at:]])[:2]
+    return v
+
+
+def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor: str | None) -> Verdict:
     t = e.time_ns
     ev = _evidence_text(e)
     if e.kind == "comm":

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers import _advice
-from gpulens.analyzers._occ_findings import bound_by_verdict
+from gpulens.analyzers._occ_findings import bound_by_verdict, settle_condition
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.bottlenecks import (
     classify_gaps,
@@ -32,6 +32,7 @@ from gpulens.analyzers.bottlenecks import (
 )
 from gpulens.analyzers.context import context_of, strings
 from gpulens.analyzers.intervals import merge
+from gpulens.analyzers._optree import gpu_op_links
 from gpulens.analyzers.launches import link_gpu_to_launch
 from gpulens.analyzers.stalls import kernel_percentages
 from gpulens.analyzers._span import busy_unknown_reason
@@ -256,7 +257,7 @@ class Verdicts(Analyzer):
         kern = context_of(timeline).of_kind("kernel", "comm")
         exposed = exposed_comm_by_name(timeline)
         both = link_gpu_to_launch(timeline)
-        links, op_links = both["launch_event_id"], both["op_event_id"]
+        links, op_links = both["launch_event_id"], gpu_op_links(timeline)  # the one op linking (_optree)
         bn = results.get("bottlenecks")
         gaps = classify_gaps(timeline, getattr(bn, "summary", {}).get("launch_gap_ns", 20_000), links)
         if replayed_for_counters(timeline):  # gaps between replayed kernels say nothing about launches
@@ -361,6 +362,8 @@ class Verdicts(Analyzer):
                 # latency-bound by speed-of-light counters: the occupancy findings' gain is now bounded
                 bound_by_verdict(results["occupancy"].findings, name, e.time_ns, e.theoretical_occupancy_pct,
                                  e.achieved_occupancy_pct, v.time_at_stake_ns, "Speed of light")
+            if v.verdict == "latency/occupancy-bound" and name in occ:
+                settle_condition(results["occupancy"].findings, name, pytorch)
             srcs = set(pd.unique(k_src[pos])) | {x for x in pd.unique(k_ctr[pos]) if isinstance(x, str)}
             inputs = e.inputs + [f"collector:{c}" for c in sorted(srcs)]
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],

@@ -109,6 +109,12 @@ def _why_unreadable(f: Path) -> str:
     return "file is empty" if empty else "not a recognised trace format"
 
 
+def _listed(skipped: list[tuple[Path, str]], first: int = 8) -> str:
+    """``"name (why); ..."`` for the first ``first`` unusable files of a directory, then how many more."""
+    return "; ".join(f"{f.name} ({why})" for f, why in skipped[:first]) + (
+        f"; and {len(skipped) - first} more" if len(skipped) > first else "")
+
+
 #: Suffixes of the trace files a folder format does not read itself (Kineto / rocprofv3 JSON, nsys / rocpd SQLite).
 _OTHER_TRACE_SUFFIXES = (".json", ".gz", ".sqlite", ".sqlite3", ".db")
 
@@ -198,9 +204,11 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         sniffed = {f: sniff(f) for f in found}  # once per file: reading heads is a third of a small file's load
         if not any(c is not None for c in sniffed.values()):
             # rocprofv3's default layout: <output>/<hostname>/<pid>_results.db — one level down
-            found = [f for d in sorted(p.iterdir()) if d.is_dir() and not d.name.startswith(".")
+            below = [f for d in sorted(p.iterdir()) if d.is_dir() and not d.name.startswith(".")
                      for f in sorted(d.iterdir()) if f.is_file() and not f.name.startswith(".")]
-            sniffed = {f: sniff(f) for f in found}
+            below_sniffed = {f: sniff(f) for f in below}
+            if any(c is not None for c in below_sniffed.values()) or not found:
+                found, sniffed = below, below_sniffed
         files, skipped = [], []
         for f in found:
             if sniffed[f] is not None:
@@ -208,7 +216,8 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
             else:
                 skipped.append((f, _why_unreadable(f)))
         if not files:
-            raise UnknownFormatError(p, "directory holds no trace file gpulens recognises")
+            raise UnknownFormatError(p, "directory holds no trace file gpulens recognises"
+                                        + (f": {len(skipped)} file(s): {_listed(skipped)}" if skipped else ""))
         if select is not None and select.ranks is not None:
             files = [f for f in files if file_rank(f) is None or select.wants_rank(file_rank(f))]
             if not files:
@@ -222,8 +231,7 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
                 skipped.append((f, getattr(got, "reason", None) or str(got)))
             elif got is not None:
                 labelled.append((str(f.relative_to(p)), got))
-        listed = "; ".join(f"{f.name} ({why})" for f, why in skipped[:8]) + (
-            f"; and {len(skipped) - 8} more" if len(skipped) > 8 else "")
+        listed = _listed(skipped)
         if skipped and (require_all or not labelled):
             raise TraceFormatError(p, f"{len(skipped)} of {n_found} files cannot be used: {listed}"
                                       + (" (--strict)" if labelled else ""))

@@ -20,6 +20,7 @@ from gpulens.gate.baseline import Baseline
 from gpulens.gate.config import GateConfig
 from gpulens.gate.result import (AMBIGUOUS, ERROR, IMPROVED, INCOMPARABLE, NO_BASELINE, PASS, REGRESSED, VERDICTS,
                                  GateResult, MetricResult)
+from gpulens.gate.replaced import kernel_like, replaced
 from gpulens.gate.runs import KERNEL_PREFIX, Metric, RunSet, rekey_kernels
 from gpulens.gate.stats import (Comparison, TimingTest, compare_count, decide, family_weights, holm_adjust,
                                 relative_spread, timing_tests)
@@ -95,7 +96,7 @@ def _prepare(name: str, base: Metric | None, cand: Metric | None,
     ref = base or cand
     assert ref is not None
     direction = rule.direction or ref.direction
-    is_kernel = name.startswith(KERNEL_PREFIX)
+    is_kernel = kernel_like(name)
     row = MetricResult(name, ref.kind, ref.unit, direction, PASS, True, "",
                        base_n=len(base.samples) if base else 0, cand_n=len(cand.samples) if cand else 0,
                        base_median=_median(base), cand_median=_median(cand))
@@ -108,8 +109,11 @@ def _prepare(name: str, base: Metric | None, cand: Metric | None,
         row.verdict, row.gating = NO_BASELINE, False
         row.reason = "new kernel: not in the baseline" if is_kernel else "not recorded in the baseline"
         return row, None
-    if cand is None:  # a whole-run metric the candidate's reports lack
-        row.verdict, row.gating, row.reason = AMBIGUOUS, False, "not recorded in the candidate"
+    if cand is None:  # a kernel the candidate does not run, or a whole-run metric its reports lack
+        row.verdict, row.gating = AMBIGUOUS, False
+        row.reason = ("kernel not in the candidate (removed, renamed or fused into another): its time is not a "
+                      "saving by itself; see `gpulens diff` for where the work went") if is_kernel \
+            else "not recorded in the candidate"
         return row, None
     deterministic = ref.kind == "count" and len(set(base.samples)) == 1
     row.base_spread = relative_spread(np.asarray(base.samples)) if not deterministic else 0.0
@@ -154,7 +158,7 @@ def decide_family(pending: list[tuple[MetricResult, TimingTest]], alpha: float, 
     probability ≤ α. Non-gating rows (and every row when ``family`` is False) are decided alone."""
     fam = [(r, t) for r, t in pending if r.gating and family]
     if fam:
-        w = family_weights([r.metric.startswith(KERNEL_PREFIX) for r, _ in fam],
+        w = family_weights([kernel_like(r.metric) for r, _ in fam],
                            [r.base_share if r.base_share is not None else (r.share or 0) for r, _ in fam])
         q_worse = holm_adjust([t.p_worse for _, t in fam], w)
         q_better = holm_adjust([t.p_better for _, t in fam], w)
@@ -211,8 +215,18 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
     rows, specs = [], []
     base_metrics, cand_metrics = rekey_kernels(baseline.metrics), rekey_kernels(candidate.metrics)
     names = list(base_metrics) + [n for n in cand_metrics if n not in base_metrics]
-    for name in names:
-        b, c = base_metrics.get(name), cand_metrics.get(name)
+    swaps, members = replaced(base_metrics, cand_metrics)  # renamed/re-fused kernels: compared per category
+    for name in names + list(swaps):
+        b, c = swaps.get(name) or (base_metrics.get(name), cand_metrics.get(name))
+        if name in members:  # compared in its category's replaced row; this row is information
+            row, _ = _prepare(name, b, c, config)
+            if row is not None:
+                row.gating = False
+                row.reason = (f"{row.reason}; " if row.reason else "") + \
+                    f"compared with the other {'new' if b is None else 'vanished'} kernels of its category in " \
+                    f"'{members[name]}'"
+                rows.append(row)
+            continue
         if c is None and name.startswith(KERNEL_PREFIX):  # the kernel no longer runs: zero time in every run
             c = Metric(name, b.kind, b.unit, [0.0] * len(candidate.runs), b.direction, [0.0] * len(candidate.runs),
                        [0] * len(candidate.runs))
@@ -243,7 +257,7 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
 
 def _weight(r: MetricResult) -> float:
     """GPU time a row stands for, for the precedence rule: a kernel its share, a whole-run metric all of it."""
-    return (r.share or 0.0) if r.metric.startswith(KERNEL_PREFIX) else 1.0
+    return (r.share or 0.0) if kernel_like(r.metric) else 1.0
 
 
 def _overall(rows: list[MetricResult], cand: RunSet, excluded_note: str) -> tuple[str, str]:

@@ -135,6 +135,12 @@ def answer(s: Any) -> Answer:
         busy += (f" ({_pct(steady)} of the {fmt_ns(bn.summary.get('steady_span_ns'))} outside "
                  f"{'the warm-up/one-off idle gap' if k == 1 else f'the {k} warm-up/one-off idle gaps'} the verdict "
                  "leaves out)")
+    if bn is not None and not bn.skipped and span:  # host-only time outside the GPU span: the verdict leaves it out
+        edges = int(bn.summary.get("host_only_before_ns") or 0) + int(bn.summary.get("host_only_after_ns") or 0)
+        window = int(bn.summary.get("window_ns") or 0)
+        if window and edges >= 0.25 * window:
+            busy += (f"; but the GPU is idle {100.0 * edges / window:.1f} % of the {fmt_ns(window)} profiled window "
+                     "(host-only time outside its span)")
     kv = str(vd.summary.get("kernel_verdict") or "") if vd is not None and not vd.skipped else ""
     tail = f", and most kernel time is {kv}" if kv and kv not in (verdict, "undetermined") else ""
     if s.timeline.meta.truncated:  # every figure covers only the part of the input that could be read

@@ -46,16 +46,17 @@ CELL_CHARS = 1000
 
 #: Human headers for columns whose derived label would read badly (column name → label).
 LABELS: dict[str, str] = {
-    "effective_ns": "time", "time_ns": "time", "total_ns": "recorded time", "mean_ns": "mean",
+    "effective_ns": "time", "time_ns": "time", "total_ns": "recorded time", "mean_ns": "mean", "step_ns": "step time",
     "min_ns": "min", "max_ns": "max", "share": "share of kernel time", "cumulative_share": "cumulative share",
     "critical": "critical set", "device_id": "GPU", "stream_id": "stream", "time_at_stake_ns": "time at stake",
     "flops_per_s": "attained FLOP/s", "bytes_per_s": "attained bandwidth", "arithmetic_intensity":
-    "arithmetic intensity", "peak_flops_per_s": "compute roof", "peak_bytes_per_s": "memory roof",
+    "arithmetic intensity", "peak_flops_per_s": "compute roof", "compute_roof": "roof judged against",
+    "peak_bytes_per_s": "memory roof",
     "ridge_point": "ridge point", "roof_pct": "% of roof", "flops_source": "FLOPs from", "flops": "FLOP",
     "regs_per_thread": "registers / thread", "smem_bytes": "shared memory / block", "block_size": "block size",
     "active_blocks_per_sm": "blocks / SM", "theoretical_occupancy_pct": "theoretical occupancy",
-    "achieved_occupancy_pct": "achieved occupancy", "busy_pct": "busy", "idle_pct": "idle",
-    "computation_pct": "computation", "kernel_count": "kernels", "next_steps": "next step",
+    "achieved_occupancy_pct": "achieved occupancy", "busy_pct": "busy %", "idle_pct": "idle %",
+    "computation_pct": "computation %", "kernel_count": "kernels", "next_steps": "next step",
     "offset_ns": "start (from first GPU event)", "dur_ns": "duration", "start_ns": "start", "end_ns": "end", "dominant_pct": "dominant class share",
     "top_reason_pct": "top reason share", "issue_pct": "issue cycles", "memory_sol_pct": "memory SOL",
     "compute_sol_pct": "compute SOL", "dram_pct": "DRAM SOL", "compute_pct": "compute SOL", "memory_pct":
@@ -163,7 +164,9 @@ def column_label(column: str, doc: str = "") -> str:
     for suffix in ("_ns", "_pct", "_bytes"):
         if c.endswith(suffix) and len(c) > len(suffix):
             c = c[: -len(suffix)]
-    return " ".join(c.replace("_", " ").split())
+    label = " ".join(c.replace("_", " ").split())
+    # a percentage beside the time it is a share of (busy_ns, busy_pct) must not read as the same column
+    return f"{label} %" if column.endswith("_pct") and len(column) > 4 else label
 
 
 def header_label(column: str) -> str:
@@ -186,9 +189,13 @@ def _fmt_collection(v: Any) -> str:
     return "; ".join(fmt_unit(x, "text") for x in v) or "none"
 
 
+#: Scalar types tested first: ``isinstance`` against the ``Mapping`` ABC is slow, and most cells are scalars.
+_SCALARS = (str, int, float, np.integer, np.floating, np.bool_)
+
+
 def fmt_unit(v: Any, unit: str) -> str:
     """One value as a person reads it, from its declared ``unit`` (see the module docstring)."""
-    if isinstance(v, (Mapping, list, tuple, np.ndarray)):
+    if not isinstance(v, _SCALARS) and isinstance(v, (Mapping, list, tuple, np.ndarray)):
         return clip(_fmt_collection(list(v) if isinstance(v, np.ndarray) else v), CELL_CHARS)
     if is_missing(v):
         return MISSING

@@ -9,12 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
-import plotly.graph_objects as go
 
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import SourceReport
-from gpulens.reports._format import column_label, fmt_unit, is_missing, result_title, summary_items, unit_of
-from gpulens.reports._html_pages import _layout, findings_table
+from gpulens.reports._format import column_label, fmt_unit, result_title, summary_items, unit_of
+from gpulens.reports._html_pages import _layout, axis_title, findings_table
 from gpulens.reports._html_parts import (
     OKABE_ITO,
     TICK_CHARS,
@@ -53,17 +52,16 @@ def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
     t = r.table.head(25)
     ys = [f"#{i + 1} {plot_text(n, TICK_CHARS)}" for i, n in enumerate(short_names(t["name"].astype(str)))]
     hov = [f"{wrap_name(n)}<br>limiter: {plot_text(fmt_unit(lim, 'text'))}" for n, lim in zip(t["name"], t["limiter"])]
-    fig = go.Figure()
-    fig.add_bar(y=ys, x=pd.to_numeric(t["theoretical_occupancy_pct"], errors="coerce").tolist(), orientation="h",
-                name="theoretical", marker_color=OKABE_ITO[4],
-                text=[plot_text(fmt_unit(x, "text").replace("_", " "), 24) for x in t["limiter"]],
-                textposition="inside", hovertext=hov, hoverinfo="text+x")
-    fig.add_bar(y=ys, x=pd.to_numeric(t["achieved_occupancy_pct"], errors="coerce").tolist(), orientation="h",
-                name="achieved", marker_color=OKABE_ITO[0], marker_pattern_shape="/", hovertext=hov,
-                hoverinfo="text+x")
-    fig = _layout(fig, 160 + 44 * len(ys), barmode="group", xaxis={"title": "occupancy [% of max warps]",
-                                                                     "range": [0, 102]},
-                  yaxis={"autorange": "reversed", "automargin": True})
+    data = [{"type": "bar", "y": ys, "x": _numbers(t["theoretical_occupancy_pct"]), "orientation": "h",
+             "name": "theoretical", "marker": {"color": OKABE_ITO[4]},
+             "text": [plot_text(fmt_unit(x, "text").replace("_", " "), 24) for x in t["limiter"]],
+             "textposition": "inside", "hovertext": hov, "hoverinfo": "text+x"},
+            {"type": "bar", "y": ys, "x": _numbers(t["achieved_occupancy_pct"]), "orientation": "h",
+             "name": "achieved", "marker": {"color": OKABE_ITO[0], "pattern": {"shape": "/"}}, "hovertext": hov,
+             "hoverinfo": "text+x"}]
+    fig = _layout(data, 160 + 44 * len(ys), barmode="group",
+                  xaxis={"title": axis_title("occupancy [% of max warps]"), "range": [0, 102]},
+                  yaxis={"autorange": "reversed"})
     cols = ["name", "calls", "time_ns", "block_size", "regs_per_thread", "smem_bytes", "active_blocks_per_sm",
             "theoretical_occupancy_pct", "achieved_occupancy_pct", "limiter"]
     take = _takeaway(r, f"Theoretical occupancy (with what limits it) and, where measured, achieved occupancy of "
@@ -105,15 +103,20 @@ def verdicts_page(s: SourceReport, max_rows: int) -> list[Any]:
     return out
 
 
+def _numbers(col: pd.Series, scale: float = 1.0) -> list[float | None]:
+    """A column as JSON numbers for a chart (``col / scale``): a missing or non-numeric value is null (a gap)."""
+    v = pd.to_numeric(col, errors="coerce").astype(float) / scale
+    return [None if x != x else x for x in v.tolist()]
+
+
 def _stacked(t: pd.DataFrame, ys: list[str], parts: list[tuple[str, str]], scale: float, axis: str,
-             hover_unit: str) -> go.Figure:
-    fig = go.Figure()
-    for i, (col, label) in enumerate(parts):
-        v = pd.to_numeric(t[col], errors="coerce").fillna(0) / scale
-        fig.add_bar(y=ys, x=v.tolist(), name=label, orientation="h", marker_color=OKABE_ITO[i % len(OKABE_ITO)],
-                    hovertemplate=f"{plot_text(label)}: %{{x:.3g}} {hover_unit}<extra>%{{y}}</extra>")
-    return _layout(fig, 150 + 30 * len(ys), barmode="stack", xaxis_title=axis,
-                   yaxis={"autorange": "reversed", "automargin": True})
+             hover_unit: str, xrange: list[float] | None = None) -> dict[str, Any]:
+    data = [{"type": "bar", "y": ys, "x": (pd.to_numeric(t[col], errors="coerce").fillna(0) / scale).tolist(),
+             "name": label, "orientation": "h", "marker": {"color": OKABE_ITO[i % len(OKABE_ITO)]},
+             "hovertemplate": f"{plot_text(label)}: %{{x:.3g}} {hover_unit}<extra>%{{y}}</extra>"}
+            for i, (col, label) in enumerate(parts)]
+    xaxis: dict[str, Any] = {"title": axis_title(axis), **({"range": xrange} if xrange else {})}
+    return _layout(data, 150 + 30 * len(ys), barmode="stack", xaxis=xaxis, yaxis={"autorange": "reversed"})
 
 
 def _idle_panel(bn: AnalysisResult, max_rows: int) -> Panel:
@@ -132,8 +135,7 @@ def _stall_panel(st: AnalysisResult, max_rows: int) -> Panel:
     parts = [(c, column_label(c, st.columns.get(c, "")).replace("share of stall time in class ", ""))
              for c in t.columns if c.endswith("_pct") and "in class" in st.columns.get(c, "")]
     ys = [f"#{i + 1} {plot_text(n, TICK_CHARS)}" for i, n in enumerate(short_names(t["name"].astype(str)))]
-    fig = _stacked(t, ys, parts, 1.0, "share of stall time [%]", "%")
-    fig.update_xaxes(range=[0, 100])
+    fig = _stacked(t, ys, parts, 1.0, "share of stall time [%]", "%", xrange=[0, 100])
     cols = [c for c in st.table.columns if c not in {p for p, _ in parts}]
     return Panel("Stall classes of the hot kernels",
                  f"What the warps of {len(st.table)} kernel(s) waited on, as shares of stall time.", fig,
@@ -165,16 +167,17 @@ def generic_panels(name: str, r: AnalysisResult, max_rows: int) -> list[Any]:
     if r.skipped:
         return [empty_html(title, str(r.skipped_reason))]
     t = r.table if r.table is not None else pd.DataFrame()
-    t = t[[c for c in t.columns if not t[c].map(is_missing).all()]] if len(t) else t
+    # columns with no value at all are left out (isna: is_missing, vectorised); the table is not copied
+    keep = [c for c in t.columns if not t[c].isna().all()] if len(t) else list(t.columns)
+    top = t.head(25)[keep]  # the rows the chart draws (dtypes as the whole table's)
     fig = None
     if len(t) > 1:
-        label = _pick(t, ("name", "kernel", "op", "class", "category", "verdict", "reason", "metric"),
+        label = _pick(top, ("name", "kernel", "op", "class", "category", "verdict", "reason", "metric"),
                       lambda c: c.dtype == object or isinstance(c.dtype, pd.CategoricalDtype) or c.dtype == "str")
-        value = _pick(t, ("time_at_stake_ns", "time_ns", "effective_ns", "total_ns", "share"),
+        value = _pick(top, ("time_at_stake_ns", "time_ns", "effective_ns", "total_ns", "share"),
                       lambda c: unit_of(str(c.name), r.columns.get(str(c.name), "")) in ("ns", "share", "%")
                       and pd.api.types.is_numeric_dtype(c) and not pd.api.types.is_bool_dtype(c))
         if label and value:
-            top = t.head(25)
             unit = unit_of(value, r.columns.get(value, ""))
             scale, axis = (1e6, "ms") if unit == "ns" else (0.01, "%") if unit == "share" else (1.0, "%")
             names = top[label].astype(str).tolist()
@@ -186,16 +189,16 @@ def generic_panels(name: str, r: AnalysisResult, max_rows: int) -> list[Any]:
                 shown = [f"{lab} · " + " · ".join(f"{column_label(c)} {fmt_unit(row[c], 'id')}" for c in ids)
                          for lab, (_, row) in zip(shown, top.iterrows())]
         if label and value and len(set(shown)) == len(shown):
-            fig = go.Figure(go.Bar(
-                x=(pd.to_numeric(top[value], errors="coerce") / scale).tolist(), orientation="h",
-                y=[f"#{i + 1} {plot_text(v, TICK_CHARS)}" for i, v in enumerate(shown)],
-                hovertext=[wrap_name(v) for v in names], hoverinfo="text+x", marker_color=OKABE_ITO[0]))
-            fig = _layout(fig, 140 + 26 * len(top),
-                          xaxis_title=f"{column_label(value, r.columns.get(value, ''))} [{axis}]",
-                          yaxis={"autorange": "reversed", "automargin": True})
+            bar = {"type": "bar", "x": _numbers(top[value], scale), "orientation": "h",
+                   "y": [f"#{i + 1} {plot_text(v, TICK_CHARS)}" for i, v in enumerate(shown)],
+                   "hovertext": [wrap_name(v) for v in names], "hoverinfo": "text+x",
+                   "marker": {"color": OKABE_ITO[0]}}
+            fig = _layout([bar], 140 + 26 * len(top),
+                          xaxis={"title": axis_title(f"{column_label(value, r.columns.get(value, ''))} [{axis}]")},
+                          yaxis={"autorange": "reversed"})
     scalars = summary_items(r.summary or {}, r.summary_columns)
     take = _takeaway(r, f"{len(t)} row(s) from the {title.lower()} analysis.")
-    blocks: list[Any] = [Panel(title, take, fig, table_html(t, None, max_rows, docs=r.columns),
+    blocks: list[Any] = [Panel(title, take, fig, table_html(t, keep, max_rows, docs=r.columns),
                                note=kv_html(scalars) if scalars else "")]
     if r.findings:
         blocks.append(Panel(f"{title}: findings", "", None, findings_table(r.findings, max_rows)))

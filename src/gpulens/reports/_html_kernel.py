@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import SourceReport
 from gpulens.reports._format import column_label, fmt_ns, fmt_unit, is_missing, unit_of
 from gpulens.reports._html_parts import esc, kv_html
+from gpulens.reports._html_roofline import roof_label
 from gpulens.reports._names import short_names
 
 #: Hot kernels that get a page (critical set first, then by time).
@@ -43,15 +45,48 @@ def kernel_links(s: SourceReport, si: int, limit: int = MAX_KERNELS) -> dict[str
     return {n: f"kernel-{si}-{i}" for i, n in enumerate(hot_kernels(s, limit))}
 
 
+#: id(table) → (table, {kernel name: (column, first row position)}) for the kernels that get a page, built once per
+#: result while :func:`kernel_pages` runs (a result's table is scanned once, not once per kernel).
+_INDEX: dict[int, tuple[pd.DataFrame, dict[str, tuple[str, int]]]] = {}
+_WANTED: list[frozenset[str]] = [frozenset()]
+
+
+def _first_rows(t: pd.DataFrame, wanted: frozenset[str]) -> dict[str, tuple[str, int]]:
+    """Kernel name → (``name`` or ``kernel`` column, position of its first row) for the names in ``wanted``."""
+    out: dict[str, tuple[str, int]] = {}
+    for col in ("name", "kernel"):
+        if col not in t:
+            continue
+        c = t[col]
+        textual = c.dtype == object or isinstance(c.dtype, pd.CategoricalDtype) or pd.api.types.is_string_dtype(c)
+        vals = c if textual else c.astype(str)
+        pos = np.flatnonzero(vals.isin(wanted).to_numpy(dtype=bool))
+        hits = vals.iloc[pos]
+        first = ~hits.duplicated().to_numpy(dtype=bool)  # each name's first row only
+        for name, p in zip(hits[first].tolist(), pos[first].tolist()):
+            out.setdefault(str(name), (col, int(p)))
+    return out
+
+
 def _row(r: AnalysisResult | None, name: str) -> pd.Series | None:
+    """The first row of ``r``'s table whose ``name`` (else ``kernel``) column is ``name``; None when none."""
     if r is None or r.skipped or r.table is None or not len(r.table):
         return None
-    for col in ("name", "kernel"):
-        if col in r.table:
-            hit = r.table[r.table[col].astype(str) == name]
-            if len(hit):
-                return hit.iloc[0]
-    return None
+    t = r.table
+    if name not in _WANTED[0]:  # not a kernel with a page: scan this table alone
+        for col in ("name", "kernel"):
+            if col in t:
+                hit = t[t[col].astype(str) == name]
+                if len(hit):
+                    return hit.iloc[0]
+        return None
+    hit = _INDEX.get(id(t))
+    if hit is None or hit[0] is not t:
+        hit = _INDEX[id(t)] = (t, _first_rows(t, _WANTED[0]))
+    at = hit[1].get(name)
+    if at is None:
+        return None
+    return t.iloc[at[1]]  # a hit in ``name`` wins over one in ``kernel`` (``_first_rows`` looks there first)
 
 
 def _bars(items: list[tuple[str, Any]], colour: str = "#0072B2") -> str:
@@ -134,6 +169,9 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
     rf = _row(res.get("roofline"), name)
     if rf is not None:
         r = res["roofline"]
+        if "compute_roof" in rf.index:  # "matrix bf16 (tensor cores)", not the figure key "matrix.bf16"
+            rf = rf.copy()
+            rf["compute_roof"] = roof_label(rf["compute_roof"], str(getattr(s.device, "vendor", "") or ""))
         parts.append(_part("Roofline position", _kv_row(r, rf, ("name", "calls", "time_ns"))))
     else:
         parts.append(_part("Roofline position", _absent(res.get("roofline"))))
@@ -162,5 +200,10 @@ def kernel_pages(s: SourceReport, links: dict[str, str]) -> list[Any]:
                   for n, lab in zip(names, labels) if n in links)
     blocks: list[Any] = [f'<nav class="kindex" aria-label="Hot kernels"><p>Open a kernel (or click a kernel name '
                          f'anywhere in the report):</p><ol>{idx}</ol></nav>']
-    blocks += [kernel_section(s, n, links[n], lab) for n, lab in zip(names, labels) if n in links]
+    _WANTED[0] = frozenset(names)
+    try:
+        blocks += [kernel_section(s, n, links[n], lab) for n, lab in zip(names, labels) if n in links]
+    finally:
+        _WANTED[0] = frozenset()
+        _INDEX.clear()
     return blocks

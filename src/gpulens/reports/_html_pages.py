@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import plotly.graph_objects as go
-
 from gpulens.devices.naming import arch_text, version_text
 from gpulens.report import SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings
@@ -44,13 +42,20 @@ BREAKDOWN_PARTS = (("computation_ns", "computation", OKABE_ITO[0], ""),
                    ("idle_ns", "idle", GREY, "-"))
 
 
-def _layout(fig: go.Figure, height: int = 380, **kw: Any) -> go.Figure:
+def axis_title(text: str) -> dict[str, Any]:
+    """A plotly axis/colour-bar title (the ``{"text": …}`` form every plotly.js version reads)."""
+    return {"text": text}
+
+
+def _layout(data: list[dict], height: int = 380, **kw: Any) -> dict[str, Any]:
+    """A figure of plain dicts (``{"data", "layout"}``; no ``plotly.graph_objects`` validation): ``data`` are trace
+    dicts, ``kw`` layout keys (``xaxis``/``yaxis`` dicts get ``automargin``)."""
     # the legend above the plot: below it, it collides with the x-axis title on short charts
-    fig.update_layout(height=height + 20, margin={"l": 10, "r": 10, "t": 50, "b": 40}, hovermode="closest",
-                      legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"}, **kw)
-    fig.update_xaxes(automargin=True)
-    fig.update_yaxes(automargin=True)
-    return fig
+    layout = {"height": height + 20, "margin": {"l": 10, "r": 10, "t": 50, "b": 40}, "hovermode": "closest",
+              "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"}, **kw}
+    for ax in ("xaxis", "yaxis"):
+        layout[ax] = {**(layout.get(ax) or {}), "automargin": True}
+    return {"data": data, "layout": layout}
 
 
 def findings_table(findings: list, max_rows: int) -> str:
@@ -162,12 +167,12 @@ def breakdown_page(s: SourceReport, max_rows: int) -> list[Any]:
         return [empty_html("Time breakdown", bd.skipped_reason if bd is not None else "analysis not available")]
     t = bd.table
     ys = [f"rank {r} · GPU {d}" for r, d in zip(t["rank"], t["device_id"])]
-    fig = go.Figure()
-    for key, label, colour, pattern in BREAKDOWN_PARTS:
-        fig.add_bar(y=ys, x=(t[key] / 1e6).tolist(), name=label, orientation="h", marker_color=colour,
-                    marker_pattern_shape=pattern, hovertemplate=f"{label}: %{{x:.3f}} ms<extra>%{{y}}</extra>")
-    fig = _layout(fig, 140 + 34 * len(ys), barmode="stack", xaxis_title="time [ms]",
-                  yaxis={"autorange": "reversed", "automargin": True})
+    data = [{"type": "bar", "y": ys, "x": (t[key] / 1e6).tolist(), "name": label, "orientation": "h",
+             "marker": {"color": colour, "pattern": {"shape": pattern}},
+             "hovertemplate": f"{label}: %{{x:.3f}} ms<extra>%{{y}}</extra>"}
+            for key, label, colour, pattern in BREAKDOWN_PARTS]
+    fig = _layout(data, 140 + 34 * len(ys), barmode="stack", xaxis={"title": axis_title("time [ms]")},
+                  yaxis={"autorange": "reversed"})
     summ = bd.summary
     cols = ["rank", "device_id", "span_ns", "computation_ns", "exposed_comm_ns", "exposed_memcpy_ns",
             "exposed_memset_ns", "idle_ns", "busy_pct", "kernel_count"]
@@ -191,16 +196,15 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
     crit = t[t["critical"].astype(bool)].head(25)
     ys = [f"#{i + 1} {plot_text(n, TICK_CHARS)}" for i, n in enumerate(short_names(crit["name"].astype(str)))]
     links = KERNEL_LINKS.get()
-    fig = go.Figure(go.Bar(
-        x=(crit["effective_ns"] / 1e6).tolist(), y=ys, orientation="h",
-        marker_color=[KIND_COLOURS.get(k, GREY) for k in crit["kind"]],
-        text=[fmt_share(v) for v in crit["share"]], textposition="auto",
-        customdata=[links.get(str(n), "") for n in crit["name"]],
-        hovertext=[f"{wrap_name(n)}<br>{c:,} calls, {fmt_ns(e)}, mean {fmt_ns(m)}<br>click: kernel details"
-                   for n, c, e, m in zip(crit["name"], crit["calls"], crit["effective_ns"], crit["mean_ns"])],
-        hoverinfo="text"))
-    fig = _layout(fig, 140 + 26 * len(ys), xaxis_title="GPU time [ms] (overruns clipped)",
-                  yaxis={"autorange": "reversed", "automargin": True})
+    bar = {"type": "bar", "x": (crit["effective_ns"] / 1e6).tolist(), "y": ys, "orientation": "h",
+           "marker": {"color": [KIND_COLOURS.get(k, GREY) for k in crit["kind"]]},
+           "text": [fmt_share(v) for v in crit["share"]], "textposition": "auto",
+           "customdata": [links.get(str(n), "") for n in crit["name"]],
+           "hovertext": [f"{wrap_name(n)}<br>{c:,} calls, {fmt_ns(e)}, mean {fmt_ns(m)}<br>click: kernel details"
+                         for n, c, e, m in zip(crit["name"], crit["calls"], crit["effective_ns"], crit["mean_ns"])],
+           "hoverinfo": "text"}
+    fig = _layout([bar], 140 + 26 * len(ys), xaxis={"title": axis_title("GPU time [ms] (overruns clipped)")},
+                  yaxis={"autorange": "reversed"})
     sm = hs.summary
     shown = "" if len(crit) == sm.get("critical_count", 0) else f" (the top {len(crit)} drawn)"
     t2 = t.assign(rank=range(1, len(t) + 1))
@@ -226,18 +230,19 @@ def multirank_page(s: SourceReport, max_rows: int) -> list[Any]:
     if bd is not None and not bd.skipped and len(bd.table) > 1:
         t = bd.table
         ys = [f"rank {fmt_unit(r, 'id')} · GPU {fmt_unit(d, 'id')}" for r, d in zip(t["rank"], t["device_id"])]
-        fig = go.Figure()
         hidden = (t["comm_ns"] - t["exposed_comm_ns"]).clip(lower=0) if "comm_ns" in t else None
-        for key, label, colour, pattern in BREAKDOWN_PARTS:
-            fig.add_bar(y=ys, x=(t[key] / 1e6).tolist(), name=label, orientation="h", marker_color=colour,
-                        marker_pattern_shape=pattern, hovertemplate=f"{label}: %{{x:.3f}} ms<extra>%{{y}}</extra>")
+        data = [{"type": "bar", "y": ys, "x": (t[key] / 1e6).tolist(), "name": label, "orientation": "h",
+                 "marker": {"color": colour, "pattern": {"shape": pattern}},
+                 "hovertemplate": f"{label}: %{{x:.3f}} ms<extra>%{{y}}</extra>"}
+                for key, label, colour, pattern in BREAKDOWN_PARTS]
         if hidden is not None:
-            fig.add_bar(y=ys, x=(hidden / 1e6).tolist(), name="communication hidden behind compute",
-                        orientation="h", marker_color="rgba(230,159,0,0.35)", marker_pattern_shape="/",
-                        hovertemplate="hidden communication: %{x:.3f} ms<extra>%{y}</extra>", base=0,
-                        offsetgroup="hidden", width=0.25)
-        fig = _layout(fig, 150 + 40 * len(ys), barmode="stack", xaxis_title="time [ms]",
-                      yaxis={"autorange": "reversed", "automargin": True})
+            data.append({"type": "bar", "y": ys, "x": (hidden / 1e6).tolist(),
+                         "name": "communication hidden behind compute", "orientation": "h",
+                         "marker": {"color": "rgba(230,159,0,0.35)", "pattern": {"shape": "/"}},
+                         "hovertemplate": "hidden communication: %{x:.3f} ms<extra>%{y}</extra>", "base": 0,
+                         "offsetgroup": "hidden", "width": 0.25})
+        fig = _layout(data, 150 + 40 * len(ys), barmode="stack", xaxis={"title": axis_title("time [ms]")},
+                      yaxis={"autorange": "reversed"})
         rows_t = ranks.table if ranks is not None and not ranks.skipped and len(ranks.table) else None
         take = "Where each rank's GPU time went; the thin bar is communication that compute hid."
         if rows_t is not None:
@@ -265,11 +270,10 @@ def multirank_page(s: SourceReport, max_rows: int) -> list[Any]:
     z = (raw / rowmax)
     hover = [[f"{wrap_name(n)}<br>rank {r}: {fmt_ns(v)}" for r, v in zip(piv.columns, row)]
              for n, row in zip(names, raw)]
-    fig2 = go.Figure(go.Heatmap(z=[[None if v != v else round(float(v), 4) for v in row] for row in z],
-                                x=[f"rank {r}" for r in piv.columns], y=labels, colorscale="Cividis",
-                                zmin=0, zmax=1, colorbar={"title": "of the kernel's max"}, hovertext=hover,
-                                hoverinfo="text"))
-    fig2 = _layout(fig2, 160 + 24 * len(labels), yaxis={"autorange": "reversed", "automargin": True})
+    heat = {"type": "heatmap", "z": [[None if v != v else round(float(v), 4) for v in row] for row in z],
+            "x": [f"rank {r}" for r in piv.columns], "y": labels, "colorscale": "Cividis", "zmin": 0, "zmax": 1,
+            "colorbar": {"title": axis_title("of the kernel's max")}, "hovertext": hover, "hoverinfo": "text"}
+    fig2 = _layout([heat], 160 + 24 * len(labels), yaxis={"autorange": "reversed"})
     by_rank = sm.get("kernel_time_ns_by_rank") or {}
     rank_rows = "".join(f"<tr><th scope='row'>rank {esc(r)}</th><td class='num' data-v='{v}'>{esc(fmt_ns(v))}</td></tr>"
                         for r, v in by_rank.items())

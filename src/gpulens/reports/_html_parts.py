@@ -104,7 +104,7 @@ def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, ma
     cols = [c for c in (columns or list(df.columns)) if c in df.columns]
     headers, docs = headers or {}, docs or {}
     units = {c: unit_of(c, docs.get(c, "")) for c in cols}
-    body = df[cols].head(max_rows)
+    body = df.head(max_rows)[cols]  # head first: never copy a long table's columns
     shorts = {c: short_names(body[c].astype(str).tolist()) for c in cols if is_name_column(c, docs.get(c, ""))}
     out = ['<input type="search" class="tfilter" placeholder="Filter rows…" aria-label="Filter the table below">'
            '<div class="tablewrap"><table class="data sortable">']
@@ -143,7 +143,8 @@ class Panel:
     Attributes:
         title: heading.
         takeaway: one sentence shown as the figure caption and used as the chart's accessible name.
-        figure: a plotly ``go.Figure`` (or None for a table-only panel).
+        figure: a plotly ``go.Figure``, or a ``{"data": [trace dicts], "layout": {...}}`` dict of plain JSON values
+            (or None for a table-only panel).
         table: HTML of the data table shown beside the chart.
         note: extra HTML under the heading (e.g. why something is missing).
         data: base64 text of a gzip-compressed JSON payload the page script draws the chart from (the timeline);
@@ -171,14 +172,29 @@ class Page:
 
 
 def figure_spec(fig: Any) -> dict[str, Any]:
-    """A plotly figure as the ``{data, layout}`` dict the page script hands to ``Plotly.newPlot``."""
-    d = json.loads(fig.to_json())
+    """A plotly figure as the ``{data, layout}`` dict the page script hands to ``Plotly.newPlot``. ``fig`` is a
+    ``go.Figure`` or already such a dict of plain JSON values (built without plotly's validation: faster)."""
+    if isinstance(fig, dict):
+        d = {"data": _finite(list(fig.get("data") or [])), "layout": _finite(dict(fig.get("layout") or {}))}
+    else:
+        d = json.loads(fig.to_json())
     d["layout"].pop("template", None)
     d["layout"].setdefault("font", {"family": "system-ui, sans-serif", "size": 12})
     d["layout"].setdefault("colorway", list(OKABE_ITO))
     d["layout"].setdefault("paper_bgcolor", "#ffffff")
     d["layout"].setdefault("plot_bgcolor", "#f7f7f7")
     return {"data": d["data"], "layout": d["layout"]}
+
+
+def _finite(v: Any) -> Any:
+    """``v`` with every NaN or infinite float replaced by None (JSON null: a gap in the chart, as plotly writes it)."""
+    if isinstance(v, float):
+        return v if math.isfinite(v) else None
+    if isinstance(v, list):
+        return [_finite(x) for x in v] if any(isinstance(x, (float, list, dict)) for x in v) else v
+    if isinstance(v, dict):
+        return {k: _finite(x) for k, x in v.items()}
+    return v
 
 
 def panel_html(p: Panel, fig_id: str) -> str:

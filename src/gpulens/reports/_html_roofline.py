@@ -1,10 +1,18 @@
-"""The HTML roofline page: every hot kernel with a FLOP figure on a log-log chart under the device's named roofs.
+"""The HTML roofline page: every hot kernel with a FLOP figure on a log-log chart under the roofs it is judged by.
 
-Roofs come from the device spec's datasheet figures (``vector.<precision>``, ``matrix.<precision>``,
-``memory_bandwidth`` and any other ``*_bandwidth`` level) and from the roofline result's ``cache_levels`` when the
-hierarchical roofline analysis provides them; they are drawn even when no kernel has a FLOP figure. Points: the
-roofline table's attained FLOP/s over arithmetic intensity, marker *area* proportional to GPU time, colour and
-shape by bound class (kernels below both roofs in their own colour). Nothing is computed beyond the line ends.
+Roofs drawn (nothing is computed beyond the line ends):
+
+* every compute roof the roofline table judges a kernel against — its ``compute_roof`` (the device figure:
+  ``matrix.<precision>`` for tensor cores / MFMA, ``vector.<precision>`` for CUDA cores / SIMD) at the table's
+  ``peak_flops_per_s`` — each in its own colour and dash, with its ridge point (the table's ``ridge_point``);
+* the memory roof the table judges by (``peak_bytes_per_s``: HBM/DRAM), meeting the highest compute roof;
+* for reference only (dotted grey, never used for a verdict): the other bandwidth levels of the device spec
+  (``*_bandwidth``) and the hierarchical roofline's ``cache_levels``; when no kernel has a FLOP figure, the
+  device's matrix and vector roofs of :data:`DEFAULT_PRECISIONS`.
+
+Points: the table's attained FLOP/s over arithmetic intensity, marker *area* proportional to GPU time, colour =
+the compute roof the kernel is judged against (the colour of that roof's line), shape = bound class. The figure is
+built as plain dicts (no ``plotly.graph_objects`` validation: a report draws, it does not need plotly's checks).
 """
 
 from __future__ import annotations
@@ -12,19 +20,22 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
 from gpulens.report import SourceReport
 from gpulens.reports._format import fmt_ns, fmt_si, fmt_unit, is_missing, roofline_heading
 from gpulens.reports._html_parts import GREY, KERNEL_LINKS, OKABE_ITO, Panel, empty_html, plot_text, table_html
 from gpulens.reports._names import short_names
 
-#: Marker colour and symbol per bound class (colour and shape, never colour alone).
-BOUND_STYLE = {"compute": (OKABE_ITO[0], "circle", "compute-bound"),
-               "memory": (OKABE_ITO[1], "diamond", "memory-bound"),
-               "below": (OKABE_ITO[3], "square", "below both roofs (latency / occupancy / launch)")}
-#: Precisions whose roofs are drawn when no kernel names one.
+#: Marker symbol and legend text per bound class (shape: the bound; colour: the roof judged against).
+BOUND_STYLE = {"compute": ("circle", "compute-bound"),
+               "memory": ("diamond", "memory-bound"),
+               "below": ("square", "below both roofs (latency / occupancy / launch)")}
+#: Colours of the compute roofs (and of the points judged against them), in drawing order (highest roof first).
+ROOF_COLOURS = (OKABE_ITO[0], OKABE_ITO[5], OKABE_ITO[2], OKABE_ITO[3], OKABE_ITO[1], OKABE_ITO[4])
+ROOF_DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+#: Precisions whose roofs are drawn (for reference) when no kernel is judged against one.
 DEFAULT_PRECISIONS = ("bf16", "fp32")
 _LEVEL_NAMES = {"memory_bandwidth": "HBM/DRAM", "l2_bandwidth": "L2", "l1_bandwidth": "L1", "lds_bandwidth": "LDS",
                 "smem_bandwidth": "shared memory", "llc_bandwidth": "Infinity Cache"}
@@ -36,18 +47,71 @@ def _figure(d: Any, key: str) -> float | None:
     return float(v) if isinstance(v, (int, float)) and v > 0 else None
 
 
-def roofs(s: SourceReport, precisions: list[str]) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
-    """(compute roofs [(label, FLOP/s)], memory roofs [(label, B/s)]) for the device, named by unit and level."""
-    d, compute, memory = s.device, [], []
-    unit = "MFMA" if getattr(d, "vendor", "") == "amd" else "tensor cores"
-    for prec in precisions:
-        for kind, label in (("matrix", f"matrix ({unit})"), ("vector", "vector")):
-            v = _figure(d, f"{kind}.{prec}")
-            if v:
-                compute.append((f"{label} {prec}", v))
-    for key in sorted((getattr(d, "figures", None) or {})):
-        if key.endswith("_bandwidth") and _figure(d, key):
-            memory.append((_LEVEL_NAMES.get(key, key.removesuffix("_bandwidth").replace("_", " ")), _figure(d, key)))
+def roof_label(key: Any, vendor: str = "") -> str:
+    """A compute roof's device-figure key as a person reads it: ``"matrix.bf16"`` → ``"matrix bf16 (tensor
+    cores)"``, ``"vector.fp32"`` → ``"vector fp32 (CUDA cores)"`` (AMD: MFMA / SIMD); "unknown" when missing."""
+    if is_missing(key) or not str(key).strip():
+        return "unknown"
+    unit, _, prec = str(key).partition(".")
+    amd = vendor == "amd"
+    pipe = {"matrix": "MFMA" if amd else "tensor cores", "vector": "SIMD" if amd else "CUDA cores"}.get(unit)
+    return f"{unit} {prec} ({pipe})" if pipe and prec else str(key)
+
+
+def roof_keys(s: SourceReport, t: pd.DataFrame) -> list[str | None]:
+    """Per row of the roofline table, the key of the compute roof it is judged against: its ``compute_roof``; for a
+    table without that column (an older cached result), the device figure of the row's precision whose value is
+    its ``peak_flops_per_s`` (``matrix.<p>``, ``vector.<p>``, then the ``vector.fp32`` fallback); None when none."""
+    if "compute_roof" in t:
+        return [None if is_missing(k) else str(k) for k in t["compute_roof"]]
+    out: list[str | None] = []
+    for prec, p in zip(t.get("precision", pd.Series([None] * len(t), index=t.index)),
+                       pd.to_numeric(t.get("peak_flops_per_s", pd.Series(np.nan, t.index)), errors="coerce")):
+        prec = "fp32" if is_missing(prec) else str(prec)
+        hit = [k for k in (f"matrix.{prec}", f"vector.{prec}", "vector.fp32") if p == p and _figure(s.device, k) == p]
+        out.append(hit[0] if hit else None)
+    return out
+
+
+def judged_roofs(s: SourceReport, t: pd.DataFrame) -> list[tuple[str, float, float | None]]:
+    """The compute roofs the roofline table judges kernels against: ``[(key, FLOP/s, ridge FLOP/B)]``, highest
+    first. The key is the table's ``compute_roof``; a table without that column (an older cached result) gets the
+    device figure of equal value, else ``"compute roof"``."""
+    if not len(t) or "peak_flops_per_s" not in t:
+        return []
+    peak = pd.to_numeric(t["peak_flops_per_s"], errors="coerce")
+    ridge = pd.to_numeric(t["ridge_point"], errors="coerce") if "ridge_point" in t else pd.Series(np.nan, t.index)
+    keys = roof_keys(s, t)
+    out: dict[str, tuple[float, float | None]] = {}
+    for k, p, r in zip(keys, peak, ridge):
+        if not (p == p and p > 0):
+            continue
+        k = k or "compute roof"
+        if k not in out:
+            out[k] = (float(p), float(r) if r == r and r > 0 else None)
+    return sorted(((k, p, r) for k, (p, r) in out.items()), key=lambda x: -x[1])
+
+
+def reference_roofs(s: SourceReport, judged_bw: list[float], with_compute: bool
+                    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    """Roofs drawn for reference only: (compute [(key, FLOP/s)] when ``with_compute``, memory [(label, B/s)]) from
+    the device spec's figures and the hierarchical roofline's cache levels, less the bandwidths already judged."""
+    d = s.device
+    figs = getattr(d, "figures", None) or {}
+    compute = []
+    if with_compute:
+        seen: set[float] = set()
+        for prec in DEFAULT_PRECISIONS:
+            for kind in ("matrix", "vector"):
+                v = _figure(d, f"{kind}.{prec}")
+                if v and v not in seen:
+                    seen.add(v)
+                    compute.append((f"{kind}.{prec}", v))
+    memory: list[tuple[str, float]] = []
+    for key in sorted(figs):
+        v = _figure(d, key) if key.endswith("_bandwidth") else None
+        if v and v not in judged_bw:
+            memory.append((_LEVEL_NAMES.get(key, key.removesuffix("_bandwidth").replace("_", " ")), v))
     r = s.results.get("roofline")
     for lvl in (r.summary.get("cache_levels") or []) if r is not None else []:
         if isinstance(lvl, dict):
@@ -55,101 +119,141 @@ def roofs(s: SourceReport, precisions: list[str]) -> tuple[list[tuple[str, float
             name = lvl.get("level") or lvl.get("name")
             if isinstance(bw, (int, float)) and bw > 0 and name and name not in [m[0] for m in memory]:
                 memory.append((str(name), float(bw)))
-    if r is not None and not memory and len(r.table) and "peak_bytes_per_s" in r.table:
-        bw = pd.to_numeric(r.table["peak_bytes_per_s"], errors="coerce").max()
-        if bw > 0:
-            memory.append(("HBM/DRAM", float(bw)))
-    seen: set[float] = set()
-    compute = [c for c in sorted(compute, key=lambda c: -c[1]) if not (c[1] in seen or seen.add(c[1]))]
-    return compute, sorted(memory, key=lambda m: -m[1])
+    return sorted(compute, key=lambda c: -c[1]), sorted(memory, key=lambda m: -m[1])
 
 
 def _bound(v: Any) -> str:
     return v if isinstance(v, str) and v in ("compute", "memory") else "below"
 
 
+def _line(x: list[float], y: list[float], name: str, colour: str, dash: str, width: float, hover: str) -> dict:
+    return {"type": "scatter", "x": x, "y": y, "mode": "lines", "name": name,
+            "line": {"color": colour, "width": width, "dash": dash}, "hovertemplate": hover + "<extra></extra>"}
+
+
 def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
     """The roofline chart (points and roofs) and its table; says what is missing when it is."""
     r = s.results.get("roofline")
     t = r.table if r is not None and not r.skipped else pd.DataFrame()
+    vendor = str(getattr(s.device, "vendor", "") or "")
     num = {c: pd.to_numeric(t[c], errors="coerce") for c in ("arithmetic_intensity", "flops_per_s", "time_ns")
            if c in t}
     ok = t[(num["arithmetic_intensity"] > 0) & (num["flops_per_s"] > 0)] if len(t) else t
-    precs = [p for p in dict.fromkeys(t.get("precision", pd.Series(dtype=object)).dropna().astype(str)) if p]
-    comp, mem = roofs(s, precs or list(DEFAULT_PRECISIONS))
+    judged = judged_roofs(s, t)
+    bws = sorted({float(b) for b in pd.to_numeric(t.get("peak_bytes_per_s", pd.Series(dtype=float)),
+                                                  errors="coerce").dropna() if b > 0}, reverse=True)
+    ref_comp, ref_mem = reference_roofs(s, bws, with_compute=not judged)
+    if not bws:  # no kernel judged: the device's DRAM/HBM figure is the memory roof drawn
+        hbm = _figure(s.device, "memory_bandwidth")
+        bws = [hbm] if hbm else []
+        ref_mem = [m for m in ref_mem if m[1] != hbm]
+    comp = judged or [(k, v, v / bws[0] if bws else None) for k, v in ref_comp]
     if not len(ok) and not comp:
         why = r.skipped_reason if r is not None and r.skipped else "no kernel has a FLOP figure"
         return [empty_html("Roofline", f"{why}; the device's peaks are not known either, so no roof can be drawn")]
-    fig = go.Figure()
+    colour_of = {k: ROOF_COLOURS[i % len(ROOF_COLOURS)] for i, (k, _, _) in enumerate(comp)}
+    data: list[dict] = []
+    annotations: list[dict] = []
     stake = _stake_by_name(s)
     tmax = float(num["time_ns"][ok.index].max()) if len(ok) else 1.0
     labels = dict(zip(t["name"].astype(str), short_names(t["name"].astype(str)))) if len(t) else {}
     links = KERNEL_LINKS.get()
     # points are labelled with the kernel's hot-kernel rank (#1 = most GPU time), short enough not to collide; the
-    # key under the chart names them, every point has its name on hover (the 15 largest are labelled)
+    # caption names them, every point has its name on hover (the 15 largest are labelled)
     rank_of = _hot_ranks(s)
     named = set(ok.assign(_t=num["time_ns"]).nlargest(15, "_t")["name"].astype(str)) if len(ok) else set()
-    for key, (colour, symbol, legend) in BOUND_STYLE.items():
-        g = ok[ok["bound"].map(_bound) == key] if len(ok) else ok
-        if not len(g):
-            continue
-        hover = [f"<b>{_tag(rank_of, n)}{plot_text(labels[str(n)])}</b><br>AI {fmt_unit(ai, 'FLOP/B')} · {fmt_si(float(fl), 'FLOP/s')}"
-                 f"<br>{fmt_unit(rp, '%')} of roof · {fmt_ns(tn)}"
+    keys = pd.Series(roof_keys(s, ok) if len(ok) else [], index=ok.index, dtype=object)
+    order = {k: i for i, (k, _, _) in enumerate(comp)}
+    groups = sorted({(k, _bound(b)) for k, b in zip(keys, ok["bound"])} if len(ok) else set(),
+                    key=lambda g: (order.get(g[0], 99), list(BOUND_STYLE).index(g[1])))
+    for key, bkey in groups:
+        g = ok[((keys == key) if key is not None else keys.isna()).to_numpy()
+               & (ok["bound"].map(_bound) == bkey).to_numpy()]
+        symbol, legend = BOUND_STYLE[bkey]
+        judged_by = roof_label(key, vendor)
+        hover = [f"<b>{_tag(rank_of, n)}{plot_text(labels[str(n)])}</b><br>AI {fmt_unit(ai, 'FLOP/B')} · "
+                 f"{fmt_si(float(fl), 'FLOP/s')}<br>{fmt_unit(rp, '%')} of its roof · {fmt_ns(tn)}"
                  + (f" · {fmt_ns(stake[str(n)])} at stake" if str(n) in stake else "")
-                 for n, ai, fl, rp, tn in zip(g["name"], g["arithmetic_intensity"], g["flops_per_s"], g["roof_pct"],
-                                              g["time_ns"])]
-        fig.add_scatter(x=g["arithmetic_intensity"].astype(float).tolist(), y=g["flops_per_s"].astype(float).tolist(),
-                        mode="markers+text", name=legend,
-                        text=[_tag(rank_of, n).strip() if str(n) in named else "" for n in g["name"]],
-                        textposition="middle right", textfont={"size": 11},
-                        customdata=[links.get(str(n), "") for n in g["name"]],
-                        marker={"size": g["time_ns"].astype(float).tolist(), "sizemode": "area", "sizemin": 6,
-                                "sizeref": 2.0 * max(tmax, 1.0) / 40 ** 2, "color": colour, "symbol": symbol,
-                                "line": {"color": "#000000", "width": 0.7}},
-                        hovertext=hover, hoverinfo="text")
+                 + f"<br>judged against {plot_text(judged_by)} {fmt_si(pk, 'FLOP/s')}, ridge {fmt_unit(rg, 'FLOP/B')}"
+                 for n, ai, fl, rp, tn, pk, rg in zip(g["name"], g["arithmetic_intensity"], g["flops_per_s"],
+                                                      g["roof_pct"], g["time_ns"], g["peak_flops_per_s"],
+                                                      g.get("ridge_point", pd.Series(np.nan, g.index)))]
+        data.append({"type": "scatter", "x": g["arithmetic_intensity"].astype(float).tolist(),
+                     "y": g["flops_per_s"].astype(float).tolist(), "mode": "markers+text",
+                     "name": f"{legend} · vs {judged_by}",
+                     "text": [_tag(rank_of, n).strip() if str(n) in named else "" for n in g["name"]],
+                     "textposition": "middle right", "textfont": {"size": 11},
+                     "customdata": [links.get(str(n), "") for n in g["name"]],
+                     "marker": {"size": g["time_ns"].astype(float).tolist(), "sizemode": "area", "sizemin": 6,
+                                "sizeref": 2.0 * max(tmax, 1.0) / 40 ** 2, "color": colour_of.get(key, GREY),
+                                "symbol": symbol, "line": {"color": "#000000", "width": 0.7}},
+                     "hovertext": hover, "hoverinfo": "text"})
     ais = [float(x) for x in ok["arithmetic_intensity"]] if len(ok) else []
     top = comp[0][1] if comp else max(float(x) for x in ok["flops_per_s"]) * 4
-    bw0 = mem[0][1] if mem else None
-    lo = min([0.01] + [a / 4 for a in ais] + ([comp[-1][1] / bw0 / 100] if comp and bw0 else []))
+    low_ridge = min([c[1] / bws[0] for c in comp] if comp and bws else [1.0])
+    lo = min([0.01] + [a / 4 for a in ais] + [low_ridge / 100])
     hi = max([1e4] + [a * 4 for a in ais])
-    for i, (label, bw) in enumerate(mem):
-        x_end = top / bw
-        fig.add_scatter(x=[lo, x_end], y=[lo * bw, top], mode="lines", name=f"{label} {fmt_si(bw, 'B/s')}",
-                        line={"color": ("#333333", "#777777", "#AAAAAA", "#CCCCCC")[min(i, 3)], "width": 1.5},
-                        hovertemplate=f"{plot_text(label)} roof: {fmt_si(bw, 'B/s')}<extra></extra>")
-    if comp and bw0:
-        fig.add_annotation(x=math.log10(comp[0][1] / bw0), y=math.log10(comp[0][1]), showarrow=True, arrowhead=2,
-                           ax=-40, ay=-24, font={"size": 10},
-                           text=f"ridge {comp[0][1] / bw0:.3g} FLOP/B ({plot_text(comp[0][0])})")
-    for i, (label, peak) in enumerate(comp):
-        x0 = peak / bw0 if bw0 else lo
-        fig.add_scatter(x=[x0, hi], y=[peak, peak], mode="lines", name=f"{label} {fmt_si(peak, 'FLOP/s')}",
-                        line={"color": "#000000", "width": 1.5, "dash": ("solid", "dash", "dot", "dashdot")[i % 4]},
-                        hovertemplate=f"{plot_text(label)} roof: {fmt_si(peak, 'FLOP/s')}<extra></extra>")
-        fig.add_annotation(x=math.log10(hi), y=math.log10(peak), xanchor="right", yanchor="bottom", showarrow=False,
-                           text=f"{plot_text(label)} · {fmt_si(peak, 'FLOP/s')}", font={"size": 10})
-    fig.update_layout(height=520, margin={"l": 10, "r": 10, "t": 30, "b": 40}, hovermode="closest",
-                      legend={"orientation": "h", "y": -0.18},
-                      xaxis={"type": "log", "title": "arithmetic intensity [FLOP/B]", "dtick": 1, "tickformat": "~g",
-                             "automargin": True},
-                      yaxis={"type": "log", "title": "attained [FLOP/s]", "dtick": 1, "tickformat": "~s",
-                             "automargin": True})
+    for i, bw in enumerate(bws):
+        data.append(_line([lo, top / bw], [lo * bw, top], f"HBM/DRAM {fmt_si(bw, 'B/s')} (memory roof)",
+                          "#000000", ("solid", "dash")[min(i, 1)], 2.0, f"HBM/DRAM roof: {fmt_si(bw, 'B/s')}"))
+    for label, bw in ref_mem:
+        data.append(_line([lo, top / bw], [lo * bw, top], f"{plot_text(label)} {fmt_si(bw, 'B/s')} (reference)",
+                          "#AAAAAA", "dot", 1.0, f"{plot_text(label)}: {fmt_si(bw, 'B/s')} (reference, not judged)"))
+    for i, (key, peak, ridge) in enumerate(comp):
+        x0 = ridge if ridge else (peak / bws[0] if bws else lo)
+        what = "" if judged else " (reference)"
+        label = roof_label(key, vendor)
+        data.append(_line([x0, hi], [peak, peak], f"{plot_text(label)} {fmt_si(peak, 'FLOP/s')}{what}",
+                          colour_of[key], ROOF_DASHES[i % len(ROOF_DASHES)], 2.0,
+                          f"{plot_text(label)} roof: {fmt_si(peak, 'FLOP/s')}{what}"))
+        annotations.append({"x": math.log10(hi), "y": math.log10(peak), "xanchor": "right", "yanchor": "bottom",
+                            "showarrow": False, "font": {"size": 10, "color": colour_of[key]},
+                            "text": f"{plot_text(label)} · {fmt_si(peak, 'FLOP/s')}"})
+        if ridge:
+            annotations.append({"x": math.log10(ridge), "y": math.log10(peak), "showarrow": True, "arrowhead": 2,
+                                "ax": -50, "ay": -22 - 16 * (i % 3), "font": {"size": 10, "color": colour_of[key]},
+                                "arrowcolor": colour_of[key],
+                                "text": f"ridge {fmt_unit(ridge, 'FLOP/B')} ({plot_text(label)})"})
+    layout = {"height": 560, "margin": {"l": 10, "r": 10, "t": 30, "b": 40}, "hovermode": "closest",
+              "legend": {"orientation": "h", "y": -0.18}, "annotations": annotations,
+              "xaxis": {"type": "log", "title": {"text": "arithmetic intensity [FLOP/B]"}, "dtick": 1,
+                        "tickformat": "~g", "automargin": True},
+              "yaxis": {"type": "log", "title": {"text": "attained performance [FLOP/s]"}, "dtick": 1,
+                        "tickformat": "~s", "automargin": True}}
+    take = _takeaway(s, r, t, ok, comp, judged, bws, keys, vendor, rank_of, named, labels)
+    cols = ["name", "calls", "time_ns", "flops_per_s", "bytes_per_s", "arithmetic_intensity", "precision",
+            "compute_roof", "peak_flops_per_s", "bound", "roof_pct", "ridge_point", "flops_source"]
+    shown = t.assign(compute_roof=t["compute_roof"].map(lambda k: roof_label(k, vendor))) \
+        if len(t) and "compute_roof" in t else t
+    docs = dict(r.columns) if r is not None else {}
+    docs.setdefault("compute_roof", "the compute roof the kernel is judged against [text]")
+    tbl = table_html(shown, cols, max_rows, docs=docs, headers={"compute_roof": "judged against",
+                                                                   "peak_flops_per_s": "its roof"}) if len(t) else ""
+    note = (empty_html("Roofline points", "analysis not available (no analyzer produced it for this input)")
+            if r is None else empty_html("Roofline points", str(r.skipped_reason)) if r.skipped else "")
+    return [Panel("Roofline of the hot kernels", take, {"data": data, "layout": layout}, tbl, note=note)]
+
+
+def _takeaway(s, r, t, ok, comp, judged, bws, keys, vendor, rank_of, named, labels) -> str:
     n_hot = len(t)
     missing = n_hot - len(ok)
     below = int((ok["bound"].map(_bound) == "below").sum()) if len(ok) else 0
     head = f"{roofline_heading(r.summary)}. " if r is not None and not r.skipped else ""
-    take = head + (f"{len(ok)} of {n_hot} hot kernel(s) plotted ({below} below both roofs); marker area is GPU time."
-            + (f" {missing} without a FLOP/byte figure are only in the table." if missing else "")
-            if n_hot else "No hot kernel has a FLOP figure; the roofs of the device are drawn for reference.")
+    if n_hot:
+        count = {k: int((keys == k).sum()) for k, _, _ in comp} if len(ok) else {}
+        roofs = "; ".join(f"{roof_label(k, vendor)} {fmt_si(p, 'FLOP/s')}: {count.get(k, 0)} plotted"
+                          for k, p, _ in judged)
+        take = (head + f"{len(ok)} of {n_hot} hot kernel(s) plotted ({below} below both roofs); marker area is GPU "
+                "time, colour the compute roof each kernel is judged against, shape its bound."
+                + (f" Compute roofs judged against: {roofs}." if roofs else "")
+                + (f" Memory roof: HBM/DRAM {fmt_si(bws[0], 'B/s')}." if bws else "")
+                + (f" {missing} without a FLOP/byte figure are only in the table." if missing else ""))
+    else:
+        take = "No hot kernel has a FLOP figure; the roofs of the device are drawn for reference."
     key = [(rank_of.get(str(n), 10 ** 9), str(n)) for n in ok["name"] if str(n) in named] if len(ok) else []
     if key:
         take += " Labels: " + "; ".join(f"{_tag(rank_of, n).strip()} {labels[n]}" for _, n in sorted(key)) + "."
-    cols = ["name", "calls", "time_ns", "flops_per_s", "bytes_per_s", "arithmetic_intensity", "precision",
-            "bound", "roof_pct", "ridge_point", "flops_source"]
-    tbl = table_html(t, cols, max_rows, docs=r.columns) if len(t) else ""
-    note = (empty_html("Roofline points", "analysis not available (no analyzer produced it for this input)")
-            if r is None else empty_html("Roofline points", str(r.skipped_reason)) if r.skipped else "")
-    return [Panel("Roofline of the hot kernels", take, fig, tbl, note=note)]
+    return take
 
 
 def _hot_ranks(s: SourceReport) -> dict[str, int]:
@@ -172,4 +276,4 @@ def _stake_by_name(s: SourceReport) -> dict[str, float]:
     return {str(n): v for n, v in zip(vd.table["name"], vd.table["time_at_stake_ns"]) if not is_missing(v)}
 
 
-__all__ = ["roofline_page", "roofs", "BOUND_STYLE", "GREY"]
+__all__ = ["roofline_page", "roof_keys", "judged_roofs", "reference_roofs", "roof_label", "BOUND_STYLE", "GREY"]

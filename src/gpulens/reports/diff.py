@@ -26,7 +26,7 @@ from gpulens.reports.console import fmt_ns
 from gpulens.reports.gate_markdown import md_escape
 
 #: JSON layout version of a diff document (docs/report-schema.md, "gpulens diff").
-DIFF_SCHEMA_VERSION = 1
+DIFF_SCHEMA_VERSION = 2
 #: Tables in the order they are shown, with their titles.
 TITLES = {"contributors": "Top contributors to the difference", "kernels": "Per kernel",
           "operators": "Per operator", "categories": "Per category", "ranks": "Per rank"}
@@ -111,11 +111,23 @@ def shown(r: DiffResult, name: str) -> pd.DataFrame:
     if "kernel" not in df or "match" not in df or not len(df):
         return df
     kernels = r.tables["kernels"]
-    keys = kernels.loc[kernels["match"] != "op+shapes", "kernel"].astype(str).tolist()
+    named = lambda m: m not in ("op+shapes", "class")  # rows labelled by a kernel key (others keep their label)
+    keys = kernels.loc[kernels["match"].map(named), "kernel"].astype(str).tolist()
     short = dict(zip(keys, short_names(keys)))
     df = df.copy()
-    df["kernel"] = [short.get(str(k), k) if m != "op+shapes" else k for k, m in zip(df["kernel"], df["match"])]
+    df["kernel"] = [short.get(str(k), k) if named(m) else k for k, m in zip(df["kernel"], df["match"])]
     return df
+
+
+def by_category(r: DiffResult, most: int = 4) -> str:
+    """The categories' changes, largest |Δ| first (``most`` of them, non-zero only): "GEMM +4.09 ms, elementwise
+    −4.82 ms" — the direction of each kind of work, which a small net change can hide."""
+    cat = r.tables.get("categories")
+    if cat is None or not len(cat):
+        return ""
+    cat = cat[cat["delta_ns"] != 0]
+    cat = cat.iloc[np.argsort(-cat["delta_ns"].abs().to_numpy(), kind="stable")].head(most)
+    return ", ".join(f"{fmt_cell(c, 'text', 30)} {_delta(d)}" for c, d in zip(cat["category"], cat["delta_ns"]))
 
 
 def headline(r: DiffResult) -> str:
@@ -124,9 +136,15 @@ def headline(r: DiffResult) -> str:
     pct = "" if s.get("delta_pct") is None else f" ({s['delta_pct']:+.1f} %)"
     head = (f"GPU time {fmt_ns(s['base_time_ns'])} → {fmt_ns(s['cand_time_ns'])}: "
             f"{_delta(s['delta_ns'])}{pct}.")
+    if s.get("base_ranks") and s.get("cand_ranks") and s.get("one_run_ranks_delta_ns"):
+        head += (f" The runs hold different ranks (base {s['base_ranks']}, candidate {s['cand_ranks']}): "
+                 f"{_delta(s['one_run_ranks_delta_ns'])} of it is ranks only one run has.")
+    cats = by_category(r)
+    if cats and len(r.tables["categories"]) > 1:
+        head += f" By category: {cats}."
     c = shown(r, "contributors")
-    top = c[~c["kernel"].astype(str).str.startswith("all other rows")].head(3)
-    if len(top) and s["delta_ns"]:
+    top = c[~c["kernel"].astype(str).str.startswith("all other rows") & (c["delta_ns"] != 0)].head(3)
+    if len(top):
         names = "; ".join(f"{fmt_cell(k, 'text', 60)} {_delta(d)}" for k, d in zip(top["kernel"], top["delta_ns"]))
         head += f" Largest changes: {names}."
     return head
@@ -137,7 +155,12 @@ def _facts(r: DiffResult) -> list[tuple[str, str]]:
     return [("base", f"{r.base.label} ({', '.join(r.base.devices) or 'GPU not recorded'}; {r.base.note})"),
             ("candidate", f"{r.cand.label} ({', '.join(r.cand.devices) or 'GPU not recorded'}; {r.cand.note})"),
             ("kernel rows", f"{s['matched_by_name']} matched by name, {s['matched_by_op']} through operator + "
-                            f"shapes, {s['new_kernels']} new, {s['vanished_kernels']} vanished")]
+                            f"shapes, {s.get('matched_by_variant', 0)} as variants (other template values), "
+                            f"{s.get('matched_by_class', 0)} by work category (kernels left unmatched), "
+                            f"{s['new_kernels']} new, {s['vanished_kernels']} vanished"),
+            ("of Δ", "each row's signed part of the gross change (Δ / Σ|Δ| over its table's rows, "
+                     f"Σ|Δ| = {fmt_ns(s['gross_delta_ns'])} over the kernel rows)" if s.get("gross_delta_ns")
+                     else "no change")]
 
 
 def renderable(r: DiffResult, top: int = 10, width: int = 80) -> Group:

@@ -15,10 +15,13 @@ METRIC_LABELS = {"step_ns": "median step time", "span_ns": "GPU span", "gpu_busy
 
 def metric_label(m: MetricResult, width: int = 60) -> str:
     """``span_ns`` → ``GPU span``; ``kernel:<long name>`` → ``kernel <name>`` shortened to ``width`` with an
-    ellipsis; any other id with its unit suffix dropped and underscores as spaces."""
+    ellipsis; ``kernels:GEMM replaced`` → ``GEMM kernels replaced``; any other id with its unit suffix dropped and underscores as spaces."""
     name = m.metric
     if name.startswith("kernel:"):
         name = "kernel " + name[len("kernel:"):]
+    elif name.startswith("kernels:"):  # kernels:GEMM replaced → GEMM kernels replaced (gpulens.gate.replaced)
+        cat, _, rest = name[len("kernels:"):].partition(" ")
+        name = f"{cat} kernels {rest}".strip()
     else:
         name = METRIC_LABELS.get(name) or name.removesuffix("_ns").replace("_", " ")
     return name if len(name) <= width else name[: width - 1] + "…"

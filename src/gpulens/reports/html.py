@@ -148,8 +148,9 @@ def plotly_gz_b64(full: bool = False) -> str:
 
 def trace_types(pages: list[Page]) -> set[str]:
     """Plotly trace types of every chart on ``pages``."""
-    return {getattr(t, "type", None) or "scatter" for p in pages for b in p.blocks
-            if isinstance(b, Panel) and b.figure is not None for t in b.figure.data}
+    return {(t.get("type") if isinstance(t, dict) else getattr(t, "type", None)) or "scatter"
+            for p in pages for b in p.blocks if isinstance(b, Panel) and b.figure is not None
+            for t in (b.figure.get("data") or [] if isinstance(b.figure, dict) else b.figure.data)}
 
 
 def _render_pages(report: Report, pages: list[Page]) -> str:

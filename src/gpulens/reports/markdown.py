@@ -51,7 +51,7 @@ def md_table(df: pd.DataFrame, columns: Sequence[str], max_rows: int, headers: d
     cols = [c for c in columns if c in df.columns]
     headers, docs = headers or {}, docs or {}
     units = {c: unit_of(c, docs.get(c, "")) for c in cols}
-    body = df[cols].head(max_rows)
+    body = df.head(max_rows)[cols]  # head first: never copy a long table's columns
     shorts = {c: short_names(body[c].astype(str).tolist()) for c in cols if is_name_column(c, docs.get(c, ""))}
     lines = ["| " + " | ".join(md_text(headers.get(c, column_label(c, docs.get(c, "")))) for c in cols) + " |",
              "|" + "|".join("---" for _ in cols) + "|"]
@@ -112,7 +112,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         t = bn.table
         causes = [c for c in IDLE_CAUSES if c in t and (t[c].fillna(0) > 0).any()]
         yield ("### Where the idle time went\n\n_the idle causes add up to idle_\n\n"
-               + md_table(t, ["rank", "device_id", "idle_ns", *causes, "exposed_comm_ns", "small_grid_ns", "verdict"],
+               + md_table(t, ["rank", "device_id", "idle_ns", *causes, "exposed_comm_ns", "small_grid_ns", "overhead"],
                           rows, docs=bn.columns))
     if hs is not None and len(hs.table):
         yield "### Hot kernels\n\n" + md_table(

@@ -1,0 +1,359 @@
+"""The wording of the ``bottlenecks`` findings: the idle split by cause, the boundary (warm-up / tail / one-off) gaps
+and what the host was doing during them, the blocking calls behind ``sync`` idle, and the host-only time of the
+profiled window outside the GPU span. Figures come from :mod:`gpulens.analyzers.bottlenecks`; nothing is measured
+here but which host events overlap a given interval.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gpulens.analyzers import _advice
+from gpulens.analyzers.base import Finding
+from gpulens.analyzers.context import category_mask, context_of, text_series
+from gpulens.timeline import Timeline
+from gpulens.units import fmt_ns
+
+GAP_CLASSES = ("host", "launch", "sync", "queued", "unattributed", "boundary")  # as bottlenecks.GAP_CLASSES
+
+#: how each gap class reads in a sentence (the boundary gaps by the class they would otherwise have had)
+CLASS_WORDS = {"host": "waiting for the host", "launch": "on launch overhead",
+               "sync": "with the host blocked in synchronisations or synchronous copies",
+               "queued": "waiting on work already queued (another stream or an event)",
+               "unattributed": "with no cause the trace shows", "boundary": "in one-off gaps"}
+#: the next step for each idle cause, in a few words (a PyTorch program's; others: ``_advice.IDLE_ACTIONS[False]``)
+CLASS_ACTIONS = _advice.IDLE_ACTIONS[True]
+
+
+def _host_calls_during(timeline: Timeline, rank: int, start: int, end: int, n: int = 2) -> list[tuple[str, int]]:
+    """The ``n`` runtime calls of ``rank`` that overlap [start, end) the most: (name, overlap ns)."""
+    ctx = context_of(timeline)
+    rt = ctx.of_kind("runtime")
+    by_rank = ctx.memo("runtime_rows_by_rank", lambda: pd.Series(np.arange(len(rt))).groupby(
+        rt["rank"].to_numpy(), sort=False).indices if len(rt) else {})  # grouped once, not a mask per gap
+    rt = rt.iloc[by_rank.get(rank, np.zeros(0, dtype="int64"))]
+    st = rt["start_ns"].to_numpy("int64")
+    ov = np.minimum(st + rt["dur_ns"].to_numpy("int64"), end) - np.maximum(st, start)
+    keep = np.flatnonzero(ov > 0)
+    if not keep.size:
+        return []
+    top = keep[np.argsort(-ov[keep], kind="stable")[:n]]
+    names = text_series(rt["name"].iloc[top]).tolist()
+    return [(str(nm), int(o)) for nm, o in zip(names, ov[top])]
+
+
+def _boundary_rows(gaps: pd.DataFrame, timeline: Timeline) -> list[dict[str, Any]]:
+    """The boundary gaps: rank, device, start [ns from the first GPU event of its device], duration [ns],
+    position (``before the steady state`` = first gap of its device, ``after`` = last, else ``one-off``), ``cause``
+    (the class the gap has from its launch alone: host, launch, queued or unattributed) and ``host_calls`` (the
+    runtime calls of the rank that overlap it most: name, overlap [ns])."""
+    out = []
+    if not len(gaps) or not (gaps["cls"].to_numpy() == "boundary").any():
+        return out
+    ctx = context_of(timeline)
+    gpu = ctx.gpu
+    firsts = gpu.groupby(["rank", "device_id"], observed=True)["start_ns"].min()  # once, not a query per device
+    kern = gpu[category_mask(gpu["kind"], {"kernel", "comm"})]
+    kspan = kern.assign(end=kern["start_ns"] + ctx.effective_ns.reindex(kern.index).fillna(kern["dur_ns"])).groupby(
+        ["rank", "device_id"], observed=True).agg(first=("start_ns", "min"), last=("end", "max"))
+    has = set(gaps.loc[gaps["cls"].to_numpy() == "boundary", ["rank", "device_id"]].itertuples(index=False, name=None))
+    for (r, d), g in gaps.groupby(["rank", "device_id"], sort=True):
+        if (r, d) not in has:
+            continue
+        g = g.reset_index(drop=True)
+        first = int(firsts.loc[(r, d)])
+        kf, kl = (int(kspan.loc[(r, d), "first"]), int(kspan.loc[(r, d), "last"])) if (r, d) in kspan.index \
+            else (None, None)
+        for i in np.flatnonzero(g["cls"].to_numpy() == "boundary"):
+            start, dur = int(g.loc[i, "start_ns"]), int(g.loc[i, "dur_ns"])
+            # as boundary_mask: before the first kernel = warm-up, after the last = tail, else one-off
+            pos = "leading" if kf is None or start + dur <= kf else "trailing" if start >= kl else "one-off"
+            out.append({"rank": int(r), "device_id": int(d), "offset_ns": start - first,
+                        "dur_ns": dur, "position": pos,
+                        "median_other_gap_ns": int(np.median(np.delete(g["dur_ns"].to_numpy(), i))),
+                        "cause": str(g.loc[i, "base_cls"]) if "base_cls" in g else "unattributed",
+                        "host_calls": [{"name": nm, "overlap_ns": o}
+                                       for nm, o in _host_calls_during(timeline, int(r), start, start + dur)]})
+    return out
+
+
+def _gap_cause_text(row: dict[str, Any]) -> str:
+    """What a boundary gap waited on, in words, with the host calls that filled it."""
+    calls = ", ".join(f"{c['name']} {fmt_ns(c['overlap_ns'])}" for c in row.get("host_calls") or [])
+    cause = row.get("cause", "unattributed")
+    if cause in ("host", "launch") and calls:
+        return f"the host was busy (largest runtime calls in it: {calls})"
+    if cause == "queued":
+        return "the work was already queued: the GPU waited on another stream or event"
+    if cause in ("host", "launch"):
+        return "the work that ended it was launched only after it began, and no runtime call fills it"
+    return "no launch call is linked to the work that ended it: the trace does not show the cause" + (
+        f" (runtime calls in it: {calls})" if calls else "")
+
+
+def _boundary_finding(rows: list[dict[str, Any]], tot: dict[str, Any], timeline: Timeline,
+                      parent: str | None) -> Finding:
+    total = sum(r["dur_ns"] for r in rows)
+    big = max(rows, key=lambda r: r["dur_ns"])
+    where = {"leading": "before the steady state (warm-up: the first GPU work, then a long wait)",
+             "trailing": "after the steady state (the run's tail)",
+             "one-off": "in the middle of the run (a one-off stall: checkpoint, evaluation, compilation, allocation)"}
+    steps = sorted({int(m) for m in timeline.events["name"].astype(str).str.extract(r"^ProfilerStep#(\d+)$")[0]
+                    .dropna()})
+    src = next((str(x["path"]) for x in timeline.meta.sources if x.get("path")), "FILE")
+    hint = (f"gpulens analyze {src} --steps {steps[1]}:{steps[-1]}" if len(steps) > 2 else
+            f"gpulens analyze {src} --steps A:B (or --window START:END)")
+    n = "1 warm-up/boundary idle gap" if len(rows) == 1 else f"{len(rows)} warm-up/boundary idle gaps"
+    return Finding(
+        f"{n} left out of the verdict: {fmt_ns(total)}"
+        + (f", the largest {fmt_ns(big['dur_ns'])}" if len(rows) > 1 else "")
+        + f" {where[big['position']].split(' (')[0]}",
+        f"The largest gap starts {fmt_ns(big['offset_ns'])} after the first GPU event of rank {big['rank']} "
+        f"GPU {big['device_id']}, {where[big['position']]}; it is {big['dur_ns'] / max(big['median_other_gap_ns'], 1):.0f}× "
+        f"the median of the other gaps. During it {_gap_cause_text(big)}. Such gaps say nothing about the steady "
+        f"state, so the verdict is drawn without them (the span it uses is "
+        f"{fmt_ns(tot['span_ns'] - tot['idle_boundary_ns'])}).",
+        severity="info", category="boundary", time_at_stake_ns=int(total), key="idle/boundary", parent=parent,
+        action=f"Analyse the steady state alone: {hint}.")
+
+
+def _idle_split(tot: dict[str, Any], boundary: list[dict[str, Any]]) -> list[tuple[str, int]]:
+    """The idle time by cause, largest first: (class, ns) for the classes with idle time (sync included)."""
+    parts = [(c, int(tot.get(f"idle_{c}_ns") or 0)) for c in GAP_CLASSES]
+    return sorted([p for p in parts if p[1] > 0], key=lambda p: -p[1])
+
+
+def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, Any]], pytorch: bool = True,
+                 blocking: list[dict[str, Any]] | None = None) -> None:
+    """Write the idle split by cause into the breakdown's ``idle`` finding (in place), so that a reader who sees only
+    the root finding still sees where every idle nanosecond went — including the part no cause explains.
+    ``blocking``: :func:`blocking_calls_in_idle`, named when synchronisation is the largest cause."""
+    split = _idle_split(tot, boundary)
+    if not split:
+        return
+    words = []
+    for c, ns in split:
+        if c == "boundary":
+            k = len(boundary)
+            words.append(f"{fmt_ns(ns)} in {'a single one-off gap' if k == 1 else f'{k} one-off gaps'}")
+        else:
+            words.append(f"{fmt_ns(ns)} {CLASS_WORDS[c]}")
+    root.title = root.title.split(": ")[0] + ": " + ", ".join(words[:3]) + (
+        f", {fmt_ns(sum(ns for _, ns in split[3:]))} other causes" if len(split) > 3 else "")
+    top, ns = split[0]
+    if top == "boundary":
+        big = max(boundary, key=lambda r: r["dur_ns"])
+        root.action = (f"Start with the {fmt_ns(big['dur_ns'])} gap {fmt_ns(big['offset_ns'])} after the first GPU "
+                       f"event: {_gap_cause_text(big)}.")
+    elif top == "sync" and blocking:
+        b = blocking[0]
+        inside = f" inside {b['op']}" if b.get("op") else ""
+        root.action = (f"Start with the largest cause, {fmt_ns(ns)} with the host blocked — mostly in {b['name']}"
+                       f"{inside} ({fmt_ns(b['overlap_ns'])}): {_advice.IDLE_ACTIONS[pytorch][top]}.")
+    else:
+        root.action = (f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}: "
+                       f"{_advice.IDLE_ACTIONS[pytorch][top]}.")
+
+
+def blocking_calls_in_idle(timeline: Timeline, gaps: pd.DataFrame, calls: pd.DataFrame, n: int = 3,
+                           max_gaps: int = 200) -> list[dict[str, Any]]:
+    """The blocking calls (``calls``: :func:`gpulens.analyzers.bottlenecks.sync_calls`) that held the host while the
+    GPU sat idle: per call name, ``overlap_ns`` (its time inside the ``sync`` part of the gaps), ``calls`` (count),
+    ``copy`` (a synchronous copy rather than a synchronisation) and ``op`` (the innermost CPU operator around its
+    longest call, None when none is recorded). The ``n`` largest; the ``max_gaps`` gaps with the most sync time."""
+    from gpulens.analyzers.bottlenecks import BLOCKING_COPY_RE
+
+    g = gaps[gaps["sync_ns"].to_numpy() > 0] if len(gaps) else gaps
+    if not len(g) or not len(calls):
+        return []
+    g = g.nlargest(max_gaps, "sync_ns")
+    c_rank = calls["rank"].to_numpy()
+    c_s = calls["start_ns"].to_numpy("int64")
+    c_e = c_s + calls["dur_ns"].to_numpy("int64")
+    names = text_series(calls["name"]).to_numpy(dtype=object)
+    per: dict[str, dict[str, Any]] = {}
+    for r, s, d in zip(g["rank"].tolist(), g["start_ns"].tolist(), g["dur_ns"].tolist()):
+        ov = np.minimum(c_e, s + d) - np.maximum(c_s, s)
+        for i in np.flatnonzero((c_rank == r) & (ov > 0)):
+            x = per.setdefault(str(names[i]), {"overlap_ns": 0, "ids": set(), "best": (0, i)})
+            x["overlap_ns"] += int(ov[i])
+            x["ids"].add(int(i))
+            x["best"] = max(x["best"], (int(ov[i]), int(i)))
+    top = sorted(per.items(), key=lambda kv: -kv[1]["overlap_ns"])[:n]
+    ops = context_of(timeline).of_kind("cpu_op")
+    out = []
+    for name, x in top:
+        i = x["best"][1]
+        op = None
+        if len(ops):
+            o_s = ops["start_ns"].to_numpy("int64")
+            o_e = o_s + ops["dur_ns"].to_numpy("int64")
+            inside = (ops["rank"].to_numpy() == c_rank[i]) & (o_s <= c_s[i]) & (o_e >= c_e[i])
+            if "tid" in ops and "tid" in calls:
+                inside &= (ops["tid"].to_numpy() == calls["tid"].to_numpy()[i])
+            if inside.any():
+                j = np.flatnonzero(inside)
+                op = str(text_series(ops["name"].iloc[[j[np.argmin((o_e - o_s)[j])]]]).iloc[0])
+        out.append({"name": name, "overlap_ns": x["overlap_ns"], "calls": len(x["ids"]),
+                    "copy": bool(BLOCKING_COPY_RE.match(name)), "op": op})
+    return out
+
+
+def blocking_text(rows: list[dict[str, Any]]) -> str:
+    """``"hipMemcpyWithStream (a synchronous copy, inside aten::copy_) 463.02 ms in 1 call"`` for the largest
+    blocking calls of :func:`blocking_calls_in_idle`."""
+    parts = []
+    for r in rows:
+        what = "a synchronous copy" if r["copy"] else "a synchronisation"
+        inside = f", inside {r['op']}" if r.get("op") else ""
+        parts.append(f"{r['name']} ({what}{inside}) {fmt_ns(r['overlap_ns'])} in {r['calls']:,} "
+                     f"call{'s' if r['calls'] != 1 else ''}")
+    return "; ".join(parts)
+
+
+def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None = None, pytorch: bool = True,
+              blocking: list[dict[str, Any]] | None = None) -> list[Finding]:
+    """Idle-cause findings (children of the breakdown's ``idle`` finding when it was reported: ``parent``); the
+    advice names PyTorch remedies only for a PyTorch program (``pytorch``, :mod:`gpulens.analyzers._advice`)."""
+    span = max(tot["span_ns"], 1)
+    out = []
+    say = _advice.IDLE_DETAILS[pytorch]
+    texts = {
+        "idle_host_ns": ("host-bound", "GPU idle waiting for the host",
+                         "The next kernel was launched only after the GPU had run dry: the CPU is busy elsewhere "
+                         + ("(Python, data loading, CPU ops). " if pytorch else "(host code, I/O). ") + say["host"]),
+        "idle_launch_ns": ("launch-bound", "GPU idle on kernel launch overhead",
+                           f"{summary['short_launches']} of {summary['launch_calls']} launches did less GPU work "
+                           "than the launch call cost. " + say["launch"]),
+        "idle_sync_ns": ("sync-bound", "GPU idle while the host is blocked in synchronisations or synchronous "
+                         "copies", (f"Blocking calls in these gaps: {blocking_text(blocking)}. " if blocking else "")
+                         + say["sync"]),
+    }
+    texts["idle_queued_ns"] = (
+        "queued", "GPU idle with work already queued",
+        "The launch call had returned before the GPU went idle: the work waited on another stream, an event or "
+        "device-side scheduling, not on the host. Look at cross-stream dependencies and event waits.")
+    texts["idle_unattributed_ns"] = (
+        "idle-unattributed", "GPU idle for reasons the trace does not show",
+        "No launch call is linked to the work that ended these gaps (GPU-only trace, or calls outside the profiling "
+        "window). " + say["unattributed"])
+    for key, (cat, title, detail) in texts.items():
+        if tot[key] >= 0.05 * span:
+            out.append(Finding(f"{title}: {fmt_ns(tot[key])} ({100 * tot[key] / span:.1f} % of GPU span)",
+                               detail, severity="warning" if tot[key] >= 0.1 * span else "info", category=cat,
+                               time_at_stake_ns=int(tot[key]), key="idle/" + key[5:-3], parent=parent))
+    if tot.get("small_grid_ns"):
+        # busy kernel time, already ranked through those kernels' verdicts: stated, not counted a second time
+        out.append(Finding(f"Small-grid kernels: {fmt_ns(tot['small_grid_ns'])} in kernels with fewer blocks "
+                           "than SMs/CUs", "These launches leave part of the GPU empty. Give them more blocks "
+                           "(more work per launch, several problems batched into one launch; each kernel's verdict "
+                           "says how for its kind) or run them concurrently on another stream.",
+                           category="latency/occupancy-bound", key="small-grid"))
+    return out
+
+
+#: Host-only time at the edges of the profiled window — before a rank's first GPU event and after its last — gets a
+#: finding when it is at least this share of the window (a warning from half of it).
+WINDOW_IDLE_SHARE = 0.25
+_TEARDOWN = ("cuModuleUnload", "hipModuleUnload", "cuMemFree", "cudaFree", "hipFree", "cuCtxDestroy", "hipCtxDestroy",
+             "cuMemUnmap", "cuMemRelease", "cudaStreamDestroy", "hipStreamDestroy", "cudaEventDestroy",
+             "cuMemAddressFree", "cudaDeviceReset", "hipDeviceReset")
+_SETUP = ("cuModuleLoad", "hipModuleLoad", "cudaMalloc", "hipMalloc", "cuMemAlloc", "cuMemCreate", "cuMemMap",
+          "cuInit", "cudaStreamCreate", "hipStreamCreate", "cudaGetDevice", "cudaSetDevice", "cuCtxCreate",
+          "cudaFuncGetAttributes", "cuLibraryLoad", "cudaHostAlloc", "hipHostMalloc", "cudaGraphInstantiate",
+          "hipGraphInstantiate")
+
+
+def _host_activity(timeline: Timeline, rank: int, start: int, end: int, n: int = 3
+                   ) -> tuple[list[dict[str, Any]], int]:
+    """The host events (runtime calls, CPU operators, syncs) of ``rank`` with the most time inside [start, end):
+    name, summed overlap [ns], count — the ``n`` largest; and the time their union covers [ns]."""
+    from gpulens.analyzers.intervals import merge
+
+    ctx = context_of(timeline)
+    ev = ctx.of_kind("runtime", "cpu_op", "sync")
+    if not len(ev):
+        return [], 0
+    s = ev["start_ns"].to_numpy("int64")
+    e = s + ev["dur_ns"].to_numpy("int64")
+    ov = np.minimum(e, end) - np.maximum(s, start)
+    keep = np.flatnonzero((ov > 0) & (ev["rank"].to_numpy() == rank))
+    if not keep.size:
+        return [], 0
+    ms, me = merge(np.maximum(s[keep], start), np.minimum(e[keep], end))
+    df = pd.DataFrame({"name": text_series(ev["name"].iloc[keep]).to_numpy(), "ov": ov[keep]})
+    g = df.groupby("name", sort=False)["ov"].agg(["sum", "size"]).sort_values("sum", ascending=False).head(n)
+    return ([{"name": str(k), "overlap_ns": int(v["sum"]), "calls": int(v["size"])} for k, v in g.iterrows()],
+            int((me - ms).sum()))
+
+
+def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
+    """Host-only time of the profiled window outside the GPU span (before the first / after the last GPU event of
+    each rank): the figures (``host_only_before_ns``, ``host_only_after_ns``, ``window_ns`` summed over ranks, and
+    ``host_only_activity``: what the host ran in the larger part of the rank with the most) and a finding when it is
+    at least :data:`WINDOW_IDLE_SHARE` of the window. Busy %, the idle split and the verdict are about the GPU span,
+    so without this a window that is 99 % host-only reads "gpu-bound" and nothing else."""
+    from gpulens.analyzers._span import hulls_of, rank_hulls
+    from gpulens.timeline import GPU_KINDS
+
+    ctx = context_of(timeline)
+    gpu = ctx.gpu
+    if not len(gpu):
+        return {}, None
+    ev = timeline.events
+    host = ~ctx.mask_of("other", *GPU_KINDS)
+    st = np.concatenate([ev["start_ns"].to_numpy("int64")[host], gpu["start_ns"].to_numpy("int64")])
+    en = np.concatenate([(ev["start_ns"] + ev["dur_ns"]).to_numpy("int64")[host],
+                         gpu["start_ns"].to_numpy("int64") + ctx.effective_ns.to_numpy("int64")])
+    rk = np.concatenate([ev["rank"].to_numpy()[host], gpu["rank"].to_numpy()])
+    win = hulls_of(rk, st, en)
+    ghull = rank_hulls(gpu.assign(dur_ns=ctx.effective_ns))
+    before = after = window = 0
+    worst = (0, None, 0, 0, "")
+    for r, (gs, ge) in ghull.items():
+        ws, we = win.get(r, (gs, ge))
+        b, a = max(gs - ws, 0), max(we - ge, 0)
+        before, after, window = before + b, after + a, window + (we - ws)
+        for part, lo, hi, side in ((b, ws, gs, "before"), (a, ge, we, "after")):
+            if part > worst[0]:
+                worst = (part, r, lo, hi, side)
+    out = {"window_ns": int(window), "host_only_before_ns": int(before), "host_only_after_ns": int(after)}
+    outside = before + after
+    if window <= 0 or outside < WINDOW_IDLE_SHARE * window:
+        return out, None
+    part, r, lo, hi, side = worst
+    acts, covered = _host_activity(timeline, int(r), int(lo), int(hi))
+    out["host_only_activity"] = acts
+    share = 100.0 * outside / window
+    share_text = f"{share:.1f} %" if share < 99.95 or outside >= window else "over 99.9 %"  # never "100 %" of some work
+    what = ", ".join(f"{a['name']} {fmt_ns(a['overlap_ns'])} in {a['calls']:,} call{'s' if a['calls'] != 1 else ''}"
+                     for a in acts)
+    names = [a["name"] for a in acts]
+    kind = (" — module unloading and memory release: the program's teardown"
+            if names and all(n.startswith(_TEARDOWN) for n in names) else
+            " — module loading, allocation and set-up" if names and all(n.startswith(_SETUP) for n in names) else "")
+    cover = "" if covered >= 0.5 * part else (
+        f" Recorded calls and operators cover only {100.0 * covered / max(part, 1):.0f} % of it: the rest is host "
+        "code the profiler does not break down (Python, I/O, waiting) or the profiler's own start/stop.")
+    during = (f"During the larger part ({fmt_ns(part)} {side} the GPU work on rank {r}) the host ran {what}{kind}."
+              + cover if acts else f"No host call or operator is recorded in the larger part ({fmt_ns(part)} {side} the GPU "
+                           f"work on rank {r}): the profiler's own start/stop, or host code it does not trace.")
+    where = "after the last GPU work" if after >= before else "before the first GPU work"
+    act = ("Stop the profiler when the GPU work ends (torch.profiler's schedule, or nsys --capture-range="
+           "cudaProfilerApi with cudaProfilerStart/Stop around the region) so the figures cover the work; if this "
+           "host work is part of every iteration, overlap it with GPU work." if after >= before else
+           "Start the profiler where the GPU work starts (torch.profiler's schedule wait/warmup, nsys --delay or "
+           "--capture-range) so the figures cover the work; if this host work is part of every iteration, prepare "
+           "it ahead or overlap it with GPU work.")
+    f = Finding(
+        f"GPU idle {share_text} of the profiled window: {fmt_ns(outside)} of host-only time, mostly {where}",
+        f"The profiled window is {fmt_ns(window)} (first to last recorded event, host included); the GPU's work "
+        f"spans only {fmt_ns(window - outside)} of it: {fmt_ns(before)} before the first GPU event and "
+        f"{fmt_ns(after)} after the last. {during} Busy %, the idle split and the verdict are about the GPU span "
+        "and leave this time out.",
+        severity="warning" if outside >= 0.5 * window else "info", category="host-only-window",
+        time_at_stake_ns=int(outside), key="window/host-only", action=act)
+    return out, f

@@ -1,0 +1,75 @@
+"""The C-heap rule of the analyzer run loop (gpulens.analyzers._heap): free pages are handed back between analyzers
+only by a large process."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from gpulens.analyzers import _heap
+
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc and /proc only on Linux")
+
+
+class _FakeLibc:
+    def __init__(self):
+        self.calls: list[tuple] = []
+
+    def malloc_trim(self, pad):
+        self.calls.append(("trim", pad))
+        return 1
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    lib = _FakeLibc()
+    monkeypatch.setattr(_heap, "_LIBC", [lib])
+    return lib
+
+
+@linux_only
+def test_resident_bytes_reads_this_process():
+    # independent source: the RSS field ("VmRSS", kB) of /proc/self/status, read a moment apart
+    with open("/proc/self/status") as fh:
+        vmrss_kb = next(int(line.split()[1]) for line in fh if line.startswith("VmRSS:"))
+    got = _heap.resident_bytes()
+    assert got is not None and abs(got / 1024 - vmrss_kb) < 16 * 1024  # within 16 MB of each other
+
+
+def test_trims_only_at_or_above_the_threshold(fake, monkeypatch):
+    monkeypatch.setattr(_heap, "resident_bytes", lambda: 500 << 20)
+    assert _heap.return_free_memory() is False  # 500 MiB < 1 GiB: free pages are kept for reuse
+    assert fake.calls == []
+    assert _heap.return_free_memory(above=500 << 20) is True  # at the threshold: trimmed
+    monkeypatch.setattr(_heap, "resident_bytes", lambda: 1 << 30)
+    assert _heap.return_free_memory() is True
+    monkeypatch.setattr(_heap, "resident_bytes", lambda: None)  # size unknown: trim (the old behaviour)
+    assert _heap.return_free_memory() is True
+    assert fake.calls == [("trim", 0)] * 3
+
+
+def test_no_glibc_means_no_calls(monkeypatch):
+    monkeypatch.setattr(_heap, "_LIBC", [None])
+    assert _heap.return_free_memory(above=0) is False
+
+
+def test_run_all_trims_only_in_a_large_process(fake, monkeypatch):
+    from gpulens.analyzers import base, run_all
+
+    ran = []
+
+    class Probe:
+        order, name = -1, "probe"
+
+        def analyze(self, *a):
+            ran.append(list(fake.calls))
+            return None
+
+    base.registry()  # every real analyzer registered first
+    monkeypatch.setitem(base._REGISTRY, "probe", Probe)
+    monkeypatch.setattr(_heap, "resident_bytes", lambda: 300 << 20)  # 300 MiB: nothing handed back
+    run_all(object(), None, only=["probe"])
+    monkeypatch.setattr(_heap, "resident_bytes", lambda: 3 << 30)  # 3 GiB: trimmed before the analyzer
+    run_all(object(), None, only=["probe"])
+    assert ran == [[], [("trim", 0)]]
