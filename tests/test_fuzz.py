@@ -12,6 +12,18 @@ code). Some inputs are also analyzed, a few go through the whole CLI (exit 0, 2 
 * ``GPULENS_FUZZ_LONG=N``: N inputs instead, one worker per core, every 10th analyzed, every 100th through the CLI
   (e.g. ``GPULENS_FUZZ_LONG=20000 GPULENS_FUZZ_SEED=5 pytest tests/test_fuzz.py -s``).
 
+Fifth session (2026-12-01), campaigns outside pytest on 2 loaded cores (seeds and counts for reproduction):
+
+* classic mutators, seed 9001, 1,500 inputs (every 5th analyzed, every 25th through the CLI): 0 findings, 0 hangs;
+* ``--extended`` (tests/fuzz_more.py), seed 31337, 1,446 inputs (every 2nd analyzed): an ``.ncu-rep`` error not
+  naming the file, a Kineto ``deviceProperties`` list where a count belongs (exit 70), an NVTX range recorded twice
+  (``gpu_share`` 1.375); seed 777, 1,200 inputs: see the report of that session;
+* tests/fuzz_cli.py (every command), seeds 5151 (400 commands: deeply nested reports/baselines given to diff/gate,
+  exit 70), 6262 (300: 0 internal errors), 8080 (200); gate ``--config`` tables of the wrong type (exit 70) by hand;
+* tests/fuzz_variants.py: 232 form-preserving variants of the 28 shared cases (gzip in 1 or 3 members, renamed, BOM,
+  CRLF, compact/indented, reversed/shuffled events, noise events, CSV columns reordered/quoted): a header-only CSV
+  in 3 gzip members not recognised, ncu CSVs with reordered columns not recognised; 0 differences after the fixes.
+
 The totals are printed (``-s``): inputs, clean loads, partial results (loaded with warnings), gpulens errors by type,
 one-line errors made from a syntax error of the file (``syntax``) or from a value a reader did not check itself
 (``wrapped``, by place), findings (anything else), timeouts, peak RSS.
