@@ -19,6 +19,10 @@ Rules (the premise each piece of advice needs):
 * ``torch-without-pytorch`` — torch.* advice for a program that shows no PyTorch.
 * ``more-blocks-full-grid`` — "give it more blocks" for a grid of at least one full wave (without the wave count:
   at least 4 blocks per SM).
+* ``lower-precision-already`` — "a lower precision (TF32, BF16 …)" or "narrower dtypes (BF16 …)" for a kernel
+  already at BF16/FP16 or narrower (the roofline's precision, or the type its name spells).
+* ``training-advice-in-inference`` — "during backward", DDP bucketing or FSDP prefetch for a PyTorch program that
+  records no backward pass or optimizer step.
 """
 
 from __future__ import annotations
@@ -67,6 +71,11 @@ def premise_violations(verdict: str, steps: list[str], e: Any) -> list[str]:
         out.append("library-registers")
     if _g(e, "pytorch") is False and re.search(r"torch\.|DataLoader|torch\.compile", text):
         out.append("torch-without-pytorch")
+    prec = (_g(e, "precision") or "").lower()
+    if prec in ("bf16", "fp16", "fp8", "int8") and re.search(r"lower precision \(TF32|narrower dtypes \(BF16", text):
+        out.append("lower-precision-already")
+    if _g(e, "training") is False and re.search(r"during backward|DDP|FSDP", text):
+        out.append("training-advice-in-inference")
     blocks, sms, waves = _g(e, "mean_blocks"), _g(e, "num_sms"), _g(e, "waves_per_sm")
     full = waves >= 1 if waves is not None else bool(blocks and sms and blocks >= 4 * sms)
     if _MORE_BLOCKS.search(text) and full:
@@ -96,6 +105,8 @@ def _evidence_from(source: Any, row: dict) -> Any:
         roof_pct=first("roofline", "roof_pct"), theoretical_occupancy_pct=first("occupancy", "theoretical_occupancy_pct"),
         achieved_occupancy_pct=first("occupancy", "achieved_occupancy_pct"), family=_advice.family(name),
         library=_advice.is_library(name), pytorch=_advice.uses_pytorch(source.timeline),
+        training=_advice.trains(source.timeline),
+        precision=first("roofline", "precision") or _advice.name_precision(name),
         waves_per_sm=first("occupancy", "waves_per_sm"),
         mean_blocks=float(blocks.group(1)) if blocks else None, num_sms=int(blocks.group(2)) if blocks else None)
 

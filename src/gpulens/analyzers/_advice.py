@@ -18,6 +18,13 @@ What is known, and from where:
   it records ``aten::`` operators, Python frames, or kernels only PyTorch builds (``at::native::``, ``c10::``,
   ``pytorch_flash``, Inductor's ``triton_`` kernels). Only then do steps name torch.compile, DataLoader, DDP/FSDP,
   ``.item()`` or torch.profiler options.
+* **training or inference** (:func:`trains`): a PyTorch input that records a backward pass (autograd ``*Backward``
+  functions, ``autograd::engine``, ``backward`` frames, ``*_bwd`` kernels) or an optimizer step is training; one
+  that records none is inference. Only training is told to overlap collectives "during backward" (DDP bucketing,
+  FSDP prefetch); inference is told to overlap them with the other independent work of its forward pass.
+* **precision** (the roofline's precision and roof of the kernel's FLOPs): a kernel already on tensor cores / MFMA at
+  BF16/FP16 is not told to "use a lower precision (TF32, BF16)" — FP8 is what is left; one at FP8/INT8 is told
+  nothing about precision; a GEMM on the vector units is told to use tensor cores.
 """
 
 from __future__ import annotations
@@ -223,8 +230,12 @@ IDLE_DETAILS = {
 }
 
 
-def exposed_comm_detail(pytorch: bool) -> str:
-    """The advice sentence of the exposed-communication finding."""
+def exposed_comm_detail(pytorch: bool, training: bool | None = None) -> str:
+    """The advice sentence of the exposed-communication finding (``training``: :func:`trains`)."""
+    if pytorch and training is False:
+        return ("Collectives run while no compute kernel does. Overlap them with independent computation of the "
+                "forward pass on another stream (e.g. a tensor-parallel all-reduce beside the next micro-batch's or "
+                "layer's GEMMs), or reduce their size (fewer, larger messages; a lower tensor-parallel degree).")
     if pytorch:
         return ("Collectives run while no compute kernel does. Overlap them with computation (bucketed all-reduce "
                 "during backward, FSDP prefetch) or reduce their size.")
@@ -249,3 +260,87 @@ def host_path_action(cls: str, pytorch: bool) -> str | None:
     return {"cpu_op": "Cut host overhead on the critical path (CUDA/HIP graphs, fewer and larger launches; {top}).",
             "host_idle": "The host thread is idle on the critical path: look for host work (I/O, CPU-side "
                          "preparation) between the launches."}.get(cls)
+
+
+_TRAINING = re.compile(r"Backward\d*\b|autograd::engine|\bbackward\b|[Oo]ptimizer\.(?:step|zero_grad)|"
+                       r"\boptimizer_step|_bwd\b|_bwd_|\bbwd_", re.I)
+
+
+def trains(timeline: Any) -> bool | None:
+    """True when a PyTorch input records a backward pass or an optimizer step (module doc), False when it records
+    PyTorch work and neither (inference), None when the input shows no PyTorch. Computed once per Timeline."""
+    from gpulens.analyzers.context import context_of
+
+    if not uses_pytorch(timeline):
+        return None
+
+    def compute() -> bool:
+        col = timeline.events["name"]
+        cats = col.cat.categories if isinstance(col.dtype, pd.CategoricalDtype) else col.dropna().unique()
+        return any(isinstance(n, str) and _TRAINING.search(n) for n in cats)
+
+    return bool(context_of(timeline).memo("advice.trains", compute))
+
+
+def comm_steps(training: bool | None) -> list[str] | None:
+    """The next steps of a communication-bound PyTorch kernel in an inference program (``training`` False); None
+    for training (the DDP/FSDP steps apply) or an unknown program."""
+    if training is not False:
+        return None
+    return ["Overlap it with compute: run it on its own stream beside independent work of the forward pass (the "
+            "next micro-batch's or layer's GEMMs) and wait only where its result is needed.",
+            "Shrink it: fewer and larger messages (fuse the all-reduce with the norm after it), a narrower type, "
+            "or a lower tensor-parallel degree."]
+
+
+#: precisions at which the compute roof is already a 16-bit or narrower tensor-core / MFMA one
+_NARROW = ("bf16", "fp16")
+_NARROWEST = ("fp8", "int8")
+
+
+def precision_step(precision: str | None, compute_roof: str | None, pytorch: bool) -> str | None:
+    """The precision advice of a compute-bound GEMM / attention kernel, from the roofline's ``precision`` and
+    ``compute_roof`` (``matrix.<p>`` tensor cores / MFMA, ``vector.<p>`` CUDA cores / SIMD): None when nothing
+    lower is left (FP8/INT8) — the caller keeps its other steps; the generic sentence when unknown."""
+    prec = (precision or "").lower()
+    on_matrix = isinstance(compute_roof, str) and compute_roof.startswith("matrix.")
+    if prec in _NARROWEST:
+        return None
+    if prec in _NARROW and on_matrix:
+        how = " (Transformer Engine, torchao float8)" if pytorch else ""
+        return (f"It already runs at {prec.upper()} on tensor cores / MFMA: FP8{how} is the lower precision left, "
+                "where accuracy allows.")
+    if prec in ("fp32", "tf32", "fp64") and isinstance(compute_roof, str) and compute_roof.startswith("vector."):
+        how = " (torch.autocast, or allow_tf32 for FP32 matmuls)" if pytorch else ""
+        return (f"It runs on the vector units at {prec.upper()}: use tensor cores / MFMA at TF32 or BF16{how} where "
+                "accuracy allows.")
+    if prec in ("tf32", "fp32") and on_matrix:
+        how = " (torch.autocast)" if pytorch else ""
+        return f"It runs at {prec.upper()} on tensor cores: BF16/FP16{how} or FP8 halve the work per FLOP, where accuracy allows."
+    return None if prec else "Use tensor cores / MFMA at a lower precision (TF32, BF16, FP8) where accuracy allows."
+
+
+_NAME_PRECISION = ((re.compile(r"float8|(?<![a-z0-9])fp8|e4m3|e5m2", re.I), "fp8"),
+                   (re.compile(r"bfloat16|(?<![a-z0-9])bf16(?![0-9])", re.I), "bf16"),
+                   (re.compile(r"\bHalf\b|__half|float16|(?<![a-z0-9])f(?:p)?16(?![0-9])", re.I), "fp16"))
+
+
+def name_precision(name: str | None) -> str | None:
+    """The data type a kernel's name spells (template arguments such as ``c10::BFloat16``, ``__half``, ``e4m3``),
+    narrowest first; None when it names none of them."""
+    for pat, prec in _NAME_PRECISION:
+        if isinstance(name, str) and pat.search(name):
+            return prec
+    return None
+
+
+def bytes_step(precision: str | None, name: str | None = None) -> str:
+    """The "move fewer bytes" advice of a memory-bound kernel, not naming a dtype it already uses (the roofline's
+    precision, else the type its name spells)."""
+    prec = (precision or name_precision(name) or "").lower()
+    if prec in _NARROWEST:
+        return "Move fewer bytes: vectorised and coalesced 128-bit accesses, and read each byte once (tiling, fusion)."
+    if prec in _NARROW:
+        return ("Move fewer bytes: FP8 or quantised (int8/int4) data where accuracy allows, vectorised and coalesced "
+                "128-bit accesses.")
+    return "Move fewer bytes: narrower dtypes (BF16/FP8), vectorised and coalesced 128-bit accesses."

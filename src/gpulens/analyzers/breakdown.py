@@ -221,7 +221,7 @@ class Breakdown(Analyzer):
         if tot["exposed_comm_ns"] > 0.1 * span:
             findings.append(Finding(
                 f"Exposed communication: {fmt_ns(tot['exposed_comm_ns'])} not overlapped with compute",
-                _advice.exposed_comm_detail(_advice.uses_pytorch(timeline)),
+                _advice.exposed_comm_detail(_advice.uses_pytorch(timeline), _advice.trains(timeline)),
                 severity="warning", category="communication-bound", time_at_stake_ns=tot["exposed_comm_ns"],
                 key="exposed-comm"))
         if tot["exposed_memcpy_ns"] > 0.05 * span:

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._heap import return_free_memory  # noqa: F401  (its home before; kept importable)
 from gpulens.timeline import Timeline
 from gpulens.timeline.schema import GPU_KINDS
 

@@ -96,6 +96,9 @@ class Evidence:
     family: str = "other"
     library: bool = False
     pytorch: bool = False
+    training: bool | None = None
+    precision: str | None = None
+    compute_roof: str | None = None
     inputs: list[str] = field(default_factory=list)
 
 
@@ -154,10 +157,15 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
     if verdict == "memory-bound":
         how = "torch.compile" if e.pytorch else "one fused kernel"
         return [f"Fuse it with the producer or consumer so the data crosses DRAM once ({how}).",
-                STEPS["memory-bound"][1]]
+                _advice.bytes_step(e.precision, e.name)]
     if verdict == "compute-bound" and e.family not in ("gemm", "attention"):
         return ["Cut the arithmetic per element: cheaper math (fast intrinsics, fewer divisions and transcendentals), "
                 "hoisted index math, vectorised instructions.", STEPS["compute-bound"][1]]
+    if verdict == "compute-bound":
+        prec = _advice.precision_step(e.precision, e.compute_roof, e.pytorch)
+        return ([prec] if prec else []) + [STEPS["compute-bound"][1]]
+    if verdict == "communication-bound" and e.pytorch and _advice.comm_steps(e.training):
+        return _advice.comm_steps(e.training)
     if verdict == "communication-bound" and not e.pytorch:
         return ["Overlap it with compute: issue it on its own stream while independent compute runs, and wait for "
                 "it only where its result is needed.",

@@ -290,6 +290,7 @@ class Verdicts(Analyzer):
         k_src = strings(kern["source"])
         k_dur = kern["dur_ns"].to_numpy(dtype="float64", na_value=np.nan)
         pytorch = _advice.uses_pytorch(timeline)
+        training = _advice.trains(timeline)
         k_ctr = counter_src.reindex(kern["event_id"].to_numpy()).to_numpy(dtype=object) if len(counter_src) \
             else np.full(len(kern), np.nan, dtype=object)
         for h in crit.to_dict("records"):
@@ -298,7 +299,7 @@ class Verdicts(Analyzer):
             eff = h["effective_ns"]
             e = Evidence(name, str(h["kind"]), int(h["calls"]), int(eff) if eff == eff else 0, inputs=["timeline"],
                          family=_family(timeline, name, kern.index[pos[0]] if len(pos) else None, op_links),
-                         library=_advice.is_library(name), pytorch=pytorch)
+                         library=_advice.is_library(name), pytorch=pytorch, training=training)
             if e.kind == "comm":
                 e.exposed_comm_ns = exposed.get(name, 0)
             linked = pos[has_lid[pos]]
@@ -315,6 +316,8 @@ class Verdicts(Analyzer):
                 e.bound = r.get("bound") if r.get("bound") in BOUNDS else None
                 e.ridge_side = r.get("ridge_side") if r.get("ridge_side") in ("compute", "memory") else None
                 e.roof_pct, e.arithmetic_intensity = _num(r.get("roof_pct")), _num(r.get("arithmetic_intensity"))
+                e.precision = r.get("precision") if isinstance(r.get("precision"), str) else None
+                e.compute_roof = r.get("compute_roof") if isinstance(r.get("compute_roof"), str) else None
                 stake = _num(r.get("time_at_stake_ns"))
                 e.roof_stake_ns = int(stake) if stake is not None else None
                 e.inputs.append("roofline")
