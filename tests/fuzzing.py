@@ -546,6 +546,8 @@ def main(argv: list[str] | None = None) -> int:
             keep = findings_dir / f"{i}_{path.name}"
             _keep(path, keep)
             totals["findings"].append({"input": i, "file": str(keep), "strict": strict, "cli": cli, "what": res})
+            with open(a.workdir / "findings.jsonl", "a") as fh:  # as they come: a killed campaign keeps them
+                fh.write(json.dumps(totals["findings"][-1]) + "\n")
     totals["seconds"] = round(time.monotonic() - t0, 1)
     totals["max_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     print(json.dumps(totals))

@@ -12,6 +12,18 @@ code). Some inputs are also analyzed, a few go through the whole CLI (exit 0, 2 
 * ``GPULENS_FUZZ_LONG=N``: N inputs instead, one worker per core, every 10th analyzed, every 100th through the CLI
   (e.g. ``GPULENS_FUZZ_LONG=20000 GPULENS_FUZZ_SEED=5 pytest tests/test_fuzz.py -s``).
 
+Fifth session (2026-12-01), campaigns outside pytest on 2 loaded cores (seeds and counts for reproduction):
+
+* classic mutators, seed 9001, 1,500 inputs (every 5th analyzed, every 25th through the CLI): 0 findings, 0 hangs;
+* ``--extended`` (tests/fuzz_more.py), seed 31337, 1,446 inputs (every 2nd analyzed): an ``.ncu-rep`` error not
+  naming the file, a Kineto ``deviceProperties`` list where a count belongs (exit 70), an NVTX range recorded twice
+  (``gpu_share`` 1.375); seed 777, 1,200 inputs: see the report of that session;
+* tests/fuzz_cli.py (every command), seeds 5151 (400 commands: deeply nested reports/baselines given to diff/gate,
+  exit 70), 6262 (300: 0 internal errors), 8080 (200); gate ``--config`` tables of the wrong type (exit 70) by hand;
+* tests/fuzz_variants.py: 232 form-preserving variants of the 28 shared cases (gzip in 1 or 3 members, renamed, BOM,
+  CRLF, compact/indented, reversed/shuffled events, noise events, CSV columns reordered/quoted): a header-only CSV
+  in 3 gzip members not recognised, ncu CSVs with reordered columns not recognised; 0 differences after the fixes.
+
 The totals are printed (``-s``): inputs, clean loads, partial results (loaded with warnings), gpulens errors by type,
 one-line errors made from a syntax error of the file (``syntax``) or from a value a reader did not check itself
 (``wrapped``, by place), findings (anything else), timeouts, peak RSS.
@@ -33,7 +45,7 @@ MAX_RSS_MB = 2500
 
 
 def _run_workers(tmp_path: Path, total: int, workers: int, seed: int, analyze_every: int,
-                 cli_every: int) -> list[dict]:
+                 cli_every: int, extended: bool = False, timeout: int = PER_INPUT_TIMEOUT_S) -> list[dict]:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE.parent / "src"), str(HERE.parent)]))
     per = -(-total // workers)
     procs = []
@@ -41,8 +53,9 @@ def _run_workers(tmp_path: Path, total: int, workers: int, seed: int, analyze_ev
         wd = tmp_path / f"w{w}"
         wd.mkdir()
         cmd = [sys.executable, str(HERE / "fuzzing.py"), "--seed", str(seed), "--start", str(w * per), "--count",
-               str(max(0, min(per, total - w * per))), "--workdir", str(wd), "--timeout", str(PER_INPUT_TIMEOUT_S),
+               str(max(0, min(per, total - w * per))), "--workdir", str(wd), "--timeout", str(timeout),
                "--analyze-every", str(analyze_every), "--cli-every", str(cli_every), "--keep-wrapped"]
+        cmd += ["--extended"] if extended else []
         procs.append((wd, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)))
     out = []
     budget = max(900, per * 3)  # a hang inside C code cannot be interrupted by the alarm: the parent kills it
@@ -95,3 +108,22 @@ def test_fuzz_every_format(tmp_path):
     # values a reader does not check itself (turned into "malformed … data (TypeError: …)" at the boundary) stay
     # rare: each kind is a reader to mend (see the printed places)
     assert sum(summary["wrapped"].values()) <= max(5, total // 50), summary["wrapped"]
+
+
+def test_fuzz_extended_short(tmp_path):
+    """A short fixed-seed run of the structure-aware mutators (tests/fuzz_more.py: type swaps, encodings, boundary
+    truncation, CSV column changes, SQLite schema changes) over every seed, the folders and the case files, with the
+    impossible-figure check on every analyzed input. The per-input limit is wider than the classic run's: a rank
+    folder starts worker processes, slow on a loaded machine (a hang never ends, so it is still caught). Long campaigns: ``python tests/fuzzing.py --extended`` and
+    ``python tests/fuzz_cli.py`` (every command line), outside pytest."""
+    total = int(os.environ.get("GPULENS_FUZZ_EXT_INPUTS", "160"))
+    seed = int(os.environ.get("GPULENS_FUZZ_EXT_SEED", "31337"))
+    res = _run_workers(tmp_path, total, 2, seed, analyze_every=4, cli_every=80, extended=True, timeout=120)
+    findings = [f for r in res for f in r["findings"]]
+    assert sum(r["inputs"] for r in res) == total
+    assert findings == [], json.dumps(findings[:10], indent=1)
+    assert sum(r["timeouts"] for r in res) == 0
+    # the mutations reach both outcomes: some inputs load (cleanly or partially), some are refused in one line
+    loaded = sum(r["ok"] + r["partial"] for r in res)
+    refused = sum(sum(r["gpulens_errors"].values()) + sum(r["syntax"].values()) for r in res)
+    assert loaded > total // 5 and refused > total // 20, (loaded, refused)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
+import pytest
+
 from gpulens.collectors import collect
 from gpulens.report import analyze_timeline
 from gpulens.timeline.launch import scrub_device_records
@@ -60,3 +62,25 @@ def test_a_repeated_nvtx_range_counts_its_gpu_work_once(tmp_path):
     # all GPU work: those two, kernel 3000–3300 (no launch call) and the memcpy 500–700: 500+600+300+200 = 1,600 ns
     assert row["gpu_share"] == 1100 / 1600
     assert row["instances"] == 2
+
+
+def test_negative_or_infinite_counter_values_are_dropped_with_a_warning(tmp_path):
+    # e2 (seed 777) input 916: an ncu raw page whose SM throughput read -5 % gave speed_of_light.compute_pct -5.
+    # No counter gpulens reads (counts, bytes, times, rates, %) can be negative: every collector's counters pass
+    # Timeline.validate, which drops negative and infinite values as unknown, with one warning counting them.
+    text = (CASES / "B20.ncu_raw.csv").read_text(encoding="utf-8")
+    text = text.replace('"71.30"', '"-5"').replace('"0.52"', '"inf"')
+    p = tmp_path / "raw.csv"
+    p.write_text(text, encoding="utf-8")
+    tl = collect(p)
+    co = tl.counters
+    sm = co[co["metric"] == "sm__throughput.avg.pct_of_peak_sustained_elapsed"]["value"].tolist()
+    assert sm == [12.04]  # README B20: 71.30 % and 12.04 %; the first replaced by -5 is gone
+    dram = co[co["metric"] == "dram__bytes_read.sum"]["value"].tolist()
+    assert dram == [pytest.approx(1_048_580_000.0)]  # 1,048.58 Mbyte (powers of 1000, README B20); the "inf" one is gone
+    # the -5 is dropped by the check; ncu's reader already makes "inf" unknown (parse_number), so one is counted
+    assert any(w.startswith("1 counter value(s) negative or infinite dropped") and "sm__throughput" in w
+               for w in tl.meta.warnings), tl.meta.warnings
+    sol = analyze_timeline(tl, str(p)).results["speed_of_light"]
+    if not sol.skipped and "compute_pct" in sol.table:
+        assert (sol.table["compute_pct"].dropna() >= 0).all()

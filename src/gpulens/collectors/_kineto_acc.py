@@ -215,7 +215,7 @@ class Accumulator:
         ts, ts_ok = us_text_to_ns(ev[:, _EV["ts"]])
         dur, dur_ok = us_text_to_ns(ev[:, _EV["dur"]])
         reason = np.full(len(xs), -1, dtype=np.int8)
-        reason[ts_ok & dur_ok & (ts == 0)] = 2
+        reason[ts_ok & dur_ok & (ts == 0) & zero_ts_is_placeholder(ts, ts_ok & dur_ok)] = 2
         reason[ts_ok & dur_ok & (dur < 0)] = 1
         reason[~(ts_ok & dur_ok)] = 0
         bad = np.flatnonzero(reason >= 0)
@@ -561,3 +561,20 @@ def _codes_to_cat(codes: np.ndarray, values: list[str]):
     for i, c in enumerate(cats):
         remap[KIND_LIST.index(c)] = i
     return categorical(remap[codes], cats)
+
+
+#: A ``ts`` of 0 is Kineto's "never recorded" placeholder (pytorch/kineto#109) when the real timestamps beside it
+#: lie farther from 0 than this multiple of their own extent; in a trace whose clock starts at 0 (rebased, or
+#: relative to ``baseTimeNanoseconds``) it is the first real instant and is kept.
+ZERO_TS_GAP_RATIO = 10
+
+
+def zero_ts_is_placeholder(ts: np.ndarray, ok: np.ndarray) -> bool:
+    """True when ``ts == 0`` in this piece of events is a placeholder (:data:`ZERO_TS_GAP_RATIO`): the other valid
+    timestamps ``ts[ok]`` (ns) start more than that multiple of their extent after 0 — counting 0 as a time would
+    stretch the span ≥ 11× (B06: events at 1.6e15 µs spanning 40 µs). With no other timestamp it is kept."""
+    nz = ts[ok & (ts != 0)]
+    if not len(nz):
+        return False
+    lo, hi = int(nz.min()), int(nz.max())
+    return lo > ZERO_TS_GAP_RATIO * max(hi - lo, 1)

@@ -15,8 +15,9 @@ Conventions (Chrome Trace Event Format; Kineto ``output_json.cpp``):
   NVSHMEM/symmetric-memory/custom all-reduce kernels, and any kernel launched under a communication op
   (``record_param_comms``, ``c10d::…``, ``nccl:…``, ``symm_mem::…``), are ``comm``; the count relabelled by launcher
   is ``meta.sources[*]["comm_by_launcher"]``.
-* Events with ``ts == 0`` or a negative ``dur`` (Kineto writes ``-1`` for unfinished ops) go to ``rejected`` with
-  the reason; they never define the span.
+* Events with a placeholder ``ts == 0`` (real timestamps far from 0 beside them: pytorch/kineto#109) or a
+  negative ``dur`` (Kineto writes ``-1`` for unfinished ops) go to ``rejected`` with the reason; they never define
+  the span. In a trace whose clock starts at 0 (rebased timestamps) an event at ``ts 0`` is real and kept.
 * An ``X`` event without a category (or with an empty / non-text one) is of kind ``other`` — never the kind of the
   category decoded before it. Events without a name are named ``(unnamed)``.
 * Chrome traces of other producers are recognised from their metadata (:mod:`._chrome_dialects`): JAX/XLA GPU traces

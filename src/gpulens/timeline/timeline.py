@@ -274,6 +274,15 @@ class Timeline:
                 got = str(table[c.name].dtype)
                 if got != c.dtype and not (c.dtype == "Int32" and got == "Int64"):  # Int64: narrowed below
                     raise SchemaError(f"{label}.{c.name} has dtype {got}, schema says {c.dtype}")
+        co = self.counters
+        if len(co):
+            vals = co["value"].to_numpy(dtype="float64", na_value=np.nan)
+            impossible = (vals < 0) | np.isinf(vals)  # counts, bytes, rates, times and % are never negative
+            if impossible.any():
+                self.counters = co[~impossible].reset_index(drop=True)
+                names = sorted(set(co.loc[impossible, "metric"].astype(str)))
+                self.meta.warnings.append(f"{int(impossible.sum())} counter value(s) negative or infinite dropped "
+                                          f"(unknown now): {', '.join(names[:3])[:160]}")
         ev = self.events
         if len(ev):
             if (ev["dur_ns"] < 0).any():
