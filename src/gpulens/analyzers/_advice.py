@@ -282,9 +282,22 @@ def trains(timeline: Any) -> bool | None:
     return bool(context_of(timeline).memo("advice.trains", compute))
 
 
-def comm_steps(training: bool | None) -> list[str] | None:
-    """The next steps of a communication-bound PyTorch kernel in an inference program (``training`` False); None
-    for training (the DDP/FSDP steps apply) or an unknown program."""
+#: point-to-point and all-to-all collectives (pipeline stages, expert or embedding exchanges): gradient bucketing
+#: and FSDP prefetch do not apply to them
+_P2P = re.compile(r"SendRecv|\bSend\b|\bRecv\b|_Send_|_Recv_|AllToAll|all_to_all|alltoall|\bsend\b|\brecv\b|"
+                  r"ncclDevKernel_Send|ncclDevKernel_Recv", re.I)
+
+
+def comm_steps(training: bool | None, name: str | None = None) -> list[str] | None:
+    """The next steps of a communication-bound PyTorch kernel: a point-to-point / all-to-all kernel (``name``), or
+    any collective of an inference program (``training`` False); None for a training collective (the DDP/FSDP steps
+    apply) or an unknown program."""
+    if isinstance(name, str) and _P2P.search(name):
+        return ["Overlap it with compute: with pipeline stages, more micro-batches or an interleaved schedule keep "
+                "each stage computing while it sends; for an all-to-all (experts, embeddings), overlap it with the "
+                "independent compute of another micro-batch.",
+                "Shrink it: fewer and larger transfers, a narrower type, or a placement that keeps more of the "
+                "exchange inside a node."]
     if training is not False:
         return None
     return ["Overlap it with compute: run it on its own stream beside independent work of the forward pass (the "

@@ -164,8 +164,8 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
     if verdict == "compute-bound":
         prec = _advice.precision_step(e.precision, e.compute_roof, e.pytorch)
         return ([prec] if prec else []) + [STEPS["compute-bound"][1]]
-    if verdict == "communication-bound" and e.pytorch and _advice.comm_steps(e.training):
-        return _advice.comm_steps(e.training)
+    if verdict == "communication-bound" and e.pytorch and _advice.comm_steps(e.training, e.name):
+        return _advice.comm_steps(e.training, e.name)
     if verdict == "communication-bound" and not e.pytorch:
         return ["Overlap it with compute: issue it on its own stream while independent compute runs, and wait for "
                 "it only where its result is needed.",
@@ -307,6 +307,13 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
     stake = e.roof_stake_ns if e.roof_stake_ns is not None else time_at_stake(t, e.roof_pct)
     if e.sol_bound in BOUND_TO_VERDICT:
         v = BOUND_TO_VERDICT[e.sol_bound]
+        if v == "latency/occupancy-bound" and e.roof_pct is not None and e.roof_pct >= roof_pct_bound \
+                and e.bound in ("compute", "memory"):
+            # the kernel attains >= half a roof's rate: whatever a throughput counter says, it is not below both
+            # roofs (an SM-throughput figure that misses a pipe must not overrule the FLOP or byte rate itself)
+            v = f"{e.bound}-bound"
+            return Verdict(v, stake, ev + f"; the roofline's {e.roof_pct:.0f} % of the {e.bound} roof overrides the "
+                                          "speed-of-light reading", steps_for(v, e))
         return Verdict(v, stake, ev, _latency_steps(e) if v == "latency/occupancy-bound" else steps_for(v, e))
     if e.roof_pct is not None:
         if e.roof_pct >= roof_pct_bound and e.bound in ("compute", "memory"):
