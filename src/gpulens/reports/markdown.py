@@ -111,7 +111,8 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         # every idle cause with time in it, so each row's causes add up to its idle time
         t = bn.table
         causes = [c for c in IDLE_CAUSES if c in t and (t[c].fillna(0) > 0).any()]
-        yield ("### Where the idle time went\n\n_the idle causes add up to idle_\n\n"
+        yield ("### Where the idle time went\n\n_the idle causes add up to idle; exposed communication and "
+               "small-grid kernels are busy time, shown beside it_\n\n"
                + md_table(t, ["rank", "device_id", "idle_ns", *causes, "exposed_comm_ns", "small_grid_ns", "overhead"],
                           rows, docs=bn.columns))
     if hs is not None and len(hs.table):
