@@ -18,7 +18,7 @@ import pytest
 from rich.console import Console
 
 import gpulens
-from tests.conftest import KINETO, shared_trace
+from tests.conftest import DATA, KINETO, shared_trace
 
 
 def _merged(iv: list[tuple[int, int]]) -> list[list[int]]:
@@ -490,3 +490,18 @@ def test_no_estimate_note_counts_the_findings_with_unknown_gain():
     assert no_estimate_note(fs) == ("No finding has an estimated gain; 2 have an unknown gain (listed under "
                                     "Findings).")
     assert no_estimate_note([]) == "No finding with a time at stake."
+
+
+def test_profiler_percentage_above_100_is_unknown():
+    """olajide RTX 5070 gemm_naive (ncu CSV): the file's lts__t_sector_hit_rate.pct is "100.39" (read here) — a hit
+    rate cannot exceed 100 %, so the speed-of-light table shows it as unknown and counts it."""
+    import csv
+
+    path = DATA / "nvidia" / "olajide_rtx5070_metrics_gemm_naive.csv"
+    rows = [r for r in csv.reader(open(path)) if "lts__t_sector_hit_rate.pct" in r]
+    assert rows and float(rows[0][-1]) > 100
+    s = gpulens.analyze([path]).sources[0]
+    sol = s.results["speed_of_light"]
+    assert sol.summary["impossible_pct_values"] == 1
+    assert sol.table["l2_hit_pct"].isna().all()
+    assert sol.table["compute_pct"].iloc[0] <= 100
