@@ -51,15 +51,16 @@ def test_percentiles_outliers_and_step_variation(tmp_path):
     assert v["excess_ns"] == pytest.approx(8 * (27.0 - 13.5) * 1000)  # 8 instances of step 3 at +13.5 µs
 
 
-def _alike_steps(tmp_path, dur_us):
-    """3 steps × 4 launches of kernel "k"; launch j of every step lasts ``dur_us(j)`` µs."""
+def _alike_steps(tmp_path, dur_us, by_step=None):
+    """3 steps × 4 launches of kernel "k"; launch j of every step lasts ``dur_us(j)`` µs (``by_step(s, j)`` instead
+    when given)."""
     t = KTrace()
     gpu = 10_000.0
     for s in range(1, 4):
         t.annotation(f"ProfilerStep#{s}", s * 1000.0, 900)
         for j in range(4):
             e = t.op("aten::mm", s * 1000.0 + 10 + 100 * j, 50)
-            t.launch(e, s * 1000.0 + 20 + 100 * j, [("k", gpu, dur_us(j))])
+            t.launch(e, s * 1000.0 + 20 + 100 * j, [("k", gpu, by_step(s, j) if by_step else dur_us(j))])
             gpu += 100
     return t.write(tmp_path / "a.json")
 
@@ -110,15 +111,7 @@ def test_outlier_threshold_is_one_and_a_half_medians(tmp_path):
     """Launch 3 of each step lasts 16 µs, 17.5 µs in step 2 (others 10 µs): median of the 12 durations is 10 µs, so
     17.5 µs (1.75×) and the two 16 µs (1.6×) are outliers; a 14.9 µs instance (1.49×) would not be."""
     durs = {(1, 3): 16.0, (2, 3): 17.5, (3, 3): 16.0, (3, 2): 14.9}
-    t = KTrace()
-    gpu = 10_000.0
-    for s in range(1, 4):
-        t.annotation(f"ProfilerStep#{s}", s * 1000.0, 900)
-        for j in range(4):
-            e = t.op("aten::mm", s * 1000.0 + 10 + 100 * j, 50)
-            t.launch(e, s * 1000.0 + 20 + 100 * j, [("k", gpu, durs.get((s, j), 10.0))])
-            gpu += 100
-    path = t.write(tmp_path / "o.json")
+    path = _alike_steps(tmp_path, None, by_step=lambda s, j: durs.get((s, j), 10.0))
     o = analyze([path], only=NAMES).sources[0].results["kernel_outliers"].table
     assert list(o["dur_ns"]) == [17_500, 16_000, 16_000]
     assert o.loc[0, "vs_median"] == pytest.approx(1.75) and list(o["step"]) == [2, 1, 3]
