@@ -52,6 +52,11 @@ class Finding:
         key: stable id of the finding within its source (``"idle"``, ``"idle/host"``...), or None.
         parent: ``key`` of the finding this one details: its time is part of the parent's time, so totals and
             rankings count only findings without a parent (each nanosecond once), and reporters nest it.
+        premise: the condition its time at stake rests on that the evidence has not shown, as a clause a reporter
+            can put after the figure (``"if the kernel is not memory-bound (its bound is undetermined)"``); "" when
+            the figure follows from what was measured. A finding with a premise ranks after every finding without
+            one (:func:`gpulens.analyzers._tree.rank_key`): an upper bound that may not hold never outranks a
+            determined figure.
     """
 
     title: str
@@ -64,6 +69,7 @@ class Finding:
     action: str = ""
     key: str | None = None
     parent: str | None = None
+    premise: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict."""

@@ -93,8 +93,16 @@ _UNIT_RE = re.compile(r"\[([^\[\]]+)\]")
 
 
 def clip(text: str, n: int) -> str:
-    """``text`` cut to ``n`` characters with an ellipsis when longer."""
-    return text if len(text) <= n else text[: n - 1] + "…"
+    """``text`` cut to at most ``n`` characters with an ellipsis when longer — at the last word boundary when one
+    falls in the last third of the room (prose: "… another tile…", never "… another tile configuratio…"); a long
+    unbroken token (a kernel name) is cut where the room ends."""
+    if len(text) <= n:
+        return text
+    head = text[: n - 1]
+    cut = head.rstrip().rfind(" ")
+    if cut >= (2 * (n - 1)) // 3:
+        head = head[:cut].rstrip(" ,;:—-(")
+    return head + "…"
 
 
 def _is_bool(v: Any) -> bool:

@@ -11,7 +11,7 @@ from typing import Any
 
 from gpulens.devices.naming import arch_text, version_text
 from gpulens.report import SourceReport
-from gpulens.reports._answer import next_step, root_findings
+from gpulens.reports._answer import next_step, root_findings, shown_title
 from gpulens.reports._html_answer import answer_html
 from gpulens.units import fmt_share
 from gpulens.reports._format import (breakdown_rest, busy_text, column_label, device_text, fmt_ns, fmt_unit,
@@ -82,7 +82,7 @@ def findings_table(findings: list, max_rows: int) -> str:
         stake = f.time_at_stake_ns
         kern = name_cell(f.kernel, shorts[f.kernel]) if f.kernel else "<td></td>"
         rows.append(f'<tr class="sev-{esc(f.severity)}{" child" if depth else ""}"><td>{esc(f.severity)}</td>'
-                    f'<td class="ftitle">{"↳ " if depth else ""}{esc(f.title)}</td>'
+                    f'<td class="ftitle">{"↳ " if depth else ""}{esc(shown_title(f))}</td>'
                     f'<td class="num" data-v="{stake or 0}">{esc(fmt_ns(stake) if stake else "not quantified")}</td>'
                     f'<td class="advice">{esc(next_step(f, 600))}</td>{kern}</tr>')
     more = (f'<p class="note">Showing {max_rows} of {len(ordered)} findings.</p>' if len(ordered) > max_rows else "")
