@@ -327,9 +327,23 @@ def device_text(devices: list[dict[str, Any]], spec: Any) -> str:
     name = getattr(spec, "name", None)
     if name:  # how it was identified, when not by its recorded name ("from compute capability 9.0 with 132 SMs")
         note = str(getattr(spec, "note", "") or "")
+        if is_assumed(note):  # never as if the input named it: "analysed as an assumed X — assumed from …"
+            return f"{names} (analysed as an assumed {name} — {note.split(name, 1)[-1].strip()})"
         how = bool(note) and not note.startswith("identified from name")
         return f"{names} (analysed as {name}" + (f": {note}" if how else "") + ")"
     return f"{names} (no hardware spec identified: no roofline peaks; pass --device-spec)"
+
+
+def is_assumed(note: Any) -> bool:
+    """Whether a device spec's note says the GPU was assumed rather than read from the input (an ncu CSV that
+    records only a compute capability: :func:`gpulens.devices.identify_device`)."""
+    return " assumed from " in str(note or "")
+
+
+def spec_label(name: Any, note: Any) -> str:
+    """The spec's name as every heading shows it: ``"NVIDIA H100 SXM"``, or ``"an assumed NVIDIA GeForce RTX 5090
+    (the input does not name its GPU)"`` when the GPU was assumed."""
+    return f"an assumed {name} (the input does not name its GPU)" if is_assumed(note) else str(name)
 
 
 def launches_text(sm: Mapping[str, Any]) -> str:
@@ -344,8 +358,9 @@ def roofline_heading(summary: Mapping[str, Any]) -> str:
     basis = "launches" if summary.get("coverage_basis") == "launches" else "time"
     cov = summary.get("coverage")
     known = "unknown" if is_missing(cov) else f"{100 * float(cov):.0f} %"
-    return (f"Roofline on {summary.get('device') or 'an unidentified GPU'} (FLOPs known for {known} of the "
-            f"critical kernels' {basis})")
+    dev = spec_label(summary.get("device"), summary.get("device_note")) if summary.get("device") else \
+        "an unidentified GPU"
+    return f"Roofline on {dev} (FLOPs known for {known} of the critical kernels' {basis})"
 
 
 def busy_pct_text(sm: dict[str, Any]) -> str:

@@ -349,6 +349,10 @@ def environment_page(s: SourceReport, max_rows: int, tool_version: str, created:
     """Inputs, devices, versions and every warning (truncation, excluded events)."""
     tl = s.timeline
     spec = getattr(s.device, "name", None) if s.device is not None else None
+    if spec:
+        from gpulens.reports._format import spec_label
+
+        spec = spec_label(spec, getattr(s.device, "note", ""))
     blocks: list[Any] = ['<section class="panel"><h3>Report</h3>' + kv_html([
         ("gpulens", tool_version), ("created", created), ("input", s.label), ("status", s.status),
         ("truncated", "yes: " + ", ".join(f"{p} at byte {b:,}" for p, b in tl.meta.truncated_at.items())
