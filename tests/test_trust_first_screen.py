@@ -110,3 +110,51 @@ def test_v100_first_screen_leads_with_the_undetermined_kernels_not_a_last_wave_b
     r = [f for f in root_findings(src.findings()) if f.time_at_stake_ns]
     first_premised = next((i for i, f in enumerate(r) if f.premise), len(r))
     assert all(f.premise for f in r[first_premised:])
+
+
+# ---- a verdict needs enough evidence --------------------------------------------------------------------------------
+
+def _kineto(tmp_path, n):
+    """``n`` kernels of 10 µs, 4 µs apart, each launched by a 2 µs call that starts 1 µs after the previous kernel
+    ended (the work is not enqueued when the GPU goes idle and the gap is under 20 µs: launch overhead)."""
+    import json
+
+    ev = []
+    for i in range(n):
+        t = 1000 + 14 * i
+        ev += [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9, "ts": t - 3,
+                "dur": 2, "args": {"correlation": i + 1}},
+               {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": t, "dur": 10,
+                "args": {"device": 0, "stream": 7, "correlation": i + 1}}]
+    p = tmp_path / f"t{n}.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+    return p
+
+
+def test_two_launch_gaps_in_a_tiny_run_make_no_verdict(tmp_path):
+    # 3 kernels: span 3 × 10 + 2 × 4 = 38 µs, launch idle 2 × 4 = 8 µs = 21 % ≥ the 10 % rule — but from 2 gaps and
+    # under half the span: no pattern, so no "launch-bound"; the sentence says why
+    src = gpulens.analyze([_kineto(tmp_path, 3)]).sources[0]
+    bn = src.results["bottlenecks"].summary
+    assert bn["idle_launch_ns"] == 8_000 and bn["device_span_ns"] == 38_000
+    assert bn["verdict"] == "undetermined" and "only 2 gaps" in bn["verdict_evidence"]
+    assert src.results["verdicts"].summary["run_verdict"] == "undetermined"
+    a = answer(src)
+    assert a.verdict == "undetermined" and "only 2 gaps" in a.sentence
+
+
+def test_the_same_overhead_seen_in_five_gaps_is_a_verdict(tmp_path):
+    # 6 kernels: span 6 × 10 + 5 × 4 = 80 µs, launch idle 5 × 4 = 20 µs = 25 %, 5 gaps ≥ 3: launch-bound
+    src = gpulens.analyze([_kineto(tmp_path, 6)]).sources[0]
+    bn = src.results["bottlenecks"].summary
+    assert bn["idle_launch_ns"] == 20_000 and bn["device_span_ns"] == 80_000
+    assert bn["verdict"] == "launch-bound" and bn["verdict_evidence"] is None
+    assert src.results["verdicts"].summary["run_verdict"] == "launch-bound"
+
+
+def test_lashi_streams_sample_is_not_called_launch_bound():
+    # Lashi's streamSimple (RTX 4090): 16 kernels on 4 streams within 76,929 ns (SOURCES.md) — 10 µs of launch gaps
+    # at the start of the streams is no evidence about a workload
+    src = gpulens.analyze([shared_trace("nsys/lashi_rtx4090_streamSimple.sqlite")]).sources[0]
+    assert src.summary["span_ns"] == 76_929
+    assert src.results["verdicts"].summary["run_verdict"] == "undetermined"

@@ -412,7 +412,11 @@ class Verdicts(Analyzer):
             run, basis = (kernel_class, "counters only (busy time not measured): the kernel verdict holding the most kernel time") \
                 if kernel_class and kernel_class != "undetermined" else \
                 ("undetermined", "busy time not measured and the kernels' counters do not classify them")
-        elif overhead and overhead != "gpu-bound":
+        elif overhead == "undetermined" and not (kernel_class and kernel_class != "undetermined"):
+            run, basis = "undetermined", ("too little evidence for a verdict: "
+                                          + str(bn.summary.get("verdict_evidence") or "too few gaps")
+                                          + "; the kernels' bound is undetermined too")
+        elif overhead and overhead not in ("gpu-bound", "undetermined"):
             share = bn.summary.get("min_share") or 0.1
             run, basis = overhead, (f"the timeline: the largest idle or overhead cause, at least {100 * share:.0f} % "
                                     "of the GPU span")

@@ -158,6 +158,11 @@ def answer(s: Any) -> Answer:
         if window and edges >= 0.25 * window:
             busy += (f"; but the GPU is idle {100.0 * edges / window:.1f} % of the {fmt_ns(window)} profiled window "
                      "(host-only time outside its span)")
+    if verdict == "undetermined":  # why there is no verdict, in the sentence that would have given it
+        why = vd.summary.get("basis") if vd is not None and not vd.skipped else None
+        if not why and bn is not None and not bn.skipped and bn.summary.get("verdict_evidence"):
+            why = f"too little evidence for a verdict: {bn.summary['verdict_evidence']}"
+        busy += f" — {why}" if why else ""
     kv = str(vd.summary.get("kernel_verdict") or "") if vd is not None and not vd.skipped else ""
     tail = f", and most kernel time is {kv}" if kv and kv not in (verdict, "undetermined") else ""
     if s.timeline.meta.truncated:  # every figure covers only the part of the input that could be read
