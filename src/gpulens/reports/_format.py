@@ -38,7 +38,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from gpulens.analyzers.base import UNITS
+from gpulens.analyzers.base import UNITS, is_clock_column as _is_clock_column  # the one definition
 from gpulens.units import MISSING, fmt_count as _fmt_count, fmt_ns, fmt_si, is_missing  # noqa: F401 (re-exported)
 
 #: Characters of a table cell kept before clipping.
@@ -111,12 +111,6 @@ def _is_bool(v: Any) -> bool:
 
 def _is_num(v: Any) -> bool:
     return isinstance(v, (int, float, np.integer, np.floating)) and not _is_bool(v)
-
-
-def _is_clock_column(column: str) -> bool:
-    """``start_ns``, ``end_ns``, ``ts_ns``, ``*_start_ns``, ``*_end_ns``, ``*_at_ns``: points on the trace clock."""
-    c = column.lower()
-    return c in ("start_ns", "end_ns", "ts_ns") or c.endswith(("_start_ns", "_end_ns", "_at_ns"))
 
 
 def unit_of(column: str, doc: str = "") -> str:
