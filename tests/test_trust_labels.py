@@ -51,3 +51,27 @@ def test_a_gpu_named_in_the_program_output_before_the_csv_is_not_assumed():
     src = gpulens.analyze([p]).sources[0]
     line = device_text(src.timeline.meta.devices, src.device)
     assert line.startswith("NVIDIA GeForce RTX 5070") and "assumed" not in line
+
+
+def test_chart_axis_unit_follows_the_magnitude():
+    from gpulens.reports._format import time_scale
+
+    # 98.7 µs bars read in µs; 480 ms in ms; 13.3 s in s; 800 ns in ns; nothing known → ms
+    assert time_scale([98_718, 41_280]) == (1e3, "µs")
+    assert time_scale([480_029_179]) == (1e6, "ms")
+    assert time_scale([13_340_000_000]) == (1e9, "s")
+    assert time_scale([800]) == (1.0, "ns")
+    assert time_scale([float("nan")]) == (1e6, "ms")
+
+
+def test_html_tables_never_break_a_word_to_fit_a_column():
+    # overflow-wrap:anywhere lets a table shrink a column below its longest word ("kern|el", "undeter|mined");
+    # break-word breaks only a word longer than the column's own limit; a long text cell keeps a reading width
+    from gpulens.reports import html
+    from gpulens.reports._html_parts import table_html
+    import pandas as pd
+
+    assert "overflow-wrap:anywhere" not in html.CSS and "overflow-wrap:break-word" in html.CSS
+    cell = table_html(pd.DataFrame({"evidence": ["occupancy not counted; 21756 blocks on 80 SMs/CUs; launch idle"],
+                                    "kind": ["kernel"]}), docs={"evidence": "why [text]", "kind": "kind [text]"})
+    assert '<td class="prose">occupancy not counted' in cell and "<td>kernel</td>" in cell

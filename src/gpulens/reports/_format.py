@@ -328,6 +328,18 @@ def device_text(devices: list[dict[str, Any]], spec: Any) -> str:
     return f"{names} (no hardware spec identified: no roofline peaks; pass --device-spec)"
 
 
+def time_scale(values_ns: Any) -> tuple[float, str]:
+    """(divisor, unit) for a chart axis of times in ns, from the largest magnitude drawn: s from 1 s, ms from 1 ms,
+    µs from 1 µs, else ns — an axis of µs-scale kernels reads "20 µs", never "0.02 ms". Missing values are ignored;
+    nothing drawn → ms."""
+    import pandas as pd
+
+    v = pd.to_numeric(pd.Series(np.asarray(values_ns, dtype=object).ravel()), errors="coerce").abs().max()
+    if v != v:
+        return 1e6, "ms"
+    return next((d, u) for d, u in ((1e9, "s"), (1e6, "ms"), (1e3, "µs"), (1.0, "ns")) if v >= d or d == 1.0)
+
+
 def is_assumed(note: Any) -> bool:
     """Whether a device spec's note says the GPU was assumed rather than read from the input (an ncu CSV that
     records only a compute capability: :func:`gpulens.devices.identify_device`)."""
