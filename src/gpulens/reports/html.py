@@ -236,7 +236,7 @@ border-radius:3px;padding:1px 8px;margin-right:6px;font-weight:600}
 h3.kh{font-size:1em;margin:8px 0 4px}table.akernels{width:100%;table-layout:fixed;background:#fff;font-size:.9em}
 table.akernels th:nth-child(1){width:2.6em}table.akernels th:nth-child(2){width:24%}
 table.akernels th:nth-child(3){width:10em}table.akernels th:nth-child(4){width:13.5em}
-table.akernels th:nth-child(5){width:7.5em}table.akernels td.name{max-width:none}
+table.akernels th:nth-child(5){width:7.5em}table.akernels td.name{max-width:none;white-space:normal}
 table.akernels td.step{white-space:normal}td.tstake{font-weight:600;color:#A04000}
 span.bound{display:inline-block;border-radius:3px;padding:0 5px;font-size:.92em;font-weight:600;border:1px solid #888;
 white-space:nowrap}
