@@ -45,6 +45,18 @@ KNOWN_BOUNDS = ("compute", "memory", "below-roofs")
 FEW_WAVES = 1.0
 
 
+def fill_text(w: float) -> str:
+    """A grid's fill of one wave as a percentage that is never rounded to a false 0 % ("0.058 %" for 1 block of
+    1,728 slots; "80 %" for 0.8 waves)."""
+    p = 100.0 * w
+    return f"{p:.0f} %" if p >= 10 or p == 0 else f"{p:.1f} %" if p >= 1 else f"{p:.2g} %"
+
+
+def waves_text(w: float) -> str:
+    """Waves per SM with the digits that keep it above 0 ("1.07", "0.25", "0.00058")."""
+    return f"{w:.2f}" if w >= 0.1 or w == 0 else f"{w:.2g}"
+
+
 def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: Any = None,
                   bound: Any = None) -> Finding | None:
     """The partly-filled-wave finding of one kernel row (None below :data:`MIN_WAVE_LOSS_SHARE`); its time at stake
@@ -67,15 +79,15 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
     own = 1.0 - w / math.ceil(w) if w > 0 else 0.0  # the main configuration's own loss share
     if varies and own < MIN_WAVE_LOSS_SHARE:
         title = (f"Partly filled waves of {_short(r.name)}: up to {share:.0f} % of its time lost to empty block "
-                 f"slots ({_int(r.grid_sizes)} grid sizes; the main one is {w:.2f} waves)")
+                 f"slots ({_int(r.grid_sizes)} grid sizes; the main one is {waves_text(w)} waves)")
         detail = (f"Its launches use {_int(r.grid_sizes)} grid sizes; the main configuration ({cfg}, "
-                  f"{100 * (r.config_time_share or 0):.0f} % of its time) runs {w:.2f} waves, the others leave "
+                  f"{100 * (r.config_time_share or 0):.0f} % of its time) runs {waves_text(w)} waves, the others leave "
                   f"partly filled waves. {formula}")
         act = _advice.whole_waves(fam, library)
     elif w < 1:
-        title = (f"Grid of {_short(r.name)} fills {100 * w:.0f} % of one wave: up to {share:.0f} % of its time "
+        title = (f"Grid of {_short(r.name)} fills {fill_text(w)} of one wave: up to {share:.0f} % of its time "
                  "lost to empty block slots" + (" (grid sizes vary)" if varies else ""))
-        detail = (f"{w:.2f} waves{main}: fewer blocks than the GPU holds at once, so block slots stay empty for the "
+        detail = (f"{waves_text(w)} waves{main}: fewer blocks than the GPU holds at once, so block slots stay empty for the "
                   f"whole launch. {formula}")
         act = _advice.more_blocks(fam, library)
     else:
