@@ -17,7 +17,7 @@ from gpulens.analyzers import AnalysisResult
 from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import answer, next_step, root_findings, shown_title
 from gpulens.units import fmt_share
-from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, column_label, device_text,
+from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, clip, column_label, device_text,
                                      fmt_ns, fmt_unit, launches_text, rank_ranges, result_title, roofline_heading,
                                      unit_of, window_text)
 from gpulens.reports._html_parts import is_name_column
@@ -38,7 +38,7 @@ IDLE_CAUSES = ("idle_boundary_ns", "idle_host_ns", "idle_launch_ns", "idle_sync_
 def md_text(v: Any, n: int = NAME_CHARS) -> str:
     """Escape text for a Markdown table cell or line: HTML brackets as entities, Markdown punctuation with ``\\``."""
     s = "" if v is None else str(v)
-    s = s if len(s) <= n else s[: n - 1] + "…"
+    s = clip(s, n)  # prose cut at a word boundary, as every reporter cuts it
     s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     s = _MD_SPECIAL.sub(r"\\\1", s)
     return " ".join(neutralise(s).split())
