@@ -81,28 +81,6 @@ def fmt_pct(p: Any, digits: int = 1) -> str:
     return MISSING if is_missing(p) else f"{float(p):.{digits}f} %"
 
 
-def fmt_pct_whole(p: Any) -> str:
-    """A 0–100 figure to a whole percent, never rounding a non-zero share to ``'0 %'`` or a partial one to
-    ``'100 %'``: 0.02 → ``'<1 %'``, 99.7 → ``'>99 %'``, 42.4 → ``'42 %'``, 0 → ``'0 %'``."""
-    if is_missing(p):
-        return MISSING
-    p = float(p)
-    if 0 < p < 0.5:
-        return "<1 %"
-    if 99.5 <= p < 100:
-        return ">99 %"
-    return f"{p:.0f} %"
-
-
-def fmt_waves(w: Any) -> str:
-    """Waves of a grid (blocks / resident-block capacity of the GPU): 2 decimals, two significant digits below
-    0.01 so that a one-block grid does not read ``'0.00 waves'``: 0.000237 → ``'0.00024 waves'``."""
-    if is_missing(w):
-        return MISSING
-    w = float(w)
-    return f"{w:.2g} waves" if 0 < w < 0.01 else f"{w:.2f} waves"
-
-
 def fmt_share(s: Any, digits: int = 1) -> str:
     """A 0–1 fraction as a percentage: 0.1234 → ``'12.3 %'``."""
     return MISSING if is_missing(s) else f"{100 * float(s):.{digits}f} %"

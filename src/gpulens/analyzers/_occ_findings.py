@@ -26,7 +26,7 @@ from gpulens.analyzers import _advice
 from gpulens.analyzers._hot import short_name as _short
 from gpulens.analyzers._stake import occupancy_gain_bound_ns
 from gpulens.analyzers.base import Finding
-from gpulens.units import fmt_ns, fmt_pct_whole, fmt_waves
+from gpulens.units import fmt_ns
 
 #: Below this theoretical occupancy [%] a register / shared-memory limiter is worth a finding.
 LOW_THEORETICAL_PCT = 50.0
@@ -63,9 +63,9 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
                   f"partly filled waves. {formula}")
         act = _advice.whole_waves(fam, library)
     elif w < 1:
-        title = (f"Grid of {_short(r.name)} fills {fmt_pct_whole(100 * w)} of one wave: up to {share:.0f} % of its "
-                 "time lost to empty block slots" + (" (grid sizes vary)" if varies else ""))
-        detail = (f"{fmt_waves(w)}{main}: fewer blocks than the GPU holds at once, so block slots stay empty for the "
+        title = (f"Grid of {_short(r.name)} fills {100 * w:.0f} % of one wave: up to {share:.0f} % of its time "
+                 "lost to empty block slots" + (" (grid sizes vary)" if varies else ""))
+        detail = (f"{w:.2f} waves{main}: fewer blocks than the GPU holds at once, so block slots stay empty for the "
                   f"whole launch. {formula}")
         act = _advice.more_blocks(fam, library)
     else:
