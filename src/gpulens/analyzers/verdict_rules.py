@@ -197,8 +197,10 @@ def _latency_steps(e: Evidence) -> list[str]:
     grid_step = _advice.more_blocks(e.family, e.library).replace("Give the launch more blocks: ",
                                                                  "The grid has too few blocks to fill the GPU: ")
     if small_grid:
-        steps.append(f"The grid fills only {100 * e.waves_per_sm:.0f} % of the GPU's resident-block capacity "
-                     f"({e.waves_per_sm:.2f} waves): " + grid_step[0].lower() + grid_step[1:])
+        from gpulens.analyzers._occ_findings import fill_text, waves_text
+
+        steps.append(f"The grid fills only {fill_text(e.waves_per_sm)} of the GPU's resident-block capacity "
+                     f"({waves_text(e.waves_per_sm)} waves): " + grid_step[0].lower() + grid_step[1:])
     elif e.limiter in _LIMITER_STEP and (e.achieved_occupancy_pct is None or e.achieved_occupancy_pct < 60) \
             and not full_theory:  # at 100 % theoretical the "limiter" limits nothing: relaxing it cannot help
         steps.append(_advice.limiter(e.limiter, e.name, e.pytorch, latency_bound=True) if e.library
