@@ -42,6 +42,7 @@ import pandas as pd
 from gpulens.collectors._assemble import Parts, assemble, categorical
 from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, identify, refusal
 from gpulens.collectors._chrome_json import TolerantDecoder, locate, recover
+from gpulens.collectors._deep import DeepValues
 from gpulens.collectors._kineto_acc import CATEGORY_KIND, GPU_CATEGORIES, Accumulator as _Accumulator, kind_of
 from gpulens.collectors._kineto_ranks import RANK_IN_FILE_NAME
 from gpulens.collectors._kineto_columns import (FAST_TRACE_DECODER, TRACE_DECODER, FastEvent, RawEvent, RawTrace,
@@ -136,10 +137,11 @@ class KinetoCollector(Collector):
         warnings: list[str] = []
         truncated_at: dict[str, int] = {}
         tolerant = TolerantDecoder(RawEvent, FastEvent)  # an ill-typed event is dropped and counted, not fatal
+        deep = DeepValues()  # values nested past the decoders' recursion limit: replaced by null, counted
         gc_was = gc.isenabled()
         gc.disable()  # millions of small objects, no cycles: the collector would only rescan them
         try:
-            pieces = stream_pieces(path, tolerant.decode, info, chunk_bytes)
+            pieces = stream_pieces(path, deep.wrap(tolerant.decode), info, chunk_bytes)
             while True:  # not a for loop: the previous piece must be freed before the next one is decoded
                 piece = next(pieces)
                 if isinstance(piece, Tail):
@@ -152,6 +154,8 @@ class KinetoCollector(Collector):
                 doc = FAST_TRACE_DECODER.decode(tail.doc)
             except (msgspec.ValidationError, msgspec.DecodeError):
                 doc = None
+            except RecursionError:
+                tail.doc, doc = deep.flat(tail.doc), None
             try:
                 if doc is None:
                     doc = TRACE_DECODER.decode(tail.doc)
@@ -160,7 +164,7 @@ class KinetoCollector(Collector):
                 acc.add(events)
                 header = RawTrace(**found)
             except msgspec.DecodeError as exc:
-                found, events, stop, problem, repairs = recover(tail.doc, lenient=not strict)
+                found, events, stop, problem, repairs = recover(tail.doc, lenient=not strict, deep=deep)
                 lone, in_meta = [0, 0], [0]  # lone UTF-16 surrogates replaced: characters, events; in metadata
                 acc.add(tolerant.each([_plain_bytes(e, lone) for e in events]))
                 header = RawTrace(**no_surrogates(found, in_meta))
@@ -204,6 +208,8 @@ class KinetoCollector(Collector):
             if gc_was:
                 gc.enable()
             release_free_memory()  # the decoded structs are gone: return their pages before the columns are joined
+        if deep.count:
+            warnings.append(deep.warning(path))
         if tolerant.dropped:
             if not acc.count:
                 raise TraceFormatError(path, f"no usable event: {tolerant.dropped} event(s) have fields of the "
