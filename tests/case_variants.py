@@ -390,9 +390,124 @@ def b20(rng, d: Path):
         {"kernel_durations": durs}
 
 
+def b20_raw(rng, d: Path):
+    """B20 raw page: a units row under the header; per-column units chosen at random."""
+    t_unit = rng.choice(["nsecond", "usecond", "msecond", "ns", "us", "ms"])
+    b_unit = rng.choice(["byte", "Kbyte", "Mbyte", "Gbyte"])
+    tf = {"nsecond": 1, "ns": 1, "usecond": 1e3, "us": 1e3, "msecond": 1e6, "ms": 1e6}[t_unit]
+    bf = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}[b_unit]
+    cols = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Device", "CC",
+            "dram__bytes_read.sum", "gpu__time_duration.sum", "sm__throughput.avg.pct_of_peak_sustained_elapsed"]
+    order = cols[:5] + rng.sample(cols[5:], len(cols) - 5)
+    rows, durs, dram = [], {}, {}
+    for i in range(rng.randint(1, 4)):
+        name = f"kern_{i}(float const*, float*, int)"
+        tv, bv = rng.randint(1, 10 ** 6) / 100, rng.randint(1, 10 ** 6) / 100
+        durs[name], dram[name] = round(tv * tf), round(bv * bf)
+        r = {"ID": str(i), "Process ID": "4242", "Process Name": "demo", "Host Name": "h", "Kernel Name": name,
+             "Context": "1", "Stream": "7", "Device": "0", "CC": "9.0", "dram__bytes_read.sum": f"{bv:,.2f}",
+             "gpu__time_duration.sum": f"{tv:,.2f}",
+             "sm__throughput.avg.pct_of_peak_sustained_elapsed": f"{rng.uniform(0, 100):.2f}"}
+        rows.append(",".join(json.dumps(r[c]) for c in order))
+    units = {"dram__bytes_read.sum": b_unit, "gpu__time_duration.sum": t_unit,
+             "sm__throughput.avg.pct_of_peak_sustained_elapsed": "%"}
+    text = (",".join(json.dumps(c) for c in order) + "\n" + ",".join(json.dumps(units.get(c, "")) for c in order)
+            + "\n" + "\n".join(rows) + "\n")
+    return _write(d / "raw.csv", text), {"kernel_durations": durs, "dram_bytes": dram}
+
+
+def b17_v2(rng, d: Path):
+    """B17 v2: a header wider than its rows: a one-line error naming the file (no shifted columns)."""
+    head = ("Dispatch_ID,GPU_ID,Queue_ID,Queue_Index,PID,TID,GRD,WGR,LDS,SCR,Arch_VGPR,ACCUM_VGPR,SGPR,Wave_Size,SIG,"
+            "OBJ,Kernel_Name,Start_Timestamp,End_Timestamp,Correlation_ID," + ",".join(
+                rng.sample(["GRBM_COUNT", "SQ_WAVES", "GRBM_GUI_ACTIVE", "TCC_HIT"], rng.randint(1, 3))))
+    rows = []
+    for i in range(rng.randint(1, 4)):
+        t = 2_000_000 + 10_000 * i
+        rows.append(f"{i + 1},4,1,4242,4242,1024,256,0,0,8,0,16,64,1400000000{i},1,"
+                    f'"k{i}(float, float*, int) (.kd)",{t},{t + rng.randint(1, 9000)},{33 + i}')
+    return _write(d / "results.csv", head + "\n" + "\n".join(rows) + "\n"), {"exit": 2, "error_names_file": True}
+
+
+V3_HEAD = ('"Kind","Agent_Id","Queue_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id",'
+           '"Start_Timestamp","End_Timestamp","Private_Segment_Size","Group_Segment_Size","Workgroup_Size_X",'
+           '"Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"')
+
+
+def v3_overlap(rng, d: Path):
+    """B06 + B07 in a rocprofv3 kernel_trace.csv: end before start rejected, overruns on one queue clipped."""
+    T = rng.randint(10 ** 15, 9 * 10 ** 15)
+    used: set = set()
+    rows, clipped, valid = [], [], 0
+    for q in rng.sample([1, 2, 3], rng.randint(1, 2)):
+        t, rr = T, []
+        for _ in range(rng.randint(2, 5)):
+            du = rng.randint(1000, 90_000)
+            rr.append((t, du))
+            t += du + rng.randint(-20_000, 5_000)
+        rr.sort()
+        for i, (a, du) in enumerate(rr):
+            end = a + du if i == len(rr) - 1 else min(a + du, rr[i + 1][0])
+            clipped.append((a, max(end, a)))
+            rows.append((q, _name(rng, used), a, a + du))
+            valid += 1
+    for _ in range(rng.randint(0, 2)):  # end before start: not an event
+        rows.append((1, "k_backwards", T + 500, T + 500 - rng.randint(1, 400)))
+    rng.shuffle(rows)
+    lines = [f'"KERNEL_DISPATCH",1,{q},69,{i + 1},16,"{n}",{i + 1},{a},{b},0,0,64,1,1,1024,1,1'
+             for i, (q, n, a, b) in enumerate(rows)]
+    return _write(d / "kernel_trace.csv", V3_HEAD + "\n" + "\n".join(lines) + "\n"), {
+        "kernel_count": valid, "gpu_busy_ns": _union(clipped)}
+
+
+def f_big_ints(rng, d: Path):
+    """F04 class: an integer past int64 (or a float where an int belongs) in any id/time field of one event."""
+    used: set = set()
+    times = _serial(rng, rng.randint(3, 6), 1000)
+    evs = [_kernel(_name(rng, used), t, du, i + 1) for i, (t, du) in enumerate(times)]
+    victim = rng.randrange(len(evs))
+    field = rng.choice(["tid", "pid", "correlation", "device", "stream", "External id"])
+    val = rng.choice([2 ** 64, 2 ** 63, -(2 ** 63) - 1, 1e30, 10 ** 30])
+    if field in ("tid", "pid"):
+        evs[victim][field] = val
+    else:
+        evs[victim]["args"][field] = val
+    return _write(d / "t.json", json.dumps({"traceEvents": evs})), {"exit_in": (0, 2), "loaded_if_0": len(times)}
+
+
+def f_args_type(rng, d: Path):
+    """F01 class: ``args`` (or another object field) of one event is a number, string, list or null."""
+    used: set = set()
+    times = _serial(rng, rng.randint(3, 6), 1000)
+    evs = [_kernel(_name(rng, used), t, du, i + 1) for i, (t, du) in enumerate(times)]
+    victim = rng.randrange(len(evs))
+    evs[victim]["args"] = rng.choice([5, "x", [1, 2], None, True, 1.5])
+    return _write(d / "t.json", json.dumps({"traceEvents": evs})), {
+        "exit_in": (0, 2), "kernels_at_least": len(times) - 1}
+
+
+def f_stats_negative(rng, d: Path):
+    """F27 class: an ``nsys stats`` kernel summary with a negative or non-numeric total / instance count."""
+    rows, good = [], {}
+    for i in range(rng.randint(2, 4)):
+        calls, avg = rng.randint(1, 50), rng.randint(1000, 900_000)
+        rows.append([f"{50.0}", str(calls * avg), str(calls), f"{avg}.0", f"{avg}.0", str(avg), str(avg), "0.0", f"k{i}"])
+        good[f"k{i}"] = (calls, calls * avg)
+    v = rng.randrange(len(rows))
+    col = rng.choice([1, 2])
+    rows[v][col] = rng.choice(["-" + rows[v][col], "-4611686018427387904", "abc", "", "1e400", "nan"])
+    del good[f"k{v}"]
+    text = ("Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+            + "\n".join(",".join(r) for r in rows) + "\n")
+    return _write(d / "cuda_gpu_kern_sum.csv", text), {"exit_in": (0, 2), "kernels_calls_if_0": good,
+                                                       "warned_if_0": True}
+
+
 GENERATORS: dict[str, Callable[[random.Random, Path], tuple[Path, dict]]] = {
     "B02": b02, "B03a": b03_meta, "B03c": b03_numbers, "B04a": b04a, "B04b": b04b, "B05": b05, "B06": b06,
-    "B07": b07, "B11": b11, "B12": b12, "B13": b13, "B17": b17, "B20": b20, "T05": t05, "T08": t08, "T11b": t11b}
+    "B07": b07, "B11": b11, "B12": b12, "B13": b13, "B17": b17, "B20": b20, "T05": t05, "T08": t08, "T11b": t11b,
+    "B20raw": b20_raw, "B17v2": b17_v2, "V3overlap": v3_overlap, "F04": f_big_ints, "F01": f_args_type,
+    "F27": f_stats_negative}
 
 
 def check(path: Path, expect: dict[str, Any]) -> list[str]:
@@ -408,11 +523,18 @@ def check(path: Path, expect: dict[str, Any]) -> list[str]:
     with contextlib.redirect_stderr(io.StringIO()) as err, contextlib.redirect_stdout(io.StringIO()):
         code = main(["analyze", str(path), "-q", "--no-cache", "--json", str(out)]
                     + (["--lenient"] if expect.get("lenient") else []))
-    want_exit = expect.get("exit", 0)
-    if code != want_exit:
-        return [f"exit {code} (want {want_exit}): {err.getvalue().strip()[:300]}"]
+    want_exit = expect.get("exit_in", (expect.get("exit", 0),))
+    msg = err.getvalue().strip()
+    if code not in want_exit:
+        return [f"exit {code} (want {want_exit}): {msg[:300]}"]
+    if code == 2 and (msg.count("\n") or str(path) not in msg or "Traceback" in msg):
+        return [f"exit 2 without a one-line error naming the file: {msg[:300]}"]
     if code != 0:
         return []
+    if "loaded_if_0" in expect:
+        expect = dict(expect, kernel_count=expect["loaded_if_0"])
+    if "kernels_calls_if_0" in expect:
+        expect = dict(expect, kernels_calls=expect["kernels_calls_if_0"], warned=True)
     src = json.loads(out.read_text())["sources"][0]
     sm = src["summary"]
     for k in ("kernel_count", "kernel_time_ns", "gpu_busy_ns", "span_ns", "memcpy_count", "memcpy_bytes",
@@ -420,6 +542,15 @@ def check(path: Path, expect: dict[str, Any]) -> list[str]:
         if k in expect and sm.get(k) != expect[k]:
             problems.append(f"{k} = {sm.get(k)} (want {expect[k]})")
     an = src["analyses"]
+    if "kernels_at_least" in expect and (sm.get("kernel_count") or 0) < expect["kernels_at_least"]:
+        problems.append(f"kernel_count = {sm.get('kernel_count')} (want >= {expect['kernels_at_least']})")
+    if "dram_bytes" in expect:
+        tl = gpulens.collectors.collect(path)
+        co = tl.counters[tl.counters["metric"].astype(str) == "dram__bytes_read.sum"]
+        names = tl.events["name"].astype(str).to_numpy()
+        got = {names[int(e)]: round(float(v)) for e, v in zip(co["event_id"], co["value"])}
+        if got != expect["dram_bytes"]:
+            problems.append(f"dram bytes {got} (want {expect['dram_bytes']})")
     if "warned" in expect and not src["warnings"]:
         problems.append("no warning")
     if expect.get("no_warning") and src["warnings"]:

@@ -249,6 +249,11 @@ class KinetoCollector(Collector):
                 or any(isinstance(v, str) and v.startswith("hip") for v in acc.names.values))
         cols, rej, cnt, ignored = acc.finish(base_ns, rank, select, dialect,
                                              (rocm, trace.rocprofiler_sdk_version is not None))
+        bad_ids = getattr(acc, "bad_ids", {})
+        if bad_ids:
+            warnings.append(f"{path}: {sum(bad_ids.values())} id or size value(s) that are numbers but no 64-bit "
+                            "integer (beyond ±2^63, fractional past it, nan/inf) read as unknown: "
+                            + ", ".join(f"{k} ×{v}" for k, v in sorted(bad_ids.items())))
         if getattr(acc, "base_ignored", 0):
             warnings.append(f"{path}: baseTimeNanoseconds {acc.base_ignored} put event times beyond int64 ns: "
                             "ignored, times are relative to the trace's own clock")
