@@ -503,11 +503,92 @@ def f_stats_negative(rng, d: Path):
                                                        "warned_if_0": True}
 
 
+def _nsys_db(path: Path, strings: list[str], runtime: list[tuple], kernels: list[tuple] | None,
+             graphs: list[tuple]) -> Path:
+    import sqlite3
+
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);
+        INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.11.1');
+        CREATE TABLE TARGET_INFO_GPU (id INTEGER, name TEXT, busLocation TEXT, smCount INTEGER, computeMajor INTEGER,
+            computeMinor INTEGER, totalMemory INTEGER);
+        INSERT INTO TARGET_INFO_GPU VALUES (0, 'NVIDIA L40S', '0000:01:00.0', 142, 8, 9, 48305799168);
+        CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, "end" INTEGER NOT NULL, eventClass INTEGER,
+            globalTid INTEGER, correlationId INTEGER, nameId INTEGER, returnValue INTEGER);
+        CREATE TABLE CUPTI_ACTIVITY_KIND_GRAPH_TRACE (start INTEGER NOT NULL, "end" INTEGER NOT NULL, deviceId INTEGER,
+            contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, graphId INTEGER,
+            graphExecId INTEGER);
+    """)
+    con.executemany("INSERT INTO StringIds VALUES (?, ?)", list(enumerate(strings, 1)))
+    con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, 1, 71168954514, ?, ?, 0)", runtime)
+    if kernels is not None:
+        con.execute("CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, \"end\" INTEGER NOT NULL, "
+                    "deviceId INTEGER, contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, "
+                    "demangledName INTEGER, shortName INTEGER, gridX INTEGER, gridY INTEGER, gridZ INTEGER, "
+                    "blockX INTEGER, blockY INTEGER, blockZ INTEGER)")
+        con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 0, 1, ?, ?, 71168950272, ?, ?, 64, 1, 1, "
+                        "256, 1, 1)", kernels)
+    con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE VALUES (?, ?, 0, 1, ?, ?, 71168950272, 5, 9)", graphs)
+    con.commit()
+    con.close()
+    return path
+
+
+def t07(rng, d: Path):
+    """T07: graph replays traced at graph level beside ordinary kernels (nsys ``--cuda-graph-trace=graph``)."""
+    strings = ["cudaLaunchKernel_v7000", "cudaGraphLaunch_v10000"]
+    runtime, kernels, graphs, iv = [], [], [], []
+    t, corr = 1000, 1
+    for _ in range(rng.randint(2, 7)):
+        du = rng.randint(1000, 300_000)
+        stream = rng.choice([7, 7, 13])
+        if rng.random() < 0.5:
+            strings.append(f"kernel_{corr}")
+            runtime.append((t - 500, t - 100, corr, 1))
+            kernels.append((t, t + du, stream, corr, len(strings), len(strings)))
+        else:
+            runtime.append((t - 500, t - 100, corr, 2))
+            graphs.append((t, t + du, stream, corr))
+        iv.append((t, t + du))
+        corr += 1
+        t += du + rng.randint(0, 20_000)
+    p = _nsys_db(d / "run.sqlite", strings, runtime, kernels, graphs)
+    span = max(b for _, b in iv) - min(a for a, _ in iv)
+    return p, {"gpu_busy_ns": _union(iv), "span_ns": span}
+
+
+def t06(rng, d: Path):
+    """T06: launches recorded, no kernel table (a capture that broke): no crash, said incomplete."""
+    n = rng.randint(1, 9)
+    c0 = rng.randint(1, 10 ** 6)
+    runtime = [(1000 + 10_000 * i, 5000 + 10_000 * i, c0 + i, 1) for i in range(n)]
+    p = _nsys_db(d / "run.sqlite", ["cudaLaunchKernel_v7000"], runtime, None, [])
+    return p, {"exit_in": (0, 5), "incomplete": f"{n} launch call(s)"}
+
+
+def t12(rng, d: Path):
+    """T12: one rocpd database per process: one rank per process, kernels of each kept apart."""
+    import importlib
+
+    mod = importlib.import_module("tests.test_rocpd")
+    folder = d / "rocpd"
+    folder.mkdir()
+    pids = rng.sample(range(1000, 99999), rng.randint(2, 3))
+    n = 0
+    for pid in pids:
+        rng.choice([mod.build_layout_a, mod.build_layout_b])(folder / f"{pid}_results.db")
+        n += 1
+    ref = [mod.build_layout_a, mod.build_layout_b]
+    return folder, {"ranks": n, "per_file_ref": [folder / f"{pid}_results.db" for pid in pids], "_ref": ref}
+
+
 GENERATORS: dict[str, Callable[[random.Random, Path], tuple[Path, dict]]] = {
     "B02": b02, "B03a": b03_meta, "B03c": b03_numbers, "B04a": b04a, "B04b": b04b, "B05": b05, "B06": b06,
     "B07": b07, "B11": b11, "B12": b12, "B13": b13, "B17": b17, "B20": b20, "T05": t05, "T08": t08, "T11b": t11b,
     "B20raw": b20_raw, "B17v2": b17_v2, "V3overlap": v3_overlap, "F04": f_big_ints, "F01": f_args_type,
-    "F27": f_stats_negative}
+    "F27": f_stats_negative, "T06": t06, "T07": t07, "T12": t12}
 
 
 def check(path: Path, expect: dict[str, Any]) -> list[str]:
@@ -551,6 +632,20 @@ def check(path: Path, expect: dict[str, Any]) -> list[str]:
         got = {names[int(e)]: round(float(v)) for e, v in zip(co["event_id"], co["value"])}
         if got != expect["dram_bytes"]:
             problems.append(f"dram bytes {got} (want {expect['dram_bytes']})")
+    if "incomplete" in expect:
+        note = " ".join(str(x.get("incomplete_capture", "")) for x in src.get("inputs") or []) + " ".join(
+            src["warnings"])
+        if expect["incomplete"] not in note:
+            problems.append(f"incomplete capture not said ({expect['incomplete']!r}): {note[:200]}")
+    if "per_file_ref" in expect:  # each process alone, then the folder: the same kernels, one rank per process
+        per = []
+        for f in expect["per_file_ref"]:
+            s1 = gpulens.analyze([f]).sources[0].summary
+            per.append((s1["kernel_count"], s1["gpu_busy_ns"]))
+        if sm.get("kernel_count") != sum(k for k, _ in per) or sm.get("gpu_busy_ns") != sum(b for _, b in per):
+            problems.append(f"folder {sm.get('kernel_count')} kernels / {sm.get('gpu_busy_ns')} ns; files {per}")
+        if len(sm.get("ranks") or []) != expect["ranks"]:
+            problems.append(f"ranks {sm.get('ranks')} (want {expect['ranks']})")
     if "warned" in expect and not src["warnings"]:
         problems.append("no warning")
     if expect.get("no_warning") and src["warnings"]:
