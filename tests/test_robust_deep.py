@@ -125,3 +125,16 @@ def test_rocprofv3_json_with_a_deep_value_is_read(tmp_path):
     tl = collect(q)
     assert len(tl.events) == len(ref.events)
     assert any("nested deeper" in w for w in tl.meta.warnings)
+
+
+def test_a_kineto_header_larger_than_the_sniffed_head_is_still_kineto(tmp_path):
+    # deviceProperties of 400 GPUs (~100 kB) before traceEvents: the format sniffer reads the first 64 KiB only
+    props = [{"id": i, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85029158912, "computeMajor": 9,
+              "computeMinor": 0, "maxThreadsPerBlock": 1024, "numSms": 132, "sharedMemPerBlock": 49152,
+              "regsPerMultiprocessor": 65536} for i in range(400)]
+    text = _trace_text().replace('"schemaVersion": 1,', '"schemaVersion": 1, "deviceProperties": '
+                                 + json.dumps(props) + ",", 1)
+    assert text.index('"traceEvents"') > 65536
+    p = tmp_path / "t.json"
+    p.write_text(text)
+    assert _kernels(collect(p)) == {f"k{i}": 10_000 for i in range(4)}

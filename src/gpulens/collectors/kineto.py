@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +100,10 @@ def _devices(props: Any, rank: int) -> list[dict[str, Any]]:
     return out
 
 
+#: The first key of a Kineto trace object (PyTorch writes schemaVersion, deviceProperties or distributedInfo first).
+_KINETO_FIRST_KEY = re.compile(rb'\{\s*"(?:schemaVersion|deviceProperties|distributedInfo)"\s*:')
+
+
 class KinetoCollector(Collector):
     """PyTorch Profiler / Kineto Chrome-trace JSON (see module docstring)."""
 
@@ -112,6 +117,8 @@ class KinetoCollector(Collector):
             return False
         if b'"traceEvents"' in h and (b'"ph"' in h or h.rstrip().endswith(b"[")):
             return True
+        if len(h) >= 65536 and b'"traceEvents"' not in h and _KINETO_FIRST_KEY.match(h):
+            return True  # a header larger than the sniffed head (many devices, a long value): the array comes later
         return h.startswith(b"[") and b'"ph"' in h and b'"ts"' in h
 
     def collect(self, path: Path, strict: bool = True, select: Selection | None = None,
