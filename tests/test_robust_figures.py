@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 import gpulens
 from gpulens.reports import markdown
 
@@ -66,3 +68,30 @@ def test_a_counter_mean_past_float64_is_unknown(tmp_path):
     src = _pmc(tmp_path, ["1e308", "1e308"]).sources[0]
     v = src.results["kernel_counters"].table.set_index("name").loc["vadd(float*, int) [clone .kd]", "GPUBusy"]
     assert v != v   # NaN (unknown): (1e308 + 1e308) / 2 overflows float64 on the way
+
+
+# ncu ``--csv`` details page (``--metrics``): one Duration and the counters the hierarchical roofline reads
+_NCU_HEAD = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size",'
+             '"Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"\n')
+
+
+def _ncu_rows(i: int, name: str, flop: str, dram_mb: str, us: str) -> str:
+    pre = f'"{i}","42","app","h","{name}","1","7","(256, 1, 1)","(132, 1, 1)","0","9.0",'
+    return "".join(pre + f'"Command line profiler metrics","{m}","{u}","{v}"\n' for m, u, v in (
+        ("dram__bytes_read.sum", "Mbyte", dram_mb), ("dram__bytes_write.sum", "byte", "0"),
+        ("gpu__time_duration.sum", "usecond", us), ("sm__ops_path_tensor_src_bf16_dst_fp32.sum", "", flop)))
+
+
+def test_hierarchical_roofline_point_above_its_roof_is_unknown(tmp_path):
+    # k_ok: 1e9 FLOP in 100 µs = 1e13 FLOP/s, a few % of any data-centre GPU's bf16 roof;
+    # k_bad: 1e15 FLOP in 1 µs = 1e21 FLOP/s, a thousand times any GPU's peak: the figures are off, not the kernel
+    p = tmp_path / "details.csv"
+    p.write_text(_NCU_HEAD + _ncu_rows(0, "k_ok", "1,000,000,000", "10.00", "100.00")
+                 + _ncu_rows(1, "k_bad", "1,000,000,000,000,000", "10.00", "1.00"))
+    r = gpulens.analyze([p]).sources[0].results["hierarchical_roofline"]
+    assert not r.skipped, r.skipped_reason
+    t = r.table.set_index("name")
+    assert 0 < t.loc["k_ok", "pct_of_attainable"] < 100
+    assert t.loc["k_bad", "pct_of_attainable"] != t.loc["k_bad", "pct_of_attainable"]   # NaN: unknown
+    assert t.loc["k_bad", "achieved_flops"] == pytest.approx(1e21)                                    # the measured figure stays
+    assert r.summary["points_above_roof"] == 1
