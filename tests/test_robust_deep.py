@@ -138,3 +138,19 @@ def test_a_kineto_header_larger_than_the_sniffed_head_is_still_kineto(tmp_path):
     p = tmp_path / "t.json"
     p.write_text(text)
     assert _kernels(collect(p)) == {f"k{i}": 10_000 for i in range(4)}
+
+
+@pytest.mark.parametrize("bad", ['"ph": 5', '"args": 7', '"ts": "x"', '"name": ["n"]'])
+def test_deep_value_after_an_ill_typed_event(tmp_path, bad):
+    # the typed decoders stop at the ill-typed event before they reach the deep value; the loose decoder that
+    # reads the rest meets it: k0's field is replaced by a wrong type, k2 holds the deep value
+    text = _trace_text(n=4, deep_at=2)
+    key = bad.split(":")[0]
+    first = text.index(key, text.rfind("{", 0, text.index('"name": "k0"')))
+    end = text.index(",", first) if key != '"args"' else text.index("}", first) + 1
+    p = tmp_path / "t.json"
+    p.write_text(text[:first] + bad + text[end:])
+    tl = collect(p)
+    names = sorted(tl.events["name"].astype(str))
+    assert {"k1", "k2", "k3"} <= set(names)          # k2 (the deep one) and the others are read
+    assert any("nested deeper" in w for w in tl.meta.warnings)

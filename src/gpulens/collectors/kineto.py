@@ -165,9 +165,17 @@ class KinetoCollector(Collector):
                 tail.doc, doc = deep.flat(tail.doc), None
             try:
                 if doc is None:
-                    doc = TRACE_DECODER.decode(tail.doc)
+                    try:
+                        doc = TRACE_DECODER.decode(tail.doc)
+                    except RecursionError:  # the fast decoder stopped at a type error before the deep value
+                        tail.doc = deep.flat(tail.doc)
+                        doc = TRACE_DECODER.decode(tail.doc)
             except msgspec.ValidationError:
-                found, array, events = tolerant.decode_doc(tail.doc)
+                try:
+                    found, array, events = tolerant.decode_doc(tail.doc)
+                except RecursionError:
+                    tail.doc = deep.flat(tail.doc)
+                    found, array, events = tolerant.decode_doc(tail.doc)
                 acc.add(events)
                 header = RawTrace(**found)
             except msgspec.DecodeError as exc:
