@@ -11,6 +11,15 @@ only while the resident size is at least :data:`TRIM_ABOVE_BYTES`; the values co
 Kept out on purpose: glibc's ``M_MMAP_MAX = 0`` (every allocation from the heap, freed blocks reused) while the
 analyzers run saved a few seconds of CPU at 1M kernels but raised the command's peak from 1,801 to 1,868 MiB, too
 near 2 GB.
+
+Transparent huge pages (:func:`use_small_pages`): numpy asks the kernel for 2 MiB pages (``madvise(MADV_HUGEPAGE)``)
+for every array of at least 4 MiB. With the kernel's ``defrag`` setting at its default ``madvise``, each fault in such
+an array allocates and zeroes a whole huge page, compacting memory first when none is free. On the 2-core VMs gpulens
+is benchmarked on that cost ``gpulens analyze`` of a 1M-kernel trace 5.6 + 7.3 s of system time (of ~54 s CPU) for
+the load and the analyzers; with 4 KiB pages the same run faults more often but spends about a third of that system
+time, at the same peak resident size and the same user time (benchmarks/RESULTS.md, sixth session). The command line
+(:func:`gpulens.cli.main`) therefore turns numpy's advice off for its own process, unless the user chose a policy with
+numpy's ``NUMPY_MADVISE_HUGEPAGE`` environment variable. The library leaves numpy's setting alone.
 """
 
 from __future__ import annotations
@@ -39,6 +48,25 @@ def _libc() -> Any:
                 lib = None
         _LIBC.append(lib)
     return _LIBC[0]
+
+
+def use_small_pages() -> bool:
+    """Stop numpy from advising huge pages for its large arrays in this process (see the module doc); returns
+    whether numpy's setting was changed. Nothing is changed when ``NUMPY_MADVISE_HUGEPAGE`` is set (the user's
+    choice) or when this numpy has no such switch. Values computed are unaffected."""
+    import os
+
+    if os.environ.get("NUMPY_MADVISE_HUGEPAGE") is not None:
+        return False
+    try:
+        from numpy._core import multiarray  # numpy >= 2
+    except ImportError:  # pragma: no cover - numpy 1.x
+        from numpy.core import multiarray  # type: ignore[no-redef]
+    switch = getattr(multiarray, "_set_madvise_hugepage", None)
+    if switch is None:
+        return False
+    switch(False)
+    return True
 
 
 def resident_bytes() -> int | None:
