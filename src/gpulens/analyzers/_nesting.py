@@ -240,10 +240,16 @@ def leaf_tiles(group: np.ndarray, start: np.ndarray, cend: np.ndarray, parent: n
             raise _TooDeep
         tile = np.flatnonzero(val[1:] > val[:-1])
         return np.full(len(tile), group[0], dtype=np.int64), val[tile], val[1:][tile], own[tile]
-    grp = np.empty(m, dtype=np.int64)
-    grp[pos_s], grp[pos_e] = group, group
-    same = grp[1:] == grp[:-1]
+    # each group's boundaries fill its own slots: rows lo..hi-1 of a group take positions 2·lo..2·hi-1 (every
+    # subtree closes inside its group, and the slots are a permutation), so the group of a slot is a repeat, not a
+    # scatter, and neighbours differ in group only at the slots 2·hi-1 / 2·hi
+    lo, hi = bounds[:-1], bounds[1:]
+    if (pos_e >= 2 * np.repeat(hi, hi - lo)).any():  # starts lie there by construction; ends must too
+        raise _TooDeep
+    grp = np.repeat(group[lo], 2 * (hi - lo))
     step = val[1:] - val[:-1]
+    same = np.ones(m - 1, dtype=bool)
+    same[2 * hi[:-1] - 1] = False
     if (step[same] < 0).any():
         raise _TooDeep
     tile = np.flatnonzero(same & (step > 0))

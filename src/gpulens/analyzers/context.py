@@ -54,6 +54,34 @@ def text_series(series: pd.Series, index: Any = None) -> pd.Series:
     return pd.Series(strings(series), index=index, dtype=object, copy=False)
 
 
+def first_seen_codes(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.factorize(strings(series), sort=False)`` without per-row strings: (int64 code per row, −1 where the
+    value is missing; object array of the distinct values as ``str`` in order of first appearance).
+
+    For a categorical column the category codes are factorized (integers hash far faster than strings) and the
+    category strings taken for the codes seen (:func:`recode_first_seen`); other dtypes go through :func:`strings`.
+    """
+    if not isinstance(series.dtype, pd.CategoricalDtype):
+        codes, uniq = pd.factorize(strings(series), sort=False)
+        return codes.astype(np.int64, copy=False), np.asarray(uniq, dtype=object)
+    return recode_first_seen(series.cat.codes.to_numpy(), np.asarray(series.cat.categories.astype(object),
+                                                                      dtype=object))
+
+
+def recode_first_seen(codes: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes into ``values`` (−1 = missing) renumbered as ``pd.factorize(values[codes], sort=False)`` numbers
+    the values they stand for: (int64 codes in order of first appearance, −1 kept for missing; the values seen).
+    ``values`` must be distinct (category values are)."""
+    new, uniq = pd.factorize(np.asarray(codes), sort=False)
+    new = new.astype(np.int64, copy=False)
+    miss = np.flatnonzero(uniq < 0)
+    if len(miss):  # the missing value (code −1) is no distinct value of its own: −1, later codes one lower
+        j = int(miss[0])
+        new = np.where(new == j, -1, new - (new > j))
+        uniq = np.delete(uniq, j)
+    return new, np.asarray(values, dtype=object)[uniq]
+
+
 def category_mask(series: pd.Series, match: Any) -> np.ndarray:
     """Boolean numpy mask of the rows whose value matches, tested once per distinct value.
 
