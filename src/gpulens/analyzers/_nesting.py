@@ -39,15 +39,31 @@ def thread_codes(df: pd.DataFrame, cols: tuple[str, ...] = ("rank", "pid", "tid"
         return np.zeros(0, dtype=np.int64)
     code = np.zeros(len(df), dtype=np.int64)
     for c in cols:
-        vals = df[c].astype("Int64").fillna(-1).to_numpy(dtype=np.int64)
-        inv, uniq = pd.factorize(vals)
-        rank = np.empty(len(uniq), dtype=np.int64)
-        rank[np.argsort(uniq, kind="stable")] = np.arange(len(uniq))
-        code = code * (len(uniq) + 1) + rank[inv]
-    inv, uniq = pd.factorize(code)
+        col = df[c]
+        if pd.api.types.is_integer_dtype(col.dtype):  # numpy or nullable ints: no Int64 copy, then a filled copy
+            vals = col.to_numpy(dtype=np.int64, na_value=-1)
+        else:
+            vals = col.astype("Int64").fillna(-1).to_numpy(dtype=np.int64)
+        rank, k = _dense_rank(vals)
+        code = code * (k + 1) + rank
+    return _dense_rank(code)[0]
+
+
+def _dense_rank(vals: np.ndarray) -> tuple[np.ndarray, int]:
+    """(rank of each value among the distinct values in sorted order, number of distinct values); by a presence
+    table when the values span a small range (ids, ranks), else by factorizing."""
+    lo, hi = int(vals.min()), int(vals.max())
+    if hi - lo < max(4 * len(vals), 1 << 16):
+        present = np.zeros(hi - lo + 1, dtype=bool)
+        off = vals - lo
+        present[off] = True
+        rank_of = np.cumsum(present, dtype=np.int64)
+        rank_of -= 1
+        return rank_of[off], int(rank_of[-1]) + 1
+    inv, uniq = pd.factorize(vals)
     rank = np.empty(len(uniq), dtype=np.int64)
     rank[np.argsort(uniq, kind="stable")] = np.arange(len(uniq))
-    return rank[inv]
+    return rank[inv], len(uniq)
 
 
 def visit_order(group: np.ndarray, start: np.ndarray, dur: np.ndarray, tie: np.ndarray | None = None) -> np.ndarray:
