@@ -36,3 +36,19 @@ def test_equals_factorize_of_the_strings(seed):
         codes, names = first_seen_codes(s)
         assert codes.tolist() == expect_codes.tolist()
         assert names.tolist() == list(expect_names)
+
+
+def test_reindex_sorted_equals_pandas_reindex():
+    # reindex_sorted (binary search on a strictly increasing integer index) against pandas' own reindex: values,
+    # dtype (nullable Int64 with missing values too), name and index, also for labels that are absent
+    from gpulens.analyzers.context import reindex_sorted
+
+    rng = np.random.default_rng(3)
+    for t in range(300):
+        n = int(rng.integers(1, 30))
+        idx = np.sort(rng.choice(100, n, replace=False))
+        vals = [pd.array(rng.integers(0, 9, n), dtype="Int64"), rng.random(n),
+                pd.array(np.where(rng.random(n) < .3, None, rng.integers(0, 9, n)), dtype="Int64")][t % 3]
+        s = pd.Series(vals, index=pd.Index(idx), name="x")
+        target = pd.Index(rng.choice(idx, int(rng.integers(0, 20))) if t % 2 else rng.integers(0, 100, 10))
+        pd.testing.assert_series_equal(reindex_sorted(s, target), s.reindex(target))

@@ -82,6 +82,20 @@ def recode_first_seen(codes: np.ndarray, values: np.ndarray) -> tuple[np.ndarray
     return new, np.asarray(values, dtype=object)[uniq]
 
 
+def reindex_sorted(series: pd.Series, index: pd.Index) -> pd.Series:
+    """``series.reindex(index)``, by binary search instead of a hash table when ``series``'s index is strictly
+    increasing integers (a selection of Timeline rows) and every label of ``index`` is in it; otherwise pandas'
+    own ``reindex``. Same values, dtype and name either way."""
+    src = series.index
+    if len(src) and len(index) and src.dtype.kind in "iu" and index.dtype.kind in "iu":
+        sv, tv = src.to_numpy(), index.to_numpy()
+        if bool((sv[1:] > sv[:-1]).all()):
+            pos = np.minimum(np.searchsorted(sv, tv), len(sv) - 1)
+            if bool((sv[pos] == tv).all()):
+                return series.iloc[pos].set_axis(index)
+    return series.reindex(index)
+
+
 def category_mask(series: pd.Series, match: Any) -> np.ndarray:
     """Boolean numpy mask of the rows whose value matches, tested once per distinct value.
 
