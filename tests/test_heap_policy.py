@@ -40,10 +40,12 @@ def test_resident_bytes_reads_this_process():
 
 def test_trims_only_at_or_above_the_threshold(fake, monkeypatch):
     monkeypatch.setattr(_heap, "resident_bytes", lambda: 500 << 20)
-    assert _heap.return_free_memory() is False  # 500 MiB < 1 GiB: free pages are kept for reuse
+    assert _heap.return_free_memory() is False  # 500 MiB < 1.75 GiB: free pages are kept for reuse
     assert fake.calls == []
     assert _heap.return_free_memory(above=500 << 20) is True  # at the threshold: trimmed
-    monkeypatch.setattr(_heap, "resident_bytes", lambda: 1 << 30)
+    monkeypatch.setattr(_heap, "resident_bytes", lambda: 1 << 30)  # 1 GiB: below 1.75 GiB, kept
+    assert _heap.return_free_memory() is False
+    monkeypatch.setattr(_heap, "resident_bytes", lambda: 2 << 30)  # 2 GiB: near the 2 GB budget, trimmed
     assert _heap.return_free_memory() is True
     monkeypatch.setattr(_heap, "resident_bytes", lambda: None)  # size unknown: trim (the old behaviour)
     assert _heap.return_free_memory() is True
