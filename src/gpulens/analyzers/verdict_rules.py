@@ -5,7 +5,8 @@ timeline results. Rules, first match wins (thresholds are parameters of :func:`d
 
 1. a collective (NCCL/RCCL kernel) → ``communication-bound``; at stake: its time not overlapped by compute.
 2. most of its launches do less GPU work than the launch call costs, and launch-overhead idle precedes it
-   → ``launch-bound``; at stake: that idle time.
+   → ``launch-bound``; at stake: that idle time — unless the kernel's roof position (rules 3–4) puts more time at
+   stake than that idle (the host kept the queue fed; the roof is the larger lever).
 3. speed of light from counters (the ``speed_of_light`` analyzer: ncu / rocprof-compute compute % and DRAM/memory %
    of peak, with its ``bound``) → ``compute-bound`` / ``memory-bound`` / ``latency/occupancy-bound`` as the vendor
    figures say (a saxpy at 90 % of DRAM bandwidth is memory-bound whatever its occupancy) — only when the counters
@@ -304,9 +305,13 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
     ev = _evidence_text(e)
     if e.kind == "comm":
         return Verdict("communication-bound", e.exposed_comm_ns, ev, steps_for("communication-bound", e))
-    if e.short_launch_frac is not None and e.short_launch_frac >= 0.5 and e.launch_idle_ns > 0:
-        return Verdict("launch-bound", e.launch_idle_ns, ev, steps_for("launch-bound", e))
     stake = e.roof_stake_ns if e.roof_stake_ns is not None else time_at_stake(t, e.roof_pct)
+    if e.short_launch_frac is not None and e.short_launch_frac >= 0.5 and e.launch_idle_ns > 0:
+        if stake is None or e.launch_idle_ns >= stake:
+            return Verdict("launch-bound", e.launch_idle_ns, ev, steps_for("launch-bound", e))
+        # short launches, but the launch idle before them is less than what its roof position puts at stake: the
+        # queue stayed fed, and the roof (or speed of light) names the larger lever
+        ev += f"; launch idle before it ({fmt_ns(e.launch_idle_ns)}) is less than its roof position puts at stake"
     if e.sol_bound in BOUND_TO_VERDICT:
         v = BOUND_TO_VERDICT[e.sol_bound]
         if v == "latency/occupancy-bound" and e.roof_pct is not None and e.roof_pct >= roof_pct_bound \
