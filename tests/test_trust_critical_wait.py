@@ -49,3 +49,40 @@ def test_v100_critical_path_agrees_with_the_gpu_bound_verdict():
     src = gpulens.analyze([shared_trace("kineto/hta_v100_rank0_ns_resolution.pt.trace.json.gz")]).sources[0]
     assert src.results["verdicts"].summary["run_verdict"] == "gpu-bound"
     assert src.results["critical_path"].summary["bound"] == "gpu"
+
+
+def _sync_trace(tmp_path, block_us):
+    # kernels k0 [0, 100], k1 [100 + g, 200 + g] with a synchronous hipMemcpy on the host covering the gap
+    # [100, 100 + g]: the host is blocked while the GPU runs nothing; k1 is launched after the call returns
+    g = block_us
+    ev = [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": -20, "dur": 5,
+           "args": {"correlation": 1}},
+          {"ph": "X", "cat": "kernel", "name": "k0", "pid": 0, "tid": 7, "ts": 0, "dur": 100,
+           "args": {"device": 0, "stream": 7, "correlation": 1}},
+          {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpy", "pid": 1, "tid": 1, "ts": 95, "dur": g + 3},
+          {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 98 + g, "dur": 1,
+           "args": {"correlation": 2}},
+          {"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 100 + g, "dur": 100,
+           "args": {"device": 0, "stream": 7, "correlation": 2}}]
+    p = tmp_path / f"s{block_us}.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+    return p
+
+
+def test_a_blocking_call_holding_an_idle_gpu_for_milliseconds_says_its_cause_is_not_in_the_trace(tmp_path):
+    # the copy blocks the host for [95, 5098] µs while the GPU is idle [100, 5100]: ≥ 1 ms of GPU-idle time inside
+    # one call is no queue draining (that leaves µs) — what it waited for is not in the trace
+    src = gpulens.analyze([_sync_trace(tmp_path, 5000)]).sources[0]
+    idle = next(f for f in src.findings() if f.key == "idle")
+    assert src.results["bottlenecks"].summary["idle_sync_ns"] >= 4_990_000
+    assert "while the GPU ran nothing" in idle.action and "does not show" in idle.action
+
+
+def test_a_short_blocking_call_keeps_the_remove_the_sync_advice(tmp_path):
+    # 50 µs blocked (< 1 ms): an ordinary synchronisation to remove or defer
+    # (idle [100, 150] inside the call [95, 148]: 48 µs of sync idle, the rest launch overhead)
+    src = gpulens.analyze([_sync_trace(tmp_path, 50)]).sources[0]
+    assert src.results["bottlenecks"].summary["idle_sync_ns"] == 48_000
+    idle = next(f for f in src.findings() if f.key == "idle")
+    assert "mostly in cudaMemcpy (48.00 µs): remove synchronisations" in idle.action
+    assert "ran nothing" not in idle.action

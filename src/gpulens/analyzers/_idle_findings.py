@@ -24,6 +24,9 @@ CLASS_WORDS = {"host": "waiting for the host", "launch": "on launch overhead",
                "sync": "with the host blocked in synchronisations or synchronous copies",
                "queued": "waiting on work already queued (another stream or an event)",
                "unattributed": "with no cause the trace shows", "boundary": "in one-off gaps"}
+#: GPU-idle time inside one blocking call from which the call waited on something the trace does not show: a sync
+#: that drains the queue leaves the GPU idle only for its return latency (microseconds), not milliseconds
+LONG_BLOCK_NS = 1_000_000
 #: the next step for each idle cause, in a few words (a PyTorch program's; others: ``_advice.IDLE_ACTIONS[False]``)
 CLASS_ACTIONS = _advice.IDLE_ACTIONS[True]
 
@@ -151,8 +154,16 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
     elif top == "sync" and blocking:
         b = blocking[0]
         inside = f" inside {b['op']}" if b.get("op") else ""
-        root.action = (f"Start with the largest cause, {fmt_ns(ns)} with the host blocked — mostly in {b['name']}"
-                       f"{inside} ({fmt_ns(b['overlap_ns'])}): {_advice.IDLE_ACTIONS[pytorch][top]}.")
+        if b["overlap_ns"] / max(int(b.get("calls") or 1), 1) >= LONG_BLOCK_NS:
+            # the GPU ran nothing for milliseconds inside one blocking call: not a queue draining (its idle tail is
+            # microseconds) but a wait on something this trace does not show — removing the call alone is not the fix
+            root.action = (f"Start with the largest cause, {fmt_ns(ns)} with the host blocked — mostly in {b['name']}"
+                           f"{inside} ({fmt_ns(b['overlap_ns'])} over {int(b.get('calls') or 1)} call(s)) while the "
+                           "GPU ran nothing: find what it waited for (another process's, stream's or device's work "
+                           "the trace does not show), then defer or remove the blocking call.")
+        else:
+            root.action = (f"Start with the largest cause, {fmt_ns(ns)} with the host blocked — mostly in {b['name']}"
+                           f"{inside} ({fmt_ns(b['overlap_ns'])}): {_advice.IDLE_ACTIONS[pytorch][top]}.")
     else:
         root.action = (f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}: "
                        f"{_advice.IDLE_ACTIONS[pytorch][top]}.")
