@@ -87,3 +87,12 @@ def test_a_tiny_grid_is_never_rounded_to_zero_percent():
     src = gpulens.analyze([shared_trace("kineto/hta_a100_triton_example.json.gz")]).sources[0]
     steps = " ".join(src.results["verdicts"].table.iloc[0]["next_steps"])
     assert "fills only 0.058 %" in steps and "0 %" not in steps.replace("0.058 %", "")
+
+
+def test_no_gpu_work_has_no_busy_percentage():
+    # HTA's CPU-only trace: no GPU event at all (SOURCES.md: 0 kernel events) — "busy 0.0 %" of a 0 ns span is 0/0
+    from gpulens.reports._format import busy_pct_text, busy_text
+
+    src = gpulens.analyze([shared_trace("kineto/hta_cpu_only_rank34.pt.trace.json.gz")]).sources[0]
+    assert src.summary["kernel_count"] == 0
+    assert busy_text(src.summary) == busy_pct_text(src.summary) == "none (no GPU work recorded)"

@@ -369,11 +369,17 @@ def roofline_heading(summary: Mapping[str, Any]) -> str:
     return f"Roofline on {dev} (FLOPs known for {known} of the critical kernels' {basis})"
 
 
+def _no_gpu_work(sm: Mapping[str, Any]) -> bool:
+    return not sm.get("span_ns") and not sm.get("gpu_busy_ns") and not sm.get("kernel_count")
+
+
 def busy_pct_text(sm: dict[str, Any]) -> str:
     """Busy % with its basis (``"71.4 %"``, ``"80.0 % (Σ busy / Σ per-GPU span)"``); ``"unknown (not measured: …)"``
     when the input has no timeline."""
     if sm.get("gpu_busy_pct") is None:
         return "unknown (not measured: " + str(sm.get("busy_unknown_reason") or "no timeline") + ")"
+    if _no_gpu_work(sm):  # nothing ran on a GPU: no span to be busy in (0 of 0 is no percentage)
+        return "none (no GPU work recorded)"
     gpus = len(sm.get("rank_span_ns") or {}) > 1 or (sm.get("device_span_ns") or 0) > (sm.get("span_ns") or 0)
     return f"{sm['gpu_busy_pct']:.1f} %" + (" (Σ busy / Σ per-GPU span)" if gpus else "")
 
@@ -389,6 +395,8 @@ def busy_text(sm: dict[str, Any]) -> str:
     """The one wording of span and busy % for every reporter, from a source summary (see ``span_definition``):
     ``"35.00 µs, busy 71.4 % (profiled window 40.00 µs: GPU busy 62.5 % of it)"``; busy not measured → unknown."""
     if sm.get("gpu_busy_pct") is None:
+        return busy_pct_text(sm)
+    if _no_gpu_work(sm):
         return busy_pct_text(sm)
     clock = " (longest rank: the ranks' clocks disagree)" if sm.get("span_basis") == "longest rank" else ""
     win = window_text(sm)
