@@ -41,7 +41,9 @@ def _absent(what: str, r: AnalysisResult | None) -> list[Any]:
 
 
 def _takeaway(r: AnalysisResult, default: str) -> str:
-    return r.findings[0].title + "." if r.findings else default
+    from gpulens.reports._answer import shown_title  # the title with its premise, as every reporter shows it
+
+    return shown_title(r.findings[0]) + "." if r.findings else default
 
 
 def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
