@@ -86,3 +86,20 @@ def test_a_short_blocking_call_keeps_the_remove_the_sync_advice(tmp_path):
     idle = next(f for f in src.findings() if f.key == "idle")
     assert "mostly in cudaMemcpy (48.00 µs): remove synchronisations" in idle.action
     assert "ran nothing" not in idle.action
+
+
+def test_another_ranks_busy_gpu_does_not_excuse_a_ranks_idle_host(tmp_path):
+    # rank 0: the 100 µs kernel (its host idle [50, 1100] overlaps its own GPU for 75 µs); rank 1: the 1,000 µs kernel
+    # (975 µs). Each rank's waits are measured against its own GPU only: 75 + 975 = 1,050 µs in all
+    d = tmp_path / "ranks"
+    d.mkdir()
+    for rank, k in ((0, 100), (1, 1000)):
+        p = _trace(tmp_path, k)
+        doc = json.loads(p.read_text())
+        doc["distributedInfo"] = {"rank": rank, "world_size": 2}
+        for e in doc["traceEvents"]:
+            e["pid"] = e["pid"] + 10 * rank if e["cat"] != "kernel" else e["pid"]
+        (d / f"rank{rank}.json").write_text(json.dumps(doc))
+    cp = gpulens.analyze([d]).sources[0].results["critical_path"]
+    assert cp.summary["windows"] == 2
+    assert cp.summary["host_wait_gpu_busy_ns"] == 75_000 + 975_000

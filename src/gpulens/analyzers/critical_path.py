@@ -316,34 +316,54 @@ WAIT_CLASSES = ("host_idle", "runtime")
 def _host_wait_on_busy_gpu(timeline: Timeline, ps: list) -> dict[str, int]:
     """Per wait class (:data:`WAIT_CLASSES`), the path time during which its rank's GPUs were busy [ns]: a host
     thread idle (or stuck in a runtime call) while the GPU works is waiting on that work, whatever the walk could
-    follow. Busy = the union of the rank's GPU events (every device and stream)."""
-    from gpulens.analyzers.bottlenecks import covered_until
-    from gpulens.analyzers.intervals import merge
+    follow. Busy = the union of the rank's GPU events (every device and stream). Every window at once: the ranks'
+    busy segments sorted by (rank, start) and each wait segment's covered time found by one lexicographic search
+    (no loop per window or rank: thousands of ranks)."""
+    from gpulens.analyzers.intervals import group_segments
 
     ctx = context_of(timeline)
     g = ctx.gpu
     if not len(g) or not ps:
         return {}
+    codes = np.array([CODE[c] for c in WAIT_CLASSES], dtype=np.int64)
+    parts = [(rank, seg) for rank, _, _, seg in ps if len(seg)]
+    if not parts:
+        return {}
+    cls = np.concatenate([seg.cols["_cls"].astype(np.int64) for _, seg in parts])
+    keep = np.isin(cls, codes)
+    if not keep.any():
+        return {}
+    w_rank = np.concatenate([np.full(len(seg), int(rank), dtype=np.int64) for rank, seg in parts])[keep]
+    w_a = np.concatenate([seg.cols["a"].astype(np.int64) for _, seg in parts])[keep]
+    w_b = w_a + np.concatenate([seg.cols["ns"].astype(np.int64) for _, seg in parts])[keep]
+    cls = cls[keep]
+    ranks, g_code = np.unique(g["rank"].to_numpy(np.int64), return_inverse=True)
     st = g["start_ns"].to_numpy(np.int64)
-    en = st + ctx.effective_ns.to_numpy(np.int64)
-    busy = {int(r): merge(st[i], en[i]) for r, i in _rows_by_rank(g["rank"].to_numpy()).items()}
-    codes = {CODE[c]: c for c in WAIT_CLASSES}
-    out: dict[str, int] = {}
-    for rank, _, _, seg in ps:
-        if int(rank) not in busy or not len(seg):
-            continue
-        cls = seg.cols["_cls"]
-        keep = np.isin(cls, list(codes))
-        if not keep.any():
-            continue
-        s, e = busy[int(rank)]
-        a = seg.cols["a"][keep].astype(np.int64)
-        ov = covered_until(a + seg.cols["ns"][keep].astype(np.int64), s, e) - covered_until(a, s, e)
-        for c, name in codes.items():
-            m = cls[keep] == c
-            if m.any():
-                out[name] = out.get(name, 0) + int(ov[m].sum())
-    return out
+    seg = group_segments(g_code, st, st + ctx.effective_ns.to_numpy(np.int64))
+    sg, ss, se = seg["group"], seg["start"], seg["end"]
+    cum = np.concatenate(([0], np.cumsum(se - ss)))
+    first = np.searchsorted(sg, np.arange(len(ranks)), side="left")
+    k = np.searchsorted(ranks, w_rank)
+    known = (k < len(ranks)) & (ranks[np.minimum(k, len(ranks) - 1)] == w_rank)
+    k = np.minimum(k, len(ranks) - 1)
+    def covered(t: np.ndarray) -> np.ndarray:
+        # index of the rank's last busy segment starting at or before t: one lexicographic sort of the segments
+        # and the query times by (rank, time, segments first) — no combined integer key (ns clocks overflow it)
+        kg = np.concatenate((sg, k))
+        kt = np.concatenate((ss, t))
+        isq = np.concatenate((np.zeros(len(sg), dtype=np.int8), np.ones(len(t), dtype=np.int8)))
+        order = np.lexsort((isq, kt, kg))
+        seen = np.cumsum(isq[order] == 0)
+        i = np.empty(len(kg), dtype=np.int64)
+        i[order] = seen - 1
+        i = i[len(sg):]
+        ok = known & (i >= first[k])
+        j = np.maximum(i, 0)
+        inside = np.clip(t - ss[j], 0, (se - ss)[j])
+        return np.where(ok, cum[j] - cum[first[k]] + inside, 0)
+
+    ov = covered(w_b) - covered(w_a)
+    return {c: int(ov[cls == CODE[c]].sum()) for c in WAIT_CLASSES if (cls == CODE[c]).any()}
 
 
 def no_path_reason(timeline: Timeline) -> str | None:
