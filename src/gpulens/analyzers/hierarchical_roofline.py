@@ -121,7 +121,9 @@ class HierarchicalRoofline(Analyzer):
         out: dict[str, tuple[float, str]] = {"peak_tensor": (np.nan, "unknown"), "peak_vector": (np.nan, "unknown")}
         if device is not None:
             if device.memory_bandwidth:
-                out["dram"] = (device.memory_bandwidth, f"spec {device.name}")
+                assumed = " (an assumed GPU: the input does not name it)" if " assumed from " in str(
+                    getattr(device, "note", "") or "") else ""
+                out["dram"] = (device.memory_bandwidth, f"spec {device.name}{assumed}")
             for key, prec, mat in (("peak_tensor", "bf16", True), ("peak_vector", "fp32", False)):
                 p = device.peak_flops(prec, matrix=mat)
                 if p:

@@ -217,7 +217,9 @@ class Accumulator:
         ts, ts_ok = us_text_to_ns(ev[:, _EV["ts"]])
         dur, dur_ok = us_text_to_ns(ev[:, _EV["dur"]])
         reason = np.full(len(xs), -1, dtype=np.int8)
-        reason[ts_ok & dur_ok & (ts == 0) & zero_ts_is_placeholder(ts, ts_ok & dur_ok)] = 2
+        zero = ts_ok & dur_ok & (ts == 0)
+        if zero.any() and zero_ts_is_placeholder(ts, ts_ok & dur_ok):  # the scan only for a piece with a ts 0
+            reason[zero] = 2
         reason[ts_ok & dur_ok & (dur < 0)] = 1
         reason[~(ts_ok & dur_ok)] = 0
         bad = np.flatnonzero(reason >= 0)
