@@ -112,3 +112,21 @@ def test_a_duration_no_profiler_measured_is_excluded_not_summed(tmp_path):
     assert sm["span_ns"] == 25_000                  # 1000 µs → 1025 µs
     assert sm["rejected_event_count"] == 2
     assert any(w.startswith("2 event(s) with an impossible duration excluded") for w in src.timeline.meta.warnings)
+
+
+def test_gemm_faster_than_its_dtype_peak_has_no_percent_of_peak(tmp_path):
+    # bf16 aten::mm 4096^3: 2 × 4096^3 = 137,438,953,472 FLOP in 92 µs = 1.494e15 FLOP/s — 151 % of the H100's dense
+    # BF16 peak (989.4 TFLOP/s, NVIDIA datasheet) but below its FP8 peak (1,979 TFLOP/s): it ran at another
+    # precision; a "151 % of peak" shown was impossible. The rate is possible: it stays.
+    from tests.dig_traces import KTrace
+
+    t = KTrace()
+    e = t.op("aten::mm", 100.0, 120, [[4096, 4096], [4096, 4096]], ["c10::BFloat16"] * 2)
+    t.launch(e, 105.0, [("ampere_bf16_s16816gemm_bf16_128x64_ldg8_nn", 1000.0, 92.0)])
+    p = t.write(tmp_path / "mm.json")
+    src = gpulens.analyze([p]).sources[0]
+    row = src.results["gemm_shapes"].table.iloc[0]
+    assert row["flops"] == 2 * 4096 ** 3
+    assert row["flops_per_s"] == pytest.approx(2 * 4096 ** 3 / 92e-6)
+    assert row["peak_pct"] != row["peak_pct"]     # NaN: unknown
+    assert any("above their dtype's peak" in w for w in src.timeline.meta.warnings)
