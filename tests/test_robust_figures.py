@@ -95,3 +95,38 @@ def test_hierarchical_roofline_point_above_its_roof_is_unknown(tmp_path):
     assert t.loc["k_bad", "pct_of_attainable"] != t.loc["k_bad", "pct_of_attainable"]   # NaN: unknown
     assert t.loc["k_bad", "achieved_flops"] == pytest.approx(1e21)                                    # the measured figure stays
     assert r.summary["points_above_roof"] == 1
+
+
+def test_a_duration_no_profiler_measured_is_excluded_not_summed(tmp_path):
+    # kbig lasts 9,223,372,036,854 µs (~292 years: an end of 2^63 ns written by a broken export); summed with any
+    # other duration it wrapped int64 and the kernel time came out as -9.2e18 ns. k0 and k1 are 5 µs each.
+    evs = [_ev("kernel", "k0", 1000, 5, tid=7, pid=0, device=0, stream=7),
+           _ev("kernel", "kbig", 1010, 9_223_372_036_854, tid=8, pid=0, device=0, stream=8),
+           _ev("kernel", "kbig2", 1010, 9_223_372_036_854, tid=9, pid=0, device=0, stream=9),
+           _ev("kernel", "k1", 1020, 5, tid=7, pid=0, device=0, stream=7)]
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"traceEvents": evs}))
+    src = gpulens.analyze([p]).sources[0]
+    sm = src.summary
+    assert sm["kernel_count"] == 2 and sm["kernel_time_ns"] == 10_000 and sm["gpu_busy_ns"] == 10_000
+    assert sm["span_ns"] == 25_000                  # 1000 µs → 1025 µs
+    assert sm["rejected_event_count"] == 2
+    assert any(w.startswith("2 event(s) with an impossible duration excluded") for w in src.timeline.meta.warnings)
+
+
+def test_gemm_faster_than_its_dtype_peak_has_no_percent_of_peak(tmp_path):
+    # bf16 aten::mm 4096^3: 2 × 4096^3 = 137,438,953,472 FLOP in 92 µs = 1.494e15 FLOP/s — 151 % of the H100's dense
+    # BF16 peak (989.4 TFLOP/s, NVIDIA datasheet) but below its FP8 peak (1,979 TFLOP/s): it ran at another
+    # precision; a "151 % of peak" shown was impossible. The rate is possible: it stays.
+    from tests.dig_traces import KTrace
+
+    t = KTrace()
+    e = t.op("aten::mm", 100.0, 120, [[4096, 4096], [4096, 4096]], ["c10::BFloat16"] * 2)
+    t.launch(e, 105.0, [("ampere_bf16_s16816gemm_bf16_128x64_ldg8_nn", 1000.0, 92.0)])
+    p = t.write(tmp_path / "mm.json")
+    src = gpulens.analyze([p]).sources[0]
+    row = src.results["gemm_shapes"].table.iloc[0]
+    assert row["flops"] == 2 * 4096 ** 3
+    assert row["flops_per_s"] == pytest.approx(2 * 4096 ** 3 / 92e-6)
+    assert row["peak_pct"] != row["peak_pct"]     # NaN: unknown
+    assert any("above their dtype's peak" in w for w in src.timeline.meta.warnings)

@@ -29,6 +29,7 @@ from gpulens.analyzers.context import context_of
 from gpulens.analyzers._optree import op_tree
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.op_rollup import per_call
+from gpulens.analyzers.roofline import ABOVE_ROOF_PCT
 from gpulens.timeline import Timeline
 
 _NV_LAYOUT = re.compile(r"_(nn|nt|tn|tt)(?:_|$)", re.I)
@@ -163,6 +164,11 @@ def _rates(t: pd.DataFrame, device: Any) -> pd.DataFrame:
     bad = (t["flops_per_s"] > ceiling * ABOVE_PEAK_PCT / 100).to_numpy()
     t.loc[bad, ["flops_per_s", "peak_pct"]] = np.nan
     t.attrs["above_peak"] = int(bad.sum())
+    # a possible rate above the peak of the dtype's precision: the op ran at another precision than its inputs'
+    # dtype says (autocast, TF32, FP8 scaling): that peak is not its roof — % of peak unknown, the rate stays
+    wrong_roof = (t["peak_pct"] > ABOVE_ROOF_PCT).to_numpy()
+    t.loc[wrong_roof, "peak_pct"] = np.nan
+    t.attrs["wrong_roof"] = int(wrong_roof.sum())
     return t.sort_values(["gpu_time_ns"], ascending=False, kind="stable").reset_index(drop=True)
 
 
@@ -177,6 +183,12 @@ def _above_peak_warning(timeline: Timeline, t: pd.DataFrame, what: str) -> None:
                   f"{n} problem(s) would run above the GPU's highest peak FLOP/s: the GPU work timed for "
                   "them is not their computation (the compute kernel is missing from the trace, e.g. only a fill "
                   "or copy was recorded); their FLOP/s and % of peak are shown as unknown")
+    m = int(t.attrs.get("wrong_roof", 0))
+    if m:
+        warn_once(timeline, f"{what} problems above their dtype's peak",
+                  f"{m} problem(s) ran faster than the peak FLOP/s of their inputs' dtype (more than "
+                  f"{ABOVE_ROOF_PCT:g} %): they ran at another precision (autocast, TF32, FP8); their % of peak is "
+                  "shown as unknown, their FLOP/s as measured")
 
 
 def _table(calls: pd.DataFrame, fn, keys: list[str], flops) -> pd.DataFrame:

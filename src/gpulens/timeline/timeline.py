@@ -191,6 +191,11 @@ def make_table(columns: tuple[Column, ...], data: Mapping[str, Any] | None = Non
     return pd.DataFrame(out, copy=False)  # the columns were just built; copying 3M-row tables costs seconds
 
 
+#: Longest duration an event may have (2^53 ns ≈ 104 days): beyond it no profiler measured it, and a few such
+#: durations summed overflow int64.
+MAX_EVENT_NS = 1 << 53
+
+
 class Timeline:
     """A unified, typed event timeline (see module docstring).
 
@@ -296,6 +301,7 @@ class Timeline:
         if len(ev):
             if (ev["dur_ns"] < 0).any():
                 raise SchemaError("events with negative dur_ns (collectors must move them to `rejected`)")
+            ev = self._reject_absurd(ev)
             bad = set(ev["kind"].dropna().unique()) - set(KINDS)
             if bad:
                 raise SchemaError(f"unknown event kinds {sorted(bad)}")
@@ -311,6 +317,38 @@ class Timeline:
             if str(ev[c].dtype) == "Int64":
                 ev[c] = narrow_int32(ev[c])
         return self
+
+    def _reject_absurd(self, ev: pd.DataFrame) -> pd.DataFrame:
+        """Move events no profiler can have measured to ``rejected``, with one counted warning: a duration beyond
+        :data:`MAX_EVENT_NS` (a 2^63-ish end written by a broken export), or an end past int64 ns. Kept, one such
+        duration summed with any other wraps int64 and turns every total negative (kernel time −9.2e18 ns)."""
+        start, dur = ev["start_ns"].to_numpy(), ev["dur_ns"].to_numpy()
+        too_long = dur > MAX_EVENT_NS
+        past_end = ~too_long & (start > np.iinfo(np.int64).max - dur)
+        bad = too_long | past_end
+        if not bad.any():
+            return ev
+        reason = np.where(too_long, f"duration beyond {MAX_EVENT_NS // 86_400_000_000_000} days (2^53 ns): not "
+                                    "a measured time", "end beyond the int64 ns clock")
+        rej = make_table(REJECTED_COLUMNS, {
+            "kind": ev.loc[bad, "kind"].astype(str).tolist(), "name": ev.loc[bad, "name"].astype(str).tolist(),
+            "start_ns": ev.loc[bad, "start_ns"].to_numpy(), "dur_ns": ev.loc[bad, "dur_ns"].to_numpy(),
+            "rank": ev.loc[bad, "rank"].to_numpy(dtype="int64"), "reason": reason[bad].tolist(),
+            "source": ev.loc[bad, "source"].astype(str).tolist()}, n=int(bad.sum()))
+        self.rejected = _concat_tables([self.rejected, rej], REJECTED_COLUMNS)
+        gone = ev.loc[bad, "event_id"].to_numpy()
+        ev = ev[~bad].reset_index(drop=True)
+        par = ev["parent_id"]
+        if par.notna().any():
+            ev["parent_id"] = par.mask(par.isin(gone))
+        if len(self.counters):
+            self.counters = self.counters[~self.counters["event_id"].isin(gone)].reset_index(drop=True)
+        self.events = ev
+        names = sorted(set(rej["name"].astype(str)))
+        self.meta.warnings.append(f"{int(bad.sum())} event(s) with an impossible duration excluded (beyond "
+                                  f"{MAX_EVENT_NS // 86_400_000_000_000} days, or an end past the int64 ns clock): "
+                                  f"{', '.join(names[:3])[:160]}")
+        return ev
 
     # -- persistence ---------------------------------------------------------------------------------------------
     def save(self, path: str | Path, overwrite: bool = False) -> Path:
