@@ -159,7 +159,7 @@ class Report:
 
 
 def analyze_timeline(timeline: Timeline, label: str = "timeline", only: list[str] | None = None,
-                     device_spec: Any = None) -> SourceReport:
+                     device_spec: Any = None, workers: int | None = 1) -> SourceReport:
     """Run the analyzers on an in-memory Timeline.
 
     Args:
@@ -168,12 +168,13 @@ def analyze_timeline(timeline: Timeline, label: str = "timeline", only: list[str
         only: analyzer names to run (all when None).
         device_spec: a :class:`gpulens.devices.DeviceSpec` or the path of a spec file (JSON/TOML) to use instead of
             the device identified from the trace.
+        workers: processes the analyzers may use (see :func:`gpulens.analyzers.run_all`).
 
     Raises:
         TraceFormatError: the spec file cannot be read.
     """
     device = _device_for(timeline) if device_spec is None else _load_device_spec(device_spec)
-    return SourceReport(label, timeline, run_all(timeline, device, only), device)
+    return SourceReport(label, timeline, run_all(timeline, device, only, workers), device)
 
 
 def _load_device_spec(spec: Any) -> Any:
@@ -259,10 +260,14 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
             tl = join_dispatches(tl, other).timeline
             label = f"{label} + {other_label}"
         loaded = [(label, tl)]
+    from gpulens.collectors._parallel import analysis_workers
+
+    par = {str(p): analysis_workers(p, workers) for p in paths}  # a rank directory: as many as loaded it
     sources = []
     for label, tl in loaded:
         try:
-            sources.append(analyze_timeline(tl, label, only, device_spec))
+            sources.append(analyze_timeline(tl, label, only, device_spec,
+                                            workers if workers is not None else par.get(label, 1)))
         except Exception as exc:
             note_input(exc, f"analyzing {label}")
             raise

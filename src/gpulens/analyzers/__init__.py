@@ -46,11 +46,17 @@ RELEASE_AFTER: dict[int, dict[str, tuple]] = {
 }
 
 
-def run_all(timeline: Timeline, device: Any = None, only: list[str] | None = None) -> dict[str, AnalysisResult]:
+def run_all(timeline: Timeline, device: Any = None, only: list[str] | None = None,
+            workers: int | None = 1) -> dict[str, AnalysisResult]:
     """Run every registered analyzer (or those named in ``only``) in their declared order.
 
     Shared intermediates are released once no later analyzer reads them (:data:`RELEASE_AFTER`), and the whole
     analysis context of ``timeline`` at the end (it is computed again if anything asks for it later).
+
+    Args:
+        workers: processes allowed (the decision made for loading the input, see
+            :func:`gpulens.collectors._parallel.analysis_workers`). Above 1, a large input is analysed by this
+            process and one forked child (:mod:`gpulens.analyzers._parallel_run`), with the same results.
 
     Returns:
         name → AnalysisResult, in run order. Each analyzer sees the results of those before it.
@@ -59,15 +65,29 @@ def run_all(timeline: Timeline, device: Any = None, only: list[str] | None = Non
     from gpulens.analyzers._heap import return_free_memory
     from gpulens.analyzers.context import _ATTR, context_of
 
-    results: dict[str, AnalysisResult] = {}
+    classes = [cls for cls in sorted(registry().values(), key=lambda c: (c.order, c.name))
+               if only is None or cls.name in only]
     pending = sorted(RELEASE_AFTER.items())
-    for cls in sorted(registry().values(), key=lambda c: (c.order, c.name)):
-        if only is not None and cls.name not in only:
-            continue
-        while pending and pending[0][0] < cls.order:
+
+    def step(cls: type[Analyzer], results: dict[str, AnalysisResult], rest: list) -> None:
+        # release what no analyzer still to run in this process reads (serially: those of a lower order)
+        low = min([cls.order] + [c.order for c in rest])
+        while pending and pending[0][0] < low:
             context_of(timeline).release(**pending.pop(0)[1])
         return_free_memory()  # in a large process (analyzers._heap), what the previous analyzer freed leaves the RSS
         results[cls.name] = cls().analyze(timeline, device, results)
+
+    results: dict[str, AnalysisResult] = {}
+    split = None
+    if workers is not None and workers > 1:
+        from gpulens.analyzers import _parallel_run
+
+        split = _parallel_run.plan(classes) if _parallel_run.parallel_allowed(timeline, workers) else None
+        if split is not None:
+            results = _parallel_run.run_parallel(timeline, device, classes, split, step)
+    if split is None:
+        for i, cls in enumerate(classes):
+            step(cls, results, classes[i + 1:])
     if hasattr(timeline, _ATTR):
         delattr(timeline, _ATTR)
     blank_unknown_durations(timeline, results)  # no input durations: sums of zeros are unknown, not 0 ns

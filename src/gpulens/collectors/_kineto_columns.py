@@ -253,10 +253,12 @@ _POW10 = np.array([1, 10, 100, 1000], dtype=np.int64)
 _REGULAR_MAX = 32  # bytes: a regular number is at most a sign, 16 digits, a dot and 3 decimals (21)
 
 
-def int_array(vals: list) -> tuple[np.ndarray, np.ndarray]:
+def int_array(vals: list, bad: list | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Python ids (int, float, numeric or labelled strings, None) → (int64 values, valid mask).
 
     Plain ints (with or without None) convert in C; strings such as ``"stream 7"`` take the per-value path.
+    With ``bad``, the number of values that are numbers but no int64 (2^64, 1e30, nan, ``"stream 99…9"``) is
+    appended to it (absent values and labels without a number are not counted: they were never numbers).
     """
     n = len(vals)
     if n == 0:
@@ -278,6 +280,9 @@ def int_array(vals: list) -> tuple[np.ndarray, np.ndarray]:
             pass
     conv = [c if c is not None and -(1 << 63) <= c < (1 << 63) else None for c in map(int_or_none, vals)]
     valid = np.fromiter((c is not None for c in conv), dtype=bool, count=n)
+    if bad is not None:
+        bad.append(sum(1 for v, c in zip(vals, conv) if c is None and not isinstance(v, bool) and (
+            isinstance(v, (int, float)) or isinstance(v, str) and _TRAILING_INT.search(v) is not None)))
     return np.fromiter((c if c is not None else 0 for c in conv), dtype=np.int64, count=n), valid
 
 

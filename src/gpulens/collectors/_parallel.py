@@ -62,6 +62,24 @@ def default_workers(files: list[Path]) -> int:
     return max(1, min(len(files), cores, _available_memory() // per))
 
 
+def analysis_workers(path: str | Path, workers: int | None) -> int:
+    """Processes the analysis of ``path`` may use (:func:`gpulens.analyzers.run_all`): ``workers`` when given, else
+    the decision :func:`load_many` makes for loading it — a directory whose files hold at least
+    :data:`POOL_MIN_BYTES` in all: :func:`default_workers` (cores, available memory, file sizes); a single file: 1
+    (its analysis stays in one process, within the memory measured for it)."""
+    if workers is not None:
+        return workers
+    p = Path(path)
+    try:
+        if not p.is_dir():
+            return 1
+        files = [f for f in p.iterdir() if f.is_file() and not f.name.startswith(".")]
+        total = sum(f.stat().st_size for f in files)
+    except OSError:
+        return 1
+    return default_workers(files) if total >= POOL_MIN_BYTES else 1
+
+
 def load_task(path: str, strict: bool, select: Selection | None, cache: bool, parts: bool = False,
               format: str | None = None) -> Timeline | Parts | GpulensError | None:
     """Load one file (the unit of work of the pool and of Dask); None when no collector recognises it, the
