@@ -63,16 +63,16 @@ def default_workers(files: list[Path]) -> int:
 
 
 def analysis_workers(path: str | Path, workers: int | None) -> int:
-    """Processes the analysis of ``path`` may use (:func:`gpulens.analyzers.run_all`): ``workers`` when given, else
-    the decision :func:`load_many` makes for loading it — a directory whose files hold at least
-    :data:`POOL_MIN_BYTES` in all: :func:`default_workers` (cores, available memory, file sizes); a single file: 1
-    (its analysis stays in one process, within the memory measured for it)."""
-    if workers is not None:
-        return workers
+    """Processes the analysis of ``path`` may use (:func:`gpulens.analyzers.run_all`): 1 for a single file (its
+    analysis stays in one process, within the memory measured for it); for a directory, ``workers`` when given,
+    else the decision :func:`load_many` makes for loading it — :func:`default_workers` (cores, available memory,
+    file sizes) when its files hold at least :data:`POOL_MIN_BYTES` in all, else 1."""
     p = Path(path)
     try:
         if not p.is_dir():
             return 1
+        if workers is not None:
+            return workers
         files = [f for f in p.iterdir() if f.is_file() and not f.name.startswith(".")]
         total = sum(f.stat().st_size for f in files)
     except OSError:
