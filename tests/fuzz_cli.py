@@ -48,6 +48,12 @@ def _run(args: list[str]) -> tuple[int, str]:
 
 
 def _mutant(rng: random.Random, seeds: dict[str, Path], work: Path, i: int) -> Path:
+    if rng.random() < 0.35:  # the sixth session's whole-column / structural mutations (tests/fuzz_fresh.py)
+        from tests import fuzz_fresh
+
+        sub = work / f"fresh{i}"
+        sub.mkdir(exist_ok=True)
+        return fuzz_fresh.make_input(rng, seeds, sub, i)[0]
     return fuzzing.make_input(rng, seeds, work, i, extended=rng.random() < 0.6)
 
 

@@ -40,10 +40,12 @@ def test_resident_bytes_reads_this_process():
 
 def test_trims_only_at_or_above_the_threshold(fake, monkeypatch):
     monkeypatch.setattr(_heap, "resident_bytes", lambda: 500 << 20)
-    assert _heap.return_free_memory() is False  # 500 MiB < 1 GiB: free pages are kept for reuse
+    assert _heap.return_free_memory() is False  # 500 MiB < 1.75 GiB: free pages are kept for reuse
     assert fake.calls == []
     assert _heap.return_free_memory(above=500 << 20) is True  # at the threshold: trimmed
-    monkeypatch.setattr(_heap, "resident_bytes", lambda: 1 << 30)
+    monkeypatch.setattr(_heap, "resident_bytes", lambda: 1 << 30)  # 1 GiB: below 1.75 GiB, kept
+    assert _heap.return_free_memory() is False
+    monkeypatch.setattr(_heap, "resident_bytes", lambda: 2 << 30)  # 2 GiB: near the 2 GB budget, trimmed
     assert _heap.return_free_memory() is True
     monkeypatch.setattr(_heap, "resident_bytes", lambda: None)  # size unknown: trim (the old behaviour)
     assert _heap.return_free_memory() is True
@@ -75,3 +77,51 @@ def test_run_all_trims_only_in_a_large_process(fake, monkeypatch):
     monkeypatch.setattr(_heap, "resident_bytes", lambda: 3 << 30)  # 3 GiB: trimmed before the analyzer
     run_all(tl, None, only=["probe"])
     assert ran == [[], [("trim", 0)]]
+
+
+def _numpy_hugepage_switch():
+    try:
+        from numpy._core import multiarray
+    except ImportError:  # numpy 1.x
+        from numpy.core import multiarray
+    return getattr(multiarray, "_get_madvise_hugepage", None), getattr(multiarray, "_set_madvise_hugepage", None)
+
+
+@pytest.fixture
+def hugepage_state():
+    get, put = _numpy_hugepage_switch()
+    if get is None or put is None:
+        pytest.skip("this numpy has no huge-page switch")
+    before = get()
+    yield get, put
+    put(before)
+
+
+def test_small_pages_turns_numpys_hugepage_advice_off(hugepage_state, monkeypatch):
+    get, put = hugepage_state
+    monkeypatch.delenv("NUMPY_MADVISE_HUGEPAGE", raising=False)
+    put(True)
+    assert _heap.use_small_pages() is True
+    assert get() is False
+
+
+def test_small_pages_leaves_the_users_numpy_choice(hugepage_state, monkeypatch):
+    # NUMPY_MADVISE_HUGEPAGE=1 is numpy's documented way to choose huge pages: the user's choice wins
+    get, put = hugepage_state
+    monkeypatch.setenv("NUMPY_MADVISE_HUGEPAGE", "1")
+    put(True)
+    assert _heap.use_small_pages() is False
+    assert get() is True
+
+
+def test_cli_uses_small_pages_except_for_profile(hugepage_state, monkeypatch):
+    # `gpulens profile` runs the user's script in-process: its numpy keeps numpy's default
+    from gpulens.cli import main
+
+    get, put = hugepage_state
+    monkeypatch.delenv("NUMPY_MADVISE_HUGEPAGE", raising=False)
+    put(True)
+    main(["profile", "--help"])
+    assert get() is True
+    main(["devices", "--help"])
+    assert get() is False

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 
+import pandas as pd
 import pytest
 
 from gpulens.collectors import collect
@@ -65,3 +66,24 @@ def test_peak_and_where_on_a_hand_made_trace(tmp_path):
 def test_trace_without_memory_events_is_skipped_with_reason():
     r = analyze([KINETO / "hta_alexnet_a100.json.gz"], only=["memory_timeline"]).sources[0].results
     assert "profile_memory" in r["memory_timeline"].skipped_reason
+
+
+def test_allocator_events_without_totals_give_unknown_peak_not_a_crash(tmp_path):
+    """Older PyTorch (tb_plugin's 2021 resnet50 samples) wrote ``[memory]`` events with ``Bytes`` only: the peak is
+    unknown, the sum of allocations is still the sum of the positive ``Bytes`` written here."""
+    t = KTrace()
+    e = t.op("aten::add", 100, 50)
+    t.launch(e, 101, [("k", 200, 5)])
+    t.memory(110, 0, 0, 1000)
+    t.memory(120, 0, 0, 3000)
+    t.memory(130, 0, 0, -1000)
+    for ev in t.ev:
+        if ev["name"] == "[memory]":
+            del ev["args"]["Total Allocated"], ev["args"]["Total Reserved"]
+    res = analyze([t.write(tmp_path / "old.json")]).sources[0].results
+    r = res["memory_timeline"]
+    row = r.table.iloc[0]
+    assert row["events"] == 3 and row["allocated_bytes_total"] == 1000 + 3000
+    assert pd.isna(row["peak_allocated_bytes"]) and pd.isna(row["peak_reserved_bytes"])
+    assert r.summary["peak_allocated_bytes"] is None and "1 of 1 device" in r.summary["peak_unknown_reason"]
+    assert "no allocated/reserved totals" in res["memory_series"].skipped_reason

@@ -155,3 +155,29 @@ def test_gzip_streaming_reads_every_member(tmp_path):
     p.write_bytes(gzip.compress(data[:half]) + gzip.compress(data[half:]))
     a, b = KinetoCollector().collect(p, chunk_bytes=64), collect(CASES / "B04a.json")
     pd.testing.assert_frame_equal(a.events, b.events)
+
+
+def test_us_text_to_ns_equals_decimal_arithmetic_on_mixed_texts():
+    # every number's expected ns from Python's decimal: µs × 1000, half-even to whole ns, None outside int64; a JSON
+    # string holding a number is read as that number (texts that are not JSON are left out: msgspec rejects them)
+    from decimal import ROUND_HALF_EVEN, Decimal
+
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    texts = [b"-0", b"-12.5", b"1e2", b"-2.5E-3", b"123456789012345678", b"1234567890123456789",
+             b"9223372036854775.8071", b"-9223372036854775.808", b"12345678901234567.8", b'"-3.25"', b"0.1234"]
+    for _ in range(400):
+        digits = "".join(rng.choice(list("0123456789"), int(rng.integers(1, 21)))).lstrip("0") or "0"
+        k = int(rng.integers(0, 6))
+        t = digits if k == 0 or k >= len(digits) else digits[:-k] + "." + digits[-k:]
+        texts.append((("-" if rng.random() < 0.3 else "") + t).encode())
+
+    def expect(t: bytes):
+        v = int((Decimal(t.decode().strip('"')) * 1000).quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
+        return v if -(1 << 63) <= v < (1 << 63) else None
+
+    raws = msgspec.json.decode(b"[" + b",".join(texts) + b"]", type=list[msgspec.Raw])
+    ns, ok = us_text_to_ns(raws)
+    got = [int(v) if o else None for v, o in zip(ns, ok)]
+    assert got == [expect(t) for t in texts]

@@ -301,3 +301,19 @@ def test_real_nsys_teardown_window_is_reported():
     # one rank: the host-only time is exactly window − GPU span (533.93 − 6.46 ms ≈ 527.47 ms)
     assert f.time_at_stake_ns == s.summary["window_ns"] - s.summary["span_ns"]
     assert 527_000_000 < f.time_at_stake_ns < 528_000_000 and "cuModuleUnload" in f.detail
+
+
+def test_launch_bound_needs_more_launch_idle_than_the_roof_puts_at_stake():
+    """tb_plugin's resnet50 sample (V100): an elementwise add at 87 % of the memory roof, 3,090 launches of 12.9 µs,
+    most shorter than their launch call but only 10 µs of launch idle before them — the host kept the queue fed.
+    Roof stake by hand: 39.81 ms × (1 − 0.87) = 5.1753 ms > 10 µs → memory-bound; with 6 ms of launch idle instead
+    (> 5.1753 ms) the launches are the larger lever → launch-bound, 6 ms at stake."""
+    base = dict(name="vectorized_elementwise_kernel", kind="kernel", calls=3090, time_ns=39_810_000,
+                short_launch_frac=0.9, bound="memory", roof_pct=87.0)
+    v = decide(Evidence(**base, launch_idle_ns=10_000))
+    assert v.verdict == "memory-bound" and v.time_at_stake_ns == round(39_810_000 * 0.13)
+    v = decide(Evidence(**base, launch_idle_ns=6_000_000))
+    assert v.verdict == "launch-bound" and v.time_at_stake_ns == 6_000_000
+    # no roof position: the launch rule stands on its own
+    v = decide(Evidence(**{**base, "bound": None, "roof_pct": None}, launch_idle_ns=10_000))
+    assert v.verdict == "launch-bound" and v.time_at_stake_ns == 10_000

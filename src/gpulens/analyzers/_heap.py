@@ -1,16 +1,27 @@
 """Handing the C heap's free pages back between analyzers only when the process is large (glibc; a no-op elsewhere).
 
 numpy arrays of a few MB live in the C heap; once freed, their pages stay resident in holes between live blocks and
-count in the process's RSS. ``malloc_trim(0)`` between analyzers (:func:`gpulens.analyzers.run_all`) hands them back
-and keeps a 1M-kernel analysis under 2 GB (~650 MB of its 1.9 GB before the critical-path analyzer were such pages).
+count in the process's RSS. ``malloc_trim(0)`` between analyzers (:func:`gpulens.analyzers.run_all`) hands them back.
 But the next arrays allocated there fault those pages in again, and on virtual machines a page fault is expensive
 (15–25 µs on the Firecracker VMs this was measured on): 8 rank files × 25k kernels (~500 MB resident) spent 1.1 s
-of system time out of 5 s of analysis on trimming, for no change in its peak. So :func:`return_free_memory` trims
-only while the resident size is at least :data:`TRIM_ABOVE_BYTES`; the values computed are unaffected either way.
+of system time out of 5 s of analysis on trimming, for no change in its peak, and a 1M-kernel analysis faulted
+twice as many pages with trimming from 1 GiB on as without, at the same peak (its peak is reached inside one
+analyzer, not carried over from the previous one). So :func:`return_free_memory` trims only once the resident size
+is near the 2 GB budget (:data:`TRIM_ABOVE_BYTES`); the values computed are unaffected either way.
 
 Kept out on purpose: glibc's ``M_MMAP_MAX = 0`` (every allocation from the heap, freed blocks reused) while the
 analyzers run saved a few seconds of CPU at 1M kernels but raised the command's peak from 1,801 to 1,868 MiB, too
 near 2 GB.
+
+Transparent huge pages (:func:`use_small_pages`): numpy asks the kernel for 2 MiB pages (``madvise(MADV_HUGEPAGE)``)
+for every array of at least 4 MiB. With the kernel's ``defrag`` setting at its default ``madvise``, each fault in such
+an array allocates and zeroes a whole huge page, compacting memory first when none is free. On the 2-core VMs gpulens
+is benchmarked on, huge-page faults cost most of the system time of ``gpulens analyze`` on a 1M-kernel trace (load
+5.6 s, analyzers 7.3 s of ~54 s CPU, quiet machine); with 4 KiB pages the same run faults more often but spends far
+less system time (on a loaded machine: analyzers 15.5–18.2 → 5.8–6.2 s, load 5.6–6.1 → 2.0 s), at the same peak
+resident size and user time (sixth session, benchmarks/RESULTS.md). The command line
+(:func:`gpulens.cli.main`) therefore turns numpy's advice off for its own process, unless the user chose a policy with
+numpy's ``NUMPY_MADVISE_HUGEPAGE`` environment variable. The library leaves numpy's setting alone.
 """
 
 from __future__ import annotations
@@ -18,9 +29,12 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-#: :func:`return_free_memory` trims only while the process's resident size is at least this many bytes. 1 GiB: a
-#: 1M-kernel analysis (the largest run held to 2 GB) is above it from its first large analyzer on and keeps its peak.
-TRIM_ABOVE_BYTES = 1 << 30
+#: :func:`return_free_memory` trims only while the process's resident size is at least this many bytes: 1.75 GiB,
+#: near the 2 GB a 1M-kernel analysis is held to. Below it, freed pages stay for the next analyzer to reuse: at
+#: 1M kernels (resident 0.9–1.77 GiB between analyzers) trimming from 1 GiB on faulted 1.53M pages back in
+#: (analysis 5.3 s of system time) against 0.74M pages (2.4 s) without trimming, at the same peak (1,832 MiB;
+#: the peak is reached inside the occupancy analyzer, not carried from one analyzer to the next).
+TRIM_ABOVE_BYTES = 7 << 28
 
 _LIBC: list = []
 
@@ -39,6 +53,25 @@ def _libc() -> Any:
                 lib = None
         _LIBC.append(lib)
     return _LIBC[0]
+
+
+def use_small_pages() -> bool:
+    """Stop numpy from advising huge pages for its large arrays in this process (see the module doc); returns
+    whether numpy's setting was changed. Nothing is changed when ``NUMPY_MADVISE_HUGEPAGE`` is set (the user's
+    choice) or when this numpy has no such switch. Values computed are unaffected."""
+    import os
+
+    if os.environ.get("NUMPY_MADVISE_HUGEPAGE") is not None:
+        return False
+    try:
+        from numpy._core import multiarray  # numpy >= 2
+    except ImportError:  # pragma: no cover - numpy 1.x
+        from numpy.core import multiarray  # type: ignore[no-redef]
+    switch = getattr(multiarray, "_set_madvise_hugepage", None)
+    if switch is None:
+        return False
+    switch(False)
+    return True
 
 
 def resident_bytes() -> int | None:

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult
-from gpulens.analyzers.context import category_mask, context_of
+from gpulens.analyzers.context import category_mask, context_of, reindex_sorted
 from gpulens.timeline import Timeline
 
 
@@ -52,7 +52,7 @@ def _hot_kernels(ctx: Any, hs: AnalysisResult | None) -> pd.DataFrame:
     if not len(k):
         return k.assign(time_ns=pd.Series(dtype="int64"))
     eff = ctx.effective_ns
-    return k.assign(time_ns=eff.reindex(k.index).to_numpy())
+    return k.assign(time_ns=reindex_sorted(eff, k.index).to_numpy())
 
 
 def event_counters(timeline: Timeline, event_ids: Iterable[int], metrics: Iterable[str]) -> pd.DataFrame:

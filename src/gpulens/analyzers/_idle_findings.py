@@ -141,8 +141,8 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
             words.append(f"{fmt_ns(ns)} in {'a single one-off gap' if k == 1 else f'{k} one-off gaps'}")
         else:
             words.append(f"{fmt_ns(ns)} {CLASS_WORDS[c]}")
-    root.title = root.title.split(": ")[0] + ": " + ", ".join(words[:3]) + (
-        f", {fmt_ns(sum(ns for _, ns in split[3:]))} other causes" if len(split) > 3 else "")
+    # every cause by the name the idle table gives it: no "other causes" lumping figures the table names one by one
+    root.title = root.title.split(": ")[0] + ": " + ", ".join(words)
     top, ns = split[0]
     if top == "boundary":
         big = max(boundary, key=lambda r: r["dur_ns"])

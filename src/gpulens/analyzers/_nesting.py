@@ -39,15 +39,31 @@ def thread_codes(df: pd.DataFrame, cols: tuple[str, ...] = ("rank", "pid", "tid"
         return np.zeros(0, dtype=np.int64)
     code = np.zeros(len(df), dtype=np.int64)
     for c in cols:
-        vals = df[c].astype("Int64").fillna(-1).to_numpy(dtype=np.int64)
-        inv, uniq = pd.factorize(vals)
-        rank = np.empty(len(uniq), dtype=np.int64)
-        rank[np.argsort(uniq, kind="stable")] = np.arange(len(uniq))
-        code = code * (len(uniq) + 1) + rank[inv]
-    inv, uniq = pd.factorize(code)
+        col = df[c]
+        if pd.api.types.is_integer_dtype(col.dtype):  # numpy or nullable ints: no Int64 copy, then a filled copy
+            vals = col.to_numpy(dtype=np.int64, na_value=-1)
+        else:
+            vals = col.astype("Int64").fillna(-1).to_numpy(dtype=np.int64)
+        rank, k = _dense_rank(vals)
+        code = code * (k + 1) + rank
+    return _dense_rank(code)[0]
+
+
+def _dense_rank(vals: np.ndarray) -> tuple[np.ndarray, int]:
+    """(rank of each value among the distinct values in sorted order, number of distinct values); by a presence
+    table when the values span a small range (ids, ranks), else by factorizing."""
+    lo, hi = int(vals.min()), int(vals.max())
+    if hi - lo < max(4 * len(vals), 1 << 16):
+        present = np.zeros(hi - lo + 1, dtype=bool)
+        off = vals - lo
+        present[off] = True
+        rank_of = np.cumsum(present, dtype=np.int64)
+        rank_of -= 1
+        return rank_of[off], int(rank_of[-1]) + 1
+    inv, uniq = pd.factorize(vals)
     rank = np.empty(len(uniq), dtype=np.int64)
     rank[np.argsort(uniq, kind="stable")] = np.arange(len(uniq))
-    return rank[inv]
+    return rank[inv], len(uniq)
 
 
 def visit_order(group: np.ndarray, start: np.ndarray, dur: np.ndarray, tie: np.ndarray | None = None) -> np.ndarray:
@@ -240,10 +256,16 @@ def leaf_tiles(group: np.ndarray, start: np.ndarray, cend: np.ndarray, parent: n
             raise _TooDeep
         tile = np.flatnonzero(val[1:] > val[:-1])
         return np.full(len(tile), group[0], dtype=np.int64), val[tile], val[1:][tile], own[tile]
-    grp = np.empty(m, dtype=np.int64)
-    grp[pos_s], grp[pos_e] = group, group
-    same = grp[1:] == grp[:-1]
+    # each group's boundaries fill its own slots: rows lo..hi-1 of a group take positions 2·lo..2·hi-1 (every
+    # subtree closes inside its group, and the slots are a permutation), so the group of a slot is a repeat, not a
+    # scatter, and neighbours differ in group only at the slots 2·hi-1 / 2·hi
+    lo, hi = bounds[:-1], bounds[1:]
+    if (pos_e >= 2 * np.repeat(hi, hi - lo)).any():  # starts lie there by construction; ends must too
+        raise _TooDeep
+    grp = np.repeat(group[lo], 2 * (hi - lo))
     step = val[1:] - val[:-1]
+    same = np.ones(m - 1, dtype=bool)
+    same[2 * hi[:-1] - 1] = False
     if (step[same] < 0).any():
         raise _TooDeep
     tile = np.flatnonzero(same & (step > 0))

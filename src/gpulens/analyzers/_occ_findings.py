@@ -34,13 +34,35 @@ LOW_THEORETICAL_PCT = 50.0
 MIN_WAVE_LOSS_SHARE = 0.10
 #: A finding is a warning when its time at stake exceeds this share of the hot kernels' time (as verdicts: 5 %).
 SEVERE_SHARE = 0.05
+#: The premise of a wave-quantization estimate while nothing shows what bounds the kernel: the estimate assumes every
+#: block takes the same time however many share its SM — so of a compute- or latency-bound kernel; a memory-bound
+#: kernel's blocks in a partly filled wave share the bandwidth among fewer blocks and finish sooner (it loses less).
+WAVE_PREMISE = "if it is not memory-bound (its bound is undetermined)"
+#: Roofline bounds under which the wave estimate needs no premise: compute / below both roofs (equal-time blocks),
+#: memory (the estimate is then capped at the distance to the memory roof, a bound that holds whatever the blocks do).
+KNOWN_BOUNDS = ("compute", "memory", "below-roofs")
 #: Kept for readers of the old thresholds: a grid under this many waves leaves block slots empty for the whole kernel.
 FEW_WAVES = 1.0
 
 
-def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: Any = None) -> Finding | None:
+def fill_text(w: float) -> str:
+    """A grid's fill of one wave as a percentage that is never rounded to a false 0 % ("0.058 %" for 1 block of
+    1,728 slots; "80 %" for 0.8 waves)."""
+    p = 100.0 * w
+    return f"{p:.0f} %" if p >= 10 or p == 0 else f"{p:.1f} %" if p >= 1 else f"{p:.2g} %"
+
+
+def waves_text(w: float) -> str:
+    """Waves per SM with the digits that keep it above 0 ("1.07", "0.25", "0.00058")."""
+    return f"{w:.2f}" if w >= 0.1 or w == 0 else f"{w:.2g}"
+
+
+def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: Any = None,
+                  bound: Any = None) -> Finding | None:
     """The partly-filled-wave finding of one kernel row (None below :data:`MIN_WAVE_LOSS_SHARE`); its time at stake
-    is the wave loss, capped at the kernel's distance to its roof ``roof_ns`` when the roofline gives one."""
+    is the wave loss, capped at the kernel's distance to its roof ``roof_ns`` when the roofline gives one. Without a
+    roofline ``bound`` (:data:`KNOWN_BOUNDS`) the estimate carries :data:`WAVE_PREMISE` (the verdict may settle it
+    later: :func:`settle_wave_premise`)."""
     loss, w = r.wave_loss_ns, r.waves_per_sm
     if loss is None or loss != loss or not r.time_ns or loss < MIN_WAVE_LOSS_SHARE * r.time_ns or w is None \
             or w != w:
@@ -57,15 +79,15 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
     own = 1.0 - w / math.ceil(w) if w > 0 else 0.0  # the main configuration's own loss share
     if varies and own < MIN_WAVE_LOSS_SHARE:
         title = (f"Partly filled waves of {_short(r.name)}: up to {share:.0f} % of its time lost to empty block "
-                 f"slots ({_int(r.grid_sizes)} grid sizes; the main one is {w:.2f} waves)")
+                 f"slots ({_int(r.grid_sizes)} grid sizes; the main one is {waves_text(w)} waves)")
         detail = (f"Its launches use {_int(r.grid_sizes)} grid sizes; the main configuration ({cfg}, "
-                  f"{100 * (r.config_time_share or 0):.0f} % of its time) runs {w:.2f} waves, the others leave "
+                  f"{100 * (r.config_time_share or 0):.0f} % of its time) runs {waves_text(w)} waves, the others leave "
                   f"partly filled waves. {formula}")
         act = _advice.whole_waves(fam, library)
     elif w < 1:
-        title = (f"Grid of {_short(r.name)} fills {100 * w:.0f} % of one wave: up to {share:.0f} % of its time "
+        title = (f"Grid of {_short(r.name)} fills {fill_text(w)} of one wave: up to {share:.0f} % of its time "
                  "lost to empty block slots" + (" (grid sizes vary)" if varies else ""))
-        detail = (f"{w:.2f} waves{main}: fewer blocks than the GPU holds at once, so block slots stay empty for the "
+        detail = (f"{waves_text(w)} waves{main}: fewer blocks than the GPU holds at once, so block slots stay empty for the "
                   f"whole launch. {formula}")
         act = _advice.more_blocks(fam, library)
     else:
@@ -78,8 +100,33 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
     if cap is not None and cap < stake:  # no fix runs the kernel past its roof
         stake = cap
         detail += f" Capped at its distance to the roof ({fmt_ns(cap)}): it cannot run faster than its roof."
-    return Finding(title, detail, severity=sev, category="occupancy", time_at_stake_ns=stake, kernel=r.name,
-                   action=act, key=f"{key}/waves")
+    premise = "" if bound in KNOWN_BOUNDS else WAVE_PREMISE
+    return Finding(title, detail, severity="info" if premise else sev, category="occupancy",
+                   time_at_stake_ns=stake, kernel=r.name, action=act, key=f"{key}/waves", premise=premise)
+
+
+def settle_wave_premise(found: list[Finding], name: str, verdict: str, stake_ns: int | None,
+                        sev_total: float) -> None:
+    """Once the verdict says what bounds kernel ``name``, its wave finding's premise is settled — in place:
+    compute- or latency/occupancy-bound: the premise holds (equal-time blocks), the estimate stands; memory-bound:
+    the estimate is capped at the verdict's time at stake ``stake_ns`` (its distance to the memory roof, which
+    holds whatever the blocks do; a memory-bound kernel's tail blocks run faster, so the equal-time estimate is an
+    upper bound too). Other verdicts (undetermined, launch, communication) leave the premise. The severity is then
+    that of a determined figure (warning above :data:`SEVERE_SHARE` of ``sev_total``)."""
+    if verdict not in ("compute-bound", "latency/occupancy-bound", "memory-bound"):
+        return
+    for f in found:
+        if f.kernel != name or not f.premise or not (f.key or "").endswith("/waves"):
+            continue
+        if verdict == "memory-bound":
+            if stake_ns is None:
+                continue
+            if f.time_at_stake_ns is not None and stake_ns < f.time_at_stake_ns:
+                f.time_at_stake_ns = int(stake_ns)
+                f.detail += (f" Capped at its distance to the memory roof ({fmt_ns(stake_ns)}): memory-bound, it "
+                             "cannot run faster than its roof.")
+        f.premise = ""
+        f.severity = _sev(f.time_at_stake_ns, max(sev_total, 1))
 
 
 def _sev(stake: int | None, total: int) -> str:
@@ -156,7 +203,7 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
         rr = roof.get(r.name) or {}
         roof_stake = rr.get("time_at_stake_ns") if rr.get("bound") == "below-roofs" else None
         mine: list[Finding] = []
-        wf = _wave_finding(r, sev, key, fam, library, rr.get("time_at_stake_ns"))
+        wf = _wave_finding(r, sev, key, fam, library, rr.get("time_at_stake_ns"), rr.get("bound"))
         if wf is not None:
             mine.append(wf)
         if r.limiter in ("registers", "shared_memory") and theo is not None and theo < LOW_THEORETICAL_PCT:

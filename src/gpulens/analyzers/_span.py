@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers.base import is_clock_position
+
 #: collectors whose kernels were serialised or replayed to read counters: their gaps are profiler artefacts
 REPLAY_COLLECTORS = frozenset({"ncu_csv", "ncu_rep", "omniperf"})
 #: side tables that carry kernels without a timeline (aggregate summaries, counter rows without timestamps)
@@ -194,14 +196,12 @@ def warn_once(timeline: Any, topic: str, detail: str) -> None:
 
 #: results that are drawing data (bins and positions of the timeline views), not figures shown as measurements
 _DRAWING_RESULTS = frozenset({"stream_timeline", "critical_path_segments"})
-#: ns columns that place an event on the (synthetic) clock rather than measure a duration: left as they are
-_POSITION_SUFFIXES = ("start_ns", "end_ns", "offset_ns", "ts_ns", "_at_ns")
 
 
 def blank_unknown_durations(timeline: Any, results: dict[str, Any]) -> int:
     """When the input recorded no kernel durations (:func:`durations_unknown`), every duration-like figure an
     analyzer computed from them is a sum of zeros, not a measurement: turn each 0 of a column or summary key
-    declared in ``[ns]`` (clock positions — ``*start_ns``, ``*end_ns``, ``offset_ns`` — and the timeline views'
+    declared in ``[ns]`` (clock positions, :func:`gpulens.analyzers.base.is_clock_position`, and the timeline views'
     drawing data excepted) into unknown
     (``<NA>`` in tables, ``None`` in summaries), so no report shows "0 ns" of kernel time, stake or wave loss.
 
@@ -217,7 +217,7 @@ def blank_unknown_durations(timeline: Any, results: dict[str, Any]) -> int:
         if name in _DRAWING_RESULTS or name.endswith("_series"):
             continue
         for c, doc in list(getattr(r, "columns", {}).items()):
-            if not str(doc).endswith("[ns]") or c.endswith(_POSITION_SUFFIXES) or c not in r.table.columns:
+            if not str(doc).endswith("[ns]") or is_clock_position(c) or c not in r.table.columns:
                 continue
             col = r.table[c]
             zero = (pd.to_numeric(col, errors="coerce") == 0).fillna(False).to_numpy(dtype=bool)
@@ -228,7 +228,7 @@ def blank_unknown_durations(timeline: Any, results: dict[str, Any]) -> int:
                 n += int(zero.sum())
         docs = {**getattr(r, "summary_columns", {})}
         for k, v in list(r.summary.items()):
-            if (k.endswith("_ns") or str(docs.get(k, "")).endswith("[ns]")) and not k.endswith(_POSITION_SUFFIXES) \
+            if (k.endswith("_ns") or str(docs.get(k, "")).endswith("[ns]")) and not is_clock_position(k) \
                     and isinstance(v, (int, float)) and not isinstance(v, bool) and v == 0:
                 r.summary[k] = None
                 n += 1

@@ -15,6 +15,9 @@ Rules applied to the findings of one source (:func:`arrange`):
   same way: the one with the largest time at stake stays the root (given the key ``kernel-findings:<name>`` when it
   has none) and the others become its children — several estimates about one kernel never add up to more than the
   largest of them, so never to more than the kernel's time;
+* roots rank by :func:`rank_key`: findings whose time at stake rests on an unverified ``premise`` after every
+  quantified finding without one (and before those with an unknown gain), each group largest time at stake first (an upper bound that may not hold never outranks a
+  determined figure: a last-wave estimate for a kernel whose bound is undetermined ranks below measured idle time);
 * a child's time at stake is part of its parent's: where a child's estimate exceeds its quantified parent's, the
   child is shown with the parent's figure (e.g. a wave-quantization estimate under a verdict whose roofline
   distance is smaller: the kernel cannot gain more than its distance to the roof).
@@ -25,6 +28,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gpulens.analyzers.base import Finding
+
+
+def rank_key(f: Finding) -> tuple[int, int]:
+    """The sort key of findings in every ranking: determined times at stake first (no ``premise``), then upper
+    bounds resting on a premise, then findings whose gain is unknown; within each, the largest time at stake
+    first."""
+    stake = f.time_at_stake_ns or 0
+    return (0 if stake and not getattr(f, "premise", "") else 1 if stake else 2), -stake
 
 
 def arrange(findings: list[Finding]) -> list[Finding]:
@@ -53,9 +64,7 @@ def arrange(findings: list[Finding]) -> list[Finding]:
             if i != top:
                 out[i] = replace(out[i], parent=out[top].key)
 
-    def rank(f: Finding) -> int:
-        return -(f.time_at_stake_ns or 0)
-
+    rank = rank_key
     children: dict[str, list[Finding]] = {}
     for f in out:
         if f.parent is not None:
@@ -76,5 +85,6 @@ def arrange(findings: list[Finding]) -> list[Finding]:
 
 
 def roots(findings: list[Finding]) -> list[Finding]:
-    """The findings that count in rankings and totals (no parent after :func:`arrange`), largest stake first."""
+    """The findings that count in rankings and totals (no parent after :func:`arrange`), in :func:`rank_key`
+    order."""
     return [f for f in arrange(findings) if f.parent is None]

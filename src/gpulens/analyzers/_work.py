@@ -24,7 +24,7 @@ import pandas as pd
 
 from gpulens.analyzers._flop_models import OpCost, op_cost
 from gpulens.analyzers._optree import gpu_op_links
-from gpulens.analyzers.context import context_of
+from gpulens.analyzers.context import context_of, reindex_sorted
 from gpulens.timeline import Timeline
 
 _NCU_FP = re.compile(r"^(?:smsp|sm)__sass_thread_inst_executed_op_([dfh])(add|mul|fma)_pred_on\.sum$")
@@ -128,10 +128,10 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
     ctx = context_of(timeline)
     links = pd.DataFrame({"op_event_id": gpu_op_links(timeline)})  # the one op linking (external id, else enclosing op)
     allk = ev.loc[ctx.mask_of("kernel"), ["dur_ns"]]  # the one column read here: no full-width kernel frame
-    op_all = links["op_event_id"].reindex(allk.index).to_numpy(dtype="float64", na_value=np.nan)
+    op_all = reindex_sorted(links["op_event_id"], allk.index).to_numpy(dtype="float64", na_value=np.nan)
     has_op = ~np.isnan(op_all)
     op_time = pd.Series(allk["dur_ns"].to_numpy()[has_op]).groupby(op_all[has_op].astype("int64")).sum()
-    op_k = links["op_event_id"].reindex(kernels.index).to_numpy(dtype="float64", na_value=np.nan)
+    op_k = reindex_sorted(links["op_event_id"], kernels.index).to_numpy(dtype="float64", na_value=np.nan)
     n = len(kernels)
     flops, nbytes = np.full(n, np.nan), np.full(n, np.nan)
     precision, matrix, source = (np.full(n, np.nan, dtype=object) for _ in range(3))

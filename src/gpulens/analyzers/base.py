@@ -23,6 +23,22 @@ UNITS: tuple[str, ...] = ("ns", "bytes", "FLOP", "FLOP/s", "B/s", "FLOP/B", "%",
                           "text", "id", "bool", "timestamp", "version", "Hz")
 
 
+def is_clock_column(column: str) -> bool:
+    """Whether an ``[ns]`` column places an event on the trace clock rather than measuring a duration: ``start_ns``,
+    ``end_ns``, ``ts_ns``, ``*_start_ns``, ``*_end_ns``, ``*_at_ns`` (absolute points; reporters show them as
+    timestamps). The one definition, read by reporters and by :func:`is_clock_position`."""
+    c = column.lower()
+    return c in ("start_ns", "end_ns", "ts_ns") or c.endswith(("_start_ns", "_end_ns", "_at_ns"))
+
+
+def is_clock_position(column: str) -> bool:
+    """Whether an ``[ns]`` column is a point on the clock — absolute (:func:`is_clock_column`) or an offset from a
+    reference point (``offset_ns``, ``*_offset_ns``: "bin start from the rank's first allocator event") — rather than
+    a duration. A 0 there is a position, never an unknown duration."""
+    c = column.lower()
+    return is_clock_column(c) or c == "offset_ns" or c.endswith("_offset_ns")
+
+
 def declared_unit(doc: str) -> str:
     """The unit a ``"meaning [unit]"`` doc string declares (``"text"`` when none, or when it is not in UNITS)."""
     doc = doc.rstrip()
@@ -52,6 +68,11 @@ class Finding:
         key: stable id of the finding within its source (``"idle"``, ``"idle/host"``...), or None.
         parent: ``key`` of the finding this one details: its time is part of the parent's time, so totals and
             rankings count only findings without a parent (each nanosecond once), and reporters nest it.
+        premise: the condition its time at stake rests on that the evidence has not shown, as a clause a reporter
+            can put after the figure (``"if the kernel is not memory-bound (its bound is undetermined)"``); "" when
+            the figure follows from what was measured. A finding with a premise ranks after every finding without
+            one (:func:`gpulens.analyzers._tree.rank_key`): an upper bound that may not hold never outranks a
+            determined figure.
     """
 
     title: str
@@ -64,6 +85,7 @@ class Finding:
     action: str = ""
     key: str | None = None
     parent: str | None = None
+    premise: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict."""

@@ -89,6 +89,16 @@ _HOST, _LAUNCH, _QUEUED, _UNATTRIBUTED, _BOUNDARY = (GAP_CLASSES.index(c) for c 
 BOUNDARY_FACTOR = 10.0
 BOUNDARY_IDLE_SHARE = 0.25
 BOUNDARY_MIN_GAPS = 3
+#: An idle cause (host, launch, sync, unattributed) becomes a verdict only when at least this many gaps show it, or
+#: when it holds at least DOMINANT_SHARE of the steady span whatever the number of gaps: a verdict says the run
+#: keeps losing time to that cause, and one or two gaps that hold a minor share show no pattern (the same reasoning
+#: as BOUNDARY_MIN_GAPS) — e.g. the 2 launch gaps (10 µs, 13 %) of a 77 µs run of 16 kernels. Otherwise the rank's
+#: class is ``undetermined`` and the summary says why.
+MIN_VERDICT_GAPS = 3
+DOMINANT_SHARE = 0.5
+#: idle-cause columns that are made of gaps (their evidence is counted in gaps)
+GAP_EVIDENCE = {"idle_host_ns": "host", "idle_launch_ns": "launch", "idle_sync_ns": "sync",
+                "idle_unattributed_ns": "unattributed"}
 #: run/rank classes, in the order ties are broken
 RANK_CLASSES = {"idle_host_ns": "host-bound", "idle_launch_ns": "launch-bound", "idle_sync_ns": "sync-bound",
                 "exposed_comm_ns": "communication-bound", "exposed_memcpy_ns": "memcpy-bound",
@@ -108,7 +118,8 @@ COLUMNS = {
     "small_grid_ns": "their summed duration [ns]",
     "num_sms": "SMs / CUs of the device (<NA> when unknown)",
     "overhead": "the largest idle/overhead cause (host-bound, launch-bound, sync-bound, communication-bound, "
-                "memcpy-bound, idle-unattributed) when it is at least 10 % of the steady span, else none — an input "
+                "memcpy-bound, idle-unattributed) when it is at least 10 % of the steady span, else none; "
+                "undetermined when that cause is idle seen in fewer than 3 gaps and under half the span — an input "
                 "of the run verdict, not the verdict itself [text]",
 }
 
@@ -348,6 +359,17 @@ def _short_launches(timeline: Timeline, links: pd.Series) -> pd.DataFrame:
     return g.reset_index()
 
 
+def _gap_counts(gaps: pd.DataFrame) -> pd.DataFrame:
+    """Per gap, 1 in the ``gaps_<cause>`` column of each idle cause it holds time of (host, launch, unattributed:
+    its class, when time is left after its sync part; sync: a sync part): the evidence :data:`MIN_VERDICT_GAPS`
+    counts. Same row order as ``gaps``."""
+    cls = gaps["cls"].astype(str).to_numpy()
+    own = (gaps["dur_ns"] - gaps["sync_ns"]).to_numpy() > 0
+    out = {f"gaps_{c}": ((cls == c) & own).astype("int64") for c in ("host", "launch", "unattributed")}
+    out["gaps_sync"] = (gaps["sync_ns"].to_numpy() > 0).astype("int64")
+    return pd.DataFrame(out, index=gaps.index)
+
+
 def _overhead_word(verdict: str) -> str:
     """The overhead column's value: the cause, or ``none`` when no cause reaches ``min_share`` (the legacy summary
     ``verdict`` says ``gpu-bound`` there; a table column "gpu-bound" beside a run verdict such as
@@ -356,9 +378,27 @@ def _overhead_word(verdict: str) -> str:
 
 
 def _rank_verdict(row: dict[str, Any], min_share: float) -> str:
+    """The row's class: the largest overhead reaching ``min_share`` of the steady span, ``gpu-bound`` when none
+    does, ``undetermined`` when that overhead is an idle cause seen in fewer than :data:`MIN_VERDICT_GAPS` gaps
+    (``row["gaps_<cause>"]``; rows without gap counts are not checked) and holding less than
+    :data:`DOMINANT_SHARE` of the span."""
+    return _thin_evidence(row, min_share)[0]
+
+
+def _thin_evidence(row: dict[str, Any], min_share: float) -> tuple[str, str]:
+    """(class, why it is undetermined or "") — see :func:`_rank_verdict`."""
     span = max(row["span_ns"] - row.get("idle_boundary_ns", 0), 1)  # the steady state: boundary gaps left out
-    cls, ns = max(((c, row[k]) for k, c in RANK_CLASSES.items()), key=lambda kv: kv[1])
-    return cls if ns >= min_share * span else "gpu-bound"
+    big = sorted(((c, k, row[k]) for k, c in RANK_CLASSES.items() if row[k] >= min_share * span),
+                 key=lambda x: -x[2])  # stable: ties keep RANK_CLASSES order
+    if not big:
+        return "gpu-bound", ""
+    cls, k, ns = big[0]  # the largest cause decides: a smaller one never stands in for an unproven larger one
+    n = row.get(f"gaps_{GAP_EVIDENCE[k]}") if k in GAP_EVIDENCE else None
+    if n is None or n >= MIN_VERDICT_GAPS or ns >= DOMINANT_SHARE * span:
+        return cls, ""
+    return "undetermined", (f"{fmt_ns(ns)} of {GAP_EVIDENCE[k]} idle ({100 * ns / span:.0f} % of the span) comes "
+                            f"from only {n} gap{'' if n == 1 else 's'} (an idle cause needs at least "
+                            f"{MIN_VERDICT_GAPS} gaps, or half the span, to make a verdict: fewer show no pattern)")
 
 
 class Bottlenecks(Analyzer):
@@ -396,12 +436,13 @@ class Bottlenecks(Analyzer):
             t[c] = t[c].astype("Int64")
         tot = {c: int(t[c].sum()) for c in COLUMNS if c.endswith("_ns") and c != "small_grid_ns"}
         tot["small_grid_ns"] = int(t["small_grid_ns"].sum()) if t["small_grid_ns"].notna().any() else None
-        verdict = _rank_verdict(tot, self.min_share)
+        tot.update(_gap_counts(gaps).sum().to_dict() if len(gaps) else {})
+        verdict, thin = _thin_evidence(tot, self.min_share)
         summary = {**{("device_span_ns" if k == "span_ns" else k): v for k, v in tot.items()},
                    "launch_calls": int(t["launch_calls"].sum()),
                    "short_launches": int(t["short_launches"].sum()),
                    "gaps": int(len(gaps)), "launch_gap_ns": self.launch_gap_ns, "min_share": self.min_share,
-                   "overhead": _overhead_word(verdict), "verdict": verdict,
+                   "overhead": _overhead_word(verdict), "verdict": verdict, "verdict_evidence": thin or None,
                    "rank_verdicts": {int(r): v for r, v in zip(t["rank"], t["overhead"])}}
         idle_root = any(f.key == "idle" for f in bd.findings)
         pytorch = _advice.uses_pytorch(timeline)
@@ -435,6 +476,9 @@ class Bottlenecks(Analyzer):
         idle = gp.pivot_table(index=key, columns="cls", values="_idle", aggfunc="sum", fill_value=0,
                               observed=True) if len(gp) else pd.DataFrame()
         sync = gp.groupby(key)["sync_ns"].sum() if len(gp) else pd.Series(dtype="int64")
+        counts = _gap_counts(gaps).groupby([gaps["rank"].to_numpy(), gaps["device_id"].to_numpy()]).sum() \
+            if len(gaps) else pd.DataFrame()
+        counts_d = {tuple(int(x) for x in k): v for k, v in counts.to_dict("index").items()} if len(counts) else {}
         sg = sl.assign(_short=sl["short"].astype(bool), _sns=sl["gpu_ns"].where(sl["short"].astype(bool), 0)) \
             .groupby(key).agg(n=("_short", "size"), short=("_short", "sum"), sns=("_sns", "sum")) if len(sl) \
             else pd.DataFrame(columns=["n", "short", "sns"])
@@ -475,6 +519,6 @@ class Bottlenecks(Analyzer):
             else:
                 row.update(small_grid_kernels=int(k["small"]), small_grid_ns=int(k["sns"]))
             row.update(rank=r, device_id=d, num_sms=sms if sms is not None else pd.NA)
-            row["overhead"] = _overhead_word(_rank_verdict(row, self.min_share))
+            row["overhead"] = _overhead_word(_rank_verdict({**row, **counts_d.get((r, d), {})}, self.min_share))
             rows.append(row)
         return rows

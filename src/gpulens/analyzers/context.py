@@ -54,6 +54,48 @@ def text_series(series: pd.Series, index: Any = None) -> pd.Series:
     return pd.Series(strings(series), index=index, dtype=object, copy=False)
 
 
+def first_seen_codes(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.factorize(strings(series), sort=False)`` without per-row strings: (int64 code per row, −1 where the
+    value is missing; object array of the distinct values as ``str`` in order of first appearance).
+
+    For a categorical column the category codes are factorized (integers hash far faster than strings) and the
+    category strings taken for the codes seen (:func:`recode_first_seen`); other dtypes go through :func:`strings`.
+    """
+    if not isinstance(series.dtype, pd.CategoricalDtype):
+        codes, uniq = pd.factorize(strings(series), sort=False)
+        return codes.astype(np.int64, copy=False), np.asarray(uniq, dtype=object)
+    return recode_first_seen(series.cat.codes.to_numpy(), np.asarray(series.cat.categories.astype(object),
+                                                                      dtype=object))
+
+
+def recode_first_seen(codes: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes into ``values`` (−1 = missing) renumbered as ``pd.factorize(values[codes], sort=False)`` numbers
+    the values they stand for: (int64 codes in order of first appearance, −1 kept for missing; the values seen).
+    ``values`` must be distinct (category values are)."""
+    new, uniq = pd.factorize(np.asarray(codes), sort=False)
+    new = new.astype(np.int64, copy=False)
+    miss = np.flatnonzero(uniq < 0)
+    if len(miss):  # the missing value (code −1) is no distinct value of its own: −1, later codes one lower
+        j = int(miss[0])
+        new = np.where(new == j, -1, new - (new > j))
+        uniq = np.delete(uniq, j)
+    return new, np.asarray(values, dtype=object)[uniq]
+
+
+def reindex_sorted(series: pd.Series, index: pd.Index) -> pd.Series:
+    """``series.reindex(index)``, by binary search instead of a hash table when ``series``'s index is strictly
+    increasing integers (a selection of Timeline rows) and every label of ``index`` is in it; otherwise pandas'
+    own ``reindex``. Same values, dtype and name either way."""
+    src = series.index
+    if len(src) and len(index) and src.dtype.kind in "iu" and index.dtype.kind in "iu":
+        sv, tv = src.to_numpy(), index.to_numpy()
+        if bool((sv[1:] > sv[:-1]).all()):
+            pos = np.minimum(np.searchsorted(sv, tv), len(sv) - 1)
+            if bool((sv[pos] == tv).all()):
+                return series.iloc[pos].set_axis(index)
+    return series.reindex(index)
+
+
 def category_mask(series: pd.Series, match: Any) -> np.ndarray:
     """Boolean numpy mask of the rows whose value matches, tested once per distinct value.
 
@@ -181,6 +223,11 @@ class AnalysisContext:
         sorted_ids, order = self._event_ids
         if not len(sorted_ids):
             return np.full(ids.shape, -1, dtype="int64")
+        if order is None and int(sorted_ids[-1]) - int(sorted_ids[0]) == len(sorted_ids) - 1:
+            # ids first..first+n-1 in row order (strictly increasing, so every one present): the position is the
+            # offset, no binary search
+            pos = ids - sorted_ids[0]
+            return np.where((pos >= 0) & (pos < len(sorted_ids)), pos, -1).astype("int64", copy=False)
         pos = np.searchsorted(sorted_ids, ids)
         pos = np.minimum(pos, len(sorted_ids) - 1)
         found = sorted_ids[pos] == ids
@@ -194,9 +241,15 @@ class AnalysisContext:
         missing, else float64 with NaN (numeric) or object with NaN (categorical/text)."""
         pos = self.positions(event_ids)
         col = self.timeline.events[column]
-        if isinstance(col.dtype, pd.CategoricalDtype):
-            vals = strings(col)
-        elif col.hasnans or (pos < 0).any():
+        if isinstance(col.dtype, pd.CategoricalDtype):  # strings of the rows asked for only (missing → NaN)
+            cats = np.append(np.asarray(col.cat.categories.astype(object), dtype=object), np.nan)
+            if not len(col):
+                return np.full(pos.shape, np.nan)
+            out = cats[col.cat.codes.to_numpy()[np.maximum(pos, 0)]]
+            if (pos < 0).any():
+                out[pos < 0] = np.nan
+            return out
+        if col.hasnans or (pos < 0).any():
             vals = col.to_numpy(dtype="float64", na_value=np.nan)
         else:
             vals = col.to_numpy()

@@ -5,7 +5,9 @@ of the step each class of event holds on it, and what would shorten the step.
 Windows: each host ``ProfilerStep#N`` range (the path ends at the range's end on its thread); without steps, one
 window per rank from its first to its last event. Rows: (rank, step, class) for every class on the path; a step's
 ``time_ns`` sum to its duration. Bound: ``gpu`` when GPU work (kernel, comm, memcpy, memset, gpu_gap) holds at least
-half of the path, else ``cpu``.
+half of the path — counting the path's host waits (idle, runtime calls) during which the rank's GPU was busy: the
+host waited on that GPU work through a dependency the trace does not record (another host thread, a full launch
+queue) — else ``cpu``.
 """
 
 from __future__ import annotations
@@ -307,6 +309,43 @@ def _class_rows(paths_: list, names: np.ndarray) -> list[tuple[int, int, int, in
             for k, t in zip(keys[order].tolist(), total[order].tolist())]
 
 
+#: host classes of the path that are waiting, not host work: when the GPU is busy during them, the step waits on it
+WAIT_CLASSES = ("host_idle", "runtime")
+
+
+def _host_wait_on_busy_gpu(timeline: Timeline, ps: list) -> dict[str, int]:
+    """Per wait class (:data:`WAIT_CLASSES`), the path time during which its rank's GPUs were busy [ns]: a host
+    thread idle (or stuck in a runtime call) while the GPU works is waiting on that work, whatever the walk could
+    follow. Busy = the union of the rank's GPU events (every device and stream)."""
+    from gpulens.analyzers.bottlenecks import covered_until
+    from gpulens.analyzers.intervals import merge
+
+    ctx = context_of(timeline)
+    g = ctx.gpu
+    if not len(g) or not ps:
+        return {}
+    st = g["start_ns"].to_numpy(np.int64)
+    en = st + ctx.effective_ns.to_numpy(np.int64)
+    busy = {int(r): merge(st[i], en[i]) for r, i in _rows_by_rank(g["rank"].to_numpy()).items()}
+    codes = {CODE[c]: c for c in WAIT_CLASSES}
+    out: dict[str, int] = {}
+    for rank, _, _, seg in ps:
+        if int(rank) not in busy or not len(seg):
+            continue
+        cls = seg.cols["_cls"]
+        keep = np.isin(cls, list(codes))
+        if not keep.any():
+            continue
+        s, e = busy[int(rank)]
+        a = seg.cols["a"][keep].astype(np.int64)
+        ov = covered_until(a + seg.cols["ns"][keep].astype(np.int64), s, e) - covered_until(a, s, e)
+        for c, name in codes.items():
+            m = cls[keep] == c
+            if m.any():
+                out[name] = out.get(name, 0) + int(ov[m].sum())
+    return out
+
+
 def no_path_reason(timeline: Timeline) -> str | None:
     """Why no critical path can be walked (None when one can): no GPU events, or no workload timeline (a
     counter-collection replay or a summary; see :func:`gpulens.analyzers._span.busy_unknown_reason`)."""
@@ -342,12 +381,12 @@ class CriticalPath(Analyzer):
         t["_o"] = t["class"].map({c: i for i, c in enumerate(CLASSES)})
         t = t.sort_values(["rank", "step", "_o"], kind="stable", na_position="first").reset_index(drop=True)
         t["step"] = t["step"].astype("Int64")
-        summary, findings = self._summary(t, _advice.uses_pytorch(timeline))
+        summary, findings = self._summary(t, _advice.uses_pytorch(timeline), _host_wait_on_busy_gpu(timeline, ps))
         # the findings tree (issue 14.6), each nanosecond once: a path held by host-side or gap time is GPU idle
         # time, so it details the breakdown's idle finding; a path held by GPU work is time the kernel verdicts
         # already rank, so it is stated (title) but not counted a second time
-        if summary["top_class"] in GPU_CLASSES - {"gpu_gap"}:
-            findings[0].time_at_stake_ns = None
+        if summary["top_class"] in GPU_CLASSES - {"gpu_gap"} or findings[0].time_at_stake_ns is None:
+            findings[0].time_at_stake_ns = None  # GPU work (or host waits on it): the kernel verdicts rank it
         elif any(f.key == "idle" for f in getattr((results or {}).get("breakdown"), "findings", [])):
             findings[0].parent = "idle"
             # a child's time is part of its parent's: the path can hold host time outside the GPU span (start-up
@@ -365,23 +404,39 @@ class CriticalPath(Analyzer):
                                                "top_class": "event class with the most path time [text]"})
 
     @staticmethod
-    def _summary(t: pd.DataFrame, pytorch: bool = True) -> tuple[dict, list[Finding]]:
+    def _summary(t: pd.DataFrame, pytorch: bool = True, waited: dict[str, int] | None = None
+                 ) -> tuple[dict, list[Finding]]:
         per = t.groupby("class")["time_ns"].sum().sort_values(ascending=False)
         windows = t.drop_duplicates(["rank", "step"])
         path = float(windows["step_ns"].sum())
         gpu = float(per[per.index.isin(GPU_CLASSES)].sum())
         top = str(per.index[0])
+        waited = waited or {}
+        on_gpu = float(sum(waited.values()))  # host waits (idle, runtime calls) while the rank's GPU was busy
         summary = {"windows": int(len(windows)), "path_ns": path, "gpu_share": gpu / path if path else 0.0,
-                   "bound": "gpu" if path and gpu / path >= 0.5 else "cpu", "top_class": top,
+                   "host_wait_gpu_busy_ns": int(on_gpu),
+                   "bound": "gpu" if path and (gpu + on_gpu) / path >= 0.5 else "cpu", "top_class": top,
                    "class_ns": {str(k): int(v) for k, v in per.items()}}
         tops = t[t["class"] == top].groupby("top_event")["time_ns"].sum()
         top_event = str(tops.idxmax()) if len(tops) and tops.idxmax() else top
-        f = Finding(f"Critical path: {CLASS_WORDS.get(top, top)} hold {100 * per.iloc[0] / path:.0f} % of the step time",
-                    f"Over {len(windows)} window(s) the path is {summary['bound'].upper()}-bound "
-                    f"({100 * summary['gpu_share']:.0f} % on GPU work).", category="critical-path",
-                    time_at_stake_ns=int(per.iloc[0]), key="critical_path",
-                    action=(_advice.host_path_action(top, pytorch) or _ACTIONS.get(top, "")).format(
-                        top=top_event[:80]))
+        title = f"Critical path: {CLASS_WORDS.get(top, top)} hold {100 * per.iloc[0] / path:.0f} % of the step time"
+        detail = (f"Over {len(windows)} window(s) the path is {summary['bound'].upper()}-bound "
+                  f"({100 * summary['gpu_share']:.0f} % on GPU work"
+                  + (f", {100 * on_gpu / path:.0f} % host waits while the GPU was busy" if on_gpu else "") + ").")
+        action = (_advice.host_path_action(top, pytorch) or _ACTIONS.get(top, "")).format(top=top_event[:80])
+        busy_share = waited.get(top, 0) / float(per.iloc[0]) if per.iloc[0] else 0.0
+        if top in WAIT_CLASSES and busy_share >= 0.5:
+            # the host waited while the GPU worked: the walk found no recorded dependency to follow (another host
+            # thread feeding the GPU, a full launch queue), so this time is GPU work, not host time to cut
+            title += f", the GPU busy during {100 * busy_share:.0f} % of them"
+            detail += (" The host thread waited while the GPU was busy: the step waits on GPU work through a "
+                       "dependency the trace does not record (another host thread, such as the autograd engine's, "
+                       "or a full launch queue), so the host is not what holds the step.")
+            action = ("Treat these steps as GPU-bound: shorten the kernels that run during the host's waits (the "
+                      "kernel verdicts say how); cutting host work would not shorten them.")
+        stake = None if top in WAIT_CLASSES and busy_share >= 0.5 else int(per.iloc[0])  # GPU time: the kernels'
+        f = Finding(title, detail, category="critical-path", time_at_stake_ns=stake, key="critical_path",
+                    action=action)
         return summary, [f]
 
 

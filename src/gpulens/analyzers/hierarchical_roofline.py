@@ -22,6 +22,7 @@ from gpulens.analyzers import _hier_metrics as H
 from gpulens.analyzers._hot import device_record, hot_kernels, no_hot_kernels_reason
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import text_series
+from gpulens.analyzers.roofline import ABOVE_ROOF_PCT
 from gpulens.timeline import Timeline
 
 COLUMNS = {
@@ -43,6 +44,16 @@ COLUMNS = {
 }
 _MEASURED_BW = {"dram": "HBMBw", "l2": "L2Bw", "l1": "L1Bw", "shared": "LDSBw"}
 _MEASURED_FLOPS = ("MFMABF16Flops", "MFMAF16Flops", "MFMAF32Flops", "MFMAF64Flops", "FP32Flops", "FP64Flops")
+
+
+def _pct_of_attainable(achieved: float, attainable: float) -> float:
+    """achieved / attainable × 100 [%]; NaN when unknown or above the roof (beyond
+    :data:`~gpulens.analyzers.roofline.ABOVE_ROOF_PCT`: the figures, not the kernel, are off — no GPU beats its
+    roof)."""
+    if not (attainable and attainable == attainable and achieved == achieved):
+        return np.nan
+    pct = 100 * achieved / attainable
+    return pct if pct <= ABOVE_ROOF_PCT else np.nan
 
 
 class HierarchicalRoofline(Analyzer):
@@ -88,21 +99,31 @@ class HierarchicalRoofline(Analyzer):
                              "bytes": by, "arithmetic_intensity": ai, "achieved_flops": ach,
                              "achieved_bandwidth": by / (t * 1e-9) if t > 0 else np.nan, "roof_bandwidth": bw,
                              "peak_flops": peak, "roof_source": f"bandwidth {bw_src}, compute {peak_src}",
-                             "attainable_flops": att, "pct_of_attainable": 100 * ach / att if att and att == att
-                             else np.nan,
+                             "attainable_flops": att, "pct_of_attainable": _pct_of_attainable(ach, att),
+                             "_above": bool(att and att == att and ach == ach and 100 * ach / att > ABOVE_ROOF_PCT),
                              "side": "unknown" if np.isnan(ridge) or np.isnan(ai) else
                              ("memory" if ai < ridge else "compute")})
         if not rows:
             return skip("no kernel with both FLOPs and per-level bytes")
         t = pd.DataFrame(rows, columns=list(COLUMNS))
-        return AnalysisResult(self.name, t, COLUMNS, {"kernels": int(t["name"].nunique()), "points": int(len(t))})
+        above = sum(1 for r in rows if r.get("_above"))
+        summary = {"kernels": int(t["name"].nunique()), "points": int(len(t)), "points_above_roof": above}
+        if above:
+            summary["above_roof_note"] = (f"{above} point(s) above their roof: the counters or the GPU's peak figures "
+                                          "are off (check the identified device, or pass --device-spec); their % of "
+                                          "attainable is unknown")
+        return AnalysisResult(self.name, t, COLUMNS, summary, summary_columns={
+            "points_above_roof": "points whose achieved FLOP/s exceed their roof (% of attainable unknown) [count]",
+            **({"above_roof_note": "why some % of attainable is unknown [text]"} if above else {})})
 
     @staticmethod
     def _roofs(timeline: Timeline, device: Any, rec: dict) -> dict:
         out: dict[str, tuple[float, str]] = {"peak_tensor": (np.nan, "unknown"), "peak_vector": (np.nan, "unknown")}
         if device is not None:
             if device.memory_bandwidth:
-                out["dram"] = (device.memory_bandwidth, f"spec {device.name}")
+                assumed = " (an assumed GPU: the input does not name it)" if " assumed from " in str(
+                    getattr(device, "note", "") or "") else ""
+                out["dram"] = (device.memory_bandwidth, f"spec {device.name}{assumed}")
             for key, prec, mat in (("peak_tensor", "bf16", True), ("peak_vector", "fp32", False)):
                 p = device.peak_flops(prec, matrix=mat)
                 if p:

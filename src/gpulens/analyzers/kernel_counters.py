@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer
@@ -40,6 +41,7 @@ class KernelCounters(Analyzer):
         if "device_id" in uc:
             t["device_id"] = g["device_id"].first()
         wide = uc.pivot_table(index="name", columns="metric", values="value", aggfunc="mean")
+        wide = wide.where(np.isfinite(wide.to_numpy(dtype="float64")))  # a mean past float64 (1e308s) is unknown
         t = t.join(wide).reset_index().rename(columns={"index": "name"})
         t = t.sort_values(["dispatches", "name"], ascending=[False, True], kind="stable").reset_index(drop=True)
         cols = {**BASE_COLUMNS, **{m: f"mean over the kernel's dispatches of counter {m} [ratio]"

@@ -131,7 +131,8 @@ class LaunchLatency(Analyzer):
             sv, _, st, ct = sort_by_group(gc, x)
             stats[pre] = [np.round(group_percentiles(sv, st, ct, 50)), np.round(group_percentiles(sv, st, ct, 90)),
                           sv[st + ct - 1]]
-        rows = {"name": [names[keep][i] for i in first.tolist()], "launches": np.bincount(gc).tolist(),
+        names_k = names[keep]  # once, not once per kernel name
+        rows = {"name": [names_k[i] for i in first.tolist()], "launches": np.bincount(gc).tolist(),
                 **{f"{pre}_{s}_ns": [int(v) for v in stats[pre][j].tolist()]
                    for pre in ("latency", "queue") for j, s in enumerate(("p50", "p90", "max"))}}
         t = pd.DataFrame(rows, columns=list(COLUMNS)).sort_values(["launches", "name"], ascending=[False, True],

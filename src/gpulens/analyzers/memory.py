@@ -54,6 +54,18 @@ def _innermost(rows: pd.DataFrame, rank: int, t: int) -> str:
     return str(r.loc[r["dur_ns"].idxmin(), "name"]) if len(r) else ""
 
 
+def _max_or_none(s: pd.Series) -> float | None:
+    """Largest value of ``s``, None (unknown) when it holds no value."""
+    s = pd.to_numeric(s, errors="coerce").dropna()
+    return float(s.max()) if len(s) else None
+
+
+def _last_or_none(s: pd.Series) -> float | None:
+    """Last value of ``s``, None (unknown) when that value is missing."""
+    v = s.iloc[-1] if len(s) else None
+    return None if v is None or pd.isna(v) else float(v)
+
+
 class MemoryTimeline(Analyzer):
     """Per device: peak allocated/reserved bytes, when and where (see module docstring)."""
 
@@ -69,22 +81,32 @@ class MemoryTimeline(Analyzer):
         ctx = context_of(timeline)
         ops, ann = ctx.of_kind("cpu_op"), ctx.of_kind("annotation")
         rows = []
+        no_totals = 0
         for (rank, dev), g in m.groupby(["rank", "device"], sort=True):
-            i = g["allocated_bytes"].idxmax()
-            t = int(g.loc[i, "time_ns"])
-            rows.append({"rank": rank, "device": dev, "events": len(g),
-                         "peak_allocated_bytes": float(g.loc[i, "allocated_bytes"]),
-                         "peak_offset_ns": t - int(g.loc[i, "t0"]), "peak_op": _innermost(ops, rank, t),
-                         "peak_annotation": _innermost(ann, rank, t),
-                         "peak_reserved_bytes": float(g["reserved_bytes"].max()),
-                         "final_allocated_bytes": float(g["allocated_bytes"].iloc[-1]),
-                         "allocated_bytes_total": float(g["delta_bytes"].clip(lower=0).sum())})
+            row = {"rank": rank, "device": dev, "events": len(g), "peak_allocated_bytes": None,
+                   "peak_offset_ns": None, "peak_op": "", "peak_annotation": "",
+                   "peak_reserved_bytes": _max_or_none(g["reserved_bytes"]),
+                   "final_allocated_bytes": _last_or_none(g["allocated_bytes"]),
+                   "allocated_bytes_total": float(g["delta_bytes"].clip(lower=0).sum())}
+            if g["allocated_bytes"].notna().any():
+                i = g["allocated_bytes"].idxmax()
+                t = int(g.loc[i, "time_ns"])
+                row.update(peak_allocated_bytes=float(g.loc[i, "allocated_bytes"]),
+                           peak_offset_ns=t - int(g.loc[i, "t0"]), peak_op=_innermost(ops, rank, t),
+                           peak_annotation=_innermost(ann, rank, t))
+            else:
+                no_totals += 1
+            rows.append(row)
         t = pd.DataFrame(rows)[list(COLUMNS)]
         gpu = t[t["device"] != "cpu"]
-        summary = {"devices": int(len(t)), "peak_allocated_bytes": float(gpu["peak_allocated_bytes"].max())
-                   if len(gpu) else None}
+        summary = {"devices": int(len(t)), "peak_allocated_bytes": _max_or_none(gpu["peak_allocated_bytes"])}
+        if no_totals:
+            summary["peak_unknown_reason"] = (
+                f"{no_totals} of {len(t)} device(s) have allocator events without allocated/reserved totals (older "
+                "PyTorch records only each allocation's size): their peak is unknown")
         return AnalysisResult(self.name, t, COLUMNS, summary,
                               summary_columns={"devices": "devices with allocator events [count]",
+                                               "peak_unknown_reason": "why a peak is unknown [text]",
                                                "peak_allocated_bytes": "largest GPU allocated total [bytes]"})
 
 
@@ -99,6 +121,10 @@ class MemorySeries(Analyzer):
         if m is None:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(SERIES_COLUMNS)), SERIES_COLUMNS,
                                   skipped_reason="the trace has no allocator events")
+        if m["allocated_bytes"].isna().all() and m["reserved_bytes"].isna().all():
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(SERIES_COLUMNS)), SERIES_COLUMNS,
+                                  skipped_reason="the allocator events carry no allocated/reserved totals (older "
+                                                 "PyTorch records only each allocation's size)")
         off = m["time_ns"] - m["t0"]
         span = int(off.max()) + 1
         width = max(1, -(-span // POINTS))

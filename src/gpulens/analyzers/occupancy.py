@@ -33,7 +33,7 @@ from gpulens.analyzers._groupstats import group_sums
 from gpulens.analyzers._stake import wave_loss_per_launch
 from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, no_hot_kernels_reason, weighted_mean
 from gpulens.analyzers.base import AnalysisResult, Analyzer
-from gpulens.analyzers.context import text_series
+from gpulens.analyzers.context import first_seen_codes, recode_first_seen
 from gpulens.devices import limits_of_record, main_device
 from gpulens.devices.occupancy import Occupancy, cdna_occupancy, cuda_occupancy, kineto_estimate_pct
 from gpulens.timeline import Timeline
@@ -121,8 +121,10 @@ class OccupancyAnalyzer(Analyzer):
         st, dy = (hot[c].astype("Float64") for c in ("smem_static_bytes", "smem_dynamic_bytes"))
         smem = (st.fillna(0) + dy.fillna(0)).where(st.notna() | dy.notna() | pd.Series(calc_ok, index=st.index), -1) \
             .to_numpy(dtype=float, na_value=-1)
+        # kernel names as integer codes into ``names`` (no per-launch strings: factorizing those cost ~0.3 s at 1M)
+        gcode, names = first_seen_codes(hot["name"])
         per = pd.DataFrame({
-            "name": text_series(hot["name"]), "time_ns": hot["time_ns"].to_numpy(dtype=float),
+            "g": gcode, "time_ns": hot["time_ns"].to_numpy(dtype=float),
             "rank": hot["rank"].to_numpy(), "device_id": hot["device_id"].to_numpy(),
             "block_size": np.where(np.isnan(bs), -1, bs).astype("int64"),
             "regs_per_thread": np.where(np.isnan(regs), -1, regs).astype("int64"),
@@ -150,8 +152,9 @@ class OccupancyAnalyzer(Analyzer):
         per["ach"] = self._achieved(timeline, ctr, per)
         per = per[keep].reset_index(drop=True)
         dis = per[(per["source"] == "ncu+calculator") & ((per["theo"] - per["calc_theo"]).abs() > DISAGREE_PP)]
+        dis = dis.assign(name=np.append(names, np.nan)[dis["g"].to_numpy()])  # code −1 (missing) → NaN
         kin_cmp, kin_ok, kin_optin = self._kineto(ctr[keep], per, lim)
-        table = self._aggregate(per)
+        table = self._aggregate(per, names)
         summary = {
             "device": device.name if device is not None else f"{rec0.get('name') or 'unidentified GPU'} (no spec; "
                       f"{lim.arch if lim is not None else 'no'} rules)",
@@ -247,14 +250,14 @@ class OccupancyAnalyzer(Analyzer):
         return out
 
     @staticmethod
-    def _aggregate(per: pd.DataFrame) -> pd.DataFrame:
+    def _aggregate(per: pd.DataFrame, kernel_names: np.ndarray) -> pd.DataFrame:
         """One row per kernel name (order of first appearance, then by time, largest first), vectorised over the
         names: the launch configuration with the most summed time (ties: the smallest block, registers, shared
         memory) and within it the grid with the most time (ties: the smallest), that configuration's longest launch's
         grid/active blocks/waves/tail/source, its limiter set with the most time (ties: first by name), the per-launch
         wave loss summed (:func:`gpulens.analyzers._stake.wave_loss_ns`), and time-weighted means of the per-launch
-        occupancy figures."""
-        codes, names = pd.factorize(per["name"].to_numpy(dtype=object), sort=False)
+        occupancy figures. ``per["g"]``: codes into ``kernel_names`` (−1 = missing name)."""
+        codes, names = recode_first_seen(per["g"].to_numpy(), kernel_names)
         ok = codes >= 0
         if not ok.any():
             return pd.DataFrame(columns=list(COLUMNS))

@@ -104,6 +104,22 @@ def _costs(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return f[key], b[key]
 
 
+def _nested_in_own_row(timeline: Timeline, calls: pd.DataFrame, key: np.ndarray) -> np.ndarray:
+    """Per call: some ancestor op of it (same thread nesting, :func:`op_tree`) is a call of the same row ``key``.
+    One vectorised step per nesting level (ancestors of a call with GPU work have GPU work: they are rows too)."""
+    ops = op_tree(timeline)["ops"]
+    parent = pd.Series(ops["parent_event_id"].to_numpy(), index=ops["event_id"].to_numpy())
+    idx = pd.Index(calls["event_id"].to_numpy())
+    par = idx.get_indexer(parent.reindex(idx).fillna(-1).astype("int64").to_numpy())
+    nested = np.zeros(len(calls), bool)
+    anc = par.copy()
+    while (anc >= 0).any():
+        ok = anc >= 0
+        nested[ok] |= key[anc[ok]] == key[ok]
+        anc = np.where(ok, par[np.clip(anc, 0, None)], -1)
+    return nested
+
+
 class OpRollup(Analyzer):
     """GPU time, calls, shapes, FLOPs and rates per framework op (see module docstring)."""
 
@@ -123,10 +139,14 @@ class OpRollup(Analyzer):
         flops, nbytes = _costs(calls)
         calls = calls.assign(flops=flops, bytes=nbytes, top=calls["depth"] == 0)
         g = calls.groupby(["_op", "_shapes", "_dtypes"], sort=False)
+        # a call nested in a call of the same row (reentrant backward, recursion) is inside that call's inclusive
+        # time already: summed again, a row could exceed the GPU time of the whole trace
+        outer = ~_nested_in_own_row(timeline, calls, g.ngroup().to_numpy())
         t = pd.DataFrame({"op": g["op"].first(), "shapes": g["shapes"].first(), "dtypes": g["dtypes"].first(),
                           "calls": g.size(), "host_time_ns": g["host_time_ns"].sum(),
-                          "gpu_time_ns": g["gpu_time_ns"].sum(), "self_gpu_time_ns": g["self_gpu_time_ns"].sum(),
-                          "gpu_events": g["gpu_events"].sum(), "flops": g["flops"].sum(min_count=1),
+                          "gpu_time_ns": calls["gpu_time_ns"].where(outer, 0).groupby(g.ngroup()).sum().to_numpy(),
+                          "self_gpu_time_ns": g["self_gpu_time_ns"].sum(),
+                          "gpu_events": calls["gpu_events"].where(outer, 0).groupby(g.ngroup()).sum().to_numpy(), "flops": g["flops"].sum(min_count=1),
                           "bytes": g["bytes"].sum(min_count=1), "top_level": g["top"].any()}).reset_index(drop=True)
         total = float(att["time_ns"].sum())
         t["category"] = t["op"].map({o: op_category(o) for o in t["op"].unique()})

@@ -20,7 +20,7 @@ from gpulens.analyzers._hot import hot_kernels, no_hot_kernels_reason, short_nam
 from gpulens.analyzers._work import cache_bytes, counter_work, shape_work
 from gpulens.analyzers._stake import time_at_stake
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers.context import text_series
+from gpulens.analyzers.context import first_seen_codes, recode_first_seen, text_series
 from gpulens.analyzers.verdict_rules import BELOW_ROOFS, ROOF_BOUND_PCT
 from gpulens.devices.spec import apply_measured_peaks, measured_roofs
 from gpulens.timeline import Timeline
@@ -122,9 +122,13 @@ class Roofline(Analyzer):
                       "no framework ops to read shapes from")
             return skip("no FLOP source: the hot kernels have no FP-instruction counters (e.g. ncu "
                         "sm__sass_thread_inst_executed_op_* or rocprof SQ_INSTS_VALU_*) and " + shapes)
-        per = pd.DataFrame({"name": text_series(hot["name"]), "time_ns": hot["time_ns"].to_numpy(),
-                            **{c: work[c].to_numpy() for c in work.columns}})
-        table = self._aggregate(per, spec)
+        # kernel names as integer codes into ``names`` (no per-launch strings to factorize); text columns as object
+        # Series (a plain object array is re-inferred as pandas' Arrow string dtype, row by row)
+        gcode, names = first_seen_codes(hot["name"])
+        per = pd.DataFrame({"g": gcode, "time_ns": hot["time_ns"].to_numpy(),
+                            **{c: pd.Series(work[c].to_numpy(), dtype=object, copy=False)
+                               if work[c].dtype == object else work[c].to_numpy() for c in work.columns}})
+        table = self._aggregate(per, spec, names)
         hot_time = float(per["time_ns"].sum())
         covered = float(per.loc[per["flops"].notna(), "time_ns"].sum())
         hs = (results or {}).get("hotspots")
@@ -174,13 +178,13 @@ class Roofline(Analyzer):
         return out
 
     @staticmethod
-    def _aggregate(per: pd.DataFrame, spec) -> pd.DataFrame:
+    def _aggregate(per: pd.DataFrame, spec, kernel_names: np.ndarray) -> pd.DataFrame:
         """One row per kernel name (order of first appearance; then by time): sums over its launches by name code
         (numpy, no per-name DataFrame), the precision/unit with the most time among launches with FP work (ties:
         first in sorted order, missing last, as ``groupby(dropna=False).idxmax`` picks), then the roof arithmetic
-        per name."""
+        per name. ``per["g"]``: codes into ``kernel_names`` (−1 = missing name)."""
         bw = float(spec.memory_bandwidth)
-        codes, names = pd.factorize(per["name"].to_numpy(dtype=object), sort=False)
+        codes, names = recode_first_seen(per["g"].to_numpy(), kernel_names)
         keep = codes >= 0
         g = codes[keep]
         G = len(names)

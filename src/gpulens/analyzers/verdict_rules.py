@@ -5,7 +5,8 @@ timeline results. Rules, first match wins (thresholds are parameters of :func:`d
 
 1. a collective (NCCL/RCCL kernel) → ``communication-bound``; at stake: its time not overlapped by compute.
 2. most of its launches do less GPU work than the launch call costs, and launch-overhead idle precedes it
-   → ``launch-bound``; at stake: that idle time.
+   → ``launch-bound``; at stake: that idle time — unless the kernel's roof position (rules 3–4) puts more time at
+   stake than that idle (the host kept the queue fed; the roof is the larger lever).
 3. speed of light from counters (the ``speed_of_light`` analyzer: ncu / rocprof-compute compute % and DRAM/memory %
    of peak, with its ``bound``) → ``compute-bound`` / ``memory-bound`` / ``latency/occupancy-bound`` as the vendor
    figures say (a saxpy at 90 % of DRAM bandwidth is memory-bound whatever its occupancy) — only when the counters
@@ -196,8 +197,10 @@ def _latency_steps(e: Evidence) -> list[str]:
     grid_step = _advice.more_blocks(e.family, e.library).replace("Give the launch more blocks: ",
                                                                  "The grid has too few blocks to fill the GPU: ")
     if small_grid:
-        steps.append(f"The grid fills only {100 * e.waves_per_sm:.0f} % of the GPU's resident-block capacity "
-                     f"({e.waves_per_sm:.2f} waves): " + grid_step[0].lower() + grid_step[1:])
+        from gpulens.analyzers._occ_findings import fill_text, waves_text
+
+        steps.append(f"The grid fills only {fill_text(e.waves_per_sm)} of the GPU's resident-block capacity "
+                     f"({waves_text(e.waves_per_sm)} waves): " + grid_step[0].lower() + grid_step[1:])
     elif e.limiter in _LIMITER_STEP and (e.achieved_occupancy_pct is None or e.achieved_occupancy_pct < 60) \
             and not full_theory:  # at 100 % theoretical the "limiter" limits nothing: relaxing it cannot help
         steps.append(_advice.limiter(e.limiter, e.name, e.pytorch, latency_bound=True) if e.library
@@ -302,9 +305,13 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
     ev = _evidence_text(e)
     if e.kind == "comm":
         return Verdict("communication-bound", e.exposed_comm_ns, ev, steps_for("communication-bound", e))
-    if e.short_launch_frac is not None and e.short_launch_frac >= 0.5 and e.launch_idle_ns > 0:
-        return Verdict("launch-bound", e.launch_idle_ns, ev, steps_for("launch-bound", e))
     stake = e.roof_stake_ns if e.roof_stake_ns is not None else time_at_stake(t, e.roof_pct)
+    if e.short_launch_frac is not None and e.short_launch_frac >= 0.5 and e.launch_idle_ns > 0:
+        if stake is None or e.launch_idle_ns >= stake:
+            return Verdict("launch-bound", e.launch_idle_ns, ev, steps_for("launch-bound", e))
+        # short launches, but the launch idle before them is less than what its roof position puts at stake: the
+        # queue stayed fed, and the roof (or speed of light) names the larger lever
+        ev += f"; launch idle before it ({fmt_ns(e.launch_idle_ns)}) is less than its roof position puts at stake"
     if e.sol_bound in BOUND_TO_VERDICT:
         v = BOUND_TO_VERDICT[e.sol_bound]
         if v == "latency/occupancy-bound" and e.roof_pct is not None and e.roof_pct >= roof_pct_bound \

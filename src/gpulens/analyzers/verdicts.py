@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers import _advice
-from gpulens.analyzers._occ_findings import bound_by_verdict, settle_condition
+from gpulens.analyzers._occ_findings import bound_by_verdict, settle_condition, settle_wave_premise
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.bottlenecks import (
     classify_gaps,
@@ -367,6 +367,9 @@ class Verdicts(Analyzer):
                                  e.achieved_occupancy_pct, v.time_at_stake_ns, "Speed of light")
             if v.verdict == "latency/occupancy-bound" and name in occ:
                 settle_condition(results["occupancy"].findings, name, pytorch)
+            if name in occ:  # the bound now known: the wave estimate's premise holds, or it is capped at the roof
+                settle_wave_premise(results["occupancy"].findings, name, v.verdict, v.time_at_stake_ns,
+                                    hs.summary.get("kernel_effective_ns") or 0)
             srcs = set(pd.unique(k_src[pos])) | {x for x in pd.unique(k_ctr[pos]) if isinstance(x, str)}
             inputs = e.inputs + [f"collector:{c}" for c in sorted(srcs)]
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],
@@ -387,11 +390,13 @@ class Verdicts(Analyzer):
         t = pd.DataFrame(rows, columns=list(COLUMNS))
         und = t[t["verdict"] == "undetermined"]
         if len(und):
+            steps = und["next_steps"].iloc[0]
             findings.append(Finding(
-                f"{len(und)} of {len(t)} critical kernels could not be classified",
+                f"{len(und)} of {len(t)} critical kernels ({fmt_ns(und['time_ns'].sum(min_count=1))} of GPU time) "
+                "could not be classified",
                 f"No roofline position, occupancy, stall counters or launch evidence classifies them "
-                f"({fmt_ns(und['time_ns'].sum(min_count=1))} of GPU time). {und['next_steps'].iloc[0][0]}",
-                severity="info", category="undetermined", key="undetermined"))
+                f"({fmt_ns(und['time_ns'].sum(min_count=1))} of GPU time). {steps[0] if steps else ''}".strip(),
+                severity="info", category="undetermined", key="undetermined", action=steps[0] if steps else ""))
         t["time_at_stake_ns"] = t["time_at_stake_ns"].astype("Int64")
         summary = self._run_summary(t, results, findings, busy_unknown_reason(timeline) is not None)
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
@@ -407,7 +412,11 @@ class Verdicts(Analyzer):
             run, basis = (kernel_class, "counters only (busy time not measured): the kernel verdict holding the most kernel time") \
                 if kernel_class and kernel_class != "undetermined" else \
                 ("undetermined", "busy time not measured and the kernels' counters do not classify them")
-        elif overhead and overhead != "gpu-bound":
+        elif overhead == "undetermined" and not (kernel_class and kernel_class != "undetermined"):
+            run, basis = "undetermined", ("too little evidence for a verdict: "
+                                          + str(bn.summary.get("verdict_evidence") or "too few gaps")
+                                          + "; the kernels' bound is undetermined too")
+        elif overhead and overhead not in ("gpu-bound", "undetermined"):
             share = bn.summary.get("min_share") or 0.1
             run, basis = overhead, (f"the timeline: the largest idle or overhead cause, at least {100 * share:.0f} % "
                                     "of the GPU span")

@@ -201,13 +201,15 @@ def repair(text: str) -> tuple[str, dict[str, int]]:
 _NEXT_EVENT = re.compile(r"[,\[\n]\s*(?=\{)")
 
 
-def recover(data: bytes, lenient: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]], int | None, str | None,
+def recover(data: bytes, lenient: bool = False, deep: Any = None) -> tuple[dict[str, Any], list[dict[str, Any]], int | None, str | None,
                                                           dict[str, int]]:
     """Read every complete event of a trace whose JSON is cut or whose array lacks its closing ``]``.
 
     Args:
         lenient: also repair almost-JSON (:func:`repair`) and, after an event that still cannot be parsed, resume at
             the next event (each skip counts one dropped event in ``repairs["events dropped"]``).
+        deep: a :class:`~gpulens.collectors._deep.DeepValues`: an event nested too deeply to parse has its deep
+            values replaced by null (counted there) and is read again; without it, reading stops at that event.
 
     Returns:
         (header, events, stop_offset, problem, repairs): ``header`` holds the top-level keys found
@@ -241,6 +243,7 @@ def recover(data: bytes, lenient: bool = False) -> tuple[dict[str, Any], list[di
                     pass
     events: list[Any] = []
     n = len(text)
+    flattened = False
     stop: int | None = None
     problem: str | None = None
     while True:
@@ -259,6 +262,9 @@ def recover(data: bytes, lenient: bool = False) -> tuple[dict[str, Any], list[di
             bad = f"incomplete or malformed event ({exc.msg})"
             at = getattr(exc, "pos", pos)
         except RecursionError:
+            if deep is not None and not flattened:  # once: the rest of the text has no deep value left after it
+                text, flattened = text[:pos] + deep.flat(text[pos:]), True
+                continue
             bad, at = "event nested too deeply", pos
         if bad is None:
             events.append(obj)

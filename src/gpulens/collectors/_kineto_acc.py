@@ -22,6 +22,7 @@ from gpulens.collectors._collectives import collective_table
 from gpulens.collectors._kineto_grid import fix_rocm_grid
 from gpulens.collectors._kineto_ranks import event_ranks, rank_in_label
 from gpulens.collectors._kineto_columns import Dictionary, int_array, nullable, take, us_text_to_ns
+from gpulens.collectors._kineto_columns import int_array as _int_array
 from gpulens.timeline.selection import Selection
 
 #: lower-cased Kineto category → Timeline kind (current and 2021 legacy spellings).
@@ -168,6 +169,7 @@ class Accumulator:
         self.rejected: list[dict[str, Any]] = []
         self.counters: list[tuple[np.ndarray, str, np.ndarray]] = []
         self.ignored: dict[str, int] = {}
+        self.bad_ids: dict[str, int] = {}  # numbers that are no int64 (2^64, 1e30, nan) per field: read as unknown
         self.process_names: dict[int, str] = {}  # pid → process_name metadata
         self.thread_names: dict[tuple[int, int], str] = {}  # (pid, tid) → thread_name metadata
         self.comm_ranks: set[int] = set()  # `Rank` values of record_param_comms events
@@ -215,7 +217,9 @@ class Accumulator:
         ts, ts_ok = us_text_to_ns(ev[:, _EV["ts"]])
         dur, dur_ok = us_text_to_ns(ev[:, _EV["dur"]])
         reason = np.full(len(xs), -1, dtype=np.int8)
-        reason[ts_ok & dur_ok & (ts == 0) & zero_ts_is_placeholder(ts, ts_ok & dur_ok)] = 2
+        zero = ts_ok & dur_ok & (ts == 0)
+        if zero.any() and zero_ts_is_placeholder(ts, ts_ok & dur_ok):  # the scan only for a piece with a ts 0
+            reason[zero] = 2
         reason[ts_ok & dur_ok & (dur < 0)] = 1
         reason[~(ts_ok & dur_ok)] = 0
         bad = np.flatnonzero(reason >= 0)
@@ -250,25 +254,33 @@ class Accumulator:
             return gar[gpos[rows], _GA[key]]
 
         col: dict[str, Any] = {"kind": kind, "name": name_c, "start": ts, "dur": dur, "nocat": nocat}
+
+        def int_array(vals: Any, label: str = "") -> tuple[np.ndarray, np.ndarray]:  # ids, counting non-int64s
+            got: list[int] = []
+            out = _int_array(vals, got)
+            if got and got[0]:
+                self.bad_ids[label] = self.bad_ids.get(label, 0) + got[0]
+            return out
+
         pids = ev[:, _EV["pid"]]
-        col["pid"] = int_array(pids)
-        col["tid"] = int_array(ev[:, _EV["tid"]])
-        col["corr"] = int_array(arg("correlation"))
+        col["pid"] = int_array(pids, "pid")
+        col["tid"] = int_array(ev[:, _EV["tid"]], "tid")
+        col["corr"] = int_array(arg("correlation"), "correlation")
         ext = arg("external_id")
         legacy = _is_none(ext)
         if legacy.any():
             ext = np.where(legacy, arg("external_id_legacy"), ext)
-        col["ext"] = int_array(ext)
+        col["ext"] = int_array(ext, "External id")
         col["flops"] = _floats(arg("flops").tolist())
         col["dims"] = self.dims.encode(_raw_texts(arg("input_dims"), arg("input_dims_legacy")))
         col["types"] = self.types.encode(_raw_texts(arg("input_type")))
-        dev, dev_ok = int_array(garg("device", gi))
+        dev, dev_ok = int_array(garg("device", gi), "device")
         pid, pid_ok = col["pid"]
         dev = np.where(dev_ok, dev, np.where(pid_ok[gi], pid[gi], 0))
         device = np.full(n, -1, dtype=np.int64)
         device[gi] = dev
         col["device"] = (device, np.ones(n, dtype=bool))
-        st, st_ok = int_array(garg("stream", gi))
+        st, st_ok = int_array(garg("stream", gi), "stream")
         tid, tid_ok = col["tid"]
         col["stream"] = _scatter(n, gi, np.where(st_ok, st, tid[gi]), st_ok | tid_ok[gi])
         # launch configuration: kernels, and the runtime calls that carry it on ROCm
@@ -276,9 +288,9 @@ class Accumulator:
             col[key] = pair
         for key, pair in zip(("block_x", "block_y", "block_z"), _dim3(arg("block").tolist())):
             col[key] = pair
-        col["regs"] = int_array(arg("registers"))
-        col["smem"] = int_array(arg("shared_memory"))
-        col["rank"] = int_array(arg("rank"))
+        col["regs"] = int_array(arg("registers"), "registers per thread")
+        col["smem"] = int_array(arg("shared_memory"), "shared memory")
+        col["rank"] = int_array(arg("rank"), "rank")
         if isinstance(pids[0], str) or isinstance(pids[-1], str):  # fused traces may label pids "RANK 2 - GPU 4"
             labelled = rank_in_label(pids.tolist())
             r_val, r_ok = col["rank"]
@@ -289,7 +301,7 @@ class Accumulator:
             self.comm_ranks.update(np.unique(rc[0][rc[1]]).tolist())
         gk = kind[gi]
         bi = gi[(gk == _K["memcpy"]) | (gk == _K["memset"]) | (gk == _K["comm"])]
-        col["bytes"] = _scatter(n, bi, *int_array(garg("bytes", bi)))
+        col["bytes"] = _scatter(n, bi, *int_array(garg("bytes", bi), "bytes"))
         copy = np.full(n, -1, dtype=np.int32)
         ci = gi[gk == _K["memcpy"]]
         if len(ci):

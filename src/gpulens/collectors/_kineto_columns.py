@@ -190,8 +190,8 @@ def _slow_ns(text: bytes) -> Optional[int]:
 def us_text_to_ns(raws: list) -> tuple[np.ndarray, np.ndarray]:
     """Raw JSON numbers in µs → (int64 ns, valid mask), exactly.
 
-    Regular numbers (``-?digits[.d{1,3}]``, at most 16 integer digits, no int64 overflow) are parsed by vectorised integer arithmetic
-    on their digits (Horner's scheme column by column, then ×10^(3−decimals)); anything else (more decimals,
+    Regular numbers (``-?digits[.d{0,3}]``, at most 18 digits, no int64 overflow) are parsed by numpy's string
+    functions (the dot removed, the digits cast to int64, then ×10^(3−decimals)); anything else (more decimals,
     exponent, string, null, absent) goes through :func:`_slow_ns` one by one; values beyond int64 ns are invalid.
     """
     n = len(raws)
@@ -201,43 +201,35 @@ def us_text_to_ns(raws: list) -> tuple[np.ndarray, np.ndarray]:
         return out, valid
     joined = b"\n".join(raws)
     texts = joined.split(b"\n")  # a JSON number's text never holds a raw newline
-    # texts longer than any regular number go to the slow path: the digit matrix below is n × the longest text
-    # (one 140 kB "ts" made it 140,000 numpy passes; in a 1M-event trace, a 140 GB matrix)
+    # texts longer than any regular number go to the slow path: the fixed-width array below is n × the longest text
+    # (one 140 kB "ts" made a 1M-event piece a 140 GB matrix)
     cut = np.flatnonzero(np.frombuffer(joined, dtype=np.uint8) == 10)
     lens = np.diff(np.concatenate(([-1], cut, [len(joined)]))) - 1
     long_texts = {int(i): texts[i] for i in np.flatnonzero(lens > _REGULAR_MAX)}
     for i in long_texts:
         texts[i] = b"x"  # not a digit: irregular, read from long_texts by _slow_ns
     arr = np.array(texts, dtype=bytes)
-    w = arr.dtype.itemsize
-    if w == 0:
+    if arr.dtype.itemsize == 0:
         return out, np.zeros(n, dtype=bool)
-    m = np.ascontiguousarray(arr.view(np.uint8).reshape(n, w).T)  # one contiguous row per character position
-    acc = np.zeros(n, dtype=np.int64)
-    accf = np.zeros(n, dtype=np.float64)  # the same in float, to detect int64 overflow
-    ndig = np.zeros(n, dtype=np.int64)
-    frac = np.full(n, -1, dtype=np.int64)  # digits after the dot (-1: no dot yet)
-    dots = np.zeros(n, dtype=np.int64)
-    other = np.zeros(n, dtype=bool)
-    neg = m[0] == 45
-    for j in range(w):
-        c = m[j]
-        d = c - np.uint8(48)
-        isd = d <= 9
-        dd = np.where(isd, d, 0)
-        acc = np.where(isd, acc * 10, acc) + dd
-        accf = np.where(isd, accf * 10, accf) + dd
-        ndig += isd
-        frac += isd & (frac >= 0)
-        isdot = c == 46
-        frac[isdot] = 0
-        dots += isdot
-        other |= ~isd & ~isdot & (c != 0) & ~((c == 45) & (j == 0))
-    frac = np.maximum(frac, 0)
-    intdig = ndig - frac
+    # numpy's C string functions instead of a pass per character position: regular texts are an optional leading
+    # "-", then digits with at most one "." and at most 3 of them after it, at least one before it
+    S = np.strings
+    minus = S.count(arr, b"-")
+    neg = S.startswith(arr, b"-")
+    dots = S.count(arr, b".")
+    digits = S.replace(arr, b".", b"") if dots.any() else arr
+    if minus.any():
+        digits = S.replace(digits, b"-", b"")
+    ndig = S.str_len(digits)
+    dot = S.find(arr, b".")
+    frac = np.where(dots > 0, S.str_len(arr) - dot - 1, 0)
+    regular = (S.isdigit(digits) & (dots <= 1) & ((minus == 0) | ((minus == 1) & neg)) & (frac <= 3)
+               & (ndig - frac >= 1) & (ndig <= 18))
     scale = _POW10[3 - np.minimum(frac, 3)]
-    regular = ~other & (dots <= 1) & (frac <= 3) & (intdig >= 1) & (ndig >= 1) & (accf * scale < 9.2e18)
-    out = acc * scale
+    acc = np.zeros(n, dtype=np.int64)
+    acc[regular] = digits[regular].astype(np.int64)  # at most 18 digits: no int64 overflow
+    regular &= acc.astype(np.float64) * scale < 9.2e18
+    out = np.where(regular, acc * scale, 0)
     out = np.where(neg, -out, out)
     for i in np.flatnonzero(~regular):
         v = _slow_ns(long_texts.get(int(i), texts[i]))
@@ -253,10 +245,12 @@ _POW10 = np.array([1, 10, 100, 1000], dtype=np.int64)
 _REGULAR_MAX = 32  # bytes: a regular number is at most a sign, 16 digits, a dot and 3 decimals (21)
 
 
-def int_array(vals: list) -> tuple[np.ndarray, np.ndarray]:
+def int_array(vals: list, bad: list | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Python ids (int, float, numeric or labelled strings, None) → (int64 values, valid mask).
 
     Plain ints (with or without None) convert in C; strings such as ``"stream 7"`` take the per-value path.
+    With ``bad``, the number of values that are numbers but no int64 (2^64, 1e30, nan, ``"stream 99…9"``) is
+    appended to it (absent values and labels without a number are not counted: they were never numbers).
     """
     n = len(vals)
     if n == 0:
@@ -278,6 +272,9 @@ def int_array(vals: list) -> tuple[np.ndarray, np.ndarray]:
             pass
     conv = [c if c is not None and -(1 << 63) <= c < (1 << 63) else None for c in map(int_or_none, vals)]
     valid = np.fromiter((c is not None for c in conv), dtype=bool, count=n)
+    if bad is not None:
+        bad.append(sum(1 for v, c in zip(vals, conv) if c is None and not isinstance(v, bool) and (
+            isinstance(v, (int, float)) or isinstance(v, str) and _TRAILING_INT.search(v) is not None)))
     return np.fromiter((c if c is not None else 0 for c in conv), dtype=np.int64, count=n), valid
 
 

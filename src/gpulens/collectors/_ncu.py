@@ -183,11 +183,11 @@ def _devices(launches: list[dict[str, Any]], per: list[dict[str, float]], string
 
 
 def _assume_name(d: dict[str, Any]) -> None:
-    """Name a device recorded only by compute capability (ncu's ``CC`` column) after the built-in GPU assumed for
-    it, keeping why in ``name_assumed`` (shown with the spec's note; see :func:`gpulens.devices.identify_device`)."""
+    """For a device recorded only by compute capability (ncu's ``CC`` column), say in ``name_assumed`` which
+    built-in GPU is assumed for it and why (shown with the spec's note; see :func:`gpulens.devices.identify_device`).
+    ``name`` stays None: a name the file does not record is never presented as the device's name."""
     from gpulens.devices import identify_device
 
     spec = identify_device(d)
     if spec is not None:
-        d["name"] = spec.name
         d["name_assumed"] = f"{spec.name} assumed from {spec.note.removeprefix('identified from ')}"

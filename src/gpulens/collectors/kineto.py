@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,7 @@ import pandas as pd
 from gpulens.collectors._assemble import Parts, assemble, categorical
 from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, identify, refusal
 from gpulens.collectors._chrome_json import TolerantDecoder, locate, recover
+from gpulens.collectors._deep import DeepValues
 from gpulens.collectors._kineto_acc import CATEGORY_KIND, GPU_CATEGORIES, Accumulator as _Accumulator, kind_of
 from gpulens.collectors._kineto_ranks import RANK_IN_FILE_NAME
 from gpulens.collectors._kineto_columns import (FAST_TRACE_DECODER, TRACE_DECODER, FastEvent, RawEvent, RawTrace,
@@ -98,6 +100,10 @@ def _devices(props: Any, rank: int) -> list[dict[str, Any]]:
     return out
 
 
+#: The first key of a Kineto trace object (PyTorch writes schemaVersion, deviceProperties or distributedInfo first).
+_KINETO_FIRST_KEY = re.compile(rb'\{\s*"(?:schemaVersion|deviceProperties|distributedInfo)"\s*:')
+
+
 class KinetoCollector(Collector):
     """PyTorch Profiler / Kineto Chrome-trace JSON (see module docstring)."""
 
@@ -111,6 +117,8 @@ class KinetoCollector(Collector):
             return False
         if b'"traceEvents"' in h and (b'"ph"' in h or h.rstrip().endswith(b"[")):
             return True
+        if len(h) >= 65536 and b'"traceEvents"' not in h and _KINETO_FIRST_KEY.match(h):
+            return True  # a header larger than the sniffed head (many devices, a long value): the array comes later
         return h.startswith(b"[") and b'"ph"' in h and b'"ts"' in h
 
     def collect(self, path: Path, strict: bool = True, select: Selection | None = None,
@@ -136,10 +144,11 @@ class KinetoCollector(Collector):
         warnings: list[str] = []
         truncated_at: dict[str, int] = {}
         tolerant = TolerantDecoder(RawEvent, FastEvent)  # an ill-typed event is dropped and counted, not fatal
+        deep = DeepValues()  # values nested past the decoders' recursion limit: replaced by null, counted
         gc_was = gc.isenabled()
         gc.disable()  # millions of small objects, no cycles: the collector would only rescan them
         try:
-            pieces = stream_pieces(path, tolerant.decode, info, chunk_bytes)
+            pieces = stream_pieces(path, deep.wrap(tolerant.decode), info, chunk_bytes)
             while True:  # not a for loop: the previous piece must be freed before the next one is decoded
                 piece = next(pieces)
                 if isinstance(piece, Tail):
@@ -152,15 +161,25 @@ class KinetoCollector(Collector):
                 doc = FAST_TRACE_DECODER.decode(tail.doc)
             except (msgspec.ValidationError, msgspec.DecodeError):
                 doc = None
+            except RecursionError:
+                tail.doc, doc = deep.flat(tail.doc), None
             try:
                 if doc is None:
-                    doc = TRACE_DECODER.decode(tail.doc)
+                    try:
+                        doc = TRACE_DECODER.decode(tail.doc)
+                    except RecursionError:  # the fast decoder stopped at a type error before the deep value
+                        tail.doc = deep.flat(tail.doc)
+                        doc = TRACE_DECODER.decode(tail.doc)
             except msgspec.ValidationError:
-                found, array, events = tolerant.decode_doc(tail.doc)
+                try:
+                    found, array, events = tolerant.decode_doc(tail.doc)
+                except RecursionError:
+                    tail.doc = deep.flat(tail.doc)
+                    found, array, events = tolerant.decode_doc(tail.doc)
                 acc.add(events)
                 header = RawTrace(**found)
             except msgspec.DecodeError as exc:
-                found, events, stop, problem, repairs = recover(tail.doc, lenient=not strict)
+                found, events, stop, problem, repairs = recover(tail.doc, lenient=not strict, deep=deep)
                 lone, in_meta = [0, 0], [0]  # lone UTF-16 surrogates replaced: characters, events; in metadata
                 acc.add(tolerant.each([_plain_bytes(e, lone) for e in events]))
                 header = RawTrace(**no_surrogates(found, in_meta))
@@ -204,6 +223,8 @@ class KinetoCollector(Collector):
             if gc_was:
                 gc.enable()
             release_free_memory()  # the decoded structs are gone: return their pages before the columns are joined
+        if deep.count:
+            warnings.append(deep.warning(path))
         if tolerant.dropped:
             if not acc.count:
                 raise TraceFormatError(path, f"no usable event: {tolerant.dropped} event(s) have fields of the "
@@ -243,6 +264,11 @@ class KinetoCollector(Collector):
                 or any(isinstance(v, str) and v.startswith("hip") for v in acc.names.values))
         cols, rej, cnt, ignored = acc.finish(base_ns, rank, select, dialect,
                                              (rocm, trace.rocprofiler_sdk_version is not None))
+        bad_ids = getattr(acc, "bad_ids", {})
+        if bad_ids:
+            warnings.append(f"{path}: {sum(bad_ids.values())} id or size value(s) that are numbers but no 64-bit "
+                            "integer (beyond ±2^63, fractional past it, nan/inf) read as unknown: "
+                            + ", ".join(f"{k} ×{v}" for k, v in sorted(bad_ids.items())))
         if getattr(acc, "base_ignored", 0):
             warnings.append(f"{path}: baseTimeNanoseconds {acc.base_ignored} put event times beyond int64 ns: "
                             "ignored, times are relative to the trace's own clock")

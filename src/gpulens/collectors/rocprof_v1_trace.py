@@ -22,6 +22,7 @@ from typing import Optional, Union
 import msgspec
 
 from gpulens.collectors._amdcsv import dispatches_from_rows
+from gpulens.collectors._deep import DeepValues
 from gpulens.collectors._dispatch import Dispatches, build_timeline, merge
 from gpulens.collectors._io import describe, read_input
 from gpulens.collectors._numbers import exact_int
@@ -109,8 +110,9 @@ class RocprofV1Json(Collector):
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
         raw = read_input(path)
+        deep = DeepValues()  # values nested past msgspec's recursion limit: replaced by null, counted
         try:
-            doc = msgspec.json.decode(raw.data, type=Union[V1Doc, list[msgspec.Raw]])
+            doc = deep.wrap(lambda b: msgspec.json.decode(b, type=Union[V1Doc, list[msgspec.Raw]]))(raw.data)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise TraceFormatError(path, f"not readable JSON ({exc})") from None
         items = doc.traceEvents if isinstance(doc, V1Doc) else doc
@@ -148,6 +150,7 @@ class RocprofV1Json(Collector):
                                       "rank": 0, "tracks": sorted(set(tracks.values()))}])
         warnings = [f"{path}: {bad} trace event(s) dropped (not an object, or a field of the wrong type)"] \
             if bad else []
+        warnings += [w for w in [deep.warning(path)] if w]
         return build_timeline(d, self.name, path, meta=meta, warnings=warnings)
 
 

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._amd import device_from_sdk_agent
+from gpulens.collectors._deep import DeepValues
 from gpulens.collectors._dispatch import Dispatches, build_timeline
 from gpulens.collectors._io import read_input
 from gpulens.collectors._numbers import exact_int
@@ -268,14 +269,15 @@ class RocprofV3Json(Collector):
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
         raw = read_input(path)
+        deep = DeepValues()  # values nested past msgspec's recursion limit: replaced by null, counted
         try:
-            root = _DECODER.decode(raw.data)
+            root = deep.wrap(_DECODER.decode)(raw.data)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise TraceFormatError(path, f"not a readable rocprofv3 JSON file ({exc})") from None
         if not root.tool:
             raise TraceFormatError(path, "'rocprofiler-sdk-tool' holds no process")
         parts = []
-        warnings: list[str] = []
+        warnings: list[str] = [w for w in [deep.warning(path)] if w]
         for t in root.tool:
             agents = _agents(path, t, warnings)
             node_of = {_handle(a.get("id")): node for a in agents

@@ -26,6 +26,10 @@ class Answer:
         reason: that sentence without its leading verdict (what the figures say).
         findings: the top root findings (no parent; each key and each kernel once), largest time at stake first.
         note: what to say instead when no finding has an estimated time at stake ("" when some have).
+        first_step: the step that settles what the verdict leaves open, shown before the findings when every top
+            finding rests on an unverified premise ("" otherwise): most critical kernel time undetermined → the
+            "undetermined" finding's title and next step (collect counters), so an upper bound resting on the
+            unknown bound never leads the first screen alone.
     """
 
     verdict: str
@@ -33,6 +37,14 @@ class Answer:
     findings: list[Finding]
     reason: str = ""
     note: str = ""
+    first_step: str = ""
+
+
+def shown_title(f: Finding) -> str:
+    """A finding's title as every reporter shows it: with its unverified premise, when it has one ("… up to 54 % of
+    its time lost to empty block slots — if it is not memory-bound (its bound is undetermined)")."""
+    premise = getattr(f, "premise", "")
+    return f"{f.title} — {premise}" if premise else f.title
 
 
 def no_estimate_note(findings: list[Finding]) -> str:
@@ -54,10 +66,14 @@ def next_step(f: Finding, n: int = 240) -> str:
 
 
 def root_findings(findings: list[Finding]) -> list[Finding]:
-    """Findings without a parent (each nanosecond counted once), each key once, largest time at stake first."""
+    """Findings without a parent (each nanosecond counted once), each key once, in the one ranking order
+    (:func:`gpulens.analyzers._tree.rank_key`: determined figures first, then upper bounds resting on an unverified
+    premise; largest time at stake first within each)."""
+    from gpulens.analyzers._tree import rank_key
+
     seen: set[Any] = set()
     out = []
-    for f in sorted(findings, key=lambda f: -(f.time_at_stake_ns or 0)):
+    for f in sorted(findings, key=rank_key):
         if getattr(f, "parent", None):
             continue
         key = getattr(f, "key", None) or (f.category, f.title)
@@ -69,7 +85,8 @@ def root_findings(findings: list[Finding]) -> list[Finding]:
 
 
 def top_findings(findings: list[Finding], n: int = TOP) -> list[Finding]:
-    """The ``n`` largest root findings with a time at stake, one per kernel (warnings before notes at equal time)."""
+    """The ``n`` first root findings with a time at stake in ranking order (determined before premised), one per
+    kernel (warnings before notes at equal time)."""
     out, kernels = [], set()
     for f in root_findings(findings):
         if not f.time_at_stake_ns or f.severity == "info" and any(g.severity != "info" for g in out):
@@ -141,6 +158,11 @@ def answer(s: Any) -> Answer:
         if window and edges >= 0.25 * window:
             busy += (f"; but the GPU is idle {100.0 * edges / window:.1f} % of the {fmt_ns(window)} profiled window "
                      "(host-only time outside its span)")
+    if verdict == "undetermined":  # why there is no verdict, in the sentence that would have given it
+        why = vd.summary.get("basis") if vd is not None and not vd.skipped else None
+        if not why and bn is not None and not bn.skipped and bn.summary.get("verdict_evidence"):
+            why = f"too little evidence for a verdict: {bn.summary['verdict_evidence']}"
+        busy += f" — {why}" if why else ""
     kv = str(vd.summary.get("kernel_verdict") or "") if vd is not None and not vd.skipped else ""
     tail = f", and most kernel time is {kv}" if kv and kv not in (verdict, "undetermined") else ""
     if s.timeline.meta.truncated:  # every figure covers only the part of the input that could be read
@@ -151,4 +173,16 @@ def answer(s: Any) -> Answer:
     else:
         sentence = f"No run verdict (the verdict analysis did not run): {busy}."
     top = top_findings(s.findings())
-    return Answer(verdict, sentence, top, f"{busy}{tail}", "" if top else no_estimate_note(s.findings()))
+    return Answer(verdict, sentence, top, f"{busy}{tail}", "" if top else no_estimate_note(s.findings()),
+                  _first_step(s, top))
+
+
+def _first_step(s: Any, top: list[Finding]) -> str:
+    """:attr:`Answer.first_step`: when no top finding is determined and the verdict left the critical kernels'
+    bound undetermined, the "undetermined" finding's title and next step."""
+    if any(not getattr(f, "premise", "") for f in top):
+        return ""
+    und = next((f for f in s.findings() if f.key == "undetermined" and not f.parent), None)
+    if und is None:
+        return ""
+    return f"{und.title}: {next_step(und, 200)}"

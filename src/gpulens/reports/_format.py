@@ -38,7 +38,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from gpulens.analyzers.base import UNITS
+from gpulens.analyzers.base import UNITS, is_clock_column as _is_clock_column  # the one definition
 from gpulens.units import MISSING, fmt_count as _fmt_count, fmt_ns, fmt_si, is_missing  # noqa: F401 (re-exported)
 
 #: Characters of a table cell kept before clipping.
@@ -93,8 +93,16 @@ _UNIT_RE = re.compile(r"\[([^\[\]]+)\]")
 
 
 def clip(text: str, n: int) -> str:
-    """``text`` cut to ``n`` characters with an ellipsis when longer."""
-    return text if len(text) <= n else text[: n - 1] + "…"
+    """``text`` cut to at most ``n`` characters with an ellipsis when longer — at the last word boundary when one
+    falls in the last third of the room (prose: "… another tile…", never "… another tile configuratio…"); a long
+    unbroken token (a kernel name) is cut where the room ends."""
+    if len(text) <= n:
+        return text
+    head = text[: n - 1]
+    cut = head.rstrip().rfind(" ")
+    if cut >= (2 * (n - 1)) // 3:
+        head = head[:cut].rstrip(" ,;:—-(")
+    return head + "…"
 
 
 def _is_bool(v: Any) -> bool:
@@ -103,12 +111,6 @@ def _is_bool(v: Any) -> bool:
 
 def _is_num(v: Any) -> bool:
     return isinstance(v, (int, float, np.integer, np.floating)) and not _is_bool(v)
-
-
-def _is_clock_column(column: str) -> bool:
-    """``start_ns``, ``end_ns``, ``ts_ns``, ``*_start_ns``, ``*_end_ns``, ``*_at_ns``: points on the trace clock."""
-    c = column.lower()
-    return c in ("start_ns", "end_ns", "ts_ns") or c.endswith(("_start_ns", "_end_ns", "_at_ns"))
 
 
 def unit_of(column: str, doc: str = "") -> str:
@@ -319,9 +321,35 @@ def device_text(devices: list[dict[str, Any]], spec: Any) -> str:
     name = getattr(spec, "name", None)
     if name:  # how it was identified, when not by its recorded name ("from compute capability 9.0 with 132 SMs")
         note = str(getattr(spec, "note", "") or "")
+        if is_assumed(note):  # never as if the input named it: "analysed as an assumed X — assumed from …"
+            return f"{names} (analysed as an assumed {name} — {note.split(name, 1)[-1].strip()})"
         how = bool(note) and not note.startswith("identified from name")
         return f"{names} (analysed as {name}" + (f": {note}" if how else "") + ")"
     return f"{names} (no hardware spec identified: no roofline peaks; pass --device-spec)"
+
+
+def time_scale(values_ns: Any) -> tuple[float, str]:
+    """(divisor, unit) for a chart axis of times in ns, from the largest magnitude drawn: s from 1 s, ms from 1 ms,
+    µs from 1 µs, else ns — an axis of µs-scale kernels reads "20 µs", never "0.02 ms". Missing values are ignored;
+    nothing drawn → ms."""
+    import pandas as pd
+
+    v = pd.to_numeric(pd.Series(np.asarray(values_ns, dtype=object).ravel()), errors="coerce").abs().max()
+    if v != v:
+        return 1e6, "ms"
+    return next((d, u) for d, u in ((1e9, "s"), (1e6, "ms"), (1e3, "µs"), (1.0, "ns")) if v >= d or d == 1.0)
+
+
+def is_assumed(note: Any) -> bool:
+    """Whether a device spec's note says the GPU was assumed rather than read from the input (an ncu CSV that
+    records only a compute capability: :func:`gpulens.devices.identify_device`)."""
+    return " assumed from " in str(note or "")
+
+
+def spec_label(name: Any, note: Any) -> str:
+    """The spec's name as every heading shows it: ``"NVIDIA H100 SXM"``, or ``"an assumed NVIDIA GeForce RTX 5090
+    (the input does not name its GPU)"`` when the GPU was assumed."""
+    return f"an assumed {name} (the input does not name its GPU)" if is_assumed(note) else str(name)
 
 
 def launches_text(sm: Mapping[str, Any]) -> str:
@@ -336,8 +364,9 @@ def roofline_heading(summary: Mapping[str, Any]) -> str:
     basis = "launches" if summary.get("coverage_basis") == "launches" else "time"
     cov = summary.get("coverage")
     known = "unknown" if is_missing(cov) else f"{100 * float(cov):.0f} %"
-    return (f"Roofline on {summary.get('device') or 'an unidentified GPU'} (FLOPs known for {known} of the "
-            f"critical kernels' {basis})")
+    dev = spec_label(summary.get("device"), summary.get("device_note")) if summary.get("device") else \
+        "an unidentified GPU"
+    return f"Roofline on {dev} (FLOPs known for {known} of the critical kernels' {basis})"
 
 
 def busy_pct_text(sm: dict[str, Any]) -> str:

@@ -12,7 +12,7 @@ import pandas as pd
 
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import SourceReport
-from gpulens.reports._format import column_label, fmt_unit, result_title, summary_items, unit_of
+from gpulens.reports._format import column_label, fmt_unit, result_title, summary_items, time_scale, unit_of
 from gpulens.reports._html_pages import _layout, axis_title, findings_table
 from gpulens.reports._html_parts import (
     OKABE_ITO,
@@ -124,10 +124,12 @@ def _idle_panel(bn: AnalysisResult, max_rows: int) -> Panel:
     parts = [(c, column_label(c, bn.columns.get(c, ""))) for c in t.columns
              if c.startswith("idle_") and c.endswith("_ns") and c != "idle_ns"]
     ys = [f"rank {fmt_unit(r, 'id')} · GPU {fmt_unit(d, 'id')}" for r, d in zip(t["rank"], t["device_id"])]
-    fig = _stacked(t, ys, parts, 1e6, "idle time [ms]", "ms")
-    verdicts = ", ".join(sorted({fmt_unit(v, "text") for v in t.get("verdict", [])}))
-    return Panel("Why the GPU was idle", f"Idle time per GPU split by cause; verdict: {verdicts}.", fig,
-                 table_html(t, None, max_rows, docs=bn.columns))
+    div, unit = time_scale(t["idle_ns"]) if "idle_ns" in t else (1e6, "ms")  # the unit follows the magnitude
+    fig = _stacked(t, ys, parts, div, f"idle time [{unit}]", unit)
+    # the table's "overhead" column (the run verdict is the verdicts analysis's: one figure called the verdict)
+    over = ", ".join(sorted({fmt_unit(v, "text") for v in t["overhead"]})) if "overhead" in t else "unknown"
+    return Panel("Why the GPU was idle", f"Idle time per GPU split by cause; overhead ≥ 10 % of the span: {over}.",
+                 fig, table_html(t, None, max_rows, docs=bn.columns))
 
 
 def _stall_panel(st: AnalysisResult, max_rows: int) -> Panel:
@@ -179,7 +181,7 @@ def generic_panels(name: str, r: AnalysisResult, max_rows: int) -> list[Any]:
                       and pd.api.types.is_numeric_dtype(c) and not pd.api.types.is_bool_dtype(c))
         if label and value:
             unit = unit_of(value, r.columns.get(value, ""))
-            scale, axis = (1e6, "ms") if unit == "ns" else (0.01, "%") if unit == "share" else (1.0, "%")
+            scale, axis = time_scale(top[value]) if unit == "ns" else (0.01, "%") if unit == "share" else (1.0, "%")
             names = top[label].astype(str).tolist()
             # kernel names stay as recorded (short form); class / category identifiers read as words
             shown = short_names(names) if is_name_column(label, r.columns.get(label, "")) else \

@@ -107,8 +107,11 @@ def answer_html(s: SourceReport) -> str:
     listed = [f for f in a.findings if not (f.kernel and (str(f.kernel), f.category) in in_table)]
     items = "".join(
         f'<li><span class="stake">{esc(fmt_ns(f.time_at_stake_ns))}</span> <strong>{esc(f.title)}</strong>'
-        f'<span class="act"> → {esc(next_step(f, 160))}</span></li>' for f in listed)
+        + (f' <em class="premise">— {esc(f.premise)}</em>' if getattr(f, "premise", "") else "")
+        + f'<span class="act"> → {esc(next_step(f, 160))}</span></li>' for f in listed)
     lst = f'<ol class="top">{items}</ol>' if items else (f'<p class="note">{esc(a.note)}</p>' if a.note else "")
+    if a.first_step:
+        lst = f'<p class="first"><strong>First:</strong> {esc(a.first_step)}</p>' + lst
     return (f'<section class="answer" aria-label="Answer"><p class="verdict"><span class="vlabel">'
             f'{esc(a.verdict or "verdict")}</span> {esc(_after_label(a))}</p>{lst}{kernels_html(s, rows)}</section>')
 

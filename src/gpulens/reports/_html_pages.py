@@ -2,7 +2,8 @@
 
 Each builder takes a :class:`~gpulens.report.SourceReport` and returns blocks (HTML strings or
 :class:`~gpulens.reports._html_parts.Panel`). The figures draw the analyzers' tables as they are; times are only
-converted from ns to ms for the axes. Roofline, occupancy, verdict and generic pages are in ``_html_analyses``.
+converted from ns to the unit their magnitude reads in for the axes
+(:func:`~gpulens.reports._format.time_scale`). Roofline, occupancy, verdict and generic pages are in ``_html_analyses``.
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ from typing import Any
 
 from gpulens.devices.naming import arch_text, version_text
 from gpulens.report import SourceReport
-from gpulens.reports._answer import next_step, root_findings
+from gpulens.reports._answer import next_step, root_findings, shown_title
 from gpulens.reports._html_answer import answer_html
 from gpulens.units import fmt_share
 from gpulens.reports._format import (breakdown_rest, busy_text, column_label, device_text, fmt_ns, fmt_unit,
-                                     launches_text, unit_of)
+                                     launches_text, time_scale, unit_of)
 from gpulens.reports._names import short_names
 from gpulens.reports._html_timeline import timeline_page  # noqa: F401 -- re-exported
 from gpulens.reports._html_parts import (
@@ -82,7 +83,7 @@ def findings_table(findings: list, max_rows: int) -> str:
         stake = f.time_at_stake_ns
         kern = name_cell(f.kernel, shorts[f.kernel]) if f.kernel else "<td></td>"
         rows.append(f'<tr class="sev-{esc(f.severity)}{" child" if depth else ""}"><td>{esc(f.severity)}</td>'
-                    f'<td class="ftitle">{"↳ " if depth else ""}{esc(f.title)}</td>'
+                    f'<td class="ftitle">{"↳ " if depth else ""}{esc(shown_title(f))}</td>'
                     f'<td class="num" data-v="{stake or 0}">{esc(fmt_ns(stake) if stake else "not quantified")}</td>'
                     f'<td class="advice">{esc(next_step(f, 600))}</td>{kern}</tr>')
     more = (f'<p class="note">Showing {max_rows} of {len(ordered)} findings.</p>' if len(ordered) > max_rows else "")
@@ -149,11 +150,12 @@ def breakdown_page(s: SourceReport, max_rows: int) -> list[Any]:
         return [empty_html("Time breakdown", bd.skipped_reason if bd is not None else "analysis not available")]
     t = bd.table
     ys = [f"rank {r} · GPU {d}" for r, d in zip(t["rank"], t["device_id"])]
-    data = [{"type": "bar", "y": ys, "x": (t[key] / 1e6).tolist(), "name": label, "orientation": "h",
+    div, unit = time_scale(t["span_ns"])  # the axis unit follows the magnitude drawn (µs for a µs run)
+    data = [{"type": "bar", "y": ys, "x": (t[key] / div).tolist(), "name": label, "orientation": "h",
              "marker": {"color": colour, "pattern": {"shape": pattern}},
-             "hovertemplate": f"{label}: %{{x:.3f}} ms<extra>%{{y}}</extra>"}
+             "hovertemplate": f"{label}: %{{x:.3f}} {unit}<extra>%{{y}}</extra>"}
             for key, label, colour, pattern in BREAKDOWN_PARTS]
-    fig = _layout(data, 140 + 34 * len(ys), barmode="stack", xaxis={"title": axis_title("time [ms]")},
+    fig = _layout(data, 140 + 34 * len(ys), barmode="stack", xaxis={"title": axis_title(f"time [{unit}]")},
                   yaxis={"autorange": "reversed"})
     summ = bd.summary
     cols = ["rank", "device_id", "span_ns", "computation_ns", "exposed_comm_ns", "exposed_memcpy_ns",
@@ -178,14 +180,15 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
     crit = t[t["critical"].astype(bool)].head(25)
     ys = [f"#{i + 1} {plot_text(n, TICK_CHARS)}" for i, n in enumerate(short_names(crit["name"].astype(str)))]
     links = KERNEL_LINKS.get()
-    bar = {"type": "bar", "x": (crit["effective_ns"] / 1e6).tolist(), "y": ys, "orientation": "h",
+    div, unit = time_scale(crit["effective_ns"])  # the axis unit follows the magnitude drawn
+    bar = {"type": "bar", "x": (crit["effective_ns"] / div).tolist(), "y": ys, "orientation": "h",
            "marker": {"color": [KIND_COLOURS.get(k, GREY) for k in crit["kind"]]},
            "text": [fmt_share(v) for v in crit["share"]], "textposition": "auto",
            "customdata": [links.get(str(n), "") for n in crit["name"]],
            "hovertext": [f"{wrap_name(n)}<br>{c:,} calls, {fmt_ns(e)}, mean {fmt_ns(m)}<br>click: kernel details"
                          for n, c, e, m in zip(crit["name"], crit["calls"], crit["effective_ns"], crit["mean_ns"])],
            "hoverinfo": "text"}
-    fig = _layout([bar], 140 + 26 * len(ys), xaxis={"title": axis_title("GPU time [ms] (overruns clipped)")},
+    fig = _layout([bar], 140 + 26 * len(ys), xaxis={"title": axis_title(f"GPU time [{unit}] (overruns clipped)")},
                   yaxis={"autorange": "reversed"})
     sm = hs.summary
     shown = "" if len(crit) == sm.get("critical_count", 0) else f" (the top {len(crit)} drawn)"
@@ -213,17 +216,18 @@ def multirank_page(s: SourceReport, max_rows: int) -> list[Any]:
         t = bd.table
         ys = [f"rank {fmt_unit(r, 'id')} · GPU {fmt_unit(d, 'id')}" for r, d in zip(t["rank"], t["device_id"])]
         hidden = (t["comm_ns"] - t["exposed_comm_ns"]).clip(lower=0) if "comm_ns" in t else None
-        data = [{"type": "bar", "y": ys, "x": (t[key] / 1e6).tolist(), "name": label, "orientation": "h",
+        div, unit = time_scale(t["span_ns"])  # the axis unit follows the magnitude drawn
+        data = [{"type": "bar", "y": ys, "x": (t[key] / div).tolist(), "name": label, "orientation": "h",
                  "marker": {"color": colour, "pattern": {"shape": pattern}},
-                 "hovertemplate": f"{label}: %{{x:.3f}} ms<extra>%{{y}}</extra>"}
+                 "hovertemplate": f"{label}: %{{x:.3f}} {unit}<extra>%{{y}}</extra>"}
                 for key, label, colour, pattern in BREAKDOWN_PARTS]
         if hidden is not None:
-            data.append({"type": "bar", "y": ys, "x": (hidden / 1e6).tolist(),
+            data.append({"type": "bar", "y": ys, "x": (hidden / div).tolist(),
                          "name": "communication hidden behind compute", "orientation": "h",
                          "marker": {"color": "rgba(230,159,0,0.35)", "pattern": {"shape": "/"}},
-                         "hovertemplate": "hidden communication: %{x:.3f} ms<extra>%{y}</extra>", "base": 0,
-                         "offsetgroup": "hidden", "width": 0.25})
-        fig = _layout(data, 150 + 40 * len(ys), barmode="stack", xaxis={"title": axis_title("time [ms]")},
+                         "hovertemplate": f"hidden communication: %{{x:.3f}} {unit}<extra>%{{y}}</extra>",
+                         "base": 0, "offsetgroup": "hidden", "width": 0.25})
+        fig = _layout(data, 150 + 40 * len(ys), barmode="stack", xaxis={"title": axis_title(f"time [{unit}]")},
                       yaxis={"autorange": "reversed"})
         rows_t = ranks.table if ranks is not None and not ranks.skipped and len(ranks.table) else None
         take = "Where each rank's GPU time went; the thin bar is communication that compute hid."
@@ -349,6 +353,10 @@ def environment_page(s: SourceReport, max_rows: int, tool_version: str, created:
     """Inputs, devices, versions and every warning (truncation, excluded events)."""
     tl = s.timeline
     spec = getattr(s.device, "name", None) if s.device is not None else None
+    if spec:
+        from gpulens.reports._format import spec_label
+
+        spec = spec_label(spec, getattr(s.device, "note", ""))
     blocks: list[Any] = ['<section class="panel"><h3>Report</h3>' + kv_html([
         ("gpulens", tool_version), ("created", created), ("input", s.label), ("status", s.status),
         ("truncated", "yes: " + ", ".join(f"{p} at byte {b:,}" for p, b in tl.meta.truncated_at.items())

@@ -90,6 +90,10 @@ def name_cell(full: Any, short: str) -> str:
     return f'<td class="name" title="{esc(full)}">{inner}</td>'
 
 
+#: A text cell longer than this is prose (evidence, next steps): it gets a minimum width (CSS ``td.prose``).
+PROSE_CHARS = 40
+
+
 def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, max_rows: int = 200,
                headers: dict[str, str] | None = None, docs: dict[str, str] | None = None,
                caption: str = "") -> str:
@@ -122,7 +126,10 @@ def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, ma
             key = _sort_key(v)
             attr = f' data-v="{key}" class="num"' if key and units[c] not in ("text", "id") else (
                 f' data-v="{key}"' if key else "")
-            cells.append(f"<td{attr}>{esc(fmt_unit(v, units[c]))}</td>")
+            text = fmt_unit(v, units[c])
+            if not attr and len(text) > PROSE_CHARS:  # a sentence: wide enough to read, never a word per line
+                attr = ' class="prose"'
+            cells.append(f"<td{attr}>{esc(text)}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</tbody></table></div>")
     if len(df) > max_rows:

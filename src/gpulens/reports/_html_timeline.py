@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.reports._format import fmt_ns, fmt_unit
+from gpulens.reports._format import fmt_ns, fmt_unit, time_scale
 from gpulens.reports._html_parts import KIND_COLOURS, OKABE_ITO, Panel, empty_html, table_html, wrap_name
 from gpulens.reports._names import short_names
 
@@ -93,8 +93,9 @@ def _payload(t: pd.DataFrame, sm: dict[str, Any], max_segments: int) -> tuple[di
         out[(vals == "") | (vals == "nan")] = -1
         return out.tolist()
 
+    span = int(sm["end_ns"] - sm["start_ns"])
     payload = {
-        "span": int(sm["end_ns"] - sm["start_ns"]), "bin0": int(sm.get("bin_ns") or 0),
+        "span": span, "scale": time_scale([span])[0], "bin0": int(sm.get("bin_ns") or 0),
         "bins": int(sm.get("bins") or 0), "branch": int(sm.get("branch", 8)),
         "levels": keep, "exact": not sm.get("decimated"), "cap": DRAW_CAP,
         "lanes": [lane_label(*k) for k in lanes], "gpuLane": [bool(k[1] >= 0) for k in lanes],
@@ -133,7 +134,8 @@ def timeline_page(s: Any, max_rows: int, max_segments: int) -> list[Any]:
         "height": 170 + 24 * len(payload["lanes"]), "margin": {"l": 10, "r": 10, "t": 50, "b": 40},
         "hovermode": "closest", "barmode": "overlay", "legend": {"orientation": "h", "x": 0, "y": 1.02,
                                                                "yanchor": "bottom"},
-        "xaxis": {"title": {"text": "time since the first event [ms]"}, "automargin": True},
+        "xaxis": {"title": {"text": f"time since the first event [{time_scale([payload['span']])[1]}]"},
+                  "automargin": True},
         "yaxis": {"autorange": "reversed", "type": "category", "categoryorder": "array",
                   "categoryarray": payload["lanes"], "automargin": True}}}
     level0 = t[t["level"] == 0]
@@ -168,7 +170,7 @@ def timeline_page(s: Any, max_rows: int, max_segments: int) -> list[Any]:
 TIMELINE_JS = r"""
 window.gpulensTimeline=function(div,P,cfg){
   return window.gpulensInflate(div.getAttribute('data-timeline')).then(function(txt){
-    var D=JSON.parse(txt),spec=JSON.parse(document.getElementById(div.getAttribute('data-spec')).textContent);
+    var D=JSON.parse(txt),S=D.scale||1e6,spec=JSON.parse(document.getElementById(div.getAttribute('data-spec')).textContent);
     var n=D.off.length,status=div.closest('section.panel').querySelector('.tlstatus'),cur=null,busy=false;
     function fmt(ns){var a=Math.abs(ns);if(a>=1e9)return (ns/1e9).toFixed(2)+' s';if(a>=1e6)return (ns/1e6).toFixed(2)+' ms';
       if(a>=1e3)return (ns/1e3).toFixed(2)+' \u00b5s';return ns.toFixed(0)+' ns';}
@@ -182,7 +184,7 @@ window.gpulensTimeline=function(div,P,cfg){
       Object.keys(ok).forEach(function(k){if(!ok[k])return;var p=k.split(':'),w=winW(+p[0]);exact.push([+p[1]*w,(+p[1]+1)*w]);});
       exact.sort(function(a,b){return a[0]-b[0];});var m=[];exact.forEach(function(r){var q=m[m.length-1];
         if(q&&r[0]<=q[1]+1)q[1]=Math.max(q[1],r[1]);else m.push([r[0],r[1]]);});exact=m.slice(0,200);}
-    var base=exact.map(function(r){return {type:'rect',xref:'x',yref:'paper',x0:r[0]/1e6,x1:r[1]/1e6,y0:0,y1:1,
+    var base=exact.map(function(r){return {type:'rect',xref:'x',yref:'paper',x0:r[0]/S,x1:r[1]/S,y0:0,y1:1,
       fillcolor:'rgba(0,158,115,0.10)',line:{width:0},layer:'below'};});
     var exactShare=exact.reduce(function(s,r){return s+r[1]-r[0];},0)/D.span;
     function covered(l,a,b){if(l===0)return true;var w=winW(l),w0=Math.max(0,Math.floor(a/w)),w1=Math.floor(Math.min(b,D.span)/w);
@@ -207,8 +209,8 @@ window.gpulensTimeline=function(div,P,cfg){
         ids.sort(function(x,y){return D.dur[y]-D.dur[x];});
         if(!ids.length)return;
         out.push({type:'bar',orientation:'h',name:D.kindLabels[ki],marker:{color:D.colours[ki],line:{width:0}},
-          y:ids.map(function(i){return D.lanes[D.lane[i]];}),base:ids.map(function(i){return D.off[i]/1e6;}),
-          x:ids.map(function(i){return Math.max(D.dur[i],1)/1e6;}),customdata:ids,
+          y:ids.map(function(i){return D.lanes[D.lane[i]];}),base:ids.map(function(i){return D.off[i]/S;}),
+          x:ids.map(function(i){return Math.max(D.dur[i],1)/S;}),customdata:ids,
           hovertext:ids.map(hover),hoverinfo:'text'});
       });
       return out;}
@@ -219,13 +221,13 @@ window.gpulensTimeline=function(div,P,cfg){
     function draw(a,b,first){
       var sel=pick(a,b);cur=sel;var lay=spec.layout;
       if(!first){lay=div.layout;}lay.shapes=base.slice();
-      lay.xaxis=lay.xaxis||{};lay.xaxis.range=[a/1e6,b/1e6];lay.xaxis.autorange=false;
+      lay.xaxis=lay.xaxis||{};lay.xaxis.range=[a/S,b/S];lay.xaxis.autorange=false;
       say(sel);busy=true;
       return P.react(div,traces(sel),lay,cfg).then(function(){busy=false;});
     }
     function flow(i){
       if(i===undefined||D.launchOff[i]<0||D.launchLane[i]<0)return;
-      var x0=D.launchOff[i]/1e6,y0=D.launchLane[i],x1=D.off[i]/1e6,y1=D.lane[i];
+      var x0=D.launchOff[i]/S,y0=D.launchLane[i],x1=D.off[i]/S,y1=D.lane[i];
       P.relayout(div,{shapes:base.concat([{type:'line',x0:x0,y0:y0,x1:x1,y1:y1,xref:'x',yref:'y',line:{color:'#000',width:2,dash:'dot'}},
         {type:'circle',xsizemode:'pixel',ysizemode:'pixel',xanchor:x0,yanchor:y0,
          x0:-5,x1:5,y0:-5,y1:5,xref:'x',yref:'y',line:{color:'#000',width:2}}])});
@@ -236,7 +238,7 @@ window.gpulensTimeline=function(div,P,cfg){
         if(e['xaxis.autorange']){draw(0,D.span,false);return;}
         var a=e['xaxis.range[0]'],b=e['xaxis.range[1]'];
         if(a===undefined&&e['xaxis.range'])a=e['xaxis.range'][0],b=e['xaxis.range'][1];
-        if(a!==undefined)draw(Math.max(0,a*1e6),Math.min(D.span,b*1e6),false);
+        if(a!==undefined)draw(Math.max(0,a*S),Math.min(D.span,b*S),false);
       });
       div.on('plotly_hover',function(e){var p=e.points&&e.points[0];if(!p||p.customdata===undefined)return;
         var i=p.customdata;if(D.launchOff[i]>=0){flow(i);return;}

@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gpulens.report import Report, SourceReport
-from gpulens.reports._answer import answer, next_step, root_findings
+from gpulens.reports._answer import answer, next_step, root_findings, shown_title
 from gpulens.reports._fit import Col, FirstFit, FitTable, glued, name_col
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text,  # noqa: F401 (fmt_ns: re-export)
                                      fmt_ns, fmt_unit, launches_text, rank_ranges, roofline_heading)
@@ -22,9 +22,11 @@ def answer_renderable(s: SourceReport) -> Group:
     a = answer(s)
     lines = [Text.assemble(("Verdict: ", "bold"), (a.verdict, "bold cyan"), f" — {a.reason}.")
              if a.verdict else Text.assemble(("Verdict: ", "bold"), a.sentence)]
+    if a.first_step:
+        lines.append(Text.assemble((" First: ", "bold"), a.first_step))
     for i, f in enumerate(a.findings):
         lines.append(Text.assemble(f" {i + 1}. ", (f"{fmt_ns(f.time_at_stake_ns):>9}", "bold yellow"),
-                                   f"  {f.title}\n", ("      → " + next_step(f, 200), "dim")))
+                                   f"  {shown_title(f)}\n", ("      → " + next_step(f, 200), "dim")))
     if a.note and a.verdict:
         lines.append(Text(" " + a.note, style="dim"))
     return Group(*(glued(x) for x in lines), Text(""))
@@ -82,9 +84,10 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
         parts += other_renderables(s)
     findings = root_findings(s.findings())
     if findings:
-        rows = [[fmt_ns(f.time_at_stake_ns) if f.time_at_stake_ns else "—", Text(f"[{f.severity}] {f.title}"),
+        rows = [[fmt_ns(f.time_at_stake_ns) if f.time_at_stake_ns else "—", Text(f"[{f.severity}] {shown_title(f)}"),
                  Text(next_step(f, 160))] for f in findings[:8]]
-        parts.append(FitTable("Findings (largest time at stake first)",
+        parts.append(FitTable("Findings (largest time at stake first; upper bounds resting on an unverified premise "
+                              "after the rest)",
                               [Col("at stake"), Col("finding", "left", figure=False),
                                Col("next step", "left", figure=False, below=True)], rows))
     if tl.meta.warnings:

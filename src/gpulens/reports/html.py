@@ -224,7 +224,7 @@ figcaption,.takeaway{font-size:.95em;color:#222;margin-top:4px}
 details.tbl{flex:1 1 100%;max-width:100%}details.tbl summary{cursor:pointer;color:#0072B2}
 .tablewrap{overflow:auto;max-height:520px}
 table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ddd;padding:3px 6px;text-align:left;
-vertical-align:top;overflow-wrap:anywhere;max-width:640px}
+vertical-align:top;overflow-wrap:break-word;max-width:640px}td.prose{min-width:16em}
 th{background:#f2f2f2;position:sticky;top:0;white-space:nowrap}table.sortable th{cursor:pointer}td.num{text-align:right;
 font-variant-numeric:tabular-nums;white-space:nowrap}
 th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
@@ -236,7 +236,7 @@ border-radius:3px;padding:1px 8px;margin-right:6px;font-weight:600}
 h3.kh{font-size:1em;margin:8px 0 4px}table.akernels{width:100%;table-layout:fixed;background:#fff;font-size:.9em}
 table.akernels th:nth-child(1){width:2.6em}table.akernels th:nth-child(2){width:24%}
 table.akernels th:nth-child(3){width:10em}table.akernels th:nth-child(4){width:13.5em}
-table.akernels th:nth-child(5){width:7.5em}table.akernels td.name{max-width:none}
+table.akernels th:nth-child(5){width:7.5em}table.akernels td.name{max-width:none;white-space:normal}
 table.akernels td.step{white-space:normal}td.tstake{font-weight:600;color:#A04000}
 span.bound{display:inline-block;border-radius:3px;padding:0 5px;font-size:.92em;font-weight:600;border:1px solid #888;
 white-space:nowrap}

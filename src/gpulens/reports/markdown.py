@@ -15,7 +15,7 @@ import pandas as pd
 
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import Report, SourceReport
-from gpulens.reports._answer import answer, next_step, root_findings
+from gpulens.reports._answer import answer, next_step, root_findings, shown_title
 from gpulens.units import fmt_share
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, column_label, device_text,
                                      fmt_ns, fmt_unit, launches_text, rank_ranges, result_title, roofline_heading,
@@ -69,8 +69,10 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
     hsum = hs.summary if hs is not None else {}
     devices = device_text(tl.meta.devices, s.device)
     a = answer(s)
-    top = [f"{i + 1}. **{fmt_ns(f.time_at_stake_ns)}** {md_text(f.title, 200)} → {md_text(next_step(f), 300)}"
+    top = [f"{i + 1}. **{fmt_ns(f.time_at_stake_ns)}** {md_text(shown_title(f), 260)} → {md_text(next_step(f), 300)}"
            for i, f in enumerate(a.findings)]
+    if a.first_step:
+        top.insert(0, f"**First:** {md_text(a.first_step, 300)}\n")
     yield "\n".join([
         f"## {md_text(s.label, 200)}", "",
         f"> **Verdict:** {md_text(a.sentence, 400)}",
@@ -91,7 +93,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         lines = ["### Findings", ""]
         for i, f in enumerate(findings[:10]):
             stake = f" — {fmt_ns(f.time_at_stake_ns)} at stake" if f.time_at_stake_ns else ""
-            lines.append(f"{i + 1}. **{f.severity}** {md_text(f.title, 300)}{stake}. "
+            lines.append(f"{i + 1}. **{f.severity}** {md_text(shown_title(f), 360)}{stake}. "
                          f"Next: {md_text(next_step(f, 300), 300)}")
         yield "\n".join(lines)
     bd = s.results.get("breakdown")

@@ -283,6 +283,15 @@ class Timeline:
                 names = sorted(set(co.loc[impossible, "metric"].astype(str)))
                 self.meta.warnings.append(f"{int(impossible.sum())} counter value(s) negative or infinite dropped "
                                           f"(unknown now): {', '.join(names[:3])[:160]}")
+        un = self.tables.get("unattached_counters")  # counters of timestamp-less dispatches: the same rule
+        if un is not None and len(un) and "value" in un:
+            vals = pd.to_numeric(un["value"], errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+            impossible = (vals < 0) | np.isinf(vals)
+            if impossible.any():
+                self.tables["unattached_counters"] = un[~impossible].reset_index(drop=True)
+                names = sorted(set(un.loc[impossible, "metric"].astype(str))) if "metric" in un else []
+                self.meta.warnings.append(f"{int(impossible.sum())} per-kernel counter value(s) negative or infinite "
+                                          f"dropped (unknown now): {', '.join(names[:3])[:160]}")
         ev = self.events
         if len(ev):
             if (ev["dur_ns"] < 0).any():
