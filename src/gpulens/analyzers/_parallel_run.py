@@ -1,12 +1,12 @@
 """Running the analyzers in two processes (issue 16: a directory of rank files analysed with 2 workers).
 
-After the analyzers that many others read (``hotspots``, ``breakdown`` and those before them: the *prefix*) have
-run, the process forks. The child runs :data:`CHILD` — analyzers that read no result the parent computes after the
+After the analyzers that the child's analyzers read (``hotspots``, ``breakdown``: the *prefix*) have run, the
+process forks. The child runs :data:`CHILD` — analyzers that read no result the parent computes after the
 fork, and whose results no analyzer left in the parent reads before the join — and pickles their results back
 through a pipe; the parent meanwhile runs the others. Parent analyzers that read a child's result (``verdicts``
 reads every earlier result) are *deferred*: they run once the child's results are in. Every analyzer is handed
-exactly the results that precede it in the serial order (``(order, name)``), and the merged results and the
-Timeline's warnings come out in that order, so the report equals the serial one.
+every result it reads and never one that follows it in the serial order (``(order, name)``); the merged results and
+the Timeline's warnings come out in that order, so the report equals the serial one.
 
 Safety: nothing is shared but the forked memory (copy-on-write; ``gc.freeze`` keeps the collector from copying every
 page in the child); a child that fails — an exception, a result that cannot be pickled, a crash, no answer within
@@ -50,16 +50,16 @@ READS: dict[str, tuple[str, ...]] = {
     "verdicts": ("*",),
 }
 
-#: Analyzers the forked child runs. Chosen by CPU time on 8 rank files × 25k kernels (serial run, seconds): roofline
-#: 0.60, occupancy 0.49, critical_path 0.36, rank_kernels 0.16, launch_latency 0.12, collectives 0.11, hierarchical
-#: roofline 0.07 (≈ 1.9 s) against ≈ 1.5 s left in the parent after the fork (kernel_variation 0.29, bottlenecks
-#: 0.26, op_rollup 0.14, stream_timeline 0.14, ...) plus verdicts 0.22 after the join; ≈ 0.6 s of prefix before it
-#: (hotspots, kernel_groups, breakdown, launches: the shared launch links and runtime rows are computed once).
-#: Roofline, occupancy and hierarchical roofline share the hot-kernel table; critical_path_segments reads
-#: critical_path's memoised paths; launches stays with bottlenecks, which reads the runtime rows it selects.
+#: Analyzers the forked child runs, chosen by CPU time on 8 rank files × 25k kernels (seconds, measured in each
+#: process of a parallel run): child ≈ 1.85 (roofline 0.7, critical_path 0.5, occupancy 0.45, stream_timeline 0.2,
+#: rank_kernels 0.2, collectives 0.12, launch_latency 0.1, hierarchical roofline 0.08), parent ≈ 1.7 after the fork
+#: (bottlenecks 0.48, kernel_variation 0.3, op_rollup 0.19, kernel_groups 0.18, ...), prefix ≈ 0.3 before it
+#: (hotspots, breakdown, the shared intermediates of :func:`_warm`) and verdicts ≈ 0.2 after the join. Roofline,
+#: occupancy and hierarchical roofline share the hot-kernel table; critical_path_segments reads critical_path's
+#: memoised paths.
 CHILD: frozenset[str] = frozenset({
     "rank_kernels", "launch_latency", "roofline", "collectives", "occupancy", "speed_of_light",
-    "hierarchical_roofline", "critical_path", "critical_path_segments",
+    "hierarchical_roofline", "critical_path", "critical_path_segments", "stream_timeline",
 })
 
 #: Fewer events than this: analysed in one process (a fork, the copies it causes and the pickled results cost more
