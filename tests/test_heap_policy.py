@@ -125,3 +125,20 @@ def test_cli_uses_small_pages_except_for_profile(hugepage_state, monkeypatch):
     assert get() is True
     main(["devices", "--help"])
     assert get() is False
+
+
+def test_cli_in_a_fresh_process_sets_numpys_switch_before_numpy_is_imported():
+    # a fresh interpreter: the CLI must not import numpy itself (cache hits stay light), yet numpy imported
+    # afterwards (by the analysis) has huge-page advice off, through numpy's NUMPY_MADVISE_HUGEPAGE switch
+    import os
+    import subprocess
+    import sys
+
+    if _numpy_hugepage_switch()[0] is None:
+        pytest.skip("this numpy has no huge-page switch")
+    code = ("import sys; from gpulens.cli import main; main(['devices', '--help']); "
+            "before = 'numpy' in sys.modules; import numpy; "
+            "from numpy._core import multiarray as m; print(before, m._get_madvise_hugepage())")
+    env = {k: v for k, v in os.environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert out.stdout.split()[-2:] == ["False", "False"], out.stdout + out.stderr

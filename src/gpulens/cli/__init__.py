@@ -71,9 +71,15 @@ def main(argv: list[str] | None = None) -> int:
     args, debug = _split_debug(list(sys.argv[1:] if argv is None else argv))
     debug = debug or os.environ.get("GPULENS_DEBUG", "") not in ("", "0")
     if args[:1] != ["profile"]:  # `profile` runs the user's script in this process: its numpy is left as it is
-        from gpulens.analyzers._heap import use_small_pages
+        # 4 KiB pages for large arrays: far less system time on VMs (analyzers._heap). Before numpy is imported,
+        # numpy's own switch (read at its import) does it without importing numpy or pandas here: a cache hit
+        # stays free of both.
+        if "numpy" in sys.modules:
+            from gpulens.analyzers._heap import use_small_pages
 
-        use_small_pages()  # 4 KiB pages for large arrays: far less system time on VMs (analyzers._heap)
+            use_small_pages()
+        else:
+            os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
     try:
         rv = app(args=args, standalone_mode=False)
         code = rv if isinstance(rv, int) else 0
