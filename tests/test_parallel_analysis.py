@@ -193,15 +193,29 @@ def test_order_of_results_warnings_and_what_each_analyzer_sees(monkeypatch):
     assert tl.meta.warnings == ["loaded", "warned by t_child", "warned by t_parent"]
 
 
-def test_plan_keeps_a_child_analyzer_whose_input_the_child_lacks_in_the_parent(monkeypatch):
+def test_plan_runs_what_a_child_analyzer_reads_before_the_fork(monkeypatch):
     classes = _toys()
     monkeypatch.setattr(PR, "CHILD", frozenset({"t_child", "t_verdict"}))
-    # t_verdict reads t_parent, which the parent computes after the fork: it cannot run in the child
+    # t_verdict reads t_parent: t_parent is computed before the fork, t_verdict can run in the child
     monkeypatch.setattr(PR, "READS", {"t_verdict": ("t_parent",)})
     p = PR.plan(classes)
-    assert [c.name for c in p.child] == ["t_child"]
-    assert [c.name for c in p.parent] == ["t_parent", "t_verdict", "t_last"]
+    assert [c.name for c in p.prefix] == ["t_parent"]
+    assert [c.name for c in p.child] == ["t_child", "t_verdict"]
+    assert [c.name for c in p.parent] == ["t_first", "t_last"]
     assert p.deferred == []
+
+
+def test_plan_keeps_a_child_analyzer_reading_every_result_in_the_parent(monkeypatch):
+    classes = _toys()
+    monkeypatch.setattr(PR, "CHILD", frozenset({"t_child", "t_verdict"}))
+    monkeypatch.setattr(PR, "READS", {"t_verdict": ("*",)})
+    p = PR.plan(classes)
+    assert p.prefix == []
+    assert [c.name for c in p.child] == ["t_child"]
+    assert [c.name for c in p.parent] == ["t_first", "t_parent", "t_last"]
+    assert [c.name for c in p.deferred] == ["t_verdict"]  # after the join: it reads t_child's result too
+    monkeypatch.setattr(PR, "CHILD", frozenset({"t_verdict"}))
+    assert PR.plan(classes) is None  # nothing left for a child
 
 
 # -- who decides: the loading decision -----------------------------------------------------------------------------
@@ -211,7 +225,8 @@ def test_analysis_workers_follows_the_loading_decision(tmp_path, rank_dir):
     total = sum(p.stat().st_size for p in rank_dir.iterdir())
     assert total < POOL_MIN_BYTES  # a small directory is loaded in one process: analysed in one too
     assert analysis_workers(rank_dir, None) == 1
-    assert analysis_workers(rank_dir, 2) == 2 and analysis_workers(f, 1) == 1
+    assert analysis_workers(rank_dir, 2) == 2  # --workers 2 on a directory: as asked
+    assert analysis_workers(f, 2) == 1  # --workers is for directories: one file stays in one process
 
 
 def test_small_input_is_analysed_in_one_process(rank_dir, monkeypatch):

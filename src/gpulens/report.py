@@ -266,8 +266,7 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
     sources = []
     for label, tl in loaded:
         try:
-            sources.append(analyze_timeline(tl, label, only, device_spec,
-                                            workers if workers is not None else par.get(label, 1)))
+            sources.append(analyze_timeline(tl, label, only, device_spec, par.get(label, 1)))
         except Exception as exc:
             note_input(exc, f"analyzing {label}")
             raise

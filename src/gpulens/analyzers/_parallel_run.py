@@ -1,12 +1,12 @@
 """Running the analyzers in two processes (issue 16: a directory of rank files analysed with 2 workers).
 
-After the analyzers that many others read (``hotspots``, ``breakdown`` and those before them: the *prefix*) have
-run, the process forks. The child runs :data:`CHILD` — analyzers that read no result the parent computes after the
+After the analyzers that the child's analyzers read (``hotspots``, ``breakdown``: the *prefix*) have run, the
+process forks. The child runs :data:`CHILD` — analyzers that read no result the parent computes after the
 fork, and whose results no analyzer left in the parent reads before the join — and pickles their results back
 through a pipe; the parent meanwhile runs the others. Parent analyzers that read a child's result (``verdicts``
 reads every earlier result) are *deferred*: they run once the child's results are in. Every analyzer is handed
-exactly the results that precede it in the serial order (``(order, name)``), and the merged results and the
-Timeline's warnings come out in that order, so the report equals the serial one.
+every result it reads and never one that follows it in the serial order (``(order, name)``); the merged results and
+the Timeline's warnings come out in that order, so the report equals the serial one.
 
 Safety: nothing is shared but the forked memory (copy-on-write; ``gc.freeze`` keeps the collector from copying every
 page in the child); a child that fails — an exception, a result that cannot be pickled, a crash, no answer within
@@ -50,16 +50,16 @@ READS: dict[str, tuple[str, ...]] = {
     "verdicts": ("*",),
 }
 
-#: Analyzers the forked child runs. Chosen by CPU time on 8 rank files × 25k kernels (serial run, seconds): roofline
-#: 0.60, occupancy 0.49, critical_path 0.36, rank_kernels 0.16, launch_latency 0.12, collectives 0.11, hierarchical
-#: roofline 0.07 (≈ 1.9 s) against ≈ 1.5 s left in the parent after the fork (kernel_variation 0.29, bottlenecks
-#: 0.26, op_rollup 0.14, stream_timeline 0.14, ...) plus verdicts 0.22 after the join; ≈ 0.6 s of prefix before it
-#: (hotspots, kernel_groups, breakdown, launches: the shared launch links and runtime rows are computed once).
-#: Roofline, occupancy and hierarchical roofline share the hot-kernel table; critical_path_segments reads
-#: critical_path's memoised paths; launches stays with bottlenecks, which reads the runtime rows it selects.
+#: Analyzers the forked child runs, chosen by CPU time on 8 rank files × 25k kernels (seconds, measured in each
+#: process of a parallel run): child ≈ 1.85 (roofline 0.7, critical_path 0.5, occupancy 0.45, stream_timeline 0.2,
+#: rank_kernels 0.2, collectives 0.12, launch_latency 0.1, hierarchical roofline 0.08), parent ≈ 1.7 after the fork
+#: (bottlenecks 0.48, kernel_variation 0.3, op_rollup 0.19, kernel_groups 0.18, ...), prefix ≈ 0.3 before it
+#: (hotspots, breakdown, the shared intermediates of :func:`_warm`) and verdicts ≈ 0.2 after the join. Roofline,
+#: occupancy and hierarchical roofline share the hot-kernel table; critical_path_segments reads critical_path's
+#: memoised paths.
 CHILD: frozenset[str] = frozenset({
     "rank_kernels", "launch_latency", "roofline", "collectives", "occupancy", "speed_of_light",
-    "hierarchical_roofline", "critical_path", "critical_path_segments",
+    "hierarchical_roofline", "critical_path", "critical_path_segments", "stream_timeline",
 })
 
 #: Fewer events than this: analysed in one process (a fork, the copies it causes and the pickled results cost more
@@ -86,25 +86,32 @@ def _reads(name: str) -> tuple[str, ...]:
 def plan(classes: list) -> Plan | None:
     """Split ``classes`` (serial order) between the parent and a forked child; None when there is nothing to share.
 
-    The prefix ends before the first :data:`CHILD` analyzer. A child analyzer that reads a result not available to
-    the child (neither in the prefix nor computed by an earlier child analyzer) stays in the parent. A parent
-    analyzer that reads a child's result — or a deferred one's, or every earlier result (``"*"``) while any of
-    those is a child's — is deferred until the join.
+    The prefix (run before the fork) is what the :data:`CHILD` analyzers read, directly or through what that reads,
+    and is not itself a child analyzer. A child analyzer that reads a result the child would not have (neither in
+    the prefix nor computed by an earlier child analyzer) stays in the parent. A parent analyzer that reads a
+    child's result — or a deferred one's, or every earlier result (``"*"``) while any of those is a child's — is
+    deferred until the join.
     """
     names = [c.name for c in classes]
-    first = next((i for i, n in enumerate(names) if n in CHILD), None)
-    if first is None:
-        return None
-    p = Plan(prefix=list(classes[:first]))
-    have = set(names[:first])
+    need: set[str] = set()
+    for n in [n for n in names if n in CHILD]:
+        closure, todo = set(), list(_reads(n))
+        while todo:
+            r = todo.pop()
+            if r in names and r not in CHILD and r not in closure:
+                closure.add(r)
+                todo.extend(_reads(r))
+        if "*" not in closure and all("*" not in _reads(r) for r in closure | {n}):
+            need |= closure
+    p = Plan(prefix=[c for c in classes if c.name in need])
     child_names: set[str] = set()
-    for c in classes[first:]:
-        if c.name in CHILD and "*" not in _reads(c.name) and set(_reads(c.name)) <= have | child_names:
+    for c in classes:
+        if c.name in CHILD and "*" not in _reads(c.name) and set(_reads(c.name)) <= need | child_names:
             p.child.append(c)
             child_names.add(c.name)
     away = set(child_names)  # results the parent does not have before the join
-    for i, c in enumerate(classes[first:], start=first):
-        if c.name in child_names:
+    for i, c in enumerate(classes):
+        if c.name in child_names or c.name in need:
             continue
         r = _reads(c.name)
         needs = set(names[:i]) if "*" in r else set(r)
@@ -159,9 +166,12 @@ class _Child:
                 if not chunk:
                     break
                 chunks.append(chunk)
-        finally:
+        except BaseException:  # e.g. Ctrl-C while waiting: the child goes too
             os.close(self.fd)
-            status = self.reap(kill=why is not None)
+            self.reap(kill=True)
+            raise
+        os.close(self.fd)
+        status = self.reap(kill=why is not None)
         if why is None:
             data = b"".join(chunks)
             try:
@@ -223,6 +233,18 @@ def _deadline(started: float, now: float) -> float:
     return max(started + 60.0, now + 4 * (now - started))
 
 
+def _warm(timeline: Any) -> None:
+    """Compute before the fork the shared intermediates both processes read (launch links, the event-id index, the
+    op tree), so that they are computed once, not once in each process (values are the same either way)."""
+    from gpulens.analyzers._optree import op_tree
+    from gpulens.analyzers.context import context_of
+
+    ctx = context_of(timeline)
+    ctx.links  # noqa: B018 — cached_property: computed and kept
+    ctx.positions([])
+    op_tree(timeline)
+
+
 def run_parallel(timeline: Any, device: Any, classes: list, p: Plan, step: Callable[..., None]) -> dict:
     """Run ``classes`` as planned by ``p``; return name → result in serial order.
 
@@ -234,8 +256,6 @@ def run_parallel(timeline: Any, device: Any, classes: list, p: Plan, step: Calla
     names = [c.name for c in classes]
     pos = {n: i for i, n in enumerate(names)}
     results: dict = {}
-    for i, c in enumerate(p.prefix):
-        step(c, results, p.prefix[i + 1:] + p.child + p.parent + p.deferred)
     warnings = timeline.meta.warnings
     base = list(warnings)
     added: dict[str, list[str]] = {}
@@ -254,6 +274,8 @@ def run_parallel(timeline: Any, device: Any, classes: list, p: Plan, step: Calla
         run(p.child, [], own)
         return {"results": {c.name: own[c.name] for c in p.child}, "warnings": {c.name: added[c.name] for c in p.child}}
 
+    run(p.prefix, p.child + p.parent + p.deferred, results)
+    _warm(timeline)
     started = time.monotonic()
     child = _fork(child_work)
     try:

@@ -105,8 +105,9 @@ def register(app: typer.Typer) -> None:
                                                                     "trace's first event (ns, or 1500us, 12ms, 2s)."),
         ranks: Optional[str] = typer.Option(None, "--ranks", help="Only these ranks, e.g. 0-7 or 0,2,5."),
         no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the Timeline cache."),
-        workers: Optional[int] = typer.Option(None, "--workers", help="Processes for a directory of rank files "
-                                                                      "(default: from cores and memory)."),
+        workers: Optional[int] = typer.Option(None, "--workers", help="Processes for a directory of rank files: "
+                                                                      "loading, and analysing a large run in two "
+                                                                      "(default: from cores, memory and size)."),
         scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Load rank files on this Dask cluster "
                                                                           "(tcp://host:port; gpulens[dask])."),
     ) -> int:
