@@ -163,3 +163,44 @@ def test_report_summary_has_copy_bytes_and_input_versions_from_the_file(name):
     assert src["summary"]["memcpy_bytes"] == sum(int(e["args"]["bytes"]) for e in copies)
     for key in ("cuda_driver_version", "cuda_runtime_version", "hip_driver_version", "hip_runtime_version"):
         assert src["inputs"][0].get(key) == raw.get(key)
+
+
+def test_a_run_without_the_figure_has_no_sample_not_a_zero(reports):
+    # the gate's walk: 5 runs, some without ProfilerStep markers (no step time); their 0 pulled the mean step time
+    # down, so a 20 % slower median read "4.6 % better". A run that lacks a whole-run figure contributes no sample.
+    docs = []
+    for i, r in enumerate(reports):
+        d = json.loads(r.read_text())
+        if i != 1:
+            d["sources"][0]["analyses"]["steps"] = {"summary": {"median_step_ns": 700_000 + 1000 * i}}
+        docs.append(d)
+    runs = collect_runs(reports, docs)
+    assert runs.metrics["step_ns"].samples == [700_000, 702_000]  # runs 0 and 2; run 1 has no step time
+    assert len(runs.metrics["span_ns"].samples) == len(reports) == 3
+
+
+def test_the_baseline_and_candidate_figures_are_the_statistic_the_change_compares():
+    # the walk's gate table showed medians (11.41 ms → 11.41 ms) beside a change of −8.0 % computed from means (a
+    # run without the kernel counts 0 ns): the figures shown are now the statistic the ratio compares
+    import math
+
+    from gpulens.gate.compare import compare_metric
+    from gpulens.gate.config import GateConfig
+    from gpulens.gate.runs import Metric
+
+    base = [11.0e6, 11.4e6, 11.41e6, 11.5e6, 11.6e6]
+    cand = [0.0, 11.3e6, 11.407e6, 11.45e6, 11.5e6]          # one candidate run lacks the kernel
+    r = compare_metric("kernel:k", Metric("kernel:k", "timing", "ns", base), Metric("kernel:k", "timing", "ns", cand),
+                       GateConfig())
+    assert r.center == "mean" and r.base_median == 11.41e6 and r.cand_median == 11.407e6
+    assert r.base_center == sum(base) / 5 and r.cand_center == sum(cand) / 5
+    assert math.isclose(r.ratio, r.cand_center / r.base_center, rel_tol=1e-9)  # 45.657e6 / 56.91e6 = 0.802
+    d = r.to_dict()
+    assert d["center"] == "mean" and d["base_center"] == r.base_center and "centers" not in d
+    # all samples positive: geometric means, whose ratio is the change
+    cand2 = [11.9e6, 12.0e6, 12.1e6, 12.2e6, 12.3e6]
+    r2 = compare_metric("kernel:k", Metric("kernel:k", "timing", "ns", base), Metric("kernel:k", "timing", "ns", cand2),
+                        GateConfig())
+    g = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs))
+    assert r2.center == "geometric mean" and math.isclose(r2.base_center, g(base)) and math.isclose(r2.cand_center, g(cand2))
+    assert math.isclose(r2.ratio, g(cand2) / g(base), rel_tol=1e-9)

@@ -317,3 +317,39 @@ def test_launch_bound_needs_more_launch_idle_than_the_roof_puts_at_stake():
     # no roof position: the launch rule stands on its own
     v = decide(Evidence(**{**base, "bound": None, "roof_pct": None}, launch_idle_ns=10_000))
     assert v.verdict == "launch-bound" and v.time_at_stake_ns == 10_000
+
+
+@pytest.mark.parametrize("name,fam,uses", [
+    ("void flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4>, true>(Flash_fwd_params)", "attention",
+     "split-KV"),
+    ("volta_scudnn_128x64_stridedB_splitK_xregs_large_nn_v1", "gemm", "split-K"),
+])
+def test_a_kernel_that_already_splits_is_not_told_to_adopt_the_split(name, fam, uses):
+    """ncu RTX 5090 (CodeGandee): flash_fwd_splitkv_kernel was told '…or a split-KV (FlashDecoding) attention
+    kernel': it is one. The name says which split it already uses; the advice raises its split count instead."""
+    from gpulens.analyzers import _advice
+
+    for library in (False, True):
+        text = _advice.more_blocks(fam, library, name)
+        assert f"already splits" in text and f"({uses})" in text
+        assert "FlashDecoding" not in text and "pick a split-K" not in text
+    v = decide(Evidence(name, "kernel", 10, 100_000, mean_blocks=40, num_sms=170, family=fam, library=True))
+    assert v.verdict == "latency/occupancy-bound" and "already splits" in " ".join(v.next_steps)
+    # a kernel without the split in its name keeps the split advice of its family
+    plain = "flash_fwd_kernel" if fam == "attention" else "volta_sgemm_128x64_nn"
+    assert "already" not in _advice.more_blocks(fam, True, plain)
+
+
+def test_cpu_op_total_counts_a_call_nested_in_the_same_op_once(tmp_path):
+    """TraceLens sglang decode: aten::copy_ (463.09 ms) nested in aten::copy_ (463.07 ms... its parent) was summed
+    to 926 ms in a 474 ms window. By hand: outer copy_ 100–600 µs with a nested copy_ 150–550 µs on the same thread
+    = 500 µs, plus a second copy_ 700–710 µs = 510 µs over 3 calls; on another thread a copy_ 120–220 µs adds 100 µs
+    (different threads run at the same time: both count)."""
+    ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::copy_", "pid": 1, "tid": tid, "ts": ts, "dur": dur, "args": {}}
+          for tid, ts, dur in [(1, 100, 500), (1, 150, 400), (1, 700, 10), (2, 120, 100)]]
+    ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 160, "dur": 20, "args": {}})
+    p = tmp_path / "nested.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+    t = gpulens.analyze([p], only=["cpu_ops"]).sources[0].results["cpu_ops"].table.set_index("name")
+    assert t.loc["aten::copy_", "calls"] == 4 and t.loc["aten::copy_", "total_ns"] == (500 + 10 + 100) * 1000
+    assert t.loc["aten::add", "total_ns"] == 20_000

@@ -80,9 +80,22 @@ def uses_pytorch(timeline: Any) -> bool:
     return bool(context_of(timeline).memo("advice.uses_pytorch", compute))
 
 
-def more_blocks(fam: str, library: bool = False) -> str:
+#: A kernel name that says the kernel already splits its reduction dimension: split-KV attention
+#: (``flash_fwd_splitkv_kernel``, FlashDecoding) or split-K GEMM (``…_splitK_…``, ``…splitk…``).
+_SPLIT_KV = re.compile(r"split_?kv", re.I)
+_SPLIT_K = re.compile(r"split_?k(?!v)", re.I)
+
+
+def more_blocks(fam: str, library: bool = False, name: str | None = None) -> str:
     """How to give a launch more blocks, for a kernel of family ``fam`` (one imperative sentence); a library kernel's
-    grid follows from the problem it is given."""
+    grid follows from the problem it is given. A kernel whose ``name`` says it already splits the key/value sequence
+    (split-KV) or the K dimension (split-K) is told to raise its split count, not to adopt the split it uses."""
+    if name and fam == "attention" and _SPLIT_KV.search(name):
+        return ("It already splits the key/value sequence across blocks (split-KV): raise its number of splits "
+                "(num_splits), or give it more sequences or heads per call.")
+    if name and fam == "gemm" and _SPLIT_K.search(name):
+        return ("It already splits K across blocks (split-K): a larger split count or smaller tiles, or more problems "
+                "per call (batched), gives it more blocks.")
     if library and fam == "gemm":
         return ("Give the library more work per call (larger batch, several problems in one batched call) so its grid "
                 "fills the GPU, or let it pick a split-K or smaller-tile algorithm.")

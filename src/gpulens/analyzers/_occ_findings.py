@@ -89,7 +89,7 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
                  "lost to empty block slots" + (" (grid sizes vary)" if varies else ""))
         detail = (f"{waves_text(w)} waves{main}: fewer blocks than the GPU holds at once, so block slots stay empty for the "
                   f"whole launch. {formula}")
-        act = _advice.more_blocks(fam, library)
+        act = _advice.more_blocks(fam, library, str(r.name))
     else:
         title = (f"Last wave of {_short(r.name)} is {r.tail_wave_pct:.0f} % full ({w:.2f} waves): up to "
                  f"{share:.0f} % of its time lost to empty block slots" + (" (grid sizes vary)" if varies else ""))

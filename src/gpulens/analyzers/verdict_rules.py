@@ -194,7 +194,7 @@ def _latency_steps(e: Evidence) -> list[str]:
     steps = []
     small_grid = e.waves_per_sm is not None and e.waves_per_sm < SMALL_GRID_WAVES
     full_theory = e.theoretical_occupancy_pct is not None and e.theoretical_occupancy_pct >= 99.5
-    grid_step = _advice.more_blocks(e.family, e.library).replace("Give the launch more blocks: ",
+    grid_step = _advice.more_blocks(e.family, e.library, e.name).replace("Give the launch more blocks: ",
                                                                  "The grid has too few blocks to fill the GPU: ")
     if small_grid:
         from gpulens.analyzers._occ_findings import fill_text, waves_text

@@ -75,6 +75,19 @@ def _median(m: Metric | None) -> float | None:
     return float(np.median(m.samples)) if m is not None and m.samples else None
 
 
+def _centers(base: Metric | None, cand: Metric | None) -> dict[str, tuple[float | None, float | None]]:
+    """Mean and geometric mean (None where a sample is ≤ 0) of each side's samples, the statistics the timing tests
+    compare (:mod:`gpulens.gate.stats`)."""
+    def both(m: Metric | None) -> tuple[float | None, float | None]:
+        if m is None or not m.samples:
+            return None, None
+        x = np.asarray(m.samples, dtype=float)
+        return float(x.mean()), float(np.exp(np.log(x).mean())) if (x > 0).all() else None
+
+    (bm, bg), (cm, cg) = both(base), both(cand)
+    return {"mean": (bm, cm), "geometric mean": (bg, cg)}
+
+
 def compare_metric(name: str, base: Metric | None, cand: Metric | None, config: GateConfig,
                    rng: np.random.Generator | None = None) -> MetricResult | None:
     """Compare one metric on its own; None when configuration ignores it. A timing is decided as a family of one;
@@ -99,7 +112,7 @@ def _prepare(name: str, base: Metric | None, cand: Metric | None,
     is_kernel = kernel_like(name)
     row = MetricResult(name, ref.kind, ref.unit, direction, PASS, True, "",
                        base_n=len(base.samples) if base else 0, cand_n=len(cand.samples) if cand else 0,
-                       base_median=_median(base), cand_median=_median(cand))
+                       base_median=_median(base), cand_median=_median(cand), centers=_centers(base, cand))
     if is_kernel:
         row.share = max(float(np.median(m.share)) for m in (base, cand) if m is not None and m.share) \
             if any(m is not None and m.share for m in (base, cand)) else None

@@ -47,6 +47,7 @@ class MetricResult:
         reason: one sentence explaining the verdict (and why the row does not gate, if so).
         base_n, cand_n: runs on each side.
         base_median, cand_median: medians of the samples [unit].
+        centers: statistic name → (baseline, candidate) value, for :attr:`center` (``mean``, ``geometric mean``).
         base_spread: baseline robust relative spread (1.4826·MAD/median) [fraction].
         ratio: the estimated candidate / baseline ratio (timings: ratio of geometric means; counts and
             ``method = "threshold"``: of medians); ci_low / ci_high its confidence interval (Welch t on the logs);
@@ -89,17 +90,38 @@ class MetricResult:
     repeats_needed: int | None = None
     base_share: float | None = field(default=None, repr=False)
     note: str = field(default="", repr=False)
+    centers: dict[str, tuple[float | None, float | None]] = field(default_factory=dict, repr=False)
 
     @property
     def change_pct(self) -> float | None:
         """(ratio − 1) · 100, the signed relative change [%]; None when undefined."""
         return None if self.ratio is None else (self.ratio - 1) * 100
 
+    @property
+    def center(self) -> str:
+        """The statistic of the samples that :attr:`ratio` compares: ``"geometric mean"`` (``welch-log``),
+        ``"mean"`` (``welch-raw``), else ``"median"`` — the baseline and candidate figures shown beside a change
+        are this statistic, so the two columns and the change never disagree."""
+        m = self.method or ""
+        return "geometric mean" if m.startswith("welch-log") else "mean" if m.startswith("welch-raw") else "median"
+
+    @property
+    def base_center(self) -> float | None:
+        """Baseline samples' :attr:`center` [unit] (the median when no other was computed)."""
+        return self.centers.get(self.center, (self.base_median, self.cand_median))[0]
+
+    @property
+    def cand_center(self) -> float | None:
+        """Candidate samples' :attr:`center` [unit] (the median when no other was computed)."""
+        return self.centers.get(self.center, (self.base_median, self.cand_median))[1]
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict (the internal ``base_share`` and ``note`` are left out)."""
+        """JSON-safe dict (the internal ``base_share``, ``note`` and ``centers`` are left out; ``center``,
+        ``base_center`` and ``cand_center`` say what the ratio compares)."""
         d = asdict(self)
-        d.pop("base_share", None)
-        d.pop("note", None)
+        for k in ("base_share", "note", "centers"):
+            d.pop(k, None)
+        d.update(center=self.center, base_center=self.base_center, cand_center=self.cand_center)
         return d
 
 

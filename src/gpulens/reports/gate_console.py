@@ -9,8 +9,8 @@ from rich.text import Text
 
 from gpulens.gate.result import AMBIGUOUS, ERROR, IMPROVED, INCOMPARABLE, NO_BASELINE, PASS, REGRESSED, GateResult
 from gpulens.reports._fit import Col, FitTable
-from gpulens.reports.gate_fmt import (ci_label, fmt_change, fmt_ci, fmt_p, fmt_threshold, fmt_value, metric_labels,
-                                     verdict_text)
+from gpulens.reports.gate_fmt import (CENTER_NOTE, ci_label, fmt_center, fmt_change, fmt_ci, fmt_p, fmt_threshold,
+                                     metric_labels, verdict_text)
 
 STYLES = {REGRESSED: "bold red", ERROR: "bold red", AMBIGUOUS: "yellow", INCOMPARABLE: "magenta",
           NO_BASELINE: "cyan", IMPROVED: "green", PASS: ""}
@@ -59,9 +59,10 @@ def renderable(result: GateResult, max_rows: int = 40, width: int = 140) -> Grou
         labels = metric_labels(rows)  # kernels by short names that tell them apart (full ids in JSON and JUnit)
         label = lambda r: labels[r.metric]
         rows_ = [[Text(verdict_text(r), style=STYLES.get(r.verdict, "") if r.gating else "dim"),
-                  Text(label(r)), fmt_value(r.base_median, r.unit), fmt_value(r.cand_median, r.unit),
+                  Text(label(r)), fmt_center(r, "base"), fmt_center(r, "cand"),
                   fmt_change(r), fmt_ci(r), fmt_p(r), fmt_threshold(r)] for r in shown]
         parts.append(FitTable(None, cols, rows_, show_lines=False))
+        parts.append(Text(CENTER_NOTE, style="dim"))
     if len(rows) > len(shown):
         parts.append(Text(f"{len(rows) - len(shown)} more rows (non-gating, unchanged) in the JSON output",
                           style="dim"))

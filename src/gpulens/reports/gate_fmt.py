@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from gpulens.gate.result import MARKS, GateResult, MetricResult
 from gpulens.reports.console import fmt_ns
 
@@ -37,6 +39,19 @@ def metric_labels(metrics: list[MetricResult]) -> dict[str, str]:
     short = dict(zip(kern, short_names(kern)))
     return {m.metric: f"kernel {short[m.metric[len('kernel:'):]]}" if m.metric.startswith("kernel:")
             else metric_label(m, 120) for m in metrics}
+
+
+#: Caption of the baseline/candidate columns: which statistic of the runs they show (the one the change compares).
+CENTER_NOTE = ("baseline / candidate: the statistic the change compares — the geometric mean of the runs' "
+               "values, the mean where marked (a run without the kernel: 0 ns), the median for counts and for too "
+               "few runs")
+
+
+def fmt_center(m: Any, side: str) -> str:
+    """The baseline (``side="base"``) or candidate figure of a gate row: the statistic its change compares
+    (:attr:`gpulens.gate.result.MetricResult.center`), marked ``(mean)`` when it is the arithmetic mean."""
+    v = fmt_value(m.base_center if side == "base" else m.cand_center, m.unit)
+    return v + " (mean)" if m.center == "mean" and v != "—" else v
 
 
 def fmt_value(v: float | None, unit: str) -> str:

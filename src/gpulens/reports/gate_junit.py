@@ -23,7 +23,7 @@ import xml.etree.ElementTree as ET
 
 from gpulens.gate.result import (AMBIGUOUS, ERROR, INCOMPARABLE, NO_BASELINE, REGRESSED, GateResult,
                                  MetricResult)
-from gpulens.reports.gate_fmt import fmt_change, fmt_ci, fmt_p, fmt_threshold, fmt_value
+from gpulens.reports.gate_fmt import fmt_center, fmt_change, fmt_ci, fmt_p, fmt_threshold
 
 SKIP = (AMBIGUOUS, INCOMPARABLE, NO_BASELINE)
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -40,7 +40,7 @@ def _classname(m: MetricResult) -> str:
 
 def _detail(m: MetricResult) -> str:
     return (f"{m.verdict}{'' if m.gating else ' (not gating)'}: {m.reason}\n"
-            f"baseline {fmt_value(m.base_median, m.unit)} (n={m.base_n}), candidate {fmt_value(m.cand_median, m.unit)} "
+            f"baseline {m.center} {fmt_center(m, 'base')} (n={m.base_n}), candidate {fmt_center(m, 'cand')} "
             f"(n={m.cand_n}), change {fmt_change(m)}, CI {fmt_ci(m)}, p {fmt_p(m)}, threshold {fmt_threshold(m)}, "
             f"method {m.method or '—'}")
 

@@ -10,8 +10,8 @@ inject HTML.
 from __future__ import annotations
 
 from gpulens.gate.result import MARKS, PASS, GateResult, MetricResult
-from gpulens.reports.gate_fmt import (ci_label, fmt_change, fmt_ci, fmt_p, fmt_threshold, fmt_value, metric_label,
-                                     metric_labels)
+from gpulens.reports.gate_fmt import (CENTER_NOTE, ci_label, fmt_center, fmt_change, fmt_ci, fmt_p, fmt_threshold,
+                                     metric_label, metric_labels)
 from gpulens.reports._md_safe import neutralise
 
 #: GitHub's maximum comment body is 65,536 characters; stay below it with a margin.
@@ -27,13 +27,13 @@ def md_escape(text: str) -> str:
 
 def _header(result: GateResult) -> str:
     cols = ["", "metric", "baseline", "candidate", "change", ci_label(result), "p (run)", "threshold", "note"]
-    return "| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n"
+    return f"_{CENTER_NOTE}_\n\n| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n"
 
 
 def _row(m: MetricResult, labels: dict[str, str] | None = None) -> str:
     label = (labels or {}).get(m.metric) or metric_label(m, 80)
     cells = [f"{MARKS[m.verdict]} {m.verdict}" + ("" if m.gating else " (info)"), md_escape(label),
-             fmt_value(m.base_median, m.unit), fmt_value(m.cand_median, m.unit), fmt_change(m), fmt_ci(m), fmt_p(m),
+             fmt_center(m, "base"), fmt_center(m, "cand"), fmt_change(m), fmt_ci(m), fmt_p(m),
              fmt_threshold(m), md_escape(m.reason[:160])]
     return "| " + " | ".join(cells) + " |\n"
 
