@@ -17,26 +17,10 @@ from gpulens.analyzers._occ_findings import WAVE_PREMISE
 from gpulens.analyzers._tree import roots
 from gpulens.analyzers.base import Finding
 from gpulens.reports._answer import answer, root_findings, top_findings
-from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, Timeline, TimelineMeta, make_table
 from tests.conftest import shared_trace
+from tests.test_stake_findings import _timeline  # one kernel's launches on a GPU with `sms`
 
 
-def _timeline(launches, name="k", cc="9.0", sms=132, counters=()):
-    """One kernel, one row per (grid blocks, block threads, registers, duration ns) launch, 1 ms apart."""
-    n = len(launches)
-    ev = make_table(EVENT_COLUMNS, {
-        "event_id": list(range(n)), "kind": ["kernel"] * n, "name": [name] * n,
-        "start_ns": [1000 + 1_000_000 * i for i in range(n)], "dur_ns": [d for *_, d in launches],
-        "rank": [0] * n, "device_id": [0] * n, "stream_id": [7] * n,
-        "grid_x": [g for g, *_ in launches], "grid_y": [1] * n, "grid_z": [1] * n,
-        "block_x": [b for _, b, *_ in launches], "block_y": [1] * n, "block_z": [1] * n,
-        "regs_per_thread": [r for _, _, r, _ in launches], "smem_dynamic_bytes": [0] * n, "source": ["test"] * n})
-    co = make_table(COUNTER_COLUMNS, {"event_id": [0] * len(counters), "metric": [m for m, _ in counters],
-                                      "value": [v for _, v in counters], "unit": [""] * len(counters),
-                                      "source": ["test"] * len(counters)})
-    meta = TimelineMeta(sources=[{"path": "x", "collector": "test", "rank": 0}],
-                        devices=[{"rank": 0, "device_id": 0, "name": None, "compute_capability": cc, "num_sms": sms}])
-    return Timeline(ev, co, meta=meta).validate()
 
 
 def test_premised_upper_bound_ranks_after_a_smaller_determined_figure():
