@@ -21,8 +21,6 @@ from tests.conftest import shared_trace
 from tests.test_stake_findings import _timeline  # one kernel's launches on a GPU with `sms`
 
 
-
-
 def test_premised_upper_bound_ranks_after_a_smaller_determined_figure():
     # 30 µs of measured idle vs a 100 µs wave estimate for a kernel whose bound nobody knows, and a limiter whose gain
     # is unknown: determined first, then the premised bound, then the unknown gain — whatever the sizes
