@@ -161,6 +161,19 @@ def test_host_only_tail_of_the_window_is_a_finding(tmp_path):
     assert "profiled window" in answer(s).sentence
 
 
+def test_host_only_window_of_a_cut_file_is_not_told_to_stop_the_profiler(tmp_path):
+    """The same events from a file that ended early (Timeline.meta.truncated, set by the collectors' cut-file
+    recovery): GPU work after the cut may be missing, so the 914 µs are not time at stake and the next step is to get
+    the whole trace, not to move the profiler's stop (the fresh-user walk: a cut H100 BERT trace was told 'Stop the
+    profiler when the GPU work ends')."""
+    ev = _steady(0, 5, 1) + [_call("cuModuleUnload", 60 + 100 * i, 100) for i in range(9)]
+    tl = gpulens.collect(_write(tmp_path, ev))
+    tl.meta.truncated = True
+    f = next(f for f in gpulens.analyze_timeline(tl).findings() if f.key == "window/host-only")
+    assert f.time_at_stake_ns is None and f.severity == "info" and "the file is cut" in f.title
+    assert "complete trace" in f.action and "Stop the profiler" not in f.action
+
+
 # ---- 3. one name per figure ---------------------------------------------------------------------------------------
 
 def test_idle_table_names_its_figure_overhead_not_verdict(tmp_path):

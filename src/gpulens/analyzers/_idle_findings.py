@@ -359,12 +359,17 @@ def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
            "Start the profiler where the GPU work starts (torch.profiler's schedule wait/warmup, nsys --delay or "
            "--capture-range) so the figures cover the work; if this host work is part of every iteration, prepare "
            "it ahead or overlap it with GPU work.")
+    cut = bool(getattr(timeline.meta, "truncated", False))
+    if cut:  # events are not written in time order: a cut file can lack GPU work anywhere in the window
+        act = ("Re-copy or re-export the complete trace: the file ends early, so GPU work recorded after the cut is "
+               "missing and this host-only time may not have been idle.")
     f = Finding(
-        f"GPU idle {share_text} of the profiled window: {fmt_ns(outside)} of host-only time, mostly {where}",
+        f"GPU idle {share_text} of the profiled window: {fmt_ns(outside)} of host-only time, mostly {where}"
+        + (" read (the file is cut: GPU work may be missing)" if cut else ""),
         f"The profiled window is {fmt_ns(window)} (first to last recorded event, host included); the GPU's work "
         f"spans only {fmt_ns(window - outside)} of it: {fmt_ns(before)} before the first GPU event and "
         f"{fmt_ns(after)} after the last. {during} Busy %, the idle split and the verdict are about the GPU span "
         "and leave this time out.",
-        severity="warning" if outside >= 0.5 * window else "info", category="host-only-window",
-        time_at_stake_ns=int(outside), key="window/host-only", action=act)
+        severity="warning" if outside >= 0.5 * window and not cut else "info", category="host-only-window",
+        time_at_stake_ns=None if cut else int(outside), key="window/host-only", action=act)
     return out, f
