@@ -245,6 +245,31 @@ def _warm(timeline: Any) -> None:
     op_tree(timeline)
 
 
+def _keep_shared(timeline: Any) -> Callable[[], None]:
+    """Keep the analysis context's intermediates computed before the fork (the prefix's and :func:`_warm`'s) until
+    this run ends, in both processes: released during the parallel run they free no memory (the other process still
+    maps the same pages) and a later reader computes them again — the op tree was rebuilt by the child's
+    ``stream_timeline`` and by the parent's ``verdicts`` after the join, on the critical path (values are the same
+    either way). Returns the function that restores the context's own ``release`` (the parent calls it at the end)."""
+    from gpulens.analyzers.context import context_of
+
+    ctx = context_of(timeline)
+    shared_memo = dict(ctx.__dict__.get("_memo", {}))
+    shared_kinds = dict(ctx._kinds)
+    real = ctx.release
+
+    def release(*args: Any, **kwargs: Any) -> None:
+        real(*args, **kwargs)
+        store = ctx.__dict__.setdefault("_memo", {})
+        for k, v in shared_memo.items():
+            store.setdefault(k, v)
+        for k, v in shared_kinds.items():
+            ctx._kinds.setdefault(k, v)
+
+    ctx.release = release
+    return lambda: ctx.__dict__.pop("release", None)
+
+
 def run_parallel(timeline: Any, device: Any, classes: list, p: Plan, step: Callable[..., None]) -> dict:
     """Run ``classes`` as planned by ``p``; return name → result in serial order.
 
@@ -276,6 +301,7 @@ def run_parallel(timeline: Any, device: Any, classes: list, p: Plan, step: Calla
 
     run(p.prefix, p.child + p.parent + p.deferred, results)
     _warm(timeline)
+    restore = _keep_shared(timeline)
     started = time.monotonic()
     child = _fork(child_work)
     try:
@@ -284,6 +310,7 @@ def run_parallel(timeline: Any, device: Any, classes: list, p: Plan, step: Calla
         if child is not None:
             child.reap(kill=True)
         gc.unfreeze()
+        restore()
         raise
     answer, why = (None, "fork failed") if child is None else child.answer(_deadline(started, time.monotonic()))
     gc.unfreeze()
@@ -294,6 +321,7 @@ def run_parallel(timeline: Any, device: Any, classes: list, p: Plan, step: Calla
         log.warning("gpulens: parallel analysis failed (%s); analysing those parts in this process instead", why)
         run(p.child, p.deferred, results)
     run(p.deferred, [], results)
+    restore()
     seen: set[str] = set(base)
     merged = list(base)
     for n in names:
