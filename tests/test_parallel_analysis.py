@@ -131,11 +131,12 @@ def _hang(result):
 
 
 @pytest.mark.parametrize("action", [_crash, _raise, _unpicklable, _hang], ids=lambda f: f.__name__[1:])
-def test_child_failure_falls_back_to_serial_with_a_warning(action, rank_dir, monkeypatch, caplog):
+@pytest.mark.parametrize("where", ["occupancy", "breakdown"])  # after the child's early message, or before it
+def test_child_failure_falls_back_to_serial_with_a_warning(action, where, rank_dir, monkeypatch, caplog):
     serial = _report(rank_dir, 1)
     monkeypatch.setattr(PR, "MIN_EVENTS", 0)
     monkeypatch.setattr(PR, "_deadline", lambda started, now: now + 2.0)  # a hung child is given up after 2 s
-    _in_child_only(monkeypatch, "occupancy", action)
+    _in_child_only(monkeypatch, where, action)
     with caplog.at_level(logging.WARNING, logger="gpulens.analyzers"):
         parallel = _report(rank_dir, 2)
     assert parallel == serial
@@ -191,6 +192,39 @@ def test_order_of_results_warnings_and_what_each_analyzer_sees(monkeypatch):
     assert out["t_child"].summary["saw"] == ["t_first"]
     # warnings where the serial run puts them: the child's before the parent's
     assert tl.meta.warnings == ["loaded", "warned by t_child", "warned by t_parent"]
+
+
+def test_early_results_come_from_the_child_first(monkeypatch):
+    # t_first is read by the child's t_child and by the parent's t_parent, and reads nothing itself: declared early,
+    # the child computes it first and sends it at once; t_parent takes it from that message (not deferred), and
+    # sees exactly what the serial run shows it (t_first, not t_child)
+    classes = _toys()
+    monkeypatch.setattr(PR, "CHILD", frozenset({"t_child"}))
+    monkeypatch.setattr(PR, "EARLY", frozenset({"t_first"}))
+    monkeypatch.setattr(PR, "READS", {"t_child": ("t_first",), "t_parent": ("t_first",), "t_verdict": ("*",)})
+    p = PR.plan(classes)
+    assert p.prefix == [] and [c.name for c in p.early] == ["t_first"]
+    assert [c.name for c in p.child] == ["t_child"]
+    assert [c.name for c in p.parent] == ["t_parent", "t_last"]
+    assert [c.name for c in p.deferred] == ["t_verdict"]
+
+    from gpulens.timeline import Timeline
+
+    tl = Timeline()
+    tl.meta.warnings = ["loaded"]
+
+    def step(cls, results, rest):
+        results[cls.name] = cls().analyze(tl, None, results)
+
+    out = PR.run_parallel(tl, None, classes, p, step)
+    assert list(out) == ["t_first", "t_child", "t_parent", "t_verdict", "t_last"]
+    assert out["t_first"].summary["pid"] != os.getpid() and out["t_child"].summary["pid"] != os.getpid()
+    assert out["t_parent"].summary["saw"] == ["t_first"]
+    assert out["t_verdict"].summary["saw"] == ["t_first", "t_child", "t_parent"]
+    assert tl.meta.warnings == ["loaded", "warned by t_child", "warned by t_parent"]
+    # an early analyzer must read only what runs before the fork: reading a child's result, it stays in the prefix
+    monkeypatch.setattr(PR, "READS", {"t_child": ("t_first",), "t_first": ("t_child",)})
+    assert PR.plan(classes).early == []
 
 
 def test_plan_runs_what_a_child_analyzer_reads_before_the_fork(monkeypatch):
