@@ -329,6 +329,8 @@ def precision_step(precision: str | None, compute_roof: str | None, pytorch: boo
     ``compute_roof`` (``matrix.<p>`` tensor cores / MFMA, ``vector.<p>`` CUDA cores / SIMD): None when nothing
     lower is left (FP8/INT8) — the caller keeps its other steps; the generic sentence when unknown."""
     prec = (precision or "").lower()
+    if isinstance(compute_roof, str):
+        compute_roof = compute_roof.removeprefix("achievable.")  # the same unit, judged at its achievable peak
     on_matrix = isinstance(compute_roof, str) and compute_roof.startswith("matrix.")
     if prec in _NARROWEST:
         return None

@@ -56,6 +56,7 @@ from gpulens.analyzers.breakdown import Breakdown
 from gpulens.analyzers.context import category_mask, context_of, text_series
 from gpulens.analyzers.intervals import key_codes, merge
 from gpulens.analyzers.launches import LAUNCH_RE, link_gpu_to_launch
+from gpulens.analyzers.verdict_rules import FULL_GRID_SHARE
 from gpulens.analyzers._idle_findings import (  # noqa: F401 (CLASS_WORDS, CLASS_ACTIONS re-exported)
     CLASS_ACTIONS,
     CLASS_WORDS,
@@ -114,7 +115,7 @@ COLUMNS = {
     "launch_calls": "kernel launch calls linked to GPU work (a graph launch counts once)",
     "short_launches": "launch calls whose GPU work (sum over a graph) is shorter than the call itself",
     "short_kernel_ns": "GPU time of those launches [ns]",
-    "small_grid_kernels": "kernels with fewer blocks than SMs/CUs (<NA> when the SM count is unknown)",
+    "small_grid_kernels": "kernels with fewer blocks than 90 % of the SMs/CUs (FULL_GRID_SHARE) (<NA> when the SM count is unknown)",
     "small_grid_ns": "their summed duration [ns]",
     "num_sms": "SMs / CUs of the device (<NA> when unknown)",
     "overhead": "the largest idle/overhead cause (host-bound, launch-bound, sync-bound, communication-bound, "
@@ -494,7 +495,8 @@ class Bottlenecks(Analyzer):
                             dtype=float)
         sms_row = per_pair[pair] if len(kern) else np.zeros(0)
         bl = blocks.to_numpy(dtype=float, na_value=np.nan)
-        small = ~np.isnan(bl) & ~np.isnan(sms_row) & (bl < np.nan_to_num(sms_row, nan=0.0))
+        # fewer blocks than FULL_GRID_SHARE of the SMs: a grid covering ~every SM leaves no part of the GPU empty
+        small = ~np.isnan(bl) & ~np.isnan(sms_row) & (bl < FULL_GRID_SHARE * np.nan_to_num(sms_row, nan=0.0))
         kg = pd.DataFrame({"rank": kr, "device_id": kd, "has": ~np.isnan(bl), "small": small,
                            "sns": np.where(small, kern["dur_ns"].to_numpy("int64"), 0)}).groupby(key).sum()
         idle_d = {tuple(int(x) for x in k): v for k, v in idle.to_dict("index").items()} if len(idle) else {}

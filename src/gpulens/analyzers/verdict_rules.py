@@ -19,7 +19,8 @@ timeline results. Rules, first match wins (thresholds are parameters of :func:`d
 Time at stake of rules 3–4, and of every later rule when the kernel has a roofline or speed-of-light figure, is the
 one definition of :mod:`gpulens.analyzers._stake`: time × (1 − attained / attainable). Rules 5–7 apply only without
 such a figure.
-5. no roofline: a grid with fewer blocks than SMs/CUs → ``latency/occupancy-bound``; at stake: the occupancy
+5. no roofline: a grid with fewer blocks than SMs/CUs (under :data:`FULL_GRID_SHARE` of them: a grid covering
+   ~every SM is not short of blocks) → ``latency/occupancy-bound``; at stake: the occupancy
    analyzer's wave loss, Σ launches time × (1 − W / ⌈W⌉) (:func:`gpulens.analyzers._stake.wave_loss_ns`), the same
    figure its grid finding shows; without occupancy data Σ launches time × (1 − blocks / SMs) over the launches with
    fewer blocks than SMs (those SMs idle for the whole launch; one resident block per SM assumed).
@@ -79,6 +80,7 @@ class Evidence:
     roof_source: str = "roofline"
     ridge_side: str | None = None
     roof_stake_ns: int | None = None
+    datasheet_roof_pct: float | None = None
     sol_bound: str | None = None
     compute_pct: float | None = None
     memory_pct: float | None = None
@@ -185,9 +187,21 @@ def _pct(x: float | None) -> str:
 #: Below this many waves (grid blocks / resident-block capacity of the GPU) the grid, not the per-block resource
 #: limiter, caps the parallelism in flight: relaxing registers or shared memory would not raise achieved occupancy.
 SMALL_GRID_WAVES = 0.5
+#: A grid with at least this share of one block per SM/CU already covers (almost) every SM: it is never told to add
+#: blocks or to "fill the GPU" (296 blocks on an MI300X's 304 CUs leave 2.6 % idle), and rule 5 does not call it
+#: latency-bound for its grid. The partly-filled-wave estimate still counts the few idle SMs.
+FULL_GRID_SHARE = 0.9
 #: At or above this achieved occupancy [%] (or at 100 % theoretical with achieved unknown) raising occupancy is not
 #: advice: ncu's guidance treats occupancy as a lever only while warps are too few to hide latency.
 HIGH_OCCUPANCY_PCT = 80.0
+
+
+def _grid_short(e: Evidence) -> bool:
+    """Whether the kernel's grid leaves SMs/CUs without a block: fewer blocks than :data:`FULL_GRID_SHARE` × SMs,
+    and, when the occupancy analyzer gives its waves, under that share of one wave too."""
+    if e.mean_blocks is None or not e.num_sms or e.mean_blocks >= FULL_GRID_SHARE * e.num_sms:
+        return False
+    return e.waves_per_sm is None or e.waves_per_sm < FULL_GRID_SHARE
 
 
 def _latency_steps(e: Evidence) -> list[str]:
@@ -209,8 +223,7 @@ def _latency_steps(e: Evidence) -> list[str]:
         steps.append(f"Achieved occupancy is {e.achieved_occupancy_pct:.0f} % of a theoretical 100 %: no per-block "
                      "resource limits it, so waves finish unevenly or each launch is too short to fill the GPU — "
                      "give each launch more work and balance it across blocks.")
-    if not small_grid and e.mean_blocks is not None and e.num_sms and e.mean_blocks < e.num_sms \
-            and "grid" not in (e.limiter or ""):
+    if not small_grid and _grid_short(e) and "grid" not in (e.limiter or ""):
         steps.append(grid_step)
     theo = e.theoretical_occupancy_pct
     if not e.limiter and theo is not None and theo < 50:
@@ -248,7 +261,13 @@ def _evidence_text(e: Evidence) -> str:
     if (e.bound is not None or e.roof_pct is not None) and not (e.sol_bound and e.roof_source == "speed of light"):
         ai = "" if e.arithmetic_intensity is None else f", AI {e.arithmetic_intensity:.2f} FLOP/B"
         side = f"{e.ridge_side} side of the ridge" if e.ridge_side else "ridge side unknown"
-        parts.append(f"{e.roof_source}: {e.bound or 'bound unknown'}, {side}, {_pct(e.roof_pct)} of attainable{ai}")
+        of = "of attainable"
+        if (e.compute_roof or "").startswith("achievable.") and e.datasheet_roof_pct is not None \
+                and e.roof_pct is not None and e.roof_source == "roofline" \
+                and abs(e.roof_pct - e.datasheet_roof_pct) >= 0.5:  # the memory side's share is the same
+            of = (f"of attainable at the achievable {e.compute_roof.rsplit('.', 1)[-1]} peak "
+                  f"({_pct(e.datasheet_roof_pct)} of the datasheet peak)")
+        parts.append(f"{e.roof_source}: {e.bound or 'bound unknown'}, {side}, {_pct(e.roof_pct)} {of}{ai}")
     if e.achieved_occupancy_pct is not None or e.limiter:
         parts.append(f"occupancy {_pct(e.achieved_occupancy_pct)} achieved / {_pct(e.theoretical_occupancy_pct)} "
                      f"theoretical, limiter {(e.limiter or 'not known').replace('_', ' ')}")
@@ -305,7 +324,7 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
     ev = _evidence_text(e)
     if e.kind == "comm":
         return Verdict("communication-bound", e.exposed_comm_ns, ev, steps_for("communication-bound", e))
-    stake = e.roof_stake_ns if e.roof_stake_ns is not None else time_at_stake(t, e.roof_pct)
+    stake = e.roof_stake_ns if e.roof_stake_ns is not None else time_at_stake(t, e.roof_pct, e.calls)
     if e.short_launch_frac is not None and e.short_launch_frac >= 0.5 and e.launch_idle_ns > 0:
         if stake is None or e.launch_idle_ns >= stake:
             return Verdict("launch-bound", e.launch_idle_ns, ev, steps_for("launch-bound", e))
@@ -327,7 +346,7 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
             v = f"{e.bound}-bound"
             return Verdict(v, stake, ev, steps_for(v, e))
         return Verdict("latency/occupancy-bound", stake, ev, _latency_steps(e))
-    if e.mean_blocks is not None and e.num_sms and e.mean_blocks < e.num_sms:
+    if _grid_short(e):
         stake = e.wave_loss_ns if e.wave_loss_ns is not None else int(round(t * (1 - e.mean_blocks / e.num_sms)))
         return Verdict("latency/occupancy-bound", stake, ev, _latency_steps(e))
     if e.stall_class in _STALL_TO_CLASS and e.stall_pct is not None:

@@ -318,6 +318,7 @@ class Verdicts(Analyzer):
                 e.roof_pct, e.arithmetic_intensity = _num(r.get("roof_pct")), _num(r.get("arithmetic_intensity"))
                 e.precision = r.get("precision") if isinstance(r.get("precision"), str) else None
                 e.compute_roof = r.get("compute_roof") if isinstance(r.get("compute_roof"), str) else None
+                e.datasheet_roof_pct = _num(r.get("datasheet_roof_pct"))
                 stake = _num(r.get("time_at_stake_ns"))
                 e.roof_stake_ns = int(stake) if stake is not None else None
                 e.inputs.append("roofline")

@@ -49,13 +49,16 @@ def _figure(d: Any, key: str) -> float | None:
 
 def roof_label(key: Any, vendor: str = "") -> str:
     """A compute roof's device-figure key as a person reads it: ``"matrix.bf16"`` → ``"matrix bf16 (tensor
-    cores)"``, ``"vector.fp32"`` → ``"vector fp32 (CUDA cores)"`` (AMD: MFMA / SIMD); "unknown" when missing."""
+    cores)"``, ``"vector.fp32"`` → ``"vector fp32 (CUDA cores)"`` (AMD: MFMA / SIMD), ``"achievable.matrix.bf16"`` →
+    ``"matrix bf16 (MFMA, achievable peak)"``; "unknown" when missing."""
     if is_missing(key) or not str(key).strip():
         return "unknown"
-    unit, _, prec = str(key).partition(".")
+    key = str(key)
+    ach = key.startswith("achievable.")
+    unit, _, prec = key.removeprefix("achievable.").partition(".")
     amd = vendor == "amd"
     pipe = {"matrix": "MFMA" if amd else "tensor cores", "vector": "SIMD" if amd else "CUDA cores"}.get(unit)
-    return f"{unit} {prec} ({pipe})" if pipe and prec else str(key)
+    return (f"{unit} {prec} ({pipe}{', achievable peak' if ach else ''})" if pipe and prec else key)
 
 
 def roof_keys(s: SourceReport, t: pd.DataFrame) -> list[str | None]:
