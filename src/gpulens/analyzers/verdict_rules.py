@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gpulens.analyzers import _advice
+from gpulens.analyzers import _advice, _coalescing
 from gpulens.analyzers._stake import time_at_stake
 from gpulens.units import fmt_ns
 
@@ -102,6 +102,7 @@ class Evidence:
     training: bool | None = None
     precision: str | None = None
     compute_roof: str | None = None
+    sectors_per_request: dict[str, float] | None = None
     inputs: list[str] = field(default_factory=list)
 
 
@@ -274,6 +275,9 @@ def _evidence_text(e: Evidence) -> str:
     if e.stall_class:
         parts.append(f"stalls: {_pct(e.stall_pct)} {e.stall_class.replace('_', ' ')} "
                      f"(top {str(e.top_stall).replace('_', ' ')})")
+    coal = _coalescing.evidence_text(e.sectors_per_request)
+    if coal:
+        parts.append(coal)
     if e.mean_blocks is not None and e.num_sms:
         parts.append(f"{e.mean_blocks:.0f} blocks on {e.num_sms} SMs/CUs")
     if e.short_launch_frac or e.launch_idle_ns:
@@ -308,10 +312,14 @@ UNDETERMINED_STEPS_NO_TORCH = {
 def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pct: float = 40.0,
            vendor: str | None = None) -> Verdict:
     """Classify one kernel (rules in the module docstring); ``vendor`` ("amd" / "nvidia") picks the tools the
-    next step of an undetermined kernel names. A library kernel whose name says it was picked for unaligned
+    next step of an undetermined kernel names. Global loads or stores that ncu's sectors-per-request counters show
+    uncoalesced (:mod:`gpulens.analyzers._coalescing`) are named in the first next step, whatever the class. A library kernel whose name says it was picked for unaligned
     operands (``…_align1``, :func:`gpulens.analyzers._advice.alignment_hint`) gets the padding hint first (second
     for an undetermined one, after what to collect), whatever else bounds it."""
     v = _decide(e, roof_pct_bound, low_occupancy_pct, vendor)
+    coal = _coalescing.step(e.sectors_per_request) if e.kind != "comm" else None
+    if coal and coal not in v.next_steps:  # measured wasted traffic: the first thing to fix, whatever bounds it
+        v.next_steps = [coal] + v.next_steps[:1]
     hint = _advice.alignment_hint(e.name) if e.kind != "comm" and v.verdict not in ("launch-bound",) else None
     if hint and hint not in v.next_steps:
         at = 1 if v.verdict == "undetermined" else 0

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers import _advice
+from gpulens.analyzers._coalescing import finding_detail, sectors_per_request, uncoalesced
 from gpulens.analyzers._occ_findings import bound_by_verdict, settle_condition, settle_wave_premise
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.bottlenecks import (
@@ -268,6 +269,7 @@ class Verdicts(Analyzer):
         by_name = _rows_by_name(kern)
         counter_src = _first_source(timeline.counters)
         pcts = kernel_percentages(timeline, {**SOL_METRICS, **OCCUPANCY_METRICS, **DRAM_SOL})
+        spr = sectors_per_request(timeline)
         sol = _row_by_name(results.get("speed_of_light"))
         rows, findings = [], []
         vendor = _vendor(timeline, device)
@@ -359,6 +361,9 @@ class Verdicts(Analyzer):
                 e.achieved_occupancy_pct = _num(p.get("achieved_occupancy_pct"))
                 e.theoretical_occupancy_pct = _num(p.get("theoretical_occupancy_pct"))
                 e.inputs.append("counters:occupancy")
+            if name in spr:
+                e.sectors_per_request = spr[name]
+                e.inputs.append("counters:sectors-per-request")
             v = decide(e, vendor=vendor)
             if eff != eff:  # durations not recorded: the kernel's time and its time at stake are unknown, not 0
                 e.time_ns, v.time_at_stake_ns = None, None
@@ -376,6 +381,16 @@ class Verdicts(Analyzer):
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],
                          "verdict": v.verdict, "time_at_stake_ns": v.time_at_stake_ns, "evidence": v.evidence,
                          "next_steps": v.next_steps, "inputs": inputs})
+            bad = uncoalesced(e.sectors_per_request) if e.kind != "comm" else []
+            if bad:
+                what = " and ".join(f"{w}s" for w, _, _ in bad)
+                cond = "" if any(c for _, _, c in bad) else " (if 32-bit)"
+                findings.append(Finding(
+                    f"Uncoalesced global {what}{cond} in {name if len(name) <= 60 else name[:59] + '…'}: "
+                    + ", ".join(f"{w}s {x:.0f} sectors per request" for w, x, _ in bad) + " (coalesced 32-bit: 4)",
+                    finding_detail(e.sectors_per_request), severity="warning" if any(c for _, _, c in bad)
+                    else "info", category="memory-access", kernel=name, key=f"coalescing:{name}",
+                    parent=None if v.verdict == "undetermined" else f"kernel:{name}", action=v.next_steps[0]))
             if v.verdict == "undetermined":
                 continue
             findings.append(Finding(

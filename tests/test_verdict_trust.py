@@ -1,0 +1,125 @@
+"""Verdicts that agree with the figures beside them (seventh session): big GEMMs judged at the achievable peak,
+full grids never told to fill the GPU, a bounded time at stake, uncoalesced accesses named from ncu's sectors per
+request. Every expected value is worked out by hand here from the inputs or from a documented figure."""
+
+from __future__ import annotations
+
+import pytest
+
+import gpulens
+from gpulens.analyzers._stake import KERNEL_FLOOR_NS, time_at_stake
+from gpulens.analyzers.verdict_rules import Evidence, decide
+from gpulens.devices import get_spec
+from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, Timeline, make_table
+from tests.conftest import shared_trace
+
+GEMM = "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT256x256x64_MI16x16x1_SN_LDSB1"
+
+
+def _one_kernel(metrics, name=GEMM, dur_ns=1_000_000, grid=296, calls=1):
+    n = calls
+    ev = make_table(EVENT_COLUMNS, {"event_id": list(range(n)), "kind": ["kernel"] * n, "name": [name] * n,
+                                    "start_ns": [1000 + i * 2 * dur_ns for i in range(n)], "dur_ns": [dur_ns] * n,
+                                    "rank": [0] * n, "device_id": [0] * n, "stream_id": [1] * n,
+                                    "grid_x": [grid] * n, "grid_y": [1] * n, "grid_z": [1] * n,
+                                    "block_x": [256] * n, "block_y": [1] * n, "block_z": [1] * n, "source": ["t"] * n})
+    ids = [i for i in range(n) for _ in metrics]
+    co = make_table(COUNTER_COLUMNS, {"event_id": ids, "metric": list(metrics) * n,
+                                      "value": list(metrics.values()) * n,
+                                      "unit": ["" for _ in metrics] * n, "source": ["t"] * len(ids)})
+    return Timeline(ev, co).validate()
+
+
+def test_mi300x_gemm_at_43_pct_of_the_datasheet_is_compute_bound_at_the_achievable_peak():
+    # 1 ms MFMA BF16 GEMM: 512 FLOP per MOPS (rocprof-compute roofline formula) × 1,103,515,625 = 5.65e11 FLOP
+    # → 565 TFLOP/s; FETCH_SIZE 1e5 KB + WRITE_SIZE 0 → 1.024e8 B → AI 5,517 FLOP/B: compute side.
+    # Datasheet MI300X BF16 MFMA 1,307.4 TFLOP/s → 43.2 %; TraceLens' max-achievable 708 TFLOP/s → 79.8 %.
+    tl = _one_kernel({"SQ_INSTS_VALU_MFMA_MOPS_BF16": 1_103_515_625, "FETCH_SIZE": 1e5, "WRITE_SIZE": 0.0})
+    res = gpulens.analyze_timeline(tl, device_spec=get_spec("MI300X"))
+    roof = res.results["roofline"].table.iloc[0]
+    assert roof["compute_roof"] == "achievable.matrix.bf16" and roof["peak_flops_per_s"] == pytest.approx(708e12)
+    assert roof["roof_pct"] == pytest.approx(100 * 565 / 708, rel=1e-3)
+    assert roof["datasheet_roof_pct"] == pytest.approx(100 * 565 / 1307.4, rel=1e-3)
+    assert roof["bound"] == "compute"
+    # time at stake: the time above what the roof allows at the achievable peak, 1 ms × (1 − 565 / 708)
+    assert roof["time_at_stake_ns"] == round(1_000_000 * (1 - 565 / 708))
+    v = res.results["verdicts"].table.iloc[0]
+    assert v["verdict"] == "compute-bound" and v["time_at_stake_ns"] == roof["time_at_stake_ns"]
+    assert "43 % of the datasheet peak" in v["evidence"] and "80 %" in v["evidence"]
+    assert not any("fill" in s.lower() or "more blocks" in s.lower() for s in v["next_steps"])
+
+
+def test_a_grid_covering_nearly_every_cu_is_never_told_to_fill_the_gpu():
+    # 296 blocks on 304 CUs (97 %): below its roof, but its grid is not the problem
+    e = Evidence("gemm", "kernel", 1, 1_000_000, roof_pct=30.0, bound="below-roofs", ridge_side="compute",
+                 mean_blocks=296, num_sms=304, family="gemm", library=True)
+    v = decide(e)
+    assert v.verdict == "latency/occupancy-bound"
+    assert not any("fill" in s.lower() for s in v.next_steps), v.next_steps
+    # 150 blocks on 304 CUs (49 %) is: the grid step is there
+    e.mean_blocks = 150
+    assert any("fill" in s.lower() for s in decide(e).next_steps)
+    # rule 5 (no roofline): a 296-block grid is not called latency-bound for its grid
+    e2 = Evidence("k", "kernel", 1, 1_000_000, mean_blocks=296, num_sms=304)
+    assert decide(e2).verdict == "undetermined"
+    e2.mean_blocks = 100  # 100 of 304: at stake 1 ms × (1 − 100 / 304)
+    v2 = decide(e2)
+    assert v2.verdict == "latency/occupancy-bound" and v2.time_at_stake_ns == round(1_000_000 * (1 - 100 / 304))
+
+
+def test_time_at_stake_keeps_two_microseconds_per_launch():
+    # 1,000 launches of 3 µs at 1 % of the roof: the roof would allow 30 µs, but no launch runs under 2 µs,
+    # so 2 ms stay: at stake 3 ms − 2 ms = 1 ms (not 2.97 ms)
+    assert KERNEL_FLOOR_NS == 2_000
+    assert time_at_stake(3_000_000, 1.0, calls=1000) == 1_000_000
+    # one long launch: the floor does not bind, 1 ms × (1 − 0.25)
+    assert time_at_stake(1_000_000, 25.0, calls=1) == 750_000
+    # launches already at the floor: nothing at stake, never negative
+    assert time_at_stake(1_500, 10.0, calls=1) == 0
+    assert time_at_stake(1_000_000, None, calls=3) is None
+
+
+def test_roofline_stake_of_many_short_launches_in_the_table():
+    # 50 launches × 4 µs = 200 µs of an fp32 FFMA kernel at 2 × 1e6 FLOP per launch → 0.5 TFLOP/s each;
+    # toy-free: H100 SXM vector fp32 66.9 TFLOP/s, 1 KB DRAM per launch → AI 2,000 (compute side) → 0.747 % of roof;
+    # stake = 200 µs − max(200 µs × 0.747 %, 50 × 2 µs) = 100 µs
+    tl = _one_kernel({"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 1e6, "dram__bytes_read.sum": 1000.0},
+                     name="tiny_kernel", dur_ns=4_000, grid=1, calls=50)
+    roof = gpulens.analyze_timeline(tl, device_spec=get_spec("H100 SXM")).results["roofline"].table.iloc[0]
+    assert roof["roof_pct"] == pytest.approx(100 * 0.5e12 / 66.9e12, rel=1e-3)
+    assert roof["time_at_stake_ns"] == 100_000
+
+
+def test_uncoalesced_stores_are_named_from_sectors_per_request():
+    # naive transpose (Olajide RTX 5070 CSV figures): loads 524,288 sectors / 131,072 requests = 4 (coalesced),
+    # stores 4,194,304 / 131,072 = 32 sectors per request = 8× a coalesced 32-bit access
+    tl = _one_kernel({"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 524_288,
+                      "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": 131_072,
+                      "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": 4_194_304,
+                      "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum": 131_072,
+                      "sm__throughput.avg.pct_of_peak_sustained_elapsed": 6.4,
+                      "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed": 21.4},
+                     name="transpose_naive_kernel(const float *, float *, int, int)", dur_ns=163_072, grid=4096)
+    res = gpulens.analyze_timeline(tl, device_spec=get_spec("H100 SXM"))
+    v = res.results["verdicts"].table.iloc[0]
+    assert "stores 32.0 sectors per request" in v["evidence"] and "loads 4.0" in v["evidence"]
+    first = v["next_steps"][0]
+    assert first.startswith("Global stores (32 sectors per request, 8×") and "uncoalesced" in first
+    assert "loads" not in first  # the loads are coalesced
+    f = [f for f in res.results["verdicts"].findings if (f.key or "").startswith("coalescing:")]
+    assert len(f) == 1 and "stores" in f[0].title and f[0].severity == "warning"
+
+
+def test_sectors_between_the_32_and_128_bit_ideals_are_named_conditionally():
+    # 8 sectors per request: uncoalesced for 32-bit words (ideal 4), coalesced for 64-bit ones (ideal 8)
+    tl = _one_kernel({"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 800,
+                      "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": 100},
+                     name="strided_copy", dur_ns=100_000, grid=4096)
+    v = gpulens.analyze_timeline(tl, device_spec=get_spec("H100 SXM")).results["verdicts"].table.iloc[0]
+    assert "if they are 32-bit accesses" in v["next_steps"][0]
+
+
+def test_real_naive_transpose_csv_names_its_uncoalesced_stores():
+    path = shared_trace("ncu/olajide_rtx5070_metrics_transpose_naive.csv")
+    v = gpulens.analyze([path]).sources[0].results["verdicts"].table.iloc[0]
+    assert "uncoalesced" in v["next_steps"][0] and "32 sectors per request" in v["next_steps"][0]
