@@ -123,3 +123,15 @@ def test_real_naive_transpose_csv_names_its_uncoalesced_stores():
     path = shared_trace("ncu/olajide_rtx5070_metrics_transpose_naive.csv")
     v = gpulens.analyze([path]).sources[0].results["verdicts"].table.iloc[0]
     assert "uncoalesced" in v["next_steps"][0] and "32 sectors per request" in v["next_steps"][0]
+
+
+def test_launch_bound_stake_may_exceed_the_kernel_and_says_so():
+    # 20 launches of a 2 µs kernel (40 µs), each after 10 µs of launch idle: 200 µs of GPU idle at stake —
+    # GPU time between kernels, removed by a graph however short the kernel; the evidence states both figures
+    e = Evidence("tiny", "kernel", 20, 40_000, short_launch_frac=1.0, launch_idle_ns=200_000)
+    v = decide(e)
+    assert v.verdict == "launch-bound" and v.time_at_stake_ns == 200_000
+    assert "more than the kernel's own 40.00 µs" in v.evidence and "200.00 µs" in v.evidence
+    # idle below the kernel's time: no such sentence
+    e2 = Evidence("tiny", "kernel", 20, 400_000, short_launch_frac=1.0, launch_idle_ns=200_000)
+    assert "more than the kernel's own" not in decide(e2).evidence

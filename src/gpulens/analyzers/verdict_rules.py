@@ -6,7 +6,11 @@ timeline results. Rules, first match wins (thresholds are parameters of :func:`d
 1. a collective (NCCL/RCCL kernel) → ``communication-bound``; at stake: its time not overlapped by compute.
 2. most of its launches do less GPU work than the launch call costs, and launch-overhead idle precedes it
    → ``launch-bound``; at stake: that idle time — unless the kernel's roof position (rules 3–4) puts more time at
-   stake than that idle (the host kept the queue fed; the roof is the larger lever).
+   stake than that idle (the host kept the queue fed; the roof is the larger lever). Not capped at the kernel's own
+   time: the stake is GPU idle *between* kernels, which a CUDA/HIP graph or fusion removes however short the kernel
+   (20 launches of a 2 µs kernel, each after 10 µs of launch gap, have 200 µs at stake against 40 µs of kernel time);
+   the evidence says so when the idle exceeds the kernel's time. The idle findings count those nanoseconds once
+   (the verdict is their child).
 3. speed of light from counters (the ``speed_of_light`` analyzer: ncu / rocprof-compute compute % and DRAM/memory %
    of peak, with its ``bound``) → ``compute-bound`` / ``memory-bound`` / ``latency/occupancy-bound`` as the vendor
    figures say (a saxpy at 90 % of DRAM bandwidth is memory-bound whatever its occupancy) — only when the counters
@@ -335,6 +339,10 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
     stake = e.roof_stake_ns if e.roof_stake_ns is not None else time_at_stake(t, e.roof_pct, e.calls)
     if e.short_launch_frac is not None and e.short_launch_frac >= 0.5 and e.launch_idle_ns > 0:
         if stake is None or e.launch_idle_ns >= stake:
+            if e.launch_idle_ns > t:  # not capped at the kernel's time: the idle is GPU time, not the kernel's
+                ev += (f"; at stake is that idle ({fmt_ns(e.launch_idle_ns)}), more than the kernel's own "
+                       f"{fmt_ns(t)}: the GPU waits on its launches longer than it runs it, and graphs or fusion "
+                       "remove the wait however short the kernel")
             return Verdict("launch-bound", e.launch_idle_ns, ev, steps_for("launch-bound", e))
         # short launches, but the launch idle before them is less than what its roof position puts at stake: the
         # queue stayed fed, and the roof (or speed of light) names the larger lever

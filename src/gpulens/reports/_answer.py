@@ -168,6 +168,9 @@ def answer(s: Any) -> Answer:
     if s.timeline.meta.truncated:  # every figure covers only the part of the input that could be read
         tail += f" (input truncated — {truncated_text(s.timeline)}: the figures cover the part read)"
     if verdict:
+        from gpulens.analyzers.bottlenecks import class_label
+
+        verdict = class_label(verdict)  # "idle-unattributed" → "GPU idle, cause not recorded"
         head = "GPU" + verdict[3:] if verdict.lower().startswith("gpu") else f"{verdict[:1].upper()}{verdict[1:]}"
         sentence = f"{head}: {busy}{tail}."  # "GPU-bound", never "Gpu-bound"
     else:

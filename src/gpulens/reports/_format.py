@@ -65,7 +65,7 @@ LABELS: dict[str, str] = {
     "comm_ns": "communication", "exposed_comm_ns": "exposed communication", "exposed_memcpy_ns": "exposed memcpy",
     "exposed_memset_ns": "exposed memset",
     "idle_host_ns": "idle: host", "idle_launch_ns": "idle: launch", "idle_sync_ns": "idle: sync",
-    "idle_queued_ns": "idle: queued", "idle_unattributed_ns": "idle: unattributed",
+    "idle_queued_ns": "idle: queued", "idle_unattributed_ns": "idle: cause not recorded",
     "overlap_pct": "communication hidden by compute", "idle_boundary_ns": "idle: one-off gaps (warm-up, boundaries)",
 }
 
