@@ -135,3 +135,54 @@ def test_launch_bound_stake_may_exceed_the_kernel_and_says_so():
     # idle below the kernel's time: no such sentence
     e2 = Evidence("tiny", "kernel", 20, 400_000, short_launch_frac=1.0, launch_idle_ns=200_000)
     assert "more than the kernel's own" not in decide(e2).evidence
+
+
+def _rocprofv3_csv(tmp_path, n=4, dur=5_000, gap=100_000):
+    # n kernels of 5 µs with 100 µs gaps, kernel trace only: no HIP API call says who launched them
+    head = ('"Kind","Agent_Id","Queue_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id",'
+            '"Start_Timestamp","End_Timestamp","Private_Segment_Size","Group_Segment_Size","Workgroup_Size_X",'
+            '"Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"')
+    rows = [f'"KERNEL_DISPATCH",1,1,69,{i + 1},16,"scale_kernel(float*, int)",{100 + i},{1_000_000 + i * (dur + gap)},'
+            f'{1_000_000 + i * (dur + gap) + dur},0,0,256,1,1,1048576,1,1' for i in range(n)]
+    p = tmp_path / "kernel_trace.csv"
+    p.write_text("\n".join([head] + rows) + "\n")
+    return p
+
+
+def test_rocprofv3_idle_advice_names_rocprofv3_and_the_class_in_words(tmp_path):
+    from gpulens.report import Report
+    from gpulens.reports import markdown
+
+    rep = Report([gpulens.analyze([_rocprofv3_csv(tmp_path)]).sources[0]])
+    src = rep.sources[0]
+    bn = src.results["bottlenecks"]
+    # 3 gaps × 100 µs = 300 µs of idle that no launch call explains
+    assert bn.summary["idle_unattributed_ns"] == 300_000 and bn.summary["verdict"] == "idle-unattributed"
+    texts = " ".join(f"{f.title} {f.detail} {f.action}" for r in src.results.values() for f in r.findings)
+    assert "rocprofv3 --runtime-trace" in texts and "torch.profiler" not in texts
+    md = markdown.render(rep)
+    assert "idle-unattributed" not in md and "GPU idle, cause not recorded" in md
+
+
+def test_timeline_tab_names_its_extent_and_the_one_profiled_window(tmp_path):
+    import json
+
+    from gpulens.report import Report
+    from gpulens.reports._html_timeline import timeline_page
+
+    # Python function 1000 → 1100 µs; cpu op 1010–1020, its launch 1012–1014, kernel 1030–1040: the lanes drawn span
+    # 1010 → 1040 = 30 µs, the profiled window (first → last recorded event) 1000 → 1100 = 100 µs
+    ev = [{"ph": "X", "cat": "python_function", "name": "train.py(1): step", "pid": 9, "tid": 9, "ts": 1000,
+           "dur": 100},
+          {"ph": "X", "cat": "cpu_op", "name": "aten::mul", "pid": 9, "tid": 9, "ts": 1010, "dur": 10,
+           "args": {"External id": 5}},
+          {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9, "ts": 1012, "dur": 2,
+           "args": {"correlation": 1, "External id": 5}},
+          {"ph": "X", "cat": "kernel", "name": "mul_kernel", "pid": 0, "tid": 7, "ts": 1030, "dur": 10,
+           "args": {"device": 0, "stream": 7, "correlation": 1, "External id": 5}}]
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+    src = Report([gpulens.analyze([p]).sources[0]]).sources[0]
+    assert src.results["breakdown"].summary["window_ns"] == 100_000
+    take = timeline_page(src, 50, 10_000)[0].takeaway
+    assert "over 30.00 µs (first to last event drawn" in take and "is 100.00 µs" in take
