@@ -186,3 +186,13 @@ def test_timeline_tab_names_its_extent_and_the_one_profiled_window(tmp_path):
     assert src.results["breakdown"].summary["window_ns"] == 100_000
     take = timeline_page(src, 50, 10_000)[0].takeaway
     assert "over 30.00 µs (first to last event drawn" in take and "is 100.00 µs" in take
+
+
+def test_undetermined_kernel_of_a_pytorch_program_recorded_by_nsys_is_told_its_own_tool():
+    # a PyTorch program (aten kernels) recorded with nsys: the next step names ncu, not torch.profiler options
+    e = Evidence("void at::native::vectorized_elementwise_kernel<4>", "kernel", 3, 30_000, pytorch=True,
+                 torch_trace=False)
+    steps = decide(e, vendor="nvidia").next_steps
+    assert steps and "ncu --set full" in steps[0] and "torch.profiler" not in " ".join(steps)
+    e.torch_trace = True  # recorded with torch.profiler: record_shapes / with_flops are its own options
+    assert "torch.profiler with record_shapes" in decide(e, vendor="nvidia").next_steps[0]

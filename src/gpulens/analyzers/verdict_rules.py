@@ -38,7 +38,9 @@ such a figure.
 
 Next steps fit the kernel and the program (:mod:`gpulens.analyzers._advice`): split-K only for a GEMM, split-KV for
 attention; tensor cores only for GEMM/attention kernels; a vendor-library kernel is not told to change its registers;
-torch.compile, DDP/FSDP and torch.profiler options only when the input shows a PyTorch program.
+torch.compile, DDP/FSDP and torch.profiler options only when the input shows a PyTorch program — torch.profiler
+options only when the input is a torch.profiler recording (``torch_trace``): an nsys or rocprof user is told what
+their own tool (ncu, rocprof-compute, rocprofv3) collects.
 """
 
 from __future__ import annotations
@@ -103,6 +105,7 @@ class Evidence:
     family: str = "other"
     library: bool = False
     pytorch: bool = False
+    torch_trace: bool | None = None
     training: bool | None = None
     precision: str | None = None
     compute_roof: str | None = None
@@ -378,7 +381,7 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
     if e.sol_missing:  # counters were read but do not support a bound: name what is missing, not a generic step
         return Verdict("undetermined", None, ev + f"; no compute/memory verdict without {e.sol_missing}",
                        [f"Collect {e.sol_missing} to classify this kernel: its speed of light alone does not."])
-    if not e.pytorch:
+    if not e.pytorch or e.torch_trace is False:  # torch.profiler options only for a torch.profiler recording
         return Verdict("undetermined", None, ev, UNDETERMINED_STEPS_NO_TORCH.get(vendor or "",
                                                                               UNDETERMINED_STEPS_NO_TORCH[""]))
     return Verdict("undetermined", None, ev, UNDETERMINED_STEPS.get(vendor or "", STEPS["undetermined"]))

@@ -292,6 +292,8 @@ class Verdicts(Analyzer):
         k_src = strings(kern["source"])
         k_dur = kern["dur_ns"].to_numpy(dtype="float64", na_value=np.nan)
         pytorch = _advice.uses_pytorch(timeline)
+        collectors = {str(x.get("collector", "")) for x in timeline.meta.sources}
+        torch_trace = all(c.startswith("kineto") for c in collectors) if collectors else None
         training = _advice.trains(timeline)
         k_ctr = counter_src.reindex(kern["event_id"].to_numpy()).to_numpy(dtype=object) if len(counter_src) \
             else np.full(len(kern), np.nan, dtype=object)
@@ -301,7 +303,7 @@ class Verdicts(Analyzer):
             eff = h["effective_ns"]
             e = Evidence(name, str(h["kind"]), int(h["calls"]), int(eff) if eff == eff else 0, inputs=["timeline"],
                          family=_family(timeline, name, kern.index[pos[0]] if len(pos) else None, op_links),
-                         library=_advice.is_library(name), pytorch=pytorch, training=training)
+                         library=_advice.is_library(name), pytorch=pytorch, training=training, torch_trace=torch_trace)
             if e.kind == "comm":
                 e.exposed_comm_ns = exposed.get(name, 0)
             linked = pos[has_lid[pos]]
