@@ -159,6 +159,9 @@ class Roofline(Analyzer):
             "ops_without_model": stats["unmodelled"],
             "attention_assumed_causal": self.causal,
         }
+        # the compute roofs that are documented achievable peaks (reports name them in the roofline's heading)
+        summary["achievable_roofs"] = sorted({str(k) for k in table["compute_roof"].dropna()
+                                              if str(k).startswith("achievable.")})
         summary["cache_levels"] = self._cache_levels(timeline, hot, work, spec, measured)
         return AnalysisResult(self.name, table, COLUMNS, summary, self._findings(table, summary))
 

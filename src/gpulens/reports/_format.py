@@ -360,13 +360,16 @@ def launches_text(sm: Mapping[str, Any]) -> str:
 
 def roofline_heading(summary: Mapping[str, Any]) -> str:
     """The one heading of the roofline in every report: the hardware spec it used and the FLOP coverage
-    (``"Roofline on NVIDIA H100 SXM (FLOPs known for 100 % of the critical kernels' time)"``)."""
+    (``"Roofline on NVIDIA H100 SXM (FLOPs known for 100 % of the critical kernels' time)"``), and which compute
+    roofs are documented achievable peaks (``"; matrix bf16 roof at the achievable peak, not the datasheet's"``)."""
     basis = "launches" if summary.get("coverage_basis") == "launches" else "time"
     cov = summary.get("coverage")
     known = "unknown" if is_missing(cov) else f"{100 * float(cov):.0f} %"
     dev = spec_label(summary.get("device"), summary.get("device_note")) if summary.get("device") else \
         "an unidentified GPU"
-    return f"Roofline on {dev} (FLOPs known for {known} of the critical kernels' {basis})"
+    ach = [str(k).removeprefix("achievable.").replace(".", " ") for k in summary.get("achievable_roofs") or []]
+    at = f"; {', '.join(ach)} roof at the achievable peak, not the datasheet's" if ach else ""
+    return f"Roofline on {dev} (FLOPs known for {known} of the critical kernels' {basis}{at})"
 
 
 def _no_gpu_work(sm: Mapping[str, Any]) -> bool:
