@@ -196,3 +196,17 @@ def test_undetermined_kernel_of_a_pytorch_program_recorded_by_nsys_is_told_its_o
     assert steps and "ncu --set full" in steps[0] and "torch.profiler" not in " ".join(steps)
     e.torch_trace = True  # recorded with torch.profiler: record_shapes / with_flops are its own options
     assert "torch.profiler with record_shapes" in decide(e, vendor="nvidia").next_steps[0]
+
+
+def test_a_one_block_kernel_shorter_than_the_launch_floor_has_nothing_at_stake():
+    # HTA's triton example: one 1.76 µs launch of 1 block on an A100's 108 SMs. Its grid leaves 107 SMs idle, but no
+    # launch runs under 2 µs: at stake max(1,760 − 1 × 2,000, 0) = 0, not 1,760 × (1 − 1/108) = 1,744
+    e = Evidence("triton_poi_fused_add_cos_sin_0", "kernel", 1, 1_760, mean_blocks=1, num_sms=108)
+    v = decide(e)
+    assert v.verdict == "latency/occupancy-bound" and v.time_at_stake_ns == 0
+    # 10 launches of 36 µs (360 µs) with 1 block: (1 − 1/108) × 360 µs = 356.7 µs > 360 − 10 × 2 = 340 µs: capped
+    e2 = Evidence("k", "kernel", 10, 360_000, mean_blocks=1, num_sms=108)
+    assert decide(e2).time_at_stake_ns == 340_000
+    # 10 launches of 360 µs with 54 blocks on 108 SMs: 0.5 × 3.6 ms = 1.8 ms, under 3.6 ms − 20 µs: unchanged
+    e3 = Evidence("k", "kernel", 10, 3_600_000, mean_blocks=54, num_sms=108)
+    assert decide(e3).time_at_stake_ns == 1_800_000

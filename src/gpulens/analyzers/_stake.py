@@ -77,6 +77,12 @@ def time_at_stake(time_ns: float, attained_pct: float | None, calls: int | None 
     return int(round(max(t - keep, 0.0)))
 
 
+def floor_stake(time_ns: float, calls: int | None) -> int:
+    """The most any fix can save of a kernel of ``calls`` launches taking ``time_ns`` in all:
+    ``max(time − calls × KERNEL_FLOOR_NS, 0)`` [ns] (every launch keeps the floor)."""
+    return int(round(max(float(time_ns) - float(calls or 0) * KERNEL_FLOOR_NS, 0.0)))
+
+
 def wave_loss_ns(time_ns: Any, waves: Any) -> float:
     """Σ over launches of ``time × (1 − W / ⌈W⌉)`` [ns]: the time a launch of ``W`` waves idles SMs in partly
     filled waves (module doc). Launches with an unknown or non-positive ``W`` add 0; NaN when none is known."""

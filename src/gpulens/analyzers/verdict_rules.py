@@ -36,6 +36,9 @@ such a figure.
    not quantified (occupancy alone does not say how much faster the kernel would run).
 8. nothing → ``undetermined`` (no time at stake); the next step says what to collect.
 
+Every time at stake of rules 3–8 is capped at ``time − launches × 2 µs`` (:func:`gpulens.analyzers._stake.floor_stake`):
+no launch runs in less GPU time, whatever the fix (a 1.76 µs one-block kernel has nothing at stake, not 1.759 µs).
+
 Next steps fit the kernel and the program (:mod:`gpulens.analyzers._advice`): split-K only for a GEMM, split-KV for
 attention; tensor cores only for GEMM/attention kernels; a vendor-library kernel is not told to change its registers;
 torch.compile, DDP/FSDP and torch.profiler options only when the input shows a PyTorch program — torch.profiler
@@ -48,7 +51,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gpulens.analyzers import _advice, _coalescing
-from gpulens.analyzers._stake import time_at_stake
+from gpulens.analyzers._stake import floor_stake, time_at_stake
 from gpulens.units import fmt_ns
 
 #: Kernel verdicts, the one vocabulary of every report.
@@ -324,6 +327,9 @@ def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pc
     operands (``…_align1``, :func:`gpulens.analyzers._advice.alignment_hint`) gets the padding hint first (second
     for an undetermined one, after what to collect), whatever else bounds it."""
     v = _decide(e, roof_pct_bound, low_occupancy_pct, vendor)
+    if v.time_at_stake_ns is not None and v.verdict not in ("launch-bound", "communication-bound") and e.time_ns:
+        # whatever the fix, each launch keeps the GPU time no kernel runs under (_stake.KERNEL_FLOOR_NS)
+        v.time_at_stake_ns = min(v.time_at_stake_ns, floor_stake(e.time_ns, e.calls))
     coal = _coalescing.step(e.sectors_per_request) if e.kind != "comm" else None
     if coal and coal not in v.next_steps:  # measured wasted traffic: the first thing to fix, whatever bounds it
         v.next_steps = [coal] + v.next_steps[:1]
