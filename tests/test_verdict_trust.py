@@ -210,3 +210,15 @@ def test_a_one_block_kernel_shorter_than_the_launch_floor_has_nothing_at_stake()
     # 10 launches of 360 µs with 54 blocks on 108 SMs: 0.5 × 3.6 ms = 1.8 ms, under 3.6 ms − 20 µs: unchanged
     e3 = Evidence("k", "kernel", 10, 3_600_000, mean_blocks=54, num_sms=108)
     assert decide(e3).time_at_stake_ns == 1_800_000
+
+
+def test_a_grid_with_a_block_per_sm_but_few_waves_is_not_called_too_small_for_the_gpu():
+    # H100 BERT layer norm: 141 blocks on 132 SMs, 12 resident per SM → 141 / 1,584 = 0.089 waves. Every SM has a
+    # block, so "too few blocks to fill the GPU" would contradict "141 blocks on 132 SMs"; the step says each SM holds
+    # about 141 / 132 = 1.1 of the 12 blocks it could
+    e = Evidence("void at::native::vectorized_layer_norm_kernel<c10::BFloat16, float>", "kernel", 10, 30_912,
+                 roof_pct=3.0, bound="below-roofs", ridge_side="memory", mean_blocks=141, num_sms=132,
+                 waves_per_sm=141 / 1584, family="normalisation")
+    step = decide(e).next_steps[0]
+    assert "about 1.1 block(s) on each SM/CU" in step and "8.9 %" in step
+    assert "too few blocks to fill the GPU" not in step

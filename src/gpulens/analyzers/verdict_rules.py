@@ -224,8 +224,17 @@ def _latency_steps(e: Evidence) -> list[str]:
     if small_grid:
         from gpulens.analyzers._occ_findings import fill_text, waves_text
 
-        steps.append(f"The grid fills only {fill_text(e.waves_per_sm)} of the GPU's resident-block capacity "
-                     f"({waves_text(e.waves_per_sm)} waves): " + grid_step[0].lower() + grid_step[1:])
+        if e.mean_blocks is not None and e.num_sms and e.mean_blocks >= FULL_GRID_SHARE * e.num_sms:
+            # a block on every SM already: the SMs hold few of the blocks they could — not "too few to fill the GPU"
+            more = _advice.more_blocks(e.family, e.library, e.name).replace(
+                "Give the launch more blocks: ", "").replace(" so its grid fills the GPU", " so each SM holds more "
+                                                                                         "of them")
+            steps.append(f"The grid puts about {e.mean_blocks / e.num_sms:.1f} block(s) on each SM/CU, "
+                         f"{fill_text(e.waves_per_sm)} of the blocks they can hold at once ({waves_text(e.waves_per_sm)} "
+                         "waves), so each SM has few warps to hide latency with: " + more[0].lower() + more[1:])
+        else:
+            steps.append(f"The grid fills only {fill_text(e.waves_per_sm)} of the GPU's resident-block capacity "
+                         f"({waves_text(e.waves_per_sm)} waves): " + grid_step[0].lower() + grid_step[1:])
     elif e.limiter in _LIMITER_STEP and (e.achieved_occupancy_pct is None or e.achieved_occupancy_pct < 60) \
             and not full_theory:  # at 100 % theoretical the "limiter" limits nothing: relaxing it cannot help
         steps.append(_advice.limiter(e.limiter, e.name, e.pytorch, latency_bound=True) if e.library
