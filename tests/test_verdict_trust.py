@@ -222,3 +222,14 @@ def test_a_grid_with_a_block_per_sm_but_few_waves_is_not_called_too_small_for_th
     step = decide(e).next_steps[0]
     assert "about 1.1 block(s) on each SM/CU" in step and "8.9 %" in step
     assert "too few blocks to fill the GPU" not in step
+
+
+def test_a_stake_near_the_whole_kernel_is_said_to_be_an_upper_bound():
+    # 1 ms at 1 % of its roof, one launch: 1 ms − max(10 µs, 2 µs) = 990 µs at stake, 99 % of its time — stated as
+    # the upper bound it is; at 40 % of its roof (600 µs, 60 %) no such sentence
+    e = Evidence("k", "kernel", 1, 1_000_000, roof_pct=1.0, bound="below-roofs", ridge_side="memory")
+    v = decide(e)
+    assert v.time_at_stake_ns == 990_000 and "990.00 µs at stake is an upper bound" in v.evidence
+    e.roof_pct = 40.0
+    v = decide(e)
+    assert v.time_at_stake_ns == 600_000 and "upper bound" not in v.evidence

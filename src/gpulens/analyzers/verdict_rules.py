@@ -339,6 +339,10 @@ def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pc
     if v.time_at_stake_ns is not None and v.verdict not in ("launch-bound", "communication-bound") and e.time_ns:
         # whatever the fix, each launch keeps the GPU time no kernel runs under (_stake.KERNEL_FLOOR_NS)
         v.time_at_stake_ns = min(v.time_at_stake_ns, floor_stake(e.time_ns, e.calls))
+        if v.verdict == "latency/occupancy-bound" and v.time_at_stake_ns >= 0.8 * e.time_ns:
+            v.evidence += (f"; {fmt_ns(v.time_at_stake_ns)} at stake is an upper bound: what running at its roof "
+                           "would save, each launch keeping 2 µs — far below both roofs, latency and launch size "
+                           "limit it, and no fix is known to reach the roof")
     coal = _coalescing.step(e.sectors_per_request) if e.kind != "comm" else None
     if coal and coal not in v.next_steps:  # measured wasted traffic: the first thing to fix, whatever bounds it
         v.next_steps = [coal] + v.next_steps[:1]
