@@ -233,3 +233,13 @@ def test_a_stake_near_the_whole_kernel_is_said_to_be_an_upper_bound():
     e.roof_pct = 40.0
     v = decide(e)
     assert v.time_at_stake_ns == 600_000 and "upper bound" not in v.evidence
+
+
+def test_speed_of_light_evidence_shows_the_measured_share_that_decided_the_bound():
+    # rocprof-compute vcopy on MI200: HBM at 52.7 % of the datasheet 1,638 GB/s but 62.2 % of the measured 1,389 GB/s
+    # (864.2 GB/s / 1,388.9): memory-bound by the measured figure (≥ 60 %), and the evidence shows that figure
+    e = Evidence("vecCopy", "kernel", 3, 52_320, sol_bound="memory", compute_pct=4.4, memory_pct=52.7,
+                 memory_measured_pct=62.2, roof_pct=62.2, roof_source="speed of light")
+    v = decide(e)
+    assert v.verdict == "memory-bound"
+    assert "memory 53 % of peak (62 % of the measured HBM peak) → memory-bound" in v.evidence

@@ -93,6 +93,7 @@ class Evidence:
     sol_bound: str | None = None
     compute_pct: float | None = None
     memory_pct: float | None = None
+    memory_measured_pct: float | None = None
     sol_evidence: str | None = None
     mean_blocks: float | None = None
     num_sms: int | None = None
@@ -275,7 +276,9 @@ def _latency_steps(e: Evidence) -> list[str]:
 def _evidence_text(e: Evidence) -> str:
     parts = []
     if e.sol_bound is not None or e.sol_missing:
-        parts.append(f"speed of light: compute {_of_peak(e.compute_pct)}, memory {_of_peak(e.memory_pct)} → "
+        measured = (f" ({e.memory_measured_pct:.0f} % of the measured HBM peak)" if e.memory_measured_pct is not None
+                    and (e.memory_pct is None or e.memory_measured_pct >= e.memory_pct + 0.5) else "")
+        parts.append(f"speed of light: compute {_of_peak(e.compute_pct)}, memory {_of_peak(e.memory_pct)}{measured} → "
                      f"{BOUND_TO_VERDICT.get(e.sol_bound, e.sol_bound) if e.sol_bound else 'no bound'}"
                      + (f" ({e.sol_evidence})" if e.sol_evidence else ""))
     if (e.bound is not None or e.roof_pct is not None) and not (e.sol_bound and e.roof_source == "speed of light"):

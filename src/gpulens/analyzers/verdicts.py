@@ -349,6 +349,9 @@ class Verdicts(Analyzer):
                 e.compute_pct = _num(srow.get("compute_pct"))
                 e.memory_pct = _num(srow.get("memory_pct"))
                 e.memory_pct = e.memory_pct if e.memory_pct is not None else _num(srow.get("dram_pct"))
+                # the share of a measured HBM roof (rocprof-compute roofline.csv) decides the bound when larger:
+                # the evidence shows it beside the datasheet share, not "memory 53 % → memory-bound"
+                e.memory_measured_pct = _num(srow.get("dram_measured_pct"))
                 e.sol_evidence = srow.get("evidence") if isinstance(srow.get("evidence"), str) else None
                 tensor = _num(srow.get("tensor_pct"))
                 if tensor is not None and (e.compute_pct is None or tensor > e.compute_pct):
