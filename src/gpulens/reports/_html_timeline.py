@@ -128,8 +128,7 @@ def _window_note(s: Any, shown_ns: int) -> str:
     if not win or abs(win - shown_ns) <= 0.005 * win:
         return ""
     return (f" (first to last event drawn — GPU work, runtime calls, CPU ops; the profiled window of every report, "
-            f"first to last recorded event of any kind, Python functions and annotations included, is "
-            f"{fmt_ns(win)})")
+            f"first to last recorded event, Python functions and annotations included, is {fmt_ns(win)})")
 
 
 def timeline_page(s: Any, max_rows: int, max_segments: int) -> list[Any]:
