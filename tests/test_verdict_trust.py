@@ -110,13 +110,25 @@ def test_uncoalesced_stores_are_named_from_sectors_per_request():
     assert len(f) == 1 and "stores" in f[0].title and f[0].severity == "warning"
 
 
-def test_sectors_between_the_32_and_128_bit_ideals_are_named_conditionally():
-    # 8 sectors per request: uncoalesced for 32-bit words (ideal 4), coalesced for 64-bit ones (ideal 8)
+@pytest.mark.parametrize("name, expected", [
+    # 800 sectors / 100 requests = 8 per request. Unknown element type: 2× a coalesced 32-bit access (4), unless the
+    # kernel uses wider vector accesses (float2 / double: 8) — said conditionally
+    ("strided_copy", "loads (8 sectors per request, 2× a coalesced 32-bit access, unless they are wider vector"),
+    # float* parameters: the same reading, its width named from the signature
+    ("strided_copy(float const*, float*, int)", "2× a coalesced 32-bit access, unless"),
+    # double* parameters: 32 threads × 8 B = 256 B = 8 sectors is the coalesced figure — nothing to name
+    ("strided_copy(double const*, double*, int)", None),
+])
+def test_sectors_per_request_are_read_against_the_element_type(name, expected):
     tl = _one_kernel({"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 800,
                       "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": 100},
-                     name="strided_copy", dur_ns=100_000, grid=4096)
+                     name=name, dur_ns=100_000, grid=4096)
     v = gpulens.analyze_timeline(tl, device_spec=get_spec("H100 SXM")).results["verdicts"].table.iloc[0]
-    assert "if they are 32-bit accesses" in v["next_steps"][0]
+    steps = " ".join(v["next_steps"])
+    if expected is None:
+        assert "uncoalesced" not in steps
+    else:
+        assert expected in steps
 
 
 def test_real_naive_transpose_csv_names_its_uncoalesced_stores():

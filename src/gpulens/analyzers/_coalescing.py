@@ -12,12 +12,15 @@ l1tex__t_requests_pipe_lsu_mem_global_op_{ld,st}.sum`` (or ncu's own
 ``l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_{ld,st}.ratio``, launch-weighted by duration).
 
 Reading (:func:`uncoalesced`): above :data:`WIDEST_IDEAL` (16, the ideal of the widest, 128-bit access) the accesses
-are uncoalesced whatever their width; above :data:`IDEAL_32BIT` × :data:`TOLERANCE` but at most 16 they are
-uncoalesced for 32-bit accesses (the common case: float, int) and fine only if they are 64-/128-bit vector accesses —
-said so, not asserted.
+are uncoalesced whatever their width; above the coalesced figure of the element type the kernel's signature spells
+(``double*`` → 8, ``float*`` → 4, ``half*`` → 2; 4 when unknown) × :data:`TOLERANCE` but at most 16 they are
+uncoalesced unless the kernel uses wider vector accesses (float4 loads of a float array touch 16 sectors) — said
+so, not asserted.
 """
 
 from __future__ import annotations
+
+import re
 
 from gpulens.analyzers.context import category_mask
 from gpulens.timeline import Timeline
@@ -70,12 +73,44 @@ def sectors_per_request(timeline: Timeline) -> dict[str, dict[str, float]]:
     return out
 
 
-def uncoalesced(spr: dict[str, float] | None) -> list[tuple[str, float, bool]]:
-    """The uncoalesced accesses of one kernel: ``[(load | store, sectors per request, certain)]``, worst first;
-    ``certain`` when above :data:`WIDEST_IDEAL` (uncoalesced at any access width), else uncoalesced only if the
-    accesses are 32-bit."""
+_TYPE_BYTES = ((re.compile(r"\b(double|int64_t|long|uint64_t|c10::complex<float>)\b"), 8),
+               (re.compile(r"\b(float|int|int32_t|uint32_t|unsigned)\b"), 4),
+               (re.compile(r"\b(half|__half|Half|BFloat16|__nv_bfloat16|bfloat16|short|int16_t)\b"), 2),
+               (re.compile(r"\b(char|int8_t|uint8_t|bool)\b"), 1))
+
+
+def element_bytes(name: str | None) -> int | None:
+    """The element size [bytes] of the pointer parameters a kernel's signature spells (``transpose(float const*,
+    float*, int)`` → 4), when they all agree; None when unknown or mixed."""
+    if not name or "(" not in name:
+        return None
+    params = name[name.index("(") + 1:]
+    sizes = set()
+    for p in params.split(","):
+        if "*" not in p:
+            continue
+        hit = next((b for pat, b in _TYPE_BYTES if pat.search(p)), None)
+        if hit is None:
+            return None
+        sizes.add(hit)
+    return sizes.pop() if len(sizes) == 1 else None
+
+
+def ideal_sectors(name: str | None = None) -> float:
+    """Sectors per request of a coalesced warp access of the kernel's element type (4 B → 4; 8 B → 8; 2 B → 2),
+    :data:`IDEAL_32BIT` when the type is unknown."""
+    b = element_bytes(name)
+    return float(b) if b else IDEAL_32BIT
+
+
+def uncoalesced(spr: dict[str, float] | None, name: str | None = None) -> list[tuple[str, float, bool]]:
+    """The uncoalesced accesses of one kernel: ``[(load | store, sectors per request, certain)]``, worst first.
+    Above the coalesced figure of its element type (:func:`ideal_sectors`, 4 for 32-bit or unknown types) × the
+    tolerance; ``certain`` when above :data:`WIDEST_IDEAL` (uncoalesced at any access width, vector accesses
+    included), else uncoalesced unless the kernel uses wider (vector) accesses."""
+    ideal = ideal_sectors(name)
     out = [(w, v, v > WIDEST_IDEAL) for w, v in (spr or {}).items()
-           if v == v and v > IDEAL_32BIT * TOLERANCE]
+           if v == v and v > ideal * TOLERANCE]
     return sorted(out, key=lambda x: -x[1])
 
 
@@ -87,25 +122,28 @@ def evidence_text(spr: dict[str, float] | None) -> str | None:
     return f"global {', '.join(parts)} sectors per request (coalesced 32-bit access: {IDEAL_32BIT:.0f})"
 
 
-def step(spr: dict[str, float] | None, family: str = "other") -> str | None:
+def step(spr: dict[str, float] | None, name: str | None = None) -> str | None:
     """The next step naming the uncoalesced global accesses (one imperative sentence), None when all are coalesced
-    or not counted."""
-    bad = uncoalesced(spr)
+    or not counted. Each access says how far above a coalesced access of the kernel's element type it is; one that
+    wider vector accesses could explain says so."""
+    bad = uncoalesced(spr, name)
     if not bad:
         return None
-    what = " and ".join(f"{w}s ({v:.0f} sectors per request, {v / IDEAL_32BIT:.0f}× a coalesced 32-bit access)"
-                        for w, v, _ in bad)
-    certain = any(c for _, _, c in bad)
-    cond = "" if certain else " if they are 32-bit accesses"
+    ideal = ideal_sectors(name)
+    bits = f"{8 * int(ideal)}-bit" if element_bytes(name) else "32-bit"
+    parts = []
+    for w, v, certain in bad:
+        cond = "" if certain else ", unless they are wider vector accesses"
+        parts.append(f"{w}s ({v:.0f} sectors per request, {v / ideal:.0f}× a coalesced {bits} access{cond})")
     how = ("stage the tile through shared memory so both the reads and the writes run along rows (tiled "
            "transpose)" if any(w == "store" for w, _, _ in bad) else
            "make consecutive threads read consecutive addresses (or stage the data through shared memory)")
-    return f"Global {what} are uncoalesced{cond}: {how}."
+    return f"Global {' and '.join(parts)} are uncoalesced: {how}."
 
 
-def finding_detail(spr: dict[str, float]) -> str:
+def finding_detail(spr: dict[str, float], name: str | None = None) -> str:
     """One sentence on how the figure was read (for the finding)."""
-    bad = uncoalesced(spr)
+    bad = uncoalesced(spr, name)
     worst = max(v for _, v, _ in bad) if bad else float("nan")
     return (f"Each warp-wide request touches {worst:.0f} 32-byte sectors; a coalesced access of 32-bit words touches "
             f"{IDEAL_32BIT:.0f} (8 for 64-bit, 16 for 128-bit vector accesses: Nsight Compute Kernel Profiling Guide, "

@@ -346,7 +346,7 @@ def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pc
             v.evidence += (f"; {fmt_ns(v.time_at_stake_ns)} at stake is an upper bound: what running at its roof "
                            "would save, each launch keeping 2 µs — far below both roofs, latency and launch size "
                            "limit it, and no fix is known to reach the roof")
-    coal = _coalescing.step(e.sectors_per_request) if e.kind != "comm" else None
+    coal = _coalescing.step(e.sectors_per_request, e.name) if e.kind != "comm" else None
     if coal and coal not in v.next_steps:  # measured wasted traffic: the first thing to fix, whatever bounds it
         v.next_steps = [coal] + v.next_steps[:1]
     hint = _advice.alignment_hint(e.name) if e.kind != "comm" and v.verdict not in ("launch-bound",) else None

@@ -386,14 +386,14 @@ class Verdicts(Analyzer):
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],
                          "verdict": v.verdict, "time_at_stake_ns": v.time_at_stake_ns, "evidence": v.evidence,
                          "next_steps": v.next_steps, "inputs": inputs})
-            bad = uncoalesced(e.sectors_per_request) if e.kind != "comm" else []
+            bad = uncoalesced(e.sectors_per_request, name) if e.kind != "comm" else []
             if bad:
                 what = " and ".join(f"{w}s" for w, _, _ in bad)
-                cond = "" if any(c for _, _, c in bad) else " (if 32-bit)"
+                cond = "" if any(c for _, _, c in bad) else " (unless vector accesses)"
                 findings.append(Finding(
                     f"Uncoalesced global {what}{cond} in {name if len(name) <= 60 else name[:59] + '…'}: "
                     + ", ".join(f"{w}s {x:.0f} sectors per request" for w, x, _ in bad) + " (coalesced 32-bit: 4)",
-                    finding_detail(e.sectors_per_request), severity="warning" if any(c for _, _, c in bad)
+                    finding_detail(e.sectors_per_request, name), severity="warning" if any(c for _, _, c in bad)
                     else "info", category="memory-access", kernel=name, key=f"coalescing:{name}",
                     parent=None if v.verdict == "undetermined" else f"kernel:{name}", action=v.next_steps[0]))
             if v.verdict == "undetermined":
