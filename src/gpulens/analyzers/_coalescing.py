@@ -114,12 +114,15 @@ def uncoalesced(spr: dict[str, float] | None, name: str | None = None) -> list[t
     return sorted(out, key=lambda x: -x[1])
 
 
-def evidence_text(spr: dict[str, float] | None) -> str | None:
-    """``"global loads 4.0, stores 32.0 sectors per request (coalesced 32-bit: 4)"``; None without counters."""
+def evidence_text(spr: dict[str, float] | None, name: str | None = None) -> str | None:
+    """``"global loads 4.0, stores 32.0 sectors per request (coalesced 32-bit access: 4)"`` — the width of the
+    element type the kernel's signature spells; None without counters."""
     if not spr:
         return None
     parts = [f"{w}s {v:.1f}" for w, v in spr.items()]
-    return f"global {', '.join(parts)} sectors per request (coalesced 32-bit access: {IDEAL_32BIT:.0f})"
+    b = element_bytes(name)
+    bits = f"{8 * b}-bit" if b else "32-bit"
+    return f"global {', '.join(parts)} sectors per request (coalesced {bits} access: {ideal_sectors(name):.0f})"
 
 
 def step(spr: dict[str, float] | None, name: str | None = None) -> str | None:

@@ -297,7 +297,7 @@ def _evidence_text(e: Evidence) -> str:
     if e.stall_class:
         parts.append(f"stalls: {_pct(e.stall_pct)} {e.stall_class.replace('_', ' ')} "
                      f"(top {str(e.top_stall).replace('_', ' ')})")
-    coal = _coalescing.evidence_text(e.sectors_per_request)
+    coal = _coalescing.evidence_text(e.sectors_per_request, e.name)
     if coal:
         parts.append(coal)
     if e.mean_blocks is not None and e.num_sms:
