@@ -255,3 +255,16 @@ def test_speed_of_light_evidence_shows_the_measured_share_that_decided_the_bound
     v = decide(e)
     assert v.verdict == "memory-bound"
     assert "memory 53 % of peak (62 % of the measured HBM peak) → memory-bound" in v.evidence
+
+
+@pytest.mark.parametrize("name, size", [
+    ("unnamed>::transpose_naive_kernel(const float *, float *, int, int)", 4),  # the Olajide ncu CSV's name
+    ("transpose(double const*, double*, int)", 8),
+    ("void k<c10::BFloat16>(c10::BFloat16 const*, c10::BFloat16*, long)", 2),
+    ("k(double*, float*)", None),  # mixed element types: no single width
+    ("triton_poi_fused_add_0", None),  # no signature
+])
+def test_element_size_from_the_kernel_signature(name, size):
+    from gpulens.analyzers._coalescing import element_bytes
+
+    assert element_bytes(name) == size
