@@ -268,3 +268,12 @@ def test_element_size_from_the_kernel_signature(name, size):
     from gpulens.analyzers._coalescing import element_bytes
 
     assert element_bytes(name) == size
+
+
+@pytest.mark.parametrize("pct, text", [(99.97, "over 99.9 %"), (100.0, "100.0 %"), (0.03, "under 0.1 %"),
+                                       (0.0, "0.0 %"), (71.43, "71.4 %")])
+def test_shares_never_round_to_a_false_extreme(pct, text):
+    # 11 µs of GPU work in a 34.19 ms window: idle 99.97 % — "100.0 %" would say the GPU did nothing
+    from gpulens.reports._format import share_pct_text
+
+    assert share_pct_text(pct) == text

@@ -376,6 +376,17 @@ def _no_gpu_work(sm: Mapping[str, Any]) -> bool:
     return not sm.get("span_ns") and not sm.get("gpu_busy_ns") and not sm.get("kernel_count")
 
 
+def share_pct_text(pct: float) -> str:
+    """A share of a whole as ``"71.4 %"``, never a rounded false extreme: ``"over 99.9 %"`` for 99.95 ≤ pct < 100
+    and ``"under 0.1 %"`` for 0 < pct < 0.05 (11 µs of GPU work in a 34 ms window is not "idle 100.0 %")."""
+    p = float(pct)
+    if 99.95 <= p < 100.0:
+        return "over 99.9 %"
+    if 0.0 < p < 0.05:
+        return "under 0.1 %"
+    return f"{p:.1f} %"
+
+
 def busy_pct_text(sm: dict[str, Any]) -> str:
     """Busy % with its basis (``"71.4 %"``, ``"80.0 % (Σ busy / Σ per-GPU span)"``); ``"unknown (not measured: …)"``
     when the input has no timeline."""
@@ -384,7 +395,7 @@ def busy_pct_text(sm: dict[str, Any]) -> str:
     if _no_gpu_work(sm):  # nothing ran on a GPU: no span to be busy in (0 of 0 is no percentage)
         return "none (no GPU work recorded)"
     gpus = len(sm.get("rank_span_ns") or {}) > 1 or (sm.get("device_span_ns") or 0) > (sm.get("span_ns") or 0)
-    return f"{sm['gpu_busy_pct']:.1f} %" + (" (Σ busy / Σ per-GPU span)" if gpus else "")
+    return share_pct_text(sm["gpu_busy_pct"]) + (" (Σ busy / Σ per-GPU span)" if gpus else "")
 
 
 def window_text(sm: dict[str, Any]) -> str:
