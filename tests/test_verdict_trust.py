@@ -310,3 +310,15 @@ def test_real_mi300x_gemms_agree_with_their_figures(trace):
         m = re.search(r"(\d+) blocks on (\d+) SMs", r["evidence"])
         if m and int(m.group(1)) >= 0.9 * int(m.group(2)):
             assert not re.search(r"too few blocks|fills the GPU", " ".join(r["next_steps"])), r
+
+
+def test_a_library_kernel_with_one_block_per_cu_is_told_smaller_tiles_not_more_work():
+    # owlv2 on MI300X: a batched GEMM (library) at 36 % of its memory roof with 304 blocks on 304 CUs — every CU
+    # has one block; the step is several blocks per CU (smaller tiles), not "more parallel work per call"
+    e = Evidence("Cijk_Ailk_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT64x288x64_MI16x16x1", "kernel", 120, 55_060_000,
+                 roof_pct=36.3, bound="below-roofs", ridge_side="memory", mean_blocks=304, num_sms=304,
+                 family="gemm", library=True)
+    step = decide(e).next_steps[0]
+    assert "already gives every SM/CU a block (304 on 304)" in step and "smaller-tile" in step
+    e.mean_blocks = 3000  # ten blocks per CU: the generic library step
+    assert decide(e).next_steps[0].startswith("Give the library kernel more parallel work per call")

@@ -255,7 +255,13 @@ def _latency_steps(e: Evidence) -> list[str]:
     ach = e.achieved_occupancy_pct
     occ_high = full_theory and (ach is None or ach >= HIGH_OCCUPANCY_PCT) or (ach is not None
                                                                              and ach >= HIGH_OCCUPANCY_PCT)
-    if not steps and e.library:  # the library owns the kernel's code: the user owns the problem it is given
+    full_grid = e.mean_blocks is not None and bool(e.num_sms) and e.mean_blocks >= FULL_GRID_SHARE * e.num_sms
+    if not steps and e.library and full_grid and e.mean_blocks < 2 * e.num_sms:
+        # a block on every SM/CU already, about one each: more blocks is not the lever, more blocks *per SM* is
+        steps.append(f"Its grid already gives every SM/CU a block ({e.mean_blocks:.0f} on {e.num_sms}), about one "
+                     "each, too few to hide latency: let the library pick a smaller-tile algorithm (several blocks "
+                     "per SM/CU) or give it a problem shape it tiles well.")
+    elif not steps and e.library:  # the library owns the kernel's code: the user owns the problem it is given
         steps.append("Give the library kernel more parallel work per call (larger batch, several problems in one "
                      "call) or a problem shape it tiles well, or let it pick another algorithm.")
     elif not steps and occ_high:  # occupancy cannot rise (or is already high): more warps is not the lever
