@@ -54,15 +54,17 @@ _REPEAT = re.compile(r"^(.*)_(\d+)$")
 _INSTANCE = re.compile(r"^(.*)\[(\d+)\]$")
 
 
-def exact_ns(values: list) -> tuple[pd.Series, int]:
+def exact_ns(values: list) -> tuple[pd.Series, int, np.ndarray]:
     """Timestamps as exact Int64 ns (integers parsed as integers, not through float64).
 
     Returns:
-        (series, sci): ``sci`` counts fields written in scientific notation (``8.1097E+14``): their ns digits are
-        lost, which the caller must report.
+        (series, sci, unreadable): ``sci`` counts fields written in scientific notation (``8.1097E+14``): their ns
+        digits are lost, which the caller must report; ``unreadable`` marks the fields that hold something (not
+        empty) that is no integer ns within int64 (``abc``, ``nan``, ``1e400``, ``2^64``): NA, never "not recorded".
     """
     out, sci = [], 0
-    for v in values:
+    bad = np.zeros(len(values), dtype=bool)
+    for i, v in enumerate(values):
         if v is None or (isinstance(v, float) and np.isnan(v)):
             out.append(pd.NA)
             continue
@@ -72,8 +74,9 @@ def exact_ns(values: list) -> tuple[pd.Series, int]:
             continue
         n = exact_int(s)  # exact, int64-bounded; None for text, inf/nan, huge exponents
         out.append(pd.NA if n is None else n)
+        bad[i] = n is None
         sci += n is not None and "e" in s.lower()
-    return pd.Series(pd.array(out, dtype="Int64")), sci
+    return pd.Series(pd.array(out, dtype="Int64")), sci, bad
 
 
 def _agent_number(values: pd.Series) -> pd.Series:
@@ -109,8 +112,9 @@ def dispatches_from_rows(path: Path, header: list[str], rows: list[list], kind: 
             d.cols["name"] = [v[1:-1] if isinstance(v, str) and len(v) > 1 and v[0] == v[-1] == '"' else v
                               for v in s.tolist()]
         elif key in ("start_ns", "end_ns"):
-            d.cols[key], sci = exact_ns(s.tolist())
+            d.cols[key], sci, bad = exact_ns(s.tolist())
             d.sci_notation_rows = max(d.sci_notation_rows, sci)
+            d.unreadable_ts = bad if d.unreadable_ts is None else d.unreadable_ts | bad
         elif key == "hip_stream":
             continue
         else:

@@ -22,6 +22,7 @@ import re
 import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 INT, REAL, TEXT = "int", "real", "text"
@@ -63,8 +64,13 @@ def columns(con: sqlite3.Connection, table: str) -> list[str]:
     return [r[1] for r in con.execute(f'PRAGMA table_info({quote(table)})')]
 
 
-def read_typed(con: sqlite3.Connection, table: str, schema: dict[str, str]) -> tuple[pd.DataFrame, int]:
+def read_typed(con: sqlite3.Connection, table: str, schema: dict[str, str],
+               flag: tuple[str, ...] = ()) -> tuple[pd.DataFrame, int]:
     """The columns of ``schema`` present in ``table``, each read as its declared type.
+
+    Args:
+        flag: INT columns whose unreadable values the caller tells apart per row: for each one present, a bool
+            column ``"<name>:unreadable"`` is added (True where the stored value is not NULL but no integer).
 
     Returns:
         (frame, coerced): ``coerced`` counts the non-NULL values that could not be read as their type (now NA).
@@ -73,13 +79,15 @@ def read_typed(con: sqlite3.Connection, table: str, schema: dict[str, str]) -> t
     use = [(c, k) for c, k in schema.items() if c in present]
     if not use:
         return pd.DataFrame(index=pd.RangeIndex(0)), 0
-    exprs = ", ".join(typed_expr(c, k) for c, k in use)
+    flagged = [c for c, k in use if c in flag and k == INT]
+    exprs = ", ".join([typed_expr(c, k) for c, k in use]
+                      + [f"({quote(c)} IS NOT NULL AND {typed_expr(c, INT)} IS NULL)" for c in flagged])
     bad = " + ".join(f"(typeof({quote(c)}) = 'blob')" if k == REAL
                      else f"({quote(c)} IS NOT NULL AND {typed_expr(c, k)} IS NULL)" for c, k in use)
     rows = con.execute(f'SELECT {exprs} FROM {quote(table)}').fetchall()
     (coerced,) = con.execute(f'SELECT coalesce(sum({bad}), 0) FROM {quote(table)}').fetchone()
-    cols = list(zip(*rows)) if rows else [()] * len(use)
-    out = {}
+    cols = list(zip(*rows)) if rows else [()] * (len(use) + len(flagged))
+    out = {f"{c}:unreadable": np.array(vals, dtype=bool) for c, vals in zip(flagged, cols[len(use):])}
     for (c, k), vals in zip(use, cols):
         if k == INT:
             out[c] = pd.array(list(vals), dtype="Int64")
