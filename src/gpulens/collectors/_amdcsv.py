@@ -152,6 +152,7 @@ def _add_counters(d: Dispatches, df: pd.DataFrame, header: list[str], lower: lis
     raw = df[[f"c{i}" for i in cols]].to_numpy(dtype=object)
     num = pd.to_numeric(pd.Series(raw.ravel(order="F"), dtype=object), errors="coerce")
     vals_of = dict(zip(cols, num.to_numpy(dtype="float64", na_value=np.nan).reshape(len(cols), d.n)))
+    kept = []
     for j, i in enumerate(plain):
         vals = vals_of[i]
         if np.isnan(vals).all():
@@ -159,8 +160,34 @@ def _add_counters(d: Dispatches, df: pd.DataFrame, header: list[str], lower: lis
             if texts - {"", "nan", "NaN"}:
                 continue  # a text column we do not know
         d.pmc[header[i]] = vals
+        kept.append(j)
+    kept += list(range(len(plain), len(cols)))  # per-instance columns are counters too
+    _count_unreadable(d, raw[:, kept], num.to_numpy(dtype="float64", na_value=np.nan).reshape(len(cols), d.n)[kept],
+                      [header[cols[j]] for j in kept])
     for base, idxs in instances.items():
         if f"{base}_sum" in d.pmc or f"{base.lower()}_sum" in present:
             continue
         block = np.column_stack([vals_of[i] for i in idxs])
         d.pmc[f"{base}_sum"] = np.where(np.isnan(block).all(axis=1), np.nan, np.nansum(block, axis=1))
+
+
+def _count_unreadable(d: Dispatches, raw: np.ndarray, vals: np.ndarray, names: list[str]) -> None:
+    """Count, on ``d``, the counter cells that hold something (not empty, not ``nan``) that is no number: they are
+    left out of every figure (a mean over the other dispatches), so the user must be told how many.
+
+    Args:
+        raw: rows × counter columns of the cells as read; vals: the same parsed (counter columns × rows, NaN where
+            not a number); names: the counter columns' names.
+    """
+    if not raw.size:
+        return
+    nan = np.isnan(vals.T)
+    if not nan.any():
+        return
+    r, c = np.nonzero(nan)
+    texts = [raw[i, j] for i, j in zip(r, c)]
+    bad = [(t, names[j]) for t, j in zip(texts, c) if t is not None and str(t).strip().lower() not in ("", "nan")]
+    if bad:
+        d.unreadable_counter_cells += len(bad)
+        d.unreadable_counter_example = f"{str(bad[0][0])[:40]!r} in {bad[0][1]}"
+

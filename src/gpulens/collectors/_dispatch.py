@@ -65,6 +65,7 @@ class Dispatches:
     unreadable_ts: np.ndarray | None = None
     #: counter cells that hold something other than a number (text, a list...), left out of every figure
     unreadable_counter_cells: int = 0
+    unreadable_counter_example: str = ""  # the first such cell and its column, for the warning
 
     def get(self, key: str) -> pd.Series:
         """The array ``key`` as a nullable Int64 Series (all NA when absent). Text is parsed as a number, floats
@@ -110,7 +111,9 @@ def merge(parts: list[Dispatches]) -> Dispatches:
         return parts[0]
     n = sum(p.n for p in parts)
     out = Dispatches(n=n, sci_notation_rows=sum(p.sci_notation_rows for p in parts),
-                     unreadable_counter_cells=sum(p.unreadable_counter_cells for p in parts))
+                     unreadable_counter_cells=sum(p.unreadable_counter_cells for p in parts),
+                     unreadable_counter_example=next((p.unreadable_counter_example for p in parts
+                                                      if p.unreadable_counter_example), ""))
     if any(p.unreadable_ts is not None for p in parts):
         out.unreadable_ts = np.concatenate([np.zeros(p.n, bool) if p.unreadable_ts is None else
                                             np.asarray(p.unreadable_ts, bool) for p in parts])
@@ -328,6 +331,9 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     if unnamed.any():
         meta.warnings.append(f"{path}: {int(unnamed.sum())} row(s) without a name (symbol or string not recorded): "
                              f"named {UNNAMED!r}")
+    if d.unreadable_counter_cells:
+        meta.warnings.append(f"{path}: {d.unreadable_counter_cells} counter value(s) are not numbers (e.g. "
+                             f"{d.unreadable_counter_example}): read as unknown, left out of every mean and total")
     if d.sci_notation_rows:
         meta.warnings.append(f"{path}: {d.sci_notation_rows} row(s) have timestamps in scientific notation "
                              "(e.g. 8.1097E+14): ns precision is lost; zero durations are rejected, not reported")

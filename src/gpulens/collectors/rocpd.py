@@ -194,7 +194,8 @@ def _kernels(db: _Db, node_of: dict[int, int]) -> Dispatches | None:
     pmc, info = db.read("rocpd_pmc_event"), db.read("rocpd_info_pmc")
     if pmc is not None and len(pmc) and "event_id" in k:
         pmc = pmc.assign(metric=_lookup(pmc, "pmc_id", info, "name").fillna("pmc_" + pmc["pmc_id"].astype(str)))
-        wide = pmc.pivot_table(index="event_id", columns="metric", values="value", aggfunc="sum")
+        # min_count=1: a counter whose only value is unreadable stays unknown, never a sum of nothing = 0
+        wide = pmc.groupby(["event_id", "metric"])["value"].sum(min_count=1).unstack("metric")
         wide = wide.reindex(k["event_id"].to_numpy())
         d.pmc = {m: wide[m].to_numpy(dtype="float64") for m in wide.columns}
     return d

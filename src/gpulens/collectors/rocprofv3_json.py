@@ -95,7 +95,7 @@ class BufferRecords(msgspec.Struct):
 
 class CounterRecord(msgspec.Struct):
     counter_id: Handle = Handle()
-    value: float = 0.0
+    value: Any = 0.0  # a value that is no number is unknown and counted, never the file
 
 
 class DispatchData(msgspec.Struct, frozen=True):
@@ -198,6 +198,17 @@ def _ts(v: Any) -> int | None:
     return exact_int(v)
 
 
+def _number(v: Any) -> float | None:
+    """A counter value as a finite float, None when it is no number (text, list, bool, beyond float64)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    try:
+        f = float(v)
+    except OverflowError:
+        return None
+    return f if np.isfinite(f) else None
+
+
 def _counters(t: Tool, d: Dispatches, node_of: dict[int, int]) -> None:
     cc = t.callback_records.counter_collection
     if not cc:
@@ -211,8 +222,14 @@ def _counters(t: Tool, d: Dispatches, node_of: dict[int, int]) -> None:
             continue
         for rec in c.records:
             m = names.get(rec.counter_id.handle, f"counter_{rec.counter_id.handle}")
+            v = _number(rec.value)
+            if v is None:
+                if rec.value is not None:
+                    d.unreadable_counter_cells += 1
+                    d.unreadable_counter_example = d.unreadable_counter_example or f"{str(rec.value)[:40]!r} in {m}"
+                continue
             arr = d.pmc.setdefault(m, np.full(d.n, np.nan))
-            arr[i] = rec.value if np.isnan(arr[i]) else arr[i] + rec.value
+            arr[i] = v if np.isnan(arr[i]) else arr[i] + v
 
 
 def _copy_device(r: GenericRecord, name: str, node_of: dict[int, int]) -> int | None:
