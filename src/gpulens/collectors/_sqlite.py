@@ -25,6 +25,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from gpulens.errors import TraceFormatError
+
 INT, REAL, TEXT = "int", "real", "text"
 
 
@@ -32,9 +34,43 @@ def _text(b: bytes) -> str:
     return b.decode("utf-8", "replace")
 
 
-def connect_ro(path: Path) -> sqlite3.Connection:
+def truncated_by(path: Path) -> tuple[int, int] | None:
+    """(bytes present, bytes the header declares) when the SQLite file ``path`` is shorter than its own header says
+    (a copy cut short, a disk that filled up), else None.
+
+    The SQLite file format (sqlite.org/fileformat.html, "The Database Header"): the page size is the big-endian
+    2-byte integer at offset 16 (1 means 65536), the database size in pages the 4-byte integer at offset 28, valid
+    only when the "version-valid-for" number at offset 92 equals the change counter at offset 24.
+    """
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(100)
+        size = Path(path).stat().st_size
+    except OSError:
+        return None
+    if len(head) < 100 or not head.startswith(b"SQLite format 3\x00"):
+        return None
+    page = int.from_bytes(head[16:18], "big")
+    page = 65536 if page == 1 else page
+    pages = int.from_bytes(head[28:32], "big")
+    if head[24:28] != head[92:96] or not pages or page < 512:
+        return None
+    want = page * pages
+    return (size, want) if size < want else None
+
+
+def connect_ro(path: Path, check: bool = True) -> sqlite3.Connection:
     """A read-only connection whose TEXT values with invalid UTF-8 (or lone surrogates) decode with U+FFFD instead
-    of raising ``OperationalError`` on the whole query."""
+    of raising ``OperationalError`` on the whole query.
+
+    Raises:
+        TraceFormatError: (``check``) the file is shorter than its header declares (:func:`truncated_by`): a
+            truncated database is an input error (exit 2) naming the file, never a run without GPU work.
+    """
+    cut = truncated_by(path) if check else None
+    if cut:
+        raise TraceFormatError(path, f"truncated SQLite file: {cut[0]:,} of the {cut[1]:,} bytes its header declares "
+                                     "(the copy is incomplete or the writer was stopped)")
     con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     con.text_factory = _text
     return con

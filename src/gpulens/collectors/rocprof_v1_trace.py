@@ -176,7 +176,7 @@ def sqlite_tables(path: Path) -> set[str]:
         with open(path, "rb") as fh:
             if fh.read(16) != SQLITE_MAGIC:
                 return set()
-        con = connect_ro(path)
+        con = connect_ro(path, check=False)  # sniffing: a truncated file is named by the collector that reads it
         try:
             return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")}
         finally:

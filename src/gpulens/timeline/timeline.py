@@ -22,7 +22,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from gpulens.errors import SchemaError, TraceFormatError
+from gpulens.errors import SchemaError, TraceFormatError, TruncationNote
 from gpulens.timeline.launch import describe as describe_impossible, scrub_device_records, scrub_launch_config
 from gpulens.timeline.percent import percent_over, warning_of
 from gpulens.timeline.schema import (
@@ -36,6 +36,12 @@ from gpulens.timeline.schema import (
 )
 
 FORMAT_VERSION = 1
+
+
+def _rewrap(old: str, new: str) -> str:
+    """``new`` as the same kind of warning as ``old`` (a :class:`gpulens.errors.TruncationNote` stays one)."""
+    at = getattr(old, "truncated_at", None)
+    return TruncationNote(new, *at) if at else new
 
 
 @dataclass
@@ -70,7 +76,7 @@ class TimelineMeta:
 
         self.sources = scrub(list(self.sources))
         self.devices = scrub(list(self.devices))
-        self.warnings = [scrub_text(w) for w in self.warnings]
+        self.warnings = [_rewrap(w, scrub_text(w)) for w in self.warnings]
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -263,6 +269,11 @@ class Timeline:
         Also scrubs the metadata (:meth:`TimelineMeta.scrub`): no environment or secret leaves a collector; and
         sets launch-configuration values no GPU accepts to ``<NA>`` with one warning (:mod:`gpulens.timeline.launch`).
         """
+        for w in self.meta.warnings:  # a reader's note that its input stops early (errors.TruncationNote); before
+            at = getattr(w, "truncated_at", None)  # scrub(), which makes every warning a plain str
+            if at:
+                self.meta.truncated = True
+                self.meta.truncated_at.setdefault(at[0], at[1])
         self.meta.scrub()
         bad_device_values = scrub_device_records(self.meta.devices)
         if bad_device_values:
