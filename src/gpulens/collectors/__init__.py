@@ -244,6 +244,11 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
     from gpulens.collectors._io import read_input
 
     read_input(p)  # raises the precise reason for empty, unreadable or corrupt-gzip files
+    from gpulens.collectors._hints import unsupported_format
+
+    known = unsupported_format(p)  # a real profiler's file gpulens does not read: say which and how to convert it
+    if known:
+        raise UnknownFormatError(p, known)
     names = ", ".join(sorted(registry()))
     raise UnknownFormatError(p, f"not a recognised trace format (tried: {names})")
 

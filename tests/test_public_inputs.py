@@ -1,0 +1,151 @@
+"""Fault classes found on real profiler outputs of public projects not in the shared corpus (/tmp/extra3, fetched
+by the inputs helper; tests on those files skip when absent). Each class also has a small inline reproduction.
+
+Sources of the real files (local testing only, not redistributed):
+* RajaATAli/SC23_Programming-Your-GPU-with-OpenMP_Tutorial @ 736710d6 : report1.sqlite (nsys 2023.3.1.92 export of a
+  run that made no CUDA call: no CUPTI table at all).
+* HGLiu1998/batched_gemm (history, blob 480c2223 results.db / f6dbae63 results.json): rocprof v1 --hip-trace of a
+  331 s batched_matrix_multiplication on MI300X whose COPY records lag their hipMemcpy calls.
+* frasertajima/WeatherBench2 @ a3a5db25 : report1.nsys-rep (nsys 2025.5 binary report).
+* facebookresearch/param (MIT) : et_replay/tests/inputs/linear_et.json.gz (PyTorch execution trace).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from gpulens.cli import main
+from gpulens.collectors import collect, sniff
+from gpulens.errors import UnknownFormatError
+
+EXTRA3 = Path("/tmp/extra3")
+
+
+def extra3(rel: str) -> Path:
+    p = EXTRA3 / rel
+    if not p.exists():
+        pytest.skip(f"{rel} not fetched (/tmp/extra3)")
+    return p
+
+
+# --- class 1: an Nsight Systems export with no CUDA table is a valid export with no GPU work, not "unknown format"
+
+
+def _nsys_without_cuda(path: Path) -> Path:
+    """The tables nsys 2023.3 writes for a process that made no CUDA call (names as in the SC23 report1.sqlite)."""
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);
+        INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_PRODUCT_VERSION', '2023.3.1.92'),
+                                            ('EXPORT_SCHEMA_VERSION', '3.4.0');
+        CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER, utcTime TEXT, localTime TEXT);
+        CREATE TABLE PROCESSES (globalPid INTEGER, pid INTEGER, name TEXT);
+        INSERT INTO PROCESSES VALUES (282199416897536, 43180, './heat_map');
+    """)
+    con.commit()
+    con.close()
+    return path
+
+
+def test_nsys_export_without_cuda_tables_is_no_gpu_work(tmp_path, capsys):
+    p = _nsys_without_cuda(tmp_path / "report1.sqlite")
+    assert sniff(p).name == "nsys_sqlite"
+    assert len(collect(p).gpu_events()) == 0
+    assert main(["analyze", "-q", "--no-cache", str(p)]) == 5  # EXIT_NO_GPU_WORK, not 2 (unknown format)
+    assert "No GPU work" in capsys.readouterr().err
+
+
+def test_sqlite_that_is_not_nsys_still_refused(tmp_path):
+    p = tmp_path / "other.sqlite"
+    con = sqlite3.connect(p)
+    con.execute("CREATE TABLE StringIds (id INTEGER, value TEXT)")  # StringIds alone is not an nsys marker
+    con.commit()
+    con.close()
+    assert sniff(p) is None
+
+
+def test_real_sc23_nsys_export_without_cuda_tables():
+    p = extra3("sc23omp_report1.sqlite")
+    con = sqlite3.connect(p)
+    tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    con.close()
+    assert not any(t.startswith("CUPTI_ACTIVITY_KIND") for t in tables)  # the premise, read from the file
+    assert main(["analyze", "-q", "--no-cache", str(p)]) == 5
+
+
+# --- class 2: a known profiler file gpulens does not read is named, with the command that converts it
+
+
+def test_nsys_rep_named_with_export_command(tmp_path):
+    p = tmp_path / "report1.nsys-rep"
+    p.write_bytes(b"NVIDIA Tegra Profiler Report 2025\x00\x01binary")  # the magic of nsys 2021+ reports
+    with pytest.raises(UnknownFormatError, match=r"nsys export --type sqlite -o report1\.sqlite report1\.nsys-rep"):
+        collect(p)
+
+
+def test_execution_trace_named_not_kineto(tmp_path):
+    p = tmp_path / "linear_et.json.gz"
+    doc = {"schema": "1.0.1", "pid": 1, "time": "2023-07-12 12:47:27", "start_ts": 1,
+           "nodes": [{"name": "[pytorch|profiler|execution_graph|thread]", "id": 2}], "finish_ts": 2}
+    p.write_bytes(gzip.compress(json.dumps(doc).encode()))
+    with pytest.raises(UnknownFormatError, match="execution trace"):
+        collect(p)
+
+
+def test_real_nsys_rep_and_execution_trace():
+    rep = extra3("weatherbench_report1.nsys-rep")
+    with pytest.raises(UnknownFormatError, match="nsys export"):
+        collect(rep)
+    et = extra3("param__linear_et.json.gz")
+    with pytest.raises(UnknownFormatError, match="execution trace"):
+        collect(et)
+
+
+# --- class 3: rocprof v1 copy records carry queue-id 0 (not the kernels' queue) and may lag their hipMemcpy call;
+# on the kernel's stream they made the overrun repair cut a 331 s kernel to 6.9 ms (GPU busy 0.0 %, "sync-bound")
+
+_V1_JSON = {"traceEvents": [
+    {},
+    {"args": {"name": "COPY"}, "ph": "M", "pid": 1, "name": "process_name"},
+    {"args": {"name": "GPU0"}, "ph": "M", "pid": 6, "name": "process_name"},
+    # the HGLiu1998 MI300X timestamps: kernel 3497798443427445 → 3498130077612123, copies 4 and 5 inside it
+    {"ph": "X", "name": "CopyHostToDevice", "pid": 1, "tid": 0, "ts": "3497798450324", "dur": "196",
+     "args": {"BeginNs": "3497798450324472", "EndNs": "3497798450521004", "dev-id": "2", "queue-id": "0",
+              "stream-id": "0"}},
+    {"ph": "X", "name": "CopyHostToDevice", "pid": 1, "tid": 0, "ts": "3497798450900", "dur": "752",
+     "args": {"BeginNs": "3497798450900599", "EndNs": "3497798451652611", "dev-id": "2", "queue-id": "0",
+              "stream-id": "0"}},
+    {"ph": "X", "name": "batched_matrix_multiplication", "pid": 6, "tid": 1, "ts": "3497798443427",
+     "dur": "331634184", "args": {"BeginNs": "3497798443427445", "EndNs": "3498130077612123", "dev-id": "2",
+                                  "queue-id": "0", "stream-id": "1"}},
+]}
+KERNEL_NS = 3498130077612123 - 3497798443427445  # EndNs − BeginNs of the kernel record = 331,634,184,678 ns
+
+
+def _summary(tmp_path, src: Path) -> dict:
+    out = tmp_path / "r.json"
+    assert main(["analyze", "-q", "--no-cache", str(src), "--json", str(out)]) == 0
+    return json.loads(out.read_text())["sources"][0]["summary"]
+
+
+def test_rocprof_v1_copy_inside_kernel_does_not_clip_it(tmp_path):
+    p = tmp_path / "results.json"
+    p.write_text(json.dumps(_V1_JSON))
+    s = _summary(tmp_path, p)
+    assert s["kernel_time_ns"] == KERNEL_NS
+    assert s["kernel_busy_ns"] == KERNEL_NS  # the union of the one kernel is the kernel (it was 6,897,027 ns)
+
+
+def test_real_rocprof_v1_db_and_json_kernel_busy(tmp_path):
+    for name in ("results.db", "results.json"):
+        p = extra3(f"hgliu/v1/{name}")
+        s = _summary(tmp_path, p)
+        assert s["kernel_count"] == 1 and s["kernel_time_ns"] == 331_634_184_678  # results.stats.csv TotalDurationNs
+        assert s["kernel_busy_ns"] == 331_634_184_678
+        assert s["gpu_busy_pct"] > 99  # the kernel spans 331.63 s of the 331.66 s GPU span
