@@ -117,13 +117,14 @@ _V1_JSON = {"traceEvents": [
     # the HGLiu1998 MI300X timestamps: kernel 3497798443427445 → 3498130077612123, copies 4 and 5 inside it
     {"ph": "X", "name": "CopyHostToDevice", "pid": 1, "tid": 0, "ts": "3497798450324", "dur": "196",
      "args": {"BeginNs": "3497798450324472", "EndNs": "3497798450521004", "dev-id": "2", "queue-id": "0",
-              "stream-id": "0"}},
+              "stream-id": "0", "DurationNs": "196532"}},
     {"ph": "X", "name": "CopyHostToDevice", "pid": 1, "tid": 0, "ts": "3497798450900", "dur": "752",
      "args": {"BeginNs": "3497798450900599", "EndNs": "3497798451652611", "dev-id": "2", "queue-id": "0",
-              "stream-id": "0"}},
+              "stream-id": "0", "DurationNs": "752012"}},
     {"ph": "X", "name": "batched_matrix_multiplication", "pid": 6, "tid": 1, "ts": "3497798443427",
      "dur": "331634184", "args": {"BeginNs": "3497798443427445", "EndNs": "3498130077612123", "dev-id": "2",
-                                  "queue-id": "0", "stream-id": "1"}},
+                                  "queue-id": "0", "stream-id": "1",
+                                  "DurationNs": "331634184678"}},
 ]}
 KERNEL_NS = 3498130077612123 - 3497798443427445  # EndNs − BeginNs of the kernel record = 331,634,184,678 ns
 
