@@ -150,3 +150,25 @@ def test_real_rocprof_v1_db_and_json_kernel_busy(tmp_path):
         assert s["kernel_count"] == 1 and s["kernel_time_ns"] == 331_634_184_678  # results.stats.csv TotalDurationNs
         assert s["kernel_busy_ns"] == 331_634_184_678
         assert s["gpu_busy_pct"] > 99  # the kernel spans 331.63 s of the 331.66 s GPU span
+
+
+# --- class 4: `gate -b TRACE`: a trace path given as the baseline was looked up as a saved baseline's *name*, found
+# nothing and the gate passed (exit 0, NO_BASELINE) whatever the candidate did
+
+
+def test_gate_trace_path_as_baseline_is_analysed(tmp_path):
+    from tests.synth import write_kineto
+
+    base, slow = tmp_path / "base.pt.trace.json", tmp_path / "slow.pt.trace.json"
+    write_kineto(base, 200, 4, name_len=20, dur_ns=2000, device="NVIDIA H100 80GB HBM3")
+    write_kineto(slow, 200, 4, name_len=20, dur_ns=4000, device="NVIDIA H100 80GB HBM3")  # every kernel 2× longer
+    out = tmp_path / "g.json"
+    assert main(["gate", "-q", str(slow), "-b", str(base), "--json", str(out)]) == 1  # REGRESSED, not "no baseline"
+    assert json.loads(out.read_text())["verdict"] == "REGRESSED"
+    assert main(["gate", "-q", str(base), "-b", str(base)]) == 0
+
+
+def test_gate_real_omniperf_folders_as_baseline():
+    b1, b2 = extra3("hgliu/omni_bmm1"), extra3("hgliu/omni_bmm2")
+    # pmc_kernel_top.csv Sum(ns): 4,358,035 (bmm1) → 5,622,314 (bmm2) for the one GEMM kernel: +29 %, over 5 %
+    assert main(["gate", "-q", str(b2), "-b", str(b1)]) == 1
