@@ -172,3 +172,39 @@ def test_gate_real_omniperf_folders_as_baseline():
     b1, b2 = extra3("hgliu/omni_bmm1"), extra3("hgliu/omni_bmm2")
     # pmc_kernel_top.csv Sum(ns): 4,358,035 (bmm1) → 5,622,314 (bmm2) for the one GEMM kernel: +29 %, over 5 %
     assert main(["gate", "-q", str(b2), "-b", str(b1)]) == 1
+
+
+# --- class 5: GPUs of the public traces with no built-in spec (no roofline, "could not be classified"): Tesla T4
+# (SC23 OpenMP nsys exports, kernelforge Kineto), RTX 2080 Ti (param Kineto), RTX A5000 (uvmTorch nsys), A40
+# (cutlass_benchmark nsys). Expected peaks from the hardware itself: FP32 = CUDA cores × 2 FLOP × boost clock, FP16
+# tensor (FP32 accumulate) = SMs × 1024 FLOP/clk × boost clock, halved on GeForce parts.
+
+
+@pytest.mark.parametrize("rec,spec,fp32,fp16", [
+    ({"name": "Tesla T4", "num_sms": 40, "compute_capability": "7.5"}, "NVIDIA T4",
+     2560 * 2 * 1.59e9, 40 * 1024 * 1.59e9),
+    ({"name": "NVIDIA GeForce RTX 2080 Ti", "num_sms": 68, "compute_capability": "7.5"}, "NVIDIA GeForce RTX 2080 Ti",
+     4352 * 2 * 1.545e9, 68 * 1024 * 1.545e9 / 2),
+    ({"name": "NVIDIA A40", "num_sms": 84, "compute_capability": "8.6"}, "NVIDIA A40",
+     10752 * 2 * 1.74e9, 84 * 1024 * 1.74e9),
+    ({"name": "NVIDIA GeForce RTX 3090", "num_sms": 82, "compute_capability": "8.6"}, "NVIDIA GeForce RTX 3090",
+     10496 * 2 * 1.695e9, 82 * 1024 * 1.695e9 / 2),
+    ({"name": "NVIDIA RTX A5000", "num_sms": 64, "compute_capability": "8.6"}, "NVIDIA RTX A5000",
+     8192 * 2 * 1.695e9, 64 * 1024 * 1.695e9),
+])
+def test_common_gpus_of_public_traces_identified(rec, spec, fp32, fp16):
+    from gpulens.devices import identify_device
+
+    s = identify_device(rec)
+    assert s is not None and s.name == spec
+    assert s.peak_flops("fp32", matrix=False)[0] == pytest.approx(fp32, rel=0.01)
+    assert s.peak_flops("fp16")[0] == pytest.approx(fp16, rel=0.01)
+
+
+@pytest.mark.parametrize("name,sms", [("NVIDIA A10G", 80), ("NVIDIA GeForce RTX 3090 Ti", 84),
+                                      ("NVIDIA A100-PCIE-40GB", 108)])
+def test_near_names_not_taken_for_the_new_specs(name, sms):
+    from gpulens.devices import identify_device
+
+    s = identify_device({"name": name, "num_sms": sms})
+    assert s is None or s.name not in {"NVIDIA A10", "NVIDIA GeForce RTX 3090"}
