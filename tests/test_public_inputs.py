@@ -208,3 +208,27 @@ def test_near_names_not_taken_for_the_new_specs(name, sms):
 
     s = identify_device({"name": name, "num_sms": sms})
     assert s is None or s.name not in {"NVIDIA A10", "NVIDIA GeForce RTX 3090"}
+
+
+# --- class 6: a pre-Kineto torch.autograd.profiler Chrome trace (PyTorch ≤ 1.7) was refused as "unknown producer
+# output"; it is named, with why its GPU times are not kernels and how to record a Kineto trace. The events below
+# follow torch/autograd/profiler.py (1.7) export_chrome_trace: X events of pid "CPU functions" and, for each
+# kernel of an op, s/f flow events (cat cpu_to_cuda) and an X event of pid "CUDA functions" (tid = device).
+
+
+def test_legacy_autograd_profiler_trace_named(tmp_path):
+    events = [
+        {"name": "aten::conv2d", "ph": "X", "ts": 10.5, "dur": 120.0, "tid": 1, "pid": "CPU functions", "args": {}},
+        {"name": "aten::conv2d", "ph": "s", "ts": 10.5, "tid": 1, "pid": "CPU functions", "id": 0,
+         "cat": "cpu_to_cuda", "args": {}},
+        {"name": "aten::conv2d", "ph": "f", "ts": 15.0, "tid": 0, "pid": "CUDA functions", "id": 0,
+         "cat": "cpu_to_cuda", "args": {}},
+        {"name": "aten::conv2d", "ph": "X", "ts": 15.0, "dur": 300.0, "tid": 0, "pid": "CUDA functions", "args": {}},
+    ]
+    p = tmp_path / "trace.json"
+    p.write_text(json.dumps(events))
+    from gpulens.errors import TraceFormatError
+
+    with pytest.raises(TraceFormatError, match=r"legacy torch\.autograd\.profiler trace .*torch\.profiler\.profile"):
+        collect(p)
+    assert main(["analyze", "-q", "--no-cache", str(p)]) == 2  # a one-line input error, not 70
