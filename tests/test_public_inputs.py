@@ -232,3 +232,40 @@ def test_legacy_autograd_profiler_trace_named(tmp_path):
     with pytest.raises(TraceFormatError, match=r"legacy torch\.autograd\.profiler trace .*torch\.profiler\.profile"):
         collect(p)
     assert main(["analyze", "-q", "--no-cache", str(p)]) == 2  # a one-line input error, not 70
+
+
+# --- class 7: rocprofv3's memory_allocation_trace.csv / scratch_memory_trace.csv (rows as in ROCm/rocprofiler-sdk
+# source/docs/data, MIT) were "not a recognised trace format"; they are valid outputs with no GPU work
+
+_SCRATCH = '''"Kind","Operation","Agent_Id","Queue_Id","Thread_Id","Alloc_Flags","Start_Timestamp","End_Timestamp","Allocation_Size"
+"SCRATCH_MEMORY","SCRATCH_MEMORY_ALLOC","Agent 1",1,5007,1,932256089068634,932256089388582,173015040
+"SCRATCH_MEMORY","SCRATCH_MEMORY_FREE","Agent 1",1,5007,1,932256090345618,932256090348789,0
+'''
+_ALLOC = '''"Kind","Operation","Agent_Id","Allocation_Size","Address","Correlation_Id","Start_Timestamp","End_Timestamp"
+"MEMORY_ALLOCATION","MEMORY_ALLOCATION_ALLOCATE","Agent 0",1024,"0x00007ffb26354000",1,816098791282238,816098791339655
+"MEMORY_ALLOCATION","MEMORY_ALLOCATION_FREE","",0,"0x00007ffb26354000",7,816098791533678,816098791678768
+'''
+_KT = '''"Kind","Agent_Id","Queue_Id","Stream_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","Private_Segment_Size","Group_Segment_Size","Workgroup_Size_X","Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"
+"KERNEL_DISPATCH","Agent 4",1,2,123,1,11,"addition_kernel",1,1143263119836160,1143263119848360,0,0,64,1,1,1024,1024,1
+"KERNEL_DISPATCH","Agent 4",1,2,123,4,12,"divide_kernel",4,1143263119866920,1143263119878960,0,0,64,1,1,1024,1024,1
+'''
+
+
+@pytest.mark.parametrize("name,text", [("1_scratch_memory_trace.csv", _SCRATCH),
+                                       ("1_memory_allocation_trace.csv", _ALLOC)])
+def test_rocprofv3_allocation_traces_are_no_gpu_work(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    tl = collect(p)
+    assert len(tl.gpu_events()) == 0 and len(tl.of_kind("other")) == 2  # the two allocator rows, kept as host events
+    assert main(["analyze", "-q", "--no-cache", str(p)]) == 5
+
+
+def test_rocprofv3_folder_with_allocation_trace(tmp_path):
+    (tmp_path / "77_kernel_trace.csv").write_text(_KT)
+    (tmp_path / "77_memory_allocation_trace.csv").write_text(_ALLOC)
+    tl = collect(tmp_path)
+    k = tl.of_kind("kernel")
+    # (1143263119848360 − 1143263119836160) + (1143263119878960 − 1143263119866920) = 12,200 + 12,040 ns
+    assert len(k) == 2 and int(k["dur_ns"].sum()) == 24_240
+    assert len(tl.of_kind("other")) == 2
