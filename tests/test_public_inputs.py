@@ -269,3 +269,29 @@ def test_rocprofv3_folder_with_allocation_trace(tmp_path):
     # (1143263119848360 − 1143263119836160) + (1143263119878960 − 1143263119866920) = 12,200 + 12,040 ns
     assert len(k) == 2 and int(k["dur_ns"].sum()) == 24_240
     assert len(tl.of_kind("other")) == 2
+
+
+# --- class 8: gate, a kernel renamed into one no work category pairs it with (the real pair: rocpd traces of
+# HGLiu1998/batched_gemm, batched_matrix_multiplication_matrix_core_64x64x4 → …128x128x16, category "other"): the
+# vanished kernel was compared as 0 ns in every candidate run, a gating "−100 %, IMPROVED", so a pure rename at the
+# same speed made the whole run IMPROVED
+
+
+def test_gate_rename_into_uncategorised_kernel_is_not_a_saving(tmp_path):
+    from tests.gate_traces import GEMM, make_trace
+
+    def report(name, seeds, **kw):
+        traces = [make_trace(tmp_path / f"{name}{s}.json", seed=s, **kw) for s in seeds]
+        out = tmp_path / f"{name}.report.json"
+        assert main(["analyze", "-q", "--no-cache", *map(str, traces), "--json", str(out)]) == 0
+        return out
+
+    base = report("base", range(3))
+    cand = report("cand", range(10, 13), rename={GEMM: "my_custom_kernel_v2"})  # same durations, new name
+    out = tmp_path / "gate.json"
+    main(["gate", "-q", str(cand), "-b", str(base), "--json", str(out)])
+    doc = json.loads(out.read_text())
+    rows = {m["metric"]: m for m in doc["metrics"]}
+    old = rows[f"kernel:{GEMM}"]
+    assert old["verdict"] != "IMPROVED" and old["gating"] is False
+    assert doc["verdict"] != "IMPROVED"  # same kernel time (the generator's GEMM 400 µs per step either way)
