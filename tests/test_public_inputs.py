@@ -295,3 +295,35 @@ def test_gate_rename_into_uncategorised_kernel_is_not_a_saving(tmp_path):
     old = rows[f"kernel:{GEMM}"]
     assert old["verdict"] != "IMPROVED" and old["gating"] is False
     assert doc["verdict"] != "IMPROVED"  # same kernel time (the generator's GEMM 400 µs per step either way)
+
+
+# --- class 9: a kernel-only trace (rocprofv3 --kernel-trace; the real one: a rocpd database of an RDNA4 R9700 in
+# JoursBleu/llama.cpp with 0 HIP API regions) got "5535 kernel(s) not linked to a launch call — the call fell
+# outside the profiling window, or the profiler did not record it": with no launch call recorded at all this only
+# restates that the host side was not traced (the idle finding already says to record it)
+
+
+def test_kernel_only_trace_has_no_unlinked_launch_finding(tmp_path):
+    import gpulens
+
+    p = tmp_path / "1_kernel_trace.csv"
+    p.write_text(_KT)
+    s = gpulens.analyze([p]).sources[0]
+    assert s.results["launches"].summary["kernels_unlinked"] == 2  # still counted in the summary
+    assert not [f for f in s.findings() if "not linked to a launch" in f.title]
+
+
+def test_unlinked_kernels_still_reported_when_launches_were_traced(tmp_path):
+    import gpulens
+
+    ev = [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 0, "dur": 5,
+           "args": {"correlation": 1}},
+          {"ph": "X", "cat": "kernel", "name": "k_linked", "pid": 0, "tid": 7, "ts": 10, "dur": 20,
+           "args": {"device": 0, "stream": 7, "correlation": 1}},
+          {"ph": "X", "cat": "kernel", "name": "k_orphan", "pid": 0, "tid": 7, "ts": 40, "dur": 20,
+           "args": {"device": 0, "stream": 7, "correlation": 99}}]  # correlation 99: no runtime call has it
+    p = tmp_path / "t.pt.trace.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+    s = gpulens.analyze([p]).sources[0]
+    assert s.results["launches"].summary["kernels_unlinked"] == 1
+    assert [f for f in s.findings() if f.title.startswith("1 kernel(s) not linked to a launch call")]
