@@ -327,3 +327,27 @@ def test_unlinked_kernels_still_reported_when_launches_were_traced(tmp_path):
     s = gpulens.analyze([p]).sources[0]
     assert s.results["launches"].summary["kernels_unlinked"] == 1
     assert [f for f in s.findings() if f.title.startswith("1 kernel(s) not linked to a launch call")]
+
+
+# --- class 10: an ncu CSV without any duration metric (the rows below are Nsight Compute 2020 output pasted in a
+# public rodinia measurement README: section "GPU Speed Of Light", old metric names, no Duration): the kernel showed
+# "0 ns summed", "0.0 %" of kernel time and "(0 ns of GPU time)"; it is unknown
+
+
+_NCU_2020 = '''"ID","Process ID","Process Name","Host Name","Kernel Name","Kernel Time","Context","Stream","Section Name","Metric Name","Metric Unit","Metric Value"
+"0","21524","cfd_000","127.0.0.1","cuda_compute_step_factor","2020-Apr-07 17:01:05","1","7","GPU Speed Of Light","Memory Frequency","cycle/second","772656250"
+"0","21524","cfd_000","127.0.0.1","cuda_compute_step_factor","2020-Apr-07 17:01:05","1","7","GPU Speed Of Light","SOL FB","%","39.60"
+"0","21524","cfd_000","127.0.0.1","cuda_compute_step_factor","2020-Apr-07 17:01:05","1","7","GPU Speed Of Light","Elapsed Cycles","cycle","11733"
+'''
+
+
+def test_ncu_csv_without_duration_is_unknown_time(tmp_path):
+    p = tmp_path / "nsight_cfd.csv"
+    p.write_text(_NCU_2020)
+    s = _summary(tmp_path, p)
+    assert s["kernel_count"] == 1
+    assert s["kernel_time_ns"] is None  # no duration metric in the file: unknown, not 0
+    md = tmp_path / "r.md"
+    assert main(["analyze", "-q", "--no-cache", str(p), "--markdown", str(md)]) == 0
+    text = md.read_text()
+    assert "0 ns summed" not in text and "(0 ns of GPU time)" not in text
