@@ -351,3 +351,19 @@ def test_ncu_csv_without_duration_is_unknown_time(tmp_path):
     assert main(["analyze", "-q", "--no-cache", str(p), "--markdown", str(md)]) == 0
     text = md.read_text()
     assert "0 ns summed" not in text and "(0 ns of GPU time)" not in text
+
+
+# --- class 11: a rocprofv3 API trace alone (hip_api_trace.csv, or a `rocpd convert` CSV: rows as in ROCm/
+# rocprofiler-sdk source/docs/data/rocpd-to-csv.csv) with hipLaunchKernel calls said "No GPU work found"; like an
+# nsys export with launches and no kernel table, it is an incomplete capture and the message says where the kernels are
+
+
+def test_rocprofv3_api_only_csv_with_launches_is_incomplete_capture(tmp_path, capsys):
+    p = tmp_path / "rocpd-to-csv.csv"
+    p.write_text('"Guid","Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp",'
+                 '"End_Timestamp"\n'
+                 '"0000ddb5","HIP_RUNTIME_API_EXT","hipMalloc",137,137,4,3719662301007843,3719662301139564\n'
+                 '"0000ddb5","HIP_RUNTIME_API_EXT","hipLaunchKernel",137,137,10,3719662416752501,3719662417325443\n')
+    assert main(["analyze", "-q", "--no-cache", str(p)]) == 5
+    err = capsys.readouterr().err
+    assert "incomplete" in err and "hipLaunchKernel ×1" in err and "--kernel-trace" in err

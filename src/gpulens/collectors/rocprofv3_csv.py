@@ -185,7 +185,16 @@ class RocprofV3Csv(Collector):
             meta.devices = d
             meta.warnings = warnings + [f"{path}: agent description only, no events"]
             return Timeline(meta=meta).validate()
-        return build_timeline(d, self.name, path, meta=meta, warnings=warnings)
+        tl = build_timeline(d, self.name, path, meta=meta, warnings=warnings)
+        if kind == "api":  # launch calls recorded, their kernels in a file not given: say so (as nsys does)
+            from gpulens.collectors._nsys_more import incomplete_capture
+
+            note = incomplete_capture(tl.events, "this file holds API calls only",
+                                      "analyse the rocprofv3 output folder, or record with --kernel-trace "
+                                      "(or --sys-trace) so the kernels are traced")
+            if note:
+                tl.meta.sources[0]["incomplete_capture"] = note
+        return tl
 
 
 def _merge_counters(kt: Dispatches, cc: Dispatches) -> Dispatches | None:
