@@ -1,9 +1,12 @@
 """Running the analyzers in two processes (issue 16: a directory of rank files analysed with 2 workers).
 
-After the analyzers that the child's analyzers read (``hotspots``, ``breakdown``: the *prefix*) have run, the
-process forks. The child runs :data:`CHILD` — analyzers that read no result the parent computes after the
+After the analyzers that the child's analyzers read (``hotspots``: the *prefix*) have run, the process forks. The
+child first runs the :data:`EARLY` analyzers (``breakdown``: read by both processes, reading only the prefix) and
+sends their results at once, then runs :data:`CHILD` — analyzers that read no result the parent computes after the
 fork, and whose results no analyzer left in the parent reads before the join — and pickles their results back
-through a pipe; the parent meanwhile runs the others. Parent analyzers that read a child's result (``verdicts``
+through a pipe (length-prefixed messages); the parent meanwhile runs the others, taking the early results when an
+analyzer of its own reads one. Intermediates computed before the fork are kept until the end in both processes
+(:func:`_keep_shared`). Parent analyzers that read a child's result (``verdicts``
 reads every earlier result) are *deferred*: they run once the child's results are in. Every analyzer is handed
 every result it reads and never one that follows it in the serial order (``(order, name)``); the merged results and
 the Timeline's warnings come out in that order, so the report equals the serial one.
@@ -50,13 +53,13 @@ READS: dict[str, tuple[str, ...]] = {
     "verdicts": ("*",),
 }
 
-#: Analyzers the forked child runs, chosen by CPU time on 8 rank files × 25k kernels (seconds, measured in each
-#: process of a parallel run): child ≈ 1.85 (roofline 0.7, critical_path 0.5, occupancy 0.45, stream_timeline 0.2,
-#: rank_kernels 0.2, collectives 0.12, launch_latency 0.1, hierarchical roofline 0.08), parent ≈ 1.7 after the fork
-#: (bottlenecks 0.48, kernel_variation 0.3, op_rollup 0.19, kernel_groups 0.18, ...), prefix ≈ 0.3 before it
-#: (hotspots, breakdown, the shared intermediates of :func:`_warm`) and verdicts ≈ 0.2 after the join. Roofline,
-#: occupancy and hierarchical roofline share the hot-kernel table; critical_path_segments reads critical_path's
-#: memoised paths.
+#: Analyzers the forked child runs, chosen by CPU time on 8 rank files × 25k kernels (seconds, least of three serial
+#: runs, loaded machine): child ≈ 1.8 (critical_path 0.52, occupancy 0.34, roofline 0.30, rank_kernels 0.16,
+#: stream_timeline 0.15, breakdown 0.13 (early), collectives 0.10, hierarchical roofline 0.08), parent ≈ 1.85 after
+#: the fork (bottlenecks 0.43, kernel_groups 0.30, op_rollup 0.20, kernel_variation 0.11, launch_latency 0.08, ...),
+#: prefix ≈ 0.15 before it (hotspots, the shared intermediates of :func:`_warm`) and verdicts ≈ 0.25 after the join.
+#: Roofline, occupancy and hierarchical roofline share the hot-kernel table; critical_path_segments reads
+#: critical_path's memoised paths.
 CHILD: frozenset[str] = frozenset({
     "rank_kernels", "roofline", "collectives", "occupancy", "speed_of_light",
     "hierarchical_roofline", "critical_path", "critical_path_segments", "stream_timeline",

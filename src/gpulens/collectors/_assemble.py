@@ -274,7 +274,7 @@ def prepare(p: Parts) -> Parts:
     kind = p.events.get("kind")
     if not isinstance(kind, pd.Categorical):
         return p  # not a collector's column arrays as expected: left to the join
-    if p.relabel and p.comm_rows is None and p.rows >= PREPARE_MIN_ROWS:
+    if p.relabel and p.comm_rows is None and p.rows >= PREPARE_MIN_ROWS and p.meta.sources:
         from gpulens.collectors._work_rules import relabel_by_launcher
 
         cols = ("kind", "name", "external_id", "correlation_id", "rank")

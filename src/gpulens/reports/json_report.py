@@ -67,7 +67,7 @@ def table_records(df: pd.DataFrame) -> list[dict[str, Any]]:
     if df is None or not len(df):
         return []
     keys = [str(c) for c in df.columns]
-    columns = [_column_values(df.iloc[:, i]) for i in range(df.shape[1])]
+    columns = [_column_values(col) for _, col in df.items()]
     return [dict(zip(keys, row)) for row in zip(*columns)]
 
 
@@ -90,7 +90,8 @@ def source_dict(s: SourceReport, top: int = 20) -> dict[str, Any]:
     tl = s.timeline
     hs = s.results.get("hotspots")
     top_rows = table_records(hs.table.head(top)) if hs is not None else []
-    return _clean({
+    tables = {str(name): capped_records(r.table, r.columns) for name, r in s.results.items()}
+    doc = _clean({
         "label": s.label,
         "status": s.status,
         "collectors": sorted({src.get("collector", "") for src in tl.meta.sources}),
@@ -101,8 +102,7 @@ def source_dict(s: SourceReport, top: int = 20) -> dict[str, Any]:
         "truncated_at": tl.meta.truncated_at,
         "warnings": tl.meta.warnings,
         "summary": s.summary,
-        "top_kernels": [{k: r[k] for k in ("name", "kind", "calls", "total_ns", "effective_ns", "mean_ns", "share")}
-                        for r in top_rows],
+        "top_kernels": None,  # below: rows of table_records are JSON-safe already (not walked again)
         "findings": [f.to_dict() for f in s.findings()[:MAX_FINDINGS]],
         "findings_total": sum(len(r.findings) for r in s.results.values()),
         "analyses": {
@@ -110,13 +110,18 @@ def source_dict(s: SourceReport, top: int = 20) -> dict[str, Any]:
                 "skipped_reason": r.skipped_reason,
                 "summary": r.summary,
                 "columns": r.columns,
-                "table": capped_records(r.table, r.columns),
+                "table": None,  # below, as top_kernels
                 "rows_total": 0 if r.table is None else len(r.table),
                 "findings": [f.to_dict() for f in r.findings[:MAX_FINDINGS]],
             }
             for name, r in s.results.items()
         },
     })
+    doc["top_kernels"] = [{k: r[k] for k in ("name", "kind", "calls", "total_ns", "effective_ns", "mean_ns", "share")}
+                          for r in top_rows]
+    for name, rows in tables.items():
+        doc["analyses"][name]["table"] = rows
+    return doc
 
 
 def to_dict(report: Report, top: int = 20) -> dict[str, Any]:
