@@ -29,6 +29,7 @@ import pandas as pd
 
 from gpulens.analyzers import _sol_amd, _sol_nvidia
 from gpulens.analyzers._hot import HOT_COLUMNS, device_record, event_counters, no_hot_kernels_reason, weighted_mean
+from gpulens.timeline.percent import IMPOSSIBLE_DOC, IMPOSSIBLE_KEY, unknown_above_100
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers._stake import time_at_stake
 from gpulens.analyzers.context import category_mask, context_of, text_series
@@ -179,16 +180,15 @@ class SpeedOfLightAnalyzer(Analyzer):
         if not len(per):
             return skip(no_counters)
         table = self._aggregate(per)
-        impossible = _unknown_above_100(table)
+        impossible = unknown_above_100(table)
         summary = {"kernels": int(len(table)), "launches": int(len(per)),
-                   "impossible_pct_values": impossible,
+                   IMPOSSIBLE_KEY: impossible,
                    "bound_counts": {b: int((table["bound"] == b).sum())
                                     for b in ("compute", "memory", "latency", "unknown")},
                    "latency_threshold_pct": LATENCY_BELOW_PCT}
         return AnalysisResult(self.name, table, COLUMNS, summary, summary_columns={
             "kernels": "kernels with speed-of-light counters [count]",
-            "impossible_pct_values": "profiler percentages above 100 (e.g. an ncu hit rate of 100.39 %), shown as "
-                                     "unknown [count]",
+            IMPOSSIBLE_KEY: IMPOSSIBLE_DOC,
             "latency_threshold_pct": "below this % of peak on both sides a kernel is latency-bound [%]"})
 
     @staticmethod
@@ -302,18 +302,3 @@ class SpeedOfLightAnalyzer(Analyzer):
         return t.sort_values("time_ns", ascending=False, kind="stable").reset_index(drop=True)
 
 
-#: a profiler's own percentage may round a little above 100; beyond this it is not a measurement
-_PCT_TOLERANCE = 100.0
-
-
-def _unknown_above_100(table: pd.DataFrame) -> int:
-    """Turn every ``*_pct`` figure above 100 into unknown (NaN), in place: an ncu hit rate of 100.39 % or a
-    utilisation above its peak is not a value a report may show. Returns how many were changed."""
-    n = 0
-    for c in table.columns:
-        if c.endswith("_pct") and pd.api.types.is_numeric_dtype(table[c]):
-            over = (table[c] > _PCT_TOLERANCE).to_numpy(dtype=bool, na_value=False)
-            if over.any():
-                table[c] = table[c].mask(over)
-                n += int(over.sum())
-    return n
