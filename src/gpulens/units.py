@@ -81,6 +81,20 @@ def fmt_pct(p: Any, digits: int = 1) -> str:
     return MISSING if is_missing(p) else f"{float(p):.{digits}f} %"
 
 
+def share_pct_text(pct: Any) -> str:
+    """A 0–100 share of a whole as ``"71.4 %"``, never rounded to a false extreme: ``"over 99.9 %"`` for
+    99.95 ≤ pct < 100 and ``"under 0.1 %"`` for 0 < pct < 0.05 (11 µs of GPU work in a 34 ms window is not "idle
+    100.0 %", 30 µs of work in a 58 ms span is not "busy 0.0 %")."""
+    if is_missing(pct):
+        return MISSING
+    p = float(pct)
+    if 99.95 <= p < 100.0:
+        return "over 99.9 %"
+    if 0.0 < p < 0.05:
+        return "under 0.1 %"
+    return f"{p:.1f} %"
+
+
 def fmt_share(s: Any, digits: int = 1) -> str:
     """A 0–1 fraction as a percentage: 0.1234 → ``'12.3 %'``."""
     return MISSING if is_missing(s) else f"{100 * float(s):.{digits}f} %"

@@ -164,7 +164,8 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
                            "the trace does not show), then defer or remove the blocking call.")
         else:
             root.action = (f"Start with the largest cause, {fmt_ns(ns)} with the host blocked — mostly in {b['name']}"
-                           f"{inside} ({fmt_ns(b['overlap_ns'])}): {_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool)}.")
+                           f"{inside} ({fmt_ns(b['overlap_ns'])}): "
+                           f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool)}.")
     else:
         root.action = (f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}: "
                        f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool)}.")

@@ -36,7 +36,7 @@ from gpulens.analyzers._span import (CLOCK_GAP_NS, busy_unknown_reason, cross_do
 from gpulens.analyzers.context import context_of
 from gpulens.analyzers.intervals import union_of
 from gpulens.timeline import GPU_KINDS, Timeline
-from gpulens.units import fmt_ns
+from gpulens.units import fmt_ns, share_pct_text
 
 COLUMNS = {
     "rank": "distributed rank",
@@ -208,9 +208,10 @@ class Breakdown(Analyzer):
         span = max(run["device_span_ns"], 1)
         if summary["idle_pct"] >= IDLE_FINDING_PCT:
             findings.append(Finding(
-                (f"GPU idle {summary['idle_pct']:.1f} % of its span ({fmt_ns(tot['idle_ns'])})"
+                (f"GPU idle {share_pct_text(summary['idle_pct'])} of its span ({fmt_ns(tot['idle_ns'])})"
                  if len(t) == 1 else
-                 f"GPUs idle {summary['idle_pct']:.1f} % of their summed spans ({fmt_ns(tot['idle_ns'])} summed over "
+                 f"GPUs idle {share_pct_text(summary['idle_pct'])} of their summed spans ({fmt_ns(tot['idle_ns'])} "
+                 "summed over "
                  f"{len(t)} GPUs)"),
                 "Between its first and last GPU event the device ran nothing this share of the time: the host is "
                 "not keeping it fed (CPU-bound step, synchronisations, data loading), launches are slow, or work "

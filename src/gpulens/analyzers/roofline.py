@@ -57,7 +57,7 @@ COLUMNS = {
                           "equals roof_pct unless the compute roof is a documented achievable peak",
     "flops_source": "counters | shapes (missing without a FLOP figure)",
     "time_at_stake_ns": "time − max(time × roof_pct / 100, calls × 2 µs): what running at its (achievable) roof "
-                        "would save, each launch keeping the 2 µs no kernel runs under (gpulens.analyzers._stake) [ns]",
+                        "would save, each launch keeping the 2 µs no kernel runs under (analyzers._stake) [ns]",
     "roof_note": "why roof_pct is unknown although the figures exist: they put the kernel above its roof [text]",
 }
 #: Below this % of the attainable roof a kernel is bound by neither roof (the verdicts' threshold, one definition).

@@ -8,7 +8,7 @@ timeline results. Rules, first match wins (thresholds are parameters of :func:`d
    → ``launch-bound``; at stake: that idle time — unless the kernel's roof position (rules 3–4) puts more time at
    stake than that idle (the host kept the queue fed; the roof is the larger lever). Not capped at the kernel's own
    time: the stake is GPU idle *between* kernels, which a CUDA/HIP graph or fusion removes however short the kernel
-   (20 launches of a 2 µs kernel, each after 10 µs of launch gap, have 200 µs at stake against 40 µs of kernel time);
+   (20 launches of a 2 µs kernel, each after 10 µs of launch gap: 200 µs at stake against 40 µs of kernel time);
    the evidence says so when the idle exceeds the kernel's time. The idle findings count those nanoseconds once
    (the verdict is their child).
 3. speed of light from counters (the ``speed_of_light`` analyzer: ncu / rocprof-compute compute % and DRAM/memory %
@@ -36,8 +36,9 @@ such a figure.
    not quantified (occupancy alone does not say how much faster the kernel would run).
 8. nothing → ``undetermined`` (no time at stake); the next step says what to collect.
 
-Every time at stake of rules 3–8 is capped at ``time − launches × 2 µs`` (:func:`gpulens.analyzers._stake.floor_stake`):
-no launch runs in less GPU time, whatever the fix (a 1.76 µs one-block kernel has nothing at stake, not 1.759 µs).
+Every time at stake of rules 3–8 is capped at ``time − launches × 2 µs``
+(:func:`gpulens.analyzers._stake.floor_stake`): no launch runs in less GPU time, whatever the fix (a 1.76 µs
+one-block kernel has nothing at stake, not 1.759 µs).
 
 Next steps fit the kernel and the program (:mod:`gpulens.analyzers._advice`): split-K only for a GEMM, split-KV for
 attention; tensor cores only for GEMM/attention kernels; a vendor-library kernel is not told to change its registers;
@@ -231,8 +232,9 @@ def _latency_steps(e: Evidence) -> list[str]:
                 "Give the launch more blocks: ", "").replace(" so its grid fills the GPU", " so each SM holds more "
                                                                                          "of them")
             steps.append(f"The grid puts about {e.mean_blocks / e.num_sms:.1f} block(s) on each SM/CU, "
-                         f"{fill_text(e.waves_per_sm)} of the blocks they can hold at once ({waves_text(e.waves_per_sm)} "
-                         "waves), so each SM has few warps to hide latency with: " + more[0].lower() + more[1:])
+                         f"{fill_text(e.waves_per_sm)} of the blocks they can hold at once "
+                         f"({waves_text(e.waves_per_sm)} waves), so each SM has few warps to hide latency with: "
+                         + more[0].lower() + more[1:])
         else:
             steps.append(f"The grid fills only {fill_text(e.waves_per_sm)} of the GPU's resident-block capacity "
                          f"({waves_text(e.waves_per_sm)} waves): " + grid_step[0].lower() + grid_step[1:])
@@ -284,7 +286,8 @@ def _evidence_text(e: Evidence) -> str:
     if e.sol_bound is not None or e.sol_missing:
         measured = (f" ({e.memory_measured_pct:.0f} % of the measured HBM peak)" if e.memory_measured_pct is not None
                     and (e.memory_pct is None or e.memory_measured_pct >= e.memory_pct + 0.5) else "")
-        parts.append(f"speed of light: compute {_of_peak(e.compute_pct)}, memory {_of_peak(e.memory_pct)}{measured} → "
+        parts.append(f"speed of light: compute {_of_peak(e.compute_pct)}, memory {_of_peak(e.memory_pct)}{measured} "
+                     "→ "
                      f"{BOUND_TO_VERDICT.get(e.sol_bound, e.sol_bound) if e.sol_bound else 'no bound'}"
                      + (f" ({e.sol_evidence})" if e.sol_evidence else ""))
     if (e.bound is not None or e.roof_pct is not None) and not (e.sol_bound and e.roof_source == "speed of light"):
@@ -341,7 +344,8 @@ def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pc
            vendor: str | None = None) -> Verdict:
     """Classify one kernel (rules in the module docstring); ``vendor`` ("amd" / "nvidia") picks the tools the
     next step of an undetermined kernel names. Global loads or stores that ncu's sectors-per-request counters show
-    uncoalesced (:mod:`gpulens.analyzers._coalescing`) are named in the first next step, whatever the class. A library kernel whose name says it was picked for unaligned
+    uncoalesced (:mod:`gpulens.analyzers._coalescing`) are named in the first next step, whatever the class.
+    A library kernel whose name says it was picked for unaligned
     operands (``…_align1``, :func:`gpulens.analyzers._advice.alignment_hint`) gets the padding hint first (second
     for an undetermined one, after what to collect), whatever else bounds it."""
     v = _decide(e, roof_pct_bound, low_occupancy_pct, vendor)

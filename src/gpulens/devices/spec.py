@@ -3,22 +3,22 @@
 Figures are written in the data files (:mod:`gpulens.devices.nvidia`, :mod:`gpulens.devices.amd`, or a user's
 JSON/TOML file) in datasheet units and converted here to base units:
 
-=====================  ===================  =====================
-file key               unit in the file     DeviceSpec unit
-=====================  ===================  =====================
-``clock_mhz``          MHz                  MHz
-``memory_bandwidth``   GB/s (10^9 B/s)      bytes/s
-``l2``                 MiB (2^20 B)         bytes
-``vector.<prec>``      TFLOPS (10^12)       FLOP/s
-``matrix.<prec>``      TFLOPS / TOPS        FLOP/s (OP/s for int8)
-``achievable.<unit>.<prec>``  TFLOPS       FLOP/s
-=====================  ===================  =====================
+============================  ===================  =====================
+file key                      unit in the file     DeviceSpec unit
+============================  ===================  =====================
+``clock_mhz``                 MHz                  MHz
+``memory_bandwidth``          GB/s (10^9 B/s)      bytes/s
+``l2``                        MiB (2^20 B)         bytes
+``vector.<prec>``             TFLOPS (10^12)       FLOP/s
+``matrix.<prec>``             TFLOPS / TOPS        FLOP/s (OP/s for int8)
+``achievable.<unit>.<prec>``  TFLOPS               FLOP/s
+============================  ===================  =====================
 
 Precisions: ``fp64, fp32, tf32, bf16, fp16, fp8, int8``. ``vector`` = SIMT/VALU units, ``matrix`` = tensor cores /
 MFMA. Every peak is **dense** (no 2:4 sparsity). ``achievable.matrix.<prec>`` is a documented *achievable* peak of the
 same unit — what a tuned GEMM reaches in practice (TraceLens' Max-Achievable FLOPS, or a measured matmul
-benchmark, MAMF): the roofline judges kernels against it where one is known (:meth:`DeviceSpec.achievable_flops`). A figure is ``[value, source]`` or ``[value, source, "uncertain"]``
-or a dict ``{"value", "source", "uncertain"}``.
+benchmark, MAMF): the roofline judges kernels against it where one is known (:meth:`DeviceSpec.achievable_flops`).
+A figure is ``[value, source]`` or ``[value, source, "uncertain"]`` or a dict ``{"value", "source", "uncertain"}``.
 """
 
 from __future__ import annotations

@@ -40,6 +40,7 @@ import numpy as np
 
 from gpulens.analyzers.base import UNITS, is_clock_column as _is_clock_column  # the one definition
 from gpulens.units import MISSING, fmt_count as _fmt_count, fmt_ns, fmt_si, is_missing  # noqa: F401 (re-exported)
+from gpulens.units import share_pct_text  # noqa: F401 (re-exported)
 
 #: Characters of a table cell kept before clipping.
 CELL_CHARS = 1000
@@ -52,7 +53,8 @@ LABELS: dict[str, str] = {
     "flops_per_s": "attained FLOP/s", "bytes_per_s": "attained bandwidth", "arithmetic_intensity":
     "arithmetic intensity", "peak_flops_per_s": "compute roof", "compute_roof": "roof judged against",
     "peak_bytes_per_s": "memory roof",
-    "ridge_point": "ridge point", "roof_pct": "% of roof", "datasheet_roof_pct": "% of datasheet roof", "flops_source": "FLOPs from", "flops": "FLOP",
+    "ridge_point": "ridge point", "roof_pct": "% of roof", "datasheet_roof_pct": "% of datasheet roof",
+    "flops_source": "FLOPs from", "flops": "FLOP",
     "regs_per_thread": "registers / thread", "smem_bytes": "shared memory / block", "block_size": "block size",
     "active_blocks_per_sm": "blocks / SM", "theoretical_occupancy_pct": "theoretical occupancy",
     "achieved_occupancy_pct": "achieved occupancy", "busy_pct": "busy %", "idle_pct": "idle %",
@@ -374,17 +376,6 @@ def roofline_heading(summary: Mapping[str, Any]) -> str:
 
 def _no_gpu_work(sm: Mapping[str, Any]) -> bool:
     return not sm.get("span_ns") and not sm.get("gpu_busy_ns") and not sm.get("kernel_count")
-
-
-def share_pct_text(pct: float) -> str:
-    """A share of a whole as ``"71.4 %"``, never a rounded false extreme: ``"over 99.9 %"`` for 99.95 ≤ pct < 100
-    and ``"under 0.1 %"`` for 0 < pct < 0.05 (11 µs of GPU work in a 34 ms window is not "idle 100.0 %")."""
-    p = float(pct)
-    if 99.95 <= p < 100.0:
-        return "over 99.9 %"
-    if 0.0 < p < 0.05:
-        return "under 0.1 %"
-    return f"{p:.1f} %"
 
 
 def busy_pct_text(sm: dict[str, Any]) -> str:

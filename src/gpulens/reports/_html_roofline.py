@@ -226,8 +226,10 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
     take = _takeaway(s, r, t, ok, comp, judged, bws, keys, vendor, rank_of, named, labels)
     cols = ["name", "calls", "time_ns", "flops_per_s", "bytes_per_s", "arithmetic_intensity", "precision",
             "compute_roof", "peak_flops_per_s", "bound", "roof_pct", "ridge_point", "flops_source"]
-    if len(t) and "datasheet_roof_pct" in t and (pd.to_numeric(t["datasheet_roof_pct"], errors="coerce")
-                                                 .sub(pd.to_numeric(t["roof_pct"], errors="coerce")).abs() >= 0.5).any():
+    differ = (pd.to_numeric(t["datasheet_roof_pct"], errors="coerce")
+              - pd.to_numeric(t["roof_pct"], errors="coerce")).abs() >= 0.5 if len(t) and "datasheet_roof_pct" in t \
+        else pd.Series(dtype=bool)
+    if differ.any():
         cols.insert(cols.index("roof_pct") + 1, "datasheet_roof_pct")  # judged at an achievable peak: both shares
     shown = t.assign(compute_roof=t["compute_roof"].map(lambda k: roof_label(k, vendor))) \
         if len(t) and "compute_roof" in t else t
