@@ -146,8 +146,10 @@ class Launches(Analyzer):
         }
         findings = []
         # a counter-collection replay (ncu, rocprof-compute, rocprof pmc) launches the kernels itself: that its
-        # kernels match no runtime call says nothing about the workload's launches
-        if unlinked_k and has_corr and not replayed_for_counters(timeline):
+        # kernels match no runtime call says nothing about the workload's launches; nor does a kernel-only trace
+        # (rocprofv3 --kernel-trace, a rocpd database without HIP API regions): with no launch call recorded at
+        # all, every kernel is "unlinked" and the finding would only restate that the host side was not traced
+        if unlinked_k and has_corr and len(rt) and not replayed_for_counters(timeline):
             findings.append(Finding(
                 f"{unlinked_k} kernel(s) not linked to a launch call",
                 "Their correlation id matches no runtime call in the trace (the call fell outside the profiling "

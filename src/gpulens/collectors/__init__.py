@@ -244,6 +244,7 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
     from gpulens.collectors._io import read_input
 
     raw = read_input(p)  # raises the precise reason for empty, unreadable or corrupt-gzip files
+    from gpulens.collectors._hints import unsupported_format
     from gpulens.collectors._sqlite import connect_ro, truncated_by
 
     if truncated_by(p):  # an SQLite file shorter than its header declares: "truncated SQLite file" (exit 2)
@@ -255,6 +256,9 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         raise TraceFormatError(p, f"truncated JSON: the text ends after {len(raw.data):,} bytes"
                                   f"{' (decompressed)' if raw.compressed else ''}, before any trace event could be "
                                   "read (the writer was killed or the copy is incomplete)")
+    known = unsupported_format(p)  # a real profiler's file gpulens does not read: say which and how to convert it
+    if known:
+        raise UnknownFormatError(p, known)
     names = ", ".join(sorted(registry()))
     raise UnknownFormatError(p, f"not a recognised trace format (tried: {names})")
 

@@ -19,6 +19,11 @@ Chrome browser     categories ``devtools.timeline``, ``blink``, ``v8``, ``toplev
 Kineto             any interval event of a Kineto category (``kernel``, ``cpu_op``,      yes    kineto output_json.cpp
                    ``cuda_runtime``, …) or Kineto header keys (``deviceProperties``,
                    ``schemaVersion``, ``distributedInfo``, ``baseTimeNanoseconds``)
+legacy autograd    category-less events of pids ``"CPU functions"`` / ``"CUDA           no     torch/autograd/
+profiler           functions"`` (``torch.autograd.profiler`` before Kineto, PyTorch            profiler.py ≤ 1.7
+                   ≤ 1.7): its GPU intervals are per *operator* (CUDA events around            export_chrome_trace
+                   each op, nested like the ops), not kernels — refused with the
+                   command that records a Kineto trace
 unknown            interval events, none with a Kineto category, no Kineto keys         no     —
 =================  ==================================================================  =====  =======================
 
@@ -109,6 +114,25 @@ def identify(process_names: dict[int, str], thread_names: dict[tuple[int, int], 
     shown = ", ".join(repr(c) for c in sorted(categories)[:3] if c) or "no categories at all"
     return Dialect("unknown producer", False,
                    f"none of its {interval_events} interval events has a PyTorch Profiler category ({shown})")
+
+
+_LEGACY_PID = re.compile(rb'"pid"\s*:\s*"(CPU|CUDA) functions"')
+
+
+def legacy_autograd_refusal(path) -> str | None:
+    """The refusal for a pre-Kineto ``torch.autograd.profiler`` Chrome trace (see the producer table), or None.
+
+    Looks at the first 64 KiB of the (decompressed) file for its ``"pid": "CPU functions"`` / ``"CUDA functions"``.
+    """
+    from gpulens.collectors._io import read_head
+
+    m = _LEGACY_PID.search(read_head(path, 65536))
+    if m is None:
+        return None
+    return ("a legacy torch.autograd.profiler trace (PyTorch ≤ 1.7: pids \"CPU functions\" / \"CUDA functions\"): "
+            "its GPU times are per operator, measured with CUDA events and nested like the operators, not "
+            "kernels, so kernel counts and GPU busy time cannot be derived from it; record a Kineto trace with "
+            "torch.profiler.profile(activities=[CPU, CUDA]) (PyTorch ≥ 1.8.1) and prof.export_chrome_trace()")
 
 
 def refusal(dialect: Dialect) -> str:

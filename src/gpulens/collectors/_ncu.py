@@ -141,10 +141,13 @@ def build(path: Path, source: str, launches: list[dict[str, Any]], metrics: pd.D
         warnings = [*warnings, f"{path}: {SYNTHETIC_START_WARNING}"]
     if no_dur:
         warnings.append(f"{path}: {no_dur} launch(es) without a usable gpu__time_duration.sum or Duration (absent, "
-                        "negative, or no number within int64): dur_ns set to 0")
+                        "negative, or no number within int64): their duration is unknown (kept as 0 ns; when no "
+                        "launch has one, kernel times and shares are shown as unknown)")
     meta = TimelineMeta(
         sources=[{"path": str(path), "collector": source, "size_bytes": path.stat().st_size, "rank": 0,
-                  "launches": n, "synthetic_start": True, **(extra_meta or {})}],
+                  "launches": n, "synthetic_start": True, **(extra_meta or {}),
+                  # read by analyzers._span.durations_unknown: every figure from those zeros is unknown, not 0 ns
+                  **({"durations_unknown": no_dur} if no_dur else {})}],
         devices=_devices(launches, per, strings), warnings=warnings)
     r = rules.copy()
     tables = {}

@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._assemble import Parts, assemble, categorical
-from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, identify, refusal
+from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, identify, legacy_autograd_refusal, refusal
 from gpulens.collectors._chrome_json import TolerantDecoder, locate, recover
 from gpulens.collectors._deep import DeepValues
 from gpulens.collectors._kineto_acc import CATEGORY_KIND, GPU_CATEGORIES, Accumulator as _Accumulator, kind_of
@@ -253,7 +253,7 @@ class KinetoCollector(Collector):
                                                                  for c in acc.cats.values} | acc.missing_cat,
                            acc.count, {k for k in KINETO_HEADER_KEYS if getattr(trace, k, None) is not None})
         if not dialect.reads:
-            raise TraceFormatError(path, refusal(dialect))
+            raise TraceFormatError(path, legacy_autograd_refusal(path) or refusal(dialect))
         if dialect.producer != "kineto":
             warnings.append(f"{path}: read as a {dialect.producer} trace ({dialect.reason}): events of GPU "
                             "processes on 'Stream' threads are GPU work; host events are kept as kind 'other'")

@@ -72,6 +72,14 @@ _TIMED_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "C
                  "NVTX_EVENTS")
 _EVENT_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_MEMCPY",
                  "NVTX_EVENTS", "TARGET_INFO_GPU")
+#: Tables every ``nsys export --type sqlite`` writes whatever was traced (a capture of a process that made no CUDA
+#: call has none of :data:`_EVENT_TABLES`, yet is a valid export: no GPU work, not an unknown format).
+_NSYS_MARKERS = ("META_DATA_EXPORT", "EXPORT_META_DATA", "TARGET_INFO_SESSION_START_TIME", "ENUM_NSYS_EVENT_TYPE")
+
+
+def _is_nsys(db: "_Db") -> bool:
+    """True when the database is an Nsight Systems export (event tables, or nsys's own tables, plus StringIds)."""
+    return "StringIds" in db.cols and any(t in db.cols for t in _EVENT_TABLES + _NSYS_MARKERS)
 
 
 class _Db:
@@ -189,7 +197,7 @@ class NsysSqliteCollector(Collector):
             db = _Db(Path(path))
         except TraceFormatError:
             return False
-        return any(t in db.cols for t in _EVENT_TABLES) and "StringIds" in db.cols
+        return _is_nsys(db)
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
@@ -197,7 +205,7 @@ class NsysSqliteCollector(Collector):
         if head != SQLITE_MAGIC:
             raise TraceFormatError(path, "not an SQLite file" if head else "file is empty")
         db = _Db(path)
-        if not any(t in db.cols for t in _EVENT_TABLES):
+        if not any(t in db.cols for t in _EVENT_TABLES) and not _is_nsys(db):
             raise TraceFormatError(path, "SQLite file has no Nsight Systems tables (CUPTI_ACTIVITY_KIND_*, "
                                          "NVTX_EVENTS, TARGET_INFO_GPU)")
         frames, rejected, warnings = [], [], []

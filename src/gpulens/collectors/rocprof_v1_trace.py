@@ -4,7 +4,11 @@
 (``"ts": "622109046136"``); ``M`` events name each pid's track (``CPU HIP API``, ``COPY``, ``GPU0``…). Times are
 taken from ``args.BeginNs``/``args.EndNs`` (exact ns), falling back to ``ts``/``dur`` (µs strings) × 1000. Kind by
 track: ``GPU<n>`` → kernel, ``COPY`` → memcpy, ``… API`` → runtime, ``ROCTX``/markers → annotation.
-``device_id`` = ``args.dev-id`` (HSA node id), ``stream_id`` = ``args.queue-id``.
+``device_id`` = ``args.dev-id`` (HSA node id), ``stream_id`` = ``args.queue-id`` for kernels. Copies (``COPY``
+track / table) get no stream: rocprof v1 writes ``queue-id`` 0 on every copy record, which is not the kernels' AQL
+queue (copies run on the SDMA engines), and their timestamps can lag the synchronous ``hipMemcpy`` call that made
+them by milliseconds; on the kernels' queue such a copy would look like the next work item and the stream-overrun
+repair would clip a kernel running beside it (a 331 s kernel cut to 6.9 ms in a real MI300X results.db).
 
 ``results.db``: one table per domain, any of which may be empty — ``KERN`` (the ``results.csv`` columns), ``OPS``
 (asynchronous GPU ops of the HIP trace: ``BeginNs, EndNs, dev-id, queue-id, Name, pid, tid, …``), ``COPY``,
@@ -146,7 +150,7 @@ class RocprofV1Json(Collector):
                 or any(_ns_us(x) is None for x in (e.ts, e.dur) if not _absent(x))))
             gpu = kind in ("kernel", "memcpy")
             dev.append(_ns(a.dev_id) if gpu else -1)
-            queue.append(_ns(a.queue_id) if gpu else None)
+            queue.append(_ns(a.queue_id) if kind == "kernel" else None)  # copies: no AQL queue (module docstring)
             pid.append(_ns(a.pid)), tid.append(_ns(a.tid))
         d.cols.update(kind=kinds, name=names, start_ns=start, end_ns=end, device_id=dev, stream_id=queue,
                       pid=pid, tid=tid, copy_kind=[copy_kind(n) if k == "memcpy" else None
@@ -229,6 +233,7 @@ class RocprofV1Db(Collector):
                 d.pmc = {}
             if kind == "memcpy":
                 d.cols["copy_kind"] = [copy_kind(n) for n in d.cols["name"]]
+                d.cols["stream_id"] = [None] * d.n  # queue-id 0 of a copy is not the kernels' queue (docstring)
             if kind == "runtime":
                 d.cols["device_id"] = [-1] * d.n
                 d.cols.pop("stream_id", None)

@@ -16,6 +16,9 @@ Files (one per domain, optionally prefixed ``<pid>_``; columns mapped by name, s
 * ``hip_api_trace.csv`` / ``hsa_api_trace.csv`` / ``marker_api_trace.csv`` — ``Domain, Function, …,
   Start_Timestamp, End_Timestamp``: ``runtime`` events (markers: ``annotation``).
 * ``agent_info.csv`` — agent properties → ``meta.devices``.
+* ``memory_allocation_trace.csv`` / ``scratch_memory_trace.csv`` — ``Kind, Operation, Agent_Id, …,
+  Start_Timestamp, End_Timestamp[, Allocation_Size]``: allocator calls, kept as host events of kind ``other``
+  named by ``Operation`` (no GPU work: alone, such a file is a valid output with nothing to analyse).
 
 ``device_id`` is the number in ``Agent_Id`` (``1``, ``Agent 1`` or ``GPU 0`` depending on ``--agent-index``; the
 default, relative index, equals the HSA node id on usual systems).
@@ -47,7 +50,8 @@ _COPY_KIND = {"HOST_TO_DEVICE": "HtoD", "DEVICE_TO_HOST": "DtoH", "DEVICE_TO_DEV
 
 
 def v3_kind(cols: list[str]) -> str | None:
-    """Which rocprofv3 CSV a header belongs to (``kernel``, ``counter``, ``memcpy``, ``api``, ``agent``), or None."""
+    """Which rocprofv3 CSV a header belongs to (``kernel``, ``counter``, ``memcpy``, ``api``, ``agent``, ``other``:
+    memory allocation / scratch memory), or None."""
     s = set(cols)
     if {"counter_name", "counter_value"} <= s:
         return "counter"
@@ -59,6 +63,8 @@ def v3_kind(cols: list[str]) -> str | None:
         return "api"
     if "agent_type" in s and ({"cu_count", "wave_front_size", "node_id"} & s):
         return "agent"
+    if {"kind", "operation", "start_timestamp", "end_timestamp"} <= s:
+        return "other"
     return None
 
 
@@ -134,6 +140,16 @@ def _api(path: Path, header: list[str], rows: list[list]) -> Dispatches:
     return d
 
 
+def _other(path: Path, header: list[str], rows: list[list]) -> Dispatches:
+    """Allocator rows (memory allocation / scratch memory traces) → host events of kind ``other``."""
+    d = dispatches_from_rows(path, ["Kernel_Name" if h.lower() == "operation" else h for h in header], rows,
+                             kind="other")
+    d.cols["device_id"] = [-1] * d.n
+    d.cols.pop("stream_id", None)
+    d.pmc = {}
+    return d
+
+
 def load_file(path: Path, strict: bool = True) -> tuple[str, Dispatches | list, TimelineMeta, list[str]]:
     """Parse one rocprofv3 CSV: (kind, Dispatches or device list, meta, warnings)."""
     header, rows, warnings, size = _rows(path, strict)
@@ -155,6 +171,8 @@ def load_file(path: Path, strict: bool = True) -> tuple[str, Dispatches | list, 
         return kind, _memcpy(path, header, rows), meta, warnings
     if kind == "api":
         return kind, _api(path, header, rows), meta, warnings
+    if kind == "other":
+        return kind, _other(path, header, rows), meta, warnings
     raise TraceFormatError(path, "not a rocprofv3 CSV (no Kernel_Name/Counter_Name/Direction/Function column)")
 
 
@@ -175,7 +193,16 @@ class RocprofV3Csv(Collector):
             meta.devices = d
             meta.warnings = warnings + [f"{path}: agent description only, no events"]
             return Timeline(meta=meta).validate()
-        return build_timeline(d, self.name, path, meta=meta, warnings=warnings)
+        tl = build_timeline(d, self.name, path, meta=meta, warnings=warnings)
+        if kind == "api":  # launch calls recorded, their kernels in a file not given: say so (as nsys does)
+            from gpulens.collectors._nsys_more import incomplete_capture
+
+            note = incomplete_capture(tl.events, "this file holds API calls only",
+                                      "analyse the rocprofv3 output folder, or record with --kernel-trace "
+                                      "(or --sys-trace) so the kernels are traced")
+            if note:
+                tl.meta.sources[0]["incomplete_capture"] = note
+        return tl
 
 
 def _merge_counters(kt: Dispatches, cc: Dispatches) -> Dispatches | None:
@@ -234,8 +261,8 @@ class RocprofV3CsvDir(Collector):
         path = Path(path)
         groups: dict[str, list[Path]] = {}
         for f in _files(path):
-            m = re.match(r"^(.*?)(kernel_trace|counter_collection|memory_copy_trace|\w+_api_trace|agent_info)\.csv$",
-                         f.name)
+            m = re.match(r"^(.*?)(kernel_trace|counter_collection|memory_copy_trace|\w+_api_trace|agent_info|"
+                         r"memory_allocation_trace|scratch_memory_trace)\.csv$", f.name)
             if f.is_file() and m:
                 groups.setdefault(str(f.parent / m.group(1)), []).append(f)
         parts = []

@@ -92,6 +92,17 @@ def default_store(configured: str | Path | None = None) -> Path:
     return Path(os.environ.get("GPULENS_BASELINE_DIR") or configured or ".gpulens/baselines")
 
 
+def _is_trace_path(ref: str) -> bool:
+    """True when ``--baseline`` names an existing trace file or folder rather than a saved baseline's name.
+
+    A bare name (``main``) that happens to exist as a file or folder in the working directory is still a name unless
+    it has a path separator or a suffix (``main`` stays a name; ``runs/base.sqlite``, ``./base``, ``b.json.gz`` are
+    paths); before this, a trace path was looked up as a name and the gate passed with "no baseline".
+    """
+    p = Path(ref)
+    return p.exists() and (os.sep in ref or "/" in ref or bool(p.suffix))
+
+
 def is_path_ref(ref: str) -> bool:
     """True when a ``--baseline``/``--name`` value is a file path rather than a name: it ends in ``.json``."""
     return ref.endswith(".json")
@@ -223,7 +234,7 @@ def append_history(path: Path, base: Baseline, replaced: bool = False) -> None:
 
 def load_baseline(path: str | Path) -> Baseline:
     """Read a baseline file — or a report of ``gpulens analyze --json``, whose usable sources become the baseline's
-    runs (named after the file, no commit recorded).
+    runs (named after the file, no commit recorded), or a trace ``.json`` (analysed, like a candidate trace).
 
     Raises:
         BaselineError: missing, not JSON, or neither a valid baseline nor a report with a usable run.
@@ -235,6 +246,10 @@ def load_baseline(path: str | Path) -> Baseline:
         raise BaselineError(f"{p}: no such baseline") from None
     except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise BaselineError(f"{p}: not a readable baseline ({exc})") from None
+    if isinstance(doc, list) or (isinstance(doc, dict) and "traceEvents" in doc):  # a Chrome/Kineto trace .json
+        base = baseline_from_runs(p.name.removesuffix(".json"), collect_runs([p]))
+        base.path = p
+        return base
     if isinstance(doc, dict) and "gpulens_baseline" not in doc and isinstance(doc.get("sources"), list) \
             and "schema_version" in doc:
         base = baseline_from_runs(p.name.removesuffix(".json"), collect_runs([p], [doc]))
@@ -255,6 +270,10 @@ def find_baseline(ref: str, machine_key: str, store: Path | None = None) -> Base
     """
     if is_path_ref(ref):
         return load_baseline(ref) if Path(ref).exists() else None
+    if _is_trace_path(ref):  # a trace (or rank folder) as baseline: analysed like a candidate trace, not a name
+        base = baseline_from_runs(Path(ref).name, collect_runs([ref]))
+        base.path = Path(ref)
+        return base
     store = store or default_store()
     own = store / machine_key / f"{ref}.json"
     if own.exists():

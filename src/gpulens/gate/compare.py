@@ -229,6 +229,10 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
     base_metrics, cand_metrics = rekey_kernels(baseline.metrics), rekey_kernels(candidate.metrics)
     names = list(base_metrics) + [n for n in cand_metrics if n not in base_metrics]
     swaps, members = replaced(base_metrics, cand_metrics)  # renamed/re-fused kernels: compared per category
+    # new kernels no category pairs with a vanished one (``other``, or a category the baseline lacks): while any
+    # exists, a vanished kernel may have been renamed into it, so its −100 % is not a saving by itself
+    unpaired_new = [n for n in cand_metrics if n.startswith(KERNEL_PREFIX) and n not in base_metrics
+                    and n not in members]
     for name in names + list(swaps):
         b, c = swaps.get(name) or (base_metrics.get(name), cand_metrics.get(name))
         if name in members:  # compared in its category's replaced row; this row is information
@@ -238,6 +242,12 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
                 row.reason = (f"{row.reason}; " if row.reason else "") + \
                     f"compared with the other {'new' if b is None else 'vanished'} kernels of its category in " \
                     f"'{members[name]}'"
+                rows.append(row)
+            continue
+        if c is None and name.startswith(KERNEL_PREFIX) and unpaired_new:  # renamed? information, not a saving
+            row, _ = _prepare(name, b, None, config)
+            if row is not None:
+                row.reason += f"; the candidate runs {len(unpaired_new)} kernel(s) the baseline lacks"
                 rows.append(row)
             continue
         if c is None and name.startswith(KERNEL_PREFIX):  # the kernel no longer runs: zero time in every run

@@ -1,0 +1,71 @@
+"""What to do with a profiler output gpulens knows but does not read (the "not a recognised format" error).
+
+A user who passes an Nsight Systems ``.nsys-rep``, a Perfetto ``.pftrace`` from rocprofv3 or a PyTorch execution
+trace (Chakra ET) has a valid file of a real profiler; "not a recognised trace format" reads as a broken file. The
+sentence returned here names the format and the command that turns it into one gpulens reads.
+
+Recognised by content first (the file's magic or its first JSON keys), then by suffix:
+
+=====================================  ==============================================================================
+input                                  how it is told
+=====================================  ==============================================================================
+Nsight Systems report (.nsys-rep,      starts with ``NVIDIA Tegra Profiler Report`` (nsys 2021+), or suffix
+.qdrep)                                ``.nsys-rep`` / ``.qdrep``
+PyTorch execution trace (Chakra ET)    JSON that opens with ``schema`` and holds ``nodes`` (ExecutionTraceObserver)
+Perfetto / rocprofv3 pftrace           suffix ``.pftrace`` / ``.perfetto-trace``
+rocprofv3 OTF2                         suffix ``.otf2``
+nvprof / Visual Profiler               suffix ``.nvvp`` / ``.prof``
+=====================================  ==============================================================================
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from gpulens.collectors._io import read_head
+
+_NSYS_MAGIC = b"NVIDIA Tegra Profiler Report"
+_ET_SCHEMA = re.compile(rb'^\s*\{\s*"schema"\s*:')
+_ET_NODES = re.compile(rb'"nodes"\s*:\s*\[')
+_BY_SUFFIX = {
+    ".nsys-rep": "nsys",
+    ".qdrep": "nsys",
+    ".pftrace": "perfetto",
+    ".perfetto-trace": "perfetto",
+    ".otf2": "otf2",
+    ".nvvp": "nvprof",
+    ".prof": "nvprof",
+}
+_ADVICE = {
+    "nsys": "an Nsight Systems report, which gpulens reads through its SQLite export: run "
+            "`nsys export --type sqlite -o {stem}.sqlite {name}` and analyse the .sqlite",
+    "et": "a PyTorch execution trace (ExecutionTraceObserver / Chakra ET): it records operators and tensors, not "
+          "GPU timing; analyse the Kineto trace recorded beside it (torch.profiler's .pt.trace.json)",
+    "perfetto": "a Perfetto protobuf trace, which gpulens does not read: record with rocprofv3 "
+                "--output-format csv (or json / rocpd), or torch.profiler's Chrome-trace JSON",
+    "otf2": "an OTF2 trace, which gpulens does not read: record with rocprofv3 --output-format csv (or json / rocpd)",
+    "nvprof": "an nvprof / Visual Profiler file, which gpulens does not read: use Nsight Systems "
+              "(nsys profile, then nsys export --type sqlite) or `nvprof --csv --print-gpu-trace`",
+}
+
+
+def unsupported_format(path: str | Path) -> str | None:
+    """The sentence naming a known profiler format gpulens does not read and how to convert it, or None.
+
+    Reads at most 4 KiB of the (decompressed) head; never raises.
+    """
+    p = Path(path)
+    head = read_head(p, 4096)
+    kind = None
+    if head.startswith(_NSYS_MAGIC):
+        kind = "nsys"
+    elif _ET_SCHEMA.match(head) and _ET_NODES.search(head) and b'"traceEvents"' not in head:
+        kind = "et"
+    else:
+        name = p.name.lower()
+        kind = next((k for s, k in _BY_SUFFIX.items() if name.endswith(s)), None)
+    if kind is None:
+        return None
+    stem = p.name.split(".")[0] or "report"
+    return _ADVICE[kind].format(stem=stem, name=p.name)
