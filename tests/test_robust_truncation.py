@@ -173,3 +173,10 @@ def test_gate_reason_for_a_truncated_run_without_gpu_events(tmp_path):
     doc = json.loads((tmp_path / "g.json").read_text())
     assert "input truncated" in json.dumps(doc) and "the workload failed" not in json.dumps(doc)
     shutil.rmtree(tmp_path / "x", ignore_errors=True)
+
+
+def test_gzip_inside_gzip_says_so(tmp_path):
+    p = tmp_path / "t.json.gz"
+    p.write_bytes(gzip.compress(gzip.compress(_trace())))
+    code, err, _ = _run("analyze", p, "-q", "--no-cache")
+    assert code == 2 and f"{p}: compressed twice (a gzip file inside the gzip file)" in err

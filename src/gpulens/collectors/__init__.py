@@ -249,6 +249,9 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
 
     if truncated_by(p):  # an SQLite file shorter than its header declares: "truncated SQLite file" (exit 2)
         connect_ro(p)
+    if raw.compressed and raw.data[:2] == b"\x1f\x8b":
+        raise TraceFormatError(p, "compressed twice (a gzip file inside the gzip file): decompress it once "
+                                  "(gunzip) and give gpulens the result")
     if _truncated_json(raw.data):  # a trace cut before its events: say so, not "not a trace"
         raise TraceFormatError(p, f"truncated JSON: the text ends after {len(raw.data):,} bytes"
                                   f"{' (decompressed)' if raw.compressed else ''}, before any trace event could be "
