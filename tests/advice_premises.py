@@ -17,8 +17,10 @@ Rules (the premise each piece of advice needs):
 * ``circular-condition`` — "if it is shown latency-bound" beside a latency-bound verdict.
 * ``library-registers`` — a vendor-library kernel cannot be given ``__launch_bounds__`` / ``-maxrregcount``.
 * ``torch-without-pytorch`` — torch.* advice for a program that shows no PyTorch.
-* ``more-blocks-full-grid`` — "give it more blocks" for a grid of at least one full wave (without the wave count:
-  at least 4 blocks per SM).
+* ``more-blocks-full-grid`` — "give it more blocks" for a grid of at least 90 % of one wave (without the wave
+  count: a block on at least 90 % of the SMs/CUs — 296 blocks on 304 CUs leave 2.6 % idle).
+* ``torch-profiler-advice-for-another-tool`` — torch.profiler options for an input recorded by another profiler
+  (nsys, rocprof, ncu): the user is told their own tool's options.
 * ``lower-precision-already`` — "a lower precision (TF32, BF16 …)" or "narrower dtypes (BF16 …)" for a kernel
   already at BF16/FP16 or narrower (the roofline's precision, or the type its name spells).
 * ``training-advice-in-inference`` — "during backward", DDP bucketing or FSDP prefetch for a PyTorch program that
@@ -77,9 +79,13 @@ def premise_violations(verdict: str, steps: list[str], e: Any) -> list[str]:
     if _g(e, "training") is False and re.search(r"during backward|DDP|FSDP", text):
         out.append("training-advice-in-inference")
     blocks, sms, waves = _g(e, "mean_blocks"), _g(e, "num_sms"), _g(e, "waves_per_sm")
-    full = waves >= 1 if waves is not None else bool(blocks and sms and blocks >= 4 * sms)
+    # a grid with a block on (nearly) every SM/CU — 296 blocks on 304 CUs — is not short of blocks (0.9: gpulens's
+    # FULL_GRID_SHARE, the same as one wave of 90 %)
+    full = waves >= 0.9 if waves is not None else bool(blocks and sms and blocks >= 0.9 * sms)
     if _MORE_BLOCKS.search(text) and full:
         out.append("more-blocks-full-grid")
+    if _g(e, "torch_trace") is False and re.search(r"torch\.profiler", text):
+        out.append("torch-profiler-advice-for-another-tool")
     return out
 
 
@@ -105,6 +111,7 @@ def _evidence_from(source: Any, row: dict) -> Any:
         roof_pct=first("roofline", "roof_pct"), theoretical_occupancy_pct=first("occupancy", "theoretical_occupancy_pct"),
         achieved_occupancy_pct=first("occupancy", "achieved_occupancy_pct"), family=_advice.family(name),
         library=_advice.is_library(name), pytorch=_advice.uses_pytorch(source.timeline),
+        torch_trace=all(str(x.get("collector", "")).startswith("kineto") for x in source.timeline.meta.sources),
         training=_advice.trains(source.timeline),
         precision=first("roofline", "precision") or _advice.name_precision(name),
         waves_per_sm=first("occupancy", "waves_per_sm"),

@@ -177,19 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     warnings.simplefilter("ignore")
     os.environ.setdefault("GPULENS_CACHE_DIR", str(a.workdir / "cache"))
     cache0 = os.environ["GPULENS_CACHE_DIR"]
-    seeds_dir = a.workdir / "seeds"
-    seeds_dir.mkdir(parents=True, exist_ok=True)
-    seeds: dict[str, Path] = {}
-    for fmt, (name, build) in dict(fuzzing.SEEDS, **fuzzing.extended_seeds()).items():
-        p = seeds_dir / name
-        if not p.exists():
-            if build is None:
-                shutil.copytree(fuzzing.DATA / "omniperf" / name, p)
-            elif isinstance(build, Path):
-                (shutil.copytree if build.is_dir() else shutil.copyfile)(build, p)
-            else:
-                build(p)
-        seeds[fmt] = p
+    seeds = fuzzing.write_seeds(a.workdir / "seeds")
     signal.signal(signal.SIGALRM, fuzzing._alarm)
     tot: dict = {"runs": 0, "by_command": {}, "codes": {}, "findings": [], "timeouts": 0}
     t0 = time.monotonic()

@@ -320,19 +320,7 @@ def main(argv: list[str] | None = None) -> int:
 
     warnings.simplefilter("ignore")
     os.environ.setdefault("GPULENS_CACHE_DIR", str(a.workdir / "cache"))
-    seeds_dir = a.workdir / "seeds"
-    seeds_dir.mkdir(parents=True, exist_ok=True)
-    seeds: dict[str, Path] = {}
-    for fmt, (name, build) in dict(fuzzing.SEEDS, **fuzzing.extended_seeds()).items():
-        p = seeds_dir / name
-        if not p.exists():
-            if build is None:
-                shutil.copytree(fuzzing.DATA / "omniperf" / name, p)
-            elif isinstance(build, Path):
-                (shutil.copytree if build.is_dir() else shutil.copyfile)(build, p)
-            else:
-                build(p)
-        seeds[fmt] = p
+    seeds = fuzzing.write_seeds(a.workdir / "seeds")
     signal.signal(signal.SIGALRM, fuzzing._alarm)
     tot: dict = {"inputs": 0, "ok": 0, "by_kind": {}, "findings": [], "timeouts": 0}
     fdir = a.workdir / "findings"

@@ -193,6 +193,25 @@ def extended_seeds() -> dict[str, tuple[str, object]]:
     return out
 
 
+def write_seeds(seeds_dir: Path, extended: bool = True) -> dict[str, Path]:
+    """Write every seed (:data:`SEEDS`, plus :func:`extended_seeds` when ``extended``) into ``seeds_dir`` once
+    (a seed already there is kept) and return format → path. The one seed writer of every fuzz tool."""
+    seeds_dir = Path(seeds_dir)
+    seeds_dir.mkdir(parents=True, exist_ok=True)
+    seeds: dict[str, Path] = {}
+    for fmt, (name, build) in dict(SEEDS, **(extended_seeds() if extended else {})).items():
+        p = seeds_dir / name
+        if not p.exists():
+            if build is None:
+                shutil.copytree(DATA / "omniperf" / name, p)
+            elif isinstance(build, Path):
+                (shutil.copytree if build.is_dir() else shutil.copyfile)(build, p)
+            else:
+                build(p)
+        seeds[fmt] = p
+    return seeds
+
+
 # ---------------------------------------------------------------------------------------------------- mutations
 TOKENS = [b"18446744073709551616", b"-9223372036854775808", b"9223372036854775807", b"-1", b"0", b"1e400",
           b"-1e400", b"NaN", b"nan", b"inf", b"-inf", b"Infinity", b"null", b"true", b'""', b'"x"', b"[]", b"{}",
@@ -484,21 +503,7 @@ def main(argv: list[str] | None = None) -> int:
 
     warnings.simplefilter("ignore")
     os.environ.setdefault("GPULENS_CACHE_DIR", str(a.workdir / "cache"))
-    seeds_dir = a.workdir / "seeds"
-    seeds_dir.mkdir(parents=True, exist_ok=True)
-    seeds: dict[str, Path] = {}
-    specs = dict(SEEDS, **(extended_seeds() if a.extended else {}))
-    for fmt, (name, build) in specs.items():
-        p = seeds_dir / name
-        if build is None:
-            if not p.exists():
-                shutil.copytree(DATA / "omniperf" / name, p)
-        elif isinstance(build, Path):
-            if not p.exists():
-                (shutil.copytree if build.is_dir() else shutil.copyfile)(build, p)
-        elif not p.exists():
-            build(p)
-        seeds[fmt] = p
+    seeds = write_seeds(a.workdir / "seeds", extended=a.extended)
     findings_dir = a.workdir / "findings"
     findings_dir.mkdir(exist_ok=True)
     work = a.workdir / "inputs"

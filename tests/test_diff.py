@@ -167,6 +167,31 @@ def test_outputs_have_human_headers_and_the_share_of_the_change_in_percent(tmp_p
     assert not snake_headers(ths) and "of Δ" in ths and "base time" in ths
 
 
+def test_html_per_kernel_cells_show_short_labels_with_full_names_as_tooltips(tmp_path):
+    """Session 6 walk: the diff page's per-kernel table printed each row's full base/candidate kernel keys (a 300-
+    character Tensile name per cell), which squeezed every figure column into one character per line. The keys now
+    read as the console's short labels, the full name kept as the tooltip; figures never wrap."""
+    import html
+    import re
+
+    from gpulens.reports.diff import render_html
+
+    tensile = ("Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT128x144x64_MI16x16x1_SN_LDSB1_AFC1_AFEM1_AFEM1_ASEM1"
+               "_CLR1_CADS0_DTLA0_DTLB0_DTVA0_DTVB0_EPS0_FDSI0_GRPM1_GRVWA8_GRVWB8_GSUAMB_GLS0_ISA942_IU1_K1_LBSPPA256")
+    r = diff(_program(tmp_path / "h.json", 50.0), _program(tmp_path / "m.json", 50.0, MI300X, names=(tensile, EW, NORM)))
+    page = render_html(r)
+    section = page[page.index('<section id="kernels">'):page.index('<section id="operators">')]
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", section)
+    # the full key appears only inside a title attribute, never as cell text
+    assert html.escape(tensile, quote=True) in section
+    assert not [c for c in cells if tensile in re.sub(r'<span title="[^"]*">', "", c)]
+    tip = re.search(r'<span title="' + re.escape(tensile) + r'">([^<]*)</span>', section)
+    assert tip is not None and 0 < len(tip.group(1)) < len(tensile) / 2
+    # every duration cell of the table is a right-aligned, unwrapped figure: "µs" in a cell of class n
+    assert [c for c in re.findall(r'<td class="n">(.*?)</td>', section) if c.endswith("µs")]
+    assert not [c for c in re.findall(r"<td>(.*?)</td>", section) if re.fullmatch(r"[-+]?[\d.,]+ µs", c)]
+
+
 def test_gate_rows_name_metrics_for_people():
     from types import SimpleNamespace
 

@@ -131,11 +131,12 @@ def _hang(result):
 
 
 @pytest.mark.parametrize("action", [_crash, _raise, _unpicklable, _hang], ids=lambda f: f.__name__[1:])
-def test_child_failure_falls_back_to_serial_with_a_warning(action, rank_dir, monkeypatch, caplog):
+@pytest.mark.parametrize("where", ["occupancy", "breakdown"])  # after the child's early message, or before it
+def test_child_failure_falls_back_to_serial_with_a_warning(action, where, rank_dir, monkeypatch, caplog):
     serial = _report(rank_dir, 1)
     monkeypatch.setattr(PR, "MIN_EVENTS", 0)
     monkeypatch.setattr(PR, "_deadline", lambda started, now: now + 2.0)  # a hung child is given up after 2 s
-    _in_child_only(monkeypatch, "occupancy", action)
+    _in_child_only(monkeypatch, where, action)
     with caplog.at_level(logging.WARNING, logger="gpulens.analyzers"):
         parallel = _report(rank_dir, 2)
     assert parallel == serial
@@ -191,6 +192,39 @@ def test_order_of_results_warnings_and_what_each_analyzer_sees(monkeypatch):
     assert out["t_child"].summary["saw"] == ["t_first"]
     # warnings where the serial run puts them: the child's before the parent's
     assert tl.meta.warnings == ["loaded", "warned by t_child", "warned by t_parent"]
+
+
+def test_early_results_come_from_the_child_first(monkeypatch):
+    # t_first is read by the child's t_child and by the parent's t_parent, and reads nothing itself: declared early,
+    # the child computes it first and sends it at once; t_parent takes it from that message (not deferred), and
+    # sees exactly what the serial run shows it (t_first, not t_child)
+    classes = _toys()
+    monkeypatch.setattr(PR, "CHILD", frozenset({"t_child"}))
+    monkeypatch.setattr(PR, "EARLY", frozenset({"t_first"}))
+    monkeypatch.setattr(PR, "READS", {"t_child": ("t_first",), "t_parent": ("t_first",), "t_verdict": ("*",)})
+    p = PR.plan(classes)
+    assert p.prefix == [] and [c.name for c in p.early] == ["t_first"]
+    assert [c.name for c in p.child] == ["t_child"]
+    assert [c.name for c in p.parent] == ["t_parent", "t_last"]
+    assert [c.name for c in p.deferred] == ["t_verdict"]
+
+    from gpulens.timeline import Timeline
+
+    tl = Timeline()
+    tl.meta.warnings = ["loaded"]
+
+    def step(cls, results, rest):
+        results[cls.name] = cls().analyze(tl, None, results)
+
+    out = PR.run_parallel(tl, None, classes, p, step)
+    assert list(out) == ["t_first", "t_child", "t_parent", "t_verdict", "t_last"]
+    assert out["t_first"].summary["pid"] != os.getpid() and out["t_child"].summary["pid"] != os.getpid()
+    assert out["t_parent"].summary["saw"] == ["t_first"]
+    assert out["t_verdict"].summary["saw"] == ["t_first", "t_child", "t_parent"]
+    assert tl.meta.warnings == ["loaded", "warned by t_child", "warned by t_parent"]
+    # an early analyzer must read only what runs before the fork: reading a child's result, it stays in the prefix
+    monkeypatch.setattr(PR, "READS", {"t_child": ("t_first",), "t_first": ("t_child",)})
+    assert PR.plan(classes).early == []
 
 
 def test_plan_runs_what_a_child_analyzer_reads_before_the_fork(monkeypatch):
@@ -295,3 +329,30 @@ def test_reads_declaration_covers_what_each_analyzer_reads():
     # the scan finds what is known to be read (so that it cannot pass by finding nothing)
     assert _reads_in_source(registry()["occupancy"]) >= {"hotspots", "roofline"}
     assert "*" in _reads_in_source(registry()["verdicts"])
+
+
+# -- intermediates computed before the fork are not computed again ------------------------------------------------
+def test_op_tree_is_built_once_before_the_fork(rank_dir, forced, monkeypatch, tmp_path):
+    # The op tree is built before the fork (_warm). The serial run releases it after op_shapes (RELEASE_AFTER 57)
+    # and verdicts builds it again; in a parallel run that release frees nothing (the other process maps the same
+    # pages), so neither process builds it again — not the child (stream_timeline reads it) and not the parent
+    # (verdicts, after the join). Every build, in either process, is written to a file with its process id.
+    from gpulens.analyzers import _optree
+
+    log = tmp_path / "builds"
+    real = _optree._build
+
+    def build(timeline):
+        with open(log, "a") as fh:
+            fh.write(f"{os.getpid()}\n")
+        return real(timeline)
+
+    monkeypatch.setattr(_optree, "_build", build)
+    serial = _report(rank_dir, 1)
+    builds_serial = log.read_text().split()
+    assert len(builds_serial) == 2  # op_rollup's, and verdicts' after the release at 57
+    log.unlink()
+    parallel = _report(rank_dir, 2)
+    assert forced == [1]
+    assert log.read_text().split() == [str(os.getpid())]  # once, in this process, before the fork
+    assert parallel == serial

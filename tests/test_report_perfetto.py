@@ -77,3 +77,33 @@ def test_nsys_export_loads_back_through_kineto(tmp_path):
     a, b = rep.sources[0].timeline.of_kind("kernel", "comm"), back.of_kind("kernel", "comm")
     assert len(a) == len(b) == 19 and int(a["dur_ns"].sum()) == int(b["dur_ns"].sum()) == 393_539
     assert sorted(a["start_ns"].tolist()) == sorted(b["start_ns"].tolist())
+
+
+def test_launch_to_kernel_flow_arrows_as_kineto_draws_them(tmp_path):
+    """Each GPU event launched by a runtime call gets one arrow from the call (host thread, the call's start) to the
+    kernel (its stream, its start), as Kineto's ``ac2g`` flow events. Expected from the trace file itself: the
+    pairs are the kernels and the runtime calls that share a correlation id."""
+    import gzip
+
+    src = KINETO / "tracelens_h100_bert-small.json.gz"
+    evs = json.loads(gzip.decompress(src.read_bytes()))["traceEvents"]
+    # runtime and driver calls (cudaLaunchKernel, cuLaunchKernel) launch kernels, copies and fills
+    calls = {e["args"]["correlation"]: e for e in evs if e.get("ph") == "X"
+             and e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {})}
+    kernels = [e for e in evs if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")
+               and e.get("args", {}).get("correlation") in calls]
+    rep, doc, back = _roundtrip(tmp_path, [src])
+    flows = [e for e in doc["traceEvents"] if e["ph"] in ("s", "f")]
+    starts = {e["id"]: e for e in flows if e["ph"] == "s"}
+    ends = {e["id"]: e for e in flows if e["ph"] == "f"}
+    assert len(starts) == len(ends) == len(kernels) > 0 and set(starts) == set(ends)
+    assert all(e["cat"] == "ac2g" and e.get("bp") == "e" for e in ends.values())
+    x = {(e["pid"], e["tid"], e["ts"]): e for e in doc["traceEvents"] if e["ph"] == "X"}
+    pairs = set()
+    for i, s in starts.items():
+        call, kern = x[(s["pid"], s["tid"], s["ts"])], x[(ends[i]["pid"], ends[i]["tid"], ends[i]["ts"])]
+        assert call["cat"] == "cuda_runtime" and kern["cat"] in ("kernel", "gpu_memcpy", "gpu_memset")
+        pairs.add((call["args"]["correlation"], kern["args"]["correlation"]))
+    assert all(a == b for a, b in pairs) and {a for a, _ in pairs} == {k["args"]["correlation"] for k in kernels}
+    # readers skip the arrows: the file loads back with the same kernels
+    assert len(back.of_kind("kernel", "comm")) == len(rep.sources[0].timeline.of_kind("kernel", "comm"))

@@ -46,11 +46,11 @@ _HEAD = ("Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds,scr,a
          "sig,obj,GPUBusy,Wavefronts\n")
 
 
-def _pmc(tmp_path, busy: list[str]):
+def _pmc(tmp_path, busy: list[str], counter: str = "GPUBusy"):
     rows = [f'{i},"vadd(float*, int) [clone .kd]",4,0,0,1,1,1024,256,0,0,8,0,16,64,0x0,0x7f,{b},16.0\n'
             for i, b in enumerate(busy)]
     p = tmp_path / "pmc_results.csv"
-    p.write_text(_HEAD + "".join(rows))
+    p.write_text(_HEAD.replace("GPUBusy", counter) + "".join(rows))
     return gpulens.analyze([p])
 
 
@@ -65,8 +65,9 @@ def test_negative_and_infinite_kernel_counters_are_dropped_and_counted(tmp_path)
 
 
 def test_a_counter_mean_past_float64_is_unknown(tmp_path):
-    src = _pmc(tmp_path, ["1e308", "1e308"]).sources[0]
-    v = src.results["kernel_counters"].table.set_index("name").loc["vadd(float*, int) [clone .kd]", "GPUBusy"]
+    # a count (SQ_WAVES), not a percentage: 1e308 is a value it could hold, the mean of two is past float64
+    src = _pmc(tmp_path, ["1e308", "1e308"], counter="SQ_WAVES").sources[0]
+    v = src.results["kernel_counters"].table.set_index("name").loc["vadd(float*, int) [clone .kd]", "SQ_WAVES"]
     assert v != v   # NaN (unknown): (1e308 + 1e308) / 2 overflows float64 on the way
 
 

@@ -133,7 +133,7 @@ def test_h100_bert_gemm_and_attention_get_flops_from_shapes_and_coverage_is_repo
     assert list(r.table.columns) == ["name", "calls", "time_ns", "flops", "bytes", "flops_per_s", "bytes_per_s",
                                      "arithmetic_intensity", "precision", "peak_flops_per_s", "compute_roof",
                                      "peak_bytes_per_s", "ridge_point", "bound", "ridge_side", "roof_pct",
-                                     "flops_source", "time_at_stake_ns", "roof_note"]
+                                     "datasheet_roof_pct", "flops_source", "time_at_stake_ns", "roof_note"]
     t = r.table.set_index("name")
     gemms = t[t.index.str.contains("gemm")]
     assert len(gemms) == 4 and (gemms["flops_source"] == "shapes").all() and (gemms["precision"] == "bf16").all()
@@ -144,10 +144,16 @@ def test_h100_bert_gemm_and_attention_get_flops_from_shapes_and_coverage_is_repo
     # the single 256x128 GEMM is the vocabulary projection: addmm bias [30522], x [141, 512], W [512, 30522]
     big = t[t.index.str.contains("256x128")].iloc[0]
     assert big["calls"] == 1 and big["flops"] == 2 * 141 * 30522 * 512 + 141 * 30522
-    assert big["peak_flops_per_s"] == pytest.approx(989.4e12) and big["peak_bytes_per_s"] == pytest.approx(3.35e12)
-    # GEMMs are judged on the tensor-core roof; the layer norm (elementwise work, no GEMM) on the CUDA-core roof:
+    # GEMMs are judged on the tensor-core roof at its achievable peak: the measured BF16 matmul of an H100 SXM,
+    # 795 TFLOP/s (gpu-facts §1.2, STAS MAMF table), not the datasheet's 989.4; the datasheet share stays beside it
+    assert big["peak_flops_per_s"] == pytest.approx(795e12) and big["peak_bytes_per_s"] == pytest.approx(3.35e12)
+    # AI = 4.41e9 FLOP / 40.0 MB ≈ 110 FLOP/B, left of both ridges (795 / 3.35 = 237; 989.4 / 3.35 = 295): bandwidth
+    # use, the same share of the one memory roof under either compute peak
+    assert big["ridge_point"] == pytest.approx(795 / 3.35) and big["ridge_side"] == "memory"
+    assert big["datasheet_roof_pct"] == pytest.approx(big["roof_pct"])
+    # the layer norm (elementwise work, no GEMM) on the CUDA-core roof:
     # the H100 datasheet has no non-tensor BF16 figure, so FP32's 66.9 TFLOP/s is its roof (ridge 66.9 / 3.35 = 20)
-    assert (gemms["compute_roof"] == "matrix.bf16").all()
+    assert (gemms["compute_roof"] == "achievable.matrix.bf16").all()
     norm = t[t.index.str.contains("layer_norm")].iloc[0]
     assert norm["compute_roof"] == "vector.fp32" and norm["peak_flops_per_s"] == pytest.approx(66.9e12)
     assert norm["ridge_point"] == pytest.approx(66.9e12 / 3.35e12)

@@ -314,9 +314,11 @@ def test_truncated_gzip_without_gpu_events_says_truncated(tmp_path):
     kept = _complete_events(text)
     assert kept > 0 and b'"cat": "kernel"' not in text
     r = _cli("analyze", str(cut), "--no-cache")
-    assert r.returncode == 5
-    line = [ln for ln in r.stdout.splitlines() if ln.startswith(str(cut))]
-    assert line and "truncated" in line[0] and "no GPU event" in line[0]
+    # a truncated input is an input error (exit 2, README "Exit codes"), the same for .json and .json.gz; never
+    # exit 5 "no GPU work": the lost part may have held all of it
+    assert r.returncode == 2
+    line = [ln for ln in r.stderr.splitlines() if str(cut) in ln]
+    assert len(line) == 1 and "truncated" in line[0] and "no GPU event" in line[0]
     assert "nothing ran on a GPU" not in r.stdout
     s = gpulens.analyze([cut]).sources[0]
     assert s.timeline.meta.truncated
@@ -502,6 +504,9 @@ def test_profiler_percentage_above_100_is_unknown():
     assert rows and float(rows[0][-1]) > 100
     s = gpulens.analyze([path]).sources[0]
     sol = s.results["speed_of_light"]
-    assert sol.summary["impossible_pct_values"] == 1
+    # the counter is dropped when the Timeline is validated (one rule for every percentage counter, counted in a
+    # warning); the speed-of-light table then has no hit rate to show, and none of its own figures above 100
+    assert any(w.startswith("1 percentage counter value(s) above 100 dropped") for w in s.timeline.meta.warnings)
+    assert sol.summary["impossible_pct_values"] == 0
     assert sol.table["l2_hit_pct"].isna().all()
     assert sol.table["compute_pct"].iloc[0] <= 100

@@ -73,6 +73,34 @@ class DependencyError(GpulensError):
         super().__init__(f"{feature} needs the '{package}' package: {hint}")
 
 
+def truncated_without_gpu_work(cut: list[tuple[str, int]]) -> GpulensError:
+    """The one error for truncated inputs whose readable part holds no GPU event (exit 2, never 5 "no GPU work":
+    the lost part may have held all of it). ``cut``: (path, bytes of trace text read) per truncated file."""
+    return GpulensError("; ".join(f"{p}: truncated after {n:,} bytes of trace text" for p, n in cut) +
+                        " — the part that could be read holds no GPU event (0 kernels); the rest of the file is lost")
+
+
+def truncated_note(path: str, n: int) -> str:
+    """The one warning for a truncated input that still holds GPU work (its figures cover the part read)."""
+    return f"{path}: truncated after {n:,} bytes of trace text: its figures cover the part read (partial)"
+
+
+class TruncationNote(str):
+    """A warning saying that an input stops early (a CSV whose last line is cut, ...): a ``str`` whose
+    ``truncated_at`` = (path, byte offset where the lost part starts). ``Timeline.validate`` marks the Timeline
+    truncated from it, so the report is *partial* and, with no GPU work in the part read, an input error (exit 2)."""
+
+    truncated_at: tuple[str, int]
+
+    def __new__(cls, text: str, path: str | Path, offset: int):
+        obj = super().__new__(cls, text)
+        obj.truncated_at = (str(path), int(offset))
+        return obj
+
+    def __reduce__(self):  # picklable across worker processes
+        return (type(self), (str(self), *self.truncated_at))
+
+
 def note_input(exc: BaseException, what: str) -> None:
     """Record on ``exc`` which input gpulens was processing when it was raised (the first, innermost note wins).
 

@@ -217,6 +217,55 @@ IDLE_ACTIONS = {
                         "the GPU waited for",
     },
 }
+#: How to record the host side (the launch calls that tie a GPU gap to its cause) with the tool that wrote the
+#: input, by collector-name prefix (first match): advice in the user's own tool, not another one.
+HOST_TRACE = (("kineto", "torch.profiler with ProfilerActivity.CPU"),
+              ("rocprofv3", "rocprofv3 --runtime-trace: HIP API calls beside the kernel dispatches"),
+              ("rocpd", "rocprofv3 --runtime-trace: HIP API calls beside the kernel dispatches"),
+              ("omniperf", "rocprofv3 --runtime-trace: HIP API calls beside the kernel dispatches"),
+              ("rocprof", "rocprof --hip-trace, or rocprofv3 --runtime-trace"),
+              ("nsys", "nsys profile --trace=cuda,osrt: CUDA API calls beside the kernels"),
+              ("ncu", "nsys profile --trace=cuda,osrt: ncu replays kernels one at a time and records no gaps"))
+
+
+def host_trace(timeline: Any) -> str | None:
+    """How to record the host side with the profiler that wrote ``timeline`` (:data:`HOST_TRACE`); None when the
+    inputs come from several kinds of tool or an unknown one (the generic wording then names both vendors')."""
+    names = {str(s.get("collector", "")) for s in timeline.meta.sources}
+    hits = {next((how for pre, how in HOST_TRACE if n.startswith(pre)), None) for n in names}
+    return hits.pop() if len(hits) == 1 else None
+
+
+#: How to limit the recording to the GPU work with the tool that wrote the input (collector-name prefix → phrase).
+PROFILER_RANGE = (("kineto", "torch.profiler's schedule (wait/warmup/active)"),
+                  ("rocprofv3", "rocprofv3 --collection-period, or roctxProfilerPause/Resume with --selected-regions"),
+                  ("rocpd", "rocprofv3 --collection-period, or roctxProfilerPause/Resume with --selected-regions"),
+                  ("rocprof", "rocprofv3 --collection-period, or roctxProfilerPause/Resume with --selected-regions"),
+                  ("omniperf", "rocprofv3 --collection-period, or roctxProfilerPause/Resume with --selected-regions"),
+                  ("nsys", "nsys --capture-range=cudaProfilerApi with cudaProfilerStart/Stop around the region, or "
+                           "--delay/--duration"))
+
+
+def profiler_range(timeline: Any) -> str:
+    """How to make the recording cover the GPU work, in the input's own tool (:data:`PROFILER_RANGE`); both
+    PyTorch's and Nsight Systems' ways when the tool is unknown or mixed."""
+    names = {str(s.get("collector", "")) for s in timeline.meta.sources}
+    hits = {next((how for pre, how in PROFILER_RANGE if n.startswith(pre)), None) for n in names}
+    hit = hits.pop() if len(hits) == 1 else None
+    return hit or ("torch.profiler's schedule, or nsys --capture-range=cudaProfilerApi with "
+                   "cudaProfilerStart/Stop around the region")
+
+
+def idle_text(table: dict, pytorch: bool, cause: str, tool: str | None = None) -> str:
+    """An idle cause's advice from ``table`` (:data:`IDLE_ACTIONS` or :data:`IDLE_DETAILS`); for gaps no launch call
+    explains, the host-side recording named in the input's own tool (``tool``, :func:`host_trace`) when known."""
+    text = table[pytorch][cause]
+    if cause != "unattributed" or not tool:
+        return text
+    return (f"Record the host side too ({tool}) to attribute them." if table is IDLE_DETAILS else
+            f"record the host side too ({tool}) to find what the GPU waited for")
+
+
 #: The detail sentence of each idle-cause finding (after its first, factual sentence), as :data:`IDLE_ACTIONS`.
 IDLE_DETAILS = {
     True: {
@@ -329,6 +378,8 @@ def precision_step(precision: str | None, compute_roof: str | None, pytorch: boo
     ``compute_roof`` (``matrix.<p>`` tensor cores / MFMA, ``vector.<p>`` CUDA cores / SIMD): None when nothing
     lower is left (FP8/INT8) — the caller keeps its other steps; the generic sentence when unknown."""
     prec = (precision or "").lower()
+    if isinstance(compute_roof, str):
+        compute_roof = compute_roof.removeprefix("achievable.")  # the same unit, judged at its achievable peak
     on_matrix = isinstance(compute_roof, str) and compute_roof.startswith("matrix.")
     if prec in _NARROWEST:
         return None

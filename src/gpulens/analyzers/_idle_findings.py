@@ -130,10 +130,11 @@ def _idle_split(tot: dict[str, Any], boundary: list[dict[str, Any]]) -> list[tup
 
 
 def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, Any]], pytorch: bool = True,
-                 blocking: list[dict[str, Any]] | None = None) -> None:
+                 blocking: list[dict[str, Any]] | None = None, tool: str | None = None) -> None:
     """Write the idle split by cause into the breakdown's ``idle`` finding (in place), so that a reader who sees only
     the root finding still sees where every idle nanosecond went — including the part no cause explains.
-    ``blocking``: :func:`blocking_calls_in_idle`, named when synchronisation is the largest cause."""
+    ``blocking``: :func:`blocking_calls_in_idle`, named when synchronisation is the largest cause; ``tool``: how to
+    record the host side with the input's own profiler (:func:`gpulens.analyzers._advice.host_trace`)."""
     split = _idle_split(tot, boundary)
     if not split:
         return
@@ -163,10 +164,10 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
                            "the trace does not show), then defer or remove the blocking call.")
         else:
             root.action = (f"Start with the largest cause, {fmt_ns(ns)} with the host blocked — mostly in {b['name']}"
-                           f"{inside} ({fmt_ns(b['overlap_ns'])}): {_advice.IDLE_ACTIONS[pytorch][top]}.")
+                           f"{inside} ({fmt_ns(b['overlap_ns'])}): {_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool)}.")
     else:
         root.action = (f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}: "
-                       f"{_advice.IDLE_ACTIONS[pytorch][top]}.")
+                       f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool)}.")
 
 
 def blocking_calls_in_idle(timeline: Timeline, gaps: pd.DataFrame, calls: pd.DataFrame, n: int = 3,
@@ -226,7 +227,7 @@ def blocking_text(rows: list[dict[str, Any]]) -> str:
 
 
 def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None = None, pytorch: bool = True,
-              blocking: list[dict[str, Any]] | None = None) -> list[Finding]:
+              blocking: list[dict[str, Any]] | None = None, tool: str | None = None) -> list[Finding]:
     """Idle-cause findings (children of the breakdown's ``idle`` finding when it was reported: ``parent``); the
     advice names PyTorch remedies only for a PyTorch program (``pytorch``, :mod:`gpulens.analyzers._advice`)."""
     span = max(tot["span_ns"], 1)
@@ -250,7 +251,7 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
     texts["idle_unattributed_ns"] = (
         "idle-unattributed", "GPU idle for reasons the trace does not show",
         "No launch call is linked to the work that ended these gaps (GPU-only trace, or calls outside the profiling "
-        "window). " + say["unattributed"])
+        "window). " + _advice.idle_text(_advice.IDLE_DETAILS, pytorch, "unattributed", tool))
     for key, (cat, title, detail) in texts.items():
         if tot[key] >= 0.05 * span:
             out.append(Finding(f"{title}: {fmt_ns(tot[key])} ({100 * tot[key] / span:.1f} % of GPU span)",
@@ -353,12 +354,11 @@ def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
               + cover if acts else f"No host call or operator is recorded in the larger part ({fmt_ns(part)} {side} the GPU "
                            f"work on rank {r}): the profiler's own start/stop, or host code it does not trace.")
     where = "after the last GPU work" if after >= before else "before the first GPU work"
-    act = ("Stop the profiler when the GPU work ends (torch.profiler's schedule, or nsys --capture-range="
-           "cudaProfilerApi with cudaProfilerStart/Stop around the region) so the figures cover the work; if this "
+    rng = _advice.profiler_range(timeline)
+    act = (f"Stop the profiler when the GPU work ends ({rng}) so the figures cover the work; if this "
            "host work is part of every iteration, overlap it with GPU work." if after >= before else
-           "Start the profiler where the GPU work starts (torch.profiler's schedule wait/warmup, nsys --delay or "
-           "--capture-range) so the figures cover the work; if this host work is part of every iteration, prepare "
-           "it ahead or overlap it with GPU work.")
+           f"Start the profiler where the GPU work starts ({rng}) so the figures cover the work; if this host work "
+           "is part of every iteration, prepare it ahead or overlap it with GPU work.")
     cut = bool(getattr(timeline.meta, "truncated", False))
     if cut:  # events are not written in time order: a cut file can lack GPU work anywhere in the window
         act = ("Re-copy or re-export the complete trace: the file ends early, so GPU work recorded after the cut is "

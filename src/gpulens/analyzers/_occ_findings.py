@@ -24,7 +24,7 @@ import pandas as pd
 
 from gpulens.analyzers import _advice
 from gpulens.analyzers._hot import short_name as _short
-from gpulens.analyzers._stake import occupancy_gain_bound_ns
+from gpulens.analyzers._stake import KERNEL_FLOOR_NS, floor_stake, occupancy_gain_bound_ns
 from gpulens.analyzers.base import Finding
 from gpulens.units import fmt_ns
 
@@ -100,6 +100,11 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
     if cap is not None and cap < stake:  # no fix runs the kernel past its roof
         stake = cap
         detail += f" Capped at its distance to the roof ({fmt_ns(cap)}): it cannot run faster than its roof."
+    fl = floor_stake(r.time_ns, getattr(r, "calls", None))
+    if fl < stake:  # every launch keeps the 2 µs no kernel runs under
+        stake = fl
+        detail += (f" Capped at its time less {fmt_ns(KERNEL_FLOOR_NS)} per launch ({fmt_ns(fl)}): no launch runs "
+                   "faster than that.")
     premise = "" if bound in KNOWN_BOUNDS else WAVE_PREMISE
     return Finding(title, detail, severity="info" if premise else sev, category="occupancy",
                    time_at_stake_ns=stake, kernel=r.name, action=act, key=f"{key}/waves", premise=premise)

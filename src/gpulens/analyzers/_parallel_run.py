@@ -58,9 +58,16 @@ READS: dict[str, tuple[str, ...]] = {
 #: occupancy and hierarchical roofline share the hot-kernel table; critical_path_segments reads critical_path's
 #: memoised paths.
 CHILD: frozenset[str] = frozenset({
-    "rank_kernels", "launch_latency", "roofline", "collectives", "occupancy", "speed_of_light",
+    "rank_kernels", "roofline", "collectives", "occupancy", "speed_of_light",
     "hierarchical_roofline", "critical_path", "critical_path_segments", "stream_timeline",
 })
+
+#: Analyzers the child runs first, before its :data:`CHILD` share, and sends back at once (instead of this process
+#: running them before the fork, while the child's core waits): ``breakdown`` (≈ 0.15 s on 8 rank files × 25k
+#: kernels) is read by the child's ``critical_path`` and by the parent's ``bottlenecks`` and ``ranks``, which
+#: take its result from the child's first message when they come to run. Only an analyzer that reads nothing but
+#: what is computed before the fork can be one.
+EARLY: frozenset[str] = frozenset({"breakdown"})
 
 #: Fewer events than this: analysed in one process (a fork, the copies it causes and the pickled results cost more
 #: than half of a small analysis).
@@ -74,6 +81,7 @@ class Plan:
     """Which process runs which analyzers (classes in serial order within each list)."""
 
     prefix: list = field(default_factory=list)
+    early: list = field(default_factory=list)
     child: list = field(default_factory=list)
     parent: list = field(default_factory=list)
     deferred: list = field(default_factory=list)
@@ -90,7 +98,8 @@ def plan(classes: list) -> Plan | None:
     and is not itself a child analyzer. A child analyzer that reads a result the child would not have (neither in
     the prefix nor computed by an earlier child analyzer) stays in the parent. A parent analyzer that reads a
     child's result — or a deferred one's, or every earlier result (``"*"``) while any of those is a child's — is
-    deferred until the join.
+    deferred until the join. Of the prefix, the :data:`EARLY` analyzers that read nothing but the rest of it run
+    first in the child instead (``early``): a parent analyzer reading one waits for the child's first message.
     """
     names = [c.name for c in classes]
     need: set[str] = set()
@@ -103,7 +112,8 @@ def plan(classes: list) -> Plan | None:
                 todo.extend(_reads(r))
         if "*" not in closure and all("*" not in _reads(r) for r in closure | {n}):
             need |= closure
-    p = Plan(prefix=[c for c in classes if c.name in need])
+    early = {n for n in need & EARLY if set(_reads(n)) <= need - EARLY and "*" not in _reads(n)}
+    p = Plan(prefix=[c for c in classes if c.name in need - early], early=[c for c in classes if c.name in early])
     child_names: set[str] = set()
     for c in classes:
         if c.name in CHILD and "*" not in _reads(c.name) and set(_reads(c.name)) <= need | child_names:
@@ -144,44 +154,90 @@ def parallel_allowed(timeline: Any, workers: int | None) -> bool:
     return _available_memory() >= need
 
 
+_LEN = 8  # bytes of the length prefix of each message on the pipe
+
+
 class _Child:
-    """A forked process computing some analyzers; its answer arrives pickled on a pipe."""
+    """A forked process computing some analyzers; its messages arrive pickled on a pipe, each prefixed by its length:
+    ``("early", payload)`` (the :data:`EARLY` results, sent as soon as they are computed), then ``("ok", payload)``
+    or ``("error", text)``."""
 
     def __init__(self, pid: int, fd: int):
         self.pid, self.fd = pid, fd
+        self._buf = bytearray()
+        self._eof = False
+        self._early: Any = None
+        self.failed: str | None = None
+
+    def _message(self, deadline: float) -> tuple[str, Any]:
+        """The next message. Raises TimeoutError (none by ``deadline``), EOFError (the pipe closed before one)."""
+        while True:
+            if len(self._buf) >= _LEN:
+                n = int.from_bytes(self._buf[:_LEN], "big")
+                if len(self._buf) >= _LEN + n:
+                    data = bytes(self._buf[_LEN:_LEN + n])
+                    del self._buf[:_LEN + n]
+                    return pickle.loads(data)
+            if self._eof:
+                raise EOFError
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            ready, _, _ = select.select([self.fd], [], [], left)
+            if ready:
+                chunk = os.read(self.fd, 1 << 20)
+                if chunk:
+                    self._buf += chunk
+                else:
+                    self._eof = True
+
+    def _receive(self, want: str, deadline: float) -> tuple[Any, str | None]:
+        """(payload, None) of the first message of kind ``want`` (an ``early`` one met on the way is kept), or
+        (None, why it failed): the child is then killed and reaped, and every later call gives the same answer.
+        The child is reaped after its final message."""
+        if want == "early" and self._early is not None:
+            return self._early, None
+        while self.failed is None:
+            try:
+                kind, payload = self._message(deadline)
+            except TimeoutError:
+                self._fail("no answer in time")
+            except EOFError:
+                self._fail(f"it exited without an answer ({self.reap()})", kill=False)
+            except Exception as exc:  # a truncated or corrupt message
+                self._fail(f"its answer cannot be read ({type(exc).__name__})")
+            except BaseException:  # e.g. Ctrl-C while waiting: the child goes too
+                self._fail("interrupted")
+                raise
+            else:
+                if kind == "early":
+                    self._early = payload
+                    if want == "early":
+                        return payload, None
+                elif kind == "ok" and want == "ok":
+                    os.close(self.fd)
+                    self.reap()
+                    return payload, None
+                else:
+                    self._fail(str(payload) if kind == "error" else f"unexpected message {kind!r}")
+        return None, self.failed
+
+    def early(self, deadline: float) -> tuple[Any, str | None]:
+        """The child's ``early`` message: (payload, None) or (None, why it failed)."""
+        return self._receive("early", deadline)
 
     def answer(self, deadline: float) -> tuple[Any, str | None]:
-        """(payload, None) or (None, why it failed); the child is reaped (killed first when it is late)."""
-        chunks, why = [], None
+        """The child's final message: (payload, None) or (None, why it failed); the child is reaped."""
+        return self._receive("ok", deadline)
+
+    def _fail(self, why: str, kill: bool = True) -> None:
+        self.failed = why
         try:
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    why = "no answer in time"
-                    break
-                ready, _, _ = select.select([self.fd], [], [], left)
-                if not ready:
-                    continue
-                chunk = os.read(self.fd, 1 << 20)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-        except BaseException:  # e.g. Ctrl-C while waiting: the child goes too
             os.close(self.fd)
+        except OSError:
+            pass
+        if kill:
             self.reap(kill=True)
-            raise
-        os.close(self.fd)
-        status = self.reap(kill=why is not None)
-        if why is None:
-            data = b"".join(chunks)
-            try:
-                kind, payload = pickle.loads(data) if data else ("error", f"it exited without an answer ({status})")
-            except Exception as exc:  # a truncated or corrupt answer
-                kind, payload = "error", f"its answer cannot be read ({type(exc).__name__})"
-            if kind == "ok":
-                return payload, None
-            why = str(payload)
-        return None, why
 
     def reap(self, kill: bool = False) -> str:
         """Wait for the child (SIGKILL first when ``kill``); return how it ended."""
@@ -199,8 +255,17 @@ class _Child:
         return f"exit status {os.WEXITSTATUS(status)}"
 
 
-def _fork(work: Callable[[], Any]) -> _Child | None:
-    """Fork a child that runs ``work()`` and writes ``("ok", value)`` or ``("error", text)`` pickled to a pipe."""
+def _write(fd: int, message: tuple) -> None:
+    """Write one length-prefixed pickled message to ``fd``."""
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    view = memoryview(len(data).to_bytes(_LEN, "big") + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _fork(work: Callable[[Callable[[Any], None]], Any]) -> _Child | None:
+    """Fork a child that runs ``work(send)`` — ``send(payload)`` writes an ``("early", payload)`` message — and
+    writes ``("ok", value)`` or ``("error", text)`` last."""
     r, w = os.pipe()
     gc.freeze()  # the child's collector would otherwise write to (and so copy) every page holding a Python object
     try:
@@ -215,12 +280,11 @@ def _fork(work: Callable[[], Any]) -> _Child | None:
         try:
             os.close(r)
             try:
-                data, code = pickle.dumps(("ok", work()), protocol=pickle.HIGHEST_PROTOCOL), 0
+                message, code = ("ok", work(lambda payload: _write(w, ("early", payload)))), 0
+                _write(w, message)
             except BaseException as exc:  # noqa: BLE001 — anything goes back to the parent as text
-                data = pickle.dumps(("error", f"{type(exc).__name__}: {exc}"))
-            view = memoryview(data)
-            while view:
-                view = view[os.write(w, view):]
+                _write(w, ("error", f"{type(exc).__name__}: {exc}"))
+                code = 1
         finally:
             os._exit(code)
     os.close(w)
@@ -245,6 +309,31 @@ def _warm(timeline: Any) -> None:
     op_tree(timeline)
 
 
+def _keep_shared(timeline: Any) -> Callable[[], None]:
+    """Keep the analysis context's intermediates computed before the fork (the prefix's and :func:`_warm`'s) until
+    this run ends, in both processes: released during the parallel run they free no memory (the other process still
+    maps the same pages) and a later reader computes them again — the op tree was rebuilt by the child's
+    ``stream_timeline`` and by the parent's ``verdicts`` after the join, on the critical path (values are the same
+    either way). Returns the function that restores the context's own ``release`` (the parent calls it at the end)."""
+    from gpulens.analyzers.context import context_of
+
+    ctx = context_of(timeline)
+    shared_memo = dict(ctx.__dict__.get("_memo", {}))
+    shared_kinds = dict(ctx._kinds)
+    real = ctx.release
+
+    def release(*args: Any, **kwargs: Any) -> None:
+        real(*args, **kwargs)
+        store = ctx.__dict__.setdefault("_memo", {})
+        for k, v in shared_memo.items():
+            store.setdefault(k, v)
+        for k, v in shared_kinds.items():
+            ctx._kinds.setdefault(k, v)
+
+    ctx.release = release
+    return lambda: ctx.__dict__.pop("release", None)
+
+
 def run_parallel(timeline: Any, device: Any, classes: list, p: Plan, step: Callable[..., None]) -> dict:
     """Run ``classes`` as planned by ``p``; return name → result in serial order.
 
@@ -260,8 +349,14 @@ def run_parallel(timeline: Any, device: Any, classes: list, p: Plan, step: Calla
     base = list(warnings)
     added: dict[str, list[str]] = {}
 
+    early_names = {c.name for c in p.early}
+    child: _Child | None = None
+    started = 0.0
+
     def run(seq: list, rest: list, into: dict) -> None:
         for i, c in enumerate(seq):
+            if into is results and early_names & set(_reads(c.name)) - set(results):
+                take_early()
             earlier = [n for n in names[:pos[c.name]] if n in into]
             warnings[:] = base + [w for n in earlier for w in added.get(n, [])]
             view = {n: into[n] for n in earlier}
@@ -269,31 +364,58 @@ def run_parallel(timeline: Any, device: Any, classes: list, p: Plan, step: Calla
             into[c.name] = view[c.name]
             added[c.name] = warnings[len(base) + sum(len(added.get(n, [])) for n in earlier):]
 
-    def child_work() -> dict:
+    def take_early() -> None:
+        """Merge the child's early results; when it failed, compute them here (with the warning of a failure)."""
+        got, why = (None, "fork failed") if child is None else child.early(_deadline(started, time.monotonic()))
+        if got is not None:
+            results.update(got["results"])
+            added.update(got["warnings"])
+        else:
+            fallback(why, p.early)
+
+    warned: list[str] = []
+
+    def fallback(why: str | None, seq: list) -> None:
+        """The child failed: run its analyzers not yet merged (of ``seq``) in this process, with one warning."""
+        if not warned:
+            log.warning("gpulens: parallel analysis failed (%s); analysing those parts in this process instead", why)
+            warned.append(str(why))
+        todo = sorted((c for c in seq if c.name not in results), key=lambda c: pos[c.name])
+        run(todo, [c for c in p.deferred if c.name not in results], results)
+
+    def child_work(send: Callable[[Any], None]) -> dict:
         own: dict = dict(results)
+        if p.early:
+            run(p.early, p.child, own)
+            send({"results": {c.name: own[c.name] for c in p.early},
+                  "warnings": {c.name: added[c.name] for c in p.early}})
         run(p.child, [], own)
         return {"results": {c.name: own[c.name] for c in p.child}, "warnings": {c.name: added[c.name] for c in p.child}}
 
-    run(p.prefix, p.child + p.parent + p.deferred, results)
+    run(p.prefix, p.early + p.child + p.parent + p.deferred, results)
     _warm(timeline)
+    restore = _keep_shared(timeline)
     started = time.monotonic()
     child = _fork(child_work)
     try:
         run(p.parent, p.deferred, results)
+        if p.early and not early_names <= set(results):
+            take_early()  # no parent analyzer read them: merged now, in serial order by the final sort
+        answer, why = (None, "fork failed") if child is None else child.answer(_deadline(started, time.monotonic()))
     except BaseException:
-        if child is not None:
-            child.reap(kill=True)
+        if child is not None and child.failed is None:
+            child._fail("this process failed")  # killed, reaped, its pipe closed
         gc.unfreeze()
+        restore()
         raise
-    answer, why = (None, "fork failed") if child is None else child.answer(_deadline(started, time.monotonic()))
     gc.unfreeze()
     if answer is not None:
         results.update(answer["results"])
         added.update(answer["warnings"])
     else:
-        log.warning("gpulens: parallel analysis failed (%s); analysing those parts in this process instead", why)
-        run(p.child, p.deferred, results)
+        fallback(why, p.early + p.child)
     run(p.deferred, [], results)
+    restore()
     seen: set[str] = set(base)
     merged = list(base)
     for n in names:

@@ -88,7 +88,11 @@ def cross_domain_gaps(ev: pd.DataFrame) -> list[int]:
 
 
 SPAN_DEFINITION = ("GPU span = first → last GPU event (kernels, collectives, copies, fills); busy % = union of GPU "
-                   "events / GPU span; over several GPUs: wall span, busy % = Σ busy / Σ per-GPU span")
+                   "events / GPU span; over several GPUs: wall span, busy % = Σ busy / Σ per-GPU span; profiled "
+                   "window = first → last recorded event, host included (runtime calls, CPU ops, Python functions, "
+                   "annotations) — the one window every report shows; the timeline tab's extent (events drawn), a "
+                   "profiler step (ProfilerStep#N) and the profiler's own session record (Kineto 'PyTorch Profiler "
+                   "(0)', which opens before the first event) are other spans, labelled as such")
 
 
 def hull(ev: pd.DataFrame) -> tuple[int, int]:

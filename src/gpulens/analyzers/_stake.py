@@ -1,8 +1,18 @@
 """Time at stake of a kernel: the one definition every finding, table and report shows.
 
-``time at stake = time × (1 − attained / attainable)``: the GPU time the kernel would save if it ran at the roof
-that bounds it (roofline model, Williams et al. 2009; attainable = min(peak FLOP/s, AI × peak bandwidth)). The
-attained share comes from, in order:
+``time at stake = time − max(time × attained / attainable, launches × KERNEL_FLOOR_NS)``: the GPU time the kernel
+would save if it ran at the roof that bounds it (roofline model, Williams et al. 2009; attainable = min(peak FLOP/s,
+AI × peak bandwidth)) — bounded twice, so a kernel far below its roof is not promised its whole time:
+
+* the roof is the *achievable* one where the device spec documents it (what a tuned GEMM reaches: TraceLens'
+  max-achievable FLOPS for MI300X/MI325X, measured MAMF for A100/H100/B200; :meth:`DeviceSpec.achievable_flops`),
+  so the stake is the time above what the roof allows at the achievable peak, not at a datasheet peak no kernel
+  reaches;
+* no launch runs in less than :data:`KERNEL_FLOOR_NS` of GPU time, however little work it does (torchao's roofline
+  model: 2 µs, measured as the GPU time of a one-element Triton kernel on an H100), so ``n`` launches keep at
+  least ``n × 2 µs`` (a kernel of 1,000 launches of 3 µs each at 1 % of its roof has 1 ms at stake, not 2.97 ms).
+
+The attained share comes from, in order:
 
 1. the ``roofline`` analyzer's ``roof_pct`` (attained FLOP/s, or bandwidth use on the memory side, over the
    attainable performance at the kernel's arithmetic intensity);
@@ -50,13 +60,27 @@ def _pct(v: Any) -> float | None:
     return None if math.isnan(f) else f
 
 
-def time_at_stake(time_ns: float, attained_pct: float | None) -> int | None:
-    """``time_ns × (1 − attained_pct / 100)`` rounded to ns, attained share clipped to [0, 100] %; None when the
-    attained share is unknown."""
+#: The least GPU time one kernel launch takes whatever its work [ns]: torchao's ``KERNEL_LAUNCH_OVERHEAD_SEC`` (2 µs,
+#: "run a triton kernel with a single element read/write on an H100 and measure GPU time from the trace",
+#: pytorch/ao torchao/testing/training/roofline_utils.py; shared/reference/gpu-facts.md §1.2, AO).
+KERNEL_FLOOR_NS = 2_000
+
+
+def time_at_stake(time_ns: float, attained_pct: float | None, calls: int | None = None) -> int | None:
+    """``time_ns − max(time_ns × attained_pct / 100, calls × KERNEL_FLOOR_NS)`` rounded to ns and never below 0
+    (attained share clipped to [0, 100] %; without ``calls`` no floor); None when the attained share is unknown."""
     p = _pct(attained_pct)
     if p is None:
         return None
-    return int(round(float(time_ns) * (1.0 - min(max(p, 0.0), 100.0) / 100.0)))
+    t = float(time_ns)
+    keep = max(t * min(max(p, 0.0), 100.0) / 100.0, float(calls or 0) * KERNEL_FLOOR_NS)
+    return int(round(max(t - keep, 0.0)))
+
+
+def floor_stake(time_ns: float, calls: int | None) -> int:
+    """The most any fix can save of a kernel of ``calls`` launches taking ``time_ns`` in all:
+    ``max(time − calls × KERNEL_FLOOR_NS, 0)`` [ns] (every launch keeps the floor)."""
+    return int(round(max(float(time_ns) - float(calls or 0) * KERNEL_FLOOR_NS, 0.0)))
 
 
 def wave_loss_ns(time_ns: Any, waves: Any) -> float:

@@ -56,6 +56,7 @@ from gpulens.analyzers.breakdown import Breakdown
 from gpulens.analyzers.context import category_mask, context_of, text_series
 from gpulens.analyzers.intervals import key_codes, merge
 from gpulens.analyzers.launches import LAUNCH_RE, link_gpu_to_launch
+from gpulens.analyzers.verdict_rules import FULL_GRID_SHARE
 from gpulens.analyzers._idle_findings import (  # noqa: F401 (CLASS_WORDS, CLASS_ACTIONS re-exported)
     CLASS_ACTIONS,
     CLASS_WORDS,
@@ -114,11 +115,11 @@ COLUMNS = {
     "launch_calls": "kernel launch calls linked to GPU work (a graph launch counts once)",
     "short_launches": "launch calls whose GPU work (sum over a graph) is shorter than the call itself",
     "short_kernel_ns": "GPU time of those launches [ns]",
-    "small_grid_kernels": "kernels with fewer blocks than SMs/CUs (<NA> when the SM count is unknown)",
+    "small_grid_kernels": "kernels with fewer blocks than 90 % of the SMs/CUs (FULL_GRID_SHARE) (<NA> when the SM count is unknown)",
     "small_grid_ns": "their summed duration [ns]",
     "num_sms": "SMs / CUs of the device (<NA> when unknown)",
     "overhead": "the largest idle/overhead cause (host-bound, launch-bound, sync-bound, communication-bound, "
-                "memcpy-bound, idle-unattributed) when it is at least 10 % of the steady span, else none; "
+                "memcpy-bound, GPU idle, cause not recorded) when it is at least 10 % of the steady span, else none; "
                 "undetermined when that cause is idle seen in fewer than 3 gaps and under half the span — an input "
                 "of the run verdict, not the verdict itself [text]",
 }
@@ -370,11 +371,20 @@ def _gap_counts(gaps: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out, index=gaps.index)
 
 
+#: How a person reads a class whose identifier is not words (the JSON summary keeps the identifier).
+CLASS_LABELS = {"idle-unattributed": "GPU idle, cause not recorded"}
+
+
+def class_label(verdict: str) -> str:
+    """A run/rank class in the words reports show (:data:`CLASS_LABELS`; the identifier itself otherwise)."""
+    return CLASS_LABELS.get(verdict, verdict)
+
+
 def _overhead_word(verdict: str) -> str:
-    """The overhead column's value: the cause, or ``none`` when no cause reaches ``min_share`` (the legacy summary
-    ``verdict`` says ``gpu-bound`` there; a table column "gpu-bound" beside a run verdict such as
-    "latency/occupancy-bound" read as a second, contradicting verdict)."""
-    return "none" if verdict == "gpu-bound" else verdict
+    """The overhead column's value: the cause in words (:func:`class_label`), or ``none`` when no cause reaches
+    ``min_share`` (the legacy summary ``verdict`` says ``gpu-bound`` there; a table column "gpu-bound" beside a run
+    verdict such as "latency/occupancy-bound" read as a second, contradicting verdict)."""
+    return "none" if verdict == "gpu-bound" else class_label(verdict)
 
 
 def _rank_verdict(row: dict[str, Any], min_share: float) -> str:
@@ -396,7 +406,8 @@ def _thin_evidence(row: dict[str, Any], min_share: float) -> tuple[str, str]:
     n = row.get(f"gaps_{GAP_EVIDENCE[k]}") if k in GAP_EVIDENCE else None
     if n is None or n >= MIN_VERDICT_GAPS or ns >= DOMINANT_SHARE * span:
         return cls, ""
-    return "undetermined", (f"{fmt_ns(ns)} of {GAP_EVIDENCE[k]} idle ({100 * ns / span:.0f} % of the span) comes "
+    what = "idle with no recorded cause" if GAP_EVIDENCE[k] == "unattributed" else f"{GAP_EVIDENCE[k]} idle"
+    return "undetermined", (f"{fmt_ns(ns)} of {what} ({100 * ns / span:.0f} % of the span) comes "
                             f"from only {n} gap{'' if n == 1 else 's'} (an idle cause needs at least "
                             f"{MIN_VERDICT_GAPS} gaps, or half the span, to make a verdict: fewer show no pattern)")
 
@@ -448,7 +459,8 @@ class Bottlenecks(Analyzer):
         pytorch = _advice.uses_pytorch(timeline)
         blocking = blocking_calls_in_idle(timeline, gaps, sync_calls(timeline)) if tot.get("idle_sync_ns") else []
         summary["blocking_calls"] = blocking
-        findings = _findings(tot, summary, "idle" if idle_root else None, pytorch, blocking)
+        tool = _advice.host_trace(timeline)
+        findings = _findings(tot, summary, "idle" if idle_root else None, pytorch, blocking, tool)
         summary["boundary_gaps"] = _boundary_rows(gaps, timeline)
         if tot.get("idle_boundary_ns"):  # the steady state the verdict is about: boundary gaps left out
             steady = max(tot["span_ns"] - tot["idle_boundary_ns"], 1)
@@ -462,7 +474,7 @@ class Bottlenecks(Analyzer):
             findings.insert(0, _boundary_finding(summary["boundary_gaps"], tot, timeline, "idle" if idle_root else None))
         for f in bd.findings:
             if f.key == "idle":
-                explain_idle(f, tot, summary["boundary_gaps"], pytorch, blocking)
+                explain_idle(f, tot, summary["boundary_gaps"], pytorch, blocking, tool)
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
 
 
@@ -494,7 +506,8 @@ class Bottlenecks(Analyzer):
                             dtype=float)
         sms_row = per_pair[pair] if len(kern) else np.zeros(0)
         bl = blocks.to_numpy(dtype=float, na_value=np.nan)
-        small = ~np.isnan(bl) & ~np.isnan(sms_row) & (bl < np.nan_to_num(sms_row, nan=0.0))
+        # fewer blocks than FULL_GRID_SHARE of the SMs: a grid covering ~every SM leaves no part of the GPU empty
+        small = ~np.isnan(bl) & ~np.isnan(sms_row) & (bl < FULL_GRID_SHARE * np.nan_to_num(sms_row, nan=0.0))
         kg = pd.DataFrame({"rank": kr, "device_id": kd, "has": ~np.isnan(bl), "small": small,
                            "sns": np.where(small, kern["dur_ns"].to_numpy("int64"), 0)}).groupby(key).sum()
         idle_d = {tuple(int(x) for x in k): v for k, v in idle.to_dict("index").items()} if len(idle) else {}

@@ -25,6 +25,7 @@ from gpulens.analyzers._span import busy_unknown_reason
 from gpulens.analyzers.context import category_mask, context_of
 from gpulens.analyzers.intervals import group_order, key_codes
 from gpulens.timeline import Timeline
+from gpulens.units import fmt_ns
 
 COLUMNS = {
     "rank": "distributed rank [id]",
@@ -439,7 +440,10 @@ class CriticalPath(Analyzer):
                    "class_ns": {str(k): int(v) for k, v in per.items()}}
         tops = t[t["class"] == top].groupby("top_event")["time_ns"].sum()
         top_event = str(tops.idxmax()) if len(tops) and tops.idxmax() else top
-        title = f"Critical path: {CLASS_WORDS.get(top, top)} hold {100 * per.iloc[0] / path:.0f} % of the step time"
+        ranks = int(windows["rank"].nunique()) if "rank" in windows else 1
+        over = f" ({fmt_ns(per.iloc[0])} summed over {ranks} ranks' steps)" if ranks > 1 else ""
+        title = (f"Critical path: {CLASS_WORDS.get(top, top)} hold {100 * per.iloc[0] / path:.0f} % of the step "
+                 f"time{over}")
         detail = (f"Over {len(windows)} window(s) the path is {summary['bound'].upper()}-bound "
                   f"({100 * summary['gpu_share']:.0f} % on GPU work"
                   + (f", {100 * on_gpu / path:.0f} % host waits while the GPU was busy" if on_gpu else "") + ").")

@@ -6,6 +6,8 @@ collector keeps them in the ``unattached_counters`` side table (long form: ``dis
 ``device_id``, ``metric``, ``value``, ``unit``). Such an input is analysable: this analyzer gives one row per kernel
 name with its dispatch count and, per counter, the mean over its dispatches (the sum for byte and instruction
 counts would depend on how many dispatches were profiled). Busy time, span and idle are unknown (not measured).
+Percentage counters (``GPUBusy``…, :mod:`gpulens.timeline.percent`) are declared ``%``; their values above 100
+never reach this analyzer (``Timeline.validate`` drops them with a counted warning).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.timeline.percent import is_percent_counter
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.timeline import Timeline
 
@@ -35,6 +38,8 @@ class KernelCounters(Analyzer):
                                   skipped_reason="no counter rows without timestamps in the input")
         uc = uc.assign(name=uc["name"].astype(str), metric=uc["metric"].astype(str),
                        value=pd.to_numeric(uc["value"], errors="coerce"))
+        units = uc["unit"].astype(str) if "unit" in uc else pd.Series("", index=uc.index)
+        pct_metrics = {m for m, u in set(zip(uc["metric"], units)) if is_percent_counter(m, u)}
         seq = "dispatch_seq" if "dispatch_seq" in uc else None
         g = uc.groupby("name", sort=False)
         t = pd.DataFrame({"dispatches": g[seq].nunique() if seq else g.size()})
@@ -44,12 +49,11 @@ class KernelCounters(Analyzer):
         wide = wide.where(np.isfinite(wide.to_numpy(dtype="float64")))  # a mean past float64 (1e308s) is unknown
         t = t.join(wide).reset_index().rename(columns={"index": "name"})
         t = t.sort_values(["dispatches", "name"], ascending=[False, True], kind="stable").reset_index(drop=True)
-        cols = {**BASE_COLUMNS, **{m: f"mean over the kernel's dispatches of counter {m} [ratio]"
-                                   for m in wide.columns}}
+        cols = {**BASE_COLUMNS, **{m: f"mean over the kernel's dispatches of counter {m} "
+                                      f"[{'%' if m in pct_metrics else 'ratio'}]" for m in wide.columns}}
         if "device_id" not in t:
             cols.pop("device_id")
         summary = {"kernels": int(len(t)), "dispatches": int(t["dispatches"].sum()),
                    "counters": sorted(map(str, wide.columns))}
-        return AnalysisResult(self.name, t[list(cols)], cols, summary,
-                              summary_columns={"kernels": "kernel names [count]",
-                                               "dispatches": "profiled dispatches [count]"})
+        summary_columns = {"kernels": "kernel names [count]", "dispatches": "profiled dispatches [count]"}
+        return AnalysisResult(self.name, t[list(cols)], cols, summary, summary_columns=summary_columns)

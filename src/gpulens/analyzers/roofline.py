@@ -5,7 +5,12 @@ shapes, :mod:`gpulens.analyzers._work`), attained FLOP/s and bytes/s, arithmetic
 (precision; tensor/matrix unit for GEMM, conv and attention, vector unit otherwise) and % of the attainable
 performance min(peak FLOP/s, AI × peak bandwidth). Peaks come from the device spec; rocprof-compute's measured
 peaks (the ``empirical_roofs`` side table of the rocprof-compute collector, or a ``roofline`` table read from
-``roofline.csv``) override the datasheet ones.
+``roofline.csv``) override the datasheet ones. Where the spec documents an *achievable* matrix peak (what a tuned
+GEMM reaches: TraceLens' max-achievable FLOPS for MI300X/MI325X, 708 of 1,307 TFLOP/s bf16; measured MAMF for
+A100/H100/B200), that is the compute roof: a GEMM at 565 TFLOP/s on an MI300X is at 80 % of what the GPU achieves
+(compute-bound), not below both roofs at 43 % of a datasheet peak no GEMM reaches; and its time at stake is the
+time above what the roof allows at the achievable peak. ``datasheet_roof_pct`` keeps the share of the datasheet
+roof. A kernel above the achievable figure but within the datasheet roof is at its roof (100 %).
 """
 
 from __future__ import annotations
@@ -35,10 +40,12 @@ COLUMNS = {
     "bytes_per_s": "bytes / time of the launches with a figure [B/s]",
     "arithmetic_intensity": "flops / bytes [FLOP/B]",
     "precision": "fp64 | fp32 | tf32 | bf16 | fp16 | fp8 | int8 (of the most work); None without FP work",
-    "peak_flops_per_s": "compute roof for that precision and unit (matrix for GEMM/conv/attention) [FLOP/s]",
+    "peak_flops_per_s": "compute roof for that precision and unit (matrix for GEMM/conv/attention): the documented "
+                        "achievable peak where the device spec has one, else the datasheet peak [FLOP/s]",
     "compute_roof": "the device figure that roof is: matrix.<precision> (tensor cores / MFMA) or vector.<precision> "
-                    "(CUDA cores / SIMD; a 16-bit precision without its own vector figure falls back to vector.fp32) "
-                    "[text]",
+                    "(CUDA cores / SIMD; a 16-bit precision without its own vector figure falls back to vector.fp32); "
+                    "achievable.matrix.<precision> when the device spec documents what a tuned GEMM reaches "
+                    "(TraceLens max-achievable FLOPS, measured MAMF) [text]",
     "peak_bytes_per_s": "memory roof: peak DRAM/HBM bandwidth [B/s]",
     "ridge_point": "peak_flops_per_s / peak_bytes_per_s [FLOP/B]",
     "bound": f"compute | memory (at ≥ {ROOF_BOUND_PCT:g} % of the roof on that side of the ridge) | below-roofs "
@@ -46,8 +53,11 @@ COLUMNS = {
     "ridge_side": "compute | memory: the side of the ridge point the kernel's arithmetic intensity lies on",
     "roof_pct": "attained FLOP/s / min(peak FLOP/s, AI × peak bandwidth) × 100 [%] (= bandwidth use on the memory "
                 "side, also for kernels without FP work)",
+    "datasheet_roof_pct": "attained / the attainable performance under the datasheet (theoretical) peaks × 100 [%]; "
+                          "equals roof_pct unless the compute roof is a documented achievable peak",
     "flops_source": "counters | shapes (missing without a FLOP figure)",
-    "time_at_stake_ns": "time × (1 − roof_pct / 100): what running at its roof would save [ns]",
+    "time_at_stake_ns": "time − max(time × roof_pct / 100, calls × 2 µs): what running at its (achievable) roof "
+                        "would save, each launch keeping the 2 µs no kernel runs under (gpulens.analyzers._stake) [ns]",
     "roof_note": "why roof_pct is unknown although the figures exist: they put the kernel above its roof [text]",
 }
 #: Below this % of the attainable roof a kernel is bound by neither roof (the verdicts' threshold, one definition).
@@ -149,6 +159,9 @@ class Roofline(Analyzer):
             "ops_without_model": stats["unmodelled"],
             "attention_assumed_causal": self.causal,
         }
+        # the compute roofs that are documented achievable peaks (reports name them in the roofline's heading)
+        summary["achievable_roofs"] = sorted({str(k) for k in table["compute_roof"].dropna()
+                                              if str(k).startswith("achievable.")})
         summary["cache_levels"] = self._cache_levels(timeline, hot, work, spec, measured)
         return AnalysisResult(self.name, table, COLUMNS, summary, self._findings(table, summary))
 
@@ -240,9 +253,13 @@ class Roofline(Analyzer):
             if flops <= 0:  # no FP work at all (a copy kernel): no precision; the fp32 vector roof places the ridge
                 prec[i], matrix[i] = None, False
             pk = (str(prec[i] or "fp32"), bool(matrix[i]))
-            peak = peaks[pk] if pk in peaks else peaks.setdefault(pk, spec.peak_flops(*pk))
-            pf = peak[0] if peak else np.nan
-            roof = peak[1] if peak else None
+            if pk not in peaks:
+                peak = spec.peak_flops(*pk)
+                peaks[pk] = (peak, spec.achievable_flops(peak[1]) if peak else None)
+            peak, ach = peaks[pk]
+            sheet = peak[0] if peak else np.nan  # the datasheet (theoretical) peak
+            # the compute roof: the documented achievable peak of that unit where one is known (module doc)
+            pf, roof = ach if ach else (sheet, peak[1] if peak else None)
             fps = flops / t * 1e9 if t > 0 else np.nan
             bps = nbytes / t * 1e9 if t > 0 and nbytes == nbytes else np.nan
             ai = flops / nbytes if nbytes and nbytes == nbytes else np.nan
@@ -251,15 +268,20 @@ class Roofline(Analyzer):
             # (= F/t / (AI × bandwidth), and still defined for 0 FLOPs); on the compute side F/t / peak FLOP/s
             memory_side = ai == ai and ai < ridge
             pct = 100.0 * (bps / bw if memory_side else fps / pf) if pf == pf else np.nan
+            sheet_pct = (100.0 * (bps / bw if ai == ai and ai < sheet / bw else fps / sheet) if sheet == sheet
+                         else np.nan) if ach else pct
             side = ("memory" if memory_side else "compute") if ai == ai else None
-            note = _above_roof(pct, bool(from_ctr[i]))
+            note = _above_roof(sheet_pct, bool(from_ctr[i]))
             if note:  # no GPU runs above its roof: the figures, not the kernel, are off — attained rates unknown
-                pct = fps = bps = np.nan
+                pct = sheet_pct = fps = bps = np.nan
+            elif pct == pct and pct > 100.0:  # above the achievable figure, within the datasheet roof: at its roof
+                pct = 100.0
             bound = bound_of(pct, side)
             row.update(flops=flops, bytes=nbytes, flops_per_s=fps, bytes_per_s=bps, arithmetic_intensity=ai,
                        precision=prec[i], peak_flops_per_s=pf, compute_roof=roof, peak_bytes_per_s=bw,
                        ridge_point=ridge, bound=bound,
-                       ridge_side=side, roof_pct=pct, time_at_stake_ns=time_at_stake(row["time_ns"], pct),
+                       ridge_side=side, roof_pct=pct, datasheet_roof_pct=sheet_pct,
+                       time_at_stake_ns=time_at_stake(row["time_ns"], pct, row["calls"]),
                        flops_source="counters" if from_ctr[i] else "shapes", roof_note=note)
             out.append(row)
         t = pd.DataFrame(out, columns=list(COLUMNS))
@@ -296,8 +318,13 @@ class Roofline(Analyzer):
                           "does (small grids, short kernels, dependent loads). Fuse or batch the work.")
                 cat = "latency/occupancy-bound"
             else:
-                roof = f"{r.precision} compute roof" if r.bound == "compute" else "memory roof"
-                title = f"{_short(r.name)} at {r.roof_pct:.0f} % of the {roof} ({side})"
+                ach = str(r.compute_roof or "").startswith("achievable.")
+                roof = (f"{'achievable ' if ach else ''}{r.precision} compute roof" if r.bound == "compute"
+                        else "memory roof")
+                sheet = (f"; {r.datasheet_roof_pct:.0f} % of the datasheet peak" if ach and r.bound == "compute"
+                         and r.datasheet_roof_pct == r.datasheet_roof_pct
+                         and abs(r.datasheet_roof_pct - r.roof_pct) >= 0.5 else "")
+                title = f"{_short(r.name)} at {r.roof_pct:.0f} % of the {roof} ({side}{sheet})"
                 detail = (f"Arithmetic intensity {r.arithmetic_intensity:.1f} FLOP/B vs ridge point "
                           f"{r.ridge_point:.0f} FLOP/B; {r.flops_per_s / 1e12:.2f} TFLOP/s, "
                           f"{r.bytes_per_s / 1e9:.0f} GB/s (FLOPs from {r.flops_source}).")

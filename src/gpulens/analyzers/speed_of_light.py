@@ -13,7 +13,8 @@ Bound (thresholds and sources in docs/bottlenecks.md):
   rocprof-compute's Speed-of-Light panel read the same way).
 
 ``time_at_stake_ns`` = time × (1 − max(compute side, memory side) / 100): the share of the kernel's time the
-limiting unit was *not* at its peak (the roofline stake with attained / attainable = the SOL fraction).
+limiting unit was *not* at its peak (the roofline stake with attained / attainable = the SOL fraction), each launch
+keeping the 2 µs no kernel runs under (:func:`gpulens.analyzers._stake.time_at_stake`).
 
 Contract (COORDINATION.md): the verdicts analyzer reads ``results["speed_of_light"]`` and prefers it, per kernel,
 over the timeline-only rules.
@@ -28,7 +29,9 @@ import pandas as pd
 
 from gpulens.analyzers import _sol_amd, _sol_nvidia
 from gpulens.analyzers._hot import HOT_COLUMNS, device_record, event_counters, no_hot_kernels_reason, weighted_mean
+from gpulens.timeline.percent import IMPOSSIBLE_DOC, IMPOSSIBLE_KEY, unknown_above_100
 from gpulens.analyzers.base import AnalysisResult, Analyzer
+from gpulens.analyzers._stake import time_at_stake
 from gpulens.analyzers.context import category_mask, context_of, text_series
 from gpulens.timeline import Timeline
 
@@ -57,7 +60,7 @@ COLUMNS = {
     "grid_blocks": "blocks (work-groups) per launch [count]",
     "bound": "compute | memory | latency (module doc); unknown when a side is not counted and the other is low "
              "[text]",
-    "time_at_stake_ns": "time × (1 − SOL of the limiting side) [ns]",
+    "time_at_stake_ns": "time − max(time × SOL of the limiting side, launches × 2 µs) [ns]",
     "evidence": "the metrics each figure came from [text]",
 }
 #: how each figure is named in the ``evidence`` text a person reads
@@ -177,16 +180,15 @@ class SpeedOfLightAnalyzer(Analyzer):
         if not len(per):
             return skip(no_counters)
         table = self._aggregate(per)
-        impossible = _unknown_above_100(table)
+        impossible = unknown_above_100(table)
         summary = {"kernels": int(len(table)), "launches": int(len(per)),
-                   "impossible_pct_values": impossible,
+                   IMPOSSIBLE_KEY: impossible,
                    "bound_counts": {b: int((table["bound"] == b).sum())
                                     for b in ("compute", "memory", "latency", "unknown")},
                    "latency_threshold_pct": LATENCY_BELOW_PCT}
         return AnalysisResult(self.name, table, COLUMNS, summary, summary_columns={
             "kernels": "kernels with speed-of-light counters [count]",
-            "impossible_pct_values": "profiler percentages above 100 (e.g. an ncu hit rate of 100.39 %), shown as "
-                                     "unknown [count]",
+            IMPOSSIBLE_KEY: IMPOSSIBLE_DOC,
             "latency_threshold_pct": "below this % of peak on both sides a kernel is latency-bound [%]"})
 
     @staticmethod
@@ -290,7 +292,9 @@ class SpeedOfLightAnalyzer(Analyzer):
             top = max(comp, mem)
             if r["time_ns"] <= 0:  # durations unknown (rocprof-compute timestamps without their digits)
                 r["time_ns"] = None
-            r["time_at_stake_ns"] = int(round(r["time_ns"] * (1 - min(top, 100.0) / 100))) \
+            # the one definition (_stake.time_at_stake): the limiting unit's distance to its peak, each launch
+            # keeping the 2 µs no kernel runs under
+            r["time_at_stake_ns"] = time_at_stake(r["time_ns"], min(top, 100.0), r.get("calls")) \
                 if top >= 0 and r["time_ns"] is not None else None
             r["evidence"] = g["evidence"].iloc[int(np.argmax(g["time_ns"].to_numpy()))]
             rows.append(r)
@@ -298,18 +302,3 @@ class SpeedOfLightAnalyzer(Analyzer):
         return t.sort_values("time_ns", ascending=False, kind="stable").reset_index(drop=True)
 
 
-#: a profiler's own percentage may round a little above 100; beyond this it is not a measurement
-_PCT_TOLERANCE = 100.0
-
-
-def _unknown_above_100(table: pd.DataFrame) -> int:
-    """Turn every ``*_pct`` figure above 100 into unknown (NaN), in place: an ncu hit rate of 100.39 % or a
-    utilisation above its peak is not a value a report may show. Returns how many were changed."""
-    n = 0
-    for c in table.columns:
-        if c.endswith("_pct") and pd.api.types.is_numeric_dtype(table[c]):
-            over = (table[c] > _PCT_TOLERANCE).to_numpy(dtype=bool, na_value=False)
-            if over.any():
-                table[c] = table[c].mask(over)
-                n += int(over.sum())
-    return n

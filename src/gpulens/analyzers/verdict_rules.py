@@ -6,7 +6,11 @@ timeline results. Rules, first match wins (thresholds are parameters of :func:`d
 1. a collective (NCCL/RCCL kernel) → ``communication-bound``; at stake: its time not overlapped by compute.
 2. most of its launches do less GPU work than the launch call costs, and launch-overhead idle precedes it
    → ``launch-bound``; at stake: that idle time — unless the kernel's roof position (rules 3–4) puts more time at
-   stake than that idle (the host kept the queue fed; the roof is the larger lever).
+   stake than that idle (the host kept the queue fed; the roof is the larger lever). Not capped at the kernel's own
+   time: the stake is GPU idle *between* kernels, which a CUDA/HIP graph or fusion removes however short the kernel
+   (20 launches of a 2 µs kernel, each after 10 µs of launch gap, have 200 µs at stake against 40 µs of kernel time);
+   the evidence says so when the idle exceeds the kernel's time. The idle findings count those nanoseconds once
+   (the verdict is their child).
 3. speed of light from counters (the ``speed_of_light`` analyzer: ncu / rocprof-compute compute % and DRAM/memory %
    of peak, with its ``bound``) → ``compute-bound`` / ``memory-bound`` / ``latency/occupancy-bound`` as the vendor
    figures say (a saxpy at 90 % of DRAM bandwidth is memory-bound whatever its occupancy) — only when the counters
@@ -19,7 +23,8 @@ timeline results. Rules, first match wins (thresholds are parameters of :func:`d
 Time at stake of rules 3–4, and of every later rule when the kernel has a roofline or speed-of-light figure, is the
 one definition of :mod:`gpulens.analyzers._stake`: time × (1 − attained / attainable). Rules 5–7 apply only without
 such a figure.
-5. no roofline: a grid with fewer blocks than SMs/CUs → ``latency/occupancy-bound``; at stake: the occupancy
+5. no roofline: a grid with fewer blocks than SMs/CUs (under :data:`FULL_GRID_SHARE` of them: a grid covering
+   ~every SM is not short of blocks) → ``latency/occupancy-bound``; at stake: the occupancy
    analyzer's wave loss, Σ launches time × (1 − W / ⌈W⌉) (:func:`gpulens.analyzers._stake.wave_loss_ns`), the same
    figure its grid finding shows; without occupancy data Σ launches time × (1 − blocks / SMs) over the launches with
    fewer blocks than SMs (those SMs idle for the whole launch; one resident block per SM assumed).
@@ -31,17 +36,22 @@ such a figure.
    not quantified (occupancy alone does not say how much faster the kernel would run).
 8. nothing → ``undetermined`` (no time at stake); the next step says what to collect.
 
+Every time at stake of rules 3–8 is capped at ``time − launches × 2 µs`` (:func:`gpulens.analyzers._stake.floor_stake`):
+no launch runs in less GPU time, whatever the fix (a 1.76 µs one-block kernel has nothing at stake, not 1.759 µs).
+
 Next steps fit the kernel and the program (:mod:`gpulens.analyzers._advice`): split-K only for a GEMM, split-KV for
 attention; tensor cores only for GEMM/attention kernels; a vendor-library kernel is not told to change its registers;
-torch.compile, DDP/FSDP and torch.profiler options only when the input shows a PyTorch program.
+torch.compile, DDP/FSDP and torch.profiler options only when the input shows a PyTorch program — torch.profiler
+options only when the input is a torch.profiler recording (``torch_trace``): an nsys or rocprof user is told what
+their own tool (ncu, rocprof-compute, rocprofv3) collects.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gpulens.analyzers import _advice
-from gpulens.analyzers._stake import time_at_stake
+from gpulens.analyzers import _advice, _coalescing
+from gpulens.analyzers._stake import floor_stake, time_at_stake
 from gpulens.units import fmt_ns
 
 #: Kernel verdicts, the one vocabulary of every report.
@@ -79,9 +89,11 @@ class Evidence:
     roof_source: str = "roofline"
     ridge_side: str | None = None
     roof_stake_ns: int | None = None
+    datasheet_roof_pct: float | None = None
     sol_bound: str | None = None
     compute_pct: float | None = None
     memory_pct: float | None = None
+    memory_measured_pct: float | None = None
     sol_evidence: str | None = None
     mean_blocks: float | None = None
     num_sms: int | None = None
@@ -97,9 +109,11 @@ class Evidence:
     family: str = "other"
     library: bool = False
     pytorch: bool = False
+    torch_trace: bool | None = None
     training: bool | None = None
     precision: str | None = None
     compute_roof: str | None = None
+    sectors_per_request: dict[str, float] | None = None
     inputs: list[str] = field(default_factory=list)
 
 
@@ -185,9 +199,21 @@ def _pct(x: float | None) -> str:
 #: Below this many waves (grid blocks / resident-block capacity of the GPU) the grid, not the per-block resource
 #: limiter, caps the parallelism in flight: relaxing registers or shared memory would not raise achieved occupancy.
 SMALL_GRID_WAVES = 0.5
+#: A grid with at least this share of one block per SM/CU already covers (almost) every SM: it is never told to add
+#: blocks or to "fill the GPU" (296 blocks on an MI300X's 304 CUs leave 2.6 % idle), and rule 5 does not call it
+#: latency-bound for its grid. The partly-filled-wave estimate still counts the few idle SMs.
+FULL_GRID_SHARE = 0.9
 #: At or above this achieved occupancy [%] (or at 100 % theoretical with achieved unknown) raising occupancy is not
 #: advice: ncu's guidance treats occupancy as a lever only while warps are too few to hide latency.
 HIGH_OCCUPANCY_PCT = 80.0
+
+
+def _grid_short(e: Evidence) -> bool:
+    """Whether the kernel's grid leaves SMs/CUs without a block: fewer blocks than :data:`FULL_GRID_SHARE` × SMs,
+    and, when the occupancy analyzer gives its waves, under that share of one wave too."""
+    if e.mean_blocks is None or not e.num_sms or e.mean_blocks >= FULL_GRID_SHARE * e.num_sms:
+        return False
+    return e.waves_per_sm is None or e.waves_per_sm < FULL_GRID_SHARE
 
 
 def _latency_steps(e: Evidence) -> list[str]:
@@ -199,8 +225,17 @@ def _latency_steps(e: Evidence) -> list[str]:
     if small_grid:
         from gpulens.analyzers._occ_findings import fill_text, waves_text
 
-        steps.append(f"The grid fills only {fill_text(e.waves_per_sm)} of the GPU's resident-block capacity "
-                     f"({waves_text(e.waves_per_sm)} waves): " + grid_step[0].lower() + grid_step[1:])
+        if e.mean_blocks is not None and e.num_sms and e.mean_blocks >= FULL_GRID_SHARE * e.num_sms:
+            # a block on every SM already: the SMs hold few of the blocks they could — not "too few to fill the GPU"
+            more = _advice.more_blocks(e.family, e.library, e.name).replace(
+                "Give the launch more blocks: ", "").replace(" so its grid fills the GPU", " so each SM holds more "
+                                                                                         "of them")
+            steps.append(f"The grid puts about {e.mean_blocks / e.num_sms:.1f} block(s) on each SM/CU, "
+                         f"{fill_text(e.waves_per_sm)} of the blocks they can hold at once ({waves_text(e.waves_per_sm)} "
+                         "waves), so each SM has few warps to hide latency with: " + more[0].lower() + more[1:])
+        else:
+            steps.append(f"The grid fills only {fill_text(e.waves_per_sm)} of the GPU's resident-block capacity "
+                         f"({waves_text(e.waves_per_sm)} waves): " + grid_step[0].lower() + grid_step[1:])
     elif e.limiter in _LIMITER_STEP and (e.achieved_occupancy_pct is None or e.achieved_occupancy_pct < 60) \
             and not full_theory:  # at 100 % theoretical the "limiter" limits nothing: relaxing it cannot help
         steps.append(_advice.limiter(e.limiter, e.name, e.pytorch, latency_bound=True) if e.library
@@ -209,8 +244,7 @@ def _latency_steps(e: Evidence) -> list[str]:
         steps.append(f"Achieved occupancy is {e.achieved_occupancy_pct:.0f} % of a theoretical 100 %: no per-block "
                      "resource limits it, so waves finish unevenly or each launch is too short to fill the GPU — "
                      "give each launch more work and balance it across blocks.")
-    if not small_grid and e.mean_blocks is not None and e.num_sms and e.mean_blocks < e.num_sms \
-            and "grid" not in (e.limiter or ""):
+    if not small_grid and _grid_short(e) and "grid" not in (e.limiter or ""):
         steps.append(grid_step)
     theo = e.theoretical_occupancy_pct
     if not e.limiter and theo is not None and theo < 50:
@@ -221,7 +255,13 @@ def _latency_steps(e: Evidence) -> list[str]:
     ach = e.achieved_occupancy_pct
     occ_high = full_theory and (ach is None or ach >= HIGH_OCCUPANCY_PCT) or (ach is not None
                                                                              and ach >= HIGH_OCCUPANCY_PCT)
-    if not steps and e.library:  # the library owns the kernel's code: the user owns the problem it is given
+    full_grid = e.mean_blocks is not None and bool(e.num_sms) and e.mean_blocks >= FULL_GRID_SHARE * e.num_sms
+    if not steps and e.library and full_grid and e.mean_blocks < 2 * e.num_sms:
+        # a block on every SM/CU already, about one each: more blocks is not the lever, more blocks *per SM* is
+        steps.append(f"Its grid already gives every SM/CU a block ({e.mean_blocks:.0f} on {e.num_sms}), about one "
+                     "each, too few to hide latency: let the library pick a smaller-tile algorithm (several blocks "
+                     "per SM/CU) or give it a problem shape it tiles well.")
+    elif not steps and e.library:  # the library owns the kernel's code: the user owns the problem it is given
         steps.append("Give the library kernel more parallel work per call (larger batch, several problems in one "
                      "call) or a problem shape it tiles well, or let it pick another algorithm.")
     elif not steps and occ_high:  # occupancy cannot rise (or is already high): more warps is not the lever
@@ -242,19 +282,30 @@ def _latency_steps(e: Evidence) -> list[str]:
 def _evidence_text(e: Evidence) -> str:
     parts = []
     if e.sol_bound is not None or e.sol_missing:
-        parts.append(f"speed of light: compute {_of_peak(e.compute_pct)}, memory {_of_peak(e.memory_pct)} → "
+        measured = (f" ({e.memory_measured_pct:.0f} % of the measured HBM peak)" if e.memory_measured_pct is not None
+                    and (e.memory_pct is None or e.memory_measured_pct >= e.memory_pct + 0.5) else "")
+        parts.append(f"speed of light: compute {_of_peak(e.compute_pct)}, memory {_of_peak(e.memory_pct)}{measured} → "
                      f"{BOUND_TO_VERDICT.get(e.sol_bound, e.sol_bound) if e.sol_bound else 'no bound'}"
                      + (f" ({e.sol_evidence})" if e.sol_evidence else ""))
     if (e.bound is not None or e.roof_pct is not None) and not (e.sol_bound and e.roof_source == "speed of light"):
         ai = "" if e.arithmetic_intensity is None else f", AI {e.arithmetic_intensity:.2f} FLOP/B"
         side = f"{e.ridge_side} side of the ridge" if e.ridge_side else "ridge side unknown"
-        parts.append(f"{e.roof_source}: {e.bound or 'bound unknown'}, {side}, {_pct(e.roof_pct)} of attainable{ai}")
+        of = "of attainable"
+        if (e.compute_roof or "").startswith("achievable.") and e.datasheet_roof_pct is not None \
+                and e.roof_pct is not None and e.roof_source == "roofline" \
+                and abs(e.roof_pct - e.datasheet_roof_pct) >= 0.5:  # the memory side's share is the same
+            of = (f"of attainable at the achievable {e.compute_roof.rsplit('.', 1)[-1]} peak "
+                  f"({_pct(e.datasheet_roof_pct)} of the datasheet peak)")
+        parts.append(f"{e.roof_source}: {e.bound or 'bound unknown'}, {side}, {_pct(e.roof_pct)} {of}{ai}")
     if e.achieved_occupancy_pct is not None or e.limiter:
         parts.append(f"occupancy {_pct(e.achieved_occupancy_pct)} achieved / {_pct(e.theoretical_occupancy_pct)} "
                      f"theoretical, limiter {(e.limiter or 'not known').replace('_', ' ')}")
     if e.stall_class:
         parts.append(f"stalls: {_pct(e.stall_pct)} {e.stall_class.replace('_', ' ')} "
                      f"(top {str(e.top_stall).replace('_', ' ')})")
+    coal = _coalescing.evidence_text(e.sectors_per_request, e.name)
+    if coal:
+        parts.append(coal)
     if e.mean_blocks is not None and e.num_sms:
         parts.append(f"{e.mean_blocks:.0f} blocks on {e.num_sms} SMs/CUs")
     if e.short_launch_frac or e.launch_idle_ns:
@@ -289,10 +340,21 @@ UNDETERMINED_STEPS_NO_TORCH = {
 def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pct: float = 40.0,
            vendor: str | None = None) -> Verdict:
     """Classify one kernel (rules in the module docstring); ``vendor`` ("amd" / "nvidia") picks the tools the
-    next step of an undetermined kernel names. A library kernel whose name says it was picked for unaligned
+    next step of an undetermined kernel names. Global loads or stores that ncu's sectors-per-request counters show
+    uncoalesced (:mod:`gpulens.analyzers._coalescing`) are named in the first next step, whatever the class. A library kernel whose name says it was picked for unaligned
     operands (``…_align1``, :func:`gpulens.analyzers._advice.alignment_hint`) gets the padding hint first (second
     for an undetermined one, after what to collect), whatever else bounds it."""
     v = _decide(e, roof_pct_bound, low_occupancy_pct, vendor)
+    if v.time_at_stake_ns is not None and v.verdict not in ("launch-bound", "communication-bound") and e.time_ns:
+        # whatever the fix, each launch keeps the GPU time no kernel runs under (_stake.KERNEL_FLOOR_NS)
+        v.time_at_stake_ns = min(v.time_at_stake_ns, floor_stake(e.time_ns, e.calls))
+        if v.verdict == "latency/occupancy-bound" and v.time_at_stake_ns >= 0.8 * e.time_ns:
+            v.evidence += (f"; {fmt_ns(v.time_at_stake_ns)} at stake is an upper bound: what running at its roof "
+                           "would save, each launch keeping 2 µs — far below both roofs, latency and launch size "
+                           "limit it, and no fix is known to reach the roof")
+    coal = _coalescing.step(e.sectors_per_request, e.name) if e.kind != "comm" else None
+    if coal and coal not in v.next_steps:  # measured wasted traffic: the first thing to fix, whatever bounds it
+        v.next_steps = [coal] + v.next_steps[:1]
     hint = _advice.alignment_hint(e.name) if e.kind != "comm" and v.verdict not in ("launch-bound",) else None
     if hint and hint not in v.next_steps:
         at = 1 if v.verdict == "undetermined" else 0
@@ -305,9 +367,13 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
     ev = _evidence_text(e)
     if e.kind == "comm":
         return Verdict("communication-bound", e.exposed_comm_ns, ev, steps_for("communication-bound", e))
-    stake = e.roof_stake_ns if e.roof_stake_ns is not None else time_at_stake(t, e.roof_pct)
+    stake = e.roof_stake_ns if e.roof_stake_ns is not None else time_at_stake(t, e.roof_pct, e.calls)
     if e.short_launch_frac is not None and e.short_launch_frac >= 0.5 and e.launch_idle_ns > 0:
         if stake is None or e.launch_idle_ns >= stake:
+            if e.launch_idle_ns > t:  # not capped at the kernel's time: the idle is GPU time, not the kernel's
+                ev += (f"; at stake is that idle ({fmt_ns(e.launch_idle_ns)}), more than the kernel's own "
+                       f"{fmt_ns(t)}: the GPU waits on its launches longer than it runs it, and graphs or fusion "
+                       "remove the wait however short the kernel")
             return Verdict("launch-bound", e.launch_idle_ns, ev, steps_for("launch-bound", e))
         # short launches, but the launch idle before them is less than what its roof position puts at stake: the
         # queue stayed fed, and the roof (or speed of light) names the larger lever
@@ -327,7 +393,7 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
             v = f"{e.bound}-bound"
             return Verdict(v, stake, ev, steps_for(v, e))
         return Verdict("latency/occupancy-bound", stake, ev, _latency_steps(e))
-    if e.mean_blocks is not None and e.num_sms and e.mean_blocks < e.num_sms:
+    if _grid_short(e):
         stake = e.wave_loss_ns if e.wave_loss_ns is not None else int(round(t * (1 - e.mean_blocks / e.num_sms)))
         return Verdict("latency/occupancy-bound", stake, ev, _latency_steps(e))
     if e.stall_class in _STALL_TO_CLASS and e.stall_pct is not None:
@@ -343,7 +409,7 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
     if e.sol_missing:  # counters were read but do not support a bound: name what is missing, not a generic step
         return Verdict("undetermined", None, ev + f"; no compute/memory verdict without {e.sol_missing}",
                        [f"Collect {e.sol_missing} to classify this kernel: its speed of light alone does not."])
-    if not e.pytorch:
+    if not e.pytorch or e.torch_trace is False:  # torch.profiler options only for a torch.profiler recording
         return Verdict("undetermined", None, ev, UNDETERMINED_STEPS_NO_TORCH.get(vendor or "",
                                                                               UNDETERMINED_STEPS_NO_TORCH[""]))
     return Verdict("undetermined", None, ev, UNDETERMINED_STEPS.get(vendor or "", STEPS["undetermined"]))

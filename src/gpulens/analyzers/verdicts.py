@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers import _advice
+from gpulens.analyzers._coalescing import finding_detail, sectors_per_request, uncoalesced
 from gpulens.analyzers._occ_findings import bound_by_verdict, settle_condition, settle_wave_premise
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.bottlenecks import (
@@ -268,6 +269,7 @@ class Verdicts(Analyzer):
         by_name = _rows_by_name(kern)
         counter_src = _first_source(timeline.counters)
         pcts = kernel_percentages(timeline, {**SOL_METRICS, **OCCUPANCY_METRICS, **DRAM_SOL})
+        spr = sectors_per_request(timeline)
         sol = _row_by_name(results.get("speed_of_light"))
         rows, findings = [], []
         vendor = _vendor(timeline, device)
@@ -290,6 +292,8 @@ class Verdicts(Analyzer):
         k_src = strings(kern["source"])
         k_dur = kern["dur_ns"].to_numpy(dtype="float64", na_value=np.nan)
         pytorch = _advice.uses_pytorch(timeline)
+        collectors = {str(x.get("collector", "")) for x in timeline.meta.sources}
+        torch_trace = all(c.startswith("kineto") for c in collectors) if collectors else None
         training = _advice.trains(timeline)
         k_ctr = counter_src.reindex(kern["event_id"].to_numpy()).to_numpy(dtype=object) if len(counter_src) \
             else np.full(len(kern), np.nan, dtype=object)
@@ -299,7 +303,7 @@ class Verdicts(Analyzer):
             eff = h["effective_ns"]
             e = Evidence(name, str(h["kind"]), int(h["calls"]), int(eff) if eff == eff else 0, inputs=["timeline"],
                          family=_family(timeline, name, kern.index[pos[0]] if len(pos) else None, op_links),
-                         library=_advice.is_library(name), pytorch=pytorch, training=training)
+                         library=_advice.is_library(name), pytorch=pytorch, training=training, torch_trace=torch_trace)
             if e.kind == "comm":
                 e.exposed_comm_ns = exposed.get(name, 0)
             linked = pos[has_lid[pos]]
@@ -318,6 +322,7 @@ class Verdicts(Analyzer):
                 e.roof_pct, e.arithmetic_intensity = _num(r.get("roof_pct")), _num(r.get("arithmetic_intensity"))
                 e.precision = r.get("precision") if isinstance(r.get("precision"), str) else None
                 e.compute_roof = r.get("compute_roof") if isinstance(r.get("compute_roof"), str) else None
+                e.datasheet_roof_pct = _num(r.get("datasheet_roof_pct"))
                 stake = _num(r.get("time_at_stake_ns"))
                 e.roof_stake_ns = int(stake) if stake is not None else None
                 e.inputs.append("roofline")
@@ -344,6 +349,9 @@ class Verdicts(Analyzer):
                 e.compute_pct = _num(srow.get("compute_pct"))
                 e.memory_pct = _num(srow.get("memory_pct"))
                 e.memory_pct = e.memory_pct if e.memory_pct is not None else _num(srow.get("dram_pct"))
+                # the share of a measured HBM roof (rocprof-compute roofline.csv) decides the bound when larger:
+                # the evidence shows it beside the datasheet share, not "memory 53 % → memory-bound"
+                e.memory_measured_pct = _num(srow.get("dram_measured_pct"))
                 e.sol_evidence = srow.get("evidence") if isinstance(srow.get("evidence"), str) else None
                 tensor = _num(srow.get("tensor_pct"))
                 if tensor is not None and (e.compute_pct is None or tensor > e.compute_pct):
@@ -358,6 +366,9 @@ class Verdicts(Analyzer):
                 e.achieved_occupancy_pct = _num(p.get("achieved_occupancy_pct"))
                 e.theoretical_occupancy_pct = _num(p.get("theoretical_occupancy_pct"))
                 e.inputs.append("counters:occupancy")
+            if name in spr:
+                e.sectors_per_request = spr[name]
+                e.inputs.append("counters:sectors-per-request")
             v = decide(e, vendor=vendor)
             if eff != eff:  # durations not recorded: the kernel's time and its time at stake are unknown, not 0
                 e.time_ns, v.time_at_stake_ns = None, None
@@ -375,6 +386,16 @@ class Verdicts(Analyzer):
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],
                          "verdict": v.verdict, "time_at_stake_ns": v.time_at_stake_ns, "evidence": v.evidence,
                          "next_steps": v.next_steps, "inputs": inputs})
+            bad = uncoalesced(e.sectors_per_request, name) if e.kind != "comm" else []
+            if bad:
+                what = " and ".join(f"{w}s" for w, _, _ in bad)
+                cond = "" if any(c for _, _, c in bad) else " (unless vector accesses)"
+                findings.append(Finding(
+                    f"Uncoalesced global {what}{cond} in {name if len(name) <= 60 else name[:59] + '…'}: "
+                    + ", ".join(f"{w}s {x:.0f} sectors per request" for w, x, _ in bad) + " (coalesced 32-bit: 4)",
+                    finding_detail(e.sectors_per_request, name), severity="warning" if any(c for _, _, c in bad)
+                    else "info", category="memory-access", kernel=name, key=f"coalescing:{name}",
+                    parent=None if v.verdict == "undetermined" else f"kernel:{name}", action=v.next_steps[0]))
             if v.verdict == "undetermined":
                 continue
             findings.append(Finding(

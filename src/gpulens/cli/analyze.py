@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 from rich.console import Console
 
-from gpulens.errors import EXIT_NO_GPU_WORK, EXIT_OK, GpulensError
+from gpulens.errors import EXIT_NO_GPU_WORK, EXIT_OK, GpulensError, truncated_without_gpu_work
 
 DEMO_TRACE = "demo_h100_bert-small.pt.trace.json.gz"
 #: Upper bound of ``--workers`` (processes; the pool also never exceeds the number of rank files).
@@ -113,7 +113,8 @@ def register(app: typer.Typer) -> None:
     ) -> int:
         """Analyze traces: device, span, GPU busy %, time breakdown and the kernels that matter.
 
-        Exit codes: 0 ok, 2 unreadable input or bad usage, 5 inputs contain no GPU work.
+        Exit codes: 0 ok, 2 unreadable input or bad usage (also a truncated file whose readable part holds no GPU
+        event), 5 inputs contain no GPU work.
         """
         inputs = list(paths or [])
         if demo:
@@ -166,9 +167,10 @@ def register(app: typer.Typer) -> None:
             if incomplete:  # launches without any GPU record: say the capture is incomplete, not "no GPU work"
                 msg = f"The capture is incomplete (0 kernels recorded): {incomplete[0]}."
             cut = [(p, n) for s in report.sources for p, n in s.timeline.meta.truncated_at.items()]
-            if cut:  # a truncated file: its GPU events were in the lost part, not absent from the run
-                msg = "; ".join(f"{p}: truncated after {n:,} bytes of trace text" for p, n in cut) + \
-                    " — the part that could be read holds no GPU event (0 kernels); the rest of the file is lost."
+            if cut:  # a truncated file: its GPU events were in the lost part, not absent from the run. An input
+                # error (exit 2, one line naming the file), never "no GPU work" (exit 5): the run may well have had
+                # some. The reports asked for are written above (the partial result).
+                raise truncated_without_gpu_work(cut)
             if steps or window or ranks:
                 msg += " (A --steps/--window/--ranks selection was applied: it may match nothing.)"
             if steps:

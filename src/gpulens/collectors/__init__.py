@@ -243,14 +243,35 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         return tl
     from gpulens.collectors._io import read_input
 
-    read_input(p)  # raises the precise reason for empty, unreadable or corrupt-gzip files
+    raw = read_input(p)  # raises the precise reason for empty, unreadable or corrupt-gzip files
     from gpulens.collectors._hints import unsupported_format
+    from gpulens.collectors._sqlite import connect_ro, truncated_by
 
+    if truncated_by(p):  # an SQLite file shorter than its header declares: "truncated SQLite file" (exit 2)
+        connect_ro(p)
+    if _truncated_json(raw.data):  # a trace cut before its events: say so, not "not a trace"
+        raise TraceFormatError(p, f"truncated JSON: the text ends after {len(raw.data):,} bytes"
+                                  f"{' (decompressed)' if raw.compressed else ''}, before any trace event could be "
+                                  "read (the writer was killed or the copy is incomplete)")
     known = unsupported_format(p)  # a real profiler's file gpulens does not read: say which and how to convert it
     if known:
         raise UnknownFormatError(p, known)
     names = ", ".join(sorted(registry()))
     raise UnknownFormatError(p, f"not a recognised trace format (tried: {names})")
+
+
+def _truncated_json(data: bytes) -> bool:
+    """True when ``data`` is the start of a JSON object or array that ends before its closing bracket."""
+    import msgspec
+
+    head = data[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not head.startswith((b"{", b"[")):
+        return False
+    try:
+        msgspec.json.decode(data)
+    except msgspec.DecodeError as exc:
+        return "truncated" in str(exc)
+    return False
 
 
 __all__ = ["Collector", "collect", "collect_file", "collect_parts", "registry", "sniff"]

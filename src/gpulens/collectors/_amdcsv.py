@@ -54,15 +54,17 @@ _REPEAT = re.compile(r"^(.*)_(\d+)$")
 _INSTANCE = re.compile(r"^(.*)\[(\d+)\]$")
 
 
-def exact_ns(values: list) -> tuple[pd.Series, int]:
+def exact_ns(values: list) -> tuple[pd.Series, int, np.ndarray]:
     """Timestamps as exact Int64 ns (integers parsed as integers, not through float64).
 
     Returns:
-        (series, sci): ``sci`` counts fields written in scientific notation (``8.1097E+14``): their ns digits are
-        lost, which the caller must report.
+        (series, sci, unreadable): ``sci`` counts fields written in scientific notation (``8.1097E+14``): their ns
+        digits are lost, which the caller must report; ``unreadable`` marks the fields that hold something (not
+        empty) that is no integer ns within int64 (``abc``, ``nan``, ``1e400``, ``2^64``): NA, never "not recorded".
     """
     out, sci = [], 0
-    for v in values:
+    bad = np.zeros(len(values), dtype=bool)
+    for i, v in enumerate(values):
         if v is None or (isinstance(v, float) and np.isnan(v)):
             out.append(pd.NA)
             continue
@@ -72,8 +74,9 @@ def exact_ns(values: list) -> tuple[pd.Series, int]:
             continue
         n = exact_int(s)  # exact, int64-bounded; None for text, inf/nan, huge exponents
         out.append(pd.NA if n is None else n)
+        bad[i] = n is None
         sci += n is not None and "e" in s.lower()
-    return pd.Series(pd.array(out, dtype="Int64")), sci
+    return pd.Series(pd.array(out, dtype="Int64")), sci, bad
 
 
 def _agent_number(values: pd.Series) -> pd.Series:
@@ -109,8 +112,9 @@ def dispatches_from_rows(path: Path, header: list[str], rows: list[list], kind: 
             d.cols["name"] = [v[1:-1] if isinstance(v, str) and len(v) > 1 and v[0] == v[-1] == '"' else v
                               for v in s.tolist()]
         elif key in ("start_ns", "end_ns"):
-            d.cols[key], sci = exact_ns(s.tolist())
+            d.cols[key], sci, bad = exact_ns(s.tolist())
             d.sci_notation_rows = max(d.sci_notation_rows, sci)
+            d.unreadable_ts = bad if d.unreadable_ts is None else d.unreadable_ts | bad
         elif key == "hip_stream":
             continue
         else:
@@ -148,6 +152,7 @@ def _add_counters(d: Dispatches, df: pd.DataFrame, header: list[str], lower: lis
     raw = df[[f"c{i}" for i in cols]].to_numpy(dtype=object)
     num = pd.to_numeric(pd.Series(raw.ravel(order="F"), dtype=object), errors="coerce")
     vals_of = dict(zip(cols, num.to_numpy(dtype="float64", na_value=np.nan).reshape(len(cols), d.n)))
+    kept = []
     for j, i in enumerate(plain):
         vals = vals_of[i]
         if np.isnan(vals).all():
@@ -155,8 +160,34 @@ def _add_counters(d: Dispatches, df: pd.DataFrame, header: list[str], lower: lis
             if texts - {"", "nan", "NaN"}:
                 continue  # a text column we do not know
         d.pmc[header[i]] = vals
+        kept.append(j)
+    kept += list(range(len(plain), len(cols)))  # per-instance columns are counters too
+    _count_unreadable(d, raw[:, kept], num.to_numpy(dtype="float64", na_value=np.nan).reshape(len(cols), d.n)[kept],
+                      [header[cols[j]] for j in kept])
     for base, idxs in instances.items():
         if f"{base}_sum" in d.pmc or f"{base.lower()}_sum" in present:
             continue
         block = np.column_stack([vals_of[i] for i in idxs])
         d.pmc[f"{base}_sum"] = np.where(np.isnan(block).all(axis=1), np.nan, np.nansum(block, axis=1))
+
+
+def _count_unreadable(d: Dispatches, raw: np.ndarray, vals: np.ndarray, names: list[str]) -> None:
+    """Count, on ``d``, the counter cells that hold something (not empty, not ``nan``) that is no number: they are
+    left out of every figure (a mean over the other dispatches), so the user must be told how many.
+
+    Args:
+        raw: rows × counter columns of the cells as read; vals: the same parsed (counter columns × rows, NaN where
+            not a number); names: the counter columns' names.
+    """
+    if not raw.size:
+        return
+    nan = np.isnan(vals.T)
+    if not nan.any():
+        return
+    r, c = np.nonzero(nan)
+    texts = [raw[i, j] for i, j in zip(r, c)]
+    bad = [(t, names[j]) for t, j in zip(texts, c) if t is not None and str(t).strip().lower() not in ("", "nan")]
+    if bad:
+        d.unreadable_counter_cells += len(bad)
+        d.unreadable_counter_example = f"{str(bad[0][0])[:40]!r} in {bad[0][1]}"
+

@@ -43,6 +43,10 @@ class Parts:
             (:func:`~gpulens.collectors._work_rules.relabel_by_launcher`), counted per input.
         incomplete: (what is missing, advice) for :func:`~gpulens.collectors._nsys_more.incomplete_capture`; its
             sentence becomes a warning at position ``warn_at`` of ``meta.warnings``.
+        comm_rows: set by :func:`prepare`: the rows (positions in this input) that ``relabel`` makes ``comm``,
+            found where the input was loaded (a pool worker) instead of on the joined table; ``relabel`` is then
+            False and :func:`assemble` only writes them.
+        has_gpu: set by :func:`prepare`: whether the input has kernel or collective rows (None: not known yet).
     """
 
     events: dict[str, Any]
@@ -53,6 +57,8 @@ class Parts:
     relabel: bool = False
     incomplete: tuple[str, str] | None = None
     warn_at: int = 0
+    comm_rows: np.ndarray | None = None
+    has_gpu: bool | None = None
 
     @classmethod
     def from_timeline(cls, tl: Timeline) -> "Parts":
@@ -249,23 +255,68 @@ def _sort_norm_like_concat(events: pd.DataFrame, evs: list[dict[str, Any]]) -> N
         events["name_norm"] = nn.cat.reorder_categories(pd.Index(sorted(cats), dtype="str"))
 
 
+_GPU_WORK = ("kernel", "comm")
+#: Inputs with fewer events are relabelled on the joined table, not by :func:`prepare`: its DataFrame and joins
+#: cost ~2 ms per input, which 10,000 small rank files would pay 10,000 times (the joined table pays it once).
+PREPARE_MIN_ROWS = 20_000
+
+
+def prepare(p: Parts) -> Parts:
+    """Do the part of :func:`assemble`'s per-input work that needs only this input's rows where the input was
+    loaded (a pool worker loading rank files, :func:`gpulens.collectors._parallel.load_task`), so that the join in
+    the main process only writes the outcome: the kernels that ``relabel`` makes ``comm`` (:attr:`Parts.comm_rows`,
+    their count in ``meta.sources[0]["comm_by_launcher"]``) and whether the input has GPU work
+    (:attr:`Parts.has_gpu`). Each input is relabelled in its own key space on the joined table too, so the result
+    is the same; the kind column itself is changed only by the join (its categories come out as before). Inputs
+    below :data:`PREPARE_MIN_ROWS` events are relabelled by the join."""
+    if not p.rows:
+        return p
+    kind = p.events.get("kind")
+    if not isinstance(kind, pd.Categorical):
+        return p  # not a collector's column arrays as expected: left to the join
+    if p.relabel and p.comm_rows is None and p.rows >= PREPARE_MIN_ROWS:
+        from gpulens.collectors._work_rules import relabel_by_launcher
+
+        cols = ("kind", "name", "external_id", "correlation_id", "rank")
+        if all(c in p.events for c in cols):
+            sub = pd.DataFrame({c: p.events[c] for c in cols}, copy=True)
+            before = (sub["kind"] == "kernel").to_numpy()
+            hits = np.zeros(0, dtype=np.int64)
+            if before.any() and relabel_by_launcher(sub):
+                hits = np.flatnonzero(before & (sub["kind"] == "comm").to_numpy())
+            p.comm_rows, p.relabel = hits, False
+            p.meta.sources[0]["comm_by_launcher"] = int(len(hits))
+    if p.has_gpu is None:
+        p.has_gpu = bool(np.isin(kind.codes, np.flatnonzero(kind.categories.isin(_GPU_WORK))).any())
+    return p
+
+
 def _finish_inputs(parts: list[Parts], events: pd.DataFrame, rows: np.ndarray) -> None:
-    """Relabel launched-under-communication kernels and find incomplete captures, per input, on the joined table."""
+    """Relabel launched-under-communication kernels and find incomplete captures, per input, on the joined table
+    (what :func:`prepare` found per input is only written here)."""
     from gpulens.collectors._nsys_more import incomplete_capture
 
-    if not len(events) or not any(p.relabel or p.incomplete for p in parts):
+    if not len(events) or not any(p.relabel or p.incomplete or p.comm_rows is not None for p in parts):
         return
-    file_of = np.repeat(np.arange(len(parts)), rows)
-    kind = events["kind"]
+    file_of = None
+    starts = np.concatenate([[0], np.cumsum(rows)])
     if any(p.relabel for p in parts):
+        file_of = np.repeat(np.arange(len(parts)), rows)
         counts = _relabel(parts, events, file_of)
         for p, c in zip(parts, counts):
             if p.relabel:
                 p.meta.sources[0]["comm_by_launcher"] = int(c)
-        kind = events["kind"]
-    gpu = kind.isin(["kernel", "comm"]).to_numpy()
-    has_gpu = np.bincount(file_of[gpu], minlength=len(parts)) > 0
-    starts = np.concatenate([[0], np.cumsum(rows)])
+    found = [starts[i] + p.comm_rows for i, p in enumerate(parts) if p.comm_rows is not None and len(p.comm_rows)]
+    if found:
+        _set_comm(events, np.concatenate(found))
+    if all(p.incomplete is None or p.has_gpu for p in parts):
+        return
+    if any(p.incomplete is not None and p.has_gpu is None for p in parts):
+        file_of = np.repeat(np.arange(len(parts)), rows) if file_of is None else file_of
+        gpu = events["kind"].isin(list(_GPU_WORK)).to_numpy()
+        has_gpu = np.bincount(file_of[gpu], minlength=len(parts)) > 0
+    else:
+        has_gpu = np.array([bool(p.has_gpu) for p in parts])
     for i, p in enumerate(parts):
         if p.incomplete is None or has_gpu[i]:
             continue
@@ -303,3 +354,14 @@ def _relabel(parts: list[Parts], events: pd.DataFrame, file_of: np.ndarray) -> n
         k.iloc[np.flatnonzero(want)[changed]] = "comm"
         events["kind"] = k
     return np.bincount(file_of[want][changed], minlength=len(parts))
+
+
+def _set_comm(events: pd.DataFrame, rows: np.ndarray) -> None:
+    """Rows ``rows`` of the joined table become ``comm`` ("comm" added last to the kind categories when missing,
+    as :func:`relabel_by_launcher` does on the joined table)."""
+    k = events["kind"]
+    if "comm" not in k.cat.categories:
+        k = k.cat.add_categories(["comm"])
+    codes = k.cat.codes.to_numpy().copy()
+    codes[rows] = k.cat.categories.get_loc("comm")
+    events["kind"] = pd.Categorical.from_codes(codes, dtype=k.dtype)

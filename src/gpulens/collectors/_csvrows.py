@@ -19,7 +19,7 @@ import io
 import re
 from pathlib import Path
 
-from gpulens.errors import TraceFormatError
+from gpulens.errors import TraceFormatError, TruncationNote
 
 _NUMERIC = re.compile(r"^\s*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|0x[0-9a-fA-F]+|nan|NaN|inf|)\s*$")
 
@@ -96,7 +96,14 @@ def read_rows(path: Path, text: str, strict: bool = True,
             rows.append(rec)
     if header is None:
         raise TraceFormatError(path, "CSV has no header line")
+    cut = cut_note(path, text, len(header), rows[-1] if rows else None)
     keep, warnings = dedupe_header(path, header)
+    if cut is not None:
+        warnings.append(cut)
+        rows.pop()
+        if bad and bad[-1][0] == reader.line_num:
+            bad.pop()
+            raw_bad.pop()
     if not bad:
         return [header[i] for i in keep], project(rows, keep, len(header)), warnings
     if strict:
@@ -115,6 +122,19 @@ def read_rows(path: Path, text: str, strict: bool = True,
                     f"line {bad[0][0]} with {bad[0][1]} fields); realigned on the kernel-name column"
                     + (f"; unknown for those rows: {', '.join(sorted(unplaced))}" if unplaced else ""))
     return [header[i] for i in keep], project(rows, keep, len(header)), warnings
+
+
+def cut_note(path: Path, text: str, width: int, last_row: list | None) -> TruncationNote | None:
+    """The note for a CSV whose last line is cut: the text does not end with a line end and its last row has fewer
+    than ``width`` fields (a writer killed mid-line, a copy cut short). None otherwise (a missing final newline alone
+    is no truncation: hand-written files often lack it; a header-only file is an empty run, not a cut one)."""
+    if not last_row or text.endswith(("\n", "\r")) or len(last_row) >= width:
+        return None
+    start = max(text.rfind("\n"), text.rfind("\r")) + 1
+    offset = len(text[:start].encode("utf-8", errors="replace"))
+    return TruncationNote(f"{path}: truncated: the last line (byte {offset:,}) is cut after {len(last_row)} of "
+                          f"{width} fields with no line end; the rows before it are kept, that one is not",
+                          path, offset)
 
 
 def realign(header: list[str], rec: list[str], anchor: int | None) -> tuple[list[str | None], list[str]]:

@@ -24,7 +24,8 @@ Resources without a Timeline column become Counters rows of their dispatch: ``ar
 ``sgpr`` (registers, unit ``""``), ``scratch_bytes`` (private segment per work-item, unit ``bytes``), ``wave_size``.
 ``regs_per_thread`` = arch + accum VGPRs (unified register file on gfx90a and later).
 
-Rows that cannot be events (no timestamps, end before start, zero timestamp, or a zero duration produced by
+Rows that cannot be events (no timestamps, an unreadable timestamp — recorded but not an integer ns within int64,
+such as ``abc``, ``1e400`` or ``2^64`` —, end before start, zero timestamp, or a zero duration produced by
 timestamps written in scientific notation) go to ``rejected`` with the reason; their counters are kept in the side
 table ``tables["unattached_counters"]`` (:data:`UNATTACHED_COLUMNS`) so a later join can still place them.
 """
@@ -39,6 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.collectors._numbers import exact_int
 from gpulens.collectors._work_rules import kinds_of_kernel_names
 from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
 
@@ -58,6 +60,12 @@ class Dispatches:
     cols: dict[str, Any] = field(default_factory=dict)
     pmc: dict[str, np.ndarray] = field(default_factory=dict)
     sci_notation_rows: int = 0
+    #: per row: a start or end timestamp was recorded but could not be read as an integer ns (set by readers that
+    #: parse the text themselves, e.g. :func:`gpulens.collectors._amdcsv.exact_ns`); None: no such row known
+    unreadable_ts: np.ndarray | None = None
+    #: counter cells that hold something other than a number (text, a list...), left out of every figure
+    unreadable_counter_cells: int = 0
+    unreadable_counter_example: str = ""  # the first such cell and its column, for the warning
 
     def get(self, key: str) -> pd.Series:
         """The array ``key`` as a nullable Int64 Series (all NA when absent). Text is parsed as a number, floats
@@ -102,7 +110,13 @@ def merge(parts: list[Dispatches]) -> Dispatches:
     if len(parts) == 1:
         return parts[0]
     n = sum(p.n for p in parts)
-    out = Dispatches(n=n, sci_notation_rows=sum(p.sci_notation_rows for p in parts))
+    out = Dispatches(n=n, sci_notation_rows=sum(p.sci_notation_rows for p in parts),
+                     unreadable_counter_cells=sum(p.unreadable_counter_cells for p in parts),
+                     unreadable_counter_example=next((p.unreadable_counter_example for p in parts
+                                                      if p.unreadable_counter_example), ""))
+    if any(p.unreadable_ts is not None for p in parts):
+        out.unreadable_ts = np.concatenate([np.zeros(p.n, bool) if p.unreadable_ts is None else
+                                            np.asarray(p.unreadable_ts, bool) for p in parts])
     keys = list(dict.fromkeys(["kind", *(k for p in parts for k in p.cols)]))
     for k in keys:
         pieces = []
@@ -140,6 +154,47 @@ def _grid_groups(items: pd.Series, block: pd.Series) -> pd.Series:
     return out.where(out.notna() | ~items.isin([0, 1]), items)
 
 
+#: Reason of a row whose start or end timestamp is recorded but is no integer ns (text, NaN/inf, beyond int64).
+UNREADABLE_TS = "unreadable timestamp (not a number, or beyond int64 ns)"
+
+
+def _blank(v: Any) -> bool:
+    """A value that records nothing: None, NA, NaN, empty or white-space text."""
+    if v is None or v is pd.NA:
+        return True
+    if isinstance(v, float):
+        return v != v
+    return isinstance(v, (str, bytes)) and not v.strip()
+
+
+def timestamps(d: Dispatches, key: str) -> tuple[pd.Series, np.ndarray]:
+    """Column ``key`` (``start_ns``/``end_ns``) as exact Int64 ns and the mask of rows whose value is recorded but
+    unreadable (text, a list, NaN-free non-finite or non-integral beyond int64...). Text and Python ints are read
+    one by one through :func:`exact_int` (never through float64: ns timestamps above 2^53 keep every digit)."""
+    v = d.cols.get(key)
+    if v is None:
+        return d.get(key), np.zeros(d.n, dtype=bool)
+    s = v.reset_index(drop=True) if isinstance(v, pd.Series) else pd.Series(list(v) if not isinstance(
+        v, np.ndarray) else v, dtype=object if not isinstance(v, np.ndarray) else None)
+    if pd.api.types.is_numeric_dtype(s.dtype) and s.dtype.kind not in "bO":
+        out = d.get(key)
+        with np.errstate(invalid="ignore"):
+            bad = (s.notna() & out.isna()).to_numpy(dtype=bool)
+        if s.dtype.kind == "f":  # NaN in a float column is "not recorded", not unreadable
+            bad &= ~np.isnan(s.to_numpy(dtype="float64"))
+        return out, bad
+    vals, bad = [], np.zeros(len(s), dtype=bool)
+    for i, x in enumerate(s.tolist()):
+        if _blank(x):
+            vals.append(pd.NA)
+            continue
+        n = exact_int(x) if not isinstance(x, (list, dict, tuple)) else None
+        if n is None:
+            bad[i] = True
+        vals.append(pd.NA if n is None else n)
+    return pd.Series(pd.array(vals, dtype="Int64")), bad
+
+
 def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
                    meta: TimelineMeta | None = None, tables: dict[str, pd.DataFrame] | None = None,
                    warnings: list[str] | None = None) -> Timeline:
@@ -156,7 +211,10 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     """
     meta = meta or TimelineMeta()
     n = d.n
-    start, end = d.get("start_ns"), d.get("end_ns")
+    (start, bad_start), (end, bad_end) = timestamps(d, "start_ns"), timestamps(d, "end_ns")
+    unreadable = bad_start | bad_end
+    if d.unreadable_ts is not None:
+        unreadable |= np.asarray(d.unreadable_ts, dtype=bool)
     names = pd.Series(d.cols.get("name", [None] * n), dtype=object).reset_index(drop=True)
     unnamed = (names.isna() | (names.astype(str).str.strip() == "")).to_numpy()
     if unnamed.any():  # a name the source does not give (symbol id not found...): visible, never NaN
@@ -175,7 +233,8 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
                 negative += int(bad.sum())
                 d.cols[key] = v.mask(bad)
     reason = pd.Series([None] * n, dtype=object)
-    reason[start.isna() | end.isna()] = "no timestamps recorded"
+    reason[unreadable] = UNREADABLE_TS
+    reason[reason.isna() & (start.isna() | end.isna())] = "no timestamps recorded"
     ok = reason.isna()
     reason[ok & ((start < 0) | (end < 0)).fillna(False)] = "negative timestamp (AMD timestamps are unsigned)"
     reason[reason.isna() & (start == 0).fillna(False)] = "zero timestamp (never recorded)"
@@ -272,6 +331,9 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     if unnamed.any():
         meta.warnings.append(f"{path}: {int(unnamed.sum())} row(s) without a name (symbol or string not recorded): "
                              f"named {UNNAMED!r}")
+    if d.unreadable_counter_cells:
+        meta.warnings.append(f"{path}: {d.unreadable_counter_cells} counter value(s) are not numbers (e.g. "
+                             f"{d.unreadable_counter_example}): read as unknown, left out of every mean and total")
     if d.sci_notation_rows:
         meta.warnings.append(f"{path}: {d.sci_notation_rows} row(s) have timestamps in scientific notation "
                              "(e.g. 8.1097E+14): ns precision is lost; zero durations are rejected, not reported")

@@ -222,6 +222,11 @@ class Accumulator:
             reason[zero] = 2
         reason[ts_ok & dur_ok & (dur < 0)] = 1
         reason[~(ts_ok & dur_ok)] = 0
+        for col, ok in (("ts", ts_ok), ("dur", dur_ok)):  # recorded but no number within int64 ns: unreadable
+            raws = ev[:, _EV[col]]
+            for i in np.flatnonzero(~ok):
+                if bytes(raws[i]).strip() not in (b"", b"null"):
+                    reason[i] = 3
         bad = np.flatnonzero(reason >= 0)
         if len(bad):
             self.rejected.append({"kind": kind[bad], "name": [_str(names[i]) for i in bad], "ts": ts[bad],
@@ -485,7 +490,7 @@ class Accumulator:
         self.collective_table = collective_table(self.collectives, keep, new_id)
         rej = {"kind": [], "name": [], "start_ns": [], "dur_ns": [], "reason": []}
         reasons = ("missing ts or dur", "negative duration (unfinished or corrupt event)",
-                   "zero timestamp (never recorded)")
+                   "zero timestamp (never recorded)", "unreadable ts or dur (not a number, or beyond int64 ns)")
         for r in self.rejected:
             rej["kind"] += [KIND_LIST[k] for k in r["kind"]]
             rej["name"] += r["name"]

@@ -86,7 +86,9 @@ def load_task(path: str, strict: bool, select: Selection | None, cache: bool, pa
     """Load one file (the unit of work of the pool and of Dask); None when no collector recognises it, the
     :class:`~gpulens.errors.GpulensError` when it cannot be read (the caller lists it; one bad rank file does not
     stop the others). With ``parts``, the file's :class:`~gpulens.collectors._assemble.Parts` (the caller joins
-    all files' columns and builds the tables once). ``format``: the collector already found by sniffing."""
+    all files' columns and builds the tables once), with the per-file part of the join done here
+    (:func:`~gpulens.collectors._assemble.prepare`: in a pool worker, not in the process joining the files).
+    ``format``: the collector already found by sniffing."""
     from gpulens.collectors import collect_file, collect_parts, registry, sniff
 
     c = registry()[format]() if format else sniff(path)
@@ -94,7 +96,9 @@ def load_task(path: str, strict: bool, select: Selection | None, cache: bool, pa
         return None
     try:
         if parts:
-            return collect_parts(c, Path(path), strict, select, cache)
+            from gpulens.collectors._assemble import prepare
+
+            return prepare(collect_parts(c, Path(path), strict, select, cache))
         return collect_file(c, Path(path), strict, select, cache)
     except GpulensError as exc:
         return exc

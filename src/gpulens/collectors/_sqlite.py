@@ -22,7 +22,10 @@ import re
 import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+
+from gpulens.errors import TraceFormatError
 
 INT, REAL, TEXT = "int", "real", "text"
 
@@ -31,9 +34,43 @@ def _text(b: bytes) -> str:
     return b.decode("utf-8", "replace")
 
 
-def connect_ro(path: Path) -> sqlite3.Connection:
+def truncated_by(path: Path) -> tuple[int, int] | None:
+    """(bytes present, bytes the header declares) when the SQLite file ``path`` is shorter than its own header says
+    (a copy cut short, a disk that filled up), else None.
+
+    The SQLite file format (sqlite.org/fileformat.html, "The Database Header"): the page size is the big-endian
+    2-byte integer at offset 16 (1 means 65536), the database size in pages the 4-byte integer at offset 28, valid
+    only when the "version-valid-for" number at offset 92 equals the change counter at offset 24.
+    """
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(100)
+        size = Path(path).stat().st_size
+    except OSError:
+        return None
+    if len(head) < 100 or not head.startswith(b"SQLite format 3\x00"):
+        return None
+    page = int.from_bytes(head[16:18], "big")
+    page = 65536 if page == 1 else page
+    pages = int.from_bytes(head[28:32], "big")
+    if head[24:28] != head[92:96] or not pages or page < 512:
+        return None
+    want = page * pages
+    return (size, want) if size < want else None
+
+
+def connect_ro(path: Path, check: bool = True) -> sqlite3.Connection:
     """A read-only connection whose TEXT values with invalid UTF-8 (or lone surrogates) decode with U+FFFD instead
-    of raising ``OperationalError`` on the whole query."""
+    of raising ``OperationalError`` on the whole query.
+
+    Raises:
+        TraceFormatError: (``check``) the file is shorter than its header declares (:func:`truncated_by`): a
+            truncated database is an input error (exit 2) naming the file, never a run without GPU work.
+    """
+    cut = truncated_by(path) if check else None
+    if cut:
+        raise TraceFormatError(path, f"truncated SQLite file: {cut[0]:,} of the {cut[1]:,} bytes its header declares "
+                                     "(the copy is incomplete or the writer was stopped)")
     con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     con.text_factory = _text
     return con
@@ -63,8 +100,13 @@ def columns(con: sqlite3.Connection, table: str) -> list[str]:
     return [r[1] for r in con.execute(f'PRAGMA table_info({quote(table)})')]
 
 
-def read_typed(con: sqlite3.Connection, table: str, schema: dict[str, str]) -> tuple[pd.DataFrame, int]:
+def read_typed(con: sqlite3.Connection, table: str, schema: dict[str, str],
+               flag: tuple[str, ...] = ()) -> tuple[pd.DataFrame, int]:
     """The columns of ``schema`` present in ``table``, each read as its declared type.
+
+    Args:
+        flag: INT columns whose unreadable values the caller tells apart per row: for each one present, a bool
+            column ``"<name>:unreadable"`` is added (True where the stored value is not NULL but no integer).
 
     Returns:
         (frame, coerced): ``coerced`` counts the non-NULL values that could not be read as their type (now NA).
@@ -73,13 +115,15 @@ def read_typed(con: sqlite3.Connection, table: str, schema: dict[str, str]) -> t
     use = [(c, k) for c, k in schema.items() if c in present]
     if not use:
         return pd.DataFrame(index=pd.RangeIndex(0)), 0
-    exprs = ", ".join(typed_expr(c, k) for c, k in use)
+    flagged = [c for c, k in use if c in flag and k == INT]
+    exprs = ", ".join([typed_expr(c, k) for c, k in use]
+                      + [f"({quote(c)} IS NOT NULL AND {typed_expr(c, INT)} IS NULL)" for c in flagged])
     bad = " + ".join(f"(typeof({quote(c)}) = 'blob')" if k == REAL
                      else f"({quote(c)} IS NOT NULL AND {typed_expr(c, k)} IS NULL)" for c, k in use)
     rows = con.execute(f'SELECT {exprs} FROM {quote(table)}').fetchall()
     (coerced,) = con.execute(f'SELECT coalesce(sum({bad}), 0) FROM {quote(table)}').fetchone()
-    cols = list(zip(*rows)) if rows else [()] * len(use)
-    out = {}
+    cols = list(zip(*rows)) if rows else [()] * (len(use) + len(flagged))
+    out = {f"{c}:unreadable": np.array(vals, dtype=bool) for c, vals in zip(flagged, cols[len(use):])}
     for (c, k), vals in zip(use, cols):
         if k == INT:
             out[c] = pd.array(list(vals), dtype="Int64")

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors import _ncu
-from gpulens.collectors._csvrows import dedupe_header, project
+from gpulens.collectors._csvrows import cut_note, dedupe_header, project
 from gpulens.collectors._io import read_input
 from gpulens.collectors._ncu_units import parse_number
 from gpulens.collectors.base import Collector
@@ -102,6 +102,9 @@ class NcuCsvCollector(Collector):
         rows = list(csv.reader(io.StringIO("\n".join(body), newline="")))
         header, rows = rows[0], [r for r in rows[1:] if r]
         width = len(header)
+        cut = cut_note(path, _text(raw.data), width, rows[-1] if rows else None)
+        if cut is not None:  # a last row cut mid-line: not a launch (short rows are padded below)
+            rows.pop()
         bad = sum(len(r) > width for r in rows)  # short rows are normal: ncu omits empty trailing rule columns
         rows = [r + [""] * (width - len(r)) for r in rows if len(r) <= width]
         warnings = [f"{path}: {bad} CSV row(s) with more fields than the header skipped"] if bad else []
@@ -109,7 +112,7 @@ class NcuCsvCollector(Collector):
             raise TraceFormatError(path, f"every CSV row has more fields than the header's {width}")
         keep, dup = dedupe_header(path, header)
         header, rows = [header[i] for i in keep], project(rows, keep, width)
-        warnings = dup + warnings
+        warnings = dup + warnings + ([cut] if cut is not None else [])
         df = pd.DataFrame(rows, columns=header, dtype=object) if rows else pd.DataFrame(columns=header, dtype=object)
         if "Metric Name" in df.columns and "Metric Value" in df.columns:
             layout, parts = "details", _long(df)

@@ -167,6 +167,9 @@ class Omniperf(Collector):
                 d.cols[k] = pd.Series([src.iloc[int(p)] if p is not None and not pd.isna(p) else pd.NA for p in pos],
                                       dtype="Int64")
             d.sci_notation_rows = t.sci_notation_rows
+            t_bad = t.unreadable_ts if t.unreadable_ts is not None else np.zeros(t.n, dtype=bool)
+            d.unreadable_ts = np.array([bool(t_bad[int(p)]) if p is not None and not pd.isna(p) else False
+                                        for p in pos], dtype=bool)
         _pair_level_accumulators(d, header, rows, path, strict, warnings)
         lost = _keep_lost_timestamps(d)
         if lost:

@@ -93,7 +93,7 @@ class _Db:
         tables = [logical] if logical in self.names else [t for t in sorted(self.names) if pat.match(t)]
         parts = []
         for t in tables:
-            df, bad = read_typed(self.con, t, SCHEMA[logical])
+            df, bad = read_typed(self.con, t, SCHEMA[logical], flag=_TIME_COLUMNS)
             if bad:
                 self.coerced[logical] = self.coerced.get(logical, 0) + bad
             parts.append(df)
@@ -125,11 +125,26 @@ def _lookup(df: pd.DataFrame, key: str, table: pd.DataFrame | None, col: str, on
     return pd.Series(table[col].array.take(idx, allow_fill=True), index=df.index)
 
 
-def _times(db: _Db, df: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+#: Time columns whose unreadable values (text, real, blob) make their row's reason "unreadable timestamp".
+_TIME_COLUMNS = ("start", "end", "value")
+
+
+def _times(db: _Db, df: pd.DataFrame) -> tuple[pd.Series, pd.Series, np.ndarray]:
+    """Start and end ns of each row of ``df`` (inline columns, or through ``rocpd_timestamp``), and the mask of rows
+    whose start or end is stored but unreadable."""
     if "start" in df and "end" in df:
-        return df["start"], df["end"]
+        bad = np.zeros(len(df), dtype=bool)
+        for c in ("start:unreadable", "end:unreadable"):
+            if c in df:
+                bad |= df[c].to_numpy(dtype=bool)
+        return df["start"], df["end"], bad
     ts = db.read("rocpd_timestamp")
-    return _lookup(df, "start_id", ts, "value"), _lookup(df, "end_id", ts, "value")
+    flag = "value:unreadable"
+    bad = np.zeros(len(df), dtype=bool)
+    if ts is not None and flag in ts:
+        for key in ("start_id", "end_id"):
+            bad |= _lookup(df, key, ts, flag).fillna(False).to_numpy(dtype=bool)
+    return _lookup(df, "start_id", ts, "value"), _lookup(df, "end_id", ts, "value"), bad
 
 
 def _devices(agents: pd.DataFrame | None) -> tuple[list[dict], dict[int, int]]:
@@ -159,12 +174,12 @@ def _kernels(db: _Db, node_of: dict[int, int]) -> Dispatches | None:
     if k is None:
         return None
     sym, track = db.read("rocpd_info_kernel_symbol"), db.read("rocpd_track")
-    start, end = _times(db, k)
+    start, end, bad_ts = _times(db, k)
     agent = k["agent_id"] if "agent_id" in k else _lookup(k, "track_id", track, "agent_id")
     queue = k["queue_id"] if "queue_id" in k else _lookup(k, "track_id", track, "queue_id")
     name = _lookup(k, "kernel_id", sym, "display_name")
     name = name.where(name.notna() & (name != ""), _lookup(k, "kernel_id", sym, "kernel_name"))
-    d = Dispatches(n=len(k))
+    d = Dispatches(n=len(k), unreadable_ts=bad_ts)
     d.cols.update(
         name=name.tolist(), start_ns=start, end_ns=end, stream_id=queue, dispatch_id=k.get("dispatch_id"),
         device_id=[node_of.get(int(a), int(a)) if pd.notna(a) else None for a in agent],
@@ -179,7 +194,8 @@ def _kernels(db: _Db, node_of: dict[int, int]) -> Dispatches | None:
     pmc, info = db.read("rocpd_pmc_event"), db.read("rocpd_info_pmc")
     if pmc is not None and len(pmc) and "event_id" in k:
         pmc = pmc.assign(metric=_lookup(pmc, "pmc_id", info, "name").fillna("pmc_" + pmc["pmc_id"].astype(str)))
-        wide = pmc.pivot_table(index="event_id", columns="metric", values="value", aggfunc="sum")
+        # min_count=1: a counter whose only value is unreadable stays unknown, never a sum of nothing = 0
+        wide = pmc.groupby(["event_id", "metric"])["value"].sum(min_count=1).unstack("metric")
         wide = wide.reindex(k["event_id"].to_numpy())
         d.pmc = {m: wide[m].to_numpy(dtype="float64") for m in wide.columns}
     return d
@@ -189,11 +205,11 @@ def _copies(db: _Db, node_of: dict[int, int], strings: pd.DataFrame | None) -> D
     m = db.read("rocpd_memory_copy")
     if m is None or not len(m):
         return None
-    start, end = _times(db, m)
+    start, end, bad_ts = _times(db, m)
     name = _lookup(m, "name_id", strings, "string").fillna("memory_copy").astype(str)
     direction = name.str.replace("MEMORY_COPY_", "", regex=False)
     gpu_agent = np.where(direction.str.startswith("HOST_TO"), m.get("dst_agent_id"), m.get("src_agent_id"))
-    d = Dispatches(n=len(m))
+    d = Dispatches(n=len(m), unreadable_ts=bad_ts)
     d.cols.update(kind="memcpy", name=name.tolist(), start_ns=start, end_ns=end, bytes=m.get("size"),
                   device_id=[node_of.get(int(a), int(a)) if pd.notna(a) else None for a in gpu_agent],
                   copy_kind=direction.map(_COPY_KIND).tolist())
@@ -204,10 +220,10 @@ def _regions(db: _Db, strings: pd.DataFrame | None) -> Dispatches | None:
     r = db.read("rocpd_region")
     if r is None or not len(r):
         return None
-    start, end = _times(db, r)
+    start, end, bad_ts = _times(db, r)
     cat = _lookup(pd.DataFrame({"e": _lookup(r, "event_id", db.read("rocpd_event"), "category_id")}), "e",
                   strings, "string").fillna("").astype(str)
-    d = Dispatches(n=len(r))
+    d = Dispatches(n=len(r), unreadable_ts=bad_ts)
     d.cols.update(kind=["annotation" if "MARKER" in c.upper() else "runtime" for c in cat],
                   name=_lookup(r, "name_id", strings, "string").tolist(), start_ns=start, end_ns=end,
                   device_id=[-1] * len(r))

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Optional, Union
 
 import msgspec
+import numpy as np
 
 from gpulens.collectors._amdcsv import dispatches_from_rows
 from gpulens.collectors._deep import DeepValues
@@ -133,6 +134,7 @@ class RocprofV1Json(Collector):
         rows = [e for e in events if e.ph == "X"]
         d = Dispatches(n=len(rows))
         kinds, names, start, end, dev, queue, pid, tid = [], [], [], [], [], [], [], []
+        unread: list[bool] = []  # a timestamp recorded but unreadable (text, inf, beyond int64)
         for e in rows:
             a = e.args or V1Args()
             kind = _track_kind(tracks.get(str(e.pid), ""))
@@ -143,6 +145,9 @@ class RocprofV1Json(Collector):
                 ts, du = _ns_us(e.ts), _ns_us(e.dur)
                 b, en = ts, (ts + du if ts is not None and du is not None else None)
             start.append(b), end.append(en)
+            unread.append((b is None or en is None) and (
+                any(_ns(x) is None for x in (a.BeginNs, a.EndNs) if not _absent(x))
+                or any(_ns_us(x) is None for x in (e.ts, e.dur) if not _absent(x))))
             gpu = kind in ("kernel", "memcpy")
             dev.append(_ns(a.dev_id) if gpu else -1)
             queue.append(_ns(a.queue_id) if kind == "kernel" else None)  # copies: no AQL queue (module docstring)
@@ -150,12 +155,17 @@ class RocprofV1Json(Collector):
         d.cols.update(kind=kinds, name=names, start_ns=start, end_ns=end, device_id=dev, stream_id=queue,
                       pid=pid, tid=tid, copy_kind=[copy_kind(n) if k == "memcpy" else None
                                                    for n, k in zip(names, kinds)])
+        d.unreadable_ts = np.array(unread, dtype=bool)
         meta = TimelineMeta(sources=[{"path": str(path), "collector": self.name, "size_bytes": raw.size_bytes,
                                       "rank": 0, "tracks": sorted(set(tracks.values()))}])
         warnings = [f"{path}: {bad} trace event(s) dropped (not an object, or a field of the wrong type)"] \
             if bad else []
         warnings += [w for w in [deep.warning(path)] if w]
         return build_timeline(d, self.name, path, meta=meta, warnings=warnings)
+
+
+def _absent(v) -> bool:
+    return v is None or (isinstance(v, str) and not v.strip())
 
 
 def _ns_us(v) -> int | None:
@@ -170,7 +180,7 @@ def sqlite_tables(path: Path) -> set[str]:
         with open(path, "rb") as fh:
             if fh.read(16) != SQLITE_MAGIC:
                 return set()
-        con = connect_ro(path)
+        con = connect_ro(path, check=False)  # sniffing: a truncated file is named by the collector that reads it
         try:
             return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")}
         finally:

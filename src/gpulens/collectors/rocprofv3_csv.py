@@ -111,8 +111,16 @@ def counter_dispatches(path: Path, header: list[str], rows: list[list]) -> Dispa
     keep = [i for i, h in enumerate(low) if h not in ("counter_name", "counter_value")]
     d = dispatches_from_rows(path, [header[i] for i in keep], [[r[i] for i in keep] for r in base_rows])
     values = pd.to_numeric(df["counter_value"], errors="coerce")
-    wide = pd.DataFrame({"k": key, "m": df["counter_name"].astype(str), "v": values}).pivot_table(
-        index="k", columns="m", values="v", aggfunc="sum", sort=False)
+    text = df["counter_value"].astype(str).str.strip()
+    unreadable = values.isna() & df["counter_value"].notna() & ~text.str.lower().isin(["", "nan", "none"])
+    if unreadable.any():
+        at = int(np.flatnonzero(unreadable.to_numpy())[0])
+        d.unreadable_counter_cells = int(unreadable.sum())
+        d.unreadable_counter_example = f"{text.iloc[at][:40]!r} in {df['counter_name'].iloc[at]}"
+    # sum per (dispatch, counter) with min_count=1: a counter whose only value is unreadable stays unknown (NaN),
+    # never a sum of nothing = 0
+    wide = pd.DataFrame({"k": key, "m": df["counter_name"].astype(str), "v": values}).groupby(
+        ["k", "m"], sort=False)["v"].sum(min_count=1).unstack("m")
     order = key[first].tolist()
     wide = wide.reindex(order)
     d.pmc = {m: wide[m].to_numpy(dtype="float64") for m in wide.columns}

@@ -67,8 +67,8 @@ class DispatchInfo(msgspec.Struct, frozen=True):
 
 
 class KernelDispatch(msgspec.Struct):
-    start_timestamp: int = 0
-    end_timestamp: int = 0
+    start_timestamp: Any = 0  # any JSON value: one that is no int64 makes its row unreadable, never the file
+    end_timestamp: Any = 0
     thread_id: Optional[int] = None
     correlation_id: Corr = Corr()
     dispatch_info: DispatchInfo = DispatchInfo()
@@ -78,8 +78,8 @@ class KernelDispatch(msgspec.Struct):
 class GenericRecord(msgspec.Struct):
     kind: int = 0
     operation: int = 0
-    start_timestamp: int = 0
-    end_timestamp: int = 0
+    start_timestamp: Any = 0
+    end_timestamp: Any = 0
     thread_id: Optional[int] = None
     correlation_id: Corr = Corr()
     dst_agent_id: Optional[Handle] = None
@@ -95,7 +95,7 @@ class BufferRecords(msgspec.Struct):
 
 class CounterRecord(msgspec.Struct):
     counter_id: Handle = Handle()
-    value: float = 0.0
+    value: Any = 0.0  # a value that is no number is unknown and counted, never the file
 
 
 class DispatchData(msgspec.Struct, frozen=True):
@@ -145,25 +145,37 @@ def _kernels(t: Tool, node_of: dict[int, int]) -> tuple[Dispatches, pd.DataFrame
     n = len(recs)
     a = np.zeros((n, 14), dtype="int64")
     beyond = []  # records with an integer beyond int64 (JSON allows any size): dropped, counted
+    unread = np.zeros(n, dtype=bool)  # a timestamp that is no int64 (text, list, 2^64...): not an event
+    missing = np.zeros(n, dtype=bool)  # rows without a usable start or end (unreadable, or null)
     for i, r in enumerate(recs):
         di = r.dispatch_info
+        t0, t1 = r.start_timestamp, r.end_timestamp
+        if type(t0) is not int or type(t1) is not int or not (_I64_MIN <= t0 <= _I64_MAX and
+                                                              _I64_MIN <= t1 <= _I64_MAX):
+            raw0, raw1 = t0, t1
+            t0, t1 = _ts(t0), _ts(t1)
+            missing[i] = t0 is None or t1 is None
+            unread[i] = (t0 is None and raw0 is not None) or (t1 is None and raw1 is not None)  # null: not recorded
+            t0, t1 = t0 or 0, t1 or 0
         try:
-            a[i] = (r.start_timestamp, r.end_timestamp, di.agent_id.handle, di.queue_id.handle, di.kernel_id,
+            a[i] = (t0, t1, di.agent_id.handle, di.queue_id.handle, di.kernel_id,
                     di.dispatch_id, r.correlation_id.internal, r.thread_id or 0, di.grid_size.x, di.grid_size.y,
                     di.grid_size.z, di.workgroup_size.x, di.workgroup_size.y, di.workgroup_size.z)
         except OverflowError:
             beyond.append(i)
     if beyond:
         keep = np.setdiff1d(np.arange(n), beyond)
-        a, recs, n = a[keep], [recs[i] for i in keep], len(keep)
+        a, recs, n, unread, missing = a[keep], [recs[i] for i in keep], len(keep), unread[keep], missing[keep]
     lds = [r.dispatch_info.group_segment_size for r in recs]
     scratch = [r.dispatch_info.private_segment_size for r in recs]
-    d = Dispatches(n=n)
+    d = Dispatches(n=n, unreadable_ts=unread)
     kid = a[:, 4]
     uniq, inv = np.unique(kid, return_inverse=True)
     look = lambda attr: np.array([getattr(syms.get(int(k)), attr, None) for k in uniq], dtype=object)[inv]  # noqa
     names = [n or f"<unknown kernel_id {k}>" for n, k in zip(look("formatted_kernel_name").tolist(), kid)]
-    d.cols.update(name=names, start_ns=a[:, 0], end_ns=a[:, 1],
+    start, end = pd.array(a[:, 0], dtype="Int64"), pd.array(a[:, 1], dtype="Int64")
+    start[missing], end[missing] = pd.NA, pd.NA
+    d.cols.update(name=names, start_ns=start, end_ns=end,
                   device_id=[node_of.get(int(h), int(h)) for h in a[:, 2]], stream_id=a[:, 3], dispatch_id=a[:, 5],
                   correlation_id=a[:, 6], tid=a[:, 7], grid_items_x=a[:, 8], grid_items_y=a[:, 9],
                   grid_items_z=a[:, 10], block_x=a[:, 11], block_y=a[:, 12], block_z=a[:, 13],
@@ -174,6 +186,27 @@ def _kernels(t: Tool, node_of: dict[int, int]) -> tuple[Dispatches, pd.DataFrame
                            "sgpr_count": s.sgpr_count, "arch_vgpr_count": s.arch_vgpr_count,
                            "accum_vgpr_count": s.accum_vgpr_count} for s in t.kernel_symbols])
     return d, table, len(beyond)
+
+
+_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _ts(v: Any) -> int | None:
+    """A recorded timestamp as int64 ns (integral floats and numeric text accepted), None when it is unreadable."""
+    if v is None or isinstance(v, (bool, list, dict)):
+        return None
+    return exact_int(v)
+
+
+def _number(v: Any) -> float | None:
+    """A counter value as a finite float, None when it is no number (text, list, bool, beyond float64)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    try:
+        f = float(v)
+    except OverflowError:
+        return None
+    return f if np.isfinite(f) else None
 
 
 def _counters(t: Tool, d: Dispatches, node_of: dict[int, int]) -> None:
@@ -189,8 +222,14 @@ def _counters(t: Tool, d: Dispatches, node_of: dict[int, int]) -> None:
             continue
         for rec in c.records:
             m = names.get(rec.counter_id.handle, f"counter_{rec.counter_id.handle}")
+            v = _number(rec.value)
+            if v is None:
+                if rec.value is not None:
+                    d.unreadable_counter_cells += 1
+                    d.unreadable_counter_example = d.unreadable_counter_example or f"{str(rec.value)[:40]!r} in {m}"
+                continue
             arr = d.pmc.setdefault(m, np.full(d.n, np.nan))
-            arr[i] = rec.value if np.isnan(arr[i]) else arr[i] + rec.value
+            arr[i] = v if np.isnan(arr[i]) else arr[i] + v
 
 
 def _copy_device(r: GenericRecord, name: str, node_of: dict[int, int]) -> int | None:

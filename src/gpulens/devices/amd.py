@@ -1,6 +1,7 @@
 """AMD Instinct GPUs as data (see :mod:`gpulens.devices.spec` for units and the figure format). Source keys are
 those of ``shared/reference/gpu-facts.md`` §S: ROCM (ROCm gpu-arch-specs / mi100, mi250, mi300 pages; peak =
 FLOP/clock/CU × CUs × clock), ROCM-7.13 (MI355X row), STAS, TL-ARCH. "vector" = VALU, "matrix" = MFMA; dense.
+"achievable.matrix.<p>": what a tuned GEMM reaches (TL-ARCH max-achievable FLOPS; STAS MAMF where TraceLens gives none).
 
 An MI250X is two GCDs and the runtime shows each as one device of 110 CUs, so its entry is **one GCD**: half the
 package's peaks and bandwidth. An MI250 GCD (104 CUs, 1700 MHz) has the MI210's per-device figures; rocminfo names
@@ -67,14 +68,20 @@ GPUS = [
                  "vector.fp64": [81.7, "ROCM"], "matrix.fp64": [163.4, "ROCM"],
                  "vector.fp32": [81.7, "ROCM (derived: 128 FLOP/clk/CU)"], "matrix.fp32": [163.4, "ROCM"],
                  "matrix.tf32": [653.7, "ROCM"], "matrix.bf16": [1307.4, "ROCM"], "matrix.fp16": [1307.4, "ROCM"],
-                 "matrix.fp8": [2614.9, "ROCM"], "matrix.int8": [2614.9, "ROCM"]}},
+                 "matrix.fp8": [2614.9, "ROCM"], "matrix.int8": [2614.9, "ROCM"],
+                 "achievable.matrix.bf16": [708, "TL-ARCH (TraceLens max-achievable FLOPS, MI300X.json)"],
+                 "achievable.matrix.fp16": [654, "TL-ARCH (TraceLens max-achievable FLOPS, MI300X.json)"],
+                 "achievable.matrix.fp8": [1273, "TL-ARCH (TraceLens max-achievable FLOPS, MI300X.json)"]}},
     {"name": "AMD Instinct MI325X", "gfx_arch": "gfx942", "num_sms": 304, "memory_gb": 256,
      "match": [r"MI325X"],
      "figures": {"clock_mhz": [2100, "STAS"], "memory_bandwidth": [6000, "STAS, TL-ARCH"], "l2": [32, "ROCM"],
                  "vector.fp64": [81.7, "ROCM"], "matrix.fp64": [163.4, "ROCM"],
                  "vector.fp32": [81.7, "ROCM (derived)"], "matrix.fp32": [163.4, "ROCM"],
                  "matrix.tf32": [653.7, "ROCM"], "matrix.bf16": [1307.4, "ROCM"], "matrix.fp16": [1307.4, "ROCM"],
-                 "matrix.fp8": [2614.9, "ROCM"], "matrix.int8": [2614.9, "ROCM"]}},
+                 "matrix.fp8": [2614.9, "ROCM"], "matrix.int8": [2614.9, "ROCM"],
+                 "achievable.matrix.bf16": [843, "TL-ARCH (TraceLens max-achievable FLOPS, MI325X.json)"],
+                 "achievable.matrix.fp16": [794, "TL-ARCH (TraceLens max-achievable FLOPS, MI325X.json)"],
+                 "achievable.matrix.fp8": [1519, "TL-ARCH (TraceLens max-achievable FLOPS, MI325X.json)"]}},
     {"name": "AMD Instinct MI350X", "gfx_arch": "gfx950", "num_sms": 256, "memory_gb": 288,
      "match": [r"MI350X"],
      "figures": {"clock_mhz": [2200, "AMD MI350X product page (not in gpu-facts)", U],
@@ -94,5 +101,6 @@ GPUS = [
                  "vector.fp32": [78.6, "ROCM-7.13 (derived)"], "matrix.fp32": [157.3, "ROCM-7.13"],
                  "matrix.bf16": [2516.6, "ROCM-7.13 (derived; ~2.5 PF)"],
                  "matrix.fp16": [2516.6, "ROCM-7.13 (derived; ~2.5 PF)"],
-                 "matrix.fp8": [5033.2, "ROCM-7.13 (~5 PF)", U], "matrix.int8": [5033.2, "ROCM-7.13 (~5 POPS)", U]}},
+                 "matrix.fp8": [5033.2, "ROCM-7.13 (~5 PF)", U], "matrix.int8": [5033.2, "ROCM-7.13 (~5 POPS)", U],
+                 "achievable.matrix.bf16": [1565, "STAS (measured BF16 matmul, MAMF)"]}},
 ]

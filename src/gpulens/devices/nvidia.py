@@ -2,6 +2,7 @@
 units and the figure format). Source keys are those of ``shared/reference/gpu-facts.md`` §S: WEB-* (datasheet
 copies), STAS (stas00/ml-engineering accelerator tables), PT-DI (torch inductor device_info), NV-TC, AO-PR
 (B200 device query), OCC. Tensor peaks are dense (datasheets since Hopper print them with sparsity; halved).
+"achievable.matrix.<p>": the measured matmul peak (STAS MAMF table), what a tuned GEMM reaches in practice.
 """
 
 U = "uncertain"
@@ -17,20 +18,24 @@ GPUS = [
      "figures": {"clock_mhz": [1410, "PT-DI"], "memory_bandwidth": [1555, "STAS"], "l2": [40, "STAS"],
                  "vector.fp64": [9.7, "PT-DI"], "matrix.fp64": [19.5, "PT-DI"], "vector.fp32": [19.5, "PT-DI"],
                  "matrix.tf32": [156, "PT-DI"], "matrix.bf16": [312, "PT-DI"], "matrix.fp16": [312, "PT-DI"],
-                 "matrix.int8": [624, "WEB-A100"]}},
+                 "matrix.int8": [624, "WEB-A100"],
+                 "achievable.matrix.bf16": [271, "STAS (measured BF16 matmul, MAMF)"]}},
     {"name": "NVIDIA A100 80GB SXM", "compute_capability": "8.0", "num_sms": 108, "memory_gb": 80,
      "match": [r"A100"],
      "figures": {"clock_mhz": [1410, "PT-DI"], "memory_bandwidth": [2039, "STAS"], "l2": [40, "STAS"],
                  "vector.fp64": [9.7, "PT-DI"], "matrix.fp64": [19.5, "PT-DI"], "vector.fp32": [19.5, "PT-DI"],
                  "matrix.tf32": [156, "PT-DI"], "matrix.bf16": [312, "PT-DI"], "matrix.fp16": [312, "PT-DI"],
-                 "matrix.int8": [624, "STAS"]}},
+                 "matrix.int8": [624, "STAS"],
+                 "achievable.matrix.bf16": [271, "STAS (measured BF16 matmul, MAMF)"]}},
     {"name": "NVIDIA H100 SXM", "compute_capability": "9.0", "num_sms": 132, "memory_gb": 80,
      "match": [r"H100.*(SXM|HBM3)"],
      "figures": {"clock_mhz": [1980, "WEB-H100"], "memory_bandwidth": [3350, "WEB-H100"], "l2": [50, "STAS"],
                  "vector.fp64": [33.5, "WEB-H100"], "matrix.fp64": [66.9, "WEB-H100"],
                  "vector.fp32": [66.9, "WEB-H100"], "matrix.tf32": [494.7, "WEB-H100"],
                  "matrix.bf16": [989.4, "WEB-H100"], "matrix.fp16": [989.4, "WEB-H100"],
-                 "matrix.fp8": [1978.9, "WEB-H100"], "matrix.int8": [1978.9, "WEB-H100"]}},
+                 "matrix.fp8": [1978.9, "WEB-H100"], "matrix.int8": [1978.9, "WEB-H100"],
+                 "achievable.matrix.bf16": [795, "STAS (measured BF16 matmul, MAMF)"],
+                 "achievable.matrix.fp8": [1403, "STAS (measured FP8 matmul, MAMF)"]}},
     {"name": "NVIDIA H100 PCIe", "compute_capability": "9.0", "num_sms": 114, "memory_gb": 80,
      "match": [r"H100.*PCIe"],
      "figures": {"clock_mhz": [1755, "WEB-H100", U], "memory_bandwidth": [2000, "WEB-H100"], "l2": [50, "STAS"],
@@ -44,14 +49,17 @@ GPUS = [
                  "l2": [60, "nsys TARGET_INFO_GPU of an H200 (NVIDIA/Fuser report1.sqlite): 62914560 B"],
                  "vector.fp64": [33.5, "STAS"], "matrix.fp64": [66.9, "STAS"], "vector.fp32": [66.9, "STAS"],
                  "matrix.tf32": [494.7, "STAS"], "matrix.bf16": [989.4, "STAS"], "matrix.fp16": [989.4, "STAS"],
-                 "matrix.fp8": [1978.9, "STAS"], "matrix.int8": [1978.9, "STAS"]}},
+                 "matrix.fp8": [1978.9, "STAS"], "matrix.int8": [1978.9, "STAS"],
+                 "achievable.matrix.fp8": [1453, "STAS (measured FP8 matmul, MAMF)"]}},
     {"name": "NVIDIA B200", "compute_capability": "10.0", "num_sms": 148, "memory_gb": 180,
      "match": [r"B200"],
      "figures": {"clock_mhz": [1965, "ncu device__attribute_max_gpu_frequency_khz (meinie B200 CSV)", U],
                  "memory_bandwidth": [8000, "STAS (DGX sheet; HGX page 7700)", U], "l2": [126.5, "AO-PR"],
                  "vector.fp64": [37, "STAS"], "matrix.fp64": [37, "STAS"], "vector.fp32": [75, "AO", U],
                  "matrix.tf32": [1125, "STAS"], "matrix.bf16": [2250, "STAS"], "matrix.fp16": [2250, "STAS"],
-                 "matrix.fp8": [4500, "STAS"], "matrix.int8": [4500, "STAS"]}},
+                 "matrix.fp8": [4500, "STAS"], "matrix.int8": [4500, "STAS"],
+                 "achievable.matrix.bf16": [1745, "STAS (measured BF16 matmul, MAMF)"],
+                 "achievable.matrix.fp8": [3433, "STAS (measured FP8 matmul, MAMF)"]}},
     # L4 SM count: 58 from 7424 CUDA cores / 128 (one site says 60) — uncertain (gpu-facts ⚠ 4)
     {"name": "NVIDIA L4", "compute_capability": "8.9", "num_sms": 58, "memory_gb": 24,
      "match": [r"\bL4\b"],

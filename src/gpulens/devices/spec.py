@@ -11,10 +11,13 @@ file key               unit in the file     DeviceSpec unit
 ``l2``                 MiB (2^20 B)         bytes
 ``vector.<prec>``      TFLOPS (10^12)       FLOP/s
 ``matrix.<prec>``      TFLOPS / TOPS        FLOP/s (OP/s for int8)
+``achievable.<unit>.<prec>``  TFLOPS       FLOP/s
 =====================  ===================  =====================
 
 Precisions: ``fp64, fp32, tf32, bf16, fp16, fp8, int8``. ``vector`` = SIMT/VALU units, ``matrix`` = tensor cores /
-MFMA. Every peak is **dense** (no 2:4 sparsity). A figure is ``[value, source]`` or ``[value, source, "uncertain"]``
+MFMA. Every peak is **dense** (no 2:4 sparsity). ``achievable.matrix.<prec>`` is a documented *achievable* peak of the
+same unit — what a tuned GEMM reaches in practice (TraceLens' Max-Achievable FLOPS, or a measured matmul
+benchmark, MAMF): the roofline judges kernels against it where one is known (:meth:`DeviceSpec.achievable_flops`). A figure is ``[value, source]`` or ``[value, source, "uncertain"]``
 or a dict ``{"value", "source", "uncertain"}``.
 """
 
@@ -115,6 +118,16 @@ class DeviceSpec:
                 return f.value, k
         return None
 
+    def achievable_flops(self, key: str) -> tuple[float, str] | None:
+        """The documented achievable peak of the compute roof ``key`` (``"matrix.bf16"`` → the figure
+        ``achievable.matrix.bf16``) as ``(FLOP/s, key)``; None when none is documented, when it is not below the
+        roof itself, or when the roof was measured on this GPU (rocprof-compute's microbenchmark: already what is
+        achievable here)."""
+        peak, ach = self.figures.get(key), self.figures.get(f"achievable.{key}")
+        if peak is None or ach is None or "measured" in peak.source or not 0 < ach.value < peak.value:
+            return None
+        return ach.value, f"achievable.{key}"
+
     def uncertain_figures(self) -> list[str]:
         """Keys of figures marked uncertain."""
         return sorted(k for k, f in self.figures.items() if f.uncertain)
@@ -143,11 +156,11 @@ def _figure(key: str, raw: Any, where: str) -> Figure:
         value, source, unc = raw, "user", False
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
         raise ValueError(f"{where}: figure {key!r} must be a non-negative number, got {value!r}")
-    scale = _SCALE.get(key, 1e12 if re.fullmatch(r"(vector|matrix)\.\w+", key) else None)
+    scale = _SCALE.get(key, 1e12 if re.fullmatch(r"(achievable\.)?(vector|matrix)\.\w+", key) else None)
     if scale is None:
         raise ValueError(f"{where}: unknown figure {key!r} (known: clock_mhz, memory_bandwidth, l2, "
-                         f"vector.<precision>, matrix.<precision>)")
-    prec = key.split(".", 1)[1] if "." in key else None
+                         f"vector.<precision>, matrix.<precision>, achievable.matrix.<precision>)")
+    prec = key.rsplit(".", 1)[1] if "." in key else None
     if prec is not None and prec not in PRECISIONS:
         raise ValueError(f"{where}: unknown precision {prec!r} in {key!r} (known: {', '.join(PRECISIONS)})")
     return Figure(float(value) * scale, source, unc)

@@ -130,12 +130,14 @@ class DiffSide:
             time_ns may be fractional when a report's several sources were averaged).
         devices: GPU model names recorded.
         note: how the side was read (``"trace"``, ``"report"``, ``"report (hotspots only)"``).
+        warnings: what the reader noticed that the comparison must say (a truncated input, no GPU work).
     """
 
     label: str
     groups: pd.DataFrame
     devices: list[str] = field(default_factory=list)
     note: str = "trace"
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -299,7 +301,7 @@ def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
                "matched_by_class": int((m == "class").sum()), "gross_delta_ns": gross,
                "new_kernels": int((m == "new").sum()), "vanished_kernels": int((m == "vanished").sum()),
                "cross_vendor": cross, "base_vendors": vendors[0], "cand_vendors": vendors[1]}
-    warnings = _rank_check(tables["ranks"], summary)
+    warnings = base.warnings + cand.warnings + _rank_check(tables["ranks"], summary)
     if cross:
         vb, vc = ", ".join(vendors[0]) or "unknown vendor", ", ".join(vendors[1]) or "unknown vendor"
         warnings.append(f"the runs are on different GPUs (base: {', '.join(base.devices)}; candidate: "

@@ -17,7 +17,7 @@ from gpulens.analyzers._attribution import kernel_key
 from gpulens.analyzers._categories import kernel_category
 from gpulens.analyzers.kernel_groups import COLUMNS, GROUP_KEYS
 from gpulens.diff.compute import DiffSide
-from gpulens.errors import TraceFormatError
+from gpulens.errors import GpulensError, TraceFormatError, truncated_note, truncated_without_gpu_work
 
 
 def _report_doc(p: Path) -> dict[str, Any] | None:
@@ -80,11 +80,21 @@ def load_side(path: str | Path) -> DiffSide:
 
         rep = analyze([p], only=["kernel_groups"])
         srcs = [{"analyses": {"kernel_groups": {"table": r.results["kernel_groups"].table.to_dict("records")}},
-                 "devices": r.timeline.meta.devices} for r in rep.sources]
+                 "devices": r.timeline.meta.devices} for r in rep.sources if r.status != "no_gpu_work"]
+        cut = [(str(f), int(n)) for r in rep.sources for f, n in r.timeline.meta.truncated_at.items()]
         note = "trace"
     else:
-        srcs = [s for s in doc["sources"] if isinstance(s, dict) and s.get("status", "ok") != "no_gpu_work"]
+        all_srcs = [s for s in doc["sources"] if isinstance(s, dict)]
+        srcs = [s for s in all_srcs if s.get("status", "ok") != "no_gpu_work"]
+        cut = [(str(f), n) for s in all_srcs if isinstance(s.get("truncated_at"), dict)
+               for f, n in s["truncated_at"].items() if isinstance(n, int) and not isinstance(n, bool)]
         note = "report"
+    if cut and not srcs:  # the same rule as `gpulens analyze`: an input error, not a run without GPU work
+        err = truncated_without_gpu_work(cut)
+        raise err if doc is None else GpulensError(f"{p}: a report of a truncated input: {err}")
+    warnings = [truncated_note(f, n) for f, n in cut]
+    if not srcs:
+        warnings.append(f"{p}: no GPU work (0 kernels): every kernel of the other run shows as new or vanished")
     frames, notes = [], set()
     for s in srcs:
         df, how = _rows_of(s)
@@ -93,7 +103,7 @@ def load_side(path: str | Path) -> DiffSide:
     devices = sorted({str(d.get("name")) for s in srcs for d in s.get("devices") or []
                       if isinstance(d, dict) and d.get("name")})
     if not frames:
-        return DiffSide(str(path), pd.DataFrame(columns=list(COLUMNS)), devices, note)
+        return DiffSide(str(path), pd.DataFrame(columns=list(COLUMNS)), devices, note, warnings)
     groups = pd.concat(frames, ignore_index=True)
     groups["count"] = pd.to_numeric(groups["count"], errors="coerce").fillna(0)
     groups["time_ns"] = pd.to_numeric(groups["time_ns"], errors="coerce").fillna(0)
@@ -105,4 +115,4 @@ def load_side(path: str | Path) -> DiffSide:
                                "total_ns": g["total_ns"].sum() / len(frames)}).reset_index()[list(COLUMNS)]
     if note == "report" and notes != {"report"}:
         note = sorted(notes)[-1]
-    return DiffSide(str(path), groups, devices, note)
+    return DiffSide(str(path), groups, devices, note, warnings)

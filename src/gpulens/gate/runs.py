@@ -247,7 +247,9 @@ def collect_runs(paths: Iterable[str | Path], reports: list[dict[str, Any]] | No
             info = {"label": s.get("label"), "report": str(p), "status": status, "created": rep.get("created")}
             env = environment_of(s, rep)
             envs.append(env)
-            if status == "no_gpu_work":
+            if status == "no_gpu_work" and s.get("truncated"):  # the lost part may have held the GPU work
+                excluded.append({**info, "reason": "input truncated: the part that could be read holds no GPU event"})
+            elif status == "no_gpu_work":
                 excluded.append({**info, "reason": "no GPU work (0 kernels): the workload failed or was not profiled"})
             elif status == "partial" or s.get("truncated"):
                 excluded.append({**info, "reason": "input truncated: the run's totals cover only part of it"})

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpulens.analyzers import Finding
-from gpulens.reports._format import busy_pct_text, clip, fmt_ns, is_missing
+from gpulens.reports._format import busy_pct_text, clip, fmt_ns, is_missing, share_pct_text
 
 #: Findings shown in the answer.
 TOP = 3
@@ -101,7 +101,7 @@ def top_findings(findings: list[Finding], n: int = TOP) -> list[Finding]:
 
 
 def _pct(v: Any) -> str:
-    return "an unknown share" if is_missing(v) else f"{float(v):.1f} %"
+    return "an unknown share" if is_missing(v) else share_pct_text(float(v))
 
 
 def truncated_text(tl: Any) -> str:
@@ -156,7 +156,8 @@ def answer(s: Any) -> Answer:
         edges = int(bn.summary.get("host_only_before_ns") or 0) + int(bn.summary.get("host_only_after_ns") or 0)
         window = int(bn.summary.get("window_ns") or 0)
         if window and edges >= 0.25 * window:
-            busy += (f"; but the GPU is idle {100.0 * edges / window:.1f} % of the {fmt_ns(window)} profiled window "
+            busy += (f"; but the GPU is idle {share_pct_text(100.0 * edges / window)} of the {fmt_ns(window)} "
+                     "profiled window "
                      "(host-only time outside its span)")
     if verdict == "undetermined":  # why there is no verdict, in the sentence that would have given it
         why = vd.summary.get("basis") if vd is not None and not vd.skipped else None
@@ -168,6 +169,9 @@ def answer(s: Any) -> Answer:
     if s.timeline.meta.truncated:  # every figure covers only the part of the input that could be read
         tail += f" (input truncated — {truncated_text(s.timeline)}: the figures cover the part read)"
     if verdict:
+        from gpulens.analyzers.bottlenecks import class_label
+
+        verdict = class_label(verdict)  # "idle-unattributed" → "GPU idle, cause not recorded"
         head = "GPU" + verdict[3:] if verdict.lower().startswith("gpu") else f"{verdict[:1].upper()}{verdict[1:]}"
         sentence = f"{head}: {busy}{tail}."  # "GPU-bound", never "Gpu-bound"
     else:

@@ -52,7 +52,7 @@ LABELS: dict[str, str] = {
     "flops_per_s": "attained FLOP/s", "bytes_per_s": "attained bandwidth", "arithmetic_intensity":
     "arithmetic intensity", "peak_flops_per_s": "compute roof", "compute_roof": "roof judged against",
     "peak_bytes_per_s": "memory roof",
-    "ridge_point": "ridge point", "roof_pct": "% of roof", "flops_source": "FLOPs from", "flops": "FLOP",
+    "ridge_point": "ridge point", "roof_pct": "% of roof", "datasheet_roof_pct": "% of datasheet roof", "flops_source": "FLOPs from", "flops": "FLOP",
     "regs_per_thread": "registers / thread", "smem_bytes": "shared memory / block", "block_size": "block size",
     "active_blocks_per_sm": "blocks / SM", "theoretical_occupancy_pct": "theoretical occupancy",
     "achieved_occupancy_pct": "achieved occupancy", "busy_pct": "busy %", "idle_pct": "idle %",
@@ -65,7 +65,7 @@ LABELS: dict[str, str] = {
     "comm_ns": "communication", "exposed_comm_ns": "exposed communication", "exposed_memcpy_ns": "exposed memcpy",
     "exposed_memset_ns": "exposed memset",
     "idle_host_ns": "idle: host", "idle_launch_ns": "idle: launch", "idle_sync_ns": "idle: sync",
-    "idle_queued_ns": "idle: queued", "idle_unattributed_ns": "idle: unattributed",
+    "idle_queued_ns": "idle: queued", "idle_unattributed_ns": "idle: cause not recorded",
     "overlap_pct": "communication hidden by compute", "idle_boundary_ns": "idle: one-off gaps (warm-up, boundaries)",
 }
 
@@ -360,17 +360,31 @@ def launches_text(sm: Mapping[str, Any]) -> str:
 
 def roofline_heading(summary: Mapping[str, Any]) -> str:
     """The one heading of the roofline in every report: the hardware spec it used and the FLOP coverage
-    (``"Roofline on NVIDIA H100 SXM (FLOPs known for 100 % of the critical kernels' time)"``)."""
+    (``"Roofline on NVIDIA H100 SXM (FLOPs known for 100 % of the critical kernels' time)"``), and which compute
+    roofs are documented achievable peaks (``"; matrix bf16 roof at the achievable peak, not the datasheet's"``)."""
     basis = "launches" if summary.get("coverage_basis") == "launches" else "time"
     cov = summary.get("coverage")
     known = "unknown" if is_missing(cov) else f"{100 * float(cov):.0f} %"
     dev = spec_label(summary.get("device"), summary.get("device_note")) if summary.get("device") else \
         "an unidentified GPU"
-    return f"Roofline on {dev} (FLOPs known for {known} of the critical kernels' {basis})"
+    ach = [str(k).removeprefix("achievable.").replace(".", " ") for k in summary.get("achievable_roofs") or []]
+    at = f"; {', '.join(ach)} roof at the achievable peak, not the datasheet's" if ach else ""
+    return f"Roofline on {dev} (FLOPs known for {known} of the critical kernels' {basis}{at})"
 
 
 def _no_gpu_work(sm: Mapping[str, Any]) -> bool:
     return not sm.get("span_ns") and not sm.get("gpu_busy_ns") and not sm.get("kernel_count")
+
+
+def share_pct_text(pct: float) -> str:
+    """A share of a whole as ``"71.4 %"``, never a rounded false extreme: ``"over 99.9 %"`` for 99.95 ≤ pct < 100
+    and ``"under 0.1 %"`` for 0 < pct < 0.05 (11 µs of GPU work in a 34 ms window is not "idle 100.0 %")."""
+    p = float(pct)
+    if 99.95 <= p < 100.0:
+        return "over 99.9 %"
+    if 0.0 < p < 0.05:
+        return "under 0.1 %"
+    return f"{p:.1f} %"
 
 
 def busy_pct_text(sm: dict[str, Any]) -> str:
@@ -381,7 +395,7 @@ def busy_pct_text(sm: dict[str, Any]) -> str:
     if _no_gpu_work(sm):  # nothing ran on a GPU: no span to be busy in (0 of 0 is no percentage)
         return "none (no GPU work recorded)"
     gpus = len(sm.get("rank_span_ns") or {}) > 1 or (sm.get("device_span_ns") or 0) > (sm.get("span_ns") or 0)
-    return f"{sm['gpu_busy_pct']:.1f} %" + (" (Σ busy / Σ per-GPU span)" if gpus else "")
+    return share_pct_text(sm["gpu_busy_pct"]) + (" (Σ busy / Σ per-GPU span)" if gpus else "")
 
 
 def window_text(sm: dict[str, Any]) -> str:

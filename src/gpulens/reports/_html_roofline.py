@@ -49,13 +49,16 @@ def _figure(d: Any, key: str) -> float | None:
 
 def roof_label(key: Any, vendor: str = "") -> str:
     """A compute roof's device-figure key as a person reads it: ``"matrix.bf16"`` → ``"matrix bf16 (tensor
-    cores)"``, ``"vector.fp32"`` → ``"vector fp32 (CUDA cores)"`` (AMD: MFMA / SIMD); "unknown" when missing."""
+    cores)"``, ``"vector.fp32"`` → ``"vector fp32 (CUDA cores)"`` (AMD: MFMA / SIMD), ``"achievable.matrix.bf16"`` →
+    ``"matrix bf16 (MFMA, achievable peak)"``; "unknown" when missing."""
     if is_missing(key) or not str(key).strip():
         return "unknown"
-    unit, _, prec = str(key).partition(".")
+    key = str(key)
+    ach = key.startswith("achievable.")
+    unit, _, prec = key.removeprefix("achievable.").partition(".")
     amd = vendor == "amd"
     pipe = {"matrix": "MFMA" if amd else "tensor cores", "vector": "SIMD" if amd else "CUDA cores"}.get(unit)
-    return f"{unit} {prec} ({pipe})" if pipe and prec else str(key)
+    return (f"{unit} {prec} ({pipe}{', achievable peak' if ach else ''})" if pipe and prec else key)
 
 
 def roof_keys(s: SourceReport, t: pd.DataFrame) -> list[str | None]:
@@ -223,6 +226,9 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
     take = _takeaway(s, r, t, ok, comp, judged, bws, keys, vendor, rank_of, named, labels)
     cols = ["name", "calls", "time_ns", "flops_per_s", "bytes_per_s", "arithmetic_intensity", "precision",
             "compute_roof", "peak_flops_per_s", "bound", "roof_pct", "ridge_point", "flops_source"]
+    if len(t) and "datasheet_roof_pct" in t and (pd.to_numeric(t["datasheet_roof_pct"], errors="coerce")
+                                                 .sub(pd.to_numeric(t["roof_pct"], errors="coerce")).abs() >= 0.5).any():
+        cols.insert(cols.index("roof_pct") + 1, "datasheet_roof_pct")  # judged at an achievable peak: both shares
     shown = t.assign(compute_roof=t["compute_roof"].map(lambda k: roof_label(k, vendor))) \
         if len(t) and "compute_roof" in t else t
     docs = dict(r.columns) if r is not None else {}

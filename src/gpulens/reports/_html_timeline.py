@@ -120,6 +120,17 @@ def timeline_data_b64(payload: dict[str, Any]) -> str:
     return base64.b64encode(gzip.compress(text.encode("utf-8"), 6, mtime=0)).decode("ascii")  # 6: half the CPU of 9, +0.5 % size
 
 
+def _window_note(s: Any, shown_ns: int) -> str:
+    """How the lanes' extent relates to the one profiled window of every report (``breakdown``'s ``window_ns``:
+    first → last recorded event, host included): "" when they agree within 0.5 %, else what each one is."""
+    bd = s.results.get("breakdown")
+    win = (bd.summary.get("window_ns") or 0) if bd is not None and not bd.skipped else 0
+    if not win or abs(win - shown_ns) <= 0.005 * win:
+        return ""
+    return (f" (first to last event drawn — GPU work, runtime calls, CPU ops; the profiled window of every report, "
+            f"first to last recorded event, Python functions and annotations included, is {fmt_ns(win)})")
+
+
 def timeline_page(s: Any, max_rows: int, max_segments: int) -> list[Any]:
     """The Timeline tab: one zoomable chart of every CPU thread and GPU stream lane, and the level-0 table."""
     st = s.results.get("stream_timeline")
@@ -140,13 +151,14 @@ def timeline_page(s: Any, max_rows: int, max_segments: int) -> list[Any]:
                   "categoryarray": payload["lanes"], "automargin": True}}}
     level0 = t[t["level"] == 0]
     n_threads = sum(1 for g in payload["gpuLane"] if not g)
-    how = ("every event as it was recorded" if not sm.get("decimated") else
+    how = ("each drawn event as it was recorded" if not sm.get("decimated") else
            f"the whole run in bins of {fmt_ns(sm.get('bin_ns'))} per lane, finer levels for "
            f"{len(payload['levels']) - 1} zoom step(s) where they fit")
     cut = f"; {drawn} of {len(t)} segments embedded" if drawn < len(t) else ""
+    shown = sm["end_ns"] - sm["start_ns"]
     take = (f"{sm['event_count']:,} GPU events on {sm.get('track_count', 0)} stream lane(s) and "
             f"{sm.get('host_event_count', 0):,} host events on {n_threads} CPU thread lane(s) over "
-            f"{fmt_ns(sm['end_ns'] - sm['start_ns'])}: {how}{cut}. Zoom (drag) to see single kernels; hover a "
+            f"{fmt_ns(shown)}{_window_note(s, shown)}: {how}{cut}. Zoom (drag) to see single kernels; hover a "
             "kernel for the call that launched it.")
     buttons = ('<p class="tlbar"><button type="button" class="tl-export">Download for Perfetto (Chrome-trace JSON)'
                '</button> <button type="button" class="tl-perfetto" title="opens ui.perfetto.dev in a new tab and '

@@ -235,29 +235,61 @@ def _esc(v: Any) -> str:
     return _html.escape(str(v), quote=True)
 
 
+#: Columns whose cells are kernel keys (``" | "``-separated in ``base_kernels``/``cand_kernels``).
+_KEY_COLS = ("base_kernels", "cand_kernels")
+
+
+def _html_labels(r: DiffResult) -> dict[str, str]:
+    """Short label of every kernel key of the result, one naming over both runs (as :func:`shown` labels them)."""
+    k = r.tables["kernels"]
+    keys = [x for c in _KEY_COLS if c in k for v in k[c].astype(str) for x in v.split(" | ") if x]
+    keys = list(dict.fromkeys(keys))
+    return dict(zip(keys, short_names(keys)))
+
+
+def _html_cell(col: str, raw: Any, text: str, unit: str, labels: dict[str, str]) -> str:
+    """One table cell: kernel keys as short labels with the full name in the tooltip; figures unwrapped."""
+    if col in _KEY_COLS and not _missing(raw) and str(raw):
+        keys = str(raw).split(" | ")
+        return "<td>" + "<br>".join(f'<span title="{_esc(x)}">{_esc(labels.get(x, x))}</span>' for x in keys) + "</td>"
+    if unit in ("ns", "share", "%", "ratio", "count", "signed share") or col in ("delta_ns", "cumulative_delta_ns"):
+        return f'<td class="n">{_esc(text)}</td>'
+    return f"<td>{_esc(text)}</td>"
+
+
 def render_html(r: DiffResult, max_rows: int = 200) -> str:
-    """A small self-contained HTML page (no script, no network) with every table (first ``max_rows`` rows)."""
+    """A small self-contained HTML page (no script, no network) with every table (first ``max_rows`` rows).
+
+    Kernel rows are labelled as in the console (:func:`shown`); the base/candidate kernel keys of a row are shown
+    by their short labels, each with the full kernel name as its tooltip (the JSON keeps the full keys)."""
     body = [f"<h1>gpulens diff</h1><p class=\"headline\">{_esc(headline(r))}</p>", '<table class="kv">']
     body += [f"<tr><th>{_esc(k)}</th><td>{_esc(v)}</td></tr>" for k, v in _facts(r)] + ["</table>"]
     body += [f'<p class="warn">warning: {_esc(w)}</p>' for w in r.warnings]
+    labels = _html_labels(r)
     for name, title in TITLES.items():
-        df, docs = r.tables[name], r.columns[name]
+        df, docs = shown(r, name), r.columns[name]
         body.append(f'<section id="{name}"><h2>{_esc(title)}</h2>')
         if not len(df):
             body.append("<p>No rows.</p></section>")
             continue
-        cols = list(df.columns)
+        # the row's base and candidate kernels have columns of their own here: "kernels" (base → candidate) would
+        # say it twice
+        cols = [c for c in df.columns if not (c == "kernels" and all(k in df for k in _KEY_COLS))]
+        units = ["signed share" if c == "contribution" else declared_unit(docs[c]) for c in cols]
         body.append("<table><thead><tr>" + "".join(f'<th title="{_esc(docs[c])}">{_esc(header(c))}</th>' for c in cols)
                     + "</tr></thead><tbody>")
-        for cells in _cells(df.head(max_rows), docs, cols, 0):
-            body.append("<tr>" + "".join(f"<td>{_esc(x)}</td>" for x in cells) + "</tr>")
+        head = df.head(max_rows)
+        for raw, cells in zip(head[cols].itertuples(index=False), _cells(head, docs, cols, 0)):
+            body.append("<tr>" + "".join(_html_cell(c, v, x, u, labels)
+                                         for c, v, x, u in zip(cols, raw, cells, units)) + "</tr>")
         body.append("</tbody></table>")
         if len(df) > max_rows:
             body.append(f"<p>Showing {max_rows} of {len(df)} rows (the JSON output has all).</p>")
         body.append("</section>")
     style = ("body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse;"
              "margin:.5em 0;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;"
-             "max-width:40em;overflow-wrap:anywhere}th{background:#f0f0f0}.headline{font-weight:bold}"
+             "max-width:40em;overflow-wrap:break-word}th{background:#f0f0f0}"
+             "section{overflow-x:auto}td.n{white-space:nowrap;text-align:right}td span[title]{cursor:help}.headline{font-weight:bold}"
              ".warn{color:#D55E00}")
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>gpulens diff</title>"
             f"<style>{style}</style></head><body>" + "".join(body) + "</body></html>\n")

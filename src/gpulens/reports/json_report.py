@@ -45,11 +45,30 @@ def _clean(v: Any) -> Any:
     return v
 
 
+def _column_values(col: pd.Series) -> list[Any]:
+    """The JSON-safe values of one column, as ``_clean`` gives them for ``df.astype(object).to_dict("records")``:
+    float64, int64 and bool columns converted whole by numpy (NaN/inf → null), others value by value."""
+    values = col.to_numpy() if col.dtype.kind in "fib" and isinstance(col.dtype, np.dtype) else None
+    if values is not None and values.dtype in (np.float64, np.int64, np.bool_):
+        out = values.tolist()
+        if values.dtype == np.float64:
+            for i in np.flatnonzero(~np.isfinite(values)).tolist():
+                out[i] = None
+        return out
+    from pandas.core.dtypes.cast import maybe_box_native  # what DataFrame.to_dict applies to object values
+
+    return [_clean(maybe_box_native(v)) for v in col.astype(object).tolist()]
+
+
 def table_records(df: pd.DataFrame) -> list[dict[str, Any]]:
-    """DataFrame → list of JSON-safe row dicts (NaN/NA → null)."""
+    """DataFrame → list of JSON-safe row dicts (NaN/NA → null); built column by column (the row-by-row
+    ``to_dict`` + recursive cleaning took most of this reporter's time: the JSON report is written after the
+    analysis, on the critical path of a parallel run, issue 16)."""
     if df is None or not len(df):
         return []
-    return [_clean(r) for r in df.astype(object).to_dict(orient="records")]
+    keys = [str(c) for c in df.columns]
+    columns = [_column_values(df.iloc[:, i]) for i in range(df.shape[1])]
+    return [dict(zip(keys, row)) for row in zip(*columns)]
 
 
 def capped_records(df: pd.DataFrame, columns: dict[str, str], limit: int = MAX_TABLE_ROWS) -> list[dict[str, Any]]:

@@ -13,7 +13,12 @@ gpulens does not build a trace viewer; this writes the Timeline in the Chrome Tr
   ``ts == 0`` as "never recorded"); ``cat`` is the Kineto category of
   the event's kind (``kernel``, ``gpu_memcpy``, ``cpu_op``, ``cuda_runtime``...);
 * ``args`` carry ``device``, ``stream``, ``correlation``, ``External id``, launch configuration, ``bytes``, and the
-  event's hardware **counters** (metric name → value).
+  event's hardware **counters** (metric name → value);
+* every GPU event linked to the runtime call that launched it (:func:`gpulens.analyzers.launches.link_gpu_to_launch`,
+  the link every analysis uses) gets a **flow arrow** from that call to it, as Kineto draws them: a flow start
+  (``ph: "s"``) on the host thread at the call's start and a flow end (``ph: "f"``, ``bp: "e"``) on the GPU stream at
+  the event's start, category ``ac2g``, one ``id`` per arrow (unique in the file). Readers of Kineto traces
+  (gpulens included) skip flow events, so the file still loads back with the same events.
 
 Use ``gpulens analyze ... --perfetto trace.json`` or :func:`render`.
 """
@@ -56,6 +61,7 @@ def to_events(report: Report) -> tuple[list[dict[str, Any]], int]:
     # 1 µs before the first event: a ts of exactly 0 means "never recorded" to Kineto readers
     base = min(int(f["start_ns"].min()) for f in frames) - 1000 if frames else 0
     out: list[dict[str, Any]] = []
+    flow = 0  # flow arrow ids, unique over the whole file
     for si, s in enumerate(report.sources):
         ev, tl = s.timeline.events, s.timeline
         if not len(ev):
@@ -72,6 +78,9 @@ def to_events(report: Report) -> tuple[list[dict[str, Any]], int]:
         cols = ["event_id", "kind", "name", "start_ns", "dur_ns", "rank", "device_id", "stream_id", "tid",
                 "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "input_dims", "flops"] + \
             [c for c, _ in _ARG_COLUMNS]
+        launched = _launch_of(tl)
+        calls = set(launched.values())
+        placed: dict[int, tuple[int, int, float]] = {}  # event_id → (pid, tid, ts) of the events an arrow joins
         for r in ev[cols].astype(object).itertuples(index=False):
             kind = str(r.kind)
             pid = offset + int(r.rank)
@@ -107,9 +116,31 @@ def to_events(report: Report) -> tuple[list[dict[str, Any]], int]:
                 except ValueError:
                     pass
             args.update(counters.get(int(r.event_id), {}))
+            ts = (int(r.start_ns) - base) / 1000
             out.append({"ph": "X", "cat": cat, "name": str(r.name), "pid": pid, "tid": tid,
-                        "ts": (int(r.start_ns) - base) / 1000, "dur": int(r.dur_ns) / 1000, "args": args})
+                        "ts": ts, "dur": int(r.dur_ns) / 1000, "args": args})
+            if int(r.event_id) in launched or int(r.event_id) in calls:
+                placed[int(r.event_id)] = (pid, tid, ts)
+        for gpu_id, call_id in launched.items():
+            if gpu_id in placed and call_id in placed:
+                flow += 1
+                for ph, (pid, tid, ts) in (("s", placed[call_id]), ("f", placed[gpu_id])):
+                    out.append({"ph": ph, "id": flow, "pid": pid, "tid": tid, "ts": ts, "cat": "ac2g", "name": "ac2g",
+                                **({"bp": "e"} if ph == "f" else {})})
     return out, base
+
+
+def _launch_of(timeline: Any) -> dict[int, int]:
+    """GPU event_id → event_id of the runtime call that launched it, for the linked GPU events of ``timeline``."""
+    from gpulens.analyzers.launches import link_gpu_to_launch
+
+    links = link_gpu_to_launch(timeline)
+    if not len(links):
+        return {}
+    ids = timeline.events.loc[links.index, "event_id"].to_numpy()
+    call = links["launch_event_id"]
+    ok = call.notna().to_numpy()
+    return dict(zip(ids[ok].tolist(), call[ok].astype("int64").tolist()))
 
 
 def render(report: Report) -> str:

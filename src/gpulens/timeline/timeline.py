@@ -22,8 +22,9 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from gpulens.errors import SchemaError, TraceFormatError
+from gpulens.errors import SchemaError, TraceFormatError, TruncationNote
 from gpulens.timeline.launch import describe as describe_impossible, scrub_device_records, scrub_launch_config
+from gpulens.timeline.percent import percent_over, warning_of
 from gpulens.timeline.schema import (
     COUNTER_COLUMNS,
     EVENT_COLUMNS,
@@ -35,6 +36,12 @@ from gpulens.timeline.schema import (
 )
 
 FORMAT_VERSION = 1
+
+
+def _rewrap(old: str, new: str) -> str:
+    """``new`` as the same kind of warning as ``old`` (a :class:`gpulens.errors.TruncationNote` stays one)."""
+    at = getattr(old, "truncated_at", None)
+    return TruncationNote(new, *at) if at else new
 
 
 @dataclass
@@ -69,7 +76,7 @@ class TimelineMeta:
 
         self.sources = scrub(list(self.sources))
         self.devices = scrub(list(self.devices))
-        self.warnings = [scrub_text(w) for w in self.warnings]
+        self.warnings = [_rewrap(w, scrub_text(w)) for w in self.warnings]
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -262,6 +269,11 @@ class Timeline:
         Also scrubs the metadata (:meth:`TimelineMeta.scrub`): no environment or secret leaves a collector; and
         sets launch-configuration values no GPU accepts to ``<NA>`` with one warning (:mod:`gpulens.timeline.launch`).
         """
+        for w in self.meta.warnings:  # a reader's note that its input stops early (errors.TruncationNote); before
+            at = getattr(w, "truncated_at", None)  # scrub(), which makes every warning a plain str
+            if at:
+                self.meta.truncated = True
+                self.meta.truncated_at.setdefault(at[0], at[1])
         self.meta.scrub()
         bad_device_values = scrub_device_records(self.meta.devices)
         if bad_device_values:
@@ -283,20 +295,28 @@ class Timeline:
         if len(co):
             vals = co["value"].to_numpy(dtype="float64", na_value=np.nan)
             impossible = (vals < 0) | np.isinf(vals)  # counts, bytes, rates, times and % are never negative
+            pct = percent_over(co["metric"], co["unit"], vals)  # a percentage above 100 is no measurement
+            if impossible.any() or pct.any():
+                self.counters = co[~(impossible | pct)].reset_index(drop=True)
             if impossible.any():
-                self.counters = co[~impossible].reset_index(drop=True)
                 names = sorted(set(co.loc[impossible, "metric"].astype(str)))
                 self.meta.warnings.append(f"{int(impossible.sum())} counter value(s) negative or infinite dropped "
                                           f"(unknown now): {', '.join(names[:3])[:160]}")
-        un = self.tables.get("unattached_counters")  # counters of timestamp-less dispatches: the same rule
+            if pct.any():
+                self.meta.warnings.append(warning_of(pct, co["metric"]))
+        un = self.tables.get("unattached_counters")  # counters of timestamp-less dispatches: the same rules
         if un is not None and len(un) and "value" in un:
             vals = pd.to_numeric(un["value"], errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
             impossible = (vals < 0) | np.isinf(vals)
+            pct = percent_over(un["metric"], un.get("unit"), vals) if "metric" in un else np.zeros(len(un), bool)
+            if impossible.any() or pct.any():
+                self.tables["unattached_counters"] = un[~(impossible | pct)].reset_index(drop=True)
             if impossible.any():
-                self.tables["unattached_counters"] = un[~impossible].reset_index(drop=True)
                 names = sorted(set(un.loc[impossible, "metric"].astype(str))) if "metric" in un else []
                 self.meta.warnings.append(f"{int(impossible.sum())} per-kernel counter value(s) negative or infinite "
                                           f"dropped (unknown now): {', '.join(names[:3])[:160]}")
+            if pct.any():
+                self.meta.warnings.append(warning_of(pct, un["metric"], "per-kernel "))
         ev = self.events
         if len(ev):
             if (ev["dur_ns"] < 0).any():

@@ -1,0 +1,84 @@
+"""The one definition of an impossible percentage, shared by every analyzer that shows a profiler's own % figure.
+
+A percentage a profiler measures (ncu ``lts__t_sector_hit_rate.pct``, Kineto ``est. achieved occupancy %``,
+rocprof's derived ``GPUBusy``) cannot exceed 100: a value above :data:`PCT_MAX` is not a measurement (a rounding of
+the profiler's own, a counter wrap, a corrupt cell) and is shown as unknown, and the number of such values is counted
+in the result's summary under :data:`IMPOSSIBLE_KEY` (described by :data:`IMPOSSIBLE_DOC`).
+
+Two places apply it: ``Timeline.validate`` drops the percentage *counter* values above 100 (unknown from then on,
+for every analyzer) with one counted warning (:func:`percent_over`, :func:`warning_of`), as it drops negative and
+infinite counters; analyzers that compute or aggregate a ``*_pct`` figure make the ones above 100 unknown and count
+them (:func:`unknown_above_100`).
+
+Which counters are percentages: unit ``%`` (ncu prints one; Kineto's estimate has one), or one of the rocprof /
+rocprof-compute derived metrics whose unit AMD documents as a percentage (:data:`AMD_PERCENT_COUNTERS`; rocprof
+``--list-derived`` and GPUPerfAPI's counter tables: GPUBusy "the percentage of time GPU was busy", VALUBusy,
+SALUBusy, VALUUtilization, MemUnitBusy, MemUnitStalled, WriteUnitStalled, ALUStalledByLDS, LDSBankConflict,
+L2CacheHit).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+#: The largest percentage that is a measurement (beyond it: unknown).
+PCT_MAX = 100.0
+
+#: rocprof / rocprof-compute derived counters documented as percentages (unit "Percentage").
+AMD_PERCENT_COUNTERS = frozenset({"GPUBusy", "VALUBusy", "SALUBusy", "VALUUtilization", "MemUnitBusy",
+                                  "MemUnitStalled", "WriteUnitStalled", "ALUStalledByLDS", "LDSBankConflict",
+                                  "L2CacheHit"})
+
+#: Summary key of the count, and its declared meaning.
+IMPOSSIBLE_KEY = "impossible_pct_values"
+IMPOSSIBLE_DOC = ("profiler percentages above 100 (e.g. an ncu hit rate of 100.39 %, a GPUBusy of 150), shown as "
+                  "unknown [count]")
+
+
+def is_percent_counter(metric: str, unit: str = "") -> bool:
+    """True when counter ``metric`` (with its recorded ``unit``) is a percentage (see module docstring)."""
+    return str(unit).strip() == "%" or str(metric) in AMD_PERCENT_COUNTERS
+
+
+def above_max(values) -> np.ndarray:
+    """Mask of the values above :data:`PCT_MAX` (NaN and NA are not)."""
+    v = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+    with np.errstate(invalid="ignore"):
+        return v > PCT_MAX
+
+
+def unknown_above_100(table: pd.DataFrame, columns=None) -> int:
+    """Turn every figure above :data:`PCT_MAX` in ``columns`` (default: every numeric ``*_pct`` column) into unknown
+    (NaN), in place. Returns how many were changed."""
+    n = 0
+    cols = [c for c in table.columns if str(c).endswith("_pct")] if columns is None else list(columns)
+    for c in cols:
+        if c in table and pd.api.types.is_numeric_dtype(table[c]):
+            over = above_max(table[c])
+            if over.any():
+                table[c] = table[c].mask(over)
+                n += int(over.sum())
+    return n
+
+
+def percent_over(metrics, units, values) -> np.ndarray:
+    """Mask of the counter rows that are percentages (:func:`is_percent_counter`) above :data:`PCT_MAX`."""
+    m = pd.Series(metrics).astype(str).to_numpy()
+    u = pd.Series(units).astype(str).to_numpy() if units is not None else np.full(len(m), "")
+    over = above_max(values)
+    if not over.any():
+        return over
+    pct = {(a, b): is_percent_counter(a, b) for a, b in set(zip(m[over], u[over]))}
+    return over & np.array([pct.get((a, b), False) for a, b in zip(m, u)], dtype=bool)
+
+
+def warning_of(over: np.ndarray, metrics, what: str = "") -> str | None:
+    """The one warning counting percentage counter values above 100 (None when there are none); ``what`` qualifies
+    them (``"per-kernel "``)."""
+    n = int(np.count_nonzero(over))
+    if not n:
+        return None
+    names = sorted(set(pd.Series(metrics).astype(str).to_numpy()[over]))
+    return f"{n} {what}percentage counter value(s) above 100 dropped (unknown now): {', '.join(names[:3])[:160]}"
+
