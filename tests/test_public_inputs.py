@@ -367,3 +367,14 @@ def test_rocprofv3_api_only_csv_with_launches_is_incomplete_capture(tmp_path, ca
     assert main(["analyze", "-q", "--no-cache", str(p)]) == 5
     err = capsys.readouterr().err
     assert "incomplete" in err and "hipLaunchKernel ×1" in err and "--kernel-trace" in err
+
+
+def test_gate_baseline_trace_without_gpu_work_says_so(tmp_path, capsys):
+    from tests.synth import write_kineto
+
+    cand = tmp_path / "cand.pt.trace.json"
+    write_kineto(cand, 20, 2, name_len=20, device="NVIDIA H100 80GB HBM3")
+    base = _nsys_without_cuda(tmp_path / "base.sqlite")  # a valid export with no CUDA activity
+    assert main(["gate", "-q", str(cand), "-b", str(base)]) == 2
+    err = capsys.readouterr().err
+    assert "baseline trace" in err and "no GPU work" in err and "refusing to save" not in err

@@ -85,9 +85,20 @@ def test_arch_table_matches_nsys_target_info(rel, cc):
     assert d["regs_per_sm"] == lim.regs_per_sm and d["regs_per_block"] == lim.regs_per_block
 
 
-def test_occupancy_runs_on_architecture_rules_when_the_gpu_has_no_spec():
-    # an RTX 3090 (CC 8.6) is not in the spec table: occupancy still runs on the sm_86 rules, roofline skips
+def test_occupancy_runs_on_architecture_rules_when_the_gpu_has_no_spec(monkeypatch):
+    # a CC 8.6 GPU without a built-in spec (the RTX 3090 of this file has one since session 7: the table is emptied
+    # of it here): occupancy still runs on the sm_86 rules, roofline skips
+    import gpulens.devices as devices
+
+    monkeypatch.setattr(devices, "SPECS", tuple(s for s in devices.SPECS if "3090" not in s.name))
     src = gpulens.analyze([shared_trace("nsys/memfusion_rtx3090_report1.sqlite")]).sources[0]
     occ = src.results["occupancy"]
     assert not occ.skipped and occ.summary["arch"] == "sm_86" and "no spec" in occ.summary["device"]
     assert src.results["roofline"].skipped and "no device spec" in src.results["roofline"].skipped_reason
+
+
+def test_rtx3090_nsys_export_identified():
+    # session 7 added the RTX 3090 spec (GA102 whitepaper): the same file now names it, occupancy on sm_86
+    src = gpulens.analyze([shared_trace("nsys/memfusion_rtx3090_report1.sqlite")]).sources[0]
+    occ = src.results["occupancy"]
+    assert not occ.skipped and occ.summary["arch"] == "sm_86" and occ.summary["device"] == "NVIDIA GeForce RTX 3090"

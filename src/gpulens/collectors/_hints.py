@@ -14,7 +14,7 @@ Nsight Systems report (.nsys-rep,      starts with ``NVIDIA Tegra Profiler Repor
 PyTorch execution trace (Chakra ET)    JSON that opens with ``schema`` and holds ``nodes`` (ExecutionTraceObserver)
 Perfetto / rocprofv3 pftrace           suffix ``.pftrace`` / ``.perfetto-trace``
 rocprofv3 OTF2                         suffix ``.otf2``
-nvprof / Visual Profiler               suffix ``.nvvp`` / ``.prof``
+nvprof / Visual Profiler               suffix ``.nvvp`` / ``.prof`` and an SQLite file
 =====================================  ==============================================================================
 """
 
@@ -65,6 +65,8 @@ def unsupported_format(path: str | Path) -> str | None:
     else:
         name = p.name.lower()
         kind = next((k for s, k in _BY_SUFFIX.items() if name.endswith(s)), None)
+        if kind == "nvprof" and not head.startswith(b"SQLite format 3\x00"):
+            kind = None  # nvprof writes SQLite; another ".prof" (a Python cProfile dump) is not one
     if kind is None:
         return None
     stem = p.name.split(".")[0] or "report"

@@ -271,7 +271,11 @@ def find_baseline(ref: str, machine_key: str, store: Path | None = None) -> Base
     if is_path_ref(ref):
         return load_baseline(ref) if Path(ref).exists() else None
     if _is_trace_path(ref):  # a trace (or rank folder) as baseline: analysed like a candidate trace, not a name
-        base = baseline_from_runs(Path(ref).name, collect_runs([ref]))
+        try:
+            base = baseline_from_runs(Path(ref).name, collect_runs([ref]))
+        except BaselineError as exc:  # "refusing to save" would speak of a save the user did not ask for
+            raise BaselineError(f"baseline trace {ref}: no usable run to compare with"
+                                + (f" ({str(exc).split('(', 1)[1]}" if "(" in str(exc) else "")) from None
         base.path = Path(ref)
         return base
     store = store or default_store()
