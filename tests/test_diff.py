@@ -216,3 +216,39 @@ def test_console_at_a_narrow_width_shows_every_delta_in_full():
     cells = [c.strip() for line in text.splitlines() for c in line.split("│")[1:-1]
              if c.strip()[:1] in "+-" and c.strip()[1:2].isdigit()]
     assert cells and all(c.endswith(("s", "%")) for c in cells), cells
+
+
+def test_a_side_without_kernel_durations_has_unknown_times_not_zero(tmp_path):
+    """A recording with no kernel durations (rocprof-compute with lost timestamps, an ncu CSV without a duration
+    metric) read as 0 ns, so the diff said "GPU time 52.32 µs → 0 ns: -100.0 %". Its times are unknown: no Δ, no
+    contributors, counts still compared (3 steps × 1 add kernel on each side, by construction)."""
+    from gpulens.diff.compute import compare
+    from gpulens.diff.sides import load_side
+    from gpulens.reports.diff import headline, render_markdown, to_dict
+
+    base = load_side(_program(tmp_path / "b.json", 50.0))
+    cand = load_side(_program(tmp_path / "c.json", 65.0))
+    cand.times_unknown = True
+    r = compare(base, cand)
+    s = r.summary
+    assert s["base_time_ns"] == 3 * (100 + 50 + 30) * 1000 and s["cand_time_ns"] is None
+    assert s["delta_ns"] is None and s["delta_pct"] is None and s["times_unknown"] == ["cand"]
+    k = r.tables["kernels"].set_index("kernel")
+    add = next(i for i in k.index if "elementwise" in str(i))
+    assert k.loc[add, "base_count"] == 3 == k.loc[add, "cand_count"] and k.loc[add, "base_time_ns"] == 150_000
+    assert k["cand_time_ns"].isna().all() and k["delta_ns"].isna().all() and not len(r.tables["contributors"])
+    assert headline(r).startswith("GPU time unknown") and "9 → 9" in headline(r)
+    md = render_markdown(r)
+    assert "-100.0 %" not in md and "unknown" in md
+    row = next(x for x in to_dict(r)["tables"]["kernels"] if "elementwise" in x["kernel"])
+    assert row["cand_time_ns"] is None and row["delta_pct"] is None and row["base_time_ns"] == 150_000
+
+
+def test_rocprof_compute_folder_with_lost_timestamps_diffs_as_unknown():
+    """Real folders (skip when absent): vcopy on MI300X_A1 lost its timestamps (start == end), vcopy on MI200 did not."""
+    from tests.conftest import shared_trace
+
+    a, b = shared_trace("omniperf/vcopy_MI200"), shared_trace("omniperf/vcopy_MI300X_A1")
+    r = diff(a, b)
+    assert r.summary["times_unknown"] == ["cand"] and r.summary["delta_ns"] is None
+    assert r.summary["base_time_ns"] > 0 and r.tables["kernels"]["cand_time_ns"].isna().all()

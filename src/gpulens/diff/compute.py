@@ -131,6 +131,9 @@ class DiffSide:
         devices: GPU model names recorded.
         note: how the side was read (``"trace"``, ``"report"``, ``"report (hotspots only)"``).
         warnings: what the reader noticed that the comparison must say (a truncated input, no GPU work).
+        times_unknown: the recording has no kernel durations (e.g. rocprof-compute timestamps lost, an ncu CSV
+            without a duration metric: :func:`gpulens.analyzers._span.durations_unknown`); its time columns are
+            unknown, never 0 ns.
     """
 
     label: str
@@ -138,6 +141,7 @@ class DiffSide:
     devices: list[str] = field(default_factory=list)
     note: str = "trace"
     warnings: list[str] = field(default_factory=list)
+    times_unknown: bool = False
 
 
 @dataclass
@@ -316,7 +320,33 @@ def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
                         "matched by name and work category only")
     cols = {"kernels": KERNEL_COLUMNS, "operators": OPERATOR_COLUMNS, "categories": CATEGORY_COLUMNS,
             "ranks": RANK_COLUMNS, "contributors": CONTRIBUTOR_COLUMNS}
+    unknown = [p for p, side in (("base", base), ("cand", cand)) if side.times_unknown]
+    if unknown:
+        _times_unknown(tables, summary, unknown)
+        for p, side in (("base", base), ("cand", cand)):
+            if side.times_unknown:
+                warnings.append(f"{side.label}: the recording has no kernel durations, so its GPU times are unknown "
+                                "and no time difference can be computed; only call counts are compared")
     return DiffResult(base, cand, tables, cols, summary, warnings)
+
+
+def _times_unknown(tables: dict[str, pd.DataFrame], summary: dict[str, Any], sides: list[str]) -> None:
+    """Blank every figure that rests on the times of ``sides`` ("base"/"cand"): their time, mean and share, every Δ
+    and part of Δ (NaN: "unknown" in every output), and the contributors (a ranking of unknown changes)."""
+    for name, t in tables.items():
+        if name == "contributors":
+            tables[name] = t.iloc[0:0]
+            continue
+        for p in sides:
+            for c in (f"{p}_time_ns", f"{p}_mean_ns", f"{p}_share"):
+                if c in t:
+                    t[c] = np.nan
+        for c in ("delta_ns", "delta_pct", "contribution"):
+            if c in t:
+                t[c] = np.nan
+    for p in sides:
+        summary[f"{p}_time_ns"] = None
+    summary.update(delta_ns=None, delta_pct=None, gross_delta_ns=None, times_unknown=sides)
 
 
 def _rank_check(ranks: pd.DataFrame, summary: dict[str, Any]) -> list[str]:

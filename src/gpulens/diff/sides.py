@@ -82,6 +82,9 @@ def load_side(path: str | Path) -> DiffSide:
         srcs = [{"analyses": {"kernel_groups": {"table": r.results["kernel_groups"].table.to_dict("records")}},
                  "devices": r.timeline.meta.devices} for r in rep.sources if r.status != "no_gpu_work"]
         cut = [(str(f), int(n)) for r in rep.sources for f, n in r.timeline.meta.truncated_at.items()]
+        from gpulens.analyzers._span import durations_unknown
+
+        no_times = any(durations_unknown(r.timeline) for r in rep.sources if r.status != "no_gpu_work")
         note = "trace"
     else:
         all_srcs = [s for s in doc["sources"] if isinstance(s, dict)]
@@ -89,6 +92,8 @@ def load_side(path: str | Path) -> DiffSide:
         cut = [(str(f), n) for s in all_srcs if isinstance(s.get("truncated_at"), dict)
                for f, n in s["truncated_at"].items() if isinstance(n, int) and not isinstance(n, bool)]
         note = "report"
+        no_times = any(((s.get("analyses") or {}).get("hotspots") or {}).get("summary", {}).get("durations_unknown")
+                       is True for s in srcs if isinstance((s.get("analyses") or {}).get("hotspots"), dict))
     if cut and not srcs:  # the same rule as `gpulens analyze`: an input error, not a run without GPU work
         err = truncated_without_gpu_work(cut)
         raise err if doc is None else GpulensError(f"{p}: a report of a truncated input: {err}")
@@ -103,7 +108,7 @@ def load_side(path: str | Path) -> DiffSide:
     devices = sorted({str(d.get("name")) for s in srcs for d in s.get("devices") or []
                       if isinstance(d, dict) and d.get("name")})
     if not frames:
-        return DiffSide(str(path), pd.DataFrame(columns=list(COLUMNS)), devices, note, warnings)
+        return DiffSide(str(path), pd.DataFrame(columns=list(COLUMNS)), devices, note, warnings, no_times)
     groups = pd.concat(frames, ignore_index=True)
     groups["count"] = pd.to_numeric(groups["count"], errors="coerce").fillna(0)
     groups["time_ns"] = pd.to_numeric(groups["time_ns"], errors="coerce").fillna(0)
@@ -115,4 +120,4 @@ def load_side(path: str | Path) -> DiffSide:
                                "total_ns": g["total_ns"].sum() / len(frames)}).reset_index()[list(COLUMNS)]
     if note == "report" and notes != {"report"}:
         note = sorted(notes)[-1]
-    return DiffSide(str(path), groups, devices, note, warnings)
+    return DiffSide(str(path), groups, devices, note, warnings, no_times)

@@ -133,6 +133,12 @@ def by_category(r: DiffResult, most: int = 4) -> str:
 def headline(r: DiffResult) -> str:
     """One sentence: how much GPU time changed and what explains most of it."""
     s = r.summary
+    if s.get("times_unknown"):
+        k = r.tables["kernels"]
+        calls = lambda c: fmt_cell(float(k[c].sum()) if len(k) else 0.0, "count")
+        return (f"GPU time unknown: the {' and '.join('base' if p == 'base' else 'candidate' for p in s['times_unknown'])}"
+                f" records no kernel durations, so no time difference can be computed. Kernel launches "
+                f"{calls('base_count')} → {calls('cand_count')}.")
     pct = "" if s.get("delta_pct") is None else f" ({s['delta_pct']:+.1f} %)"
     head = (f"GPU time {fmt_ns(s['base_time_ns'])} → {fmt_ns(s['cand_time_ns'])}: "
             f"{_delta(s['delta_ns'])}{pct}.")
@@ -160,7 +166,7 @@ def _facts(r: DiffResult) -> list[tuple[str, str]]:
                             f"{s['new_kernels']} new, {s['vanished_kernels']} vanished"),
             ("of Δ", "each row's signed part of the gross change (Δ / Σ|Δ| over its table's rows, "
                      f"Σ|Δ| = {fmt_ns(s['gross_delta_ns'])} over the kernel rows)" if s.get("gross_delta_ns")
-                     else "no change")]
+                     else "unknown: no kernel durations recorded" if s.get("times_unknown") else "no change")]
 
 
 def renderable(r: DiffResult, top: int = 10, width: int = 80) -> Group:
