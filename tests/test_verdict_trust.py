@@ -322,3 +322,27 @@ def test_a_library_kernel_with_one_block_per_cu_is_told_smaller_tiles_not_more_w
     assert "already gives every SM/CU a block (304 on 304)" in step and "smaller-tile" in step
     e.mean_blocks = 3000  # ten blocks per CU: the generic library step
     assert decide(e).next_steps[0].startswith("Give the library kernel more parallel work per call")
+
+
+def test_a_gpu_sliver_in_a_host_only_window_is_not_a_gpu_bound_run(tmp_path):
+    """nsys export of a run whose only GPU work is one 1.47 µs memset in a 131 ms window read "gpu-bound — busy
+    100 % of its 1.47 µs span". By construction here: one 2 µs fill at 99,990 µs in a 100 ms host op, no kernel: the
+    host-only time outside the GPU span is 99,998 µs of the 100 ms window (≥ half), so the run is undetermined, not
+    GPU-bound; a run whose GPU span fills the window keeps its verdict."""
+    import gpulens
+    from tests.dig_traces import KTrace
+
+    def run(fill_at: float, host_ms: float, fill_us: float = 2.0) -> tuple[str, str]:
+        t = KTrace()
+        ext = t.op("aten::zero_", 1000.0, host_ms * 1000)  # ts 0 reads as "never recorded" to Kineto readers
+        t.launch(ext, 1000.0 + fill_at - 5.0, [("Memset (Device)", 1000.0 + fill_at, fill_us)], api="cudaMemsetAsync", cat="gpu_memset")
+        rep = gpulens.analyze([t.write(tmp_path / f"t{fill_at}.json")])
+        vd = rep.sources[0].results["verdicts"]
+        return str(vd.summary["run_verdict"]), str(vd.summary["basis"])
+
+    verdict, basis = run(99_990.0, 100.0)
+    assert verdict == "undetermined" and "inside a 2.00 µs span of the 100.00 ms profiled window" in basis
+    # a 10 µs fill from 1 µs into a 12 µs host op: 2 µs of host-only time outside the GPU span, under half the
+    # window, and the fill keeps the GPU busy over its whole span: GPU-bound as before
+    verdict, basis = run(1.0, 0.012, 10.0)
+    assert verdict == "gpu-bound"

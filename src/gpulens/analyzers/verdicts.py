@@ -245,6 +245,11 @@ class Verdicts(Analyzer):
         if hs is None or not len(hs.table):
             # every documented access path works on an empty run: summary["run_verdict"] is always there
             none = not len(timeline.gpu_events()) and not (hs is not None and hs.summary.get("kernel_count"))
+            if not none and hs is not None and not hs.summary.get("kernel_count"):
+                # copies and fills only, no kernel: no kernel rows, the run verdict from the timeline alone
+                t = pd.DataFrame(columns=list(COLUMNS))
+                return AnalysisResult(self.name, t, COLUMNS, self._run_summary(
+                    t, results, [], busy_unknown_reason(timeline) is not None), [])
             run = "no-gpu-work" if none else "undetermined"
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   {"run_verdict": run, "basis": "no GPU work in the input" if none else
@@ -443,6 +448,13 @@ class Verdicts(Analyzer):
                                     "of the GPU span")
         elif kernel_class and kernel_class != "undetermined":
             run, basis = kernel_class, "the critical kernels: the kernel verdict holding the most GPU time"
+        elif _mostly_host_only(bn):
+            # busy within a GPU span that is a sliver of the profiled window (one fill in a 131 ms window): "GPU-bound"
+            # would describe the sliver, not the run, and no kernel verdict says more
+            edges, window = _host_only_edges(bn)
+            run, basis = "undetermined", (f"the GPU worked only inside a {fmt_ns(window - edges)} span of the "
+                                          f"{fmt_ns(window)} profiled window and no kernel verdict decides the run: "
+                                          "busy within that span says nothing about the rest")
         else:
             run, basis = "gpu-bound", "GPU busy; kernel classes undetermined without counters or a FLOP/byte model"
         # each nanosecond once: only the roots of the findings tree are ranked (see analyzers._tree)
@@ -452,3 +464,18 @@ class Verdicts(Analyzer):
                 "kernel_time_by_verdict_ns": {str(k): int(v) for k, v in by_class.items()},
                 "ranked": [{"title": f.title, "category": f.category, "time_at_stake_ns": int(f.time_at_stake_ns),
                             "kernel": f.kernel, "rank": f.rank} for f in ranked[:10]]}
+
+
+def _host_only_edges(bn: Any) -> tuple[int, int]:
+    """(host-only time before + after the GPU span, profiled window) in ns from the bottlenecks summary (0s if
+    unknown)."""
+    if bn is None or bn.skipped:
+        return 0, 0
+    edges = int(bn.summary.get("host_only_before_ns") or 0) + int(bn.summary.get("host_only_after_ns") or 0)
+    return edges, int(bn.summary.get("window_ns") or 0)
+
+
+def _mostly_host_only(bn: Any) -> bool:
+    """True when host-only time outside the GPU span is at least half the profiled window."""
+    edges, window = _host_only_edges(bn)
+    return bool(window) and edges >= 0.5 * window
