@@ -1,6 +1,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -99,3 +100,28 @@ def test_report_output_errors_are_one_line(tmp_path, target):
 def test_help_keeps_bracketed_text():
     r = run("analyze", "--help")
     assert "gpulens[dask]" in r.stdout  # no markup eating "[...]"
+
+
+def test_closed_stdout_still_writes_the_reports_and_keeps_the_exit_code(tmp_path):
+    """`gpulens analyze … | head -1`: the reader goes away before the console output. The command must still write
+    its --html/--markdown/--json files and exit with its own code (0), not the command-line library's silent exit 1
+    (the exit code of a regression) on the broken pipe (fresh-user walk, seventh session)."""
+    import os
+
+    from tests.dig_traces import KTrace
+
+    t = KTrace()
+    ext = t.op("aten::mm", 1000.0, 20.0)
+    t.launch(ext, 1002.0, [("ampere_sgemm_128x64_tn", 1010.0, 50.0)])
+    trace = t.write(tmp_path / "t.json")
+    out = {k: tmp_path / f"r.{k}" for k in ("json", "html", "md")}
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(__file__).resolve().parents[1] / "src")] +
+                                                       [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    p = subprocess.Popen([sys.executable, "-c", "from gpulens.cli import main; main()", "analyze", str(trace),
+                          "--no-cache", "--json", str(out["json"]), "--html", str(out["html"]),
+                          "--markdown", str(out["md"])], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    p.stdout.close()  # the reader is gone before the first byte: every console write hits a broken pipe
+    _, err = p.communicate(timeout=300)
+    assert p.returncode == 0, err.decode()
+    assert all(f.exists() and f.stat().st_size > 0 for f in out.values())
+    assert b"Traceback" not in err

@@ -13,6 +13,7 @@ import importlib
 import os
 import sys
 import traceback
+from typing import Any
 
 import typer
 
@@ -62,6 +63,46 @@ def internal_error_line(exc: BaseException) -> str:
             "please report it\n")
 
 
+class _ClosedPipeSafe:
+    """Standard output that survives the reader going away (``gpulens analyze … | head``).
+
+    Python raises ``BrokenPipeError`` on the first write after the reader closed the pipe; the command-line library
+    then exits 1 (the exit code of a *regression*) with no message, before the command wrote the ``--html`` /
+    ``--markdown`` files it was asked for. Here the first broken write points the descriptor at ``/dev/null`` and
+    every later console write is dropped, so the command finishes its files and exits with its own code."""
+
+    def __init__(self, stream: Any):
+        self._stream = stream
+        self.pipe_closed = False
+
+    def _closed(self) -> None:
+        self.pipe_closed = True
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())  # the interpreter's final flush finds somewhere to write
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def write(self, text: str) -> int:
+        if not self.pipe_closed:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self._closed()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.pipe_closed:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._closed()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``gpulens`` console script; returns (and exits with) the exit code.
 
@@ -80,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
             use_small_pages()
         else:
             os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
+    if argv is None and not isinstance(sys.stdout, _ClosedPipeSafe) and sys.stdout is not None:
+        sys.stdout = _ClosedPipeSafe(sys.stdout)  # the console run's own stdout (tests' captured streams untouched)
     try:
         rv = app(args=args, standalone_mode=False)
         code = rv if isinstance(rv, int) else 0
