@@ -320,6 +320,10 @@ def test_a_library_kernel_with_one_block_per_cu_is_told_smaller_tiles_not_more_w
                  family="gemm", library=True)
     step = decide(e).next_steps[0]
     assert "already gives every SM/CU a block (304 on 304)" in step and "smaller-tile" in step
+    # MI300X BERT: 73,728 threads / 256 per block = 288 blocks on 304 CUs — 16 CUs get none: never "every CU"
+    e.mean_blocks = 73_728 / 256
+    step = decide(e).next_steps[0]
+    assert "gives 288 of the 304 SMs/CUs a block" in step and "every SM/CU" not in step
     e.mean_blocks = 3000  # ten blocks per CU: the generic library step
     assert decide(e).next_steps[0].startswith("Give the library kernel more parallel work per call")
 
@@ -346,3 +350,16 @@ def test_a_gpu_sliver_in_a_host_only_window_is_not_a_gpu_bound_run(tmp_path):
     # window, and the fill keeps the GPU busy over its whole span: GPU-bound as before
     verdict, basis = run(1.0, 0.012, 10.0)
     assert verdict == "gpu-bound"
+
+
+def test_an_undetermined_kernel_whose_op_has_shapes_is_not_told_to_record_shapes():
+    """b200 vLLM trace: the top kernel (launched by vllm::moe_forward, whose Input Dims are in the trace) was told
+    "FLOP/byte figures (torch.profiler with record_shapes and with_flops)" — the shapes are there; what is missing is a
+    FLOP model for that op. The step is then the counters, and the evidence names the op."""
+    e = Evidence("bmm_MxE4m3_MxE2m1MxE4m3_Fp32_t128x16x256", "kernel", 10, 1_000_000, pytorch=True, torch_trace=True,
+                 shaped_op="vllm::moe_forward")
+    v = decide(e, vendor="nvidia")
+    assert v.verdict == "undetermined" and "record_shapes" not in " ".join(v.next_steps)
+    assert v.next_steps[0].startswith("Collect counters") and "vllm::moe_forward" in v.evidence
+    e.shaped_op = None  # no shapes recorded: torch.profiler's options are the step, as before
+    assert "record_shapes" in decide(e, vendor="nvidia").next_steps[0]

@@ -112,6 +112,8 @@ class Evidence:
     pytorch: bool = False
     torch_trace: bool | None = None
     training: bool | None = None
+    #: the framework op that launched it when that op's input shapes are recorded (no FLOP model for it, then)
+    shaped_op: str | None = None
     precision: str | None = None
     compute_roof: str | None = None
     sectors_per_request: dict[str, float] | None = None
@@ -260,9 +262,10 @@ def _latency_steps(e: Evidence) -> list[str]:
     full_grid = e.mean_blocks is not None and bool(e.num_sms) and e.mean_blocks >= FULL_GRID_SHARE * e.num_sms
     if not steps and e.library and full_grid and e.mean_blocks < 2 * e.num_sms:
         # a block on every SM/CU already, about one each: more blocks is not the lever, more blocks *per SM* is
-        steps.append(f"Its grid already gives every SM/CU a block ({e.mean_blocks:.0f} on {e.num_sms}), about one "
-                     "each, too few to hide latency: let the library pick a smaller-tile algorithm (several blocks "
-                     "per SM/CU) or give it a problem shape it tiles well.")
+        reach = (f"gives every SM/CU a block ({e.mean_blocks:.0f} on {e.num_sms})" if round(e.mean_blocks) >= e.num_sms
+                 else f"gives {e.mean_blocks:.0f} of the {e.num_sms} SMs/CUs a block")
+        steps.append(f"Its grid already {reach}, about one each, too few to hide latency: let the library pick a "
+                     "smaller-tile algorithm (several blocks per SM/CU) or give it a problem shape it tiles well.")
     elif not steps and e.library:  # the library owns the kernel's code: the user owns the problem it is given
         steps.append("Give the library kernel more parallel work per call (larger batch, several problems in one "
                      "call) or a problem shape it tiles well, or let it pick another algorithm.")
@@ -413,6 +416,10 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
     if e.sol_missing:  # counters were read but do not support a bound: name what is missing, not a generic step
         return Verdict("undetermined", None, ev + f"; no compute/memory verdict without {e.sol_missing}",
                        [f"Collect {e.sol_missing} to classify this kernel: its speed of light alone does not."])
+    if e.shaped_op:  # shapes are recorded already: re-profiling with record_shapes would add nothing
+        return Verdict("undetermined", None, ev + f"; its operator {e.shaped_op} has recorded input shapes but gpulens "
+                       "has no FLOP/byte model for it",
+                       UNDETERMINED_STEPS_NO_TORCH.get(vendor or "", UNDETERMINED_STEPS_NO_TORCH[""]))
     if not e.pytorch or e.torch_trace is False:  # torch.profiler options only for a torch.profiler recording
         return Verdict("undetermined", None, ev, UNDETERMINED_STEPS_NO_TORCH.get(vendor or "",
                                                                               UNDETERMINED_STEPS_NO_TORCH[""]))

@@ -219,6 +219,23 @@ def _family(timeline: Timeline, name: str, label: Any, op_links: pd.Series) -> s
     return _advice.family(name, str(timeline.events["name"].iloc[at])) if at >= 0 else fam
 
 
+def _shaped_op(timeline: Timeline, label: Any, op_links: pd.Series) -> str | None:
+    """The name of the framework op that launched the launch at row ``label`` when its input shapes are recorded
+    (``Input Dims`` in a Kineto trace), else None."""
+    if label is None:
+        return None
+    oid = op_links.get(label)
+    if oid is None or pd.isna(oid):
+        return None
+    at = int(context_of(timeline).positions([int(oid)])[0])
+    if at < 0:
+        return None
+    dims = timeline.events["input_dims"].iloc[at] if "input_dims" in timeline.events else None
+    if dims is None or pd.isna(dims) or str(dims).strip() in ("", "[]"):
+        return None
+    return str(timeline.events["name"].iloc[at])
+
+
 def _small_grid_loss(blocks: np.ndarray, dur: np.ndarray, all_dur: np.ndarray, time_ns: int, sms: int | None
                      ) -> int | None:
     """Σ over launches with fewer blocks than SMs of duration × (1 − blocks / SMs) [ns], scaled to the kernel's
@@ -308,7 +325,8 @@ class Verdicts(Analyzer):
             eff = h["effective_ns"]
             e = Evidence(name, str(h["kind"]), int(h["calls"]), int(eff) if eff == eff else 0, inputs=["timeline"],
                          family=_family(timeline, name, kern.index[pos[0]] if len(pos) else None, op_links),
-                         library=_advice.is_library(name), pytorch=pytorch, training=training, torch_trace=torch_trace)
+                         library=_advice.is_library(name), pytorch=pytorch, training=training, torch_trace=torch_trace,
+                         shaped_op=_shaped_op(timeline, kern.index[pos[0]] if len(pos) else None, op_links))
             if e.kind == "comm":
                 e.exposed_comm_ns = exposed.get(name, 0)
             linked = pos[has_lid[pos]]
