@@ -140,3 +140,26 @@ def test_lashi_streams_sample_is_not_called_launch_bound():
     src = gpulens.analyze([shared_trace("nsys/lashi_rtx4090_streamSimple.sqlite")]).sources[0]
     assert src.summary["span_ns"] == 76_929
     assert src.results["verdicts"].summary["run_verdict"] == "undetermined"
+
+
+def test_host_only_window_of_a_truncated_input_says_the_cut_may_hide_gpu_work(tmp_path):
+    """Fresh-user walk: a trace cut at 97 % read "the GPU is idle 34.9 % of the 4.87 ms profiled window (host-only
+    time outside its span)" — but the host-only time after the GPU span may be GPU work lost with the cut. By
+    construction: a 1,000 µs host op, two 20 µs kernels at its start, then a cut inside a third kernel event: the
+    host-only time outside the 40 µs GPU span is ≥ 25 % of the window, and the sentence must name the cut."""
+    import json
+
+    from tests.dig_traces import KTrace
+
+    t = KTrace()
+    ext = t.op("aten::mm", 1000.0, 1000.0)
+    t.launch(ext, 1001.0, [("k_a", 1010.0, 20.0), ("k_b", 1030.0, 20.0)])
+    text = json.dumps({"schemaVersion": 1, "deviceProperties": [t.device], "traceEvents": t.ev})
+    cut = text[: text.rindex("]")] + ', {"ph": "X", "cat": "kernel", "name": "k_c", "pid": 0, "tid": 7, "ts": 19'
+    path = tmp_path / "cut.json"
+    path.write_text(cut)
+    rep = gpulens.analyze([path])
+    s = rep.sources[0]
+    assert s.timeline.meta.truncated
+    head = answer(s).sentence
+    assert "host-only time outside its span" in head and "GPU work after the cut may be missing" in head
