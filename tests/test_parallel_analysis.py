@@ -172,15 +172,7 @@ def test_order_of_results_warnings_and_what_each_analyzer_sees(monkeypatch):
     assert [c.name for c in p.parent] == ["t_parent", "t_last"]
     assert [c.name for c in p.deferred] == ["t_verdict"]  # it reads every earlier result, t_child's among them
 
-    from gpulens.timeline import Timeline
-
-    tl = Timeline()
-    tl.meta.warnings = ["loaded"]
-
-    def step(cls, results, rest):
-        results[cls.name] = cls().analyze(tl, None, results)
-
-    out = PR.run_parallel(tl, None, classes, p, step)
+    out, tl = _run_toys(classes, p)
     # serial definition: results in (order, name) order; each analyzer sees exactly those before it
     assert list(out) == ["t_first", "t_child", "t_parent", "t_verdict", "t_last"]
     assert out["t_verdict"].summary["saw"] == ["t_first", "t_child", "t_parent"]
@@ -208,15 +200,7 @@ def test_early_results_come_from_the_child_first(monkeypatch):
     assert [c.name for c in p.parent] == ["t_parent", "t_last"]
     assert [c.name for c in p.deferred] == ["t_verdict"]
 
-    from gpulens.timeline import Timeline
-
-    tl = Timeline()
-    tl.meta.warnings = ["loaded"]
-
-    def step(cls, results, rest):
-        results[cls.name] = cls().analyze(tl, None, results)
-
-    out = PR.run_parallel(tl, None, classes, p, step)
+    out, tl = _run_toys(classes, p)
     assert list(out) == ["t_first", "t_child", "t_parent", "t_verdict", "t_last"]
     assert out["t_first"].summary["pid"] != os.getpid() and out["t_child"].summary["pid"] != os.getpid()
     assert out["t_parent"].summary["saw"] == ["t_first"]
@@ -356,3 +340,17 @@ def test_op_tree_is_built_once_before_the_fork(rank_dir, forced, monkeypatch, tm
     assert forced == [1]
     assert log.read_text().split() == [str(os.getpid())]  # once, in this process, before the fork
     assert parallel == serial
+
+
+def _run_toys(classes, p):
+    """Run the toy analyzers ``classes`` by plan ``p`` on an empty Timeline whose warnings start as ["loaded"];
+    returns (results, timeline)."""
+    from gpulens.timeline import Timeline
+
+    tl = Timeline()
+    tl.meta.warnings = ["loaded"]
+
+    def step(cls, results, rest):
+        results[cls.name] = cls().analyze(tl, None, results)
+
+    return PR.run_parallel(tl, None, classes, p, step), tl

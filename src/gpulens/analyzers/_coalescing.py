@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from gpulens.analyzers.context import category_mask
+from gpulens.analyzers.context import named_counter_rows
 from gpulens.timeline import Timeline
 
 #: Sectors per request of a fully coalesced warp access of 32-bit words (32 × 4 B = 128 B = 4 × 32 B sectors).
@@ -43,16 +43,9 @@ def _metrics(op: str) -> tuple[str, str, str]:
 def sectors_per_request(timeline: Timeline) -> dict[str, dict[str, float]]:
     """Per kernel name, ``{"load": sectors/request, "store": sectors/request}`` (a key only where counted; kernels
     with neither are absent). Sums of sectors over sums of requests; ncu's ratio metric when the sums are absent."""
-    co = timeline.counters
-    wanted = {m for op in _OPS.values() for m in _metrics(op)}
-    if not len(co):
-        return {}
-    rows = co[category_mask(co["metric"], wanted) & (co["event_id"] >= 0).to_numpy()]
+    rows = named_counter_rows(timeline, {m for op in _OPS.values() for m in _metrics(op)})
     if not len(rows):
         return {}
-    ev = timeline.events.set_index("event_id")[["name", "dur_ns"]]
-    rows = rows.join(ev, on="event_id", how="inner")
-    rows = rows.assign(metric=rows["metric"].astype(str), name=rows["name"].astype(str))
     out: dict[str, dict[str, float]] = {}
     for name, g in rows.groupby("name", sort=False):
         vals: dict[str, float] = {}

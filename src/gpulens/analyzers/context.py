@@ -121,6 +121,21 @@ def category_mask(series: pd.Series, match: Any) -> np.ndarray:
     return table[codes]
 
 
+def named_counter_rows(timeline: Timeline, wanted: set[str]) -> pd.DataFrame:
+    """The Counters rows of ``timeline`` whose metric is in ``wanted`` and that belong to an event, joined with that
+    event's ``name`` and ``dur_ns``; ``metric`` and ``name`` as plain strings. Columns: those of the Counters table
+    plus ``name`` and ``dur_ns`` [ns]; empty when none match."""
+    co = timeline.counters
+    if not len(co):
+        return co.iloc[0:0]
+    rows = co[category_mask(co["metric"], wanted) & (co["event_id"] >= 0).to_numpy()]
+    if not len(rows):
+        return rows
+    ev = timeline.events.set_index("event_id")[["name", "dur_ns"]]
+    rows = rows.join(ev, on="event_id", how="inner")
+    return rows.assign(metric=rows["metric"].astype(str), name=rows["name"].astype(str))
+
+
 class AnalysisContext:
     """Lazily computed, shared intermediates of one Timeline.
 

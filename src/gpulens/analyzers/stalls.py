@@ -21,7 +21,7 @@ import pandas as pd
 
 from gpulens.analyzers._span import durations_unknown
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers.context import category_mask, strings
+from gpulens.analyzers.context import category_mask, named_counter_rows, strings
 from gpulens.analyzers.stall_classes import (
     AMD_TOTAL,
     OCCUPANCY_METRICS,
@@ -154,14 +154,9 @@ def kernel_percentages(timeline: Timeline, spec: dict[str, tuple[str, ...]] | No
         name → {key: percentage or None}; only kernels with at least one of the metrics appear.
     """
     spec = spec or {**SOL_METRICS, **OCCUPANCY_METRICS}
-    co = timeline.counters
-    wanted = {m for names in spec.values() for m in names}
-    rows = co[category_mask(co["metric"], wanted) & (co["event_id"] >= 0).to_numpy()]
+    rows = named_counter_rows(timeline, {m for names in spec.values() for m in names})
     if not len(rows):
         return {}
-    ev = timeline.events.set_index("event_id")[["name", "dur_ns"]]
-    rows = rows.join(ev, on="event_id", how="inner")
-    rows = rows.assign(metric=rows["metric"].astype(str), name=rows["name"].astype(str))
     out = {}
     for name, g in rows.groupby("name", sort=False):
         vals = {k: _sol(g, names) for k, names in spec.items()}
