@@ -210,25 +210,29 @@ def _family(timeline: Timeline, name: str, label: Any, op_links: pd.Series) -> s
     """The kernel's family for its advice (:func:`gpulens.analyzers._advice.family`): from its name, else from the
     name of the framework op that launched its first launch (``label``: that launch's row label)."""
     fam = _advice.family(name)
-    if fam != "other" or label is None:
+    if fam != "other":
         return fam
-    oid = op_links.get(label)
-    if oid is None or pd.isna(oid):
-        return fam
-    at = int(context_of(timeline).positions([int(oid)])[0])
-    return _advice.family(name, str(timeline.events["name"].iloc[at])) if at >= 0 else fam
+    at = _op_position(timeline, label, op_links)
+    return _advice.family(name, str(timeline.events["name"].iloc[at])) if at is not None else fam
 
 
-def _shaped_op(timeline: Timeline, label: Any, op_links: pd.Series) -> str | None:
-    """The name of the framework op that launched the launch at row ``label`` when its input shapes are recorded
-    (``Input Dims`` in a Kineto trace), else None."""
+def _op_position(timeline: Timeline, label: Any, op_links: pd.Series) -> int | None:
+    """Position in ``timeline.events`` of the framework op that launched the launch at row ``label`` (None: no
+    label, no linked op)."""
     if label is None:
         return None
     oid = op_links.get(label)
     if oid is None or pd.isna(oid):
         return None
     at = int(context_of(timeline).positions([int(oid)])[0])
-    if at < 0:
+    return at if at >= 0 else None
+
+
+def _shaped_op(timeline: Timeline, label: Any, op_links: pd.Series) -> str | None:
+    """The name of the framework op that launched the launch at row ``label`` when its input shapes are recorded
+    (``Input Dims`` in a Kineto trace), else None."""
+    at = _op_position(timeline, label, op_links)
+    if at is None:
         return None
     dims = timeline.events["input_dims"].iloc[at] if "input_dims" in timeline.events else None
     if dims is None or pd.isna(dims) or str(dims).strip() in ("", "[]"):
