@@ -39,10 +39,45 @@ from gpulens.analyzers._categories import kernel_category, op_category
 #: Kernel families the advice distinguishes (``_categories`` names, lower-cased).
 FAMILIES = ("gemm", "attention", "normalisation", "elementwise", "communication", "copy", "other")
 
-_LIBRARY = re.compile(r"cudnn|cublas|\bvolta_|\bturing_|\bampere_|\bhopper_|\bsm\d+_xmma|\bsm\d+_|xmma_|nvjet|"
-                      r"cutlass|Cijk_|miopen|MIOpen|hipblaslt|rocblas|\bck::|composable_kernel|implicit_gemm|"
-                      r"\bgemv2?T?_kernel|\bgemmSN_|\bgemmk1_|dgrad_engine|wgrad_alg|fft\w*_kernel|"
-                      r"flash_(?:fwd|bwd)|flash_attn|fmha", re.I)
+#: Kernels whose code the user does not own: prebuilt vendor-library cubins/code objects and the kernels of
+#: libraries compiled with their own tuned launch configuration. Families and where their names come from:
+#: cuBLAS/cuBLASLt (``volta_``/``turing_``/``ampere_``/``hopper_``/``sm90_xmma``…, ``nvjet_`` on Hopper/Blackwell,
+#: ``gemv2N_kernel``, ``gemmSN_``, ``gemmk1_``, ``sgemm_largek_lds64``, ``splitKreduce_kernel``); cuDNN (``cudnn``,
+#: ``implicit_convolve_sgemm``, ``explicit_convolve_sgemm``, ``precomputed_convolve_sgemm``, ``fft2d_r2c_16x16``,
+#: ``flip_filter``, ``winograd``, ``dgrad_engine``, ``wgrad_alg``); TensorRT-LLM / FlashInfer trtllm-gen cubins
+#: (``bmm_<dtype>_…_t128x16x256…_sm100``); CUTLASS instances; Tensile/hipBLASLt (``Cijk_``), rocBLAS, MIOpen
+#: (``MIOpen*``, ``igemm_fwd_gtcx3_…``, ``Im2d2Col``, ``SubTensorOp…``, ``batched_transpose_16x64…``,
+#: ``transpose_NCHW2CNHW…``); Composable Kernel (mangled ``_ZN2ck``/``7ck_tile``); FlashAttention. Matched anywhere
+#: in the name (these words do not occur as mere template arguments of other code).
+_LIBRARY = re.compile(r"cudnn|cublas|\bvolta_|\bturing_|\bampere_|\bhopper_|\bmaxwell_|\bsm\d+_xmma|\bsm\d+_|xmma_|"
+                      r"nvjet|cutlass|Cijk_|miopen|MIOpen|hipblaslt|rocblas|\bck::|\bck_tile::|_ZN2ck\d|\dck_tile\d|"
+                      r"composable_kernel|implicit_gemm|(?:implicit|explicit|precomputed)_convolve_sgemm|"
+                      r"\bgemv2?[NT]?_kernel|\bgemv2[NT]|\bgemmSN_|\bgemmk1_|\bsgemm_largek|splitKreduce_kernel|"
+                      r"dgrad_engine|wgrad_alg|fft\w*_kernel|\bfft\d?d_(?:r2c|c2r|c2c)|\bflip_filter\b|winograd|"
+                      r"\bbmm_(?:Mx)?(?:E\dm\d|Bfloat16|Fp16|Fp32|Fp8|Int8)_|"
+                      r"\bigemm_(?:fwd|bwd|wrw)_gtc|\bIm2d2Col|\bCol2Im|\bSubTensorOp|\bbatched_transpose_\d+x\d+|"
+                      r"\btranspose_(?:NCHW2CNHW|CNHW2NCHW)|_ZN5aiter|flash_(?:fwd|bwd)|flash_attn|fmha", re.I)
+#: Library namespaces, matched only in the kernel's own qualified name (template arguments and parameters removed:
+#: ``at::native::reduce_kernel<…thrust::pair…>`` is PyTorch's kernel, not Thrust's): CUB/hipCUB/rocPRIM/Thrust
+#: (their tuning policies fix block size and registers), TensorRT-LLM (``tensorrt_llm::``, ``moe::dev::``),
+#: FlashInfer, FBGEMM-GPU, vLLM, AITER and SGLang custom-op kernels (built into their wheels), CK.
+_LIBRARY_NS = re.compile(r"^(?:at_cuda_detail::cub|cub|hipcub|rocprim|thrust|tensorrt_llm|moe::dev|flashinfer|fbgemm_gpu|vllm|aiter|"
+                         r"sgl_hip|sgl_kernel|ck|ck_tile)::")
+_TEMPLATE_ARGS = re.compile(r"<[^<>]*>|\([^()]*\)")
+
+
+def own_name(name: str) -> str:
+    """The kernel's own qualified name: template arguments, parameter lists and the return type removed
+    (``std::enable_if<…>::type vllm::rms_norm_kernel<c10::BFloat16>(…)`` → ``vllm::rms_norm_kernel``)."""
+    prev, s = None, name
+    for _ in range(64):  # nested brackets: innermost first
+        if s == prev:
+            break
+        prev, s = s, _TEMPLATE_ARGS.sub("", s)
+    parts = s.split()
+    return parts[-1] if parts else s
+
+
 _PYTORCH_KERNEL = re.compile(r"at::native::|at::cuda::|\bc10::|pytorch_flash|\btriton_(?:poi|red|per|tem)_|"
                              r"\bat_cuda_detail", re.I)
 
@@ -56,8 +91,35 @@ def family(name: str | None, op: str | None = None) -> str:
 
 
 def is_library(name: str | None) -> bool:
-    """True for a vendor-library kernel (cuDNN, cuBLAS, CUTLASS instance, rocBLAS/hipBLASLt, MIOpen, CK)."""
-    return bool(isinstance(name, str) and _LIBRARY.search(name))
+    """True for a kernel whose code the user does not own (:data:`_LIBRARY`, :data:`_LIBRARY_NS`): cuDNN, cuBLAS(Lt),
+    TensorRT-LLM cubins, CUTLASS instances, rocBLAS/hipBLASLt/Tensile, MIOpen, CK, CUB/rocPRIM, FlashAttention,
+    vendor/custom-op libraries. Its registers and block size are fixed by the library: advice is about the problem
+    it is given (shape, dtype, batching) or the algorithm the library picks, never ``__launch_bounds__``."""
+    return bool(isinstance(name, str) and (_LIBRARY.search(name) or _LIBRARY_NS.search(own_name(name))))
+
+
+#: PyTorch's own kernels (ATen): built into the torch wheel with launch configurations the user does not set.
+_ATEN_KERNEL = re.compile(r"^(?:at::|at_cuda_detail::|c10::|pytorch_flash::)|^(?:cunn_|softmax_warp_|"
+                          r"cunn_SoftMax|indexing_backward_kernel|elementwise_kernel|vectorized_elementwise)")
+#: Kernels TorchInductor generated (``triton_poi_``/``triton_red_``/``triton_per_``/``triton_tem_``…): their block
+#: sizes, ``num_warps`` and ``num_stages`` come from Inductor's Triton configs.
+_INDUCTOR_KERNEL = re.compile(r"^triton_(?:poi|red|per|tem|mm|bmm)_", re.I)
+
+
+def code_owner(name: str | None) -> str:
+    """Who sets the kernel's launch configuration and register budget: ``library`` (:func:`is_library`),
+    ``pytorch`` (an ATen kernel of the torch wheel), ``inductor`` (a TorchInductor-generated Triton kernel), else
+    ``user`` (code the user compiles: ``__launch_bounds__``/``-maxrregcount`` apply)."""
+    if not isinstance(name, str):
+        return "user"
+    if is_library(name):
+        return "library"
+    own = own_name(name)
+    if _INDUCTOR_KERNEL.search(own):
+        return "inductor"
+    if _ATEN_KERNEL.search(own):
+        return "pytorch"
+    return "user"
 
 
 def uses_pytorch(timeline: Any) -> bool:
@@ -142,9 +204,24 @@ def limiter(resource: str, name: str | None, pytorch: bool = False, latency_boun
         return ("Its block size, registers and shared memory are fixed by the library's kernel: if it is shown "
                 f"latency-bound, try another algorithm or problem shape{bench}.")
     cond = "" if latency_bound else " if it is latency-bound"
+    owner = code_owner(name)
+    if owner == "pytorch":
+        return ("Its block size and registers are fixed by PyTorch's built-in kernel: fuse it with its neighbours "
+                f"(torch.compile generates a kernel with its own launch configuration) or give it larger tensors per "
+                f"call{cond}.")
+    if owner == "inductor":
+        what = "registers per thread" if resource == "registers" else (
+            "shared memory per block" if resource == "shared_memory" else "its block configuration")
+        return (f"Its {what} follow Inductor's Triton config: smaller block sizes (XBLOCK/RBLOCK), fewer num_warps or "
+                f"num_stages, or torch.compile mode=\"max-autotune\" to try other configs{cond}.")
     if resource == "registers":
         return f"Cut registers per thread (__launch_bounds__, -maxrregcount, fewer live values){cond}."
-    return f"Use less shared memory per block (smaller tiles, fewer pipeline stages){cond}."
+    if resource == "shared_memory":
+        return f"Use less shared memory per block (smaller tiles, fewer pipeline stages){cond}."
+    return {"warps": f"Use 128–256 threads per block{cond}.",
+            "blocks": f"Use larger blocks with more work each{cond}.",
+            "barriers": f"Use fewer named barriers per block{cond}."}.get(
+        resource, f"Relax the resource that limits resident blocks ({resource}){cond}.")
 
 
 _ALIGN = re.compile(r"(?:^|[_<\s])align(\d+)(?:\b|_|>)", re.I)

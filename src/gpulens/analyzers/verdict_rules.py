@@ -242,8 +242,8 @@ def _latency_steps(e: Evidence) -> list[str]:
                          f"({waves_text(e.waves_per_sm)} waves): " + grid_step[0].lower() + grid_step[1:])
     elif e.limiter in _LIMITER_STEP and (e.achieved_occupancy_pct is None or e.achieved_occupancy_pct < 60) \
             and not full_theory:  # at 100 % theoretical the "limiter" limits nothing: relaxing it cannot help
-        steps.append(_advice.limiter(e.limiter, e.name, e.pytorch, latency_bound=True) if e.library
-                     else _LIMITER_STEP[e.limiter])
+        steps.append(_advice.limiter(e.limiter, e.name, e.pytorch, latency_bound=True)
+                     if e.library or _advice.code_owner(e.name) != "user" else _LIMITER_STEP[e.limiter])
     elif full_theory and e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < 60:
         steps.append(f"Achieved occupancy is {e.achieved_occupancy_pct:.0f} % of a theoretical 100 %: no per-block "
                      "resource limits it, so waves finish unevenly or each launch is too short to fill the GPU — "

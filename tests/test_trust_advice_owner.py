@@ -1,0 +1,84 @@
+"""Advice that fits who owns the kernel's code (eighth session, "trust" fault class 1).
+
+A register / shared-memory / block-size limiter is relaxed in the kernel's source (``__launch_bounds__``,
+``-maxrregcount``) only when the user compiles that source. A prebuilt library kernel (a cuBLAS/cuBLASLt/cuDNN cubin,
+a TensorRT-LLM trtllm-gen batched GEMM, a Tensile/hipBLASLt, MIOpen or Composable Kernel code object, a CUB/rocPRIM
+kernel whose tuning policy fixes its block size) is told shape/algorithm-level advice; a PyTorch ATen kernel is told
+fusion; a TorchInductor Triton kernel is told its Triton config.
+
+The names below are written from each vendor's published naming scheme (not from gpulens's pattern list):
+cuBLASLt's Hopper/Blackwell ``nvjet_`` kernels; cuBLAS legacy ``<arch>_<type>gemm_<tile>_<layout>`` kernels;
+cuDNN's ``implicit_convolve_sgemm`` / ``fft2d_r2c_*`` internals (seen in PyTorch's tb_plugin ResNet-50 traces);
+TensorRT-LLM's trtllm-gen ``bmm_<A dtype>_<B dtype>_<acc>_t<tile>…_sm100`` cubins (FlashInfer's fused-MoE traces);
+MIOpen's ``igemm_fwd_gtcx3_nhwc_…`` assembly convolutions and ``batched_transpose_*`` helpers; Composable Kernel's
+mangled ``_ZN2ck16tensor_operation…`` device ops; CUB's ``DeviceRadixSortOnesweepKernel``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gpulens.analyzers import _advice
+from gpulens.analyzers.verdict_rules import Evidence, decide
+
+LIBRARY = [
+    "nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NNT",
+    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel",
+    "ampere_sgemm_128x64_tn",
+    "void implicit_convolve_sgemm<float, float, 1024, 5, 5, 3, 3, 3, 1, false, true, true>(int, int, int)",
+    "void fft2d_r2c_16x16<float>(float2*, float const*, int, int, int, int, int, int, int, int)",
+    "void sgemm_largek_lds64<true, true, 6, 3, 4, 5, 2, 66>(float*, float const*, float const*, int)",
+    "bmm_MxE4m3_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_m128x16x32_cga1x1x1_16dp256b_rM_TN_transOut_sm100f",
+    "bmm_Bfloat16_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_m128x16x32_cga1x1x1_16dp256b_rM_TN_sm100f",
+    "igemm_fwd_gtcx3_nhwc_bf16_bx0_ex1_bt128x128x32_wt32x32x8_ws1x1_wr2x2_ta1x8x2x1_1x4x1x64_tb1x8x2x1_1x4x1x64",
+    "batched_transpose_16x64_pack_1x4_ediv_1x2_half",
+    "_ZN2ck16tensor_operation6device37kernel_batched_gemm_xdlops_bwd_weightINS_47GridwiseGemm",
+    "Cijk_Alik_Bljk_HHS_BH_MT128x128x32_MI32x32x8x1_SN_1LDSB0_APM1",
+    "void cub::DeviceRadixSortOnesweepKernel<cub::DeviceRadixSortPolicy<long, int, int>::Policy800, false>(int*)",
+    "void rocprim::ROCPRIM_400400_NS::detail::trampoline_kernel<rocprim::ROCPRIM_400400_NS::default_config>()",
+]
+# Code the user (or PyTorch) owns, though a library word appears among its template arguments: PyTorch's own
+# reduction templated on thrust::pair, and an elementwise kernel whose functor comes from FBGEMM.
+NOT_LIBRARY = [
+    "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::WelfordOps<float, float, int, "
+    "float, thrust::pair<float, float> >, unsigned int, float, 2> >(at::native::ReduceOp<float>)",
+    "my_saxpy_kernel(float*, float const*, int)",
+]
+
+
+@pytest.mark.parametrize("name", LIBRARY)
+def test_library_kernels_are_recognised(name):
+    assert _advice.is_library(name)
+    assert _advice.code_owner(name) == "library"
+
+
+@pytest.mark.parametrize("name", NOT_LIBRARY)
+def test_library_words_in_template_arguments_do_not_make_a_library_kernel(name):
+    assert not _advice.is_library(name)
+
+
+@pytest.mark.parametrize("limiter", ["registers", "shared_memory", "warps", "blocks"])
+@pytest.mark.parametrize("name", LIBRARY)
+def test_library_kernel_verdict_never_says_launch_bounds(name, limiter):
+    """A latency-bound library kernel with a resource limiter (theoretical 25 %, achieved 20 %, 4 waves: not a small
+    grid) is told shape/algorithm advice, never source-level register or block-size changes."""
+    e = Evidence(name, "kernel", 100, 10_000_000, roof_pct=20.0, bound="below-roofs", ridge_side="memory",
+                 limiter=limiter, theoretical_occupancy_pct=25.0, achieved_occupancy_pct=20.0, waves_per_sm=4.0,
+                 mean_blocks=2000, num_sms=132, family=_advice.family(name), library=_advice.is_library(name),
+                 pytorch=True)
+    v = decide(e)
+    text = " ".join(v.next_steps)
+    assert "__launch_bounds__" not in text and "maxrregcount" not in text
+    assert "threads per block" not in text
+    assert "library" in text
+
+
+def test_aten_and_inductor_kernels_get_advice_they_can_apply():
+    aten = "void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float>>(int)"
+    ind = "triton_red_fused__to_copy_add_mean_mul_14"
+    assert _advice.code_owner(aten) == "pytorch" and _advice.code_owner(ind) == "inductor"
+    for name, must in ((aten, "torch.compile"), (ind, "num_warps")):
+        text = _advice.limiter("registers", name, pytorch=True, latency_bound=True)
+        assert "__launch_bounds__" not in text and must in text
+    # the user's own kernel keeps the source-level advice
+    assert "__launch_bounds__" in _advice.limiter("registers", "my_saxpy_kernel", latency_bound=True)
