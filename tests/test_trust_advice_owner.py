@@ -82,3 +82,48 @@ def test_aten_and_inductor_kernels_get_advice_they_can_apply():
         assert "__launch_bounds__" not in text and must in text
     # the user's own kernel keeps the source-level advice
     assert "__launch_bounds__" in _advice.limiter("registers", "my_saxpy_kernel", latency_bound=True)
+
+
+# ---- 2. a launch-bound kernel's time at stake above its GPU time carries its note in every report ----------------
+
+def _launch_bound_trace(tmp_path):
+    """A 6 µs launch call every 8 µs; each 2 µs kernel starts 1 µs after its call returns. By hand: kernel i runs
+    [8i+7, 8i+9) µs, so 100 kernels hold 200 µs of GPU time; each of the 99 gaps, [8i+9, 8i+15), is 6 µs of idle
+    with the next launch call in progress (launch overhead): 99 × 6 = 594 µs at stake, above the 200 µs."""
+    import json
+
+    ev = []
+    for i in range(100):
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9,
+                   "ts": 1000 + 8 * i, "dur": 6, "args": {"correlation": i + 1}})
+        ev.append({"ph": "X", "cat": "kernel", "name": "tiny_add", "pid": 0, "tid": 7, "ts": 1000 + 8 * i + 7,
+                   "dur": 2, "args": {"device": 0, "stream": 7, "correlation": i + 1, "grid": [1024, 1, 1],
+                                      "block": [256, 1, 1]}})
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+    return p
+
+
+def test_launch_bound_stake_above_gpu_time_has_its_note_in_every_report(tmp_path):
+    import gpulens
+    from gpulens.reports import console, html, markdown
+
+    rep = gpulens.analyze([_launch_bound_trace(tmp_path)])
+    row = rep.sources[0].results["verdicts"].table.iloc[0]
+    assert (row["verdict"], row["time_ns"], row["time_at_stake_ns"]) == ("launch-bound", 200_000, 594_000)
+    assert "idle before its launches" in row["stake_note"]
+    md = markdown.render(rep)
+    assert "594.00 µs †" in md and "† _time at stake: GPU idle before its launches" in md
+    page = html.render(rep)
+    page = page.decode() if isinstance(page, bytes) else page
+    assert "594.00 µs †" in page and "† time at stake: GPU idle before its launches" in page
+    text = console.render(rep, width=120)
+    assert "594.00 µs †" in text and "† at stake: GPU idle before its launches" in text
+
+
+def test_a_stake_within_the_kernel_time_needs_no_note():
+    from gpulens.analyzers.verdicts import stake_note
+
+    assert stake_note("launch-bound", 100, 200) is None          # 100 ns idle beside 200 ns of GPU time
+    assert stake_note("memory-bound", 900, 200) is None          # only launch idle is outside the kernel's time
+    assert stake_note("launch-bound", 594, 200) is not None

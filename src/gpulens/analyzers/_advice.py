@@ -373,8 +373,8 @@ def exposed_comm_detail(pytorch: bool, training: bool | None = None) -> str:
     """The advice sentence of the exposed-communication finding (``training``: :func:`trains`)."""
     if pytorch and training is False:
         return ("Collectives run while no compute kernel does. Overlap them with independent computation of the "
-                "forward pass on another stream (e.g. a tensor-parallel all-reduce beside the next micro-batch's or "
-                "layer's GEMMs), or reduce their size (fewer, larger messages; a lower tensor-parallel degree).")
+                "forward pass on another stream (e.g. a tensor-parallel all-reduce beside another batch of requests: "
+                "two-batch overlap), or reduce their size (fewer, larger messages; a lower tensor-parallel degree).")
     if pytorch:
         return ("Collectives run while no compute kernel does. Overlap them with computation (bucketed all-reduce "
                 "during backward, FSDP prefetch) or reduce their size.")
@@ -430,8 +430,15 @@ _P2P = re.compile(r"SendRecv|\bSend\b|\bRecv\b|_Send_|_Recv_|AllToAll|all_to_all
 def comm_steps(training: bool | None, name: str | None = None) -> list[str] | None:
     """The next steps of a communication-bound PyTorch kernel: a point-to-point / all-to-all kernel (``name``), or
     any collective of an inference program (``training`` False); None for a training collective (the DDP/FSDP steps
-    apply) or an unknown program."""
+    apply) or an unknown program. An inference program is never told of micro-batches, backward or gradients: its
+    independent work is another batch of requests (two-batch overlap) or compute that does not need the result."""
     if isinstance(name, str) and _P2P.search(name):
+        if training is False:
+            return ["Overlap it with compute: keep each pipeline stage computing another batch of requests while it "
+                    "sends; for an all-to-all (experts, embeddings), overlap it with the independent compute of "
+                    "another batch (two-batch overlap).",
+                    "Shrink it: fewer and larger transfers, a narrower type, or a placement that keeps more of the "
+                    "exchange inside a node."]
         return ["Overlap it with compute: with pipeline stages, more micro-batches or an interleaved schedule keep "
                 "each stage computing while it sends; for an all-to-all (experts, embeddings), overlap it with the "
                 "independent compute of another micro-batch.",
@@ -439,8 +446,8 @@ def comm_steps(training: bool | None, name: str | None = None) -> list[str] | No
                 "exchange inside a node."]
     if training is not False:
         return None
-    return ["Overlap it with compute: run it on its own stream beside independent work of the forward pass (the "
-            "next micro-batch's or layer's GEMMs) and wait only where its result is needed.",
+    return ["Overlap it with compute: run it on its own stream beside work that does not need its result (another "
+            "batch of requests, two-batch overlap) and wait only where its result is needed.",
             "Shrink it: fewer and larger messages (fuse the all-reduce with the norm after it), a narrower type, "
             "or a lower tensor-parallel degree."]
 
