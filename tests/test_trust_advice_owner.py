@@ -168,3 +168,43 @@ def test_b200_inference_trace_advice_has_no_training_words():
     text = json.dumps([[f.title, f.detail, f.action] for f in src.findings()]
                       + [list(x) for x in src.results["verdicts"].table["next_steps"]])
     assert not _TRAINING_WORDS.search(text), _TRAINING_WORDS.search(text)
+
+
+# ---- 4. a large spread of medians reads as a ratio, with both medians -------------------------------------------
+
+def test_variation_spread_reads_as_a_ratio():
+    from gpulens.analyzers.variation import spread_text
+
+    # 12.3 µs vs 340 ns: (12300 − 340) / 340 = 3,518 % — a reader takes in 12300 / 340 = 36.2 → "36×"
+    assert spread_text(340, 12_300) == "slowest median 36× the fastest: 12.30 µs vs 340 ns"
+    # 3 µs vs 1.2 µs: 2.5×, one decimal under 10×
+    assert spread_text(1_200, 3_000).startswith("slowest median 2.5× the fastest")
+    # 1.45 µs vs 1 µs: +45 %, a percentage below 2×
+    assert spread_text(1_000, 1_450).startswith("+45 % between medians")
+
+
+def test_variation_finding_on_a_trace_says_the_ratio(tmp_path):
+    """Two steps of a kernel: 5 instances of 1 µs in step 1 and 5 of 40 µs in step 2 → medians 1 µs and 40 µs,
+    slowest 40× the fastest (Kruskal–Wallis on 5 + 5 fully separated values: p ≈ 0.009 < 0.01)."""
+    import json
+
+    import gpulens
+
+    ev, t = [], 1000
+    for step, dur in ((1, 1), (2, 40)):
+        ev.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{step}", "pid": 9, "tid": 9,
+                   "ts": t, "dur": 500})
+        for i in range(5):
+            c = step * 10 + i
+            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9,
+                       "ts": t + 10 + 90 * i, "dur": 5, "args": {"correlation": c}})
+            ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": t + 20 + 90 * i,
+                       "dur": dur, "args": {"device": 0, "stream": 7, "correlation": c}})
+        t += 600
+    p = tmp_path / "v.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+    res = gpulens.analyze([p]).sources[0].results["kernel_variation"]
+    row = res.table[res.table["dimension"] == "step"].iloc[0]
+    assert row["median_ratio"] == 40.0
+    f = next(f for f in res.findings if "across steps" in f.title)
+    assert "40× the fastest: 40.00 µs vs 1.00 µs" in f.title and "%" not in f.title
