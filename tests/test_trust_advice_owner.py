@@ -237,3 +237,37 @@ def test_queued_idle_larger_than_exposed_copies_is_the_verdict(tmp_path):
     bn = src.results["bottlenecks"].summary
     assert (bn["device_span_ns"], bn["exposed_memcpy_ns"], bn["idle_queued_ns"]) == (245_000, 50_000, 95_000)
     assert src.results["verdicts"].summary["run_verdict"] == "dependency-bound"
+
+
+# ---- 6. a GPU is analysed with its own figures, never a namesake's -----------------------------------------------
+
+@pytest.mark.parametrize("mem_bytes,variant,bw", [
+    # Kineto's deviceProperties of marcalph/kernelforge's GH200 trace: "NVIDIA GH200 480GB", totalGlobalMem
+    # 101,468,602,368 B = 94.5 GiB → the 96 GB HBM3 part, 4 TB/s (NVIDIA's GH200 announcement: "96GB HBM3 @ 4TB/s")
+    (101_468_602_368, "NVIDIA GH200 96GB HBM3", 4.0e12),
+    # a 144 GB HBM3e part reports ~134 GiB usable; datasheet 4.9 TB/s
+    (143_771_533_312, "NVIDIA GH200 144GB HBM3e", 4.9e12),
+])
+def test_gh200_is_not_an_h200_and_its_variant_follows_its_memory(mem_bytes, variant, bw):
+    from gpulens.devices import identify_device
+
+    spec = identify_device({"name": "NVIDIA GH200 480GB", "total_memory_bytes": mem_bytes, "num_sms": 132,
+                            "compute_capability": "9.0"})
+    assert spec.name == variant and "H200 SXM" not in spec.name
+    assert spec.memory_bandwidth == pytest.approx(bw)          # H200 SXM's 4.8 TB/s was used before
+    # the plain H200 keeps its own figures
+    assert identify_device({"name": "NVIDIA H200", "num_sms": 132}).name == "NVIDIA H200 SXM"
+
+
+def test_gh200_without_memory_size_says_which_variant_it_assumed():
+    from gpulens.devices import identify_device
+
+    spec = identify_device({"name": "NVIDIA GH200 480GB", "num_sms": 132})
+    assert "memory size is not recorded" in spec.note and spec.name in spec.note and "144GB" in spec.note
+
+
+def test_a10g_has_no_invented_spec():
+    """AWS's A10G is on no public NVIDIA datasheet: it stays unidentified (no A10 figures borrowed for it)."""
+    from gpulens.devices import identify_device
+
+    assert identify_device({"name": "NVIDIA A10G", "num_sms": 80, "compute_capability": "8.6"}) is None
