@@ -271,3 +271,22 @@ def test_a10g_has_no_invented_spec():
     from gpulens.devices import identify_device
 
     assert identify_device({"name": "NVIDIA A10G", "num_sms": 80, "compute_capability": "8.6"}) is None
+
+
+# ---- 7. a kernel whose launches are shorter than their launch call is told fusion first, not "more rows" --------
+
+def test_tiny_layer_norm_is_told_fusion_before_more_rows():
+    """TraceLens's H100 BERT-small trace: vectorized_layer_norm_kernel, 141 blocks on 132 SMs (0.089 waves), every
+    launch shorter than its launch call, 3 % of its memory roof. Each launch does less GPU work than the launch costs,
+    so the first step is fusion; "normalise more rows per launch" (a larger batch) may follow, never lead."""
+    name = "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>(int)"
+    e = Evidence(name, "kernel", 25, 60_000, roof_pct=3.0, bound="below-roofs", ridge_side="memory",
+                 limiter="registers", theoretical_occupancy_pct=75.0, waves_per_sm=0.089, mean_blocks=141,
+                 num_sms=132, short_launch_frac=1.0, launch_idle_ns=0, family="normalisation", pytorch=True)
+    v = decide(e)
+    assert v.verdict == "latency/occupancy-bound"
+    assert v.next_steps[0].startswith("100 % of its launches run shorter than their launch call: fuse it")
+    assert "rows" not in v.next_steps[0]
+    # a small library GEMM with short launches is told batching or graphs, not "fuse it with its neighbours"
+    e.name, e.family, e.library = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x64x64", "gemm", True
+    assert "batched or grouped GEMM" in decide(e).next_steps[0]
