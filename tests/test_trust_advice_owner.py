@@ -290,3 +290,33 @@ def test_tiny_layer_norm_is_told_fusion_before_more_rows():
     # a small library GEMM with short launches is told batching or graphs, not "fuse it with its neighbours"
     e.name, e.family, e.library = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x64x64", "gemm", True
     assert "batched or grouped GEMM" in decide(e).next_steps[0]
+
+
+# ---- 8. one sentence, one grid: blocks per SM and waves from the same launches ------------------------------------
+
+def test_blocks_per_sm_and_waves_agree_in_every_verdict_sentence():
+    """HTA's trace_diff control trace (MIT, /tmp/extra): vectorized_elementwise_kernel<CUDAFunctor_add<float>> ran
+    with 22 grid sizes; its main configuration is a 1-block grid, its launches average 514 blocks on 108 SMs. The
+    step read "about 4.8 block(s) on each SM/CU … (0.00058 waves)" — 4.8 blocks per SM with 16 resident per SM is
+    4.8 / 16 = 0.30 waves. Every sentence stating both must satisfy waves = blocks per SM / resident blocks per SM."""
+    from pathlib import Path
+
+    import gpulens
+
+    p = Path("/tmp/extra/facebookresearch__tests_data_trace_diff_control_control.json.gz")
+    if not p.exists():
+        pytest.skip("HTA trace_diff control trace not present (/tmp/extra)")
+    src = gpulens.analyze([p]).sources[0]
+    occ = src.results["occupancy"].table.set_index("name")
+    seen = 0
+    for r in src.results["verdicts"].table.to_dict("records"):
+        for step in r["next_steps"]:
+            m = re.search(r"about ([\d.]+) block\(s\) on each SM/CU, [\d.]+ % of the blocks they can hold at once "
+                          r"\(([\d.]+) waves\)", step)
+            if not m:
+                continue
+            seen += 1
+            per_sm, waves = float(m.group(1)), float(m.group(2))
+            active = float(occ.loc[r["name"], "active_blocks_per_sm"])
+            assert waves == pytest.approx(per_sm / active, rel=0.06), (r["name"][:60], step)
+    assert seen
