@@ -82,6 +82,11 @@ def test_aten_and_inductor_kernels_get_advice_they_can_apply():
     for name, must in ((aten, "torch.compile"), (ind, "num_warps")):
         text = _advice.limiter("registers", name, pytorch=True, latency_bound=True)
         assert "__launch_bounds__" not in text and must in text
+    # nvFuser's generated kernel (NVIDIA/Fuser's H200 nsys export): its scheduler owns the register cap
+    nvf = "<unnamed>::nvfuser_none_f0_c0_r0_g0(<unnamed>::Tensor<<unnamed>::__bfloat, 2, 2>)"
+    assert _advice.code_owner(nvf) == "nvfuser"
+    assert "__launch_bounds__" not in _advice.limiter("registers", nvf) and "nvFuser" in _advice.limiter(
+        "registers", nvf)
     # the user's own kernel keeps the source-level advice
     assert "__launch_bounds__" in _advice.limiter("registers", "my_saxpy_kernel", latency_bound=True)
 

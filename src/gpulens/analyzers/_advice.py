@@ -104,11 +104,15 @@ _ATEN_KERNEL = re.compile(r"^(?:at::|at_cuda_detail::|c10::|pytorch_flash::)|^(?
 #: Kernels TorchInductor generated (``triton_poi_``/``triton_red_``/``triton_per_``/``triton_tem_``…): their block
 #: sizes, ``num_warps`` and ``num_stages`` come from Inductor's Triton configs.
 _INDUCTOR_KERNEL = re.compile(r"^triton_(?:poi|red|per|tem|mm|bmm)_", re.I)
+#: Kernels nvFuser generated (``nvfuser_none_f0_c0_r0_g0``, ``<unnamed>::nvfuser_pointwise_…``): its scheduler picks
+#: their block size, unrolling and register cap.
+_NVFUSER_KERNEL = re.compile(r"(?:^|::)nvfuser_")
 
 
 def code_owner(name: str | None) -> str:
     """Who sets the kernel's launch configuration and register budget: ``library`` (:func:`is_library`),
-    ``pytorch`` (an ATen kernel of the torch wheel), ``inductor`` (a TorchInductor-generated Triton kernel), else
+    ``pytorch`` (an ATen kernel of the torch wheel), ``inductor`` (a TorchInductor-generated Triton kernel),
+    ``nvfuser`` (a kernel nvFuser generated), else
     ``user`` (code the user compiles: ``__launch_bounds__``/``-maxrregcount`` apply)."""
     if not isinstance(name, str):
         return "user"
@@ -117,6 +121,8 @@ def code_owner(name: str | None) -> str:
     own = own_name(name)
     if _INDUCTOR_KERNEL.search(own):
         return "inductor"
+    if _NVFUSER_KERNEL.search(own):
+        return "nvfuser"
     if _ATEN_KERNEL.search(own):
         return "pytorch"
     return "user"
@@ -214,6 +220,9 @@ def limiter(resource: str, name: str | None, pytorch: bool = False, latency_boun
             "shared memory per block" if resource == "shared_memory" else "its block configuration")
         return (f"Its {what} follow Inductor's Triton config: smaller block sizes (XBLOCK/RBLOCK), fewer num_warps or "
                 f"num_stages, or torch.compile mode=\"max-autotune\" to try other configs{cond}.")
+    if owner == "nvfuser":
+        return ("Its block size, unrolling and register cap come from nvFuser's scheduler: try another schedule "
+                f"(less unrolling or vectorisation per thread, a register cap in its compile parameters){cond}.")
     if resource == "registers":
         return f"Cut registers per thread (__launch_bounds__, -maxrregcount, fewer live values){cond}."
     if resource == "shared_memory":
