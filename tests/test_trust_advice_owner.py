@@ -325,3 +325,16 @@ def test_blocks_per_sm_and_waves_agree_in_every_verdict_sentence():
             active = float(occ.loc[r["name"], "active_blocks_per_sm"])
             assert waves == pytest.approx(per_sm / active, rel=0.06), (r["name"][:60], step)
     assert seen
+
+
+def test_latency_bound_pytorch_kernel_without_occupancy_is_told_what_the_user_controls():
+    """TraceLens's MI300X owlv2 trace: cunn_SoftMaxForwardReg (PyTorch's softmax, 47 % of kernel time), latency-bound
+    with no occupancy figures, was told "more independent work per thread (vectorised loads…)" — code in the torch
+    wheel. The user controls what calls it: fusion or another op."""
+    for name in ("cunn_SoftMaxForwardReg",
+                 "void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, false, false>(float*)"):
+        e = Evidence(name, "kernel", 100, 150_000_000, roof_pct=20.0, bound="below-roofs", ridge_side="memory",
+                     mean_blocks=5000, num_sms=304, family="normalisation", pytorch=True)
+        steps = decide(e).next_steps
+        assert "per thread" not in " ".join(steps)
+        assert steps[0].startswith("It is PyTorch's built-in kernel") and "scaled_dot_product_attention" in steps[0]

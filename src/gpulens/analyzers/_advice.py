@@ -99,8 +99,8 @@ def is_library(name: str | None) -> bool:
 
 
 #: PyTorch's own kernels (ATen): built into the torch wheel with launch configurations the user does not set.
-_ATEN_KERNEL = re.compile(r"^(?:at::|at_cuda_detail::|c10::|pytorch_flash::)|^(?:cunn_|softmax_warp_|"
-                          r"cunn_SoftMax|indexing_backward_kernel|elementwise_kernel|vectorized_elementwise)")
+_ATEN_KERNEL = re.compile(r"^(?:at::|at_cuda_detail::|c10::|pytorch_flash::)|(?:^|::)(?:cunn_|softmax_warp_|"
+                          r"indexing_backward_kernel)")
 #: Kernels TorchInductor generated (``triton_poi_``/``triton_red_``/``triton_per_``/``triton_tem_``…): their block
 #: sizes, ``num_warps`` and ``num_stages`` come from Inductor's Triton configs.
 _INDUCTOR_KERNEL = re.compile(r"^triton_(?:poi|red|per|tem|mm|bmm)_", re.I)
@@ -126,6 +126,22 @@ def code_owner(name: str | None) -> str:
     if _ATEN_KERNEL.search(own):
         return "pytorch"
     return "user"
+
+
+def owned_kernel_step(name: str | None, fam: str) -> str:
+    """The latency-bound step for a kernel whose code the user does not write (:func:`code_owner` ``pytorch``,
+    ``inductor`` or ``nvfuser``): the lever is what generates or calls it, never its per-thread code."""
+    owner = code_owner(name)
+    if owner == "inductor":
+        return ("Its code is Inductor's: let torch.compile mode=\"max-autotune\" try other Triton configs, or change "
+                "what it fuses (torch._inductor.config) so each kernel gets more work.")
+    if owner == "nvfuser":
+        return ("Its code is nvFuser's: try another schedule (unroll/vectorisation, the fusion's segmentation) so "
+                "each kernel gets more work.")
+    soft = (" — for attention, scaled_dot_product_attention instead of matmul + softmax"
+            if "softmax" in str(name).lower() else "")
+    return ("It is PyTorch's built-in kernel: fuse it with its neighbours (torch.compile generates its own kernel) or "
+            f"call an op that does the work in fewer, larger kernels{soft}.")
 
 
 def uses_pytorch(timeline: Any) -> bool:

@@ -275,6 +275,7 @@ def _latency_steps(e: Evidence) -> list[str]:
     occ_high = full_theory and (ach is None or ach >= HIGH_OCCUPANCY_PCT) or (ach is not None
                                                                              and ach >= HIGH_OCCUPANCY_PCT)
     full_grid = e.mean_blocks is not None and bool(e.num_sms) and e.mean_blocks >= FULL_GRID_SHARE * e.num_sms
+    owned = not e.library and _advice.code_owner(e.name) in ("pytorch", "inductor", "nvfuser")
     if len(steps) == base and e.library and full_grid and e.mean_blocks < 2 * e.num_sms:
         # a block on every SM/CU already, about one each: more blocks is not the lever, more blocks *per SM* is
         reach = (f"gives every SM/CU a block ({e.mean_blocks:.0f} on {e.num_sms})" if round(e.mean_blocks) >= e.num_sms
@@ -284,6 +285,14 @@ def _latency_steps(e: Evidence) -> list[str]:
     elif len(steps) == base and e.library:  # the library owns the kernel's code: the user owns the problem it is given
         steps.append("Give the library kernel more parallel work per call (larger batch, several problems in one "
                      "call) or a problem shape it tiles well, or let it pick another algorithm.")
+    elif len(steps) == base and occ_high and owned:
+        occ = f"{ach:.0f} % achieved" if ach is not None else f"{e.theoretical_occupancy_pct:.0f} % theoretical"
+        step = _advice.owned_kernel_step(e.name, e.family)
+        steps.append(f"Occupancy is not its limit ({occ}), and its code is not yours to change: "
+                     + step[0].lower() + step[1:])
+    elif len(steps) == base and owned:
+        # its code is generated or built into PyTorch: the per-thread code changes below are not the user's to make
+        steps.append(_advice.owned_kernel_step(e.name, e.family))
     elif len(steps) == base and occ_high:  # occupancy cannot rise (or is already high): more warps is not the lever
         occ = f"{ach:.0f} % achieved" if ach is not None else f"{e.theoretical_occupancy_pct:.0f} % theoretical"
         rows = (", several short rows per warp or block (a warp-per-row variant)" if e.family == "normalisation"
