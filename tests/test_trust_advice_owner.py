@@ -338,3 +338,14 @@ def test_latency_bound_pytorch_kernel_without_occupancy_is_told_what_the_user_co
         steps = decide(e).next_steps
         assert "per thread" not in " ".join(steps)
         assert steps[0].startswith("It is PyTorch's built-in kernel") and "scaled_dot_product_attention" in steps[0]
+
+
+def test_memory_bound_gemm_is_told_intensity_not_fusion_with_its_producer():
+    """PyTorch tb_plugin ResNet-50 (V100): volta_sgemm_128x32_nt memory-bound was told "Fuse it with the producer or
+    consumer so the data crosses DRAM once" — a cuBLAS GEMM is not fused away; its bytes per FLOP fall with more rows
+    per call (a GEMM's arithmetic intensity grows with M, N: 2MNK / (2(MK + KN + MN)) for FP16 operands)."""
+    e = Evidence("volta_sgemm_128x32_nt", "kernel", 100, 10_000_000, roof_pct=80.0, bound="memory",
+                 ridge_side="memory", family="gemm", library=True, pytorch=True, precision="fp32")
+    v = decide(e)
+    assert v.verdict == "memory-bound"
+    assert "producer" not in " ".join(v.next_steps) and "more rows per call" in v.next_steps[0]

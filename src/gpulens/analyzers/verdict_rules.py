@@ -172,6 +172,12 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
     if verdict == "launch-bound":
         return [f"Fuse it with its neighbours ({_advice.fuse(e.pytorch)}) so one launch does more work.",
                 f"Capture the step in {_advice.graphs(e.pytorch)} so one launch replays all its kernels."]
+    if verdict == "memory-bound" and e.family in ("gemm", "attention"):
+        # a matrix product is not fused away with its producer: its bytes per FLOP fall with more rows per call
+        what = "each key/value byte serves more queries" if e.family == "attention" else \
+            "each weight byte serves more rows"
+        return [f"Raise its arithmetic intensity: more rows per call (larger batch, several small problems in one "
+                f"batched or grouped call) so {what}.", _advice.bytes_step(e.precision, e.name)]
     if verdict == "memory-bound":
         how = "torch.compile" if e.pytorch else "one fused kernel"
         return [f"Fuse it with the producer or consumer so the data crosses DRAM once ({how}).",
