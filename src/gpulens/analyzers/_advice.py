@@ -10,10 +10,12 @@ What is known, and from where:
   GEMM technique (the K dimension of a matrix product split across blocks, partial sums reduced; CUTLASS "split-K",
   cuBLAS ``CUBLASLT_ALGO_CONFIG_SPLITK_NUM``); split-KV is its attention form (FlashDecoding: the key/value sequence
   split across blocks, ``num_splits`` in FlashAttention). Neither exists for a normalisation or elementwise kernel.
-* **vendor-library kernel** (:func:`is_library`): cuDNN, cuBLAS(Lt), CUTLASS instances, rocBLAS/hipBLASLt
-  (``Cijk_``), MIOpen, CK, FlashAttention (``flash_fwd``/``flash_bwd``, ``fmha``). Their registers and shared
-  memory are fixed by the library's tile configuration: the user picks another algorithm or shape, not
-  ``__launch_bounds__``.
+* **who owns the kernel's code** (:func:`code_owner`): a library kernel (:func:`is_library`: cuDNN, cuBLAS(Lt) incl.
+  ``nvjet``/``sm90_xmma``, TensorRT-LLM cubins ``bmm_E4m3…``, CUTLASS instances, rocBLAS/hipBLASLt/Tensile
+  (``Cijk_``), MIOpen incl. its ``igemm_*_gtc`` assembly, CK, CUB/rocPRIM, FlashAttention, vendor custom-op
+  libraries) has its registers and shared memory fixed by the library: the user picks another algorithm or shape,
+  not ``__launch_bounds__``; a PyTorch ATen kernel is changed by fusion (torch.compile) or another op; an Inductor or
+  nvFuser kernel by its generator's configuration; only the user's own kernels get source-level advice.
 * **PyTorch present** (:func:`uses_pytorch`): the input was written by the PyTorch profiler (Kineto collector), or
   it records ``aten::`` operators, Python frames, or kernels only PyTorch builds (``at::native::``, ``c10::``,
   ``pytorch_flash``, Inductor's ``triton_`` kernels). Only then do steps name torch.compile, DataLoader, DDP/FSDP,
