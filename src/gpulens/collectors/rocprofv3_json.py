@@ -34,9 +34,10 @@ from gpulens.collectors._amd import device_from_sdk_agent
 from gpulens.collectors._deep import DeepValues
 from gpulens.collectors._dispatch import Dispatches, build_timeline
 from gpulens.collectors._io import read_input
+from gpulens.collectors._json_cut import close_cut
 from gpulens.collectors._numbers import exact_int
 from gpulens.collectors.base import Collector
-from gpulens.errors import TraceFormatError
+from gpulens.errors import TraceFormatError, TruncationNote
 from gpulens.timeline import Timeline, TimelineMeta, concat
 
 
@@ -305,18 +306,44 @@ class RocprofV3Json(Collector):
     def sniff(self, path: Path, head: bytes) -> bool:
         return b'"rocprofiler-sdk-tool"' in head[:4096]
 
+    @staticmethod
+    def _cut(path: Path, raw: Any, exc: Exception, deep: DeepValues) -> tuple[Root, TruncationNote]:
+        """A file cut short (msgspec: "truncated"): every record written in full before the cut, decoded from the
+        text closed after its last complete array element (:func:`~gpulens.collectors._json_cut.close_cut`), and
+        the note that marks the result partial. Any other decoding error is the file's error (exit 2)."""
+        closed = close_cut(raw.data) if "truncated" in str(exc) else None
+        if closed is None and "truncated" in str(exc):
+            raise TraceFormatError(path, f"truncated rocprofv3 JSON: the text ends after {len(raw.data):,} bytes"
+                                         f"{' (decompressed)' if raw.compressed else ''}, before any complete record "
+                                         "(the writer was killed or the copy is incomplete)") from None
+        if closed is None:
+            raise TraceFormatError(path, f"not a readable rocprofv3 JSON file ({exc})") from None
+        text, keep = closed
+        try:
+            root = deep.wrap(_DECODER.decode)(text)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc2:
+            raise TraceFormatError(path, f"truncated rocprofv3 JSON: the text ends after {len(raw.data):,} bytes and "
+                                         f"the part before the cut is not readable either ({exc2})") from None
+        n = sum(len(t.buffer_records.kernel_dispatch) for t in root.tool)
+        lost = len(raw.data) - keep
+        return root, TruncationNote(
+            f"{path}: truncated: the JSON text ends after {len(raw.data):,} bytes"
+            f"{' (decompressed)' if raw.compressed else ''} inside an unfinished record; every record before byte "
+            f"{keep:,} is kept ({n:,} kernel dispatch(es)), the {lost:,} byte(s) after it are not", path, keep)
+
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
         raw = read_input(path)
         deep = DeepValues()  # values nested past msgspec's recursion limit: replaced by null, counted
+        cut_warning = None
         try:
             root = deep.wrap(_DECODER.decode)(raw.data)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            raise TraceFormatError(path, f"not a readable rocprofv3 JSON file ({exc})") from None
+            root, cut_warning = self._cut(path, raw, exc, deep)
         if not root.tool:
             raise TraceFormatError(path, "'rocprofiler-sdk-tool' holds no process")
         parts = []
-        warnings: list[str] = [w for w in [deep.warning(path)] if w]
+        warnings: list[str] = [w for w in [deep.warning(path), cut_warning] if w]
         for t in root.tool:
             agents = _agents(path, t, warnings)
             node_of = {_handle(a.get("id")): node for a in agents
