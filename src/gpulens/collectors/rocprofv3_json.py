@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._amd import device_from_sdk_agent
+from gpulens.collectors._chrome_json import locate, repair
 from gpulens.collectors._deep import DeepValues
 from gpulens.collectors._dispatch import Dispatches, build_timeline
 from gpulens.collectors._io import read_input
@@ -306,14 +307,53 @@ class RocprofV3Json(Collector):
     def sniff(self, path: Path, head: bytes) -> bool:
         return b'"rocprofiler-sdk-tool"' in head[:4096]
 
+    def _recover(self, path: Path, raw: Any, exc: Exception, deep: DeepValues, strict: bool,
+                 notes: list[str]) -> Root:
+        """The file when the plain decode failed (case B03 / TraceLens#1035, B04), appending one note per repair:
+
+        * invalid UTF-8 (in kernel names, HIP API string args) is read as U+FFFD, always (counted);
+        * raw control characters in strings and bare ``inf``/``nan`` (no JSON) are repaired with ``--lenient``
+          (:func:`~gpulens.collectors._chrome_json.repair`, counted), else exit 2 naming line, column and bytes;
+        * a file cut short keeps every complete record (:meth:`_cut`).
+        """
+        data = raw.data
+        for _ in range(3):
+            msg = str(exc)
+            if "UTF-8" in msg:
+                text = data.decode("utf-8", errors="replace")
+                bad = text.count("\ufffd") - data.count("\ufffd".encode())
+                data = text.encode("utf-8")
+                notes.append(f"{path}: {bad:,} invalid UTF-8 byte sequence(s) in strings read as U+FFFD")
+            elif "truncated" in msg:
+                root, note = self._cut(path, raw, data, exc, deep)
+                notes.append(note)
+                return root
+            elif not strict and "malformed" in msg:
+                text, counts = repair(data.decode("utf-8", errors="replace"))
+                if not any(counts.values()):
+                    break
+                data = text.encode("utf-8")
+                notes.append(f"{path}: lenient repairs: " + ", ".join(f"{n:,} {what}" for what, n in counts.items()
+                                                                          if n))
+            else:
+                break
+            try:
+                return deep.wrap(_DECODER.decode)(data)
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc2:
+                exc = exc2
+        at = locate(data, exc)
+        hint = (" (--lenient repairs control characters and bare inf/nan)" if strict and "malformed" in str(exc)
+                and any(repair(data.decode("utf-8", errors="replace"))[1].values()) else "")
+        raise TraceFormatError(path, f"not a readable rocprofv3 JSON file ({exc}{f' at {at}' if at else ''}){hint}")
+
     @staticmethod
-    def _cut(path: Path, raw: Any, exc: Exception, deep: DeepValues) -> tuple[Root, TruncationNote]:
+    def _cut(path: Path, raw: Any, data: bytes, exc: Exception, deep: DeepValues) -> tuple[Root, TruncationNote]:
         """A file cut short (msgspec: "truncated"): every record written in full before the cut, decoded from the
         text closed after its last complete array element (:func:`~gpulens.collectors._json_cut.close_cut`), and
         the note that marks the result partial. Any other decoding error is the file's error (exit 2)."""
-        closed = close_cut(raw.data) if "truncated" in str(exc) else None
+        closed = close_cut(data) if "truncated" in str(exc) else None
         if closed is None and "truncated" in str(exc):
-            raise TraceFormatError(path, f"truncated rocprofv3 JSON: the text ends after {len(raw.data):,} bytes"
+            raise TraceFormatError(path, f"truncated rocprofv3 JSON: the text ends after {len(data):,} bytes"
                                          f"{' (decompressed)' if raw.compressed else ''}, before any complete record "
                                          "(the writer was killed or the copy is incomplete)") from None
         if closed is None:
@@ -322,12 +362,12 @@ class RocprofV3Json(Collector):
         try:
             root = deep.wrap(_DECODER.decode)(text)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc2:
-            raise TraceFormatError(path, f"truncated rocprofv3 JSON: the text ends after {len(raw.data):,} bytes and "
+            raise TraceFormatError(path, f"truncated rocprofv3 JSON: the text ends after {len(data):,} bytes and "
                                          f"the part before the cut is not readable either ({exc2})") from None
         n = sum(len(t.buffer_records.kernel_dispatch) for t in root.tool)
-        lost = len(raw.data) - keep
+        lost = len(data) - keep
         return root, TruncationNote(
-            f"{path}: truncated: the JSON text ends after {len(raw.data):,} bytes"
+            f"{path}: truncated: the JSON text ends after {len(data):,} bytes"
             f"{' (decompressed)' if raw.compressed else ''} inside an unfinished record; every record before byte "
             f"{keep:,} is kept ({n:,} kernel dispatch(es)), the {lost:,} byte(s) after it are not", path, keep)
 
@@ -335,15 +375,15 @@ class RocprofV3Json(Collector):
         path = Path(path)
         raw = read_input(path)
         deep = DeepValues()  # values nested past msgspec's recursion limit: replaced by null, counted
-        cut_warning = None
+        notes: list[str] = []
         try:
             root = deep.wrap(_DECODER.decode)(raw.data)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            root, cut_warning = self._cut(path, raw, exc, deep)
+            root = self._recover(path, raw, exc, deep, strict, notes)
         if not root.tool:
             raise TraceFormatError(path, "'rocprofiler-sdk-tool' holds no process")
         parts = []
-        warnings: list[str] = [w for w in [deep.warning(path), cut_warning] if w]
+        warnings: list[str] = [w for w in [deep.warning(path), *notes] if w]
         for t in root.tool:
             agents = _agents(path, t, warnings)
             node_of = {_handle(a.get("id")): node for a in agents
