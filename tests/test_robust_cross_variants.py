@@ -141,3 +141,20 @@ def test_b03_almost_json_rocprofv3_strict_says_where_lenient_repairs(tmp_path, b
     tl = collect(p, strict=False)
     assert list(tl.gpu_events().sort_values("start_ns")["dur_ns"]) == [1000, 500]
     assert any("lenient repairs: 1 " in w for w in tl.meta.warnings)
+
+
+def test_t06_rocprofv3_json_launches_without_kernels_is_an_incomplete_capture(tmp_path):
+    # T06 in rocprofv3 JSON: 5 hipLaunchKernel API records, no kernel dispatch record → "capture incomplete", not
+    # a plain "no GPU work" (Kineto, nsys and the rocprofv3 CSV already say so)
+    doc = _v3([])
+    t = doc["rocprofiler-sdk-tool"][0]
+    t["strings"] = {"buffer_records": [{"kind": "NONE", "operations": []},
+                                       {"kind": "HIP_RUNTIME_API", "operations": ["hipNone", "hipLaunchKernel"]}]}
+    t["buffer_records"]["hip_api"] = [{"kind": 1, "operation": 1, "start_timestamp": 1000 + 100 * i,
+                                       "end_timestamp": 1050 + 100 * i, "thread_id": 7,
+                                       "correlation_id": {"internal": i}} for i in range(5)]
+    p = tmp_path / "9_results.json"
+    p.write_text(json.dumps(t and doc))
+    code, text = _run("analyze", p, "--no-cache")
+    line = " ".join(text.split())
+    assert code == 5 and "capture is incomplete" in line and "hipLaunchKernel ×5" in line

@@ -403,4 +403,11 @@ class RocprofV3Json(Collector):
             tls = [build_timeline(d, self.name, path, meta=meta, tables={"kernel_symbols": symbols})]
             tls += [build_timeline(o, self.name, path) for o in _others(t, node_of)]
             parts.append(concat(tls) if len(tls) > 1 else tls[0])
-        return concat(parts) if len(parts) > 1 else parts[0]
+        tl = concat(parts) if len(parts) > 1 else parts[0]
+        from gpulens.collectors._nsys_more import incomplete_capture  # launches without any kernel: say so (T06)
+
+        note = incomplete_capture(tl.events, "the file has no kernel dispatch record",
+                                  "record with rocprofv3 --kernel-trace (or --sys-trace) so the kernels are traced")
+        if note:
+            tl.meta.sources[0]["incomplete_capture"] = note
+        return tl
