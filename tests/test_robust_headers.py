@@ -155,3 +155,21 @@ def test_excel_sep_line_before_the_header(tmp_path, sep, delim):
     k = collect(p).gpu_events().sort_values("start_ns")
     assert list(k["name"].astype(str)) == ["gemm(int, int)", "axpy(float)"]
     assert list(k["dur_ns"]) == [350 - 100, 450 - 400]  # EndNs - BeginNs of each row
+
+
+@pytest.mark.parametrize("delim, encoding", [(";", "utf-8"), ("\t", "utf-16")], ids=["semicolon", "excel-unicode-text"])
+def test_spreadsheet_resaved_csv_without_sep_line(tmp_path, delim, encoding):
+    # a rocprof v1 CSV saved again by a spreadsheet: ';' (locales whose list separator is ';') or Excel's "Unicode
+    # text" (UTF-16, tab-separated), quoted names keeping their commas; was "not a recognised trace format"
+    import csv as _csv
+
+    rows = [V1_FIXED.split(",") + ["DispatchNs", "BeginNs", "EndNs", "CompleteNs"],
+            ["0", "gemm(int, int)", *"0 0 0 1 1 256 256 0 0 8 0 16 64 0 0 90 100 350 360".split()],
+            ["1", "axpy(float)", *"0 0 1 1 1 256 256 0 0 8 0 16 64 0 0 390 400 450 460".split()]]
+    buf = io.StringIO()
+    _csv.writer(buf, delimiter=delim, lineterminator="\r\n").writerows(rows)
+    p = tmp_path / "results.csv"
+    p.write_bytes(buf.getvalue().encode(encoding))
+    k = collect(p).gpu_events().sort_values("start_ns")
+    assert list(k["name"].astype(str)) == ["gemm(int, int)", "axpy(float)"]
+    assert list(k["dur_ns"]) == [350 - 100, 450 - 400]

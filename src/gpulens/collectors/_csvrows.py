@@ -29,9 +29,18 @@ _SEP_LINE = re.compile(r"\A\ufeff?[ \t]*sep=(.)[ \t]*(?:\r\n|\r|\n|\Z)")
 
 def excel_sep(text: str) -> tuple[str, str]:
     """``(text, delimiter)``: a first line ``sep=X`` (Excel's delimiter hint, written by users and tools so that
-    Excel opens the file in columns) removed and ``X`` returned as the delimiter; ``(text, ",")`` without one."""
+    Excel opens the file in columns) removed and ``X`` returned as the delimiter. Without one, a first line with no
+    comma but semicolons or tabs (a CSV saved again by a spreadsheet in a locale whose list separator is ``;``, or
+    as Excel's "Unicode text", tab-separated) gives that delimiter; else ``","``."""
     m = _SEP_LINE.match(text)
-    return (text[m.end():], m.group(1)) if m else (text, ",")
+    if m:
+        return text[m.end():], m.group(1)
+    first = text.lstrip("\ufeff\r\n")[:65536].split("\n", 1)[0]
+    if "," not in first:
+        for d in (";", "\t"):
+            if first.count(d) >= 2:
+                return text, d
+    return text, ","
 
 
 def is_numeric_field(s: str | None) -> bool:
