@@ -173,3 +173,24 @@ def test_spreadsheet_resaved_csv_without_sep_line(tmp_path, delim, encoding):
     k = collect(p).gpu_events().sort_values("start_ns")
     assert list(k["name"].astype(str)) == ["gemm(int, int)", "axpy(float)"]
     assert list(k["dur_ns"]) == [350 - 100, 450 - 400]
+
+
+def test_rocprof_v1_results_json_cut_keeps_every_complete_event(tmp_path):
+    # rocprof v1 --hip-trace results.json: events first, then the agent description; a cut anywhere after the
+    # first complete event keeps the events written in full (was "not readable JSON", exit 2)
+    def ev(pid, name, b, e):
+        return {"ph": "X", "name": name, "pid": pid, "tid": 0, "ts": b // 1000, "dur": (e - b) // 1000,
+                "args": {"BeginNs": str(b), "EndNs": str(e), "DurationNs": str(e - b), "dev-id": "0",
+                         "queue-id": "0", "Name": name}}
+    doc = {"traceEvents": [{"ph": "M", "pid": 6, "name": "process_name", "args": {"name": "GPU0"}},
+                           ev(6, "k_a", 1_000_000, 1_040_000), ev(6, "k_b", 1_050_000, 1_060_000)],
+           "otherData": {f"Agent0.key{i}": "x" * 20 for i in range(40)}}
+    text = json.dumps(doc).encode()
+    p = tmp_path / "results.json"
+    p.write_bytes(text[: text.index(b"Agent0.key20")])  # inside the agent description
+    tl = collect(p)
+    k = tl.gpu_events().sort_values("start_ns")
+    assert list(k["name"].astype(str)) == ["k_a", "k_b"] and list(k["dur_ns"]) == [40_000, 10_000]
+    assert tl.meta.truncated_at  # partial: marked, with the offset where the lost part starts
+    p.write_bytes(text[: text.index(b'"k_b"') + 3])  # inside the second event: only k_a
+    assert list(collect(p).gpu_events()["name"].astype(str)) == ["k_a"]

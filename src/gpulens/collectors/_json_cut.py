@@ -61,3 +61,31 @@ def close_cut(data: bytes) -> tuple[bytes, int] | None:
         return None  # balanced (malformed some other way), or nothing complete to keep
     keep, open_then = best
     return bytes(data[:keep]) + b"".join(_PAIR[c] for c in reversed(open_then)), keep
+
+
+def decode_cut(path, data: bytes, decode, what: str, compressed: bool = False):
+    """``(doc, note)``: ``decode`` applied to the cut JSON ``data`` closed by :func:`close_cut`, and the
+    :class:`~gpulens.errors.TruncationNote` marking the result partial (the lost part starts where the kept text
+    ends). ``what`` names the format in messages.
+
+    Raises:
+        TraceFormatError: nothing complete before the cut, or the kept part is not readable either.
+    """
+    import msgspec
+
+    from gpulens.errors import TraceFormatError, TruncationNote
+
+    closed = close_cut(data)
+    gz = " (decompressed)" if compressed else ""
+    if closed is None:
+        raise TraceFormatError(path, f"truncated {what}: the text ends after {len(data):,} bytes{gz}, before any "
+                                     "complete record (the writer was killed or the copy is incomplete)")
+    text, keep = closed
+    try:
+        doc = decode(text)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise TraceFormatError(path, f"truncated {what}: the text ends after {len(data):,} bytes{gz} and the part "
+                                     f"before the cut is not readable either ({exc})") from None
+    return doc, TruncationNote(f"{path}: truncated: the JSON text ends after {len(data):,} bytes{gz} inside an "
+                               f"unfinished record; every record before byte {keep:,} is kept, the "
+                               f"{len(data) - keep:,} byte(s) after it are not", path, keep)
