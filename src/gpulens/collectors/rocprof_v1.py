@@ -33,7 +33,7 @@ import pandas as pd
 
 from gpulens.collectors._amd import parse_rocminfo
 from gpulens.collectors._amdcsv import NAME_COLUMNS, dispatches_from_rows
-from gpulens.collectors._csvrows import read_rows
+from gpulens.collectors._csvrows import excel_sep, read_rows
 from gpulens.collectors._dispatch import build_timeline
 from gpulens.collectors._io import read_input
 from gpulens.collectors.base import Collector
@@ -44,12 +44,13 @@ STATS_COLUMNS = {"name", "calls", "totaldurationns"}
 
 
 def csv_header(head: bytes) -> list[str]:
-    """Lower-cased column names of the first non-empty line of ``head`` ([] when it is not CSV-like)."""
-    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
+    """Lower-cased column names of the first non-empty line of ``head`` ([] when it is not CSV-like); an Excel
+    ``sep=X`` first line is skipped and its delimiter used."""
+    text, delim = excel_sep(head.decode("utf-8", errors="replace").lstrip("\ufeff"))
     for line in text.splitlines():
         if line.strip():
             try:
-                return [h.strip().lower() for h in next(csv.reader(io.StringIO(line, newline="")))]
+                return [h.strip().lower() for h in next(csv.reader(io.StringIO(line, newline=""), delimiter=delim))]
             except (csv.Error, StopIteration):
                 return []
     return []
@@ -92,6 +93,8 @@ class RocprofV1Csv(Collector):
         cols = csv_header(head)
         if not cols or is_v3_header(cols):
             return False
+        if cols[:2] == ["index", "kernelname"]:  # rocprof v1's own first two columns (a counter-only run has no gpu-id)
+            return True
         return bool(set(NAME_COLUMNS[:2]) & set(cols)) and bool(
             {"gpu-id", "gpu_id", "grd", "grid_size", "beginns", "start_timestamp"} & set(cols))
 

@@ -31,7 +31,8 @@ def _report_doc(p: Path) -> dict[str, Any] | None:
     try:
         doc = json.loads(p.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError, OSError, RecursionError) as exc:
-        raise TraceFormatError(p, f"not a readable JSON report ({exc.__class__.__name__})") from None
+        why = str(exc).splitlines()[0][:160] if str(exc).strip() else exc.__class__.__name__
+        raise TraceFormatError(p, f"not a readable JSON report ({why})") from None
     if not isinstance(doc, dict) or "sources" not in doc:
         return None
     if not isinstance(doc["sources"], list):
