@@ -57,3 +57,48 @@ def test_rejected_kernel_rows_still_counted_when_no_kernel_is_timed(tmp_path):
     s = json.loads(out.read_text())["sources"][0]["summary"]
     assert s["kernel_count"] == 1          # the GEMM dispatch, duration unknown
     assert s["kernel_time_ns"] is None
+
+
+# --- class 2: ncu rule rows repeated on one launch are views of one limiter, not additive gains
+# microsoft/superbenchmark (MIT) tests/benchmarks/micro_benchmarks/test_cublaslt_function.py embeds a real ncu 2025
+# --csv output of a cutlass3x sm100 GEMM (CC 10.0) where WorkloadImbalance fires four times on the one launch (SMs
+# 5.818 %, SMSPs 6.24 %, L1 5.818 %, L2 14.55 %) and SOLBottleneck has no estimate; rows below keep those values.
+
+_NCU_HEADER = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size",'
+               '"Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value","Rule Name",'
+               '"Rule Type","Rule Description","Estimated Speedup Type","Estimated Speedup"\n')
+
+
+def _ncu_prefix(launch: int) -> str:
+    return (f'"{launch}","371693","cublaslt_gemm","127.0.0.1","cutlass3x_sm100_gemm","1","7","(384, 1, 1)",'
+            f'"(9, 32, 1)","0","10.0",')
+
+
+def _ncu_launch(launch: int, dur_ns: int, imbalance: list[str]) -> str:
+    p = _ncu_prefix(launch)
+    rows = [p + f'"GPU Speed Of Light Throughput","Duration","ns","{dur_ns}",',
+            p + '"GPU Speed Of Light Throughput","Compute (SM) Throughput","%","23.59",',
+            p + '"SpeedOfLight","","","","SOLBottleneck","OPT","This workload exhibits low compute throughput.","",""']
+    rows += [p + f'"WorkloadDistribution","","","","WorkloadImbalance","OPT","One or more units idle.","global","{x}"'
+             for x in imbalance]
+    return "\n".join(rows) + "\n"
+
+
+def test_ncu_rule_rows_on_one_launch_count_once(tmp_path):
+    p = tmp_path / "ncu.csv"
+    # ncu's own trailing-comma metric rows (16 fields under a 20-field header), as in the superbench output
+    p.write_text(_NCU_HEADER + _ncu_launch(0, 406240, ["5.818", "6.24", "5.818", "14.55"])
+                 + _ncu_launch(1, 200000, ["10", "2"]))
+    out = tmp_path / "r.json"
+    assert main(["analyze", "-q", "--no-cache", str(p), "--json", str(out)]) == 0
+    src = json.loads(out.read_text())["sources"][0]
+    rows = {r["rule"]: r for r in src["analyses"]["ncu_rules"]["table"]}
+    from gpulens import analyze
+    t = analyze([p]).sources[0].results["ncu_rules"].table.set_index("rule")
+    # launch 0: its largest estimate 14.55 % of 406,240 ns; launch 1: 10 % of 200,000 ns — not 32.426 % + 12 %
+    assert t.loc["WorkloadImbalance", "time_at_stake_ns"] == round(0.1455 * 406240 + 0.10 * 200000)
+    assert t.loc["WorkloadImbalance", "max_speedup_pct"] == 14.55
+    # no estimate on any launch: unknown, not 0 ns
+    import pandas as pd
+    assert pd.isna(t.loc["SOLBottleneck", "time_at_stake_ns"])
+    assert rows["SOLBottleneck"]["time_at_stake_ns"] is None           # JSON null, never 0 or NaN
