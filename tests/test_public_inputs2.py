@@ -102,3 +102,46 @@ def test_ncu_rule_rows_on_one_launch_count_once(tmp_path):
     import pandas as pd
     assert pd.isna(t.loc["SOLBottleneck", "time_at_stake_ns"])
     assert rows["SOLBottleneck"]["time_at_stake_ns"] is None           # JSON null, never 0 or NaN
+
+
+# --- class 3: a stats CSV's domain comes from the tool's file-name ending or its rows, never a substring
+# amd/HPCTrainingExamples (MIT) Rocprofv3/HIP/README.md shows rocprofv3 --stats output of a Jacobi run (ROCm 6.x):
+# <pid>_domain_stats.csv has one row per traced domain ("HIP_API",24044,1660103043,…) and <pid>_kernel_stats.csv
+# the kernels. The domain row was read as a kernel with 24,044 launches; a kernel_stats file whose name merely
+# contained "hip" (chip_…, hipblas_…) was read as HIP API calls and lost every kernel.
+
+_STATS_HEADER = '"Name","Calls","TotalDurationNs","AverageNs","Percentage","MinNs","MaxNs","StdDev"\n'
+_DOMAIN_ROWS = '"HIP_API",24044,1660103043,69044.378764,100.00,79,297454413,1941729.969641\n'
+_KERNEL_ROWS = ('"JacobiIterationKernel(int, double, double, double const*, double const*, double*, double*)",1000,'
+                '545275480,545275.480000,43.03,526082,709763,8821.418627\n'
+                '"NormKernel1(int, double, double, double const*, double*)",1001,410964270,410553.716284,32.43,'
+                '401121,421282,2773.931233\n')
+_HIP_ROWS = ('"hipMemcpy",1005,1248355080,1242144.358209,75.20,427157,16960295,594564.020099\n'
+             '"hipMemset",1,297454413,297454413.000000,17.92,297454413,297454413,0.0\n')
+
+
+def _summary(tmp_path, name: str, rows: str) -> dict:
+    p = tmp_path / name
+    p.write_text(_STATS_HEADER + rows)
+    out = tmp_path / (name + ".json")
+    assert main(["analyze", "-q", "--no-cache", str(p), "--json", str(out)]) in (0, 5)
+    return json.loads(out.read_text())["sources"][0]["summary"]
+
+
+def test_rocprofv3_domain_stats_is_not_a_kernel(tmp_path):
+    assert _summary(tmp_path, "252734_domain_stats.csv", _DOMAIN_ROWS)["kernel_count"] == 0
+    assert _summary(tmp_path, "renamed.csv", _DOMAIN_ROWS)["kernel_count"] == 0      # by its rows
+
+
+def test_kernel_stats_with_hip_inside_the_name_keeps_its_kernels(tmp_path):
+    for name in ("chip_sim_kernel_stats.csv", "hipblas_results.stats.csv", "memory_bound_kernel_stats.csv",
+                 "jacobi.csv"):
+        s = _summary(tmp_path, name, _KERNEL_ROWS)
+        assert s["kernel_count"] == 1000 + 1001, name                   # Σ Calls of the two rows above
+        assert s["kernel_time_ns"] == 545275480 + 410964270, name       # Σ TotalDurationNs
+
+
+def test_hip_api_stats_by_name_or_rows_is_not_kernels(tmp_path):
+    assert _summary(tmp_path, "252734_hip_api_stats.csv", _HIP_ROWS)["kernel_count"] == 0
+    assert _summary(tmp_path, "results.hip_stats.csv", _HIP_ROWS)["kernel_count"] == 0
+    assert _summary(tmp_path, "api.csv", _HIP_ROWS)["kernel_count"] == 0
