@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from gpulens.cli import main
 from gpulens.collectors import collect
 
@@ -145,3 +147,69 @@ def test_hip_api_stats_by_name_or_rows_is_not_kernels(tmp_path):
     assert _summary(tmp_path, "252734_hip_api_stats.csv", _HIP_ROWS)["kernel_count"] == 0
     assert _summary(tmp_path, "results.hip_stats.csv", _HIP_ROWS)["kernel_count"] == 0
     assert _summary(tmp_path, "api.csv", _HIP_ROWS)["kernel_count"] == 0
+
+
+# --- class 4: the gate never reads a kernel without recorded durations as 0 ns
+# ROCm/rocprofiler-compute (MIT) tests/workloads/vcopy/MI300X_A1 writes its timestamps in scientific notation
+# (durations lost, the kernel's time unknown) while dispatch_0/MI300X_A1 of the same repo has them: gating one
+# against the other said "IMPROVED −100 %" (untimed candidate) or "REGRESSED, exit 1" (untimed baseline).
+
+_V1_COUNTERS = '"Index","KernelName","gpu-id","queue-id","queue-index","pid","tid","grd","wgr","lds","scr",' \
+               '"arch_vgpr","accum_vgpr","sgpr","wave_size","sig","obj","SQ_WAVES"\n'
+
+
+def _timed(tmp_path, name: str) -> str:
+    p = tmp_path / name
+    p.write_text(_V1_HEADER + "".join(_v1_row(i, "vecCopy(double*, double*, double*, int, int).kd", 1000 + 100000 * i,
+                                              1000 + 100000 * i + 44000) for i in range(3)))
+    return str(p)
+
+
+def _untimed(tmp_path, name: str) -> str:
+    p = tmp_path / name  # rocprof v1 counter mode: no BeginNs/EndNs, the kernel's durations are not recorded
+    p.write_text(_V1_COUNTERS + "".join(
+        f'{i},"vecCopy(double*, double*, double*, int, int).kd",1,0,{i},9,9,1048576,256,0,0,8,0,16,64,"0x0",'
+        f'"0x1",16384\n' for i in range(3)))
+    return str(p)
+
+
+def test_gate_untimed_candidate_is_not_an_improvement(tmp_path):
+    out = tmp_path / "g.json"
+    rc = main(["gate", _untimed(tmp_path, "cand.csv"), "-b", _timed(tmp_path, "base.csv"), "-q", "--json", str(out)])
+    g = json.loads(out.read_text())
+    rows = {m["metric"]: m for m in g["metrics"]}
+    assert rc == 0 and g["verdict"] != "IMPROVED"
+    k = next(m for n, m in rows.items() if n.startswith("kernel:vecCopy"))
+    assert k["verdict"] == "AMBIGUOUS" and not k["gating"]      # 3 × 44,000 ns against "not recorded", not 0 ns
+
+
+_NCU_SHORT = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size",'
+              '"Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"\n')
+
+
+def _ncu(tmp_path, name: str, timed: bool) -> str:
+    p = tmp_path / name  # without a Duration row ncu records no time for the kernel: its rows say "unknown"
+    metric = ('"GPU Speed Of Light Throughput","Duration","ns","44000"' if timed
+              else '"Occupancy","Achieved Occupancy","%","26.3"')
+    p.write_text(_NCU_SHORT + "".join(f'"{i}","1","app","h","vecCopy(double*, double*, double*, int, int)","1",'
+                                      f'"7","(256, 1, 1)","(4096, 1, 1)","0","9.0",{metric}\n' for i in range(3)))
+    return str(p)
+
+
+@pytest.mark.parametrize("base_timed", [True, False])
+def test_gate_kernel_rows_without_durations_are_not_compared(tmp_path, base_timed):
+    out = tmp_path / "g.json"
+    rc = main(["gate", _ncu(tmp_path, "cand.csv", not base_timed), "-b", _ncu(tmp_path, "base.csv", base_timed),
+               "-q", "--json", str(out)])
+    g = json.loads(out.read_text())
+    # 3 × 44,000 ns on one side, "not recorded" on the other: neither a −100 % saving nor a regression (exit 1)
+    assert rc == 0 and g["verdict"] not in ("IMPROVED", "REGRESSED")
+    k = [m for m in g["metrics"] if m["metric"].startswith("kernel:vecCopy")]
+    assert all(not m["gating"] and m["verdict"] in ("AMBIGUOUS", "NO_BASELINE") for m in k)
+
+
+def test_gate_untimed_baseline_is_not_a_regression(tmp_path):
+    out = tmp_path / "g.json"
+    rc = main(["gate", _timed(tmp_path, "cand.csv"), "-b", _untimed(tmp_path, "base.csv"), "-q", "--json", str(out)])
+    g = json.loads(out.read_text())
+    assert rc == 0 and g["verdict"] != "REGRESSED"
