@@ -213,3 +213,31 @@ def test_gate_untimed_baseline_is_not_a_regression(tmp_path):
     rc = main(["gate", _timed(tmp_path, "cand.csv"), "-b", _untimed(tmp_path, "base.csv"), "-q", "--json", str(out)])
     g = json.loads(out.read_text())
     assert rc == 0 and g["verdict"] != "REGRESSED"
+
+
+# --- class 5: an Omniperf 1.x workload whose pmc_perf.csv rows lost their names keeps its dispatches
+# ROCm/omniperf (MIT) @ 62d130b4 tests/workloads/K_str_inv1/mi100: profiled with a kernel filter that matched
+# nothing, pmc_perf.csv holds 167 rows "Index,KernelName,BeginNs,EndNs" with blank Index and KernelName, while
+# timestamps.csv lists the same 167 dispatches with names, in order. Read as "No GPU work: 0 kernels" (exit 5).
+
+
+def test_omniperf_blank_pmc_rows_take_names_from_timestamps(tmp_path):
+    w = tmp_path / "K_str_inv1" / "mi100"
+    w.mkdir(parents=True)
+    ts_rows = [("__amd_rocclr_fillBuffer.kd", 12073948226771836, 12073948227096953),
+               ("void benchmark_func<short, 256, 8u, 0u>(short, short*) [clone .kd]", 12073948241890986,
+                12073948241898026),
+               ("void benchmark_func<float, 256, 8u, 0u>(float, float*) [clone .kd]", 12073948242000000,
+                12073948242130878)]
+    (w / "pmc_perf.csv").write_text("Index,KernelName,BeginNs,EndNs\n" + "".join(f",,{b},{e}\n" for _, b, e in ts_rows))
+    (w / "timestamps.csv").write_text(
+        "Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds,scr,vgpr,sgpr,fbar,sig,obj,DispatchNs,"
+        "BeginNs,EndNs,CompleteNs\n" + "".join(
+            f'{i},"{n}",0,0,{i},795609,795614,32768,256,0,0,24,24,12480,0x0,0x7f51,{b - 100000},{b},{e},{e + 1000}\n'
+            for i, (n, b, e) in enumerate(ts_rows)))
+    out = tmp_path / "r.json"
+    assert main(["analyze", "-q", "--no-cache", str(w), "--json", str(out)]) == 0
+    s = json.loads(out.read_text())["sources"][0]["summary"]
+    # the two benchmark_func dispatches are kernels (the rocclr fill is a memset): 7,040 + 130,878 ns
+    assert s["kernel_count"] == 2
+    assert s["kernel_time_ns"] == (12073948241898026 - 12073948241890986) + (12073948242130878 - 12073948242000000)
