@@ -241,3 +241,13 @@ def test_omniperf_blank_pmc_rows_take_names_from_timestamps(tmp_path):
     # the two benchmark_func dispatches are kernels (the rocclr fill is a memset): 7,040 + 130,878 ns
     assert s["kernel_count"] == 2
     assert s["kernel_time_ns"] == (12073948241898026 - 12073948241890986) + (12073948242130878 - 12073948242000000)
+
+
+def test_kernel_stats_blit_rows_are_copies_as_in_the_trace(tmp_path):
+    # the Jacobi kernel_stats.csv also lists the HIP runtime's blit kernels; the same run's kernel_trace.csv makes
+    # them memcpy/memset events, so the summary must not count them as kernels either
+    rows = _KERNEL_ROWS + ('"__amd_rocclr_copyBuffer",1001,7823550,7815.734266,0.6173,6720,9280,672.661144\n'
+                           '"__amd_rocclr_fillBufferAligned",1,5920,5920.000000,4.671e-04,5920,5920,0.0\n')
+    s = _summary(tmp_path, "252734_kernel_stats.csv", rows)
+    assert s["kernel_count"] == 1000 + 1001                        # the two compute kernels' Calls
+    assert s["kernel_time_ns"] == 545275480 + 410964270

@@ -37,6 +37,7 @@ from gpulens.collectors._amdcsv import NAME_COLUMNS, dispatches_from_rows
 from gpulens.collectors._csvrows import read_rows
 from gpulens.collectors._dispatch import build_timeline
 from gpulens.collectors._io import read_input
+from gpulens.collectors._work_rules import kinds_of_kernel_names
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline, TimelineMeta
@@ -189,6 +190,11 @@ class RocprofStats(Collector):
             df[c] = df[c].astype("int64")
         domain = stats_domain(path.name, df["Name"].astype(str).tolist() if "Name" in df else [])
         df.insert(0, "domain", domain)
+        if domain == "kernel" and "Name" in df and len(df):
+            # HIP runtime blit kernels (__amd_rocclr_copyBuffer, fillBufferAligned…) are copies and fills, as in the
+            # same run's kernel trace (collectors._work_rules): kept in the table, not counted as kernels
+            blit = kinds_of_kernel_names(df["Name"].astype(str)) != "kernel"
+            df.loc[blit, "domain"] = "copy"
         warnings.append(f"{path}: a per-name summary ({len(df)} rows, {domain} domain), not a trace: no events; "
                         "its calls and total times are kept as the per-kernel summary")
         meta = TimelineMeta(sources=[source_meta(path, self.name, size, rows=len(df), domain=domain)],
