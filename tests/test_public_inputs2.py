@@ -251,3 +251,17 @@ def test_kernel_stats_blit_rows_are_copies_as_in_the_trace(tmp_path):
     s = _summary(tmp_path, "252734_kernel_stats.csv", rows)
     assert s["kernel_count"] == 1000 + 1001                        # the two compute kernels' Calls
     assert s["kernel_time_ns"] == 545275480 + 410964270
+
+
+def test_diff_of_two_per_kernel_summaries_compares_their_totals(tmp_path):
+    # two rocprofv3 kernel_stats.csv summaries (no events): the diff read both sides as "0 ns → 0 ns"
+    base, cand = tmp_path / "1_kernel_stats.csv", tmp_path / "2_kernel_stats.csv"
+    base.write_text(_STATS_HEADER + _KERNEL_ROWS)
+    faster = _KERNEL_ROWS.replace(",545275480,", ",445275480,")       # JacobiIterationKernel 100 ms faster
+    cand.write_text(_STATS_HEADER + faster)
+    out = tmp_path / "d.json"
+    assert main(["diff", str(base), str(cand), "-q", "--json", str(out)]) == 0
+    s = json.loads(out.read_text())["summary"]
+    assert s["base_time_ns"] == 545275480 + 410964270
+    assert s["cand_time_ns"] == 445275480 + 410964270
+    assert s["matched_by_name"] == 2 and s["delta_ns"] == -100_000_000
