@@ -53,3 +53,83 @@ def test_run_all_leaves_no_context_and_release_orders_exist():
     # every release point lies inside the analyzers' order range, so each one is reached during a full run
     orders = [c.order for c in registry().values()]
     assert all(min(orders) <= o < max(orders) for o in RELEASE_AFTER)
+
+
+def test_entries_released_after_bottlenecks_are_not_rebuilt_by_op_rollup(monkeypatch):
+    """The launch-call rows and kernel columns are released right after bottlenecks (RELEASE_AFTER_ANALYZER), ahead
+    of op_rollup of the same order: op_rollup must not read them (it would build them again, costing the memory the
+    early release saves). Every selection and memo built is recorded with the analyzer running at that moment."""
+    from gpulens.analyzers import RELEASE_AFTER_ANALYZER
+    from gpulens.analyzers.context import AnalysisContext
+
+    built = []
+    running = [None]
+    of_kind, memo = AnalysisContext.of_kind, AnalysisContext.memo
+
+    def spy_of_kind(self, *kinds):
+        before = set(self._kinds)
+        out = of_kind(self, *kinds)
+        built.extend((running[0], k) for k in set(self._kinds) - before)
+        return out
+
+    def spy_memo(self, key, compute):
+        return memo(self, key, lambda: built.append((running[0], str(key).split(":", 1)[0])) or compute())
+
+    monkeypatch.setattr(AnalysisContext, "of_kind", spy_of_kind)
+    monkeypatch.setattr(AnalysisContext, "memo", spy_memo)
+    for name, cls in registry().items():
+        def wrap(self, tl, dev, res, _f=cls.analyze, _n=name):
+            running[0] = _n
+            return _f(self, tl, dev, res)
+        monkeypatch.setattr(cls, "analyze", wrap)
+    results = run_all(_timeline(), None)
+    assert not results["op_rollup"].skipped and not results["bottlenecks"].skipped
+    released = RELEASE_AFTER_ANALYZER["bottlenecks"]
+    names = set(released.get("memo", ())) | {tuple(sorted(k)) for k in released.get("kinds", ())}
+    # bottlenecks itself reads them (or they were built before it): the release is not a no-op
+    assert any(k in names for who, k in built if who != "op_rollup")
+    assert not [k for who, k in built if who == "op_rollup" and k in names]
+
+
+def test_heap_trimmed_when_fragmented(monkeypatch):
+    """``return_free_memory``: below the plain threshold it trims only when the process is above the fragmentation
+    threshold *and* the heap holds that much free space (both thresholds set here around fixed sizes)."""
+    from gpulens.analyzers import _heap
+
+    if _heap._libc() is None:
+        import pytest
+
+        pytest.skip("no glibc")
+    monkeypatch.setattr(_heap, "resident_bytes", lambda: 1000)
+    monkeypatch.setattr(_heap, "TRIM_ABOVE_BYTES", 2000)
+    monkeypatch.setattr(_heap, "FRAGMENTED_ABOVE_BYTES", 500)
+    monkeypatch.setattr(_heap, "FRAGMENTED_FREE_BYTES", 100)
+    monkeypatch.setattr(_heap, "heap_free_bytes", lambda: 99)
+    assert _heap.return_free_memory() is False  # 1000 B resident < 2000, free 99 B < 100
+    monkeypatch.setattr(_heap, "heap_free_bytes", lambda: 100)
+    assert _heap.return_free_memory() is True  # 1000 ≥ 500 resident and 100 B free
+    assert _heap.return_free_memory(above=2000) is False  # an explicit threshold is the only rule
+    monkeypatch.setattr(_heap, "FRAGMENTED_ABOVE_BYTES", 1001)
+    assert _heap.return_free_memory() is False  # resident below the fragmentation threshold
+
+
+def test_heap_free_bytes_counts_a_freed_block():
+    """glibc's count of free heap bytes grows when a block in the middle of the heap is freed (a hole)."""
+    import ctypes
+
+    from gpulens.analyzers import _heap
+
+    lib = _heap._libc()
+    if lib is None or getattr(lib, "mallinfo2", None) is None:
+        import pytest
+
+        pytest.skip("no glibc mallinfo2")
+    lib.malloc.restype, lib.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+    lib.free.argtypes = [ctypes.c_void_p]
+    # 64 KiB blocks: below the mmap threshold (128 KiB at start), so they come from the heap
+    blocks = [lib.malloc(64 << 10) for _ in range(3)]
+    before = _heap.heap_free_bytes()
+    lib.free(blocks[1])  # the middle block: a hole that cannot be given back by shrinking the heap's top
+    assert _heap.heap_free_bytes() >= before + (64 << 10)
+    lib.free(blocks[0])
+    lib.free(blocks[2])
