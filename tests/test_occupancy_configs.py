@@ -65,7 +65,8 @@ def test_figures_of_a_kernel_with_three_configurations(occupancy):
     # warp slots and registers both allow 8 blocks of A, and so does shared memory: the driver sizes the carveout for
     # the blocks the other limits allow (8 × the 1 KiB reserved per block) — tied, warps named first
     assert k["limiters"] == "warps, registers, shared_memory" and k["limiter"] == "warps"
-    # partly filled waves: B's grid of 100 is 100/264 of a wave (500 · (1 − 100/264)), A's 528 half a wave (1000 · ½)
+    # partly filled waves: B's grid of 100 is 100/264 of a wave (500 · (1 − 100/264)), A's 528 half a wave
+    # (1000 · ½)
     assert k["wave_loss_ns"] == round(500 * (1 - 100 / 264) + 1000 * 0.5)
     assert k["occupancy_source"] == "calculator"
 
