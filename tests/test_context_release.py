@@ -53,3 +53,40 @@ def test_run_all_leaves_no_context_and_release_orders_exist():
     # every release point lies inside the analyzers' order range, so each one is reached during a full run
     orders = [c.order for c in registry().values()]
     assert all(min(orders) <= o < max(orders) for o in RELEASE_AFTER)
+
+
+def test_entries_released_after_bottlenecks_are_not_rebuilt_by_op_rollup(monkeypatch):
+    """The launch-call rows and kernel columns are released right after bottlenecks (RELEASE_AFTER_ANALYZER), ahead
+    of op_rollup of the same order: op_rollup must not read them (it would build them again, costing the memory the
+    early release saves). Every selection and memo built is recorded with the analyzer running at that moment."""
+    from gpulens.analyzers import RELEASE_AFTER_ANALYZER
+    from gpulens.analyzers.context import AnalysisContext
+
+    built = []
+    running = [None]
+    of_kind, memo = AnalysisContext.of_kind, AnalysisContext.memo
+
+    def spy_of_kind(self, *kinds):
+        before = set(self._kinds)
+        out = of_kind(self, *kinds)
+        built.extend((running[0], k) for k in set(self._kinds) - before)
+        return out
+
+    def spy_memo(self, key, compute):
+        return memo(self, key, lambda: built.append((running[0], str(key).split(":", 1)[0])) or compute())
+
+    monkeypatch.setattr(AnalysisContext, "of_kind", spy_of_kind)
+    monkeypatch.setattr(AnalysisContext, "memo", spy_memo)
+    for name, cls in registry().items():
+        def wrap(self, tl, dev, res, _f=cls.analyze, _n=name):
+            running[0] = _n
+            return _f(self, tl, dev, res)
+        monkeypatch.setattr(cls, "analyze", wrap)
+    results = run_all(_timeline(), None)
+    assert not results["op_rollup"].skipped and not results["bottlenecks"].skipped
+    released = RELEASE_AFTER_ANALYZER["bottlenecks"]
+    names = set(released.get("memo", ())) | {tuple(sorted(k)) for k in released.get("kinds", ())}
+    # bottlenecks itself reads them (or they were built before it): the release is not a no-op
+    assert any(k in names for who, k in built if who != "op_rollup")
+    assert not [k for who, k in built if who == "op_rollup" and k in names]
+

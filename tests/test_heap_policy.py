@@ -142,3 +142,39 @@ def test_cli_in_a_fresh_process_sets_numpys_switch_before_numpy_is_imported():
     env = {k: v for k, v in os.environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert out.stdout.split()[-2:] == ["False", "False"], out.stdout + out.stderr
+
+
+def test_heap_trimmed_when_fragmented(monkeypatch):
+    """``return_free_memory``: below the plain threshold it trims only when the process is above the fragmentation
+    threshold *and* the heap holds that much free space (both thresholds set here around fixed sizes)."""
+    if _heap._libc() is None:
+        pytest.skip("no glibc")
+    monkeypatch.setattr(_heap, "resident_bytes", lambda: 1000)
+    monkeypatch.setattr(_heap, "TRIM_ABOVE_BYTES", 2000)
+    monkeypatch.setattr(_heap, "FRAGMENTED_ABOVE_BYTES", 500)
+    monkeypatch.setattr(_heap, "FRAGMENTED_FREE_BYTES", 100)
+    monkeypatch.setattr(_heap, "heap_free_bytes", lambda: 99)
+    assert _heap.return_free_memory() is False  # 1000 B resident < 2000, free 99 B < 100
+    monkeypatch.setattr(_heap, "heap_free_bytes", lambda: 100)
+    assert _heap.return_free_memory() is True  # 1000 ≥ 500 resident and 100 B free
+    assert _heap.return_free_memory(above=2000) is False  # an explicit threshold is the only rule
+    monkeypatch.setattr(_heap, "FRAGMENTED_ABOVE_BYTES", 1001)
+    assert _heap.return_free_memory() is False  # resident below the fragmentation threshold
+
+
+def test_heap_free_bytes_counts_a_freed_block():
+    """glibc's count of free heap bytes grows when a block in the middle of the heap is freed (a hole)."""
+    import ctypes
+
+    lib = _heap._libc()
+    if lib is None or getattr(lib, "mallinfo2", None) is None:
+        pytest.skip("no glibc mallinfo2")
+    lib.malloc.restype, lib.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+    lib.free.argtypes = [ctypes.c_void_p]
+    # 64 KiB blocks: below the mmap threshold (128 KiB at start), so they come from the heap
+    blocks = [lib.malloc(64 << 10) for _ in range(3)]
+    before = _heap.heap_free_bytes()
+    lib.free(blocks[1])  # the middle block: a hole that cannot be given back by shrinking the heap's top
+    assert _heap.heap_free_bytes() >= before + (64 << 10)
+    lib.free(blocks[0])
+    lib.free(blocks[2])

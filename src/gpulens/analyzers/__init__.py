@@ -44,6 +44,13 @@ RELEASE_AFTER: dict[int, dict[str, tuple]] = {
     70: {"memo": ("classify_gaps", "short_launches", "devices_by_rank", "runtime_rows_by_rank")},
     71: {"memo": ("critical_paths", "critical_path_names")},
 }
+#: Entries released right after the named analyzer has run, ahead of their :data:`RELEASE_AFTER` order, because
+#: the analyzers of the same order that follow it do not read them: op_rollup (55, after bottlenecks) builds its
+#: per-call table on the op tree, not on the launch-call rows and kernel columns bottlenecks reads; carried through
+#: op_rollup, they put the 1M-kernel command's peak there.
+RELEASE_AFTER_ANALYZER: dict[str, dict[str, tuple]] = {
+    "bottlenecks": RELEASE_AFTER[55],
+}
 
 
 def run_all(timeline: Timeline, device: Any = None, only: list[str] | None = None,
@@ -76,6 +83,8 @@ def run_all(timeline: Timeline, device: Any = None, only: list[str] | None = Non
             context_of(timeline).release(**pending.pop(0)[1])
         return_free_memory()  # in a large process (analyzers._heap), what the previous analyzer freed leaves the RSS
         results[cls.name] = cls().analyze(timeline, device, results)
+        if cls.name in RELEASE_AFTER_ANALYZER:
+            context_of(timeline).release(**RELEASE_AFTER_ANALYZER[cls.name])
 
     results: dict[str, AnalysisResult] = {}
     split = None

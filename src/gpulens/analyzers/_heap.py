@@ -36,7 +36,24 @@ from typing import Any
 #: the peak is reached inside the occupancy analyzer, not carried from one analyzer to the next).
 TRIM_ABOVE_BYTES = 7 << 28
 
+#: With the default threshold, :func:`return_free_memory` trims from this resident size too (1.375 GiB)...
+FRAGMENTED_ABOVE_BYTES = 11 << 27
+#: ... when the heap holds at least this many bytes of free blocks (320 MiB).
+FRAGMENTED_FREE_BYTES = 320 << 20
+
 _LIBC: list = []
+
+
+def _mallinfo2_type() -> Any:
+    import ctypes
+
+    class MallInfo2(ctypes.Structure):
+        _fields_ = [(n, ctypes.c_size_t) for n in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+                                                    "fsmblks", "uordblks", "fordblks", "keepcost")]
+    return MallInfo2
+
+
+_MallInfo2 = _mallinfo2_type()
 
 
 def _libc() -> Any:
@@ -88,12 +105,26 @@ def resident_bytes() -> int | None:
 
 def return_free_memory(above: int | None = None) -> bool:
     """``malloc_trim(0)`` (the heap's free pages back to the OS) when the resident size is at least ``above`` bytes
-    (default :data:`TRIM_ABOVE_BYTES`) or unknown; returns whether it trimmed."""
+    (default :data:`TRIM_ABOVE_BYTES`) or unknown, or, with the default, when it is at least
+    :data:`FRAGMENTED_ABOVE_BYTES` and the heap holds at least :data:`FRAGMENTED_FREE_BYTES` of free blocks; returns
+    whether it trimmed."""
     lib = _libc()
     if lib is None:
         return False
     rss = resident_bytes()
     if rss is not None and rss < (TRIM_ABOVE_BYTES if above is None else above):
-        return False
+        if above is not None or rss < FRAGMENTED_ABOVE_BYTES or heap_free_bytes() < FRAGMENTED_FREE_BYTES:
+            return False
     lib.malloc_trim(0)
     return True
+
+
+def heap_free_bytes() -> int:
+    """Bytes of free blocks the C heap holds resident or not (glibc ``mallinfo2().fordblks``; 0 where unknown)."""
+    lib = _libc()
+    fn = getattr(lib, "mallinfo2", None) if lib is not None else None
+    if fn is None:
+        return 0
+    if fn.restype is not _MallInfo2:
+        fn.restype, fn.argtypes = _MallInfo2, []
+    return int(fn().fordblks)

@@ -30,6 +30,7 @@ from gpulens.analyzers import _advice, _occ_findings
 from gpulens.analyzers import _occ_ncu as N
 from gpulens.analyzers import _sol_amd
 from gpulens.analyzers._groupstats import group_sums
+from gpulens.analyzers._occ_launches import Launches
 from gpulens.analyzers._stake import wave_loss_per_launch
 from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, no_hot_kernels_reason, weighted_mean
 from gpulens.analyzers.base import AnalysisResult, Analyzer
@@ -109,59 +110,61 @@ class OccupancyAnalyzer(Analyzer):
                              ("kineto.est_achieved_occupancy_pct",)).reindex(ids)
         n = len(hot)
         ncu_theo = N.first_of(ctr, N.THEORETICAL, n)
-        ncu_active, ncu_lims = N.ncu_block_limits(ctr, n)
+        has_ncu = ~np.isnan(ncu_theo)
         bs = (hot["block_x"] * hot["block_y"].fillna(1) * hot["block_z"].fillna(1)).astype("Float64") \
             .to_numpy(dtype=float, na_value=np.nan)
         regs = hot["regs_per_thread"].astype("Float64").to_numpy(dtype=float, na_value=np.nan)
         calc_ok = (bs > 0) & ~np.isnan(regs) & (lim is not None)
-        keep = calc_ok | ~np.isnan(ncu_theo)
+        keep = calc_ok | has_ncu
         if not keep.any():
             return skip("no launch data: the trace records neither ncu's Occupancy section nor block size and "
                         "registers per thread for the hot kernels (ROCm Kineto traces do not; use rocprof or ncu)")
         st, dy = (hot[c].astype("Float64") for c in ("smem_static_bytes", "smem_dynamic_bytes"))
         smem = (st.fillna(0) + dy.fillna(0)).where(st.notna() | dy.notna() | pd.Series(calc_ok, index=st.index), -1) \
             .to_numpy(dtype=float, na_value=-1)
+        del st, dy
+        cols = {"rank": hot["rank"].to_numpy(), "device_id": hot["device_id"].to_numpy(),
+                "block_size": np.where(np.isnan(bs), -1, bs).astype("int64"),
+                "regs_per_thread": np.where(np.isnan(regs), -1, regs).astype("int64"),
+                "smem_bytes": smem.astype("int64"), "calc_ok": calc_ok}
+        del bs, regs, smem
+        for m in AMD_RESOURCES:
+            cols[m] = ctr[m].to_numpy(dtype=float) if m in ctr else None
+        # every calculator figure once per distinct launch configuration, a row number per launch (_occ_launches)
+        key, cfg = self._calculate(timeline, lim, cols, spec_sms)
+        ach = self._achieved(timeline, ctr, cols["rank"], cols["device_id"])
+        del cols
         # kernel names as integer codes into ``names`` (no per-launch strings: factorizing those cost ~0.3 s at 1M)
         gcode, names = first_seen_codes(hot["name"])
-        per = pd.DataFrame({
-            "g": gcode, "time_ns": hot["time_ns"].to_numpy(dtype=float),
-            "rank": hot["rank"].to_numpy(), "device_id": hot["device_id"].to_numpy(),
-            "block_size": np.where(np.isnan(bs), -1, bs).astype("int64"),
-            "regs_per_thread": np.where(np.isnan(regs), -1, regs).astype("int64"),
-            "smem_bytes": smem.astype("int64"), "calc_ok": calc_ok,
-            "grid": (hot["grid_x"] * hot["grid_y"].fillna(1) * hot["grid_z"].fillna(1)).astype("Float64")
-            .to_numpy(dtype=float, na_value=np.nan)})
-        for m in AMD_RESOURCES:
-            per[m] = ctr[m].to_numpy(dtype=float) if m in ctr else np.nan
-        calc = self._calculate(timeline, lim, per, spec_sms)
-        per = pd.concat([per, calc], axis=1)
-        has_ncu = ~np.isnan(ncu_theo)
-        per["theo"] = np.where(has_ncu, ncu_theo, per["calc_theo"])
-        per["active"] = np.where(has_ncu & ~np.isnan(ncu_active), ncu_active, per["calc_active"])
-        lims = np.where(has_ncu & (ncu_lims != ""), ncu_lims, per["calc_limiter"].to_numpy(dtype=object))
-        codes, uniq = pd.factorize(lims)  # a few distinct limiter strings: split each once
-        first = np.array([u.split(", ")[0] if u else "" for u in uniq] + [np.nan], dtype=object)
-        per["limiters"] = pd.Series(lims, index=per.index, dtype=object)
-        per["limiter"] = pd.Series(first[codes], index=per.index, dtype=object)
-        per["source"] = pd.Series(np.where(has_ncu, np.where(per["calc_ok"], "ncu+calculator", "ncu"), "calculator")
-                                  .astype(object), index=per.index, dtype=object)
+        grid = (hot["grid_x"] * hot["grid_y"].fillna(1) * hot["grid_z"].fillna(1)).astype("Float64") \
+            .to_numpy(dtype=float, na_value=np.nan)
+        ncu_active = ncu_lims = None
+        if any(m in ctr for v in N.BLOCK_LIMITS.values() for m in v):
+            ncu_active, ncu_lims = N.ncu_block_limits(ctr, n)
+        per = Launches(key, cfg, gcode, hot["time_ns"].to_numpy(dtype=float), grid, grid, ach, has_ncu,
+                       ncu_theo if has_ncu.any() else None, ncu_active, ncu_lims)
+        del gcode, grid, ach, ncu_theo, ncu_active, ncu_lims
         ncu_waves = N.first_of(ctr, N.WAVES, n)
-        waves = N.waves_per_sm(per["grid"], per["active"], per["nsms"])
-        per["waves"] = np.where(np.isnan(ncu_waves), waves, ncu_waves)
-        per["tail"] = N.tail_wave_pct(per["waves"].to_numpy())
-        per["ach"] = self._achieved(timeline, ctr, per)
-        per = per[keep].reset_index(drop=True)
-        dis = per[(per["source"] == "ncu+calculator") & ((per["theo"] - per["calc_theo"]).abs() > DISAGREE_PP)]
-        dis = dis.assign(name=np.append(names, np.nan)[dis["g"].to_numpy()])  # code −1 (missing) → NaN
-        kin_cmp, kin_ok, kin_optin = self._kineto(ctr[keep], per, lim)
+        waves = N.waves_per_sm(per.grid, per.active(), per.of_cfg("nsms"))
+        per.waves = np.where(np.isnan(ncu_waves), waves, ncu_waves)
+        del ncu_waves, waves
+        est = ctr["kineto.est_achieved_occupancy_pct"].to_numpy(dtype=float) \
+            if "kineto.est_achieved_occupancy_pct" in ctr else None
+        del ctr
+        if not keep.all():
+            k = np.flatnonzero(keep)
+            per = per.take(k)
+            est = None if est is None else est[k]
+        dis = per.disagreements(names, DISAGREE_PP)
+        kin_cmp, kin_ok, kin_optin = self._kineto(est, per, lim)
         table = self._aggregate(per, names)
         summary = {
             "device": device.name if device is not None else f"{rec0.get('name') or 'unidentified GPU'} (no spec; "
                       f"{lim.arch if lim is not None else 'no'} rules)",
             "arch": lim.arch if lim is not None else None, "launches": int(n),
             "launches_with_launch_data": int(keep.sum()), "kernels": int(len(table)),
-            "time_weighted_theoretical_pct": weighted_mean(per["theo"], per["time_ns"]),
-            "time_weighted_achieved_pct": weighted_mean(per["ach"], per["time_ns"]),
+            "time_weighted_theoretical_pct": weighted_mean(pd.Series(per.theo()), pd.Series(per.t)),
+            "time_weighted_achieved_pct": weighted_mean(pd.Series(per.ach), pd.Series(per.t)),
             "calculator_disagreements": int(len(dis)),
             "kineto_estimates_compared": kin_cmp, "kineto_estimates_reproduced": kin_ok,
             "kineto_zero_due_to_optin_smem": kin_optin,
@@ -172,17 +175,21 @@ class OccupancyAnalyzer(Analyzer):
         found = _occ_findings.findings(table, kin_optin, dis, _WORD, roof_rows, _advice.uses_pytorch(timeline))
         return AnalysisResult(self.name, table, COLUMNS, summary, found, summary_columns=SUMMARY_COLUMNS)
 
-    def _calculate(self, timeline: Timeline, lim, per: pd.DataFrame, spec_sms: int) -> pd.DataFrame:
-        """Calculator figures per launch (NaN where it cannot run): calc_theo, calc_active, calc_limiter, nsms,
-        kin_active (Kineto's variant), max_threads."""
+    def _calculate(self, timeline: Timeline, lim, cols: dict, spec_sms: int) -> tuple[np.ndarray, pd.DataFrame]:
+        """(configuration row per launch, one row per distinct launch configuration in order of first appearance):
+        the configuration columns of ``cols`` (None = NaN for every launch) and the calculator's figures (NaN where
+        it cannot run): calc_theo, calc_active, calc_limiter, nsms, kin_active (Kineto's variant), max_threads."""
         keys = ["rank", "device_id", "block_size", "regs_per_thread", "smem_bytes", "calc_ok", *AMD_RESOURCES]
         # one row per distinct launch configuration, in order of first appearance (NaN resources compare equal)
-        key = np.zeros(len(per), dtype="int64")
+        n = len(cols["rank"])
+        key = np.zeros(n, dtype="int64")
         for k in keys:
-            c, u = pd.factorize(per[k].to_numpy(), use_na_sentinel=False)
+            if cols[k] is None:
+                continue
+            c, u = pd.factorize(cols[k], use_na_sentinel=False)
             key, _ = pd.factorize(key * max(len(u), 1) + c)
         _, first = np.unique(key, return_index=True)
-        cfg = per[keys].iloc[first].reset_index(drop=True)
+        cfg = pd.DataFrame({k: (np.full(len(first), np.nan) if cols[k] is None else cols[k][first]) for k in keys})
         recs: dict = {}
         done: dict = {}  # the same configuration on GPUs with the same record (10,000 ranks of one GPU): once
         res = []
@@ -207,26 +214,28 @@ class OccupancyAnalyzer(Analyzer):
             tied = ", ".join(k for k in N.ORDER if occ.limits.get(k) == occ.active_blocks)
             res.append(done.setdefault(same, (occ.occupancy_pct, occ.active_blocks, tied, nsms, kin.active_blocks,
                                               maxt)))
-        cols = ["calc_theo", "calc_active", "calc_limiter", "nsms", "kin_active", "max_threads"]
-        table = pd.DataFrame(res, columns=cols)
+        table = pd.DataFrame(res, columns=["calc_theo", "calc_active", "calc_limiter", "nsms", "kin_active",
+                                           "max_threads"])
         if len(table):
             table["calc_limiter"] = table["calc_limiter"].astype(object)
-        out = table.iloc[key] if len(per) else table
-        return out.set_axis(per.index)
+        return key, pd.concat([cfg, table], axis=1)
 
     @staticmethod
-    def _kineto(ctr: pd.DataFrame, per: pd.DataFrame, lim) -> tuple[int, int, int]:
+    def _kineto(est: np.ndarray | None, per: Launches, lim) -> tuple[int, int, int]:
         """(compared, reproduced, zero-by-opt-in) of Kineto's own occupancy estimates against gpulens's rerun."""
-        if "kineto.est_achieved_occupancy_pct" not in ctr or lim is None or lim.vendor != "nvidia":
+        if est is None or lim is None or lim.vendor != "nvidia":
             return 0, 0, 0
-        est = ctr["kineto.est_achieved_occupancy_pct"].to_numpy(dtype=float)
-        bps = per["grid"] / per["nsms"]
-        c = ~np.isnan(est) & ~np.isnan(bps.to_numpy(dtype=float)) & ~np.isnan(per["kin_active"].to_numpy(dtype=float))
-        kin = kineto_estimate_pct(per["kin_active"].to_numpy()[c], per["grid"].to_numpy()[c],
-                                  per["nsms"].to_numpy()[c], per["block_size"].to_numpy()[c],
-                                  per["max_threads"].to_numpy()[c])
-        optin = ((per["kin_active"] == 0) & (per["calc_active"] > 0)).to_numpy()[c]
-        return int(c.sum()), int((kin == est[c].astype("int64")).sum()), int(optin.sum())
+        nsms = per.of_cfg("nsms")
+        kin_active = per.of_cfg("kin_active")
+        with np.errstate(all="ignore"):
+            bps = per.grid / nsms
+        c = ~np.isnan(est) & ~np.isnan(bps.astype(float)) & ~np.isnan(kin_active.astype(float))
+        del bps
+        rows = np.flatnonzero(c)
+        kin = kineto_estimate_pct(kin_active[rows], per.grid[rows], nsms[rows], per.of_cfg("block_size", rows),
+                                  per.of_cfg("max_threads", rows))
+        optin = (kin_active[rows] == 0) & (per.of_cfg("calc_active", rows) > 0)
+        return int(c.sum()), int((kin == est[rows].astype("int64")).sum()), int(optin.sum())
 
     @staticmethod
     def _occ(lim, rec: dict, block: int, regs: int, smem: int, c, kineto: bool = False) -> Occupancy:
@@ -239,33 +248,38 @@ class OccupancyAnalyzer(Analyzer):
                               carveout="max" if kineto else "driver", opt_in=not kineto)
 
     @staticmethod
-    def _achieved(timeline: Timeline, ctr: pd.DataFrame, per: pd.DataFrame) -> np.ndarray:
+    def _achieved(timeline: Timeline, ctr: pd.DataFrame, rank: np.ndarray, device_id: np.ndarray) -> np.ndarray:
+        """Achieved occupancy per launch [%] from counters: ncu's where recorded, else rocprof-compute's wave
+        occupancy of the launch's device; NaN without."""
         out = N.first_of(ctr, ACHIEVED_PCT, len(ctr))
         if AMD_WAVES[0] in ctr:
             amd = np.full(len(ctr), np.nan)
-            for (rank, dev), g in per.groupby(["rank", "device_id"], sort=False):
-                i = per.index.get_indexer(g.index)
-                amd[i] = _sol_amd.wave_occupancy_pct(ctr.iloc[i], device_record(timeline, int(rank), int(dev)))
+            pair = pd.MultiIndex.from_arrays([rank, device_id])
+            codes, uniq = pd.factorize(pair)
+            for j, (r, dev) in enumerate(uniq):
+                i = np.flatnonzero(codes == j)
+                amd[i] = _sol_amd.wave_occupancy_pct(ctr.iloc[i], device_record(timeline, int(r), int(dev)))
             out = np.where(np.isnan(out), amd, out)
         return out
 
     @staticmethod
-    def _aggregate(per: pd.DataFrame, kernel_names: np.ndarray) -> pd.DataFrame:
+    def _aggregate(per: Launches, kernel_names: np.ndarray) -> pd.DataFrame:
         """One row per kernel name (order of first appearance, then by time, largest first), vectorised over the
         names: the launch configuration with the most summed time (ties: the smallest block, registers, shared
         memory) and within it the grid with the most time (ties: the smallest), that configuration's longest launch's
         grid/active blocks/waves/tail/source, its limiter set with the most time (ties: first by name), the per-launch
         wave loss summed (:func:`gpulens.analyzers._stake.wave_loss_ns`), and time-weighted means of the per-launch
-        occupancy figures. ``per["g"]``: codes into ``kernel_names`` (−1 = missing name)."""
-        codes, names = recode_first_seen(per["g"].to_numpy(), kernel_names)
+        occupancy figures. ``per.g``: codes into ``kernel_names`` (−1 = missing name)."""
+        codes, names = recode_first_seen(per.g, kernel_names)
         ok = codes >= 0
         if not ok.any():
             return pd.DataFrame(columns=list(COLUMNS))
-        p = per[ok]
-        g = codes[ok]
+        p = per if ok.all() else per.take(np.flatnonzero(ok))
+        g = codes if ok.all() else codes[ok]
+        del codes, ok
         G = len(names)
-        t = p["time_ns"].to_numpy(dtype=float)
-        b, r, m = (p[c].to_numpy() for c in ("block_size", "regs_per_thread", "smem_bytes"))
+        t = p.t
+        b, r, m = (p.of_cfg(c) for c in ("block_size", "regs_per_thread", "smem_bytes"))
         pos = np.arange(len(p))
         # dominant configuration per name: most summed time, ties to the smallest (block, regs, smem)
         f = pd.DataFrame({"g": g, "b": b, "r": r, "m": m, "t": t})
@@ -274,11 +288,11 @@ class OccupancyAnalyzer(Analyzer):
         cb, cr, cm = (np.zeros(G, dtype="int64") for _ in range(3))
         gi = cfg["g"].to_numpy()
         cb[gi], cr[gi], cm[gi] = cfg["b"].to_numpy(), cfg["r"].to_numpy(), cfg["m"].to_numpy()
-        dom = (b == cb[g]) & (r == cr[g]) & (m == cm[g])
-        d = np.flatnonzero(dom)
+        d = np.flatnonzero((b == cb[g]) & (r == cr[g]) & (m == cm[g]))
+        del f, b, r, m
         # within it, the grid with the most summed time (ties: the smallest grid): the waves and tail shown are that
         # one launch configuration's, never a mean over launches of different grids
-        grid = p["grid"].to_numpy(dtype=float)
+        grid = p.grid
         gq = np.where(np.isnan(grid), -1.0, grid)
         qc, qu = pd.factorize(gq, sort=True)  # grid sizes as integer codes: (name, grid) pairs as one int64 key
         nq = max(len(qu), 1)
@@ -298,7 +312,8 @@ class OccupancyAnalyzer(Analyzer):
         ti[g[top]] = top
         # limiter set with the most time per name (ties: first by name; a missing set left out, as a groupby
         # does), on integer codes of the distinct sets: no per-launch strings in a DataFrame
-        lc, lu = pd.factorize(p["limiters"].to_numpy(dtype=object)[d], sort=True)
+        lc, lu = p.limiters()  # codes into the sorted distinct sets: the same order as factorizing those in d
+        lc = lc[d]
         okl = lc >= 0
         lims = np.full(G, "", dtype=object)
         if okl.any():
@@ -309,8 +324,7 @@ class OccupancyAnalyzer(Analyzer):
             o = o[np.r_[True, ug[o][1:] != ug[o][:-1]]]
             lims[ug[o]] = np.asarray(lu, dtype=object)[ul[o]]
 
-        def wmean(col: str) -> list:
-            v = pd.to_numeric(p[col], errors="coerce").to_numpy(dtype=float)
+        def wmean(v: np.ndarray) -> list:
             k = ~np.isnan(v)
             n = np.bincount(g[k], minlength=G)
             sw = group_sums(g[k], t[k], G)  # numpy's own per-group sums, as weighted_mean computes them
@@ -325,7 +339,7 @@ class OccupancyAnalyzer(Analyzer):
             return [None if v != v or v < 0 else int(v) for v in x.tolist()]
 
         tsum = np.bincount(g, t, minlength=G)
-        waves = p["waves"].to_numpy(dtype=float)
+        waves = p.waves
         loss = wave_loss_per_launch(t, waves)
         known = ~np.isnan(loss)
         loss_sum = np.bincount(g[known], loss[known], minlength=G)
@@ -340,17 +354,16 @@ class OccupancyAnalyzer(Analyzer):
             "name": list(names), "calls": np.bincount(g, minlength=G).tolist(),
             "time_ns": [int(x) for x in tsum.tolist()],
             "block_size": num(cb), "regs_per_thread": num(cr), "smem_bytes": num(cm),
-            "grid_blocks": num(p["grid"].to_numpy(dtype=float)[ti]),
-            "active_blocks_per_sm": num(p["active"].to_numpy(dtype=float)[ti]),
-            "theoretical_occupancy_pct": wmean("theo"), "achieved_occupancy_pct": wmean("ach"),
+            "grid_blocks": num(grid[ti]), "active_blocks_per_sm": num(p.active(ti)),
+            "theoretical_occupancy_pct": wmean(p.theo()), "achieved_occupancy_pct": wmean(p.ach),
             "limiter": [s.split(", ")[0] for s in lims], "limiters": [str(s) for s in lims],
             "waves_per_sm": [None if v != v else float(v) for v in w_top.tolist()],
             "tail_wave_pct": [None if v != v else float(v) for v in N.tail_wave_pct(w_top).tolist()],
             "grid_sizes": [int(x) for x in grids.tolist()],
             "config_time_share": [None if v != v else float(v) for v in share.tolist()],
             "wave_loss_ns": [None if c == 0 else int(round(x)) for c, x in zip(loss_n.tolist(), loss_sum.tolist())],
-            "occupancy_source": [str(s) for s in p["source"].to_numpy(dtype=object)[ti]],
-            "calculator_theoretical_pct": wmean("calc_theo"),
+            "occupancy_source": [str(s) for s in p.source(ti)],
+            "calculator_theoretical_pct": wmean(p.of_cfg("calc_theo").astype(float)),
         }
         t = pd.DataFrame({c: pd.Series(v) if c != "name" else v for c, v in table.items()}, columns=list(COLUMNS))
         return t.sort_values("time_ns", ascending=False, kind="stable").reset_index(drop=True)
