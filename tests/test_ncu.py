@@ -306,3 +306,20 @@ def test_truncated_ncu_rep_is_partial_and_a_cut_header_is_an_input_error(tmp_pat
     bad.write_bytes(b"NVR\x00" + bytes(range(256)) * 4)
     with pytest.raises(TraceFormatError, match="not a complete Nsight Compute report"):
         collect(bad)
+
+
+def test_piped_warning_is_one_line_whatever_the_path_length(tmp_path):
+    """Output to a pipe (CI logs, `| grep`): a warning naming a long path stays one line (rich folded it at 80
+    columns: 'no' / 'kernels profiled' on two lines, found by a fresh user's run of the test above)."""
+    import os
+    import subprocess
+
+    d = tmp_path / ("a_rather_long_directory_name_for_testing_" * 3) / "sub"
+    d.mkdir(parents=True)
+    edge = d / "edge.ncu.csv"
+    edge.write_text("==PROF== Connected to process 7 (/usr/bin/python3)\n==PROF== Disconnected from process 7\n")
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    r = subprocess.run([sys.executable, "-c", "from gpulens.cli import main; main()", "analyze", str(edge)],
+                       capture_output=True, text=True, env=env)
+    line = next(ln for ln in r.stdout.splitlines() if ln.startswith("warning:"))
+    assert str(edge) in line and "no kernels profiled" in line

@@ -9,6 +9,7 @@ from typing import List, Optional
 import typer
 from rich.console import Console
 
+from gpulens.cli._console import console as make_console
 from gpulens.errors import EXIT_NO_GPU_WORK, EXIT_OK, GpulensError, truncated_without_gpu_work
 
 DEMO_TRACE = "demo_h100_bert-small.pt.trace.json.gz"
@@ -129,7 +130,7 @@ def register(app: typer.Typer) -> None:
             raise GpulensError(f"--top: {top} is negative")
 
         select = Selection.parse(steps, window, ranks)
-        console = Console(stderr=quiet)
+        console = make_console(stderr=quiet)
         outputs = [(out, module, what) for out, module, what in (
             (json_out, "json_report", "JSON report"), (html_out, "html", "HTML report"),
             (md_out, "markdown", "Markdown summary"), (perfetto_out, "perfetto", "Perfetto trace")) if out is not None]

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from gpulens.cli._console import console as make_console
 from gpulens.errors import EXIT_OK
 
 baseline_app = typer.Typer(no_args_is_help=True, help="Save and list performance baselines for `gpulens gate`.")
@@ -34,7 +34,7 @@ def save_cmd(
 
     cfg = load_config(config)
     base = save_baseline(reports, name, store or default_store(cfg.baseline_dir), force=force)
-    con = Console()
+    con = make_console()
     con.print(f"Saved baseline '{base.name}' ({len(base.runs)} runs, {len(base.metrics)} metrics, machine "
               f"{base.machine_key}) to {base.path}")
     for e in base.excluded:
@@ -65,7 +65,7 @@ def list_cmd(
         if isinstance(d, dict) and "gpulens_baseline" in d:
             t.add_row(str(d.get("name")), str(d.get("machine_key")), str(len(d.get("runs", []))),
                       str(d.get("created")), str((d.get("git") or {}).get("sha", ""))[:12])
-    Console().print(t)
+    make_console().print(t)
     raise typer.Exit(EXIT_OK)
 
 

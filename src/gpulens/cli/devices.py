@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Optional
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from gpulens.cli._console import console as make_console
 from gpulens.errors import GpulensError
 
 
@@ -23,7 +23,7 @@ def register(app: typer.Typer) -> None:
         """
         from gpulens.devices import SPECS, get_spec
 
-        console = Console()
+        console = make_console()
         if name is None:
             t = Table(title="Built-in GPU specs: dense peaks, TFLOP/s (others: --device-spec FILE)",
                       title_justify="left")

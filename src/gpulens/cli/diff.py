@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
 
+from gpulens.cli._console import console as make_console
 from gpulens.errors import EXIT_OK, GpulensError
 
 
@@ -36,7 +36,7 @@ def register(app: typer.Typer) -> None:
         from gpulens.diff import diff
         from gpulens.reports import diff as render
 
-        console = Console(stderr=quiet)
+        console = make_console(stderr=quiet)
         with console.status("Comparing …"):
             result = diff(base, cand, top=top)
         if not quiet:

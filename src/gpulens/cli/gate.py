@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.console import Console
 
+from gpulens.cli._console import console as make_console
 from gpulens.cli.analyze import write_output
 from gpulens.errors import EXIT_OK, GpulensError
 
@@ -77,7 +77,7 @@ def _run(candidates, baseline, warn_only, require_baseline, fail_on_ambiguous, a
 
     cfg = load_config(config)
     cfg.fail_on_ambiguous = cfg.fail_on_ambiguous or fail_on_ambiguous
-    console = Console(stderr=quiet)
+    console = make_console(stderr=quiet)
     with console.status("Loading candidate runs …"):
         runs = collect_runs(candidates)
     base = find_baseline(baseline, runs.machine_key, store or default_store(cfg.baseline_dir))

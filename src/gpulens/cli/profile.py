@@ -16,6 +16,7 @@ from typing import List, Optional
 import typer
 from rich.console import Console
 
+from gpulens.cli._console import console as make_console
 from gpulens.errors import GpulensError, check_label
 
 
@@ -90,7 +91,7 @@ def register(app: typer.Typer) -> None:
 
         Exit codes: the workload's own status; 4 the workload raised; 2 bad usage or a missing vendor binary.
         """
-        console = Console(stderr=True)
+        console = make_console(stderr=True)
         check_bounds(steps=steps, warmup=warmup, wait=wait, interval_ms=interval_ms)
         if label is not None:
             check_label(label)
