@@ -284,3 +284,20 @@ def realign(header: list[str], rec: list[str], anchor: int | None) -> tuple[list
     for j, v in enumerate(after[: n - anchor - 1]):
         out[anchor + 1 + j] = v
     return out, [h for h, v in zip(header, out) if v is None]
+
+
+def last_line_cut(path: Path, text: str | bytes, complete) -> TruncationNote | None:
+    """The note for a line-record text file (roctracer ``*_trace.txt``, rocprof ``results.txt``) whose last line is
+    cut: no line end after it and ``complete(last_line)`` is false (the line is not a whole record). None
+    otherwise. The caller drops that line from its records (it is not counted as a malformed line)."""
+    nl = b"\n" if isinstance(text, bytes) else "\n"
+    cr = b"\r" if isinstance(text, bytes) else "\r"
+    body = text.rstrip(b" \t" if isinstance(text, bytes) else " \t")
+    if not body or body.endswith((nl, cr)):
+        return None
+    start = max(body.rfind(nl), body.rfind(cr)) + 1
+    if complete(body[start:]):
+        return None
+    offset = start if isinstance(text, bytes) else len(text[:start].encode("utf-8", errors="replace"))
+    return TruncationNote(f"{path}: truncated: the last line (byte {offset:,}) is cut with no line end; the records "
+                          "before it are kept, that one is not", path, offset)
