@@ -69,6 +69,7 @@ def test_header_only_is_that_format_with_no_work(tmp_path, name, header, fmt):
     ("c.csv", V1_FIXED + ",SQ_WAVES,GRBM_GUI_ACT"),  # prefix of a known counter
     ("d.csv", V1_FIXED + ",TCC_HIT[0],TCC_HIT[1"),  # an instance counter cut before its ]
     ("e.csv", V1_FIXED + ","),  # cut right after a separator
+    ("f.csv", V1_FIXED + ",TCC_EA_WRREQ[0],TCC_EA_RDREQ[0],TCC_E"),  # prefix of a name earlier in the header
     ("kernel_trace.csv", V3_HEADER[:V3_HEADER.index("Start_Timestamp") + 5]),  # inside a quoted name
     ("details.csv", NCU_HEADER[:NCU_HEADER.index("Metric Unit") + 3]),
 ])

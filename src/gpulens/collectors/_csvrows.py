@@ -182,8 +182,9 @@ def _known_columns() -> set[str]:
 def header_is_cut(header: list[str], text: str) -> bool:
     """Whether a header-only CSV ``text`` (no line end at its end) stops inside its header line: the file ends
     inside a quoted name (an odd number of ``"``), right after a separator (an empty last name), inside brackets
-    (``TCC_HIT[1``), on a name no profiler writes last (:data:`_NEVER_LAST`), or on a name that is a strict prefix of a
-    column name gpulens knows and is not itself one (``queue-i``, ``GRBM_GUI_ACT``). A cut that ends exactly after a
+    (``TCC_HIT[1``), on a name no profiler writes last (:data:`_NEVER_LAST`), or on a name that is a strict prefix of
+    another column of the same header (``TCC_E`` after ``TCC_EA_WRREQ[1]``) or of a column name gpulens knows and is
+    not itself one (``queue-i``, ``GRBM_GUI_ACT``). A cut that ends exactly after a
     counter name that may be the last column cannot be told from a complete header: that file is an empty run."""
     if text.count('"') % 2:
         return True
@@ -192,6 +193,8 @@ def header_is_cut(header: list[str], text: str) -> bool:
         return len(header) > 1
     if last in _NEVER_LAST or last.count("[") > last.count("]") or last.count("(") > last.count(")"):
         return True  # an instance counter ``TCC_HIT[1`` or a unit ``Avg (ns`` cut before its closing bracket
+    if any(h.strip().lower().startswith(last) and h.strip().lower() != last for h in header[:-1]):
+        return True  # a strict prefix of a name earlier in the same header (``TCC_E`` after ``TCC_EA_WRREQ[1]``)
     known = _known_columns()
     return last not in known and any(k.startswith(last) for k in known)
 
