@@ -69,6 +69,7 @@ def test_header_only_is_that_format_with_no_work(tmp_path, name, header, fmt):
     ("c.csv", V1_FIXED + ",SQ_WAVES,GRBM_GUI_ACT"),  # prefix of a known counter
     ("d.csv", V1_FIXED + ",TCC_HIT[0],TCC_HIT[1"),  # an instance counter cut before its ]
     ("e.csv", V1_FIXED + ","),  # cut right after a separator
+    ("f.csv", V1_FIXED + ",TCC_EA_WRREQ[0],TCC_EA_RDREQ[0],TCC_E"),  # prefix of a name earlier in the header
     ("kernel_trace.csv", V3_HEADER[:V3_HEADER.index("Start_Timestamp") + 5]),  # inside a quoted name
     ("details.csv", NCU_HEADER[:NCU_HEADER.index("Metric Unit") + 3]),
 ])
@@ -194,3 +195,28 @@ def test_rocprof_v1_results_json_cut_keeps_every_complete_event(tmp_path):
     assert tl.meta.truncated_at  # partial: marked, with the offset where the lost part starts
     p.write_bytes(text[: text.index(b'"k_b"') + 3])  # inside the second event: only k_a
     assert list(collect(p).gpu_events()["name"].astype(str)) == ["k_a"]
+
+
+def test_roctracer_and_results_txt_cut_mid_line_are_partial(tmp_path):
+    # the line-record text formats follow the one truncation rule: a last line with no line end that is not a whole
+    # record is left out and the result marked partial (was counted as a malformed line, result not partial)
+    ops = (b"1000:1200 2:0 CopyHostToDevice:4:894\n"
+           b"5000:9000 2:0 void kern<float, 4>(int, float*):8:894\n")
+    p = tmp_path / "894_hcc_ops_trace.txt"
+    p.write_bytes(ops[:-12])  # inside the second record's name
+    tl = collect(p)
+    assert list(tl.gpu_events()["name"].astype(str)) == ["CopyHostToDevice"]
+    assert tl.meta.truncated_at == {str(p): ops.index(b"5000:")}  # the lost part starts at the cut line
+    rec = ('dispatch[0], gpu-id(1), queue-id(0), pid(4242), tid(4242), grd(1024), wgr(256), '
+           'kernel-name("k_a"), time(1000,2000,5000,5100)\n  SQ_WAVES (16)\n'
+           'dispatch[1], gpu-id(1), queue-id(0), pid(4242), tid(4242), grd(1024), wgr(256), '
+           'kernel-name("k_b"), time(5200,6000,6500,6600)\n')
+    q = tmp_path / "4242_results.txt"
+    q.write_text(rec[: rec.index("time(5200") + 12])  # inside k_b's time(...)
+    tl = collect(q)
+    k = tl.gpu_events()
+    assert list(k["name"].astype(str)) == ["k_a"] and list(k["dur_ns"]) == [5000 - 2000]  # time(b, start, end, c)
+    assert tl.meta.truncated_at == {str(q): rec.index("dispatch[1]")}
+    q.write_text(rec[:60])  # inside the first record: nothing complete
+    code, err, _ = _run("analyze", q, "-q", "--no-cache")
+    assert code == 2 and "truncated" in err

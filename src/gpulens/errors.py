@@ -76,7 +76,9 @@ class DependencyError(GpulensError):
 def truncated_without_gpu_work(cut: list[tuple[str, int]]) -> GpulensError:
     """The one error for truncated inputs whose readable part holds no GPU event (exit 2, never 5 "no GPU work":
     the lost part may have held all of it). ``cut``: (path, bytes of trace text read) per truncated file."""
-    return GpulensError("; ".join(f"{p}: truncated after {n:,} bytes of trace text" for p, n in cut) +
+    return GpulensError("; ".join(f"{p}: truncated after {n:,} bytes of trace text" if n else
+                                  f"{p}: truncated inside its first line (its header, or its first record)"
+                                  for p, n in cut) +
                         " — the part that could be read holds no GPU event (0 kernels); the rest of the file is lost")
 
 

@@ -182,8 +182,9 @@ def _known_columns() -> set[str]:
 def header_is_cut(header: list[str], text: str) -> bool:
     """Whether a header-only CSV ``text`` (no line end at its end) stops inside its header line: the file ends
     inside a quoted name (an odd number of ``"``), right after a separator (an empty last name), inside brackets
-    (``TCC_HIT[1``), on a name no profiler writes last (:data:`_NEVER_LAST`), or on a name that is a strict prefix of a
-    column name gpulens knows and is not itself one (``queue-i``, ``GRBM_GUI_ACT``). A cut that ends exactly after a
+    (``TCC_HIT[1``), on a name no profiler writes last (:data:`_NEVER_LAST`), or on a name that is a strict prefix of
+    another column of the same header (``TCC_E`` after ``TCC_EA_WRREQ[1]``) or of a column name gpulens knows and is
+    not itself one (``queue-i``, ``GRBM_GUI_ACT``). A cut that ends exactly after a
     counter name that may be the last column cannot be told from a complete header: that file is an empty run."""
     if text.count('"') % 2:
         return True
@@ -192,6 +193,8 @@ def header_is_cut(header: list[str], text: str) -> bool:
         return len(header) > 1
     if last in _NEVER_LAST or last.count("[") > last.count("]") or last.count("(") > last.count(")"):
         return True  # an instance counter ``TCC_HIT[1`` or a unit ``Avg (ns`` cut before its closing bracket
+    if any(h.strip().lower().startswith(last) and h.strip().lower() != last for h in header[:-1]):
+        return True  # a strict prefix of a name earlier in the same header (``TCC_E`` after ``TCC_EA_WRREQ[1]``)
     known = _known_columns()
     return last not in known and any(k.startswith(last) for k in known)
 
@@ -284,3 +287,20 @@ def realign(header: list[str], rec: list[str], anchor: int | None) -> tuple[list
     for j, v in enumerate(after[: n - anchor - 1]):
         out[anchor + 1 + j] = v
     return out, [h for h, v in zip(header, out) if v is None]
+
+
+def last_line_cut(path: Path, text: str | bytes, complete) -> TruncationNote | None:
+    """The note for a line-record text file (roctracer ``*_trace.txt``, rocprof ``results.txt``) whose last line is
+    cut: no line end after it and ``complete(last_line)`` is false (the line is not a whole record). None
+    otherwise. The caller drops that line from its records (it is not counted as a malformed line)."""
+    nl = b"\n" if isinstance(text, bytes) else "\n"
+    cr = b"\r" if isinstance(text, bytes) else "\r"
+    body = text.rstrip(b" \t" if isinstance(text, bytes) else " \t")
+    if not body or body.endswith((nl, cr)):
+        return None
+    start = max(body.rfind(nl), body.rfind(cr)) + 1
+    if complete(body[start:]):
+        return None
+    offset = start if isinstance(text, bytes) else len(text[:start].encode("utf-8", errors="replace"))
+    return TruncationNote(f"{path}: truncated: the last line (byte {offset:,}) is cut with no line end; the records "
+                          "before it are kept, that one is not", path, offset)

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gpulens.collectors._csvrows import last_line_cut
 from gpulens.collectors._dispatch import Dispatches, build_timeline
 from gpulens.collectors._io import read_input
 from gpulens.collectors.base import Collector
@@ -43,7 +44,8 @@ _DISPATCH = re.compile(r"^dispatch\[(\d+)\],\s*(.*)$")
 #: characters without ``(`` costs one pass, not one pass per start position (quadratic on a 300 kB mangled line)
 _PAIR = re.compile(r'(?<![\w-])([A-Za-z_][\w-]*+)\(("(?:[^"\\]|\\.)*+"|[^()]*+)\)')
 _COUNTER = re.compile(r"^\s*,?\s*([A-Za-z_][\w\[\].:-]*)\s*\(\s*([-+0-9.eE]+|nan|inf)\s*\)\s*,?\s*$")
-_SNIFF = re.compile(rb"^dispatch\[\d+\],.*kernel[-_]name\(", re.M)
+#: A dispatch record's start: with its kernel name, or (a file cut before the name) rocprof's fixed first fields.
+_SNIFF = re.compile(rb"^dispatch\[\d+\],(?:.*kernel[-_]name\(| gpu-id\(\d+\), queue-id\()", re.M)
 
 #: key spellings → Dispatches column
 _KEYS = {"gpu-id": "device_id", "gpu_id": "device_id", "queue-id": "stream_id", "queue_id": "stream_id",
@@ -77,7 +79,14 @@ class RocprofResultsTxt(Collector):
         rows: list[dict] = []
         counters: list[dict[str, float]] = []
         stray = bad = 0
-        for line in raw.data.decode("utf-8", "replace").splitlines():
+        text = raw.data.decode("utf-8", "replace")
+        # a last line with no line end that is not a whole record (a dispatch line not closed by ")", a counter line
+        # not `NAME (value)`) was cut: left out, the result marked partial
+        cut = last_line_cut(path, text, lambda ln: ln.rstrip().endswith(")") if _DISPATCH.match(ln)
+                            else bool(_COUNTER.match(ln)))
+        if cut is not None:
+            text = text[:len(text.rstrip(" \t")) - len(text.rstrip(" \t").splitlines()[-1])]
+        for line in text.splitlines():
             if not line.strip():
                 continue
             m = _DISPATCH.match(line)
@@ -109,7 +118,8 @@ class RocprofResultsTxt(Collector):
             else:
                 bad += 1
         if not rows:
-            raise TraceFormatError(path, "no `dispatch[N], …` record")
+            raise TraceFormatError(path, "truncated: the text ends inside its first dispatch record, before any "
+                                         "complete one" if cut is not None else "no `dispatch[N], …` record")
         d = Dispatches(n=len(rows))
         keys = dict.fromkeys(k for r in rows for k in r if k != "index")
         for k in keys:
@@ -117,7 +127,7 @@ class RocprofResultsTxt(Collector):
         d.cols["kind"] = "kernel"
         names = dict.fromkeys(n for cs in counters for n in cs)
         d.pmc = {n: np.array([cs.get(n, np.nan) for cs in counters], dtype="float64") for n in names}
-        warnings = []
+        warnings = [cut] if cut is not None else []
         if bad:
             warnings.append(f"{path}: {bad} line(s) dropped (neither a `dispatch[N], …` record nor a `NAME (value)` "
                             "counter line)")

@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from gpulens.collectors._csvrows import last_line_cut
 from gpulens.collectors._dispatch import Dispatches, build_timeline, merge
 from gpulens.collectors._io import read_input
 from gpulens.collectors.base import Collector
@@ -130,6 +131,10 @@ class RocprofV1Text(Collector):
             size += raw.size_bytes
             files.append(p.name)
             recs, bad = _records(raw.data, _API)
+            cut = last_line_cut(p, raw.data, lambda ln: bool(_API.match(ln)))
+            if cut is not None:  # the cut line is not a record (not counted as malformed): partial result
+                warnings.append(cut)
+                bad -= 1
             if bad:
                 warnings.append(f"{p}: {bad} line(s) dropped (not `begin:end pid:tid call :correlation`)")
             d = Dispatches(n=len(recs))
@@ -149,6 +154,10 @@ class RocprofV1Text(Collector):
             size += raw.size_bytes
             files.insert(0, ops_path.name)
             recs, bad = _records(raw.data, _OPS)
+            cut = last_line_cut(ops_path, raw.data, lambda ln: bool(_OPS.match(ln)))
+            if cut is not None:
+                warnings.append(cut)
+                bad -= 1
             if bad:
                 warnings.append(f"{ops_path}: {bad} line(s) dropped (not `begin:end device:queue name:correlation`)")
             names = [m.group(5).decode("utf-8", "replace").strip() for m in recs]
