@@ -155,6 +155,8 @@ SEEDS = {
     "rocprof_v1_json": ("v1results.json", _v1_json),
     "rocprof_v1_db": ("v1results.db", _v1_db),
     "omniperf_dir": ("vcopy_MI200", None),
+    "rocprof_v1_text": ("894_hcc_ops_trace.txt", _json_builder("tests.test_rocprof_v1_text", "write_ops")),
+    "rocprof_results_txt": ("4242_results.txt", _json_builder("tests.test_rocprof_results_txt", "write_v1")),
 }
 
 SHARED_CASES = HERE.parents[1] / "shared" / "cases"

@@ -265,3 +265,45 @@ def test_cli_on_nvidia_inputs(tmp_path):
     fake.write_text("not a report")
     r = run("analyze", "--format", "ncu_rep", str(fake))
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "NVR" in r.stderr
+
+
+def _report(*blocks: tuple[bytes, bytes]) -> bytes:
+    """A .ncu-rep byte layout: magic, uint32-framed file header, then (block header, payload) pairs."""
+    import struct
+
+    out = b"NVR\x00" + struct.pack("<I", 2) + b"\x08\x07"  # file header: field 1 = 7
+    for header, payload in blocks:
+        out += struct.pack("<I", len(header)) + header + payload
+    return out
+
+
+def test_ncu_rep_framing_finds_the_cut():
+    from gpulens.collectors.ncu_rep import framing
+
+    # block header: field 1 varint 0, field 5 (PayloadSize) varint 10 -> 0x08 0x00 0x28 0x0a
+    hdr = b"\x08\x00\x28\x0a"
+    whole = _report((hdr, bytes(10)), (hdr, bytes(10)))
+    first_block_end = 4 + 4 + 2 + (4 + 4 + 10)  # magic, header length, header, one block
+    assert framing(whole) == (2, None)
+    assert framing(whole[:-3]) == (1, first_block_end)  # cut inside the second payload
+    assert framing(whole[:first_block_end + 2]) == (1, first_block_end)  # cut inside the length prefix
+    assert framing(b"NVR\x00" + bytes(range(256)))[0] == 0  # header length 0x03020100: beyond the file
+    odd = _report((b"\x0b\x00", b""))  # wire type 3: not the framing known here -> no claim
+    assert framing(odd) == (0, None)
+
+
+def test_truncated_ncu_rep_is_partial_and_a_cut_header_is_an_input_error(tmp_path):
+    pytest.importorskip("ncu_report")
+    src = shared_trace("ncu/lashi_rtx4090_simpleDivergence.ncu-rep")
+    data = src.read_bytes()
+    from gpulens.collectors.ncu_rep import framing
+
+    assert framing(data)[1] is None  # the real report's blocks end exactly at its size
+    cut = tmp_path / "cut.ncu-rep"
+    cut.write_bytes(data[: len(data) * 2 // 3])
+    tl = collect(cut)
+    assert tl.meta.truncated and any("truncated Nsight Compute report" in w for w in tl.meta.warnings)
+    bad = tmp_path / "bad.ncu-rep"
+    bad.write_bytes(b"NVR\x00" + bytes(range(256)) * 4)
+    with pytest.raises(TraceFormatError, match="not a complete Nsight Compute report"):
+        collect(bad)

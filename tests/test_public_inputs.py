@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -95,6 +96,27 @@ def test_execution_trace_named_not_kineto(tmp_path):
            "nodes": [{"name": "[pytorch|profiler|execution_graph|thread]", "id": 2}], "finish_ts": 2}
     p.write_bytes(gzip.compress(json.dumps(doc).encode()))
     with pytest.raises(UnknownFormatError, match="execution trace"):
+        collect(p)
+
+
+@pytest.mark.parametrize("kind", ["tar.gz", "tar", "zip"])
+def test_archive_named_with_how_to_extract(tmp_path, kind):
+    """A folder of rank traces shipped as an archive (facebookresearch/param's dlrm_kineto.tar.gz): say so."""
+    import tarfile
+    import zipfile
+
+    member = tmp_path / "worker0.pt.trace.json"
+    member.write_text('{"traceEvents": []}')
+    p = tmp_path / f"traces.{kind}"
+    if kind == "zip":
+        with zipfile.ZipFile(p, "w") as z:
+            z.write(member, member.name)
+        how = "unzip traces.zip"
+    else:
+        with tarfile.open(p, "w:gz" if kind == "tar.gz" else "w") as t:
+            t.add(member, member.name)
+        how = f"tar xf traces.{kind}"
+    with pytest.raises(UnknownFormatError, match=re.escape(how)):
         collect(p)
 
 

@@ -70,13 +70,10 @@ def test_ncu_csv_with_reordered_columns_reads_the_same(tmp_path, name):
     assert got == {"gemm_kernel": 1_234_560, "reduce_sum": 2_050_000}
 
 
-def test_ncu_rep_without_the_reader_names_the_file(tmp_path):
-    try:
-        import ncu_report  # noqa: F401
-    except ImportError:
-        pass
-    else:
-        pytest.skip("ncu_report is installed")
+def test_ncu_rep_without_the_reader_names_the_file(tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ncu_report", None)  # `import ncu_report` raises ImportError, installed or not
     p = tmp_path / "r.ncu-rep"
     p.write_bytes(b"NVR\x00" + bytes(64))
     with pytest.raises(DependencyError) as ei:

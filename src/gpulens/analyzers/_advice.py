@@ -10,10 +10,12 @@ What is known, and from where:
   GEMM technique (the K dimension of a matrix product split across blocks, partial sums reduced; CUTLASS "split-K",
   cuBLAS ``CUBLASLT_ALGO_CONFIG_SPLITK_NUM``); split-KV is its attention form (FlashDecoding: the key/value sequence
   split across blocks, ``num_splits`` in FlashAttention). Neither exists for a normalisation or elementwise kernel.
-* **vendor-library kernel** (:func:`is_library`): cuDNN, cuBLAS(Lt), CUTLASS instances, rocBLAS/hipBLASLt
-  (``Cijk_``), MIOpen, CK, FlashAttention (``flash_fwd``/``flash_bwd``, ``fmha``). Their registers and shared
-  memory are fixed by the library's tile configuration: the user picks another algorithm or shape, not
-  ``__launch_bounds__``.
+* **who owns the kernel's code** (:func:`code_owner`): a library kernel (:func:`is_library`: cuDNN, cuBLAS(Lt) incl.
+  ``nvjet``/``sm90_xmma``, TensorRT-LLM cubins ``bmm_E4m3…``, CUTLASS instances, rocBLAS/hipBLASLt/Tensile
+  (``Cijk_``), MIOpen incl. its ``igemm_*_gtc`` assembly, CK, CUB/rocPRIM, FlashAttention, vendor custom-op
+  libraries) has its registers and shared memory fixed by the library: the user picks another algorithm or shape,
+  not ``__launch_bounds__``; a PyTorch ATen kernel is changed by fusion (torch.compile) or another op; an Inductor or
+  nvFuser kernel by its generator's configuration; only the user's own kernels get source-level advice.
 * **PyTorch present** (:func:`uses_pytorch`): the input was written by the PyTorch profiler (Kineto collector), or
   it records ``aten::`` operators, Python frames, or kernels only PyTorch builds (``at::native::``, ``c10::``,
   ``pytorch_flash``, Inductor's ``triton_`` kernels). Only then do steps name torch.compile, DataLoader, DDP/FSDP,
@@ -39,10 +41,45 @@ from gpulens.analyzers._categories import kernel_category, op_category
 #: Kernel families the advice distinguishes (``_categories`` names, lower-cased).
 FAMILIES = ("gemm", "attention", "normalisation", "elementwise", "communication", "copy", "other")
 
-_LIBRARY = re.compile(r"cudnn|cublas|\bvolta_|\bturing_|\bampere_|\bhopper_|\bsm\d+_xmma|\bsm\d+_|xmma_|nvjet|"
-                      r"cutlass|Cijk_|miopen|MIOpen|hipblaslt|rocblas|\bck::|composable_kernel|implicit_gemm|"
-                      r"\bgemv2?T?_kernel|\bgemmSN_|\bgemmk1_|dgrad_engine|wgrad_alg|fft\w*_kernel|"
-                      r"flash_(?:fwd|bwd)|flash_attn|fmha", re.I)
+#: Kernels whose code the user does not own: prebuilt vendor-library cubins/code objects and the kernels of
+#: libraries compiled with their own tuned launch configuration. Families and where their names come from:
+#: cuBLAS/cuBLASLt (``volta_``/``turing_``/``ampere_``/``hopper_``/``sm90_xmma``…, ``nvjet_`` on Hopper/Blackwell,
+#: ``gemv2N_kernel``, ``gemmSN_``, ``gemmk1_``, ``sgemm_largek_lds64``, ``splitKreduce_kernel``); cuDNN (``cudnn``,
+#: ``implicit_convolve_sgemm``, ``explicit_convolve_sgemm``, ``precomputed_convolve_sgemm``, ``fft2d_r2c_16x16``,
+#: ``flip_filter``, ``winograd``, ``dgrad_engine``, ``wgrad_alg``); TensorRT-LLM / FlashInfer trtllm-gen cubins
+#: (``bmm_<dtype>_…_t128x16x256…_sm100``); CUTLASS instances; Tensile/hipBLASLt (``Cijk_``), rocBLAS, MIOpen
+#: (``MIOpen*``, ``igemm_fwd_gtcx3_…``, ``Im2d2Col``, ``SubTensorOp…``, ``batched_transpose_16x64…``,
+#: ``transpose_NCHW2CNHW…``); Composable Kernel (mangled ``_ZN2ck``/``7ck_tile``); FlashAttention. Matched anywhere
+#: in the name (these words do not occur as mere template arguments of other code).
+_LIBRARY = re.compile(r"cudnn|cublas|\bvolta_|\bturing_|\bampere_|\bhopper_|\bmaxwell_|\bsm\d+_xmma|\bsm\d+_|xmma_|"
+                      r"nvjet|cutlass|Cijk_|miopen|MIOpen|hipblaslt|rocblas|\bck::|\bck_tile::|_ZN2ck\d|\dck_tile\d|"
+                      r"composable_kernel|implicit_gemm|(?:implicit|explicit|precomputed)_convolve_sgemm|"
+                      r"\bgemv2?[NT]?_kernel|\bgemv2[NT]|\bgemmSN_|\bgemmk1_|\bsgemm_largek|splitKreduce_kernel|"
+                      r"dgrad_engine|wgrad_alg|fft\w*_kernel|\bfft\d?d_(?:r2c|c2r|c2c)|\bflip_filter\b|winograd|"
+                      r"\bbmm_(?:Mx)?(?:E\dm\d|Bfloat16|Fp16|Fp32|Fp8|Int8)_|"
+                      r"\bigemm_(?:fwd|bwd|wrw)_gtc|\bIm2d2Col|\bCol2Im|\bSubTensorOp|\bbatched_transpose_\d+x\d+|"
+                      r"\btranspose_(?:NCHW2CNHW|CNHW2NCHW)|_ZN5aiter|flash_(?:fwd|bwd)|flash_attn|fmha", re.I)
+#: Library namespaces, matched only in the kernel's own qualified name (template arguments and parameters removed:
+#: ``at::native::reduce_kernel<…thrust::pair…>`` is PyTorch's kernel, not Thrust's): CUB/hipCUB/rocPRIM/Thrust
+#: (their tuning policies fix block size and registers), TensorRT-LLM (``tensorrt_llm::``, ``moe::dev::``),
+#: FlashInfer, FBGEMM-GPU, vLLM, AITER and SGLang custom-op kernels (built into their wheels), CK.
+_LIBRARY_NS = re.compile(r"^(?:at_cuda_detail::cub|cub|hipcub|rocprim|thrust|tensorrt_llm|moe::dev|flashinfer|fbgemm_gpu|vllm|aiter|"
+                         r"sgl_hip|sgl_kernel|ck|ck_tile)::")
+_TEMPLATE_ARGS = re.compile(r"<[^<>]*>|\([^()]*\)")
+
+
+def own_name(name: str) -> str:
+    """The kernel's own qualified name: template arguments, parameter lists and the return type removed
+    (``std::enable_if<…>::type vllm::rms_norm_kernel<c10::BFloat16>(…)`` → ``vllm::rms_norm_kernel``)."""
+    prev, s = None, name
+    for _ in range(64):  # nested brackets: innermost first
+        if s == prev:
+            break
+        prev, s = s, _TEMPLATE_ARGS.sub("", s)
+    parts = s.split()
+    return parts[-1] if parts else s
+
+
 _PYTORCH_KERNEL = re.compile(r"at::native::|at::cuda::|\bc10::|pytorch_flash|\btriton_(?:poi|red|per|tem)_|"
                              r"\bat_cuda_detail", re.I)
 
@@ -56,8 +93,57 @@ def family(name: str | None, op: str | None = None) -> str:
 
 
 def is_library(name: str | None) -> bool:
-    """True for a vendor-library kernel (cuDNN, cuBLAS, CUTLASS instance, rocBLAS/hipBLASLt, MIOpen, CK)."""
-    return bool(isinstance(name, str) and _LIBRARY.search(name))
+    """True for a kernel whose code the user does not own (:data:`_LIBRARY`, :data:`_LIBRARY_NS`): cuDNN, cuBLAS(Lt),
+    TensorRT-LLM cubins, CUTLASS instances, rocBLAS/hipBLASLt/Tensile, MIOpen, CK, CUB/rocPRIM, FlashAttention,
+    vendor/custom-op libraries. Its registers and block size are fixed by the library: advice is about the problem
+    it is given (shape, dtype, batching) or the algorithm the library picks, never ``__launch_bounds__``."""
+    return bool(isinstance(name, str) and (_LIBRARY.search(name) or _LIBRARY_NS.search(own_name(name))))
+
+
+#: PyTorch's own kernels (ATen): built into the torch wheel with launch configurations the user does not set.
+_ATEN_KERNEL = re.compile(r"^(?:at::|at_cuda_detail::|c10::|pytorch_flash::)|(?:^|::)(?:cunn_|softmax_warp_|"
+                          r"indexing_backward_kernel)")
+#: Kernels TorchInductor generated (``triton_poi_``/``triton_red_``/``triton_per_``/``triton_tem_``…): their block
+#: sizes, ``num_warps`` and ``num_stages`` come from Inductor's Triton configs.
+_INDUCTOR_KERNEL = re.compile(r"^triton_(?:poi|red|per|tem|mm|bmm)_", re.I)
+#: Kernels nvFuser generated (``nvfuser_none_f0_c0_r0_g0``, ``<unnamed>::nvfuser_pointwise_…``): its scheduler picks
+#: their block size, unrolling and register cap.
+_NVFUSER_KERNEL = re.compile(r"(?:^|::)nvfuser_")
+
+
+def code_owner(name: str | None) -> str:
+    """Who sets the kernel's launch configuration and register budget: ``library`` (:func:`is_library`),
+    ``pytorch`` (an ATen kernel of the torch wheel), ``inductor`` (a TorchInductor-generated Triton kernel),
+    ``nvfuser`` (a kernel nvFuser generated), else
+    ``user`` (code the user compiles: ``__launch_bounds__``/``-maxrregcount`` apply)."""
+    if not isinstance(name, str):
+        return "user"
+    if is_library(name):
+        return "library"
+    own = own_name(name)
+    if _INDUCTOR_KERNEL.search(own):
+        return "inductor"
+    if _NVFUSER_KERNEL.search(own):
+        return "nvfuser"
+    if _ATEN_KERNEL.search(own):
+        return "pytorch"
+    return "user"
+
+
+def owned_kernel_step(name: str | None, fam: str) -> str:
+    """The latency-bound step for a kernel whose code the user does not write (:func:`code_owner` ``pytorch``,
+    ``inductor`` or ``nvfuser``): the lever is what generates or calls it, never its per-thread code."""
+    owner = code_owner(name)
+    if owner == "inductor":
+        return ("Its code is Inductor's: let torch.compile mode=\"max-autotune\" try other Triton configs, or change "
+                "what it fuses (torch._inductor.config) so each kernel gets more work.")
+    if owner == "nvfuser":
+        return ("Its code is nvFuser's: try another schedule (unroll/vectorisation, the fusion's segmentation) so "
+                "each kernel gets more work.")
+    soft = (" — for attention, scaled_dot_product_attention instead of matmul + softmax"
+            if "softmax" in str(name).lower() else "")
+    return ("It is PyTorch's built-in kernel: fuse it with its neighbours (torch.compile generates its own kernel) or "
+            f"call an op that does the work in fewer, larger kernels{soft}.")
 
 
 def uses_pytorch(timeline: Any) -> bool:
@@ -142,9 +228,27 @@ def limiter(resource: str, name: str | None, pytorch: bool = False, latency_boun
         return ("Its block size, registers and shared memory are fixed by the library's kernel: if it is shown "
                 f"latency-bound, try another algorithm or problem shape{bench}.")
     cond = "" if latency_bound else " if it is latency-bound"
+    owner = code_owner(name)
+    if owner == "pytorch":
+        return ("Its block size and registers are fixed by PyTorch's built-in kernel: fuse it with its neighbours "
+                f"(torch.compile generates a kernel with its own launch configuration) or give it larger tensors per "
+                f"call{cond}.")
+    if owner == "inductor":
+        what = "registers per thread" if resource == "registers" else (
+            "shared memory per block" if resource == "shared_memory" else "its block configuration")
+        return (f"Its {what} follow Inductor's Triton config: smaller block sizes (XBLOCK/RBLOCK), fewer num_warps or "
+                f"num_stages, or torch.compile mode=\"max-autotune\" to try other configs{cond}.")
+    if owner == "nvfuser":
+        return ("Its block size, unrolling and register cap come from nvFuser's scheduler: try another schedule "
+                f"(less unrolling or vectorisation per thread, a register cap in its compile parameters){cond}.")
     if resource == "registers":
         return f"Cut registers per thread (__launch_bounds__, -maxrregcount, fewer live values){cond}."
-    return f"Use less shared memory per block (smaller tiles, fewer pipeline stages){cond}."
+    if resource == "shared_memory":
+        return f"Use less shared memory per block (smaller tiles, fewer pipeline stages){cond}."
+    return {"warps": f"Use 128–256 threads per block{cond}.",
+            "blocks": f"Use larger blocks with more work each{cond}.",
+            "barriers": f"Use fewer named barriers per block{cond}."}.get(
+        resource, f"Relax the resource that limits resident blocks ({resource}){cond}.")
 
 
 _ALIGN = re.compile(r"(?:^|[_<\s])align(\d+)(?:\b|_|>)", re.I)
@@ -296,8 +400,8 @@ def exposed_comm_detail(pytorch: bool, training: bool | None = None) -> str:
     """The advice sentence of the exposed-communication finding (``training``: :func:`trains`)."""
     if pytorch and training is False:
         return ("Collectives run while no compute kernel does. Overlap them with independent computation of the "
-                "forward pass on another stream (e.g. a tensor-parallel all-reduce beside the next micro-batch's or "
-                "layer's GEMMs), or reduce their size (fewer, larger messages; a lower tensor-parallel degree).")
+                "forward pass on another stream (e.g. a tensor-parallel all-reduce beside another batch of requests: "
+                "two-batch overlap), or reduce their size (fewer, larger messages; a lower tensor-parallel degree).")
     if pytorch:
         return ("Collectives run while no compute kernel does. Overlap them with computation (bucketed all-reduce "
                 "during backward, FSDP prefetch) or reduce their size.")
@@ -353,8 +457,15 @@ _P2P = re.compile(r"SendRecv|\bSend\b|\bRecv\b|_Send_|_Recv_|AllToAll|all_to_all
 def comm_steps(training: bool | None, name: str | None = None) -> list[str] | None:
     """The next steps of a communication-bound PyTorch kernel: a point-to-point / all-to-all kernel (``name``), or
     any collective of an inference program (``training`` False); None for a training collective (the DDP/FSDP steps
-    apply) or an unknown program."""
+    apply) or an unknown program. An inference program is never told of micro-batches, backward or gradients: its
+    independent work is another batch of requests (two-batch overlap) or compute that does not need the result."""
     if isinstance(name, str) and _P2P.search(name):
+        if training is False:
+            return ["Overlap it with compute: keep each pipeline stage computing another batch of requests while it "
+                    "sends; for an all-to-all (experts, embeddings), overlap it with the independent compute of "
+                    "another batch (two-batch overlap).",
+                    "Shrink it: fewer and larger transfers, a narrower type, or a placement that keeps more of the "
+                    "exchange inside a node."]
         return ["Overlap it with compute: with pipeline stages, more micro-batches or an interleaved schedule keep "
                 "each stage computing while it sends; for an all-to-all (experts, embeddings), overlap it with the "
                 "independent compute of another micro-batch.",
@@ -362,8 +473,8 @@ def comm_steps(training: bool | None, name: str | None = None) -> list[str] | No
                 "exchange inside a node."]
     if training is not False:
         return None
-    return ["Overlap it with compute: run it on its own stream beside independent work of the forward pass (the "
-            "next micro-batch's or layer's GEMMs) and wait only where its result is needed.",
+    return ["Overlap it with compute: run it on its own stream beside work that does not need its result (another "
+            "batch of requests, two-batch overlap) and wait only where its result is needed.",
             "Shrink it: fewer and larger messages (fuse the all-reduce with the norm after it), a narrower type, "
             "or a lower tensor-parallel degree."]
 

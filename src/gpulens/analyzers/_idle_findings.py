@@ -246,7 +246,7 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
                          + say["sync"]),
     }
     texts["idle_queued_ns"] = (
-        "queued", "GPU idle with work already queued",
+        "dependency-bound", "GPU idle with work already queued",
         "The launch call had returned before the GPU went idle: the work waited on another stream, an event or "
         "device-side scheduling, not on the host. Look at cross-stream dependencies and event waits.")
     texts["idle_unattributed_ns"] = (

@@ -33,9 +33,9 @@ kernels were serialised and replayed, so the gaps between them are not idle time
 
 Per rank the table adds exposed communication / memcpy (from the ``breakdown`` analyzer), kernels shorter than
 their launch call (a graph launch counts once, against the sum of its kernels), and small-grid kernels (fewer
-blocks than SMs/CUs). ``overhead`` names the largest of host, launch, sync, exposed communication, exposed memcpy
-and unattributed idle when it reaches ``min_share`` of the span, else ``none`` (queued idle is GPU-side waiting,
-not an overhead the host can remove); the summary's ``overhead`` is the run's, and its legacy ``verdict`` key the
+blocks than SMs/CUs). ``overhead`` names the largest of host, launch, sync, exposed communication, exposed memcpy,
+unattributed and queued idle (``dependency-bound``: GPU-side waiting, not an overhead the host can remove, but the
+verdict names the larger cause) when it reaches ``min_share`` of the span, else ``none``; the summary's ``overhead`` is the run's, and its legacy ``verdict`` key the
 same with ``gpu-bound`` for ``none`` (the ``verdicts`` analyzer's input). The run verdict is the ``verdicts``
 analyzer's: one figure called the verdict per report. Rules follow gpu-facts §3.3 (HTA idle-time breakdown, TraceLens exposed
 comm/memcpy).
@@ -99,11 +99,13 @@ MIN_VERDICT_GAPS = 3
 DOMINANT_SHARE = 0.5
 #: idle-cause columns that are made of gaps (their evidence is counted in gaps)
 GAP_EVIDENCE = {"idle_host_ns": "host", "idle_launch_ns": "launch", "idle_sync_ns": "sync",
-                "idle_unattributed_ns": "unattributed"}
-#: run/rank classes, in the order ties are broken
+                "idle_unattributed_ns": "unattributed", "idle_queued_ns": "queued"}
+#: run/rank classes, in the order ties are broken. Queued idle (the GPU idle with its next work already enqueued:
+#: waits on another stream, an event or device-side scheduling) is a class too: a run whose steady state idles
+#: 52 µs that way beside 37 µs of exposed copies is not "memcpy-bound" (nsys T4 4-stream vectorAdd export).
 RANK_CLASSES = {"idle_host_ns": "host-bound", "idle_launch_ns": "launch-bound", "idle_sync_ns": "sync-bound",
                 "exposed_comm_ns": "communication-bound", "exposed_memcpy_ns": "memcpy-bound",
-                "idle_unattributed_ns": "idle-unattributed"}
+                "idle_unattributed_ns": "idle-unattributed", "idle_queued_ns": "dependency-bound"}
 
 COLUMNS = {
     "rank": "distributed rank", "device_id": "GPU index",
@@ -120,7 +122,7 @@ COLUMNS = {
     "small_grid_ns": "their summed duration [ns]",
     "num_sms": "SMs / CUs of the device (<NA> when unknown)",
     "overhead": "the largest idle/overhead cause (host-bound, launch-bound, sync-bound, communication-bound, "
-                "memcpy-bound, GPU idle, cause not recorded) when it is at least 10 % of the steady span, else none; "
+                "memcpy-bound, GPU idle, cause not recorded, dependency-bound: idle with work queued) when it is at least 10 % of the steady span, else none; "
                 "undetermined when that cause is idle seen in fewer than 3 gaps and under half the span — an input "
                 "of the run verdict, not the verdict itself [text]",
 }
@@ -371,13 +373,15 @@ def _gap_counts(gaps: pd.DataFrame) -> pd.DataFrame:
     code, uniq = pd.factorize(gaps["cls"].to_numpy(dtype=object))
     cls = {str(u): j for j, u in enumerate(uniq)}
     own = (gaps["dur_ns"] - gaps["sync_ns"]).to_numpy() > 0
-    out = {f"gaps_{c}": ((code == cls.get(c, -2)) & own).astype("int64") for c in ("host", "launch", "unattributed")}
+    out = {f"gaps_{c}": ((code == cls.get(c, -2)) & own).astype("int64")
+           for c in ("host", "launch", "unattributed", "queued")}
     out["gaps_sync"] = (gaps["sync_ns"].to_numpy() > 0).astype("int64")
     return pd.DataFrame(out, index=gaps.index)
 
 
 #: How a person reads a class whose identifier is not words (the JSON summary keeps the identifier).
-CLASS_LABELS = {"idle-unattributed": "GPU idle, cause not recorded"}
+CLASS_LABELS = {"idle-unattributed": "GPU idle, cause not recorded",
+                "dependency-bound": "dependency-bound (GPU idle with work queued)"}
 
 
 def class_label(verdict: str) -> str:

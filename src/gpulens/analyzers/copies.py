@@ -4,8 +4,9 @@ and achieved bandwidth.
 Sizes the source did not record stay unknown: ``bytes`` sums the known sizes only, ``sizes_unknown`` counts the
 others (``sizes`` says "n of m sizes unknown"), and ``bytes`` is <NA> when no size is known — never 0. Achieved
 bandwidth = known bytes / time of those same events, over events of non-zero duration (a 0 ns copy has no
-bandwidth); <NA> when there is no such event. Times are overrun-clipped durations (as every analyzer). Copies
-whose direction is not recorded are of kind ``unknown``.
+bandwidth); <NA> when there is no such event, and <NA> above :data:`MAX_BANDWIDTH` (no memory or link moves that
+much: a size or a duration the source got wrong, never a figure shown). Times are overrun-clipped durations (as
+every analyzer). Copies whose direction is not recorded are of kind ``unknown``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.timeline import Timeline
+
+#: Bytes per second no copy or fill reaches, 100 TB/s: over 10x the fastest GPU memory (B200 HBM3e, 8 TB/s per the
+#: NVIDIA datasheet) and 50x an NVLink 5 GPU's 1.8 TB/s. A higher figure comes from a wrong size or duration.
+MAX_BANDWIDTH = 1e14
 
 COLUMNS = {
     "rank": "distributed rank [id]",
@@ -77,7 +82,8 @@ class Copies(Analyzer):
         t["sizes_unknown"] = (t["count"] - t["known"]).astype("int64")
         t["bytes"] = pd.array([int(b) if k else pd.NA for b, k in zip(t["bytes"], t["known"])], dtype="Int64")
         t["sizes"] = [_sizes_text(u, c) for u, c in zip(t["sizes_unknown"], t["count"])]
-        t["bandwidth"] = np.where(t["bw_time"] > 0, t["bw_bytes"] * 1e9 / t["bw_time"].clip(lower=1), np.nan)
+        bw = np.where(t["bw_time"] > 0, t["bw_bytes"] * 1e9 / t["bw_time"].clip(lower=1), np.nan)
+        t["bandwidth"] = np.where(bw <= MAX_BANDWIDTH, bw, np.nan)
         t = t.sort_values(["rank", "operation", "time_ns"], ascending=[True, True, False], kind="stable")
         table = t[list(COLUMNS)].reset_index(drop=True)
         summary: dict[str, Any] = {}

@@ -111,6 +111,26 @@ def _by_code(k: pd.DataFrame, eff: np.ndarray) -> pd.DataFrame | None:
                          "effective_ns": eff_sum, "min_ns": lo, "max_ns": hi})
 
 
+
+def _kernel_rows(timeline: Timeline, uc: pd.DataFrame | None) -> pd.DataFrame | None:
+    """The rows of ``unattached_counters`` that belong to kernels: rows of dispatches the collector classified as
+    copies or fills (HIP blit kernels such as ``__amd_rocclr_copyBuffer`` rejected for a negative duration, whose
+    rejected row says ``kind = memcpy``; or names the timeline holds as memcpy/memset events) are left out, so a
+    trace whose only timed work is copies does not count its broken copy rows as kernel launches (seen in a real
+    rocprof v1 results.csv of an RDNA GPU with end-before-start rows)."""
+    if uc is None or not len(uc) or "name" not in uc:
+        return uc
+    copies: set[str] = set()
+    rej = timeline.rejected
+    if len(rej) and {"kind", "name"} <= set(rej.columns):
+        copies |= set(rej.loc[rej["kind"].astype(str).isin(["memcpy", "memset"]), "name"].astype(str))
+    ev = timeline.events
+    if len(ev) and {"kind", "name"} <= set(ev.columns):
+        copies |= set(ev.loc[ev["kind"].astype(str).isin(["memcpy", "memset"]), "name"].astype(str))
+    if not copies:
+        return uc
+    return uc[~uc["name"].astype(str).isin(copies)]
+
 class Hotspots(Analyzer):
     """Per kernel name: calls, total/mean/min/max ns, share of GPU kernel time, and the critical set.
 
@@ -139,7 +159,7 @@ class Hotspots(Analyzer):
             return self._from_summary(timeline.tables["kernel_summary"])
         if not len(k) and len(_rocprof_kernel_stats(timeline)):
             return self._from_summary(_rocprof_kernel_stats(timeline))
-        uc = timeline.tables.get("unattached_counters")
+        uc = _kernel_rows(timeline, timeline.tables.get("unattached_counters"))
         if not len(k) and uc is not None and len(uc) and "name" in uc:
             seq = uc["dispatch_seq"] if "dispatch_seq" in uc else uc.index.to_series()
             n = int(pd.DataFrame({"n": uc["name"].astype(str), "s": seq.to_numpy()}).drop_duplicates().shape[0])

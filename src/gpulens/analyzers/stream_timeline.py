@@ -48,7 +48,7 @@ COLUMNS = {
     "stream_id": "CUDA stream / HIP queue (-1 when not recorded or on a host lane) [id]",
     "thread_id": "host thread id of a CPU lane (-1 on GPU lanes) [id]",
     "start_ns": "segment start (first event start) on the Timeline's clock [ns]",
-    "end_ns": "segment end (last event end) [ns]",
+    "end_ns": "segment end (last event end) on the Timeline's clock [ns]",
     "offset_ns": "segment start − the run's first event start (the timeline's origin) [ns]",
     "busy_ns": "sum of the durations of the events merged into the segment [ns]",
     "events": "number of events merged into the segment [count]",

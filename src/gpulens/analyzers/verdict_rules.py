@@ -172,6 +172,12 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
     if verdict == "launch-bound":
         return [f"Fuse it with its neighbours ({_advice.fuse(e.pytorch)}) so one launch does more work.",
                 f"Capture the step in {_advice.graphs(e.pytorch)} so one launch replays all its kernels."]
+    if verdict == "memory-bound" and e.family in ("gemm", "attention"):
+        # a matrix product is not fused away with its producer: its bytes per FLOP fall with more rows per call
+        what = "each key/value byte serves more queries" if e.family == "attention" else \
+            "each weight byte serves more rows"
+        return [f"Raise its arithmetic intensity: more rows per call (larger batch, several small problems in one "
+                f"batched or grouped call) so {what}.", _advice.bytes_step(e.precision, e.name)]
     if verdict == "memory-bound":
         how = "torch.compile" if e.pytorch else "one fused kernel"
         return [f"Fuse it with the producer or consumer so the data crosses DRAM once ({how}).",
@@ -219,8 +225,23 @@ def _grid_short(e: Evidence) -> bool:
     return e.waves_per_sm is None or e.waves_per_sm < FULL_GRID_SHARE
 
 
+#: At or above this share of launches shorter than their launch call, a latency-bound kernel is told fusion first:
+#: each launch does less GPU work than the launch costs, so more blocks per launch (a larger batch) is not the first
+#: lever — a BERT layer norm of 141 rows on 132 SMs, every launch shorter than its call, was told "more rows".
+TINY_LAUNCH_SHARE = 0.5
+
+
 def _latency_steps(e: Evidence) -> list[str]:
     steps = []
+    if e.short_launch_frac is not None and e.short_launch_frac >= TINY_LAUNCH_SHARE:
+        short = f"{100 * e.short_launch_frac:.0f} % of its launches run shorter than their launch call: "
+        if e.family in ("gemm", "attention"):  # a matmul is batched (grouped GEMM) or replayed, not fused away
+            steps.append(short + "batch several of these calls into one (a batched or grouped GEMM) or capture "
+                         f"them in {_advice.graphs(e.pytorch)}, so the launch cost is paid once.")
+        else:
+            steps.append(short + f"fuse it with its neighbours ({_advice.fuse(e.pytorch)}) so one launch does more "
+                         "work — more blocks per launch alone would not pay back the launch.")
+    base = len(steps)  # the fallbacks below add a step when nothing after the fusion step was said
     small_grid = e.waves_per_sm is not None and e.waves_per_sm < SMALL_GRID_WAVES
     full_theory = e.theoretical_occupancy_pct is not None and e.theoretical_occupancy_pct >= 99.5
     grid_step = _advice.more_blocks(e.family, e.library, e.name).replace("Give the launch more blocks: ",
@@ -242,8 +263,8 @@ def _latency_steps(e: Evidence) -> list[str]:
                          f"({waves_text(e.waves_per_sm)} waves): " + grid_step[0].lower() + grid_step[1:])
     elif e.limiter in _LIMITER_STEP and (e.achieved_occupancy_pct is None or e.achieved_occupancy_pct < 60) \
             and not full_theory:  # at 100 % theoretical the "limiter" limits nothing: relaxing it cannot help
-        steps.append(_advice.limiter(e.limiter, e.name, e.pytorch, latency_bound=True) if e.library
-                     else _LIMITER_STEP[e.limiter])
+        steps.append(_advice.limiter(e.limiter, e.name, e.pytorch, latency_bound=True)
+                     if e.library or _advice.code_owner(e.name) != "user" else _LIMITER_STEP[e.limiter])
     elif full_theory and e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < 60:
         steps.append(f"Achieved occupancy is {e.achieved_occupancy_pct:.0f} % of a theoretical 100 %: no per-block "
                      "resource limits it, so waves finish unevenly or each launch is too short to fill the GPU — "
@@ -260,26 +281,35 @@ def _latency_steps(e: Evidence) -> list[str]:
     occ_high = full_theory and (ach is None or ach >= HIGH_OCCUPANCY_PCT) or (ach is not None
                                                                              and ach >= HIGH_OCCUPANCY_PCT)
     full_grid = e.mean_blocks is not None and bool(e.num_sms) and e.mean_blocks >= FULL_GRID_SHARE * e.num_sms
-    if not steps and e.library and full_grid and e.mean_blocks < 2 * e.num_sms:
+    owned = not e.library and _advice.code_owner(e.name) in ("pytorch", "inductor", "nvfuser")
+    if len(steps) == base and e.library and full_grid and e.mean_blocks < 2 * e.num_sms:
         # a block on every SM/CU already, about one each: more blocks is not the lever, more blocks *per SM* is
         reach = (f"gives every SM/CU a block ({e.mean_blocks:.0f} on {e.num_sms})" if round(e.mean_blocks) >= e.num_sms
                  else f"gives {e.mean_blocks:.0f} of the {e.num_sms} SMs/CUs a block")
         steps.append(f"Its grid already {reach}, about one each, too few to hide latency: let the library pick a "
                      "smaller-tile algorithm (several blocks per SM/CU) or give it a problem shape it tiles well.")
-    elif not steps and e.library:  # the library owns the kernel's code: the user owns the problem it is given
+    elif len(steps) == base and e.library:  # the library owns the kernel's code: the user owns the problem it is given
         steps.append("Give the library kernel more parallel work per call (larger batch, several problems in one "
                      "call) or a problem shape it tiles well, or let it pick another algorithm.")
-    elif not steps and occ_high:  # occupancy cannot rise (or is already high): more warps is not the lever
+    elif len(steps) == base and occ_high and owned:
+        occ = f"{ach:.0f} % achieved" if ach is not None else f"{e.theoretical_occupancy_pct:.0f} % theoretical"
+        step = _advice.owned_kernel_step(e.name, e.family)
+        steps.append(f"Occupancy is not its limit ({occ}), and its code is not yours to change: "
+                     + step[0].lower() + step[1:])
+    elif len(steps) == base and owned:
+        # its code is generated or built into PyTorch: the per-thread code changes below are not the user's to make
+        steps.append(_advice.owned_kernel_step(e.name, e.family))
+    elif len(steps) == base and occ_high:  # occupancy cannot rise (or is already high): more warps is not the lever
         occ = f"{ach:.0f} % achieved" if ach is not None else f"{e.theoretical_occupancy_pct:.0f} % theoretical"
         rows = (", several short rows per warp or block (a warp-per-row variant)" if e.family == "normalisation"
                 else "")
         steps.append(f"Occupancy is not its limit ({occ}): keep more bytes in flight per warp instead — vectorised "
                      f"128-bit loads, several independent loads per thread{rows} — and shorten dependent chains "
                      "(fewer dependent loads and serial reductions).")
-    elif not steps and e.theoretical_occupancy_pct is None and ach is None:
+    elif len(steps) == base and e.theoretical_occupancy_pct is None and ach is None:
         steps.append("Raise parallelism in flight: more independent work per thread (vectorised loads, several "
                      "elements per thread); measure occupancy (ncu / rocprof-compute) before trying to raise it.")
-    elif not steps:
+    elif len(steps) == base:
         steps.append("Raise parallelism in flight: more independent work per thread and higher occupancy.")
     return steps[:2]
 

@@ -53,10 +53,28 @@ COLUMNS = {
     "share": "share of all kernel time [share]",
     "verdict": "compute-bound, memory-bound, latency/occupancy-bound, launch-bound, communication-bound, undetermined",
     "time_at_stake_ns": "GPU time the fix could save at most (see verdict_rules) [ns]; null when not quantifiable",
+    "stake_note": "what the time at stake is when it is not a share of the kernel's own GPU time (launch-bound: "
+                  "the GPU idle before its launches, which can exceed its GPU time) [text]",
     "evidence": "the figures the verdict rests on",
     "next_steps": "one or two concrete next steps",
     "inputs": "analyses and collectors the verdict used",
 }
+
+
+#: The note beside a launch-bound kernel's time at stake (docs/bottlenecks.md, "Time at stake").
+LAUNCH_STAKE_NOTE = "GPU idle before its launches (launch overhead), not part of its own GPU time"
+
+
+def stake_note(verdict: str, stake_ns: Any, time_ns: Any) -> str | None:
+    """The note shown beside a verdict's time at stake when that figure is not a share of the kernel's own GPU time:
+    a launch-bound kernel's stake is the launch-overhead idle before its launches — "at stake 3.1 ms" beside 1.2 ms
+    of GPU time reads as a contradiction without it. None for every other verdict, and for a launch-bound stake
+    within the kernel's time (no contradiction to explain)."""
+    if verdict != "launch-bound" or stake_ns is None or stake_ns != stake_ns:
+        return None
+    if time_ns is not None and time_ns == time_ns and stake_ns <= time_ns:
+        return None
+    return LAUNCH_STAKE_NOTE
 
 
 def exposed_comm_by_name(timeline: Timeline) -> dict[str, int]:
@@ -362,6 +380,11 @@ class Verdicts(Analyzer):
                 e.theoretical_occupancy_pct = _num(o.get("theoretical_occupancy_pct"))
                 e.limiter = o.get("limiter") if isinstance(o.get("limiter"), str) else None
                 e.waves_per_sm = _num(o.get("waves_per_sm"))
+                active, sizes = _num(o.get("active_blocks_per_sm")), _num(o.get("grid_sizes"))
+                if sizes and sizes > 1 and active and e.mean_blocks and e.num_sms:
+                    # several grid sizes: the occupancy row's waves are its main configuration's (one 1-block grid
+                    # of 22 sizes read "4.8 blocks per SM … 0.00058 waves"); the verdict speaks of the mean grid
+                    e.waves_per_sm = e.mean_blocks / (e.num_sms * active)
                 if _num(o.get("wave_loss_ns")) is not None:  # the occupancy analyzer's figure: one definition
                     e.wave_loss_ns = int(_num(o.get("wave_loss_ns")))
                 e.inputs.append("occupancy")
@@ -411,7 +434,8 @@ class Verdicts(Analyzer):
             srcs = set(pd.unique(k_src[pos])) | {x for x in pd.unique(k_ctr[pos]) if isinstance(x, str)}
             inputs = e.inputs + [f"collector:{c}" for c in sorted(srcs)]
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],
-                         "verdict": v.verdict, "time_at_stake_ns": v.time_at_stake_ns, "evidence": v.evidence,
+                         "verdict": v.verdict, "time_at_stake_ns": v.time_at_stake_ns,
+                         "stake_note": stake_note(v.verdict, v.time_at_stake_ns, e.time_ns), "evidence": v.evidence,
                          "next_steps": v.next_steps, "inputs": inputs})
             bad = uncoalesced(e.sectors_per_request, name) if e.kind != "comm" else []
             if bad:

@@ -161,7 +161,7 @@ def register(app: typer.Typer) -> None:
                     console.print(f"{len(files)} {fmt.upper()} export file(s) written to {folder}")
         code = EXIT_OK if report.has_gpu_work else EXIT_NO_GPU_WORK
         if code == EXIT_NO_GPU_WORK:
-            msg = "No GPU work found in the input(s): 0 kernels."
+            msg = f"No GPU work found in {_read_as(report)}: 0 kernels."
             incomplete = [src["incomplete_capture"] for s in report.sources for src in s.timeline.meta.sources
                           if src.get("incomplete_capture")]
             if incomplete:  # launches without any GPU record: say the capture is incomplete, not "no GPU work"
@@ -177,5 +177,16 @@ def register(app: typer.Typer) -> None:
                 from gpulens.analyzers.steps import steps_in_inputs
 
                 msg += " " + steps_in_inputs(inputs, strict=not lenient)
-            console.print(msg)
+            console.print(msg, soft_wrap=True)
         raise typer.Exit(code)
+
+
+def _read_as(report) -> str:
+    """``"a.csv (read as rocprof_v1)"`` for the inputs of ``report`` (the first 4, then how many more): an empty
+    result names the file and the format it was recognised as, so that a header-only or wrong file is visible."""
+    seen = [(str(src.get("path", "?")), str(src.get("collector", "?"))) for s in report.sources
+            for src in s.timeline.meta.sources if isinstance(src, dict)]
+    if not seen:
+        return "the input(s)"
+    named = ", ".join(f"{p} (read as {c})" for p, c in seen[:4])
+    return named + (f" and {len(seen) - 4} more file(s)" if len(seen) > 4 else "")

@@ -24,6 +24,25 @@ from gpulens.errors import TraceFormatError, TruncationNote
 _NUMERIC = re.compile(r"^\s*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|0x[0-9a-fA-F]+|nan|NaN|inf|)\s*$")
 
 
+_SEP_LINE = re.compile(r"\A\ufeff?[ \t]*sep=(.)[ \t]*(?:\r\n|\r|\n|\Z)")
+
+
+def excel_sep(text: str) -> tuple[str, str]:
+    """``(text, delimiter)``: a first line ``sep=X`` (Excel's delimiter hint, written by users and tools so that
+    Excel opens the file in columns) removed and ``X`` returned as the delimiter. Without one, a first line with no
+    comma but semicolons or tabs (a CSV saved again by a spreadsheet in a locale whose list separator is ``;``, or
+    as Excel's "Unicode text", tab-separated) gives that delimiter; else ``","``."""
+    m = _SEP_LINE.match(text)
+    if m:
+        return text[m.end():], m.group(1)
+    first = text.lstrip("\ufeff\r\n")[:65536].split("\n", 1)[0]
+    if "," not in first:
+        for d in (";", "\t"):
+            if first.count(d) >= 2:
+                return text, d
+    return text, ","
+
+
 def is_numeric_field(s: str | None) -> bool:
     """True for empty, decimal, scientific, hexadecimal (``0x…``) or nan/inf fields."""
     return s is None or bool(_NUMERIC.match(s))
@@ -77,7 +96,8 @@ def read_rows(path: Path, text: str, strict: bool = True,
     Raises:
         TraceFormatError: no header; or (strict) rows wider/narrower than the header.
     """
-    reader = csv.reader(io.StringIO(text, newline=""))
+    text, delim = excel_sep(text)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim)
     header: list[str] | None = None
     rows: list[list[str | None]] = []
     bad: list[tuple[int, int]] = []
@@ -96,11 +116,12 @@ def read_rows(path: Path, text: str, strict: bool = True,
             rows.append(rec)
     if header is None:
         raise TraceFormatError(path, "CSV has no header line")
-    cut = cut_note(path, text, len(header), rows[-1] if rows else None)
+    cut = cut_note(path, text, len(header), rows[-1] if rows else None, header)
     keep, warnings = dedupe_header(path, header)
     if cut is not None:
         warnings.append(cut)
-        rows.pop()
+        if rows:
+            rows.pop()
         if bad and bad[-1][0] == reader.line_num:
             bad.pop()
             raw_bad.pop()
@@ -124,17 +145,118 @@ def read_rows(path: Path, text: str, strict: bool = True,
     return [header[i] for i in keep], project(rows, keep, len(header)), warnings
 
 
-def cut_note(path: Path, text: str, width: int, last_row: list | None) -> TruncationNote | None:
-    """The note for a CSV whose last line is cut: the text does not end with a line end and its last row has fewer
-    than ``width`` fields (a writer killed mid-line, a copy cut short). None otherwise (a missing final newline alone
-    is no truncation: hand-written files often lack it; a header-only file is an empty run, not a cut one)."""
-    if not last_row or text.endswith(("\n", "\r")) or len(last_row) >= width:
+#: Column names of the CSV layouts gpulens reads whose strict prefix, as the last name of a header-only file with no
+#: line end, shows the header itself was cut (``Index,KernelName,gpu-id,queue-i``). Lower case. The collectors'
+#: own name tables (``_amdcsv.ALIASES``/``IGNORED``, ncu's columns) are added by :func:`_known_columns`; counters
+#: listed are the ones every rocprof/Omniperf guide collects (an unlisted counter cut mid-name cannot be told).
+_MORE_COLUMNS = ("index", "kernelname", "dispatch_id", "gpu_id", "grid_size", "workgroup_size", "kernel_name",
+                 "counter_name", "counter_value", "source_agent_id", "destination_agent_id", "operation", "domain",
+                 "function", "calls", "totaldurationns", "averagens", "percentage", "minns", "maxns", "stddev",
+                 "grbm_gui_active", "grbm_count", "sq_waves", "sq_wave_cycles", "sq_busy_cycles", "sq_cycles",
+                 "gpubusy", "wavefronts", "fetch_size", "write_size", "valuinsts", "salu insts", "sq_insts_valu",
+                 "lds_bank_conflict", "ldsbankconflict", "memunitstalled", "l2cachehit")
+
+
+#: Column names that no profiler writes last: each is followed by more columns in every layout gpulens reads
+#: (rocprof v1 ``…,sig,obj``; rocprofv3 ``…,Grid_Size_Z``; Omniperf ``…,wave_size,…``; ncu ``"ID",…,"Metric Value"``;
+#: nsys stats ``Time (%),…,Name``). A header-only file with no line end whose last name is one of them was cut.
+_NEVER_LAST = frozenset((
+    "index", "kernelname", "gpu-id", "queue-id", "queue-index", "pid", "tid", "grd", "wgr", "lds", "scr",
+    "arch_vgpr", "accum_vgpr", "vgpr", "sgpr", "fbar", "sig", "dispatchns", "beginns", "kind", "agent_id",
+    "queue_id", "stream_id", "thread_id", "dispatch_id", "kernel_id", "start_timestamp", "private_segment_size",
+    "group_segment_size", "workgroup_size_x", "workgroup_size_y", "grid_size_x", "grid_size_y", "lds_block_size",
+    "scratch_size", "vgpr_count", "accum_vgpr_count", "sgpr_count", "lds_per_workgroup", "scratch_per_workitem",
+    "source_agent_id", "destination_agent_id", "id", "process id", "process name", "host name", "kernel name",
+    "context", "stream", "section name", "metric name", "metric unit", "time (%)", "time(%)", "total time (ns)",
+    "instances"))
+
+
+def _known_columns() -> set[str]:
+    from gpulens.collectors._amdcsv import ALIASES, IGNORED  # lazy: _amdcsv imports this module
+    from gpulens.collectors.ncu_csv import LAUNCH_COLUMNS, LONG_COLUMNS
+
+    out = {n for names in ALIASES.values() for n in names} | set(IGNORED) | set(_MORE_COLUMNS)
+    return out | {c.lower() for c in (*LAUNCH_COLUMNS, *LONG_COLUMNS)}
+
+
+def header_is_cut(header: list[str], text: str) -> bool:
+    """Whether a header-only CSV ``text`` (no line end at its end) stops inside its header line: the file ends
+    inside a quoted name (an odd number of ``"``), right after a separator (an empty last name), inside brackets
+    (``TCC_HIT[1``), on a name no profiler writes last (:data:`_NEVER_LAST`), or on a name that is a strict prefix of a
+    column name gpulens knows and is not itself one (``queue-i``, ``GRBM_GUI_ACT``). A cut that ends exactly after a
+    counter name that may be the last column cannot be told from a complete header: that file is an empty run."""
+    if text.count('"') % 2:
+        return True
+    last = header[-1].strip().lower() if header else ""
+    if not last:
+        return len(header) > 1
+    if last in _NEVER_LAST or last.count("[") > last.count("]") or last.count("(") > last.count(")"):
+        return True  # an instance counter ``TCC_HIT[1`` or a unit ``Avg (ns`` cut before its closing bracket
+    known = _known_columns()
+    return last not in known and any(k.startswith(last) for k in known)
+
+
+def cut_note(path: Path, text: str, width: int, last_row: list | None,
+             header: list[str] | None = None) -> TruncationNote | None:
+    """The note for a CSV whose last line is cut: the text does not end with a line end and either its last row has
+    fewer than ``width`` fields, or the text ends inside a quoted field (an odd number of ``"``: a kernel name cut
+    mid-way while the field count still matches), or — a header-only file, ``header`` given — the header line itself
+    is cut (:func:`header_is_cut`). None otherwise (a missing final newline alone is no truncation: hand-written
+    files often lack it; a complete header-only file is an empty run, not a cut one)."""
+    if text.endswith(("\n", "\r")):
         return None
     start = max(text.rfind("\n"), text.rfind("\r")) + 1
     offset = len(text[:start].encode("utf-8", errors="replace"))
-    return TruncationNote(f"{path}: truncated: the last line (byte {offset:,}) is cut after {len(last_row)} of "
-                          f"{width} fields with no line end; the rows before it are kept, that one is not",
-                          path, offset)
+    if not last_row:
+        if header is None or not header_is_cut(header, text):
+            return None
+        return TruncationNote(f"{path}: truncated: the file ends inside its header line (byte {offset:,} on, "
+                              f"{len(header)} column name(s), the last one cut, no line end); no row was read",
+                              path, offset)
+    open_quote = text.count('"') % 2 == 1
+    short_end = len(last_row) >= width and not open_quote and _end_before_start(header, last_row)
+    if len(last_row) >= width and not open_quote and not short_end:
+        return None
+    if open_quote:  # the quoted field may span lines: the cut record starts at the last unquoted line start
+        offset = _record_start(text)
+    how = (f"is cut after {len(last_row)} of {width} fields" if len(last_row) < width
+           else "ends inside a quoted field" if open_quote else
+           f"ends in its last column {header[-1]!r} with a time before the row's start (digits lost)")
+    return TruncationNote(f"{path}: truncated: the last line (byte {offset:,}) {how} with no line end; the rows "
+                          f"before it are kept, that one is not", path, offset)
+
+
+#: Last columns that are a time at or after the row's start (rocprof v1 ``CompleteNs``/``EndNs``, rocprofv3
+#: ``End_Timestamp``), with the start columns they are compared with.
+_END_COLUMNS = ("completens", "endns", "end_timestamp")
+_START_COLUMNS = ("beginns", "start_timestamp", "dispatchns")
+
+
+def _end_before_start(header: list[str] | None, row: list) -> bool:
+    """Whether the last field of a full-width ``row`` with no line end is an end time below the row's start: a
+    number that lost its last digits to a cut (the field count still matches)."""
+    if not header or header[-1].strip().lower() not in _END_COLUMNS:
+        return False
+    lower = [h.strip().lower() for h in header]
+    start = next((lower.index(c) for c in _START_COLUMNS if c in lower), None)
+    try:
+        return start is not None and int(str(row[-1]).strip()) < int(str(row[start]).strip())
+    except (TypeError, ValueError, IndexError):
+        return False
+
+
+def _record_start(text: str) -> int:
+    """Byte offset of the start of the last CSV record of ``text`` (a line start outside quotes); the quote state
+    at the last 64 KiB is counted in C, only that tail is walked."""
+    base = max(0, len(text) - 65536)
+    inside, start = text.count('"', 0, base) % 2 == 1, 0
+    for i in range(base, len(text)):
+        ch = text[i]
+        if ch == '"':
+            inside = not inside
+        elif ch in "\n\r" and not inside:
+            start = i + 1
+    return len(text[:start].encode("utf-8", errors="replace"))
 
 
 def realign(header: list[str], rec: list[str], anchor: int | None) -> tuple[list[str | None], list[str]]:

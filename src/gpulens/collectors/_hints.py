@@ -15,6 +15,7 @@ PyTorch execution trace (Chakra ET)    JSON that opens with ``schema`` and holds
 Perfetto / rocprofv3 pftrace           suffix ``.pftrace`` / ``.perfetto-trace``
 rocprofv3 OTF2                         suffix ``.otf2``
 nvprof / Visual Profiler               suffix ``.nvvp`` / ``.prof`` and an SQLite file
+an archive (tar, .tar.gz, zip, 7z)     ``ustar`` at byte 257 of the (decompressed) head, ``PK\\x03\\x04``, ``7z\\xbc\\xaf``
 =====================================  ==============================================================================
 """
 
@@ -45,6 +46,8 @@ _ADVICE = {
     "perfetto": "a Perfetto protobuf trace, which gpulens does not read: record with rocprofv3 "
                 "--output-format csv (or json / rocpd), or torch.profiler's Chrome-trace JSON",
     "otf2": "an OTF2 trace, which gpulens does not read: record with rocprofv3 --output-format csv (or json / rocpd)",
+    "archive": "an archive ({what}), which gpulens does not unpack: extract it (`{how}`) and pass the trace files, "
+               "or the folder holding them, to gpulens",
     "nvprof": "an nvprof / Visual Profiler file, which gpulens does not read: use Nsight Systems "
               "(nsys profile, then nsys export --type sqlite) or `nvprof --csv --print-gpu-trace`",
 }
@@ -57,8 +60,14 @@ def unsupported_format(path: str | Path) -> str | None:
     """
     p = Path(path)
     head = read_head(p, 4096)
-    kind = None
-    if head.startswith(_NSYS_MAGIC):
+    kind, what, how = None, "", ""
+    if len(head) > 262 and head[257:262] == b"ustar":
+        kind, what, how = "archive", "tar", f"tar xf {p.name}"
+    elif head.startswith(b"PK\x03\x04"):
+        kind, what, how = "archive", "zip", f"unzip {p.name}"
+    elif head.startswith(b"7z\xbc\xaf\x27\x1c"):
+        kind, what, how = "archive", "7z", f"7z x {p.name}"
+    elif head.startswith(_NSYS_MAGIC):
         kind = "nsys"
     elif _ET_SCHEMA.match(head) and _ET_NODES.search(head) and b'"traceEvents"' not in head:
         kind = "et"
@@ -70,4 +79,4 @@ def unsupported_format(path: str | Path) -> str | None:
     if kind is None:
         return None
     stem = p.name.split(".")[0] or "report"
-    return _ADVICE[kind].format(stem=stem, name=p.name)
+    return _ADVICE[kind].format(stem=stem, name=p.name, what=what, how=how)

@@ -102,8 +102,8 @@ class NcuCsvCollector(Collector):
         rows = list(csv.reader(io.StringIO("\n".join(body), newline="")))
         header, rows = rows[0], [r for r in rows[1:] if r]
         width = len(header)
-        cut = cut_note(path, _text(raw.data), width, rows[-1] if rows else None)
-        if cut is not None:  # a last row cut mid-line: not a launch (short rows are padded below)
+        cut = cut_note(path, _text(raw.data), width, rows[-1] if rows else None, header)
+        if cut is not None and rows:  # a last row cut mid-line: not a launch (short rows are padded below)
             rows.pop()
         bad = sum(len(r) > width for r in rows)  # short rows are normal: ncu omits empty trailing rule columns
         rows = [r + [""] * (width - len(r)) for r in rows if len(r) <= width]

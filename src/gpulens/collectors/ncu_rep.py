@@ -26,7 +26,7 @@ import pandas as pd
 from gpulens.collectors import _ncu
 from gpulens.collectors._io import read_magic
 from gpulens.collectors.base import Collector
-from gpulens.errors import DependencyError, TraceFormatError
+from gpulens.errors import DependencyError, TraceFormatError, TruncationNote
 from gpulens.timeline import Timeline
 
 MAGIC = b"NVR\x00"
@@ -45,6 +45,78 @@ def load_module(path: Path | None = None) -> Any:
     except ImportError:
         what = f"{path}: reading .ncu-rep reports" if path is not None else "reading .ncu-rep reports"
         raise DependencyError(PACKAGE, what, extra=EXTRA) from None
+
+
+def _varint(b: bytes, i: int) -> tuple[int, int]:
+    """A protobuf base-128 varint at ``b[i:]`` → (value, next offset); IndexError/ValueError when cut or too long."""
+    x = shift = 0
+    while True:
+        c = b[i]
+        i += 1
+        x |= (c & 0x7F) << shift
+        if c < 0x80:
+            return x, i
+        shift += 7
+        if shift > 63:
+            raise ValueError("varint too long")
+
+
+def _payload_size(header: bytes) -> int | None:
+    """Field 5 (``PayloadSize``) of a report block header (protobuf wire format); None when unreadable."""
+    i, found = 0, None
+    try:
+        while i < len(header):
+            key, i = _varint(header, i)
+            field, wire = key >> 3, key & 7
+            if wire == 0:
+                v, i = _varint(header, i)
+                if field == 5:
+                    found = v
+            elif wire == 2:
+                n, i = _varint(header, i)
+                i += n
+            elif wire == 1:
+                i += 8
+            elif wire == 5:
+                i += 4
+            else:
+                return None
+    except (IndexError, ValueError):
+        return None
+    return found if i == len(header) else None
+
+
+def framing(data: bytes) -> tuple[int, int | None]:
+    """Walk the block framing of a ``.ncu-rep`` and say where it ends.
+
+    Layout (read from real reports of several Nsight Compute releases, not from a published spec): the magic
+    ``NVR\\0``; a little-endian uint32 length and the file header; then blocks, each a uint32 length, a block header
+    (protobuf; field 5 = ``PayloadSize``) and that many payload bytes. Returns (complete blocks, byte offset where the
+    data stops being complete — None when every block is whole or the framing is not understood, in which case
+    nothing is claimed)."""
+    import struct
+
+    if len(data) < 8:
+        return 0, len(data)
+    (hlen,) = struct.unpack_from("<I", data, 4)
+    i = 8 + hlen
+    if i > len(data):
+        return 0, 4
+    blocks = 0
+    while i < len(data):
+        if i + 4 > len(data):
+            return blocks, i
+        (blen,) = struct.unpack_from("<I", data, i)
+        if i + 4 + blen > len(data):
+            return blocks, i
+        size = _payload_size(data[i + 4:i + 4 + blen])
+        if size is None:
+            return blocks, None  # not the framing this reader knows: claim nothing
+        end = i + 4 + blen + size
+        if end > len(data):
+            return blocks, i
+        blocks, i = blocks + 1, end
+    return blocks, None
 
 
 def _value(metric: Any) -> Any:
@@ -70,6 +142,14 @@ class NcuRepCollector(Collector):
         if head != MAGIC:
             raise TraceFormatError(path, "not an Nsight Compute report (missing the NVR\\0 magic bytes)")
         mod = load_module(path)
+        data = path.read_bytes()
+        blocks, cut = framing(data)
+        if cut is not None and blocks == 0:
+            raise TraceFormatError(path, f"not a complete Nsight Compute report: its header declares more than the "
+                                         f"file's {len(data):,} bytes (truncated or corrupt)")
+        cut_note = [] if cut is None else [TruncationNote(
+            f"{path}: truncated Nsight Compute report: {blocks} complete block(s), the rest from byte {cut:,} of "
+            f"{len(data):,} is cut off or corrupt — launches and metrics in it are lost (partial)", path, cut)]
         try:
             ctx = mod.load_report(str(path))
         except Exception as exc:  # noqa: BLE001 - any failure of the vendor library is a bad input
@@ -115,6 +195,6 @@ class NcuRepCollector(Collector):
                         rparts["speedup_type"].append(""), rparts["estimated_speedup_pct"].append(num)
         metrics = pd.DataFrame(mparts)
         metrics["value"] = metrics["value"].astype("float64")
-        warnings = [] if launches else [f"{path}: no kernels profiled (the report holds no kernel launch)"]
+        warnings = cut_note + ([] if launches else [f"{path}: no kernels profiled (the report holds no kernel launch)"])
         return _ncu.build(path, self.name, launches, metrics, strings, pd.DataFrame(rparts), warnings,
                           {"layout": "ncu-rep", "ncu_report_version": str(getattr(ctx, "get_version", str)())})

@@ -155,7 +155,15 @@ class Omniperf(Collector):
             meta.sources.append(source_meta(ts, self.name, t_size, rows=t.n))
             same = t.n == d.n and [normalize_kernel_name(x) for x in t.cols.get("name", [])] == \
                 [normalize_kernel_name(x) for x in d.cols.get("name", [])]
-            if same:
+            # Omniperf 1.x with a kernel filter that matched nothing writes pmc_perf.csv rows with a blank Index and
+            # KernelName (only BeginNs/EndNs) beside a complete timestamps.csv of as many rows: same dispatches, in
+            # order — match by position and take the names from timestamps.csv (was: every row unmatched, "0 kernels")
+            blank = t.n == d.n and "name" in t.cols and all(_blank_name(x) for x in d.cols.get("name", [None] * d.n))
+            if blank:
+                d.cols["name"] = t.cols["name"]
+                warnings.append(f"{main}: no kernel names or dispatch ids in its rows (a kernel filter that matched "
+                                f"nothing?): names and timestamps taken from {ts.name}, row by row")
+            if same or blank:
                 pos = np.arange(d.n)
             else:
                 by_id = pd.Series(np.arange(t.n), index=t.get("dispatch_id").to_numpy())
@@ -290,6 +298,11 @@ def _pair_level_accumulators(d, header: list[str], rows: list[list[str]], path: 
             vals = np.full(d.n, np.nan)
             vals[ok] = src[pos[ok].astype(int)]
             d.pmc[f"{level}:{name}"] = vals  # the level's own file wins over a pass found inside pmc_perf.csv
+
+
+def _blank_name(x) -> bool:
+    """A kernel-name cell that holds nothing (empty, whitespace, NA)."""
+    return x is None or (isinstance(x, float) and np.isnan(x)) or x is pd.NA or not str(x).strip()
 
 
 def _keep_lost_timestamps(d) -> int:

@@ -254,6 +254,10 @@ class Rocpd(Collector):
             meta_rows = db.read("rocpd_metadata")
             procs = db.read("rocpd_info_process")
         except (sqlite3.Error, pd.errors.DatabaseError, KeyError, UnicodeDecodeError) as exc:
+            if isinstance(exc, KeyError):  # a column of the rocpd schema is absent (an edited or foreign database)
+                col = str(exc.args[0] if exc.args else exc).replace("Column not found: ", "")
+                raise TraceFormatError(path, f"cannot read the rocpd tables: a table lacks the column {col!r} "
+                                             "rocprofv3 writes (an edited or partial database)") from None
             raise TraceFormatError(path, f"cannot read the rocpd tables ({describe(exc)})") from None
         finally:
             con.close()

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
 
 import numpy as np
@@ -33,9 +34,10 @@ import pandas as pd
 
 from gpulens.collectors._amd import parse_rocminfo
 from gpulens.collectors._amdcsv import NAME_COLUMNS, dispatches_from_rows
-from gpulens.collectors._csvrows import read_rows
+from gpulens.collectors._csvrows import excel_sep, read_rows
 from gpulens.collectors._dispatch import build_timeline
 from gpulens.collectors._io import read_input
+from gpulens.collectors._work_rules import kinds_of_kernel_names
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline, TimelineMeta
@@ -44,12 +46,13 @@ STATS_COLUMNS = {"name", "calls", "totaldurationns"}
 
 
 def csv_header(head: bytes) -> list[str]:
-    """Lower-cased column names of the first non-empty line of ``head`` ([] when it is not CSV-like)."""
-    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
+    """Lower-cased column names of the first non-empty line of ``head`` ([] when it is not CSV-like); an Excel
+    ``sep=X`` first line is skipped and its delimiter used."""
+    text, delim = excel_sep(head.decode("utf-8", errors="replace").lstrip("\ufeff"))
     for line in text.splitlines():
         if line.strip():
             try:
-                return [h.strip().lower() for h in next(csv.reader(io.StringIO(line, newline="")))]
+                return [h.strip().lower() for h in next(csv.reader(io.StringIO(line, newline=""), delimiter=delim))]
             except (csv.Error, StopIteration):
                 return []
     return []
@@ -92,6 +95,8 @@ class RocprofV1Csv(Collector):
         cols = csv_header(head)
         if not cols or is_v3_header(cols):
             return False
+        if cols[:2] == ["index", "kernelname"]:  # rocprof v1's own first two columns (a counter-only run has no gpu-id)
+            return True
         return bool(set(NAME_COLUMNS[:2]) & set(cols)) and bool(
             {"gpu-id", "gpu_id", "grd", "grid_size", "beginns", "start_timestamp"} & set(cols))
 
@@ -119,6 +124,41 @@ class RocprofV1Csv(Collector):
             warnings.append(f"{path}: read with " + ", ".join(Path(p).name for p in meta.sources[0]["siblings"])
                             + " beside it (device and summaries of the same run)")
         return build_timeline(d, self.name, path, meta=meta, warnings=warnings, tables=tables)
+
+
+#: File-name endings of the stats files rocprof v1 (``results.stats.csv``, ``results.hip_stats.csv``…) and rocprofv3
+#: (``<pid>_kernel_stats.csv``, ``<pid>_hip_api_stats.csv``, ``<pid>_domain_stats.csv``…) write, and their domain.
+#: Longest endings first; matched on the whole ending, never on a substring (``chip_sim_kernel_stats.csv`` is kernel).
+STATS_ENDINGS = (("memory_allocation_stats.csv", "copy"), ("memory_copy_stats.csv", "copy"),
+                 ("scratch_memory_stats.csv", "api"), ("hip_api_stats.csv", "hip"), ("hsa_api_stats.csv", "hsa"),
+                 ("kernel_stats.csv", "kernel"), ("domain_stats.csv", "domain"), ("copy_stats.csv", "copy"),
+                 ("hip_stats.csv", "hip"), ("hsa_stats.csv", "hsa"), ("api_stats.csv", "api"),
+                 ("results.stats.csv", "kernel"))
+#: Row names of a rocprofv3 ``domain_stats.csv`` (one row per traced domain: HIP_API, KERNEL_DISPATCH, …).
+_DOMAIN_ROW = re.compile(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$")
+_API_ROW = (("hip", re.compile(r"^(__)?hip[A-Z_]")), ("hsa", re.compile(r"^hsa_|^hsa[A-Z]")),
+            ("copy", re.compile(r"^(Copy(HostToDevice|DeviceToHost|DeviceToDevice|HostToHost)|MEMORY_COPY_)")))
+
+
+def stats_domain(file_name: str, names: list[str]) -> str:
+    """Domain of a ``*stats.csv`` summary: ``kernel``, ``hip``, ``hsa``, ``copy``, ``domain`` or ``api``.
+
+    From the file name's ending (:data:`STATS_ENDINGS`) when it is one the tools write; otherwise (a renamed file)
+    from the row names: all rocprofv3 domain identifiers (``HIP_API``, ``KERNEL_DISPATCH``) → ``domain``; all HIP
+    runtime calls (``hipMemcpy``) → ``hip``; all ``hsa_*`` → ``hsa``; all copy directions → ``copy``; else
+    ``kernel``. Only the ``kernel`` domain is read as kernels (a domain-total row ``HIP_API`` once read as a kernel
+    with 24,044 launches)."""
+    low = file_name.lower()
+    for ending, domain in STATS_ENDINGS:
+        if low.endswith(ending):
+            return domain
+    rows = [n for n in names if n]
+    if rows and all(_DOMAIN_ROW.match(n) for n in rows):
+        return "domain"
+    for domain, rx in _API_ROW:
+        if rows and all(rx.match(n) for n in rows):
+            return domain
+    return "kernel"
 
 
 class RocprofStats(Collector):
@@ -151,10 +191,13 @@ class RocprofStats(Collector):
             df = df[ok].reset_index(drop=True)
         for c in need:
             df[c] = df[c].astype("int64")
-        stem = path.name.lower()
-        domain = ("hip" if "hip" in stem else "copy" if "copy" in stem or "memory" in stem else
-                  "hsa" if "hsa" in stem else "kernel")
+        domain = stats_domain(path.name, df["Name"].astype(str).tolist() if "Name" in df else [])
         df.insert(0, "domain", domain)
+        if domain == "kernel" and "Name" in df and len(df):
+            # HIP runtime blit kernels (__amd_rocclr_copyBuffer, fillBufferAligned…) are copies and fills, as in the
+            # same run's kernel trace (collectors._work_rules): kept in the table, not counted as kernels
+            blit = kinds_of_kernel_names(df["Name"].astype(str)) != "kernel"
+            df.loc[blit, "domain"] = "copy"
         warnings.append(f"{path}: a per-name summary ({len(df)} rows, {domain} domain), not a trace: no events; "
                         "its calls and total times are kept as the per-kernel summary")
         meta = TimelineMeta(sources=[source_meta(path, self.name, size, rows=len(df), domain=domain)],

@@ -25,7 +25,7 @@ from gpulens.collectors.base import Collector
 from gpulens.collectors.join import join_dispatches
 from gpulens.timeline import Timeline, concat
 
-FAMILY = ("rocprof_v1", "rocprof_v1_db", "rocprof_v1_json", "rocprof_stats", "rocminfo")
+FAMILY = ("rocprof_v1", "rocprof_v1_db", "rocprof_v1_json", "rocprof_stats", "rocminfo", "rocprof_results_txt")
 
 
 def without_kernels(tl: Timeline) -> Timeline:

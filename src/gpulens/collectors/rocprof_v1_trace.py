@@ -30,6 +30,7 @@ from gpulens.collectors._amdcsv import dispatches_from_rows
 from gpulens.collectors._deep import DeepValues
 from gpulens.collectors._dispatch import Dispatches, build_timeline, merge
 from gpulens.collectors._io import describe, read_input
+from gpulens.collectors._json_cut import decode_cut
 from gpulens.collectors._numbers import exact_int
 from gpulens.collectors._sqlite import connect_ro, read_stored
 from gpulens.collectors.base import Collector
@@ -116,10 +117,15 @@ class RocprofV1Json(Collector):
         path = Path(path)
         raw = read_input(path)
         deep = DeepValues()  # values nested past msgspec's recursion limit: replaced by null, counted
+        decode = deep.wrap(lambda b: msgspec.json.decode(b, type=Union[V1Doc, list[msgspec.Raw]]))
+        cut = None
         try:
-            doc = deep.wrap(lambda b: msgspec.json.decode(b, type=Union[V1Doc, list[msgspec.Raw]]))(raw.data)
+            doc = decode(raw.data)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            raise TraceFormatError(path, f"not readable JSON ({exc})") from None
+            if "truncated" not in str(exc):
+                raise TraceFormatError(path, f"not readable JSON ({exc})") from None
+            # cut short (the events come first, the agent description last): every complete event is kept
+            doc, cut = decode_cut(path, raw.data, decode, "rocprof results.json", raw.compressed)
         items = doc.traceEvents if isinstance(doc, V1Doc) else doc
         if items is None:
             raise TraceFormatError(path, "no traceEvents array")
@@ -160,7 +166,7 @@ class RocprofV1Json(Collector):
                                       "rank": 0, "tracks": sorted(set(tracks.values()))}])
         warnings = [f"{path}: {bad} trace event(s) dropped (not an object, or a field of the wrong type)"] \
             if bad else []
-        warnings += [w for w in [deep.warning(path)] if w]
+        warnings += [w for w in [deep.warning(path), cut] if w]
         return build_timeline(d, self.name, path, meta=meta, warnings=warnings)
 
 

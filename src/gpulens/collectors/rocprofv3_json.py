@@ -31,12 +31,14 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._amd import device_from_sdk_agent
+from gpulens.collectors._chrome_json import locate, repair
 from gpulens.collectors._deep import DeepValues
 from gpulens.collectors._dispatch import Dispatches, build_timeline
 from gpulens.collectors._io import read_input
+from gpulens.collectors._json_cut import close_cut
 from gpulens.collectors._numbers import exact_int
 from gpulens.collectors.base import Collector
-from gpulens.errors import TraceFormatError
+from gpulens.errors import TraceFormatError, TruncationNote
 from gpulens.timeline import Timeline, TimelineMeta, concat
 
 
@@ -305,18 +307,83 @@ class RocprofV3Json(Collector):
     def sniff(self, path: Path, head: bytes) -> bool:
         return b'"rocprofiler-sdk-tool"' in head[:4096]
 
+    def _recover(self, path: Path, raw: Any, exc: Exception, deep: DeepValues, strict: bool,
+                 notes: list[str]) -> Root:
+        """The file when the plain decode failed (case B03 / TraceLens#1035, B04), appending one note per repair:
+
+        * invalid UTF-8 (in kernel names, HIP API string args) is read as U+FFFD, always (counted);
+        * raw control characters in strings and bare ``inf``/``nan`` (no JSON) are repaired with ``--lenient``
+          (:func:`~gpulens.collectors._chrome_json.repair`, counted), else exit 2 naming line, column and bytes;
+        * a file cut short keeps every complete record (:meth:`_cut`).
+        """
+        data = raw.data
+        for _ in range(3):
+            msg = str(exc)
+            if "UTF-8" in msg:
+                text = data.decode("utf-8", errors="replace")
+                bad = text.count("\ufffd") - data.count("\ufffd".encode())
+                data = text.encode("utf-8")
+                notes.append(f"{path}: {bad:,} invalid UTF-8 byte sequence(s) in strings read as U+FFFD")
+            elif "truncated" in msg:
+                root, note = self._cut(path, raw, data, exc, deep)
+                notes.append(note)
+                return root
+            elif not strict and "malformed" in msg:
+                text, counts = repair(data.decode("utf-8", errors="replace"))
+                if not any(counts.values()):
+                    break
+                data = text.encode("utf-8")
+                notes.append(f"{path}: lenient repairs: " + ", ".join(f"{n:,} {what}" for what, n in counts.items()
+                                                                          if n))
+            else:
+                break
+            try:
+                return deep.wrap(_DECODER.decode)(data)
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc2:
+                exc = exc2
+        at = locate(data, exc)
+        hint = (" (--lenient repairs control characters and bare inf/nan)" if strict and "malformed" in str(exc)
+                and any(repair(data.decode("utf-8", errors="replace"))[1].values()) else "")
+        raise TraceFormatError(path, f"not a readable rocprofv3 JSON file ({exc}{f' at {at}' if at else ''}){hint}")
+
+    @staticmethod
+    def _cut(path: Path, raw: Any, data: bytes, exc: Exception, deep: DeepValues) -> tuple[Root, TruncationNote]:
+        """A file cut short (msgspec: "truncated"): every record written in full before the cut, decoded from the
+        text closed after its last complete array element (:func:`~gpulens.collectors._json_cut.close_cut`), and
+        the note that marks the result partial. Any other decoding error is the file's error (exit 2)."""
+        closed = close_cut(data) if "truncated" in str(exc) else None
+        if closed is None and "truncated" in str(exc):
+            raise TraceFormatError(path, f"truncated rocprofv3 JSON: the text ends after {len(data):,} bytes"
+                                         f"{' (decompressed)' if raw.compressed else ''}, before any complete record "
+                                         "(the writer was killed or the copy is incomplete)") from None
+        if closed is None:
+            raise TraceFormatError(path, f"not a readable rocprofv3 JSON file ({exc})") from None
+        text, keep = closed
+        try:
+            root = deep.wrap(_DECODER.decode)(text)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc2:
+            raise TraceFormatError(path, f"truncated rocprofv3 JSON: the text ends after {len(data):,} bytes and "
+                                         f"the part before the cut is not readable either ({exc2})") from None
+        n = sum(len(t.buffer_records.kernel_dispatch) for t in root.tool)
+        lost = len(data) - keep
+        return root, TruncationNote(
+            f"{path}: truncated: the JSON text ends after {len(data):,} bytes"
+            f"{' (decompressed)' if raw.compressed else ''} inside an unfinished record; every record before byte "
+            f"{keep:,} is kept ({n:,} kernel dispatch(es)), the {lost:,} byte(s) after it are not", path, keep)
+
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
         raw = read_input(path)
         deep = DeepValues()  # values nested past msgspec's recursion limit: replaced by null, counted
+        notes: list[str] = []
         try:
             root = deep.wrap(_DECODER.decode)(raw.data)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            raise TraceFormatError(path, f"not a readable rocprofv3 JSON file ({exc})") from None
+            root = self._recover(path, raw, exc, deep, strict, notes)
         if not root.tool:
             raise TraceFormatError(path, "'rocprofiler-sdk-tool' holds no process")
         parts = []
-        warnings: list[str] = [w for w in [deep.warning(path)] if w]
+        warnings: list[str] = [w for w in [deep.warning(path), *notes] if w]
         for t in root.tool:
             agents = _agents(path, t, warnings)
             node_of = {_handle(a.get("id")): node for a in agents
@@ -336,4 +403,11 @@ class RocprofV3Json(Collector):
             tls = [build_timeline(d, self.name, path, meta=meta, tables={"kernel_symbols": symbols})]
             tls += [build_timeline(o, self.name, path) for o in _others(t, node_of)]
             parts.append(concat(tls) if len(tls) > 1 else tls[0])
-        return concat(parts) if len(parts) > 1 else parts[0]
+        tl = concat(parts) if len(parts) > 1 else parts[0]
+        from gpulens.collectors._nsys_more import incomplete_capture  # launches without any kernel: say so (T06)
+
+        note = incomplete_capture(tl.events, "the file has no kernel dispatch record",
+                                  "record with rocprofv3 --kernel-trace (or --sys-trace) so the kernels are traced")
+        if note:
+            tl.meta.sources[0]["incomplete_capture"] = note
+        return tl

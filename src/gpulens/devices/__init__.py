@@ -111,7 +111,11 @@ def identify_device(rec: Mapping[str, Any]) -> DeviceSpec | None:
     note = f"identified from {how}"
     if spec.name == "AMD Instinct MI210" and "MI210" not in name:
         note += "; an MI250 GCD has the same per-device figures"
-    if len(cands) > 1:
+    if len(cands) > 1 and not rec.get("total_memory_bytes") and len({s.memory_bytes for s in cands}) == len(cands):
+        # variants told apart only by their memory (GH200 96 GB HBM3 / 144 GB HBM3e): say which one was assumed
+        note += (f"; the memory size is not recorded, so the {spec.name} variant is assumed (also possible: "
+                 + ", ".join(s.name for s in cands[1:]) + "; pass --device-spec FILE to be exact)")
+    elif len(cands) > 1:
         note += "; also matches " + ", ".join(s.name for s in cands[1:]) + " (first taken)"
     if rec.get("name_assumed"):
         note = str(rec["name_assumed"])

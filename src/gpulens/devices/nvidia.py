@@ -43,7 +43,7 @@ GPUS = [
                  "matrix.tf32": [378, "WEB-H100"], "matrix.bf16": [756, "WEB-H100"], "matrix.fp16": [756, "WEB-H100"],
                  "matrix.fp8": [1513, "WEB-H100"], "matrix.int8": [1513, "WEB-H100"]}},
     {"name": "NVIDIA H200 SXM", "compute_capability": "9.0", "num_sms": 132, "memory_gb": 141,
-     "match": [r"H200"],
+     "match": [r"(?<![A-Za-z])H200"],  # not "GH200": the Grace Hopper superchip has its own figures below
      "figures": {"clock_mhz": [1980, "nsys TARGET_INFO_GPU of an H200 (NVIDIA/Fuser report1.sqlite)"],
                  "memory_bandwidth": [4800, "STAS"],
                  "l2": [60, "nsys TARGET_INFO_GPU of an H200 (NVIDIA/Fuser report1.sqlite): 62914560 B"],
@@ -51,6 +51,35 @@ GPUS = [
                  "matrix.tf32": [494.7, "STAS"], "matrix.bf16": [989.4, "STAS"], "matrix.fp16": [989.4, "STAS"],
                  "matrix.fp8": [1978.9, "STAS"], "matrix.int8": [1978.9, "STAS"],
                  "achievable.matrix.fp8": [1453, "STAS (measured FP8 matmul, MAMF)"]}},
+    # GH200 Grace Hopper superchip: its Hopper GPU is the 132-SM GH100 at 1980 MHz (wikimili "Hopper
+    # (microarchitecture)": "GPU: 132 Hopper SMs", "Shader clock rate 1980 MHz", "96 GB HBM3 or 144 GB HBM3e"), so
+    # its dense peaks are the H100 SXM's; the memory differs by variant, told apart by the memory size the trace
+    # records (a 96 GB part reports ~94.5 GiB, "NVIDIA GH200 480GB" in Kineto: 101,468,602,368 B). Bandwidth:
+    # 4 TB/s for 96 GB HBM3 (NVIDIA's GH200 announcement, as reported at nishikiout.net/entry/2023/08/09/143040:
+    # "96GB HBM3@4TB/s"; 96 GB HBM3 also spheron.network/blog/nvidia-gh200-guide); 4.9 TB/s for 144 GB HBM3e
+    # (NVIDIA's later GH200 datasheet figure; its August 2023 announcement said ~5 TB/s — uncertain).
+    {"name": "NVIDIA GH200 96GB HBM3", "compute_capability": "9.0", "num_sms": 132, "memory_gb": 96,
+     "match": [r"GH200"],
+     "figures": {"clock_mhz": [1980, "wikimili Hopper (microarchitecture): GH200 shader clock"],
+                 "memory_bandwidth": [4000, "NVIDIA GH200 announcement (nishikiout.net 2023-08-09): 96GB HBM3 "
+                                            "@ 4TB/s"],
+                 "l2": [50, "STAS (GH100 as in H100 SXM)"],
+                 "vector.fp64": [33.5, "as H100 SXM (same 132-SM GH100 at 1980 MHz)"],
+                 "matrix.fp64": [66.9, "as H100 SXM"], "vector.fp32": [66.9, "as H100 SXM"],
+                 "matrix.tf32": [494.7, "as H100 SXM"], "matrix.bf16": [989.4, "as H100 SXM"],
+                 "matrix.fp16": [989.4, "as H100 SXM"], "matrix.fp8": [1978.9, "as H100 SXM"],
+                 "matrix.int8": [1978.9, "as H100 SXM"]}},
+    {"name": "NVIDIA GH200 144GB HBM3e", "compute_capability": "9.0", "num_sms": 132, "memory_gb": 144,
+     "match": [r"GH200"],
+     "figures": {"clock_mhz": [1980, "wikimili Hopper (microarchitecture): GH200 shader clock"],
+                 "memory_bandwidth": [4900, "NVIDIA GH200 datasheet, 144 GB HBM3e (the August 2023 announcement "
+                                            "said ~5 TB/s)", U],
+                 "l2": [50, "STAS (GH100 as in H100 SXM)"],
+                 "vector.fp64": [33.5, "as H100 SXM (same 132-SM GH100 at 1980 MHz)"],
+                 "matrix.fp64": [66.9, "as H100 SXM"], "vector.fp32": [66.9, "as H100 SXM"],
+                 "matrix.tf32": [494.7, "as H100 SXM"], "matrix.bf16": [989.4, "as H100 SXM"],
+                 "matrix.fp16": [989.4, "as H100 SXM"], "matrix.fp8": [1978.9, "as H100 SXM"],
+                 "matrix.int8": [1978.9, "as H100 SXM"]}},
     {"name": "NVIDIA B200", "compute_capability": "10.0", "num_sms": 148, "memory_gb": 180,
      "match": [r"B200"],
      "figures": {"clock_mhz": [1965, "ncu device__attribute_max_gpu_frequency_khz (meinie B200 CSV)", U],

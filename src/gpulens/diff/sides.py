@@ -31,7 +31,8 @@ def _report_doc(p: Path) -> dict[str, Any] | None:
     try:
         doc = json.loads(p.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError, OSError, RecursionError) as exc:
-        raise TraceFormatError(p, f"not a readable JSON report ({exc.__class__.__name__})") from None
+        why = str(exc).splitlines()[0][:160] if str(exc).strip() else exc.__class__.__name__
+        raise TraceFormatError(p, f"not a readable JSON report ({why})") from None
     if not isinstance(doc, dict) or "sources" not in doc:
         return None
     if not isinstance(doc["sources"], list):
@@ -65,6 +66,19 @@ def _rows_of(source: dict[str, Any]) -> tuple[pd.DataFrame, str]:
     return pd.DataFrame(out, columns=list(COLUMNS)), "report (hotspots only: no operators, shapes or ranks)"
 
 
+def _summary_hotspots(src: Any) -> dict[str, Any]:
+    """``{"hotspots": {"table": …}}`` for a source with no kernel events but a per-kernel summary (rocprof/rocprofv3
+    ``*stats.csv``, nsys ``cuda_gpu_kern_sum``, counter rows): the kernel groups need events, so such a side read
+    "0 ns → 0 ns" beside an analysis of 5,002 launches; its per-kernel calls and totals come from the hotspots
+    ranking instead. Empty for a source with kernel events."""
+    if len(src.results["kernel_groups"].table):
+        return {}
+    from gpulens.analyzers.hotspots import Hotspots
+
+    hs = Hotspots().analyze(src.timeline)
+    return {"hotspots": {"table": hs.table.to_dict("records")}} if len(hs.table) else {}
+
+
 def load_side(path: str | Path) -> DiffSide:
     """Read one side of a diff.
 
@@ -79,7 +93,8 @@ def load_side(path: str | Path) -> DiffSide:
         from gpulens.report import analyze
 
         rep = analyze([p], only=["kernel_groups"])
-        srcs = [{"analyses": {"kernel_groups": {"table": r.results["kernel_groups"].table.to_dict("records")}},
+        srcs = [{"analyses": {"kernel_groups": {"table": r.results["kernel_groups"].table.to_dict("records")},
+                              **_summary_hotspots(r)},
                  "devices": r.timeline.meta.devices} for r in rep.sources if r.status != "no_gpu_work"]
         cut = [(str(f), int(n)) for r in rep.sources for f, n in r.timeline.meta.truncated_at.items()]
         from gpulens.analyzers._span import durations_unknown

@@ -24,6 +24,7 @@ from gpulens.gate.replaced import kernel_like, replaced
 from gpulens.gate.runs import KERNEL_PREFIX, Metric, RunSet, rekey_kernels
 from gpulens.gate.stats import (Comparison, TimingTest, compare_count, decide, family_weights, holm_adjust,
                                 relative_spread, timing_tests)
+from gpulens.timeline.names import kernel_key
 
 #: Environment fields that must match (label, key); the others are reported as notes.
 MUST_MATCH = (("GPU model", "gpus"), ("GPU count", "gpu_count"), ("GPU architecture", "arch"),
@@ -227,6 +228,8 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
     res.mismatches = mism
     rows, specs = [], []
     base_metrics, cand_metrics = rekey_kernels(baseline.metrics), rekey_kernels(candidate.metrics)
+    untimed = {n if n == "*" else KERNEL_PREFIX + kernel_key(n[len(KERNEL_PREFIX):])
+               for n in getattr(candidate, "untimed", ())}
     names = list(base_metrics) + [n for n in cand_metrics if n not in base_metrics]
     swaps, members = replaced(base_metrics, cand_metrics)  # renamed/re-fused kernels: compared per category
     # new kernels no category pairs with a vanished one (``other``, or a category the baseline lacks): while any
@@ -248,6 +251,14 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
             row, _ = _prepare(name, b, None, config)
             if row is not None:
                 row.reason += f"; the candidate runs {len(unpaired_new)} kernel(s) the baseline lacks"
+                rows.append(row)
+            continue
+        if c is None and (name in untimed or (name.startswith(KERNEL_PREFIX) and "*" in untimed)):
+            # it ran (or may have: a run recorded launches without any kernel time), durations not recorded
+            row, _ = _prepare(name, b, None, config)
+            if row is not None:
+                row.reason = "the candidate ran this kernel but did not record its durations (counter-only or " \
+                             "timestamp-less profile): no time to compare"
                 rows.append(row)
             continue
         if c is None and name.startswith(KERNEL_PREFIX):  # the kernel no longer runs: zero time in every run

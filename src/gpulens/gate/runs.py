@@ -19,7 +19,8 @@ metric              kind    unit   from the report
 ``launch_calls``    count   —      ``analyses.launches.summary.launch_calls``: runtime launch API calls
 ``memcpy_bytes``    count   bytes  ``summary.memcpy_bytes``: payload of copies
 ``flops``           count   FLOP   ``summary.flops``: FLOPs recorded by the profiler (only when non-zero)
-``kernel:<name>``   timing  ns     ``analyses.hotspots.table[].effective_ns`` of that kernel (0 when absent)
+``kernel:<name>``   timing  ns     ``analyses.hotspots.table[].effective_ns`` of that kernel (0 when absent; no
+                                   sample from a run that did not record its durations)
 ==================  ======  =====  =======================================================================
 
 Kernels are matched across runs by :func:`gpulens.timeline.names.kernel_key` (demangled, ``.kd`` suffixes dropped,
@@ -121,6 +122,9 @@ class RunSet:
         machine_key: see :func:`machine_key`.
         report_schema_version: ``schema_version`` of the reports (one value; mixed versions are an error).
         metrics: metric name → :class:`Metric`.
+        untimed: ``kernel:<key>`` of the kernels some run recorded launches of but not their durations (no timing
+            sample from that run; a kernel that no run timed has no metric at all); ``"*"`` when a run recorded
+            launches without any kernel time (counter-only input: which kernels ran is not known by name).
     """
 
     runs: list[dict[str, Any]]
@@ -129,6 +133,7 @@ class RunSet:
     machine_key: str
     report_schema_version: int | None
     metrics: dict[str, Metric]
+    untimed: set[str] = field(default_factory=set)
 
 
 def _num(v: float) -> float | int:
@@ -261,7 +266,9 @@ def collect_runs(paths: Iterable[str | Path], reports: list[dict[str, Any]] | No
         raise GpulensError(f"reports mix schema versions {sorted(map(str, versions))}: regenerate them with one "
                            "gpulens version")
     env = _common_env([environment_of(s, r) for s, r in usable] or envs, paths)
-    return RunSet(runs, excluded, env, machine_key(env), next(iter(versions), None), _metrics(usable))
+    untimed: set[str] = set()
+    return RunSet(runs, excluded, env, machine_key(env), next(iter(versions), None), _metrics(usable, untimed),
+                  untimed)
 
 
 def _common_env(envs: list[dict[str, Any]], paths: list[Path]) -> dict[str, Any]:
@@ -284,7 +291,9 @@ def _common_env(envs: list[dict[str, Any]], paths: list[Path]) -> dict[str, Any]
     return env
 
 
-def _metrics(usable: list[tuple[dict, dict]]) -> dict[str, Metric]:
+def _metrics(usable: list[tuple[dict, dict]], untimed: set[str] | None = None) -> dict[str, Metric]:
+    """Metric samples over the usable runs; ``untimed`` (filled in place) gets the ``kernel:<key>`` of kernels a run
+    recorded without durations."""
     out: dict[str, Metric] = {}
     n = len(usable)
     if not n:
@@ -304,14 +313,29 @@ def _metrics(usable: list[tuple[dict, dict]]) -> dict[str, Metric]:
             if r.get("name") is None:
                 continue
             acc = rows.setdefault(kernel_key(str(r["name"])), [0.0, 0.0, 0.0])
-            acc[0] += float(r.get("effective_ns", r.get("total_ns", 0)) or 0)
+            t = r.get("effective_ns", r.get("total_ns"))
+            # a kernel whose durations were not recorded (rocprof-compute timestamps in scientific notation, ncu
+            # CSV without gpu__time_duration, counter-only rocprof) has no time sample in this run: NaN, never 0
+            # (0 ns beside a timed baseline read as "IMPROVED −100 %", the reverse as a REGRESSED exit 1)
+            acc[0] += float("nan") if t is None else float(t)
             acc[1] += float(r.get("share") or 0)
             acc[2] += int(r.get("calls") or 0)
-        per_run.append(rows)
+        summ = s.get("summary") or {}
+        # a run that recorded launches but no kernel time at all (counter-only rows, no per-kernel table): every
+        # kernel's time is unknown in it, not 0 — None marks the run
+        per_run.append(None if summ.get("kernel_time_ns") is None and (summ.get("kernel_count") or 0) > 0
+                       and not any(v[0] == v[0] for v in rows.values()) else rows)
         names.update(dict.fromkeys(rows))
+    if untimed is not None and any(r is None for r in per_run):
+        untimed.add("*")  # some run timed no kernel: any kernel it lacks may have run untimed
     zero = [0.0, 0.0, 0.0]
+    nan = [float("nan"), 0.0, 0.0]
     for k in names:
-        vals = [r.get(k, zero) for r in per_run]
+        vals = [v for v in (nan if r is None else r.get(k, zero) for r in per_run) if not math.isnan(v[0])]
+        if untimed is not None and len(vals) < len(per_run):
+            untimed.add(KERNEL_PREFIX + k)
+        if not vals:  # no run recorded this kernel's time: no timing metric (its launches count in kernel_count)
+            continue
         out[KERNEL_PREFIX + k] = Metric(KERNEL_PREFIX + k, "timing", "ns", [v[0] for v in vals],
                                         share=[v[1] for v in vals], calls=[int(v[2]) for v in vals])
     return out

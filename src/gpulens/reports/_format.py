@@ -406,3 +406,24 @@ def busy_text(sm: dict[str, Any]) -> str:
     clock = " (longest rank: the ranks' clocks disagree)" if sm.get("span_basis") == "longest rank" else ""
     win = window_text(sm)
     return f"{fmt_ns(sm['span_ns'])}{clock}, busy {busy_pct_text(sm)}" + (f" (profiled window {win})" if win else "")
+
+
+#: Marks for the notes beside a verdict's time at stake, in order of first use.
+STAKE_MARKS = ("†", "‡", "§")
+
+
+def stake_notes(rows: Any) -> dict[int, tuple[str, str]]:
+    """Row position → (`` †`` mark, note) for each row of a verdicts table (DataFrame or list of dicts) whose
+    ``stake_note`` is set (:func:`gpulens.analyzers.verdicts.stake_note`): one mark per distinct note, so a
+    reader sees beside "at stake 3.1 ms" on a kernel of 1.2 ms why the figure exceeds its time."""
+    recs = rows.to_dict("records") if hasattr(rows, "to_dict") else list(rows)
+    marks: dict[str, str] = {}
+    out: dict[int, tuple[str, str]] = {}
+    for i, r in enumerate(recs):
+        note = r.get("stake_note") if isinstance(r, Mapping) else None
+        if not isinstance(note, str) or not note:
+            continue
+        if note not in marks:
+            marks[note] = " " + STAKE_MARKS[min(len(marks), len(STAKE_MARKS) - 1)]
+        out[i] = (marks[note], note)
+    return out

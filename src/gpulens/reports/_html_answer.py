@@ -17,7 +17,7 @@ from typing import Any
 
 from gpulens.report import SourceReport
 from gpulens.reports._answer import answer, next_step
-from gpulens.reports._format import clip, fmt_ns, fmt_unit, is_missing
+from gpulens.reports._format import clip, fmt_ns, fmt_unit, is_missing, stake_notes
 from gpulens.reports._html_parts import esc, name_cell
 from gpulens.reports._names import short_names
 
@@ -67,7 +67,8 @@ def kernels_html(s: SourceReport, rows: list[dict[str, Any]]) -> str:
     shorts = short_names(names)
     rank_of = _hot_ranks(s)
     body, prev = [], None
-    for r, name, short in zip(rows, names, shorts):
+    notes = stake_notes(rows)
+    for i, (r, name, short) in enumerate(zip(rows, names, shorts)):
         verdict = fmt_unit(r.get("verdict"), "text")
         stake = r.get("time_at_stake_ns")
         step = _first_step(r.get("next_steps"))
@@ -80,7 +81,8 @@ def kernels_html(s: SourceReport, rows: list[dict[str, Any]]) -> str:
             f'<tr><td class="num">{f"#{rank}" if rank else ""}</td>{name_cell(name, short)}'
             f'<td class="num">{esc(time)}</td>'
             f'<td><span class="bound {BOUND_CLASS.get(verdict, "b-none")}">{esc(verdict)}</span></td>'
-            f'<td class="num{" tstake" if not is_missing(stake) else " nm"}">{esc(fmt_ns(stake))}</td><td class="step" title="{esc(step)}">{esc(shown)}</td>'
+            f'<td class="num{" tstake" if not is_missing(stake) else " nm"}"{_note_attr(notes.get(i))}>'
+            f'{esc(fmt_ns(stake) + notes.get(i, ("", ""))[0])}</td><td class="step" title="{esc(step)}">{esc(shown)}</td>'
             "</tr>")
     hs = s.results.get("hotspots")
     crit = hs.summary.get("critical_count") if hs is not None and not hs.skipped else None
@@ -94,7 +96,13 @@ def kernels_html(s: SourceReport, rows: list[dict[str, Any]]) -> str:
     return (f'<h3 class="kh">{esc(head)}</h3><table class="akernels"><thead><tr><th scope="col">#</th>'
             '<th scope="col">kernel</th><th scope="col">GPU time · share</th><th scope="col">bound</th>'
             '<th scope="col">time at stake</th><th scope="col">next step</th></tr></thead>'
-            f'<tbody>{"".join(body)}</tbody></table>')
+            f'<tbody>{"".join(body)}</tbody></table>'
+            + "".join(f'<p class="note">{esc(m.strip())} time at stake: {esc(t)}.</p>'
+                      for m, t in dict(notes.values()).items()))
+
+
+def _note_attr(note: tuple[str, str] | None) -> str:
+    return f' title="{esc(note[1])}"' if note else ""
 
 
 def answer_html(s: SourceReport) -> str:

@@ -105,7 +105,8 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
         ("GPU span", busy_text(sm)),
         ("kernels", launches_text(sm)),
         ("kernel time", f"{fmt_ns(sm['kernel_time_ns'])} summed, {fmt_ns(sm['kernel_busy_ns'])} busy (union)"),
-        ("performance-critical set", f"{hsum.get('critical_count', 0)} kernels cover "
+        ("performance-critical set", f"{hsum.get('critical_count', 0)} "
+                                     f"{'kernel covers' if hsum.get('critical_count') == 1 else 'kernels cover'} "
                                      f"{fmt_share(hsum.get('critical_share'), 0)} of kernel time"),
         ("excluded events", f"{sm['rejected_event_count']:,}"),
     ])

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from gpulens.reports._fit import Col, FitTable, name_col
 from gpulens.reports._format import fmt_ns as _fmt_ns
-from gpulens.reports._format import fmt_unit
+from gpulens.reports._format import fmt_unit, stake_notes
 from gpulens.reports._names import short_names
 
 
@@ -83,10 +83,13 @@ def verdict_renderables(s: Any) -> list:
         if not len(known):
             return parts
         known, note = _cap(known, ["time_at_stake_ns"], [False], "kernels with the most time at stake")
-        rows = [[Text(short), _fmt_ns(x.time_ns), x.verdict, _fmt_ns(x.time_at_stake_ns),
+        notes = stake_notes(known)
+        rows = [[Text(short), _fmt_ns(x.time_ns), x.verdict, _fmt_ns(x.time_at_stake_ns) + notes.get(i, ("", ""))[0],
                  Text(fmt_unit(x.next_steps[0], "text") if len(x.next_steps) else "")]
-                for x, short in zip(known.itertuples(), short_names(known["name"].astype(str), 36))]
+                for i, (x, short) in enumerate(zip(known.itertuples(), short_names(known["name"].astype(str), 36)))]
         cols = [name_col(), Col("time", optional=True), Col("verdict", "left"),
                 Col("at stake"), Col("next step", "left", figure=False, below=True)]
         parts.append(FitTable("Kernel verdicts (performance-critical set)" + note, cols, rows))
+        for mark, text in dict(notes.values()).items():
+            parts.append(Text(f"{mark.strip()} at stake: {text}."))
     return parts

@@ -19,7 +19,7 @@ from gpulens.reports._answer import answer, next_step, root_findings, shown_titl
 from gpulens.units import fmt_share
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, clip, column_label, device_text,
                                      fmt_ns, fmt_unit, launches_text, rank_ranges, result_title, roofline_heading,
-                                     unit_of, window_text)
+                                     stake_notes, unit_of, window_text)
 from gpulens.reports._html_parts import is_name_column
 from gpulens.reports._md_safe import neutralise
 from gpulens.reports._names import short_names
@@ -29,7 +29,8 @@ MAX_CHARS = 65_000
 NAME_CHARS = 100
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 #: Results with their own section (others get a generic one).
-_OWN = ("hotspots", "breakdown", "stream_timeline", "rank_kernels", "roofline", "occupancy", "bottlenecks")
+_OWN = ("hotspots", "breakdown", "stream_timeline", "rank_kernels", "roofline", "occupancy", "bottlenecks",
+        "verdicts")
 #: Idle causes of the bottlenecks table: they add up to its idle time.
 IDLE_CAUSES = ("idle_boundary_ns", "idle_host_ns", "idle_launch_ns", "idle_sync_ns", "idle_queued_ns",
                "idle_unattributed_ns")
@@ -121,6 +122,9 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         yield "### Hot kernels\n\n" + md_table(
             hs.table, ["name", "kind", "calls", "effective_ns", "mean_ns", "share", "critical"], rows,
             {"effective_ns": "time", "mean_ns": "mean", "critical": "critical set"}, hs.columns)
+    vd = s.results.get("verdicts")
+    if vd is not None and not vd.skipped and vd.table is not None and len(vd.table):
+        yield _verdict_section(vd, rows)
     for name, cols in (("roofline", ["name", "time_ns", "arithmetic_intensity", "flops_per_s", "precision", "bound",
                                      "roof_pct"]),
                        ("occupancy", ["name", "time_ns", "block_size", "regs_per_thread", "theoretical_occupancy_pct",
@@ -138,6 +142,27 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         yield "### Not analysed\n\n" + "\n".join(f"- {md_text(n)}: {md_text(why, 300)}" for n, why in skipped)
     if tl.meta.warnings:
         yield "### Warnings\n\n" + "\n".join(f"- {md_text(w, 300)}" for w in tl.meta.warnings[:10])
+
+
+def _verdict_section(vd: AnalysisResult, rows: int) -> str:
+    """Kernel verdicts: name, time, verdict, time at stake (marked where it is not a share of the kernel's own time,
+    with the note below), then each row's first next step by its number."""
+    t = vd.table.head(rows)
+    notes = stake_notes(t)
+    lines = ["### Kernel verdicts", "", "| # | kernel | time | verdict | at stake |", "|---:|---|---:|---|---:|"]
+    steps_md = []
+    for i, r in enumerate(t.to_dict("records")):
+        steps = r.get("next_steps")
+        step = steps[0] if isinstance(steps, (list, tuple)) and len(steps) else ""
+        lines.append(f"| {i + 1} | {md_text(r.get('name'))} | {fmt_ns(r.get('time_ns'))} | "
+                     f"{md_text(r.get('verdict'))} | {fmt_ns(r.get('time_at_stake_ns'))}{notes.get(i, ('', ''))[0]} |")
+        if step and r.get("verdict") != "undetermined":
+            steps_md.append(f"- [{i + 1}] next: {md_text(step, 300)}")
+    if len(vd.table) > rows:
+        lines.append(f"\n_{rows} of {len(vd.table)} rows shown._")
+    for mark, text in dict(notes.values()).items():
+        lines.append(f"\n{mark.strip()} _time at stake: {md_text(text, 300)}._")
+    return "\n".join(lines + ([""] + steps_md if steps_md else []))
 
 
 def _generic(name: str, r: AnalysisResult, rows: int) -> str:

@@ -330,6 +330,15 @@ class Timeline:
             changed = scrub_launch_config(ev)
             if changed:
                 self.meta.warnings.append(describe_impossible(changed))
+            for col, what in (("bytes", "byte count"), ("flops", "FLOP count")):
+                # a payload below 0 B or a negative (or infinite/NaN) FLOP count is no amount: unknown, counted
+                if col in ev and len(ev):
+                    v = ev[col]
+                    bad = (v.lt(0) | (v.isin([np.inf]) if col == "flops" else False)).fillna(False).to_numpy(dtype=bool)
+                    if bad.any():
+                        ev.loc[bad, col] = np.nan if col == "flops" else pd.NA
+                        self.meta.warnings.append(f"{int(bad.sum())} event(s) with a negative or infinite {what}: "
+                                                  "that amount is unknown")
             ids = ev["event_id"].to_numpy()
             if not bool((ids[1:] > ids[:-1]).all()) and not ev["event_id"].is_unique:  # increasing: no hash table
                 raise SchemaError("event_id is not unique")

@@ -1,0 +1,131 @@
+"""rocprof v1 / rocprofv2 ``results.txt`` (dispatch records as text, before CSV conversion) → Timeline + Counters.
+
+rocprof writes each kernel dispatch as one ``dispatch[N], key(value), …`` line into ``[<pid>_]results.txt``, its
+counters (``pmc:`` passes) on the following lines, and converts that file into ``results.csv`` afterwards (rocprof
+v1's ``tblextr.py``); rocprofv2's file plugin writes the same shape. The keys differ between releases, so the line is
+read as ``key(value)`` pairs by name, never by position:
+
+=================================  ==========================================================================
+key (spellings seen)               Timeline
+=================================  ==========================================================================
+``kernel-name("…")``/``kernel_name``  ``name`` (the quotes hold any parentheses of a C++ signature)
+``time(dispatch,begin,end,complete)`` begin → ``start_ns``, end → ``end_ns`` (ns)
+``start_time(…)``, ``end_time(…)``  the same, rocprofv2
+``gpu-id``/``gpu_id``              ``device_id``
+``queue-id``/``queue_id``          ``stream_id``
+``pid``, ``tid``                   ``pid``, ``tid``
+``grd``, ``wgr``                   grid and workgroup size in work-items, flattened (x; y = z = 1)
+``lds``, ``scr``                   LDS bytes per workgroup, scratch bytes per work-item
+``vgpr``/``arch_vgpr``, ``accum_vgpr``, ``sgpr``, ``wave_size``  registers and wavefront size
+=================================  ==========================================================================
+
+A counter line is ``NAME (value)``, optionally after a comma (rocprofv2: ``, SQ_WAVES (4096)``), and belongs to the
+dispatch above it. A dispatch without both timestamps (rocprofv2 writes only ``time(begin)`` in some releases) is
+kept with its counters as an undated dispatch (rejected, counters in ``tables["unattached_counters"]``), as every AMD
+collector does. Format facts: ROCm/rocprofiler ``src/tool/tool.cpp`` (v1) and ``plugin/file/file.cpp`` (v2).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+from gpulens.collectors._dispatch import Dispatches, build_timeline
+from gpulens.collectors._io import read_input
+from gpulens.collectors.base import Collector
+from gpulens.errors import TraceFormatError
+from gpulens.timeline import Timeline, TimelineMeta
+
+_DISPATCH = re.compile(r"^dispatch\[(\d+)\],\s*(.*)$")
+#: ``key(value)``; the key starts after a non-word character and is matched possessively, so a long run of word
+#: characters without ``(`` costs one pass, not one pass per start position (quadratic on a 300 kB mangled line)
+_PAIR = re.compile(r'(?<![\w-])([A-Za-z_][\w-]*+)\(("(?:[^"\\]|\\.)*+"|[^()]*+)\)')
+_COUNTER = re.compile(r"^\s*,?\s*([A-Za-z_][\w\[\].:-]*)\s*\(\s*([-+0-9.eE]+|nan|inf)\s*\)\s*,?\s*$")
+_SNIFF = re.compile(rb"^dispatch\[\d+\],.*kernel[-_]name\(", re.M)
+
+#: key spellings → Dispatches column
+_KEYS = {"gpu-id": "device_id", "gpu_id": "device_id", "queue-id": "stream_id", "queue_id": "stream_id",
+         "pid": "pid", "tid": "tid", "grd": "grid_items_x", "wgr": "block_x", "lds": "lds_bytes",
+         "scr": "scratch_bytes", "vgpr": "arch_vgpr", "arch_vgpr": "arch_vgpr", "accum_vgpr": "accum_vgpr",
+         "sgpr": "sgpr", "wave_size": "wave_size", "start_time": "start_ns", "end_time": "end_ns"}
+
+
+def _int(text: str) -> int | None:
+    text = text.strip()
+    try:
+        return int(text, 16) if text.lower().startswith("0x") else int(text)
+    except ValueError:
+        return None
+
+
+class RocprofResultsTxt(Collector):
+    """rocprof ``results.txt`` dispatch records (see module docstring)."""
+
+    name = "rocprof_results_txt"
+    suffixes = ("results.txt",)
+    priority = 16
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        first = next((ln for ln in head.splitlines()[:5] if ln.strip()), b"")
+        return bool(_SNIFF.match(first))
+
+    def collect(self, path: Path, strict: bool = True) -> Timeline:
+        path = Path(path)
+        raw = read_input(path)
+        rows: list[dict] = []
+        counters: list[dict[str, float]] = []
+        stray = bad = 0
+        for line in raw.data.decode("utf-8", "replace").splitlines():
+            if not line.strip():
+                continue
+            m = _DISPATCH.match(line)
+            if m:
+                rec: dict = {"index": int(m.group(1))}
+                for key, val in _PAIR.findall(m.group(2)):
+                    k = key.lower()
+                    if k in ("kernel-name", "kernel_name"):
+                        rec["name"] = val[1:-1] if val.startswith('"') and val.endswith('"') else val
+                    elif k == "time":
+                        parts = [_int(x) for x in val.split(",")]
+                        if len(parts) >= 3:
+                            rec["start_ns"], rec["end_ns"] = parts[1], parts[2]
+                        elif parts:
+                            rec["start_ns"] = parts[0]
+                    elif k in _KEYS:
+                        rec[_KEYS[k]] = _int(val)
+                rows.append(rec)
+                counters.append({})
+                continue
+            c = _COUNTER.match(line)
+            if c and rows:
+                try:
+                    counters[-1][c.group(1)] = float(c.group(2))
+                except ValueError:
+                    bad += 1
+            elif c:
+                stray += 1
+            else:
+                bad += 1
+        if not rows:
+            raise TraceFormatError(path, "no `dispatch[N], …` record")
+        d = Dispatches(n=len(rows))
+        keys = dict.fromkeys(k for r in rows for k in r if k != "index")
+        for k in keys:
+            d.cols[k] = [r.get(k) for r in rows]
+        d.cols["kind"] = "kernel"
+        names = dict.fromkeys(n for cs in counters for n in cs)
+        d.pmc = {n: np.array([cs.get(n, np.nan) for cs in counters], dtype="float64") for n in names}
+        warnings = []
+        if bad:
+            warnings.append(f"{path}: {bad} line(s) dropped (neither a `dispatch[N], …` record nor a `NAME (value)` "
+                            "counter line)")
+        if stray:
+            warnings.append(f"{path}: {stray} counter line(s) before the first dispatch record dropped")
+        meta = TimelineMeta(sources=[{"path": str(path), "collector": self.name, "size_bytes": raw.size_bytes,
+                                      "rank": 0}])
+        return build_timeline(d, self.name, path, meta=meta, warnings=warnings)
+
+
+__all__ = ["RocprofResultsTxt"]
