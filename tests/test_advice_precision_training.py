@@ -108,18 +108,3 @@ def test_point_to_point_collective_is_not_told_ddp_bucketing():
     e.name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL"
     assert "DDP gradient bucketing" in steps_for("communication-bound", e)[0]
 
-
-def test_a_kernel_at_half_its_roof_is_not_latency_bound_whatever_sol_says():
-    """ncu RTX 5090 CUTLASS bf16 GEMM: SM throughput 32 % / memory 28 % read 'below both roofs', while its counted
-    FLOPs put it at 53.5 % of the bf16 tensor roof (716 FLOP/B, compute side): the verdict said latency-bound beside
-    a roofline row saying compute. At >= 50 % of a roof (ROOF_BOUND_PCT) the roofline's bound wins."""
-    from gpulens.analyzers.verdict_rules import ROOF_BOUND_PCT, decide
-
-    e = Evidence("cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_256x128_32x3", "kernel", 1, 111_810, family="gemm",
-                 library=True, sol_bound="latency", compute_pct=32.0, memory_pct=28.0, roof_pct=53.5,
-                 bound="compute", ridge_side="compute", precision="bf16", compute_roof="matrix.bf16")
-    assert ROOF_BOUND_PCT == 50
-    v = decide(e)
-    assert v.verdict == "compute-bound" and "overrides" in v.evidence
-    e.roof_pct = 40.0  # below half the roof: the speed of light's reading stands
-    assert decide(e).verdict == "latency/occupancy-bound"

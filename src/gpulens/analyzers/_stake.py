@@ -21,6 +21,10 @@ The attained share comes from, in order:
    speed-of-light sections read (an L2-bound kernel at 94 % memory throughput has little left to gain even at
    10 % of DRAM bandwidth).
 
+A kernel verdict that rests on the measured speed of light (:mod:`gpulens.analyzers.verdict_rules`, rule 3) takes
+its attained share from there even when a roofline row exists: the figure at stake is the distance of the basis that
+decided, and a roofline on an assumed GPU's peaks is no measurement.
+
 A kernel with neither has no roofline figure (``None``): other rules (exposed communication, launch overhead) state
 their own quantity and say so.
 
@@ -121,13 +125,15 @@ def occupancy_gain_bound_ns(time_ns: float, occupancy_pct: float | None, possibl
 
 
 def sol_attained_pct(row: dict[str, Any] | None) -> float | None:
-    """Attained share of the roof [%] from a ``speed_of_light`` row: max(compute %, memory %, DRAM %). With one side
-    not counted, only a known side at ≥ :data:`SOL_BOUND_PCT` % counts (the kernel is at least that close to a
-    roof); a low figure alone does not say how far the other roof is (None)."""
+    """Attained share of the roof [%] from a ``speed_of_light`` row: max(compute %, tensor pipe %, memory %, DRAM %,
+    DRAM % of the measured peak) — the limiting unit, as the ``speed_of_light`` table's own time at stake reads it.
+    With one side not counted, only a known side at ≥ :data:`SOL_BOUND_PCT` % counts (the kernel is at least that
+    close to a roof); a low figure alone does not say how far the other roof is (None)."""
     if not row:
         return None
-    comp = _pct(row.get("compute_pct"))
-    mem = [v for v in (_pct(row.get(k)) for k in ("memory_pct", "dram_pct")) if v is not None]
+    cs = [v for v in (_pct(row.get(k)) for k in ("compute_pct", "tensor_pct")) if v is not None]
+    comp = max(cs) if cs else None
+    mem = [v for v in (_pct(row.get(k)) for k in ("memory_pct", "dram_pct", "dram_measured_pct")) if v is not None]
     vals = ([comp] if comp is not None else []) + mem
     if not vals or ((comp is None or not mem) and max(vals) < SOL_BOUND_PCT):
         return None

@@ -146,6 +146,8 @@ class Roofline(Analyzer):
         all_time = all_time or hot_time
         summary = {
             "device": spec.name, "device_note": spec.note,
+            # the GPU was assumed (the input names none): every placement rests on peaks that may not be its own
+            "device_assumed": bool(getattr(spec, "assumed", False)),
             "uncertain_figures": spec.uncertain_figures(),
             "launches": int(len(per)), "kernels": int(len(table)),
             # durations not recorded (all 0): the share of launches with a FLOP figure instead of a share of time
@@ -298,6 +300,8 @@ class Roofline(Analyzer):
     def _findings(t: pd.DataFrame, summary: dict) -> list[Finding]:
         out: list[Finding] = []
         total = max(int(t["time_ns"].sum()), 1)
+        # on an assumed GPU every placement says so: its peaks are a guess (speed-of-light counters decide instead)
+        on = f" of an assumed {summary['device']}" if summary.get("device_assumed") else ""
         for r in t.itertuples():
             if r.roof_note:
                 out.append(Finding(f"Roofline figures of {_short(r.name)} exceed its roof: % of roof unknown",
@@ -313,7 +317,7 @@ class Roofline(Analyzer):
             sev = "warning" if r.time_ns > 0.1 * total and r.roof_pct < 50 else "info"
             side = f"{r.ridge_side} side of the ridge" if r.ridge_side else "ridge side unknown (no byte figure)"
             if r.bound in (None, BELOW_ROOFS):
-                title = f"{_short(r.name)} runs below both roofs ({r.roof_pct:.0f} % of attainable, {side})"
+                title = f"{_short(r.name)} runs below both roofs{on} ({r.roof_pct:.0f} % of attainable, {side})"
                 detail = ("Neither compute nor memory bandwidth bounds it: latency, occupancy or launch overhead "
                           "does (small grids, short kernels, dependent loads). Fuse or batch the work.")
                 cat = "latency/occupancy-bound"
@@ -324,7 +328,7 @@ class Roofline(Analyzer):
                 sheet = (f"; {r.datasheet_roof_pct:.0f} % of the datasheet peak" if ach and r.bound == "compute"
                          and r.datasheet_roof_pct == r.datasheet_roof_pct
                          and abs(r.datasheet_roof_pct - r.roof_pct) >= 0.5 else "")
-                title = f"{_short(r.name)} at {r.roof_pct:.0f} % of the {roof} ({side}{sheet})"
+                title = f"{_short(r.name)} at {r.roof_pct:.0f} % of the {roof}{on} ({side}{sheet})"
                 detail = (f"Arithmetic intensity {r.arithmetic_intensity:.1f} FLOP/B vs ridge point "
                           f"{r.ridge_point:.0f} FLOP/B; {r.flops_per_s / 1e12:.2f} TFLOP/s, "
                           f"{r.bytes_per_s / 1e9:.0f} GB/s (FLOPs from {r.flops_source}).")

@@ -13,16 +13,21 @@ timeline results. Rules, first match wins (thresholds are parameters of :func:`d
    (the verdict is their child).
 3. speed of light from counters (the ``speed_of_light`` analyzer: ncu / rocprof-compute compute % and DRAM/memory %
    of peak, with its ``bound``) → ``compute-bound`` / ``memory-bound`` / ``latency/occupancy-bound`` as the vendor
-   figures say (a saxpy at 90 % of DRAM bandwidth is memory-bound whatever its occupancy) — only when the counters
-   support it (:func:`gpulens.analyzers.speed_of_light.bound_of`); otherwise the last rule names what is missing.
+   figures say (a saxpy at 90 % of DRAM bandwidth is memory-bound whatever its occupancy; SM 32 % and memory 28 %
+   is latency-bound, ncu's SOLBottleneck reading) — only when the counters support it
+   (:func:`gpulens.analyzers.speed_of_light.bound_of`); otherwise the last rule names what is missing. The measured
+   throughput decides: a roofline position that disagrees (FLOPs over a datasheet peak — on an *assumed* GPU when
+   the input does not name it) is shown in the evidence, flagged, and never overrides it (an RTX 5090 CUTLASS GEMM at
+   SM 32 % / memory 28 % was called compute-bound at 53.5 % of an assumed GPU's bf16 roof, and told to try FP8).
 4. roofline position known (from ``roofline``, else ncu's speed-of-light memory/SM throughput % carried by
    ``stalls``): at ≥ ``roof_pct_bound`` % of its roof → ``compute-bound`` / ``memory-bound`` as the
    roofline says; below → ``latency/occupancy-bound`` (a kernel at 20 % of its roof is bounded by neither roof, but
-   by too little parallelism in flight).
+   by too little parallelism in flight). On an assumed GPU the evidence says the peaks are that GPU's, assumed.
 
 Time at stake of rules 3–4, and of every later rule when the kernel has a roofline or speed-of-light figure, is the
-one definition of :mod:`gpulens.analyzers._stake`: time × (1 − attained / attainable). Rules 5–7 apply only without
-such a figure.
+one definition of :mod:`gpulens.analyzers._stake`: time × (1 − attained / attainable), the attained share taken from
+the basis that decided the verdict (rule 3: the speed of light's limiting unit, as the ``speed_of_light`` table's
+time at stake; otherwise the roofline's). Rules 5–7 apply only without such a figure.
 5. no roofline: a grid with fewer blocks than SMs/CUs (under :data:`FULL_GRID_SHARE` of them: a grid covering
    ~every SM is not short of blocks) → ``latency/occupancy-bound``; at stake: the occupancy
    analyzer's wave loss, Σ launches time × (1 − W / ⌈W⌉) (:func:`gpulens.analyzers._stake.wave_loss_ns`), the same
@@ -91,7 +96,11 @@ class Evidence:
     ridge_side: str | None = None
     roof_stake_ns: int | None = None
     datasheet_roof_pct: float | None = None
+    #: the name of the GPU whose peaks the roofline used when that GPU was assumed, not read from the input
+    roof_assumed: str | None = None
     sol_bound: str | None = None
+    #: attained share of the roof by the speed of light [%] (:func:`gpulens.analyzers._stake.sol_attained_pct`)
+    sol_pct: float | None = None
     compute_pct: float | None = None
     memory_pct: float | None = None
     memory_measured_pct: float | None = None
@@ -332,7 +341,9 @@ def _evidence_text(e: Evidence) -> str:
                 and abs(e.roof_pct - e.datasheet_roof_pct) >= 0.5:  # the memory side's share is the same
             of = (f"of attainable at the achievable {e.compute_roof.rsplit('.', 1)[-1]} peak "
                   f"({_pct(e.datasheet_roof_pct)} of the datasheet peak)")
-        parts.append(f"{e.roof_source}: {e.bound or 'bound unknown'}, {side}, {_pct(e.roof_pct)} {of}{ai}")
+        src = (f"{e.roof_source} on an assumed {e.roof_assumed} (peaks assumed, not this GPU's for certain)"
+               if e.roof_assumed and e.roof_source == "roofline" else e.roof_source)
+        parts.append(f"{src}: {e.bound or 'bound unknown'}, {side}, {_pct(e.roof_pct)} {of}{ai}")
     if e.achieved_occupancy_pct is not None or e.limiter:
         parts.append(f"occupancy {_pct(e.achieved_occupancy_pct)} achieved / {_pct(e.theoretical_occupancy_pct)} "
                      f"theoretical, limiter {(e.limiter or 'not known').replace('_', ' ')}")
@@ -404,7 +415,11 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
     ev = _evidence_text(e)
     if e.kind == "comm":
         return Verdict("communication-bound", e.exposed_comm_ns, ev, steps_for("communication-bound", e))
-    stake = e.roof_stake_ns if e.roof_stake_ns is not None else time_at_stake(t, e.roof_pct, e.calls)
+    sol_decides = e.sol_bound in BOUND_TO_VERDICT
+    if sol_decides and e.sol_pct is not None:  # the measured speed of light decides: its distance is at stake
+        stake = time_at_stake(t, e.sol_pct, e.calls)
+    else:
+        stake = e.roof_stake_ns if e.roof_stake_ns is not None else time_at_stake(t, e.roof_pct, e.calls)
     if e.short_launch_frac is not None and e.short_launch_frac >= 0.5 and e.launch_idle_ns > 0:
         if stake is None or e.launch_idle_ns >= stake:
             if e.launch_idle_ns > t:  # not capped at the kernel's time: the idle is GPU time, not the kernel's
@@ -415,15 +430,15 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
         # short launches, but the launch idle before them is less than what its roof position puts at stake: the
         # queue stayed fed, and the roof (or speed of light) names the larger lever
         ev += f"; launch idle before it ({fmt_ns(e.launch_idle_ns)}) is less than its roof position puts at stake"
-    if e.sol_bound in BOUND_TO_VERDICT:
+    if sol_decides:
         v = BOUND_TO_VERDICT[e.sol_bound]
-        if v == "latency/occupancy-bound" and e.roof_pct is not None and e.roof_pct >= roof_pct_bound \
-                and e.bound in ("compute", "memory"):
-            # the kernel attains >= half a roof's rate: whatever a throughput counter says, it is not below both
-            # roofs (an SM-throughput figure that misses a pipe must not overrule the FLOP or byte rate itself)
-            v = f"{e.bound}-bound"
-            return Verdict(v, stake, ev + f"; the roofline's {e.roof_pct:.0f} % of the {e.bound} roof overrides the "
-                                          "speed-of-light reading", steps_for(v, e))
+        if e.roof_source == "roofline" and e.roof_pct is not None and e.bound in BOUNDS \
+                and BOUND_TO_VERDICT[e.bound if e.roof_pct >= roof_pct_bound else BELOW_ROOFS] != v:
+            # the roofline places it elsewhere: FLOPs or bytes over datasheet (or assumed) peaks; the units'
+            # measured throughput is what the kernel did — shown, never overriding (rule 3)
+            ev += ("; the measured speed of light decides, not the roofline "
+                   + ("(its peaks are an assumed GPU's: the input does not name it)" if e.roof_assumed else
+                      "(a placement against datasheet peaks)"))
         return Verdict(v, stake, ev, _latency_steps(e) if v == "latency/occupancy-bound" else steps_for(v, e))
     if e.roof_pct is not None:
         if e.roof_pct >= roof_pct_bound and e.bound in ("compute", "memory"):

@@ -317,6 +317,8 @@ class Verdicts(Analyzer):
         sol = _row_by_name(results.get("speed_of_light"))
         rows, findings = [], []
         vendor = _vendor(timeline, device)
+        # the roofline's peaks are an assumed GPU's (the input names none): its placement is flagged, never decisive
+        assumed = str(device.name) if getattr(device, "assumed", False) else None
         comm_root = any(f.key == "exposed-comm" for f in getattr(results.get("breakdown"), "findings", []))
         # a launch-bound kernel's time at stake is launch-overhead idle: the same nanoseconds as the idle findings
         idle_keys = {f.key for n in ("breakdown", "bottlenecks") for f in getattr(results.get(n), "findings", [])}
@@ -370,6 +372,7 @@ class Verdicts(Analyzer):
                 e.datasheet_roof_pct = _num(r.get("datasheet_roof_pct"))
                 stake = _num(r.get("time_at_stake_ns"))
                 e.roof_stake_ns = int(stake) if stake is not None else None
+                e.roof_assumed = assumed
                 e.inputs.append("roofline")
             if name in ll:
                 e.launch_latency_p50_ns = int(ll[name]["latency_p50_ns"])
@@ -403,6 +406,7 @@ class Verdicts(Analyzer):
                 # the evidence shows it beside the datasheet share, not "memory 53 % → memory-bound"
                 e.memory_measured_pct = _num(srow.get("dram_measured_pct"))
                 e.sol_evidence = srow.get("evidence") if isinstance(srow.get("evidence"), str) else None
+                e.sol_pct = sol_attained_pct(srow)
                 tensor = _num(srow.get("tensor_pct"))
                 if tensor is not None and (e.compute_pct is None or tensor > e.compute_pct):
                     e.compute_pct = tensor  # the compute side is the busiest of SM throughput and the tensor pipe

@@ -74,6 +74,7 @@ def identify_device(rec: Mapping[str, Any]) -> DeviceSpec | None:
     it was chosen.
     """
     name = str(rec.get("name") or "")
+    cc_alone = False  # chosen by compute capability alone: other GPUs of that capability are as likely
     amd = _is_amd(rec)
     vendor = "amd" if amd else "nvidia"
     pool = [s for s in SPECS if s.vendor == vendor]
@@ -90,11 +91,9 @@ def identify_device(rec: Mapping[str, Any]) -> DeviceSpec | None:
             cands = [s for s in pool if cc and s.compute_capability == str(cc) and sms and s.num_sms == int(sms)]
             how = f"compute capability {cc} with {sms} SMs"
             if not cands and cc and not sms:
+                cc_alone = True
                 cands = [s for s in pool if s.compute_capability == str(cc)]
-                how = (f"compute capability {cc} alone (no device name or SM count recorded): "
-                       + ("the only built-in GPU of that compute capability" if len(cands) == 1 else
-                          "the first built-in GPU of that compute capability, so peak figures may not be this "
-                          "GPU's (pass --device-spec FILE to be exact)"))
+                how = f"compute capability {cc} alone (no device name or SM count recorded): "
     sms = rec.get("num_sms")
     if amd and cands and sms and not any(s.num_sms == int(sms) for s in cands):
         # the name disagrees with the CU count (e.g. "MI250X" on a 104-CU GCD): the CU count of the same arch wins
@@ -108,10 +107,17 @@ def identify_device(rec: Mapping[str, Any]) -> DeviceSpec | None:
     if not cands:
         return None
     spec = cands[0]
+    if cc_alone:  # different GPUs of one compute capability, not memory variants of one: name the alternatives
+        how += ("the only built-in GPU of that compute capability" if len(cands) == 1 else
+                "the first built-in GPU of that compute capability (also possible: "
+                + ", ".join(s.name for s in cands[1:]) + "), so peak figures may not be this GPU's (pass "
+                "--device-spec FILE to be exact)")
     note = f"identified from {how}"
     if spec.name == "AMD Instinct MI210" and "MI210" not in name:
         note += "; an MI250 GCD has the same per-device figures"
-    if len(cands) > 1 and not rec.get("total_memory_bytes") and len({s.memory_bytes for s in cands}) == len(cands):
+    if cc_alone:
+        pass  # the alternatives are named in ``how`` already
+    elif len(cands) > 1 and not rec.get("total_memory_bytes") and len({s.memory_bytes for s in cands}) == len(cands):
         # variants told apart only by their memory (GH200 96 GB HBM3 / 144 GB HBM3e): say which one was assumed
         note += (f"; the memory size is not recorded, so the {spec.name} variant is assumed (also possible: "
                  + ", ".join(s.name for s in cands[1:]) + "; pass --device-spec FILE to be exact)")

@@ -51,6 +51,12 @@ class Figure:
     uncertain: bool = False
 
 
+def is_assumed_note(note: Any) -> bool:
+    """Whether a device spec's ``note`` says the GPU was assumed rather than read from the input (the wording
+    :func:`gpulens.devices.identify_device` writes: "<name> assumed from …")."""
+    return " assumed from " in str(note or "")
+
+
 @dataclass(frozen=True)
 class DeviceSpec:
     """Peak figures of one GPU as the runtime sees it (one GCD of a dual-die MI250X is one device).
@@ -131,6 +137,13 @@ class DeviceSpec:
     def uncertain_figures(self) -> list[str]:
         """Keys of figures marked uncertain."""
         return sorted(k for k, f in self.figures.items() if f.uncertain)
+
+    @property
+    def assumed(self) -> bool:
+        """Whether this GPU was *assumed* rather than read from the input (an ncu CSV that records only a compute
+        capability: :func:`gpulens.devices.identify_device` says so in ``note``, "X assumed from …"): its peak
+        figures may not be the profiled GPU's, so a roofline placed on them is a guess, never a measurement."""
+        return is_assumed_note(self.note)
 
     def with_note(self, note: str) -> "DeviceSpec":
         """A copy with ``note`` set."""

@@ -345,7 +345,9 @@ def time_scale(values_ns: Any) -> tuple[float, str]:
 def is_assumed(note: Any) -> bool:
     """Whether a device spec's note says the GPU was assumed rather than read from the input (an ncu CSV that
     records only a compute capability: :func:`gpulens.devices.identify_device`)."""
-    return " assumed from " in str(note or "")
+    from gpulens.devices.spec import is_assumed_note
+
+    return is_assumed_note(note)
 
 
 def spec_label(name: Any, note: Any) -> str:

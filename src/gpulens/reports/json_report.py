@@ -19,6 +19,7 @@ import pandas as pd
 
 from gpulens.analyzers.base import declared_unit
 from gpulens.report import Report, SourceReport
+from gpulens.reports._format import device_text
 
 #: Rows of an analysis table written in full; longer tables end with one "other" row (module docstring).
 MAX_TABLE_ROWS = 1000
@@ -98,6 +99,10 @@ def source_dict(s: SourceReport, top: int = 20) -> dict[str, Any]:
         "inputs": tl.meta.sources,
         "devices": tl.meta.devices,
         "device_spec": getattr(s.device, "name", None) if s.device is not None else None,
+        # whether that spec was assumed, not read from the input (its peaks may not be the profiled GPU's), and the
+        # one wording every reporter shows ("… (analysed as an assumed X — …)", "… (no hardware spec identified …)")
+        "device_spec_assumed": bool(getattr(s.device, "assumed", False)),
+        "device_text": device_text(tl.meta.devices, s.device),
         "truncated": tl.meta.truncated,
         "truncated_at": tl.meta.truncated_at,
         "warnings": tl.meta.warnings,
