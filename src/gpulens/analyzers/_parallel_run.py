@@ -51,6 +51,7 @@ READS: dict[str, tuple[str, ...]] = {
     "kernel_outliers": ("hotspots",),
     "kernel_variation": ("hotspots",),
     "verdicts": ("*",),
+    "ncu_rules": ("verdicts",),
 }
 
 #: Analyzers the forked child runs, chosen by CPU time on 8 rank files × 25k kernels (seconds, least of three serial

@@ -9,6 +9,13 @@ SMs, the SMSPs, the L1 and the L2 slices; LaunchConfiguration once per message):
 additive gains, so a launch counts with its largest estimate (summing them put 32 % of a cutlass sm100 GEMM at stake
 beside a 14.6 % "largest estimated speedup", and can pass 100 % of the kernel's time). With no estimate on any
 launch the time at stake is unknown, not 0.
+
+One figure for the table and the finding: a rule's estimate is a part of what its kernel can give, so it is capped
+at (1) the kernel's time on those launches less the 2 µs each launch keeps whatever the fix
+(:func:`gpulens.analyzers._stake.floor_stake`) and (2) the kernel's verdict time at stake when the ``verdicts``
+analyzer quantified one — the finding is that verdict's child in the findings tree (:mod:`gpulens.analyzers._tree`),
+which shows no child above its parent. ``stake_note`` says which cap applied. (The table was uncapped: 75.92 µs for
+IssueSlotUtilization beside its finding's 51.99 µs on the same RTX 5090 GEMM.)
 """
 
 from __future__ import annotations
@@ -27,8 +34,10 @@ COLUMNS = {
     "type": "OPT, WRN, ERR or INF (the numeric message type as text for .ncu-rep)",
     "launches": "launches of this kernel on which the rule fired",
     "max_speedup_pct": "largest estimated speedup over those launches [%] (NaN when ncu gives none)",
-    "time_at_stake_ns": "Σ over launches of the launch's largest estimated speedup % × its duration [ns] "
-                        "(unknown when ncu gives no estimate)",
+    "time_at_stake_ns": "Σ over launches of the launch's largest estimated speedup % × its duration, capped at the "
+                        "kernel's time less 2 µs per launch and at its verdict's time at stake: the figure its "
+                        "finding shows [ns] (unknown when ncu gives no estimate)",
+    "stake_note": "which cap applied to the time at stake, if any [text]",
     "description": "the rule's text (first launch)",
 }
 #: Rule types that are information only (kept in the table, not made findings).
@@ -41,7 +50,7 @@ class NcuRules(Analyzer):
     """Turn ncu rule results into findings (see module docstring)."""
 
     name = "ncu_rules"
-    order = 60
+    order = 72  # after ``verdicts`` (70): a rule's time at stake is capped at its kernel's verdict
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
         rules = timeline.tables.get("ncu_rules")
@@ -54,13 +63,15 @@ class NcuRules(Analyzer):
         r["stake"] = (r["estimated_speedup_pct"] / 100.0) * r["dur_ns"]
         # one launch, one estimate: the largest of the rule's rows on that launch (rows are views, not additive)
         per_launch = r.groupby(["rule", "kernel", "event_id"], sort=False)["stake"].max()
-        stake = per_launch.groupby(level=["rule", "kernel"], sort=False).sum(min_count=1).round()
+        stake = per_launch.groupby(level=["rule", "kernel"], sort=False).sum(min_count=1)
+        launch_dur = r.drop_duplicates(["rule", "kernel", "event_id"]).groupby(["rule", "kernel"], sort=False)
         g = r.groupby(["rule", "kernel"], sort=False)
         t = pd.DataFrame({
             "type": g["type"].first(), "launches": g["event_id"].nunique(),
             "max_speedup_pct": g["estimated_speedup_pct"].max(), "time_at_stake_ns": stake,
-            "description": g["description"].first(),
+            "kernel_ns": launch_dur["dur_ns"].sum(), "description": g["description"].first(),
         }).reset_index()
+        t["time_at_stake_ns"], t["stake_note"] = _capped(t, _verdict_stakes(results))
         t["time_at_stake_ns"] = t["time_at_stake_ns"].astype("Int64")
         t = t.sort_values(["time_at_stake_ns", "max_speedup_pct"], ascending=False, kind="stable",
                           na_position="last")[list(COLUMNS)].reset_index(drop=True)
@@ -81,6 +92,43 @@ class NcuRules(Analyzer):
         summary = {"rule_results": int(len(rules)), "rules": int(t["rule"].nunique()),
                    "findings": len(findings)}
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
+
+
+def _verdict_stakes(results: Any) -> dict[str, tuple[float, str]]:
+    """kernel name → (its verdict's time at stake [ns], verdict) for the kernels the ``verdicts`` analyzer
+    quantified (its findings carry that figure)."""
+    v = (results or {}).get("verdicts")
+    if v is None or v.skipped or not len(v.table):
+        return {}
+    out = {}
+    for name, verdict, st in zip(v.table["name"].tolist(), v.table["verdict"].tolist(),
+                                 v.table["time_at_stake_ns"].tolist()):
+        if verdict != "undetermined" and st is not None and not pd.isna(st):
+            out.setdefault(str(name), (float(st), str(verdict)))
+    return out
+
+
+def _capped(t: pd.DataFrame, verdicts: dict[str, tuple[float, str]]) -> tuple[list, list]:
+    """Each row's time at stake capped as the module doc says (rounded to ns; NaN stays unknown), and the note
+    naming the cap that applied (None when none did)."""
+    from gpulens.analyzers._stake import floor_stake
+    from gpulens.units import fmt_ns
+
+    stakes, notes = [], []
+    for kern, raw, dur, n in zip(t["kernel"].tolist(), t["time_at_stake_ns"].tolist(), t["kernel_ns"].tolist(),
+                                 t["launches"].tolist()):
+        if raw is None or pd.isna(raw):
+            stakes.append(np.nan), notes.append(None)
+            continue
+        val, note = float(raw), None
+        floor = float(floor_stake(dur, n))
+        if dur > 0 and val > floor:
+            val, note = floor, f"capped at the kernel's time less 2 µs per launch ({fmt_ns(floor)})"
+        cap = verdicts.get(str(kern))
+        if cap is not None and val > cap[0]:
+            val, note = cap[0], f"capped at the kernel's {cap[1]} verdict time at stake ({fmt_ns(cap[0])})"
+        stakes.append(float(round(val))), notes.append(note)
+    return stakes, notes
 
 
 def _action(text: str) -> str:
