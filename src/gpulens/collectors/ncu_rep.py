@@ -9,8 +9,8 @@ Every action (kernel launch) of every range becomes one launch, in report order.
 becomes a Counters row (name exactly as ncu spells it, value converted to base units as in
 :mod:`gpulens.collectors._ncu_units`); string metrics (``device__attribute_display_name``) fill the device table.
 Rule results go to ``tables["ncu_rules"]``: ``rule`` is the rule identifier, ``section`` its section identifier,
-``description`` the message title and text, ``type`` the report's numeric message type as text (the package names
-no constants for it), ``speedup_type``/``estimated_speedup_pct`` from the rule's speedup estimate when it has one.
+``description`` the message title and text, ``type`` the message type in the words of ncu's CSV export's "Rule Type"
+column (:func:`rule_type`: the report stores a number), ``speedup_type``/``estimated_speedup_pct`` from the rule's speedup estimate when it has one.
 Start times are synthetic, as for the CSV (see :mod:`gpulens.collectors._ncu`).
 """
 
@@ -119,6 +119,38 @@ def framing(data: bytes) -> tuple[int, int | None]:
     return blocks, None
 
 
+#: ncu's rule message types (NvRules ``IFrontend::MsgType``; ``ncu_report.MsgType``: NONE 0, OK 1 "informative",
+#: OPTIMIZATION 2, WARNING 3 "a warning or fixable issue", ERROR 4 in ncu_report 2026.3, read by name) in the words
+#: of the CSV export's "Rule Type" column (OPT, WRN, INF, ERR; NONE: no type, as the CSV leaves it empty).
+MSG_TYPE_WORDS = {"NONE": "", "OK": "INF", "OPTIMIZATION": "OPT", "WARNING": "WRN", "ERROR": "ERR", "ERR": "ERR"}
+#: The same by number, for a binding without the ``MsgType`` enum (values of ncu_report 2026.3.1).
+MSG_TYPE_NUMBERS = {0: "", 1: "INF", 2: "OPT", 3: "WRN", 4: "ERR"}
+
+
+def rule_type(mod: Any, value: Any) -> str:
+    """The CSV export's word for a rule message type as ``ncu_report`` returns it (an int, or an ``IntEnum``):
+    named through the module's own ``MsgType`` enum when it has one (its numbering is the binding's, not the
+    file's), else :data:`MSG_TYPE_NUMBERS`; a word already (``"OPT"``) is kept; an unknown number is
+    ``"unknown (<n>)"``, never a bare number shown as a type."""
+    if value is None or value == "":
+        return ""
+    name = getattr(value, "name", None)
+    if isinstance(name, str) and name.upper() in MSG_TYPE_WORDS:
+        return MSG_TYPE_WORDS[name.upper()]
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        word = str(value).strip().upper()
+        return MSG_TYPE_WORDS.get(word, word)
+    enum = getattr(mod, "MsgType", None)
+    if enum is not None:
+        try:
+            return MSG_TYPE_WORDS.get(enum(n).name.upper(), f"unknown ({n})")
+        except (ValueError, TypeError, AttributeError):
+            return f"unknown ({n})"
+    return MSG_TYPE_NUMBERS.get(n, f"unknown ({n})")
+
+
 def _value(metric: Any) -> Any:
     try:
         return metric.value()
@@ -185,7 +217,7 @@ class NcuRepCollector(Collector):
                     rparts["launch"].append(li)
                     rparts["section"].append(rr.section_identifier())
                     rparts["rule"].append(rr.rule_identifier())
-                    rparts["type"].append(str(msg.get("type", "")))
+                    rparts["type"].append(rule_type(mod, msg.get("type")))
                     rparts["description"].append(": ".join(x for x in (msg.get("title"), msg.get("message")) if x))
                     if isinstance(sp, dict):
                         rparts["speedup_type"].append("local" if sp.get("type") == local else "global")
