@@ -10,6 +10,12 @@ additive gains, so a launch counts with its largest estimate (summing them put 3
 beside a 14.6 % "largest estimated speedup", and can pass 100 % of the kernel's time). With no estimate on any
 launch the time at stake is unknown, not 0.
 
+Rule texts of a ``.ncu-rep`` carry ncu's link markup (``ncu_report``'s ``IRuleResult.rule_message`` documents
+``@url:<hypertext>:<link>@``, ``@section:<identifier>:<hypertext>@``, ``@sass:<address>:<hypertext>@``,
+``@source:<file>:<line>:<hypertext>@``); the table, the findings and their next steps show it as the plain text
+ncu's own CSV export prints (:func:`plain_text`): the hypertext, a URL in parentheses after it — "Look at Launch
+Statistics", never "Look at @section:LaunchStats:Launch Statistics@".
+
 One figure for the table and the finding: a rule's estimate is a part of what its kernel can give, so it is capped
 at (1) the kernel's time on those launches less the 2 µs each launch keeps whatever the fix
 (:func:`gpulens.analyzers._stake.floor_stake`) and (2) the kernel's verdict time at stake when the ``verdicts``
@@ -20,6 +26,7 @@ IssueSlotUtilization beside its finding's 51.99 µs on the same RTX 5090 GEMM.)
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -59,6 +66,7 @@ class NcuRules(Analyzer):
                                   skipped_reason="no Nsight Compute rule results in the input")
         dur = timeline.events.set_index("event_id")["dur_ns"]
         r = rules.copy()
+        r["description"] = [plain_text(x) for x in r["description"].astype(object).where(r["description"].notna(), "")]
         r["dur_ns"] = r["event_id"].map(dur).fillna(0).astype("float64")
         r["stake"] = (r["estimated_speedup_pct"] / 100.0) * r["dur_ns"]
         # one launch, one estimate: the largest of the rule's rows on that launch (rows are views, not additive)
@@ -92,6 +100,42 @@ class NcuRules(Analyzer):
         summary = {"rule_results": int(len(rules)), "rules": int(t["rule"].nunique()),
                    "findings": len(findings)}
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
+
+
+#: ncu's link markup in rule texts: ``@<kind>:<fields>:<hypertext>@`` (kinds url, section, sass, source; any other
+#: lower-case kind is read the same way, its last field the hypertext). Not after a word character or a dot, so a
+#: mail-like ``a@b:c@`` in prose is left alone.
+_MARKUP = re.compile(r"(?<![\w.])@([a-z]+):([^@\n]*)@")
+_URL = re.compile(r"^(.*?):?([a-z][a-z0-9+.-]*://\S*)$", re.IGNORECASE)
+_SOURCE = re.compile(r"^(.*?):(\d+):(.*)$", re.DOTALL)
+
+
+def plain_text(text: Any) -> str:
+    """A rule text with ncu's link markup rendered as plain text, the way ncu's CSV export prints it:
+    ``@url:Hardware Model:https://…@`` → ``Hardware Model (https://…)``; ``@section:LaunchStats:Launch
+    Statistics@`` → ``Launch Statistics``; ``@sass:0x1a0:this load@`` → ``this load``; ``@source:k.cu:42:line
+    42@`` → ``line 42 (k.cu:42)``. Text without markup is returned unchanged."""
+    s = str(text)
+    if "@" not in s:
+        return s
+
+    def render(m: re.Match) -> str:
+        kind, body = m.group(1).lower(), m.group(2)
+        if kind == "url":
+            u = _URL.match(body)
+            if u:
+                hyper, link = u.group(1).strip(), u.group(2)
+                return f"{hyper} ({link})" if hyper else link
+            return body
+        if kind == "source":
+            src = _SOURCE.match(body)
+            if src:
+                hyper = src.group(3).strip()
+                where = f"{src.group(1)}:{src.group(2)}"
+                return f"{hyper} ({where})" if hyper else where
+        return body.split(":", 1)[-1] if ":" in body else body
+
+    return _MARKUP.sub(render, s)
 
 
 def _verdict_stakes(results: Any) -> dict[str, tuple[float, str]]:
