@@ -38,7 +38,8 @@ from gpulens.timeline import Timeline
 COLUMNS = {
     "rule": "rule name as ncu spells it",
     "kernel": "kernel name",
-    "type": "OPT, WRN, ERR or INF (the numeric message type as text for .ncu-rep)",
+    "type": "OPT, WRN, ERR or INF as ncu's CSV export words it (a .ncu-rep's numeric message type mapped to the "
+            "same words)",
     "launches": "launches of this kernel on which the rule fired",
     "max_speedup_pct": "largest estimated speedup over those launches [%] (NaN when ncu gives none)",
     "time_at_stake_ns": "Σ over launches of the launch's largest estimated speedup % × its duration, capped at the "

@@ -10,7 +10,8 @@ becomes a Counters row (name exactly as ncu spells it, value converted to base u
 :mod:`gpulens.collectors._ncu_units`); string metrics (``device__attribute_display_name``) fill the device table.
 Rule results go to ``tables["ncu_rules"]``: ``rule`` is the rule identifier, ``section`` its section identifier,
 ``description`` the message title and text, ``type`` the message type in the words of ncu's CSV export's "Rule Type"
-column (:func:`rule_type`: the report stores a number), ``speedup_type``/``estimated_speedup_pct`` from the rule's speedup estimate when it has one.
+column (:func:`rule_type`: the report stores a number), ``speedup_type``/``estimated_speedup_pct`` from the rule's
+speedup estimate when it has one.
 Start times are synthetic, as for the CSV (see :mod:`gpulens.collectors._ncu`).
 """
 

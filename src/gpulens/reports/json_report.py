@@ -99,8 +99,8 @@ def source_dict(s: SourceReport, top: int = 20) -> dict[str, Any]:
         "inputs": tl.meta.sources,
         "devices": tl.meta.devices,
         "device_spec": getattr(s.device, "name", None) if s.device is not None else None,
-        # whether that spec was assumed, not read from the input (its peaks may not be the profiled GPU's), and the
-        # one wording every reporter shows ("… (analysed as an assumed X — …)", "… (no hardware spec identified …)")
+        # whether that spec was assumed, not read from the input (its peaks may not be the profiled GPU's), and
+        # the one wording every reporter shows ("… (analysed as an assumed X — …)", "… (no hardware spec …)")
         "device_spec_assumed": bool(getattr(s.device, "assumed", False)),
         "device_text": device_text(tl.meta.devices, s.device),
         "truncated": tl.meta.truncated,
