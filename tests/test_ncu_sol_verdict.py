@@ -112,6 +112,19 @@ def test_a_roofline_never_overrides_the_measured_speed_of_light(assumed):
     assert v2.verdict == "memory-bound" and v2.time_at_stake_ns == 6_000
 
 
+def test_a_busy_unit_is_never_latency_bound_by_a_roofline():
+    """SM throughput 85 % (any SM unit: no bound of its own without pipe counters) beside a roofline at 30 % of an
+    assumed GPU's roof: the roofline would say latency-bound; a unit at 85 % of its peak says it is not."""
+    e = Evidence("k", "kernel", 1, 100_000, sol_bound=None, compute_pct=85.0, memory_pct=20.0, sol_pct=85.0,
+                 sol_missing="FLOP or pipe counters", roof_pct=30.0, bound="below-roofs", ridge_side="compute",
+                 roof_assumed="NVIDIA GeForce RTX 5090")
+    v = decide(e)
+    assert v.verdict == "undetermined" and v.time_at_stake_ns is None
+    assert "85 % of its peak" in v.evidence and "FLOP or pipe counters" in v.next_steps[0]
+    e.sol_pct, e.compute_pct = 40.0, 40.0  # no unit busy: the roofline's reading stands
+    assert decide(e).verdict == "latency/occupancy-bound"
+
+
 def test_an_assumed_gpu_is_said_so_in_every_report(tmp_path):
     rep = gpulens.analyze([NV / FILES[0]])
     doc = json.loads(json_report.render(rep))["sources"][0]

@@ -23,6 +23,8 @@ timeline results. Rules, first match wins (thresholds are parameters of :func:`d
    ``stalls``): at ≥ ``roof_pct_bound`` % of its roof → ``compute-bound`` / ``memory-bound`` as the
    roofline says; below → ``latency/occupancy-bound`` (a kernel at 20 % of its roof is bounded by neither roof, but
    by too little parallelism in flight). On an assumed GPU the evidence says the peaks are that GPU's, assumed.
+   Never latency-bound when the measured speed of light has a unit at ≥ 60 % of its peak that names no bound (ncu
+   SM throughput alone): ``undetermined``, naming the counters that would tell.
 
 Time at stake of rules 3–4, and of every later rule when the kernel has a roofline or speed-of-light figure, is the
 one definition of :mod:`gpulens.analyzers._stake`: time × (1 − attained / attainable), the attained share taken from
@@ -57,7 +59,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gpulens.analyzers import _advice, _coalescing
-from gpulens.analyzers._stake import floor_stake, time_at_stake
+from gpulens.analyzers._stake import SOL_BOUND_PCT, floor_stake, time_at_stake
 from gpulens.units import fmt_ns
 
 #: Kernel verdicts, the one vocabulary of every report.
@@ -444,6 +446,14 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
         if e.roof_pct >= roof_pct_bound and e.bound in ("compute", "memory"):
             v = f"{e.bound}-bound"
             return Verdict(v, stake, ev, steps_for(v, e))
+        if e.roof_source == "roofline" and e.sol_pct is not None and e.sol_pct >= SOL_BOUND_PCT:
+            # measured: a unit runs at >= 60 % of its peak, so the kernel is not below both roofs whatever the
+            # roofline's FLOPs over (datasheet or assumed) peaks say — and the counters name no bound (rule 3)
+            what = e.sol_missing or "counters that name the busy unit"
+            return Verdict("undetermined", None, ev + f"; the measured speed of light has a unit at "
+                           f"{e.sol_pct:.0f} % of its peak: not latency-bound, as the roofline's "
+                           f"{e.roof_pct:.0f} % would say; no compute/memory verdict without {what}",
+                           [f"Collect {what} to classify this kernel: its speed of light alone does not."])
         return Verdict("latency/occupancy-bound", stake, ev, _latency_steps(e))
     if _grid_short(e):
         stake = e.wave_loss_ns if e.wave_loss_ns is not None else int(round(t * (1 - e.mean_blocks / e.num_sms)))
