@@ -212,22 +212,31 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
         if wf is not None:
             mine.append(wf)
         if r.limiter in ("registers", "shared_memory") and theo is not None and theo < LOW_THEORETICAL_PCT:
-            if r.limiter == "registers":
-                what = f"{_int(r.regs_per_thread)} registers/thread" if _int(r.regs_per_thread) is not None \
-                    else "registers"
-            else:
-                what = f"{int(r.smem_bytes):,} B shared memory/block" if r.smem_bytes == r.smem_bytes and \
-                    r.smem_bytes is not None else "shared memory"
-            tied = f" (tied with {r.limiters.split(', ', 1)[1].replace('_', ' ')})" if ", " in r.limiters else ""
+            tied_all = [x for x in str(r.limiters or r.limiter).split(", ") if x]
+            res = [x for x in ("registers", "shared_memory") if x in tied_all]  # both bind at once: both named
+            regs_w = f"{_int(r.regs_per_thread)} registers/thread" if _int(r.regs_per_thread) is not None \
+                else "registers"
+            smem_w = f"{int(r.smem_bytes):,} B shared memory/block" if r.smem_bytes == r.smem_bytes and \
+                r.smem_bytes is not None else "shared memory"
+            what = " and ".join(regs_w if x == "registers" else smem_w for x in res)
+            rest = [x.replace("_", " ") for x in tied_all if x not in res]
+            tied = f" (tied with {', '.join(rest)})" if rest else ""
             blocks = f"{_int(r.active_blocks_per_sm)} block(s)" if _int(r.active_blocks_per_sm) is not None \
                 else "few blocks"
             bound = occupancy_gain_bound_ns(r.time_ns, theo, 100.0, roof_stake)
+            both = len(res) == 2
+            action = _advice.limiter(r.limiter, r.name, pytorch, latency_bound=roof_stake is not None)
+            if both and not library and _advice.code_owner(r.name) == "user":
+                action = ("Cut registers per thread and shared memory per block together (both allow the same "
+                          "number of blocks: relieving one alone leaves occupancy where it is)"
+                          + ("" if roof_stake is not None else " if it is latency-bound") + ".")
             mine.append(Finding(
-                f"{word[r.limiter]} limit occupancy of {_short(r.name)} to {theo:.0f} %",
-                f"{what}{tied} leaves room for {blocks} per SM ({r.occupancy_source}). {_latency_note(bound)}",
+                (f"{word['registers']} and shared memory limit" if both else f"{word[r.limiter]} limit")
+                + f" occupancy of {_short(r.name)} to {theo:.0f} %",
+                f"{what}{tied} {'each leave' if both else 'leaves'} room for {blocks} per SM ({r.occupancy_source})"
+                + (": relieving one alone does not raise occupancy" if both else "") + f". {_latency_note(bound)}",
                 severity=_sev(bound, total), category="occupancy", time_at_stake_ns=bound, kernel=r.name,
-                action=_advice.limiter(r.limiter, r.name, pytorch, latency_bound=roof_stake is not None),
-                key=f"{key}/limiter"))
+                action=action, key=f"{key}/limiter"))
         if ach is not None and theo and ach < 0.5 * theo and not (w is not None and w < FEW_WAVES):
             bound = occupancy_gain_bound_ns(r.time_ns, ach, theo, roof_stake)
             mine.append(Finding(

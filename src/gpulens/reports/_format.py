@@ -236,6 +236,17 @@ def fmt_unit(v: Any, unit: str) -> str:
     return _fmt_plain(f)
 
 
+def limiter_text(v: Any) -> str:
+    """An occupancy limiter cell as a person reads it: every tied resource of the ``limiters`` column, joined with
+    " + " (``"registers, shared_memory"`` → ``"registers + shared memory"``: both bind at the same block count)."""
+    return fmt_unit(v, "text").replace("_", " ").replace(", ", " + ")
+
+
+def with_limiter_text(t: Any) -> Any:
+    """The occupancy table with its ``limiters`` column in words (:func:`limiter_text`), for generic tables."""
+    return t.assign(limiters=t["limiters"].map(limiter_text)) if "limiters" in t else t
+
+
 def fmt_timestamp(ns: Any) -> str:
     """A point in time [ns since the Unix epoch] as UTC date and time to the millisecond; values before 1973 are
     taken as a non-epoch clock (``clock at 12.34 s``)."""

@@ -19,7 +19,7 @@ from gpulens.reports._answer import answer, next_step, root_findings, shown_titl
 from gpulens.units import fmt_share
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, clip, column_label, device_text,
                                      fmt_ns, fmt_unit, launches_text, rank_ranges, result_title, roofline_heading,
-                                     stake_notes, unit_of, window_text)
+                                     stake_notes, unit_of, window_text, with_limiter_text)
 from gpulens.reports._html_parts import is_name_column
 from gpulens.reports._md_safe import neutralise
 from gpulens.reports._names import short_names
@@ -128,12 +128,12 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
     for name, cols in (("roofline", ["name", "time_ns", "arithmetic_intensity", "flops_per_s", "precision", "bound",
                                      "roof_pct"]),
                        ("occupancy", ["name", "time_ns", "block_size", "regs_per_thread", "theoretical_occupancy_pct",
-                                      "achieved_occupancy_pct", "limiter"]),
+                                      "achieved_occupancy_pct", "limiters"]),
                        ("rank_kernels", ["rank", "name", "calls", "time_ns", "share"])):
         r = s.results.get(name)
         if r is not None and not r.skipped and len(r.table):
             title = roofline_heading(r.summary) if name == "roofline" else result_title(name)
-            yield f"### {md_text(title, 200)}\n\n" + md_table(r.table, cols, rows, docs=r.columns)
+            yield f"### {md_text(title, 200)}\n\n" + md_table(with_limiter_text(r.table), cols, rows, docs=r.columns)
     for name, r in s.results.items():
         if name not in _OWN:
             yield _generic(name, r, rows)
