@@ -428,6 +428,52 @@ def host_path_action(cls: str, pytorch: bool) -> str | None:
                          "preparation) between the launches."}.get(cls)
 
 
+#: Runtime calls that set up or tear down rather than feed the GPU: context creation (the first call of a process,
+#: e.g. cudaDeviceGetStreamPriorityRange or cudaFree(0), creates the context), allocation, module loading, stream
+#: and event creation — one-off costs, not per-launch overhead.
+_SETUP_CALL = re.compile(r"^(?:cuda|cu|hip)(?:Ext)?(?:Malloc|Free|MemAlloc|MemFree|MemCreate|MemMap|MemUnmap|MemRelease|"
+                         r"MemAddress|HostAlloc|HostMalloc|HostRegister|HostUnregister|HostFree|Module|Library|"
+                         r"StreamCreate|StreamDestroy|EventCreate|EventDestroy|CtxCreate|CtxDestroy|DevicePrimaryCtx|"
+                         r"DeviceReset|DeviceGetStreamPriorityRange|Init|SetDevice|GraphInstantiate|FuncGetAttributes|"
+                         r"GetDeviceProperties|DeviceGetAttribute)")
+
+
+def runtime_path_action(call: str, pytorch: bool) -> tuple[str, str]:
+    """What a runtime call that holds the critical path is, and the next step that fits it: ``(what, action)``.
+
+    A blocking call (a synchronisation or a synchronous copy: :data:`gpulens.analyzers.bottlenecks.BLOCKING_RE`)
+    is the host *waiting*, so the step is about what it waits for, not call overhead; a set-up call (context
+    creation, allocation, module loading) is a one-off cost; a launch call is launch overhead; any other call is
+    runtime-call overhead."""
+    from gpulens.analyzers.bottlenecks import BLOCKING_COPY_RE, BLOCKING_RE
+    from gpulens.analyzers.launches import LAUNCH_RE
+
+    if BLOCKING_COPY_RE.match(call):
+        return ("a synchronous copy: the host waits for it and for the GPU work queued before it",
+                f"The host is blocked in {call} (a synchronous copy) on the critical path: find what it waits for — "
+                "the copy and the GPU work queued before it — then take it out of the step or overlap it "
+                + ("(copy into pinned memory with non_blocking=True and wait only where the data is used)."
+                   if pytorch else "(an asynchronous copy from pinned host memory, waited on only where it is used)."))
+    if BLOCKING_RE.match(call):
+        return ("a synchronisation: the host waits for GPU work",
+                f"The host is blocked in {call} on the critical path: find what it waits for (the GPU work queued "
+                "before it, another stream or an event), then remove the synchronisation from the step, defer it, "
+                "or wait on an event only where the result is needed.")
+    if _SETUP_CALL.match(call):
+        return ("set-up or memory management (context creation, allocation, module loading): a one-off cost",
+                f"Set-up calls hold the critical path ({call}: context creation, allocation or module loading): "
+                "do them once before the loop — warm up before profiling, keep allocations out of the step "
+                + ("(PyTorch's caching allocator reuses memory after the first step)" if pytorch else
+                   "(allocate once and reuse)") + " — and profile the steady state.")
+    if LAUNCH_RE.match(call):
+        return ("kernel launches",
+                "Launch calls hold the critical path: fewer, larger launches "
+                + ("(fuse small kernels, torch.compile) or CUDA/HIP graphs " if pytorch else
+                   "(fused kernels) or CUDA/HIP graphs ")
+                + f"so one launch replays many kernels ({call}).")
+    return ("runtime-call overhead", f"Cut runtime-call overhead on the critical path ({call}).")
+
+
 _TRAINING = re.compile(r"Backward\d*\b|autograd::engine|\bbackward\b|[Oo]ptimizer\.(?:step|zero_grad)|"
                        r"\boptimizer_step|_bwd\b|_bwd_|\bbwd_", re.I)
 
