@@ -40,3 +40,87 @@ def test_critical_path_runtime_advice_fits_the_call(tmp_path, call, words, not_w
         assert w in f.action, (w, f.action)
     for w in not_words:
         assert w not in f.action, (w, f.action)
+
+
+# ---- a Triton kernel gets Triton's knobs, not per-thread CUDA advice ---------------------------------------------
+
+import gzip  # noqa: E402
+import json  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from gpulens.analyzers._advice import triton_kernels  # noqa: E402
+
+MI300 = Path("/work/shared/traces/kineto/tracelens_mi300x_bert-small.json.gz")
+
+
+def _h100_trace(tmp_path, launch: str, frame: bool):
+    """20 launches of a bare-named kernel ``matmul_kernel``: 128 threads, 200 registers/thread, 64 KiB shared
+    memory, a 16-block grid on a 132-SM H100, 30 µs each with 5 µs between them, launched by ``launch``; with
+    ``frame`` the host records Triton's Python launcher (a python_function event naming triton/runtime/jit.py)."""
+    ev = []
+    for i in range(20):
+        t = 100 * i
+        if frame:
+            ev.append({"ph": "X", "cat": "python_function", "name": "triton/runtime/jit.py(580): run", "pid": 9,
+                       "tid": 9, "ts": T0 + t, "dur": 20})
+        ev.append({"ph": "X", "cat": "cuda_driver" if launch.startswith("cu") and not launch.startswith("cuda")
+                   else "cuda_runtime", "name": launch, "pid": 9, "tid": 9, "ts": T0 + t + 2, "dur": 5,
+                   "args": {"correlation": 100 + i}})
+        ev.append({"ph": "X", "cat": "kernel", "name": "matmul_kernel", "pid": 0, "tid": 7, "ts": T0 + t + 10,
+                   "dur": 30, "args": {"device": 0, "stream": 7, "correlation": 100 + i, "grid": [16, 1, 1],
+                                        "block": [128, 1, 1], "registers per thread": 200,
+                                        "shared memory": 65536}})
+    p = tmp_path / f"{launch}{int(frame)}.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "deviceProperties": [
+        {"id": 0, "name": "NVIDIA H100 80GB HBM3", "computeMajor": 9, "computeMinor": 0, "numSms": 132,
+         "maxThreadsPerMultiprocessor": 2048, "regsPerMultiprocessor": 65536, "sharedMemPerMultiprocessor": 233472,
+         "sharedMemPerBlockOptin": 232448, "totalGlobalMem": 85_000_000_000}], "traceEvents": ev}))
+    return p
+
+
+T0 = 1000
+
+
+def _advice_text(s, name):
+    out = []
+    for f in s.findings():
+        if f.kernel == name:
+            out.append(f.action or "")
+    vd = s.results["verdicts"].table
+    out += [x for steps in vd.loc[vd["name"] == name, "next_steps"] for x in steps]
+    return " ".join(out)
+
+
+def test_triton_kernel_advice_names_triton_knobs(tmp_path):
+    s = gpulens.analyze([_h100_trace(tmp_path, "cuLaunchKernel", True)]).sources[0]
+    assert triton_kernels(s.timeline) == {"matmul_kernel": "triton"}
+    text = _advice_text(s, "matmul_kernel")
+    assert "num_warps" in text and "BLOCK" in text
+    for cuda_lever in ("__launch_bounds__", "maxrregcount", "elements per thread", "loads per thread"):
+        assert cuda_lever not in text, cuda_lever
+
+
+def test_same_kernel_without_triton_evidence_keeps_cuda_advice(tmp_path):
+    """Control: launched through cudaLaunchKernel with no Triton frame, nothing says Triton: the user's CUDA code."""
+    s = gpulens.analyze([_h100_trace(tmp_path, "cudaLaunchKernel", False)]).sources[0]
+    assert triton_kernels(s.timeline) == {}
+    text = _advice_text(s, "matmul_kernel")
+    assert "num_warps" not in text and "__launch_bounds__" in text
+
+
+@pytest.mark.skipif(not MI300.exists(), reason="shared trace not available")
+def test_rocm_attention_kernel_is_aotriton():
+    """tracelens_mi300x_bert-small: attn_fwd is launched by hipModuleLaunchKernel under aten::_flash_attention_forward
+    (read from the file here): PyTorch's ROCm AOTriton kernel, whose configs the user cannot edit."""
+    ev = json.load(gzip.open(MI300))["traceEvents"]
+    k = next(e for e in ev if e.get("cat") == "kernel" and e["name"] == "attn_fwd")
+    call = next(e for e in ev if e.get("cat") == "cuda_runtime"
+                and e.get("args", {}).get("correlation") == k["args"]["correlation"])
+    op = next(e for e in ev if e.get("cat") == "cpu_op"
+              and e.get("args", {}).get("External id") == k["args"]["External id"])
+    assert call["name"] == "hipModuleLaunchKernel" and op["name"] == "aten::_flash_attention_forward"
+    s = gpulens.analyze([MI300]).sources[0]
+    assert triton_kernels(s.timeline).get("attn_fwd") == "aotriton"
+    text = _advice_text(s, "attn_fwd")
+    assert "split the key/value sequence across blocks" not in text and "loads per thread" not in text
+    assert "sequences or heads per call" in text

@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._categories import kernel_category, op_category
@@ -111,10 +112,11 @@ _INDUCTOR_KERNEL = re.compile(r"^triton_(?:poi|red|per|tem|mm|bmm)_", re.I)
 _NVFUSER_KERNEL = re.compile(r"(?:^|::)nvfuser_")
 
 
-def code_owner(name: str | None) -> str:
+def code_owner(name: str | None, hint: str | None = None) -> str:
     """Who sets the kernel's launch configuration and register budget: ``library`` (:func:`is_library`),
     ``pytorch`` (an ATen kernel of the torch wheel), ``inductor`` (a TorchInductor-generated Triton kernel),
-    ``nvfuser`` (a kernel nvFuser generated), else
+    ``nvfuser`` (a kernel nvFuser generated), ``triton`` / ``aotriton`` (a Triton kernel the trace shows —
+    ``hint``, from :func:`triton_kernels`: its meta-parameters, not per-thread code, set its configuration), else
     ``user`` (code the user compiles: ``__launch_bounds__``/``-maxrregcount`` apply)."""
     if not isinstance(name, str):
         return "user"
@@ -123,6 +125,8 @@ def code_owner(name: str | None) -> str:
     own = own_name(name)
     if _INDUCTOR_KERNEL.search(own):
         return "inductor"
+    if hint in ("triton", "aotriton"):
+        return hint
     if _NVFUSER_KERNEL.search(own):
         return "nvfuser"
     if _ATEN_KERNEL.search(own):
@@ -130,13 +134,89 @@ def code_owner(name: str | None) -> str:
     return "user"
 
 
-def owned_kernel_step(name: str | None, fam: str) -> str:
+#: Launch calls of compiled code objects (the driver / module API): how Triton's launcher starts its kernels (CUDA
+#: ``cuLaunchKernel(Ex)``, HIP ``hipModuleLaunchKernel``), where ATen kernels go through ``cudaLaunchKernel`` /
+#: ``hipLaunchKernel``.
+_MODULE_LAUNCH = re.compile(r"^(?:cuLaunchKernel(?:Ex)?|hipModuleLaunchKernel)(?:_v\d+)?$")
+#: A Triton kernel's name is its Python function's: one identifier, no C++ signature or namespace.
+_BARE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: PyTorch's attention ops whose ROCm kernels are AOTriton's (Triton kernels compiled and tuned when PyTorch is built).
+_AOTRITON_OPS = re.compile(r"(?:_flash_attention|_efficient_attention|_scaled_dot_product_(?:flash|efficient)"
+                           r"_attention)(?:_forward|_backward)?\b")
+
+
+def triton_kernels(timeline: Any) -> dict[str, str]:
+    """Kernel name → ``"triton"`` / ``"aotriton"`` for the kernels the trace shows to be Triton-generated (computed
+    once per Timeline): a bare identifier as name, launched through the module API (:data:`_MODULE_LAUNCH`), and
+    either Triton in the trace (an event whose name says ``triton``: Triton's Python launcher frames, Inductor's
+    ``triton_`` kernels) → ``triton``, or launched by one of PyTorch's attention ops through HIP (ROCm's AOTriton
+    kernels, e.g. ``attn_fwd`` under ``aten::_flash_attention_forward``) → ``aotriton``. Inductor's own
+    ``triton_*`` kernels are :func:`code_owner`'s ``inductor`` already."""
+    from gpulens.analyzers.context import context_of, text_series
+
+    ctx = context_of(timeline)
+
+    def compute() -> dict[str, str]:
+        kern = ctx.of_kind("kernel")
+        if not len(kern):
+            return {}
+        names = text_series(kern["name"]).astype(str).to_numpy()
+        bare = np.fromiter((bool(_BARE_NAME.match(n)) and not is_library(n) for n in names), bool, len(names))
+        if not bare.any():
+            return {}
+        lid = ctx.links["launch_event_id"].reindex(kern.index).to_numpy(dtype="float64", na_value=np.nan)
+        ok = bare & ~np.isnan(lid)
+        if not ok.any():
+            return {}
+        launch = np.asarray(ctx.event_values("name", lid[ok].astype("int64")), dtype=object)
+        module = np.fromiter((isinstance(c, str) and bool(_MODULE_LAUNCH.match(c)) for c in launch), bool, len(launch))
+        rows = np.flatnonzero(ok)[module]
+        if not rows.size:
+            return {}
+        col = timeline.events["name"]
+        cats = col.cat.categories if isinstance(col.dtype, pd.CategoricalDtype) else col.dropna().unique()
+        triton_seen = any(isinstance(n, str) and "triton" in n.lower() for n in cats)
+        from gpulens.analyzers._optree import gpu_op_links
+
+        ops = gpu_op_links(timeline).reindex(kern.index[rows]).to_numpy(dtype="float64", na_value=np.nan)
+        op_names = np.full(rows.size, None, dtype=object)
+        has = ~np.isnan(ops)
+        if has.any():
+            op_names[has] = ctx.event_values("name", ops[has].astype("int64"))
+        hip = np.array([str(c).startswith("hip") for c in launch[module]])
+        out: dict[str, str] = {}
+        for n, op, h in zip(names[rows], op_names, hip):
+            if h and isinstance(op, str) and _AOTRITON_OPS.search(op):
+                out.setdefault(str(n), "aotriton")
+            elif triton_seen:
+                out.setdefault(str(n), "triton")
+        return out
+
+    return ctx.memo("triton_kernels", compute)
+
+
+#: The step for a Triton kernel: its meta-parameters, never per-thread code (Triton has no __launch_bounds__).
+_TRITON_KNOBS = ("its Triton meta-parameters: the BLOCK sizes (BLOCK_M / BLOCK_N / BLOCK_K…), num_warps and "
+                 "num_stages — try other configs with triton.autotune")
+
+
+def owned_kernel_step(name: str | None, fam: str, hint: str | None = None) -> str:
     """The latency-bound step for a kernel whose code the user does not write (:func:`code_owner` ``pytorch``,
-    ``inductor`` or ``nvfuser``): the lever is what generates or calls it, never its per-thread code."""
-    owner = code_owner(name)
+    ``inductor``, ``nvfuser``, ``triton`` or ``aotriton``): the lever is what generates or calls it, never its
+    per-thread code."""
+    owner = code_owner(name, hint)
     if owner == "inductor":
         return ("Its code is Inductor's: let torch.compile mode=\"max-autotune\" try other Triton configs, or change "
                 "what it fuses (torch._inductor.config) so each kernel gets more work.")
+    if owner == "triton":
+        return (f"It is a Triton kernel: its launch configuration comes from {_TRITON_KNOBS} (smaller BLOCK sizes "
+                "give more programs to fill the GPU; more num_stages hide memory latency at the cost of shared "
+                "memory).")
+    if owner == "aotriton":
+        return ("It is one of PyTorch's AOTriton kernels (Triton, compiled and tuned when PyTorch was built): its "
+                "BLOCK sizes, num_warps and num_stages are fixed by AOTriton's tuning table — give it a shape that "
+                "table covers (head dimension, sequence length, batch × heads) or use another attention backend "
+                "(torch.nn.attention.sdpa_kernel).")
     if owner == "nvfuser":
         return ("Its code is nvFuser's: try another schedule (unroll/vectorisation, the fusion's segmentation) so "
                 "each kernel gets more work.")
@@ -172,10 +252,12 @@ _SPLIT_KV = re.compile(r"split_?kv", re.I)
 _SPLIT_K = re.compile(r"split_?k(?!v)", re.I)
 
 
-def more_blocks(fam: str, library: bool = False, name: str | None = None) -> str:
+def more_blocks(fam: str, library: bool = False, name: str | None = None, hint: str | None = None) -> str:
     """How to give a launch more blocks, for a kernel of family ``fam`` (one imperative sentence); a library kernel's
-    grid follows from the problem it is given. A kernel whose ``name`` says it already splits the key/value sequence
+    grid follows from the problem it is given (an AOTriton kernel is one: ``hint``, :func:`triton_kernels`), a Triton
+    kernel's from its BLOCK sizes. A kernel whose ``name`` says it already splits the key/value sequence
     (split-KV) or the K dimension (split-K) is told to raise its split count, not to adopt the split it uses."""
+    library = library or hint == "aotriton"
     if name and fam == "attention" and _SPLIT_KV.search(name):
         return ("It already splits the key/value sequence across blocks (split-KV): raise its number of splits "
                 "(num_splits), or give it more sequences or heads per call.")
@@ -191,6 +273,10 @@ def more_blocks(fam: str, library: bool = False, name: str | None = None) -> str
     if library:
         return ("Give the library more work per call (larger batch, several tensors in one call) so its grid fills "
                 "the GPU.")
+    if hint == "triton":
+        return ("Give the launch more blocks: smaller BLOCK sizes (BLOCK_M / BLOCK_N…) so the grid has more programs"
+                + (", a split-KV variant for few queries over long keys" if fam == "attention" else
+                   ", split-K for a long K" if fam == "gemm" else "") + ", or more work per launch.")
     if fam == "gemm":
         return "Give the launch more blocks: split-K, smaller tiles, or several problems batched into one launch."
     if fam == "attention":
@@ -214,7 +300,8 @@ def whole_waves(fam: str, library: bool) -> str:
     return "Size the grid to a whole number of waves (blocks = multiple of SMs × resident blocks)."
 
 
-def limiter(resource: str, name: str | None, pytorch: bool = False, latency_bound: bool = False) -> str:
+def limiter(resource: str, name: str | None, pytorch: bool = False, latency_bound: bool = False,
+            hint: str | None = None) -> str:
     """How to relax a register / shared-memory occupancy limiter for this kernel (one imperative sentence).
     ``latency_bound``: the evidence already shows the kernel latency-bound (the advice then does not make it a
     condition — "if it is shown latency-bound" beside a latency-bound verdict was circular)."""
@@ -228,7 +315,15 @@ def limiter(resource: str, name: str | None, pytorch: bool = False, latency_boun
         return ("Its block size, registers and shared memory are fixed by the library's kernel: if it is shown "
                 f"latency-bound, try another algorithm or problem shape{bench}.")
     cond = "" if latency_bound else " if it is latency-bound"
-    owner = code_owner(name)
+    owner = code_owner(name, hint)
+    if owner in ("triton", "aotriton"):
+        what = "registers per thread" if resource == "registers" else (
+            "shared memory per block" if resource == "shared_memory" else "its block configuration")
+        if owner == "aotriton":
+            return (f"Its {what} follow AOTriton's build-time Triton config (BLOCK sizes, num_warps, num_stages): give "
+                    f"it a shape its tuning table covers or use another attention backend{cond}.")
+        return (f"Its {what} follow its Triton config: smaller BLOCK sizes, fewer num_warps or num_stages "
+                f"(shared memory grows with num_stages × the tile), tried with triton.autotune{cond}.")
     if owner == "pytorch":
         return ("Its block size and registers are fixed by PyTorch's built-in kernel: fuse it with its neighbours "
                 f"(torch.compile generates a kernel with its own launch configuration) or give it larger tensors per "

@@ -192,11 +192,14 @@ def settle_condition(found: list[Finding], name: str, pytorch: bool = False) -> 
 
 
 def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str, str],
-             roof: dict[str, dict] | None = None, pytorch: bool = False) -> list[Finding]:
+             roof: dict[str, dict] | None = None, pytorch: bool = False,
+             owners: dict[str, str] | None = None) -> list[Finding]:
     """Findings for the per-kernel occupancy table ``t`` (columns of :data:`gpulens.analyzers.occupancy.COLUMNS`).
 
     ``roof``: kernel name → its ``roofline`` row (``bound``, ``time_at_stake_ns``), the evidence that a kernel is
-    latency-bound; ``pytorch``: whether the program is a PyTorch one (gates the advice, :mod:`._advice`)."""
+    latency-bound; ``pytorch``: whether the program is a PyTorch one (gates the advice, :mod:`._advice`);
+    ``owners``: kernel name → ``triton`` / ``aotriton`` (:func:`gpulens.analyzers._advice.triton_kernels`)."""
+    owners = owners or {}
     out: list[Finding] = []
     roof = roof or {}
     total = max(int(t["time_ns"].sum()), 1)
@@ -225,8 +228,9 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
                 else "few blocks"
             bound = occupancy_gain_bound_ns(r.time_ns, theo, 100.0, roof_stake)
             both = len(res) == 2
-            action = _advice.limiter(r.limiter, r.name, pytorch, latency_bound=roof_stake is not None)
-            if both and not library and _advice.code_owner(r.name) == "user":
+            action = _advice.limiter(r.limiter, r.name, pytorch, latency_bound=roof_stake is not None,
+                                     hint=owners.get(r.name))
+            if both and not library and _advice.code_owner(r.name, owners.get(r.name)) == "user":
                 action = ("Cut registers per thread and shared memory per block together (both allow the same "
                           "number of blocks: relieving one alone leaves occupancy where it is)"
                           + ("" if roof_stake is not None else " if it is latency-bound") + ".")

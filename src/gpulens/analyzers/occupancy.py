@@ -172,7 +172,8 @@ class OccupancyAnalyzer(Analyzer):
         roof = results.get("roofline") if results else None
         roof_rows = {} if roof is None or roof.skipped or not len(roof.table) else {
             str(x["name"]): x for x in roof.table.drop_duplicates("name").to_dict("records")}
-        found = _occ_findings.findings(table, kin_optin, dis, _WORD, roof_rows, _advice.uses_pytorch(timeline))
+        found = _occ_findings.findings(table, kin_optin, dis, _WORD, roof_rows, _advice.uses_pytorch(timeline),
+                                       _advice.triton_kernels(timeline))
         return AnalysisResult(self.name, table, COLUMNS, summary, found, summary_columns=SUMMARY_COLUMNS)
 
     def _calculate(self, timeline: Timeline, lim, cols: dict, spec_sms: int) -> tuple[np.ndarray, pd.DataFrame]:
