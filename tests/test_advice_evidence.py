@@ -124,3 +124,39 @@ def test_rocm_attention_kernel_is_aotriton():
     text = _advice_text(s, "attn_fwd")
     assert "split the key/value sequence across blocks" not in text and "loads per thread" not in text
     assert "sequences or heads per call" in text
+
+
+# ---- a library kernel's advice says its code is the library's ----------------------------------------------------
+
+from gpulens.analyzers._advice import library_name, whole_waves  # noqa: E402
+
+V100 = Path("/work/shared/traces/kineto/hta_v100_rank0_ns_resolution.pt.trace.json.gz")
+
+
+@pytest.mark.parametrize("name,fam,lib", [
+    ("void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 128, true, 1>(float, float, float)", "normalisation",
+     "cuDNN"),
+    ("ampere_sgemm_32x32_sliced1x4_tn", "gemm", "cuBLAS"),
+    ("nvjet_hsh_256x128_64x4_1x2_h_bz_coopA_NTT", "gemm", "cuBLAS"),
+    ("Cijk_Alik_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT16x16x128_MI16x16x1", "gemm", "hipBLASLt/rocBLAS"),
+])
+def test_library_wave_advice_says_the_code_is_the_librarys(name, fam, lib):
+    assert library_name(name) == lib
+    text = whole_waves(fam, True, name, pytorch=True)
+    assert f"It is {lib}'s library kernel" in text and "not yours to edit" in text and f"another {lib} version" in text
+    assert not text.startswith("Change the problem size")
+    # a user's own kernel keeps the grid-sizing step
+    assert whole_waves(fam, False, "my_kernel").startswith("Size the grid")
+
+
+@pytest.mark.skipif(not V100.exists(), reason="shared trace not available")
+def test_cudnn_batchnorm_kernel_in_a_real_trace():
+    """hta_v100_rank0_ns_resolution: cudnn::bn_bw_1C11_kernel_new (a cuDNN batch-norm backward kernel, SOURCES.md)
+    has a partly filled last wave; its step names cuDNN and what the user can change instead of the kernel."""
+    s = gpulens.analyze([V100]).sources[0]
+    fs = [f for f in s.findings() if "bn_bw" in str(f.kernel) and (f.key or "").endswith("/waves")]
+    assert fs
+    for f in fs:
+        assert "cuDNN's library kernel" in f.action and "not yours to edit" in f.action
+        assert "another op for the same work" in f.action  # batch norm has no tile configurations to pick from
+        assert "tile configuration" not in f.action

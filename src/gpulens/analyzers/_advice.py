@@ -289,11 +289,45 @@ def more_blocks(fam: str, library: bool = False, name: str | None = None, hint: 
             "fused into one), or run it concurrently with other work on another stream.")
 
 
-def whole_waves(fam: str, library: bool) -> str:
-    """How to remove a partly filled last wave (one imperative sentence)."""
+#: Which library a kernel comes from, by its name (first match; see :data:`_LIBRARY` for where the names come from).
+_LIBRARY_NAMES = ((re.compile(r"cudnn|convolve_sgemm|dgrad_engine|wgrad_alg|winograd|\bflip_filter\b|fft", re.I),
+                   "cuDNN"),
+                  (re.compile(r"cublas|nvjet|\b(?:volta|turing|ampere|hopper|maxwell)_|\bgemv2?|\bgemmSN_|\bgemmk1_|"
+                              r"sgemm_largek|splitKreduce|\bsm\d+_xmma", re.I), "cuBLAS"),
+                  (re.compile(r"cutlass", re.I), "CUTLASS"),
+                  (re.compile(r"Cijk_|hipblaslt|rocblas", re.I), "hipBLASLt/rocBLAS"),
+                  (re.compile(r"miopen|igemm_|Im2d2Col|Col2Im|SubTensorOp|batched_transpose_|transpose_(?:NCHW|CNHW)",
+                              re.I), "MIOpen"),
+                  (re.compile(r"\bck::|ck_tile|_ZN2ck|composable_kernel", re.I), "Composable Kernel"),
+                  (re.compile(r"flash_|fmha", re.I), "the attention library"))
+
+
+def library_name(name: str | None) -> str:
+    """The library a kernel comes from, in words (``"cuDNN"``, ``"cuBLAS"``…), ``"the library"`` when the name
+    does not say."""
+    for rx, lib in _LIBRARY_NAMES:
+        if isinstance(name, str) and rx.search(name):
+            return lib
+    return "the library"
+
+
+def whole_waves(fam: str, library: bool, name: str | None = None, pytorch: bool = False) -> str:
+    """How to remove a partly filled last wave (one imperative sentence). A library kernel's code, tiles and grid
+    are the library's: the step says so and names what the user does choose — the shapes, layout and dtype it is
+    given, the library version, another algorithm or op for the same work — never "resize the grid"."""
     if library:
-        return ("Change the problem size so the library's grid is a whole number of waves (blocks = multiple of "
-                "SMs × resident blocks), or let it pick another tile configuration.")
+        lib = library_name(name)
+        whose = f"{lib}'s library kernel" if lib != "the library" else "a library kernel"
+        if fam == "gemm":  # GEMMs and convolutions: the library has several algorithms for the same problem
+            other = "let it pick another algorithm (tile configuration)" + (
+                " — torch.backends.cudnn.benchmark = True tries them" if pytorch and lib == "cuDNN" else "")
+        else:
+            other = ("use another op for the same work (a fused or compiled one: torch.compile)" if pytorch else
+                     "use another op or implementation for the same work")
+        return (f"It is {whose}: its code and grid are not yours to edit — the grid follows from the shapes you give "
+                "it, so try shapes that make it a whole number of waves (blocks = multiple of SMs × resident "
+                f"blocks), another memory layout or dtype, another {lib if lib != 'the library' else 'library'} "
+                f"version, or {other}.")
     if fam == "gemm":
         return ("Size the grid to a whole number of waves (blocks = multiple of SMs × resident blocks): pick tile "
                 "sizes or split-K that divide the problem evenly.")
@@ -309,11 +343,13 @@ def limiter(resource: str, name: str | None, pytorch: bool = False, latency_boun
         bench = " (torch.backends.cudnn.benchmark = True tries them)" if pytorch and "cudnn" in str(name).lower() \
             else ""
         hint = alignment_hint(name)
+        lib = library_name(name)
+        whose = f"the library's kernel ({lib})" if lib != "the library" else "the library's kernel"
         if latency_bound:
-            return hint or ("Its block size, registers and shared memory are fixed by the library's kernel: give it "
-                            f"a problem shape it tiles well, or let it pick another algorithm{bench}.")
-        return ("Its block size, registers and shared memory are fixed by the library's kernel: if it is shown "
-                f"latency-bound, try another algorithm or problem shape{bench}.")
+            return hint or (f"Its block size, registers and shared memory are fixed by {whose}, not yours to edit: "
+                            f"give it a problem shape it tiles well, or let it pick another algorithm{bench}.")
+        return (f"Its block size, registers and shared memory are fixed by {whose}, not yours to edit: if it is "
+                f"shown latency-bound, try another algorithm or problem shape{bench}.")
     cond = "" if latency_bound else " if it is latency-bound"
     owner = code_owner(name, hint)
     if owner in ("triton", "aotriton"):

@@ -58,7 +58,7 @@ def waves_text(w: float) -> str:
 
 
 def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: Any = None,
-                  bound: Any = None) -> Finding | None:
+                  bound: Any = None, pytorch: bool = False) -> Finding | None:
     """The partly-filled-wave finding of one kernel row (None below :data:`MIN_WAVE_LOSS_SHARE`); its time at stake
     is the wave loss, capped at the kernel's distance to its roof ``roof_ns`` when the roofline gives one. Without a
     roofline ``bound`` (:data:`KNOWN_BOUNDS`) the estimate carries :data:`WAVE_PREMISE` (the verdict may settle it
@@ -83,7 +83,7 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
         detail = (f"Its launches use {_int(r.grid_sizes)} grid sizes; the main configuration ({cfg}, "
                   f"{100 * (r.config_time_share or 0):.0f} % of its time) runs {waves_text(w)} waves, the others leave "
                   f"partly filled waves. {formula}")
-        act = _advice.whole_waves(fam, library)
+        act = _advice.whole_waves(fam, library, str(r.name), pytorch)
     elif w < 1:
         title = (f"Grid of {_short(r.name)} fills {fill_text(w)} of one wave: up to {share:.0f} % of its time "
                  "lost to empty block slots" + (" (grid sizes vary)" if varies else ""))
@@ -94,7 +94,7 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
         title = (f"Last wave of {_short(r.name)} is {r.tail_wave_pct:.0f} % full ({w:.2f} waves): up to "
                  f"{share:.0f} % of its time lost to empty block slots" + (" (grid sizes vary)" if varies else ""))
         detail = f"{w:.2f} waves{main}: the final wave runs with most block slots empty (tail effect). {formula}"
-        act = _advice.whole_waves(fam, library)
+        act = _advice.whole_waves(fam, library, str(r.name), pytorch)
     stake = int(loss)
     cap = _int(roof_ns)
     if cap is not None and cap < stake:  # no fix runs the kernel past its roof
@@ -211,7 +211,7 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
         rr = roof.get(r.name) or {}
         roof_stake = rr.get("time_at_stake_ns") if rr.get("bound") == "below-roofs" else None
         mine: list[Finding] = []
-        wf = _wave_finding(r, sev, key, fam, library, rr.get("time_at_stake_ns"), rr.get("bound"))
+        wf = _wave_finding(r, sev, key, fam, library, rr.get("time_at_stake_ns"), rr.get("bound"), pytorch)
         if wf is not None:
             mine.append(wf)
         if r.limiter in ("registers", "shared_memory") and theo is not None and theo < LOW_THEORETICAL_PCT:
