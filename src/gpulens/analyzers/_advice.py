@@ -290,16 +290,17 @@ def more_blocks(fam: str, library: bool = False, name: str | None = None, hint: 
 
 
 #: Which library a kernel comes from, by its name (first match; see :data:`_LIBRARY` for where the names come from).
-_LIBRARY_NAMES = ((re.compile(r"cudnn|convolve_sgemm|dgrad_engine|wgrad_alg|winograd|\bflip_filter\b|fft", re.I),
+_LIBRARY_NAMES = ((re.compile(r"flash_fwd|flash_bwd|flash_attn|pytorch_flash", re.I), "FlashAttention"),
+                  (re.compile(r"fmha", re.I), "FMHA"),
+                  (re.compile(r"cudnn|convolve_sgemm|dgrad_engine|wgrad_alg|winograd|\bflip_filter\b|fft", re.I),
                    "cuDNN"),
                   (re.compile(r"cublas|nvjet|\b(?:volta|turing|ampere|hopper|maxwell)_|\bgemv2?|\bgemmSN_|\bgemmk1_|"
                               r"sgemm_largek|splitKreduce|\bsm\d+_xmma", re.I), "cuBLAS"),
-                  (re.compile(r"cutlass", re.I), "CUTLASS"),
                   (re.compile(r"Cijk_|hipblaslt|rocblas", re.I), "hipBLASLt/rocBLAS"),
                   (re.compile(r"miopen|igemm_|Im2d2Col|Col2Im|SubTensorOp|batched_transpose_|transpose_(?:NCHW|CNHW)",
                               re.I), "MIOpen"),
                   (re.compile(r"\bck::|ck_tile|_ZN2ck|composable_kernel", re.I), "Composable Kernel"),
-                  (re.compile(r"flash_|fmha", re.I), "the attention library"))
+                  (re.compile(r"cutlass", re.I), "CUTLASS"))
 
 
 def library_name(name: str | None) -> str:
