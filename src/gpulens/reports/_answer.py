@@ -57,10 +57,20 @@ def no_estimate_note(findings: list[Finding]) -> str:
             "gain (listed under Findings).")
 
 
+#: Finding categories that are notes on what the analysis covers, not problems: without an action they have no
+#: next step (their detail is evidence, never shown as a step to take).
+NOTE_CATEGORIES = ("coverage", "profiling-window")
+#: What every reporter shows as the next step of such a note.
+NO_STEP = "none (a note on what the analysis covers)"
+
+
 def next_step(f: Finding, n: int = 240) -> str:
-    """The finding's next step: its ``action``, else the first sentence of its detail that says what to do."""
+    """The finding's next step: its ``action``; else, for a note (:data:`NOTE_CATEGORIES`), :data:`NO_STEP`; else
+    its detail (which says what to do)."""
     if getattr(f, "action", ""):
         return clip(f.action.strip(), n)
+    if getattr(f, "category", "") in NOTE_CATEGORIES:
+        return NO_STEP
     detail = (f.detail or "").strip()
     return clip(detail, n) if detail else "no next step recorded"
 
