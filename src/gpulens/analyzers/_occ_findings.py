@@ -26,7 +26,7 @@ from gpulens.analyzers import _advice
 from gpulens.analyzers._hot import short_name as _short
 from gpulens.analyzers._stake import KERNEL_FLOOR_NS, floor_stake, occupancy_gain_bound_ns
 from gpulens.analyzers.base import Finding
-from gpulens.units import fmt_ns
+from gpulens.units import fmt_ns, fmt_num
 
 #: Below this theoretical occupancy [%] a register / shared-memory limiter is worth a finding.
 LOW_THEORETICAL_PCT = 50.0
@@ -49,12 +49,12 @@ def fill_text(w: float) -> str:
     """A grid's fill of one wave as a percentage that is never rounded to a false 0 % ("0.058 %" for 1 block of
     1,728 slots; "80 %" for 0.8 waves)."""
     p = 100.0 * w
-    return f"{p:.0f} %" if p >= 10 or p == 0 else f"{p:.1f} %" if p >= 1 else f"{p:.2g} %"
+    return f"{p:.0f} %" if p >= 10 or p == 0 else f"{p:.1f} %" if p >= 1 else f"{fmt_num(p, 2)} %"
 
 
 def waves_text(w: float) -> str:
     """Waves per SM with the digits that keep it above 0 ("1.07", "0.25", "0.00058")."""
-    return f"{w:.2f}" if w >= 0.1 or w == 0 else f"{w:.2g}"
+    return fmt_num(w, 3) if w >= 10 else f"{w:.2f}" if w >= 0.1 or w == 0 else fmt_num(w, 2)
 
 
 def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: Any = None,

@@ -39,7 +39,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from gpulens.analyzers.base import UNITS, is_clock_column as _is_clock_column  # the one definition
-from gpulens.units import MISSING, fmt_count as _fmt_count, fmt_ns, fmt_si, is_missing  # noqa: F401 (re-exported)
+from gpulens.units import MISSING, fmt_count as _fmt_count, fmt_ns, fmt_num, fmt_si, is_missing  # noqa: F401 (re-exported)
 from gpulens.units import share_pct_text  # noqa: F401 (re-exported)
 
 #: Characters of a table cell kept before clipping.
@@ -222,11 +222,11 @@ def fmt_unit(v: Any, unit: str) -> str:
     if unit in ("FLOP", "FLOP/s", "B/s"):
         return fmt_si(f, unit)
     if unit == "FLOP/B":
-        return f"{f:.3g} FLOP/B"
+        return f"{fmt_num(f)} FLOP/B"
     if unit == "count":
         return _fmt_count(f)
     if unit == "ratio":
-        return f"{f:.3g}"
+        return fmt_num(f)
     if unit in ("id", "version"):
         return str(int(f)) if f.is_integer() else str(v)
     if unit == "timestamp":
