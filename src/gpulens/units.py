@@ -13,6 +13,8 @@ fmt_bytes   ``512 B``, ``1.50 MB`` (decimal, as vendors quote memory traffic)
 fmt_pct     a 0–100 figure: ``12.3 %``
 fmt_share   a 0–1 fraction: ``12.3 %``
 fmt_count   thousands separators: ``1,234``
+fmt_num     a plain number to 3 significant digits, never in exponent form above 1e-4: ``30,000``, ``1.07``,
+            ``0.00058``; below that ``5.8e-5``
 ==========  ==========================================================
 
 A missing value (None, pandas NA/NaT, NaN) reads :data:`MISSING` (``unknown``), never ``None`` or ``nan``.
@@ -65,7 +67,7 @@ def fmt_si(v: Any, unit: str) -> str:
     for prefix, div in (("E", 1e18), ("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
         if abs(v) >= div:
             return f"{v / div:.2f} {prefix}{unit}"
-    return f"{v:.3g} {unit}"
+    return f"{fmt_num(v)} {unit}"
 
 
 def fmt_bytes(b: Any) -> str:
@@ -108,9 +110,30 @@ def fmt_count(n: Any) -> str:
     return f"{int(round(f)):,}" if f.is_integer() or abs(f) >= 100 else f"{f:,.2f}"
 
 
+def fmt_num(v: Any, digits: int = 3) -> str:
+    """A plain number (a ratio, waves, FLOP/B…) as a person reads it: ``digits`` significant digits, thousands
+    separators from 1,000 on and never Python's exponent form there (30,000 waves read ``30,000``, not ``3e+04``);
+    below 1e-4 a short mantissa and exponent (``5.8e-5``)."""
+    if is_missing(v):
+        return MISSING
+    f = float(v)
+    if f == 0 or not math.isfinite(f):
+        return "0" if f == 0 else str(f)
+    a = abs(f)
+    if a < 1e-4:
+        m, e = f"{f:.{max(digits - 2, 1)}e}".split("e")
+        return f"{m}e{int(e)}"
+    if a >= 10 ** digits:
+        return f"{f:,.0f}"
+    dp = max(digits - 1 - math.floor(math.log10(a)), 0)
+    out = f"{f:,.{dp}f}"
+    return out.rstrip("0").rstrip(".") if "." in out else out
+
+
 def plural(n: int, word: str, words: str | None = None) -> str:
     """``'1 kernel'``, ``'3 kernels'`` (``words`` when the plural is not ``word + 's'``)."""
     return f"{fmt_count(n)} {word if n == 1 else (words or word + 's')}"
 
 
-__all__ = ["MISSING", "fmt_bytes", "fmt_count", "fmt_ns", "fmt_pct", "fmt_share", "fmt_si", "is_missing", "plural"]
+__all__ = ["MISSING", "fmt_bytes", "fmt_count", "fmt_ns", "fmt_num", "fmt_pct", "fmt_share", "fmt_si", "is_missing",
+           "plural"]

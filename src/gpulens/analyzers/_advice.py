@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._categories import kernel_category, op_category
@@ -111,10 +112,11 @@ _INDUCTOR_KERNEL = re.compile(r"^triton_(?:poi|red|per|tem|mm|bmm)_", re.I)
 _NVFUSER_KERNEL = re.compile(r"(?:^|::)nvfuser_")
 
 
-def code_owner(name: str | None) -> str:
+def code_owner(name: str | None, hint: str | None = None) -> str:
     """Who sets the kernel's launch configuration and register budget: ``library`` (:func:`is_library`),
     ``pytorch`` (an ATen kernel of the torch wheel), ``inductor`` (a TorchInductor-generated Triton kernel),
-    ``nvfuser`` (a kernel nvFuser generated), else
+    ``nvfuser`` (a kernel nvFuser generated), ``triton`` / ``aotriton`` (a Triton kernel the trace shows —
+    ``hint``, from :func:`triton_kernels`: its meta-parameters, not per-thread code, set its configuration), else
     ``user`` (code the user compiles: ``__launch_bounds__``/``-maxrregcount`` apply)."""
     if not isinstance(name, str):
         return "user"
@@ -123,6 +125,8 @@ def code_owner(name: str | None) -> str:
     own = own_name(name)
     if _INDUCTOR_KERNEL.search(own):
         return "inductor"
+    if hint in ("triton", "aotriton"):
+        return hint
     if _NVFUSER_KERNEL.search(own):
         return "nvfuser"
     if _ATEN_KERNEL.search(own):
@@ -130,13 +134,89 @@ def code_owner(name: str | None) -> str:
     return "user"
 
 
-def owned_kernel_step(name: str | None, fam: str) -> str:
+#: Launch calls of compiled code objects (the driver / module API): how Triton's launcher starts its kernels (CUDA
+#: ``cuLaunchKernel(Ex)``, HIP ``hipModuleLaunchKernel``), where ATen kernels go through ``cudaLaunchKernel`` /
+#: ``hipLaunchKernel``.
+_MODULE_LAUNCH = re.compile(r"^(?:cuLaunchKernel(?:Ex)?|hipModuleLaunchKernel)(?:_v\d+)?$")
+#: A Triton kernel's name is its Python function's: one identifier, no C++ signature or namespace.
+_BARE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: PyTorch's attention ops whose ROCm kernels are AOTriton's (Triton kernels compiled and tuned when PyTorch is built).
+_AOTRITON_OPS = re.compile(r"(?:_flash_attention|_efficient_attention|_scaled_dot_product_(?:flash|efficient)"
+                           r"_attention)(?:_forward|_backward)?\b")
+
+
+def triton_kernels(timeline: Any) -> dict[str, str]:
+    """Kernel name → ``"triton"`` / ``"aotriton"`` for the kernels the trace shows to be Triton-generated (computed
+    once per Timeline): a bare identifier as name, launched through the module API (:data:`_MODULE_LAUNCH`), and
+    either Triton in the trace (an event whose name says ``triton``: Triton's Python launcher frames, Inductor's
+    ``triton_`` kernels) → ``triton``, or launched by one of PyTorch's attention ops through HIP (ROCm's AOTriton
+    kernels, e.g. ``attn_fwd`` under ``aten::_flash_attention_forward``) → ``aotriton``. Inductor's own
+    ``triton_*`` kernels are :func:`code_owner`'s ``inductor`` already."""
+    from gpulens.analyzers.context import context_of, text_series
+
+    ctx = context_of(timeline)
+
+    def compute() -> dict[str, str]:
+        kern = ctx.of_kind("kernel")
+        if not len(kern):
+            return {}
+        names = text_series(kern["name"]).astype(str).to_numpy()
+        bare = np.fromiter((bool(_BARE_NAME.match(n)) and not is_library(n) for n in names), bool, len(names))
+        if not bare.any():
+            return {}
+        lid = ctx.links["launch_event_id"].reindex(kern.index).to_numpy(dtype="float64", na_value=np.nan)
+        ok = bare & ~np.isnan(lid)
+        if not ok.any():
+            return {}
+        launch = np.asarray(ctx.event_values("name", lid[ok].astype("int64")), dtype=object)
+        module = np.fromiter((isinstance(c, str) and bool(_MODULE_LAUNCH.match(c)) for c in launch), bool, len(launch))
+        rows = np.flatnonzero(ok)[module]
+        if not rows.size:
+            return {}
+        col = timeline.events["name"]
+        cats = col.cat.categories if isinstance(col.dtype, pd.CategoricalDtype) else col.dropna().unique()
+        triton_seen = any(isinstance(n, str) and "triton" in n.lower() for n in cats)
+        from gpulens.analyzers._optree import gpu_op_links
+
+        ops = gpu_op_links(timeline).reindex(kern.index[rows]).to_numpy(dtype="float64", na_value=np.nan)
+        op_names = np.full(rows.size, None, dtype=object)
+        has = ~np.isnan(ops)
+        if has.any():
+            op_names[has] = ctx.event_values("name", ops[has].astype("int64"))
+        hip = np.array([str(c).startswith("hip") for c in launch[module]])
+        out: dict[str, str] = {}
+        for n, op, h in zip(names[rows], op_names, hip):
+            if h and isinstance(op, str) and _AOTRITON_OPS.search(op):
+                out.setdefault(str(n), "aotriton")
+            elif triton_seen:
+                out.setdefault(str(n), "triton")
+        return out
+
+    return ctx.memo("triton_kernels", compute)
+
+
+#: The step for a Triton kernel: its meta-parameters, never per-thread code (Triton has no __launch_bounds__).
+_TRITON_KNOBS = ("its Triton meta-parameters: the BLOCK sizes (BLOCK_M / BLOCK_N / BLOCK_K…), num_warps and "
+                 "num_stages — try other configs with triton.autotune")
+
+
+def owned_kernel_step(name: str | None, fam: str, hint: str | None = None) -> str:
     """The latency-bound step for a kernel whose code the user does not write (:func:`code_owner` ``pytorch``,
-    ``inductor`` or ``nvfuser``): the lever is what generates or calls it, never its per-thread code."""
-    owner = code_owner(name)
+    ``inductor``, ``nvfuser``, ``triton`` or ``aotriton``): the lever is what generates or calls it, never its
+    per-thread code."""
+    owner = code_owner(name, hint)
     if owner == "inductor":
         return ("Its code is Inductor's: let torch.compile mode=\"max-autotune\" try other Triton configs, or change "
                 "what it fuses (torch._inductor.config) so each kernel gets more work.")
+    if owner == "triton":
+        return (f"It is a Triton kernel: its launch configuration comes from {_TRITON_KNOBS} (smaller BLOCK sizes "
+                "give more programs to fill the GPU; more num_stages hide memory latency at the cost of shared "
+                "memory).")
+    if owner == "aotriton":
+        return ("It is one of PyTorch's AOTriton kernels (Triton, compiled and tuned when PyTorch was built): its "
+                "BLOCK sizes, num_warps and num_stages are fixed by AOTriton's tuning table — give it a shape that "
+                "table covers (head dimension, sequence length, batch × heads) or use another attention backend "
+                "(torch.nn.attention.sdpa_kernel).")
     if owner == "nvfuser":
         return ("Its code is nvFuser's: try another schedule (unroll/vectorisation, the fusion's segmentation) so "
                 "each kernel gets more work.")
@@ -172,10 +252,12 @@ _SPLIT_KV = re.compile(r"split_?kv", re.I)
 _SPLIT_K = re.compile(r"split_?k(?!v)", re.I)
 
 
-def more_blocks(fam: str, library: bool = False, name: str | None = None) -> str:
+def more_blocks(fam: str, library: bool = False, name: str | None = None, hint: str | None = None) -> str:
     """How to give a launch more blocks, for a kernel of family ``fam`` (one imperative sentence); a library kernel's
-    grid follows from the problem it is given. A kernel whose ``name`` says it already splits the key/value sequence
+    grid follows from the problem it is given (an AOTriton kernel is one: ``hint``, :func:`triton_kernels`), a Triton
+    kernel's from its BLOCK sizes. A kernel whose ``name`` says it already splits the key/value sequence
     (split-KV) or the K dimension (split-K) is told to raise its split count, not to adopt the split it uses."""
+    library = library or hint == "aotriton"
     if name and fam == "attention" and _SPLIT_KV.search(name):
         return ("It already splits the key/value sequence across blocks (split-KV): raise its number of splits "
                 "(num_splits), or give it more sequences or heads per call.")
@@ -191,6 +273,10 @@ def more_blocks(fam: str, library: bool = False, name: str | None = None) -> str
     if library:
         return ("Give the library more work per call (larger batch, several tensors in one call) so its grid fills "
                 "the GPU.")
+    if hint == "triton":
+        return ("Give the launch more blocks: smaller BLOCK sizes (BLOCK_M / BLOCK_N…) so the grid has more programs"
+                + (", a split-KV variant for few queries over long keys" if fam == "attention" else
+                   ", split-K for a long K" if fam == "gemm" else "") + ", or more work per launch.")
     if fam == "gemm":
         return "Give the launch more blocks: split-K, smaller tiles, or several problems batched into one launch."
     if fam == "attention":
@@ -203,18 +289,54 @@ def more_blocks(fam: str, library: bool = False, name: str | None = None) -> str
             "fused into one), or run it concurrently with other work on another stream.")
 
 
-def whole_waves(fam: str, library: bool) -> str:
-    """How to remove a partly filled last wave (one imperative sentence)."""
+#: Which library a kernel comes from, by its name (first match; see :data:`_LIBRARY` for where the names come from).
+_LIBRARY_NAMES = ((re.compile(r"flash_fwd|flash_bwd|flash_attn|pytorch_flash", re.I), "FlashAttention"),
+                  (re.compile(r"fmha", re.I), "FMHA"),
+                  (re.compile(r"cudnn|convolve_sgemm|dgrad_engine|wgrad_alg|winograd|\bflip_filter\b|fft", re.I),
+                   "cuDNN"),
+                  (re.compile(r"cublas|nvjet|\b(?:volta|turing|ampere|hopper|maxwell)_|\bgemv2?|\bgemmSN_|\bgemmk1_|"
+                              r"sgemm_largek|splitKreduce|\bsm\d+_xmma", re.I), "cuBLAS"),
+                  (re.compile(r"Cijk_|hipblaslt|rocblas", re.I), "hipBLASLt/rocBLAS"),
+                  (re.compile(r"miopen|igemm_|Im2d2Col|Col2Im|SubTensorOp|batched_transpose_|transpose_(?:NCHW|CNHW)",
+                              re.I), "MIOpen"),
+                  (re.compile(r"\bck::|ck_tile|_ZN2ck|composable_kernel", re.I), "Composable Kernel"),
+                  (re.compile(r"cutlass", re.I), "CUTLASS"))
+
+
+def library_name(name: str | None) -> str:
+    """The library a kernel comes from, in words (``"cuDNN"``, ``"cuBLAS"``…), ``"the library"`` when the name
+    does not say."""
+    for rx, lib in _LIBRARY_NAMES:
+        if isinstance(name, str) and rx.search(name):
+            return lib
+    return "the library"
+
+
+def whole_waves(fam: str, library: bool, name: str | None = None, pytorch: bool = False) -> str:
+    """How to remove a partly filled last wave (one imperative sentence). A library kernel's code, tiles and grid
+    are the library's: the step says so and names what the user does choose — the shapes, layout and dtype it is
+    given, the library version, another algorithm or op for the same work — never "resize the grid"."""
     if library:
-        return ("Change the problem size so the library's grid is a whole number of waves (blocks = multiple of "
-                "SMs × resident blocks), or let it pick another tile configuration.")
+        lib = library_name(name)
+        whose = f"{lib}'s library kernel" if lib != "the library" else "a library kernel"
+        if fam == "gemm":  # GEMMs and convolutions: the library has several algorithms for the same problem
+            other = "let it pick another algorithm (tile configuration)" + (
+                " — torch.backends.cudnn.benchmark = True tries them" if pytorch and lib == "cuDNN" else "")
+        else:
+            other = ("use another op for the same work (a fused or compiled one: torch.compile)" if pytorch else
+                     "use another op or implementation for the same work")
+        return (f"It is {whose}: its code and grid are not yours to edit — the grid follows from the shapes you give "
+                "it, so try shapes that make it a whole number of waves (blocks = multiple of SMs × resident "
+                f"blocks), another memory layout or dtype, another {lib if lib != 'the library' else 'library'} "
+                f"version, or {other}.")
     if fam == "gemm":
         return ("Size the grid to a whole number of waves (blocks = multiple of SMs × resident blocks): pick tile "
                 "sizes or split-K that divide the problem evenly.")
     return "Size the grid to a whole number of waves (blocks = multiple of SMs × resident blocks)."
 
 
-def limiter(resource: str, name: str | None, pytorch: bool = False, latency_bound: bool = False) -> str:
+def limiter(resource: str, name: str | None, pytorch: bool = False, latency_bound: bool = False,
+            hint: str | None = None) -> str:
     """How to relax a register / shared-memory occupancy limiter for this kernel (one imperative sentence).
     ``latency_bound``: the evidence already shows the kernel latency-bound (the advice then does not make it a
     condition — "if it is shown latency-bound" beside a latency-bound verdict was circular)."""
@@ -222,13 +344,23 @@ def limiter(resource: str, name: str | None, pytorch: bool = False, latency_boun
         bench = " (torch.backends.cudnn.benchmark = True tries them)" if pytorch and "cudnn" in str(name).lower() \
             else ""
         hint = alignment_hint(name)
+        lib = library_name(name)
+        whose = f"the library's kernel ({lib})" if lib != "the library" else "the library's kernel"
         if latency_bound:
-            return hint or ("Its block size, registers and shared memory are fixed by the library's kernel: give it "
-                            f"a problem shape it tiles well, or let it pick another algorithm{bench}.")
-        return ("Its block size, registers and shared memory are fixed by the library's kernel: if it is shown "
-                f"latency-bound, try another algorithm or problem shape{bench}.")
+            return hint or (f"Its block size, registers and shared memory are fixed by {whose}, not yours to edit: "
+                            f"give it a problem shape it tiles well, or let it pick another algorithm{bench}.")
+        return (f"Its block size, registers and shared memory are fixed by {whose}, not yours to edit: if it is "
+                f"shown latency-bound, try another algorithm or problem shape{bench}.")
     cond = "" if latency_bound else " if it is latency-bound"
-    owner = code_owner(name)
+    owner = code_owner(name, hint)
+    if owner in ("triton", "aotriton"):
+        what = "registers per thread" if resource == "registers" else (
+            "shared memory per block" if resource == "shared_memory" else "its block configuration")
+        if owner == "aotriton":
+            return (f"Its {what} follow AOTriton's build-time Triton config (BLOCK sizes, num_warps, num_stages): give "
+                    f"it a shape its tuning table covers or use another attention backend{cond}.")
+        return (f"Its {what} follow its Triton config: smaller BLOCK sizes, fewer num_warps or num_stages "
+                f"(shared memory grows with num_stages × the tile), tried with triton.autotune{cond}.")
     if owner == "pytorch":
         return ("Its block size and registers are fixed by PyTorch's built-in kernel: fuse it with its neighbours "
                 f"(torch.compile generates a kernel with its own launch configuration) or give it larger tensors per "
@@ -426,6 +558,52 @@ def host_path_action(cls: str, pytorch: bool) -> str | None:
     return {"cpu_op": "Cut host overhead on the critical path (CUDA/HIP graphs, fewer and larger launches; {top}).",
             "host_idle": "The host thread is idle on the critical path: look for host work (I/O, CPU-side "
                          "preparation) between the launches."}.get(cls)
+
+
+#: Runtime calls that set up or tear down rather than feed the GPU: context creation (the first call of a process,
+#: e.g. cudaDeviceGetStreamPriorityRange or cudaFree(0), creates the context), allocation, module loading, stream
+#: and event creation — one-off costs, not per-launch overhead.
+_SETUP_CALL = re.compile(r"^(?:cuda|cu|hip)(?:Ext)?(?:Malloc|Free|MemAlloc|MemFree|MemCreate|MemMap|MemUnmap|MemRelease|"
+                         r"MemAddress|HostAlloc|HostMalloc|HostRegister|HostUnregister|HostFree|Module|Library|"
+                         r"StreamCreate|StreamDestroy|EventCreate|EventDestroy|CtxCreate|CtxDestroy|DevicePrimaryCtx|"
+                         r"DeviceReset|DeviceGetStreamPriorityRange|Init|SetDevice|GraphInstantiate|FuncGetAttributes|"
+                         r"GetDeviceProperties|DeviceGetAttribute)")
+
+
+def runtime_path_action(call: str, pytorch: bool) -> tuple[str, str]:
+    """What a runtime call that holds the critical path is, and the next step that fits it: ``(what, action)``.
+
+    A blocking call (a synchronisation or a synchronous copy: :data:`gpulens.analyzers.bottlenecks.BLOCKING_RE`)
+    is the host *waiting*, so the step is about what it waits for, not call overhead; a set-up call (context
+    creation, allocation, module loading) is a one-off cost; a launch call is launch overhead; any other call is
+    runtime-call overhead."""
+    from gpulens.analyzers.bottlenecks import BLOCKING_COPY_RE, BLOCKING_RE
+    from gpulens.analyzers.launches import LAUNCH_RE
+
+    if BLOCKING_COPY_RE.match(call):
+        return ("a synchronous copy: the host waits for it and for the GPU work queued before it",
+                f"The host is blocked in {call} (a synchronous copy) on the critical path: find what it waits for — "
+                "the copy and the GPU work queued before it — then take it out of the step or overlap it "
+                + ("(copy into pinned memory with non_blocking=True and wait only where the data is used)."
+                   if pytorch else "(an asynchronous copy from pinned host memory, waited on only where it is used)."))
+    if BLOCKING_RE.match(call):
+        return ("a synchronisation: the host waits for GPU work",
+                f"The host is blocked in {call} on the critical path: find what it waits for (the GPU work queued "
+                "before it, another stream or an event), then remove the synchronisation from the step, defer it, "
+                "or wait on an event only where the result is needed.")
+    if _SETUP_CALL.match(call):
+        return ("set-up or memory management (context creation, allocation, module loading): a one-off cost",
+                f"Set-up calls hold the critical path ({call}: context creation, allocation or module loading): "
+                "do them once before the loop — warm up before profiling, keep allocations out of the step "
+                + ("(PyTorch's caching allocator reuses memory after the first step)" if pytorch else
+                   "(allocate once and reuse)") + " — and profile the steady state.")
+    if LAUNCH_RE.match(call):
+        return ("kernel launches",
+                "Launch calls hold the critical path: fewer, larger launches "
+                + ("(fuse small kernels, torch.compile) or CUDA/HIP graphs " if pytorch else
+                   "(fused kernels) or CUDA/HIP graphs ")
+                + f"so one launch replays many kernels ({call}).")
+    return ("runtime-call overhead", f"Cut runtime-call overhead on the critical path ({call}).")
 
 
 _TRAINING = re.compile(r"Backward\d*\b|autograd::engine|\bbackward\b|[Oo]ptimizer\.(?:step|zero_grad)|"

@@ -15,7 +15,7 @@ from gpulens.analyzers import _advice
 from gpulens.analyzers.base import Finding
 from gpulens.analyzers.context import category_mask, context_of, text_series
 from gpulens.timeline import Timeline
-from gpulens.units import fmt_ns
+from gpulens.units import fmt_ns, share_pct_text
 
 GAP_CLASSES = ("host", "launch", "sync", "queued", "unattributed", "boundary")  # as bottlenecks.GAP_CLASSES
 
@@ -29,6 +29,53 @@ CLASS_WORDS = {"host": "waiting for the host", "launch": "on launch overhead",
 LONG_BLOCK_NS = 1_000_000
 #: the next step for each idle cause, in a few words (a PyTorch program's; others: ``_advice.IDLE_ACTIONS[False]``)
 CLASS_ACTIONS = _advice.IDLE_ACTIONS[True]
+
+
+def steady_state(tot: dict[str, Any]) -> tuple[int, int]:
+    """The one definition of what the verdict and the idle findings are about: ``(steady span, recoverable idle)``
+    [ns] — the GPU span and the idle time with the warm-up / tail / one-off gaps (``idle_boundary_ns``) left out.
+    Those gaps say nothing about the steady state (they are a property of where the profiler started and stopped,
+    or of a one-off stall), so the verdict's span, the idle finding's time at stake and every idle cause's share are
+    taken of the steady state alone (``tot``: span_ns, idle_ns, idle_boundary_ns summed over the GPUs)."""
+    boundary = int(tot.get("idle_boundary_ns") or 0)
+    return (max(int(tot.get("span_ns") or 0) - boundary, 0), max(int(tot.get("idle_ns") or 0) - boundary, 0))
+
+
+def host_calls_in_gaps(timeline: Timeline, gaps: pd.DataFrame, cls: str = "host", n: int = 2,
+                       max_gaps: int = 200) -> list[dict[str, Any]]:
+    """The runtime calls the host was in during the idle gaps of class ``cls`` (``gaps``:
+    :func:`gpulens.analyzers.bottlenecks.classify_gaps`; boundary gaps are another class, so left out): per call
+    name, ``overlap_ns`` (its time inside those gaps, summed) and ``calls`` (count) — the ``n`` largest, over the
+    ``max_gaps`` longest gaps of the class (the others hold less time each). Empty when no call overlaps them."""
+    if not len(gaps):
+        return []
+    g = gaps[(gaps["cls"].to_numpy() == cls)]
+    if not len(g):
+        return []
+    g = g.nlargest(max_gaps, "dur_ns")
+    ctx = context_of(timeline)
+    rt = ctx.of_kind("runtime")
+    if not len(rt):
+        return []
+    r_rank = rt["rank"].to_numpy()
+    r_s = rt["start_ns"].to_numpy("int64")
+    r_e = r_s + rt["dur_ns"].to_numpy("int64")
+    names = text_series(rt["name"]).to_numpy(dtype=object)
+    per: dict[str, list[int]] = {}
+    for r, s, d in zip(g["rank"].tolist(), g["start_ns"].tolist(), g["dur_ns"].tolist()):
+        ov = np.minimum(r_e, s + d) - np.maximum(r_s, s)
+        for i in np.flatnonzero((r_rank == r) & (ov > 0)):
+            x = per.setdefault(str(names[i]), [0, 0])
+            x[0] += int(ov[i])
+            x[1] += 1
+    top = sorted(per.items(), key=lambda kv: -kv[1][0])[:n]
+    return [{"name": k, "overlap_ns": v[0], "calls": v[1]} for k, v in top]
+
+
+def _calls_text(rows: list[dict[str, Any]]) -> str:
+    """``"cudaLaunchKernel 2.41 s in 12 calls, cudaFree 3.00 ms in 1 call"``."""
+    return ", ".join(f"{c['name']} {fmt_ns(c['overlap_ns'])} in {c['calls']:,} call{'s' if c['calls'] != 1 else ''}"
+                     for c in rows)
 
 
 def _host_calls_during(timeline: Timeline, rank: int, start: int, end: int, n: int = 2) -> list[tuple[str, int]]:
@@ -117,10 +164,10 @@ def _boundary_finding(rows: list[dict[str, Any]], tot: dict[str, Any], timeline:
         f"The largest gap starts {fmt_ns(big['offset_ns'])} after the first GPU event of rank {big['rank']} "
         f"GPU {big['device_id']}, {where[big['position']]}; it is {big['dur_ns'] / max(big['median_other_gap_ns'], 1):.0f}× "
         f"the median of the other gaps. During it {_gap_cause_text(big)}. Such gaps say nothing about the steady "
-        f"state, so the verdict is drawn without them (the span it uses is "
-        f"{fmt_ns(tot['span_ns'] - tot['idle_boundary_ns'])}).",
-        severity="info", category="boundary", time_at_stake_ns=int(total), key="idle/boundary", parent=parent,
-        action=f"Analyse the steady state alone: {hint}.")
+        f"state, so the verdict and the idle time at stake are drawn without them (the span they use is "
+        f"{fmt_ns(steady_state(tot)[0])}); no time at stake is given for them.",
+        severity="info", category="profiling-window", time_at_stake_ns=None, key="idle/boundary", parent=parent,
+        action=f"Profiling-window note, not a cause to fix: analyse the steady state alone ({hint}).")
 
 
 def _idle_split(tot: dict[str, Any], boundary: list[dict[str, Any]]) -> list[tuple[str, int]]:
@@ -130,29 +177,54 @@ def _idle_split(tot: dict[str, Any], boundary: list[dict[str, Any]]) -> list[tup
 
 
 def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, Any]], pytorch: bool = True,
-                 blocking: list[dict[str, Any]] | None = None, tool: str | None = None) -> None:
+                 blocking: list[dict[str, Any]] | None = None, tool: str | None = None,
+                 host_calls: list[dict[str, Any]] | None = None) -> None:
     """Write the idle split by cause into the breakdown's ``idle`` finding (in place), so that a reader who sees only
     the root finding still sees where every idle nanosecond went — including the part no cause explains.
-    ``blocking``: :func:`blocking_calls_in_idle`, named when synchronisation is the largest cause; ``tool``: how to
-    record the host side with the input's own profiler (:func:`gpulens.analyzers._advice.host_trace`)."""
+
+    Its time at stake is the recoverable idle of :func:`steady_state` (the verdict's definition: warm-up / tail /
+    one-off gaps left out); those gaps are named in the title as a profiling-window note, never as the next step,
+    which goes to the largest idle cause that recurs in the steady state. ``blocking``:
+    :func:`blocking_calls_in_idle`, named when synchronisation is the largest cause; ``host_calls``:
+    :func:`host_calls_in_gaps`, named when waiting for the host is; ``tool``: how to record the host side with the
+    input's own profiler (:func:`gpulens.analyzers._advice.host_trace`)."""
     split = _idle_split(tot, boundary)
     if not split:
         return
-    words = []
-    for c, ns in split:
-        if c == "boundary":
-            k = len(boundary)
-            words.append(f"{fmt_ns(ns)} in {'a single one-off gap' if k == 1 else f'{k} one-off gaps'}")
-        else:
-            words.append(f"{fmt_ns(ns)} {CLASS_WORDS[c]}")
+    steady_span, recoverable = steady_state(tot)
+    b_ns = int(tot.get("idle_boundary_ns") or 0)
+    causes = [(c, ns) for c, ns in split if c != "boundary"]
     # every cause by the name the idle table gives it: no "other causes" lumping figures the table names one by one
-    root.title = root.title.split(": ")[0] + ": " + ", ".join(words)
-    top, ns = split[0]
-    if top == "boundary":
-        big = max(boundary, key=lambda r: r["dur_ns"])
-        root.action = (f"Start with the {fmt_ns(big['dur_ns'])} gap {fmt_ns(big['offset_ns'])} after the first GPU "
-                       f"event: {_gap_cause_text(big)}.")
-    elif top == "sync" and blocking:
+    words = ", ".join(f"{fmt_ns(ns)} {CLASS_WORDS[c]}" for c, ns in causes)
+    head = root.title.split(": ")[0]
+    if b_ns:
+        k = len(boundary) or 1
+        gaps = "the one-off gap" if k == 1 else f"the {k} one-off gaps"
+        many = head.startswith("GPUs")
+        pct = 100.0 * recoverable / steady_span if steady_span else 0.0
+        head = (f"{'GPUs' if many else 'GPU'} idle {share_pct_text(pct)} of {'their summed spans' if many else 'its span'} "
+                f"outside {gaps} ({fmt_ns(recoverable)})")
+        note = (f"{fmt_ns(b_ns)} in {'a single one-off gap' if k == 1 else f'{k} one-off gaps'} left out, as by the "
+                "verdict (profiling-window note)")
+        root.title = head + (f": {words}; " if words else ": ") + note
+        root.severity = "warning" if pct > 50 else "info"
+        big = max(boundary, key=lambda r: r["dur_ns"]) if boundary else None
+        if big is not None and "one-off gap" not in root.detail:
+            root.detail += (f" The time at stake leaves out the {fmt_ns(big['dur_ns'])} gap "
+                            f"{fmt_ns(big['offset_ns'])} after the first GPU event"
+                            + (f" and {k - 1} more" if k > 1 else "") + " — warm-up, tail or a one-off stall that "
+                            "says nothing about the steady state (see its note) — as the verdict does.")
+    else:
+        root.title = head + ": " + words
+    root.time_at_stake_ns = int(recoverable)
+    if not causes:
+        root.action = ("The idle time is all in the one-off gap(s) the verdict leaves out: analyse the steady state "
+                       "alone (see the profiling-window note).")
+        return
+    top, ns = causes[0]
+    n = int(tot.get(f"gaps_{top}") or 0)
+    over = f" over {n:,} gap{'s' if n != 1 else ''}" if n else ""
+    if top == "sync" and blocking:
         b = blocking[0]
         inside = f" inside {b['op']}" if b.get("op") else ""
         if b["overlap_ns"] / max(int(b.get("calls") or 1), 1) >= LONG_BLOCK_NS:
@@ -166,8 +238,13 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
             root.action = (f"Start with the largest cause, {fmt_ns(ns)} with the host blocked — mostly in {b['name']}"
                            f"{inside} ({fmt_ns(b['overlap_ns'])}): "
                            f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool)}.")
+    elif top == "host":
+        calls = (f" (runtime calls in them: {_calls_text(host_calls)})" if host_calls else
+                 " (no runtime call recorded in them: host code the profiler does not break down)")
+        root.action = (f"Start with the largest cause, {fmt_ns(ns)} waiting for the host{over}{calls}: "
+                       f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool)}.")
     else:
-        root.action = (f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}: "
+        root.action = (f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}{over}: "
                        f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool)}.")
 
 
@@ -231,7 +308,9 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
               blocking: list[dict[str, Any]] | None = None, tool: str | None = None) -> list[Finding]:
     """Idle-cause findings (children of the breakdown's ``idle`` finding when it was reported: ``parent``); the
     advice names PyTorch remedies only for a PyTorch program (``pytorch``, :mod:`gpulens.analyzers._advice`)."""
-    span = max(tot["span_ns"], 1)
+    steady, _ = steady_state(tot)
+    span = max(steady, 1)
+    of_span = "of the GPU span" if steady == tot["span_ns"] else f"of the {fmt_ns(steady)} outside the one-off gaps"
     out = []
     say = _advice.IDLE_DETAILS[pytorch]
     texts = {
@@ -255,7 +334,7 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
         "window). " + _advice.idle_text(_advice.IDLE_DETAILS, pytorch, "unattributed", tool))
     for key, (cat, title, detail) in texts.items():
         if tot[key] >= 0.05 * span:
-            out.append(Finding(f"{title}: {fmt_ns(tot[key])} ({100 * tot[key] / span:.1f} % of GPU span)",
+            out.append(Finding(f"{title}: {fmt_ns(tot[key])} ({share_pct_text(100 * tot[key] / span)} {of_span})",
                                detail, severity="warning" if tot[key] >= 0.1 * span else "info", category=cat,
                                time_at_stake_ns=int(tot[key]), key="idle/" + key[5:-3], parent=parent))
     if tot.get("small_grid_ns"):

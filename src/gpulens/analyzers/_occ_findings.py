@@ -26,7 +26,7 @@ from gpulens.analyzers import _advice
 from gpulens.analyzers._hot import short_name as _short
 from gpulens.analyzers._stake import KERNEL_FLOOR_NS, floor_stake, occupancy_gain_bound_ns
 from gpulens.analyzers.base import Finding
-from gpulens.units import fmt_ns
+from gpulens.units import fmt_ns, fmt_num
 
 #: Below this theoretical occupancy [%] a register / shared-memory limiter is worth a finding.
 LOW_THEORETICAL_PCT = 50.0
@@ -49,16 +49,16 @@ def fill_text(w: float) -> str:
     """A grid's fill of one wave as a percentage that is never rounded to a false 0 % ("0.058 %" for 1 block of
     1,728 slots; "80 %" for 0.8 waves)."""
     p = 100.0 * w
-    return f"{p:.0f} %" if p >= 10 or p == 0 else f"{p:.1f} %" if p >= 1 else f"{p:.2g} %"
+    return f"{p:.0f} %" if p >= 10 or p == 0 else f"{p:.1f} %" if p >= 1 else f"{fmt_num(p, 2)} %"
 
 
 def waves_text(w: float) -> str:
     """Waves per SM with the digits that keep it above 0 ("1.07", "0.25", "0.00058")."""
-    return f"{w:.2f}" if w >= 0.1 or w == 0 else f"{w:.2g}"
+    return fmt_num(w, 3) if w >= 10 else f"{w:.2f}" if w >= 0.1 or w == 0 else fmt_num(w, 2)
 
 
 def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: Any = None,
-                  bound: Any = None) -> Finding | None:
+                  bound: Any = None, pytorch: bool = False) -> Finding | None:
     """The partly-filled-wave finding of one kernel row (None below :data:`MIN_WAVE_LOSS_SHARE`); its time at stake
     is the wave loss, capped at the kernel's distance to its roof ``roof_ns`` when the roofline gives one. Without a
     roofline ``bound`` (:data:`KNOWN_BOUNDS`) the estimate carries :data:`WAVE_PREMISE` (the verdict may settle it
@@ -83,7 +83,7 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
         detail = (f"Its launches use {_int(r.grid_sizes)} grid sizes; the main configuration ({cfg}, "
                   f"{100 * (r.config_time_share or 0):.0f} % of its time) runs {waves_text(w)} waves, the others leave "
                   f"partly filled waves. {formula}")
-        act = _advice.whole_waves(fam, library)
+        act = _advice.whole_waves(fam, library, str(r.name), pytorch)
     elif w < 1:
         title = (f"Grid of {_short(r.name)} fills {fill_text(w)} of one wave: up to {share:.0f} % of its time "
                  "lost to empty block slots" + (" (grid sizes vary)" if varies else ""))
@@ -94,7 +94,7 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
         title = (f"Last wave of {_short(r.name)} is {r.tail_wave_pct:.0f} % full ({w:.2f} waves): up to "
                  f"{share:.0f} % of its time lost to empty block slots" + (" (grid sizes vary)" if varies else ""))
         detail = f"{w:.2f} waves{main}: the final wave runs with most block slots empty (tail effect). {formula}"
-        act = _advice.whole_waves(fam, library)
+        act = _advice.whole_waves(fam, library, str(r.name), pytorch)
     stake = int(loss)
     cap = _int(roof_ns)
     if cap is not None and cap < stake:  # no fix runs the kernel past its roof
@@ -192,11 +192,14 @@ def settle_condition(found: list[Finding], name: str, pytorch: bool = False) -> 
 
 
 def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str, str],
-             roof: dict[str, dict] | None = None, pytorch: bool = False) -> list[Finding]:
+             roof: dict[str, dict] | None = None, pytorch: bool = False,
+             owners: dict[str, str] | None = None) -> list[Finding]:
     """Findings for the per-kernel occupancy table ``t`` (columns of :data:`gpulens.analyzers.occupancy.COLUMNS`).
 
     ``roof``: kernel name → its ``roofline`` row (``bound``, ``time_at_stake_ns``), the evidence that a kernel is
-    latency-bound; ``pytorch``: whether the program is a PyTorch one (gates the advice, :mod:`._advice`)."""
+    latency-bound; ``pytorch``: whether the program is a PyTorch one (gates the advice, :mod:`._advice`);
+    ``owners``: kernel name → ``triton`` / ``aotriton`` (:func:`gpulens.analyzers._advice.triton_kernels`)."""
+    owners = owners or {}
     out: list[Finding] = []
     roof = roof or {}
     total = max(int(t["time_ns"].sum()), 1)
@@ -208,26 +211,36 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
         rr = roof.get(r.name) or {}
         roof_stake = rr.get("time_at_stake_ns") if rr.get("bound") == "below-roofs" else None
         mine: list[Finding] = []
-        wf = _wave_finding(r, sev, key, fam, library, rr.get("time_at_stake_ns"), rr.get("bound"))
+        wf = _wave_finding(r, sev, key, fam, library, rr.get("time_at_stake_ns"), rr.get("bound"), pytorch)
         if wf is not None:
             mine.append(wf)
         if r.limiter in ("registers", "shared_memory") and theo is not None and theo < LOW_THEORETICAL_PCT:
-            if r.limiter == "registers":
-                what = f"{_int(r.regs_per_thread)} registers/thread" if _int(r.regs_per_thread) is not None \
-                    else "registers"
-            else:
-                what = f"{int(r.smem_bytes):,} B shared memory/block" if r.smem_bytes == r.smem_bytes and \
-                    r.smem_bytes is not None else "shared memory"
-            tied = f" (tied with {r.limiters.split(', ', 1)[1].replace('_', ' ')})" if ", " in r.limiters else ""
+            tied_all = [x for x in str(r.limiters or r.limiter).split(", ") if x]
+            res = [x for x in ("registers", "shared_memory") if x in tied_all]  # both bind at once: both named
+            regs_w = f"{_int(r.regs_per_thread)} registers/thread" if _int(r.regs_per_thread) is not None \
+                else "registers"
+            smem_w = f"{int(r.smem_bytes):,} B shared memory/block" if r.smem_bytes == r.smem_bytes and \
+                r.smem_bytes is not None else "shared memory"
+            what = " and ".join(regs_w if x == "registers" else smem_w for x in res)
+            rest = [x.replace("_", " ") for x in tied_all if x not in res]
+            tied = f" (tied with {', '.join(rest)})" if rest else ""
             blocks = f"{_int(r.active_blocks_per_sm)} block(s)" if _int(r.active_blocks_per_sm) is not None \
                 else "few blocks"
             bound = occupancy_gain_bound_ns(r.time_ns, theo, 100.0, roof_stake)
+            both = len(res) == 2
+            action = _advice.limiter(r.limiter, r.name, pytorch, latency_bound=roof_stake is not None,
+                                     hint=owners.get(r.name))
+            if both and not library and _advice.code_owner(r.name, owners.get(r.name)) == "user":
+                action = ("Cut registers per thread and shared memory per block together (both allow the same "
+                          "number of blocks: relieving one alone leaves occupancy where it is)"
+                          + ("" if roof_stake is not None else " if it is latency-bound") + ".")
             mine.append(Finding(
-                f"{word[r.limiter]} limit occupancy of {_short(r.name)} to {theo:.0f} %",
-                f"{what}{tied} leaves room for {blocks} per SM ({r.occupancy_source}). {_latency_note(bound)}",
+                (f"{word['registers']} and shared memory limit" if both else f"{word[r.limiter]} limit")
+                + f" occupancy of {_short(r.name)} to {theo:.0f} %",
+                f"{what}{tied} {'each leave' if both else 'leaves'} room for {blocks} per SM ({r.occupancy_source})"
+                + (": relieving one alone does not raise occupancy" if both else "") + f". {_latency_note(bound)}",
                 severity=_sev(bound, total), category="occupancy", time_at_stake_ns=bound, kernel=r.name,
-                action=_advice.limiter(r.limiter, r.name, pytorch, latency_bound=roof_stake is not None),
-                key=f"{key}/limiter"))
+                action=action, key=f"{key}/limiter"))
         if ach is not None and theo and ach < 0.5 * theo and not (w is not None and w < FEW_WAVES):
             bound = occupancy_gain_bound_ns(r.time_ns, ach, theo, roof_stake)
             mine.append(Finding(

@@ -91,6 +91,19 @@ class Launches:
             vocab, cc = np.unique(lu.astype(str), return_inverse=True) if len(lu) else (np.array([], object), lu)
             return np.asarray(cc, dtype="int64").reshape(-1)[self.key], np.asarray(vocab, dtype=object)
         lims = np.where(self.has_ncu & (self.ncu_lims != ""), self.ncu_lims, lu[self.key])
+        if "calc_smem_max" in self.cfg and self.ncu_active is not None:
+            # ncu's shared-memory block limit is taken at the carveout the driver chose to fit the blocks the other
+            # limits allow, so it ties with them by construction: shared memory binds only when the largest
+            # carveout holds no more blocks (the calculator's figure), as in gpulens.devices.occupancy
+            smax = self.of_cfg("calc_smem_max").astype(float)
+            with np.errstate(invalid="ignore"):
+                drop = np.flatnonzero(self.has_ncu & (smax > self.ncu_active))
+            if drop.size:
+                sub = pd.Series(lims[drop], dtype=object)
+                tie = sub.str.contains(", ", regex=False) & sub.str.contains("shared_memory", regex=False)
+                lims = lims.copy()
+                lims[drop[tie.to_numpy()]] = sub[tie].str.replace(r"(, )?shared_memory", "", regex=True).str.strip(
+                    ", ").to_numpy()
         codes, vocab = pd.factorize(lims, sort=True)
         return codes.astype("int64"), np.asarray(vocab, dtype=object)
 

@@ -65,6 +65,8 @@ from gpulens.analyzers._idle_findings import (  # noqa: F401 (CLASS_WORDS, CLASS
     _findings,
     blocking_calls_in_idle,
     explain_idle,
+    host_calls_in_gaps,
+    steady_state,
     window_finding,
 )
 from gpulens.timeline import Timeline
@@ -406,7 +408,7 @@ def _rank_verdict(row: dict[str, Any], min_share: float) -> str:
 
 def _thin_evidence(row: dict[str, Any], min_share: float) -> tuple[str, str]:
     """(class, why it is undetermined or "") — see :func:`_rank_verdict`."""
-    span = max(row["span_ns"] - row.get("idle_boundary_ns", 0), 1)  # the steady state: boundary gaps left out
+    span = max(steady_state(row)[0], 1)  # the steady state: boundary gaps left out
     big = sorted(((c, k, row[k]) for k, c in RANK_CLASSES.items() if row[k] >= min_share * span),
                  key=lambda x: -x[2])  # stable: ties keep RANK_CLASSES order
     if not big:
@@ -471,10 +473,11 @@ class Bottlenecks(Analyzer):
         tool = _advice.host_trace(timeline)
         findings = _findings(tot, summary, "idle" if idle_root else None, pytorch, blocking, tool)
         summary["boundary_gaps"] = _boundary_rows(gaps, timeline)
+        steady, recoverable = steady_state(tot)
+        summary["recoverable_idle_ns"] = int(recoverable)  # the idle finding's time at stake (one definition)
         if tot.get("idle_boundary_ns"):  # the steady state the verdict is about: boundary gaps left out
-            steady = max(tot["span_ns"] - tot["idle_boundary_ns"], 1)
-            summary["steady_span_ns"] = int(steady)
-            summary["steady_busy_pct"] = min(100.0 * tot["busy_ns"] / steady, 100.0)
+            summary["steady_span_ns"] = int(max(steady, 1))
+            summary["steady_busy_pct"] = min(100.0 * tot["busy_ns"] / max(steady, 1), 100.0)
         edges, wf = window_finding(timeline)
         summary.update(edges)
         if wf is not None:
@@ -483,7 +486,8 @@ class Bottlenecks(Analyzer):
             findings.insert(0, _boundary_finding(summary["boundary_gaps"], tot, timeline, "idle" if idle_root else None))
         for f in bd.findings:
             if f.key == "idle":
-                explain_idle(f, tot, summary["boundary_gaps"], pytorch, blocking, tool)
+                explain_idle(f, tot, summary["boundary_gaps"], pytorch, blocking, tool,
+                             host_calls_in_gaps(timeline, gaps) if tot.get("idle_host_ns") else [])
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
 
 

@@ -448,6 +448,11 @@ class CriticalPath(Analyzer):
                   f"({100 * summary['gpu_share']:.0f} % on GPU work"
                   + (f", {100 * on_gpu / path:.0f} % host waits while the GPU was busy" if on_gpu else "") + ").")
         action = (_advice.host_path_action(top, pytorch) or _ACTIONS.get(top, "")).format(top=top_event[:80])
+        if top in ("runtime", "sync") and top_event != top:  # what the call is decides the step: a wait is no overhead
+            what, act = _advice.runtime_path_action(top_event[:80], pytorch)
+            if top == "runtime" or what != "runtime-call overhead":  # a sync event of no known call keeps its step
+                action = act
+                title += f" (largest: {top_event[:80]}, {what.split(':')[0].split(' (')[0]})"
         busy_share = waited.get(top, 0) / float(per.iloc[0]) if per.iloc[0] else 0.0
         if top in WAIT_CLASSES and busy_share >= 0.5:
             # the host waited while the GPU worked: the walk found no recorded dependency to follow (another host

@@ -172,7 +172,8 @@ class OccupancyAnalyzer(Analyzer):
         roof = results.get("roofline") if results else None
         roof_rows = {} if roof is None or roof.skipped or not len(roof.table) else {
             str(x["name"]): x for x in roof.table.drop_duplicates("name").to_dict("records")}
-        found = _occ_findings.findings(table, kin_optin, dis, _WORD, roof_rows, _advice.uses_pytorch(timeline))
+        found = _occ_findings.findings(table, kin_optin, dis, _WORD, roof_rows, _advice.uses_pytorch(timeline),
+                                       _advice.triton_kernels(timeline))
         return AnalysisResult(self.name, table, COLUMNS, summary, found, summary_columns=SUMMARY_COLUMNS)
 
     def _calculate(self, timeline: Timeline, lim, cols: dict, spec_sms: int) -> tuple[np.ndarray, pd.DataFrame]:
@@ -206,16 +207,16 @@ class OccupancyAnalyzer(Analyzer):
             nsms = int(rec.get("num_sms") or spec_sms or 0) or np.nan
             maxt = int(rec.get("max_threads_per_sm") or (lim.max_warps_per_sm * lim.warp_size if lim else 0))
             if not c.calc_ok:
-                res.append(done.setdefault(same, (np.nan, np.nan, "", nsms, np.nan, maxt)))
+                res.append(done.setdefault(same, (np.nan, np.nan, "", nsms, np.nan, maxt, np.nan)))
                 continue
             occ = self._occ(lim, rec, int(c.block_size), int(c.regs_per_thread), int(c.smem_bytes), c)
             kin = self._occ(lim, rec, int(c.block_size), int(c.regs_per_thread), int(c.smem_bytes), c, kineto=True) \
                 if lim.vendor == "nvidia" else occ
-            tied = ", ".join(k for k in N.ORDER if occ.limits.get(k) == occ.active_blocks)
+            tied = ", ".join(k for k in N.ORDER if k in occ.limiters)  # ties: all (smem at the largest carveout)
             res.append(done.setdefault(same, (occ.occupancy_pct, occ.active_blocks, tied, nsms, kin.active_blocks,
-                                              maxt)))
+                                              maxt, occ.smem_limit_max)))
         table = pd.DataFrame(res, columns=["calc_theo", "calc_active", "calc_limiter", "nsms", "kin_active",
-                                           "max_threads"])
+                                           "max_threads", "calc_smem_max"])
         if len(table):
             table["calc_limiter"] = table["calc_limiter"].astype(object)
         return key, pd.concat([cfg, table], axis=1)

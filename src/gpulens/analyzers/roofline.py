@@ -348,5 +348,11 @@ class Roofline(Analyzer):
                                     "(their durations were not recorded)",
             f"{summary['launches_from_counters']} launch(es) from counters, {summary['launches_from_shapes']} from "
             "op shapes; ops without a model: " + (", ".join(sorted(summary["ops_without_model"])) or "none") + ".",
-            severity="info", category="coverage"))
+            severity="info", category="coverage",
+            # a note on what the roofline covers: a next step only when something is missing
+            action="" if cov >= 1.0 else (
+                "For the kernels without a FLOP figure, record op shapes (torch.profiler record_shapes=True, "
+                "with_flops=True) or collect FLOP counters (ncu, rocprof-compute)"
+                + (" — ops without a FLOP model: " + ", ".join(sorted(summary["ops_without_model"])[:5])
+                   if summary["ops_without_model"] else "") + ".")))
         return out

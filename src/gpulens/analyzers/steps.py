@@ -15,7 +15,7 @@ import pandas as pd
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.context import category_mask, context_of
 from gpulens.timeline import Timeline
-from gpulens.units import fmt_ns
+from gpulens.units import fmt_ns, plural
 
 STEP_RE = re.compile(r"^ProfilerStep#(\d+)$")
 #: A step longer than this multiple of the median step is reported as an outlier.
@@ -70,7 +70,7 @@ class Steps(Analyzer):
         if len(table) >= 3 and len(slow):
             worst = slow.loc[slow["dur_ns"].idxmax()]
             findings.append(Finding(
-                f"{len(slow)} of {len(table)} steps took over {OUTLIER_RATIO}× the median step time",
+                f"{len(slow)} of {plural(len(table), 'step')} took over {OUTLIER_RATIO}× the median step time",
                 f"step {int(worst['step'])} took {worst['dur_ns'] / med:.1f}× the median ({fmt_ns(med)}); "
                 "look for one-off work (compilation, allocator growth, data loading, checkpointing) in it.",
                 "warning", "step-time", int((slow["dur_ns"] - med).sum()), rank=int(worst["rank"])))

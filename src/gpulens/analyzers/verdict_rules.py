@@ -120,6 +120,9 @@ class Evidence:
     wave_loss_ns: int | None = None
     family: str = "other"
     library: bool = False
+    #: who generated its code when the trace shows it (:func:`gpulens.analyzers._advice.triton_kernels`:
+    #: ``triton`` / ``aotriton``), None otherwise
+    owner: str | None = None
     pytorch: bool = False
     torch_trace: bool | None = None
     training: bool | None = None
@@ -255,14 +258,14 @@ def _latency_steps(e: Evidence) -> list[str]:
     base = len(steps)  # the fallbacks below add a step when nothing after the fusion step was said
     small_grid = e.waves_per_sm is not None and e.waves_per_sm < SMALL_GRID_WAVES
     full_theory = e.theoretical_occupancy_pct is not None and e.theoretical_occupancy_pct >= 99.5
-    grid_step = _advice.more_blocks(e.family, e.library, e.name).replace("Give the launch more blocks: ",
+    grid_step = _advice.more_blocks(e.family, e.library, e.name, e.owner).replace("Give the launch more blocks: ",
                                                                  "The grid has too few blocks to fill the GPU: ")
     if small_grid:
         from gpulens.analyzers._occ_findings import fill_text, waves_text
 
         if e.mean_blocks is not None and e.num_sms and e.mean_blocks >= FULL_GRID_SHARE * e.num_sms:
             # a block on every SM already: the SMs hold few of the blocks they could — not "too few to fill the GPU"
-            more = _advice.more_blocks(e.family, e.library, e.name).replace(
+            more = _advice.more_blocks(e.family, e.library, e.name, e.owner).replace(
                 "Give the launch more blocks: ", "").replace(" so its grid fills the GPU", " so each SM holds more "
                                                                                          "of them")
             steps.append(f"The grid puts about {e.mean_blocks / e.num_sms:.1f} block(s) on each SM/CU, "
@@ -274,8 +277,8 @@ def _latency_steps(e: Evidence) -> list[str]:
                          f"({waves_text(e.waves_per_sm)} waves): " + grid_step[0].lower() + grid_step[1:])
     elif e.limiter in _LIMITER_STEP and (e.achieved_occupancy_pct is None or e.achieved_occupancy_pct < 60) \
             and not full_theory:  # at 100 % theoretical the "limiter" limits nothing: relaxing it cannot help
-        steps.append(_advice.limiter(e.limiter, e.name, e.pytorch, latency_bound=True)
-                     if e.library or _advice.code_owner(e.name) != "user" else _LIMITER_STEP[e.limiter])
+        steps.append(_advice.limiter(e.limiter, e.name, e.pytorch, latency_bound=True, hint=e.owner)
+                     if e.library or _advice.code_owner(e.name, e.owner) != "user" else _LIMITER_STEP[e.limiter])
     elif full_theory and e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < 60:
         steps.append(f"Achieved occupancy is {e.achieved_occupancy_pct:.0f} % of a theoretical 100 %: no per-block "
                      "resource limits it, so waves finish unevenly or each launch is too short to fill the GPU — "
@@ -292,7 +295,8 @@ def _latency_steps(e: Evidence) -> list[str]:
     occ_high = full_theory and (ach is None or ach >= HIGH_OCCUPANCY_PCT) or (ach is not None
                                                                              and ach >= HIGH_OCCUPANCY_PCT)
     full_grid = e.mean_blocks is not None and bool(e.num_sms) and e.mean_blocks >= FULL_GRID_SHARE * e.num_sms
-    owned = not e.library and _advice.code_owner(e.name) in ("pytorch", "inductor", "nvfuser")
+    owned = not e.library and _advice.code_owner(e.name, e.owner) in ("pytorch", "inductor", "nvfuser", "triton",
+                                                                        "aotriton")
     if len(steps) == base and e.library and full_grid and e.mean_blocks < 2 * e.num_sms:
         # a block on every SM/CU already, about one each: more blocks is not the lever, more blocks *per SM* is
         reach = (f"gives every SM/CU a block ({e.mean_blocks:.0f} on {e.num_sms})" if round(e.mean_blocks) >= e.num_sms
@@ -304,12 +308,12 @@ def _latency_steps(e: Evidence) -> list[str]:
                      "call) or a problem shape it tiles well, or let it pick another algorithm.")
     elif len(steps) == base and occ_high and owned:
         occ = f"{ach:.0f} % achieved" if ach is not None else f"{e.theoretical_occupancy_pct:.0f} % theoretical"
-        step = _advice.owned_kernel_step(e.name, e.family)
+        step = _advice.owned_kernel_step(e.name, e.family, e.owner)
         steps.append(f"Occupancy is not its limit ({occ}), and its code is not yours to change: "
                      + step[0].lower() + step[1:])
     elif len(steps) == base and owned:
         # its code is generated or built into PyTorch: the per-thread code changes below are not the user's to make
-        steps.append(_advice.owned_kernel_step(e.name, e.family))
+        steps.append(_advice.owned_kernel_step(e.name, e.family, e.owner))
     elif len(steps) == base and occ_high:  # occupancy cannot rise (or is already high): more warps is not the lever
         occ = f"{ach:.0f} % achieved" if ach is not None else f"{e.theoretical_occupancy_pct:.0f} % theoretical"
         rows = (", several short rows per warp or block (a warp-per-row variant)" if e.family == "normalisation"

@@ -341,6 +341,7 @@ class Verdicts(Analyzer):
         collectors = {str(x.get("collector", "")) for x in timeline.meta.sources}
         torch_trace = all(c.startswith("kineto") for c in collectors) if collectors else None
         training = _advice.trains(timeline)
+        triton = _advice.triton_kernels(timeline)  # Triton-generated kernels: their knobs, not per-thread code
         k_ctr = counter_src.reindex(kern["event_id"].to_numpy()).to_numpy(dtype=object) if len(counter_src) \
             else np.full(len(kern), np.nan, dtype=object)
         for h in crit.to_dict("records"):
@@ -349,7 +350,8 @@ class Verdicts(Analyzer):
             eff = h["effective_ns"]
             e = Evidence(name, str(h["kind"]), int(h["calls"]), int(eff) if eff == eff else 0, inputs=["timeline"],
                          family=_family(timeline, name, kern.index[pos[0]] if len(pos) else None, op_links),
-                         library=_advice.is_library(name), pytorch=pytorch, training=training, torch_trace=torch_trace,
+                         library=_advice.is_library(name), owner=triton.get(name), pytorch=pytorch, training=training,
+                         torch_trace=torch_trace,
                          shaped_op=_shaped_op(timeline, kern.index[pos[0]] if len(pos) else None, op_links))
             if e.kind == "comm":
                 e.exposed_comm_ns = exposed.get(name, 0)

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from gpulens.cli._console import console as make_console
 from gpulens.errors import EXIT_OK
+from gpulens.units import plural
 
 baseline_app = typer.Typer(no_args_is_help=True, help="Save and list performance baselines for `gpulens gate`.")
 
@@ -35,7 +36,7 @@ def save_cmd(
     cfg = load_config(config)
     base = save_baseline(reports, name, store or default_store(cfg.baseline_dir), force=force)
     con = make_console()
-    con.print(f"Saved baseline '{base.name}' ({len(base.runs)} runs, {len(base.metrics)} metrics, machine "
+    con.print(f"Saved baseline '{base.name}' ({plural(len(base.runs), 'run')}, {plural(len(base.metrics), 'metric')}, machine "
               f"{base.machine_key}) to {base.path}")
     for e in base.excluded:
         con.print(f"  excluded {e['label']}: {e['reason']}", style="yellow")

@@ -63,6 +63,19 @@ def close_cut(data: bytes) -> tuple[bytes, int] | None:
     return bytes(data[:keep]) + b"".join(_PAIR[c] for c in reversed(open_then)), keep
 
 
+def json_error_text(exc: BaseException, size: int | None = None) -> str:
+    """A JSON decoder's error in gpulens's words: msgspec's bare "Input data was truncated" becomes where the text
+    ends and what is lost (``size``: the bytes read, when known); other messages are kept (they name the problem
+    and its position)."""
+    msg = str(exc)
+    if "truncated" in msg.lower():
+        at = f" after {size:,} bytes" if size is not None else ""
+        return (f"the JSON text ends{at} before its closing brackets, with no complete event before the cut: the "
+                "file is truncated (the writer was killed or the copy is incomplete) and nothing in it could be "
+                "read")
+    return msg
+
+
 def decode_cut(path, data: bytes, decode, what: str, compressed: bool = False):
     """``(doc, note)``: ``decode`` applied to the cut JSON ``data`` closed by :func:`close_cut`, and the
     :class:`~gpulens.errors.TruncationNote` marking the result partial (the lost part starts where the kept text
@@ -85,7 +98,7 @@ def decode_cut(path, data: bytes, decode, what: str, compressed: bool = False):
         doc = decode(text)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise TraceFormatError(path, f"truncated {what}: the text ends after {len(data):,} bytes{gz} and the part "
-                                     f"before the cut is not readable either ({exc})") from None
+                                     f"before the cut is not readable either ({json_error_text(exc)})") from None
     return doc, TruncationNote(f"{path}: truncated: the JSON text ends after {len(data):,} bytes{gz} inside an "
                                f"unfinished record; every record before byte {keep:,} is kept, the "
                                f"{len(data) - keep:,} byte(s) after it are not", path, keep)

@@ -40,6 +40,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
+from gpulens.collectors._json_cut import json_error_text
 from gpulens.collectors._assemble import Parts, assemble, categorical
 from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, identify, legacy_autograd_refusal, refusal
 from gpulens.collectors._chrome_json import TolerantDecoder, locate, recover
@@ -194,8 +195,9 @@ class KinetoCollector(Collector):
                         + f"{repairs.get('events dropped', 0)} malformed event(s) dropped")
                 if stop is not None:
                     if not acc.count:
-                        where = locate(tail.doc, exc) if tail.offset == 0 else None
-                        raise TraceFormatError(path, f"not a readable Kineto trace: {exc}"
+                        where = locate(tail.doc, exc) if tail.offset == 0 and "truncated" not in str(exc) else None
+                        raise TraceFormatError(path, "not a readable Kineto trace: "
+                                               + json_error_text(exc, tail.offset + len(tail.doc))
                                                + (f" at {where}" if where else "")
                                                + (" (--lenient repairs control characters and bare inf/nan)"
                                                   if strict and "invalid character" in str(exc) else "")) from None
@@ -207,7 +209,7 @@ class KinetoCollector(Collector):
                     # the events parse: what failed lies outside them (e.g. a broken INFO block); an array form
                     # without its closing ``]`` is legal (Trace Event Format) and needs no warning
                     where = locate(tail.doc, exc) if tail.offset == 0 else None
-                    warnings.append(f"{path}: malformed JSON outside the events ({exc}"
+                    warnings.append(f"{path}: malformed JSON outside the events ({json_error_text(exc)}"
                                     + (f" at {where}" if where else "") + "); the metadata there was skipped, "
                                     f"{acc.count} events kept")
             else:

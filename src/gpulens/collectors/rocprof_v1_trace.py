@@ -26,6 +26,7 @@ from typing import Optional, Union
 import msgspec
 import numpy as np
 
+from gpulens.collectors._json_cut import json_error_text
 from gpulens.collectors._amdcsv import dispatches_from_rows
 from gpulens.collectors._deep import DeepValues
 from gpulens.collectors._dispatch import Dispatches, build_timeline, merge
@@ -123,7 +124,7 @@ class RocprofV1Json(Collector):
             doc = decode(raw.data)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             if "truncated" not in str(exc):
-                raise TraceFormatError(path, f"not readable JSON ({exc})") from None
+                raise TraceFormatError(path, f"not readable JSON ({json_error_text(exc)})") from None
             # cut short (the events come first, the agent description last): every complete event is kept
             doc, cut = decode_cut(path, raw.data, decode, "rocprof results.json", raw.compressed)
         items = doc.traceEvents if isinstance(doc, V1Doc) else doc

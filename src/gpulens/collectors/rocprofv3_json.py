@@ -30,6 +30,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
+from gpulens.collectors._json_cut import json_error_text
 from gpulens.collectors._amd import device_from_sdk_agent
 from gpulens.collectors._chrome_json import locate, repair
 from gpulens.collectors._deep import DeepValues
@@ -344,7 +345,8 @@ class RocprofV3Json(Collector):
         at = locate(data, exc)
         hint = (" (--lenient repairs control characters and bare inf/nan)" if strict and "malformed" in str(exc)
                 and any(repair(data.decode("utf-8", errors="replace"))[1].values()) else "")
-        raise TraceFormatError(path, f"not a readable rocprofv3 JSON file ({exc}{f' at {at}' if at else ''}){hint}")
+        raise TraceFormatError(path, f"not a readable rocprofv3 JSON file ({json_error_text(exc, len(data))}"
+                                     f"{f' at {at}' if at and 'truncated' not in str(exc) else ''}){hint}")
 
     @staticmethod
     def _cut(path: Path, raw: Any, data: bytes, exc: Exception, deep: DeepValues) -> tuple[Root, TruncationNote]:
@@ -357,7 +359,8 @@ class RocprofV3Json(Collector):
                                          f"{' (decompressed)' if raw.compressed else ''}, before any complete record "
                                          "(the writer was killed or the copy is incomplete)") from None
         if closed is None:
-            raise TraceFormatError(path, f"not a readable rocprofv3 JSON file ({exc})") from None
+            raise TraceFormatError(path, "not a readable rocprofv3 JSON file "
+                                         f"({json_error_text(exc, len(data))})") from None
         text, keep = closed
         try:
             root = deep.wrap(_DECODER.decode)(text)

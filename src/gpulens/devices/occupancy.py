@@ -50,7 +50,13 @@ class Occupancy:
     Attributes:
         active_blocks: resident blocks (work-groups) per SM (CU); not capped by the grid.
         limits: blocks per SM allowed by each resource: ``warps``, ``registers``, ``shared_memory``, ``blocks``.
-        limiter: the binding resource (ties broken by :data:`LIMITER_ORDER`).
+        limiter: the binding resource (the first of ``limiters``).
+        limiters: every resource whose limit equals the active blocks, in :data:`LIMITER_ORDER` (ties: all). Shared
+            memory counts as binding only when even the largest carveout the SM supports holds no more blocks
+            (``smem_limit_max``): the driver sizes the carveout to the blocks the other limits allow, so the
+            driver-carveout figure in ``limits`` (what Nsight Compute reports) always ties with the real limiter.
+        smem_limit_max: blocks per SM shared memory allows at the SM's largest carveout (the CUDA Occupancy
+            Calculator's figure with the default preference); equals ``limits["shared_memory"]`` on AMD.
         warps_per_block: warps (waves) per block.
         max_warps: warp (wave) slots per SM (CU).
         regs_per_block: registers allocated per block (NVIDIA; 0 on AMD).
@@ -66,6 +72,8 @@ class Occupancy:
     regs_per_block: int = 0
     smem_per_block: int = 0
     smem_config: int = 0
+    limiters: tuple[str, ...] = ()
+    smem_limit_max: int = 0
 
     @property
     def active_warps(self) -> int:
@@ -89,9 +97,13 @@ class Occupancy:
         return self.occupancy_pct, self.limiter
 
 
-def _pick(limits: dict[str, int]) -> tuple[int, str]:
+def _pick(limits: dict[str, int], smem_max: int | None = None) -> tuple[int, tuple[str, ...]]:
+    """(active blocks, every binding resource in :data:`LIMITER_ORDER`): the minimum of the limits, and the
+    resources at it — shared memory judged at ``smem_max`` (its limit at the largest carveout) when given."""
     active = min(limits.values())
-    return active, next(k for k in LIMITER_ORDER if limits[k] == active)
+    judged = dict(limits, shared_memory=smem_max) if smem_max is not None else limits
+    tied = tuple(k for k in LIMITER_ORDER if judged[k] == active)
+    return active, tied or tuple(k for k in LIMITER_ORDER if limits[k] == active)
 
 
 def cuda_occupancy(lim: ArchLimits, block_size: int, regs_per_thread: int, smem_bytes: int = 0, *,
@@ -130,17 +142,18 @@ def cuda_occupancy(lim: ArchLimits, block_size: int, regs_per_thread: int, smem_
     sm_max = smem_per_sm or lim.smem_per_sm
     configs = [c for c in lim.smem_configs if c <= sm_max] or [sm_max]
     if alloc > per_block_max or alloc > sm_max:
-        limits["shared_memory"], config = 0, sm_max
+        limits["shared_memory"], config, smem_max = 0, sm_max, 0
     elif alloc == 0:
-        limits["shared_memory"], config = INT_MAX, 0
+        limits["shared_memory"], config, smem_max = INT_MAX, 0, INT_MAX
     else:
+        smem_max = sm_max // alloc
         config = sm_max
         if carveout == "driver":
             want = max(1, min(limits["warps"], limits["blocks"], limits["registers"]))
             config = next((c for c in configs if c >= want * alloc), sm_max)
         limits["shared_memory"] = config // alloc
-    active, limiter = _pick(limits)
-    return Occupancy(active, limits, limiter, w, max_warps, regs_block, alloc, config)
+    active, tied = _pick(limits, smem_max)
+    return Occupancy(active, limits, tied[0], w, max_warps, regs_block, alloc, config, tied, smem_max)
 
 
 def _sgpr_waves(sgprs: int) -> int:
@@ -181,8 +194,9 @@ def cdna_occupancy(lim: ArchLimits, block_size: int, arch_vgprs: int, accum_vgpr
     limits["registers"] = simds * per_simd // w if ok else 0
     lds = _round_up(lds_bytes, lim.smem_alloc_unit)
     limits["shared_memory"] = INT_MAX if lds == 0 else (0 if lds > lim.smem_per_sm else lim.smem_per_sm // lds)
-    active, limiter = _pick(limits)
-    return Occupancy(active, limits, limiter, w, lim.max_warps_per_sm, 0, lds, lim.smem_per_sm)
+    active, tied = _pick(limits)
+    return Occupancy(active, limits, tied[0], w, lim.max_warps_per_sm, 0, lds, lim.smem_per_sm, tied,
+                     limits["shared_memory"])
 
 
 def kineto_estimate_pct(active_blocks, grid_blocks, num_sms, block_size, max_threads_per_sm):

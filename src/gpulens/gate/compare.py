@@ -25,6 +25,7 @@ from gpulens.gate.runs import KERNEL_PREFIX, Metric, RunSet, rekey_kernels
 from gpulens.gate.stats import (Comparison, TimingTest, compare_count, decide, family_weights, holm_adjust,
                                 relative_spread, timing_tests)
 from gpulens.timeline.names import kernel_key
+from gpulens.units import plural
 
 #: Environment fields that must match (label, key); the others are reported as notes.
 MUST_MATCH = (("GPU model", "gpus"), ("GPU count", "gpu_count"), ("GPU architecture", "arch"),
@@ -273,7 +274,7 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
                 specs.append((row, spec))
     decide_family(_run_tests(specs, config), config.alpha)
     if candidate.excluded:
-        note = f"{len(candidate.excluded)} of {len(candidate.excluded) + len(candidate.runs)} candidate runs " \
+        note = f"{len(candidate.excluded)} of {plural(len(candidate.excluded) + len(candidate.runs), 'candidate run')} " \
                f"unusable ({'; '.join(sorted({e['reason'] for e in candidate.excluded}))})"
         for r in rows:
             if r.verdict == PASS:
@@ -315,7 +316,9 @@ def _overall(rows: list[MetricResult], cand: RunSet, excluded_note: str) -> tupl
     elif imp:
         v = IMPROVED
     else:
-        return PASS, f"all {len(gating)} gating metrics within their thresholds ({len(cand.runs)} candidate runs)"
+        within = ("the only gating metric within its threshold" if len(gating) == 1 else
+                  f"all {len(gating)} gating metrics within their thresholds")
+        return PASS, f"{within} ({plural(len(cand.runs), 'candidate run')})"
     hit = by[v]
     text = {REGRESSED: "regressed", AMBIGUOUS: "inconclusive", IMPROVED: "improved"}[v]
     if v == AMBIGUOUS:

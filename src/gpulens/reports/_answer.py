@@ -57,10 +57,20 @@ def no_estimate_note(findings: list[Finding]) -> str:
             "gain (listed under Findings).")
 
 
+#: Finding categories that are notes on what the analysis covers, not problems: without an action they have no
+#: next step (their detail is evidence, never shown as a step to take).
+NOTE_CATEGORIES = ("coverage", "profiling-window")
+#: What every reporter shows as the next step of such a note.
+NO_STEP = "none (a note on what the analysis covers)"
+
+
 def next_step(f: Finding, n: int = 240) -> str:
-    """The finding's next step: its ``action``, else the first sentence of its detail that says what to do."""
+    """The finding's next step: its ``action``; else, for a note (:data:`NOTE_CATEGORIES`), :data:`NO_STEP`; else
+    its detail (which says what to do)."""
     if getattr(f, "action", ""):
         return clip(f.action.strip(), n)
+    if getattr(f, "category", "") in NOTE_CATEGORIES:
+        return NO_STEP
     detail = (f.detail or "").strip()
     return clip(detail, n) if detail else "no next step recorded"
 
@@ -82,6 +92,58 @@ def root_findings(findings: list[Finding]) -> list[Finding]:
         seen.add(key)
         out.append(f)
     return out
+
+
+#: How many findings each reporter lists (roots, children under each root); what is left out is counted and named.
+CONSOLE_LIST = (8, 4)
+MARKDOWN_LIST = (10, 6)
+
+
+def finding_tree(findings: list[Finding], max_roots: int | None = None, max_children: int | None = None
+                 ) -> tuple[list[tuple[Finding, int]], int]:
+    """The findings as every reporter lists them: ``(finding, depth)`` in tree order — the roots of
+    :func:`root_findings` in the one ranking order, each followed by the findings that detail it (``parent``; at
+    any depth), ranked the same way (largest time at stake first) — and the number left out by the limits
+    (``max_roots`` roots, ``max_children`` descendants under each root; None: no limit). A child's time is part of
+    its parent's (:func:`gpulens.analyzers._tree.arrange` already shows it with at most the parent's figure)."""
+    from gpulens.analyzers._tree import rank_key
+
+    children: dict[str, list[Finding]] = {}
+    for f in findings:
+        if getattr(f, "parent", None):
+            children.setdefault(f.parent, []).append(f)
+    rows: list[tuple[Finding, int]] = []
+    left = 0
+    listed: set[int] = set()
+
+    def subtree(f: Finding, depth: int, out: list[tuple[Finding, int]]) -> None:
+        for c in sorted(children.get(getattr(f, "key", None) or "", []), key=rank_key):
+            if id(c) in listed or depth > 8:
+                continue
+            listed.add(id(c))
+            out.append((c, depth))
+            subtree(c, depth + 1, out)
+
+    roots = root_findings(findings)
+    for i, r in enumerate(roots):
+        listed.add(id(r))
+        under: list[tuple[Finding, int]] = []
+        subtree(r, 1, under)
+        if max_roots is not None and i >= max_roots:
+            left += 1 + len(under)
+            continue
+        rows.append((r, 0))
+        keep = under if max_children is None else under[:max_children]
+        rows += keep
+        left += len(under) - len(keep)
+    # a child whose chain of parents reaches no listed root (a duplicate key's subtree): left out, counted
+    left += sum(1 for f in findings if id(f) not in listed and getattr(f, "parent", None))
+    return rows, left
+
+
+def more_text(left: int, where: str = "the JSON/HTML report") -> str:
+    """``"+3 more findings in the JSON/HTML report"`` ("" when none are left out)."""
+    return f"+{left:,} more finding{'s' if left != 1 else ''} in {where}" if left else ""
 
 
 def top_findings(findings: list[Finding], n: int = TOP) -> list[Finding]:

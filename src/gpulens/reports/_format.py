@@ -39,7 +39,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from gpulens.analyzers.base import UNITS, is_clock_column as _is_clock_column  # the one definition
-from gpulens.units import MISSING, fmt_count as _fmt_count, fmt_ns, fmt_si, is_missing  # noqa: F401 (re-exported)
+from gpulens.units import MISSING, fmt_count as _fmt_count, fmt_ns, fmt_num, fmt_si, is_missing  # noqa: F401 (re-exported)
 from gpulens.units import share_pct_text  # noqa: F401 (re-exported)
 
 #: Characters of a table cell kept before clipping.
@@ -222,11 +222,11 @@ def fmt_unit(v: Any, unit: str) -> str:
     if unit in ("FLOP", "FLOP/s", "B/s"):
         return fmt_si(f, unit)
     if unit == "FLOP/B":
-        return f"{f:.3g} FLOP/B"
+        return f"{fmt_num(f)} FLOP/B"
     if unit == "count":
         return _fmt_count(f)
     if unit == "ratio":
-        return f"{f:.3g}"
+        return fmt_num(f)
     if unit in ("id", "version"):
         return str(int(f)) if f.is_integer() else str(v)
     if unit == "timestamp":
@@ -234,6 +234,17 @@ def fmt_unit(v: Any, unit: str) -> str:
     if unit == "Hz":
         return fmt_si(f, "Hz")
     return _fmt_plain(f)
+
+
+def limiter_text(v: Any) -> str:
+    """An occupancy limiter cell as a person reads it: every tied resource of the ``limiters`` column, joined with
+    " + " (``"registers, shared_memory"`` → ``"registers + shared memory"``: both bind at the same block count)."""
+    return fmt_unit(v, "text").replace("_", " ").replace(", ", " + ")
+
+
+def with_limiter_text(t: Any) -> Any:
+    """The occupancy table with its ``limiters`` column in words (:func:`limiter_text`), for generic tables."""
+    return t.assign(limiters=t["limiters"].map(limiter_text)) if "limiters" in t else t
 
 
 def fmt_timestamp(ns: Any) -> str:

@@ -12,7 +12,8 @@ import pandas as pd
 
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import SourceReport
-from gpulens.reports._format import column_label, fmt_unit, result_title, summary_items, time_scale, unit_of
+from gpulens.reports._format import (column_label, fmt_unit, limiter_text, result_title, summary_items, time_scale,
+                                     unit_of, with_limiter_text)
 from gpulens.reports._html_pages import _layout, axis_title, findings_table
 from gpulens.reports._html_parts import (
     OKABE_ITO,
@@ -53,10 +54,11 @@ def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
         return _absent("Occupancy", r)
     t = r.table.head(25)
     ys = [f"#{i + 1} {plot_text(n, TICK_CHARS)}" for i, n in enumerate(short_names(t["name"].astype(str)))]
-    hov = [f"{wrap_name(n)}<br>limiter: {plot_text(fmt_unit(lim, 'text'))}" for n, lim in zip(t["name"], t["limiter"])]
+    lims = t["limiters"] if "limiters" in t else t["limiter"]
+    hov = [f"{wrap_name(n)}<br>limiter: {plot_text(limiter_text(lim))}" for n, lim in zip(t["name"], lims)]
     data = [{"type": "bar", "y": ys, "x": _numbers(t["theoretical_occupancy_pct"]), "orientation": "h",
              "name": "theoretical", "marker": {"color": OKABE_ITO[4]},
-             "text": [plot_text(fmt_unit(x, "text").replace("_", " "), 24) for x in t["limiter"]],
+             "text": [plot_text(limiter_text(x), 24) for x in lims],
              "textposition": "inside", "hovertext": hov, "hoverinfo": "text+x"},
             {"type": "bar", "y": ys, "x": _numbers(t["achieved_occupancy_pct"]), "orientation": "h",
              "name": "achieved", "marker": {"color": OKABE_ITO[0], "pattern": {"shape": "/"}}, "hovertext": hov,
@@ -65,10 +67,11 @@ def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
                   xaxis={"title": axis_title("occupancy [% of max warps]"), "range": [0, 102]},
                   yaxis={"autorange": "reversed"})
     cols = ["name", "calls", "time_ns", "block_size", "regs_per_thread", "smem_bytes", "active_blocks_per_sm",
-            "theoretical_occupancy_pct", "achieved_occupancy_pct", "limiter"]
+            "theoretical_occupancy_pct", "achieved_occupancy_pct", "limiters"]
     take = _takeaway(r, f"Theoretical occupancy (with what limits it) and, where measured, achieved occupancy of "
                         f"{len(r.table)} hot kernel(s).")
-    return [Panel("Occupancy of the hot kernels", take, fig, table_html(r.table, cols, max_rows, docs=r.columns))]
+    return [Panel("Occupancy of the hot kernels", take, fig, table_html(with_limiter_text(r.table), cols, max_rows,
+                                                                        docs=r.columns))]
 
 
 def verdict_names(s: SourceReport) -> list[str]:

@@ -16,7 +16,7 @@ import pandas as pd
 
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import SourceReport
-from gpulens.reports._format import column_label, fmt_ns, fmt_unit, is_missing, unit_of
+from gpulens.reports._format import column_label, fmt_ns, fmt_unit, is_missing, limiter_text, unit_of
 from gpulens.reports._html_parts import esc, kv_html
 from gpulens.reports._html_roofline import roof_label
 from gpulens.reports._names import short_names
@@ -154,9 +154,9 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
         r = res["occupancy"]
         parts.append(_part("Occupancy", _bars([("theoretical", oc.get("theoretical_occupancy_pct")),
                                                ("achieved", oc.get("achieved_occupancy_pct"))], "#56B4E9")
-                           + f'<p>Limiter: <strong>{esc(fmt_unit(oc.get("limiter"), "text").replace("_", " "))}'
+                           + f'<p>Limiter: <strong>{esc(limiter_text(oc.get("limiters") or oc.get("limiter")))}'
                              f'</strong></p>' + _kv_row(r, oc, ("name", "theoretical_occupancy_pct",
-                                                                "achieved_occupancy_pct", "limiter"))))
+                                                                "achieved_occupancy_pct", "limiters"))))
     else:
         parts.append(_part("Occupancy", _absent(res.get("occupancy"))))
     if st is not None:

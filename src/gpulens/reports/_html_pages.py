@@ -12,7 +12,7 @@ from typing import Any
 
 from gpulens.devices.naming import arch_text, version_text
 from gpulens.report import SourceReport
-from gpulens.reports._answer import next_step, root_findings, shown_title
+from gpulens.reports._answer import finding_tree, next_step, root_findings, shown_title
 from gpulens.reports._html_answer import answer_html
 from gpulens.units import fmt_share
 from gpulens.reports._format import (breakdown_rest, busy_text, column_label, device_text, fmt_ns, fmt_unit,
@@ -65,17 +65,7 @@ def findings_table(findings: list, max_rows: int) -> str:
     kernel (short name, full name on hover). Children (``parent`` set) are indented under their parent."""
     if not findings:
         return '<p class="note">No findings.</p>'
-    roots = root_findings(findings)
-    children: dict[str, list] = {}
-    for f in findings:
-        if getattr(f, "parent", None):
-            children.setdefault(f.parent, []).append(f)
-    ordered = []
-    for r in roots:
-        ordered.append((r, 0))
-        ordered += [(c, 1) for c in children.get(getattr(r, "key", None) or "", [])]
-    listed = {id(f) for f, _ in ordered}
-    ordered += [(f, 1) for f in findings if id(f) not in listed]
+    ordered, _ = finding_tree(findings)  # every finding, each under the one it details (any depth)
     shorts = dict(zip([f.kernel for f, _ in ordered if f.kernel],
                       short_names([f.kernel for f, _ in ordered if f.kernel])))
     rows = []
@@ -83,7 +73,7 @@ def findings_table(findings: list, max_rows: int) -> str:
         stake = f.time_at_stake_ns
         kern = name_cell(f.kernel, shorts[f.kernel]) if f.kernel else "<td></td>"
         rows.append(f'<tr class="sev-{esc(f.severity)}{" child" if depth else ""}"><td>{esc(f.severity)}</td>'
-                    f'<td class="ftitle">{"↳ " if depth else ""}{esc(shown_title(f))}</td>'
+                    f'<td class="ftitle">{"&#8195;" * max(depth - 1, 0)}{"↳ " if depth else ""}{esc(shown_title(f))}</td>'
                     f'<td class="num" data-v="{stake or 0}">{esc(fmt_ns(stake) if stake else "not quantified")}</td>'
                     f'<td class="advice">{esc(next_step(f, 600))}</td>{kern}</tr>')
     more = (f'<p class="note">Showing {max_rows} of {len(ordered)} findings.</p>' if len(ordered) > max_rows else "")

@@ -9,10 +9,11 @@ from rich.table import Table
 from rich.text import Text
 
 from gpulens.report import Report, SourceReport
-from gpulens.reports._answer import answer, next_step, root_findings, shown_title
+from gpulens.reports._answer import CONSOLE_LIST, answer, finding_tree, more_text, next_step, shown_title
 from gpulens.reports._fit import Col, FirstFit, FitTable, glued, name_col
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text,  # noqa: F401 (fmt_ns: re-export)
-                                     fmt_ns, fmt_unit, launches_text, rank_ranges, roofline_heading)
+                                     fmt_ns, fmt_unit, launches_text, limiter_text, rank_ranges,
+                                     roofline_heading)
 from gpulens.reports._names import short_names
 from gpulens.units import fmt_share
 
@@ -82,14 +83,18 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
         from gpulens.reports.console_other import other_renderables
 
         parts += other_renderables(s)
-    findings = root_findings(s.findings())
-    if findings:
-        rows = [[fmt_ns(f.time_at_stake_ns) if f.time_at_stake_ns else "—", Text(f"[{f.severity}] {shown_title(f)}"),
-                 Text(next_step(f, 160))] for f in findings[:8]]
-        parts.append(FitTable("Findings (largest time at stake first; upper bounds resting on an unverified premise "
-                              "after the rest)",
+    tree, left = finding_tree(s.findings(), *CONSOLE_LIST)
+    if tree:
+        # a finding that details another (its time is part of the parent's) is indented under it
+        rows = [[fmt_ns(f.time_at_stake_ns) if f.time_at_stake_ns else "—",
+                 Text(("  " * (d - 1) + "↳ " if d else "") + f"[{f.severity}] {shown_title(f)}"),
+                 Text(next_step(f, 160))] for f, d in tree]
+        parts.append(FitTable("Findings (largest time at stake first, each followed by the findings that detail it (↳); "
+                              "upper bounds resting on an unverified premise after the rest)",
                               [Col("at stake"), Col("finding", "left", figure=False),
                                Col("next step", "left", figure=False, below=True)], rows))
+        if left:
+            parts.append(Text(more_text(left), style="dim"))
     if tl.meta.warnings:
         parts.append(Text("\n".join(f"warning: {w}" for w in tl.meta.warnings[:10]), style="yellow"))
     # a number and its unit never break apart when a line wraps ("10 %" split as "10" / "% of the span")
@@ -170,7 +175,7 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
         rows = [[Text(short), fmt_unit(r.block_size, "count"), fmt_unit(r.regs_per_thread, "count"),
                  fmt_unit(r.smem_bytes, "count"), fmt_unit(r.active_blocks_per_sm, "count"),
                  _num(r.theoretical_occupancy_pct), _num(r.achieved_occupancy_pct),
-                 fmt_unit(r.limiter, "text").replace("_", " "), fmt_unit(getattr(r, "waves_per_sm", None), "ratio")]
+                 limiter_text(getattr(r, "limiters", r.limiter)), fmt_unit(getattr(r, "waves_per_sm", None), "ratio")]
                 for r, short in zip(ot.itertuples(), short_names(ot["name"].astype(str), 32))]
         cols = [name_col(), Col("block"), Col("regs", optional=True),
                 Col("smem B", optional=True), Col("blk/SM", optional=True), Col("theor %"), Col("achv %"),

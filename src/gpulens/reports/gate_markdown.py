@@ -13,6 +13,7 @@ from gpulens.gate.result import MARKS, PASS, GateResult, MetricResult
 from gpulens.reports.gate_fmt import (CENTER_NOTE, ci_label, fmt_center, fmt_change, fmt_ci, fmt_p, fmt_threshold,
                                      metric_label, metric_labels)
 from gpulens.reports._md_safe import neutralise
+from gpulens.units import plural
 
 #: GitHub's maximum comment body is 65,536 characters; stay below it with a margin.
 DEFAULT_LIMIT = 65_000
@@ -77,7 +78,7 @@ def render(result: GateResult, limit: int = DEFAULT_LIMIT, top: int = 10) -> str
     dropped += dropped2
     body = top_table
     if rest:
-        body += f"\n<details><summary>The other {len(rest)} metrics</summary>\n\n{detail_table}\n</details>\n"
+        body += f"\n<details><summary>The other {plural(len(rest), 'metric')}</summary>\n\n{detail_table}\n</details>\n"
     if dropped:
         body += f"\n… {dropped} more rows omitted to stay under {limit:,} characters (see the JSON output)\n"
     out = text + body + foot

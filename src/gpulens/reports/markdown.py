@@ -15,11 +15,11 @@ import pandas as pd
 
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import Report, SourceReport
-from gpulens.reports._answer import answer, next_step, root_findings, shown_title
+from gpulens.reports._answer import MARKDOWN_LIST, answer, finding_tree, more_text, next_step, shown_title
 from gpulens.units import fmt_share
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, clip, column_label, device_text,
                                      fmt_ns, fmt_unit, launches_text, rank_ranges, result_title, roofline_heading,
-                                     stake_notes, unit_of, window_text)
+                                     stake_notes, unit_of, window_text, with_limiter_text)
 from gpulens.reports._html_parts import is_name_column
 from gpulens.reports._md_safe import neutralise
 from gpulens.reports._names import short_names
@@ -89,13 +89,20 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         f"{fmt_ns(sm['kernel_time_ns'])} summed, {fmt_ns(sm.get('kernel_busy_ns'))} busy (union) |",
         f"| performance-critical set | {hsum.get('critical_count', 0)} kernels, "
         f"{fmt_share(hsum.get('critical_share'), 0)} of kernel time |"])
-    findings = root_findings(s.findings())
-    if findings:
+    tree, left = finding_tree(s.findings(), *MARKDOWN_LIST)
+    if tree:
         lines = ["### Findings", ""]
-        for i, f in enumerate(findings[:10]):
+        i = 0
+        for f, d in tree:
             stake = f" — {fmt_ns(f.time_at_stake_ns)} at stake" if f.time_at_stake_ns else ""
-            lines.append(f"{i + 1}. **{f.severity}** {md_text(shown_title(f), 360)}{stake}. "
-                         f"Next: {md_text(next_step(f, 300), 300)}")
+            text = f"**{f.severity}** {md_text(shown_title(f), 360)}{stake}. Next: {md_text(next_step(f, 300), 300)}"
+            if d:  # details its parent (its time is part of the parent's): a nested bullet
+                lines.append("   " * d + f"- {text}")
+            else:
+                i += 1
+                lines.append(f"{i}. {text}")
+        if left:
+            lines += ["", f"_{more_text(left)}_"]
         yield "\n".join(lines)
     bd = s.results.get("breakdown")
     if bd is not None and not bd.skipped and len(bd.table):
@@ -128,12 +135,12 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
     for name, cols in (("roofline", ["name", "time_ns", "arithmetic_intensity", "flops_per_s", "precision", "bound",
                                      "roof_pct"]),
                        ("occupancy", ["name", "time_ns", "block_size", "regs_per_thread", "theoretical_occupancy_pct",
-                                      "achieved_occupancy_pct", "limiter"]),
+                                      "achieved_occupancy_pct", "limiters"]),
                        ("rank_kernels", ["rank", "name", "calls", "time_ns", "share"])):
         r = s.results.get(name)
         if r is not None and not r.skipped and len(r.table):
             title = roofline_heading(r.summary) if name == "roofline" else result_title(name)
-            yield f"### {md_text(title, 200)}\n\n" + md_table(r.table, cols, rows, docs=r.columns)
+            yield f"### {md_text(title, 200)}\n\n" + md_table(with_limiter_text(r.table), cols, rows, docs=r.columns)
     for name, r in s.results.items():
         if name not in _OWN:
             yield _generic(name, r, rows)

@@ -1,0 +1,90 @@
+"""Small things a person reads: a note is not a next step, numbers never print in Python's exponent form, counts
+agree with their nouns, and a truncated file is named with what was lost — each checked against values written
+here by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+import gpulens
+from gpulens.analyzers.base import Finding
+from gpulens.reports._answer import NO_STEP, next_step
+from gpulens.reports._format import fmt_unit
+from gpulens.units import fmt_num, plural
+
+
+# ---- a coverage note has no next step ------------------------------------------------------------------------------
+
+def test_coverage_note_is_not_shown_as_a_next_step():
+    note = Finding("FLOPs known for 100 % of the critical kernels' time", "0 launch(es) from counters, 40 from op "
+                   "shapes; ops without a model: none.", category="coverage")
+    assert next_step(note) == NO_STEP
+    # a finding whose detail is its advice keeps it (idle causes carry their step in the detail)
+    idle = Finding("GPU idle waiting for the host", "Move work off the host thread.", category="host-bound")
+    assert next_step(idle) == "Move work off the host thread."
+
+
+def test_demo_lists_no_coverage_detail_as_a_step():
+    rep = gpulens.analyze([gpulens.demo_path()] if hasattr(gpulens, "demo_path") else [_demo()])
+    fs = [f for f in rep.sources[0].findings() if f.category == "coverage"]
+    assert fs
+    for f in fs:
+        assert next_step(f) != f.detail and "launch(es) from counters" not in next_step(f)
+
+
+def _demo():
+    from importlib import resources
+
+    return resources.files("gpulens") / "data" / "demo_h100_bert-small.pt.trace.json.gz"
+
+
+# ---- numbers --------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("v,text", [(30_000, "30,000"), (29_999.6, "30,000"), (1_234_567.8, "1,234,568"),
+                                    (74.66, "74.7"), (1.0666, "1.07"), (0.061, "0.061"), (0.00058, "0.00058"),
+                                    (0.0000583, "5.8e-5"), (0, "0"), (999.96, "1,000")])
+def test_numbers_never_in_python_exponent_form(v, text):
+    assert fmt_num(v) == text
+    assert fmt_unit(v, "ratio") == text  # waves, ratios in every table
+    assert "e+" not in fmt_unit(v, "FLOP/B")
+
+
+def test_waves_in_finding_text():
+    from gpulens.analyzers._occ_findings import waves_text
+
+    assert waves_text(30_000.0) == "30,000" and waves_text(1.19) == "1.19" and waves_text(0.00058) == "0.00058"
+
+
+# ---- counts agree with their nouns --------------------------------------------------------------------------------
+
+def test_one_candidate_run_is_singular():
+    from gpulens.gate.compare import _overall
+    from gpulens.gate.result import MetricResult
+    from gpulens.gate.runs import RunSet
+
+    row = MetricResult("span_ns", "timing", "ns", "lower", "PASS", True, "within")
+    one = RunSet([{"label": "r0"}], [], {}, "m", 1, {})
+    verdict, reason = _overall([row], one, "")
+    assert verdict == "PASS" and "(1 candidate run)" in reason and "only gating metric within its threshold" in reason
+    two = RunSet([{"label": "r0"}, {"label": "r1"}], [], {}, "m", 1, {})
+    assert "(2 candidate runs)" in _overall([row, row], two, "")[1]
+    assert plural(1, "run") == "1 run" and plural(3, "run") == "3 runs"
+
+
+# ---- a truncated file: named, with what was lost ------------------------------------------------------------------
+
+def test_truncated_json_before_any_event_is_explained(tmp_path, capsys):
+    from gpulens.cli import main
+
+    p = tmp_path / "cut.pt.trace.json"
+    text = '{"schemaVersion": 1, "traceEvents": [{"ph": "X", "name": "k", "ts": 1, "dur"'
+    p.write_text(text)
+    try:
+        rc = main(["analyze", str(p), "--no-cache"])
+    except SystemExit as ex:
+        rc = ex.code
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert "Input data was truncated" not in err
+    assert "cut.pt.trace.json" in err and f"ends after {len(text)} bytes" in err and "truncated" in err
+    assert "nothing in it could be read" in err and "Traceback" not in err
