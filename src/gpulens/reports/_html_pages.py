@@ -99,7 +99,9 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
     hs = s.results.get("hotspots")
     hsum = hs.summary if hs is not None else {}
     devices = device_text(tl.meta.devices, s.device)
-    status = s.status + (" — input truncated, results are partial" if tl.meta.truncated else "")
+    from gpulens.reports._answer import partial_reason
+
+    status = s.status + (f" — {partial_reason(s)}" if partial_reason(s) else "")
     kv = kv_html([
         ("input", s.label), ("status", status), ("device", devices), ("ranks", ", ".join(map(str, sm["ranks"]))),
         ("GPU span", busy_text(sm)),
