@@ -144,3 +144,15 @@ def test_cached_truncated_file_still_warns_with_quiet(tmp_path, capsys, monkeypa
         errs.append(err)
     assert errs[0] == errs[1] and errs[0].count("\n") == 1 and "input truncated" in errs[0]
     assert json.loads((tmp_path / "r.json").read_text())["status"] == "partial"
+
+
+def test_an_unreadable_file_of_a_rank_not_selected_is_no_loss(tmp_path, capsys):
+    # --ranks 0,1 asks for the two readable ranks: the empty rank-3 file is not part of what was asked
+    d, _ = _broken_dir(tmp_path)
+    (d / "sampled_rank-2.json.gz").unlink()
+    code, _, err = _run(capsys, "analyze", d, "-q", "--no-cache", "--ranks", "0,1", "--json", tmp_path / "r.json")
+    src = json.loads((tmp_path / "r.json").read_text())["sources"][0]
+    assert code == 0 and src["status"] == "ok" and src["unread_files"] == [] and err == ""
+    code, _, err = _run(capsys, "analyze", d, "-q", "--no-cache", "--ranks", "0-3", "--json", tmp_path / "r.json")
+    src = json.loads((tmp_path / "r.json").read_text())["sources"][0]
+    assert code == 0 and src["status"] == "partial" and "1 of 3 rank files could not be read" in err

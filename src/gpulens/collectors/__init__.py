@@ -261,6 +261,12 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         notes = number_rankless(labelled)  # rank-less files (or one per process) must not all become rank 0
         tl = assemble([t for _, t in labelled])  # tables built once for all files
         tl.meta.warnings = [f"{p}: {n}" for n in notes] + tl.meta.warnings
+        if select is not None and select.ranks is not None:  # an unusable file of a rank not asked for is no loss
+            from gpulens.collectors._parallel import _RANK_IN_NAME
+
+            named = {f: _RANK_IN_NAME.search(f.name) for f, _ in skipped}
+            skipped = [(f, why) for f, why in skipped
+                       if f in failed or named[f] is None or select.wants_rank(int(named[f].group(1)))]
         lost = [(f, why) for f, why in skipped if f in failed or _rank_like(f, labelled_files)]
         ignored = [(f, why) for f, why in skipped if (f, why) not in lost]
         tl.meta.rank_files = len(labelled) + len(lost)
