@@ -6,6 +6,7 @@ import gzip
 import shutil
 import sqlite3
 import time
+from pathlib import Path
 
 import pytest
 
@@ -117,13 +118,17 @@ def test_unusable_rank_file_is_reported_with_counts(tmp_path):
     d, good = _rank_dir(tmp_path)
     tl = collect(d)
     assert len(tl.ranks) == good == 2
-    (w,) = [w for w in tl.meta.warnings if "not read" in w]
-    assert f"used {good} of {good + 2} files" in w and "rank-7.json.gz (" in w and "rank-8.json (file is empty)" in w
+    (w,) = [w for w in tl.meta.warnings if "could not be read" in w]
+    assert f"2 of {good + 2} rank files could not be read" in w and "rank-7.json.gz: " in w \
+        and "rank-8.json: file is empty" in w
+    assert tl.meta.rank_files == good + 2 and sorted(Path(f).name for f in tl.meta.unread) == ["rank-7.json.gz",
+                                                                                               "rank-8.json"]
 
 
 def test_strict_makes_an_unusable_rank_file_an_error(tmp_path, capsys):
     d, good = _rank_dir(tmp_path)
-    assert main(["analyze", "-q", "--no-cache", str(d)]) == 0
+    assert main(["analyze", "-q", "--no-cache", str(d)]) == 0  # a partial result: one warning line on stderr
+    assert "partial result" in capsys.readouterr().err
     assert main(["analyze", "-q", "--no-cache", "--strict", str(d)]) == 2
     err = capsys.readouterr().err
     assert f"2 of {good + 2} files cannot be used" in err and err.count("\n") == 1
@@ -141,8 +146,9 @@ def test_unreadable_rank_file_is_reported(tmp_path, monkeypatch):
 
     monkeypatch.setattr(type(d), "open", deny)
     tl = collect(d)
-    (w,) = [w for w in tl.meta.warnings if "not read" in w]
-    assert f"used {good} of {good + 1} files" in w and "rank-7.json.gz (cannot read file (Permission denied))" in w
+    (w,) = [w for w in tl.meta.warnings if "could not be read" in w]
+    assert f"1 of {good + 1} rank files could not be read" in w \
+        and "rank-7.json.gz: cannot read file (Permission denied)" in w
 
 
 def test_cache_is_not_stale_after_an_in_place_rewrite_with_the_same_size_and_mtime(tmp_path, monkeypatch):

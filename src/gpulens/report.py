@@ -41,8 +41,8 @@ class SourceReport:
 
     @property
     def status(self) -> str:
-        """``"ok"``, ``"partial"`` (input truncated) or ``"no_gpu_work"`` (no GPU event, no kernel summary and no
-        counter rows of kernels)."""
+        """``"ok"``, ``"partial"`` (input truncated, or rank files of a rank directory could not be read) or
+        ``"no_gpu_work"`` (no GPU event, no kernel summary and no counter rows of kernels)."""
         if "status" not in self.cached:
             self.cached["status"] = self._status()
         return self.cached["status"]
@@ -55,7 +55,8 @@ class SourceReport:
         has_gpu = bool(context_of(self.timeline).mask_of(*GPU_KINDS).any())  # kind codes only: no row copy
         if not has_gpu and not has_summary_kernels(self.timeline):
             return "no_gpu_work"
-        return "partial" if self.timeline.meta.truncated else "ok"
+        meta = self.timeline.meta
+        return "partial" if meta.truncated or getattr(meta, "unread", None) else "ok"
 
     @property
     def summary(self) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from gpulens.analyzers import _hier_metrics as H
 from gpulens.analyzers._hot import device_record, hot_kernels, no_hot_kernels_reason
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import text_series
-from gpulens.analyzers.roofline import ABOVE_ROOF_PCT
+from gpulens.analyzers.roofline import ABOVE_ROOF_PCT, at_most_roof
 from gpulens.timeline import Timeline
 
 COLUMNS = {
@@ -47,13 +47,13 @@ _MEASURED_FLOPS = ("MFMABF16Flops", "MFMAF16Flops", "MFMAF32Flops", "MFMAF64Flop
 
 
 def _pct_of_attainable(achieved: float, attainable: float) -> float:
-    """achieved / attainable × 100 [%]; NaN when unknown or above the roof (beyond
+    """achieved / attainable × 100 [%] (at most 100: :func:`~gpulens.analyzers.roofline.at_most_roof`); NaN when
+    unknown or above the roof (beyond
     :data:`~gpulens.analyzers.roofline.ABOVE_ROOF_PCT`: the figures, not the kernel, are off — no GPU beats its
     roof)."""
     if not (attainable and attainable == attainable and achieved == achieved):
         return np.nan
-    pct = 100 * achieved / attainable
-    return pct if pct <= ABOVE_ROOF_PCT else np.nan
+    return at_most_roof(100 * achieved / attainable)
 
 
 class HierarchicalRoofline(Analyzer):

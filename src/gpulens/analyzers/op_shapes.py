@@ -29,7 +29,7 @@ from gpulens.analyzers.context import context_of
 from gpulens.analyzers._optree import op_tree
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.op_rollup import per_call
-from gpulens.analyzers.roofline import ABOVE_ROOF_PCT
+from gpulens.analyzers.roofline import ABOVE_ROOF_PCT, at_most_roof
 from gpulens.timeline import Timeline
 
 _NV_LAYOUT = re.compile(r"_(nn|nt|tn|tt)(?:_|$)", re.I)
@@ -167,7 +167,7 @@ def _rates(t: pd.DataFrame, device: Any) -> pd.DataFrame:
     # a possible rate above the peak of the dtype's precision: the op ran at another precision than its inputs'
     # dtype says (autocast, TF32, FP8 scaling): that peak is not its roof — % of peak unknown, the rate stays
     wrong_roof = (t["peak_pct"] > ABOVE_ROOF_PCT).to_numpy()
-    t.loc[wrong_roof, "peak_pct"] = np.nan
+    t["peak_pct"] = at_most_roof(t["peak_pct"])  # NaN above the allowance, 100 within it (rounding of times)
     t.attrs["wrong_roof"] = int(wrong_roof.sum())
     return t.sort_values(["gpu_time_ns"], ascending=False, kind="stable").reset_index(drop=True)
 

@@ -68,6 +68,17 @@ NEITHER_PCT = ROOF_BOUND_PCT
 ABOVE_ROOF_PCT = 100.5
 
 
+def at_most_roof(pct: Any) -> Any:
+    """An attained share of a roof or peak [%] as shown: unchanged up to 100; 100 between 100 and
+    :data:`ABOVE_ROOF_PCT` (the rounding of recorded times, not a kernel beating its roof — never "100.2 % of
+    peak"); NaN (unknown) above it or when unknown. Works on a float or a numpy array / pandas Series."""
+    x = np.asarray(pct, dtype=float)
+    out = np.where(x > ABOVE_ROOF_PCT, np.nan, np.minimum(x, 100.0))
+    if isinstance(pct, pd.Series):
+        return pd.Series(out, index=pct.index, name=pct.name)
+    return float(out) if out.ndim == 0 else out
+
+
 def _above_roof(pct: float, from_counters: bool) -> str | None:
     """Why a kernel's attained share of its roof is unknown when its figures exceed the roof, or None."""
     if not (pct == pct and pct > ABOVE_ROOF_PCT):
@@ -276,8 +287,10 @@ class Roofline(Analyzer):
             note = _above_roof(sheet_pct, bool(from_ctr[i]))
             if note:  # no GPU runs above its roof: the figures, not the kernel, are off — attained rates unknown
                 pct = sheet_pct = fps = bps = np.nan
-            elif pct == pct and pct > 100.0:  # above the achievable figure, within the datasheet roof: at its roof
-                pct = 100.0
+            else:  # above the achievable figure, within the datasheet roof: at its roof (and the datasheet
+                # share within its rounding allowance: at the datasheet roof)
+                pct = min(pct, 100.0) if pct == pct else pct
+                sheet_pct = at_most_roof(sheet_pct)
             bound = bound_of(pct, side)
             row.update(flops=flops, bytes=nbytes, flops_per_s=fps, bytes_per_s=bps, arithmetic_intensity=ai,
                        precision=prec[i], peak_flops_per_s=pf, compute_roof=roof, peak_bytes_per_s=bw,

@@ -69,7 +69,19 @@ def _serve_stored(inputs: list[Path], strict: bool, format: str | None, select: 
         write_output(out, got[module], inputs)
         if not quiet:
             console.print(f"{what} written to {out}")
+    if quiet:
+        _warn_partial(got["partial"])
     return True
+
+
+def _warn_partial(lines: list[str]) -> None:
+    """With ``--quiet`` (no summary, whose first line says it), one stderr line per source whose results are
+    partial: a script or CI job still sees that ranks are missing or an input was truncated (exit status 0, as for
+    any result; the JSON report says ``"status": "partial"`` and ``partial_reason``)."""
+    import sys
+
+    for line in lines:
+        sys.stderr.write(f"gpulens: warning: partial result: {line}\n")
 
 
 def register(app: typer.Typer) -> None:
@@ -114,7 +126,9 @@ def register(app: typer.Typer) -> None:
     ) -> int:
         """Analyze traces: device, span, GPU busy %, time breakdown and the kernels that matter.
 
-        Exit codes: 0 ok, 2 unreadable input or bad usage (also a truncated file whose readable part holds no GPU
+        Exit codes: 0 ok (also a partial result: an input truncated, or rank files of a directory that could not be
+        read — said first in the summary, on stderr with --quiet, and as "status": "partial" in the JSON report),
+        2 unreadable input or bad usage (also a truncated file whose readable part holds no GPU
         event), 5 inputs contain no GPU work.
         """
         inputs = list(paths or [])
@@ -149,6 +163,10 @@ def register(app: typer.Typer) -> None:
 
         if not quiet:
             _print_summary(console, console_summary(report, console, top))
+        else:
+            from gpulens.reports.render_cache import partial_lines
+
+            _warn_partial(partial_lines(report))
         for out, module, what in outputs:
             write_output(out, render_as(report, module), inputs)
             if not quiet:

@@ -109,6 +109,26 @@ def _why_unreadable(f: Path) -> str:
     return "file is empty" if empty else "not a recognised trace format"
 
 
+def _trace_suffix(f: Path) -> str:
+    """The format suffix of a file name, compression left aside: ``.json`` for ``rank-3.pt.trace.json.gz``."""
+    suffixes = [x.lower() for x in f.suffixes]
+    while suffixes and suffixes[-1] in (".gz", ".gzip"):
+        suffixes.pop()
+    return suffixes[-1] if suffixes else ""
+
+
+def _rank_like(f: Path, read: list[Path]) -> bool:
+    """Whether a file of a rank directory that could not be used is one of the run's rank files (so the run is
+    missing a rank: a partial result) rather than a stray non-trace file (a README, a launch script, a log): its
+    name carries a rank number (``rank-7``, ``rank_7``), or it has the format suffix of the files that were read
+    (an empty or corrupt ``.json`` among ``.json.gz`` rank traces)."""
+    from gpulens.collectors._parallel import _RANK_IN_NAME
+
+    if _RANK_IN_NAME.search(f.name):
+        return True
+    return _trace_suffix(f) != "" and _trace_suffix(f) in {_trace_suffix(r) for r in read}
+
+
 def _listed(skipped: list[tuple[Path, str]], first: int = 8) -> str:
     """``"name (why); ..."`` for the first ``first`` unusable files of a directory, then how many more."""
     return "; ".join(f"{f.name} ({why})" for f, why in skipped[:first]) + (
@@ -225,12 +245,15 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         n_found = len(files) + len(skipped)
         labelled = []
         formats = [sniffed[f].name for f in files]
+        failed, labelled_files = set(), []
         for f, got in zip(files, load_many(files, strict, select, cache, workers, scheduler, parts=True,
                                            formats=formats)):
             if isinstance(got, GpulensError):
                 skipped.append((f, getattr(got, "reason", None) or str(got)))
+                failed.add(f)  # recognised as a trace, then could not be read: a lost rank file
             elif got is not None:
                 labelled.append((str(f.relative_to(p)), got))
+                labelled_files.append(f)
         listed = _listed(skipped)
         if skipped and (require_all or not labelled):
             raise TraceFormatError(p, f"{len(skipped)} of {n_found} files cannot be used: {listed}"
@@ -238,8 +261,21 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         notes = number_rankless(labelled)  # rank-less files (or one per process) must not all become rank 0
         tl = assemble([t for _, t in labelled])  # tables built once for all files
         tl.meta.warnings = [f"{p}: {n}" for n in notes] + tl.meta.warnings
-        if skipped:
-            tl.meta.warnings.append(f"{p}: used {len(labelled)} of {n_found} files; not read: {listed}")
+        if select is not None and select.ranks is not None:  # an unusable file of a rank not asked for is no loss
+            from gpulens.collectors._parallel import _RANK_IN_NAME
+
+            named = {f: _RANK_IN_NAME.search(f.name) for f, _ in skipped}
+            skipped = [(f, why) for f, why in skipped
+                       if f in failed or named[f] is None or select.wants_rank(int(named[f].group(1)))]
+        lost = [(f, why) for f, why in skipped if f in failed or _rank_like(f, labelled_files)]
+        ignored = [(f, why) for f, why in skipped if (f, why) not in lost]
+        tl.meta.rank_files = len(labelled) + len(lost)
+        tl.meta.unread = {str(f): why for f, why in lost}
+        if lost:  # the run is missing ranks: its figures are partial (the report says so at its top, JSON status)
+            tl.meta.warnings.insert(0, f"{p}: {tl.meta.unread_text()}")
+        if ignored:
+            tl.meta.warnings.append(f"{p}: {len(ignored)} file(s) in the folder are not traces and were not read: "
+                                    f"{_listed(ignored)}")
         return tl
     from gpulens.collectors._io import read_input
 

@@ -232,7 +232,8 @@ def _kernel_rows(source: dict[str, Any]) -> list[dict[str, Any]]:
 def collect_runs(paths: Iterable[str | Path], reports: list[dict[str, Any]] | None = None) -> RunSet:
     """Load reports and gather per-metric samples over every usable source.
 
-    Sources with status ``no_gpu_work`` or ``partial`` (truncated input) are excluded and listed with the reason.
+    Sources with status ``no_gpu_work`` or ``partial`` (truncated input, rank files not read) are excluded and listed
+    with the reason.
 
     Args:
         paths: report (or trace) files.
@@ -257,7 +258,9 @@ def collect_runs(paths: Iterable[str | Path], reports: list[dict[str, Any]] | No
             elif status == "no_gpu_work":
                 excluded.append({**info, "reason": "no GPU work (0 kernels): the workload failed or was not profiled"})
             elif status == "partial" or s.get("truncated"):
-                excluded.append({**info, "reason": "input truncated: the run's totals cover only part of it"})
+                why = s.get("partial_reason")  # rank files not read and/or where the input stops
+                excluded.append({**info, "reason": f"partial result: {why}" if isinstance(why, str) and why else
+                                 "input truncated: the run's totals cover only part of it"})
             else:
                 runs.append(info)
                 usable.append((s, rep))

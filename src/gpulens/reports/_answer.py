@@ -175,6 +175,21 @@ def truncated_text(tl: Any) -> str:
         "it stops before its end"
 
 
+def partial_reason(s: Any) -> str:
+    """Why a source's results are partial, in one line (``""`` when they are not): the rank files that could not be
+    read (:meth:`~gpulens.timeline.timeline.TimelineMeta.unread_text`) and where truncated inputs stop. The one text
+    shown by the console (at the top and in the status row), the HTML, the Markdown and the JSON
+    (``partial_reason``), and read back by the gate."""
+    meta = s.timeline.meta
+    parts = []
+    unread = meta.unread_text() if getattr(meta, "unread", None) else ""
+    if unread:
+        parts.append(unread)
+    if meta.truncated:
+        parts.append(f"input truncated — {truncated_text(s.timeline)}: the figures cover the part read")
+    return "; ".join(parts)
+
+
 def _gpu_count(s: Any) -> int:
     """GPUs with GPU work in the source (from the breakdown; 1 when unknown)."""
     bd = s.results.get("breakdown")
@@ -231,6 +246,9 @@ def answer(s: Any) -> Answer:
     tail = f", and most kernel time is {kv}" if kv and kv not in (verdict, "undetermined") else ""
     if s.timeline.meta.truncated:  # every figure covers only the part of the input that could be read
         tail += f" (input truncated — {truncated_text(s.timeline)}: the figures cover the part read)"
+    if getattr(s.timeline.meta, "unread", None):  # ranks missing: every figure covers the ranks that were read
+        tail += (f" ({len(s.timeline.meta.unread)} of {max(s.timeline.meta.rank_files, len(s.timeline.meta.unread))} "
+                 "rank files could not be read: the figures cover the others)")
     if verdict:
         from gpulens.analyzers.bottlenecks import class_label
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from gpulens.devices.naming import arch_text, version_text
 from gpulens.report import SourceReport
-from gpulens.reports._answer import finding_tree, next_step, root_findings, shown_title
+from gpulens.reports._answer import finding_tree, next_step, shown_title
 from gpulens.reports._html_answer import answer_html
 from gpulens.units import fmt_share
 from gpulens.reports._format import (breakdown_rest, busy_text, column_label, device_text, fmt_ns, fmt_unit,
@@ -89,7 +89,9 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
     hs = s.results.get("hotspots")
     hsum = hs.summary if hs is not None else {}
     devices = device_text(tl.meta.devices, s.device)
-    status = s.status + (" — input truncated, results are partial" if tl.meta.truncated else "")
+    from gpulens.reports._answer import partial_reason
+
+    status = s.status + (f" — {partial_reason(s)}" if partial_reason(s) else "")
     kv = kv_html([
         ("input", s.label), ("status", status), ("device", devices), ("ranks", ", ".join(map(str, sm["ranks"]))),
         ("GPU span", busy_text(sm)),

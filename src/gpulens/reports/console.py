@@ -9,7 +9,8 @@ from rich.table import Table
 from rich.text import Text
 
 from gpulens.report import Report, SourceReport
-from gpulens.reports._answer import CONSOLE_LIST, answer, finding_tree, more_text, next_step, shown_title
+from gpulens.reports._answer import (CONSOLE_LIST, answer, finding_tree, more_text, next_step, partial_reason,
+                                      shown_title)
 from gpulens.reports._fit import Col, FirstFit, FitTable, glued, name_col
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text,  # noqa: F401 (fmt_ns: re-export)
                                      fmt_ns, fmt_unit, launches_text, limiter_text, rank_ranges,
@@ -38,6 +39,9 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     sm = s.summary
     tl = s.timeline
     parts: list = [answer_renderable(s)]
+    partial = partial_reason(s)
+    if partial:  # first thing a reader sees: the figures below cover only part of the run
+        parts.insert(0, Text(f"PARTIAL RESULT: {partial}\n", style="bold yellow"))
     devs = device_text(tl.meta.devices, s.device)
     head = Table.grid(padding=(0, 2))
     head.add_column(style="bold")
@@ -47,7 +51,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     head.add_row("device", devs)
     head.add_row("ranks", rank_ranges(sm["ranks"]) + (f"  ({len(sm['ranks']):,} ranks)" if len(sm["ranks"]) > 2
                                                         else ""))
-    head.add_row("status", s.status + ("  (input truncated: results are partial)" if tl.meta.truncated else ""))
+    head.add_row("status", s.status + (f"  ({partial})" if partial else ""))
     busy = f", {fmt_ns(sm['kernel_busy_ns'])} busy (union)" if sm.get("kernel_busy_ns") is not None else ""
     head.add_row("kernels", f"{launches_text(sm)}, "
                  + (f"{fmt_ns(sm['kernel_time_ns'])} summed{busy}" if sm.get("kernel_time_ns") is not None

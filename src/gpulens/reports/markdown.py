@@ -15,7 +15,8 @@ import pandas as pd
 
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import Report, SourceReport
-from gpulens.reports._answer import MARKDOWN_LIST, answer, finding_tree, more_text, next_step, shown_title
+from gpulens.reports._answer import (MARKDOWN_LIST, answer, finding_tree, more_text, next_step, partial_reason,
+                                      shown_title)
 from gpulens.units import fmt_share
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, clip, column_label, device_text,
                                      fmt_ns, fmt_unit, launches_text, rank_ranges, result_title, roofline_heading,
@@ -79,7 +80,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         f"> **Verdict:** {md_text(a.sentence, 400)}",
         *(["", *top] if top else ["", md_text(a.note, 300)] if a.note else []), "",
         "| | |", "|---|---|",
-        f"| status | {s.status}{' (input truncated: results are partial)' if tl.meta.truncated else ''} |",
+        f"| status | {s.status}{f' ({md_text(partial_reason(s), 400)})' if partial_reason(s) else ''} |",
         f"| device | {md_text(devices, 200)} |",
         f"| ranks | {rank_ranges(sm['ranks'])} |",
         f"| GPU span | {fmt_ns(sm['span_ns']) if sm.get('gpu_busy_pct') is not None else 'unknown'} |",

@@ -69,25 +69,35 @@ def _store_state(report: Any) -> None:
     from gpulens.cache import render_path, store_render
 
     store_render(render_path(report.results_file, _STATE, report.sources[0].label),
-                 json.dumps({"has_gpu_work": bool(report.has_gpu_work)}))
+                 json.dumps({"has_gpu_work": bool(report.has_gpu_work), "partial": partial_lines(report)}))
+
+
+def partial_lines(report: Any) -> list[str]:
+    """``"<label>: <why the results are partial>"`` per source of status ``partial``
+    (:func:`~gpulens.reports._answer.partial_reason`; a source with no GPU work is an error or a note of its own)."""
+    from gpulens.reports._answer import partial_reason
+
+    return [f"{s.label}: {partial_reason(s)}" for s in report.sources if s.status == "partial"]
 
 
 def stored_outputs(results_file: Path, label: str, modules: list[str], console_name: str | None) -> dict | None:
     """Everything a cache hit of ``gpulens analyze`` writes, read from the stored renderings alone: ``{module:
     text}`` for each renderer in ``modules`` (creation time filled in with :func:`created_now`), plus ``"console"``
     (the text stored under ``console_name``; skipped when None). None when any piece is missing, not every module is
-    a cached renderer, or the source had no GPU work (that run prints more than the summary)."""
+    a cached renderer, or the source had no GPU work (that run prints more than the summary). ``"partial"``: the
+    lines saying why the results are partial (:func:`partial_lines`; empty when complete)."""
     from gpulens.cache import load_render, render_path
 
     if any(m not in CACHED for m in modules):
         return None
     state = load_render(render_path(results_file, _STATE, label))
     try:
-        if state is None or json.loads(state).get("has_gpu_work") is not True:
+        st = json.loads(state) if state is not None else None
+        if st is None or st.get("has_gpu_work") is not True or not isinstance(st.get("partial", []), list):
             return None
     except (ValueError, AttributeError):
         return None
-    out: dict[str, str] = {}
+    out: dict[str, Any] = {"partial": [str(x) for x in st.get("partial", [])]}
     if console_name is not None:
         text = load_render(render_path(results_file, console_name, label))
         if text is None:

@@ -58,6 +58,10 @@ class TimelineMeta:
         warnings: human-readable notes on anything dropped, repaired or suspicious.
         truncated: True when an input ended early and only its complete part was read.
         truncated_at: ``{path: byte offset}`` of where each truncated input stopped parsing.
+        unread: ``{path: reason}`` of the rank files of a multi-file input (a directory of per-rank traces) that could
+            not be read (unreadable, empty, corrupt): the Timeline holds the other ranks only, so its results are
+            *partial*, like those of a truncated input.
+        rank_files: how many rank files that input holds (read + unread; 0 for a single-file input).
     """
 
     sources: list[dict[str, Any]] = field(default_factory=list)
@@ -65,6 +69,8 @@ class TimelineMeta:
     warnings: list[str] = field(default_factory=list)
     truncated: bool = False
     truncated_at: dict[str, int] = field(default_factory=dict)
+    unread: dict[str, str] = field(default_factory=dict)
+    rank_files: int = 0
 
     def __post_init__(self) -> None:
         self.scrub()
@@ -79,6 +85,19 @@ class TimelineMeta:
         self.warnings = [_rewrap(w, scrub_text(w)) for w in self.warnings]
         return self
 
+    def unread_text(self, first: int = 3) -> str:
+        """The one sentence for rank files that could not be read (``""`` when none): ``"1 of 8 rank files could
+        not be read: rank-3.json: file is empty — the figures cover the other 7 (partial)"``, the first ``first``
+        named."""
+        n = len(self.unread)
+        if not n:
+            return ""
+        total = max(int(self.rank_files or 0), n)
+        named = "; ".join(f"{Path(f).name}: {why}" for f, why in list(self.unread.items())[:first])
+        more = f"; and {n - first} more" if n > first else ""
+        return (f"{n} of {total} rank file{'s' if total != 1 else ''} could not be read: {named}{more} — the "
+                f"figures cover the other {total - n} (partial)")
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict of the metadata."""
         return asdict(self)
@@ -86,7 +105,8 @@ class TimelineMeta:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "TimelineMeta":
         """Inverse of :meth:`to_dict` (unknown keys are ignored)."""
-        known = {k: d[k] for k in ("sources", "devices", "warnings", "truncated", "truncated_at") if k in d}
+        known = {k: d[k] for k in ("sources", "devices", "warnings", "truncated", "truncated_at", "unread",
+                                           "rank_files") if k in d}
         return cls(**known)
 
 
@@ -493,6 +513,8 @@ def join_meta(parts: Iterable[Any], offsets: Iterable[int]) -> tuple[TimelineMet
         meta.warnings += p.meta.warnings
         meta.truncated = meta.truncated or p.meta.truncated
         meta.truncated_at.update(p.meta.truncated_at)
+        meta.unread.update(getattr(p.meta, "unread", {}) or {})
+        meta.rank_files += int(getattr(p.meta, "rank_files", 0) or 0)
         for k, v in p.tables.items():
             if "event_id" in v.columns and str(v["event_id"].dtype).lower().startswith("int") and off:
                 v = v.assign(event_id=v["event_id"] + int(off))
