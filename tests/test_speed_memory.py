@@ -3,7 +3,9 @@
 * the critical path's host tiles (:func:`gpulens.analyzers._critical_walk.thread_segments`) hold at most 18 int64
   arrays of the rows' length at their peak (counted below), against 24–28 before;
 * bottlenecks' per-(rank, GPU) idle split, sync time and gap counts, now summed over pair and class codes, equal a
-  pandas pivot / group-by of the gap table written here (what the analyzer did before).
+  pandas pivot / group-by of the gap table written here (what the analyzer did before);
+* the Timeline's check of percentage counters above 100 makes no str per counter row (3M rows at 1M kernels: the
+  load's peak) and flags the same rows as the per-row rule.
 """
 
 from __future__ import annotations
@@ -78,3 +80,32 @@ def test_bottleneck_rows_equal_pivot_of_gap_table(tmp_path):
         for c in ("host", "launch", "unattributed", "queued"):
             assert res.summary[f"gaps_{c}"] == int(((gaps["cls"] == c) & own).sum()), c
         assert res.summary["gaps_sync"] == int((gaps["sync_ns"] > 0).sum())
+
+
+def test_percent_over_reads_texts_of_the_rows_above_100_only():
+    import pandas as pd
+
+    from gpulens.timeline.percent import is_percent_counter, percent_over
+
+    n = 300_000
+    metrics = pd.Series(pd.Categorical.from_codes(np.arange(n) % 3, ["kineto.blocks_per_sm",
+                                                                     "kineto.est_achieved_occupancy_pct",
+                                                                     "GPUBusy"]))
+    units = pd.Series(pd.Categorical.from_codes(np.arange(n) % 3, ["blocks", "%", ""]))
+    values = np.linspace(0.0, 99.0, n)
+    tracemalloc.start()
+    try:
+        none = percent_over(metrics, units, values)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert not none.any()
+    # nothing above 100: the mask (n bytes) and one comparison, not a str object per row (≥ 8 bytes each)
+    assert peak <= 3 * n, peak / n
+    # above 100: a percentage (unit "%", or an AMD percent counter such as GPUBusy) only; 150 blocks per SM is a count
+    values = values.copy()
+    values[::7] = 150.0
+    got = percent_over(metrics, units, values)
+    ref = np.array([v > 100 and is_percent_counter(m, u) for m, u, v in
+                    zip(metrics.astype(str), units.astype(str), values)])
+    assert got.tolist() == ref.tolist() and got.any() and not got[values <= 100].any()
