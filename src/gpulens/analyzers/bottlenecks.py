@@ -376,12 +376,13 @@ def _class_codes(gaps: pd.DataFrame) -> np.ndarray:
     return code
 
 
-def _gap_counts(gaps: pd.DataFrame, group: np.ndarray | None = None, groups: int = 1) -> pd.DataFrame:
+def _gap_counts(gaps: pd.DataFrame, group: np.ndarray | None = None, groups: int = 1,
+                code: np.ndarray | None = None) -> pd.DataFrame:
     """Number of gaps holding time of each idle cause, in the ``gaps_<cause>`` columns (host, launch, unattributed,
     queued: the gap's class, when time is left after its sync part; sync: a sync part): the evidence
     :data:`MIN_VERDICT_GAPS` counts. One row per group code (``group``: a code in ``range(groups)`` per gap; all
-    gaps in one row when None)."""
-    code = _class_codes(gaps)
+    gaps in one row when None); ``code``: :func:`_class_codes` of ``gaps`` when the caller has them."""
+    code = _class_codes(gaps) if code is None else code
     own = (gaps["dur_ns"] - gaps["sync_ns"]).to_numpy() > 0
     g = np.zeros(len(gaps), dtype=np.int64) if group is None else group
 
@@ -465,13 +466,14 @@ class Bottlenecks(Analyzer):
         links = link_gpu_to_launch(timeline)["launch_event_id"]
         gaps = classify_gaps(timeline, self.launch_gap_ns, links)
         sl = short_launches(timeline, links)
-        rows = self._rows(timeline, device, bd.table, gaps, sl)
+        code = _class_codes(gaps) if len(gaps) else np.zeros(0, dtype=np.int8)
+        rows = self._rows(timeline, device, bd.table, gaps, sl, code)
         t = pd.DataFrame(rows)[list(COLUMNS)]
         for c in ("small_grid_kernels", "small_grid_ns", "num_sms"):
             t[c] = t[c].astype("Int64")
         tot = {c: int(t[c].sum()) for c in COLUMNS if c.endswith("_ns") and c != "small_grid_ns"}
         tot["small_grid_ns"] = int(t["small_grid_ns"].sum()) if t["small_grid_ns"].notna().any() else None
-        tot.update(_gap_counts(gaps).iloc[0].to_dict() if len(gaps) else {})
+        tot.update(_gap_counts(gaps, code=code).iloc[0].to_dict() if len(gaps) else {})
         verdict, thin = _thin_evidence(tot, self.min_share)
         summary = {**{("device_span_ns" if k == "span_ns" else k): v for k, v in tot.items()},
                    "launch_calls": int(t["launch_calls"].sum()),
@@ -503,10 +505,10 @@ class Bottlenecks(Analyzer):
 
 
     def _rows(self, timeline: Timeline, device: Any, bd: pd.DataFrame, gaps: pd.DataFrame,
-              sl: pd.DataFrame) -> list[dict[str, Any]]:
+              sl: pd.DataFrame, code: np.ndarray) -> list[dict[str, Any]]:
         """One row per breakdown row (rank, GPU): idle split by gap class, launch counts and small-grid kernels.
-        Every per-(rank, GPU) figure comes from one groupby over all rows (no mask per rank: quadratic with
-        thousands of rank files)."""
+        Every per-(rank, GPU) figure comes from one pass over all rows, grouped by pair codes (no mask per rank:
+        quadratic with thousands of rank files). ``code``: :func:`_class_codes` of ``gaps``."""
         key = ["rank", "device_id"]
         # per (rank, GPU) of the gaps: idle time of each class, sync time and gap counts, summed over pair codes
         # (a pivot table and two group-bys of a million gaps hashed the class texts and the keys three times)
@@ -518,19 +520,18 @@ class Bottlenecks(Analyzer):
             gkeys = [(int(r), int(d)) for r, d in gkeys]
             sync_ns = gaps["sync_ns"].to_numpy("int64")
             own_ns = gaps["dur_ns"].to_numpy("int64") - sync_ns
-            code = _class_codes(gaps)
             per_class = {}
             for j, c in enumerate(GAP_CLASSES):
                 m = code == j
                 if m.any():
                     per_class[c] = np.zeros(len(gkeys), dtype=np.int64)
                     np.add.at(per_class[c], gpair[m], own_ns[m])
-            del own_ns, code
+            del own_ns
             sync = np.zeros(len(gkeys), dtype=np.int64)
             np.add.at(sync, gpair, sync_ns)
             idle_d = {k: {c: int(v[i]) for c, v in per_class.items()} for i, k in enumerate(gkeys)}
             sync_d = {k: int(sync[i]) for i, k in enumerate(gkeys)}
-            counts_d = dict(zip(gkeys, _gap_counts(gaps, gpair, len(gkeys)).to_dict("records")))
+            counts_d = dict(zip(gkeys, _gap_counts(gaps, gpair, len(gkeys), code).to_dict("records")))
         sg = sl.assign(_short=sl["short"].astype(bool), _sns=sl["gpu_ns"].where(sl["short"].astype(bool), 0)) \
             .groupby(key).agg(n=("_short", "size"), short=("_short", "sum"), sns=("_sns", "sum")) if len(sl) \
             else pd.DataFrame(columns=["n", "short", "sns"])
