@@ -103,8 +103,15 @@ def thread_segments(group: np.ndarray, start: np.ndarray, end: np.ndarray
     try:
         g, s, e = group[order], start[order], end[order]
         parent, cend = nest_clipped(g, s, e)
+        del e  # held no longer than needed: the tiles below are the 1M-kernel analysis's largest arrays
         tg, ta, tb, m = leaf_tiles(g, s, cend, parent)
-        return tg, ta, tb, np.where(m >= 0, order[np.maximum(m, 0)], -1)
+        del g, s, cend, parent
+        idle = m < 0
+        np.maximum(m, 0, out=m)
+        who = order[m]
+        del m
+        who[idle] = -1
+        return tg, ta, tb, who
     except _TooDeep:  # pathological chains of partly overlapping events: the Python sweep, thread by thread
         parts = []
         for code in np.unique(group):

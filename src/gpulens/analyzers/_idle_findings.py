@@ -13,7 +13,7 @@ import pandas as pd
 
 from gpulens.analyzers import _advice
 from gpulens.analyzers.base import Finding
-from gpulens.analyzers.context import category_mask, context_of, text_series
+from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, text_series
 from gpulens.timeline import Timeline
 from gpulens.units import fmt_ns, share_pct_text
 
@@ -107,7 +107,8 @@ def _boundary_rows(gaps: pd.DataFrame, timeline: Timeline) -> list[dict[str, Any
     gpu = ctx.gpu
     firsts = gpu.groupby(["rank", "device_id"], observed=True)["start_ns"].min()  # once, not a query per device
     kern = gpu[category_mask(gpu["kind"], {"kernel", "comm"})]
-    kspan = kern.assign(end=kern["start_ns"] + ctx.effective_ns.reindex(kern.index).fillna(kern["dur_ns"])).groupby(
+    eff = reindex_sorted(ctx.effective_ns, kern.index)
+    kspan = kern.assign(end=kern["start_ns"] + eff.fillna(kern["dur_ns"])).groupby(
         ["rank", "device_id"], observed=True).agg(first=("start_ns", "min"), last=("end", "max"))
     has = set(gaps.loc[gaps["cls"].to_numpy() == "boundary", ["rank", "device_id"]].itertuples(index=False, name=None))
     for (r, d), g in gaps.groupby(["rank", "device_id"], sort=True):

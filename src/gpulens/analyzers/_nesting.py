@@ -213,7 +213,8 @@ def leaf_tiles(group: np.ndarray, start: np.ndarray, cend: np.ndarray, parent: n
     row of its subtree (innermost first); a tile runs from one boundary to the next distinct one and belongs to the
     row on top after the first: the row itself after a start, its parent after an end. Tiles cover each group from
     its first start to its last end. Raises :class:`_TooDeep` if the boundaries are not in time order (they always
-    are for a nesting from :func:`nest_clipped`; the check keeps the result exact whatever the input).
+    are for a nesting from :func:`nest_clipped`; the check keeps the result exact whatever the input). For a single
+    group, the group array returned is a read-only broadcast view of its code.
     """
     n = len(start)
     if not n:
@@ -248,25 +249,36 @@ def leaf_tiles(group: np.ndarray, start: np.ndarray, cend: np.ndarray, parent: n
         raise _TooDeep
     del hit
     val = np.empty(m, dtype=np.int64)
-    own = np.empty(m, dtype=np.int64)
     val[pos_s], val[pos_e] = start, cend
+    own = np.empty(m, dtype=np.int64)
     own[pos_s], own[pos_e] = ar, parent
-    if len(bounds) == 2:  # one group (the usual case): no group array needed
-        if (val[1:] < val[:-1]).any():
-            raise _TooDeep
-        tile = np.flatnonzero(val[1:] > val[:-1])
-        return np.full(len(tile), group[0], dtype=np.int64), val[tile], val[1:][tile], own[tile]
-    # each group's boundaries fill its own slots: rows lo..hi-1 of a group take positions 2·lo..2·hi-1 (every
-    # subtree closes inside its group, and the slots are a permutation), so the group of a slot is a repeat, not a
-    # scatter, and neighbours differ in group only at the slots 2·hi-1 / 2·hi
     lo, hi = bounds[:-1], bounds[1:]
-    if (pos_e >= 2 * np.repeat(hi, hi - lo)).any():  # starts lie there by construction; ends must too
+    # each group's boundaries fill its own slots: rows lo..hi-1 of a group take positions 2·lo..2·hi-1 (every
+    # subtree closes inside its group, and the slots are a permutation), so the group of slot k is the group of
+    # row k // 2, and neighbours differ in group only at the slots 2·hi-1 / 2·hi
+    if len(bounds) > 2 and (pos_e >= 2 * np.repeat(hi, hi - lo)).any():  # starts lie there by construction
         raise _TooDeep
-    grp = np.repeat(group[lo], 2 * (hi - lo))
-    step = val[1:] - val[:-1]
-    same = np.ones(m - 1, dtype=bool)
-    same[2 * hi[:-1] - 1] = False
-    if (step[same] < 0).any():
+    # from here on only what the tiles need is held: at 1M kernels these arrays (2 slots per host row) are the
+    # critical path's, and the whole command's, largest allocations
+    del pos_s, pos_e, ar
+    up = val[1:] > val[:-1]  # boolean steps rather than an int64 difference array
+    down = val[1:] < val[:-1]
+    if len(bounds) > 2:  # across two groups' slots the time may go back, and no tile spans them
+        up[2 * hi[:-1] - 1] = False
+        down[2 * hi[:-1] - 1] = False
+    if down.any():
         raise _TooDeep
-    tile = np.flatnonzero(same & (step > 0))
-    return grp[tile], val[tile], val[tile + 1], own[tile]
+    del down
+    tile = np.flatnonzero(up)
+    del up
+    owner = own[tile]
+    del own
+    ta = val[tile]
+    tile += 1
+    tb = val[tile]
+    del val
+    tile -= 1
+    tile //= 2
+    # one group (the usual case): its code as a read-only view of the tiles' length, not an array
+    tg = np.broadcast_to(group[0], len(tile)) if len(bounds) == 2 else group[tile]
+    return tg, ta, tb, owner

@@ -119,7 +119,8 @@ def hulls_of(rank: np.ndarray, s: np.ndarray, e: np.ndarray) -> dict[int, tuple[
     from gpulens.analyzers.intervals import group_segments, group_sum
 
     if len(rank) and rank.dtype.kind in "iu" and rank.min() == rank.max():  # one rank (the usual case)
-        codes, ranks = np.zeros(len(rank), dtype=np.intp), rank[:1]
+        # its code as a read-only view, not an array of every event's length
+        codes, ranks = np.broadcast_to(np.intp(0), len(rank)), rank[:1]
     else:
         codes, ranks = pd.factorize(rank, sort=True)
     n = len(ranks)

@@ -53,7 +53,7 @@ from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers._span import CLOCK_GAP_NS, REPLAY_COLLECTORS, replayed_for_counters  # noqa: F401 (re-exported)
 from gpulens.analyzers.breakdown import Breakdown
-from gpulens.analyzers.context import category_mask, context_of, text_series
+from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, text_series
 from gpulens.analyzers.intervals import key_codes, merge
 from gpulens.analyzers.launches import LAUNCH_RE, link_gpu_to_launch
 from gpulens.analyzers.verdict_rules import FULL_GRID_SHARE
@@ -217,7 +217,7 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
     name_a = gpu["name"].cat.codes.to_numpy()[order]
     kern_a = category_mask(gpu["kind"], {"kernel", "comm"})[order]  # copies/fills do not start the steady state
     first_step = _first_step_start(timeline)
-    lid = links.reindex(gpu.index)
+    lid = reindex_sorted(links, gpu.index)
     known_a = lid.notna().to_numpy()[order]
     lk_a = lid.fillna(-1).astype("int64").to_numpy()[order]
     l_start_a = ctx.event_values("start_ns", lk_a).astype(float)
@@ -356,7 +356,7 @@ def _kernel_columns(timeline: Timeline) -> pd.DataFrame:
 
 def _short_launches(timeline: Timeline, links: pd.Series) -> pd.DataFrame:
     k = _kernel_columns(timeline)
-    lid = links.reindex(k.index)
+    lid = reindex_sorted(links, k.index)
     k = k.assign(launch_event_id=lid)[lid.notna().to_numpy()]
     if not len(k):
         return pd.DataFrame(columns=["launch_event_id", "rank", "device_id", "kernels", "gpu_ns", "call_ns", "short"])
@@ -367,18 +367,34 @@ def _short_launches(timeline: Timeline, links: pd.Series) -> pd.DataFrame:
     return g.reset_index()
 
 
-def _gap_counts(gaps: pd.DataFrame) -> pd.DataFrame:
-    """Per gap, 1 in the ``gaps_<cause>`` column of each idle cause it holds time of (host, launch, unattributed:
-    its class, when time is left after its sync part; sync: a sync part): the evidence :data:`MIN_VERDICT_GAPS`
-    counts. Same row order as ``gaps``."""
-    # class codes compared, not a new str object per gap (astype(str): ~80 MiB at 1M gaps)
-    code, uniq = pd.factorize(gaps["cls"].to_numpy(dtype=object))
-    cls = {str(u): j for j, u in enumerate(uniq)}
+def _class_codes(gaps: pd.DataFrame) -> np.ndarray:
+    """Position in :data:`GAP_CLASSES` of each gap's ``cls`` (int8; −1 for any other value), one comparison per class:
+    the column holds the same few str objects, and hashing a million of them (``pd.factorize``) sized a hash table
+    of the gaps' length — the largest allocation of this analyzer at 1M kernels."""
+    cls = gaps["cls"].to_numpy(dtype=object)
+    code = np.full(len(cls), -1, dtype=np.int8)
+    for j, c in enumerate(GAP_CLASSES):
+        code[cls == c] = j
+    return code
+
+
+def _gap_counts(gaps: pd.DataFrame, group: np.ndarray | None = None, groups: int = 1,
+                code: np.ndarray | None = None) -> pd.DataFrame:
+    """Number of gaps holding time of each idle cause, in the ``gaps_<cause>`` columns (host, launch, unattributed,
+    queued: the gap's class, when time is left after its sync part; sync: a sync part): the evidence
+    :data:`MIN_VERDICT_GAPS` counts. One row per group code (``group``: a code in ``range(groups)`` per gap; all
+    gaps in one row when None); ``code``: :func:`_class_codes` of ``gaps`` when the caller has them."""
+    code = _class_codes(gaps) if code is None else code
     own = (gaps["dur_ns"] - gaps["sync_ns"]).to_numpy() > 0
-    out = {f"gaps_{c}": ((code == cls.get(c, -2)) & own).astype("int64")
+    g = np.zeros(len(gaps), dtype=np.int64) if group is None else group
+
+    def count(mask: np.ndarray) -> np.ndarray:
+        return np.bincount(g[mask], minlength=groups).astype("int64")
+
+    out = {f"gaps_{c}": count((code == GAP_CLASSES.index(c)) & own)
            for c in ("host", "launch", "unattributed", "queued")}
-    out["gaps_sync"] = (gaps["sync_ns"].to_numpy() > 0).astype("int64")
-    return pd.DataFrame(out, index=gaps.index)
+    out["gaps_sync"] = count(gaps["sync_ns"].to_numpy() > 0)
+    return pd.DataFrame(out)
 
 
 #: How a person reads a class whose identifier is not words (the JSON summary keeps the identifier).
@@ -452,13 +468,14 @@ class Bottlenecks(Analyzer):
         links = link_gpu_to_launch(timeline)["launch_event_id"]
         gaps = classify_gaps(timeline, self.launch_gap_ns, links)
         sl = short_launches(timeline, links)
-        rows = self._rows(timeline, device, bd.table, gaps, sl)
+        code = _class_codes(gaps) if len(gaps) else np.zeros(0, dtype=np.int8)
+        rows = self._rows(timeline, device, bd.table, gaps, sl, code)
         t = pd.DataFrame(rows)[list(COLUMNS)]
         for c in ("small_grid_kernels", "small_grid_ns", "num_sms"):
             t[c] = t[c].astype("Int64")
         tot = {c: int(t[c].sum()) for c in COLUMNS if c.endswith("_ns") and c != "small_grid_ns"}
         tot["small_grid_ns"] = int(t["small_grid_ns"].sum()) if t["small_grid_ns"].notna().any() else None
-        tot.update(_gap_counts(gaps).sum().to_dict() if len(gaps) else {})
+        tot.update(_gap_counts(gaps, code=code).iloc[0].to_dict() if len(gaps) else {})
         verdict, thin = _thin_evidence(tot, self.min_share)
         summary = {**{("device_span_ns" if k == "span_ns" else k): v for k, v in tot.items()},
                    "launch_calls": int(t["launch_calls"].sum()),
@@ -492,18 +509,33 @@ class Bottlenecks(Analyzer):
 
 
     def _rows(self, timeline: Timeline, device: Any, bd: pd.DataFrame, gaps: pd.DataFrame,
-              sl: pd.DataFrame) -> list[dict[str, Any]]:
+              sl: pd.DataFrame, code: np.ndarray) -> list[dict[str, Any]]:
         """One row per breakdown row (rank, GPU): idle split by gap class, launch counts and small-grid kernels.
-        Every per-(rank, GPU) figure comes from one groupby over all rows (no mask per rank: quadratic with
-        thousands of rank files)."""
+        Every per-(rank, GPU) figure comes from one pass over all rows, grouped by pair codes (no mask per rank:
+        quadratic with thousands of rank files). ``code``: :func:`_class_codes` of ``gaps``."""
         key = ["rank", "device_id"]
-        gp = gaps.assign(_idle=gaps["dur_ns"] - gaps["sync_ns"])
-        idle = gp.pivot_table(index=key, columns="cls", values="_idle", aggfunc="sum", fill_value=0,
-                              observed=True) if len(gp) else pd.DataFrame()
-        sync = gp.groupby(key)["sync_ns"].sum() if len(gp) else pd.Series(dtype="int64")
-        counts = _gap_counts(gaps).groupby([gaps["rank"].to_numpy(), gaps["device_id"].to_numpy()]).sum() \
-            if len(gaps) else pd.DataFrame()
-        counts_d = {tuple(int(x) for x in k): v for k, v in counts.to_dict("index").items()} if len(counts) else {}
+        # per (rank, GPU) of the gaps: idle time of each class, sync time and gap counts, summed over pair codes
+        # (a pivot table and two group-bys of a million gaps hashed the class texts and the keys three times)
+        idle_d: dict[tuple, dict] = {}
+        sync_d: dict[tuple, int] = {}
+        counts_d: dict[tuple, dict] = {}
+        if len(gaps):
+            gpair, gkeys = key_codes(gaps["rank"].to_numpy(), gaps["device_id"].to_numpy())
+            gkeys = [(int(r), int(d)) for r, d in gkeys]
+            sync_ns = gaps["sync_ns"].to_numpy("int64")
+            own_ns = gaps["dur_ns"].to_numpy("int64") - sync_ns
+            per_class = {}
+            for j, c in enumerate(GAP_CLASSES):
+                m = code == j
+                if m.any():
+                    per_class[c] = np.zeros(len(gkeys), dtype=np.int64)
+                    np.add.at(per_class[c], gpair[m], own_ns[m])
+            del own_ns
+            sync = np.zeros(len(gkeys), dtype=np.int64)
+            np.add.at(sync, gpair, sync_ns)
+            idle_d = {k: {c: int(v[i]) for c, v in per_class.items()} for i, k in enumerate(gkeys)}
+            sync_d = {k: int(sync[i]) for i, k in enumerate(gkeys)}
+            counts_d = dict(zip(gkeys, _gap_counts(gaps, gpair, len(gkeys), code).to_dict("records")))
         sg = sl.assign(_short=sl["short"].astype(bool), _sns=sl["gpu_ns"].where(sl["short"].astype(bool), 0)) \
             .groupby(key).agg(n=("_short", "size"), short=("_short", "sum"), sns=("_sns", "sum")) if len(sl) \
             else pd.DataFrame(columns=["n", "short", "sns"])
@@ -521,12 +553,17 @@ class Bottlenecks(Analyzer):
         bl = blocks.to_numpy(dtype=float, na_value=np.nan)
         # fewer blocks than FULL_GRID_SHARE of the SMs: a grid covering ~every SM leaves no part of the GPU empty
         small = ~np.isnan(bl) & ~np.isnan(sms_row) & (bl < FULL_GRID_SHARE * np.nan_to_num(sms_row, nan=0.0))
-        kg = pd.DataFrame({"rank": kr, "device_id": kd, "has": ~np.isnan(bl), "small": small,
-                           "sns": np.where(small, kern["dur_ns"].to_numpy("int64"), 0)}).groupby(key).sum()
-        idle_d = {tuple(int(x) for x in k): v for k, v in idle.to_dict("index").items()} if len(idle) else {}
-        sync_d = {tuple(int(x) for x in k): int(v) for k, v in sync.items()}
+        # per (rank, device): kernels with a grid, small-grid kernels and their time, summed over the pair codes
+        # (no DataFrame of every kernel row grouped by two columns: that was this analyzer's peak memory at 1M)
+        kg_d = {}
+        if len(kern):
+            has_n = np.bincount(pair[~np.isnan(bl)], minlength=len(first))
+            small_n = np.bincount(pair[small], minlength=len(first))
+            sns = np.zeros(len(first), dtype=np.int64)
+            np.add.at(sns, pair[small], kern["dur_ns"].to_numpy("int64")[small])
+            kg_d = {(int(r), int(d)): {"has": h, "small": s, "sns": t}
+                    for (r, d), h, s, t in zip(first, has_n.tolist(), small_n.tolist(), sns.tolist())}
         sg_d = {tuple(int(x) for x in k): v for k, v in sg.to_dict("index").items()} if len(sg) else {}
-        kg_d = {tuple(int(x) for x in k): v for k, v in kg.to_dict("index").items()} if len(kg) else {}
         rows = []
         for b in bd.to_dict("records"):
             r, d = int(b["rank"]), int(b["device_id"])

@@ -32,7 +32,7 @@ from gpulens.analyzers._hot import HOT_COLUMNS, device_record, event_counters, n
 from gpulens.timeline.percent import IMPOSSIBLE_DOC, IMPOSSIBLE_KEY, unknown_above_100
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers._stake import time_at_stake
-from gpulens.analyzers.context import category_mask, context_of, text_series
+from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, text_series
 from gpulens.timeline import Timeline
 
 #: Below this % of peak on both sides a kernel is latency-bound (ncu SOLBottleneck rule).
@@ -209,7 +209,7 @@ class SpeedOfLightAnalyzer(Analyzer):
         ev = timeline.events
         keep = ctx.mask_of("kernel") & np.isin(ev["event_id"].to_numpy(), with_sol)
         k = ev.loc[keep, list(HOT_COLUMNS)]
-        return k.assign(time_ns=ctx.effective_ns.reindex(k.index).to_numpy())
+        return k.assign(time_ns=reindex_sorted(ctx.effective_ns, k.index).to_numpy())
 
     @staticmethod
     def _measured_hbm(timeline: Timeline) -> float | None:

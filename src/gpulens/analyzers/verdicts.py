@@ -31,7 +31,7 @@ from gpulens.analyzers.bottlenecks import (
     replayed_for_counters,
     short_launches,
 )
-from gpulens.analyzers.context import context_of, strings
+from gpulens.analyzers.context import context_of, reindex_sorted, strings
 from gpulens.analyzers.intervals import merge
 from gpulens.analyzers._optree import gpu_op_links
 from gpulens.analyzers.launches import link_gpu_to_launch
@@ -325,7 +325,7 @@ class Verdicts(Analyzer):
         launch_parent = next((k for k in ("idle/launch", "idle") if k in idle_keys), None)
         # per kernel row, once: launch link, short-launch flag, grid blocks, sources (numpy; each critical kernel
         # then reads its rows' positions — no per-kernel DataFrame, which cost ~5 ms × thousands of names)
-        k_lid = links.reindex(kern.index).to_numpy(dtype="float64", na_value=np.nan)
+        k_lid = reindex_sorted(links, kern.index).to_numpy(dtype="float64", na_value=np.nan)
         has_lid = ~np.isnan(k_lid)
         k_short = np.zeros(len(kern), dtype=bool)
         if has_lid.any() and len(sl):

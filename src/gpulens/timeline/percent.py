@@ -43,7 +43,10 @@ def is_percent_counter(metric: str, unit: str = "") -> bool:
 
 def above_max(values) -> np.ndarray:
     """Mask of the values above :data:`PCT_MAX` (NaN and NA are not)."""
-    v = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+    if isinstance(values, np.ndarray) and values.dtype.kind == "f":  # already numbers: no Series, no copy
+        v = values
+    else:
+        v = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
     with np.errstate(invalid="ignore"):
         return v > PCT_MAX
 
@@ -64,13 +67,18 @@ def unknown_above_100(table: pd.DataFrame, columns=None) -> int:
 
 def percent_over(metrics, units, values) -> np.ndarray:
     """Mask of the counter rows that are percentages (:func:`is_percent_counter`) above :data:`PCT_MAX`."""
-    m = pd.Series(metrics).astype(str).to_numpy()
-    u = pd.Series(units).astype(str).to_numpy() if units is not None else np.full(len(m), "")
     over = above_max(values)
     if not over.any():
         return over
-    pct = {(a, b): is_percent_counter(a, b) for a, b in set(zip(m[over], u[over]))}
-    return over & np.array([pct.get((a, b), False) for a, b in zip(m, u)], dtype=bool)
+    # texts of the rows above the maximum only: a str per row of every counter (3M rows at 1M kernels) was the
+    # largest allocation of loading a trace
+    rows = np.flatnonzero(over)
+    m = pd.Series(metrics).iloc[rows].astype(str).to_numpy()
+    u = pd.Series(units).iloc[rows].astype(str).to_numpy() if units is not None else np.full(len(rows), "")
+    pct = {(a, b): is_percent_counter(a, b) for a, b in set(zip(m, u))}
+    out = np.zeros(len(over), dtype=bool)
+    out[rows] = [pct[(a, b)] for a, b in zip(m, u)]
+    return out
 
 
 def warning_of(over: np.ndarray, metrics, what: str = "") -> str | None:
