@@ -37,7 +37,7 @@ from gpulens.collectors._amdcsv import NAME_COLUMNS, dispatches_from_rows
 from gpulens.collectors._csvrows import excel_sep, read_rows
 from gpulens.collectors._dispatch import build_timeline
 from gpulens.collectors._io import read_input
-from gpulens.collectors._work_rules import kinds_of_kernel_names
+from gpulens.collectors._work_rules import is_non_work, kinds_of_kernel_names
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline, TimelineMeta
@@ -193,13 +193,23 @@ class RocprofStats(Collector):
             df[c] = df[c].astype("int64")
         domain = stats_domain(path.name, df["Name"].astype(str).tolist() if "Name" in df else [])
         df.insert(0, "domain", domain)
+        barrier = np.zeros(len(df), dtype=bool)
         if domain == "kernel" and "Name" in df and len(df):
             # HIP runtime blit kernels (__amd_rocclr_copyBuffer, fillBufferAligned…) are copies and fills, as in the
-            # same run's kernel trace (collectors._work_rules): kept in the table, not counted as kernels
-            blit = kinds_of_kernel_names(df["Name"].astype(str)) != "kernel"
+            # same run's kernel trace (collectors._work_rules): kept in the table, not counted as kernels; collectives
+            # (ncclDevKernel…) stay GPU work of the kernel domain, as in a trace; barrier packets are no work
+            names = df["Name"].astype(str)
+            blit = np.isin(kinds_of_kernel_names(names), ["memcpy", "memset"])
             df.loc[blit, "domain"] = "copy"
+            barrier = is_non_work(names)
+            df.loc[barrier, "domain"] = "barrier"
         warnings.append(f"{path}: a per-name summary ({len(df)} rows, {domain} domain), not a trace: no events; "
                         "its calls and total times are kept as the per-kernel summary")
+        if barrier.any():
+            b = df[barrier]
+            calls = f"{int(b['Calls'].sum()):,} packets, " if "Calls" in b else ""
+            warnings.append(f"{path}: {len(b)} row(s) of barrier or marker packets ({calls}no work: waits on a GPU "
+                            "queue) left out of the kernels: " + ", ".join(sorted(set(b["Name"].astype(str)))))
         meta = TimelineMeta(sources=[source_meta(path, self.name, size, rows=len(df), domain=domain)],
                             warnings=warnings)
         return Timeline(meta=meta, tables={"rocprof_stats": df}).validate()
