@@ -18,8 +18,11 @@ from __future__ import annotations
 import json
 import sqlite3
 
+import pytest
+
 from gpulens.cli import main
 from gpulens.collectors import collect
+from gpulens.errors import TraceFormatError
 
 
 def _summary(tmp_path, p):
@@ -120,3 +123,29 @@ def test_stats_barrier_row_left_out_and_collectives_kept(tmp_path):
     names = [k["name"] for k in s["top_kernels"]]
     assert names[0].startswith("ncclDevKernel_Generic") and "<barrier packet>" not in names
     assert any("100 packets" in w for w in s["warnings"])
+
+
+# --- class 2: rocprof v1 stats with kernel names holding unquoted commas (ROCm 4)
+
+def test_stats_unquoted_names_with_commas_are_rejoined(tmp_path):
+    p = tmp_path / "results.stats.csv"
+    p.write_text('"Name","Calls","TotalDurationNs","AverageNs","Percentage"\n'
+                 "void ParallelFor<Functor<HIP, int, true>, RangePolicy<HIP, long> >(Functor const*),2,161120,80560,"
+                 "90.0\n"
+                 "init_lock_array_kernel_atomic(),1,17920,17920,10.0\n")
+    tl = collect(p)
+    st = tl.tables["rocprof_stats"]
+    assert st["Name"].tolist()[0] == \
+        "void ParallelFor<Functor<HIP, int, true>, RangePolicy<HIP, long> >(Functor const*)"
+    assert st["Calls"].tolist() == [2, 1] and st["TotalDurationNs"].tolist() == [161120, 17920]
+    s = _summary(tmp_path, p)["summary"]
+    assert (s["kernel_count"], s["kernel_time_ns"]) == (3, 161120 + 17920)
+
+
+def test_stats_row_that_cannot_be_rejoined_still_refused(tmp_path):
+    # a trailing field that is not a number: no single reading, so strict mode still stops
+    p = tmp_path / "results.stats.csv"
+    p.write_text('"Name","Calls","TotalDurationNs","AverageNs","Percentage"\n'
+                 "k(int, float),2,161120,80560,x,90.0\n")
+    with pytest.raises(TraceFormatError, match="refusing to shift columns"):
+        collect(p)

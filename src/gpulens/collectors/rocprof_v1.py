@@ -161,6 +161,16 @@ def stats_domain(file_name: str, names: list[str]) -> str:
     return "kernel"
 
 
+def header_leads_with_name(text: str) -> bool:
+    """Whether a stats CSV's first column is ``Name`` and every other one a number column (``Calls,
+    TotalDurationNs, AverageNs, Percentage[, MinNs, MaxNs, StdDev]``)."""
+    cols = csv_header(text[:65536].encode("utf-8", errors="replace"))
+    return bool(cols) and cols[0] == "name" and set(cols[1:]) <= _STATS_NUMBERS
+
+
+_STATS_NUMBERS = {"calls", "totaldurationns", "averagens", "percentage", "minns", "maxns", "stddev"}
+
+
 class RocprofStats(Collector):
     """``*.stats.csv`` summaries of rocprof v1 and rocprofv3 (no per-event data)."""
 
@@ -174,7 +184,7 @@ class RocprofStats(Collector):
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
         text, size = read_text(path)
-        header, rows, warnings = read_rows(path, text, strict, ("name",))
+        header, rows, warnings = read_rows(path, text, strict, ("name",), leading_name=header_leads_with_name(text))
         df = pd.DataFrame(rows, columns=header)
         for c in df.columns:
             if c != "Name":
