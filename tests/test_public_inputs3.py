@@ -149,3 +149,17 @@ def test_stats_row_that_cannot_be_rejoined_still_refused(tmp_path):
                  "k(int, float),2,161120,80560,x,90.0\n")
     with pytest.raises(TraceFormatError, match="refusing to shift columns"):
         collect(p)
+
+
+# --- class 3: a Git LFS pointer committed in place of the trace (koshiq/WikiText102-Optimizations-CUDA-vs-Mojo
+# @ c61a4fc report1.sqlite, @ a87ad79 wikitext2-transformer/trace_*.json: 131–134 byte pointers) is named as such
+
+@pytest.mark.parametrize("name", ["report1.sqlite", "trace_training_gpu.json", "rank0.pt.trace.json.gz"])
+def test_git_lfs_pointer_is_named_with_the_command_that_fetches_it(tmp_path, capsys, name):
+    p = tmp_path / name
+    p.write_text("version https://git-lfs.github.com/spec/v1\n"
+                 "oid sha256:a1c2af0d6058114d6a1c2a21e86fbe5812197ea2d6e4293dcf997dd24db63123\nsize 552960\n")
+    assert main(["analyze", "-q", "--no-cache", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert "Git LFS pointer" in err and "552,960 bytes" in err and f"git lfs pull --include {name}" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
