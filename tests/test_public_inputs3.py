@@ -163,3 +163,25 @@ def test_git_lfs_pointer_is_named_with_the_command_that_fetches_it(tmp_path, cap
     err = capsys.readouterr().err
     assert "Git LFS pointer" in err and "552,960 bytes" in err and f"git lfs pull --include {name}" in err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+# --- class 4: results.json / results.db given alone read the results.sysinfo.txt beside them, as results.csv does
+# (llama.cpp R9700 run of JoursBleu/llama.cpp @ cc6b852: results.csv said "AMD Radeon AI PRO R9700", results.json and
+# results.db of the same folder "device not recorded")
+
+def test_v1_json_and_db_read_the_device_beside_them(tmp_path):
+    from pathlib import Path
+    sysinfo = Path(__file__).parent / "data" / "rocprof" / "v1_gunrock_mi300x" / "results.sysinfo.txt"
+    (tmp_path / "results.sysinfo.txt").write_bytes(sysinfo.read_bytes())   # rocminfo of an MI300X (gfx942)
+    json_path = _kokkos_like_json(tmp_path / "results.json")
+    db = tmp_path / "results.db"
+    con = sqlite3.connect(db)
+    con.executescript('''CREATE TABLE OPS ("BeginNs" INTEGER, "EndNs" INTEGER, "dev-id" INTEGER, "queue-id" INTEGER,
+                                          "Name" TEXT);
+                         INSERT INTO OPS VALUES (1000000, 1400000, 0, 0, 'kern_a(int*)');''')
+    con.commit()
+    con.close()
+    for p in (json_path, db):
+        devs = collect(p).meta.devices
+        assert devs and {d.get("gfx_arch") for d in devs} == {"gfx942"}
+        assert any("results.sysinfo.txt beside it" in w for w in _summary(tmp_path, p)["warnings"])

@@ -84,6 +84,23 @@ def siblings(path: Path) -> list[Path]:
     return [path.parent / n for n in names if (path.parent / n).is_file()]
 
 
+def device_beside(path: Path, meta: TimelineMeta, warnings: list[str]) -> None:
+    """Devices of the rocminfo dump rocprof v1 writes beside its trace (``<stem>.sysinfo.txt`` next to
+    ``results.json`` / ``results.db``) added to ``meta.devices``, with a note in ``warnings``, so the same run's GPU is
+    known whichever of its files is given (``results.csv`` reads it through :func:`siblings`)."""
+    stem = path.name.split(".")[0]
+    sib = path.parent / f"{stem}.sysinfo.txt"
+    if not stem or not sib.is_file() or meta.devices:
+        return
+    try:
+        meta.devices += parse_rocminfo(read_text(sib)[0])
+    except (TraceFormatError, OSError) as exc:
+        warnings.append(f"{sib}: not read beside {path.name} ({exc})")
+        return
+    meta.sources[0].setdefault("siblings", []).append(str(sib))
+    warnings.append(f"{path}: read with {sib.name} beside it (the device of the same run)")
+
+
 class RocprofV1Csv(Collector):
     """rocprof v1 / v2 kernel-trace and counter CSVs (see module docstring)."""
 

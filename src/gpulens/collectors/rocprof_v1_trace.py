@@ -34,6 +34,7 @@ from gpulens.collectors._json_cut import decode_cut
 from gpulens.collectors._numbers import exact_int
 from gpulens.collectors._sqlite import connect_ro, read_stored
 from gpulens.collectors.base import Collector
+from gpulens.collectors.rocprof_v1 import device_beside
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline, TimelineMeta
 
@@ -119,7 +120,8 @@ class RocprofV1Json(Collector):
     def sniff(self, path: Path, head: bytes) -> bool:
         return b'"traceEvents"' in head and b'"BeginNs"' in head and b'"DurationNs"' in head
 
-    def collect(self, path: Path, strict: bool = True) -> Timeline:
+    def collect(self, path: Path, strict: bool = True, with_siblings: bool = True) -> Timeline:
+        """Read one results.json; ``with_siblings``: also the ``results.sysinfo.txt`` beside it (the device)."""
         path = Path(path)
         raw = read_input(path)
         deep = DeepValues()  # values nested past msgspec's recursion limit: replaced by null, counted
@@ -175,6 +177,8 @@ class RocprofV1Json(Collector):
         warnings = [f"{path}: {bad} trace event(s) dropped (not an object, or a field of the wrong type)"] \
             if bad else []
         warnings += [w for w in [deep.warning(path), cut] if w]
+        if with_siblings:
+            device_beside(path, meta, warnings)
         return build_timeline(d, self.name, path, meta=meta, warnings=warnings)
 
 
@@ -213,7 +217,8 @@ class RocprofV1Db(Collector):
     def sniff(self, path: Path, head: bytes) -> bool:
         return head.startswith(SQLITE_MAGIC) and bool(sqlite_tables(path) & V1_TABLES)
 
-    def collect(self, path: Path, strict: bool = True) -> Timeline:
+    def collect(self, path: Path, strict: bool = True, with_siblings: bool = True) -> Timeline:
+        """Read one results.db; ``with_siblings``: also the ``results.sysinfo.txt`` beside it (the device)."""
         path = Path(path)
         tables = sqlite_tables(path)
         if not tables & V1_TABLES:
@@ -256,5 +261,7 @@ class RocprofV1Db(Collector):
         tl = build_timeline(merge(parts), self.name, path) if parts else Timeline()
         tl.meta.sources = [{"path": str(path), "collector": self.name, "size_bytes": path.stat().st_size, "rank": 0,
                             "tables": counts}]
+        if with_siblings:
+            device_beside(path, tl.meta, warnings)
         tl.meta.warnings = warnings + tl.meta.warnings
         return tl.validate()
