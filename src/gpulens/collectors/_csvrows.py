@@ -79,8 +79,19 @@ def project(rows: list[list], keep: list[int], width: int) -> list[list]:
     return [[r[i] if i < len(r) else None for i in keep] for r in rows]
 
 
-def read_rows(path: Path, text: str, strict: bool = True,
-              name_columns: tuple[str, ...] = ()) -> tuple[list[str], list[list[str | None]], list[str]]:
+def _rejoin_leading_name(header: list[str], rec: list[str]) -> list[str] | None:
+    """A row of a table whose first column is a name and every other column a number, wider than the header because
+    the name holds unquoted commas (rocprof v1 of ROCm 4 wrote ``results.stats.csv`` names unquoted): the leading
+    fields re-joined with ``,`` as the name, the trailing ones kept. None when that is not the only reading (a
+    trailing field is not a number, or the row is narrower)."""
+    w = len(header)
+    if len(rec) <= w or w < 2 or not all(is_numeric_field(f) for f in rec[len(rec) - w + 1:]):
+        return None
+    return [",".join(rec[:len(rec) - w + 1])] + rec[len(rec) - w + 1:]
+
+
+def read_rows(path: Path, text: str, strict: bool = True, name_columns: tuple[str, ...] = (),
+              leading_name: bool = False) -> tuple[list[str], list[list[str | None]], list[str]]:
     """Parse CSV ``text`` into its header and rows of the header's width.
 
     Args:
@@ -88,6 +99,9 @@ def read_rows(path: Path, text: str, strict: bool = True,
         text: decoded content.
         strict: see module docstring.
         name_columns: header names of the kernel-name column, lower case (the realignment anchor).
+        leading_name: the first column is the only text column (a ``*.stats.csv`` summary): a wider row whose
+            trailing fields are all numbers is read, in strict mode too, with its leading fields re-joined as the
+            name (the only reading; listed in the warnings).
 
     Returns:
         (header, rows, warnings): every row has ``len(header)`` entries; ``None`` marks a field that lenient
@@ -125,6 +139,15 @@ def read_rows(path: Path, text: str, strict: bool = True,
         if bad and bad[-1][0] == reader.line_num:
             bad.pop()
             raw_bad.pop()
+    if bad and leading_name:
+        joined = [(idx, _rejoin_leading_name(header, rec)) for idx, rec in raw_bad]
+        if all(j is not None for _, j in joined):
+            for idx, j in joined:
+                rows[idx] = j
+            warnings.append(f"{path}: {len(bad)} row(s) with a name holding unquoted commas (first at line "
+                            f"{bad[0][0]}): the fields before the {len(header) - 1} numeric columns re-joined as "
+                            "the name")
+            bad, raw_bad = [], []
     if not bad:
         return [header[i] for i in keep], project(rows, keep, len(header)), warnings
     if strict:

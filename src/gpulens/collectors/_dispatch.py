@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._numbers import exact_int
-from gpulens.collectors._work_rules import kinds_of_kernel_names
+from gpulens.collectors._work_rules import NON_WORK_REASON, is_non_work, kinds_of_kernel_names
 from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
 
 #: Columns of ``tables["unattached_counters"]``: counters of dispatches that are not events.
@@ -245,6 +245,12 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     if d.sci_notation_rows:
         reason[reason.isna() & (end == start).fillna(False)] = \
             "timestamps written in scientific notation lost precision (duration 0 is not real)"
+    non_work = np.zeros(n, dtype=bool)
+    if n:  # barrier / marker packets on a GPU queue are not work: not events, counted with the other rows
+        gpu_rows = kinds.isin(_GPU_KINDS).to_numpy()
+        if gpu_rows.any():
+            non_work[gpu_rows] = is_non_work(names[gpu_rows])
+            reason[reason.isna() & non_work] = NON_WORK_REASON
     valid = reason.isna().to_numpy()
     idx = np.flatnonzero(valid)
     nv = len(idx)
@@ -298,7 +304,7 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
         c_val.append(vals[sel])
         c_metric += [m] * k
         c_unit.append([unit] * k)
-        lost = has & ~valid
+        lost = has & ~valid & ~non_work  # a barrier packet's resource fields describe no kernel: dropped
         if lost.any():
             u_rows.append(np.flatnonzero(lost))
             u_val.append(vals[lost])

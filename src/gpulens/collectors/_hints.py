@@ -16,6 +16,8 @@ Perfetto / rocprofv3 pftrace           suffix ``.pftrace`` / ``.perfetto-trace``
 rocprofv3 OTF2                         suffix ``.otf2``
 nvprof / Visual Profiler               suffix ``.nvvp`` / ``.prof`` and an SQLite file
 an archive (tar, .tar.gz, zip, 7z)     ``ustar`` at byte 257 of the (decompressed) head, ``PK\\x03\\x04``, ``7z\\xbc\\xaf``
+a Git LFS pointer (the trace itself    starts with ``version https://git-lfs.github.com/spec/v1`` (git-lfs's pointer
+not checked out)                       file: ``version``, ``oid sha256:…``, ``size N`` lines)
 =====================================  ==============================================================================
 """
 
@@ -27,6 +29,8 @@ from pathlib import Path
 from gpulens.collectors._io import read_head
 
 _NSYS_MAGIC = b"NVIDIA Tegra Profiler Report"
+_LFS_POINTER = b"version https://git-lfs.github.com/spec/"
+_LFS_SIZE = re.compile(rb"^size (\d+)\s*$", re.MULTILINE)
 _ET_SCHEMA = re.compile(rb'^\s*\{\s*"schema"\s*:')
 _ET_NODES = re.compile(rb'"nodes"\s*:\s*\[')
 _BY_SUFFIX = {
@@ -48,6 +52,8 @@ _ADVICE = {
     "otf2": "an OTF2 trace, which gpulens does not read: record with rocprofv3 --output-format csv (or json / rocpd)",
     "archive": "an archive ({what}), which gpulens does not unpack: extract it (`{how}`) and pass the trace files, "
                "or the folder holding them, to gpulens",
+    "lfs": "a Git LFS pointer, not the trace: the repository stores the file ({what}) in Git LFS and it was not "
+           "downloaded; run `git lfs pull --include {name}` in the clone (or download the file itself) and analyse it",
     "nvprof": "an nvprof / Visual Profiler file, which gpulens does not read: use Nsight Systems "
               "(nsys profile, then nsys export --type sqlite) or `nvprof --csv --print-gpu-trace`",
 }
@@ -67,6 +73,9 @@ def unsupported_format(path: str | Path) -> str | None:
         kind, what, how = "archive", "zip", f"unzip {p.name}"
     elif head.startswith(b"7z\xbc\xaf\x27\x1c"):
         kind, what, how = "archive", "7z", f"7z x {p.name}"
+    elif head.startswith(_LFS_POINTER):
+        m = _LFS_SIZE.search(head)
+        kind, what = "lfs", (f"{int(m.group(1)):,} bytes" if m else "size not given")
     elif head.startswith(_NSYS_MAGIC):
         kind = "nsys"
     elif _ET_SCHEMA.match(head) and _ET_NODES.search(head) and b'"traceEvents"' not in head:

@@ -84,6 +84,29 @@ LAUNCHER_RULES: tuple[Rule, ...] = (
          "sgl-kernel; NVIDIA/TensorRT-LLM tensorrt_llm/_torch/distributed/ops.py"),
 )
 
+#: Names AMD tracers give GPU-queue records that are not work: AQL barrier-AND/OR packets (rocprof v1 with kernel
+#: tracing writes them as ``<barrier packet>`` rows of ``results.csv`` / ``results.stats.csv``), ROCclr marker
+#: commands (roctracer's ``Marker``) and commands roctracer cannot name (``Unknown command type``, 0 ns records on the
+#: GPU track of ROCm 4 ``results.json``). They are not kernel launches: a collector leaves them out and counts them.
+NON_WORK_RULE = Rule("none", r"^\s*(<\s*barrier[ _-]?(and|or)?[ _-]?packet\s*>|barrier[ _-]?(and|or)?[ _-]?packet|"
+                             r"marker|unknown command type)\s*(\[clone \.kd\]|\.kd)?\s*$",
+                     "AQL barrier packets, ROCclr markers and unnamed commands on a GPU queue (no work)",
+                     "ROCm/rocprofiler (v1) tblextr.py and ROCm/roctracer hcc_ops records ('Marker'); "
+                     "ROCm/clr hipamd activity names ('Unknown command type'); rocprof v1 results.stats.csv rows "
+                     "'<barrier packet>'")
+NON_WORK_REASON = "barrier or marker packet on a GPU queue (no work)"
+_NON_WORK_RE = re.compile(NON_WORK_RULE.pattern, re.IGNORECASE)
+
+
+def is_non_work(names: Iterable[object]) -> np.ndarray:
+    """Per name: True for a record that is a barrier/marker packet, not work (:data:`NON_WORK_RULE`); each distinct
+    name is matched once."""
+    s = names.astype(object) if isinstance(names, pd.Series) else pd.Series(list(names), dtype=object)
+    codes, uniq = pd.factorize(s, use_na_sentinel=True)
+    table = np.array([isinstance(u, str) and bool(_NON_WORK_RE.match(u)) for u in uniq] + [False], dtype=bool)
+    return table[np.where(codes >= 0, codes, len(uniq))]
+
+
 _NAME_RES = [(r.kind, re.compile(r.pattern, re.IGNORECASE)) for r in KERNEL_NAME_RULES]
 _LAUNCHER_RES = [re.compile(r.pattern, re.IGNORECASE) for r in LAUNCHER_RULES]
 

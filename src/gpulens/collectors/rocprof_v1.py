@@ -37,7 +37,7 @@ from gpulens.collectors._amdcsv import NAME_COLUMNS, dispatches_from_rows
 from gpulens.collectors._csvrows import excel_sep, read_rows
 from gpulens.collectors._dispatch import build_timeline
 from gpulens.collectors._io import read_input
-from gpulens.collectors._work_rules import kinds_of_kernel_names
+from gpulens.collectors._work_rules import is_non_work, kinds_of_kernel_names
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline, TimelineMeta
@@ -82,6 +82,23 @@ def siblings(path: Path) -> list[Path]:
         return []
     names = (f"{stem}.sysinfo.txt", f"{stem}.stats.csv", f"{stem}.hip_stats.csv", f"{stem}.copy_stats.csv")
     return [path.parent / n for n in names if (path.parent / n).is_file()]
+
+
+def device_beside(path: Path, meta: TimelineMeta, warnings: list[str]) -> None:
+    """Devices of the rocminfo dump rocprof v1 writes beside its trace (``<stem>.sysinfo.txt`` next to
+    ``results.json`` / ``results.db``) added to ``meta.devices``, with a note in ``warnings``, so the same run's GPU is
+    known whichever of its files is given (``results.csv`` reads it through :func:`siblings`)."""
+    stem = path.name.split(".")[0]
+    sib = path.parent / f"{stem}.sysinfo.txt"
+    if not stem or not sib.is_file() or meta.devices:
+        return
+    try:
+        meta.devices += parse_rocminfo(read_text(sib)[0])
+    except (TraceFormatError, OSError) as exc:
+        warnings.append(f"{sib}: not read beside {path.name} ({exc})")
+        return
+    meta.sources[0].setdefault("siblings", []).append(str(sib))
+    warnings.append(f"{path}: read with {sib.name} beside it (the device of the same run)")
 
 
 class RocprofV1Csv(Collector):
@@ -161,6 +178,16 @@ def stats_domain(file_name: str, names: list[str]) -> str:
     return "kernel"
 
 
+def header_leads_with_name(text: str) -> bool:
+    """Whether a stats CSV's first column is ``Name`` and every other one a number column (``Calls,
+    TotalDurationNs, AverageNs, Percentage[, MinNs, MaxNs, StdDev]``)."""
+    cols = csv_header(text[:65536].encode("utf-8", errors="replace"))
+    return bool(cols) and cols[0] == "name" and set(cols[1:]) <= _STATS_NUMBERS
+
+
+_STATS_NUMBERS = {"calls", "totaldurationns", "averagens", "percentage", "minns", "maxns", "stddev"}
+
+
 class RocprofStats(Collector):
     """``*.stats.csv`` summaries of rocprof v1 and rocprofv3 (no per-event data)."""
 
@@ -174,7 +201,7 @@ class RocprofStats(Collector):
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
         text, size = read_text(path)
-        header, rows, warnings = read_rows(path, text, strict, ("name",))
+        header, rows, warnings = read_rows(path, text, strict, ("name",), leading_name=header_leads_with_name(text))
         df = pd.DataFrame(rows, columns=header)
         for c in df.columns:
             if c != "Name":
@@ -193,13 +220,23 @@ class RocprofStats(Collector):
             df[c] = df[c].astype("int64")
         domain = stats_domain(path.name, df["Name"].astype(str).tolist() if "Name" in df else [])
         df.insert(0, "domain", domain)
+        barrier = np.zeros(len(df), dtype=bool)
         if domain == "kernel" and "Name" in df and len(df):
             # HIP runtime blit kernels (__amd_rocclr_copyBuffer, fillBufferAligned…) are copies and fills, as in the
-            # same run's kernel trace (collectors._work_rules): kept in the table, not counted as kernels
-            blit = kinds_of_kernel_names(df["Name"].astype(str)) != "kernel"
+            # same run's kernel trace (collectors._work_rules): kept in the table, not counted as kernels; collectives
+            # (ncclDevKernel…) stay GPU work of the kernel domain, as in a trace; barrier packets are no work
+            names = df["Name"].astype(str)
+            blit = np.isin(kinds_of_kernel_names(names), ["memcpy", "memset"])
             df.loc[blit, "domain"] = "copy"
+            barrier = is_non_work(names)
+            df.loc[barrier, "domain"] = "barrier"
         warnings.append(f"{path}: a per-name summary ({len(df)} rows, {domain} domain), not a trace: no events; "
                         "its calls and total times are kept as the per-kernel summary")
+        if barrier.any():
+            b = df[barrier]
+            calls = f"{int(b['Calls'].sum()):,} packets, " if "Calls" in b else ""
+            warnings.append(f"{path}: {len(b)} row(s) of barrier or marker packets ({calls}no work: waits on a GPU "
+                            "queue) left out of the kernels: " + ", ".join(sorted(set(b["Name"].astype(str)))))
         meta = TimelineMeta(sources=[source_meta(path, self.name, size, rows=len(df), domain=domain)],
                             warnings=warnings)
         return Timeline(meta=meta, tables={"rocprof_stats": df}).validate()

@@ -107,7 +107,8 @@ class RocprofV1Dir(Collector):
         for f in sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")):
             c = sniff(f)
             if c is not None and c.name in FAMILY:
-                loaded[f.name] = c.collect(f, strict=strict, with_siblings=False) if c.name == "rocprof_v1" \
+                loaded[f.name] = c.collect(f, strict=strict, with_siblings=False) \
+                    if c.name in ("rocprof_v1", "rocprof_v1_json", "rocprof_v1_db") \
                     else c.collect(f, strict=strict)  # the folder reads every sibling itself
         notes = []
         if "results.db" in loaded and "results.json" in loaded:

@@ -3,7 +3,7 @@
 ``results.json`` (``--hip-trace`` / ``--sys-trace``): a Chrome trace whose numbers are **strings**
 (``"ts": "622109046136"``); ``M`` events name each pid's track (``CPU HIP API``, ``COPY``, ``GPU0``…). Times are
 taken from ``args.BeginNs``/``args.EndNs`` (exact ns), falling back to ``ts``/``dur`` (µs strings) × 1000. Kind by
-track: ``GPU<n>`` → kernel, ``COPY`` → memcpy, ``… API`` → runtime, ``ROCTX``/markers → annotation.
+track: ``GPU<n>`` → kernel, ``COPY`` → memcpy (``FillBuffer`` → memset), ``… API`` → runtime, ``ROCTX``/markers → annotation.
 ``device_id`` = ``args.dev-id`` (HSA node id), ``stream_id`` = ``args.queue-id`` for kernels. Copies (``COPY``
 track / table) get no stream: rocprof v1 writes ``queue-id`` 0 on every copy record, which is not the kernels' AQL
 queue (copies run on the SDMA engines), and their timestamps can lag the synchronous ``hipMemcpy`` call that made
@@ -35,6 +35,7 @@ from gpulens.collectors._json_cut import decode_cut
 from gpulens.collectors._numbers import exact_int
 from gpulens.collectors._sqlite import connect_ro, read_stored
 from gpulens.collectors.base import Collector
+from gpulens.collectors.rocprof_v1 import device_beside
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline, TimelineMeta
 
@@ -48,6 +49,12 @@ def copy_kind(name: str | None) -> str | None:
     """``CopyHostToDevice`` → ``HtoD`` (None when the name says nothing)."""
     m = _COPY.search(name or "")
     return _COPY_KIND[m.group(1)] if m else None
+
+
+def copy_track_kind(name: str | None) -> str:
+    """Kind of a record on rocprof v1's ``COPY`` track / table: ``memset`` for a buffer fill (``FillBuffer``, as
+    ``tblextr.py`` splits the ops records: ``Fill`` → fill), else ``memcpy``."""
+    return "memset" if re.search(r"fill", name or "", re.IGNORECASE) else "memcpy"
 
 
 def _track_kind(track: str) -> str:
@@ -114,7 +121,8 @@ class RocprofV1Json(Collector):
     def sniff(self, path: Path, head: bytes) -> bool:
         return b'"traceEvents"' in head and b'"BeginNs"' in head and b'"DurationNs"' in head
 
-    def collect(self, path: Path, strict: bool = True) -> Timeline:
+    def collect(self, path: Path, strict: bool = True, with_siblings: bool = True) -> Timeline:
+        """Read one results.json; ``with_siblings``: also the ``results.sysinfo.txt`` beside it (the device)."""
         path = Path(path)
         raw = read_input(path)
         deep = DeepValues()  # values nested past msgspec's recursion limit: replaced by null, counted
@@ -145,8 +153,10 @@ class RocprofV1Json(Collector):
         for e in rows:
             a = e.args or V1Args()
             kind = _track_kind(tracks.get(str(e.pid), ""))
-            kinds.append(kind)
             names.append(str(e.name if e.name is not None else a.Name if a.Name is not None else ""))
+            if kind == "memcpy":
+                kind = copy_track_kind(names[-1])
+            kinds.append(kind)
             b, en = _ns(a.BeginNs), _ns(a.EndNs)
             if b is None or en is None:
                 ts, du = _ns_us(e.ts), _ns_us(e.dur)
@@ -155,7 +165,7 @@ class RocprofV1Json(Collector):
             unread.append((b is None or en is None) and (
                 any(_ns(x) is None for x in (a.BeginNs, a.EndNs) if not _absent(x))
                 or any(_ns_us(x) is None for x in (e.ts, e.dur) if not _absent(x))))
-            gpu = kind in ("kernel", "memcpy")
+            gpu = kind in ("kernel", "memcpy", "memset")
             dev.append(_ns(a.dev_id) if gpu else -1)
             queue.append(_ns(a.queue_id) if kind == "kernel" else None)  # copies: no AQL queue (module docstring)
             pid.append(_ns(a.pid)), tid.append(_ns(a.tid))
@@ -168,6 +178,8 @@ class RocprofV1Json(Collector):
         warnings = [f"{path}: {bad} trace event(s) dropped (not an object, or a field of the wrong type)"] \
             if bad else []
         warnings += [w for w in [deep.warning(path), cut] if w]
+        if with_siblings:
+            device_beside(path, meta, warnings)
         return build_timeline(d, self.name, path, meta=meta, warnings=warnings)
 
 
@@ -206,7 +218,8 @@ class RocprofV1Db(Collector):
     def sniff(self, path: Path, head: bytes) -> bool:
         return head.startswith(SQLITE_MAGIC) and bool(sqlite_tables(path) & V1_TABLES)
 
-    def collect(self, path: Path, strict: bool = True) -> Timeline:
+    def collect(self, path: Path, strict: bool = True, with_siblings: bool = True) -> Timeline:
+        """Read one results.db; ``with_siblings``: also the ``results.sysinfo.txt`` beside it (the device)."""
         path = Path(path)
         tables = sqlite_tables(path)
         if not tables & V1_TABLES:
@@ -240,6 +253,7 @@ class RocprofV1Db(Collector):
                 d.pmc = {}
             if kind == "memcpy":
                 d.cols["copy_kind"] = [copy_kind(n) for n in d.cols["name"]]
+                d.cols["kind"] = [copy_track_kind(n) for n in d.cols["name"]]  # FillBuffer records are fills
                 d.cols["stream_id"] = [None] * d.n  # queue-id 0 of a copy is not the kernels' queue (docstring)
             if kind == "runtime":
                 d.cols["device_id"] = [-1] * d.n
@@ -248,5 +262,7 @@ class RocprofV1Db(Collector):
         tl = build_timeline(merge(parts), self.name, path) if parts else Timeline()
         tl.meta.sources = [{"path": str(path), "collector": self.name, "size_bytes": path.stat().st_size, "rank": 0,
                             "tables": counts}]
+        if with_siblings:
+            device_beside(path, tl.meta, warnings)
         tl.meta.warnings = warnings + tl.meta.warnings
         return tl.validate()
