@@ -69,6 +69,7 @@ def run_all(timeline: Timeline, device: Any = None, only: list[str] | None = Non
         name → AnalysisResult, in run order. Each analyzer sees the results of those before it.
     """
     from gpulens.analyzers._span import blank_unknown_durations
+    from gpulens.analyzers._tree import cap_children
     from gpulens.analyzers._heap import return_free_memory
     from gpulens.analyzers.context import _ATTR, context_of
 
@@ -100,6 +101,7 @@ def run_all(timeline: Timeline, device: Any = None, only: list[str] | None = Non
     if hasattr(timeline, _ATTR):
         delattr(timeline, _ATTR)
     blank_unknown_durations(timeline, results)  # no input durations: sums of zeros are unknown, not 0 ns
+    cap_children(results)  # a child's time at stake within its parent's, whatever order they ran in
     return results
 
 

@@ -84,6 +84,35 @@ def arrange(findings: list[Finding]) -> list[Finding]:
     return ordered
 
 
+def cap_children(results: dict) -> None:
+    """Apply "a child's time is part of its parent's" to the stored results of one analysis, in place.
+
+    ``results``: name → AnalysisResult of one :func:`gpulens.analyzers.run_all`. A finding whose ``parent`` is the
+    key of a finding of any analyzer, with a quantified time at stake, gets at most that time (parents first, so a
+    chain is capped at its smallest ancestor). Run once after every analyzer, so that the figure in each analysis's
+    own findings (the JSON's ``analyses``) is the one the findings tree shows, whatever order the analyzers ran in
+    (one process, or the forked split of :mod:`gpulens.analyzers._parallel_run`, where an analyzer may have read a
+    parent before another analyzer refined it).
+    """
+    every = [f for r in results.values() for f in (getattr(r, "findings", None) or [])]
+    by_key: dict[str, Finding] = {}
+    for f in every:
+        if f.key and f.key not in by_key:
+            by_key[f.key] = f
+
+    def cap(f: Finding, depth: int) -> int | None:
+        parent = by_key.get(f.parent) if f.parent and f.parent != f.key else None
+        if parent is None or depth > 8:
+            return f.time_at_stake_ns
+        limit = cap(parent, depth + 1)
+        if limit is not None and f.time_at_stake_ns is not None and f.time_at_stake_ns > limit:
+            f.time_at_stake_ns = int(limit)
+        return f.time_at_stake_ns
+
+    for f in every:
+        cap(f, 0)
+
+
 def roots(findings: list[Finding]) -> list[Finding]:
     """The findings that count in rankings and totals (no parent after :func:`arrange`), in :func:`rank_key`
     order."""
