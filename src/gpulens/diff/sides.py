@@ -97,6 +97,7 @@ def load_side(path: str | Path) -> DiffSide:
                               **_summary_hotspots(r)},
                  "devices": r.timeline.meta.devices} for r in rep.sources if r.status != "no_gpu_work"]
         cut = [(str(f), int(n)) for r in rep.sources for f, n in r.timeline.meta.truncated_at.items()]
+        lost = [f"{p}: {r.timeline.meta.unread_text()}" for r in rep.sources if r.timeline.meta.unread]
         from gpulens.analyzers._span import durations_unknown
 
         no_times = any(durations_unknown(r.timeline) for r in rep.sources if r.status != "no_gpu_work")
@@ -107,12 +108,14 @@ def load_side(path: str | Path) -> DiffSide:
         cut = [(str(f), n) for s in all_srcs if isinstance(s.get("truncated_at"), dict)
                for f, n in s["truncated_at"].items() if isinstance(n, int) and not isinstance(n, bool)]
         note = "report"
+        lost = [f"{p}: a report of a partial input: {s['partial_reason']}" for s in all_srcs
+                if s.get("unread_files") and isinstance(s.get("partial_reason"), str)]
         no_times = any(((s.get("analyses") or {}).get("hotspots") or {}).get("summary", {}).get("durations_unknown")
                        is True for s in srcs if isinstance((s.get("analyses") or {}).get("hotspots"), dict))
     if cut and not srcs:  # the same rule as `gpulens analyze`: an input error, not a run without GPU work
         err = truncated_without_gpu_work(cut)
         raise err if doc is None else GpulensError(f"{p}: a report of a truncated input: {err}")
-    warnings = [truncated_note(f, n) for f, n in cut]
+    warnings = lost + [truncated_note(f, n) for f, n in cut]  # rank files not read: the side lacks those ranks
     if not srcs:
         warnings.append(f"{p}: no GPU work (0 kernels): every kernel of the other run shows as new or vanished")
     frames, notes = [], set()
