@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._attribution import kernel_key
@@ -49,9 +50,21 @@ def _rows_of(source: dict[str, Any]) -> tuple[pd.DataFrame, str]:
         for col in COLUMNS:
             if col not in df:
                 df[col] = 0 if col in ("rank", "count", "time_ns", "total_ns") else ""
-        df[["op", "shapes", "dtypes", "key", "category", "kind"]] = \
-            df[["op", "shapes", "dtypes", "key", "category", "kind"]].fillna("").astype(str)
-        return df[list(COLUMNS)], "report"
+        how = "report"
+        # a long table ends with one "other" row (json_report.capped_records: no keys, other_rows = how many): one
+        # group of its own, named so, on the first listed rank — never a group keyed by nulls (mixed-type keys)
+        rest = df["other_rows"].notna().to_numpy() if "other_rows" in df else np.zeros(len(df), dtype=bool)
+        if rest.any():
+            n = int(pd.to_numeric(df.loc[rest, "other_rows"], errors="coerce").fillna(0).sum())
+            label = f"(other kernel groups: {n:,} not listed in the report)"
+            df.loc[rest, ["key", "name"]] = label
+            df.loc[rest, ["kind", "category"]] = ["kernel", "other"]
+            how = f"report (its last {n:,} kernel groups as one row)"
+        ranks = pd.to_numeric(df["rank"], errors="coerce")
+        df["rank"] = ranks.fillna(ranks.min() if ranks.notna().any() else 0).astype("int64")
+        df[["op", "shapes", "dtypes", "key", "category", "kind", "name"]] = \
+            df[["op", "shapes", "dtypes", "key", "category", "kind", "name"]].fillna("").astype(str)
+        return df[list(COLUMNS)], how
     hs = (an.get("hotspots") or {}).get("table") if isinstance(an.get("hotspots"), dict) else None
     rows = hs if isinstance(hs, list) else source.get("top_kernels") or []
     out = []
@@ -123,6 +136,10 @@ def load_side(path: str | Path) -> DiffSide:
         df, how = _rows_of(s)
         frames.append(df)
         notes.add(how)
+        if how.startswith("report (its last"):
+            warnings.append(f"{p}: the report lists its kernel groups only up to its row limit, {how[len('report ('):-1]}:"
+                            " a kernel with groups among them shows a change that is not one — diff the trace itself "
+                            "for exact per-kernel figures")
     devices = sorted({str(d.get("name")) for s in srcs for d in s.get("devices") or []
                       if isinstance(d, dict) and d.get("name")})
     if not frames:
