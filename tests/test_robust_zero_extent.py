@@ -36,7 +36,7 @@ def test_gpu_events_of_zero_length_have_unknown_time_figures(tmp_path, kernels):
     assert sm["kernel_count"] == 2
     for k in ("span_ns", "gpu_busy_ns", "gpu_busy_pct", "kernel_time_ns", "idle_ns", "gpu_utilization_pct"):
         assert sm[k] is None, k
-    assert "every GPU event lasts 0 ns" in sm["busy_unknown_reason"]
+    assert "every kernel lasts 0 ns" in sm["busy_unknown_reason"]
     assert sm["verdict"] not in ("gpu-bound", "host-bound")
     text = console.render(gpulens.report.Report([src]))
     assert "busy 0.0 %" not in text and "cover 0 % of kernel time" not in text
@@ -49,3 +49,24 @@ def test_one_ns_kernels_keep_their_figures(tmp_path):
     assert sm["busy_unknown_reason"] is None
     assert sm["kernel_time_ns"] == 2 and sm["gpu_busy_ns"] == 2 and sm["span_ns"] == 3
     assert sm["gpu_busy_pct"] == pytest.approx(200 / 3)
+
+
+def test_zero_length_kernels_beside_timed_copies_have_unknown_kernel_figures(tmp_path):
+    # k_gemm and ncclKernel_AllReduce last 0 ns; a 2 µs HtoD copy is timed. Busy = 2 µs of copies alone would make
+    # a 0-ns GEMM and a 0-ns collective look like idle GPU; "the kernel verdict holding the most kernel time" out of
+    # 0 ns + 0 ns was the first class listed (communication-bound). Kernel figures are unknown, no verdict is drawn.
+    evs = [{"ph": "X", "cat": "kernel", "name": "k_gemm", "pid": 0, "tid": 7, "ts": 1000, "dur": 0,
+            "args": {"device": 0, "stream": 7}},
+           {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce_RING_LL_Sum_float", "pid": 0, "tid": 9,
+            "ts": 1003, "dur": 0, "args": {"device": 0, "stream": 9}},
+           {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": 8,
+            "ts": 1001, "dur": 2, "args": {"device": 0, "stream": 8, "bytes": 4096}}]
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"traceEvents": evs}))
+    src = gpulens.analyze([p]).sources[0]
+    sm = src.summary
+    assert sm["kernel_count"] == 2 and sm["memcpy_count"] == 1 and sm["memcpy_bytes"] == 4096
+    assert sm["kernel_time_ns"] is None and sm["gpu_busy_pct"] is None and sm["span_ns"] is None
+    assert "every kernel lasts 0 ns" in sm["busy_unknown_reason"]
+    vd = src.results["verdicts"].summary
+    assert vd["run_verdict"] == "undetermined" and "cannot be weighed" in vd["basis"]

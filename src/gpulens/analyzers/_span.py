@@ -71,20 +71,24 @@ def busy_unknown_reason(timeline: Any) -> str | None:
     if has_summary_kernels(timeline) and not timeline.events["kind"].isin(gpu_kinds).any():
         return "the input is a per-kernel summary or counter table without timestamps: there is no timeline"
     if no_gpu_extent(timeline):
-        return ("every GPU event lasts 0 ns (durations not recorded, or below the clock's resolution): the GPU "
-                "events span no time, so busy % and idle time are undefined")
+        return ("every kernel lasts 0 ns (durations not recorded, or below the clock's resolution): the GPU's work "
+                "spans no measured time, so busy %, idle time and kernel times are unknown")
     return None
 
 
 def no_gpu_extent(timeline: Any) -> bool:
-    """True when the Timeline has GPU events (kernels, collectives, copies, fills) and every one lasts 0 ns: their
-    span is 0 and busy % = 0 / 0 (not 0 %, not 100 %). Computed once per Timeline (its analysis context)."""
+    """True when every kernel and collective of the Timeline lasts 0 ns (with none, every copy and fill): the GPU's
+    work has no measured time — busy % would be 0 / 0 or the copies' time alone, kernel shares 0 / 0 (unknown, not
+    0 % and not 100 %). Computed once per Timeline (its analysis context)."""
     from gpulens.analyzers.context import context_of
 
     def compute() -> bool:
-        ev = timeline.events
-        gpu = context_of(timeline).mask_of("kernel", "comm", "memcpy", "memset")
-        return bool(gpu.any()) and not bool((ev["dur_ns"].to_numpy()[gpu] > 0).any())
+        ctx = context_of(timeline)
+        dur = timeline.events["dur_ns"].to_numpy()
+        work = ctx.mask_of("kernel", "comm")
+        if not work.any():
+            work = ctx.mask_of("memcpy", "memset")
+        return bool(work.any()) and not bool((dur[work] > 0).any())
 
     return bool(context_of(timeline).memo("no_gpu_extent", compute))
 
