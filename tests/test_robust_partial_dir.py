@@ -156,3 +156,14 @@ def test_an_unreadable_file_of_a_rank_not_selected_is_no_loss(tmp_path, capsys):
     code, _, err = _run(capsys, "analyze", d, "-q", "--no-cache", "--ranks", "0-3", "--json", tmp_path / "r.json")
     src = json.loads((tmp_path / "r.json").read_text())["sources"][0]
     assert code == 0 and src["status"] == "partial" and "1 of 3 rank files could not be read" in err
+
+
+def test_diff_says_a_side_lacks_rank_files(tmp_path, capsys):
+    # a folder side and its JSON report side both carry the count of rank files not read
+    d, _ = _broken_dir(tmp_path)
+    good = _good_dir(tmp_path)
+    assert main(["analyze", str(d), "-q", "--no-cache", "--json", str(tmp_path / "r.json")]) == 0
+    capsys.readouterr()
+    for side in (d, tmp_path / "r.json"):
+        code, out, err = _run(capsys, "diff", good, side)
+        assert code == 0 and "2 of 4 rank files could not be read" in out + err, side

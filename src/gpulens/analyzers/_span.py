@@ -52,9 +52,10 @@ def has_summary_kernels(timeline: Any) -> bool:
 def durations_unknown(timeline: Any) -> bool:
     """True when the input's GPU events carry no real duration: a collector recorded ``durations_unknown`` (e.g.
     rocprof-compute timestamps written in scientific notation, start == end) and every GPU event has ``dur 0``.
-    Kernel times, shares and time at stake are then unknown, never 0."""
+    Kernel times, shares and time at stake are then unknown, never 0. Also True, whatever the collector, when every
+    GPU event lasts 0 ns (:func:`no_gpu_extent`: durations not recorded, or below the clock's resolution)."""
     if not any(s.get("durations_unknown") for s in timeline.meta.sources):
-        return False
+        return no_gpu_extent(timeline)
     ev = timeline.events
     gpu = ev["kind"].isin(("kernel", "comm", "memcpy", "memset")).to_numpy()
     return bool(gpu.any()) and not bool((ev["dur_ns"].to_numpy()[gpu] > 0).any())
@@ -69,7 +70,27 @@ def busy_unknown_reason(timeline: Any) -> str | None:
     gpu_kinds = ("kernel", "comm", "memcpy", "memset")
     if has_summary_kernels(timeline) and not timeline.events["kind"].isin(gpu_kinds).any():
         return "the input is a per-kernel summary or counter table without timestamps: there is no timeline"
+    if no_gpu_extent(timeline):
+        return ("every kernel lasts 0 ns (durations not recorded, or below the clock's resolution): the GPU's work "
+                "spans no measured time, so busy %, idle time and kernel times are unknown")
     return None
+
+
+def no_gpu_extent(timeline: Any) -> bool:
+    """True when every kernel and collective of the Timeline lasts 0 ns (with none, every copy and fill): the GPU's
+    work has no measured time — busy % would be 0 / 0 or the copies' time alone, kernel shares 0 / 0 (unknown, not
+    0 % and not 100 %). Computed once per Timeline (its analysis context)."""
+    from gpulens.analyzers.context import context_of
+
+    def compute() -> bool:
+        ctx = context_of(timeline)
+        dur = timeline.events["dur_ns"].to_numpy()
+        work = ctx.mask_of("kernel", "comm")
+        if not work.any():
+            work = ctx.mask_of("memcpy", "memset")
+        return bool(work.any()) and not bool((dur[work] > 0).any())
+
+    return bool(context_of(timeline).memo("no_gpu_extent", compute))
 
 
 #: A gap this long between two GPU events of one device cannot be idle time inside one profile: the events come

@@ -486,7 +486,13 @@ class Verdicts(Analyzer):
         overhead = bn.summary.get("verdict") if bn is not None and not bn.skipped else None
         by_class = t.groupby("verdict")["time_ns"].sum().sort_values(ascending=False, kind="stable")
         kernel_class = str(by_class.index[0]) if len(by_class) else None
-        if busy_unknown:
+        unweighed = len(by_class) > 1 and not float(by_class.fillna(0).sum()) > 0
+        if unweighed:  # no kernel time recorded (every kernel 0 ns): no verdict "holds the most kernel time" — the
+            kernel_class = "undetermined"  # first of several classes would be an arbitrary pick, not a majority
+        if busy_unknown and unweighed:
+            run, basis = "undetermined", ("kernel times not recorded: the kernels' verdicts ("
+                                          + ", ".join(map(str, by_class.index)) + ") cannot be weighed")
+        elif busy_unknown:
             run, basis = (kernel_class, "counters only (busy time not measured): the kernel verdict holding the most kernel time") \
                 if kernel_class and kernel_class != "undetermined" else \
                 ("undetermined", "busy time not measured and the kernels' counters do not classify them")

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._attribution import kernel_key
@@ -49,9 +50,21 @@ def _rows_of(source: dict[str, Any]) -> tuple[pd.DataFrame, str]:
         for col in COLUMNS:
             if col not in df:
                 df[col] = 0 if col in ("rank", "count", "time_ns", "total_ns") else ""
-        df[["op", "shapes", "dtypes", "key", "category", "kind"]] = \
-            df[["op", "shapes", "dtypes", "key", "category", "kind"]].fillna("").astype(str)
-        return df[list(COLUMNS)], "report"
+        how = "report"
+        # a long table ends with one "other" row (json_report.capped_records: no keys, other_rows = how many): one
+        # group of its own, named so, on the first listed rank — never a group keyed by nulls (mixed-type keys)
+        rest = df["other_rows"].notna().to_numpy() if "other_rows" in df else np.zeros(len(df), dtype=bool)
+        if rest.any():
+            n = int(pd.to_numeric(df.loc[rest, "other_rows"], errors="coerce").fillna(0).sum())
+            label = f"(other kernel groups: {n:,} not listed in the report)"
+            df.loc[rest, ["key", "name"]] = label
+            df.loc[rest, ["kind", "category"]] = ["kernel", "other"]
+            how = f"report (its last {n:,} kernel groups as one row)"
+        ranks = pd.to_numeric(df["rank"], errors="coerce")
+        df["rank"] = ranks.fillna(ranks.min() if ranks.notna().any() else 0).astype("int64")
+        df[["op", "shapes", "dtypes", "key", "category", "kind", "name"]] = \
+            df[["op", "shapes", "dtypes", "key", "category", "kind", "name"]].fillna("").astype(str)
+        return df[list(COLUMNS)], how
     hs = (an.get("hotspots") or {}).get("table") if isinstance(an.get("hotspots"), dict) else None
     rows = hs if isinstance(hs, list) else source.get("top_kernels") or []
     out = []
@@ -97,6 +110,7 @@ def load_side(path: str | Path) -> DiffSide:
                               **_summary_hotspots(r)},
                  "devices": r.timeline.meta.devices} for r in rep.sources if r.status != "no_gpu_work"]
         cut = [(str(f), int(n)) for r in rep.sources for f, n in r.timeline.meta.truncated_at.items()]
+        lost = [f"{p}: {r.timeline.meta.unread_text()}" for r in rep.sources if r.timeline.meta.unread]
         from gpulens.analyzers._span import durations_unknown
 
         no_times = any(durations_unknown(r.timeline) for r in rep.sources if r.status != "no_gpu_work")
@@ -107,12 +121,14 @@ def load_side(path: str | Path) -> DiffSide:
         cut = [(str(f), n) for s in all_srcs if isinstance(s.get("truncated_at"), dict)
                for f, n in s["truncated_at"].items() if isinstance(n, int) and not isinstance(n, bool)]
         note = "report"
+        lost = [f"{p}: a report of a partial input: {s['partial_reason']}" for s in all_srcs
+                if s.get("unread_files") and isinstance(s.get("partial_reason"), str)]
         no_times = any(((s.get("analyses") or {}).get("hotspots") or {}).get("summary", {}).get("durations_unknown")
                        is True for s in srcs if isinstance((s.get("analyses") or {}).get("hotspots"), dict))
     if cut and not srcs:  # the same rule as `gpulens analyze`: an input error, not a run without GPU work
         err = truncated_without_gpu_work(cut)
         raise err if doc is None else GpulensError(f"{p}: a report of a truncated input: {err}")
-    warnings = [truncated_note(f, n) for f, n in cut]
+    warnings = lost + [truncated_note(f, n) for f, n in cut]  # rank files not read: the side lacks those ranks
     if not srcs:
         warnings.append(f"{p}: no GPU work (0 kernels): every kernel of the other run shows as new or vanished")
     frames, notes = [], set()
@@ -120,6 +136,10 @@ def load_side(path: str | Path) -> DiffSide:
         df, how = _rows_of(s)
         frames.append(df)
         notes.add(how)
+        if how.startswith("report (its last"):
+            warnings.append(f"{p}: the report lists its kernel groups only up to its row limit, {how[len('report ('):-1]}:"
+                            " a kernel with groups among them shows a change that is not one — diff the trace itself "
+                            "for exact per-kernel figures")
     devices = sorted({str(d.get("name")) for s in srcs for d in s.get("devices") or []
                       if isinstance(d, dict) and d.get("name")})
     if not frames:
