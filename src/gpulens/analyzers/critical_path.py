@@ -412,7 +412,10 @@ class CriticalPath(Analyzer):
             findings[0].parent = "idle"
             # a child's time is part of its parent's: the path can hold host time outside the GPU span (start-up
             # before the first kernel), which is no idle GPU time to recover — at most the idle time is at stake
-            idle = next(f for f in results["breakdown"].findings if f.key == "idle").time_at_stake_ns
+            # (the breakdown's idle time itself, not its finding's figure: ``bottlenecks`` narrows that to the
+            # recoverable idle, and whether it ran first depends on the process split — the findings tree caps this
+            # child at its parent's figure when it is shown)
+            idle = results["breakdown"].summary.get("idle_ns")
             if idle is not None and (findings[0].time_at_stake_ns or 0) > idle:
                 findings[0].time_at_stake_ns = int(idle)
         else:  # host time on the path but no idle GPU time to recover: a description, not time at stake
