@@ -185,3 +185,42 @@ def test_v1_json_and_db_read_the_device_beside_them(tmp_path):
         devs = collect(p).meta.devices
         assert devs and {d.get("gfx_arch") for d in devs} == {"gfx942"}
         assert any("results.sysinfo.txt beside it" in w for w in _summary(tmp_path, p)["warnings"])
+
+
+# --- class 5: a skipped roofline/occupancy says what the trace does record: the GPU's name and architecture
+# (R9700 rocpd DB of JoursBleu/llama.cpp: "the GPU was not identified from the trace and its architecture is not
+# recorded" beside a device line naming the R9700 and gfx1201 in the same report)
+
+def _rocprof_v1_csv_with_device(tmp_path, agent_name, gfx):
+    (tmp_path / "results.sysinfo.txt").write_text(
+        "HSA Agents\n*******\nAgent 3\n*******\n"    # rocminfo's agent block layout (results.sysinfo.txt)
+        f"  Name:                    {gfx}\n  Marketing Name:          {agent_name}\n  Vendor Name:             AMD\n"
+        "  Node:                    2\n  Device Type:             GPU\n  Compute Unit:            64\n")
+    p = tmp_path / "results.csv"
+    p.write_text('"Index","KernelName","gpu-id","queue-id","queue-index","pid","tid","grd","wgr","lds","scr",'
+                 '"arch_vgpr","accum_vgpr","sgpr","wave_size","sig","obj","DispatchNs","BeginNs","EndNs","CompleteNs",'
+                 '"DurationNs"\n'
+                 '0,"mul_mat_q.kd",2,0,0,7,7,65536,256,0,0,64,0,128,32,"0x0","0x1",900,1000,9000,9100,8000\n')
+    return p
+
+
+@pytest.mark.parametrize("agent_name, gfx, arch_said", [("AMD Radeon AI PRO R9700", "gfx1201", "gfx1201"),
+                                                       ("Vega 20", "gfx906", "gfx906")])
+def test_skip_reasons_name_the_recorded_gpu_and_architecture(tmp_path, agent_name, gfx, arch_said):
+    p = _rocprof_v1_csv_with_device(tmp_path, agent_name, gfx)
+    tl = collect(p)
+    assert tl.meta.devices and tl.meta.devices[0].get("gfx_arch") == gfx   # the premise: both are recorded
+    src = _summary(tmp_path, p)
+    reasons = {a: src["analyses"][a]["skipped_reason"] for a in ("roofline", "occupancy")}
+    assert all(f"'{agent_name}'" in r and "not identified" not in r for r in reasons.values())
+    assert f"architecture ({arch_said}) has no built-in occupancy rules" in reasons["occupancy"]
+    assert "not recorded" not in reasons["occupancy"]
+
+
+def test_skip_reason_without_any_device_record_says_so(tmp_path):
+    p = tmp_path / "results.stats.csv"
+    p.write_text('"Name","Calls","TotalDurationNs","AverageNs","Percentage"\n"k",1,1000,1000,100.0\n')
+    src = _summary(tmp_path, p)
+    assert src["analyses"]["occupancy"]["skipped_reason"] == (
+        "no device spec: the GPU was not identified from the trace and its architecture is not recorded "
+        "(pass --device-spec FILE)")
