@@ -224,3 +224,32 @@ def test_skip_reason_without_any_device_record_says_so(tmp_path):
     assert src["analyses"]["occupancy"]["skipped_reason"] == (
         "no device spec: the GPU was not identified from the trace and its architecture is not recorded "
         "(pass --device-spec FILE)")
+
+
+# --- class 6: a kernel none of whose launches has a duration shows an unknown time, not "0 ns / 0.0 %"
+# (AveryClapp/ESMM-Research @ e22c00d profile.ncu-rep, MIT: ncu's profile of vectorized_blocktiling failed — "Rule
+# Launch Configuration returned an error" — and the top-kernels table listed it at 0 ns, 0.0 %)
+
+_NCU_HEADER = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size",'
+               '"Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"\n')
+
+
+def _ncu_row(launch, kernel, metric, unit, value):
+    return (f'"{launch}","17333","a.out","127.0.0.1","{kernel}","1","7","(32, 32, 1)","(32, 32, 1)","0","8.6",'
+            f'"Command line profiler metrics","{metric}","{unit}","{value}"\n')
+
+
+def test_kernel_without_any_duration_has_unknown_time(tmp_path):
+    p = tmp_path / "metrics.csv"
+    p.write_text(_NCU_HEADER
+                 + _ncu_row(0, "gemm_a(int)", "gpu__time_duration.sum", "nsecond", "3,000")
+                 + _ncu_row(1, "gemm_b(int)", "gpu__time_duration.sum", "nsecond", "1,000")
+                 + _ncu_row(2, "gemm_b(int)", "gpu__time_duration.sum", "nsecond", "1,000")
+                 + _ncu_row(3, "broken(int)", "dram__bytes.sum", "byte", "4,096"))   # no duration at all
+    src = _summary(tmp_path, p)
+    rows = {r["name"]: r for r in src["analyses"]["hotspots"]["table"]}
+    assert rows["broken(int)"]["calls"] == 1
+    assert rows["broken(int)"]["total_ns"] is None and rows["broken(int)"]["share"] is None
+    assert rows["gemm_a(int)"]["total_ns"] == 3000 and rows["gemm_a(int)"]["share"] == pytest.approx(0.6)
+    assert rows["gemm_b(int)"]["total_ns"] == 2000 and rows["gemm_b(int)"]["share"] == pytest.approx(0.4)
+    assert src["summary"]["kernel_count"] == 4 and src["summary"]["kernel_time_ns"] == 5000
