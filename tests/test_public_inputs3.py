@@ -253,3 +253,32 @@ def test_kernel_without_any_duration_has_unknown_time(tmp_path):
     assert rows["gemm_a(int)"]["total_ns"] == 3000 and rows["gemm_a(int)"]["share"] == pytest.approx(0.6)
     assert rows["gemm_b(int)"]["total_ns"] == 2000 and rows["gemm_b(int)"]["share"] == pytest.approx(0.4)
     assert src["summary"]["kernel_count"] == 4 and src["summary"]["kernel_time_ns"] == 5000
+
+
+# --- class 7: a stall "breakdown" of the reasons of one stall class is no breakdown (ESMM-Research @ 049ec61
+# profile.ncu-rep collected smsp__average_warp_latency_issue_stalled_dispatch_stall only: "100 % of stalls are
+# scheduling" and a compute-bound verdict, "the schedulers issue every cycle", for a naive GEMM)
+
+def _stall_csv(tmp_path, reasons):
+    rows = [_ncu_row(0, "basic(int)", "gpu__time_duration.sum", "nsecond", "10,000")]
+    rows += [_ncu_row(0, "basic(int)", f"smsp__average_warp_latency_issue_stalled_{r}.ratio", "", v)
+             for r, v in reasons.items()]
+    p = tmp_path / "metrics.csv"
+    p.write_text(_NCU_HEADER + "".join(rows))
+    return p
+
+
+def test_stall_reasons_of_one_class_give_no_breakdown(tmp_path):
+    src = _summary(tmp_path, _stall_csv(tmp_path, {"dispatch_stall": "1012.04"}))
+    st = src["analyses"]["stalls"]
+    assert st["table"] == [] and "only the stall reason(s) dispatch_stall were collected" in st["skipped_reason"]
+    verdict = {r["name"]: r["verdict"] for r in src["analyses"]["verdicts"]["table"]}
+    assert verdict["basic(int)"] != "compute-bound"
+
+
+def test_stall_reasons_of_two_classes_still_give_shares(tmp_path):
+    # long_scoreboard (memory latency) 30 cycles, dispatch_stall (scheduling) 10: 75 % / 25 % of 40
+    src = _summary(tmp_path, _stall_csv(tmp_path, {"long_scoreboard": "30", "dispatch_stall": "10"}))
+    row = src["analyses"]["stalls"]["table"][0]
+    assert row["dominant_class"] == "memory_latency"
+    assert row["memory_latency_pct"] == pytest.approx(75.0) and row["scheduling_pct"] == pytest.approx(25.0)
