@@ -282,3 +282,21 @@ def test_stall_reasons_of_two_classes_still_give_shares(tmp_path):
     row = src["analyses"]["stalls"]["table"][0]
     assert row["dominant_class"] == "memory_latency"
     assert row["memory_latency_pct"] == pytest.approx(75.0) and row["scheduling_pct"] == pytest.approx(25.0)
+
+
+# --- class 8: a busy unit is never latency-bound by the grid, stall or occupancy rules either (ESMM-Research @
+# e22c00d profile.ncu-rep: esmm_shmem_multi at SM throughput 88 %, memory 34 %, achieved occupancy 22 % with a
+# shared-memory limiter was called latency/occupancy-bound, "use smaller tiles")
+
+@pytest.mark.parametrize("rule", ["occupancy", "stalls", "grid"])
+def test_busy_unit_is_not_latency_bound_by_later_rules(rule):
+    from gpulens.analyzers.verdict_rules import Evidence, decide
+    base = dict(sol_bound=None, compute_pct=88.0, memory_pct=34.0, sol_pct=88.0, sol_missing="FLOP or pipe counters")
+    extra = {"occupancy": dict(achieved_occupancy_pct=22.0, limiter="shared_memory"),
+             "stalls": dict(stall_class="memory_latency", stall_pct=70.0),
+             "grid": dict(mean_blocks=10.0, num_sms=80)}[rule]
+    e = Evidence("esmm_shmem_multi", "kernel", 1, 139_910_000, **base, **extra)
+    v = decide(e)
+    assert v.verdict == "undetermined" and "88 % of its peak" in v.evidence
+    e.sol_pct, e.compute_pct = 40.0, 40.0  # no unit busy: the later rule's latency reading stands
+    assert decide(e).verdict == "latency/occupancy-bound"

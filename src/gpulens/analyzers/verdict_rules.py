@@ -24,7 +24,8 @@ timeline results. Rules, first match wins (thresholds are parameters of :func:`d
    roofline says; below → ``latency/occupancy-bound`` (a kernel at 20 % of its roof is bounded by neither roof, but
    by too little parallelism in flight). On an assumed GPU the evidence says the peaks are that GPU's, assumed.
    Never latency-bound when the measured speed of light has a unit at ≥ 60 % of its peak that names no bound (ncu
-   SM throughput alone): ``undetermined``, naming the counters that would tell.
+   SM throughput alone): ``undetermined``, naming the counters that would tell. The same guard holds for rules 5–7
+   (a kernel at 88 % SM throughput is not latency-bound because its occupancy is 22 %).
 
 Time at stake of rules 3–4, and of every later rule when the kernel has a roofline or speed-of-light figure, is the
 one definition of :mod:`gpulens.analyzers._stake`: time × (1 − attained / attainable), the attained share taken from
@@ -455,6 +456,18 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
                            f"{e.roof_pct:.0f} % would say; no compute/memory verdict without {what}",
                            [f"Collect {what} to classify this kernel: its speed of light alone does not."])
         return Verdict("latency/occupancy-bound", stake, ev, _latency_steps(e))
+    if e.sol_pct is not None and e.sol_pct >= SOL_BOUND_PCT:
+        # rules 5-7 call a kernel latency/occupancy-bound from its grid, stalls or occupancy; a measured unit at
+        # >= 60 % of its peak that names no bound (SM throughput alone) says it is not (rule 4's guard, same words)
+        latency_rule = _grid_short(e) or (e.stall_class in _STALL_TO_CLASS and e.stall_pct is not None and
+                                          _STALL_TO_CLASS[e.stall_class] == "latency/occupancy-bound") or (
+            e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < low_occupancy_pct and e.limiter)
+        if latency_rule:
+            what = e.sol_missing or "counters that name the busy unit"
+            return Verdict("undetermined", None, ev + f"; the measured speed of light has a unit at "
+                           f"{e.sol_pct:.0f} % of its peak: not latency-bound, as its grid, stalls or occupancy "
+                           f"would say; no compute/memory verdict without {what}",
+                           [f"Collect {what} to classify this kernel: its speed of light alone does not."])
     if _grid_short(e):
         stake = e.wave_loss_ns if e.wave_loss_ns is not None else int(round(t * (1 - e.mean_blocks / e.num_sms)))
         return Verdict("latency/occupancy-bound", stake, ev, _latency_steps(e))
