@@ -300,3 +300,18 @@ def test_busy_unit_is_not_latency_bound_by_later_rules(rule):
     assert v.verdict == "undetermined" and "88 % of its peak" in v.evidence
     e.sol_pct, e.compute_pct = 40.0, 40.0  # no unit busy: the later rule's latency reading stands
     assert decide(e).verdict == "latency/occupancy-bound"
+
+
+# --- class 9: memory-bound on L1/shared memory is not advised as DRAM traffic (ESMM-Research @ e22c00d:
+# esmm_shmem_multi2 at L1 98 %, DRAM 51 % of peak was told "fuse it so the data crosses DRAM once")
+
+def test_l1_bound_kernel_gets_l1_advice_not_dram_advice():
+    from gpulens.analyzers.verdict_rules import Evidence, decide
+    e = Evidence("esmm_shmem_multi2", "kernel", 1, 90_890_000, sol_bound="memory", compute_pct=97.7,
+                 memory_pct=97.7, sol_pct=97.7, l1_pct=98.3, dram_pct=50.8)
+    v = decide(e)
+    assert v.verdict == "memory-bound"
+    assert "L1/shared memory (98 % of peak; DRAM 51 %)" in v.next_steps[0]
+    assert not any("DRAM once" in s for s in v.next_steps)
+    e.dram_pct = 93.0  # DRAM busy too: the DRAM advice stands
+    assert "DRAM once" in decide(e).next_steps[0]

@@ -107,6 +107,9 @@ class Evidence:
     compute_pct: float | None = None
     memory_pct: float | None = None
     memory_measured_pct: float | None = None
+    #: the memory side's units [% of peak] (ncu SpeedOfLight L1/TEX and DRAM throughput): which one is busy
+    l1_pct: float | None = None
+    dram_pct: float | None = None
     sol_evidence: str | None = None
     mean_blocks: float | None = None
     num_sms: int | None = None
@@ -179,6 +182,13 @@ _STALL_STEP = {
 }
 
 
+def _l1_led(e: Evidence) -> bool:
+    """The memory side is L1/shared memory's, not DRAM's: L1 at least 20 points above DRAM, DRAM below
+    :data:`SOL_BOUND_PCT` (ncu's memory throughput is the busiest of L1, L2 and DRAM)."""
+    return e.l1_pct is not None and e.dram_pct is not None and e.dram_pct < SOL_BOUND_PCT \
+        and e.l1_pct >= e.dram_pct + 20
+
+
 def steps_for(verdict: str, e: Evidence) -> list[str]:
     """The next steps of a verdict, gated on what is known of the kernel and the program (module doc)."""
     if verdict == "launch-bound":
@@ -190,6 +200,13 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
             "each weight byte serves more rows"
         return [f"Raise its arithmetic intensity: more rows per call (larger batch, several small problems in one "
                 f"batched or grouped call) so {what}.", _advice.bytes_step(e.precision, e.name)]
+    if verdict == "memory-bound" and _l1_led(e):
+        # the busy memory unit is L1/shared memory, not DRAM: fusion and narrower DRAM bytes do not relieve it
+        return [f"Its busiest memory unit is L1/shared memory ({e.l1_pct:.0f} % of peak; DRAM {e.dram_pct:.0f} %): "
+                "cut L1 and shared-memory traffic — more outputs per thread kept in registers (register tiling), "
+                "wider 128-bit shared-memory loads, no bank conflicts.",
+                "Check ncu's Memory Workload Analysis (shared-memory wavefronts per request, L1 hit rate) for the "
+                "instructions that load it."]
     if verdict == "memory-bound":
         how = "torch.compile" if e.pytorch else "one fused kernel"
         return [f"Fuse it with the producer or consumer so the data crosses DRAM once ({how}).",
