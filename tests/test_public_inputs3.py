@@ -315,3 +315,38 @@ def test_l1_bound_kernel_gets_l1_advice_not_dram_advice():
     assert not any("DRAM once" in s for s in v.next_steps)
     e.dram_pct = 93.0  # DRAM busy too: the DRAM advice stands
     assert "DRAM once" in decide(e).next_steps[0]
+
+
+# --- class 10: one worker's successive profiling cycles (tensorboard_trace_handler with schedule(repeat=N)) are not
+# ranks (harryjmoss/particle_transformer @ 466d608.., MIT: tensorboard_logs_forward_2024_12_09/batch_size_16/, 32
+# files hmoss-6a49xb_1984753.<ns>.pt.trace.json of one A100 were "32 GPUs busy 7.1 %, clocks disagree by 14.74 s")
+
+def _cycle_trace(path, t0_us, kernel_us):
+    ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1984753, "tid": 1984753, "ts": t0_us, "dur": 50,
+           "args": {"External id": 1}},
+          {"ph": "X", "cat": "kernel", "name": "ampere_sgemm_128x64_tn", "pid": 0, "tid": 7, "ts": t0_us + 10,
+           "dur": kernel_us, "args": {"External id": 1, "device": 0, "stream": 7, "correlation": 1}}]
+    path.write_text(json.dumps({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100-PCIE-40GB"}],
+                                "traceEvents": ev}))
+
+
+def test_successive_cycles_of_one_worker_are_not_ranks(tmp_path):
+    d = tmp_path / "tb"
+    d.mkdir()
+    # three cycles, 1 s apart (times do not overlap), kernels of 100, 200 and 300 µs; the latest is the last name
+    for i, (ns, us) in enumerate([(1733768789947448570, 100), (1733768790785663393, 200), (1733768791317247658, 300)]):
+        _cycle_trace(d / f"host_1984753.{ns}.pt.trace.json", 1_000_000 * (i + 1), us)
+    tl = collect(d)
+    assert tl.ranks == [0]
+    k = tl.events[tl.events["kind"] == "kernel"]
+    assert len(k) == 1 and int(k["dur_ns"].iloc[0]) == 300_000          # the latest cycle only
+    assert any("3 files are successive profiling cycles of one worker (host_1984753" in w for w in tl.meta.warnings)
+
+
+def test_overlapping_files_of_one_worker_name_stay_ranks(tmp_path):
+    d = tmp_path / "tb"
+    d.mkdir()
+    # same worker name but overlapping times (two processes that share a name): ranks, as before
+    _cycle_trace(d / "host_1.1733768789947448570.pt.trace.json", 1_000_000, 100)
+    _cycle_trace(d / "host_1.1733768789947448999.pt.trace.json", 1_000_020, 100)
+    assert collect(d).ranks == [0, 1]
