@@ -350,3 +350,13 @@ def test_overlapping_files_of_one_worker_name_stay_ranks(tmp_path):
     _cycle_trace(d / "host_1.1733768789947448570.pt.trace.json", 1_000_000, 100)
     _cycle_trace(d / "host_1.1733768789947448999.pt.trace.json", 1_000_020, 100)
     assert collect(d).ranks == [0, 1]
+
+
+def test_git_lfs_pointer_in_a_folder_is_named_in_the_list_of_files_not_used(tmp_path, capsys):
+    d = tmp_path / "traces"
+    d.mkdir()
+    (d / "trace_training_gpu.json").write_text("version https://git-lfs.github.com/spec/v1\n"
+                                               "oid sha256:" + "ab" * 32 + "\nsize 232601045\n")
+    assert main(["analyze", "-q", "--no-cache", str(d)]) == 2
+    err = capsys.readouterr().err
+    assert "trace_training_gpu.json (a Git LFS pointer: 232,601,045 bytes not downloaded, run git lfs pull)" in err

@@ -106,7 +106,11 @@ def _why_unreadable(f: Path) -> str:
             empty = not fh.read(1)
     except OSError as exc:
         return open_error(f, exc).reason
-    return "file is empty" if empty else "not a recognised trace format"
+    if empty:
+        return "file is empty"
+    from gpulens.collectors._hints import lfs_pointer
+
+    return lfs_pointer(f) or "not a recognised trace format"
 
 
 def _listed(skipped: list[tuple[Path, str]], first: int = 8) -> str:
