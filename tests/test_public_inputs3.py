@@ -185,3 +185,178 @@ def test_v1_json_and_db_read_the_device_beside_them(tmp_path):
         devs = collect(p).meta.devices
         assert devs and {d.get("gfx_arch") for d in devs} == {"gfx942"}
         assert any("results.sysinfo.txt beside it" in w for w in _summary(tmp_path, p)["warnings"])
+
+
+# --- class 5: a skipped roofline/occupancy says what the trace does record: the GPU's name and architecture
+# (R9700 rocpd DB of JoursBleu/llama.cpp: "the GPU was not identified from the trace and its architecture is not
+# recorded" beside a device line naming the R9700 and gfx1201 in the same report)
+
+def _rocprof_v1_csv_with_device(tmp_path, agent_name, gfx):
+    (tmp_path / "results.sysinfo.txt").write_text(
+        "HSA Agents\n*******\nAgent 3\n*******\n"    # rocminfo's agent block layout (results.sysinfo.txt)
+        f"  Name:                    {gfx}\n  Marketing Name:          {agent_name}\n  Vendor Name:             AMD\n"
+        "  Node:                    2\n  Device Type:             GPU\n  Compute Unit:            64\n")
+    p = tmp_path / "results.csv"
+    p.write_text('"Index","KernelName","gpu-id","queue-id","queue-index","pid","tid","grd","wgr","lds","scr",'
+                 '"arch_vgpr","accum_vgpr","sgpr","wave_size","sig","obj","DispatchNs","BeginNs","EndNs","CompleteNs",'
+                 '"DurationNs"\n'
+                 '0,"mul_mat_q.kd",2,0,0,7,7,65536,256,0,0,64,0,128,32,"0x0","0x1",900,1000,9000,9100,8000\n')
+    return p
+
+
+@pytest.mark.parametrize("agent_name, gfx, arch_said", [("AMD Radeon AI PRO R9700", "gfx1201", "gfx1201"),
+                                                       ("Vega 20", "gfx906", "gfx906")])
+def test_skip_reasons_name_the_recorded_gpu_and_architecture(tmp_path, agent_name, gfx, arch_said):
+    p = _rocprof_v1_csv_with_device(tmp_path, agent_name, gfx)
+    tl = collect(p)
+    assert tl.meta.devices and tl.meta.devices[0].get("gfx_arch") == gfx   # the premise: both are recorded
+    src = _summary(tmp_path, p)
+    reasons = {a: src["analyses"][a]["skipped_reason"] for a in ("roofline", "occupancy")}
+    assert all(f"'{agent_name}'" in r and "not identified" not in r for r in reasons.values())
+    assert f"architecture ({arch_said}) has no built-in occupancy rules" in reasons["occupancy"]
+    assert "not recorded" not in reasons["occupancy"]
+
+
+def test_skip_reason_without_any_device_record_says_so(tmp_path):
+    p = tmp_path / "results.stats.csv"
+    p.write_text('"Name","Calls","TotalDurationNs","AverageNs","Percentage"\n"k",1,1000,1000,100.0\n')
+    src = _summary(tmp_path, p)
+    assert src["analyses"]["occupancy"]["skipped_reason"] == (
+        "no device spec: the GPU was not identified from the trace and its architecture is not recorded "
+        "(pass --device-spec FILE)")
+
+
+# --- class 6: a kernel none of whose launches has a duration shows an unknown time, not "0 ns / 0.0 %"
+# (AveryClapp/ESMM-Research @ e22c00d profile.ncu-rep, MIT: ncu's profile of vectorized_blocktiling failed — "Rule
+# Launch Configuration returned an error" — and the top-kernels table listed it at 0 ns, 0.0 %)
+
+_NCU_HEADER = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size",'
+               '"Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"\n')
+
+
+def _ncu_row(launch, kernel, metric, unit, value):
+    return (f'"{launch}","17333","a.out","127.0.0.1","{kernel}","1","7","(32, 32, 1)","(32, 32, 1)","0","8.6",'
+            f'"Command line profiler metrics","{metric}","{unit}","{value}"\n')
+
+
+def test_kernel_without_any_duration_has_unknown_time(tmp_path):
+    p = tmp_path / "metrics.csv"
+    p.write_text(_NCU_HEADER
+                 + _ncu_row(0, "gemm_a(int)", "gpu__time_duration.sum", "nsecond", "3,000")
+                 + _ncu_row(1, "gemm_b(int)", "gpu__time_duration.sum", "nsecond", "1,000")
+                 + _ncu_row(2, "gemm_b(int)", "gpu__time_duration.sum", "nsecond", "1,000")
+                 + _ncu_row(3, "broken(int)", "dram__bytes.sum", "byte", "4,096"))   # no duration at all
+    src = _summary(tmp_path, p)
+    rows = {r["name"]: r for r in src["analyses"]["hotspots"]["table"]}
+    assert rows["broken(int)"]["calls"] == 1
+    assert rows["broken(int)"]["total_ns"] is None and rows["broken(int)"]["share"] is None
+    assert rows["gemm_a(int)"]["total_ns"] == 3000 and rows["gemm_a(int)"]["share"] == pytest.approx(0.6)
+    assert rows["gemm_b(int)"]["total_ns"] == 2000 and rows["gemm_b(int)"]["share"] == pytest.approx(0.4)
+    assert src["summary"]["kernel_count"] == 4 and src["summary"]["kernel_time_ns"] == 5000
+
+
+# --- class 7: a stall "breakdown" of the reasons of one stall class is no breakdown (ESMM-Research @ 049ec61
+# profile.ncu-rep collected smsp__average_warp_latency_issue_stalled_dispatch_stall only: "100 % of stalls are
+# scheduling" and a compute-bound verdict, "the schedulers issue every cycle", for a naive GEMM)
+
+def _stall_csv(tmp_path, reasons):
+    rows = [_ncu_row(0, "basic(int)", "gpu__time_duration.sum", "nsecond", "10,000")]
+    rows += [_ncu_row(0, "basic(int)", f"smsp__average_warp_latency_issue_stalled_{r}.ratio", "", v)
+             for r, v in reasons.items()]
+    p = tmp_path / "metrics.csv"
+    p.write_text(_NCU_HEADER + "".join(rows))
+    return p
+
+
+def test_stall_reasons_of_one_class_give_no_breakdown(tmp_path):
+    src = _summary(tmp_path, _stall_csv(tmp_path, {"dispatch_stall": "1012.04"}))
+    st = src["analyses"]["stalls"]
+    assert st["table"] == [] and "only the stall reason(s) dispatch_stall were collected" in st["skipped_reason"]
+    verdict = {r["name"]: r["verdict"] for r in src["analyses"]["verdicts"]["table"]}
+    assert verdict["basic(int)"] != "compute-bound"
+
+
+def test_stall_reasons_of_two_classes_still_give_shares(tmp_path):
+    # long_scoreboard (memory latency) 30 cycles, dispatch_stall (scheduling) 10: 75 % / 25 % of 40
+    src = _summary(tmp_path, _stall_csv(tmp_path, {"long_scoreboard": "30", "dispatch_stall": "10"}))
+    row = src["analyses"]["stalls"]["table"][0]
+    assert row["dominant_class"] == "memory_latency"
+    assert row["memory_latency_pct"] == pytest.approx(75.0) and row["scheduling_pct"] == pytest.approx(25.0)
+
+
+# --- class 8: a busy unit is never latency-bound by the grid, stall or occupancy rules either (ESMM-Research @
+# e22c00d profile.ncu-rep: esmm_shmem_multi at SM throughput 88 %, memory 34 %, achieved occupancy 22 % with a
+# shared-memory limiter was called latency/occupancy-bound, "use smaller tiles")
+
+@pytest.mark.parametrize("rule", ["occupancy", "stalls", "grid"])
+def test_busy_unit_is_not_latency_bound_by_later_rules(rule):
+    from gpulens.analyzers.verdict_rules import Evidence, decide
+    base = dict(sol_bound=None, compute_pct=88.0, memory_pct=34.0, sol_pct=88.0, sol_missing="FLOP or pipe counters")
+    extra = {"occupancy": dict(achieved_occupancy_pct=22.0, limiter="shared_memory"),
+             "stalls": dict(stall_class="memory_latency", stall_pct=70.0),
+             "grid": dict(mean_blocks=10.0, num_sms=80)}[rule]
+    e = Evidence("esmm_shmem_multi", "kernel", 1, 139_910_000, **base, **extra)
+    v = decide(e)
+    assert v.verdict == "undetermined" and "88 % of its peak" in v.evidence
+    e.sol_pct, e.compute_pct = 40.0, 40.0  # no unit busy: the later rule's latency reading stands
+    assert decide(e).verdict == "latency/occupancy-bound"
+
+
+# --- class 9: memory-bound on L1/shared memory is not advised as DRAM traffic (ESMM-Research @ e22c00d:
+# esmm_shmem_multi2 at L1 98 %, DRAM 51 % of peak was told "fuse it so the data crosses DRAM once")
+
+def test_l1_bound_kernel_gets_l1_advice_not_dram_advice():
+    from gpulens.analyzers.verdict_rules import Evidence, decide
+    e = Evidence("esmm_shmem_multi2", "kernel", 1, 90_890_000, sol_bound="memory", compute_pct=97.7,
+                 memory_pct=97.7, sol_pct=97.7, l1_pct=98.3, dram_pct=50.8)
+    v = decide(e)
+    assert v.verdict == "memory-bound"
+    assert "L1/shared memory (98 % of peak; DRAM 51 %)" in v.next_steps[0]
+    assert not any("DRAM once" in s for s in v.next_steps)
+    e.dram_pct = 93.0  # DRAM busy too: the DRAM advice stands
+    assert "DRAM once" in decide(e).next_steps[0]
+
+
+# --- class 10: one worker's successive profiling cycles (tensorboard_trace_handler with schedule(repeat=N)) are not
+# ranks (harryjmoss/particle_transformer @ 466d608.., MIT: tensorboard_logs_forward_2024_12_09/batch_size_16/, 32
+# files hmoss-6a49xb_1984753.<ns>.pt.trace.json of one A100 were "32 GPUs busy 7.1 %, clocks disagree by 14.74 s")
+
+def _cycle_trace(path, t0_us, kernel_us):
+    ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1984753, "tid": 1984753, "ts": t0_us, "dur": 50,
+           "args": {"External id": 1}},
+          {"ph": "X", "cat": "kernel", "name": "ampere_sgemm_128x64_tn", "pid": 0, "tid": 7, "ts": t0_us + 10,
+           "dur": kernel_us, "args": {"External id": 1, "device": 0, "stream": 7, "correlation": 1}}]
+    path.write_text(json.dumps({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100-PCIE-40GB"}],
+                                "traceEvents": ev}))
+
+
+def test_successive_cycles_of_one_worker_are_not_ranks(tmp_path):
+    d = tmp_path / "tb"
+    d.mkdir()
+    # three cycles, 1 s apart (times do not overlap), kernels of 100, 200 and 300 µs; the latest is the last name
+    for i, (ns, us) in enumerate([(1733768789947448570, 100), (1733768790785663393, 200), (1733768791317247658, 300)]):
+        _cycle_trace(d / f"host_1984753.{ns}.pt.trace.json", 1_000_000 * (i + 1), us)
+    tl = collect(d)
+    assert tl.ranks == [0]
+    k = tl.events[tl.events["kind"] == "kernel"]
+    assert len(k) == 1 and int(k["dur_ns"].iloc[0]) == 300_000          # the latest cycle only
+    assert any("3 files are successive profiling cycles of one worker (host_1984753" in w for w in tl.meta.warnings)
+
+
+def test_overlapping_files_of_one_worker_name_stay_ranks(tmp_path):
+    d = tmp_path / "tb"
+    d.mkdir()
+    # same worker name but overlapping times (two processes that share a name): ranks, as before
+    _cycle_trace(d / "host_1.1733768789947448570.pt.trace.json", 1_000_000, 100)
+    _cycle_trace(d / "host_1.1733768789947448999.pt.trace.json", 1_000_020, 100)
+    assert collect(d).ranks == [0, 1]
+
+
+def test_git_lfs_pointer_in_a_folder_is_named_in_the_list_of_files_not_used(tmp_path, capsys):
+    d = tmp_path / "traces"
+    d.mkdir()
+    (d / "trace_training_gpu.json").write_text("version https://git-lfs.github.com/spec/v1\n"
+                                               "oid sha256:" + "ab" * 32 + "\nsize 232601045\n")
+    assert main(["analyze", "-q", "--no-cache", str(d)]) == 2
+    err = capsys.readouterr().err
+    assert "trace_training_gpu.json (a Git LFS pointer: 232,601,045 bytes not downloaded, run git lfs pull)" in err

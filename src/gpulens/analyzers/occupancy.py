@@ -35,7 +35,7 @@ from gpulens.analyzers._stake import wave_loss_per_launch
 from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, no_hot_kernels_reason, weighted_mean
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import first_seen_codes, recode_first_seen
-from gpulens.devices import limits_of_record, main_device
+from gpulens.devices import limits_of_record, main_device, no_spec_reason
 from gpulens.devices.occupancy import Occupancy, cdna_occupancy, cuda_occupancy, kineto_estimate_pct
 from gpulens.timeline import Timeline
 
@@ -99,8 +99,7 @@ class OccupancyAnalyzer(Analyzer):
         lim = device.limits if device is not None else limits_of_record(rec0)
         spec_sms = device.num_sms if device is not None else 0
         if lim is None and not timeline.counters["metric"].isin(N.THEORETICAL).any():
-            return skip("no device spec: the GPU was not identified from the trace and its architecture is not "
-                        "recorded (pass --device-spec FILE)" if device is None else
+            return skip(no_spec_reason(timeline, need_arch=True) if device is None else
                         f"no occupancy rules for architecture {device.arch}")
         hot = hot_kernels(timeline, results)
         if not len(hot):

@@ -27,6 +27,7 @@ from gpulens.analyzers._stake import time_at_stake
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.context import first_seen_codes, recode_first_seen, text_series
 from gpulens.analyzers.verdict_rules import BELOW_ROOFS, ROOF_BOUND_PCT
+from gpulens.devices import no_spec_reason
 from gpulens.devices.spec import apply_measured_peaks, measured_roofs
 from gpulens.timeline import Timeline
 
@@ -117,7 +118,7 @@ class Roofline(Analyzer):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, skipped_reason=reason)
 
         if device is None:
-            return skip("no device spec: the GPU was not identified from the trace (pass --device-spec FILE)")
+            return skip(no_spec_reason(timeline))
         measured = timeline.tables.get("empirical_roofs", timeline.tables.get("roofline"))
         spec = apply_measured_peaks(device, measured)
         if not spec.memory_bandwidth:

@@ -104,6 +104,20 @@ def _aggregate(g: pd.DataFrame, family: str) -> dict[str, float]:
     return out
 
 
+def _no_breakdown_reason(rows: pd.DataFrame) -> str:
+    """Why stall counters gave no kernel a breakdown: every value zero, or the reasons collected all belong to one
+    stall class (a share among them is 100 % by construction)."""
+    stall = rows[rows["parsed"].notna()]
+    nonzero = stall[pd.to_numeric(stall["value"], errors="coerce").fillna(0) != 0]
+    if not len(nonzero):
+        return "stall counters present but all zero"
+    reasons = sorted({p.reason for p in stall["parsed"]})
+    classes = sorted({p.stall_class for p in stall["parsed"]} - {"issue"}) or ["issue"]
+    return (f"only the stall reason(s) {', '.join(reasons)} were collected, all of the {', '.join(classes)} class: "
+            "a share of stall time needs the other reasons too (ncu --section WarpStateStats, or every "
+            "smsp__average_warp_latency_issue_stalled_* / smsp__pcsamp_warps_issue_stalled_* metric)")
+
+
 def kernel_stalls(name: str, g: pd.DataFrame) -> dict[str, Any] | None:
     """One table row for the counter rows ``g`` of kernel ``name`` (None when no stall family is present)."""
     stall = g[g["parsed"].notna()]
@@ -122,6 +136,10 @@ def kernel_stalls(name: str, g: pd.DataFrame) -> dict[str, Any] | None:
     if family == "wave_cycles":
         tot = g[(g["metric"] == AMD_TOTAL) & g["event_id"].isin(sel["event_id"])]
         total = float(tot["value"].sum()) if len(tot) else None
+    if total is None and len({family_of[r].stall_class for r in values if r in family_of} - {"issue"}) < 2:
+        # shares among the collected reasons only: one stall class collected (e.g. dispatch_stall alone) is 100 % of
+        # itself whatever the warps did — no breakdown (the caller names what was collected)
+        return None
     reason_share, class_share, issue = shares(values, family_of, total)
     if not class_share:
         return None
@@ -195,7 +213,7 @@ class Stalls(Analyzer):
         rows = [r for name, g in rows_in.groupby("name", sort=False) if (r := kernel_stalls(name, g))]
         if not rows:
             return AnalysisResult(self.name, empty, COLUMNS, {"kernels": 0},
-                                  skipped_reason="stall counters present but all zero")
+                                  skipped_reason=_no_breakdown_reason(rows_in))
         t = pd.DataFrame(rows).sort_values(["time_ns", "name"], ascending=[False, True], kind="stable")
         t = t[list(COLUMNS)].reset_index(drop=True)
         tot = float(t["time_ns"].sum())

@@ -24,7 +24,8 @@ timeline results. Rules, first match wins (thresholds are parameters of :func:`d
    roofline says; below → ``latency/occupancy-bound`` (a kernel at 20 % of its roof is bounded by neither roof, but
    by too little parallelism in flight). On an assumed GPU the evidence says the peaks are that GPU's, assumed.
    Never latency-bound when the measured speed of light has a unit at ≥ 60 % of its peak that names no bound (ncu
-   SM throughput alone): ``undetermined``, naming the counters that would tell.
+   SM throughput alone): ``undetermined``, naming the counters that would tell. The same guard holds for rules 5–7
+   (a kernel at 88 % SM throughput is not latency-bound because its occupancy is 22 %).
 
 Time at stake of rules 3–4, and of every later rule when the kernel has a roofline or speed-of-light figure, is the
 one definition of :mod:`gpulens.analyzers._stake`: time × (1 − attained / attainable), the attained share taken from
@@ -106,6 +107,9 @@ class Evidence:
     compute_pct: float | None = None
     memory_pct: float | None = None
     memory_measured_pct: float | None = None
+    #: the memory side's units [% of peak] (ncu SpeedOfLight L1/TEX and DRAM throughput): which one is busy
+    l1_pct: float | None = None
+    dram_pct: float | None = None
     sol_evidence: str | None = None
     mean_blocks: float | None = None
     num_sms: int | None = None
@@ -181,6 +185,13 @@ _STALL_STEP = {
 }
 
 
+def _l1_led(e: Evidence) -> bool:
+    """The memory side is L1/shared memory's, not DRAM's: L1 at least 20 points above DRAM, DRAM below
+    :data:`SOL_BOUND_PCT` (ncu's memory throughput is the busiest of L1, L2 and DRAM)."""
+    return e.l1_pct is not None and e.dram_pct is not None and e.dram_pct < SOL_BOUND_PCT \
+        and e.l1_pct >= e.dram_pct + 20
+
+
 def steps_for(verdict: str, e: Evidence) -> list[str]:
     """The next steps of a verdict, gated on what is known of the kernel and the program (module doc)."""
     if verdict == "launch-bound":
@@ -192,6 +203,13 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
             "each weight byte serves more rows"
         return [f"Raise its arithmetic intensity: more rows per call (larger batch, several small problems in one "
                 f"batched or grouped call) so {what}.", _advice.bytes_step(e.precision, e.name)]
+    if verdict == "memory-bound" and _l1_led(e):
+        # the busy memory unit is L1/shared memory, not DRAM: fusion and narrower DRAM bytes do not relieve it
+        return [f"Its busiest memory unit is L1/shared memory ({e.l1_pct:.0f} % of peak; DRAM {e.dram_pct:.0f} %): "
+                "cut L1 and shared-memory traffic — more outputs per thread kept in registers (register tiling), "
+                "wider 128-bit shared-memory loads, no bank conflicts.",
+                "Check ncu's Memory Workload Analysis (shared-memory wavefronts per request, L1 hit rate) for the "
+                "instructions that load it."]
     if verdict == "memory-bound":
         how = "torch.compile" if e.pytorch else "one fused kernel"
         return [f"Fuse it with the producer or consumer so the data crosses DRAM once ({how}).",
@@ -459,6 +477,18 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
                            f"{e.roof_pct:.0f} % would say; no compute/memory verdict without {what}",
                            [f"Collect {what} to classify this kernel: its speed of light alone does not."])
         return Verdict("latency/occupancy-bound", stake, ev, _latency_steps(e))
+    if e.sol_pct is not None and e.sol_pct >= SOL_BOUND_PCT:
+        # rules 5-7 call a kernel latency/occupancy-bound from its grid, stalls or occupancy; a measured unit at
+        # >= 60 % of its peak that names no bound (SM throughput alone) says it is not (rule 4's guard, same words)
+        latency_rule = _grid_short(e) or (e.stall_class in _STALL_TO_CLASS and e.stall_pct is not None and
+                                          _STALL_TO_CLASS[e.stall_class] == "latency/occupancy-bound") or (
+            e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < low_occupancy_pct and e.limiter)
+        if latency_rule:
+            what = e.sol_missing or "counters that name the busy unit"
+            return Verdict("undetermined", None, ev + f"; the measured speed of light has a unit at "
+                           f"{e.sol_pct:.0f} % of its peak: not latency-bound, as its grid, stalls or occupancy "
+                           f"would say; no compute/memory verdict without {what}",
+                           [f"Collect {what} to classify this kernel: its speed of light alone does not."])
     if _grid_short(e):
         stake = e.wave_loss_ns if e.wave_loss_ns is not None else int(round(t * (1 - e.mean_blocks / e.num_sms)))
         return Verdict("latency/occupancy-bound", stake, ev, _latency_steps(e))

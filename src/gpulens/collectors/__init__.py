@@ -106,7 +106,11 @@ def _why_unreadable(f: Path) -> str:
             empty = not fh.read(1)
     except OSError as exc:
         return open_error(f, exc).reason
-    return "file is empty" if empty else "not a recognised trace format"
+    if empty:
+        return "file is empty"
+    from gpulens.collectors._hints import lfs_pointer
+
+    return lfs_pointer(f) or "not a recognised trace format"
 
 
 def _trace_suffix(f: Path) -> str:
@@ -218,7 +222,7 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         return collect_file(c, p, strict, select, cache)
     if p.is_dir():
         from gpulens.collectors._parallel import file_rank, load_many
-        from gpulens.collectors._ranks import number_rankless
+        from gpulens.collectors._ranks import number_rankless, successive_cycles
 
         found = sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith("."))
         sniffed = {f: sniff(f) for f in found}  # once per file: reading heads is a third of a small file's load
@@ -258,7 +262,8 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         if skipped and (require_all or not labelled):
             raise TraceFormatError(p, f"{len(skipped)} of {n_found} files cannot be used: {listed}"
                                       + (" (--strict)" if labelled else ""))
-        notes = number_rankless(labelled)  # rank-less files (or one per process) must not all become rank 0
+        labelled, notes = successive_cycles(labelled)  # one worker's profiling cycles are not ranks
+        notes += number_rankless(labelled)  # rank-less files (or one per process) must not all become rank 0
         tl = assemble([t for _, t in labelled])  # tables built once for all files
         tl.meta.warnings = [f"{p}: {n}" for n in notes] + tl.meta.warnings
         if select is not None and select.ranks is not None:  # an unusable file of a rank not asked for is no loss

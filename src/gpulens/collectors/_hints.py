@@ -59,6 +59,17 @@ _ADVICE = {
 }
 
 
+def lfs_pointer(path: str | Path) -> str | None:
+    """``"a Git LFS pointer: N bytes not downloaded, run git lfs pull"`` when ``path`` is a Git LFS pointer file,
+    else None (reads at most 4 KiB; never raises) — the short form for a folder's list of files not used."""
+    head = read_head(Path(path), 4096)
+    if not head.startswith(_LFS_POINTER):
+        return None
+    m = _LFS_SIZE.search(head)
+    size = f"{int(m.group(1)):,} bytes" if m else "the file"
+    return f"a Git LFS pointer: {size} not downloaded, run git lfs pull"
+
+
 def unsupported_format(path: str | Path) -> str | None:
     """The sentence naming a known profiler format gpulens does not read and how to convert it, or None.
 

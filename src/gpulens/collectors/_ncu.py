@@ -99,11 +99,13 @@ def build(path: Path, source: str, launches: list[dict[str, Any]], metrics: pd.D
                                              "grid_z", "block_x", "block_y", "block_z", "regs_per_thread",
                                              "smem_static_bytes", "smem_dynamic_bytes")}
     no_dur = 0
+    no_dur_ids: list[int] = []
     for i, la in enumerate(launches):
         p = per[i]
         dur = _int(_first(p, _DUR))  # an int64 number of ns, or unknown (inf, 1e30, 2^64 are no duration)
         if dur is None or dur < 0:
             no_dur += 1
+            no_dur_ids.append(i)
             dur = 0
         cols["name"].append(str(la.get("name", "")))
         cols["dur_ns"].append(dur)
@@ -147,7 +149,8 @@ def build(path: Path, source: str, launches: list[dict[str, Any]], metrics: pd.D
         sources=[{"path": str(path), "collector": source, "size_bytes": path.stat().st_size, "rank": 0,
                   "launches": n, "synthetic_start": True, **(extra_meta or {}),
                   # read by analyzers._span.durations_unknown: every figure from those zeros is unknown, not 0 ns
-                  **({"durations_unknown": no_dur} if no_dur else {})}],
+                  # and durations_unknown_events (event ids): a kernel whose every launch is one has no time
+                  **({"durations_unknown": no_dur, "durations_unknown_events": no_dur_ids} if no_dur else {})}],
         devices=_devices(launches, per, strings), warnings=warnings)
     r = rules.copy()
     tables = {}

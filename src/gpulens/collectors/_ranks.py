@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
+
 from gpulens.collectors._assemble import Parts
 from gpulens.timeline import Timeline
 
@@ -72,3 +74,50 @@ def number_rankless(parts: list[tuple[str, Timeline | Parts]]) -> list[str]:
     per_process = all(s.get("rank_source") == "process" for _, tl in rankless for s in tl.meta.sources)
     why = "one rank per process" if per_process else "numbered in file-name order"
     return [f"{len(rankless)} inputs record no rank; {why}: " + ", ".join(given)]
+
+
+#: torch.profiler's ``tensorboard_trace_handler`` file name: ``<worker>.<time in ns>.pt.trace.json[.gz]`` (worker
+#: ``<hostname>_<pid>`` by default), one file per profiling cycle of a ``schedule(..., repeat=N)``
+_CYCLE_FILE = re.compile(r"^(?P<worker>.+)\.(?P<ns>\d{12,})\.pt\.trace\.json(\.gz)?$")
+
+
+def _hull(tl: Timeline | Parts) -> tuple[int, int] | None:
+    ev = tl.events
+    start = np.asarray(ev["start_ns"], dtype="int64")
+    if not len(start):
+        return None
+    return int(start.min()), int((start + np.asarray(ev["dur_ns"], dtype="int64")).max())
+
+
+def successive_cycles(parts: list[tuple[str, Timeline | Parts]]) -> tuple[list[tuple[str, Timeline | Parts]],
+                                                                             list[str]]:
+    """Rank-less Kineto files that are successive profiling cycles of one worker, not ranks: several
+    ``<worker>.<ns>.pt.trace.json`` files of the same worker whose time ranges do not overlap (one process profiled
+    again and again on one GPU). Read as ranks, 32 cycles were "32 GPUs, busy 7.1 %" with "clocks that disagree";
+    the gaps between cycles were never profiled, so they cannot be joined into one timeline either. The latest cycle
+    of each such worker is kept (warm-up is in the first ones) and the others are listed in the returned note.
+
+    Returns:
+        (the parts to read, notes).
+    """
+    groups: dict[str, list[tuple[int, str, Timeline | Parts]]] = {}
+    for label, tl in parts:
+        m = _CYCLE_FILE.match(label.rsplit("/", 1)[-1])
+        if m and _rankless(tl) and all(s.get("collector") == "kineto" for s in tl.meta.sources):
+            groups.setdefault(m.group("worker"), []).append((int(m.group("ns")), label, tl))
+    drop: set[str] = set()
+    notes = []
+    for worker, files in groups.items():
+        if len(files) < 2:
+            continue
+        hulls = sorted((h, label) for _, label, tl in files if (h := _hull(tl)) is not None)
+        if len(hulls) < 2 or any(a[0][1] > b[0][0] for a, b in zip(hulls, hulls[1:])):
+            continue  # overlapping in time: processes of a run after all (or nothing to tell)
+        keep = max(files, key=lambda f: f[0])[1]
+        gone = sorted((label for _, label, _ in files if label != keep), key=_natural)
+        drop.update(gone)
+        notes.append(f"{len(files)} files are successive profiling cycles of one worker ({worker}: one process, "
+                     f"times that do not overlap), not ranks: analysed the latest, {keep}; not read: "
+                     + ", ".join(gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
+                     + " (pass one of them to analyse that cycle)")
+    return [(label, tl) for label, tl in parts if label not in drop], notes

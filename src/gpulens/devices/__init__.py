@@ -135,6 +135,26 @@ def limits_of_record(rec: Mapping[str, Any]) -> ArchLimits | None:
     return limits_for(rec.get("compute_capability"))
 
 
+def no_spec_reason(timeline: Any, need_arch: bool = False) -> str:
+    """Why an analysis needing a device spec is skipped when none was identified, in the trace's own terms: the GPU
+    the trace names (then gpulens simply has no figures for it), or that it records none. ``need_arch``: the
+    analysis could have used the architecture's occupancy rules alone, so say whether the architecture is recorded
+    and has none."""
+    rec = _main_device(timeline) or {}
+    name = str(rec.get("name") or "").strip()
+    arch = str(rec.get("gfx_arch") or "").strip() or (
+        f"compute capability {rec['compute_capability']}" if rec.get("compute_capability") else "")
+    told = f"the trace names the GPU {name!r}" if name else "the GPU was not identified from the trace"
+    if name:
+        told += ", a GPU with no built-in figures"
+    if not need_arch:
+        return f"no device spec: {told} (pass --device-spec FILE)"
+    if arch:
+        return (f"no device spec: {told}, and its architecture ({arch}) has no built-in occupancy rules (gpulens has "
+                "them for CUDA compute capability 7.0–12.1 and AMD CDNA gfx908–gfx950 only)")
+    return f"no device spec: {told} and its architecture is not recorded (pass --device-spec FILE)"
+
+
 def main_device(timeline: Any) -> Mapping[str, Any] | None:
     """The recorded device (``meta.devices`` entry) with the most kernel time, or the first one."""
     return _main_device(timeline)
@@ -191,4 +211,5 @@ def identify(timeline: Any) -> DeviceSpec | None:
 
 
 __all__ = ["PRECISIONS", "SPECS", "ArchLimits", "DeviceSpec", "Figure", "get_spec", "identify", "identify_device",
-           "inferred_num_sms", "limits_for", "limits_of_record", "load_spec", "main_device", "spec_from_dict"]
+           "inferred_num_sms", "limits_for", "limits_of_record", "load_spec", "main_device", "no_spec_reason",
+           "spec_from_dict"]
