@@ -90,3 +90,33 @@ def test_entries_released_after_bottlenecks_are_not_rebuilt_by_op_rollup(monkeyp
     assert any(k in names for who, k in built if who != "op_rollup")
     assert not [k for who, k in built if who == "op_rollup" and k in names]
 
+
+
+def test_launch_call_rows_released_after_launches_are_rebuilt_only_by_their_next_reader(monkeypatch):
+    """The launch-call rows (a full-width runtime frame) are released right after launches and selected again by
+    bottlenecks: no analyzer ordered between them may read them (each would rebuild the frame and carry it under
+    the roofline, occupancy and hierarchical-roofline peaks). Every runtime-frame build is recorded with the
+    analyzer running then."""
+    from gpulens.analyzers.context import AnalysisContext
+
+    built = []
+    running = [None]
+    of_kind = AnalysisContext.of_kind
+
+    def spy_of_kind(self, *kinds):
+        before = set(self._kinds)
+        out = of_kind(self, *kinds)
+        built.extend(running[0] for k in set(self._kinds) - before if k == ("runtime",))
+        return out
+
+    monkeypatch.setattr(AnalysisContext, "of_kind", spy_of_kind)
+    for name, cls in registry().items():
+        def wrap(self, tl, dev, res, _f=cls.analyze, _n=name):
+            running[0] = _n
+            return _f(self, tl, dev, res)
+        monkeypatch.setattr(cls, "analyze", wrap)
+    results = run_all(_timeline(), None)
+    assert not results["launches"].skipped and not results["bottlenecks"].skipped
+    order = {n: c.order for n, c in registry().items()}
+    assert built[:2] == ["launches", "bottlenecks"]  # built by launches, released, built again by bottlenecks
+    assert not [who for who in built if order["launches"] < order.get(who, 0) < order["bottlenecks"]]

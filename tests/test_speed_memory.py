@@ -109,3 +109,52 @@ def test_percent_over_reads_texts_of_the_rows_above_100_only():
     ref = np.array([v > 100 and is_percent_counter(m, u) for m, u, v in
                     zip(metrics.astype(str), units.astype(str), values)])
     assert got.tolist() == ref.tolist() and got.any() and not got[values <= 100].any()
+
+
+def test_one_rank_window_equals_the_general_hull(tmp_path):
+    from gpulens.analyzers._idle_findings import _one_rank_window
+    from gpulens.analyzers._span import CLOCK_GAP_NS, hulls_of
+    from gpulens.analyzers.context import context_of
+    from gpulens.timeline import GPU_KINDS
+
+    gen = tmp_path / "g.pt.trace.json"
+    gen_kineto.generate(gen, 2000, steps=4)
+    for path in (gen, KINETO / "hta_alexnet_a100.json.gz", KINETO / "tracelens_mi300x_bert-small.json.gz"):
+        tl = gpulens.analyze([path]).sources[0].timeline
+        ctx = context_of(tl)
+        ev, gpu, eff = tl.events, ctx.gpu, ctx.effective_ns
+        host = ~ctx.mask_of("other", *GPU_KINDS)
+        # the general path, written out: every host interval and every GPU interval (effective end) of the rank
+        st = np.concatenate([ev["start_ns"].to_numpy("int64")[host], gpu["start_ns"].to_numpy("int64")])
+        en = np.concatenate([(ev["start_ns"] + ev["dur_ns"]).to_numpy("int64")[host],
+                             gpu["start_ns"].to_numpy("int64") + eff.to_numpy("int64")])
+        rk = np.concatenate([ev["rank"].to_numpy()[host], gpu["rank"].to_numpy()])
+        assert _one_rank_window(ev, host, gpu, eff) == hulls_of(rk, st, en) == {int(rk[0]): (st.min(), en.max())}
+        # a host event a day after the GPU work: a possible clock-domain gap, left to the general path
+        late = ev["start_ns"].to_numpy("int64").copy()
+        late[np.flatnonzero(host)[-1]] += CLOCK_GAP_NS
+        assert _one_rank_window(ev.assign(start_ns=late), host, gpu, eff) is None
+
+
+def test_last_segment_search_one_rank_equals_the_sort_over_ranks():
+    from gpulens.analyzers.critical_path import last_segment_at_or_before
+
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        sizes = rng.integers(1, 30, 3)
+        sg = np.repeat(np.arange(3), sizes)
+        ss = np.concatenate([np.sort(rng.choice(1000, s, replace=False)) for s in sizes]).astype(np.int64)
+        k = rng.integers(0, 3, 40)
+        t = rng.integers(-10, 1010, 40).astype(np.int64)
+        t[:5] = ss[rng.integers(0, len(ss), 5)]  # queries exactly at a segment start count that segment
+        both = last_segment_at_or_before(sg, ss, k, t)  # several ranks: the lexicographic sort
+        first = np.concatenate(([0], np.cumsum(sizes)))
+        for r in range(3):  # each rank alone: the binary search, shifted by the rank's first position
+            q = k == r
+            alone = last_segment_at_or_before(np.zeros(sizes[r], np.int64), ss[first[r]:first[r + 1]],
+                                              np.zeros(q.sum(), np.int64), t[q])
+            # by hand: number of the rank's starts at or before t, minus one
+            hand = np.array([(ss[first[r]:first[r + 1]] <= x).sum() - 1 for x in t[q]])
+            assert alone.tolist() == hand.tolist()
+            got = both[q] - first[r]
+            assert np.where(got < 0, -1, got).tolist() == hand.tolist()

@@ -383,6 +383,29 @@ def _host_activity(timeline: Timeline, rank: int, start: int, end: int, n: int =
             int((me - ms).sum()))
 
 
+def _one_rank_window(ev: pd.DataFrame, host: np.ndarray, gpu: pd.DataFrame, eff: pd.Series
+                     ) -> dict[int, tuple[int, int]] | None:
+    """:func:`gpulens.analyzers._span.hulls_of` of the host rows (``host``) and the GPU rows (effective ends) of a
+    one-rank trace whose window is shorter than :data:`~gpulens.analyzers._span.CLOCK_GAP_NS` — there the hull is
+    the first start and the last end, found without joining every event's interval into new arrays (at 1M kernels
+    those were this analysis's largest allocation). None otherwise (the caller takes the general path)."""
+    from gpulens.analyzers._span import CLOCK_GAP_NS
+
+    rank = ev["rank"].to_numpy()
+    if not len(rank) or rank.dtype.kind not in "iu" or rank.min() != rank.max():
+        return None
+    gs = gpu["start_ns"].to_numpy("int64")
+    first, last = int(gs.min()), int((gs + eff.to_numpy("int64")).max())
+    if host.any():
+        hs = ev["start_ns"].to_numpy("int64")[host]
+        first = min(first, int(hs.min()))
+        hs += ev["dur_ns"].to_numpy("int64")[host]  # now the host rows' ends
+        last = max(last, int(hs.max()))
+    if last - first >= CLOCK_GAP_NS:
+        return None
+    return {int(rank[0]): (first, last)}
+
+
 def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
     """Host-only time of the profiled window outside the GPU span (before the first / after the last GPU event of
     each rank): the figures (``host_only_before_ns``, ``host_only_after_ns``, ``window_ns`` summed over ranks, and
@@ -398,11 +421,13 @@ def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
         return {}, None
     ev = timeline.events
     host = ~ctx.mask_of("other", *GPU_KINDS)
-    st = np.concatenate([ev["start_ns"].to_numpy("int64")[host], gpu["start_ns"].to_numpy("int64")])
-    en = np.concatenate([(ev["start_ns"] + ev["dur_ns"]).to_numpy("int64")[host],
-                         gpu["start_ns"].to_numpy("int64") + ctx.effective_ns.to_numpy("int64")])
-    rk = np.concatenate([ev["rank"].to_numpy()[host], gpu["rank"].to_numpy()])
-    win = hulls_of(rk, st, en)
+    win = _one_rank_window(ev, host, gpu, ctx.effective_ns)
+    if win is None:  # several ranks, or a window long enough to hold a clock-domain gap: every event's interval
+        st = np.concatenate([ev["start_ns"].to_numpy("int64")[host], gpu["start_ns"].to_numpy("int64")])
+        en = np.concatenate([(ev["start_ns"] + ev["dur_ns"]).to_numpy("int64")[host],
+                             gpu["start_ns"].to_numpy("int64") + ctx.effective_ns.to_numpy("int64")])
+        rk = np.concatenate([ev["rank"].to_numpy()[host], gpu["rank"].to_numpy()])
+        win = hulls_of(rk, st, en)
     ghull = rank_hulls(gpu.assign(dur_ns=ctx.effective_ns))
     before = after = window = 0
     worst = (0, None, 0, 0, "")

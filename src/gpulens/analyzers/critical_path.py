@@ -348,16 +348,7 @@ def _host_wait_on_busy_gpu(timeline: Timeline, ps: list) -> dict[str, int]:
     known = (k < len(ranks)) & (ranks[np.minimum(k, len(ranks) - 1)] == w_rank)
     k = np.minimum(k, len(ranks) - 1)
     def covered(t: np.ndarray) -> np.ndarray:
-        # index of the rank's last busy segment starting at or before t: one lexicographic sort of the segments
-        # and the query times by (rank, time, segments first) — no combined integer key (ns clocks overflow it)
-        kg = np.concatenate((sg, k))
-        kt = np.concatenate((ss, t))
-        isq = np.concatenate((np.zeros(len(sg), dtype=np.int8), np.ones(len(t), dtype=np.int8)))
-        order = np.lexsort((isq, kt, kg))
-        seen = np.cumsum(isq[order] == 0)
-        i = np.empty(len(kg), dtype=np.int64)
-        i[order] = seen - 1
-        i = i[len(sg):]
+        i = last_segment_at_or_before(sg, ss, k, t)
         ok = known & (i >= first[k])
         j = np.maximum(i, 0)
         inside = np.clip(t - ss[j], 0, (se - ss)[j])
@@ -365,6 +356,26 @@ def _host_wait_on_busy_gpu(timeline: Timeline, ps: list) -> dict[str, int]:
 
     ov = covered(w_b) - covered(w_a)
     return {c: int(ov[cls == CODE[c]].sum()) for c in WAIT_CLASSES if (cls == CODE[c]).any()}
+
+
+def last_segment_at_or_before(sg: np.ndarray, ss: np.ndarray, k: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """For each query (rank code ``k``, time ``t`` [ns]): the position of the last segment of that rank starting at
+    or before ``t``, among segments sorted by (rank code ``sg``, start ``ss``) — a position below the rank's first
+    segment when there is none (the caller checks it against the rank's first position).
+
+    One rank: a binary search on the starts. Several: one lexicographic sort of the segments and the queries by
+    (rank, time, segments first), with no combined integer key (ns clocks overflow it) — five arrays of segments +
+    queries, which at 1M kernels were the critical path's largest, so only where ranks need it."""
+    if len(sg) and sg[0] == sg[-1] and (len(k) == 0 or (k.min() == k.max() == sg[0])):
+        return np.searchsorted(ss, t, side="right") - 1
+    kg = np.concatenate((sg, k))
+    kt = np.concatenate((ss, t))
+    isq = np.concatenate((np.zeros(len(sg), dtype=np.int8), np.ones(len(t), dtype=np.int8)))
+    order = np.lexsort((isq, kt, kg))
+    seen = np.cumsum(isq[order] == 0)
+    i = np.empty(len(kg), dtype=np.int64)
+    i[order] = seen - 1
+    return i[len(sg):]
 
 
 def no_path_reason(timeline: Timeline) -> str | None:
