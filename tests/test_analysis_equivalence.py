@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from gpulens.analyzers import registry
+from gpulens.analyzers import finish, registry
 from gpulens.collectors import collect
 from gpulens.report import Report, SourceReport, _device_for, analyze
 from gpulens.reports.json_report import to_dict
@@ -46,6 +46,9 @@ def _fresh_context_report(tl, label: str) -> Report:
         if hasattr(tl, _CTX):
             delattr(tl, _CTX)
         results[cls.name] = cls().analyze(tl, device, results)
+    if hasattr(tl, _CTX):
+        delattr(tl, _CTX)
+    finish(tl, results)  # run_all's steps after the analyzers (they may build a context of their own)
     if hasattr(tl, _CTX):
         delattr(tl, _CTX)
     return Report([SourceReport(label, tl, results, device)])

@@ -4,7 +4,6 @@ only by a large process."""
 from __future__ import annotations
 
 import sys
-from types import SimpleNamespace
 
 import pytest
 
@@ -72,7 +71,9 @@ def test_run_all_trims_only_in_a_large_process(fake, monkeypatch):
     base.registry()  # every real analyzer registered first
     monkeypatch.setitem(base._REGISTRY, "probe", Probe)
     monkeypatch.setattr(_heap, "resident_bytes", lambda: 300 << 20)  # 300 MiB: nothing handed back
-    tl = SimpleNamespace(meta=SimpleNamespace(sources=[]))  # all run_all itself reads of a Timeline
+    from gpulens.timeline import Timeline
+
+    tl = Timeline()  # an empty Timeline: run_all's own steps after the analyzers read its (empty) events
     run_all(tl, None, only=["probe"])
     monkeypatch.setattr(_heap, "resident_bytes", lambda: 3 << 30)  # 3 GiB: trimmed before the analyzer
     run_all(tl, None, only=["probe"])

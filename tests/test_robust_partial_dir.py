@@ -45,6 +45,13 @@ def _broken_dir(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     return d, bad
 
 
+@pytest.fixture(autouse=True)
+def _piped_console(monkeypatch):
+    """Output as to a pipe whatever the terminal running the tests: one line per sentence (cli/_console.py); a
+    COLUMNS set by the caller's shell would fold the warnings these tests read line by line."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 def _run(capsys, *args) -> tuple[int, str, str]:
     code = main([str(a) for a in args])
     cap = capsys.readouterr()

@@ -72,8 +72,6 @@ def run_all(timeline: Timeline, device: Any = None, only: list[str] | None = Non
     Returns:
         name → AnalysisResult, in run order. Each analyzer sees the results of those before it.
     """
-    from gpulens.analyzers._span import blank_unknown_durations
-    from gpulens.analyzers._tree import cap_children
     from gpulens.analyzers._heap import return_free_memory
     from gpulens.analyzers.context import _ATTR, context_of
 
@@ -102,11 +100,22 @@ def run_all(timeline: Timeline, device: Any = None, only: list[str] | None = Non
     if split is None:
         for i, cls in enumerate(classes):
             step(cls, results, classes[i + 1:])
-    if hasattr(timeline, _ATTR):
+    finish(timeline, results)
+    if hasattr(timeline, _ATTR):  # last: the steps of finish() may read the context
         delattr(timeline, _ATTR)
-    blank_unknown_durations(timeline, results)  # no input durations: sums of zeros are unknown, not 0 ns
-    cap_children(results)  # a child's time at stake within its parent's, whatever order they ran in
     return results
 
 
-__all__ = ["AnalysisResult", "Analyzer", "Finding", "registry", "run_all"]
+def finish(timeline: Timeline, results: dict[str, AnalysisResult]) -> None:
+    """What :func:`run_all` does to the results once every analyzer has run (in place): sums over inputs without
+    durations become unknown (:func:`gpulens.analyzers._span.blank_unknown_durations`), and each finding's time at
+    stake is capped at its parent's (:func:`gpulens.analyzers._tree.cap_children`). Anyone running analyzers one by
+    one calls it to get :func:`run_all`'s results."""
+    from gpulens.analyzers._span import blank_unknown_durations
+    from gpulens.analyzers._tree import cap_children
+
+    blank_unknown_durations(timeline, results)  # no input durations: sums of zeros are unknown, not 0 ns
+    cap_children(results)  # a child's time at stake within its parent's, whatever order they ran in
+
+
+__all__ = ["AnalysisResult", "Analyzer", "Finding", "finish", "registry", "run_all"]
