@@ -10,7 +10,7 @@ import pytest
 from gpulens.gate import GateConfig, run_gate
 from gpulens.gate.baseline import Baseline
 from gpulens.gate.runs import Metric, RunSet
-from gpulens.reports import gate_console, gate_junit, gate_markdown
+from gpulens.reports import gate_console, gate_fmt, gate_junit, gate_markdown
 
 ENV = {"gpus": ["NVIDIA H100 80GB HBM3"], "gpu_count": 1, "arch": ["9.0"], "ranks": 1, "driver": "12040",
        "runtime": "12040", "torch": None, "collectors": ["kineto"], "tool_version": "0.1.0"}
@@ -142,10 +142,12 @@ def test_markdown_is_escaped_and_stays_under_the_limit():
     res = run_gate(base, cand, GateConfig(bootstrap=200))
     md = gate_markdown.render(res)
     assert len(md) < 65_000
-    assert "<script>" not in md and "&lt;script&gt;" in md
+    # the kernel is named by its short label (headline and table alike): no raw markup from its name anywhere
+    label = gate_fmt.metric_labels(res.metrics)["kernel:" + EVIL_KEY]
+    assert "<script>" not in md and "</script>" not in md and label == "kernel alert"
     assert "omitted to stay under 65,000 characters" in md
     visible = md.split("<details>")[0]
-    assert "▲ REGRESSED" in visible and "&lt;script&gt;" in visible     # the regression is in the top table
+    assert "▲ REGRESSED" in visible and visible.count(label) >= 2     # headline and the top table's row
     # a table row never has more cells than its header (escaped pipes do not split cells)
     rows = [x for x in md.splitlines() if x.startswith("| ")]
     widths = {len(re.split(r"(?<!\\)\|", x)) for x in rows}
@@ -182,3 +184,29 @@ def test_console_at_a_narrow_width_never_cuts_a_change():
     assert max(len(line) for line in text.splitlines()) <= 64
     rows = [x for x in text.splitlines() if x.startswith("│") and "REGRESSED" in x]
     assert rows and all(re.search(r"\+\d+(\.\d+)? %", x) for x in rows), rows
+
+
+def test_headline_names_a_kernel_as_its_table_row_does():
+    """The headline's reason named a regressed kernel by its full id (``kernel:void ns::flash_fwd_kernel<…>``)
+    while the table row said ``kernel flash_fwd_kernel``: console and Markdown headlines use the row's label; the
+    JSON keeps the id."""
+    from rich.console import Console
+
+    long = ("void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4, false, "
+            "false, cutlass::bfloat16_t>, false, true>")
+    base, cand, names = _sets(3, {})
+    for side in (base, cand):
+        m = side.metrics.pop("kernel:" + names[1])
+        side.metrics["kernel:" + long] = Metric("kernel:" + long, "timing", "ns", m.samples, share=m.share,
+                                                calls=m.calls)
+    cand.metrics["kernel:" + long].samples = [v * 1.3 for v in cand.metrics["kernel:" + long].samples]
+    res = run_gate(base, cand, GateConfig())
+    assert res.verdict == "REGRESSED" and ("kernel:" + long) in res.reason  # the JSON's reason: the metric id
+    con = Console(width=300, record=True)
+    con.print(gate_console.renderable(res, width=300))
+    lines = con.export_text().splitlines()
+    row = next(x for x in lines if "REGRESSED" in x and "flash_fwd_kernel" in x)
+    label = re.search(r"(kernel flash_fwd_kernel\S*)", row).group(1)
+    assert "pytorch_flash::" not in lines[1] and label in lines[1] and "(+3" in lines[1]
+    head = gate_markdown.render(res).split("\n\n")[1].replace("\\", "")  # Markdown escapes '_'
+    assert "Flash_fwd_kernel_traits" not in head and label in head

@@ -10,7 +10,7 @@ from rich.text import Text
 from gpulens.gate.result import AMBIGUOUS, ERROR, IMPROVED, INCOMPARABLE, NO_BASELINE, PASS, REGRESSED, GateResult
 from gpulens.reports._fit import Col, FitTable
 from gpulens.reports.gate_fmt import (CENTER_NOTE, ci_label, fmt_center, fmt_change, fmt_ci, fmt_p, fmt_threshold,
-                                     metric_labels, verdict_text)
+                                     metric_labels, reason_text, verdict_text)
 
 STYLES = {REGRESSED: "bold red", ERROR: "bold red", AMBIGUOUS: "yellow", INCOMPARABLE: "magenta",
           NO_BASELINE: "cyan", IMPROVED: "green", PASS: ""}
@@ -31,7 +31,7 @@ def renderable(result: GateResult, max_rows: int = 40, width: int = 140) -> Grou
     parts = []
     head = Text(f"gpulens gate: {result.verdict}", style=STYLES.get(result.verdict, "") or "bold")
     parts.append(head)
-    parts.append(Text(result.reason))
+    parts.append(Text(reason_text(result)))
     b = result.baseline
     if b:
         git = f" @ {b['git'].get('sha', '')[:12]}" if b.get("git", {}).get("sha") else ""

@@ -41,6 +41,18 @@ def metric_labels(metrics: list[MetricResult]) -> dict[str, str]:
             else metric_label(m, 120) for m in metrics}
 
 
+def reason_text(result: GateResult) -> str:
+    """The run's reason sentence for people: each metric id in it (``kernel:<full mangled name>``) replaced by the
+    label its row has in the table (:func:`metric_labels`), so the headline and the table name a kernel alike. The
+    JSON and JUnit keep :attr:`GateResult.reason` with the ids."""
+    text = result.reason
+    labels = metric_labels(list(result.metrics))
+    for mid in sorted(labels, key=len, reverse=True):  # a longer id first: one id may begin another
+        if mid.startswith(("kernel:", "kernels:")) and mid in text:
+            text = text.replace(mid, labels[mid])
+    return text
+
+
 #: Caption of the baseline/candidate columns: which statistic of the runs they show (the one the change compares).
 CENTER_NOTE = ("baseline / candidate: the statistic the change compares — the geometric mean of the runs' "
                "values, the mean where marked (a run without the kernel: 0 ns), the median for counts and for too "

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from gpulens.gate.result import MARKS, PASS, GateResult, MetricResult
 from gpulens.reports.gate_fmt import (CENTER_NOTE, ci_label, fmt_center, fmt_change, fmt_ci, fmt_p, fmt_threshold,
-                                     metric_label, metric_labels)
+                                     metric_label, metric_labels, reason_text)
 from gpulens.reports._md_safe import neutralise
 from gpulens.units import plural
 
@@ -47,7 +47,7 @@ def render(result: GateResult, limit: int = DEFAULT_LIMIT, top: int = 10) -> str
         limit: maximum length in characters.
         top: rows shown outside the ``<details>`` block (gating rows that are not PASS come first).
     """
-    head = [f"## {MARKS[result.verdict]} gpulens gate: {result.verdict}\n\n{md_escape(result.reason)}\n"]
+    head = [f"## {MARKS[result.verdict]} gpulens gate: {result.verdict}\n\n{md_escape(reason_text(result))}\n"]
     b, c = result.baseline, result.candidate
     if b:
         sha = b.get("git", {}).get("sha")
