@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,10 @@ from gpulens.timeline.selection import Selection
 
 _loaded = False
 
+
+
+#: The head of a gpulens JSON report (``"tool": {"name": "gpulens"``, json_report.to_dict).
+_GPULENS_REPORT = re.compile(rb'"tool"\s*:\s*\{\s*"name"\s*:\s*"gpulens"')
 
 def _load_all() -> None:
     global _loaded
@@ -300,8 +305,14 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
     known = unsupported_format(p)  # a real profiler's file gpulens does not read: say which and how to convert it
     if known:
         raise UnknownFormatError(p, known)
-    names = ", ".join(sorted(registry()))
-    raise UnknownFormatError(p, f"not a recognised trace format (tried: {names})")
+    head = raw.data[:4096].lstrip()
+    if head.startswith(b"{") and _GPULENS_REPORT.search(head):
+        raise UnknownFormatError(p, "a gpulens JSON report, not a trace: give `gpulens analyze` the trace it was made "
+                                    "from, or compare two reports with `gpulens diff A.json B.json`")
+    what = "gzip-compressed, but what it holds is not" if raw.compressed else "not"
+    raise UnknownFormatError(p, f"{what} a recognised trace format — gpulens reads PyTorch profiler (Kineto) "
+                                "JSON, rocprof v1/v2/v3 CSV/JSON/text, rocpd and rocprof-compute outputs, Nsight "
+                                "Systems SQLite/stats CSV and Nsight Compute CSV/.ncu-rep (README: AMD inputs, NVIDIA inputs)")
 
 
 def _truncated_json(data: bytes) -> bool:

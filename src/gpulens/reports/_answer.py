@@ -186,7 +186,9 @@ def partial_reason(s: Any) -> str:
     if unread:
         parts.append(unread)
     if meta.truncated:
-        parts.append(f"input truncated — {truncated_text(s.timeline)}: the figures cover the part read")
+        cover = ("the part read holds no GPU event: there are no figures to show" if s.status == "no_gpu_work" else
+                 "the figures cover the part read")
+        parts.append(f"input truncated — {truncated_text(s.timeline)}: {cover}")
     return "; ".join(parts)
 
 
