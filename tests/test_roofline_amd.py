@@ -71,3 +71,36 @@ def test_gunrock_mi300x_occupancy_lds_bound_and_grid_capped():
     w = [int(d["grd"]) / 256 / (5 * 304) for d in rows]
     loss = sum(int(d["DurationNs"]) * (1 - x / math.ceil(x)) for d, x in zip(rows, w))
     assert row["wave_loss_ns"] == pytest.approx(loss, abs=1)
+
+
+MI300 = DATA / "omniperf" / "vcopy_MI300X_A1"
+
+
+def test_vcopy_mi300x_copy_kernel_is_known_zero_flop_and_its_cells_agree_with_the_heading():
+    # MI300X: durations lost (timestamps in scientific notation), FP-instruction counters all 0 → 0 FLOP is a known
+    # figure; HBM bytes by the gfx942 formula (gpu-facts §1.4: 128-byte reads counted by TCC_BUBBLE) from the CSV
+    from gpulens.reports.console import render
+
+    rows = list(csv.DictReader(open(MI300 / "pmc_perf.csv", encoding="utf-8")))
+    f = lambda d, k: float(d[k])  # noqa: E731
+    valu = [k for k in rows[0] if k.startswith("SQ_INSTS_VALU_") and k.split("_")[-1] in ("F16", "F32", "F64")
+            and any(op in k for op in ("_ADD_", "_MUL_", "_FMA_", "_TRANS_"))]
+    assert valu and all(f(d, k) == 0 for d in rows for k in valu)
+    hbm = sum(128 * f(d, "TCC_BUBBLE_sum") + 32 * f(d, "TCC_EA0_RDREQ_32B_sum")
+              + 64 * (f(d, "TCC_EA0_RDREQ_sum") - f(d, "TCC_BUBBLE_sum") - f(d, "TCC_EA0_RDREQ_32B_sum"))
+              + 32 * (f(d, "TCC_EA0_WRREQ_sum") - f(d, "TCC_EA0_WRREQ_64B_sum")) + 64 * f(d, "TCC_EA0_WRREQ_64B_sum")
+              for d in rows)
+    # vecCopy of 1,048,576 doubles reads and writes 8 MiB each per dispatch: the formula lands within 1 %
+    assert abs(hbm - 3 * 2 * 8 * 2**20) < 0.01 * hbm
+    rep = gpulens.analyze([MI300])
+    r = rep.sources[0].results["roofline"]
+    row = r.table.iloc[0]
+    assert row["flops"] == 0 and row["flops_source"] == "counters"
+    assert row["bytes"] == pytest.approx(hbm)
+    assert row["arithmetic_intensity"] == 0 and row["flops_per_s"] == 0
+    assert r.summary["coverage"] == 1.0 and r.summary["coverage_basis"] == "launches"
+    # the heading's "FLOPs known for 100 %" and the row agree: the FLOP cells are figures, not "unknown"
+    text = render(rep, width=160)
+    line = next(ln for ln in text.splitlines() if "vecCopy" in ln and "counters" in ln)
+    cells = [c.strip() for c in line.strip("│ ").split("│")]
+    assert cells[1] == "0.00" and cells[3] == "0.0"

@@ -429,11 +429,15 @@ def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
         rk = np.concatenate([ev["rank"].to_numpy()[host], gpu["rank"].to_numpy()])
         win = hulls_of(rk, st, en)
     ghull = rank_hulls(gpu.assign(dur_ns=ctx.effective_ns))
+    # an edge that a --steps/--window selection cut is the user's, not the profiler's: time between it and the GPU
+    # work is no profiler-range fault (and the window is bounded by the selection: Selection.clip_dur)
+    cuts = {c for src in (timeline.meta.sources if timeline.meta else []) for c in src.get("selection_cuts") or ()}
     before = after = window = 0
     worst = (0, None, 0, 0, "")
     for r, (gs, ge) in ghull.items():
         ws, we = win.get(r, (gs, ge))
-        b, a = max(gs - ws, 0), max(we - ge, 0)
+        b = 0 if "start" in cuts else max(gs - ws, 0)
+        a = 0 if "end" in cuts else max(we - ge, 0)
         before, after, window = before + b, after + a, window + (we - ws)
         for part, lo, hi, side in ((b, ws, gs, "before"), (a, ge, we, "after")):
             if part > worst[0]:

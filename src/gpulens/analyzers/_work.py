@@ -12,7 +12,10 @@ Counter formulas (gpu-facts §1.3–1.4):
   Σ ``SQ_INSTS_VALU_MFMA_MOPS_*``. Bytes: ``FETCH_SIZE + WRITE_SIZE`` (rocprof reports kilobytes; used as bytes only
   when the counter's unit says ``bytes``), else the MI200 HBM formula 32 × ``TCC_EA_RDREQ_32B`` + 64 ×
   (``TCC_EA_RDREQ`` − ``32B``) + 64 × ``TCC_EA_WRREQ_64B`` + 32 × (``TCC_EA_WRREQ`` − ``64B``) (``_sum`` suffix
-  accepted).
+  accepted); the MI300 (gfx942) spelling ``TCC_EA0_*`` with 128-byte reads counted by ``TCC_BUBBLE``: 128 ×
+  ``TCC_BUBBLE`` + 32 × ``TCC_EA0_RDREQ_32B`` + 64 × (``TCC_EA0_RDREQ`` − ``BUBBLE`` − ``RDREQ_32B``) + 32 ×
+  (``TCC_EA0_WRREQ`` − ``WRREQ_64B``) + 64 × ``TCC_EA0_WRREQ_64B`` (gpu-facts §1.4); without ``TCC_BUBBLE`` an
+  ``EA0`` read count has no known request size and the bytes are unknown.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ _NCU_FLOPCOUNT = re.compile(r"^flop_count_(sp|dp|hp)(?:\.sum)?$")
 _AMD_VALU = re.compile(r"^SQ_INSTS_VALU_(ADD|MUL|FMA|TRANS)_F(16|32|64)(?:_sum)?$")
 _AMD_MFMA = re.compile(r"^SQ_INSTS_VALU_MFMA_MOPS_(F16|BF16|F32|F64|I8)(?:_sum)?$")
 _BYTES = re.compile(r"^(dram__bytes(_read|_write|_op_read|_op_write)?\.sum|FETCH_SIZE|WRITE_SIZE|"
-                    r"TCC_EA0?_(RD|WR)REQ(_32B|_64B)?(_sum)?)$")
+                    r"TCC_EA0?_(RD|WR)REQ(_32B|_64B)?(_sum)?|TCC_BUBBLE(_sum)?)$")
 _PREC = {"d": "fp64", "f": "fp32", "h": "fp16", "sp": "fp32", "dp": "fp64", "hp": "fp16", "F16": "fp16",
          "BF16": "bf16", "F32": "fp32", "F64": "fp64", "I8": "int8", "fp16": "fp16", "bf16": "bf16",
          "tf32": "tf32", "fp8": "fp8", "e4m3": "fp8", "e5m2": "fp8", "int8": "int8", "s8": "int8", "fp64": "fp64"}
@@ -110,6 +113,12 @@ def counter_work(timeline: Timeline, event_ids: np.ndarray) -> pd.DataFrame:
     wq = _col(wide, "TCC_EA_WRREQ_sum", "TCC_EA_WRREQ").fillna(0)
     w64 = _col(wide, "TCC_EA_WRREQ_64B_sum", "TCC_EA_WRREQ_64B").fillna(0)
     by = by.combine_first(32 * r32 + 64 * (rq - r32) + 64 * w64 + 32 * (wq - w64))
+    rq0 = _col(wide, "TCC_EA0_RDREQ_sum", "TCC_EA0_RDREQ")
+    bub = _col(wide, "TCC_BUBBLE_sum", "TCC_BUBBLE")  # NaN without it: the EA0 bytes stay unknown
+    r32 = _col(wide, "TCC_EA0_RDREQ_32B_sum", "TCC_EA0_RDREQ_32B").fillna(0)
+    wq = _col(wide, "TCC_EA0_WRREQ_sum", "TCC_EA0_WRREQ").fillna(0)
+    w64 = _col(wide, "TCC_EA0_WRREQ_64B_sum", "TCC_EA0_WRREQ_64B").fillna(0)
+    by = by.combine_first(128 * bub + 32 * r32 + 64 * (rq0 - bub - r32) + 32 * (wq - w64) + 64 * w64)
     out.loc[by.index, "bytes"] = by.to_numpy(dtype=float)
     got = out["flops"].notna() | out["bytes"].notna()
     out.loc[got, "source"] = "counters"

@@ -274,7 +274,8 @@ class Roofline(Analyzer):
             sheet = peak[0] if peak else np.nan  # the datasheet (theoretical) peak
             # the compute roof: the documented achievable peak of that unit where one is known (module doc)
             pf, roof = ach if ach else (sheet, peak[1] if peak else None)
-            fps = flops / t * 1e9 if t > 0 else np.nan
+            # no FP work is 0 FLOP/s whatever the (perhaps unrecorded) duration: a known figure, not unknown
+            fps = flops / t * 1e9 if t > 0 else 0.0 if flops == 0 else np.nan
             bps = nbytes / t * 1e9 if t > 0 and nbytes == nbytes else np.nan
             ai = flops / nbytes if nbytes and nbytes == nbytes else np.nan
             ridge = pf / bw

@@ -51,6 +51,8 @@ COLUMNS = {
     "calls": "launches",
     "time_ns": "effective GPU time (hotspots) [ns]",
     "share": "share of all kernel time [share]",
+    "cumulative_share": "share of all kernel time of this row and the rows above it (the table is most GPU time "
+                        "first: the first n rows' share); unknown from the first row without a share [share]",
     "verdict": "compute-bound, memory-bound, latency/occupancy-bound, launch-bound, communication-bound, undetermined",
     "time_at_stake_ns": "GPU time the fix could save at most (see verdict_rules) [ns]; null when not quantifiable",
     "stake_note": "what the time at stake is when it is not a share of the kernel's own GPU time (launch-bound: "
@@ -467,6 +469,7 @@ class Verdicts(Analyzer):
                 launch_parent if v.verdict == "launch-bound" else None,
                 action=v.next_steps[0] if v.next_steps else ""))
         t = pd.DataFrame(rows, columns=list(COLUMNS))
+        t["cumulative_share"] = pd.to_numeric(t["share"], errors="coerce").astype(float).cumsum(skipna=False)
         und = t[t["verdict"] == "undetermined"]
         if len(und):
             steps = und["next_steps"].iloc[0]

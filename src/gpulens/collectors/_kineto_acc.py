@@ -449,6 +449,7 @@ class Accumulator:
                 rows = ranks.rank == r
                 keep[rows] = select.keep_mask(start[rows], dur[rows], kinds_s[rows], names_s[rows], corr[0][rows],
                                               corr[1][rows], int(r))
+                dur[rows] = select.clip_dur(start[rows], dur[rows], kinds_s[rows], names_s[rows])
         sel = (lambda a: a[keep] if keep is not None else a)
         kind_vals = [k for k in KIND_LIST if k in KINDS]
         cols: dict[str, Any] = {

@@ -315,6 +315,7 @@ class KinetoCollector(Collector):
                 src[key] = getattr(trace, key)
         if select is not None and select.active:
             src["selection"] = select.describe()
+            src["selection_cuts"] = select.cut_edges()
         tables = {"collectives": acc.collective_table} if acc.collective_table is not None else {}
         meta = TimelineMeta(sources=[json.loads(json.dumps(src, default=str))],
                             devices=[d for r in ranks for d in _devices(trace.deviceProperties, r)],

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpulens.analyzers import Finding
-from gpulens.reports._format import busy_pct_text, clip, fmt_ns, is_missing, share_pct_text
+from gpulens.reports._format import busy_pct_text, clip, fmt_ns, fmt_unit, is_missing, share_pct_text
 
 #: Findings shown in the answer.
 TOP = 3
@@ -273,3 +273,28 @@ def _first_step(s: Any, top: list[Finding]) -> str:
     if und is None:
         return ""
     return f"{und.title}: {next_step(und, 200)}"
+
+
+def critical_shown_text(s: Any, shown: int) -> str:
+    """What the first ``shown`` rows of the ``verdicts`` table (the critical kernels, most GPU time first) are, with
+    the share of kernel time of exactly those rows (the table's ``cumulative_share`` at the last row shown) and,
+    when only some are shown, the whole critical set's (hotspots' ``critical_share``) — one sentence for the HTML
+    banner and the Markdown verdict table: "the top 5 of 6 critical kernels: 78.6 % of kernel time; all 6: 86.6 %".
+    The share is left out where durations were not recorded."""
+    vd = s.results.get("verdicts")
+    total = len(vd.table) if vd is not None and vd.table is not None else 0
+    shown = min(shown, total)
+    hs = s.results.get("hotspots")
+    crit = hs.summary.get("critical_count") if hs is not None and not hs.skipped else None
+    part = vd.table["cumulative_share"].iloc[shown - 1] if shown and "cumulative_share" in vd.table else None
+    known = bool(crit) and not is_missing(part)
+    if total > shown:
+        text = f"the top {shown} of {total} critical kernels"
+        if known:
+            text += (f": {fmt_unit(part, 'share')} of kernel time; all {total}: "
+                     f"{fmt_unit(hs.summary.get('critical_share'), 'share')}")
+        return text
+    if total == 1:
+        return "the critical kernel" + (f", which covers {fmt_unit(part, 'share')} of kernel time" if known else "")
+    return f"the {total} critical kernels" + (f", which cover {fmt_unit(part, 'share')} of kernel time"
+                                               if known else "")

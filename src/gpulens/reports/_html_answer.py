@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpulens.report import SourceReport
-from gpulens.reports._answer import answer, next_step
+from gpulens.reports._answer import answer, critical_shown_text, next_step
 from gpulens.reports._format import clip, fmt_ns, fmt_unit, is_missing, stake_notes
 from gpulens.reports._html_parts import esc, name_cell
 from gpulens.reports._names import short_names
@@ -84,15 +84,7 @@ def kernels_html(s: SourceReport, rows: list[dict[str, Any]]) -> str:
             f'<td class="num{" tstake" if not is_missing(stake) else " nm"}"{_note_attr(notes.get(i))}>'
             f'{esc(fmt_ns(stake) + notes.get(i, ("", ""))[0])}</td><td class="step" title="{esc(step)}">{esc(shown)}</td>'
             "</tr>")
-    hs = s.results.get("hotspots")
-    crit = hs.summary.get("critical_count") if hs is not None and not hs.skipped else None
-    total = len(s.results["verdicts"].table)
-    cover = f", which cover {fmt_unit(hs.summary.get('critical_share'), 'share')} of kernel time" if crit else ""
-    if crit == 1:
-        cover = cover.replace("which cover", "which covers")
-    head = ("Kernels that matter" + (f" (the top {len(rows)} of {total} critical kernels{cover})" if total > len(rows)
-                                     else f" (the critical kernel{cover})" if total == 1
-                                     else f" (the {total} critical kernels{cover})"))
+    head = "Kernels that matter (" + critical_shown_text(s, len(rows)) + ")"
     return (f'<h3 class="kh">{esc(head)}</h3><table class="akernels"><thead><tr><th scope="col">#</th>'
             '<th scope="col">kernel</th><th scope="col">GPU time · share</th><th scope="col">bound</th>'
             '<th scope="col">time at stake</th><th scope="col">next step</th></tr></thead>'

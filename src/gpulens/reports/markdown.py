@@ -15,8 +15,8 @@ import pandas as pd
 
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import Report, SourceReport
-from gpulens.reports._answer import (MARKDOWN_LIST, answer, finding_tree, more_text, next_step, partial_reason,
-                                      shown_title)
+from gpulens.reports._answer import (MARKDOWN_LIST, answer, critical_shown_text, finding_tree, more_text,
+                                      next_step, partial_reason, shown_title)
 from gpulens.units import fmt_share
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, clip, column_label, device_text,
                                      fmt_ns, fmt_unit, launches_text, rank_ranges, result_title, roofline_heading,
@@ -132,7 +132,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
             {"effective_ns": "time", "mean_ns": "mean", "critical": "critical set"}, hs.columns)
     vd = s.results.get("verdicts")
     if vd is not None and not vd.skipped and vd.table is not None and len(vd.table):
-        yield _verdict_section(vd, rows)
+        yield _verdict_section(s, vd, rows)
     for name, cols in (("roofline", ["name", "time_ns", "arithmetic_intensity", "flops_per_s", "precision", "bound",
                                      "roof_pct"]),
                        ("occupancy", ["name", "time_ns", "block_size", "regs_per_thread", "theoretical_occupancy_pct",
@@ -152,7 +152,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         yield "### Warnings\n\n" + "\n".join(f"- {md_text(w, 300)}" for w in tl.meta.warnings[:10])
 
 
-def _verdict_section(vd: AnalysisResult, rows: int) -> str:
+def _verdict_section(s: SourceReport, vd: AnalysisResult, rows: int) -> str:
     """Kernel verdicts: name, time, verdict, time at stake (marked where it is not a share of the kernel's own time,
     with the note below), then each row's first next step by its number."""
     t = vd.table.head(rows)
@@ -167,7 +167,7 @@ def _verdict_section(vd: AnalysisResult, rows: int) -> str:
         if step and r.get("verdict") != "undetermined":
             steps_md.append(f"- [{i + 1}] next: {md_text(step, 300)}")
     if len(vd.table) > rows:
-        lines.append(f"\n_{rows} of {len(vd.table)} rows shown._")
+        lines.append(f"\n_Shown: {md_text(critical_shown_text(s, rows), 200)}._")
     for mark, text in dict(notes.values()).items():
         lines.append(f"\n{mark.strip()} _time at stake: {md_text(text, 300)}._")
     return "\n".join(lines + ([""] + steps_md if steps_md else []))

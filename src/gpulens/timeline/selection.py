@@ -12,9 +12,11 @@ Rules (all inclusive of the bounds named, half-open in time):
   (kernels, collectives, copies, sets) is kept when the runtime call that launched it (same ``correlation_id``) is
   kept, wherever it ran on the GPU timeline (GPU work lags its launch); GPU work without a correlation id is kept
   when it starts inside a step.
-  ``A:`` and ``:B`` leave a side open; ``N`` alone is ``N:N``.
+  ``A:`` and ``:B`` leave a side open; ``N`` alone is ``N:N``. A host event (not GPU work) kept this way ends at the
+  latest where its step ends (:meth:`Selection.clip_dur`): the enclosing annotation's tail is not the selection's.
 * **window** ``START:END`` — an event is kept when it starts in ``[first + START, first + END)`` where ``first`` is the
-  earliest event start of the rank's trace. Units ``ns`` (default), ``us``, ``ms``, ``s``.
+  earliest event start of the rank's trace. Units ``ns`` (default), ``us``, ``ms``, ``s``. A kept event that runs past
+  the window's end is cut at it (:meth:`Selection.clip_dur`), so no span, window or duration exceeds the selection.
 * **ranks** ``0-3,8`` — only these ranks' files are read.
 """
 
@@ -151,22 +153,50 @@ class Selection:
             if hi is not None:
                 keep &= start < first + hi
         if self.steps is not None:
-            lo, hi = self.steps
-            intervals = []
-            for i in np.flatnonzero(kind == "annotation"):
-                m = _STEP.match(str(name[i]))
-                if not m:
-                    continue
-                k = int(m.group(1))
-                if (lo is None or k >= lo) and (hi is None or k <= hi):
-                    intervals.append((int(start[i]), int(start[i] + dur[i])))
             in_step = np.zeros(n, dtype=bool)
-            for a, b in _merge(intervals):
+            for a, b in self._step_intervals(start, dur, kind, name):
                 in_step |= (start >= a) & (start < b)
             gpu = np.isin(kind, ("kernel", "comm", "memcpy", "memset"))
             launched = np.isin(corr, corr[in_step & ~gpu & corr_ok]) & corr_ok
             keep &= np.where(gpu, np.where(corr_ok, launched, in_step), in_step)
         return keep
+
+    def _step_intervals(self, start: np.ndarray, dur: np.ndarray, kind: np.ndarray, name: np.ndarray
+                        ) -> list[tuple[int, int]]:
+        """The merged [start, end) intervals [ns] of the selected ``ProfilerStep#N`` annotations of one rank."""
+        import numpy as np
+
+        lo, hi = self.steps if self.steps is not None else (None, None)
+        intervals = []
+        for i in np.flatnonzero(kind == "annotation"):
+            m = _STEP.match(str(name[i]))
+            if not m:
+                continue
+            k = int(m.group(1))
+            if (lo is None or k >= lo) and (hi is None or k <= hi):
+                intervals.append((int(start[i]), int(start[i] + dur[i])))
+        return _merge(intervals)
+
+    def clip_dur(self, start: np.ndarray, dur: np.ndarray, kind: np.ndarray, name: np.ndarray) -> np.ndarray:
+        """Durations [ns] of one rank's rows (all of them, before :meth:`keep_mask` filters) cut to the selection:
+        with a window, no event ends after the window's end; with steps, no host event ends after the end of the
+        step it starts in (GPU work keeps its whole duration: it lags its launch by design). Rows outside the
+        selection are returned unchanged (they are dropped anyway). The input is not modified."""
+        import numpy as np
+
+        out = np.asarray(dur, dtype=np.int64).copy()
+        start = np.asarray(start, dtype=np.int64)
+        if not len(out):
+            return out
+        if self.window_ns is not None and self.window_ns[1] is not None:
+            end = int(start.min()) + self.window_ns[1]
+            np.minimum(out, np.maximum(end - start, 0), out=out)
+        if self.steps is not None:
+            host = ~np.isin(kind, ("kernel", "comm", "memcpy", "memset"))
+            for a, b in self._step_intervals(start, dur, kind, name):
+                inside = host & (start >= a) & (start < b)
+                out[inside] = np.minimum(out[inside], b - start[inside])
+        return out
 
     def apply(self, timeline: Any) -> Any:
         """A new Timeline with only the selected ranks, steps and window (events renumbered, counters follow)."""
@@ -186,6 +216,10 @@ class Selection:
                                   g["name"].astype(str).to_numpy(dtype=object),
                                   corr.fillna(0).to_numpy(dtype=np.int64), corr.notna().to_numpy(), int(rank))
             kept = g[mask]
+            if self.active:
+                kept = kept.assign(dur_ns=self.clip_dur(
+                    g["start_ns"].to_numpy(), g["dur_ns"].to_numpy(), g["kind"].astype(str).to_numpy(dtype=object),
+                    g["name"].astype(str).to_numpy(dtype=object))[mask].astype(g["dur_ns"].dtype))
             old_ids = kept["event_id"].to_numpy()
             co = timeline.counters[timeline.counters["event_id"].isin(old_ids)].copy()
             remap = {int(o): i for i, o in enumerate(old_ids)}
@@ -203,8 +237,29 @@ class Selection:
         if not parts:
             return timeline
         out = concat(parts) if len(parts) > 1 else parts[0]
-        out.meta = timeline.meta
+        out.meta = self.mark(timeline.meta)
         return out
+
+    def cut_edges(self) -> list[str]:
+        """Which edges of each rank's kept time are this selection's rather than the profiler's: ``"start"`` (a
+        window starting after the trace's first event, or steps) and ``"end"`` (a window with an end, or steps)."""
+        out = []
+        if self.steps is not None or (self.window_ns is not None and (self.window_ns[0] or 0) > 0):
+            out.append("start")
+        if self.steps is not None or (self.window_ns is not None and self.window_ns[1] is not None):
+            out.append("end")
+        return out
+
+    def mark(self, meta: Any) -> Any:
+        """``meta`` (a TimelineMeta) with ``selection`` (:meth:`describe`) and ``selection_cuts``
+        (:meth:`cut_edges`) set on each source when this selection cuts time — analyzers read them to tell the
+        selection's edges from the profiler's (a copy; ``meta`` is kept)."""
+        import dataclasses
+
+        if not self.active or meta is None:
+            return meta
+        return dataclasses.replace(meta, sources=[{**s, "selection": self.describe(), "selection_cuts": self.cut_edges()}
+                                                  for s in meta.sources])
 
 
 def _merge(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
