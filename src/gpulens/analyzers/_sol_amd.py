@@ -40,6 +40,8 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._work import tcc_ea_bytes
+
 #: The accumulator of the SQ_LEVEL_WAVES pass, as the omniperf collector names it (pass-qualified).
 LEVEL_WAVES_ACCUM = "SQ_LEVEL_WAVES:SQ_ACCUM_PREV_HIRES"
 #: GRBM_GUI_ACTIVE of the SQ_LEVEL_WAVES pass, when the collector found that pass's own file.
@@ -110,13 +112,11 @@ def dispatch_figures(ctr: pd.DataFrame, dur_ns: np.ndarray, dev: Mapping[str, An
     chans = float(dev.get("l2_channels") or np.nan)
     out["l2_pct"] = 100 * _div(_div(c["TCC_REQ_sum"] * 128, t), np.full(len(ctr), sclk / 1000 * wide * chans))
     if gfx >= "gfx940":
-        rd = (128 * c["TCC_BUBBLE_sum"] + 64 * (c["TCC_EA0_RDREQ_sum"] - c["TCC_BUBBLE_sum"] -
-                                                c["TCC_EA0_RDREQ_32B_sum"]) + 32 * c["TCC_EA0_RDREQ_32B_sum"])
-        wr = 64 * c["TCC_EA0_WRREQ_64B_sum"] + 32 * (c["TCC_EA0_WRREQ_sum"] - c["TCC_EA0_WRREQ_64B_sum"])
+        out["dram_bytes"] = tcc_ea_bytes(c["TCC_EA0_RDREQ_sum"], c["TCC_EA0_RDREQ_32B_sum"], c["TCC_EA0_WRREQ_sum"],
+                                         c["TCC_EA0_WRREQ_64B_sum"], c["TCC_BUBBLE_sum"])
     else:
-        rd = 32 * c["TCC_EA_RDREQ_32B_sum"] + 64 * (c["TCC_EA_RDREQ_sum"] - c["TCC_EA_RDREQ_32B_sum"])
-        wr = 64 * c["TCC_EA_WRREQ_64B_sum"] + 32 * (c["TCC_EA_WRREQ_sum"] - c["TCC_EA_WRREQ_64B_sum"])
-    out["dram_bytes"] = rd + wr
+        out["dram_bytes"] = tcc_ea_bytes(c["TCC_EA_RDREQ_sum"], c["TCC_EA_RDREQ_32B_sum"], c["TCC_EA_WRREQ_sum"],
+                                         c["TCC_EA_WRREQ_64B_sum"])
     hbm = float(dev.get("hbm_bandwidth_bytes_per_s") or np.nan)
     out["memory_throughput_bps"] = _div(out["dram_bytes"].to_numpy() * 1e9, t)
     out["dram_pct"] = 100 * _div(out["memory_throughput_bps"].to_numpy(), np.full(len(ctr), hbm))

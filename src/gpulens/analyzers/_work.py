@@ -112,19 +112,29 @@ def counter_work(timeline: Timeline, event_ids: np.ndarray) -> pd.DataFrame:
     r32 = _col(wide, "TCC_EA_RDREQ_32B_sum", "TCC_EA_RDREQ_32B").fillna(0)
     wq = _col(wide, "TCC_EA_WRREQ_sum", "TCC_EA_WRREQ").fillna(0)
     w64 = _col(wide, "TCC_EA_WRREQ_64B_sum", "TCC_EA_WRREQ_64B").fillna(0)
-    by = by.combine_first(32 * r32 + 64 * (rq - r32) + 64 * w64 + 32 * (wq - w64))
+    by = by.combine_first(tcc_ea_bytes(rq, r32, wq, w64))
     rq0 = _col(wide, "TCC_EA0_RDREQ_sum", "TCC_EA0_RDREQ")
     bub = _col(wide, "TCC_BUBBLE_sum", "TCC_BUBBLE")  # NaN without it: the EA0 bytes stay unknown
     r32 = _col(wide, "TCC_EA0_RDREQ_32B_sum", "TCC_EA0_RDREQ_32B").fillna(0)
     wq = _col(wide, "TCC_EA0_WRREQ_sum", "TCC_EA0_WRREQ").fillna(0)
     w64 = _col(wide, "TCC_EA0_WRREQ_64B_sum", "TCC_EA0_WRREQ_64B").fillna(0)
-    by = by.combine_first(128 * bub + 32 * r32 + 64 * (rq0 - bub - r32) + 32 * (wq - w64) + 64 * w64)
+    by = by.combine_first(tcc_ea_bytes(rq0, r32, wq, w64, bub))
     out.loc[by.index, "bytes"] = by.to_numpy(dtype=float)
     got = out["flops"].notna() | out["bytes"].notna()
     out.loc[got, "source"] = "counters"
     out["flops"] = out["flops"].astype(float)
     out["bytes"] = out["bytes"].astype(float)
     return out
+
+
+def tcc_ea_bytes(rdreq, rdreq_32b, wrreq, wrreq_64b, bubble=0):
+    """HBM bytes of AMD Instinct kernels from the L2↔memory (TCC EA) request counters, element-wise over
+    Series/arrays (NaN in, NaN out): 32 × 32-byte reads + 64 × the other reads + 64 × 64-byte writes + 32 × the
+    other writes (MI200: ``TCC_EA_*``); on MI300 (``TCC_EA0_*``) ``TCC_BUBBLE`` counts the 128-byte reads among
+    the reads: + 128 × bubble, − bubble from the 64-byte ones (AMD rocprofiler-compute's HBM bandwidth metric,
+    gpu-facts §1.4). Returns bytes."""
+    return (128 * bubble + 64 * (rdreq - bubble - rdreq_32b) + 32 * rdreq_32b
+            + 64 * wrreq_64b + 32 * (wrreq - wrreq_64b))
 
 
 def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) -> tuple[pd.DataFrame, dict]:
