@@ -115,8 +115,10 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
             t = t.assign(not_in_parts_ns=rest)
             docs["not_in_parts_ns"] = "span not in the parts shown [ns]"
             cols.append("not_in_parts_ns")
+        why = bd.summary.get("overlap_unknown")
         yield ("### Time breakdown per rank and GPU\n\n_computation + exposed communication + exposed memcpy + "
-               "exposed memset + idle = span_\n\n" + md_table(t, cols + ["busy_pct"], rows, docs=docs))
+               "exposed memset + idle = span_" + (f" — exposed parts {md_text(why, 300)}" if why else "") + "\n\n"
+               + md_table(t, cols + ["busy_pct"], rows, docs=docs))
     bn = s.results.get("bottlenecks")
     if bn is not None and not bn.skipped and len(bn.table):
         # every idle cause with time in it, so each row's causes add up to its idle time
