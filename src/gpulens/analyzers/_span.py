@@ -243,6 +243,13 @@ def run_figures(per_device: pd.DataFrame, gpu: pd.DataFrame, every: pd.DataFrame
     }
 
 
+#: the topics of the clock warnings (:class:`gpulens.analyzers.breakdown.Breakdown` makes them): one device's events on
+#: two time bases, and ranks whose time bases disagree. Reports show them beside the verdict
+#: (:func:`gpulens.reports._answer.clock_note`).
+CLOCK_GAP_TOPIC = "GPU events on different clocks"
+CLOCK_SKEW_TOPIC = "ranks' clocks disagree"
+
+
 def warn_once(timeline: Any, topic: str, detail: str) -> None:
     """Add ``"<topic>: <detail>"`` to the Timeline's warnings unless a warning on ``topic`` is already there."""
     if not any(w.startswith(topic) for w in timeline.meta.warnings):

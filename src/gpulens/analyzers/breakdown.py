@@ -36,8 +36,9 @@ import pandas as pd
 
 from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers._span import (CLOCK_GAP_NS, OVERLAP_UNKNOWN_CLOCKS, busy_unknown_reason, clock_domain_of,
-                                     clock_windows, cross_domain_gaps, hulls_of, run_figures, warn_once)
+from gpulens.analyzers._span import (CLOCK_GAP_NS, CLOCK_GAP_TOPIC, CLOCK_SKEW_TOPIC, OVERLAP_UNKNOWN_CLOCKS, busy_unknown_reason, clock_domain_of,
+                                     clock_windows, cross_domain_gaps, hulls_of, run_figures,
+                                     warn_once)
 from gpulens.analyzers.context import context_of
 from gpulens.analyzers.intervals import union_of
 from gpulens.timeline import GPU_KINDS, Timeline
@@ -238,10 +239,11 @@ class Breakdown(Analyzer):
                    "overlap_unknown": "; ".join(unknown_overlap.values()) or None,
                    "idle_pct": 100.0 * tot["idle_ns"] / run["device_span_ns"] if run["device_span_ns"] else 0.0}
         if tot["clock_domain_gap_ns"]:
-            warn_once(timeline, "GPU events on different clocks", f"gaps of {fmt_ns(tot['clock_domain_gap_ns'])} "
-                      "between events of one GPU (a day or more: two time bases) are left out of its span")
+            warn_once(timeline, CLOCK_GAP_TOPIC, f"gaps of {fmt_ns(tot['clock_domain_gap_ns'])} "
+                      "between events of one GPU (a day or more: two time bases) are left out of its span, steps and "
+                      "critical path; overlap between events on different clocks is unknown")
         if run["clock_skew_ns"]:
-            warn_once(timeline, "ranks' clocks disagree", f"their GPU spans are {fmt_ns(run['clock_skew_ns'])} "
+            warn_once(timeline, CLOCK_SKEW_TOPIC, f"their GPU spans are {fmt_ns(run['clock_skew_ns'])} "
                       "further apart than their lengths allow; the run span is the longest rank's span")
         findings = []
         span = max(run["device_span_ns"], 1)

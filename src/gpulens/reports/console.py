@@ -9,8 +9,8 @@ from rich.table import Table
 from rich.text import Text
 
 from gpulens.report import Report, SourceReport
-from gpulens.reports._answer import (CONSOLE_LIST, answer, finding_tree, more_text, next_step, partial_reason,
-                                      shown_title)
+from gpulens.reports._answer import (CONSOLE_LIST, answer, clock_note, finding_tree, more_text, next_step,
+                                      partial_reason, shown_title)
 from gpulens.reports._fit import Col, FirstFit, FitTable, glued, name_col
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text,  # noqa: F401 (fmt_ns: re-export)
                                      fmt_ns, fmt_unit, launches_text, limiter_text, rank_ranges,
@@ -42,6 +42,9 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     partial = partial_reason(s)
     if partial:  # first thing a reader sees: the figures below cover only part of the run
         parts.insert(0, Text(f"PARTIAL RESULT: {partial}\n", style="bold yellow"))
+    clocks = clock_note(s)
+    if clocks:  # read with the verdict: the time bases the figures below rest on
+        parts.insert(1 if partial else 0, Text(f"CLOCKS: {clocks}\n", style="bold yellow"))
     devs = device_text(tl.meta.devices, s.device)
     head = Table.grid(padding=(0, 2))
     head.add_column(style="bold")

@@ -15,8 +15,8 @@ import pandas as pd
 
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import Report, SourceReport
-from gpulens.reports._answer import (MARKDOWN_LIST, answer, finding_tree, more_text, next_step, partial_reason,
-                                      shown_title)
+from gpulens.reports._answer import (MARKDOWN_LIST, answer, clock_note, finding_tree, more_text, next_step,
+                                      partial_reason, shown_title)
 from gpulens.units import fmt_share
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, clip, column_label, device_text,
                                      fmt_ns, fmt_unit, launches_text, rank_ranges, result_title, roofline_heading,
@@ -78,6 +78,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
     yield "\n".join([
         f"## {md_text(s.label, 200)}", "",
         f"> **Verdict:** {md_text(a.sentence, 400)}",
+        *([">", f"> **Clocks:** {md_text(clock_note(s), 600)}"] if clock_note(s) else []),
         *(["", *top] if top else ["", md_text(a.note, 300)] if a.note else []), "",
         "| | |", "|---|---|",
         f"| status | {s.status}{f' ({md_text(partial_reason(s), 400)})' if partial_reason(s) else ''} |",
