@@ -106,3 +106,31 @@ def test_two_clocks_every_figure_leaves_the_jump_out_in_every_report():
             spans.append(payload["span"])
             assert max(o + d for o, d in zip(payload["off"], payload["dur"])) == SPAN
     assert spans == [SPAN]
+
+
+def test_collectives_on_another_clock_than_kernels_leave_the_ranks_exposed_comm_unknown():
+    # rank 0: kernel [T_K, T_K+100 µs), collective on another clock [T_C, T_C+50 µs); rank 1: kernel and
+    # collective on one clock, [T_K, T_K+100 µs) and [T_K+100 µs, T_K+130 µs) → exposed 30 µs (no overlap)
+    rows = [("kernel", "gemm", T_K, 100_000, 1, 0), ("comm", "ncclAllReduce", T_C, 50_000, 2, 0),
+            ("kernel", "gemm", T_K, 100_000, 1, 1), ("comm", "ncclAllReduce", T_K + 100_000, 30_000, 2, 1)]
+    n = len(rows)
+    cols = {k: [r[i] for r in rows] for i, k in enumerate(["kind", "name", "start_ns", "dur_ns", "stream_id",
+                                                            "rank"])}
+    tl = Timeline(make_table(EVENT_COLUMNS, {**cols, "device_id": [0] * n, "event_id": list(range(n)),
+                                             "source": ["t"] * n})).validate()
+    src = gpulens.analyze_timeline(tl)
+    bd = src.results["breakdown"]
+    row = {int(r["rank"]): r for r in bd.table.to_dict("records")}
+    assert row[0]["span_ns"] == 150_000 and row[1]["span_ns"] == 130_000
+    assert row[0]["exposed_comm_ns"] is None or row[0]["exposed_comm_ns"] != row[0]["exposed_comm_ns"] \
+        or str(row[0]["exposed_comm_ns"]) == "<NA>"
+    assert int(row[1]["exposed_comm_ns"]) == 30_000
+    assert bd.summary["exposed_comm_ns"] is None
+    assert bd.summary["overlap_unknown"] == "unknown: collectives and kernels are on different clocks"
+    rk = src.results["ranks"].table.set_index("rank")
+    assert str(rk.loc[0, "exposed_comm_ns"]) == "<NA>" and float(rk.loc[1, "exposed_comm_ns"]) == 30_000
+    # every report renders the unknown as unknown (no crash on <NA>, no number for it)
+    rep = Report([src])
+    for text in (console.render(rep, width=160), markdown.render(rep), html.render(rep)):
+        assert "collectives and kernels are on different clocks" in " ".join(text.split())
+    assert json.loads(json_report.render(rep))["sources"][0]["summary"]["exposed_comm_ns"] is None
