@@ -134,3 +134,10 @@ def test_collectives_on_another_clock_than_kernels_leave_the_ranks_exposed_comm_
     for text in (console.render(rep, width=160), markdown.render(rep), html.render(rep)):
         assert "collectives and kernels are on different clocks" in " ".join(text.split())
     assert json.loads(json_report.render(rep))["sources"][0]["summary"]["exposed_comm_ns"] is None
+    # the collective's verdict: communication-bound, but no exposed time (its overlap is unknown, not 50 µs)
+    from gpulens.analyzers.verdicts import exposed_comm_by_name
+
+    assert exposed_comm_by_name(tl) == {"ncclAllReduce": None}
+    v = src.results["verdicts"].table.set_index("name").loc["ncclAllReduce"]
+    assert "overlap with compute unknown: collectives and kernels are on different clocks" in v["evidence"]
+    assert str(v["time_at_stake_ns"]) == "<NA>"
