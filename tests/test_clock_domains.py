@@ -141,3 +141,25 @@ def test_collectives_on_another_clock_than_kernels_leave_the_ranks_exposed_comm_
     v = src.results["verdicts"].table.set_index("name").loc["ncclAllReduce"]
     assert "overlap with compute unknown: collectives and kernels are on different clocks" in v["evidence"]
     assert str(v["time_at_stake_ns"]) == "<NA>"
+
+
+def test_a_launch_a_day_before_its_kernel_is_a_clock_disagreement_not_a_latency():
+    # host calls on the kernels' clock... except one whose kernel was written on the copies' clock:
+    # call [T_K, +5 µs) → kernel at T_K+20 µs: latency 20 µs; call [T_K+100 µs, +5 µs) → kernel at T_C: 102 days
+    rows = [("runtime", "cudaLaunchKernel", T_K, 5_000, None, -1, 1), ("kernel", "gemm", T_K + 20_000, 10_000, 7, 0, 1),
+            ("runtime", "cudaLaunchKernel", T_K + 100_000, 5_000, None, -1, 2), ("kernel", "gemm", T_C, 10_000, 7, 0, 2)]
+    n = len(rows)
+    cols = {k: [r[i] for r in rows] for i, k in enumerate(["kind", "name", "start_ns", "dur_ns", "stream_id",
+                                                            "device_id", "correlation_id"])}
+    tl = Timeline(make_table(EVENT_COLUMNS, {**cols, "rank": [0] * n, "pid": [1] * n,
+                                             "tid": [1 if r[0] == "runtime" else None for r in rows],
+                                             "event_id": list(range(n)), "source": ["t"] * n})).validate()
+    src = gpulens.analyze_timeline(tl)
+    ll = src.results["launch_latency"]
+    assert ll.summary["launches"] == 1 and ll.summary["latency_max_ns"] == 20_000
+    assert ll.summary["clock_skew_events"] == 1
+    assert ll.summary["clock_skew_max_ns"] == T_C - (T_K + 100_000)
+    assert any(w.startswith("GPU and host clocks disagree") for w in tl.meta.warnings)
+    # shown beside the verdict like the other clock warnings
+    js = json.loads(json_report.render(Report([src])))["sources"][0]
+    assert "GPU and host clocks disagree" in js["clock_note"]

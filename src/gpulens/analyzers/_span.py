@@ -243,11 +243,13 @@ def run_figures(per_device: pd.DataFrame, gpu: pd.DataFrame, every: pd.DataFrame
     }
 
 
-#: the topics of the clock warnings (:class:`gpulens.analyzers.breakdown.Breakdown` makes them): one device's events on
-#: two time bases, and ranks whose time bases disagree. Reports show them beside the verdict
+#: the topics of the clock warnings (the breakdown and launch latency make them): one device's events on two time
+#: bases, ranks whose time bases disagree, GPU and host time bases that disagree. Reports show them beside the verdict
 #: (:func:`gpulens.reports._answer.clock_note`).
 CLOCK_GAP_TOPIC = "GPU events on different clocks"
 CLOCK_SKEW_TOPIC = "ranks' clocks disagree"
+#: GPU events that start before their launch call, or a day or more after it (launch_latency makes it)
+CLOCK_HOST_TOPIC = "GPU and host clocks disagree"
 
 
 def warn_once(timeline: Any, topic: str, detail: str) -> None:
