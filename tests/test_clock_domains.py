@@ -160,6 +160,12 @@ def test_a_launch_a_day_before_its_kernel_is_a_clock_disagreement_not_a_latency(
     assert ll.summary["clock_skew_events"] == 1
     assert ll.summary["clock_skew_max_ns"] == T_C - (T_K + 100_000)
     assert any(w.startswith("GPU and host clocks disagree") for w in tl.meta.warnings)
+    # the stream's queue (+1 at each call's start, −1 at its kernel's end): 1 over [T_K, T_K+30 µs), 0 over
+    # [T_K+30 µs, T_K+100 µs), then 1 from T_K+100 µs to T_C+10 µs — a piece across the jump, no time: left out.
+    # span 100 µs, mean queue 30/100 = 0.3, empty 70 %
+    q = src.results["queue_length"].table.iloc[0]
+    assert int(q["span_ns"]) == 100_000
+    assert abs(float(q["mean_queue"]) - 0.3) < 1e-9 and abs(float(q["empty_share"]) - 0.7) < 1e-9
     # shown beside the verdict like the other clock warnings
     js = json.loads(json_report.render(Report([src])))["sources"][0]
     assert "GPU and host clocks disagree" in js["clock_note"]
