@@ -145,9 +145,12 @@ def test_collectives_on_another_clock_than_kernels_leave_the_ranks_exposed_comm_
 
 def test_a_launch_a_day_before_its_kernel_is_a_clock_disagreement_not_a_latency():
     # host calls on the kernels' clock... except one whose kernel was written on the copies' clock:
-    # call [T_K, +5 µs) → kernel at T_K+20 µs: latency 20 µs; call [T_K+100 µs, +5 µs) → kernel at T_C: 102 days
-    rows = [("runtime", "cudaLaunchKernel", T_K, 5_000, None, -1, 1), ("kernel", "gemm", T_K + 20_000, 10_000, 7, 0, 1),
-            ("runtime", "cudaLaunchKernel", T_K + 100_000, 5_000, None, -1, 2), ("kernel", "gemm", T_C, 10_000, 7, 0, 2)]
+    # call [T_K, +5 µs) → kernel at T_K+20 µs: latency 20 µs;
+    # call [T_K+100 µs, +5 µs) → kernel at T_C: 102 days
+    rows = [("runtime", "cudaLaunchKernel", T_K, 5_000, None, -1, 1),
+            ("kernel", "gemm", T_K + 20_000, 10_000, 7, 0, 1),
+            ("runtime", "cudaLaunchKernel", T_K + 100_000, 5_000, None, -1, 2),
+            ("kernel", "gemm", T_C, 10_000, 7, 0, 2)]
     n = len(rows)
     cols = {k: [r[i] for r in rows] for i, k in enumerate(["kind", "name", "start_ns", "dur_ns", "stream_id",
                                                             "device_id", "correlation_id"])}

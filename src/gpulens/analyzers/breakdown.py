@@ -36,9 +36,9 @@ import pandas as pd
 
 from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers._span import (CLOCK_GAP_NS, CLOCK_GAP_TOPIC, CLOCK_SKEW_TOPIC, OVERLAP_UNKNOWN_CLOCKS, busy_unknown_reason, clock_domain_of,
-                                     clock_windows, cross_domain_gaps, hulls_of, run_figures,
-                                     warn_once)
+from gpulens.analyzers._span import (CLOCK_GAP_NS, CLOCK_GAP_TOPIC, CLOCK_SKEW_TOPIC, OVERLAP_UNKNOWN_CLOCKS,
+                                     busy_unknown_reason, clock_domain_of, clock_windows, cross_domain_gaps,
+                                     hulls_of, run_figures, warn_once)
 from gpulens.analyzers.context import context_of
 from gpulens.analyzers.intervals import union_of
 from gpulens.timeline import GPU_KINDS, Timeline
