@@ -108,6 +108,35 @@ def cross_domain_gaps(ev: pd.DataFrame) -> list[int]:
     return [int(g) for g in gaps[gaps >= CLOCK_GAP_NS]]
 
 
+def clock_windows(starts: np.ndarray, ends: np.ndarray) -> list[tuple[int, int]]:
+    """The clock domains of a set of events (start, end [ns] each): (first start, last end) of each run of events
+    whose merged busy segments are less than :data:`CLOCK_GAP_NS` apart, earliest first. One window when the
+    events share a clock; a span, step, critical path or overlap is measured inside one window, never across
+    a jump between two (the jump is two time bases, not time). Empty input: ``[]``."""
+    from gpulens.analyzers.intervals import merge
+
+    if not len(starts):
+        return []
+    s, e = merge(np.asarray(starts, dtype="int64"), np.asarray(ends, dtype="int64"))
+    cut = np.flatnonzero((s[1:] - e[:-1]) >= CLOCK_GAP_NS)
+    lo = np.concatenate([[0], cut + 1])
+    hi = np.concatenate([cut, [len(s) - 1]])
+    return [(int(s[a]), int(e[b])) for a, b in zip(lo, hi)]
+
+
+def clock_domain_of(times: np.ndarray, windows: list[tuple[int, int]]) -> np.ndarray:
+    """Index in ``windows`` (:func:`clock_windows`) of the clock domain each time [ns] lies in (the last window
+    starting at or before it; 0 before the first)."""
+    if not windows:
+        return np.zeros(len(times), dtype=np.intp)
+    firsts = np.array([w[0] for w in windows], dtype="int64")
+    return np.maximum(np.searchsorted(firsts, np.asarray(times, dtype="int64"), side="right") - 1, 0)
+
+
+#: Said wherever an overlap between two kinds of GPU events cannot be measured because they lie on different clocks
+OVERLAP_UNKNOWN_CLOCKS = "unknown: {a} and {b} are on different clocks"
+
+
 SPAN_DEFINITION = ("GPU span = first → last GPU event (kernels, collectives, copies, fills); busy % = union of GPU "
                    "events / GPU span; over several GPUs: wall span, busy % = Σ busy / Σ per-GPU span; profiled "
                    "window = first → last recorded event, host included (runtime calls, CPU ops, Python functions, "
@@ -212,6 +241,15 @@ def run_figures(per_device: pd.DataFrame, gpu: pd.DataFrame, every: pd.DataFrame
         "gpu_utilization_pct": 100.0 * busy / dev_window if dev_window else 0.0,
         "span_definition": SPAN_DEFINITION,
     }
+
+
+#: the topics of the clock warnings (the breakdown and launch latency make them): one device's events on two time
+#: bases, ranks whose time bases disagree, GPU and host time bases that disagree. Reports show them beside the verdict
+#: (:func:`gpulens.reports._answer.clock_note`).
+CLOCK_GAP_TOPIC = "GPU events on different clocks"
+CLOCK_SKEW_TOPIC = "ranks' clocks disagree"
+#: GPU events that start before their launch call, or a day or more after it (launch_latency makes it)
+CLOCK_HOST_TOPIC = "GPU and host clocks disagree"
 
 
 def warn_once(timeline: Any, topic: str, detail: str) -> None:

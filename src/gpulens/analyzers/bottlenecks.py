@@ -425,7 +425,8 @@ def _rank_verdict(row: dict[str, Any], min_share: float) -> str:
 def _thin_evidence(row: dict[str, Any], min_share: float) -> tuple[str, str]:
     """(class, why it is undetermined or "") — see :func:`_rank_verdict`."""
     span = max(steady_state(row)[0], 1)  # the steady state: boundary gaps left out
-    big = sorted(((c, k, row[k]) for k, c in RANK_CLASSES.items() if row[k] >= min_share * span),
+    big = sorted(((c, k, row[k]) for k, c in RANK_CLASSES.items()
+                  if not pd.isna(row[k]) and row[k] >= min_share * span),
                  key=lambda x: -x[2])  # stable: ties keep RANK_CLASSES order
     if not big:
         return "gpu-bound", ""
@@ -567,8 +568,9 @@ class Bottlenecks(Analyzer):
         rows = []
         for b in bd.to_dict("records"):
             r, d = int(b["rank"]), int(b["device_id"])
-            row = {k: int(b[k]) for k in ("span_ns", "busy_ns", "computation_ns", "idle_ns", "exposed_comm_ns",
-                                          "exposed_memcpy_ns")}
+            # an exposed part on another clock than the work that could hide it is unknown (breakdown: <NA>)
+            row = {k: pd.NA if pd.isna(b[k]) else int(b[k])
+                   for k in ("span_ns", "busy_ns", "computation_ns", "idle_ns", "exposed_comm_ns", "exposed_memcpy_ns")}
             i = idle_d.get((r, d), {})
             for c in GAP_CLASSES:
                 row[f"idle_{c}_ns"] = int(i.get(c, 0))

@@ -13,6 +13,11 @@ its stream is clipped, see :func:`~gpulens.analyzers.intervals.repair_stream_ove
 * ``exposed_memcpy_ns`` / ``exposed_memset_ns`` — copy / set time overlapped by neither of the above;
 * ``idle_ns`` — ``span_ns − busy_ns``. So computation + exposed comm + exposed memcpy + exposed memset + idle = span.
 
+Clock domains (:func:`gpulens.analyzers._span.clock_windows`): a GPU whose events lie on two time bases (a gap of
+:data:`~gpulens.analyzers._span.CLOCK_GAP_NS` or more) has the jump left out of its span; an exposed part whose
+events share no clock domain with the work that could hide them (e.g. copies on one clock, kernels on another) is
+unknown (``<NA>``; summary ``None``, ``overlap_unknown`` says which), never the copies' whole time.
+
 Run figures (summary): span, busy %, the profiled window and utilisation follow the one definition of
 :mod:`gpulens.analyzers._span` — the wall span is never a sum of spans, busy % is the device-time ratio
 Σ busy / Σ per-device span (never above 100 %), ``window_ns`` / ``trace_span_ns`` is the profiled window (host events
@@ -31,8 +36,9 @@ import pandas as pd
 
 from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers._span import (CLOCK_GAP_NS, busy_unknown_reason, cross_domain_gaps, hulls_of, run_figures,
-                                     warn_once)
+from gpulens.analyzers._span import (CLOCK_GAP_NS, CLOCK_GAP_TOPIC, CLOCK_SKEW_TOPIC, OVERLAP_UNKNOWN_CLOCKS,
+                                     busy_unknown_reason, clock_domain_of, clock_windows, cross_domain_gaps,
+                                     hulls_of, run_figures, warn_once)
 from gpulens.analyzers.context import context_of
 from gpulens.analyzers.intervals import union_of
 from gpulens.timeline import GPU_KINDS, Timeline
@@ -73,7 +79,38 @@ SUMMARY_COLUMNS = {
     "span_basis": "wall, or longest rank when the ranks' clocks disagree [text]",
     "clock_skew_ns": "how far the ranks' time bases disagree (0 when they agree) [ns]",
     "span_definition": "how span and busy % are defined [text]",
+    "overlap_unknown": "why an exposed part is unknown (events on different clocks), or None [text]",
 }
+
+#: exposed part → (its events' kinds, the kinds that can hide them, the words of the unknown sentence)
+_EXPOSED = {"exposed_comm_ns": (("comm",), ("kernel",), ("collectives", "kernels")),
+            "exposed_memcpy_ns": (("memcpy",), ("kernel", "comm"), ("copies", "kernels")),
+            "exposed_memset_ns": (("memset",), ("kernel", "comm", "memcpy"), ("fills", "other GPU work"))}
+
+
+def _overlap_unknown(gpu: pd.DataFrame, t: pd.DataFrame) -> dict[str, str]:
+    """Blank (``<NA>``, in place) the exposed parts of the GPUs of ``t`` whose events lie on several clocks
+    (``clock_domain_gap_ns`` > 0) where some of the part's events share no clock domain with any event that could
+    hide them while such events exist on the GPU: their overlap is unknown. Returns part → unknown sentence."""
+    why: dict[str, str] = {}
+    rows = np.flatnonzero(t["clock_domain_gap_ns"].to_numpy() > 0)
+    if not len(rows):
+        return why
+    kind = gpu["kind"].astype(str).to_numpy()
+    for i in rows:
+        r, d = t["rank"].iat[i], t["device_id"].iat[i]
+        m = ((gpu["rank"] == r) & (gpu["device_id"] == d)).to_numpy()
+        st = gpu["start_ns"].to_numpy("int64")[m]
+        en = st + gpu["dur_ns"].to_numpy("int64")[m]
+        k = kind[m]
+        dom = clock_domain_of(st, clock_windows(st, en))
+        for col, (own, hiders, words) in _EXPOSED.items():
+            mine, hide = np.isin(k, own), np.isin(k, hiders)
+            if mine.any() and hide.any() and not np.isin(dom[mine], dom[hide]).all():
+                t[col] = t[col].astype("Int64")
+                t.loc[t.index[i], col] = pd.NA
+                why[col] = OVERLAP_UNKNOWN_CLOCKS.format(a=words[0], b=words[1])
+    return why
 
 
 def _split(ev: pd.DataFrame) -> dict[str, int]:
@@ -194,15 +231,19 @@ class Breakdown(Analyzer):
             t[col] = (100.0 * t[num] / t["span_ns"]).where(t["span_ns"] > 0, 0.0)
         t["utilization_pct"] = (100.0 * t["busy_ns"] / t["window_ns"]).where(t["window_ns"] > 0, 0.0)
         t = t[list(COLUMNS)]
-        tot = {c: int(t[c].sum()) for c in COLUMNS if c.endswith("_ns") and c not in ("span_ns", "window_ns")}
+        unknown_overlap = _overlap_unknown(gpu, t)
+        tot = {c: None if t[c].isna().any() else int(t[c].sum())
+               for c in COLUMNS if c.endswith("_ns") and c not in ("span_ns", "window_ns")}
         run = run_figures(t, gpu, None, every_hulls=hulls)
         summary = {**tot, **run, "gpu_count": int(len(t)),
+                   "overlap_unknown": "; ".join(unknown_overlap.values()) or None,
                    "idle_pct": 100.0 * tot["idle_ns"] / run["device_span_ns"] if run["device_span_ns"] else 0.0}
         if tot["clock_domain_gap_ns"]:
-            warn_once(timeline, "GPU events on different clocks", f"gaps of {fmt_ns(tot['clock_domain_gap_ns'])} "
-                      "between events of one GPU (a day or more: two time bases) are left out of its span")
+            warn_once(timeline, CLOCK_GAP_TOPIC, f"gaps of {fmt_ns(tot['clock_domain_gap_ns'])} "
+                      "between events of one GPU (a day or more: two time bases) are left out of its span, steps and "
+                      "critical path; overlap between events on different clocks is unknown")
         if run["clock_skew_ns"]:
-            warn_once(timeline, "ranks' clocks disagree", f"their GPU spans are {fmt_ns(run['clock_skew_ns'])} "
+            warn_once(timeline, CLOCK_SKEW_TOPIC, f"their GPU spans are {fmt_ns(run['clock_skew_ns'])} "
                       "further apart than their lengths allow; the run span is the longest rank's span")
         findings = []
         span = max(run["device_span_ns"], 1)
@@ -219,13 +260,13 @@ class Breakdown(Analyzer):
                 severity="warning" if summary["idle_pct"] > 50 else "info", category="gpu-idle",
                 time_at_stake_ns=tot["idle_ns"], key="idle",
                 action="Look at the largest idle cause below and remove it."))
-        if tot["exposed_comm_ns"] > 0.1 * span:
+        if (tot["exposed_comm_ns"] or 0) > 0.1 * span:
             findings.append(Finding(
                 f"Exposed communication: {fmt_ns(tot['exposed_comm_ns'])} not overlapped with compute",
                 _advice.exposed_comm_detail(_advice.uses_pytorch(timeline), _advice.trains(timeline)),
                 severity="warning", category="communication-bound", time_at_stake_ns=tot["exposed_comm_ns"],
                 key="exposed-comm"))
-        if tot["exposed_memcpy_ns"] > 0.05 * span:
+        if (tot["exposed_memcpy_ns"] or 0) > 0.05 * span:
             findings.append(Finding(
                 f"Exposed memory copies: {fmt_ns(tot['exposed_memcpy_ns'])} not overlapped with kernels",
                 _advice.exposed_copy_detail(_advice.uses_pytorch(timeline)),

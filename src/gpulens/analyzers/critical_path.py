@@ -21,7 +21,7 @@ from gpulens.analyzers._critical_walk import BLOCKING, CLASSES, CODE, Thread, Wa
 from gpulens.analyzers._steps import step_ranges
 from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers._span import busy_unknown_reason
+from gpulens.analyzers._span import CLOCK_GAP_NS, busy_unknown_reason, clock_windows
 from gpulens.analyzers.context import category_mask, context_of
 from gpulens.analyzers.intervals import group_order, key_codes
 from gpulens.timeline import Timeline
@@ -177,6 +177,35 @@ def _windows(timeline: Timeline, gpu: pd.DataFrame, aux: dict) -> list[tuple]:
     return out
 
 
+def _clock_parts(gpu: pd.DataFrame, aux: dict, rank: int, lo: int, hi: int, g0: int) -> list[tuple[int, int, int]]:
+    """A window [lo, hi] split at its clock jumps (:func:`gpulens.analyzers._span.clock_windows` of the rank's host
+    and GPU events inside it): (lo, hi, start GPU event) per part, so a path never walks across two time bases and
+    the step time leaves the jump out. A window shorter than :data:`CLOCK_GAP_NS` is one part, unchanged."""
+    if hi - lo < CLOCK_GAP_NS:
+        return [(lo, hi, g0)]
+    host = aux["host"]
+    g_rank = (gpu["rank"] == rank).to_numpy()
+    h_rank = (host["rank"] == rank).to_numpy()
+    gs = gpu["start_ns"].to_numpy(np.int64)
+    ge = gs + gpu["eff_ns"].to_numpy(np.int64)
+    hs = host["start_ns"].to_numpy(np.int64)
+    he = hs + host["dur_ns"].to_numpy(np.int64)
+    gm = np.flatnonzero(g_rank & (ge > lo) & (gs < hi))
+    hm = np.flatnonzero(h_rank & (he > lo) & (hs < hi))
+    wins = clock_windows(np.concatenate([gs[gm], hs[hm]]), np.concatenate([ge[gm], he[hm]]))
+    if len(wins) < 2:
+        return [(lo, hi, g0)]
+    out = []
+    for k, (a, b) in enumerate(wins):
+        a, b = max(a, lo) if k == 0 else a, min(b, hi) if k == len(wins) - 1 else b
+        gin = gm[(gs[gm] >= a) & (ge[gm] <= b)]
+        h_hi = int(he[hm][(hs[hm] >= a) & (he[hm] <= b)].max()) if len(hm) and ((hs[hm] >= a) & (he[hm] <= b)).any() \
+            else -1
+        gi = int(gin[int(np.argmax(ge[gin]))]) if len(gin) else -1
+        out.append((a, b, gi if gi >= 0 and ge[gi] >= h_hi else -1))
+    return out
+
+
 def _rows_by_rank(rank: np.ndarray) -> dict[int, np.ndarray]:
     """rank → its row positions (ascending), from one stable sort."""
     if not len(rank):
@@ -237,7 +266,10 @@ def _paths(timeline: Timeline) -> list:
     unnamed = names == ""
     out = []
     for rank, step, thread, lo, hi, g0 in _windows(timeline, gpu, aux):
-        cls, a, b, pos = walker.walk(thread, lo, hi, g0)
+        cuts = _clock_parts(gpu, aux, rank, lo, hi, g0)
+        parts = [walker.walk(thread, p_lo, p_hi, p_g0) for p_lo, p_hi, p_g0 in cuts]
+        cls, a, b, pos = parts[0] if len(parts) == 1 else (np.concatenate([p[i] for p in parts]) for i in range(4))
+        length = int(sum(p_hi - p_lo for p_lo, p_hi, _ in cuts))
         is_gpu = np.isin(cls, [CODE[c] for c in GPU_CLASSES - {"gpu_gap"}])
         safe = np.clip(pos, 0, None)
         code = np.full(len(pos), -1, dtype=np.int64)
@@ -248,7 +280,7 @@ def _paths(timeline: Timeline) -> list:
         code = np.where(pos < 0, -1, code)
         code = np.where(unnamed[code], -1, code)  # '' names count as unnamed, like gaps
         # narrow dtypes for the codes (millions of segments at 1M kernels); the end is a + ns
-        out.append((rank, step, hi - lo, Segments({"a": a, "pos": pos, "ns": b - a, "_cls": cls.astype(np.int8),
+        out.append((rank, step, length, Segments({"a": a, "pos": pos, "ns": b - a, "_cls": cls.astype(np.int8),
                                                    "_who": code.astype(np.int32 if len(names) < 2 ** 31
                                                                        else np.int64)})))
     context_of(timeline).memo("critical_path_names", lambda: names)  # name code → name ('' for −1: last slot)
@@ -488,7 +520,8 @@ SEGMENT_COLUMNS = {
     "step": "ProfilerStep number (unknown for a whole-trace window) [id]",
     "order": "position on the path, earliest first [count]",
     "class": "event class (see critical_path) [text]",
-    "offset_ns": "segment start from the window's start [ns]",
+    "offset_ns": "segment start from the window's start, clock jumps left out (the summed length of the segments "
+                 "before it) [ns]",
     "dur_ns": "segment length [ns]",
     "event": "event on the path ('' for gaps and idle time) [text]",
 }
@@ -514,7 +547,7 @@ class CriticalPathSegments(Analyzer):
             parts.append(pd.DataFrame({"rank": rank, "step": step, "order": np.arange(len(d)),
                                        "class": pd.Series(_CLASS_NAMES[d["_cls"].to_numpy()], index=d.index,
                                                           dtype=object),
-                                       "offset_ns": d["a"] - (d["a"].iloc[0] if len(d) else 0),
+                                       "offset_ns": d["ns"].cumsum() - d["ns"],
                                        "dur_ns": d["ns"],
                                        "event": pd.Series(names[d["_who"].to_numpy()], index=d.index, dtype=object)}))
             n += len(d)

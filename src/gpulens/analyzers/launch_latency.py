@@ -12,7 +12,8 @@ wait for the earlier nodes, not for the launch). Per kernel name and for the run
 (``numpy.percentile``, linear interpolation).
 
 Clock-domain check: a GPU event that starts *before* the call that launched it (negative launch latency) is
-impossible on one clock — the GPU and host time bases disagree. Such events are left out of the distributions,
+impossible on one clock — the GPU and host time bases disagree; so is one that starts a day or more after it
+(:data:`~gpulens.analyzers._span.CLOCK_GAP_NS`, two time bases). Such events are left out of the distributions,
 counted (``clock_skew_events``) and warned about once with the size of the largest skew.
 """
 
@@ -24,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._groupstats import group_percentiles, sort_by_group
-from gpulens.analyzers._span import replayed_for_counters, warn_once
+from gpulens.analyzers._span import CLOCK_GAP_NS, CLOCK_HOST_TOPIC, replayed_for_counters, warn_once
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import context_of
 from gpulens.timeline import Timeline
@@ -81,8 +82,9 @@ def latencies(timeline: Timeline) -> pd.DataFrame:
     lat = start[rows] - c_start[rows]
     queue = np.maximum(start[rows] - (c_start[rows] + c_dur[rows]), 0)
     names = np.append(np.asarray(k["name"].cat.categories.astype(object), dtype=object), np.nan)
+    # a latency of a day or more (_span.CLOCK_GAP_NS) is two time bases too, not time: left out like a negative one
     return pd.DataFrame({"name": pd.Series(names[codes[rows]], dtype=object), "latency_ns": lat, "queue_ns": queue,
-                         "skew": lat < 0, "name_code": codes[rows]})
+                         "skew": (lat < 0) | (lat >= CLOCK_GAP_NS), "name_code": codes[rows]})
 
 
 def _dist(x: np.ndarray) -> tuple[int, int, int]:
@@ -107,11 +109,12 @@ class LaunchLatency(Analyzer):
         skew = lat[lat["skew"]]
         good = lat[~lat["skew"]]
         summary: dict[str, Any] = {"launches": int(len(good)), "clock_skew_events": int(len(skew)),
-                                   "clock_skew_max_ns": int(-skew["latency_ns"].min()) if len(skew) else 0}
+                                   "clock_skew_max_ns": int(skew["latency_ns"].abs().max()) if len(skew) else 0}
         if len(skew):
-            warn_once(timeline, "GPU and host clocks disagree",
-                      f"{len(skew)} GPU event(s) start before the call that launched them (by up to "
-                      f"{fmt_ns(summary['clock_skew_max_ns'])}); they are left out of the launch latencies")
+            warn_once(timeline, CLOCK_HOST_TOPIC,
+                      f"{len(skew)} GPU event(s) start before the call that launched them, or a day or more after "
+                      f"it (by up to {fmt_ns(summary['clock_skew_max_ns'])}); they are left out of the launch "
+                      "latencies")
         if not len(good):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, summary,
                                   skipped_reason="every linked kernel starts before its launch call (clock skew)",

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._span import CLOCK_GAP_NS
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import context_of
 from gpulens.analyzers.intervals import key_codes
@@ -26,7 +27,7 @@ COLUMNS = {
     "max_queue": "largest number of outstanding operations [count]",
     "mean_queue": "time-weighted mean number of outstanding operations [count]",
     "empty_share": "share of the span with nothing enqueued [share]",
-    "span_ns": "first launch to last end [ns]",
+    "span_ns": "first launch to last end, clock jumps (gaps of a day or more, two time bases) left out [ns]",
 }
 SERIES_COLUMNS = {
     "rank": "distributed rank [id]",
@@ -84,7 +85,8 @@ def _weighted(times: np.ndarray, q: np.ndarray, lo: int, hi: int) -> tuple[float
     q0 = int(q[i0 - 1]) if i0 > 0 else 0
     vals = np.r_[q0, q[i0:i1]]
     w = np.diff(np.r_[lo, times[i0:i1], hi]).astype(float)
-    span = float(hi - lo) or 1.0
+    w[w >= CLOCK_GAP_NS] = 0.0  # a jump between two time bases (_span.CLOCK_GAP_NS) is no time in the queue
+    span = float(w.sum()) or 1.0
     mx = int(vals[w > 0].max()) if (w > 0).any() else q0
     return float((vals * w).sum() / span), mx, float(w[vals == 0].sum())
 
@@ -99,10 +101,12 @@ class QueueLength(Analyzer):
         rows = []
         for key, times, q in _steps(timeline):
             lo, hi = int(times[0]), int(times[-1])
+            steps = np.diff(times)
+            length = hi - lo - int(steps[steps >= CLOCK_GAP_NS].sum())  # clock jumps left out
             mean, mx, empty = _weighted(times, q, lo, hi) if hi > lo else (0.0, int(q.max()), 0.0)
             rows.append({**dict(zip(["rank", "device_id", "stream_id"], key)), "launches": len(times) // 2,
                          "max_queue": int(q.max()), "mean_queue": mean,
-                         "empty_share": empty / (hi - lo) if hi > lo else 0.0, "span_ns": hi - lo})
+                         "empty_share": empty / length if length > 0 else 0.0, "span_ns": length})
         if not rows:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason="no GPU event is linked to a launch call")

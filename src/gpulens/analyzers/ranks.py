@@ -91,6 +91,11 @@ class Ranks(Analyzer):
                                   skipped_reason="fewer than two ranks with GPU work")
         t = bd.table.groupby("rank", as_index=False)[["span_ns", "computation_ns", "comm_ns",
                                                       "exposed_comm_ns"]].sum()
+        # a GPU whose collectives and kernels lie on different clocks has an unknown exposed part (breakdown:
+        # <NA>): so has its rank's sum, never the sum of the others
+        blind = bd.table.loc[bd.table["exposed_comm_ns"].isna(), "rank"].unique()
+        if len(blind):
+            t["exposed_comm_ns"] = t["exposed_comm_ns"].astype("Float64").mask(t["rank"].isin(blind))
         dev_span = t["span_ns"].clip(lower=1)  # device-time of the rank: the share below can never pass 100 %
         t["span_ns"] = t["rank"].map(bd.summary["rank_span_ns"]).astype("int64")
         t["comm_pct"] = 100.0 * t["comm_ns"] / dev_span
@@ -117,7 +122,8 @@ class Ranks(Analyzer):
                    "total_collective_wait_ns": total_wait,
                    "stragglers": [int(r) for r in t.loc[t["straggler"], "rank"]],
                    "comm_pct": {int(r): float(v) for r, v in zip(t["rank"], t["comm_pct"])},
-                   "exposed_comm_pct": {int(r): float(v) for r, v in zip(t["rank"], t["exposed_comm_pct"])}}
+                   "exposed_comm_pct": {int(r): None if pd.isna(v) else float(v)
+                                        for r, v in zip(t["rank"], t["exposed_comm_pct"])}}
         findings = []
         if named:
             r = int(top["rank"])

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._span import CLOCK_GAP_NS, clock_domain_of, clock_windows
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import context_of, strings
 from gpulens.analyzers.intervals import key_codes
@@ -49,7 +50,7 @@ COLUMNS = {
     "thread_id": "host thread id of a CPU lane (-1 on GPU lanes) [id]",
     "start_ns": "segment start (first event start) on the Timeline's clock [ns]",
     "end_ns": "segment end (last event end) on the Timeline's clock [ns]",
-    "offset_ns": "segment start − the run's first event start (the timeline's origin) [ns]",
+    "offset_ns": "segment start − the run's first event start (the timeline's origin), clock jumps left out [ns]",
     "busy_ns": "sum of the durations of the events merged into the segment [ns]",
     "events": "number of events merged into the segment [count]",
     "kind": "kind of the longest event in the segment (kernel, comm, memcpy, memset, cpu_op, runtime, sync) [text]",
@@ -182,6 +183,16 @@ class StreamTimeline(Analyzer):
         n_lanes = int(lane.max()) + 1
         start, dur = df.start, df.dur
         t0 = int(start.min())
+        t_end = int((start + dur).max())
+        # clock jumps (events of one run on two time bases, _span.clock_windows) are left out of the drawn extent:
+        # each clock domain is drawn right after the one before it, on its own clock
+        wins = clock_windows(start, start + dur) if t_end - t0 >= CLOCK_GAP_NS else []
+        shift = np.zeros(max(len(wins), 1), dtype="int64")
+        for k in range(1, len(wins)):
+            shift[k] = shift[k - 1] + wins[k][0] - wins[k - 1][1]
+        if len(wins) > 1:
+            start = start - shift[clock_domain_of(start, wins)]
+        bases = [(int(w[0] - shift[k]), 0) for k, w in enumerate(wins)]  # each domain's first start, drawn
         t1 = int((start + dur).max())
         span = max(t1 - t0, 1)
         if len(df) <= self.max_segments:
@@ -198,16 +209,18 @@ class StreamTimeline(Analyzer):
         kc = df.key_columns(rows)
         for j, c in enumerate(keys):
             out[c] = kc[:, j]
-        out["start_ns"] = seg["start_ns"].to_numpy("int64")
-        out["end_ns"] = seg["end_ns"].to_numpy("int64")
-        out["offset_ns"] = out["start_ns"] - t0
+        drawn_start, drawn_end = seg["start_ns"].to_numpy("int64"), seg["end_ns"].to_numpy("int64")
+        out["start_ns"] = drawn_start + (shift[clock_domain_of(drawn_start, bases)] if len(wins) > 1 else 0)
+        out["end_ns"] = drawn_end + (shift[clock_domain_of(np.maximum(drawn_end - 1, drawn_start), bases)]
+                                     if len(wins) > 1 else 0)
+        out["offset_ns"] = drawn_start - t0
         out["busy_ns"] = seg["busy_ns"].to_numpy("int64")
         out["events"] = seg["events"].to_numpy("int64")
         picked = timeline.events.iloc[df.event_pos(rows)]
         # object Series, not bare arrays: pandas would re-infer a bare object array as Arrow strings, row by row
         out["kind"] = pd.Series(strings(picked["kind"]), index=out.index, dtype=object)
         out["name"] = pd.Series(strings(picked["name"]), index=out.index, dtype=object)
-        self._launches(timeline, df.gpu_pos(rows), out, t0)
+        self._launches(timeline, df.gpu_pos(rows), out, t0, wins, shift)
         out = out.sort_values(["level", "rank", "device_id", "stream_id", "thread_id", "start_ns"],
                               kind="stable").reset_index(drop=True)
         gpu_rows = out["device_id"].to_numpy() >= 0
@@ -216,12 +229,16 @@ class StreamTimeline(Analyzer):
                    "thread_count": int(out.loc[~gpu_rows, keys].drop_duplicates().shape[0]),
                    "decimated": bool(bin0), "bin_ns": int(bin0), "levels": int(levels), "branch": BRANCH,
                    "bins": int(bins),
-                   "start_ns": t0, "end_ns": t1}
+                   "start_ns": t0, "end_ns": t_end, "extent_ns": span if t1 > t0 else 0,
+                   "clock_jump_ns": int(shift[-1])}
         return AnalysisResult(self.name, out, COLUMNS, summary, summary_columns={
             "event_count": "GPU events [count]", "host_event_count": "host events on CPU thread lanes [count]",
             "segment_count": "segments over all levels [count]", "track_count": "GPU stream lanes [count]",
             "thread_count": "CPU thread lanes [count]", "bin_ns": "bin width of level 0 (0: every event kept) [ns]",
-            "levels": "detail levels [count]", "bins": "bins per lane and window [count]"})
+            "levels": "detail levels [count]", "bins": "bins per lane and window [count]",
+            "extent_ns": "drawn extent: end_ns − start_ns less the clock jumps (clock_jump_ns) [ns]",
+            "clock_jump_ns": "gaps of a day or more between the lanes' events (two time bases), left out of the "
+                             "drawn extent and of offset_ns [ns]"})
 
     def _pyramid(self, start: np.ndarray, dur: np.ndarray, lane: np.ndarray, t0: int, span: int,
                  bins: int) -> tuple[list[pd.DataFrame], int, int]:
@@ -256,8 +273,10 @@ class StreamTimeline(Analyzer):
         return parts, bin0, level + 1
 
     @staticmethod
-    def _launches(timeline: Timeline, gp: np.ndarray, out: pd.DataFrame, t0: int) -> None:
-        """Launch call (start, thread, name) and issuing op of each single-event GPU segment; NaN/empty elsewhere."""
+    def _launches(timeline: Timeline, gp: np.ndarray, out: pd.DataFrame, t0: int, wins: list | None = None,
+                  shift: np.ndarray | None = None) -> None:
+        """Launch call (start, thread, name) and issuing op of each single-event GPU segment; NaN/empty elsewhere.
+        ``wins``/``shift``: the clock domains and how far each is drawn earlier (clock jumps left out)."""
         n = len(out)
         out["launch_offset_ns"] = np.full(n, np.nan)
         out["launch_thread"] = np.full(n, -1, "int64")
@@ -279,7 +298,10 @@ class StreamTimeline(Analyzer):
         has = ~np.isnan(li)
         if has.any():
             ids = li[has].astype("int64")
-            out.loc[sel[has], "launch_offset_ns"] = ctx.event_values("start_ns", ids).astype("float64") - t0
+            ls = ctx.event_values("start_ns", ids).astype("int64")
+            if wins and len(wins) > 1:
+                ls = ls - shift[clock_domain_of(ls, wins)]
+            out.loc[sel[has], "launch_offset_ns"] = ls.astype("float64") - t0
             out.loc[sel[has], "launch_thread"] = np.nan_to_num(
                 ctx.event_values("tid", ids).astype("float64"), nan=-1).astype("int64")
             out.loc[sel[has], "launch_name"] = ctx.event_values("name", ids)

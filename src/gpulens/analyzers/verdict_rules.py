@@ -387,6 +387,10 @@ def _evidence_text(e: Evidence) -> str:
                          f"p90 {fmt_ns(e.launch_latency_p90_ns)}")
     if e.exposed_comm_ns is not None:
         parts.append(f"{fmt_ns(e.exposed_comm_ns)} of {fmt_ns(e.time_ns)} not overlapped by compute")
+    elif e.kind == "comm":  # verdicts.exposed_comm_by_name: a launch on another clock than its GPU's kernels
+        from gpulens.analyzers._span import OVERLAP_UNKNOWN_CLOCKS
+
+        parts.append("overlap with compute " + OVERLAP_UNKNOWN_CLOCKS.format(a="collectives", b="kernels"))
     return "; ".join(parts) or "timeline only: no roofline, occupancy or stall data"
 
 

@@ -79,8 +79,31 @@ def stake_note(verdict: str, stake_ns: Any, time_ns: Any) -> str | None:
     return LAUNCH_STAKE_NOTE
 
 
-def exposed_comm_by_name(timeline: Timeline) -> dict[str, int]:
-    """Per collective name: its time not overlapped by compute kernels on the same rank and device [ns].
+def _on_another_clock(gcode: np.ndarray, st: np.ndarray, en: np.ndarray, is_comp: np.ndarray,
+                      is_comm: np.ndarray) -> np.ndarray:
+    """Per collective (the ``is_comm`` rows, in order): True when its GPU has compute kernels but none in the
+    collective's clock domain (:func:`gpulens.analyzers._span.clock_windows` of the GPU's events): its overlap with
+    compute is unknown. Only GPUs whose events stretch over :data:`~gpulens.analyzers._span.CLOCK_GAP_NS` are looked
+    at."""
+    from gpulens.analyzers._span import CLOCK_GAP_NS, clock_domain_of, clock_windows
+
+    out = np.zeros(len(gcode), dtype=bool)
+    lo = np.full(gcode.max() + 1, np.iinfo("int64").max, dtype="int64")
+    hi = np.full(gcode.max() + 1, np.iinfo("int64").min, dtype="int64")
+    np.minimum.at(lo, gcode, st)
+    np.maximum.at(hi, gcode, en)
+    for g in np.flatnonzero(hi - lo >= CLOCK_GAP_NS):
+        rows = np.flatnonzero(gcode == g)
+        dom = clock_domain_of(st[rows], clock_windows(st[rows], en[rows]))
+        comp = dom[is_comp[rows]]
+        if len(comp):
+            out[rows] = is_comm[rows] & ~np.isin(dom, comp)
+    return out[is_comm]
+
+
+def exposed_comm_by_name(timeline: Timeline) -> dict[str, int | None]:
+    """Per collective name: its time not overlapped by compute kernels on the same rank and device [ns]; None when a
+    launch of it lies on another clock than its GPU's compute kernels (overlap unknown).
 
     Every (rank, device) at once: the compute kernels' merged segments of all GPUs sorted by (GPU, start), and each
     collective's covered time found by one lexicographic search into them (no per-GPU slice: thousands of ranks).
@@ -125,16 +148,17 @@ def exposed_comm_by_name(timeline: Timeline) -> dict[str, int]:
         inside = np.clip(t - ss[j], 0, length[j])
         return np.where(ok, cum[j] - cum[lo] + inside, 0)
 
-    exposed = (ce - cs) - (covered(ce) - covered(cs))
+    exposed = ((ce - cs) - (covered(ce) - covered(cs))).astype("float64")
+    exposed[_on_another_clock(gcode, st, en, is_comp, is_comm)] = np.nan  # overlap unknown, not all exposed
     ncodes = ev["name"].cat.codes.to_numpy()[is_comm]
     names = np.append(np.asarray(ev["name"].cat.categories.astype(object), dtype=object), "nan")  # as astype(str)
-    df = pd.DataFrame({"g": cg, "n": ncodes, "x": exposed})
-    per = df.groupby(["g", "n"], sort=False)["x"].sum().reset_index()
+    df = pd.DataFrame({"g": cg, "n": ncodes, "x": np.nan_to_num(exposed), "u": np.isnan(exposed)})
+    per = df.groupby(["g", "n"], sort=False).agg(x=("x", "sum"), u=("u", "any")).reset_index()
     per["name"] = [str(names[c]) for c in per["n"].tolist()]
     per = per.sort_values(["g", "name"], kind="stable")
-    out: dict[str, int] = {}
-    for n, x in zip(per["name"].tolist(), per["x"].tolist()):
-        out[n] = out.get(n, 0) + int(x)
+    out: dict[str, int | None] = {}
+    for n, x, u in zip(per["name"].tolist(), per["x"].tolist(), per["u"].tolist()):
+        out[n] = None if u or (n in out and out[n] is None) else out.get(n, 0) + int(x)
     return out
 
 

@@ -192,6 +192,18 @@ def partial_reason(s: Any) -> str:
     return "; ".join(parts)
 
 
+def clock_note(s: Any) -> str:
+    """The source's clock warnings in one line (``""`` when its events share one clock): GPU events of one device on
+    two time bases (the jump is left out of every span, step and critical path; overlaps across it are unknown),
+    ranks whose clocks disagree, or GPU events that start before (or a day after) their launch calls. The one text
+    every reporter shows beside the verdict (console and HTML under it,
+    Markdown under the verdict line, JSON ``clock_note``), so a figure is never read without it."""
+    from gpulens.analyzers._span import CLOCK_GAP_TOPIC, CLOCK_HOST_TOPIC, CLOCK_SKEW_TOPIC
+
+    topics = (CLOCK_GAP_TOPIC, CLOCK_SKEW_TOPIC, CLOCK_HOST_TOPIC)
+    return "; ".join(w for w in s.timeline.meta.warnings if w.startswith(topics))
+
+
 def _gpu_count(s: Any) -> int:
     """GPUs with GPU work in the source (from the breakdown; 1 when unknown)."""
     bd = s.results.get("breakdown")

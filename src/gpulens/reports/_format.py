@@ -313,10 +313,11 @@ BREAKDOWN_PARTS = (("computation_ns", "computation"), ("exposed_comm_ns", "expos
 
 def breakdown_rest(row: Mapping[str, Any], span_key: str = "span_ns") -> float:
     """Span minus the :data:`BREAKDOWN_PARTS` of one breakdown row or summary [ns] (0 when they add up; a part
-    missing from ``row`` counts 0). Reporters show it, labelled, when it is not 0."""
+    missing from ``row`` counts 0; 0 when a part is unknown, ``<NA>``). Reporters show it, labelled, when it is not
+    0."""
     span = row.get(span_key)
-    if is_missing(span):
-        return 0.0
+    if is_missing(span) or any(k in row and is_missing(row.get(k)) for k, _ in BREAKDOWN_PARTS):
+        return 0.0  # an unknown part (overlap across clocks) holds what the known parts leave: no remainder
     return float(span) - sum(float(row.get(k) or 0) for k, _ in BREAKDOWN_PARTS if not is_missing(row.get(k)))
 
 

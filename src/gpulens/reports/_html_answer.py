@@ -112,8 +112,13 @@ def answer_html(s: SourceReport) -> str:
     lst = f'<ol class="top">{items}</ol>' if items else (f'<p class="note">{esc(a.note)}</p>' if a.note else "")
     if a.first_step:
         lst = f'<p class="first"><strong>First:</strong> {esc(a.first_step)}</p>' + lst
+    from gpulens.reports._answer import clock_note
+
+    clocks = clock_note(s)  # read with the verdict: the time bases the figures rest on
+    clocks_html = f'<p class="first"><strong>Clocks:</strong> {esc(clocks)}</p>' if clocks else ""
     return (f'<section class="answer" aria-label="Answer"><p class="verdict"><span class="vlabel">'
-            f'{esc(a.verdict or "verdict")}</span> {esc(_after_label(a))}</p>{lst}{kernels_html(s, rows)}</section>')
+            f'{esc(a.verdict or "verdict")}</span> {esc(_after_label(a))}</p>{clocks_html}{lst}'
+            f'{kernels_html(s, rows)}</section>')
 
 
 __all__ = ["answer_html", "kernels_html", "kernel_rows", "ANSWER_KERNELS"]

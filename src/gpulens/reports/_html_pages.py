@@ -14,7 +14,7 @@ from gpulens.devices.naming import arch_text, version_text
 from gpulens.report import SourceReport
 from gpulens.reports._answer import finding_tree, next_step, shown_title
 from gpulens.reports._html_answer import answer_html
-from gpulens.units import fmt_share
+from gpulens.units import fmt_share, is_missing
 from gpulens.reports._format import (breakdown_rest, busy_text, column_label, device_text, fmt_ns, fmt_unit,
                                      launches_text, time_scale, unit_of)
 from gpulens.reports._names import short_names
@@ -105,26 +105,32 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
     blocks: list[Any] = [answer_html(s)]
     bd = s.results.get("breakdown")
     if bd is not None and not bd.skipped and sm["span_ns"] and sm["gpu_busy_pct"] is not None:
-        parts = [(lab, bd.summary.get(key, 0) or 0, c) for key, lab, c, _ in BREAKDOWN_PARTS]
+        # a part the breakdown left unknown (overlap across clocks) is None: shown as unknown, never as 0
+        parts = [(lab, None if bd.summary.get(key, 0) is None else bd.summary.get(key, 0) or 0, c)
+                 for key, lab, c, _ in BREAKDOWN_PARTS]
         # parts are summed over GPUs: their share is of the GPUs' summed spans (one GPU: its span)
         den = bd.summary.get("device_span_ns") or sm["span_ns"]
         rest = breakdown_rest({**bd.summary, "device_span_ns": den}, "device_span_ns")
         if abs(rest) >= 1:  # never happens by the breakdown's definition; if it did, the rows still add up
             parts.append(("not in these parts", rest, GREY))
-        shown = [p for p in parts if p[1] > 0]
+        shown = [p for p in parts if p[1] is not None and p[1] > 0]
         multi = int(bd.summary.get("gpu_count", 1) or 1) > 1
         static = svg_bars([(lab, v, f"{fmt_ns(v)} · {100 * v / den:.1f} %", c) for lab, v, c in shown],
                           axis="bar length: time; text: time · share of " + ("the GPUs' summed spans" if multi
                                                                              else "the GPU span"))
         rows = "".join(f"<tr><th scope='row'>{esc(lab)}</th><td class='num' data-v='{v}'>{esc(fmt_ns(v))}</td>"
-                       f"<td class='num'>{100 * v / den:.1f} %</td></tr>" for lab, v, _ in parts)
+                       f"<td class='num'>{100 * v / den:.1f} %</td></tr>" if v is not None else
+                       f"<tr><th scope='row'>{esc(lab)}</th><td class='num'>unknown</td><td class='num'>unknown</td>"
+                       "</tr>" for lab, v, _ in parts)
         rows += (f"<tr class='total'><th scope='row'>= {'summed GPU spans' if multi else 'GPU span'}</th>"
                  f"<td class='num' data-v='{den}'>{esc(fmt_ns(den))}</td><td class='num'>100.0 %</td></tr>")
         blocks.append(Panel("Where the GPU time went",
                             f"GPU span {busy_text(sm)}; "
                             + (f"summed over the {bd.summary.get('gpu_count')} GPUs ({fmt_ns(den)} of GPU time), "
                                if multi else "")
-                            + f"computation took {fmt_ns(sm['computation_ns'])} and idle {fmt_ns(sm['idle_ns'])}.",
+                            + f"computation took {fmt_ns(sm['computation_ns'])} and idle {fmt_ns(sm['idle_ns'])}."
+                            + (f" Exposed parts {bd.summary['overlap_unknown']}."
+                               if bd.summary.get("overlap_unknown") else ""),
                             None, "<table class='data'><thead><tr><th>part</th><th>time</th><th>"
                                  + ("of the GPUs' summed spans" if multi else "of span") + "</th></tr>"
                                  f"</thead><tbody>{rows}</tbody></table>", static=static, table_open=False))
@@ -144,7 +150,8 @@ def breakdown_page(s: SourceReport, max_rows: int) -> list[Any]:
     t = bd.table
     ys = [f"rank {r} · GPU {d}" for r, d in zip(t["rank"], t["device_id"])]
     div, unit = time_scale(t["span_ns"])  # the axis unit follows the magnitude drawn (µs for a µs run)
-    data = [{"type": "bar", "y": ys, "x": (t[key] / div).tolist(), "name": label, "orientation": "h",
+    data = [{"type": "bar", "y": ys, "x": [None if is_missing(v) else v / div for v in t[key].tolist()],
+             "name": label, "orientation": "h",
              "marker": {"color": colour, "pattern": {"shape": pattern}},
              "hovertemplate": f"{label}: %{{x:.3f}} {unit}<extra>%{{y}}</extra>"}
             for key, label, colour, pattern in BREAKDOWN_PARTS]
@@ -159,7 +166,7 @@ def breakdown_page(s: SourceReport, max_rows: int) -> list[Any]:
                   f"{fmt_ns(summ.get('exposed_comm_ns', 0))}, exposed memcpy "
                   f"{fmt_ns(summ.get('exposed_memcpy_ns', 0))}, exposed memset "
                   f"{fmt_ns(summ.get('exposed_memset_ns', 0))}. Computation, the exposed parts and idle add up to "
-                  "the span.",
+                  "the span." + (f" Exposed parts {summ['overlap_unknown']}." if summ.get("overlap_unknown") else ""),
                   fig, table_html(t, cols, max_rows, docs=bd.columns))]
 
 

@@ -93,7 +93,7 @@ def _payload(t: pd.DataFrame, sm: dict[str, Any], max_segments: int) -> tuple[di
         out[(vals == "") | (vals == "nan")] = -1
         return out.tolist()
 
-    span = int(sm["end_ns"] - sm["start_ns"])
+    span = drawn_extent(sm)
     payload = {
         "span": span, "scale": time_scale([span])[0], "bin0": int(sm.get("bin_ns") or 0),
         "bins": int(sm.get("bins") or 0), "branch": int(sm.get("branch", 8)),
@@ -104,7 +104,9 @@ def _payload(t: pd.DataFrame, sm: dict[str, Any], max_segments: int) -> tuple[di
         "colours": [KIND_COLOURS.get(k) or HOST_COLOURS.get(k) or "#999999" for k in kinds],
         "level": t["level"].astype(int).tolist(), "window": t["window"].astype(int).tolist(),
         "lane": [lane_ix[k] for k in keys], "off": t["offset_ns"].astype("int64").tolist(),
-        "dur": (t["end_ns"] - t["start_ns"]).clip(lower=0).astype("int64").tolist(),
+        # never past the drawn extent: a segment holding events of two clock domains spans no jump when drawn
+        "dur": np.minimum((t["end_ns"] - t["start_ns"]).clip(lower=0).to_numpy("int64"),
+                          np.maximum(span - t["offset_ns"].to_numpy("int64"), 0)).tolist(),
         "busy": t["busy_ns"].astype("int64").tolist(), "events": t["events"].astype("int64").tolist(),
         "kind": pd.Index(kinds, dtype=object).get_indexer(text("kind")).tolist(),
         "name": ix("name"),
@@ -112,6 +114,13 @@ def _payload(t: pd.DataFrame, sm: dict[str, Any], max_segments: int) -> tuple[di
         "launchName": ix("launch_name"), "op": ix("op_name"),
     }
     return payload, len(t)
+
+
+def drawn_extent(sm: dict[str, Any]) -> int:
+    """The timeline's drawn extent [ns]: first → last event, clock jumps left out (``stream_timeline``'s
+    ``extent_ns``; an older result without it: ``end_ns − start_ns``)."""
+    ext = sm.get("extent_ns")
+    return int(ext) if ext is not None else int(sm["end_ns"] - sm["start_ns"])
 
 
 def timeline_data_b64(payload: dict[str, Any]) -> str:
@@ -155,10 +164,13 @@ def timeline_page(s: Any, max_rows: int, max_segments: int) -> list[Any]:
            f"the whole run in bins of {fmt_ns(sm.get('bin_ns'))} per lane, finer levels for "
            f"{len(payload['levels']) - 1} zoom step(s) where they fit")
     cut = f"; {drawn} of {len(t)} segments embedded" if drawn < len(t) else ""
-    shown = sm["end_ns"] - sm["start_ns"]
+    shown = drawn_extent(sm)
     take = (f"{sm['event_count']:,} GPU events on {sm.get('track_count', 0)} stream lane(s) and "
             f"{sm.get('host_event_count', 0):,} host events on {n_threads} CPU thread lane(s) over "
-            f"{fmt_ns(shown)}{_window_note(s, shown)}: {how}{cut}. Zoom (drag) to see single kernels; hover a "
+            f"{fmt_ns(shown)}{_window_note(s, shown)}: {how}{cut}"
+            + (f"; a clock jump of {fmt_ns(sm['clock_jump_ns'])} between two time bases is left out (each clock's "
+               "events are drawn right after the earlier clock's)" if sm.get("clock_jump_ns") else "")
+            + ". Zoom (drag) to see single kernels; hover a "
             "kernel for the call that launched it.")
     buttons = ('<p class="tlbar"><button type="button" class="tl-export">Download for Perfetto (Chrome-trace JSON)'
                '</button> <button type="button" class="tl-perfetto" title="opens ui.perfetto.dev in a new tab and '

@@ -9,14 +9,14 @@ from rich.table import Table
 from rich.text import Text
 
 from gpulens.report import Report, SourceReport
-from gpulens.reports._answer import (CONSOLE_LIST, answer, finding_tree, more_text, next_step, partial_reason,
-                                      shown_title)
+from gpulens.reports._answer import (CONSOLE_LIST, answer, clock_note, finding_tree, more_text, next_step,
+                                      partial_reason, shown_title)
 from gpulens.reports._fit import Col, FirstFit, FitTable, glued, name_col
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text,  # noqa: F401 (fmt_ns: re-export)
                                      fmt_ns, fmt_unit, launches_text, limiter_text, rank_ranges,
                                      roofline_heading)
 from gpulens.reports._names import short_names
-from gpulens.units import fmt_share
+from gpulens.units import fmt_share, is_missing
 
 
 def answer_renderable(s: SourceReport) -> Group:
@@ -42,6 +42,9 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     partial = partial_reason(s)
     if partial:  # first thing a reader sees: the figures below cover only part of the run
         parts.insert(0, Text(f"PARTIAL RESULT: {partial}\n", style="bold yellow"))
+    clocks = clock_note(s)
+    if clocks:  # read with the verdict: the time bases the figures below rest on
+        parts.insert(1 if partial else 0, Text(f"CLOCKS: {clocks}\n", style="bold yellow"))
     devs = device_text(tl.meta.devices, s.device)
     head = Table.grid(padding=(0, 2))
     head.add_column(style="bold")
@@ -117,6 +120,9 @@ def breakdown_renderable(bd: Any, top: int = 10) -> FitTable | FirstFit:
         shown = shown.sort_values(["busy_pct", "rank", "device_id"], kind="stable").head(2 * top)
         title += f" (the {len(shown)} least busy of {len(bd.table):,} GPUs; every GPU: --csv or --parquet)"
     recs = shown.to_dict("records")
+    why = (bd.summary or {}).get("overlap_unknown")
+    unknown_note = f" — exposed parts {why}" if why else ""
+    title += unknown_note
     rest = [breakdown_rest(r) for r in recs]
     parts = list(BREAKDOWN_PARTS) + ([("_rest", "not in these parts")] if any(abs(x) >= 1 for x in rest) else [])
     for r, x in zip(recs, rest):
@@ -124,13 +130,15 @@ def breakdown_renderable(bd: Any, top: int = 10) -> FitTable | FirstFit:
     if len(recs) == 1:
         r = recs[0]
         span = float(r["span_ns"] or 0)
-        rows = [[label, fmt_ns(r.get(k) or 0), fmt_unit(100 * float(r.get(k) or 0) / span if span else None, "%")]
+        rows = [[label, "unknown", "unknown"] if is_missing(r.get(k)) else
+                [label, fmt_ns(r.get(k) or 0), fmt_unit(100 * float(r.get(k) or 0) / span if span else None, "%")]
                 for k, label in parts]
         rows.append(["= GPU span", fmt_ns(span), fmt_unit(100.0 if span else None, "%")])
         return FitTable(f"Time breakdown (rank {fmt_unit(r['rank'], 'id')}, GPU {fmt_unit(r['device_id'], 'id')}; "
-                        f"busy {fmt_unit(r['busy_pct'], '%')})",
+                        f"busy {fmt_unit(r['busy_pct'], '%')})" + unknown_note,
                         [Col("part", "left"), Col("time"), Col("of span")], rows)
-    used = [(k, label) for k, label in parts if any(abs(float(r.get(k) or 0)) > 0 for r in recs)]
+    used = [(k, label) for k, label in parts
+            if any(is_missing(r.get(k)) or abs(float(r.get(k) or 0)) > 0 for r in recs)]
     zero = [label for k, label in parts if (k, label) not in used]
     if zero:
         title += f" — 0 on every GPU shown: {', '.join(zero)}"
@@ -138,13 +146,15 @@ def breakdown_renderable(bd: Any, top: int = 10) -> FitTable | FirstFit:
     ids = lambda r: [fmt_unit(r["rank"], "id"), fmt_unit(r["device_id"], "id")]
     busy = [Col("busy %", optional=True)]
     times = FitTable(title, [Col("rank"), Col("GPU"), Col("span")] + [Col(short(lb)) for _, lb in used] + busy,
-                     [ids(r) + [fmt_ns(r["span_ns"])] + [fmt_ns(r.get(k) or 0) for k, _ in used]
+                     [ids(r) + [fmt_ns(r["span_ns"])]
+                      + [fmt_ns(None if is_missing(r.get(k)) else r.get(k) or 0) for k, _ in used]
                       + [f"{r['busy_pct']:.1f}"] for r in recs])
     # narrower terminals: GPUs as columns (a few GPUs), else each part as a share of its GPU's span
     by_gpu = FitTable(title, [Col("part", "left")] + [Col(f"rank {a} GPU {b}") for a, b in map(ids, recs)],
-                      [[lb] + [fmt_ns(r.get(k) or 0) for r in recs] for k, lb in used]
+                      [[lb] + [fmt_ns(None if is_missing(r.get(k)) else r.get(k) or 0) for r in recs] for k, lb in used]
                       + [["= GPU span"] + [fmt_ns(r["span_ns"]) for r in recs]])
-    pct = lambda r, k: fmt_unit(100 * float(r.get(k) or 0) / r["span_ns"] if r["span_ns"] else None, "%")
+    pct = lambda r, k: fmt_unit(100 * float(r.get(k) or 0) / r["span_ns"]
+                                if r["span_ns"] and not is_missing(r.get(k)) else None, "%")
     shares = FitTable(title + " (parts as % of each GPU's span)",
                       [Col("rank"), Col("GPU"), Col("span")] + [Col(short(lb)) for _, lb in used],
                       [ids(r) + [fmt_ns(r["span_ns"])] + [pct(r, k) for k, _ in used] for r in recs])

@@ -19,7 +19,7 @@ import pandas as pd
 
 from gpulens.analyzers.base import declared_unit
 from gpulens.report import Report, SourceReport
-from gpulens.reports._answer import partial_reason
+from gpulens.reports._answer import clock_note, partial_reason
 from gpulens.reports._format import device_text
 
 #: Rows of an analysis table written in full; longer tables end with one "other" row (module docstring).
@@ -107,6 +107,7 @@ def source_dict(s: SourceReport, top: int = 20) -> dict[str, Any]:
         "truncated": tl.meta.truncated,
         "truncated_at": tl.meta.truncated_at,
         "partial_reason": partial_reason(s) or None,
+        "clock_note": clock_note(s) or None,
         "unread_files": [{"path": f, "reason": why} for f, why in (getattr(tl.meta, "unread", None) or {}).items()],
         "rank_files": getattr(tl.meta, "rank_files", 0) or None,
         "warnings": tl.meta.warnings,

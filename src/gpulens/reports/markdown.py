@@ -15,8 +15,8 @@ import pandas as pd
 
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import Report, SourceReport
-from gpulens.reports._answer import (MARKDOWN_LIST, answer, critical_shown_text, finding_tree, more_text,
-                                      next_step, partial_reason, shown_title)
+from gpulens.reports._answer import (MARKDOWN_LIST, answer, clock_note, critical_shown_text, finding_tree,
+                                      more_text, next_step, partial_reason, shown_title)
 from gpulens.units import fmt_share
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, clip, column_label, device_text,
                                      fmt_ns, fmt_unit, launches_text, rank_ranges, result_title, roofline_heading,
@@ -78,6 +78,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
     yield "\n".join([
         f"## {md_text(s.label, 200)}", "",
         f"> **Verdict:** {md_text(a.sentence, 400)}",
+        *([">", f"> **Clocks:** {md_text(clock_note(s), 600)}"] if clock_note(s) else []),
         *(["", *top] if top else ["", md_text(a.note, 300)] if a.note else []), "",
         "| | |", "|---|---|",
         f"| status | {s.status}{f' ({md_text(partial_reason(s), 400)})' if partial_reason(s) else ''} |",
@@ -115,8 +116,10 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
             t = t.assign(not_in_parts_ns=rest)
             docs["not_in_parts_ns"] = "span not in the parts shown [ns]"
             cols.append("not_in_parts_ns")
+        why = bd.summary.get("overlap_unknown")
         yield ("### Time breakdown per rank and GPU\n\n_computation + exposed communication + exposed memcpy + "
-               "exposed memset + idle = span_\n\n" + md_table(t, cols + ["busy_pct"], rows, docs=docs))
+               "exposed memset + idle = span_" + (f" — exposed parts {md_text(why, 300)}" if why else "") + "\n\n"
+               + md_table(t, cols + ["busy_pct"], rows, docs=docs))
     bn = s.results.get("bottlenecks")
     if bn is not None and not bn.skipped and len(bn.table):
         # every idle cause with time in it, so each row's causes add up to its idle time
