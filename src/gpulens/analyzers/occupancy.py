@@ -68,6 +68,7 @@ COLUMNS = {
     "calculator_theoretical_pct": "gpulens's calculator figure when it could run, for comparison with ncu's [%]",
 }
 SUMMARY_COLUMNS = {
+    "vendor": "amd | nvidia | None (unknown): the words the occupancy table uses (blocks per CU or per SM) [text]",
     "time_weighted_theoretical_pct": "theoretical occupancy over the hot kernels, time-weighted [%]",
     "time_weighted_achieved_pct": "achieved occupancy over the hot kernels, time-weighted [%]",
     "calculator_disagreements": "launches where gpulens's calculator and ncu's theoretical occupancy differ by more "
@@ -161,6 +162,7 @@ class OccupancyAnalyzer(Analyzer):
             "device": device.name if device is not None else f"{rec0.get('name') or 'unidentified GPU'} (no spec; "
                       f"{lim.arch if lim is not None else 'no'} rules)",
             "arch": lim.arch if lim is not None else None, "launches": int(n),
+            "vendor": _advice.vendor_of(timeline, device),
             "launches_with_launch_data": int(keep.sum()), "kernels": int(len(table)),
             "time_weighted_theoretical_pct": weighted_mean(pd.Series(per.theo()), pd.Series(per.t)),
             "time_weighted_achieved_pct": weighted_mean(pd.Series(per.ach), pd.Series(per.t)),

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers import _advice
 from gpulens.analyzers import _sol_amd, _sol_nvidia
 from gpulens.analyzers._hot import HOT_COLUMNS, device_record, event_counters, no_hot_kernels_reason, weighted_mean
 from gpulens.timeline.percent import IMPOSSIBLE_DOC, IMPOSSIBLE_KEY, unknown_above_100
@@ -122,8 +123,8 @@ class SpeedOfLightAnalyzer(Analyzer):
         def skip(reason: str) -> AnalysisResult:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, skipped_reason=reason)
 
-        no_counters = ("no speed-of-light counters (collect ncu --section SpeedOfLight, or a rocprof-compute "
-                       "workload)")
+        no_counters = ("no speed-of-light counters (collect " + _advice.for_vendor(
+            _advice.vendor_of(timeline, device), "ncu --section SpeedOfLight", "a rocprof-compute workload") + ")")
         if not context_of(timeline).mask_of("kernel").any():
             return skip(no_hot_kernels_reason(timeline, results))
         k = self._counted_kernels(timeline)

@@ -162,20 +162,9 @@ def sol_from_percentages(p: dict[str, Any]) -> dict[str, Any] | None:
             "evidence": "ncu SM and memory throughput % of peak"}
 
 
-_AMD_COLLECTORS = ("rocprof", "rocpd", "omniperf")
-
-
 def _vendor(timeline: Timeline, device: Any) -> str | None:
-    """``"amd"`` / ``"nvidia"`` from the device spec, else from the collectors that read the input (None: unknown)."""
-    v = getattr(device, "vendor", None)
-    if v in ("amd", "nvidia"):
-        return v
-    names = {str(s.get("collector", "")) for s in timeline.meta.sources}
-    if names and all(n.startswith(_AMD_COLLECTORS) for n in names):
-        return "amd"
-    if names and all(n.startswith(("ncu", "nsys")) for n in names):
-        return "nvidia"
-    return None
+    """``"amd"`` / ``"nvidia"`` of the input (:func:`gpulens.analyzers._advice.vendor_of`; None: unknown)."""
+    return _advice.vendor_of(timeline, device)
 
 
 def _rows_by_name(rows: pd.DataFrame) -> Any:

@@ -153,6 +153,31 @@ def unit_of(column: str, doc: str = "") -> str:
     return "text"
 
 
+#: Headers that name a vendor's unit: (NVIDIA, AMD, vendor unknown) — :func:`vendor_label`.
+VENDOR_LABELS: dict[str, tuple[str, str, str]] = {
+    "num_sms": ("SMs", "CUs", "SMs / CUs"),
+    "warp_size": ("warp size", "wavefront size", "warp (wavefront) size"),
+    "active_blocks_per_sm": ("blocks / SM", "blocks / CU", "blocks / SM or CU"),
+}
+
+
+def vendor_label(column: str, vendor: str | None, default: str = "") -> str:
+    """``column``'s header in ``vendor``'s words (:data:`VENDOR_LABELS`: SMs for NVIDIA, CUs for AMD, both when
+    unknown); ``default`` (else :func:`column_label`) for a column that names no vendor's unit."""
+    words = VENDOR_LABELS.get(column)
+    if words is None:
+        return default or column_label(column)
+    return words[0] if vendor == "nvidia" else words[1] if vendor == "amd" else words[2]
+
+
+def record_vendor(rec: Mapping[str, Any]) -> str | None:
+    """``"amd"`` / ``"nvidia"`` of a recorded device (an AMD ``gfx`` architecture; else a CUDA compute capability),
+    None when the record says neither."""
+    if rec.get("gfx_arch"):
+        return "amd"
+    return "nvidia" if rec.get("compute_capability") else None
+
+
 def column_label(column: str, doc: str = "") -> str:
     """A column's human header: :data:`LABELS`, else the name without its unit suffix, underscores as spaces."""
     if column == "share" and doc:  # a share of what: its doc says (copies and collectives are not kernel time)

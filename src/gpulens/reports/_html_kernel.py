@@ -16,7 +16,7 @@ import pandas as pd
 
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import SourceReport
-from gpulens.reports._format import column_label, fmt_ns, fmt_unit, is_missing, limiter_text, unit_of
+from gpulens.reports._format import column_label, fmt_ns, fmt_unit, is_missing, limiter_text, unit_of, vendor_label
 from gpulens.reports._html_parts import esc, kv_html
 from gpulens.reports._html_roofline import roof_label
 from gpulens.reports._names import short_names
@@ -113,8 +113,9 @@ def _absent(r: AnalysisResult | None) -> str:
 
 
 def _kv_row(r: AnalysisResult, row: pd.Series, skip: tuple[str, ...] = ("name", "kernel")) -> str:
-    return kv_html([(column_label(c, r.columns.get(c, "")), fmt_unit(row[c], unit_of(c, r.columns.get(c, ""))))
-                    for c in row.index if c not in skip])
+    vendor = r.summary.get("vendor")  # occupancy's blocks per SM or per CU
+    return kv_html([(vendor_label(c, vendor, column_label(c, r.columns.get(c, ""))),
+                     fmt_unit(row[c], unit_of(c, r.columns.get(c, "")))) for c in row.index if c not in skip])
 
 
 def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
