@@ -100,16 +100,19 @@ def bound_of(compute: float | None, memory: float | None, compute_is_sm: bool = 
     return "unknown" if compute_is_sm else "compute"
 
 
-def missing_for_bound(compute: float | None, memory: float | None, compute_is_sm: bool = False) -> str:
-    """What a kernel's speed of light lacks to be called compute- or memory-bound, in words ("" when nothing)."""
+def missing_for_bound(compute: float | None, memory: float | None, compute_is_sm: bool = False,
+                      vendor: str | None = None) -> str:
+    """What a kernel's speed of light lacks to be called compute- or memory-bound, in words ("" when nothing), in
+    the counters of ``vendor``'s tool (``"nvidia"``: ncu, ``"amd"``: rocprof; both when unknown)."""
     known = [x is not None and x == x for x in (compute, memory)]
     out = []
     if not known[1]:
-        out.append("a memory throughput counter (ncu gpu__compute_memory_throughput / dram__throughput, "
-                   "rocprof-compute HBM bandwidth)")
+        out.append("a memory throughput counter (" + _advice.for_vendor(
+            vendor, "ncu gpu__compute_memory_throughput / dram__throughput", "rocprof-compute HBM bandwidth") + ")")
     if not known[0] or compute_is_sm:
-        out.append("FLOP or pipe counters, which tell arithmetic from load/store work (ncu "
-                   "sm__sass_thread_inst_executed_op_* or sm__inst_executed_pipe_*, rocprof SQ_INSTS_VALU_*)")
+        out.append("FLOP or pipe counters, which tell arithmetic from load/store work (" + _advice.for_vendor(
+            vendor, "ncu sm__sass_thread_inst_executed_op_* or sm__inst_executed_pipe_*",
+            "rocprof SQ_INSTS_VALU_*") + ")")
     return " and ".join(out)
 
 

@@ -404,7 +404,8 @@ class Verdicts(Analyzer):
                     e.compute_pct = tensor  # the compute side is the busiest of SM throughput and the tensor pipe
                 if srow.get("bound") == "unknown":  # the counters do not support a bound: say what is missing
                     sm_only = srow.get("vendor", "nvidia") == "nvidia" and not (tensor or 0) >= SOL_LATENCY_PCT
-                    e.sol_missing = missing_for_bound(e.compute_pct, e.memory_pct, sm_only) or None
+                    e.sol_missing = missing_for_bound(e.compute_pct, e.memory_pct, sm_only,
+                                                      srow.get("vendor")) or None
                 elif e.roof_pct is None:
                     e.roof_pct, e.roof_source = sol_attained_pct(srow), "speed of light"
                 e.inputs.append("speed_of_light" if name in sol else "counters:speed-of-light")
