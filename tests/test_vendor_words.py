@@ -21,7 +21,11 @@ from gpulens.reports import console, html, json_report, markdown
 
 DATA = Path(__file__).parent / "data"
 AMD = DATA / "rocprof" / "v1_gunrock_mi300x"
+#: rocprof-compute workload (MI300X): occupancy limiters, stall classes, speed of light in AMD counters
+AMD_COUNTERS = DATA / "omniperf" / "vcopy_MI300X_A1"
 NVIDIA = DATA / "nvidia" / "fuser_h200_nsys2024.6_report1.sqlite"
+#: ncu --page details CSV (RTX 5090): occupancy and speed of light in NVIDIA counters
+NVIDIA_COUNTERS = DATA / "nvidia" / "codegandee_rtx5090_ncu-v2_kernel_0005_details.csv"
 
 #: Another vendor's words in advice or headers (the tool's own API names, e.g. torch.cuda, are not advice words).
 NOT_ON_AMD = re.compile(r"\bSMs?\b|SM/CU|SMs/CUs|blk/SM|blocks / SM|\bnsys\b|CUDA API|CUDA graphs|CUDA/HIP|"
@@ -42,7 +46,9 @@ def _texts(path: Path) -> dict[str, str]:
 
 def _drop_docs(v):
     if isinstance(v, dict):
-        return {k: _drop_docs(x) for k, x in v.items() if k not in ("columns", "summary_columns")}
+        # limiter codes ("warps, blocks") are data values documented once for both vendors, not prose
+        return {k: _drop_docs(x) for k, x in v.items() if k not in ("columns", "summary_columns", "limiter",
+                                                                     "limiters")}
     return [_drop_docs(x) for x in v] if isinstance(v, list) else v
 
 
@@ -69,8 +75,18 @@ def test_amd_input_reads_amd_words(fmt):
 
 
 @pytest.mark.parametrize("fmt", ["console", "markdown", "html", "json"])
+def test_amd_counter_input_reads_amd_words(fmt):
+    assert _hits(NOT_ON_AMD, _visible(_cached("amd_counters", AMD_COUNTERS)[fmt], fmt)) == []
+
+
+@pytest.mark.parametrize("fmt", ["console", "markdown", "html", "json"])
 def test_nvidia_input_reads_nvidia_words(fmt):
     assert _hits(NOT_ON_NVIDIA, _visible(_nvidia()[fmt], fmt)) == []
+
+
+@pytest.mark.parametrize("fmt", ["console", "markdown", "html", "json"])
+def test_nvidia_counter_input_reads_nvidia_words(fmt):
+    assert _hits(NOT_ON_NVIDIA, _visible(_cached("nvidia_counters", NVIDIA_COUNTERS)[fmt], fmt)) == []
 
 
 def _visible(text: str, fmt: str) -> str:
@@ -82,6 +98,12 @@ def _visible(text: str, fmt: str) -> str:
 
 
 _CACHE: dict[str, dict[str, str]] = {}
+
+
+def _cached(key: str, path: Path) -> dict[str, str]:
+    if key not in _CACHE:
+        _CACHE[key] = _texts(path)
+    return _CACHE[key]
 
 
 def _amd() -> dict[str, str]:

@@ -412,12 +412,13 @@ def alignment_hint(name: str | None) -> str | None:
             "kernel is picked.")
 
 
-def balance(library: bool) -> str:
-    """How to close a gap between achieved and theoretical occupancy (one imperative sentence)."""
+def balance(library: bool, vendor: str | None = None) -> str:
+    """How to close a gap between achieved and theoretical occupancy (one imperative sentence, in ``vendor``'s
+    words: :func:`vendor_word`)."""
     if library:
         return ("Give the library call a problem that divides evenly into its tiles (sizes that are multiples of the "
-                "tile), or more work per call so blocks keep every SM busy.")
-    return "Balance work across warps and blocks, or launch more blocks per wave."
+                f"tile), or more work per call so blocks keep every {vendor_word(vendor, 'sm')} busy.")
+    return f"Balance work across {vendor_word(vendor, 'warps')} and blocks, or launch more blocks per wave."
 
 
 def fuse(pytorch: bool) -> str:
@@ -548,13 +549,19 @@ PROFILER_RANGE = (("kineto", "torch.profiler's schedule (wait/warmup/active)"),
 
 
 def profiler_range(timeline: Any) -> str:
-    """How to make the recording cover the GPU work, in the input's own tool (:data:`PROFILER_RANGE`); both
-    PyTorch's and Nsight Systems' ways when the tool is unknown or mixed."""
+    """How to make the recording cover the GPU work, in the input's own tool (:data:`PROFILER_RANGE`; collectors
+    that read no events left out), else in its vendor's (:func:`vendor_of`: rocprofv3 for AMD); PyTorch's and
+    Nsight Systems' ways for an NVIDIA or mixed input, and rocprofv3's too when the vendor is unknown."""
     names = {str(s.get("collector", "")) for s in timeline.meta.sources}
-    hits = {next((how for pre, how in PROFILER_RANGE if n.startswith(pre)), None) for n in names}
-    hit = hits.pop() if len(hits) == 1 else None
-    return hit or ("torch.profiler's schedule, or nsys --capture-range=cudaProfilerApi with "
-                   "cudaProfilerStart/Stop around the region")
+    hits = {next((how for pre, how in PROFILER_RANGE if n.startswith(pre)), None) for n in names} - {None}
+    if len(hits) == 1:  # collectors that read no events (rocminfo's device file) do not count
+        return hits.pop()
+    vendor = vendor_of(timeline)
+    if vendor == "amd":
+        return dict(PROFILER_RANGE)["rocprofv3"]
+    both = "" if vendor == "nvidia" else ", or rocprofv3 --collection-period"
+    return ("torch.profiler's schedule, or nsys --capture-range=cudaProfilerApi with "
+            "cudaProfilerStart/Stop around the region" + both)
 
 
 def idle_text(table: dict, pytorch: bool, cause: str, tool: str | None = None) -> str:

@@ -180,7 +180,7 @@ class OccupancyAnalyzer(Analyzer):
         roof_rows = {} if roof is None or roof.skipped or not len(roof.table) else {
             str(x["name"]): x for x in roof.table.drop_duplicates("name").to_dict("records")}
         found = _occ_findings.findings(table, kin_optin, dis, _WORD, roof_rows, _advice.uses_pytorch(timeline),
-                                       _advice.triton_kernels(timeline))
+                                       _advice.triton_kernels(timeline), summary["vendor"])
         if theo_missing:
             hint = self._collect_hint(timeline, device)
             found.append(Finding(f"Theoretical occupancy unknown for {int((keep & ~(calc_ok | has_ncu)).sum())} of "

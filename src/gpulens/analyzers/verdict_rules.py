@@ -354,6 +354,15 @@ def _latency_steps(e: Evidence) -> list[str]:
     return steps[:2]
 
 
+def _limiter_words(limiter: str | None, vendor: str | None) -> str:
+    """An occupancy limiter code in the vendor's words (AMD: wavefronts, LDS), "not known" without one."""
+    if not limiter:
+        return "not known"
+    words = {"warps": _advice.vendor_word(vendor, "warps"), "shared_memory": _advice.vendor_word(vendor, "smem")} \
+        if vendor == "amd" else {}
+    return ", ".join(words.get(p, p).replace("_", " ") for p in str(limiter).split(", "))
+
+
 def _evidence_text(e: Evidence) -> str:
     parts = []
     if e.sol_bound is not None or e.sol_missing:
@@ -377,7 +386,7 @@ def _evidence_text(e: Evidence) -> str:
         parts.append(f"{src}: {e.bound or 'bound unknown'}, {side}, {_pct(e.roof_pct)} {of}{ai}")
     if e.achieved_occupancy_pct is not None or e.limiter:
         parts.append(f"occupancy {_pct(e.achieved_occupancy_pct)} achieved / {_pct(e.theoretical_occupancy_pct)} "
-                     f"theoretical, limiter {(e.limiter or 'not known').replace('_', ' ')}")
+                     f"theoretical, limiter {_limiter_words(e.limiter, e.vendor)}")
     if e.stall_class:
         parts.append(f"stalls: {_pct(e.stall_pct)} {e.stall_class.replace('_', ' ')} "
                      f"(top {str(e.top_stall).replace('_', ' ')})")

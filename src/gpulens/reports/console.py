@@ -180,7 +180,8 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
         rows = [[Text(short), fmt_unit(r.block_size, "count"), fmt_unit(r.regs_per_thread, "count"),
                  fmt_unit(r.smem_bytes, "count"), fmt_unit(r.active_blocks_per_sm, "count"),
                  _num(r.theoretical_occupancy_pct), _num(r.achieved_occupancy_pct),
-                 limiter_text(getattr(r, "limiters", r.limiter)), fmt_unit(getattr(r, "waves_per_sm", None), "ratio")]
+                 limiter_text(getattr(r, "limiters", r.limiter), oc.summary.get("vendor")),
+                 fmt_unit(getattr(r, "waves_per_sm", None), "ratio")]
                 for r, short in zip(ot.itertuples(), short_names(ot["name"].astype(str), 32))]
         cols = [name_col(), Col("block"), Col("regs", optional=True),
                 Col("smem B", optional=True), Col(f"blk/{vendor_word(oc.summary.get('vendor'), 'sm')}", optional=True),
