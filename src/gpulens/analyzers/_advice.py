@@ -412,12 +412,13 @@ def alignment_hint(name: str | None) -> str | None:
             "kernel is picked.")
 
 
-def balance(library: bool) -> str:
-    """How to close a gap between achieved and theoretical occupancy (one imperative sentence)."""
+def balance(library: bool, vendor: str | None = None) -> str:
+    """How to close a gap between achieved and theoretical occupancy (one imperative sentence, in ``vendor``'s
+    words: :func:`vendor_word`)."""
     if library:
         return ("Give the library call a problem that divides evenly into its tiles (sizes that are multiples of the "
-                "tile), or more work per call so blocks keep every SM busy.")
-    return "Balance work across warps and blocks, or launch more blocks per wave."
+                f"tile), or more work per call so blocks keep every {vendor_word(vendor, 'sm')} busy.")
+    return f"Balance work across {vendor_word(vendor, 'warps')} and blocks, or launch more blocks per wave."
 
 
 def fuse(pytorch: bool) -> str:
@@ -425,10 +426,12 @@ def fuse(pytorch: bool) -> str:
     return "torch.compile, a fused kernel" if pytorch else "a fused kernel"
 
 
-def graphs(pytorch: bool) -> str:
-    """How to capture launches in a graph: torch.cuda.graphs / CUDA graphs."""
-    return "CUDA/HIP graphs (torch.cuda.CUDAGraph / torch.compile mode=\"reduce-overhead\")" if pytorch \
-        else "CUDA/HIP graphs (stream capture)"
+def graphs(pytorch: bool, vendor: str | None = None) -> str:
+    """How to capture launches in a graph: torch.cuda.CUDAGraph for a PyTorch program, else stream capture, named
+    as the vendor's graphs (:func:`vendor_word`: CUDA graphs, HIP graphs, or both when the vendor is unknown)."""
+    g = vendor_word(vendor, "graphs")
+    return f"{g} (torch.cuda.CUDAGraph / torch.compile mode=\"reduce-overhead\")" if pytorch \
+        else f"{g} (stream capture)"
 
 
 #: The next step for each idle cause (bottlenecks' gap classes), in a few words: for a PyTorch program (True) and
@@ -449,8 +452,8 @@ IDLE_ACTIONS = {
         "launch": "fuse small kernels or capture the loop in CUDA/HIP graphs (stream capture)",
         "sync": "remove device/stream synchronisations and blocking copies from the loop",
         "queued": "look at cross-stream dependencies and event waits",
-        "unattributed": "record the host side too (nsys with CUDA API tracing, rocprofv3 --hip-trace) to find what "
-                        "the GPU waited for",
+        "unattributed": "record the host side too (nsys with CUDA API tracing, rocprofv3 --runtime-trace) to find "
+                        "what the GPU waited for",
     },
 }
 #: How to record the host side (the launch calls that tie a GPU gap to its cause) with the tool that wrote the
@@ -464,12 +467,75 @@ HOST_TRACE = (("kineto", "torch.profiler with ProfilerActivity.CPU"),
               ("ncu", "nsys profile --trace=cuda,osrt: ncu replays kernels one at a time and records no gaps"))
 
 
-def host_trace(timeline: Any) -> str | None:
-    """How to record the host side with the profiler that wrote ``timeline`` (:data:`HOST_TRACE`); None when the
-    inputs come from several kinds of tool or an unknown one (the generic wording then names both vendors')."""
+#: GPU engineers' words for the same things, per vendor (NVIDIA CUDA Programming Guide; AMD HIP Programming Guide):
+#: an NVIDIA input reads SM / warp / shared memory / nsys, an AMD one CU / wavefront / LDS / rocprofv3, and one whose
+#: vendor is unknown reads both (``SM/CU``). Every user-facing sentence that names one goes through :func:`vendor_word`.
+VENDOR_WORDS = {
+    "nvidia": {"sm": "SM", "sms": "SMs", "warp": "warp", "warps": "warps", "smem": "shared memory",
+               "graphs": "CUDA graphs",
+               "host_trace": "nsys profile --trace=cuda,osrt: CUDA API calls beside the kernels",
+               "counters": "ncu"},
+    "amd": {"sm": "CU", "sms": "CUs", "warp": "wavefront", "warps": "wavefronts", "smem": "LDS",
+            "graphs": "HIP graphs",
+            "host_trace": "rocprofv3 --runtime-trace: HIP API calls beside the kernel dispatches",
+            "counters": "rocprof-compute"},
+    None: {"sm": "SM/CU", "sms": "SMs/CUs", "warp": "warp/wavefront", "warps": "warps/wavefronts",
+           "smem": "shared memory (LDS)", "graphs": "CUDA/HIP graphs",
+           "host_trace": "nsys with CUDA API tracing, rocprofv3 --runtime-trace", "counters": "ncu / rocprof-compute"},
+}
+_AMD_COLLECTORS = ("rocprof", "rocpd", "omniperf", "rocminfo")
+_NVIDIA_COLLECTORS = ("ncu", "nsys")
+
+
+def vendor_word(vendor: str | None, key: str) -> str:
+    """The word for ``key`` (``sm``, ``sms``, ``warp``, ``warps``, ``smem``, ``graphs``, ``host_trace``,
+    ``counters``) in ``vendor``'s terms (:data:`VENDOR_WORDS`; ``"amd"``, ``"nvidia"``, anything else: both)."""
+    return VENDOR_WORDS.get(vendor if vendor in ("amd", "nvidia") else None)[key]
+
+
+def for_vendor(vendor: str | None, nvidia: str, amd: str) -> str:
+    """The NVIDIA or the AMD phrase of a collection hint for ``vendor``'s input; both (``"<nvidia>, or <amd>"``)
+    when the vendor is unknown — a skip reason never sends an ncu user to rocprof, nor the reverse."""
+    return nvidia if vendor == "nvidia" else amd if vendor == "amd" else f"{nvidia}, or {amd}"
+
+
+def vendor_of(timeline: Any, device: Any = None) -> str | None:
+    """``"amd"`` / ``"nvidia"`` of the input: the device spec's vendor, else the recorded device (an AMD ``gfx``
+    architecture / a CUDA compute capability), else the collectors that read it when all are one vendor's
+    (rocprof*/rocpd/omniperf/rocminfo; ncu/nsys); None when unknown (a Kineto trace without device properties)."""
+    v = getattr(device, "vendor", None)
+    if v in ("amd", "nvidia"):
+        return v
+    seen = set()
+    for d in getattr(timeline.meta, "devices", None) or []:
+        if not isinstance(d, dict):
+            continue
+        if str(d.get("vendor") or "").lower() in ("amd", "nvidia"):
+            seen.add(str(d["vendor"]).lower())
+        elif d.get("gfx_arch") or str(d.get("arch") or "").startswith("gfx"):
+            seen.add("amd")
+        elif d.get("compute_major") is not None or d.get("compute_capability") is not None:
+            seen.add("nvidia")
+    if len(seen) == 1:
+        return seen.pop()
     names = {str(s.get("collector", "")) for s in timeline.meta.sources}
-    hits = {next((how for pre, how in HOST_TRACE if n.startswith(pre)), None) for n in names}
-    return hits.pop() if len(hits) == 1 else None
+    if names and all(n.startswith(_AMD_COLLECTORS) for n in names):
+        return "amd"
+    if names and all(n.startswith(_NVIDIA_COLLECTORS) for n in names):
+        return "nvidia"
+    return None
+
+
+def host_trace(timeline: Any, device: Any = None) -> str | None:
+    """How to record the host side with the profiler that wrote ``timeline`` (:data:`HOST_TRACE`; collectors that
+    read no events, such as rocminfo's device file, left out), else in the input's vendor's tool
+    (:func:`vendor_of`); None when neither is known (the generic wording then names both vendors')."""
+    names = {str(s.get("collector", "")) for s in timeline.meta.sources}
+    hits = {next((how for pre, how in HOST_TRACE if n.startswith(pre)), None) for n in names} - {None}
+    if len(hits) == 1:
+        return hits.pop()
+    vendor = vendor_of(timeline, device)
+    return vendor_word(vendor, "host_trace") if vendor else None
 
 
 #: How to limit the recording to the GPU work with the tool that wrote the input (collector-name prefix → phrase).
@@ -483,13 +549,19 @@ PROFILER_RANGE = (("kineto", "torch.profiler's schedule (wait/warmup/active)"),
 
 
 def profiler_range(timeline: Any) -> str:
-    """How to make the recording cover the GPU work, in the input's own tool (:data:`PROFILER_RANGE`); both
-    PyTorch's and Nsight Systems' ways when the tool is unknown or mixed."""
+    """How to make the recording cover the GPU work, in the input's own tool (:data:`PROFILER_RANGE`; collectors
+    that read no events left out), else in its vendor's (:func:`vendor_of`: rocprofv3 for AMD); PyTorch's and
+    Nsight Systems' ways for an NVIDIA or mixed input, and rocprofv3's too when the vendor is unknown."""
     names = {str(s.get("collector", "")) for s in timeline.meta.sources}
-    hits = {next((how for pre, how in PROFILER_RANGE if n.startswith(pre)), None) for n in names}
-    hit = hits.pop() if len(hits) == 1 else None
-    return hit or ("torch.profiler's schedule, or nsys --capture-range=cudaProfilerApi with "
-                   "cudaProfilerStart/Stop around the region")
+    hits = {next((how for pre, how in PROFILER_RANGE if n.startswith(pre)), None) for n in names} - {None}
+    if len(hits) == 1:  # collectors that read no events (rocminfo's device file) do not count
+        return hits.pop()
+    vendor = vendor_of(timeline)
+    if vendor == "amd":
+        return dict(PROFILER_RANGE)["rocprofv3"]
+    both = "" if vendor == "nvidia" else ", or rocprofv3 --collection-period"
+    return ("torch.profiler's schedule, or nsys --capture-range=cudaProfilerApi with "
+            "cudaProfilerStart/Stop around the region" + both)
 
 
 def idle_text(table: dict, pytorch: bool, cause: str, tool: str | None = None) -> str:
@@ -522,8 +594,8 @@ IDLE_DETAILS = {
                   "many kernels.",
         "sync": "Idle gaps overlap blocking host calls (cudaDeviceSynchronize, cudaStreamSynchronize, "
                 "blocking copies): each drains the queue. Remove them from the loop or defer them.",
-        "unattributed": "Record the host side too (nsys with CUDA API tracing, rocprofv3 --hip-trace) to attribute "
-                        "them.",
+        "unattributed": "Record the host side too (nsys with CUDA API tracing, rocprofv3 --runtime-trace) to "
+                        "attribute them.",
     },
 }
 

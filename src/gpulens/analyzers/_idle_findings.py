@@ -306,9 +306,11 @@ def blocking_text(rows: list[dict[str, Any]]) -> str:
 
 
 def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None = None, pytorch: bool = True,
-              blocking: list[dict[str, Any]] | None = None, tool: str | None = None) -> list[Finding]:
+              blocking: list[dict[str, Any]] | None = None, tool: str | None = None,
+              vendor: str | None = None) -> list[Finding]:
     """Idle-cause findings (children of the breakdown's ``idle`` finding when it was reported: ``parent``); the
-    advice names PyTorch remedies only for a PyTorch program (``pytorch``, :mod:`gpulens.analyzers._advice`)."""
+    advice names PyTorch remedies only for a PyTorch program (``pytorch``, :mod:`gpulens.analyzers._advice`), and
+    SMs or CUs by the input's ``vendor`` (:func:`gpulens.analyzers._advice.vendor_word`)."""
     steady, _ = steady_state(tot)
     span = max(steady, 1)
     of_span = "of the GPU span" if steady == tot["span_ns"] else f"of the {fmt_ns(steady)} outside the one-off gaps"
@@ -341,7 +343,8 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
     if tot.get("small_grid_ns"):
         # busy kernel time, already ranked through those kernels' verdicts: stated, not counted a second time
         out.append(Finding(f"Small-grid kernels: {fmt_ns(tot['small_grid_ns'])} in kernels with fewer blocks "
-                           "than SMs/CUs", "These launches leave part of the GPU empty. Give them more blocks "
+                           f"than {_advice.vendor_word(vendor, 'sms')}",
+                           "These launches leave part of the GPU empty. Give them more blocks "
                            "(more work per launch, several problems batched into one launch; each kernel's verdict "
                            "says how for its kind) or run them concurrently on another stream.",
                            category="latency/occupancy-bound", key="small-grid"))

@@ -147,7 +147,7 @@ def _int(v: Any) -> int | None:
     return None if f != f else int(f)
 
 
-_UNKNOWN = ("Gain unknown: more resident warps speed up only a latency-bound kernel, and nothing here shows this "
+_UNKNOWN = ("Gain unknown: higher occupancy speeds up only a latency-bound kernel, and nothing here shows this "
             "one is (no roofline or speed-of-light figure below both roofs).")
 
 
@@ -193,12 +193,13 @@ def settle_condition(found: list[Finding], name: str, pytorch: bool = False) -> 
 
 def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str, str],
              roof: dict[str, dict] | None = None, pytorch: bool = False,
-             owners: dict[str, str] | None = None) -> list[Finding]:
+             owners: dict[str, str] | None = None, vendor: str | None = None) -> list[Finding]:
     """Findings for the per-kernel occupancy table ``t`` (columns of :data:`gpulens.analyzers.occupancy.COLUMNS`).
 
     ``roof``: kernel name → its ``roofline`` row (``bound``, ``time_at_stake_ns``), the evidence that a kernel is
     latency-bound; ``pytorch``: whether the program is a PyTorch one (gates the advice, :mod:`._advice`);
-    ``owners``: kernel name → ``triton`` / ``aotriton`` (:func:`gpulens.analyzers._advice.triton_kernels`)."""
+    ``owners``: kernel name → ``triton`` / ``aotriton`` (:func:`gpulens.analyzers._advice.triton_kernels`);
+    ``vendor``: ``amd`` / ``nvidia`` (None: unknown), the words of the advice (:func:`._advice.vendor_word`)."""
     owners = owners or {}
     out: list[Finding] = []
     roof = roof or {}
@@ -248,7 +249,7 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
                 "Warps finish unevenly (tail effect, load imbalance) or blocks are not scheduled fast enough. "
                 + _latency_note(bound),
                 severity=_sev(bound, total), category="occupancy", time_at_stake_ns=bound, kernel=r.name,
-                action=_advice.balance(library), key=f"{key}/achieved"))
+                action=_advice.balance(library, vendor), key=f"{key}/achieved"))
         out.extend(_one_tree(mine))
     if len(dis):
         worst = dis.assign(d=(dis["theo"] - dis["calc_theo"]).abs()).sort_values("d").iloc[-1]

@@ -488,8 +488,9 @@ class Bottlenecks(Analyzer):
         pytorch = _advice.uses_pytorch(timeline)
         blocking = blocking_calls_in_idle(timeline, gaps, sync_calls(timeline)) if tot.get("idle_sync_ns") else []
         summary["blocking_calls"] = blocking
-        tool = _advice.host_trace(timeline)
-        findings = _findings(tot, summary, "idle" if idle_root else None, pytorch, blocking, tool)
+        tool = _advice.host_trace(timeline, device)
+        findings = _findings(tot, summary, "idle" if idle_root else None, pytorch, blocking, tool,
+                             _advice.vendor_of(timeline, device))
         summary["boundary_gaps"] = _boundary_rows(gaps, timeline)
         steady, recoverable = steady_state(tot)
         summary["recoverable_idle_ns"] = int(recoverable)  # the idle finding's time at stake (one definition)

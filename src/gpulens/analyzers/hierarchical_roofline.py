@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers import _advice
 from gpulens.analyzers import _hier_metrics as H
 from gpulens.analyzers._hot import device_record, hot_kernels, no_hot_kernels_reason
 from gpulens.analyzers.base import AnalysisResult, Analyzer
@@ -76,9 +77,10 @@ class HierarchicalRoofline(Analyzer):
         per = m.reset_index(drop=True).assign(name=text_series(k["name"]),  # object Series: no str-dtype inference
                                               time_ns=k["dur_ns"].to_numpy(dtype=float))
         if per["flops"].isna().all() or per[[f"bytes_{lv}" for lv in H.LEVELS]].isna().all().all():
-            return skip("no FLOP and per-level byte counters (ncu: --section SpeedOfLight_HierarchicalRooflineChart "
-                        "or the sm__sass_thread_inst_executed_op_* and dram/lts/l1tex byte metrics; rocprof-compute: "
-                        "a full profile)")
+            return skip("no FLOP and per-level byte counters (" + _advice.for_vendor(
+                "amd" if is_amd else _advice.vendor_of(timeline, device),
+                "ncu: --section SpeedOfLight_HierarchicalRooflineChart or the sm__sass_thread_inst_executed_op_* "
+                "and dram/lts/l1tex byte metrics", "rocprof-compute: a full profile") + ")")
         roofs = self._roofs(timeline, device, rec)
         rows = []
         for name, g in per.groupby("name", sort=False):

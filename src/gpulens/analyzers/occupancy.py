@@ -33,7 +33,7 @@ from gpulens.analyzers._groupstats import group_sums
 from gpulens.analyzers._occ_launches import Launches
 from gpulens.analyzers._stake import wave_loss_per_launch
 from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, no_hot_kernels_reason, weighted_mean
-from gpulens.analyzers.base import AnalysisResult, Analyzer
+from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.context import first_seen_codes, recode_first_seen
 from gpulens.devices import limits_of_record, main_device, no_spec_reason
 from gpulens.devices.occupancy import Occupancy, cdna_occupancy, cuda_occupancy, kineto_estimate_pct
@@ -68,6 +68,9 @@ COLUMNS = {
     "calculator_theoretical_pct": "gpulens's calculator figure when it could run, for comparison with ncu's [%]",
 }
 SUMMARY_COLUMNS = {
+    "theoretical_missing": "the launch-configuration fields the input lacks, so theoretical occupancy is unknown "
+                           "for some launches (None: computed for all) [text]",
+    "vendor": "amd | nvidia | None (unknown): the words the occupancy table uses (blocks per CU or per SM) [text]",
     "time_weighted_theoretical_pct": "theoretical occupancy over the hot kernels, time-weighted [%]",
     "time_weighted_achieved_pct": "achieved occupancy over the hot kernels, time-weighted [%]",
     "calculator_disagreements": "launches where gpulens's calculator and ncu's theoretical occupancy differ by more "
@@ -114,10 +117,13 @@ class OccupancyAnalyzer(Analyzer):
             .to_numpy(dtype=float, na_value=np.nan)
         regs = hot["regs_per_thread"].astype("Float64").to_numpy(dtype=float, na_value=np.nan)
         calc_ok = (bs > 0) & ~np.isnan(regs) & (lim is not None)
-        keep = calc_ok | has_ncu
+        # a launch with measured achieved occupancy is shown even when its theoretical figure cannot be computed
+        measured = ~np.isnan(self._achieved(timeline, ctr, hot["rank"].to_numpy(), hot["device_id"].to_numpy()))
+        keep = calc_ok | has_ncu | measured
         if not keep.any():
-            return skip("no launch data: the trace records neither ncu's Occupancy section nor block size and "
-                        "registers per thread for the hot kernels (ROCm Kineto traces do not; use rocprof or ncu)")
+            return skip("no launch data: " + self._missing(timeline, hot, bs, regs, device))
+        theo_missing = None if (calc_ok | has_ncu).all() else self._missing(timeline, hot, bs, regs, device,
+                                                                             theoretical=True)
         st, dy = (hot[c].astype("Float64") for c in ("smem_static_bytes", "smem_dynamic_bytes"))
         smem = (st.fillna(0) + dy.fillna(0)).where(st.notna() | dy.notna() | pd.Series(calc_ok, index=st.index), -1) \
             .to_numpy(dtype=float, na_value=-1)
@@ -161,19 +167,71 @@ class OccupancyAnalyzer(Analyzer):
             "device": device.name if device is not None else f"{rec0.get('name') or 'unidentified GPU'} (no spec; "
                       f"{lim.arch if lim is not None else 'no'} rules)",
             "arch": lim.arch if lim is not None else None, "launches": int(n),
+            "vendor": _advice.vendor_of(timeline, device),
             "launches_with_launch_data": int(keep.sum()), "kernels": int(len(table)),
             "time_weighted_theoretical_pct": weighted_mean(pd.Series(per.theo()), pd.Series(per.t)),
             "time_weighted_achieved_pct": weighted_mean(pd.Series(per.ach), pd.Series(per.t)),
             "calculator_disagreements": int(len(dis)),
             "kineto_estimates_compared": kin_cmp, "kineto_estimates_reproduced": kin_ok,
             "kineto_zero_due_to_optin_smem": kin_optin,
+            "theoretical_missing": theo_missing,
         }
         roof = results.get("roofline") if results else None
         roof_rows = {} if roof is None or roof.skipped or not len(roof.table) else {
             str(x["name"]): x for x in roof.table.drop_duplicates("name").to_dict("records")}
         found = _occ_findings.findings(table, kin_optin, dis, _WORD, roof_rows, _advice.uses_pytorch(timeline),
-                                       _advice.triton_kernels(timeline))
+                                       _advice.triton_kernels(timeline), summary["vendor"])
+        if theo_missing:
+            hint = self._collect_hint(timeline, device)
+            found.append(Finding(f"Theoretical occupancy unknown for {int((keep & ~(calc_ok | has_ncu)).sum())} of "
+                                 f"{int(keep.sum())} launch(es): {theo_missing}",
+                                 "Achieved occupancy is shown where measured. " + hint[0].upper() + hint[1:],
+                                 severity="info", category="data-quality", key="occupancy/theoretical-missing"))
         return AnalysisResult(self.name, table, COLUMNS, summary, found, summary_columns=SUMMARY_COLUMNS)
+
+    @staticmethod
+    def _missing(timeline: Timeline, hot: pd.DataFrame, bs: np.ndarray, regs: np.ndarray, device: Any,
+                 theoretical: bool = False) -> str:
+        """Which launch-configuration fields the input lacks for the hot kernels, named as the input's own tool
+        names them (ncu: ``launch__block_size`` / ``launch__registers_per_thread`` / ``launch__shared_mem_per_block_*``
+        metrics or the ``Block Size`` column; rocprof: ``wgr``/``arch_vgpr``/``lds``; Kineto: the kernel event's
+        ``block`` / ``registers per thread`` / ``shared memory`` args), with the hint to collect them in that tool.
+        ``theoretical``: the reason theoretical occupancy is unknown (achieved occupancy is measured)."""
+        names = {str(x.get("collector", "")) for x in timeline.meta.sources}
+        ncu = bool(names) and all(n.startswith("ncu") for n in names)
+        missing = []
+        if not (bs > 0).any():
+            missing.append("block size (launch__block_size / the Block Size column)" if ncu else "block size")
+        if np.isnan(regs).all():
+            missing.append("registers per thread (launch__registers_per_thread)" if ncu else "registers per thread")
+        if hot["smem_static_bytes"].isna().all() and hot["smem_dynamic_bytes"].isna().all():
+            missing.append("shared memory per block (launch__shared_mem_per_block_static / _dynamic)" if ncu else
+                           f"{_advice.vendor_word(_advice.vendor_of(timeline, device), 'smem')} per block")
+        what = (", ".join(missing[:-1]) + " or " + missing[-1] if len(missing) > 1 else missing[0] if missing else
+                "launch configuration the occupancy rules accept")
+        if theoretical:
+            return f"the file records no {what}"
+        if ncu:
+            return (f"the file records neither ncu's Occupancy section (sm__maximum_warps_per_active_cycle_pct), "
+                    f"nor achieved occupancy (sm__warps_active.avg.pct_of_peak_sustained_active), nor {what} for "
+                    f"the hot kernels; " + OccupancyAnalyzer._collect_hint(timeline, device))
+        return f"the trace records no {what} for the hot kernels; " + OccupancyAnalyzer._collect_hint(timeline, device)
+
+    @staticmethod
+    def _collect_hint(timeline: Timeline, device: Any) -> str:
+        """How to record the launch configuration with the input's own tool (ncu, rocprof, torch.profiler)."""
+        names = {str(x.get("collector", "")) for x in timeline.meta.sources}
+        vendor = _advice.vendor_of(timeline, device)
+        if names and all(n.startswith("ncu") for n in names):
+            return ("collect ncu --section LaunchStats --section Occupancy (or --metrics launch__registers_per_thread,"
+                    "launch__shared_mem_per_block_static,launch__shared_mem_per_block_dynamic).")
+        if names and all(n.startswith("kineto") for n in names):
+            return ("the PyTorch profiler records them for CUDA kernels only; "
+                    + _advice.for_vendor(vendor, "profile with ncu --section LaunchStats --section Occupancy",
+                                         "profile with rocprofv3 --kernel-trace (or rocprof), which records them")
+                    + ".")
+        return _advice.for_vendor(vendor, "collect ncu --section LaunchStats --section Occupancy",
+                                  "collect rocprofv3 --kernel-trace (block size, VGPRs and LDS per dispatch)") + "."
 
     def _calculate(self, timeline: Timeline, lim, cols: dict, spec_sms: int) -> tuple[np.ndarray, pd.DataFrame]:
         """(configuration row per launch, one row per distinct launch configuration in order of first appearance):

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers import _advice
 from gpulens.analyzers._groupstats import group_sums
 from gpulens.analyzers._hot import hot_kernels, no_hot_kernels_reason, short_name as _short
 from gpulens.analyzers._work import cache_bytes, counter_work, shape_work
@@ -142,8 +143,9 @@ class Roofline(Analyzer):
             shapes = ("no FLOP model for the hot kernels' ops" if has_dims else
                       "no op shapes (profile with record_shapes=True)" if has_ops else
                       "no framework ops to read shapes from")
-            return skip("no FLOP source: the hot kernels have no FP-instruction counters (e.g. ncu "
-                        "sm__sass_thread_inst_executed_op_* or rocprof SQ_INSTS_VALU_*) and " + shapes)
+            return skip("no FLOP source: the hot kernels have no FP-instruction counters (e.g. " + _advice.for_vendor(
+                _advice.vendor_of(timeline, device), "ncu sm__sass_thread_inst_executed_op_*",
+                "rocprof SQ_INSTS_VALU_*") + ") and " + shapes)
         # kernel names as integer codes into ``names`` (no per-launch strings to factorize); text columns as object
         # Series (a plain object array is re-inferred as pandas' Arrow string dtype, row by row)
         gcode, names = first_seen_codes(hot["name"])

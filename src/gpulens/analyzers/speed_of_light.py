@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers import _advice
 from gpulens.analyzers import _sol_amd, _sol_nvidia
 from gpulens.analyzers._hot import HOT_COLUMNS, device_record, event_counters, no_hot_kernels_reason, weighted_mean
 from gpulens.timeline.percent import IMPOSSIBLE_DOC, IMPOSSIBLE_KEY, unknown_above_100
@@ -99,16 +100,19 @@ def bound_of(compute: float | None, memory: float | None, compute_is_sm: bool = 
     return "unknown" if compute_is_sm else "compute"
 
 
-def missing_for_bound(compute: float | None, memory: float | None, compute_is_sm: bool = False) -> str:
-    """What a kernel's speed of light lacks to be called compute- or memory-bound, in words ("" when nothing)."""
+def missing_for_bound(compute: float | None, memory: float | None, compute_is_sm: bool = False,
+                      vendor: str | None = None) -> str:
+    """What a kernel's speed of light lacks to be called compute- or memory-bound, in words ("" when nothing), in
+    the counters of ``vendor``'s tool (``"nvidia"``: ncu, ``"amd"``: rocprof; both when unknown)."""
     known = [x is not None and x == x for x in (compute, memory)]
     out = []
     if not known[1]:
-        out.append("a memory throughput counter (ncu gpu__compute_memory_throughput / dram__throughput, "
-                   "rocprof-compute HBM bandwidth)")
+        out.append("a memory throughput counter (" + _advice.for_vendor(
+            vendor, "ncu gpu__compute_memory_throughput / dram__throughput", "rocprof-compute HBM bandwidth") + ")")
     if not known[0] or compute_is_sm:
-        out.append("FLOP or pipe counters, which tell arithmetic from load/store work (ncu "
-                   "sm__sass_thread_inst_executed_op_* or sm__inst_executed_pipe_*, rocprof SQ_INSTS_VALU_*)")
+        out.append("FLOP or pipe counters, which tell arithmetic from load/store work (" + _advice.for_vendor(
+            vendor, "ncu sm__sass_thread_inst_executed_op_* or sm__inst_executed_pipe_*",
+            "rocprof SQ_INSTS_VALU_*") + ")")
     return " and ".join(out)
 
 
@@ -122,8 +126,8 @@ class SpeedOfLightAnalyzer(Analyzer):
         def skip(reason: str) -> AnalysisResult:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, skipped_reason=reason)
 
-        no_counters = ("no speed-of-light counters (collect ncu --section SpeedOfLight, or a rocprof-compute "
-                       "workload)")
+        no_counters = ("no speed-of-light counters (collect " + _advice.for_vendor(
+            _advice.vendor_of(timeline, device), "ncu --section SpeedOfLight", "a rocprof-compute workload") + ")")
         if not context_of(timeline).mask_of("kernel").any():
             return skip(no_hot_kernels_reason(timeline, results))
         k = self._counted_kernels(timeline)

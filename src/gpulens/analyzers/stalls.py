@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers import _advice
 from gpulens.analyzers._span import durations_unknown
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.context import category_mask, named_counter_rows, strings
@@ -207,9 +208,11 @@ class Stalls(Analyzer):
         empty = pd.DataFrame(columns=list(COLUMNS))
         if not len(rows_in):
             return AnalysisResult(self.name, empty, COLUMNS, {"kernels": 0}, skipped_reason=(
-                "no stall counters (collect ncu --section WarpStateStats / --metrics smsp__pcsamp_warps_issue_"
-                "stalled_*, or rocprof-compute / rocprofv3 --pmc SQ_WAVE_CYCLES SQ_WAIT_ANY SQ_WAIT_INST_ANY "
-                "SQ_ACTIVE_INST_ANY)"))
+                "no stall counters (collect " + _advice.for_vendor(
+                    _advice.vendor_of(timeline, device),
+                    "ncu --section WarpStateStats / --metrics smsp__pcsamp_warps_issue_stalled_*",
+                    "rocprof-compute / rocprofv3 --pmc SQ_WAVE_CYCLES SQ_WAIT_ANY SQ_WAIT_INST_ANY "
+                    "SQ_ACTIVE_INST_ANY") + ")"))
         rows = [r for name, g in rows_in.groupby("name", sort=False) if (r := kernel_stalls(name, g))]
         if not rows:
             return AnalysisResult(self.name, empty, COLUMNS, {"kernels": 0},

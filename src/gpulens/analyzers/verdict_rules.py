@@ -57,7 +57,7 @@ their own tool (ncu, rocprof-compute, rocprofv3) collects.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gpulens.analyzers import _advice, _coalescing
 from gpulens.analyzers._stake import SOL_BOUND_PCT, floor_stake, time_at_stake
@@ -133,6 +133,8 @@ class Evidence:
     #: the framework op that launched it when that op's input shapes are recorded (no FLOP model for it, then)
     shaped_op: str | None = None
     precision: str | None = None
+    #: ``amd`` / ``nvidia`` (:func:`gpulens.analyzers._advice.vendor_of`): the words its steps use (SM or CU…)
+    vendor: str | None = None
     compute_roof: str | None = None
     sectors_per_request: dict[str, float] | None = None
     inputs: list[str] = field(default_factory=list)
@@ -196,7 +198,7 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
     """The next steps of a verdict, gated on what is known of the kernel and the program (module doc)."""
     if verdict == "launch-bound":
         return [f"Fuse it with its neighbours ({_advice.fuse(e.pytorch)}) so one launch does more work.",
-                f"Capture the step in {_advice.graphs(e.pytorch)} so one launch replays all its kernels."]
+                f"Capture the step in {_advice.graphs(e.pytorch, e.vendor)} so one launch replays all its kernels."]
     if verdict == "memory-bound" and e.family in ("gemm", "attention"):
         # a matrix product is not fused away with its producer: its bytes per FLOP fall with more rows per call
         what = "each key/value byte serves more queries" if e.family == "attention" else \
@@ -264,12 +266,15 @@ TINY_LAUNCH_SHARE = 0.5
 
 
 def _latency_steps(e: Evidence) -> list[str]:
+    def w(key: str) -> str:  # the vendor's word (SM or CU, warps or wavefronts)
+        return _advice.vendor_word(e.vendor, key)
+
     steps = []
     if e.short_launch_frac is not None and e.short_launch_frac >= TINY_LAUNCH_SHARE:
         short = f"{100 * e.short_launch_frac:.0f} % of its launches run shorter than their launch call: "
         if e.family in ("gemm", "attention"):  # a matmul is batched (grouped GEMM) or replayed, not fused away
             steps.append(short + "batch several of these calls into one (a batched or grouped GEMM) or capture "
-                         f"them in {_advice.graphs(e.pytorch)}, so the launch cost is paid once.")
+                         f"them in {_advice.graphs(e.pytorch, e.vendor)}, so the launch cost is paid once.")
         else:
             steps.append(short + f"fuse it with its neighbours ({_advice.fuse(e.pytorch)}) so one launch does more "
                          "work — more blocks per launch alone would not pay back the launch.")
@@ -284,11 +289,12 @@ def _latency_steps(e: Evidence) -> list[str]:
         if e.mean_blocks is not None and e.num_sms and e.mean_blocks >= FULL_GRID_SHARE * e.num_sms:
             # a block on every SM already: the SMs hold few of the blocks they could — not "too few to fill the GPU"
             more = _advice.more_blocks(e.family, e.library, e.name, e.owner).replace(
-                "Give the launch more blocks: ", "").replace(" so its grid fills the GPU", " so each SM holds more "
-                                                                                         "of them")
-            steps.append(f"The grid puts about {e.mean_blocks / e.num_sms:.1f} block(s) on each SM/CU, "
+                "Give the launch more blocks: ", "").replace(" so its grid fills the GPU",
+                                                             f" so each {w('sm')} holds more of them")
+            steps.append(f"The grid puts about {e.mean_blocks / e.num_sms:.1f} block(s) on each {w('sm')}, "
                          f"{fill_text(e.waves_per_sm)} of the blocks they can hold at once "
-                         f"({waves_text(e.waves_per_sm)} waves), so each SM has few warps to hide latency with: "
+                         f"({waves_text(e.waves_per_sm)} waves), so each {w('sm')} has few {w('warps')} to hide "
+                         "latency with: "
                          + more[0].lower() + more[1:])
         else:
             steps.append(f"The grid fills only {fill_text(e.waves_per_sm)} of the GPU's resident-block capacity "
@@ -317,10 +323,11 @@ def _latency_steps(e: Evidence) -> list[str]:
                                                                         "aotriton")
     if len(steps) == base and e.library and full_grid and e.mean_blocks < 2 * e.num_sms:
         # a block on every SM/CU already, about one each: more blocks is not the lever, more blocks *per SM* is
-        reach = (f"gives every SM/CU a block ({e.mean_blocks:.0f} on {e.num_sms})" if round(e.mean_blocks) >= e.num_sms
-                 else f"gives {e.mean_blocks:.0f} of the {e.num_sms} SMs/CUs a block")
+        reach = (f"gives every {w('sm')} a block ({e.mean_blocks:.0f} on {e.num_sms})"
+                 if round(e.mean_blocks) >= e.num_sms else f"gives {e.mean_blocks:.0f} of the {e.num_sms} {w('sms')} "
+                 "a block")
         steps.append(f"Its grid already {reach}, about one each, too few to hide latency: let the library pick a "
-                     "smaller-tile algorithm (several blocks per SM/CU) or give it a problem shape it tiles well.")
+                     f"smaller-tile algorithm (several blocks per {w('sm')}) or give it a problem shape it tiles well.")
     elif len(steps) == base and e.library:  # the library owns the kernel's code: the user owns the problem it is given
         steps.append("Give the library kernel more parallel work per call (larger batch, several problems in one "
                      "call) or a problem shape it tiles well, or let it pick another algorithm.")
@@ -347,6 +354,15 @@ def _latency_steps(e: Evidence) -> list[str]:
     return steps[:2]
 
 
+def _limiter_words(limiter: str | None, vendor: str | None) -> str:
+    """An occupancy limiter code in the vendor's words (AMD: wavefronts, LDS), "not known" without one."""
+    if not limiter:
+        return "not known"
+    words = {"warps": _advice.vendor_word(vendor, "warps"), "shared_memory": _advice.vendor_word(vendor, "smem")} \
+        if vendor == "amd" else {}
+    return ", ".join(words.get(p, p).replace("_", " ") for p in str(limiter).split(", "))
+
+
 def _evidence_text(e: Evidence) -> str:
     parts = []
     if e.sol_bound is not None or e.sol_missing:
@@ -370,7 +386,7 @@ def _evidence_text(e: Evidence) -> str:
         parts.append(f"{src}: {e.bound or 'bound unknown'}, {side}, {_pct(e.roof_pct)} {of}{ai}")
     if e.achieved_occupancy_pct is not None or e.limiter:
         parts.append(f"occupancy {_pct(e.achieved_occupancy_pct)} achieved / {_pct(e.theoretical_occupancy_pct)} "
-                     f"theoretical, limiter {(e.limiter or 'not known').replace('_', ' ')}")
+                     f"theoretical, limiter {_limiter_words(e.limiter, e.vendor)}")
     if e.stall_class:
         parts.append(f"stalls: {_pct(e.stall_pct)} {e.stall_class.replace('_', ' ')} "
                      f"(top {str(e.top_stall).replace('_', ' ')})")
@@ -378,7 +394,7 @@ def _evidence_text(e: Evidence) -> str:
     if coal:
         parts.append(coal)
     if e.mean_blocks is not None and e.num_sms:
-        parts.append(f"{e.mean_blocks:.0f} blocks on {e.num_sms} SMs/CUs")
+        parts.append(f"{e.mean_blocks:.0f} blocks on {e.num_sms} {_advice.vendor_word(e.vendor, 'sms')}")
     if e.short_launch_frac or e.launch_idle_ns:
         parts.append(f"{100 * (e.short_launch_frac or 0):.0f} % of launches shorter than the launch call; "
                      f"{fmt_ns(e.launch_idle_ns)} of launch idle before it")
@@ -420,6 +436,8 @@ def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pc
     A library kernel whose name says it was picked for unaligned
     operands (``…_align1``, :func:`gpulens.analyzers._advice.alignment_hint`) gets the padding hint first (second
     for an undetermined one, after what to collect), whatever else bounds it."""
+    if vendor is not None and e.vendor is None:
+        e = replace(e, vendor=vendor)
     v = _decide(e, roof_pct_bound, low_occupancy_pct, vendor)
     if v.time_at_stake_ns is not None and v.verdict not in ("launch-bound", "communication-bound") and e.time_ns:
         # whatever the fix, each launch keeps the GPU time no kernel runs under (_stake.KERNEL_FLOOR_NS)

@@ -188,20 +188,9 @@ def sol_from_percentages(p: dict[str, Any]) -> dict[str, Any] | None:
             "evidence": "ncu SM and memory throughput % of peak"}
 
 
-_AMD_COLLECTORS = ("rocprof", "rocpd", "omniperf")
-
-
 def _vendor(timeline: Timeline, device: Any) -> str | None:
-    """``"amd"`` / ``"nvidia"`` from the device spec, else from the collectors that read the input (None: unknown)."""
-    v = getattr(device, "vendor", None)
-    if v in ("amd", "nvidia"):
-        return v
-    names = {str(s.get("collector", "")) for s in timeline.meta.sources}
-    if names and all(n.startswith(_AMD_COLLECTORS) for n in names):
-        return "amd"
-    if names and all(n.startswith(("ncu", "nsys")) for n in names):
-        return "nvidia"
-    return None
+    """``"amd"`` / ``"nvidia"`` of the input (:func:`gpulens.analyzers._advice.vendor_of`; None: unknown)."""
+    return _advice.vendor_of(timeline, device)
 
 
 def _rows_by_name(rows: pd.DataFrame) -> Any:
@@ -441,7 +430,8 @@ class Verdicts(Analyzer):
                     e.compute_pct = tensor  # the compute side is the busiest of SM throughput and the tensor pipe
                 if srow.get("bound") == "unknown":  # the counters do not support a bound: say what is missing
                     sm_only = srow.get("vendor", "nvidia") == "nvidia" and not (tensor or 0) >= SOL_LATENCY_PCT
-                    e.sol_missing = missing_for_bound(e.compute_pct, e.memory_pct, sm_only) or None
+                    e.sol_missing = missing_for_bound(e.compute_pct, e.memory_pct, sm_only,
+                                                      srow.get("vendor")) or None
                 elif e.roof_pct is None:
                     e.roof_pct, e.roof_source = sol_attained_pct(srow), "speed of light"
                 e.inputs.append("speed_of_light" if name in sol else "counters:speed-of-light")

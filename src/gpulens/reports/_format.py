@@ -153,6 +153,32 @@ def unit_of(column: str, doc: str = "") -> str:
     return "text"
 
 
+#: Headers that name a vendor's unit: (NVIDIA, AMD, vendor unknown) — :func:`vendor_label`.
+VENDOR_LABELS: dict[str, tuple[str, str, str]] = {
+    "num_sms": ("SMs", "CUs", "SMs / CUs"),
+    "warp_size": ("warp size", "wavefront size", "warp (wavefront) size"),
+    "active_blocks_per_sm": ("blocks / SM", "blocks / CU", "blocks / SM or CU"),
+    "waves_per_sm": ("waves per SM", "waves per CU", "waves per SM or CU"),
+}
+
+
+def vendor_label(column: str, vendor: str | None, default: str = "") -> str:
+    """``column``'s header in ``vendor``'s words (:data:`VENDOR_LABELS`: SMs for NVIDIA, CUs for AMD, both when
+    unknown); ``default`` (else :func:`column_label`) for a column that names no vendor's unit."""
+    words = VENDOR_LABELS.get(column)
+    if words is None:
+        return default or column_label(column)
+    return words[0] if vendor == "nvidia" else words[1] if vendor == "amd" else words[2]
+
+
+def record_vendor(rec: Mapping[str, Any]) -> str | None:
+    """``"amd"`` / ``"nvidia"`` of a recorded device (an AMD ``gfx`` architecture; else a CUDA compute capability),
+    None when the record says neither."""
+    if rec.get("gfx_arch"):
+        return "amd"
+    return "nvidia" if rec.get("compute_capability") else None
+
+
 def column_label(column: str, doc: str = "") -> str:
     """A column's human header: :data:`LABELS`, else the name without its unit suffix, underscores as spaces."""
     if column == "share" and doc:  # a share of what: its doc says (copies and collectives are not kernel time)
@@ -236,15 +262,21 @@ def fmt_unit(v: Any, unit: str) -> str:
     return _fmt_plain(f)
 
 
-def limiter_text(v: Any) -> str:
+def limiter_text(v: Any, vendor: str | None = None) -> str:
     """An occupancy limiter cell as a person reads it: every tied resource of the ``limiters`` column, joined with
-    " + " (``"registers, shared_memory"`` → ``"registers + shared memory"``: both bind at the same block count)."""
-    return fmt_unit(v, "text").replace("_", " ").replace(", ", " + ")
+    " + " (``"registers, shared_memory"`` → ``"registers + shared memory"``: both bind at the same block count), in
+    ``vendor``'s words (AMD: ``wavefronts``, ``LDS``; :func:`gpulens.analyzers._advice.vendor_word`)."""
+    from gpulens.analyzers._advice import vendor_word
+
+    parts = fmt_unit(v, "text").split(", ")
+    words = {"warps": vendor_word(vendor, "warps"), "shared_memory": vendor_word(vendor, "smem")} \
+        if vendor == "amd" else {}
+    return " + ".join(words.get(p, p).replace("_", " ") for p in parts)
 
 
-def with_limiter_text(t: Any) -> Any:
+def with_limiter_text(t: Any, vendor: str | None = None) -> Any:
     """The occupancy table with its ``limiters`` column in words (:func:`limiter_text`), for generic tables."""
-    return t.assign(limiters=t["limiters"].map(limiter_text)) if "limiters" in t else t
+    return t.assign(limiters=t["limiters"].map(lambda x: limiter_text(x, vendor))) if "limiters" in t else t
 
 
 def fmt_timestamp(ns: Any) -> str:

@@ -12,8 +12,9 @@ import pandas as pd
 
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import SourceReport
+from gpulens.analyzers._advice import vendor_word
 from gpulens.reports._format import (column_label, fmt_unit, limiter_text, result_title, summary_items, time_scale,
-                                     unit_of, with_limiter_text)
+                                     unit_of, vendor_label, with_limiter_text)
 from gpulens.reports._html_pages import _layout, axis_title, findings_table
 from gpulens.reports._html_parts import (
     OKABE_ITO,
@@ -53,25 +54,34 @@ def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
     if r is None or r.skipped or not len(r.table):
         return _absent("Occupancy", r)
     t = r.table.head(25)
+    vendor = r.summary.get("vendor")
     ys = [f"#{i + 1} {plot_text(n, TICK_CHARS)}" for i, n in enumerate(short_names(t["name"].astype(str)))]
     lims = t["limiters"] if "limiters" in t else t["limiter"]
-    hov = [f"{wrap_name(n)}<br>limiter: {plot_text(limiter_text(lim))}" for n, lim in zip(t["name"], lims)]
+    hov = [f"{wrap_name(n)}<br>limiter: {plot_text(limiter_text(lim, vendor))}" for n, lim in zip(t["name"], lims)]
     data = [{"type": "bar", "y": ys, "x": _numbers(t["theoretical_occupancy_pct"]), "orientation": "h",
              "name": "theoretical", "marker": {"color": OKABE_ITO[4]},
-             "text": [plot_text(limiter_text(x), 24) for x in lims],
+             "text": [plot_text(limiter_text(x, vendor), 24) for x in lims],
              "textposition": "inside", "hovertext": hov, "hoverinfo": "text+x"},
             {"type": "bar", "y": ys, "x": _numbers(t["achieved_occupancy_pct"]), "orientation": "h",
              "name": "achieved", "marker": {"color": OKABE_ITO[0], "pattern": {"shape": "/"}}, "hovertext": hov,
              "hoverinfo": "text+x"}]
     fig = _layout(data, 160 + 44 * len(ys), barmode="group",
-                  xaxis={"title": axis_title("occupancy [% of max warps]"), "range": [0, 102]},
+                  xaxis={"title": axis_title(f"occupancy [% of max {vendor_word(vendor, 'warps')}]"),
+                         "range": [0, 102]},
                   yaxis={"autorange": "reversed"})
     cols = ["name", "calls", "time_ns", "block_size", "regs_per_thread", "smem_bytes", "active_blocks_per_sm",
             "theoretical_occupancy_pct", "achieved_occupancy_pct", "limiters"]
     take = _takeaway(r, f"Theoretical occupancy (with what limits it) and, where measured, achieved occupancy of "
                         f"{len(r.table)} hot kernel(s).")
-    return [Panel("Occupancy of the hot kernels", take, fig, table_html(with_limiter_text(r.table), cols, max_rows,
-                                                                        docs=r.columns))]
+    return [Panel("Occupancy of the hot kernels", take, fig, table_html(
+        with_limiter_text(r.table, vendor), cols, max_rows, docs=r.columns,
+        headers={"active_blocks_per_sm": vendor_label("active_blocks_per_sm", vendor)}))]
+
+
+def _vendor_of_stalls(st: AnalysisResult) -> str | None:
+    """``amd`` / ``nvidia`` when every stall row's counters are that vendor's (the table's ``vendor`` column)."""
+    v = set(st.table["vendor"].astype(str)) if "vendor" in st.table else set()
+    return v.pop() if len(v) == 1 and v <= {"amd", "nvidia"} else None
 
 
 def verdict_names(s: SourceReport) -> list[str]:
@@ -145,7 +155,8 @@ def _stall_panel(st: AnalysisResult, max_rows: int) -> Panel:
     fig = _stacked(t, ys, parts, 1.0, "share of stall time [%]", "%", xrange=[0, 100])
     cols = [c for c in st.table.columns if c not in {p for p, _ in parts}]
     return Panel("Stall classes of the hot kernels",
-                 f"What the warps of {len(st.table)} kernel(s) waited on, as shares of stall time.", fig,
+                 f"What the {vendor_word(_vendor_of_stalls(st), 'warps')} of {len(st.table)} kernel(s) waited on, "
+                 "as shares of stall time.", fig,
                  table_html(st.table, cols, max_rows, docs=st.columns))
 
 

@@ -16,7 +16,8 @@ import pandas as pd
 
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import SourceReport
-from gpulens.reports._format import column_label, fmt_ns, fmt_unit, is_missing, limiter_text, unit_of
+from gpulens.analyzers._advice import vendor_word
+from gpulens.reports._format import column_label, fmt_ns, fmt_unit, is_missing, limiter_text, unit_of, vendor_label
 from gpulens.reports._html_parts import esc, kv_html
 from gpulens.reports._html_roofline import roof_label
 from gpulens.reports._names import short_names
@@ -113,8 +114,10 @@ def _absent(r: AnalysisResult | None) -> str:
 
 
 def _kv_row(r: AnalysisResult, row: pd.Series, skip: tuple[str, ...] = ("name", "kernel")) -> str:
-    return kv_html([(column_label(c, r.columns.get(c, "")), fmt_unit(row[c], unit_of(c, r.columns.get(c, ""))))
-                    for c in row.index if c not in skip])
+    vendor = r.summary.get("vendor")  # occupancy's blocks per SM or per CU
+    return kv_html([(vendor_label(c, vendor, column_label(c, r.columns.get(c, ""))),
+                     limiter_text(row[c], vendor) if c in ("limiter", "limiters") else
+                     fmt_unit(row[c], unit_of(c, r.columns.get(c, "")))) for c in row.index if c not in skip])
 
 
 def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
@@ -145,16 +148,18 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
         extra = f'<p>Bound: {esc(fmt_unit(sol.get("bound"), "text"))}. {esc(fmt_unit(sol.get("evidence"), "text"))}</p>'
         parts.append(_part("Speed of light", _bars(pcts) + extra))
     elif st is not None and not (is_missing(st.get("compute_sol_pct")) and is_missing(st.get("memory_sol_pct"))):
-        parts.append(_part("Speed of light", _bars([("compute (SM)", st.get("compute_sol_pct")),
+        parts.append(_part("Speed of light", _bars([(f"compute ({vendor_word(st.get('vendor'), 'sm')})",
+                                                     st.get("compute_sol_pct")),
                                                     ("memory", st.get("memory_sol_pct"))])))
     else:
         parts.append(_part("Speed of light", _absent(res.get("speed_of_light"))))
     oc = _row(res.get("occupancy"), name)
     if oc is not None:
         r = res["occupancy"]
+        vendor = r.summary.get("vendor")  # limiter words: wavefronts / LDS on AMD
         parts.append(_part("Occupancy", _bars([("theoretical", oc.get("theoretical_occupancy_pct")),
                                                ("achieved", oc.get("achieved_occupancy_pct"))], "#56B4E9")
-                           + f'<p>Limiter: <strong>{esc(limiter_text(oc.get("limiters") or oc.get("limiter")))}'
+                           + f'<p>Limiter: <strong>{esc(limiter_text(oc.get("limiters") or oc.get("limiter"), vendor))}'
                              f'</strong></p>' + _kv_row(r, oc, ("name", "theoretical_occupancy_pct",
                                                                 "achieved_occupancy_pct", "limiters"))))
     else:

@@ -16,7 +16,7 @@ from gpulens.reports._answer import finding_tree, next_step, shown_title
 from gpulens.reports._html_answer import answer_html
 from gpulens.units import fmt_share, is_missing
 from gpulens.reports._format import (breakdown_rest, busy_text, column_label, device_text, fmt_ns, fmt_unit,
-                                     launches_text, time_scale, unit_of)
+                                     launches_text, record_vendor, time_scale, unit_of, vendor_label)
 from gpulens.reports._names import short_names
 from gpulens.reports._html_timeline import timeline_page  # noqa: F401 -- re-exported
 from gpulens.reports._html_parts import (
@@ -327,11 +327,12 @@ def record_items(rec: dict[str, Any]) -> list[tuple[str, str]]:
     decimal bytes, capacities (memory, caches, shared memory) in binary units (``64 KiB``), chip IDs in hex, clocks in
     Hz."""
     out = []
+    vendor = record_vendor(rec)
     for k, v in rec.items():
         if v is None or (isinstance(v, (list, dict)) and not v):
             continue
         doc = META_DOCS.get(k, "")
-        label = doc.rsplit(" [", 1)[0] if doc else column_label(k)
+        label = vendor_label(k, vendor, doc.rsplit(" [", 1)[0] if doc else column_label(k))
         if k in _DRIVER_KEYS:
             text = version_text(v, k)
             vendor = label.split(" ")[0]  # "CUDA driver 12.9", not "CUDA driver CUDA 12.9"

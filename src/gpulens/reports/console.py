@@ -12,6 +12,7 @@ from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import (CONSOLE_LIST, answer, clock_note, finding_tree, more_text, next_step,
                                       partial_reason, shown_title)
 from gpulens.reports._fit import Col, FirstFit, FitTable, glued, name_col
+from gpulens.analyzers._advice import vendor_word
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text,  # noqa: F401 (fmt_ns: re-export)
                                      fmt_ns, fmt_unit, launches_text, limiter_text, rank_ranges,
                                      roofline_heading)
@@ -189,10 +190,12 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
         rows = [[Text(short), fmt_unit(r.block_size, "count"), fmt_unit(r.regs_per_thread, "count"),
                  fmt_unit(r.smem_bytes, "count"), fmt_unit(r.active_blocks_per_sm, "count"),
                  _num(r.theoretical_occupancy_pct), _num(r.achieved_occupancy_pct),
-                 limiter_text(getattr(r, "limiters", r.limiter)), fmt_unit(getattr(r, "waves_per_sm", None), "ratio")]
+                 limiter_text(getattr(r, "limiters", r.limiter), oc.summary.get("vendor")),
+                 fmt_unit(getattr(r, "waves_per_sm", None), "ratio")]
                 for r, short in zip(ot.itertuples(), short_names(ot["name"].astype(str), 32))]
         cols = [name_col(), Col("block"), Col("regs", optional=True),
-                Col("smem B", optional=True), Col("blk/SM", optional=True), Col("theor %"), Col("achv %"),
+                Col("smem B", optional=True), Col(f"blk/{vendor_word(oc.summary.get('vendor'), 'sm')}", optional=True),
+                Col("theor %"), Col("achv %"),
                 Col("limiter"), Col("waves", optional=True)]
         parts.append(FitTable("Occupancy (theoretical per the vendor definition; the grid's effect as waves)",
                               cols, rows))

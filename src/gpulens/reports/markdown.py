@@ -144,7 +144,8 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         r = s.results.get(name)
         if r is not None and not r.skipped and len(r.table):
             title = roofline_heading(r.summary) if name == "roofline" else result_title(name)
-            yield f"### {md_text(title, 200)}\n\n" + md_table(with_limiter_text(r.table), cols, rows, docs=r.columns)
+            table = with_limiter_text(r.table, r.summary.get("vendor"))
+            yield f"### {md_text(title, 200)}\n\n" + md_table(table, cols, rows, docs=r.columns)
     for name, r in s.results.items():
         if name not in _OWN:
             yield _generic(name, r, rows)
