@@ -269,8 +269,9 @@ def make_input(rng: random.Random, seeds: dict[str, Path], work: Path, i: int) -
     return dst, kind
 
 
-def check(path: Path, strict: bool) -> str | None:
-    """None when gpulens behaved on ``path``; else what went wrong."""
+def check(path: Path, strict: bool, extra=None) -> str | None:
+    """None when gpulens behaved on ``path``; else what went wrong. ``extra(doc, path)``: more impossible figures
+    to look for in the JSON report (a list of texts), beside :func:`tests.fuzz_more.impossible_figures`."""
     import gpulens
     from gpulens.errors import GpulensError
     from gpulens.reports import console, html, json_report, markdown
@@ -289,7 +290,8 @@ def check(path: Path, strict: bool) -> str | None:
     except Exception as exc:  # noqa: BLE001 — a finding
         return fuzzing._where(exc)
     try:
-        bad = impossible_figures(json.loads(json_report.render(rep)))
+        doc = json.loads(json_report.render(rep))
+        bad = impossible_figures(doc) + (extra(doc, path) if extra is not None else [])
         if bad:
             return "impossible figure: " + "; ".join(bad[:3])
         prose = prose_of(rep)

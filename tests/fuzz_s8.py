@@ -368,13 +368,8 @@ def main(argv: list[str] | None = None) -> int:
         if what is None:
             tot["ok"] += 1
             continue
-        keep = fdir / f"{i}_{path.name}"
-        shutil.rmtree(keep, ignore_errors=True)
-        (shutil.copytree if path.is_dir() else shutil.copyfile)(path, keep)
-        tot["findings"].append({"i": i, "kind": kind, "strict": strict, "seed": str(seed), "file": str(keep),
-                                "what": what})
-        with open(a.workdir / "findings.jsonl", "a") as fh:
-            fh.write(json.dumps(tot["findings"][-1]) + "\n")
+        fuzzing.record_finding(tot, fdir, a.workdir, path, {"i": i, "kind": kind, "strict": strict,
+                                                             "seed": str(seed), "what": what})
         if a.only is not None:
             print(what, file=sys.stderr)
     tot["seconds"] = round(time.monotonic() - t0, 1)

@@ -291,47 +291,21 @@ def more_impossible(doc: dict) -> list[str]:
     return bad
 
 
+def _more(doc: dict, path: Path) -> list[str]:
+    """:func:`more_impossible`, and a rank folder with a file made unusable (``expect_partial``) must be partial."""
+    bad = more_impossible(doc)
+    lost = path.parent / "expect_partial"
+    if lost.exists() and doc["status"] != "partial":
+        bad.append(f"rank file {lost.read_text()} unusable, yet status {doc['status']!r}, not partial")
+    return bad
+
+
 def check(path: Path, strict: bool) -> str | None:
     """None when gpulens behaved on ``path``; else what went wrong (:func:`tests.fuzz_fresh.check`'s checks, plus
-    :func:`more_impossible`), from one analysis."""
-    import gpulens
-    from gpulens.errors import GpulensError
-    from gpulens.reports import console, html, json_report, markdown
-    from tests.fuzz_more import impossible_figures
-    from tests.test_report_text import bad_text, page_text, prose_of
+    :func:`_more`), from one analysis."""
+    from tests.fuzz_fresh import check as fresh_check
 
-    try:
-        rep = gpulens.analyze([path], strict=strict)
-    except GpulensError as exc:
-        msg = str(exc)
-        if "\n" in msg or not msg.startswith(str(path)):
-            return f"bad message {type(exc).__name__}: {msg[:200]!r}"
-        return None
-    except fuzzing.FuzzTimeout:
-        raise
-    except Exception as exc:  # noqa: BLE001 — a finding
-        return fuzzing._where(exc)
-    try:
-        doc = json.loads(json_report.render(rep))
-        bad = impossible_figures(doc) + more_impossible(doc)
-        lost = path.parent / "expect_partial"
-        if lost.exists() and doc["status"] != "partial":
-            bad.append(f"rank file {lost.read_text()} unusable, yet status {doc['status']!r}, not partial")
-        if bad:
-            return "impossible figure: " + "; ".join(bad[:3])
-        prose = prose_of(rep)
-        text, _, _ = page_text(html.render(rep))
-        for label, t in (("html", " ".join(text.split())),
-                         ("markdown", " ".join(markdown.render(rep).replace("\\", "").split())),
-                         ("console", " ".join(console.render(rep).split()))):
-            found = [b for b in bad_text(t, prose) if not b.startswith("raw ns")]
-            if found:
-                return f"{label} text: {found[0][:200]}"
-    except fuzzing.FuzzTimeout:
-        raise
-    except Exception as exc:  # noqa: BLE001 — a finding in a reporter
-        return "report " + fuzzing._where(exc)
-    return None
+    return fresh_check(path, strict, _more)
 
 
 def check_cli(path: Path) -> str | None:
@@ -435,13 +409,8 @@ def main(argv: list[str] | None = None) -> int:
         if what is None:
             tot["ok"] += 1
             continue
-        keep = fdir / f"{i}_{path.name}"
-        shutil.rmtree(keep, ignore_errors=True)
-        (shutil.copytree if path.is_dir() else shutil.copyfile)(path, keep)
-        tot["findings"].append({"i": i, "kind": kind, "strict": strict, "seed": str(seed), "file": str(keep),
-                                "what": what})
-        with open(a.workdir / "findings.jsonl", "a") as fh:
-            fh.write(json.dumps(tot["findings"][-1]) + "\n")
+        fuzzing.record_finding(tot, fdir, a.workdir, path, {"i": i, "kind": kind, "strict": strict,
+                                                             "seed": str(seed), "what": what})
         if a.only is not None:
             print(what, file=sys.stderr)
     tot["seconds"] = round(time.monotonic() - t0, 1)

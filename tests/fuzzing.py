@@ -480,6 +480,17 @@ def run_one(path: Path, strict: bool, cli: bool, out: Path, analyze: bool = True
     return None
 
 
+def record_finding(tot: dict, fdir: Path, workdir: Path, path: Path, finding: dict) -> None:
+    """Keep the input of a finding (copied to ``fdir`` as ``<i>_<name>``) and record ``finding`` (plus its
+    ``file``) in ``tot["findings"]`` and in ``workdir/findings.jsonl`` — the campaigns' one record of a finding."""
+    keep = fdir / f"{finding['i']}_{path.name}"
+    shutil.rmtree(keep, ignore_errors=True)
+    (shutil.copytree if path.is_dir() else shutil.copyfile)(path, keep)
+    tot["findings"].append({**finding, "file": str(keep)})
+    with open(workdir / "findings.jsonl", "a") as fh:
+        fh.write(json.dumps(tot["findings"][-1]) + "\n")
+
+
 def _keep(path: Path, keep: Path) -> None:
     if path.is_dir():
         shutil.copytree(path, keep, dirs_exist_ok=True)
