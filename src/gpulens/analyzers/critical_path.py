@@ -8,6 +8,11 @@ window per rank from its first to its last event. Rows: (rank, step, class) for 
 half of the path — counting the path's host waits (idle, runtime calls) during which the rank's GPU was busy: the
 host waited on that GPU work through a dependency the trace does not record (another host thread, a full launch
 queue) — else ``cpu``.
+
+Host threads: in a process whose GPU work is launched from several threads (PyTorch's backward pass runs on the
+autograd engine's thread while the main thread waits in ``backward()``), the walk on one launching thread reads the
+others' events where it has none (:func:`_process_views`): a launch on any thread is host work feeding the GPU, so
+``host_idle`` is time when no launching thread of the process ran an event.
 """
 
 from __future__ import annotations
@@ -53,7 +58,8 @@ _ACTIONS = {
     "cpu_op": "Cut host overhead on the critical path (CUDA graphs, torch.compile, fewer small ops; {top}).",
     "runtime": "Cut runtime-call overhead on the critical path ({top}).",
     "launch_delay": "Launch earlier or batch launches: the GPU waits for work to be enqueued.",
-    "host_idle": "The host thread is idle on the critical path: look for data loading or Python outside the ops.",
+    "host_idle": "No host thread that launches GPU work runs an op on the critical path: look for data loading or "
+                 "Python outside the ops.",
     "sync": "Remove the synchronisation on the critical path ({top}).",
     "gpu_gap": "GPU events wait on other streams: reorder or split the dependency.",
 }
@@ -101,11 +107,16 @@ def _prepare(timeline: Timeline) -> tuple[Walker, pd.DataFrame, dict]:
     brows = np.flatnonzero(blocking)
     brows = brows[np.argsort(tcode[brows], kind="stable")]
     b_cut = np.searchsorted(tcode[brows], np.arange(n_threads + 1))
+    lp = np.full(len(gpu), -1, dtype=np.int64)
+    if len(host) and len(gpu):
+        lp = _host_positions(host["event_id"].to_numpy(np.int64), ctx.links["launch_event_id"])
+    own = {c: (ta[seg_cut[c]:seg_cut[c + 1]], tb[seg_cut[c]:seg_cut[c + 1]], who[seg_cut[c]:seg_cut[c + 1]],
+               brows[b_cut[c]:b_cut[c + 1]]) for c in range(n_threads)}
+    views = _process_views(own, keys, tcode[lp[lp >= 0]] if len(tcode) else np.zeros(0, np.int64), h_end)
     for c in range(n_threads):
         key = keys[c]
-        sl = slice(seg_cut[c], seg_cut[c + 1])
-        th = Thread(ta[sl], tb[sl], who[sl])
-        b = brows[b_cut[c]:b_cut[c + 1]]
+        s_a, s_b, s_w, b = views.get(c, own[c])
+        th = Thread(s_a, s_b, s_w)
         if len(b) and key[0] in rank_ends:
             ends, pos = rank_ends[key[0]]
             k = np.searchsorted(ends, h_end[b] + 2000, side="right") - 1  # 2 µs of host/GPU clock tolerance
@@ -113,9 +124,6 @@ def _prepare(timeline: Timeline) -> tuple[Walker, pd.DataFrame, dict]:
             o = np.argsort(h_end[b][ok], kind="stable")
             th.block_end, th.block_gpu = h_end[b][ok][o], pos[k[ok]][o]
         threads[key] = th
-    lp = np.full(len(gpu), -1, dtype=np.int64)
-    if len(host) and len(gpu):
-        lp = _host_positions(host["event_id"].to_numpy(np.int64), ctx.links["launch_event_id"])
     lthread = keys[np.where(lp >= 0, tcode[np.maximum(lp, 0)] if len(tcode) else 0, n_threads)]
     # previous event on the same stream: one stable sort by (stream, start)
     prev = np.full(len(gpu), -1, dtype=np.int64)
@@ -126,6 +134,82 @@ def _prepare(timeline: Timeline) -> tuple[Walker, pd.DataFrame, dict]:
         prev[o[1:][same]] = o[:-1][same]
     walker = Walker(host, host_class, threads, gpu, lp, lthread, prev, rank_ends)
     return walker, gpu, {"host": host, "tcode": tcode, "keys": keys}
+
+
+def _process_views(own: dict, keys: np.ndarray, launch_codes: np.ndarray, h_end: np.ndarray) -> dict:
+    """The host as the walk sees it from each launching thread of a process with several: the thread's own
+    innermost-event segments, its idle time filled by the other launching threads of the same (rank, pid), busiest
+    first (PyTorch runs the backward pass on the autograd engine's thread while the main thread waits in
+    ``backward()`` with no event: a launch on any thread is host work feeding the GPU, so the main thread's silence
+    then is no host idle time). The other threads' blocking calls that end while the thread itself is idle join its
+    own (they hold the host there).
+
+    Args:
+        own: thread code → (segment starts, ends [ns], innermost host row or −1, blocking host rows).
+        keys: thread code → (rank, pid, tid); launch_codes: thread code of each GPU event's launch call;
+        h_end: end of each host row [ns].
+    Returns:
+        thread code → the same four arrays for every launching thread of a process with two or more of them.
+    """
+    if not len(launch_codes):
+        return {}
+    codes, n_launch = np.unique(launch_codes, return_counts=True)
+    by_proc: dict = {}
+    for c, n in sorted(zip(codes.tolist(), n_launch.tolist()), key=lambda x: -x[1]):
+        by_proc.setdefault(tuple(keys[c][:2]), []).append(c)
+    out = {}
+    for group in by_proc.values():
+        if len(group) < 2:
+            continue
+        for c in group:
+            s_a, s_b, s_w, b = own[c]
+            for o in group:
+                if o == c:
+                    continue
+                o_a, o_b, o_w, o_blk = own[o]
+                e = h_end[o_blk]
+                o_blk = o_blk[~_active_at(s_a, s_b, s_w, e - 1)]  # its blocking calls ending in this one's idle time
+                s_a, s_b, s_w = _fill_idle(s_a, s_b, s_w, o_a, o_b, o_w)
+                b = np.concatenate([b, o_blk])
+            out[c] = (s_a, s_b, s_w, np.sort(b, kind="stable"))
+    return out
+
+
+def _active_at(a: np.ndarray, b: np.ndarray, w: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Whether a thread's segments (starts ``a``, ends ``b``, event ``w``; −1 = idle) hold an event at times t."""
+    i = np.searchsorted(a, t, side="right") - 1
+    j = np.maximum(i, 0)
+    return (i >= 0) & (t < b[j]) & (w[j] >= 0) if len(a) else np.zeros(len(t), dtype=bool)
+
+
+def _fill_idle(a: np.ndarray, b: np.ndarray, w: np.ndarray, oa: np.ndarray, ob: np.ndarray, ow: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One thread's segments with its idle time (−1 segments and time outside them) taken by another thread's events
+    where that one has any: the elementary intervals of both tilings, the first thread's event where it has one,
+    else the other's, else −1; neighbours with the same event merged. Sorted, non-overlapping segments [ns]."""
+    if not len(oa):
+        return a, b, w
+    x = np.unique(np.concatenate([a, b, oa, ob]))
+    lo, hi = x[:-1], x[1:]
+    mine, other = _event_at(a, b, w, lo), _event_at(oa, ob, ow, lo)
+    ev = np.where(mine >= 0, mine, other)
+    covered = (mine != -2) | (other != -2)  # inside either tiling (−2: outside both)
+    lo, hi, ev = lo[covered], hi[covered], np.maximum(ev[covered], -1)
+    if not len(lo):
+        return a, b, w
+    head = np.r_[True, (ev[1:] != ev[:-1]) | (lo[1:] != hi[:-1])]
+    cut = np.flatnonzero(head)
+    ends = np.r_[cut[1:], len(lo)] - 1
+    return lo[cut], hi[ends], ev[cut]
+
+
+def _event_at(a: np.ndarray, b: np.ndarray, w: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """The event of the segment holding each time t (−1 an idle segment, −2 outside every segment)."""
+    if not len(a):
+        return np.full(len(t), -2, dtype=np.int64)
+    i = np.searchsorted(a, t, side="right") - 1
+    j = np.maximum(i, 0)
+    return np.where((i >= 0) & (t < b[j]), w[j], -2)
 
 
 def _host_positions(host_ids: np.ndarray, launch_ids: pd.Series) -> np.ndarray:
