@@ -16,6 +16,10 @@ one). It is found by walking back from the window's end:
   of: its launch call's start (the gap is ``launch_delay``; the path continues on the launching thread), the end of
   the previous event on its stream (``gpu_gap``; the path continues there), or — only when both are earlier — the
   latest end of an event on another stream of the rank before g's start (a cross-stream dependency, ``gpu_gap``).
+  When g's launch call is not in the trace (a GPU-only trace, or a call outside the profiling window) nothing shows
+  what g waited for: the path still continues at the latest of those predecessors, but the wait is
+  ``unattributed`` — the same definition as the idle breakdown's "no cause the trace shows"
+  (:mod:`gpulens.analyzers.bottlenecks`) — and the time before a first GPU event with no launch is too.
 
 Every step of the walk moves back in time, so the path's segments tile the window: their sum is the window's length.
 Cost: O(host events) to prepare each thread's innermost-event segments, then O(log n) per event on the path.
@@ -34,7 +38,7 @@ from gpulens.analyzers._nesting import _TooDeep, leaf_tiles, nest_clipped, visit
 BLOCKING = re.compile(r"Synchronize|^(?:cuda|hip)Memcpy(?:2D|3D)?$|^(?:cuda|hip)Memset$|^cuMemcpy[DH]to[DH](?:_v2)?$")
 GPU_CLASS = {"kernel": "kernel", "comm": "comm", "memcpy": "memcpy", "memset": "memset"}
 CLASSES = ("cpu_op", "runtime", "sync", "host_idle", "launch_delay", "kernel", "comm", "memcpy", "memset",
-           "gpu_gap")
+           "gpu_gap", "unattributed")
 #: Class name → its code (position in :data:`CLASSES`); the walk records codes.
 CODE = {c: i for i, c in enumerate(CLASSES)}
 
@@ -229,18 +233,19 @@ class Walker:
             t_prev = int(self.g_end[p]) if p >= 0 else -1
             best = max(t_launch, t_prev)
             x = self._cross(g, best) if best < s else -1
+            wait = "gpu_gap" if lp >= 0 else "unattributed"  # no launch call: what g waited for is not recorded
             if x >= 0:
                 t_x = min(int(self.g_end[x]), s)
-                gap("gpu_gap", t_x, s)
+                gap(wait, t_x, s)
                 g, t = x, t_x
             elif p >= 0 and t_prev >= t_launch:
-                gap("gpu_gap", min(t_prev, s), s)
+                gap(wait, min(t_prev, s), s)
                 g, t = p, min(t_prev, s)
             elif lp >= 0:
                 gap("launch_delay", min(t_launch, s), s)
                 where, thread, t = "host", self.launch_thread[g], min(t_launch, s)
             else:
-                gap("host_idle", lo, s)
+                gap("unattributed", lo, s)
                 break
         out.reverse()
         return self._flatten(out)

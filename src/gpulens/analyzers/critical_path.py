@@ -37,7 +37,7 @@ COLUMNS = {
     "step": "ProfilerStep number (unknown when the window is the whole trace) [id]",
     "step_ns": "duration of the step (the critical path's length) [ns]",
     "class": "event class on the path: cpu_op, runtime, sync, host_idle, launch_delay, kernel, comm, memcpy, memset, "
-             "gpu_gap [text]",
+             "gpu_gap, unattributed (a GPU wait whose launch call is not in the trace) [text]",
     "time_ns": "time of the class on the path [ns]",
     "share": "time_ns / step_ns [share]",
     "events": "distinct events of the class on the path [count]",
@@ -48,7 +48,7 @@ GPU_CLASSES = {"kernel", "comm", "memcpy", "memset", "gpu_gap"}
 CLASS_WORDS = {"cpu_op": "CPU ops", "runtime": "runtime calls", "sync": "synchronisations",
                "host_idle": "host idle gaps", "launch_delay": "launch delays", "kernel": "kernels",
                "comm": "collectives", "memcpy": "memory copies", "memset": "memory fills",
-               "gpu_gap": "cross-stream waits"}
+               "gpu_gap": "cross-stream waits", "unattributed": "GPU waits with no cause the trace shows"}
 
 _ACTIONS = {
     "kernel": "Shorten the kernels on the critical path, starting with {top}.",
@@ -62,6 +62,8 @@ _ACTIONS = {
                  "Python outside the ops.",
     "sync": "Remove the synchronisation on the critical path ({top}).",
     "gpu_gap": "GPU events wait on other streams: reorder or split the dependency.",
+    "unattributed": "No launch call is linked to the GPU work after these waits (GPU-only trace, or calls outside the "
+                    "profiling window): {record}.",
 }
 
 
@@ -529,7 +531,8 @@ class CriticalPath(Analyzer):
         t["_o"] = t["class"].map({c: i for i, c in enumerate(CLASSES)})
         t = t.sort_values(["rank", "step", "_o"], kind="stable", na_position="first").reset_index(drop=True)
         t["step"] = t["step"].astype("Int64")
-        summary, findings = self._summary(t, _advice.uses_pytorch(timeline), _host_wait_on_busy_gpu(timeline, ps))
+        summary, findings = self._summary(t, _advice.uses_pytorch(timeline), _host_wait_on_busy_gpu(timeline, ps),
+                                          _advice.host_trace(timeline, device))
         # the findings tree (issue 14.6), each nanosecond once: a path held by host-side or gap time is GPU idle
         # time, so it details the breakdown's idle finding; a path held by GPU work is time the kernel verdicts
         # already rank, so it is stated (title) but not counted a second time
@@ -555,8 +558,8 @@ class CriticalPath(Analyzer):
                                                "top_class": "event class with the most path time [text]"})
 
     @staticmethod
-    def _summary(t: pd.DataFrame, pytorch: bool = True, waited: dict[str, int] | None = None
-                 ) -> tuple[dict, list[Finding]]:
+    def _summary(t: pd.DataFrame, pytorch: bool = True, waited: dict[str, int] | None = None,
+                 tool: str | None = None) -> tuple[dict, list[Finding]]:
         per = t.groupby("class")["time_ns"].sum().sort_values(ascending=False)
         windows = t.drop_duplicates(["rank", "step"])
         path = float(windows["step_ns"].sum())
@@ -564,9 +567,13 @@ class CriticalPath(Analyzer):
         top = str(per.index[0])
         waited = waited or {}
         on_gpu = float(sum(waited.values()))  # host waits (idle, runtime calls) while the rank's GPU was busy
+        unknown = float(per.get("unattributed", 0))
+        host = path - gpu - on_gpu - unknown
+        bound = ("gpu" if path and (gpu + on_gpu) / path >= 0.5 else
+                 "cpu" if not unknown or (path and host / path >= 0.5) else "unknown")
         summary = {"windows": int(len(windows)), "path_ns": path, "gpu_share": gpu / path if path else 0.0,
-                   "host_wait_gpu_busy_ns": int(on_gpu),
-                   "bound": "gpu" if path and (gpu + on_gpu) / path >= 0.5 else "cpu", "top_class": top,
+                   "host_wait_gpu_busy_ns": int(on_gpu), "unattributed_share": unknown / path if path else 0.0,
+                   "bound": bound, "top_class": top,
                    "class_ns": {str(k): int(v) for k, v in per.items()}}
         tops = t[t["class"] == top].groupby("top_event")["time_ns"].sum()
         top_event = str(tops.idxmax()) if len(tops) and tops.idxmax() else top
@@ -574,10 +581,16 @@ class CriticalPath(Analyzer):
         over = f" ({fmt_ns(per.iloc[0])} summed over {ranks} ranks' steps)" if ranks > 1 else ""
         title = (f"Critical path: {CLASS_WORDS.get(top, top)} hold {100 * per.iloc[0] / path:.0f} % of the step "
                  f"time{over}")
-        detail = (f"Over {len(windows)} window(s) the path is {summary['bound'].upper()}-bound "
+        said = (f"the path is {bound.upper()}-bound" if bound != "unknown" else
+                "what bounds the path is unknown")
+        detail = (f"Over {len(windows)} window(s) {said} "
                   f"({100 * summary['gpu_share']:.0f} % on GPU work"
-                  + (f", {100 * on_gpu / path:.0f} % host waits while the GPU was busy" if on_gpu else "") + ").")
-        action = (_advice.host_path_action(top, pytorch) or _ACTIONS.get(top, "")).format(top=top_event[:80])
+                  + (f", {100 * on_gpu / path:.0f} % host waits while the GPU was busy" if on_gpu else "")
+                  + (f", {100 * unknown / path:.0f} % GPU waits with no cause the trace shows" if unknown else "")
+                  + ").")
+        record = _advice.idle_text(_advice.IDLE_ACTIONS, pytorch, "unattributed", tool)
+        action = (_advice.host_path_action(top, pytorch) or _ACTIONS.get(top, "")).format(top=top_event[:80],
+                                                                                          record=record)
         if top in ("runtime", "sync") and top_event != top:  # what the call is decides the step: a wait is no overhead
             what, act = _advice.runtime_path_action(top_event[:80], pytorch)
             if top == "runtime" or what != "runtime-call overhead":  # a sync event of no known call keeps its step
