@@ -61,7 +61,15 @@ COLUMNS = {
     "time_at_stake_ns": "time − max(time × roof_pct / 100, calls × 2 µs): what running at its (achievable) roof "
                         "would save, each launch keeping the 2 µs no kernel runs under (analyzers._stake) [ns]",
     "roof_note": "why roof_pct is unknown although the figures exist: they put the kernel above its roof [text]",
+    "bound_basis": "what ``bound`` rests on: 'roofline' (the device spec's peaks), 'roofline on assumed peaks' (the "
+                   "GPU was not identified: its peaks are a guess), or 'measured speed of light' (the kernel's SOL "
+                   "counters, which decide its verdict: then bound and time_at_stake_ns are the verdict's, one per "
+                   "kernel) [text]",
 }
+#: The roofline's ``bound`` for each kernel verdict that a measured speed of light can give (inverse of
+#: :data:`gpulens.analyzers.verdict_rules.BOUND_TO_VERDICT` on the roofline's vocabulary).
+VERDICT_TO_BOUND = {"compute-bound": "compute", "memory-bound": "memory", "latency/occupancy-bound": BELOW_ROOFS}
+MEASURED = "measured speed of light"
 #: Below this % of the attainable roof a kernel is bound by neither roof (the verdicts' threshold, one definition).
 NEITHER_PCT = ROOF_BOUND_PCT
 
@@ -179,7 +187,38 @@ class Roofline(Analyzer):
         summary["achievable_roofs"] = sorted({str(k) for k in table["compute_roof"].dropna()
                                               if str(k).startswith("achievable.")})
         summary["cache_levels"] = self._cache_levels(timeline, hot, work, spec, measured)
+        basis = "roofline on assumed peaks" if summary["device_assumed"] else "roofline"
+        table["bound_basis"] = pd.Series(np.where(table["bound"].notna(), basis, None), index=table.index,
+                                         dtype=object)
         return AnalysisResult(self.name, table, COLUMNS, summary, self._findings(table, summary))
+
+    @staticmethod
+    def settle(result: AnalysisResult | None, name: str, verdict: str, stake_ns: int | None, sol_text: str) -> None:
+        """Once kernel ``name``'s verdict rests on its measured speed of light (``sol_text``: "compute 32 %, memory
+        28 % of peak"), its roofline row and finding say the same — in place, one bound and one time at stake per
+        kernel in every report: the row's ``bound`` becomes the verdict's (``bound_basis`` 'measured speed of
+        light') and its ``time_at_stake_ns`` the verdict's ``stake_ns``; where the roofline's own placement
+        (datasheet or assumed peaks) said another bound, its finding keeps the placement and adds what the
+        counters measured instead. Other verdicts (undetermined, launch, communication) leave the row."""
+        if result is None or result.skipped or verdict not in VERDICT_TO_BOUND or not len(result.table):
+            return
+        t = result.table
+        hit = np.flatnonzero((t["name"].astype(str) == name).to_numpy() & t["bound"].notna().to_numpy())
+        if not len(hit):
+            return
+        i = t.index[hit[0]]
+        model, bound = t.at[i, "bound"], VERDICT_TO_BOUND[verdict]
+        t.at[i, "bound"], t.at[i, "bound_basis"] = bound, MEASURED
+        t.at[i, "time_at_stake_ns"] = pd.NA if stake_ns is None else int(stake_ns)
+        for f in result.findings:
+            if f.key != f"roofline:{name}":
+                continue
+            f.time_at_stake_ns = None if stake_ns is None else int(stake_ns)
+            if model != bound:
+                f.title += f"; measured speed of light: {verdict} ({sol_text})"
+                f.detail += (f" The kernel's speed-of-light counters measure {sol_text}: they decide its bound "
+                             f"({verdict}), not the roofline's placement on the spec's peaks.")
+                f.category = verdict
 
     @staticmethod
     def _cache_levels(timeline: Timeline, hot: pd.DataFrame, work: pd.DataFrame, spec, measured) -> list[dict]:

@@ -38,6 +38,7 @@ from gpulens.analyzers.launches import link_gpu_to_launch
 from gpulens.analyzers.stalls import kernel_percentages
 from gpulens.analyzers._span import busy_unknown_reason
 from gpulens.analyzers._stake import SOL_BOUND_PCT, sol_attained_pct
+from gpulens.analyzers.roofline import Roofline
 from gpulens.analyzers.speed_of_light import bound_of, missing_for_bound
 from gpulens.analyzers._tree import roots
 from gpulens.analyzers.stall_classes import OCCUPANCY_METRICS, SOL_METRICS
@@ -443,6 +444,11 @@ class Verdicts(Analyzer):
                 e.sectors_per_request = spr[name]
                 e.inputs.append("counters:sectors-per-request")
             v = decide(e, vendor=vendor)
+            if e.sol_bound is not None and v.verdict == BOUND_TO_VERDICT.get(e.sol_bound):
+                # the verdict rests on measured speed of light: the roofline row and finding say the same bound
+                # and time at stake (one per kernel), whatever the (perhaps assumed) peaks placed it at
+                Roofline.settle((results or {}).get("roofline"), name, v.verdict,
+                                None if eff != eff else v.time_at_stake_ns, _sol_text(e))
             if eff != eff:  # durations not recorded: the kernel's time and its time at stake are unknown, not 0
                 e.time_ns, v.time_at_stake_ns = None, None
             elif v.verdict == "latency/occupancy-bound" and e.sol_bound is not None and name in occ:
@@ -555,3 +561,10 @@ def _mostly_host_only(bn: Any) -> bool:
     """True when host-only time outside the GPU span is at least half the profiled window."""
     edges, window = _host_only_edges(bn)
     return bool(window) and edges >= 0.5 * window
+
+
+def _sol_text(e: Evidence) -> str:
+    """A kernel's measured speed of light in words: "compute 32 %, memory 28 % of peak" (the sides measured)."""
+    parts = [f"{side} {pct:.0f} %" for side, pct in (("compute", e.compute_pct), ("memory", e.memory_pct))
+             if pct is not None]
+    return (", ".join(parts) + " of peak") if parts else "its speed-of-light counters"
