@@ -127,10 +127,13 @@ def library_name(name: str | None) -> str:
     return "the library"
 
 
-def whole_waves(fam: str, library: bool, name: str | None = None, pytorch: bool = False) -> str:
+def whole_waves(fam: str, library: bool, name: str | None = None, pytorch: bool = False,
+                vendor: str | None = None) -> str:
     """How to remove a partly filled last wave (one imperative sentence). A library kernel's code, tiles and grid
     are the library's: the step says so and names what the user does choose — the shapes, layout and dtype it is
-    given, the library version, another algorithm or op for the same work — never "resize the grid"."""
+    given, the library version, another algorithm or op for the same work — never "resize the grid". SMs or CUs
+    in ``vendor``'s words."""
+    sms = vendor_word(vendor, "sms")
     if library:
         lib = library_name(name)
         whose = f"{lib}'s library kernel" if lib != "the library" else "a library kernel"
@@ -141,13 +144,13 @@ def whole_waves(fam: str, library: bool, name: str | None = None, pytorch: bool 
             other = ("use another op for the same work (a fused or compiled one: torch.compile)" if pytorch else
                      "use another op or implementation for the same work")
         return (f"It is {whose}: its code and grid are not yours to edit — the grid follows from the shapes you give "
-                "it, so try shapes that make it a whole number of waves (blocks = multiple of SMs × resident "
+                f"it, so try shapes that make it a whole number of waves (blocks = multiple of {sms} × resident "
                 f"blocks), another memory layout or dtype, another {lib if lib != 'the library' else 'library'} "
                 f"version, or {other}.")
     if fam == "gemm":
-        return ("Size the grid to a whole number of waves (blocks = multiple of SMs × resident blocks): pick tile "
+        return (f"Size the grid to a whole number of waves (blocks = multiple of {sms} × resident blocks): pick tile "
                 "sizes or split-K that divide the problem evenly.")
-    return "Size the grid to a whole number of waves (blocks = multiple of SMs × resident blocks)."
+    return f"Size the grid to a whole number of waves (blocks = multiple of {sms} × resident blocks)."
 
 
 def limiter(resource: str, name: str | None, pytorch: bool = False, latency_bound: bool = False,
@@ -254,9 +257,9 @@ def graphs(pytorch: bool, vendor: str | None = None) -> str:
 IDLE_ACTIONS = {
     True: {
         "host": "move work off the host thread that feeds the GPU (data loading, Python, CPU ops)",
-        "launch": "fuse small kernels (torch.compile) or capture the step in CUDA/HIP graphs",
+        "launch": "fuse small kernels (torch.compile) or capture the step in {graphs}",
         "sync": "remove synchronisations and synchronous copies (.item(), .cpu(), .tolist(), "
-                "cudaDeviceSynchronize) from the step loop, or copy into pinned memory with non_blocking=True and "
+                "{device_sync}) from the step loop, or copy into pinned memory with non_blocking=True and "
                 "wait for the result only where it is needed",
         "queued": "look at cross-stream dependencies and event waits",
         "unattributed": "record the host side too (torch.profiler with CPU activity) to find what the GPU waited for",
@@ -264,7 +267,7 @@ IDLE_ACTIONS = {
     False: {
         "host": "move work off the host thread that feeds the GPU (I/O, CPU-side preparation) or enqueue work further "
                 "ahead",
-        "launch": "fuse small kernels or capture the loop in CUDA/HIP graphs (stream capture)",
+        "launch": "fuse small kernels or capture the loop in {graphs} (stream capture)",
         "sync": "remove device/stream synchronisations and blocking copies from the loop",
         "queued": "look at cross-stream dependencies and event waits",
         "unattributed": "record the host side too (nsys with CUDA API tracing, rocprofv3 --runtime-trace) to find "
@@ -287,16 +290,30 @@ HOST_TRACE = (("kineto", "torch.profiler with ProfilerActivity.CPU"),
 #: vendor is unknown reads both (``SM/CU``). Every user-facing sentence that names one goes through :func:`vendor_word`.
 VENDOR_WORDS = {
     "nvidia": {"sm": "SM", "sms": "SMs", "warp": "warp", "warps": "warps", "smem": "shared memory",
-               "graphs": "CUDA graphs",
+               "graphs": "CUDA graphs", "graph": "CUDA graph",
                "host_trace": "nsys profile --trace=cuda,osrt: CUDA API calls beside the kernels",
-               "counters": "ncu"},
+               "counters": "ncu", "tensor": "tensor cores", "barrier": "__syncthreads()",
+               "async_copy": "cp.async/TMA or shared-memory double-buffering",
+               "reg_cap": "__launch_bounds__ / -maxrregcount", "device_sync": "cudaDeviceSynchronize",
+               "stream_sync": "cudaStreamSynchronize", "occ_section": "ncu's Occupancy section",
+               "full_counters": "ncu --set full", "lmem": "local memory"},
     "amd": {"sm": "CU", "sms": "CUs", "warp": "wavefront", "warps": "wavefronts", "smem": "LDS",
-            "graphs": "HIP graphs",
+            "graphs": "HIP graphs", "graph": "HIP graph",
             "host_trace": "rocprofv3 --runtime-trace: HIP API calls beside the kernel dispatches",
-            "counters": "rocprof-compute"},
+            "counters": "rocprof-compute", "tensor": "MFMA matrix cores", "barrier": "__syncthreads() (s_barrier)",
+            "async_copy": "LDS double-buffering", "reg_cap": "__launch_bounds__ or amdgpu_waves_per_eu",
+            "device_sync": "hipDeviceSynchronize", "stream_sync": "hipStreamSynchronize",
+            "occ_section": "rocprof-compute's wavefront occupancy figures", "full_counters": "rocprof-compute profile",
+            "lmem": "scratch memory"},
     None: {"sm": "SM/CU", "sms": "SMs/CUs", "warp": "warp/wavefront", "warps": "warps/wavefronts",
-           "smem": "shared memory (LDS)", "graphs": "CUDA/HIP graphs",
-           "host_trace": "nsys with CUDA API tracing, rocprofv3 --runtime-trace", "counters": "ncu / rocprof-compute"},
+           "smem": "shared memory (LDS)", "graphs": "CUDA/HIP graphs", "graph": "CUDA/HIP graph",
+           "host_trace": "nsys with CUDA API tracing, rocprofv3 --runtime-trace", "counters": "ncu / rocprof-compute",
+           "tensor": "tensor cores / MFMA", "barrier": "__syncthreads()/s_barrier",
+           "async_copy": "cp.async/TMA or LDS double-buffering",
+           "reg_cap": "__launch_bounds__ / -maxrregcount (AMD: __launch_bounds__ or amdgpu_waves_per_eu)",
+           "device_sync": "cudaDeviceSynchronize", "stream_sync": "cudaStreamSynchronize",
+           "occ_section": "ncu's Occupancy section / rocprof-compute's wavefront stats",
+           "full_counters": "ncu --set full, or rocprof-compute", "lmem": "local (scratch) memory"},
 }
 _AMD_COLLECTORS = ("rocprof", "rocpd", "omniperf", "rocminfo")
 _NVIDIA_COLLECTORS = ("ncu", "nsys")
@@ -306,6 +323,14 @@ def vendor_word(vendor: str | None, key: str) -> str:
     """The word for ``key`` (``sm``, ``sms``, ``warp``, ``warps``, ``smem``, ``graphs``, ``host_trace``,
     ``counters``) in ``vendor``'s terms (:data:`VENDOR_WORDS`; ``"amd"``, ``"nvidia"``, anything else: both)."""
     return VENDOR_WORDS.get(vendor if vendor in ("amd", "nvidia") else None)[key]
+
+
+def vendor_text(template: str, vendor: str | None) -> str:
+    """``template`` with each ``{key}`` of :data:`VENDOR_WORDS` in ``vendor``'s words (``{Key}``: capitalised), so
+    one sentence of advice serves both vendors and never tells an AMD user about SMs, warps or CUDA, nor an NVIDIA
+    user about CUs, wavefronts or HIP; both vendors' words when the vendor is unknown."""
+    words = VENDOR_WORDS.get(vendor if vendor in ("amd", "nvidia") else None)
+    return template.format_map({**words, **{k[:1].upper() + k[1:]: v[:1].upper() + v[1:] for k, v in words.items()}})
 
 
 def for_vendor(vendor: str | None, nvidia: str, amd: str) -> str:
@@ -379,10 +404,11 @@ def profiler_range(timeline: Any) -> str:
             "cudaProfilerStart/Stop around the region" + both)
 
 
-def idle_text(table: dict, pytorch: bool, cause: str, tool: str | None = None) -> str:
-    """An idle cause's advice from ``table`` (:data:`IDLE_ACTIONS` or :data:`IDLE_DETAILS`); for gaps no launch call
-    explains, the host-side recording named in the input's own tool (``tool``, :func:`host_trace`) when known."""
-    text = table[pytorch][cause]
+def idle_text(table: dict, pytorch: bool, cause: str, tool: str | None = None, vendor: str | None = None) -> str:
+    """An idle cause's advice from ``table`` (:data:`IDLE_ACTIONS` or :data:`IDLE_DETAILS`) in ``vendor``'s words
+    (:func:`vendor_text`); for gaps no launch call explains, the host-side recording named in the input's own tool
+    (``tool``, :func:`host_trace`) when known."""
+    text = vendor_text(table[pytorch][cause], vendor)
     if cause != "unattributed" or not tool:
         return text
     return (f"Record the host side too ({tool}) to attribute them." if table is IDLE_DETAILS else
@@ -394,9 +420,9 @@ IDLE_DETAILS = {
     True: {
         "host": "Move work off the critical host thread, prefetch data (DataLoader workers, pin_memory), or batch more "
                 "work per step.",
-        "launch": "Fuse small kernels (torch.compile) or capture the step in CUDA/HIP graphs so one launch replays "
+        "launch": "Fuse small kernels (torch.compile) or capture the step in {graphs} so one launch replays "
                   "many kernels.",
-        "sync": "Idle gaps overlap blocking host calls (.item(), .cpu(), cudaDeviceSynchronize, synchronous copies): "
+        "sync": "Idle gaps overlap blocking host calls (.item(), .cpu(), {device_sync}, synchronous copies): "
                 "each drains the queue, and the host launches nothing until it returns (a long one with the GPU idle "
                 "throughout means the GPU was held back by a dependency: a stream waiting on an event, or work the "
                 "trace does not show). Remove syncs from the step loop or defer them.",
@@ -405,9 +431,9 @@ IDLE_DETAILS = {
     False: {
         "host": "Move work off the host thread that launches the GPU work, prepare input data ahead (pinned host "
                 "buffers, asynchronous copies), or enqueue more work per iteration.",
-        "launch": "Fuse small kernels or capture the loop in CUDA/HIP graphs (stream capture) so one launch replays "
+        "launch": "Fuse small kernels or capture the loop in {graphs} (stream capture) so one launch replays "
                   "many kernels.",
-        "sync": "Idle gaps overlap blocking host calls (cudaDeviceSynchronize, cudaStreamSynchronize, "
+        "sync": "Idle gaps overlap blocking host calls ({device_sync}, {stream_sync}, "
                 "blocking copies): each drains the queue. Remove them from the loop or defer them.",
         "unattributed": "Record the host side too (nsys with CUDA API tracing, rocprofv3 --runtime-trace) to "
                         "attribute them.",
@@ -437,12 +463,13 @@ def exposed_copy_detail(pytorch: bool) -> str:
             "(cudaMemcpyAsync / hipMemcpyAsync), or keep the data on the device.")
 
 
-def host_path_action(cls: str, pytorch: bool) -> str | None:
+def host_path_action(cls: str, pytorch: bool, vendor: str | None = None) -> str | None:
     """The critical-path next step for a path held by host work, for a program without PyTorch (None: keep the
-    default, which names PyTorch remedies)."""
+    default, which names PyTorch remedies); graphs named in ``vendor``'s words. ``{top}`` is left for the caller."""
     if pytorch:
         return None
-    return {"cpu_op": "Cut host overhead on the critical path (CUDA/HIP graphs, fewer and larger launches; {top}).",
+    return {"cpu_op": "Cut host overhead on the critical path (" + vendor_word(vendor, "graphs")
+                      + ", fewer and larger launches; {top}).",
             "host_idle": "No host thread that launches GPU work runs an event on the critical path: look for "
                          "host work the trace does not record (I/O, CPU-side preparation) between the launches."}.get(cls)
 
@@ -457,13 +484,13 @@ _SETUP_CALL = re.compile(r"^(?:cuda|cu|hip)(?:Ext)?(?:Malloc|Free|MemAlloc|MemFr
                          r"GetDeviceProperties|DeviceGetAttribute)")
 
 
-def runtime_path_action(call: str, pytorch: bool) -> tuple[str, str]:
+def runtime_path_action(call: str, pytorch: bool, vendor: str | None = None) -> tuple[str, str]:
     """What a runtime call that holds the critical path is, and the next step that fits it: ``(what, action)``.
 
     A blocking call (a synchronisation or a synchronous copy: :data:`gpulens.analyzers.bottlenecks.BLOCKING_RE`)
     is the host *waiting*, so the step is about what it waits for, not call overhead; a set-up call (context
     creation, allocation, module loading) is a one-off cost; a launch call is launch overhead; any other call is
-    runtime-call overhead."""
+    runtime-call overhead. Graphs are named in ``vendor``'s words (:func:`vendor_word`)."""
     from gpulens.analyzers.bottlenecks import BLOCKING_COPY_RE, BLOCKING_RE
     from gpulens.analyzers.launches import LAUNCH_RE
 
@@ -487,8 +514,8 @@ def runtime_path_action(call: str, pytorch: bool) -> tuple[str, str]:
     if LAUNCH_RE.match(call):
         return ("kernel launches",
                 "Launch calls hold the critical path: fewer, larger launches "
-                + ("(fuse small kernels, torch.compile) or CUDA/HIP graphs " if pytorch else
-                   "(fused kernels) or CUDA/HIP graphs ")
+                + ("(fuse small kernels, torch.compile) or " if pytorch else "(fused kernels) or ")
+                + vendor_word(vendor, "graphs") + " "
                 + f"so one launch replays many kernels ({call}).")
     return ("runtime-call overhead", f"Cut runtime-call overhead on the critical path ({call}).")
 
@@ -549,10 +576,13 @@ _NARROW = ("bf16", "fp16")
 _NARROWEST = ("fp8", "int8")
 
 
-def precision_step(precision: str | None, compute_roof: str | None, pytorch: bool) -> str | None:
+def precision_step(precision: str | None, compute_roof: str | None, pytorch: bool,
+                   vendor: str | None = None) -> str | None:
     """The precision advice of a compute-bound GEMM / attention kernel, from the roofline's ``precision`` and
     ``compute_roof`` (``matrix.<p>`` tensor cores / MFMA, ``vector.<p>`` CUDA cores / SIMD): None when nothing
-    lower is left (FP8/INT8) — the caller keeps its other steps; the generic sentence when unknown."""
+    lower is left (FP8/INT8) — the caller keeps its other steps; the generic sentence when unknown. The matrix
+    unit is named in ``vendor``'s words (tensor cores, MFMA matrix cores; both when unknown)."""
+    unit = vendor_word(vendor, "tensor")
     prec = (precision or "").lower()
     if isinstance(compute_roof, str):
         compute_roof = compute_roof.removeprefix("achievable.")  # the same unit, judged at its achievable peak
@@ -561,16 +591,17 @@ def precision_step(precision: str | None, compute_roof: str | None, pytorch: boo
         return None
     if prec in _NARROW and on_matrix:
         how = " (Transformer Engine, torchao float8)" if pytorch else ""
-        return (f"It already runs at {prec.upper()} on tensor cores / MFMA: FP8{how} is the lower precision left, "
+        return (f"It already runs at {prec.upper()} on {unit}: FP8{how} is the lower precision left, "
                 "where accuracy allows.")
     if prec in ("fp32", "tf32", "fp64") and isinstance(compute_roof, str) and compute_roof.startswith("vector."):
         how = " (torch.autocast, or allow_tf32 for FP32 matmuls)" if pytorch else ""
-        return (f"It runs on the vector units at {prec.upper()}: use tensor cores / MFMA at TF32 or BF16{how} where "
+        return (f"It runs on the vector units at {prec.upper()}: use {unit} at TF32 or BF16{how} where "
                 "accuracy allows.")
     if prec in ("tf32", "fp32") and on_matrix:
         how = " (torch.autocast)" if pytorch else ""
-        return f"It runs at {prec.upper()} on tensor cores: BF16/FP16{how} or FP8 halve the work per FLOP, where accuracy allows."
-    return None if prec else "Use tensor cores / MFMA at a lower precision (TF32, BF16, FP8) where accuracy allows."
+        return (f"It runs at {prec.upper()} on {unit}: BF16/FP16{how} or FP8 halve the work per FLOP, where "
+                "accuracy allows.")
+    return None if prec else f"Use {unit} at a lower precision (TF32, BF16, FP8) where accuracy allows."
 
 
 _NAME_PRECISION = ((re.compile(r"float8|(?<![a-z0-9])fp8|e4m3|e5m2", re.I), "fp8"),

@@ -179,7 +179,7 @@ def _idle_split(tot: dict[str, Any], boundary: list[dict[str, Any]]) -> list[tup
 
 def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, Any]], pytorch: bool = True,
                  blocking: list[dict[str, Any]] | None = None, tool: str | None = None,
-                 host_calls: list[dict[str, Any]] | None = None) -> None:
+                 host_calls: list[dict[str, Any]] | None = None, vendor: str | None = None) -> None:
     """Write the idle split by cause into the breakdown's ``idle`` finding (in place), so that a reader who sees only
     the root finding still sees where every idle nanosecond went — including the part no cause explains.
 
@@ -188,7 +188,8 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
     which goes to the largest idle cause that recurs in the steady state. ``blocking``:
     :func:`blocking_calls_in_idle`, named when synchronisation is the largest cause; ``host_calls``:
     :func:`host_calls_in_gaps`, named when waiting for the host is; ``tool``: how to record the host side with the
-    input's own profiler (:func:`gpulens.analyzers._advice.host_trace`)."""
+    input's own profiler (:func:`gpulens.analyzers._advice.host_trace`); ``vendor``: the words of the advice (CUDA or
+    HIP graphs, :func:`gpulens.analyzers._advice.vendor_text`)."""
     split = _idle_split(tot, boundary)
     if not split:
         return
@@ -238,15 +239,15 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
         else:
             root.action = (f"Start with the largest cause, {fmt_ns(ns)} with the host blocked — mostly in {b['name']}"
                            f"{inside} ({fmt_ns(b['overlap_ns'])}): "
-                           f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool)}.")
+                           f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, vendor)}.")
     elif top == "host":
         calls = (f" (runtime calls in them: {_calls_text(host_calls)})" if host_calls else
                  " (no runtime call recorded in them: host code the profiler does not break down)")
         root.action = (f"Start with the largest cause, {fmt_ns(ns)} waiting for the host{over}{calls}: "
-                       f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool)}.")
+                       f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, vendor)}.")
     else:
         root.action = (f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}{over}: "
-                       f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool)}.")
+                       f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, vendor)}.")
 
 
 def blocking_calls_in_idle(timeline: Timeline, gaps: pd.DataFrame, calls: pd.DataFrame, n: int = 3,
@@ -315,7 +316,7 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
     span = max(steady, 1)
     of_span = "of the GPU span" if steady == tot["span_ns"] else f"of the {fmt_ns(steady)} outside the one-off gaps"
     out = []
-    say = _advice.IDLE_DETAILS[pytorch]
+    say = {k: _advice.idle_text(_advice.IDLE_DETAILS, pytorch, k, None, vendor) for k in _advice.IDLE_DETAILS[pytorch]}
     texts = {
         "idle_host_ns": ("host-bound", "GPU idle waiting for the host",
                          "The next kernel was launched only after the GPU had run dry: the CPU is busy elsewhere "
@@ -334,7 +335,7 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
     texts["idle_unattributed_ns"] = (
         "idle-unattributed", "GPU idle for reasons the trace does not show",
         "No launch call is linked to the work that ended these gaps (GPU-only trace, or calls outside the profiling "
-        "window). " + _advice.idle_text(_advice.IDLE_DETAILS, pytorch, "unattributed", tool))
+        "window). " + _advice.idle_text(_advice.IDLE_DETAILS, pytorch, "unattributed", tool, vendor))
     for key, (cat, title, detail) in texts.items():
         if tot[key] >= 0.05 * span:
             out.append(Finding(f"{title}: {fmt_ns(tot[key])} ({share_pct_text(100 * tot[key] / span)} {of_span})",

@@ -58,24 +58,25 @@ def waves_text(w: float) -> str:
 
 
 def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: Any = None,
-                  bound: Any = None, pytorch: bool = False) -> Finding | None:
+                  bound: Any = None, pytorch: bool = False, vendor: str | None = None) -> Finding | None:
     """The partly-filled-wave finding of one kernel row (None below :data:`MIN_WAVE_LOSS_SHARE`); its time at stake
     is the wave loss, capped at the kernel's distance to its roof ``roof_ns`` when the roofline gives one. Without a
     roofline ``bound`` (:data:`KNOWN_BOUNDS`) the estimate carries :data:`WAVE_PREMISE` (the verdict may settle it
-    later: :func:`settle_wave_premise`)."""
+    later: :func:`settle_wave_premise`). SMs or CUs in ``vendor``'s words."""
+    sm = _advice.vendor_word(vendor, "sm")
     loss, w = r.wave_loss_ns, r.waves_per_sm
     if loss is None or loss != loss or not r.time_ns or loss < MIN_WAVE_LOSS_SHARE * r.time_ns or w is None \
             or w != w:
         return None
     share = 100.0 * loss / r.time_ns
     gb, ab = _int(r.grid_blocks), _int(r.active_blocks_per_sm)
-    cfg = f"{gb:,} blocks, {ab} resident per SM" if gb is not None and ab is not None else "its launch configuration"
+    cfg = f"{gb:,} blocks, {ab} resident per {sm}" if gb is not None and ab is not None else "its launch configuration"
     varies = (_int(r.grid_sizes) or 0) > 1
     main = (f" in its main configuration ({cfg}; {100 * (r.config_time_share or 0):.0f} % of its time — its "
             f"{r.grid_sizes} grid sizes each counted with their own waves)" if varies else f" ({cfg})")
     formula = ("At stake: Σ over launches of time × (1 − W / ⌈W⌉), W = that launch's waves — the time block slots "
                "stay empty in partly filled waves if every block took the same time (an upper bound: a lone block may "
-               "run faster than one sharing its SM).")
+               f"run faster than one sharing its {sm}).")
     own = 1.0 - w / math.ceil(w) if w > 0 else 0.0  # the main configuration's own loss share
     if varies and own < MIN_WAVE_LOSS_SHARE:
         title = (f"Partly filled waves of {_short(r.name)}: up to {share:.0f} % of its time lost to empty block "
@@ -83,7 +84,7 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
         detail = (f"Its launches use {_int(r.grid_sizes)} grid sizes; the main configuration ({cfg}, "
                   f"{100 * (r.config_time_share or 0):.0f} % of its time) runs {waves_text(w)} waves, the others leave "
                   f"partly filled waves. {formula}")
-        act = _advice.whole_waves(fam, library, str(r.name), pytorch)
+        act = _advice.whole_waves(fam, library, str(r.name), pytorch, vendor)
     elif w < 1:
         title = (f"Grid of {_short(r.name)} fills {fill_text(w)} of one wave: up to {share:.0f} % of its time "
                  "lost to empty block slots" + (" (grid sizes vary)" if varies else ""))
@@ -94,7 +95,7 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
         title = (f"Last wave of {_short(r.name)} is {r.tail_wave_pct:.0f} % full ({w:.2f} waves): up to "
                  f"{share:.0f} % of its time lost to empty block slots" + (" (grid sizes vary)" if varies else ""))
         detail = f"{w:.2f} waves{main}: the final wave runs with most block slots empty (tail effect). {formula}"
-        act = _advice.whole_waves(fam, library, str(r.name), pytorch)
+        act = _advice.whole_waves(fam, library, str(r.name), pytorch, vendor)
     stake = int(loss)
     cap = _int(roof_ns)
     if cap is not None and cap < stake:  # no fix runs the kernel past its roof
@@ -212,7 +213,7 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
         rr = roof.get(r.name) or {}
         roof_stake = rr.get("time_at_stake_ns") if rr.get("bound") == "below-roofs" else None
         mine: list[Finding] = []
-        wf = _wave_finding(r, sev, key, fam, library, rr.get("time_at_stake_ns"), rr.get("bound"), pytorch)
+        wf = _wave_finding(r, sev, key, fam, library, rr.get("time_at_stake_ns"), rr.get("bound"), pytorch, vendor)
         if wf is not None:
             mine.append(wf)
         if r.limiter in ("registers", "shared_memory") and theo is not None and theo < LOW_THEORETICAL_PCT:
@@ -238,7 +239,7 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
             mine.append(Finding(
                 (f"{word['registers']} and shared memory limit" if both else f"{word[r.limiter]} limit")
                 + f" occupancy of {_short(r.name)} to {theo:.0f} %",
-                f"{what}{tied} {'each leave' if both else 'leaves'} room for {blocks} per SM ({r.occupancy_source})"
+                f"{what}{tied} {'each leave' if both else 'leaves'} room for {blocks} per {_advice.vendor_word(vendor, 'sm')} ({r.occupancy_source})"
                 + (": relieving one alone does not raise occupancy" if both else "") + f". {_latency_note(bound)}",
                 severity=_sev(bound, total), category="occupancy", time_at_stake_ns=bound, kernel=r.name,
                 action=action, key=f"{key}/limiter"))

@@ -489,8 +489,8 @@ class Bottlenecks(Analyzer):
         blocking = blocking_calls_in_idle(timeline, gaps, sync_calls(timeline)) if tot.get("idle_sync_ns") else []
         summary["blocking_calls"] = blocking
         tool = _advice.host_trace(timeline, device)
-        findings = _findings(tot, summary, "idle" if idle_root else None, pytorch, blocking, tool,
-                             _advice.vendor_of(timeline, device))
+        vendor = _advice.vendor_of(timeline, device)
+        findings = _findings(tot, summary, "idle" if idle_root else None, pytorch, blocking, tool, vendor)
         summary["boundary_gaps"] = _boundary_rows(gaps, timeline)
         steady, recoverable = steady_state(tot)
         summary["recoverable_idle_ns"] = int(recoverable)  # the idle finding's time at stake (one definition)
@@ -506,7 +506,7 @@ class Bottlenecks(Analyzer):
         for f in bd.findings:
             if f.key == "idle":
                 explain_idle(f, tot, summary["boundary_gaps"], pytorch, blocking, tool,
-                             host_calls_in_gaps(timeline, gaps) if tot.get("idle_host_ns") else [])
+                             host_calls_in_gaps(timeline, gaps) if tot.get("idle_host_ns") else [], vendor)
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
 
 

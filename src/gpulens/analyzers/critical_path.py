@@ -55,7 +55,7 @@ _ACTIONS = {
     "comm": "Overlap or shrink the collectives on the critical path ({top}).",
     "memcpy": "Remove or overlap the copies on the critical path ({top}).",
     "memset": "Remove the memsets on the critical path ({top}).",
-    "cpu_op": "Cut host overhead on the critical path (CUDA graphs, torch.compile, fewer small ops; {top}).",
+    "cpu_op": "Cut host overhead on the critical path ({graphs}, torch.compile, fewer small ops; {top}).",
     "runtime": "Cut runtime-call overhead on the critical path ({top}).",
     "launch_delay": "Launch earlier or batch launches: the GPU waits for work to be enqueued.",
     "host_idle": "No host thread that launches GPU work runs an op on the critical path: look for data loading or "
@@ -532,7 +532,7 @@ class CriticalPath(Analyzer):
         t = t.sort_values(["rank", "step", "_o"], kind="stable", na_position="first").reset_index(drop=True)
         t["step"] = t["step"].astype("Int64")
         summary, findings = self._summary(t, _advice.uses_pytorch(timeline), _host_wait_on_busy_gpu(timeline, ps),
-                                          _advice.host_trace(timeline, device))
+                                          _advice.host_trace(timeline, device), _advice.vendor_of(timeline, device))
         # the findings tree (issue 14.6), each nanosecond once: a path held by host-side or gap time is GPU idle
         # time, so it details the breakdown's idle finding; a path held by GPU work is time the kernel verdicts
         # already rank, so it is stated (title) but not counted a second time
@@ -559,7 +559,7 @@ class CriticalPath(Analyzer):
 
     @staticmethod
     def _summary(t: pd.DataFrame, pytorch: bool = True, waited: dict[str, int] | None = None,
-                 tool: str | None = None) -> tuple[dict, list[Finding]]:
+                 tool: str | None = None, vendor: str | None = None) -> tuple[dict, list[Finding]]:
         per = t.groupby("class")["time_ns"].sum().sort_values(ascending=False)
         windows = t.drop_duplicates(["rank", "step"])
         path = float(windows["step_ns"].sum())
@@ -588,11 +588,11 @@ class CriticalPath(Analyzer):
                   + (f", {100 * on_gpu / path:.0f} % host waits while the GPU was busy" if on_gpu else "")
                   + (f", {100 * unknown / path:.0f} % GPU waits with no cause the trace shows" if unknown else "")
                   + ").")
-        record = _advice.idle_text(_advice.IDLE_ACTIONS, pytorch, "unattributed", tool)
-        action = (_advice.host_path_action(top, pytorch) or _ACTIONS.get(top, "")).format(top=top_event[:80],
-                                                                                          record=record)
+        record = _advice.idle_text(_advice.IDLE_ACTIONS, pytorch, "unattributed", tool, vendor)
+        action = (_advice.host_path_action(top, pytorch, vendor) or _ACTIONS.get(top, "")).format(
+            top=top_event[:80], record=record, graphs=_advice.vendor_word(vendor, "graphs"))
         if top in ("runtime", "sync") and top_event != top:  # what the call is decides the step: a wait is no overhead
-            what, act = _advice.runtime_path_action(top_event[:80], pytorch)
+            what, act = _advice.runtime_path_action(top_event[:80], pytorch, vendor)
             if top == "runtime" or what != "runtime-call overhead":  # a sync event of no known call keeps its step
                 action = act
                 title += f" (largest: {top_event[:80]}, {what.split(':')[0].split(' (')[0]})"

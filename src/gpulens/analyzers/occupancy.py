@@ -226,7 +226,9 @@ class OccupancyAnalyzer(Analyzer):
             return ("collect ncu --section LaunchStats --section Occupancy (or --metrics launch__registers_per_thread,"
                     "launch__shared_mem_per_block_static,launch__shared_mem_per_block_dynamic).")
         if names and all(n.startswith("kineto") for n in names):
-            return ("the PyTorch profiler records them for CUDA kernels only; "
+            return ("the PyTorch profiler records them " + _advice.for_vendor(vendor, "for CUDA kernels only",
+                                                                              "only for NVIDIA kernels, not HIP ones")
+                    + "; "
                     + _advice.for_vendor(vendor, "profile with ncu --section LaunchStats --section Occupancy",
                                          "profile with rocprofv3 --kernel-trace (or rocprof), which records them")
                     + ".")

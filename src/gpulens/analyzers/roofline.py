@@ -187,6 +187,7 @@ class Roofline(Analyzer):
         summary["achievable_roofs"] = sorted({str(k) for k in table["compute_roof"].dropna()
                                               if str(k).startswith("achievable.")})
         summary["cache_levels"] = self._cache_levels(timeline, hot, work, spec, measured)
+        summary["vendor"] = _advice.vendor_of(timeline, device)  # the words of the advice (ncu or rocprof-compute)
         basis = "roofline on assumed peaks" if summary["device_assumed"] else "roofline"
         table["bound_basis"] = pd.Series(np.where(table["bound"].notna(), basis, None), index=table.index,
                                          dtype=object)
@@ -408,7 +409,8 @@ class Roofline(Analyzer):
             # a note on what the roofline covers: a next step only when something is missing
             action="" if cov >= 1.0 else (
                 "For the kernels without a FLOP figure, record op shapes (torch.profiler record_shapes=True, "
-                "with_flops=True) or collect FLOP counters (ncu, rocprof-compute)"
+                "with_flops=True) or collect FLOP counters ("
+                + _advice.for_vendor(summary.get("vendor"), "ncu", "rocprof-compute").replace(", or ", ", ") + ")"
                 + (" — ops without a FLOP model: " + ", ".join(sorted(summary["ops_without_model"])[:5])
                    if summary["ops_without_model"] else "") + ".")))
         return out

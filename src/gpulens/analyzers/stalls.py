@@ -57,16 +57,18 @@ COLUMNS = {
 }
 _SOL_NAMES = {m for names in SOL_METRICS.values() for m in names}
 #: One sentence of guidance per dominant stall class (meanings from Nsight Compute's Kernel Profiling Guide
-#: warp-state descriptions and rocprof-compute's pipeline-metrics page).
+#: warp-state descriptions and rocprof-compute's pipeline-metrics page); ``{warps}``… are the vendor's words
+#: (:func:`gpulens.analyzers._advice.vendor_text`).
 GUIDANCE = {
-    "memory_latency": "Warps wait for memory results: keep more loads in flight (independent loads per thread, "
-                      "prefetch, cp.async/TMA or LDS double-buffering) or raise occupancy.",
-    "memory_throughput": "A memory queue is full: issue fewer, wider accesses and avoid spills to local memory.",
-    "compute_pipe": "An arithmetic pipe is the limit: move math to tensor cores/MFMA or cut dependent ALU chains.",
-    "synchronization": "Warps wait at barriers: use fewer barriers and balance work between the warps of a block.",
+    "memory_latency": "{Warps} wait for memory results: keep more loads in flight (independent loads per thread, "
+                      "prefetch, {async_copy}) or raise occupancy.",
+    "memory_throughput": "A memory queue is full: issue fewer, wider accesses and avoid spills to {lmem}.",
+    "compute_pipe": "An arithmetic pipe is the limit: move math to {tensor} or cut dependent ALU chains.",
+    "synchronization": "{Warps} wait at barriers: use fewer barriers and balance work between the {warps} of a "
+                       "block.",
     "instruction_fetch": "Instruction fetch stalls: shrink the hot loop's code (less unrolling) and avoid divergence.",
-    "scheduling": "Warps are ready but lose arbitration: cut the instruction count (vectorise, hoist index math).",
-    "other": "No single stall class dominates: look at the top reasons in the profiler's warp-state section.",
+    "scheduling": "{Warps} are ready but lose arbitration: cut the instruction count (vectorise, hoist index math).",
+    "other": "No single stall class dominates: look at the top reasons in the profiler's {warp}-state section.",
 }
 
 
@@ -158,7 +160,7 @@ def kernel_stalls(name: str, g: pd.DataFrame) -> dict[str, Any] | None:
         "reasons": {r: round(100.0 * f, 3) for r, f in reason_share.items()},
         "top_reasons": ", ".join([f"{r} {100.0 * f:.0f}%" for r, f in reason_share.items()
                                   if r in family_of and family_of[r].stall_class == dom and f > 0][:3]),
-        "guidance": GUIDANCE.get(dom, ""),
+        "guidance": _advice.vendor_text(GUIDANCE.get(dom, ""), fams[family]),  # the counters' vendor's words
         **{col: _sol(g, names) for col, names in SOL_METRICS.items()},
     }
 

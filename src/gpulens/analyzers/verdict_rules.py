@@ -159,30 +159,29 @@ STEPS = {
                             "prefetch, async_op=True with a later wait).",
                             "Shrink it: reduce in BF16 or compress gradients, use fewer and larger buckets."],
     "launch-bound": ["Fuse it with its neighbours (torch.compile, a fused kernel) so one launch does more work.",
-                     "Capture the step in a CUDA/HIP graph so one launch replays all its kernels."],
-    "compute-bound": ["Use tensor cores / MFMA at a lower precision (TF32, BF16, FP8) where accuracy allows.",
+                     "Capture the step in a {graph} so one launch replays all its kernels."],
+    "compute-bound": ["Use {tensor} at a lower precision (TF32, BF16, FP8) where accuracy allows.",
                       "Cut the FLOPs: avoid recomputation, pick a cheaper algorithm or shape."],
     "memory-bound": ["Fuse it with the producer or consumer so the data crosses DRAM once (torch.compile).",
                      "Move fewer bytes: narrower dtypes (BF16/FP8), vectorised and coalesced 128-bit accesses."],
-    "undetermined": ["Collect counters for these kernels (ncu --set full, or rocprof-compute) or FLOP/byte figures "
+    "undetermined": ["Collect counters for these kernels ({full_counters}) or FLOP/byte figures "
                      "(torch.profiler with record_shapes and with_flops) to classify them."],
 }
 _LIMITER_STEP = {
-    "registers": "Registers per thread limit occupancy: cap them with __launch_bounds__ / -maxrregcount (AMD: "
-                 "__launch_bounds__ or amdgpu_waves_per_eu) and check for spills.",
-    "shared_memory": "Shared memory (LDS) per block limits occupancy: use smaller tiles or fewer pipeline stages.",
-    "warps": "The block size limits resident warps: use 128–256 threads per block.",
-    "blocks": "The blocks-per-SM limit caps occupancy: use larger blocks with more work each.",
+    "registers": "Registers per thread limit occupancy: cap them with {reg_cap} and check for spills.",
+    "shared_memory": "{Smem} per block limits occupancy: use smaller tiles or fewer pipeline stages.",
+    "warps": "The block size limits resident {warps}: use 128–256 threads per block.",
+    "blocks": "The blocks-per-{sm} limit caps occupancy: use larger blocks with more work each.",
     "grid": "The grid has too few blocks to fill the GPU: split-K, smaller tiles, or batch problems per launch.",
 }
 _STALL_STEP = {
-    "memory_latency": "Warps wait on memory latency: keep more bytes in flight (independent loads per thread, "
-                      "prefetching, cp.async/TMA or LDS double-buffering).",
-    "synchronization": "Warps wait at barriers: fewer __syncthreads()/s_barrier, balance work between warps.",
+    "memory_latency": "{Warps} wait on memory latency: keep more bytes in flight (independent loads per thread, "
+                      "prefetching, {async_copy}).",
+    "synchronization": "{Warps} wait at barriers: fewer {barrier}, balance work between {warps}.",
     "instruction_fetch": "Instruction-fetch stalls: shrink code (less unrolling, fewer template variants) and "
                          "avoid divergent branches.",
-    "memory_throughput": "Memory queues are full: fewer, wider accesses; avoid register spills to local memory.",
-    "compute_pipe": "An arithmetic pipe is saturated: move math to tensor cores/MFMA or a less-busy pipe.",
+    "memory_throughput": "Memory queues are full: fewer, wider accesses; avoid register spills to {lmem}.",
+    "compute_pipe": "An arithmetic pipe is saturated: move math to {tensor} or a less-busy pipe.",
     "scheduling": "The schedulers issue every cycle: cut the instruction count (vectorise, hoist index math).",
 }
 
@@ -210,8 +209,10 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
         return [f"Its busiest memory unit is L1/shared memory ({e.l1_pct:.0f} % of peak; DRAM {e.dram_pct:.0f} %): "
                 "cut L1 and shared-memory traffic — more outputs per thread kept in registers (register tiling), "
                 "wider 128-bit shared-memory loads, no bank conflicts.",
-                "Check ncu's Memory Workload Analysis (shared-memory wavefronts per request, L1 hit rate) for the "
-                "instructions that load it."]
+                _advice.for_vendor(e.vendor, "Check ncu's Memory Workload Analysis (shared-memory bank conflicts, "
+                                   "L1 hit rate) for the instructions that load it.",
+                                   "Check rocprof-compute's LDS and vL1D sections (bank conflicts, hit rate) for the "
+                                   "instructions that load it.")]
     if verdict == "memory-bound":
         how = "torch.compile" if e.pytorch else "one fused kernel"
         return [f"Fuse it with the producer or consumer so the data crosses DRAM once ({how}).",
@@ -220,7 +221,7 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
         return ["Cut the arithmetic per element: cheaper math (fast intrinsics, fewer divisions and transcendentals), "
                 "hoisted index math, vectorised instructions.", STEPS["compute-bound"][1]]
     if verdict == "compute-bound":
-        prec = _advice.precision_step(e.precision, e.compute_roof, e.pytorch)
+        prec = _advice.precision_step(e.precision, e.compute_roof, e.pytorch, e.vendor)
         return ([prec] if prec else []) + [STEPS["compute-bound"][1]]
     if verdict == "communication-bound" and e.pytorch and _advice.comm_steps(e.training, e.name):
         return _advice.comm_steps(e.training, e.name)
@@ -228,7 +229,7 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
         return ["Overlap it with compute: issue it on its own stream while independent compute runs, and wait for "
                 "it only where its result is needed.",
                 "Shrink it: reduce in a narrower type (BF16) or compress, send fewer and larger messages."]
-    return list(STEPS[verdict])
+    return [_advice.vendor_text(x, e.vendor) for x in STEPS[verdict]]
 
 
 def _of_peak(x: float | None) -> str:
@@ -302,7 +303,8 @@ def _latency_steps(e: Evidence) -> list[str]:
     elif e.limiter in _LIMITER_STEP and (e.achieved_occupancy_pct is None or e.achieved_occupancy_pct < 60) \
             and not full_theory:  # at 100 % theoretical the "limiter" limits nothing: relaxing it cannot help
         steps.append(_advice.limiter(e.limiter, e.name, e.pytorch, latency_bound=True, hint=e.owner)
-                     if e.library or _advice.code_owner(e.name, e.owner) != "user" else _LIMITER_STEP[e.limiter])
+                     if e.library or _advice.code_owner(e.name, e.owner) != "user"
+                     else _advice.vendor_text(_LIMITER_STEP[e.limiter], e.vendor))
     elif full_theory and e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < 60:
         steps.append(f"Achieved occupancy is {e.achieved_occupancy_pct:.0f} % of a theoretical 100 %: no per-block "
                      "resource limits it, so waves finish unevenly or each launch is too short to fill the GPU — "
@@ -312,9 +314,9 @@ def _latency_steps(e: Evidence) -> list[str]:
     theo = e.theoretical_occupancy_pct
     if not e.limiter and theo is not None and theo < 50:
         steps.append(f"Theoretical occupancy is only {theo:.0f} %: find its limiter (registers, shared memory, block "
-                     "size) in ncu's Occupancy section / rocprof-compute's wavefront stats and relax it.")
+                     f"size) in {w('occ_section')} and relax it.")
     if e.stall_class in _STALL_STEP:
-        steps.append(_STALL_STEP[e.stall_class])
+        steps.append(_advice.vendor_text(_STALL_STEP[e.stall_class], e.vendor))
     ach = e.achieved_occupancy_pct
     occ_high = full_theory and (ach is None or ach >= HIGH_OCCUPANCY_PCT) or (ach is not None
                                                                              and ach >= HIGH_OCCUPANCY_PCT)
@@ -341,14 +343,14 @@ def _latency_steps(e: Evidence) -> list[str]:
         steps.append(_advice.owned_kernel_step(e.name, e.family, e.owner))
     elif len(steps) == base and occ_high:  # occupancy cannot rise (or is already high): more warps is not the lever
         occ = f"{ach:.0f} % achieved" if ach is not None else f"{e.theoretical_occupancy_pct:.0f} % theoretical"
-        rows = (", several short rows per warp or block (a warp-per-row variant)" if e.family == "normalisation"
-                else "")
-        steps.append(f"Occupancy is not its limit ({occ}): keep more bytes in flight per warp instead — vectorised "
+        rows = (f", several short rows per {w('warp')} or block (a {w('warp')}-per-row variant)"
+                if e.family == "normalisation" else "")
+        steps.append(f"Occupancy is not its limit ({occ}): keep more bytes in flight per {w('warp')} instead — vectorised "
                      f"128-bit loads, several independent loads per thread{rows} — and shorten dependent chains "
                      "(fewer dependent loads and serial reductions).")
     elif len(steps) == base and e.theoretical_occupancy_pct is None and ach is None:
         steps.append("Raise parallelism in flight: more independent work per thread (vectorised loads, several "
-                     "elements per thread); measure occupancy (ncu / rocprof-compute) before trying to raise it.")
+                     f"elements per thread); measure occupancy ({w('counters')}) before trying to raise it.")
     elif len(steps) == base:
         steps.append("Raise parallelism in flight: more independent work per thread and higher occupancy.")
     return steps[:2]
@@ -517,8 +519,8 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
     if e.stall_class in _STALL_TO_CLASS and e.stall_pct is not None:
         v = _STALL_TO_CLASS[e.stall_class]
         stake = int(round(t * e.stall_pct / 100))
-        steps = _latency_steps(e) if v == "latency/occupancy-bound" else [_STALL_STEP[e.stall_class]] + \
-            steps_for(v, e)[:1]
+        steps = _latency_steps(e) if v == "latency/occupancy-bound" else \
+            [_advice.vendor_text(_STALL_STEP[e.stall_class], e.vendor)] + steps_for(v, e)[:1]
         if e.stall_class == "memory_latency":
             ev += "; no throughput figure: saturated bandwidth also shows as memory waits, check DRAM throughput"
         return Verdict(v, stake, ev, steps)
@@ -534,4 +536,5 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
     if not e.pytorch or e.torch_trace is False:  # torch.profiler options only for a torch.profiler recording
         return Verdict("undetermined", None, ev, UNDETERMINED_STEPS_NO_TORCH.get(vendor or "",
                                                                               UNDETERMINED_STEPS_NO_TORCH[""]))
-    return Verdict("undetermined", None, ev, UNDETERMINED_STEPS.get(vendor or "", STEPS["undetermined"]))
+    return Verdict("undetermined", None, ev, UNDETERMINED_STEPS.get(vendor or "", [_advice.vendor_text(
+        STEPS["undetermined"][0], None)]))
