@@ -162,4 +162,4 @@ def test_host_only_window_of_a_truncated_input_says_the_cut_may_hide_gpu_work(tm
     s = rep.sources[0]
     assert s.timeline.meta.truncated
     head = answer(s).sentence
-    assert "host-only time outside its span" in head and "GPU work after the cut may be missing" in head
+    assert "host-only time outside that span" in head and "GPU work after the cut may be missing" in head

@@ -155,7 +155,8 @@ def test_host_only_tail_of_the_window_is_a_finding(tmp_path):
     f = next(f for f in s.findings() if f.key == "window/host-only")
     assert f.time_at_stake_ns == 914_000 and f.severity == "warning"
     assert "cuModuleUnload 900.00 µs in 9 calls" in f.detail and "teardown" in f.detail
-    assert f.title.startswith(f"GPU idle {100 * 914 / 968:.1f} % of the profiled window")
+    assert f.title.startswith(f"Host-only time outside the GPU span: 914.00 µs ({100 * 914 / 968:.1f} % of the "
+                              "profiled window)")
     from gpulens.reports._answer import answer
 
     assert "profiled window" in answer(s).sentence

@@ -478,7 +478,10 @@ def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
         act = ("Re-copy or re-export the complete trace: the file ends early, so GPU work recorded after the cut is "
                "missing and this host-only time may not have been idle.")
     f = Finding(
-        f"GPU idle {share_text} of the profiled window: {fmt_ns(outside)} of host-only time, mostly {where}"
+        # not "GPU idle N % of the window": the GPU is idle inside its span too (the idle finding's share), so the
+        # window's idle share is larger than this one — the figure is the host-only time outside the span
+        f"Host-only time outside the GPU span: {fmt_ns(outside)} ({share_text} of the profiled window), mostly "
+        f"{where}"
         + (" read (the file is cut: GPU work may be missing)" if cut else ""),
         f"The profiled window is {fmt_ns(window)} (first to last recorded event, host included); the GPU's work "
         f"spans only {fmt_ns(window - outside)} of it: {fmt_ns(before)} before the first GPU event and "

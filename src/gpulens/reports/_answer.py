@@ -247,10 +247,10 @@ def answer(s: Any) -> Answer:
         edges = int(bn.summary.get("host_only_before_ns") or 0) + int(bn.summary.get("host_only_after_ns") or 0)
         window = int(bn.summary.get("window_ns") or 0)
         if window and edges >= 0.25 * window:
-            busy += (f"; but the GPU is idle {share_pct_text(100.0 * edges / window)} of the {fmt_ns(window)} "
-                     "profiled window "
-                     + ("(host-only time outside its span — the input is truncated, so GPU work after the cut may "
-                        "be missing from it)" if s.timeline.meta.truncated else "(host-only time outside its span)"))
+            busy += (f"; but {share_pct_text(100.0 * edges / window)} of the {fmt_ns(window)} profiled window is "
+                     "host-only time outside that span"
+                     + (" (the input is truncated, so GPU work after the cut may be missing from it)"
+                        if s.timeline.meta.truncated else ""))
     if verdict == "undetermined":  # why there is no verdict, in the sentence that would have given it
         why = vd.summary.get("basis") if vd is not None and not vd.skipped else None
         if not why and bn is not None and not bn.skipped and bn.summary.get("verdict_evidence"):
