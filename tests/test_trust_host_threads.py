@@ -81,3 +81,17 @@ def test_hta_sampled_rank0_backward_is_host_work():
     ns = cp.summary["class_ns"]
     assert ns["host_idle"] < 672_227_000 - 50_000_000 and ns["cpu_op"] > ns["host_idle"]
     assert cp.summary["top_class"] == "cpu_op"
+
+
+def test_another_process_is_not_this_ones_host_work(tmp_path):
+    # the first trace with the backward thread moved to another process (pid 2): its ops do not feed this process's
+    # launches, so the main thread's silence [100, 900] stays host idle: 800 µs (cpu_op [0,10]+[20,100]+[900,1000]
+    # = 190, runtime [10, 20] = 10)
+    ev = [_op("ProfilerStep#1", 1, 0, 1000, cat="user_annotation"),
+          _op("aten::linear", 1, 0, 100), _op("cudaLaunchKernel", 1, 10, 10, cat="cuda_runtime", correlation=1),
+          _kernel("k1", 30, 100, 1),
+          {**_op("autograd::engine::evaluate_function: MmBackward0", 2, 150, 700), "pid": 2},
+          {**_op("cudaLaunchKernel", 2, 800, 10, cat="cuda_runtime", correlation=2), "pid": 2},
+          _kernel("k2", 820, 80, 2), _op("aten::zero_", 1, 900, 100)]
+    _, ns = _class_ns(_write(tmp_path, "two_procs.json", ev))
+    assert ns == {"cpu_op": 190_000, "runtime": 10_000, "host_idle": 800_000}
