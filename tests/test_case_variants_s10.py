@@ -1,0 +1,154 @@
+"""Tenth-session variants of the shared cases (../shared/cases): the fault of a case carried into another format,
+another size, another field, another place in the run. Each input is built here and its expected value is worked
+out by hand in the test from the values written (never from gpulens output).
+
+* B06 (ts 0 / dur 0 placeholders, end before start) in an Nsight Systems export: the placeholder kernel at start 0
+  was kept as a kernel (3 kernels for 2, and a 1.7e9 s "clock jump" between two time bases in the verdict); it is now
+  rejected by the Kineto reader's rule, judged over every table of the export.
+* F34 (a baseline whose samples cannot be statistics) with other bad samples: ``1e308`` (the median of two is inf:
+  ``gpulens gate --json`` ended in an internal error, exit 70), negative timings (read as an improvement), booleans
+  (read as 1 and 0), ``null`` lists; now a one-line "malformed baseline" error naming the metric (exit 2).
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import sqlite3
+from contextlib import redirect_stderr, redirect_stdout
+
+import pytest
+
+from gpulens.cli import main
+from gpulens.collectors import collect
+from gpulens.errors import BaselineError
+from gpulens.gate.baseline import Baseline
+
+from .conftest import CASES
+
+
+def _run(*args) -> tuple[int, str]:
+    err, out = io.StringIO(), io.StringIO()
+    with redirect_stderr(err), redirect_stdout(out):
+        try:
+            code = main([str(a) for a in args])
+        except SystemExit as e:
+            code = e.code
+    return code, err.getvalue() + out.getvalue()
+
+
+# ------------------------------------------------------------------------------------------------ B06 in nsys
+def _nsys(path, kernels, memcpys=()):
+    """A minimal Nsight Systems export: ``kernels`` = [(start, end, streamId, name)] (ns), ``memcpys`` =
+    [(start, end, bytes)] on stream 7."""
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, "end" INTEGER NOT NULL, deviceId INTEGER,
+            contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, demangledName INTEGER,
+            shortName INTEGER);
+        CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER, "end" INTEGER, deviceId INTEGER, contextId INTEGER,
+            streamId INTEGER, correlationId INTEGER, globalPid INTEGER, bytes INTEGER, copyKind INTEGER);
+    """)
+    names = sorted({k[3] for k in kernels})
+    con.executemany("INSERT INTO StringIds VALUES (?, ?)", list(enumerate(names, 1)))
+    con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 0, 1, ?, ?, 1, ?, ?)",
+                    [(a, b, s, i, names.index(n) + 1, names.index(n) + 1) for i, (a, b, s, n) in enumerate(kernels)])
+    con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (?, ?, 0, 1, 7, ?, 1, ?, 1)",
+                    [(a, b, 100 + i, n) for i, (a, b, n) in enumerate(memcpys)])
+    con.commit()
+    con.close()
+    return path
+
+
+T = 1_615_207_264_505_000_000  # B06's epoch (1615207264505000 µs), in ns
+
+
+@pytest.mark.parametrize("where", ["first", "last"])
+def test_b06_placeholder_zero_start_in_nsys_is_rejected_not_a_clock_jump(tmp_path, where):
+    ok = [(T, T + 10_000, 7, "k_ok1"), (T + 20_000, T + 35_000, 13, "k_ok2")]
+    bad = [(0, 0, 7, "k_unset"), (T + 50_000, T + 47_000, 7, "k_backwards")]  # ts 0/dur 0; end 3 µs before start
+    rows = bad + ok if where == "first" else ok + bad
+    p = _nsys(tmp_path / "run.sqlite", rows, memcpys=[(0, 0, 4096), (T + 11_000, T + 12_000, 4096)])
+    code, _ = _run("analyze", p, "-q", "--no-cache", "--json", tmp_path / "r.json")
+    assert code == 0
+    src = json.loads((tmp_path / "r.json").read_text())["sources"][0]
+    s = src["summary"]
+    # valid: k_ok1 10 µs [T, T+10], memcpy 1 µs [T+11, T+12], k_ok2 15 µs [T+20, T+35] → busy 26 µs, span 35 µs
+    assert (s["kernel_count"], s["memcpy_count"], s["memcpy_bytes"]) == (2, 1, 4096)
+    assert (s["gpu_busy_ns"], s["span_ns"]) == (26_000, 35_000)
+    assert not src["clock_note"]  # no second time base: the 0s were placeholders
+    w = " ".join(src["warnings"])
+    assert "zero timestamp (never recorded) ×2" in w and "end before start ×1" in w
+
+
+def test_nsys_capture_whose_clock_starts_at_0_keeps_its_first_kernel(tmp_path):
+    # a session clock starting at 0: the other starts (12, 25 µs) lie within 10x their extent (13 µs) of 0, so the
+    # kernel at 0 is real: 10 + 8 + 5 µs
+    p = _nsys(tmp_path / "run.sqlite", [(0, 10_000, 7, "a"), (12_000, 20_000, 7, "b"), (25_000, 30_000, 7, "c")])
+    tl = collect(p)
+    k = tl.gpu_events()
+    assert sorted(k["start_ns"].tolist()) == [0, 12_000, 25_000] and int(k["dur_ns"].sum()) == 23_000
+    assert len(tl.rejected) == 0
+
+
+# --------------------------------------------------------------------------------------- F34 baseline samples
+# The layout of ../shared/cases/F/F34_baseline_empty_samples.json (a baseline `gpulens baseline save` wrote), cut to
+# one run metric and one kernel metric.
+BASE = {"gpulens_baseline": 1, "name": "main", "created": "2026-11-30T23:43:53+00:00",
+        "tool": {"name": "gpulens", "version": "0.1.0"}, "report_schema_version": 1,
+        "machine_key": "nvidia-a100-pg509-200-x8-a19f0883",
+        "environment": {"arch": ["8.0"], "collectors": ["kineto"], "driver": None, "gpu_count": 8,
+                        "gpus": ["NVIDIA A100-PG509-200"], "ranks": 1, "runtime": None, "sm_clock_mhz": None,
+                        "tool_version": "0.1.0", "torch": None},
+        "excluded": [], "git": {},
+        "runs": [{"created": "2026-11-30T23:43:10+00:00", "label": f"r{i}", "report": f"r{i}.json", "status": "ok"}
+                 for i in (1, 2, 3)],
+        "metrics": {"gpu_busy_ns": {"direction": "lower", "kind": "timing", "samples": [], "unit": "ns"},
+                    "kernel:ampere_gcgemm_64x64_nt": {"calls": [2, 2, 2], "direction": "lower", "kind": "timing",
+                                                      "samples": [], "share": [0.060419] * 3, "unit": "ns"}}}
+
+
+def _baseline(samples=None, share=None, calls=None, metric="gpu_busy_ns") -> dict:
+    """The F34 baseline with every metric given 3 good samples, then one field of ``metric`` replaced."""
+    b = copy.deepcopy(BASE)
+    for m in b["metrics"].values():
+        m["samples"] = [1000.0, 1100.0, 1050.0]
+    m = b["metrics"][metric]
+    for k, v in (("samples", samples), ("share", share), ("calls", calls)):
+        if v is not None:
+            m[k] = None if v == "null" else v
+    return b
+
+
+@pytest.mark.parametrize("field,value,says", [
+    ("samples", [1e308, 1e308], "out of range"),  # median (1e308 + 1e308) / 2 = inf
+    ("samples", [-5.0, 1000.0], "negative"),  # a time below zero is no measurement
+    ("samples", [True, False], "not a number"),  # JSON booleans are not 1 and 0 ns
+    ("samples", ["1000"], "not a number"),
+    ("samples", "null", "not a list"),
+    ("samples", [float("inf")], "non-finite"),
+    ("share", [1.5, 0.2, 0.2], "not a fraction"),  # a kernel's share of kernel time is at most 1
+    ("calls", [2.5, 2, 2], "whole number"),
+])
+def test_f34_baseline_samples_that_are_not_amounts_are_a_malformed_baseline(field, value, says):
+    metric = "gpu_busy_ns" if field == "samples" else next(k for k in BASE["metrics"] if k.startswith("kernel:"))
+    doc = _baseline(metric=metric, **{field: value})
+    with pytest.raises(BaselineError) as ei:
+        Baseline.from_dict(doc)
+    assert says in str(ei.value) and repr(metric) in str(ei.value)
+
+
+def test_f34_baseline_of_good_samples_still_loads():
+    b = Baseline.from_dict(_baseline())
+    assert b.metrics["gpu_busy_ns"].samples == [1000.0, 1100.0, 1050.0]
+
+
+def test_f34_huge_samples_are_one_line_exit_2_not_an_internal_error(tmp_path):
+    base = tmp_path / "base.json"
+    base.write_text(json.dumps(_baseline(samples=[1e308, 1e308])))
+    cand = tmp_path / "cand.json"
+    assert _run("analyze", "-q", "--no-cache", CASES / "B04a.json", "--json", cand)[0] == 0
+    code, text = _run("gate", "-q", "--baseline", base, cand, "--json", tmp_path / "g.json", "--allow-cross-machine")
+    assert code == 2 and text.strip().count("\n") == 0 and str(base) in text and "malformed baseline" in text
