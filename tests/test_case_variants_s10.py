@@ -152,3 +152,51 @@ def test_f34_huge_samples_are_one_line_exit_2_not_an_internal_error(tmp_path):
     assert _run("analyze", "-q", "--no-cache", CASES / "B04a.json", "--json", cand)[0] == 0
     code, text = _run("gate", "-q", "--baseline", base, cand, "--json", tmp_path / "g.json", "--allow-cross-machine")
     assert code == 2 and text.strip().count("\n") == 0 and str(base) in text and "malformed baseline" in text
+
+
+# ------------------------------------------------------------------------------- B11 launches of other vendors
+def _launch_trace(path, cat, names, copy_call=None):
+    """A Kineto trace: call i (``names[i]``, category ``cat``) launches kernel i (8 µs) by correlation i+1; one more
+    call of ``names[0]`` (correlation 99) has no kernel in the window; ``copy_call`` (correlation 50) enqueues a
+    4 µs memcpy."""
+    evs = []
+    for i, n in enumerate(names):
+        evs.append({"ph": "X", "cat": cat, "name": n, "pid": 70, "tid": 70, "ts": 1000 + 20 * i, "dur": 5,
+                    "args": {"correlation": i + 1}})
+        evs.append({"ph": "X", "cat": "kernel", "name": f"k{i}", "pid": 0, "tid": "stream 1", "ts": 1010 + 20 * i,
+                    "dur": 8, "args": {"device": 0, "stream": 1, "correlation": i + 1}})
+    evs.append({"ph": "X", "cat": cat, "name": names[0], "pid": 70, "tid": 70, "ts": 2000, "dur": 5,
+                "args": {"correlation": 99}})
+    if copy_call:
+        evs.append({"ph": "X", "cat": cat, "name": copy_call, "pid": 70, "tid": 70, "ts": 1500, "dur": 5,
+                    "args": {"correlation": 50}})
+        evs.append({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0,
+                    "tid": "stream 1", "ts": 1510, "dur": 4, "args": {"device": 0, "stream": 1, "correlation": 50,
+                                                                      "bytes": 4096}})
+    path.write_text(json.dumps({"schemaVersion": 1, "traceEvents": evs}))
+    return path
+
+
+@pytest.mark.parametrize("cat,names,copy_call", [
+    # Intel XPU (Kineto XPUPTI): Unified Runtime calls in xpu_runtime, Level Zero calls in xpu_driver
+    ("xpu_runtime", ["urEnqueueKernelLaunch", "urEnqueueKernelLaunchWithArgsExp", "urEnqueueKernelLaunch"],
+     "urEnqueueUSMMemcpy"),
+    ("xpu_driver", ["zeCommandListAppendLaunchKernel"] * 3, "zeCommandListAppendMemoryCopy"),
+    # HIP driver-style and Ex launches (ROCm 6.2+), recorded by Kineto under cuda_runtime
+    ("cuda_runtime", ["hipDrvLaunchKernelEx", "hipLaunchKernelExC", "hipExtLaunchKernel"], "hipMemcpyAsync"),
+    # a PrivateUse1 backend whose launch API is in no table: known by the kernels it launched
+    ("privateuse1_runtime", ["aclrtLaunchKernel"] * 3, "aclrtMemcpyAsync"),
+])
+def test_b11_launch_calls_of_every_vendor_are_counted_and_linked(tmp_path, cat, names, copy_call):
+    p = _launch_trace(tmp_path / "t.json", cat, names, copy_call)
+    code, _ = _run("analyze", p, "-q", "--no-cache", "--json", tmp_path / "r.json")
+    assert code == 0
+    src = json.loads((tmp_path / "r.json").read_text())["sources"][0]
+    la = src["analyses"]["launches"]["summary"]
+    # 3 calls that launched a kernel + 1 (correlation 99) that launched none in the window; the copy call is not a
+    # launch; every kernel linked: 3 kernels × 8 µs, the memcpy 4 µs apart
+    assert (la["launch_calls"], la["kernels_linked"], la["kernels_unlinked"]) == (4, 3, 0)
+    assert la["launch_calls_without_gpu_work"] == 1
+    assert (src["summary"]["kernel_count"], src["summary"]["kernel_time_ns"]) == (3, 24_000)
+    ll = src["analyses"]["launch_latency"]["summary"]  # launch call start (1000 + 20 i) → kernel start (1010 + 20 i)
+    assert (ll["launches"], ll["latency_max_ns"]) == (3, 10_000)

@@ -16,9 +16,18 @@ import pandas as pd
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.timeline import Timeline
 
-#: Runtime/driver calls that launch kernels (CUDA, HIP, driver API, cooperative, graph replays).
-LAUNCH_RE = re.compile(r"^(?:cuda|cu|hip)(?:Ext)?(?:Module)?Launch|^(?:cuda|cu|hip)GraphLaunch")
-GRAPH_RE = re.compile(r"GraphLaunch")
+#: Runtime/driver calls that launch kernels, by name, whatever the vendor: CUDA runtime and driver
+#: (``cudaLaunchKernel``, ``cudaLaunchKernelExC``, ``cuLaunchKernel(Ex)``, cooperative launches), HIP (``hipLaunchKernel``,
+#: ``hipExtModuleLaunchKernel``, ``hipModuleLaunchKernel``, ``hipDrvLaunchKernelEx``), Intel XPU as Kineto records it
+#: (Unified Runtime ``urEnqueueKernelLaunch*`` / ``urEnqueueCooperativeKernelLaunch*``, the older PI
+#: ``piEnqueueKernelLaunch``, Level Zero ``zeCommandListAppendLaunch*Kernel*``), and graph replays (CUDA/HIP
+#: ``GraphLaunch``, SYCL graphs ``urCommandBufferEnqueueExp``). A call of another name is a launch too when a kernel
+#: carries its correlation id (:func:`launch_calls`): a vendor's launch API not listed here (PrivateUse1 devices,
+#: MTIA) is still counted.
+LAUNCH_RE = re.compile(r"^(?:cuda|cu|hip)(?:Drv)?(?:Ext)?(?:Module)?Launch|^(?:cuda|cu|hip)GraphLaunch"
+                       r"|^urEnqueue(?:Cooperative)?KernelLaunch|^piEnqueueKernelLaunch"
+                       r"|^zeCommandListAppendLaunch\w*Kernel|^urCommandBufferEnqueueExp")
+GRAPH_RE = re.compile(r"GraphLaunch|^urCommandBufferEnqueueExp")
 
 COLUMNS = {
     "launch_name": "runtime/driver launch API",
@@ -98,6 +107,32 @@ def _link_gpu_to_launch(timeline: Timeline, gpu: pd.DataFrame) -> pd.DataFrame:
                          "op_event_id": lookup(table("cpu_op", "external_id"), "external_id")}, index=gpu.index)
 
 
+def launch_calls(timeline: Timeline) -> pd.DataFrame:
+    """The runtime/driver calls that launch GPU work: those named like a launch (:data:`LAUNCH_RE`) and those whose
+    correlation id a kernel (or collective kernel) carries, whatever their name, with the other calls of such a name
+    (one that ran no kernel in the window included) — vendor-neutral, as the B11 case
+    of ../shared/cases asks (a launch table of CUDA names only misses HIP, XPU and PrivateUse1 launches). A copy or
+    fill call (``cudaMemcpyAsync``, ``hipMemsetAsync``) links copies and fills, not kernels, and is not a launch.
+
+    Returns:
+        The rows of the Timeline's ``runtime`` events that are launch calls (the events table's columns).
+    """
+    from gpulens.analyzers.context import category_mask, context_of, text_series
+
+    ctx = context_of(timeline)
+    rt = ctx.of_kind("runtime")
+    named = category_mask(rt["name"], LAUNCH_RE)
+    if not named.all() and len(ctx.gpu):
+        links = ctx.links["launch_event_id"]
+        kern = ctx.gpu["kind"].isin(("kernel", "comm")).to_numpy() & links.notna().to_numpy()
+        if kern.any():
+            linking = rt["event_id"].isin(links[kern].astype("int64").unique()).to_numpy()
+            names = set(text_series(rt.loc[linking & ~named, "name"]))  # calls of that name without a kernel too
+            if names:
+                named = named | category_mask(rt["name"], names)
+    return rt[named]
+
+
 class Launches(Analyzer):
     """Launch accounting: calls per launch API, GPU events linked/unlinked, graph launches (one-to-many)."""
 
@@ -110,8 +145,7 @@ class Launches(Analyzer):
 
         ev = timeline.events
         gpu = context_of(timeline).gpu
-        rt = context_of(timeline).of_kind("runtime")
-        rt = rt[category_mask(rt["name"], LAUNCH_RE)]
+        rt = launch_calls(timeline)
         if not len(gpu) and not len(rt):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason="no GPU events and no launch calls in the trace")

@@ -38,7 +38,15 @@ CATEGORY_KIND = {
     "cuda_driver": "runtime",
     "runtime": "runtime",
     "driver": "runtime",
+    # the host-side API categories of Kineto's other backends (libkineto ActivityType names): Intel XPU (Unified
+    # Runtime / Level Zero calls), MTIA, PrivateUse1 devices — launch calls like cuda_runtime's, linked by correlation
+    "xpu_runtime": "runtime",
+    "xpu_driver": "runtime",
+    "mtia_runtime": "runtime",
+    "privateuse1_runtime": "runtime",
+    "privateuse1_driver": "runtime",
     "cuda_sync": "sync",
+    "xpu_sync": "sync",
     "user_annotation": "annotation",
     "gpu_user_annotation": "annotation",
     "python_function": "python",
