@@ -200,3 +200,16 @@ def test_b11_launch_calls_of_every_vendor_are_counted_and_linked(tmp_path, cat, 
     assert (src["summary"]["kernel_count"], src["summary"]["kernel_time_ns"]) == (3, 24_000)
     ll = src["analyses"]["launch_latency"]["summary"]  # launch call start (1000 + 20 i) → kernel start (1010 + 20 i)
     assert (ll["launches"], ll["latency_max_ns"]) == (3, 10_000)
+
+
+@pytest.mark.parametrize("cat,name", [("xpu_runtime", "urEnqueueKernelLaunch"), ("cuda_runtime", "hipDrvLaunchKernelEx"),
+                                      ("cuda_driver", "cuLaunchKernelEx")])
+def test_t06_launch_calls_of_any_vendor_without_kernels_is_an_incomplete_capture(tmp_path, cat, name):
+    # T06's kind in a Kineto trace: 4 launch calls (correlation 7–10), no GPU record at all
+    evs = [{"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": 1, "ts": 100 + 10 * i, "dur": 3,
+            "args": {"correlation": 7 + i}} for i in range(4)]
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": evs}))
+    code, text = _run("analyze", p, "--no-cache")
+    line = " ".join(text.split())
+    assert code == 5 and "capture is incomplete" in line and f"{name} ×4" in line and "correlation 7–10" in line

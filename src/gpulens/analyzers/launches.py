@@ -7,7 +7,6 @@ recognised vendor-neutrally (CUDA runtime/driver, HIP, graph launches), never by
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
@@ -15,19 +14,12 @@ import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.timeline import Timeline
+from gpulens.timeline.names import GRAPH_LAUNCH_RE, LAUNCH_API_RE
 
-#: Runtime/driver calls that launch kernels, by name, whatever the vendor: CUDA runtime and driver
-#: (``cudaLaunchKernel``, ``cudaLaunchKernelExC``, ``cuLaunchKernel(Ex)``, cooperative launches), HIP (``hipLaunchKernel``,
-#: ``hipExtModuleLaunchKernel``, ``hipModuleLaunchKernel``, ``hipDrvLaunchKernelEx``), Intel XPU as Kineto records it
-#: (Unified Runtime ``urEnqueueKernelLaunch*`` / ``urEnqueueCooperativeKernelLaunch*``, the older PI
-#: ``piEnqueueKernelLaunch``, Level Zero ``zeCommandListAppendLaunch*Kernel*``), and graph replays (CUDA/HIP
-#: ``GraphLaunch``, SYCL graphs ``urCommandBufferEnqueueExp``). A call of another name is a launch too when a kernel
-#: carries its correlation id (:func:`launch_calls`): a vendor's launch API not listed here (PrivateUse1 devices,
-#: MTIA) is still counted.
-LAUNCH_RE = re.compile(r"^(?:cuda|cu|hip)(?:Drv)?(?:Ext)?(?:Module)?Launch|^(?:cuda|cu|hip)GraphLaunch"
-                       r"|^urEnqueue(?:Cooperative)?KernelLaunch|^piEnqueueKernelLaunch"
-                       r"|^zeCommandListAppendLaunch\w*Kernel|^urCommandBufferEnqueueExp")
-GRAPH_RE = re.compile(r"GraphLaunch|^urCommandBufferEnqueueExp")
+#: Launch calls by name (:data:`gpulens.timeline.names.LAUNCH_API_RE`); a call of another name is a launch too when a
+#: kernel carries its correlation id (:func:`launch_calls`): a vendor's launch API not listed (PrivateUse1, MTIA).
+LAUNCH_RE = LAUNCH_API_RE
+GRAPH_RE = GRAPH_LAUNCH_RE
 
 COLUMNS = {
     "launch_name": "runtime/driver launch API",
