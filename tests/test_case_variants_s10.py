@@ -213,3 +213,50 @@ def test_t06_launch_calls_of_any_vendor_without_kernels_is_an_incomplete_capture
     code, text = _run("analyze", p, "--no-cache")
     line = " ".join(text.split())
     assert code == 5 and "capture is incomplete" in line and f"{name} ×4" in line and "correlation 7–10" in line
+
+
+# ---------------------------------------------------------------------------- T05 copies recorded as kernels
+# (name, µs, what it is): ROCm 7.1 Kineto writes rocprofiler-sdk copies as cat=kernel MEMORY_COPY_* events
+# (TraceLens PR#613 rebuckets them), and rocclr's blit kernels come in more spellings than T05.json's
+T05_ROWS = [("Cijk_Alik_Bljk_BBS_BH_MT128x128x64_demo", 100, "compute"), ("MEMORY_COPY_HOST_TO_DEVICE", 20, "copy"),
+            ("MEMORY_COPY_DEVICE_TO_DEVICE", 15, "copy"), ("MEMORY_COPY_DEVICE_TO_HOST", 10, "copy"),
+            ("__amd_rocclr_copyBufferBatchIndirect", 7, "copy"), ("__amd_rocclr_fillBufferAligned2D.kd", 5, "fill"),
+            ("__amd_rocclr_copyBufferRectAligned.kd", 3, "copy")]
+
+
+@pytest.mark.parametrize("fmt", ["kineto", "rocprofv3_csv"])
+def test_t05_rocm_copies_recorded_as_kernels_are_not_computation(tmp_path, fmt):
+    t, evs, lines = 1000, [], []
+    for i, (name, us, _) in enumerate(T05_ROWS):  # back to back on one queue
+        evs.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": "stream 0", "ts": t, "dur": us,
+                    "args": {"device": 0, "stream": 0, "grid": [1024, 1, 1], "block": [256, 1, 1]}})
+        lines.append(f'"KERNEL_DISPATCH",1,1,69,{i + 1},{i + 16},"{name}",{i + 1},{t * 1000},{(t + us) * 1000},0,0,'
+                     "256,1,1,1024,1,1")
+        t += us
+    if fmt == "kineto":
+        p = tmp_path / "t.json"
+        p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": evs}))
+    else:
+        from tests.case_variants import V3_HEAD
+
+        p = tmp_path / "kernel_trace.csv"
+        p.write_text(V3_HEAD + "\n" + "\n".join(lines) + "\n")
+    code, _ = _run("analyze", p, "-q", "--no-cache", "--json", tmp_path / "r.json")
+    assert code == 0
+    s = json.loads((tmp_path / "r.json").read_text())["sources"][0]["summary"]
+    us = {k: 1000 * sum(d for _, d, w in T05_ROWS if w == k) for k in ("compute", "copy", "fill")}
+    assert us == {"compute": 100_000, "copy": 55_000, "fill": 5_000}  # 20 + 15 + 10 + 7 + 3 µs of copies
+    assert (s["computation_ns"], s["exposed_memcpy_ns"], s["exposed_memset_ns"]) == (
+        us["compute"], us["copy"], us["fill"])
+    assert s["gpu_busy_ns"] == s["span_ns"] == 160_000 and s["memcpy_count"] == 5
+
+
+def test_t05_memory_copy_names_give_the_copy_direction(tmp_path):
+    evs = [{"ph": "X", "cat": "kernel", "name": n, "pid": 0, "tid": "stream 0", "ts": 10 * i, "dur": 5,
+            "args": {"device": 0, "stream": 0}} for i, n in enumerate(
+        ["MEMORY_COPY_HOST_TO_DEVICE", "MEMORY_COPY_DEVICE_TO_HOST", "MEMORY_COPY_DEVICE_TO_DEVICE"])]
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": evs}))
+    e = collect(p).events.sort_values("start_ns")
+    assert list(e["kind"].astype(str)) == ["memcpy"] * 3
+    assert list(e["copy_kind"].astype(str)) == ["HtoD", "DtoH", "DtoD"]

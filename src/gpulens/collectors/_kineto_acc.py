@@ -55,6 +55,8 @@ GPU_CATEGORIES = {"kernel", "gpu_memcpy", "memcpy", "gpu_memset", "memset", "gpu
 _COPY_KIND_RE = re.compile(r"\b(HtoD|DtoH|DtoD|PtoP|HtoH|DtoA|AtoD)\b")
 #: XLA spells copy directions ``MemcpyH2D`` / ``MemcpyD2H`` / ``MemcpyD2D`` / ``MemcpyP2P``
 _COPY_KIND_2_RE = re.compile(r"(H|D|P)2(H|D|P)\b")
+#: rocprofiler-sdk spells them ``MEMORY_COPY_HOST_TO_DEVICE`` (ROCm 7.1 Kineto copies recorded as kernels)
+_COPY_KIND_3_RE = re.compile(r"MEMORY_COPY_(HOST|DEVICE|PEER)_TO_(HOST|DEVICE|PEER)\b", re.IGNORECASE)
 _META_NAMES = ("process_name", "thread_name")
 UNNAMED = "(unnamed)"
 _SILENT_OTHER = {"trace"}  # the profiler's own span "PyTorch Profiler (0)"
@@ -77,12 +79,16 @@ def kind_of(cat: str, name: str) -> str:
 
 
 def copy_kind_of(name: str) -> str | None:
-    """Copy direction named in a copy's name (``Memcpy HtoD (Pageable -> Device)``, XLA ``MemcpyH2D``), or None."""
+    """Copy direction named in a copy's name (``Memcpy HtoD (Pageable -> Device)``, XLA ``MemcpyH2D``,
+    rocprofiler-sdk ``MEMORY_COPY_HOST_TO_DEVICE``), or None."""
     m = _COPY_KIND_RE.search(name)
     if m:
         return m.group(1)
     m = _COPY_KIND_2_RE.search(name)
-    return f"{m.group(1)}to{m.group(2)}" if m else None
+    if m:
+        return f"{m.group(1)}to{m.group(2)}"
+    m = _COPY_KIND_3_RE.search(name)
+    return f"{m.group(1)[0].upper()}to{m.group(2)[0].upper()}" if m else None
 
 
 def _floats(vals: list) -> np.ndarray:
