@@ -260,3 +260,36 @@ def test_t05_memory_copy_names_give_the_copy_direction(tmp_path):
     e = collect(p).events.sort_values("start_ns")
     assert list(e["kind"].astype(str)) == ["memcpy"] * 3
     assert list(e["copy_kind"].astype(str)) == ["HtoD", "DtoH", "DtoD"]
+
+
+# ------------------------------------------------------------------------- B12 copies under the kernel category
+@pytest.mark.parametrize("copy_name,copy_api,fill_name,fill_api", [
+    ("CopyDeviceToDevice", "hipMemcpyAsync", "FillBuffer", "hipMemsetAsync"),  # roctracer operation names
+    ("[CUDA memcpy DtoD]", "cudaMemcpyAsync", "[CUDA memset]", "cudaMemsetAsync"),  # nvprof / nsys spelling
+    ("blit_op_17", "hipMemcpyWithStream", "blit_op_18", "hipMemsetD32Async"),  # names no rule knows: the call decides
+    ("", "urEnqueueUSMMemcpy", "", "urEnqueueUSMFill"),  # unnamed (XPU calls)
+])
+def test_b12_copy_recorded_as_a_kernel_is_a_copy_by_name_or_by_its_call(tmp_path, copy_name, copy_api, fill_name,
+                                                                         fill_api):
+    def call(name, ts, corr, cat="cuda_runtime"):
+        return {"ph": "X", "cat": cat, "name": name, "pid": 70, "tid": 70, "ts": ts, "dur": 2,
+                "args": {"correlation": corr}}
+
+    def gpu(name, ts, dur, corr, **args):
+        return {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": "stream 0", "ts": ts, "dur": dur,
+                "args": {"device": 0, "stream": 0, "correlation": corr, **args}}
+
+    evs = [call(copy_api, 5, 3), gpu(copy_name, 30, 3, 3),  # B12's third event: a copy, 3 µs, bytes unknown
+           call(fill_api, 35, 4), gpu(fill_name, 40, 1, 4),  # a fill, 1 µs
+           call("hipLaunchKernel", 45, 5), gpu("gemm_main", 50, 30, 5, grid=[64, 1, 1], block=[256, 1, 1]),
+           # a kernel with a launch geometry is a kernel even under a copy call's correlation id (a reused id)
+           call(copy_api, 85, 6), gpu("gemm_tail", 90, 10, 6, grid=[8, 1, 1], block=[128, 1, 1])]
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": evs}))
+    code, _ = _run("analyze", p, "-q", "--no-cache", "--json", tmp_path / "r.json")
+    assert code == 0
+    s = json.loads((tmp_path / "r.json").read_text())["sources"][0]["summary"]
+    # compute: gemm_main 30 + gemm_tail 10 µs; copy 3 µs (bytes unknown); fill 1 µs; all on one queue, no overlap
+    assert (s["kernel_count"], s["computation_ns"]) == (2, 40_000)
+    assert (s["memcpy_count"], s["memcpy_bytes"], s["memcpy_sizes_unknown"]) == (1, None, 1)  # bytes unknown
+    assert (s["exposed_memcpy_ns"], s["exposed_memset_ns"], s["gpu_busy_ns"]) == (3_000, 1_000, 44_000)

@@ -183,6 +183,7 @@ class Accumulator:
         self.rejected: list[dict[str, Any]] = []
         self.counters: list[tuple[np.ndarray, str, np.ndarray]] = []
         self.ignored: dict[str, int] = {}
+        self.copies_by_launcher = 0  # kernel records made copies/fills by their launching call (_copies_by_launcher)
         self.bad_ids: dict[str, int] = {}  # numbers that are no int64 (2^64, 1e30, nan) per field: read as unknown
         self.process_names: dict[int, str] = {}  # pid → process_name metadata
         self.thread_names: dict[tuple[int, int], str] = {}  # (pid, tid) → thread_name metadata
@@ -435,6 +436,7 @@ class Accumulator:
                                            "block_x", "block_y", "block_z", "regs", "smem")}
         if dialect is not None and dialect.producer == "xla-gpu":
             self._place_xla(dialect, kind, name, nocat, copy, ints)
+        self._copies_by_launcher(kind, name, corr, ints["grid_x"][1] | ints["block_x"][1])
         is_gpu = np.isin(kind, [_K[k] for k in ("kernel", "comm", "memcpy", "memset")])
         if rocm[0]:
             grid_cols, block_cols = [ints[f"grid_{a}"] for a in "xyz"], [ints[f"block_{a}"] for a in "xyz"]
@@ -514,6 +516,30 @@ class Accumulator:
             rej["reason"] += [reasons[x] for x in r["reason"]]
         return cols, rej, cnt, self.ignored
 
+
+    def _copies_by_launcher(self, kind: np.ndarray, name: np.ndarray, corr: tuple[np.ndarray, np.ndarray],
+                            geometry: np.ndarray) -> None:
+        """``kernel`` rows without a launch geometry (no grid, no block) whose launching runtime call (same
+        correlation id) is a copy / fill API (:data:`gpulens.timeline.names.COPY_API_RE`, ``FILL_API_RE``) become
+        ``memcpy`` / ``memset``, in place: the B12 kind — a copy recorded under the kernel category with a name no rule
+        knows (pytorch/kineto PR#1295). A kernel with a grid is a kernel whatever called it."""
+        cand = (kind == _K["kernel"]) & corr[1] & ~geometry
+        rt = (kind == _K["runtime"]) & corr[1]
+        if not cand.any() or not rt.any():
+            return
+        from gpulens.timeline.names import COPY_API_RE, FILL_API_RE
+
+        to = {c: _K["memcpy"] if COPY_API_RE.match(v) else _K["memset"] for c, v in enumerate(self.names.values)
+              if isinstance(v, str) and (COPY_API_RE.match(v) or FILL_API_RE.match(v))}
+        if not to:
+            return
+        launcher = pd.Series(name[rt], index=corr[0][rt])
+        launcher = launcher[~launcher.index.duplicated()]
+        gi = np.flatnonzero(cand)
+        new = launcher.reindex(corr[0][gi]).map(to).to_numpy(dtype=float)
+        hit = ~np.isnan(new)
+        kind[gi[hit]] = new[hit].astype(np.int8)
+        self.copies_by_launcher = int(hit.sum())
 
     def _launched_by_ext_module(self, kind: np.ndarray, name: np.ndarray, corr: tuple[np.ndarray, np.ndarray],
                                 is_gpu: np.ndarray) -> np.ndarray:

@@ -279,6 +279,9 @@ class KinetoCollector(Collector):
                             f"{acc.grid_fixes['work_items']} kernel(s) recorded in work-items "
                             f"(hipExtModuleLaunchKernel), {acc.grid_fixes['swapped']} with grid and workgroup "
                             "sizes in swapped places (rocprofiler-sdk backend)")
+        if getattr(acc, "copies_by_launcher", 0):
+            warnings.append(f"{path}: {acc.copies_by_launcher} kernel record(s) without launch geometry, enqueued by "
+                            "a copy or fill call (cudaMemcpyAsync, hipMemsetAsync…), counted as copies/fills")
         n = len(cols["start_ns"])
         cols["event_id"] = np.arange(n, dtype="int64")
         ranks = sorted({int(r) for r in np.unique(cols["rank"])}) if n else [rank]
