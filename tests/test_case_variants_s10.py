@@ -293,3 +293,59 @@ def test_b12_copy_recorded_as_a_kernel_is_a_copy_by_name_or_by_its_call(tmp_path
     assert (s["kernel_count"], s["computation_ns"]) == (2, 40_000)
     assert (s["memcpy_count"], s["memcpy_bytes"], s["memcpy_sizes_unknown"]) == (1, None, 1)  # bytes unknown
     assert (s["exposed_memcpy_ns"], s["exposed_memset_ns"], s["gpu_busy_ns"]) == (3_000, 1_000, 44_000)
+
+
+# ----------------------------------------------------------------------------------- B02 compressed databases
+def _b07_nsys(path):
+    # B07's stream in ns: gemm_a 100+50, gemm_b 140+20, elementwise_c 170+3,000,000, softmax_d 200+20 µs
+    return _nsys(path, [(100_000, 150_000, 7, "gemm_a"), (140_000, 160_000, 7, "gemm_b"),
+                        (170_000, 3_000_170_000, 7, "elementwise_c"), (200_000, 220_000, 7, "softmax_d")])
+
+
+@pytest.mark.parametrize("name,members", [("run.sqlite.gz", 1), ("run.sqlite", 2), ("report", 3)])
+def test_b02_gzip_compressed_nsys_export_is_read_like_the_plain_one(tmp_path, name, members):
+    import gzip
+
+    data = _b07_nsys(tmp_path / "plain.sqlite").read_bytes()
+    step = -(-len(data) // members)
+    p = tmp_path / name
+    p.write_bytes(b"".join(gzip.compress(data[i:i + step]) for i in range(0, len(data), step)))
+    code, _ = _run("analyze", p, "-q", "--no-cache", "--json", tmp_path / "r.json")
+    assert code == 0
+    src = json.loads((tmp_path / "r.json").read_text())["sources"][0]
+    s = src["summary"]
+    # B07 clipped: 40 + 20 + 30 + 20 = 110 µs busy over 100–220 µs; the top kernel gemm_a (40 µs)
+    assert (s["kernel_count"], s["gpu_busy_ns"], s["span_ns"]) == (4, 110_000, 120_000)
+    assert src["top_kernels"][0]["name"] == "gemm_a"
+    inp = src["inputs"][0]
+    assert (inp["collector"], inp["compressed"], inp["size_bytes"], inp["uncompressed_bytes"]) == (
+        "nsys_sqlite", True, p.stat().st_size, len(data))
+
+
+def test_b02_gzip_compressed_rocpd_database_in_a_process_folder(tmp_path):
+    import gzip
+
+    from tests.test_rocpd import build_layout_b
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    build_layout_b(tmp_path / "ref.db")
+    ref = collect(tmp_path / "ref.db").gpu_events()
+    (folder / "4242_results.db.gz").write_bytes(gzip.compress((tmp_path / "ref.db").read_bytes()))
+    build_layout_b(folder / "4243_results.db")
+    tl = collect(folder)
+    k = tl.gpu_events()
+    # T12's kind with one database compressed: one rank per process, each the same GPU work as the plain file
+    assert sorted(set(k["rank"])) == [0, 1]
+    for r in (0, 1):
+        assert sorted(k[k["rank"] == r]["dur_ns"]) == sorted(ref["dur_ns"])
+
+
+def test_b02_gzip_compressed_database_cut_short_is_one_line(tmp_path):
+    import gzip
+
+    blob = gzip.compress(_b07_nsys(tmp_path / "plain.sqlite").read_bytes())
+    p = tmp_path / "run.sqlite.gz"
+    p.write_bytes(blob[:len(blob) // 2])
+    code, text = _run("analyze", p, "-q", "--no-cache")
+    assert code == 2 and text.strip().count("\n") == 0 and str(p) in text and "cut short" in text

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.collectors._io import describe, read_magic
+from gpulens.collectors._io import describe, read_head, read_magic
 from gpulens.collectors._sqlite import INT, TEXT, connect_ro, fill, int_rows, read_typed, typed_expr
 from gpulens.collectors._nsys_more import (NVTX_TYPES, graph_trace, incomplete_capture, normalise_api_names,
                                            nvtx_range_table)
@@ -205,6 +205,8 @@ class NsysSqliteCollector(Collector):
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
         head = read_magic(path, 16)
+        if head[:2] == b"\x1f\x8b":  # a gzip-compressed export: its content decides (read from a decompressed copy)
+            head = read_head(path, 16)
         if head != SQLITE_MAGIC:
             raise TraceFormatError(path, "not an SQLite file" if head else "file is empty")
         db = _Db(path)
