@@ -349,3 +349,29 @@ def test_b02_gzip_compressed_database_cut_short_is_one_line(tmp_path):
     p.write_bytes(blob[:len(blob) // 2])
     code, text = _run("analyze", p, "-q", "--no-cache")
     assert code == 2 and text.strip().count("\n") == 0 and str(p) in text and "cut short" in text
+
+
+# ------------------------------------------------------------------------------- B03 names shown, never raw
+def test_b03_control_and_bidi_characters_in_names_are_shown_escaped_in_every_report(tmp_path):
+    import re
+
+    # B03b's raw 0x01 in a kernel name, an ESC colour sequence, a NUL and a right-to-left override (U+202E)
+    names = ["\x01<module>: step_kernel", "k_\x1b[31mred", "k_\x00nul", "k_\u202eevil"]
+    evs = [{"ph": "X", "cat": "kernel", "name": n, "pid": 0, "tid": "stream 7", "ts": 100 + 20 * i, "dur": 10,
+            "args": {"device": 0, "stream": 7}} for i, n in enumerate(names)]
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": evs}))
+    code, console = _run("analyze", p, "--no-cache", "--html", tmp_path / "r.html", "--markdown",
+                         tmp_path / "r.md", "--json", tmp_path / "r.json")
+    assert code == 0
+    raw = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u202e]")
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    md = (tmp_path / "r.md").read_text(encoding="utf-8")
+    for text in (html, md, console):
+        assert not raw.search(text), raw.search(text)
+    assert "\\u0001&lt;module&gt;: step_kernel" in html and "k_\\u001b[31mred" in html and "k_\\u202eevil" in html
+    assert "\\u0001" in md and "k\\_\\u0000nul" in md
+    assert "\\u0001<module>" in console and "\\u001b[31m" in console
+    # the data keep the names as recorded (JSON escapes them itself)
+    top = {k["name"] for k in json.loads((tmp_path / "r.json").read_text())["sources"][0]["top_kernels"]}
+    assert top == set(names)
