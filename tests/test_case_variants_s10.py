@@ -375,3 +375,21 @@ def test_b03_control_and_bidi_characters_in_names_are_shown_escaped_in_every_rep
     # the data keep the names as recorded (JSON escapes them itself)
     top = {k["name"] for k in json.loads((tmp_path / "r.json").read_text())["sources"][0]["top_kernels"]}
     assert top == set(names)
+
+
+# ------------------------------------------------------------------------------- B05 empty Chrome-trace forms
+@pytest.mark.parametrize("text", [
+    '{"traceEvents": []}',  # an object whose event list is empty
+    '{"schemaVersion": 1, "traceEvents": [ ], "displayTimeUnit": "ms"}',
+    '[{"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "python"}}]',  # metadata only
+    '[{"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "python"}},\n'  # ... and B04a: no closing ]
+    ' {"ph": "M", "name": "thread_name", "pid": 1, "tid": 2, "args": {"name": "main"}}',
+])
+def test_b05_empty_chrome_trace_forms_are_no_gpu_work_not_an_unknown_format(tmp_path, text):
+    p = tmp_path / "t.json"
+    p.write_text(text)
+    code, out = _run("analyze", p, "--no-cache", "--json", tmp_path / "r.json")
+    assert code == 5, out  # "no GPU work": 0 kernels, 0 ns
+    src = json.loads((tmp_path / "r.json").read_text())["sources"][0]
+    assert src["status"] == "no_gpu_work"
+    assert (src["summary"]["kernel_count"], src["summary"]["gpu_busy_ns"]) == (0, 0)

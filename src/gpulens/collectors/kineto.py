@@ -103,6 +103,12 @@ def _devices(props: Any, rank: int) -> list[dict[str, Any]]:
 
 #: The first key of a Kineto trace object (PyTorch writes schemaVersion, deviceProperties or distributedInfo first).
 _KINETO_FIRST_KEY = re.compile(rb'\{\s*"(?:schemaVersion|deviceProperties|distributedInfo)"\s*:')
+#: A trace object whose event list is empty (B05: a profiler schedule that recorded nothing) — a trace with no GPU
+#: work, not an unknown format.
+_EMPTY_EVENTS = re.compile(rb'"traceEvents"\s*:\s*\[\s*\]')
+#: The array form holding metadata events only (``"ph": "M"`` carries no ``ts``), possibly without its closing
+#: ``]`` (B04a + B05: legal, and no GPU work).
+_META_EVENT = re.compile(rb'"ph"\s*:\s*"M"')
 
 
 class KinetoCollector(Collector):
@@ -116,11 +122,11 @@ class KinetoCollector(Collector):
         h = head.lstrip()[:65536]
         if not h.startswith((b"{", b"[")):
             return False
-        if b'"traceEvents"' in h and (b'"ph"' in h or h.rstrip().endswith(b"[")):
+        if b'"traceEvents"' in h and (b'"ph"' in h or h.rstrip().endswith(b"[") or _EMPTY_EVENTS.search(h)):
             return True
         if len(h) >= 65536 and b'"traceEvents"' not in h and _KINETO_FIRST_KEY.match(h):
             return True  # a header larger than the sniffed head (many devices, a long value): the array comes later
-        return h.startswith(b"[") and b'"ph"' in h and b'"ts"' in h
+        return h.startswith(b"[") and b'"ph"' in h and (b'"ts"' in h or bool(_META_EVENT.search(h)))
 
     def collect(self, path: Path, strict: bool = True, select: Selection | None = None,
                 chunk_bytes: int = CHUNK_BYTES) -> Timeline:
