@@ -393,3 +393,35 @@ def test_b05_empty_chrome_trace_forms_are_no_gpu_work_not_an_unknown_format(tmp_
     src = json.loads((tmp_path / "r.json").read_text())["sources"][0]
     assert src["status"] == "no_gpu_work"
     assert (src["summary"]["kernel_count"], src["summary"]["gpu_busy_ns"]) == (0, 0)
+
+
+# ----------------------------------------------------------------------- B20 the duration under another roll-up
+def _q(row):
+    return ",".join(json.dumps(str(x)) for x in row)
+
+
+@pytest.mark.parametrize("metric", ["gpu__time_duration.avg", "gpu__time_duration.max", "gpu__time_duration"])
+@pytest.mark.parametrize("page", ["details", "raw"])
+def test_b20_ncu_duration_requested_as_another_rollup(tmp_path, metric, page):
+    # `ncu --metrics gpu__time_duration.avg --csv`: one launch is one instance, so .avg = .max = .sum; values with
+    # thousands separators and per-row (details) or per-column (raw units row) units, as B20
+    launches = [("gemm_kernel(float*, int)", "usecond", "1,234.56"), ("reduce_sum(float*, int)", "msecond", "2.05")]
+    if page == "details":
+        head = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Block Size",
+                "Grid Size", "Device", "CC", "Section Name", "Metric Name", "Metric Unit", "Metric Value"]
+        rows = [[i, 4242, "demo", "h", n, 1, 7, "(256, 1, 1)", "(132, 1, 1)", 0, "9.0", "Command line profiler metrics",
+                 metric, u, v] for i, (n, u, v) in enumerate(launches)]
+        text = "==PROF== Connected to process 4242 (/opt/demo)\n" + "\n".join(_q(r) for r in [head] + rows) + "\n"
+    else:  # one unit per column: both durations in µs (2.05 ms = 2,050 µs)
+        head = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Device", "CC",
+                metric]
+        rows = [[0, 4242, "demo", "h", launches[0][0], 1, 7, 0, "9.0", "1,234.56"],
+                [1, 4242, "demo", "h", launches[1][0], 1, 7, 0, "9.0", "2,050.00"]]
+        text = "\n".join(_q(r) for r in [head, [""] * 9 + ["usecond"]] + rows) + "\n"
+    p = tmp_path / "ncu.csv"
+    p.write_text(text)
+    tl = collect(p)
+    got = dict(zip(tl.events["name"].astype(str), tl.events["dur_ns"].astype(int)))
+    # 1,234.56 µs = 1,234,560 ns; 2.05 ms = 2,050 µs = 2,050,000 ns
+    assert got == {"gemm_kernel(float*, int)": 1_234_560, "reduce_sum(float*, int)": 2_050_000}
+    assert not any("without a usable" in w for w in tl.meta.warnings)
