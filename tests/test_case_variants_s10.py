@@ -425,3 +425,19 @@ def test_b20_ncu_duration_requested_as_another_rollup(tmp_path, metric, page):
     # 1,234.56 µs = 1,234,560 ns; 2.05 ms = 2,050 µs = 2,050,000 ns
     assert got == {"gemm_kernel(float*, int)": 1_234_560, "reduce_sum(float*, int)": 2_050_000}
     assert not any("without a usable" in w for w in tl.meta.warnings)
+
+
+def test_t06_rocpd_with_launch_calls_and_no_dispatch_is_an_incomplete_capture(tmp_path):
+    from tests.test_rocpd import U, build_layout_a
+
+    p = tmp_path / "results.db"
+    build_layout_a(p)  # one hipLaunchKernel HIP API region, two kernel dispatches, one copy
+    con = sqlite3.connect(p)
+    con.execute(f"DELETE FROM rocpd_kernel_dispatch{U}")  # the capture lost its kernel records
+    con.commit()
+    con.close()
+    tl = collect(p)
+    assert len(tl.of_kind("kernel")) == 0 and list(tl.of_kind("runtime")["name"].astype(str)) == ["hipLaunchKernel"]
+    note = tl.meta.sources[0]["incomplete_capture"]
+    assert note.startswith("1 launch call(s) (hipLaunchKernel ×1) have no GPU record")
+    assert any("incomplete capture" in w for w in tl.meta.warnings)
