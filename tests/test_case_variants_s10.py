@@ -441,3 +441,34 @@ def test_t06_rocpd_with_launch_calls_and_no_dispatch_is_an_incomplete_capture(tm
     note = tl.meta.sources[0]["incomplete_capture"]
     assert note.startswith("1 launch call(s) (hipLaunchKernel ×1) have no GPU record")
     assert any("incomplete capture" in w for w in tl.meta.warnings)
+
+
+# ---------------------------------------------------------------------------------- B04 begin/end slices
+@pytest.mark.parametrize("order", ["file", "reversed"])
+def test_b04_begin_end_kernels_are_paired_and_an_unended_one_is_not_extended(tmp_path, order):
+    def be(ph, name, ts, tid="stream 7", cat="kernel"):
+        e = {"ph": ph, "pid": 0, "tid": tid, "ts": ts}
+        if ph == "B":
+            e.update(cat=cat, name=name, args={"device": 0, "stream": 7})
+        return e
+
+    evs = [{"ph": "X", "cat": "kernel", "name": "k_x", "pid": 0, "tid": "stream 7", "ts": 100, "dur": 5,
+            "args": {"device": 0, "stream": 7}},
+           be("B", "k_be", 200.5), be("E", None, 210.75),  # 10.25 µs
+           be("B", "k_other_stream", 205, tid="stream 9"), be("E", None, 215, tid="stream 9"),  # 10 µs on stream 9
+           be("E", None, 250),  # an end with nothing open on stream 7
+           be("B", "k_unended", 300)]  # never ended (the writer died): not extended to the trace's end
+    if order == "reversed":
+        evs.reverse()
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": evs}))
+    tl = collect(p)
+    k = tl.gpu_events().sort_values("start_ns")
+    assert list(zip(k["name"].astype(str), k["start_ns"], k["dur_ns"])) == [
+        ("k_x", 100_000, 5_000), ("k_be", 200_500, 10_250), ("k_other_stream", 205_000, 10_000)]
+    (w,) = [w for w in tl.meta.warnings if "B/E" in w]
+    assert "2 begin/end (B/E) pair(s)" in w and "1 begin (B) event(s) never ended" in w and "1 end (E)" in w
+    code, _ = _run("analyze", p, "-q", "--no-cache", "--json", tmp_path / "r.json")
+    s = json.loads((tmp_path / "r.json").read_text())["sources"][0]["summary"]
+    # busy: 5 + union([200.5, 210.75], [205, 215]) = 5 + 14.5 µs; span 100 → 215 µs (k_unended adds nothing)
+    assert (code, s["gpu_busy_ns"], s["span_ns"]) == (0, 19_500, 115_000)

@@ -12,6 +12,7 @@ from itertools import chain, repeat
 from operator import attrgetter, is_
 from typing import Any
 
+import msgspec
 import numpy as np
 import pandas as pd
 
@@ -100,7 +101,7 @@ def _floats(vals: list) -> np.ndarray:
                          for v in vals], dtype=np.float64)
 
 
-_OTHER_PHASES = ("M", "i", "I")  # a tuple: `in` compares with ==, so an unhashable ph is no error
+_OTHER_PHASES = ("M", "i", "I", "B", "E")  # a tuple: `in` compares with ==, so an unhashable ph is no error
 _EVENT_FIELDS = ("name", "cat", "pid", "tid", "ts", "dur", "args")
 _EV = {f: i for i, f in enumerate(_EVENT_FIELDS)}
 #: args read on every row, and only on GPU rows (of GPU categories)
@@ -184,6 +185,8 @@ class Accumulator:
         self.counters: list[tuple[np.ndarray, str, np.ndarray]] = []
         self.ignored: dict[str, int] = {}
         self.copies_by_launcher = 0  # kernel records made copies/fills by their launching call (_copies_by_launcher)
+        self.begin_end: list = []  # B/E events until close_begin_end pairs them
+        self.paired = self.unended = self.unopened = 0
         self.bad_ids: dict[str, int] = {}  # numbers that are no int64 (2^64, 1e30, nan) per field: read as unknown
         self.process_names: dict[int, str] = {}  # pid → process_name metadata
         self.thread_names: dict[tuple[int, int], str] = {}  # (pid, tid) → thread_name metadata
@@ -357,8 +360,57 @@ class Accumulator:
         self.rows += n
         self.pieces.append(col)
 
+    def close_begin_end(self) -> None:
+        """Pair the ``B``/``E`` events seen (:meth:`_add_other`) into complete events and add them as one more piece.
+
+        Trace Event Format: an ``E`` ends the latest open ``B`` of the same (pid, tid); slices nest. Events are
+        paired in time order per thread; the duration is ``E.ts − B.ts`` computed exactly on the decimal text (the
+        ``B`` gives name, category and args). A ``B`` never ended is **not** extended to the end of the trace
+        (B04 of ../shared/cases: "B-events without E-events must not be extended"): it is dropped and counted in
+        :attr:`unended`; an ``E`` with no open ``B`` in :attr:`unopened`."""
+        from decimal import Decimal, InvalidOperation
+
+        from gpulens.collectors._kineto_columns import RawEvent
+
+        be, self.begin_end = self.begin_end, []
+        if not be:
+            return
+
+        def when(e: Any) -> Decimal | None:
+            try:
+                d = Decimal(bytes(e.ts).decode().strip())
+            except (InvalidOperation, UnicodeDecodeError, ValueError, TypeError):
+                return None
+            return d if d.is_finite() else None
+
+        threads: dict[str, list] = {}
+        for i, e in enumerate(be):
+            t = when(e)
+            if t is None:
+                self.unended += e.ph == "B"
+                continue
+            threads.setdefault(repr((e.pid, e.tid)), []).append((t, 0 if e.ph == "E" else 1, i, e))
+        out = []
+        for evs in threads.values():
+            stack: list = []
+            for t, _, _, e in sorted(evs, key=lambda x: (x[0], x[1], x[2])):  # an E at the same instant first
+                if e.ph == "B":
+                    stack.append((t, e))
+                elif stack:
+                    t0, b = stack.pop()
+                    out.append(RawEvent(cat=b.cat, name=b.name, pid=b.pid, tid=b.tid, ts=b.ts, args=b.args,
+                                        dur=msgspec.Raw(format(t - t0, "f").encode()), ph="X"))
+                else:
+                    self.unopened += 1
+            self.unended += len(stack)
+        self.paired += len(out)
+        if out:
+            self.add(out)
+
     def _add_other(self, events: list) -> None:
-        """``M`` process/thread names and ``[memory]`` instant events of one piece."""
+        """``M`` process/thread names and ``[memory]`` instant events of one piece; ``B``/``E`` events are kept for
+        :meth:`close_begin_end`."""
+        self.begin_end += [e for e in events if e.ph in ("B", "E")]
         self.memory += [(e.ts, a.device_type, a.device_id, a.total_allocated, a.total_reserved, a.mem_bytes)
                         for e in events if e.ph in ("i", "I") and e.name == "[memory]" and (a := e.args) is not None]
         for e in events:

@@ -254,6 +254,12 @@ class KinetoCollector(Collector):
 
     def _build(self, path: Path, acc: "_Accumulator", trace: Any, info: StreamInfo,
                warnings: list[str], truncated_at: dict[str, int], select: Selection | None) -> Parts:
+        acc.close_begin_end()  # B/E slices become complete events; unended ones are counted, never extended
+        if acc.paired or acc.unended or acc.unopened:
+            warnings.append(f"{path}: {acc.paired} begin/end (B/E) pair(s) read as complete events"
+                            + (f"; {acc.unended} begin (B) event(s) never ended dropped (not extended to the end "
+                               "of the trace)" if acc.unended else "")
+                            + (f"; {acc.unopened} end (E) event(s) without a begin dropped" if acc.unopened else ""))
         dist = trace.distributedInfo if isinstance(trace.distributedInfo, dict) else {}
         rank, rank_source = file_rank(path, dist, acc.comm_ranks, warnings)
         base_ns = int_or_none(trace.baseTimeNanoseconds) or 0
