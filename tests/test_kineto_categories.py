@@ -128,7 +128,7 @@ def test_other_chrome_producers_are_refused_in_one_line(tmp_path, events, words)
 
 def test_kineto_header_keeps_a_trace_with_unknown_categories(tmp_path):
     # a Kineto trace (schemaVersion) whose only events are of a category gpulens does not know: read, not refused
-    p = write(tmp_path, [{"ph": "X", "cat": "xpu_runtime", "name": "x", "pid": 1, "tid": 1, "ts": 1, "dur": 2}],
+    p = write(tmp_path, [{"ph": "X", "cat": "mlu_notifier", "name": "x", "pid": 1, "tid": 1, "ts": 1, "dur": 2}],
               schemaVersion=1)
     assert list(collect(p).events["kind"]) == ["other"]
 

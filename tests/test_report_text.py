@@ -58,6 +58,12 @@ def prose_of(rep) -> list[str]:
         if vd is not None and not vd.skipped and len(vd.table):
             out += [str(x) for x in vd.table["evidence"]]
             out += [str(y) for x in vd.table["next_steps"] for y in (x if isinstance(x, (list, tuple)) else [x])]
+    from gpulens.reports._md_safe import visible
+
+    # a recorded name with control characters is shown with them escaped (B03: "\u0001<module>: step"): data too
+    out += [str(n) for s in rep.sources for n in s.timeline.events["name"].cat.categories
+            if visible(str(n), bidi=True) != str(n)]
+    out += [visible(p, bidi=True) for p in out if p and visible(p, bidi=True) != p]
     return [" ".join(p.split()) for p in out if p]
 
 

@@ -55,7 +55,7 @@ from gpulens.analyzers._span import CLOCK_GAP_NS, REPLAY_COLLECTORS, replayed_fo
 from gpulens.analyzers.breakdown import Breakdown
 from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, text_series
 from gpulens.analyzers.intervals import key_codes, merge
-from gpulens.analyzers.launches import LAUNCH_RE, link_gpu_to_launch
+from gpulens.analyzers.launches import LAUNCH_RE, launch_calls, link_gpu_to_launch
 from gpulens.analyzers.verdict_rules import FULL_GRID_SHARE
 from gpulens.analyzers._idle_findings import (  # noqa: F401 (CLASS_WORDS, CLASS_ACTIONS re-exported)
     CLASS_ACTIONS,
@@ -199,8 +199,7 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
     if not len(gpu):
         return pd.DataFrame(columns=cols)
     syncs = sync_calls(timeline)
-    rt = ctx.of_kind("runtime")
-    launch_ranks = set(rt.loc[category_mask(rt["name"], LAUNCH_RE), "rank"].unique())
+    launch_ranks = set(launch_calls(timeline)["rank"].unique())
     sy_rank = syncs["rank"].to_numpy()
     sy_start = syncs["start_ns"].to_numpy("int64")
     sy_end = sy_start + syncs["dur_ns"].to_numpy("int64")

@@ -7,7 +7,6 @@ recognised vendor-neutrally (CUDA runtime/driver, HIP, graph launches), never by
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
@@ -15,10 +14,12 @@ import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.timeline import Timeline
+from gpulens.timeline.names import GRAPH_LAUNCH_RE, LAUNCH_API_RE
 
-#: Runtime/driver calls that launch kernels (CUDA, HIP, driver API, cooperative, graph replays).
-LAUNCH_RE = re.compile(r"^(?:cuda|cu|hip)(?:Ext)?(?:Module)?Launch|^(?:cuda|cu|hip)GraphLaunch")
-GRAPH_RE = re.compile(r"GraphLaunch")
+#: Launch calls by name (:data:`gpulens.timeline.names.LAUNCH_API_RE`); a call of another name is a launch too when a
+#: kernel carries its correlation id (:func:`launch_calls`): a vendor's launch API not listed (PrivateUse1, MTIA).
+LAUNCH_RE = LAUNCH_API_RE
+GRAPH_RE = GRAPH_LAUNCH_RE
 
 COLUMNS = {
     "launch_name": "runtime/driver launch API",
@@ -98,6 +99,32 @@ def _link_gpu_to_launch(timeline: Timeline, gpu: pd.DataFrame) -> pd.DataFrame:
                          "op_event_id": lookup(table("cpu_op", "external_id"), "external_id")}, index=gpu.index)
 
 
+def launch_calls(timeline: Timeline) -> pd.DataFrame:
+    """The runtime/driver calls that launch GPU work: those named like a launch (:data:`LAUNCH_RE`) and those whose
+    correlation id a kernel (or collective kernel) carries, whatever their name, with the other calls of such a name
+    (one that ran no kernel in the window included) — vendor-neutral, as the B11 case
+    of ../shared/cases asks (a launch table of CUDA names only misses HIP, XPU and PrivateUse1 launches). A copy or
+    fill call (``cudaMemcpyAsync``, ``hipMemsetAsync``) links copies and fills, not kernels, and is not a launch.
+
+    Returns:
+        The rows of the Timeline's ``runtime`` events that are launch calls (the events table's columns).
+    """
+    from gpulens.analyzers.context import category_mask, context_of, text_series
+
+    ctx = context_of(timeline)
+    rt = ctx.of_kind("runtime")
+    named = category_mask(rt["name"], LAUNCH_RE)
+    if not named.all() and len(ctx.gpu):
+        links = ctx.links["launch_event_id"]
+        kern = ctx.gpu["kind"].isin(("kernel", "comm")).to_numpy() & links.notna().to_numpy()
+        if kern.any():
+            linking = rt["event_id"].isin(links[kern].astype("int64").unique()).to_numpy()
+            names = set(text_series(rt.loc[linking & ~named, "name"]))  # calls of that name without a kernel too
+            if names:
+                named = named | category_mask(rt["name"], names)
+    return rt[named]
+
+
 class Launches(Analyzer):
     """Launch accounting: calls per launch API, GPU events linked/unlinked, graph launches (one-to-many)."""
 
@@ -110,8 +137,7 @@ class Launches(Analyzer):
 
         ev = timeline.events
         gpu = context_of(timeline).gpu
-        rt = context_of(timeline).of_kind("runtime")
-        rt = rt[category_mask(rt["name"], LAUNCH_RE)]
+        rt = launch_calls(timeline)
         if not len(gpu) and not len(rt):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason="no GPU events and no launch calls in the trace")

@@ -101,7 +101,21 @@ def _collect_file(c: Collector, path: Path, strict: bool, select: Selection | No
         tl = c.collect(path, strict=strict, select=select)
         return select.apply(tl) if select.ranks is not None else tl
     tl = c.collect(path, strict=strict)
+    _sizes(tl, path)
     return select.apply(tl) if active else tl
+
+
+def _sizes(tl: Timeline, path: Path) -> None:
+    """A gzip-compressed SQLite input's source record says so, with both sizes (B02: compressed and uncompressed
+    sizes are reported), as the text readers' records do."""
+    from gpulens.collectors._sqlite import unpacked_size
+
+    n = unpacked_size(path)
+    if n is None:
+        return
+    for src in tl.meta.sources:
+        if src.get("path") == str(path) and "compressed" not in src:
+            src.update(compressed=True, uncompressed_bytes=n)
 
 
 def _why_unreadable(f: Path) -> str:
@@ -293,8 +307,8 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
     from gpulens.collectors._hints import unsupported_format
     from gpulens.collectors._sqlite import connect_ro, truncated_by
 
-    if truncated_by(p):  # an SQLite file shorter than its header declares: "truncated SQLite file" (exit 2)
-        connect_ro(p)
+    if truncated_by(p) or (raw.compressed and raw.data.startswith(b"SQLite format 3\x00")):
+        connect_ro(p)  # an SQLite file shorter than its header declares, or gzip cut short: the precise reason
     if raw.compressed and raw.data[:2] == b"\x1f\x8b":
         raise TraceFormatError(p, "compressed twice (a gzip file inside the gzip file): decompress it once "
                                   "(gunzip) and give gpulens the result")

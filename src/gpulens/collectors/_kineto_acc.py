@@ -12,6 +12,7 @@ from itertools import chain, repeat
 from operator import attrgetter, is_
 from typing import Any
 
+import msgspec
 import numpy as np
 import pandas as pd
 
@@ -38,7 +39,15 @@ CATEGORY_KIND = {
     "cuda_driver": "runtime",
     "runtime": "runtime",
     "driver": "runtime",
+    # the host-side API categories of Kineto's other backends (libkineto ActivityType names): Intel XPU (Unified
+    # Runtime / Level Zero calls), MTIA, PrivateUse1 devices — launch calls like cuda_runtime's, linked by correlation
+    "xpu_runtime": "runtime",
+    "xpu_driver": "runtime",
+    "mtia_runtime": "runtime",
+    "privateuse1_runtime": "runtime",
+    "privateuse1_driver": "runtime",
     "cuda_sync": "sync",
+    "xpu_sync": "sync",
     "user_annotation": "annotation",
     "gpu_user_annotation": "annotation",
     "python_function": "python",
@@ -47,6 +56,8 @@ GPU_CATEGORIES = {"kernel", "gpu_memcpy", "memcpy", "gpu_memset", "memset", "gpu
 _COPY_KIND_RE = re.compile(r"\b(HtoD|DtoH|DtoD|PtoP|HtoH|DtoA|AtoD)\b")
 #: XLA spells copy directions ``MemcpyH2D`` / ``MemcpyD2H`` / ``MemcpyD2D`` / ``MemcpyP2P``
 _COPY_KIND_2_RE = re.compile(r"(H|D|P)2(H|D|P)\b")
+#: rocprofiler-sdk spells them ``MEMORY_COPY_HOST_TO_DEVICE`` (ROCm 7.1 Kineto copies recorded as kernels)
+_COPY_KIND_3_RE = re.compile(r"MEMORY_COPY_(HOST|DEVICE|PEER)_TO_(HOST|DEVICE|PEER)\b", re.IGNORECASE)
 _META_NAMES = ("process_name", "thread_name")
 UNNAMED = "(unnamed)"
 _SILENT_OTHER = {"trace"}  # the profiler's own span "PyTorch Profiler (0)"
@@ -69,12 +80,16 @@ def kind_of(cat: str, name: str) -> str:
 
 
 def copy_kind_of(name: str) -> str | None:
-    """Copy direction named in a copy's name (``Memcpy HtoD (Pageable -> Device)``, XLA ``MemcpyH2D``), or None."""
+    """Copy direction named in a copy's name (``Memcpy HtoD (Pageable -> Device)``, XLA ``MemcpyH2D``,
+    rocprofiler-sdk ``MEMORY_COPY_HOST_TO_DEVICE``), or None."""
     m = _COPY_KIND_RE.search(name)
     if m:
         return m.group(1)
     m = _COPY_KIND_2_RE.search(name)
-    return f"{m.group(1)}to{m.group(2)}" if m else None
+    if m:
+        return f"{m.group(1)}to{m.group(2)}"
+    m = _COPY_KIND_3_RE.search(name)
+    return f"{m.group(1)[0].upper()}to{m.group(2)[0].upper()}" if m else None
 
 
 def _floats(vals: list) -> np.ndarray:
@@ -86,7 +101,7 @@ def _floats(vals: list) -> np.ndarray:
                          for v in vals], dtype=np.float64)
 
 
-_OTHER_PHASES = ("M", "i", "I")  # a tuple: `in` compares with ==, so an unhashable ph is no error
+_OTHER_PHASES = ("M", "i", "I", "B", "E")  # a tuple: `in` compares with ==, so an unhashable ph is no error
 _EVENT_FIELDS = ("name", "cat", "pid", "tid", "ts", "dur", "args")
 _EV = {f: i for i, f in enumerate(_EVENT_FIELDS)}
 #: args read on every row, and only on GPU rows (of GPU categories)
@@ -169,6 +184,9 @@ class Accumulator:
         self.rejected: list[dict[str, Any]] = []
         self.counters: list[tuple[np.ndarray, str, np.ndarray]] = []
         self.ignored: dict[str, int] = {}
+        self.copies_by_launcher = 0  # kernel records made copies/fills by their launching call (_copies_by_launcher)
+        self.begin_end: list = []  # B/E events until close_begin_end pairs them
+        self.paired = self.unended = self.unopened = 0
         self.bad_ids: dict[str, int] = {}  # numbers that are no int64 (2^64, 1e30, nan) per field: read as unknown
         self.process_names: dict[int, str] = {}  # pid → process_name metadata
         self.thread_names: dict[tuple[int, int], str] = {}  # (pid, tid) → thread_name metadata
@@ -342,8 +360,57 @@ class Accumulator:
         self.rows += n
         self.pieces.append(col)
 
+    def close_begin_end(self) -> None:
+        """Pair the ``B``/``E`` events seen (:meth:`_add_other`) into complete events and add them as one more piece.
+
+        Trace Event Format: an ``E`` ends the latest open ``B`` of the same (pid, tid); slices nest. Events are
+        paired in time order per thread; the duration is ``E.ts − B.ts`` computed exactly on the decimal text (the
+        ``B`` gives name, category and args). A ``B`` never ended is **not** extended to the end of the trace
+        (B04 of ../shared/cases: "B-events without E-events must not be extended"): it is dropped and counted in
+        :attr:`unended`; an ``E`` with no open ``B`` in :attr:`unopened`."""
+        from decimal import Decimal, InvalidOperation
+
+        from gpulens.collectors._kineto_columns import RawEvent
+
+        be, self.begin_end = self.begin_end, []
+        if not be:
+            return
+
+        def when(e: Any) -> Decimal | None:
+            try:
+                d = Decimal(bytes(e.ts).decode().strip())
+            except (InvalidOperation, UnicodeDecodeError, ValueError, TypeError):
+                return None
+            return d if d.is_finite() else None
+
+        threads: dict[str, list] = {}
+        for i, e in enumerate(be):
+            t = when(e)
+            if t is None:
+                self.unended += e.ph == "B"
+                continue
+            threads.setdefault(repr((e.pid, e.tid)), []).append((t, 0 if e.ph == "E" else 1, i, e))
+        out = []
+        for evs in threads.values():
+            stack: list = []
+            for t, _, _, e in sorted(evs, key=lambda x: (x[0], x[1], x[2])):  # an E at the same instant first
+                if e.ph == "B":
+                    stack.append((t, e))
+                elif stack:
+                    t0, b = stack.pop()
+                    out.append(RawEvent(cat=b.cat, name=b.name, pid=b.pid, tid=b.tid, ts=b.ts, args=b.args,
+                                        dur=msgspec.Raw(format(t - t0, "f").encode()), ph="X"))
+                else:
+                    self.unopened += 1
+            self.unended += len(stack)
+        self.paired += len(out)
+        if out:
+            self.add(out)
+
     def _add_other(self, events: list) -> None:
-        """``M`` process/thread names and ``[memory]`` instant events of one piece."""
+        """``M`` process/thread names and ``[memory]`` instant events of one piece; ``B``/``E`` events are kept for
+        :meth:`close_begin_end`."""
+        self.begin_end += [e for e in events if e.ph in ("B", "E")]
         self.memory += [(e.ts, a.device_type, a.device_id, a.total_allocated, a.total_reserved, a.mem_bytes)
                         for e in events if e.ph in ("i", "I") and e.name == "[memory]" and (a := e.args) is not None]
         for e in events:
@@ -421,6 +488,7 @@ class Accumulator:
                                            "block_x", "block_y", "block_z", "regs", "smem")}
         if dialect is not None and dialect.producer == "xla-gpu":
             self._place_xla(dialect, kind, name, nocat, copy, ints)
+        self._copies_by_launcher(kind, name, corr, ints["grid_x"][1] | ints["block_x"][1])
         is_gpu = np.isin(kind, [_K[k] for k in ("kernel", "comm", "memcpy", "memset")])
         if rocm[0]:
             grid_cols, block_cols = [ints[f"grid_{a}"] for a in "xyz"], [ints[f"block_{a}"] for a in "xyz"]
@@ -500,6 +568,30 @@ class Accumulator:
             rej["reason"] += [reasons[x] for x in r["reason"]]
         return cols, rej, cnt, self.ignored
 
+
+    def _copies_by_launcher(self, kind: np.ndarray, name: np.ndarray, corr: tuple[np.ndarray, np.ndarray],
+                            geometry: np.ndarray) -> None:
+        """``kernel`` rows without a launch geometry (no grid, no block) whose launching runtime call (same
+        correlation id) is a copy / fill API (:data:`gpulens.timeline.names.COPY_API_RE`, ``FILL_API_RE``) become
+        ``memcpy`` / ``memset``, in place: the B12 kind — a copy recorded under the kernel category with a name no rule
+        knows (pytorch/kineto PR#1295). A kernel with a grid is a kernel whatever called it."""
+        cand = (kind == _K["kernel"]) & corr[1] & ~geometry
+        rt = (kind == _K["runtime"]) & corr[1]
+        if not cand.any() or not rt.any():
+            return
+        from gpulens.timeline.names import COPY_API_RE, FILL_API_RE
+
+        to = {c: _K["memcpy"] if COPY_API_RE.match(v) else _K["memset"] for c, v in enumerate(self.names.values)
+              if isinstance(v, str) and (COPY_API_RE.match(v) or FILL_API_RE.match(v))}
+        if not to:
+            return
+        launcher = pd.Series(name[rt], index=corr[0][rt])
+        launcher = launcher[~launcher.index.duplicated()]
+        gi = np.flatnonzero(cand)
+        new = launcher.reindex(corr[0][gi]).map(to).to_numpy(dtype=float)
+        hit = ~np.isnan(new)
+        kind[gi[hit]] = new[hit].astype(np.int8)
+        self.copies_by_launcher = int(hit.sum())
 
     def _launched_by_ext_module(self, kind: np.ndarray, name: np.ndarray, corr: tuple[np.ndarray, np.ndarray],
                                 is_gpu: np.ndarray) -> np.ndarray:

@@ -78,6 +78,19 @@ class XEvent(_EventBody, gc=False, tag_field="ph", tag="X"):
     ph: ClassVar[str] = "X"
 
 
+class BeginEvent(_EventBody, gc=False, tag_field="ph", tag="B"):
+    """A duration-begin event (``ph`` B): paired with its ``E`` on the same (pid, tid) into a complete event by
+    :meth:`gpulens.collectors._kineto_acc._Accumulator.close_begin_end`; one never ended is not extended."""
+
+    ph: ClassVar[str] = "B"
+
+
+class EndEvent(_EventBody, gc=False, tag_field="ph", tag="E"):
+    """A duration-end event (``ph`` E): closes the latest open ``B`` of its (pid, tid)."""
+
+    ph: ClassVar[str] = "E"
+
+
 class MetaEvent(_Tagged, tag="M"):
     """A metadata event (``ph`` M: process and thread names)."""
 
@@ -108,11 +121,12 @@ def _skipped(phase: str) -> type:
                              tag=phase, namespace={"ph": phase, "__annotations__": {"ph": ClassVar[str]}})
 
 
-#: Trace Event Format phases gpulens does not read (Chrome's "Trace Event Format" document): duration begin/end,
-#: counters, async, flow, sample, object, mark, context, legacy async.
-SKIPPED_PHASES = ("B", "E", "C", "b", "n", "e", "s", "t", "f", "P", "O", "N", "D", "R", "S", "T", "p", "F", "c",
+#: Trace Event Format phases gpulens does not read (Chrome's "Trace Event Format" document): counters, async, flow,
+#: sample, object, mark, context, legacy async. (Duration begin/end ``B``/``E`` are read: :class:`BeginEvent`.)
+SKIPPED_PHASES = ("C", "b", "n", "e", "s", "t", "f", "P", "O", "N", "D", "R", "S", "T", "p", "F", "c",
                   "(", ")", "V", "v")
-FastEvent = Union[(XEvent, MetaEvent, InstantEvent, InstantEventLegacy) + tuple(_skipped(p) for p in SKIPPED_PHASES)]
+FastEvent = Union[(XEvent, BeginEvent, EndEvent, MetaEvent, InstantEvent, InstantEventLegacy)
+                  + tuple(_skipped(p) for p in SKIPPED_PHASES)]
 
 
 class FastTrace(TraceHeader):

@@ -16,7 +16,8 @@ The Timeline gets one ``kernel`` event per launch and one Counters row per numer
 base unit by :func:`~gpulens.collectors._ncu_units.convert_unit`). **Start times are synthetic**: ncu serialises
 and replays each kernel, so it records no timeline; ``start_ns`` is the cumulative sum of the previous launches'
 durations (first launch at 0) and a warning says so. ``dur_ns`` is ``gpu__time_duration.sum``, else the
-"Duration" metric of the Speed Of Light section; a launch with neither gets 0 and a warning.
+"Duration" metric of the Speed Of Light section, else another roll-up of ``gpu__time_duration`` (``.avg``, ``.max``,
+``.min``: equal for one launch); a launch with none gets 0 and a warning.
 """
 
 from __future__ import annotations
@@ -47,7 +48,11 @@ RULE_COLUMNS = {
 SYNTHETIC_START_WARNING = ("ncu records no timeline (kernels are serialised and replayed): the start times shown are "
                            "synthetic, the cumulative sum of the previous launches' durations")
 
-_DUR = ("gpu__time_duration.sum", "Duration")
+#: A launch's duration under every spelling ncu users request: ``.sum`` (the Speed Of Light section's), the
+#: "Duration" row of the details page, and the other roll-ups of the same per-launch metric (``--metrics
+#: gpu__time_duration.avg`` is the common command line; a launch is one instance, so sum = avg = max = min).
+_DUR = ("gpu__time_duration.sum", "Duration", "gpu__time_duration.avg", "gpu__time_duration.max",
+        "gpu__time_duration.min", "gpu__time_duration")
 _REGS = ("launch__registers_per_thread", "Registers Per Thread")
 _SMEM_STATIC = ("launch__shared_mem_per_block_static", "Static Shared Memory Per Block")
 _SMEM_DYN = ("launch__shared_mem_per_block_dynamic", "Dynamic Shared Memory Per Block")

@@ -22,9 +22,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.timeline.names import LAUNCH_API_RE
+
 _VERSION_SUFFIX = re.compile(r"_v\d+$")
-#: launch entry points (after the version suffix is dropped): CUDA runtime/driver, HIP, graph launches
-LAUNCH_API = re.compile(r"^(cuda|cu|hip)(Ext)?(Module)?(Launch|GraphLaunch)", re.IGNORECASE)
+#: launch entry points (after the version suffix is dropped): the one vendor-neutral table
+LAUNCH_API = LAUNCH_API_RE
 #: Columns of ``tables["nvtx_ranges"]``: event_id of the annotation row and its range type.
 NVTX_COLUMNS = ("event_id", "range_type")
 #: nsys ENUM_NSYS_EVENT_TYPE names → range type

@@ -59,19 +59,83 @@ def truncated_by(path: Path) -> tuple[int, int] | None:
     return (size, want) if size < want else None
 
 
+_GZIP_MAGIC = b"\x1f\x8b"
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_unpacked: dict[tuple[str, int, int], Path] = {}
+
+
+def sqlite_file(path: Path) -> Path:
+    """The file SQLite can open for ``path``: ``path`` itself, or — for a gzip-compressed database (``.sqlite.gz``,
+    ``results.db.gz``, or gzip bytes under the plain name: B02 of ../shared/cases) — a private temporary copy of its
+    decompressed bytes (every member, within :func:`gpulens.collectors._io.decompress_limit`), made once per file
+    version and removed when the process exits. SQLite reads pages at random, so it cannot read a gzip stream.
+
+    Raises:
+        TraceFormatError: corrupt gzip data, a stream cut short, or data beyond the decompression limit.
+    """
+    try:
+        with open(path, "rb") as fh:
+            magic = fh.read(2)
+        st = Path(path).stat()
+    except OSError:
+        return path
+    if magic != _GZIP_MAGIC:
+        return path
+    key = (str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
+    got = _unpacked.get(key)
+    if got is not None and got.exists():
+        return got
+    import atexit
+    import os
+    import shutil
+    import tempfile
+    import zlib
+
+    from gpulens.collectors._io import decompress_limit, gunzip_blocks
+
+    state: dict = {}
+    folder = Path(tempfile.mkdtemp(prefix="gpulens-sqlite-"))
+    atexit.register(shutil.rmtree, folder, True)
+    out = folder / "db.sqlite"
+    try:
+        with open(path, "rb") as fh, open(out, "wb") as dst:
+            os.chmod(out, 0o600)
+            for piece in gunzip_blocks(fh, fh.read(1 << 20), decompress_limit(st.st_size), Path(path), state=state):
+                dst.write(piece)
+    except zlib.error as exc:
+        raise TraceFormatError(path, f"corrupt gzip data ({exc})") from None
+    if state.get("truncated"):
+        raise TraceFormatError(path, "gzip-compressed SQLite file cut short: the gzip stream ends early"
+                                     + (f" ({state['corrupt']})" if state.get("corrupt") else ""))
+    _unpacked[key] = out
+    return out
+
+
+def unpacked_size(path: Path) -> int | None:
+    """Bytes of the decompressed copy :func:`sqlite_file` made of ``path``, or None when it made none."""
+    try:
+        st = Path(path).stat()
+    except OSError:
+        return None
+    got = _unpacked.get((str(Path(path).resolve()), st.st_size, st.st_mtime_ns))
+    return got.stat().st_size if got is not None and got.exists() else None
+
+
 def connect_ro(path: Path, check: bool = True) -> sqlite3.Connection:
     """A read-only connection whose TEXT values with invalid UTF-8 (or lone surrogates) decode with U+FFFD instead
-    of raising ``OperationalError`` on the whole query.
+    of raising ``OperationalError`` on the whole query; a gzip-compressed database is read from its decompressed
+    copy (:func:`sqlite_file`).
 
     Raises:
         TraceFormatError: (``check``) the file is shorter than its header declares (:func:`truncated_by`): a
             truncated database is an input error (exit 2) naming the file, never a run without GPU work.
     """
-    cut = truncated_by(path) if check else None
+    db = sqlite_file(path)
+    cut = truncated_by(db) if check else None
     if cut:
         raise TraceFormatError(path, f"truncated SQLite file: {cut[0]:,} of the {cut[1]:,} bytes its header declares "
                                      "(the copy is incomplete or the writer was stopped)")
-    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     con.text_factory = _text
     return con
 

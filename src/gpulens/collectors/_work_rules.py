@@ -43,6 +43,15 @@ KERNEL_NAME_RULES: tuple[Rule, ...] = (
     Rule("memcpy", r"^memcpy", "copy recorded as a kernel (Kineto `Memcpy HtoD (…)` names)",
          "pytorch/kineto libkineto/src/output_json.cpp (memcpy names); pytorch/kineto PR#1295 (ROCm copies as kernels)"),
     Rule("memset", r"^memset", "memory set recorded as a kernel", "pytorch/kineto libkineto/src/output_json.cpp"),
+    Rule("memcpy", r"^copy(host|device)to(host|device)\b|^\[cuda memcpy", "copies under their tracer's operation name "
+         "(roctracer CopyHostToDevice…, nvprof/nsys [CUDA memcpy HtoD])",
+         "rocprof v1 COPY track names (ROCm/rocprofiler tblextr.py); nsys stats cuda_gpu_mem_time_sum operations"),
+    Rule("memset", r"^fillbuffer\b|^\[cuda memset", "fills under their tracer's operation name (roctracer FillBuffer, "
+         "[CUDA memset])", "rocprof v1 COPY track names; nsys stats cuda_gpu_mem_time_sum operations"),
+    Rule("memcpy", r"^memory_copy_", "rocprofiler-sdk copy operations recorded as kernels (ROCm 7.1 Kineto: "
+         "cat=kernel, MEMORY_COPY_HOST_TO_DEVICE / _DEVICE_TO_HOST / _DEVICE_TO_DEVICE)",
+         "rocprofiler-sdk ROCPROFILER_MEMORY_COPY_* operation names; pytorch/kineto PR#1295; "
+         "AMD-AGI/TraceLens PR#613 (_ROCM_LEGACY_MEMCPY_NAMES)"),
     Rule("memcpy", r"^__amd_rocclr_copy(Buffer|Image)", "HIP runtime blit copy kernels (ROCm 7.x: cat=kernel)",
          "ROCm/clr rocclr/device/blitcl.cpp (__amd_rocclr_copyBuffer, copyBufferAligned, copyBufferRect, "
          "copyImage…); AMD-AGI/TraceLens PR#613"),

@@ -103,6 +103,12 @@ def _devices(props: Any, rank: int) -> list[dict[str, Any]]:
 
 #: The first key of a Kineto trace object (PyTorch writes schemaVersion, deviceProperties or distributedInfo first).
 _KINETO_FIRST_KEY = re.compile(rb'\{\s*"(?:schemaVersion|deviceProperties|distributedInfo)"\s*:')
+#: A trace object whose event list is empty (B05: a profiler schedule that recorded nothing) — a trace with no GPU
+#: work, not an unknown format.
+_EMPTY_EVENTS = re.compile(rb'"traceEvents"\s*:\s*\[\s*\]')
+#: The array form holding metadata events only (``"ph": "M"`` carries no ``ts``), possibly without its closing
+#: ``]`` (B04a + B05: legal, and no GPU work).
+_META_EVENT = re.compile(rb'"ph"\s*:\s*"M"')
 
 
 class KinetoCollector(Collector):
@@ -116,11 +122,11 @@ class KinetoCollector(Collector):
         h = head.lstrip()[:65536]
         if not h.startswith((b"{", b"[")):
             return False
-        if b'"traceEvents"' in h and (b'"ph"' in h or h.rstrip().endswith(b"[")):
+        if b'"traceEvents"' in h and (b'"ph"' in h or h.rstrip().endswith(b"[") or _EMPTY_EVENTS.search(h)):
             return True
         if len(h) >= 65536 and b'"traceEvents"' not in h and _KINETO_FIRST_KEY.match(h):
             return True  # a header larger than the sniffed head (many devices, a long value): the array comes later
-        return h.startswith(b"[") and b'"ph"' in h and b'"ts"' in h
+        return h.startswith(b"[") and b'"ph"' in h and (b'"ts"' in h or bool(_META_EVENT.search(h)))
 
     def collect(self, path: Path, strict: bool = True, select: Selection | None = None,
                 chunk_bytes: int = CHUNK_BYTES) -> Timeline:
@@ -248,6 +254,12 @@ class KinetoCollector(Collector):
 
     def _build(self, path: Path, acc: "_Accumulator", trace: Any, info: StreamInfo,
                warnings: list[str], truncated_at: dict[str, int], select: Selection | None) -> Parts:
+        acc.close_begin_end()  # B/E slices become complete events; unended ones are counted, never extended
+        if acc.paired or acc.unended or acc.unopened:
+            warnings.append(f"{path}: {acc.paired} begin/end (B/E) pair(s) read as complete events"
+                            + (f"; {acc.unended} begin (B) event(s) never ended dropped (not extended to the end "
+                               "of the trace)" if acc.unended else "")
+                            + (f"; {acc.unopened} end (E) event(s) without a begin dropped" if acc.unopened else ""))
         dist = trace.distributedInfo if isinstance(trace.distributedInfo, dict) else {}
         rank, rank_source = file_rank(path, dist, acc.comm_ranks, warnings)
         base_ns = int_or_none(trace.baseTimeNanoseconds) or 0
@@ -279,6 +291,9 @@ class KinetoCollector(Collector):
                             f"{acc.grid_fixes['work_items']} kernel(s) recorded in work-items "
                             f"(hipExtModuleLaunchKernel), {acc.grid_fixes['swapped']} with grid and workgroup "
                             "sizes in swapped places (rocprofiler-sdk backend)")
+        if getattr(acc, "copies_by_launcher", 0):
+            warnings.append(f"{path}: {acc.copies_by_launcher} kernel record(s) without launch geometry, enqueued by "
+                            "a copy or fill call (cudaMemcpyAsync, hipMemsetAsync…), counted as copies/fills")
         n = len(cols["start_ns"])
         cols["event_id"] = np.arange(n, dtype="int64")
         ranks = sorted({int(r) for r in np.unique(cols["rank"])}) if n else [rank]

@@ -21,7 +21,9 @@ table                                kind       columns used
 ==================================== ========== =============================================================
 
 Conventions: times are the export's int64 ns (session clock); ``dur_ns = end - start``; rows with ``end < start``
-(or an NVTX range never closed) go to ``rejected``. Names are ``StringIds`` keys, resolved once per distinct id.
+(or an NVTX range never closed) go to ``rejected``, and so do rows whose ``start`` is a placeholder 0 beside real
+timestamps far from 0 (the rule of the Kineto reader, :func:`~gpulens.collectors._kineto_acc.zero_ts_is_placeholder`;
+pytorch/kineto#109's ``ts 0, dur 0`` kind: CUPTI records that were never filled in). Names are ``StringIds`` keys, resolved once per distinct id.
 ``pid = (globalPid >> 24) & 0xFFFFFF`` and ``tid = globalTid & 0xFFFFFF`` (nsys' documented packing of global ids).
 ``copyKind`` follows CUPTI's ``CUpti_ActivityMemcpyKind`` (1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP, ...; UVM kinds 11–13
 map to HtoD/DtoH/DtoD). Kernels that are collectives, copies or fills by name are ``comm``/``memcpy``/``memset``
@@ -42,11 +44,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.collectors._io import describe, read_magic
+from gpulens.collectors._io import describe, read_head, read_magic
 from gpulens.collectors._sqlite import INT, TEXT, connect_ro, fill, int_rows, read_typed, typed_expr
 from gpulens.collectors._nsys_more import (NVTX_TYPES, graph_trace, incomplete_capture, normalise_api_names,
                                            nvtx_range_table)
 from gpulens.collectors._dispatch import UNNAMED
+from gpulens.collectors._kineto_acc import zero_ts_is_placeholder
 from gpulens.collectors._work_rules import kinds_of_kernel_names
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
@@ -202,6 +205,8 @@ class NsysSqliteCollector(Collector):
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
         head = read_magic(path, 16)
+        if head[:2] == b"\x1f\x8b":  # a gzip-compressed export: its content decides (read from a decompressed copy)
+            head = read_head(path, 16)
         if head != SQLITE_MAGIC:
             raise TraceFormatError(path, "not an SQLite file" if head else "file is empty")
         db = _Db(path)
@@ -249,6 +254,7 @@ class NsysSqliteCollector(Collector):
                                                                  "end before start")}))
                 df = df[~bad]
             frames.append(df)
+        frames = _zero_placeholders(frames, rejected)
         if db.unnamed:
             warnings.append(f"{path}: {db.unnamed} name id(s) not found in StringIds: those names are unknown, "
                             f"shown as {UNNAMED!r}")
@@ -499,3 +505,25 @@ def metadata(db: _Db, warnings: list[str]) -> tuple[dict[str, Any], list[dict[st
         else:
             devices = got
     return info, devices
+
+
+def _zero_placeholders(frames: list[pd.DataFrame], rejected: list[pd.DataFrame]) -> list[pd.DataFrame]:
+    """``frames`` without the rows whose ``start_ns`` is a placeholder 0 (appended to ``rejected`` as "zero timestamp
+    (never recorded)"): judged over every table's timestamps at once, as one clock, by
+    :func:`~gpulens.collectors._kineto_acc.zero_ts_is_placeholder` — a 0 beside timestamps that start more than 10×
+    their extent after 0 would stretch the span to the whole session clock. A capture whose clock starts at 0 keeps it."""
+    starts = [f["start_ns"].dropna().to_numpy(dtype="int64") for f in frames if len(f) and "start_ns" in f]
+    ts = np.concatenate(starts) if starts else np.zeros(0, dtype="int64")
+    if not (ts == 0).any() or not zero_ts_is_placeholder(ts, np.ones(len(ts), dtype=bool)):
+        return frames
+    out = []
+    for f in frames:
+        z = (f["start_ns"] == 0).fillna(False).to_numpy(dtype=bool) if len(f) and "start_ns" in f else None
+        if z is None or not z.any():
+            out.append(f)
+            continue
+        r = f[z]
+        rejected.append(pd.DataFrame({"kind": r["kind"], "name": r["name"].astype(object), "start_ns": r["start_ns"],
+                                      "dur_ns": r["dur_ns"], "reason": "zero timestamp (never recorded)"}))
+        out.append(f[~z])
+    return out

@@ -271,6 +271,13 @@ class Rocpd(Collector):
                             "rank": 0, "schema_version": version, "rank_source": "process",
                             "process_id": pids[0] if len(pids) == 1 else None, "process_ids": pids}]
         tl.meta.devices = devices
+        from gpulens.collectors._nsys_more import incomplete_capture  # launches without any kernel: say so (T06)
+
+        note = incomplete_capture(tl.events, "the database has no kernel dispatch record",
+                                  "record with rocprofv3 --kernel-trace (or --sys-trace) so the kernels are traced")
+        if note:
+            tl.meta.sources[0]["incomplete_capture"] = note
+            tl.meta.warnings.append(f"{path}: incomplete capture: {note}")
         if db.coerced:
             tl.meta.warnings.append(f"{path}: {sum(db.coerced.values())} value(s) of the wrong type read as unknown ("
                                     + ", ".join(f"{t} ×{n}" for t, n in sorted(db.coerced.items()))

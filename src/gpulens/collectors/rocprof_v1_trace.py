@@ -30,7 +30,7 @@ from gpulens.collectors._json_cut import json_error_text
 from gpulens.collectors._amdcsv import dispatches_from_rows
 from gpulens.collectors._deep import DeepValues
 from gpulens.collectors._dispatch import Dispatches, build_timeline, merge
-from gpulens.collectors._io import describe, read_input
+from gpulens.collectors._io import describe, read_head, read_input
 from gpulens.collectors._json_cut import decode_cut
 from gpulens.collectors._numbers import exact_int
 from gpulens.collectors._sqlite import connect_ro, read_stored
@@ -196,15 +196,14 @@ def _ns_us(v) -> int | None:
 def sqlite_tables(path: Path) -> set[str]:
     """Names of the tables and views of an SQLite file (empty when it is not one)."""
     try:
-        with open(path, "rb") as fh:
-            if fh.read(16) != SQLITE_MAGIC:
-                return set()
+        if read_head(path, 16) != SQLITE_MAGIC:  # decompressed when gzip (then read from a copy: connect_ro)
+            return set()
         con = connect_ro(path, check=False)  # sniffing: a truncated file is named by the collector that reads it
         try:
             return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")}
         finally:
             con.close()
-    except (OSError, sqlite3.Error, UnicodeDecodeError):  # not SQLite, or a corrupt / non-UTF-8 schema
+    except (OSError, sqlite3.Error, UnicodeDecodeError, TraceFormatError):  # not SQLite, corrupt, cut gzip
         return set()
 
 

@@ -102,13 +102,50 @@ class Metric:
         """Inverse of :meth:`to_dict`.
 
         Raises:
-            ValueError: ``samples`` is empty or holds a value that is not a finite number.
+            ValueError: ``samples`` is empty or holds a value that is not an amount (:func:`amounts`); ``share`` is
+                not fractions in [0, 1]; ``calls`` not non-negative integers.
         """
-        samples = [float(v) for v in d["samples"]]
-        if not samples or not all(math.isfinite(v) for v in samples):
-            raise ValueError(f"metric {name!r} has {'no samples' if not samples else 'a non-finite sample'}")
-        return cls(name, d["kind"], d.get("unit", ""), samples, d.get("direction", "lower"),
-                   [float(v) for v in d.get("share", [])], [int(v) for v in d.get("calls", [])])
+        samples = amounts(name, "sample", d["samples"], SAMPLE_MAX.get(d.get("unit", ""), SAMPLE_MAX[""]))
+        if not samples:
+            raise ValueError(f"metric {name!r} has no samples")
+        share = amounts(name, "share", d.get("share", []), SHARE_MAX)
+        calls = amounts(name, "call count", d.get("calls", []), SAMPLE_MAX[""])
+        if any(not c.is_integer() for c in calls):
+            raise ValueError(f"metric {name!r} has a call count that is not a whole number")
+        return cls(name, d["kind"], d.get("unit", ""), samples, d.get("direction", "lower"), share,
+                   [int(c) for c in calls])
+
+
+#: The largest value a baseline sample may hold, per unit: ns, bytes and counts are int64 figures in every report
+#: (2^63 − 1); FLOP are float sums, bounded far above any run (10^30 FLOP is 30,000 years of a 1-EFLOP/s machine).
+#: Beyond that a value is not a measurement (a hand-edited or corrupted file, the F34 kind) and would overflow the
+#: statistics (the median of two samples of 1e308 is inf, which no JSON output can hold).
+#: A kernel's share of kernel time is a fraction; shares of spellings summed and rounded to 6 decimals may pass 1 by
+#: rounding only.
+SHARE_MAX = 1.001
+SAMPLE_MAX = {"": float(2 ** 63 - 1), "ns": float(2 ** 63 - 1), "bytes": float(2 ** 63 - 1), "FLOP": 1e30}
+
+
+def amounts(name: str, what: str, values: Any, high: float) -> list[float]:
+    """``values`` (a JSON list) as floats, each a finite number in ``[0, high]``: every gate metric is an amount
+    (time, count, bytes, FLOP, a share), never negative, never a boolean or a string.
+
+    Raises:
+        ValueError: ``values`` is not a list, or one value is not such a number (the message names the metric).
+    """
+    if not isinstance(values, list):
+        raise ValueError(f"metric {name!r}: {what}s are {type(values).__name__}, not a list of numbers")
+    out = []
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ValueError(f"metric {name!r} has a {what} that is not a number: {v!r}")
+        f = float(v)
+        if not math.isfinite(f) or f < 0 or f > high:
+            raise ValueError(f"metric {name!r} has a {what} that is not {'a fraction' if high == SHARE_MAX else 'an amount'}"
+                             f" ({'non-finite' if not math.isfinite(f) else 'negative' if f < 0 else 'out of range'}"
+                             f": {v!r})")
+        out.append(f)
+    return out
 
 
 @dataclass

@@ -50,7 +50,12 @@ class GluedText(Text):
 
 def glued(cell: Any) -> GluedText:
     """``cell`` (str or Text) as :class:`GluedText`, its style and spans kept."""
+    from gpulens.reports._md_safe import visible
+
     t = cell if isinstance(cell, Text) else Text(str(cell))
+    plain = visible(t.plain, bidi=True)  # a name's raw control bytes (ESC…) never reach the terminal
+    if len(plain) != len(t.plain):
+        t = Text(plain, style=t.style, justify=t.justify, overflow=t.overflow, no_wrap=t.no_wrap, end=t.end)
     g = GluedText(t.plain, style=t.style, justify=t.justify, overflow=t.overflow, no_wrap=t.no_wrap, end=t.end)
     g._spans[:] = t._spans
     return g

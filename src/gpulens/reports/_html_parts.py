@@ -16,6 +16,7 @@ from typing import Any, Iterable, Sequence
 
 import pandas as pd
 
+from gpulens.reports._md_safe import visible
 from gpulens.reports._format import MISSING, _is_bool, _is_num, clip, column_label, fmt_unit, is_missing, unit_of
 from gpulens.reports._names import short_names
 
@@ -33,18 +34,19 @@ PLOT_CONFIG = {"displaylogo": False, "responsive": True}
 
 
 def esc(v: Any) -> str:
-    """HTML-escape any value's text (quotes included), for element content and attribute values."""
-    return _html.escape("" if v is None else str(v), quote=True)
+    """HTML-escape any value's text (quotes included), for element content and attribute values; control and
+    bidirectional characters are written as visible ``\\uXXXX`` (:func:`~gpulens.reports._md_safe.visible`)."""
+    return _html.escape(visible("" if v is None else str(v), bidi=True), quote=True)
 
 
 def plot_text(v: Any, n: int = LABEL_CHARS) -> str:
     """Text for a plotly label or hover: clipped, then entity-escaped so plotly shows ``<``/``>`` literally."""
-    return _html.escape(clip("" if v is None else str(v), n), quote=False)
+    return _html.escape(clip(visible("" if v is None else str(v), bidi=True), n), quote=False)
 
 
 def wrap_name(v: Any, width: int = 90, lines: int = 4) -> str:
     """A long name for a hover box: escaped, broken every ``width`` characters, at most ``lines`` lines."""
-    text = "" if v is None else str(v)
+    text = visible("" if v is None else str(v), bidi=True)
     chunks = [text[i:i + width] for i in range(0, len(text), width)][:lines]
     out = "<br>".join(_html.escape(c, quote=False) for c in chunks)
     return out + ("…" if len(text) > width * lines else "")

@@ -24,9 +24,28 @@ _URL = re.compile(r"(?i)\b(https?|ftp|file)(?=://)|\b(www)(?=\.)")
 _DOLLAR = re.compile(r"(?<!\\)\$")
 
 
+#: Control characters (C0 but tab, newline and carriage return; DEL; C1): never written raw by any report.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def visible(text: str, bidi: bool = False) -> str:
+    """``text`` with each control character (and, with ``bidi``, each bidirectional / invisible format character)
+    written as a visible ``\\uXXXX`` escape — B03 of ../shared/cases: a name holding raw 0x01 is shown as
+    ``\\u0001<module>: step``, never raw in HTML, Markdown or a terminal (where ESC would start an escape
+    sequence). The one rule of every reporter (HTML :func:`~gpulens.reports._html_parts.esc`, Markdown
+    :func:`neutralise`, console cells and short names); the data (Timeline, JSON) keep the name as recorded."""
+    s = str(text)
+    rx = _CONTROL if not bidi else _SHOWN
+    return rx.sub(lambda m: f"\\u{ord(m.group(0)):04x}", s) if rx.search(s) else s
+
+
+_SHOWN = re.compile(_CONTROL.pattern[:-1] + _BIDI.pattern[1:])
+
+
 def neutralise(text: str) -> str:
-    """``text`` with mentions, issue references, autolinks, math and bidi controls made inert (module doc)."""
-    s = _BIDI.sub("", str(text))
+    """``text`` with control characters made visible (:func:`visible`), mentions, issue references, autolinks,
+    math and bidi controls made inert (module doc)."""
+    s = _BIDI.sub("", visible(text))
     s = _MENTION.sub(lambda m: m.group(1) + ZWJ, s)
     s = _URL.sub(lambda m: (m.group(1) or m.group(2)) + ZWJ, s)
     return _DOLLAR.sub(r"\\$", s)

@@ -145,8 +145,11 @@ def _extra(full: str, others: list[str], digits: bool = False) -> list[str]:
 
 
 def short_names(names: Iterable[str], width: int = BASE_CHARS) -> list[str]:
-    """Distinguishable short labels for ``names`` (same order; equal names get equal labels)."""
-    names = [str(n) for n in names]
+    """Distinguishable short labels for ``names`` (same order; equal names get equal labels); control and bidi
+    characters shown as ``\\uXXXX`` (:func:`~gpulens.reports._md_safe.visible`)."""
+    from gpulens.reports._md_safe import visible
+
+    names = [visible(str(n), bidi=True) for n in names]
     uniq = list(dict.fromkeys(names))
     label = {n: short_name(n, width) for n in uniq}
     groups: dict[str, list[str]] = {}

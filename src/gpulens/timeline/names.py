@@ -20,6 +20,27 @@ import re
 import numpy as np
 import pandas as pd
 
+#: Runtime/driver calls that launch kernels, by name, whatever the vendor — the one table of collectors (an
+#: incomplete capture: launch calls without kernels) and analyzers (launch accounting): CUDA runtime and driver
+#: (``cudaLaunchKernel``, ``cudaLaunchKernelExC``, ``cuLaunchKernel(Ex)``, cooperative launches), HIP
+#: (``hipLaunchKernel``, ``hipExtModuleLaunchKernel``, ``hipModuleLaunchKernel``, ``hipDrvLaunchKernelEx``), Intel XPU as
+#: Kineto records it (Unified Runtime ``urEnqueueKernelLaunch*`` / ``urEnqueueCooperativeKernelLaunch*``, the older
+#: PI ``piEnqueueKernelLaunch``, Level Zero ``zeCommandListAppendLaunch*Kernel*``) and graph replays
+#: (:data:`GRAPH_LAUNCH_RE`). Matched after nsys' ``_vNNNN`` suffix is dropped.
+LAUNCH_API_RE = re.compile(r"^(?:cuda|cu|hip)(?:Drv)?(?:Ext)?(?:Module)?Launch|^(?:cuda|cu|hip)GraphLaunch"
+                           r"|^urEnqueue(?:Cooperative)?KernelLaunch|^piEnqueueKernelLaunch"
+                           r"|^zeCommandListAppendLaunch\w*Kernel|^urCommandBufferEnqueueExp")
+#: Graph replays among :data:`LAUNCH_API_RE`: CUDA/HIP ``GraphLaunch``, SYCL graphs ``urCommandBufferEnqueueExp``.
+GRAPH_LAUNCH_RE = re.compile(r"GraphLaunch|^urCommandBufferEnqueueExp")
+
+#: Runtime calls that enqueue a copy / a fill (CUDA runtime and driver, HIP, Intel Unified Runtime and Level Zero): the
+#: GPU record such a call enqueues is a copy / a fill whatever category or name it carries (B12 of ../shared/cases:
+#: ROCm copies recorded as ``kernel`` records, pytorch/kineto PR#1295).
+COPY_API_RE = re.compile(r"^(?:cuda|cu|hip)(?:Drv)?Memcpy|^urEnqueueUSMMemcpy|^urEnqueueMemBuffer(?:Read|Write|Copy)"
+                         r"|^zeCommandListAppendMemoryCopy")
+FILL_API_RE = re.compile(r"^(?:cuda|cu|hip)(?:Drv)?Memset|^urEnqueueUSMFill|^urEnqueueMemBufferFill"
+                         r"|^zeCommandListAppendMemoryFill")
+
 # trailing " [clone .kd]", " (.kd)", ".kd" (the AMDGPU kernel-descriptor symbol suffix), repeated or not
 _KD_SUFFIX = re.compile(r"(?:\s*\[clone \.kd\]|\s*\(\.kd\)|\.kd)+\s*$")
 
