@@ -198,6 +198,28 @@ def test_api_and_marker_traces_in_a_folder(tmp_path):
     assert list(k["correlation_id"]) == [5] and list(k["device_id"]) == [2]
 
 
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("prefix", ["2684120_", "decode_", ""])
+def test_api_trace_joins_its_own_file_set(tmp_path, prefix):
+    # rocprofv3 names every file <prefix><domain>.csv (<pid>_ by default, or -o's name + "_"): the HIP API trace of a
+    # file set is the same process as its kernel trace — one rank, the launch call linked by Correlation_Id — not a
+    # second rank numbered beside it (as in jimw567/rocprof-unified-viewer's decode_*.csv, whose "hip" API domain
+    # had been read as part of the prefix).
+    (tmp_path / f"{prefix}hip_api_trace.csv").write_text(
+        '"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"\n'
+        '"HIP_RUNTIME_API_EXT","hipLaunchKernel","7","7","40071","1000","1300"\n')
+    (tmp_path / f"{prefix}kernel_trace.csv").write_text(
+        '"Kind","Agent_Id","Queue_Id","Dispatch_Id","Kernel_Name","Correlation_Id","Start_Timestamp",'
+        '"End_Timestamp"\n"KERNEL_DISPATCH","Agent 1","2","165","k(int)","40071","1450","1700"\n')
+    tl = collect(tmp_path)
+    assert sorted(tl.events["rank"].unique()) == [0]
+    rt, k = tl.of_kind("runtime"), tl.of_kind("kernel")
+    assert list(rt["correlation_id"]) == list(k["correlation_id"]) == [40071]
+    assert list(k["dur_ns"]) == [1700 - 1450] and list(rt["dur_ns"]) == [1300 - 1000]
+
+
 def test_amd_side_tables_survive_save_and_load(tmp_path):
     from gpulens.timeline import Timeline
 
