@@ -1,0 +1,148 @@
+"""Nsight Compute's text report (``ncu ./app > ncu.txt``, no ``--csv``): the form most often committed beside CUDA
+code (e.g. a T4 sgemm log and A100/RTX 3060 logs quoted in public repositories' READMEs). The reports below are
+written here in ncu's layout (fixed-width tables sized by their dash rules, thousands separators, ncu's units); every
+expected figure is read off the text by hand."""
+
+from __future__ import annotations
+
+import csv
+
+from gpulens.collectors import collect, sniff
+
+_SOL = """\
+    Section: GPU Speed Of Light Throughput
+    ----------------------- ------------- -------------
+    Metric Name               Metric Unit  Metric Value
+    ----------------------- ------------- -------------
+    DRAM Frequency          cycle/nsecond          5.00
+    SM Frequency            cycle/usecond        584.99
+    Elapsed Cycles                  cycle    56,344,784
+    Memory Throughput                   %         49.23
+    DRAM Throughput                     %          0.47
+    Duration                      msecond         96.32
+    L1/TEX Cache Throughput             %         98.45
+    L2 Cache Throughput                 %          0.40
+    SM Active Cycles                cycle 55,313,213.62
+    Compute (SM) Throughput             %          5.97
+    ----------------------- ------------- -------------
+
+    OPT   This kernel exhibits low compute throughput and memory bandwidth utilization relative to the peak performance
+          of this device. Look at Scheduler Statistics and Warp State Statistics for potential reasons.
+
+    Section: Launch Statistics
+    -------------------------------- --------------- ---------------
+    Metric Name                          Metric Unit    Metric Value
+    -------------------------------- --------------- ---------------
+    Block Size                                                 1,024
+    Function Cache Configuration                     CachePreferNone
+    Grid Size                                                  1,024
+    Registers Per Thread             register/thread              49
+    Shared Memory Configuration Size           Kbyte           32.77
+    Dynamic Shared Memory Per Block       byte/block               0
+    Static Shared Memory Per Block        byte/block               0
+    Threads                                   thread       1,048,576
+    Waves Per SM                                               25.60
+    -------------------------------- --------------- ---------------
+
+    Section: Occupancy
+    ------------------------------- ----------- ------------
+    Metric Name                     Metric Unit Metric Value
+    ------------------------------- ----------- ------------
+    Theoretical Occupancy                     %          100
+    Achieved Occupancy                        %        97.95
+    ------------------------------- ----------- ------------
+
+    INF   This kernel's theoretical occupancy is not impacted by any block limit.
+"""
+
+REPORT = ("M=1024, N=1024, K=1024\n\n==PROF== Connected to process 828 (/tmp/x/cuda_exec.out)\n"
+          "==PROF== Profiling \"sgemm\" - 0: 0%....50%....100% - 8 passes\n==PROF== Disconnected from process 828\n"
+          "[828] cuda_exec.out@127.0.0.1\n"
+          "  sgemm(int, int, int, float, float, const float *, const float *, float *) (32, 32, 1)x(32, 32, 1), "
+          "Context 1, Stream 7, Device 0, CC 7.5\n  \n" + _SOL +
+          "  add(int, float *, float *) (4, 1, 1)x(256, 1, 1), Context 1, Stream 13, Device 0, CC 7.5\n"
+          "    Section: GPU Speed Of Light Throughput\n"
+          "    ----------------------- ------------- ------------\n"
+          "    Metric Name               Metric Unit Metric Value\n"
+          "    ----------------------- ------------- ------------\n"
+          "    Duration                      usecond         3.58\n"
+          "    Memory Throughput                   %         1.71\n"
+          "    ----------------------- ------------- ------------\n")
+
+#: ncu 2019–2020 printed the launch's date instead of its grid, block and device.
+OLD = ("[4242] matmul@127.0.0.1\n"
+       "  matmul_kernel(float*, float*, float*, int), 2020-Sep-15 10:58:22, Context 1, Stream 7\n"
+       "    Section: GPU Speed Of Light\n"
+       "    ---------------------------------------------------------------------- --------------- ------------------\n"
+       "    Metric Name                                                                Metric Unit       Metric Value\n"
+       "    ---------------------------------------------------------------------- --------------- ------------------\n"
+       "    Duration                                                                       msecond               1.25\n"
+       "    SM [%]                                                                               %              12.50\n"
+       "    ---------------------------------------------------------------------- --------------- ------------------\n")
+
+
+def test_text_report_launches_and_metrics(tmp_path):
+    p = tmp_path / "ncu.txt"
+    p.write_text(REPORT)
+    assert sniff(p).name == "ncu_text"
+    tl = collect(p)
+    k = tl.of_kind("kernel").reset_index(drop=True)
+    assert list(k["name"].astype(str)) == [
+        "sgemm(int, int, int, float, float, const float *, const float *, float *)", "add(int, float *, float *)"]
+    assert list(k["dur_ns"]) == [96_320_000, 3_580]  # 96.32 msecond, 3.58 usecond
+    assert list(k["stream_id"]) == [7, 13] and list(k["device_id"]) == [0, 0] and list(k["pid"]) == [828, 828]
+    assert (k.loc[0, "grid_x"], k.loc[0, "grid_y"], k.loc[0, "block_x"], k.loc[0, "block_y"]) == (32, 32, 32, 32)
+    assert (k.loc[1, "grid_x"], k.loc[1, "block_x"]) == (4, 256)
+    assert k.loc[0, "regs_per_thread"] == 49 and k.loc[0, "smem_static_bytes"] == 0
+    c = tl.counters
+    first = c[c["event_id"] == k.loc[0, "event_id"]].set_index("metric")["value"]
+    assert first["Elapsed Cycles"] == 56_344_784 and first["SM Active Cycles"] == 55_313_213.62
+    assert first["Achieved Occupancy"] == 97.95 and first["L1/TEX Cache Throughput"] == 98.45
+    assert first["Shared Memory Configuration Size"] == 32_770  # Kbyte = 1000 bytes, as in the CSV reader
+    # the two rule messages (OPT, INF) are counted, not read as metrics
+    assert any("2 ncu rule message(s)" in w for w in tl.meta.warnings)
+    assert "OPT" not in set(c["metric"].astype(str))
+
+
+def test_text_report_equals_the_details_csv_of_the_same_launch(tmp_path):
+    # the same figures written as `ncu --csv --page details` rows: one reader's Counters are the other's
+    txt = tmp_path / "one.txt"
+    txt.write_text(REPORT.split("  add(")[0])
+    rows = []
+    section = ""
+    for ln in _SOL.splitlines():
+        s = ln.strip()
+        if s.startswith("Section: "):
+            section = s[len("Section: "):]
+        elif s and not set(s) <= {"-", " "} and not s.startswith(("Metric Name", "OPT", "INF", "of this device")):
+            parts = ln.rstrip().split()
+            # name = leading words, value = last field, unit = the field before it when the row has one
+            name_end = {"Block Size": 2, "Grid Size": 2, "Waves Per SM": 3, "Function Cache Configuration": 3}
+            n = next((v for k, v in name_end.items() if s.startswith(k)), None)
+            if n is None:
+                rows.append((section, " ".join(parts[:-2]), parts[-2], parts[-1]))
+            else:
+                rows.append((section, " ".join(parts[:n]), "", parts[-1]))
+    cp = tmp_path / "one.csv"
+    with open(cp, "w", newline="") as fh:
+        w = csv.writer(fh, quoting=csv.QUOTE_ALL)
+        w.writerow(["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Block Size",
+                    "Grid Size", "Device", "CC", "Section Name", "Metric Name", "Metric Unit", "Metric Value"])
+        for r in rows:
+            w.writerow(["0", "828", "cuda_exec.out", "127.0.0.1",
+                        "sgemm(int, int, int, float, float, const float *, const float *, float *)", "1", "7",
+                        "(32, 32, 1)", "(32, 32, 1)", "0", "7.5", *r])
+    a, b = collect(txt), collect(cp)
+    cols = ["name", "dur_ns", "stream_id", "device_id", "grid_x", "grid_y", "block_x", "block_y", "regs_per_thread"]
+    assert a.events[cols].astype(str).values.tolist() == b.events[cols].astype(str).values.tolist()
+    key = ["metric", "unit", "value"]
+    assert sorted(map(tuple, a.counters[key].astype(str).values)) == sorted(map(tuple, b.counters[key].astype(str)
+                                                                                .values))
+
+
+def test_old_ncu_launch_line_without_grid(tmp_path):
+    p = tmp_path / "old.log"
+    p.write_text(OLD)
+    k = collect(p).of_kind("kernel")
+    assert list(k["name"].astype(str)) == ["matmul_kernel(float*, float*, float*, int)"]
+    assert list(k["dur_ns"]) == [1_250_000] and list(k["stream_id"]) == [7] and list(k["pid"]) == [4242]
