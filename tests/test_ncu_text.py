@@ -6,7 +6,9 @@ expected figure is read off the text by hand."""
 from __future__ import annotations
 
 import csv
+import json
 
+from gpulens.cli import main
 from gpulens.collectors import collect, sniff
 
 _SOL = """\
@@ -146,3 +148,25 @@ def test_old_ncu_launch_line_without_grid(tmp_path):
     k = collect(p).of_kind("kernel")
     assert list(k["name"].astype(str)) == ["matmul_kernel(float*, float*, float*, int)"]
     assert list(k["dur_ns"]) == [1_250_000] and list(k["stream_id"]) == [7] and list(k["pid"]) == [4242]
+
+
+def test_l1_saturated_kernel_is_memory_bound_with_l1_advice(tmp_path, capsys):
+    # older ncu: Memory Throughput 49.23 % beside L1/TEX Cache Throughput 98.45 % (DRAM 0.47 %, SM 5.97 %): the
+    # busiest unit is L1 at its roof, so the kernel is memory-bound (was latency/occupancy-bound, told to keep more
+    # bytes in flight) with the L1/shared-memory advice (a GEMM-named kernel had been told to batch more rows), and
+    # its time at stake is its distance to that roof: 96.32 ms × (1 − 0.9845) = 1.49296 ms
+    p = tmp_path / "sgemm.txt"
+    p.write_text(REPORT.split("  add(")[0])
+    js = tmp_path / "r.json"
+    assert main(["analyze", str(p), "--json", str(js)]) in (0, 1)
+    out = capsys.readouterr().out
+    verdict = next(ln for ln in out.splitlines() if ln.startswith("Verdict:"))
+    assert verdict.startswith("Verdict: memory-bound")
+    assert "Its busiest memory unit is L1/shared memory (98 % of peak; DRAM 0 %)" in out
+    doc = json.loads(js.read_text())
+    rows = doc["sources"][0]["analyses"]["verdicts"]["table"]
+    row = next(r for r in rows if str(r["name"]).startswith("sgemm"))
+    assert row["verdict"] == "memory-bound"
+    # the evidence names the unit that made it memory-bound, not "memory 49 % of peak → memory-bound" alone
+    assert "memory 49 % of peak (L1/TEX 98 % of peak) → memory-bound" in row["evidence"]
+    assert abs(row["time_at_stake_ns"] - 96_320_000 * (1 - 0.9845)) <= 1
