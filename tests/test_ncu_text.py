@@ -83,6 +83,11 @@ OLD = ("[4242] matmul@127.0.0.1\n"
        "    ---------------------------------------------------------------------- --------------- ------------------\n")
 
 
+def write_report(path) -> None:
+    """The two-launch report above, as a file (the fuzz seed of this format)."""
+    path.write_text(REPORT)
+
+
 def test_text_report_launches_and_metrics(tmp_path):
     p = tmp_path / "ncu.txt"
     p.write_text(REPORT)
