@@ -175,3 +175,51 @@ def test_l1_saturated_kernel_is_memory_bound_with_l1_advice(tmp_path, capsys):
     # the evidence names the unit that made it memory-bound, not "memory 49 % of peak → memory-bound" alone
     assert "memory 49 % of peak (L1/TEX 98 % of peak) → memory-bound" in row["evidence"]
     assert abs(row["time_at_stake_ns"] - 96_320_000 * (1 - 0.9845)) <= 1
+
+
+#: ncu 2021–2022 text: no header row between the rules, the SOL figures labelled "SM [%]" / "Memory [%]" / "SOL FB"
+#: (2019–2020 section names), and — as saved in a public training repository's logs — rows indented two columns
+#: deeper than their rule.
+P40 = ("[278022] vector_add@127.0.0.1\n"
+       "  vadd(float const *,float const *,float*,int), 2022-Jun-02 19:23:13, Context 1, Stream 7\n"
+       "    Section: GPU Speed Of Light\n"
+       "    ------------------------------------------ --------------- ----------\n"
+       "    Memory Frequency                                       Ghz       7.22\n"
+       "    SOL FB                                                   %      82.65\n"
+       "    Memory [%]                                               %      82.65\n"
+       "    Duration                                           msecond       1.67\n"
+       "    SOL L2                                                   %      16.64\n"
+       "    SM [%]                                                   %       9.61\n"
+       "    SOL TEX                                                  %       9.61\n"
+       "    ------------------------------------------ --------------- ----------\n"
+       "    WRN   a rule message right under the closing rule\n\n"
+       "  vsub(float const *,float*,int), 2022-Jun-02 19:23:14, Context 1, Stream 7\n"
+       "    Section: GPU Speed Of Light Throughput\n"
+       "    ------------------------------------------ --------------- ----------\n"
+       "      Duration                                         usecond     114.85\n"
+       "      Compute (SM) [%]                                       %       0.88\n"
+       "      Memory [%]                                             %       2.07\n"
+       "      ------------------------------------------ --------------- ----------\n")
+
+
+def test_header_less_tables_old_labels_and_shifted_rows(tmp_path, capsys):
+    p = tmp_path / "p40.profile.output"
+    p.write_text(P40)
+    tl = collect(p)
+    k = tl.of_kind("kernel").reset_index(drop=True)
+    assert list(k["dur_ns"]) == [1_670_000, 114_850]  # 1.67 msecond; 114.85 usecond read from the shifted rows
+    c = tl.counters
+    second = c[c["event_id"] == k.loc[1, "event_id"]].set_index("metric")["value"]
+    assert second["Compute (SM) [%]"] == 0.88 and second["Memory [%]"] == 2.07
+    assert "WRN" not in set(c["metric"].astype(str))
+    js = tmp_path / "r.json"
+    assert main(["analyze", str(p), "--json", str(js)]) in (0, 1)
+    an = json.loads(js.read_text())["sources"][0]["analyses"]
+    rows = {str(r["name"]).split("(")[0]: r for r in an["verdicts"]["table"]}
+    sol = {str(r["name"]).split("(")[0]: r for r in an["speed_of_light"]["table"]}
+    # the old labels are the speed of light: vadd memory 82.65 % (was undetermined: no figure recognised), its time
+    # at stake the distance to that roof, 1.67 ms × (1 − 0.8265); vsub at 0.88 % / 2.07 % is latency-limited
+    assert rows["vadd"]["verdict"] == "memory-bound"
+    assert abs(rows["vadd"]["time_at_stake_ns"] - 1_670_000 * (1 - 0.8265)) <= 1
+    assert "compute: SM [%]; memory: Memory [%]; DRAM: SOL FB" in rows["vadd"]["evidence"]
+    assert (sol["vsub"]["compute_pct"], sol["vsub"]["memory_pct"], sol["vsub"]["bound"]) == (0.88, 2.07, "latency")

@@ -7,7 +7,7 @@ This is the form most often committed beside CUDA code (``ncu ./app > ncu.log``)
       sgemm(int, …, float *) (32, 32, 1)x(32, 32, 1), Context 1, Stream 7, Device 0, CC 7.5
         Section: GPU Speed Of Light Throughput
         ----------------------- ------------- -------------
-        Metric Name               Metric Unit  Metric Value
+        Metric Name               Metric Unit  Metric Value       ← header rows: ncu 2023+ only
         ----------------------- ------------- -------------
         DRAM Frequency          cycle/nsecond          5.00
         Duration                      msecond         96.32
@@ -18,7 +18,8 @@ This is the form most often committed beside CUDA code (``ncu ./app > ncu.log``)
 The launch line is ``NAME (gx, gy, gz)x(bx, by, bz), Context C, Stream S, Device D, CC M.m``; ncu releases before
 2021 print ``NAME, YYYY-Mon-DD hh:mm:ss, Context C, Stream S`` (no grid, block or device), both are read. Each
 table's columns are the runs of dashes of the rule above its header (ncu sizes them to their contents): the metric
-name is the first column's text, the unit the text up to the value column, the value the rest of the line. Values
+name is the first column's text, the unit the text up to the value column, the value the rest of the line (a row
+indented deeper than its rule shifts every column by as much). Values
 keep ncu's thousands separators and units (``56,344,784``, ``msecond``, ``Kbyte``) and are converted like the
 CSV's (:mod:`gpulens.collectors._ncu_units`). Lines of the program's own output and ``==PROF==`` lines between
 launches are skipped. A launch line with no table after it (ncu printed no section) is a launch with unknown
@@ -62,16 +63,15 @@ def _is_rule(line: str) -> bool:
 
 
 def looks_like_ncu_text(text: str) -> bool:
-    """True when ``text`` (the head of a file) holds an ncu text report: a ``Section:`` line and its ``Metric Name``
-    header after a launch line."""
+    """True when ``text`` (the head of a file) holds an ncu text report: a launch line, then a ``Section:`` line with
+    the dash rule of its table right under it."""
     lines = text.splitlines()
     seen_launch = False
     for i, ln in enumerate(lines):
         if _LAUNCH.match(ln) or _LAUNCH_OLD.match(ln):
             seen_launch = True
         elif seen_launch and _SECTION.match(ln):
-            rest = lines[i + 1:i + 4]
-            return any("Metric Name" in r and "Metric Value" in r for r in rest)
+            return i + 1 < len(lines) and _is_rule(lines[i + 1])
     return False
 
 
@@ -102,22 +102,29 @@ def parse(text: str) -> tuple[list[dict[str, Any]], pd.DataFrame, list[dict[str,
             section = m.group(1)
         elif launches and _RULE_LINE.match(ln):
             rule_msgs += 1
-        elif launches and _is_rule(ln) and i + 2 < n and "Metric Name" in lines[i + 1] and _is_rule(lines[i + 2]):
+        elif launches and _is_rule(ln) and i + 1 < n and lines[i + 1].strip() and not _is_rule(lines[i + 1]):
             spans = [mm.span() for mm in _DASHES.finditer(ln)]
-            i += 3
-            while i < n and lines[i].strip() and not _is_rule(lines[i]):
+            # a header row between two rules (ncu 2023+); ncu 2021-2022 print the rows right under the first rule
+            header = "Metric Name" in lines[i + 1] and i + 2 < n and _is_rule(lines[i + 2])
+            i += 3 if header else 1
+            while i < n and lines[i].strip() and not _is_rule(lines[i]) and not _RULE_LINE.match(lines[i]):
                 row = lines[i]
+                # rows indented deeper than their rule (seen in saved ncu 2022 logs) shift every column alike
+                sh = max(0, len(row) - len(row.lstrip()) - spans[0][0])
                 if len(spans) >= 3:
-                    name = row[spans[0][0]:spans[0][1]].strip()
-                    unit = row[spans[0][1]:spans[2][0]].strip()
-                    value = row[spans[2][0]:].strip()
+                    name = row[spans[0][0] + sh:spans[0][1] + sh].strip()
+                    unit = row[spans[0][1] + sh:spans[2][0] + sh].strip()
+                    value = row[spans[2][0] + sh:].strip()
                 else:  # a two-column table (name, value)
-                    name, unit, value = row[spans[0][0]:spans[0][1]].strip(), "", row[spans[0][1]:].strip()
+                    name, unit, value = (row[spans[0][0] + sh:spans[0][1] + sh].strip(), "",
+                                         row[spans[0][1] + sh:].strip())
                 num = parse_number(value)
                 if num is None and value not in ("", "n/a", "N/A"):
                     strings[-1].setdefault(name, value)
                 rows.append((len(launches) - 1, section, name, unit, np.nan if num is None else float(num)))
                 i += 1
+            if i < n and _is_rule(lines[i]):
+                i += 1  # the closing rule: not the opening of another table
             continue
         i += 1
     metrics = pd.DataFrame(rows, columns=["launch", "section", "metric", "unit", "value"])
