@@ -163,3 +163,16 @@ def test_measured_peaks_in_long_form_as_the_collector_writes_them():
     assert spec.memory_bandwidth == pytest.approx(1389.3043e9)
     assert spec.peak_flops("bf16")[0] == pytest.approx(170928.06e9)
     assert spec.peak_flops("fp64", matrix=False)[0] == pytest.approx(22.6e12)  # not measured here: datasheet kept
+
+
+def test_a100_pcie_cards_are_not_analysed_as_sxm():
+    # a Kineto trace of HazyResearch/zoology records "NVIDIA A100 80GB PCIe" (84,990,623,744 B): it was analysed as
+    # the 80 GB SXM part (2,039 GB/s); the PCIe card's HBM2e runs at 1,935 GB/s, its 40 GB sibling ("A100-PCIE-40GB",
+    # the older driver spelling) at 1,555 GB/s; peaks and clock are the SXM parts' (same GA100 at 1410 MHz)
+    pcie80 = identify_device({"name": "NVIDIA A100 80GB PCIe", "total_memory_bytes": 84_990_623_744, "num_sms": 108})
+    pcie40 = identify_device({"name": "A100-PCIE-40GB", "total_memory_bytes": 42_505_273_344})
+    sxm80 = identify_device({"name": "NVIDIA A100-SXM4-80GB", "total_memory_bytes": 85_198_045_184})
+    assert (pcie80.name, pcie40.name, sxm80.name) == ("NVIDIA A100 80GB PCIe", "NVIDIA A100 40GB PCIe",
+                                                      "NVIDIA A100 80GB SXM")
+    assert (pcie80.memory_bandwidth, pcie40.memory_bandwidth, sxm80.memory_bandwidth) == (1935e9, 1555e9, 2039e9)
+    assert pcie80.peak_flops("bf16") == sxm80.peak_flops("bf16") and "also matches" not in pcie80.note
