@@ -400,3 +400,19 @@ def test_gate_baseline_trace_without_gpu_work_says_so(tmp_path, capsys):
     assert main(["gate", "-q", str(cand), "-b", str(base)]) == 2
     err = capsys.readouterr().err
     assert "baseline trace" in err and "no GPU work" in err and "refusing to save" not in err
+
+
+# --- nvprof's console report saved to a file (sankarmanoj/thrust2D opencv/non_shared/affine.profile: "==10241== NVPROF
+# is profiling process …", "Metric result:", per-kernel metric rows on a GTX 1070): was "not a recognised trace
+# format"; it is named, with the tools that replace nvprof
+
+
+@pytest.mark.parametrize("first", ["==10241== NVPROF is profiling process 10241, command: ./affine.o 512",
+                                   "==4242== Profiling application: ./app\n==4242== Profiling result:"])
+def test_nvprof_text_report_named(tmp_path, first):
+    p = tmp_path / "affine.profile"
+    p.write_text(first + "\n==10241== Metric result:\nInvocations  Metric Name  Metric Description  Min  Max  Avg\n"
+                 'Device "GeForce GTX 1070 (0)"\n    Kernel: k(int)\n          1  achieved_occupancy  Achieved '
+                 "Occupancy  0.927922  0.927922  0.927922\n")
+    with pytest.raises(UnknownFormatError, match=r"nvprof's text report .*nsys profile.*ncu --csv"):
+        collect(p)

@@ -15,6 +15,7 @@ PyTorch execution trace (Chakra ET)    JSON that opens with ``schema`` and holds
 Perfetto / rocprofv3 pftrace           suffix ``.pftrace`` / ``.perfetto-trace``
 rocprofv3 OTF2                         suffix ``.otf2``
 nvprof / Visual Profiler               suffix ``.nvvp`` / ``.prof`` and an SQLite file
+nvprof text report (console output)    ``==PID== NVPROF is profiling`` / ``Profiling result:`` / ``Metric result:``
 an archive (tar, .tar.gz, zip, 7z)     ``ustar`` at byte 257 of the (decompressed) head, ``PK\\x03\\x04``, ``7z\\xbc\\xaf``
 a Git LFS pointer (the trace itself    starts with ``version https://git-lfs.github.com/spec/v1`` (git-lfs's pointer
 not checked out)                       file: ``version``, ``oid sha256:…``, ``size N`` lines)
@@ -33,6 +34,10 @@ _LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 _LFS_SIZE = re.compile(rb"^size (\d+)\s*$", re.MULTILINE)
 _ET_SCHEMA = re.compile(rb'^\s*\{\s*"schema"\s*:')
 _ET_NODES = re.compile(rb'"nodes"\s*:\s*\[')
+#: nvprof's console report (``nvprof ./app > log``): ``==PID== NVPROF is profiling process …`` /
+#: ``==PID== Profiling result:`` / ``==PID== Metric result:`` lines (CUDA 10/11 nvprof).
+_NVPROF_TEXT = re.compile(rb"^==\d+== (?:NVPROF is profiling|Profiling result:|Metric result:|Event result:)",
+                          re.MULTILINE)
 _BY_SUFFIX = {
     ".nsys-rep": "nsys",
     ".qdrep": "nsys",
@@ -54,6 +59,9 @@ _ADVICE = {
                "or the folder holding them, to gpulens",
     "lfs": "a Git LFS pointer, not the trace: the repository stores the file ({what}) in Git LFS and it was not "
            "downloaded; run `git lfs pull --include {name}` in the clone (or download the file itself) and analyse it",
+    "nvprof_text": "nvprof's text report (its console output), which gpulens does not read: nvprof is retired "
+                   "(no Ampere or later support); record with Nsight Systems (nsys profile, then nsys export --type "
+                   "sqlite) for a timeline, or Nsight Compute (ncu --csv) for per-kernel counters",
     "nvprof": "an nvprof / Visual Profiler file, which gpulens does not read: use Nsight Systems "
               "(nsys profile, then nsys export --type sqlite) or `nvprof --csv --print-gpu-trace`",
 }
@@ -91,6 +99,8 @@ def unsupported_format(path: str | Path) -> str | None:
         kind = "nsys"
     elif _ET_SCHEMA.match(head) and _ET_NODES.search(head) and b'"traceEvents"' not in head:
         kind = "et"
+    elif _NVPROF_TEXT.search(head):
+        kind = "nvprof_text"
     else:
         name = p.name.lower()
         kind = next((k for s, k in _BY_SUFFIX.items() if name.endswith(s)), None)
