@@ -256,3 +256,21 @@ def test_output_folder_with_hostname_subfolder_and_two_processes(tmp_path):
     assert dict(zip(tl.events["name"].astype(str), tl.events["dur_ns"])) == {"a(int)": 200, "b(int)": 100}
     b = int(tl.events.loc[tl.events["name"] == "b(int)", "event_id"].iloc[0])
     assert tl.counters.loc[tl.counters["metric"] == "SQ_WAVES", "event_id"].tolist() == [b]  # pid 12's counter
+
+
+RUV = DATA / "rocprof" / "v3_csv_unified_viewer_decode"
+
+
+def test_real_folder_with_a_prefixed_api_trace_is_one_process():
+    # jimw567/rocprof-unified-viewer's decode_* files (one process, pid 2684120 in the API trace): 144 dispatches, 6 of
+    # them __amd_rocclr_copyBuffer (copies: 14,707 ns) and 138 kernels of 16 names summing 1,842,674 ns (Σ End − Start
+    # read with pandas); 920 HIP API rows, whose Correlation_Ids meet 4 dispatches. Was: the API file's prefix read
+    # as "" and the kernels' as "decode_", two ranks, no launch linked.
+    tl = collect(RUV)
+    assert sorted(tl.events["rank"].unique()) == [0]
+    k, rt = tl.of_kind("kernel"), tl.of_kind("runtime")
+    assert len(k) == 138 and int(k["dur_ns"].sum()) == 1_842_674 and k["name_norm"].astype(str).nunique() == 16
+    assert len(tl.of_kind("memcpy")) == 6 and int(tl.of_kind("memcpy")["dur_ns"].sum()) == 14_707
+    assert len(rt) == 920
+    gpu_corr = set(k["correlation_id"].dropna()) | set(tl.of_kind("memcpy")["correlation_id"].dropna())
+    assert len(gpu_corr & set(rt["correlation_id"].dropna())) == 4
