@@ -176,3 +176,15 @@ def test_a100_pcie_cards_are_not_analysed_as_sxm():
                                                       "NVIDIA A100 80GB SXM")
     assert (pcie80.memory_bandwidth, pcie40.memory_bandwidth, sxm80.memory_bandwidth) == (1935e9, 1555e9, 2039e9)
     assert pcie80.peak_flops("bf16") == sxm80.peak_flops("bf16") and "also matches" not in pcie80.note
+
+
+def test_rtx_3060_spec_from_its_nsys_records():
+    # two public nsys exports (p4arth/cuda-perf-sandbox, blbadger/threebody) name "NVIDIA GeForce RTX 3060" with 28
+    # SMs, 360,048,000,000 B/s and a 2,359,296 B L2 in TARGET_INFO_GPU; FP32 = 28 SMs × 128 lanes × 2 × 1.777 GHz
+    s = identify_device({"name": "NVIDIA GeForce RTX 3060", "num_sms": 28, "total_memory_bytes": 12_626_624_512})
+    assert s.name == "NVIDIA GeForce RTX 3060" and s.num_sms == 28
+    assert s.memory_bandwidth == 360e9 and s.figures["l2"].value == 2_359_296
+    assert abs(s.peak_flops("fp32", matrix=False)[0] / (28 * 128 * 2 * 1.777e9) - 1) < 1e-3  # 12.74 as written
+    # the laptop part (30 SMs, lower clocks) and the Ti are other GPUs: not taken for it
+    assert identify_device({"name": "NVIDIA GeForce RTX 3060 Laptop GPU", "num_sms": 30}) is None
+    assert identify_device({"name": "NVIDIA GeForce RTX 3060 Ti", "num_sms": 38}) is None

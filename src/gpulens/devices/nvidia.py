@@ -198,6 +198,22 @@ GPUS = [
                  "matrix.bf16": [71, "GA102 whitepaper, dense (FP32 accumulate, as PyTorch uses)", U],
                  "matrix.fp16": [71, "GA102 whitepaper, dense (FP32 accumulate, as PyTorch uses)", U],
                  "matrix.int8": [284, "GA102 whitepaper, dense"]}},
+    # RTX 3060 (desktop, 12 GB; GA106, some boards a cut GA104): 28 SMs × 128 FP32 lanes at the 1777 MHz boost; the
+    # SM count, 360 GB/s and the 2.25 MiB L2 as nsys TARGET_INFO_GPU records them (p4arth/cuda-perf-sandbox and
+    # blbadger/threebody report1.sqlite); tensor rates per SM as the GA10x parts above (32 TF32 / 128 FP16 dense
+    # FMA per clock per tensor core, 4 per SM, FP32 accumulate at half rate on GeForce), so each peak is
+    # units × 2 × clock: FP32 3584 × 2 × 1.777 GHz = 12.74 TFLOP/s. Not the Laptop GPU (30 SMs, other clocks).
+    {"name": "NVIDIA GeForce RTX 3060", "compute_capability": "8.6", "num_sms": 28, "memory_gb": 12,
+     "match": [r"RTX 3060(?! Ti)(?! Laptop)"],
+     "figures": {"clock_mhz": [1777, "NVIDIA GeForce RTX 3060 specifications (boost)", U],
+                 "memory_bandwidth": [360, "nsys TARGET_INFO_GPU memoryBandwidth 360,048,000,000 B/s"],
+                 "l2": [2.25, "nsys TARGET_INFO_GPU l2CacheSize 2,359,296 B"],
+                 "vector.fp64": [0.2, "1/64 of FP32 (GA10x)", U],
+                 "vector.fp32": [12.74, "3584 FP32 lanes × 2 × 1.777 GHz"],
+                 "matrix.tf32": [12.74, "112 tensor cores × 32 TF32 FMA/clk × 2 × 1.777 GHz, dense", U],
+                 "matrix.bf16": [25.5, "112 TC × 64 FMA/clk (FP32 accumulate, as PyTorch uses) × 2 × 1.777 GHz", U],
+                 "matrix.fp16": [25.5, "112 TC × 64 FMA/clk (FP32 accumulate, as PyTorch uses) × 2 × 1.777 GHz",
+                                 U]}},
     {"name": "NVIDIA RTX A5000", "compute_capability": "8.6", "num_sms": 64, "memory_gb": 24,
      "match": [r"RTX A5000"],
      "figures": {"clock_mhz": [1695, "NVIDIA RTX A5000 datasheet (boost)", U],
