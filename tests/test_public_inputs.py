@@ -416,3 +416,15 @@ def test_nvprof_text_report_named(tmp_path, first):
                  "Occupancy  0.927922  0.927922  0.927922\n")
     with pytest.raises(UnknownFormatError, match=r"nvprof's text report .*nsys profile.*ncu --csv"):
         collect(p)
+
+
+# --- a rocprofv3 PC-sampling CSV (ROCm/rocprofiler-sdk source/docs/data/pc_sampling_host_trap.csv: Sample_Timestamp,
+# Exec_Mask, Dispatch_Id, Instruction, Instruction_Comment, Correlation_Id): was "not a recognised trace format"
+
+
+def test_rocprofv3_pc_sampling_csv_named(tmp_path):
+    p = tmp_path / "1234_pc_sampling_host_trap.csv"
+    p.write_text('"Sample_Timestamp","Exec_Mask","Dispatch_Id","Instruction","Instruction_Comment","Correlation_Id"\n'
+                 '3464444413017201,65535,1,"s_endpgm","",1\n3464444413018481,65535,1,"s_waitcnt vmcnt(0)","",1\n')
+    with pytest.raises(UnknownFormatError, match=r"rocprofv3 PC-sampling CSV .*kernel_trace\.csv"):
+        collect(p)

@@ -16,6 +16,7 @@ Perfetto / rocprofv3 pftrace           suffix ``.pftrace`` / ``.perfetto-trace``
 rocprofv3 OTF2                         suffix ``.otf2``
 nvprof / Visual Profiler               suffix ``.nvvp`` / ``.prof`` and an SQLite file
 nvprof text report (console output)    ``==PID== NVPROF is profiling`` / ``Profiling result:`` / ``Metric result:``
+rocprofv3 PC-sampling CSV              a header ``Sample_Timestamp, …, Instruction, …``
 an archive (tar, .tar.gz, zip, 7z)     ``ustar`` at byte 257 of the (decompressed) head, ``PK\\x03\\x04``, ``7z\\xbc\\xaf``
 a Git LFS pointer (the trace itself    starts with ``version https://git-lfs.github.com/spec/v1`` (git-lfs's pointer
 not checked out)                       file: ``version``, ``oid sha256:…``, ``size N`` lines)
@@ -34,6 +35,9 @@ _LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 _LFS_SIZE = re.compile(rb"^size (\d+)\s*$", re.MULTILINE)
 _ET_SCHEMA = re.compile(rb'^\s*\{\s*"schema"\s*:')
 _ET_NODES = re.compile(rb'"nodes"\s*:\s*\[')
+#: rocprofv3 PC sampling (``--pc-sampling-method host_trap|stochastic``: ``<pid>_pc_sampling_host_trap.csv``): one row
+#: per instruction sample — ``Sample_Timestamp``, ``Exec_Mask``, ``Dispatch_Id``, ``Instruction`` …, no kernel timing.
+_PC_SAMPLING = re.compile(rb'^\s*"?Sample_Timestamp"?,.*"?Instruction"?', re.IGNORECASE)
 #: nvprof's console report (``nvprof ./app > log``): ``==PID== NVPROF is profiling process …`` /
 #: ``==PID== Profiling result:`` / ``==PID== Metric result:`` lines (CUDA 10/11 nvprof).
 _NVPROF_TEXT = re.compile(rb"^==\d+== (?:NVPROF is profiling|Profiling result:|Metric result:|Event result:)",
@@ -59,6 +63,9 @@ _ADVICE = {
                "or the folder holding them, to gpulens",
     "lfs": "a Git LFS pointer, not the trace: the repository stores the file ({what}) in Git LFS and it was not "
            "downloaded; run `git lfs pull --include {name}` in the clone (or download the file itself) and analyse it",
+    "pc_sampling": "a rocprofv3 PC-sampling CSV (one row per sampled instruction, no kernel timing), which gpulens "
+                   "does not read: analyse the kernel trace of the same run (rocprofv3 --kernel-trace writes "
+                   "<pid>_kernel_trace.csv beside it)",
     "nvprof_text": "nvprof's text report (its console output), which gpulens does not read: nvprof is retired "
                    "(no Ampere or later support); record with Nsight Systems (nsys profile, then nsys export --type "
                    "sqlite) for a timeline, or Nsight Compute (ncu --csv) for per-kernel counters",
@@ -101,6 +108,8 @@ def unsupported_format(path: str | Path) -> str | None:
         kind = "et"
     elif _NVPROF_TEXT.search(head):
         kind = "nvprof_text"
+    elif _PC_SAMPLING.match(head):
+        kind = "pc_sampling"
     else:
         name = p.name.lower()
         kind = next((k for s, k in _BY_SUFFIX.items() if name.endswith(s)), None)
