@@ -223,3 +223,43 @@ def test_header_less_tables_old_labels_and_shifted_rows(tmp_path, capsys):
     assert abs(rows["vadd"]["time_at_stake_ns"] - 1_670_000 * (1 - 0.8265)) <= 1
     assert "compute: SM [%]; memory: Memory [%]; DRAM: SOL FB" in rows["vadd"]["evidence"]
     assert (sol["vsub"]["compute_pct"], sol["vsub"]["memory_pct"], sol["vsub"]["bound"]) == (0.88, 2.07, "latency")
+
+
+#: ``--print-summary per-kernel`` (ncu 2023+): a device line, kernels with "Invocations N", Minimum/Maximum/Average.
+SUMMARY = ("[11139] a.out@127.0.0.1\n"
+           "  Device 0, CC 9.0\n"
+           "    bitonic_merge(int *, int, int, int) (16384, 1, 1)x(512, 1, 1), Invocations 3\n"
+           "      Section: GPU Speed Of Light Throughput\n"
+           "      ----------------------- ----------- ------- ------- -------\n"
+           "      Metric Name             Metric Unit Minimum Maximum Average\n"
+           "      ----------------------- ----------- ------- ------- -------\n"
+           "      Duration                    usecond    9.00   11.50   10.00\n"
+           "      Memory Throughput                 %   56.59   72.29   64.43\n"
+           "      ----------------------- ----------- ------- ------- -------\n\n"
+           "    fill_padding(int *, int, int, int) (52947, 1, 1)x(128, 1, 1), Invocations 1\n"
+           "      Section: GPU Speed Of Light Throughput\n"
+           "      ----------------------- ----------- ------- ------- -------\n"
+           "      Metric Name             Metric Unit Minimum Maximum Average\n"
+           "      ----------------------- ----------- ------- ------- -------\n"
+           "      Duration                    usecond    5.00    5.00    5.00\n"
+           "      ----------------------- ----------- ------- ------- -------\n")
+
+
+def test_per_kernel_summary_becomes_its_invocations(tmp_path):
+    p = tmp_path / "summary.txt"
+    p.write_text(SUMMARY)
+    tl = collect(p)
+    k = tl.of_kind("kernel")
+    names = [n.split("(")[0] for n in k["name"].astype(str)]
+    assert names == ["bitonic_merge"] * 3 + ["fill_padding"]  # 3 + 1 invocations
+    assert list(k["dur_ns"]) == [10_000] * 3 + [5_000]  # each the Average column, not "9.00 11.50 10.00"
+    assert set(k["device_id"]) == {0} and list(k["grid_x"]) == [16384] * 3 + [52947]
+    mem = tl.counters[tl.counters["metric"] == "Memory Throughput"]
+    assert len(mem) == 3 and set(mem["value"]) == {64.43}
+    assert any("3 launches are each shown with their kernel's average" in w for w in tl.meta.warnings)
+
+
+def test_absurd_invocation_count_is_one_line_error(tmp_path):
+    p = tmp_path / "summary.txt"
+    p.write_text(SUMMARY.replace("Invocations 3", "Invocations 900000000"))
+    assert main(["analyze", "-q", "--no-cache", str(p)]) == 2
