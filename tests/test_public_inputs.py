@@ -428,3 +428,16 @@ def test_rocprofv3_pc_sampling_csv_named(tmp_path):
                  '3464444413017201,65535,1,"s_endpgm","",1\n3464444413018481,65535,1,"s_waitcnt vmcnt(0)","",1\n')
     with pytest.raises(UnknownFormatError, match=r"rocprofv3 PC-sampling CSV .*kernel_trace\.csv"):
         collect(p)
+
+
+# --- ncu's console log of a run whose results went to a report (lukas-ruettgers/dphpc-gemm ncu.log: ==PROF== lines,
+# the program's own output, "==PROF== Report: …/ncu_analysis.ncu-rep"): was "not a recognised trace format"
+
+
+def test_ncu_console_log_names_its_report(tmp_path):
+    p = tmp_path / "ncu.log"
+    p.write_text('==PROF== Connected to process 289892 (/home/u/gemm)\n==PROF== Profiling "Kernel" - 0: 0%....50%....'
+                 "100% - 39 passes\nKernel: TB=128x256x32 Time=2947.39 ms\n==PROF== Disconnected from process 289892\n"
+                 "==PROF== Report: /home/u/dphpc/ncu_analysis.ncu-rep\n")
+    with pytest.raises(UnknownFormatError, match=r"ncu wrote them to /home/u/dphpc/ncu_analysis\.ncu-rep"):
+        collect(p)
