@@ -263,3 +263,39 @@ def test_absurd_invocation_count_is_one_line_error(tmp_path):
     p = tmp_path / "summary.txt"
     p.write_text(SUMMARY.replace("Invocations 3", "Invocations 900000000"))
     assert main(["analyze", "-q", "--no-cache", str(p)]) == 2
+
+
+def test_2024_layout_units_and_sm_count(tmp_path):
+    # ncu 2024+ prints "us" / "Mhz" units, "# SMs", text values ("all") and "Est. Speedup" rule messages with
+    # continuation lines under them (layout as in a public fused-RMSNorm repository's ncu.log, values written here)
+    p = tmp_path / "ncu.log"
+    p.write_text("[1803] native@127.0.0.1\n"
+                 "  void fused<float, 256>(const T1 *, T1 *, int) (3, 1, 1)x(256, 1, 1), Context 1, Stream 7, Device 0, "
+                 "CC 7.5\n"
+                 "    Section: GPU Speed Of Light Throughput\n"
+                 "    ----------------------- ----------- ------------\n"
+                 "    Metric Name             Metric Unit Metric Value\n"
+                 "    ----------------------- ----------- ------------\n"
+                 "    SM Frequency                    Mhz       576.84\n"
+                 "    Duration                         us         5.66\n"
+                 "    ----------------------- ----------- ------------\n\n"
+                 "    Section: Launch Statistics\n"
+                 "    -------------------------------- --------------- ---------------\n"
+                 "    Metric Name                          Metric Unit    Metric Value\n"
+                 "    -------------------------------- --------------- ---------------\n"
+                 "    Registers Per Thread             register/thread              52\n"
+                 "    Static Shared Memory Per Block        byte/block              36\n"
+                 "    # SMs                                         SM              40\n"
+                 "    Enabled TPC IDs                                              all\n"
+                 "    -------------------------------- --------------- ---------------\n\n"
+                 "    OPT   Est. Speedup: 92.5%\n"
+                 "          The grid for this launch is configured to execute only 3 blocks, which is less than the\n"
+                 "          GPU's 40 multiprocessors.\n")
+    tl = collect(p)
+    k = tl.of_kind("kernel").iloc[0]
+    assert (k["dur_ns"], k["regs_per_thread"], k["smem_static_bytes"]) == (5_660, 52, 36)
+    assert tl.meta.devices[0]["num_sms"] == 40
+    c = tl.counters.set_index("metric")["value"]
+    assert c["SM Frequency"] == 576.84e6  # Mhz → Hz
+    assert "all" not in set(tl.counters["metric"].astype(str)) and any("1 ncu rule message" in w
+                                                                       for w in tl.meta.warnings)
