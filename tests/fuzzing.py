@@ -157,6 +157,7 @@ SEEDS = {
     "omniperf_dir": ("vcopy_MI200", None),
     "rocprof_v1_text": ("894_hcc_ops_trace.txt", _json_builder("tests.test_rocprof_v1_text", "write_ops")),
     "rocprof_results_txt": ("4242_results.txt", _json_builder("tests.test_rocprof_results_txt", "write_v1")),
+    "ncu_text": ("ncu.txt", _json_builder("tests.test_ncu_text", "write_report")),
 }
 
 SHARED_CASES = HERE.parents[1] / "shared" / "cases"

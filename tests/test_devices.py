@@ -163,3 +163,28 @@ def test_measured_peaks_in_long_form_as_the_collector_writes_them():
     assert spec.memory_bandwidth == pytest.approx(1389.3043e9)
     assert spec.peak_flops("bf16")[0] == pytest.approx(170928.06e9)
     assert spec.peak_flops("fp64", matrix=False)[0] == pytest.approx(22.6e12)  # not measured here: datasheet kept
+
+
+def test_a100_pcie_cards_are_not_analysed_as_sxm():
+    # a Kineto trace of HazyResearch/zoology records "NVIDIA A100 80GB PCIe" (84,990,623,744 B): it was analysed as
+    # the 80 GB SXM part (2,039 GB/s); the PCIe card's HBM2e runs at 1,935 GB/s, its 40 GB sibling ("A100-PCIE-40GB",
+    # the older driver spelling) at 1,555 GB/s; peaks and clock are the SXM parts' (same GA100 at 1410 MHz)
+    pcie80 = identify_device({"name": "NVIDIA A100 80GB PCIe", "total_memory_bytes": 84_990_623_744, "num_sms": 108})
+    pcie40 = identify_device({"name": "A100-PCIE-40GB", "total_memory_bytes": 42_505_273_344})
+    sxm80 = identify_device({"name": "NVIDIA A100-SXM4-80GB", "total_memory_bytes": 85_198_045_184})
+    assert (pcie80.name, pcie40.name, sxm80.name) == ("NVIDIA A100 80GB PCIe", "NVIDIA A100 40GB PCIe",
+                                                      "NVIDIA A100 80GB SXM")
+    assert (pcie80.memory_bandwidth, pcie40.memory_bandwidth, sxm80.memory_bandwidth) == (1935e9, 1555e9, 2039e9)
+    assert pcie80.peak_flops("bf16") == sxm80.peak_flops("bf16") and "also matches" not in pcie80.note
+
+
+def test_rtx_3060_spec_from_its_nsys_records():
+    # two public nsys exports (p4arth/cuda-perf-sandbox, blbadger/threebody) name "NVIDIA GeForce RTX 3060" with 28
+    # SMs, 360,048,000,000 B/s and a 2,359,296 B L2 in TARGET_INFO_GPU; FP32 = 28 SMs × 128 lanes × 2 × 1.777 GHz
+    s = identify_device({"name": "NVIDIA GeForce RTX 3060", "num_sms": 28, "total_memory_bytes": 12_626_624_512})
+    assert s.name == "NVIDIA GeForce RTX 3060" and s.num_sms == 28
+    assert s.memory_bandwidth == 360e9 and s.figures["l2"].value == 2_359_296
+    assert abs(s.peak_flops("fp32", matrix=False)[0] / (28 * 128 * 2 * 1.777e9) - 1) < 1e-3  # 12.74 as written
+    # the laptop part (30 SMs, lower clocks) and the Ti are other GPUs: not taken for it
+    assert identify_device({"name": "NVIDIA GeForce RTX 3060 Laptop GPU", "num_sms": 30}) is None
+    assert identify_device({"name": "NVIDIA GeForce RTX 3060 Ti", "num_sms": 38}) is None

@@ -86,8 +86,15 @@ def test_launches_without_a_kernel_table_are_an_incomplete_capture(tmp_path, cap
     tl = collect(p)
     note = tl.meta.sources[0]["incomplete_capture"]
     assert "3 launch call(s)" in note and "correlation 11–13" in note and "kernel activity table is absent" in note
-    assert main(["analyze", str(p)]) == 5
-    assert "capture is incomplete" in capsys.readouterr().out
+    md = tmp_path / "i.md"
+    assert main(["analyze", str(p), "--markdown", str(md)]) == 5
+    out = capsys.readouterr().out
+    assert "capture is incomplete" in out
+    # the headline names the 3 launches instead of "nothing ran on a GPU" (console and Markdown alike)
+    verdict = next(line for line in out.splitlines() if line.startswith("Verdict:"))
+    assert verdict.startswith("Verdict: incomplete capture") and "3 launch call(s)" in verdict
+    assert "nothing ran on a GPU" not in out + md.read_text()
+    assert "No GPU event was recorded, but the capture is incomplete: 3 launch call(s)" in md.read_text()
 
 
 def test_gpu_time_per_nvtx_range_nested_per_thread_and_start_end(tmp_path):

@@ -400,3 +400,44 @@ def test_gate_baseline_trace_without_gpu_work_says_so(tmp_path, capsys):
     assert main(["gate", "-q", str(cand), "-b", str(base)]) == 2
     err = capsys.readouterr().err
     assert "baseline trace" in err and "no GPU work" in err and "refusing to save" not in err
+
+
+# --- nvprof's console report saved to a file (sankarmanoj/thrust2D opencv/non_shared/affine.profile: "==10241== NVPROF
+# is profiling process …", "Metric result:", per-kernel metric rows on a GTX 1070): was "not a recognised trace
+# format"; it is named, with the tools that replace nvprof
+
+
+@pytest.mark.parametrize("first", ["==10241== NVPROF is profiling process 10241, command: ./affine.o 512",
+                                   "==4242== Profiling application: ./app\n==4242== Profiling result:"])
+def test_nvprof_text_report_named(tmp_path, first):
+    p = tmp_path / "affine.profile"
+    p.write_text(first + "\n==10241== Metric result:\nInvocations  Metric Name  Metric Description  Min  Max  Avg\n"
+                 'Device "GeForce GTX 1070 (0)"\n    Kernel: k(int)\n          1  achieved_occupancy  Achieved '
+                 "Occupancy  0.927922  0.927922  0.927922\n")
+    with pytest.raises(UnknownFormatError, match=r"nvprof's text report .*nsys profile.*ncu --csv"):
+        collect(p)
+
+
+# --- a rocprofv3 PC-sampling CSV (ROCm/rocprofiler-sdk source/docs/data/pc_sampling_host_trap.csv: Sample_Timestamp,
+# Exec_Mask, Dispatch_Id, Instruction, Instruction_Comment, Correlation_Id): was "not a recognised trace format"
+
+
+def test_rocprofv3_pc_sampling_csv_named(tmp_path):
+    p = tmp_path / "1234_pc_sampling_host_trap.csv"
+    p.write_text('"Sample_Timestamp","Exec_Mask","Dispatch_Id","Instruction","Instruction_Comment","Correlation_Id"\n'
+                 '3464444413017201,65535,1,"s_endpgm","",1\n3464444413018481,65535,1,"s_waitcnt vmcnt(0)","",1\n')
+    with pytest.raises(UnknownFormatError, match=r"rocprofv3 PC-sampling CSV .*kernel_trace\.csv"):
+        collect(p)
+
+
+# --- ncu's console log of a run whose results went to a report (lukas-ruettgers/dphpc-gemm ncu.log: ==PROF== lines,
+# the program's own output, "==PROF== Report: …/ncu_analysis.ncu-rep"): was "not a recognised trace format"
+
+
+def test_ncu_console_log_names_its_report(tmp_path):
+    p = tmp_path / "ncu.log"
+    p.write_text('==PROF== Connected to process 289892 (/home/u/gemm)\n==PROF== Profiling "Kernel" - 0: 0%....50%....'
+                 "100% - 39 passes\nKernel: TB=128x256x32 Time=2947.39 ms\n==PROF== Disconnected from process 289892\n"
+                 "==PROF== Report: /home/u/dphpc/ncu_analysis.ncu-rep\n")
+    with pytest.raises(UnknownFormatError, match=r"ncu wrote them to /home/u/dphpc/ncu_analysis\.ncu-rep"):
+        collect(p)

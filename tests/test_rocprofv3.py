@@ -198,6 +198,28 @@ def test_api_and_marker_traces_in_a_folder(tmp_path):
     assert list(k["correlation_id"]) == [5] and list(k["device_id"]) == [2]
 
 
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("prefix", ["2684120_", "decode_", ""])
+def test_api_trace_joins_its_own_file_set(tmp_path, prefix):
+    # rocprofv3 names every file <prefix><domain>.csv (<pid>_ by default, or -o's name + "_"): the HIP API trace of a
+    # file set is the same process as its kernel trace — one rank, the launch call linked by Correlation_Id — not a
+    # second rank numbered beside it (as in jimw567/rocprof-unified-viewer's decode_*.csv, whose "hip" API domain
+    # had been read as part of the prefix).
+    (tmp_path / f"{prefix}hip_api_trace.csv").write_text(
+        '"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"\n'
+        '"HIP_RUNTIME_API_EXT","hipLaunchKernel","7","7","40071","1000","1300"\n')
+    (tmp_path / f"{prefix}kernel_trace.csv").write_text(
+        '"Kind","Agent_Id","Queue_Id","Dispatch_Id","Kernel_Name","Correlation_Id","Start_Timestamp",'
+        '"End_Timestamp"\n"KERNEL_DISPATCH","Agent 1","2","165","k(int)","40071","1450","1700"\n')
+    tl = collect(tmp_path)
+    assert sorted(tl.events["rank"].unique()) == [0]
+    rt, k = tl.of_kind("runtime"), tl.of_kind("kernel")
+    assert list(rt["correlation_id"]) == list(k["correlation_id"]) == [40071]
+    assert list(k["dur_ns"]) == [1700 - 1450] and list(rt["dur_ns"]) == [1300 - 1000]
+
+
 def test_amd_side_tables_survive_save_and_load(tmp_path):
     from gpulens.timeline import Timeline
 
@@ -234,3 +256,21 @@ def test_output_folder_with_hostname_subfolder_and_two_processes(tmp_path):
     assert dict(zip(tl.events["name"].astype(str), tl.events["dur_ns"])) == {"a(int)": 200, "b(int)": 100}
     b = int(tl.events.loc[tl.events["name"] == "b(int)", "event_id"].iloc[0])
     assert tl.counters.loc[tl.counters["metric"] == "SQ_WAVES", "event_id"].tolist() == [b]  # pid 12's counter
+
+
+RUV = DATA / "rocprof" / "v3_csv_unified_viewer_decode"
+
+
+def test_real_folder_with_a_prefixed_api_trace_is_one_process():
+    # jimw567/rocprof-unified-viewer's decode_* files (one process, pid 2684120 in the API trace): 144 dispatches, 6 of
+    # them __amd_rocclr_copyBuffer (copies: 14,707 ns) and 138 kernels of 16 names summing 1,842,674 ns (Σ End − Start
+    # read with pandas); 920 HIP API rows, whose Correlation_Ids meet 4 dispatches. Was: the API file's prefix read
+    # as "" and the kernels' as "decode_", two ranks, no launch linked.
+    tl = collect(RUV)
+    assert sorted(tl.events["rank"].unique()) == [0]
+    k, rt = tl.of_kind("kernel"), tl.of_kind("runtime")
+    assert len(k) == 138 and int(k["dur_ns"].sum()) == 1_842_674 and k["name_norm"].astype(str).nunique() == 16
+    assert len(tl.of_kind("memcpy")) == 6 and int(tl.of_kind("memcpy")["dur_ns"].sum()) == 14_707
+    assert len(rt) == 920
+    gpu_corr = set(k["correlation_id"].dropna()) | set(tl.of_kind("memcpy")["correlation_id"].dropna())
+    assert len(gpu_corr & set(rt["correlation_id"].dropna())) == 4

@@ -343,7 +343,7 @@ def split_mixed_devices(label: str, tl: Timeline, **collect_kw: Any) -> list[tup
     return out
 
 
-NCU_COLLECTORS = ("ncu_csv", "ncu_rep")
+NCU_COLLECTORS = ("ncu_csv", "ncu_rep", "ncu_text")
 
 
 def attach_ncu_inputs(loaded: list[tuple[str, Timeline]]) -> list[tuple[str, Timeline]]:

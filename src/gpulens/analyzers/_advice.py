@@ -404,11 +404,21 @@ def profiler_range(timeline: Any) -> str:
             "cudaProfilerStart/Stop around the region" + both)
 
 
-def idle_text(table: dict, pytorch: bool, cause: str, tool: str | None = None, vendor: str | None = None) -> str:
+def idle_text(table: dict, pytorch: bool, cause: str, tool: str | None = None, linked: int = 0,
+              vendor: str | None = None) -> str:
     """An idle cause's advice from ``table`` (:data:`IDLE_ACTIONS` or :data:`IDLE_DETAILS`) in ``vendor``'s words
     (:func:`vendor_text`); for gaps no launch call explains, the host-side recording named in the input's own tool
-    (``tool``, :func:`host_trace`) when known."""
+    (``tool``, :func:`host_trace`) when known. ``linked``: launch calls the trace does link to GPU work — the host
+    side *was* recorded, so the advice is to cover the launching threads/processes it missed, not to record the
+    host side."""
     text = vendor_text(table[pytorch][cause], vendor)
+    if cause == "unattributed" and linked > 0:
+        how = f" ({tool})" if tool else ""
+        return (("Their launch calls are missing although the trace links " if table is IDLE_DETAILS else
+                 "their launch calls are missing although the trace links ")
+                + f"{linked:,} other launch{'es' if linked != 1 else ''}: record every thread and process that "
+                f"launches GPU work, for the whole window{how}, to find what the GPU waited for"
+                + ("." if table is IDLE_DETAILS else ""))
     if cause != "unattributed" or not tool:
         return text
     return (f"Record the host side too ({tool}) to attribute them." if table is IDLE_DETAILS else

@@ -179,7 +179,8 @@ def _idle_split(tot: dict[str, Any], boundary: list[dict[str, Any]]) -> list[tup
 
 def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, Any]], pytorch: bool = True,
                  blocking: list[dict[str, Any]] | None = None, tool: str | None = None,
-                 host_calls: list[dict[str, Any]] | None = None, vendor: str | None = None) -> None:
+                 host_calls: list[dict[str, Any]] | None = None, linked: int = 0,
+                 vendor: str | None = None) -> None:
     """Write the idle split by cause into the breakdown's ``idle`` finding (in place), so that a reader who sees only
     the root finding still sees where every idle nanosecond went — including the part no cause explains.
 
@@ -188,8 +189,9 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
     which goes to the largest idle cause that recurs in the steady state. ``blocking``:
     :func:`blocking_calls_in_idle`, named when synchronisation is the largest cause; ``host_calls``:
     :func:`host_calls_in_gaps`, named when waiting for the host is; ``tool``: how to record the host side with the
-    input's own profiler (:func:`gpulens.analyzers._advice.host_trace`); ``vendor``: the words of the advice (CUDA or
-    HIP graphs, :func:`gpulens.analyzers._advice.vendor_text`)."""
+    input's own profiler (:func:`gpulens.analyzers._advice.host_trace`); ``linked``: launch calls linked to GPU work
+    (the host side was recorded: gaps with no cause are launches it missed, :func:`~._advice.idle_text`);
+    ``vendor``: the words of the advice (CUDA or HIP graphs, :func:`gpulens.analyzers._advice.vendor_text`)."""
     split = _idle_split(tot, boundary)
     if not split:
         return
@@ -239,15 +241,15 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
         else:
             root.action = (f"Start with the largest cause, {fmt_ns(ns)} with the host blocked — mostly in {b['name']}"
                            f"{inside} ({fmt_ns(b['overlap_ns'])}): "
-                           f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, vendor)}.")
+                           f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, vendor=vendor)}.")
     elif top == "host":
         calls = (f" (runtime calls in them: {_calls_text(host_calls)})" if host_calls else
                  " (no runtime call recorded in them: host code the profiler does not break down)")
         root.action = (f"Start with the largest cause, {fmt_ns(ns)} waiting for the host{over}{calls}: "
-                       f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, vendor)}.")
+                       f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, vendor=vendor)}.")
     else:
         root.action = (f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}{over}: "
-                       f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, vendor)}.")
+                       f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, linked, vendor=vendor)}.")
 
 
 def blocking_calls_in_idle(timeline: Timeline, gaps: pd.DataFrame, calls: pd.DataFrame, n: int = 3,
@@ -316,7 +318,8 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
     span = max(steady, 1)
     of_span = "of the GPU span" if steady == tot["span_ns"] else f"of the {fmt_ns(steady)} outside the one-off gaps"
     out = []
-    say = {k: _advice.idle_text(_advice.IDLE_DETAILS, pytorch, k, None, vendor) for k in _advice.IDLE_DETAILS[pytorch]}
+    say = {k: _advice.idle_text(_advice.IDLE_DETAILS, pytorch, k, None, vendor=vendor)
+           for k in _advice.IDLE_DETAILS[pytorch]}
     texts = {
         "idle_host_ns": ("host-bound", "GPU idle waiting for the host",
                          "The next kernel was launched only after the GPU had run dry: the CPU is busy elsewhere "
@@ -332,10 +335,13 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
         "dependency-bound", "GPU idle with work already queued",
         "The launch call had returned before the GPU went idle: the work waited on another stream, an event or "
         "device-side scheduling, not on the host. Look at cross-stream dependencies and event waits.")
+    linked = int(summary.get("launch_calls") or 0)
     texts["idle_unattributed_ns"] = (
         "idle-unattributed", "GPU idle for reasons the trace does not show",
-        "No launch call is linked to the work that ended these gaps (GPU-only trace, or calls outside the profiling "
-        "window). " + _advice.idle_text(_advice.IDLE_DETAILS, pytorch, "unattributed", tool, vendor))
+        "No launch call is linked to the work that ended these gaps ("
+        + ("calls outside the profiling window, or made by a thread or process it did not record). " if linked else
+           "GPU-only trace, or calls outside the profiling window). ")
+        + _advice.idle_text(_advice.IDLE_DETAILS, pytorch, "unattributed", tool, linked, vendor=vendor))
     for key, (cat, title, detail) in texts.items():
         if tot[key] >= 0.05 * span:
             out.append(Finding(f"{title}: {fmt_ns(tot[key])} ({share_pct_text(100 * tot[key] / span)} {of_span})",

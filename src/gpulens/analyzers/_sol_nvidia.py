@@ -4,7 +4,10 @@ Each figure is read from the first of its metric names present — the metric na
 ``.ncu-rep``) or the details-page label of the GPU Speed Of Light Throughput, Memory Workload Analysis, Compute
 Workload Analysis, Scheduler Statistics and Occupancy sections (Nsight Compute Kernel Profiling Guide, "Sections
 and Rules"). The label "Memory Throughput" exists twice (SOL section in %, Memory Workload Analysis in bytes/s); the
-two are told apart by unit. Every figure keeps the name it was read from, for the ``evidence`` text.
+two are told apart by unit. Nsight Compute releases of 2019–2022 label the same section's figures ``SM [%]`` /
+``Compute (SM) [%]``, ``Memory [%]``, and (2019–2020, section "GPU Speed Of Light") ``SOL FB`` (frame buffer: DRAM),
+``SOL L2`` and ``SOL TEX`` (L1/TEX), as their CSV and text reports print them. Every figure keeps the name it was read
+from, for the ``evidence`` text.
 """
 
 from __future__ import annotations
@@ -15,13 +18,16 @@ import pandas as pd
 #: figure → ((metric, unit or None for any), …) in order of preference. Units are gpulens base units.
 METRICS: dict[str, tuple[tuple[str, str | None], ...]] = {
     "compute_pct": (("sm__throughput.avg.pct_of_peak_sustained_elapsed", None),
-                    ("Compute (SM) Throughput", "%")),
+                    ("Compute (SM) Throughput", "%"), ("Compute (SM) [%]", "%"), ("SM [%]", "%")),
     "memory_pct": (("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", None),
-                   ("Memory Throughput", "%")),
+                   ("Memory Throughput", "%"), ("Memory [%]", "%")),
     "dram_pct": (("gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", None),
-                 ("dram__throughput.avg.pct_of_peak_sustained_elapsed", None), ("DRAM Throughput", "%")),
-    "l1_pct": (("l1tex__throughput.avg.pct_of_peak_sustained_active", None), ("L1/TEX Cache Throughput", "%")),
-    "l2_pct": (("lts__throughput.avg.pct_of_peak_sustained_elapsed", None), ("L2 Cache Throughput", "%")),
+                 ("dram__throughput.avg.pct_of_peak_sustained_elapsed", None), ("DRAM Throughput", "%"),
+                 ("SOL FB", "%")),
+    "l1_pct": (("l1tex__throughput.avg.pct_of_peak_sustained_active", None), ("L1/TEX Cache Throughput", "%"),
+               ("SOL TEX", "%")),
+    "l2_pct": (("lts__throughput.avg.pct_of_peak_sustained_elapsed", None), ("L2 Cache Throughput", "%"),
+               ("SOL L2", "%")),
     "l1_hit_pct": (("l1tex__t_sector_hit_rate.pct", None), ("L1/TEX Hit Rate", "%")),
     "l2_hit_pct": (("lts__t_sector_hit_rate.pct", None), ("L2 Hit Rate", "%")),
     "achieved_occupancy_pct": (("sm__warps_active.avg.pct_of_peak_sustained_active", None),

@@ -30,7 +30,7 @@ import pandas as pd
 from gpulens.analyzers.base import is_clock_position
 
 #: collectors whose kernels were serialised or replayed to read counters: their gaps are profiler artefacts
-REPLAY_COLLECTORS = frozenset({"ncu_csv", "ncu_rep", "omniperf"})
+REPLAY_COLLECTORS = frozenset({"ncu_csv", "ncu_rep", "ncu_text", "omniperf"})
 #: side tables that carry kernels without a timeline (aggregate summaries, counter rows without timestamps)
 SUMMARY_TABLES = ("kernel_summary", "rocprof_stats", "unattached_counters")
 

@@ -126,14 +126,16 @@ def occupancy_gain_bound_ns(time_ns: float, occupancy_pct: float | None, possibl
 
 def sol_attained_pct(row: dict[str, Any] | None) -> float | None:
     """Attained share of the roof [%] from a ``speed_of_light`` row: max(compute %, tensor pipe %, memory %, DRAM %,
-    DRAM % of the measured peak) — the limiting unit, as the ``speed_of_light`` table's own time at stake reads it.
+    DRAM % of the measured peak, L1 %, L2 %) — the limiting unit, as the ``speed_of_light`` table's own time at stake
+    reads it.
     With one side not counted, only a known side at ≥ :data:`SOL_BOUND_PCT` % counts (the kernel is at least that
     close to a roof); a low figure alone does not say how far the other roof is (None)."""
     if not row:
         return None
     cs = [v for v in (_pct(row.get(k)) for k in ("compute_pct", "tensor_pct")) if v is not None]
     comp = max(cs) if cs else None
-    mem = [v for v in (_pct(row.get(k)) for k in ("memory_pct", "dram_pct", "dram_measured_pct")) if v is not None]
+    mem = [v for v in (_pct(row.get(k)) for k in ("memory_pct", "dram_pct", "dram_measured_pct", "l1_pct", "l2_pct"))
+           if v is not None]
     vals = ([comp] if comp is not None else []) + mem
     if not vals or ((comp is None or not mem) and max(vals) < SOL_BOUND_PCT):
         return None

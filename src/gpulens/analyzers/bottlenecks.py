@@ -505,7 +505,8 @@ class Bottlenecks(Analyzer):
         for f in bd.findings:
             if f.key == "idle":
                 explain_idle(f, tot, summary["boundary_gaps"], pytorch, blocking, tool,
-                             host_calls_in_gaps(timeline, gaps) if tot.get("idle_host_ns") else [], vendor)
+                             host_calls_in_gaps(timeline, gaps) if tot.get("idle_host_ns") else [],
+                             summary["launch_calls"], vendor)
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
 
 

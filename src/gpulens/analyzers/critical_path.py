@@ -588,7 +588,7 @@ class CriticalPath(Analyzer):
                   + (f", {100 * on_gpu / path:.0f} % host waits while the GPU was busy" if on_gpu else "")
                   + (f", {100 * unknown / path:.0f} % GPU waits with no cause the trace shows" if unknown else "")
                   + ").")
-        record = _advice.idle_text(_advice.IDLE_ACTIONS, pytorch, "unattributed", tool, vendor)
+        record = _advice.idle_text(_advice.IDLE_ACTIONS, pytorch, "unattributed", tool, vendor=vendor)
         action = (_advice.host_path_action(top, pytorch, vendor) or _ACTIONS.get(top, "")).format(
             top=top_event[:80], record=record, graphs=_advice.vendor_word(vendor, "graphs"))
         if top in ("runtime", "sync") and top_event != top:  # what the call is decides the step: a wait is no overhead

@@ -289,7 +289,11 @@ class SpeedOfLightAnalyzer(Analyzer):
             comp = np.nanmax([r["compute_pct"], r["tensor_pct"], -1.0])
             # a DRAM % derived against an ASSUMED GPU's bandwidth is shown but does not decide the bound
             dram_ok = not bool(g["dram_assumed"].any())
-            mem = np.nanmax([r["memory_pct"], r["dram_pct"] if dram_ok else np.nan, r["dram_measured_pct"], -1.0])
+            # the memory side is its busiest unit: ncu's Memory Throughput is the busiest of DRAM, L2 and L1 in
+            # current releases, but older ones print it beside an L1/TEX Cache Throughput far above it (a T4
+            # sgemm: memory 49 %, L1/TEX 98 %), so L1 and L2 count as themselves (AMD: _sol_amd's max already)
+            mem = np.nanmax([r["memory_pct"], r["dram_pct"] if dram_ok else np.nan, r["dram_measured_pct"],
+                             r["l1_pct"], r["l2_pct"], -1.0])
             # NVIDIA's compute_pct is SM throughput (any SM unit); a tensor-pipe or AMD VALU/MFMA figure is arithmetic
             sm_only = r["vendor"] == "nvidia" and not r["tensor_pct"] >= LATENCY_BELOW_PCT
             r["bound"] = bound_of(comp if comp >= 0 else None, mem if mem >= 0 else None, sm_only)

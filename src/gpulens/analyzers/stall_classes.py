@@ -101,11 +101,14 @@ _AMD_PCS = re.compile(r"(?:^|[._:\s])(?P<r>NO_INSTRUCTION_AVAILABLE|ALU_DEPENDEN
                       r"BARRIER_WAIT|ARBITER_NOT_WIN|ARBITER_WIN_EX_STALL|OTHER_WAIT|SLEEP_WAIT)$", re.IGNORECASE)
 AMD_TOTAL = "SQ_WAVE_CYCLES"
 
-#: Speed-of-light percentages (ncu raw metric names, and the details-page names when the unit is %).
+#: Speed-of-light percentages (ncu raw metric names, and the details-page names when the unit is %; the 2019–2022
+#: labels as in :mod:`gpulens.analyzers._sol_nvidia`).
 SOL_METRICS: dict[str, tuple[str, ...]] = {
     "memory_sol_pct": ("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "Memory Throughput",
-                       "dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM Throughput"),
-    "compute_sol_pct": ("sm__throughput.avg.pct_of_peak_sustained_elapsed", "Compute (SM) Throughput"),
+                       "Memory [%]", "dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM Throughput",
+                       "SOL FB"),
+    "compute_sol_pct": ("sm__throughput.avg.pct_of_peak_sustained_elapsed", "Compute (SM) Throughput",
+                        "Compute (SM) [%]", "SM [%]"),
 }
 #: Occupancy percentages as ncu records them (raw metric names and details-page names).
 OCCUPANCY_METRICS: dict[str, tuple[str, ...]] = {

@@ -109,6 +109,7 @@ class Evidence:
     memory_measured_pct: float | None = None
     #: the memory side's units [% of peak] (ncu SpeedOfLight L1/TEX and DRAM throughput): which one is busy
     l1_pct: float | None = None
+    l2_pct: float | None = None
     dram_pct: float | None = None
     sol_evidence: str | None = None
     mean_blocks: float | None = None
@@ -198,21 +199,22 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
     if verdict == "launch-bound":
         return [f"Fuse it with its neighbours ({_advice.fuse(e.pytorch)}) so one launch does more work.",
                 f"Capture the step in {_advice.graphs(e.pytorch, e.vendor)} so one launch replays all its kernels."]
+    if verdict == "memory-bound" and _l1_led(e):
+        # the busy memory unit is L1/shared memory, not DRAM: fusion, larger batches and narrower DRAM bytes
+        # do not relieve it
+        return [f"Its busiest memory unit is L1/shared memory ({e.l1_pct:.0f} % of peak; DRAM {e.dram_pct:.0f} %): "
+                "cut L1 and shared-memory traffic — more outputs per thread kept in registers (register tiling), "
+                "wider 128-bit shared-memory loads, no bank conflicts.",
+                _advice.for_vendor(e.vendor, "Check ncu's Memory Workload Analysis (shared-memory wavefronts per "
+                                   "request, L1 hit rate) for the instructions that load it.",
+                                   "Check rocprof-compute's LDS and vL1D sections (bank conflicts, hit rate) for the "
+                                   "instructions that load it.")]
     if verdict == "memory-bound" and e.family in ("gemm", "attention"):
         # a matrix product is not fused away with its producer: its bytes per FLOP fall with more rows per call
         what = "each key/value byte serves more queries" if e.family == "attention" else \
             "each weight byte serves more rows"
         return [f"Raise its arithmetic intensity: more rows per call (larger batch, several small problems in one "
                 f"batched or grouped call) so {what}.", _advice.bytes_step(e.precision, e.name)]
-    if verdict == "memory-bound" and _l1_led(e):
-        # the busy memory unit is L1/shared memory, not DRAM: fusion and narrower DRAM bytes do not relieve it
-        return [f"Its busiest memory unit is L1/shared memory ({e.l1_pct:.0f} % of peak; DRAM {e.dram_pct:.0f} %): "
-                "cut L1 and shared-memory traffic — more outputs per thread kept in registers (register tiling), "
-                "wider 128-bit shared-memory loads, no bank conflicts.",
-                _advice.for_vendor(e.vendor, "Check ncu's Memory Workload Analysis (shared-memory bank conflicts, "
-                                   "L1 hit rate) for the instructions that load it.",
-                                   "Check rocprof-compute's LDS and vL1D sections (bank conflicts, hit rate) for the "
-                                   "instructions that load it.")]
     if verdict == "memory-bound":
         how = "torch.compile" if e.pytorch else "one fused kernel"
         return [f"Fuse it with the producer or consumer so the data crosses DRAM once ({how}).",
@@ -370,6 +372,10 @@ def _evidence_text(e: Evidence) -> str:
     if e.sol_bound is not None or e.sol_missing:
         measured = (f" ({e.memory_measured_pct:.0f} % of the measured HBM peak)" if e.memory_measured_pct is not None
                     and (e.memory_pct is None or e.memory_measured_pct >= e.memory_pct + 0.5) else "")
+        # a cache busier than the memory figure is what made the memory side (speed_of_light's max): name it
+        cache = max(((x, w) for x, w in ((e.l1_pct, "L1/TEX"), (e.l2_pct, "L2")) if x is not None), default=None)
+        if cache is not None and (e.memory_pct is None or cache[0] >= e.memory_pct + 0.5):
+            measured += f" ({cache[1]} {cache[0]:.0f} % of peak)"
         parts.append(f"speed of light: compute {_of_peak(e.compute_pct)}, memory {_of_peak(e.memory_pct)}{measured} "
                      "→ "
                      f"{BOUND_TO_VERDICT.get(e.sol_bound, e.sol_bound) if e.sol_bound else 'no bound'}"

@@ -424,6 +424,7 @@ class Verdicts(Analyzer):
                 # the evidence shows it beside the datasheet share, not "memory 53 % → memory-bound"
                 e.memory_measured_pct = _num(srow.get("dram_measured_pct"))
                 e.l1_pct, e.dram_pct = _num(srow.get("l1_pct")), _num(srow.get("dram_pct"))
+                e.l2_pct = _num(srow.get("l2_pct"))
                 e.sol_evidence = srow.get("evidence") if isinstance(srow.get("evidence"), str) else None
                 e.sol_pct = sol_attained_pct(srow)
                 tensor = _num(srow.get("tensor_pct"))

@@ -15,6 +15,9 @@ PyTorch execution trace (Chakra ET)    JSON that opens with ``schema`` and holds
 Perfetto / rocprofv3 pftrace           suffix ``.pftrace`` / ``.perfetto-trace``
 rocprofv3 OTF2                         suffix ``.otf2``
 nvprof / Visual Profiler               suffix ``.nvvp`` / ``.prof`` and an SQLite file
+nvprof text report (console output)    ``==PID== NVPROF is profiling`` / ``Profiling result:`` / ``Metric result:``
+rocprofv3 PC-sampling CSV              a header ``Sample_Timestamp, …, Instruction, …``
+ncu console log of an ``-o`` run       a ``==PROF== Report: NAME.ncu-rep`` line (the results are in that file)
 an archive (tar, .tar.gz, zip, 7z)     ``ustar`` at byte 257 of the (decompressed) head, ``PK\\x03\\x04``, ``7z\\xbc\\xaf``
 a Git LFS pointer (the trace itself    starts with ``version https://git-lfs.github.com/spec/v1`` (git-lfs's pointer
 not checked out)                       file: ``version``, ``oid sha256:…``, ``size N`` lines)
@@ -33,6 +36,15 @@ _LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 _LFS_SIZE = re.compile(rb"^size (\d+)\s*$", re.MULTILINE)
 _ET_SCHEMA = re.compile(rb'^\s*\{\s*"schema"\s*:')
 _ET_NODES = re.compile(rb'"nodes"\s*:\s*\[')
+#: rocprofv3 PC sampling (``--pc-sampling-method host_trap|stochastic``: ``<pid>_pc_sampling_host_trap.csv``): one row
+#: per instruction sample — ``Sample_Timestamp``, ``Exec_Mask``, ``Dispatch_Id``, ``Instruction`` …, no kernel timing.
+_PC_SAMPLING = re.compile(rb'^\s*"?Sample_Timestamp"?,.*"?Instruction"?', re.IGNORECASE)
+#: ncu's console log when the results went to a report file (``ncu -o NAME``): ``==PROF== Report: NAME.ncu-rep``.
+_NCU_REPORT_LINE = re.compile(rb"^==PROF== Report: (.+\.ncu-rep)\s*$", re.MULTILINE)
+#: nvprof's console report (``nvprof ./app > log``): ``==PID== NVPROF is profiling process …`` /
+#: ``==PID== Profiling result:`` / ``==PID== Metric result:`` lines (CUDA 10/11 nvprof).
+_NVPROF_TEXT = re.compile(rb"^==\d+== (?:NVPROF is profiling|Profiling result:|Metric result:|Event result:)",
+                          re.MULTILINE)
 _BY_SUFFIX = {
     ".nsys-rep": "nsys",
     ".qdrep": "nsys",
@@ -54,6 +66,14 @@ _ADVICE = {
                "or the folder holding them, to gpulens",
     "lfs": "a Git LFS pointer, not the trace: the repository stores the file ({what}) in Git LFS and it was not "
            "downloaded; run `git lfs pull --include {name}` in the clone (or download the file itself) and analyse it",
+    "pc_sampling": "a rocprofv3 PC-sampling CSV (one row per sampled instruction, no kernel timing), which gpulens "
+                   "does not read: analyse the kernel trace of the same run (rocprofv3 --kernel-trace writes "
+                   "<pid>_kernel_trace.csv beside it)",
+    "ncu_log": "Nsight Compute's console log, without the results: ncu wrote them to {what} (its ==PROF== Report: "
+               "line); analyse that .ncu-rep (or its `ncu --import … --csv --page details` export)",
+    "nvprof_text": "nvprof's text report (its console output), which gpulens does not read: nvprof is retired "
+                   "(no Ampere or later support); record with Nsight Systems (nsys profile, then nsys export --type "
+                   "sqlite) for a timeline, or Nsight Compute (ncu --csv) for per-kernel counters",
     "nvprof": "an nvprof / Visual Profiler file, which gpulens does not read: use Nsight Systems "
               "(nsys profile, then nsys export --type sqlite) or `nvprof --csv --print-gpu-trace`",
 }
@@ -91,6 +111,12 @@ def unsupported_format(path: str | Path) -> str | None:
         kind = "nsys"
     elif _ET_SCHEMA.match(head) and _ET_NODES.search(head) and b'"traceEvents"' not in head:
         kind = "et"
+    elif _NVPROF_TEXT.search(head):
+        kind = "nvprof_text"
+    elif _PC_SAMPLING.match(head):
+        kind = "pc_sampling"
+    elif m := _NCU_REPORT_LINE.search(head):
+        kind, what = "ncu_log", m.group(1).decode("utf-8", "replace").strip()
     else:
         name = p.name.lower()
         kind = next((k for s, k in _BY_SUFFIX.items() if name.endswith(s)), None)

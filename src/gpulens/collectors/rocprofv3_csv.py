@@ -234,6 +234,13 @@ def _merge_counters(kt: Dispatches, cc: Dispatches) -> Dispatches | None:
     return miss
 
 
+#: ``<prefix><domain>.csv``: the prefix (``<pid>_`` or ``-o``'s name and ``_``) is whatever precedes the domain. An
+#: API domain is one lowercase word before ``_api_trace`` (``hip``, ``hsa``, ``marker``, ``rccl``, ``rocdecode`` …), so
+#: ``42_hip_api_trace.csv`` and ``decode_hip_api_trace.csv`` keep their prefix and join their process's other files.
+_DOMAIN_FILE = re.compile(r"^(.*?)(kernel_trace|counter_collection|memory_copy_trace|[a-z]+_api_trace|agent_info|"
+                          r"memory_allocation_trace|scratch_memory_trace)\.csv$")
+
+
 def _files(path: Path) -> list[Path]:
     """Files of ``path`` and of its direct subfolders (rocprofv3 writes ``<output>/<hostname>/<pid>_*.csv``)."""
     out = []
@@ -261,8 +268,7 @@ class RocprofV3CsvDir(Collector):
         path = Path(path)
         groups: dict[str, list[Path]] = {}
         for f in _files(path):
-            m = re.match(r"^(.*?)(kernel_trace|counter_collection|memory_copy_trace|\w+_api_trace|agent_info|"
-                         r"memory_allocation_trace|scratch_memory_trace)\.csv$", f.name)
+            m = _DOMAIN_FILE.match(f.name)
             if f.is_file() and m:
                 groups.setdefault(str(f.parent / m.group(1)), []).append(f)
         parts = []

@@ -219,6 +219,11 @@ def answer(s: Any) -> Answer:
                       "event: a profiler writes its GPU events after the host events, so they are in the lost part.",
                       [], f"the input is truncated ({cut}); the part that could be read holds no GPU event")
     if s.status == "no_gpu_work":
+        broken = next((str(src["incomplete_capture"]) for src in s.timeline.meta.sources
+                       if src.get("incomplete_capture")), "")
+        if broken:  # launch calls with no GPU record: the work ran, the capture lost it — never "nothing ran"
+            return Answer("incomplete capture", f"No GPU event was recorded, but the capture is incomplete: {broken}.",
+                          [], f"no GPU event was recorded, but the capture is incomplete: {broken}")
         return Answer("no GPU work", "No GPU work was recorded in this input: nothing ran on a GPU to analyse.", [],
                       "nothing ran on a GPU to analyse")
     vd, bn = s.results.get("verdicts"), s.results.get("bottlenecks")

@@ -1,0 +1,190 @@
+"""Nsight Compute text report (``ncu`` run without ``--csv``, its stdout saved to a file; or
+``ncu --import r.ncu-rep`` printed as text) → Timeline + Counters, through the same builder as the CSV reader.
+
+This is the form most often committed beside CUDA code (``ncu ./app > ncu.log``). Its layout, per profiled launch::
+
+    [828] cuda_exec.out@127.0.0.1                                         ← [pid] process@host
+      sgemm(int, …, float *) (32, 32, 1)x(32, 32, 1), Context 1, Stream 7, Device 0, CC 7.5
+        Section: GPU Speed Of Light Throughput
+        ----------------------- ------------- -------------
+        Metric Name               Metric Unit  Metric Value       ← header rows: ncu 2023+ only
+        ----------------------- ------------- -------------
+        DRAM Frequency          cycle/nsecond          5.00
+        Duration                      msecond         96.32
+        ----------------------- ------------- -------------
+
+        OPT   This kernel exhibits low compute throughput …   ← rule messages (counted, not read)
+
+The launch line is ``NAME (gx, gy, gz)x(bx, by, bz), Context C, Stream S, Device D, CC M.m``; ncu releases before
+2021 print ``NAME, YYYY-Mon-DD hh:mm:ss, Context C, Stream S`` (no grid, block or device), both are read. A per-kernel
+summary (``--print-summary per-kernel``) prints ``NAME (grid)x(block), Invocations N`` (device and CC on the line
+itself or on a ``Device D, CC M.m`` line above) and Minimum / Maximum / Average columns: its kernel becomes N
+launches, each with the Average (said in a warning). Each
+table's columns are the runs of dashes of the rule above its header (ncu sizes them to their contents): the metric
+name is the first column's text, the unit the text up to the value column, the value the rest of the line (a row
+indented deeper than its rule shifts every column by as much). Values
+keep ncu's thousands separators and units (``56,344,784``, ``msecond``, ``Kbyte``) and are converted like the
+CSV's (:mod:`gpulens.collectors._ncu_units`). Lines of the program's own output and ``==PROF==`` lines between
+launches are skipped. A launch line with no table after it (ncu printed no section) is a launch with unknown
+duration.
+
+Output as :mod:`gpulens.collectors._ncu` (synthetic start times: ncu replays kernels one at a time).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gpulens.collectors import _ncu
+from gpulens.collectors._io import read_input
+from gpulens.collectors._ncu_units import parse_number
+from gpulens.collectors.base import Collector
+from gpulens.errors import TraceFormatError
+from gpulens.timeline import Timeline
+
+#: ``[pid] process@host`` opening a process's launches.
+_PROCESS = re.compile(r"^\s*\[(\d+)\]\s+(.+?)@(\S+)\s*$")
+#: A launch line (ncu 2021+): name, grid and block, context, stream, and (2022+) device and compute capability.
+_LAUNCH = re.compile(r"^\s+(?P<name>\S.*?) \((?P<grid>\d+, \d+, \d+)\)x\((?P<block>\d+, \d+, \d+)\), "
+                     r"Context (?P<context>\d+), Stream (?P<stream>\d+)"
+                     r"(?:, Device (?P<device>\d+), CC (?P<cc>\d+\.\d+))?\s*$")
+#: A launch line of ncu 2019–2020: name, the launch's date and time, context, stream.
+_LAUNCH_OLD = re.compile(r"^\s+(?P<name>\S.*?), \d{4}-[A-Za-z]{3}-\d{1,2} \d{1,2}:\d{2}:\d{2}, "
+                         r"Context (?P<context>\d+), Stream (?P<stream>\d+)\s*$")
+#: A kernel of a per-kernel summary (``--print-summary per-kernel``): ``NAME (grid)x(block)[, Context C, Stream S]
+#: [, Device D, CC M.m], Invocations N``; its tables give Minimum / Maximum / Average over the N launches.
+_LAUNCH_SUM = re.compile(r"^\s+(?P<name>\S.*?) \((?P<grid>\d+, \d+, \d+)\)x\((?P<block>\d+, \d+, \d+)\)"
+                         r"(?:, Context (?P<context>\d+))?(?:, Stream (?P<stream>\d+))?"
+                         r"(?:, Device (?P<device>\d+), CC (?P<cc>\d+\.\d+))?, Invocations (?P<n>\d+)\s*$")
+#: ``Device D, CC M.m`` on its own line above a summary's kernels (ncu 2023+ ``--print-summary``).
+_DEVICE = re.compile(r"^\s+Device (?P<device>\d+), CC (?P<cc>\d+\.\d+)\s*$")
+_SECTION = re.compile(r"^\s+Section: (.+?)\s*$")
+#: Most launches a per-kernel summary is expanded into (its Invocations summed): a larger count is refused.
+MAX_LAUNCHES = 2_000_000
+_RULE_LINE = re.compile(r"^\s+(OPT|WRN|INF|ERR)\s{2,}\S")
+_DASHES = re.compile(r"-+")
+
+
+def _is_rule(line: str) -> bool:
+    return bool(line.strip()) and set(line.strip()) <= {"-", " "} and "-" in line
+
+
+def looks_like_ncu_text(text: str) -> bool:
+    """True when ``text`` (the head of a file) holds an ncu text report: a launch line, then a ``Section:`` line with
+    the dash rule of its table right under it."""
+    lines = text.splitlines()
+    seen_launch = False
+    for i, ln in enumerate(lines):
+        if _LAUNCH.match(ln) or _LAUNCH_OLD.match(ln) or _LAUNCH_SUM.match(ln):
+            seen_launch = True
+        elif seen_launch and _SECTION.match(ln):
+            return i + 1 < len(lines) and _is_rule(lines[i + 1])
+    return False
+
+
+def parse(text: str) -> tuple[list[dict[str, Any]], pd.DataFrame, list[dict[str, str]], int, int]:
+    """The launches, long metric rows (``launch, section, metric, unit, value``; value in the printed unit, NaN for
+    text), text-valued metrics per launch, the number of rule messages, and the number of launches that come from a
+    per-kernel summary (each of a summary kernel's N invocations is one launch with the summary's *averages*)."""
+    launches: list[dict[str, Any]] = []
+    rows: list[tuple[int, str, str, str, float]] = []
+    strings: list[dict[str, str]] = []
+    rule_msgs = 0
+    proc: dict[str, Any] = {}
+    calls: list[int] = []  # launches each launch line stands for (a summary's Invocations, else 1)
+    section = ""
+    lines = text.splitlines()
+    i, n = 0, len(lines)
+    while i < n:
+        ln = lines[i]
+        if m := _PROCESS.match(ln):
+            proc = {"pid": m.group(1), "process": m.group(2), "host": m.group(3)}
+        elif m := _DEVICE.match(ln):
+            proc = {**proc, "device": m.group("device"), "cc": m.group("cc")}
+        elif (m := _LAUNCH.match(ln)) or (m := _LAUNCH_OLD.match(ln)) or (m := _LAUNCH_SUM.match(ln)):
+            d = {k: v for k, v in m.groupdict().items() if v is not None}
+            calls.append(int(d.pop("n", 1)))
+            for k in ("grid", "block"):
+                if k in d:
+                    d[k] = f"({d[k]})"
+            launches.append({"id": str(len(launches)), **proc, **d})
+            strings.append({})
+            section = ""
+        elif launches and (m := _SECTION.match(ln)):
+            section = m.group(1)
+        elif launches and _RULE_LINE.match(ln):
+            rule_msgs += 1
+        elif launches and _is_rule(ln) and i + 1 < n and lines[i + 1].strip() and not _is_rule(lines[i + 1]):
+            spans = [mm.span() for mm in _DASHES.finditer(ln)]
+            # a header row between two rules (ncu 2023+); ncu 2021-2022 print the rows right under the first rule
+            header = "Metric Name" in lines[i + 1] and i + 2 < n and _is_rule(lines[i + 2])
+            i += 3 if header else 1
+            while i < n and lines[i].strip() and not _is_rule(lines[i]) and not _RULE_LINE.match(lines[i]):
+                row = lines[i]
+                # rows indented deeper than their rule (seen in saved ncu 2022 logs) shift every column alike
+                sh = max(0, len(row) - len(row.lstrip()) - spans[0][0])
+                if len(spans) >= 3:  # name, unit, value — or a summary's name, unit, minimum, maximum, average
+                    name = row[spans[0][0] + sh:spans[0][1] + sh].strip()
+                    unit = row[spans[0][1] + sh:spans[2][0] + sh].strip()
+                    value = row[spans[-1][0] + sh:].strip()
+                else:  # a two-column table (name, value)
+                    name, unit, value = (row[spans[0][0] + sh:spans[0][1] + sh].strip(), "",
+                                         row[spans[0][1] + sh:].strip())
+                num = parse_number(value)
+                if num is None and value not in ("", "n/a", "N/A"):
+                    strings[-1].setdefault(name, value)
+                rows.append((len(launches) - 1, section, name, unit, np.nan if num is None else float(num)))
+                i += 1
+            if i < n and _is_rule(lines[i]):
+                i += 1  # the closing rule: not the opening of another table
+            continue
+        i += 1
+    metrics = pd.DataFrame(rows, columns=["launch", "section", "metric", "unit", "value"])
+    if sum(calls) > MAX_LAUNCHES:
+        raise ValueError(f"a per-kernel summary of {sum(calls):,} invocations (more than {MAX_LAUNCHES:,})")
+    if any(c > 1 for c in calls):  # a summary kernel of N invocations: N launches, each with the averages
+        first = np.concatenate([[0], np.cumsum(calls)[:-1]])
+        launches = [{**la, "id": str(first[i] + k)} for i, la in enumerate(launches) for k in range(calls[i])]
+        strings = [st for i, st in enumerate(strings) for _ in range(calls[i])]
+        reps = np.asarray(calls)[metrics["launch"].to_numpy(dtype=int)] if len(metrics) else np.zeros(0, dtype=int)
+        metrics = metrics.loc[metrics.index.repeat(reps)].reset_index(drop=True)
+        offset = np.concatenate([np.arange(r) for r in reps]) if len(reps) else np.zeros(0, dtype=int)
+        metrics["launch"] = first[metrics["launch"].to_numpy(dtype=int)] + offset
+    return launches, metrics, strings, rule_msgs, int(sum(c for c in calls if c > 1))
+
+
+class NcuTextCollector(Collector):
+    """Nsight Compute's text report (``ncu`` without ``--csv``; see module docstring)."""
+
+    name = "ncu_text"
+    suffixes = (".txt", ".log", ".ncu.txt")
+    priority = 21
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return looks_like_ncu_text(head.decode("utf-8", errors="replace"))
+
+    def collect(self, path: Path, strict: bool = True) -> Timeline:
+        path = Path(path)
+        raw = read_input(path)
+        text = raw.data.decode("utf-8-sig", errors="replace")
+        try:
+            launches, metrics, strings, rule_msgs, summarised = parse(text)
+        except ValueError as e:
+            raise TraceFormatError(path, str(e)) from None
+        if not launches:
+            raise TraceFormatError(path, "no Nsight Compute launch line (NAME (grid)x(block), Context C, Stream S) "
+                                         "found")
+        warnings = []
+        if rule_msgs:
+            warnings.append(f"{path}: {rule_msgs} ncu rule message(s) (OPT/WRN/INF) in the text report not read: "
+                            "export with ncu --csv --page details for rule names and estimated speedups")
+        if summarised:
+            warnings.append(f"{path}: per-kernel summary (ncu --print-summary): {summarised} launches are each shown "
+                            "with their kernel's average over its invocations (minimum and maximum not kept)")
+        rules = pd.DataFrame(columns=["launch", *list(_ncu.RULE_COLUMNS)[2:]])
+        return _ncu.build(path, self.name, launches, metrics, strings, rules, warnings, {"layout": "text"})
