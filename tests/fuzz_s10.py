@@ -640,7 +640,10 @@ def check_cache(rng: random.Random, path: Path, work: Path) -> str | None:
         if code2 != code1 or "Traceback" in t2:
             return f"cache corrupted ({op}): exit {code1} then {code2}: {t2.strip()[-300:]!r}"
         if a.exists() and b.exists():
-            da, db = json.loads(a.read_text()), json.loads(b.read_text())
+            try:
+                da, db = json.loads(a.read_text()), json.loads(b.read_text())
+            except ValueError as exc:
+                return f"cache corrupted ({op}): the second report is not JSON ({exc})"[:300]
             if _norm(da) != _norm(db):
                 return f"cache corrupted ({op}): the second report differs from the first"
     finally:
