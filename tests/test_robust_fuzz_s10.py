@@ -87,3 +87,46 @@ def _stable(doc: dict) -> str:
 
     text = json.dumps(doc, sort_keys=True)
     return re.sub(r'"(created|generated_at|created_at|cached|elapsed_s|elapsed|analysis_s)": [^,}]+', "", text)
+
+
+def test_error_for_a_path_with_control_characters_is_one_line(tmp_path, capsys):
+    """Kind: the exit-2 message names the file, and a file name may hold a newline, a carriage return or an escape
+    sequence (fuzz_s10 odd_path): the message then spread over two lines, or recoloured the terminal. Every error
+    line is printed with control characters as backslash escapes."""
+    from gpulens.cli import main
+
+    d = tmp_path / "run\nlog\x1b[31m"
+    d.mkdir()
+    f = d / "t.json"
+    f.write_text('{"traceEvents": [')  # cut inside its first line: exit 2, naming the file
+    assert main(["analyze", str(f), "-q", "--no-cache"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "\x1b" not in err
+    assert str(f).replace("\n", "\\n").replace("\x1b", "\\x1b") in err
+
+
+def test_control_characters_in_trace_names_never_reach_a_report(tmp_path):
+    """Kind: kernel names are text anyone can write; one with an escape sequence (``ESC[31m`` recolours, ``ESC]0;…
+    BEL`` retitles the terminal) was printed raw by the console report and the Markdown report (fuzz_s10
+    long_name / odd names with controls). Names reach every report with control characters as visible escapes,
+    and two names that differ only there stay two kernels with their own times."""
+    import json
+
+    import gpulens
+    from gpulens.reports import console, json_report, markdown
+
+    doc = json.loads((DATA / "cases" / "B13.json").read_text())
+    kernels = [e for e in doc["traceEvents"] if e.get("cat") == "kernel"]
+    assert len(kernels) >= 2
+    kernels[0]["name"] = "evil\x1b[31mRED\x1b]0;title\x07"
+    kernels[1]["name"] = "evil\x1b[31mRED\x1b]0;title\x07\r"
+    f = tmp_path / "t.json"
+    f.write_text(json.dumps(doc))
+    rep = gpulens.analyze([f])
+    for text in (console.render(rep), markdown.render(rep), json_report.render(rep)):
+        assert "\x1b" not in text and "\x07" not in text and "\r" not in text
+    names = set(rep.sources[0].timeline.events["name"].astype(str))
+    assert "evil\\x1b[31mRED\\x1b]0;title\\x07" in names and "evil\\x1b[31mRED\\x1b]0;title\\x07\\r" in names
+    hot = rep.sources[0].results["hotspots"].table
+    by = dict(zip(hot["name"].astype(str), hot["total_ns"]))
+    assert by["evil\\x1b[31mRED\\x1b]0;title\\x07"] == round(kernels[0]["dur"] * 1000)

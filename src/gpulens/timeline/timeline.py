@@ -15,6 +15,7 @@ combination (:func:`concat`, for several ranks).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -108,6 +109,30 @@ class TimelineMeta:
         known = {k: d[k] for k in ("sources", "devices", "warnings", "truncated", "truncated_at", "unread",
                                            "rank_files") if k in d}
         return cls(**known)
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable_categories(s: pd.Series) -> pd.Series:
+    """A categorical name column with control characters in its names (escape sequences that recolour or retitle
+    the terminal a console report is printed on, NUL, backspace, carriage return) written as visible backslash
+    escapes (``\\x1b``); two names that become equal are merged. No compiler or profiler names a kernel, op or
+    range with them: they come from a damaged or hostile trace. Newlines and tabs are left to the reporters."""
+    if not isinstance(s.dtype, pd.CategoricalDtype):
+        return s
+    cats = s.cat.categories
+    if not len(cats) or not any(_CONTROL.search(str(c)) for c in cats):
+        return s
+    new = [_CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), str(c)) for c in cats]
+    if len(set(new)) == len(new):
+        return s.cat.rename_categories(new)
+    uniq = sorted(set(new))
+    where = {n: i for i, n in enumerate(uniq)}
+    remap = np.array([where[n] for n in new] + [-1], dtype=np.int64)  # code -1 (missing) stays -1
+    codes = remap[s.cat.codes.to_numpy()]
+    return pd.Series(pd.Categorical.from_codes(codes, categories=pd.Index(uniq, dtype=cats.dtype)), index=s.index,
+                     name=s.name)
 
 
 def _as_category(s: pd.Series) -> pd.Series:
@@ -359,6 +384,8 @@ class Timeline:
                         ev.loc[bad, col] = np.nan if col == "flops" else pd.NA
                         self.meta.warnings.append(f"{int(bad.sum())} event(s) with a negative or infinite {what}: "
                                                   "that amount is unknown")
+            for col in ("name", "name_norm"):
+                ev[col] = printable_categories(ev[col])
             ids = ev["event_id"].to_numpy()
             if not bool((ids[1:] > ids[:-1]).all()) and not ev["event_id"].is_unique:  # increasing: no hash table
                 raise SchemaError("event_id is not unique")
