@@ -26,6 +26,10 @@ fuzz_s8, fuzz_s9), through ``gpulens.analyze`` and every report, the ``analyze``
 * ``ranks_many`` — a rank folder of 300–1500 tiny rank files (duplicate rank ids, nested folders);
 * ``report_mut`` — a JSON report (or a baseline) mutated by whole key: every ``*_ns`` set to one odd value
   (NaN literal, string, list, null, 2**64, -0), a section deleted or nulled; then ``diff`` and ``gate``;
+* ``csv_numfmt`` — CSV numbers written with thousands separators (quoted ``"1,234,567"``), a leading ``+``,
+  padding spaces, a unit suffix (``"12 us"``) or in hex;
+* ``ids_odd`` — device / stream / queue ids of GPU events set to 2**40, -1, 65535, 1e20, ``"0x1f"`` or ``true``;
+* ``dup_events`` — every GPU event (or every record) written twice, exactly;
 * ``cache_corrupt`` — an analysis cached, then every cache file cut, flipped or emptied; the second run must give
   the same JSON report as a fresh run (or the same error).
 
@@ -61,7 +65,8 @@ sys.path.insert(0, str(HERE.parent))
 from tests import fuzzing  # noqa: E402
 
 KINDS = ["fs_odd", "odd_path", "far_time", "dur_span", "single", "flood", "long_name", "json_tail", "gz_odd",
-         "ph_odd", "sqlite_nulls", "sqlite_view", "csv_dirty", "ranks_many", "report_mut", "cache_corrupt"]
+         "ph_odd", "sqlite_nulls", "sqlite_view", "csv_dirty", "ranks_many", "report_mut", "cache_corrupt",
+         "csv_numfmt", "ids_odd", "dup_events"]
 DAY_NS = 86_400 * 10**9
 _TS = re.compile(rb'("(?:ts|start|start_timestamp|BeginNs|Start_Timestamp|begin_ns|Start \(ns\))"\s*:\s*)'
                  rb'("?)(-?\d+(?:\.\d+)?)("?)')
@@ -218,6 +223,20 @@ def json_whole(rng: random.Random, kind: str, data: bytes) -> bytes | None:
             else:
                 evs.append({"ph": "C", "name": e.get("name"), "pid": e.get("pid"), "ts": e.get("ts"),
                             "args": {"value": rng.choice([1, -1, 1e308, "x"])}})
+    elif kind == "ids_odd":
+        if not gpu:
+            return None
+        val = rng.choice([2 ** 40, -1, 65535, 1e20, "0x1f", True, 2 ** 63, "", None])
+        for e in gpu:
+            args = e.get("args") if isinstance(e.get("args"), dict) else e
+            for k in ("device", "stream", "queue", "queue_id", "agent_id", "dev-id", "queue-id"):
+                if k in args and rng.random() < 0.8:
+                    args[k] = val if not isinstance(args[k], dict) else {"handle": val}
+    elif kind == "dup_events":
+        base = gpu if rng.random() < 0.6 else [e for e in evs if isinstance(e, dict)]
+        if not base:
+            return None
+        evs.extend(json.loads(json.dumps(base)))
     else:
         return None
     return json.dumps(doc, ensure_ascii=rng.random() < 0.5).encode("utf-8", "surrogatepass")
@@ -259,6 +278,17 @@ def csv_whole(rng: random.Random, kind: str, data: bytes) -> bytes | None:
         if c < len(f):
             f[c] = rng.choice([b"4611686018427387904", b"999999999999999999", b"1e18"])
         lines[r] = b",".join(f)
+        return b"\n".join(lines)
+    if kind == "dup_events":
+        return b"\n".join(lines[:head + 1] + [ln for i in rows for ln in (lines[i], lines[i])]) + b"\n"
+    if kind == "csv_numfmt":
+        fmt = rng.randrange(5)
+
+        def one(m: re.Match) -> bytes:
+            v = int(m.group(0))
+            return [b'"%s"' % f"{v:,}".encode(), b"+%d" % v, b"  %d  " % v, b"%d us" % v, b"0x%x" % v][fmt]
+        for r in rng.sample(rows, min(len(rows), rng.randint(1, len(rows)))):
+            lines[r] = re.sub(rb"(?<![\w.\"])\d{4,}(?![\w.\"])", one, lines[r])
         return b"\n".join(lines)
     if kind == "csv_dirty":
         header = lines[head].rstrip(b"\r").split(b",")

@@ -130,3 +130,31 @@ def test_control_characters_in_trace_names_never_reach_a_report(tmp_path):
     hot = rep.sources[0].results["hotspots"].table
     by = dict(zip(hot["name"].astype(str), hot["total_ns"]))
     assert by["evil\\x1b[31mRED\\x1b]0;title\\x07"] == round(kernels[0]["dur"] * 1000)
+
+
+def test_report_labels_scan_each_long_kernel_name_once(tmp_path, monkeypatch):
+    """Kind: kernel names of 100 kB (fuzz_s10 long_name) made the HTML report take 15-20 s on a 0.7 MB CSV: every
+    table and chart re-derived each name's short label, a linear scan of the whole name each time (327 scans of 3
+    names). The label of a name is derived once per process, whatever the number of reports, tables and charts."""
+    import json
+
+    import gpulens
+    from gpulens.reports import _names, console, html, markdown
+
+    doc = json.loads((DATA / "cases" / "B13.json").read_text())
+    kernels = [e for e in doc["traceEvents"] if e.get("cat") == "kernel"]
+    for i, e in enumerate(kernels[:3]):
+        e["name"] = f"k{i}<" + "T, " * 30_000 + "int>(float*)"  # ~90 kB, a template list that never closes early
+    f = tmp_path / "t.json"
+    f.write_text(json.dumps(doc))
+    rep = gpulens.analyze([f])
+    for f in (_names.base_name, _names.short_name):
+        getattr(f, "cache_clear", lambda: None)()
+    scanned: list[str] = []
+    real = _names._split
+    monkeypatch.setattr(_names, "_split", lambda name: (scanned.append(name), real(name))[1])
+    html.render(rep)
+    markdown.render(rep)
+    console.render(rep)
+    long_scans = [n for n in scanned if len(n) > 10_000]
+    assert long_scans and len(long_scans) == len(set(long_scans)) <= 3
