@@ -33,7 +33,8 @@ fuzz_s8, fuzz_s9), through ``gpulens.analyze`` and every report, the ``analyze``
 * ``cache_corrupt`` — an analysis cached, then every cache file cut, flipped or emptied; the second run must give
   the same JSON report as a fresh run (or the same error).
 
-A finding: an exception other than a one-line GpulensError naming the file, a hang past ``--timeout`` s, an
+A finding: an exception other than a one-line GpulensError naming the file, a hang past ``--timeout`` s of CPU
+(this process) or ``--wall-timeout`` s of wall time (a blocked read, worker processes), an
 impossible figure or bad text in any report (:func:`tests.fuzz_s9.check`), a NaN/Infinity token in the JSON report
 text, a GPU span above one day without a warning, or for the commands an undocumented exit code, a traceback, or an
 exit-2 message that is not one line. Findings go to ``DIR/findings.jsonl`` (input kept under ``DIR/findings``);
@@ -701,7 +702,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--count", type=int, default=200)
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--workdir", type=Path, required=True)
-    ap.add_argument("--timeout", type=float, default=30.0)
+    ap.add_argument("--timeout", type=float, default=20.0, help="CPU seconds of this process per input")
+    ap.add_argument("--wall-timeout", type=float, default=120.0, help="wall seconds per input (worker processes, "
+                    "a blocked read)")
     ap.add_argument("--cli-every", type=int, default=3)
     ap.add_argument("--only", type=int, default=None)
     ap.add_argument("--kinds", default=",".join(KINDS))
@@ -722,6 +725,7 @@ def main(argv: list[str] | None = None) -> int:
         names += sorted(more)
     kinds = a.kinds.split(",")
     signal.signal(signal.SIGALRM, fuzzing._alarm)
+    signal.signal(signal.SIGPROF, fuzzing._alarm)
     tot: dict = {"inputs": 0, "ok": 0, "skipped": 0, "by_kind": {}, "findings_by_kind": {}, "findings": [],
                  "timeouts": 0, "slowest": []}
     fdir = a.workdir / "findings"
@@ -749,7 +753,8 @@ def main(argv: list[str] | None = None) -> int:
         path, seed = made
         strict = i % 3 != 2
         (a.workdir / "current").write_text(f"{i} {kind} {path.name!r}")
-        signal.setitimer(signal.ITIMER_REAL, a.timeout)
+        signal.setitimer(signal.ITIMER_REAL, a.wall_timeout)  # a blocked read (a FIFO) uses no CPU
+        signal.setitimer(signal.ITIMER_PROF, a.timeout)  # CPU time: the machine may be shared
         t1 = time.monotonic()
         try:
             if kind == "report_mut":
@@ -761,10 +766,11 @@ def main(argv: list[str] | None = None) -> int:
                 if what is None and (i % a.cli_every == 0 or kind in ("fs_odd", "odd_path")):
                     what = check_cli(path, work)
         except fuzzing.FuzzTimeout:
-            what = f"timeout > {a.timeout:g} s"
+            what = f"timeout > {a.timeout:g} s CPU or {a.wall_timeout:g} s wall"
             tot["timeouts"] += 1
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.setitimer(signal.ITIMER_PROF, 0)
         dt = time.monotonic() - t1
         tot["slowest"] = sorted(tot["slowest"] + [[round(dt, 1), i, kind]], reverse=True)[:5]
         tot["inputs"] += 1

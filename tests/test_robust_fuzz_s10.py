@@ -158,3 +158,30 @@ def test_report_labels_scan_each_long_kernel_name_once(tmp_path, monkeypatch):
     console.render(rep)
     long_scans = [n for n in scanned if len(n) > 10_000]
     assert long_scans and len(long_scans) == len(set(long_scans)) <= 3
+
+
+def test_report_figures_of_another_type_are_refused_by_diff_and_gate(tmp_path, capsys):
+    """Kind: a JSON report read back by ``diff``/``gate`` with one figure key given another type everywhere (every
+    ``*_ns`` an object, text, true, NaN, a number beyond int64: fuzz_s10 report_mut) made ``gate`` exit 70 (float()
+    of a dict) and ``diff`` compare garbage. Each is refused with exit 2 and one line naming the file and the
+    figure; the intact report still gates and diffs."""
+    import json
+    import re
+
+    from gpulens.cli import main
+
+    good = tmp_path / "good.json"
+    assert main(["analyze", str(DATA / "cases" / "B13.json"), "-q", "--no-cache", "--json", str(good)]) == 0
+    text = good.read_text()
+    assert main(["gate", str(good), "--baseline", str(good), "-q"]) == 0
+    assert main(["diff", str(good), str(good), "-q"]) == 0
+    capsys.readouterr()
+    for odd in ("{}", '"12"', "true", "NaN", "Infinity", "18446744073709551616", '{"a": 1}'):
+        bad = tmp_path / "bad.json"
+        bad.write_text(re.sub(r'("[a-z_]*_ns"\s*:\s*)(-?[0-9.eE+]+)', lambda m: m.group(1) + odd, text))
+        json.loads(bad.read_text())  # still JSON (NaN/Infinity as Python reads them)
+        for args in (["gate", str(good), "--baseline", str(bad), "-q"], ["gate", str(bad), "--baseline", str(good),
+                                                                        "-q"], ["diff", str(good), str(bad), "-q"]):
+            assert main(args) == 2, (odd, args[0])
+            err = capsys.readouterr().err.strip().splitlines()
+            assert len(err) == 1 and err[0].startswith(f"gpulens: error: {bad}: report figure sources[0]."), err
