@@ -553,8 +553,9 @@ def check_cli(path: Path, work: Path) -> str | None:
     errs = [ln for ln in text.strip().splitlines() if ln.startswith("gpulens: error")]
     if code == 2 and len(errs) != 1:
         return f"analyze exit 2 without one error line: {text.strip()[:300]!r}"
-    if re.search(r"\b(nan|NaN|inf|Infinity)\b", text) and "nan" not in path.name.lower():
-        m = re.search(r".{0,60}\b(nan|NaN|inf|Infinity)\b.{0,60}", text)
+    shown = "\n".join(ln for ln in text.splitlines() if not ln.startswith("gpulens: error"))  # quotes the file
+    if re.search(r"\b(nan|NaN|inf|Infinity)\b", shown) and "nan" not in path.name.lower():
+        m = re.search(r".{0,60}\b(nan|NaN|inf|Infinity)\b.{0,60}", shown)
         return f"NaN/inf printed on the console: {m.group(0) if m else ''!r}"
     if code == 0 and (out / "r.json").exists():
         bad = _strict_json((out / "r.json").read_text())
@@ -622,8 +623,9 @@ def check_reports(rng: random.Random, path: Path, work: Path) -> str | None:
         if code == 2 and errs and str(mut) not in errs[0] and "m" != args[-3:-2] and cmd != "baseline" \
                 and "baseline" not in errs[0]:
             return f"{cmd} exit 2 not naming the mutated report: {errs[0][:300]!r}"
-        if re.search(r"\b(nan|NaN|inf|Infinity)\b", text):
-            m = re.search(r".{0,60}\b(nan|NaN|inf|Infinity)\b.{0,60}", text)
+        shown = "\n".join(ln for ln in text.splitlines() if not ln.startswith("gpulens: error"))
+        if re.search(r"\b(nan|NaN|inf|Infinity)\b", shown):
+            m = re.search(r".{0,60}\b(nan|NaN|inf|Infinity)\b.{0,60}", shown)
             return f"{cmd}: NaN/inf printed: {m.group(0) if m else ''!r}"
         for out in (work / "d.json", work / "g.json"):
             if out.exists():

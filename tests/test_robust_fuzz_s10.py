@@ -185,3 +185,28 @@ def test_report_figures_of_another_type_are_refused_by_diff_and_gate(tmp_path, c
             assert main(args) == 2, (odd, args[0])
             err = capsys.readouterr().err.strip().splitlines()
             assert len(err) == 1 and err[0].startswith(f"gpulens: error: {bad}: report figure sources[0]."), err
+
+
+def test_rank_folder_links_never_count_twice_and_broken_links_make_it_partial(tmp_path):
+    """Kind: file-system oddities in a rank folder (fuzz_s10 fs_odd): a symbolic link to a rank file already in the
+    folder was read as one more rank (its kernels counted twice), and a link to nothing was passed over in silence
+    (status ok, a rank lost). A link to a file already read is read once, with a warning; a broken link is an
+    unread rank file: the result is partial and names it."""
+    import json
+
+    import gpulens
+
+    doc = json.loads((DATA / "cases" / "B13.json").read_text())
+    kernel_ns = sum(round(e["dur"] * 1000) for e in doc["traceEvents"] if e.get("cat") == "kernel")
+    d = tmp_path / "run"
+    d.mkdir()
+    for r in (0, 1):
+        (d / f"rank{r}.json").write_text(json.dumps(doc))
+    (d / "rank2.json").symlink_to("rank0.json")
+    (d / "rank3.json").symlink_to(tmp_path / "gone.json")
+    src = gpulens.analyze([d]).sources[0]
+    assert src.status == "partial"
+    assert set(src.timeline.events["rank"].unique()) == {0, 1}
+    assert src.summary["kernel_time_ns"] == 2 * kernel_ns  # two rank files, not three
+    warnings = " ".join(src.timeline.meta.warnings)
+    assert "rank3.json: broken symbolic link" in warnings and "rank2.json (= rank0.json)" in warnings
