@@ -3,11 +3,11 @@
 A report is a file: it may have been edited, merged by hand or damaged. Every figure gpulens writes there — a key
 ending ``_ns``, ``_bytes``, ``_count``, ``_pct``, ``_per_s``, ``share``, or ``calls``/``count``/``events``/
 ``flops``/``rank``/``other_rows`` in a source's ``summary``, ``top_kernels``, ``findings`` or an analysis's
-``summary``/``table`` — is a JSON number within int64, ``null`` (unknown), or — for ``rank_*``, ``class_ns`` and
-``*_by_*`` — a mapping of such (``rank_span_ns``: rank → ns). :func:`check_report` refuses any other value with
-one line naming the file and the value's place: a figure of another type (``{}``, ``"12"``, ``true``),
-``NaN``/``Infinity`` (which Python's JSON reader accepts) or a number beyond int64 would otherwise surface as an
-internal error in the statistics, or as a comparison of garbage.
+``summary``/``table`` — is a JSON number within int64 or ``null`` (unknown); in a summary, a figure the comparison
+does not read as one number may also be a mapping or list of such (``rank_span_ns``: rank → ns).
+:func:`check_report` refuses any other value with one line naming the file and the value's place: a figure of
+another type (``{}``, ``"12"``, ``true``), ``NaN``/``Infinity`` (which Python's JSON reader accepts) or a number
+beyond int64 would otherwise surface as an internal error in the statistics, or as a comparison of garbage.
 """
 
 from __future__ import annotations
@@ -20,8 +20,6 @@ from typing import Any
 from gpulens.errors import TraceFormatError
 
 _FIGURE = re.compile(r"(_ns|_bytes|_count|_pct|_per_s|share|^calls|^count|^events|^flops|^rank|^other_rows)$")
-#: Figures written as a mapping (rank → ns, class → ns, verdict → ns); every other figure is one number.
-_MAPPING = re.compile(r"^(rank_\w+|class_ns|\w+_by_\w+)$")
 _INT64 = 2 ** 63
 
 
@@ -40,17 +38,27 @@ def _bad(v: Any) -> str | None:
     return "an object" if isinstance(v, dict) else "a list" if isinstance(v, list) else type(v).__name__
 
 
-def _check_row(row: Any, where: str, path: Path) -> None:
+def _scalars() -> set[str]:
+    """Summary figures ``gate`` and ``diff`` read as one number (:data:`gpulens.gate.runs.RUN_METRICS`)."""
+    from gpulens.gate.runs import RUN_METRICS
+
+    return {path[-1] for *_, path in RUN_METRICS}
+
+
+def _check_row(row: Any, where: str, path: Path, summary: bool = False) -> None:
+    """Check the figures of one summary (``summary``: a figure not read as one number by the comparison may be a
+    mapping or list of figures, e.g. rank → ns) or one table row (every figure one number)."""
     if not isinstance(row, dict):
         return
+    scalars = _scalars() if summary else set()
     for k, v in row.items():
         if not _FIGURE.search(str(k)):
             continue
-        if isinstance(v, dict) and _MAPPING.match(str(k)):  # rank → ns and the like: one level of figures
-            for kk, vv in v.items():
+        if summary and isinstance(v, (dict, list)) and str(k) not in scalars:
+            for kk, vv in (v.items() if isinstance(v, dict) else enumerate(v)):
                 why = _bad(vv)
-                if why or isinstance(vv, dict):
-                    raise _error(path, f"{where}.{k}.{kk}", why or "an object")
+                if why:
+                    raise _error(path, f"{where}.{k}.{kk}", why)
             continue
         why = _bad(v)
         if why:
@@ -74,7 +82,7 @@ def check_report(doc: dict[str, Any], path: str | Path) -> dict[str, Any]:
         if not isinstance(s, dict):
             raise TraceFormatError(p, f"report sources[{i}] is not an object: the report was edited or damaged")
         at = f"sources[{i}]"
-        _check_row(s.get("summary"), f"{at}.summary", p)
+        _check_row(s.get("summary"), f"{at}.summary", p, summary=True)
         for j, r in enumerate(s.get("top_kernels") or [] if isinstance(s.get("top_kernels"), list) else []):
             _check_row(r, f"{at}.top_kernels[{j}]", p)
         for j, f in enumerate(s.get("findings") or [] if isinstance(s.get("findings"), list) else []):
@@ -83,7 +91,7 @@ def check_report(doc: dict[str, Any], path: str | Path) -> dict[str, Any]:
         for name, a in (an.items() if isinstance(an, dict) else ()):
             if not isinstance(a, dict):
                 continue
-            _check_row(a.get("summary"), f"{at}.analyses.{name}.summary", p)
+            _check_row(a.get("summary"), f"{at}.analyses.{name}.summary", p, summary=True)
             table = a.get("table")
             for j, r in enumerate(table if isinstance(table, list) else []):
                 _check_row(r, f"{at}.analyses.{name}.table[{j}]", p)
