@@ -21,7 +21,7 @@ fuzz_s8, fuzz_s9), through ``gpulens.analyze`` and every report, the ``analyze``
   the trace's name;
 * ``ph_odd`` — Chrome events as ``B``/``E`` pairs (some unmatched), instants, counters, ``ph`` missing;
 * ``sqlite_nulls`` — every cell of 1–3 tables NULL, or every id column written as text (``'12'``), or every time
-  as REAL; ``sqlite_view`` — a table replaced by a view of the same name (or a table with no rows but a view);
+  as REAL, or the times of one row thrown far away (9e18, -1e15, +1e17, 1e19 as REAL); ``sqlite_view`` — a table replaced by a view of the same name (or a table with no rows but a view);
 * ``csv_dirty`` — BOM + CRLF + NUL bytes inside fields, columns reordered and renamed in one input;
 * ``ranks_many`` — a rank folder of 300–1500 tiny rank files (duplicate rank ids, nested folders);
 * ``report_mut`` — a JSON report (or a baseline) mutated by whole key: every ``*_ns`` set to one odd value
@@ -355,7 +355,7 @@ def sqlite_nulls(rng: random.Random, f: Path) -> bool:
                                             "'sqlite_%'")]
         if not tables:
             return False
-        op = rng.randrange(3)
+        op = rng.randrange(4)
         for t in rng.sample(tables, min(len(tables), rng.randint(1, 3))):
             cols = [(r[1], (r[2] or "").upper()) for r in con.execute(f"PRAGMA table_info([{t}])")]
             try:
@@ -366,6 +366,10 @@ def sqlite_nulls(rng: random.Random, f: Path) -> bool:
                         con.execute(f"UPDATE [{t}] SET [{c}] = CAST([{c}] AS TEXT) || ''")
                     elif op == 2 and re.search(r"start|end|begin|time|ns", c, re.I):
                         con.execute(f"UPDATE [{t}] SET [{c}] = CAST([{c}] AS REAL) + 0.5")
+                    elif op == 3 and re.search(r"start|end|begin|time|ns", c, re.I):  # one row far away
+                        far = rng.choice(["9000000000000000000", "-1000000000000000", "[{c}] + 100000000000000000",
+                                          "1e19"]).format(c=c)
+                        con.execute(f"UPDATE [{t}] SET [{c}] = {far} WHERE rowid = (SELECT max(rowid) FROM [{t}])")
             except sqlite3.Error:
                 pass
         con.commit()
@@ -455,7 +459,10 @@ def ranks_many(rng: random.Random, seeds: dict[str, Path], work: Path, i: int) -
 def make(rng: random.Random, seeds: dict[str, Path], names: list[str], work: Path, i: int,
          kind: str) -> tuple[Path, Path] | None:
     """(mutant, seed) for ``kind``; None when ``kind`` does not apply to the drawn seed."""
-    seed = seeds[rng.choice(names)]
+    pool = names
+    if kind.startswith("sqlite"):  # SQLite seeds (and folders of them) only: other seeds never apply
+        pool = [n for n in names if seeds[n].suffix in (".db", ".sqlite", ".rocpd") or seeds[n].is_dir()] or names
+    seed = seeds[rng.choice(pool)]
     if kind == "fs_odd":
         return fs_odd(rng, seed, work, i), seed
     if kind == "odd_path":
@@ -539,6 +546,11 @@ def check(path: Path, strict: bool) -> str | None:
     return fresh_check(path, strict, _extra)
 
 
+#: NaN / infinity shown as a figure: in a table cell, or followed by a unit (not a sentence that says "nan/inf").
+_NAN_FIGURE = re.compile(r"(?:^|(?<=[\s│|(→:=]))-?(?:nan|NaN|inf|Infinity)(?:\s*(?:%|[µmn]?s\b|B\b|[KMGT]B\b|FLOP|x\b)"
+                         r"|\s*[│|]|$)", re.M)
+
+
 def check_cli(path: Path, work: Path) -> str | None:
     """``gpulens analyze`` with every report (JSON, HTML, Markdown and the console on stdout)."""
     from tests.fuzz_cli import ALLOWED
@@ -554,8 +566,8 @@ def check_cli(path: Path, work: Path) -> str | None:
     if code == 2 and len(errs) != 1:
         return f"analyze exit 2 without one error line: {text.strip()[:300]!r}"
     shown = "\n".join(ln for ln in text.splitlines() if not ln.startswith("gpulens: error"))  # quotes the file
-    if re.search(r"\b(nan|NaN|inf|Infinity)\b", shown) and "nan" not in path.name.lower():
-        m = re.search(r".{0,60}\b(nan|NaN|inf|Infinity)\b.{0,60}", shown)
+    if _NAN_FIGURE.search(shown) and "nan" not in path.name.lower():
+        m = re.search(r".{0,60}" + _NAN_FIGURE.pattern + r".{0,60}", shown, re.M)
         return f"NaN/inf printed on the console: {m.group(0) if m else ''!r}"
     if code == 0 and (out / "r.json").exists():
         bad = _strict_json((out / "r.json").read_text())
@@ -624,8 +636,8 @@ def check_reports(rng: random.Random, path: Path, work: Path) -> str | None:
                 and "baseline" not in errs[0]:
             return f"{cmd} exit 2 not naming the mutated report: {errs[0][:300]!r}"
         shown = "\n".join(ln for ln in text.splitlines() if not ln.startswith("gpulens: error"))
-        if re.search(r"\b(nan|NaN|inf|Infinity)\b", shown):
-            m = re.search(r".{0,60}\b(nan|NaN|inf|Infinity)\b.{0,60}", shown)
+        if _NAN_FIGURE.search(shown):
+            m = re.search(r".{0,60}" + _NAN_FIGURE.pattern + r".{0,60}", shown, re.M)
             return f"{cmd}: NaN/inf printed: {m.group(0) if m else ''!r}"
         for out in (work / "d.json", work / "g.json"):
             if out.exists():
