@@ -13,7 +13,8 @@ fuzz_s8, fuzz_s9), through ``gpulens.analyze`` and every report, the ``analyze``
   or one event thrown ±10**15 away from the rest;
 * ``dur_span`` — one GPU event given a duration 10–1000x the whole trace's span (or 2**62);
 * ``single`` — only one GPU event kept (or none, or only the metadata);
-* ``flood`` — one GPU event repeated to ~1 MB of text (identical copies, or each on its own stream/queue):
+* ``flood`` — one GPU event (or CPU op / runtime call) repeated to ~1 MB of text (identical copies, back to back,
+  or each on its own stream/queue/thread):
   any run above ``--timeout`` is a hang (a quadratic path);
 * ``long_name`` — kernel names of 100 kB, with non-ASCII and markup;
 * ``json_tail`` — a JSON document followed by garbage, a second document, NULs, or turned into JSON lines;
@@ -173,9 +174,11 @@ def json_whole(rng: random.Random, kind: str, data: bytes) -> bytes | None:
         meta = [e for e in evs if isinstance(e, dict) and e.get("ph") == "M"] if op != 2 else []
         evs[:] = meta + keep if op != 2 else [rng.choice(gpu)] if gpu else []
     elif kind == "flood":
-        if not gpu:
+        host = [e for e in evs if isinstance(e, dict) and e.get("ph") == "X" and not _gpu(e)]
+        pick = gpu if gpu and (not host or rng.random() < 0.6) else host  # a kernel, or a CPU op / runtime call
+        if not pick:
             return None
-        one = rng.choice(gpu)
+        one = rng.choice(pick)
         size = len(json.dumps(one)) + 2
         n = max(1, min(60_000, 1_000_000 // size))
         own_stream = rng.random() < 0.4
@@ -196,7 +199,8 @@ def json_whole(rng: random.Random, kind: str, data: bytes) -> bytes | None:
                 if k[1] != "dur":
                     e[k[1]] = e[k[0]] + d
             out.append(e)
-        evs[:] = [e for e in evs if not _gpu(e)][:2000] + out
+        evs[:] = ([e for e in evs if not _gpu(e)][:2000] if pick is gpu else [e for e in evs if _gpu(e)][:2000]
+                  + [e for e in evs if isinstance(e, dict) and e.get("ph") != "X"][:500]) + out
     elif kind == "long_name":
         if not gpu:
             return None
