@@ -176,7 +176,7 @@ def test_report_figures_of_another_type_are_refused_by_diff_and_gate(tmp_path, c
     assert main(["gate", str(good), "--baseline", str(good), "-q"]) == 0
     assert main(["diff", str(good), str(good), "-q"]) == 0
     capsys.readouterr()
-    for odd in ("{}", '"12"', "true", "NaN", "Infinity", "18446744073709551616", '{"a": 1}'):
+    for odd in ("{}", '"12"', "true", "NaN", "Infinity", "18446744073709551616", '{"a": 1}', "-1", "1e308"):
         bad = tmp_path / "bad.json"
         bad.write_text(re.sub(r'("[a-z_]*_ns"\s*:\s*)(-?[0-9.eE+]+)', lambda m: m.group(1) + odd, text))
         json.loads(bad.read_text())  # still JSON (NaN/Infinity as Python reads them)
@@ -210,3 +210,28 @@ def test_rank_folder_links_never_count_twice_and_broken_links_make_it_partial(tm
     assert src.summary["kernel_time_ns"] == 2 * kernel_ns  # two rank files, not three
     warnings = " ".join(src.timeline.meta.warnings)
     assert "rank3.json: broken symbolic link" in warnings and "rank2.json (= rank0.json)" in warnings
+
+
+def test_baseline_samples_that_are_no_figure_are_refused(tmp_path, capsys):
+    """Kind: a baseline file's metric samples edited or damaged (fuzz_s10 report_mut on a saved baseline): a
+    sample of -1 gated a "-1 kernel launches → 4: -500 % REGRESSED", ``true`` read as 1 ns (+6,499,900 %), 1e308 ns
+    printed 300-digit cells, ``"7"`` was read as 7. A sample, share or call count that is not a number from 0 to
+    2^63 (a share above 1, a fractional call count) makes the baseline malformed: exit 2, one line naming it."""
+    import re
+
+    from gpulens.cli import main
+
+    rep = tmp_path / "r.json"
+    assert main(["analyze", str(DATA / "cases" / "B13.json"), "-q", "--no-cache", "--json", str(rep)]) == 0
+    store = tmp_path / "st"
+    assert main(["baseline", "save", str(rep), "-n", "m", "--store", str(store)]) == 0
+    (base,) = store.rglob("m.json")
+    text = base.read_text()
+    assert main(["gate", str(rep), "-b", "m", "--store", str(store), "-q"]) == 0
+    capsys.readouterr()
+    for key, odd in (("samples", "-1"), ("samples", "true"), ("samples", '"7"'), ("samples", "1e308"),
+                     ("samples", "18446744073709551616"), ("share", "1.5"), ("calls", "2.5"), ("calls", "-3")):
+        base.write_text(re.sub(r'("%s": \[)([^\]]*)\]' % key, lambda m: m.group(1) + odd + "]", text))
+        assert main(["gate", str(rep), "-b", "m", "--store", str(store), "-q"]) == 2, (key, odd)
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and str(base) in err[0] and "malformed baseline" in err[0], (key, odd, err)

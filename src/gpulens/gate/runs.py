@@ -102,13 +102,44 @@ class Metric:
         """Inverse of :meth:`to_dict`.
 
         Raises:
-            ValueError: ``samples`` is empty or holds a value that is not a finite number.
+            ValueError: ``samples`` is empty, or a sample, share or call count is not a number from 0 to 2^63
+                (:func:`_figures`), a share is above 1 or a call count not whole.
         """
-        samples = [float(v) for v in d["samples"]]
-        if not samples or not all(math.isfinite(v) for v in samples):
-            raise ValueError(f"metric {name!r} has {'no samples' if not samples else 'a non-finite sample'}")
-        return cls(name, d["kind"], d.get("unit", ""), samples, d.get("direction", "lower"),
-                   [float(v) for v in d.get("share", [])], [int(v) for v in d.get("calls", [])])
+        samples = _figures(name, "sample", d["samples"])
+        if not samples:
+            raise ValueError(f"metric {name!r} has no samples")
+        share = _figures(name, "share", d.get("share", []))
+        if any(v > 1 + 1e-6 for v in share):
+            raise ValueError(f"metric {name!r} has a share above 1")
+        calls = _figures(name, "call count", d.get("calls", []))
+        if any(not v.is_integer() for v in calls):
+            raise ValueError(f"metric {name!r} has a call count that is not a whole number")
+        return cls(name, d["kind"], d.get("unit", ""), samples, d.get("direction", "lower"), share,
+                   [int(v) for v in calls])
+
+
+def _figures(name: str, what: str, values: Any) -> list[float]:
+    """The values of one list of a baseline metric as floats. Every figure a baseline records (a time in ns, a
+    count, bytes, FLOP, a share, a call count) is a finite number from 0 to 2^63: anything else — text, true, a
+    list, NaN, a negative — is an edited or damaged file (read as is, a -1 launch count gated "-500 %", 1e308 ns
+    printed a 300-digit table).
+
+    Raises:
+        ValueError: naming the metric and what is wrong.
+    """
+    if not isinstance(values, list):
+        raise ValueError(f"metric {name!r}: its {what}s are not a list")
+    out = []
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ValueError(f"metric {name!r} has a {what} that is not a number ({str(v)[:20]!r})")
+        f = float(v)
+        if not math.isfinite(f):
+            raise ValueError(f"metric {name!r} has a non-finite {what}")
+        if not 0 <= f <= 2.0 ** 63:
+            raise ValueError(f"metric {name!r} has a {what} {'below 0' if f < 0 else 'beyond 2^63'} ({v})")
+        out.append(f)
+    return out
 
 
 @dataclass

@@ -3,7 +3,8 @@
 A report is a file: it may have been edited, merged by hand or damaged. Every figure gpulens writes there — a key
 ending ``_ns``, ``_bytes``, ``_count``, ``_pct``, ``_per_s``, ``share``, or ``calls``/``count``/``events``/
 ``flops``/``rank``/``other_rows`` in a source's ``summary``, ``top_kernels``, ``findings`` or an analysis's
-``summary``/``table`` — is a JSON number within int64 or ``null`` (unknown); in a summary, a figure the comparison
+``summary``/``table`` — is a JSON number within ±2^63 or ``null`` (unknown), and the figures ``gate`` compares
+(times, counts, bytes, FLOP) are not negative; in a summary, a figure the comparison
 does not read as one number may also be a mapping or list of such (``rank_span_ns``: rank → ns).
 :func:`check_report` refuses any other value with one line naming the file and the value's place: a figure of
 another type (``{}``, ``"12"``, ``true``), ``NaN``/``Infinity`` (which Python's JSON reader accepts) or a number
@@ -32,7 +33,9 @@ def _bad(v: Any) -> str | None:
     if isinstance(v, int):
         return None if -_INT64 <= v < _INT64 else "a number beyond int64"
     if isinstance(v, float):
-        return None if math.isfinite(v) else str(v).replace("inf", "Infinity").replace("nan", "NaN")
+        if not math.isfinite(v):
+            return str(v).replace("inf", "Infinity").replace("nan", "NaN")
+        return None if abs(v) <= _INT64 else "a number beyond int64"
     if isinstance(v, str):
         return f"text {v[:20]!r}"
     return "an object" if isinstance(v, dict) else "a list" if isinstance(v, list) else type(v).__name__
@@ -60,7 +63,7 @@ def _check_row(row: Any, where: str, path: Path, summary: bool = False) -> None:
                 if why:
                     raise _error(path, f"{where}.{k}.{kk}", why)
             continue
-        why = _bad(v)
+        why = _bad(v) or ("below 0" if str(k) in scalars and isinstance(v, (int, float)) and v < 0 else None)
         if why:
             raise _error(path, f"{where}.{k}", why)
 
