@@ -235,3 +235,33 @@ def test_baseline_samples_that_are_no_figure_are_refused(tmp_path, capsys):
         assert main(["gate", str(rep), "-b", "m", "--store", str(store), "-q"]) == 2, (key, odd)
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and str(base) in err[0] and "malformed baseline" in err[0], (key, odd, err)
+
+
+def test_file_names_that_are_not_utf8_are_written_visibly(tmp_path):
+    """Kind: a trace whose file name is not UTF-8 (a Latin-1 byte: Python holds it as a lone surrogate, PEP 383)
+    made every report writer fail with UnicodeEncodeError, exit 70 (fuzz_s10 odd_path): the Markdown, HTML and
+    Perfetto outputs of analyze, those of diff, and analyze of a rank folder holding such a file. Every output is
+    written, as UTF-8, with the byte shown as ``\\xff``."""
+    import os
+
+    from gpulens.cli import main
+
+    raw = (DATA / "cases" / "B13.json").read_bytes()
+    base = os.fsencode(str(tmp_path))
+    one = os.fsdecode(base + b"/ok\xff.json")
+    Path(one).write_bytes(raw)
+    ranks = os.fsdecode(base + b"/ranks")
+    os.mkdir(ranks)
+    Path(os.fsdecode(base + b"/ranks/rank0\xff.json")).write_bytes(raw)
+    Path(os.fsdecode(base + b"/ranks/rank1.json")).write_bytes(raw)
+    Path(os.fsdecode(base + b"/ranks/rank2\xfe.json")).write_bytes(b"x")  # unreadable: named in the warnings
+    out = tmp_path / "out"
+    for i, args in enumerate((["analyze", one], ["analyze", ranks], ["diff", one, ranks])):
+        files = {ext: out / f"{i}.{ext}" for ext in ("json", "html", "md")}
+        extra = ["--perfetto", str(out / f"{i}.perfetto.json")] if args[0] == "analyze" else []
+        assert main(args + ["-q", "--no-cache"] * (args[0] == "analyze") + ["-q"] * (args[0] == "diff")
+                    + ["--json", str(files["json"]), "--html", str(files["html"]), "--markdown", str(files["md"])]
+                    + extra) == 0, args
+        for f in list(files.values()) + [out / f"{i}.perfetto.json"] * bool(extra):
+            f.read_bytes().decode("utf-8")  # written, valid UTF-8
+        assert "ok\\xff.json" in files["md"].read_text().replace("\\\\", "\\") or i == 1, args  # the byte shown
