@@ -8,7 +8,8 @@ fuzz_s8, fuzz_s9), through ``gpulens.analyze`` and every report, the ``analyze``
 * ``fs_odd`` — the path is not a plain readable file: a folder named like a trace, an empty folder, a FIFO (a read
   blocks forever), a file without read permission, a broken symlink, a symlink loop, a folder holding only
   non-trace files;
-* ``odd_path`` — a good trace under an odd name: a newline, a leading ``-``, spaces, non-ASCII, a 200-byte name;
+* ``odd_path`` — a good trace (or a file of a folder) under an odd name: a newline, a leading ``-``, spaces,
+  non-ASCII, bytes that are not UTF-8, an escape sequence, a 200-byte name;
 * ``far_time`` — 1–3 timestamps moved to year 2300 (ns since the epoch above 2**63 for ns clocks), before 1970,
   or one event thrown ±10**15 away from the rest;
 * ``dur_span`` — one GPU event given a duration 10–1000x the whole trace's span (or 2**62);
@@ -433,9 +434,15 @@ def fs_odd(rng: random.Random, seed: Path, work: Path, i: int) -> Path:
 
 
 def odd_path(rng: random.Random, seed: Path, work: Path, i: int) -> Path:
-    stem = rng.choice(["a\nb", "-x", "with space", "\u00e9\u4e2d\U0001f600", "n" * 200, "--json", "a;b"])
+    stem = rng.choice(["a\nb", "-x", "with space", "\u00e9\u4e2d\U0001f600", "n" * 200, "--json", "a;b",
+                       os.fsdecode(b"latin\xe9\xff"), "esc\x1b[31m"])
     p = work / f"{stem}_{seed.name}"
     (shutil.copytree if seed.is_dir() else shutil.copyfile)(seed, p)
+    if p.is_dir() and rng.random() < 0.5:  # the odd name on a file inside the folder instead
+        inner = sorted(q for q in p.rglob("*") if q.is_file())
+        if inner:
+            q = rng.choice(inner)
+            q.rename(q.with_name(f"{stem}_{q.name}"))
     return p
 
 
