@@ -28,7 +28,9 @@ opened unless a reporter needs its events (``--perfetto``, ``--csv``). Their key
 trace identity as Timeline entries) plus the analysis options and a stamp of the installed gpulens modules. The
 JSON, HTML and Markdown reports rendered from them are kept beside the results entry (:func:`render_path`, with
 the report's creation time substituted on reuse) and removed with it. Pickles and rendered reports are only read
-from files owned by the current user and not writable by others.
+from files owned by the current user and not writable by others, and are sealed with their BLAKE2b digest and length
+(:func:`_sealed`): one damaged on disk (cut, emptied, a flipped byte) is rebuilt, never served — a rendered report is
+written to the user's file as it is stored.
 """
 
 from __future__ import annotations
@@ -281,8 +283,8 @@ def load_results(file: Path) -> Any | None:
     try:
         if not _owned_private(file):
             return None
-        with file.open("rb") as fh:
-            return pickle.load(fh)
+        payload = _unsealed(file.read_bytes())
+        return None if payload is None else pickle.loads(payload)
     except Exception:  # absent or damaged: analyse again (a damaged file is replaced by the next store)
         return None
 
@@ -298,13 +300,36 @@ def store_results(file: Path, value: Any) -> None:
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=file.parent)
         try:
             with os.fdopen(fd, "wb") as fh:
-                pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                fh.write(_sealed(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)))
             os.replace(tmp, file)
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
         pass
+
+
+_SEAL = b"gpulens-sealed-1\n"
+
+
+def _sealed(payload: bytes) -> bytes:
+    """``payload`` framed with its BLAKE2b-256 digest and length, so that :func:`_unsealed` can tell a damaged file
+    (cut, emptied, a flipped byte on disk) from an intact one."""
+    digest = hashlib.blake2b(payload, digest_size=32).digest()
+    return _SEAL + digest + len(payload).to_bytes(8, "little") + payload
+
+
+def _unsealed(blob: bytes) -> bytes | None:
+    """The payload :func:`_sealed` framed, or None when ``blob`` is not such a frame or its digest or length does
+    not match (the cached results or report are then rebuilt, never served damaged)."""
+    head = len(_SEAL) + 32 + 8
+    if len(blob) < head or not blob.startswith(_SEAL):
+        return None
+    digest, size = blob[len(_SEAL):len(_SEAL) + 32], int.from_bytes(blob[head - 8:head], "little")
+    payload = blob[head:]
+    if len(payload) != size or hashlib.blake2b(payload, digest_size=32).digest() != digest:
+        return None
+    return payload
 
 
 def _owned_private(file: Path) -> bool:
@@ -326,7 +351,8 @@ def load_render(file: Path) -> str | None:
     try:
         if not _owned_private(file):
             return None
-        return file.read_bytes().decode("utf-8")
+        payload = _unsealed(file.read_bytes())
+        return None if payload is None else payload.decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
 
@@ -338,7 +364,7 @@ def store_render(file: Path, text: str) -> None:
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=file.parent)
         try:
             with os.fdopen(fd, "wb") as fh:
-                fh.write(text.encode("utf-8"))
+                fh.write(_sealed(text.encode("utf-8")))
             os.replace(tmp, file)
         finally:
             if os.path.exists(tmp):

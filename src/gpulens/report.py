@@ -39,6 +39,11 @@ class SourceReport:
     #: ``status`` and ``summary`` computed once (each reporter reads them; a cache hit restores them).
     cached: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
+    def __post_init__(self) -> None:
+        from gpulens.timeline.secrets import encodable
+
+        self.label = encodable(str(self.label))  # a file name that is not UTF-8 must still be writable
+
     @property
     def status(self) -> str:
         """``"ok"``, ``"partial"`` (input truncated, or rank files of a rank directory could not be read) or

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import sys
 import traceback
 from typing import Any
@@ -51,14 +52,24 @@ def _split_debug(args: list[str]) -> tuple[list[str], bool]:
     return head + args[end:], len(head) != end
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text`` as one printable line: newlines, carriage returns, tabs, escape sequences and other control
+    characters (from a file name, or trace text quoted in a message) written as backslash escapes, so that an error
+    stays one line and cannot move the cursor or recolour the terminal."""
+    return _CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), str(text))
+
+
 def internal_error_line(exc: BaseException) -> str:
     """The one line printed for an uncaught exception (exit 70)."""
     where = input_of(exc)
-    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    msg = one_line(str(exc).strip().splitlines()[0]) if str(exc).strip() else ""
     what = f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
     if len(what) > 300:
         what = what[:299] + "…"
-    place = f" while {where}" if where else ""
+    place = f" while {one_line(where)}" if where else ""
     return (f"gpulens: internal error{place}: {what} — rerun with --debug for the traceback; "
             "please report it\n")
 
@@ -129,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     except GpulensError as exc:
         if debug:
             traceback.print_exc()
-        sys.stderr.write(f"gpulens: error: {exc}\n")
+        sys.stderr.write(f"gpulens: error: {one_line(exc)}\n")
         code = exc.exit_code
     except typer.Exit as exc:  # raised by commands for their exit code
         code = exc.exit_code

@@ -11,6 +11,7 @@ from rich.console import Console
 
 from gpulens.cli._console import console as make_console
 from gpulens.errors import EXIT_NO_GPU_WORK, EXIT_OK, GpulensError, truncated_without_gpu_work
+from gpulens.timeline.secrets import encodable
 
 DEMO_TRACE = "demo_h100_bert-small.pt.trace.json.gz"
 #: Upper bound of ``--workers`` (processes; the pool also never exceeds the number of rank files).
@@ -37,15 +38,15 @@ def write_output(path: Path, text: str | bytes, inputs: list[Path]) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(text, bytes):
             path.write_bytes(text)
-        else:
-            path.write_text(text, encoding="utf-8")
+        else:  # a lone surrogate (a file name that is not UTF-8, quoted in a warning) written visibly, never a crash
+            path.write_text(encodable(text), encoding="utf-8")
     except OSError as exc:
         raise GpulensError(f"{path}: cannot write the report ({exc.strerror or exc})") from None
 
 
 def _print_summary(console: Console, text: str) -> None:
     """Write an already rendered console summary (ANSI text from :func:`console_summary`) to the console."""
-    console.file.write(text)
+    console.file.write(encodable(text))
     console.file.flush()
 
 

@@ -65,7 +65,9 @@ def register(app: typer.Typer) -> None:
         except GpulensError as exc:
             if not warn_only:
                 raise
-            sys.stderr.write(f"gpulens: error: {exc} (--warn-only: exiting 0)\n")
+            from gpulens.cli import one_line
+
+            sys.stderr.write(f"gpulens: error: {one_line(exc)} (--warn-only: exiting 0)\n")
             code = EXIT_OK
         raise typer.Exit(code)
 

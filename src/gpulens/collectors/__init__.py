@@ -12,6 +12,7 @@ joins the registry; nothing else needs editing to add a format.
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import re
 from pathlib import Path
@@ -243,7 +244,11 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         from gpulens.collectors._parallel import file_rank, load_many
         from gpulens.collectors._ranks import number_rankless, successive_cycles
 
-        found = sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith("."))
+        entries = sorted(f for f in p.iterdir() if not f.name.startswith("."))
+        found = [f for f in entries if f.is_file()]
+        # a link to nothing is a file the run meant to have (a rank trace moved or not copied): never passed over
+        broken = [(f, f"broken symbolic link (to {os.readlink(f)})") for f in entries
+                  if f.is_symlink() and not f.exists()]
         sniffed = {f: sniff(f) for f in found}  # once per file: reading heads is a third of a small file's load
         if not any(c is not None for c in sniffed.values()):
             # rocprofv3's default layout: <output>/<hostname>/<pid>_results.db — one level down
@@ -252,9 +257,14 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
             below_sniffed = {f: sniff(f) for f in below}
             if any(c is not None for c in below_sniffed.values()) or not found:
                 found, sniffed = below, below_sniffed
-        files, skipped = [], []
+        files, skipped, seen, twice = [], list(broken), {}, []
         for f in found:
             if sniffed[f] is not None:
+                st = f.stat()
+                first = seen.setdefault((st.st_dev, st.st_ino), f)
+                if first is not f:  # a link (or hard link) to a file already listed: its events would count twice
+                    twice.append(f"{f.name} (= {first.name})")
+                    continue
                 files.append(f)
             else:
                 skipped.append((f, _why_unreadable(f)))
@@ -300,6 +310,10 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         if ignored:
             tl.meta.warnings.append(f"{p}: {len(ignored)} file(s) in the folder are not traces and were not read: "
                                     f"{_listed(ignored)}")
+        if twice:
+            tl.meta.warnings.append(f"{p}: {len(twice)} file(s) are links to a trace already read and were not read "
+                                    f"again (their events would count twice): {'; '.join(twice[:8])}"
+                                    + (f"; and {len(twice) - 8} more" if len(twice) > 8 else ""))
         return tl
     from gpulens.collectors._io import read_input
 

@@ -38,7 +38,9 @@ def _report_doc(p: Path) -> dict[str, Any] | None:
         return None
     if not isinstance(doc["sources"], list):
         raise TraceFormatError(p, "report 'sources' is not a list")
-    return doc
+    from gpulens.reports.report_check import check_report
+
+    return check_report(doc, p)
 
 
 def _rows_of(source: dict[str, Any]) -> tuple[pd.DataFrame, str]:

@@ -190,7 +190,8 @@ def load_report(path: str | Path) -> dict[str, Any]:
     """Read a ``gpulens analyze --json`` report; a trace file is analyzed and converted on the fly.
 
     Raises:
-        TraceFormatError: the file is missing, is a baseline rather than a report, or is unreadable.
+        TraceFormatError: the file is missing, is a baseline rather than a report, is unreadable, or holds a figure
+            that is not a number (:func:`gpulens.reports.report_check.check_report`).
     """
     p = Path(path)
     if not p.exists():
@@ -208,7 +209,9 @@ def load_report(path: str | Path) -> dict[str, Any]:
     if isinstance(doc, dict) and "sources" in doc and "schema_version" in doc:
         if not isinstance(doc["sources"], list):
             raise TraceFormatError(p, "report 'sources' is not a list")
-        return doc
+        from gpulens.reports.report_check import check_report
+
+        return check_report(doc, p)
     if doc is not None and "traceEvents" not in doc:
         raise TraceFormatError(p, "JSON without 'sources' and 'schema_version': not a gpulens report")
     from gpulens.report import analyze
@@ -282,6 +285,10 @@ def collect_runs(paths: Iterable[str | Path], reports: list[dict[str, Any]] | No
     """
     paths = [Path(p) for p in paths]
     reports = reports if reports is not None else [load_report(p) for p in paths]
+    from gpulens.reports.report_check import check_report
+
+    for p, rep in zip(paths, reports):  # a report handed in already loaded (a baseline given as a report) too
+        check_report(rep, p)
     runs, excluded, usable = [], [], []
     envs: list[dict[str, Any]] = []
     for p, rep in zip(paths, reports):

@@ -198,7 +198,9 @@ def run_vendor(backend: str, command: list[str], out: Path, stem: str) -> tuple[
     try:
         return rc, analyze([target])
     except GpulensError as exc:  # keep the workload's exit status; say why there is no report
-        sys.stderr.write(f"gpulens: error: {exc}\n")
+        from gpulens.cli import one_line
+
+        sys.stderr.write(f"gpulens: error: {one_line(exc)}\n")
         return rc, None
 
 

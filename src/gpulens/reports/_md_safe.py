@@ -10,7 +10,9 @@ links, ``$…$`` renders as math, and bidirectional controls (U+202E…) make te
   URLs: the text looks the same but no mention, reference or autolink is made;
 * ``$`` is backslash-escaped (no math);
 * bidirectional controls and other invisible format characters (U+200E/F, U+202A–E, U+2066–9, U+061C, U+FEFF) are
-  removed.
+  removed;
+* control characters other than newline and tab (an escape sequence that recolours or retitles the terminal the
+  file is shown on, NUL, backspace, carriage return) are written as visible backslash escapes (``\\x1b``).
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ else the identifiers of the mangled name are read directly (enough for a label; 
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Iterable
 
@@ -116,8 +117,11 @@ def _split(name: str) -> tuple[str, str]:
     return qual, (types[0] if types else args[0] if args else "")
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def base_name(name: str) -> str:
-    """The readable base of a kernel name (see the module docstring), not clipped."""
+    """The readable base of a kernel name (see the module docstring), not clipped. Memoised: every table and chart
+    of a report labels the same few hundred names again, and the scan is linear in the name (a 100 kB templated
+    name costs ~50 ms, once)."""
     full = _demangle(str(name))
     # ncu writes the anonymous namespace as "<unnamed>::" (and some exports lose the "<"): not a name, and a lone
     # ">" would read as the end of a template argument list
@@ -189,6 +193,7 @@ def _first_difference(mine: list[str], others: list[list[str]]) -> str:
     return ""
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def short_name(name: str, width: int = BASE_CHARS) -> str:
     """The short label of one name on its own: its base, and when that is too long, its start plus its tile
     shapes (``cutlass_80_tensorop_bf16… 256x128 64x3``)."""

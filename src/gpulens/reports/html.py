@@ -115,7 +115,7 @@ def render(report: Report) -> str:
     """
     for scale in (1.0, 0.5, 0.25, 0.1, 0.05):
         page = _render_pages(report, build_pages(report, scale))
-        if len(page.encode("utf-8")) < SIZE_BUDGET_BYTES:
+        if len(page.encode("utf-8", "surrogatepass")) < SIZE_BUDGET_BYTES:
             break
     return page
 

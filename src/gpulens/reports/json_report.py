@@ -3,7 +3,9 @@
 Size stays bounded whatever the input (100k distinct kernel names): an analysis table longer than
 :data:`MAX_TABLE_ROWS` keeps its first rows (analyzers sort by importance) plus one "other" row with ``name`` null,
 ``other_rows`` (how many rows it stands for) and the sums of its additive columns (declared unit ns, bytes, FLOP,
-count or share, and not a mean/min/max/median/cumulative figure); ``rows_total`` gives the full length. Findings are capped at :data:`MAX_FINDINGS` (largest time at
+count or share, and not a mean/min/max/median/cumulative figure, nor the denominator of another column's ratio such as
+``step_ns`` of ``time_ns / step_ns``; a share only when the column's shares are parts of one whole, summing to at most 1
+— per-rank or per-step shares are not); ``rows_total`` gives the full length. Findings are capped at :data:`MAX_FINDINGS` (largest time at
 stake first; ``findings_total`` counts all). Full tables: ``gpulens analyze --csv/--parquet`` export, or the Python API.
 """
 
@@ -73,15 +75,38 @@ def table_records(df: pd.DataFrame) -> list[dict[str, Any]]:
     return [dict(zip(keys, row)) for row in zip(*columns)]
 
 
+def _denominators(names, columns: dict[str, str]) -> set[str]:
+    """Columns that are the denominator of another column's declared ratio (``"time_ns / step_ns [share]"``): the
+    whole each row is measured against, repeated on every row of that whole — their sum counts it once per row."""
+    names = {str(c) for c in names}
+    out: set[str] = set()
+    for meaning in columns.values():
+        for m in re.finditer(r"/\s*([A-Za-z_][A-Za-z0-9_]*)", str(meaning)):
+            if m.group(1) in names:
+                out.add(m.group(1))
+    return out
+
+
+def _one_whole(col: pd.Series) -> bool:
+    """True when a share column's values are parts of one whole (they sum to at most 1 over the full table), so
+    the sum of some of them is a share too."""
+    x = pd.to_numeric(col, errors="coerce")
+    return bool(((x >= 0) | x.isna()).all()) and float(x.sum()) <= 1 + 1e-9
+
+
 def capped_records(df: pd.DataFrame, columns: dict[str, str], limit: int = MAX_TABLE_ROWS) -> list[dict[str, Any]]:
     """:func:`table_records` of the first ``limit`` rows, plus an "other" row for the rest (module docstring)."""
     if df is None or len(df) <= limit:
         return table_records(df)
     rest = df.iloc[limit:]
     other: dict[str, Any] = {c: None for c in df.columns}
+    denominators = _denominators(df.columns, columns)
     for c in df.columns:
-        if declared_unit(columns.get(c, "")) in _ADDITIVE and not _NOT_SUMMED.search(str(c)) \
+        unit = declared_unit(columns.get(c, ""))
+        if unit in _ADDITIVE and not _NOT_SUMMED.search(str(c)) and c not in denominators \
                 and pd.api.types.is_numeric_dtype(rest[c]) and not pd.api.types.is_bool_dtype(rest[c]):
+            if unit == "share" and not _one_whole(df[c]):
+                continue  # shares of several wholes (per rank, per step): their sum is no share of anything
             other[c] = rest[c].sum()
     other["other_rows"] = len(rest)
     return table_records(df.iloc[:limit]) + [_clean(other)]

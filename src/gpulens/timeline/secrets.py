@@ -40,8 +40,23 @@ CREDENTIAL = re.compile(
 
 
 def scrub_text(text: str) -> str:
-    """``text`` with every credential pattern replaced by ``<redacted>``."""
-    return CREDENTIAL.sub(REDACTED, text) if isinstance(text, str) else text
+    """``text`` with every credential pattern replaced by ``<redacted>`` (and lone surrogates made visible:
+    :func:`encodable`)."""
+    return encodable(CREDENTIAL.sub(REDACTED, text)) if isinstance(text, str) else text
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encodable(text: str) -> str:
+    """``text`` with every lone surrogate written as a visible escape, so that it can be written as UTF-8: a file
+    name that is not UTF-8 reaches Python as ``\\udcff`` (PEP 383: ``\\xff`` shown here), a JSON trace may hold
+    ``"\\ud800"``. Kept, they made every report writer fail (``UnicodeEncodeError``, exit 70) for a trace named
+    with a Latin-1 byte."""
+    if not isinstance(text, str) or not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub(lambda m: f"\\x{ord(m.group(0)) - 0xDC00:02x}" if 0xDC80 <= ord(m.group(0)) <= 0xDCFF
+                          else f"\\u{ord(m.group(0)):04x}", text)
 
 
 def scrub(obj: Any, _depth: int = 0) -> Any:

@@ -1,0 +1,101 @@
+"""Checking the figures of a ``gpulens analyze --json`` report read back by ``diff``, ``gate`` and ``baseline save``.
+
+A report is a file: it may have been edited, merged by hand or damaged. Every figure gpulens writes there — a key
+ending ``_ns``, ``_bytes``, ``_count``, ``_pct``, ``_per_s``, ``share``, or ``calls``/``count``/``events``/
+``flops``/``rank``/``other_rows`` in a source's ``summary``, ``top_kernels``, ``findings`` or an analysis's
+``summary``/``table`` — is a JSON number within ±2^63 or ``null`` (unknown), and the figures ``gate`` compares
+(times, counts, bytes, FLOP) are not negative; in a summary, a figure the comparison
+does not read as one number may also be a mapping or list of such (``rank_span_ns``: rank → ns).
+:func:`check_report` refuses any other value with one line naming the file and the value's place: a figure of
+another type (``{}``, ``"12"``, ``true``), ``NaN``/``Infinity`` (which Python's JSON reader accepts) or a number
+beyond int64 would otherwise surface as an internal error in the statistics, or as a comparison of garbage.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from gpulens.errors import TraceFormatError
+
+_FIGURE = re.compile(r"(_ns|_bytes|_count|_pct|_per_s|share|^calls|^count|^events|^flops|^rank|^other_rows)$")
+_INT64 = 2 ** 63
+
+
+def _bad(v: Any) -> str | None:
+    """Why ``v`` is no figure (None when it is one)."""
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return f"{str(v).lower()}"
+    if isinstance(v, int):
+        return None if -_INT64 <= v < _INT64 else "a number beyond int64"
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            return str(v).replace("inf", "Infinity").replace("nan", "NaN")
+        return None if abs(v) <= _INT64 else "a number beyond int64"
+    if isinstance(v, str):
+        return f"text {v[:20]!r}"
+    return "an object" if isinstance(v, dict) else "a list" if isinstance(v, list) else type(v).__name__
+
+
+def _scalars() -> set[str]:
+    """Summary figures ``gate`` and ``diff`` read as one number (:data:`gpulens.gate.runs.RUN_METRICS`)."""
+    from gpulens.gate.runs import RUN_METRICS
+
+    return {path[-1] for *_, path in RUN_METRICS}
+
+
+def _check_row(row: Any, where: str, path: Path, summary: bool = False) -> None:
+    """Check the figures of one summary (``summary``: a figure not read as one number by the comparison may be a
+    mapping or list of figures, e.g. rank → ns) or one table row (every figure one number)."""
+    if not isinstance(row, dict):
+        return
+    scalars = _scalars() if summary else set()
+    for k, v in row.items():
+        if not _FIGURE.search(str(k)):
+            continue
+        if summary and isinstance(v, (dict, list)) and str(k) not in scalars:
+            for kk, vv in (v.items() if isinstance(v, dict) else enumerate(v)):
+                why = _bad(vv)
+                if why:
+                    raise _error(path, f"{where}.{k}.{kk}", why)
+            continue
+        why = _bad(v) or ("below 0" if str(k) in scalars and isinstance(v, (int, float)) and v < 0 else None)
+        if why:
+            raise _error(path, f"{where}.{k}", why)
+
+
+def _error(path: Path, where: str, why: str) -> TraceFormatError:
+    return TraceFormatError(path, f"report figure {where} is {why}, not a number: the report was edited or "
+                                  "damaged (regenerate it with gpulens analyze --json)")
+
+
+def check_report(doc: dict[str, Any], path: str | Path) -> dict[str, Any]:
+    """Return ``doc`` when every figure of every source is a number, null or a mapping of such (module doc).
+
+    Raises:
+        TraceFormatError: naming ``path`` and the first value that is not (``sources[0].summary.span_ns is an
+            object``).
+    """
+    p = Path(path)
+    for i, s in enumerate(doc.get("sources") or []):
+        if not isinstance(s, dict):
+            raise TraceFormatError(p, f"report sources[{i}] is not an object: the report was edited or damaged")
+        at = f"sources[{i}]"
+        _check_row(s.get("summary"), f"{at}.summary", p, summary=True)
+        for j, r in enumerate(s.get("top_kernels") or [] if isinstance(s.get("top_kernels"), list) else []):
+            _check_row(r, f"{at}.top_kernels[{j}]", p)
+        for j, f in enumerate(s.get("findings") or [] if isinstance(s.get("findings"), list) else []):
+            _check_row(f, f"{at}.findings[{j}]", p)
+        an = s.get("analyses")
+        for name, a in (an.items() if isinstance(an, dict) else ()):
+            if not isinstance(a, dict):
+                continue
+            _check_row(a.get("summary"), f"{at}.analyses.{name}.summary", p, summary=True)
+            table = a.get("table")
+            for j, r in enumerate(table if isinstance(table, list) else []):
+                _check_row(r, f"{at}.analyses.{name}.table[{j}]", p)
+    return doc
