@@ -126,10 +126,11 @@ def test_control_characters_in_trace_names_never_reach_a_report(tmp_path):
     for text in (console.render(rep), markdown.render(rep), json_report.render(rep)):
         assert "\x1b" not in text and "\x07" not in text and "\r" not in text
     names = set(rep.sources[0].timeline.events["name"].astype(str))
-    assert "evil\\x1b[31mRED\\x1b]0;title\\x07" in names and "evil\\x1b[31mRED\\x1b]0;title\\x07\\r" in names
+    # the data keep the names as recorded (the reporters write them visibly): still two kernels
+    assert kernels[0]["name"] in names and kernels[1]["name"] in names
     hot = rep.sources[0].results["hotspots"].table
     by = dict(zip(hot["name"].astype(str), hot["total_ns"]))
-    assert by["evil\\x1b[31mRED\\x1b]0;title\\x07"] == round(kernels[0]["dur"] * 1000)
+    assert by[kernels[0]["name"]] == round(kernels[0]["dur"] * 1000)
 
 
 def test_report_labels_scan_each_long_kernel_name_once(tmp_path, monkeypatch):
