@@ -128,7 +128,7 @@ def triton_kernels(timeline: Any) -> dict[str, str]:
     ``triton_`` kernels) → ``triton``, or launched by one of PyTorch's attention ops through HIP (ROCm's AOTriton
     kernels, e.g. ``attn_fwd`` under ``aten::_flash_attention_forward``) → ``aotriton``. Inductor's own
     ``triton_*`` kernels are :func:`code_owner`'s ``inductor`` already."""
-    from gpulens.analyzers.context import context_of, text_series
+    from gpulens.analyzers.context import context_of, first_seen_codes, text_series
 
     ctx = context_of(timeline)
 
@@ -136,8 +136,13 @@ def triton_kernels(timeline: Any) -> dict[str, str]:
         kern = ctx.of_kind("kernel")
         if not len(kern):
             return {}
-        names = text_series(kern["name"]).astype(str).to_numpy()
-        bare = np.fromiter((bool(_BARE_NAME.match(n)) and not is_library(n) for n in names), bool, len(names))
+        codes, uniq = first_seen_codes(kern["name"])
+        if (codes < 0).any():  # a kernel without a name: per-row strings, as before (the rule reads each one)
+            uniq = text_series(kern["name"]).astype(str).to_numpy()
+            codes = np.arange(len(uniq))
+        # the rule depends on the name alone: decided once per distinct name, not once per kernel
+        bare_u = np.fromiter((bool(_BARE_NAME.match(n)) and not is_library(n) for n in uniq), bool, len(uniq))
+        bare = bare_u[codes]
         if not bare.any():
             return {}
         lid = ctx.links["launch_event_id"].reindex(kern.index).to_numpy(dtype="float64", na_value=np.nan)
@@ -161,7 +166,7 @@ def triton_kernels(timeline: Any) -> dict[str, str]:
             op_names[has] = ctx.event_values("name", ops[has].astype("int64"))
         hip = np.array([str(c).startswith("hip") for c in launch[module]])
         out: dict[str, str] = {}
-        for n, op, h in zip(names[rows], op_names, hip):
+        for n, op, h in zip(uniq[codes[rows]], op_names, hip):
             if h and isinstance(op, str) and _AOTRITON_OPS.search(op):
                 out.setdefault(str(n), "aotriton")
             elif triton_seen:
