@@ -150,7 +150,12 @@ def triton_kernels(timeline: Any) -> dict[str, str]:
         if not ok.any():
             return {}
         launch = np.asarray(ctx.event_values("name", lid[ok].astype("int64")), dtype=object)
-        module = np.fromiter((isinstance(c, str) and bool(_MODULE_LAUNCH.match(c)) for c in launch), bool, len(launch))
+        # launch-call and op names decided once per distinct name (missing names: code -1, never a match)
+        lcodes, lnames = pd.factorize(launch)
+        module_u = np.append(np.fromiter((isinstance(c, str) and bool(_MODULE_LAUNCH.match(c)) for c in lnames), bool,
+                                         len(lnames)), False)
+        hip_u = np.append(np.array([str(c).startswith("hip") for c in lnames], dtype=bool), False)
+        module = module_u[lcodes]
         rows = np.flatnonzero(ok)[module]
         if not rows.size:
             return {}
@@ -164,14 +169,16 @@ def triton_kernels(timeline: Any) -> dict[str, str]:
         has = ~np.isnan(ops)
         if has.any():
             op_names[has] = ctx.event_values("name", ops[has].astype("int64"))
-        hip = np.array([str(c).startswith("hip") for c in launch[module]])
-        out: dict[str, str] = {}
-        for n, op, h in zip(uniq[codes[rows]], op_names, hip):
-            if h and isinstance(op, str) and _AOTRITON_OPS.search(op):
-                out.setdefault(str(n), "aotriton")
-            elif triton_seen:
-                out.setdefault(str(n), "triton")
-        return out
+        ocodes, onames = pd.factorize(op_names)
+        aot_u = np.append(np.array([isinstance(o, str) and bool(_AOTRITON_OPS.search(o)) for o in onames], dtype=bool),
+                          False)
+        # per launched kernel: 1 aotriton (HIP launch under an AOTriton op), 2 triton (Triton seen), 0 nothing; a
+        # name takes the label of its first labelled kernel, names in that order
+        label = np.where(hip_u[lcodes[module]] & aot_u[ocodes], 1, 2 if triton_seen else 0)
+        lab = label > 0
+        name_codes, label = codes[rows][lab], label[lab]
+        _, first = np.unique(name_codes, return_index=True)
+        return {str(uniq[name_codes[i]]): ("aotriton" if label[i] == 1 else "triton") for i in np.sort(first)}
 
     return ctx.memo("triton_kernels", compute)
 
