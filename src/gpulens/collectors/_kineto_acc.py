@@ -99,6 +99,19 @@ _GPU_ARG_FIELDS = ("device", "stream", "bytes", "kind", "blocks_per_sm", "warps_
 _GA = {f: i for i, f in enumerate(_GPU_ARG_FIELDS)}
 
 
+_PH = attrgetter("ph")
+_OTHER_SET = frozenset(_OTHER_PHASES)
+
+
+def _has_other(events: list) -> bool:
+    """Whether any event is of an :data:`_OTHER_PHASES` phase: a C-level pass (most pieces have none, only flows
+    beside their ``X`` events); an unhashable ``ph`` (the general decoder keeps any JSON value) answers True."""
+    try:
+        return not _OTHER_SET.isdisjoint(map(_PH, events))
+    except TypeError:
+        return True
+
+
 def _fields(objs: list, names: tuple[str, ...]) -> np.ndarray:
     """``objs`` × ``names`` attribute values as an object matrix, read in one pass (one ``attrgetter`` call per
     object; ``np.fromiter`` never looks inside the values, so a list value stays one cell)."""
@@ -192,7 +205,7 @@ class Accumulator:
         fields into an object matrix, :func:`_fields`), then converted column by column in numpy.
         """
         xs = [e for e in events if e.ph == "X"]
-        if len(xs) != len(events):
+        if len(xs) != len(events) and _has_other(events):
             self._add_other([e for e in events if e.ph in _OTHER_PHASES])
         if not xs:
             return
