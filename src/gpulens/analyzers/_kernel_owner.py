@@ -128,45 +128,62 @@ def triton_kernels(timeline: Any) -> dict[str, str]:
     ``triton_`` kernels) → ``triton``, or launched by one of PyTorch's attention ops through HIP (ROCm's AOTriton
     kernels, e.g. ``attn_fwd`` under ``aten::_flash_attention_forward``) → ``aotriton``. Inductor's own
     ``triton_*`` kernels are :func:`code_owner`'s ``inductor`` already."""
-    from gpulens.analyzers.context import context_of, text_series
+    from gpulens.analyzers.context import context_of, first_seen_codes, text_series
 
     ctx = context_of(timeline)
 
     def compute() -> dict[str, str]:
-        kern = ctx.of_kind("kernel")
-        if not len(kern):
+        # the kernel rows' names only: the full-width kernel frame (ctx.of_kind, ~190 MiB at 1M kernels) would be
+        # built here in occupancy and held to bottlenecks, under the command's peak
+        kname = timeline.events["name"][ctx.mask_of("kernel")]
+        if not len(kname):
             return {}
-        names = text_series(kern["name"]).astype(str).to_numpy()
-        bare = np.fromiter((bool(_BARE_NAME.match(n)) and not is_library(n) for n in names), bool, len(names))
+        codes, uniq = first_seen_codes(kname)
+        if (codes < 0).any():  # a kernel without a name: per-row strings, as before (the rule reads each one)
+            uniq = text_series(kname).astype(str).to_numpy()
+            codes = np.arange(len(uniq))
+        # the rule depends on the name alone: decided once per distinct name, not once per kernel
+        bare_u = np.fromiter((bool(_BARE_NAME.match(n)) and not is_library(n) for n in uniq), bool, len(uniq))
+        bare = bare_u[codes]
         if not bare.any():
             return {}
-        lid = ctx.links["launch_event_id"].reindex(kern.index).to_numpy(dtype="float64", na_value=np.nan)
+        lid = ctx.links["launch_event_id"].reindex(kname.index).to_numpy(dtype="float64", na_value=np.nan)
         ok = bare & ~np.isnan(lid)
         if not ok.any():
             return {}
         launch = np.asarray(ctx.event_values("name", lid[ok].astype("int64")), dtype=object)
-        module = np.fromiter((isinstance(c, str) and bool(_MODULE_LAUNCH.match(c)) for c in launch), bool, len(launch))
+        # launch-call and op names decided once per distinct name (missing names: code -1, never a match)
+        lcodes, lnames = pd.factorize(launch)
+        module_u = np.append(np.fromiter((isinstance(c, str) and bool(_MODULE_LAUNCH.match(c)) for c in lnames), bool,
+                                         len(lnames)), False)
+        hip_u = np.append(np.array([str(c).startswith("hip") for c in lnames], dtype=bool), False)
+        module = module_u[lcodes]
         rows = np.flatnonzero(ok)[module]
         if not rows.size:
             return {}
         col = timeline.events["name"]
         cats = col.cat.categories if isinstance(col.dtype, pd.CategoricalDtype) else col.dropna().unique()
         triton_seen = any(isinstance(n, str) and "triton" in n.lower() for n in cats)
-        from gpulens.analyzers._optree import gpu_op_links
+        hip = hip_u[lcodes[module]]
+        aot = np.zeros(rows.size, dtype=bool)
+        if hip.any():  # the launching op matters for HIP launches only: no op tree built for a CUDA trace here
+            from gpulens.analyzers._optree import gpu_op_links
 
-        ops = gpu_op_links(timeline).reindex(kern.index[rows]).to_numpy(dtype="float64", na_value=np.nan)
-        op_names = np.full(rows.size, None, dtype=object)
-        has = ~np.isnan(ops)
-        if has.any():
-            op_names[has] = ctx.event_values("name", ops[has].astype("int64"))
-        hip = np.array([str(c).startswith("hip") for c in launch[module]])
-        out: dict[str, str] = {}
-        for n, op, h in zip(names[rows], op_names, hip):
-            if h and isinstance(op, str) and _AOTRITON_OPS.search(op):
-                out.setdefault(str(n), "aotriton")
-            elif triton_seen:
-                out.setdefault(str(n), "triton")
-        return out
+            ops = gpu_op_links(timeline).reindex(kname.index[rows]).to_numpy(dtype="float64", na_value=np.nan)
+            op_names = np.full(rows.size, None, dtype=object)
+            has = ~np.isnan(ops)
+            if has.any():
+                op_names[has] = ctx.event_values("name", ops[has].astype("int64"))
+            ocodes, onames = pd.factorize(op_names)
+            aot = np.append(np.array([isinstance(o, str) and bool(_AOTRITON_OPS.search(o)) for o in onames],
+                                     dtype=bool), False)[ocodes]
+        # per launched kernel: 1 aotriton (HIP launch under an AOTriton op), 2 triton (Triton seen), 0 nothing; a
+        # name takes the label of its first labelled kernel, names in that order
+        label = np.where(hip & aot, 1, 2 if triton_seen else 0)
+        lab = label > 0
+        name_codes, label = codes[rows][lab], label[lab]
+        _, first = np.unique(name_codes, return_index=True)
+        return {str(uniq[name_codes[i]]): ("aotriton" if label[i] == 1 else "triton") for i in np.sort(first)}
 
     return ctx.memo("triton_kernels", compute)
 

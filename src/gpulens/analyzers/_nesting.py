@@ -23,6 +23,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._groupstats import stable_order
+
 #: Pointer-jumping rounds after which the Python sweep is used instead (it is exact and O(n); rounds are O(log n)
 #: for well-nested traces).
 MAX_ROUNDS = 64
@@ -83,7 +85,7 @@ def visit_order(group: np.ndarray, start: np.ndarray, dur: np.ndarray, tie: np.n
         keys = (rows,) + ((tie[rows],) if tie is not None else ()) + (-dur[rows], run)
         o[pos] = rows[np.lexsort(keys)]
     if len(group) and group.min() != group.max():
-        o = o[np.argsort(group[o], kind="stable")]
+        o = o[stable_order(group[o])]
     return o
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._groupstats import stable_order
 from gpulens.analyzers._span import durations_unknown
 from gpulens.analyzers._steps import hot_rows
 from gpulens.analyzers.base import AnalysisResult, Analyzer
@@ -64,7 +65,7 @@ class KernelDistributions(Analyzer):
         rows = []
         code = df["code"].to_numpy()
         dur = df["dur_ns"].to_numpy(dtype=float)
-        order = np.argsort(code, kind="stable")  # each kernel's rows in Timeline order
+        order = stable_order(code)  # each kernel's rows in Timeline order
         cuts = np.searchsorted(code[order], np.arange(len(names) + 1))
         uniq, first = np.unique(code, return_index=True)
         for c in uniq[np.argsort(first)].tolist():  # kernels in order of first appearance

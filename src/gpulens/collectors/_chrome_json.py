@@ -15,6 +15,11 @@ from typing import Any, Union
 
 import msgspec
 
+#: The value of an absent raw field: one shared empty ``msgspec.Raw`` (immutable; a ``default_factory`` made a new one
+#: per absent field of every decoded event — three per ``args`` — in the decoder's innermost loop).
+NO_RAW = msgspec.Raw()
+
+
 class Args(msgspec.Struct, omit_defaults=True, gc=False):
     """The ``args`` keys gpulens reads (every other key is skipped by the decoder). Not tracked by the garbage
     collector (``gc=False``): decoded JSON values never form a cycle."""
@@ -33,9 +38,9 @@ class Args(msgspec.Struct, omit_defaults=True, gc=False):
     blocks_per_sm: Any = msgspec.field(name="blocks per SM", default=None)
     warps_per_sm: Any = msgspec.field(name="warps per SM", default=None)
     est_occupancy: Any = msgspec.field(name="est. achieved occupancy %", default=None)
-    input_dims: msgspec.Raw = msgspec.field(name="Input Dims", default_factory=msgspec.Raw)
-    input_dims_legacy: msgspec.Raw = msgspec.field(name="Input dims", default_factory=msgspec.Raw)
-    input_type: msgspec.Raw = msgspec.field(name="Input type", default_factory=msgspec.Raw)
+    input_dims: msgspec.Raw = msgspec.field(name="Input Dims", default=NO_RAW)
+    input_dims_legacy: msgspec.Raw = msgspec.field(name="Input dims", default=NO_RAW)
+    input_type: msgspec.Raw = msgspec.field(name="Input type", default=NO_RAW)
     flops: Any = None
     name: Any = None  # metadata events (process_name, thread_name)
     # ``[memory]`` instant events (profile_memory=True): kept in the Timeline's ``memory`` side table

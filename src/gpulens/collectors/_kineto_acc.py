@@ -102,7 +102,8 @@ def _floats(vals: list) -> np.ndarray:
 
 
 _OTHER_PHASES = ("M", "i", "I", "B", "E")  # a tuple: `in` compares with ==, so an unhashable ph is no error
-_EVENT_FIELDS = ("name", "cat", "pid", "tid", "ts", "dur", "args")
+_EVENT_FIELDS = ("name", "cat", "pid", "tid", "args")  # ts/dur are read apart: joined as text, never a matrix cell
+_TS, _DUR = attrgetter("ts"), attrgetter("dur")
 _EV = {f: i for i, f in enumerate(_EVENT_FIELDS)}
 #: args read on every row, and only on GPU rows (of GPU categories)
 _ARG_FIELDS = ("correlation", "external_id", "external_id_legacy", "flops", "input_dims", "input_dims_legacy",
@@ -111,6 +112,19 @@ _ARG_FIELDS = ("correlation", "external_id", "external_id_legacy", "flops", "inp
 _AR = {f: i for i, f in enumerate(_ARG_FIELDS)}
 _GPU_ARG_FIELDS = ("device", "stream", "bytes", "kind", "blocks_per_sm", "warps_per_sm", "est_occupancy")
 _GA = {f: i for i, f in enumerate(_GPU_ARG_FIELDS)}
+
+
+_PH = attrgetter("ph")
+_OTHER_SET = frozenset(_OTHER_PHASES)
+
+
+def _has_other(events: list) -> bool:
+    """Whether any event is of an :data:`_OTHER_PHASES` phase: a C-level pass (most pieces have none, only flows
+    beside their ``X`` events); an unhashable ``ph`` (the general decoder keeps any JSON value) answers True."""
+    try:
+        return not _OTHER_SET.isdisjoint(map(_PH, events))
+    except TypeError:
+        return True
 
 
 def _fields(objs: list, names: tuple[str, ...]) -> np.ndarray:
@@ -209,7 +223,7 @@ class Accumulator:
         fields into an object matrix, :func:`_fields`), then converted column by column in numpy.
         """
         xs = [e for e in events if e.ph == "X"]
-        if len(xs) != len(events):
+        if len(xs) != len(events) and _has_other(events):
             self._add_other([e for e in events if e.ph in _OTHER_PHASES])
         if not xs:
             return
@@ -232,8 +246,9 @@ class Accumulator:
             uk, inv = np.unique(name_c[kern], return_inverse=True)
             refined = np.array([_K[kind_of("kernel", self.names.text(u))] for u in uk], dtype=np.int8)
             kind[kern] = refined[inv]
-        ts, ts_ok = us_text_to_ns(ev[:, _EV["ts"]])
-        dur, dur_ok = us_text_to_ns(ev[:, _EV["dur"]])
+        raw_times = {"ts": list(map(_TS, xs)), "dur": list(map(_DUR, xs))}
+        ts, ts_ok = us_text_to_ns(raw_times["ts"])
+        dur, dur_ok = us_text_to_ns(raw_times["dur"])
         reason = np.full(len(xs), -1, dtype=np.int8)
         zero = ts_ok & dur_ok & (ts == 0)
         if zero.any() and zero_ts_is_placeholder(ts, ts_ok & dur_ok):  # the scan only for a piece with a ts 0
@@ -241,10 +256,11 @@ class Accumulator:
         reason[ts_ok & dur_ok & (dur < 0)] = 1
         reason[~(ts_ok & dur_ok)] = 0
         for col, ok in (("ts", ts_ok), ("dur", dur_ok)):  # recorded but no number within int64 ns: unreadable
-            raws = ev[:, _EV[col]]
+            raws = raw_times[col]
             for i in np.flatnonzero(~ok):
                 if bytes(raws[i]).strip() not in (b"", b"null"):
                     reason[i] = 3
+        del raw_times
         bad = np.flatnonzero(reason >= 0)
         if len(bad):
             self.rejected.append({"kind": kind[bad], "name": [_str(names[i]) for i in bad], "ts": ts[bad],

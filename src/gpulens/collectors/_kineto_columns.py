@@ -16,7 +16,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from gpulens.collectors._chrome_json import Args, TraceHeader
+from gpulens.collectors._chrome_json import NO_RAW, Args, TraceHeader
 from gpulens.collectors._numbers import exact_int
 
 #: A JSON scalar: what an event's ``name`` or ``cat`` may be (an array or object there makes the event ill-typed, so
@@ -37,8 +37,8 @@ class _EventBody(msgspec.Struct, gc=False):
     name: Scalar = None
     pid: Any = None
     tid: Any = None
-    ts: msgspec.Raw = msgspec.field(default_factory=msgspec.Raw)
-    dur: msgspec.Raw = msgspec.field(default_factory=msgspec.Raw)
+    ts: msgspec.Raw = NO_RAW
+    dur: msgspec.Raw = NO_RAW
     args: Union[Args, None] = None
 
 
@@ -106,7 +106,7 @@ class InstantEvent(_Tagged, tag="i"):
 
     ph: ClassVar[str] = "i"
     name: Scalar = None
-    ts: msgspec.Raw = msgspec.field(default_factory=msgspec.Raw)
+    ts: msgspec.Raw = NO_RAW
     args: Union[Args, None] = None
 
 

@@ -91,6 +91,18 @@ def iter_blocks(path: Path, info: StreamInfo, block: int = 8 << 20) -> Iterator[
                                                                                  else ""))
 
 
+def _in_string(buf: bytearray, start: int, p: int) -> bool:
+    """True when ``buf[p]`` lies inside a JSON string, decided on its line: a string never holds a raw newline, so
+    the text from the last newline before ``p`` (or from ``start``, a validated cut outside any string) to ``p``
+    starts outside a string, and ``p`` is inside one exactly when an odd number of unescaped quotes precede it there.
+    (In text that is not valid JSON the answer may be wrong, but a piece cut there fails to decode either way.)"""
+    line = buf.rfind(b"\n", start, p) + 1 or start
+    seg = bytes(buf[max(line, start):p])
+    if b"\\" in seg:  # drop escaped backslashes first, then escaped quotes: what remains are the string delimiters
+        seg = seg.replace(b"\\\\", b"").replace(b'\\"', b"")
+    return seg.count(b'"') % 2 == 1
+
+
 def _cut(buf: bytearray, start: int, decode: Callable[[bytes], Any]) -> tuple[Any, int] | None:
     """Decode the longest prefix of events in ``buf[start:]`` that ends at a validated cut.
 
@@ -111,6 +123,9 @@ def _cut(buf: bytearray, start: int, decode: Callable[[bytes], Any]) -> tuple[An
             end = p
             continue
         tries += 1
+        if _in_string(buf, start, p):  # would fail to decode: skip the decode, count the try as before
+            end = p
+            continue
         piece = buf[start:p + 2]  # one copy; decoded as is (decoded Raw values keep this piece alive, not `buf`)
         piece[0] = 0x5B  # '['
         piece[-1] = 0x5D  # ']'

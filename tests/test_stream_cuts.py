@@ -1,0 +1,70 @@
+"""Cutting the ``traceEvents`` array into pieces (:mod:`gpulens.collectors._stream`): a candidate cut whose ``},``
+lies inside a string (kernel names such as ``{lambda(float)#1}, at::detail::Array``) is recognised without decoding
+the piece, and every piece decoded is a valid one — the same pieces, with no wasted decode of a whole piece."""
+
+import json
+
+import msgspec
+import pytest
+
+from gpulens.collectors._stream import StreamInfo, _in_string, stream_pieces
+
+_NAMES = ['void k<{lambda(float)#1}, at::detail::Array<char*, 2> >(int, {lambda(float)#1})',
+          'quote "}, {" and backslash \\', "plain", 'ends with brace }', '{"x": 1}, {"y": 2}']
+
+
+def _events(n: int) -> list[dict]:
+    return [{"ph": "X", "cat": "kernel", "name": _NAMES[i % len(_NAMES)], "pid": 0, "tid": 7,
+             "ts": 1000 + i, "dur": 1, "args": {"correlation": i}} for i in range(n)]
+
+
+def _write(tmp_path, events, indent):
+    p = tmp_path / "t.json"
+    if indent == "line":  # one event per line, as the benchmark generator and many tools write it
+        text = '{"traceEvents": [\n' + ",\n".join("  " + json.dumps(e) for e in events) + "\n]}"
+    else:
+        text = json.dumps({"traceEvents": events}, indent=indent)
+    p.write_text(text)
+    return p
+
+
+@pytest.mark.parametrize("indent", ["line", None, 2])
+@pytest.mark.parametrize("chunk", [3000, 20000, 70000])
+def test_every_piece_decodes_and_pieces_hold_every_event_once(tmp_path, indent, chunk):
+    events = _events(2000)  # > 64 kB: the file is read in blocks of 64 kB, cut between them
+    path = _write(tmp_path, events, indent)
+    dec = msgspec.json.Decoder(list)
+    calls = {"ok": 0, "failed": 0}
+
+    def decode(buf):
+        try:
+            out = dec.decode(buf)
+        except msgspec.DecodeError:
+            calls["failed"] += 1
+            raise
+        calls["ok"] += 1
+        return out
+
+    got = []
+    for piece in stream_pieces(path, decode, StreamInfo(), chunk_bytes=chunk):
+        if isinstance(piece, list):
+            got += piece
+        else:  # the tail: the rest of the document
+            got += msgspec.json.decode(piece.doc)["traceEvents"] if not piece.array_form else []
+    assert got == events  # every event once, in file order, names with "}," and quotes intact
+    assert calls["ok"] > 1  # the file was cut (several pieces)
+    assert calls["failed"] == 0  # no candidate inside a string was decoded
+
+
+@pytest.mark.parametrize("text, nth, inside", [
+    (b'[{"name": "a}, b"}, {', 0, True),  # the "}" of "a}, b"
+    (b'[{"name": "a}, b"}, {', 1, False),  # the event's closing brace
+    (b'[{"name": "q\\"}, x"}, {', 0, True),  # after an escaped quote: still inside
+    (b'[{"name": "q\\\\"}, {', 0, False),  # an escaped backslash, then the closing quote: outside
+    (b'[{"a": 1},\n {"name": "x}, y"}', 1, True),  # decided on its own line
+])
+def test_in_string_by_quote_parity_on_the_line(text, nth, inside):
+    p = -1
+    for _ in range(nth + 1):  # the nth "}" of the text
+        p = text.index(b"}", p + 1)
+    assert _in_string(bytearray(text), 0, p) is inside
