@@ -472,3 +472,47 @@ def test_b04_begin_end_kernels_are_paired_and_an_unended_one_is_not_extended(tmp
     s = json.loads((tmp_path / "r.json").read_text())["sources"][0]["summary"]
     # busy: 5 + union([200.5, 210.75], [205, 215]) = 5 + 14.5 µs; span 100 → 215 µs (k_unended adds nothing)
     assert (code, s["gpu_busy_ns"], s["span_ns"]) == (0, 19_500, 115_000)
+
+
+# ------------------------------------------------------------------- T12 per-process databases merged into one
+def test_t12_one_rocpd_database_holding_two_processes_is_one_rank_per_process(tmp_path):
+    from tests.test_rocpd import build_layout_b
+
+    srcs = []
+    for i, (guid, pid, gpu) in enumerate((("guid-a", 4242, 5), ("guid-b", 4243, 6))):
+        p = tmp_path / f"{pid}.db"
+        build_layout_b(p)  # gemm 5000–9000 ns and add 9500–9800 ns on one GPU, rocpd ids 1.. in each file
+        con = sqlite3.connect(p)
+        for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall():
+            if "guid" in [r[1] for r in con.execute(f'PRAGMA table_info("{t}")')]:
+                con.execute(f'UPDATE "{t}" SET guid = ?', (guid,))
+        con.execute("UPDATE rocpd_info_agent SET absolute_index = ?, logical_index = ? WHERE type = 'GPU'", (gpu, gpu))
+        con.execute("CREATE TABLE rocpd_info_process (id INTEGER PRIMARY KEY, guid TEXT, nid INT, ppid INT, pid INT)")
+        con.execute("INSERT INTO rocpd_info_process VALUES (1, ?, 1, 1, ?)", (guid, pid))  # dispatch rows: pid = 1
+        con.commit()
+        con.close()
+        srcs.append(p)
+    merged = tmp_path / "merged.db"  # `rocpd merge`'s shape: each process's tables, a view over them per name
+    con = sqlite3.connect(merged)
+    views: dict[str, list[str]] = {}
+    for i, p in enumerate(srcs):
+        con.execute(f"ATTACH '{p}' AS s")
+        for t, sql in con.execute("SELECT name, sql FROM s.sqlite_master WHERE type='table'").fetchall():
+            con.execute(sql.replace(f"TABLE {t} ", f'TABLE "{t}_{i}" ', 1))
+            con.execute(f'INSERT INTO "{t}_{i}" SELECT * FROM s."{t}"')
+            views.setdefault(t, []).append(f"{t}_{i}")
+        con.commit()
+        con.execute("DETACH s")
+    for t, parts in views.items():
+        con.execute(f'CREATE VIEW "{t}" AS ' + " UNION ALL ".join(f'SELECT * FROM "{x}"' for x in parts))
+    con.commit()
+    con.close()
+    code, _ = _run("analyze", merged, "-q", "--no-cache", "--json", tmp_path / "r.json")
+    assert code == 0
+    src = json.loads((tmp_path / "r.json").read_text())["sources"][0]
+    rows = sorted((r["rank"], r["device_id"], r["kernel_count"], r["busy_ns"], r["span_ns"])
+                  for r in src["analyses"]["breakdown"]["table"])
+    # each process: gemm 4,000 + add 300 ns busy over 5,000 → 9,800 ns on its own GPU, as rank 0 / rank 1
+    assert rows == [(0, 5, 2, 4_300, 4_800), (1, 6, 2, 4_300, 4_800)]
+    assert src["summary"]["ranks"] == [0, 1] and src["summary"]["kernel_count"] == 4
+    assert any("pid 4242 → rank 0, pid 4243 → rank 1" in w for w in src["warnings"])
