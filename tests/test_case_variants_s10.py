@@ -516,3 +516,27 @@ def test_t12_one_rocpd_database_holding_two_processes_is_one_rank_per_process(tm
     assert rows == [(0, 5, 2, 4_300, 4_800), (1, 6, 2, 4_300, 4_800)]
     assert src["summary"]["ranks"] == [0, 1] and src["summary"]["kernel_count"] == 4
     assert any("pid 4242 → rank 0, pid 4243 → rank 1" in w for w in src["warnings"])
+
+
+# --------------------------------------------------------------------------- F27 impossible summary rows
+@pytest.mark.parametrize("fmt", ["nsys_stats", "rocprof_stats"])
+@pytest.mark.parametrize("calls,total", [(0, 5000), (2.5, 5000), (-3, 5000), (3, -4_611_686_018_427_387_904)])
+def test_f27_summary_row_that_cannot_be_is_dropped_and_counted(tmp_path, fmt, calls, total):
+    # good rows: k_ok 5 × 1,000 ns; gemm 20 launches, 8,000,000 ns. The bad row: time without instances, a fractional
+    # instance count, a negative count or a negative total (F27)
+    if fmt == "nsys_stats":
+        p = tmp_path / "cuda_gpu_kern_sum.csv"
+        p.write_text("Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+                     "10.0,5000,5,1000.0,1000.0,1000,1000,0.0,k_ok\n"
+                     "80.0,8000000,20,400000.0,400000.0,400000,400000,0.0,gemm\n"
+                     f"10.0,{total},{calls},1000.0,1000.0,1000,1000,0.0,k_bad\n")
+    else:
+        p = tmp_path / "results.stats.csv"
+        p.write_text('"Name","Calls","TotalDurationNs","AverageNs","Percentage"\n"k_ok",5,5000,1000,0.1\n'
+                     f'"gemm",20,8000000,400000,99.8\n"k_bad",{calls},{total},1000,0.1\n')
+    code, _ = _run("analyze", p, "-q", "--no-cache", "--json", tmp_path / "r.json")
+    assert code == 0
+    src = json.loads((tmp_path / "r.json").read_text())["sources"][0]
+    hs = {r["name"]: (r["calls"], r["total_ns"]) for r in src["analyses"]["hotspots"]["table"]}
+    assert hs == {"k_ok": (5, 5_000), "gemm": (20, 8_000_000)}
+    assert any("1 " in w and "dropped" in w for w in src["warnings"])
