@@ -540,3 +540,33 @@ def test_f27_summary_row_that_cannot_be_is_dropped_and_counted(tmp_path, fmt, ca
     hs = {r["name"]: (r["calls"], r["total_ns"]) for r in src["analyses"]["hotspots"]["table"]}
     assert hs == {"k_ok": (5, 5_000), "gemm": (20, 8_000_000)}
     assert any("1 " in w and "dropped" in w for w in src["warnings"])
+
+
+def _inputs_text(name: str) -> str:
+    from tests.case_variants import V3_HEAD
+
+    if name == "kernel_trace.csv":  # rocprofv3
+        return V3_HEAD + '\n"KERNEL_DISPATCH",1,1,69,1,16,"k(float*, int)",1,1000,6000,0,0,256,1,1,1024,1,1\n'
+    if name == "results.csv":  # rocprof v1
+        return ("Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds,scr,arch_vgpr,accum_vgpr,sgpr,"
+                'wave_size,sig,obj,DispatchNs,BeginNs,EndNs,CompleteNs\n0,"k(float*, int)",0,0,0,1,1,256,256,0,0,8,0,'
+                "16,64,0,0,990,1000,6000,6005\n")
+    if name == "cuda_gpu_kern_sum.csv":  # nsys stats
+        return ("Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+                "100.0,5000,1,5000.0,5000.0,5000,5000,0.0,k\n")
+    head = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Section Name",
+            "Metric Name", "Metric Unit", "Metric Value"]  # ncu details
+    return _q(head) + "\n" + _q([0, 1, "p", "h", "k(float*, int)", 1, 7, "S", "Duration", "usecond", "5.00"]) + "\n"
+
+
+@pytest.mark.parametrize("name", ["kernel_trace.csv", "results.csv", "cuda_gpu_kern_sum.csv", "ncu.csv"])
+def test_b02_every_format_reports_compressed_and_uncompressed_sizes(tmp_path, name):
+    import gzip
+
+    data = _inputs_text(name).encode()
+    p = tmp_path / (name + ".gz")
+    p.write_bytes(gzip.compress(data[:40]) + gzip.compress(data[40:]))  # two members
+    code, _ = _run("analyze", p, "-q", "--no-cache", "--json", tmp_path / "r.json")
+    assert code == 0
+    inp = json.loads((tmp_path / "r.json").read_text())["sources"][0]["inputs"][0]
+    assert (inp["compressed"], inp["size_bytes"], inp["uncompressed_bytes"]) == (True, p.stat().st_size, len(data))
