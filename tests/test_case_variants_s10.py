@@ -202,8 +202,8 @@ def test_b11_launch_calls_of_every_vendor_are_counted_and_linked(tmp_path, cat, 
     assert (ll["launches"], ll["latency_max_ns"]) == (3, 10_000)
 
 
-@pytest.mark.parametrize("cat,name", [("xpu_runtime", "urEnqueueKernelLaunch"), ("cuda_runtime", "hipDrvLaunchKernelEx"),
-                                      ("cuda_driver", "cuLaunchKernelEx")])
+@pytest.mark.parametrize("cat,name", [("xpu_runtime", "urEnqueueKernelLaunch"),
+                                      ("cuda_runtime", "hipDrvLaunchKernelEx"), ("cuda_driver", "cuLaunchKernelEx")])
 def test_t06_launch_calls_of_any_vendor_without_kernels_is_an_incomplete_capture(tmp_path, cat, name):
     # T06's kind in a Kineto trace: 4 launch calls (correlation 7–10), no GPU record at all
     evs = [{"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": 1, "ts": 100 + 10 * i, "dur": 3,

@@ -213,7 +213,8 @@ class RocprofStats(Collector):
             v = df[c].to_numpy(dtype="float64")
             ok &= np.isfinite(v) & (v >= 0) & (v < 2.0 ** 63) & (v == np.round(v))
         if len(need) == 2:  # F27's kind: time with no call at all is impossible
-            ok &= ~((df["Calls"].to_numpy(dtype="float64") == 0) & (df["TotalDurationNs"].to_numpy(dtype="float64") > 0))
+            calls, total = df["Calls"].to_numpy(dtype="float64"), df["TotalDurationNs"].to_numpy(dtype="float64")
+            ok &= ~((calls == 0) & (total > 0))
         if not ok.all():
             warnings.append(f"{path}: {int((~ok).sum())} summary row(s) dropped: call count or total duration is not "
                             "a non-negative integer, or a total duration without any call")
