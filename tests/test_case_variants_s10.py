@@ -202,8 +202,8 @@ def test_b11_launch_calls_of_every_vendor_are_counted_and_linked(tmp_path, cat, 
     assert (ll["launches"], ll["latency_max_ns"]) == (3, 10_000)
 
 
-@pytest.mark.parametrize("cat,name", [("xpu_runtime", "urEnqueueKernelLaunch"), ("cuda_runtime", "hipDrvLaunchKernelEx"),
-                                      ("cuda_driver", "cuLaunchKernelEx")])
+@pytest.mark.parametrize("cat,name", [("xpu_runtime", "urEnqueueKernelLaunch"),
+                                      ("cuda_runtime", "hipDrvLaunchKernelEx"), ("cuda_driver", "cuLaunchKernelEx")])
 def test_t06_launch_calls_of_any_vendor_without_kernels_is_an_incomplete_capture(tmp_path, cat, name):
     # T06's kind in a Kineto trace: 4 launch calls (correlation 7–10), no GPU record at all
     evs = [{"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": 1, "ts": 100 + 10 * i, "dur": 3,
@@ -472,3 +472,101 @@ def test_b04_begin_end_kernels_are_paired_and_an_unended_one_is_not_extended(tmp
     s = json.loads((tmp_path / "r.json").read_text())["sources"][0]["summary"]
     # busy: 5 + union([200.5, 210.75], [205, 215]) = 5 + 14.5 µs; span 100 → 215 µs (k_unended adds nothing)
     assert (code, s["gpu_busy_ns"], s["span_ns"]) == (0, 19_500, 115_000)
+
+
+# ------------------------------------------------------------------- T12 per-process databases merged into one
+def test_t12_one_rocpd_database_holding_two_processes_is_one_rank_per_process(tmp_path):
+    from tests.test_rocpd import build_layout_b
+
+    srcs = []
+    for i, (guid, pid, gpu) in enumerate((("guid-a", 4242, 5), ("guid-b", 4243, 6))):
+        p = tmp_path / f"{pid}.db"
+        build_layout_b(p)  # gemm 5000–9000 ns and add 9500–9800 ns on one GPU, rocpd ids 1.. in each file
+        con = sqlite3.connect(p)
+        for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall():
+            if "guid" in [r[1] for r in con.execute(f'PRAGMA table_info("{t}")')]:
+                con.execute(f'UPDATE "{t}" SET guid = ?', (guid,))
+        con.execute("UPDATE rocpd_info_agent SET absolute_index = ?, logical_index = ? WHERE type = 'GPU'", (gpu, gpu))
+        con.execute("CREATE TABLE rocpd_info_process (id INTEGER PRIMARY KEY, guid TEXT, nid INT, ppid INT, pid INT)")
+        con.execute("INSERT INTO rocpd_info_process VALUES (1, ?, 1, 1, ?)", (guid, pid))  # dispatch rows: pid = 1
+        con.commit()
+        con.close()
+        srcs.append(p)
+    merged = tmp_path / "merged.db"  # `rocpd merge`'s shape: each process's tables, a view over them per name
+    con = sqlite3.connect(merged)
+    views: dict[str, list[str]] = {}
+    for i, p in enumerate(srcs):
+        con.execute(f"ATTACH '{p}' AS s")
+        for t, sql in con.execute("SELECT name, sql FROM s.sqlite_master WHERE type='table'").fetchall():
+            con.execute(sql.replace(f"TABLE {t} ", f'TABLE "{t}_{i}" ', 1))
+            con.execute(f'INSERT INTO "{t}_{i}" SELECT * FROM s."{t}"')
+            views.setdefault(t, []).append(f"{t}_{i}")
+        con.commit()
+        con.execute("DETACH s")
+    for t, parts in views.items():
+        con.execute(f'CREATE VIEW "{t}" AS ' + " UNION ALL ".join(f'SELECT * FROM "{x}"' for x in parts))
+    con.commit()
+    con.close()
+    code, _ = _run("analyze", merged, "-q", "--no-cache", "--json", tmp_path / "r.json")
+    assert code == 0
+    src = json.loads((tmp_path / "r.json").read_text())["sources"][0]
+    rows = sorted((r["rank"], r["device_id"], r["kernel_count"], r["busy_ns"], r["span_ns"])
+                  for r in src["analyses"]["breakdown"]["table"])
+    # each process: gemm 4,000 + add 300 ns busy over 5,000 → 9,800 ns on its own GPU, as rank 0 / rank 1
+    assert rows == [(0, 5, 2, 4_300, 4_800), (1, 6, 2, 4_300, 4_800)]
+    assert src["summary"]["ranks"] == [0, 1] and src["summary"]["kernel_count"] == 4
+    assert any("pid 4242 → rank 0, pid 4243 → rank 1" in w for w in src["warnings"])
+
+
+# --------------------------------------------------------------------------- F27 impossible summary rows
+@pytest.mark.parametrize("fmt", ["nsys_stats", "rocprof_stats"])
+@pytest.mark.parametrize("calls,total", [(0, 5000), (2.5, 5000), (-3, 5000), (3, -4_611_686_018_427_387_904)])
+def test_f27_summary_row_that_cannot_be_is_dropped_and_counted(tmp_path, fmt, calls, total):
+    # good rows: k_ok 5 × 1,000 ns; gemm 20 launches, 8,000,000 ns. The bad row: time without instances, a fractional
+    # instance count, a negative count or a negative total (F27)
+    if fmt == "nsys_stats":
+        p = tmp_path / "cuda_gpu_kern_sum.csv"
+        p.write_text("Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+                     "10.0,5000,5,1000.0,1000.0,1000,1000,0.0,k_ok\n"
+                     "80.0,8000000,20,400000.0,400000.0,400000,400000,0.0,gemm\n"
+                     f"10.0,{total},{calls},1000.0,1000.0,1000,1000,0.0,k_bad\n")
+    else:
+        p = tmp_path / "results.stats.csv"
+        p.write_text('"Name","Calls","TotalDurationNs","AverageNs","Percentage"\n"k_ok",5,5000,1000,0.1\n'
+                     f'"gemm",20,8000000,400000,99.8\n"k_bad",{calls},{total},1000,0.1\n')
+    code, _ = _run("analyze", p, "-q", "--no-cache", "--json", tmp_path / "r.json")
+    assert code == 0
+    src = json.loads((tmp_path / "r.json").read_text())["sources"][0]
+    hs = {r["name"]: (r["calls"], r["total_ns"]) for r in src["analyses"]["hotspots"]["table"]}
+    assert hs == {"k_ok": (5, 5_000), "gemm": (20, 8_000_000)}
+    assert any("1 " in w and "dropped" in w for w in src["warnings"])
+
+
+def _inputs_text(name: str) -> str:
+    from tests.case_variants import V3_HEAD
+
+    if name == "kernel_trace.csv":  # rocprofv3
+        return V3_HEAD + '\n"KERNEL_DISPATCH",1,1,69,1,16,"k(float*, int)",1,1000,6000,0,0,256,1,1,1024,1,1\n'
+    if name == "results.csv":  # rocprof v1
+        return ("Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds,scr,arch_vgpr,accum_vgpr,sgpr,"
+                'wave_size,sig,obj,DispatchNs,BeginNs,EndNs,CompleteNs\n0,"k(float*, int)",0,0,0,1,1,256,256,0,0,8,0,'
+                "16,64,0,0,990,1000,6000,6005\n")
+    if name == "cuda_gpu_kern_sum.csv":  # nsys stats
+        return ("Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+                "100.0,5000,1,5000.0,5000.0,5000,5000,0.0,k\n")
+    head = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Section Name",
+            "Metric Name", "Metric Unit", "Metric Value"]  # ncu details
+    return _q(head) + "\n" + _q([0, 1, "p", "h", "k(float*, int)", 1, 7, "S", "Duration", "usecond", "5.00"]) + "\n"
+
+
+@pytest.mark.parametrize("name", ["kernel_trace.csv", "results.csv", "cuda_gpu_kern_sum.csv", "ncu.csv"])
+def test_b02_every_format_reports_compressed_and_uncompressed_sizes(tmp_path, name):
+    import gzip
+
+    data = _inputs_text(name).encode()
+    p = tmp_path / (name + ".gz")
+    p.write_bytes(gzip.compress(data[:40]) + gzip.compress(data[40:]))  # two members
+    code, _ = _run("analyze", p, "-q", "--no-cache", "--json", tmp_path / "r.json")
+    assert code == 0
+    inp = json.loads((tmp_path / "r.json").read_text())["sources"][0]["inputs"][0]
+    assert (inp["compressed"], inp["size_bytes"], inp["uncompressed_bytes"]) == (True, p.stat().st_size, len(data))

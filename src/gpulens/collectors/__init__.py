@@ -96,27 +96,28 @@ def _collect_file(c: Collector, path: Path, strict: bool, select: Selection | No
     if cache:
         from gpulens.cache import load_or_collect
 
-        tl = load_or_collect(path, c.name, lambda: c.collect(path, strict=strict))
+        tl = load_or_collect(path, c.name, lambda: _sizes(c.collect(path, strict=strict), path))
         return select.apply(tl) if active else tl
     if active and "select" in inspect.signature(c.collect).parameters:
         tl = c.collect(path, strict=strict, select=select)
         return select.apply(tl) if select.ranks is not None else tl
-    tl = c.collect(path, strict=strict)
-    _sizes(tl, path)
+    tl = _sizes(c.collect(path, strict=strict), path)
     return select.apply(tl) if active else tl
 
 
-def _sizes(tl: Timeline, path: Path) -> None:
-    """A gzip-compressed SQLite input's source record says so, with both sizes (B02: compressed and uncompressed
-    sizes are reported), as the text readers' records do."""
+def _sizes(tl: Timeline, path: Path) -> Timeline:
+    """A gzip-compressed input's source record says so, with both sizes (B02: compressed and uncompressed sizes are
+    reported), whatever its collector (the Kineto reader writes them itself)."""
+    from gpulens.collectors._io import gunzipped_size
     from gpulens.collectors._sqlite import unpacked_size
 
     n = unpacked_size(path)
-    if n is None:
-        return
-    for src in tl.meta.sources:
-        if src.get("path") == str(path) and "compressed" not in src:
-            src.update(compressed=True, uncompressed_bytes=n)
+    n = gunzipped_size(path) if n is None else n
+    if n is not None:
+        for src in tl.meta.sources:
+            if src.get("path") == str(path) and "compressed" not in src:
+                src.update(compressed=True, uncompressed_bytes=n)
+    return tl
 
 
 def _why_unreadable(f: Path) -> str:

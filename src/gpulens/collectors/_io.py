@@ -274,6 +274,19 @@ def read_magic(path: Path, n: int) -> bytes:
         raise open_error(path, exc) from None
 
 
+_GUNZIPPED: dict[tuple[str, int, int], int] = {}  # (file, size, mtime) → decompressed bytes, by read_input
+
+
+def gunzipped_size(path: str | Path) -> int | None:
+    """Decompressed bytes of the gzip file ``path`` as :func:`read_input` last read it (None when it has not, or
+    the file is not gzip): the uncompressed size every report gives beside the file's own (B02)."""
+    try:
+        st = Path(path).stat()
+    except OSError:
+        return None
+    return _GUNZIPPED.get((str(Path(path).resolve()), st.st_size, st.st_mtime_ns))
+
+
 def read_input(path: str | Path) -> RawInput:
     """Read ``path`` fully, gunzipping when it starts with the gzip magic bytes.
 
@@ -292,10 +305,18 @@ def read_input(path: str | Path) -> RawInput:
             data, truncated = gunzip_all(blob, p)
         except zlib.error as exc:
             raise TraceFormatError(p, f"corrupt gzip data ({exc})") from None
+        unpacked = len(data)  # before any transcoding to UTF-8
         if text_codec(data[:64]):
             data = b"".join(as_utf8(iter((data,))))
         if not data.strip():
             raise TraceFormatError(p, "gzip file decompresses to nothing" + (" (truncated)" if truncated else ""))
+        try:
+            st = p.stat()
+            if len(_GUNZIPPED) > 4096:
+                _GUNZIPPED.clear()
+            _GUNZIPPED[(str(p.resolve()), st.st_size, st.st_mtime_ns)] = unpacked
+        except OSError:
+            pass
         return RawInput(data, len(blob), True, truncated)
     if text_codec(blob[:64]):
         blob = b"".join(as_utf8(iter((blob,))))

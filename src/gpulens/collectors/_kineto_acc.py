@@ -589,8 +589,8 @@ class Accumulator:
                             geometry: np.ndarray) -> None:
         """``kernel`` rows without a launch geometry (no grid, no block) whose launching runtime call (same
         correlation id) is a copy / fill API (:data:`gpulens.timeline.names.COPY_API_RE`, ``FILL_API_RE``) become
-        ``memcpy`` / ``memset``, in place: the B12 kind — a copy recorded under the kernel category with a name no rule
-        knows (pytorch/kineto PR#1295). A kernel with a grid is a kernel whatever called it."""
+        ``memcpy`` / ``memset``, in place: the B12 kind — a copy recorded under the kernel category with a name no
+        rule knows (pytorch/kineto PR#1295). A kernel with a grid is a kernel whatever called it."""
         cand = (kind == _K["kernel"]) & corr[1] & ~geometry
         rt = (kind == _K["runtime"]) & corr[1]
         if not cand.any() or not rt.any():

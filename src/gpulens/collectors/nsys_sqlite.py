@@ -23,7 +23,8 @@ table                                kind       columns used
 Conventions: times are the export's int64 ns (session clock); ``dur_ns = end - start``; rows with ``end < start``
 (or an NVTX range never closed) go to ``rejected``, and so do rows whose ``start`` is a placeholder 0 beside real
 timestamps far from 0 (the rule of the Kineto reader, :func:`~gpulens.collectors._kineto_acc.zero_ts_is_placeholder`;
-pytorch/kineto#109's ``ts 0, dur 0`` kind: CUPTI records that were never filled in). Names are ``StringIds`` keys, resolved once per distinct id.
+pytorch/kineto#109's ``ts 0, dur 0`` kind: CUPTI records that were never filled in). Names are ``StringIds``
+keys, resolved once per distinct id.
 ``pid = (globalPid >> 24) & 0xFFFFFF`` and ``tid = globalTid & 0xFFFFFF`` (nsys' documented packing of global ids).
 ``copyKind`` follows CUPTI's ``CUpti_ActivityMemcpyKind`` (1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP, ...; UVM kinds 11–13
 map to HtoD/DtoH/DtoD). Kernels that are collectives, copies or fills by name are ``comm``/``memcpy``/``memset``
@@ -511,7 +512,8 @@ def _zero_placeholders(frames: list[pd.DataFrame], rejected: list[pd.DataFrame])
     """``frames`` without the rows whose ``start_ns`` is a placeholder 0 (appended to ``rejected`` as "zero timestamp
     (never recorded)"): judged over every table's timestamps at once, as one clock, by
     :func:`~gpulens.collectors._kineto_acc.zero_ts_is_placeholder` — a 0 beside timestamps that start more than 10×
-    their extent after 0 would stretch the span to the whole session clock. A capture whose clock starts at 0 keeps it."""
+    their extent after 0 would stretch the span to the whole session clock. A capture whose clock starts at 0 keeps
+    it."""
     starts = [f["start_ns"].dropna().to_numpy(dtype="int64") for f in frames if len(f) and "start_ns" in f]
     ts = np.concatenate(starts) if starts else np.zeros(0, dtype="int64")
     if not (ts == 0).any() or not zero_ts_is_placeholder(ts, np.ones(len(ts), dtype=bool)):

@@ -152,15 +152,18 @@ class NsysStatsCollector(Collector):
         # Declared ranges: calls and total time are finite, non-negative and within int64; durations non-negative.
         num = table[["calls", "total_ns", "mean_ns", "min_ns", "max_ns"]].astype("float64")
         ok = (np.isfinite(num[["calls", "total_ns"]]).all(axis=1) & (num[["calls", "total_ns"]] >= 0).all(axis=1)
-              & (num[["calls", "total_ns"]] < 2.0**63).all(axis=1) & ~(num < 0).any(axis=1))
+              & (num[["calls", "total_ns"]] < 2.0**63).all(axis=1) & ~(num < 0).any(axis=1)
+              # F27's kind: a count is a whole number, and time with no instance at all is impossible
+              & (num["calls"] == num["calls"].round()) & ~((num["calls"] == 0) & (num["total_ns"] > 0)))
         if not ok.all():
             dropped = int((~ok).sum())
             if not ok.any():
                 raise TraceFormatError(path, f"no usable kernel row: {dropped} row(s) have a negative, infinite, "
                                              "missing, non-numeric or out-of-range Instances / Total Time / "
-                                             "duration")
+                                             "duration, a fractional Instances or time without instances")
             warnings.append(f"{path}: {dropped} kernel row(s) dropped (negative, infinite, missing, non-numeric or "
-                            "out-of-range Instances / Total Time / duration)")
+                            "out-of-range Instances / Total Time / duration, fractional Instances, or time without "
+                            "instances)")
             table = table[ok].reset_index(drop=True)
         table["name"] = table["name"].astype(str)
         table["calls"] = table["calls"].round().astype("int64")

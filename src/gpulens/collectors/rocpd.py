@@ -70,7 +70,7 @@ SCHEMA: dict[str, dict[str, str]] = {
     "rocpd_region": {**_ints(*_IDS, "name_id"), "guid": TEXT},
     "rocpd_string": {"id": INT, "guid": TEXT, "string": TEXT},
     "rocpd_metadata": {"tag": TEXT, "value": TEXT},
-    "rocpd_info_process": {"pid": INT},
+    "rocpd_info_process": {"id": INT, "pid": INT, "guid": TEXT},
 }
 
 
@@ -169,6 +169,23 @@ def _devices(agents: pd.DataFrame | None) -> tuple[list[dict], dict[int, int]]:
     return devices, node_of
 
 
+def _nodes(db: _Db, df: pd.DataFrame, agent: pd.Series | np.ndarray, node_of: dict[int, int]) -> list:
+    """Per row, the HSA node id of the GPU agent ``agent`` (rocpd_info_agent ids of the rows of ``df``), matched
+    with the row's ``guid`` when a database holds several runs (each process numbers its agents from 1: the ids
+    collide in a ``rocpd merge``d database); the agent id itself when its row has no node id."""
+    agent = pd.Series(np.asarray(agent, dtype=object), index=df.index)
+    tmp = pd.DataFrame({"a": agent, **({"guid": df["guid"]} if "guid" in df else {})}, index=df.index)
+    node = _lookup(tmp, "a", db.read("rocpd_info_agent"), "absolute_index")
+    return [int(n) if pd.notna(n) else (node_of.get(int(a), int(a)) if pd.notna(a) else None)
+            for n, a in zip(node, agent)]
+
+
+def _os_pid(db: _Db, df: pd.DataFrame) -> pd.Series:
+    """Per row, the OS process id of the process that recorded it: the row's ``pid`` is the id of its
+    ``rocpd_info_process`` row (matched with its ``guid`` when a database holds several runs, :func:`_lookup`)."""
+    return _lookup(df, "pid", db.read("rocpd_info_process"), "pid")
+
+
 def _kernels(db: _Db, node_of: dict[int, int]) -> Dispatches | None:
     k = db.read("rocpd_kernel_dispatch")
     if k is None:
@@ -182,11 +199,12 @@ def _kernels(db: _Db, node_of: dict[int, int]) -> Dispatches | None:
     d = Dispatches(n=len(k), unreadable_ts=bad_ts)
     d.cols.update(
         name=name.tolist(), start_ns=start, end_ns=end, stream_id=queue, dispatch_id=k.get("dispatch_id"),
-        device_id=[node_of.get(int(a), int(a)) if pd.notna(a) else None for a in agent],
+        device_id=_nodes(db, k, agent, node_of),
         correlation_id=_lookup(k, "event_id", db.read("rocpd_event"), "correlation_id"),
         lds_bytes=k.get("group_segment_size"), scratch_bytes=k.get("private_segment_size"),
         arch_vgpr=_lookup(k, "kernel_id", sym, "arch_vgpr_count"),
-        accum_vgpr=_lookup(k, "kernel_id", sym, "accum_vgpr_count"), sgpr=_lookup(k, "kernel_id", sym, "sgpr_count"))
+        accum_vgpr=_lookup(k, "kernel_id", sym, "accum_vgpr_count"), sgpr=_lookup(k, "kernel_id", sym, "sgpr_count"),
+        pid=_os_pid(db, k))
     for ax in "xyz":
         d.cols[f"grid_items_{ax}"] = k.get(f"grid_size_{ax}")
         d.cols[f"block_{ax}"] = k.get(f"workgroup_size_{ax}")
@@ -211,8 +229,8 @@ def _copies(db: _Db, node_of: dict[int, int], strings: pd.DataFrame | None) -> D
     gpu_agent = np.where(direction.str.startswith("HOST_TO"), m.get("dst_agent_id"), m.get("src_agent_id"))
     d = Dispatches(n=len(m), unreadable_ts=bad_ts)
     d.cols.update(kind="memcpy", name=name.tolist(), start_ns=start, end_ns=end, bytes=m.get("size"),
-                  device_id=[node_of.get(int(a), int(a)) if pd.notna(a) else None for a in gpu_agent],
-                  copy_kind=direction.map(_COPY_KIND).tolist())
+                  device_id=_nodes(db, m, gpu_agent, node_of),
+                  copy_kind=direction.map(_COPY_KIND).tolist(), pid=_os_pid(db, m))
     return d
 
 
@@ -226,7 +244,7 @@ def _regions(db: _Db, strings: pd.DataFrame | None) -> Dispatches | None:
     d = Dispatches(n=len(r), unreadable_ts=bad_ts)
     d.cols.update(kind=["annotation" if "MARKER" in c.upper() else "runtime" for c in cat],
                   name=_lookup(r, "name_id", strings, "string").tolist(), start_ns=start, end_ns=end,
-                  device_id=[-1] * len(r))
+                  device_id=[-1] * len(r), pid=_os_pid(db, r))
     return d
 
 
@@ -284,6 +302,24 @@ class Rocpd(Collector):
                                     + "): text, real or blob where the rocpd schema has an integer, or a blob in a "
                                     "text column")
         if len(pids) > 1:
-            tl.meta.warnings.append(f"{path}: {len(pids)} processes in one database ({', '.join(map(str, pids))}); "
-                                    "their events are not told apart by process (all rank 0)")
+            tl.meta.warnings.append(_split_processes(tl, path, pids))
         return tl.validate()
+
+
+def _split_processes(tl: Timeline, path: Path, pids: list[int]) -> str:
+    """One rank per process for a database holding several (``rocpd merge`` of per-process databases: T12 of
+    ../shared/cases): rank = position of the event's OS pid among ``pids`` (sorted), in place; returns the warning
+    that says so. Events whose process is not known stay rank 0 and the warning says they were not told apart."""
+    ev = tl.events
+    own = pd.to_numeric(ev["pid"], errors="coerce") if "pid" in ev else pd.Series(np.nan, index=ev.index)
+    known = own.isin(pids)
+    if not known.any():
+        return (f"{path}: {len(pids)} processes in one database ({', '.join(map(str, pids))}); their events are not "
+                "told apart by process (all rank 0)")
+    rank_of = {p: i for i, p in enumerate(pids)}
+    ev.loc[known, "rank"] = own[known].map(rank_of).astype("int64")
+    tl.meta.sources[0].update(ranks=list(range(len(pids))), rank_source="process")
+    left = int((~known).sum())
+    return (f"{path}: {len(pids)} processes in one database: one rank per process ("
+            + ", ".join(f"pid {p} → rank {i}" for i, p in enumerate(pids)) + ")"
+            + (f"; {left} event(s) of no known process stay rank 0" if left else ""))

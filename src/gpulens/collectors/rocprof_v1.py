@@ -211,10 +211,13 @@ class RocprofStats(Collector):
         ok = np.ones(len(df), dtype=bool)
         for c in need:
             v = df[c].to_numpy(dtype="float64")
-            ok &= np.isfinite(v) & (v >= 0) & (v < 2.0 ** 63)
+            ok &= np.isfinite(v) & (v >= 0) & (v < 2.0 ** 63) & (v == np.round(v))
+        if len(need) == 2:  # F27's kind: time with no call at all is impossible
+            calls, total = df["Calls"].to_numpy(dtype="float64"), df["TotalDurationNs"].to_numpy(dtype="float64")
+            ok &= ~((calls == 0) & (total > 0))
         if not ok.all():
             warnings.append(f"{path}: {int((~ok).sum())} summary row(s) dropped: call count or total duration is not "
-                            "a non-negative integer")
+                            "a non-negative integer, or a total duration without any call")
             df = df[ok].reset_index(drop=True)
         for c in need:
             df[c] = df[c].astype("int64")

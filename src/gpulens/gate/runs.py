@@ -141,7 +141,8 @@ def amounts(name: str, what: str, values: Any, high: float) -> list[float]:
             raise ValueError(f"metric {name!r} has a {what} that is not a number: {v!r}")
         f = float(v)
         if not math.isfinite(f) or f < 0 or f > high:
-            raise ValueError(f"metric {name!r} has a {what} that is not {'a fraction' if high == SHARE_MAX else 'an amount'}"
+            kind = "a fraction" if high == SHARE_MAX else "an amount"
+            raise ValueError(f"metric {name!r} has a {what} that is not {kind}"
                              f" ({'non-finite' if not math.isfinite(f) else 'negative' if f < 0 else 'out of range'}"
                              f": {v!r})")
         out.append(f)

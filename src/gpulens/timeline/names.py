@@ -23,8 +23,8 @@ import pandas as pd
 #: Runtime/driver calls that launch kernels, by name, whatever the vendor — the one table of collectors (an
 #: incomplete capture: launch calls without kernels) and analyzers (launch accounting): CUDA runtime and driver
 #: (``cudaLaunchKernel``, ``cudaLaunchKernelExC``, ``cuLaunchKernel(Ex)``, cooperative launches), HIP
-#: (``hipLaunchKernel``, ``hipExtModuleLaunchKernel``, ``hipModuleLaunchKernel``, ``hipDrvLaunchKernelEx``), Intel XPU as
-#: Kineto records it (Unified Runtime ``urEnqueueKernelLaunch*`` / ``urEnqueueCooperativeKernelLaunch*``, the older
+#: (``hipLaunchKernel``, ``hipExtModuleLaunchKernel``, ``hipModuleLaunchKernel``, ``hipDrvLaunchKernelEx``), Intel XPU
+#: as Kineto records it (Unified Runtime ``urEnqueueKernelLaunch*`` / ``urEnqueueCooperativeKernelLaunch*``, the older
 #: PI ``piEnqueueKernelLaunch``, Level Zero ``zeCommandListAppendLaunch*Kernel*``) and graph replays
 #: (:data:`GRAPH_LAUNCH_RE`). Matched after nsys' ``_vNNNN`` suffix is dropped.
 LAUNCH_API_RE = re.compile(r"^(?:cuda|cu|hip)(?:Drv)?(?:Ext)?(?:Module)?Launch|^(?:cuda|cu|hip)GraphLaunch"
