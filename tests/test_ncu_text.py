@@ -80,7 +80,8 @@ OLD = ("[4242] matmul@127.0.0.1\n"
        "    ---------------------------------------------------------------------- --------------- ------------------\n"
        "    Duration                                                                       msecond               1.25\n"
        "    SM [%]                                                                               %              12.50\n"
-       "    ---------------------------------------------------------------------- --------------- ------------------\n")
+       "    ---------------------------------------------------------------------- --------------- "
+       "------------------\n")
 
 
 def write_report(path) -> None:
@@ -106,8 +107,11 @@ def test_text_report_launches_and_metrics(tmp_path):
     assert first["Elapsed Cycles"] == 56_344_784 and first["SM Active Cycles"] == 55_313_213.62
     assert first["Achieved Occupancy"] == 97.95 and first["L1/TEX Cache Throughput"] == 98.45
     assert first["Shared Memory Configuration Size"] == 32_770  # Kbyte = 1000 bytes, as in the CSV reader
-    # the two rule messages (OPT, INF) are counted, not read as metrics
-    assert any("2 ncu rule message(s)" in w for w in tl.meta.warnings)
+    # the two rule messages (OPT, INF) are rule results of the sgemm launch, named by their section, not metrics
+    r = tl.tables["ncu_rules"]
+    assert list(r["type"]) == ["OPT", "INF"] and list(r["rule"]) == ["GPU Speed Of Light Throughput", "Occupancy"]
+    assert r["description"].iloc[0].startswith("This kernel exhibits low compute throughput and memory bandwidth")
+    assert r["description"].iloc[0].endswith("potential reasons.") and r["estimated_speedup_pct"].isna().all()
     assert "OPT" not in set(c["metric"].astype(str))
 
 
@@ -270,8 +274,8 @@ def test_2024_layout_units_and_sm_count(tmp_path):
     # continuation lines under them (layout as in a public fused-RMSNorm repository's ncu.log, values written here)
     p = tmp_path / "ncu.log"
     p.write_text("[1803] native@127.0.0.1\n"
-                 "  void fused<float, 256>(const T1 *, T1 *, int) (3, 1, 1)x(256, 1, 1), Context 1, Stream 7, Device 0, "
-                 "CC 7.5\n"
+                 "  void fused<float, 256>(const T1 *, T1 *, int) (3, 1, 1)x(256, 1, 1), Context 1, Stream 7, "
+                 "Device 0, CC 7.5\n"
                  "    Section: GPU Speed Of Light Throughput\n"
                  "    ----------------------- ----------- ------------\n"
                  "    Metric Name             Metric Unit Metric Value\n"
@@ -297,5 +301,8 @@ def test_2024_layout_units_and_sm_count(tmp_path):
     assert tl.meta.devices[0]["num_sms"] == 40
     c = tl.counters.set_index("metric")["value"]
     assert c["SM Frequency"] == 576.84e6  # Mhz → Hz
-    assert "all" not in set(tl.counters["metric"].astype(str)) and any("1 ncu rule message" in w
-                                                                       for w in tl.meta.warnings)
+    assert "all" not in set(tl.counters["metric"].astype(str))
+    r = tl.tables["ncu_rules"].iloc[0]  # "Est. Speedup: 92.5%" heads the message; its text follows
+    assert (r["type"], r["rule"], r["estimated_speedup_pct"]) == ("OPT", "Launch Statistics", 92.5)
+    assert r["description"] == ("The grid for this launch is configured to execute only 3 blocks, which is less "
+                                "than the GPU's 40 multiprocessors.")

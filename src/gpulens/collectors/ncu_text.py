@@ -13,7 +13,7 @@ This is the form most often committed beside CUDA code (``ncu ./app > ncu.log``)
         Duration                      msecond         96.32
         ----------------------- ------------- -------------
 
-        OPT   This kernel exhibits low compute throughput …   ← rule messages (counted, not read)
+        OPT   This kernel exhibits low compute throughput …   ← a rule message
 
 The launch line is ``NAME (gx, gy, gz)x(bx, by, bz), Context C, Stream S, Device D, CC M.m``; ncu releases before
 2021 print ``NAME, YYYY-Mon-DD hh:mm:ss, Context C, Stream S`` (no grid, block or device), both are read. A per-kernel
@@ -26,7 +26,9 @@ indented deeper than its rule shifts every column by as much). Values
 keep ncu's thousands separators and units (``56,344,784``, ``msecond``, ``Kbyte``) and are converted like the
 CSV's (:mod:`gpulens.collectors._ncu_units`). Lines of the program's own output and ``==PROF==`` lines between
 launches are skipped. A launch line with no table after it (ncu printed no section) is a launch with unknown
-duration.
+duration. A rule message (``OPT`` / ``WRN`` / ``INF`` / ``ERR``, its text continued on lines indented to its
+column, ncu 2023+ heading it with ``Est. [Local|Global] Speedup: P%``) is a rule result of that launch; the text
+report names no rule, so the section it sits under stands for its name.
 
 Output as :mod:`gpulens.collectors._ncu` (synthetic start times: ncu replays kernels one at a time).
 """
@@ -66,7 +68,10 @@ _DEVICE = re.compile(r"^\s+Device (?P<device>\d+), CC (?P<cc>\d+\.\d+)\s*$")
 _SECTION = re.compile(r"^\s+Section: (.+?)\s*$")
 #: Most launches a per-kernel summary is expanded into (its Invocations summed): a larger count is refused.
 MAX_LAUNCHES = 2_000_000
-_RULE_LINE = re.compile(r"^\s+(OPT|WRN|INF|ERR)\s{2,}\S")
+_RULE_LINE = re.compile(r"^(\s+)(OPT|WRN|INF|ERR)(\s{2,})(\S.*?)\s*$")
+#: ncu 2023+'s estimate heading a rule message: ``Est. Speedup: 92.5%``, ``Est. Local Speedup: 79.63%``.
+_EST = re.compile(r"^Est\. (?:(Local|Global) )?Speedup: ([\d.,]+)%\s*(.*)$", re.IGNORECASE)
+RULE_COLUMNS = ["launch", "section", "rule", "type", "description", "speedup_type", "estimated_speedup_pct"]
 _DASHES = re.compile(r"-+")
 
 
@@ -89,12 +94,12 @@ def looks_like_ncu_text(text: str) -> bool:
 
 def parse(text: str) -> tuple[list[dict[str, Any]], pd.DataFrame, list[dict[str, str]], int, int]:
     """The launches, long metric rows (``launch, section, metric, unit, value``; value in the printed unit, NaN for
-    text), text-valued metrics per launch, the number of rule messages, and the number of launches that come from a
+    text), text-valued metrics per launch, the rule messages (:data:`RULE_COLUMNS`), and the number of launches from a
     per-kernel summary (each of a summary kernel's N invocations is one launch with the summary's *averages*)."""
     launches: list[dict[str, Any]] = []
     rows: list[tuple[int, str, str, str, float]] = []
     strings: list[dict[str, str]] = []
-    rule_msgs = 0
+    rules: list[tuple] = []
     proc: dict[str, Any] = {}
     calls: list[int] = []  # launches each launch line stands for (a summary's Invocations, else 1)
     section = ""
@@ -117,8 +122,21 @@ def parse(text: str) -> tuple[list[dict[str, Any]], pd.DataFrame, list[dict[str,
             section = ""
         elif launches and (m := _SECTION.match(ln)):
             section = m.group(1)
-        elif launches and _RULE_LINE.match(ln):
-            rule_msgs += 1
+        elif launches and (m := _RULE_LINE.match(ln)):
+            # a rule message: its type, then its text — continuation lines indented to the text's column
+            col = len(m.group(1)) + len(m.group(2)) + len(m.group(3))
+            text = [m.group(4)]
+            while i + 1 < n and lines[i + 1].strip() and len(lines[i + 1]) - len(lines[i + 1].lstrip()) >= col \
+                    and not _is_rule(lines[i + 1]):
+                i += 1
+                text.append(lines[i].strip())
+            est = _EST.match(text[0])
+            kind, pct = ("", np.nan)
+            if est:
+                kind, pct = (est.group(1) or "").lower(), float(est.group(2).replace(",", ""))
+                text = ([est.group(3)] if est.group(3) else []) + text[1:]
+            # the text report names no rule: the section it sits under stands for it
+            rules.append((len(launches) - 1, section, section or "rule", m.group(2), " ".join(text), kind, pct))
         elif launches and _is_rule(ln) and i + 1 < n and lines[i + 1].strip() and not _is_rule(lines[i + 1]):
             spans = [mm.span() for mm in _DASHES.finditer(ln)]
             # a header row between two rules (ncu 2023+); ncu 2021-2022 print the rows right under the first rule
@@ -145,6 +163,7 @@ def parse(text: str) -> tuple[list[dict[str, Any]], pd.DataFrame, list[dict[str,
             continue
         i += 1
     metrics = pd.DataFrame(rows, columns=["launch", "section", "metric", "unit", "value"])
+    rule_df = pd.DataFrame(rules, columns=RULE_COLUMNS)
     if sum(calls) > MAX_LAUNCHES:
         raise ValueError(f"a per-kernel summary of {sum(calls):,} invocations (more than {MAX_LAUNCHES:,})")
     if any(c > 1 for c in calls):  # a summary kernel of N invocations: N launches, each with the averages
@@ -155,7 +174,11 @@ def parse(text: str) -> tuple[list[dict[str, Any]], pd.DataFrame, list[dict[str,
         metrics = metrics.loc[metrics.index.repeat(reps)].reset_index(drop=True)
         offset = np.concatenate([np.arange(r) for r in reps]) if len(reps) else np.zeros(0, dtype=int)
         metrics["launch"] = first[metrics["launch"].to_numpy(dtype=int)] + offset
-    return launches, metrics, strings, rule_msgs, int(sum(c for c in calls if c > 1))
+        rr = np.asarray(calls)[rule_df["launch"].to_numpy(dtype=int)] if len(rule_df) else np.zeros(0, dtype=int)
+        rule_df = rule_df.loc[rule_df.index.repeat(rr)].reset_index(drop=True)
+        off = np.concatenate([np.arange(r) for r in rr]) if len(rr) else np.zeros(0, dtype=int)
+        rule_df["launch"] = first[rule_df["launch"].to_numpy(dtype=int)] + off
+    return launches, metrics, strings, rule_df, int(sum(c for c in calls if c > 1))
 
 
 class NcuTextCollector(Collector):
@@ -173,18 +196,14 @@ class NcuTextCollector(Collector):
         raw = read_input(path)
         text = raw.data.decode("utf-8-sig", errors="replace")
         try:
-            launches, metrics, strings, rule_msgs, summarised = parse(text)
+            launches, metrics, strings, rules, summarised = parse(text)
         except ValueError as e:
             raise TraceFormatError(path, str(e)) from None
         if not launches:
             raise TraceFormatError(path, "no Nsight Compute launch line (NAME (grid)x(block), Context C, Stream S) "
                                          "found")
         warnings = []
-        if rule_msgs:
-            warnings.append(f"{path}: {rule_msgs} ncu rule message(s) (OPT/WRN/INF) in the text report not read: "
-                            "export with ncu --csv --page details for rule names and estimated speedups")
         if summarised:
             warnings.append(f"{path}: per-kernel summary (ncu --print-summary): {summarised} launches are each shown "
                             "with their kernel's average over its invocations (minimum and maximum not kept)")
-        rules = pd.DataFrame(columns=["launch", *list(_ncu.RULE_COLUMNS)[2:]])
         return _ncu.build(path, self.name, launches, metrics, strings, rules, warnings, {"layout": "text"})
