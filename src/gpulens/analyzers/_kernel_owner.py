@@ -162,19 +162,22 @@ def triton_kernels(timeline: Any) -> dict[str, str]:
         col = timeline.events["name"]
         cats = col.cat.categories if isinstance(col.dtype, pd.CategoricalDtype) else col.dropna().unique()
         triton_seen = any(isinstance(n, str) and "triton" in n.lower() for n in cats)
-        from gpulens.analyzers._optree import gpu_op_links
+        hip = hip_u[lcodes[module]]
+        aot = np.zeros(rows.size, dtype=bool)
+        if hip.any():  # the launching op matters for HIP launches only: no op tree built for a CUDA trace here
+            from gpulens.analyzers._optree import gpu_op_links
 
-        ops = gpu_op_links(timeline).reindex(kern.index[rows]).to_numpy(dtype="float64", na_value=np.nan)
-        op_names = np.full(rows.size, None, dtype=object)
-        has = ~np.isnan(ops)
-        if has.any():
-            op_names[has] = ctx.event_values("name", ops[has].astype("int64"))
-        ocodes, onames = pd.factorize(op_names)
-        aot_u = np.append(np.array([isinstance(o, str) and bool(_AOTRITON_OPS.search(o)) for o in onames], dtype=bool),
-                          False)
+            ops = gpu_op_links(timeline).reindex(kern.index[rows]).to_numpy(dtype="float64", na_value=np.nan)
+            op_names = np.full(rows.size, None, dtype=object)
+            has = ~np.isnan(ops)
+            if has.any():
+                op_names[has] = ctx.event_values("name", ops[has].astype("int64"))
+            ocodes, onames = pd.factorize(op_names)
+            aot = np.append(np.array([isinstance(o, str) and bool(_AOTRITON_OPS.search(o)) for o in onames],
+                                     dtype=bool), False)[ocodes]
         # per launched kernel: 1 aotriton (HIP launch under an AOTriton op), 2 triton (Triton seen), 0 nothing; a
         # name takes the label of its first labelled kernel, names in that order
-        label = np.where(hip_u[lcodes[module]] & aot_u[ocodes], 1, 2 if triton_seen else 0)
+        label = np.where(hip & aot, 1, 2 if triton_seen else 0)
         lab = label > 0
         name_codes, label = codes[rows][lab], label[lab]
         _, first = np.unique(name_codes, return_index=True)
