@@ -100,6 +100,17 @@ def test_triton_kernel_advice_names_triton_knobs(tmp_path):
         assert cuda_lever not in text, cuda_lever
 
 
+def test_cuda_triton_kernels_need_no_op_tree(tmp_path):
+    """The launching op only tells AOTriton kernels apart, and those are launched through HIP: for a CUDA trace the
+    Triton labels come without building the op tree (on a 1M-kernel trace it was held from occupancy on)."""
+    from gpulens.analyzers.context import context_of
+    from gpulens.collectors import collect
+
+    tl = collect(_h100_trace(tmp_path, "cuLaunchKernel", True))
+    assert triton_kernels(tl) == {"matmul_kernel": "triton"}
+    assert "op_tree" not in context_of(tl).__dict__.get("_memo", {})
+
+
 def test_same_kernel_without_triton_evidence_keeps_cuda_advice(tmp_path):
     """Control: launched through cudaLaunchKernel with no Triton frame, nothing says Triton: the user's CUDA code."""
     s = gpulens.analyze([_h100_trace(tmp_path, "cudaLaunchKernel", False)]).sources[0]
