@@ -133,19 +133,21 @@ def triton_kernels(timeline: Any) -> dict[str, str]:
     ctx = context_of(timeline)
 
     def compute() -> dict[str, str]:
-        kern = ctx.of_kind("kernel")
-        if not len(kern):
+        # the kernel rows' names only: the full-width kernel frame (ctx.of_kind, ~190 MiB at 1M kernels) would be
+        # built here in occupancy and held to bottlenecks, under the command's peak
+        kname = timeline.events["name"][ctx.mask_of("kernel")]
+        if not len(kname):
             return {}
-        codes, uniq = first_seen_codes(kern["name"])
+        codes, uniq = first_seen_codes(kname)
         if (codes < 0).any():  # a kernel without a name: per-row strings, as before (the rule reads each one)
-            uniq = text_series(kern["name"]).astype(str).to_numpy()
+            uniq = text_series(kname).astype(str).to_numpy()
             codes = np.arange(len(uniq))
         # the rule depends on the name alone: decided once per distinct name, not once per kernel
         bare_u = np.fromiter((bool(_BARE_NAME.match(n)) and not is_library(n) for n in uniq), bool, len(uniq))
         bare = bare_u[codes]
         if not bare.any():
             return {}
-        lid = ctx.links["launch_event_id"].reindex(kern.index).to_numpy(dtype="float64", na_value=np.nan)
+        lid = ctx.links["launch_event_id"].reindex(kname.index).to_numpy(dtype="float64", na_value=np.nan)
         ok = bare & ~np.isnan(lid)
         if not ok.any():
             return {}
@@ -167,7 +169,7 @@ def triton_kernels(timeline: Any) -> dict[str, str]:
         if hip.any():  # the launching op matters for HIP launches only: no op tree built for a CUDA trace here
             from gpulens.analyzers._optree import gpu_op_links
 
-            ops = gpu_op_links(timeline).reindex(kern.index[rows]).to_numpy(dtype="float64", na_value=np.nan)
+            ops = gpu_op_links(timeline).reindex(kname.index[rows]).to_numpy(dtype="float64", na_value=np.nan)
             op_names = np.full(rows.size, None, dtype=object)
             has = ~np.isnan(ops)
             if has.any():
