@@ -100,15 +100,25 @@ def test_triton_kernel_advice_names_triton_knobs(tmp_path):
         assert cuda_lever not in text, cuda_lever
 
 
-def test_cuda_triton_kernels_need_no_op_tree(tmp_path):
+def test_cuda_triton_kernels_need_no_op_tree_nor_kernel_frame(tmp_path):
     """The launching op only tells AOTriton kernels apart, and those are launched through HIP: for a CUDA trace the
     Triton labels come without building the op tree (on a 1M-kernel trace it was held from occupancy on)."""
     from gpulens.analyzers.context import context_of
     from gpulens.collectors import collect
 
-    tl = collect(_h100_trace(tmp_path, "cuLaunchKernel", True))
+    path = _h100_trace(tmp_path, "cuLaunchKernel", True)
+    doc = json.loads(path.read_text())  # plus one copy: the GPU rows are then more than the kernel rows
+    doc["traceEvents"].append({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0,
+                               "tid": 7, "ts": T0 + 5000, "dur": 4, "args": {"device": 0, "stream": 7}})
+    path.write_text(json.dumps(doc))
+    tl = collect(path)
+    ctx = context_of(tl)
+    ctx.links  # the launch links it reads (shared: built by earlier analyzers), with the GPU rows they need
+    frames = set(ctx._kinds)
     assert triton_kernels(tl) == {"matmul_kernel": "triton"}
-    assert "op_tree" not in context_of(tl).__dict__.get("_memo", {})
+    assert "op_tree" not in ctx.__dict__.get("_memo", {})
+    # nor a new full-width frame of rows (the kernel name column is all it reads; occupancy held that frame on)
+    assert set(ctx._kinds) == frames
 
 
 def test_same_kernel_without_triton_evidence_keeps_cuda_advice(tmp_path):
