@@ -137,3 +137,22 @@ def test_case_t05_rocclr_blit_kernels():
     tl = collect(p)
     assert tl.of_kind("memcpy")["dur_ns"].sum() == 35_000 and len(tl.of_kind("memcpy")) == 2
     assert list(tl.of_kind("memset")["name"]) == ["__amd_rocclr_fillBufferAligned"]
+
+
+def test_pairs_in_is_tuple_membership():
+    """(rank, id) membership on a packed integer key equals the membership of the tuples themselves, for small and
+    huge ids (the latter do not pack into 62 bits and take the MultiIndex path) and repeated or negative values."""
+    import numpy as np
+
+    from gpulens.collectors._work_rules import _pairs_in
+
+    rng = np.random.default_rng(3)
+    for lo, hi in ((0, 50), (-7, 7), (-(2 ** 62), 2 ** 62)):
+        ra, rb = rng.integers(0, 4, 3000), rng.integers(0, 4, 500)
+        ia, ib = rng.integers(lo, hi, 3000), rng.integers(lo, hi, 500)
+        ia[:500] = ib  # some pairs present with the same id on the same or another rank
+        ra[:250] = rb[:250]
+        pairs = set(zip(rb.tolist(), ib.tolist()))
+        expected = [(r, i) in pairs for r, i in zip(ra.tolist(), ia.tolist())]
+        assert _pairs_in(ra, ia, rb, ib).tolist() == expected
+    assert _pairs_in(np.array([1]), np.array([2]), np.zeros(0, np.int64), np.zeros(0, np.int64)).tolist() == [False]

@@ -145,6 +145,21 @@ def is_comm_launcher(op_name: str) -> bool:
     return isinstance(op_name, str) and any(rx.search(op_name) for rx in _LAUNCHER_RES)
 
 
+def _pairs_in(ra: np.ndarray, ia: np.ndarray, rb: np.ndarray, ib: np.ndarray) -> np.ndarray:
+    """Per row of ``(ra, ia)``: whether the pair (rank, id) is one of the pairs ``(rb, ib)`` (int64 arrays) — what
+    ``MultiIndex.isin`` answers, on one packed int64 key (dense rank code × id span + id offset) when it fits, so
+    that numpy compares integers instead of pandas hashing tuples of a million rows."""
+    if not len(rb) or not len(ra):
+        return np.zeros(len(ra), dtype=bool)
+    r, i = np.concatenate([ra, rb]), np.concatenate([ia, ib])
+    lo, hi = int(i.min()), int(i.max())
+    codes, uniq = pd.factorize(r)
+    if (hi - lo + 1) * len(uniq) < 2 ** 62:
+        key = codes.astype(np.int64) * (hi - lo + 1) + (i - lo)
+        return np.isin(key[:len(ra)], key[len(ra):])
+    return pd.MultiIndex.from_arrays([ra, ia]).isin(pd.MultiIndex.from_arrays([rb, ib]))
+
+
 def relabel_by_launcher(events: pd.DataFrame) -> int:
     """Kernels launched under a communication CPU op become ``comm``; returns how many changed (in place).
 
@@ -166,18 +181,22 @@ def relabel_by_launcher(events: pd.DataFrame) -> int:
     if not comm_names:
         return 0
     ids = events[["rank", "external_id", "correlation_id"]]  # only the key columns: row subsets stay small
+
+    def col(df: pd.DataFrame, c: str) -> np.ndarray:
+        return df[c].to_numpy(dtype="int64")
+
     comm_ops = ids[ops & events["name"].isin(comm_names).to_numpy()]
-    op_keys = pd.MultiIndex.from_frame(comm_ops[["rank", "external_id"]].astype("int64"))
+    op_r, op_e = col(comm_ops, "rank"), col(comm_ops, "external_id")
     rt = ids[(kind == "runtime").to_numpy() & events["external_id"].notna().to_numpy()
              & events["correlation_id"].notna().to_numpy()]
-    rt = rt[pd.MultiIndex.from_frame(rt[["rank", "external_id"]].astype("int64")).isin(op_keys)]
-    corr_keys = pd.MultiIndex.from_frame(rt[["rank", "correlation_id"]].astype("int64"))
+    rt = rt[_pairs_in(col(rt, "rank"), col(rt, "external_id"), op_r, op_e)]
     k = ids[kern]
     hit = np.zeros(len(k), dtype=bool)
-    for col, keys in (("external_id", op_keys), ("correlation_id", corr_keys)):
-        ok = k[col].notna().to_numpy()
-        if ok.any() and len(keys):
-            hit[ok] |= pd.MultiIndex.from_frame(k.loc[ok, ["rank", col]].astype("int64")).isin(keys)
+    for c, kr, kv in (("external_id", op_r, op_e), ("correlation_id", col(rt, "rank"), col(rt, "correlation_id"))):
+        ok = k[c].notna().to_numpy()
+        if ok.any() and len(kr):
+            sub = k.loc[ok]
+            hit[ok] |= _pairs_in(col(sub, "rank"), col(sub, c), kr, kv)
     if not hit.any():
         return 0
     idx = k.index[hit]
