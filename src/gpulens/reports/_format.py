@@ -427,12 +427,20 @@ def _no_gpu_work(sm: Mapping[str, Any]) -> bool:
 def busy_pct_text(sm: dict[str, Any]) -> str:
     """Busy % with its basis (``"71.4 %"``, ``"80.0 % (Σ busy / Σ per-GPU span)"``); ``"unknown (not measured: …)"``
     when the input has no timeline."""
+    if _no_gpu_work(sm) and not sm.get("busy_unknown_reason"):  # nothing ran on a GPU: no span to be busy in
+        return "none (no GPU work recorded)"  # (0 of 0 is no percentage: the summary's busy % is None)
     if sm.get("gpu_busy_pct") is None:
         return "unknown (not measured: " + str(sm.get("busy_unknown_reason") or "no timeline") + ")"
-    if _no_gpu_work(sm):  # nothing ran on a GPU: no span to be busy in (0 of 0 is no percentage)
-        return "none (no GPU work recorded)"
     gpus = len(sm.get("rank_span_ns") or {}) > 1 or (sm.get("device_span_ns") or 0) > (sm.get("span_ns") or 0)
     return share_pct_text(sm["gpu_busy_pct"]) + (" (Σ busy / Σ per-GPU span)" if gpus else "")
+
+
+def span_text(sm: dict[str, Any]) -> str:
+    """The GPU span alone, as every reporter shows it: ``"3.91 ms"``; ``"none (no GPU work recorded)"``;
+    ``"unknown"`` when busy time was not measured (no timeline)."""
+    if _no_gpu_work(sm) and not sm.get("busy_unknown_reason"):
+        return "none (no GPU work recorded)"
+    return fmt_ns(sm["span_ns"]) if sm.get("gpu_busy_pct") is not None else "unknown"
 
 
 def window_text(sm: dict[str, Any]) -> str:
@@ -445,9 +453,7 @@ def window_text(sm: dict[str, Any]) -> str:
 def busy_text(sm: dict[str, Any]) -> str:
     """The one wording of span and busy % for every reporter, from a source summary (see ``span_definition``):
     ``"35.00 µs, busy 71.4 % (profiled window 40.00 µs: GPU busy 62.5 % of it)"``; busy not measured → unknown."""
-    if sm.get("gpu_busy_pct") is None:
-        return busy_pct_text(sm)
-    if _no_gpu_work(sm):
+    if sm.get("gpu_busy_pct") is None or _no_gpu_work(sm):
         return busy_pct_text(sm)
     clock = " (longest rank: the ranks' clocks disagree)" if sm.get("span_basis") == "longest rank" else ""
     win = window_text(sm)
