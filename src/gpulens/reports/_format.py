@@ -159,7 +159,17 @@ VENDOR_LABELS: dict[str, tuple[str, str, str]] = {
     "warp_size": ("warp size", "wavefront size", "warp (wavefront) size"),
     "active_blocks_per_sm": ("blocks / SM", "blocks / CU", "blocks / SM or CU"),
     "waves_per_sm": ("waves per SM", "waves per CU", "waves per SM or CU"),
+    "max_threads_per_sm": ("max threads / SM", "max threads / CU", "max threads / SM or CU"),
+    "max_warps_per_sm": ("max warps / SM", "max wavefronts / CU", "max warps / SM (wavefronts / CU)"),
+    "max_blocks_per_sm": ("max blocks / SM", "max blocks / CU", "max blocks / SM or CU"),
+    "regs_per_sm": ("registers / SM", "registers / CU", "registers / SM or CU"),
+    "smem_per_sm_bytes": ("shared memory / SM", "LDS / CU", "shared memory (LDS) / SM or CU"),
+    "smem_per_block_bytes": ("shared memory / block", "LDS / block", "shared memory (LDS) / block"),
+    "smem_per_block_optin_bytes": ("shared memory / block, opt-in", "LDS / block, opt-in",
+                                   "shared memory (LDS) / block, opt-in"),
 }
+_AMD_NAME = re.compile(r"\bAMD\b|Instinct|Radeon|\bMI\d{3}", re.I)
+_NVIDIA_NAME = re.compile(r"NVIDIA|GeForce|Tesla|Quadro|\bRTX\b", re.I)
 
 
 def vendor_label(column: str, vendor: str | None, default: str = "") -> str:
@@ -172,10 +182,16 @@ def vendor_label(column: str, vendor: str | None, default: str = "") -> str:
 
 
 def record_vendor(rec: Mapping[str, Any]) -> str | None:
-    """``"amd"`` / ``"nvidia"`` of a recorded device (an AMD ``gfx`` architecture; else a CUDA compute capability),
-    None when the record says neither."""
+    """``"amd"`` / ``"nvidia"`` of a recorded device (an AMD ``gfx`` architecture; else the vendor its name says —
+    a ROCm Kineto trace records HIP's "compute capability" 9.4 for an "AMD Instinct MI300X"; else a CUDA compute
+    capability), None when the record says neither."""
     if rec.get("gfx_arch"):
         return "amd"
+    name = str(rec.get("name") or "")
+    if _AMD_NAME.search(name):
+        return "amd"
+    if _NVIDIA_NAME.search(name):
+        return "nvidia"
     return "nvidia" if rec.get("compute_capability") else None
 
 
