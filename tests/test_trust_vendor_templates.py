@@ -92,3 +92,19 @@ def test_kineto_reports_speak_their_vendors_words(name):
                 t = t.replace(n, "")
         hits += [m.group(0) + ": " + t[max(0, m.start() - 50):m.end() + 30] for m in NOT_ON[vendor].finditer(t)]
     assert hits == []
+
+
+def test_device_record_of_a_rocm_kineto_trace_reads_in_amd_words():
+    # tracelens_mi300x_bert-small's deviceProperties: HIP reports "compute capability" 9.4 and no gfx field; the
+    # name says AMD. Its environment page read "SMs 304, warp size 64, shared memory / SM"
+    from gpulens.reports._html_pages import record_items
+
+    rec = {"name": "AMD Instinct MI300X VF", "compute_capability": "9.4", "num_sms": 304, "warp_size": 64,
+           "max_threads_per_sm": 2048, "smem_per_sm_bytes": 65536, "smem_per_block_bytes": 65536,
+           "hip_driver_version": 60443483}
+    labels = [label for label, _ in record_items(rec)]
+    assert {"CUs", "wavefront size", "max threads / CU", "LDS / CU", "LDS / block"} <= set(labels)
+    assert not any(NOT_ON["amd"].search(label) for label in labels)
+    nv = dict(record_items({"name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0", "num_sms": 132,
+                            "smem_per_sm_bytes": 233472}))
+    assert nv["SMs"] == "132" and "shared memory / SM" in nv

@@ -481,7 +481,8 @@ def host_path_action(cls: str, pytorch: bool, vendor: str | None = None) -> str 
     return {"cpu_op": "Cut host overhead on the critical path (" + vendor_word(vendor, "graphs")
                       + ", fewer and larger launches; {top}).",
             "host_idle": "No host thread that launches GPU work runs an event on the critical path: look for "
-                         "host work the trace does not record (I/O, CPU-side preparation) between the launches."}.get(cls)
+                         "host work the trace does not record (I/O, CPU-side preparation) between the "
+                         "launches."}.get(cls)
 
 
 #: Runtime calls that set up or tear down rather than feed the GPU: context creation (the first call of a process,

@@ -125,6 +125,82 @@ def thread_segments(group: np.ndarray, start: np.ndarray, end: np.ndarray
         return tuple(np.concatenate(x) for x in zip(*parts))  # type: ignore[return-value]
 
 
+def process_views(own: dict, keys: np.ndarray, launch_codes: np.ndarray, h_end: np.ndarray) -> dict:
+    """The host as the walk sees it from each launching thread of a process with several: the thread's own
+    innermost-event segments, its idle time filled by the other launching threads of the same (rank, pid), busiest
+    first (PyTorch runs the backward pass on the autograd engine's thread while the main thread waits in
+    ``backward()`` with no event: a launch on any thread is host work feeding the GPU, so the main thread's silence
+    then is no host idle time). The other threads' blocking calls that end while the thread itself is idle join its
+    own (they hold the host there).
+
+    Args:
+        own: thread code → (segment starts, ends [ns], innermost host row or −1, blocking host rows).
+        keys: thread code → (rank, pid, tid); launch_codes: thread code of each GPU event's launch call;
+        h_end: end of each host row [ns].
+    Returns:
+        thread code → the same four arrays for every launching thread of a process with two or more of them.
+    """
+    if not len(launch_codes):
+        return {}
+    codes, n_launch = np.unique(launch_codes, return_counts=True)
+    by_proc: dict = {}
+    for c, n in sorted(zip(codes.tolist(), n_launch.tolist()), key=lambda x: -x[1]):
+        by_proc.setdefault(tuple(keys[c][:2]), []).append(c)
+    out = {}
+    for group in by_proc.values():
+        if len(group) < 2:
+            continue
+        for c in group:
+            s_a, s_b, s_w, b = own[c]
+            for o in group:
+                if o == c:
+                    continue
+                o_a, o_b, o_w, o_blk = own[o]
+                e = h_end[o_blk]
+                o_blk = o_blk[~_active_at(s_a, s_b, s_w, e - 1)]  # its blocking calls ending in this one's idle time
+                s_a, s_b, s_w = _fill_idle(s_a, s_b, s_w, o_a, o_b, o_w)
+                b = np.concatenate([b, o_blk])
+            out[c] = (s_a, s_b, s_w, np.sort(b, kind="stable"))
+    return out
+
+
+def _active_at(a: np.ndarray, b: np.ndarray, w: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Whether a thread's segments (starts ``a``, ends ``b``, event ``w``; −1 = idle) hold an event at times t."""
+    i = np.searchsorted(a, t, side="right") - 1
+    j = np.maximum(i, 0)
+    return (i >= 0) & (t < b[j]) & (w[j] >= 0) if len(a) else np.zeros(len(t), dtype=bool)
+
+
+def _fill_idle(a: np.ndarray, b: np.ndarray, w: np.ndarray, oa: np.ndarray, ob: np.ndarray, ow: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One thread's segments with its idle time (−1 segments and time outside them) taken by another thread's events
+    where that one has any: the elementary intervals of both tilings, the first thread's event where it has one,
+    else the other's, else −1; neighbours with the same event merged. Sorted, non-overlapping segments [ns]."""
+    if not len(oa):
+        return a, b, w
+    x = np.unique(np.concatenate([a, b, oa, ob]))
+    lo, hi = x[:-1], x[1:]
+    mine, other = _event_at(a, b, w, lo), _event_at(oa, ob, ow, lo)
+    ev = np.where(mine >= 0, mine, other)
+    covered = (mine != -2) | (other != -2)  # inside either tiling (−2: outside both)
+    lo, hi, ev = lo[covered], hi[covered], np.maximum(ev[covered], -1)
+    if not len(lo):
+        return a, b, w
+    head = np.r_[True, (ev[1:] != ev[:-1]) | (lo[1:] != hi[:-1])]
+    cut = np.flatnonzero(head)
+    ends = np.r_[cut[1:], len(lo)] - 1
+    return lo[cut], hi[ends], ev[cut]
+
+
+def _event_at(a: np.ndarray, b: np.ndarray, w: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """The event of the segment holding each time t (−1 an idle segment, −2 outside every segment)."""
+    if not len(a):
+        return np.full(len(t), -2, dtype=np.int64)
+    i = np.searchsorted(a, t, side="right") - 1
+    j = np.maximum(i, 0)
+    return np.where((i >= 0) & (t < b[j]), w[j], -2)
+
+
 _BLOCK = object()  # marks a vectorised block of host segments in the walk's output
 
 

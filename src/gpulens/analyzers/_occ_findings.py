@@ -239,7 +239,8 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
             mine.append(Finding(
                 (f"{word['registers']} and shared memory limit" if both else f"{word[r.limiter]} limit")
                 + f" occupancy of {_short(r.name)} to {theo:.0f} %",
-                f"{what}{tied} {'each leave' if both else 'leaves'} room for {blocks} per {_advice.vendor_word(vendor, 'sm')} ({r.occupancy_source})"
+                f"{what}{tied} {'each leave' if both else 'leaves'} room for {blocks} per "
+                f"{_advice.vendor_word(vendor, 'sm')} ({r.occupancy_source})"
                 + (": relieving one alone does not raise occupancy" if both else "") + f". {_latency_note(bound)}",
                 severity=_sev(bound, total), category="occupancy", time_at_stake_ns=bound, kernel=r.name,
                 action=action, key=f"{key}/limiter"))

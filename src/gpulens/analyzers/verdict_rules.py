@@ -347,7 +347,8 @@ def _latency_steps(e: Evidence) -> list[str]:
         occ = f"{ach:.0f} % achieved" if ach is not None else f"{e.theoretical_occupancy_pct:.0f} % theoretical"
         rows = (f", several short rows per {w('warp')} or block (a {w('warp')}-per-row variant)"
                 if e.family == "normalisation" else "")
-        steps.append(f"Occupancy is not its limit ({occ}): keep more bytes in flight per {w('warp')} instead — vectorised "
+        steps.append(f"Occupancy is not its limit ({occ}): keep more bytes in flight per {w('warp')} instead — "
+                     "vectorised "
                      f"128-bit loads, several independent loads per thread{rows} — and shorten dependent chains "
                      "(fewer dependent loads and serial reductions).")
     elif len(steps) == base and e.theoretical_occupancy_pct is None and ach is None:

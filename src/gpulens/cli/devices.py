@@ -32,7 +32,8 @@ def register(app: typer.Typer) -> None:
                 t.add_column(c, justify="left" if c in ("name", "arch") else "right", no_wrap=True)
             for s in SPECS:
                 bf16, fp32 = s.peak_flops("bf16"), s.peak_flops("fp32", matrix=False)
-                t.add_row(s.name, s.arch, f"{s.num_sms} {_advice.vendor_word(s.vendor, 'sms')}", f"{s.memory_bandwidth / 1e9:.0f}",
+                t.add_row(s.name, s.arch, f"{s.num_sms} {_advice.vendor_word(s.vendor, 'sms')}",
+                          f"{s.memory_bandwidth / 1e9:.0f}",
                           f"{bf16[0] / 1e12:.1f}" if bf16 and bf16[1].endswith("bf16") else "—",
                           f"{fp32[0] / 1e12:.1f}" if fp32 else "—")
             console.print(t)
@@ -40,8 +41,8 @@ def register(app: typer.Typer) -> None:
         spec = get_spec(name)
         if spec is None:
             raise GpulensError(f"unknown GPU {name!r}; `gpulens devices` lists the known ones")
-        units = _advice.vendor_word(getattr(spec, "vendor", None), "sms")
-        t = Table(title=f"{spec.name} ({spec.arch}, {spec.num_sms} {units})", title_justify="left")
+        sms = _advice.vendor_word(getattr(spec, "vendor", None), "sms")  # SMs or CUs
+        t = Table(title=f"{spec.name} ({spec.arch}, {spec.num_sms} {sms})", title_justify="left")
         for c in ("figure", "value", "source", "uncertain"):
             t.add_column(c)
         units = {"clock_mhz": (1, "MHz"), "memory_bandwidth": (1e9, "GB/s"), "l2": (2**20, "MiB")}

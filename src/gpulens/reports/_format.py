@@ -159,7 +159,17 @@ VENDOR_LABELS: dict[str, tuple[str, str, str]] = {
     "warp_size": ("warp size", "wavefront size", "warp (wavefront) size"),
     "active_blocks_per_sm": ("blocks / SM", "blocks / CU", "blocks / SM or CU"),
     "waves_per_sm": ("waves per SM", "waves per CU", "waves per SM or CU"),
+    "max_threads_per_sm": ("max threads / SM", "max threads / CU", "max threads / SM or CU"),
+    "max_warps_per_sm": ("max warps / SM", "max wavefronts / CU", "max warps / SM (wavefronts / CU)"),
+    "max_blocks_per_sm": ("max blocks / SM", "max blocks / CU", "max blocks / SM or CU"),
+    "regs_per_sm": ("registers / SM", "registers / CU", "registers / SM or CU"),
+    "smem_per_sm_bytes": ("shared memory / SM", "LDS / CU", "shared memory (LDS) / SM or CU"),
+    "smem_per_block_bytes": ("shared memory / block", "LDS / block", "shared memory (LDS) / block"),
+    "smem_per_block_optin_bytes": ("shared memory / block, opt-in", "LDS / block, opt-in",
+                                   "shared memory (LDS) / block, opt-in"),
 }
+_AMD_NAME = re.compile(r"\bAMD\b|Instinct|Radeon|\bMI\d{3}", re.I)
+_NVIDIA_NAME = re.compile(r"NVIDIA|GeForce|Tesla|Quadro|\bRTX\b", re.I)
 
 
 def vendor_label(column: str, vendor: str | None, default: str = "") -> str:
@@ -172,10 +182,16 @@ def vendor_label(column: str, vendor: str | None, default: str = "") -> str:
 
 
 def record_vendor(rec: Mapping[str, Any]) -> str | None:
-    """``"amd"`` / ``"nvidia"`` of a recorded device (an AMD ``gfx`` architecture; else a CUDA compute capability),
-    None when the record says neither."""
+    """``"amd"`` / ``"nvidia"`` of a recorded device (an AMD ``gfx`` architecture; else the vendor its name says —
+    a ROCm Kineto trace records HIP's "compute capability" 9.4 for an "AMD Instinct MI300X"; else a CUDA compute
+    capability), None when the record says neither."""
     if rec.get("gfx_arch"):
         return "amd"
+    name = str(rec.get("name") or "")
+    if _AMD_NAME.search(name):
+        return "amd"
+    if _NVIDIA_NAME.search(name):
+        return "nvidia"
     return "nvidia" if rec.get("compute_capability") else None
 
 
@@ -427,12 +443,20 @@ def _no_gpu_work(sm: Mapping[str, Any]) -> bool:
 def busy_pct_text(sm: dict[str, Any]) -> str:
     """Busy % with its basis (``"71.4 %"``, ``"80.0 % (Σ busy / Σ per-GPU span)"``); ``"unknown (not measured: …)"``
     when the input has no timeline."""
+    if _no_gpu_work(sm) and not sm.get("busy_unknown_reason"):  # nothing ran on a GPU: no span to be busy in
+        return "none (no GPU work recorded)"  # (0 of 0 is no percentage: the summary's busy % is None)
     if sm.get("gpu_busy_pct") is None:
         return "unknown (not measured: " + str(sm.get("busy_unknown_reason") or "no timeline") + ")"
-    if _no_gpu_work(sm):  # nothing ran on a GPU: no span to be busy in (0 of 0 is no percentage)
-        return "none (no GPU work recorded)"
     gpus = len(sm.get("rank_span_ns") or {}) > 1 or (sm.get("device_span_ns") or 0) > (sm.get("span_ns") or 0)
     return share_pct_text(sm["gpu_busy_pct"]) + (" (Σ busy / Σ per-GPU span)" if gpus else "")
+
+
+def span_text(sm: dict[str, Any]) -> str:
+    """The GPU span alone, as every reporter shows it: ``"3.91 ms"``; ``"none (no GPU work recorded)"``;
+    ``"unknown"`` when busy time was not measured (no timeline)."""
+    if _no_gpu_work(sm) and not sm.get("busy_unknown_reason"):
+        return "none (no GPU work recorded)"
+    return fmt_ns(sm["span_ns"]) if sm.get("gpu_busy_pct") is not None else "unknown"
 
 
 def window_text(sm: dict[str, Any]) -> str:
@@ -445,9 +469,7 @@ def window_text(sm: dict[str, Any]) -> str:
 def busy_text(sm: dict[str, Any]) -> str:
     """The one wording of span and busy % for every reporter, from a source summary (see ``span_definition``):
     ``"35.00 µs, busy 71.4 % (profiled window 40.00 µs: GPU busy 62.5 % of it)"``; busy not measured → unknown."""
-    if sm.get("gpu_busy_pct") is None:
-        return busy_pct_text(sm)
-    if _no_gpu_work(sm):
+    if sm.get("gpu_busy_pct") is None or _no_gpu_work(sm):
         return busy_pct_text(sm)
     clock = " (longest rank: the ranks' clocks disagree)" if sm.get("span_basis") == "longest rank" else ""
     win = window_text(sm)

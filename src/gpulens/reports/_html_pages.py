@@ -335,8 +335,8 @@ def record_items(rec: dict[str, Any]) -> list[tuple[str, str]]:
         label = vendor_label(k, vendor, doc.rsplit(" [", 1)[0] if doc else column_label(k))
         if k in _DRIVER_KEYS:
             text = version_text(v, k)
-            vendor = label.split(" ")[0]  # "CUDA driver 12.9", not "CUDA driver CUDA 12.9"
-            text = text[len(vendor) + 1:] if vendor in ("CUDA", "HIP") and text.startswith(vendor + " ") else text
+            api = label.split(" ")[0]  # "CUDA driver 12.9", not "CUDA driver CUDA 12.9"
+            text = text[len(api) + 1:] if api in ("CUDA", "HIP") and text.startswith(api + " ") else text
         elif k == "compute_capability" and "gfx_arch" not in rec:
             text = arch_text(rec) or fmt_unit(v, "version")
             label = "architecture"

@@ -20,7 +20,7 @@ from gpulens.reports._answer import (MARKDOWN_LIST, answer, clock_note, critical
 from gpulens.units import fmt_share
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, clip, column_label, device_text,
                                      fmt_ns, fmt_unit, launches_text, rank_ranges, result_title, roofline_heading,
-                                     stake_notes, unit_of, window_text, with_limiter_text)
+                                     span_text, stake_notes, unit_of, window_text, with_limiter_text)
 from gpulens.reports._html_parts import is_name_column
 from gpulens.reports._md_safe import neutralise
 from gpulens.reports._names import short_names
@@ -84,7 +84,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         f"| status | {s.status}{f' ({md_text(partial_reason(s), 400)})' if partial_reason(s) else ''} |",
         f"| device | {md_text(devices, 200)} |",
         f"| ranks | {rank_ranges(sm['ranks'])} |",
-        f"| GPU span | {fmt_ns(sm['span_ns']) if sm.get('gpu_busy_pct') is not None else 'unknown'} |",
+        f"| GPU span | {span_text(sm)} |",
         f"| GPU busy | {busy_pct_text(sm)} |",
         *([f"| profiled window | {window_text(sm)} |"] if window_text(sm) else []),
         f"| kernels | {launches_text(sm)}, "
