@@ -117,8 +117,9 @@ _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 def printable_categories(s: pd.Series) -> pd.Series:
     """A categorical name column with control characters in its names (escape sequences that recolour or retitle
     the terminal a console report is printed on, NUL, backspace, carriage return) and lone surrogates (no UTF-8
-    writer accepts them) written as visible backslash escapes (``\\x1b``, ``\\ud800``); two names that become equal are merged. No compiler or profiler names a kernel, op or
-    range with them: they come from a damaged or hostile trace. Newlines and tabs are left to the reporters."""
+    writer accepts them) written as visible backslash escapes (``\\x1b``, ``\\ud800``); two names that become
+    equal are merged. No compiler or profiler names a kernel, op or range with them: they come from a damaged or
+    hostile trace. Newlines and tabs are left to the reporters."""
     if not isinstance(s.dtype, pd.CategoricalDtype):
         return s
     cats = s.cat.categories
