@@ -23,7 +23,8 @@ fuzz_s8, fuzz_s9), through ``gpulens.analyze`` and every report, the ``analyze``
   the trace's name;
 * ``ph_odd`` — Chrome events as ``B``/``E`` pairs (some unmatched), instants, counters, ``ph`` missing;
 * ``sqlite_nulls`` — every cell of 1–3 tables NULL, or every id column written as text (``'12'``), or every time
-  as REAL, or the times of one row thrown far away (9e18, -1e15, +1e17, 1e19 as REAL); ``sqlite_view`` — a table replaced by a view of the same name (or a table with no rows but a view);
+  as REAL, or the times of one row thrown far away (9e18, -1e15, +1e17, 1e19 as REAL); ``sqlite_view`` — a table
+  replaced by a view of the same name (or a table with no rows but a view);
 * ``csv_dirty`` — BOM + CRLF + NUL bytes inside fields, columns reordered and renamed in one input;
 * ``ranks_many`` — a rank folder of 300–1500 tiny rank files (duplicate rank ids, nested folders);
 * ``report_mut`` — a JSON report (or a baseline) mutated by whole key: every ``*_ns`` set to one odd value
@@ -559,8 +560,8 @@ def check(path: Path, strict: bool) -> str | None:
 
 
 #: NaN / infinity shown as a figure: in a table cell, or followed by a unit (not a sentence that says "nan/inf").
-_NAN_FIGURE = re.compile(r"(?:^|(?<=[\s│|(→:=]))-?(?:nan|NaN|inf|Infinity)(?:\s*(?:%|[µmn]?s\b|B\b|[KMGT]B\b|FLOP|x\b)"
-                         r"|\s*[│|]|$)", re.M)
+_NAN_FIGURE = re.compile(r"(?:^|(?<=[\s│|(→:=]))-?(?:nan|NaN|inf|Infinity)"
+                         r"(?:\s*(?:%|[µmn]?s\b|B\b|[KMGT]B\b|FLOP|x\b)|\s*[│|]|$)", re.M)
 
 
 def check_cli(path: Path, work: Path) -> str | None:

@@ -108,8 +108,8 @@ def test_error_for_a_path_with_control_characters_is_one_line(tmp_path, capsys):
 def test_control_characters_in_trace_names_never_reach_a_report(tmp_path):
     """Kind: kernel names are text anyone can write; one with an escape sequence (``ESC[31m`` recolours, ``ESC]0;…
     BEL`` retitles the terminal) was printed raw by the console report and the Markdown report (fuzz_s10
-    long_name / odd names with controls). Names reach every report with control characters as visible escapes,
-    and two names that differ only there stay two kernels with their own times."""
+    long_name / odd names with controls). Names and trace metadata (a device name) reach every report with control
+    characters as visible escapes, and two names that differ only there stay two kernels with their own times."""
     import json
 
     import gpulens
@@ -120,6 +120,8 @@ def test_control_characters_in_trace_names_never_reach_a_report(tmp_path):
     assert len(kernels) >= 2
     kernels[0]["name"] = "evil\x1b[31mRED\x1b]0;title\x07"
     kernels[1]["name"] = "evil\x1b[31mRED\x1b]0;title\x07\r"
+    doc["deviceProperties"] = [{"id": 0, "name": "GPU\x1b]0;owned\x07", "totalGlobalMem": 85899345920,
+                                "computeMajor": 9, "computeMinor": 0, "numSms": 132}]  # trace metadata too
     f = tmp_path / "t.json"
     f.write_text(json.dumps(doc))
     rep = gpulens.analyze([f])

@@ -40,23 +40,30 @@ CREDENTIAL = re.compile(
 
 
 def scrub_text(text: str) -> str:
-    """``text`` with every credential pattern replaced by ``<redacted>`` (and lone surrogates made visible:
-    :func:`encodable`)."""
+    """``text`` with every credential pattern replaced by ``<redacted>`` (and lone surrogates and control
+    characters made visible: :func:`encodable`)."""
     return encodable(CREDENTIAL.sub(REDACTED, text)) if isinstance(text, str) else text
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = re.compile("[\ud800-\udfff\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def encodable(text: str) -> str:
-    """``text`` with every lone surrogate written as a visible escape, so that it can be written as UTF-8: a file
-    name that is not UTF-8 reaches Python as ``\\udcff`` (PEP 383: ``\\xff`` shown here), a JSON trace may hold
-    ``"\\ud800"``. Kept, they made every report writer fail (``UnicodeEncodeError``, exit 70) for a trace named
-    with a Latin-1 byte."""
+    """``text`` with every lone surrogate and control character (but newline and tab) written as a visible escape,
+    so that it can be written as UTF-8 and printed on a terminal: a file name that is not UTF-8 reaches Python as
+    ``\\udcff`` (PEP 383: ``\\xff`` shown here), a JSON trace may hold ``"\\ud800"`` or an escape sequence in a
+    device name. Kept, surrogates made every report writer fail (``UnicodeEncodeError``, exit 70) for a trace
+    named with a Latin-1 byte."""
     if not isinstance(text, str) or not _SURROGATE.search(text):
         return text
-    return _SURROGATE.sub(lambda m: f"\\x{ord(m.group(0)) - 0xDC00:02x}" if 0xDC80 <= ord(m.group(0)) <= 0xDCFF
-                          else f"\\u{ord(m.group(0)):04x}", text)
+    return _SURROGATE.sub(_visible, text)
+
+
+def _visible(m: re.Match) -> str:
+    c = ord(m.group(0))
+    if 0xDC80 <= c <= 0xDCFF:  # a byte of a file name that is not UTF-8
+        return f"\\x{c - 0xDC00:02x}"
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
 
 
 def scrub(obj: Any, _depth: int = 0) -> Any:
