@@ -72,6 +72,18 @@ def test_never_overwrites_an_input(tmp_path):
     assert p.read_bytes() == before
 
 
+def test_one_file_named_for_two_reports_is_refused(tmp_path):
+    """Kind: ``--json X --html X`` wrote the JSON report, then replaced it with the HTML one without a word. Two
+    reports sent to one file (also through another spelling of its path) are refused before the analysis runs, and
+    a file already there is left as it was."""
+    out = tmp_path / "r.out"
+    out.write_text("kept")
+    r = run("analyze", "--demo", "-q", "--json", str(out), "--html", str(tmp_path / "." / "r.out"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert "JSON report" in r.stderr and "HTML report" in r.stderr
+    assert out.read_text() == "kept"
+
+
 def test_public_api_is_sorted_and_importable():
     assert gpulens.__all__ == sorted(gpulens.__all__)
     for name in gpulens.__all__:

@@ -150,6 +150,7 @@ def register(app: typer.Typer) -> None:
         outputs = [(out, module, what) for out, module, what in (
             (json_out, "json_report", "JSON report"), (html_out, "html", "HTML report"),
             (md_out, "markdown", "Markdown summary"), (perfetto_out, "perfetto", "Perfetto trace")) if out is not None]
+        _distinct_outputs(outputs)
         if not no_cache and len(inputs) == 1 and scheduler is None and not join and device_spec is None \
                 and csv_dir is None and parquet_dir is None:
             if _serve_stored(inputs, not lenient, format, select, outputs, console, quiet, top):
@@ -200,6 +201,21 @@ def register(app: typer.Typer) -> None:
                 msg += " " + steps_in_inputs(inputs, strict=not lenient)
             console.print(msg, soft_wrap=True)
         raise typer.Exit(code)
+
+
+def _distinct_outputs(outputs: list[tuple[Path, str, str]]) -> None:
+    """Refuse one file named for two reports (``--json r.out --html r.out``): the second would silently replace the
+    first, and the user would lose a report they asked for.
+
+    Raises:
+        GpulensError: naming the file and both reports, before any analysis runs.
+    """
+    seen: dict[Path, str] = {}
+    for out, _, what in outputs:
+        key = out.resolve()
+        if key in seen:
+            raise GpulensError(f"{out}: given for both the {seen[key]} and the {what}; name a file for each")
+        seen[key] = what
 
 
 def _read_as(report) -> str:
