@@ -118,3 +118,15 @@ def test_vendor_words_unknown_vendor_names_both():
     assert _advice.vendor_word(None, "sms") == "SMs/CUs"
     assert _advice.vendor_word("amd", "sm") == "CU" and _advice.vendor_word("nvidia", "sm") == "SM"
     assert "nsys" in _advice.vendor_word(None, "host_trace") and "rocprofv3" in _advice.vendor_word(None, "host_trace")
+
+
+def test_ncu_rules_absence_reads_in_the_vendors_terms():
+    """Kind: the "Not analysed" list told a user of an AMD input that it held "no Nsight Compute rule results", as
+    if NVIDIA's profiler had been forgotten; on AMD the reason names what plays that part there, on NVIDIA the
+    missing ncu input stays the reason."""
+    amd = analyze([AMD]).sources[0].results["ncu_rules"]
+    nvidia = analyze([NVIDIA]).sources[0].results["ncu_rules"]
+    assert amd.skipped and nvidia.skipped
+    assert "AMD" in amd.skipped_reason and "rocprof-compute" in amd.skipped_reason
+    assert "no Nsight Compute rule results in the input" == nvidia.skipped_reason
+    assert "Not analysed" in markdown.render(analyze([AMD]))

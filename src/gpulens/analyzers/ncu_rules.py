@@ -63,8 +63,12 @@ class NcuRules(Analyzer):
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
         rules = timeline.tables.get("ncu_rules")
         if rules is None or not len(rules):
-            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
-                                  skipped_reason="no Nsight Compute rule results in the input")
+            from gpulens.analyzers._advice import vendor_of
+
+            why = ("Nsight Compute's rules are for NVIDIA GPUs; on this AMD input, rocprof-compute's analysis plays "
+                   "their part" if vendor_of(timeline, device) == "amd" else
+                   "no Nsight Compute rule results in the input")
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, skipped_reason=why)
         dur = timeline.events.set_index("event_id")["dur_ns"]
         r = rules.copy()
         r["description"] = [plain_text(x) for x in r["description"].astype(object).where(r["description"].notna(), "")]
