@@ -118,6 +118,9 @@ class Evidence:
     theoretical_occupancy_pct: float | None = None
     limiter: str | None = None
     waves_per_sm: float | None = None
+    #: distinct grid sizes among its launches (> 1: :attr:`waves_per_sm` is the mean grid's, where the occupancy
+    #: table's waves are its main configuration's)
+    grid_sizes: int | None = None
     sol_missing: str | None = None
     stall_class: str | None = None
     stall_pct: float | None = None
@@ -268,6 +271,18 @@ def _grid_short(e: Evidence) -> bool:
 TINY_LAUNCH_SHARE = 0.5
 
 
+def _waves_words(e: Evidence) -> str:
+    """``"0.18 waves"``, and when the launches have several grid sizes ``"0.18 waves of its mean grid; its 5 grid
+    sizes vary"``: the verdict speaks of the mean grid over its launches, the occupancy table of its main
+    configuration, and a reader seeing both figures is told which is which."""
+    from gpulens.analyzers._occ_findings import waves_text
+
+    text = f"{waves_text(e.waves_per_sm)} waves"
+    if e.grid_sizes and e.grid_sizes > 1:
+        text += f" of its mean grid; its {e.grid_sizes} grid sizes vary"
+    return text
+
+
 def _latency_steps(e: Evidence) -> list[str]:
     def w(key: str) -> str:  # the vendor's word (SM or CU, warps or wavefronts)
         return _advice.vendor_word(e.vendor, key)
@@ -296,12 +311,12 @@ def _latency_steps(e: Evidence) -> list[str]:
                                                              f" so each {w('sm')} holds more of them")
             steps.append(f"The grid puts about {e.mean_blocks / e.num_sms:.1f} block(s) on each {w('sm')}, "
                          f"{fill_text(e.waves_per_sm)} of the blocks they can hold at once "
-                         f"({waves_text(e.waves_per_sm)} waves), so each {w('sm')} has few {w('warps')} to hide "
+                         f"({_waves_words(e)}), so each {w('sm')} has few {w('warps')} to hide "
                          "latency with: "
                          + more[0].lower() + more[1:])
         else:
             steps.append(f"The grid fills only {fill_text(e.waves_per_sm)} of the GPU's resident-block capacity "
-                         f"({waves_text(e.waves_per_sm)} waves): " + grid_step[0].lower() + grid_step[1:])
+                         f"({_waves_words(e)}): " + grid_step[0].lower() + grid_step[1:])
     elif e.limiter in _LIMITER_STEP and (e.achieved_occupancy_pct is None or e.achieved_occupancy_pct < 60) \
             and not full_theory:  # at 100 % theoretical the "limiter" limits nothing: relaxing it cannot help
         steps.append(_advice.limiter(e.limiter, e.name, e.pytorch, latency_bound=True, hint=e.owner)
