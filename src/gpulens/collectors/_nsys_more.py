@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.timeline.names import LAUNCH_API_RE
+from gpulens.timeline.names import COLLECTIVE_API_RE, LAUNCH_API_RE
 
 _VERSION_SUFFIX = re.compile(r"_v\d+$")
 #: launch entry points (after the version suffix is dropped): the one vendor-neutral table
@@ -72,7 +72,8 @@ def graph_trace(db: Any, common: Any, gpu: Any, kernel_corr: set[int]) -> tuple[
 
 
 def incomplete_capture(events: pd.DataFrame, missing: str, advice: str) -> str | None:
-    """The sentence saying a capture is incomplete, or None: kernel launch calls recorded, no kernel at all.
+    """The sentence saying a capture is incomplete, or None: kernel launch calls (or collective-library calls,
+    :data:`~gpulens.timeline.names.COLLECTIVE_API_RE`) recorded, no kernel at all.
 
     Args:
         missing: what the source lacks (e.g. "the kernel activity table is absent").
@@ -83,13 +84,15 @@ def incomplete_capture(events: pd.DataFrame, missing: str, advice: str) -> str |
     rt = events[events["kind"] == "runtime"] if len(events) else events
     if not len(rt):
         return None
-    launches = rt[rt["name"].astype(str).str.match(LAUNCH_API)]
+    names = rt["name"].astype(str)
+    launches = rt[names.str.match(LAUNCH_API) | names.str.match(COLLECTIVE_API_RE)]
     if not len(launches):
         return None
     corr = launches["correlation_id"].dropna()
     span = f" (correlation {int(corr.min())}–{int(corr.max())})" if len(corr) else ""
     apis = ", ".join(f"{n} ×{c}" for n, c in launches["name"].astype(str).value_counts().items() if c)
-    return f"{len(launches)} launch call(s) ({apis}){span} have no GPU record and {missing} — {advice}"
+    what = "launch call(s)" if names.str.match(LAUNCH_API).any() else "collective-library call(s)"
+    return f"{len(launches)} {what} ({apis}){span} have no GPU record and {missing} — {advice}"
 
 
 def nvtx_range_table(frames: list[pd.DataFrame]) -> pd.DataFrame | None:

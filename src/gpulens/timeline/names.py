@@ -30,6 +30,11 @@ import pandas as pd
 LAUNCH_API_RE = re.compile(r"^(?:cuda|cu|hip)(?:Drv)?(?:Ext)?(?:Module)?Launch|^(?:cuda|cu|hip)GraphLaunch"
                            r"|^urEnqueue(?:Cooperative)?KernelLaunch|^piEnqueueKernelLaunch"
                            r"|^zeCommandListAppendLaunch\w*Kernel|^urCommandBufferEnqueueExp")
+#: Collective-library calls that enqueue GPU work (NCCL / RCCL: ``ncclAllReduce``, ``ncclSend``, ``ncclGroupEnd``…, as
+#: rocprofv3's RCCL API domain and nsys' NCCL trace record them): not launch calls (their kernels are launched inside
+#: the library, by calls of :data:`LAUNCH_API_RE`), but a capture holding them and no GPU record is incomplete too.
+COLLECTIVE_API_RE = re.compile(r"^(?:nccl|rccl)(?:AllReduce|AllGather|ReduceScatter|Reduce|Broadcast|Bcast|AllToAll"
+                               r"|Alltoall|Gather|Scatter|Send|Recv|GroupEnd)\w*$")
 #: Graph replays among :data:`LAUNCH_API_RE`: CUDA/HIP ``GraphLaunch``, SYCL graphs ``urCommandBufferEnqueueExp``.
 GRAPH_LAUNCH_RE = re.compile(r"GraphLaunch|^urCommandBufferEnqueueExp")
 
