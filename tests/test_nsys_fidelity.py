@@ -91,7 +91,8 @@ def test_launches_without_a_kernel_table_are_an_incomplete_capture(tmp_path, cap
     out = capsys.readouterr().out
     assert "capture is incomplete" in out
     # the headline names the 3 launches instead of "nothing ran on a GPU" (console and Markdown alike)
-    verdict = next(line for line in out.splitlines() if line.startswith("Verdict:"))
+    # the verdict paragraph (up to its blank line), unfolded: the console may wrap it at its width
+    verdict = " ".join(out[out.index("Verdict:"):].split("\n\n")[0].split())
     assert verdict.startswith("Verdict: incomplete capture") and "3 launch call(s)" in verdict
     assert "nothing ran on a GPU" not in out + md.read_text()
     assert "No GPU event was recorded, but the capture is incomplete: 3 launch call(s)" in md.read_text()
