@@ -523,12 +523,13 @@ class CriticalPath(Analyzer):
                 title += f" (largest: {top_event[:80]}, {what.split(':')[0].split(' (')[0]})"
         busy_share = waited.get(top, 0) / float(per.iloc[0]) if per.iloc[0] else 0.0
         if top in WAIT_CLASSES and busy_share >= 0.5:
-            # the host waited while the GPU worked: the walk found no recorded dependency to follow (another host
-            # thread feeding the GPU, a full launch queue), so this time is GPU work, not host time to cut
+            # the host waited while the GPU worked: the walk found no recorded dependency to follow (a full launch
+            # queue, a thread that launches nothing — the launching threads are already read), so this time is GPU
+            # work, not host time to cut
             title += f", the GPU busy during {100 * busy_share:.0f} % of them"
-            detail += (" The host thread waited while the GPU was busy: the step waits on GPU work through a "
-                       "dependency the trace does not record (another host thread, such as the autograd engine's, "
-                       "or a full launch queue), so the host is not what holds the step.")
+            detail += (" The host waited while the GPU was busy: the step waits on GPU work through a dependency "
+                       "the trace does not record (a full launch queue, or a thread that launches no GPU work — "
+                       "every thread that launches is read), so the host is not what holds the step.")
             action = ("Treat these steps as GPU-bound: shorten the kernels that run during the host's waits (the "
                       "kernel verdicts say how); cutting host work would not shorten them.")
         stake = None if top in WAIT_CLASSES and busy_share >= 0.5 else int(per.iloc[0])  # GPU time: the kernels'
