@@ -268,3 +268,27 @@ def test_file_names_that_are_not_utf8_are_written_visibly(tmp_path):
         for f in list(files.values()) + [out / f"{i}.perfetto.json"] * bool(extra):
             f.read_bytes().decode("utf-8")  # written, valid UTF-8
         assert "ok\\xff.json" in files["md"].read_text().replace("\\\\", "\\") or i == 1, args  # the byte shown
+
+
+def test_report_header_of_another_type_is_refused(tmp_path, capsys):
+    """Kind: the same for a report's header and texts: ``schema_version`` given as a list made ``gate`` exit 70
+    (unhashable in the set of versions: fuzz_s10 report_mut, run 4); a label or status of another type. Refused with
+    exit 2 and one line naming the file and the field."""
+    import json
+
+    from gpulens.cli import main
+
+    good = tmp_path / "good.json"
+    assert main(["analyze", str(DATA / "cases" / "B13.json"), "-q", "--no-cache", "--json", str(good)]) == 0
+    capsys.readouterr()
+    for where, key, odd in ((None, "schema_version", []), (None, "schema_version", "2"), (None, "status", {}),
+                            (0, "label", 5), (0, "status", ["ok"])):
+        doc = json.loads(good.read_text())
+        (doc if where is None else doc["sources"][where])[key] = odd
+        bad = tmp_path / "bad.json"
+        bad.write_text(json.dumps(doc))
+        for args in (["gate", str(good), "--baseline", str(bad), "-q"], ["gate", str(bad), "--baseline", str(good),
+                                                                        "-q"]):
+            assert main(args) == 2, (key, odd)
+            err = capsys.readouterr().err.strip().splitlines()
+            assert len(err) == 1 and err[0].startswith(f"gpulens: error: {bad}: report ") and key in err[0], err

@@ -48,6 +48,11 @@ def _scalars() -> set[str]:
     return {path[-1] for *_, path in RUN_METRICS}
 
 
+def _what(v: Any) -> str:
+    """``v`` described in a few words (for a value of the wrong type)."""
+    return "missing" if v is None else _bad(v) or f"the number {v}"
+
+
 def _check_row(row: Any, where: str, path: Path, summary: bool = False) -> None:
     """Check the figures of one summary (``summary``: a figure not read as one number by the comparison may be a
     mapping or list of figures, e.g. rank → ns) or one table row (every figure one number)."""
@@ -74,17 +79,30 @@ def _error(path: Path, where: str, why: str) -> TraceFormatError:
 
 
 def check_report(doc: dict[str, Any], path: str | Path) -> dict[str, Any]:
-    """Return ``doc`` when every figure of every source is a number, null or a mapping of such (module doc).
+    """Return ``doc`` when its ``schema_version`` is a whole number, its texts (``created``, ``status``, each
+    source's ``label``/``status``/``partial_reason``) are text or null, and every figure of every source is a
+    number, null or a mapping of such (module doc).
 
     Raises:
         TraceFormatError: naming ``path`` and the first value that is not (``sources[0].summary.span_ns is an
             object``).
     """
     p = Path(path)
+    version = doc.get("schema_version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise TraceFormatError(p, f"report schema_version is {_what(version)}, not a version number: the "
+                                  "report was edited or damaged (regenerate it with gpulens analyze --json)")
+    for key in ("created", "status"):
+        if doc.get(key) is not None and not isinstance(doc[key], str):
+            raise TraceFormatError(p, f"report {key} is {_what(doc[key])}, not text: the report was edited or damaged")
     for i, s in enumerate(doc.get("sources") or []):
         if not isinstance(s, dict):
             raise TraceFormatError(p, f"report sources[{i}] is not an object: the report was edited or damaged")
         at = f"sources[{i}]"
+        for key in ("label", "status", "partial_reason"):
+            if s.get(key) is not None and not isinstance(s[key], str):
+                raise TraceFormatError(p, f"report {at}.{key} is {_what(s[key])}, not text: the report was edited or "
+                                          "damaged")
         _check_row(s.get("summary"), f"{at}.summary", p, summary=True)
         for j, r in enumerate(s.get("top_kernels") or [] if isinstance(s.get("top_kernels"), list) else []):
             _check_row(r, f"{at}.top_kernels[{j}]", p)
