@@ -44,3 +44,36 @@ def test_roofline_findings_state_the_tables_roof_percentage():
     # attn_fwd by hand: 4 calls, 113.656 µs (SOURCES.md); its roof share is under 1 % — shown with its decimal
     attn = [f for f in res.findings if f.kernel and f.kernel.startswith("attn_fwd") and "attainable" in f.title]
     assert attn and re.search(r"\(0\.\d % of attainable", attn[0].title), attn[0].title
+
+
+def _ncu_csv_rows(path):
+    """ncu --csv raw page: the header row, the units row, then one row per launch (lines not starting with '"' are
+    ncu's own messages)."""
+    import csv
+
+    with open(path, encoding="utf-8") as fh:
+        rows = list(csv.reader(line for line in fh if line.startswith('"')))
+    return rows[0], rows[2:]
+
+
+def test_ncu_waves_are_exact_not_ncus_printed_rounding():
+    """meinie_b200 flash_fwd_kernel: 256 blocks, at most 2 per SM (registers, shared memory), 148 SMs → 256 / 296 =
+    0.8649 waves; ncu prints launch__waves_per_multiprocessor as 0.86, which made the wave loss 14 % (1.66 ms)
+    instead of 1 − 256/296 = 13.5 % (1.60 ms)."""
+    path = shared_trace("ncu/meinie_b200_raw_torch_sdpa_flash__gqa_bf16_b32_ctx8k_p64.ncu.csv")
+    head, launches = _ncu_csv_rows(path)
+    col = {c: i for i, c in enumerate(head)}
+    assert {r[col["launch__waves_per_multiprocessor"]] for r in launches} == {"0.86"}  # ncu's rounded print
+    grid = {int(r[col["launch__grid_size"]]) for r in launches}
+    sms = {int(r[col["launch__sm_count"]]) for r in launches}
+    per_sm = {min(int(r[col[f"launch__occupancy_limit_{k}"]]) for k in ("registers", "shared_mem", "warps", "blocks"))
+              for r in launches}
+    assert len(grid) == len(sms) == len(per_sm) == 1
+    w = grid.pop() / (per_sm.pop() * sms.pop())                       # 256 / (2 × 148)
+    total_ns = sum(float(r[col["gpu__time_duration.sum"]]) for r in launches)  # the unit row says ns
+    occ = gpulens.analyze([path]).sources[0].results["occupancy"].table
+    assert len(occ) == 1
+    row = occ.iloc[0]
+    assert row["waves_per_sm"] == pytest.approx(w, rel=1e-12)
+    # one partial wave per launch: loss = Σ time × (1 − W/⌈W⌉) = total × (1 − W)
+    assert row["wave_loss_ns"] == pytest.approx(total_ns * (1 - w), abs=len(launches))
