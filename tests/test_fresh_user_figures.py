@@ -77,3 +77,27 @@ def test_ncu_waves_are_exact_not_ncus_printed_rounding():
     assert row["waves_per_sm"] == pytest.approx(w, rel=1e-12)
     # one partial wave per launch: loss = Σ time × (1 − W/⌈W⌉) = total × (1 − W)
     assert row["wave_loss_ns"] == pytest.approx(total_ns * (1 - w), abs=len(launches))
+
+
+def test_amd_occupancy_tables_use_amd_words_everywhere(tmp_path):
+    """rocprof v1 gunrock (MI300X, gfx942): the console's occupancy table headed its LDS column "smem B" and the
+    HTML's "shared memory / block"; a grid's waves read "waves per CU" (on AMD a wave is a wavefront). The same
+    trace's NVIDIA counterpart (the H100 demo) keeps NVIDIA's words."""
+    from gpulens.reports import console, html
+
+    amd = gpulens.analyze([shared_trace("rocprof/v1_gunrock_mi300x/results.csv")])
+    assert amd.sources[0].results["occupancy"].summary["vendor"] == "amd"
+    text = console.render(amd, width=160)
+    occ = text[text.index("Occupancy ("):]
+    occ = occ[:occ.index("└")]
+    assert "LDS B" in occ and "blk/CU" in occ and "grid" in occ
+    assert "smem" not in occ and "blk/SM" not in occ  # no NVIDIA unit in the AMD table
+    page = html.render(amd)
+    assert "LDS / block" in page and "shared memory / block" not in page
+    assert "waves per CU" not in page
+
+    nv = gpulens.analyze([shared_trace("kineto/tracelens_h100_bert-small.json.gz")])
+    text = console.render(nv, width=160)
+    occ = text[text.index("Occupancy ("):]
+    occ = occ[:occ.index("└")]
+    assert "smem B" in occ and "blk/SM" in occ and "LDS" not in occ
