@@ -114,3 +114,55 @@ def test_readme_time_at_stake_example_holds_on_the_demo():
     row = v[v["name"].str.contains("cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2")].iloc[0]
     assert row["time_ns"] == 98_718
     assert row["time_at_stake_ns"] == pytest.approx(98_718 - 17 * 2_000, abs=1)
+
+
+def test_a_missing_note_reads_none_not_unknown():
+    """tracelens_mi300x_bert-small: the HTML Kernel details said "roof note: unknown" under each kernel's known
+    "% of roof" (roof_note is set only for a kernel whose figures exceed its roof), and the verdict table "stake
+    note: unknown" beside known stakes (the note applies to launch-bound stakes above the kernel's time only). A
+    note that does not apply reads "none"; a missing figure still reads "unknown"."""
+    from gpulens.analyzers.base import declared_unit
+    from gpulens.reports import html
+    from gpulens.reports._format import fmt_unit
+
+    assert fmt_unit(None, "note") == "none" and fmt_unit("", "note") == "none"
+    assert fmt_unit(None, "ns") == "unknown" and fmt_unit(None, "text") == "unknown"
+    rep = gpulens.analyze([shared_trace("kineto/tracelens_mi300x_bert-small.json.gz")])
+    res = rep.sources[0].results
+    for analysis, col in (("roofline", "roof_note"), ("verdicts", "stake_note")):
+        assert declared_unit(res[analysis].columns[col]) == "note"
+        # no kernel of this trace exceeds its roof nor is launch-bound: every note is absent
+        assert res[analysis].table[col].isna().all()
+    page = html.render(rep)
+    rows = re.findall(r'<th scope="row">roof note</th><td>([^<]*)</td>', page)
+    assert rows and set(rows) == {"none"}
+    # the verdict table: the cells of its "stake note" column (header position = cell position in each row)
+    from html.parser import HTMLParser
+
+    class Cells(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.tables, self.cell = [], None
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "table":
+                self.tables.append([])
+            elif tag == "tr" and self.tables:
+                self.tables[-1].append([])
+            elif tag in ("td", "th") and self.tables and self.tables[-1]:
+                self.cell = ""
+
+        def handle_data(self, data):
+            if self.cell is not None:
+                self.cell += data
+
+        def handle_endtag(self, tag):
+            if tag in ("td", "th") and self.cell is not None:
+                self.tables[-1][-1].append(self.cell.strip())
+                self.cell = None
+
+    p = Cells()
+    p.feed(page)
+    notes = [[r[t[0].index("stake note")] for r in t[1:] if len(r) == len(t[0])]
+             for t in p.tables if t and "stake note" in t[0]]
+    assert notes and all(n and set(n) == {"none"} for n in notes), notes

@@ -61,7 +61,7 @@ COLUMNS = {
     "flops_source": "counters | shapes (missing without a FLOP figure)",
     "time_at_stake_ns": "time − max(time × roof_pct / 100, calls × 2 µs): what running at its (achievable) roof "
                         "would save, each launch keeping the 2 µs no kernel runs under (analyzers._stake) [ns]",
-    "roof_note": "why roof_pct is unknown although the figures exist: they put the kernel above its roof [text]",
+    "roof_note": "why roof_pct is unknown although the figures exist: they put the kernel above its roof [note]",
     "bound_basis": "what ``bound`` rests on: 'roofline' (the device spec's peaks), 'roofline on assumed peaks' (the "
                    "GPU was not identified: its peaks are a guess), or 'measured speed of light' (the kernel's SOL "
                    "counters, which decide its verdict: then bound and time_at_stake_ns are the verdict's, one per "

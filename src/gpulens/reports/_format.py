@@ -256,17 +256,23 @@ def _fmt_collection(v: Any) -> str:
 _SCALARS = (str, int, float, np.integer, np.floating, np.bool_)
 
 
+#: A ``[note]`` cell without a note: no remark applies to that row (:data:`gpulens.analyzers.base.UNITS`).
+NO_NOTE = "none"
+
+
 def fmt_unit(v: Any, unit: str) -> str:
     """One value as a person reads it, from its declared ``unit`` (see the module docstring)."""
     if not isinstance(v, _SCALARS) and isinstance(v, (Mapping, list, tuple, np.ndarray)):
         return clip(_fmt_collection(list(v) if isinstance(v, np.ndarray) else v), CELL_CHARS)
     if is_missing(v):
-        return MISSING
+        return NO_NOTE if unit == "note" else MISSING
     if _is_bool(v):
         return "yes" if v else "no"
     if isinstance(v, str):
         s = v.strip()
-        return MISSING if s in ("", "None", "nan", "NaN", "null", "<NA>") else clip(s, CELL_CHARS)
+        if s in ("", "None", "nan", "NaN", "null", "<NA>"):
+            return NO_NOTE if unit == "note" else MISSING
+        return clip(s, CELL_CHARS)
     if not _is_num(v):
         return clip(str(v), CELL_CHARS)
     f = float(v)
