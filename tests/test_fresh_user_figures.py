@@ -166,3 +166,30 @@ def test_a_missing_note_reads_none_not_unknown():
     notes = [[r[t[0].index("stake note")] for r in t[1:] if len(r) == len(t[0])]
              for t in p.tables if t and "stake note" in t[0]]
     assert notes and all(n and set(n) == {"none"} for n in notes), notes
+
+
+def test_readme_python_renderers_work_after_a_plain_import():
+    """README (Reports): "From Python: gpulens.reports.html.render(report), gpulens.reports.markdown.render(report)
+    and gpulens.reports.perfetto.render(report) each return the text" — after `import gpulens` these raised
+    AttributeError (module 'gpulens.reports' has no attribute 'html'). A fresh interpreter, as a user's script."""
+    import subprocess
+    import sys
+    from importlib.resources import files
+
+    demo = files("gpulens") / "data" / "demo_h100_bert-small.pt.trace.json.gz"
+    code = ("import gpulens, json\n"
+            f"report = gpulens.analyze([{str(demo)!r}])\n"
+            "h = gpulens.reports.html.render(report)\n"
+            "m = gpulens.reports.markdown.render(report)\n"
+            "p = gpulens.reports.perfetto.render(report)\n"
+            "assert h.startswith('<!DOCTYPE html>') and m.startswith('# gpulens report')\n"
+            "assert 'traceEvents' in json.loads(p)\n"
+            "import sys; print('plain import ok', 'plotly' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "plain import ok" in out.stdout
+    # importing the package alone still loads no reporter (the CLI's cache-hit path stays light)
+    out = subprocess.run([sys.executable, "-c", "import sys, gpulens; import gpulens.reports as r; "
+                          "print(sorted(m for m in sys.modules if m.startswith('gpulens.reports.')))"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "[]", out.stdout + out.stderr
