@@ -193,3 +193,26 @@ def test_readme_python_renderers_work_after_a_plain_import():
                           "print(sorted(m for m in sys.modules if m.startswith('gpulens.reports.')))"],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+@pytest.mark.parametrize("trace", ["kineto/tracelens_mi300x_bert-small.json.gz",
+                                   "kineto/tracelens_h100_bert-small.json.gz",
+                                   "rocprof/v3_json_mi350x/908_results.json.gz"])
+def test_short_kernel_labels_never_cut_a_tile_shape(trace):
+    """tracelens_mi300x_bert-small: the console roofline table labelled `…MT16x16x128_MI16x16x1…` as
+    "Cijk_Alik_Bljk… 16x16x128 16x16x" — "16x16x" is no tile of the kernel. Every tile shape a label shows must be
+    one of the kernel's own (whole), at every column width the reports use."""
+    from gpulens.reports._names import _TILE, base_name, short_name
+
+    hs = gpulens.analyze([shared_trace(trace)]).sources[0].results["hotspots"].table
+    checked = 0
+    for name in hs["name"].astype(str):
+        own = set(_TILE.findall(base_name(name)))
+        for width in (24, 28, 32, 36, 40, 48):
+            label = short_name(name, width)
+            if "… " not in label:
+                continue
+            for tile in label.rsplit("… ", 1)[1].split():
+                assert tile in own, (label, sorted(own))
+                checked += 1
+    assert checked > 0
