@@ -23,11 +23,19 @@ _LAZY = {"Timeline": "gpulens.timeline", "concat": "gpulens.timeline", "collect"
          "profile": "gpulens.profiler"}
 
 
+#: Subpackages reachable as attributes after a plain ``import gpulens`` (``gpulens.reports.html.render(report)``).
+_LAZY_MODULES = ("reports",)
+
+
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         import importlib
 
         return getattr(importlib.import_module(_LAZY[name]), name)
+    if name in _LAZY_MODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

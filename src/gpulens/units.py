@@ -97,6 +97,19 @@ def share_pct_text(pct: Any) -> str:
     return f"{p:.1f} %"
 
 
+def pct_words(pct: Any) -> str:
+    """A 0–100 figure in a sentence (a finding's title, a verdict's evidence) with the digits the tables show, never
+    rounded to a false 0 %: whole percent from 10 % on (``"46 %"``), one decimal below (``"0.4 %"``, ``"4.2 %"``),
+    ``"under 0.1 %"`` for 0 < pct < 0.05 — attn_fwd at 0.4 % of its roof in the roofline table is not "0 % of
+    attainable" in the finding about it."""
+    if is_missing(pct):
+        return MISSING
+    p = float(pct)
+    if 0.0 < p < 0.05:
+        return "under 0.1 %"
+    return f"{p:.0f} %" if abs(p) >= 9.95 else f"{p:.1f} %"
+
+
 def fmt_share(s: Any, digits: int = 1) -> str:
     """A 0–1 fraction as a percentage: 0.1234 → ``'12.3 %'``."""
     return MISSING if is_missing(s) else f"{100 * float(s):.{digits}f} %"

@@ -76,6 +76,23 @@ def waves_per_sm(grid_blocks: np.ndarray, active_blocks: np.ndarray, num_sms: np
         return np.where((a > 0) & (s > 0) & (g > 0), g / (a * s), np.nan)
 
 
+#: How far ncu's printed ``launch__waves_per_multiprocessor`` may lie from grid / (active blocks × SMs) and still be
+#: that figure rounded: ncu's CSV prints it with 2 decimals (0.86 for 256 / 296 = 0.8649), so ±0.005 plus slack.
+WAVES_PRINT_TOL = 0.0051
+
+
+def exact_waves(computed: np.ndarray, ncu_waves: np.ndarray) -> np.ndarray:
+    """Waves per launch: the exact grid / (active blocks per SM × SMs) ``computed`` where ncu's
+    ``launch__waves_per_multiprocessor`` is that figure rounded for print (within :data:`WAVES_PRINT_TOL`), or ncu
+    recorded none; ncu's figure where the two disagree beyond rounding (ncu saw the launch, the calculator may not
+    know it). A B200 flash kernel of 256 blocks at 2 per SM on 148 SMs fills 86.5 % of one wave, not ncu's printed
+    0.86 — its wave loss is 13.5 % of its time, not 14 %."""
+    c, w = np.asarray(computed, dtype=float), np.asarray(ncu_waves, dtype=float)
+    with np.errstate(all="ignore"):
+        use_ncu = ~np.isnan(w) & ~(np.abs(c - w) <= WAVES_PRINT_TOL)
+    return np.where(use_ncu, w, c)
+
+
 def tail_wave_pct(waves: np.ndarray) -> np.ndarray:
     """How full the last wave is [%]: frac(waves) × 100, or 100 when the grid is a whole number of waves.
 

@@ -18,9 +18,11 @@ _REGISTRY: dict[str, type["Analyzer"]] = {}
 
 #: The unit vocabulary of column and summary declarations: the text inside the trailing ``[...]`` of a
 #: ``"meaning [unit]"`` doc string. ``share`` is a 0–1 fraction, ``%`` a 0–100 percentage; ``text``, ``id`` and
-#: ``bool`` are shown as they are. A doc string without a bracketed unit is treated as ``text``.
+#: ``bool`` are shown as they are. A doc string without a bracketed unit is treated as ``text``. ``note`` is a remark
+#: that applies to some rows only (``stake_note``, ``roof_note``): a missing one means none applies and reads "none",
+#: never "unknown" — "roof note: unknown" beside a kernel's known % of roof reads as doubt about that figure.
 UNITS: tuple[str, ...] = ("ns", "bytes", "FLOP", "FLOP/s", "B/s", "FLOP/B", "%", "share", "count", "ratio",
-                          "text", "id", "bool", "timestamp", "version", "Hz")
+                          "text", "id", "bool", "timestamp", "version", "Hz", "note")
 
 
 def is_clock_column(column: str) -> bool:

@@ -116,7 +116,7 @@ class HierarchicalRoofline(Analyzer):
                                           "attainable is unknown")
         return AnalysisResult(self.name, t, COLUMNS, summary, summary_columns={
             "points_above_roof": "points whose achieved FLOP/s exceed their roof (% of attainable unknown) [count]",
-            **({"above_roof_note": "why some % of attainable is unknown [text]"} if above else {})})
+            **({"above_roof_note": "why some % of attainable is unknown [note]"} if above else {})})
 
     @staticmethod
     def _roofs(timeline: Timeline, device: Any, rec: dict) -> dict:

@@ -45,7 +45,7 @@ COLUMNS = {
     "time_at_stake_ns": "Σ over launches of the launch's largest estimated speedup % × its duration, capped at the "
                         "kernel's time less 2 µs per launch and at its verdict's time at stake: the figure its "
                         "finding shows [ns] (unknown when ncu gives no estimate)",
-    "stake_note": "which cap applied to the time at stake, if any [text]",
+    "stake_note": "which cap applied to the time at stake, if any [note]",
     "description": "the rule's text (first launch)",
 }
 #: Rule types that are information only (kept in the table, not made findings).

@@ -151,7 +151,7 @@ class OccupancyAnalyzer(Analyzer):
         del gcode, grid, ach, ncu_theo, ncu_active, ncu_lims
         ncu_waves = N.first_of(ctr, N.WAVES, n)
         waves = N.waves_per_sm(per.grid, per.active(), per.of_cfg("nsms"))
-        per.waves = np.where(np.isnan(ncu_waves), waves, ncu_waves)
+        per.waves = N.exact_waves(waves, ncu_waves)
         del ncu_waves, waves
         est = ctr["kineto.est_achieved_occupancy_pct"].to_numpy(dtype=float) \
             if "kineto.est_achieved_occupancy_pct" in ctr else None

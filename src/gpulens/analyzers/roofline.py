@@ -31,6 +31,7 @@ from gpulens.analyzers.verdict_rules import BELOW_ROOFS, ROOF_BOUND_PCT
 from gpulens.devices import no_spec_reason
 from gpulens.devices.spec import apply_measured_peaks, measured_roofs
 from gpulens.timeline import Timeline
+from gpulens.units import pct_words
 
 COLUMNS = {
     "name": "kernel name as recorded",
@@ -60,7 +61,7 @@ COLUMNS = {
     "flops_source": "counters | shapes (missing without a FLOP figure)",
     "time_at_stake_ns": "time − max(time × roof_pct / 100, calls × 2 µs): what running at its (achievable) roof "
                         "would save, each launch keeping the 2 µs no kernel runs under (analyzers._stake) [ns]",
-    "roof_note": "why roof_pct is unknown although the figures exist: they put the kernel above its roof [text]",
+    "roof_note": "why roof_pct is unknown although the figures exist: they put the kernel above its roof [note]",
     "bound_basis": "what ``bound`` rests on: 'roofline' (the device spec's peaks), 'roofline on assumed peaks' (the "
                    "GPU was not identified: its peaks are a guess), or 'measured speed of light' (the kernel's SOL "
                    "counters, which decide its verdict: then bound and time_at_stake_ns are the verdict's, one per "
@@ -374,7 +375,7 @@ class Roofline(Analyzer):
             sev = "warning" if r.time_ns > 0.1 * total and r.roof_pct < 50 else "info"
             side = f"{r.ridge_side} side of the ridge" if r.ridge_side else "ridge side unknown (no byte figure)"
             if r.bound in (None, BELOW_ROOFS):
-                title = f"{_short(r.name)} runs below both roofs{on} ({r.roof_pct:.0f} % of attainable, {side})"
+                title = f"{_short(r.name)} runs below both roofs{on} ({pct_words(r.roof_pct)} of attainable, {side})"
                 detail = ("Neither compute nor memory bandwidth bounds it: latency, occupancy or launch overhead "
                           "does (small grids, short kernels, dependent loads). Fuse or batch the work.")
                 cat = "latency/occupancy-bound"
@@ -382,10 +383,10 @@ class Roofline(Analyzer):
                 ach = str(r.compute_roof or "").startswith("achievable.")
                 roof = (f"{'achievable ' if ach else ''}{r.precision} compute roof" if r.bound == "compute"
                         else "memory roof")
-                sheet = (f"; {r.datasheet_roof_pct:.0f} % of the datasheet peak" if ach and r.bound == "compute"
+                sheet = (f"; {pct_words(r.datasheet_roof_pct)} of the datasheet peak" if ach and r.bound == "compute"
                          and r.datasheet_roof_pct == r.datasheet_roof_pct
                          and abs(r.datasheet_roof_pct - r.roof_pct) >= 0.5 else "")
-                title = f"{_short(r.name)} at {r.roof_pct:.0f} % of the {roof}{on} ({side}{sheet})"
+                title = f"{_short(r.name)} at {pct_words(r.roof_pct)} of the {roof}{on} ({side}{sheet})"
                 detail = (f"Arithmetic intensity {r.arithmetic_intensity:.1f} FLOP/B vs ridge point "
                           f"{r.ridge_point:.0f} FLOP/B; {r.flops_per_s / 1e12:.2f} TFLOP/s, "
                           f"{r.bytes_per_s / 1e9:.0f} GB/s (FLOPs from {r.flops_source}).")

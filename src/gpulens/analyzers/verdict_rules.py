@@ -61,7 +61,7 @@ from dataclasses import dataclass, field, replace
 
 from gpulens.analyzers import _advice, _coalescing
 from gpulens.analyzers._stake import SOL_BOUND_PCT, floor_stake, time_at_stake
-from gpulens.units import fmt_ns
+from gpulens.units import fmt_ns, pct_words
 
 #: Kernel verdicts, the one vocabulary of every report.
 CLASSES = ("compute-bound", "memory-bound", "latency/occupancy-bound", "launch-bound", "communication-bound",
@@ -242,7 +242,7 @@ def _of_peak(x: float | None) -> str:
 
 
 def _pct(x: float | None) -> str:
-    return "not counted" if x is None else f"{x:.0f} %"
+    return "not counted" if x is None else pct_words(x)
 
 
 #: Below this many waves (grid blocks / resident-block capacity of the GPU) the grid, not the per-block resource

@@ -57,7 +57,7 @@ COLUMNS = {
     "verdict": "compute-bound, memory-bound, latency/occupancy-bound, launch-bound, communication-bound, undetermined",
     "time_at_stake_ns": "GPU time the fix could save at most (see verdict_rules) [ns]; null when not quantifiable",
     "stake_note": "what the time at stake is when it is not a share of the kernel's own GPU time (launch-bound: "
-                  "the GPU idle before its launches, which can exceed its GPU time) [text]",
+                  "the GPU idle before its launches, which can exceed its GPU time) [note]",
     "evidence": "the figures the verdict rests on",
     "next_steps": "one or two concrete next steps",
     "inputs": "analyses and collectors the verdict used",

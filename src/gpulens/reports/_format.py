@@ -158,7 +158,10 @@ VENDOR_LABELS: dict[str, tuple[str, str, str]] = {
     "num_sms": ("SMs", "CUs", "SMs / CUs"),
     "warp_size": ("warp size", "wavefront size", "warp (wavefront) size"),
     "active_blocks_per_sm": ("blocks / SM", "blocks / CU", "blocks / SM or CU"),
-    "waves_per_sm": ("waves per SM", "waves per CU", "waves per SM or CU"),
+    # grid blocks / (active blocks per SM × SMs): waves of the whole grid over the GPU — ncu's "Waves Per SM"; on AMD
+    # "waves" alone reads as wavefronts and "per CU" as a count per CU, so AMD users read "grid waves"
+    "waves_per_sm": ("waves per SM", "grid waves", "grid waves (per SM / CU)"),
+    "smem_bytes": ("shared memory / block", "LDS / block", "shared memory (LDS) / block"),
     "max_threads_per_sm": ("max threads / SM", "max threads / CU", "max threads / SM or CU"),
     "max_warps_per_sm": ("max warps / SM", "max wavefronts / CU", "max warps / SM (wavefronts / CU)"),
     "max_blocks_per_sm": ("max blocks / SM", "max blocks / CU", "max blocks / SM or CU"),
@@ -170,6 +173,20 @@ VENDOR_LABELS: dict[str, tuple[str, str, str]] = {
 }
 _AMD_NAME = re.compile(r"\bAMD\b|Instinct|Radeon|\bMI\d{3}", re.I)
 _NVIDIA_NAME = re.compile(r"NVIDIA|GeForce|Tesla|Quadro|\bRTX\b", re.I)
+
+
+#: The console's narrow headers that name a vendor's unit: (NVIDIA, AMD, vendor unknown).
+VENDOR_SHORT_LABELS: dict[str, tuple[str, str, str]] = {
+    "smem_bytes": ("smem B", "LDS B", "smem/LDS B"),
+    "waves_per_sm": ("waves", "grid waves", "waves"),
+}
+
+
+def vendor_short_label(column: str, vendor: str | None) -> str:
+    """``column``'s narrow console header in ``vendor``'s words (:data:`VENDOR_SHORT_LABELS`): an AMD occupancy
+    table says ``LDS B`` and ``grid waves`` (a wavefront is a "wave" on AMD), an NVIDIA one ``smem B`` and ``waves``."""
+    words = VENDOR_SHORT_LABELS[column]
+    return words[0] if vendor == "nvidia" else words[1] if vendor == "amd" else words[2]
 
 
 def vendor_label(column: str, vendor: str | None, default: str = "") -> str:
@@ -239,17 +256,23 @@ def _fmt_collection(v: Any) -> str:
 _SCALARS = (str, int, float, np.integer, np.floating, np.bool_)
 
 
+#: A ``[note]`` cell without a note: no remark applies to that row (:data:`gpulens.analyzers.base.UNITS`).
+NO_NOTE = "none"
+
+
 def fmt_unit(v: Any, unit: str) -> str:
     """One value as a person reads it, from its declared ``unit`` (see the module docstring)."""
     if not isinstance(v, _SCALARS) and isinstance(v, (Mapping, list, tuple, np.ndarray)):
         return clip(_fmt_collection(list(v) if isinstance(v, np.ndarray) else v), CELL_CHARS)
     if is_missing(v):
-        return MISSING
+        return NO_NOTE if unit == "note" else MISSING
     if _is_bool(v):
         return "yes" if v else "no"
     if isinstance(v, str):
         s = v.strip()
-        return MISSING if s in ("", "None", "nan", "NaN", "null", "<NA>") else clip(s, CELL_CHARS)
+        if s in ("", "None", "nan", "NaN", "null", "<NA>"):
+            return NO_NOTE if unit == "note" else MISSING
+        return clip(s, CELL_CHARS)
     if not _is_num(v):
         return clip(str(v), CELL_CHARS)
     f = float(v)

@@ -75,7 +75,7 @@ def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
                         f"{len(r.table)} hot kernel(s).")
     return [Panel("Occupancy of the hot kernels", take, fig, table_html(
         with_limiter_text(r.table, vendor), cols, max_rows, docs=r.columns,
-        headers={"active_blocks_per_sm": vendor_label("active_blocks_per_sm", vendor)}))]
+        headers={c: vendor_label(c, vendor) for c in ("active_blocks_per_sm", "smem_bytes")}))]
 
 
 def _vendor_of_stalls(st: AnalysisResult) -> str | None:

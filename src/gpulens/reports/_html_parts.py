@@ -126,7 +126,7 @@ def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, ma
                 cells.append(name_cell(v, shorts[c][i]))
                 continue
             key = _sort_key(v)
-            attr = f' data-v="{key}" class="num"' if key and units[c] not in ("text", "id") else (
+            attr = f' data-v="{key}" class="num"' if key and units[c] not in ("text", "id", "note") else (
                 f' data-v="{key}"' if key else "")
             text = fmt_unit(v, units[c])
             if not attr and len(text) > PROSE_CHARS:  # a sentence: wide enough to read, never a word per line

@@ -200,7 +200,12 @@ def short_name(name: str, width: int = BASE_CHARS) -> str:
     base = base_name(name)
     if len(base) <= width:
         return base
-    tiles = " ".join(dict.fromkeys(_TILE.findall(base)))[: width // 2]
+    tiles = ""
+    for t in dict.fromkeys(_TILE.findall(base)):  # whole tiles only: "16x16x128 16x16x" would name another tile
+        joined = f"{tiles} {t}" if tiles else t
+        if len(joined) > width // 2:
+            break
+        tiles = joined
     return _clip(base, width - len(tiles) - 1) + (" " + tiles if tiles else "")
 
 

@@ -15,7 +15,7 @@ from gpulens.reports._fit import Col, FirstFit, FitTable, glued, name_col
 from gpulens.analyzers._advice import vendor_word
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text,  # noqa: F401 (fmt_ns: re-export)
                                      fmt_ns, fmt_unit, launches_text, limiter_text, rank_ranges,
-                                     roofline_heading)
+                                     roofline_heading, vendor_short_label)
 from gpulens.reports._names import short_names
 from gpulens.units import fmt_share, is_missing
 
@@ -187,6 +187,7 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
     if oc is not None and oc.skipped:
         parts.append(Text(f"occupancy: skipped — {oc.skipped_reason}", style="dim"))
     elif oc is not None and len(oc.table):
+        vendor = oc.summary.get("vendor")
         ot = oc.table.head(top)
         rows = [[Text(short), fmt_unit(r.block_size, "count"), fmt_unit(r.regs_per_thread, "count"),
                  fmt_unit(r.smem_bytes, "count"), fmt_unit(r.active_blocks_per_sm, "count"),
@@ -195,10 +196,12 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
                  fmt_unit(getattr(r, "waves_per_sm", None), "ratio")]
                 for r, short in zip(ot.itertuples(), short_names(ot["name"].astype(str), 32))]
         cols = [name_col(), Col("block"), Col("regs", optional=True),
-                Col("smem B", optional=True), Col(f"blk/{vendor_word(oc.summary.get('vendor'), 'sm')}", optional=True),
+                Col(vendor_short_label("smem_bytes", vendor), optional=True),
+                Col(f"blk/{vendor_word(vendor, 'sm')}", optional=True),
                 Col("theor %"), Col("achv %"),
-                Col("limiter"), Col("waves", optional=True)]
-        parts.append(FitTable("Occupancy (theoretical per the vendor definition; the grid's effect as waves)",
+                Col("limiter"), Col(vendor_short_label("waves_per_sm", vendor), optional=True)]
+        waves = "grid waves" if vendor == "amd" else "waves"
+        parts.append(FitTable(f"Occupancy (theoretical per the vendor definition; the grid's effect as {waves})",
                               cols, rows))
     return parts
 

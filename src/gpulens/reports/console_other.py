@@ -56,4 +56,4 @@ def other_renderables(s: Any, rows: int = ROWS) -> list:
 
 def _figure(column: Any, doc: str) -> bool:
     """True for a column whose unit is a figure (time, bytes, FLOP, %, share, count, ratio, id, bool)."""
-    return str(column) not in NAME_COLUMNS and unit_of(str(column), doc) != "text"
+    return str(column) not in NAME_COLUMNS and unit_of(str(column), doc) not in ("text", "note")
