@@ -1,0 +1,40 @@
+"""Idle-cause findings over several GPUs name their denominator: a share of the GPUs' *summed* spans, never "of the
+GPU span" (a multi-rank finding said "702.90 ms (28.6 % of the GPU span)" where 28.6 % was of two spans summed).
+
+Input: the HTA sampled 2-rank DLRM trace (tests/data/kineto/multirank). The denominator is derived here from the raw
+files: per rank, the GPU span is first GPU event start → last GPU event end (kernels, copies, fills), summed.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from pathlib import Path
+
+import gpulens
+
+DIR = Path(__file__).parent / "data" / "kineto" / "multirank"
+GPU_CATS = {"kernel", "gpu_memcpy", "gpu_memset"}
+
+
+def _summed_spans_ns() -> int:
+    total = 0
+    for f in sorted(DIR.glob("*.json.gz")):
+        ev = [e for e in json.loads(gzip.open(f).read())["traceEvents"]
+              if e.get("ph") == "X" and str(e.get("cat", "")).lower() in GPU_CATS]
+        start = min(e["ts"] for e in ev)
+        end = max(e["ts"] + e["dur"] for e in ev)
+        total += round((end - start) * 1000)
+    return total
+
+
+def test_idle_shares_over_two_gpus_are_of_their_summed_spans():
+    spans = _summed_spans_ns()
+    r = gpulens.analyze([DIR]).sources[0].results["bottlenecks"]
+    host = [f for f in r.findings if f.title.startswith("GPU idle waiting for the host")]
+    assert host, [f.title for f in r.findings]
+    title = host[0].title
+    assert "of the 2 GPUs' summed spans" in title and "of the GPU span" not in title
+    pct = float(re.search(r"\(([\d.]+) % of", title).group(1))
+    assert abs(pct - 100 * r.summary["idle_host_ns"] / spans) < 0.05
