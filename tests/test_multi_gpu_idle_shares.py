@@ -38,3 +38,16 @@ def test_idle_shares_over_two_gpus_are_of_their_summed_spans():
     assert "of the 2 GPUs' summed spans" in title and "of the GPU span" not in title
     pct = float(re.search(r"\(([\d.]+) % of", title).group(1))
     assert abs(pct - 100 * r.summary["idle_host_ns"] / spans) < 0.05
+
+
+def test_undetermined_counter_run_says_busy_is_unknown_once():
+    """Kind: the headline of an ncu --metrics run the counters could not classify said "GPU busy time is unknown
+    (not measured: …) — busy time not measured and the kernels' counters …": one fact twice in one sentence. The
+    basis now says only what the counters lack; the headline keeps the busy-time fact."""
+    from gpulens.reports._answer import answer
+
+    f = Path(__file__).parent / "data" / "nvidia" / "olajide_rtx5070_metrics_gemm_naive.csv"
+    s = gpulens.analyze([f]).sources[0]
+    assert s.results["verdicts"].summary["run_verdict"] == "undetermined"
+    line = answer(s).sentence
+    assert line.count("not measured") == 1 and "do not classify them" in line

@@ -521,7 +521,7 @@ class Verdicts(Analyzer):
         elif busy_unknown:
             run, basis = (kernel_class, "counters only (busy time not measured): the kernel verdict holding the most kernel time") \
                 if kernel_class and kernel_class != "undetermined" else \
-                ("undetermined", "busy time not measured and the kernels' counters do not classify them")
+                ("undetermined", "counters only: the kernels' counters do not classify them")
         elif overhead == "undetermined" and not (kernel_class and kernel_class != "undetermined"):
             run, basis = "undetermined", ("too little evidence for a verdict: "
                                           + str(bn.summary.get("verdict_evidence") or "too few gaps")
