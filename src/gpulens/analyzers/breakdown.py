@@ -38,7 +38,7 @@ from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers._span import (CLOCK_GAP_NS, CLOCK_GAP_TOPIC, CLOCK_SKEW_TOPIC, OVERLAP_UNKNOWN_CLOCKS,
                                      busy_unknown_reason, clock_domain_of, clock_windows, cross_domain_gaps,
-                                     hulls_of, run_figures, warn_once)
+                                     hulls_of, run_figures, wall_span, warn_once)
 from gpulens.analyzers.context import context_of
 from gpulens.analyzers.intervals import union_of
 from gpulens.timeline import GPU_KINDS, Timeline
@@ -210,9 +210,17 @@ class Breakdown(Analyzer):
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
         ctx = context_of(timeline)
         gpu = ctx.gpu
-        if not len(gpu):
+        if not len(gpu):  # no GPU span, but the profiled window of the host events is still a measured figure
+            ev = timeline.events
+            host = ~ctx.mask_of("other", *GPU_KINDS)
+            window = 0
+            if host.any():
+                st = ev["start_ns"].to_numpy()[host].astype("int64", copy=False)
+                hulls = hulls_of(ev["rank"].to_numpy()[host], st,
+                                 st + ev["dur_ns"].to_numpy()[host].astype("int64", copy=False))
+                window = wall_span(hulls)[0]
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
-                                  {"span_ns": 0, "busy_ns": 0, "gpu_count": 0},
+                                  {"span_ns": 0, "busy_ns": 0, "gpu_count": 0, "window_ns": int(window)},
                                   skipped_reason="no GPU events in the trace")
         unknown = busy_unknown_reason(timeline)
         if unknown:

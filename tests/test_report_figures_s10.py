@@ -1,4 +1,6 @@
-"""Idle-cause findings over several GPUs name their denominator: a share of the GPUs' *summed* spans, never "of the
+"""Report figures that said more or less than their numbers (tenth session).
+
+Idle-cause findings over several GPUs name their denominator: a share of the GPUs' *summed* spans, never "of the
 GPU span" (a multi-rank finding said "702.90 ms (28.6 % of the GPU span)" where 28.6 % was of two spans summed).
 
 Input: the HTA sampled 2-rank DLRM trace (tests/data/kineto/multirank). The denominator is derived here from the raw
@@ -51,3 +53,19 @@ def test_undetermined_counter_run_says_busy_is_unknown_once():
     assert s.results["verdicts"].summary["run_verdict"] == "undetermined"
     line = answer(s).sentence
     assert line.count("not measured") == 1 and "do not classify them" in line
+
+
+def test_profiled_window_of_a_run_without_gpu_work_is_measured():
+    """Kind: a run with no GPU work (CPU-only torch.profiler trace, 18 CPU ops) reported ``window_ns: 0`` in its
+    JSON summary although its host events span a measured window. Expected from the raw file: first → last
+    ``cpu_op`` event (the profiler's own ``Trace`` span is not the workload), exact on the decimal µs text."""
+    from decimal import Decimal
+
+    f = Path(__file__).parent / "data" / "kineto" / "torch2.13_cpu_only_mm.pt.trace.json"
+    raw = f.read_text()
+    ops = [e for e in json.loads(raw, parse_float=Decimal)["traceEvents"] if e.get("ph") == "X"
+           and e.get("cat") == "cpu_op"]
+    expected = int((max(e["ts"] + e["dur"] for e in ops) - min(e["ts"] for e in ops)) * 1000)
+    s = gpulens.analyze([f]).sources[0]
+    assert s.status == "no_gpu_work"
+    assert s.summary["window_ns"] == expected > 0
