@@ -180,7 +180,7 @@ def _idle_split(tot: dict[str, Any], boundary: list[dict[str, Any]]) -> list[tup
 def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, Any]], pytorch: bool = True,
                  blocking: list[dict[str, Any]] | None = None, tool: str | None = None,
                  host_calls: list[dict[str, Any]] | None = None, linked: int = 0,
-                 vendor: str | None = None) -> None:
+                 vendor: str | None = None, recorded: int = 0) -> None:
     """Write the idle split by cause into the breakdown's ``idle`` finding (in place), so that a reader who sees only
     the root finding still sees where every idle nanosecond went — including the part no cause explains.
 
@@ -191,6 +191,7 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
     :func:`host_calls_in_gaps`, named when waiting for the host is; ``tool``: how to record the host side with the
     input's own profiler (:func:`gpulens.analyzers._advice.host_trace`); ``linked``: launch calls linked to GPU work
     (the host side was recorded: gaps with no cause are launches it missed, :func:`~._advice.idle_text`);
+    ``recorded``: launch calls the trace holds, linked or not (none linked: calls without correlation ids);
     ``vendor``: the words of the advice (CUDA or HIP graphs, :func:`gpulens.analyzers._advice.vendor_text`)."""
     split = _idle_split(tot, boundary)
     if not split:
@@ -249,7 +250,7 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
                        f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, vendor=vendor)}.")
     else:
         root.action = (f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}{over}: "
-                       f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, linked, vendor=vendor)}.")
+                       f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, linked, vendor, recorded)}.")
 
 
 def blocking_calls_in_idle(timeline: Timeline, gaps: pd.DataFrame, calls: pd.DataFrame, n: int = 3,
@@ -336,12 +337,14 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
         "The launch call had returned before the GPU went idle: the work waited on another stream, an event or "
         "device-side scheduling, not on the host. Look at cross-stream dependencies and event waits.")
     linked = int(summary.get("launch_calls") or 0)
+    recorded = int(summary.get("launch_calls_recorded") or 0)
     texts["idle_unattributed_ns"] = (
         "idle-unattributed", "GPU idle for reasons the trace does not show",
         "No launch call is linked to the work that ended these gaps ("
         + ("calls outside the profiling window, or made by a thread or process it did not record). " if linked else
+           "its launch calls carry no correlation id). " if recorded else
            "GPU-only trace, or calls outside the profiling window). ")
-        + _advice.idle_text(_advice.IDLE_DETAILS, pytorch, "unattributed", tool, linked, vendor=vendor))
+        + _advice.idle_text(_advice.IDLE_DETAILS, pytorch, "unattributed", tool, linked, vendor, recorded))
     for key, (cat, title, detail) in texts.items():
         if tot[key] >= 0.05 * span:
             out.append(Finding(f"{title}: {fmt_ns(tot[key])} ({share_pct_text(100 * tot[key] / span)} {of_span})",

@@ -479,6 +479,8 @@ class Bottlenecks(Analyzer):
         verdict, thin = _thin_evidence(tot, self.min_share)
         summary = {**{("device_span_ns" if k == "span_ns" else k): v for k, v in tot.items()},
                    "launch_calls": int(t["launch_calls"].sum()),
+                   # launch calls in the trace, linked to GPU work or not (none linked: no correlation ids)
+                   "launch_calls_recorded": int(len(launch_calls(timeline))),
                    "short_launches": int(t["short_launches"].sum()),
                    "gaps": int(len(gaps)), "launch_gap_ns": self.launch_gap_ns, "min_share": self.min_share,
                    "overhead": _overhead_word(verdict), "verdict": verdict, "verdict_evidence": thin or None,
@@ -506,7 +508,7 @@ class Bottlenecks(Analyzer):
             if f.key == "idle":
                 explain_idle(f, tot, summary["boundary_gaps"], pytorch, blocking, tool,
                              host_calls_in_gaps(timeline, gaps) if tot.get("idle_host_ns") else [],
-                             summary["launch_calls"], vendor)
+                             summary["launch_calls"], vendor, summary["launch_calls_recorded"])
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
 
 
