@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
+
 import gpulens
 
 
@@ -97,3 +99,20 @@ def test_rocprof_v1_gpu_only_trace_still_asks_for_the_host_side(tmp_path):
     assert s.results["bottlenecks"].summary["launch_calls_recorded"] == 0
     f = {x.key: x for x in s.findings()}
     assert "record the host side too" in f["idle/unattributed"].detail.lower()
+
+
+def test_launch_calls_without_correlation_ids_have_unknown_gpu_work(tmp_path):
+    """A call with no correlation id cannot be checked against the GPU work: dalg24/kokkos results.json showed
+    "hipLaunchKernel 8 calls, 0 GPU events, 8 calls without GPU work" for 8 calls that launched the 8 kernels."""
+    p = tmp_path / "results.json"
+    _rocprof_v1_trace(p, calls=True)
+    r = gpulens.analyze([p]).sources[0].results["launches"]
+    assert r.summary["launch_calls"] == 6 and r.summary["launch_calls_without_gpu_work"] is None
+    row = r.table.set_index("launch_name").loc["hipLaunchKernel"]
+    assert row["calls"] == 6 and row["gpu_events"] is pd.NA and row["calls_without_gpu_work"] is pd.NA
+    # with correlation ids the figures stay counts: the Kineto trace's 6 calls each launch 1 kernel
+    q = tmp_path / "t.pt.trace.json"
+    _trace(q, with_calls=True)
+    r = gpulens.analyze([q]).sources[0].results["launches"]
+    row = r.table.set_index("launch_name").loc["cudaLaunchKernel"]
+    assert (row["gpu_events"], row["calls_without_gpu_work"], r.summary["launch_calls_without_gpu_work"]) == (6, 0, 0)
