@@ -188,3 +188,32 @@ def test_older_export_devices_from_target_info_cuda_gpu(tmp_path):
     (d,) = collect(p).meta.devices
     assert (d["device_id"], d["name"], d["bus_location"]) == (0, "NVIDIA GeForce RTX 3080", "0000:02:00.0")
     assert "num_sms" not in d
+
+
+def test_idle_ending_in_unified_memory_migrations(tmp_path):
+    """Unified-memory page migrations (copyKind 11–13, correlationId 0: the driver moves managed pages on a fault)
+    have no launch call: ynan1/aws_gpu report2.sqlite (T4, 1 kernel, 1,536 'Unified Device-to-Host' fault
+    migrations) read "625 ms with no cause the trace shows … record every thread and process that launches GPU
+    work". One kernel (linked to its launch), then 5 DtoH page-fault migrations of 10 µs, 100 µs apart: the gaps
+    ending in a migration hold 5 × 100 µs = 500 µs of idle (the first follows the kernel)."""
+    us = 1000
+    p = export(tmp_path / "uvm.sqlite", kernels=[(10 * us, 60 * us, 1, GPID, 3, None)],
+               runtime=[(0, 5 * us, GTID, 1, 1)])
+    con = sqlite3.connect(p)
+    con.execute("CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INT, end INT, deviceId INT, streamId INT, "
+                "correlationId INT, globalPid INT, bytes INT, copyKind INT)")
+    starts = [60 * us + 100 * us + i * 110 * us for i in range(5)]
+    con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (?, ?, 0, 7, 0, ?, 65536, 12)",
+                    [(s, s + 10 * us, GPID) for s in starts])
+    con.commit()
+    con.close()
+    s = gpulens.analyze([p]).sources[0]
+    ev = s.timeline.events
+    assert set(ev.loc[ev["kind"] == "memcpy", "copy_kind"].astype(str)) == {"UVM DtoH"}
+    bn = s.results["bottlenecks"].summary
+    assert (bn["gaps_unattributed_uvm"], bn["idle_unattributed_uvm_ns"]) == (5, 500 * us)
+    f = {x.key: x for x in s.findings()}
+    text = f["idle/unattributed"].detail + " " + f["idle"].action
+    assert "500.00 µs of it in 5 gaps ending in a unified-memory page migration" in f["idle/unattributed"].detail
+    assert "cudaMemPrefetchAsync" in f["idle"].action
+    assert "record every thread" not in text and "record the host side" not in text.lower()

@@ -57,9 +57,11 @@ from gpulens.errors import TraceFormatError
 from gpulens.timeline import EVENT_COLUMNS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
-#: CUpti_ActivityMemcpyKind → copy_kind.
+#: CUpti_ActivityMemcpyKind → copy_kind; 11–13 are unified-memory page migrations (nsys ENUM_CUDA_MEMCPY_OPER
+#: ``CUDA_MEMCPY_KIND_UVM_HTOD/DTOH/DTOD``): the driver moves managed pages on a fault or prefetch, no launch call
+#: enqueues them (correlationId 0), so they keep a kind of their own.
 COPY_KINDS = {1: "HtoD", 2: "DtoH", 3: "HtoA", 4: "AtoH", 5: "AtoA", 6: "AtoD", 7: "DtoA", 8: "DtoD", 9: "HtoH",
-              10: "PtoP", 11: "HtoD", 12: "DtoH", 13: "DtoD"}
+              10: "PtoP", 11: "UVM HtoD", 12: "UVM DtoH", 13: "UVM DtoD"}
 #: TARGET_INFO_GPU column → device dict key.
 GPU_FIELDS = {"name": "name", "computeMajor": None, "smCount": "num_sms", "totalMemory": "total_memory_bytes",
               "memoryBandwidth": "memory_bandwidth_bytes_per_s", "clockRate": "clock_hz",
