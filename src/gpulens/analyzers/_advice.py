@@ -474,8 +474,14 @@ def exposed_comm_detail(pytorch: bool, training: bool | None = None) -> str:
             "stream while independent work runs) or reduce their size.")
 
 
-def exposed_copy_detail(pytorch: bool) -> str:
-    """The advice sentence of the exposed-memcpy finding."""
+def exposed_copy_detail(pytorch: bool, uvm_share: float = 0.0) -> str:
+    """The advice sentence of the exposed-memcpy finding; ``uvm_share``: the part of the copy time that is
+    unified-memory page migrations (copy kind ``UVM …``), which no pinned buffer or async copy call changes — at
+    half or more, the advice is prefetching managed memory (CUDA Programming Guide, unified memory)."""
+    if uvm_share >= 0.5:
+        return (f"{100 * uvm_share:.0f} % of the copy time is unified-memory page migrations (managed pages moved by "
+                "the driver on page faults): prefetch managed buffers to the processor that touches them next "
+                "(cudaMemPrefetchAsync, cudaMemAdvise), or keep the data in device memory with explicit copies.")
     if pytorch:
         return ("Copies run with no kernel beside them. Use pinned memory and non_blocking copies on a side stream, "
                 "or keep tensors on the device.")
