@@ -152,3 +152,72 @@ def test_kernel_launches_with_only_copies_recorded_are_incomplete(tmp_path):
     tl = collect(p)
     assert len(tl.of_kind("memcpy")) == 1
     assert "1 launch call(s) (cudaLaunchKernel ×1)" in tl.meta.sources[0]["incomplete_capture"]
+
+
+def test_older_export_devices_from_target_info_cuda_gpu(tmp_path):
+    """nsys 2020–2021 exports: TARGET_INFO_GPU is (vmId, deviceId, name, busLocation, isDiscrete) — no ``id`` — and
+    the figures live in TARGET_INFO_CUDA_GPU (bandwidth in kB/s, clock in kHz). PolPuigPuy/OpenACC_Project_PolPuig
+    report2.sqlite (RTX 3080) read as "device not recorded" and skipped occupancy. Rows below are that export's."""
+    p = export(tmp_path / "old.sqlite", kernels=[(1000, 3000, 1, GPID, 3, None)], strings={3: "fill_kernel"})
+    con = sqlite3.connect(p)
+    con.executescript("""
+        CREATE TABLE TARGET_INFO_GPU (vmId INT, deviceId INT, name TEXT, busLocation TEXT, isDiscrete INT);
+        INSERT INTO TARGET_INFO_GPU VALUES (281474976710656, 0, 'NVIDIA GeForce RTX 3080', '0000:02:00.0', 1);
+        CREATE TABLE TARGET_INFO_CUDA_GPU (vmId INT, name TEXT, pciBusId TEXT, globalMemoryBandwidth INT,
+            globalMemorySize INT, l2CacheSize INT, numThreadsPerWarp INT, coreClockRate INT, numMultiprocessors INT,
+            maxWarpsPerMultiprocessor INT, maxBlocksPerMultiprocessor INT, maxRegistersPerBlock INT,
+            maxSharedMemoryPerBlock INT, maxThreadsPerBlock INT, computeCapabilityMajor INT,
+            computeCapabilityMinor INT, deviceId INT, pid INT, maxSharedMemoryPerMultiprocessor INT,
+            maxRegistersPerMultiprocessor INT);
+        INSERT INTO TARGET_INFO_CUDA_GPU VALUES (281474976710656, 'NVIDIA GeForce RTX 3080', '0000:02:00.0',
+            760080000, 10495524864, 5242880, 32, 1740000, 68, 48, 16, 65536, 49152, 1024, 8, 6, 0, 1095014,
+            102400, 65536);
+    """)
+    con.commit()
+    con.close()
+    (d,) = collect(p).meta.devices
+    assert (d["device_id"], d["name"], d["compute_capability"], d["num_sms"]) == (0, "NVIDIA GeForce RTX 3080", "8.6", 68)
+    # 760080000 kB/s = 760.08 GB/s (19 Gbps GDDR6X × 320 bit / 8 = 760 GB/s); 1740000 kHz = 1.74 GHz
+    assert d["memory_bandwidth_bytes_per_s"] == 760_080_000_000 and d["clock_hz"] == 1_740_000_000
+    assert (d["max_warps_per_sm"], d["smem_per_sm_bytes"], d["bus_location"]) == (48, 102400, "0000:02:00.0")
+    # without TARGET_INFO_CUDA_GPU, the older TARGET_INFO_GPU still names the device
+    con = sqlite3.connect(p)
+    con.execute("DROP TABLE TARGET_INFO_CUDA_GPU")
+    con.commit()
+    con.close()
+    (d,) = collect(p).meta.devices
+    assert (d["device_id"], d["name"], d["bus_location"]) == (0, "NVIDIA GeForce RTX 3080", "0000:02:00.0")
+    assert "num_sms" not in d
+
+
+def test_idle_ending_in_unified_memory_migrations(tmp_path):
+    """Unified-memory page migrations (copyKind 11–13, correlationId 0: the driver moves managed pages on a fault)
+    have no launch call: ynan1/aws_gpu report2.sqlite (T4, 1 kernel, 1,536 'Unified Device-to-Host' fault
+    migrations) read "625 ms with no cause the trace shows … record every thread and process that launches GPU
+    work". One kernel (linked to its launch), then 5 DtoH page-fault migrations of 10 µs, 100 µs apart: the gaps
+    ending in a migration hold 5 × 100 µs = 500 µs of idle (the first follows the kernel)."""
+    us = 1000
+    p = export(tmp_path / "uvm.sqlite", kernels=[(10 * us, 60 * us, 1, GPID, 3, None)],
+               runtime=[(0, 5 * us, GTID, 1, 1)])
+    con = sqlite3.connect(p)
+    con.execute("CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INT, end INT, deviceId INT, streamId INT, "
+                "correlationId INT, globalPid INT, bytes INT, copyKind INT)")
+    starts = [60 * us + 100 * us + i * 110 * us for i in range(5)]
+    con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (?, ?, 0, 7, 0, ?, 65536, 12)",
+                    [(s, s + 10 * us, GPID) for s in starts])
+    con.commit()
+    con.close()
+    s = gpulens.analyze([p]).sources[0]
+    ev = s.timeline.events
+    assert set(ev.loc[ev["kind"] == "memcpy", "copy_kind"].astype(str)) == {"UVM DtoH"}
+    bn = s.results["bottlenecks"].summary
+    assert (bn["gaps_unattributed_uvm"], bn["idle_unattributed_uvm_ns"]) == (5, 500 * us)
+    f = {x.key: x for x in s.findings()}
+    text = f["idle/unattributed"].detail + " " + f["idle"].action
+    assert "500.00 µs of it in 5 gaps ending in a unified-memory page migration" in f["idle/unattributed"].detail
+    assert "cudaMemPrefetchAsync" in f["idle"].action
+    assert "record every thread" not in text and "record the host side" not in text.lower()
+    # the copies are all migrations (5 × 10 µs of 5 × 10 µs): the exposed-copy advice is prefetching, not pinning
+    assert f["exposed-memcpy"].detail.startswith("100 % of the copy time is unified-memory page migrations")
+    from gpulens.analyzers._advice import exposed_copy_detail
+    assert "cudaMemPrefetchAsync" in exposed_copy_detail(False, 0.5) and "pinned" in exposed_copy_detail(False, 0.4)

@@ -405,12 +405,22 @@ def profiler_range(timeline: Any) -> str:
 
 
 def idle_text(table: dict, pytorch: bool, cause: str, tool: str | None = None, linked: int = 0,
-              vendor: str | None = None) -> str:
+              vendor: str | None = None, recorded: int = 0) -> str:
     """An idle cause's advice from ``table`` (:data:`IDLE_ACTIONS` or :data:`IDLE_DETAILS`) in ``vendor``'s words
     (:func:`vendor_text`); for gaps no launch call explains, the host-side recording named in the input's own tool
     (``tool``, :func:`host_trace`) when known. ``linked``: launch calls the trace does link to GPU work — the host
     side *was* recorded, so the advice is to cover the launching threads/processes it missed, not to record the
-    host side."""
+    host side. ``recorded``: launch calls the trace holds, linked or not — when some are recorded and none is
+    linked, the host side was recorded without the correlation ids that tie a call to its GPU work (rocprof v1's
+    ``--hip-trace`` JSON), so the advice is a profiler that writes them (:func:`vendor_word` ``host_trace``: nsys,
+    rocprofv3), not to record the host side again with the same tool."""
+    if cause == "unattributed" and linked <= 0 and recorded > 0:
+        how = vendor_word(vendor, "host_trace")
+        calls = f"{recorded:,} launch call{'s' if recorded != 1 else ''}"
+        return ((f"The trace records {calls} but no correlation id ties any of them to the GPU work: re-record "
+                 f"with a profiler that writes correlation ids ({how}) to attribute them.") if table is IDLE_DETAILS
+                else (f"the trace records {calls} but no correlation id ties any of them to the GPU work: re-record "
+                      f"with a profiler that writes correlation ids ({how}) to find what the GPU waited for"))
     text = vendor_text(table[pytorch][cause], vendor)
     if cause == "unattributed" and linked > 0:
         how = f" ({tool})" if tool else ""
@@ -464,8 +474,14 @@ def exposed_comm_detail(pytorch: bool, training: bool | None = None) -> str:
             "stream while independent work runs) or reduce their size.")
 
 
-def exposed_copy_detail(pytorch: bool) -> str:
-    """The advice sentence of the exposed-memcpy finding."""
+def exposed_copy_detail(pytorch: bool, uvm_share: float = 0.0) -> str:
+    """The advice sentence of the exposed-memcpy finding; ``uvm_share``: the part of the copy time that is
+    unified-memory page migrations (copy kind ``UVM …``), which no pinned buffer or async copy call changes — at
+    half or more, the advice is prefetching managed memory (CUDA Programming Guide, unified memory)."""
+    if uvm_share >= 0.5:
+        return (f"{100 * uvm_share:.0f} % of the copy time is unified-memory page migrations (managed pages moved by "
+                "the driver on page faults): prefetch managed buffers to the processor that touches them next "
+                "(cudaMemPrefetchAsync, cudaMemAdvise), or keep the data in device memory with explicit copies.")
     if pytorch:
         return ("Copies run with no kernel beside them. Use pinned memory and non_blocking copies on a side stream, "
                 "or keep tensors on the device.")

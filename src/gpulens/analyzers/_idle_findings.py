@@ -177,10 +177,25 @@ def _idle_split(tot: dict[str, Any], boundary: list[dict[str, Any]]) -> list[tup
     return sorted([p for p in parts if p[1] > 0], key=lambda p: -p[1])
 
 
+def uvm_text(tot: dict[str, Any]) -> str:
+    """When most unexplained idle ends in unified-memory page migrations (``gaps_unattributed_uvm`` /
+    ``idle_unattributed_uvm_ns`` of the bottlenecks summary: the driver moves managed pages on a page fault, and no
+    launch call enqueues that), what the gaps are and the remedy (CUDA Programming Guide, unified memory:
+    prefetching with ``cudaMemPrefetchAsync``); '' otherwise — the gaps then lack a launch call the trace could
+    have recorded."""
+    ns, n = int(tot.get("idle_unattributed_uvm_ns") or 0), int(tot.get("gaps_unattributed_uvm") or 0)
+    if not n or 2 * ns < int(tot.get("idle_unattributed_ns") or 0):
+        return ""
+    return (f"{fmt_ns(ns)} of it in {n:,} gap{'s' if n != 1 else ''} ending in a unified-memory page migration "
+            "(managed memory moved by the driver on a page fault, which no launch call enqueues): prefetch managed "
+            "buffers to the processor that touches them next (cudaMemPrefetchAsync), or keep the data in device "
+            "memory with explicit copies")
+
+
 def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, Any]], pytorch: bool = True,
                  blocking: list[dict[str, Any]] | None = None, tool: str | None = None,
                  host_calls: list[dict[str, Any]] | None = None, linked: int = 0,
-                 vendor: str | None = None) -> None:
+                 vendor: str | None = None, recorded: int = 0) -> None:
     """Write the idle split by cause into the breakdown's ``idle`` finding (in place), so that a reader who sees only
     the root finding still sees where every idle nanosecond went — including the part no cause explains.
 
@@ -191,6 +206,7 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
     :func:`host_calls_in_gaps`, named when waiting for the host is; ``tool``: how to record the host side with the
     input's own profiler (:func:`gpulens.analyzers._advice.host_trace`); ``linked``: launch calls linked to GPU work
     (the host side was recorded: gaps with no cause are launches it missed, :func:`~._advice.idle_text`);
+    ``recorded``: launch calls the trace holds, linked or not (none linked: calls without correlation ids);
     ``vendor``: the words of the advice (CUDA or HIP graphs, :func:`gpulens.analyzers._advice.vendor_text`)."""
     split = _idle_split(tot, boundary)
     if not split:
@@ -247,9 +263,11 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
                  " (no runtime call recorded in them: host code the profiler does not break down)")
         root.action = (f"Start with the largest cause, {fmt_ns(ns)} waiting for the host{over}{calls}: "
                        f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, vendor=vendor)}.")
+    elif top == "unattributed" and uvm_text(tot):
+        root.action = f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}{over}: {uvm_text(tot)}."
     else:
         root.action = (f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}{over}: "
-                       f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, linked, vendor=vendor)}.")
+                       f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, linked, vendor, recorded)}.")
 
 
 def blocking_calls_in_idle(timeline: Timeline, gaps: pd.DataFrame, calls: pd.DataFrame, n: int = 3,
@@ -340,12 +358,16 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
         "The launch call had returned before the GPU went idle: the work waited on another stream, an event or "
         "device-side scheduling, not on the host. Look at cross-stream dependencies and event waits.")
     linked = int(summary.get("launch_calls") or 0)
+    recorded = int(summary.get("launch_calls_recorded") or 0)
+    uvm = uvm_text(tot)
     texts["idle_unattributed_ns"] = (
         "idle-unattributed", "GPU idle for reasons the trace does not show",
-        "No launch call is linked to the work that ended these gaps ("
-        + ("calls outside the profiling window, or made by a thread or process it did not record). " if linked else
-           "GPU-only trace, or calls outside the profiling window). ")
-        + _advice.idle_text(_advice.IDLE_DETAILS, pytorch, "unattributed", tool, linked, vendor=vendor))
+        (uvm[0].upper() + uvm[1:] + "." if uvm else
+         "No launch call is linked to the work that ended these gaps ("
+         + ("calls outside the profiling window, or made by a thread or process it did not record). " if linked else
+            "its launch calls carry no correlation id). " if recorded else
+            "GPU-only trace, or calls outside the profiling window). ")
+         + _advice.idle_text(_advice.IDLE_DETAILS, pytorch, "unattributed", tool, linked, vendor, recorded)))
     for key, (cat, title, detail) in texts.items():
         if tot[key] >= 0.05 * span:
             out.append(Finding(f"{title}: {fmt_ns(tot[key])} ({share_pct_text(100 * tot[key] / span)} {of_span})",

@@ -366,6 +366,24 @@ def _short_launches(timeline: Timeline, links: pd.Series) -> pd.DataFrame:
     return g.reset_index()
 
 
+def _uvm_gaps(timeline: Timeline, gaps: pd.DataFrame, code: np.ndarray) -> dict[str, int]:
+    """Unattributed gaps that end in a unified-memory page migration (copy kind ``UVM …``: the driver moves managed
+    pages on a page fault or prefetch; no launch call enqueues it, so no launch call can explain the gap):
+    ``gaps_unattributed_uvm`` (count) and ``idle_unattributed_uvm_ns`` (their idle time outside sync calls) [ns]."""
+    out = {"gaps_unattributed_uvm": 0, "idle_unattributed_uvm_ns": 0}
+    ev = timeline.events
+    if not len(gaps) or "copy_kind" not in ev:
+        return out
+    ck = ev["copy_kind"].astype(object)
+    uvm_ids = ev.loc[ck.notna() & ck.astype(str).str.startswith("UVM"), "event_id"].to_numpy()
+    if not uvm_ids.size:
+        return out
+    m = (code == GAP_CLASSES.index("unattributed")) & np.isin(gaps["next_event_id"].to_numpy(), uvm_ids)
+    out["gaps_unattributed_uvm"] = int(m.sum())
+    out["idle_unattributed_uvm_ns"] = int((gaps["dur_ns"] - gaps["sync_ns"]).to_numpy()[m].clip(min=0).sum())
+    return out
+
+
 def _class_codes(gaps: pd.DataFrame) -> np.ndarray:
     """Position in :data:`GAP_CLASSES` of each gap's ``cls`` (int8; −1 for any other value), one comparison per class:
     the column holds the same few str objects, and hashing a million of them (``pd.factorize``) sized a hash table
@@ -476,9 +494,12 @@ class Bottlenecks(Analyzer):
         tot = {c: int(t[c].sum()) for c in COLUMNS if c.endswith("_ns") and c != "small_grid_ns"}
         tot["small_grid_ns"] = int(t["small_grid_ns"].sum()) if t["small_grid_ns"].notna().any() else None
         tot.update(_gap_counts(gaps, code=code).iloc[0].to_dict() if len(gaps) else {})
+        tot.update(_uvm_gaps(timeline, gaps, code))
         verdict, thin = _thin_evidence(tot, self.min_share)
         summary = {**{("device_span_ns" if k == "span_ns" else k): v for k, v in tot.items()},
                    "launch_calls": int(t["launch_calls"].sum()),
+                   # launch calls in the trace, linked to GPU work or not (none linked: no correlation ids)
+                   "launch_calls_recorded": int(len(launch_calls(timeline))),
                    "short_launches": int(t["short_launches"].sum()),
                    "gaps": int(len(gaps)), "launch_gap_ns": self.launch_gap_ns, "min_share": self.min_share,
                    "overhead": _overhead_word(verdict), "verdict": verdict, "verdict_evidence": thin or None,
@@ -506,7 +527,7 @@ class Bottlenecks(Analyzer):
             if f.key == "idle":
                 explain_idle(f, tot, summary["boundary_gaps"], pytorch, blocking, tool,
                              host_calls_in_gaps(timeline, gaps) if tot.get("idle_host_ns") else [],
-                             summary["launch_calls"], vendor)
+                             summary["launch_calls"], vendor, summary["launch_calls_recorded"])
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
 
 

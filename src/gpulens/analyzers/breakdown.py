@@ -277,7 +277,20 @@ class Breakdown(Analyzer):
         if (tot["exposed_memcpy_ns"] or 0) > 0.05 * span:
             findings.append(Finding(
                 f"Exposed memory copies: {fmt_ns(tot['exposed_memcpy_ns'])} not overlapped with kernels",
-                _advice.exposed_copy_detail(_advice.uses_pytorch(timeline)),
+                _advice.exposed_copy_detail(_advice.uses_pytorch(timeline), _uvm_copy_share(timeline)),
                 severity="warning", category="memcpy-bound", time_at_stake_ns=tot["exposed_memcpy_ns"],
                 key="exposed-memcpy"))
         return AnalysisResult(self.name, t, COLUMNS, summary, findings, summary_columns=SUMMARY_COLUMNS)
+
+
+def _uvm_copy_share(timeline: Timeline) -> float:
+    """Share of the copies' recorded time that is unified-memory page migrations (copy kind ``UVM …``, nsys
+    copyKind 11–13); 0.0 when no copy is one."""
+    ev = timeline.events
+    cp = ev[ev["kind"] == "memcpy"]
+    if not len(cp) or "copy_kind" not in cp:
+        return 0.0
+    dur = cp["dur_ns"].astype("float64").clip(lower=0)
+    uvm = cp["copy_kind"].astype(object).astype(str).str.startswith("UVM").to_numpy()
+    total = float(dur.sum())
+    return float(dur[uvm].sum()) / total if total > 0 else 0.0

@@ -68,6 +68,17 @@ _ACTIONS = {
 }
 
 
+def _unlinked_launch_calls(timeline: Timeline) -> int:
+    """Launch calls the trace records when it links none of them to GPU work (no correlation ids: rocprof v1's
+    ``--hip-trace`` JSON), else 0 — the advice for unexplained waits then names a profiler that writes the ids
+    rather than "record the host side" (:func:`gpulens.analyzers._advice.idle_text`)."""
+    from gpulens.analyzers.launches import launch_calls
+
+    if context_of(timeline).links["launch_event_id"].notna().any():
+        return 0
+    return int(len(launch_calls(timeline)))
+
+
 #: Columns of the host (cpu_op, runtime, sync) and GPU rows the walk reads.
 HOST_COLUMNS = ("event_id", "kind", "name", "rank", "pid", "tid", "start_ns", "dur_ns")
 GPU_COLUMNS = ("kind", "name", "rank", "device_id", "stream_id", "start_ns")
@@ -457,7 +468,8 @@ class CriticalPath(Analyzer):
         t = t.sort_values(["rank", "step", "_o"], kind="stable", na_position="first").reset_index(drop=True)
         t["step"] = t["step"].astype("Int64")
         summary, findings = self._summary(t, _advice.uses_pytorch(timeline), _host_wait_on_busy_gpu(timeline, ps),
-                                          _advice.host_trace(timeline, device), _advice.vendor_of(timeline, device))
+                                          _advice.host_trace(timeline, device), _advice.vendor_of(timeline, device),
+                                          _unlinked_launch_calls(timeline))
         # the findings tree (issue 14.6), each nanosecond once: a path held by host-side or gap time is GPU idle
         # time, so it details the breakdown's idle finding; a path held by GPU work is time the kernel verdicts
         # already rank, so it is stated (title) but not counted a second time
@@ -484,7 +496,8 @@ class CriticalPath(Analyzer):
 
     @staticmethod
     def _summary(t: pd.DataFrame, pytorch: bool = True, waited: dict[str, int] | None = None,
-                 tool: str | None = None, vendor: str | None = None) -> tuple[dict, list[Finding]]:
+                 tool: str | None = None, vendor: str | None = None,
+                 unlinked: int = 0) -> tuple[dict, list[Finding]]:
         per = t.groupby("class")["time_ns"].sum().sort_values(ascending=False)
         windows = t.drop_duplicates(["rank", "step"])
         path = float(windows["step_ns"].sum())
@@ -513,8 +526,12 @@ class CriticalPath(Analyzer):
                   + (f", {100 * on_gpu / path:.0f} % host waits while the GPU was busy" if on_gpu else "")
                   + (f", {100 * unknown / path:.0f} % GPU waits with no cause the trace shows" if unknown else "")
                   + ").")
-        record = _advice.idle_text(_advice.IDLE_ACTIONS, pytorch, "unattributed", tool, vendor=vendor)
-        action = (_advice.host_path_action(top, pytorch, vendor) or _ACTIONS.get(top, "")).format(
+        record = _advice.idle_text(_advice.IDLE_ACTIONS, pytorch, "unattributed", tool, vendor=vendor,
+                                   recorded=unlinked)
+        act_text = _ACTIONS.get(top, "")
+        if top == "unattributed" and unlinked:  # the calls were recorded, without the ids that link them
+            act_text = "No launch call is linked to the GPU work after these waits: {record}."
+        action = (_advice.host_path_action(top, pytorch, vendor) or act_text).format(
             top=top_event[:80], record=record, graphs=_advice.vendor_word(vendor, "graphs"))
         if top in ("runtime", "sync") and top_event != top:  # what the call is decides the step: a wait is no overhead
             what, act = _advice.runtime_path_action(top_event[:80], pytorch, vendor)

@@ -24,8 +24,10 @@ GRAPH_RE = GRAPH_LAUNCH_RE
 COLUMNS = {
     "launch_name": "runtime/driver launch API",
     "calls": "number of calls",
-    "gpu_events": "GPU events enqueued by these calls (linked by correlation id)",
-    "calls_without_gpu_work": "calls whose correlation id matches no GPU event",
+    "gpu_events": "GPU events enqueued by these calls (linked by correlation id; <NA> when none of the calls "
+                  "carries one: unknown, not zero)",
+    "calls_without_gpu_work": "calls whose correlation id matches no GPU event (calls with no correlation id and no "
+                              "linked GPU event are not counted: <NA> when no call of the name can be checked)",
     "mean_call_ns": "mean duration of the call on the host [ns]",
 }
 
@@ -148,11 +150,17 @@ class Launches(Analyzer):
         per_launch = links.loc[linked, "launch_event_id"].astype("int64").value_counts()
         rt_ids = rt["event_id"].to_numpy()
         gpu_per_call = per_launch.reindex(rt_ids).fillna(0).astype("int64").to_numpy()
+        # a call can be checked only if it carries a correlation id (or is linked anyway): rocprof v1's --hip-trace
+        # JSON records every hipLaunchKernel without one, and "8 of 8 calls without GPU work" would be false
+        known = rt["correlation_id"].notna().to_numpy() | (gpu_per_call > 0)
         t = pd.DataFrame({"launch_name": text_series(rt["name"]), "gpu": gpu_per_call,
-                          "dur": rt["dur_ns"].to_numpy()})
+                          "dur": rt["dur_ns"].to_numpy(), "known": known,
+                          "empty": known & (gpu_per_call == 0)})
         g = t.groupby("launch_name", sort=True)
-        table = pd.DataFrame({"calls": g.size(), "gpu_events": g["gpu"].sum(),
-                              "calls_without_gpu_work": g["gpu"].apply(lambda s: int((s == 0).sum())),
+        any_known = g["known"].any()
+        table = pd.DataFrame({"calls": g.size(),
+                              "gpu_events": g["gpu"].sum().astype("Int64").where(any_known),
+                              "calls_without_gpu_work": g["empty"].sum().astype("Int64").where(any_known),
                               "mean_call_ns": g["dur"].mean()}).reset_index()
         table = table.sort_values("calls", ascending=False, kind="stable").reset_index(drop=True)
         is_graph = pd.Series(category_mask(rt["name"], GRAPH_RE))
@@ -168,7 +176,8 @@ class Launches(Analyzer):
             "kernels_unlinked": unlinked_k,
             # the one op linking (external id, else the op enclosing the launch call), as kernel groups and the roll-up
             "gpu_events_linked_to_ops": int(_gpu_op_links(timeline).notna().sum()),
-            "launch_calls_without_gpu_work": int((t["gpu"] == 0).sum()),
+            # calls that carry a correlation id matching no GPU event; None when no call carries one (unknown)
+            "launch_calls_without_gpu_work": int(t["empty"].sum()) if t["known"].any() else None,
         }
         findings = []
         # a counter-collection replay (ncu, rocprof-compute, rocprof pmc) launches the kernels itself: that its

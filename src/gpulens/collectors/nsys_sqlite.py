@@ -57,9 +57,11 @@ from gpulens.errors import TraceFormatError
 from gpulens.timeline import EVENT_COLUMNS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
-#: CUpti_ActivityMemcpyKind → copy_kind.
+#: CUpti_ActivityMemcpyKind → copy_kind; 11–13 are unified-memory page migrations (nsys ENUM_CUDA_MEMCPY_OPER
+#: ``CUDA_MEMCPY_KIND_UVM_HTOD/DTOH/DTOD``): the driver moves managed pages on a fault or prefetch, no launch call
+#: enqueues them (correlationId 0), so they keep a kind of their own.
 COPY_KINDS = {1: "HtoD", 2: "DtoH", 3: "HtoA", 4: "AtoH", 5: "AtoA", 6: "AtoD", 7: "DtoA", 8: "DtoD", 9: "HtoH",
-              10: "PtoP", 11: "HtoD", 12: "DtoH", 13: "DtoD"}
+              10: "PtoP", 11: "UVM HtoD", 12: "UVM DtoH", 13: "UVM DtoD"}
 #: TARGET_INFO_GPU column → device dict key.
 GPU_FIELDS = {"name": "name", "computeMajor": None, "smCount": "num_sms", "totalMemory": "total_memory_bytes",
               "memoryBandwidth": "memory_bandwidth_bytes_per_s", "clockRate": "clock_hz",
@@ -468,12 +470,60 @@ def _export_meta(db: _Db) -> dict[str, Any]:
     return {"nsys_version": None, "schema_version": None, "meta_table": None}
 
 
+#: Older exports (nsys 2020–2021: ``TARGET_INFO_GPU`` has ``deviceId, name, busLocation`` and no ``id``) keep the
+#: device figures in ``TARGET_INFO_CUDA_GPU``: column → (device dict key, factor to bytes / Hz). Its bandwidth is in
+#: kB/s and its clock in kHz (as CUDA's ``cudaDeviceProp::clockRate``): an RTX 3080 export (PolPuigPuy/
+#: OpenACC_Project_PolPuig report2.sqlite) records 760080000 (760.08 GB/s, the card's 19 Gbps × 320 bit) and 1740000.
+CUDA_GPU_FIELDS = {"numMultiprocessors": ("num_sms", 1), "globalMemorySize": ("total_memory_bytes", 1),
+                   "globalMemoryBandwidth": ("memory_bandwidth_bytes_per_s", 1000), "coreClockRate": ("clock_hz", 1000),
+                   "l2CacheSize": ("l2_cache_bytes", 1), "numThreadsPerWarp": ("warp_size", 1),
+                   "maxWarpsPerMultiprocessor": ("max_warps_per_sm", 1),
+                   "maxBlocksPerMultiprocessor": ("max_blocks_per_sm", 1),
+                   "maxRegistersPerMultiprocessor": ("regs_per_sm", 1), "maxRegistersPerBlock": ("regs_per_block", 1),
+                   "maxSharedMemoryPerMultiprocessor": ("smem_per_sm_bytes", 1),
+                   "maxSharedMemoryPerBlock": ("smem_per_block_bytes", 1),
+                   "maxThreadsPerBlock": ("max_threads_per_block", 1)}
+
+
+def _devices_old_schema(db: _Db) -> list[dict[str, Any]]:
+    """Devices of an older export (no ``TARGET_INFO_GPU.id``): one per ``TARGET_INFO_CUDA_GPU`` row keyed by its
+    ``deviceId`` (the CUDA device the kernels' ``deviceId`` names), figures converted by :data:`CUDA_GPU_FIELDS`;
+    else the names of ``TARGET_INFO_GPU`` (``deviceId``, ``name``, ``busLocation``) alone."""
+    t = "TARGET_INFO_CUDA_GPU"
+    if db.has(t, "deviceId"):
+        cols = [c for c in ["deviceId", "name", "pciBusId", "computeCapabilityMajor", "computeCapabilityMinor",
+                            *CUDA_GPU_FIELDS] if c in db.cols[t]]
+        df, _ = read_typed(db.con, t, {c: TEXT if c in ("name", "pciBusId") else INT for c in cols})
+    elif db.has("TARGET_INFO_GPU", "deviceId"):
+        cols = [c for c in ["deviceId", "name", "busLocation"] if c in db.cols["TARGET_INFO_GPU"]]
+        df, _ = read_typed(db.con, "TARGET_INFO_GPU", {c: TEXT if c != "deviceId" else INT for c in cols})
+    else:
+        return []
+    out, seen = [], set()
+    for r in df.sort_values("deviceId").to_dict("records"):
+        r = {k: (None if v is pd.NA or v is None else v) for k, v in r.items()}
+        if r["deviceId"] is None or int(r["deviceId"]) in seen:  # one row per process that used the device
+            continue
+        seen.add(int(r["deviceId"]))
+        d: dict[str, Any] = {"rank": 0, "device_id": int(r["deviceId"]), "name": r.get("name")}
+        if r.get("computeCapabilityMajor") is not None:
+            d["compute_capability"] = f"{r['computeCapabilityMajor']}.{r.get('computeCapabilityMinor') or 0}"
+        for src, (dst, factor) in CUDA_GPU_FIELDS.items():
+            if r.get(src) is not None and int(r[src]) > 0:
+                d[dst] = int(r[src]) * factor
+        bus = r.get("pciBusId") or r.get("busLocation")
+        if bus:
+            d["bus_location"] = bus
+        out.append(d)
+    return out
+
+
 def _devices(db: _Db) -> list[dict[str, Any]]:
     """One dict per ``TARGET_INFO_GPU`` row, read with declared types (a row whose id is no integer is skipped;
-    another field of the wrong type is left out)."""
+    another field of the wrong type is left out); an older export's devices by :func:`_devices_old_schema`."""
     t = "TARGET_INFO_GPU"
     if not db.has(t, "id"):
-        return []
+        return _devices_old_schema(db)
     schema = {c: TEXT if c in _TEXT_FIELDS else INT for c in ["id", *GPU_FIELDS, "computeMinor"]}
     df, _ = read_typed(db.con, t, schema)
     out = []

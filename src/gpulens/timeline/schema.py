@@ -81,7 +81,7 @@ EVENT_COLUMNS: tuple[Column, ...] = (
     Column("smem_dynamic_bytes", "Int32", "bytes", "dynamic shared memory per block"),
     Column("bytes", "Int64", "bytes", "payload of a copy, set or collective"),
     Column("flops", "float64", "FLOP", "floating-point operations of the event when the source records them"),
-    Column("copy_kind", "category", "", "HtoD, DtoH, DtoD, PtoP, HtoH for copies; empty otherwise"),
+    Column("copy_kind", "category", "", "HtoD, DtoH, DtoD, PtoP, HtoH for copies (UVM HtoD/DtoH/DtoD: unified-memory page migrations); empty otherwise"),
     Column("input_dims", "category", "", "JSON text of the op's input shapes (Kineto record_shapes)"),
     Column("input_types", "category", "", "JSON text of the op's input dtypes"),
     Column("source", "category", "", "collector that produced the row (kineto, rocprof_v1, nsys, ...)"),
