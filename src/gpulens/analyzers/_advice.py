@@ -464,13 +464,15 @@ def exposed_comm_detail(pytorch: bool, training: bool | None = None) -> str:
             "stream while independent work runs) or reduce their size.")
 
 
-def exposed_copy_detail(pytorch: bool) -> str:
-    """The advice sentence of the exposed-memcpy finding."""
+def exposed_copy_detail(pytorch: bool, vendor: str | None = None) -> str:
+    """The advice sentence of the exposed-memcpy finding; the asynchronous-copy call in ``vendor``'s API
+    (``"nvidia"``: cudaMemcpyAsync, ``"amd"``: hipMemcpyAsync, unknown: both)."""
     if pytorch:
         return ("Copies run with no kernel beside them. Use pinned memory and non_blocking copies on a side stream, "
                 "or keep tensors on the device.")
+    call = {"nvidia": "cudaMemcpyAsync", "amd": "hipMemcpyAsync"}.get(vendor or "", "cudaMemcpyAsync / hipMemcpyAsync")
     return ("Copies run with no kernel beside them. Use pinned host memory and asynchronous copies on a side stream "
-            "(cudaMemcpyAsync / hipMemcpyAsync), or keep the data on the device.")
+            f"({call}), or keep the data on the device.")
 
 
 def host_path_action(cls: str, pytorch: bool, vendor: str | None = None) -> str | None:

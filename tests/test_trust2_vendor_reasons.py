@@ -1,0 +1,70 @@
+"""Vendor words in findings' advice and skip reasons that the console, Markdown and JSON show on an AMD input.
+
+Kind: sentences written once for "any GPU" named another vendor's API or tool: the exposed-memcpy finding told a
+rocprof user to use ``cudaMemcpyAsync / hipMemcpyAsync`` (rocprof v1 MI300A vector-add: 1.07 s of exposed copies),
+and the NVTX skip reason told an AMD user to make an "Nsight Systems export with nvtx tracing". Each sentence now
+takes the input's vendor (``gpulens.analyzers._advice.vendor_of``), both vendors' words only when it is unknown.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from gpulens.analyzers import _advice
+from gpulens.report import analyze
+from gpulens.reports import console, json_report, markdown
+
+DATA = Path(__file__).parent / "data"
+AMD = DATA / "rocprof" / "v1_gunrock_mi300x"
+
+_KH = ('"Kind","Agent_Id","Queue_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id",'
+       '"Start_Timestamp","End_Timestamp","Private_Segment_Size","Group_Segment_Size","Workgroup_Size_X",'
+       '"Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"\n')
+_MH = '"Kind","Direction","Source_Agent_Id","Destination_Agent_Id","Correlation_Id","Start_Timestamp","End_Timestamp"\n'
+
+
+def _copy_bound_rocprofv3(tmp_path: Path) -> Path:
+    """A rocprofv3 CSV run: a 100 µs host-to-device copy [1 000 000, 1 100 000) ns, then one 10 µs kernel
+    [1 100 000, 1 110 000) ns on agent 1. By hand: GPU span 110 µs, exposed memcpy 100 µs = 90.9 % of it (> the 5 %
+    that makes an exposed-memcpy finding)."""
+    d = tmp_path / "run"
+    d.mkdir()
+    (d / "kernel_trace.csv").write_text(
+        _KH + '"KERNEL_DISPATCH",1,1,69,1,16,"void add_kernel(float*, int)",2,1100000,1110000,0,0,256,1,1,'
+        '65536,1,1\n')
+    (d / "memory_copy_trace.csv").write_text(_MH + '"MEMORY_COPY","MEMORY_COPY_HOST_TO_DEVICE",0,1,1,1000000,1100000\n')
+    return d
+
+
+def _outputs(rep) -> dict[str, str]:
+    return {"console": console.render(rep, width=160),
+            "markdown": markdown.render(rep), "json": json_report.render(rep)}
+
+
+def test_exposed_copy_advice_on_amd_names_hip_only(tmp_path):
+    rep = analyze([str(_copy_bound_rocprofv3(tmp_path))])
+    bd = rep.sources[0].results["breakdown"]
+    assert bd.summary["exposed_memcpy_ns"] == 100_000  # the hand figure above
+    f = [x for x in bd.findings if x.key == "exposed-memcpy"]
+    assert len(f) == 1 and "hipMemcpyAsync" in f[0].detail and "cuda" not in f[0].detail.lower()
+    for fmt, text in _outputs(rep).items():
+        assert "hipMemcpyAsync" in text, fmt
+        assert "cudaMemcpy" not in text, fmt
+
+
+def test_exposed_copy_advice_per_vendor():
+    assert "(cudaMemcpyAsync)" in _advice.exposed_copy_detail(False, "nvidia")
+    assert "(hipMemcpyAsync)" in _advice.exposed_copy_detail(False, "amd")
+    both = _advice.exposed_copy_detail(False, None)
+    assert "cudaMemcpyAsync" in both and "hipMemcpyAsync" in both
+
+
+def test_nvtx_skip_reason_on_amd_names_no_nvidia_tool():
+    rep = analyze([str(AMD)])
+    why = rep.sources[0].results["nvtx"].skipped_reason
+    assert why and "Nsight" not in why and "nsys" not in why and "ROCTX" in why
+    md = markdown.render(rep)
+    js = json.loads(json_report.render(rep))
+    assert "Nsight Systems" not in md
+    assert js["sources"][0]["analyses"]["nvtx"]["skipped_reason"] == why
