@@ -37,9 +37,18 @@ def _copy_bound_rocprofv3(tmp_path: Path) -> Path:
     return d
 
 
+def _drop_docs(v):
+    """The JSON without its column documentation (static text describing both vendors' columns)."""
+    if isinstance(v, dict):
+        return {k: _drop_docs(x) for k, x in v.items() if k != "columns"}
+    if isinstance(v, list):
+        return [_drop_docs(x) for x in v]
+    return v
+
+
 def _outputs(rep) -> dict[str, str]:
-    return {"console": console.render(rep, width=160),
-            "markdown": markdown.render(rep), "json": json_report.render(rep)}
+    return {"console": console.render(rep, width=160), "markdown": markdown.render(rep),
+            "json": json.dumps(_drop_docs(json.loads(json_report.render(rep))), ensure_ascii=False)}
 
 
 def test_exposed_copy_advice_on_amd_names_hip_only(tmp_path):
@@ -68,3 +77,33 @@ def test_nvtx_skip_reason_on_amd_names_no_nvidia_tool():
     js = json.loads(json_report.render(rep))
     assert "Nsight Systems" not in md
     assert js["sources"][0]["analyses"]["nvtx"]["skipped_reason"] == why
+
+
+# ---- the vendor of a Kineto trace without device properties: its runtime API ------------------------------------
+
+def _kineto_without_device(tmp_path: Path, launch: str) -> Path:
+    """A Kineto trace with no deviceProperties and no GPU name: three 50 µs kernels, each launched by a ``launch``
+    runtime call (the legacy TensorBoard-plugin ResNet-50 trace is one: it records cudaLaunchKernel only)."""
+    ev = []
+    for i in range(3):
+        t = 1000 + i * 200
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": launch,
+                   "pid": 1, "tid": 1, "ts": t, "dur": 5, "args": {"correlation": i + 1}})
+        ev.append({"ph": "X", "cat": "kernel", "name": "void my_kernel(float*)", "pid": 0, "tid": 7, "ts": t + 20,
+                   "dur": 50, "args": {"device": 0, "stream": 7, "correlation": i + 1, "grid": [4, 1, 1],
+                                       "block": [256, 1, 1]}})
+    p = tmp_path / f"{launch}.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+    return p
+
+
+def test_kineto_vendor_from_its_runtime_calls(tmp_path):
+    nv = analyze([str(_kineto_without_device(tmp_path, "cudaLaunchKernel"))])
+    amd = analyze([str(_kineto_without_device(tmp_path, "hipLaunchKernel"))])
+    tl_nv, tl_amd = nv.sources[0].timeline, amd.sources[0].timeline
+    assert _advice.vendor_of(tl_nv) == "nvidia" and _advice.vendor_of(tl_amd) == "amd"
+    # every report of the CUDA trace names NVIDIA's tools only, of the HIP trace AMD's only
+    for fmt, text in _outputs(nv).items():
+        assert "rocprof" not in text and "CUDA/HIP" not in text and "SM/CU" not in text, fmt
+    for fmt, text in _outputs(amd).items():
+        assert "ncu --set full" not in text and "CUDA/HIP" not in text and "SM/CU" not in text, fmt

@@ -342,7 +342,8 @@ def for_vendor(vendor: str | None, nvidia: str, amd: str) -> str:
 def vendor_of(timeline: Any, device: Any = None) -> str | None:
     """``"amd"`` / ``"nvidia"`` of the input: the device spec's vendor, else the recorded device (an AMD ``gfx``
     architecture / a CUDA compute capability), else the collectors that read it when all are one vendor's
-    (rocprof*/rocpd/omniperf/rocminfo; ncu/nsys); None when unknown (a Kineto trace without device properties)."""
+    (rocprof*/rocpd/omniperf/rocminfo; ncu/nsys), else the runtime API its host calls use (:func:`_runtime_vendor`);
+    None when unknown (a Kineto trace without device properties or runtime calls)."""
     v = getattr(device, "vendor", None)
     if v in ("amd", "nvidia"):
         return v
@@ -363,7 +364,33 @@ def vendor_of(timeline: Any, device: Any = None) -> str | None:
         return "amd"
     if names and all(n.startswith(_NVIDIA_COLLECTORS) for n in names):
         return "nvidia"
-    return None
+    return _runtime_vendor(timeline)
+
+
+#: A runtime/driver call of one vendor's API: CUDA runtime (``cudaLaunchKernel``) or driver (``cuLaunchKernel``);
+#: HIP (``hipLaunchKernel``, ``hipExtModuleLaunchKernel``).
+_CUDA_CALL = re.compile(r"^(?:cuda[A-Z]|cu[A-Z])")
+_HIP_CALL = re.compile(r"^hip[A-Z]")
+
+
+def _runtime_vendor(timeline: Any) -> str | None:
+    """The vendor whose runtime API the input's host calls use, when they use one only: a Kineto trace without
+    device properties (the legacy TensorBoard-plugin ResNet-50 trace records cudaLaunchKernel and no GPU name) is
+    an NVIDIA run when its runtime calls are cuda*/cu* and an AMD one when they are hip*; None when it records no
+    such call or both. Computed once per Timeline."""
+    from gpulens.analyzers.context import context_of
+
+    def compute() -> str | None:
+        ev = timeline.events
+        if not len(ev):
+            return None
+        names = ev.loc[ev["kind"] == "runtime", "name"]
+        names = names.astype(object).dropna().unique()
+        cuda = any(isinstance(n, str) and _CUDA_CALL.match(n) for n in names)
+        hip = any(isinstance(n, str) and _HIP_CALL.match(n) for n in names)
+        return "nvidia" if cuda and not hip else "amd" if hip and not cuda else None
+
+    return context_of(timeline).memo("advice.runtime_vendor", compute)
 
 
 def host_trace(timeline: Any, device: Any = None) -> str | None:
