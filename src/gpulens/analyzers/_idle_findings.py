@@ -14,6 +14,7 @@ import pandas as pd
 from gpulens.analyzers import _advice
 from gpulens.analyzers.base import Finding
 from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, text_series
+from gpulens.analyzers.verdict_rules import FULL_GRID_SHARE
 from gpulens.timeline import Timeline
 from gpulens.units import fmt_ns, share_pct_text
 
@@ -349,8 +350,10 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
                                time_at_stake_ns=int(tot[key]), key="idle/" + key[5:-3], parent=parent))
     if tot.get("small_grid_ns"):
         # busy kernel time, already ranked through those kernels' verdicts: stated, not counted a second time
+        # the figure's own definition (bottlenecks: fewer blocks than FULL_GRID_SHARE of the SMs/CUs): "fewer
+        # blocks than CUs" read as including a 288-block grid on 304 CUs, which the figure leaves out
         out.append(Finding(f"Small-grid kernels: {fmt_ns(tot['small_grid_ns'])} in kernels with fewer blocks "
-                           f"than {_advice.vendor_word(vendor, 'sms')}",
+                           f"than {FULL_GRID_SHARE * 100:.0f} % of the {_advice.vendor_word(vendor, 'sms')}",
                            "These launches leave part of the GPU empty. Give them more blocks "
                            "(more work per launch, several problems batched into one launch; each kernel's verdict "
                            "says how for its kind) or run them concurrently on another stream.",
