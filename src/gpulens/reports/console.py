@@ -17,7 +17,7 @@ from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_tex
                                      fmt_ns, fmt_unit, launches_text, limiter_text, rank_ranges,
                                      roofline_heading, vendor_short_label)
 from gpulens.reports._names import short_names
-from gpulens.units import fmt_share, is_missing
+from gpulens.units import fmt_share, is_missing, share_pct_text
 
 
 def answer_renderable(s: SourceReport) -> Group:
@@ -132,7 +132,7 @@ def breakdown_renderable(bd: Any, top: int = 10) -> FitTable | FirstFit:
         r = recs[0]
         span = float(r["span_ns"] or 0)
         rows = [[label, "unknown", "unknown"] if is_missing(r.get(k)) else
-                [label, fmt_ns(r.get(k) or 0), fmt_unit(100 * float(r.get(k) or 0) / span if span else None, "%")]
+                [label, fmt_ns(r.get(k) or 0), share_pct_text(100 * float(r.get(k) or 0) / span if span else None)]
                 for k, label in parts]
         rows.append(["= GPU span", fmt_ns(span), fmt_unit(100.0 if span else None, "%")])
         return FitTable(f"Time breakdown (rank {fmt_unit(r['rank'], 'id')}, GPU {fmt_unit(r['device_id'], 'id')}; "
@@ -154,8 +154,8 @@ def breakdown_renderable(bd: Any, top: int = 10) -> FitTable | FirstFit:
     by_gpu = FitTable(title, [Col("part", "left")] + [Col(f"rank {a} GPU {b}") for a, b in map(ids, recs)],
                       [[lb] + [fmt_ns(None if is_missing(r.get(k)) else r.get(k) or 0) for r in recs] for k, lb in used]
                       + [["= GPU span"] + [fmt_ns(r["span_ns"]) for r in recs]])
-    pct = lambda r, k: fmt_unit(100 * float(r.get(k) or 0) / r["span_ns"]
-                                if r["span_ns"] and not is_missing(r.get(k)) else None, "%")
+    pct = lambda r, k: share_pct_text(100 * float(r.get(k) or 0) / r["span_ns"]
+                                      if r["span_ns"] and not is_missing(r.get(k)) else None)
     shares = FitTable(title + " (parts as % of each GPU's span)",
                       [Col("rank"), Col("GPU"), Col("span")] + [Col(short(lb)) for _, lb in used],
                       [ids(r) + [fmt_ns(r["span_ns"])] + [pct(r, k) for k, _ in used] for r in recs])
