@@ -47,3 +47,26 @@ def test_a_small_part_of_the_span_is_not_zero_percent(tmp_path):
     page = html.render(rep)
     cell = re.search(r"exposed memcpy</th><td[^>]*>[^<]*</td><td class='num'>([^<]*)</td>", page)
     assert cell and cell.group(1) == "under 0.1 %", cell and cell.group(1)
+
+
+def test_profiled_window_share_is_not_zero_percent():
+    """HTA's Triton example (A100): one 1.76 µs kernel (``triton_poi_fused_add_cos_sin_0``, dur 1.76 µs) in a
+    profiled window of 13.34 s (its events run from ts 2413668742269 µs to 2413682432405 µs; the window leaves out
+    the profiler's own session record) — by hand 1.76e-6 / 13.34 × 100 = 0.000013 % of it: "under 0.1 %", not
+    "0.0 %" (console and Markdown share the one wording)."""
+    import gzip
+    import json
+
+    from gpulens.reports import markdown
+
+    p = Path(__file__).parent / "data" / "kineto" / "hta_a100_triton_example.json.gz"
+    ev = [e for e in json.loads(gzip.open(p).read())["traceEvents"] if e.get("ph") == "X"]
+    gpu = [e for e in ev if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+    assert [e["dur"] for e in gpu] == [1.76]
+    assert 100 * 1.76e-6 / 13.0 < 0.05  # any window over 13 s
+    rep = analyze([str(p)])
+    sm = rep.sources[0].summary
+    assert sm["window_ns"] > 13e9 and 0 < sm["gpu_utilization_pct"] < 0.05
+    text = " ".join(console.render(rep, width=160).split())
+    assert "GPU busy under 0.1 % of it" in text and "GPU busy 0.0 % of it" not in text
+    assert "| profiled window | 13.34 s: GPU busy under 0.1 % of it |" in markdown.render(rep)
