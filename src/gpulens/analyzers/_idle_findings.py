@@ -311,13 +311,18 @@ def blocking_text(rows: list[dict[str, Any]]) -> str:
 
 def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None = None, pytorch: bool = True,
               blocking: list[dict[str, Any]] | None = None, tool: str | None = None,
-              vendor: str | None = None) -> list[Finding]:
+              vendor: str | None = None, gpus: int = 1) -> list[Finding]:
     """Idle-cause findings (children of the breakdown's ``idle`` finding when it was reported: ``parent``); the
     advice names PyTorch remedies only for a PyTorch program (``pytorch``, :mod:`gpulens.analyzers._advice`), and
-    SMs or CUs by the input's ``vendor`` (:func:`gpulens.analyzers._advice.vendor_word`)."""
+    SMs or CUs by the input's ``vendor`` (:func:`gpulens.analyzers._advice.vendor_word`). ``tot`` sums the rows of
+    ``gpus`` GPUs: with several, a share is of their summed spans (the wording of the breakdown's idle finding)."""
     steady, _ = steady_state(tot)
     span = max(steady, 1)
-    of_span = "of the GPU span" if steady == tot["span_ns"] else f"of the {fmt_ns(steady)} outside the one-off gaps"
+    if steady == tot["span_ns"]:
+        of_span = "of the GPU span" if gpus <= 1 else f"of the {gpus} GPUs' summed spans"
+    else:
+        of_span = f"of the {fmt_ns(steady)} outside the one-off gaps" + (
+            f", summed over {gpus} GPUs" if gpus > 1 else "")
     out = []
     say = {k: _advice.idle_text(_advice.IDLE_DETAILS, pytorch, k, None, vendor=vendor)
            for k in _advice.IDLE_DETAILS[pytorch]}
