@@ -42,3 +42,11 @@ def test_idle_cause_shares_name_the_summed_spans():
     assert float(m.group(1)) == round(100 * host[0].time_at_stake_ns / summed, 1)
     md = markdown.render(rep)
     assert "of the GPU span)" not in md and "of the 2 GPUs' summed spans)" in md
+
+
+def test_run_verdict_basis_names_the_summed_spans():
+    """The run verdict's basis on the same two-GPU trace: its 10 % threshold is of the summed spans too (the idle
+    causes it weighs are sums over both GPUs)."""
+    rep = analyze([str(RANKS)])
+    basis = rep.sources[0].results["verdicts"].summary["basis"]
+    assert basis.endswith("at least 10 % of the 2 GPUs' summed spans"), basis

@@ -528,8 +528,10 @@ class Verdicts(Analyzer):
                                           + "; the kernels' bound is undetermined too")
         elif overhead and overhead not in ("gpu-bound", "undetermined"):
             share = bn.summary.get("min_share") or 0.1
+            bd = results.get("breakdown")
+            gpus = int((getattr(bd, "summary", None) or {}).get("gpu_count") or 1)
             run, basis = overhead, (f"the timeline: the largest idle or overhead cause, at least {100 * share:.0f} % "
-                                    "of the GPU span")
+                                    + ("of the GPU span" if gpus <= 1 else f"of the {gpus} GPUs' summed spans"))
         elif kernel_class and kernel_class != "undetermined":
             run, basis = kernel_class, "the critical kernels: the kernel verdict holding the most GPU time"
         elif _mostly_host_only(bn):
