@@ -107,3 +107,23 @@ def test_kineto_vendor_from_its_runtime_calls(tmp_path):
         assert "rocprof" not in text and "CUDA/HIP" not in text and "SM/CU" not in text, fmt
     for fmt, text in _outputs(amd).items():
         assert "ncu --set full" not in text and "CUDA/HIP" not in text and "SM/CU" not in text, fmt
+
+
+def test_achieved_occupancy_finding_on_amd_says_wavefronts():
+    """rocprof-compute vcopy on MI300X: 26 % achieved of 100 % theoretical occupancy (under half: the finding is
+    made; the grid is 4,096 blocks / (8 resident × 304 CUs) = 1.68 waves, not a few-waves grid). Its detail began
+    "Warps finish unevenly" — capitalised, so the lower-case vendor-word checks missed it."""
+    import re
+
+    rep = analyze([str(DATA / "omniperf" / "vcopy_MI300X_A1")])
+    occ = rep.sources[0].results["occupancy"]
+    row = occ.table.iloc[0]
+    assert row["grid_blocks"] == 4096 and row["active_blocks_per_sm"] == 8
+    assert abs(row["waves_per_sm"] - 4096 / (8 * 304)) < 1e-9
+    f = [x for x in occ.findings if x.key.endswith("/achieved")]
+    assert len(f) == 1 and f[0].detail.startswith("Wavefronts finish unevenly")
+    out = _outputs(rep)
+    # JSON: the limiter columns hold enum values (registers | shared_memory | warps | blocks), not prose
+    out["json"] = re.sub(r'"limiters?": "[^"]*"', "", out["json"])
+    for fmt, text in out.items():
+        assert not re.search(r"\bwarps?\b", text, re.I), (fmt, re.search(r".{40}\bwarps?\b.{40}", text, re.I))

@@ -248,8 +248,8 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
             bound = occupancy_gain_bound_ns(r.time_ns, ach, theo, roof_stake)
             mine.append(Finding(
                 f"{_short(r.name)} achieves {ach:.0f} % occupancy of a possible {theo:.0f} %",
-                "Warps finish unevenly (tail effect, load imbalance) or blocks are not scheduled fast enough. "
-                + _latency_note(bound),
+                _advice.vendor_text("{Warps} finish unevenly (tail effect, load imbalance) or blocks are not "
+                                    "scheduled fast enough. ", vendor) + _latency_note(bound),
                 severity=_sev(bound, total), category="occupancy", time_at_stake_ns=bound, kernel=r.name,
                 action=_advice.balance(library, vendor), key=f"{key}/achieved"))
         out.extend(_one_tree(mine))
