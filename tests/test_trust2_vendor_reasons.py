@@ -127,3 +127,22 @@ def test_achieved_occupancy_finding_on_amd_says_wavefronts():
     out["json"] = re.sub(r'"limiters?": "[^"]*"', "", out["json"])
     for fmt, text in out.items():
         assert not re.search(r"\bwarps?\b", text, re.I), (fmt, re.search(r".{40}\bwarps?\b.{40}", text, re.I))
+
+
+def test_limiter_advice_in_amd_words():
+    """The occupancy limiter's next step for every owner of the kernel (user code, Triton, Inductor, AOTriton, a
+    library) and both resources: on AMD LDS and amdgpu_waves_per_eu, never shared memory or -maxrregcount (the
+    MI300X LDS-limited GEMM of test_occupancy was told "Use less shared memory per block")."""
+    import re
+
+    names = [("my_kernel", None), ("triton_poi_fused_0", "triton"), ("triton_red_fused_1", "inductor"),
+             ("attn_fwd", "aotriton"), ("Cijk_Ailk_Bljk_HHS_BH_MT128x128x32", None)]
+    for res in ("registers", "shared_memory"):
+        for name, hint in names:
+            for lb in (False, True):
+                amd = _advice.limiter(res, name, False, latency_bound=lb, hint=hint, vendor="amd")
+                assert not re.search(r"shared memory|maxrregcount", amd), (res, name, amd)
+                nv = _advice.limiter(res, name, False, latency_bound=lb, hint=hint, vendor="nvidia")
+                assert "LDS" not in nv and "amdgpu" not in nv, (res, name, nv)
+    assert "Use less LDS per block" in _advice.limiter("shared_memory", "my_kernel", vendor="amd")
+    assert "amdgpu_waves_per_eu" in _advice.limiter("registers", "my_kernel", vendor="amd")

@@ -154,10 +154,12 @@ def whole_waves(fam: str, library: bool, name: str | None = None, pytorch: bool 
 
 
 def limiter(resource: str, name: str | None, pytorch: bool = False, latency_bound: bool = False,
-            hint: str | None = None) -> str:
+            hint: str | None = None, vendor: str | None = None) -> str:
     """How to relax a register / shared-memory occupancy limiter for this kernel (one imperative sentence).
     ``latency_bound``: the evidence already shows the kernel latency-bound (the advice then does not make it a
-    condition — "if it is shown latency-bound" beside a latency-bound verdict was circular)."""
+    condition — "if it is shown latency-bound" beside a latency-bound verdict was circular). ``vendor`` ``"amd"``:
+    shared memory is LDS and the register cap is ``__launch_bounds__`` or ``amdgpu_waves_per_eu``."""
+    smem = "LDS" if vendor == "amd" else "shared memory"
     if is_library(name):
         bench = " (torch.backends.cudnn.benchmark = True tries them)" if pytorch and "cudnn" in str(name).lower() \
             else ""
@@ -165,36 +167,37 @@ def limiter(resource: str, name: str | None, pytorch: bool = False, latency_boun
         lib = library_name(name)
         whose = f"the library's kernel ({lib})" if lib != "the library" else "the library's kernel"
         if latency_bound:
-            return hint or (f"Its block size, registers and shared memory are fixed by {whose}, not yours to edit: "
+            return hint or (f"Its block size, registers and {smem} are fixed by {whose}, not yours to edit: "
                             f"give it a problem shape it tiles well, or let it pick another algorithm{bench}.")
-        return (f"Its block size, registers and shared memory are fixed by {whose}, not yours to edit: if it is "
+        return (f"Its block size, registers and {smem} are fixed by {whose}, not yours to edit: if it is "
                 f"shown latency-bound, try another algorithm or problem shape{bench}.")
     cond = "" if latency_bound else " if it is latency-bound"
     owner = code_owner(name, hint)
     if owner in ("triton", "aotriton"):
         what = "registers per thread" if resource == "registers" else (
-            "shared memory per block" if resource == "shared_memory" else "its block configuration")
+            f"{smem} per block" if resource == "shared_memory" else "its block configuration")
         if owner == "aotriton":
             return (f"Its {what} follow AOTriton's build-time Triton config (BLOCK sizes, num_warps, num_stages): give "
                     f"it a shape its tuning table covers or use another attention backend{cond}.")
         return (f"Its {what} follow its Triton config: smaller BLOCK sizes, fewer num_warps or num_stages "
-                f"(shared memory grows with num_stages × the tile), tried with triton.autotune{cond}.")
+                f"({smem} grows with num_stages × the tile), tried with triton.autotune{cond}.")
     if owner == "pytorch":
         return ("Its block size and registers are fixed by PyTorch's built-in kernel: fuse it with its neighbours "
                 f"(torch.compile generates a kernel with its own launch configuration) or give it larger tensors per "
                 f"call{cond}.")
     if owner == "inductor":
         what = "registers per thread" if resource == "registers" else (
-            "shared memory per block" if resource == "shared_memory" else "its block configuration")
+            f"{smem} per block" if resource == "shared_memory" else "its block configuration")
         return (f"Its {what} follow Inductor's Triton config: smaller block sizes (XBLOCK/RBLOCK), fewer num_warps or "
                 f"num_stages, or torch.compile mode=\"max-autotune\" to try other configs{cond}.")
     if owner == "nvfuser":
         return ("Its block size, unrolling and register cap come from nvFuser's scheduler: try another schedule "
                 f"(less unrolling or vectorisation per thread, a register cap in its compile parameters){cond}.")
     if resource == "registers":
-        return f"Cut registers per thread (__launch_bounds__, -maxrregcount, fewer live values){cond}."
+        cap = vendor_word("amd", "reg_cap") if vendor == "amd" else "__launch_bounds__, -maxrregcount"
+        return f"Cut registers per thread ({cap}, fewer live values){cond}."
     if resource == "shared_memory":
-        return f"Use less shared memory per block (smaller tiles, fewer pipeline stages){cond}."
+        return f"Use less {smem} per block (smaller tiles, fewer pipeline stages){cond}."
     return {"warps": f"Use 128–256 threads per block{cond}.",
             "blocks": f"Use larger blocks with more work each{cond}.",
             "barriers": f"Use fewer named barriers per block{cond}."}.get(

@@ -319,7 +319,8 @@ def _latency_steps(e: Evidence) -> list[str]:
                          f"({_waves_words(e)}): " + grid_step[0].lower() + grid_step[1:])
     elif e.limiter in _LIMITER_STEP and (e.achieved_occupancy_pct is None or e.achieved_occupancy_pct < 60) \
             and not full_theory:  # at 100 % theoretical the "limiter" limits nothing: relaxing it cannot help
-        steps.append(_advice.limiter(e.limiter, e.name, e.pytorch, latency_bound=True, hint=e.owner)
+        steps.append(_advice.limiter(e.limiter, e.name, e.pytorch, latency_bound=True, hint=e.owner,
+                                     vendor=e.vendor)
                      if e.library or _advice.code_owner(e.name, e.owner) != "user"
                      else _advice.vendor_text(_LIMITER_STEP[e.limiter], e.vendor))
     elif full_theory and e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < 60:

@@ -458,7 +458,7 @@ class Verdicts(Analyzer):
                 bound_by_verdict(results["occupancy"].findings, name, e.time_ns, e.theoretical_occupancy_pct,
                                  e.achieved_occupancy_pct, v.time_at_stake_ns, "Speed of light")
             if v.verdict == "latency/occupancy-bound" and name in occ:
-                settle_condition(results["occupancy"].findings, name, pytorch)
+                settle_condition(results["occupancy"].findings, name, pytorch, vendor)
             if name in occ:  # the bound now known: the wave estimate's premise holds, or it is capped at the roof
                 settle_wave_premise(results["occupancy"].findings, name, v.verdict, v.time_at_stake_ns,
                                     hs.summary.get("kernel_effective_ns") or 0)
