@@ -445,6 +445,17 @@ def launches_text(sm: Mapping[str, Any]) -> str:
     return f"{n:,} launch{'' if n == 1 else 'es'} of {k:,} kernel{'' if k == 1 else 's'}"
 
 
+def kernel_time_text(sm: Mapping[str, Any]) -> str:
+    """The kernels' summed and union time as every reporter words it: ``"388.34 µs summed, 388.34 µs busy
+    (union)"``; ``"1.55 s summed, busy (union) unknown"`` when the input has durations but no timeline (a rocprof
+    stats table); ``"durations not recorded"`` when it has no durations (a counter-only run)."""
+    if is_missing(sm.get("kernel_time_ns")):
+        return "durations not recorded"
+    busy = sm.get("kernel_busy_ns")
+    return (f"{fmt_ns(sm['kernel_time_ns'])} summed, "
+            + ("busy (union) unknown" if is_missing(busy) else f"{fmt_ns(busy)} busy (union)"))
+
+
 def roofline_heading(summary: Mapping[str, Any]) -> str:
     """The one heading of the roofline in every report: the hardware spec it used and the FLOP coverage
     (``"Roofline on NVIDIA H100 SXM (FLOPs known for 100 % of the critical kernels' time)"``), and which compute

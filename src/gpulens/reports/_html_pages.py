@@ -16,7 +16,7 @@ from gpulens.reports._answer import finding_tree, next_step, shown_title
 from gpulens.reports._html_answer import answer_html
 from gpulens.units import fmt_share, is_missing, share_pct_text
 from gpulens.reports._format import (breakdown_rest, busy_text, column_label, device_text, fmt_ns, fmt_unit,
-                                     launches_text, record_vendor, time_scale, unit_of, vendor_label)
+                                     kernel_time_text, launches_text, record_vendor, time_scale, unit_of, vendor_label)
 from gpulens.reports._names import short_names
 from gpulens.reports._html_timeline import timeline_page  # noqa: F401 -- re-exported
 from gpulens.reports._html_parts import (
@@ -96,7 +96,7 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
         ("input", s.label), ("status", status), ("device", devices), ("ranks", ", ".join(map(str, sm["ranks"]))),
         ("GPU span", busy_text(sm)),
         ("kernels", launches_text(sm)),
-        ("kernel time", f"{fmt_ns(sm['kernel_time_ns'])} summed, {fmt_ns(sm['kernel_busy_ns'])} busy (union)"),
+        ("kernel time", kernel_time_text(sm)),
         ("performance-critical set", f"{hsum.get('critical_count', 0)} "
                                      f"{'kernel covers' if hsum.get('critical_count') == 1 else 'kernels cover'} "
                                      f"{fmt_share(hsum.get('critical_share'), 0)} of kernel time"),

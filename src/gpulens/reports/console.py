@@ -56,10 +56,9 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     head.add_row("ranks", rank_ranges(sm["ranks"]) + (f"  ({len(sm['ranks']):,} ranks)" if len(sm["ranks"]) > 2
                                                         else ""))
     head.add_row("status", s.status + (f"  ({partial})" if partial else ""))
-    busy = f", {fmt_ns(sm['kernel_busy_ns'])} busy (union)" if sm.get("kernel_busy_ns") is not None else ""
-    head.add_row("kernels", f"{launches_text(sm)}, "
-                 + (f"{fmt_ns(sm['kernel_time_ns'])} summed{busy}" if sm.get("kernel_time_ns") is not None
-                    else "durations not recorded"))
+    from gpulens.reports._format import kernel_time_text
+
+    head.add_row("kernels", f"{launches_text(sm)}, {kernel_time_text(sm)}")
     from gpulens.reports._format import busy_text
 
     head.add_row("GPU span", busy_text(sm))
