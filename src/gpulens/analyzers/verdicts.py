@@ -325,6 +325,8 @@ class Verdicts(Analyzer):
             gaps = gaps.iloc[:0]
         launch_idle = (gaps["dur_ns"] - gaps["sync_ns"])[gaps["cls"] == "launch"].groupby(
             gaps.loc[gaps["cls"] == "launch", "next_name"]).sum() if len(gaps) else pd.Series(dtype="int64")
+        launch_max = (gaps["dur_ns"] - gaps["sync_ns"])[gaps["cls"] == "launch"].groupby(
+            gaps.loc[gaps["cls"] == "launch", "next_name"]).max() if len(gaps) else pd.Series(dtype="int64")
         sl = short_launches(timeline, links).set_index("launch_event_id")["short"]
         by_name = _rows_by_name(kern)
         counter_src = _first_source(timeline.counters)
@@ -375,6 +377,7 @@ class Verdicts(Analyzer):
             if len(linked) and len(sl):
                 e.short_launch_frac = float(k_short[linked].mean())
                 e.launch_idle_ns = int(launch_idle.get(name, 0))
+                e.launch_idle_max_ns = int(launch_max.get(name, 0))
             gpos = pos[has_grid[pos]]
             if len(gpos):
                 e.mean_blocks = float(k_blocks[gpos].mean())
