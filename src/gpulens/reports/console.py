@@ -14,7 +14,7 @@ from gpulens.reports._answer import (CONSOLE_LIST, answer, clock_note, finding_t
 from gpulens.reports._fit import Col, FirstFit, FitTable, glued, name_col
 from gpulens.analyzers._advice import vendor_word
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text,  # noqa: F401 (fmt_ns: re-export)
-                                     fmt_ns, fmt_unit, launches_text, limiter_text, rank_ranges,
+                                     fmt_ns, fmt_unit, kernel_time_text, launches_text, limiter_text, rank_ranges,
                                      roofline_heading, vendor_short_label)
 from gpulens.reports._names import short_names
 from gpulens.units import fmt_share, is_missing, share_pct_text
@@ -56,8 +56,6 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     head.add_row("ranks", rank_ranges(sm["ranks"]) + (f"  ({len(sm['ranks']):,} ranks)" if len(sm["ranks"]) > 2
                                                         else ""))
     head.add_row("status", s.status + (f"  ({partial})" if partial else ""))
-    from gpulens.reports._format import kernel_time_text
-
     head.add_row("kernels", f"{launches_text(sm)}, {kernel_time_text(sm)}")
     from gpulens.reports._format import busy_text
 
