@@ -154,10 +154,12 @@ def whole_waves(fam: str, library: bool, name: str | None = None, pytorch: bool 
 
 
 def limiter(resource: str, name: str | None, pytorch: bool = False, latency_bound: bool = False,
-            hint: str | None = None) -> str:
+            hint: str | None = None, vendor: str | None = None) -> str:
     """How to relax a register / shared-memory occupancy limiter for this kernel (one imperative sentence).
     ``latency_bound``: the evidence already shows the kernel latency-bound (the advice then does not make it a
-    condition — "if it is shown latency-bound" beside a latency-bound verdict was circular)."""
+    condition — "if it is shown latency-bound" beside a latency-bound verdict was circular). ``vendor`` ``"amd"``:
+    shared memory is LDS and the register cap is ``__launch_bounds__`` or ``amdgpu_waves_per_eu``."""
+    smem = "LDS" if vendor == "amd" else "shared memory"
     if is_library(name):
         bench = " (torch.backends.cudnn.benchmark = True tries them)" if pytorch and "cudnn" in str(name).lower() \
             else ""
@@ -165,36 +167,37 @@ def limiter(resource: str, name: str | None, pytorch: bool = False, latency_boun
         lib = library_name(name)
         whose = f"the library's kernel ({lib})" if lib != "the library" else "the library's kernel"
         if latency_bound:
-            return hint or (f"Its block size, registers and shared memory are fixed by {whose}, not yours to edit: "
+            return hint or (f"Its block size, registers and {smem} are fixed by {whose}, not yours to edit: "
                             f"give it a problem shape it tiles well, or let it pick another algorithm{bench}.")
-        return (f"Its block size, registers and shared memory are fixed by {whose}, not yours to edit: if it is "
+        return (f"Its block size, registers and {smem} are fixed by {whose}, not yours to edit: if it is "
                 f"shown latency-bound, try another algorithm or problem shape{bench}.")
     cond = "" if latency_bound else " if it is latency-bound"
     owner = code_owner(name, hint)
     if owner in ("triton", "aotriton"):
         what = "registers per thread" if resource == "registers" else (
-            "shared memory per block" if resource == "shared_memory" else "its block configuration")
+            f"{smem} per block" if resource == "shared_memory" else "its block configuration")
         if owner == "aotriton":
             return (f"Its {what} follow AOTriton's build-time Triton config (BLOCK sizes, num_warps, num_stages): give "
                     f"it a shape its tuning table covers or use another attention backend{cond}.")
         return (f"Its {what} follow its Triton config: smaller BLOCK sizes, fewer num_warps or num_stages "
-                f"(shared memory grows with num_stages × the tile), tried with triton.autotune{cond}.")
+                f"({smem} grows with num_stages × the tile), tried with triton.autotune{cond}.")
     if owner == "pytorch":
         return ("Its block size and registers are fixed by PyTorch's built-in kernel: fuse it with its neighbours "
                 f"(torch.compile generates a kernel with its own launch configuration) or give it larger tensors per "
                 f"call{cond}.")
     if owner == "inductor":
         what = "registers per thread" if resource == "registers" else (
-            "shared memory per block" if resource == "shared_memory" else "its block configuration")
+            f"{smem} per block" if resource == "shared_memory" else "its block configuration")
         return (f"Its {what} follow Inductor's Triton config: smaller block sizes (XBLOCK/RBLOCK), fewer num_warps or "
                 f"num_stages, or torch.compile mode=\"max-autotune\" to try other configs{cond}.")
     if owner == "nvfuser":
         return ("Its block size, unrolling and register cap come from nvFuser's scheduler: try another schedule "
                 f"(less unrolling or vectorisation per thread, a register cap in its compile parameters){cond}.")
     if resource == "registers":
-        return f"Cut registers per thread (__launch_bounds__, -maxrregcount, fewer live values){cond}."
+        cap = vendor_word("amd", "reg_cap") if vendor == "amd" else "__launch_bounds__, -maxrregcount"
+        return f"Cut registers per thread ({cap}, fewer live values){cond}."
     if resource == "shared_memory":
-        return f"Use less shared memory per block (smaller tiles, fewer pipeline stages){cond}."
+        return f"Use less {smem} per block (smaller tiles, fewer pipeline stages){cond}."
     return {"warps": f"Use 128–256 threads per block{cond}.",
             "blocks": f"Use larger blocks with more work each{cond}.",
             "barriers": f"Use fewer named barriers per block{cond}."}.get(
@@ -342,7 +345,8 @@ def for_vendor(vendor: str | None, nvidia: str, amd: str) -> str:
 def vendor_of(timeline: Any, device: Any = None) -> str | None:
     """``"amd"`` / ``"nvidia"`` of the input: the device spec's vendor, else the recorded device (an AMD ``gfx``
     architecture / a CUDA compute capability), else the collectors that read it when all are one vendor's
-    (rocprof*/rocpd/omniperf/rocminfo; ncu/nsys); None when unknown (a Kineto trace without device properties)."""
+    (rocprof*/rocpd/omniperf/rocminfo; ncu/nsys), else the runtime API its host calls use (:func:`_runtime_vendor`);
+    None when unknown (a Kineto trace without device properties or runtime calls)."""
     v = getattr(device, "vendor", None)
     if v in ("amd", "nvidia"):
         return v
@@ -363,7 +367,33 @@ def vendor_of(timeline: Any, device: Any = None) -> str | None:
         return "amd"
     if names and all(n.startswith(_NVIDIA_COLLECTORS) for n in names):
         return "nvidia"
-    return None
+    return _runtime_vendor(timeline)
+
+
+#: A runtime/driver call of one vendor's API: CUDA runtime (``cudaLaunchKernel``) or driver (``cuLaunchKernel``);
+#: HIP (``hipLaunchKernel``, ``hipExtModuleLaunchKernel``).
+_CUDA_CALL = re.compile(r"^(?:cuda[A-Z]|cu[A-Z])")
+_HIP_CALL = re.compile(r"^hip[A-Z]")
+
+
+def _runtime_vendor(timeline: Any) -> str | None:
+    """The vendor whose runtime API the input's host calls use, when they use one only: a Kineto trace without
+    device properties (the legacy TensorBoard-plugin ResNet-50 trace records cudaLaunchKernel and no GPU name) is
+    an NVIDIA run when its runtime calls are cuda*/cu* and an AMD one when they are hip*; None when it records no
+    such call or both. Computed once per Timeline."""
+    from gpulens.analyzers.context import context_of
+
+    def compute() -> str | None:
+        ev = timeline.events
+        if not len(ev):
+            return None
+        names = ev.loc[ev["kind"] == "runtime", "name"]
+        names = names.astype(object).dropna().unique()
+        cuda = any(isinstance(n, str) and _CUDA_CALL.match(n) for n in names)
+        hip = any(isinstance(n, str) and _HIP_CALL.match(n) for n in names)
+        return "nvidia" if cuda and not hip else "amd" if hip and not cuda else None
+
+    return context_of(timeline).memo("advice.runtime_vendor", compute)
 
 
 def host_trace(timeline: Any, device: Any = None) -> str | None:
@@ -474,9 +504,10 @@ def exposed_comm_detail(pytorch: bool, training: bool | None = None) -> str:
             "stream while independent work runs) or reduce their size.")
 
 
-def exposed_copy_detail(pytorch: bool, uvm_share: float = 0.0) -> str:
-    """The advice sentence of the exposed-memcpy finding; ``uvm_share``: the part of the copy time that is
-    unified-memory page migrations (copy kind ``UVM …``), which no pinned buffer or async copy call changes — at
+def exposed_copy_detail(pytorch: bool, uvm_share: float = 0.0, vendor: str | None = None) -> str:
+    """The advice sentence of the exposed-memcpy finding, the asynchronous-copy call in ``vendor``'s API
+    (``"nvidia"``: cudaMemcpyAsync, ``"amd"``: hipMemcpyAsync, unknown: both); ``uvm_share``: the part of the copy
+    time that is unified-memory page migrations (copy kind ``UVM …``), which no pinned buffer or async copy call changes — at
     half or more, the advice is prefetching managed memory (CUDA Programming Guide, unified memory)."""
     if uvm_share >= 0.5:
         return (f"{100 * uvm_share:.0f} % of the copy time is unified-memory page migrations (managed pages moved by "
@@ -485,8 +516,9 @@ def exposed_copy_detail(pytorch: bool, uvm_share: float = 0.0) -> str:
     if pytorch:
         return ("Copies run with no kernel beside them. Use pinned memory and non_blocking copies on a side stream, "
                 "or keep tensors on the device.")
+    call = {"nvidia": "cudaMemcpyAsync", "amd": "hipMemcpyAsync"}.get(vendor or "", "cudaMemcpyAsync / hipMemcpyAsync")
     return ("Copies run with no kernel beside them. Use pinned host memory and asynchronous copies on a side stream "
-            "(cudaMemcpyAsync / hipMemcpyAsync), or keep the data on the device.")
+            f"({call}), or keep the data on the device.")
 
 
 def host_path_action(cls: str, pytorch: bool, vendor: str | None = None) -> str | None:

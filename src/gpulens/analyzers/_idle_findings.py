@@ -14,6 +14,7 @@ import pandas as pd
 from gpulens.analyzers import _advice
 from gpulens.analyzers.base import Finding
 from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, text_series
+from gpulens.analyzers.verdict_rules import FULL_GRID_SHARE
 from gpulens.timeline import Timeline
 from gpulens.units import fmt_ns, share_pct_text
 
@@ -331,14 +332,15 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
               vendor: str | None = None, gpus: int = 1) -> list[Finding]:
     """Idle-cause findings (children of the breakdown's ``idle`` finding when it was reported: ``parent``); the
     advice names PyTorch remedies only for a PyTorch program (``pytorch``, :mod:`gpulens.analyzers._advice`), and
-    SMs or CUs by the input's ``vendor`` (:func:`gpulens.analyzers._advice.vendor_word`). ``gpus``: the (rank, GPU)
-    pairs ``tot`` sums over — with several, each share is of their summed spans (the breakdown's definition), never
-    called "the GPU span"."""
+    SMs or CUs by the input's ``vendor`` (:func:`gpulens.analyzers._advice.vendor_word`). ``tot`` sums the rows of
+    ``gpus`` GPUs: with several, a share is of their summed spans (the wording of the breakdown's idle finding)."""
     steady, _ = steady_state(tot)
     span = max(steady, 1)
-    whole = "of the GPU span" if gpus <= 1 else f"of the {gpus} GPUs' summed spans"
-    of_span = whole if steady == tot["span_ns"] else f"of the {fmt_ns(steady)} outside the one-off gaps" + (
-        "" if gpus <= 1 else f" (summed over {gpus} GPUs)")
+    if steady == tot["span_ns"]:
+        of_span = "of the GPU span" if gpus <= 1 else f"of the {gpus} GPUs' summed spans"
+    else:
+        of_span = f"of the {fmt_ns(steady)} outside the one-off gaps" + (
+            f", summed over {gpus} GPUs" if gpus > 1 else "")
     out = []
     say = {k: _advice.idle_text(_advice.IDLE_DETAILS, pytorch, k, None, vendor=vendor)
            for k in _advice.IDLE_DETAILS[pytorch]}
@@ -375,8 +377,10 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
                                time_at_stake_ns=int(tot[key]), key="idle/" + key[5:-3], parent=parent))
     if tot.get("small_grid_ns"):
         # busy kernel time, already ranked through those kernels' verdicts: stated, not counted a second time
+        # the figure's own definition (bottlenecks: fewer blocks than FULL_GRID_SHARE of the SMs/CUs): "fewer
+        # blocks than CUs" read as including a 288-block grid on 304 CUs, which the figure leaves out
         out.append(Finding(f"Small-grid kernels: {fmt_ns(tot['small_grid_ns'])} in kernels with fewer blocks "
-                           f"than {_advice.vendor_word(vendor, 'sms')}",
+                           f"than {FULL_GRID_SHARE * 100:.0f} % of the {_advice.vendor_word(vendor, 'sms')}",
                            "These launches leave part of the GPU empty. Give them more blocks "
                            "(more work per launch, several problems batched into one launch; each kernel's verdict "
                            "says how for its kind) or run them concurrently on another stream.",

@@ -180,14 +180,14 @@ def bound_by_verdict(found: list[Finding], name: str, time_ns: float, theo: floa
             f.detail = f.detail.replace(_UNKNOWN, _latency_note(bound, by))
 
 
-def settle_condition(found: list[Finding], name: str, pytorch: bool = False) -> None:
+def settle_condition(found: list[Finding], name: str, pytorch: bool = False, vendor: str | None = None) -> None:
     """Once the verdict shows kernel ``name`` latency-bound, its limiter findings' next step loses its condition
     ("… if it is (shown) latency-bound" beside a latency-bound verdict was circular) — in place."""
     for f in found:
         if f.kernel != name or not f.key or not f.key.endswith("/limiter") or not f.action:
             continue
         if "if it is shown latency-bound" in f.action:
-            f.action = _advice.limiter("registers", name, pytorch, latency_bound=True)
+            f.action = _advice.limiter("registers", name, pytorch, latency_bound=True, vendor=vendor)
         else:
             f.action = f.action.replace(" if it is latency-bound.", ".")
 
@@ -221,23 +221,26 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
             res = [x for x in ("registers", "shared_memory") if x in tied_all]  # both bind at once: both named
             regs_w = f"{_int(r.regs_per_thread)} registers/thread" if _int(r.regs_per_thread) is not None \
                 else "registers"
-            smem_w = f"{int(r.smem_bytes):,} B shared memory/block" if r.smem_bytes == r.smem_bytes and \
-                r.smem_bytes is not None else "shared memory"
+            smem = _advice.vendor_word(vendor, "smem")  # LDS on AMD, shared memory on NVIDIA
+            smem_w = f"{int(r.smem_bytes):,} B {smem}/block" if r.smem_bytes == r.smem_bytes and \
+                r.smem_bytes is not None else smem
             what = " and ".join(regs_w if x == "registers" else smem_w for x in res)
-            rest = [x.replace("_", " ") for x in tied_all if x not in res]
+            named = {"shared_memory": smem, "warps": _advice.vendor_word(vendor, "warp") + " slots"}
+            rest = [named.get(x, x.replace("_", " ")) for x in tied_all if x not in res]
             tied = f" (tied with {', '.join(rest)})" if rest else ""
             blocks = f"{_int(r.active_blocks_per_sm)} block(s)" if _int(r.active_blocks_per_sm) is not None \
                 else "few blocks"
             bound = occupancy_gain_bound_ns(r.time_ns, theo, 100.0, roof_stake)
             both = len(res) == 2
             action = _advice.limiter(r.limiter, r.name, pytorch, latency_bound=roof_stake is not None,
-                                     hint=owners.get(r.name))
+                                     hint=owners.get(r.name), vendor=vendor)
             if both and not library and _advice.code_owner(r.name, owners.get(r.name)) == "user":
-                action = ("Cut registers per thread and shared memory per block together (both allow the same "
+                action = (f"Cut registers per thread and {smem} per block together (both allow the same "
                           "number of blocks: relieving one alone leaves occupancy where it is)"
                           + ("" if roof_stake is not None else " if it is latency-bound") + ".")
             mine.append(Finding(
-                (f"{word['registers']} and shared memory limit" if both else f"{word[r.limiter]} limit")
+                (f"{word['registers']} and {smem} limit" if both else
+                 f"{smem[:1].upper() + smem[1:] if r.limiter == 'shared_memory' else word[r.limiter]} limit")
                 + f" occupancy of {_short(r.name)} to {theo:.0f} %",
                 f"{what}{tied} {'each leave' if both else 'leaves'} room for {blocks} per "
                 f"{_advice.vendor_word(vendor, 'sm')} ({r.occupancy_source})"
@@ -248,8 +251,8 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
             bound = occupancy_gain_bound_ns(r.time_ns, ach, theo, roof_stake)
             mine.append(Finding(
                 f"{_short(r.name)} achieves {ach:.0f} % occupancy of a possible {theo:.0f} %",
-                "Warps finish unevenly (tail effect, load imbalance) or blocks are not scheduled fast enough. "
-                + _latency_note(bound),
+                _advice.vendor_text("{Warps} finish unevenly (tail effect, load imbalance) or blocks are not "
+                                    "scheduled fast enough. ", vendor) + _latency_note(bound),
                 severity=_sev(bound, total), category="occupancy", time_at_stake_ns=bound, kernel=r.name,
                 action=_advice.balance(library, vendor), key=f"{key}/achieved"))
         out.extend(_one_tree(mine))

@@ -510,7 +510,8 @@ class Bottlenecks(Analyzer):
         summary["blocking_calls"] = blocking
         tool = _advice.host_trace(timeline, device)
         vendor = _advice.vendor_of(timeline, device)
-        findings = _findings(tot, summary, "idle" if idle_root else None, pytorch, blocking, tool, vendor, gpus=len(t))
+        findings = _findings(tot, summary, "idle" if idle_root else None, pytorch, blocking, tool, vendor,
+                             gpus=len(t))
         summary["boundary_gaps"] = _boundary_rows(gaps, timeline)
         steady, recoverable = steady_state(tot)
         summary["recoverable_idle_ns"] = int(recoverable)  # the idle finding's time at stake (one definition)

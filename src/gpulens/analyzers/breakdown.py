@@ -277,7 +277,8 @@ class Breakdown(Analyzer):
         if (tot["exposed_memcpy_ns"] or 0) > 0.05 * span:
             findings.append(Finding(
                 f"Exposed memory copies: {fmt_ns(tot['exposed_memcpy_ns'])} not overlapped with kernels",
-                _advice.exposed_copy_detail(_advice.uses_pytorch(timeline), _uvm_copy_share(timeline)),
+                _advice.exposed_copy_detail(_advice.uses_pytorch(timeline), _uvm_copy_share(timeline),
+                                            _advice.vendor_of(timeline, device)),
                 severity="warning", category="memcpy-bound", time_at_stake_ns=tot["exposed_memcpy_ns"],
                 key="exposed-memcpy"))
         return AnalysisResult(self.name, t, COLUMNS, summary, findings, summary_columns=SUMMARY_COLUMNS)

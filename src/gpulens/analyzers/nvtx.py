@@ -69,8 +69,12 @@ class Nvtx(Analyzer):
         types = timeline.tables.get("nvtx_ranges")
         empty = pd.DataFrame(columns=list(COLUMNS))
         if types is None or not len(types):
-            return AnalysisResult(self.name, empty, COLUMNS, skipped_reason="no NVTX ranges in the input "
-                                  "(Nsight Systems export with nvtx tracing)", summary_columns=SUMMARY)
+            from gpulens.analyzers._advice import vendor_of
+
+            why = ("no NVTX ranges in the input (NVTX annotates NVIDIA runs; ROCTX markers of an AMD run are "
+                   "not read)" if vendor_of(timeline, device) == "amd" else
+                   "no NVTX ranges in the input (Nsight Systems export with nvtx tracing)")
+            return AnalysisResult(self.name, empty, COLUMNS, skipped_reason=why, summary_columns=SUMMARY)
         ev = timeline.events
         rng = ev.loc[ev["event_id"].isin(types["event_id"])].merge(types, on="event_id", how="left")
         ctx = context_of(timeline)

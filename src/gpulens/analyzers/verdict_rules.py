@@ -90,6 +90,8 @@ class Evidence:
     exposed_comm_ns: int | None = None
     short_launch_frac: float | None = None
     launch_idle_ns: int = 0
+    #: the longest single launch gap of those (GPU idle before one launch of it, synchronisation left out) [ns]
+    launch_idle_max_ns: int = 0
     launch_latency_p50_ns: int | None = None
     launch_latency_p90_ns: int | None = None
     bound: str | None = None
@@ -197,11 +199,29 @@ def _l1_led(e: Evidence) -> bool:
         and e.l1_pct >= e.dram_pct + 20
 
 
+#: A launch gap this long is not launch overhead (a launch call costs microseconds): one slow call, e.g. the first
+#: use of a kernel loading its code object or a lazily loaded module [ns].
+ONE_OFF_LAUNCH_NS = 1_000_000
+
+
+def one_off_launch(e: Evidence) -> bool:
+    """Whether most of the kernel's launch idle is one gap of at least :data:`ONE_OFF_LAUNCH_NS`: a one-off slow
+    launch call that fusion or graphs would not remove (they cut per-launch overhead)."""
+    return e.launch_idle_max_ns >= ONE_OFF_LAUNCH_NS and 2 * e.launch_idle_max_ns >= e.launch_idle_ns > 0
+
+
 def steps_for(verdict: str, e: Evidence) -> list[str]:
     """The next steps of a verdict, gated on what is known of the kernel and the program (module doc)."""
     if verdict == "launch-bound":
-        return [f"Fuse it with its neighbours ({_advice.fuse(e.pytorch)}) so one launch does more work.",
-                f"Capture the step in {_advice.graphs(e.pytorch, e.vendor)} so one launch replays all its kernels."]
+        steps = [f"Fuse it with its neighbours ({_advice.fuse(e.pytorch)}) so one launch does more work.",
+                 f"Capture the step in {_advice.graphs(e.pytorch, e.vendor)} so one launch replays all its kernels."]
+        if one_off_launch(e):
+            # "fuse it" presumes many launches each paying a few µs; one multi-ms call is a one-off cost
+            steps.insert(0, f"{fmt_ns(e.launch_idle_max_ns)} of its {fmt_ns(e.launch_idle_ns)} launch idle is the GPU "
+                            "waiting on one slow launch call (a first use loading its code, or a lazily loaded "
+                            "module), not per-launch overhead: run it once before the profiled region (a warm-up "
+                            "iteration) — fusing or graphs would not remove that call.")
+        return steps
     if verdict == "memory-bound" and _l1_led(e):
         # the busy memory unit is L1/shared memory, not DRAM: fusion, larger batches and narrower DRAM bytes
         # do not relieve it
@@ -319,7 +339,8 @@ def _latency_steps(e: Evidence) -> list[str]:
                          f"({_waves_words(e)}): " + grid_step[0].lower() + grid_step[1:])
     elif e.limiter in _LIMITER_STEP and (e.achieved_occupancy_pct is None or e.achieved_occupancy_pct < 60) \
             and not full_theory:  # at 100 % theoretical the "limiter" limits nothing: relaxing it cannot help
-        steps.append(_advice.limiter(e.limiter, e.name, e.pytorch, latency_bound=True, hint=e.owner)
+        steps.append(_advice.limiter(e.limiter, e.name, e.pytorch, latency_bound=True, hint=e.owner,
+                                     vendor=e.vendor)
                      if e.library or _advice.code_owner(e.name, e.owner) != "user"
                      else _advice.vendor_text(_LIMITER_STEP[e.limiter], e.vendor))
     elif full_theory and e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < 60:

@@ -325,6 +325,8 @@ class Verdicts(Analyzer):
             gaps = gaps.iloc[:0]
         launch_idle = (gaps["dur_ns"] - gaps["sync_ns"])[gaps["cls"] == "launch"].groupby(
             gaps.loc[gaps["cls"] == "launch", "next_name"]).sum() if len(gaps) else pd.Series(dtype="int64")
+        launch_max = (gaps["dur_ns"] - gaps["sync_ns"])[gaps["cls"] == "launch"].groupby(
+            gaps.loc[gaps["cls"] == "launch", "next_name"]).max() if len(gaps) else pd.Series(dtype="int64")
         sl = short_launches(timeline, links).set_index("launch_event_id")["short"]
         by_name = _rows_by_name(kern)
         counter_src = _first_source(timeline.counters)
@@ -375,6 +377,7 @@ class Verdicts(Analyzer):
             if len(linked) and len(sl):
                 e.short_launch_frac = float(k_short[linked].mean())
                 e.launch_idle_ns = int(launch_idle.get(name, 0))
+                e.launch_idle_max_ns = int(launch_max.get(name, 0))
             gpos = pos[has_grid[pos]]
             if len(gpos):
                 e.mean_blocks = float(k_blocks[gpos].mean())
@@ -458,7 +461,7 @@ class Verdicts(Analyzer):
                 bound_by_verdict(results["occupancy"].findings, name, e.time_ns, e.theoretical_occupancy_pct,
                                  e.achieved_occupancy_pct, v.time_at_stake_ns, "Speed of light")
             if v.verdict == "latency/occupancy-bound" and name in occ:
-                settle_condition(results["occupancy"].findings, name, pytorch)
+                settle_condition(results["occupancy"].findings, name, pytorch, vendor)
             if name in occ:  # the bound now known: the wave estimate's premise holds, or it is capped at the roof
                 settle_wave_premise(results["occupancy"].findings, name, v.verdict, v.time_at_stake_ns,
                                     hs.summary.get("kernel_effective_ns") or 0)
@@ -528,8 +531,10 @@ class Verdicts(Analyzer):
                                           + "; the kernels' bound is undetermined too")
         elif overhead and overhead not in ("gpu-bound", "undetermined"):
             share = bn.summary.get("min_share") or 0.1
+            bd = results.get("breakdown")
+            gpus = int((getattr(bd, "summary", None) or {}).get("gpu_count") or 1)
             run, basis = overhead, (f"the timeline: the largest idle or overhead cause, at least {100 * share:.0f} % "
-                                    "of the GPU span")
+                                    + ("of the GPU span" if gpus <= 1 else f"of the {gpus} GPUs' summed spans"))
         elif kernel_class and kernel_class != "undetermined":
             run, basis = kernel_class, "the critical kernels: the kernel verdict holding the most GPU time"
         elif _mostly_host_only(bn):

@@ -236,7 +236,7 @@ def answer(s: Any) -> Answer:
     if sm.get("gpu_busy_pct") is None:
         busy = f"GPU busy time is {busy_pct_text(sm)}"
     elif span and _gpu_count(s) > 1:  # busy % is Σ busy / Σ per-GPU span: of their summed spans, not the wall span
-        busy = (f"the {_gpu_count(s)} GPUs were busy {sm['gpu_busy_pct']:.1f} % of their summed spans "
+        busy = (f"the {_gpu_count(s)} GPUs were busy {share_pct_text(sm['gpu_busy_pct'])} of their summed spans "
                 f"({fmt_ns(sm.get('device_span_ns'))}; wall span {fmt_ns(span)})")
     elif span:
         busy = f"the GPU was busy {busy_pct_text(sm)} of its {fmt_ns(span)} span"

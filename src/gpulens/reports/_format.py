@@ -445,6 +445,17 @@ def launches_text(sm: Mapping[str, Any]) -> str:
     return f"{n:,} launch{'' if n == 1 else 'es'} of {k:,} kernel{'' if k == 1 else 's'}"
 
 
+def kernel_time_text(sm: Mapping[str, Any]) -> str:
+    """The kernels' summed and union time as every reporter words it: ``"388.34 µs summed, 388.34 µs busy
+    (union)"``; ``"1.55 s summed, busy (union) unknown"`` when the input has durations but no timeline (a rocprof
+    stats table); ``"durations not recorded"`` when it has no durations (a counter-only run)."""
+    if is_missing(sm.get("kernel_time_ns")):
+        return "durations not recorded"
+    busy = sm.get("kernel_busy_ns")
+    return (f"{fmt_ns(sm['kernel_time_ns'])} summed, "
+            + ("busy (union) unknown" if is_missing(busy) else f"{fmt_ns(busy)} busy (union)"))
+
+
 def roofline_heading(summary: Mapping[str, Any]) -> str:
     """The one heading of the roofline in every report: the hardware spec it used and the FLOP coverage
     (``"Roofline on NVIDIA H100 SXM (FLOPs known for 100 % of the critical kernels' time)"``), and which compute
@@ -483,9 +494,10 @@ def span_text(sm: dict[str, Any]) -> str:
 
 
 def window_text(sm: dict[str, Any]) -> str:
-    """``"40.00 µs: GPU busy 62.5 % of it"`` when the profiled window is longer than the GPU span, else ``""``."""
+    """``"40.00 µs: GPU busy 62.5 % of it"`` when the profiled window is longer than the GPU span, else ``""``; the
+    share as every share of a whole (:func:`share_pct_text`: 1.76 µs of work in 13.34 s is "under 0.1 %", not 0.0)."""
     if sm.get("gpu_utilization_pct") is not None and (sm.get("window_ns") or 0) > (sm.get("span_ns") or 0):
-        return f"{fmt_ns(sm['window_ns'])}: GPU busy {sm['gpu_utilization_pct']:.1f} % of it"
+        return f"{fmt_ns(sm['window_ns'])}: GPU busy {share_pct_text(sm['gpu_utilization_pct'])} of it"
     return ""
 
 

@@ -14,9 +14,9 @@ from gpulens.devices.naming import arch_text, version_text
 from gpulens.report import SourceReport
 from gpulens.reports._answer import finding_tree, next_step, shown_title
 from gpulens.reports._html_answer import answer_html
-from gpulens.units import fmt_share, is_missing
+from gpulens.units import fmt_share, is_missing, share_pct_text
 from gpulens.reports._format import (breakdown_rest, busy_text, column_label, device_text, fmt_ns, fmt_unit,
-                                     launches_text, record_vendor, time_scale, unit_of, vendor_label)
+                                     kernel_time_text, launches_text, record_vendor, time_scale, unit_of, vendor_label)
 from gpulens.reports._names import short_names
 from gpulens.reports._html_timeline import timeline_page  # noqa: F401 -- re-exported
 from gpulens.reports._html_parts import (
@@ -96,7 +96,7 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
         ("input", s.label), ("status", status), ("device", devices), ("ranks", ", ".join(map(str, sm["ranks"]))),
         ("GPU span", busy_text(sm)),
         ("kernels", launches_text(sm)),
-        ("kernel time", f"{fmt_ns(sm['kernel_time_ns'])} summed, {fmt_ns(sm['kernel_busy_ns'])} busy (union)"),
+        ("kernel time", kernel_time_text(sm)),
         ("performance-critical set", f"{hsum.get('critical_count', 0)} "
                                      f"{'kernel covers' if hsum.get('critical_count') == 1 else 'kernels cover'} "
                                      f"{fmt_share(hsum.get('critical_share'), 0)} of kernel time"),
@@ -115,11 +115,11 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
             parts.append(("not in these parts", rest, GREY))
         shown = [p for p in parts if p[1] is not None and p[1] > 0]
         multi = int(bd.summary.get("gpu_count", 1) or 1) > 1
-        static = svg_bars([(lab, v, f"{fmt_ns(v)} · {100 * v / den:.1f} %", c) for lab, v, c in shown],
+        static = svg_bars([(lab, v, f"{fmt_ns(v)} · {share_pct_text(100 * v / den)}", c) for lab, v, c in shown],
                           axis="bar length: time; text: time · share of " + ("the GPUs' summed spans" if multi
                                                                              else "the GPU span"))
         rows = "".join(f"<tr><th scope='row'>{esc(lab)}</th><td class='num' data-v='{v}'>{esc(fmt_ns(v))}</td>"
-                       f"<td class='num'>{100 * v / den:.1f} %</td></tr>" if v is not None else
+                       f"<td class='num'>{esc(share_pct_text(100 * v / den))}</td></tr>" if v is not None else
                        f"<tr><th scope='row'>{esc(lab)}</th><td class='num'>unknown</td><td class='num'>unknown</td>"
                        "</tr>" for lab, v, _ in parts)
         rows += (f"<tr class='total'><th scope='row'>= {'summed GPU spans' if multi else 'GPU span'}</th>"

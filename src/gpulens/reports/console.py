@@ -14,10 +14,10 @@ from gpulens.reports._answer import (CONSOLE_LIST, answer, clock_note, finding_t
 from gpulens.reports._fit import Col, FirstFit, FitTable, glued, name_col
 from gpulens.analyzers._advice import vendor_word
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text,  # noqa: F401 (fmt_ns: re-export)
-                                     fmt_ns, fmt_unit, launches_text, limiter_text, rank_ranges,
+                                     fmt_ns, fmt_unit, kernel_time_text, launches_text, limiter_text, rank_ranges,
                                      roofline_heading, vendor_short_label)
 from gpulens.reports._names import short_names
-from gpulens.units import fmt_share, is_missing
+from gpulens.units import fmt_share, is_missing, share_pct_text
 
 
 def answer_renderable(s: SourceReport) -> Group:
@@ -56,10 +56,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     head.add_row("ranks", rank_ranges(sm["ranks"]) + (f"  ({len(sm['ranks']):,} ranks)" if len(sm["ranks"]) > 2
                                                         else ""))
     head.add_row("status", s.status + (f"  ({partial})" if partial else ""))
-    busy = f", {fmt_ns(sm['kernel_busy_ns'])} busy (union)" if sm.get("kernel_busy_ns") is not None else ""
-    head.add_row("kernels", f"{launches_text(sm)}, "
-                 + (f"{fmt_ns(sm['kernel_time_ns'])} summed{busy}" if sm.get("kernel_time_ns") is not None
-                    else "durations not recorded"))
+    head.add_row("kernels", f"{launches_text(sm)}, {kernel_time_text(sm)}")
     from gpulens.reports._format import busy_text
 
     head.add_row("GPU span", busy_text(sm))
@@ -132,7 +129,7 @@ def breakdown_renderable(bd: Any, top: int = 10) -> FitTable | FirstFit:
         r = recs[0]
         span = float(r["span_ns"] or 0)
         rows = [[label, "unknown", "unknown"] if is_missing(r.get(k)) else
-                [label, fmt_ns(r.get(k) or 0), fmt_unit(100 * float(r.get(k) or 0) / span if span else None, "%")]
+                [label, fmt_ns(r.get(k) or 0), share_pct_text(100 * float(r.get(k) or 0) / span if span else None)]
                 for k, label in parts]
         rows.append(["= GPU span", fmt_ns(span), fmt_unit(100.0 if span else None, "%")])
         return FitTable(f"Time breakdown (rank {fmt_unit(r['rank'], 'id')}, GPU {fmt_unit(r['device_id'], 'id')}; "
@@ -154,8 +151,8 @@ def breakdown_renderable(bd: Any, top: int = 10) -> FitTable | FirstFit:
     by_gpu = FitTable(title, [Col("part", "left")] + [Col(f"rank {a} GPU {b}") for a, b in map(ids, recs)],
                       [[lb] + [fmt_ns(None if is_missing(r.get(k)) else r.get(k) or 0) for r in recs] for k, lb in used]
                       + [["= GPU span"] + [fmt_ns(r["span_ns"]) for r in recs]])
-    pct = lambda r, k: fmt_unit(100 * float(r.get(k) or 0) / r["span_ns"]
-                                if r["span_ns"] and not is_missing(r.get(k)) else None, "%")
+    pct = lambda r, k: share_pct_text(100 * float(r.get(k) or 0) / r["span_ns"]
+                                      if r["span_ns"] and not is_missing(r.get(k)) else None)
     shares = FitTable(title + " (parts as % of each GPU's span)",
                       [Col("rank"), Col("GPU"), Col("span")] + [Col(short(lb)) for _, lb in used],
                       [ids(r) + [fmt_ns(r["span_ns"])] + [pct(r, k) for k, _ in used] for r in recs])

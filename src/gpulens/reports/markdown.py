@@ -19,8 +19,9 @@ from gpulens.reports._answer import (MARKDOWN_LIST, answer, clock_note, critical
                                       more_text, next_step, partial_reason, shown_title)
 from gpulens.units import fmt_share
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, clip, column_label, device_text,
-                                     fmt_ns, fmt_unit, launches_text, rank_ranges, result_title, roofline_heading,
-                                     span_text, stake_notes, unit_of, window_text, with_limiter_text)
+                                     fmt_ns, fmt_unit, kernel_time_text, launches_text, rank_ranges, result_title,
+                                     roofline_heading, span_text, stake_notes, unit_of, window_text,
+                                     with_limiter_text)
 from gpulens.reports._html_parts import is_name_column
 from gpulens.reports._md_safe import neutralise
 from gpulens.reports._names import short_names
@@ -87,9 +88,9 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         f"| GPU span | {span_text(sm)} |",
         f"| GPU busy | {busy_pct_text(sm)} |",
         *([f"| profiled window | {window_text(sm)} |"] if window_text(sm) else []),
-        f"| kernels | {launches_text(sm)}, "
-        f"{fmt_ns(sm['kernel_time_ns'])} summed, {fmt_ns(sm.get('kernel_busy_ns'))} busy (union) |",
-        f"| performance-critical set | {hsum.get('critical_count', 0)} kernels, "
+        f"| kernels | {launches_text(sm)}, {kernel_time_text(sm)} |",
+        f"| performance-critical set | {hsum.get('critical_count', 0)} "
+        f"kernel{'' if hsum.get('critical_count') == 1 else 's'}, "
         f"{fmt_share(hsum.get('critical_share'), 0)} of kernel time |"])
     tree, left = finding_tree(s.findings(), *MARKDOWN_LIST)
     if tree:
