@@ -325,3 +325,27 @@ def test_notes_added_after_loading_are_printable_and_analyze_takes_one_path(tmp_
     w.flush()
     assert "lat\\xe9.csv" in out.getvalue().decode("utf-8")
     assert len(gpulens.analyze(Path(p)).sources) == 1
+
+
+def test_control_characters_are_escaped_in_linear_time():
+    """Kind: every report escapes control characters of names (B03: ``\\u0001<module>``) with one Python callback
+    per character; a kernel name of 100 kB of control bytes, shown ~200 times by the HTML report, took 11 s of CPU
+    (fuzz_s10 long_name: over its 20 s limit on a loaded machine). The escape is now a table lookup. Expected
+    value from the definition, not from the code: a C0 character but tab/newline/CR, DEL, a C1 character (and with
+    ``bidi`` the bidirectional marks U+061C, U+200E/F, U+202A–E, U+2066–9, U+FEFF) becomes ``\\uXXXX``."""
+    import time
+    import unicodedata
+
+    from gpulens.reports._md_safe import visible
+
+    bidi_marks = {0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A), 0xFEFF}
+    for bidi in (False, True):
+        for c in range(0x10000):
+            ch = chr(c)
+            shown = (unicodedata.category(ch) == "Cc" and ch not in "\t\n\r") or (bidi and c in bidi_marks)
+            assert visible(f"a{ch}b", bidi) == (f"a\\u{c:04x}b" if shown else f"a{ch}b"), (hex(c), bidi)
+    name = "k\x01\x1b" * 1_700_000  # 5 MB, two of three characters escaped
+    t = time.process_time()
+    out = visible(name)
+    assert len(out) == len(name) + 2 * 1_700_000 * 5
+    assert time.process_time() - t < 2.0  # a callback per character: ~5 s here
