@@ -292,3 +292,60 @@ def test_report_header_of_another_type_is_refused(tmp_path, capsys):
             assert main(args) == 2, (key, odd)
             err = capsys.readouterr().err.strip().splitlines()
             assert len(err) == 1 and err[0].startswith(f"gpulens: error: {bad}: report ") and key in err[0], err
+
+
+def test_notes_added_after_loading_are_printable_and_analyze_takes_one_path(tmp_path, monkeypatch):
+    """Kind: a warning appended after the collector's validate (here ncu_csv naming the device after the program's
+    own output line ``device: NVIDIA GeForce RTX 5070 …``) kept the raw file name; for a name that is not UTF-8 (a
+    Latin-1 byte, a lone surrogate under PEP 383) the console report failed with UnicodeEncodeError (fuzz_s10
+    odd_path). Every note of a SourceReport is made printable as the label is, the byte shown as ``\\xe9``. And
+    ``gpulens.analyze("file")`` read the string as a list of one-letter paths ("l: no such file")."""
+    import io
+    import os
+
+    from rich.console import Console
+
+    import gpulens
+    from gpulens.reports import console
+
+    base = os.fsencode(str(tmp_path))
+    src = DATA / "nvidia" / "olajide_rtx5070_metrics_saxpy.csv"  # its preamble names the GPU
+    Path(os.fsdecode(base + b"/lat\xe9.csv")).write_bytes(src.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    p = os.fsdecode(b"lat\xe9.csv")
+    rep = gpulens.analyze(p)  # one path, not its characters (was: "l: no such file or directory")
+    assert len(rep.sources) == 1
+    notes = rep.sources[0].timeline.meta.warnings
+    named = [w for w in notes if "records no device name" in w]
+    assert named and named[0].startswith("lat\\xe9.csv:")  # the byte made visible
+    assert not any("\udce9" in w for w in notes)
+    out = io.BytesIO()
+    w = io.TextIOWrapper(out, encoding="utf-8")  # a terminal's strict UTF-8 stdout
+    console.print_report(rep, Console(file=w, width=120))
+    w.flush()
+    assert "lat\\xe9.csv" in out.getvalue().decode("utf-8")
+    assert len(gpulens.analyze(Path(p)).sources) == 1
+
+
+def test_control_characters_are_escaped_in_linear_time():
+    """Kind: every report escapes control characters of names (B03: ``\\u0001<module>``) with one Python callback
+    per character; a kernel name of 100 kB of control bytes, shown ~200 times by the HTML report, took 11 s of CPU
+    (fuzz_s10 long_name: over its 20 s limit on a loaded machine). The escape is now a table lookup. Expected
+    value from the definition, not from the code: a C0 character but tab/newline/CR, DEL, a C1 character (and with
+    ``bidi`` the bidirectional marks U+061C, U+200E/F, U+202A–E, U+2066–9, U+FEFF) becomes ``\\uXXXX``."""
+    import time
+    import unicodedata
+
+    from gpulens.reports._md_safe import visible
+
+    bidi_marks = {0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A), 0xFEFF}
+    for bidi in (False, True):
+        for c in range(0x10000):
+            ch = chr(c)
+            shown = (unicodedata.category(ch) == "Cc" and ch not in "\t\n\r") or (bidi and c in bidi_marks)
+            assert visible(f"a{ch}b", bidi) == (f"a\\u{c:04x}b" if shown else f"a{ch}b"), (hex(c), bidi)
+    name = "k\x01\x1b" * 1_700_000  # 5 MB, two of three characters escaped
+    t = time.process_time()
+    out = visible(name)
+    assert len(out) == len(name) + 2 * 1_700_000 * 5
+    assert time.process_time() - t < 2.0  # a callback per character: ~5 s here

@@ -6,6 +6,7 @@ analyzers, and gather the results. One :class:`SourceReport` per path (a directo
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -43,6 +44,11 @@ class SourceReport:
         from gpulens.timeline.secrets import encodable
 
         self.label = encodable(str(self.label))  # a file name that is not UTF-8 must still be writable
+        meta = getattr(self.timeline, "meta", None)
+        if meta is not None and hasattr(meta, "scrub"):
+            # a note appended after the collector's validate (a device name from an ncu preamble, a fold or
+            # join note) names the input path too: every report writes the same printable text
+            meta.scrub()
 
     @property
     def status(self) -> str:
@@ -199,7 +205,7 @@ def _device_for(timeline: Timeline) -> Any:
     return identify(timeline)
 
 
-def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None = None,
+def analyze(paths: str | os.PathLike | Iterable[str | Path], strict: bool = True, format: str | None = None,
             only: list[str] | None = None,
             on_load: Callable[[str], Any] | None = None, select: Any = None, cache: bool = False,
             workers: int | None = None, scheduler: Any = None, device_spec: Any = None,
@@ -207,7 +213,7 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
     """Load each path and analyze it (the library form of ``gpulens analyze``).
 
     Args:
-        paths: trace files or directories; each becomes one SourceReport.
+        paths: trace files or directories (or one such path); each becomes one SourceReport.
         strict: see :func:`gpulens.collectors.collect`.
         format: force a collector by name instead of sniffing.
         only: analyzer names to run (all when None).
@@ -225,7 +231,7 @@ def analyze(paths: Iterable[str | Path], strict: bool = True, format: str | None
     Raises:
         TraceFormatError: an input cannot be read.
     """
-    paths = list(paths)
+    paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)  # one path, not its characters
     loaded = []
     if device_spec is not None:
         device_spec = _load_device_spec(device_spec)

@@ -38,10 +38,14 @@ def visible(text: str, bidi: bool = False) -> str:
     :func:`neutralise`, console cells and short names); the data (Timeline, JSON) keep the name as recorded."""
     s = str(text)
     rx = _CONTROL if not bidi else _SHOWN
-    return rx.sub(lambda m: f"\\u{ord(m.group(0)):04x}", s) if rx.search(s) else s
+    # str.translate, not a per-match callback: a 100 kB name of control bytes shown 200 times took 11 s of HTML
+    return s.translate(_SHOWN_ESC if bidi else _CONTROL_ESC) if rx.search(s) else s
 
 
 _SHOWN = re.compile(_CONTROL.pattern[:-1] + _BIDI.pattern[1:])
+#: code point → its visible escape, for every character :data:`_CONTROL` (and :data:`_SHOWN`) matches.
+_CONTROL_ESC = {c: f"\\u{c:04x}" for c in [*range(0x2070), 0xFEFF] if _CONTROL.match(chr(c))}
+_SHOWN_ESC = {c: f"\\u{c:04x}" for c in [*range(0x2070), 0xFEFF] if _SHOWN.match(chr(c))}
 
 
 def neutralise(text: str) -> str:
