@@ -349,3 +349,22 @@ def test_control_characters_are_escaped_in_linear_time():
     out = visible(name)
     assert len(out) == len(name) + 2 * 1_700_000 * 5
     assert time.process_time() - t < 2.0  # a callback per character: ~5 s here
+
+
+def test_json_boolean_ids_are_unknown_not_gpu_1(tmp_path):
+    """Kind (fuzz_s10 ids_odd): a Kineto kernel with ``"device": true`` was read as device 1 — numpy turns true
+    into 1 — so a GPU that does not exist got a busy time and the run's summed busy time passed its span. A JSON
+    boolean is no id: unknown, counted in the warning. Hand-derived: three 50 µs kernels on GPU 0, 100 µs apart
+    → span 250 µs, busy 150 µs, one GPU."""
+    import json
+
+    import gpulens
+
+    ev = [{"ph": "X", "cat": "kernel", "name": f"k{i}", "pid": 0, "tid": 7, "ts": 1000 + 100 * i, "dur": 50,
+           "args": {"device": dev, "stream": 7, "correlation": i + 1}} for i, dev in enumerate([0, True, 0])]
+    f = tmp_path / "t.json"
+    f.write_text(json.dumps({"traceEvents": ev}))
+    s = gpulens.analyze([f]).sources[0]
+    assert set(s.timeline.events["device_id"].dropna().astype(int)) == {0}
+    assert s.summary["span_ns"] == 250_000 and s.summary["gpu_busy_ns"] == 150_000
+    assert any("true/false" in w and "device ×1" in w for w in s.timeline.meta.warnings)

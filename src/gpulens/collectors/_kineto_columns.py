@@ -271,21 +271,25 @@ def int_array(vals: list, bad: list | None = None) -> tuple[np.ndarray, np.ndarr
     """Python ids (int, float, numeric or labelled strings, None) → (int64 values, valid mask).
 
     Plain ints (with or without None) convert in C; strings such as ``"stream 7"`` take the per-value path.
-    With ``bad``, the number of values that are numbers but no int64 (2^64, 1e30, nan, ``"stream 99…9"``) is
-    appended to it (absent values and labels without a number are not counted: they were never numbers).
+    With ``bad``, the number of values that are numbers but no int64 (2^64, 1e30, nan, ``"stream 99…9"``) or JSON
+    booleans is appended to it (absent values and labels without a number are not counted: they were never numbers).
     """
     n = len(vals)
     if n == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
-    try:
-        return np.fromiter(vals, dtype=np.int64, count=n), np.ones(n, dtype=bool)
-    except (TypeError, ValueError, OverflowError):
-        pass
+    # JSON true/false is no id (numpy would read true as 1: a kernel on a GPU 1 that does not exist): such a list
+    # takes the per-value path, where a boolean is unknown
+    boolean = bool in set(map(type, vals))
+    if not boolean:
+        try:
+            return np.fromiter(vals, dtype=np.int64, count=n), np.ones(n, dtype=bool)
+        except (TypeError, ValueError, OverflowError):
+            pass
     obj = np.empty(n, dtype=object)
     obj[:] = vals
     valid = ~np.equal(obj, None)
     sub = obj[valid]
-    if not any(isinstance(v, (str, bool, float)) for v in sub[:1]):
+    if not boolean and not any(isinstance(v, (str, float)) for v in sub[:1]):
         try:
             out = np.zeros(n, dtype=np.int64)
             out[valid] = sub.astype(np.int64)
@@ -295,7 +299,7 @@ def int_array(vals: list, bad: list | None = None) -> tuple[np.ndarray, np.ndarr
     conv = [c if c is not None and -(1 << 63) <= c < (1 << 63) else None for c in map(int_or_none, vals)]
     valid = np.fromiter((c is not None for c in conv), dtype=bool, count=n)
     if bad is not None:
-        bad.append(sum(1 for v, c in zip(vals, conv) if c is None and not isinstance(v, bool) and (
+        bad.append(sum(1 for v, c in zip(vals, conv) if c is None and (  # true/false too: a value, not an id
             isinstance(v, (int, float)) or isinstance(v, str) and _TRAILING_INT.search(v) is not None)))
     return np.fromiter((c if c is not None else 0 for c in conv), dtype=np.int64, count=n), valid
 

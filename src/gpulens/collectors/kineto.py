@@ -281,7 +281,7 @@ class KinetoCollector(Collector):
         bad_ids = getattr(acc, "bad_ids", {})
         if bad_ids:
             warnings.append(f"{path}: {sum(bad_ids.values())} id or size value(s) that are numbers but no 64-bit "
-                            "integer (beyond ±2^63, fractional past it, nan/inf) read as unknown: "
+                            "integer (beyond ±2^63, fractional past it, nan/inf, true/false) read as unknown: "
                             + ", ".join(f"{k} ×{v}" for k, v in sorted(bad_ids.items())))
         if getattr(acc, "base_ignored", 0):
             warnings.append(f"{path}: baseTimeNanoseconds {acc.base_ignored} put event times beyond int64 ns: "
