@@ -349,11 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         if what is None:
             tot["ok"] += 1
             continue
-        keep = fdir / f"{i}_{path.name}"
-        (shutil.copytree if path.is_dir() else shutil.copyfile)(path, keep)
-        tot["findings"].append({"i": i, "kind": kind, "strict": strict, "file": str(keep), "what": what})
-        with open(a.workdir / "findings.jsonl", "a") as fh:
-            fh.write(json.dumps(tot["findings"][-1]) + "\n")
+        fuzzing.record_finding(tot, fdir, a.workdir, path, {"i": i, "kind": kind, "strict": strict, "what": what})
         if a.only is not None:
             print(what, file=sys.stderr)
     tot["seconds"] = round(time.monotonic() - t0, 1)

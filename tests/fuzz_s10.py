@@ -818,9 +818,8 @@ def main(argv: list[str] | None = None) -> int:
             fuzzing.record_finding(tot, fdir, a.workdir, path, {"i": i, "kind": kind, "strict": strict,
                                                                  "seed": str(seed), "what": what})
         except OSError as exc:  # a FIFO, a link loop: keep the record, not the input
-            tot["findings"].append({"i": i, "kind": kind, "seed": str(seed), "what": what, "file": f"({exc})"})
-            with open(a.workdir / "findings.jsonl", "a") as fh:
-                fh.write(json.dumps(tot["findings"][-1]) + "\n")
+            fuzzing.log_finding(tot, a.workdir, {"i": i, "kind": kind, "seed": str(seed), "what": what,
+                                                 "file": f"({exc})"})
         if a.only is not None:
             print(what, file=sys.stderr)
     tot["seconds"] = round(time.monotonic() - t0, 1)

@@ -487,9 +487,14 @@ def record_finding(tot: dict, fdir: Path, workdir: Path, path: Path, finding: di
     keep = fdir / f"{finding['i']}_{path.name}"
     shutil.rmtree(keep, ignore_errors=True)
     (shutil.copytree if path.is_dir() else shutil.copyfile)(path, keep)
-    tot["findings"].append({**finding, "file": str(keep)})
+    log_finding(tot, workdir, {**finding, "file": str(keep)})
+
+
+def log_finding(tot: dict, workdir: Path, finding: dict) -> None:
+    """Record ``finding`` in ``tot["findings"]`` and ``workdir/findings.jsonl`` (no input kept: a FIFO, a link loop)."""
+    tot["findings"].append(finding)
     with open(workdir / "findings.jsonl", "a") as fh:
-        fh.write(json.dumps(tot["findings"][-1]) + "\n")
+        fh.write(json.dumps(finding) + "\n")
 
 
 def _keep(path: Path, keep: Path) -> None:
