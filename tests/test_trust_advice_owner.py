@@ -220,9 +220,10 @@ def test_variation_finding_on_a_trace_says_the_ratio(tmp_path):
 def test_queued_idle_larger_than_exposed_copies_is_the_verdict(tmp_path):
     """As the nsys T4 4-stream vectorAdd export (Lianhang666/gpu4 report.sqlite): steady-state idle with the work
     already queued (52 µs) beside 37 µs of exposed copies read "memcpy-bound". Here by hand: every call is issued
-    (and returns) before the GPU starts; a 50 µs host-to-device copy [0, 50) µs, then 10 kernels of 10 µs every 20 µs
-    from 55 µs. Span 0 → 245 µs; exposed copy 50 µs (20.4 %); idle 5 + 9 × 10 = 95 µs (38.8 %), all of it with the
-    next work enqueued. The larger cause is the queued idle, so the verdict is dependency-bound, not memcpy-bound."""
+    (and returns) before the GPU starts; a 50 µs host-to-device copy [0, 50) µs, then 10 kernels of 10 µs every 25 µs
+    from 55 µs. Span 0 → 290 µs; exposed copy 50 µs (17.2 %); computing 10 × 10 = 100 µs (34.5 %); idle
+    5 + 9 × 15 = 140 µs (48.3 %), all of it with the next work enqueued. The largest measured share is the queued
+    idle, so the verdict is dependency-bound, not memcpy-bound; the computing share (34.5 %) is the secondary."""
     import json
 
     import gpulens
@@ -234,14 +235,16 @@ def test_queued_idle_larger_than_exposed_copies_is_the_verdict(tmp_path):
     for i in range(10):
         ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9,
                    "ts": 510 + 5 * i, "dur": 3, "args": {"correlation": 10 + i}})
-        ev.append({"ph": "X", "cat": "kernel", "name": "vecAdd", "pid": 0, "tid": 7, "ts": 1055 + 20 * i,
+        ev.append({"ph": "X", "cat": "kernel", "name": "vecAdd", "pid": 0, "tid": 7, "ts": 1055 + 25 * i,
                    "dur": 10, "args": {"device": 0, "stream": 7, "correlation": 10 + i}})
     p = tmp_path / "q.json"
     p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
     src = gpulens.analyze([p]).sources[0]
     bn = src.results["bottlenecks"].summary
-    assert (bn["device_span_ns"], bn["exposed_memcpy_ns"], bn["idle_queued_ns"]) == (245_000, 50_000, 95_000)
-    assert src.results["verdicts"].summary["run_verdict"] == "dependency-bound"
+    assert (bn["device_span_ns"], bn["exposed_memcpy_ns"], bn["idle_queued_ns"]) == (290_000, 50_000, 140_000)
+    vd = src.results["verdicts"].summary
+    assert vd["run_verdict"] == "dependency-bound"
+    assert vd["secondary_cause"] == "gpu-bound" and vd["secondary_share_pct"] == pytest.approx(100 * 100 / 290)
 
 
 # ---- 6. a GPU is analysed with its own figures, never a namesake's -----------------------------------------------

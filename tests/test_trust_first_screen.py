@@ -96,9 +96,10 @@ def test_v100_first_screen_leads_with_the_undetermined_kernels_not_a_last_wave_b
 
 # ---- a verdict needs enough evidence --------------------------------------------------------------------------------
 
-def _kineto(tmp_path, n):
-    """``n`` kernels of 10 µs, 4 µs apart, each launched by a 2 µs call that starts 1 µs after the previous kernel
-    ended (the work is not enqueued when the GPU goes idle and the gap is under 20 µs: launch overhead)."""
+def _kineto(tmp_path, n, dur=10):
+    """``n`` kernels of ``dur`` µs starting 14 µs apart (10 µs kernels: 4 µs gaps), each launched by a 2 µs call
+    that ends 1 µs before its kernel (the work is not enqueued when the GPU goes idle and the gap is under 20 µs:
+    launch overhead)."""
     import json
 
     ev = []
@@ -106,9 +107,9 @@ def _kineto(tmp_path, n):
         t = 1000 + 14 * i
         ev += [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9, "ts": t - 3,
                 "dur": 2, "args": {"correlation": i + 1}},
-               {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": t, "dur": 10,
+               {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": t, "dur": dur,
                 "args": {"device": 0, "stream": 7, "correlation": i + 1}}]
-    p = tmp_path / f"t{n}.json"
+    p = tmp_path / f"t{n}_{dur}.json"
     p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
     return p
 
@@ -125,13 +126,28 @@ def test_two_launch_gaps_in_a_tiny_run_make_no_verdict(tmp_path):
     assert a.verdict == "undetermined" and "only 2 gaps" in a.sentence
 
 
-def test_the_same_overhead_seen_in_five_gaps_is_a_verdict(tmp_path):
-    # 6 kernels: span 6 × 10 + 5 × 4 = 80 µs, launch idle 5 × 4 = 20 µs = 25 %, 5 gaps ≥ 3: launch-bound
+def test_the_same_overhead_seen_in_five_gaps_is_a_named_cause(tmp_path):
+    # 6 kernels: span 6 × 10 + 5 × 4 = 80 µs, launch idle 5 × 4 = 20 µs = 25 %, 5 gaps ≥ 3: launch-bound is proven —
+    # but the kernels compute 60 µs (75 %), the dominant share: the run is GPU-bound, launch-bound its secondary cause
     src = gpulens.analyze([_kineto(tmp_path, 6)]).sources[0]
     bn = src.results["bottlenecks"].summary
     assert bn["idle_launch_ns"] == 20_000 and bn["device_span_ns"] == 80_000
     assert bn["verdict"] == "launch-bound" and bn["verdict_evidence"] is None
-    assert src.results["verdicts"].summary["run_verdict"] == "launch-bound"
+    vd = src.results["verdicts"].summary
+    assert (vd["run_verdict"], vd["secondary_cause"], vd["secondary_share_pct"]) == ("gpu-bound", "launch-bound", 25.0)
+    assert "secondary cause: launch-bound (25.0 % of the span)" in answer(src).sentence
+
+
+def test_launch_gaps_larger_than_the_computing_are_the_verdict(tmp_path):
+    # 6 kernels of 3 µs, 14 µs apart: span 6 × 3 + 5 × 11 = 73 µs, launch idle 5 × 11 = 55 µs (75.3 %) against
+    # 6 × 3 = 18 µs computing (24.7 %): launch-bound, the computing share second
+    src = gpulens.analyze([_kineto(tmp_path, 6, dur=3)]).sources[0]
+    bn = src.results["bottlenecks"].summary
+    assert bn["idle_launch_ns"] == 55_000 and bn["device_span_ns"] == 73_000 and bn["computation_ns"] == 18_000
+    vd = src.results["verdicts"].summary
+    assert vd["run_verdict"] == "launch-bound"
+    assert vd["secondary_cause"] == "gpu-bound" and vd["secondary_share_pct"] == pytest.approx(100 * 18 / 73)
+    assert "75.3 % of the GPU span, against 24.7 % computing" in vd["basis"]
 
 
 def test_lashi_streams_sample_is_not_called_launch_bound():

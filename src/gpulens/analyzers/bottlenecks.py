@@ -37,7 +37,8 @@ blocks than SMs/CUs). ``overhead`` names the largest of host, launch, sync, expo
 unattributed and queued idle (``dependency-bound``: GPU-side waiting, not an overhead the host can remove, but the
 verdict names the larger cause) when it reaches ``min_share`` of the span, else ``none``; the summary's ``overhead`` is the run's, and its legacy ``verdict`` key the
 same with ``gpu-bound`` for ``none`` (the ``verdicts`` analyzer's input). The run verdict is the ``verdicts``
-analyzer's: one figure called the verdict per report. Rules follow gpu-facts §3.3 (HTA idle-time breakdown, TraceLens exposed
+analyzer's, which weighs this overhead against the GPU's computing time (the dominant share wins, the other is the
+secondary cause): one figure called the verdict per report. Rules follow gpu-facts §3.3 (HTA idle-time breakdown, TraceLens exposed
 comm/memcpy).
 """
 

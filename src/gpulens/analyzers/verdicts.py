@@ -7,10 +7,16 @@ a roofline/occupancy row, ncu's speed-of-light and occupancy percentages straigh
 from the timeline itself (exposed collective time, launches shorter than their call and the launch-overhead idle
 before the kernel, grid size vs SM/CU count). :mod:`gpulens.analyzers.verdict_rules` holds the rules.
 
-Run verdict: the ``bottlenecks`` class when an overhead (host, launch, sync, exposed communication or memcpy) covers
-at least its ``min_share`` of the GPU span; otherwise the kernel class holding the most critical-set time
-(``gpu-bound`` when those kernels are undetermined). ``summary["ranked"]`` lists every quantified finding of the run,
-largest time at stake first, roots of the findings tree only (each nanosecond once).
+Run verdict: the dominant measured share of the (steady) GPU span wins. The candidates are the GPU's computing time
+(the breakdown's computation: union of compute kernels), named by the kernel class holding the most critical-set time
+(``compute-bound``, ``memory-bound``, ``latency/occupancy-bound``...; ``gpu-bound`` when those kernels are
+undetermined), and the ``bottlenecks`` overhead class — the largest idle/overhead cause (host, launch, sync or queued
+idle, exposed communication, exposed memcpy) that covers at least its ``min_share`` of the span with enough evidence.
+The overhead is the run verdict only when its time exceeds the computing time; otherwise it is named as the secondary
+cause (``summary["secondary_cause"]``, its share in ``secondary_share_pct`` [%]): a run 84 % computing and 16 %
+exposed copies is bound by its kernels, with memcpy-bound second — not "memcpy-bound". When the overhead wins, the
+computing share is the secondary (when it reaches ``min_share``). ``summary["ranked"]`` lists every quantified finding
+of the run, largest time at stake first, roots of the findings tree only (each nanosecond once).
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ from gpulens.analyzers._coalescing import finding_detail, sectors_per_request, u
 from gpulens.analyzers._occ_findings import bound_by_verdict, settle_condition, settle_wave_premise
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.bottlenecks import (
+    RANK_CLASSES,
+    class_label,
     classify_gaps,
     covered_until,
     device_sms,
@@ -44,7 +52,7 @@ from gpulens.analyzers._tree import roots
 from gpulens.analyzers.stall_classes import OCCUPANCY_METRICS, SOL_METRICS
 from gpulens.analyzers.verdict_rules import BOUND_TO_VERDICT, BOUNDS, Evidence, decide
 from gpulens.timeline import Timeline
-from gpulens.units import fmt_ns
+from gpulens.units import fmt_ns, share_pct_text
 
 COLUMNS = {
     "name": "kernel name",
@@ -516,6 +524,7 @@ class Verdicts(Analyzer):
         by_class = t.groupby("verdict")["time_ns"].sum().sort_values(ascending=False, kind="stable")
         kernel_class = str(by_class.index[0]) if len(by_class) else None
         unweighed = len(by_class) > 1 and not float(by_class.fillna(0).sum()) > 0
+        secondary: tuple[str, float] | None = None  # (class, its share of the span [%]) — the runner-up cause
         if unweighed:  # no kernel time recorded (every kernel 0 ns): no verdict "holds the most kernel time" — the
             kernel_class = "undetermined"  # first of several classes would be an arbitrary pick, not a majority
         if busy_unknown and unweighed:
@@ -529,12 +538,20 @@ class Verdicts(Analyzer):
             run, basis = "undetermined", ("too little evidence for a verdict: "
                                           + str(bn.summary.get("verdict_evidence") or "too few gaps")
                                           + "; the kernels' bound is undetermined too")
-        elif overhead and overhead not in ("gpu-bound", "undetermined"):
-            share = bn.summary.get("min_share") or 0.1
+        elif overhead and overhead not in ("gpu-bound", "undetermined") and not _computing_dominates(bn, overhead):
             bd = results.get("breakdown")
             gpus = int((getattr(bd, "summary", None) or {}).get("gpu_count") or 1)
-            run, basis = overhead, (f"the timeline: the largest idle or overhead cause, at least {100 * share:.0f} % "
-                                    + ("of the GPU span" if gpus <= 1 else f"of the {gpus} GPUs' summed spans"))
+            of = "of the GPU span" if gpus <= 1 else f"of the {gpus} GPUs' summed spans"
+            if bn.summary.get("steady_span_ns"):
+                of = of.replace("span", "steady span", 1)  # the warm-up/one-off gaps left out, as the cause's share
+            oh, comp, span = _shares(bn, overhead)
+            run, basis = overhead, (f"the timeline: {class_label(overhead)} holds the largest measured share, "
+                                    f"{_pct_of(oh, span)} {of}, against {_pct_of(comp, span)} computing")
+            if comp is not None and comp >= (bn.summary.get("min_share") or 0.1) * span:
+                # the computing share's class: its kernels' (a communication-bound kernel class is not computing)
+                secondary = (kernel_class if kernel_class not in (None, "undetermined", "communication-bound")
+                             else "gpu-bound", 100.0 * comp / span)
+                basis += f"; secondary: the computing share ({secondary[0]})"
         elif kernel_class and kernel_class != "undetermined":
             run, basis = kernel_class, "the critical kernels: the kernel verdict holding the most GPU time"
         elif _mostly_host_only(bn):
@@ -546,13 +563,50 @@ class Verdicts(Analyzer):
                                           "busy within that span says nothing about the rest")
         else:
             run, basis = "gpu-bound", "GPU busy; kernel classes undetermined without counters or a FLOP/byte model"
+        if run != overhead and overhead and overhead not in ("gpu-bound", "undetermined") and secondary is None:
+            # a proven overhead cause smaller than the computing share: named as the secondary cause
+            oh, comp, span = _shares(bn, overhead)
+            if oh is not None:
+                secondary = (overhead, 100.0 * oh / span)
+                basis += (f"; computing holds the largest measured share ({_pct_of(comp, span)} of the "
+                          f"{'steady ' if bn.summary.get('steady_span_ns') else ''}span), secondary cause: "
+                          f"{class_label(overhead)} ({_pct_of(oh, span)})")
         # each nanosecond once: only the roots of the findings tree are ranked (see analyzers._tree)
         every = [f for r in results.values() for f in r.findings] + findings
         ranked = [f for f in roots(every) if f.time_at_stake_ns and f.category != "data-quality"]
         return {"run_verdict": run, "basis": basis, "overhead_verdict": overhead, "kernel_verdict": kernel_class,
+                "secondary_cause": secondary[0] if secondary else None,
+                "secondary_share_pct": secondary[1] if secondary else None,
                 "kernel_time_by_verdict_ns": {str(k): int(v) for k, v in by_class.items()},
                 "ranked": [{"title": f.title, "category": f.category, "time_at_stake_ns": int(f.time_at_stake_ns),
                             "kernel": f.kernel, "rank": f.rank} for f in ranked[:10]]}
+
+
+def _shares(bn: Any, overhead: str) -> tuple[int | None, int | None, int]:
+    """(the overhead cause's time, the computing time — union of compute kernels, the breakdown's computation —, the
+    steady span they are shares of) in ns, from the bottlenecks summary; a time is None when not measured."""
+    key = next(k for k, c in RANK_CLASSES.items() if c == overhead)
+    s = bn.summary
+    span = int(s.get("steady_span_ns") or s.get("device_span_ns") or 0) or 1
+
+    def ns(k: str) -> int | None:
+        v = s.get(k)
+        return None if v is None or pd.isna(v) else int(v)
+
+    return ns(key), ns("computation_ns"), span
+
+
+def _computing_dominates(bn: Any, overhead: str) -> bool:
+    """True when the GPU's computing time (union of compute kernels) is at least the overhead cause's time: the
+    dominant measured share is then the kernels', and the overhead the secondary cause (a run 84 % computing and
+    16 % exposed copies is not memcpy-bound). Unknown figures never dominate."""
+    oh, comp, _ = _shares(bn, overhead)
+    return oh is not None and comp is not None and comp >= oh
+
+
+def _pct_of(ns: int | None, span: int) -> str:
+    """A share of the span in words ("16 %"; "unknown" when not measured)."""
+    return "unknown" if ns is None else share_pct_text(100.0 * ns / max(span, 1))
 
 
 def _host_only_edges(bn: Any) -> tuple[int, int]:

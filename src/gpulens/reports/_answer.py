@@ -263,6 +263,15 @@ def answer(s: Any) -> Answer:
         busy += f" — {why}" if why else ""
     kv = str(vd.summary.get("kernel_verdict") or "") if vd is not None and not vd.skipped else ""
     tail = f", and most kernel time is {kv}" if kv and kv not in (verdict, "undetermined") else ""
+    sec = vd.summary.get("secondary_cause") if vd is not None and not vd.skipped else None
+    if sec and sec != verdict:  # the runner-up measured share (analyzers.verdicts: the dominant share is the verdict)
+        from gpulens.analyzers.bottlenecks import RANK_CLASSES, class_label as _label
+
+        of = ("steady span" if steady is not None else "span") if _gpu_count(s) <= 1 else \
+            ("GPUs' summed steady spans" if steady is not None else "GPUs' summed spans")
+        share = share_pct_text(vd.summary.get("secondary_share_pct"))
+        tail += (f"; secondary cause: {_label(sec)} ({share} of the {of})" if sec in RANK_CLASSES.values() else
+                 f"; GPU computing is the secondary share ({share} of the {of})")
     if s.timeline.meta.truncated:  # every figure covers only the part of the input that could be read
         tail += f" (input truncated — {truncated_text(s.timeline)}: the figures cover the part read)"
     if getattr(s.timeline.meta, "unread", None):  # ranks missing: every figure covers the ranks that were read

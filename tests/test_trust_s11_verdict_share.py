@@ -1,0 +1,101 @@
+"""The run verdict is the dominant measured share of the GPU span; the runner-up is named as the secondary cause.
+
+Kind: the old rule made any overhead cause at >= 10 % of the span the run verdict, so a run whose GPU computed 84 %
+of its span beside 16 % exposed copies read "memcpy-bound" — a conclusion contradicting the breakdown beside it.
+Each expectation below is derived from the breakdown's own figures (computation, exposed copies, idle causes), which
+add up to the span.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import gpulens
+from gpulens.analyzers.bottlenecks import RANK_CLASSES
+from gpulens.reports import json_report, markdown
+from gpulens.reports._answer import answer
+from tests.conftest import SHARED, shared_trace
+
+KERNEL_SIDE = {"compute-bound", "memory-bound", "latency/occupancy-bound", "communication-bound", "gpu-bound",
+               "launch-bound", "undetermined"}
+
+
+def _copies_beside_kernels(tmp_path, copy_us: int, kernel_us: int):
+    """One kernel of ``kernel_us`` µs, then a device-to-host copy of ``copy_us`` µs right after it (no gap): the
+    span is kernel + copy, computation = the kernel, exposed memcpy = the copy, idle 0."""
+    ev = [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9, "ts": 990, "dur": 3,
+           "args": {"correlation": 1}},
+          {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 1000, "dur": kernel_us,
+           "args": {"device": 0, "stream": 7, "correlation": 1}},
+          {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 9, "tid": 9, "ts": 995, "dur": 3,
+           "args": {"correlation": 2}},
+          {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pageable)", "pid": 0, "tid": 7,
+           "ts": 1000 + kernel_us, "dur": copy_us,
+           "args": {"device": 0, "stream": 7, "correlation": 2, "bytes": 1 << 20}}]
+    p = tmp_path / f"c{copy_us}_{kernel_us}.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+    return p
+
+
+def test_84_percent_computing_beside_16_percent_copies_is_not_memcpy_bound(tmp_path):
+    # by hand: kernel 84 µs + copy 16 µs = span 100 µs; computing 84 %, exposed copies 16 % (>= 10 %: a proven cause)
+    src = gpulens.analyze([_copies_beside_kernels(tmp_path, 16, 84)]).sources[0]
+    bd = src.results["breakdown"].summary
+    assert (bd["computation_ns"], bd["exposed_memcpy_ns"], bd["device_span_ns"]) == (84_000, 16_000, 100_000)
+    vd = src.results["verdicts"].summary
+    assert vd["overhead_verdict"] == "memcpy-bound"  # the timeline's largest overhead is still the copies...
+    assert vd["run_verdict"] != "memcpy-bound" and vd["run_verdict"] in KERNEL_SIDE  # ...but not the run verdict
+    assert (vd["secondary_cause"], vd["secondary_share_pct"]) == ("memcpy-bound", 16.0)
+    assert "computing holds the largest measured share (84.0 % of the span)" in vd["basis"]
+    sentence = answer(src).sentence
+    assert "secondary cause: memcpy-bound (16.0 % of the span)" in sentence
+    # one figure everywhere: the JSON and the Markdown carry the same verdict and secondary cause
+    rep = gpulens.analyze([_copies_beside_kernels(tmp_path, 16, 84)])
+    js = json.loads(json_report.render(rep))
+    a = js["sources"][0]["analyses"]["verdicts"]["summary"] if "sources" in js else js["analyses"]["verdicts"]["summary"]
+    assert (a["run_verdict"], a["secondary_cause"]) == (vd["run_verdict"], "memcpy-bound")
+    assert "secondary cause: memcpy-bound (16.0 % of the span)" in markdown.render(rep)
+
+
+def test_copies_outweighing_the_kernels_are_the_verdict(tmp_path):
+    # by hand: kernel 30 µs + copy 70 µs: exposed copies 70 % > computing 30 %: memcpy-bound, computing second
+    src = gpulens.analyze([_copies_beside_kernels(tmp_path, 70, 30)]).sources[0]
+    vd = src.results["verdicts"].summary
+    assert vd["run_verdict"] == "memcpy-bound"
+    assert vd["secondary_cause"] in KERNEL_SIDE and vd["secondary_share_pct"] == pytest.approx(30.0)
+    assert "70.0 % of the GPU span, against 30.0 % computing" in vd["basis"]
+
+
+def test_t05_blit_copies_beside_the_gemm():
+    # cases/T05 README: computation 100,000 ns; exposed memcpy 35,000 ns (+ 5,000 ns memset); span 140,000 ns.
+    # 100,000 > 35,000: the kernel's class is the run verdict, memcpy-bound (35/140 = 25 %) the secondary cause
+    p = SHARED.parent / "cases" / "T05.json"
+    if not p.exists():
+        pytest.skip("shared case T05 not present")
+    vd = gpulens.analyze([p]).sources[0].results["verdicts"].summary
+    assert vd["run_verdict"] in KERNEL_SIDE and vd["run_verdict"] != "memcpy-bound"
+    assert (vd["secondary_cause"], vd["secondary_share_pct"]) == ("memcpy-bound", 25.0)
+
+
+@pytest.mark.parametrize("rel", [
+    "kineto/kineto_tbplugin_resnet50_legacy_worker0.pt.trace.json.gz",  # host idle 28 % beside 69 % computing
+    "kineto/aorta_mi350x_train_step.pt.trace.json",  # host idle 52 % of the steady span beside 41 % computing
+    "rocprof/v1_hip_programming_mi300a/results.json",  # copies 97 % of the span beside 0.3 % computing
+    "rocprof/v1_gunrock_mi300x/results.csv",  # unattributed idle 22 % of the steady span beside 73 % computing
+])
+def test_real_traces_verdict_is_the_larger_share(rel):
+    """On real traces, the invariant itself: an overhead verdict's time exceeds the computing time; an overhead
+    left as secondary does not."""
+    src = gpulens.analyze([shared_trace(rel)]).sources[0]
+    vd, bn = src.results["verdicts"].summary, src.results["bottlenecks"].summary
+    key = {c: k for k, c in RANK_CLASSES.items()}
+    oh = vd["overhead_verdict"]
+    assert oh in key  # each of these has a proven overhead cause
+    if vd["run_verdict"] == oh:
+        assert bn[key[oh]] > bn["computation_ns"]
+    else:
+        assert bn[key[oh]] <= bn["computation_ns"] and vd["secondary_cause"] == oh
+        span = bn.get("steady_span_ns") or bn["device_span_ns"]
+        assert vd["secondary_share_pct"] == pytest.approx(100 * bn[key[oh]] / span)
