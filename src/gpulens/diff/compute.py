@@ -65,8 +65,9 @@ KERNEL_COLUMNS = {
     "match": "how the row was matched: name, op+shapes, variant (same key but its numbers), class (work category "
              "of kernels left unmatched), new (candidate only) or vanished (base only) [text]",
     "category": "work category [text]",
-    "kernels": "for op+shapes, variant and class rows: short base kernel names → short candidate kernel names, "
-               "else '' [text]",
+    "kernels": "short base kernel names → short candidate kernel names ('(none)' for a side without the row: new "
+               "or vanished), or 'names (both runs)' when both sides hold the same kernels (name rows); one naming "
+               "over both runs [text]",
     "base_kernels": "base kernel keys in the row ('|'-separated) [text]",
     "cand_kernels": "candidate kernel keys in the row ('|'-separated) [text]",
     **SIDE_COLUMNS,
@@ -78,7 +79,8 @@ RANK_COLUMNS = {"rank": "distributed rank [id]", **SIDE_COLUMNS}
 CONTRIBUTOR_COLUMNS = {
     "kernel": "kernel row (see kernels), or 'all other rows (N)' [text]",
     "match": "how the row was matched [text]",
-    "kernels": "for op+shapes rows: base kernels → candidate kernels (short names) [text]",
+    "kernels": "base kernels → candidate kernels (short names; see the kernels table), '' for the 'all other "
+               "rows' line [text]",
     "delta_ns": "candidate time − base time [ns]",
     "contribution": "delta / Σ|delta| of the kernel rows (signed part of the gross change, within ±1) [ratio]",
     "cumulative_delta_ns": "running sum of delta; the last row equals the total delta [ns]",
@@ -279,8 +281,13 @@ def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
         labels = list(dict.fromkeys(short[x] for x in keys.split(" | ") if x))
         return " | ".join(labels[:most]) + (f" (+{len(labels) - most} more)" if len(labels) > most else "")
 
-    k["kernels"] = [f"{shorten(bk)} → {shorten(ck)}" if m in ("op+shapes", "variant", "class") else ""
-                    for m, bk, ck in zip(k["match"], k["base_kernels"], k["cand_kernels"])]
+    def pair(bk: str, ck: str) -> str:
+        sb, sc = shorten(bk), shorten(ck)
+        if sb and sb == sc:  # matched by name: the same kernel(s) on both sides
+            return f"{sb} (both runs)"
+        return f"{sb or '(none)'} → {sc or '(none)'}"
+
+    k["kernels"] = [pair(bk, ck) for bk, ck in zip(k["base_kernels"], k["cand_kernels"])]
     tables["kernels"] = k.rename(columns={"row": "kernel"})[list(KERNEL_COLUMNS)]
     for df in (b, c):
         df["op"] = df["op"].where(df["op"].astype(str) != "", "(no op)")
