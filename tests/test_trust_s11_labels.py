@@ -51,3 +51,55 @@ def test_every_diff_row_names_its_kernels(tmp_path):
     assert con.loc[EQ, "kernels"] == row["kernels"]
     assert "CompareEqFunctor" in render_markdown(r)
     assert "(both runs)" in render_console(r, width=200)
+
+
+# ---- kernel labels are cut between words, never inside one -------------------------------------------------------
+
+NCCL = ["ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
+        "ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
+        "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)",
+        "void ncclKernel_AllReduce_RING_LL_Sum_bfloat16<(ncclProtocol)0>(ncclDevComm*, ncclWork*)"]
+
+
+def test_nccl_labels_cut_at_a_word_boundary():
+    from gpulens.reports._names import BASE_CHARS, base_name, short_names
+
+    for name, label in zip(NCCL, short_names(NCCL)):
+        base = base_name(name)
+        assert len(label) <= BASE_CHARS
+        if label.endswith("…"):
+            kept = label[:-1]
+            # a prefix of the name that ends where one of its words ends (the next character is the "_" separator)
+            assert base.startswith(kept) and base[len(kept)] == "_", (label, base)
+        else:
+            assert label == base
+    # ReduceScatter_Sum_bf16_RING_LL (44 characters) keeps its whole words: "…_bf16…", never "…_bf16_R…"
+    assert short_names(NCCL[:1]) == ["ncclDevKernel_ReduceScatter_Sum_bf16…"]
+
+
+def test_two_nccl_kernels_cut_alike_are_told_apart():
+    # the same prefix up to the cut: the part that differs (the data type) is appended, in every report
+    from gpulens.reports._names import short_names
+
+    a = "ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"
+    b = "ncclDevKernel_ReduceScatter_Sum_bf16_RING_SIMPLE(ncclDevComm*, unsigned long, ncclWork*)"
+    la, lb = short_names([a, b])
+    assert la != lb and "LL" in la and "SIMPLE" in lb
+
+
+def test_console_tables_use_one_label_per_kernel(tmp_path):
+    """The console's top-kernels and verdict tables label a kernel alike (one width for every table)."""
+    import re as _re
+
+    import gpulens
+    from gpulens.reports import console
+
+    t = KTrace(H100)
+    cpu, gpu = 100.0, 1000.0
+    for _ in range(3):
+        t.launch(0, cpu, [(NCCL[2], gpu, 400.0)], linked=False)
+        cpu, gpu = cpu + 10, gpu + 401
+    out = console.render(gpulens.analyze([t.write(tmp_path / "n.json")]))
+    # every shortened occurrence (finding titles print the full name, folded) reads the same, in >= 2 tables
+    labels = _re.findall(r"ncclKernel_SendRecv\w*…", out)
+    assert len(labels) >= 2 and set(labels) == {"ncclKernel_SendRecv_RING_SIMPLE_Sum…"}, labels

@@ -27,7 +27,7 @@ class Rule:
     """One classification rule.
 
     Attributes:
-        kind: Timeline kind the matching kernel becomes (``comm``, ``memcpy``, ``memset``).
+        kind: Timeline kind the matching kernel becomes (``comm``, ``memcpy``, ``memset``, ``sync``).
         pattern: case-insensitive regular expression (``re.search``).
         family: what it recognises (shown in docs and warnings).
         source: where the names come from (so a reviewer can check the pattern).
@@ -57,6 +57,13 @@ KERNEL_NAME_RULES: tuple[Rule, ...] = (
          "copyImage…); AMD-AGI/TraceLens PR#613"),
     Rule("memset", r"^__amd_rocclr_fill(Buffer|Image)", "HIP runtime blit fill kernels",
          "ROCm/clr rocclr/device/blitcl.cpp (__amd_rocclr_fillBuffer, fillBufferAligned, fillImage)"),
+    Rule("sync", r"^__amd_rocclr_streamOps(Wait|Write)", "HIP runtime stream-operation kernels: a GPU-queue wait on "
+         "or write of a memory value (hipStreamWaitValue32/64, hipStreamWriteValue32/64), synchronisation, not "
+         "computation",
+         "ROCm/clr rocclr/device/rocm/rocblitcl.cpp (__kernel __amd_rocclr_streamOpsWait / streamOpsWrite, "
+         "wrappers of __amd_streamOpsWait/Write) and rocclr/device/rocm/rocblit.cpp (KernelBlitManager::"
+         "streamOpsWait: 'waits for a value at memory'); symbols listed in AMD-AGI/TraceLens "
+         "tests/rocprof/908_results.json.gz"),
     Rule("comm", r"nccl", "NCCL (ncclKernel_*, ncclDevKernel_*)", "NVIDIA/nccl src/device/common.h kernel names"),
     Rule("comm", r"rccl", "RCCL", "ROCm/rccl src/device kernel names"),
     Rule("comm", r"msccl", "MSCCL / MSCCL++ (mscclKernel_*, mscclpp::…)",
@@ -141,9 +148,10 @@ def kinds_of_kernel_names(names: Iterable[object]) -> np.ndarray:
 
 def dispatch_rows(events: pd.DataFrame) -> np.ndarray:
     """Rows that come from a kernel-dispatch table: kernels and collectives, and the dispatches the kind rules made
-    copies or fills (HIP blit kernels ``__amd_rocclr_copyBuffer``…, see :mod:`._work_rules`)."""
+    copies, fills or stream operations (HIP blit kernels ``__amd_rocclr_copyBuffer``, ``__amd_rocclr_streamOpsWait``…,
+    see :mod:`._work_rules`)."""
     kind = events["kind"]
-    blit = kind.isin(["memcpy", "memset"]).to_numpy().copy()
+    blit = kind.isin(["memcpy", "memset", "sync"]).to_numpy().copy()
     if blit.any():
         blit[blit] = kinds_of_kernel_names(events["name"][blit]) != "kernel"
     return kind.isin(["kernel", "comm"]).to_numpy() | blit

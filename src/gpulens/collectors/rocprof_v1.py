@@ -229,8 +229,10 @@ class RocprofStats(Collector):
             # same run's kernel trace (collectors._work_rules): kept in the table, not counted as kernels; collectives
             # (ncclDevKernel…) stay GPU work of the kernel domain, as in a trace; barrier packets are no work
             names = df["Name"].astype(str)
-            blit = np.isin(kinds_of_kernel_names(names), ["memcpy", "memset"])
+            kinds = kinds_of_kernel_names(names)
+            blit = np.isin(kinds, ["memcpy", "memset"])
             df.loc[blit, "domain"] = "copy"
+            df.loc[kinds == "sync", "domain"] = "sync"  # stream wait/write operations: synchronisation, not kernels
             barrier = is_non_work(names)
             df.loc[barrier, "domain"] = "barrier"
         warnings.append(f"{path}: a per-name summary ({len(df)} rows, {domain} domain), not a trace: no events; "

@@ -209,5 +209,20 @@ def short_name(name: str, width: int = BASE_CHARS) -> str:
     return _clip(base, width - len(tiles) - 1) + (" " + tiles if tiles else "")
 
 
+#: Where a label may be cut: between the words of an identifier (``ncclKernel_SendRecv_RING``), its scopes and
+#: template arguments, never inside a word.
+_CUT = re.compile(r"[_:<>,(). ]")
+
+
 def _clip(s: str, n: int) -> str:
-    return s if len(s) <= n else s[: n - 1] + "…"
+    """``s`` cut to at most ``n`` characters with an ellipsis — at the last word or template boundary (``_``, ``::``,
+    ``<``, ``,``, space…) when one lies in the second half of the room, so a word is never cut in two
+    (``ncclDevKernel_ReduceScatter_Sum_bf16…``, not ``…_bf16_R…``); a long unbroken word is cut where the room ends.
+    The parts a cut drops are what :func:`short_names` appends when two labels would read alike."""
+    if len(s) <= n:
+        return s
+    head = s[: n - 1]
+    cuts = [m.start() for m in _CUT.finditer(head) if m.start() >= n // 2]
+    if cuts and not _CUT.match(s, n - 1):  # the room does not end at a boundary already
+        head = head[: cuts[-1]]
+    return head.rstrip("_:<>,(. ") + "…"

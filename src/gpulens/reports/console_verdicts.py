@@ -69,7 +69,7 @@ def verdict_renderables(s: Any) -> list:
                  fmt_unit(x.dominant_pct, "ratio"), f"{fmt_unit(x.top_reason, 'text')} "
                  f"({fmt_unit(x.top_reason_pct, '%')})".replace("_", " "),
                  f"{x.vendor} {x.metric_family}".replace("_", " ")]
-                for x, short in zip(stt.itertuples(), short_names(stt["name"].astype(str), 48))]
+                for x, short in zip(stt.itertuples(), short_names(stt["name"].astype(str)))]
         cols = [name_col(), Col("time"), Col("dominant class", "left", figure=False),
                 Col("%"), Col("top reason", "left", figure=False), Col("source", "left", figure=False, optional=True)]
         parts.append(FitTable("Stall classes (share of stall time)", cols, rows))
@@ -86,7 +86,7 @@ def verdict_renderables(s: Any) -> list:
         notes = stake_notes(known)
         rows = [[Text(short), _fmt_ns(x.time_ns), x.verdict, _fmt_ns(x.time_at_stake_ns) + notes.get(i, ("", ""))[0],
                  Text(fmt_unit(x.next_steps[0], "text") if len(x.next_steps) else "")]
-                for i, (x, short) in enumerate(zip(known.itertuples(), short_names(known["name"].astype(str), 36)))]
+                for i, (x, short) in enumerate(zip(known.itertuples(), short_names(known["name"].astype(str))))]
         cols = [name_col(), Col("time", optional=True), Col("verdict", "left"),
                 Col("at stake"), Col("next step", "left", figure=False, below=True)]
         parts.append(FitTable("Kernel verdicts (performance-critical set)" + note, cols, rows))
