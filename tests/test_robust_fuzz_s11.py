@@ -1,0 +1,71 @@
+"""Eleventh-session fuzzing (tests/fuzz_s11.py): one test per kind of fault it found, each on a small input built
+here, with the expected value worked out from the input itself; and a small seeded sample of the harness."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+import gpulens
+from gpulens.reports import json_report
+from gpulens.timeline.timeline import MAX_START_NS, MIN_START_NS
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def _b13(tmp_path: Path, ts_us: int | None) -> Path:
+    """B13 (4 kernels of 15, 25, 20 and 5 µs at 1010, 1030, 1060 and 1085 µs) with the third kernel moved to
+    ``ts_us``."""
+    doc = json.loads((DATA / "cases" / "B13.json").read_text())
+    kernels = [e for e in doc["traceEvents"] if e.get("cat") == "kernel"]
+    assert [k["dur"] for k in kernels] == [15, 25, 20, 5]
+    if ts_us is not None:
+        kernels[2]["ts"] = ts_us
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps(doc))
+    return p
+
+
+@pytest.mark.parametrize("ts_us", [-(2**63 // 1000), -(2**61 // 1000) - 1, 2**62 // 1000 + 1, 2**63 // 1000 - 30])
+def test_a_start_whose_distance_to_the_others_wraps_int64_is_excluded_with_a_warning(tmp_path, ts_us):
+    """Kind: one kernel starting at −9.2e18 ns (a ts of −2^63/1000 µs) with the others near 1 ms: the gap between
+    them (9.2e18 + 1e6 ns) wrapped int64 negative and the per-GPU breakdown raised ValueError (fuzz_s11
+    int64_edge). A start outside [−2^61, 2^62] ns is no clock a profiler uses: that event is excluded and counted;
+    the other three kernels stay, with their own span worked out by hand: 1010 µs → 1090 µs = 80 µs."""
+    rep = json.loads(json_report.render(gpulens.analyze([_b13(tmp_path, ts_us)])))
+    src = rep["sources"][0]
+    sm = src["summary"]
+    assert sm["kernel_count"] == 3
+    assert sm["kernel_time_ns"] == (15 + 25 + 5) * 1000
+    assert sm["span_ns"] == (1090 - 1010) * 1000
+    assert sum("1 event(s) with an impossible time excluded" in w for w in src["warnings"]) == 1
+
+
+def test_starts_at_the_edges_of_the_kept_range_are_kept(tmp_path):
+    """The bounds themselves are kept (the rule excludes only what lies outside), and two kept times are always
+    less than 2^63 ns apart: MAX_START_NS + 2^53 (longest duration) − MIN_START_NS < 2^63."""
+    assert MAX_START_NS + (1 << 53) - MIN_START_NS < 2**63
+    for ts_us in (MIN_START_NS // 1000 + 1, MAX_START_NS // 1000 - 1):
+        rep = json.loads(json_report.render(gpulens.analyze([_b13(tmp_path, ts_us)])))
+        assert rep["sources"][0]["summary"]["kernel_count"] == 4
+
+
+def test_the_same_rule_holds_for_an_nsys_export(tmp_path):
+    """The rule is the Timeline's, not one reader's: an nsys SQLite kernel at start −2^62 ns (end −2^62 + 500) beside
+    kernels at 1000–1500 and 2000–2600 ns is excluded; the span is that of the other two: 1000 → 2600 ns."""
+    from tests.fuzzing import _nsys
+
+    p = tmp_path / "r.sqlite"
+    _nsys(p)
+    con = sqlite3.connect(p)
+    con.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = ?, end = ? WHERE correlationId = 12",
+                (-(2**62), -(2**62) + 500))
+    con.commit()
+    con.close()
+    rep = json.loads(json_report.render(gpulens.analyze([p])))
+    src = rep["sources"][0]
+    assert src["summary"]["kernel_count"] == 2
+    assert sum("impossible time excluded" in w for w in src["warnings"]) == 1
