@@ -69,3 +69,45 @@ def test_the_same_rule_holds_for_an_nsys_export(tmp_path):
     src = rep["sources"][0]
     assert src["summary"]["kernel_count"] == 2
     assert sum("impossible time excluded" in w for w in src["warnings"]) == 1
+
+
+def _run(args: list[str], capsys) -> tuple[int, str]:
+    from gpulens.cli import main
+
+    code = main(args)
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("opt", ["--json", "--html", "--markdown", "--perfetto"])
+def test_a_report_never_replaces_a_rank_file_of_an_input_folder(tmp_path, capsys, opt):
+    """Kind: an output path was refused only when it *was* an input: ``analyze ranks/ --perfetto
+    ranks/rank-1.json.gz`` overwrote a rank trace of the input folder with the export (fuzz_s11 CLI combos).
+    Every report onto a file of an input folder is refused with one line naming it; the rank file keeps its bytes."""
+    d = tmp_path / "ranks"
+    d.mkdir()
+    for q in sorted((DATA / "kineto" / "multirank").iterdir()):
+        (d / q.name).write_bytes(q.read_bytes())
+    victim = d / "sampled_rank-1.json.gz"
+    before = victim.read_bytes()
+    code, err = _run(["analyze", str(d), "-q", "--no-cache", opt, str(victim)], capsys)
+    assert code == 2 and victim.read_bytes() == before
+    assert err.strip().count("\n") == 0 and "refusing to overwrite an input trace" in err and str(victim) in err
+
+
+@pytest.mark.parametrize("fmt, name, src", [("csv", "hotspots.csv", "B17.v1_results.csv"),
+                                            ("csv", "columns.csv", "B17.v1_results.csv"),
+                                            ("csv", "summaries.json", "B13.json"),
+                                            ("parquet", "summaries.json", "B13.json")])
+def test_a_table_export_never_replaces_an_input_named_like_one_of_its_files(tmp_path, capsys, fmt, name, src):
+    """Kind: ``--csv DIR`` / ``--parquet DIR`` wrote ``<analyzer>.<fmt>``, ``columns.csv`` and ``summaries.json`` over
+    whatever was there: a trace named ``hotspots.csv`` (or ``summaries.json``) analysed with its own folder as the
+    export folder was replaced by a table. The export is refused before any file is written."""
+    trace = tmp_path / name
+    trace.write_bytes((DATA / "cases" / src).read_bytes())
+    before = trace.read_bytes()
+    code, err = _run(["analyze", str(trace), "-q", "--no-cache", f"--{fmt}", str(tmp_path)], capsys)
+    assert code == 2 and trace.read_bytes() == before
+    assert "refusing to overwrite an input trace" in err and err.strip().count("\n") == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [trace.name]  # nothing written
+    code, _ = _run(["analyze", str(trace), "-q", "--no-cache", f"--{fmt}", str(tmp_path / "out")], capsys)
+    assert code == 0 and (tmp_path / "out" / "summaries.json").is_file()
