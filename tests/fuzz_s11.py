@@ -24,6 +24,9 @@ command with every report (:func:`tests.fuzz_s10.check`, :func:`tests.fuzz_s10.c
   every dispatch id the same, negative counters;
 * ``gate_odd`` — gate and baseline inputs: a report as its own baseline, a baseline with a BOM, a baseline that is a
   folder, a store that is a file, a baseline name with ``../``, a report of a future schema version;
+* ``out_clash`` — ``analyze`` told to write a report or a table export onto an input: the input itself spelled
+  through a link or ``..``, a file inside an input folder, the input's own folder as the ``--csv`` folder when the
+  input is named like an export file; every input file must keep its bytes;
 * ``cache_npy`` — an analysis cached, then one byte of one cached Timeline file flipped: ``--perfetto`` must write
   what a ``--no-cache`` run writes.
 
@@ -54,7 +57,7 @@ from tests import fuzzing  # noqa: E402
 from tests.fuzz_s10 import _events, _gpu, _is_json, _restore, _text_of, check, check_cli  # noqa: E402
 
 KINDS = ["json_escape", "args_huge", "int64_edge", "many_devices", "line_ends", "sqlite_cells", "sqlite_wal",
-         "dir_special", "ncu_odd", "omniperf_odd", "gate_odd", "cache_npy"]
+         "dir_special", "ncu_odd", "omniperf_odd", "gate_odd", "cache_npy", "out_clash"]
 I64 = 2**63 - 1
 
 
@@ -448,6 +451,46 @@ def check_cache_npy(rng: random.Random, path: Path, work: Path) -> str | None:
     return None
 
 
+def check_out_clash(rng: random.Random, path: Path, work: Path) -> str | None:
+    import hashlib
+
+    from tests.fuzz_cli import ALLOWED
+    from tests.fuzz_s8 import run_cli
+
+    def digests() -> dict[str, str]:
+        files = [path] if path.is_file() else sorted(q for q in path.rglob("*") if q.is_file())
+        return {str(q): hashlib.blake2b(q.read_bytes(), digest_size=16).hexdigest() for q in files}
+
+    before = digests()
+    inside = sorted(before)
+    target = Path(rng.choice(inside))
+    op = rng.randrange(4)
+    if op == 0:  # the same file through a link
+        link = work / "link.out"
+        os.symlink(target, link)
+        target = link
+    elif op == 1:  # spelled with ..
+        target = target.parent / ".." / target.parent.name / target.name
+    elif op == 2 and path.is_file():  # an input named like an export file, its folder the export folder
+        renamed = path.with_name(rng.choice(["hotspots.csv", "summaries.json", "columns.csv", "breakdown.csv"]))
+        path.rename(renamed)
+        path = renamed
+        before = digests()
+        opt = rng.choice(["--csv", "--parquet"])
+        args = ["analyze", str(path), "-q", "--no-cache", opt, str(path.parent)]
+    if not (op == 2 and path.is_file()) or op == 3:
+        opt = rng.choice(["--json", "--html", "--markdown", "--perfetto"])
+        args = ["analyze", str(path), "-q", "--no-cache", opt, str(target)]
+    code, text = run_cli(args)
+    if code not in ALLOWED["analyze"] or "Traceback" in text:
+        return f"out_clash op{op} exit {code}: {text.strip()[-300:]!r}"
+    after = {k: v for k, v in digests().items() if k in before}
+    if after != before:
+        changed = [k for k in before if after.get(k) != before[k]]
+        return f"out_clash op{op} {opt}: an input file was rewritten: {changed[:2]}"
+    return None
+
+
 # ---------------------------------------------------------------------------------------------------- driver
 _JSON_KINDS = {"json_escape": json_escape, "args_huge": args_huge, "int64_edge": int64_edge,
                "many_devices": many_devices}
@@ -471,7 +514,7 @@ def make(rng: random.Random, seeds: dict[str, Path], names: list[str], work: Pat
     seed = seeds[rng.choice(pool)]
     p = work / f"in{i}_{seed.name}"
     (shutil.copytree if seed.is_dir() else shutil.copyfile)(seed, p)
-    if kind in ("gate_odd", "cache_npy"):
+    if kind in ("gate_odd", "cache_npy", "out_clash"):
         return p, seed
     if kind == "omniperf_odd":
         return (p, seed) if omniperf_odd(rng, p) else None
@@ -577,6 +620,8 @@ def main(argv: list[str] | None = None) -> int:
                 what = check_gate(rng, path, work)
             elif kind == "cache_npy":
                 what = check_cache_npy(rng, path, work)
+            elif kind == "out_clash":
+                what = check_out_clash(rng, path, work)
             else:
                 what = check(path, strict)
                 if what is None and (i % a.cli_every == 0 or kind in ("dir_special", "sqlite_wal")):

@@ -111,3 +111,16 @@ def test_a_table_export_never_replaces_an_input_named_like_one_of_its_files(tmp_
     assert sorted(p.name for p in tmp_path.iterdir()) == [trace.name]  # nothing written
     code, _ = _run(["analyze", str(trace), "-q", "--no-cache", f"--{fmt}", str(tmp_path / "out")], capsys)
     assert code == 0 and (tmp_path / "out" / "summaries.json").is_file()
+
+
+def test_a_small_seeded_sample_of_the_harness_finds_nothing(tmp_path, capsys, monkeypatch):
+    """Six inputs of tests/fuzz_s11.py (the kinds whose faults were fixed here: int64_edge, out_clash, cache_npy)
+    behave: no finding, no timeout. The harness itself runs by hand (module docstring)."""
+    from tests import fuzz_s11
+
+    monkeypatch.setenv("GPULENS_CACHE_DIR", str(tmp_path / "cache"))
+    assert fuzz_s11.main(["--seed", "11", "--count", "6", "--workdir", str(tmp_path / "fz"), "--timeout", "60",
+                          "--kinds", "int64_edge,out_clash,cache_npy"]) == 0
+    tot = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert tot["inputs"] + tot["skipped"] == 6 and tot["inputs"] >= 4
+    assert tot["findings"] == [] and tot["timeouts"] == 0
