@@ -42,19 +42,52 @@ def _slug(label: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", Path(label).name)[:60] or "input"
 
 
-def export_tables(report: Any, folder: str | Path, fmt: str = "csv") -> list[Path]:
+def overwrites_input(path: str | Path, inputs: list[Path]) -> bool:
+    """True when writing ``path`` would replace an input: it is one of ``inputs``, or an existing file inside an
+    input folder (a rank file of a rank directory), however either is spelled (links, ``..``)."""
+    try:
+        rp = Path(path).resolve()
+        for p in inputs:
+            q = Path(p).resolve()
+            if rp == q or (q.is_dir() and rp.is_relative_to(q) and rp.exists()):
+                return True
+    except (OSError, RuntimeError, ValueError):  # a link loop: the write fails later with its own message
+        return False
+    return False
+
+
+def _planned(report: Any, root: Path, fmt: str) -> list[Path]:
+    """Every file :func:`export_tables` writes for ``report`` under ``root``."""
+    many = len(report.sources) > 1
+    out = []
+    for i, src in enumerate(report.sources):
+        d = root / f"{i}_{_slug(src.label)}" if many else root
+        out += [d / f"{name}.{fmt}" for name, r in src.results.items()
+                if r.table is not None and len(r.table.columns)]
+        out += [d / "columns.csv", d / "summaries.json"]
+    return out
+
+
+def export_tables(report: Any, folder: str | Path, fmt: str = "csv", inputs: list[Path] = ()) -> list[Path]:
     """Write every analysis table of ``report`` (a :class:`gpulens.report.Report`) under ``folder``.
 
     Args:
         fmt: ``"csv"`` or ``"parquet"``.
+        inputs: the traces analysed: no file of the export may replace one (:func:`overwrites_input`) — a trace
+            named ``hotspots.csv`` or ``summaries.json`` beside the export folder, a rank file of an input folder.
 
     Returns:
         The files written.
 
     Raises:
-        GpulensError: the folder cannot be created or a file cannot be written (one line naming it).
+        GpulensError: a file of the export would replace an input (nothing is written then), the folder cannot be
+            created or a file cannot be written (one line naming it).
     """
     root = Path(folder)
+    clash = [f for f in _planned(report, root, fmt) if overwrites_input(f, list(inputs))]
+    if clash:
+        raise GpulensError(f"{clash[0]}: refusing to overwrite an input trace with the {fmt.upper()} export; "
+                           "choose another folder")
     written: list[Path] = []
     many = len(report.sources) > 1
     for i, src in enumerate(report.sources):

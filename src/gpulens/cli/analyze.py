@@ -27,10 +27,12 @@ def write_output(path: Path, text: str | bytes, inputs: list[Path]) -> None:
     """Write a report file, refusing to overwrite any of the inputs.
 
     Raises:
-        GpulensError: ``path`` is one of the input traces, is a directory, or cannot be written (one-line message).
+        GpulensError: ``path`` is one of the input traces or a file inside an input folder, is a directory, or
+            cannot be written (one-line message).
     """
-    rp = path.resolve()
-    if any(rp == p.resolve() for p in inputs):
+    from gpulens.export import overwrites_input
+
+    if overwrites_input(path, inputs):  # an input trace, or a rank file of an input folder
         raise GpulensError(f"{path}: refusing to overwrite an input trace with a report")
     if path.is_dir():
         raise GpulensError(f"{path}: is a directory; give a file name for the report")
@@ -178,7 +180,7 @@ def register(app: typer.Typer) -> None:
             if folder is not None:
                 from gpulens.export import export_tables
 
-                files = export_tables(report, folder, fmt)
+                files = export_tables(report, folder, fmt, inputs)
                 if not quiet:
                     console.print(f"{len(files)} {fmt.upper()} export file(s) written to {folder}")
         code = EXIT_OK if report.has_gpu_work else EXIT_NO_GPU_WORK

@@ -71,7 +71,10 @@ GPU_FIELDS = {"name": "name", "computeMajor": None, "smCount": "num_sms", "total
               "maxShmemPerBlock": "smem_per_block_bytes", "maxShmemPerBlockOptin": "smem_per_block_optin_bytes",
               "maxThreadsPerBlock": "max_threads_per_block", "chipName": "chip", "busLocation": "bus_location",
               "uuid": "uuid"}
-_NULL = -(1 << 62)  # stands for NULL in :meth:`_Db.select_ints` (no nsys id or time is this negative)
+#: Stands for NULL in :meth:`_Db.select_ints`: the int64 minimum, the "invalid" marker of C writers — a stored
+#: INT64_MIN is unknown too. It was −2^62, a value a row can hold: a start of −2^62 ns was read as NULL beside a
+#: known duration, and the whole file failed ("cannot convert NA to integer").
+_NULL = -(1 << 63)
 #: Tables of timed rows (a ``start`` and an ``end`` column each).
 _TIMED_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_MEMCPY",
                  "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
@@ -248,13 +251,16 @@ class NsysSqliteCollector(Collector):
                                 "needs --cuda-graph-trace=node")
             if "dur_ns" not in df:  # no end column: no interval is closed
                 df["dur_ns"] = pd.array([pd.NA] * len(df), dtype="Int64")
-            bad = df["dur_ns"].isna() | (df["dur_ns"] < 0)
+            no_start = df["start_ns"].isna().to_numpy(dtype=bool) if "start_ns" in df else np.zeros(len(df), bool)
+            bad = df["dur_ns"].isna().to_numpy(dtype=bool) | (df["dur_ns"] < 0).fillna(False).to_numpy(dtype=bool) \
+                | no_start
             if bad.any():
                 r = df[bad]
                 rejected.append(pd.DataFrame({"kind": r["kind"], "name": r["name"].astype(object),
                                               "start_ns": r["start_ns"], "dur_ns": r["dur_ns"],
-                                              "reason": np.where(r["dur_ns"].isna(), "range never closed",
-                                                                 "end before start")}))
+                                              "reason": np.where(no_start[bad], "start unknown",
+                                                                 np.where(r["dur_ns"].isna(), "range never closed",
+                                                                          "end before start"))}))
                 df = df[~bad]
             frames.append(df)
         frames = _zero_placeholders(frames, rejected)

@@ -221,6 +221,11 @@ def make_table(columns: tuple[Column, ...], data: Mapping[str, Any] | None = Non
 #: Longest duration an event may have (2^53 ns ≈ 104 days): beyond it no profiler measured it, and a few such
 #: durations summed overflow int64.
 MAX_EVENT_NS = 1 << 53
+#: Starts a Timeline keeps: [-2^61, 2^62] ns (−73 to +146 years of the clock's origin: every clock a profiler uses,
+#: epoch ns included, fits). Any two times of kept events are then less than 2^63 ns apart (2^62 + 2^53 + 2^61), so
+#: no difference of two times — a gap, a span — wraps int64 (a start of −9.2e18 ns made a gap of +9.2e18 ns wrap
+#: negative and broke the per-GPU breakdown).
+MIN_START_NS, MAX_START_NS = -(1 << 61), 1 << 62
 
 
 class Timeline:
@@ -370,15 +375,19 @@ class Timeline:
     def _reject_absurd(self, ev: pd.DataFrame) -> pd.DataFrame:
         """Move events no profiler can have measured to ``rejected``, with one counted warning: a duration beyond
         :data:`MAX_EVENT_NS` (a 2^63-ish end written by a broken export), or an end past int64 ns. Kept, one such
-        duration summed with any other wraps int64 and turns every total negative (kernel time −9.2e18 ns)."""
+        duration summed with any other wraps int64 and turns every total negative (kernel time −9.2e18 ns); and a start
+        outside [:data:`MIN_START_NS`, :data:`MAX_START_NS`] (any difference of two times would wrap)."""
         start, dur = ev["start_ns"].to_numpy(), ev["dur_ns"].to_numpy()
         too_long = dur > MAX_EVENT_NS
         past_end = ~too_long & (start > np.iinfo(np.int64).max - dur)
-        bad = too_long | past_end
+        far = ~too_long & ~past_end & ((start < MIN_START_NS) | (start > MAX_START_NS))
+        bad = too_long | past_end | far
         if not bad.any():
             return ev
         reason = np.where(too_long, f"duration beyond {MAX_EVENT_NS // 86_400_000_000_000} days (2^53 ns): not "
-                                    "a measured time", "end beyond the int64 ns clock")
+                                    "a measured time",
+                          np.where(past_end, "end beyond the int64 ns clock",
+                                   "start more than 73 years before or 146 years after the clock's origin"))
         rej = make_table(REJECTED_COLUMNS, {
             "kind": ev.loc[bad, "kind"].astype(str).tolist(), "name": ev.loc[bad, "name"].astype(str).tolist(),
             "start_ns": ev.loc[bad, "start_ns"].to_numpy(), "dur_ns": ev.loc[bad, "dur_ns"].to_numpy(),
@@ -394,9 +403,9 @@ class Timeline:
             self.counters = self.counters[~self.counters["event_id"].isin(gone)].reset_index(drop=True)
         self.events = ev
         names = sorted(set(rej["name"].astype(str)))
-        self.meta.warnings.append(f"{int(bad.sum())} event(s) with an impossible duration excluded (beyond "
-                                  f"{MAX_EVENT_NS // 86_400_000_000_000} days, or an end past the int64 ns clock): "
-                                  f"{', '.join(names[:3])[:160]}")
+        self.meta.warnings.append(f"{int(bad.sum())} event(s) with an impossible time excluded (a duration beyond "
+                                  f"{MAX_EVENT_NS // 86_400_000_000_000} days, an end past the int64 ns clock, or a "
+                                  f"start outside −73..+146 years of the clock): {', '.join(names[:3])[:160]}")
         return ev
 
     # -- persistence ---------------------------------------------------------------------------------------------
