@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 import gpulens
+import gpulens.cli
 from gpulens.collectors import collect
 from gpulens.collectors._work_rules import kind_of_kernel_name
 from tests.dig_traces import H100, KTrace
@@ -105,3 +106,57 @@ def test_deepseek_train_trace_ep_kernels(tmp_path):
     assert src.summary["kernel_count"] == len(kernels)
     about = [f.title for f in src.findings() if "dpsk::ep::internode::" in f.title]
     assert about and all(t.endswith(": communication-bound") for t in about), about
+
+
+# --- class 2: device work in a category the reader does not read is not "nothing ran on a GPU"
+# (facebookresearch/HolisticTraceAnalysis @ f4d0062c : tests/data/mtia_inference_trace/mtia_inference_rank_0.json.gz,
+# MIT: an MTIA "ARTEMIS" inference rank whose device work is 1,313 ``mtia_ccp_events`` — dma_request, pe_exe,
+# event_wait… — beside 823 ``mtia_runtime`` calls; the verdict read "no GPU work — nothing ran on a GPU to analyse")
+
+def _mtia_trace(path: Path, device_events: int) -> Path:
+    """An MTIA rank as Kineto writes it: one cpu_op, one runtime call and ``device_events`` on-device CCP events
+    (pid = the device id, 17, as in the HTA file)."""
+    ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 865, "tid": 1837, "ts": 0, "dur": 50,
+           "args": {"External id": 1}},
+          {"ph": "X", "cat": "mtia_runtime", "name": "enqueueCommand memcpyHtoDAsync", "pid": 865, "tid": 1837,
+           "ts": 10, "dur": 5, "args": {"correlation": 7, "device": 17, "stream_id": "108"}}]
+    ev += [{"ph": "X", "cat": "mtia_ccp_events", "name": "dma_request", "pid": 17, "tid": 3706, "ts": 20 + 10 * i,
+            "dur": 7.4, "args": {"correlation": 7, "stream": 106, "direction": "HOST_TO_DEVICE", "size": 65536}}
+           for i in range(device_events)]
+    doc = {"schemaVersion": 1, "deviceProperties": [{"id": 17, "name": "ARTEMIS"}], "traceEvents": ev}
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_unread_device_events_are_named_not_nothing_ran(tmp_path):
+    p = _mtia_trace(tmp_path / "mtia_rank_0.json", 3)
+    out = tmp_path / "r.json"
+    md = tmp_path / "r.md"
+    assert gpulens.cli.main(["analyze", "-q", "--no-cache", str(p), "--json", str(out), "--markdown", str(md)]) == 5
+    s = json.loads(out.read_text())["sources"][0]["summary"]
+    assert s["verdict"] == "undetermined"                       # not "no-gpu-work"
+    assert s["gpu_busy_pct"] is None and s["span_ns"] is None   # unknown, not "none"
+    assert "3 event(s) of mtia_ccp_events" in s["busy_unknown_reason"]
+    text = md.read_text()
+    assert "nothing ran on a GPU" not in text and "3 event(s) of mtia_ccp_events" in text
+    assert "none (no GPU work recorded)" not in text
+
+
+def test_host_only_trace_still_says_nothing_ran(tmp_path):
+    p = _mtia_trace(tmp_path / "mtia_rank_0.json", 0)
+    src = gpulens.analyze([p]).sources[0]
+    assert src.summary["verdict"] == "no-gpu-work" and src.summary["busy_unknown_reason"] is None
+
+
+@pytest.mark.skipif(not (KINETO / "hta_mtia_inference_trace_mtia_inference_rank_0.json.gz").exists(),
+                    reason="HTA MTIA trace not present (/tmp/inputs/kineto)")
+def test_hta_mtia_trace(tmp_path):
+    import gzip
+
+    p = KINETO / "hta_mtia_inference_trace_mtia_inference_rank_0.json.gz"
+    ev = json.loads(gzip.decompress(p.read_bytes()))["traceEvents"]
+    n = sum(1 for e in ev if e.get("ph") == "X" and e.get("cat") == "mtia_ccp_events")
+    assert n == 1313
+    src = gpulens.analyze([p]).sources[0]
+    assert src.summary["verdict"] == "undetermined"
+    assert f"{n} event(s) of mtia_ccp_events" in src.summary["busy_unknown_reason"]

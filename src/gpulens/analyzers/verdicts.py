@@ -36,7 +36,7 @@ from gpulens.analyzers.intervals import merge
 from gpulens.analyzers._optree import gpu_op_links
 from gpulens.analyzers.launches import link_gpu_to_launch
 from gpulens.analyzers.stalls import kernel_percentages
-from gpulens.analyzers._span import busy_unknown_reason
+from gpulens.analyzers._span import busy_unknown_reason, unread_device_work
 from gpulens.analyzers._stake import SOL_BOUND_PCT, sol_attained_pct
 from gpulens.analyzers.roofline import Roofline
 from gpulens.analyzers.speed_of_light import bound_of, missing_for_bound
@@ -305,10 +305,12 @@ class Verdicts(Analyzer):
                 t = pd.DataFrame(columns=list(COLUMNS))
                 return AnalysisResult(self.name, t, COLUMNS, self._run_summary(
                     t, results, [], busy_unknown_reason(timeline) is not None), [])
-            run = "no-gpu-work" if none else "undetermined"
+            unread = unread_device_work(timeline) if none else ""  # device work in events not read: no verdict
+            run = "no-gpu-work" if none and not unread else "undetermined"
+            basis = (f"device work recorded only in events gpulens does not read ({unread})" if unread else
+                     "no GPU work in the input" if none else "no kernel durations to classify")
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
-                                  {"run_verdict": run, "basis": "no GPU work in the input" if none else
-                                   "no kernel durations to classify", "overhead_verdict": None,
+                                  {"run_verdict": run, "basis": basis, "overhead_verdict": None,
                                    "kernel_verdict": None, "kernel_time_by_verdict_ns": {}, "ranked": []},
                                   skipped_reason="no kernels (hotspots found none)" if none else
                                   "no kernel durations (counter rows without timestamps)")

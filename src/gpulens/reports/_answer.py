@@ -224,6 +224,13 @@ def answer(s: Any) -> Answer:
         if broken:  # launch calls with no GPU record: the work ran, the capture lost it — never "nothing ran"
             return Answer("incomplete capture", f"No GPU event was recorded, but the capture is incomplete: {broken}.",
                           [], f"no GPU event was recorded, but the capture is incomplete: {broken}")
+        from gpulens.analyzers._span import unread_device_work
+
+        unread = unread_device_work(s.timeline)
+        if unread:  # the device worked, in events this reader does not read — never "nothing ran"
+            return Answer("device work not read", f"No kernel, copy or fill event that gpulens reads was recorded, "
+                          f"but the trace holds device work it does not read: {unread}.", [],
+                          f"no event gpulens reads as GPU work, but the device worked: {unread}")
         return Answer("no GPU work", "No GPU work was recorded in this input: nothing ran on a GPU to analyse.", [],
                       "nothing ran on a GPU to analyse")
     vd, bn = s.results.get("verdicts"), s.results.get("bottlenecks")
