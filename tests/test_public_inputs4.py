@@ -160,3 +160,62 @@ def test_hta_mtia_trace(tmp_path):
     src = gpulens.analyze([p]).sources[0]
     assert src.summary["verdict"] == "undetermined"
     assert f"{n} event(s) of mtia_ccp_events" in src.summary["busy_unknown_reason"]
+
+
+# --- class 3: launches made during stream capture are recorded into a graph, not run
+# (AMD-AGI/TraceLens @ 171dd747 : tests/traces/inference/vllm_decode_full/capture_traces/graph_capture_rank_0…
+# .pt.trace.json.gz, MIT: vLLM's HIP-graph capture on MI300X — 428 launch calls, 421 of them between
+# hipStreamBeginCapture and hipStreamEndCapture on thread 851, 7 kernels; read as "host-bound — GPU busy under 0.1 %"
+# with no word that the launches were captured, not run)
+
+def _capture_trace(path: Path, *, end: bool = True, other_thread: bool = False) -> Path:
+    """Two launched kernels (10–20 µs, 30–40 µs), then a stream capture on thread 1 (100–200 µs) holding 6 launch
+    calls without GPU records, and one more launch call without a GPU record after it (at 300 µs)."""
+    t = KTrace(device=H100)
+    t.launch(t.op("aten::add", 0, 5), 1, [("vectorized_elementwise_kernel", 10, 10)])
+    t.launch(t.op("aten::mul", 20, 5), 21, [("vectorized_elementwise_kernel", 30, 10)])
+    t.sync(100, 2, name="cudaStreamBeginCapture")
+    for i in range(6):
+        t.launch(t.op("aten::mm", 110 + 10 * i, 5), 111 + 10 * i, [], tid=2 if other_thread else 1)
+    if end:
+        t.sync(195, 5, name="cudaStreamEndCapture")
+    t.launch(t.op("aten::add", 300, 5), 301, [])
+    return t.write(path)
+
+
+def test_captured_launches_are_counted_and_named(tmp_path):
+    src = gpulens.analyze([_capture_trace(tmp_path / "t.json")]).sources[0]
+    ln = src.results["launches"].summary
+    assert ln["launch_calls"] == 9 and ln["graph_captures"] == 1
+    assert ln["launch_calls_captured"] == 6                  # the 6 calls between 100 and 200 µs on thread 1
+    assert ln["launch_calls_without_gpu_work"] == 7          # those 6 and the one after the capture
+    titles = [f.title for f in src.findings()]
+    assert "6 of 9 launch call(s) were captured into a CUDA/HIP graph, not run" in titles
+    from gpulens.reports._answer import answer
+    assert "6 of the 9 launch calls were captured into a CUDA/HIP graph, not run" in answer(src).sentence
+
+
+def test_capture_never_ended_runs_to_the_end_and_is_per_thread(tmp_path):
+    open_end = gpulens.analyze([_capture_trace(tmp_path / "a.json", end=False)]).sources[0]
+    assert open_end.results["launches"].summary["launch_calls_captured"] == 7  # the call at 300 µs too
+    other = gpulens.analyze([_capture_trace(tmp_path / "b.json", other_thread=True)]).sources[0]
+    assert other.results["launches"].summary["launch_calls_captured"] == 0     # thread 2 was not capturing
+    assert not [f for f in other.findings() if "captured" in f.title]
+
+
+@pytest.mark.skipif(not list(KINETO.glob("tracelens_inference_vllm_decode_full_capture_traces_*.json.gz")),
+                    reason="TraceLens vLLM graph-capture trace not present (/tmp/inputs/kineto)")
+def test_tracelens_vllm_graph_capture(tmp_path):
+    import gzip
+
+    p = next(KINETO.glob("tracelens_inference_vllm_decode_full_capture_traces_*.json.gz"))
+    ev = json.loads(gzip.decompress(p.read_bytes()))["traceEvents"]
+    rt = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "cuda_runtime"]
+    (b,) = [e for e in rt if e["name"] == "hipStreamBeginCapture"]
+    (e_,) = [e for e in rt if e["name"] == "hipStreamEndCapture"]
+    launches = [e for e in rt if "LaunchKernel" in e["name"]]
+    inside = [e for e in launches if (e["pid"], e["tid"]) == (b["pid"], b["tid"])
+              and b["ts"] <= e["ts"] <= e_["ts"] + e_["dur"]]
+    assert (len(launches), len(inside)) == (428, 421)
+    ln = gpulens.analyze([p]).sources[0].results["launches"].summary
+    assert ln["launch_calls"] == len(launches) and ln["launch_calls_captured"] == len(inside)

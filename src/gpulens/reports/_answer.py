@@ -263,6 +263,11 @@ def answer(s: Any) -> Answer:
                      "host-only time outside that span"
                      + (" (the input is truncated, so GPU work after the cut may be missing from it)"
                         if s.timeline.meta.truncated else ""))
+    ln = s.results.get("launches")
+    captured = int(ln.summary.get("launch_calls_captured") or 0) if ln is not None and not ln.skipped else 0
+    if captured and 2 * captured >= int(ln.summary.get("launch_calls") or 0):  # mostly a CUDA/HIP graph capture
+        busy += (f"; but {captured} of the {ln.summary['launch_calls']} launch calls were captured into a CUDA/HIP "
+                 "graph, not run: the trace records graph capture, and the captured work's GPU time is not in it")
     if verdict == "undetermined":  # why there is no verdict, in the sentence that would have given it
         why = vd.summary.get("basis") if vd is not None and not vd.skipped else None
         if not why and bn is not None and not bn.skipped and bn.summary.get("verdict_evidence"):
