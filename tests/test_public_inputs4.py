@@ -128,11 +128,14 @@ def _mtia_trace(path: Path, device_events: int) -> Path:
     return path
 
 
-def test_unread_device_events_are_named_not_nothing_ran(tmp_path):
+def test_unread_device_events_are_named_not_nothing_ran(tmp_path, capsys):
     p = _mtia_trace(tmp_path / "mtia_rank_0.json", 3)
     out = tmp_path / "r.json"
     md = tmp_path / "r.md"
     assert gpulens.cli.main(["analyze", "-q", "--no-cache", str(p), "--json", str(out), "--markdown", str(md)]) == 5
+    cap = capsys.readouterr()
+    said = " ".join((cap.err + cap.out).split())
+    assert "but the device worked: 3 event(s) of mtia_ccp_events" in said and "0 kernels." not in said
     s = json.loads(out.read_text())["sources"][0]["summary"]
     assert s["verdict"] == "undetermined"                       # not "no-gpu-work"
     assert s["gpu_busy_pct"] is None and s["span_ns"] is None   # unknown, not "none"
