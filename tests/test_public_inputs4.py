@@ -222,3 +222,14 @@ def test_tracelens_vllm_graph_capture(tmp_path):
     assert (len(launches), len(inside)) == (428, 421)
     ln = gpulens.analyze([p]).sources[0].results["launches"].summary
     assert ln["launch_calls"] == len(launches) and ln["launch_calls_captured"] == len(inside)
+
+
+@pytest.mark.parametrize("name", [NOTIFY, "void deep_ep::internode_ll::combine<false, 7168>(void*, int*)",
+                                  "void deep_ep::intranode::dispatch<8, 768>(int4*, float*)"])
+def test_expert_all_to_all_gets_all_to_all_steps_not_gradient_bucketing(name):
+    from gpulens.analyzers._advice import comm_steps
+
+    # a training run's DeepEP kernel is the expert all-to-all: micro-batch overlap, never DDP bucketing / FSDP
+    steps = comm_steps(True, name)
+    assert steps and "all-to-all (experts, embeddings)" in steps[0]
+    assert comm_steps(True, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)") is None
