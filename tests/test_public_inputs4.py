@@ -233,3 +233,20 @@ def test_expert_all_to_all_gets_all_to_all_steps_not_gradient_bucketing(name):
     steps = comm_steps(True, name)
     assert steps and "all-to-all (experts, embeddings)" in steps[0]
     assert comm_steps(True, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)") is None
+
+
+# --- class 4: a per-kernel summary without counters is not "counters only"
+# (HGLiu1998/batched_gemm @ f340387b : results.stats.csv, rocprof v1 stats of one 331.63 s kernel on MI300X: the
+# verdict said "counters only: the kernels' counters do not classify them" — the file has no counter at all)
+
+def test_stats_summary_without_counters_is_not_called_counters(tmp_path):
+    p = tmp_path / "results.stats.csv"
+    p.write_text('"Name","Calls","TotalDurationNs","AverageNs","Percentage"\n'
+                 '"batched_matrix_multiplication(unsigned int, float const*, float*)",1,331634184678,331634184678,'
+                 '100.0\n')
+    src = gpulens.analyze([p]).sources[0]
+    assert len(src.timeline.counters) == 0
+    vd = src.results["verdicts"].summary
+    assert vd["run_verdict"] == "undetermined"
+    assert "counters" not in vd["basis"].split(":")[0] and "no counters" in vd["basis"]
+    assert src.summary["kernel_time_ns"] == 331_634_184_678
