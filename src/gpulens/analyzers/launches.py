@@ -182,7 +182,9 @@ def launch_calls(timeline: Timeline) -> pd.DataFrame:
 
 
 class Launches(Analyzer):
-    """Launch accounting: calls per launch API, GPU events linked/unlinked, graph launches (one-to-many)."""
+    """Launch accounting: calls per launch API, GPU events linked/unlinked, graph launches (one-to-many), and launch
+    calls made during stream capture (summary ``launch_calls_captured`` in ``graph_captures`` capture windows, counts:
+    recorded into a CUDA/HIP graph, not run — :func:`captured_calls`)."""
 
     name = "launches"
     order = 30
