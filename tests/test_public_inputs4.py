@@ -250,3 +250,54 @@ def test_stats_summary_without_counters_is_not_called_counters(tmp_path):
     assert vd["run_verdict"] == "undetermined"
     assert "counters" not in vd["basis"].split(":")[0] and "no counters" in vd["basis"]
     assert src.summary["kernel_time_ns"] == 331_634_184_678
+
+
+# --- class 5: ranks compared by the work they do, not by the time their collectives wait
+# (facebookresearch/param @ 1e115ffc : et_replay/tests/inputs/dlrm_kineto.tar.gz, MIT — 8 V100 ranks of DLRM:
+# "Rank 1 spends 136.2 % more kernel time than the lightest rank" — rank 1's compute kernels take 1.25 ms, rank 7's
+# 1.06 ms; the difference is rank 1's ncclKernel_SendRecv waiting for its peers; and "Rank 7 is the straggler …
+# (computation 1.06 ms vs a mean of 1.11 ms). Balance the work across ranks" for a rank with less work than the mean)
+
+AR = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"
+
+
+def _ranks(tmp_path: Path, compute_us: list[float], arrive_us: list[float]) -> Path:
+    """A folder with one file per rank: a GEMM of ``compute_us[r]`` µs from t = 0, then an all-reduce entered at ``arrive_us[r]``
+    that ends for every rank at max(arrive) + 10 µs (each rank waits in it for the last one)."""
+    end = max(arrive_us) + 10
+    run = tmp_path / "run"
+    run.mkdir()
+    for r, (c, a) in enumerate(zip(compute_us, arrive_us)):
+        t = KTrace(device=H100, rank=r)
+        t.launch(t.op("aten::mm", 0, 1), 0.5, [("gemm_kernel", 1, c)])
+        t.launch(t.op("c10d::allreduce_", a - 2, 1), a - 1, [(AR, a, end - a)])
+        t.write(run / f"rank{r}.json")
+    return run
+
+
+def test_rank_imbalance_compares_compute_not_collective_waits(tmp_path):
+    # equal GEMMs (100 µs); rank 0 enters the all-reduce at 120 µs, rank 1 at 500 µs: rank 0 waits 380 µs in it
+    src = gpulens.analyze([_ranks(tmp_path, [100, 100], [120, 500])]).sources[0]
+    rk = src.results["rank_kernels"].summary
+    assert rk["kernel_time_ns_by_rank"] == {"0": 100_000 + 390_000, "1": 100_000 + 10_000}
+    assert rk["compute_time_ns_by_rank"] == {"0": 100_000, "1": 100_000}
+    assert not [f for f in src.findings() if f.key == "rank-imbalance"]     # the work is even
+
+
+def test_rank_imbalance_percentage_is_against_the_lightest_rank(tmp_path):
+    # GEMMs of 100 and 150 µs: rank 1 does 50 % more compute than rank 0 (not 40 % = 50 / mean 125)
+    src = gpulens.analyze([_ranks(tmp_path, [100, 150], [160, 160])]).sources[0]
+    (f,) = [f for f in src.findings() if f.key == "rank-imbalance"]
+    assert f.title == "Rank 1 spends 50.0 % more compute-kernel time than the lightest rank (0)"
+    assert f.time_at_stake_ns == 50_000 and f.rank == 1
+
+
+@pytest.mark.parametrize("compute,advice", [([100, 100, 100], "no larger than the others'"),
+                                            ([100, 100, 300], "Balance the work across ranks")])
+def test_straggler_advice_follows_its_computation(tmp_path, compute, advice):
+    # rank 2 enters the all-reduce last (at 400 µs) in both: with the same GPU work as the others its lateness is
+    # off the GPU; with 3× the GPU work the work is uneven
+    src = gpulens.analyze([_ranks(tmp_path, compute, [310, 320, 400])]).sources[0]
+    assert src.results["ranks"].summary["stragglers"] == [2]
+    (f,) = [f for f in src.findings() if f.key == "straggler"]
+    assert advice in f.detail
