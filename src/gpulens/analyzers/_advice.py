@@ -600,9 +600,10 @@ def trains(timeline: Any) -> bool | None:
 
 
 #: point-to-point and all-to-all collectives (pipeline stages, expert or embedding exchanges): gradient bucketing
-#: and FSDP prefetch do not apply to them
+#: and FSDP prefetch do not apply to them. DeepEP's kernels (deep_ep:: / DeepSeek's dpsk::ep::, namespaces
+#: intranode / internode / internode_ll: dispatch, combine and their notify kernels) are the expert all-to-all
 _P2P = re.compile(r"SendRecv|\bSend\b|\bRecv\b|_Send_|_Recv_|AllToAll|all_to_all|alltoall|\bsend\b|\brecv\b|"
-                  r"ncclDevKernel_Send|ncclDevKernel_Recv", re.I)
+                  r"ncclDevKernel_Send|ncclDevKernel_Recv|(deep_?ep|dpsk::ep)::|\b(intranode|internode(_ll)?)::", re.I)
 
 
 def comm_steps(training: bool | None, name: str | None = None) -> list[str] | None:

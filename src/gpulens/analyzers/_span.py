@@ -70,10 +70,19 @@ def busy_unknown_reason(timeline: Any) -> str | None:
     gpu_kinds = ("kernel", "comm", "memcpy", "memset")
     if has_summary_kernels(timeline) and not timeline.events["kind"].isin(gpu_kinds).any():
         return "the input is a per-kernel summary or counter table without timestamps: there is no timeline"
+    unread = unread_device_work(timeline)
+    if unread and not timeline.events["kind"].isin(gpu_kinds).any():
+        return f"the device's work is recorded only as events gpulens does not read: {unread}"
     if no_gpu_extent(timeline):
         return ("every kernel lasts 0 ns (durations not recorded, or below the clock's resolution): the GPU's work "
                 "spans no measured time, so busy %, idle time and kernel times are unknown")
     return None
+
+
+def unread_device_work(timeline: Any) -> str:
+    """The collectors' sentences naming on-device events of a backend they do not read (Kineto ``mtia_ccp_events``,
+    see ``collectors.kineto.UNREAD_DEVICE_CATEGORIES``), joined; ``""`` when there are none."""
+    return "; ".join(str(s["unread_device_events"]) for s in timeline.meta.sources if s.get("unread_device_events"))
 
 
 def no_gpu_extent(timeline: Any) -> bool:

@@ -7,6 +7,7 @@ recognised vendor-neutrally (CUDA runtime/driver, HIP, graph launches), never by
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -101,6 +102,59 @@ def _link_gpu_to_launch(timeline: Timeline, gpu: pd.DataFrame) -> pd.DataFrame:
                          "op_event_id": lookup(table("cpu_op", "external_id"), "external_id")}, index=gpu.index)
 
 
+#: Stream capture: launches between these calls on one host thread are recorded into a CUDA/HIP graph, not run
+#: (CUDA Runtime API: cudaStreamBeginCapture / cudaStreamBeginCaptureToGraph / cudaStreamEndCapture, and the driver's
+#: cuStreamBeginCapture*; HIP: hipStreamBeginCapture / hipStreamEndCapture)
+CAPTURE_BEGIN_RE = re.compile(r"^(cuda|cu|hip)StreamBeginCapture")
+CAPTURE_END_RE = re.compile(r"^(cuda|cu|hip)StreamEndCapture")
+
+
+def captured_calls(timeline: Timeline, calls: pd.DataFrame) -> tuple[np.ndarray, int]:
+    """Which of ``calls`` (rows of the events table) start inside a stream-capture window of their host thread —
+    from the start of a ``…StreamBeginCapture…`` call to the end of the next ``…StreamEndCapture`` of the same
+    (rank, pid, tid); a capture never ended in the trace runs to the end of the trace — and the number of windows.
+    Such launches are recorded into a graph: they run (and get GPU records) only when the graph is launched."""
+    from gpulens.analyzers.context import category_mask, context_of
+
+    rt = context_of(timeline).of_kind("runtime")
+    inside = np.zeros(len(calls), dtype=bool)
+    if not len(rt) or not len(calls):
+        return inside, 0
+    begin = category_mask(rt["name"], CAPTURE_BEGIN_RE)
+    if not begin.any():
+        return inside, 0
+    end = category_mask(rt["name"], CAPTURE_END_RE)
+    marks = rt[begin | end]
+    is_begin = np.asarray(begin[begin | end])
+    keys = ["rank", "pid", "tid"]
+    start = marks["start_ns"].to_numpy(dtype="int64")
+    stop = start + marks["dur_ns"].to_numpy(dtype="int64")
+    windows = 0
+    def thread_of(df: pd.DataFrame) -> np.ndarray:  # (rank, pid, tid) per row; an unknown id is its own value
+        return np.stack([df[c].to_numpy(dtype="float64", na_value=np.nan) for c in keys], axis=1)
+
+    call_key, mark_key = thread_of(calls), thread_of(marks)
+    call_start = calls["start_ns"].to_numpy(dtype="int64")
+    for k in np.unique(mark_key[is_begin], axis=0):
+        mine = np.flatnonzero((mark_key == k).all(axis=1))
+        mine = mine[np.argsort(start[mine], kind="stable")]
+        open_at = None
+        spans = []
+        for i in mine:
+            if is_begin[i] and open_at is None:
+                open_at = start[i]
+            elif not is_begin[i] and open_at is not None:
+                spans.append((open_at, stop[i]))
+                open_at = None
+        if open_at is not None:
+            spans.append((open_at, np.iinfo(np.int64).max))
+        windows += len(spans)
+        same = (call_key == k).all(axis=1)
+        for a, b in spans:
+            inside |= same & (call_start >= a) & (call_start <= b)
+    return inside, windows
+
+
 def launch_calls(timeline: Timeline) -> pd.DataFrame:
     """The runtime/driver calls that launch GPU work: those named like a launch (:data:`LAUNCH_RE`) and those whose
     correlation id a kernel (or collective kernel) carries, whatever their name, with the other calls of such a name
@@ -128,7 +182,9 @@ def launch_calls(timeline: Timeline) -> pd.DataFrame:
 
 
 class Launches(Analyzer):
-    """Launch accounting: calls per launch API, GPU events linked/unlinked, graph launches (one-to-many)."""
+    """Launch accounting: calls per launch API, GPU events linked/unlinked, graph launches (one-to-many), and launch
+    calls made during stream capture (summary ``launch_calls_captured`` in ``graph_captures`` capture windows, counts:
+    recorded into a CUDA/HIP graph, not run — :func:`captured_calls`)."""
 
     name = "launches"
     order = 30
@@ -179,6 +235,10 @@ class Launches(Analyzer):
             # calls that carry a correlation id matching no GPU event; None when no call carries one (unknown)
             "launch_calls_without_gpu_work": int(t["empty"].sum()) if t["known"].any() else None,
         }
+        captured, windows = captured_calls(timeline, rt)
+        # launches recorded into a graph during stream capture: no GPU record, and none expected (not lost work)
+        summary["graph_captures"] = windows
+        summary["launch_calls_captured"] = int(captured.sum())
         findings = []
         # a counter-collection replay (ncu, rocprof-compute, rocprof pmc) launches the kernels itself: that its
         # kernels match no runtime call says nothing about the workload's launches; nor does a kernel-only trace
@@ -189,6 +249,15 @@ class Launches(Analyzer):
                 f"{unlinked_k} kernel(s) not linked to a launch call",
                 "Their correlation id matches no runtime call in the trace (the call fell outside the profiling "
                 "window, or the profiler did not record it). They still count toward GPU time.",
+                severity="info", category="data-quality"))
+        if summary["launch_calls_captured"]:
+            n, m = summary["launch_calls_captured"], summary["launch_calls"]
+            findings.append(Finding(
+                f"{n} of {m} launch call(s) were captured into a CUDA/HIP graph, not run",
+                f"They were made inside {windows} stream capture(s) (cudaStreamBeginCapture … cudaStreamEndCapture, "
+                "or HIP's): a captured launch is recorded into a graph and runs only when the graph is launched, so "
+                "it has no GPU record here and the host time around it is capture, not a GPU waiting for work. "
+                "Profile the graph replays (cudaGraphLaunch / hipGraphLaunch) for the work's GPU time.",
                 severity="info", category="data-quality"))
         if summary["graph_launches"]:
             findings.append(Finding(

@@ -6,6 +6,10 @@ Definitions (kernel = ``kernel`` or ``comm`` events, durations as recorded):
 
 * ``kernel_time_ns`` per rank — plain sum of its kernels' durations;
 * ``imbalance_pct`` — (max − min) / mean of the ranks' kernel time × 100;
+* ``compute_time_ns_by_rank`` — the same sum over compute kernels only (kind ``kernel``): a collective's duration
+  includes its wait for the last rank to arrive, so the rank that waits longest has the most *kernel* time while
+  it has the least work; the imbalance finding compares compute time, as ``(max − min) / min`` ("% more than the
+  lightest rank"), and names no rank when fewer than two ranks ran compute kernels;
 * the table — for the ``top`` kernel names by summed time over all ranks, one row per (rank, name):
   ``calls``, ``time_ns`` and ``share`` of that rank's kernel time.
 """
@@ -20,6 +24,7 @@ from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.context import text_series
 from gpulens.analyzers.hotspots import KERNEL_KINDS
 from gpulens.timeline import Timeline
+from gpulens.units import fmt_ns
 
 COLUMNS = {
     "rank": "distributed rank",
@@ -67,14 +72,20 @@ class RankKernels(Analyzer):
         slow = int(per_rank.idxmax())
         summary = {"ranks": ranks, "kernel_time_ns_by_rank": {str(r): int(v) for r, v in per_rank.items()},
                    "imbalance_pct": imb, "slowest_rank": slow, "fastest_rank": int(per_rank.idxmin())}
+        comp = df[(k["kind"] == "kernel").to_numpy()].groupby("rank")["dur"].sum().reindex(ranks, fill_value=0)
+        summary["compute_time_ns_by_rank"] = {str(r): int(v) for r, v in comp.items()}
         findings = []
-        if imb > self.imbalance_warn_pct:
+        heavy, light = int(comp.idxmax()), int(comp.idxmin())
+        more = 100.0 * float(comp.max() - comp.min()) / float(comp.min()) if comp.min() > 0 else None
+        if more is not None and 100.0 * float(comp.max() - comp.min()) / float(comp.mean()) > self.imbalance_warn_pct:
             findings.append(Finding(
-                f"Rank {slow} spends {imb:.1f} % more kernel time than the lightest rank",
-                "Work is unevenly spread across ranks; the others wait for the slowest in every collective. "
-                "Compare the per-rank kernel table for the kernels that differ.",
+                f"Rank {heavy} spends {more:.1f} % more compute-kernel time than the lightest rank ({light})",
+                f"Compute kernels: {fmt_ns(int(comp.max()))} on rank {heavy} vs {fmt_ns(int(comp.min()))} on rank "
+                f"{light} (collectives left out: their time includes waiting for the other ranks). Work is "
+                "unevenly spread across ranks; the others wait for the slowest in every collective. Compare the "
+                "per-rank kernel table for the kernels that differ.",
                 severity="warning", category="imbalance",
-                time_at_stake_ns=int(per_rank.max() - per_rank.min()), rank=slow, key="rank-imbalance",
+                time_at_stake_ns=int(comp.max() - comp.min()), rank=heavy, key="rank-imbalance",
                 # the other ranks wait for the slowest inside their collectives: part of the exposed communication
                 parent="exposed-comm"))
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)

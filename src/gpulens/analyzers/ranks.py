@@ -127,13 +127,20 @@ class Ranks(Analyzer):
         findings = []
         if named:
             r = int(top["rank"])
+            mean = float(t["computation_ns"].mean())
+            if float(top["computation_ns"]) > 1.05 * mean:  # more GPU work than the others: the work is uneven
+                why = ("Balance the work across ranks (sharding, embedding table placement, uneven batches) or "
+                       "look for a slow GPU on that rank.")
+            else:  # no more GPU work than the others: it starts its collectives late for a reason off the GPU
+                why = ("Its GPU computation is no larger than the others', so the GPU work does not make it late: "
+                       "look at what its host does before each collective (data loading, Python, CPU ops, "
+                       "synchronisations, late launches) and for a slow host or interconnect on that rank.")
             findings.append(Finding(
                 f"Rank {r} is the straggler: others waited {fmt_ns(int(top['caused_wait_ns']))} for it in "
                 "collectives",
                 f"Rank {r} entered {int(top['late_arrivals'])} of {summary['matched_collectives']} matched "
                 f"collectives last (computation {fmt_ns(int(top['computation_ns']))} vs a mean of "
-                f"{fmt_ns(t['computation_ns'].mean())}). Balance the work across ranks (sharding, embedding "
-                "table placement, uneven batches) or look for a slow GPU/host on that rank.",
+                f"{fmt_ns(mean)}). {why}",
                 severity="warning", category="communication-bound", rank=r,
                 time_at_stake_ns=int(top["caused_wait_ns"]), key="straggler",
                 # the others' waits run inside their collectives: part of the exposed communication, counted once

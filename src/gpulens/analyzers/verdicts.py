@@ -44,7 +44,7 @@ from gpulens.analyzers.intervals import merge
 from gpulens.analyzers._optree import gpu_op_links
 from gpulens.analyzers.launches import link_gpu_to_launch
 from gpulens.analyzers.stalls import kernel_percentages
-from gpulens.analyzers._span import busy_unknown_reason
+from gpulens.analyzers._span import busy_unknown_reason, unread_device_work
 from gpulens.analyzers._stake import SOL_BOUND_PCT, sol_attained_pct
 from gpulens.analyzers.roofline import Roofline
 from gpulens.analyzers.speed_of_light import bound_of, missing_for_bound
@@ -313,10 +313,12 @@ class Verdicts(Analyzer):
                 t = pd.DataFrame(columns=list(COLUMNS))
                 return AnalysisResult(self.name, t, COLUMNS, self._run_summary(
                     t, results, [], busy_unknown_reason(timeline) is not None), [])
-            run = "no-gpu-work" if none else "undetermined"
+            unread = unread_device_work(timeline) if none else ""  # device work in events not read: no verdict
+            run = "no-gpu-work" if none and not unread else "undetermined"
+            basis = (f"device work recorded only in events gpulens does not read ({unread})" if unread else
+                     "no GPU work in the input" if none else "no kernel durations to classify")
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
-                                  {"run_verdict": run, "basis": "no GPU work in the input" if none else
-                                   "no kernel durations to classify", "overhead_verdict": None,
+                                  {"run_verdict": run, "basis": basis, "overhead_verdict": None,
                                    "kernel_verdict": None, "kernel_time_by_verdict_ns": {}, "ranked": []},
                                   skipped_reason="no kernels (hotspots found none)" if none else
                                   "no kernel durations (counter rows without timestamps)")
@@ -513,12 +515,13 @@ class Verdicts(Analyzer):
                 f"({fmt_ns(und['time_ns'].sum(min_count=1))} of GPU time). {steps[0] if steps else ''}".strip(),
                 severity="info", category="undetermined", key="undetermined", action=steps[0] if steps else ""))
         t["time_at_stake_ns"] = t["time_at_stake_ns"].astype("Int64")
-        summary = self._run_summary(t, results, findings, busy_unknown_reason(timeline) is not None)
+        summary = self._run_summary(t, results, findings, busy_unknown_reason(timeline) is not None,
+                                    has_counters=bool(len(timeline.counters)))
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
 
     @staticmethod
-    def _run_summary(t: pd.DataFrame, results: dict, findings: list[Finding], busy_unknown: bool = False
-                     ) -> dict[str, Any]:
+    def _run_summary(t: pd.DataFrame, results: dict, findings: list[Finding], busy_unknown: bool = False,
+                     has_counters: bool = True) -> dict[str, Any]:
         bn = results.get("bottlenecks")
         overhead = bn.summary.get("verdict") if bn is not None and not bn.skipped else None
         by_class = t.groupby("verdict")["time_ns"].sum().sort_values(ascending=False, kind="stable")
@@ -531,9 +534,12 @@ class Verdicts(Analyzer):
             run, basis = "undetermined", ("kernel times not recorded: the kernels' verdicts ("
                                           + ", ".join(map(str, by_class.index)) + ") cannot be weighed")
         elif busy_unknown:
-            run, basis = (kernel_class, "counters only (busy time not measured): the kernel verdict holding the most kernel time") \
+            only = "counters only" if has_counters else "per-kernel totals only"  # a stats summary has no counters
+            run, basis = (kernel_class, f"{only} (busy time not measured): the kernel verdict holding the most "
+                                        "kernel time") \
                 if kernel_class and kernel_class != "undetermined" else \
-                ("undetermined", "counters only: the kernels' counters do not classify them")
+                ("undetermined", "counters only: the kernels' counters do not classify them" if has_counters else
+                 "per-kernel totals only: no counters or FLOP/byte figures to classify the kernels")
         elif overhead == "undetermined" and not (kernel_class and kernel_class != "undetermined"):
             run, basis = "undetermined", ("too little evidence for a verdict: "
                                           + str(bn.summary.get("verdict_evidence") or "too few gaps")

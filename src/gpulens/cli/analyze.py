@@ -190,6 +190,11 @@ def register(app: typer.Typer) -> None:
                           if src.get("incomplete_capture")]
             if incomplete:  # launches without any GPU record: say the capture is incomplete, not "no GPU work"
                 msg = f"The capture is incomplete (0 kernels recorded): {incomplete[0]}."
+            unread = [src["unread_device_events"] for s in report.sources for src in s.timeline.meta.sources
+                      if src.get("unread_device_events")]
+            if unread:  # the device worked, in events this reader does not read (MTIA): not "no GPU work"
+                msg = (f"No kernel, copy or fill gpulens reads was found in {_read_as(report)}, but the device "
+                       f"worked: {unread[0]} (not read).")
             cut = [(p, n) for s in report.sources for p, n in s.timeline.meta.truncated_at.items()]
             if cut:  # a truncated file: its GPU events were in the lost part, not absent from the run. An input
                 # error (exit 2, one line naming the file), never "no GPU work" (exit 5): the run may well have had

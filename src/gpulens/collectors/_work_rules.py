@@ -78,8 +78,16 @@ KERNEL_NAME_RULES: tuple[Rule, ...] = (
          "oneShotAllReduceKernel/twoShotAllReduceKernel/allReduceFusionKernel, vLLM ROCm QuickReduce)",
          "vllm-project/vllm csrc/custom_all_reduce.cuh, csrc/quickreduce; NVIDIA/TensorRT-LLM "
          "cpp/tensorrt_llm/kernels/customAllReduceKernels.cu"),
-    Rule("comm", r"deep_?ep::|(intranode|internode)::(dispatch|combine)", "DeepEP expert-parallel all-to-all",
-         "deepseek-ai/DeepEP csrc/kernels/intranode.cu, internode.cu"),
+    Rule("comm", r"(deep_?ep|dpsk::ep)::(?!(\w+::)*get_dispatch_layout\b)|"
+                 r"\b(intranode|internode(_ll)?)::(\w*notify\w*|dispatch|combine|barrier)\b",
+         "DeepEP expert-parallel all-to-all: its dispatch/combine kernels and the notify/barrier kernels that "
+         "exchange token counts and synchronise the ranks (notify_dispatch, cached_notify, cached_notify_dispatch, "
+         "cached_notify_combine, barrier), under DeepEP's public namespace deep_ep:: or the dpsk::ep:: of "
+         "DeepSeek's own build; get_dispatch_layout counts tokens per rank and expert locally (no peer access) "
+         "and stays computation",
+         "deepseek-ai/DeepEP csrc/kernels/intranode.cu, internode.cu, internode_ll.cu (__global__ kernels), "
+         "csrc/kernels/legacy/layout.cu (get_dispatch_layout); deepseek-ai/profile-data train.json "
+         "(dpsk::ep::internode::cached_notify / notify_dispatch, dpsk::ep::cuda::get_dispatch_layout)"),
 )
 
 LAUNCHER_RULES: tuple[Rule, ...] = (

@@ -60,7 +60,22 @@ __all__ = ["CATEGORY_KIND", "GPU_CATEGORIES", "KinetoCollector", "kind_of"]
 
 #: Kineto's CUPTI range-profiler mode (``profiler_metrics``): one event per kernel with counter values as args
 CUPTI_RANGE = "cuda_profiler_range"
+#: Kineto categories of on-device work of backends this reader does not read as kernels (libkineto
+#: ``include/ActivityType.h``: MTIA_CCP_EVENTS "MTIA ondevice CCP events", MTIA_INSIGHT): a trace holding only these
+#: recorded device work, so it must not read as "nothing ran on a GPU"
+UNREAD_DEVICE_CATEGORIES = {"mtia_ccp_events": "MTIA on-device (CCP) events: DMA requests, executions, event waits",
+                            "mtia_insight": "MTIA Insight events"}
 _VERSION_KEYS = ("cuda_driver_version", "cuda_runtime_version", "hip_driver_version", "hip_runtime_version")
+
+
+def unread_device_events(ignored: dict[str, int] | None) -> str | None:
+    """The sentence naming the on-device events of a backend this reader does not read
+    (:data:`UNREAD_DEVICE_CATEGORIES`), e.g. ``"1313 event(s) of mtia_ccp_events (MTIA on-device (CCP) events: …)"``;
+    None when the trace has none. ``ignored``: lower-cased category → events kept as kind ``other``."""
+    found = {c: n for c, n in (ignored or {}).items() if n and c in UNREAD_DEVICE_CATEGORIES}
+    if not found:
+        return None
+    return ", ".join(f"{n} event(s) of {c} ({UNREAD_DEVICE_CATEGORIES[c]})" for c, n in sorted(found.items()))
 
 
 def file_rank(path: Path, dist: dict, comm_ranks: set[int], warnings: list[str]) -> tuple[int, str]:
@@ -316,6 +331,7 @@ class KinetoCollector(Collector):
         if ignored:
             warnings.append(f"{path}: kept {sum(ignored.values())} event(s) of other categories as kind 'other': "
                             + ", ".join(f"{k} ×{v}" for k, v in sorted(ignored.items())))
+        unread = unread_device_events(ignored)
         if select is not None and select.active:
             warnings.append(f"{path}: selection {select.describe()} kept {n} of {acc.count} events")
         src = {"path": str(path), "collector": self.name, "size_bytes": info.size_bytes, "rank": rank,
@@ -323,7 +339,7 @@ class KinetoCollector(Collector):
                "compressed": info.compressed, "uncompressed_bytes": info.nbytes, "base_time_ns": base_ns or None,
                "schema_version": trace.schemaVersion, "display_time_unit": trace.displayTimeUnit,
                "distributed": dist or None, "producer": dialect.producer, "comm_by_launcher": by_launcher,
-               "incomplete_capture": incomplete,
+               "incomplete_capture": incomplete, "unread_device_events": unread,
                "grid_units": "workgroups (converted)" if any(acc.grid_fixes.values()) else "as recorded"}
         for key in _VERSION_KEYS:  # driver/runtime versions as Kineto records them (e.g. 12000 = CUDA 12.0)
             if getattr(trace, key, None) is not None:

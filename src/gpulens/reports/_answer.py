@@ -224,6 +224,13 @@ def answer(s: Any) -> Answer:
         if broken:  # launch calls with no GPU record: the work ran, the capture lost it — never "nothing ran"
             return Answer("incomplete capture", f"No GPU event was recorded, but the capture is incomplete: {broken}.",
                           [], f"no GPU event was recorded, but the capture is incomplete: {broken}")
+        from gpulens.analyzers._span import unread_device_work
+
+        unread = unread_device_work(s.timeline)
+        if unread:  # the device worked, in events this reader does not read — never "nothing ran"
+            return Answer("device work not read", f"No kernel, copy or fill event that gpulens reads was recorded, "
+                          f"but the trace holds device work it does not read: {unread}.", [],
+                          f"no event gpulens reads as GPU work, but the device worked: {unread}")
         return Answer("no GPU work", "No GPU work was recorded in this input: nothing ran on a GPU to analyse.", [],
                       "nothing ran on a GPU to analyse")
     vd, bn = s.results.get("verdicts"), s.results.get("bottlenecks")
@@ -256,6 +263,11 @@ def answer(s: Any) -> Answer:
                      "host-only time outside that span"
                      + (" (the input is truncated, so GPU work after the cut may be missing from it)"
                         if s.timeline.meta.truncated else ""))
+    ln = s.results.get("launches")
+    captured = int(ln.summary.get("launch_calls_captured") or 0) if ln is not None and not ln.skipped else 0
+    if captured and 2 * captured >= int(ln.summary.get("launch_calls") or 0):  # mostly a CUDA/HIP graph capture
+        busy += (f"; but {captured} of the {ln.summary['launch_calls']} launch calls were captured into a CUDA/HIP "
+                 "graph, not run: the trace records graph capture, and the captured work's GPU time is not in it")
     if verdict == "undetermined":  # why there is no verdict, in the sentence that would have given it
         why = vd.summary.get("basis") if vd is not None and not vd.skipped else None
         if not why and bn is not None and not bn.skipped and bn.summary.get("verdict_evidence"):
