@@ -164,6 +164,7 @@ def _write(tl: Timeline, folder: Path) -> None:
     manifest; side tables as Arrow IPC."""
     import numpy as np
     import pandas as pd
+    from pandas.core.dtypes.dtypes import BaseMaskedDtype
     from pyarrow import feather
 
     from gpulens.timeline.timeline import FORMAT_VERSION
@@ -177,10 +178,10 @@ def _write(tl: Timeline, folder: Path) -> None:
             if isinstance(s.dtype, pd.CategoricalDtype):
                 np.save(folder / f"{stem}.codes.npy", s.cat.codes.to_numpy())
                 cols.append([col, "category", [str(c) for c in s.cat.categories]])
-            elif isinstance(s.dtype, pd.Int64Dtype):
-                np.save(folder / f"{stem}.values.npy", s.to_numpy(dtype="int64", na_value=0))
+            elif isinstance(s.dtype, BaseMaskedDtype):  # Int64, Int32 (schema NARROW_COLUMNS), boolean…: values + mask
+                np.save(folder / f"{stem}.values.npy", s.to_numpy(dtype=s.dtype.numpy_dtype, na_value=0))
                 np.save(folder / f"{stem}.mask.npy", s.isna().to_numpy())
-                cols.append([col, "Int64", None])
+                cols.append([col, "masked", s.dtype.name])
             else:
                 np.save(folder / f"{stem}.values.npy", s.to_numpy())
                 cols.append([col, str(s.dtype), None])
@@ -216,8 +217,9 @@ def _read(folder: Path) -> Timeline:
             stem = folder / f"{name}.{i}"
             if kind == "category":
                 out[col] = pd.Categorical.from_codes(load(stem, "codes"), categories=pd.Index(cats, dtype="str"))
-            elif kind == "Int64":
-                out[col] = pd.arrays.IntegerArray(load(stem, "values"), load(stem, "mask"))
+            elif kind in ("masked", "Int64"):  # the masked array type of the stored dtype (IntegerArray for Int32…)
+                dtype = pd.api.types.pandas_dtype(cats or "Int64")
+                out[col] = dtype.construct_array_type()(load(stem, "values"), load(stem, "mask"))
             else:
                 out[col] = load(stem, "values")
         return pd.DataFrame(out, copy=False)
