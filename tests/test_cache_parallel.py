@@ -50,6 +50,27 @@ def test_cache_roundtrip_and_key(cache_dir, tmp_path):
     assert cache.clear() == 2 and cache.info().entries == 0
 
 
+def test_cache_entry_is_read_back_with_every_nullable_dtype(cache_dir, tmp_path, monkeypatch):
+    """A cached load reads the entry, not the trace: every nullable column (Int64 ids, the Int32 launch
+    configuration of schema NARROW_COLUMNS, with missing values on the host rows) comes back with its dtype and NA.
+    An entry that failed validation was silently dropped and the trace parsed again on every run."""
+    from gpulens.collectors import kineto
+    from gpulens.timeline.schema import NARROW_COLUMNS
+
+    src = tmp_path / "t.json.gz"
+    shutil.copy(KINETO / "hta_alexnet_a100.json.gz", src)
+    first = collect(src, cache=True)
+    narrow = [c for c in NARROW_COLUMNS if str(first.events[c].dtype) == "Int32"]
+    assert narrow and all(first.events[c].isna().any() for c in narrow)  # host rows: no launch configuration
+
+    def no_parse(*a, **k):
+        raise AssertionError("trace parsed again instead of read from the cache")
+
+    monkeypatch.setattr(kineto.KinetoCollector, "collect", no_parse)
+    second = collect(src, cache=True)
+    same(first, second)
+
+
 def test_cache_applies_selection_after_a_full_cached_load(cache_dir):
     full = collect(MULTI / "sampled_rank-0.json.gz", cache=True)
     assert cache.info().entries == 1

@@ -318,9 +318,10 @@ def test_reads_declaration_covers_what_each_analyzer_reads():
 # -- intermediates computed before the fork are not computed again ------------------------------------------------
 def test_op_tree_is_built_once_before_the_fork(rank_dir, forced, monkeypatch, tmp_path):
     # The op tree is built before the fork (_warm). The serial run releases it after op_shapes (RELEASE_AFTER 57)
-    # and verdicts builds it again; in a parallel run that release frees nothing (the other process maps the same
-    # pages), so neither process builds it again — not the child (stream_timeline reads it) and not the parent
-    # (verdicts, after the join). Every build, in either process, is written to a file with its process id.
+    # but keeps the GPU-event → op links (memo "gpu_op_links"), all that verdicts and stream_timeline read: it is
+    # built once; in a parallel run that release frees nothing (the other process maps the same pages), so neither
+    # process builds it again — not the child (stream_timeline reads it) and not the parent (verdicts, after the
+    # join). Every build, in either process, is written to a file with its process id.
     from gpulens.analyzers import _optree
 
     log = tmp_path / "builds"
@@ -334,7 +335,7 @@ def test_op_tree_is_built_once_before_the_fork(rank_dir, forced, monkeypatch, tm
     monkeypatch.setattr(_optree, "_build", build)
     serial = _report(rank_dir, 1)
     builds_serial = log.read_text().split()
-    assert len(builds_serial) == 2  # op_rollup's, and verdicts' after the release at 57
+    assert len(builds_serial) == 1  # op_rollup's; verdicts reads the links kept after the release at 57
     log.unlink()
     parallel = _report(rank_dir, 2)
     assert forced == [1]

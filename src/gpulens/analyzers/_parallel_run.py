@@ -304,13 +304,14 @@ def _deadline(started: float, now: float) -> float:
 def _warm(timeline: Any) -> None:
     """Compute before the fork the shared intermediates both processes read (launch links, the event-id index, the
     op tree), so that they are computed once, not once in each process (values are the same either way)."""
-    from gpulens.analyzers._optree import op_tree
+    from gpulens.analyzers._optree import gpu_op_links, op_tree
     from gpulens.analyzers.context import context_of
 
     ctx = context_of(timeline)
     ctx.links  # noqa: B018 — cached_property: computed and kept
     ctx.positions([])
     op_tree(timeline)
+    gpu_op_links(timeline)
 
 
 def _keep_shared(timeline: Any) -> Callable[[], None]:

@@ -177,7 +177,7 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
     cols = [ev[c] for c in ("name", "input_dims", "input_types")]
     cats = [list(c.cat.categories) for c in cols]
     # (name, dims, types) codes packed into one int64 (each code + 1 so that −1, missing, stays distinct)
-    codes = [c.cat.codes.to_numpy().astype("int64")[pos] for c in cols]
+    codes = [c.cat.codes.to_numpy()[pos].astype("int64") for c in cols]  # the ops' rows only, then widened
     if float(np.prod([len(cs) + 1.0 for cs in cats])) < 2.0 ** 62:
         packed = np.zeros(len(pos), dtype="int64")
         for code, cs in zip(codes, cats):

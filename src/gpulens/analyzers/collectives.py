@@ -138,15 +138,22 @@ class Collectives(Analyzer):
         else:
             info = pd.DataFrame({c: [None] * len(comm) for c in cols})
         has_meta = info["collective"].notna().to_numpy()
-        comm["collective"] = [collective_type(c if ok else n) for c, n, ok in
-                              zip(info["collective"], comm["name"], has_meta)]
+        # the type of each distinct recorded type or kernel name, not one regex per collective kernel
+        text = np.where(has_meta, info["collective"].to_numpy(dtype=object), comm["name"].to_numpy(dtype=object))
+        t_codes, t_uniq = pd.factorize(text)  # missing (None/NaN) → −1: not a str, type "other"
+        comm["collective"] = np.array([collective_type(u) for u in t_uniq] + ["other"], dtype=object)[t_codes]
         comm["bytes"] = pd.array([b if b is not None and b is not pd.NA and b == b else pd.NA for b in info["bytes"]],
                                  dtype="Int64")
         comm["group_size"] = pd.array([g if g is not None and g is not pd.NA and g == g else pd.NA
                                        for g in info["group_size"]], dtype="Int64")
-        comm["process_group"] = [f"{n} ({d})" if isinstance(d, str) and d and isinstance(n, str) else
-                                 (n if isinstance(n, str) and n else "unknown")
-                                 for n, d in zip(info["pg_name"], info["pg_desc"])]
+        def group_label(n: Any, d: Any) -> str:
+            return f"{n} ({d})" if isinstance(d, str) and d and isinstance(n, str) else \
+                (n if isinstance(n, str) and n else "unknown")
+
+        # one label per distinct (name, description) pair: a few process groups for thousands of collectives
+        p_codes, p_uniq = pd.factorize(pd.MultiIndex.from_arrays([info["pg_name"].to_numpy(dtype=object),
+                                                                  info["pg_desc"].to_numpy(dtype=object)]))
+        comm["process_group"] = np.array([group_label(n, d) for n, d in p_uniq] + ["unknown"], dtype=object)[p_codes]
         comm["time"] = comm["end"] - comm["start"]
         comm["exposed"] = _exposed(comm, comp)
         known = comm["bytes"].notna().to_numpy()

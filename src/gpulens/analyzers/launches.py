@@ -165,20 +165,33 @@ def launch_calls(timeline: Timeline) -> pd.DataFrame:
     Returns:
         The rows of the Timeline's ``runtime`` events that are launch calls (the events table's columns).
     """
+    from gpulens.analyzers.context import context_of
+
+    return context_of(timeline).of_kind("runtime")[launch_call_mask(timeline)]
+
+
+def launch_call_mask(timeline: Timeline) -> np.ndarray:
+    """Boolean numpy mask over ``context_of(timeline).of_kind("runtime")`` of the launch calls
+    (:func:`launch_calls`), computed once per analysis context (memo ``"launch_call_mask"``): its readers need the
+    count or the ranks of the calls, not a full-width copy of a million rows each."""
     from gpulens.analyzers.context import category_mask, context_of, text_series
 
     ctx = context_of(timeline)
-    rt = ctx.of_kind("runtime")
-    named = category_mask(rt["name"], LAUNCH_RE)
-    if not named.all() and len(ctx.gpu):
-        links = ctx.links["launch_event_id"]
-        kern = ctx.gpu["kind"].isin(("kernel", "comm")).to_numpy() & links.notna().to_numpy()
-        if kern.any():
-            linking = rt["event_id"].isin(links[kern].astype("int64").unique()).to_numpy()
-            names = set(text_series(rt.loc[linking & ~named, "name"]))  # calls of that name without a kernel too
-            if names:
-                named = named | category_mask(rt["name"], names)
-    return rt[named]
+
+    def compute() -> np.ndarray:
+        rt = ctx.of_kind("runtime")
+        named = category_mask(rt["name"], LAUNCH_RE)
+        if not named.all() and len(ctx.gpu):
+            links = ctx.links["launch_event_id"]
+            kern = ctx.gpu["kind"].isin(("kernel", "comm")).to_numpy() & links.notna().to_numpy()
+            if kern.any():
+                linking = rt["event_id"].isin(links[kern].astype("int64").unique()).to_numpy()
+                names = set(text_series(rt.loc[linking & ~named, "name"]))  # calls of that name without a kernel
+                if names:
+                    named = named | category_mask(rt["name"], names)
+        return named
+
+    return ctx.memo("launch_call_mask", compute)
 
 
 class Launches(Analyzer):
@@ -203,9 +216,13 @@ class Launches(Analyzer):
 
         links = link_gpu_to_launch(timeline)
         linked = links["launch_event_id"].notna()
-        per_launch = links.loc[linked, "launch_event_id"].astype("int64").value_counts()
-        rt_ids = rt["event_id"].to_numpy()
-        gpu_per_call = per_launch.reindex(rt_ids).fillna(0).astype("int64").to_numpy()
+        # GPU events per launch call: a count per event row position (bincount), read at the calls' rows — no hash
+        # table of a million launch ids (value_counts + reindex)
+        ctx = context_of(timeline)
+        lpos = ctx.positions(links["launch_event_id"].to_numpy(dtype="int64", na_value=-1)[linked.to_numpy()])
+        per_row = np.bincount(lpos[lpos >= 0], minlength=len(ev))
+        rpos = ctx.positions(rt["event_id"].to_numpy())
+        gpu_per_call = np.where(rpos >= 0, per_row[np.maximum(rpos, 0)], 0).astype("int64")
         # a call can be checked only if it carries a correlation id (or is linked anyway): rocprof v1's --hip-trace
         # JSON records every hipLaunchKernel without one, and "8 of 8 calls without GPU work" would be false
         known = rt["correlation_id"].notna().to_numpy() | (gpu_per_call > 0)
