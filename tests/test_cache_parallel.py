@@ -149,3 +149,18 @@ def test_cli_selection_options(tmp_path, capsys):
     assert main(["analyze", "-q", "--steps", "x", str(MULTI)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--steps" in err
+
+
+def test_timeline_entry_keyed_by_collector_code(cache_dir, tmp_path, monkeypatch):
+    """A Timeline cached by other collector code (same version number, e.g. an editable install after a collector
+    fix) is never served: the entry's key includes the code stamp, as the analysis-results cache's does."""
+    src = tmp_path / "t.json.gz"
+    shutil.copy(KINETO / "hta_alexnet_a100.json.gz", src)
+    collect(src, cache=True)
+    before = cache.entry_path(src, "kineto")
+    assert before.is_dir()
+    monkeypatch.setattr(cache, "code_stamp", lambda: "0123456789abcdef")  # the package's modules changed
+    after = cache.entry_path(src, "kineto")
+    assert after != before and not after.exists()
+    collect(src, cache=True)  # read again from the file and stored under the new key
+    assert after.is_dir() and cache.info().entries == 2

@@ -7,7 +7,8 @@ file. An entry is found again by a key made of
   tools compare them; a file rewritten in place keeps neither its ctime nor (usually) its inode,
 * a content fingerprint: BLAKE2b of the first and last 4 MiB and of 16 evenly spaced 64 KiB samples (a full hash of
   a multi-GB trace would cost more than the cached load it guards; size and mtime catch ordinary rewrites),
-* the collector name, the gpulens version and the Timeline format version (a new gpulens never reads old entries).
+* the collector name, the gpulens version, the Timeline format version and :func:`code_stamp` (a new gpulens, or
+  changed collector code within one version number — an editable install —, never reads old entries).
 
 An entry holds each column of the Timeline's tables as the raw numpy arrays pandas keeps in memory (``.npy``
 values, NA masks, category codes; categories and dtypes in ``meta.json``), memory-mapped copy-on-write when
@@ -109,11 +110,13 @@ def trace_key(path: Path, *parts: str) -> str:
 
 
 def entry_path(path: Path, collector: str) -> Path:
-    """Folder of the cache entry for ``path`` read by ``collector`` (exists only once written)."""
+    """Folder of the cache entry for ``path`` read by ``collector`` (exists only once written); keyed by the code
+    stamp too, so a Timeline read by other collector code is never served (a collector fix in an editable install
+    would otherwise keep serving the Timeline of the code before it)."""
     from gpulens.timeline.timeline import FORMAT_VERSION
 
     p = Path(path).resolve()
-    return cache_dir() / f"{p.name[:40]}-{trace_key(p, collector, str(FORMAT_VERSION))}"
+    return cache_dir() / f"{p.name[:40]}-{trace_key(p, collector, str(FORMAT_VERSION), code_stamp())}"
 
 
 def _private(folder: Path) -> None:
