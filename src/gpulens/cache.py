@@ -31,7 +31,8 @@ trace identity as Timeline entries) plus the analysis options and a stamp of the
 JSON, HTML and Markdown reports rendered from them are kept beside the results entry (:func:`render_path`, with
 the report's creation time substituted on reuse) and removed with it. Pickles and rendered reports are only read
 from files owned by the current user and not writable by others, and are sealed with their BLAKE2b digest and length
-(:func:`_sealed`): one damaged on disk (cut, emptied, a flipped byte) is rebuilt, never served — a rendered report is
+(:func:`_sealed`): one damaged on disk (cut, emptied, a flipped byte — or not a regular file at all, such
+as a FIFO, which is never waited on: :func:`_open_regular`) is rebuilt, never served — a rendered report is
 written to the user's file as it is stored.
 """
 
