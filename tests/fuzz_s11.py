@@ -28,7 +28,7 @@ command with every report (:func:`tests.fuzz_s10.check`, :func:`tests.fuzz_s10.c
   through a link or ``..``, a file inside an input folder, the input's own folder as the ``--csv`` folder when the
   input is named like an export file; every input file must keep its bytes;
 * ``cache_npy`` — an analysis cached, then one byte of one cached Timeline file flipped: ``--perfetto`` must write
-  what a ``--no-cache`` run writes.
+  what a ``--no-cache`` run writes; or any cache file replaced by a FIFO: no hang (the wall-time limit).
 
 A finding: anything :func:`tests.fuzz_s10.check` / ``check_cli`` call one, or a hang past ``--timeout`` s of CPU
 or ``--wall-timeout`` s of wall time. Findings go to ``DIR/findings.jsonl`` (input kept under ``DIR/findings``
@@ -431,6 +431,14 @@ def check_cache_npy(rng: random.Random, path: Path, work: Path) -> str | None:
         entries = [e for e in cache.iterdir() if e.is_dir()] if cache.exists() else []
         files = [f for e in entries for f in e.iterdir() if f.is_file()]
         if not files:
+            return None
+        if rng.random() < 0.3:  # any cache file (results, rendered reports too) replaced by a FIFO: no hang
+            f = rng.choice(files + [q for q in cache.iterdir() if q.is_file()])
+            f.unlink()
+            os.mkfifo(f, 0o600)
+            c1, t1 = run_cli(["analyze", str(path), "-q", "--perfetto", str(got)])
+            if c1 != c0 or "Traceback" in t1:
+                return f"cache_npy fifo {f.name}: exit {c0} then {c1}: {t1.strip()[-300:]!r}"
             return None
         f = rng.choice(files)
         raw = bytearray(f.read_bytes())

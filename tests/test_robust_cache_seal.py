@@ -110,3 +110,47 @@ def test_perfetto_export_after_a_flipped_array_byte_is_the_fresh_export(trace, t
     _damage(random.Random(0), entry / f"events.{i}.values.npy", "flip_tail")
     assert main(["analyze", str(trace), "-q", "--perfetto", str(got)]) == 0
     assert json.loads(got.read_text()) == json.loads(want.read_text())
+
+
+@pytest.mark.parametrize("which", ["results", "json_report", "state", "meta.json", "gpulens-cache.json", "npy"])
+def test_a_fifo_in_place_of_a_cache_file_is_a_damaged_entry_not_a_hang(trace, tmp_path, which):
+    """Kind: the cache read its files with a plain open: a FIFO put in place of a rendered report, of an entry's
+    ``meta.json`` or of an array blocked every later ``gpulens analyze`` of that trace forever (before any trace is
+    read). Each cache file replaced by a FIFO must give the report of a fresh run, within seconds."""
+    import os
+
+    from gpulens.cli import main
+
+    want, got = tmp_path / "want.json", tmp_path / "got.json"
+    assert main(["analyze", str(trace), "-q", "--no-cache", "--json", str(want)]) == 0
+    assert main(["analyze", str(trace), "-q", "--json", str(tmp_path / "first.json")]) == 0
+    root = tmp_path / "cache"
+    entry = cache.entry_path(trace, "kineto")
+    results = [f for f in root.iterdir() if f.name.endswith(".results")]
+    assert len(results) == 1
+    if which in ("meta.json", "gpulens-cache.json", "npy"):  # the Timeline entry is read when results are not
+        for f in root.iterdir():
+            if f.is_file():
+                f.unlink()
+        victim = entry / which if which != "npy" else next(entry.glob("events.*.npy"))
+    elif which == "results":
+        victim = results[0]
+    else:
+        (victim,) = [f for f in root.iterdir() if f.name.startswith(results[0].name + "." + which)]
+    victim.unlink()
+    os.mkfifo(victim, 0o600)
+
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))  # a new process: nothing memoised in this one
+    try:
+        run = subprocess.run([sys.executable, "-c", "from gpulens.cli import main; main()", "analyze", str(trace),
+                              "-q", "--json", str(got)], env=env, timeout=120, capture_output=True, text=True)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"blocked on the FIFO {victim.name}")
+    assert run.returncode == 0, run.stderr
+    a, b = json.loads(want.read_text()), json.loads(got.read_text())
+    for d in (a, b):
+        d.pop("created", None)
+    assert a == b

@@ -32,7 +32,8 @@ trace identity as Timeline entries) plus the analysis options and a stamp of the
 JSON, HTML and Markdown reports rendered from them are kept beside the results entry (:func:`render_path`, with
 the report's creation time substituted on reuse) and removed with it. Pickles and rendered reports are only read
 from files owned by the current user and not writable by others, and are sealed with their BLAKE2b digest and length
-(:func:`_sealed`): one damaged on disk (cut, emptied, a flipped byte) is rebuilt, never served — a rendered report is
+(:func:`_sealed`): one damaged on disk (cut, emptied, a flipped byte — or not a regular file at all, such
+as a FIFO, which is never waited on: :func:`_open_regular`) is rebuilt, never served — a rendered report is
 written to the user's file as it is stored.
 """
 
@@ -43,6 +44,7 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import tempfile
 import zlib
 from dataclasses import dataclass
@@ -96,6 +98,28 @@ def fingerprint(path: Path) -> str:
     return h.hexdigest()
 
 
+def _open_regular(file: Path):
+    """``file`` opened for binary reading if it is a regular file; else :class:`OSError`. Opened without blocking
+    and checked on the open descriptor: a FIFO (or device) put in the cache in place of an entry's file would block
+    every later run on its first read (the cache is read before any trace); it is treated as a damaged entry."""
+    fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{file}: not a regular file")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb", buffering=0)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _read_regular(file: Path) -> bytes:
+    """The bytes of ``file`` if it is a regular file (:func:`_open_regular`); else :class:`OSError`."""
+    with _open_regular(file) as fh:
+        return fh.readall()
+
+
 def trace_key(path: Path, *parts: str) -> str:
     """The one cache key of a trace file (hex): its identity (absolute path and :func:`fingerprint`), the gpulens
     version and ``parts`` (what is stored: collector and Timeline format, or analysis options).
@@ -136,7 +160,8 @@ def load_or_collect(path: Path, collector: str, load: Callable[[], Timeline]) ->
     """
     p = Path(path)
     try:
-        if p.stat().st_size < min_bytes():
+        st = p.stat()
+        if st.st_size < min_bytes() or not stat.S_ISREG(st.st_mode):  # a FIFO is read once, by its collector
             return load()
         entry = entry_path(p, collector)
     except OSError:
@@ -144,7 +169,7 @@ def load_or_collect(path: Path, collector: str, load: Callable[[], Timeline]) ->
     key = entry.name.rsplit("-", 1)[-1]
     if (entry / _MARK).is_file():
         try:
-            mark = json.loads((entry / _MARK).read_text())
+            mark = json.loads(_read_regular(entry / _MARK))
             if mark.get("key") != key or mark.get("source") != str(p.resolve()):
                 raise ValueError("cache entry does not belong to this file")
             return _read(entry)
@@ -207,7 +232,7 @@ def _crc(file: Path) -> int:
     crc = 0
     buf = bytearray(4 << 20)
     view = memoryview(buf)
-    with open(file, "rb", buffering=0) as fh:
+    with _open_regular(file) as fh:  # a FIFO in place of an array: damaged, never waited on
         while n := fh.readinto(buf):
             crc = zlib.crc32(view[:n], crc)
     return crc
@@ -223,7 +248,7 @@ def _read(folder: Path) -> Timeline:
     from gpulens.timeline import Timeline, TimelineMeta
     from gpulens.timeline.timeline import FORMAT_VERSION
 
-    sealed = _unsealed((folder / "meta.json").read_bytes())
+    sealed = _unsealed(_read_regular(folder / "meta.json"))
     if sealed is None:
         raise ValueError("damaged or unsealed cache entry")
     doc = json.loads(sealed)
@@ -317,7 +342,7 @@ def load_results(file: Path) -> Any | None:
     try:
         if not _owned_private(file):
             return None
-        payload = _unsealed(file.read_bytes())
+        payload = _unsealed(_read_regular(file))
         return None if payload is None else pickle.loads(payload)
     except Exception:  # absent or damaged: analyse again (a damaged file is replaced by the next store)
         return None
@@ -385,7 +410,7 @@ def load_render(file: Path) -> str | None:
     try:
         if not _owned_private(file):
             return None
-        payload = _unsealed(file.read_bytes())
+        payload = _unsealed(_read_regular(file))
         return None if payload is None else payload.decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import declared_unit
+from gpulens._outputs import overwrites_input
 from gpulens.errors import GpulensError
 
 
@@ -40,20 +41,6 @@ def flat_table(df: pd.DataFrame) -> pd.DataFrame:
 
 def _slug(label: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", Path(label).name)[:60] or "input"
-
-
-def overwrites_input(path: str | Path, inputs: list[Path]) -> bool:
-    """True when writing ``path`` would replace an input: it is one of ``inputs``, or an existing file inside an
-    input folder (a rank file of a rank directory), however either is spelled (links, ``..``)."""
-    try:
-        rp = Path(path).resolve()
-        for p in inputs:
-            q = Path(p).resolve()
-            if rp == q or (q.is_dir() and rp.is_relative_to(q) and rp.exists()):
-                return True
-    except (OSError, RuntimeError, ValueError):  # a link loop: the write fails later with its own message
-        return False
-    return False
 
 
 def _planned(report: Any, root: Path, fmt: str) -> list[Path]:

@@ -30,7 +30,7 @@ def write_output(path: Path, text: str | bytes, inputs: list[Path]) -> None:
         GpulensError: ``path`` is one of the input traces or a file inside an input folder, is a directory, or
             cannot be written (one-line message).
     """
-    from gpulens.export import overwrites_input
+    from gpulens._outputs import overwrites_input
 
     if overwrites_input(path, inputs):  # an input trace, or a rank file of an input folder
         raise GpulensError(f"{path}: refusing to overwrite an input trace with a report")
