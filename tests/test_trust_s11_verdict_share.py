@@ -114,3 +114,10 @@ def test_the_secondary_is_the_runner_up_of_every_share():
     assert ranked[0] == "host-bound" == vd["run_verdict"]
     assert vd["secondary_cause"] == ranked[1] == "communication-bound"
     assert vd["secondary_share_pct"] == pytest.approx(100 * shares[ranked[1]] / bn["device_span_ns"])
+
+
+def test_a_tie_goes_to_the_overhead(tmp_path):
+    # by hand: kernel 50 µs + copy 50 µs: computing and exposed copies 50 % each — the cause one can act on
+    src = gpulens.analyze([_copies_beside_kernels(tmp_path, 50, 50)]).sources[0]
+    vd = src.results["verdicts"].summary
+    assert vd["run_verdict"] == "memcpy-bound" and vd["secondary_share_pct"] == pytest.approx(50.0)

@@ -12,7 +12,7 @@ Run verdict: the dominant measured share of the (steady) GPU span wins. The cand
 (``compute-bound``, ``memory-bound``, ``latency/occupancy-bound``...; ``gpu-bound`` when those kernels are
 undetermined), and the ``bottlenecks`` overhead class — the largest idle/overhead cause (host, launch, sync or queued
 idle, exposed communication, exposed memcpy) that covers at least its ``min_share`` of the span with enough evidence.
-The overhead is the run verdict only when its time exceeds the computing time; otherwise it is named as the secondary
+The overhead is the run verdict when its time is at least the computing time; otherwise it is named as the secondary
 cause (``summary["secondary_cause"]``, its share in ``secondary_share_pct`` [%]): a run 84 % computing and 16 %
 exposed copies is bound by its kernels, with memcpy-bound second — not "memcpy-bound". When the overhead wins, the
 runner-up — the computing share or the next proven overhead cause, whichever is larger — is the secondary (when it
@@ -622,11 +622,11 @@ def _other_causes(bn: Any, overhead: str) -> list[tuple[str, int]]:
 
 
 def _computing_dominates(bn: Any, overhead: str) -> bool:
-    """True when the GPU's computing time (union of compute kernels) is at least the overhead cause's time: the
+    """True when the GPU's computing time (union of compute kernels) exceeds the overhead cause's time: the
     dominant measured share is then the kernels', and the overhead the secondary cause (a run 84 % computing and
     16 % exposed copies is not memcpy-bound). Unknown figures never dominate."""
     oh, comp, _ = _shares(bn, overhead)
-    return oh is not None and comp is not None and comp >= oh
+    return oh is not None and comp is not None and comp > oh  # a tie: the overhead, the cause one can act on
 
 
 def _pct_of(ns: int | None, span: int) -> str:
