@@ -51,6 +51,9 @@ def test_kineto_stream_ops_are_not_computation(tmp_path):
     assert bd["computation_ns"] == 110_000 and bd["device_span_ns"] == 162_000 and bd["idle_ns"] == 52_000
     hot = src.results["hotspots"].table["name"].astype(str).tolist()
     assert not any("streamOps" in n for n in hot)
+    # the wait runs on a GPU queue: the idle beside it is never "the host blocked in a synchronisation"
+    bn = src.results["bottlenecks"].summary
+    assert bn["idle_sync_ns"] == 0 and bn["idle_ns"] == 52_000
 
 
 def test_rocprofv3_csv_stream_ops_are_not_computation(tmp_path):

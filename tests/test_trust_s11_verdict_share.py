@@ -99,3 +99,25 @@ def test_real_traces_verdict_is_the_larger_share(rel):
         assert bn[key[oh]] <= bn["computation_ns"] and vd["secondary_cause"] == oh
         span = bn.get("steady_span_ns") or bn["device_span_ns"]
         assert vd["secondary_share_pct"] == pytest.approx(100 * bn[key[oh]] / span)
+
+
+def test_the_secondary_is_the_runner_up_of_every_share():
+    """HTA's two-rank trace (tests/data/kineto/multirank): host idle is the largest share; the runner-up is whichever
+    of the computing time and the other proven causes is larger — here exposed communication, not the computing."""
+    from pathlib import Path
+
+    src = gpulens.analyze([Path(__file__).parent / "data" / "kineto" / "multirank"]).sources[0]
+    bn, vd = src.results["bottlenecks"].summary, src.results["verdicts"].summary
+    shares = {"host-bound": bn["idle_host_ns"], "communication-bound": bn["exposed_comm_ns"],
+              "dependency-bound": bn["idle_queued_ns"], "computing": bn["computation_ns"]}
+    ranked = sorted(shares, key=shares.get, reverse=True)
+    assert ranked[0] == "host-bound" == vd["run_verdict"]
+    assert vd["secondary_cause"] == ranked[1] == "communication-bound"
+    assert vd["secondary_share_pct"] == pytest.approx(100 * shares[ranked[1]] / bn["device_span_ns"])
+
+
+def test_a_tie_goes_to_the_overhead(tmp_path):
+    # by hand: kernel 50 µs + copy 50 µs: computing and exposed copies 50 % each — the cause one can act on
+    src = gpulens.analyze([_copies_beside_kernels(tmp_path, 50, 50)]).sources[0]
+    vd = src.results["verdicts"].summary
+    assert vd["run_verdict"] == "memcpy-bound" and vd["secondary_share_pct"] == pytest.approx(50.0)

@@ -79,6 +79,16 @@ SYNC_RE = re.compile(r"^(?:cuda|hip|cu)(?:Device|Stream|Event|Ctx)?Synchroni[sz]
 #: without ``Async``; HIP's hipMemcpy, hipMemcpyWithStream, hipMemcpyDtoH/HtoD/DtoD).
 BLOCKING_COPY_RE = re.compile(r"^(?:(?:cuda|hip)Memcpy(?:2D|3D)?(?:WithStream|ToSymbol|FromSymbol|Peer)?"
                               r"|(?:cu|hip)Memcpy(?:DtoH|HtoD|DtoD|AtoH|HtoA|2D|3D)?)(?:_v\d+)?$")
+def _queue_ops_re() -> re.Pattern:
+    """The kind rules' ``sync`` name patterns (:mod:`gpulens.collectors._work_rules`, the one rule): stream wait/write
+    operations that run on a GPU queue, so an idle gap beside them is GPU-side waiting, never a host sync."""
+    from gpulens.collectors._work_rules import KERNEL_NAME_RULES
+
+    return re.compile("|".join(f"(?:{r.pattern})" for r in KERNEL_NAME_RULES if r.kind == "sync") or "(?!)",
+                      re.IGNORECASE)
+
+
+_QUEUE_OPS_RE = _queue_ops_re()
 #: Blocking host calls: synchronisations and synchronous copies (the ``sync`` gap class).
 BLOCKING_RE = re.compile(f"{SYNC_RE.pattern}|{BLOCKING_COPY_RE.pattern}")
 #: A boundary candidate covered by blocking calls for at least this share of its length has a known host-side
@@ -161,7 +171,10 @@ def sync_calls(timeline: Timeline) -> pd.DataFrame:
     and ``sync``-kind events."""
     ctx = context_of(timeline)
     rt = ctx.of_kind("runtime")
-    return pd.concat([rt[category_mask(rt["name"], BLOCKING_RE)], ctx.of_kind("sync")])
+    sy = ctx.of_kind("sync")
+    if len(sy):  # a GPU-queue stream operation (HIP __amd_rocclr_streamOpsWait…) is the GPU waiting, not the host
+        sy = sy[~category_mask(sy["name"], _QUEUE_OPS_RE)]
+    return pd.concat([rt[category_mask(rt["name"], BLOCKING_RE)], sy])
 
 
 def covered_until(t: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray:

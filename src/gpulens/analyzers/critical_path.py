@@ -89,6 +89,11 @@ def _prepare(timeline: Timeline) -> tuple[Walker, pd.DataFrame, dict]:
     ev = timeline.events
     # only the columns the walk reads: a full-width copy of every host row was the largest allocation at 1M kernels
     host = ev.loc[ctx.mask_of("cpu_op", "runtime", "sync"), list(HOST_COLUMNS)].reset_index(drop=True)
+    from gpulens.analyzers.bottlenecks import _QUEUE_OPS_RE  # GPU-queue stream operations: no host thread's time
+
+    queue_ops = category_mask(host["kind"], {"sync"}) & category_mask(host["name"], _QUEUE_OPS_RE)
+    if queue_ops.any():
+        host = host[~queue_ops].reset_index(drop=True)
     is_cpu = category_mask(host["kind"], {"cpu_op"})
     blocking = category_mask(host["kind"], {"sync"}) | (category_mask(host["name"], BLOCKING)
                                                        & category_mask(host["kind"], {"runtime"}))

@@ -14,7 +14,8 @@ Vendor definitions (Nsight Compute Kernel Profiling Guide "Occupancy"; CUDA occu
 * **grid effect**, separately: waves per SM/CU = grid blocks / (active blocks × SMs) and the fill of the last wave
   (:mod:`gpulens.analyzers._occ_ncu`).
 * **achieved occupancy** — from counters (ncu ``Achieved Occupancy``; AMD ``SQ_ACCUM_PREV_HIRES`` /
-  ``GRBM_GUI_ACTIVE`` / (CUs × wave slots), rocprof-compute's wave-occupancy formula).
+  ``GRBM_GUI_ACTIVE`` / (CUs × wave slots), rocprof-compute's wave-occupancy formula; without those, rocprofv3's
+  derived ``OccupancyPercent``, :data:`AMD_OCCUPANCY_PCT`).
 
 Aggregated per kernel name over the performance-critical set, weighted by time.
 """
@@ -83,6 +84,10 @@ ACHIEVED_PCT = N.ACHIEVED
 #: (:func:`gpulens.analyzers._sol_amd.wave_occupancy_pct`); the bare accumulator may belong to another pass.
 AMD_WAVES = (_sol_amd.LEVEL_WAVES_ACCUM, _sol_amd.LEVEL_WAVES_GRBM, "GRBM_GUI_ACTIVE")
 AMD_RESOURCES = ("arch_vgpr", "accum_vgpr", "sgpr")
+#: rocprofv3's derived counter "GPU Occupancy as % of maximum" (rocprofiler-sdk counter_defs.yaml, OccupancyPercent:
+#: gfx90a/gfx94x 400·ΣSQ_WAVE_CYCLES / max GRBM_GUI_ACTIVE / CU_NUM / 32 — quad-cycle wave counts over the wave slots,
+#: 32 per CU; gfx10/11 100·… / 32): achieved occupancy [%], read when the raw SQ_LEVEL_WAVES pass is absent.
+AMD_OCCUPANCY_PCT = "OccupancyPercent"
 _WORD = {"registers": "Registers", "shared_memory": "Shared memory", "warps": "Warp slots", "blocks": "The block cap",
          "barriers": "Barriers"}
 DISAGREE_PP = 0.5
@@ -109,7 +114,7 @@ class OccupancyAnalyzer(Analyzer):
             return skip(no_hot_kernels_reason(timeline, results))
         ids = hot["event_id"].to_numpy()
         ctr = event_counters(timeline, ids, N.ALL + AMD_WAVES + AMD_RESOURCES +
-                             ("kineto.est_achieved_occupancy_pct",)).reindex(ids)
+                             ("kineto.est_achieved_occupancy_pct", AMD_OCCUPANCY_PCT)).reindex(ids)
         n = len(hot)
         ncu_theo = N.first_of(ctr, N.THEORETICAL, n)
         has_ncu = ~np.isnan(ncu_theo)
@@ -310,7 +315,8 @@ class OccupancyAnalyzer(Analyzer):
     @staticmethod
     def _achieved(timeline: Timeline, ctr: pd.DataFrame, rank: np.ndarray, device_id: np.ndarray) -> np.ndarray:
         """Achieved occupancy per launch [%] from counters: ncu's where recorded, else rocprof-compute's wave
-        occupancy of the launch's device; NaN without."""
+        occupancy of the launch's device, else rocprofv3's derived ``OccupancyPercent`` (:data:`AMD_OCCUPANCY_PCT`);
+        NaN without."""
         out = N.first_of(ctr, ACHIEVED_PCT, len(ctr))
         if AMD_WAVES[0] in ctr:
             amd = np.full(len(ctr), np.nan)
@@ -320,6 +326,9 @@ class OccupancyAnalyzer(Analyzer):
                 i = np.flatnonzero(codes == j)
                 amd[i] = _sol_amd.wave_occupancy_pct(ctr.iloc[i], device_record(timeline, int(r), int(dev)))
             out = np.where(np.isnan(out), amd, out)
+        if AMD_OCCUPANCY_PCT in ctr:
+            derived = pd.to_numeric(ctr[AMD_OCCUPANCY_PCT], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+            out = np.where(np.isnan(out), derived, out)
         return out
 
     @staticmethod

@@ -12,10 +12,11 @@ Run verdict: the dominant measured share of the (steady) GPU span wins. The cand
 (``compute-bound``, ``memory-bound``, ``latency/occupancy-bound``...; ``gpu-bound`` when those kernels are
 undetermined), and the ``bottlenecks`` overhead class — the largest idle/overhead cause (host, launch, sync or queued
 idle, exposed communication, exposed memcpy) that covers at least its ``min_share`` of the span with enough evidence.
-The overhead is the run verdict only when its time exceeds the computing time; otherwise it is named as the secondary
+The overhead is the run verdict when its time is at least the computing time; otherwise it is named as the secondary
 cause (``summary["secondary_cause"]``, its share in ``secondary_share_pct`` [%]): a run 84 % computing and 16 %
 exposed copies is bound by its kernels, with memcpy-bound second — not "memcpy-bound". When the overhead wins, the
-computing share is the secondary (when it reaches ``min_share``). ``summary["ranked"]`` lists every quantified finding
+runner-up — the computing share or the next proven overhead cause, whichever is larger — is the secondary (when it
+reaches ``min_share``). ``summary["ranked"]`` lists every quantified finding
 of the run, largest time at stake first, roots of the findings tree only (each nanosecond once).
 """
 
@@ -553,11 +554,16 @@ class Verdicts(Analyzer):
             oh, comp, span = _shares(bn, overhead)
             run, basis = overhead, (f"the timeline: {class_label(overhead)} holds the largest measured share, "
                                     f"{_pct_of(oh, span)} {of}, against {_pct_of(comp, span)} computing")
-            if comp is not None and comp >= (bn.summary.get("min_share") or 0.1) * span:
-                # the computing share's class: its kernels' (a communication-bound kernel class is not computing)
-                secondary = (kernel_class if kernel_class not in (None, "undetermined", "communication-bound")
-                             else "gpu-bound", 100.0 * comp / span)
-                basis += f"; secondary: the computing share ({secondary[0]})"
+            # the runner-up: the computing share (named by its kernels' class; a communication-bound kernel class is
+            # not computing) or the next proven overhead cause, whichever is larger
+            runners = [(kernel_class if kernel_class not in (None, "undetermined", "communication-bound")
+                        else "gpu-bound", comp, True)] + [(c, v, False) for c, v in _other_causes(bn, overhead)]
+            runners = [r for r in runners if r[1] is not None and r[1] >= (bn.summary.get("min_share") or 0.1) * span]
+            if runners:
+                cls, ns, computing = max(runners, key=lambda x: x[1])  # stable: computing first on a tie
+                secondary = (cls, 100.0 * ns / span)
+                basis += (f"; secondary: the computing share ({cls})" if computing else
+                          f"; secondary cause: {class_label(cls)} ({_pct_of(ns, span)})")
         elif kernel_class and kernel_class != "undetermined":
             run, basis = kernel_class, "the critical kernels: the kernel verdict holding the most GPU time"
         elif _mostly_host_only(bn):
@@ -602,12 +608,31 @@ def _shares(bn: Any, overhead: str) -> tuple[int | None, int | None, int]:
     return ns(key), ns("computation_ns"), span
 
 
+def _other_causes(bn: Any, overhead: str) -> list[tuple[str, int]]:
+    """The overhead causes other than ``overhead`` with their time [ns] (bottlenecks summary), those with enough
+    evidence only: an idle cause seen in at least :data:`~gpulens.analyzers.bottlenecks.MIN_VERDICT_GAPS` gaps or
+    holding half the span (the rule that makes a cause a verdict makes it a secondary cause too)."""
+    from gpulens.analyzers.bottlenecks import DOMINANT_SHARE, GAP_EVIDENCE, MIN_VERDICT_GAPS
+
+    s = bn.summary
+    span = int(s.get("steady_span_ns") or s.get("device_span_ns") or 0) or 1
+    out = []
+    for key, cls in RANK_CLASSES.items():
+        v = s.get(key)
+        if cls == overhead or v is None or pd.isna(v):
+            continue
+        n = s.get(f"gaps_{GAP_EVIDENCE[key]}") if key in GAP_EVIDENCE else None
+        if n is None or n >= MIN_VERDICT_GAPS or v >= DOMINANT_SHARE * span:
+            out.append((cls, int(v)))
+    return out
+
+
 def _computing_dominates(bn: Any, overhead: str) -> bool:
-    """True when the GPU's computing time (union of compute kernels) is at least the overhead cause's time: the
+    """True when the GPU's computing time (union of compute kernels) exceeds the overhead cause's time: the
     dominant measured share is then the kernels', and the overhead the secondary cause (a run 84 % computing and
     16 % exposed copies is not memcpy-bound). Unknown figures never dominate."""
     oh, comp, _ = _shares(bn, overhead)
-    return oh is not None and comp is not None and comp >= oh
+    return oh is not None and comp is not None and comp > oh  # a tie: the overhead, the cause one can act on
 
 
 def _pct_of(ns: int | None, span: int) -> str:

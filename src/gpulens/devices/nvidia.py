@@ -152,6 +152,25 @@ GPUS = [
                  "matrix.fp16": [61.7, "RTX 5090 × (48/170 SMs) × (2.51/2.407 GHz), dense (not in gpu-facts)", U],
                  "matrix.fp8": [123.4, "RTX 5090 × (48/170 SMs) × (2.51/2.407 GHz), dense (not in gpu-facts)", U],
                  "matrix.int8": [246.8, "RTX 5090 × (48/170 SMs) × (2.51/2.407 GHz), dense (not in gpu-facts)", U]}},
+    # RTX 5060 (desktop, GB206): 30 SMs × 128 FP32 lanes = 3,840 CUDA cores at 2.497 GHz boost; 8 GB GDDR7 on 128
+    # bits at 28 Gbps = 448 GB/s (NVIDIA GeForce RTX 5060 product specifications and launch figures: "19 shader
+    # TFLOPS", "614 AI TOPS" = FP4 with 2:4 sparsity). FP32 = 3,840 × 2 × 2.497 GHz = 19.18 TFLOPS; tensor peaks
+    # scaled from the RTX 5090 by SMs × clock, which agrees with 614 AI TOPS: FP4 dense 307, FP8 (FP32 accumulate,
+    # as the 5090 entry) 614 / 8 = 76.8, BF16 38.4. L2: the GB206 die's 32 MiB, as deviceQuery prints it on the RTX
+    # 5060 Laptop GPU (WEB-5060: same die, same 128-bit bus). The Laptop GPU (26 SMs, 3,328 cores) is not this part.
+    {"name": "NVIDIA GeForce RTX 5060", "compute_capability": "12.0", "num_sms": 30, "memory_gb": 8,
+     "match": [r"RTX 5060(?! Ti)(?!.*Laptop)"],
+     "figures": {"clock_mhz": [2497, "NVIDIA RTX 5060 specifications (boost; not in gpu-facts)", U],
+                 "memory_bandwidth": [448, "128-bit GDDR7 at 28 Gbps (not in gpu-facts)", U],
+                 "l2": [32, "WEB-5060 deviceQuery of the GB206 RTX 5060 Laptop GPU: 33,554,432 bytes", U],
+                 "vector.fp64": [0.30, "1/64 of FP32 (not in gpu-facts)", U],
+                 "vector.fp32": [19.18, "3,840 cores × 2 FLOP × 2.497 GHz; NVIDIA: 19 TFLOPS (not in gpu-facts)", U],
+                 "matrix.tf32": [19.18, "as FP32, dense; scaled from the RTX 5090 (not in gpu-facts)", U],
+                 "matrix.bf16": [38.4, "RTX 5090 × (30/170 SMs) × (2.497/2.407 GHz), dense (not in gpu-facts)", U],
+                 "matrix.fp16": [38.4, "RTX 5090 × (30/170 SMs) × (2.497/2.407 GHz), dense (not in gpu-facts)", U],
+                 "matrix.fp8": [76.7, "RTX 5090 × (30/170 SMs) × (2.497/2.407 GHz), dense; 614 AI TOPS / 8", U],
+                 "matrix.int8": [153.5, "RTX 5090 × (30/170 SMs) × (2.497/2.407 GHz), dense; 614 AI TOPS / 4",
+                                 U]}},
     # Turing / GA10x parts common in public traces (Colab/Kaggle T4, cloud A10/A40, workstations). Figures from
     # NVIDIA's product datasheets and the Turing / GA102 whitepapers (not in gpu-facts); tensor peaks dense (the
     # datasheets print Ampere's with 2:4 sparsity: halved here). Each peak checks against cores × 2 × boost clock

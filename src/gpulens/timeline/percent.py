@@ -14,7 +14,7 @@ Which counters are percentages: unit ``%`` (ncu prints one; Kineto's estimate ha
 rocprof-compute derived metrics whose unit AMD documents as a percentage (:data:`AMD_PERCENT_COUNTERS`; rocprof
 ``--list-derived`` and GPUPerfAPI's counter tables: GPUBusy "the percentage of time GPU was busy", VALUBusy,
 SALUBusy, VALUUtilization, MemUnitBusy, MemUnitStalled, WriteUnitStalled, ALUStalledByLDS, LDSBankConflict,
-L2CacheHit).
+L2CacheHit; rocprofiler-sdk counter_defs.yaml: OccupancyPercent "GPU Occupancy as % of maximum").
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ PCT_MAX = 100.0
 #: rocprof / rocprof-compute derived counters documented as percentages (unit "Percentage").
 AMD_PERCENT_COUNTERS = frozenset({"GPUBusy", "VALUBusy", "SALUBusy", "VALUUtilization", "MemUnitBusy",
                                   "MemUnitStalled", "WriteUnitStalled", "ALUStalledByLDS", "LDSBankConflict",
-                                  "L2CacheHit"})
+                                  "L2CacheHit", "OccupancyPercent"})
 
 #: Summary key of the count, and its declared meaning.
 IMPOSSIBLE_KEY = "impossible_pct_values"
