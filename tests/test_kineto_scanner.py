@@ -162,6 +162,8 @@ K = '{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "du
     K.replace('"args": {', '"args": {"flops": "12", '),  # a string where a number is read
     K.replace('"cat": "kernel"', '"cat": "gpu_memcpy"').replace('"args": {', '"args": {"device": "cuda:0", '),
     '{"cat": "kernel", "name": "no phase", "ts": 1, "dur": 1}',
+    # a float beyond float64 where msgspec decodes the value (any Args field, read or not): msgspec drops the event
+    K.replace('"cat": "kernel"', '"cat": "cpu_op"').replace('"args": {', '"args": {"device": 1.8e308, '),
     '{"ph": "X", "name": "deep", "ts": 1, "dur": 1, "args": {"x": ' + "[" * 80 + "]" * 80 + "}}",
 ])
 def test_rare_kinds_fall_back(event):
@@ -214,10 +216,34 @@ def test_times_with_many_decimals_negative_and_missing_are_read_exactly(tmp_path
 
 def test_auto_mode_uses_the_file_size_and_the_environment(monkeypatch):
     monkeypatch.delenv("GPULENS_KINETO_FAST", raising=False)
-    assert not wanted(None, 1 << 20, False) and wanted(None, 1 << 30, False)
-    assert wanted(None, 16 << 20, True)  # gzip: about 8× the bytes on disk
+    assert not wanted(None, 100 << 20, False) and wanted(None, 1 << 30, False)
+    assert wanted(None, 17 << 20, True) and not wanted(None, 15 << 20, True)  # gzip: about 8× the bytes on disk
     assert wanted(True, 10, False) and not wanted(False, 1 << 30, False)
     monkeypatch.setenv("GPULENS_KINETO_FAST", "1")
     assert wanted(None, 10, False)
     monkeypatch.setenv("GPULENS_KINETO_FAST", "0")
     assert not wanted(None, 1 << 30, False)
+
+
+def test_a_number_beyond_float64_drops_the_event_on_both_paths(tmp_path):
+    """msgspec refuses 1e400 in a field it decodes ("Number out of range"): that event is dropped and counted; the
+    scanner hands such a piece to msgspec, so the Timeline is the same (one kernel row, one event dropped)."""
+    huge = K.replace('"cat": "kernel"', '"cat": "cpu_op"').replace('"args": {', '"args": {"device": 1e400, ')
+    p = tmp_path / "h.pt.trace.json"
+    p.write_text('{"traceEvents": [' + ",".join([K] * 30 + [huge] + [K] * 30) + "]}")
+    slow, _ = _read(p, False, chunk=256)
+    fast, _ = _read(p, True, chunk=256)
+    _assert_same(slow, fast)
+    assert len(fast.events) == 60
+    assert any("1 event(s) dropped" in w for w in fast.meta.warnings)
+
+
+def test_without_numba_the_decoder_reads_everything(tmp_path, monkeypatch):
+    """``import numba`` failing (ImportError) silently leaves every piece to msgspec."""
+    p = tmp_path / "t.pt.trace.json"
+    p.write_text('{"traceEvents": [' + ",".join([K] * 50) + "]}")
+    monkeypatch.setitem(sys.modules, "numba", None)  # import numba → ImportError
+    monkeypatch.delitem(sys.modules, "gpulens.collectors._kineto_scan", raising=False)
+    tl, reader = _read(p, True, chunk=256)
+    assert reader.scanned == 0 and reader.decoded > 0
+    assert len(tl.events) == 50

@@ -32,9 +32,11 @@ import numpy as np
 from gpulens.collectors._kineto_columns import Dictionary, us_text_to_ns
 
 ENV = "GPULENS_KINETO_FAST"
-#: bytes of trace text from which the scanner is used when not forced (measured: numba's import and cache load
-#: ≈ 0.6–0.8 s CPU; the scanner saves ≈ 0.1 s per 8 MB piece)
-AUTO_MIN_BYTES = 64 << 20
+#: bytes of trace text from which the scanner is used when not forced. Measured (2 shared cores): importing numba
+#: and loading the compiled scanner from its cache ≈ 1.25 s CPU once; per 8 MiB piece the scanner + columns take
+#: ≈ 0.06 s against ≈ 0.14–0.23 s for msgspec + columns — break-even near 10 pieces (a 123 MB trace loaded in the
+#: same time either way), so from 128 MiB on
+AUTO_MIN_BYTES = 128 << 20
 _GZIP_RATIO = 8
 _GPU_CATEGORIES: Any = None
 
@@ -108,11 +110,11 @@ def _groups(S: Any, buf: np.ndarray, s: np.ndarray, e: np.ndarray, h: np.ndarray
 
 def _strings(S: Any, data: bytes, arr: np.ndarray, I: np.ndarray, H: np.ndarray, fs: int, hcol: int):
     """A name/cat field: (decoded value per group, group per row or -1)."""
-    t = I[:, fs + 2]
-    reps, gid = _groups(S, arr, I[:, fs], I[:, fs + 1], H[:, hcol], (t == S.T_GOOD) | (t == S.T_ESCAPED))
+    t = I[fs + 2]
+    reps, gid = _groups(S, arr, I[fs], I[fs + 1], H[hcol], (t == S.T_GOOD) | (t == S.T_ESCAPED))
     values = []
     for r in reps.tolist():
-        a, b = int(I[r, fs]), int(I[r, fs + 1])
+        a, b = int(I[fs, r]), int(I[fs + 1, r])
         if t[r] == S.T_GOOD:
             values.append(data[a:b].decode("ascii"))
         else:
@@ -128,16 +130,22 @@ class ScannedPiece:
     """One piece read by the scanner: its bytes, the per-row fields, the names and categories grouped.
 
     Attributes:
-        data: the piece's bytes; I, H: the scanner's field and hash matrices (rows = ``X`` events in file order);
-        names, cats: (decoded value per group, group per row or -1).
+        data: the piece's bytes; I, H, D: the scanner's field, hash and float matrices (one row per field, one
+        column per ``X`` event in file order, see :func:`._kineto_scan.scan`); names, cats: (decoded value per
+        group, group per event or -1).
     """
 
-    def __init__(self, data: bytes, I: np.ndarray, H: np.ndarray, names: tuple, cats: tuple) -> None:
-        self.data, self.I, self.H, self.names, self.cats = data, I, H, names, cats
+    def __init__(self, data: bytes, I: np.ndarray, H: np.ndarray, D: np.ndarray, names: tuple, cats: tuple) -> None:
+        self.data, self.I, self.H, self.D, self.names, self.cats = data, I, H, D, names, cats
 
     def rows(self) -> "ScannedRows":
         """The row source for :meth:`gpulens.collectors._kineto_acc.Accumulator.add`."""
         return ScannedRows(self)
+
+
+#: fields whose values are read on every row / on GPU rows only: any value of another type sends the piece to msgspec
+_READ_ALL = ("CORR_T", "EXT_T", "EXTL_T", "REGS_T", "SMEM_T", "RANK_T", "RANKC_T", "GRID_T", "BLOCK_T", "FLOPS_T")
+_READ_GPU = ("DEV_T", "STREAM_T", "BYTES_T", "BPS_T", "WPS_T", "OCC_T", "KIND_T")
 
 
 def read_piece(buf: Any) -> ScannedPiece | None:
@@ -149,7 +157,7 @@ def read_piece(buf: Any) -> ScannedPiece | None:
         from gpulens.collectors._kineto_acc import GPU_CATEGORIES
 
         _GPU_CATEGORIES = GPU_CATEGORIES
-    status, I, H = S.scan(buf)
+    status, I, H, D = S.scan(buf)
     if status != S.OK:
         return None
     data = bytes(buf)
@@ -162,24 +170,22 @@ def read_piece(buf: Any) -> ScannedPiece | None:
         return None
     if not all(isinstance(v, str) for v in names[0] + cats[0]):
         return None
-    # values read on every row must be of the types read here; those read on GPU rows only, there
-    if any((I[:, F[f]] == S.T_OTHER).any() for f in ("CORR_T", "EXT_T", "EXTL_T", "REGS_T", "SMEM_T", "RANK_T",
-                                                     "RANKC_T", "GRID_T", "BLOCK_T", "FLOPS_T")):
+    if any((I[F[f]] == S.T_OTHER).any() for f in _READ_ALL):
         return None
-    if (I[:, F["COLL_T"]] == S.T_GOOD).any() or (I[:, F["KD_T"]] == S.T_GOOD).any():
+    if (I[F["COLL_T"]] == S.T_GOOD).any() or (I[F["KD_T"]] == S.T_GOOD).any():
         return None
     gpu_cat = np.array([v.lower() in _GPU_CATEGORIES for v in cats[0]] + [False], dtype=bool)
-    gpu = I[gpu_cat[cats[1]]]
-    if any((gpu[:, F[f]] == S.T_OTHER).any() for f in ("DEV_T", "STREAM_T", "BYTES_T", "BPS_T", "WPS_T", "OCC_T",
-                                                       "KIND_T")):
+    gpu = gpu_cat[cats[1]]
+    if gpu.any() and any((I[F[f]][gpu] == S.T_OTHER).any() for f in _READ_GPU):
         return None
-    return ScannedPiece(data, I, H, names, cats)
+    return ScannedPiece(data, I, H, D, names, cats)
 
 
 _IDS = {"pid": "PID", "tid": "TID", "correlation": "CORR", "external_id": "EXT", "device": "DEV",
         "stream": "STREAM", "registers": "REGS", "shared_memory": "SMEM", "bytes": "BYTES", "rank": "RANK",
         "rank_comms": "RANKC"}
-_FLOATS = {"flops": "FLOPS", "blocks_per_sm": "BPS", "warps_per_sm": "WPS", "est_occupancy": "OCC"}
+_FLOATS = {"flops": 0, "blocks_per_sm": 1, "warps_per_sm": 2, "est_occupancy": 3}
+_FLOAT_FIELDS = ("FLOPS", "BPS", "WPS", "OCC")
 
 
 class ScannedRows:
@@ -190,10 +196,15 @@ class ScannedRows:
         from gpulens.collectors import _kineto_scan as S
 
         self.S, self.F = S, S.F
-        self.data, self.I, self.H = piece.data, piece.I, piece.H
+        self.data, self.I, self.H, self.D = piece.data, piece.I, piece.H, piece.D
         self.arr = np.frombuffer(self.data, dtype=np.uint8)
         self._names, self._cats = piece.names, piece.cats
-        self.n = len(self.I)
+        self.n = self.I.shape[1]
+
+    def _f(self, name: str, rows: Any = None) -> np.ndarray:
+        """One field of all kept rows (or of ``rows``)."""
+        v = self.I[self.F[name]]
+        return v if rows is None else v[rows]
 
     @staticmethod
     def _codes(dictionary: Dictionary, groups: tuple) -> np.ndarray:
@@ -212,8 +223,8 @@ class ScannedRows:
         return self._names[0][g] if g >= 0 else None
 
     def _time(self, f: str) -> tuple[np.ndarray, np.ndarray]:
-        v = self.I[:, self.F[f + "_V"]].copy()
-        ok = self.I[:, self.F[f + "_T"]] == self.S.T_GOOD
+        v = self._f(f + "_V").copy()
+        ok = self._f(f + "_T") == self.S.T_GOOD
         irr = np.flatnonzero(~ok)
         if len(irr):  # strings, exponents, many decimals, null, absent: the msgspec path's own conversion
             got, got_ok = us_text_to_ns([self.time_text(f, i) for i in irr.tolist()])
@@ -225,55 +236,53 @@ class ScannedRows:
 
     def time_text(self, col: str, i: int) -> bytes:
         f = col.upper()
-        return self.data[int(self.I[i, self.F[f + "_S"]]):int(self.I[i, self.F[f + "_E"]])]
+        return self.data[int(self._f(f + "_S")[i]):int(self._f(f + "_E")[i])]
 
     def keep(self, good: np.ndarray | None) -> None:
         if good is not None:
-            self.I, self.H = self.I[good], self.H[good]
-        self.n = len(self.I)
+            self.I, self.H, self.D = self.I[:, good], self.H[:, good], self.D[:, good]
+        self.n = self.I.shape[1]
 
     def set_gpu(self, gi: np.ndarray) -> None:
         pass
 
     def _pair(self, f: str, rows: Any) -> tuple[np.ndarray, np.ndarray]:
-        I = self.I if rows is None else self.I[rows]
-        ok = I[:, self.F[f + "_T"]] == self.S.T_GOOD
-        return np.where(ok, I[:, self.F[f + "_V"]], 0), ok
+        ok = self._f(f + "_T", rows) == self.S.T_GOOD
+        return np.where(ok, self._f(f + "_V", rows), 0), ok
 
     def ids(self, key: str, rows: Any = None, gpu: bool = False, bad: list | None = None):
-        f = _IDS[key]
-        v, ok = self._pair(f, rows)
+        v, ok = self._pair(_IDS[key], rows)
         if key == "external_id":  # "External id" absent or null: the legacy "external id"
-            I = self.I if rows is None else self.I[rows]
-            legacy = I[:, self.F["EXT_T"]] <= self.S.T_NULL
+            legacy = self._f("EXT_T", rows) <= self.S.T_NULL
             if legacy.any():
                 lv, lok = self._pair("EXTL", rows)
                 v, ok = np.where(legacy, lv, v), np.where(legacy, lok, ok)
         return v, ok
 
     def floats(self, key: str, rows: Any = None, gpu: bool = False) -> np.ndarray:
-        f = _FLOATS[key]
-        I = self.I if rows is None else self.I[rows]
-        out = np.full(len(I), np.nan)
-        have = np.flatnonzero(I[:, self.F[f + "_T"]] == self.S.T_GOOD)
-        if len(have):
-            s, e = I[have, self.F[f + "_S"]], I[have, self.F[f + "_E"]]
+        j = _FLOATS[key]
+        f = _FLOAT_FIELDS[j]
+        t = self._f(f + "_T", rows)
+        d = self.D[j] if rows is None else self.D[j][rows]
+        out = np.where(t == self.S.T_GOOD, d, np.nan)
+        slow = np.flatnonzero(t == self.S.T_SLOW)
+        if len(slow):  # many digits: numpy's string parsing, correctly rounded as Python's float()
+            s, e = self._f(f + "_S", rows)[slow], self._f(f + "_E", rows)[slow]
             width = int((e - s).max())
-            m = self.S.gather(self.arr, s, e, width)
-            out[have] = m.view(f"S{width}").ravel().astype(np.float64)  # Python's correctly rounded parsing
+            out[slow] = self.S.gather(self.arr, s, e, width).view(f"S{width}").ravel().astype(np.float64)
         return out
 
     def text_codes(self, dictionary: Dictionary, key: str) -> np.ndarray:
-        F, S, I = self.F, self.S, self.I
+        F, S, I, H = self.F, self.S, self.I, self.H
         if key == "input_dims":  # "Input Dims", else the legacy "Input dims"
-            new = I[:, F["DIMS_T"]] == S.T_GOOD
-            s = np.where(new, I[:, F["DIMS_S"]], I[:, F["DIMSL_S"]])
-            e = np.where(new, I[:, F["DIMS_E"]], I[:, F["DIMSL_E"]])
-            h = np.where(new, self.H[:, S.H_DIMS], self.H[:, S.H_DIMSL])
-            present = new | (I[:, F["DIMSL_T"]] == S.T_GOOD)
+            new = I[F["DIMS_T"]] == S.T_GOOD
+            s = np.where(new, I[F["DIMS_S"]], I[F["DIMSL_S"]])
+            e = np.where(new, I[F["DIMS_E"]], I[F["DIMSL_E"]])
+            h = np.where(new, H[S.H_DIMS], H[S.H_DIMSL])
+            present = new | (I[F["DIMSL_T"]] == S.T_GOOD)
         else:
-            s, e, h = I[:, F["TYPES_S"]], I[:, F["TYPES_E"]], self.H[:, S.H_TYPES]
-            present = I[:, F["TYPES_T"]] == S.T_GOOD
+            s, e, h = I[F["TYPES_S"]], I[F["TYPES_E"]], H[S.H_TYPES]
+            present = I[F["TYPES_T"]] == S.T_GOOD
         try:
             reps, gid = _groups(S, self.arr, s, e, h, present)
         except _Fallback:  # a hash collision between two texts: encode them one by one
@@ -286,8 +295,8 @@ class ScannedRows:
 
     def dim3(self, key: str) -> list[tuple[np.ndarray, np.ndarray]]:
         f = "GRID" if key == "grid" else "BLOCK"
-        ok = self.I[:, self.F[f + "_T"]] == self.S.T_GOOD
-        return [(np.where(ok, self.I[:, self.F[f"{f}_{a}"]], 0), ok) for a in "XYZ"]
+        ok = self._f(f + "_T") == self.S.T_GOOD
+        return [(np.where(ok, self._f(f"{f}_{a}"), 0), ok) for a in "XYZ"]
 
     def pid_labels(self) -> None:
         return None  # text pids are never read here
@@ -295,9 +304,8 @@ class ScannedRows:
     def values(self, key: str, rows: np.ndarray, gpu: bool = False) -> list:
         if key != "kind":
             return [None] * len(rows)  # kernel_details: pieces that have one are read by msgspec
-        I, F = self.I[rows], self.F
         return [self.data[int(a):int(b)].decode("ascii") if t == self.S.T_GOOD else None
-                for a, b, t in zip(I[:, F["KIND_S"]], I[:, F["KIND_E"]], I[:, F["KIND_T"]])]
+                for a, b, t in zip(self._f("KIND_S", rows), self._f("KIND_E", rows), self._f("KIND_T", rows))]
 
     def collectives(self) -> tuple[np.ndarray, list]:
         return np.zeros(0, dtype=np.int64), []

@@ -4,12 +4,14 @@
 parsed values of the fields :class:`~gpulens.collectors._kineto_acc.Accumulator` reads — without creating a Python
 object per event. It answers :data:`OK` only for pieces it reads with certainty; anything rare or subtle (an event
 of another phase than ``X`` and the skipped ones, a duplicate key, a key or value with ``\\u`` escapes or non-ASCII
-bytes outside ``name``/``cat``, ids that are not int64 literals, values nested past :data:`MAX_DEPTH`, invalid JSON)
+bytes outside ``name``/``cat``, ids that are not int64 literals, values nested past :data:`MAX_DEPTH`, a number that
+may overflow float64 (msgspec drops the event where it decodes one), invalid JSON)
 answers :data:`FALLBACK` and the caller reads the piece with msgspec as before.
 
 Per row, ``I[field, row]`` (int64) holds the fields named ``F_*``; a ``*_T`` field is the value's type:
 :data:`T_ABSENT`, :data:`T_NULL`, :data:`T_GOOD` (an int64 integer literal, a plain ASCII string, a regular time,
-a ``[x, y, z]`` of int64 literals, a number — by field), :data:`T_OTHER` (valid JSON of another type) or
+a ``[x, y, z]`` of int64 literals, a float exact by :func:`_float` — by field), :data:`T_SLOW` (a number
+left to numpy's string parsing), :data:`T_OTHER` (valid JSON of another type) or
 :data:`T_ESCAPED` (a ``name``/``cat`` string with escapes or non-ASCII bytes, decoded apart; a ``kind`` string
 with them is T_OTHER). ``H[h, row]`` (uint64) holds FNV-1a
 64-bit hashes of the name/cat contents and of the raw ``Input Dims``/``Input type`` texts.
@@ -20,11 +22,13 @@ other value is left to :func:`gpulens.collectors._kineto_columns.us_text_to_ns` 
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from numba import njit
 
 OK, FALLBACK, FULL = 0, 1, 2
-T_ABSENT, T_NULL, T_GOOD, T_OTHER, T_ESCAPED = 0, 1, 2, 3, 4
+T_ABSENT, T_NULL, T_GOOD, T_OTHER, T_ESCAPED, T_SLOW = 0, 1, 2, 3, 4, 5
 MAX_DEPTH = 60
 
 _FIELDS = ("NAME_S", "NAME_E", "NAME_T", "CAT_S", "CAT_E", "CAT_T", "PID_V", "PID_T", "TID_V", "TID_T",
@@ -193,6 +197,157 @@ def _number(buf, p, n):
     return p, (val if is_int else 0), is_int, ns, regular
 
 
+_POW10F = np.array([10.0 ** i for i in range(23)])
+
+
+@njit(cache=True)
+def _float(buf, p, n):
+    """A JSON number at ``buf[p]`` as float64: (end or -1 when invalid, how, value) with ``how`` 0 when the value is
+    exact here, 1 when numpy's string parsing must give it (many digits), 2 for a power of ten beyond ±300.
+
+    Exact here is Clinger's fast path: a significand of at most 15 digits (< 2^53) and a power of ten within ±22
+    (exact in float64) make one IEEE multiplication or division correctly rounded — the value Python's ``float()``
+    gives. An integer literal is ``float(int)`` (``-0`` → 0.0, as msgspec's int → numpy)."""
+    neg = buf[p] == 45
+    if neg:
+        p += 1
+    if p >= n or not (48 <= buf[p] <= 57):
+        return -1, 2, 0.0
+    mant = 0
+    nd = 0
+    e10 = 0
+    if buf[p] == 48:
+        p += 1
+    else:
+        while p < n and 48 <= buf[p] <= 57:
+            if nd < 16:
+                mant = mant * 10 + (buf[p] - 48)
+            else:
+                e10 += 1
+            nd += 1
+            p += 1
+    is_int = True
+    if p < n and buf[p] == 46:
+        is_int = False
+        p += 1
+        if p >= n or not (48 <= buf[p] <= 57):
+            return -1, 2, 0.0
+        while p < n and 48 <= buf[p] <= 57:
+            d = buf[p] - 48
+            if mant == 0 and d == 0:
+                e10 -= 1
+            elif nd < 16:
+                mant = mant * 10 + d
+                nd += 1
+                e10 -= 1
+            else:
+                nd += 1
+            p += 1
+    ex = 0
+    if p < n and (buf[p] == 101 or buf[p] == 69):
+        is_int = False
+        p += 1
+        eneg = False
+        if p < n and (buf[p] == 43 or buf[p] == 45):
+            eneg = buf[p] == 45
+            p += 1
+        if p >= n or not (48 <= buf[p] <= 57):
+            return -1, 2, 0.0
+        while p < n and 48 <= buf[p] <= 57:
+            if ex < 100000:
+                ex = ex * 10 + (buf[p] - 48)
+            p += 1
+        if eneg:
+            ex = -ex
+    if mant == 0:
+        return p, 0, (-0.0 if neg and not is_int else 0.0)
+    e = e10 + ex
+    if e > 300 or e < -300:
+        return p, 2, 0.0
+    if nd > 15 or e > 22 or e < -22:
+        return p, 1, 0.0
+    v = float(mant)
+    v = v * _POW10F[e] if e >= 0 else v / _POW10F[-e]
+    return p, 0, (-v if neg else v)
+
+
+@njit(cache=True)
+def _skip_str(buf, p, n):
+    """``buf[p]`` is ``"``: (index after the closing quote or -1 when invalid, flags as :func:`_string`)."""
+    flags = 0
+    p += 1
+    while p < n:
+        c = buf[p]
+        if c == 34:
+            return p + 1, flags
+        if c == 92:
+            if p + 1 >= n:
+                return -1, flags
+            d = buf[p + 1]
+            flags |= 1
+            if d == 117:
+                if p + 5 >= n or not (_hex(buf[p + 2]) and _hex(buf[p + 3]) and _hex(buf[p + 4])
+                                      and _hex(buf[p + 5])):
+                    return -1, flags
+                flags |= 2
+                p += 6
+                continue
+            if d == 34 or d == 92 or d == 47 or d == 98 or d == 102 or d == 110 or d == 114 or d == 116:
+                p += 2
+                continue
+            return -1, flags
+        if c < 32:
+            return -1, flags
+        if c >= 128:
+            flags |= 4
+        p += 1
+    return -1, flags
+
+
+@njit(cache=True)
+def _huge(buf, s, e):
+    """Whether the valid JSON number ``buf[s:e]`` may be beyond float64 (msgspec then fails the event where it
+    decodes the value): a fraction or exponent and (integer digits + exponent) > 300. Integer literals never are."""
+    if buf[s] == 45:
+        s += 1
+    intd = 0
+    while s < e and 48 <= buf[s] <= 57:
+        intd += 1
+        s += 1
+    if s >= e:
+        return False
+    while s < e and buf[s] != 101 and buf[s] != 69:
+        s += 1
+    ex = 0
+    neg = False
+    if s < e:
+        s += 1
+        if buf[s] == 43 or buf[s] == 45:
+            neg = buf[s] == 45
+            s += 1
+        while s < e:
+            if ex < 100000:
+                ex = ex * 10 + (buf[s] - 48)
+            s += 1
+    return intd + (-ex if neg else ex) > 300
+
+
+@njit(cache=True)
+def _member_key(buf, p, n):
+    """An object member's key and colon at ``buf[p]``: (index after the colon, status as :func:`_skip`)."""
+    if p >= n or buf[p] != 34:
+        return p, -1
+    p, fl = _skip_str(buf, p, n)
+    if p < 0:
+        return 0, -1
+    if fl & 6:
+        return p, 1
+    p = _ws(buf, p, n)
+    if p >= n or buf[p] != 58:
+        return p, -1
+    return p + 1, 0
+
+
 @njit(cache=True)
 def _skip(buf, p, n, stack):
     """Validate one JSON value at ``buf[p]``: (end, status) with status 0 valid, 1 unsupported (``\\u`` escape,
@@ -214,28 +369,23 @@ def _skip(buf, p, n, stack):
                 depth += 1
                 p = q
                 if c == 123:
-                    if p >= n or buf[p] != 34:
-                        return p, -1
-                    p, fl, _ = _string(buf, p, n)
-                    if p < 0:
-                        return 0, -1
-                    if fl & 6:
-                        return p, 1
-                    p = _ws(buf, p, n)
-                    if p >= n or buf[p] != 58:
-                        return p, -1
-                    p += 1
+                    p, st = _member_key(buf, p, n)
+                    if st != 0:
+                        return p, st
                 continue
         elif c == 34:
-            p, fl, _ = _string(buf, p, n)
+            p, fl = _skip_str(buf, p, n)
             if p < 0:
                 return 0, -1
             if fl & 6:
                 return p, 1
         elif c == 45 or 48 <= c <= 57:
+            q = p
             p = _number(buf, p, n)[0]
             if p < 0:
                 return 0, -1
+            if _huge(buf, q, p):
+                return p, 1
         elif c == 116 and p + 3 < n and buf[p + 1] == 114 and buf[p + 2] == 117 and buf[p + 3] == 101:
             p += 4
         elif c == 102 and p + 4 < n and buf[p + 1] == 97 and buf[p + 2] == 108 and buf[p + 3] == 115 \
@@ -256,17 +406,9 @@ def _skip(buf, p, n, stack):
             if c == 44:
                 p = _ws(buf, p + 1, n)
                 if stack[depth - 1] == 123:
-                    if p >= n or buf[p] != 34:
-                        return p, -1
-                    p, fl, _ = _string(buf, p, n)
-                    if p < 0:
-                        return 0, -1
-                    if fl & 6:
-                        return p, 1
-                    p = _ws(buf, p, n)
-                    if p >= n or buf[p] != 58:
-                        return p, -1
-                    p += 1
+                    p, st = _member_key(buf, p, n)
+                    if st != 0:
+                        return p, st
                 break
             if c == (125 if stack[depth - 1] == 123 else 93):
                 depth -= 1
@@ -312,13 +454,13 @@ def _int_value(buf, p, n, stack, I, fv, ft, r):
         if q < 0:
             return q, -1
         if is_int:
-            I[r, fv] = v
-            I[r, ft] = T_GOOD
+            I[fv, r] = v
+            I[ft, r] = T_GOOD
         else:
-            I[r, ft] = T_OTHER
-        return q, 0
+            I[ft, r] = T_OTHER
+        return q, (1 if _huge(buf, p, q) else 0)
     q, st = _skip(buf, p, n, stack)
-    I[r, ft] = T_NULL if (q - p == 4 and c == 110) else T_OTHER
+    I[ft, r] = T_NULL if (q - p == 4 and c == 110) else T_OTHER
     return q, st
 
 
@@ -337,22 +479,22 @@ def _dim3(buf, p, n, stack, I, fx, ft, r):
             if q < 0 or not is_int:
                 good = False
                 break
-            I[r, fx + j] = v
+            I[fx + j, r] = v
             q = _ws(buf, q, n)
             if q >= n or buf[q] != (93 if j == 2 else 44):
                 good = False
                 break
             q += 1
         if good:
-            I[r, ft] = T_GOOD
+            I[ft, r] = T_GOOD
             return q, 0
     q, st = _skip(buf, p, n, stack)
-    I[r, ft] = T_NULL if (q - p == 4 and buf[p] == 110) else T_OTHER
+    I[ft, r] = T_NULL if (q - p == 4 and buf[p] == 110) else T_OTHER
     return q, st
 
 
 @njit(cache=True)
-def _args(buf, p, n, stack, I, H, r, slots, data, offs, seen):
+def _args(buf, p, n, stack, I, H, D, r, slots, data, offs, seen):
     """The ``args`` object at ``buf[p]`` (``{``) of row ``r``: (end, status 0 ok / 1 fall back / -1 invalid)."""
     p = _ws(buf, p + 1, n)
     if p < n and buf[p] == 125:
@@ -390,23 +532,27 @@ def _args(buf, p, n, stack, I, H, r, slots, data, offs, seen):
                 fs = F_FLOAT_S[k - 12]
                 c = buf[p]
                 q = p
-                p, st = _skip(buf, p, n, stack)
-                I[r, fs] = q
-                I[r, fs + 1] = p
                 if c == 45 or 48 <= c <= 57:
-                    I[r, fs + 2] = T_GOOD if p - q <= 30 else T_OTHER
-                elif c == 110:
-                    I[r, fs + 2] = T_NULL
+                    p, how, v = _float(buf, p, n)
+                    if p < 0:
+                        return 0, -1
+                    D[k - 12, r] = v
+                    I[fs + 2, r] = T_GOOD if how == 0 else (T_SLOW if how == 1 and p - q <= 30 else T_OTHER)
+                    if how == 2 and _huge(buf, q, p):
+                        return p, 1
                 else:
-                    I[r, fs + 2] = T_OTHER
+                    p, st = _skip(buf, p, n, stack)
+                    I[fs + 2, r] = T_NULL if (p - q == 4 and c == 110) else T_OTHER
+                I[fs, r] = q
+                I[fs + 1, r] = p
             elif k < 19:
                 fs = F_RAW_S[k - 16]
                 q = p
                 p, st = _skip(buf, p, n, stack)
-                I[r, fs] = q
-                I[r, fs + 1] = p
-                I[r, fs + 2] = T_GOOD
-                H[r, H_DIMS + k - 16] = _span_hash(buf, q, p)
+                I[fs, r] = q
+                I[fs + 1, r] = p
+                I[fs + 2, r] = T_GOOD
+                H[H_DIMS + k - 16, r] = _span_hash(buf, q, p)
             elif k == 19:  # kind: a plain string is kept (its span), any other value is T_OTHER
                 c = buf[p]
                 q = p
@@ -414,18 +560,18 @@ def _args(buf, p, n, stack, I, H, r, slots, data, offs, seen):
                     p, fl, _ = _string(buf, p, n)
                     if p < 0:
                         return 0, -1
-                    I[r, F_KIND_S] = q + 1
-                    I[r, F_KIND_E] = p - 1
-                    I[r, F_KIND_T] = T_OTHER if fl else T_GOOD
+                    I[F_KIND_S, r] = q + 1
+                    I[F_KIND_E, r] = p - 1
+                    I[F_KIND_T, r] = T_OTHER if fl else T_GOOD
                 else:
                     p, st = _skip(buf, p, n, stack)
-                    I[r, F_KIND_T] = T_NULL if (p - q == 4 and c == 110) else T_OTHER
+                    I[F_KIND_T, r] = T_NULL if (p - q == 4 and c == 110) else T_OTHER
             else:
                 ft = F_COLL_T + k - 20
                 c = buf[p]
                 q = p
                 p, st = _skip(buf, p, n, stack)
-                I[r, ft] = T_NULL if (p - q == 4 and c == 110) else T_GOOD
+                I[ft, r] = T_NULL if (p - q == 4 and c == 110) else T_GOOD
         if st != 0:
             return p, st
         p = _ws(buf, p, n)
@@ -446,10 +592,10 @@ _SKIPPED_SET[np.frombuffer(SKIPPED, dtype=np.uint8)] = True
 
 
 @njit(cache=True)
-def _scan(buf, I, H, tslots, tdata, toffs, aslots, adata, aoffs, skipped):
+def _scan(buf, I, H, D, tslots, tdata, toffs, aslots, adata, aoffs, skipped):
     """See :func:`scan`; returns (status, rows)."""
     n = len(buf)
-    cap = I.shape[0]
+    cap = I.shape[1]
     stack = np.zeros(MAX_DEPTH + 1, dtype=np.uint8)
     seen = np.zeros(len(aoffs), dtype=np.bool_)
     tseen = np.zeros(len(toffs), dtype=np.bool_)
@@ -466,8 +612,6 @@ def _scan(buf, I, H, tslots, tdata, toffs, aslots, adata, aoffs, skipped):
             return FALLBACK, r
         if r >= cap:
             return FULL, r
-        for j in range(I.shape[1]):
-            I[r, j] = 0
         for j in range(len(seen)):
             seen[j] = False
         for j in range(len(tseen)):
@@ -517,16 +661,16 @@ def _scan(buf, I, H, tslots, tdata, toffs, aslots, adata, aoffs, skipped):
                     if p < 0:
                         return FALLBACK, r
                     if fl & 2 or fl & 4 or fl & 1:
-                        I[r, fs + 2] = T_ESCAPED
+                        I[fs + 2, r] = T_ESCAPED
                     else:
-                        I[r, fs + 2] = T_GOOD
-                    I[r, fs] = q + 1
-                    I[r, fs + 1] = p - 1
-                    H[r, H_CAT if k == 1 else H_NAME] = h
+                        I[fs + 2, r] = T_GOOD
+                    I[fs, r] = q + 1
+                    I[fs + 1, r] = p - 1
+                    H[H_CAT if k == 1 else H_NAME, r] = h
                 else:
                     q = p
                     p, st = _skip(buf, p, n, stack)
-                    I[r, fs + 2] = T_NULL if (p - q == 4 and c == 110) else T_OTHER
+                    I[fs + 2, r] = T_NULL if (p - q == 4 and c == 110) else T_OTHER
             elif k == 3 or k == 4:  # pid, tid
                 fv = F_PID_V if k == 3 else F_TID_V
                 p, st = _int_value(buf, p, n, stack, I, fv, fv + 1, r)
@@ -537,20 +681,20 @@ def _scan(buf, I, H, tslots, tdata, toffs, aslots, adata, aoffs, skipped):
                     p, _, _, ns, regular = _number(buf, p, n)
                     if p < 0:
                         return FALLBACK, r
-                    I[r, fv] = ns
-                    I[r, fv + 1] = T_GOOD if regular else T_OTHER
+                    I[fv, r] = ns
+                    I[fv + 1, r] = T_GOOD if regular else T_OTHER
                 else:
                     p, st = _skip(buf, p, n, stack)
-                    I[r, fv + 1] = T_OTHER
-                I[r, fv + 2] = q
-                I[r, fv + 3] = p
+                    I[fv + 1, r] = T_OTHER
+                I[fv + 2, r] = q
+                I[fv + 3, r] = p
             else:  # args
                 if c == 123:
-                    p, st = _args(buf, p, n, stack, I, H, r, aslots, adata, aoffs, seen)
-                    I[r, F_ARGS_T] = T_GOOD
+                    p, st = _args(buf, p, n, stack, I, H, D, r, aslots, adata, aoffs, seen)
+                    I[F_ARGS_T, r] = T_GOOD
                 elif c == 110 and p + 3 < n and buf[p + 1] == 117 and buf[p + 2] == 108 and buf[p + 3] == 108:
                     p += 4
-                    I[r, F_ARGS_T] = T_NULL
+                    I[F_ARGS_T, r] = T_NULL
                 else:
                     return FALLBACK, r
             if st != 0:
@@ -567,10 +711,17 @@ def _scan(buf, I, H, tslots, tdata, toffs, aslots, adata, aoffs, skipped):
         if phase == 0:
             return FALLBACK, r
         if phase == 1:
-            if I[r, F_NAME_T] == T_OTHER or I[r, F_CAT_T] == T_OTHER or I[r, F_PID_T] == T_OTHER \
-                    or I[r, F_TID_T] == T_OTHER:
+            if I[F_NAME_T, r] == T_OTHER or I[F_CAT_T, r] == T_OTHER or I[F_PID_T, r] == T_OTHER \
+                    or I[F_TID_T, r] == T_OTHER:
                 return FALLBACK, r
             r += 1
+        else:  # a skipped event wrote into row r: clear it for the next event
+            for j in range(I.shape[0]):
+                I[j, r] = 0
+            for j in range(H.shape[0]):
+                H[j, r] = 0
+            for j in range(D.shape[0]):
+                D[j, r] = 0.0
         p = _ws(buf, p, n)
         if p >= n:
             return FALLBACK, r
@@ -582,25 +733,53 @@ def _scan(buf, I, H, tslots, tdata, toffs, aslots, adata, aoffs, skipped):
         p = _ws(buf, p + 1, n)
 
 
-def scan(buf: bytes | bytearray | memoryview) -> tuple[int, np.ndarray, np.ndarray]:
+class _Work(threading.local):
+    """Per-thread output matrices of :func:`_scan`, reused from piece to piece (fresh ones would cost a page fault
+    per 4 kB written); every cell written is cleared after its rows are copied out."""
+
+    def __init__(self) -> None:
+        self.cap = 0
+
+    def get(self, cap: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if cap > self.cap:
+            self.cap = 1 << (cap - 1).bit_length()  # powers of two: pieces of about one size share one
+            # rows of an odd number of cells: fields a power of two apart would share cache sets (each event
+            # writes one cell of every field) and evict each other
+            cap = self.cap + 97
+            self.I = np.zeros((NF, cap), dtype=np.int64)
+            self.H = np.zeros((NH, cap), dtype=np.uint64)
+            self.D = np.zeros((4, cap), dtype=np.float64)
+        return self.I, self.H, self.D
+
+
+_WORK = _Work()
+
+
+def scan(buf: bytes | bytearray | memoryview) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
     """Scan a JSON array of events (bytes).
 
     Returns:
-        (status, I, H): :data:`OK` with ``I`` (int64, :data:`NF` × rows) and ``H`` (uint64, :data:`NH` × rows) of the
-        ``X`` events in file order, or :data:`FALLBACK` (empty arrays) when the piece must be read by msgspec.
+        (status, I, H, D): :data:`OK` with, per ``X`` event in file order, ``I`` (int64, :data:`NF` fields × rows),
+        ``H`` (uint64, :data:`NH` hashes × rows) and ``D`` (float64, the 4 float args ``flops``, ``blocks per SM``,
+        ``warps per SM``, ``est. achieved occupancy %`` × rows, valid where their type is T_GOOD); or
+        :data:`FALLBACK` (empty arrays) when the piece must be read by msgspec.
     """
     arr = np.frombuffer(buf, dtype=np.uint8)
-    cap = max(16, bytes(buf).count(b'"ph"') + 1) if len(arr) < (1 << 20) else max(16, len(arr) // 64)
+    cap = max(16, len(arr) // 64)
     while True:
-        I = np.empty((cap, NF), dtype=np.int64)
-        H = np.zeros((cap, NH), dtype=np.uint64)
-        status, rows = _scan(arr, I, H, *TOP_TABLE, *ARG_TABLE, _SKIPPED_SET)
+        I, H, D = _WORK.get(cap)
+        status, rows = _scan(arr, I, H, D, *TOP_TABLE, *ARG_TABLE, _SKIPPED_SET)
+        used = min(rows + 1, I.shape[1])
+        out = (I[:, :rows].copy(), H[:, :rows].copy(), D[:, :rows].copy()) if status == OK else None
+        I[:, :used] = 0
+        H[:, :used] = 0
+        D[:, :used] = 0
         if status == FULL:
-            cap *= 2
+            cap = 2 * I.shape[1]
             continue
-        if status != OK:
-            return FALLBACK, I[:0], H[:0]
-        return OK, I[:rows], H[:rows]
+        if out is None:
+            return FALLBACK, I[:, :0].copy(), H[:, :0].copy(), D[:, :0].copy()
+        return (OK,) + out
 
 
 @njit(cache=True)
