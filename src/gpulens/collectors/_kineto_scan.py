@@ -83,7 +83,7 @@ TOP_TABLE = _table(_TOP_KEYS)
 ARG_TABLE = _table(_ARG_KEYS)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _ws(buf, p, n):
     while p < n:
         c = buf[p]
