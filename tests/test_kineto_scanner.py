@@ -15,12 +15,14 @@ import random
 import sys
 from pathlib import Path
 
+import msgspec
 import pandas as pd
 import pytest
 
 pytest.importorskip("numba")
 
 import gpulens.collectors.kineto as kineto_mod  # noqa: E402
+from gpulens.collectors._kineto_columns import FAST_EVENTS_DECODER  # noqa: E402
 from gpulens.collectors._kineto_fast import read_piece, wanted  # noqa: E402
 from gpulens.collectors.kineto import KinetoCollector  # noqa: E402
 from gpulens.errors import TraceFormatError  # noqa: E402
@@ -196,13 +198,20 @@ def test_escaped_names_multi_line_events_and_flows_are_read_exactly(tmp_path):
     flow = '{"ph": "s", "id": 9, "pid": 0, "tid": 7, "ts": 100, "cat": "ac2g", "name": "ac2g"}'
     piece = _piece(flow, esc, flow.replace('"s"', '"f"'))
     assert read_piece(piece) is not None
-    tl = _collect_fast(tmp_path, [flow, esc, flow.replace('"s"', '"f"'), K, K])
+    utf8 = K.replace('"name": "k"', '"name": "gemm_é"')  # raw UTF-8 bytes in a name: decoded by msgspec
+    tl = _collect_fast(tmp_path, [flow, esc, flow.replace('"s"', '"f"'), K, utf8])
     ev = tl.events
     assert len(ev) == 3  # the flows are no rows
+    assert ev["name"].astype(str).iloc[2] == "gemm_\u00e9"
     assert ev["name"].astype(str).iloc[0] == 'void f<"T">(é中\t)'
     assert ev["start_ns"].iloc[0] == 100_500 and ev["dur_ns"].iloc[0] == 3000
     assert ev["grid_x"].iloc[0] == 4 and ev["grid_y"].iloc[0] == 2 and ev["block_x"].iloc[0] == 128
     assert list(ev["correlation_id"]) == [9, 5, 5]
+    # invalid UTF-8 in a name: msgspec refuses the piece (a bad cut for the stream), so must the scanner
+    bad = _piece(K, K).replace(b'"name": "k"', b'"name": "bad \xff"', 1)
+    with pytest.raises(msgspec.DecodeError):
+        FAST_EVENTS_DECODER.decode(bad)
+    assert read_piece(bad) is None
 
 
 def test_times_with_many_decimals_negative_and_missing_are_read_exactly(tmp_path):
