@@ -8,22 +8,20 @@ plain column arrays ready for :func:`gpulens.timeline.make_table`.
 from __future__ import annotations
 
 import re
-from itertools import chain, repeat
-from operator import attrgetter, is_
+from operator import attrgetter
 from typing import Any
 
 import msgspec
 import numpy as np
 import pandas as pd
 
-from gpulens.collectors._chrome_json import Args
 from gpulens.collectors._work_rules import kind_of_kernel_name
 from gpulens.collectors._chrome_dialects import xla_kernel_details
 from gpulens.collectors._collectives import collective_table
 from gpulens.collectors._kineto_grid import fix_rocm_grid
 from gpulens.collectors._kineto_ranks import event_ranks, rank_in_label
 from gpulens.collectors._kineto_columns import Dictionary, int_array, nullable, take, us_text_to_ns
-from gpulens.collectors._kineto_columns import int_array as _int_array
+from gpulens.collectors._kineto_rows import EventRows, scatter
 from gpulens.timeline.selection import Selection
 
 #: lower-cased Kineto category → Timeline kind (current and 2021 legacy spellings).
@@ -65,7 +63,6 @@ _KINETO_COUNTERS = (("blocks_per_sm", "kineto.blocks_per_sm"), ("warps_per_sm", 
                     ("est_occupancy", "kineto.est_achieved_occupancy_pct"))
 KIND_LIST = ("kernel", "comm", "memcpy", "memset", "cpu_op", "runtime", "sync", "annotation", "python", "other")
 _K = {k: i for i, k in enumerate(KIND_LIST)}
-_EMPTY = Args()
 _INT_FIELDS = ("pid", "tid", "device", "stream", "corr", "ext", "grid_x", "grid_y", "grid_z", "block_x", "block_y",
                "block_z", "regs", "smem", "bytes", "rank")
 
@@ -92,28 +89,7 @@ def copy_kind_of(name: str) -> str | None:
     return f"{m.group(1)[0].upper()}to{m.group(2)[0].upper()}" if m else None
 
 
-def _floats(vals: list) -> np.ndarray:
-    """Numbers (int/float) → float64, anything else NaN."""
-    try:
-        return np.array(vals, dtype=np.float64)
-    except (TypeError, ValueError):
-        return np.array([float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else np.nan
-                         for v in vals], dtype=np.float64)
-
-
 _OTHER_PHASES = ("M", "i", "I", "B", "E")  # a tuple: `in` compares with ==, so an unhashable ph is no error
-_EVENT_FIELDS = ("name", "cat", "pid", "tid", "args")  # ts/dur are read apart: joined as text, never a matrix cell
-_TS, _DUR = attrgetter("ts"), attrgetter("dur")
-_EV = {f: i for i, f in enumerate(_EVENT_FIELDS)}
-#: args read on every row, and only on GPU rows (of GPU categories)
-_ARG_FIELDS = ("correlation", "external_id", "external_id_legacy", "flops", "input_dims", "input_dims_legacy",
-               "input_type", "grid", "block", "registers", "shared_memory", "rank", "rank_comms", "kernel_details",
-               "coll_name")
-_AR = {f: i for i, f in enumerate(_ARG_FIELDS)}
-_GPU_ARG_FIELDS = ("device", "stream", "bytes", "kind", "blocks_per_sm", "warps_per_sm", "est_occupancy")
-_GA = {f: i for i, f in enumerate(_GPU_ARG_FIELDS)}
-
-
 _PH = attrgetter("ph")
 _OTHER_SET = frozenset(_OTHER_PHASES)
 
@@ -125,64 +101,6 @@ def _has_other(events: list) -> bool:
         return not _OTHER_SET.isdisjoint(map(_PH, events))
     except TypeError:
         return True
-
-
-def _fields(objs: list, names: tuple[str, ...]) -> np.ndarray:
-    """``objs`` × ``names`` attribute values as an object matrix, read in one pass (one ``attrgetter`` call per
-    object; ``np.fromiter`` never looks inside the values, so a list value stays one cell)."""
-    get = attrgetter(*names)
-    k = len(names)
-    return np.fromiter(chain.from_iterable(map(get, objs)), dtype=object, count=len(objs) * k).reshape(-1, k)
-
-
-def _is_none(vals: np.ndarray) -> np.ndarray:
-    """Per value: ``is None`` (identity, never ``==``)."""
-    return np.fromiter(map(is_, vals, repeat(None)), dtype=bool, count=len(vals))
-
-
-def _raw_texts(raws: np.ndarray, legacy: np.ndarray | None = None) -> np.ndarray:
-    """Raw JSON values (``msgspec.Raw``, empty when absent) → an object array of their bytes, None where absent;
-    ``legacy`` is read where ``raws`` is absent."""
-    n = len(raws)
-    out = np.full(n, None, dtype=object)
-    sizes = np.fromiter(map(len, raws), dtype=np.int64, count=n)
-    have = np.flatnonzero(sizes)
-    if len(have):
-        out[have] = list(map(bytes, raws[have]))
-    if legacy is not None and len(have) < n:
-        alt = np.flatnonzero((sizes == 0) & (np.fromiter(map(len, legacy), dtype=np.int64, count=n) > 0))
-        if len(alt):
-            out[alt] = list(map(bytes, legacy[alt]))
-    return out
-
-
-def _scatter(n: int, idx: np.ndarray, vals: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    v = np.zeros(n, dtype=np.int64)
-    m = np.zeros(n, dtype=bool)
-    v[idx] = vals
-    m[idx] = ok
-    return v, m
-
-
-def _dim3(vals: list) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``[x, y, z]`` lists (or None) → three (values, valid) pairs."""
-    n = len(vals)
-    idx = np.flatnonzero(~_is_none(vals)).tolist()
-    if not idx:
-        z = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
-        return [z, z, z]
-    sub = list(map(vals.__getitem__, idx)) if len(idx) < n else vals
-    try:
-        if sum(map(len, sub)) == 3 * len(sub):
-            a = np.fromiter(chain.from_iterable(sub), dtype=np.int64, count=3 * len(sub)).reshape(-1, 3)
-            ia = np.asarray(idx)
-            return [_scatter(n, ia, a[:, j], np.ones(len(ia), dtype=bool)) for j in range(3)]
-    except (TypeError, ValueError, OverflowError):
-        pass
-    cols = []
-    for j in range(3):
-        cols.append(int_array([v[j] if isinstance(v, (list, tuple)) and len(v) > j else None for v in vals]))
-    return cols
 
 
 class Accumulator:
@@ -215,23 +133,26 @@ class Accumulator:
         self.rows = 0  # accepted rows so far
         self.memory: list[tuple] = []  # [memory] instant events: (raw ts, device type, device id, alloc, reserved, bytes)
 
-    def add(self, events: list) -> None:
-        """Turn one piece of decoded events into columns (``M`` process/thread names are kept as metadata;
-        ``[memory]`` instant events go to :meth:`memory_table`).
-
-        Every field is read in one pass over the events and one over their ``args`` (``attrgetter`` of all the
-        fields into an object matrix, :func:`_fields`), then converted column by column in numpy.
-        """
+    def add(self, events: Any) -> None:
+        """Turn one piece of events into columns: a list of decoded events (``M`` process/thread names are kept as
+        metadata; ``[memory]`` instant events go to :meth:`memory_table`) or a piece read by the byte scanner
+        (:class:`gpulens.collectors._kineto_fast.ScannedPiece`: its ``X`` events only)."""
+        rows = getattr(events, "rows", None)
+        if rows is not None:
+            self._add_rows(rows())
+            return
         xs = [e for e in events if e.ph == "X"]
         if len(xs) != len(events) and _has_other(events):
             self._add_other([e for e in events if e.ph in _OTHER_PHASES])
-        if not xs:
-            return
-        self.count += len(xs)
-        ev = _fields(xs, _EVENT_FIELDS)
-        names = ev[:, _EV["name"]]
-        name_c = self.names.encode(names)
-        cat_c = self.cats.encode(ev[:, _EV["cat"]])
+        if xs:
+            self._add_rows(EventRows(xs))
+
+    def _add_rows(self, src: Any) -> None:
+        """The columns of the ``X`` events of one row source (:class:`~._kineto_rows.EventRows` or
+        :class:`~._kineto_fast.ScannedRows`: same calls, same results)."""
+        self.count += src.n
+        name_c = src.name_codes(self.names)
+        cat_c = src.cat_codes(self.cats)
         # kind per category (lower-cased; a non-string category counts as ""), refined by name for kernels
         low = [c.lower() if isinstance(c, str) else "" for c in self.cats.values]
         # an event without a category (code -1) is `other`, never the kind of some other category
@@ -246,30 +167,27 @@ class Accumulator:
             uk, inv = np.unique(name_c[kern], return_inverse=True)
             refined = np.array([_K[kind_of("kernel", self.names.text(u))] for u in uk], dtype=np.int8)
             kind[kern] = refined[inv]
-        raw_times = {"ts": list(map(_TS, xs)), "dur": list(map(_DUR, xs))}
-        ts, ts_ok = us_text_to_ns(raw_times["ts"])
-        dur, dur_ok = us_text_to_ns(raw_times["dur"])
-        reason = np.full(len(xs), -1, dtype=np.int8)
+        ts, ts_ok, dur, dur_ok = src.times()
+        reason = np.full(len(ts), -1, dtype=np.int8)
         zero = ts_ok & dur_ok & (ts == 0)
         if zero.any() and zero_ts_is_placeholder(ts, ts_ok & dur_ok):  # the scan only for a piece with a ts 0
             reason[zero] = 2
         reason[ts_ok & dur_ok & (dur < 0)] = 1
         reason[~(ts_ok & dur_ok)] = 0
         for col, ok in (("ts", ts_ok), ("dur", dur_ok)):  # recorded but no number within int64 ns: unreadable
-            raws = raw_times[col]
             for i in np.flatnonzero(~ok):
-                if bytes(raws[i]).strip() not in (b"", b"null"):
+                if src.time_text(col, i).strip() not in (b"", b"null"):
                     reason[i] = 3
-        del raw_times
         bad = np.flatnonzero(reason >= 0)
+        good = None
         if len(bad):
-            self.rejected.append({"kind": kind[bad], "name": [_str(names[i]) for i in bad], "ts": ts[bad],
+            self.rejected.append({"kind": kind[bad], "name": [_str(src.name_value(i)) for i in bad], "ts": ts[bad],
                                   "ts_ok": ts_ok[bad], "dur": dur[bad], "dur_ok": dur_ok[bad], "reason": reason[bad]})
             good = np.flatnonzero(reason < 0)
-            ev = ev[good]
             name_c, cat_c, kind, ts, dur = name_c[good], cat_c[good], kind[good], ts[good], dur[good]
             nocat = nocat[good]
-        n = len(ev)
+        src.keep(good)
+        n = src.n
         if not n:
             return
         other = kind == _K["other"]
@@ -278,74 +196,58 @@ class Accumulator:
                 label = low[c] if c >= 0 else ""
                 if label not in _SILENT_OTHER:
                     self.ignored[label or "(none)"] = self.ignored.get(label or "(none)", 0) + int(cnt)
-        args = [a if a is not None else _EMPTY for a in ev[:, _EV["args"]]]
-        ar = _fields(args, _ARG_FIELDS)
-
-        def arg(key: str, rows: Any = None) -> np.ndarray:  # one args field (object values) of all / some rows
-            return ar[:, _AR[key]] if rows is None else ar[rows, _AR[key]]
-
         gi = np.flatnonzero(take(cat_gpu, cat_c, False).astype(bool))
-        gar = _fields([args[i] for i in gi.tolist()], _GPU_ARG_FIELDS)
-        gpos = np.full(n, -1, dtype=np.int64)
-        gpos[gi] = np.arange(len(gi))
-
-        def garg(key: str, rows: np.ndarray) -> np.ndarray:  # one GPU-only args field of some GPU rows
-            return gar[gpos[rows], _GA[key]]
-
+        src.set_gpu(gi)
         col: dict[str, Any] = {"kind": kind, "name": name_c, "start": ts, "dur": dur, "nocat": nocat}
 
-        def int_array(vals: Any, label: str = "") -> tuple[np.ndarray, np.ndarray]:  # ids, counting non-int64s
-            got: list[int] = []
-            out = _int_array(vals, got)
+        def ids(key: str, label: str = "", rows: Any = None, gpu: bool = False) -> tuple[np.ndarray, np.ndarray]:
+            got: list[int] = []  # ids, counting the values that are numbers but no int64
+            out = src.ids(key, rows, gpu, got)
             if got and got[0]:
                 self.bad_ids[label] = self.bad_ids.get(label, 0) + got[0]
             return out
 
-        pids = ev[:, _EV["pid"]]
-        col["pid"] = int_array(pids, "pid")
-        col["tid"] = int_array(ev[:, _EV["tid"]], "tid")
-        col["corr"] = int_array(arg("correlation"), "correlation")
-        ext = arg("external_id")
-        legacy = _is_none(ext)
-        if legacy.any():
-            ext = np.where(legacy, arg("external_id_legacy"), ext)
-        col["ext"] = int_array(ext, "External id")
-        col["flops"] = _floats(arg("flops").tolist())
-        col["dims"] = self.dims.encode(_raw_texts(arg("input_dims"), arg("input_dims_legacy")))
-        col["types"] = self.types.encode(_raw_texts(arg("input_type")))
-        dev, dev_ok = int_array(garg("device", gi), "device")
+        col["pid"] = ids("pid", "pid")
+        col["tid"] = ids("tid", "tid")
+        col["corr"] = ids("correlation", "correlation")
+        col["ext"] = ids("external_id", "External id")
+        col["flops"] = src.floats("flops")
+        col["dims"] = src.text_codes(self.dims, "input_dims")
+        col["types"] = src.text_codes(self.types, "input_type")
+        dev, dev_ok = ids("device", "device", gi, True)
         pid, pid_ok = col["pid"]
         dev = np.where(dev_ok, dev, np.where(pid_ok[gi], pid[gi], 0))
         device = np.full(n, -1, dtype=np.int64)
         device[gi] = dev
         col["device"] = (device, np.ones(n, dtype=bool))
-        st, st_ok = int_array(garg("stream", gi), "stream")
+        st, st_ok = ids("stream", "stream", gi, True)
         tid, tid_ok = col["tid"]
-        col["stream"] = _scatter(n, gi, np.where(st_ok, st, tid[gi]), st_ok | tid_ok[gi])
+        col["stream"] = scatter(n, gi, np.where(st_ok, st, tid[gi]), st_ok | tid_ok[gi])
         # launch configuration: kernels, and the runtime calls that carry it on ROCm
-        for key, pair in zip(("grid_x", "grid_y", "grid_z"), _dim3(arg("grid").tolist())):
+        for key, pair in zip(("grid_x", "grid_y", "grid_z"), src.dim3("grid")):
             col[key] = pair
-        for key, pair in zip(("block_x", "block_y", "block_z"), _dim3(arg("block").tolist())):
+        for key, pair in zip(("block_x", "block_y", "block_z"), src.dim3("block")):
             col[key] = pair
-        col["regs"] = int_array(arg("registers"), "registers per thread")
-        col["smem"] = int_array(arg("shared_memory"), "shared memory")
-        col["rank"] = int_array(arg("rank"), "rank")
-        if isinstance(pids[0], str) or isinstance(pids[-1], str):  # fused traces may label pids "RANK 2 - GPU 4"
-            labelled = rank_in_label(pids.tolist())
+        col["regs"] = ids("registers", "registers per thread")
+        col["smem"] = ids("shared_memory", "shared memory")
+        col["rank"] = ids("rank", "rank")
+        labels = src.pid_labels()
+        if labels is not None:  # fused traces may label pids "RANK 2 - GPU 4"
+            labelled = rank_in_label(labels)
             r_val, r_ok = col["rank"]
             take_label = labelled[1] & ~r_ok
             col["rank"] = (np.where(take_label, labelled[0], r_val), r_ok | take_label)
-        rc = int_array(arg("rank_comms"))
+        rc = ids("rank_comms")
         if rc[1].any():
             self.comm_ranks.update(np.unique(rc[0][rc[1]]).tolist())
         gk = kind[gi]
         bi = gi[(gk == _K["memcpy"]) | (gk == _K["memset"]) | (gk == _K["comm"])]
-        col["bytes"] = _scatter(n, bi, *int_array(garg("bytes", bi), "bytes"))
+        col["bytes"] = scatter(n, bi, *ids("bytes", "bytes", bi, True))
         copy = np.full(n, -1, dtype=np.int32)
         ci = gi[gk == _K["memcpy"]]
         if len(ci):
             kinds = []
-            for i, k in zip(ci, garg("kind", ci)):
+            for i, k in zip(ci, src.values("kind", ci, True)):
                 ck = k if isinstance(k, str) and _COPY_KIND_RE.fullmatch(k) else None
                 if ck is None:
                     ck = copy_kind_of(self.names.text(name_c[i]))
@@ -354,7 +256,7 @@ class Accumulator:
         col["copy"] = copy
         ki = gi[gk == _K["kernel"]]
         for attr, metric in _KINETO_COUNTERS:
-            v = _floats(garg(attr, ki).tolist())
+            v = src.floats(attr, ki, True)
             keep = ~np.isnan(v)
             if keep.any():
                 self.counters.append((ki[keep] + self.rows, metric, v[keep]))
@@ -367,12 +269,12 @@ class Accumulator:
                 col[key] = (idx, v[idx], n)
         if nocat.any():  # XLA GPU ops describe their launch in one text arg
             nc = np.flatnonzero(nocat)
-            for i, kd in zip(nc, arg("kernel_details", nc)):
+            for i, kd in zip(nc, src.values("kernel_details", nc)):
                 if isinstance(kd, str):
                     self.kernel_details[int(i) + self.rows] = kd
-        ci = np.flatnonzero(~_is_none(arg("coll_name")))
+        ci, cargs = src.collectives()
         if len(ci):  # collective metadata (record_param_comms, NCCL kernels): kept beside the events
-            self.collectives.append((ci.astype(np.int64) + self.rows, [args[i] for i in ci]))
+            self.collectives.append((ci.astype(np.int64) + self.rows, cargs))
         self.rows += n
         self.pieces.append(col)
 

@@ -359,12 +359,16 @@ class Dictionary:
         m = np.empty(len(uniq) + 1, dtype=np.int32)
         m[-1] = -1
         for j, u in enumerate(uniq):
-            c = self.codes.get(u)
-            if c is None:
-                c = self.codes[u] = len(self.values)
-                self.values.append(u)
-            m[j] = c
+            m[j] = self.code(u)
         return m[local]
+
+    def code(self, value: Any) -> int:
+        """The code of one value, a new one (the next number) when it was not seen before."""
+        c = self.codes.get(value)
+        if c is None:
+            c = self.codes[value] = len(self.values)
+            self.values.append(value)
+        return c
 
     def text(self, code: int, missing: str = "") -> str:
         """The stored value of one code as text; ``missing`` for -1 (never the last entry)."""

@@ -45,6 +45,7 @@ from gpulens.collectors._assemble import Parts, assemble, categorical
 from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, identify, legacy_autograd_refusal, refusal
 from gpulens.collectors._chrome_json import TolerantDecoder, locate, recover
 from gpulens.collectors._deep import DeepValues
+from gpulens.collectors._kineto_fast import piece_reader
 from gpulens.collectors._kineto_acc import CATEGORY_KIND, GPU_CATEGORIES, Accumulator as _Accumulator, kind_of
 from gpulens.collectors._kineto_ranks import RANK_IN_FILE_NAME
 from gpulens.collectors._kineto_columns import (FAST_TRACE_DECODER, TRACE_DECODER, FastEvent, RawEvent, RawTrace,
@@ -144,20 +145,22 @@ class KinetoCollector(Collector):
         return h.startswith(b"[") and b'"ph"' in h and (b'"ts"' in h or bool(_META_EVENT.search(h)))
 
     def collect(self, path: Path, strict: bool = True, select: Selection | None = None,
-                chunk_bytes: int = CHUNK_BYTES) -> Timeline:
+                chunk_bytes: int = CHUNK_BYTES, fast: bool | None = None) -> Timeline:
         """Read a Kineto trace in pieces of about ``chunk_bytes`` (bounded memory, see :mod:`._stream`).
 
         Args:
             select: keep only the events of these steps / time window / ranks (applied to the columns before the
                 DataFrame is built).
             chunk_bytes: decompressed bytes decoded at a time; any value gives the same Timeline.
+            fast: read pieces with the numba byte scanner (:mod:`._kineto_fast`): True / False force it on / off;
+                None decides by ``GPULENS_KINETO_FAST`` or the file size. Any value gives the same Timeline.
         """
-        out = assemble([self.collect_parts(path, strict, select, chunk_bytes)])
+        out = assemble([self.collect_parts(path, strict, select, chunk_bytes, fast)])
         release_free_memory()
         return out
 
     def collect_parts(self, path: Path, strict: bool = True, select: Selection | None = None,
-                      chunk_bytes: int = CHUNK_BYTES) -> Parts:
+                      chunk_bytes: int = CHUNK_BYTES, fast: bool | None = None) -> Parts:
         """:meth:`collect` up to the column arrays (:class:`~gpulens.collectors._assemble.Parts`): a directory of
         rank files joins them and builds its tables once (:func:`~gpulens.collectors._assemble.assemble`)."""
         path = Path(path)
@@ -170,7 +173,7 @@ class KinetoCollector(Collector):
         gc_was = gc.isenabled()
         gc.disable()  # millions of small objects, no cycles: the collector would only rescan them
         try:
-            pieces = stream_pieces(path, deep.wrap(tolerant.decode), info, chunk_bytes)
+            pieces = stream_pieces(path, piece_reader(deep.wrap(tolerant.decode), info, fast), info, chunk_bytes)
             while True:  # not a for loop: the previous piece must be freed before the next one is decoded
                 piece = next(pieces)
                 if isinstance(piece, Tail):

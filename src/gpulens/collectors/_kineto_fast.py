@@ -1,0 +1,311 @@
+"""The Kineto loader's native-speed path: a piece of the ``traceEvents`` array read straight from its bytes.
+
+:func:`read_piece` runs the numba scanner (:mod:`._kineto_scan`) over one piece and, when it can read the piece with
+certainty, returns a :class:`ScannedPiece`; :meth:`Accumulator.add <._kineto_acc.Accumulator.add>` turns its
+:class:`ScannedRows` into exactly the columns and side effects the msgspec path (:class:`._kineto_rows.EventRows`)
+gives for the same events — the same column builder reads both. Anything it does not read with certainty returns
+None and the piece is decoded by msgspec as before: events of phases other than ``X`` and the skipped ones (``M``,
+``B``/``E``, ``i``), escapes or non-ASCII bytes outside ``name``/``cat``, duplicate keys, ids that are not int64
+integer literals (strings, floats, booleans, 2^64), non-number ``flops``/occupancy values, collective args,
+``kernel_details``, a GPU row's ``kind`` arg that is no plain string, a hash collision between two names.
+
+Strings are interned without a Python object per event: the scanner hashes each ``name``/``cat`` content and raw
+``Input Dims``/``Input type`` text (FNV-1a 64); the rows are grouped by hash (``np.unique``), every member's bytes
+are compared with its group's first member (a collision can never merge two names: the piece falls back), and one
+representative per group is decoded (plain ASCII directly; escapes by msgspec) and encoded in the accumulator's
+dictionaries in order of first appearance, as ``Dictionary.encode`` does.
+
+When it is used (:func:`piece_reader`): ``fast=True``/``False`` (``KinetoCollector.collect(..., fast=)``), else the
+environment variable ``GPULENS_KINETO_FAST`` (``1`` on, ``0`` off), else automatically for files of at least
+:data:`AUTO_MIN_BYTES` (decompressed size estimated as 8× a gzip file's size): below that, importing numba and
+loading its compiled cache costs more than it saves. Without numba (ImportError) the msgspec path is used silently.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable
+
+import msgspec
+import numpy as np
+
+from gpulens.collectors._kineto_columns import Dictionary, us_text_to_ns
+
+ENV = "GPULENS_KINETO_FAST"
+#: bytes of trace text from which the scanner is used when not forced. Measured (2 shared cores): importing numba
+#: and loading the compiled scanner from its cache ≈ 1.3 s CPU once; an 8 MiB piece then costs ≈ 0.2 s less than
+#: with msgspec (``analyze`` of a 123 MB trace: 4.3 s CPU with the scanner, 5.8 s without) — break-even near 7
+#: pieces, so from 64 MiB on
+AUTO_MIN_BYTES = 64 << 20
+_GZIP_RATIO = 8
+_GPU_CATEGORIES: Any = None
+
+
+def wanted(force: bool | None, size_bytes: int, compressed: bool) -> bool:
+    """Whether to try the scanner for a file of ``size_bytes`` on disk (see the module docstring)."""
+    if force is not None:
+        return bool(force)
+    env = os.environ.get(ENV, "").strip()
+    if env in ("0", "1"):
+        return env == "1"
+    return size_bytes * (_GZIP_RATIO if compressed else 1) >= AUTO_MIN_BYTES
+
+
+class piece_reader:  # noqa: N801  (used as a function)
+    """A piece decoder for :func:`gpulens.collectors._stream.stream_pieces`: the scanner's :class:`ScannedPiece`
+    when it is wanted (:func:`wanted`, decided at the first piece, when ``info.size_bytes`` is known), numba imports
+    and the piece is read with certainty; ``decode(piece)`` otherwise (which raises msgspec errors as before).
+
+    Attributes:
+        scanned, decoded: pieces read by the scanner / handed to ``decode`` so far.
+    """
+
+    def __init__(self, decode: Callable[[Any], Any], info: Any, force: bool | None = None) -> None:
+        self.decode, self.info, self.force = decode, info, force
+        self.on: bool | None = None
+        self.scanned = self.decoded = 0
+
+    def __call__(self, buf: Any) -> Any:
+        if self.on is None:
+            self.on = wanted(self.force, self.info.size_bytes, self.info.compressed) and _available()
+        if self.on:
+            got = read_piece(buf)
+            if got is not None:
+                self.scanned += 1
+                return got
+        self.decoded += 1
+        return self.decode(buf)
+
+
+def _available() -> bool:
+    try:
+        import gpulens.collectors._kineto_scan  # noqa: F401  (numba)
+    except ImportError:
+        return False
+    return True
+
+
+class _Fallback(Exception):
+    """The piece cannot be read with certainty."""
+
+
+def _groups(S: Any, buf: np.ndarray, s: np.ndarray, e: np.ndarray, h: np.ndarray, present: np.ndarray):
+    """Rows with ``present`` grouped by the bytes of their spans: (representative row per group in order of first
+    appearance, group number per row or -1). Raises _Fallback on a hash collision."""
+    gid = np.full(len(s), -1, dtype=np.int64)
+    idx = np.flatnonzero(present)
+    if not len(idx):
+        return idx, gid
+    _, first, inv = np.unique(h[idx], return_index=True, return_inverse=True)
+    inv = inv.ravel()
+    rep = idx[first]
+    if not S.spans_equal(buf, s[idx], e[idx], s[rep][inv], e[rep][inv]):
+        raise _Fallback
+    order = np.argsort(first, kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    gid[idx] = rank[inv]
+    return rep[order], gid
+
+
+def _strings(S: Any, data: bytes, arr: np.ndarray, I: np.ndarray, H: np.ndarray, fs: int, hcol: int):
+    """A name/cat field: (decoded value per group, group per row or -1)."""
+    t = I[fs + 2]
+    reps, gid = _groups(S, arr, I[fs], I[fs + 1], H[hcol], (t == S.T_GOOD) | (t == S.T_ESCAPED))
+    values = []
+    for r in reps.tolist():
+        a, b = int(I[fs, r]), int(I[fs + 1, r])
+        if t[r] == S.T_GOOD:
+            values.append(data[a:b].decode("ascii"))
+        else:
+            try:
+                v = msgspec.json.decode(data[a - 1:b + 1])
+            except msgspec.DecodeError:
+                raise _Fallback from None
+            values.append(v)
+    return values, gid
+
+
+class ScannedPiece:
+    """One piece read by the scanner: its bytes, the per-row fields, the names and categories grouped.
+
+    Attributes:
+        data: the piece's bytes; I, H, D: the scanner's field, hash and float matrices (one row per field, one
+        column per ``X`` event in file order, see :func:`._kineto_scan.scan`); names, cats: (decoded value per
+        group, group per event or -1).
+    """
+
+    def __init__(self, data: bytes, I: np.ndarray, H: np.ndarray, D: np.ndarray, names: tuple, cats: tuple) -> None:
+        self.data, self.I, self.H, self.D, self.names, self.cats = data, I, H, D, names, cats
+
+    def rows(self) -> "ScannedRows":
+        """The row source for :meth:`gpulens.collectors._kineto_acc.Accumulator.add`."""
+        return ScannedRows(self)
+
+
+#: fields whose values are read on every row / on GPU rows only: any value of another type sends the piece to msgspec
+_READ_ALL = ("CORR_T", "EXT_T", "EXTL_T", "REGS_T", "SMEM_T", "RANK_T", "RANKC_T", "GRID_T", "BLOCK_T", "FLOPS_T")
+_READ_GPU = ("DEV_T", "STREAM_T", "BYTES_T", "BPS_T", "WPS_T", "OCC_T", "KIND_T")
+
+
+def read_piece(buf: Any) -> ScannedPiece | None:
+    """Scan one JSON array of events; None when the piece must be decoded by msgspec (module docstring)."""
+    from gpulens.collectors import _kineto_scan as S
+
+    global _GPU_CATEGORIES
+    if _GPU_CATEGORIES is None:
+        from gpulens.collectors._kineto_acc import GPU_CATEGORIES
+
+        _GPU_CATEGORIES = GPU_CATEGORIES
+    status, I, H, D = S.scan(buf)
+    if status != S.OK:
+        return None
+    data = bytes(buf)
+    arr = np.frombuffer(data, dtype=np.uint8)
+    F = S.F
+    try:
+        names = _strings(S, data, arr, I, H, F["NAME_S"], S.H_NAME)
+        cats = _strings(S, data, arr, I, H, F["CAT_S"], S.H_CAT)
+    except _Fallback:
+        return None
+    if not all(isinstance(v, str) for v in names[0] + cats[0]):
+        return None
+    if any((I[F[f]] == S.T_OTHER).any() for f in _READ_ALL):
+        return None
+    if (I[F["COLL_T"]] == S.T_GOOD).any() or (I[F["KD_T"]] == S.T_GOOD).any():
+        return None
+    gpu_cat = np.array([v.lower() in _GPU_CATEGORIES for v in cats[0]] + [False], dtype=bool)
+    gpu = gpu_cat[cats[1]]
+    if gpu.any() and any((I[F[f]][gpu] == S.T_OTHER).any() for f in _READ_GPU):
+        return None
+    return ScannedPiece(data, I, H, D, names, cats)
+
+
+_IDS = {"pid": "PID", "tid": "TID", "correlation": "CORR", "external_id": "EXT", "device": "DEV",
+        "stream": "STREAM", "registers": "REGS", "shared_memory": "SMEM", "bytes": "BYTES", "rank": "RANK",
+        "rank_comms": "RANKC"}
+_FLOATS = {"flops": 0, "blocks_per_sm": 1, "warps_per_sm": 2, "est_occupancy": 3}
+_FLOAT_FIELDS = ("FLOPS", "BPS", "WPS", "OCC")
+
+
+class ScannedRows:
+    """The row source of a :class:`ScannedPiece`, with the calls of :class:`._kineto_rows.EventRows` (see there);
+    ``rows`` index the kept rows (GPU rows included: ``gpu`` changes nothing here)."""
+
+    def __init__(self, piece: ScannedPiece) -> None:
+        from gpulens.collectors import _kineto_scan as S
+
+        self.S, self.F = S, S.F
+        self.data, self.I, self.H, self.D = piece.data, piece.I, piece.H, piece.D
+        self.arr = np.frombuffer(self.data, dtype=np.uint8)
+        self._names, self._cats = piece.names, piece.cats
+        self.n = self.I.shape[1]
+
+    def _f(self, name: str, rows: Any = None) -> np.ndarray:
+        """One field of all kept rows (or of ``rows``)."""
+        v = self.I[self.F[name]]
+        return v if rows is None else v[rows]
+
+    @staticmethod
+    def _codes(dictionary: Dictionary, groups: tuple) -> np.ndarray:
+        values, gid = groups
+        table = np.array([dictionary.code(v) for v in values] + [-1], dtype=np.int32)
+        return table[gid]
+
+    def name_codes(self, names: Dictionary) -> np.ndarray:
+        return self._codes(names, self._names)
+
+    def cat_codes(self, cats: Dictionary) -> np.ndarray:
+        return self._codes(cats, self._cats)
+
+    def name_value(self, i: int) -> Any:
+        g = self._names[1][i]
+        return self._names[0][g] if g >= 0 else None
+
+    def _time(self, f: str) -> tuple[np.ndarray, np.ndarray]:
+        v = self._f(f + "_V").copy()
+        ok = self._f(f + "_T") == self.S.T_GOOD
+        irr = np.flatnonzero(~ok)
+        if len(irr):  # strings, exponents, many decimals, null, absent: the msgspec path's own conversion
+            got, got_ok = us_text_to_ns([self.time_text(f, i) for i in irr.tolist()])
+            v[irr], ok[irr] = got, got_ok
+        return v, ok
+
+    def times(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        return self._time("TS") + self._time("DUR")
+
+    def time_text(self, col: str, i: int) -> bytes:
+        f = col.upper()
+        return self.data[int(self._f(f + "_S")[i]):int(self._f(f + "_E")[i])]
+
+    def keep(self, good: np.ndarray | None) -> None:
+        if good is not None:
+            self.I, self.H, self.D = self.I[:, good], self.H[:, good], self.D[:, good]
+        self.n = self.I.shape[1]
+
+    def set_gpu(self, gi: np.ndarray) -> None:
+        pass
+
+    def _pair(self, f: str, rows: Any) -> tuple[np.ndarray, np.ndarray]:
+        ok = self._f(f + "_T", rows) == self.S.T_GOOD
+        return np.where(ok, self._f(f + "_V", rows), 0), ok
+
+    def ids(self, key: str, rows: Any = None, gpu: bool = False, bad: list | None = None):
+        v, ok = self._pair(_IDS[key], rows)
+        if key == "external_id":  # "External id" absent or null: the legacy "external id"
+            legacy = self._f("EXT_T", rows) <= self.S.T_NULL
+            if legacy.any():
+                lv, lok = self._pair("EXTL", rows)
+                v, ok = np.where(legacy, lv, v), np.where(legacy, lok, ok)
+        return v, ok
+
+    def floats(self, key: str, rows: Any = None, gpu: bool = False) -> np.ndarray:
+        j = _FLOATS[key]
+        f = _FLOAT_FIELDS[j]
+        t = self._f(f + "_T", rows)
+        d = self.D[j] if rows is None else self.D[j][rows]
+        out = np.where(t == self.S.T_GOOD, d, np.nan)
+        slow = np.flatnonzero(t == self.S.T_SLOW)
+        if len(slow):  # many digits: numpy's string parsing, correctly rounded as Python's float()
+            s, e = self._f(f + "_S", rows)[slow], self._f(f + "_E", rows)[slow]
+            width = int((e - s).max())
+            out[slow] = self.S.gather(self.arr, s, e, width).view(f"S{width}").ravel().astype(np.float64)
+        return out
+
+    def text_codes(self, dictionary: Dictionary, key: str) -> np.ndarray:
+        F, S, I, H = self.F, self.S, self.I, self.H
+        if key == "input_dims":  # "Input Dims", else the legacy "Input dims"
+            new = I[F["DIMS_T"]] == S.T_GOOD
+            s = np.where(new, I[F["DIMS_S"]], I[F["DIMSL_S"]])
+            e = np.where(new, I[F["DIMS_E"]], I[F["DIMSL_E"]])
+            h = np.where(new, H[S.H_DIMS], H[S.H_DIMSL])
+            present = new | (I[F["DIMSL_T"]] == S.T_GOOD)
+        else:
+            s, e, h = I[F["TYPES_S"]], I[F["TYPES_E"]], H[S.H_TYPES]
+            present = I[F["TYPES_T"]] == S.T_GOOD
+        try:
+            reps, gid = _groups(S, self.arr, s, e, h, present)
+        except _Fallback:  # a hash collision between two texts: encode them one by one
+            vals = np.full(len(s), None, dtype=object)
+            for i in np.flatnonzero(present).tolist():
+                vals[i] = self.data[int(s[i]):int(e[i])]
+            return dictionary.encode(vals)
+        values = [self.data[int(s[r]):int(e[r])] for r in reps.tolist()]
+        return self._codes(dictionary, (values, gid))
+
+    def dim3(self, key: str) -> list[tuple[np.ndarray, np.ndarray]]:
+        f = "GRID" if key == "grid" else "BLOCK"
+        ok = self._f(f + "_T") == self.S.T_GOOD
+        return [(np.where(ok, self._f(f"{f}_{a}"), 0), ok) for a in "XYZ"]
+
+    def pid_labels(self) -> None:
+        return None  # text pids are never read here
+
+    def values(self, key: str, rows: np.ndarray, gpu: bool = False) -> list:
+        if key != "kind":
+            return [None] * len(rows)  # kernel_details: pieces that have one are read by msgspec
+        return [self.data[int(a):int(b)].decode("ascii") if t == self.S.T_GOOD else None
+                for a, b, t in zip(self._f("KIND_S", rows), self._f("KIND_E", rows), self._f("KIND_T", rows))]
+
+    def collectives(self) -> tuple[np.ndarray, list]:
+        return np.zeros(0, dtype=np.int64), []

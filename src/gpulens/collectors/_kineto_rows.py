@@ -1,0 +1,196 @@
+"""The fields of one piece of decoded Kineto ``X`` events (msgspec structs), read column by column for
+:meth:`gpulens.collectors._kineto_acc.Accumulator.add`.
+
+:class:`EventRows` is one of the two row sources the accumulator turns into columns by the same code (the other,
+:class:`gpulens.collectors._kineto_fast.ScannedRows`, reads the bytes of a piece directly). Every field is read in one
+pass over the events and one over their ``args`` (``attrgetter`` of all the fields into an object matrix,
+:func:`fields`), then converted per column in numpy.
+"""
+
+from __future__ import annotations
+
+from itertools import chain, repeat
+from operator import attrgetter, is_
+from typing import Any
+
+import numpy as np
+
+from gpulens.collectors._chrome_json import Args
+from gpulens.collectors._kineto_columns import Dictionary, int_array, us_text_to_ns
+
+_EMPTY = Args()
+_EVENT_FIELDS = ("name", "cat", "pid", "tid", "args")  # ts/dur are read apart: joined as text, never a matrix cell
+_TS, _DUR = attrgetter("ts"), attrgetter("dur")
+_EV = {f: i for i, f in enumerate(_EVENT_FIELDS)}
+#: args read on every row, and only on GPU rows (of GPU categories)
+_ARG_FIELDS = ("correlation", "external_id", "external_id_legacy", "flops", "input_dims", "input_dims_legacy",
+               "input_type", "grid", "block", "registers", "shared_memory", "rank", "rank_comms", "kernel_details",
+               "coll_name")
+_AR = {f: i for i, f in enumerate(_ARG_FIELDS)}
+_GPU_ARG_FIELDS = ("device", "stream", "bytes", "kind", "blocks_per_sm", "warps_per_sm", "est_occupancy")
+_GA = {f: i for i, f in enumerate(_GPU_ARG_FIELDS)}
+
+
+def fields(objs: list, names: tuple[str, ...]) -> np.ndarray:
+    """``objs`` × ``names`` attribute values as an object matrix, read in one pass (one ``attrgetter`` call per
+    object; ``np.fromiter`` never looks inside the values, so a list value stays one cell)."""
+    get = attrgetter(*names)
+    k = len(names)
+    return np.fromiter(chain.from_iterable(map(get, objs)), dtype=object, count=len(objs) * k).reshape(-1, k)
+
+
+def is_none(vals: np.ndarray) -> np.ndarray:
+    """Per value: ``is None`` (identity, never ``==``)."""
+    return np.fromiter(map(is_, vals, repeat(None)), dtype=bool, count=len(vals))
+
+
+def floats(vals: list) -> np.ndarray:
+    """Numbers (int/float) → float64, anything else NaN."""
+    try:
+        return np.array(vals, dtype=np.float64)
+    except (TypeError, ValueError):
+        return np.array([float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else np.nan
+                         for v in vals], dtype=np.float64)
+
+
+def raw_texts(raws: np.ndarray, legacy: np.ndarray | None = None) -> np.ndarray:
+    """Raw JSON values (``msgspec.Raw``, empty when absent) → an object array of their bytes, None where absent;
+    ``legacy`` is read where ``raws`` is absent."""
+    n = len(raws)
+    out = np.full(n, None, dtype=object)
+    sizes = np.fromiter(map(len, raws), dtype=np.int64, count=n)
+    have = np.flatnonzero(sizes)
+    if len(have):
+        out[have] = list(map(bytes, raws[have]))
+    if legacy is not None and len(have) < n:
+        alt = np.flatnonzero((sizes == 0) & (np.fromiter(map(len, legacy), dtype=np.int64, count=n) > 0))
+        if len(alt):
+            out[alt] = list(map(bytes, legacy[alt]))
+    return out
+
+
+def scatter(n: int, idx: np.ndarray, vals: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(values, valid) of ``n`` rows with ``vals``/``ok`` at rows ``idx``, zero/invalid elsewhere."""
+    v = np.zeros(n, dtype=np.int64)
+    m = np.zeros(n, dtype=bool)
+    v[idx] = vals
+    m[idx] = ok
+    return v, m
+
+
+def dim3(vals: list) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``[x, y, z]`` lists (or None) → three (values, valid) pairs."""
+    n = len(vals)
+    idx = np.flatnonzero(~is_none(vals)).tolist()
+    if not idx:
+        z = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
+        return [z, z, z]
+    sub = list(map(vals.__getitem__, idx)) if len(idx) < n else vals
+    try:
+        if sum(map(len, sub)) == 3 * len(sub):
+            a = np.fromiter(chain.from_iterable(sub), dtype=np.int64, count=3 * len(sub)).reshape(-1, 3)
+            ia = np.asarray(idx)
+            return [scatter(n, ia, a[:, j], np.ones(len(ia), dtype=bool)) for j in range(3)]
+    except (TypeError, ValueError, OverflowError):
+        pass
+    cols = []
+    for j in range(3):
+        cols.append(int_array([v[j] if isinstance(v, (list, tuple)) and len(v) > j else None for v in vals]))
+    return cols
+
+
+class EventRows:
+    """The ``X`` events of one decoded piece as a row source (see the module docstring).
+
+    The accumulator calls, in order: :meth:`name_codes`, :meth:`cat_codes`, :meth:`times`, :meth:`keep` (rows
+    that become Timeline rows), :meth:`set_gpu` (GPU rows among them), then the per-field readers. ``rows``
+    arguments index the kept rows; ``gpu=True`` readers take GPU rows only (indices into the kept rows).
+    """
+
+    def __init__(self, xs: list) -> None:
+        self.xs = xs
+        self.n = len(xs)
+        self.ev = fields(xs, _EVENT_FIELDS)
+        self.ar: Any = None
+        self.gar: Any = None
+        self.gpos: Any = None
+
+    def name_codes(self, names: Dictionary) -> np.ndarray:
+        """Codes of the events' names in ``names`` (-1 for none), encoding new ones in order of appearance."""
+        return names.encode(self.ev[:, _EV["name"]])
+
+    def cat_codes(self, cats: Dictionary) -> np.ndarray:
+        """Codes of the events' categories in ``cats``."""
+        return cats.encode(self.ev[:, _EV["cat"]])
+
+    def name_value(self, i: int) -> Any:
+        """The decoded name of row ``i`` (before :meth:`keep`)."""
+        return self.ev[i, _EV["name"]]
+
+    def times(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(ts ns, ts valid, dur ns, dur valid) of all rows (:func:`us_text_to_ns`)."""
+        self._raw = {"ts": list(map(_TS, self.xs)), "dur": list(map(_DUR, self.xs))}
+        return us_text_to_ns(self._raw["ts"]) + us_text_to_ns(self._raw["dur"])
+
+    def time_text(self, col: str, i: int) -> bytes:
+        """The raw JSON text of ``ts`` or ``dur`` of row ``i`` (empty when absent)."""
+        return bytes(self._raw[col][i])
+
+    def keep(self, good: np.ndarray | None) -> None:
+        """Keep rows ``good`` (None: all) and read their ``args``."""
+        del self._raw, self.xs
+        if good is not None:
+            self.ev = self.ev[good]
+        self.n = len(self.ev)
+        self.args = [a if a is not None else _EMPTY for a in self.ev[:, _EV["args"]]]
+        self.ar = fields(self.args, _ARG_FIELDS)
+
+    def set_gpu(self, gi: np.ndarray) -> None:
+        """Rows ``gi`` are GPU rows: read their GPU-only args."""
+        self.gar = fields([self.args[i] for i in gi.tolist()], _GPU_ARG_FIELDS)
+        self.gpos = np.full(self.n, -1, dtype=np.int64)
+        self.gpos[gi] = np.arange(len(gi))
+
+    def _arg(self, key: str, rows: Any = None, gpu: bool = False) -> np.ndarray:
+        if gpu:
+            return self.gar[self.gpos[rows], _GA[key]]
+        return self.ar[:, _AR[key]] if rows is None else self.ar[rows, _AR[key]]
+
+    def ids(self, key: str, rows: Any = None, gpu: bool = False, bad: list | None = None):
+        """(int64 values, valid) of an id field (``pid``, ``tid``, an args key; ``external_id`` falls back to
+        the legacy spelling); ``bad`` as in :func:`int_array`."""
+        if key in ("pid", "tid"):
+            return int_array(self.ev[:, _EV[key]], bad)
+        vals = self._arg(key, rows, gpu)
+        if key == "external_id":
+            legacy = is_none(vals)
+            if legacy.any():
+                vals = np.where(legacy, self._arg("external_id_legacy", rows), vals)
+        return int_array(vals, bad)
+
+    def floats(self, key: str, rows: Any = None, gpu: bool = False) -> np.ndarray:
+        """float64 of a numeric args field, NaN where it is no number."""
+        return floats(self._arg(key, rows, gpu).tolist())
+
+    def text_codes(self, dictionary: Dictionary, key: str) -> np.ndarray:
+        """Codes of the raw JSON text of ``input_dims`` (or its legacy spelling) / ``input_type``."""
+        legacy = self._arg("input_dims_legacy") if key == "input_dims" else None
+        return dictionary.encode(raw_texts(self._arg(key), legacy))
+
+    def dim3(self, key: str) -> list[tuple[np.ndarray, np.ndarray]]:
+        """``grid`` / ``block`` as three (values, valid) pairs."""
+        return dim3(self._arg(key).tolist())
+
+    def pid_labels(self) -> list | None:
+        """The pids when they are text labels (fused traces: ``"RANK 2 - GPU 4"``), else None."""
+        pids = self.ev[:, _EV["pid"]]
+        return pids.tolist() if isinstance(pids[0], str) or isinstance(pids[-1], str) else None
+
+    def values(self, key: str, rows: np.ndarray, gpu: bool = False) -> list:
+        """Decoded values of an args field (``kind``, ``kernel_details``) at ``rows``."""
+        return list(self._arg(key, rows, gpu))
+
+    def collectives(self) -> tuple[np.ndarray, list]:
+        """(rows, Args) of the rows with collective metadata (``Collective name``)."""
+        ci = np.flatnonzero(~is_none(self._arg("coll_name")))
+        return ci, [self.args[i] for i in ci]
