@@ -52,3 +52,27 @@ def test_reindex_sorted_equals_pandas_reindex():
         s = pd.Series(vals, index=pd.Index(idx), name="x")
         target = pd.Index(rng.choice(idx, int(rng.integers(0, 20))) if t % 2 else rng.integers(0, 100, 10))
         pd.testing.assert_series_equal(reindex_sorted(s, target), s.reindex(target))
+
+
+def test_lookup_sorted_equals_pandas_reindex():
+    # lookup_sorted (binary search on a strictly increasing integer index, as verdicts reads the short-launch flags
+    # by launch id and the counter source by event id) against pandas' reindex: the values found are reindex's,
+    # and "found" is exactly where reindex finds the key; keys out of range on both sides, repeated keys, a nullable
+    # Int64 index (a groupby on Int64 keys) included; an unsorted or repeated index is declined (None)
+    from gpulens.analyzers.context import lookup_sorted
+
+    rng = np.random.default_rng(5)
+    for t in range(300):
+        n = int(rng.integers(1, 30))
+        idx = np.sort(rng.choice(100, n, replace=False))
+        index = pd.Index(pd.array(idx, dtype="Int64")) if t % 3 == 0 else pd.Index(idx)
+        vals = [rng.random(n) < .5, np.array([f"s{v}" for v in rng.integers(0, 5, n)], dtype=object),
+                rng.integers(-5, 5, n)][t % 3]
+        s = pd.Series(vals, index=index)
+        keys = rng.integers(-10, 110, int(rng.integers(0, 25)))
+        got, found = lookup_sorted(s, keys)
+        ref = s.reindex(keys)
+        assert found.tolist() == ref.notna().tolist()
+        assert got[found].tolist() == ref[found].tolist()
+    assert lookup_sorted(pd.Series([1, 2], index=[5, 3]), np.array([3])) is None
+    assert lookup_sorted(pd.Series([1, 2], index=[3, 3]), np.array([3])) is None

@@ -96,6 +96,22 @@ def reindex_sorted(series: pd.Series, index: pd.Index) -> pd.Series:
     return series.reindex(index)
 
 
+def lookup_sorted(series: pd.Series, keys: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """Values of ``series`` at integer ``keys`` by binary search, for a Series whose index is strictly increasing
+    integers (a groupby result, per-event-id values): ``(values, found)`` — ``values[i]`` is the value at
+    ``keys[i]`` where ``found[i]``, an arbitrary value of the Series elsewhere (the caller fills those). None when the
+    index is not such (the caller then uses ``reindex``). Replaces ``series.reindex(keys)``'s hash table of a
+    million keys."""
+    keys = np.asarray(keys)
+    idx = series.index
+    if not (len(idx) and idx.dtype.kind in "iu" and keys.dtype.kind in "iu" and idx.is_monotonic_increasing
+            and idx.is_unique):
+        return None
+    iv = idx.to_numpy(dtype="int64")
+    pos = np.minimum(np.searchsorted(iv, keys), len(iv) - 1)
+    return series.to_numpy()[pos], iv[pos] == keys
+
+
 def category_mask(series: pd.Series, match: Any) -> np.ndarray:
     """Boolean numpy mask of the rows whose value matches, tested once per distinct value.
 

@@ -40,7 +40,7 @@ from gpulens.analyzers.bottlenecks import (
     replayed_for_counters,
     short_launches,
 )
-from gpulens.analyzers.context import context_of, reindex_sorted, strings
+from gpulens.analyzers.context import context_of, lookup_sorted, reindex_sorted, strings
 from gpulens.analyzers.intervals import merge
 from gpulens.analyzers._optree import gpu_op_links
 from gpulens.analyzers.launches import link_gpu_to_launch
@@ -334,10 +334,12 @@ class Verdicts(Analyzer):
         gaps = classify_gaps(timeline, getattr(bn, "summary", {}).get("launch_gap_ns", 20_000), links)
         if replayed_for_counters(timeline):  # gaps between replayed kernels say nothing about launches
             gaps = gaps.iloc[:0]
-        launch_idle = (gaps["dur_ns"] - gaps["sync_ns"])[gaps["cls"] == "launch"].groupby(
-            gaps.loc[gaps["cls"] == "launch", "next_name"]).sum() if len(gaps) else pd.Series(dtype="int64")
-        launch_max = (gaps["dur_ns"] - gaps["sync_ns"])[gaps["cls"] == "launch"].groupby(
-            gaps.loc[gaps["cls"] == "launch", "next_name"]).max() if len(gaps) else pd.Series(dtype="int64")
+        if len(gaps):  # one mask and one grouping of the launch gaps for both figures
+            is_launch = (gaps["cls"] == "launch").to_numpy()
+            by_next = (gaps["dur_ns"] - gaps["sync_ns"])[is_launch].groupby(gaps.loc[is_launch, "next_name"])
+            launch_idle, launch_max = by_next.sum(), by_next.max()
+        else:
+            launch_idle = launch_max = pd.Series(dtype="int64")
         sl = short_launches(timeline, links).set_index("launch_event_id")["short"]
         by_name = _rows_by_name(kern)
         counter_src = _first_source(timeline.counters)
@@ -358,7 +360,9 @@ class Verdicts(Analyzer):
         has_lid = ~np.isnan(k_lid)
         k_short = np.zeros(len(kern), dtype=bool)
         if has_lid.any() and len(sl):
-            k_short[has_lid] = sl.reindex(k_lid[has_lid].astype("int64")).fillna(False).astype(bool).to_numpy()
+            got = lookup_sorted(sl, k_lid[has_lid].astype("int64"))  # sl: by launch id, sorted (a groupby's)
+            k_short[has_lid] = (got[0].astype(bool) & got[1]) if got is not None else \
+                sl.reindex(k_lid[has_lid].astype("int64")).fillna(False).astype(bool).to_numpy()
         gx = kern["grid_x"]
         has_grid = gx.notna().to_numpy()
         k_blocks = (gx.fillna(1) * kern["grid_y"].fillna(1) * kern["grid_z"].fillna(1)).to_numpy(
@@ -371,8 +375,13 @@ class Verdicts(Analyzer):
         torch_trace = all(c.startswith("kineto") for c in collectors) if collectors else None
         training = _advice.trains(timeline)
         triton = _advice.triton_kernels(timeline)  # Triton-generated kernels: their knobs, not per-thread code
-        k_ctr = counter_src.reindex(kern["event_id"].to_numpy()).to_numpy(dtype=object) if len(counter_src) \
-            else np.full(len(kern), np.nan, dtype=object)
+        k_ctr = np.full(len(kern), np.nan, dtype=object)
+        if len(counter_src):
+            got = lookup_sorted(counter_src, kern["event_id"].to_numpy())  # by event id, sorted
+            if got is None:
+                k_ctr = counter_src.reindex(kern["event_id"].to_numpy()).to_numpy(dtype=object)
+            else:
+                k_ctr[got[1]] = got[0].astype(object)[got[1]]
         for h in crit.to_dict("records"):
             name = str(h["name"])
             pos = by_name(name)
