@@ -50,8 +50,11 @@ def _alarm(*_: Any) -> None:
 
 
 # ---------------------------------------------------------------------------------------------------- loading
-def load(path: Path, fast: bool, chunk: int) -> tuple[Any, Any]:
-    """(Timeline or ``"error: ..."`` text, the piece reader used or None)."""
+def load(path: Path, fast: bool, chunk: int, small_blocks: bool = False) -> tuple[Any, Any]:
+    """(Timeline or ``"error: ..."`` text, the piece reader used or None). ``small_blocks``: the file is read in
+    blocks of ``chunk`` bytes instead of at least 64 KiB, so that small inputs are cut into many pieces (the same
+    for both paths; the Timeline does not depend on where pieces are cut)."""
+    import gpulens.collectors._stream as stream_mod
     import gpulens.collectors.kineto as kineto_mod
     from gpulens.collectors.kineto import KinetoCollector
     from gpulens.errors import GpulensError
@@ -65,6 +68,9 @@ def load(path: Path, fast: bool, chunk: int) -> tuple[Any, Any]:
         return r
 
     kineto_mod.piece_reader = spy
+    orig_blocks = stream_mod.iter_blocks
+    if small_blocks:
+        stream_mod.iter_blocks = lambda p, info, block=0: orig_blocks(p, info, block=max(16, min(block, chunk)))
     try:
         return KinetoCollector().collect(path, fast=fast, chunk_bytes=chunk), (readers[0] if readers else None)
     except GpulensError as exc:
@@ -77,6 +83,7 @@ def load(path: Path, fast: bool, chunk: int) -> tuple[Any, Any]:
         return f"crash: {type(exc).__name__}: {str(exc)[:200]} at {where}", (readers[0] if readers else None)
     finally:
         kineto_mod.piece_reader = orig
+        stream_mod.iter_blocks = orig_blocks
 
 
 def differences(a: Any, b: Any) -> str | None:
@@ -128,7 +135,7 @@ def warm_up() -> None:
                b'{"grid": [1, 1, 1], "flops": 1.5, "Input Dims": [[1]]}}]')
 
 
-def compare(path: Path, chunk: int, report: bool = False, timeout: float = 20.0) -> dict:
+def compare(path: Path, chunk: int, report: bool = False, timeout: float = 20.0, small_blocks: bool = False) -> dict:
     """Load ``path`` with the scanner off and on; {"diff": text or None, "kind": ..., "scanned", "decoded"}."""
     warm_up()
     old = signal.signal(signal.SIGALRM, _alarm)
@@ -138,9 +145,9 @@ def compare(path: Path, chunk: int, report: bool = False, timeout: float = 20.0)
         signal.setitimer(signal.ITIMER_REAL, timeout)
         try:
             stage = "slow"
-            slow, _ = load(path, False, chunk)
+            slow, _ = load(path, False, chunk, small_blocks)
             stage = "fast"
-            fast, reader = load(path, True, chunk)
+            fast, reader = load(path, True, chunk, small_blocks)
             stage = "compare"
             if reader is not None:
                 out["scanned"], out["decoded"] = reader.scanned, reader.decoded
@@ -556,9 +563,9 @@ def _expand_dups(v: Any) -> Any:
 
 def make_input(rng: random.Random) -> tuple[bytes, list[str], int]:
     """(file bytes, mutation kinds applied, chunk size) of one fuzz input."""
-    events = base_events(rng, rng.choice([20, 150, 400]))  # pieces are cut from 64 KiB blocks
+    events = base_events(rng, rng.choice([20, 60, 150, 400]))  # pieces are cut from 64 KiB blocks (or small_blocks)
     kinds = []
-    for _ in range(rng.choice([0, 1, 2, 4, 10, 30])):
+    for _ in range(rng.choice([0, 1, 1, 2, 4, 10, 30])):
         m = rng.choice(MUTATIONS)
         kinds.append(m(rng, events))
     ws_style = rng.random()
@@ -594,10 +601,11 @@ def fuzz(seed: int, count: int, workdir: Path, report_every: int = 10, timeout: 
     tot: dict[str, Any] = {"inputs": 0, "divergences": {}, "scanned": 0, "decoded": 0, "findings": []}
     for i in range(count):
         data, kinds, chunk = make_input(rng)
+        small = rng.random() < 0.7
         gz = rng.random() < 0.1
         p = workdir / (f"in{i}.pt.trace.json" + (".gz" if gz else ""))
         p.write_bytes(gzip.compress(data, compresslevel=1) if gz else data)
-        got = compare(p, chunk, report=(i % report_every == 0), timeout=timeout)
+        got = compare(p, chunk, report=(i % report_every == 0), timeout=timeout, small_blocks=small)
         tot["inputs"] += 1
         tot["scanned"] += got["scanned"]
         tot["decoded"] += got["decoded"]
