@@ -15,12 +15,14 @@ import random
 import sys
 from pathlib import Path
 
+import msgspec
 import pandas as pd
 import pytest
 
 pytest.importorskip("numba")
 
 import gpulens.collectors.kineto as kineto_mod  # noqa: E402
+from gpulens.collectors._kineto_columns import FAST_EVENTS_DECODER  # noqa: E402
 from gpulens.collectors._kineto_fast import read_piece, wanted  # noqa: E402
 from gpulens.collectors.kineto import KinetoCollector  # noqa: E402
 from gpulens.errors import TraceFormatError  # noqa: E402
@@ -62,8 +64,13 @@ def _assert_same(a, b) -> None:
     assert a.meta == b.meta
 
 
-def _differential(path: Path, chunk: int = 4096) -> int:
-    """Assert fast == slow for one file; return the number of pieces the scanner read."""
+def _differential(path: Path, chunk: int | None = None) -> int:
+    """Assert fast == slow for one file, read in pieces of ``chunk`` bytes (default: about 30 pieces, at least 4 kB,
+    so that a large file stays quick); return the number of pieces the scanner read."""
+    if chunk is None:
+        raw = path.read_bytes()
+        size = len(gzip.decompress(raw)) if raw[:2] == b"\x1f\x8b" else len(raw)
+        chunk = max(4096, size // 30)
     slow, r0 = _read(path, False, chunk)
     fast, r1 = _read(path, True, chunk)
     _assert_same(slow, fast)
@@ -121,14 +128,14 @@ def test_seeded_mutations_read_the_same(tmp_path):
 
     seeds = [_generated(tmp_path, "cuda", 60), _generated(tmp_path, "rocm", 60)]
     rng = random.Random(16)
-    for i in range(40):
+    for i in range(24):
         src = seeds[i % 2].read_bytes()
         data = mutate_json(rng, src) if i % 3 == 0 else mutate_bytes(rng, src)
         if data is None:
             continue
         p = tmp_path / f"m{i}.pt.trace.json"
         p.write_bytes(data)
-        _differential(p, chunk=2048)
+        _differential(p, chunk=max(2048, len(data) // 30))
 
 
 # -- hand-written kinds ------------------------------------------------------------------------------------------
@@ -191,13 +198,20 @@ def test_escaped_names_multi_line_events_and_flows_are_read_exactly(tmp_path):
     flow = '{"ph": "s", "id": 9, "pid": 0, "tid": 7, "ts": 100, "cat": "ac2g", "name": "ac2g"}'
     piece = _piece(flow, esc, flow.replace('"s"', '"f"'))
     assert read_piece(piece) is not None
-    tl = _collect_fast(tmp_path, [flow, esc, flow.replace('"s"', '"f"'), K, K])
+    utf8 = K.replace('"name": "k"', '"name": "gemm_é"')  # raw UTF-8 bytes in a name: decoded by msgspec
+    tl = _collect_fast(tmp_path, [flow, esc, flow.replace('"s"', '"f"'), K, utf8])
     ev = tl.events
     assert len(ev) == 3  # the flows are no rows
+    assert ev["name"].astype(str).iloc[2] == "gemm_\u00e9"
     assert ev["name"].astype(str).iloc[0] == 'void f<"T">(é中\t)'
     assert ev["start_ns"].iloc[0] == 100_500 and ev["dur_ns"].iloc[0] == 3000
     assert ev["grid_x"].iloc[0] == 4 and ev["grid_y"].iloc[0] == 2 and ev["block_x"].iloc[0] == 128
     assert list(ev["correlation_id"]) == [9, 5, 5]
+    # invalid UTF-8 in a name: msgspec refuses the piece (a bad cut for the stream), so must the scanner
+    bad = _piece(K, K).replace(b'"name": "k"', b'"name": "bad \xff"', 1)
+    with pytest.raises(msgspec.DecodeError):
+        FAST_EVENTS_DECODER.decode(bad)
+    assert read_piece(bad) is None
 
 
 def test_times_with_many_decimals_negative_and_missing_are_read_exactly(tmp_path):
@@ -216,8 +230,8 @@ def test_times_with_many_decimals_negative_and_missing_are_read_exactly(tmp_path
 
 def test_auto_mode_uses_the_file_size_and_the_environment(monkeypatch):
     monkeypatch.delenv("GPULENS_KINETO_FAST", raising=False)
-    assert not wanted(None, 100 << 20, False) and wanted(None, 1 << 30, False)
-    assert wanted(None, 17 << 20, True) and not wanted(None, 15 << 20, True)  # gzip: about 8× the bytes on disk
+    assert not wanted(None, 48 << 20, False) and wanted(None, 80 << 20, False)
+    assert wanted(None, 9 << 20, True) and not wanted(None, 7 << 20, True)  # gzip: about 8× the bytes on disk
     assert wanted(True, 10, False) and not wanted(False, 1 << 30, False)
     monkeypatch.setenv("GPULENS_KINETO_FAST", "1")
     assert wanted(None, 10, False)

@@ -33,10 +33,10 @@ from gpulens.collectors._kineto_columns import Dictionary, us_text_to_ns
 
 ENV = "GPULENS_KINETO_FAST"
 #: bytes of trace text from which the scanner is used when not forced. Measured (2 shared cores): importing numba
-#: and loading the compiled scanner from its cache ≈ 1.25 s CPU once; per 8 MiB piece the scanner + columns take
-#: ≈ 0.06 s against ≈ 0.14–0.23 s for msgspec + columns — break-even near 10 pieces (a 123 MB trace loaded in the
-#: same time either way), so from 128 MiB on
-AUTO_MIN_BYTES = 128 << 20
+#: and loading the compiled scanner from its cache ≈ 1.3 s CPU once; an 8 MiB piece then costs ≈ 0.2 s less than
+#: with msgspec (``analyze`` of a 123 MB trace: 4.3 s CPU with the scanner, 5.8 s without) — break-even near 7
+#: pieces, so from 64 MiB on
+AUTO_MIN_BYTES = 64 << 20
 _GZIP_RATIO = 8
 _GPU_CATEGORIES: Any = None
 

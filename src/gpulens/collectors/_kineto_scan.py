@@ -23,6 +23,7 @@ other value is left to :func:`gpulens.collectors._kineto_columns.us_text_to_ns` 
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -735,20 +736,31 @@ def _scan(buf, I, H, D, tslots, tdata, toffs, aslots, adata, aoffs, skipped):
 
 class _Work(threading.local):
     """Per-thread output matrices of :func:`_scan`, reused from piece to piece (fresh ones would cost a page fault
-    per 4 kB written); every cell written is cleared after its rows are copied out."""
+    per 4 kB written); every cell written is cleared after its rows are copied out.
+
+    Sized to the rows expected (1.25 × the last piece's, or the count of ``"ph"`` keys for the first piece), not to
+    an upper bound: each field's row is written from its start, and with transparent huge pages a field row far
+    longer than what is written would still become resident 2 MB at a time (an 8 MB piece made 80 MB resident)."""
 
     def __init__(self) -> None:
         self.cap = 0
+        self.last = -1
+
+    def want(self, buf: Any, n: int) -> int:
+        """Rows to provide for a piece of ``n`` bytes."""
+        if self.last < 0:
+            return max(16, bytes(buf).count(b'"ph"') + 1)
+        return max(16, min(n // 8, self.last + self.last // 4 + 1024))
 
     def get(self, cap: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        if cap > self.cap:
-            self.cap = 1 << (cap - 1).bit_length()  # powers of two: pieces of about one size share one
+        if cap > self.cap or 2 * cap < self.cap:
+            self.cap = cap
             # rows of an odd number of cells: fields a power of two apart would share cache sets (each event
             # writes one cell of every field) and evict each other
-            cap = self.cap + 97
-            self.I = np.zeros((NF, cap), dtype=np.int64)
-            self.H = np.zeros((NH, cap), dtype=np.uint64)
-            self.D = np.zeros((4, cap), dtype=np.float64)
+            cells = cap | 1
+            self.I = np.zeros((NF, cells), dtype=np.int64)
+            self.H = np.zeros((NH, cells), dtype=np.uint64)
+            self.D = np.zeros((4, cells), dtype=np.float64)
         return self.I, self.H, self.D
 
 
@@ -765,7 +777,7 @@ def scan(buf: bytes | bytearray | memoryview) -> tuple[int, np.ndarray, np.ndarr
         :data:`FALLBACK` (empty arrays) when the piece must be read by msgspec.
     """
     arr = np.frombuffer(buf, dtype=np.uint8)
-    cap = max(16, len(arr) // 64)
+    cap = _WORK.want(buf, len(arr))
     while True:
         I, H, D = _WORK.get(cap)
         status, rows = _scan(arr, I, H, D, *TOP_TABLE, *ARG_TABLE, _SKIPPED_SET)
@@ -779,6 +791,7 @@ def scan(buf: bytes | bytearray | memoryview) -> tuple[int, np.ndarray, np.ndarr
             continue
         if out is None:
             return FALLBACK, I[:, :0].copy(), H[:, :0].copy(), D[:, :0].copy()
+        _WORK.last = rows
         return (OK,) + out
 
 
