@@ -19,6 +19,7 @@ Usage::
 
     python tests/fuzz_kineto_fast.py fuzz --seed 1 --count 500 [--workdir DIR]
     python tests/fuzz_kineto_fast.py files PATH... [--chunks 4096,65536]
+    python tests/fuzz_kineto_fast.py numbers --seed 1 --count 20000   (ts/dur/float/id spellings, piece level)
 
 Each prints one line per divergence and a JSON summary (inputs, divergences by kind, pieces scanned/decoded).
 """
@@ -647,6 +648,66 @@ def files(paths: list[Path], chunks: list[int], report: bool = True, timeout: fl
     return tot
 
 
+# ---------------------------------------------------------------------------------------------------- numbers
+def random_number(rng: random.Random) -> str:
+    """A JSON number of random shape: sign, 0 or 1..25 integer digits, 0..24 fraction digits, exponents around the
+    float64 limits (±22 exact powers, ±300, ±308)."""
+    out = rng.choice(["", "-"])
+    out += rng.choice(["0", str(rng.randrange(1, 10)) + "".join(rng.choice("0123456789")
+                                                               for _ in range(rng.randrange(0, 25)))])
+    if rng.random() < 0.6:
+        out += "." + "".join(rng.choice("0123456789") for _ in range(rng.randrange(1, 25)))
+    if rng.random() < 0.4:
+        out += rng.choice("eE") + rng.choice(["", "+", "-"]) + str(rng.choice(
+            [0, 1, 5, 15, 22, 23, 37, 290, 300, 301, 307, 308, 309, 320, 330]))
+    return out
+
+
+def numbers(seed: int, count: int) -> list[str]:
+    """Each random number as ``ts``, ``dur``, ``flops``, ``blocks per SM`` and ``correlation`` of one kernel,
+    read by the scanner (:func:`read_piece` + ScannedRows) and by msgspec + the msgspec path's own conversions
+    (``us_text_to_ns``, ``floats``, ``int_array``); returns the mismatches (empty when every value agrees, or the
+    scanner left the piece to msgspec)."""
+    import msgspec
+    import numpy as np
+
+    from gpulens.collectors._kineto_columns import int_array, us_text_to_ns
+    from gpulens.collectors._kineto_fast import read_piece
+    from gpulens.collectors._kineto_rows import floats
+
+    rng = random.Random(seed)
+    bad = []
+    for _ in range(count):
+        s = random_number(rng)
+        t = rng.choice([s, "1"])
+        piece = ('[{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": %s, "dur": %s, "args": '
+                 '{"flops": %s, "blocks per SM": %s, "correlation": %s}}]' % (s, t, s, s, t)).encode()
+        got = read_piece(piece)
+        if got is None:
+            continue
+        try:
+            ref = msgspec.json.decode(piece)[0]
+        except msgspec.ValidationError as exc:  # the msgspec path drops this event
+            bad.append(f"{s}: the scanner reads an event msgspec refuses ({exc})")
+            continue
+        rows = got.rows()
+        rows.keep(None)
+        rows.set_gpu(np.arange(1))
+        for key, arg in (("flops", "flops"), ("blocks_per_sm", "blocks per SM")):
+            fv, sv = rows.floats(key)[0], floats([ref["args"][arg]])[0]
+            if not (fv == sv and np.signbit(fv) == np.signbit(sv)) and not (np.isnan(fv) and np.isnan(sv)):
+                bad.append(f"{s}: {key} {fv!r} vs {sv!r}")
+        ts, ts_ok, dur, dur_ok = rows.times()
+        r = us_text_to_ns([s.encode(), t.encode()])
+        if (ts[0], bool(ts_ok[0]), dur[0], bool(dur_ok[0])) != (r[0][0], bool(r[1][0]), r[0][1], bool(r[1][1])):
+            bad.append(f"{s}: ts/dur {ts[0]}/{dur[0]} vs {r[0][0]}/{r[0][1]}")
+        cv, cok = rows.ids("correlation")
+        rv, rok = int_array([ref["args"]["correlation"]])
+        if bool(cok[0]) != bool(rok[0]) or (cok[0] and cv[0] != rv[0]):
+            bad.append(f"{t}: correlation {cv[0]}/{cok[0]} vs {rv[0]}/{rok[0]}")
+    return bad
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -656,11 +717,20 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--workdir", type=Path, default=Path("/tmp/fastfuzz"))
     f.add_argument("--report-every", type=int, default=10)
     f.add_argument("--timeout", type=float, default=20.0)
+    nm = sub.add_parser("numbers")
+    nm.add_argument("--seed", type=int, default=1)
+    nm.add_argument("--count", type=int, default=20000)
     g = sub.add_parser("files")
     g.add_argument("paths", nargs="+", type=Path)
     g.add_argument("--chunks", default="4096,65536")
     g.add_argument("--no-report", action="store_true")
     a = ap.parse_args(argv)
+    if a.cmd == "numbers":
+        warm_up()
+        bad = numbers(a.seed, a.count)
+        print("\n".join(bad[:50]))
+        print(json.dumps({"numbers": a.count, "mismatches": len(bad)}))
+        return 1 if bad else 0
     if a.cmd == "fuzz":
         tot = fuzz(a.seed, a.count, a.workdir, a.report_every, a.timeout)
     else:

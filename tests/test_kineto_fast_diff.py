@@ -13,7 +13,7 @@ pytest.importorskip("numba")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fuzz_kineto_fast import differences, fuzz, load  # noqa: E402
+from fuzz_kineto_fast import differences, fuzz, load, numbers  # noqa: E402
 
 K = '{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 2, "args": {"correlation": 5}}'
 FLOAT64_MAX = 1.7976931348623157e308  # IEEE 754 binary64 largest finite value
@@ -56,6 +56,12 @@ def test_a_float_arg_near_float64_max_in_many_digits_is_read_exactly(tmp_path):
     ev = fast.events
     assert len(ev) == 3001
     assert ev.loc[ev["correlation_id"] == 6, "flops"].tolist() == [1.23456789012e308]
+
+
+def test_seeded_number_spellings_read_the_same():
+    """1500 random JSON numbers (up to 25 integer and 24 fraction digits, exponents near ±22, ±300, ±308) as ts,
+    dur, float and id args: the scanner's values equal msgspec's + the msgspec path's conversions, or it falls back."""
+    assert numbers(seed=3, count=1500) == []
 
 
 def test_seeded_fuzz_sample_reads_the_same_with_the_scanner_on_and_off(tmp_path):
