@@ -630,6 +630,8 @@ def fuzz(seed: int, count: int, workdir: Path, report_every: int = 10, timeout: 
             keep.parent.mkdir(exist_ok=True)
             keep.write_bytes(p.read_bytes())
         p.unlink()
+        if verbose and (i + 1) % 100 == 0:
+            print(json.dumps({k: v for k, v in tot.items() if k != "findings"}, default=str), flush=True)
     return tot
 
 
