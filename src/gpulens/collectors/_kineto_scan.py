@@ -539,7 +539,7 @@ def _args(buf, p, n, stack, I, H, D, r, slots, data, offs, seen):
                         return 0, -1
                     D[k - 12, r] = v
                     I[fs + 2, r] = T_GOOD if how == 0 else (T_SLOW if how == 1 and p - q <= 30 else T_OTHER)
-                    if how == 2 and _huge(buf, q, p):
+                    if _huge(buf, q, p):  # any spelling that may overflow (0.83e309 is left to numpy: inf)
                         return p, 1
                 else:
                     p, st = _skip(buf, p, n, stack)

@@ -1,0 +1,127 @@
+"""Divergences between the Kineto byte scanner and the msgspec path found by the differential fuzzer
+(``tests/fuzz_kineto_fast.py``), one test per kind with the expected values written from the JSON in the test, and a
+small seeded sample of the fuzzer itself (the scanner forced on and off must give the same Timeline and report)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("numba")
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from fuzz_kineto_fast import differences, fuzz, load, numbers  # noqa: E402
+
+K = '{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 2, "args": {"correlation": 5}}'
+FLOAT64_MAX = 1.7976931348623157e308  # IEEE 754 binary64 largest finite value
+
+
+def _trace(tmp_path: Path, odd: str, n: int = 1500) -> Path:
+    """``n`` plain kernels, ``odd``, ``n`` plain kernels: more than one 64 KiB block, so several pieces."""
+    p = tmp_path / "t.pt.trace.json"
+    p.write_text('{"traceEvents": [' + ",\n".join([K] * n + [odd] + [K] * n) + "]}")
+    return p
+
+
+@pytest.mark.parametrize("key,spelling", [("flops", "0.828078925291e309"), ("blocks per SM", "-7.82700205128126841E+309"),
+                                          ("est. achieved occupancy %", "17976931348623159e292"),
+                                          ("warps per SM", "1797.6931348623159e+305")])
+def test_a_float_arg_beyond_float64_in_many_digits_drops_the_event_on_both_paths(tmp_path, spelling, key):
+    """A float arg whose decimal value exceeds float64's maximum: msgspec refuses it ("Number out of range") and the
+    event is dropped and counted. Spelt with more than 15 significant digits and an exponent of at most 300 after
+    moving the point, the scanner used to hand it to numpy's parser (→ inf) and keep the event."""
+    assert abs(float(spelling)) == float("inf")  # beyond FLOAT64_MAX by more than half a unit in the last place
+    odd = K.replace('"correlation": 5', f'"correlation": 6, "{key}": {spelling}')
+    p = _trace(tmp_path, odd)
+    slow, _ = load(p, False, 65536)
+    fast, reader = load(p, True, 65536)
+    assert reader.scanned > 0  # the other pieces are still read by the scanner
+    assert differences(slow, fast) is None
+    assert len(fast.events) == 3000  # 3001 kernels written, the one with the out-of-range number dropped
+    assert 6 not in set(fast.events["correlation_id"])
+    assert any("1 event(s) dropped" in w and "Number out of range" in w for w in fast.meta.warnings)
+
+
+def test_a_float_arg_near_float64_max_in_many_digits_is_read_exactly(tmp_path):
+    """The same spelling within range (0.123456789012e309 = 1.23456789012e308 < 1.797e308) is kept by both paths,
+    with the correctly rounded value Python's float() gives."""
+    odd = K.replace('"correlation": 5', '"correlation": 6, "flops": 0.123456789012e309')
+    p = _trace(tmp_path, odd)
+    slow, _ = load(p, False, 65536)
+    fast, _ = load(p, True, 65536)
+    assert differences(slow, fast) is None
+    ev = fast.events
+    assert len(ev) == 3001
+    assert ev.loc[ev["correlation_id"] == 6, "flops"].tolist() == [1.23456789012e308]
+
+
+def test_seeded_number_spellings_read_the_same():
+    """1000 random JSON numbers (up to 25 integer and 24 fraction digits, exponents near ±22, ±300, ±308) as ts,
+    dur, float and id args: the scanner's values equal msgspec's + the msgspec path's conversions, or it falls back."""
+    assert numbers(seed=3, count=1000) == []
+
+
+def test_seeded_fuzz_sample_reads_the_same_with_the_scanner_on_and_off(tmp_path):
+    tot = fuzz(seed=11, count=5, workdir=tmp_path, report_every=2, timeout=60.0, verbose=False)
+    assert tot["inputs"] == 5
+    assert tot["scanned"] > 0  # the sample exercises the scanner, not only the fallback
+    assert not tot["divergences"], tot["findings"]
+
+
+def _colliding(monkeypatch, rows_of_hashes: list[int]) -> None:
+    """Make every hash of the given hash rows (``_kineto_scan.H_*``) the same value, as if all those texts collided
+    in FNV-1a (no real 64-bit collision is known to be craftable here): the bytes comparison must catch it."""
+    from gpulens.collectors import _kineto_scan as S
+
+    orig = S.scan
+
+    def scan(buf):
+        status, I, H, D = orig(buf)
+        for h in rows_of_hashes:
+            H[h] = 12345
+        return status, I, H, D
+
+    monkeypatch.setattr(S, "scan", scan)
+
+
+def _dims_trace(tmp_path: Path) -> Path:
+    rows = []
+    for i in range(3000):  # names k0..k6 and 5 distinct Input Dims / Input type texts of one length each
+        rows.append(K.replace('"name": "k"', f'"name": "k{i % 7}"').replace(
+            '"correlation": 5', f'"correlation": {i}, "Input Dims": [[{i % 5}, 2]], "Input type": ["t{i % 5}"]'))
+    p = tmp_path / "d.pt.trace.json"
+    p.write_text('{"traceEvents": [' + ",\n".join(rows) + "]}")
+    return p
+
+
+def test_colliding_name_hashes_send_the_piece_to_msgspec(tmp_path, monkeypatch):
+    from gpulens.collectors import _kineto_scan as S
+
+    p = _dims_trace(tmp_path)
+    slow, _ = load(p, False, 65536)
+    _colliding(monkeypatch, [S.H_NAME])
+    fast, reader = load(p, True, 65536)
+    assert reader.scanned == 0 and reader.decoded > 0  # every piece has 7 names of one length: all fall back
+    assert differences(slow, fast) is None
+    # written in the JSON above: name k(i % 7), Input Dims [[i % 5, 2]] (json text as written)
+    ev = fast.events
+    assert ev["name"].astype(str).tolist()[:8] == ["k0", "k1", "k2", "k3", "k4", "k5", "k6", "k0"]
+    assert ev["input_dims"].astype(object).tolist()[:6] == ["[[0, 2]]", "[[1, 2]]", "[[2, 2]]", "[[3, 2]]",
+                                                           "[[4, 2]]", "[[0, 2]]"]
+
+
+def test_colliding_input_dims_hashes_are_encoded_one_by_one(tmp_path, monkeypatch):
+    from gpulens.collectors import _kineto_scan as S
+
+    p = _dims_trace(tmp_path)
+    slow, _ = load(p, False, 65536)
+    _colliding(monkeypatch, [S.H_DIMS, S.H_DIMSL, S.H_TYPES])
+    fast, reader = load(p, True, 65536)
+    assert reader.scanned > 0  # names do not collide: the scanner reads the pieces, texts encoded one by one
+    assert differences(slow, fast) is None
+    ev = fast.events
+    assert ev["input_dims"].astype(object).tolist()[5:7] == ["[[0, 2]]", "[[1, 2]]"]
+    assert ev["input_types"].astype(object).tolist()[:2] == ['["t0"]', '["t1"]']
