@@ -272,7 +272,7 @@ def warm_scanner(workdir: Path) -> dict:
     cores), else the warm start (numba import + cache load, ≈ 1.3 s)."""
     import gen_kineto
 
-    trace = workdir / "warm" / "rank0.pt.trace.json"
+    trace = workdir / "warm20k" / "rank0.pt.trace.json"
     if not trace.exists():  # several 8 MiB pieces: the last piece of a file is always decoded by msgspec
         gen_kineto.generate(trace, 20000)
     env = {**os.environ, "GPULENS_KINETO_FAST": "1", "GPULENS_CACHE_DIR": str(workdir / "warm-cache")}
