@@ -121,3 +121,18 @@ def test_a_tie_goes_to_the_overhead(tmp_path):
     src = gpulens.analyze([_copies_beside_kernels(tmp_path, 50, 50)]).sources[0]
     vd = src.results["verdicts"].summary
     assert vd["run_verdict"] == "memcpy-bound" and vd["secondary_share_pct"] == pytest.approx(50.0)
+
+
+def test_secondary_cause_that_is_also_the_kernel_class_is_named_once():
+    """HTA's two-rank DLRM job: host-bound, with exposed communication the runner-up share and communication kernels
+    holding most kernel time — one class, so the headline names it once (it said "most kernel time is
+    communication-bound; secondary cause: communication-bound")."""
+    report = gpulens.analyze(str(shared_trace("kineto/multirank_hta_trace_filter")))
+    src = report.sources[0]
+    vd = src.results["verdicts"].summary
+    if vd["secondary_cause"] != vd["kernel_verdict"]:
+        pytest.skip("the corpus trace no longer has its secondary cause equal to its kernel class")
+    sentence = answer(src).sentence
+    label = vd["secondary_cause"]
+    assert sentence.count(label) == 1, sentence
+    assert "it also holds most kernel time" in sentence

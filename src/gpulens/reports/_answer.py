@@ -282,7 +282,10 @@ def answer(s: Any) -> Answer:
         of = ("steady span" if steady is not None else "span") if _gpu_count(s) <= 1 else \
             ("GPUs' summed steady spans" if steady is not None else "GPUs' summed spans")
         share = share_pct_text(vd.summary.get("secondary_share_pct"))
-        tail += (f"; secondary cause: {_label(sec)} ({share} of the {of})" if sec in RANK_CLASSES.values() else
+        also = ""
+        if sec == kv:  # one class named once: "most kernel time is X; secondary cause: X" said it twice
+            tail, also = "", "; it also holds most kernel time"
+        tail += (f"; secondary cause: {_label(sec)} ({share} of the {of}{also})" if sec in RANK_CLASSES.values() else
                  f"; GPU computing is the secondary share ({share} of the {of})")
     if s.timeline.meta.truncated:  # every figure covers only the part of the input that could be read
         tail += f" (input truncated — {truncated_text(s.timeline)}: the figures cover the part read)"
