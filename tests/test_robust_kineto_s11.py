@@ -83,3 +83,43 @@ def test_a_float_arg_written_as_an_array_is_unknown(tmp_path, key, metric, value
     assert c["value"].tolist() == [2.5]
     ids = tl.events.set_index("event_id")["correlation_id"]
     assert ids[c["event_id"].iloc[0]] == 7
+
+
+def _write(tmp_path: Path, evs: list[bytes]) -> Path:
+    p = tmp_path / "t.pt.trace.json"
+    p.write_bytes(b'{"traceEvents": [' + b",\n".join(evs) + b"]}")
+    return p
+
+
+KB = K.encode()
+ILL = KB.replace(b'"args": {"correlation": 5}', b'"args": 5')  # args a number: ill-typed
+BAD_UTF8 = KB.replace(b'"name": "k"', b'"name": "k\xff"').replace(b'"correlation": 5', b'"correlation": 9')
+
+
+@pytest.mark.parametrize("n", [1, N])
+def test_an_ill_typed_event_then_malformed_json_runs_the_recovery(tmp_path, n):
+    """Kind 3: the typed decode of the last piece stops at the ill-typed event (ValidationError); the loose decode
+    then met the malformed text after it (a raw NUL between events) and its DecodeError escaped, so the recovery
+    never ran. Now it runs: the n + n plain kernels before the damage are kept (the ill-typed one dropped and
+    counted once), and the cut is reported."""
+    p = tmp_path / "t.pt.trace.json"
+    data = b'{"traceEvents": [' + b",\n".join([KB] * n + [ILL] + [KB] * n) + b"\x00, " + KB + b"]}"
+    p.write_bytes(data)
+    tl = _both(p)
+    assert len(tl.events) == 2 * n
+    assert sum("1 event(s) dropped: fields of the wrong type" in w for w in tl.meta.warnings) == 1
+    cut = f"(byte {data.index(bytes(1))}); kept {2 * n} complete events"  # the NUL's offset in the file
+    assert sum("incomplete or malformed event" in w and cut in w for w in tl.meta.warnings) == 1
+
+
+@pytest.mark.parametrize("n", [1, N])
+def test_an_ill_typed_event_beside_invalid_utf8_keeps_the_rest(tmp_path, n):
+    """Kind 4: an ill-typed event and an event with invalid UTF-8 (byte 0xFF in a name) in the same piece: the
+    per-event validation raised msgspec's DecodeError ("Invalid UTF-8") and the whole file was lost. Now the ill-typed
+    event is dropped and counted once, and the invalid-UTF-8 event is read as it is without the ill-typed one (the
+    lenient recovery keeps it): 2n plain kernels + that one."""
+    alone = _both(_write(tmp_path, [KB] * n + [BAD_UTF8] + [KB] * n))
+    tl = _both(_write(tmp_path, [KB] * n + [ILL, BAD_UTF8] + [KB] * n))
+    assert len(alone.events) == 2 * n + 1
+    assert len(tl.events) == len(alone.events)
+    assert sum("1 event(s) dropped: fields of the wrong type" in w for w in tl.meta.warnings) == 1
