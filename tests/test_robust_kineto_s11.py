@@ -123,3 +123,19 @@ def test_an_ill_typed_event_beside_invalid_utf8_keeps_the_rest(tmp_path, n):
     assert len(alone.events) == 2 * n + 1
     assert len(tl.events) == len(alone.events)
     assert sum("1 event(s) dropped: fields of the wrong type" in w for w in tl.meta.warnings) == 1
+
+
+@pytest.mark.parametrize("key,metric", [("blocks per SM", "kineto.blocks_per_sm"),
+                                        ("est. achieved occupancy %", "kineto.est_achieved_occupancy_pct")])
+@pytest.mark.parametrize("value", ["[1.5]", "[2, 3]"])
+@pytest.mark.parametrize("n", [3, 3000])
+def test_every_kernel_with_the_float_arg_as_an_array_gives_no_value(tmp_path, key, metric, value, n):
+    """Kind 5 where it crashed: every kernel of a piece writes the arg as an array of the same length, so numpy
+    built a 2-D array without complaint (IndexError in the counters, ValueError when joining pieces). No kernel has
+    a number there: no counter row for that metric, all n kernels kept."""
+    odd = K.replace('"correlation": 5', f'"correlation": 5, "{key}": {value}')
+    p = tmp_path / "t.pt.trace.json"
+    p.write_text('{"traceEvents": [' + ",\n".join([odd] * n) + "]}")
+    tl = _both(p)
+    assert len(tl.events) == n
+    assert (tl.counters["metric"] == metric).sum() == 0
