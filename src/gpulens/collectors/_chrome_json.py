@@ -127,15 +127,27 @@ class TolerantDecoder:
         try:
             return self._all.decode(buf)
         except msgspec.ValidationError:
-            return self.each(self._raw.decode(buf))
+            dropped, first = self.dropped, self.first_problem
+            try:
+                return self.each(self._raw.decode(buf))
+            except msgspec.DecodeError:  # the caller reads this text again (a shorter piece, the recovery)
+                self.dropped, self.first_problem = dropped, first
+                raise
 
-    def each(self, raws: list[Any]) -> list[Any]:
-        """Validate raw events one by one (``msgspec.Raw`` or plain JSON bytes), dropping the ill-typed ones."""
+    def each(self, raws: list[Any], undecodable: bool = False) -> list[Any]:
+        """Validate raw events one by one (``msgspec.Raw`` or plain JSON bytes), dropping the ill-typed ones.
+
+        ``undecodable``: an event msgspec cannot decode at all (``DecodeError``, e.g. invalid UTF-8 left in it) is
+        dropped and counted too, instead of raised — for events a lenient recovery already cut out, where raising
+        would lose the whole file. Without it the error is raised, so that a piece reader cuts the piece shorter
+        and the damaged text reaches the recovery (the same outcome wherever the pieces are cut).
+        """
+        errors = (msgspec.ValidationError, msgspec.DecodeError) if undecodable else msgspec.ValidationError
         out = []
         for r in raws:
             try:
                 out.append(self._one.decode(r))
-            except msgspec.ValidationError as exc:
+            except errors as exc:
                 self.dropped += 1
                 self.first_problem = self.first_problem or str(exc)
         return out
@@ -146,12 +158,19 @@ class TolerantDecoder:
         Returns:
             (header, array, events): the top-level keys of :data:`LOOSE_FIELDS` (object form), None or ``[]`` for
             the array form, and the events that validate.
+
+        Raises:
+            msgspec.DecodeError: the text is malformed JSON (the caller's lenient recovery reads it).
         """
-        doc = self._loose.decode(buf)
-        if isinstance(doc, list):
-            return {}, [], self.each(doc)
-        header = {f: getattr(doc, f) for f in LOOSE_FIELDS}
-        return header, None, self.each(doc.traceEvents)
+        dropped, first = self.dropped, self.first_problem
+        try:
+            doc = self._loose.decode(buf)
+            if isinstance(doc, list):
+                return {}, [], self.each(doc)
+            return {f: getattr(doc, f) for f in LOOSE_FIELDS}, None, self.each(doc.traceEvents)
+        except msgspec.DecodeError:
+            self.dropped, self.first_problem = dropped, first  # the recovery reads (and counts) these events again
+            raise
 
 
 _BYTE_AT = re.compile(r"\(byte (\d+)\)|\(char (\d+)\)")

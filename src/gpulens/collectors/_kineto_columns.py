@@ -214,7 +214,12 @@ def us_text_to_ns(raws: list) -> tuple[np.ndarray, np.ndarray]:
     if n == 0:
         return out, valid
     joined = b"\n".join(raws)
-    texts = joined.split(b"\n")  # a JSON number's text never holds a raw newline
+    if joined.count(b"\n") != n - 1:
+        # a JSON number's text never holds a raw newline, but an object/array value spread over lines does: it is no
+        # number, so it is replaced by a non-digit (irregular → _slow_ns → invalid) before splitting
+        raws = [b"[]" if b"\n" in bytes(r) else r for r in raws]
+        joined = b"\n".join(raws)
+    texts = joined.split(b"\n")
     # texts longer than any regular number go to the slow path: the digit matrix below is n × the longest text
     # (one 140 kB "ts" made it 140,000 numpy passes; in a 1M-event trace, a 140 GB matrix)
     cut = np.flatnonzero(np.frombuffer(joined, dtype=np.uint8) == 10)

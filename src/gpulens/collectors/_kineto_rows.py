@@ -47,10 +47,23 @@ def is_none(vals: np.ndarray) -> np.ndarray:
 def floats(vals: list) -> np.ndarray:
     """Numbers (int/float) → float64, anything else NaN."""
     try:
-        return np.array(vals, dtype=np.float64)
-    except (TypeError, ValueError):
-        return np.array([float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else np.nan
-                         for v in vals], dtype=np.float64)
+        out = np.array(vals, dtype=np.float64)
+        if out.shape == (len(vals),):
+            return out
+    except (TypeError, ValueError, OverflowError):
+        pass
+    # one value per row, always: a nested list ([1.5]) is no number, an integer beyond float64 (> 1.8e308) unknown
+    return np.array([_one_float(v) for v in vals], dtype=np.float64)
+
+
+def _one_float(v: Any) -> float:
+    """One decoded JSON value → float64; NaN (unknown) for non-numbers, booleans and integers beyond float64."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return np.nan
+    try:
+        return float(v)
+    except OverflowError:
+        return np.nan
 
 
 def raw_texts(raws: np.ndarray, legacy: np.ndarray | None = None) -> np.ndarray:

@@ -182,6 +182,7 @@ class KinetoCollector(Collector):
                 acc.add(piece)
                 del piece
             header: Any = None
+            malformed: msgspec.DecodeError | None = None
             try:  # the tagged fast form first; anything it refuses is read exactly as before
                 doc = FAST_TRACE_DECODER.decode(tail.doc)
             except (msgspec.ValidationError, msgspec.DecodeError):
@@ -196,17 +197,34 @@ class KinetoCollector(Collector):
                         tail.doc = deep.flat(tail.doc)
                         doc = TRACE_DECODER.decode(tail.doc)
             except msgspec.ValidationError:
+                # an ill-typed event seen before malformed JSON further on: the typed decode stops at the first, so
+                # the loose decode meets the second; it then goes to the lenient recovery like any malformed text
                 try:
-                    found, array, events = tolerant.decode_doc(tail.doc)
-                except RecursionError:
-                    tail.doc = deep.flat(tail.doc)
-                    found, array, events = tolerant.decode_doc(tail.doc)
-                acc.add(events)
-                header = RawTrace(**found)
+                    try:
+                        found, array, events = tolerant.decode_doc(tail.doc)
+                    except RecursionError:
+                        tail.doc = deep.flat(tail.doc)
+                        found, array, events = tolerant.decode_doc(tail.doc)
+                except msgspec.DecodeError as exc2:
+                    malformed = exc2
+                else:
+                    acc.add(events)
+                    header = RawTrace(**found)
             except msgspec.DecodeError as exc:
+                malformed = exc
+            else:
+                if isinstance(doc, list):
+                    acc.add(doc)
+                    header = RawTrace()
+                else:
+                    acc.add(doc.traceEvents)
+                    doc.traceEvents = []
+                    header = doc
+            if malformed is not None:
+                exc = malformed
                 found, events, stop, problem, repairs = recover(tail.doc, lenient=not strict, deep=deep)
                 lone, in_meta = [0, 0], [0]  # lone UTF-16 surrogates replaced: characters, events; in metadata
-                acc.add(tolerant.each([_plain_bytes(e, lone) for e in events]))
+                acc.add(tolerant.each([_plain_bytes(e, lone) for e in events], undecodable=True))
                 header = RawTrace(**no_surrogates(found, in_meta))
                 if lone[0] or in_meta[0]:
                     warnings.append(f"{path}: {lone[0] + in_meta[0]} lone UTF-16 surrogate escape(s) (\\ud800-"
@@ -236,14 +254,6 @@ class KinetoCollector(Collector):
                     warnings.append(f"{path}: malformed JSON outside the events ({json_error_text(exc)}"
                                     + (f" at {where}" if where else "") + "); the metadata there was skipped, "
                                     f"{acc.count} events kept")
-            else:
-                if isinstance(doc, list):
-                    acc.add(doc)
-                    header = RawTrace()
-                else:
-                    acc.add(doc.traceEvents)
-                    doc.traceEvents = []
-                    header = doc
             del tail
         finally:
             if gc_was:
