@@ -59,8 +59,9 @@ def test_wave_loss_is_summed_per_launch_and_the_table_shows_the_dominant_grid():
     assert row["wave_loss_ns"] == 87_500
     waves = [f for f in occ.findings if f.key == "occupancy/k/waves"]
     assert len(waves) == 1 and waves[0].time_at_stake_ns == 87_500
-    assert "75 % full (1.75 waves)" in waves[0].title and "grid sizes vary" in waves[0].title
-    assert "up to 22 %" in waves[0].title                      # 87.5 / 400 = 21.9 %
+    assert "Last wave of k in its main grid is 75 % full (1.75 waves)" in waves[0].title
+    # 87.5 / 400 = 21.9 %, over both launches — not the main grid's own 1 − 1.75/2 = 12.5 %: the title says which
+    assert "up to 22 % of its time, over all its 2 grid sizes, lost" in waves[0].title
 
 
 def test_grid_below_one_wave_recovers_at_most_the_empty_share():
@@ -340,3 +341,15 @@ def test_limiter_of_a_kernel_latency_bound_by_speed_of_light_is_bounded():
     assert v["verdict"] == "latency/occupancy-bound" and v["time_at_stake_ns"] == 800_000
     lim = next(f for f in src.findings() if f.key == "occupancy/k/limiter")
     assert lim.time_at_stake_ns == 800_000 and "Speed of light puts it below both roofs" in lim.detail
+
+
+def test_main_grid_below_one_wave_names_what_its_loss_covers():
+    # two launches under one wave (1056 blocks per wave, see above): 300 blocks 100 µs loses 100 × (1 − 300/1056)
+    # = 71.59 µs; 660 blocks 200 µs (the main grid: 200 of 300 µs) loses 200 × (1 − 0.625) = 75 µs → 146.59 µs of
+    # 300 µs = 48.9 %, while 1 − 0.625 = 37.5 % is the main grid's own share: the title names which figure is which
+    tl = _timeline([(300, 256, 32, 100_000), (660, 256, 32, 200_000)])
+    occ = gpulens.analyze_timeline(tl).results["occupancy"]
+    f = next(f for f in occ.findings if f.key == "occupancy/k/waves")
+    assert f.time_at_stake_ns == pytest.approx(75_000 + 100_000 * (1 - 300 / 1056), abs=1)
+    assert f.title.startswith("Main grid of k fills 62 % of one wave: up to 49 % of its time, over all its 2 grid "
+                              "sizes, lost to empty block slots"), f.title

@@ -78,6 +78,9 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
                "stay empty in partly filled waves if every block took the same time (an upper bound: a lone block may "
                f"run faster than one sharing its {sm}).")
     own = 1.0 - w / math.ceil(w) if w > 0 else 0.0  # the main configuration's own loss share
+    # the fill shown is the main grid's, the loss every launch's: said so, or a reader recomputes 1 − fill from the
+    # title and gets another figure (1.07 waves "up to 54 %" where the main grid alone loses 47 %)
+    over = f", over all its {_int(r.grid_sizes)} grid sizes," if varies else ""
     if varies and own < MIN_WAVE_LOSS_SHARE:
         title = (f"Partly filled waves of {_short(r.name)}: up to {share:.0f} % of its time lost to empty block "
                  f"slots ({_int(r.grid_sizes)} grid sizes; the main one is {waves_text(w)} waves)")
@@ -86,14 +89,14 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
                   f"partly filled waves. {formula}")
         act = _advice.whole_waves(fam, library, str(r.name), pytorch, vendor)
     elif w < 1:
-        title = (f"Grid of {_short(r.name)} fills {fill_text(w)} of one wave: up to {share:.0f} % of its time "
-                 "lost to empty block slots" + (" (grid sizes vary)" if varies else ""))
+        title = (f"{'Main grid' if varies else 'Grid'} of {_short(r.name)} fills {fill_text(w)} of one wave: up to "
+                 f"{share:.0f} % of its time{over} lost to empty block slots")
         detail = (f"{waves_text(w)} waves{main}: fewer blocks than the GPU holds at once, so block slots stay empty for the "
                   f"whole launch. {formula}")
         act = _advice.more_blocks(fam, library, str(r.name))
     else:
-        title = (f"Last wave of {_short(r.name)} is {r.tail_wave_pct:.0f} % full ({w:.2f} waves): up to "
-                 f"{share:.0f} % of its time lost to empty block slots" + (" (grid sizes vary)" if varies else ""))
+        title = (f"Last wave of {_short(r.name)}{' in its main grid' if varies else ''} is {r.tail_wave_pct:.0f} % "
+                 f"full ({w:.2f} waves): up to {share:.0f} % of its time{over} lost to empty block slots")
         detail = f"{w:.2f} waves{main}: the final wave runs with most block slots empty (tail effect). {formula}"
         act = _advice.whole_waves(fam, library, str(r.name), pytorch, vendor)
     stake = int(loss)
