@@ -136,3 +136,45 @@ def test_secondary_cause_that_is_also_the_kernel_class_is_named_once():
     label = vd["secondary_cause"]
     assert sentence.count(label) == 1, sentence
     assert "it also holds most kernel time" in sentence
+
+
+def _overlapped_allreduce(tmp_path):
+    """Ten steps, each a 200 µs small-grid kernel on stream 7 and a 250 µs NCCL all-reduce on stream 20 starting with
+    it: by hand, communication kernels 10 × 250 = 2.5 ms, compute kernels 10 × 200 = 2.0 ms, exposed communication
+    10 × 50 µs = 0.5 ms, span 1000 → 1000 + 9 × 300 + 250 µs = 2.95 ms."""
+    ev = []
+    for i in range(10):
+        t0 = 1000 + 300 * i
+        for c, dt in ((2 * i + 1, 20), (2 * i + 2, 15)):
+            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9,
+                       "ts": t0 - dt, "dur": 3, "args": {"correlation": c}})
+        ev.append({"ph": "X", "cat": "kernel", "name": "small_grid_kernel", "pid": 0, "tid": 7, "ts": t0, "dur": 200,
+                   "args": {"device": 0, "stream": 7, "correlation": 2 * i + 1, "grid": [4, 1, 1],
+                            "block": [128, 1, 1], "registers per thread": 32, "shared memory": 0}})
+        ev.append({"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "pid": 0, "tid": 20,
+                   "ts": t0, "dur": 250, "args": {"device": 0, "stream": 20, "correlation": 2 * i + 2,
+                                                  "grid": [8, 1, 1], "block": [512, 1, 1]}})
+    props = {"id": 0, "name": "NVIDIA H100 80GB HBM3", "computeMajor": 9, "computeMinor": 0, "numSms": 132,
+             "maxThreadsPerMultiprocessor": 2048, "regsPerMultiprocessor": 65536,
+             "sharedMemPerMultiprocessor": 233472, "warpSize": 32, "maxThreadsPerBlock": 1024}
+    p = tmp_path / "overlapped_allreduce.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "deviceProperties": [props], "traceEvents": ev}))
+    return p
+
+
+def test_communication_overlapped_by_computation_does_not_bound_the_run(tmp_path):
+    src = gpulens.analyze([_overlapped_allreduce(tmp_path)]).sources[0]
+    bd = src.results["breakdown"].summary
+    assert (bd["computation_ns"], bd["exposed_comm_ns"], bd["device_span_ns"]) == (2_000_000, 500_000, 2_950_000)
+    vd = src.results["verdicts"].summary
+    # communication kernels hold the most kernel time (2.5 ms against 2.0 ms)...
+    assert vd["kernel_verdict"] == "communication-bound"
+    assert vd["kernel_time_by_verdict_ns"]["communication-bound"] == 2_500_000
+    # ...but 2.0 of their 2.5 ms ran under computation: weighed by the 0.5 ms exposed, the compute kernels' class wins
+    compute_class = src.results["verdicts"].table.set_index("name").loc["small_grid_kernel", "verdict"]
+    assert compute_class != "communication-bound"
+    assert vd["run_verdict"] == compute_class and vd["exposed_comm_weighed_ns"] == 500_000
+    assert "communication counted by its exposed time (500.00 µs of 2.50 ms" in vd["basis"]
+    # exposed communication is still named, as the secondary share: 0.5 / 2.95 ms = 16.9 %
+    assert vd["secondary_cause"] == "communication-bound" and vd["secondary_share_pct"] == pytest.approx(16.95, abs=0.01)
+    assert not answer(src).sentence.startswith("Communication-bound")
