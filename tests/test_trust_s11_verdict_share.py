@@ -138,7 +138,7 @@ def test_secondary_cause_that_is_also_the_kernel_class_is_named_once():
     assert "it also holds most kernel time" in sentence
 
 
-def _overlapped_allreduce(tmp_path):
+def _overlapped_allreduce(tmp_path, grid: bool = True):
     """Ten steps, each a 200 µs small-grid kernel on stream 7 and a 250 µs NCCL all-reduce on stream 20 starting with
     it: by hand, communication kernels 10 × 250 = 2.5 ms, compute kernels 10 × 200 = 2.0 ms, exposed communication
     10 × 50 µs = 0.5 ms, span 1000 → 1000 + 9 × 300 + 250 µs = 2.95 ms."""
@@ -149,8 +149,9 @@ def _overlapped_allreduce(tmp_path):
             ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9,
                        "ts": t0 - dt, "dur": 3, "args": {"correlation": c}})
         ev.append({"ph": "X", "cat": "kernel", "name": "small_grid_kernel", "pid": 0, "tid": 7, "ts": t0, "dur": 200,
-                   "args": {"device": 0, "stream": 7, "correlation": 2 * i + 1, "grid": [4, 1, 1],
-                            "block": [128, 1, 1], "registers per thread": 32, "shared memory": 0}})
+                   "args": {"device": 0, "stream": 7, "correlation": 2 * i + 1,
+                            **({"grid": [4, 1, 1], "block": [128, 1, 1], "registers per thread": 32,
+                                "shared memory": 0} if grid else {})}})
         ev.append({"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "pid": 0, "tid": 20,
                    "ts": t0, "dur": 250, "args": {"device": 0, "stream": 20, "correlation": 2 * i + 2,
                                                   "grid": [8, 1, 1], "block": [512, 1, 1]}})
@@ -178,3 +179,13 @@ def test_communication_overlapped_by_computation_does_not_bound_the_run(tmp_path
     # exposed communication is still named, as the secondary share: 0.5 / 2.95 ms = 16.9 %
     assert vd["secondary_cause"] == "communication-bound" and vd["secondary_share_pct"] == pytest.approx(16.95, abs=0.01)
     assert not answer(src).sentence.startswith("Communication-bound")
+
+
+def test_overlapped_communication_beside_kernels_of_no_known_class_is_gpu_bound(tmp_path):
+    """The same steps with compute kernels of no launch configuration (their class undetermined): the kernels still
+    hold 2.0 ms against 0.5 ms of exposed communication — bound by its kernels (gpu-bound), not by communication."""
+    src = gpulens.analyze([_overlapped_allreduce(tmp_path, grid=False)]).sources[0]
+    vd = src.results["verdicts"].summary
+    assert src.results["verdicts"].table.set_index("name").loc["small_grid_kernel", "verdict"] == "undetermined"
+    assert vd["kernel_verdict"] == "communication-bound"
+    assert vd["run_verdict"] == "gpu-bound" and vd["exposed_comm_weighed_ns"] == 500_000

@@ -660,10 +660,11 @@ def _overlapped_comm(bn: Any, by_class: pd.Series) -> tuple[str, int] | None:
     exposed = int(exposed)
     weighed = by_class.fillna(0).astype(float).copy()
     weighed["communication-bound"] = min(float(weighed["communication-bound"]), float(exposed))
-    others = weighed.drop(index=["communication-bound", "undetermined"], errors="ignore")
+    others = weighed.drop(index=["communication-bound"], errors="ignore")
     if not len(others) or not float(others.max()) > float(weighed["communication-bound"]):
         return None
-    return str(others.sort_values(ascending=False, kind="stable").index[0]), exposed
+    top = str(others.sort_values(ascending=False, kind="stable").index[0])
+    return ("gpu-bound" if top == "undetermined" else top), exposed  # kernels of no known class: bound by them
 
 
 def _computing_dominates(bn: Any, overhead: str) -> bool:
