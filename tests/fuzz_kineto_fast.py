@@ -597,8 +597,16 @@ def make_input(rng: random.Random) -> tuple[bytes, list[str], int]:
 def fuzz(seed: int, count: int, workdir: Path, report_every: int = 10, timeout: float = 20.0,
          verbose: bool = True) -> dict:
     """Run ``count`` seeded inputs; findings are copied into ``workdir/findings``. Returns the summary."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20000))  # the serialiser recurses into deep mutations
+    try:
+        return _fuzz(seed, count, workdir, report_every, timeout, verbose)
+    finally:  # restored: run inside the test suite, a raised limit changed what later tests in the process saw
+        sys.setrecursionlimit(limit)  # (a 5,000-deep TOML gate config parsed instead of "not valid TOML")
+
+
+def _fuzz(seed: int, count: int, workdir: Path, report_every: int, timeout: float, verbose: bool) -> dict:
     rng = random.Random(seed)
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))  # the serialiser recurses into deep mutations
     workdir.mkdir(parents=True, exist_ok=True)
     tot: dict[str, Any] = {"inputs": 0, "divergences": {}, "scanned": 0, "decoded": 0, "findings": []}
     for i in range(count):
