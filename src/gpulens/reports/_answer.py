@@ -275,7 +275,7 @@ def answer(s: Any) -> Answer:
         busy += f" — {why}" if why else ""
     kv = str(vd.summary.get("kernel_verdict") or "") if vd is not None and not vd.skipped else ""
     tail = f", and most kernel time is {kv}" if kv and kv not in (verdict, "undetermined") else ""
-    if tail and vd.summary.get("exposed_comm_weighed_ns") is not None:  # analyzers.verdicts._overlapped_comm
+    if tail and vd.summary.get("exposed_comm_weighed_ns") is not None:  # analyzers._run_shares._overlapped_comm
         tail += f", most of it under computation ({fmt_ns(vd.summary['exposed_comm_weighed_ns'])} exposed)"
     sec = vd.summary.get("secondary_cause") if vd is not None and not vd.skipped else None
     if sec and sec != verdict:  # the runner-up measured share (analyzers.verdicts: the dominant share is the verdict)

@@ -1,0 +1,94 @@
+"""The run verdict's measured shares (read by :mod:`gpulens.analyzers.verdicts`): the overhead cause's time against
+the GPU's computing time, the other proven causes (the runner-up), communication weighed by its exposed time, and the
+host-only edges of the profiled window — all from the ``bottlenecks`` summary (docs/bottlenecks.md "Run verdict")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from gpulens.analyzers.bottlenecks import RANK_CLASSES
+from gpulens.units import share_pct_text
+
+
+def _shares(bn: Any, overhead: str) -> tuple[int | None, int | None, int]:
+    """(the overhead cause's time, the computing time — union of compute kernels, the breakdown's computation —, the
+    steady span they are shares of) in ns, from the bottlenecks summary; a time is None when not measured."""
+    key = next(k for k, c in RANK_CLASSES.items() if c == overhead)
+    s = bn.summary
+    span = int(s.get("steady_span_ns") or s.get("device_span_ns") or 0) or 1
+
+    def ns(k: str) -> int | None:
+        v = s.get(k)
+        return None if v is None or pd.isna(v) else int(v)
+
+    return ns(key), ns("computation_ns"), span
+
+
+def _other_causes(bn: Any, overhead: str) -> list[tuple[str, int]]:
+    """The overhead causes other than ``overhead`` with their time [ns] (bottlenecks summary), those with enough
+    evidence only: an idle cause seen in at least :data:`~gpulens.analyzers.bottlenecks.MIN_VERDICT_GAPS` gaps or
+    holding half the span (the rule that makes a cause a verdict makes it a secondary cause too)."""
+    from gpulens.analyzers.bottlenecks import DOMINANT_SHARE, GAP_EVIDENCE, MIN_VERDICT_GAPS
+
+    s = bn.summary
+    span = int(s.get("steady_span_ns") or s.get("device_span_ns") or 0) or 1
+    out = []
+    for key, cls in RANK_CLASSES.items():
+        v = s.get(key)
+        if cls == overhead or v is None or pd.isna(v):
+            continue
+        n = s.get(f"gaps_{GAP_EVIDENCE[key]}") if key in GAP_EVIDENCE else None
+        if n is None or n >= MIN_VERDICT_GAPS or v >= DOMINANT_SHARE * span:
+            out.append((cls, int(v)))
+    return out
+
+
+def _overlapped_comm(bn: Any, by_class: pd.Series) -> tuple[str, int] | None:
+    """When communication kernels hold the most critical-kernel time but most of it ran under computation: (the
+    kernel class holding the most time once communication counts only by its exposed time — the breakdown's
+    ``exposed_comm_ns`` —, that exposed time [ns]); None when communication still holds the most, or its exposed time
+    is not measured. DeepEP-style expert all-to-all overlapped with the experts' GEMMs (deepseek train.json: 113 ms
+    of communication kernels, 4.2 ms exposed, 96 % of the span computing) is not a communication-bound run."""
+    if bn is None or bn.skipped:
+        return None
+    exposed = bn.summary.get("exposed_comm_ns")
+    if exposed is None or pd.isna(exposed):
+        return None
+    exposed = int(exposed)
+    weighed = by_class.fillna(0).astype(float).copy()
+    weighed["communication-bound"] = min(float(weighed["communication-bound"]), float(exposed))
+    others = weighed.drop(index=["communication-bound"], errors="ignore")
+    if not len(others) or not float(others.max()) > float(weighed["communication-bound"]):
+        return None
+    top = str(others.sort_values(ascending=False, kind="stable").index[0])
+    return ("gpu-bound" if top == "undetermined" else top), exposed  # kernels of no known class: bound by them
+
+
+def _computing_dominates(bn: Any, overhead: str) -> bool:
+    """True when the GPU's computing time (union of compute kernels) exceeds the overhead cause's time: the
+    dominant measured share is then the kernels', and the overhead the secondary cause (a run 84 % computing and
+    16 % exposed copies is not memcpy-bound). Unknown figures never dominate."""
+    oh, comp, _ = _shares(bn, overhead)
+    return oh is not None and comp is not None and comp > oh  # a tie: the overhead, the cause one can act on
+
+
+def _pct_of(ns: int | None, span: int) -> str:
+    """A share of the span in words ("16 %"; "unknown" when not measured)."""
+    return "unknown" if ns is None else share_pct_text(100.0 * ns / max(span, 1))
+
+
+def _host_only_edges(bn: Any) -> tuple[int, int]:
+    """(host-only time before + after the GPU span, profiled window) in ns from the bottlenecks summary (0s if
+    unknown)."""
+    if bn is None or bn.skipped:
+        return 0, 0
+    edges = int(bn.summary.get("host_only_before_ns") or 0) + int(bn.summary.get("host_only_after_ns") or 0)
+    return edges, int(bn.summary.get("window_ns") or 0)
+
+
+def _mostly_host_only(bn: Any) -> bool:
+    """True when host-only time outside the GPU span is at least half the profiled window."""
+    edges, window = _host_only_edges(bn)
+    return bool(window) and edges >= 0.5 * window
