@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from gpulens.analyzers import Finding
 from gpulens.reports._format import busy_pct_text, clip, fmt_ns, fmt_unit, is_missing, share_pct_text
 
@@ -318,6 +320,24 @@ def _first_step(s: Any, top: list[Finding]) -> str:
     return f"{und.title}: {next_step(und, 200)}"
 
 
+def _hidden_stake_text(table: Any, shown: int) -> str:
+    """"" unless a critical kernel past the first ``shown`` rows (ordered by GPU time) has more time at stake than
+    one of those shown: then "; not shown: <kernel> with <stake> at stake (#k by GPU time)" for the one with the
+    most, so a cut by GPU time never hides the largest opportunity."""
+    if "time_at_stake_ns" not in table or "name" not in table:
+        return ""
+    stake = table["time_at_stake_ns"].to_numpy(dtype="float64", na_value=float("nan"))
+    head, rest = stake[:shown], stake[shown:]
+    if not np.isfinite(rest).any() or not np.isfinite(head).any():
+        return ""
+    k = shown + int(np.nanargmax(rest))
+    if not stake[k] > np.nanmin(head):
+        return ""
+    from gpulens.reports._names import short_names
+
+    return f"; not shown: {short_names([str(table['name'].iloc[k])])[0]} with {fmt_ns(stake[k])} at stake (#{k + 1} by GPU time)"
+
+
 def critical_shown_text(s: Any, shown: int) -> str:
     """What the first ``shown`` rows of the ``verdicts`` table (the critical kernels, most GPU time first) are, with
     the share of kernel time of exactly those rows (the table's ``cumulative_share`` at the last row shown) and,
@@ -336,7 +356,7 @@ def critical_shown_text(s: Any, shown: int) -> str:
         if known:
             text += (f": {fmt_unit(part, 'share')} of kernel time; all {total}: "
                      f"{fmt_unit(hs.summary.get('critical_share'), 'share')}")
-        return text
+        return text + _hidden_stake_text(vd.table, shown)
     if total == 1:
         return "the critical kernel" + (f", which covers {fmt_unit(part, 'share')} of kernel time" if known else "")
     return f"the {total} critical kernels" + (f", which cover {fmt_unit(part, 'share')} of kernel time"

@@ -172,7 +172,7 @@ def _verdict_section(s: SourceReport, vd: AnalysisResult, rows: int) -> str:
         if step and r.get("verdict") != "undetermined":
             steps_md.append(f"- [{i + 1}] next: {md_text(step, 300)}")
     if len(vd.table) > rows:
-        lines.append(f"\n_Shown: {md_text(critical_shown_text(s, rows), 200)}._")
+        lines.append(f"\n_Shown: {md_text(critical_shown_text(s, rows), 400)}._")
     for mark, text in dict(notes.values()).items():
         lines.append(f"\n{mark.strip()} _time at stake: {md_text(text, 300)}._")
     return "\n".join(lines + ([""] + steps_md if steps_md else []))
