@@ -120,8 +120,33 @@ def _sizes(tl: Timeline, path: Path) -> Timeline:
     return tl
 
 
+#: The header of ``columns.csv`` that :func:`gpulens.export.export_tables` writes beside ``summaries.json``.
+_EXPORT_COLUMNS_HEADER = b"analyzer,column,meaning,unit"
+
+
+def _own_output(f: Path) -> str | None:
+    """What gpulens itself wrote, when ``f`` is one of its outputs (so never a lost rank file of a folder), else
+    None: a JSON report (``"tool": {"name": "gpulens"`` in its first 4 KiB), a Markdown (``# gpulens report``) or
+    HTML (``<title>gpulens report``) report, or a file of a table export (``--csv`` / ``--parquet``: a ``.json``,
+    ``.csv`` or ``.parquet`` beside a ``columns.csv`` with gpulens's header). Never raises."""
+    from gpulens.collectors._io import read_head
+
+    head = read_head(f, 4096).lstrip()
+    if head.startswith(b"{") and _GPULENS_REPORT.search(head):
+        return "a gpulens JSON report, not a trace"
+    if head.startswith(b"# gpulens report"):
+        return "a gpulens Markdown report, not a trace"
+    if head.startswith(b"<!DOCTYPE html>") and b"<title>gpulens report" in head:
+        return "a gpulens HTML report, not a trace"
+    if f.suffix.lower() in (".json", ".csv", ".parquet") and \
+            read_head(f.with_name("columns.csv"), 64).startswith(_EXPORT_COLUMNS_HEADER):
+        return "part of a gpulens table export (--csv / --parquet), not a trace"
+    return None
+
+
 def _why_unreadable(f: Path) -> str:
-    """Why a file of a directory is not used: the open error, empty, or not a recognised format."""
+    """Why a file of a directory is not used: the open error, empty, gpulens's own output, or not a recognised
+    format."""
     try:
         with f.open("rb") as fh:
             empty = not fh.read(1)
@@ -131,7 +156,7 @@ def _why_unreadable(f: Path) -> str:
         return "file is empty"
     from gpulens.collectors._hints import lfs_pointer
 
-    return lfs_pointer(f) or "not a recognised trace format"
+    return lfs_pointer(f) or _own_output(f) or "not a recognised trace format"
 
 
 def _trace_suffix(f: Path) -> str:
@@ -149,15 +174,23 @@ def _rank_like(f: Path, read: list[Path]) -> bool:
     (an empty or corrupt ``.json`` among ``.json.gz`` rank traces)."""
     from gpulens.collectors._parallel import _RANK_IN_NAME
 
+    if _own_output(f):  # a report or export gpulens wrote into the folder (analyze DIR --json DIR/report.json)
+        return False
     if _RANK_IN_NAME.search(f.name):
         return True
     return _trace_suffix(f) != "" and _trace_suffix(f) in {_trace_suffix(r) for r in read}
 
 
 def _listed(skipped: list[tuple[Path, str]], first: int = 8) -> str:
-    """``"name (why); ..."`` for the first ``first`` unusable files of a directory, then how many more."""
-    return "; ".join(f"{f.name} ({why})" for f, why in skipped[:first]) + (
-        f"; and {len(skipped) - first} more" if len(skipped) > first else "")
+    """The unusable files of a directory by reason: ``"a.csv, b.csv, c.csv and 36 more (why); d.json (why 2)"`` —
+    every reason (up to ``first`` of them, then how many files more), each with up to 3 of its files' names."""
+    groups: dict[str, list[str]] = {}
+    for f, why in skipped:
+        groups.setdefault(why, []).append(f.name)
+    parts = [", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "") + f" ({why})"
+             for why, names in list(groups.items())[:first]]
+    rest = sum(len(names) for names in list(groups.values())[first:])
+    return "; ".join(parts) + (f"; and {rest} more" if rest else "")
 
 
 #: Suffixes of the trace files a folder format does not read itself (Kineto / rocprofv3 JSON, nsys / rocpd SQLite).
@@ -334,10 +367,11 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
     known = unsupported_format(p)  # a real profiler's file gpulens does not read: say which and how to convert it
     if known:
         raise UnknownFormatError(p, known)
-    head = raw.data[:4096].lstrip()
-    if head.startswith(b"{") and _GPULENS_REPORT.search(head):
-        raise UnknownFormatError(p, "a gpulens JSON report, not a trace: give `gpulens analyze` the trace it was made "
-                                    "from, or compare two reports with `gpulens diff A.json B.json`")
+    own = _own_output(p)
+    if own:
+        raise UnknownFormatError(p, f"{own}: give `gpulens analyze` the trace it was made from"
+                                    + (", or compare two reports with `gpulens diff A.json B.json`"
+                                       if "JSON report" in own else ""))
     what = "gzip-compressed, but what it holds is not" if raw.compressed else "not"
     raise UnknownFormatError(p, f"{what} a recognised trace format — gpulens reads PyTorch profiler (Kineto) "
                                 "JSON, rocprof v1/v2/v3 CSV/JSON/text, rocpd and rocprof-compute outputs, Nsight "
