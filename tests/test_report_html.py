@@ -291,3 +291,24 @@ def test_first_screen_lists_the_kernels_that_matter_with_their_bound(h100):
     assert re.search(r'class="bound b-\w+">(compute|memory|latency/occupancy|launch|communication)-bound<', row.group(0))
     step = re.search(r'<td class="step"[^>]*>(.*?)</td>', row.group(0)).group(1)
     assert len(step) > 20 and step != "none recorded"
+
+
+def test_charts_say_they_are_drawing_until_drawn_and_say_so_when_they_fail(tmp_path):
+    """Charts draw when their tab opens (plotly, seconds on a loaded machine): until then each chart div shows
+    "Drawing the chart…", and a chart whose drawing failed says so and points at its data table — not a blank box.
+    Checked on the written page: every script-drawn chart starts without ``data-rendered`` (the CSS placeholder
+    applies), the page script sets ``data-rendered`` once drawn and ``data-failed`` in its error path, and the CSS
+    names both states (checked in headless Chromium by hand: placeholder, drawn chart, failure text)."""
+    import re
+
+    from gpulens.cli import main
+
+    out = tmp_path / "r.html"
+    assert main(["analyze", "--demo", "--quiet", "--html", str(out)]) == 0
+    page = out.read_text()
+    charts = re.findall(r'<div class="chart( static)?" id="[^"]+"([^>]*)>', page)
+    drawn_later = [attrs for static, attrs in charts if not static]
+    assert drawn_later and all("data-rendered" not in a for a in drawn_later)
+    assert '.chart:not(.static):not([data-rendered])::before{content:"Drawing the chart…"' in page
+    assert ".chart:not(.static)[data-failed]::before{content:\"This chart could not be drawn" in page
+    assert "catch(function(e){div.setAttribute('data-failed','1')" in page
