@@ -1,6 +1,7 @@
 """The HTML report without a browser: self-contained, escaped, pages for present and absent analyses, size budget."""
 
 import json
+from pathlib import Path
 import re
 
 import pandas as pd
@@ -312,3 +313,27 @@ def test_charts_say_they_are_drawing_until_drawn_and_say_so_when_they_fail(tmp_p
     assert '.chart:not(.static):not([data-rendered])::before{content:"Drawing the chart…"' in page
     assert ".chart:not(.static)[data-failed]::before{content:\"This chart could not be drawn" in page
     assert "catch(function(e){div.setAttribute('data-failed','1')" in page
+
+
+def test_roofline_count_reads_against_the_critical_kernel_count(tmp_path):
+    """The roofline plots the critical set's compute kernels; when the critical set holds NCCL kernels its count
+    says how it differs from the summary's critical-kernel count (HTA's two-rank trace: the summary counts 9
+    critical kernels, the roofline 8 — the ncclKernel_SendRecv one is left out)."""
+    import re
+
+    from gpulens.cli import main
+
+    d = Path(__file__).parent / "data" / "kineto" / "multirank"
+    out = tmp_path / "r.html"
+    assert main(["analyze", str(d), "--quiet", "--html", str(out), "--json", str(tmp_path / "r.json")]) == 0
+    rep = json.loads((tmp_path / "r.json").read_text())
+    hs = rep["sources"][0]["analyses"]["hotspots"]
+    crit = [r for r in hs["table"] if r["critical"]]
+    nccl = [r for r in crit if r["name"].startswith("nccl")]
+    assert nccl, "the fixture's critical set holds an NCCL kernel"
+    n_hot = len(rep["sources"][0]["analyses"]["roofline"]["table"])
+    assert n_hot == len(crit) - len(nccl)
+    page = out.read_text()
+    want = (f" of {n_hot} hot kernel(s) (the {len(crit)} critical kernels less {len(nccl)} communication "
+            f"kernel{'s' if len(nccl) > 1 else ''}, which {'have' if len(nccl) > 1 else 'has'} no roofline) plotted")
+    assert want in page

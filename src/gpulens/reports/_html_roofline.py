@@ -243,6 +243,22 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
     return [Panel("Roofline of the hot kernels", take, {"data": data, "layout": layout}, tbl, note=note)]
 
 
+def _comm_left_out(s) -> str:
+    """" (the N critical kernels less K communication kernels, which have no roofline)" when the critical set holds
+    collectives (the roofline's hot kernels are its compute kernels), else "" — so its count reads against the
+    summary's critical-kernel count."""
+    hs = s.results.get("hotspots")
+    if hs is None or hs.skipped or hs.table is None or not {"critical", "kind"} <= set(hs.table.columns):
+        return ""
+    crit = hs.table["critical"].to_numpy(dtype=bool)
+    comm = int((crit & (hs.table["kind"].astype(str) == "comm").to_numpy()).sum())
+    if not comm:
+        return ""
+    many = comm > 1
+    return (f" (the {int(crit.sum())} critical kernels less {comm} communication kernel{'s' if many else ''}, "
+            f"which {'have' if many else 'has'} no roofline)")
+
+
 def _takeaway(s, r, t, ok, comp, judged, bws, keys, vendor, rank_of, named, labels) -> str:
     n_hot = len(t)
     missing = n_hot - len(ok)
@@ -252,7 +268,8 @@ def _takeaway(s, r, t, ok, comp, judged, bws, keys, vendor, rank_of, named, labe
         count = {k: int((keys == k).sum()) for k, _, _ in comp} if len(ok) else {}
         roofs = "; ".join(f"{roof_label(k, vendor)} {fmt_si(p, 'FLOP/s')}: {count.get(k, 0)} plotted"
                           for k, p, _ in judged)
-        take = (head + f"{len(ok)} of {n_hot} hot kernel(s) plotted ({below} below both roofs); marker area is GPU "
+        take = (head + f"{len(ok)} of {n_hot} hot kernel(s){_comm_left_out(s)} plotted ({below} below both roofs); "
+                "marker area is GPU "
                 "time, colour the compute roof each kernel is judged against, shape its bound."
                 + (f" Compute roofs judged against: {roofs}." if roofs else "")
                 + (f" Memory roof: HBM/DRAM {fmt_si(bws[0], 'B/s')}." if bws else "")
