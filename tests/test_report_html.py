@@ -300,8 +300,6 @@ def test_charts_say_they_are_drawing_until_drawn_and_say_so_when_they_fail(tmp_p
     Checked on the written page: every script-drawn chart starts without ``data-rendered`` (the CSS placeholder
     applies), the page script sets ``data-rendered`` once drawn and ``data-failed`` in its error path, and the CSS
     names both states (checked in headless Chromium by hand: placeholder, drawn chart, failure text)."""
-    import re
-
     from gpulens.cli import main
 
     out = tmp_path / "r.html"
@@ -319,8 +317,6 @@ def test_roofline_count_reads_against_the_critical_kernel_count(tmp_path):
     """The roofline plots the critical set's compute kernels; when the critical set holds NCCL kernels its count
     says how it differs from the summary's critical-kernel count (HTA's two-rank trace: the summary counts 9
     critical kernels, the roofline 8 — the ncclKernel_SendRecv one is left out)."""
-    import re
-
     from gpulens.cli import main
 
     d = Path(__file__).parent / "data" / "kineto" / "multirank"
