@@ -52,15 +52,12 @@ import bz2
 import gzip
 import json
 import lzma
-import math
 import os
 import random
 import re
 import shutil
-import signal
 import sqlite3
 import sys
-import time
 import zlib
 from pathlib import Path
 
@@ -718,16 +715,6 @@ def check_cache(rng: random.Random, path: Path, work: Path) -> str | None:
     return None
 
 
-def _restore(work: Path) -> None:
-    """Make everything under ``work`` removable again (a mutant may be chmod 0)."""
-    for q in work.rglob("*"):
-        try:
-            if not q.is_symlink():
-                q.chmod(0o700 if q.is_dir() else 0o600)
-        except OSError:
-            pass
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, default=10010)
@@ -743,10 +730,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--extra", type=Path, action="append", default=[])
     ap.add_argument("--extra-limit", type=int, default=1_500_000)
     a = ap.parse_args(argv)
-    import warnings
-
-    warnings.simplefilter("ignore")
-    os.environ.setdefault("GPULENS_CACHE_DIR", str(a.workdir / "cache"))
+    c = fuzzing.Campaign(a)
     seeds = fuzzing.write_seeds(a.workdir / "seeds")
     names = sorted(seeds)
     for root in a.extra:
@@ -756,75 +740,37 @@ def main(argv: list[str] | None = None) -> int:
         seeds.update(more)
         names += sorted(more)
     kinds = a.kinds.split(",")
-    signal.signal(signal.SIGALRM, fuzzing._alarm)
-    signal.signal(signal.SIGPROF, fuzzing._alarm)
-    tot: dict = {"inputs": 0, "ok": 0, "skipped": 0, "by_kind": {}, "findings_by_kind": {}, "findings": [],
-                 "timeouts": 0, "slowest": []}
-    fdir = a.workdir / "findings"
-    fdir.mkdir(parents=True, exist_ok=True)
-    t0 = time.monotonic()
-    for i in ([a.only] if a.only is not None else range(a.start, a.start + a.count)):
+    for i in c.indices():
         rng = random.Random(a.seed * 104_723 + i)
-        work = a.workdir / "w"
-        if work.exists():
-            _restore(work)
-        shutil.rmtree(work, ignore_errors=True)
-        work.mkdir()
+        work = c.work()
         kind = rng.choice(kinds)
         made = None
         for _attempt in range(8):
             made = make(rng, seeds, names, work, i, kind)
             if made is not None:
                 break
-            _restore(work)
-            shutil.rmtree(work, ignore_errors=True)
-            work.mkdir()
+            work = c.work()
         if made is None:
-            tot["skipped"] += 1
+            c.skip()
             continue
         path, seed = made
         strict = i % 3 != 2
-        (a.workdir / "current").write_text(f"{i} {kind} {path.name!r}")
-        signal.setitimer(signal.ITIMER_REAL, a.wall_timeout)  # a blocked read (a FIFO) uses no CPU
-        signal.setitimer(signal.ITIMER_PROF, a.timeout)  # CPU time: the machine may be shared
-        t1 = time.monotonic()
-        try:
+
+        def one() -> str | None:
             if kind == "report_mut":
-                what = check_reports(rng, path, work)
-            elif kind == "cache_corrupt":
-                what = check_cache(rng, path, work)
-            else:
-                what = check(path, strict)
-                if what is None and (i % a.cli_every == 0 or kind in ("fs_odd", "odd_path")):
-                    what = check_cli(path, work)
-        except fuzzing.FuzzTimeout:
-            what = f"timeout > {a.timeout:g} s CPU or {a.wall_timeout:g} s wall"
-            tot["timeouts"] += 1
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.setitimer(signal.ITIMER_PROF, 0)
-        dt = time.monotonic() - t1
-        tot["slowest"] = sorted(tot["slowest"] + [[round(dt, 1), i, kind]], reverse=True)[:5]
-        tot["inputs"] += 1
-        tot["by_kind"][kind] = tot["by_kind"].get(kind, 0) + 1
-        if what is None:
-            tot["ok"] += 1
-            continue
-        tot["findings_by_kind"][kind] = tot["findings_by_kind"].get(kind, 0) + 1
-        _restore(work)
-        try:
-            if kind == "fs_odd":  # a FIFO or a link loop cannot be copied (a FIFO copy blocks): record only
-                raise OSError("not kept: a file-system mutant, remade by --only")
-            fuzzing.record_finding(tot, fdir, a.workdir, path, {"i": i, "kind": kind, "strict": strict,
-                                                                 "seed": str(seed), "what": what})
-        except OSError as exc:  # a FIFO, a link loop: keep the record, not the input
-            fuzzing.log_finding(tot, a.workdir, {"i": i, "kind": kind, "seed": str(seed), "what": what,
-                                                 "file": f"({exc})"})
-        if a.only is not None:
-            print(what, file=sys.stderr)
-    tot["seconds"] = round(time.monotonic() - t0, 1)
-    print(json.dumps(tot))
-    return 0
+                return check_reports(rng, path, work)
+            if kind == "cache_corrupt":
+                return check_cache(rng, path, work)
+            what = check(path, strict)
+            if what is None and (i % a.cli_every == 0 or kind in ("fs_odd", "odd_path")):
+                what = check_cli(path, work)
+            return what
+
+        what = c.run(i, kind, path.name, one)
+        if what is not None:  # a FIFO or a link loop (fs_odd) cannot be copied (a FIFO copy blocks): record only
+            c.record(path, {"i": i, "kind": kind, "strict": strict, "seed": str(seed), "what": what},
+                     keep=kind != "fs_odd")
+    return c.done()
 
 
 if __name__ == "__main__":

@@ -44,17 +44,15 @@ import os
 import random
 import re
 import shutil
-import signal
 import sqlite3
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from tests import fuzzing  # noqa: E402
-from tests.fuzz_s10 import _events, _gpu, _is_json, _restore, _text_of, check, check_cli  # noqa: E402
+from tests.fuzz_s10 import _events, _gpu, _is_json, _text_of, check, check_cli  # noqa: E402
 
 KINDS = ["json_escape", "args_huge", "int64_edge", "many_devices", "line_ends", "sqlite_cells", "sqlite_wal",
          "dir_special", "ncu_odd", "omniperf_odd", "gate_odd", "cache_npy", "out_clash"]
@@ -582,89 +580,43 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", type=int, default=None)
     ap.add_argument("--kinds", default=",".join(KINDS))
     a = ap.parse_args(argv)
-    import warnings
-
-    warnings.simplefilter("ignore")
-    os.environ.setdefault("GPULENS_CACHE_DIR", str(a.workdir / "cache"))
+    c = fuzzing.Campaign(a)
     seeds = fuzzing.write_seeds(a.workdir / "seeds")
     names = sorted(seeds)
     kinds = a.kinds.split(",")
-    signal.signal(signal.SIGALRM, fuzzing._alarm)
-    signal.signal(signal.SIGPROF, fuzzing._alarm)
-    tot: dict = {"inputs": 0, "ok": 0, "skipped": 0, "by_kind": {}, "findings_by_kind": {}, "findings": [],
-                 "timeouts": 0, "slowest": []}
-    fdir = a.workdir / "findings"
-    fdir.mkdir(parents=True, exist_ok=True)
-    t0 = time.monotonic()
-    for i in ([a.only] if a.only is not None else range(a.start, a.start + a.count)):
+    for i in c.indices():
         rng = random.Random(a.seed * 104_729 + i)
-        work = a.workdir / "w"
-        if work.exists():
-            work.chmod(0o700)
-            _restore(work)
-        shutil.rmtree(work, ignore_errors=True)
-        work.mkdir()
+        work = c.work()
         kind = rng.choice(kinds)
         made = None
         for _attempt in range(8):
             made = make(rng, seeds, names, work, i, kind)
             if made is not None:
                 break
-            work.chmod(0o700)
-            _restore(work)
-            shutil.rmtree(work, ignore_errors=True)
-            work.mkdir()
+            work = c.work()
         if made is None:
-            tot["skipped"] += 1
+            c.skip()
             continue
         path, seed = made
         strict = i % 3 != 2
-        (a.workdir / "current").write_text(f"{i} {kind} {path.name!r}")
-        signal.setitimer(signal.ITIMER_REAL, a.wall_timeout)
-        signal.setitimer(signal.ITIMER_PROF, a.timeout)
-        t1 = time.monotonic()
-        try:
+
+        def one() -> str | None:
             if kind == "gate_odd":
-                what = check_gate(rng, path, work)
-            elif kind == "cache_npy":
-                what = check_cache_npy(rng, path, work)
-            elif kind == "out_clash":
-                what = check_out_clash(rng, path, work)
-            else:
-                what = check(path, strict)
-                if what is None and (i % a.cli_every == 0 or kind in ("dir_special", "sqlite_wal")):
-                    what = check_cli(path, work)
-        except fuzzing.FuzzTimeout:
-            what = f"timeout > {a.timeout:g} s CPU or {a.wall_timeout:g} s wall"
-            tot["timeouts"] += 1
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.setitimer(signal.ITIMER_PROF, 0)
-        if what is not None and _expected(kind, what):
-            what = None
-        dt = time.monotonic() - t1
-        tot["slowest"] = sorted(tot["slowest"] + [[round(dt, 1), i, kind]], reverse=True)[:5]
-        tot["inputs"] += 1
-        tot["by_kind"][kind] = tot["by_kind"].get(kind, 0) + 1
-        if what is None:
-            tot["ok"] += 1
-            continue
-        tot["findings_by_kind"][kind] = tot["findings_by_kind"].get(kind, 0) + 1
-        work.chmod(0o700)
-        _restore(work)
-        try:
-            if kind == "dir_special":
-                raise OSError("not kept: a file-system mutant, remade by --only")
-            fuzzing.record_finding(tot, fdir, a.workdir, path, {"i": i, "kind": kind, "strict": strict,
-                                                                 "seed": str(seed), "what": what})
-        except OSError as exc:
-            fuzzing.log_finding(tot, a.workdir, {"i": i, "kind": kind, "seed": str(seed), "what": what,
-                                                 "file": f"({exc})"})
-        if a.only is not None:
-            print(what, file=sys.stderr)
-    tot["seconds"] = round(time.monotonic() - t0, 1)
-    print(json.dumps(tot))
-    return 0
+                return check_gate(rng, path, work)
+            if kind == "cache_npy":
+                return check_cache_npy(rng, path, work)
+            if kind == "out_clash":
+                return check_out_clash(rng, path, work)
+            what = check(path, strict)
+            if what is None and (i % a.cli_every == 0 or kind in ("dir_special", "sqlite_wal")):
+                what = check_cli(path, work)
+            return None if what is not None and _expected(kind, what) else what
+
+        what = c.run(i, kind, path.name, one)
+        if what is not None:
+            c.record(path, {"i": i, "kind": kind, "strict": strict, "seed": str(seed), "what": what},
+                     keep=kind != "dir_special")
+    return c.done()
 
 
 if __name__ == "__main__":

@@ -31,14 +31,11 @@ import contextlib
 import gzip
 import io
 import json
-import os
 import random
 import re
 import shutil
-import signal
 import sqlite3
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -318,27 +315,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--extra", type=Path, action="append", default=[])
     ap.add_argument("--only", type=int, default=None)
     a = ap.parse_args(argv)
-    import warnings
-
     from tests.fuzz_fresh import check
 
-    warnings.simplefilter("ignore")
-    os.environ.setdefault("GPULENS_CACHE_DIR", str(a.workdir / "cache"))
+    c = fuzzing.Campaign(a)
     seeds = fuzzing.write_seeds(a.workdir / "seeds")
     for root in a.extra:
         if root.is_dir():
             seeds.update(extra_seeds(root))
-    signal.signal(signal.SIGALRM, fuzzing._alarm)
-    tot: dict = {"inputs": 0, "ok": 0, "skipped": 0, "by_kind": {}, "findings": [], "timeouts": 0}
-    fdir = a.workdir / "findings"
-    fdir.mkdir(parents=True, exist_ok=True)
-    t0 = time.monotonic()
     names = sorted(seeds)
-    for i in ([a.only] if a.only is not None else range(a.start, a.start + a.count)):
+    for i in c.indices():
         rng = random.Random(a.seed * 7919 + i)
-        work = a.workdir / "w"
-        shutil.rmtree(work, ignore_errors=True)
-        work.mkdir()
+        work = c.work()
         seed = seeds[rng.choice(names)]
         path = work / f"in{i}_{seed.name}"
         if seed.is_dir():
@@ -349,32 +336,18 @@ def main(argv: list[str] | None = None) -> int:
             shutil.copyfile(seed, path)
             kind = mutate_file(rng, path)
         if kind == "none":
-            tot["skipped"] += 1
+            c.skip()
             continue
         strict = i % 3 != 2
-        (a.workdir / "current").write_text(f"{i} {kind} {path.name}")
-        signal.setitimer(signal.ITIMER_REAL, a.timeout)
-        try:
+
+        def one() -> str | None:
             what = check(path, strict)
-            if what is None and i % a.cli_every == 0:
-                what = check_cli(path, seed, work, rng)
-        except fuzzing.FuzzTimeout:
-            what = f"timeout > {a.timeout:g} s"
-            tot["timeouts"] += 1
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-        tot["inputs"] += 1
-        tot["by_kind"][kind] = tot["by_kind"].get(kind, 0) + 1
-        if what is None:
-            tot["ok"] += 1
-            continue
-        fuzzing.record_finding(tot, fdir, a.workdir, path, {"i": i, "kind": kind, "strict": strict,
-                                                             "seed": str(seed), "what": what})
-        if a.only is not None:
-            print(what, file=sys.stderr)
-    tot["seconds"] = round(time.monotonic() - t0, 1)
-    print(json.dumps(tot))
-    return 0
+            return check_cli(path, seed, work, rng) if what is None and i % a.cli_every == 0 else what
+
+        what = c.run(i, kind, path.name, one)
+        if what is not None:
+            c.record(path, {"i": i, "kind": kind, "strict": strict, "seed": str(seed), "what": what})
+    return c.done()
 
 
 if __name__ == "__main__":

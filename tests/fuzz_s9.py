@@ -38,10 +38,8 @@ import os
 import random
 import re
 import shutil
-import signal
 import sqlite3
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -357,17 +355,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="also mutate the small real files under this folder (half of the inputs)")
     ap.add_argument("--extra-limit", type=int, default=300_000, help="largest extra file, bytes")
     a = ap.parse_args(argv)
-    import warnings
-
-    warnings.simplefilter("ignore")
-    os.environ.setdefault("GPULENS_CACHE_DIR", str(a.workdir / "cache"))
+    c = fuzzing.Campaign(a)
     seeds = fuzzing.write_seeds(a.workdir / "seeds")
     kinds = a.kinds.split(",")
-    signal.signal(signal.SIGALRM, fuzzing._alarm)
-    tot: dict = {"inputs": 0, "ok": 0, "skipped": 0, "by_kind": {}, "findings": [], "timeouts": 0}
-    fdir = a.workdir / "findings"
-    fdir.mkdir(parents=True, exist_ok=True)
-    t0 = time.monotonic()
     names = sorted(seeds)
     extra: list[str] = []
     for root in a.extra:
@@ -376,46 +366,30 @@ def main(argv: list[str] | None = None) -> int:
         more = extra_seeds(root, a.extra_limit)
         seeds.update(more)
         extra += sorted(more)
-    for i in ([a.only] if a.only is not None else range(a.start, a.start + a.count)):
+    for i in c.indices():
         rng = random.Random(a.seed * 15_485_863 + i)
-        work = a.workdir / "w"
         kind = rng.choice(kinds)
         path = None
         for _attempt in range(8):  # a seed the kind applies to (a CSV cannot be nested, a JSON has no table)
-            shutil.rmtree(work, ignore_errors=True)
-            work.mkdir()
+            work = c.work()
             pool = extra if extra and rng.random() < 0.5 else names
             seed = seeds[rng.choice([n for n in names if n == "rank_dir"] if kind == "rank_broken" else pool)]
             path = _make(rng, seed, work / f"in{i}_{seed.name}", kind)
             if path is not None:
                 break
         if path is None:
-            tot["skipped"] += 1
+            c.skip()
             continue
         strict = i % 3 != 2
-        (a.workdir / "current").write_text(f"{i} {kind} {path.name}")
-        signal.setitimer(signal.ITIMER_REAL, a.timeout)
-        try:
+
+        def one() -> str | None:
             what = check(path, strict)
-            if what is None and i % a.cli_every == 0:
-                what = check_cli(path)
-        except fuzzing.FuzzTimeout:
-            what = f"timeout > {a.timeout:g} s"
-            tot["timeouts"] += 1
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-        tot["inputs"] += 1
-        tot["by_kind"][kind] = tot["by_kind"].get(kind, 0) + 1
-        if what is None:
-            tot["ok"] += 1
-            continue
-        fuzzing.record_finding(tot, fdir, a.workdir, path, {"i": i, "kind": kind, "strict": strict,
-                                                             "seed": str(seed), "what": what})
-        if a.only is not None:
-            print(what, file=sys.stderr)
-    tot["seconds"] = round(time.monotonic() - t0, 1)
-    print(json.dumps(tot))
-    return 0
+            return check_cli(path) if what is None and i % a.cli_every == 0 else what
+
+        what = c.run(i, kind, path.name, one)
+        if what is not None:
+            c.record(path, {"i": i, "kind": kind, "strict": strict, "seed": str(seed), "what": what})
+    return c.done()
 
 
 if __name__ == "__main__":

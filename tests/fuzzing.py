@@ -497,6 +497,108 @@ def log_finding(tot: dict, workdir: Path, finding: dict) -> None:
         fh.write(json.dumps(finding) + "\n")
 
 
+def restore_permissions(work: Path) -> None:
+    """Make everything under ``work`` removable again (a mutant may be chmod 0, or a folder without ``x``)."""
+    with contextlib.suppress(OSError):
+        work.chmod(0o700)
+    for q in work.rglob("*"):
+        try:
+            if not q.is_symlink():
+                q.chmod(0o700 if q.is_dir() else 0o600)
+        except OSError:
+            pass
+
+
+class Campaign:
+    """The bookkeeping every ``tests/fuzz_*.py`` campaign shares: the environment (warnings off, a private Timeline
+    cache under ``DIR/cache``, the timer signals), the input ids (``--only`` or ``--start``/``--count``), a fresh
+    work folder per input, each check under a CPU and a wall limit, the tallies and the record of each finding.
+
+    ``a`` is the parsed command line: ``workdir``, ``start``, ``count``, ``only``, ``timeout`` (CPU seconds of this
+    process per input when ``wall_timeout`` is there too, else wall seconds) and optionally ``wall_timeout``.
+    :attr:`tot` is printed as one JSON line by :meth:`done`: ``inputs``, ``ok``, ``skipped``, ``timeouts``,
+    ``by_kind`` and ``findings_by_kind`` (counts), ``findings`` (records) and the five ``slowest`` inputs."""
+
+    def __init__(self, a: argparse.Namespace):
+        import warnings
+
+        warnings.simplefilter("ignore")
+        os.environ.setdefault("GPULENS_CACHE_DIR", str(a.workdir / "cache"))
+        signal.signal(signal.SIGALRM, _alarm)
+        signal.signal(signal.SIGPROF, _alarm)
+        self.a = a
+        self.tot: dict = {"inputs": 0, "ok": 0, "skipped": 0, "by_kind": {}, "findings_by_kind": {},
+                          "findings": [], "timeouts": 0, "slowest": []}
+        self.fdir = a.workdir / "findings"
+        self.fdir.mkdir(parents=True, exist_ok=True)
+        self.t0 = time.monotonic()
+
+    def indices(self) -> list[int] | range:
+        """The input ids to make: ``[--only]``, else ``--start`` … ``--start + --count - 1``."""
+        a = self.a
+        return [a.only] if a.only is not None else range(a.start, a.start + a.count)
+
+    def work(self) -> Path:
+        """``DIR/w``, emptied (permissions a mutant took away given back first) and made again."""
+        work = self.a.workdir / "w"
+        if work.exists():
+            restore_permissions(work)
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir()
+        return work
+
+    def skip(self) -> None:
+        """No input could be made for this id."""
+        self.tot["skipped"] += 1
+
+    def run(self, i: int, kind: str, name: str, check) -> str | None:
+        """``check()`` under the limits (its id written to ``DIR/current`` first, for a parent killing a hung
+        worker): its finding text, or a timeout's; the input counted under ``kind``. Returns the finding or None."""
+        a, tot = self.a, self.tot
+        (a.workdir / "current").write_text(f"{i} {kind} {name!r}")
+        wall = getattr(a, "wall_timeout", None)
+        signal.setitimer(signal.ITIMER_REAL, wall if wall is not None else a.timeout)
+        if wall is not None:
+            signal.setitimer(signal.ITIMER_PROF, a.timeout)  # CPU time: the machine may be shared
+        t1 = time.monotonic()
+        try:
+            what = check()
+        except FuzzTimeout:
+            what = (f"timeout > {a.timeout:g} s CPU or {wall:g} s wall" if wall is not None
+                    else f"timeout > {a.timeout:g} s")
+            tot["timeouts"] += 1
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.setitimer(signal.ITIMER_PROF, 0)
+        tot["slowest"] = sorted(tot["slowest"] + [[round(time.monotonic() - t1, 1), i, kind]], reverse=True)[:5]
+        tot["inputs"] += 1
+        tot["by_kind"][kind] = tot["by_kind"].get(kind, 0) + 1
+        if what is None:
+            tot["ok"] += 1
+        else:
+            tot["findings_by_kind"][kind] = tot["findings_by_kind"].get(kind, 0) + 1
+        return what
+
+    def record(self, path: Path, finding: dict, keep: bool = True) -> None:
+        """Record a finding (``i``, ``kind``, ``what`` …) with a copy of its input (``keep``: a FIFO or a link loop
+        cannot be copied, then only the record), and say it on stderr when one input was asked for."""
+        try:
+            if not keep:
+                raise OSError("not kept: a file-system mutant, remade by --only")
+            restore_permissions(path.parent)
+            record_finding(self.tot, self.fdir, self.a.workdir, path, finding)
+        except OSError as exc:
+            log_finding(self.tot, self.a.workdir, {**finding, "file": f"({exc})"})
+        if self.a.only is not None:
+            print(finding.get("what"), file=sys.stderr)
+
+    def done(self) -> int:
+        """Print the totals as one JSON line; the exit status (0)."""
+        self.tot["seconds"] = round(time.monotonic() - self.t0, 1)
+        print(json.dumps(self.tot))
+        return 0
+
+
 def _keep(path: Path, keep: Path) -> None:
     if path.is_dir():
         shutil.copytree(path, keep, dirs_exist_ok=True)
