@@ -60,9 +60,12 @@ def prose_of(rep) -> list[str]:
             out += [str(y) for x in vd.table["next_steps"] for y in (x if isinstance(x, (list, tuple)) else [x])]
     from gpulens.reports._md_safe import visible
 
-    # a recorded name with control characters is shown with them escaped (B03: "\u0001<module>: step"): data too
-    out += [str(n) for s in rep.sources for n in s.timeline.events["name"].cat.categories
-            if visible(str(n), bidi=True) != str(n)]
+    # a recorded name with control characters is shown with them escaped (B03: "\u0001<module>: step"): data too —
+    # the events' names, and those only a result table holds (a rocprof stats CSV has per-kernel rows, no events)
+    names = {str(n) for s in rep.sources for n in s.timeline.events["name"].cat.categories}
+    names |= {str(n) for s in rep.sources for r in s.results.values()
+              if r.table is not None and "name" in r.table for n in r.table["name"].dropna().unique()}
+    out += [n for n in names if visible(n, bidi=True) != n]
     out += [visible(p, bidi=True) for p in out if p and visible(p, bidi=True) != p]
     return [" ".join(p.split()) for p in out if p]
 
@@ -172,3 +175,24 @@ def test_the_checks_catch_what_they_should():
                     "1890023232 · shapes [[1073741824],[16777216]]") == []
     assert snake_headers(["time_ns", "time at stake", "GPU"]) == ["time_ns"]
     assert duplicate_labels(["#1 cutlass…", "#2 cutlass…", "#3 other"]) == ["cutlass…"]
+
+
+def test_a_control_character_in_a_name_only_a_result_table_holds_is_shown_escaped(tmp_path):
+    """A rocprof kernel-stats CSV has per-kernel rows and no events: a kernel name with a NUL byte (a damaged
+    export) reaches the reports only through the result tables. Every report shows it with the NUL escaped
+    (``\\u0000compute_b``), never the raw byte — and the text check counts that escape as the recorded name, not a
+    stray ``\\u`` escape (fuzz_s10 seed 5 input 2 flagged it before the check read the result tables' names)."""
+    f = tmp_path / "results.stats.csv"
+    f.write_text('"Name","Calls","TotalDurationNs","AverageNs","Percentage"\n'
+                 '"compute_a",100,374067410,3740674,60.0\n'
+                 '"\x00compute_b",100,137262302,1372623,40.0\n')
+    rep = gpulens.analyze([f], strict=False)
+    names = [str(n) for n in rep.sources[0].results["hotspots"].table["name"]]
+    assert "\x00compute_b" in names  # the name as recorded, NUL kept in the data
+    prose = prose_of(rep)
+    page, _, _ = page_text(html.render(rep))
+    for label, text in (("html", page), ("markdown", markdown.render(rep)), ("console", console.render(rep))):
+        assert "\x00" not in text, label
+        flat = " ".join(text.replace("\\\\", "\\").split())
+        assert "\\u0000compute" in flat.replace("\\_", "_"), label
+        assert not [b for b in bad_text(" ".join(text.split()), prose) if b.startswith("\\u")], label
