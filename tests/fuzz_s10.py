@@ -715,6 +715,20 @@ def check_cache(rng: random.Random, path: Path, work: Path) -> str | None:
     return None
 
 
+#: Kinds checked by their own function ``(rng, path, work) -> finding or None`` instead of :func:`check`.
+SPECIAL = {"report_mut": check_reports, "cache_corrupt": check_cache}
+
+
+def check_kind(kind: str, special: dict, rng: random.Random, path: Path, work: Path, strict: bool,
+               cli: bool) -> str | None:
+    """The finding for one input of ``kind``: its own check when ``special`` has one, else :func:`check` and, when
+    that passes and ``cli``, :func:`check_cli` (the whole command line)."""
+    if kind in special:
+        return special[kind](rng, path, work)
+    what = check(path, strict)
+    return check_cli(path, work) if what is None and cli else what
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, default=10010)
@@ -756,17 +770,8 @@ def main(argv: list[str] | None = None) -> int:
         path, seed = made
         strict = i % 3 != 2
 
-        def one() -> str | None:
-            if kind == "report_mut":
-                return check_reports(rng, path, work)
-            if kind == "cache_corrupt":
-                return check_cache(rng, path, work)
-            what = check(path, strict)
-            if what is None and (i % a.cli_every == 0 or kind in ("fs_odd", "odd_path")):
-                what = check_cli(path, work)
-            return what
-
-        what = c.run(i, kind, path.name, one)
+        cli = i % a.cli_every == 0 or kind in ("fs_odd", "odd_path")
+        what = c.run(i, kind, path.name, lambda: check_kind(kind, SPECIAL, rng, path, work, strict, cli))
         if what is not None:  # a FIFO or a link loop (fs_odd) cannot be copied (a FIFO copy blocks): record only
             c.record(path, {"i": i, "kind": kind, "strict": strict, "seed": str(seed), "what": what},
                      keep=kind != "fs_odd")

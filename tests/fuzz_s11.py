@@ -52,7 +52,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from tests import fuzzing  # noqa: E402
-from tests.fuzz_s10 import _events, _gpu, _is_json, _text_of, check, check_cli  # noqa: E402
+from tests.fuzz_s10 import _events, _gpu, _is_json, _text_of, check_kind  # noqa: E402
 
 KINDS = ["json_escape", "args_huge", "int64_edge", "many_devices", "line_ends", "sqlite_cells", "sqlite_wal",
          "dir_special", "ncu_odd", "omniperf_odd", "gate_odd", "cache_npy", "out_clash"]
@@ -568,6 +568,10 @@ def _expected(kind: str, what: str) -> bool:
     return kind == "many_devices" and what.startswith("impossible figure: gpu_busy_ns") and "> span_ns" in what
 
 
+#: Kinds checked by their own function (see :func:`tests.fuzz_s10.check_kind`).
+SPECIAL = {"gate_odd": check_gate, "cache_npy": check_cache_npy, "out_clash": check_out_clash}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, default=11011)
@@ -601,15 +605,8 @@ def main(argv: list[str] | None = None) -> int:
         strict = i % 3 != 2
 
         def one() -> str | None:
-            if kind == "gate_odd":
-                return check_gate(rng, path, work)
-            if kind == "cache_npy":
-                return check_cache_npy(rng, path, work)
-            if kind == "out_clash":
-                return check_out_clash(rng, path, work)
-            what = check(path, strict)
-            if what is None and (i % a.cli_every == 0 or kind in ("dir_special", "sqlite_wal")):
-                what = check_cli(path, work)
+            what = check_kind(kind, SPECIAL, rng, path, work, strict,
+                              i % a.cli_every == 0 or kind in ("dir_special", "sqlite_wal"))
             return None if what is not None and _expected(kind, what) else what
 
         what = c.run(i, kind, path.name, one)
