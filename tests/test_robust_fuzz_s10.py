@@ -368,3 +368,39 @@ def test_json_boolean_ids_are_unknown_not_gpu_1(tmp_path):
     assert set(s.timeline.events["device_id"].dropna().astype(int)) == {0}
     assert s.summary["span_ns"] == 250_000 and s.summary["gpu_busy_ns"] == 150_000
     assert any("true/false" in w and "device ×1" in w for w in s.timeline.meta.warnings)
+
+
+def test_every_figure_the_gate_compares_is_checked_whatever_its_key_spelling(tmp_path, capsys):
+    """Kind: a figure the gate compares whose key does not end like a figure (``launch_calls``,
+    ``unique_kernels``) was not checked when a report was read back, so a NaN there reached the statistics and the
+    gate's JSON output (exit 70: "Out of range float values are not JSON compliant", fuzz_s10 seed 1212 #20).
+    Each figure the gate reads, spoiled alone in a baseline report, is refused with exit 2 and one line naming it.
+    The figures and their places are the gate's documented metrics (docs/gate.md), written out here."""
+    import json
+
+    from gpulens.cli import main
+    from gpulens.cli.analyze import demo_trace_path
+
+    good = tmp_path / "good.json"
+    assert main(["analyze", str(demo_trace_path()), "-q", "--no-cache", "--json", str(good)]) == 0
+    capsys.readouterr()
+    places = [("summary", "span_ns"), ("summary", "kernel_count"), ("summary", "unique_kernels"),
+              ("summary", "kernel_time_ns"), ("analyses", "launches", "summary", "launch_calls")]
+    doc = json.loads(good.read_text())
+    for place in places:
+        node = doc["sources"][0]
+        for k in place[:-1]:
+            node = node[k]
+        assert place[-1] in node, place  # the demo report holds every one of them
+        for odd in (float("nan"), "12", -1):
+            bad_doc = json.loads(good.read_text())
+            node = bad_doc["sources"][0]
+            for k in place[:-1]:
+                node = node[k]
+            node[place[-1]] = odd
+            bad = tmp_path / "bad.json"
+            bad.write_text(json.dumps(bad_doc))
+            out = tmp_path / "g.json"
+            assert main(["gate", str(good), "--baseline", str(bad), "-q", "--json", str(out)]) == 2, (place, odd)
+            err = capsys.readouterr().err.strip().splitlines()
+            assert len(err) == 1 and f"sources[0].{'.'.join(place)} is" in err[0], err

@@ -2,8 +2,9 @@
 
 A report is a file: it may have been edited, merged by hand or damaged. Every figure gpulens writes there — a key
 ending ``_ns``, ``_bytes``, ``_count``, ``_pct``, ``_per_s``, ``share``, or ``calls``/``count``/``events``/
-``flops``/``rank``/``other_rows`` in a source's ``summary``, ``top_kernels``, ``findings`` or an analysis's
-``summary``/``table`` — is a JSON number within ±2^63 or ``null`` (unknown), and the figures ``gate`` compares
+``flops``/``rank``/``other_rows``, and every figure ``gate`` compares whatever its key (``launch_calls``,
+``unique_kernels``: :data:`gpulens.gate.runs.RUN_METRICS`) in a source's ``summary``, ``top_kernels``, ``findings`` or
+an analysis's ``summary``/``table`` — is a JSON number within ±2^63 or ``null`` (unknown), and the figures ``gate`` compares
 (times, counts, bytes, FLOP) are not negative; in a summary, a figure the comparison
 does not read as one number may also be a mapping or list of such (``rank_span_ns``: rank → ns).
 :func:`check_report` refuses any other value with one line naming the file and the value's place: a figure of
@@ -60,7 +61,7 @@ def _check_row(row: Any, where: str, path: Path, summary: bool = False) -> None:
         return
     scalars = _scalars() if summary else set()
     for k, v in row.items():
-        if not _FIGURE.search(str(k)):
+        if not _FIGURE.search(str(k)) and str(k) not in scalars:  # every figure the comparison reads
             continue
         if summary and isinstance(v, (dict, list)) and str(k) not in scalars:
             for kk, vv in (v.items() if isinstance(v, dict) else enumerate(v)):
