@@ -404,3 +404,25 @@ def test_every_figure_the_gate_compares_is_checked_whatever_its_key_spelling(tmp
             assert main(["gate", str(good), "--baseline", str(bad), "-q", "--json", str(out)]) == 2, (place, odd)
             err = capsys.readouterr().err.strip().splitlines()
             assert len(err) == 1 and f"sources[0].{'.'.join(place)} is" in err[0], err
+
+
+def test_table_export_keeps_missing_cells_of_object_columns(tmp_path):
+    """Kind: an analysis table column of object dtype holding ``pd.NA`` (bottlenecks' ``exposed_memcpy_ns`` of a
+    rocprofv3 folder whose counter CSV lost its columns: fuzz_s8 seed 7777 #48) made ``--csv``/``--parquet`` exit 70
+    ("boolean value of NA is ambiguous"). Missing cells — None, NaN, pd.NA — stay missing in both formats; a column
+    of mixed types becomes text for Parquet."""
+    import pandas as pd
+
+    from gpulens.export import flat_table
+
+    df = pd.DataFrame({"only_na": pd.Series([pd.NA], dtype=object).repeat(3).reset_index(drop=True),
+                       "mixed": pd.Series([1, "x", pd.NA], dtype=object),
+                       "lists": pd.Series([[1, 2], None, pd.NA], dtype=object)})
+    out = flat_table(df)
+    assert out["only_na"].isna().all()
+    assert list(out["mixed"][:2]) == ["1", "x"] and pd.isna(out["mixed"][2])
+    assert out["lists"][0] == "[1, 2]" and out["lists"][1:].isna().all()
+    out.to_csv(tmp_path / "t.csv", index=False)
+    out.to_parquet(tmp_path / "t.parquet", index=False)
+    back = pd.read_parquet(tmp_path / "t.parquet")
+    assert back["only_na"].isna().all() and list(back["mixed"][:2]) == ["1", "x"] and pd.isna(back["mixed"][2])

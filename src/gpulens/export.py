@@ -28,14 +28,23 @@ def _cell(v: Any) -> Any:
     return json.dumps(v, default=str) if isinstance(v, (list, dict, tuple)) else v
 
 
+def _missing(v: Any) -> bool:
+    """Whether a (scalar) cell is missing: None, NaN, ``pd.NA`` or ``NaT`` (``pd.NA == pd.NA`` has no truth value)."""
+    try:
+        return bool(pd.isna(v))
+    except (TypeError, ValueError):  # not a scalar
+        return False
+
+
 def flat_table(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with list/dict cells as JSON text, object columns of mixed types as strings (Parquet needs one type)."""
+    """``df`` with list/dict cells as JSON text, object columns of mixed types as strings (Parquet needs one type);
+    missing cells (None, NaN, ``pd.NA``) stay missing."""
     out = df.copy()
     for c in out.columns:
         if out[c].dtype == object:
             col = out[c].map(_cell)
-            kinds = {type(v) for v in col if v is not None and v == v}
-            out[c] = col.map(lambda v: v if v is None or v != v else str(v)) if len(kinds) > 1 else col
+            kinds = {type(v) for v in col if not _missing(v)}
+            out[c] = col.map(lambda v: v if _missing(v) else str(v)) if len(kinds) > 1 else col
     return out
 
 
