@@ -82,6 +82,34 @@ def recode_first_seen(codes: np.ndarray, values: np.ndarray) -> tuple[np.ndarray
     return new, np.asarray(values, dtype=object)[uniq]
 
 
+def unique_ints(values: Any, return_index: bool = False, return_inverse: bool = False) -> Any:
+    """``np.unique(values, return_index=…, return_inverse=…)`` of a 1-D integer array, with the same outputs (sorted
+    distinct values; position of each one's first occurrence; inverse, int64, shaped like ``values``), by hashing:
+    the rows are factorised (``pd.factorize``) and only the distinct values sorted. ``np.unique`` sorts every row
+    (an argsort of a million unsorted keys ≈ 0.08 s). An input already in order, mostly distinct (judged on a
+    sample of 4,096 rows: hashing then sorting nearly every row costs more) or not integers goes to ``np.unique``
+    itself."""
+    v = np.asarray(values)
+    if v.ndim != 1 or v.dtype.kind not in "iu" or len(v) < 2 or bool((v[1:] >= v[:-1]).all()):
+        return np.unique(v, return_index=return_index, return_inverse=return_inverse)
+    sample = v[:: max(len(v) // 4096, 1)]
+    if len(np.unique(sample)) > len(sample) // 2:
+        return np.unique(v, return_index=return_index, return_inverse=return_inverse)
+    codes, first_seen = pd.factorize(v)  # codes numbered in order of first appearance
+    first_seen = np.asarray(first_seen)
+    order = np.argsort(first_seen, kind="stable")
+    out = [first_seen[order]]
+    if return_index:  # a row is a value's first occurrence where its code exceeds every code before it
+        before = np.maximum.accumulate(codes)
+        first = np.flatnonzero(np.r_[True, codes[1:] > before[:-1]])
+        out.append(first[order].astype(np.intp, copy=False))
+    if return_inverse:
+        rank = np.empty(len(order), dtype=np.intp)
+        rank[order] = np.arange(len(order), dtype=np.intp)
+        out.append(rank[codes])
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 def reindex_sorted(series: pd.Series, index: pd.Index) -> pd.Series:
     """``series.reindex(index)``, by binary search instead of a hash table when ``series``'s index is strictly
     increasing integers (a selection of Timeline rows) and every label of ``index`` is in it; otherwise pandas'

@@ -28,7 +28,7 @@ from gpulens.analyzers._steps import step_ranges
 from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers._span import CLOCK_GAP_NS, busy_unknown_reason, clock_windows
-from gpulens.analyzers.context import category_mask, context_of
+from gpulens.analyzers.context import category_mask, context_of, unique_ints
 from gpulens.analyzers.intervals import group_order, key_codes
 from gpulens.timeline import Timeline
 from gpulens.units import fmt_ns
@@ -191,7 +191,7 @@ def _windows(timeline: Timeline, gpu: pd.DataFrame, aux: dict) -> list[tuple]:
         thread = None
         if len(hm):  # the rank's busiest thread: max(set(keys), key=keys.count) over its rows' thread keys
             codes = aux["tcode"][hm]
-            uniq, first = np.unique(codes, return_index=True)
+            uniq, first = unique_ints(codes, return_index=True)
             count = dict(zip(uniq.tolist(), np.bincount(codes)[uniq].tolist()))
             seen = [aux["keys"][c] for c in uniq[np.argsort(first)]]  # first-appearance order, as set(keys) built
             n_of = {aux["keys"][c]: count[c] for c in uniq.tolist()}
@@ -397,7 +397,7 @@ def _host_wait_on_busy_gpu(timeline: Timeline, ps: list) -> dict[str, int]:
     w_a = np.concatenate([seg.cols["a"].astype(np.int64) for _, seg in parts])[keep]
     w_b = w_a + np.concatenate([seg.cols["ns"].astype(np.int64) for _, seg in parts])[keep]
     cls = cls[keep]
-    ranks, g_code = np.unique(g["rank"].to_numpy(np.int64), return_inverse=True)
+    ranks, g_code = unique_ints(g["rank"].to_numpy(np.int64), return_inverse=True)
     st = g["start_ns"].to_numpy(np.int64)
     seg = group_segments(g_code, st, st + ctx.effective_ns.to_numpy(np.int64))
     sg, ss, se = seg["group"], seg["start"], seg["end"]

@@ -35,7 +35,7 @@ from gpulens.analyzers._occ_launches import Launches
 from gpulens.analyzers._stake import wave_loss_per_launch
 from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, no_hot_kernels_reason, weighted_mean
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers.context import first_seen_codes, recode_first_seen
+from gpulens.analyzers.context import first_seen_codes, recode_first_seen, unique_ints
 from gpulens.devices import limits_of_record, main_device, no_spec_reason
 from gpulens.devices.occupancy import Occupancy, cdna_occupancy, cuda_occupancy, kineto_estimate_pct
 from gpulens.timeline import Timeline
@@ -253,7 +253,7 @@ class OccupancyAnalyzer(Analyzer):
                 continue
             c, u = pd.factorize(cols[k], use_na_sentinel=False)
             key, _ = pd.factorize(key * max(len(u), 1) + c)
-        _, first = np.unique(key, return_index=True)
+        _, first = unique_ints(key, return_index=True)
         cfg = pd.DataFrame({k: (np.full(len(first), np.nan) if cols[k] is None else cols[k][first]) for k in keys})
         recs: dict = {}
         done: dict = {}  # the same configuration on GPUs with the same record (10,000 ranks of one GPU): once
@@ -365,7 +365,7 @@ class OccupancyAnalyzer(Analyzer):
         gq = np.where(np.isnan(grid), -1.0, grid)
         qc, qu = pd.factorize(gq, sort=True)  # grid sizes as integer codes: (name, grid) pairs as one int64 key
         nq = max(len(qu), 1)
-        ukey, inv = np.unique(g[d].astype("int64") * nq + qc[d], return_inverse=True)
+        ukey, inv = unique_ints(g[d].astype("int64") * nq + qc[d], return_inverse=True)
         tsum_k = np.bincount(inv.reshape(-1), np.nan_to_num(t[d]), minlength=len(ukey))
         ug, uq = ukey // nq, ukey % nq
         o = np.lexsort((-tsum_k, ug))  # per name: most time first, ties to the smaller grid (keys sorted by grid)
@@ -386,7 +386,7 @@ class OccupancyAnalyzer(Analyzer):
         okl = lc >= 0
         lims = np.full(G, "", dtype=object)
         if okl.any():
-            ukey, inv = np.unique(g[d][okl] * len(lu) + lc[okl], return_inverse=True)
+            ukey, inv = unique_ints(g[d][okl] * len(lu) + lc[okl], return_inverse=True)
             tsum = np.bincount(inv.reshape(-1), np.nan_to_num(t[d][okl]), minlength=len(ukey))
             ug, ul = ukey // len(lu), ukey % len(lu)
             o = np.lexsort((-tsum, ug))
@@ -414,7 +414,7 @@ class OccupancyAnalyzer(Analyzer):
         loss_sum = np.bincount(g[known], loss[known], minlength=G)
         loss_n = np.bincount(g[known], minlength=G)
         known_q = ~np.isnan(grid)
-        pairs = np.unique(g[known_q].astype("int64") * nq + qc[known_q])
+        pairs = unique_ints(g[known_q].astype("int64") * nq + qc[known_q])
         grids = np.bincount(pairs // nq, minlength=G)
         w_top = waves[ti]
         with np.errstate(all="ignore"):

@@ -19,6 +19,7 @@ from gpulens.analyzers._categories import op_category
 from gpulens.analyzers._flop_models import op_cost
 from gpulens.analyzers._optree import inclusive, op_tree
 from gpulens.analyzers.base import AnalysisResult, Analyzer
+from gpulens.analyzers.context import unique_ints
 from gpulens.timeline import Timeline
 
 COLUMNS = {
@@ -92,7 +93,7 @@ def _costs(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     if not len(df):
         return np.zeros(0), np.zeros(0)
     key = df.groupby(["_op", "_dims", "_types"], sort=False).ngroup().to_numpy()
-    first = np.unique(key, return_index=True)[1]
+    first = unique_ints(key, return_index=True)[1]
     dims, types = df["dims"].array, df["types"].array
     f = np.full(len(first), np.nan)
     b = np.full(len(first), np.nan)
