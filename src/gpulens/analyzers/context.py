@@ -110,15 +110,30 @@ def unique_ints(values: Any, return_index: bool = False, return_inverse: bool = 
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def sorted_positions(sv: np.ndarray, tv: np.ndarray) -> np.ndarray:
+    """Positions in ``sv`` (strictly increasing integers, not empty) of the values ``tv``: where a value is in
+    ``sv``, its position; elsewhere some position in ``[0, len(sv))`` (callers check ``sv[pos] == tv``).
+
+    When ``sv`` is dense enough (its span at most 4 × the rows of both: Timeline row labels of a selection), one
+    lookup table over the span (a random access per value) instead of ``np.searchsorted`` (a binary search per value,
+    ~0.025 s per million); else the binary search."""
+    lo, hi = int(sv[0]), int(sv[-1])
+    if hi - lo < 4 * (len(sv) + len(tv)):
+        lut = np.zeros(hi - lo + 1, dtype=np.intp)  # absent values: position 0, which the caller's check rejects
+        lut[sv - lo] = np.arange(len(sv), dtype=np.intp)
+        return lut[np.clip(tv, lo, hi) - lo]
+    return np.minimum(np.searchsorted(sv, tv), len(sv) - 1)
+
+
 def reindex_sorted(series: pd.Series, index: pd.Index) -> pd.Series:
-    """``series.reindex(index)``, by binary search instead of a hash table when ``series``'s index is strictly
-    increasing integers (a selection of Timeline rows) and every label of ``index`` is in it; otherwise pandas'
-    own ``reindex``. Same values, dtype and name either way."""
+    """``series.reindex(index)``, by position lookup (:func:`sorted_positions`) instead of a hash table when
+    ``series``'s index is strictly increasing integers (a selection of Timeline rows) and every label of ``index``
+    is in it; otherwise pandas' own ``reindex``. Same values, dtype and name either way."""
     src = series.index
     if len(src) and len(index) and src.dtype.kind in "iu" and index.dtype.kind in "iu":
         sv, tv = src.to_numpy(), index.to_numpy()
         if bool((sv[1:] > sv[:-1]).all()):
-            pos = np.minimum(np.searchsorted(sv, tv), len(sv) - 1)
+            pos = sorted_positions(sv, tv)
             if bool((sv[pos] == tv).all()):
                 return series.iloc[pos].set_axis(index)
     return series.reindex(index)
@@ -136,7 +151,7 @@ def lookup_sorted(series: pd.Series, keys: Any) -> tuple[np.ndarray, np.ndarray]
             and idx.is_unique):
         return None
     iv = idx.to_numpy(dtype="int64")
-    pos = np.minimum(np.searchsorted(iv, keys), len(iv) - 1)
+    pos = sorted_positions(iv, keys)
     return series.to_numpy()[pos], iv[pos] == keys
 
 
