@@ -360,13 +360,41 @@ def _class_rows(paths_: list, names: np.ndarray) -> list[tuple[int, int, int, in
         o = np.lexsort((r, -sums, pk))
         head = np.r_[True, pk[o][1:] != pk[o][:-1]]
         top = {int(k): names[int(w)] for k, w in zip(pk[o][head].tolist(), pw[o][head].tolist())}
-        pspan = int(npos.max()) + 2
-        up = pd.unique(nk * pspan + (npos + 1)) // pspan  # distinct (key, event) pairs → their key
-        cnt = np.bincount(up, minlength=nkey)
+        cnt = _distinct_events(nk, npos, nkey)
         events = {int(k): int(cnt[k]) for k in np.flatnonzero(cnt).tolist()}
     order = np.lexsort((first, keys // len(CLASSES)))  # by window, then first appearance
     return [(int(k // len(CLASSES)), int(k % len(CLASSES)), int(t), int(events.get(k, 0)), top.get(k, ""))
             for k, t in zip(keys[order].tolist(), total[order].tolist())]
+
+
+def _distinct_events(key: np.ndarray, pos: np.ndarray, nkey: int) -> np.ndarray:
+    """Distinct events (``pos``, −1 allowed) per key (window × class, :func:`_class_rows`): int64 counts of length
+    ``nkey``.
+
+    One bitmap with a slice per key over that key's span of event positions: a window's segments of one class are
+    events of one step, a narrow range of rows, so the slices add up to a few bits per segment (a hash of every
+    (key, event) pair cost ~0.25 s at 4M path segments). Where the spans would add up to far more than the segments
+    (a step whose events are scattered over the rows), the hash."""
+    big = np.iinfo(np.int64).max
+    kmin = np.full(nkey, big, dtype=np.int64)
+    kmax = np.full(nkey, -2, dtype=np.int64)
+    np.minimum.at(kmin, key, pos)
+    np.maximum.at(kmax, key, pos)
+    width = np.where(kmax >= kmin, kmax - kmin + 1, 0)
+    total = int(width.sum())
+    if total > 8 * len(key) + (1 << 20):
+        pspan = int(pos.max()) + 2
+        up = pd.unique(key * pspan + (pos + 1)) // pspan  # distinct (key, event) pairs → their key
+        return np.bincount(up, minlength=nkey)
+    off = np.zeros(nkey + 1, dtype=np.int64)
+    np.cumsum(width, out=off[1:])
+    seen = np.zeros(total, dtype=bool)
+    seen[(off[:-1] - kmin)[key] + pos] = True
+    cnt = np.zeros(nkey, dtype=np.int64)
+    used = np.flatnonzero(width)
+    if len(used):
+        cnt[used] = np.add.reduceat(seen, off[used], dtype=np.int64)
+    return cnt
 
 
 #: host classes of the path that are waiting, not host work: when the GPU is busy during them, the step waits on it
