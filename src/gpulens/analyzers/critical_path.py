@@ -413,33 +413,41 @@ def _host_wait_on_busy_gpu(timeline: Timeline, ps: list) -> dict[str, int]:
     g = ctx.gpu
     if not len(g) or not ps:
         return {}
-    codes = np.array([CODE[c] for c in WAIT_CLASSES], dtype=np.int64)
-    parts = [(rank, seg) for rank, _, _, seg in ps if len(seg)]
+    is_wait = np.zeros(256, dtype=bool)  # class code (int8, offset by 128) → a wait class
+    is_wait[[CODE[c] + 128 for c in WAIT_CLASSES]] = True
+    # the wait segments of each window picked before joining the windows (a lookup per segment, not np.isin;
+    # no joined copy of every segment's columns: at 1M kernels half of 4M segments are waits)
+    parts = []
+    for rank, _, _, sg in ps:
+        if len(sg):
+            keep = np.flatnonzero(is_wait[sg.cols["_cls"].astype(np.int64) + 128])
+            if len(keep):
+                parts.append((rank, sg, keep))
     if not parts:
         return {}
-    cls = np.concatenate([seg.cols["_cls"].astype(np.int64) for _, seg in parts])
-    keep = np.isin(cls, codes)
-    if not keep.any():
-        return {}
-    w_rank = np.concatenate([np.full(len(seg), int(rank), dtype=np.int64) for rank, seg in parts])[keep]
-    w_a = np.concatenate([seg.cols["a"].astype(np.int64) for _, seg in parts])[keep]
-    w_b = w_a + np.concatenate([seg.cols["ns"].astype(np.int64) for _, seg in parts])[keep]
-    cls = cls[keep]
+    cls = np.concatenate([sg.cols["_cls"][keep] for _, sg, keep in parts]).astype(np.int64)
+    w_rank = np.concatenate([np.full(len(keep), int(rank), dtype=np.int64) for rank, _, keep in parts])
+    w_a = np.concatenate([sg.cols["a"][keep] for _, sg, keep in parts]).astype(np.int64, copy=False)
+    w_b = w_a + np.concatenate([sg.cols["ns"][keep] for _, sg, keep in parts]).astype(np.int64, copy=False)
     ranks, g_code = unique_ints(g["rank"].to_numpy(np.int64), return_inverse=True)
     st = g["start_ns"].to_numpy(np.int64)
     seg = group_segments(g_code, st, st + ctx.effective_ns.to_numpy(np.int64))
     sg, ss, se = seg["group"], seg["start"], seg["end"]
-    cum = np.concatenate(([0], np.cumsum(se - ss)))
+    length = se - ss
+    cum = np.concatenate(([0], np.cumsum(length)))
     first = np.searchsorted(sg, np.arange(len(ranks)), side="left")
     k = np.searchsorted(ranks, w_rank)
     known = (k < len(ranks)) & (ranks[np.minimum(k, len(ranks) - 1)] == w_rank)
     k = np.minimum(k, len(ranks) - 1)
+    base = cum[first[k]]
+    lo = first[k]
+
     def covered(t: np.ndarray) -> np.ndarray:
         i = last_segment_at_or_before(sg, ss, k, t)
-        ok = known & (i >= first[k])
+        ok = known & (i >= lo)
         j = np.maximum(i, 0)
-        inside = np.clip(t - ss[j], 0, (se - ss)[j])
-        return np.where(ok, cum[j] - cum[first[k]] + inside, 0)
+        inside = np.clip(t - ss[j], 0, length[j])
+        return np.where(ok, cum[j] - base + inside, 0)
 
     ov = covered(w_b) - covered(w_a)
     return {c: int(ov[cls == CODE[c]].sum()) for c in WAIT_CLASSES if (cls == CODE[c]).any()}
