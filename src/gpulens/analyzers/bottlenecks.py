@@ -334,7 +334,11 @@ def boundary_gaps(dur: np.ndarray) -> np.ndarray:
     total = int(dur.sum())
     if dur.size < BOUNDARY_MIN_GAPS or total <= 0:
         return out
-    for i in np.argsort(-dur, kind="stable"):
+    # longest first (ties: earlier first), stopping at the first gap that fails the rule: only gaps holding the
+    # idle share can pass, and they are the longest (a few at most), so only they are ordered — then the next gap
+    # in that order fails the share test anyway (no sort of a million gaps for the few at the top)
+    cand = np.flatnonzero(dur >= BOUNDARY_IDLE_SHARE * total)
+    for i in cand[np.argsort(-dur[cand], kind="stable")]:
         others = np.delete(dur, i)
         if dur[i] >= BOUNDARY_FACTOR * max(float(np.median(others)), 1.0) and dur[i] >= BOUNDARY_IDLE_SHARE * total:
             out[i] = True
