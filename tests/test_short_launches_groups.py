@@ -40,3 +40,18 @@ def test_graph_and_single_launches_summed_per_call(tmp_path):
     ids = t["launch_event_id"].tolist()
     names = tl.events.set_index("event_id").loc[ids, "name"].astype(str).tolist()
     assert names == ["cudaGraphLaunch", "cudaLaunchKernel", "cudaLaunchKernel"]
+
+
+def test_per_gpu_launch_counts_against_hand_sums():
+    import pandas as pd
+
+    from gpulens.analyzers.bottlenecks import _launch_counts
+
+    # calls on (0, 0): short 10 + 20 ns, long 5 ns; on (1, 0): one short 7 ns; on (0, 1): one long
+    sl = pd.DataFrame({"rank": [0, 1, 0, 0, 0], "device_id": [0, 0, 0, 1, 0], "gpu_ns": [10, 7, 5, 3, 20],
+                       "short": [True, True, False, False, True]})
+    want = {(0, 0): {"n": 3, "short": 2, "sns": 30}, (1, 0): {"n": 1, "short": 1, "sns": 7},
+            (0, 1): {"n": 1, "short": 0, "sns": 0}}
+    assert _launch_counts(sl) == want
+    # a float device column (missing values possible): the pandas path, same figures
+    assert _launch_counts(sl.astype({"device_id": float})) == want

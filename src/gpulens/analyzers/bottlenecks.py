@@ -396,6 +396,26 @@ def _short_launches(timeline: Timeline, links: pd.Series) -> pd.DataFrame:
     return g.reset_index()
 
 
+def _launch_counts(sl: pd.DataFrame) -> dict[tuple[int, int], dict[str, int]]:
+    """Per (rank, device) of the short-launch table (:func:`short_launches`): launch calls ``n``, short ones
+    ``short`` and their kernels' GPU time ``sns`` [ns]. Integer rank/device columns are grouped on pair codes
+    (bincount, exact int64 sums); others (missing values: left out, as a groupby drops them) by pandas."""
+    if not len(sl):
+        return {}
+    short = sl["short"].astype(bool).to_numpy()
+    if sl["rank"].dtype.kind in "iu" and sl["device_id"].dtype.kind in "iu" and sl["gpu_ns"].dtype.kind in "iu":
+        pair, keys = key_codes(sl["rank"].to_numpy(), sl["device_id"].to_numpy())
+        n = np.bincount(pair, minlength=len(keys))
+        k_short = np.bincount(pair[short], minlength=len(keys))
+        sns = np.zeros(len(keys), dtype=np.int64)
+        np.add.at(sns, pair[short], sl["gpu_ns"].to_numpy("int64")[short])
+        return {(int(r), int(d)): {"n": int(a), "short": int(b), "sns": int(c)}
+                for (r, d), a, b, c in zip(keys, n.tolist(), k_short.tolist(), sns.tolist())}
+    sg = sl.assign(_short=short, _sns=sl["gpu_ns"].where(short, 0)).groupby(["rank", "device_id"]).agg(
+        n=("_short", "size"), short=("_short", "sum"), sns=("_sns", "sum"))
+    return {tuple(int(x) for x in k): v for k, v in sg.to_dict("index").items()}
+
+
 def _uvm_gaps(timeline: Timeline, gaps: pd.DataFrame, code: np.ndarray) -> dict[str, int]:
     """Unattributed gaps that end in a unified-memory page migration (copy kind ``UVM …``: the driver moves managed
     pages on a page fault or prefetch; no launch call enqueues it, so no launch call can explain the gap):
@@ -591,9 +611,7 @@ class Bottlenecks(Analyzer):
             idle_d = {k: {c: int(v[i]) for c, v in per_class.items()} for i, k in enumerate(gkeys)}
             sync_d = {k: int(sync[i]) for i, k in enumerate(gkeys)}
             counts_d = dict(zip(gkeys, _gap_counts(gaps, gpair, len(gkeys), code).to_dict("records")))
-        sg = sl.assign(_short=sl["short"].astype(bool), _sns=sl["gpu_ns"].where(sl["short"].astype(bool), 0)) \
-            .groupby(key).agg(n=("_short", "size"), short=("_short", "sum"), sns=("_sns", "sum")) if len(sl) \
-            else pd.DataFrame(columns=["n", "short", "sns"])
+        sg_d = _launch_counts(sl)
         kern = _kernel_columns(timeline)
         blocks = (kern["grid_x"].fillna(1) * kern["grid_y"].fillna(1) * kern["grid_z"].fillna(1)).where(
             kern["grid_x"].notna())
@@ -618,7 +636,6 @@ class Bottlenecks(Analyzer):
             np.add.at(sns, pair[small], kern["dur_ns"].to_numpy("int64")[small])
             kg_d = {(int(r), int(d)): {"has": h, "small": s, "sns": t}
                     for (r, d), h, s, t in zip(first, has_n.tolist(), small_n.tolist(), sns.tolist())}
-        sg_d = {tuple(int(x) for x in k): v for k, v in sg.to_dict("index").items()} if len(sg) else {}
         rows = []
         for b in bd.to_dict("records"):
             r, d = int(b["rank"]), int(b["device_id"])
