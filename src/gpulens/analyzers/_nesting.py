@@ -121,8 +121,14 @@ def _prev_eligible(group: np.ndarray, eligible: np.ndarray) -> np.ndarray:
 def _max_end_before(group: np.ndarray, end: np.ndarray, eligible: np.ndarray, prev: np.ndarray) -> np.ndarray:
     """Largest end of the eligible events before each position in its group (int64 min when none)."""
     lo = np.iinfo(np.int64).min
+    one = _one_group(group)
+    if one and len(end) and eligible.all():  # every earlier row: the running maximum of the ends, shifted by one
+        out = np.empty(len(end), dtype=np.int64)
+        out[0] = lo
+        np.maximum.accumulate(end[:-1], out=out[1:])
+        return out
     vals = np.where(eligible, end, lo)
-    if _one_group(group):  # one running maximum, not a pandas groupby
+    if one:  # one running maximum, not a pandas groupby
         vals = np.maximum.accumulate(vals) if len(vals) else vals
     else:
         vals = pd.Series(vals).groupby(group).cummax().to_numpy()
