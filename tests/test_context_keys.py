@@ -77,3 +77,26 @@ def test_reindex_and_lookup_same_as_pandas(spread):
             values, found = lookup_sorted(s, keys)
             assert found.tolist() == np.isin(keys, labels).tolist()
             assert np.array_equal(values[found], s.reindex(keys[found]).to_numpy())
+
+
+def test_int_sums_and_first_rows_hand_example():
+    from gpulens.analyzers.context import first_rows, int_sums
+
+    # groups 0 1 0 2 1 with values 5 7 11 13 17 → sums 16, 24, 13; first rows 0, 1, 3
+    g = np.array([0, 1, 0, 2, 1])
+    assert int_sums(g, np.array([5, 7, 11, 13, 17]), 3).tolist() == [16, 24, 13]
+    assert first_rows(g).tolist() == [0, 1, 3]
+
+
+@pytest.mark.parametrize("scale", [1, 10 ** 6, 2 ** 60])
+def test_int_sums_exact_as_add_at(scale):
+    from gpulens.analyzers.context import first_rows, int_sums
+
+    rng = np.random.default_rng(scale % 1009)
+    for n in (0, 1, 1000, 50_000):
+        v = rng.integers(0, 1000, n) * (scale // 1000 + 1) if scale < 2 ** 60 else rng.integers(0, 2 ** 52, n) * 4
+        g = pd.factorize(rng.integers(0, 37, n))[0]
+        want = np.zeros(38, dtype=np.int64)
+        np.add.at(want, g, v.astype(np.int64))  # large values: past 2**53 float sums would round
+        assert int_sums(g, v, 38).tolist() == want.tolist()
+        assert first_rows(g).tolist() == pd.Series(g, dtype="int64").drop_duplicates().index.tolist()
