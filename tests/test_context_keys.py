@@ -100,3 +100,20 @@ def test_int_sums_exact_as_add_at(scale):
         np.add.at(want, g, v.astype(np.int64))  # large values: past 2**53 float sums would round
         assert int_sums(g, v, 38).tolist() == want.tolist()
         assert first_rows(g).tolist() == pd.Series(g, dtype="int64").drop_duplicates().index.tolist()
+
+
+def test_mask_of_is_the_kind_test_and_a_fresh_array():
+    from gpulens.analyzers.context import context_of
+    from gpulens.collectors import collect
+    from tests.conftest import KINETO
+
+    path = sorted(p for p in KINETO.iterdir() if p.suffix == ".json")[0]
+    tl = collect(path)
+    ctx = context_of(tl)
+    kind = tl.events["kind"].astype(str).to_numpy()
+    for kinds in (("kernel",), ("cpu_op", "runtime"), ("runtime", "cpu_op"), ("no_such_kind",)):
+        want = np.isin(kind, kinds)
+        m = ctx.mask_of(*kinds)
+        assert m.tolist() == want.tolist()
+        m[:] = ~m  # the caller's copy: the next call is unaffected
+        assert ctx.mask_of(*kinds).tolist() == want.tolist()
