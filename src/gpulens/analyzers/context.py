@@ -245,19 +245,14 @@ class AnalysisContext:
         return self.timeline.events["name"].cat.codes.to_numpy()
 
     def mask_of(self, *kinds: str) -> np.ndarray:
-        """Boolean numpy mask of the event rows whose kind is one of ``kinds`` (a fresh array the caller may
-        modify: a copy of the one computed for those kinds, since the same selections are asked for ~25 times a
-        run and a copy costs a tenth of the lookup per row)."""
+        """Boolean numpy mask of the event rows whose kind is one of ``kinds``."""
         cats = list(self.timeline.events["kind"].cat.categories)
-        codes = tuple(sorted({cats.index(k) for k in kinds if k in cats}))
+        codes = [cats.index(k) for k in kinds if k in cats]
         if not codes:
             return np.zeros(len(self.kind_codes), dtype=bool)
-        masks = self.__dict__.setdefault("_masks", {})
-        if codes not in masks:
-            table = np.zeros(len(cats) + 1, dtype=bool)  # last slot: code −1 (missing kind), never selected
-            table[list(codes)] = True
-            masks[codes] = table[self.kind_codes]  # a lookup per row (np.isin cost ~4× as much on millions of rows)
-        return masks[codes].copy()
+        table = np.zeros(len(cats) + 1, dtype=bool)  # last slot: code −1 (missing kind), never selected
+        table[codes] = True
+        return table[self.kind_codes]  # a lookup per row (np.isin cost ~4× as much on millions of rows)
 
     @cached_property
     def _kind_counts(self) -> np.ndarray:
