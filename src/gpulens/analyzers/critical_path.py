@@ -291,21 +291,23 @@ def _paths(timeline: Timeline) -> list:
     h_codes, g_codes, names = _name_codes(aux["host"], gpu)
     names = np.array([n if isinstance(n, str) else "" for n in names] + [""], dtype=object)  # code −1: ''
     unnamed = names == ""
+    gpu_class = np.zeros(256, dtype=bool)  # class code (offset by 128) → a GPU class with an event
+    gpu_class[[CODE[c] + 128 for c in GPU_CLASSES - {"gpu_gap"}]] = True
     out = []
     for rank, step, thread, lo, hi, g0 in _windows(timeline, gpu, aux):
         cuts = _clock_parts(gpu, aux, rank, lo, hi, g0)
         parts = [walker.walk(thread, p_lo, p_hi, p_g0) for p_lo, p_hi, p_g0 in cuts]
         cls, a, b, pos = parts[0] if len(parts) == 1 else (np.concatenate([p[i] for p in parts]) for i in range(4))
         length = int(sum(p_hi - p_lo for p_lo, p_hi, _ in cuts))
-        is_gpu = np.isin(cls, [CODE[c] for c in GPU_CLASSES - {"gpu_gap"}])
-        safe = np.clip(pos, 0, None)
+        # name code of each segment's event: the GPU event's for GPU classes, the host event's for the others, −1
+        # without an event; picked per side (a class lookup, no full-length candidates for both sides)
+        is_gpu = gpu_class[cls.astype(np.int64) + 128]
         code = np.full(len(pos), -1, dtype=np.int64)
-        if len(g_codes):
-            code = np.where(is_gpu, g_codes[np.minimum(safe, len(g_codes) - 1)], code)
-        if len(h_codes):
-            code = np.where(~is_gpu, h_codes[np.minimum(safe, len(h_codes) - 1)], code)
-        code = np.where(pos < 0, -1, code)
-        code = np.where(unnamed[code], -1, code)  # '' names count as unnamed, like gaps
+        for side, table in ((is_gpu, g_codes), (~is_gpu, h_codes)):
+            rows = np.flatnonzero(side & (pos >= 0))
+            if len(table) and len(rows):
+                code[rows] = table[np.minimum(pos[rows], len(table) - 1)]
+        code[unnamed[code]] = -1  # '' names count as unnamed, like gaps
         # narrow dtypes for the codes (millions of segments at 1M kernels); the end is a + ns
         out.append((rank, step, length, Segments({"a": a, "pos": pos, "ns": b - a, "_cls": cls.astype(np.int8),
                                                    "_who": code.astype(np.int32 if len(names) < 2 ** 31
