@@ -150,3 +150,23 @@ def test_kernel_groups_by_codes_equal_groups_by_text(path):
     by_text = group_table(att.astype({c: object for c in codes}))
     by_code = _group_codes(att, codes)
     pd.testing.assert_frame_equal(by_code.astype(object), by_text.astype(object))
+
+
+@pytest.mark.parametrize("all_ops", [True, False])
+@pytest.mark.parametrize("spread,longest", [(50, 20), (8, 5), (200, 60)])
+def test_one_thread_sweep_and_tiles_equal_stack_sweep(spread, longest, all_ops):
+    # one host thread (the single-group paths: no per-group masks or groupby) and every row an op (no running
+    # maximum over eligible rows), against the same references
+    rng = np.random.default_rng(spread * 7 + all_ops)
+    for _ in range(200):
+        n = int(rng.integers(1, 60))
+        ev = pd.DataFrame({"rank": 3, "pid": 1, "tid": 2, "start_ns": rng.integers(0, spread, n),
+                           "dur_ns": rng.integers(0, longest, n)})
+        is_op = np.ones(n, dtype=bool) if all_ops else rng.random(n) < .7
+        s = ev["start_ns"].to_numpy(np.int64)
+        e = s + ev["dur_ns"].to_numpy(np.int64)
+        parent, depth = _sweep(ev, is_op)
+        ref_p, ref_d = _ref_sweep(np.zeros(n, dtype=np.int64), s, e, is_op)
+        assert parent.tolist() == ref_p.tolist() and depth.tolist() == ref_d.tolist()
+        g, a, b, who = thread_segments(np.full(n, 5, dtype=np.int64), s, e)
+        assert list(zip(a.tolist(), b.tolist(), who.tolist())) == _ref_tiles(s, e)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult
-from gpulens.analyzers.context import category_mask, context_of, reindex_sorted
+from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, unique_ints
 from gpulens.timeline import Timeline
 
 
@@ -75,15 +75,15 @@ def event_counters(timeline: Timeline, event_ids: Iterable[int], metrics: Iterab
     eid = c["event_id"].to_numpy()[rows]
     met = c["metric"]
     codes = met.cat.codes.to_numpy()[rows].astype("int64")
-    used, mcol = np.unique(codes, return_inverse=True)
+    used, mcol = unique_ints(codes, return_inverse=True)
     names = np.asarray(met.cat.categories.astype(object), dtype=object)[used]
     order = np.argsort(names, kind="stable")  # pivot sorts the metric columns by name
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
     mcol = rank[mcol]
-    uid, erow = np.unique(eid, return_inverse=True)
+    uid, erow = unique_ints(eid, return_inverse=True)
     flat = erow * len(names) + mcol
-    _, first = np.unique(flat, return_index=True)  # first value per (event, metric), as drop_duplicates keeps
+    _, first = unique_ints(flat, return_index=True)  # first value per (event, metric), as drop_duplicates keeps
     out = np.full(len(uid) * len(names), np.nan)
     out[flat[first]] = c["value"].to_numpy(dtype="float64")[rows][first]
     return pd.DataFrame(out.reshape(len(uid), len(names)), index=pd.Index(uid, name="event_id"),

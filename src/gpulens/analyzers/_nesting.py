@@ -97,22 +97,41 @@ def _first_of_group(group: np.ndarray) -> np.ndarray:
     return np.maximum.accumulate(np.where(new, np.arange(n), 0))
 
 
+def _one_group(group: np.ndarray) -> bool:
+    """Whether every row is in the same group."""
+    return not len(group) or bool(group.min() == group.max())
+
+
 def _prev_eligible(group: np.ndarray, eligible: np.ndarray) -> np.ndarray:
     """Last eligible position before each position, in the same group (−1 none)."""
     n = len(group)
-    last = np.maximum.accumulate(np.where(eligible, np.arange(n), -1))
     prev = np.empty(n, dtype=np.int64)
-    if n:
-        prev[0] = -1
-        prev[1:] = last[:-1]
-    prev[prev < _first_of_group(group)] = -1
+    if not n:
+        return prev
+    prev[0] = -1
+    if eligible.all():  # every row eligible: the row before (no running maximum over every row)
+        prev[1:] = np.arange(n - 1)
+    else:
+        prev[1:] = np.maximum.accumulate(np.where(eligible[:-1], np.arange(n - 1), -1))
+    if not _one_group(group):  # one group (one host thread): no earlier row is in another group
+        prev[prev < _first_of_group(group)] = -1
     return prev
 
 
 def _max_end_before(group: np.ndarray, end: np.ndarray, eligible: np.ndarray, prev: np.ndarray) -> np.ndarray:
     """Largest end of the eligible events before each position in its group (int64 min when none)."""
     lo = np.iinfo(np.int64).min
-    vals = pd.Series(np.where(eligible, end, lo)).groupby(group).cummax().to_numpy()
+    one = _one_group(group)
+    if one and len(end) and eligible.all():  # every earlier row: the running maximum of the ends, shifted by one
+        out = np.empty(len(end), dtype=np.int64)
+        out[0] = lo
+        np.maximum.accumulate(end[:-1], out=out[1:])
+        return out
+    vals = np.where(eligible, end, lo)
+    if one:  # one running maximum, not a pandas groupby
+        vals = np.maximum.accumulate(vals) if len(vals) else vals
+    else:
+        vals = pd.Series(vals).groupby(group).cummax().to_numpy()
     return np.where(prev >= 0, vals[np.maximum(prev, 0)], lo)
 
 

@@ -27,7 +27,7 @@ import pandas as pd
 
 from gpulens.analyzers._flop_models import OpCost, op_cost
 from gpulens.analyzers._optree import gpu_op_links
-from gpulens.analyzers.context import context_of, reindex_sorted
+from gpulens.analyzers.context import context_of, reindex_sorted, unique_ints
 from gpulens.timeline import Timeline
 
 _NCU_FP = re.compile(r"^(?:smsp|sm)__sass_thread_inst_executed_op_([dfh])(add|mul|fma)_pred_on\.sum$")
@@ -172,7 +172,7 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
         return result(), stats
     op_ids = op_k[linked].astype("int64")
     # the op model runs once per distinct (name, dims, types): codes of the unique ops, then unique code triples
-    uniq, inv = np.unique(op_ids, return_inverse=True)
+    uniq, inv = unique_ints(op_ids, return_inverse=True)
     pos = ctx.positions(uniq)
     cols = [ev[c] for c in ("name", "input_dims", "input_types")]
     cats = [list(c.cat.categories) for c in cols]
@@ -182,7 +182,7 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
         packed = np.zeros(len(pos), dtype="int64")
         for code, cs in zip(codes, cats):
             packed = packed * (len(cs) + 1) + (code + 1)
-        ukeys, kinv = np.unique(packed, return_inverse=True)
+        ukeys, kinv = unique_ints(packed, return_inverse=True)
         keys = np.zeros((len(ukeys), 3), dtype="int64")
         for j in (2, 1, 0):
             keys[:, j] = ukeys % (len(cats[j]) + 1) - 1

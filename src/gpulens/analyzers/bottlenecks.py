@@ -54,7 +54,7 @@ from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers._span import CLOCK_GAP_NS, REPLAY_COLLECTORS, replayed_for_counters  # noqa: F401 (re-exported)
 from gpulens.analyzers.breakdown import Breakdown
-from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, text_series
+from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, text_series, unique_ints
 from gpulens.analyzers.intervals import key_codes, merge
 from gpulens.analyzers.launches import LAUNCH_RE, launch_call_mask, link_gpu_to_launch
 from gpulens.analyzers.verdict_rules import FULL_GRID_SHARE
@@ -334,7 +334,11 @@ def boundary_gaps(dur: np.ndarray) -> np.ndarray:
     total = int(dur.sum())
     if dur.size < BOUNDARY_MIN_GAPS or total <= 0:
         return out
-    for i in np.argsort(-dur, kind="stable"):
+    # longest first (ties: earlier first), stopping at the first gap that fails the rule: only gaps holding the
+    # idle share can pass, and they are the longest (a few at most), so only they are ordered — then the next gap
+    # in that order fails the share test anyway (no sort of a million gaps for the few at the top)
+    cand = np.flatnonzero(dur >= BOUNDARY_IDLE_SHARE * total)
+    for i in cand[np.argsort(-dur[cand], kind="stable")]:
         others = np.delete(dur, i)
         if dur[i] >= BOUNDARY_FACTOR * max(float(np.median(others)), 1.0) and dur[i] >= BOUNDARY_IDLE_SHARE * total:
             out[i] = True
@@ -373,11 +377,43 @@ def _short_launches(timeline: Timeline, links: pd.Series) -> pd.DataFrame:
     k = k.assign(launch_event_id=lid)[lid.notna().to_numpy()]
     if not len(k):
         return pd.DataFrame(columns=["launch_event_id", "rank", "device_id", "kernels", "gpu_ns", "call_ns", "short"])
-    g = k.groupby("launch_event_id", observed=True).agg(rank=("rank", "first"), device_id=("device_id", "first"),
-                                                        kernels=("dur_ns", "size"), gpu_ns=("dur_ns", "sum"))
+    if all(k[c].dtype.kind in "iu" for c in ("rank", "device_id", "dur_ns")):
+        # plain integer columns (no missing values): the groupby below on integer codes — the first row of each
+        # launch call in row order, counts and exact int64 sums (a pandas groupby-agg cost ~0.1 s at 1M kernels)
+        ids = k["launch_event_id"].to_numpy("int64")
+        uniq, first, inv = unique_ints(ids, return_index=True, return_inverse=True)
+        gpu_ns = np.zeros(len(uniq), dtype=np.int64)
+        np.add.at(gpu_ns, inv, k["dur_ns"].to_numpy("int64"))
+        g = pd.DataFrame({"rank": k["rank"].to_numpy()[first], "device_id": k["device_id"].to_numpy()[first],
+                          "kernels": np.bincount(inv, minlength=len(uniq)).astype(np.int64),
+                          "gpu_ns": gpu_ns.astype(k["dur_ns"].dtype, copy=False)},
+                         index=pd.Index(pd.array(uniq, dtype="Int64"), name="launch_event_id"))
+    else:
+        g = k.groupby("launch_event_id", observed=True).agg(rank=("rank", "first"), device_id=("device_id", "first"),
+                                                            kernels=("dur_ns", "size"), gpu_ns=("dur_ns", "sum"))
     g["call_ns"] = context_of(timeline).event_values("dur_ns", g.index.astype("int64").to_numpy())
     g["short"] = g["gpu_ns"] < g["call_ns"]
     return g.reset_index()
+
+
+def _launch_counts(sl: pd.DataFrame) -> dict[tuple[int, int], dict[str, int]]:
+    """Per (rank, device) of the short-launch table (:func:`short_launches`): launch calls ``n``, short ones
+    ``short`` and their kernels' GPU time ``sns`` [ns]. Integer rank/device columns are grouped on pair codes
+    (bincount, exact int64 sums); others (missing values: left out, as a groupby drops them) by pandas."""
+    if not len(sl):
+        return {}
+    short = sl["short"].astype(bool).to_numpy()
+    if sl["rank"].dtype.kind in "iu" and sl["device_id"].dtype.kind in "iu" and sl["gpu_ns"].dtype.kind in "iu":
+        pair, keys = key_codes(sl["rank"].to_numpy(), sl["device_id"].to_numpy())
+        n = np.bincount(pair, minlength=len(keys))
+        k_short = np.bincount(pair[short], minlength=len(keys))
+        sns = np.zeros(len(keys), dtype=np.int64)
+        np.add.at(sns, pair[short], sl["gpu_ns"].to_numpy("int64")[short])
+        return {(int(r), int(d)): {"n": int(a), "short": int(b), "sns": int(c)}
+                for (r, d), a, b, c in zip(keys, n.tolist(), k_short.tolist(), sns.tolist())}
+    sg = sl.assign(_short=short, _sns=sl["gpu_ns"].where(short, 0)).groupby(["rank", "device_id"]).agg(
+        n=("_short", "size"), short=("_short", "sum"), sns=("_sns", "sum"))
+    return {tuple(int(x) for x in k): v for k, v in sg.to_dict("index").items()}
 
 
 def _uvm_gaps(timeline: Timeline, gaps: pd.DataFrame, code: np.ndarray) -> dict[str, int]:
@@ -575,9 +611,7 @@ class Bottlenecks(Analyzer):
             idle_d = {k: {c: int(v[i]) for c, v in per_class.items()} for i, k in enumerate(gkeys)}
             sync_d = {k: int(sync[i]) for i, k in enumerate(gkeys)}
             counts_d = dict(zip(gkeys, _gap_counts(gaps, gpair, len(gkeys), code).to_dict("records")))
-        sg = sl.assign(_short=sl["short"].astype(bool), _sns=sl["gpu_ns"].where(sl["short"].astype(bool), 0)) \
-            .groupby(key).agg(n=("_short", "size"), short=("_short", "sum"), sns=("_sns", "sum")) if len(sl) \
-            else pd.DataFrame(columns=["n", "short", "sns"])
+        sg_d = _launch_counts(sl)
         kern = _kernel_columns(timeline)
         blocks = (kern["grid_x"].fillna(1) * kern["grid_y"].fillna(1) * kern["grid_z"].fillna(1)).where(
             kern["grid_x"].notna())
@@ -602,7 +636,6 @@ class Bottlenecks(Analyzer):
             np.add.at(sns, pair[small], kern["dur_ns"].to_numpy("int64")[small])
             kg_d = {(int(r), int(d)): {"has": h, "small": s, "sns": t}
                     for (r, d), h, s, t in zip(first, has_n.tolist(), small_n.tolist(), sns.tolist())}
-        sg_d = {tuple(int(x) for x in k): v for k, v in sg.to_dict("index").items()} if len(sg) else {}
         rows = []
         for b in bd.to_dict("records"):
             r, d = int(b["rank"]), int(b["device_id"])

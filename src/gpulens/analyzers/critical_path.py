@@ -28,7 +28,7 @@ from gpulens.analyzers._steps import step_ranges
 from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers._span import CLOCK_GAP_NS, busy_unknown_reason, clock_windows
-from gpulens.analyzers.context import category_mask, context_of
+from gpulens.analyzers.context import category_mask, context_of, unique_ints
 from gpulens.analyzers.intervals import group_order, key_codes
 from gpulens.timeline import Timeline
 from gpulens.units import fmt_ns
@@ -191,7 +191,7 @@ def _windows(timeline: Timeline, gpu: pd.DataFrame, aux: dict) -> list[tuple]:
         thread = None
         if len(hm):  # the rank's busiest thread: max(set(keys), key=keys.count) over its rows' thread keys
             codes = aux["tcode"][hm]
-            uniq, first = np.unique(codes, return_index=True)
+            uniq, first = unique_ints(codes, return_index=True)
             count = dict(zip(uniq.tolist(), np.bincount(codes)[uniq].tolist()))
             seen = [aux["keys"][c] for c in uniq[np.argsort(first)]]  # first-appearance order, as set(keys) built
             n_of = {aux["keys"][c]: count[c] for c in uniq.tolist()}
@@ -291,21 +291,23 @@ def _paths(timeline: Timeline) -> list:
     h_codes, g_codes, names = _name_codes(aux["host"], gpu)
     names = np.array([n if isinstance(n, str) else "" for n in names] + [""], dtype=object)  # code −1: ''
     unnamed = names == ""
+    gpu_class = np.zeros(256, dtype=bool)  # class code (offset by 128) → a GPU class with an event
+    gpu_class[[CODE[c] + 128 for c in GPU_CLASSES - {"gpu_gap"}]] = True
     out = []
     for rank, step, thread, lo, hi, g0 in _windows(timeline, gpu, aux):
         cuts = _clock_parts(gpu, aux, rank, lo, hi, g0)
         parts = [walker.walk(thread, p_lo, p_hi, p_g0) for p_lo, p_hi, p_g0 in cuts]
         cls, a, b, pos = parts[0] if len(parts) == 1 else (np.concatenate([p[i] for p in parts]) for i in range(4))
         length = int(sum(p_hi - p_lo for p_lo, p_hi, _ in cuts))
-        is_gpu = np.isin(cls, [CODE[c] for c in GPU_CLASSES - {"gpu_gap"}])
-        safe = np.clip(pos, 0, None)
+        # name code of each segment's event: the GPU event's for GPU classes, the host event's for the others, −1
+        # without an event; picked per side (a class lookup, no full-length candidates for both sides)
+        is_gpu = gpu_class[cls.astype(np.int64) + 128]
         code = np.full(len(pos), -1, dtype=np.int64)
-        if len(g_codes):
-            code = np.where(is_gpu, g_codes[np.minimum(safe, len(g_codes) - 1)], code)
-        if len(h_codes):
-            code = np.where(~is_gpu, h_codes[np.minimum(safe, len(h_codes) - 1)], code)
-        code = np.where(pos < 0, -1, code)
-        code = np.where(unnamed[code], -1, code)  # '' names count as unnamed, like gaps
+        for side, table in ((is_gpu, g_codes), (~is_gpu, h_codes)):
+            rows = np.flatnonzero(side & (pos >= 0))
+            if len(table) and len(rows):
+                code[rows] = table[np.minimum(pos[rows], len(table) - 1)]
+        code[unnamed[code]] = -1  # '' names count as unnamed, like gaps
         # narrow dtypes for the codes (millions of segments at 1M kernels); the end is a + ns
         out.append((rank, step, length, Segments({"a": a, "pos": pos, "ns": b - a, "_cls": cls.astype(np.int8),
                                                    "_who": code.astype(np.int32 if len(names) < 2 ** 31
@@ -360,13 +362,41 @@ def _class_rows(paths_: list, names: np.ndarray) -> list[tuple[int, int, int, in
         o = np.lexsort((r, -sums, pk))
         head = np.r_[True, pk[o][1:] != pk[o][:-1]]
         top = {int(k): names[int(w)] for k, w in zip(pk[o][head].tolist(), pw[o][head].tolist())}
-        pspan = int(npos.max()) + 2
-        up = pd.unique(nk * pspan + (npos + 1)) // pspan  # distinct (key, event) pairs → their key
-        cnt = np.bincount(up, minlength=nkey)
+        cnt = _distinct_events(nk, npos, nkey)
         events = {int(k): int(cnt[k]) for k in np.flatnonzero(cnt).tolist()}
     order = np.lexsort((first, keys // len(CLASSES)))  # by window, then first appearance
     return [(int(k // len(CLASSES)), int(k % len(CLASSES)), int(t), int(events.get(k, 0)), top.get(k, ""))
             for k, t in zip(keys[order].tolist(), total[order].tolist())]
+
+
+def _distinct_events(key: np.ndarray, pos: np.ndarray, nkey: int) -> np.ndarray:
+    """Distinct events (``pos``, −1 allowed) per key (window × class, :func:`_class_rows`): int64 counts of length
+    ``nkey``.
+
+    One bitmap with a slice per key over that key's span of event positions: a window's segments of one class are
+    events of one step, a narrow range of rows, so the slices add up to a few bits per segment (a hash of every
+    (key, event) pair cost ~0.25 s at 4M path segments). Where the spans would add up to far more than the segments
+    (a step whose events are scattered over the rows), the hash."""
+    big = np.iinfo(np.int64).max
+    kmin = np.full(nkey, big, dtype=np.int64)
+    kmax = np.full(nkey, -2, dtype=np.int64)
+    np.minimum.at(kmin, key, pos)
+    np.maximum.at(kmax, key, pos)
+    width = np.where(kmax >= kmin, kmax - kmin + 1, 0)
+    total = int(width.sum())
+    if total > 8 * len(key) + (1 << 20):
+        pspan = int(pos.max()) + 2
+        up = pd.unique(key * pspan + (pos + 1)) // pspan  # distinct (key, event) pairs → their key
+        return np.bincount(up, minlength=nkey)
+    off = np.zeros(nkey + 1, dtype=np.int64)
+    np.cumsum(width, out=off[1:])
+    seen = np.zeros(total, dtype=bool)
+    seen[(off[:-1] - kmin)[key] + pos] = True
+    cnt = np.zeros(nkey, dtype=np.int64)
+    used = np.flatnonzero(width)
+    if len(used):
+        cnt[used] = np.add.reduceat(seen, off[used], dtype=np.int64)
+    return cnt
 
 
 #: host classes of the path that are waiting, not host work: when the GPU is busy during them, the step waits on it
@@ -385,33 +415,41 @@ def _host_wait_on_busy_gpu(timeline: Timeline, ps: list) -> dict[str, int]:
     g = ctx.gpu
     if not len(g) or not ps:
         return {}
-    codes = np.array([CODE[c] for c in WAIT_CLASSES], dtype=np.int64)
-    parts = [(rank, seg) for rank, _, _, seg in ps if len(seg)]
+    is_wait = np.zeros(256, dtype=bool)  # class code (int8, offset by 128) → a wait class
+    is_wait[[CODE[c] + 128 for c in WAIT_CLASSES]] = True
+    # the wait segments of each window picked before joining the windows (a lookup per segment, not np.isin;
+    # no joined copy of every segment's columns: at 1M kernels half of 4M segments are waits)
+    parts = []
+    for rank, _, _, sg in ps:
+        if len(sg):
+            keep = np.flatnonzero(is_wait[sg.cols["_cls"].astype(np.int64) + 128])
+            if len(keep):
+                parts.append((rank, sg, keep))
     if not parts:
         return {}
-    cls = np.concatenate([seg.cols["_cls"].astype(np.int64) for _, seg in parts])
-    keep = np.isin(cls, codes)
-    if not keep.any():
-        return {}
-    w_rank = np.concatenate([np.full(len(seg), int(rank), dtype=np.int64) for rank, seg in parts])[keep]
-    w_a = np.concatenate([seg.cols["a"].astype(np.int64) for _, seg in parts])[keep]
-    w_b = w_a + np.concatenate([seg.cols["ns"].astype(np.int64) for _, seg in parts])[keep]
-    cls = cls[keep]
-    ranks, g_code = np.unique(g["rank"].to_numpy(np.int64), return_inverse=True)
+    cls = np.concatenate([sg.cols["_cls"][keep] for _, sg, keep in parts]).astype(np.int64)
+    w_rank = np.concatenate([np.full(len(keep), int(rank), dtype=np.int64) for rank, _, keep in parts])
+    w_a = np.concatenate([sg.cols["a"][keep] for _, sg, keep in parts]).astype(np.int64, copy=False)
+    w_b = w_a + np.concatenate([sg.cols["ns"][keep] for _, sg, keep in parts]).astype(np.int64, copy=False)
+    ranks, g_code = unique_ints(g["rank"].to_numpy(np.int64), return_inverse=True)
     st = g["start_ns"].to_numpy(np.int64)
     seg = group_segments(g_code, st, st + ctx.effective_ns.to_numpy(np.int64))
     sg, ss, se = seg["group"], seg["start"], seg["end"]
-    cum = np.concatenate(([0], np.cumsum(se - ss)))
+    length = se - ss
+    cum = np.concatenate(([0], np.cumsum(length)))
     first = np.searchsorted(sg, np.arange(len(ranks)), side="left")
     k = np.searchsorted(ranks, w_rank)
     known = (k < len(ranks)) & (ranks[np.minimum(k, len(ranks) - 1)] == w_rank)
     k = np.minimum(k, len(ranks) - 1)
+    base = cum[first[k]]
+    lo = first[k]
+
     def covered(t: np.ndarray) -> np.ndarray:
         i = last_segment_at_or_before(sg, ss, k, t)
-        ok = known & (i >= first[k])
+        ok = known & (i >= lo)
         j = np.maximum(i, 0)
-        inside = np.clip(t - ss[j], 0, (se - ss)[j])
-        return np.where(ok, cum[j] - cum[first[k]] + inside, 0)
+        inside = np.clip(t - ss[j], 0, length[j])
+        return np.where(ok, cum[j] - base + inside, 0)
 
     ov = covered(w_b) - covered(w_a)
     return {c: int(ov[cls == CODE[c]].sum()) for c in WAIT_CLASSES if (cls == CODE[c]).any()}

@@ -14,6 +14,7 @@ import pandas as pd
 
 from gpulens.analyzers._attribution import attribution_codes
 from gpulens.analyzers.base import AnalysisResult, Analyzer
+from gpulens.analyzers.context import first_rows, int_sums
 from gpulens.timeline import Timeline
 
 GROUP_KEYS = ["rank", "kind", "key", "op", "shapes", "dtypes", "category"]
@@ -71,11 +72,9 @@ def _group_codes(att: pd.DataFrame, codes: dict) -> pd.DataFrame:
         key = key * max(n, 1) + c
     group, uniq = pd.factorize(key)  # groups numbered in order of first appearance, as groupby(sort=False)
     ng = len(uniq)
-    first = pd.Series(group).drop_duplicates().index.to_numpy()  # first row of each group, in group order
-    time_sum = np.zeros(ng, dtype=np.int64)
-    dur_sum = np.zeros(ng, dtype=np.int64)
-    np.add.at(time_sum, group, time_ns.astype(np.int64, copy=False))
-    np.add.at(dur_sum, group, dur_ns.astype(np.int64, copy=False))
+    first = first_rows(group)  # first row of each group, in group order
+    time_sum = int_sums(group, time_ns, ng)
+    dur_sum = int_sums(group, dur_ns, ng)
     t = pd.DataFrame({"rank": att["rank"].to_numpy()[first]})
     for c in GROUP_KEYS[1:]:
         t[c] = pd.Series(codes[c][1][codes[c][0][first]], dtype=object)
@@ -114,7 +113,9 @@ class KernelGroups(Analyzer):
                                   skipped_reason="no GPU events in the trace")
         t = _group_codes(att, codes)
         total = int(att["time_ns"].sum())
-        linked = int(att.loc[att["op"] != "", "time_ns"].sum())
+        op_codes, op_values = codes["op"]  # the op column's codes: one test per distinct op, not per row
+        linked_t = att["time_ns"].to_numpy()[np.array([v != "" for v in op_values], dtype=bool)[op_codes]]
+        linked = int(np.nansum(linked_t) if linked_t.dtype.kind == "f" else linked_t.sum())
         summary = {"groups": int(len(t)), "gpu_events": int(len(att)), "time_ns": total,
                    "linked_share": linked / total if total else 0.0}
         return AnalysisResult(self.name, t, COLUMNS, summary, summary_columns=SUMMARY_COLUMNS)

@@ -35,7 +35,7 @@ from gpulens.analyzers._occ_launches import Launches
 from gpulens.analyzers._stake import wave_loss_per_launch
 from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, no_hot_kernels_reason, weighted_mean
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers.context import first_seen_codes, recode_first_seen
+from gpulens.analyzers.context import first_seen_codes, int_sums, recode_first_seen, unique_ints
 from gpulens.devices import limits_of_record, main_device, no_spec_reason
 from gpulens.devices.occupancy import Occupancy, cdna_occupancy, cuda_occupancy, kineto_estimate_pct
 from gpulens.timeline import Timeline
@@ -91,6 +91,43 @@ AMD_OCCUPANCY_PCT = "OccupancyPercent"
 _WORD = {"registers": "Registers", "shared_memory": "Shared memory", "warps": "Warp slots", "blocks": "The block cap",
          "barriers": "Barriers"}
 DISAGREE_PP = 0.5
+
+
+def _config_time(g: np.ndarray, b: np.ndarray, r: np.ndarray, m: np.ndarray, t: np.ndarray) -> pd.DataFrame:
+    """Summed launch time ``t`` per (name code ``g``, block size ``b``, registers ``r``, shared memory ``m``),
+    sorted by those keys: ``pd.DataFrame({...}).groupby(["g", "b", "r", "m"], sort=True)["t"].sum().reset_index()``.
+
+    Integer keys and whole-number times whose sums stay exact in float64 (below 2**53: every summation order gives
+    the same sums) are grouped on one packed int64 code per launch, sorted distinct codes only
+    (:func:`~gpulens.analyzers.context.unique_ints`) and ``np.bincount`` sums; anything else by pandas."""
+    keys = (g, b, r, m)
+    tf = np.asarray(t, dtype=float)
+    fast = all(np.asarray(k).dtype.kind in "iu" for k in keys) and len(tf) > 0 and not np.isnan(tf).any() \
+        and bool((tf == np.round(tf)).all()) and float(np.abs(tf).sum()) < 2.0 ** 53
+    if fast:
+        parts = [pd.factorize(np.asarray(k), sort=True) for k in keys]  # dense codes in sorted value order
+        radix = 1.0
+        for _, u in parts:
+            radix *= max(len(u), 1)
+        fast = radix < 2.0 ** 62
+    if not fast:
+        f = pd.DataFrame({"g": g, "b": b, "r": r, "m": m, "t": t})
+        return f.groupby(["g", "b", "r", "m"], sort=True)["t"].sum().reset_index()
+    packed = np.zeros(len(tf), dtype=np.int64)
+    for c, u in parts:
+        packed = packed * max(len(u), 1) + c
+    uniq, inv = unique_ints(packed, return_inverse=True)
+    if np.asarray(t).dtype.kind in "iu":
+        sums = int_sums(inv, np.asarray(t), len(uniq))  # int64, as the groupby sums integers
+    else:
+        sums = np.bincount(inv, weights=tf, minlength=len(uniq))
+    out = {}
+    rest = uniq
+    for name, (_, u) in reversed(list(zip(("g", "b", "r", "m"), parts))):
+        n = max(len(u), 1)
+        out[name] = np.asarray(u)[rest % n]
+        rest = rest // n
+    return pd.DataFrame({"g": out["g"], "b": out["b"], "r": out["r"], "m": out["m"], "t": sums})
 
 
 class OccupancyAnalyzer(Analyzer):
@@ -253,7 +290,7 @@ class OccupancyAnalyzer(Analyzer):
                 continue
             c, u = pd.factorize(cols[k], use_na_sentinel=False)
             key, _ = pd.factorize(key * max(len(u), 1) + c)
-        _, first = np.unique(key, return_index=True)
+        _, first = unique_ints(key, return_index=True)
         cfg = pd.DataFrame({k: (np.full(len(first), np.nan) if cols[k] is None else cols[k][first]) for k in keys})
         recs: dict = {}
         done: dict = {}  # the same configuration on GPUs with the same record (10,000 ranks of one GPU): once
@@ -351,21 +388,20 @@ class OccupancyAnalyzer(Analyzer):
         b, r, m = (p.of_cfg(c) for c in ("block_size", "regs_per_thread", "smem_bytes"))
         pos = np.arange(len(p))
         # dominant configuration per name: most summed time, ties to the smallest (block, regs, smem)
-        f = pd.DataFrame({"g": g, "b": b, "r": r, "m": m, "t": t})
-        cfg = f.groupby(["g", "b", "r", "m"], sort=True)["t"].sum().reset_index()
+        cfg = _config_time(g, b, r, m, t)
         cfg = cfg.iloc[np.lexsort((-cfg["t"].to_numpy(), cfg["g"].to_numpy()))].drop_duplicates("g")
         cb, cr, cm = (np.zeros(G, dtype="int64") for _ in range(3))
         gi = cfg["g"].to_numpy()
         cb[gi], cr[gi], cm[gi] = cfg["b"].to_numpy(), cfg["r"].to_numpy(), cfg["m"].to_numpy()
         d = np.flatnonzero((b == cb[g]) & (r == cr[g]) & (m == cm[g]))
-        del f, b, r, m
+        del b, r, m
         # within it, the grid with the most summed time (ties: the smallest grid): the waves and tail shown are that
         # one launch configuration's, never a mean over launches of different grids
         grid = p.grid
         gq = np.where(np.isnan(grid), -1.0, grid)
         qc, qu = pd.factorize(gq, sort=True)  # grid sizes as integer codes: (name, grid) pairs as one int64 key
         nq = max(len(qu), 1)
-        ukey, inv = np.unique(g[d].astype("int64") * nq + qc[d], return_inverse=True)
+        ukey, inv = unique_ints(g[d].astype("int64") * nq + qc[d], return_inverse=True)
         tsum_k = np.bincount(inv.reshape(-1), np.nan_to_num(t[d]), minlength=len(ukey))
         ug, uq = ukey // nq, ukey % nq
         o = np.lexsort((-tsum_k, ug))  # per name: most time first, ties to the smaller grid (keys sorted by grid)
@@ -386,7 +422,7 @@ class OccupancyAnalyzer(Analyzer):
         okl = lc >= 0
         lims = np.full(G, "", dtype=object)
         if okl.any():
-            ukey, inv = np.unique(g[d][okl] * len(lu) + lc[okl], return_inverse=True)
+            ukey, inv = unique_ints(g[d][okl] * len(lu) + lc[okl], return_inverse=True)
             tsum = np.bincount(inv.reshape(-1), np.nan_to_num(t[d][okl]), minlength=len(ukey))
             ug, ul = ukey // len(lu), ukey % len(lu)
             o = np.lexsort((-tsum, ug))
@@ -414,7 +450,7 @@ class OccupancyAnalyzer(Analyzer):
         loss_sum = np.bincount(g[known], loss[known], minlength=G)
         loss_n = np.bincount(g[known], minlength=G)
         known_q = ~np.isnan(grid)
-        pairs = np.unique(g[known_q].astype("int64") * nq + qc[known_q])
+        pairs = unique_ints(g[known_q].astype("int64") * nq + qc[known_q])
         grids = np.bincount(pairs // nq, minlength=G)
         w_top = waves[ti]
         with np.errstate(all="ignore"):

@@ -19,6 +19,7 @@ from gpulens.analyzers._categories import op_category
 from gpulens.analyzers._flop_models import op_cost
 from gpulens.analyzers._optree import inclusive, op_tree
 from gpulens.analyzers.base import AnalysisResult, Analyzer
+from gpulens.analyzers.context import int_sums, unique_ints
 from gpulens.timeline import Timeline
 
 COLUMNS = {
@@ -61,8 +62,14 @@ def _per_call(timeline: Timeline) -> pd.DataFrame:
     gop = tree["gpu_op"]
     has = gop.notna().to_numpy()
     owner = gop[has].astype("int64").to_numpy()
-    self_t = pd.Series(att["time_ns"].to_numpy()[has]).groupby(owner).sum()
-    self_n = pd.Series(np.ones(int(has.sum()))).groupby(owner).sum()
+    t_own = att["time_ns"].to_numpy()[has]
+    if t_own.dtype.kind in "iu":  # per owner op: GPU time and events, on sorted owner codes (no groupby)
+        uniq, inv = unique_ints(owner, return_inverse=True)
+        self_t = pd.Series(int_sums(inv, t_own, len(uniq)), index=pd.Index(uniq))
+        self_n = pd.Series(np.bincount(inv, minlength=len(uniq)).astype(float), index=pd.Index(uniq))
+    else:
+        self_t = pd.Series(t_own).groupby(owner).sum()
+        self_n = pd.Series(np.ones(int(has.sum()))).groupby(owner).sum()
     inc_t, inc_n = inclusive(ops, self_t), inclusive(ops, self_n)
     ids = ops["event_id"].to_numpy()
     keep = inc_n.to_numpy() > 0
@@ -92,7 +99,7 @@ def _costs(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     if not len(df):
         return np.zeros(0), np.zeros(0)
     key = df.groupby(["_op", "_dims", "_types"], sort=False).ngroup().to_numpy()
-    first = np.unique(key, return_index=True)[1]
+    first = unique_ints(key, return_index=True)[1]
     dims, types = df["dims"].array, df["types"].array
     f = np.full(len(first), np.nan)
     b = np.full(len(first), np.nan)

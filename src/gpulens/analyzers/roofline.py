@@ -26,7 +26,7 @@ from gpulens.analyzers._hot import hot_kernels, no_hot_kernels_reason, short_nam
 from gpulens.analyzers._work import cache_bytes, counter_work, shape_work
 from gpulens.analyzers._stake import time_at_stake
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers.context import first_seen_codes, recode_first_seen, text_series
+from gpulens.analyzers.context import first_seen_codes, recode_first_seen, text_series, unique_ints
 from gpulens.analyzers.verdict_rules import BELOW_ROOFS, ROOF_BOUND_PCT
 from gpulens.devices import no_spec_reason
 from gpulens.devices.spec import apply_measured_peaks, measured_roofs
@@ -289,7 +289,7 @@ class Roofline(Analyzer):
                 w = w.iloc[np.lexsort((-w["t"].to_numpy(), w["g"].to_numpy()))].drop_duplicates("g")
                 gi, pbest, mbest = w["g"].to_numpy(), w["p"].tolist(), w["m"].tolist()
             else:
-                ukey, inv = np.unique((g[pos] * len(pu) + pc) * len(mu) + mc, return_inverse=True)
+                ukey, inv = unique_ints((g[pos] * len(pu) + pc) * len(mu) + mc, return_inverse=True)
                 tsum = np.bincount(inv.reshape(-1), t_all[pos], minlength=len(ukey))  # integer ns: exact
                 ug = ukey // (len(pu) * len(mu))
                 o = np.lexsort((-tsum, ug))
