@@ -176,12 +176,16 @@ def _split_all(gpu: pd.DataFrame) -> pd.DataFrame:
     order = group_order(codes, s)
     cs, ss, es = codes.astype("int64")[order], s[order], e[order]
 
-    def union(mask: np.ndarray) -> np.ndarray:
-        m = mask[order]
-        seg = sorted_segments(cs[m], ss[m], es[m])
-        return group_sum(seg["group"], seg["end"] - seg["start"], n)
-
     seg = sorted_segments(cs, ss, es)
+    busy = group_sum(seg["group"], seg["end"] - seg["start"], n)
+
+    def union(mask: np.ndarray) -> np.ndarray:
+        if mask.all():  # every GPU event (no copies or sets, say): the union of them all
+            return busy
+        m = mask[order]
+        sub = sorted_segments(cs[m], ss[m], es[m])
+        return group_sum(sub["group"], sub["end"] - sub["start"], n)
+
     far = seg["gap_before"] >= CLOCK_GAP_NS
     cross = group_sum(seg["group"][far], seg["gap_before"][far], n)
     heads = np.flatnonzero(seg["gap_before"] < 0)  # each group's first segment: its first start
@@ -189,7 +193,6 @@ def _split_all(gpu: pd.DataFrame) -> pd.DataFrame:
     last = np.maximum.reduceat(seg["end"], heads)
     span = last - first - cross
     u_comp, u_cc, u_ccc = union(comp), union(comp | comm), union(comp | comm | cpy)
-    busy = group_sum(seg["group"], seg["end"] - seg["start"], n)
     return pd.DataFrame({
         "rank": np.array([k[0] for k in pairs], dtype="int64"),
         "device_id": np.array([k[1] for k in pairs], dtype="int64"),

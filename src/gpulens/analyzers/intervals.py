@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._groupstats import stable_order
+
 
 def merge(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Merge intervals ``[start, end)`` into disjoint sorted segments.
@@ -158,9 +160,11 @@ def sorted_segments(g: np.ndarray, s: np.ndarray, e: np.ndarray) -> dict[str, np
 def group_order(groups: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """``np.lexsort((starts, groups))``: rows by group, then start (stable)."""
     g = np.asarray(groups)
+    by_start = np.argsort(np.asarray(starts), kind="stable")
     if g.size and g.min() == g.max():  # one group: the same stable order by start alone
-        return np.argsort(np.asarray(starts), kind="stable")
-    return np.lexsort((starts, g))
+        return by_start
+    # then stably by group: the lexsort's permutation, about twice as quick (a radix sort of small group codes)
+    return by_start[stable_order(g[by_start])]
 
 
 def group_segments(groups: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> dict[str, np.ndarray]:

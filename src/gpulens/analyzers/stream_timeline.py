@@ -250,14 +250,20 @@ class StreamTimeline(Analyzer):
         level = 0
         # the deepest level: bins of at least 1/8 ns, and (start − t0) · 8**level within int64
         deepest = min(int(np.log(max(bin0, 1)) / np.log(BRANCH)) + 1, int(np.log(9e18 / span) / np.log(BRANCH)))
+        # the events of the windows refined at the level before (None: every event); a window to refine at level l
+        # nests in one refined at level l−1, so its events are among those
+        cur: np.ndarray | None = None
         while len(refine) and budget > 0 and level < deepest:
             level += 1
-            keep = np.isin(_bin_of(start, t0, bin0, level - 1) // bins, refine)  # events in windows to refine
-            sub_start = start[keep]
+            s_cur = start if cur is None else start[cur]
+            keep = np.isin(_bin_of(s_cur, t0, bin0, level - 1) // bins, refine)  # events in windows to refine
+            pos = np.flatnonzero(keep) if cur is None else cur[keep]
+            sub_start = start[pos]
             if not len(sub_start):
                 break
-            seg = _segments(sub_start, dur[keep], lane[keep], _bin_of(sub_start, t0, bin0, level), bins)
-            seg["row"] = np.flatnonzero(keep)[seg["row"].to_numpy()]
+            seg = _segments(sub_start, dur[pos], lane[pos], _bin_of(sub_start, t0, bin0, level), bins)
+            seg["row"] = pos[seg["row"].to_numpy()]
+            cur = pos
             seg["parent"] = seg["window"] // BRANCH
             cost = seg.groupby("parent").size().sort_values(kind="stable")  # cheapest parents first
             # a level may take 60 % of what is left (all of it when it fits), so finer levels reach single events

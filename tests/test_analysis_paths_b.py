@@ -1,0 +1,176 @@
+"""Faster paths of the host/launch/stream analyzers (issue 16, part B): each must give exactly what the plain
+computation it replaces gives. Expected values come from Python loops written here, numpy's own percentile, a
+pandas groupby of the texts, or by hand.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gpulens.analyzers import breakdown, cpu_ops, hotspots
+from gpulens.analyzers._groupstats import group_percentile_table, sort_by_group
+from gpulens.analyzers.intervals import group_order
+from gpulens.analyzers.stream_timeline import BRANCH, StreamTimeline
+from gpulens.timeline import EVENT_COLUMNS, Timeline, make_table
+
+
+@pytest.mark.parametrize("groups, spread", [(1, 50), (7, 10 ** 6), (300, 5), (70000, 10 ** 9)])
+def test_group_order_is_a_stable_sort_by_group_then_start(groups, spread):
+    rng = np.random.default_rng(groups)
+    g = rng.integers(0, groups, 4000)
+    s = rng.integers(0, spread, 4000) + 1_700_000_000_000_000_000  # epoch-scale ns; small spreads make ties
+    expected = sorted(range(len(g)), key=lambda i: (g[i], s[i]))  # Python's sort is stable: ties keep row order
+    assert group_order(g, s).tolist() == expected
+
+
+@pytest.mark.parametrize("values", [
+    np.random.default_rng(1).integers(-10 ** 6, 10 ** 6, 5000),  # negative values: shifted into the folded key
+    np.random.default_rng(2).integers(0, 4, 5000).astype(np.uint32),  # many ties
+    np.array([0, 2 ** 63 + 5, 7, 2 ** 63 + 1] * 50, dtype=np.uint64),  # too wide to fold: the lexsort
+    np.random.default_rng(3).random(5000) * 1e6,  # floats: the lexsort
+])
+def test_sort_by_group_sorts_each_groups_values(values):
+    g = np.random.default_rng(9).integers(0, 40, len(values))
+    g[0] = 41  # group 40 absent
+    sv, sg, starts, counts = sort_by_group(g, values)
+    pairs = sorted(zip(g.tolist(), values.tolist()))
+    assert sg.tolist() == [p[0] for p in pairs] and sv.tolist() == [p[1] for p in pairs]
+    assert sv.dtype == values.dtype
+    assert counts.tolist() == np.bincount(g, minlength=42).tolist() and counts[40] == 0
+    assert starts.tolist() == [sum(counts[:k]) for k in range(42)]
+
+
+@pytest.mark.parametrize("n_groups, n", [(5, 20000), (30, 100000), (3000, 20000)])  # per-group / sorted path
+@pytest.mark.parametrize("floats", [False, True])
+def test_group_percentile_table_is_numpys_percentile_of_each_group(n_groups, n, floats):
+    rng = np.random.default_rng(n_groups)
+    g = rng.integers(0, n_groups, n)
+    g[:n_groups] = np.arange(n_groups)  # every group present
+    x = rng.random(n) * 1e5 if floats else rng.integers(0, 10 ** 7, n)
+    (p50, p90), top = group_percentile_table(g, x, (50, 90))
+    for k in range(0, n_groups, max(1, n_groups // 50)):
+        part = x[g == k]
+        assert p50[k] == np.percentile(part, 50) and p90[k] == np.percentile(part, 90)
+        assert top[k] == part.max()
+
+
+def _outermost_by_loop(key, start, end):
+    """Per row: its [start, end) less what earlier calls of its group (by start, then row) already covered."""
+    out = [0] * len(key)
+    cover: dict = {}
+    for i in sorted(range(len(key)), key=lambda i: (key[i], start[i], i)):
+        k = key[i]
+        if k not in cover:
+            out[i] = end[i] - start[i]
+            cover[k] = end[i]
+        else:
+            out[i] = max(0, end[i] - max(start[i], cover[k]))
+            cover[k] = max(cover[k], end[i])
+    return out
+
+
+def _host_ops(n, seed, tid_missing=False):
+    rng = np.random.default_rng(seed)
+    names = pd.Categorical(rng.choice(["aten::copy_", "aten::mm", "aten::add"], n))
+    start = 1_700_000_000_000_000_000 + rng.integers(0, 5000, n)
+    dur = rng.integers(0, 800, n)
+    tid = pd.array(rng.integers(1, 4, n), dtype="Int64")
+    if tid_missing:
+        tid[::7] = pd.NA
+    return pd.DataFrame({"name": names, "rank": np.zeros(n, dtype="int64"),
+                         "pid": pd.array(np.full(n, 42), dtype="Int64"), "tid": tid,
+                         "start_ns": start, "dur_ns": dur})
+
+
+def test_outermost_time_counts_nested_calls_of_one_name_once():
+    ev = _host_ops(3000, 5)
+    mask = np.ones(len(ev), dtype=bool)
+    key = list(zip(ev["name"].astype(str), ev["tid"].astype("int64")))
+    start = ev["start_ns"].tolist()
+    end = (ev["start_ns"] + ev["dur_ns"]).tolist()
+    assert cpu_ops._outermost_ns(ev, mask).tolist() == _outermost_by_loop(key, start, end)
+
+
+def test_outermost_time_with_unrecorded_threads_keeps_pandas_grouping():
+    ev = _host_ops(500, 6, tid_missing=True)
+    mask = np.ones(len(ev), dtype=bool)
+    assert cpu_ops._outermost_ns(ev, mask).tolist() == cpu_ops._outermost_ns_frame(ev, mask).tolist()
+
+
+def test_hotspot_groups_by_code_equal_the_groupby_of_the_texts():
+    rng = np.random.default_rng(11)
+    n = 5000
+    name = pd.Categorical(rng.choice(["gemm", "softmax", "nccl", "copy"], n), categories=["gemm", "softmax", "nccl",
+                                                                                          "copy", "unused"])
+    name[::97] = np.nan  # rows without a name are no group
+    kind = pd.Categorical(np.where(rng.random(n) < 0.2, "comm", "kernel"))
+    k = pd.DataFrame({"name": name, "kind": kind, "dur_ns": rng.integers(1, 10 ** 6, n)})
+    eff = np.minimum(k["dur_ns"].to_numpy(), rng.integers(1, 10 ** 6, n))
+    df = pd.DataFrame({"name": k["name"].astype(object), "kind": k["kind"].astype(object),
+                       "dur": k["dur_ns"].to_numpy(), "eff": eff})
+    g = df.groupby(["name", "kind"], sort=False)
+    want = pd.DataFrame({"calls": g.size(), "total_ns": g["dur"].sum(), "effective_ns": g["eff"].sum(),
+                         "min_ns": g["eff"].min(), "max_ns": g["eff"].max()}).reset_index()
+    got = hotspots._by_code(k, eff)
+    for c in ("name", "kind"):
+        assert got[c].tolist() == want[c].tolist()  # order of first appearance
+    for c in ("calls", "total_ns", "effective_ns", "min_ns", "max_ns"):
+        assert got[c].tolist() == want[c].tolist(), c
+
+
+def test_breakdown_of_kernels_and_collectives_only():
+    # no copies or sets: the unions of kernel+comm (+memcpy) are the busy union itself
+    # GPU 0: kernel [0,100), kernel [50,120), comm [200,250) → busy 170, computation 120, exposed comm 50
+    # GPU 1: comm [0,40) under kernel [10,30) → busy 40, computation 20, exposed comm 20
+    gpu = pd.DataFrame({"rank": [0, 0, 0, 0, 0], "device_id": [0, 0, 0, 1, 1],
+                        "kind": pd.Categorical(["kernel", "kernel", "comm", "comm", "kernel"]),
+                        "start_ns": [0, 50, 200, 0, 10], "dur_ns": [100, 70, 50, 40, 20]})
+    t = breakdown._split_all(gpu)
+    assert t["busy_ns"].tolist() == [170, 40]
+    assert t["kernel_busy_ns"].tolist() == [170, 40]
+    assert t["computation_ns"].tolist() == [120, 20]
+    assert t["exposed_comm_ns"].tolist() == [50, 20]
+    assert t["exposed_memcpy_ns"].tolist() == [0, 0] and t["exposed_memset_ns"].tolist() == [0, 0]
+    assert t["idle_ns"].tolist() == [250 - 170, 0]
+
+
+def _kernels_timeline(n, seed):
+    rng = np.random.default_rng(seed)
+    stream = rng.integers(1, 4, n)
+    start = np.sort(rng.integers(0, 10 ** 9, n)) * np.where(rng.random(n) < 0.02, 0, 1)  # a few out of order
+    start = start + (rng.random(n) < 0.5) * 10 ** 8  # two dense regions: some windows refine deeper than others
+    dur = rng.integers(1, 20000, n)
+    names = [f"k{i}" for i in rng.integers(0, 6, n)]
+    return Timeline(make_table(EVENT_COLUMNS, {
+        "kind": ["kernel"] * n, "name": names, "start_ns": start.tolist(), "dur_ns": dur.tolist(),
+        "stream_id": stream.tolist(), "event_id": list(range(n)), "rank": [0] * n, "device_id": [0] * n,
+        "source": ["t"] * n})).validate()
+
+
+def test_stream_timeline_levels_are_the_exact_merges_of_their_bins():
+    # every segment of every level is the merge of exactly the events of its lane that start in its bin, and a
+    # refined window at level l brings all of its lanes' segments (refined windows nest in refined parents)
+    tl = _kernels_timeline(6000, 3)
+    res = StreamTimeline(max_segments=1500, bins=20).analyze(tl)
+    out, s = res.table, res.summary
+    assert s["levels"] >= 3
+    ev = tl.events
+    start, dur = ev["start_ns"].to_numpy(), ev["dur_ns"].to_numpy()
+    stream, name = ev["stream_id"].to_numpy("int64"), ev["name"].astype(str).to_numpy()
+    t0, bin0 = s["start_ns"], s["bin_ns"]
+    for level in range(s["levels"]):
+        rows = out[out["level"] == level]
+        b_all = (start - t0) * BRANCH ** level // bin0
+        windows = set(rows["window"].tolist())
+        expect = {(int(st), int(b)) for st, b in zip(stream, b_all) if b // 20 in windows}
+        got = set()
+        for r in rows.itertuples():
+            b = (r.start_ns - t0) * BRANCH ** level // bin0
+            got.add((r.stream_id, b))
+            sel = np.flatnonzero((stream == r.stream_id) & (b_all == b))
+            assert r.events == len(sel) and r.busy_ns == dur[sel].sum()
+            assert r.end_ns == (start[sel] + dur[sel]).max() and r.start_ns == start[sel].min()
+            assert r.name == name[sel[np.argmax(dur[sel])]]  # the first of the longest
+        assert got == expect, level
