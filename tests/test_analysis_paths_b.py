@@ -174,3 +174,38 @@ def test_stream_timeline_levels_are_the_exact_merges_of_their_bins():
             assert r.end_ns == (start[sel] + dur[sel]).max() and r.start_ns == start[sel].min()
             assert r.name == name[sel[np.argmax(dur[sel])]]  # the first of the longest
         assert got == expect, level
+
+
+def test_op_categories_per_category_equals_the_groupby_of_the_texts():
+    from gpulens.analyzers.op_categories import _per_category
+
+    rng = np.random.default_rng(21)
+    n = 4000
+    cat_values = np.array(["GEMM", "copy", np.nan, "attention"], dtype=object)
+    op_values = np.array(["", "aten::mm", "aten::addmm", np.nan, "aten::bmm"], dtype=object)
+    cat = rng.integers(0, len(cat_values), n)
+    op = rng.integers(0, len(op_values), n)
+    time = rng.integers(0, 50, n) * 1000  # coarse times: equal op totals happen (ties → first op text)
+    got = _per_category(time, cat, cat_values, op, op_values)
+    att = pd.DataFrame({"category": cat_values[cat], "op": op_values[op], "time_ns": time})
+    g = att.groupby("category", sort=False)
+    want = pd.DataFrame({"gpu_events": g.size(), "gpu_time_ns": g["time_ns"].sum(),
+                         "ops": g["op"].agg(lambda s: int(s[s != ""].nunique()))})
+    by_op = att[att["op"] != ""].groupby(["category", "op"])["time_ns"].sum()
+    top = by_op.sort_values(ascending=False, kind="stable").reset_index().drop_duplicates("category")
+    tops = dict(zip(top["category"], top["op"]))
+    want["top_op"] = [str(tops.get(c, "")) for c in want.index]
+    got = got.loc[list(want.index)]
+    for c in ("gpu_events", "gpu_time_ns", "ops", "top_op"):
+        assert got[c].tolist() == want[c].tolist(), c
+
+
+def test_op_categories_top_op_tie_goes_to_the_first_op_text():
+    from gpulens.analyzers.op_categories import _per_category
+
+    cat_values = np.array(["GEMM"], dtype=object)
+    op_values = np.array(["", "aten::mm", "aten::addmm"], dtype=object)
+    # aten::mm 60 + 40 = 100 ns, aten::addmm 100 ns, unlinked 500 ns: a tie of 100 ns → "aten::addmm" < "aten::mm"
+    t = _per_category(np.array([60, 100, 40, 500]), np.zeros(4, dtype=np.int64), cat_values,
+                      np.array([1, 2, 1, 0]), op_values)
+    assert t.loc["GEMM"].tolist() == [4, 700, 2, "aten::addmm"]
