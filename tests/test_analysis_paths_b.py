@@ -209,3 +209,32 @@ def test_op_categories_top_op_tie_goes_to_the_first_op_text():
     t = _per_category(np.array([60, 100, 40, 500]), np.zeros(4, dtype=np.int64), cat_values,
                       np.array([1, 2, 1, 0]), op_values)
     assert t.loc["GEMM"].tolist() == [4, 700, 2, "aten::addmm"]
+
+
+@pytest.mark.parametrize("spread", [1, 3, 1000])  # dense ids (a position table) … sparse ids (binary search)
+def test_verdict_lookup_by_event_id_equals_reindex(spread):
+    from gpulens.analyzers.verdicts import _lookup
+
+    rng = np.random.default_rng(spread)
+    ids = np.unique(rng.integers(0, 3000 * spread, 3000)) + 10
+    s = pd.Series(rng.integers(0, 5, len(ids)), index=ids)
+    keys = rng.integers(0, 3000 * spread + 40, 5000)  # found, absent, and beyond both ends
+    values, found = _lookup(s, keys)
+    want = s.reindex(keys)
+    assert found.tolist() == want.notna().tolist()
+    assert values[found].tolist() == want[want.notna()].astype("int64").tolist()
+
+
+def test_verdict_sources_are_the_first_source_per_counter_event():
+    from gpulens.analyzers.verdicts import _first_source, _sources_of_rows
+
+    co = pd.DataFrame({"event_id": [5, 5, 7, 9, 9, 12], "source": pd.Categorical([None, "ncu", "rocprof", "ncu",
+                                                                                   "rocprof", None])})
+    codes, values = _first_source(co)
+    # groupby("event_id").first(): first non-missing source per event; event 12 has none
+    assert {int(i): values[c] for i, c in codes.items()} == {5: "ncu", 7: "rocprof", 9: "ncu"}
+    row_codes = np.array([0, 1, -1, 1])
+    assert _sources_of_rows(row_codes, np.array(["a", "b"], dtype=object), np.array([0, 2])) == {"a"}
+    assert _sources_of_rows(row_codes, np.array(["a", "b"], dtype=object), np.array([1, 3])) == {"b"}
+    got = _sources_of_rows(row_codes, np.array(["a", "b"], dtype=object), np.array([0, 2]), np.nan)
+    assert "a" in got and len(got) == 2  # the missing value kept when asked for
