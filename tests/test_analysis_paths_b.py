@@ -238,3 +238,19 @@ def test_verdict_sources_are_the_first_source_per_counter_event():
     assert _sources_of_rows(row_codes, np.array(["a", "b"], dtype=object), np.array([1, 3])) == {"b"}
     got = _sources_of_rows(row_codes, np.array(["a", "b"], dtype=object), np.array([0, 2]), np.nan)
     assert "a" in got and len(got) == 2  # the missing value kept when asked for
+
+
+def test_hierarchical_roofline_without_any_metric_it_reads_skips_as_before(tmp_path):
+    import gpulens
+    from tests.test_hierarchical_roofline import RAW
+
+    # the same ncu CSV with the FLOP and byte columns renamed to metrics the hierarchical roofline does not read
+    raw = RAW
+    for m in ("sm__sass_thread_inst_executed_op_ffma_pred_on.sum", "sm__sass_thread_inst_executed_op_fadd_pred_on.sum",
+              "dram__bytes.sum", "lts__t_bytes.sum", "l1tex__t_bytes.sum"):
+        raw = raw.replace(m, "smsp__other_" + m.split("__", 1)[1])
+    p = tmp_path / "raw.csv"
+    p.write_text(raw)
+    r = gpulens.analyze([p]).sources[0].results["hierarchical_roofline"]
+    assert r.skipped_reason.startswith("no FLOP and per-level byte counters (ncu: ")
+    assert not len(r.table)
