@@ -254,3 +254,38 @@ def test_hierarchical_roofline_without_any_metric_it_reads_skips_as_before(tmp_p
     r = gpulens.analyze([p]).sources[0].results["hierarchical_roofline"]
     assert r.skipped_reason.startswith("no FLOP and per-level byte counters (ncu: ")
     assert not len(r.table)
+
+
+def test_op_shape_calls_filter_is_the_regex_on_each_calls_op_text():
+    import re
+
+    from gpulens.analyzers import op_shapes
+    from gpulens.analyzers.context import context_of
+
+    tl = _kernels_timeline(10, 1)
+    rng = np.random.default_rng(4)
+    texts = np.array(["aten::mm", "aten::add", "aten::bmm", "aten::addmm", "aten::copy_"], dtype=object)
+    code = rng.integers(0, len(texts), 3000) * 7  # sparse codes, one per op text
+    calls = pd.DataFrame({"_op": code, "op": texts[code // 7], "gpu_time_ns": rng.integers(1, 100, 3000)})
+    context_of(tl).memo("op_shape_calls", lambda: calls)
+    rx = re.compile(r"aten::(mm|bmm|addmm)$")
+    got = op_shapes._calls(tl, rx)
+    assert got.index.tolist() == [i for i, o in enumerate(calls["op"]) if rx.match(o)]
+
+
+@pytest.mark.parametrize("keys", [
+    np.array([3.0, 1.0, np.nan, 3.0, 2.0, 1.0, 1.0, 3.0, 2.0, 2.0, 1.0]),  # step numbers (radix path)
+    np.array([0.5, 1.0, 0.5, 1.0, 0.5, 1.0, 2.0]),  # not integral: the stable argsort
+    np.array([-1.0, 4.0, -1.0, 4.0, -1.0, 4.0]),  # negative
+])
+def test_variation_groups_keep_each_groups_durations_in_row_order(keys):
+    from gpulens.analyzers.variation import MIN_GROUP, _groups
+
+    dur = np.arange(len(keys), dtype=float) * 10
+    want = {}
+    for k, d in zip(keys.tolist(), dur.tolist()):
+        if k == k:
+            want.setdefault(k, []).append(d)
+    want = {k: v for k, v in sorted(want.items()) if len(v) >= MIN_GROUP}
+    got = _groups(keys, dur)
+    assert list(got) == list(want) and all(got[k].tolist() == want[k] for k in want)
