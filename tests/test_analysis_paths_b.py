@@ -289,3 +289,18 @@ def test_variation_groups_keep_each_groups_durations_in_row_order(keys):
     want = {k: v for k, v in sorted(want.items()) if len(v) >= MIN_GROUP}
     got = _groups(keys, dur)
     assert list(got) == list(want) and all(got[k].tolist() == want[k] for k in want)
+
+
+@pytest.mark.parametrize("varying", [(), (2,), (3,), (0, 3)])
+def test_stream_lane_codes_equal_key_codes(varying):
+    from gpulens.analyzers.intervals import key_codes
+    from gpulens.analyzers.stream_timeline import _lane_codes
+
+    rng = np.random.default_rng(len(varying))
+    n = 2000
+    cols = [np.full(n, v, dtype=np.int64) for v in (0, 1, -1, -1)]
+    for j in varying:
+        cols[j] = rng.integers(-3, 40, n)
+    code, keys = _lane_codes(*cols)
+    want_code, want_keys = key_codes(*cols)
+    assert code.tolist() == want_code.tolist() and keys == want_keys
