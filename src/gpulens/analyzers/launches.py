@@ -116,15 +116,17 @@ def captured_calls(timeline: Timeline, calls: pd.DataFrame) -> tuple[np.ndarray,
     Such launches are recorded into a graph: they run (and get GPU records) only when the graph is launched."""
     from gpulens.analyzers.context import category_mask, context_of
 
-    rt = context_of(timeline).of_kind("runtime")
+    ctx = context_of(timeline)
+    rows = np.flatnonzero(ctx.mask_of("runtime"))  # the runtime calls' rows: their names read, no row copy
     inside = np.zeros(len(calls), dtype=bool)
-    if not len(rt) or not len(calls):
+    if not len(rows) or not len(calls):
         return inside, 0
-    begin = category_mask(rt["name"], CAPTURE_BEGIN_RE)
+    names = timeline.events["name"].iloc[rows]
+    begin = category_mask(names, CAPTURE_BEGIN_RE)
     if not begin.any():
         return inside, 0
-    end = category_mask(rt["name"], CAPTURE_END_RE)
-    marks = rt[begin | end]
+    end = category_mask(names, CAPTURE_END_RE)
+    marks = timeline.events.iloc[rows[begin | end]]
     is_begin = np.asarray(begin[begin | end])
     keys = ["rank", "pid", "tid"]
     start = marks["start_ns"].to_numpy(dtype="int64")
@@ -179,16 +181,18 @@ def launch_call_mask(timeline: Timeline) -> np.ndarray:
     ctx = context_of(timeline)
 
     def compute() -> np.ndarray:
-        rt = ctx.of_kind("runtime")
-        named = category_mask(rt["name"], LAUNCH_RE)
+        ev = timeline.events
+        rows = np.flatnonzero(ctx.mask_of("runtime"))  # of_kind("runtime")'s rows, in order: its two columns read
+        rt_name = ev["name"].iloc[rows]
+        named = category_mask(rt_name, LAUNCH_RE)
         if not named.all() and len(ctx.gpu):
             links = ctx.links["launch_event_id"]
             kern = ctx.gpu["kind"].isin(("kernel", "comm")).to_numpy() & links.notna().to_numpy()
             if kern.any():
-                linking = rt["event_id"].isin(links[kern].astype("int64").unique()).to_numpy()
-                names = set(text_series(rt.loc[linking & ~named, "name"]))  # calls of that name without a kernel
+                linking = ev["event_id"].iloc[rows].isin(links[kern].astype("int64").unique()).to_numpy()
+                names = set(text_series(rt_name[linking & ~named]))  # calls of that name without a kernel
                 if names:
-                    named = named | category_mask(rt["name"], names)
+                    named = named | category_mask(rt_name, names)
         return named
 
     return ctx.memo("launch_call_mask", compute)
@@ -213,9 +217,8 @@ class Launches(Analyzer):
         ev = timeline.events
         gpu = context_of(timeline).gpu
         # the launch calls' columns read here and by captured_calls: no full-width copy of a million runtime rows
-        # (all of them when every runtime call is a launch, the common case: the selection itself)
-        runtime, is_launch = context_of(timeline).of_kind("runtime"), launch_call_mask(timeline)
-        rt = runtime if is_launch.all() else runtime.loc[is_launch, [c for c in _LAUNCH_COLUMNS if c in runtime]]
+        rows = np.flatnonzero(context_of(timeline).mask_of("runtime"))[launch_call_mask(timeline)]
+        rt = ev[[c for c in _LAUNCH_COLUMNS if c in ev]].iloc[rows]
         if not len(gpu) and not len(rt):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason="no GPU events and no launch calls in the trace")
