@@ -304,3 +304,22 @@ def test_stream_lane_codes_equal_key_codes(varying):
     code, keys = _lane_codes(*cols)
     want_code, want_keys = key_codes(*cols)
     assert code.tolist() == want_code.tolist() and keys == want_keys
+
+
+def test_breakdown_every_event_hulls_use_the_effective_gpu_durations():
+    from gpulens.analyzers._span import hulls_of
+    from gpulens.analyzers.breakdown import _every_event
+    from gpulens.analyzers.context import context_of
+
+    # host op [0, 50); kernel [10, 400) overruns the next kernel [100, 150) on its stream: effective end 100;
+    # the last event is the host op [120, 160) → hull (0, 160), not (0, 400)
+    tl = Timeline(make_table(EVENT_COLUMNS, {
+        "kind": ["cpu_op", "kernel", "kernel", "cpu_op"], "name": ["aten::mm", "k", "k2", "aten::add"],
+        "start_ns": [0, 10, 100, 120], "dur_ns": [50, 390, 50, 40], "stream_id": [None, 7, 7, None],
+        "event_id": [0, 1, 2, 3], "rank": [0] * 4, "device_id": [-1, 0, 0, -1], "source": ["t"] * 4})).validate()
+    ctx = context_of(tl)
+    gpu = ctx.gpu[["rank", "start_ns", "dur_ns"]].assign(dur_ns=ctx.effective_ns)
+    every = _every_event(ctx, tl.events, gpu)
+    s = every["start_ns"]
+    assert hulls_of(every["rank"], s, s + every["dur_ns"]) == {0: (0, 160)}
+    assert sorted(every["dur_ns"].tolist()) == [40, 50, 50, 90]
