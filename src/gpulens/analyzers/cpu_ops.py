@@ -38,7 +38,11 @@ def _outermost_ns(ev: pd.DataFrame, mask: np.ndarray) -> np.ndarray:
         parts.append(part.to_numpy("int64"))
     # the (name, rank, pid, tid) group of each row as one int code (the codes' order does not matter here: rows
     # are grouped, never ranked by it)
-    key, _ = key_codes(*parts)
+    varying = [p for p in parts if len(p) and p.min() != p.max()]
+    if len(varying) > 1:
+        key, _ = key_codes(*varying)
+    else:  # one thread (or one name): that column's values group the rows as they are
+        key = varying[0] if varying else np.zeros(len(sel), dtype=np.int64)
     start = ev["start_ns"].to_numpy()[sel]
     end = start + ev["dur_ns"].to_numpy()[sel]
     return _own_ns(key, start, end, group_order(key, start), group_cummax)
