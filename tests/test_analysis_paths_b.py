@@ -292,18 +292,18 @@ def test_variation_groups_keep_each_groups_durations_in_row_order(keys):
 
 
 @pytest.mark.parametrize("varying", [(), (2,), (3,), (0, 3)])
-def test_stream_lane_codes_equal_key_codes(varying):
+def test_key_codes_number_keys_in_sorted_order_whatever_varies(varying):
     from gpulens.analyzers.intervals import key_codes
-    from gpulens.analyzers.stream_timeline import _lane_codes
 
     rng = np.random.default_rng(len(varying))
     n = 2000
     cols = [np.full(n, v, dtype=np.int64) for v in (0, 1, -1, -1)]
     for j in varying:
         cols[j] = rng.integers(-3, 40, n)
-    code, keys = _lane_codes(*cols)
-    want_code, want_keys = key_codes(*cols)
-    assert code.tolist() == want_code.tolist() and keys == want_keys
+    uniq, inv = np.unique(np.stack(cols, axis=1), axis=0, return_inverse=True)  # the definition
+    code, keys = key_codes(*cols)
+    assert code.tolist() == inv.reshape(-1).tolist() and keys == [tuple(k) for k in uniq.tolist()]
+    assert all(type(x) is int for k in keys for x in k)
 
 
 def test_breakdown_every_event_hulls_use_the_effective_gpu_durations():

@@ -57,7 +57,17 @@ def key_codes(*columns: np.ndarray) -> tuple[np.ndarray, list[tuple]]:
     """Code of each row's key (one numeric column per key part) in sorted key order, and the keys (tuples of int):
     ``np.unique(np.stack(columns, axis=1), axis=0, return_inverse=True)`` without its row-wise sort (3 s at 1M
     rows) — each column factorised, the codes folded into one int64."""
-    code = np.zeros(len(columns[0]), dtype=np.int64)
+    n = len(columns[0])
+    varying = [j for j, col in enumerate(columns) if n and col.min() != col.max()]
+    if len(varying) <= 1:  # at most one column varies (a rank's streams, a process's threads): its sorted codes
+        const = [int(col[0]) for col in columns] if n else []
+        if not varying:
+            return np.zeros(n, dtype=np.int64), [tuple(const)] if n else []
+        j = varying[0]
+        c, u = pd.factorize(columns[j], sort=True)
+        if not (c < 0).any():
+            return c.astype(np.int64, copy=False), [tuple(const[:j] + [int(v)] + const[j + 1:]) for v in u.tolist()]
+    code = np.zeros(n, dtype=np.int64)
     tables, radix = [], 1
     for col in columns:
         if len(col) and col.min() == col.max():

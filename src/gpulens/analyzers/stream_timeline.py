@@ -62,22 +62,6 @@ COLUMNS = {
 }
 
 
-def _lane_codes(*columns: np.ndarray) -> tuple[np.ndarray, list[tuple]]:
-    """:func:`gpulens.analyzers.intervals.key_codes` (code of each row's key in sorted key order, and the keys),
-    quicker when at most one column varies — a lane's rank, device and stream or thread mostly do not: constant
-    columns neither split nor order the keys, so the one varying column's sorted factorisation is the answer."""
-    n = len(columns[0])
-    varying = [j for j, c in enumerate(columns) if n and c.min() != c.max()]
-    if not n or len(varying) > 1:
-        return key_codes(*columns)
-    if not varying:
-        return np.zeros(n, dtype=np.int64), [tuple(int(c[0]) for c in columns)]
-    j = varying[0]
-    codes, uniq = pd.factorize(columns[j], sort=True)
-    const = [int(c[0]) for c in columns]
-    return codes.astype(np.int64, copy=False), [tuple(const[:j] + [int(u)] + const[j + 1:]) for u in uniq.tolist()]
-
-
 class _Lanes:
     """GPU and host events of the stream timeline: per row (GPU events first, then host events on CPU threads) its
     lane code (lanes numbered in sorted (rank, device_id, stream_id, thread_id) order), start and duration [ns].
@@ -97,7 +81,7 @@ class _Lanes:
         parts, key_sets, starts, durs = [], [], [], []
         if self.ng:
             n = self.ng
-            code, keys = _lane_codes(gpu["rank"].to_numpy("int64"), gpu["device_id"].to_numpy("int64"),
+            code, keys = key_codes(gpu["rank"].to_numpy("int64"), gpu["device_id"].to_numpy("int64"),
                                      gpu["stream_id"].fillna(-1).to_numpy("int64"), np.full(n, -1, "int64"))
             parts.append(code)
             key_sets.append(keys)
@@ -110,7 +94,7 @@ class _Lanes:
                 s = ev[c]
                 return (s.to_numpy("int64", na_value=-1) if s.hasnans else s.to_numpy("int64"))[self.hpos]
 
-            code, keys = _lane_codes(col("rank"), np.full(n, -1, "int64"), np.full(n, -1, "int64"), col("tid"))
+            code, keys = key_codes(col("rank"), np.full(n, -1, "int64"), np.full(n, -1, "int64"), col("tid"))
             parts.append(code)
             key_sets.append(keys)
             starts.append(col("start_ns"))
