@@ -35,11 +35,20 @@ _AMD_VALU = [(f"SQ_INSTS_VALU_{op}_{p}", 128.0 if op == "FMA" else 64.0)
 _AMD_MFMA = [f"SQ_INSTS_VALU_MFMA_MOPS_{p}" for p in ("F16", "BF16", "F32", "F64")]
 
 
-def _wide(counters: pd.DataFrame, ids: np.ndarray) -> pd.DataFrame:
+def wanted_metrics(counters: pd.DataFrame) -> list[str]:
+    """The metric names of ``counters`` that :func:`nvidia` / :func:`amd` read (by :data:`_WANTED_PREFIXES`)."""
+    if "metric" not in counters or not len(counters):
+        return []
     metric = counters["metric"]
     uniq = metric.cat.categories if isinstance(metric.dtype, pd.CategoricalDtype) else pd.unique(metric)
-    want = [m for m in map(str, uniq) if m.startswith(_WANTED_PREFIXES)]
-    c = counters[metric.isin(want)]
+    return [m for m in map(str, uniq) if m.startswith(_WANTED_PREFIXES)]
+
+
+def _wide(counters: pd.DataFrame, ids: np.ndarray) -> pd.DataFrame:
+    from gpulens.analyzers.context import category_mask
+
+    want = wanted_metrics(counters)
+    c = counters[category_mask(counters["metric"], want)] if want else counters.iloc[0:0]
     c = c[c["event_id"].isin(ids)]
     c = c.assign(metric=c["metric"].astype(str)).drop_duplicates(["event_id", "metric"])
     return c.pivot(index="event_id", columns="metric", values="value").reindex(ids) if len(c) else \

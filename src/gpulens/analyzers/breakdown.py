@@ -176,12 +176,16 @@ def _split_all(gpu: pd.DataFrame) -> pd.DataFrame:
     order = group_order(codes, s)
     cs, ss, es = codes.astype("int64")[order], s[order], e[order]
 
-    def union(mask: np.ndarray) -> np.ndarray:
-        m = mask[order]
-        seg = sorted_segments(cs[m], ss[m], es[m])
-        return group_sum(seg["group"], seg["end"] - seg["start"], n)
-
     seg = sorted_segments(cs, ss, es)
+    busy = group_sum(seg["group"], seg["end"] - seg["start"], n)
+
+    def union(mask: np.ndarray) -> np.ndarray:
+        if mask.all():  # every GPU event (no copies or sets, say): the union of them all
+            return busy
+        m = mask[order]
+        sub = sorted_segments(cs[m], ss[m], es[m])
+        return group_sum(sub["group"], sub["end"] - sub["start"], n)
+
     far = seg["gap_before"] >= CLOCK_GAP_NS
     cross = group_sum(seg["group"][far], seg["gap_before"][far], n)
     heads = np.flatnonzero(seg["gap_before"] < 0)  # each group's first segment: its first start
@@ -189,7 +193,6 @@ def _split_all(gpu: pd.DataFrame) -> pd.DataFrame:
     last = np.maximum.reduceat(seg["end"], heads)
     span = last - first - cross
     u_comp, u_cc, u_ccc = union(comp), union(comp | comm), union(comp | comm | cpy)
-    busy = group_sum(seg["group"], seg["end"] - seg["start"], n)
     return pd.DataFrame({
         "rank": np.array([k[0] for k in pairs], dtype="int64"),
         "device_id": np.array([k[1] for k in pairs], dtype="int64"),
@@ -199,6 +202,23 @@ def _split_all(gpu: pd.DataFrame) -> pd.DataFrame:
         "kernel_count": np.bincount(codes[comp | comm], minlength=n).astype("int64"),
         "clock_domain_gap_ns": cross,
     })
+
+
+def _every_event(ctx: Any, ev: pd.DataFrame, gpu: pd.DataFrame) -> dict[str, np.ndarray]:
+    """``rank``, ``start_ns``, ``dur_ns`` of the host rows (every kind but ``other`` and the GPU kinds) and then the
+    GPU rows (``gpu``: their effective durations) — numpy columns, no copy of the events table. The rank hulls read
+    from them do not depend on the rows' order: with integer ranks the events are taken in row order, each GPU row's
+    duration replaced by its effective one (one copy of the durations instead of gathering and joining three
+    columns)."""
+    gpos = np.flatnonzero(ctx.mask_of(*GPU_KINDS))
+    if ev["rank"].dtype.kind in "iu" and ev["dur_ns"].dtype.kind in "iu" and len(gpos) == len(gpu):
+        keep = ~ctx.mask_of("other")
+        dur = ev["dur_ns"].to_numpy().copy()
+        dur[gpos] = gpu["dur_ns"].to_numpy()
+        cols = {"rank": ev["rank"].to_numpy(), "start_ns": ev["start_ns"].to_numpy(), "dur_ns": dur}
+        return cols if keep.all() else {c: v[keep] for c, v in cols.items()}
+    host = ~ctx.mask_of("other", *GPU_KINDS)
+    return {c: np.concatenate([ev[c].to_numpy()[host], gpu[c].to_numpy()]) for c in ("rank", "start_ns", "dur_ns")}
 
 
 class Breakdown(Analyzer):
@@ -228,8 +248,7 @@ class Breakdown(Analyzer):
                                   skipped_reason=f"busy time unknown (not measured): {unknown}")
         gpu = gpu[["rank", "device_id", "kind", "start_ns", "dur_ns"]].assign(dur_ns=ctx.effective_ns)
         ev = timeline.events
-        host = ~ctx.mask_of("other", *GPU_KINDS)  # numpy columns of the host rows: no copy of the events table
-        every = {c: np.concatenate([ev[c].to_numpy()[host], gpu[c].to_numpy()]) for c in ("rank", "start_ns", "dur_ns")}
+        every = _every_event(ctx, ev, gpu)
         st = every["start_ns"].astype("int64", copy=False)
         hulls = hulls_of(every["rank"], st, st + every["dur_ns"].astype("int64", copy=False))
         windows = {r: e - s for r, (s, e) in hulls.items()}

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult, Analyzer
-from gpulens.analyzers.context import context_of, text_series
+from gpulens.analyzers.context import context_of, first_seen_codes
+from gpulens.analyzers.intervals import group_cummax, group_order, group_sum, key_codes
 from gpulens.timeline import Timeline
 
 COLUMNS = {
@@ -28,15 +29,30 @@ def _outermost_ns(ev: pd.DataFrame, mask: np.ndarray) -> np.ndarray:
     ``aten::copy_`` (TraceLens sglang decode: 463 ms inside 463 ms) counts once and a name's total never exceeds the
     thread's time. Rows sorted by (name, thread, start); a row adds what ends past the running maximum end of the
     rows before it in its group."""
-    keys = pd.DataFrame({"name": ev["name"].cat.codes.to_numpy()[mask]})
+    sel = np.flatnonzero(mask)
+    parts = [ev["name"].cat.codes.to_numpy()[sel].astype("int64")]
     for c in ("rank", "pid", "tid"):
-        keys[c] = ev[c].to_numpy()[mask] if ev[c].dtype.kind in "iu" else pd.array(ev[c][mask]).fillna(-1)
-    key = keys.groupby(list(keys.columns), sort=False).ngroup().to_numpy()
-    start = ev["start_ns"].to_numpy()[mask]
-    end = start + ev["dur_ns"].to_numpy()[mask]
-    order = np.lexsort((start, key))
+        part = ev[c].take(sel)
+        if part.hasnans:  # a thread not recorded: the grouping of pandas' groupby (:func:`_outermost_ns_frame`)
+            return _outermost_ns_frame(ev, mask)
+        parts.append(part.to_numpy("int64"))
+    # the (name, rank, pid, tid) group of each row as one int code (the codes' order does not matter here: rows
+    # are grouped, never ranked by it)
+    varying = [p for p in parts if len(p) and p.min() != p.max()]
+    if len(varying) > 1:
+        key, _ = key_codes(*varying)
+    else:  # one thread (or one name): that column's values group the rows as they are
+        key = varying[0] if varying else np.zeros(len(sel), dtype=np.int64)
+    start = ev["start_ns"].to_numpy()[sel]
+    end = start + ev["dur_ns"].to_numpy()[sel]
+    return _own_ns(key, start, end, group_order(key, start), group_cummax)
+
+
+def _own_ns(key: np.ndarray, start: np.ndarray, end: np.ndarray, order: np.ndarray, cummax: Any) -> np.ndarray:
+    """Per row, what its [start, end) adds past the running maximum end of the earlier rows of its group (``order``:
+    rows by (group, start); ``cummax(groups, values)``: the running maximum per group of the sorted rows) [ns]."""
     k, s, e = key[order], start[order], end[order]
-    running = pd.Series(e).groupby(k).cummax().to_numpy()  # int64 throughout: absolute ns exceed float precision
+    running = cummax(k, e)  # int64 throughout: absolute ns exceed float precision
     covered = np.roll(running, 1)
     first = np.ones(len(k), bool)
     first[1:] = k[1:] != k[:-1]
@@ -47,6 +63,19 @@ def _outermost_ns(ev: pd.DataFrame, mask: np.ndarray) -> np.ndarray:
     return out
 
 
+def _outermost_ns_frame(ev: pd.DataFrame, mask: np.ndarray) -> np.ndarray:
+    """:func:`_outermost_ns` grouped by pandas (rows whose rank, pid or tid is missing share one NaN group key):
+    the path for inputs with unrecorded threads, as it always computed them."""
+    keys = pd.DataFrame({"name": ev["name"].cat.codes.to_numpy()[mask]})
+    for c in ("rank", "pid", "tid"):
+        keys[c] = ev[c].to_numpy()[mask] if ev[c].dtype.kind in "iu" else pd.array(ev[c][mask]).fillna(-1)
+    key = keys.groupby(list(keys.columns), sort=False).ngroup().to_numpy()
+    start = ev["start_ns"].to_numpy()[mask]
+    end = start + ev["dur_ns"].to_numpy()[mask]
+    return _own_ns(key, start, end, np.lexsort((start, key)),
+                   lambda k, e: pd.Series(e).groupby(k).cummax().to_numpy())
+
+
 class CpuOps(Analyzer):
     """Per cpu_op name: calls, inclusive host time, FLOPs and FLOP/s, longest total first."""
 
@@ -55,14 +84,24 @@ class CpuOps(Analyzer):
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
         ev = timeline.events
-        ops = ev.loc[context_of(timeline).mask_of("cpu_op"), ["name", "dur_ns", "flops"]]  # the columns read here
+        mask = context_of(timeline).mask_of("cpu_op")
+        ops = ev.loc[mask, ["name", "flops"]]  # the columns read here
         if not len(ops):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason="no framework operators (cpu_op) in the trace")
-        once = _outermost_ns(ev, context_of(timeline).mask_of("cpu_op"))
-        g = ops.assign(name=text_series(ops["name"], ops.index), once=once).groupby("name", sort=False)
-        t = pd.DataFrame({"calls": g.size(), "total_ns": g["once"].sum(),
-                          "flops": g["flops"].sum(min_count=1)}).reset_index()
+        once = _outermost_ns(ev, mask)
+        # per name in order of first appearance (as a groupby(sort=False) of the names), on integer codes
+        codes, uniq = first_seen_codes(ops["name"])
+        keep = codes >= 0  # a missing name is no group
+        kc = codes[keep]
+        fl = ops["flops"].to_numpy("float64")[keep]
+        if np.isnan(fl).all():
+            flops = np.full(len(uniq), np.nan)
+        else:  # pandas' own (compensated) float sum, keyed by code
+            flops = pd.Series(fl).groupby(kc, sort=False).sum(min_count=1).to_numpy("float64")
+        # the names as a groupby gives its keys back (an Index infers the same text dtype)
+        t = pd.DataFrame({"name": pd.Series(pd.Index(uniq)), "calls": np.bincount(kc, minlength=len(uniq)),
+                          "total_ns": group_sum(kc, once[keep], len(uniq)), "flops": flops})
         t["mean_ns"] = t["total_ns"] / t["calls"]
         t["flops_per_s"] = np.where(t["total_ns"] > 0, t["flops"] / t["total_ns"].clip(lower=1) * 1e9, np.nan)
         t = t.sort_values(["total_ns", "name"], ascending=[False, True], kind="stable").reset_index(drop=True)

@@ -67,7 +67,9 @@ class KernelDistributions(Analyzer):
         dur = df["dur_ns"].to_numpy(dtype=float)
         order = stable_order(code)  # each kernel's rows in Timeline order
         cuts = np.searchsorted(code[order], np.arange(len(names) + 1))
-        uniq, first = np.unique(code, return_index=True)
+        # the codes present and their first rows (each group's first row in the stable order), by first appearance
+        uniq = np.flatnonzero(cuts[1:] > cuts[:-1])
+        first = order[cuts[uniq]]
         for c in uniq[np.argsort(first)].tolist():  # kernels in order of first appearance
             name = names[c]
             d = dur[order[cuts[c]:cuts[c + 1]]]

@@ -73,14 +73,20 @@ class HierarchicalRoofline(Analyzer):
         ids = k["event_id"].to_numpy()
         rec = device_record(timeline, int(k["rank"].iloc[0]), int(k["device_id"].iloc[0]))
         is_amd = (device is not None and device.vendor == "amd") or bool(rec.get("gfx_arch"))
-        m = H.amd(timeline.counters, ids, rec) if is_amd else H.nvidia(timeline.counters, ids)
-        per = m.reset_index(drop=True).assign(name=text_series(k["name"]),  # object Series: no str-dtype inference
-                                              time_ns=k["dur_ns"].to_numpy(dtype=float))
-        if per["flops"].isna().all() or per[[f"bytes_{lv}" for lv in H.LEVELS]].isna().all().all():
+
+        def no_counters() -> AnalysisResult:
             return skip("no FLOP and per-level byte counters (" + _advice.for_vendor(
                 "amd" if is_amd else _advice.vendor_of(timeline, device),
                 "ncu: --section SpeedOfLight_HierarchicalRooflineChart or the sm__sass_thread_inst_executed_op_* "
                 "and dram/lts/l1tex byte metrics", "rocprof-compute: a full profile") + ")")
+
+        if not H.wanted_metrics(timeline.counters):  # none of the metrics read: every figure would be NaN
+            return no_counters()
+        m = H.amd(timeline.counters, ids, rec) if is_amd else H.nvidia(timeline.counters, ids)
+        per = m.reset_index(drop=True).assign(name=text_series(k["name"]),  # object Series: no str-dtype inference
+                                              time_ns=k["dur_ns"].to_numpy(dtype=float))
+        if per["flops"].isna().all() or per[[f"bytes_{lv}" for lv in H.LEVELS]].isna().all().all():
+            return no_counters()
         roofs = self._roofs(timeline, device, rec)
         rows = []
         for name, g in per.groupby("name", sort=False):

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._groupstats import stable_order
 from gpulens.analyzers._span import durations_unknown
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.context import context_of, text_series
@@ -95,14 +96,19 @@ def _by_code(k: pd.DataFrame, eff: np.ndarray) -> pd.DataFrame | None:
     rows = np.flatnonzero(ok)
     grp, _ = pd.factorize(nc[ok] * (len(kind.cat.categories) + 1) + kc[ok])
     ng = int(grp.max()) + 1 if len(grp) else 0
-    first = rows[pd.Series(grp).drop_duplicates().index.to_numpy()]
-    d, e = dur[ok], eff[ok]
-    total, eff_sum = np.zeros(ng, dtype=np.int64), np.zeros(ng, dtype=np.int64)
-    lo, hi = np.full(ng, np.iinfo(np.int64).max), np.full(ng, np.iinfo(np.int64).min)
-    np.add.at(total, grp, d)
-    np.add.at(eff_sum, grp, e)
-    np.minimum.at(lo, grp, e)
-    np.maximum.at(hi, grp, e)
+    # rows stably by group (a radix sort of the codes): each group's rows contiguous, in row order — reductions per
+    # slice (exact int64 sums) instead of unbuffered ufunc.at scatters, and the group's first row is its first
+    order = stable_order(grp)
+    counts = np.bincount(grp, minlength=ng)
+    starts = np.zeros(ng, dtype=np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    first = rows[order[starts]] if ng else rows[:0]
+    d, e = dur[ok][order], eff[ok][order]
+    if ng:
+        total, eff_sum = np.add.reduceat(d, starts), np.add.reduceat(e, starts)
+        lo, hi = np.minimum.reduceat(e, starts), np.maximum.reduceat(e, starts)
+    else:
+        total = eff_sum = lo = hi = np.zeros(0, dtype=np.int64)
     names = np.asarray(name.cat.categories.astype(object), dtype=object)
     kinds = np.asarray(kind.cat.categories.astype(object), dtype=object)
     # the group keys as a groupby gives them back (an Index infers the same text dtype), for the groups only

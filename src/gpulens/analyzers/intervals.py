@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._groupstats import stable_order
+
 
 def merge(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Merge intervals ``[start, end)`` into disjoint sorted segments.
@@ -55,7 +57,17 @@ def key_codes(*columns: np.ndarray) -> tuple[np.ndarray, list[tuple]]:
     """Code of each row's key (one numeric column per key part) in sorted key order, and the keys (tuples of int):
     ``np.unique(np.stack(columns, axis=1), axis=0, return_inverse=True)`` without its row-wise sort (3 s at 1M
     rows) — each column factorised, the codes folded into one int64."""
-    code = np.zeros(len(columns[0]), dtype=np.int64)
+    n = len(columns[0])
+    varying = [j for j, col in enumerate(columns) if n and col.min() != col.max()]
+    if len(varying) <= 1:  # at most one column varies (a rank's streams, a process's threads): its sorted codes
+        const = [int(col[0]) for col in columns] if n else []
+        if not varying:
+            return np.zeros(n, dtype=np.int64), [tuple(const)] if n else []
+        j = varying[0]
+        c, u = pd.factorize(columns[j], sort=True)
+        if not (c < 0).any():
+            return c.astype(np.int64, copy=False), [tuple(const[:j] + [int(v)] + const[j + 1:]) for v in u.tolist()]
+    code = np.zeros(n, dtype=np.int64)
     tables, radix = [], 1
     for col in columns:
         if len(col) and col.min() == col.max():
@@ -158,9 +170,11 @@ def sorted_segments(g: np.ndarray, s: np.ndarray, e: np.ndarray) -> dict[str, np
 def group_order(groups: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """``np.lexsort((starts, groups))``: rows by group, then start (stable)."""
     g = np.asarray(groups)
+    by_start = np.argsort(np.asarray(starts), kind="stable")
     if g.size and g.min() == g.max():  # one group: the same stable order by start alone
-        return np.argsort(np.asarray(starts), kind="stable")
-    return np.lexsort((starts, g))
+        return by_start
+    # then stably by group: the lexsort's permutation, about twice as quick (a radix sort of small group codes)
+    return by_start[stable_order(g[by_start])]
 
 
 def group_segments(groups: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> dict[str, np.ndarray]:

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.analyzers._groupstats import group_percentiles, sort_by_group
+from gpulens.analyzers._groupstats import group_percentile_table
 from gpulens.analyzers._span import CLOCK_GAP_NS, CLOCK_HOST_TOPIC, replayed_for_counters, warn_once
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import context_of
@@ -78,7 +78,9 @@ def latencies(timeline: Timeline) -> pd.DataFrame:
     rows = rows[np.argsort(start[rows], kind="stable")]
     # first GPU event (in start order) of each call: the rows whose call id was not seen before (a hash pass, not
     # a sort of every id)
-    rows = rows[~pd.Series(ids[rows]).duplicated(keep="first").to_numpy()]
+    ri = ids[rows]
+    if len(ri) > 1 and not bool((ri[1:] > ri[:-1]).all()):  # call ids increasing in GPU start order: all distinct
+        rows = rows[~pd.Series(ri).duplicated(keep="first").to_numpy()]
     lat = start[rows] - c_start[rows]
     queue = np.maximum(start[rows] - (c_start[rows] + c_dur[rows]), 0)
     names = np.append(np.asarray(k["name"].cat.categories.astype(object), dtype=object), np.nan)
@@ -131,9 +133,8 @@ class LaunchLatency(Analyzer):
         np.minimum.at(first, gc, np.arange(len(gc)))
         stats = {}
         for pre, x in (("latency", la_k), ("queue", qu_k)):
-            sv, _, st, ct = sort_by_group(gc, x)
-            stats[pre] = [np.round(group_percentiles(sv, st, ct, 50)), np.round(group_percentiles(sv, st, ct, 90)),
-                          sv[st + ct - 1]]
+            (p50, p90), top = group_percentile_table(gc, x, (50, 90))
+            stats[pre] = [np.round(p50), np.round(p90), top]
         names_k = names[keep]  # once, not once per kernel name
         rows = {"name": [names_k[i] for i in first.tolist()], "launches": np.bincount(gc).tolist(),
                 **{f"{pre}_{s}_ns": [int(v) for v in stats[pre][j].tolist()]

@@ -116,15 +116,17 @@ def captured_calls(timeline: Timeline, calls: pd.DataFrame) -> tuple[np.ndarray,
     Such launches are recorded into a graph: they run (and get GPU records) only when the graph is launched."""
     from gpulens.analyzers.context import category_mask, context_of
 
-    rt = context_of(timeline).of_kind("runtime")
+    ctx = context_of(timeline)
+    rows = np.flatnonzero(ctx.mask_of("runtime"))  # the runtime calls' rows: their names read, no row copy
     inside = np.zeros(len(calls), dtype=bool)
-    if not len(rt) or not len(calls):
+    if not len(rows) or not len(calls):
         return inside, 0
-    begin = category_mask(rt["name"], CAPTURE_BEGIN_RE)
+    names = timeline.events["name"].iloc[rows]
+    begin = category_mask(names, CAPTURE_BEGIN_RE)
     if not begin.any():
         return inside, 0
-    end = category_mask(rt["name"], CAPTURE_END_RE)
-    marks = rt[begin | end]
+    end = category_mask(names, CAPTURE_END_RE)
+    marks = timeline.events.iloc[rows[begin | end]]
     is_begin = np.asarray(begin[begin | end])
     keys = ["rank", "pid", "tid"]
     start = marks["start_ns"].to_numpy(dtype="int64")
@@ -179,19 +181,25 @@ def launch_call_mask(timeline: Timeline) -> np.ndarray:
     ctx = context_of(timeline)
 
     def compute() -> np.ndarray:
-        rt = ctx.of_kind("runtime")
-        named = category_mask(rt["name"], LAUNCH_RE)
+        ev = timeline.events
+        rows = np.flatnonzero(ctx.mask_of("runtime"))  # of_kind("runtime")'s rows, in order: its two columns read
+        rt_name = ev["name"].iloc[rows]
+        named = category_mask(rt_name, LAUNCH_RE)
         if not named.all() and len(ctx.gpu):
             links = ctx.links["launch_event_id"]
             kern = ctx.gpu["kind"].isin(("kernel", "comm")).to_numpy() & links.notna().to_numpy()
             if kern.any():
-                linking = rt["event_id"].isin(links[kern].astype("int64").unique()).to_numpy()
-                names = set(text_series(rt.loc[linking & ~named, "name"]))  # calls of that name without a kernel
+                linking = ev["event_id"].iloc[rows].isin(links[kern].astype("int64").unique()).to_numpy()
+                names = set(text_series(rt_name[linking & ~named]))  # calls of that name without a kernel
                 if names:
-                    named = named | category_mask(rt["name"], names)
+                    named = named | category_mask(rt_name, names)
         return named
 
     return ctx.memo("launch_call_mask", compute)
+
+
+#: Columns of the launch calls that :class:`Launches` reads (with :func:`captured_calls`).
+_LAUNCH_COLUMNS = ("event_id", "name", "start_ns", "dur_ns", "rank", "pid", "tid", "correlation_id")
 
 
 class Launches(Analyzer):
@@ -204,11 +212,13 @@ class Launches(Analyzer):
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
         from gpulens.analyzers._span import replayed_for_counters
-        from gpulens.analyzers.context import category_mask, context_of, text_series
+        from gpulens.analyzers.context import category_mask, context_of, first_seen_codes
 
         ev = timeline.events
         gpu = context_of(timeline).gpu
-        rt = launch_calls(timeline)
+        # the launch calls' columns read here and by captured_calls: no full-width copy of a million runtime rows
+        rows = np.flatnonzero(context_of(timeline).mask_of("runtime"))[launch_call_mask(timeline)]
+        rt = ev[[c for c in _LAUNCH_COLUMNS if c in ev]].iloc[rows]
         if not len(gpu) and not len(rt):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason="no GPU events and no launch calls in the trace")
@@ -226,7 +236,14 @@ class Launches(Analyzer):
         # a call can be checked only if it carries a correlation id (or is linked anyway): rocprof v1's --hip-trace
         # JSON records every hipLaunchKernel without one, and "8 of 8 calls without GPU work" would be false
         known = rt["correlation_id"].notna().to_numpy() | (gpu_per_call > 0)
-        t = pd.DataFrame({"launch_name": text_series(rt["name"]), "gpu": gpu_per_call,
+        # per launch name in text order (a groupby of the names, sort=True), grouped by the name's rank among the
+        # distinct names (float, NaN for a missing name: dropped as groupby drops it) — no hash of a million strings
+        codes, uniq = first_seen_codes(rt["name"])
+        by_text = np.argsort(np.asarray([str(u) for u in uniq], dtype=object), kind="stable")
+        rank_of = np.empty(len(uniq), dtype="float64")
+        rank_of[by_text] = np.arange(len(uniq))
+        t = pd.DataFrame({"launch_name": np.where(codes >= 0, rank_of[np.maximum(codes, 0)] if len(uniq) else 0.0,
+                                                  np.nan), "gpu": gpu_per_call,
                           "dur": rt["dur_ns"].to_numpy(), "known": known,
                           "empty": known & (gpu_per_call == 0)})
         g = t.groupby("launch_name", sort=True)
@@ -234,7 +251,9 @@ class Launches(Analyzer):
         table = pd.DataFrame({"calls": g.size(),
                               "gpu_events": g["gpu"].sum().astype("Int64").where(any_known),
                               "calls_without_gpu_work": g["empty"].sum().astype("Int64").where(any_known),
-                              "mean_call_ns": g["dur"].mean()}).reset_index()
+                              "mean_call_ns": g["dur"].mean()})
+        table.index = pd.Index([uniq[by_text[int(r)]] for r in table.index.tolist()], name="launch_name")
+        table = table.reset_index()
         table = table.sort_values("calls", ascending=False, kind="stable").reset_index(drop=True)
         is_graph = pd.Series(category_mask(rt["name"], GRAPH_RE))
         kernels = gpu["kind"].isin(("kernel", "comm"))

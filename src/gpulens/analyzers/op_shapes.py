@@ -108,6 +108,15 @@ def _calls(timeline: Timeline, op_match: Any = None) -> pd.DataFrame:
     if op_match is None or not len(calls):
         return calls
     code = calls["_op"].to_numpy()  # one code per op text (per_call)
+    if code.min() >= 0 and code.max() < 4 * len(code) + 1024:
+        # a row of each code (any: the rows of one code share their op text), by a scatter, not a sort of every row
+        row = np.full(int(code.max()) + 1, -1, dtype=np.int64)
+        row[code] = np.arange(len(code))
+        present = np.flatnonzero(row >= 0)
+        ops = calls["op"].to_numpy(dtype=object)[row[present]]
+        ok = np.zeros(len(row), dtype=bool)
+        ok[present] = [bool(op_match.match(o)) for o in ops]
+        return calls[ok[code]]
     uniq, first, inv = np.unique(code, return_index=True, return_inverse=True)
     ops = calls["op"].to_numpy(dtype=object)[first]
     ok = np.array([bool(op_match.match(o)) for o in ops], dtype=bool)

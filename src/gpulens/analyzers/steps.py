@@ -30,6 +30,11 @@ COLUMNS = {
 }
 
 
+def _sorted(x: np.ndarray) -> np.ndarray:
+    """``np.sort(x)``, without the sort when ``x`` is already in order (ops are recorded in start order)."""
+    return x if len(x) < 2 or bool((x[1:] >= x[:-1]).all()) else np.sort(x)
+
+
 class Steps(Analyzer):
     """Per recorded step: number, start, duration, cpu_op count; step-time outliers as findings."""
 
@@ -51,8 +56,12 @@ class Steps(Analyzer):
                                   skipped_reason="no ProfilerStep#N ranges in the trace (no prof.step() calls)")
         st = st.sort_values(["rank", "start_ns"])
         is_op = ctx.mask_of("cpu_op")
-        ops = pd.DataFrame({"rank": ev["rank"].to_numpy()[is_op], "start_ns": ev["start_ns"].to_numpy()[is_op]})
-        starts = {int(k): np.sort(g.to_numpy()) for k, g in ops.groupby("rank")["start_ns"]}
+        op_rank, op_start = ev["rank"].to_numpy()[is_op], ev["start_ns"].to_numpy()[is_op]
+        if len(op_rank) and op_rank.min() == op_rank.max():  # one rank: its ops' starts, no grouping
+            starts = {int(op_rank[0]): _sorted(op_start)}
+        else:
+            ops = pd.DataFrame({"rank": op_rank, "start_ns": op_start})
+            starts = {int(k): _sorted(g.to_numpy()) for k, g in ops.groupby("rank")["start_ns"]}
         counts = []
         for r in st.itertuples():
             o = starts.get(int(r.rank), np.zeros(0, dtype="int64"))

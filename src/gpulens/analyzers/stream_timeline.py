@@ -82,7 +82,7 @@ class _Lanes:
         if self.ng:
             n = self.ng
             code, keys = key_codes(gpu["rank"].to_numpy("int64"), gpu["device_id"].to_numpy("int64"),
-                                   gpu["stream_id"].fillna(-1).to_numpy("int64"), np.full(n, -1, "int64"))
+                                     gpu["stream_id"].fillna(-1).to_numpy("int64"), np.full(n, -1, "int64"))
             parts.append(code)
             key_sets.append(keys)
             starts.append(gpu["start_ns"].to_numpy("int64"))
@@ -90,9 +90,9 @@ class _Lanes:
         if self.nh:
             n = self.nh
 
-            def col(c: str) -> np.ndarray:
-                s = ev[c].take(self.hpos)
-                return s.to_numpy("int64", na_value=-1) if s.hasnans else s.to_numpy("int64")
+            def col(c: str) -> np.ndarray:  # the host rows' values (missing → −1), gathered from numpy
+                s = ev[c]
+                return (s.to_numpy("int64", na_value=-1) if s.hasnans else s.to_numpy("int64"))[self.hpos]
 
             code, keys = key_codes(col("rank"), np.full(n, -1, "int64"), np.full(n, -1, "int64"), col("tid"))
             parts.append(code)
@@ -244,20 +244,29 @@ class StreamTimeline(Analyzer):
                  bins: int) -> tuple[list[pd.DataFrame], int, int]:
         budget = self.max_segments
         bin0 = max(1, -(-span // bins))
-        seg = _segments(start, dur, lane, _bin_of(start, t0, bin0, 0), bins).assign(level=0)
+        b = _bin_of(start, t0, bin0, 0)
+        seg = _segments(start, dur, lane, b, bins).assign(level=0)
         parts, budget = [seg], budget - len(seg)
         refine = np.unique(seg.loc[seg["events"] > 1, "window"].to_numpy())  # level-l windows still merging
         level = 0
         # the deepest level: bins of at least 1/8 ns, and (start − t0) · 8**level within int64
         deepest = min(int(np.log(max(bin0, 1)) / np.log(BRANCH)) + 1, int(np.log(9e18 / span) / np.log(BRANCH)))
+        # the events of the windows refined at the level before (None: every event) and their bins at that level
+        # (``b``); a window to refine at level l nests in one refined at level l−1, so its events are among those
+        cur: np.ndarray | None = None
+        s_cur, d_cur, l_cur = start, dur, lane
         while len(refine) and budget > 0 and level < deepest:
             level += 1
-            keep = np.isin(_bin_of(start, t0, bin0, level - 1) // bins, refine)  # events in windows to refine
-            sub_start = start[keep]
-            if not len(sub_start):
+            keep = np.isin(b // bins, refine)  # events in windows to refine
+            if not keep.all():  # else the same events as the level before: no copies
+                cur = np.flatnonzero(keep) if cur is None else cur[keep]
+                s_cur, d_cur, l_cur = start[cur], dur[cur], lane[cur]
+            if not len(s_cur):
                 break
-            seg = _segments(sub_start, dur[keep], lane[keep], _bin_of(sub_start, t0, bin0, level), bins)
-            seg["row"] = np.flatnonzero(keep)[seg["row"].to_numpy()]
+            b = _bin_of(s_cur, t0, bin0, level)
+            seg = _segments(s_cur, d_cur, l_cur, b, bins)
+            if cur is not None:
+                seg["row"] = cur[seg["row"].to_numpy()]
             seg["parent"] = seg["window"] // BRANCH
             cost = seg.groupby("parent").size().sort_values(kind="stable")  # cheapest parents first
             # a level may take 60 % of what is left (all of it when it fits), so finer levels reach single events

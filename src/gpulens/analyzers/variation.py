@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._groupstats import stable_order
 from gpulens.analyzers._steps import hot_rows
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.timeline import Timeline
@@ -50,7 +51,9 @@ def kruskal_pvalue(samples: list[np.ndarray]) -> float:
     alldata = np.concatenate([np.asarray(s, dtype=np.float64) for s in samples])
     if np.isnan(alldata).any():  # scipy's nan_policy="propagate"
         return float("nan")
-    j = np.argsort(alldata, kind="stable")
+    # any sort will do: tied values get one average rank, so the ranks do not depend on the order among ties
+    # (numpy's default sort: vectorised, several times quicker than the stable one on a million floats)
+    j = np.argsort(alldata)
     y = alldata[j]
     first = np.concatenate([[True], y[:-1] != y[1:]])
     idx = np.arange(total)[first]
@@ -78,7 +81,10 @@ def _groups(key: np.ndarray, dur: np.ndarray) -> dict[Any, np.ndarray]:
     k, d = key[ok], dur[ok]
     if not len(k):
         return {}
-    order = np.argsort(k, kind="stable")
+    if k.min() >= 0 and k.max() < 65536 and bool((k == np.floor(k)).all()):  # step numbers, ranks: radix sort
+        order = stable_order(k.astype(np.int64))
+    else:
+        order = np.argsort(k, kind="stable")
     k, d = k[order], d[order]
     cut = np.flatnonzero(np.diff(k)) + 1
     return {key: v for key, v in zip(k[np.r_[0, cut]].tolist(), np.split(d, cut)) if len(v) >= MIN_GROUP}

@@ -39,7 +39,7 @@ from gpulens.analyzers.bottlenecks import (
     replayed_for_counters,
     short_launches,
 )
-from gpulens.analyzers.context import context_of, lookup_sorted, reindex_sorted, strings
+from gpulens.analyzers.context import context_of, first_seen_codes, lookup_sorted, reindex_sorted
 from gpulens.analyzers.intervals import merge
 from gpulens.analyzers._optree import gpu_op_links
 from gpulens.analyzers.launches import link_gpu_to_launch
@@ -226,18 +226,52 @@ def _rows_by_name(rows: pd.DataFrame) -> Any:
     return lambda name: order[cuts[code_of[name]]:cuts[code_of[name] + 1]] if name in code_of else none
 
 
-def _first_source(co: pd.DataFrame) -> pd.Series:
-    """Per counter event_id, the ``source`` of its first row with one (as ``groupby("event_id").first()``)."""
-    co = co[co["source"].notna().to_numpy()]
-    ids = co["event_id"].to_numpy()
+def _first_source(co: pd.DataFrame) -> tuple[pd.Series, np.ndarray]:
+    """Per counter event_id, the ``source`` of its first row with one (as ``groupby("event_id").first()``), as a code
+    into the returned value table: (int64 codes indexed by the sorted event ids, object array of the source texts)."""
+    src = co["source"]
+    has = np.flatnonzero(src.notna().to_numpy())  # the rows with a source, read as numpy: no copy of the table
+    ids = co["event_id"].to_numpy()[has]
     if not len(ids):
-        return pd.Series(dtype=object)
+        return pd.Series(dtype="int64"), np.zeros(0, dtype=object)
     if bool((ids[1:] >= ids[:-1]).all()):
         first = np.flatnonzero(np.concatenate([[True], ids[1:] != ids[:-1]]))
         uniq = ids[first]
     else:
         uniq, first = np.unique(ids, return_index=True)
-    return pd.Series(strings(co["source"])[first], index=uniq, dtype=object)
+    codes, values = first_seen_codes(src.take(has[first]))
+    return pd.Series(codes, index=uniq), values
+
+
+def _lookup(series: pd.Series, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`gpulens.analyzers.context.lookup_sorted` (values of ``series`` at integer ``keys``, and which were
+    found), by a dense position table when the index (strictly increasing integers) spans at most a few times its
+    length — event ids: one gather instead of a binary search per key."""
+    idx = series.index
+    keys = np.asarray(keys)
+    if not (len(idx) and idx.dtype.kind in "iu" and keys.dtype.kind in "iu" and idx.is_monotonic_increasing
+            and idx.is_unique):
+        return None
+    iv = idx.to_numpy(dtype="int64")
+    lo, span = int(iv[0]), int(iv[-1]) - int(iv[0]) + 1
+    if span > 4 * len(iv) + 1024:
+        return lookup_sorted(series, keys)
+    table = np.full(span, -1, dtype="int32" if len(iv) < 2 ** 31 else "int64")  # half the memory of int64
+    table[iv - lo] = np.arange(len(iv))
+    k = keys.astype("int64", copy=False) - lo
+    inside = (k >= 0) & (k < span)
+    pos = np.where(inside, table[np.where(inside, k, 0)], -1)
+    found = pos >= 0
+    return series.to_numpy()[np.maximum(pos, 0)], found
+
+
+def _sources_of_rows(codes: np.ndarray, values: np.ndarray, pos: np.ndarray, missing: Any = None) -> set:
+    """The distinct ``values[codes[pos]]`` (code −1: ``missing``, left out when None) — one bincount of small codes
+    instead of a hash of the rows' texts."""
+    if not len(pos):
+        return set()
+    present = np.flatnonzero(np.bincount(codes[pos] + 1, minlength=len(values) + 1))
+    return {values[c - 1] if c else missing for c in present.tolist() if c or missing is not None}
 
 
 def _row_by_name(result: Any) -> dict[str, dict]:
@@ -364,11 +398,13 @@ class Verdicts(Analyzer):
         launch_parent = next((k for k in ("idle/launch", "idle") if k in idle_keys), None)
         # per kernel row, once: launch link, short-launch flag, grid blocks, sources (numpy; each critical kernel
         # then reads its rows' positions — no per-kernel DataFrame, which cost ~5 ms × thousands of names)
-        k_lid = reindex_sorted(links, kern.index).to_numpy(dtype="float64", na_value=np.nan)
+        # the kernel rows are the GPU events (no copies or sets recorded): the links as they are
+        k_lid = (links if links.index.equals(kern.index) else reindex_sorted(links, kern.index)).to_numpy(
+            dtype="float64", na_value=np.nan)
         has_lid = ~np.isnan(k_lid)
         k_short = np.zeros(len(kern), dtype=bool)
         if has_lid.any() and len(sl):
-            got = lookup_sorted(sl, k_lid[has_lid].astype("int64"))  # sl: by launch id, sorted (a groupby's)
+            got = _lookup(sl, k_lid[has_lid].astype("int64"))  # sl: by launch id, sorted (a groupby's)
             k_short[has_lid] = (got[0].astype(bool) & got[1]) if got is not None else \
                 sl.reindex(k_lid[has_lid].astype("int64")).fillna(False).astype(bool).to_numpy()
         gx = kern["grid_x"]
@@ -376,20 +412,21 @@ class Verdicts(Analyzer):
         k_blocks = (gx.fillna(1) * kern["grid_y"].fillna(1) * kern["grid_z"].fillna(1)).to_numpy(
             dtype="float64", na_value=np.nan)
         k_rank, k_dev = kern["rank"].to_numpy(), kern["device_id"].to_numpy()
-        k_src = strings(kern["source"])
+        src_codes, src_values = first_seen_codes(kern["source"])  # the kernels' collectors, as codes
         k_dur = kern["dur_ns"].to_numpy(dtype="float64", na_value=np.nan)
         pytorch = _advice.uses_pytorch(timeline)
         collectors = {str(x.get("collector", "")) for x in timeline.meta.sources}
         torch_trace = all(c.startswith("kineto") for c in collectors) if collectors else None
         training = _advice.trains(timeline)
         triton = _advice.triton_kernels(timeline)  # Triton-generated kernels: their knobs, not per-thread code
-        k_ctr = np.full(len(kern), np.nan, dtype=object)
-        if len(counter_src):
-            got = lookup_sorted(counter_src, kern["event_id"].to_numpy())  # by event id, sorted
+        counter_codes, counter_values = counter_src
+        k_ctr = np.full(len(kern), -1, dtype="int64")  # code of the counters' source per kernel row; −1: none
+        if len(counter_codes):
+            got = _lookup(counter_codes, kern["event_id"].to_numpy())  # by event id, sorted
             if got is None:
-                k_ctr = counter_src.reindex(kern["event_id"].to_numpy()).to_numpy(dtype=object)
+                k_ctr = counter_codes.reindex(kern["event_id"].to_numpy()).fillna(-1).to_numpy("int64")
             else:
-                k_ctr[got[1]] = got[0].astype(object)[got[1]]
+                k_ctr[got[1]] = got[0][got[1]]
         for h in crit.to_dict("records"):
             name = str(h["name"])
             pos = by_name(name)
@@ -493,7 +530,7 @@ class Verdicts(Analyzer):
             if name in occ:  # the bound now known: the wave estimate's premise holds, or it is capped at the roof
                 settle_wave_premise(results["occupancy"].findings, name, v.verdict, v.time_at_stake_ns,
                                     hs.summary.get("kernel_effective_ns") or 0)
-            srcs = set(pd.unique(k_src[pos])) | {x for x in pd.unique(k_ctr[pos]) if isinstance(x, str)}
+            srcs = _sources_of_rows(src_codes, src_values, pos, np.nan) | _sources_of_rows(k_ctr, counter_values, pos)
             inputs = e.inputs + [f"collector:{c}" for c in sorted(srcs)]
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],
                          "verdict": v.verdict, "time_at_stake_ns": v.time_at_stake_ns,
