@@ -92,10 +92,10 @@ def test_entries_released_after_bottlenecks_are_not_rebuilt_by_op_rollup(monkeyp
 
 
 
-def test_launch_call_rows_released_after_launches_are_rebuilt_only_by_their_next_reader(monkeypatch):
-    """The launch-call rows (a full-width runtime frame) are released right after launches and selected again by
-    bottlenecks: no analyzer ordered between them may read them (each would rebuild the frame and carry it under
-    the roofline, occupancy and hierarchical-roofline peaks). Every runtime-frame build is recorded with the
+def test_launch_call_rows_are_first_built_by_bottlenecks(monkeypatch):
+    """The launch-call rows (a full-width runtime frame) are first selected by bottlenecks: launches reads their
+    columns by row position, and no analyzer ordered between them may read the frame (each would build it and carry
+    it under the roofline, occupancy and hierarchical-roofline peaks). Every runtime-frame build is recorded with the
     analyzer running then."""
     from gpulens.analyzers.context import AnalysisContext
 

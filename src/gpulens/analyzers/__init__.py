@@ -50,11 +50,10 @@ RELEASE_AFTER: dict[int, dict[str, tuple]] = {
 #: op_rollup, they put the 1M-kernel command's peak there.
 RELEASE_AFTER_ANALYZER: dict[str, dict[str, tuple]] = {
     "bottlenecks": RELEASE_AFTER[55],
-    # the launch-call rows (a full-width copy of every runtime call: 174 MiB at 1M kernels) are read by launches
-    # (30) and next by bottlenecks (55): carried between them, they sat under the peaks of roofline, occupancy and
-    # hierarchical roofline; bottlenecks selects them again (one boolean take, ~0.2 s at 1M kernels)
-    "launches": {"kinds": (("runtime",),)},
 }
+# The launch-call rows (a full-width copy of every runtime call: 174 MiB at 1M kernels) are first selected by
+# bottlenecks (55): launches (30) reads their few columns by row position, so no runtime frame is carried under the
+# peaks of roofline, occupancy and hierarchical roofline (tests/test_context_release.py checks who builds it).
 
 
 def run_all(timeline: Timeline, device: Any = None, only: list[str] | None = None,

@@ -34,13 +34,11 @@ from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.bottlenecks import (
     class_label,
     classify_gaps,
-    covered_until,
     device_sms,
     replayed_for_counters,
     short_launches,
 )
 from gpulens.analyzers.context import context_of, first_seen_codes, lookup_sorted, reindex_sorted
-from gpulens.analyzers.intervals import merge
 from gpulens.analyzers._optree import gpu_op_links
 from gpulens.analyzers.launches import link_gpu_to_launch
 from gpulens.analyzers.stalls import kernel_percentages
