@@ -68,3 +68,66 @@ def test_in_string_by_quote_parity_on_the_line(text, nth, inside):
     for _ in range(nth + 1):  # the nth "}" of the text
         p = text.index(b"}", p + 1)
     assert _in_string(bytearray(text), 0, p) is inside
+
+
+class _Ahead:
+    """A second reader for two cores (the stream's ``ahead``): reads pieces by msgspec on the worker thread, but
+    refuses every third piece (as the scanner refuses rare content), so the stream must decode those itself."""
+
+    def __init__(self):
+        self.dec = msgspec.json.Decoder(list)
+        self.calls = self.refused = self.read = 0
+
+    def wanted(self):
+        return True
+
+    def read_ahead(self, buf):
+        self.calls += 1
+        if self.calls % 3 == 0:
+            self.refused += 1
+            return None
+        try:
+            out = self.dec.decode(buf)
+        except msgspec.DecodeError:
+            return None
+        self.read += 1
+        return out
+
+
+def _nested_events(n: int) -> list[dict]:
+    """Events whose args hold nested objects: a "}," inside an event (outside any string) is a cut candidate that
+    does not decode, so the two-piece cut must fall back to trying earlier candidates as the one-piece cut does."""
+    out = _events(n)
+    for i, e in enumerate(out):
+        if i % 2:
+            e["args"]["nested"] = {"a": {"b": i}, "c": [{"d": 1}, {"e": 2}]}
+    return out
+
+
+@pytest.mark.parametrize("indent", ["line", None])
+@pytest.mark.parametrize("chunk", [3000, 20000])
+@pytest.mark.parametrize("make", [_events, _nested_events])
+def test_two_pieces_at_once_yield_the_same_events_in_file_order(tmp_path, indent, chunk, make):
+    events = make(3000)
+    path = _write(tmp_path, events, indent)
+    dec = msgspec.json.Decoder(list)
+    ahead = _Ahead()
+    seen_threads = set()
+
+    def decode(buf):
+        import threading
+
+        seen_threads.add(threading.current_thread().name)
+        return dec.decode(buf)
+
+    got, pieces = [], 0
+    for piece in stream_pieces(path, decode, StreamInfo(), chunk_bytes=chunk, ahead=ahead):
+        if isinstance(piece, list):
+            got += piece
+            pieces += 1
+        else:
+            got += msgspec.json.decode(piece.doc)["traceEvents"] if not piece.array_form else []
+    assert got == events  # every event once, in file order, whichever reader read its piece
+    assert ahead.read > 1 and ahead.refused >= 1  # both the worker's pieces and refused ones were exercised
+    assert seen_threads == {"MainThread"}  # decode_events itself never runs on the worker
+    assert pieces > ahead.read  # the pieces the worker read were yielded beside the main thread's

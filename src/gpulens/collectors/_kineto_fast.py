@@ -24,6 +24,7 @@ loading its compiled cache costs more than it saves. Without numba (ImportError)
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any, Callable
 
 import msgspec
@@ -56,6 +57,9 @@ class piece_reader:  # noqa: N801  (used as a function)
     when it is wanted (:func:`wanted`, decided at the first piece, when ``info.size_bytes`` is known), numba imports
     and the piece is read with certainty; ``decode(piece)`` otherwise (which raises msgspec errors as before).
 
+    It is also the stream's ``ahead`` reader: with the scanner on and two CPUs, :meth:`read_ahead` scans a second
+    piece on a worker thread (the scanner releases the GIL) while the first is read.
+
     Attributes:
         scanned, decoded: pieces read by the scanner / handed to ``decode`` so far.
     """
@@ -64,17 +68,42 @@ class piece_reader:  # noqa: N801  (used as a function)
         self.decode, self.info, self.force = decode, info, force
         self.on: bool | None = None
         self.scanned = self.decoded = 0
+        self._lock = threading.Lock()
+        self._refused: Any = None  # the last piece read_ahead could not read: not scanned again by __call__
 
     def __call__(self, buf: Any) -> Any:
         if self.on is None:
             self.on = wanted(self.force, self.info.size_bytes, self.info.compressed) and _available()
-        if self.on:
+        if self.on and buf is not self._refused:
             got = read_piece(buf)
             if got is not None:
-                self.scanned += 1
+                with self._lock:
+                    self.scanned += 1
                 return got
+        if buf is self._refused:
+            self._refused = None
         self.decoded += 1
         return self.decode(buf)
+
+    def wanted(self) -> bool:
+        """Whether a second piece should be scanned on a worker thread: the scanner is on and two CPUs are ours."""
+        if not self.on:
+            return False
+        try:
+            cpus = len(os.sched_getaffinity(0))
+        except AttributeError:  # not on Linux
+            cpus = os.cpu_count() or 1
+        return cpus >= 2
+
+    def read_ahead(self, buf: Any) -> Any:
+        """Thread-safe: the scanner's piece, or None (then ``self(buf)`` decodes it without scanning it again)."""
+        got = read_piece(buf)
+        if got is None:
+            self._refused = buf
+            return None
+        with self._lock:
+            self.scanned += 1
+        return got
 
 
 def _available() -> bool:

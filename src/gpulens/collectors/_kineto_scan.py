@@ -593,7 +593,7 @@ _SKIPPED_SET = np.zeros(256, dtype=np.bool_)
 _SKIPPED_SET[np.frombuffer(SKIPPED, dtype=np.uint8)] = True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _scan(buf, I, H, D, tslots, tdata, toffs, aslots, adata, aoffs, skipped):
     """See :func:`scan`; returns (status, rows)."""
     n = len(buf)
@@ -797,7 +797,7 @@ def scan(buf: bytes | bytearray | memoryview) -> tuple[int, np.ndarray, np.ndarr
         return (OK,) + out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def spans_equal(buf, s, e, rs, re):
     """Whether every span ``buf[s[i]:e[i]]`` has the bytes of ``buf[rs[i]:re[i]]``."""
     for i in range(len(s)):

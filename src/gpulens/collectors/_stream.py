@@ -103,6 +103,62 @@ def _in_string(buf: bytearray, start: int, p: int) -> bool:
     return seg.count(b'"') % 2 == 1
 
 
+def _candidate(buf: bytearray, start: int, end: int) -> tuple[int, int] | None:
+    """The last cut candidate before ``end``: (index of a top-level-looking ``}``, index of the ``,`` after it) with
+    the ``}`` outside a string (:func:`_in_string`), within the last :data:`_MAX_TRIES` ``},``; None when none."""
+    tries = 0
+    while tries < _MAX_TRIES:
+        p = buf.rfind(b"}", start, end)
+        if p < 0:
+            return None
+        q = p + 1
+        n = len(buf)
+        while q < n and buf[q] in _WS:
+            q += 1
+        if q >= n or buf[q] != 0x2C:
+            end = p
+            continue
+        tries += 1
+        if not _in_string(buf, start, p):
+            return p, q
+        end = p
+    return None
+
+
+def _piece(buf: bytearray, start: int, p: int) -> bytearray:
+    """``buf[start:p + 2]`` as a JSON array: its first byte (``[`` or ``,``) made ``[`` and its last ``]``."""
+    piece = buf[start:p + 2]
+    piece[0] = 0x5B
+    piece[-1] = 0x5D
+    return piece
+
+
+def _cut_two(buf: bytearray, start: int, chunk_bytes: int, decode: Callable[[bytes], Any], ahead: Any,
+             pool: Any) -> list[tuple[Any, int]]:
+    """Two pieces at once: the first (about ``chunk_bytes``) decoded here while ``ahead.read_ahead`` reads the
+    second (the rest of ``buf``) on the worker thread of ``pool``. Returns [(events, index of the ``,`` where the
+    next piece starts)] for the pieces read — empty when the first does not decode at its cut (the caller then cuts
+    as without ``ahead``), only the first when the second could not be read here."""
+    c1 = _candidate(buf, start, start + chunk_bytes)
+    c2 = _candidate(buf, c1[1], len(buf)) if c1 is not None else None
+    if c2 is None:
+        return []
+    second = _piece(buf, c1[1], c2[0])
+    fut = pool.submit(ahead.read_ahead, second)
+    try:
+        first = decode(_piece(buf, start, c1[0]))
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        fut.result()
+        return []
+    got = fut.result()
+    if got is None:  # not read with certainty by the scanner (it is told, and is not run again on this piece)
+        try:
+            got = decode(second)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return [(first, c1[1])]
+    return [(first, c1[1]), (got, c2[1])]
+
+
 def _cut(buf: bytearray, start: int, decode: Callable[[bytes], Any]) -> tuple[Any, int] | None:
     """Decode the longest prefix of events in ``buf[start:]`` that ends at a validated cut.
 
@@ -126,9 +182,7 @@ def _cut(buf: bytearray, start: int, decode: Callable[[bytes], Any]) -> tuple[An
         if _in_string(buf, start, p):  # would fail to decode: skip the decode, count the try as before
             end = p
             continue
-        piece = buf[start:p + 2]  # one copy; decoded as is (decoded Raw values keep this piece alive, not `buf`)
-        piece[0] = 0x5B  # '['
-        piece[-1] = 0x5D  # ']'
+        piece = _piece(buf, start, p)  # one copy, decoded as is (decoded Raw values keep it alive, not `buf`)
         try:
             return decode(piece), q
         except (msgspec.DecodeError, msgspec.ValidationError):
@@ -154,12 +208,18 @@ class Tail:
 
 
 def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: StreamInfo,
-                  chunk_bytes: int = CHUNK_BYTES) -> Iterator[Any]:
+                  chunk_bytes: int = CHUNK_BYTES, ahead: Any = None) -> Iterator[Any]:
     """Yield decoded event pieces of ``path``, then a :class:`Tail` with the rest of the document.
 
     Args:
         decode_events: decodes a JSON array of events (bytes) into a list; raises msgspec errors when invalid.
         chunk_bytes: approximate decompressed size of each piece.
+        ahead: a second reader for two cores (the Kineto scanner's
+            :class:`~gpulens.collectors._kineto_fast.piece_reader`): while ``ahead.wanted()`` (asked after the first
+            piece), two pieces are cut at once and ``ahead.read_ahead(piece)`` — thread-safe, None when it cannot
+            read the piece with certainty — reads the second on a worker thread while ``decode_events`` reads the
+            first here. The pieces are yielded in file order; a cut that does not decode is retried as without it.
+            Any ``ahead`` gives the same events in the same order.
     """
     buf = bytearray()
     consumed = 0  # absolute offset of buf[0]
@@ -168,39 +228,55 @@ def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: Strea
     array_form = False
     blocks = as_utf8(iter_blocks(path, info, block=max(1 << 16, min(chunk_bytes, 8 << 20))))  # BOM / UTF-16
     eof = False
-    while not eof:
-        blk = next(blocks, None)
-        if blk is None:
-            eof = True
-        else:
-            buf += blk
-        if prefix is None:
-            s = buf.lstrip()
-            if not s:
-                continue
-            if s[:1] == b"[":
-                array_form = True
-                start = len(buf) - len(s)
-                prefix = bytes(buf[:start + 1])
+    pool = None
+    yielded = False
+    try:
+        while not eof:
+            blk = next(blocks, None)
+            if blk is None:
+                eof = True
             else:
-                m = _ARRAY_START.search(buf)
-                if m is None:
+                buf += blk
+            if prefix is None:
+                s = buf.lstrip()
+                if not s:
                     continue
-                prefix = bytes(buf[:m.end()])
-                start = m.end() - 1
-        if eof or len(buf) - start < chunk_bytes:
-            continue
-        got = _cut(buf, start, decode_events)
-        if got is None:
-            continue
-        comma = got[1]
-        del buf[:comma]
-        consumed += comma
-        start = 0
-        events = got[0]
-        del got
-        yield events
-        del events  # the consumer owns the piece now; keep no reference while decoding the next one
+                if s[:1] == b"[":
+                    array_form = True
+                    start = len(buf) - len(s)
+                    prefix = bytes(buf[:start + 1])
+                else:
+                    m = _ARRAY_START.search(buf)
+                    if m is None:
+                        continue
+                    prefix = bytes(buf[:m.end()])
+                    start = m.end() - 1
+            two = yielded and ahead is not None and ahead.wanted()
+            if eof or len(buf) - start < (2 if two else 1) * chunk_bytes:
+                continue
+            got: list = []
+            if two:
+                if pool is None:
+                    from concurrent.futures import ThreadPoolExecutor
+
+                    pool = ThreadPoolExecutor(1, thread_name_prefix="gpulens-scan")
+                got = _cut_two(buf, start, chunk_bytes, decode_events, ahead, pool)
+            if not got:
+                one = _cut(buf, start, decode_events)
+                got = [one] if one is not None else []
+            done = 0  # bytes of buf already cut off in this round
+            while got:
+                events, comma = got.pop(0)
+                del buf[:comma - done]
+                consumed += comma - done
+                done = comma
+                start = 0
+                yielded = True
+                yield events
+                del events  # the consumer owns the piece now; keep no reference while decoding the next one
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True)
     if prefix is None:  # no traceEvents array at all: hand the whole (small) document to the tail decoder
         yield Tail(bytes(buf), False, 0)
         return

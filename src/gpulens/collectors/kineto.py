@@ -173,7 +173,8 @@ class KinetoCollector(Collector):
         gc_was = gc.isenabled()
         gc.disable()  # millions of small objects, no cycles: the collector would only rescan them
         try:
-            pieces = stream_pieces(path, piece_reader(deep.wrap(tolerant.decode), info, fast), info, chunk_bytes)
+            reader = piece_reader(deep.wrap(tolerant.decode), info, fast)
+            pieces = stream_pieces(path, reader, info, chunk_bytes, ahead=reader)
             while True:  # not a for loop: the previous piece must be freed before the next one is decoded
                 piece = next(pieces)
                 if isinstance(piece, Tail):
