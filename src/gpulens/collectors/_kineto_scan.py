@@ -15,7 +15,8 @@ a ``[x, y, z]`` of int64 literals, a float exact by :func:`_float` — by field)
 left to numpy's string parsing), :data:`T_OTHER` (valid JSON of another type) or
 :data:`T_ESCAPED` (a ``name``/``cat`` string with escapes or non-ASCII bytes, decoded apart; a ``kind`` string
 with them is T_OTHER). ``H[r, h]`` (uint64) holds FNV-1a
-64-bit hashes of the name/cat contents and of the raw ``Input Dims``/``Input type`` texts.
+64-bit hashes of the name/cat contents and of the raw ``Input Dims``/``Input type`` texts, by which the texts are
+interned (:func:`_intern`: ``*_G`` fields).
 
 Times: a regular number (``-?digits[.d{1,3}]``, integer part below 9.2e15 µs) is converted exactly to ns here; any
 other value is left to :func:`gpulens.collectors._kineto_columns.us_text_to_ns` through its span.
@@ -40,12 +41,17 @@ _FIELDS = ("NAME_S", "NAME_E", "NAME_T", "CAT_S", "CAT_E", "CAT_T", "PID_V", "PI
            "GRID_X", "GRID_Y", "GRID_Z", "GRID_T", "BLOCK_X", "BLOCK_Y", "BLOCK_Z", "BLOCK_T",
            "FLOPS_S", "FLOPS_E", "FLOPS_T", "BPS_S", "BPS_E", "BPS_T", "WPS_S", "WPS_E", "WPS_T",
            "OCC_S", "OCC_E", "OCC_T", "DIMS_S", "DIMS_E", "DIMS_T", "DIMSL_S", "DIMSL_E", "DIMSL_T",
-           "TYPES_S", "TYPES_E", "TYPES_T", "KIND_S", "KIND_E", "KIND_T", "COLL_T", "KD_T")
+           "TYPES_S", "TYPES_E", "TYPES_T", "KIND_S", "KIND_E", "KIND_T", "COLL_T", "KD_T",
+           "NAME_G", "CAT_G", "TEXT_DIMS_G", "TYPES_G")
 F = {f: i for i, f in enumerate(_FIELDS)}
 globals().update({"F_" + f: i for f, i in F.items()})  # F_NAME_S... : compile-time constants of the kernel
 NF = len(_FIELDS)
 H_NAME, H_CAT, H_DIMS, H_DIMSL, H_TYPES = range(5)
 NH = 5
+#: interning tables (see :func:`_intern`): names, categories, ``Input Dims`` texts (else the legacy ``Input dims``),
+#: ``Input type`` texts
+T_NAMES, T_CATS, T_DIMS, T_TYPES = range(4)
+NT = 4
 
 # key ids: top-level keys, then args keys read from X events
 _TOP_KEYS = (b"ph", b"cat", b"name", b"pid", b"tid", b"ts", b"dur", b"args")
@@ -586,6 +592,65 @@ def _args(buf, p, n, stack, I, H, D, r, slots, data, offs, seen):
         p = _ws(buf, p + 1, n)
 
 
+@njit(cache=True)
+def _intern(buf, s, e, h, t, slots, gs, ge, gh, gslot, ngroups, mask):
+    """Group number of the text ``buf[s:e]`` (hash ``h``) in interning table ``t``, a new one (the next number: groups
+    are numbered in order of first appearance) for a text not seen in this piece.
+
+    Open addressing on ``h & mask`` (``mask`` is all ones but in tests, where 0 makes every text collide); a slot is
+    a match only when the stored hash, the length and every byte are equal, so two texts of one hash never merge —
+    a collision only costs one more probe. ``gs``/``ge``: span of each group's first text; ``gslot``: its slot."""
+    size = slots.shape[1]
+    hm = h & mask
+    i = np.int64(hm & np.uint64(size - 1))
+    while True:
+        g = slots[t, i]
+        if g < 0:
+            g = ngroups[t]
+            ngroups[t] = g + 1
+            slots[t, i] = g
+            gs[t, g] = s
+            ge[t, g] = e
+            gh[t, g] = hm
+            gslot[t, g] = i
+            return g
+        if gh[t, g] == hm and ge[t, g] - gs[t, g] == e - s:
+            a = gs[t, g]
+            same = True
+            if a != s:
+                for j in range(e - s):
+                    if buf[a + j] != buf[s + j]:
+                        same = False
+                        break
+            if same:
+                return g
+        i = (i + 1) & (size - 1)
+
+
+@njit(cache=True)
+def _intern_row(buf, I, H, r, slots, gs, ge, gh, gslot, ngroups, mask):
+    """Intern the name, category, input dims and input type texts of ``X`` row ``r`` (``*_G`` fields, -1: none)."""
+    for t, fs, hc, fg in ((T_NAMES, F_NAME_S, H_NAME, F_NAME_G), (T_CATS, F_CAT_S, H_CAT, F_CAT_G)):
+        ty = I[r, fs + 2]
+        if ty == T_GOOD or ty == T_ESCAPED:
+            I[r, fg] = _intern(buf, I[r, fs], I[r, fs + 1], H[r, hc], t, slots, gs, ge, gh, gslot, ngroups, mask)
+        else:
+            I[r, fg] = -1
+    if I[r, F_DIMS_T] == T_GOOD:  # "Input Dims", else the legacy "Input dims"
+        I[r, F_TEXT_DIMS_G] = _intern(buf, I[r, F_DIMS_S], I[r, F_DIMS_E], H[r, H_DIMS], T_DIMS, slots, gs, ge, gh,
+                                      gslot, ngroups, mask)
+    elif I[r, F_DIMSL_T] == T_GOOD:
+        I[r, F_TEXT_DIMS_G] = _intern(buf, I[r, F_DIMSL_S], I[r, F_DIMSL_E], H[r, H_DIMSL], T_DIMS, slots, gs, ge,
+                                      gh, gslot, ngroups, mask)
+    else:
+        I[r, F_TEXT_DIMS_G] = -1
+    if I[r, F_TYPES_T] == T_GOOD:
+        I[r, F_TYPES_G] = _intern(buf, I[r, F_TYPES_S], I[r, F_TYPES_E], H[r, H_TYPES], T_TYPES, slots, gs, ge, gh,
+                                  gslot, ngroups, mask)
+    else:
+        I[r, F_TYPES_G] = -1
+
+
 F_INT_V = np.array([F[f + "_V"] for f in _INT_ARG_FIELDS], dtype=np.int64)
 F_FLOAT_S = np.array([F[f + "_S"] for f in _FLOAT_ARG_FIELDS], dtype=np.int64)
 F_RAW_S = np.array([F[f + "_S"] for f in _RAW_ARG_FIELDS], dtype=np.int64)
@@ -594,7 +659,8 @@ _SKIPPED_SET[np.frombuffer(SKIPPED, dtype=np.uint8)] = True
 
 
 @njit(cache=True, nogil=True)
-def _scan(buf, I, H, D, tslots, tdata, toffs, aslots, adata, aoffs, skipped):
+def _scan(buf, I, H, D, tslots, tdata, toffs, aslots, adata, aoffs, skipped, slots, gs, ge, gh, gslot, ngroups,
+          mask):
     """See :func:`scan`; returns (status, rows)."""
     n = len(buf)
     cap = I.shape[0]
@@ -716,6 +782,7 @@ def _scan(buf, I, H, D, tslots, tdata, toffs, aslots, adata, aoffs, skipped):
             if I[r, F_NAME_T] == T_OTHER or I[r, F_CAT_T] == T_OTHER or I[r, F_PID_T] == T_OTHER \
                     or I[r, F_TID_T] == T_OTHER:
                 return FALLBACK, r
+            _intern_row(buf, I, H, r, slots, gs, ge, gh, gslot, ngroups, mask)
             r += 1
         else:  # a skipped event wrote into row r: clear it for the next event
             for j in range(I.shape[1]):
@@ -756,60 +823,63 @@ class _Work(threading.local):
             return max(16, bytes(buf).count(b'"ph"') + 1)
         return max(16, min(n // 8, self.last + self.last // 4 + 1024))
 
-    def get(self, cap: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def get(self, cap: int) -> tuple[np.ndarray, ...]:
+        """(I, H, D, slots, gs, ge, gh, gslot, ngroups) for ``cap`` rows: the field matrices and the interning
+        tables of :func:`_intern` (slots: a power of two ≥ 2 × rows, all -1 between pieces)."""
         if cap > self.cap or 2 * cap < self.cap:
             self.cap = cap
             cells = cap | 1
             self.I = np.zeros((cells, NF), dtype=np.int64)
             self.H = np.zeros((cells, NH), dtype=np.uint64)
             self.D = np.zeros((cells, 4), dtype=np.float64)
-        return self.I, self.H, self.D
+            size = 1 << (2 * cells - 1).bit_length()
+            self.tables = (np.full((NT, size), -1, dtype=np.int64), np.zeros((NT, cells), dtype=np.int64),
+                           np.zeros((NT, cells), dtype=np.int64), np.zeros((NT, cells), dtype=np.uint64),
+                           np.zeros((NT, cells), dtype=np.int64), np.zeros(NT, dtype=np.int64))
+        return (self.I, self.H, self.D) + self.tables
 
 
 _WORK = _Work()
+#: the hash bits the interning tables use: all but in tests (0 makes every text collide, see :func:`_intern`)
+HASH_MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
-def scan(buf: bytes | bytearray | memoryview) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+def scan(buf: bytes | bytearray | memoryview) -> tuple[int, np.ndarray, np.ndarray, list]:
     """Scan a JSON array of events (bytes).
 
     Returns:
-        (status, I, H, D): :data:`OK` with, per ``X`` event in file order, ``I`` (int64, :data:`NF` fields × rows),
-        ``H`` (uint64, :data:`NH` hashes × rows) and ``D`` (float64, the 4 float args ``flops``, ``blocks per SM``,
-        ``warps per SM``, ``est. achieved occupancy %`` × rows, valid where their type is T_GOOD); or
-        :data:`FALLBACK` (empty arrays) when the piece must be read by msgspec.
+        (status, I, D, texts): :data:`OK` with, per ``X`` event in file order, ``I`` (int64, :data:`NF` fields ×
+        rows; ``NAME_G``/``CAT_G``/``TEXT_DIMS_G``/``TYPES_G``: the row's group in interning table
+        ``T_NAMES``/``T_CATS``/``T_DIMS``/``T_TYPES``, -1 for none), ``D`` (float64, the 4 float args ``flops``,
+        ``blocks per SM``, ``warps per SM``, ``est. achieved occupancy %`` × rows, valid where their type is
+        T_GOOD) and ``texts`` (per table, (start, end) byte offsets of each group's text, by group number — groups
+        are numbered in order of first appearance); or :data:`FALLBACK` (empty arrays) when the piece must be read
+        by msgspec.
     """
     arr = np.frombuffer(buf, dtype=np.uint8)
     cap = _WORK.want(buf, len(arr))
     while True:
-        I, H, D = _WORK.get(cap)
-        status, rows = _scan(arr, I, H, D, *TOP_TABLE, *ARG_TABLE, _SKIPPED_SET)
+        I, H, D, slots, gs, ge, gh, gslot, ng = _WORK.get(cap)
+        status, rows = _scan(arr, I, H, D, *TOP_TABLE, *ARG_TABLE, _SKIPPED_SET, slots, gs, ge, gh, gslot, ng,
+                             HASH_MASK)
         used = min(rows + 1, I.shape[0])
-        out = (I[:rows].T.copy(), H[:rows].T.copy(), D[:rows].T.copy()) if status == OK else None
+        out = None
+        if status == OK:
+            out = (I[:rows].T.copy(), D[:rows].T.copy(),
+                   [(gs[t, :ng[t]].copy(), ge[t, :ng[t]].copy()) for t in range(NT)])
         I[:used] = 0
         H[:used] = 0
         D[:used] = 0
+        for t in range(NT):
+            slots[t, gslot[t, :ng[t]]] = -1
+        ng[:] = 0
         if status == FULL:
             cap = 2 * I.shape[0]
             continue
         if out is None:
-            return FALLBACK, I[:0].T.copy(), H[:0].T.copy(), D[:0].T.copy()
+            return FALLBACK, I[:0].T.copy(), D[:0].T.copy(), []
         _WORK.last = rows
         return (OK,) + out
-
-
-@njit(cache=True, nogil=True)
-def spans_equal(buf, s, e, rs, re):
-    """Whether every span ``buf[s[i]:e[i]]`` has the bytes of ``buf[rs[i]:re[i]]``."""
-    for i in range(len(s)):
-        if e[i] - s[i] != re[i] - rs[i]:
-            return False
-        a, b = s[i], rs[i]
-        if a == b:
-            continue
-        for j in range(e[i] - s[i]):
-            if buf[a + j] != buf[b + j]:
-                return False
-    return True
 
 
 @njit(cache=True)
