@@ -840,6 +840,22 @@ class _Work(threading.local):
 
 
 _WORK = _Work()
+
+
+@njit(cache=True, nogil=True)
+def _columns(M, rows):
+    """The first ``rows`` rows of the row-major ``M`` as a field × row matrix, copied 64 rows at a time (numpy's
+    transposing copy walks each field down all rows: a cache miss per cell; this is about 2× faster)."""
+    nf = M.shape[1]
+    out = np.empty((nf, rows), dtype=M.dtype)
+    for r0 in range(0, rows, 64):
+        r1 = min(rows, r0 + 64)
+        for f in range(nf):
+            for r in range(r0, r1):
+                out[f, r] = M[r, f]
+    return out
+
+
 #: the hash bits the interning tables use: all but in tests (0 makes every text collide, see :func:`_intern`)
 HASH_MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
 
@@ -865,7 +881,7 @@ def scan(buf: bytes | bytearray | memoryview) -> tuple[int, np.ndarray, np.ndarr
         used = min(rows + 1, I.shape[0])
         out = None
         if status == OK:
-            out = (I[:rows].T.copy(), D[:rows].T.copy(),
+            out = (_columns(I, rows), _columns(D, rows),
                    [(gs[t, :ng[t]].copy(), ge[t, :ng[t]].copy()) for t in range(NT)])
         I[:used] = 0
         H[:used] = 0
