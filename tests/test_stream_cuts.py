@@ -131,3 +131,21 @@ def test_two_pieces_at_once_yield_the_same_events_in_file_order(tmp_path, indent
     assert ahead.read > 1 and ahead.refused >= 1  # both the worker's pieces and refused ones were exercised
     assert seen_threads == {"MainThread"}  # decode_events itself never runs on the worker
     assert pieces > ahead.read  # the pieces the worker read were yielded beside the main thread's
+
+
+@pytest.mark.parametrize("chunk", [3000, 20000, 1 << 20])
+@pytest.mark.parametrize("indent", ["line", 2])
+def test_malformed_text_is_located_by_line_and_column_of_the_file_wherever_the_cuts_fall(tmp_path, chunk, indent):
+    from gpulens.collectors.kineto import KinetoCollector
+
+    events = _events(1503)  # the last one named "plain": no brace in its name
+    good = _write(tmp_path, events, indent).read_bytes()
+    at = good.rindex(b"{", 0, good.rindex(b'"ph"'))  # before the last event, after many lines: a NUL is malformed
+    data = good[:at] + b"\x00" + good[at:]
+    p = tmp_path / "bad.pt.trace.json"
+    p.write_bytes(data)
+    line = data.count(b"\n", 0, at) + 1  # written by hand from the file: lines and columns count from 1
+    col = at - (data.rfind(b"\n", 0, at) + 1) + 1
+    tl = KinetoCollector().collect(p, strict=False, chunk_bytes=chunk)
+    (msg,) = [w for w in tl.meta.warnings if " at line " in w]
+    assert f"line {line}, column {col}:" in msg, msg

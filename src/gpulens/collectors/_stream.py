@@ -200,11 +200,15 @@ class Tail:
         array_form: the file is a bare JSON array of events.
         offset: absolute decompressed offset of ``doc[len(prefix)]`` minus ``len(prefix)``: add to an offset within
             ``doc`` (past the prefix) to get the offset in the file.
+        base: (len(prefix), newlines in the file before ``doc[len(prefix)]``, its column − 1): where
+            :func:`gpulens.collectors._chrome_json.where` needs it to give lines and columns of the file, not of
+            ``doc`` (whose body starts wherever the last cut fell).
     """
 
     doc: bytes
     array_form: bool
     offset: int
+    base: tuple[int, int, int] | None = None
 
 
 def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: StreamInfo,
@@ -230,6 +234,7 @@ def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: Strea
     eof = False
     pool = None
     yielded = False
+    lines = col = 0  # newlines in the bytes cut off so far, bytes after the last of them
     try:
         while not eof:
             blk = next(blocks, None)
@@ -267,6 +272,7 @@ def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: Strea
             done = 0  # bytes of buf already cut off in this round
             while got:
                 events, comma = got.pop(0)
+                lines, col = _advance(buf, comma - done, lines, col)
                 del buf[:comma - done]
                 consumed += comma - done
                 done = comma
@@ -280,7 +286,17 @@ def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: Strea
     if prefix is None:  # no traceEvents array at all: hand the whole (small) document to the tail decoder
         yield Tail(bytes(buf), False, 0)
         return
+    lines, col = _advance(buf, start + 1, lines, col)
     body = memoryview(buf)[start + 1:]
     doc = prefix + body.tobytes()
     body.release()
-    yield Tail(doc, array_form, consumed + start + 1 - len(prefix))
+    yield Tail(doc, array_form, consumed + start + 1 - len(prefix), (len(prefix), lines, col))
+
+
+def _advance(buf: bytearray, k: int, lines: int, col: int) -> tuple[int, int]:
+    """(newlines, column − 1) at the end of ``buf[:k]``, which follows text of ``lines`` newlines ending ``col``
+    bytes after the last one."""
+    nl = buf.count(b"\n", 0, k)
+    if nl:
+        return lines + nl, k - (buf.rfind(b"\n", 0, k) + 1)
+    return lines, col + k

@@ -223,7 +223,7 @@ class KinetoCollector(Collector):
                     header = doc
             if malformed is not None:
                 exc = malformed
-                found, events, stop, problem, repairs = recover(tail.doc, lenient=not strict, deep=deep)
+                found, events, stop, problem, repairs = recover(tail.doc, lenient=not strict, deep=deep, base=tail.base)
                 lone, in_meta = [0, 0], [0]  # lone UTF-16 surrogates replaced: characters, events; in metadata
                 acc.add(tolerant.each([_plain_bytes(e, lone) for e in events], undecodable=True))
                 header = RawTrace(**no_surrogates(found, in_meta))
