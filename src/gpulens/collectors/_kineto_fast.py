@@ -33,6 +33,8 @@ import numpy as np
 from gpulens.collectors._kineto_columns import Dictionary, us_text_to_ns
 
 ENV = "GPULENS_KINETO_FAST"
+#: ``1``: scan pieces on the calling thread only (see :meth:`piece_reader.wanted`)
+THREADS_ENV = "GPULENS_KINETO_THREADS"
 #: bytes of trace text from which the scanner is used when not forced. Measured (2 shared cores): importing numba
 #: and loading the compiled scanner from its cache ≈ 1.3 s CPU once; an 8 MiB piece then costs ≈ 0.2 s less than
 #: with msgspec (``analyze`` of a 123 MB trace: 4.3 s CPU with the scanner, 5.8 s without) — break-even near 7
@@ -86,8 +88,9 @@ class piece_reader:  # noqa: N801  (used as a function)
         return self.decode(buf)
 
     def wanted(self) -> bool:
-        """Whether a second piece should be scanned on a worker thread: the scanner is on and two CPUs are ours."""
-        if not self.on:
+        """Whether a second piece should be scanned on a worker thread: the scanner is on, two CPUs are ours and the
+        environment variable :data:`THREADS_ENV` is not ``1`` (one thread)."""
+        if not self.on or os.environ.get(THREADS_ENV, "").strip() == "1":
             return False
         try:
             cpus = len(os.sched_getaffinity(0))
@@ -96,8 +99,22 @@ class piece_reader:  # noqa: N801  (used as a function)
         return cpus >= 2
 
     def read_ahead(self, buf: Any) -> Any:
-        """Thread-safe: the scanner's piece, or None (then ``self(buf)`` decodes it without scanning it again)."""
-        got = read_piece(buf)
+        """Thread-safe, on the worker thread: the scan of ``buf`` into that thread's work matrices; :meth:`result`
+        (on the calling thread: the copies and Python objects are made there) gives the piece."""
+        from gpulens.collectors import _kineto_scan as S
+
+        return S.scan_only(buf)
+
+    def drop(self, scanned: Any) -> None:
+        """Forget what :meth:`read_ahead` scanned (its piece is cut again): the worker's matrices are cleared."""
+        from gpulens.collectors import _kineto_scan as S
+
+        S.scan_result(scanned)
+
+    def result(self, buf: Any, scanned: Any) -> Any:
+        """The piece :meth:`read_ahead` scanned, or None (then ``self(buf)`` decodes it without scanning it
+        again)."""
+        got = read_piece(buf, scanned)
         if got is None:
             self._refused = buf
             return None
@@ -157,8 +174,9 @@ _READ_ALL = ("CORR_T", "EXT_T", "EXTL_T", "REGS_T", "SMEM_T", "RANK_T", "RANKC_T
 _READ_GPU = ("DEV_T", "STREAM_T", "BYTES_T", "BPS_T", "WPS_T", "OCC_T", "KIND_T")
 
 
-def read_piece(buf: Any) -> ScannedPiece | None:
-    """Scan one JSON array of events; None when the piece must be decoded by msgspec (module docstring)."""
+def read_piece(buf: Any, scanned: Any = None) -> ScannedPiece | None:
+    """Scan one JSON array of events; None when the piece must be decoded by msgspec (module docstring).
+    ``scanned``: :func:`._kineto_scan.scan_only`'s result for ``buf`` when it was scanned on another thread."""
     from gpulens.collectors import _kineto_scan as S
 
     global _GPU_CATEGORIES
@@ -166,7 +184,7 @@ def read_piece(buf: Any) -> ScannedPiece | None:
         from gpulens.collectors._kineto_acc import GPU_CATEGORIES
 
         _GPU_CATEGORIES = GPU_CATEGORIES
-    status, I, D, texts = S.scan(buf)
+    status, I, D, texts = S.scan(buf) if scanned is None else S.scan_result(scanned)
     if status != S.OK:
         return None
     data = bytes(buf)

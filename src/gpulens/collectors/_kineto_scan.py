@@ -861,7 +861,7 @@ HASH_MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 def scan(buf: bytes | bytearray | memoryview) -> tuple[int, np.ndarray, np.ndarray, list]:
-    """Scan a JSON array of events (bytes).
+    """Scan a JSON array of events (bytes): :func:`scan_only` then :func:`scan_result`.
 
     Returns:
         (status, I, D, texts): :data:`OK` with, per ``X`` event in file order, ``I`` (int64, :data:`NF` fields ×
@@ -872,30 +872,49 @@ def scan(buf: bytes | bytearray | memoryview) -> tuple[int, np.ndarray, np.ndarr
         are numbered in order of first appearance); or :data:`FALLBACK` (empty arrays) when the piece must be read
         by msgspec.
     """
+    return scan_result(scan_only(buf))
+
+
+def scan_only(buf: bytes | bytearray | memoryview) -> tuple:
+    """The scan itself, into this thread's work matrices (no other memory allocated: a worker thread that
+    allocated and freed a piece's worth of memory each time would page-fault it all again, glibc trimming its
+    arena): (status, rows, work matrices) for :func:`scan_result`, which must run before this thread scans again."""
     arr = np.frombuffer(buf, dtype=np.uint8)
     cap = _WORK.want(buf, len(arr))
     while True:
-        I, H, D, slots, gs, ge, gh, gslot, ng = _WORK.get(cap)
-        status, rows = _scan(arr, I, H, D, *TOP_TABLE, *ARG_TABLE, _SKIPPED_SET, slots, gs, ge, gh, gslot, ng,
-                             HASH_MASK)
-        used = min(rows + 1, I.shape[0])
-        out = None
-        if status == OK:
-            out = (_columns(I, rows), _columns(D, rows),
-                   [(gs[t, :ng[t]].copy(), ge[t, :ng[t]].copy()) for t in range(NT)])
-        I[:used] = 0
-        H[:used] = 0
-        D[:used] = 0
-        for t in range(NT):
-            slots[t, gslot[t, :ng[t]]] = -1
-        ng[:] = 0
-        if status == FULL:
-            cap = 2 * I.shape[0]
-            continue
-        if out is None:
-            return FALLBACK, I[:0].T.copy(), D[:0].T.copy(), []
-        _WORK.last = rows
-        return (OK,) + out
+        work = _WORK.get(cap)
+        status, rows = _scan(arr, *work[:3], *TOP_TABLE, *ARG_TABLE, _SKIPPED_SET, *work[3:], HASH_MASK)
+        if status != FULL:
+            if status == OK:
+                _WORK.last = rows
+            return status, rows, work
+        _clear(work, rows)
+        cap = 2 * work[0].shape[0]
+
+
+def _clear(work: tuple, rows: int) -> None:
+    """Reset the cells and interning tables a scan of ``rows`` rows wrote."""
+    I, H, D, slots, gs, ge, gh, gslot, ng = work
+    used = min(rows + 1, I.shape[0])
+    I[:used] = 0
+    H[:used] = 0
+    D[:used] = 0
+    for t in range(NT):
+        slots[t, gslot[t, :ng[t]]] = -1
+    ng[:] = 0
+
+
+def scan_result(scanned: tuple) -> tuple[int, np.ndarray, np.ndarray, list]:
+    """:func:`scan`'s result from :func:`scan_only`'s (copied out of the work matrices, which are then cleared)."""
+    status, rows, work = scanned
+    I, H, D, slots, gs, ge, gh, gslot, ng = work
+    if status == OK:
+        out = (_columns(I, rows), _columns(D, rows), [(gs[t, :ng[t]].copy(), ge[t, :ng[t]].copy())
+                                                       for t in range(NT)])
+    _clear(work, rows)
+    if status != OK:
+        return FALLBACK, np.zeros((NF, 0), dtype=np.int64), np.zeros((4, 0)), []
+    return (OK,) + out
 
 
 @njit(cache=True)

@@ -133,13 +133,14 @@ def _piece(buf: bytearray, start: int, p: int) -> bytearray:
     return piece
 
 
-def _cut_two(buf: bytearray, start: int, chunk_bytes: int, decode: Callable[[bytes], Any], ahead: Any,
+def _cut_two(buf: bytearray, start: int, half: int, decode: Callable[[bytes], Any], ahead: Any,
              pool: Any) -> list[tuple[Any, int]]:
-    """Two pieces at once: the first (about ``chunk_bytes``) decoded here while ``ahead.read_ahead`` reads the
+    """Two pieces at once: the first (about ``half`` bytes) decoded here while ``ahead.read_ahead`` reads the
     second (the rest of ``buf``) on the worker thread of ``pool``. Returns [(events, index of the ``,`` where the
     next piece starts)] for the pieces read — empty when the first does not decode at its cut (the caller then cuts
-    as without ``ahead``), only the first when the second could not be read here."""
-    c1 = _candidate(buf, start, start + chunk_bytes)
+    as without ``ahead``), only the first when the second could not be read here. ``ahead.result(piece,
+    read_ahead's answer)`` turns the worker's answer into the piece here (None: decode it as usual)."""
+    c1 = _candidate(buf, start, start + half)
     c2 = _candidate(buf, c1[1], len(buf)) if c1 is not None else None
     if c2 is None:
         return []
@@ -148,9 +149,9 @@ def _cut_two(buf: bytearray, start: int, chunk_bytes: int, decode: Callable[[byt
     try:
         first = decode(_piece(buf, start, c1[0]))
     except (msgspec.DecodeError, msgspec.ValidationError):
-        fut.result()
+        ahead.drop(fut.result())
         return []
-    got = fut.result()
+    got = ahead.result(second, fut.result())
     if got is None:  # not read with certainty by the scanner (it is told, and is not run again on this piece)
         try:
             got = decode(second)
@@ -220,9 +221,10 @@ def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: Strea
         chunk_bytes: approximate decompressed size of each piece.
         ahead: a second reader for two cores (the Kineto scanner's
             :class:`~gpulens.collectors._kineto_fast.piece_reader`): while ``ahead.wanted()`` (asked after the first
-            piece), two pieces are cut at once and ``ahead.read_ahead(piece)`` — thread-safe, None when it cannot
-            read the piece with certainty — reads the second on a worker thread while ``decode_events`` reads the
-            first here. The pieces are yielded in file order; a cut that does not decode is retried as without it.
+            piece), two pieces (each half of what one would be) are cut at once and ``ahead.read_ahead(piece)`` (thread-safe) reads the second on a
+            worker thread while ``decode_events`` reads the first here; ``ahead.result(piece, its answer)`` then
+            gives the events, or None when they must be decoded as usual; ``ahead.drop(its answer)`` when the piece
+            is not wanted after all (the first cut did not decode). The pieces are yielded in file order; a cut that does not decode is retried as without it.
             Any ``ahead`` gives the same events in the same order.
     """
     buf = bytearray()
@@ -256,16 +258,18 @@ def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: Strea
                         continue
                     prefix = bytes(buf[:m.end()])
                     start = m.end() - 1
-            two = yielded and ahead is not None and ahead.wanted()
-            if eof or len(buf) - start < (2 if two else 1) * chunk_bytes:
+            if eof or len(buf) - start < chunk_bytes:
                 continue
+            two = yielded and ahead is not None and ahead.wanted()
             got: list = []
             if two:
                 if pool is None:
                     from concurrent.futures import ThreadPoolExecutor
 
                     pool = ThreadPoolExecutor(1, thread_name_prefix="gpulens-scan")
-                got = _cut_two(buf, start, chunk_bytes, decode_events, ahead, pool)
+                # two pieces of half the text each: a buffer of twice the text would outgrow glibc's largest mmap
+                # threshold (32 MiB) and be mapped afresh at each growth (5× the page faults, +2 s CPU at 1.2 GB)
+                got = _cut_two(buf, start, (len(buf) - start) // 2, decode_events, ahead, pool)
             if not got:
                 one = _cut(buf, start, decode_events)
                 got = [one] if one is not None else []
