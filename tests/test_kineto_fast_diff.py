@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("numba")
@@ -75,20 +76,13 @@ def test_seeded_fuzz_sample_reads_the_same_with_the_scanner_on_and_off(tmp_path)
     assert not tot["divergences"], tot["findings"]
 
 
-def _colliding(monkeypatch, rows_of_hashes: list[int]) -> None:
-    """Make every hash of the given hash rows (``_kineto_scan.H_*``) the same value, as if all those texts collided
-    in FNV-1a (no real 64-bit collision is known to be craftable here): the bytes comparison must catch it."""
+def _colliding(monkeypatch) -> None:
+    """Make every text hash the same in the scanner's interning tables (``HASH_MASK`` 0), as if all names,
+    categories, Input Dims and Input type texts collided in FNV-1a (no real 64-bit collision is known to be
+    craftable here): only the byte comparison may tell the texts apart."""
     from gpulens.collectors import _kineto_scan as S
 
-    orig = S.scan
-
-    def scan(buf):
-        status, I, H, D = orig(buf)
-        for h in rows_of_hashes:
-            H[h] = 12345
-        return status, I, H, D
-
-    monkeypatch.setattr(S, "scan", scan)
+    monkeypatch.setattr(S, "HASH_MASK", np.uint64(0))
 
 
 def _dims_trace(tmp_path: Path) -> Path:
@@ -101,31 +95,32 @@ def _dims_trace(tmp_path: Path) -> Path:
     return p
 
 
-def test_colliding_name_hashes_send_the_piece_to_msgspec(tmp_path, monkeypatch):
-    from gpulens.collectors import _kineto_scan as S
-
+def test_colliding_hashes_never_merge_two_texts(tmp_path, monkeypatch):
     p = _dims_trace(tmp_path)
     slow, _ = load(p, False, 65536)
-    _colliding(monkeypatch, [S.H_NAME])
+    _colliding(monkeypatch)
     fast, reader = load(p, True, 65536)
-    assert reader.scanned == 0 and reader.decoded > 0  # every piece has 7 names of one length: all fall back
+    assert reader.scanned > 0 and reader.decoded == 0  # the scanner reads every piece: a collision costs a probe
     assert differences(slow, fast) is None
-    # written in the JSON above: name k(i % 7), Input Dims [[i % 5, 2]] (json text as written)
+    # written in the JSON above: name k(i % 7), Input Dims [[i % 5, 2]], Input type ["t(i % 5)"] (json text as written)
     ev = fast.events
     assert ev["name"].astype(str).tolist()[:8] == ["k0", "k1", "k2", "k3", "k4", "k5", "k6", "k0"]
     assert ev["input_dims"].astype(object).tolist()[:6] == ["[[0, 2]]", "[[1, 2]]", "[[2, 2]]", "[[3, 2]]",
                                                            "[[4, 2]]", "[[0, 2]]"]
+    assert ev["input_types"].astype(object).tolist()[:6] == ['["t0"]', '["t1"]', '["t2"]', '["t3"]', '["t4"]',
+                                                            '["t0"]']
 
 
-def test_colliding_input_dims_hashes_are_encoded_one_by_one(tmp_path, monkeypatch):
-    from gpulens.collectors import _kineto_scan as S
-
-    p = _dims_trace(tmp_path)
+def test_texts_interned_before_rows_are_rejected_follow_the_kept_rows(tmp_path):
+    # row 0: dims [[9]] with a negative duration (rejected); the kept rows: [[1]], [[9]], [[1]] — the scanner numbers
+    # [[9]] first (first seen, rejected row included), the kept rows' group numbers must still give their own texts
+    bad = K.replace('"dur": 2', '"dur": -2').replace('"correlation": 5', '"correlation": 5, "Input Dims": [[9]]')
+    rows = [bad] + [K.replace('"correlation": 5', f'"correlation": {i}, "Input Dims": [[{d}]]')
+                    for i, d in enumerate([1, 9, 1] * 700)]
+    p = tmp_path / "r.pt.trace.json"
+    p.write_text('{"traceEvents": [' + ",\n".join(rows) + "]}")
     slow, _ = load(p, False, 65536)
-    _colliding(monkeypatch, [S.H_DIMS, S.H_DIMSL, S.H_TYPES])
     fast, reader = load(p, True, 65536)
-    assert reader.scanned > 0  # names do not collide: the scanner reads the pieces, texts encoded one by one
+    assert reader.scanned > 0
     assert differences(slow, fast) is None
-    ev = fast.events
-    assert ev["input_dims"].astype(object).tolist()[5:7] == ["[[0, 2]]", "[[1, 2]]"]
-    assert ev["input_types"].astype(object).tolist()[:2] == ['["t0"]', '["t1"]']
+    assert fast.events["input_dims"].astype(object).tolist()[:3] == ["[[1]]", "[[9]]", "[[1]]"]

@@ -261,3 +261,18 @@ def test_without_numba_the_decoder_reads_everything(tmp_path, monkeypatch):
     tl, reader = _read(p, True, chunk=256)
     assert reader.scanned == 0 and reader.decoded > 0
     assert len(tl.events) == 50
+
+
+def test_the_second_scanning_thread_needs_the_scanner_two_cpus_and_no_opt_out(monkeypatch):
+    import os
+
+    from gpulens.collectors._kineto_fast import THREADS_ENV, piece_reader
+
+    r = piece_reader(lambda b: b, None)
+    monkeypatch.delenv(THREADS_ENV, raising=False)
+    r.on = False
+    assert r.wanted() is False  # msgspec path: nothing to scan ahead
+    r.on = True
+    assert r.wanted() is (len(os.sched_getaffinity(0)) >= 2)
+    monkeypatch.setenv(THREADS_ENV, "1")
+    assert r.wanted() is False

@@ -68,3 +68,94 @@ def test_in_string_by_quote_parity_on_the_line(text, nth, inside):
     for _ in range(nth + 1):  # the nth "}" of the text
         p = text.index(b"}", p + 1)
     assert _in_string(bytearray(text), 0, p) is inside
+
+
+class _Ahead:
+    """A second reader for two cores (the stream's ``ahead``): reads pieces by msgspec on the worker thread, but
+    refuses every third piece (as the scanner refuses rare content), so the stream must decode those itself."""
+
+    def __init__(self):
+        self.dec = msgspec.json.Decoder(list)
+        self.calls = self.refused = self.read = self.dropped = 0
+
+    def wanted(self):
+        return True
+
+    def read_ahead(self, buf):  # on the worker thread
+        self.calls += 1
+        if self.calls % 3 == 0:
+            return "refuse"
+        try:
+            return self.dec.decode(buf)
+        except msgspec.DecodeError:
+            return None
+
+    def result(self, buf, answer):  # back on the stream's thread
+        if answer == "refuse":
+            self.refused += 1
+            return None
+        if answer is not None:
+            self.read += 1
+        return answer
+
+    def drop(self, answer):
+        self.dropped += 1
+
+
+def _nested_events(n: int) -> list[dict]:
+    """Events whose args hold nested objects: a "}," inside an event (outside any string) is a cut candidate that
+    does not decode, so the two-piece cut must fall back to trying earlier candidates as the one-piece cut does."""
+    out = _events(n)
+    for i, e in enumerate(out):
+        if i % 2:
+            e["args"]["nested"] = {"a": {"b": i}, "c": [{"d": j} for j in range(40)]}  # mostly "}, {"
+    return out
+
+
+@pytest.mark.parametrize("indent", ["line", None])
+@pytest.mark.parametrize("chunk", [3000, 20000])
+@pytest.mark.parametrize("make", [_events, _nested_events])
+def test_two_pieces_at_once_yield_the_same_events_in_file_order(tmp_path, indent, chunk, make):
+    events = make(3000)
+    path = _write(tmp_path, events, indent)
+    dec = msgspec.json.Decoder(list)
+    ahead = _Ahead()
+    seen_threads = set()
+
+    def decode(buf):
+        import threading
+
+        seen_threads.add(threading.current_thread().name)
+        return dec.decode(buf)
+
+    got, pieces = [], 0
+    for piece in stream_pieces(path, decode, StreamInfo(), chunk_bytes=chunk, ahead=ahead):
+        if isinstance(piece, list):
+            got += piece
+            pieces += 1
+        else:
+            got += msgspec.json.decode(piece.doc)["traceEvents"] if not piece.array_form else []
+    assert got == events  # every event once, in file order, whichever reader read its piece
+    assert ahead.read >= 1 and (ahead.refused >= 1 or ahead.calls < 3)  # the worker's pieces, and refused ones
+    if make is _nested_events and chunk == 3000:
+        assert ahead.dropped >= 1  # a first cut inside an event: the worker's piece was dropped, cut again
+    assert seen_threads == {"MainThread"}  # decode_events itself never runs on the worker
+    assert pieces > ahead.read  # the pieces the worker read were yielded beside the main thread's
+
+
+@pytest.mark.parametrize("chunk", [3000, 20000, 1 << 20])
+@pytest.mark.parametrize("indent", ["line", 2])
+def test_malformed_text_is_located_by_line_and_column_of_the_file_wherever_the_cuts_fall(tmp_path, chunk, indent):
+    from gpulens.collectors.kineto import KinetoCollector
+
+    events = _events(1503)  # the last one named "plain": no brace in its name
+    good = _write(tmp_path, events, indent).read_bytes()
+    at = good.rindex(b"{", 0, good.rindex(b'"ph"'))  # before the last event, after many lines: a NUL is malformed
+    data = good[:at] + b"\x00" + good[at:]
+    p = tmp_path / "bad.pt.trace.json"
+    p.write_bytes(data)
+    line = data.count(b"\n", 0, at) + 1  # written by hand from the file: lines and columns count from 1
+    col = at - (data.rfind(b"\n", 0, at) + 1) + 1
+    tl = KinetoCollector().collect(p, strict=False, chunk_bytes=chunk)
+    (msg,) = [w for w in tl.meta.warnings if " at line " in w]
+    assert f"line {line}, column {col}:" in msg, msg

@@ -176,14 +176,21 @@ class TolerantDecoder:
 _BYTE_AT = re.compile(r"\(byte (\d+)\)|\(char (\d+)\)")
 
 
-def where(data: bytes, offset: int, context: int = 24) -> str:
+def where(data: bytes, offset: int, context: int = 24, base: tuple[int, int, int] | None = None) -> str:
     """``"line L, column C: … b'<bytes around offset>'"``: where a parser stopped, for one-line errors.
 
-    Line and column count from 1 (column in bytes); the bytes shown are those from the offending one on.
+    Line and column count from 1 (column in bytes); the bytes shown are those from the offending one on. ``base``
+    (``Tail.base`` of :mod:`._stream`): ``data`` is the file's first ``base[0]`` bytes followed by the text that
+    starts after ``base[1]`` newlines of the file, ``base[2]`` bytes into its line — lines and columns of the file.
     """
     offset = max(0, min(offset, len(data)))
-    line = data.count(b"\n", 0, offset) + 1
-    col = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+    if base is not None and offset >= base[0]:
+        last = data.rfind(b"\n", base[0], offset)
+        line = base[1] + data.count(b"\n", base[0], offset) + 1
+        col = offset - last if last >= 0 else base[2] + offset - base[0] + 1
+    else:
+        line = data.count(b"\n", 0, offset) + 1
+        col = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
     snippet = data[offset:offset + context]
     if not snippet:
         return f"line {line}, column {col}: the text ends there"
@@ -225,7 +232,7 @@ def repair(text: str) -> tuple[str, dict[str, int]]:
 _NEXT_EVENT = re.compile(r"[,\[\n]\s*(?=\{)")
 
 
-def recover(data: bytes, lenient: bool = False, deep: Any = None) -> tuple[dict[str, Any], list[dict[str, Any]], int | None, str | None,
+def recover(data: bytes, lenient: bool = False, deep: Any = None, base: tuple[int, int, int] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]], int | None, str | None,
                                                           dict[str, int]]:
     """Read every complete event of a trace whose JSON is cut or whose array lacks its closing ``]``.
 
@@ -234,6 +241,7 @@ def recover(data: bytes, lenient: bool = False, deep: Any = None) -> tuple[dict[
             the next event (each skip counts one dropped event in ``repairs["events dropped"]``).
         deep: a :class:`~gpulens.collectors._deep.DeepValues`: an event nested too deeply to parse has its deep
             values replaced by null (counted there) and is read again; without it, reading stops at that event.
+        base: ``data`` is the tail of a streamed file (``Tail.base``): the problem's line and column are the file's.
 
     Returns:
         (header, events, stop_offset, problem, repairs): ``header`` holds the top-level keys found
@@ -301,6 +309,6 @@ def recover(data: bytes, lenient: bool = False, deep: Any = None) -> tuple[dict[
             continue
         stop = len(text[:pos].encode("utf-8"))
         err_at = len(text[:at].encode("utf-8")) if bad.startswith("incomplete") else stop
-        problem = f"{bad} at {where(raw, err_at)}"
+        problem = f"{bad} at {where(raw, err_at, base=base)}"
         break
     return header, events, stop, problem, repairs

@@ -7,13 +7,13 @@ gives for the same events — the same column builder reads both. Anything it do
 None and the piece is decoded by msgspec as before: events of phases other than ``X`` and the skipped ones (``M``,
 ``B``/``E``, ``i``), escapes or non-ASCII bytes outside ``name``/``cat``, duplicate keys, ids that are not int64
 integer literals (strings, floats, booleans, 2^64), non-number ``flops``/occupancy values, collective args,
-``kernel_details``, a GPU row's ``kind`` arg that is no plain string, a hash collision between two names.
+``kernel_details``, a GPU row's ``kind`` arg that is no plain string.
 
-Strings are interned without a Python object per event: the scanner hashes each ``name``/``cat`` content and raw
-``Input Dims``/``Input type`` text (FNV-1a 64); the rows are grouped by hash (``np.unique``), every member's bytes
-are compared with its group's first member (a collision can never merge two names: the piece falls back), and one
-representative per group is decoded (plain ASCII directly; escapes by msgspec) and encoded in the accumulator's
-dictionaries in order of first appearance, as ``Dictionary.encode`` does.
+Strings are interned without a Python object per event, in the scan itself (:func:`._kineto_scan._intern`): each
+``name``/``cat`` content and raw ``Input Dims``/``Input type`` text is looked up by its FNV-1a 64 hash in a per-piece
+table and compared byte for byte with its group's first text while it is still in cache (two texts of one hash
+never merge: they are two groups); one text per group is decoded (plain ASCII directly; escapes by msgspec) and
+encoded in the accumulator's dictionaries in order of first appearance, as ``Dictionary.encode`` does.
 
 When it is used (:func:`piece_reader`): ``fast=True``/``False`` (``KinetoCollector.collect(..., fast=)``), else the
 environment variable ``GPULENS_KINETO_FAST`` (``1`` on, ``0`` off), else automatically for files of at least
@@ -24,6 +24,7 @@ loading its compiled cache costs more than it saves. Without numba (ImportError)
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any, Callable
 
 import msgspec
@@ -32,6 +33,8 @@ import numpy as np
 from gpulens.collectors._kineto_columns import Dictionary, us_text_to_ns
 
 ENV = "GPULENS_KINETO_FAST"
+#: ``1``: scan pieces on the calling thread only (see :meth:`piece_reader.wanted`)
+THREADS_ENV = "GPULENS_KINETO_THREADS"
 #: bytes of trace text from which the scanner is used when not forced. Measured (2 shared cores): importing numba
 #: and loading the compiled scanner from its cache ≈ 1.3 s CPU once; an 8 MiB piece then costs ≈ 0.2 s less than
 #: with msgspec (``analyze`` of a 123 MB trace: 4.3 s CPU with the scanner, 5.8 s without) — break-even near 7
@@ -56,6 +59,9 @@ class piece_reader:  # noqa: N801  (used as a function)
     when it is wanted (:func:`wanted`, decided at the first piece, when ``info.size_bytes`` is known), numba imports
     and the piece is read with certainty; ``decode(piece)`` otherwise (which raises msgspec errors as before).
 
+    It is also the stream's ``ahead`` reader: with the scanner on and two CPUs, :meth:`read_ahead` scans a second
+    piece on a worker thread (the scanner releases the GIL) while the first is read.
+
     Attributes:
         scanned, decoded: pieces read by the scanner / handed to ``decode`` so far.
     """
@@ -64,17 +70,57 @@ class piece_reader:  # noqa: N801  (used as a function)
         self.decode, self.info, self.force = decode, info, force
         self.on: bool | None = None
         self.scanned = self.decoded = 0
+        self._lock = threading.Lock()
+        self._refused: Any = None  # the last piece read_ahead could not read: not scanned again by __call__
 
     def __call__(self, buf: Any) -> Any:
         if self.on is None:
             self.on = wanted(self.force, self.info.size_bytes, self.info.compressed) and _available()
-        if self.on:
+        if self.on and buf is not self._refused:
             got = read_piece(buf)
             if got is not None:
-                self.scanned += 1
+                with self._lock:
+                    self.scanned += 1
                 return got
+        if buf is self._refused:
+            self._refused = None
         self.decoded += 1
         return self.decode(buf)
+
+    def wanted(self) -> bool:
+        """Whether a second piece should be scanned on a worker thread: the scanner is on, two CPUs are ours and the
+        environment variable :data:`THREADS_ENV` is not ``1`` (one thread)."""
+        if not self.on or os.environ.get(THREADS_ENV, "").strip() == "1":
+            return False
+        try:
+            cpus = len(os.sched_getaffinity(0))
+        except AttributeError:  # not on Linux
+            cpus = os.cpu_count() or 1
+        return cpus >= 2
+
+    def read_ahead(self, buf: Any) -> Any:
+        """Thread-safe, on the worker thread: the scan of ``buf`` into that thread's work matrices; :meth:`result`
+        (on the calling thread: the copies and Python objects are made there) gives the piece."""
+        from gpulens.collectors import _kineto_scan as S
+
+        return S.scan_only(buf)
+
+    def drop(self, scanned: Any) -> None:
+        """Forget what :meth:`read_ahead` scanned (its piece is cut again): the worker's matrices are cleared."""
+        from gpulens.collectors import _kineto_scan as S
+
+        S.scan_result(scanned)
+
+    def result(self, buf: Any, scanned: Any) -> Any:
+        """The piece :meth:`read_ahead` scanned, or None (then ``self(buf)`` decodes it without scanning it
+        again)."""
+        got = read_piece(buf, scanned)
+        if got is None:
+            self._refused = buf
+            return None
+        with self._lock:
+            self.scanned += 1
+        return got
 
 
 def _available() -> bool:
@@ -89,54 +135,34 @@ class _Fallback(Exception):
     """The piece cannot be read with certainty."""
 
 
-def _groups(S: Any, buf: np.ndarray, s: np.ndarray, e: np.ndarray, h: np.ndarray, present: np.ndarray):
-    """Rows with ``present`` grouped by the bytes of their spans: (representative row per group in order of first
-    appearance, group number per row or -1). Raises _Fallback on a hash collision."""
-    gid = np.full(len(s), -1, dtype=np.int64)
-    idx = np.flatnonzero(present)
-    if not len(idx):
-        return idx, gid
-    _, first, inv = np.unique(h[idx], return_index=True, return_inverse=True)
-    inv = inv.ravel()
-    rep = idx[first]
-    if not S.spans_equal(buf, s[idx], e[idx], s[rep][inv], e[rep][inv]):
-        raise _Fallback
-    order = np.argsort(first, kind="stable")
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    gid[idx] = rank[inv]
-    return rep[order], gid
-
-
-def _strings(S: Any, data: bytes, arr: np.ndarray, I: np.ndarray, H: np.ndarray, fs: int, hcol: int):
-    """A name/cat field: (decoded value per group, group per row or -1)."""
-    t = I[fs + 2]
-    reps, gid = _groups(S, arr, I[fs], I[fs + 1], H[hcol], (t == S.T_GOOD) | (t == S.T_ESCAPED))
+def _strings(data: bytes, I: np.ndarray, gcol: int, spans: tuple):
+    """A name/cat field: (decoded value per group, group per row or -1) from the scanner's interning (its groups
+    are numbered in order of first appearance, each group's first row gives the text)."""
     values = []
-    for r in reps.tolist():
-        a, b = int(I[fs, r]), int(I[fs + 1, r])
-        if t[r] == S.T_GOOD:
-            values.append(data[a:b].decode("ascii"))
-        else:
+    for a, b in zip(spans[0].tolist(), spans[1].tolist()):
+        text = data[a:b]
+        if text.isascii() and b"\\" not in text:
+            values.append(text.decode("ascii"))
+        else:  # escapes or non-ASCII bytes (T_ESCAPED): decoded as msgspec decodes them
             try:
                 v = msgspec.json.decode(data[a - 1:b + 1])
             except msgspec.DecodeError:
                 raise _Fallback from None
             values.append(v)
-    return values, gid
+    return values, I[gcol]
 
 
 class ScannedPiece:
     """One piece read by the scanner: its bytes, the per-row fields, the names and categories grouped.
 
     Attributes:
-        data: the piece's bytes; I, H, D: the scanner's field, hash and float matrices (one row per field, one
-        column per ``X`` event in file order, see :func:`._kineto_scan.scan`); names, cats: (decoded value per
-        group, group per event or -1).
+        data: the piece's bytes; I, D: the scanner's field and float matrices (one row per field, one column per
+        ``X`` event in file order), texts: the spans of its interned texts' groups (see
+        :func:`._kineto_scan.scan`); names, cats: (decoded value per group, group per event or -1).
     """
 
-    def __init__(self, data: bytes, I: np.ndarray, H: np.ndarray, D: np.ndarray, names: tuple, cats: tuple) -> None:
-        self.data, self.I, self.H, self.D, self.names, self.cats = data, I, H, D, names, cats
+    def __init__(self, data: bytes, I: np.ndarray, D: np.ndarray, texts: list, names: tuple, cats: tuple) -> None:
+        self.data, self.I, self.D, self.texts, self.names, self.cats = data, I, D, texts, names, cats
 
     def rows(self) -> "ScannedRows":
         """The row source for :meth:`gpulens.collectors._kineto_acc.Accumulator.add`."""
@@ -148,8 +174,9 @@ _READ_ALL = ("CORR_T", "EXT_T", "EXTL_T", "REGS_T", "SMEM_T", "RANK_T", "RANKC_T
 _READ_GPU = ("DEV_T", "STREAM_T", "BYTES_T", "BPS_T", "WPS_T", "OCC_T", "KIND_T")
 
 
-def read_piece(buf: Any) -> ScannedPiece | None:
-    """Scan one JSON array of events; None when the piece must be decoded by msgspec (module docstring)."""
+def read_piece(buf: Any, scanned: Any = None) -> ScannedPiece | None:
+    """Scan one JSON array of events; None when the piece must be decoded by msgspec (module docstring).
+    ``scanned``: :func:`._kineto_scan.scan_only`'s result for ``buf`` when it was scanned on another thread."""
     from gpulens.collectors import _kineto_scan as S
 
     global _GPU_CATEGORIES
@@ -157,15 +184,14 @@ def read_piece(buf: Any) -> ScannedPiece | None:
         from gpulens.collectors._kineto_acc import GPU_CATEGORIES
 
         _GPU_CATEGORIES = GPU_CATEGORIES
-    status, I, H, D = S.scan(buf)
+    status, I, D, texts = S.scan(buf) if scanned is None else S.scan_result(scanned)
     if status != S.OK:
         return None
     data = bytes(buf)
-    arr = np.frombuffer(data, dtype=np.uint8)
     F = S.F
     try:
-        names = _strings(S, data, arr, I, H, F["NAME_S"], S.H_NAME)
-        cats = _strings(S, data, arr, I, H, F["CAT_S"], S.H_CAT)
+        names = _strings(data, I, F["NAME_G"], texts[S.T_NAMES])
+        cats = _strings(data, I, F["CAT_G"], texts[S.T_CATS])
     except _Fallback:
         return None
     if not all(isinstance(v, str) for v in names[0] + cats[0]):
@@ -178,7 +204,7 @@ def read_piece(buf: Any) -> ScannedPiece | None:
     gpu = gpu_cat[cats[1]]
     if gpu.any() and any((I[F[f]][gpu] == S.T_OTHER).any() for f in _READ_GPU):
         return None
-    return ScannedPiece(data, I, H, D, names, cats)
+    return ScannedPiece(data, I, D, texts, names, cats)
 
 
 _IDS = {"pid": "PID", "tid": "TID", "correlation": "CORR", "external_id": "EXT", "device": "DEV",
@@ -196,7 +222,7 @@ class ScannedRows:
         from gpulens.collectors import _kineto_scan as S
 
         self.S, self.F = S, S.F
-        self.data, self.I, self.H, self.D = piece.data, piece.I, piece.H, piece.D
+        self.data, self.I, self.D, self.texts = piece.data, piece.I, piece.D, piece.texts
         self.arr = np.frombuffer(self.data, dtype=np.uint8)
         self._names, self._cats = piece.names, piece.cats
         self.n = self.I.shape[1]
@@ -240,7 +266,7 @@ class ScannedRows:
 
     def keep(self, good: np.ndarray | None) -> None:
         if good is not None:
-            self.I, self.H, self.D = self.I[:, good], self.H[:, good], self.D[:, good]
+            self.I, self.D = self.I[:, good], self.D[:, good]
         self.n = self.I.shape[1]
 
     def set_gpu(self, gi: np.ndarray) -> None:
@@ -273,24 +299,13 @@ class ScannedRows:
         return out
 
     def text_codes(self, dictionary: Dictionary, key: str) -> np.ndarray:
-        F, S, I, H = self.F, self.S, self.I, self.H
-        if key == "input_dims":  # "Input Dims", else the legacy "Input dims"
-            new = I[F["DIMS_T"]] == S.T_GOOD
-            s = np.where(new, I[F["DIMS_S"]], I[F["DIMSL_S"]])
-            e = np.where(new, I[F["DIMS_E"]], I[F["DIMSL_E"]])
-            h = np.where(new, H[S.H_DIMS], H[S.H_DIMSL])
-            present = new | (I[F["DIMSL_T"]] == S.T_GOOD)
-        else:
-            s, e, h = I[F["TYPES_S"]], I[F["TYPES_E"]], H[S.H_TYPES]
-            present = I[F["TYPES_T"]] == S.T_GOOD
-        try:
-            reps, gid = _groups(S, self.arr, s, e, h, present)
-        except _Fallback:  # a hash collision between two texts: encode them one by one
-            vals = np.full(len(s), None, dtype=object)
-            for i in np.flatnonzero(present).tolist():
-                vals[i] = self.data[int(s[i]):int(e[i])]
-            return dictionary.encode(vals)
-        values = [self.data[int(s[r]):int(e[r])] for r in reps.tolist()]
+        F, S = self.F, self.S
+        t = S.T_DIMS if key == "input_dims" else S.T_TYPES  # "Input Dims", else the legacy "Input dims"
+        gid = self.I[F["TEXT_DIMS_G" if key == "input_dims" else "TYPES_G"]]
+        starts, ends = self.texts[t]
+        # every group of the piece is encoded, also one seen only in rows keep() dropped: a Dictionary's unused
+        # values never show (categorical() keeps the codes used, in sorted order)
+        values = [self.data[a:b] for a, b in zip(starts.tolist(), ends.tolist())]
         return self._codes(dictionary, (values, gid))
 
     def dim3(self, key: str) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -8,13 +8,15 @@ bytes outside ``name``/``cat``, ids that are not int64 literals, values nested p
 may overflow float64 (msgspec drops the event where it decodes one), invalid JSON)
 answers :data:`FALLBACK` and the caller reads the piece with msgspec as before.
 
-Per row, ``I[field, row]`` (int64) holds the fields named ``F_*``; a ``*_T`` field is the value's type:
+Per event row ``r``, ``I[r, field]`` (int64, row-major while scanning; :func:`scan` hands out field × row copies)
+holds the fields named ``F_*``; a ``*_T`` field is the value's type:
 :data:`T_ABSENT`, :data:`T_NULL`, :data:`T_GOOD` (an int64 integer literal, a plain ASCII string, a regular time,
 a ``[x, y, z]`` of int64 literals, a float exact by :func:`_float` — by field), :data:`T_SLOW` (a number
 left to numpy's string parsing), :data:`T_OTHER` (valid JSON of another type) or
 :data:`T_ESCAPED` (a ``name``/``cat`` string with escapes or non-ASCII bytes, decoded apart; a ``kind`` string
-with them is T_OTHER). ``H[h, row]`` (uint64) holds FNV-1a
-64-bit hashes of the name/cat contents and of the raw ``Input Dims``/``Input type`` texts.
+with them is T_OTHER). ``H[r, h]`` (uint64) holds FNV-1a
+64-bit hashes of the name/cat contents and of the raw ``Input Dims``/``Input type`` texts, by which the texts are
+interned (:func:`_intern`: ``*_G`` fields).
 
 Times: a regular number (``-?digits[.d{1,3}]``, integer part below 9.2e15 µs) is converted exactly to ns here; any
 other value is left to :func:`gpulens.collectors._kineto_columns.us_text_to_ns` through its span.
@@ -39,12 +41,17 @@ _FIELDS = ("NAME_S", "NAME_E", "NAME_T", "CAT_S", "CAT_E", "CAT_T", "PID_V", "PI
            "GRID_X", "GRID_Y", "GRID_Z", "GRID_T", "BLOCK_X", "BLOCK_Y", "BLOCK_Z", "BLOCK_T",
            "FLOPS_S", "FLOPS_E", "FLOPS_T", "BPS_S", "BPS_E", "BPS_T", "WPS_S", "WPS_E", "WPS_T",
            "OCC_S", "OCC_E", "OCC_T", "DIMS_S", "DIMS_E", "DIMS_T", "DIMSL_S", "DIMSL_E", "DIMSL_T",
-           "TYPES_S", "TYPES_E", "TYPES_T", "KIND_S", "KIND_E", "KIND_T", "COLL_T", "KD_T")
+           "TYPES_S", "TYPES_E", "TYPES_T", "KIND_S", "KIND_E", "KIND_T", "COLL_T", "KD_T",
+           "NAME_G", "CAT_G", "TEXT_DIMS_G", "TYPES_G")
 F = {f: i for i, f in enumerate(_FIELDS)}
 globals().update({"F_" + f: i for f, i in F.items()})  # F_NAME_S... : compile-time constants of the kernel
 NF = len(_FIELDS)
 H_NAME, H_CAT, H_DIMS, H_DIMSL, H_TYPES = range(5)
 NH = 5
+#: interning tables (see :func:`_intern`): names, categories, ``Input Dims`` texts (else the legacy ``Input dims``),
+#: ``Input type`` texts
+T_NAMES, T_CATS, T_DIMS, T_TYPES = range(4)
+NT = 4
 
 # key ids: top-level keys, then args keys read from X events
 _TOP_KEYS = (b"ph", b"cat", b"name", b"pid", b"tid", b"ts", b"dur", b"args")
@@ -455,13 +462,13 @@ def _int_value(buf, p, n, stack, I, fv, ft, r):
         if q < 0:
             return q, -1
         if is_int:
-            I[fv, r] = v
-            I[ft, r] = T_GOOD
+            I[r, fv] = v
+            I[r, ft] = T_GOOD
         else:
-            I[ft, r] = T_OTHER
+            I[r, ft] = T_OTHER
         return q, (1 if _huge(buf, p, q) else 0)
     q, st = _skip(buf, p, n, stack)
-    I[ft, r] = T_NULL if (q - p == 4 and c == 110) else T_OTHER
+    I[r, ft] = T_NULL if (q - p == 4 and c == 110) else T_OTHER
     return q, st
 
 
@@ -480,17 +487,17 @@ def _dim3(buf, p, n, stack, I, fx, ft, r):
             if q < 0 or not is_int:
                 good = False
                 break
-            I[fx + j, r] = v
+            I[r, fx + j] = v
             q = _ws(buf, q, n)
             if q >= n or buf[q] != (93 if j == 2 else 44):
                 good = False
                 break
             q += 1
         if good:
-            I[ft, r] = T_GOOD
+            I[r, ft] = T_GOOD
             return q, 0
     q, st = _skip(buf, p, n, stack)
-    I[ft, r] = T_NULL if (q - p == 4 and buf[p] == 110) else T_OTHER
+    I[r, ft] = T_NULL if (q - p == 4 and buf[p] == 110) else T_OTHER
     return q, st
 
 
@@ -537,23 +544,23 @@ def _args(buf, p, n, stack, I, H, D, r, slots, data, offs, seen):
                     p, how, v = _float(buf, p, n)
                     if p < 0:
                         return 0, -1
-                    D[k - 12, r] = v
-                    I[fs + 2, r] = T_GOOD if how == 0 else (T_SLOW if how == 1 and p - q <= 30 else T_OTHER)
+                    D[r, k - 12] = v
+                    I[r, fs + 2] = T_GOOD if how == 0 else (T_SLOW if how == 1 and p - q <= 30 else T_OTHER)
                     if _huge(buf, q, p):  # any spelling that may overflow (0.83e309 is left to numpy: inf)
                         return p, 1
                 else:
                     p, st = _skip(buf, p, n, stack)
-                    I[fs + 2, r] = T_NULL if (p - q == 4 and c == 110) else T_OTHER
-                I[fs, r] = q
-                I[fs + 1, r] = p
+                    I[r, fs + 2] = T_NULL if (p - q == 4 and c == 110) else T_OTHER
+                I[r, fs] = q
+                I[r, fs + 1] = p
             elif k < 19:
                 fs = F_RAW_S[k - 16]
                 q = p
                 p, st = _skip(buf, p, n, stack)
-                I[fs, r] = q
-                I[fs + 1, r] = p
-                I[fs + 2, r] = T_GOOD
-                H[H_DIMS + k - 16, r] = _span_hash(buf, q, p)
+                I[r, fs] = q
+                I[r, fs + 1] = p
+                I[r, fs + 2] = T_GOOD
+                H[r, H_DIMS + k - 16] = _span_hash(buf, q, p)
             elif k == 19:  # kind: a plain string is kept (its span), any other value is T_OTHER
                 c = buf[p]
                 q = p
@@ -561,18 +568,18 @@ def _args(buf, p, n, stack, I, H, D, r, slots, data, offs, seen):
                     p, fl, _ = _string(buf, p, n)
                     if p < 0:
                         return 0, -1
-                    I[F_KIND_S, r] = q + 1
-                    I[F_KIND_E, r] = p - 1
-                    I[F_KIND_T, r] = T_OTHER if fl else T_GOOD
+                    I[r, F_KIND_S] = q + 1
+                    I[r, F_KIND_E] = p - 1
+                    I[r, F_KIND_T] = T_OTHER if fl else T_GOOD
                 else:
                     p, st = _skip(buf, p, n, stack)
-                    I[F_KIND_T, r] = T_NULL if (p - q == 4 and c == 110) else T_OTHER
+                    I[r, F_KIND_T] = T_NULL if (p - q == 4 and c == 110) else T_OTHER
             else:
                 ft = F_COLL_T + k - 20
                 c = buf[p]
                 q = p
                 p, st = _skip(buf, p, n, stack)
-                I[ft, r] = T_NULL if (p - q == 4 and c == 110) else T_GOOD
+                I[r, ft] = T_NULL if (p - q == 4 and c == 110) else T_GOOD
         if st != 0:
             return p, st
         p = _ws(buf, p, n)
@@ -585,6 +592,65 @@ def _args(buf, p, n, stack, I, H, D, r, slots, data, offs, seen):
         p = _ws(buf, p + 1, n)
 
 
+@njit(cache=True)
+def _intern(buf, s, e, h, t, slots, gs, ge, gh, gslot, ngroups, mask):
+    """Group number of the text ``buf[s:e]`` (hash ``h``) in interning table ``t``, a new one (the next number: groups
+    are numbered in order of first appearance) for a text not seen in this piece.
+
+    Open addressing on ``h & mask`` (``mask`` is all ones but in tests, where 0 makes every text collide); a slot is
+    a match only when the stored hash, the length and every byte are equal, so two texts of one hash never merge —
+    a collision only costs one more probe. ``gs``/``ge``: span of each group's first text; ``gslot``: its slot."""
+    size = slots.shape[1]
+    hm = h & mask
+    i = np.int64(hm & np.uint64(size - 1))
+    while True:
+        g = slots[t, i]
+        if g < 0:
+            g = ngroups[t]
+            ngroups[t] = g + 1
+            slots[t, i] = g
+            gs[t, g] = s
+            ge[t, g] = e
+            gh[t, g] = hm
+            gslot[t, g] = i
+            return g
+        if gh[t, g] == hm and ge[t, g] - gs[t, g] == e - s:
+            a = gs[t, g]
+            same = True
+            if a != s:
+                for j in range(e - s):
+                    if buf[a + j] != buf[s + j]:
+                        same = False
+                        break
+            if same:
+                return g
+        i = (i + 1) & (size - 1)
+
+
+@njit(cache=True)
+def _intern_row(buf, I, H, r, slots, gs, ge, gh, gslot, ngroups, mask):
+    """Intern the name, category, input dims and input type texts of ``X`` row ``r`` (``*_G`` fields, -1: none)."""
+    for t, fs, hc, fg in ((T_NAMES, F_NAME_S, H_NAME, F_NAME_G), (T_CATS, F_CAT_S, H_CAT, F_CAT_G)):
+        ty = I[r, fs + 2]
+        if ty == T_GOOD or ty == T_ESCAPED:
+            I[r, fg] = _intern(buf, I[r, fs], I[r, fs + 1], H[r, hc], t, slots, gs, ge, gh, gslot, ngroups, mask)
+        else:
+            I[r, fg] = -1
+    if I[r, F_DIMS_T] == T_GOOD:  # "Input Dims", else the legacy "Input dims"
+        I[r, F_TEXT_DIMS_G] = _intern(buf, I[r, F_DIMS_S], I[r, F_DIMS_E], H[r, H_DIMS], T_DIMS, slots, gs, ge, gh,
+                                      gslot, ngroups, mask)
+    elif I[r, F_DIMSL_T] == T_GOOD:
+        I[r, F_TEXT_DIMS_G] = _intern(buf, I[r, F_DIMSL_S], I[r, F_DIMSL_E], H[r, H_DIMSL], T_DIMS, slots, gs, ge,
+                                      gh, gslot, ngroups, mask)
+    else:
+        I[r, F_TEXT_DIMS_G] = -1
+    if I[r, F_TYPES_T] == T_GOOD:
+        I[r, F_TYPES_G] = _intern(buf, I[r, F_TYPES_S], I[r, F_TYPES_E], H[r, H_TYPES], T_TYPES, slots, gs, ge, gh,
+                                  gslot, ngroups, mask)
+    else:
+        I[r, F_TYPES_G] = -1
+
+
 F_INT_V = np.array([F[f + "_V"] for f in _INT_ARG_FIELDS], dtype=np.int64)
 F_FLOAT_S = np.array([F[f + "_S"] for f in _FLOAT_ARG_FIELDS], dtype=np.int64)
 F_RAW_S = np.array([F[f + "_S"] for f in _RAW_ARG_FIELDS], dtype=np.int64)
@@ -592,11 +658,12 @@ _SKIPPED_SET = np.zeros(256, dtype=np.bool_)
 _SKIPPED_SET[np.frombuffer(SKIPPED, dtype=np.uint8)] = True
 
 
-@njit(cache=True)
-def _scan(buf, I, H, D, tslots, tdata, toffs, aslots, adata, aoffs, skipped):
+@njit(cache=True, nogil=True)
+def _scan(buf, I, H, D, tslots, tdata, toffs, aslots, adata, aoffs, skipped, slots, gs, ge, gh, gslot, ngroups,
+          mask):
     """See :func:`scan`; returns (status, rows)."""
     n = len(buf)
-    cap = I.shape[1]
+    cap = I.shape[0]
     stack = np.zeros(MAX_DEPTH + 1, dtype=np.uint8)
     seen = np.zeros(len(aoffs), dtype=np.bool_)
     tseen = np.zeros(len(toffs), dtype=np.bool_)
@@ -662,16 +729,16 @@ def _scan(buf, I, H, D, tslots, tdata, toffs, aslots, adata, aoffs, skipped):
                     if p < 0:
                         return FALLBACK, r
                     if fl & 2 or fl & 4 or fl & 1:
-                        I[fs + 2, r] = T_ESCAPED
+                        I[r, fs + 2] = T_ESCAPED
                     else:
-                        I[fs + 2, r] = T_GOOD
-                    I[fs, r] = q + 1
-                    I[fs + 1, r] = p - 1
-                    H[H_CAT if k == 1 else H_NAME, r] = h
+                        I[r, fs + 2] = T_GOOD
+                    I[r, fs] = q + 1
+                    I[r, fs + 1] = p - 1
+                    H[r, H_CAT if k == 1 else H_NAME] = h
                 else:
                     q = p
                     p, st = _skip(buf, p, n, stack)
-                    I[fs + 2, r] = T_NULL if (p - q == 4 and c == 110) else T_OTHER
+                    I[r, fs + 2] = T_NULL if (p - q == 4 and c == 110) else T_OTHER
             elif k == 3 or k == 4:  # pid, tid
                 fv = F_PID_V if k == 3 else F_TID_V
                 p, st = _int_value(buf, p, n, stack, I, fv, fv + 1, r)
@@ -682,20 +749,20 @@ def _scan(buf, I, H, D, tslots, tdata, toffs, aslots, adata, aoffs, skipped):
                     p, _, _, ns, regular = _number(buf, p, n)
                     if p < 0:
                         return FALLBACK, r
-                    I[fv, r] = ns
-                    I[fv + 1, r] = T_GOOD if regular else T_OTHER
+                    I[r, fv] = ns
+                    I[r, fv + 1] = T_GOOD if regular else T_OTHER
                 else:
                     p, st = _skip(buf, p, n, stack)
-                    I[fv + 1, r] = T_OTHER
-                I[fv + 2, r] = q
-                I[fv + 3, r] = p
+                    I[r, fv + 1] = T_OTHER
+                I[r, fv + 2] = q
+                I[r, fv + 3] = p
             else:  # args
                 if c == 123:
                     p, st = _args(buf, p, n, stack, I, H, D, r, aslots, adata, aoffs, seen)
-                    I[F_ARGS_T, r] = T_GOOD
+                    I[r, F_ARGS_T] = T_GOOD
                 elif c == 110 and p + 3 < n and buf[p + 1] == 117 and buf[p + 2] == 108 and buf[p + 3] == 108:
                     p += 4
-                    I[F_ARGS_T, r] = T_NULL
+                    I[r, F_ARGS_T] = T_NULL
                 else:
                     return FALLBACK, r
             if st != 0:
@@ -712,17 +779,18 @@ def _scan(buf, I, H, D, tslots, tdata, toffs, aslots, adata, aoffs, skipped):
         if phase == 0:
             return FALLBACK, r
         if phase == 1:
-            if I[F_NAME_T, r] == T_OTHER or I[F_CAT_T, r] == T_OTHER or I[F_PID_T, r] == T_OTHER \
-                    or I[F_TID_T, r] == T_OTHER:
+            if I[r, F_NAME_T] == T_OTHER or I[r, F_CAT_T] == T_OTHER or I[r, F_PID_T] == T_OTHER \
+                    or I[r, F_TID_T] == T_OTHER:
                 return FALLBACK, r
+            _intern_row(buf, I, H, r, slots, gs, ge, gh, gslot, ngroups, mask)
             r += 1
         else:  # a skipped event wrote into row r: clear it for the next event
-            for j in range(I.shape[0]):
-                I[j, r] = 0
-            for j in range(H.shape[0]):
-                H[j, r] = 0
-            for j in range(D.shape[0]):
-                D[j, r] = 0.0
+            for j in range(I.shape[1]):
+                I[r, j] = 0
+            for j in range(H.shape[1]):
+                H[r, j] = 0
+            for j in range(D.shape[1]):
+                D[r, j] = 0.0
         p = _ws(buf, p, n)
         if p >= n:
             return FALLBACK, r
@@ -738,6 +806,9 @@ class _Work(threading.local):
     """Per-thread output matrices of :func:`_scan`, reused from piece to piece (fresh ones would cost a page fault
     per 4 kB written); every cell written is cleared after its rows are copied out.
 
+    Row-major (one row of :data:`NF` cells per event): an event's cells share a few cache lines and one page; with
+    one matrix row per field each event touched ~80 pages (more than the L1 TLB holds) — 20 % slower.
+
     Sized to the rows expected (1.25 × the last piece's, or the count of ``"ph"`` keys for the first piece), not to
     an upper bound: each field's row is written from its start, and with transparent huge pages a field row far
     longer than what is written would still become resident 2 MB at a time (an 8 MB piece made 80 MB resident)."""
@@ -752,62 +823,98 @@ class _Work(threading.local):
             return max(16, bytes(buf).count(b'"ph"') + 1)
         return max(16, min(n // 8, self.last + self.last // 4 + 1024))
 
-    def get(self, cap: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def get(self, cap: int) -> tuple[np.ndarray, ...]:
+        """(I, H, D, slots, gs, ge, gh, gslot, ngroups) for ``cap`` rows: the field matrices and the interning
+        tables of :func:`_intern` (slots: a power of two ≥ 2 × rows, all -1 between pieces)."""
         if cap > self.cap or 2 * cap < self.cap:
             self.cap = cap
-            # rows of an odd number of cells: fields a power of two apart would share cache sets (each event
-            # writes one cell of every field) and evict each other
             cells = cap | 1
-            self.I = np.zeros((NF, cells), dtype=np.int64)
-            self.H = np.zeros((NH, cells), dtype=np.uint64)
-            self.D = np.zeros((4, cells), dtype=np.float64)
-        return self.I, self.H, self.D
+            self.I = np.zeros((cells, NF), dtype=np.int64)
+            self.H = np.zeros((cells, NH), dtype=np.uint64)
+            self.D = np.zeros((cells, 4), dtype=np.float64)
+            size = 1 << (2 * cells - 1).bit_length()
+            self.tables = (np.full((NT, size), -1, dtype=np.int64), np.zeros((NT, cells), dtype=np.int64),
+                           np.zeros((NT, cells), dtype=np.int64), np.zeros((NT, cells), dtype=np.uint64),
+                           np.zeros((NT, cells), dtype=np.int64), np.zeros(NT, dtype=np.int64))
+        return (self.I, self.H, self.D) + self.tables
 
 
 _WORK = _Work()
 
 
-def scan(buf: bytes | bytearray | memoryview) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-    """Scan a JSON array of events (bytes).
+@njit(cache=True, nogil=True)
+def _columns(M, rows):
+    """The first ``rows`` rows of the row-major ``M`` as a field × row matrix, copied 64 rows at a time (numpy's
+    transposing copy walks each field down all rows: a cache miss per cell; this is about 2× faster)."""
+    nf = M.shape[1]
+    out = np.empty((nf, rows), dtype=M.dtype)
+    for r0 in range(0, rows, 64):
+        r1 = min(rows, r0 + 64)
+        for f in range(nf):
+            for r in range(r0, r1):
+                out[f, r] = M[r, f]
+    return out
+
+
+#: the hash bits the interning tables use: all but in tests (0 makes every text collide, see :func:`_intern`)
+HASH_MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+def scan(buf: bytes | bytearray | memoryview) -> tuple[int, np.ndarray, np.ndarray, list]:
+    """Scan a JSON array of events (bytes): :func:`scan_only` then :func:`scan_result`.
 
     Returns:
-        (status, I, H, D): :data:`OK` with, per ``X`` event in file order, ``I`` (int64, :data:`NF` fields × rows),
-        ``H`` (uint64, :data:`NH` hashes × rows) and ``D`` (float64, the 4 float args ``flops``, ``blocks per SM``,
-        ``warps per SM``, ``est. achieved occupancy %`` × rows, valid where their type is T_GOOD); or
-        :data:`FALLBACK` (empty arrays) when the piece must be read by msgspec.
+        (status, I, D, texts): :data:`OK` with, per ``X`` event in file order, ``I`` (int64, :data:`NF` fields ×
+        rows; ``NAME_G``/``CAT_G``/``TEXT_DIMS_G``/``TYPES_G``: the row's group in interning table
+        ``T_NAMES``/``T_CATS``/``T_DIMS``/``T_TYPES``, -1 for none), ``D`` (float64, the 4 float args ``flops``,
+        ``blocks per SM``, ``warps per SM``, ``est. achieved occupancy %`` × rows, valid where their type is
+        T_GOOD) and ``texts`` (per table, (start, end) byte offsets of each group's text, by group number — groups
+        are numbered in order of first appearance); or :data:`FALLBACK` (empty arrays) when the piece must be read
+        by msgspec.
     """
+    return scan_result(scan_only(buf))
+
+
+def scan_only(buf: bytes | bytearray | memoryview) -> tuple:
+    """The scan itself, into this thread's work matrices (no other memory allocated: a worker thread that
+    allocated and freed a piece's worth of memory each time would page-fault it all again, glibc trimming its
+    arena): (status, rows, work matrices) for :func:`scan_result`, which must run before this thread scans again."""
     arr = np.frombuffer(buf, dtype=np.uint8)
     cap = _WORK.want(buf, len(arr))
     while True:
-        I, H, D = _WORK.get(cap)
-        status, rows = _scan(arr, I, H, D, *TOP_TABLE, *ARG_TABLE, _SKIPPED_SET)
-        used = min(rows + 1, I.shape[1])
-        out = (I[:, :rows].copy(), H[:, :rows].copy(), D[:, :rows].copy()) if status == OK else None
-        I[:, :used] = 0
-        H[:, :used] = 0
-        D[:, :used] = 0
-        if status == FULL:
-            cap = 2 * I.shape[1]
-            continue
-        if out is None:
-            return FALLBACK, I[:, :0].copy(), H[:, :0].copy(), D[:, :0].copy()
-        _WORK.last = rows
-        return (OK,) + out
+        work = _WORK.get(cap)
+        status, rows = _scan(arr, *work[:3], *TOP_TABLE, *ARG_TABLE, _SKIPPED_SET, *work[3:], HASH_MASK)
+        if status != FULL:
+            if status == OK:
+                _WORK.last = rows
+            return status, rows, work
+        _clear(work, rows)
+        cap = 2 * work[0].shape[0]
 
 
-@njit(cache=True)
-def spans_equal(buf, s, e, rs, re):
-    """Whether every span ``buf[s[i]:e[i]]`` has the bytes of ``buf[rs[i]:re[i]]``."""
-    for i in range(len(s)):
-        if e[i] - s[i] != re[i] - rs[i]:
-            return False
-        a, b = s[i], rs[i]
-        if a == b:
-            continue
-        for j in range(e[i] - s[i]):
-            if buf[a + j] != buf[b + j]:
-                return False
-    return True
+def _clear(work: tuple, rows: int) -> None:
+    """Reset the cells and interning tables a scan of ``rows`` rows wrote."""
+    I, H, D, slots, gs, ge, gh, gslot, ng = work
+    used = min(rows + 1, I.shape[0])
+    I[:used] = 0
+    H[:used] = 0
+    D[:used] = 0
+    for t in range(NT):
+        slots[t, gslot[t, :ng[t]]] = -1
+    ng[:] = 0
+
+
+def scan_result(scanned: tuple) -> tuple[int, np.ndarray, np.ndarray, list]:
+    """:func:`scan`'s result from :func:`scan_only`'s (copied out of the work matrices, which are then cleared)."""
+    status, rows, work = scanned
+    I, H, D, slots, gs, ge, gh, gslot, ng = work
+    if status == OK:
+        out = (_columns(I, rows), _columns(D, rows), [(gs[t, :ng[t]].copy(), ge[t, :ng[t]].copy())
+                                                       for t in range(NT)])
+    _clear(work, rows)
+    if status != OK:
+        return FALLBACK, np.zeros((NF, 0), dtype=np.int64), np.zeros((4, 0)), []
+    return (OK,) + out
 
 
 @njit(cache=True)

@@ -103,6 +103,63 @@ def _in_string(buf: bytearray, start: int, p: int) -> bool:
     return seg.count(b'"') % 2 == 1
 
 
+def _candidate(buf: bytearray, start: int, end: int) -> tuple[int, int] | None:
+    """The last cut candidate before ``end``: (index of a top-level-looking ``}``, index of the ``,`` after it) with
+    the ``}`` outside a string (:func:`_in_string`), within the last :data:`_MAX_TRIES` ``},``; None when none."""
+    tries = 0
+    while tries < _MAX_TRIES:
+        p = buf.rfind(b"}", start, end)
+        if p < 0:
+            return None
+        q = p + 1
+        n = len(buf)
+        while q < n and buf[q] in _WS:
+            q += 1
+        if q >= n or buf[q] != 0x2C:
+            end = p
+            continue
+        tries += 1
+        if not _in_string(buf, start, p):
+            return p, q
+        end = p
+    return None
+
+
+def _piece(buf: bytearray, start: int, p: int) -> bytearray:
+    """``buf[start:p + 2]`` as a JSON array: its first byte (``[`` or ``,``) made ``[`` and its last ``]``."""
+    piece = buf[start:p + 2]
+    piece[0] = 0x5B
+    piece[-1] = 0x5D
+    return piece
+
+
+def _cut_two(buf: bytearray, start: int, half: int, decode: Callable[[bytes], Any], ahead: Any,
+             pool: Any) -> list[tuple[Any, int]]:
+    """Two pieces at once: the first (about ``half`` bytes) decoded here while ``ahead.read_ahead`` reads the
+    second (the rest of ``buf``) on the worker thread of ``pool``. Returns [(events, index of the ``,`` where the
+    next piece starts)] for the pieces read — empty when the first does not decode at its cut (the caller then cuts
+    as without ``ahead``), only the first when the second could not be read here. ``ahead.result(piece,
+    read_ahead's answer)`` turns the worker's answer into the piece here (None: decode it as usual)."""
+    c1 = _candidate(buf, start, start + half)
+    c2 = _candidate(buf, c1[1], len(buf)) if c1 is not None else None
+    if c2 is None:
+        return []
+    second = _piece(buf, c1[1], c2[0])
+    fut = pool.submit(ahead.read_ahead, second)
+    try:
+        first = decode(_piece(buf, start, c1[0]))
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        ahead.drop(fut.result())
+        return []
+    got = ahead.result(second, fut.result())
+    if got is None:  # not read with certainty by the scanner (it is told, and is not run again on this piece)
+        try:
+            got = decode(second)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return [(first, c1[1])]
+    return [(first, c1[1]), (got, c2[1])]
+
+
 def _cut(buf: bytearray, start: int, decode: Callable[[bytes], Any]) -> tuple[Any, int] | None:
     """Decode the longest prefix of events in ``buf[start:]`` that ends at a validated cut.
 
@@ -126,9 +183,7 @@ def _cut(buf: bytearray, start: int, decode: Callable[[bytes], Any]) -> tuple[An
         if _in_string(buf, start, p):  # would fail to decode: skip the decode, count the try as before
             end = p
             continue
-        piece = buf[start:p + 2]  # one copy; decoded as is (decoded Raw values keep this piece alive, not `buf`)
-        piece[0] = 0x5B  # '['
-        piece[-1] = 0x5D  # ']'
+        piece = _piece(buf, start, p)  # one copy, decoded as is (decoded Raw values keep it alive, not `buf`)
         try:
             return decode(piece), q
         except (msgspec.DecodeError, msgspec.ValidationError):
@@ -146,20 +201,31 @@ class Tail:
         array_form: the file is a bare JSON array of events.
         offset: absolute decompressed offset of ``doc[len(prefix)]`` minus ``len(prefix)``: add to an offset within
             ``doc`` (past the prefix) to get the offset in the file.
+        base: (len(prefix), newlines in the file before ``doc[len(prefix)]``, its column − 1): where
+            :func:`gpulens.collectors._chrome_json.where` needs it to give lines and columns of the file, not of
+            ``doc`` (whose body starts wherever the last cut fell).
     """
 
     doc: bytes
     array_form: bool
     offset: int
+    base: tuple[int, int, int] | None = None
 
 
 def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: StreamInfo,
-                  chunk_bytes: int = CHUNK_BYTES) -> Iterator[Any]:
+                  chunk_bytes: int = CHUNK_BYTES, ahead: Any = None) -> Iterator[Any]:
     """Yield decoded event pieces of ``path``, then a :class:`Tail` with the rest of the document.
 
     Args:
         decode_events: decodes a JSON array of events (bytes) into a list; raises msgspec errors when invalid.
         chunk_bytes: approximate decompressed size of each piece.
+        ahead: a second reader for two cores (the Kineto scanner's
+            :class:`~gpulens.collectors._kineto_fast.piece_reader`): while ``ahead.wanted()`` (asked after the first
+            piece), two pieces (each half of what one would be) are cut at once and ``ahead.read_ahead(piece)`` (thread-safe) reads the second on a
+            worker thread while ``decode_events`` reads the first here; ``ahead.result(piece, its answer)`` then
+            gives the events, or None when they must be decoded as usual; ``ahead.drop(its answer)`` when the piece
+            is not wanted after all (the first cut did not decode). The pieces are yielded in file order; a cut that does not decode is retried as without it.
+            Any ``ahead`` gives the same events in the same order.
     """
     buf = bytearray()
     consumed = 0  # absolute offset of buf[0]
@@ -168,43 +234,73 @@ def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: Strea
     array_form = False
     blocks = as_utf8(iter_blocks(path, info, block=max(1 << 16, min(chunk_bytes, 8 << 20))))  # BOM / UTF-16
     eof = False
-    while not eof:
-        blk = next(blocks, None)
-        if blk is None:
-            eof = True
-        else:
-            buf += blk
-        if prefix is None:
-            s = buf.lstrip()
-            if not s:
-                continue
-            if s[:1] == b"[":
-                array_form = True
-                start = len(buf) - len(s)
-                prefix = bytes(buf[:start + 1])
+    pool = None
+    yielded = False
+    lines = col = 0  # newlines in the bytes cut off so far, bytes after the last of them
+    try:
+        while not eof:
+            blk = next(blocks, None)
+            if blk is None:
+                eof = True
             else:
-                m = _ARRAY_START.search(buf)
-                if m is None:
+                buf += blk
+            if prefix is None:
+                s = buf.lstrip()
+                if not s:
                     continue
-                prefix = bytes(buf[:m.end()])
-                start = m.end() - 1
-        if eof or len(buf) - start < chunk_bytes:
-            continue
-        got = _cut(buf, start, decode_events)
-        if got is None:
-            continue
-        comma = got[1]
-        del buf[:comma]
-        consumed += comma
-        start = 0
-        events = got[0]
-        del got
-        yield events
-        del events  # the consumer owns the piece now; keep no reference while decoding the next one
+                if s[:1] == b"[":
+                    array_form = True
+                    start = len(buf) - len(s)
+                    prefix = bytes(buf[:start + 1])
+                else:
+                    m = _ARRAY_START.search(buf)
+                    if m is None:
+                        continue
+                    prefix = bytes(buf[:m.end()])
+                    start = m.end() - 1
+            if eof or len(buf) - start < chunk_bytes:
+                continue
+            two = yielded and ahead is not None and ahead.wanted()
+            got: list = []
+            if two:
+                if pool is None:
+                    from concurrent.futures import ThreadPoolExecutor
+
+                    pool = ThreadPoolExecutor(1, thread_name_prefix="gpulens-scan")
+                # two pieces of half the text each: a buffer of twice the text would outgrow glibc's largest mmap
+                # threshold (32 MiB) and be mapped afresh at each growth (5× the page faults, +2 s CPU at 1.2 GB)
+                got = _cut_two(buf, start, (len(buf) - start) // 2, decode_events, ahead, pool)
+            if not got:
+                one = _cut(buf, start, decode_events)
+                got = [one] if one is not None else []
+            done = 0  # bytes of buf already cut off in this round
+            while got:
+                events, comma = got.pop(0)
+                lines, col = _advance(buf, comma - done, lines, col)
+                del buf[:comma - done]
+                consumed += comma - done
+                done = comma
+                start = 0
+                yielded = True
+                yield events
+                del events  # the consumer owns the piece now; keep no reference while decoding the next one
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True)
     if prefix is None:  # no traceEvents array at all: hand the whole (small) document to the tail decoder
         yield Tail(bytes(buf), False, 0)
         return
+    lines, col = _advance(buf, start + 1, lines, col)
     body = memoryview(buf)[start + 1:]
     doc = prefix + body.tobytes()
     body.release()
-    yield Tail(doc, array_form, consumed + start + 1 - len(prefix))
+    yield Tail(doc, array_form, consumed + start + 1 - len(prefix), (len(prefix), lines, col))
+
+
+def _advance(buf: bytearray, k: int, lines: int, col: int) -> tuple[int, int]:
+    """(newlines, column − 1) at the end of ``buf[:k]``, which follows text of ``lines`` newlines ending ``col``
+    bytes after the last one."""
+    nl = buf.count(b"\n", 0, k)
+    if nl:
+        return lines + nl, k - (buf.rfind(b"\n", 0, k) + 1)
+    return lines, col + k

@@ -173,7 +173,8 @@ class KinetoCollector(Collector):
         gc_was = gc.isenabled()
         gc.disable()  # millions of small objects, no cycles: the collector would only rescan them
         try:
-            pieces = stream_pieces(path, piece_reader(deep.wrap(tolerant.decode), info, fast), info, chunk_bytes)
+            reader = piece_reader(deep.wrap(tolerant.decode), info, fast)
+            pieces = stream_pieces(path, reader, info, chunk_bytes, ahead=reader)
             while True:  # not a for loop: the previous piece must be freed before the next one is decoded
                 piece = next(pieces)
                 if isinstance(piece, Tail):
@@ -222,7 +223,7 @@ class KinetoCollector(Collector):
                     header = doc
             if malformed is not None:
                 exc = malformed
-                found, events, stop, problem, repairs = recover(tail.doc, lenient=not strict, deep=deep)
+                found, events, stop, problem, repairs = recover(tail.doc, lenient=not strict, deep=deep, base=tail.base)
                 lone, in_meta = [0, 0], [0]  # lone UTF-16 surrogates replaced: characters, events; in metadata
                 acc.add(tolerant.each([_plain_bytes(e, lone) for e in events], undecodable=True))
                 header = RawTrace(**no_surrogates(found, in_meta))
