@@ -1,0 +1,45 @@
+"""A finding is at least as severe as any finding under it in the findings tree (fresh-user walk: the demo's
+layer-norm verdict was ``info`` above two ``warning`` children, a rocprof run's 22 % idle root ``info`` above a
+``warning`` child)."""
+
+from __future__ import annotations
+
+from gpulens.analyzers import AnalysisResult, Finding
+from gpulens.analyzers._tree import arrange, cap_children
+
+LEVEL = {"info": 0, "warning": 1, "critical": 2}
+
+
+def _f(title, severity, key=None, parent=None, kernel=None, stake=100):
+    return Finding(title=title, severity=severity, category="x", detail="", key=key, parent=parent, kernel=kernel,
+                   time_at_stake_ns=stake)
+
+
+def test_parents_are_raised_to_their_most_severe_descendant():
+    verdict = _f("verdict k", "info", key="kernel:k", kernel="k")
+    occ = _f("occupancy of k", "warning", kernel="k")  # linked to the verdict by its kernel, no explicit parent
+    idle = _f("idle", "info", key="idle")
+    host = _f("idle/host", "warning", key="idle/host", parent="idle")
+    deep = _f("idle/host/x", "critical", parent="idle/host")
+    other = _f("other root", "info", key="other")
+    leaf = _f("other's child", "info", parent="other")
+    results = {"a": AnalysisResult(analyzer="a", findings=[verdict, idle, other]),
+               "b": AnalysisResult(analyzer="b", findings=[occ, host, deep, leaf])}
+    cap_children(results)
+    # hand-derived: each parent takes the highest severity below it; children and unrelated findings keep theirs
+    assert verdict.severity == "warning" and occ.severity == "warning"
+    assert idle.severity == "critical" and host.severity == "critical" and deep.severity == "critical"
+    assert other.severity == "info" and leaf.severity == "info"
+
+
+def test_no_parent_below_a_child_in_the_demo_report():
+    from gpulens.cli.analyze import demo_trace_path
+    from gpulens.report import analyze
+
+    s = analyze([demo_trace_path()]).sources[0]
+    tree = arrange(s.findings())
+    by_key = {f.key: f for f in tree if f.key}
+    pairs = [(by_key[f.parent], f) for f in tree if f.parent in by_key]
+    assert pairs  # the demo has nested findings
+    assert all(LEVEL[p.severity] >= LEVEL[c.severity] for p, c in pairs), \
+        [(p.title[:40], p.severity, c.title[:40], c.severity) for p, c in pairs if LEVEL[p.severity] < LEVEL[c.severity]]
