@@ -43,3 +43,23 @@ def test_no_parent_below_a_child_in_the_demo_report():
     assert pairs  # the demo has nested findings
     assert all(LEVEL[p.severity] >= LEVEL[c.severity] for p, c in pairs), \
         [(p.title[:40], p.severity, c.title[:40], c.severity) for p, c in pairs if LEVEL[p.severity] < LEVEL[c.severity]]
+
+
+def test_a_wave_finding_under_a_fuse_first_verdict_says_it_comes_after_the_fusion():
+    """The demo's layer-norm verdict asks to fuse its launches first (each runs shorter than its launch call, so
+    "more blocks per launch alone would not pay back the launch"); the wave finding under it asked for more blocks
+    with no word of that (fresh-user walk: read as contradictory advice). It now says it comes after the fusion;
+    wave findings of kernels whose verdict does not ask to fuse are unchanged."""
+    from gpulens.analyzers._occ_findings import AFTER_FUSION
+    from gpulens.cli.analyze import demo_trace_path
+    from gpulens.report import analyze
+
+    s = analyze([demo_trace_path()]).sources[0]
+    vt = s.results["verdicts"].table
+    fuse_first = {str(r["name"]) for r in vt.to_dict("records")
+                  if r["next_steps"] is not None and len(r["next_steps"]) and "fuse it" in r["next_steps"][0]}
+    assert any("layer_norm" in n for n in fuse_first)
+    waves = [f for f in s.findings() if (f.key or "").endswith("/waves")]
+    assert waves and any(f.kernel in fuse_first for f in waves)
+    for f in waves:
+        assert f.action.startswith(AFTER_FUSION) == (f.kernel in fuse_first), (f.kernel, f.action[:80])
