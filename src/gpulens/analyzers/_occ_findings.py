@@ -138,6 +138,19 @@ def settle_wave_premise(found: list[Finding], name: str, verdict: str, stake_ns:
         f.severity = _sev(f.time_at_stake_ns, max(sev_total, 1))
 
 
+#: The first words of a wave finding's action once the kernel's verdict asks to fuse its launches first.
+AFTER_FUSION = "Once its launches are fused (the verdict's first step: they run shorter than their launch calls), "
+
+
+def defer_to_fusion(found: list[Finding], name: str) -> None:
+    """The wave finding of kernel ``name`` (its grid fills a fraction of one wave) asks for more blocks; when the
+    kernel's verdict first asks to fuse its launches ("more blocks per launch alone would not pay back the launch"),
+    that action reads as a contradiction under it. In place: the action says it comes after the fusion."""
+    for f in found:
+        if f.kernel == name and (f.key or "").endswith("/waves") and f.action and not f.action.startswith(AFTER_FUSION):
+            f.action = AFTER_FUSION + f.action[0].lower() + f.action[1:]
+
+
 def _sev(stake: int | None, total: int) -> str:
     return "warning" if stake is not None and stake > SEVERE_SHARE * total else "info"
 

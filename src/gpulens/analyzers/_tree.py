@@ -20,7 +20,8 @@ Rules applied to the findings of one source (:func:`arrange`):
   determined figure: a last-wave estimate for a kernel whose bound is undetermined ranks below measured idle time);
 * a child's time at stake is part of its parent's: where a child's estimate exceeds its quantified parent's, the
   child is shown with the parent's figure (e.g. a wave-quantization estimate under a verdict whose roofline
-  distance is smaller: the kernel cannot gain more than its distance to the roof).
+  distance is smaller: the kernel cannot gain more than its distance to the roof);
+* a parent is at least as severe as any finding under it (:func:`raise_parents`).
 """
 
 from __future__ import annotations
@@ -38,9 +39,13 @@ def rank_key(f: Finding) -> tuple[int, int]:
     return (0 if stake and not getattr(f, "premise", "") else 1 if stake else 2), -stake
 
 
-def arrange(findings: list[Finding]) -> list[Finding]:
-    """The findings with parents resolved (copies where a parent was set or dropped), in tree order: roots by time
-    at stake (largest first, unquantified last, stable), each followed by its children in the same order."""
+#: Severities from the least to the most severe.
+SEVERITY_ORDER = ("info", "warning", "critical")
+
+
+def resolve_parents(findings: list[Finding]) -> list[Finding]:
+    """The findings in the same order with their parents resolved by the module's rules (copies where a parent was
+    set, dropped or a group key given)."""
     keys = {f.key for f in findings if f.key}
     out = []
     for f in findings:
@@ -63,7 +68,13 @@ def arrange(findings: list[Finding]) -> list[Finding]:
         for i in idx:
             if i != top:
                 out[i] = replace(out[i], parent=out[top].key)
+    return out
 
+
+def arrange(findings: list[Finding]) -> list[Finding]:
+    """The findings with parents resolved (copies where a parent was set or dropped), in tree order: roots by time
+    at stake (largest first, unquantified last, stable), each followed by its children in the same order."""
+    out = resolve_parents(findings)
     rank = rank_key
     children: dict[str, list[Finding]] = {}
     for f in out:
@@ -111,6 +122,28 @@ def cap_children(results: dict) -> None:
 
     for f in every:
         cap(f, 0)
+    raise_parents(every)
+
+
+def raise_parents(findings: list[Finding]) -> None:
+    """A finding is at least as severe as any finding under it in the tree (:func:`resolve_parents`), in place: a
+    kernel's verdict rated ``info`` above an occupancy ``warning`` about the same kernel read as "nothing to see"
+    next to its own detail (fresh-user walk of the demo trace). A parent that gets a key from the grouping rule gets
+    it again when the tree is arranged: only severities change here."""
+    resolved = resolve_parents(findings)
+    index = {}
+    for i, f in enumerate(resolved):
+        if f.key and f.key not in index:
+            index[f.key] = i
+    level = {s: n for n, s in enumerate(SEVERITY_ORDER)}
+    for i, f in enumerate(resolved):
+        own = level.get(findings[i].severity, 0)
+        j, depth = index.get(f.parent) if f.parent else None, 0
+        while j is not None and j != i and depth < 8:
+            if level.get(findings[j].severity, 0) < own:
+                findings[j].severity = SEVERITY_ORDER[own]
+            p = resolved[j].parent
+            j, depth = (index.get(p) if p else None), depth + 1
 
 
 def roots(findings: list[Finding]) -> list[Finding]:

@@ -29,7 +29,8 @@ import pandas as pd
 
 from gpulens.analyzers import _advice
 from gpulens.analyzers._coalescing import finding_detail, sectors_per_request, uncoalesced
-from gpulens.analyzers._occ_findings import bound_by_verdict, settle_condition, settle_wave_premise
+from gpulens.analyzers._occ_findings import (bound_by_verdict, defer_to_fusion, settle_condition,
+                                             settle_wave_premise)
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.bottlenecks import (
     class_label,
@@ -528,6 +529,8 @@ class Verdicts(Analyzer):
             if name in occ:  # the bound now known: the wave estimate's premise holds, or it is capped at the roof
                 settle_wave_premise(results["occupancy"].findings, name, v.verdict, v.time_at_stake_ns,
                                     hs.summary.get("kernel_effective_ns") or 0)
+                if v.next_steps and "shorter than their launch call: fuse" in v.next_steps[0]:
+                    defer_to_fusion(results["occupancy"].findings, name)
             srcs = _sources_of_rows(src_codes, src_values, pos, np.nan) | _sources_of_rows(k_ctr, counter_values, pos)
             inputs = e.inputs + [f"collector:{c}" for c in sorted(srcs)]
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],

@@ -143,7 +143,11 @@ def _idle_panel(bn: AnalysisResult, max_rows: int) -> Panel:
     fig = _stacked(t, ys, parts, div, f"idle time [{unit}]", unit)
     # the table's "overhead" column (the run verdict is the verdicts analysis's: one figure called the verdict)
     over = ", ".join(sorted({fmt_unit(v, "text") for v in t["overhead"]})) if "overhead" in t else "unknown"
-    return Panel("Why the GPU was idle", f"Idle time per GPU split by cause; overhead ≥ 10 % of the span: {over}.",
+    busy = [c for c in ("exposed_comm_ns", "small_grid_ns") if c in t]
+    beside = (" The table also shows busy time beside the idle split (" + ", ".join(
+        column_label(c, bn.columns.get(c, "")) for c in busy) + "): it is not part of the idle time.") if busy else ""
+    return Panel("Why the GPU was idle", f"Idle time per GPU split by cause; overhead ≥ 10 % of the span: {over}."
+                 + beside,
                  fig, table_html(t, None, max_rows, docs=bn.columns))
 
 

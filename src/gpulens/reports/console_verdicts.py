@@ -47,11 +47,13 @@ def verdict_renderables(s: Any) -> list:
                   if c in bt and (bt[c].fillna(0) > 0).any()]
         causes.sort(key=lambda ch: -float(bt[ch[0]].fillna(0).sum()))  # the largest causes are never left out
         cols = [Col("rank"), Col("GPU"), Col("idle")] + [Col(h, optional=k >= 2) for k, (_, h) in enumerate(causes)] + [
-            Col("exposed comm", optional=True), Col("small-grid", optional=True), Col("overhead ≥ 10 %", "left")]
+            Col("busy: exposed comm", optional=True), Col("busy: small-grid kernels", optional=True),
+            Col("overhead ≥ 10 %", "left")]
         rows = [[str(x["rank"]), str(x["device_id"]), _fmt_ns(x["idle_ns"])] + [_fmt_ns(x[c]) for c, _ in causes]
                 + [_fmt_ns(x["exposed_comm_ns"]), _fmt_ns(x["small_grid_ns"]), fmt_unit(x["overhead"], "text")]
                 for x in shown.to_dict("records")]
-        parts.append(FitTable("Where the idle time went (per GPU)" + note, cols, rows))
+        parts.append(FitTable("Where the idle time went (per GPU: the idle causes add up to idle; exposed comm and "
+                              "small-grid kernels are busy time, shown beside it)" + note, cols, rows))
     rk = r.get("ranks")
     if rk is not None and not rk.skipped and len(rk.table):
         shown, note = _cap(rk.table, ["straggler", "caused_wait_ns", "computation_ns", "rank"],
