@@ -82,3 +82,24 @@ def test_the_idle_tables_say_which_columns_are_busy_time():
     text = " ".join(console.render(rep).split())
     assert "exposed comm and small-grid kernels are busy time, shown beside it" in text
     assert "busy time beside the idle split" in html.render(rep)
+
+
+def test_the_steps_summary_names_step_numbers_apart_from_the_step_count():
+    """The steps summary's ``steps`` holds the ProfilerStep numbers, shown as "steps 6" beside "step count 1"
+    (fresh-user walk); it reads "step numbers (ProfilerStep#N)". The numbers come from the trace's annotations."""
+    import gzip
+    import json
+    import re
+
+    from gpulens.cli.analyze import demo_trace_path
+    from gpulens.report import analyze
+    from gpulens.reports import html
+
+    with gzip.open(demo_trace_path(), "rt") as fh:
+        names = {e.get("name", "") for e in json.load(fh)["traceEvents"]}
+    numbers = sorted({int(m.group(1)) for n in names if (m := re.fullmatch(r"ProfilerStep#(\d+)", str(n)))})
+    assert numbers
+    page = html.render(analyze([demo_trace_path()]))
+    shown = ", ".join(str(n) for n in numbers)
+    assert f'<th scope="row">step numbers (ProfilerStep#N)</th><td>{shown}</td>' in page
+    assert f'<th scope="row">step count</th><td>{len(numbers)}</td>' in page

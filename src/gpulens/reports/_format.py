@@ -48,6 +48,7 @@ CELL_CHARS = 1000
 #: Human headers for columns whose derived label would read badly (column name → label).
 LABELS: dict[str, str] = {
     "effective_ns": "time", "time_ns": "time", "total_ns": "recorded time", "mean_ns": "mean", "step_ns": "step time",
+    "steps": "step numbers (ProfilerStep#N)",
     "min_ns": "min", "max_ns": "max", "share": "share of kernel time", "cumulative_share": "cumulative share",
     "critical": "critical set", "device_id": "GPU", "stream_id": "stream", "time_at_stake_ns": "time at stake",
     "flops_per_s": "attained FLOP/s", "bytes_per_s": "attained bandwidth", "arithmetic_intensity":
