@@ -103,3 +103,23 @@ def test_the_steps_summary_names_step_numbers_apart_from_the_step_count():
     shown = ", ".join(str(n) for n in numbers)
     assert f'<th scope="row">step numbers (ProfilerStep#N)</th><td>{shown}</td>' in page
     assert f'<th scope="row">step count</th><td>{len(numbers)}</td>' in page
+
+
+def test_the_shape_tables_peak_is_labelled_datasheet_peak_apart_from_the_roofline_roof():
+    """The kernel page showed "compute roof 795.00 TFLOP/s" (the roofline's achievable BF16 roof of an H100) and, in
+    the GEMM-shapes box, "compute roof 989.40 TFLOP/s" (the datasheet's dense BF16 peak: NVIDIA H100 SXM datasheet,
+    989.4 TFLOPS) with no word of which is which (fresh-user walk). The shape tables' figure reads "datasheet peak"
+    and its share "% of datasheet peak"; the roofline's keeps "compute roof"."""
+    from gpulens.cli.analyze import demo_trace_path
+    from gpulens.report import analyze
+    from gpulens.reports import html
+    from gpulens.reports._format import column_label
+
+    s = analyze([demo_trace_path()]).sources[0]
+    g, r = s.results["gemm_shapes"], s.results["roofline"]
+    assert column_label("peak_flops_per_s", g.columns["peak_flops_per_s"]) == "datasheet peak"
+    assert column_label("peak_pct", g.columns["peak_pct"]) == "% of datasheet peak"
+    assert column_label("peak_flops_per_s", r.columns["peak_flops_per_s"]) == "compute roof"
+    assert set(g.table["peak_flops_per_s"].round(-11)) == {9.894e14}
+    page = html.render(analyze([demo_trace_path()]))
+    assert "datasheet peak" in page and "989.40 TFLOP/s" in page

@@ -220,6 +220,10 @@ def column_label(column: str, doc: str = "") -> str:
                            ("kernel", "share of kernel time")):
             if key in doc:
                 return label
+    if column == "peak_flops_per_s" and doc and "achievable" not in doc:
+        return "datasheet peak"  # the op-shape tables' matrix peak, not the roofline's (perhaps achievable) roof
+    if column == "peak_pct" and doc:
+        return "% of datasheet peak"
     if column in LABELS:
         return LABELS[column]
     if column == "name" and "kernel" in (doc or "").lower():
