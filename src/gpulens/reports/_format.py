@@ -452,13 +452,18 @@ def launches_text(sm: Mapping[str, Any]) -> str:
 
 def kernel_time_text(sm: Mapping[str, Any]) -> str:
     """The kernels' summed and union time as every reporter words it: ``"388.34 µs summed, 388.34 µs busy
-    (union)"``; ``"1.55 s summed, busy (union) unknown"`` when the input has durations but no timeline (a rocprof
+    (union)"``, with the GPU's busy time beside it where copies or memsets add to it (``" (GPU busy with copies
+    and memsets: 390.00 µs)"``); ``"1.55 s summed, busy (union) unknown"`` when the input has durations but no timeline (a rocprof
     stats table); ``"durations not recorded"`` when it has no durations (a counter-only run)."""
     if is_missing(sm.get("kernel_time_ns")):
         return "durations not recorded"
     busy = sm.get("kernel_busy_ns")
+    gpu = sm.get("gpu_busy_ns")
+    # the GPU's busy time also holds copies and memsets: said beside it, so the two figures are never confused
+    also = (f" (GPU busy with copies and memsets: {fmt_ns(gpu)})"
+            if not is_missing(busy) and not is_missing(gpu) and gpu > busy else "")
     return (f"{fmt_ns(sm['kernel_time_ns'])} summed, "
-            + ("busy (union) unknown" if is_missing(busy) else f"{fmt_ns(busy)} busy (union)"))
+            + ("busy (union) unknown" if is_missing(busy) else f"{fmt_ns(busy)} busy (union){also}"))
 
 
 def roofline_heading(summary: Mapping[str, Any]) -> str:
