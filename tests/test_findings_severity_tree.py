@@ -156,3 +156,22 @@ def test_the_kernel_time_line_names_the_gpu_busy_time_beside_the_kernels():
     assert g_ns > k_ns
     text = " ".join(console.render(analyze([demo_trace_path()])).split())
     assert f"{fmt_ns(k_ns)} busy (union) (GPU busy with copies and memsets: {fmt_ns(g_ns)})" in text
+
+
+def test_cpu_ops_flop_figures_say_they_are_the_profilers_own():
+    """"ops with flops 0, total flops unknown" read against the roofline's FLOPs known for all critical time
+    (estimated from input shapes) as a contradiction (fresh-user walk). The CPU-op figures are the profiler's own
+    counts (torch.profiler with_flops), and say so. The demo trace records none: no cpu_op event has a flops arg."""
+    import gzip
+    import json
+
+    from gpulens.cli.analyze import demo_trace_path
+    from gpulens.report import analyze
+    from gpulens.reports import html
+
+    with gzip.open(demo_trace_path(), "rt") as fh:
+        ev = json.load(fh)["traceEvents"]
+    assert not [e for e in ev if e.get("cat") == "cpu_op" and "flops" in (e.get("args") or {})]
+    page = html.render(analyze([demo_trace_path()]))
+    assert '<th scope="row">ops with FLOPs recorded by the profiler (with_flops)</th><td>0</td>' in page
+    assert '<th scope="row">ops with flops</th>' not in page

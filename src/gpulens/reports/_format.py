@@ -49,6 +49,9 @@ CELL_CHARS = 1000
 LABELS: dict[str, str] = {
     "effective_ns": "time", "time_ns": "time", "total_ns": "recorded time", "mean_ns": "mean", "step_ns": "step time",
     "steps": "step numbers (ProfilerStep#N)",
+    # the profiler's own FLOP counts (torch.profiler with_flops), not the roofline's estimate from input shapes
+    "ops_with_flops": "ops with FLOPs recorded by the profiler (with_flops)",
+    "total_flops": "FLOPs recorded by the profiler (with_flops)",
     "min_ns": "min", "max_ns": "max", "share": "share of kernel time", "cumulative_share": "cumulative share",
     "critical": "critical set", "device_id": "GPU", "stream_id": "stream", "time_at_stake_ns": "time at stake",
     "flops_per_s": "attained FLOP/s", "bytes_per_s": "attained bandwidth", "arithmetic_intensity":
