@@ -175,3 +175,24 @@ def test_cpu_ops_flop_figures_say_they_are_the_profilers_own():
     page = html.render(analyze([demo_trace_path()]))
     assert '<th scope="row">ops with FLOPs recorded by the profiler (with_flops)</th><td>0</td>' in page
     assert '<th scope="row">ops with flops</th>' not in page
+
+
+def test_host_idle_advice_of_a_trace_without_framework_ops_does_not_name_ops():
+    """The nvFuser H200 nsys export (tests/data/nvidia) records runtime calls and NVTX ranges but no framework op;
+    its critical path is held by host-idle gaps and the step said "look for data loading or Python outside the
+    ops" (fresh-user walk: the input has no ops). It now says the ops are not recorded and how to record them; a
+    trace with ops (the demo) keeps the old step."""
+    from pathlib import Path
+
+    from gpulens.cli.analyze import demo_trace_path
+    from gpulens.report import analyze
+
+    f = Path(__file__).parent / "data" / "nvidia" / "fuser_h200_nsys2024.6_report1.sqlite"
+    s = analyze([f]).sources[0]
+    assert not (s.timeline.events["kind"].astype(str) == "cpu_op").any()
+    cp = s.results["critical_path"]
+    assert cp.summary["top_class"] == "host_idle"
+    assert "records no framework ops" in cp.findings[0].action and "outside the ops" not in cp.findings[0].action
+    d = analyze([demo_trace_path()]).sources[0]
+    assert d.results["critical_path"].summary["top_class"] == "host_idle"
+    assert "data loading or Python outside the ops" in d.results["critical_path"].findings[0].action
