@@ -82,3 +82,117 @@ def test_the_idle_tables_say_which_columns_are_busy_time():
     text = " ".join(console.render(rep).split())
     assert "exposed comm and small-grid kernels are busy time, shown beside it" in text
     assert "busy time beside the idle split" in html.render(rep)
+
+
+def test_the_steps_summary_names_step_numbers_apart_from_the_step_count():
+    """The steps summary's ``steps`` holds the ProfilerStep numbers, shown as "steps 6" beside "step count 1"
+    (fresh-user walk); it reads "step numbers (ProfilerStep#N)". The numbers come from the trace's annotations."""
+    import gzip
+    import json
+    import re
+
+    from gpulens.cli.analyze import demo_trace_path
+    from gpulens.report import analyze
+    from gpulens.reports import html
+
+    with gzip.open(demo_trace_path(), "rt") as fh:
+        names = {e.get("name", "") for e in json.load(fh)["traceEvents"]}
+    numbers = sorted({int(m.group(1)) for n in names if (m := re.fullmatch(r"ProfilerStep#(\d+)", str(n)))})
+    assert numbers
+    page = html.render(analyze([demo_trace_path()]))
+    shown = ", ".join(str(n) for n in numbers)
+    assert f'<th scope="row">step numbers (ProfilerStep#N)</th><td>{shown}</td>' in page
+    assert f'<th scope="row">step count</th><td>{len(numbers)}</td>' in page
+
+
+def test_the_shape_tables_peak_is_labelled_datasheet_peak_apart_from_the_roofline_roof():
+    """The kernel page showed "compute roof 795.00 TFLOP/s" (the roofline's achievable BF16 roof of an H100) and, in
+    the GEMM-shapes box, "compute roof 989.40 TFLOP/s" (the datasheet's dense BF16 peak: NVIDIA H100 SXM datasheet,
+    989.4 TFLOPS) with no word of which is which (fresh-user walk). The shape tables' figure reads "datasheet peak"
+    and its share "% of datasheet peak"; the roofline's keeps "compute roof"."""
+    from gpulens.cli.analyze import demo_trace_path
+    from gpulens.report import analyze
+    from gpulens.reports import html
+    from gpulens.reports._format import column_label
+
+    s = analyze([demo_trace_path()]).sources[0]
+    g, r = s.results["gemm_shapes"], s.results["roofline"]
+    assert column_label("peak_flops_per_s", g.columns["peak_flops_per_s"]) == "datasheet peak"
+    assert column_label("peak_pct", g.columns["peak_pct"]) == "% of datasheet peak"
+    assert column_label("peak_flops_per_s", r.columns["peak_flops_per_s"]) == "compute roof"
+    assert set(g.table["peak_flops_per_s"].round(-11)) == {9.894e14}
+    page = html.render(analyze([demo_trace_path()]))
+    assert "datasheet peak" in page and "989.40 TFLOP/s" in page
+
+
+def test_the_kernel_time_line_names_the_gpu_busy_time_beside_the_kernels():
+    """Two busy figures were shown without saying which (fresh-user walk): the key figures' "307.20 µs busy
+    (union)" (kernels) and the verdict table's GPU busy 309.44 µs (kernels + the demo's memcpy). The kernel line
+    now gives both. Expected from the trace: the union of the kernels' intervals, and of every GPU event's."""
+    import gzip
+    import json
+
+    from gpulens.cli.analyze import demo_trace_path
+    from gpulens.report import analyze
+    from gpulens.reports import console
+    from gpulens.reports._format import fmt_ns
+
+    def union(iv):
+        total, end = 0.0, None
+        for s, e in sorted(iv):
+            if end is None or s > end:
+                total += e - s
+                end = e
+            elif e > end:
+                total += e - end
+                end = e
+        return total
+
+    with gzip.open(demo_trace_path(), "rt") as fh:
+        ev = [e for e in json.load(fh)["traceEvents"] if e.get("ph") == "X"]
+    kern = [(e["ts"], e["ts"] + e["dur"]) for e in ev if e.get("cat") == "kernel"]
+    gpu = [(e["ts"], e["ts"] + e["dur"]) for e in ev if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+    k_ns, g_ns = round(union(kern) * 1000), round(union(gpu) * 1000)
+    assert g_ns > k_ns
+    text = " ".join(console.render(analyze([demo_trace_path()])).split())
+    assert f"{fmt_ns(k_ns)} busy (union) (GPU busy with copies and memsets: {fmt_ns(g_ns)})" in text
+
+
+def test_cpu_ops_flop_figures_say_they_are_the_profilers_own():
+    """"ops with flops 0, total flops unknown" read against the roofline's FLOPs known for all critical time
+    (estimated from input shapes) as a contradiction (fresh-user walk). The CPU-op figures are the profiler's own
+    counts (torch.profiler with_flops), and say so. The demo trace records none: no cpu_op event has a flops arg."""
+    import gzip
+    import json
+
+    from gpulens.cli.analyze import demo_trace_path
+    from gpulens.report import analyze
+    from gpulens.reports import html
+
+    with gzip.open(demo_trace_path(), "rt") as fh:
+        ev = json.load(fh)["traceEvents"]
+    assert not [e for e in ev if e.get("cat") == "cpu_op" and "flops" in (e.get("args") or {})]
+    page = html.render(analyze([demo_trace_path()]))
+    assert '<th scope="row">ops with FLOPs recorded by the profiler (with_flops)</th><td>0</td>' in page
+    assert '<th scope="row">ops with flops</th>' not in page
+
+
+def test_host_idle_advice_of_a_trace_without_framework_ops_does_not_name_ops():
+    """The nvFuser H200 nsys export (tests/data/nvidia) records runtime calls and NVTX ranges but no framework op;
+    its critical path is held by host-idle gaps and the step said "look for data loading or Python outside the
+    ops" (fresh-user walk: the input has no ops). It now says the ops are not recorded and how to record them; a
+    trace with ops (the demo) keeps the old step."""
+    from pathlib import Path
+
+    from gpulens.cli.analyze import demo_trace_path
+    from gpulens.report import analyze
+
+    f = Path(__file__).parent / "data" / "nvidia" / "fuser_h200_nsys2024.6_report1.sqlite"
+    s = analyze([f]).sources[0]
+    assert not (s.timeline.events["kind"].astype(str) == "cpu_op").any()
+    cp = s.results["critical_path"]
+    assert cp.summary["top_class"] == "host_idle"
+    assert "records no framework ops" in cp.findings[0].action and "outside the ops" not in cp.findings[0].action
+    d = analyze([demo_trace_path()]).sources[0]
+    assert d.results["critical_path"].summary["top_class"] == "host_idle"
+    assert "data loading or Python outside the ops" in d.results["critical_path"].findings[0].action

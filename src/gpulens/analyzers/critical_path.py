@@ -66,6 +66,12 @@ _ACTIONS = {
     "unattributed": "No launch call is linked to the GPU work after these waits (GPU-only trace, or calls outside the "
                     "profiling window): {record}.",
 }
+#: The host-idle step when the trace records no framework op (an nsys export, NVTX ranges at most): "data loading
+#: or Python outside the ops" names ops the trace does not have.
+NO_OPS_HOST_IDLE = ("No host thread that launches GPU work runs a recorded event on the critical path, and this "
+                    "trace records no framework ops (torch.profiler's cpu_op events): look for host work outside the "
+                    "recorded ranges, or record the ops (torch.profiler, or nsys --pytorch=autograd-nvtx) to see "
+                    "what the host did between the launches.")
 
 
 def _unlinked_launch_calls(timeline: Timeline) -> int:
@@ -512,7 +518,8 @@ class CriticalPath(Analyzer):
         t["step"] = t["step"].astype("Int64")
         summary, findings = self._summary(t, _advice.uses_pytorch(timeline), _host_wait_on_busy_gpu(timeline, ps),
                                           _advice.host_trace(timeline, device), _advice.vendor_of(timeline, device),
-                                          _unlinked_launch_calls(timeline))
+                                          _unlinked_launch_calls(timeline),
+                                          bool(context_of(timeline).mask_of("cpu_op").any()))
         # the findings tree (issue 14.6), each nanosecond once: a path held by host-side or gap time is GPU idle
         # time, so it details the breakdown's idle finding; a path held by GPU work is time the kernel verdicts
         # already rank, so it is stated (title) but not counted a second time
@@ -540,7 +547,7 @@ class CriticalPath(Analyzer):
     @staticmethod
     def _summary(t: pd.DataFrame, pytorch: bool = True, waited: dict[str, int] | None = None,
                  tool: str | None = None, vendor: str | None = None,
-                 unlinked: int = 0) -> tuple[dict, list[Finding]]:
+                 unlinked: int = 0, ops: bool = True) -> tuple[dict, list[Finding]]:
         per = t.groupby("class")["time_ns"].sum().sort_values(ascending=False)
         windows = t.drop_duplicates(["rank", "step"])
         path = float(windows["step_ns"].sum())
@@ -574,8 +581,10 @@ class CriticalPath(Analyzer):
         act_text = _ACTIONS.get(top, "")
         if top == "unattributed" and unlinked:  # the calls were recorded, without the ids that link them
             act_text = "No launch call is linked to the GPU work after these waits: {record}."
-        action = (_advice.host_path_action(top, pytorch, vendor) or act_text).format(
-            top=top_event[:80], record=record, graphs=_advice.vendor_word(vendor, "graphs"))
+        if top == "host_idle" and not ops:  # nothing says what the host did: no framework op was recorded at all
+            act_text = NO_OPS_HOST_IDLE
+        action = ((None if act_text is NO_OPS_HOST_IDLE else _advice.host_path_action(top, pytorch, vendor))
+                  or act_text).format(top=top_event[:80], record=record, graphs=_advice.vendor_word(vendor, "graphs"))
         if top in ("runtime", "sync") and top_event != top:  # what the call is decides the step: a wait is no overhead
             what, act = _advice.runtime_path_action(top_event[:80], pytorch, vendor)
             if top == "runtime" or what != "runtime-call overhead":  # a sync event of no known call keeps its step

@@ -36,6 +36,9 @@ def write_output(path: Path, text: str | bytes, inputs: list[Path]) -> None:
         raise GpulensError(f"{path}: refusing to overwrite an input trace with a report")
     if path.is_dir():
         raise GpulensError(f"{path}: is a directory; give a file name for the report")
+    blocking = next((p for p in reversed(path.parents) if p.exists() and not p.is_dir()), None)
+    if blocking is not None:  # mkdir would say only "File exists"
+        raise GpulensError(f"{path}: cannot write the report: {blocking} is a file, not a folder")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(text, bytes):

@@ -48,6 +48,10 @@ CELL_CHARS = 1000
 #: Human headers for columns whose derived label would read badly (column name → label).
 LABELS: dict[str, str] = {
     "effective_ns": "time", "time_ns": "time", "total_ns": "recorded time", "mean_ns": "mean", "step_ns": "step time",
+    "steps": "step numbers (ProfilerStep#N)",
+    # the profiler's own FLOP counts (torch.profiler with_flops), not the roofline's estimate from input shapes
+    "ops_with_flops": "ops with FLOPs recorded by the profiler (with_flops)",
+    "total_flops": "FLOPs recorded by the profiler (with_flops)",
     "min_ns": "min", "max_ns": "max", "share": "share of kernel time", "cumulative_share": "cumulative share",
     "critical": "critical set", "device_id": "GPU", "stream_id": "stream", "time_at_stake_ns": "time at stake",
     "flops_per_s": "attained FLOP/s", "bytes_per_s": "attained bandwidth", "arithmetic_intensity":
@@ -219,6 +223,10 @@ def column_label(column: str, doc: str = "") -> str:
                            ("kernel", "share of kernel time")):
             if key in doc:
                 return label
+    if column == "peak_flops_per_s" and doc and "achievable" not in doc:
+        return "datasheet peak"  # the op-shape tables' matrix peak, not the roofline's (perhaps achievable) roof
+    if column == "peak_pct" and doc:
+        return "% of datasheet peak"
     if column in LABELS:
         return LABELS[column]
     if column == "name" and "kernel" in (doc or "").lower():
@@ -447,13 +455,18 @@ def launches_text(sm: Mapping[str, Any]) -> str:
 
 def kernel_time_text(sm: Mapping[str, Any]) -> str:
     """The kernels' summed and union time as every reporter words it: ``"388.34 µs summed, 388.34 µs busy
-    (union)"``; ``"1.55 s summed, busy (union) unknown"`` when the input has durations but no timeline (a rocprof
+    (union)"``, with the GPU's busy time beside it where copies or memsets add to it (``" (GPU busy with copies
+    and memsets: 390.00 µs)"``); ``"1.55 s summed, busy (union) unknown"`` when the input has durations but no timeline (a rocprof
     stats table); ``"durations not recorded"`` when it has no durations (a counter-only run)."""
     if is_missing(sm.get("kernel_time_ns")):
         return "durations not recorded"
     busy = sm.get("kernel_busy_ns")
+    gpu = sm.get("gpu_busy_ns")
+    # the GPU's busy time also holds copies and memsets: said beside it, so the two figures are never confused
+    also = (f" (GPU busy with copies and memsets: {fmt_ns(gpu)})"
+            if not is_missing(busy) and not is_missing(gpu) and gpu > busy else "")
     return (f"{fmt_ns(sm['kernel_time_ns'])} summed, "
-            + ("busy (union) unknown" if is_missing(busy) else f"{fmt_ns(busy)} busy (union)"))
+            + ("busy (union) unknown" if is_missing(busy) else f"{fmt_ns(busy)} busy (union){also}"))
 
 
 def roofline_heading(summary: Mapping[str, Any]) -> str:
