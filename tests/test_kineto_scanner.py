@@ -263,16 +263,19 @@ def test_without_numba_the_decoder_reads_everything(tmp_path, monkeypatch):
     assert len(tl.events) == 50
 
 
-def test_the_second_scanning_thread_needs_the_scanner_two_cpus_and_no_opt_out(monkeypatch):
+def test_the_second_scanning_thread_needs_the_scanner_two_cpus_and_the_opt_in(monkeypatch):
     import os
 
     from gpulens.collectors._kineto_fast import THREADS_ENV, piece_reader
 
     r = piece_reader(lambda b: b, None)
-    monkeypatch.delenv(THREADS_ENV, raising=False)
+    monkeypatch.setenv(THREADS_ENV, "2")
     r.on = False
     assert r.wanted() is False  # msgspec path: nothing to scan ahead
     r.on = True
     assert r.wanted() is (len(os.sched_getaffinity(0)) >= 2)
-    monkeypatch.setenv(THREADS_ENV, "1")
+    for other in ("1", "", "yes"):  # one thread unless asked for two (measured: the second costs more CPU)
+        monkeypatch.setenv(THREADS_ENV, other)
+        assert r.wanted() is False
+    monkeypatch.delenv(THREADS_ENV)
     assert r.wanted() is False

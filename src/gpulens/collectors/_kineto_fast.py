@@ -33,7 +33,10 @@ import numpy as np
 from gpulens.collectors._kineto_columns import Dictionary, us_text_to_ns
 
 ENV = "GPULENS_KINETO_FAST"
-#: ``1``: scan pieces on the calling thread only (see :meth:`piece_reader.wanted`)
+#: ``2``: scan a second piece on a worker thread while the first is read (see :meth:`piece_reader.wanted`); any other
+#: value or none: one thread. Measured on an idle 2-core machine (1M-kernel trace, ``analyze --no-cache --json``, two
+#: pairs): two threads 19.3–23.0 s wall / 23.0–25.5 s CPU, one thread 20.1–20.3 s wall / 20.3–20.5 s CPU — the second
+#: thread's page faults and copies cost more than it overlaps, so it is opt-in
 THREADS_ENV = "GPULENS_KINETO_THREADS"
 #: bytes of trace text from which the scanner is used when not forced. Measured (2 shared cores): importing numba
 #: and loading the compiled scanner from its cache ≈ 1.3 s CPU once; an 8 MiB piece then costs ≈ 0.2 s less than
@@ -89,8 +92,8 @@ class piece_reader:  # noqa: N801  (used as a function)
 
     def wanted(self) -> bool:
         """Whether a second piece should be scanned on a worker thread: the scanner is on, two CPUs are ours and the
-        environment variable :data:`THREADS_ENV` is not ``1`` (one thread)."""
-        if not self.on or os.environ.get(THREADS_ENV, "").strip() == "1":
+        environment variable :data:`THREADS_ENV` asks for it (``2``; one thread otherwise)."""
+        if not self.on or os.environ.get(THREADS_ENV, "").strip() != "2":
             return False
         try:
             cpus = len(os.sched_getaffinity(0))
