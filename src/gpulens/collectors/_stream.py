@@ -103,11 +103,12 @@ def _in_string(buf: bytearray, start: int, p: int) -> bool:
     return seg.count(b'"') % 2 == 1
 
 
-def _candidate(buf: bytearray, start: int, end: int) -> tuple[int, int] | None:
-    """The last cut candidate before ``end``: (index of a top-level-looking ``}``, index of the ``,`` after it) with
-    the ``}`` outside a string (:func:`_in_string`), within the last :data:`_MAX_TRIES` ``},``; None when none."""
+def _candidate(buf: bytearray, start: int, end: int, budget: int = _MAX_TRIES) -> tuple[int, int, int] | None:
+    """The last cut candidate before ``end``: (index of a top-level-looking ``}``, index of the ``,`` after it, the
+    ``},`` looked at to find it) with the ``}`` outside a string (:func:`_in_string`), within the last ``budget``
+    ``},``; None when none."""
     tries = 0
-    while tries < _MAX_TRIES:
+    while tries < budget:
         p = buf.rfind(b"}", start, end)
         if p < 0:
             return None
@@ -115,12 +116,12 @@ def _candidate(buf: bytearray, start: int, end: int) -> tuple[int, int] | None:
         n = len(buf)
         while q < n and buf[q] in _WS:
             q += 1
-        if q >= n or buf[q] != 0x2C:
+        if q >= n or buf[q] != 0x2C:  # ','
             end = p
             continue
         tries += 1
         if not _in_string(buf, start, p):
-            return p, q
+            return p, q, tries
         end = p
     return None
 
@@ -141,7 +142,7 @@ def _cut_two(buf: bytearray, start: int, half: int, decode: Callable[[bytes], An
     as without ``ahead``), only the first when the second could not be read here. ``ahead.result(piece,
     read_ahead's answer)`` turns the worker's answer into the piece here (None: decode it as usual)."""
     c1 = _candidate(buf, start, start + half)
-    c2 = _candidate(buf, c1[1], len(buf)) if c1 is not None else None
+    c2 = _candidate(buf, c1[1], len(buf)) if c1 is not None else None  # (}, ',' after it, tries)
     if c2 is None:
         return []
     second = _piece(buf, c1[1], c2[0])
@@ -166,23 +167,13 @@ def _cut(buf: bytearray, start: int, decode: Callable[[bytes], Any]) -> tuple[An
     ``buf[start]`` is the ``[`` or ``,`` before the first event. Returns (decoded events, index of the ``,`` where the
     next piece starts) or None when no candidate within the last few ``},`` decodes.
     """
-    end = len(buf)
-    tries = 0
-    while tries < _MAX_TRIES:
-        p = buf.rfind(b"}", start, end)
-        if p < 0:
+    end, left = len(buf), _MAX_TRIES
+    while left > 0:
+        c = _candidate(buf, start, end, left)  # a `},` inside a string would fail to decode: skipped, counted
+        if c is None:
             return None
-        q = p + 1
-        n = len(buf)
-        while q < n and buf[q] in _WS:
-            q += 1
-        if q >= n or buf[q] != 0x2C:  # ','
-            end = p
-            continue
-        tries += 1
-        if _in_string(buf, start, p):  # would fail to decode: skip the decode, count the try as before
-            end = p
-            continue
+        p, q, used = c
+        left -= used
         piece = _piece(buf, start, p)  # one copy, decoded as is (decoded Raw values keep it alive, not `buf`)
         try:
             return decode(piece), q
