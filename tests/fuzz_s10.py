@@ -756,14 +756,8 @@ def main(argv: list[str] | None = None) -> int:
     kinds = a.kinds.split(",")
     for i in c.indices():
         rng = random.Random(a.seed * 104_723 + i)
-        work = c.work()
         kind = rng.choice(kinds)
-        made = None
-        for _attempt in range(8):
-            made = make(rng, seeds, names, work, i, kind)
-            if made is not None:
-                break
-            work = c.work()
+        made, work = c.attempt(lambda w: make(rng, seeds, names, w, i, kind))
         if made is None:
             c.skip()
             continue

@@ -547,6 +547,17 @@ class Campaign:
         work.mkdir()
         return work
 
+    def attempt(self, make, attempts: int = 8) -> tuple[object, Path]:
+        """``make(work)`` in a fresh work folder, again in a new one while it returns None, up to ``attempts``
+        times (a kind may not apply to the seed drawn): (its result or None, the work folder)."""
+        work = self.work()
+        for _ in range(attempts):
+            made = make(work)
+            if made is not None:
+                return made, work
+            work = self.work()
+        return None, work
+
     def skip(self) -> None:
         """No input could be made for this id."""
         self.tot["skipped"] += 1
