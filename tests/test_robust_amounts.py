@@ -32,7 +32,7 @@ def _kineto(tmp_path, bytes_=4096, flops=2 ** 31):
 def test_negative_bytes_and_flops_are_unknown(tmp_path):
     src = _kineto(tmp_path, bytes_=-4096, flops=-1e12)
     assert src["summary"]["memcpy_bytes"] is None  # the only copy's size: unknown, not -4096
-    assert src["summary"]["flops"] == 0  # docs/report-schema.md: "0 when none" recorded (was -1e12)
+    assert src["summary"]["flops"] is None  # the only FLOP count was invalid: none recorded, unknown (was -1e12, then 0)
     assert src["analyses"]["cpu_ops"]["summary"]["total_flops"] is None  # no FLOP count known
     assert any("1 event(s) with a negative or infinite byte count" in w for w in src["warnings"])
     assert any("1 event(s) with a negative or infinite FLOP count" in w for w in src["warnings"])
@@ -57,3 +57,15 @@ def test_copy_bandwidth_beyond_any_link_is_unknown(tmp_path):
     assert row["bytes"] == 2 ** 62 and row["bandwidth"] is None
     src = _kineto(tmp_path, bytes_=4096)  # 4096 B / 10 µs = 409.6 MB/s: shown
     assert src["analyses"]["copies"]["table"][0]["bandwidth"] == pytest.approx(4096 / 10e-6)
+
+
+def test_run_flops_are_the_recorded_sum_or_unknown(tmp_path):
+    """summary.flops: the sum of the FLOP counts the profiler recorded; with none recorded it is unknown (null), not
+    0 FLOP — a figure the gate would otherwise compare as a measured zero."""
+    src = _kineto(tmp_path, flops=2 ** 31)  # the one aten::mm records 2^31 FLOP
+    assert src["summary"]["flops"] == 2 ** 31
+    ev = [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 5,
+           "args": {"device": 0, "stream": 7}}]
+    p = tmp_path / "none.json"
+    p.write_text(json.dumps({"traceEvents": ev}))
+    assert json.loads(json_report.render(gpulens.analyze([p])))["sources"][0]["summary"]["flops"] is None

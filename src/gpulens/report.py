@@ -125,7 +125,8 @@ class SourceReport:
             "memcpy_count": int(copies.sum()),
             "memcpy_bytes": _known_sum(ev["bytes"][copies]),
             "memcpy_sizes_unknown": int(ev["bytes"][copies].isna().sum()),
-            "flops": float(ev["flops"].sum()),
+            # FLOPs are recorded by few sources (Kineto with_flops): none recorded is unknown, never 0 FLOP
+            "flops": float(ev["flops"].sum()) if ev["flops"].notna().any() else None,
             "verdict": self.results["verdicts"].summary.get("run_verdict") if "verdicts" in self.results else None,
         }
         if unknown:  # not measured: unknown (None), never 0 or 100 %
