@@ -15,6 +15,7 @@ import json
 import re
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import gpulens
@@ -42,17 +43,36 @@ def bad_text(text: str, prose: list[str] | None = None) -> list[str]:
             cores = (text[max(0, m.start() - 6):m.end()], text[m.start():m.end() + 6])
             if prose and any(c in p for c in cores for p in prose):
                 continue
-            # a chart's hover text wraps a long name with <br> anywhere in it: compared without the breaks
-            wide = _squash(text[max(0, m.start() - 12):m.end()])[-(m.end() - m.start() + 6):]
+            # a short recorded name ("k_\\u202ebeta") holds the match with fewer than 6 characters on each side:
+            # inside any whole occurrence of a known string that contains it
+            if prose and _inside_known(text, m, prose):
+                continue
+            # a chart's hover text wraps a long name with <br> anywhere in it, a console table cell wraps it over
+            # lines between the other columns' borders: compared without the breaks
+            wide = _squash(text[max(0, m.start() - 80):m.end()])[-(m.end() - m.start() + 6):]
             if any(wide in p for p in squashed):
                 continue
             out.append(f"{label}: …{text[max(0, m.start() - 40):m.end() + 40]}…")
     return out
 
 
+def _inside_known(text: str, m: re.Match, known: list[str]) -> bool:
+    """Whether the match ``m`` lies within an occurrence in ``text`` of one of the ``known`` strings."""
+    for p in known:
+        if m.group() not in p:
+            continue
+        i = text.find(p, max(0, m.end() - len(p)))
+        while 0 <= i <= m.start():
+            if i + len(p) >= m.end():
+                return True
+            i = text.find(p, i + 1)
+    return False
+
+
 def _squash(text: str) -> str:
-    """``text`` without plotly line breaks and whitespace (how a wrapped name is compared with the recorded one)."""
-    return re.sub(r"<br>|\s+", "", text)
+    """``text`` without plotly line breaks, console table borders and whitespace (how a wrapped name is compared
+    with the recorded one)."""
+    return re.sub(r"<br>|[\s│┃║]+", "", text)
 
 
 def prose_of(rep) -> list[str]:
@@ -76,6 +96,13 @@ def prose_of(rep) -> list[str]:
     names |= {str(n) for s in rep.sources for r in s.results.values()
               if r.table is not None and "name" in r.table for n in r.table["name"].dropna().unique()}
     out += [n for n in names if visible(n, bidi=True) != n]
+    # recorded texts other than names (an op's ``Input Dims`` given as a string holding "\\u00e9"): data as well
+    for s in rep.sources:
+        ev = s.timeline.events
+        for c in ev.columns:
+            if c != "name" and (isinstance(ev[c].dtype, pd.CategoricalDtype) or ev[c].dtype == object):
+                vals = ev[c].cat.categories if isinstance(ev[c].dtype, pd.CategoricalDtype) else ev[c].dropna().unique()
+                out += [str(v) for v in vals if isinstance(v, str) and any(rx.search(v) for _, rx in _BAD)]
     out += [visible(p, bidi=True) for p in out if p and visible(p, bidi=True) != p]
     return [" ".join(p.split()) for p in out if p]
 
@@ -216,3 +243,16 @@ def test_a_control_character_in_a_name_only_a_result_table_holds_is_shown_escape
         flat = " ".join(text.replace("\\\\", "\\").split())
         assert "\\u0000compute" in flat.replace("\\_", "_"), label
         assert not [b for b in bad_text(" ".join(text.split()), prose) if b.startswith("\\u")], label
+
+
+def test_a_short_escaped_name_and_a_console_wrapped_cell_read_as_the_recorded_text():
+    """A short name (``k_\\u202ebeta``: fewer than 6 characters each side of the escape) is still the recorded name
+    where the report shows it whole (fuzz_fresh seed 9001 #22); a console table wraps a long recorded text over lines
+    between other columns' borders (an ``Input Dims`` string holding ``\\u00e9``, fuzz_s11 seed 9001 #1). A ``\\u``
+    escape outside any recorded text is still found."""
+    assert bad_text("next step #1 k_\\u202ebeta 12.00 µs", ["k_\\u202ebeta"]) == []
+    assert len(bad_text("next step #1 k_\\u202ebetb 12.00 µs", ["k_\\u202ebeta"])) == 1
+    dims = "\\u00e9<b>\\u00e9<b>\\u00e9<b>"
+    wrapped = "│ x │ 1 │ \\u00e9<b>\\u00e9 │\n│   │   │ <b>\\u00e9<b> │"  # the last column wraps
+    assert bad_text(" ".join(wrapped.split()), [dims]) == []
+    assert len(bad_text(" ".join(wrapped.replace("<b>\\u00e9<b>", "<b>\\u0041<b>").split()), [dims])) == 1
