@@ -270,7 +270,7 @@ def check(path: Path, strict: bool, extra=None) -> str | None:
     """None when gpulens behaved on ``path``; else what went wrong. ``extra(doc, path)``: more impossible figures
     to look for in the JSON report (a list of texts), beside :func:`tests.fuzz_more.impossible_figures`."""
     import gpulens
-    from gpulens.errors import GpulensError
+    from gpulens.errors import GpulensError, printable
     from gpulens.reports import console, html, json_report, markdown
     from tests.fuzz_more import impossible_figures
     from tests.test_report_text import bad_text, page_text, prose_of
@@ -279,7 +279,7 @@ def check(path: Path, strict: bool, extra=None) -> str | None:
         rep = gpulens.analyze([path], strict=strict)
     except GpulensError as exc:
         msg = str(exc)
-        if "\n" in msg or not msg.startswith(str(path)):
+        if "\n" in msg or not msg.startswith(printable(path)):  # a name with a newline is shown escaped
             return f"bad message {type(exc).__name__}: {msg[:200]!r}"
         return None
     except fuzzing.FuzzTimeout:

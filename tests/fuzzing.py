@@ -439,7 +439,7 @@ def run_one(path: Path, strict: bool, cli: bool, out: Path, analyze: bool = True
     * anything else — a finding: the exception type and the innermost gpulens frame.
     """
     from gpulens.collectors import collect
-    from gpulens.errors import GpulensError
+    from gpulens.errors import GpulensError, printable
 
     if cli:
         from gpulens.cli import main
@@ -468,7 +468,7 @@ def run_one(path: Path, strict: bool, cli: bool, out: Path, analyze: bool = True
             return "partial"
     except GpulensError as exc:
         msg = str(exc)
-        if "\n" in msg or not msg.startswith(str(path)):
+        if "\n" in msg or not msg.startswith(printable(path)):  # a name with a newline is shown escaped
             return f"bad message {type(exc).__name__}: {msg[:200]!r}"
         cause = exc.__cause__
         if cause is not None and not isinstance(cause, GpulensError) and "malformed" in msg:

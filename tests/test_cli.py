@@ -137,3 +137,19 @@ def test_closed_stdout_still_writes_the_reports_and_keeps_the_exit_code(tmp_path
     assert p.returncode == 0, err.decode()
     assert all(f.exists() and f.stat().st_size > 0 for f in out.values())
     assert b"Traceback" not in err
+
+
+def test_an_error_about_a_file_named_with_a_newline_is_one_line(tmp_path):
+    """``str(err)`` of every GpulensError is one line, for the library as for the command: a control character in
+    the message (a file named ``a<newline>b_r.ncu-rep``, fuzz_s10 seed 5150 #20) is written as its escape."""
+    from gpulens.errors import GpulensError
+
+    p = tmp_path / "a\nb_r.ncu-rep"
+    p.write_bytes(b"NVIDIA Nsight Compute\x00" + b"\x00" * 10)  # not a complete report
+    with pytest.raises(GpulensError) as err:
+        gpulens.analyze([p])
+    msg = str(err.value)
+    assert "\n" not in msg and msg.startswith(str(tmp_path / "a\\nb_r.ncu-rep"))
+    r = run("analyze", str(p))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.count("\n") == 1 and "a\\nb_r.ncu-rep" in r.stderr

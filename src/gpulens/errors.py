@@ -19,6 +19,7 @@ traceback). 70 is ``EX_SOFTWARE`` of BSD ``sysexits.h``.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 EXIT_OK = 0
@@ -30,10 +31,24 @@ EXIT_NO_GPU_WORK = 5
 EXIT_INTERNAL = 70
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def printable(text: object) -> str:
+    """``str(text)`` as one printable line: newlines, carriage returns, tabs, escape sequences and other control
+    characters (from a file name, or trace text quoted in a message) written as backslash escapes (``\\n``,
+    ``\\x1b``)."""
+    return _CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), str(text))
+
+
 class GpulensError(Exception):
-    """Root of every gpulens error. ``str(err)`` is a complete one-line message for the user."""
+    """Root of every gpulens error. ``str(err)`` is a complete one-line message for the user: control characters
+    in it (a file name holding a newline) are written as escapes (:func:`printable`)."""
 
     exit_code: int = EXIT_USAGE
+
+    def __str__(self) -> str:
+        return printable(super().__str__())
 
 
 class TraceFormatError(GpulensError):

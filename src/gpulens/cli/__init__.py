@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import importlib
 import os
-import re
 import sys
 import traceback
 from typing import Any
 
 import typer
 
-from gpulens.errors import EXIT_INTERNAL, EXIT_USAGE, GpulensError, input_of
+from gpulens.errors import EXIT_INTERNAL, EXIT_USAGE, GpulensError, input_of, printable
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="gpulens: why is this GPU workload slow? Analyze PyTorch Profiler, rocprof, nsys and ncu "
@@ -52,14 +51,10 @@ def _split_debug(args: list[str]) -> tuple[list[str], bool]:
     return head + args[end:], len(head) != end
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def one_line(text: str) -> str:
-    """``text`` as one printable line: newlines, carriage returns, tabs, escape sequences and other control
-    characters (from a file name, or trace text quoted in a message) written as backslash escapes, so that an error
-    stays one line and cannot move the cursor or recolour the terminal."""
-    return _CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), str(text))
+def one_line(text: Any) -> str:
+    """``text`` as one printable line (:func:`gpulens.errors.printable`): an error stays one line and cannot move
+    the cursor or recolour the terminal."""
+    return printable(text)
 
 
 def internal_error_line(exc: BaseException) -> str:
