@@ -101,3 +101,26 @@ def test_comparison_inside_a_template_argument_closes_nothing():
             "c10::BFloat16 const*, float, int, int)")
     assert base_name(name) == "fused_add_rms_norm_kernel"
     assert base_name("void k<(3<4), float>(float*)") == "k"
+
+
+def test_a_generic_kernel_returning_enable_if_is_named_by_its_namespace_not_the_return_type():
+    """cuBLAS' ``std::enable_if<!T7, void>::type internal::gemvx::kernel<int, int, __nv_bfloat16, …, (int)7, …>``
+    (an nsys kern_sum CSV of an RTX 5090, fresh-user walk): the label read ``T7 ‹7›`` — the return type's template
+    argument taken for the wrapper's. The function is ``internal::gemvx::kernel``; its first template argument is a
+    scalar type, which names no kernel, so the label is ``gemvx::kernel``; the two variants differ by their 7 / 6."""
+    from gpulens.reports._names import base_name, short_names
+
+    def name(k):
+        return ("std::enable_if<!T7, void>::type internal::gemvx::kernel<int, int, __nv_bfloat16, __nv_bfloat16, "
+                f"__nv_bfloat16, float, (bool)0, (bool)1, (bool)1, (bool)0, (int){k}, (bool)0, cublasGemvParamsEx<int, "
+                "cublasGemvTensorStridedBatched<const __nv_bfloat16>, cublasGemvTensor<__nv_bfloat16>, float> >"
+                "(cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<const __nv_bfloat16>, "
+                "cublasGemvTensor<__nv_bfloat16>, float>)")
+
+    assert base_name(name(7)) == "gemvx::kernel"
+    labels = short_names([name(7), name(6)])
+    assert labels[0].startswith("gemvx::kernel") and labels[1].startswith("gemvx::kernel") and labels[0] != labels[1]
+    assert not any("T7" in x for x in labels)
+    # a wrapper whose first template argument is a kernel functor still reads as that functor
+    assert base_name("void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_64x64_tn_align4>(Params)") == \
+        "cutlass_80_tensorop_s1688gemm_64x64_tn_align4"

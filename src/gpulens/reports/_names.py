@@ -31,6 +31,9 @@ _TOKEN = re.compile(r"[A-Za-z0-9_]+")
 _NOISE = {"void", "const", "unsigned", "int", "long", "float", "bool", "char", "true", "false", "at", "native", "c10",
           "std", "detail", "cutlass", "anonymous", "namespace", "Params", "BFloat16", "Half"}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: A first template argument that names no kernel: a built-in or CUDA scalar type, or a template parameter (T7).
+_PLAIN_TYPE = re.compile(r"^(?:void|bool|char|short|int|long|unsigned|signed|float|double|half|__half|__nv_bfloat16|"
+                         r"__nv_fp8_e4m3|__nv_fp8_e5m2|u?int\d+_t|size_t|[A-Z]\d*)$")
 #: A template value argument: an integer literal with its suffix (256u, 1ul, -4) or a bool.
 _LITERAL = re.compile(r"^(?:-?(?:0x[0-9a-fA-F]+|\d+)[uUlL]*|true|false)$")
 
@@ -107,6 +110,8 @@ def _split(name: str) -> tuple[str, str]:
                 done = True
         elif depth == 0:
             head.append(ch)
+            if ch == " " and not s.startswith("namespace)", i + 1):  # the return type ended (std::enable_if<…>::type
+                args, start, done = [], None, False  # f<…>): its template arguments are not the function's
         elif depth == 1 and ch == "," and start is not None and not done:
             args.append(s[start:i].strip())
             start = i + 1
@@ -127,10 +132,14 @@ def base_name(name: str) -> str:
     # ">" would read as the end of a template argument list
     full = re.sub(r"(?:^|(?<=[\s:]))<?unnamed>::", "", full)
     qual, targ = _split(full)
-    base = qual.split("::")[-1] or qual or full
-    if base.lower() in WRAPPERS and targ:
-        ids = _IDENT.findall(targ.split("<")[0])
-        base = ids[-1] if ids else base
+    parts = [p for p in qual.split("::") if p]
+    base = (parts[-1] if parts else "") or qual or full
+    if base.lower() in WRAPPERS:
+        ids = _IDENT.findall(targ.split("<")[0]) if targ else []
+        if ids and not _PLAIN_TYPE.match(ids[-1]):
+            base = ids[-1]
+        elif len(parts) > 1:  # cuBLAS' gemvx::kernel<int, int, __nv_bfloat16, …>: the namespace names the kernel
+            base = "::".join(parts[-2:])
     return base or full
 
 
