@@ -369,8 +369,13 @@ class Accumulator:
         def cat(key: str) -> np.ndarray:  # concatenate one column, freeing its pieces as it goes
             return np.concatenate([p.pop(key) for p in P]) if P else np.zeros(0, dtype=np.int64)
 
-        def pair(key: str) -> tuple[np.ndarray, np.ndarray]:  # a packed nullable column → (values, valid)
-            values = np.zeros(self.rows, dtype=np.int64)
+        # launch resources the Timeline stores as Int32 are made int32 here when every value fits (what
+        # timeline.narrow_int32 would do later, without its int64 copy), unless XLA / ROCm rules edit them below
+        narrow = not rocm[0] and not (dialect is not None and dialect.producer == "xla-gpu")
+
+        def pair(key: str, small: bool = False) -> tuple[np.ndarray, np.ndarray]:  # packed nullable → (values, valid)
+            fits = small and all(fits_int32(p[key][1]) for p in P)
+            values = np.zeros(self.rows, dtype=np.int32 if fits else np.int64)
             valid = np.zeros(self.rows, dtype=bool)
             at = 0
             for p in P:
@@ -400,7 +405,7 @@ class Accumulator:
             name[name < 0] = self.names.encode([UNNAMED])[0]
         copy = cat("copy").astype(np.int64, copy=False)
         corr = pair("corr")
-        ints = {key: pair(key) for key in ("pid", "tid", "device", "stream", "grid_x", "grid_y", "grid_z",
+        ints = {key: pair(key, narrow and key in _NARROW_KEYS) for key in ("pid", "tid", "device", "stream", "grid_x", "grid_y", "grid_z",
                                            "block_x", "block_y", "block_z", "regs", "smem")}
         if dialect is not None and dialect.producer == "xla-gpu":
             self._place_xla(dialect, kind, name, nocat, copy, ints)
@@ -451,7 +456,8 @@ class Accumulator:
                          ("block_x", "block_x"), ("block_y", "block_y"), ("block_z", "block_z"),
                          ("regs_per_thread", "regs"), ("smem_static_bytes", "smem"), ("bytes", "bytes")):
             v, ok = corr if key == "corr" else ints[key] if key in ints else pair(key)
-            cols[dst] = nullable(sel(v), sel(ok))
+            cols[dst] = nullable(sel(v), sel(ok)) if v.dtype != np.int32 else \
+                pd.arrays.IntegerArray(sel(v), ~sel(ok))  # Int32: values 0 where unknown, as narrow_int32 makes
         self.pieces = []
         # counters: event ids follow the kept rows
         ev, met, val = [], [], []
@@ -552,6 +558,17 @@ class Accumulator:
                     ints[key][0][i], ints[key][1][i] = val, True
         self.ignored.pop("", None)
         self.ignored.pop("(none)", None)
+
+
+#: the accumulator's keys of the Timeline's Int32 columns (block size, registers, static shared memory)
+_NARROW_KEYS = ("block_x", "block_y", "block_z", "regs", "smem")
+
+_I32 = np.iinfo(np.int32)
+
+
+def fits_int32(v: np.ndarray) -> bool:
+    """True when every value of the integer array ``v`` lies in the int32 range (an empty array fits)."""
+    return not len(v) or (int(v.min()) >= _I32.min and int(v.max()) <= _I32.max)
 
 
 def _packed(v: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, int]:
