@@ -78,8 +78,7 @@ def test_seeded_fuzz_sample_reads_the_same_with_the_scanner_on_and_off(tmp_path)
 
 def _colliding(monkeypatch) -> None:
     """Make every text hash the same in the scanner's interning tables (``HASH_MASK`` 0), as if all names,
-    categories, Input Dims and Input type texts collided in FNV-1a (no real 64-bit collision is known to be
-    craftable here): only the byte comparison may tell the texts apart."""
+    categories, Input Dims and Input type texts collided in the 64-bit text hash: only the byte comparison may tell the texts apart."""
     from gpulens.collectors import _kineto_scan as S
 
     monkeypatch.setattr(S, "HASH_MASK", np.uint64(0))
@@ -124,3 +123,54 @@ def test_texts_interned_before_rows_are_rejected_follow_the_kept_rows(tmp_path):
     assert reader.scanned > 0
     assert differences(slow, fast) is None
     assert fast.events["input_dims"].astype(object).tolist()[:3] == ["[[1]]", "[[9]]", "[[1]]"]
+
+
+def _one_byte_apart(length: int) -> list[str]:
+    """Names of ``length`` bytes that differ from ``a…a`` (and from each other) in one byte each: the first byte,
+    bytes 7, 8 and 9 (around the first 8-byte word's end), the middle and the last byte (the overlapping last word)."""
+    base = "a" * length
+    spots = sorted({0, min(7, length - 1), min(8, length - 1), min(9, length - 1), length // 2, length - 1})
+    return [base] + [base[:i] + "b" + base[i + 1:] for i in spots]
+
+
+@pytest.mark.parametrize("length", [7, 8, 9, 15, 16, 17, 23, 40])
+def test_colliding_names_one_byte_apart_stay_apart_at_every_byte_position(tmp_path, monkeypatch, length):
+    """Texts are compared 8 bytes at a time (the last word overlapping the one before): with every hash colliding,
+    names of one length that differ in a single byte — in the first word, across a word boundary, in the overlap —
+    must stay distinct names, at unaligned offsets in the piece."""
+    names = _one_byte_apart(length)
+    rows = [K.replace('"name": "k"', f'"name": "{names[i % len(names)]}"').replace('"correlation": 5',
+                                                                                    f'"correlation": {i}')
+            for i in range(2100)]
+    p = tmp_path / "n.pt.trace.json"
+    p.write_text('{"traceEvents": [' + ",\n".join(rows) + "]}")
+    slow, _ = load(p, False, 65536)
+    _colliding(monkeypatch)
+    fast, reader = load(p, True, 65536)
+    assert reader.scanned > 0 and reader.decoded == 0
+    assert differences(slow, fast) is None
+    # the names as written above: event i is names[i % len(names)]
+    assert fast.events["name"].astype(str).tolist() == [names[i % len(names)] for i in range(2100)]
+
+
+def test_word_comparison_and_hash_agree_with_the_bytes():
+    """``_same`` is slice equality and ``_span_hash`` a function of the bytes alone, for every length up to 40 and
+    offsets of every alignment (texts copied to several places of one buffer, some changed in one byte)."""
+    import random
+
+    from gpulens.collectors import _kineto_scan as S
+
+    rng = random.Random(5)
+    for n in range(41):
+        text = bytes(rng.randrange(32, 127) for _ in range(n))
+        other = bytearray(text)
+        if n:
+            other[rng.randrange(n)] ^= 1
+        pad = [bytes(rng.randrange(32, 127) for _ in range(k)) for k in (3, 5, 1, 7)]
+        buf = pad[0] + text + pad[1] + text + pad[2] + bytes(other) + pad[3]
+        a, b = len(pad[0]), len(pad[0]) + n + len(pad[1])
+        c = b + n + len(pad[2])
+        arr = np.frombuffer(buf, dtype=np.uint8)
+        assert S._same(arr, a, b, n)
+        assert S._same(arr, a, c, n) == (buf[a:a + n] == buf[c:c + n])
+        assert S._span_hash(arr, a, a + n) == S._span_hash(arr, b, b + n)

@@ -159,3 +159,18 @@ def test_malformed_text_is_located_by_line_and_column_of_the_file_wherever_the_c
     tl = KinetoCollector().collect(p, strict=False, chunk_bytes=chunk)
     (msg,) = [w for w in tl.meta.warnings if " at line " in w]
     assert f"line {line}, column {col}:" in msg, msg
+
+
+def test_newline_count_matches_a_hand_count_and_leaves_the_buffer_resizable():
+    from gpulens.collectors._stream import _advance, _newlines
+
+    text = b'[{"a": 1},\r\n  {"b": "x"},\n\n{"c": 2}\n\r]'
+    buf = bytearray(text)
+    for k in range(len(text) + 1):
+        hand = sum(1 for c in text[:k] if c == 0x0A)  # byte by byte, without bytes.count
+        assert _newlines(buf, k) == hand
+    lines, col = _advance(buf, 14, 3, 5)  # text[:14] = '[{"a": 1},\r\n  ': one newline, then 2 bytes
+    assert (lines, col) == (4, 2)
+    assert _advance(buf, 9, 3, 5) == (3, 14)  # no newline in text[:9]: the column runs on
+    del buf[:14]  # no view of buf is left exported (a bytearray with one cannot be resized)
+    buf += b"more"

@@ -338,8 +338,8 @@ def _relabel(parts: list[Parts], events: pd.DataFrame, file_of: np.ndarray) -> n
     cols = ["kind", "name", "external_id", "correlation_id"]
     sub = events.loc[want, cols] if not want.all() else events[cols].copy()
     rank = events["rank"].to_numpy()[want]
-    _, rank_code = np.unique(rank, return_inverse=True)
-    sub["rank"] = file_of[want].astype(np.int64) * (int(rank_code.max()) + 1 if len(rank_code) else 1) + rank_code
+    rank_code = _dense_rank(rank)
+    sub["rank"] = file_of[want].astype(np.int64, copy=False) * (int(rank_code.max()) + 1 if len(rank_code) else 1) + rank_code
     before = (sub["kind"] == "kernel").to_numpy()
     if not relabel_by_launcher(sub):
         return np.zeros(len(parts), dtype=np.int64)
@@ -354,6 +354,18 @@ def _relabel(parts: list[Parts], events: pd.DataFrame, file_of: np.ndarray) -> n
         k.iloc[np.flatnonzero(want)[changed]] = "comm"
         events["kind"] = k
     return np.bincount(file_of[want][changed], minlength=len(parts))
+
+
+def _dense_rank(values: np.ndarray) -> np.ndarray:
+    """``np.unique(values, return_inverse=True)[1]`` (each value's position among the sorted distinct values) for
+    an integer array by hashing out the few distinct values and a binary search of each row among them, instead of
+    sorting all rows (0.5 s → ~0.05 s at 3.6 M rows); other dtypes go through ``np.unique``."""
+    if values.dtype.kind not in "iu":
+        return np.unique(values, return_inverse=True)[1].reshape(-1)
+    if not len(values) or values.min() == values.max():  # one rank (the usual single file): all 0, no hashing
+        return np.zeros(len(values), dtype=np.intp)
+    uniq = np.sort(pd.unique(values))
+    return np.searchsorted(uniq, values).astype(np.intp, copy=False)
 
 
 def _set_comm(events: pd.DataFrame, rows: np.ndarray) -> None:

@@ -20,7 +20,7 @@ from gpulens.collectors._chrome_dialects import xla_kernel_details
 from gpulens.collectors._collectives import collective_table
 from gpulens.collectors._kineto_grid import fix_rocm_grid
 from gpulens.collectors._kineto_ranks import event_ranks, rank_in_label
-from gpulens.collectors._kineto_columns import Dictionary, int_array, nullable, take, us_text_to_ns
+from gpulens.collectors._kineto_columns import Dictionary, int_array, nullable, take, us_text_to_ns, used_codes
 from gpulens.collectors._kineto_rows import EventRows, scatter
 from gpulens.timeline.selection import Selection
 
@@ -260,13 +260,8 @@ class Accumulator:
             keep = ~np.isnan(v)
             if keep.any():
                 self.counters.append((ki[keep] + self.rows, metric, v[keep]))
-        for key in _INT_FIELDS:  # nullable ints are kept sparse: (row numbers, values) of the rows that have one
-            v, ok = col[key]
-            if ok.all():
-                col[key] = (None, v, n)
-            else:
-                idx = np.flatnonzero(ok)
-                col[key] = (idx, v[idx], n)
+        for key in _INT_FIELDS:  # nullable ints, kept in the smaller of two forms (see finish's ``pair``)
+            col[key] = _packed(*col[key])
         if nocat.any():  # XLA GPU ops describe their launch in one text arg
             nc = np.flatnonzero(nocat)
             for i, kd in zip(nc, src.values("kernel_details", nc)):
@@ -374,8 +369,13 @@ class Accumulator:
         def cat(key: str) -> np.ndarray:  # concatenate one column, freeing its pieces as it goes
             return np.concatenate([p.pop(key) for p in P]) if P else np.zeros(0, dtype=np.int64)
 
-        def pair(key: str) -> tuple[np.ndarray, np.ndarray]:  # a sparse nullable column → (values, valid)
-            values = np.zeros(self.rows, dtype=np.int64)
+        # launch resources the Timeline stores as Int32 are made int32 here when every value fits (what
+        # timeline.narrow_int32 would do later, without its int64 copy), unless XLA / ROCm rules edit them below
+        narrow = not rocm[0] and not (dialect is not None and dialect.producer == "xla-gpu")
+
+        def pair(key: str, small: bool = False) -> tuple[np.ndarray, np.ndarray]:  # packed nullable → (values, valid)
+            fits = small and all(fits_int32(p[key][1]) for p in P)
+            values = np.zeros(self.rows, dtype=np.int32 if fits else np.int64)
             valid = np.zeros(self.rows, dtype=bool)
             at = 0
             for p in P:
@@ -383,26 +383,29 @@ class Accumulator:
                 if idx is None:
                     values[at:at + n] = v
                     valid[at:at + n] = True
-                else:
-                    values[idx + at] = v
-                    valid[idx + at] = True
+                elif idx.dtype == bool:  # masked: v is 0 where invalid
+                    values[at:at + n] = v
+                    valid[at:at + n] = idx
+                else:  # sparse: row numbers within the piece (a view, no shifted copy of idx)
+                    values[at:at + n][idx] = v
+                    valid[at:at + n][idx] = True
                 at += n
             return values, valid
 
-        kind = cat("kind").astype(np.int8)
+        kind = cat("kind").astype(np.int8, copy=False)
         start = cat("start")
         if base_ns and len(start) and not (-(1 << 63) <= int(start.min()) + base_ns
                                            and int(start.max()) + base_ns < (1 << 63)):
             self.base_ignored, base_ns = base_ns, 0  # would wrap int64: times stay relative (kineto.py warns)
         start = start + base_ns if base_ns else start
         dur = cat("dur")
-        name = cat("name").astype(np.int64)
-        nocat = cat("nocat").astype(bool) if P else np.zeros(0, dtype=bool)
+        name = cat("name").astype(np.int64, copy=False)
+        nocat = cat("nocat").astype(bool, copy=False) if P else np.zeros(0, dtype=bool)
         if (name < 0).any():  # an event without a name keeps a visible placeholder, never NaN or another's name
             name[name < 0] = self.names.encode([UNNAMED])[0]
-        copy = cat("copy").astype(np.int64)
+        copy = cat("copy").astype(np.int64, copy=False)
         corr = pair("corr")
-        ints = {key: pair(key) for key in ("pid", "tid", "device", "stream", "grid_x", "grid_y", "grid_z",
+        ints = {key: pair(key, narrow and key in _NARROW_KEYS) for key in ("pid", "tid", "device", "stream", "grid_x", "grid_y", "grid_z",
                                            "block_x", "block_y", "block_z", "regs", "smem")}
         if dialect is not None and dialect.producer == "xla-gpu":
             self._place_xla(dialect, kind, name, nocat, copy, ints)
@@ -439,7 +442,7 @@ class Accumulator:
         sel = (lambda a: a[keep] if keep is not None else a)
         kind_vals = [k for k in KIND_LIST if k in KINDS]
         cols: dict[str, Any] = {
-            "kind": _codes_to_cat(sel(kind).astype(np.int64), kind_vals),
+            "kind": _codes_to_cat(sel(kind), kind_vals),
             "name": self.names.categorical(sel(name), _str),
             "start_ns": sel(start), "dur_ns": sel(dur), "rank": sel(ranks.rank),
             "device_id": sel(ints["device"][0]),
@@ -453,7 +456,8 @@ class Accumulator:
                          ("block_x", "block_x"), ("block_y", "block_y"), ("block_z", "block_z"),
                          ("regs_per_thread", "regs"), ("smem_static_bytes", "smem"), ("bytes", "bytes")):
             v, ok = corr if key == "corr" else ints[key] if key in ints else pair(key)
-            cols[dst] = nullable(sel(v), sel(ok))
+            cols[dst] = nullable(sel(v), sel(ok)) if v.dtype != np.int32 else \
+                pd.arrays.IntegerArray(sel(v), ~sel(ok))  # Int32: values 0 where unknown, as narrow_int32 makes
         self.pieces = []
         # counters: event ids follow the kept rows
         ev, met, val = [], [], []
@@ -556,6 +560,32 @@ class Accumulator:
         self.ignored.pop("(none)", None)
 
 
+#: the accumulator's keys of the Timeline's Int32 columns (block size, registers, static shared memory)
+_NARROW_KEYS = ("block_x", "block_y", "block_z", "regs", "smem")
+
+_I32 = np.iinfo(np.int32)
+
+
+def fits_int32(v: np.ndarray) -> bool:
+    """True when every value of the integer array ``v`` lies in the int32 range (an empty array fits)."""
+    return not len(v) or (int(v.min()) >= _I32.min and int(v.max()) <= _I32.max)
+
+
+def _packed(v: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, int]:
+    """One piece's nullable int column (``v`` int64, ``ok`` its valid mask, both n long) in the smaller form that
+    ``finish`` reads back: ``(None, v, n)`` all valid; ``(ok, v with 0 where invalid, n)`` masked, 9 bytes a row,
+    when at least 9/16 of the rows are valid; else ``(row numbers, their values, n)`` sparse, 16 bytes a valid row.
+    Read back, every form gives the same (values, valid) pair: values 0 where invalid."""
+    n = len(v)
+    cnt = int(np.count_nonzero(ok))
+    if cnt == n:
+        return None, v, n
+    if 16 * cnt >= 9 * n:
+        return ok, np.where(ok, v, 0), n
+    idx = np.flatnonzero(ok)
+    return idx, v[idx], n
+
+
 def _str(v: Any) -> str:
     return v if isinstance(v, str) else str(v)
 
@@ -568,7 +598,7 @@ def _codes_to_named_cat(codes: np.ndarray, names: list[str]):
     """Categorical of ``names[code]`` with sorted categories, only those used (duplicate names merged)."""
     from gpulens.collectors._assemble import categorical
 
-    used = np.unique(codes)
+    used = used_codes(codes, len(names))
     cats = sorted({names[u] for u in used})
     remap = np.zeros(len(names), dtype=np.int64)
     for u in used:
@@ -581,7 +611,7 @@ def _codes_to_cat(codes: np.ndarray, values: list[str]):
 
     if not len(codes):
         return pd.Categorical([], categories=pd.Index([], dtype="str"))
-    used = np.unique(codes)
+    used = used_codes(codes, len(KIND_LIST))
     from gpulens.collectors._assemble import categorical
 
     cats = sorted(KIND_LIST[u] for u in used)

@@ -10,8 +10,8 @@ integer literals (strings, floats, booleans, 2^64), non-number ``flops``/occupan
 ``kernel_details``, a GPU row's ``kind`` arg that is no plain string.
 
 Strings are interned without a Python object per event, in the scan itself (:func:`._kineto_scan._intern`): each
-``name``/``cat`` content and raw ``Input Dims``/``Input type`` text is looked up by its FNV-1a 64 hash in a per-piece
-table and compared byte for byte with its group's first text while it is still in cache (two texts of one hash
+``name``/``cat`` content and raw ``Input Dims``/``Input type`` text is looked up by a 64-bit hash in a per-piece
+table and compared (8 bytes at a time) with its group's first text while it is still in cache (two texts of one hash
 never merge: they are two groups); one text per group is decoded (plain ASCII directly; escapes by msgspec) and
 encoded in the accumulator's dictionaries in order of first appearance, as ``Dictionary.encode`` does.
 

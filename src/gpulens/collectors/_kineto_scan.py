@@ -14,8 +14,8 @@ holds the fields named ``F_*``; a ``*_T`` field is the value's type:
 a ``[x, y, z]`` of int64 literals, a float exact by :func:`_float` — by field), :data:`T_SLOW` (a number
 left to numpy's string parsing), :data:`T_OTHER` (valid JSON of another type) or
 :data:`T_ESCAPED` (a ``name``/``cat`` string with escapes or non-ASCII bytes, decoded apart; a ``kind`` string
-with them is T_OTHER). ``H[r, h]`` (uint64) holds FNV-1a
-64-bit hashes of the name/cat contents and of the raw ``Input Dims``/``Input type`` texts, by which the texts are
+with them is T_OTHER). ``H[r, h]`` (uint64) holds
+64-bit hashes (:func:`_span_hash`) of the name/cat contents and of the raw ``Input Dims``/``Input type`` texts, by which the texts are
 interned (:func:`_intern`: ``*_G`` fields).
 
 Times: a regular number (``-?digits[.d{1,3}]``, integer part below 9.2e15 µs) is converted exactly to ns here; any
@@ -28,7 +28,9 @@ import threading
 from typing import Any
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 OK, FALLBACK, FULL = 0, 1, 2
 T_ABSENT, T_NULL, T_GOOD, T_OTHER, T_ESCAPED, T_SLOW = 0, 1, 2, 3, 4, 5
@@ -68,6 +70,7 @@ SKIPPED = b"CbnestfPONDRSTpFc()Vv"
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
+_MIX = np.uint64(0x9E3779B97F4A7C15)  # 2^64 / golden ratio, odd: a multiply that spreads a word's bits upwards
 
 
 def _table(keys: tuple[bytes, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -147,10 +150,14 @@ def _string(buf, p, n):
     return -1, flags, h
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _number(buf, p, n):
     """A JSON number at ``buf[p]``: (end or -1 when invalid, int64 value or 0, value is an int64 literal,
-    ns value, ns exact (regular time))."""
+    ns value, ns exact (regular time)).
+
+    Inlined where it is called (as :func:`_huge`), numba's ``inline='always'``: a call returning a 5-tuple, made for
+    every number of the trace, cost ~8 % of the scan (a 160 MB prefix of the 1M-kernel trace: 0.64 → 0.59 s), for
+    a few seconds more of one-time compiling (the whole kernel, cache empty: 18 → 21 s CPU)."""
     neg = False
     if buf[p] == 45:
         neg = True
@@ -312,7 +319,7 @@ def _skip_str(buf, p, n):
     return -1, flags
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _huge(buf, s, e):
     """Whether the valid JSON number ``buf[s:e]`` may be beyond float64 (msgspec then fails the event where it
     decodes the value): a fraction or exponent and (integer digits + exponent) > 300. Integer literals never are."""
@@ -445,12 +452,55 @@ def _key(buf, s, e, h, slots, data, offs):
     return -1
 
 
+@intrinsic
+def _load8(typingctx, arr, idx):
+    """The 8 bytes ``arr[idx:idx + 8]`` of a uint8 array as one little-endian uint64 (an unaligned load; no bounds
+    check: the caller keeps ``idx + 8 <= len(arr)``)."""
+    if not (isinstance(arr, types.Array) and arr.dtype == types.uint8 and isinstance(idx, types.Integer)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        ary = context.make_array(sig.args[0])(context, builder, value=args[0])
+        i = context.cast(builder, args[1], sig.args[1], types.intp)
+        ptr = builder.bitcast(builder.gep(ary.data, [i]), ir.IntType(64).as_pointer())
+        return builder.load(ptr, align=1)
+
+    return types.uint64(arr, idx), codegen
+
+
 @njit(cache=True)
 def _span_hash(buf, s, e):
-    h = _FNV_OFFSET
-    for j in range(s, e):
-        h = (h ^ np.uint64(buf[j])) * _FNV_PRIME
-    return h
+    """64-bit hash of the bytes ``buf[s:e]`` for the interning tables (:func:`_intern` compares the bytes of texts of
+    equal hash, so the hash only spreads texts over the table). Texts of 8 bytes or more are read 8 bytes a time
+    (:func:`_load8`; the last word overlaps the one before it when the length is no multiple of 8), each word mixed
+    in by a multiply; shorter ones byte by byte (FNV-1a). A function of the bytes and the length alone."""
+    n = e - s
+    h = _FNV_OFFSET ^ np.uint64(n)
+    if n < 8:
+        for j in range(s, e):
+            h = (h ^ np.uint64(buf[j])) * _FNV_PRIME
+        return h
+    for j in range(s, e - 8, 8):
+        h = (h ^ _load8(buf, j)) * _MIX
+        h ^= h >> np.uint64(31)
+    h = (h ^ _load8(buf, e - 8)) * _MIX
+    return h ^ (h >> np.uint64(29))
+
+
+@njit(cache=True)
+def _same(buf, a, s, n):
+    """Whether ``buf[a:a + n]`` equals ``buf[s:s + n]`` (both within ``buf``), compared 8 bytes at a time."""
+    if a == s:
+        return True
+    if n < 8:
+        for j in range(n):
+            if buf[a + j] != buf[s + j]:
+                return False
+        return True
+    for j in range(0, n - 8, 8):
+        if _load8(buf, a + j) != _load8(buf, s + j):
+            return False
+    return _load8(buf, a + n - 8) == _load8(buf, s + n - 8)
 
 
 @njit(cache=True)
@@ -614,16 +664,8 @@ def _intern(buf, s, e, h, t, slots, gs, ge, gh, gslot, ngroups, mask):
             gh[t, g] = hm
             gslot[t, g] = i
             return g
-        if gh[t, g] == hm and ge[t, g] - gs[t, g] == e - s:
-            a = gs[t, g]
-            same = True
-            if a != s:
-                for j in range(e - s):
-                    if buf[a + j] != buf[s + j]:
-                        same = False
-                        break
-            if same:
-                return g
+        if gh[t, g] == hm and ge[t, g] - gs[t, g] == e - s and _same(buf, gs[t, g], s, e - s):
+            return g
         i = (i + 1) & (size - 1)
 
 
@@ -725,7 +767,7 @@ def _scan(buf, I, H, D, tslots, tdata, toffs, aslots, adata, aoffs, skipped, slo
                 fs = F_CAT_S if k == 1 else F_NAME_S
                 if c == 34:
                     q = p
-                    p, fl, h = _string(buf, p, n)
+                    p, fl = _skip_str(buf, p, n)
                     if p < 0:
                         return FALLBACK, r
                     if fl & 2 or fl & 4 or fl & 1:
@@ -734,7 +776,7 @@ def _scan(buf, I, H, D, tslots, tdata, toffs, aslots, adata, aoffs, skipped, slo
                         I[r, fs + 2] = T_GOOD
                     I[r, fs] = q + 1
                     I[r, fs + 1] = p - 1
-                    H[r, H_CAT if k == 1 else H_NAME] = h
+                    H[r, H_CAT if k == 1 else H_NAME] = _span_hash(buf, q + 1, p - 1)
                 else:
                     q = p
                     p, st = _skip(buf, p, n, stack)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import msgspec
+import numpy as np
 
 from gpulens.collectors._io import GZIP_MAGIC, as_utf8, decompress_limit, gunzip_blocks, open_error
 from gpulens.errors import TraceFormatError
@@ -288,10 +289,17 @@ def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: Strea
     yield Tail(doc, array_form, consumed + start + 1 - len(prefix), (len(prefix), lines, col))
 
 
+def _newlines(buf: bytearray, k: int) -> int:
+    """Newline bytes in ``buf[:k]``. numpy compares 8 MiB pieces several times faster than ``bytearray.count``
+    (whose one-byte count is a plain byte loop in CPython); the views are released before ``buf`` is resized."""
+    with memoryview(buf) as whole, whole[:k] as head:
+        return int(np.count_nonzero(np.frombuffer(head, dtype=np.uint8) == 10))
+
+
 def _advance(buf: bytearray, k: int, lines: int, col: int) -> tuple[int, int]:
     """(newlines, column − 1) at the end of ``buf[:k]``, which follows text of ``lines`` newlines ending ``col``
     bytes after the last one."""
-    nl = buf.count(b"\n", 0, k)
+    nl = _newlines(buf, k)
     if nl:
         return lines + nl, k - (buf.rfind(b"\n", 0, k) + 1)
     return lines, col + k
