@@ -19,7 +19,7 @@ from gpulens.analyzers._categories import op_category
 from gpulens.analyzers._flop_models import op_cost
 from gpulens.analyzers._optree import inclusive, op_tree
 from gpulens.analyzers.base import AnalysisResult, Analyzer
-from gpulens.analyzers.context import int_sums, unique_ints
+from gpulens.analyzers.context import first_rows, int_sums, unique_ints
 from gpulens.timeline import Timeline
 
 COLUMNS = {
@@ -94,12 +94,47 @@ def _per_call(timeline: Timeline) -> pd.DataFrame:
     return df
 
 
+def _row_groups(df: pd.DataFrame, cols: tuple[str, ...]) -> tuple[np.ndarray, int]:
+    """Group number of each row for the distinct values of the int code columns ``cols`` (−1 allowed), numbered in
+    order of first appearance — ``df.groupby(list(cols), sort=False).ngroup()`` — and the number of groups.
+
+    The codes are folded into one int64 per row (mixed radix) and factorised once (a pandas groupby on three key
+    columns cost ~0.1 s per million calls); keys too many to fold take the groupby."""
+    parts = [df[c].to_numpy() for c in cols]
+    radix = 1
+    for v in parts:
+        radix *= int(v.max()) + 2 if len(v) else 1
+    if radix >= 2 ** 62 or any(v.dtype.kind not in "iu" for v in parts):
+        group = df.groupby(list(cols), sort=False).ngroup().to_numpy()
+        return group.astype(np.int64, copy=False), int(group.max()) + 1 if len(group) else 0
+    key = np.zeros(len(df), dtype=np.int64)
+    for v in parts:
+        key *= int(v.max()) + 2
+        key += v
+        key += 1
+    group, uniq = pd.factorize(key)
+    return group.astype(np.int64, copy=False), len(uniq)
+
+
+def _exact_sums(group: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
+    """Per-group sums of ``values`` as ``Series.groupby(group).sum()`` gives them: by ``np.bincount`` where every
+    value and partial sum is an exact integer in float64 (GPU times in ns, event counts), so the order of the
+    additions cannot change the result; otherwise pandas' own sum (its compensated summation)."""
+    x = np.asarray(values)
+    if x.dtype.kind in "iu":
+        return int_sums(group, x, n_groups)
+    if x.dtype.kind == "f" and bool(np.isfinite(x).all()) and bool((x == np.floor(x)).all()) \
+            and float(np.abs(x).sum()) < 2.0 ** 53:
+        return np.bincount(group, weights=x, minlength=n_groups)[:n_groups]
+    return pd.Series(x).groupby(group).sum().reindex(np.arange(n_groups), fill_value=0).to_numpy()
+
+
 def _costs(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """FLOPs and bytes per call (NaN without a model), the model run once per distinct (op, dims, types)."""
     if not len(df):
         return np.zeros(0), np.zeros(0)
-    key = df.groupby(["_op", "_dims", "_types"], sort=False).ngroup().to_numpy()
-    first = unique_ints(key, return_index=True)[1]
+    key, _ = _row_groups(df, ("_op", "_dims", "_types"))
+    first = first_rows(key)
     dims, types = df["dims"].array, df["types"].array
     f = np.full(len(first), np.nan)
     b = np.full(len(first), np.nan)
@@ -145,16 +180,26 @@ class OpRollup(Analyzer):
                                                  "framework ops (cpu_op events), or no external ids / launch calls)")
         flops, nbytes = _costs(calls)
         calls = calls.assign(flops=flops, bytes=nbytes, top=calls["depth"] == 0)
-        g = calls.groupby(["_op", "_shapes", "_dtypes"], sort=False)
+        # rows: (op, shapes, dtypes) by their dense codes, groups in order of first appearance (as a groupby with
+        # sort=False); the texts taken at each group's first call, the sums on the group numbers
+        group, n_groups = _row_groups(calls, ("_op", "_shapes", "_dtypes"))
+        first = first_rows(group)
         # a call nested in a call of the same row (reentrant backward, recursion) is inside that call's inclusive
         # time already: summed again, a row could exceed the GPU time of the whole trace
-        outer = ~_nested_in_own_row(timeline, calls, g.ngroup().to_numpy())
-        t = pd.DataFrame({"op": g["op"].first(), "shapes": g["shapes"].first(), "dtypes": g["dtypes"].first(),
-                          "calls": g.size(), "host_time_ns": g["host_time_ns"].sum(),
-                          "gpu_time_ns": calls["gpu_time_ns"].where(outer, 0).groupby(g.ngroup()).sum().to_numpy(),
-                          "self_gpu_time_ns": g["self_gpu_time_ns"].sum(),
-                          "gpu_events": calls["gpu_events"].where(outer, 0).groupby(g.ngroup()).sum().to_numpy(), "flops": g["flops"].sum(min_count=1),
-                          "bytes": g["bytes"].sum(min_count=1), "top_level": g["top"].any()}).reset_index(drop=True)
+        outer = ~_nested_in_own_row(timeline, calls, group)
+        t = pd.DataFrame({"op": pd.Series(calls["op"].to_numpy()[first], dtype=object),
+                          "shapes": pd.Series(calls["shapes"].to_numpy()[first], dtype=object),
+                          "dtypes": pd.Series(calls["dtypes"].to_numpy()[first], dtype=object),
+                          "calls": np.bincount(group, minlength=n_groups).astype(np.int64),
+                          "host_time_ns": _exact_sums(group, calls["host_time_ns"].to_numpy(), n_groups),
+                          "gpu_time_ns": _exact_sums(group, np.where(outer, calls["gpu_time_ns"].to_numpy(), 0),
+                                                     n_groups),
+                          "self_gpu_time_ns": _exact_sums(group, calls["self_gpu_time_ns"].to_numpy(), n_groups),
+                          "gpu_events": _exact_sums(group, np.where(outer, calls["gpu_events"].to_numpy(), 0),
+                                                    n_groups),
+                          "flops": calls["flops"].groupby(group).sum(min_count=1).to_numpy(),
+                          "bytes": calls["bytes"].groupby(group).sum(min_count=1).to_numpy(),
+                          "top_level": np.bincount(group[calls["top"].to_numpy()], minlength=n_groups) > 0})
         total = float(att["time_ns"].sum())
         t["category"] = t["op"].map({o: op_category(o) for o in t["op"].unique()})
         t["share"] = t["gpu_time_ns"] / total if total else 0.0
