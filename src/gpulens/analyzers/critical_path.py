@@ -28,7 +28,7 @@ from gpulens.analyzers._steps import step_ranges
 from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers._span import CLOCK_GAP_NS, busy_unknown_reason, clock_windows
-from gpulens.analyzers.context import category_mask, context_of, unique_ints
+from gpulens.analyzers.context import category_mask, context_of, sorted_positions, unique_ints
 from gpulens.analyzers.intervals import group_order, key_codes
 from gpulens.timeline import Timeline
 from gpulens.units import fmt_ns
@@ -168,6 +168,11 @@ def _host_positions(host_ids: np.ndarray, launch_ids: pd.Series) -> np.ndarray:
     if not ok.any() or not len(host_ids):
         return out
     want = launch_ids[ok].astype("int64").to_numpy()
+    if len(host_ids) < 2 or bool((host_ids[1:] > host_ids[:-1]).all()):
+        # ids in row order (collectors number events so): positions by lookup (:func:`sorted_positions`), no sort
+        k = sorted_positions(host_ids, want)
+        out[ok] = np.where(host_ids[k] == want, k, -1)
+        return out
     order = np.argsort(host_ids, kind="stable")
     sid = host_ids[order]
     k = np.minimum(np.searchsorted(sid, want), len(sid) - 1)
