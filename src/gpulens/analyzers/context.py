@@ -90,8 +90,22 @@ def unique_ints(values: Any, return_index: bool = False, return_inverse: bool = 
     sample of 4,096 rows: hashing then sorting nearly every row costs more) or not integers goes to ``np.unique``
     itself."""
     v = np.asarray(values)
-    if v.ndim != 1 or v.dtype.kind not in "iu" or len(v) < 2 or bool((v[1:] >= v[:-1]).all()):
+    if v.ndim != 1 or v.dtype.kind not in "iu" or len(v) < 2:
         return np.unique(v, return_index=return_index, return_inverse=return_inverse)
+    if bool((v[1:] >= v[:-1]).all()):
+        # already in order (event ids of rows): a distinct value starts where the value changes — no sort at all
+        # (np.unique sorts even a sorted input: ~0.05 s per million)
+        head = np.empty(len(v), dtype=bool)
+        head[0] = True
+        np.not_equal(v[1:], v[:-1], out=head[1:])
+        out = [v[head]]
+        if return_index:
+            out.append(np.flatnonzero(head).astype(np.intp, copy=False))
+        if return_inverse:
+            inv = np.cumsum(head, dtype=np.intp)
+            inv -= 1
+            out.append(inv)
+        return out[0] if len(out) == 1 else tuple(out)
     sample = v[:: max(len(v) // 4096, 1)]
     if len(np.unique(sample)) > len(sample) // 2:
         return np.unique(v, return_index=return_index, return_inverse=return_inverse)
@@ -106,6 +120,25 @@ def unique_ints(values: Any, return_index: bool = False, return_inverse: bool = 
         rank[order] = np.arange(len(order), dtype=np.intp)
         out.append(rank[codes])
     return out[0] if len(out) == 1 else tuple(out)
+
+
+def sorted_codes(values: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.factorize(values, sort=True)`` of a 1-D integer array (no missing values): (int64 code of each row in
+    the sorted order of the distinct values, those values sorted). Values within a small range (block sizes,
+    register counts, name codes: a span up to 4 × the rows, at least 65,536) are ranked by a presence table over the
+    span, without hashing; others go to ``pd.factorize``."""
+    v = np.asarray(values)
+    if v.ndim == 1 and v.dtype.kind in "iu" and len(v):
+        lo, hi = int(v.min()), int(v.max())
+        if hi - lo < max(4 * len(v), 1 << 16):
+            off = v.astype(np.int64) - lo
+            present = np.zeros(hi - lo + 1, dtype=bool)
+            present[off] = True
+            rank = np.cumsum(present, dtype=np.int64)
+            rank -= 1
+            return rank[off], (np.flatnonzero(present) + lo).astype(v.dtype, copy=False)
+    codes, uniq = pd.factorize(v, sort=True)
+    return codes.astype(np.int64, copy=False), np.asarray(uniq)
 
 
 def int_sums(groups: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:

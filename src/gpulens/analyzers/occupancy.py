@@ -35,7 +35,7 @@ from gpulens.analyzers._occ_launches import Launches
 from gpulens.analyzers._stake import wave_loss_per_launch
 from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, no_hot_kernels_reason, weighted_mean
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers.context import first_seen_codes, int_sums, recode_first_seen, unique_ints
+from gpulens.analyzers.context import first_seen_codes, int_sums, recode_first_seen, sorted_codes, unique_ints
 from gpulens.devices import limits_of_record, main_device, no_spec_reason
 from gpulens.devices.occupancy import Occupancy, cdna_occupancy, cuda_occupancy, kineto_estimate_pct
 from gpulens.timeline import Timeline
@@ -105,7 +105,7 @@ def _config_time(g: np.ndarray, b: np.ndarray, r: np.ndarray, m: np.ndarray, t: 
     fast = all(np.asarray(k).dtype.kind in "iu" for k in keys) and len(tf) > 0 and not np.isnan(tf).any() \
         and bool((tf == np.round(tf)).all()) and float(np.abs(tf).sum()) < 2.0 ** 53
     if fast:
-        parts = [pd.factorize(np.asarray(k), sort=True) for k in keys]  # dense codes in sorted value order
+        parts = [sorted_codes(k) for k in keys]  # dense codes in sorted value order (pd.factorize(sort=True))
         radix = 1.0
         for _, u in parts:
             radix *= max(len(u), 1)
