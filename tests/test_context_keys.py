@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gpulens.analyzers.context import lookup_sorted, reindex_sorted, sorted_codes, sorted_positions, unique_ints
+from gpulens.analyzers.context import (isin_ints, lookup_sorted, reindex_sorted, sorted_codes, sorted_positions,
+                                       unique_ints)
 
 
 def test_hand_example():
@@ -139,3 +140,17 @@ def test_sorted_codes_same_as_factorize_sorted():
         codes, uniq = sorted_codes(v)
         assert np.array_equal(codes, want_codes) and np.array_equal(uniq, np.asarray(want_uniq))
         assert uniq.dtype == np.asarray(want_uniq).dtype
+
+
+def test_isin_ints_same_as_np_isin():
+    # ids in order (the lookup path: dense and sparse spans) and not (np.isin itself), with and without a row mask;
+    # values below, inside (absent) and above the ids
+    rng = np.random.default_rng(13)
+    values = rng.integers(-50, 3_000, 40_000)
+    where = rng.random(len(values)) < 0.6
+    for ids in (np.arange(0, 2_000, 3), np.sort(rng.choice(10 ** 9, 500, replace=False)), np.array([5, 7]),
+                rng.permutation(np.arange(0, 2_000, 3)), np.array([4])):
+        want = np.isin(values, ids)
+        assert np.array_equal(isin_ints(values, ids), want)
+        assert np.array_equal(isin_ints(values, ids, where=where), want & where)
+    assert isin_ints(np.array([1, 2, 3]), np.array([2, 3]), where=np.zeros(3, dtype=bool)).tolist() == [False] * 3

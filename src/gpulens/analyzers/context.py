@@ -185,6 +185,24 @@ def sorted_positions(sv: np.ndarray, tv: np.ndarray) -> np.ndarray:
     return np.minimum(np.searchsorted(sv, tv), len(sv) - 1)
 
 
+def isin_ints(values: Any, ids: Any, where: np.ndarray | None = None) -> np.ndarray:
+    """``np.isin(values, ids)`` for integer arrays (a bool mask shaped like ``values``); with ``where`` (a bool mask
+    like ``values``), only those rows are tested and the others are False.
+
+    When ``ids`` are strictly increasing (event ids of rows), by position lookup (:func:`sorted_positions`) instead
+    of ``np.isin``'s sort of both arrays (~0.1 s at a million of each)."""
+    v, k = np.asarray(values), np.asarray(ids)
+    if not (len(k) > 1 and v.dtype.kind in "iu" and k.dtype.kind in "iu" and bool((k[1:] > k[:-1]).all())):
+        out = np.isin(v, k)
+        return out if where is None else out & where
+    rows = np.arange(len(v)) if where is None else np.flatnonzero(where)
+    out = np.zeros(v.shape, dtype=bool)
+    if len(rows):
+        sel = v[rows]
+        out[rows[k[sorted_positions(k, sel)] == sel]] = True
+    return out
+
+
 def reindex_sorted(series: pd.Series, index: pd.Index) -> pd.Series:
     """``series.reindex(index)``, by position lookup (:func:`sorted_positions`) instead of a hash table when
     ``series``'s index is strictly increasing integers (a selection of Timeline rows) and every label of ``index``
@@ -409,7 +427,7 @@ class AnalysisContext:
         c = self.timeline.counters
         keep = category_mask(c["metric"], metrics)
         if event_ids is not None:
-            keep &= np.isin(c["event_id"].to_numpy(), np.asarray(event_ids))
+            keep = isin_ints(c["event_id"].to_numpy(), np.asarray(event_ids), where=keep)
         sub = c[keep]
         return sub.assign(metric=strings(sub["metric"]))
 

@@ -93,6 +93,31 @@ _WORD = {"registers": "Registers", "shared_memory": "Shared memory", "warps": "W
 DISAGREE_PP = 0.5
 
 
+def _config_key(columns: list, n: int) -> np.ndarray:
+    """Configuration number of each of ``n`` launches: the distinct rows of ``columns`` (arrays; NaN equal to NaN),
+    numbered in order of first appearance (int64).
+
+    Each column is coded (integers in their sorted order by a presence table, :func:`~gpulens.analyzers.context.
+    sorted_codes`; others by ``pd.factorize``), the codes folded into one int64 per launch and that factorised once
+    — the numbering a factorisation after each column gives (both number the distinct rows by first appearance), one
+    hash pass instead of two per column. Codes too many to fold are re-factorised column by column."""
+    key = np.zeros(n, dtype="int64")
+    radix = 1
+    for col in columns:
+        col = np.asarray(col)
+        if col.dtype.kind in "iu":
+            c, u = sorted_codes(col)
+        else:
+            c, u = pd.factorize(col, use_na_sentinel=False)
+        m = max(len(u), 1)
+        if radix * m >= 2 ** 62:  # fold no further: renumber what is folded so far, densely
+            key, uk = pd.factorize(key)
+            radix = max(len(uk), 1)
+        key = key * m + c
+        radix *= m
+    return pd.factorize(key)[0].astype("int64", copy=False)
+
+
 def _config_time(g: np.ndarray, b: np.ndarray, r: np.ndarray, m: np.ndarray, t: np.ndarray) -> pd.DataFrame:
     """Summed launch time ``t`` per (name code ``g``, block size ``b``, registers ``r``, shared memory ``m``),
     sorted by those keys: ``pd.DataFrame({...}).groupby(["g", "b", "r", "m"], sort=True)["t"].sum().reset_index()``.
@@ -283,13 +308,7 @@ class OccupancyAnalyzer(Analyzer):
         it cannot run): calc_theo, calc_active, calc_limiter, nsms, kin_active (Kineto's variant), max_threads."""
         keys = ["rank", "device_id", "block_size", "regs_per_thread", "smem_bytes", "calc_ok", *AMD_RESOURCES]
         # one row per distinct launch configuration, in order of first appearance (NaN resources compare equal)
-        n = len(cols["rank"])
-        key = np.zeros(n, dtype="int64")
-        for k in keys:
-            if cols[k] is None:
-                continue
-            c, u = pd.factorize(cols[k], use_na_sentinel=False)
-            key, _ = pd.factorize(key * max(len(u), 1) + c)
+        key = _config_key([cols[k] for k in keys if cols[k] is not None], len(cols["rank"]))
         _, first = unique_ints(key, return_index=True)
         cfg = pd.DataFrame({k: (np.full(len(first), np.nan) if cols[k] is None else cols[k][first]) for k in keys})
         recs: dict = {}
