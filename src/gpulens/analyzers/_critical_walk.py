@@ -105,7 +105,10 @@ def thread_segments(group: np.ndarray, start: np.ndarray, end: np.ndarray
     """
     order = visit_order(group, start, end - start)
     try:
-        g, s, e = group[order], start[order], end[order]
+        # one thread (the usual case): its code as a read-only view, not a taken copy of every row's code
+        one = not len(group) or bool(group.min() == group.max())
+        g = np.broadcast_to(group[0], len(group)) if one and len(group) else group[order]
+        s, e = start[order], end[order]
         parent, cend = nest_clipped(g, s, e)
         del e  # held no longer than needed: the tiles below are the 1M-kernel analysis's largest arrays
         tg, ta, tb, m = leaf_tiles(g, s, cend, parent)
