@@ -30,7 +30,7 @@ import pandas as pd
 from gpulens.analyzers import _advice, _occ_findings
 from gpulens.analyzers import _occ_ncu as N
 from gpulens.analyzers import _sol_amd
-from gpulens.analyzers._groupstats import group_sums
+from gpulens.analyzers._groupstats import group_sums_many
 from gpulens.analyzers._occ_launches import Launches
 from gpulens.analyzers._stake import wave_loss_per_launch
 from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, no_hot_kernels_reason, weighted_mean
@@ -451,9 +451,9 @@ class OccupancyAnalyzer(Analyzer):
         def wmean(v: np.ndarray) -> list:
             k = ~np.isnan(v)
             n = np.bincount(g[k], minlength=G)
-            sw = group_sums(g[k], t[k], G)  # numpy's own per-group sums, as weighted_mean computes them
-            swv = group_sums(g[k], v[k] * t[k], G)
-            sv = group_sums(g[k], v[k], G)
+            # numpy's own per-group sums, as weighted_mean computes them (one group order for the three)
+            gk, tk, vk = (g, t, v) if k.all() else (g[k], t[k], v[k])
+            sw, swv, sv = group_sums_many(gk, [tk, vk * tk, vk], G)
             with np.errstate(all="ignore"):
                 val = np.where(sw > 0, swv / sw, sv / np.maximum(n, 1))
             return [None if c == 0 else float(x) for c, x in zip(n.tolist(), val.tolist())]
