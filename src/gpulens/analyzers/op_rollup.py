@@ -17,7 +17,7 @@ import pandas as pd
 from gpulens.analyzers._attribution import _codes_of, _compact, _dense, gpu_attribution
 from gpulens.analyzers._categories import op_category
 from gpulens.analyzers._flop_models import op_cost
-from gpulens.analyzers._optree import inclusive, op_tree
+from gpulens.analyzers._optree import _positions_of, inclusive_many, op_tree
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import first_rows, int_sums, unique_ints
 from gpulens.timeline import Timeline
@@ -70,7 +70,7 @@ def _per_call(timeline: Timeline) -> pd.DataFrame:
     else:
         self_t = pd.Series(t_own).groupby(owner).sum()
         self_n = pd.Series(np.ones(int(has.sum()))).groupby(owner).sum()
-    inc_t, inc_n = inclusive(ops, self_t), inclusive(ops, self_n)
+    inc_t, inc_n = inclusive_many(ops, [self_t, self_n])
     ids = ops["event_id"].to_numpy()
     keep = inc_n.to_numpy() > 0
     sel = ops[keep]
@@ -150,9 +150,13 @@ def _nested_in_own_row(timeline: Timeline, calls: pd.DataFrame, key: np.ndarray)
     """Per call: some ancestor op of it (same thread nesting, :func:`op_tree`) is a call of the same row ``key``.
     One vectorised step per nesting level (ancestors of a call with GPU work have GPU work: they are rows too)."""
     ops = op_tree(timeline)["ops"]
-    parent = pd.Series(ops["parent_event_id"].to_numpy(), index=ops["event_id"].to_numpy())
-    idx = pd.Index(calls["event_id"].to_numpy())
-    par = idx.get_indexer(parent.reindex(idx).fillna(-1).astype("int64").to_numpy())
+    # each call's parent op id (the ops' row of the call by position lookup, no hash tables), then that parent's
+    # position among the calls (−1: no parent, or a parent without GPU work)
+    op_ids, call_ids = ops["event_id"].to_numpy(), calls["event_id"].to_numpy()
+    at = _positions_of(op_ids, call_ids)
+    parent_ids = ops["parent_event_id"].fillna(-1).astype("int64").to_numpy()
+    p_ids = np.where(at >= 0, parent_ids[np.maximum(at, 0)], -1) if len(op_ids) else np.full(len(call_ids), -1)
+    par = _positions_of(call_ids, p_ids.astype(np.int64, copy=False))
     nested = np.zeros(len(calls), bool)
     anc = par.copy()
     while (anc >= 0).any():
