@@ -134,7 +134,7 @@ def _build(timeline: Timeline) -> tuple[pd.DataFrame, dict]:
     dims_i = np.zeros(n, dtype=np.int64)
     types_i = np.zeros(n, dtype=np.int64)
     # the four op columns read here, not a full-width copy of every cpu_op row
-    ops = timeline.events.loc[ctx.mask_of("cpu_op"), ["event_id", "name", "input_dims", "input_types"]]
+    ops = ctx.take_rows(ctx.mask_of("cpu_op"), ["event_id", "name", "input_dims", "input_types"])
     oc, ocats = _codes_of(ops["name"])
     dc, dcats = _codes_of(ops["input_dims"])
     tc, tcats = _codes_of(ops["input_types"])

@@ -48,7 +48,7 @@ def _hot_kernels(ctx: Any, hs: AnalysisResult | None) -> pd.DataFrame:
         names = set(t.loc[t["critical"].to_numpy(dtype=bool) & (t["kind"] == "kernel").to_numpy(dtype=bool),
                           "name"].astype(str))
         keep &= category_mask(ev["name"], names)
-    k = ev.loc[keep, list(HOT_COLUMNS)]  # only the columns read: one copy of those, not of the full row width
+    k = ctx.take_rows(keep, HOT_COLUMNS)  # only the columns read: one copy of those, not of the full row width
     if not len(k):
         return k.assign(time_ns=pd.Series(dtype="int64"))
     eff = ctx.effective_ns

@@ -99,11 +99,11 @@ def _build(timeline: Timeline) -> dict:
     ctx = context_of(timeline)
     ev = timeline.events
     links = ctx.links
-    ops = ev.loc[ctx.mask_of("cpu_op"), [c for c in OP_COLUMNS if c in ev.columns]]  # no full-width copy
+    ops = ctx.take_rows(ctx.mask_of("cpu_op"), [c for c in OP_COLUMNS if c in ev.columns])  # no full-width copy
     need_launch = links["op_event_id"].isna() & links["launch_event_id"].notna()
     launch_ids = np.unique(links.loc[need_launch, "launch_event_id"].astype("int64").to_numpy())
     pos = ctx.positions(launch_ids) if len(launch_ids) else np.zeros(0, dtype=np.int64)
-    rt = ev[list(_THREAD)].iloc[np.sort(pos[pos >= 0])]  # the launch calls, in Timeline order
+    rt = ctx.take_rows(np.sort(pos[pos >= 0]), _THREAD)  # the launch calls, in Timeline order
     host = pd.concat([ops[list(_THREAD)], rt])
     is_op = np.r_[np.ones(len(ops), bool), np.zeros(len(rt), bool)]
     parent_pos, depth = _sweep(host, is_op)

@@ -150,7 +150,7 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
     ev = timeline.events
     ctx = context_of(timeline)
     links = pd.DataFrame({"op_event_id": gpu_op_links(timeline)})  # the one op linking (external id, else enclosing op)
-    allk = ev.loc[ctx.mask_of("kernel"), ["dur_ns"]]  # the one column read here: no full-width kernel frame
+    allk = ctx.take_rows(ctx.mask_of("kernel"), ["dur_ns"])  # the one column read here: no full-width kernel frame
     op_all = reindex_sorted(links["op_event_id"], allk.index).to_numpy(dtype="float64", na_value=np.nan)
     has_op = ~np.isnan(op_all)
     op_dur, op_of = allk["dur_ns"].to_numpy()[has_op], op_all[has_op].astype("int64")

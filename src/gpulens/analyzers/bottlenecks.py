@@ -371,8 +371,8 @@ def _kernel_columns(timeline: Timeline) -> pd.DataFrame:
     """The kernel rows' columns read here (Timeline index kept): no full-width copy of every kernel row; memoised
     (short launches and the per-GPU rows both read it). Do not mutate."""
     ctx = context_of(timeline)
-    return ctx.memo("kernel_columns", lambda: timeline.events.loc[
-        ctx.mask_of("kernel"), ["rank", "device_id", "dur_ns", "grid_x", "grid_y", "grid_z"]])
+    return ctx.memo("kernel_columns", lambda: ctx.take_rows(
+        ctx.mask_of("kernel"), ["rank", "device_id", "dur_ns", "grid_x", "grid_y", "grid_z"]))
 
 
 def _short_launches(timeline: Timeline, links: pd.Series) -> pd.DataFrame:

@@ -305,6 +305,34 @@ class AnalysisContext:
         table[codes] = True
         return table[self.kind_codes]  # a lookup per row (np.isin cost ~4× as much on millions of rows)
 
+    def take_rows(self, mask: np.ndarray, columns: Any, keep_index: bool = True) -> pd.DataFrame:
+        """``timeline.events.loc[mask, columns]`` (``keep_index=False``: with a fresh RangeIndex, as
+        ``.reset_index(drop=True)``): the same frame, built column by column from numpy takes — the category codes of
+        a categorical, data and mask of a nullable integer column — instead of pandas' block-wise take (about half
+        the time and fresh pages for the two million host rows of a 1M-kernel trace).
+
+        Args:
+            mask: boolean numpy mask over the event rows, or their positions (ascending: ``iloc``); columns: names
+                of events columns.
+        """
+        ev = self.timeline.events
+        mask = np.asarray(mask)
+        rows = np.flatnonzero(mask) if mask.dtype == bool else mask
+        out = {}
+        for c in columns:
+            col = ev[c]
+            arr = col.array
+            if isinstance(col.dtype, pd.CategoricalDtype):
+                out[c] = pd.Categorical.from_codes(col.cat.codes.to_numpy()[rows], dtype=col.dtype)
+            elif isinstance(arr, (pd.arrays.IntegerArray, pd.arrays.FloatingArray, pd.arrays.BooleanArray)):
+                out[c] = arr.take(rows)
+            elif isinstance(col.dtype, np.dtype) and col.dtype.kind in "iufb":
+                out[c] = col.to_numpy()[rows]
+            else:
+                out[c] = arr.take(rows)
+        index = ev.index[rows] if keep_index else pd.RangeIndex(len(rows))
+        return pd.DataFrame(out, index=index, copy=False)
+
     @cached_property
     def _kind_counts(self) -> np.ndarray:
         n = len(self.timeline.events["kind"].cat.categories)

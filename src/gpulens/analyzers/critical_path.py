@@ -94,12 +94,15 @@ def _prepare(timeline: Timeline) -> tuple[Walker, pd.DataFrame, dict]:
     ctx = context_of(timeline)
     ev = timeline.events
     # only the columns the walk reads: a full-width copy of every host row was the largest allocation at 1M kernels
-    host = ev.loc[ctx.mask_of("cpu_op", "runtime", "sync"), list(HOST_COLUMNS)].reset_index(drop=True)
     from gpulens.analyzers.bottlenecks import _QUEUE_OPS_RE  # GPU-queue stream operations: no host thread's time
 
-    queue_ops = category_mask(host["kind"], {"sync"}) & category_mask(host["name"], _QUEUE_OPS_RE)
-    if queue_ops.any():
-        host = host[~queue_ops].reset_index(drop=True)
+    # the host rows less the queue operations, selected on the events (one take of the columns read)
+    keep = ctx.mask_of("cpu_op", "runtime", "sync")
+    sync = ctx.mask_of("sync")
+    if sync.any():
+        keep &= ~(sync & category_mask(ev["name"], _QUEUE_OPS_RE))
+    host = ctx.take_rows(keep, HOST_COLUMNS, keep_index=False)
+    del keep, sync
     is_cpu = category_mask(host["kind"], {"cpu_op"})
     blocking = category_mask(host["kind"], {"sync"}) | (category_mask(host["name"], BLOCKING)
                                                        & category_mask(host["kind"], {"runtime"}))
