@@ -242,15 +242,23 @@ def leaf_tiles(group: np.ndarray, start: np.ndarray, cend: np.ndarray, parent: n
         z = np.zeros(0, dtype=np.int64)
         return z, z, z, z
     bounds = np.flatnonzero(np.r_[True, group[1:] != group[:-1], True])
-    nxt = np.empty(n, dtype=np.int64)  # first row after i's subtree: the first later start at or after i's end
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        nxt[lo:hi] = lo + np.searchsorted(start[lo:hi], cend[lo:hi], side="left")
+    # last row of each subtree: the row itself plus its descendants, which follow it in visit order (the rows
+    # starting before its clipped end; a zero-length row has none). Subtree sizes summed bottom-up, one nesting
+    # level at a time (rows grouped by depth with one radix sort) — not a binary search of every row's end among
+    # the starts (a cache miss per step on millions of rows)
+    depth = depths(parent)
+    size = np.ones(n, dtype=np.int64)
+    by_depth = stable_order(depth)
+    level_end = np.cumsum(np.bincount(depth))
+    for d in range(len(level_end) - 1, 0, -1):
+        rows = by_depth[level_end[d - 1]:level_end[d]]
+        np.add.at(size, parent[rows], size[rows])
+    del by_depth
     # in place where possible: at 1M kernels these are arrays of millions of rows, and fresh memory is what costs
     ar = np.arange(n)
-    last = nxt
+    last = size
     last -= 1
-    np.maximum(last, ar, out=last)  # last row of each subtree (a zero-length row is its own)
-    depth = depths(parent)
+    last += ar
     pos_s = np.empty(n, dtype=np.int64)  # rows before i plus ends before i (ends of subtrees that closed before i)
     pos_s[0] = 0
     np.cumsum(np.bincount(last, minlength=n)[:-1], out=pos_s[1:])
