@@ -28,7 +28,7 @@ from gpulens.analyzers._steps import step_ranges
 from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers._span import CLOCK_GAP_NS, busy_unknown_reason, clock_windows
-from gpulens.analyzers.context import category_mask, context_of, sorted_positions, unique_ints
+from gpulens.analyzers.context import category_mask, context_of, int_sums, sorted_positions, unique_ints
 from gpulens.analyzers.intervals import group_order, key_codes
 from gpulens.timeline import Timeline
 from gpulens.units import fmt_ns
@@ -466,7 +466,8 @@ def _host_wait_on_busy_gpu(timeline: Timeline, ps: list) -> dict[str, int]:
         return np.where(ok, cum[j] - base + inside, 0)
 
     ov = covered(w_b) - covered(w_a)
-    return {c: int(ov[cls == CODE[c]].sum()) for c in WAIT_CLASSES if (cls == CODE[c]).any()}
+    n_of, ns_of = np.bincount(cls, minlength=len(CLASSES)), int_sums(cls, ov, len(CLASSES))  # per class code
+    return {c: int(ns_of[CODE[c]]) for c in WAIT_CLASSES if n_of[CODE[c]]}
 
 
 def last_segment_at_or_before(sg: np.ndarray, ss: np.ndarray, k: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -478,6 +479,14 @@ def last_segment_at_or_before(sg: np.ndarray, ss: np.ndarray, k: np.ndarray, t: 
     (rank, time, segments first), with no combined integer key (ns clocks overflow it) — five arrays of segments +
     queries, which at 1M kernels were the critical path's largest, so only where ranks need it."""
     if len(sg) and sg[0] == sg[-1] and (len(k) == 0 or (k.min() == k.max() == sg[0])):
+        if len(t) > max(len(ss), 1) and bool((t[1:] >= t[:-1]).all()):
+            # queries in time order (a path's segments) and more of them than segments: each segment's place among
+            # the queries instead (fewer binary searches), then the count of segments starting at or before each
+            # query by a running sum — the same positions
+            cnt = np.bincount(np.searchsorted(t, ss, side="left"), minlength=len(t) + 1)[:len(t)]
+            np.cumsum(cnt, out=cnt)
+            cnt -= 1
+            return cnt
         return np.searchsorted(ss, t, side="right") - 1
     kg = np.concatenate((sg, k))
     kt = np.concatenate((ss, t))
