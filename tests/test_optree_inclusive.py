@@ -65,3 +65,18 @@ def test_positions_of_same_as_get_indexer():
     keys = rng.integers(-5, 400, 3000)
     for ids in (np.arange(0, 300, 2), np.sort(rng.choice(10 ** 8, 200, replace=False)), rng.permutation(150)):
         assert np.array_equal(_positions_of(ids, keys), pd.Index(ids).get_indexer(keys))
+
+
+def test_own_values_same_as_reindex_fillna():
+    # op_rollup._own_values against pandas' reindex(...).fillna(0): ids all found (dtype kept), some missing (float,
+    # 0 where missing), a NaN value, no ids, and an empty Series
+    from gpulens.analyzers.op_rollup import _own_values
+
+    ints = pd.Series([5, 7, 9], index=[10, 20, 30])
+    floats = pd.Series([1.5, np.nan, 2.0], index=[10, 20, 30])
+    empty = pd.Series([], dtype="int64", index=pd.Index([], dtype="int64"))
+    for values in (ints, floats, empty):
+        for ids in (np.array([30, 10]), np.array([10, 15, 30, 99]), np.array([], dtype=np.int64)):
+            want = values.reindex(ids).fillna(0).to_numpy()
+            got = _own_values(values, ids)
+            assert got.dtype == want.dtype and got.tolist() == want.tolist()

@@ -114,7 +114,7 @@ def _dense(idx: np.ndarray, table: list) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _build(timeline: Timeline) -> tuple[pd.DataFrame, dict]:
-    from gpulens.analyzers._optree import gpu_op_links
+    from gpulens.analyzers._optree import _positions_of, gpu_op_links
 
     ctx = context_of(timeline)
     gpu = ctx.gpu
@@ -140,7 +140,7 @@ def _build(timeline: Timeline) -> tuple[pd.DataFrame, dict]:
     tc, tcats = _codes_of(ops["input_types"])
     linked = op_ids.notna().to_numpy()
     if linked.any():
-        pos = pd.Index(ops["event_id"].to_numpy()).get_indexer(op_ids[linked].astype("int64").to_numpy())
+        pos = _positions_of(ops["event_id"].to_numpy(), op_ids[linked].astype("int64").to_numpy())
         ok = pos >= 0
         rows = np.flatnonzero(linked)[ok]
         p = pos[ok]

@@ -176,7 +176,9 @@ class OccupancyAnalyzer(Analyzer):
             return skip(no_hot_kernels_reason(timeline, results))
         ids = hot["event_id"].to_numpy()
         ctr = event_counters(timeline, ids, N.ALL + AMD_WAVES + AMD_RESOURCES +
-                             ("kineto.est_achieved_occupancy_pct", AMD_OCCUPANCY_PCT)).reindex(ids)
+                             ("kineto.est_achieved_occupancy_pct", AMD_OCCUPANCY_PCT))
+        if not ctr.index.equals(pd.Index(ids)):  # every hot launch counted, in order (Kineto's estimates): as is
+            ctr = ctr.reindex(ids)
         n = len(hot)
         ncu_theo = N.first_of(ctr, N.THEORETICAL, n)
         has_ncu = ~np.isnan(ncu_theo)

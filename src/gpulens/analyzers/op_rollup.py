@@ -78,7 +78,7 @@ def _per_call(timeline: Timeline) -> pd.DataFrame:
     df = pd.DataFrame({"event_id": ids[keep], "op": sel["name"].array, "dims": sel["input_dims"].array,
                        "types": sel["input_types"].array, "depth": sel["depth"].to_numpy(),
                        "host_time_ns": sel["dur_ns"].to_numpy(), "gpu_time_ns": inc_t.to_numpy()[keep],
-                       "self_gpu_time_ns": self_t.reindex(ids[keep]).fillna(0).to_numpy(),
+                       "self_gpu_time_ns": _own_values(self_t, ids[keep]),
                        "gpu_events": inc_n.to_numpy()[keep]}, copy=False)
     # texts per category; ``_op``/``_shapes``/``_dtypes``: dense codes of those texts, ``_dims``/``_types``: codes
     # of the recorded values (grouping by a code is grouping by its text)
@@ -92,6 +92,24 @@ def _per_call(timeline: Timeline) -> pd.DataFrame:
         if src != "op":
             df["_" + src] = codes
     return df
+
+
+def _own_values(values: pd.Series, ids: np.ndarray) -> np.ndarray:
+    """``values.reindex(ids).fillna(0).to_numpy()`` by position lookup (:func:`~gpulens.analyzers._optree.
+    _positions_of`, no hash table of every id): the values' dtype when every id has one, else float64 with 0 for
+    the ids without."""
+    v = values.to_numpy()
+    if not len(ids):
+        return v[:0].copy()
+    k = _positions_of(values.index.to_numpy(), ids) if len(values) else np.full(len(ids), -1, dtype=np.intp)
+    if (k >= 0).all():
+        out = v[k]
+        return np.where(np.isnan(out), 0, out) if out.dtype.kind == "f" else out
+    out = np.zeros(len(ids), dtype=float)
+    hit = k >= 0
+    out[hit] = v[k[hit]]
+    out[np.isnan(out)] = 0.0
+    return out
 
 
 def _row_groups(df: pd.DataFrame, cols: tuple[str, ...]) -> tuple[np.ndarray, int]:
