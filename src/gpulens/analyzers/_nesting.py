@@ -105,13 +105,13 @@ def _one_group(group: np.ndarray) -> bool:
 def _prev_eligible(group: np.ndarray, eligible: np.ndarray) -> np.ndarray:
     """Last eligible position before each position, in the same group (−1 none)."""
     n = len(group)
-    prev = np.empty(n, dtype=np.int64)
     if not n:
-        return prev
-    prev[0] = -1
+        return np.empty(0, dtype=np.int64)
     if eligible.all():  # every row eligible: the row before (no running maximum over every row)
-        prev[1:] = np.arange(n - 1)
+        prev = np.arange(-1, n - 1, dtype=np.int64)
     else:
+        prev = np.empty(n, dtype=np.int64)
+        prev[0] = -1
         prev[1:] = np.maximum.accumulate(np.where(eligible[:-1], np.arange(n - 1), -1))
     if not _one_group(group):  # one group (one host thread): no earlier row is in another group
         prev[prev < _first_of_group(group)] = -1
@@ -210,7 +210,12 @@ def nest_clipped(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple
     # change: parents never cross a component boundary (every earlier row has ended, raw and clipped)
     prev = _prev_eligible(group, every)
     comp = np.cumsum(_max_end_before(group, end, every, prev) <= start)
-    rows = np.flatnonzero(np.isin(comp, np.unique(comp[cend < end])))
+    # components are numbered in row order (a running count), so a presence table over them marks the rows of the
+    # components holding a clipped row (np.isin sorted both arrays)
+    marked = np.zeros(int(comp[-1]) + 1, dtype=bool)
+    marked[comp[cend < end]] = True
+    rows = np.flatnonzero(marked[comp])
+    del marked
     g, s, e = group[rows], start[rows], end[rows]
     sub_every = np.ones(len(rows), dtype=bool)
     q = nest_open(g, s, e, sub_every)
