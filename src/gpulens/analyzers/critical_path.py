@@ -315,17 +315,16 @@ def _paths(timeline: Timeline) -> list:
         length = int(sum(p_hi - p_lo for p_lo, p_hi, _ in cuts))
         # name code of each segment's event: the GPU event's for GPU classes, the host event's for the others, −1
         # without an event; picked per side (a class lookup, no full-length candidates for both sides)
-        is_gpu = gpu_class[cls.astype(np.int64) + 128]
-        code = np.full(len(pos), -1, dtype=np.int64)
+        is_gpu = gpu_class[cls.astype(np.int16) + 128]
+        code = np.full(len(pos), -1, dtype=np.int32 if len(names) < 2 ** 31 else np.int64)  # stored narrow
         for side, table in ((is_gpu, g_codes), (~is_gpu, h_codes)):
             rows = np.flatnonzero(side & (pos >= 0))
             if len(table) and len(rows):
                 code[rows] = table[np.minimum(pos[rows], len(table) - 1)]
         code[unnamed[code]] = -1  # '' names count as unnamed, like gaps
         # narrow dtypes for the codes (millions of segments at 1M kernels); the end is a + ns
-        out.append((rank, step, length, Segments({"a": a, "pos": pos, "ns": b - a, "_cls": cls.astype(np.int8),
-                                                   "_who": code.astype(np.int32 if len(names) < 2 ** 31
-                                                                       else np.int64)})))
+        out.append((rank, step, length, Segments({"a": a, "pos": pos, "ns": b - a,
+                                                   "_cls": cls.astype(np.int8, copy=False), "_who": code})))
     context_of(timeline).memo("critical_path_names", lambda: names)  # name code → name ('' for −1: last slot)
     return out
 
