@@ -103,7 +103,7 @@ def thread_segments(group: np.ndarray, start: np.ndarray, end: np.ndarray
     Returns:
         (thread code, segment start, segment end, innermost event's row or −1), sorted by thread then time.
     """
-    order = visit_order(group, start, end - start)
+    order = visit_order(group, start, None, end=end)  # durations of tied starts only
     try:
         # one thread (the usual case): its code as a read-only view, not a taken copy of every row's code
         one = not len(group) or bool(group.min() == group.max())

@@ -28,6 +28,8 @@ from gpulens.analyzers._groupstats import stable_order
 #: Pointer-jumping rounds after which the Python sweep is used instead (it is exact and O(n); rounds are O(log n)
 #: for well-nested traces).
 MAX_ROUNDS = 64
+#: Top-down passes of :func:`chain_min` before it finishes by pointer doubling.
+_TOP_DOWN_ROUNDS = 8
 
 
 class _TooDeep(Exception):
@@ -68,10 +70,12 @@ def _dense_rank(vals: np.ndarray) -> tuple[np.ndarray, int]:
     return rank[inv], len(uniq)
 
 
-def visit_order(group: np.ndarray, start: np.ndarray, dur: np.ndarray, tie: np.ndarray | None = None) -> np.ndarray:
+def visit_order(group: np.ndarray, start: np.ndarray, dur: np.ndarray | None, tie: np.ndarray | None = None, *,
+                end: np.ndarray | None = None) -> np.ndarray:
     """The sweeps' visit order: ``np.lexsort((tie, -dur, start, group))`` (``tie`` optional), computed as a stable
     sort of the starts (fast: traces list events nearly in start order), the few runs of equal starts re-sorted by
-    (−dur, tie, row), then a stable sort by group."""
+    (−dur, tie, row), then a stable sort by group. ``dur`` may be None with ``end`` given: the durations
+    ``end − start`` are then computed for the tied rows only (no full-length array of them)."""
     o = np.argsort(start, kind="stable")
     s = start[o]
     eq = s[1:] == s[:-1]
@@ -82,7 +86,8 @@ def visit_order(group: np.ndarray, start: np.ndarray, dur: np.ndarray, tie: np.n
         pos = np.flatnonzero(tied)
         run = np.cumsum(np.r_[True, ~eq])[pos]
         rows = o[pos]
-        keys = (rows,) + ((tie[rows],) if tie is not None else ()) + (-dur[rows], run)
+        neg_dur = -dur[rows] if dur is not None else start[rows] - end[rows]
+        keys = (rows,) + ((tie[rows],) if tie is not None else ()) + (neg_dur, run)
         o[pos] = rows[np.lexsort(keys)]
     if len(group) and group.min() != group.max():
         o = o[stable_order(group[o])]
@@ -118,8 +123,10 @@ def _prev_eligible(group: np.ndarray, eligible: np.ndarray) -> np.ndarray:
     return prev
 
 
-def _max_end_before(group: np.ndarray, end: np.ndarray, eligible: np.ndarray, prev: np.ndarray) -> np.ndarray:
-    """Largest end of the eligible events before each position in its group (int64 min when none)."""
+def _max_end_before(group: np.ndarray, end: np.ndarray, eligible: np.ndarray, prev: np.ndarray | None
+                    ) -> np.ndarray:
+    """Largest end of the eligible events before each position in its group (int64 min when none); ``prev``:
+    :func:`_prev_eligible` of the rows, computed here when None and needed."""
     lo = np.iinfo(np.int64).min
     one = _one_group(group)
     if one and len(end) and eligible.all():  # every earlier row: the running maximum of the ends, shifted by one
@@ -127,12 +134,35 @@ def _max_end_before(group: np.ndarray, end: np.ndarray, eligible: np.ndarray, pr
         out[0] = lo
         np.maximum.accumulate(end[:-1], out=out[1:])
         return out
+    if prev is None:
+        prev = _prev_eligible(group, eligible)
     vals = np.where(eligible, end, lo)
     if one:  # one running maximum, not a pandas groupby
         vals = np.maximum.accumulate(vals) if len(vals) else vals
     else:
         vals = pd.Series(vals).groupby(group).cummax().to_numpy()
     return np.where(prev >= 0, vals[np.maximum(prev, 0)], lo)
+
+
+def levels(parent: np.ndarray, max_depth: int) -> tuple[np.ndarray, list[np.ndarray]] | None:
+    """(number of ancestors of each node, the nodes of each depth 1, 2, … in ascending order) of a forest given by
+    ``parent`` (−1 = root), found top down one level at a time — or None when some node is deeper than
+    ``max_depth`` (then :func:`depths`, whose pointer doubling costs O(n log depth) rather than O(n · depth)).
+    Host threads nest a few levels deep: the levels come with the depths, no sort of the depths."""
+    has = parent >= 0
+    depth = has.astype(np.int64)
+    rows = np.flatnonzero(has)
+    anc = parent[rows]  # each row's ancestor at the current level's distance
+    out: list[np.ndarray] = []
+    for _ in range(max_depth):
+        if not rows.size:
+            return depth, out
+        deeper = has[anc]
+        out.append(rows[~deeper])  # rows exactly this deep
+        rows = rows[deeper]
+        anc = parent[anc[deeper]]
+        depth[rows] += 1
+    return (depth, out) if not rows.size else None
 
 
 def depths(parent: np.ndarray) -> np.ndarray:
@@ -148,18 +178,27 @@ def depths(parent: np.ndarray) -> np.ndarray:
     return d
 
 
-def nest_open(group: np.ndarray, start: np.ndarray, end: np.ndarray, eligible: np.ndarray) -> np.ndarray:
+def _open_before(group: np.ndarray, start: np.ndarray, end: np.ndarray, eligible: np.ndarray) -> np.ndarray:
+    """Whether some eligible row before each row (visit order) in its group ends after the row's start."""
+    meb = _max_end_before(group, end, eligible, None)
+    return np.greater(meb, start, out=np.empty(len(start), dtype=bool))
+
+
+def nest_open(group: np.ndarray, start: np.ndarray, end: np.ndarray, eligible: np.ndarray,
+              open_before: np.ndarray | None = None) -> np.ndarray:
     """Parent position (−1 none) of each row, rows given in visit order (group, then start, longer first).
 
     The parent is the last eligible row before it in its group whose (raw) end is after its start: the stack
-    sweep's top. Raises :class:`_TooDeep` past :data:`MAX_ROUNDS` rounds.
+    sweep's top. ``open_before``: whether an eligible row before each row in its group ends after its start
+    (:func:`_open_before`; computed here when None). Raises :class:`_TooDeep` past :data:`MAX_ROUNDS` rounds.
     """
     n = len(start)
     parent = np.full(n, -1, dtype=np.int64)
     if not n:
         return parent
     cand = _prev_eligible(group, eligible)
-    open_before = _max_end_before(group, end, eligible, cand) > start  # else: nothing open, top level
+    if open_before is None:
+        open_before = _max_end_before(group, end, eligible, cand) > start  # else: nothing open, top level
     cand[~open_before] = -1
     active = np.flatnonzero(cand >= 0)
     for _ in range(MAX_ROUNDS):
@@ -176,8 +215,40 @@ def nest_open(group: np.ndarray, start: np.ndarray, end: np.ndarray, eligible: n
 
 
 def chain_min(parent: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Minimum of ``values`` over each node and its ancestors (forest ``parent``, −1 = root), by pointer doubling."""
+    """Minimum of ``values`` over each node and its ancestors (forest ``parent``, −1 = root): a new array.
+
+    Top down: each node takes its parent's minimum where that is smaller, then only the children of the nodes that
+    changed are looked at again — in a trace few events outlast their parent, so after one pass over every node the
+    rest is small (no copy of the parents and no index of every child, as pointer doubling needs: those were
+    full-length temporaries of millions of host rows at 1M kernels). After :data:`_TOP_DOWN_ROUNDS` passes (long
+    chains of clipped nodes) pointer doubling finishes from the values reached so far (each is already a minimum
+    over part of the node's chain, so the result is the same)."""
     m = values.copy()
+    n = len(m)
+    if not n:
+        return m
+    has = parent >= 0
+    up = m[parent]  # a root reads the last row's value (index −1): masked out by ``has``
+    low = up < m
+    low &= has
+    rows = np.flatnonzero(low)
+    m[rows] = up[rows]
+    del up, low
+    for _ in range(_TOP_DOWN_ROUNDS):
+        if not rows.size:
+            return m
+        changed = np.zeros(n, dtype=bool)
+        changed[rows] = True
+        kids = changed[parent]  # rows whose parent was just lowered (a root reads the last row's flag: masked)
+        kids &= has
+        cand = np.flatnonzero(kids)
+        del changed, kids
+        pv = m[parent[cand]]
+        lower = pv < m[cand]
+        rows = cand[lower]
+        m[rows] = pv[lower]
+    if not rows.size:
+        return m
     nxt = parent.copy()
     idx = np.flatnonzero(nxt >= 0)
     while idx.size:
@@ -202,14 +273,18 @@ def nest_clipped(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple
     if not n:
         return np.full(0, -1, dtype=np.int64), end.copy()
     every = np.ones(n, dtype=bool)
-    p = nest_open(group, start, end, every)
+    # whether a row before each one (same group) ends after its start: read by the first parents and, below, by
+    # the components (computed once)
+    open_before = _open_before(group, start, end, every)
+    p = nest_open(group, start, end, every, open_before)
     cend = chain_min(p, end)
     if np.array_equal(cend, end):  # well nested: nothing clipped
         return p, cend
     # only the top-level components (maximal runs of rows overlapping by raw ends) holding a clipped row can
     # change: parents never cross a component boundary (every earlier row has ended, raw and clipped)
-    prev = _prev_eligible(group, every)
-    comp = np.cumsum(_max_end_before(group, end, every, prev) <= start)
+    np.logical_not(open_before, out=open_before)  # now: nothing open before the row — a component starts there
+    comp = np.cumsum(open_before)
+    del open_before
     # components are numbered in row order (a running count), so a presence table over them marks the rows of the
     # components holding a clipped row (np.isin sorted both arrays)
     marked = np.zeros(int(comp[-1]) + 1, dtype=bool)
@@ -251,14 +326,21 @@ def leaf_tiles(group: np.ndarray, start: np.ndarray, cend: np.ndarray, parent: n
     # starting before its clipped end; a zero-length row has none). Subtree sizes summed bottom-up, one nesting
     # level at a time (rows grouped by depth with one radix sort) — not a binary search of every row's end among
     # the starts (a cache miss per step on millions of rows)
-    depth = depths(parent)
     size = np.ones(n, dtype=np.int64)
-    by_depth = stable_order(depth)
-    level_end = np.cumsum(np.bincount(depth))
-    for d in range(len(level_end) - 1, 0, -1):
-        rows = by_depth[level_end[d - 1]:level_end[d]]
-        np.add.at(size, parent[rows], size[rows])
-    del by_depth
+    lv = levels(parent, _TOP_DOWN_ROUNDS)
+    if lv is not None:  # a shallow forest (host threads): the rows of each depth found top down
+        depth, by_level = lv
+        for rows in reversed(by_level):
+            np.add.at(size, parent[rows], size[rows])
+        del by_level
+    else:
+        depth = depths(parent)
+        by_depth = stable_order(depth)
+        level_end = np.cumsum(np.bincount(depth))
+        for d in range(len(level_end) - 1, 0, -1):
+            rows = by_depth[level_end[d - 1]:level_end[d]]
+            np.add.at(size, parent[rows], size[rows])
+        del by_depth
     # in place where possible: at 1M kernels these are arrays of millions of rows, and fresh memory is what costs
     ar = np.arange(n)
     last = size
@@ -303,16 +385,12 @@ def leaf_tiles(group: np.ndarray, start: np.ndarray, cend: np.ndarray, parent: n
     if down.any():
         raise _TooDeep
     del down
-    tile = np.flatnonzero(up)
-    del up
-    owner = own[tile]
+    # the tiles picked by the boolean steps (no index array of every tile)
+    owner = own[:-1][up]
     del own
-    ta = val[tile]
-    tile += 1
-    tb = val[tile]
+    ta = val[:-1][up]
+    tb = val[1:][up]
     del val
-    tile -= 1
-    tile //= 2
     # one group (the usual case): its code as a read-only view of the tiles' length, not an array
-    tg = np.broadcast_to(group[0], len(tile)) if len(bounds) == 2 else group[tile]
+    tg = np.broadcast_to(group[0], len(ta)) if len(bounds) == 2 else group[np.flatnonzero(up) // 2]
     return tg, ta, tb, owner
