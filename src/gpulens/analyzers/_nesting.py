@@ -342,19 +342,20 @@ def leaf_tiles(group: np.ndarray, start: np.ndarray, cend: np.ndarray, parent: n
             np.add.at(size, parent[rows], size[rows])
         del by_depth
     # in place where possible: at 1M kernels these are arrays of millions of rows, and fresh memory is what costs
+    # Euler-tour slots in closed form: before row i's start come the i earlier starts and the ends of the earlier
+    # rows that are not its ancestors (i − depth(i) of them), so start(i) is at 2·i − depth(i); its end follows the
+    # start and end of every row of its subtree (the rows i+1..last(i), ends of rows inside it) and the starts of
+    # its descendants, which puts it at 2·last(i) + 1 − depth(i) (no running count of the ends, no gathers)
     ar = np.arange(n)
-    last = size
-    last -= 1
-    last += ar
-    pos_s = np.empty(n, dtype=np.int64)  # rows before i plus ends before i (ends of subtrees that closed before i)
-    pos_s[0] = 0
-    np.cumsum(np.bincount(last, minlength=n)[:-1], out=pos_s[1:])
-    pos_s += ar
-    pos_e = pos_s[last]
+    pos_s = np.multiply(ar, 2)
+    pos_s -= depth
+    pos_e = size  # last(i) = i + size(i) − 1, in place
+    pos_e -= 1
+    pos_e += ar
+    pos_e *= 2
     pos_e += 1
-    pos_e += depth[last]
     pos_e -= depth
-    del depth, last
+    del depth, size
     m = 2 * n
     if min(pos_s.min(), pos_e.min()) < 0 or max(pos_s.max(), pos_e.max()) >= m:
         raise _TooDeep

@@ -106,7 +106,11 @@ def _prepare(timeline: Timeline) -> tuple[Walker, pd.DataFrame, dict]:
     is_cpu = category_mask(host["kind"], {"cpu_op"})
     blocking = category_mask(host["kind"], {"sync"}) | (category_mask(host["name"], BLOCKING)
                                                        & category_mask(host["kind"], {"runtime"}))
-    host_class = np.where(is_cpu, CODE["cpu_op"], np.where(blocking, CODE["sync"], CODE["runtime"]))
+    # class code of each host row (int8, as the path stores them): cpu_op, else sync for a blocking call, else runtime
+    host_class = np.full(len(host), CODE["runtime"], dtype=np.int8)
+    host_class[blocking] = CODE["sync"]
+    host_class[is_cpu] = CODE["cpu_op"]
+    del is_cpu
     gpu = ctx.gpu[list(GPU_COLUMNS)].assign(eff_ns=ctx.effective_ns.to_numpy()).reset_index(drop=True)
     g_end = (gpu["start_ns"] + gpu["eff_ns"]).to_numpy(np.int64)
     rank_ends = {}
