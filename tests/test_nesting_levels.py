@@ -113,3 +113,23 @@ def test_deep_threads_tile_as_the_stack_sweep():
             m = g == code
             assert ta[m].tolist() == ra.tolist() and tb[m].tolist() == rb.tolist()
             assert who[m].tolist() == np.where(rw >= 0, idx[np.maximum(rw, 0)], -1).tolist()
+
+
+@pytest.mark.parametrize("constant", [(), ("rank",), ("rank", "pid"), ("pid",), ("tid",), ("rank", "pid", "tid")])
+def test_thread_codes_are_ranks_of_the_sorted_keys(constant):
+    # codes follow the sorted order of the distinct (rank, pid, tid) keys (missing: −1), whichever columns hold a
+    # single value (those are skipped when folding)
+    import pandas as pd
+
+    from gpulens.analyzers._nesting import thread_codes
+
+    rng = np.random.default_rng(len(constant))
+    for _ in range(50):
+        n = int(rng.integers(1, 40))
+        cols = {c: (np.full(n, 3) if c in constant else rng.integers(0, 4, n)) for c in ("rank", "pid", "tid")}
+        df = pd.DataFrame({"rank": cols["rank"], "pid": pd.array(cols["pid"], dtype="Int64"),
+                           "tid": pd.array(np.where(rng.random(n) < .2, None, cols["tid"]) if "tid" not in constant
+                                           else cols["tid"], dtype="Int64")})
+        keys = list(zip(df["rank"].tolist(), df["pid"].fillna(-1).tolist(), df["tid"].fillna(-1).tolist()))
+        order = {k: i for i, k in enumerate(sorted(set(keys)))}
+        assert thread_codes(df).tolist() == [order[k] for k in keys]

@@ -41,15 +41,26 @@ def thread_codes(df: pd.DataFrame, cols: tuple[str, ...] = ("rank", "pid", "tid"
     ``fillna(-1)`` did); codes follow the sorted order of the keys."""
     if not len(df):
         return np.zeros(0, dtype=np.int64)
-    code = np.zeros(len(df), dtype=np.int64)
+    code = None
     for c in cols:
         col = df[c]
         if pd.api.types.is_integer_dtype(col.dtype):  # numpy or nullable ints: no Int64 copy, then a filled copy
             vals = col.to_numpy(dtype=np.int64, na_value=-1)
         else:
             vals = col.astype("Int64").fillna(-1).to_numpy(dtype=np.int64)
+        if vals.min() == vals.max():
+            # one value (one rank, one process…): its rank is 0 everywhere, which only scales the folded code
+            # (code · 2): the final dense ranks are the same without it
+            continue
         rank, k = _dense_rank(vals)
-        code = code * (k + 1) + rank
+        del vals
+        if code is None:
+            code = rank
+        else:
+            code *= k + 1
+            code += rank
+    if code is None:  # one thread
+        return np.zeros(len(df), dtype=np.int64)
     return _dense_rank(code)[0]
 
 

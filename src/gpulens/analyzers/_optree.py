@@ -38,9 +38,11 @@ def _sweep(ev: pd.DataFrame, is_op: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     start = ev["start_ns"].to_numpy(np.int64)
     end = start + ev["dur_ns"].to_numpy(np.int64)
     is_op = np.asarray(is_op, dtype=bool)
-    order = visit_order(tcode, start, end - start, ~is_op)
+    order = visit_order(tcode, start, None, ~is_op, end=end)  # durations of tied starts only
+    # one thread (the usual case): its code as a read-only view, not a taken copy of every row's code
+    g = np.broadcast_to(tcode[0], n) if tcode.min() == tcode.max() else tcode[order]
     try:
-        p = nest_open(tcode[order], start[order], end[order], is_op[order])
+        p = nest_open(g, start[order], end[order], is_op[order])
     except _TooDeep:
         return _sweep_py(tcode, start, end, is_op, order)
     parent[order] = np.where(p >= 0, order[np.maximum(p, 0)], -1)
