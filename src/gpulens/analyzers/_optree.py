@@ -106,7 +106,8 @@ def _build(timeline: Timeline) -> dict:
     launch_ids = np.unique(links.loc[need_launch, "launch_event_id"].astype("int64").to_numpy())
     pos = ctx.positions(launch_ids) if len(launch_ids) else np.zeros(0, dtype=np.int64)
     rt = ctx.take_rows(np.sort(pos[pos >= 0]), _THREAD)  # the launch calls, in Timeline order
-    host = pd.concat([ops[list(_THREAD)], rt])
+    # the ops themselves when no launch call needs its enclosing op (the columns read by name: no copy of them)
+    host = pd.concat([ops[list(_THREAD)], rt]) if len(rt) else ops
     is_op = np.r_[np.ones(len(ops), bool), np.zeros(len(rt), bool)]
     parent_pos, depth = _sweep(host, is_op)
     ids = host["event_id"].to_numpy()
