@@ -344,14 +344,14 @@ def _class_rows(paths_: list, names: np.ndarray) -> list[tuple[int, int, int, in
     # copies of every column of every segment before filtering were the critical-path analyzer's peak memory; the
     # arithmetic below is int64 all the same (each expression has an int64 operand)
     keeps = [np.asarray(df.cols["ns"]) > 0 for _, df in parts]
-    win = np.concatenate([np.full(int(k.sum()), w, dtype=np.int64) for (w, _), k in zip(parts, keeps)])
-    cls, ns, who, pos = (np.concatenate([np.asarray(df.cols[c])[k] for (_, df), k in zip(parts, keeps)])
-                         for c in ("_cls", "ns", "_who", "pos"))
-    del keeps
-    if not len(win):
+    ns, who, pos = (np.concatenate([np.asarray(df.cols[c])[k] for (_, df), k in zip(parts, keeps)])
+                    for c in ("ns", "_who", "pos"))
+    if not len(ns):
         return []
-    key = win * len(CLASSES) + cls.astype(np.int64)  # dense and small: windows × classes
-    del win, cls
+    # key = window × classes + class code, dense and small; built window by window (no int64 columns of the
+    # window number and of the class of every segment)
+    key = np.concatenate([_window_keys(np.asarray(df.cols["_cls"])[k], w) for (w, df), k in zip(parts, keeps)])
+    del keeps
     nkey = len(paths_) * len(CLASSES)
     keys = np.flatnonzero(np.bincount(key, minlength=nkey))
     first_all = np.full(nkey, len(key), dtype=np.int64)
@@ -384,6 +384,13 @@ def _class_rows(paths_: list, names: np.ndarray) -> list[tuple[int, int, int, in
     order = np.lexsort((first, keys // len(CLASSES)))  # by window, then first appearance
     return [(int(k // len(CLASSES)), int(k % len(CLASSES)), int(t), int(events.get(k, 0)), top.get(k, ""))
             for k, t in zip(keys[order].tolist(), total[order].tolist())]
+
+
+def _window_keys(cls: np.ndarray, window: int) -> np.ndarray:
+    """``window · len(CLASSES) + cls`` as int64 (the class codes of one window's segments, int8)."""
+    key = cls.astype(np.int64)
+    key += window * len(CLASSES)
+    return key
 
 
 def _distinct_events(key: np.ndarray, pos: np.ndarray, nkey: int) -> np.ndarray:
