@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gpulens.analyzers.context import lookup_sorted, reindex_sorted, sorted_positions, unique_ints
+from gpulens.analyzers.context import (isin_ints, lookup_sorted, reindex_sorted, sorted_codes, sorted_positions,
+                                       unique_ints)
 
 
 def test_hand_example():
@@ -29,6 +30,10 @@ def _cases():
     yield np.zeros(0, dtype=np.int64)
     yield np.array([4])
     yield np.arange(1000)  # sorted
+    # sorted with repeats (event ids of counter rows): the no-sort path, distinct values where the value changes
+    yield np.sort(rng.integers(-3, 40, 20_000))
+    yield np.sort(rng.integers(0, 200, 5_000)).astype("uint8")
+    yield np.repeat(np.array([7]), 50)  # one value repeated
     yield rng.permutation(50_000)  # all distinct
     for dt in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"):
         v = rng.integers(0, 40, 20_000).astype(dt)
@@ -117,3 +122,35 @@ def test_mask_of_is_the_kind_test_and_a_fresh_array():
         assert m.tolist() == want.tolist()
         m[:] = ~m  # the caller's copy: the next call is unaffected
         assert ctx.mask_of(*kinds).tolist() == want.tolist()
+
+
+def test_sorted_codes_hand_example():
+    # values 512, 128, -1, 512, 256 → sorted distinct -1, 128, 256, 512; row codes are their ranks
+    codes, uniq = sorted_codes(np.array([512, 128, -1, 512, 256]))
+    assert uniq.tolist() == [-1, 128, 256, 512]
+    assert codes.tolist() == [3, 1, 0, 3, 2]
+
+
+def test_sorted_codes_same_as_factorize_sorted():
+    # the presence-table path (small spans) and the factorize path (wide spans) against pandas' own definition
+    rng = np.random.default_rng(11)
+    for v in (rng.integers(0, 1024, 30_000), rng.integers(-1, 255, 30_000).astype("int32"),
+              rng.integers(0, 2 ** 40, 1_000), np.array([3]), rng.integers(0, 5, 10).astype("uint16")):
+        want_codes, want_uniq = pd.factorize(v, sort=True)
+        codes, uniq = sorted_codes(v)
+        assert np.array_equal(codes, want_codes) and np.array_equal(uniq, np.asarray(want_uniq))
+        assert uniq.dtype == np.asarray(want_uniq).dtype
+
+
+def test_isin_ints_same_as_np_isin():
+    # ids in order (the lookup path: dense and sparse spans) and not (np.isin itself), with and without a row mask;
+    # values below, inside (absent) and above the ids
+    rng = np.random.default_rng(13)
+    values = rng.integers(-50, 3_000, 40_000)
+    where = rng.random(len(values)) < 0.6
+    for ids in (np.arange(0, 2_000, 3), np.sort(rng.choice(10 ** 9, 500, replace=False)), np.array([5, 7]),
+                rng.permutation(np.arange(0, 2_000, 3)), np.array([4])):
+        want = np.isin(values, ids)
+        assert np.array_equal(isin_ints(values, ids), want)
+        assert np.array_equal(isin_ints(values, ids, where=where), want & where)
+    assert isin_ints(np.array([1, 2, 3]), np.array([2, 3]), where=np.zeros(3, dtype=bool)).tolist() == [False] * 3

@@ -145,7 +145,7 @@ def test_kernel_groups_by_codes_equal_groups_by_text(path):
 
     att, codes = attribution_codes(collect(path))
     for col, (code, values) in codes.items():  # each code stands for exactly one text, and the table is right
-        assert att[col].fillna("<NA>").tolist() == pd.Series(values[code], dtype=object).fillna("<NA>").tolist()
+        assert att[col].astype(object).fillna("<NA>").tolist() == pd.Series(values[code], dtype=object).fillna("<NA>").tolist()
         assert len(set(pd.Series(values, dtype=object).fillna("<NA>"))) == len(values)
     by_text = group_table(att.astype({c: object for c in codes}))
     by_code = _group_codes(att, codes)

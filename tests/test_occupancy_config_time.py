@@ -41,3 +41,22 @@ def test_random_against_groupby(kind):
             b = b.astype(float)
             b[::11] = np.nan
         pd.testing.assert_frame_equal(_config_time(g, b, r, m, t), _groupby(g, b, r, m, t), check_dtype=True)
+
+
+def test_config_key_numbers_distinct_rows_by_first_appearance():
+    # the folded key against the definition written out here: a factorisation of the running key after each column
+    # (NaN equal to NaN), on integer, bool and float columns with NaN
+    from gpulens.analyzers.occupancy import _config_key
+
+    rng = np.random.default_rng(21)
+    n = 5_000
+    cols = [rng.integers(0, 3, n), rng.integers(-1, 1024, n), rng.random(n) < 0.5,
+            np.where(rng.random(n) < 0.3, np.nan, rng.integers(0, 4, n).astype(float))]
+    want = np.zeros(n, dtype=np.int64)
+    for c in cols:
+        code, uniq = pd.factorize(c, use_na_sentinel=False)
+        want, _ = pd.factorize(want * max(len(uniq), 1) + code)
+    assert np.array_equal(_config_key(cols, n), want)
+    # hand example: rows (1, 2.0), (0, nan), (1, 2.0), (0, nan), (0, 1.0) → configurations 0, 1, 0, 1, 2
+    hand = [np.array([1, 0, 1, 0, 0]), np.array([2.0, np.nan, 2.0, np.nan, 1.0])]
+    assert _config_key(hand, 5).tolist() == [0, 1, 0, 1, 2]

@@ -136,6 +136,19 @@ def test_one_rank_window_equals_the_general_hull(tmp_path):
         assert _one_rank_window(ev.assign(start_ns=late), host, gpu, eff) is None
 
 
+def test_last_segment_search_sorted_queries_equal_count_by_hand():
+    # one rank, queries in time order and more of them than segments (a path's wait segments): the count of
+    # segment starts at or before each query, minus one — ties at a start, before the first and after the last
+    from gpulens.analyzers.critical_path import last_segment_at_or_before
+
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        ss = np.sort(rng.choice(1000, int(rng.integers(1, 20)), replace=False)).astype(np.int64)
+        t = np.sort(np.concatenate([rng.integers(-10, 1010, 40), ss[rng.integers(0, len(ss), 5)]])).astype(np.int64)
+        got = last_segment_at_or_before(np.zeros(len(ss), np.int64), ss, np.zeros(len(t), np.int64), t)
+        assert got.tolist() == [int((ss <= x).sum()) - 1 for x in t]
+
+
 def test_last_segment_search_one_rank_equals_the_sort_over_ranks():
     from gpulens.analyzers.critical_path import last_segment_at_or_before
 

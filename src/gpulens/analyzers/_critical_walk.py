@@ -103,9 +103,12 @@ def thread_segments(group: np.ndarray, start: np.ndarray, end: np.ndarray
     Returns:
         (thread code, segment start, segment end, innermost event's row or −1), sorted by thread then time.
     """
-    order = visit_order(group, start, end - start)
+    order = visit_order(group, start, None, end=end)  # durations of tied starts only
     try:
-        g, s, e = group[order], start[order], end[order]
+        # one thread (the usual case): its code as a read-only view, not a taken copy of every row's code
+        one = not len(group) or bool(group.min() == group.max())
+        g = np.broadcast_to(group[0], len(group)) if one and len(group) else group[order]
+        s, e = start[order], end[order]
         parent, cend = nest_clipped(g, s, e)
         del e  # held no longer than needed: the tiles below are the 1M-kernel analysis's largest arrays
         tg, ta, tb, m = leaf_tiles(g, s, cend, parent)
@@ -328,8 +331,8 @@ class Walker:
 
     @staticmethod
     def _flatten(out: list) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Segments as arrays (class code, start, end, position), the vectorised host blocks reversed back to
-        earliest first."""
+        """Segments as arrays (class code (int8), start, end, position (int64)), the vectorised host blocks reversed
+        back to earliest first."""
         parts: list = []
         run: list = []
 
@@ -348,5 +351,7 @@ class Walker:
         flush()
         if not parts:
             z = np.zeros(0, dtype=np.int64)
-            return z, z, z, z
-        return tuple(np.concatenate([np.asarray(p[k], dtype=np.int64) for p in parts]) for k in range(4))
+            return z.astype(np.int8), z, z, z
+        # class codes as int8 (eleven classes): a quarter of an int64 column of millions of segments
+        return tuple(np.concatenate([np.asarray(p[k], dtype=np.int8 if k == 0 else np.int64) for p in parts])
+                     for k in range(4))

@@ -93,18 +93,28 @@ def group_sums(groups: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndar
     Groups of one or two rows come from ``bincount`` (the same two-operand sum); larger groups are summed slice by
     slice on the rows sorted stably by group — one numpy call per such group.
     """
+    return group_sums_many(groups, [values], n_groups)[0]
+
+
+def group_sums_many(groups: np.ndarray, values: list, n_groups: int) -> list[np.ndarray]:
+    """:func:`group_sums` of several value arrays over the same ``groups`` (one float64 array per entry of
+    ``values``, each equal to ``group_sums(groups, v, n_groups)``): the group counts and the stable order of the
+    groups are computed once for all of them."""
     g = np.asarray(groups, dtype="int64")
-    x = np.asarray(values, dtype="float64")
-    out = np.bincount(g, x, minlength=n_groups).astype("float64")
     counts = np.bincount(g, minlength=n_groups)
     big = np.flatnonzero(counts > 2)
-    if len(big):
-        order = stable_order(g)
-        xs = x[order]
-        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-        for k, s, n in zip(big.tolist(), starts[big].tolist(), counts[big].tolist()):
-            out[k] = xs[s:s + n].sum()
-    return out
+    order = stable_order(g) if len(big) else None
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1])) if len(big) else None
+    outs = []
+    for v in values:
+        x = np.asarray(v, dtype="float64")
+        out = np.bincount(g, x, minlength=n_groups).astype("float64")
+        if len(big):
+            xs = x[order]
+            for k, s, n in zip(big.tolist(), starts[big].tolist(), counts[big].tolist()):
+                out[k] = xs[s:s + n].sum()
+        outs.append(out)
+    return outs
 
 
 def group_percentile_table(groups: np.ndarray, values: np.ndarray,

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import AnalysisResult
-from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, unique_ints
+from gpulens.analyzers.context import category_mask, context_of, isin_ints, reindex_sorted, unique_ints
 from gpulens.timeline import Timeline
 
 
@@ -48,7 +48,7 @@ def _hot_kernels(ctx: Any, hs: AnalysisResult | None) -> pd.DataFrame:
         names = set(t.loc[t["critical"].to_numpy(dtype=bool) & (t["kind"] == "kernel").to_numpy(dtype=bool),
                           "name"].astype(str))
         keep &= category_mask(ev["name"], names)
-    k = ev.loc[keep, list(HOT_COLUMNS)]  # only the columns read: one copy of those, not of the full row width
+    k = ctx.take_rows(keep, HOT_COLUMNS)  # only the columns read: one copy of those, not of the full row width
     if not len(k):
         return k.assign(time_ns=pd.Series(dtype="int64"))
     eff = ctx.effective_ns
@@ -68,7 +68,7 @@ def event_counters(timeline: Timeline, event_ids: Iterable[int], metrics: Iterab
     keep = category_mask(c["metric"], set(metrics))
     if keep.any() and len(ids):
         eid = c["event_id"].to_numpy()
-        keep &= np.isin(eid, ids)
+        keep = isin_ints(eid, ids, where=keep)  # ids in order: a position lookup, not np.isin's sorts
     if not keep.any():
         return pd.DataFrame(index=pd.Index([], name="event_id"))
     rows = np.flatnonzero(keep)

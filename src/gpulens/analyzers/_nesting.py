@@ -28,6 +28,8 @@ from gpulens.analyzers._groupstats import stable_order
 #: Pointer-jumping rounds after which the Python sweep is used instead (it is exact and O(n); rounds are O(log n)
 #: for well-nested traces).
 MAX_ROUNDS = 64
+#: Top-down passes of :func:`chain_min` before it finishes by pointer doubling.
+_TOP_DOWN_ROUNDS = 8
 
 
 class _TooDeep(Exception):
@@ -39,15 +41,26 @@ def thread_codes(df: pd.DataFrame, cols: tuple[str, ...] = ("rank", "pid", "tid"
     ``fillna(-1)`` did); codes follow the sorted order of the keys."""
     if not len(df):
         return np.zeros(0, dtype=np.int64)
-    code = np.zeros(len(df), dtype=np.int64)
+    code = None
     for c in cols:
         col = df[c]
         if pd.api.types.is_integer_dtype(col.dtype):  # numpy or nullable ints: no Int64 copy, then a filled copy
             vals = col.to_numpy(dtype=np.int64, na_value=-1)
         else:
             vals = col.astype("Int64").fillna(-1).to_numpy(dtype=np.int64)
+        if vals.min() == vals.max():
+            # one value (one rank, one process…): its rank is 0 everywhere, which only scales the folded code
+            # (code · 2): the final dense ranks are the same without it
+            continue
         rank, k = _dense_rank(vals)
-        code = code * (k + 1) + rank
+        del vals
+        if code is None:
+            code = rank
+        else:
+            code *= k + 1
+            code += rank
+    if code is None:  # one thread
+        return np.zeros(len(df), dtype=np.int64)
     return _dense_rank(code)[0]
 
 
@@ -68,10 +81,12 @@ def _dense_rank(vals: np.ndarray) -> tuple[np.ndarray, int]:
     return rank[inv], len(uniq)
 
 
-def visit_order(group: np.ndarray, start: np.ndarray, dur: np.ndarray, tie: np.ndarray | None = None) -> np.ndarray:
+def visit_order(group: np.ndarray, start: np.ndarray, dur: np.ndarray | None, tie: np.ndarray | None = None, *,
+                end: np.ndarray | None = None) -> np.ndarray:
     """The sweeps' visit order: ``np.lexsort((tie, -dur, start, group))`` (``tie`` optional), computed as a stable
     sort of the starts (fast: traces list events nearly in start order), the few runs of equal starts re-sorted by
-    (−dur, tie, row), then a stable sort by group."""
+    (−dur, tie, row), then a stable sort by group. ``dur`` may be None with ``end`` given: the durations
+    ``end − start`` are then computed for the tied rows only (no full-length array of them)."""
     o = np.argsort(start, kind="stable")
     s = start[o]
     eq = s[1:] == s[:-1]
@@ -82,7 +97,8 @@ def visit_order(group: np.ndarray, start: np.ndarray, dur: np.ndarray, tie: np.n
         pos = np.flatnonzero(tied)
         run = np.cumsum(np.r_[True, ~eq])[pos]
         rows = o[pos]
-        keys = (rows,) + ((tie[rows],) if tie is not None else ()) + (-dur[rows], run)
+        neg_dur = -dur[rows] if dur is not None else start[rows] - end[rows]
+        keys = (rows,) + ((tie[rows],) if tie is not None else ()) + (neg_dur, run)
         o[pos] = rows[np.lexsort(keys)]
     if len(group) and group.min() != group.max():
         o = o[stable_order(group[o])]
@@ -105,21 +121,23 @@ def _one_group(group: np.ndarray) -> bool:
 def _prev_eligible(group: np.ndarray, eligible: np.ndarray) -> np.ndarray:
     """Last eligible position before each position, in the same group (−1 none)."""
     n = len(group)
-    prev = np.empty(n, dtype=np.int64)
     if not n:
-        return prev
-    prev[0] = -1
+        return np.empty(0, dtype=np.int64)
     if eligible.all():  # every row eligible: the row before (no running maximum over every row)
-        prev[1:] = np.arange(n - 1)
+        prev = np.arange(-1, n - 1, dtype=np.int64)
     else:
+        prev = np.empty(n, dtype=np.int64)
+        prev[0] = -1
         prev[1:] = np.maximum.accumulate(np.where(eligible[:-1], np.arange(n - 1), -1))
     if not _one_group(group):  # one group (one host thread): no earlier row is in another group
         prev[prev < _first_of_group(group)] = -1
     return prev
 
 
-def _max_end_before(group: np.ndarray, end: np.ndarray, eligible: np.ndarray, prev: np.ndarray) -> np.ndarray:
-    """Largest end of the eligible events before each position in its group (int64 min when none)."""
+def _max_end_before(group: np.ndarray, end: np.ndarray, eligible: np.ndarray, prev: np.ndarray | None
+                    ) -> np.ndarray:
+    """Largest end of the eligible events before each position in its group (int64 min when none); ``prev``:
+    :func:`_prev_eligible` of the rows, computed here when None and needed."""
     lo = np.iinfo(np.int64).min
     one = _one_group(group)
     if one and len(end) and eligible.all():  # every earlier row: the running maximum of the ends, shifted by one
@@ -127,12 +145,35 @@ def _max_end_before(group: np.ndarray, end: np.ndarray, eligible: np.ndarray, pr
         out[0] = lo
         np.maximum.accumulate(end[:-1], out=out[1:])
         return out
+    if prev is None:
+        prev = _prev_eligible(group, eligible)
     vals = np.where(eligible, end, lo)
     if one:  # one running maximum, not a pandas groupby
         vals = np.maximum.accumulate(vals) if len(vals) else vals
     else:
         vals = pd.Series(vals).groupby(group).cummax().to_numpy()
     return np.where(prev >= 0, vals[np.maximum(prev, 0)], lo)
+
+
+def levels(parent: np.ndarray, max_depth: int) -> tuple[np.ndarray, list[np.ndarray]] | None:
+    """(number of ancestors of each node, the nodes of each depth 1, 2, … in ascending order) of a forest given by
+    ``parent`` (−1 = root), found top down one level at a time — or None when some node is deeper than
+    ``max_depth`` (then :func:`depths`, whose pointer doubling costs O(n log depth) rather than O(n · depth)).
+    Host threads nest a few levels deep: the levels come with the depths, no sort of the depths."""
+    has = parent >= 0
+    depth = has.astype(np.int64)
+    rows = np.flatnonzero(has)
+    anc = parent[rows]  # each row's ancestor at the current level's distance
+    out: list[np.ndarray] = []
+    for _ in range(max_depth):
+        if not rows.size:
+            return depth, out
+        deeper = has[anc]
+        out.append(rows[~deeper])  # rows exactly this deep
+        rows = rows[deeper]
+        anc = parent[anc[deeper]]
+        depth[rows] += 1
+    return (depth, out) if not rows.size else None
 
 
 def depths(parent: np.ndarray) -> np.ndarray:
@@ -148,18 +189,27 @@ def depths(parent: np.ndarray) -> np.ndarray:
     return d
 
 
-def nest_open(group: np.ndarray, start: np.ndarray, end: np.ndarray, eligible: np.ndarray) -> np.ndarray:
+def _open_before(group: np.ndarray, start: np.ndarray, end: np.ndarray, eligible: np.ndarray) -> np.ndarray:
+    """Whether some eligible row before each row (visit order) in its group ends after the row's start."""
+    meb = _max_end_before(group, end, eligible, None)
+    return np.greater(meb, start, out=np.empty(len(start), dtype=bool))
+
+
+def nest_open(group: np.ndarray, start: np.ndarray, end: np.ndarray, eligible: np.ndarray,
+              open_before: np.ndarray | None = None) -> np.ndarray:
     """Parent position (−1 none) of each row, rows given in visit order (group, then start, longer first).
 
     The parent is the last eligible row before it in its group whose (raw) end is after its start: the stack
-    sweep's top. Raises :class:`_TooDeep` past :data:`MAX_ROUNDS` rounds.
+    sweep's top. ``open_before``: whether an eligible row before each row in its group ends after its start
+    (:func:`_open_before`; computed here when None). Raises :class:`_TooDeep` past :data:`MAX_ROUNDS` rounds.
     """
     n = len(start)
     parent = np.full(n, -1, dtype=np.int64)
     if not n:
         return parent
     cand = _prev_eligible(group, eligible)
-    open_before = _max_end_before(group, end, eligible, cand) > start  # else: nothing open, top level
+    if open_before is None:
+        open_before = _max_end_before(group, end, eligible, cand) > start  # else: nothing open, top level
     cand[~open_before] = -1
     active = np.flatnonzero(cand >= 0)
     for _ in range(MAX_ROUNDS):
@@ -176,8 +226,40 @@ def nest_open(group: np.ndarray, start: np.ndarray, end: np.ndarray, eligible: n
 
 
 def chain_min(parent: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Minimum of ``values`` over each node and its ancestors (forest ``parent``, −1 = root), by pointer doubling."""
+    """Minimum of ``values`` over each node and its ancestors (forest ``parent``, −1 = root): a new array.
+
+    Top down: each node takes its parent's minimum where that is smaller, then only the children of the nodes that
+    changed are looked at again — in a trace few events outlast their parent, so after one pass over every node the
+    rest is small (no copy of the parents and no index of every child, as pointer doubling needs: those were
+    full-length temporaries of millions of host rows at 1M kernels). After :data:`_TOP_DOWN_ROUNDS` passes (long
+    chains of clipped nodes) pointer doubling finishes from the values reached so far (each is already a minimum
+    over part of the node's chain, so the result is the same)."""
     m = values.copy()
+    n = len(m)
+    if not n:
+        return m
+    has = parent >= 0
+    up = m[parent]  # a root reads the last row's value (index −1): masked out by ``has``
+    low = up < m
+    low &= has
+    rows = np.flatnonzero(low)
+    m[rows] = up[rows]
+    del up, low
+    for _ in range(_TOP_DOWN_ROUNDS):
+        if not rows.size:
+            return m
+        changed = np.zeros(n, dtype=bool)
+        changed[rows] = True
+        kids = changed[parent]  # rows whose parent was just lowered (a root reads the last row's flag: masked)
+        kids &= has
+        cand = np.flatnonzero(kids)
+        del changed, kids
+        pv = m[parent[cand]]
+        lower = pv < m[cand]
+        rows = cand[lower]
+        m[rows] = pv[lower]
+    if not rows.size:
+        return m
     nxt = parent.copy()
     idx = np.flatnonzero(nxt >= 0)
     while idx.size:
@@ -202,15 +284,24 @@ def nest_clipped(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple
     if not n:
         return np.full(0, -1, dtype=np.int64), end.copy()
     every = np.ones(n, dtype=bool)
-    p = nest_open(group, start, end, every)
+    # whether a row before each one (same group) ends after its start: read by the first parents and, below, by
+    # the components (computed once)
+    open_before = _open_before(group, start, end, every)
+    p = nest_open(group, start, end, every, open_before)
     cend = chain_min(p, end)
     if np.array_equal(cend, end):  # well nested: nothing clipped
         return p, cend
     # only the top-level components (maximal runs of rows overlapping by raw ends) holding a clipped row can
     # change: parents never cross a component boundary (every earlier row has ended, raw and clipped)
-    prev = _prev_eligible(group, every)
-    comp = np.cumsum(_max_end_before(group, end, every, prev) <= start)
-    rows = np.flatnonzero(np.isin(comp, np.unique(comp[cend < end])))
+    np.logical_not(open_before, out=open_before)  # now: nothing open before the row — a component starts there
+    comp = np.cumsum(open_before)
+    del open_before
+    # components are numbered in row order (a running count), so a presence table over them marks the rows of the
+    # components holding a clipped row (np.isin sorted both arrays)
+    marked = np.zeros(int(comp[-1]) + 1, dtype=bool)
+    marked[comp[cend < end]] = True
+    rows = np.flatnonzero(marked[comp])
+    del marked
     g, s, e = group[rows], start[rows], end[rows]
     sub_every = np.ones(len(rows), dtype=bool)
     q = nest_open(g, s, e, sub_every)
@@ -242,24 +333,40 @@ def leaf_tiles(group: np.ndarray, start: np.ndarray, cend: np.ndarray, parent: n
         z = np.zeros(0, dtype=np.int64)
         return z, z, z, z
     bounds = np.flatnonzero(np.r_[True, group[1:] != group[:-1], True])
-    nxt = np.empty(n, dtype=np.int64)  # first row after i's subtree: the first later start at or after i's end
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        nxt[lo:hi] = lo + np.searchsorted(start[lo:hi], cend[lo:hi], side="left")
+    # last row of each subtree: the row itself plus its descendants, which follow it in visit order (the rows
+    # starting before its clipped end; a zero-length row has none). Subtree sizes summed bottom-up, one nesting
+    # level at a time (rows grouped by depth with one radix sort) — not a binary search of every row's end among
+    # the starts (a cache miss per step on millions of rows)
+    size = np.ones(n, dtype=np.int64)
+    lv = levels(parent, _TOP_DOWN_ROUNDS)
+    if lv is not None:  # a shallow forest (host threads): the rows of each depth found top down
+        depth, by_level = lv
+        for rows in reversed(by_level):
+            np.add.at(size, parent[rows], size[rows])
+        del by_level
+    else:
+        depth = depths(parent)
+        by_depth = stable_order(depth)
+        level_end = np.cumsum(np.bincount(depth))
+        for d in range(len(level_end) - 1, 0, -1):
+            rows = by_depth[level_end[d - 1]:level_end[d]]
+            np.add.at(size, parent[rows], size[rows])
+        del by_depth
     # in place where possible: at 1M kernels these are arrays of millions of rows, and fresh memory is what costs
+    # Euler-tour slots in closed form: before row i's start come the i earlier starts and the ends of the earlier
+    # rows that are not its ancestors (i − depth(i) of them), so start(i) is at 2·i − depth(i); its end follows the
+    # start and end of every row of its subtree (the rows i+1..last(i), ends of rows inside it) and the starts of
+    # its descendants, which puts it at 2·last(i) + 1 − depth(i) (no running count of the ends, no gathers)
     ar = np.arange(n)
-    last = nxt
-    last -= 1
-    np.maximum(last, ar, out=last)  # last row of each subtree (a zero-length row is its own)
-    depth = depths(parent)
-    pos_s = np.empty(n, dtype=np.int64)  # rows before i plus ends before i (ends of subtrees that closed before i)
-    pos_s[0] = 0
-    np.cumsum(np.bincount(last, minlength=n)[:-1], out=pos_s[1:])
-    pos_s += ar
-    pos_e = pos_s[last]
+    pos_s = np.multiply(ar, 2)
+    pos_s -= depth
+    pos_e = size  # last(i) = i + size(i) − 1, in place
+    pos_e -= 1
+    pos_e += ar
+    pos_e *= 2
     pos_e += 1
-    pos_e += depth[last]
     pos_e -= depth
-    del depth, last
+    del depth, size
     m = 2 * n
     if min(pos_s.min(), pos_e.min()) < 0 or max(pos_s.max(), pos_e.max()) >= m:
         raise _TooDeep
@@ -290,16 +397,12 @@ def leaf_tiles(group: np.ndarray, start: np.ndarray, cend: np.ndarray, parent: n
     if down.any():
         raise _TooDeep
     del down
-    tile = np.flatnonzero(up)
-    del up
-    owner = own[tile]
+    # the tiles picked by the boolean steps (no index array of every tile)
+    owner = own[:-1][up]
     del own
-    ta = val[tile]
-    tile += 1
-    tb = val[tile]
+    ta = val[:-1][up]
+    tb = val[1:][up]
     del val
-    tile -= 1
-    tile //= 2
     # one group (the usual case): its code as a read-only view of the tiles' length, not an array
-    tg = np.broadcast_to(group[0], len(tile)) if len(bounds) == 2 else group[tile]
+    tg = np.broadcast_to(group[0], len(ta)) if len(bounds) == 2 else group[np.flatnonzero(up) // 2]
     return tg, ta, tb, owner

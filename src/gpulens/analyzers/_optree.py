@@ -38,9 +38,11 @@ def _sweep(ev: pd.DataFrame, is_op: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     start = ev["start_ns"].to_numpy(np.int64)
     end = start + ev["dur_ns"].to_numpy(np.int64)
     is_op = np.asarray(is_op, dtype=bool)
-    order = visit_order(tcode, start, end - start, ~is_op)
+    order = visit_order(tcode, start, None, ~is_op, end=end)  # durations of tied starts only
+    # one thread (the usual case): its code as a read-only view, not a taken copy of every row's code
+    g = np.broadcast_to(tcode[0], n) if tcode.min() == tcode.max() else tcode[order]
     try:
-        p = nest_open(tcode[order], start[order], end[order], is_op[order])
+        p = nest_open(g, start[order], end[order], is_op[order])
     except _TooDeep:
         return _sweep_py(tcode, start, end, is_op, order)
     parent[order] = np.where(p >= 0, order[np.maximum(p, 0)], -1)
@@ -99,12 +101,13 @@ def _build(timeline: Timeline) -> dict:
     ctx = context_of(timeline)
     ev = timeline.events
     links = ctx.links
-    ops = ev.loc[ctx.mask_of("cpu_op"), [c for c in OP_COLUMNS if c in ev.columns]]  # no full-width copy
+    ops = ctx.take_rows(ctx.mask_of("cpu_op"), [c for c in OP_COLUMNS if c in ev.columns])  # no full-width copy
     need_launch = links["op_event_id"].isna() & links["launch_event_id"].notna()
     launch_ids = np.unique(links.loc[need_launch, "launch_event_id"].astype("int64").to_numpy())
     pos = ctx.positions(launch_ids) if len(launch_ids) else np.zeros(0, dtype=np.int64)
-    rt = ev[list(_THREAD)].iloc[np.sort(pos[pos >= 0])]  # the launch calls, in Timeline order
-    host = pd.concat([ops[list(_THREAD)], rt])
+    rt = ctx.take_rows(np.sort(pos[pos >= 0]), _THREAD)  # the launch calls, in Timeline order
+    # the ops themselves when no launch call needs its enclosing op (the columns read by name: no copy of them)
+    host = pd.concat([ops[list(_THREAD)], rt]) if len(rt) else ops
     is_op = np.r_[np.ones(len(ops), bool), np.zeros(len(rt), bool)]
     parent_pos, depth = _sweep(host, is_op)
     ids = host["event_id"].to_numpy()
@@ -140,12 +143,36 @@ def inclusive(ops: pd.DataFrame, self_values: pd.Series) -> pd.Series:
         ops: ``op_tree(...)["ops"]``.
         self_values: value per op event_id (missing = 0), e.g. GPU time launched by the op itself.
     """
+    return inclusive_many(ops, [self_values])[0]
+
+
+def _positions_of(ids: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Position in ``ids`` (unique event ids) of each key, −1 where absent: ``pd.Index(ids).get_indexer(keys)``, by
+    position lookup (:func:`~gpulens.analyzers.context.sorted_positions`) when ``ids`` are strictly increasing
+    integers (the ops in Timeline order), without a hash table of every id."""
+    from gpulens.analyzers.context import sorted_positions
+
+    if len(ids) and ids.dtype.kind in "iu" and keys.dtype.kind in "iu" and bool((ids[1:] > ids[:-1]).all()):
+        pos = sorted_positions(ids, keys)
+        return np.where(ids[pos] == keys, pos, -1).astype(np.intp, copy=False)
+    return pd.Index(ids).get_indexer(keys)
+
+
+def inclusive_many(ops: pd.DataFrame, self_values: list) -> list:
+    """:func:`inclusive` of several value Series over the same op tree (one Series per entry, indexed by event_id):
+    the ops' parent positions and nesting levels are found once for all of them."""
     ids = ops["event_id"].to_numpy()
-    pos = pd.Index(ids)
-    val = self_values.reindex(ids).fillna(0).to_numpy(dtype=float).copy()
-    par = pos.get_indexer(ops["parent_event_id"].fillna(-1).astype("int64").to_numpy())
+    par = _positions_of(ids, ops["parent_event_id"].fillna(-1).astype("int64").to_numpy())
     depth = ops["depth"].to_numpy()
-    for d in range(int(depth.max()) if len(depth) else 0, 0, -1):
-        rows = np.flatnonzero((depth == d) & (par >= 0))
-        np.add.at(val, par[rows], val[rows])
-    return pd.Series(val, index=ids)
+    levels = [np.flatnonzero((depth == d) & (par >= 0)) for d in range(int(depth.max()) if len(depth) else 0, 0, -1)]
+    out = []
+    for sv in self_values:
+        k = _positions_of(sv.index.to_numpy(), ids) if len(sv) else np.full(len(ids), -1, dtype=np.intp)
+        val = np.zeros(len(ids), dtype=float)  # reindex(ids).fillna(0): the op's own value, 0 when it has none
+        hit = k >= 0
+        val[hit] = sv.to_numpy(dtype=float)[k[hit]]
+        val[np.isnan(val)] = 0.0  # fillna(0): a missing own value is none
+        for rows in levels:
+            np.add.at(val, par[rows], val[rows])
+        out.append(pd.Series(val, index=ids))
+    return out

@@ -27,7 +27,7 @@ import pandas as pd
 
 from gpulens.analyzers._flop_models import OpCost, op_cost
 from gpulens.analyzers._optree import gpu_op_links
-from gpulens.analyzers.context import context_of, reindex_sorted, unique_ints
+from gpulens.analyzers.context import category_mask, context_of, int_sums, reindex_sorted, unique_ints
 from gpulens.timeline import Timeline
 
 _NCU_FP = re.compile(r"^(?:smsp|sm)__sass_thread_inst_executed_op_([dfh])(add|mul|fma)_pred_on\.sum$")
@@ -150,10 +150,19 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
     ev = timeline.events
     ctx = context_of(timeline)
     links = pd.DataFrame({"op_event_id": gpu_op_links(timeline)})  # the one op linking (external id, else enclosing op)
-    allk = ev.loc[ctx.mask_of("kernel"), ["dur_ns"]]  # the one column read here: no full-width kernel frame
-    op_all = reindex_sorted(links["op_event_id"], allk.index).to_numpy(dtype="float64", na_value=np.nan)
+    # every kernel's op and duration: the kernel rows of the GPU events (whose order the links follow), picked by a
+    # mask on their kind — no kernel frame, no lookup of the kernels' row labels among the GPU events'
+    is_k = category_mask(ctx.gpu["kind"], {"kernel"})
+    op_all = links["op_event_id"].to_numpy(dtype="float64", na_value=np.nan)[is_k]
     has_op = ~np.isnan(op_all)
-    op_time = pd.Series(allk["dur_ns"].to_numpy()[has_op]).groupby(op_all[has_op].astype("int64")).sum()
+    op_dur, op_of = ctx.gpu["dur_ns"].to_numpy()[is_k][has_op], op_all[has_op].astype("int64")
+    if op_dur.dtype.kind in "iu":  # integer ns: exact sums per op on its id's code (no groupby's hash and sort)
+        u_op, i_op = unique_ints(op_of, return_inverse=True)
+        op_time = pd.Series(int_sums(i_op, op_dur, len(u_op)), index=pd.Index(u_op))
+        del i_op
+    else:
+        op_time = pd.Series(op_dur).groupby(op_of).sum()
+    del op_dur, op_of
     op_k = reindex_sorted(links["op_event_id"], kernels.index).to_numpy(dtype="float64", na_value=np.nan)
     n = len(kernels)
     flops, nbytes = np.full(n, np.nan), np.full(n, np.nan)

@@ -169,12 +169,14 @@ def _devices_by_rank(timeline: Timeline) -> dict[int, list[dict]]:
 def sync_calls(timeline: Timeline) -> pd.DataFrame:
     """Blocking host intervals: runtime calls matching :data:`BLOCKING_RE` (``*Synchronize`` and synchronous copies)
     and ``sync``-kind events."""
+    # the blocking rows taken from the events by one mask per kind (names tested once per category): no full-width
+    # frame of every runtime call (a million rows at 1M kernels) to keep the few synchronisations of
     ctx = context_of(timeline)
-    rt = ctx.of_kind("runtime")
-    sy = ctx.of_kind("sync")
-    if len(sy):  # a GPU-queue stream operation (HIP __amd_rocclr_streamOpsWait…) is the GPU waiting, not the host
-        sy = sy[~category_mask(sy["name"], _QUEUE_OPS_RE)]
-    return pd.concat([rt[category_mask(rt["name"], BLOCKING_RE)], sy])
+    ev = timeline.events
+    rt = ev[ctx.mask_of("runtime") & category_mask(ev["name"], BLOCKING_RE)]
+    # a GPU-queue stream operation (HIP __amd_rocclr_streamOpsWait…) is the GPU waiting, not the host
+    sy = ev[ctx.mask_of("sync") & ~category_mask(ev["name"], _QUEUE_OPS_RE)]
+    return pd.concat([rt, sy])
 
 
 def covered_until(t: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray:
@@ -213,7 +215,9 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
     if not len(gpu):
         return pd.DataFrame(columns=cols)
     syncs = sync_calls(timeline)
-    launch_ranks = set(ctx.of_kind("runtime")["rank"].to_numpy()[launch_call_mask(timeline)].tolist())
+    # ranks of the launch calls: the runtime rows' rank column by position (launch_call_mask is over those rows)
+    launch_ranks = set(timeline.events["rank"].to_numpy()[ctx.mask_of("runtime")][launch_call_mask(timeline)]
+                       .tolist())
     sy_rank = syncs["rank"].to_numpy()
     sy_start = syncs["start_ns"].to_numpy("int64")
     sy_end = sy_start + syncs["dur_ns"].to_numpy("int64")
@@ -367,8 +371,8 @@ def _kernel_columns(timeline: Timeline) -> pd.DataFrame:
     """The kernel rows' columns read here (Timeline index kept): no full-width copy of every kernel row; memoised
     (short launches and the per-GPU rows both read it). Do not mutate."""
     ctx = context_of(timeline)
-    return ctx.memo("kernel_columns", lambda: timeline.events.loc[
-        ctx.mask_of("kernel"), ["rank", "device_id", "dur_ns", "grid_x", "grid_y", "grid_z"]])
+    return ctx.memo("kernel_columns", lambda: ctx.take_rows(
+        ctx.mask_of("kernel"), ["rank", "device_id", "dur_ns", "grid_x", "grid_y", "grid_z"]))
 
 
 def _short_launches(timeline: Timeline, links: pd.Series) -> pd.DataFrame:

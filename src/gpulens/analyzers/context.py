@@ -90,8 +90,22 @@ def unique_ints(values: Any, return_index: bool = False, return_inverse: bool = 
     sample of 4,096 rows: hashing then sorting nearly every row costs more) or not integers goes to ``np.unique``
     itself."""
     v = np.asarray(values)
-    if v.ndim != 1 or v.dtype.kind not in "iu" or len(v) < 2 or bool((v[1:] >= v[:-1]).all()):
+    if v.ndim != 1 or v.dtype.kind not in "iu" or len(v) < 2:
         return np.unique(v, return_index=return_index, return_inverse=return_inverse)
+    if bool((v[1:] >= v[:-1]).all()):
+        # already in order (event ids of rows): a distinct value starts where the value changes — no sort at all
+        # (np.unique sorts even a sorted input: ~0.05 s per million)
+        head = np.empty(len(v), dtype=bool)
+        head[0] = True
+        np.not_equal(v[1:], v[:-1], out=head[1:])
+        out = [v[head]]
+        if return_index:
+            out.append(np.flatnonzero(head).astype(np.intp, copy=False))
+        if return_inverse:
+            inv = np.cumsum(head, dtype=np.intp)
+            inv -= 1
+            out.append(inv)
+        return out[0] if len(out) == 1 else tuple(out)
     sample = v[:: max(len(v) // 4096, 1)]
     if len(np.unique(sample)) > len(sample) // 2:
         return np.unique(v, return_index=return_index, return_inverse=return_inverse)
@@ -106,6 +120,25 @@ def unique_ints(values: Any, return_index: bool = False, return_inverse: bool = 
         rank[order] = np.arange(len(order), dtype=np.intp)
         out.append(rank[codes])
     return out[0] if len(out) == 1 else tuple(out)
+
+
+def sorted_codes(values: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.factorize(values, sort=True)`` of a 1-D integer array (no missing values): (int64 code of each row in
+    the sorted order of the distinct values, those values sorted). Values within a small range (block sizes,
+    register counts, name codes: a span up to 4 × the rows, at least 65,536) are ranked by a presence table over the
+    span, without hashing; others go to ``pd.factorize``."""
+    v = np.asarray(values)
+    if v.ndim == 1 and v.dtype.kind in "iu" and len(v):
+        lo, hi = int(v.min()), int(v.max())
+        if hi - lo < max(4 * len(v), 1 << 16):
+            off = v.astype(np.int64) - lo
+            present = np.zeros(hi - lo + 1, dtype=bool)
+            present[off] = True
+            rank = np.cumsum(present, dtype=np.int64)
+            rank -= 1
+            return rank[off], (np.flatnonzero(present) + lo).astype(v.dtype, copy=False)
+    codes, uniq = pd.factorize(v, sort=True)
+    return codes.astype(np.int64, copy=False), np.asarray(uniq)
 
 
 def int_sums(groups: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
@@ -150,6 +183,24 @@ def sorted_positions(sv: np.ndarray, tv: np.ndarray) -> np.ndarray:
         lut[sv - lo] = np.arange(len(sv), dtype=dt)
         return lut[np.clip(tv, lo, hi) - lo]
     return np.minimum(np.searchsorted(sv, tv), len(sv) - 1)
+
+
+def isin_ints(values: Any, ids: Any, where: np.ndarray | None = None) -> np.ndarray:
+    """``np.isin(values, ids)`` for integer arrays (a bool mask shaped like ``values``); with ``where`` (a bool mask
+    like ``values``), only those rows are tested and the others are False.
+
+    When ``ids`` are strictly increasing (event ids of rows), by position lookup (:func:`sorted_positions`) instead
+    of ``np.isin``'s sort of both arrays (~0.1 s at a million of each)."""
+    v, k = np.asarray(values), np.asarray(ids)
+    if not (len(k) > 1 and v.dtype.kind in "iu" and k.dtype.kind in "iu" and bool((k[1:] > k[:-1]).all())):
+        out = np.isin(v, k)
+        return out if where is None else out & where
+    rows = np.arange(len(v)) if where is None else np.flatnonzero(where)
+    out = np.zeros(v.shape, dtype=bool)
+    if len(rows):
+        sel = v[rows]
+        out[rows[k[sorted_positions(k, sel)] == sel]] = True
+    return out
 
 
 def reindex_sorted(series: pd.Series, index: pd.Index) -> pd.Series:
@@ -253,6 +304,34 @@ class AnalysisContext:
         table = np.zeros(len(cats) + 1, dtype=bool)  # last slot: code −1 (missing kind), never selected
         table[codes] = True
         return table[self.kind_codes]  # a lookup per row (np.isin cost ~4× as much on millions of rows)
+
+    def take_rows(self, mask: np.ndarray, columns: Any, keep_index: bool = True) -> pd.DataFrame:
+        """``timeline.events.loc[mask, columns]`` (``keep_index=False``: with a fresh RangeIndex, as
+        ``.reset_index(drop=True)``): the same frame, built column by column from numpy takes — the category codes of
+        a categorical, data and mask of a nullable integer column — instead of pandas' block-wise take (about half
+        the time and fresh pages for the two million host rows of a 1M-kernel trace).
+
+        Args:
+            mask: boolean numpy mask over the event rows, or their positions (ascending: ``iloc``); columns: names
+                of events columns.
+        """
+        ev = self.timeline.events
+        mask = np.asarray(mask)
+        rows = np.flatnonzero(mask) if mask.dtype == bool else mask
+        out = {}
+        for c in columns:
+            col = ev[c]
+            arr = col.array
+            if isinstance(col.dtype, pd.CategoricalDtype):
+                out[c] = pd.Categorical.from_codes(col.cat.codes.to_numpy()[rows], dtype=col.dtype)
+            elif isinstance(arr, (pd.arrays.IntegerArray, pd.arrays.FloatingArray, pd.arrays.BooleanArray)):
+                out[c] = arr.take(rows)
+            elif isinstance(col.dtype, np.dtype) and col.dtype.kind in "iufb":
+                out[c] = col.to_numpy()[rows]
+            else:
+                out[c] = arr.take(rows)
+        index = ev.index[rows] if keep_index else pd.RangeIndex(len(rows))
+        return pd.DataFrame(out, index=index, copy=False)
 
     @cached_property
     def _kind_counts(self) -> np.ndarray:
@@ -376,7 +455,7 @@ class AnalysisContext:
         c = self.timeline.counters
         keep = category_mask(c["metric"], metrics)
         if event_ids is not None:
-            keep &= np.isin(c["event_id"].to_numpy(), np.asarray(event_ids))
+            keep = isin_ints(c["event_id"].to_numpy(), np.asarray(event_ids), where=keep)
         sub = c[keep]
         return sub.assign(metric=strings(sub["metric"]))
 

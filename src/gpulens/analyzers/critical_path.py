@@ -28,7 +28,7 @@ from gpulens.analyzers._steps import step_ranges
 from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers._span import CLOCK_GAP_NS, busy_unknown_reason, clock_windows
-from gpulens.analyzers.context import category_mask, context_of, unique_ints
+from gpulens.analyzers.context import category_mask, context_of, int_sums, sorted_positions, unique_ints
 from gpulens.analyzers.intervals import group_order, key_codes
 from gpulens.timeline import Timeline
 from gpulens.units import fmt_ns
@@ -94,16 +94,23 @@ def _prepare(timeline: Timeline) -> tuple[Walker, pd.DataFrame, dict]:
     ctx = context_of(timeline)
     ev = timeline.events
     # only the columns the walk reads: a full-width copy of every host row was the largest allocation at 1M kernels
-    host = ev.loc[ctx.mask_of("cpu_op", "runtime", "sync"), list(HOST_COLUMNS)].reset_index(drop=True)
     from gpulens.analyzers.bottlenecks import _QUEUE_OPS_RE  # GPU-queue stream operations: no host thread's time
 
-    queue_ops = category_mask(host["kind"], {"sync"}) & category_mask(host["name"], _QUEUE_OPS_RE)
-    if queue_ops.any():
-        host = host[~queue_ops].reset_index(drop=True)
+    # the host rows less the queue operations, selected on the events (one take of the columns read)
+    keep = ctx.mask_of("cpu_op", "runtime", "sync")
+    sync = ctx.mask_of("sync")
+    if sync.any():
+        keep &= ~(sync & category_mask(ev["name"], _QUEUE_OPS_RE))
+    host = ctx.take_rows(keep, HOST_COLUMNS, keep_index=False)
+    del keep, sync
     is_cpu = category_mask(host["kind"], {"cpu_op"})
     blocking = category_mask(host["kind"], {"sync"}) | (category_mask(host["name"], BLOCKING)
                                                        & category_mask(host["kind"], {"runtime"}))
-    host_class = np.where(is_cpu, CODE["cpu_op"], np.where(blocking, CODE["sync"], CODE["runtime"]))
+    # class code of each host row (int8, as the path stores them): cpu_op, else sync for a blocking call, else runtime
+    host_class = np.full(len(host), CODE["runtime"], dtype=np.int8)
+    host_class[blocking] = CODE["sync"]
+    host_class[is_cpu] = CODE["cpu_op"]
+    del is_cpu
     gpu = ctx.gpu[list(GPU_COLUMNS)].assign(eff_ns=ctx.effective_ns.to_numpy()).reset_index(drop=True)
     g_end = (gpu["start_ns"] + gpu["eff_ns"]).to_numpy(np.int64)
     rank_ends = {}
@@ -168,6 +175,11 @@ def _host_positions(host_ids: np.ndarray, launch_ids: pd.Series) -> np.ndarray:
     if not ok.any() or not len(host_ids):
         return out
     want = launch_ids[ok].astype("int64").to_numpy()
+    if len(host_ids) < 2 or bool((host_ids[1:] > host_ids[:-1]).all()):
+        # ids in row order (collectors number events so): positions by lookup (:func:`sorted_positions`), no sort
+        k = sorted_positions(host_ids, want)
+        out[ok] = np.where(host_ids[k] == want, k, -1)
+        return out
     order = np.argsort(host_ids, kind="stable")
     sid = host_ids[order]
     k = np.minimum(np.searchsorted(sid, want), len(sid) - 1)
@@ -307,17 +319,16 @@ def _paths(timeline: Timeline) -> list:
         length = int(sum(p_hi - p_lo for p_lo, p_hi, _ in cuts))
         # name code of each segment's event: the GPU event's for GPU classes, the host event's for the others, −1
         # without an event; picked per side (a class lookup, no full-length candidates for both sides)
-        is_gpu = gpu_class[cls.astype(np.int64) + 128]
-        code = np.full(len(pos), -1, dtype=np.int64)
+        is_gpu = gpu_class[cls.astype(np.int16) + 128]
+        code = np.full(len(pos), -1, dtype=np.int32 if len(names) < 2 ** 31 else np.int64)  # stored narrow
         for side, table in ((is_gpu, g_codes), (~is_gpu, h_codes)):
             rows = np.flatnonzero(side & (pos >= 0))
             if len(table) and len(rows):
                 code[rows] = table[np.minimum(pos[rows], len(table) - 1)]
         code[unnamed[code]] = -1  # '' names count as unnamed, like gaps
         # narrow dtypes for the codes (millions of segments at 1M kernels); the end is a + ns
-        out.append((rank, step, length, Segments({"a": a, "pos": pos, "ns": b - a, "_cls": cls.astype(np.int8),
-                                                   "_who": code.astype(np.int32 if len(names) < 2 ** 31
-                                                                       else np.int64)})))
+        out.append((rank, step, length, Segments({"a": a, "pos": pos, "ns": b - a,
+                                                   "_cls": cls.astype(np.int8, copy=False), "_who": code})))
     context_of(timeline).memo("critical_path_names", lambda: names)  # name code → name ('' for −1: last slot)
     return out
 
@@ -333,14 +344,14 @@ def _class_rows(paths_: list, names: np.ndarray) -> list[tuple[int, int, int, in
     # copies of every column of every segment before filtering were the critical-path analyzer's peak memory; the
     # arithmetic below is int64 all the same (each expression has an int64 operand)
     keeps = [np.asarray(df.cols["ns"]) > 0 for _, df in parts]
-    win = np.concatenate([np.full(int(k.sum()), w, dtype=np.int64) for (w, _), k in zip(parts, keeps)])
-    cls, ns, who, pos = (np.concatenate([np.asarray(df.cols[c])[k] for (_, df), k in zip(parts, keeps)])
-                         for c in ("_cls", "ns", "_who", "pos"))
-    del keeps
-    if not len(win):
+    ns, who, pos = (np.concatenate([np.asarray(df.cols[c])[k] for (_, df), k in zip(parts, keeps)])
+                    for c in ("ns", "_who", "pos"))
+    if not len(ns):
         return []
-    key = win * len(CLASSES) + cls.astype(np.int64)  # dense and small: windows × classes
-    del win, cls
+    # key = window × classes + class code, dense and small; built window by window (no int64 columns of the
+    # window number and of the class of every segment)
+    key = np.concatenate([_window_keys(np.asarray(df.cols["_cls"])[k], w) for (w, df), k in zip(parts, keeps)])
+    del keeps
     nkey = len(paths_) * len(CLASSES)
     keys = np.flatnonzero(np.bincount(key, minlength=nkey))
     first_all = np.full(nkey, len(key), dtype=np.int64)
@@ -373,6 +384,13 @@ def _class_rows(paths_: list, names: np.ndarray) -> list[tuple[int, int, int, in
     order = np.lexsort((first, keys // len(CLASSES)))  # by window, then first appearance
     return [(int(k // len(CLASSES)), int(k % len(CLASSES)), int(t), int(events.get(k, 0)), top.get(k, ""))
             for k, t in zip(keys[order].tolist(), total[order].tolist())]
+
+
+def _window_keys(cls: np.ndarray, window: int) -> np.ndarray:
+    """``window · len(CLASSES) + cls`` as int64 (the class codes of one window's segments, int8)."""
+    key = cls.astype(np.int64)
+    key += window * len(CLASSES)
+    return key
 
 
 def _distinct_events(key: np.ndarray, pos: np.ndarray, nkey: int) -> np.ndarray:
@@ -458,7 +476,8 @@ def _host_wait_on_busy_gpu(timeline: Timeline, ps: list) -> dict[str, int]:
         return np.where(ok, cum[j] - base + inside, 0)
 
     ov = covered(w_b) - covered(w_a)
-    return {c: int(ov[cls == CODE[c]].sum()) for c in WAIT_CLASSES if (cls == CODE[c]).any()}
+    n_of, ns_of = np.bincount(cls, minlength=len(CLASSES)), int_sums(cls, ov, len(CLASSES))  # per class code
+    return {c: int(ns_of[CODE[c]]) for c in WAIT_CLASSES if n_of[CODE[c]]}
 
 
 def last_segment_at_or_before(sg: np.ndarray, ss: np.ndarray, k: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -470,6 +489,14 @@ def last_segment_at_or_before(sg: np.ndarray, ss: np.ndarray, k: np.ndarray, t: 
     (rank, time, segments first), with no combined integer key (ns clocks overflow it) — five arrays of segments +
     queries, which at 1M kernels were the critical path's largest, so only where ranks need it."""
     if len(sg) and sg[0] == sg[-1] and (len(k) == 0 or (k.min() == k.max() == sg[0])):
+        if len(t) > max(len(ss), 1) and bool((t[1:] >= t[:-1]).all()):
+            # queries in time order (a path's segments) and more of them than segments: each segment's place among
+            # the queries instead (fewer binary searches), then the count of segments starting at or before each
+            # query by a running sum — the same positions
+            cnt = np.bincount(np.searchsorted(t, ss, side="left"), minlength=len(t) + 1)[:len(t)]
+            np.cumsum(cnt, out=cnt)
+            cnt -= 1
+            return cnt
         return np.searchsorted(ss, t, side="right") - 1
     kg = np.concatenate((sg, k))
     kt = np.concatenate((ss, t))

@@ -68,8 +68,9 @@ def _group_codes(att: pd.DataFrame, codes: dict) -> pd.DataFrame:
     if radix >= 2 ** 62 or time_ns.dtype.kind != "i" or dur_ns.dtype.kind != "i" or (rank_codes < 0).any():
         return _group_frame(att, codes)
     key = np.zeros(len(att), dtype=np.int64)
-    for c, n in parts:
-        key = key * max(n, 1) + c
+    for c, n in parts:  # in place: no two fresh int64 arrays of every GPU event per key column
+        key *= max(n, 1)
+        key += c
     group, uniq = pd.factorize(key)  # groups numbered in order of first appearance, as groupby(sort=False)
     ng = len(uniq)
     first = first_rows(group)  # first row of each group, in group order

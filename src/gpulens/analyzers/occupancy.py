@@ -30,12 +30,12 @@ import pandas as pd
 from gpulens.analyzers import _advice, _occ_findings
 from gpulens.analyzers import _occ_ncu as N
 from gpulens.analyzers import _sol_amd
-from gpulens.analyzers._groupstats import group_sums
+from gpulens.analyzers._groupstats import group_sums_many
 from gpulens.analyzers._occ_launches import Launches
 from gpulens.analyzers._stake import wave_loss_per_launch
 from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, no_hot_kernels_reason, weighted_mean
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers.context import first_seen_codes, int_sums, recode_first_seen, unique_ints
+from gpulens.analyzers.context import first_seen_codes, int_sums, recode_first_seen, sorted_codes, unique_ints
 from gpulens.devices import limits_of_record, main_device, no_spec_reason
 from gpulens.devices.occupancy import Occupancy, cdna_occupancy, cuda_occupancy, kineto_estimate_pct
 from gpulens.timeline import Timeline
@@ -93,6 +93,31 @@ _WORD = {"registers": "Registers", "shared_memory": "Shared memory", "warps": "W
 DISAGREE_PP = 0.5
 
 
+def _config_key(columns: list, n: int) -> np.ndarray:
+    """Configuration number of each of ``n`` launches: the distinct rows of ``columns`` (arrays; NaN equal to NaN),
+    numbered in order of first appearance (int64).
+
+    Each column is coded (integers in their sorted order by a presence table, :func:`~gpulens.analyzers.context.
+    sorted_codes`; others by ``pd.factorize``), the codes folded into one int64 per launch and that factorised once
+    — the numbering a factorisation after each column gives (both number the distinct rows by first appearance), one
+    hash pass instead of two per column. Codes too many to fold are re-factorised column by column."""
+    key = np.zeros(n, dtype="int64")
+    radix = 1
+    for col in columns:
+        col = np.asarray(col)
+        if col.dtype.kind in "iu":
+            c, u = sorted_codes(col)
+        else:
+            c, u = pd.factorize(col, use_na_sentinel=False)
+        m = max(len(u), 1)
+        if radix * m >= 2 ** 62:  # fold no further: renumber what is folded so far, densely
+            key, uk = pd.factorize(key)
+            radix = max(len(uk), 1)
+        key = key * m + c
+        radix *= m
+    return pd.factorize(key)[0].astype("int64", copy=False)
+
+
 def _config_time(g: np.ndarray, b: np.ndarray, r: np.ndarray, m: np.ndarray, t: np.ndarray) -> pd.DataFrame:
     """Summed launch time ``t`` per (name code ``g``, block size ``b``, registers ``r``, shared memory ``m``),
     sorted by those keys: ``pd.DataFrame({...}).groupby(["g", "b", "r", "m"], sort=True)["t"].sum().reset_index()``.
@@ -105,7 +130,7 @@ def _config_time(g: np.ndarray, b: np.ndarray, r: np.ndarray, m: np.ndarray, t: 
     fast = all(np.asarray(k).dtype.kind in "iu" for k in keys) and len(tf) > 0 and not np.isnan(tf).any() \
         and bool((tf == np.round(tf)).all()) and float(np.abs(tf).sum()) < 2.0 ** 53
     if fast:
-        parts = [pd.factorize(np.asarray(k), sort=True) for k in keys]  # dense codes in sorted value order
+        parts = [sorted_codes(k) for k in keys]  # dense codes in sorted value order (pd.factorize(sort=True))
         radix = 1.0
         for _, u in parts:
             radix *= max(len(u), 1)
@@ -151,7 +176,9 @@ class OccupancyAnalyzer(Analyzer):
             return skip(no_hot_kernels_reason(timeline, results))
         ids = hot["event_id"].to_numpy()
         ctr = event_counters(timeline, ids, N.ALL + AMD_WAVES + AMD_RESOURCES +
-                             ("kineto.est_achieved_occupancy_pct", AMD_OCCUPANCY_PCT)).reindex(ids)
+                             ("kineto.est_achieved_occupancy_pct", AMD_OCCUPANCY_PCT))
+        if not ctr.index.equals(pd.Index(ids)):  # every hot launch counted, in order (Kineto's estimates): as is
+            ctr = ctr.reindex(ids)
         n = len(hot)
         ncu_theo = N.first_of(ctr, N.THEORETICAL, n)
         has_ncu = ~np.isnan(ncu_theo)
@@ -283,13 +310,7 @@ class OccupancyAnalyzer(Analyzer):
         it cannot run): calc_theo, calc_active, calc_limiter, nsms, kin_active (Kineto's variant), max_threads."""
         keys = ["rank", "device_id", "block_size", "regs_per_thread", "smem_bytes", "calc_ok", *AMD_RESOURCES]
         # one row per distinct launch configuration, in order of first appearance (NaN resources compare equal)
-        n = len(cols["rank"])
-        key = np.zeros(n, dtype="int64")
-        for k in keys:
-            if cols[k] is None:
-                continue
-            c, u = pd.factorize(cols[k], use_na_sentinel=False)
-            key, _ = pd.factorize(key * max(len(u), 1) + c)
+        key = _config_key([cols[k] for k in keys if cols[k] is not None], len(cols["rank"]))
         _, first = unique_ints(key, return_index=True)
         cfg = pd.DataFrame({k: (np.full(len(first), np.nan) if cols[k] is None else cols[k][first]) for k in keys})
         recs: dict = {}
@@ -432,9 +453,9 @@ class OccupancyAnalyzer(Analyzer):
         def wmean(v: np.ndarray) -> list:
             k = ~np.isnan(v)
             n = np.bincount(g[k], minlength=G)
-            sw = group_sums(g[k], t[k], G)  # numpy's own per-group sums, as weighted_mean computes them
-            swv = group_sums(g[k], v[k] * t[k], G)
-            sv = group_sums(g[k], v[k], G)
+            # numpy's own per-group sums, as weighted_mean computes them (one group order for the three)
+            gk, tk, vk = (g, t, v) if k.all() else (g[k], t[k], v[k])
+            sw, swv, sv = group_sums_many(gk, [tk, vk * tk, vk], G)
             with np.errstate(all="ignore"):
                 val = np.where(sw > 0, swv / sw, sv / np.maximum(n, 1))
             return [None if c == 0 else float(x) for c, x in zip(n.tolist(), val.tolist())]

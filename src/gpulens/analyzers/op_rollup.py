@@ -17,9 +17,9 @@ import pandas as pd
 from gpulens.analyzers._attribution import _codes_of, _compact, _dense, gpu_attribution
 from gpulens.analyzers._categories import op_category
 from gpulens.analyzers._flop_models import op_cost
-from gpulens.analyzers._optree import inclusive, op_tree
+from gpulens.analyzers._optree import _positions_of, inclusive_many, op_tree
 from gpulens.analyzers.base import AnalysisResult, Analyzer
-from gpulens.analyzers.context import int_sums, unique_ints
+from gpulens.analyzers.context import first_rows, int_sums, unique_ints
 from gpulens.timeline import Timeline
 
 COLUMNS = {
@@ -70,7 +70,7 @@ def _per_call(timeline: Timeline) -> pd.DataFrame:
     else:
         self_t = pd.Series(t_own).groupby(owner).sum()
         self_n = pd.Series(np.ones(int(has.sum()))).groupby(owner).sum()
-    inc_t, inc_n = inclusive(ops, self_t), inclusive(ops, self_n)
+    inc_t, inc_n = inclusive_many(ops, [self_t, self_n])
     ids = ops["event_id"].to_numpy()
     keep = inc_n.to_numpy() > 0
     sel = ops[keep]
@@ -78,7 +78,7 @@ def _per_call(timeline: Timeline) -> pd.DataFrame:
     df = pd.DataFrame({"event_id": ids[keep], "op": sel["name"].array, "dims": sel["input_dims"].array,
                        "types": sel["input_types"].array, "depth": sel["depth"].to_numpy(),
                        "host_time_ns": sel["dur_ns"].to_numpy(), "gpu_time_ns": inc_t.to_numpy()[keep],
-                       "self_gpu_time_ns": self_t.reindex(ids[keep]).fillna(0).to_numpy(),
+                       "self_gpu_time_ns": _own_values(self_t, ids[keep]),
                        "gpu_events": inc_n.to_numpy()[keep]}, copy=False)
     # texts per category; ``_op``/``_shapes``/``_dtypes``: dense codes of those texts, ``_dims``/``_types``: codes
     # of the recorded values (grouping by a code is grouping by its text)
@@ -94,12 +94,65 @@ def _per_call(timeline: Timeline) -> pd.DataFrame:
     return df
 
 
+def _own_values(values: pd.Series, ids: np.ndarray) -> np.ndarray:
+    """``values.reindex(ids).fillna(0).to_numpy()`` by position lookup (:func:`~gpulens.analyzers._optree.
+    _positions_of`, no hash table of every id): the values' dtype when every id has one, else float64 with 0 for
+    the ids without."""
+    v = values.to_numpy()
+    if not len(ids):
+        return v[:0].copy()
+    k = _positions_of(values.index.to_numpy(), ids) if len(values) else np.full(len(ids), -1, dtype=np.intp)
+    if (k >= 0).all():
+        out = v[k]
+        return np.where(np.isnan(out), 0, out) if out.dtype.kind == "f" else out
+    out = np.zeros(len(ids), dtype=float)
+    hit = k >= 0
+    out[hit] = v[k[hit]]
+    out[np.isnan(out)] = 0.0
+    return out
+
+
+def _row_groups(df: pd.DataFrame, cols: tuple[str, ...]) -> tuple[np.ndarray, int]:
+    """Group number of each row for the distinct values of the int code columns ``cols`` (−1 allowed), numbered in
+    order of first appearance — ``df.groupby(list(cols), sort=False).ngroup()`` — and the number of groups.
+
+    The codes are folded into one int64 per row (mixed radix) and factorised once (a pandas groupby on three key
+    columns cost ~0.1 s per million calls); keys too many to fold take the groupby."""
+    parts = [df[c].to_numpy() for c in cols]
+    radix = 1
+    for v in parts:
+        radix *= int(v.max()) + 2 if len(v) else 1
+    if radix >= 2 ** 62 or any(v.dtype.kind not in "iu" for v in parts):
+        group = df.groupby(list(cols), sort=False).ngroup().to_numpy()
+        return group.astype(np.int64, copy=False), int(group.max()) + 1 if len(group) else 0
+    key = np.zeros(len(df), dtype=np.int64)
+    for v in parts:
+        key *= int(v.max()) + 2
+        key += v
+        key += 1
+    group, uniq = pd.factorize(key)
+    return group.astype(np.int64, copy=False), len(uniq)
+
+
+def _exact_sums(group: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
+    """Per-group sums of ``values`` as ``Series.groupby(group).sum()`` gives them: by ``np.bincount`` where every
+    value and partial sum is an exact integer in float64 (GPU times in ns, event counts), so the order of the
+    additions cannot change the result; otherwise pandas' own sum (its compensated summation)."""
+    x = np.asarray(values)
+    if x.dtype.kind in "iu":
+        return int_sums(group, x, n_groups)
+    if x.dtype.kind == "f" and bool(np.isfinite(x).all()) and bool((x == np.floor(x)).all()) \
+            and float(np.abs(x).sum()) < 2.0 ** 53:
+        return np.bincount(group, weights=x, minlength=n_groups)[:n_groups]
+    return pd.Series(x).groupby(group).sum().reindex(np.arange(n_groups), fill_value=0).to_numpy()
+
+
 def _costs(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """FLOPs and bytes per call (NaN without a model), the model run once per distinct (op, dims, types)."""
     if not len(df):
         return np.zeros(0), np.zeros(0)
-    key = df.groupby(["_op", "_dims", "_types"], sort=False).ngroup().to_numpy()
-    first = unique_ints(key, return_index=True)[1]
+    key, _ = _row_groups(df, ("_op", "_dims", "_types"))
+    first = first_rows(key)
     dims, types = df["dims"].array, df["types"].array
     f = np.full(len(first), np.nan)
     b = np.full(len(first), np.nan)
@@ -115,9 +168,13 @@ def _nested_in_own_row(timeline: Timeline, calls: pd.DataFrame, key: np.ndarray)
     """Per call: some ancestor op of it (same thread nesting, :func:`op_tree`) is a call of the same row ``key``.
     One vectorised step per nesting level (ancestors of a call with GPU work have GPU work: they are rows too)."""
     ops = op_tree(timeline)["ops"]
-    parent = pd.Series(ops["parent_event_id"].to_numpy(), index=ops["event_id"].to_numpy())
-    idx = pd.Index(calls["event_id"].to_numpy())
-    par = idx.get_indexer(parent.reindex(idx).fillna(-1).astype("int64").to_numpy())
+    # each call's parent op id (the ops' row of the call by position lookup, no hash tables), then that parent's
+    # position among the calls (−1: no parent, or a parent without GPU work)
+    op_ids, call_ids = ops["event_id"].to_numpy(), calls["event_id"].to_numpy()
+    at = _positions_of(op_ids, call_ids)
+    parent_ids = ops["parent_event_id"].fillna(-1).astype("int64").to_numpy()
+    p_ids = np.where(at >= 0, parent_ids[np.maximum(at, 0)], -1) if len(op_ids) else np.full(len(call_ids), -1)
+    par = _positions_of(call_ids, p_ids.astype(np.int64, copy=False))
     nested = np.zeros(len(calls), bool)
     anc = par.copy()
     while (anc >= 0).any():
@@ -145,16 +202,26 @@ class OpRollup(Analyzer):
                                                  "framework ops (cpu_op events), or no external ids / launch calls)")
         flops, nbytes = _costs(calls)
         calls = calls.assign(flops=flops, bytes=nbytes, top=calls["depth"] == 0)
-        g = calls.groupby(["_op", "_shapes", "_dtypes"], sort=False)
+        # rows: (op, shapes, dtypes) by their dense codes, groups in order of first appearance (as a groupby with
+        # sort=False); the texts taken at each group's first call, the sums on the group numbers
+        group, n_groups = _row_groups(calls, ("_op", "_shapes", "_dtypes"))
+        first = first_rows(group)
         # a call nested in a call of the same row (reentrant backward, recursion) is inside that call's inclusive
         # time already: summed again, a row could exceed the GPU time of the whole trace
-        outer = ~_nested_in_own_row(timeline, calls, g.ngroup().to_numpy())
-        t = pd.DataFrame({"op": g["op"].first(), "shapes": g["shapes"].first(), "dtypes": g["dtypes"].first(),
-                          "calls": g.size(), "host_time_ns": g["host_time_ns"].sum(),
-                          "gpu_time_ns": calls["gpu_time_ns"].where(outer, 0).groupby(g.ngroup()).sum().to_numpy(),
-                          "self_gpu_time_ns": g["self_gpu_time_ns"].sum(),
-                          "gpu_events": calls["gpu_events"].where(outer, 0).groupby(g.ngroup()).sum().to_numpy(), "flops": g["flops"].sum(min_count=1),
-                          "bytes": g["bytes"].sum(min_count=1), "top_level": g["top"].any()}).reset_index(drop=True)
+        outer = ~_nested_in_own_row(timeline, calls, group)
+        t = pd.DataFrame({"op": pd.Series(calls["op"].to_numpy()[first], dtype=object),
+                          "shapes": pd.Series(calls["shapes"].to_numpy()[first], dtype=object),
+                          "dtypes": pd.Series(calls["dtypes"].to_numpy()[first], dtype=object),
+                          "calls": np.bincount(group, minlength=n_groups).astype(np.int64),
+                          "host_time_ns": _exact_sums(group, calls["host_time_ns"].to_numpy(), n_groups),
+                          "gpu_time_ns": _exact_sums(group, np.where(outer, calls["gpu_time_ns"].to_numpy(), 0),
+                                                     n_groups),
+                          "self_gpu_time_ns": _exact_sums(group, calls["self_gpu_time_ns"].to_numpy(), n_groups),
+                          "gpu_events": _exact_sums(group, np.where(outer, calls["gpu_events"].to_numpy(), 0),
+                                                    n_groups),
+                          "flops": calls["flops"].groupby(group).sum(min_count=1).to_numpy(),
+                          "bytes": calls["bytes"].groupby(group).sum(min_count=1).to_numpy(),
+                          "top_level": np.bincount(group[calls["top"].to_numpy()], minlength=n_groups) > 0})
         total = float(att["time_ns"].sum())
         t["category"] = t["op"].map({o: op_category(o) for o in t["op"].unique()})
         t["share"] = t["gpu_time_ns"] / total if total else 0.0
