@@ -136,11 +136,14 @@ def test_breakdown_of_kernels_and_collectives_only():
     assert t["idle_ns"].tolist() == [250 - 170, 0]
 
 
-def _kernels_timeline(n, seed):
+def _kernels_timeline(n, seed, in_order=False):
     rng = np.random.default_rng(seed)
     stream = rng.integers(1, 4, n)
-    start = np.sort(rng.integers(0, 10 ** 9, n)) * np.where(rng.random(n) < 0.02, 0, 1)  # a few out of order
-    start = start + (rng.random(n) < 0.5) * 10 ** 8  # two dense regions: some windows refine deeper than others
+    if in_order:  # each stream's starts in time order, streams interleaved (the lane-sorted path), ties included
+        start = np.sort(rng.integers(0, 10 ** 6, n)) * 1000
+    else:
+        start = np.sort(rng.integers(0, 10 ** 9, n)) * np.where(rng.random(n) < 0.02, 0, 1)  # a few out of order
+        start = start + (rng.random(n) < 0.5) * 10 ** 8  # two dense regions: some windows refine deeper
     dur = rng.integers(1, 20000, n)
     names = [f"k{i}" for i in rng.integers(0, 6, n)]
     return Timeline(make_table(EVENT_COLUMNS, {
@@ -149,10 +152,16 @@ def _kernels_timeline(n, seed):
         "source": ["t"] * n})).validate()
 
 
-def test_stream_timeline_levels_are_the_exact_merges_of_their_bins():
+@pytest.mark.parametrize("in_order", [False, True])
+def test_stream_timeline_levels_are_the_exact_merges_of_their_bins(in_order):
     # every segment of every level is the merge of exactly the events of its lane that start in its bin, and a
     # refined window at level l brings all of its lanes' segments (refined windows nest in refined parents)
-    tl = _kernels_timeline(6000, 3)
+    from gpulens.analyzers import stream_timeline
+
+    tl = _kernels_timeline(6000, 3, in_order)
+    ev = tl.events
+    taken = stream_timeline._lane_order(ev["start_ns"].to_numpy(), ev["stream_id"].to_numpy("int64"))
+    assert (taken is not None) == in_order  # both paths checked
     res = StreamTimeline(max_segments=1500, bins=20).analyze(tl)
     out, s = res.table, res.summary
     assert s["levels"] >= 3
@@ -174,6 +183,17 @@ def test_stream_timeline_levels_are_the_exact_merges_of_their_bins():
             assert r.end_ns == (start[sel] + dur[sel]).max() and r.start_ns == start[sel].min()
             assert r.name == name[sel[np.argmax(dur[sel])]]  # the first of the longest
         assert got == expect, level
+
+
+def test_stream_timeline_window_lookup_is_isin():
+    from gpulens.analyzers.stream_timeline import _in_windows
+
+    rng = np.random.default_rng(4)
+    for top in (5, 3000, 10 ** 9):  # small spans: the table; a wide one: np.isin
+        w = rng.integers(0, top, 5000)
+        refine = np.unique(rng.choice(w, 40))
+        assert _in_windows(w, refine).tolist() == np.isin(w, refine).tolist()
+    assert _in_windows(np.zeros(0, np.int64), refine).tolist() == []
 
 
 def test_op_categories_per_category_equals_the_groupby_of_the_texts():

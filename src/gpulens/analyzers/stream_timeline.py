@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._groupstats import stable_order
 from gpulens.analyzers._span import CLOCK_GAP_NS, clock_domain_of, clock_windows
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import context_of, strings
@@ -133,24 +134,53 @@ def _bin_of(start: np.ndarray, t0: int, bin0: int, level: int) -> np.ndarray:
     return ((start - t0) * BRANCH ** level) // bin0
 
 
+def _lane_order(start: np.ndarray, lane: np.ndarray) -> np.ndarray | None:
+    """The rows grouped by lane (a stable radix sort of the lane codes) when each lane's starts are then in order —
+    traces list a stream's or a thread's events in time order — else None. In that order every level's (lane, bin)
+    keys are sorted as they stand, so :func:`_segments` sorts nothing; equal keys keep their row order, as the
+    stable sort it replaces keeps them."""
+    if len(start) < 2:
+        return None
+    perm = stable_order(lane)
+    ps, lp = start[perm], lane[perm]
+    return perm if bool(((ps[1:] >= ps[:-1]) | (lp[1:] != lp[:-1])).all()) else None
+
+
+def _in_windows(window: np.ndarray, refine: np.ndarray) -> np.ndarray:
+    """``np.isin(window, refine)`` for non-negative window numbers: a lookup table over the windows when they span
+    at most a few times as many numbers as there are rows (no sort of every row), else ``np.isin``."""
+    if not len(window):
+        return np.zeros(0, dtype=bool)
+    top = int(window.max())
+    if int(window.min()) < 0 or top >= 4 * len(window) + 1024:
+        return np.isin(window, refine)
+    table = np.zeros(top + 1, dtype=bool)
+    table[refine[(refine >= 0) & (refine <= top)]] = True
+    return table[window]
+
+
 def _segments(start: np.ndarray, dur: np.ndarray, lane: np.ndarray, b: np.ndarray, bins: int) -> pd.DataFrame:
     """Events merged per (lane, bin ``b``), with their window (bin // bins) and their longest event (``row``)."""
     key = lane.astype("int64") * (int(b.max()) + 1) + b
-    order = np.argsort(key, kind="stable")  # events come nearly time-sorted per lane: a stable sort is quick
-    k = key[order]
+    order = None  # None: already in (lane, bin) order (see _pyramid), the rows as they stand
+    k, starts = key, start
+    if len(key) >= 2 and not bool((key[1:] >= key[:-1]).all()):
+        order = np.argsort(key, kind="stable")  # events come nearly time-sorted per lane: a stable sort is quick
+        k = key[order]
+        dur = dur[order]
+        starts = start[order]
+        b = b[order]
     idx = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
     counts = np.diff(np.r_[idx, len(k)])
-    dur = dur[order]
-    starts = start[order]
     longest = np.maximum.reduceat(dur, idx)
     cand = np.flatnonzero(dur == np.repeat(longest, counts))  # rows holding their segment's longest duration
     grp = np.searchsorted(idx, cand, side="right") - 1
     first = cand[np.r_[True, grp[1:] != grp[:-1]]]  # the first of them per segment
     return pd.DataFrame({
-        "row": order[first],
+        "row": first if order is None else order[first],
         "start_ns": np.minimum.reduceat(starts, idx), "end_ns": np.maximum.reduceat(starts + dur, idx),
         "busy_ns": np.add.reduceat(dur, idx), "events": counts.astype("int64"),
-        "window": (b[order][idx] // bins).astype("int64"),
+        "window": (b[idx] // bins).astype("int64"),
     })
 
 
@@ -244,8 +274,13 @@ class StreamTimeline(Analyzer):
                  bins: int) -> tuple[list[pd.DataFrame], int, int]:
         budget = self.max_segments
         bin0 = max(1, -(-span // bins))
+        perm = _lane_order(start, lane)  # rows grouped by lane, each lane's starts in order (None: not so)
+        if perm is not None:
+            start, dur, lane = start[perm], dur[perm], lane[perm]
         b = _bin_of(start, t0, bin0, 0)
         seg = _segments(start, dur, lane, b, bins).assign(level=0)
+        if perm is not None:
+            seg["row"] = perm[seg["row"].to_numpy()]
         parts, budget = [seg], budget - len(seg)
         refine = np.unique(seg.loc[seg["events"] > 1, "window"].to_numpy())  # level-l windows still merging
         level = 0
@@ -257,7 +292,7 @@ class StreamTimeline(Analyzer):
         s_cur, d_cur, l_cur = start, dur, lane
         while len(refine) and budget > 0 and level < deepest:
             level += 1
-            keep = np.isin(b // bins, refine)  # events in windows to refine
+            keep = _in_windows(b // bins, refine)  # events in windows to refine
             if not keep.all():  # else the same events as the level before: no copies
                 cur = np.flatnonzero(keep) if cur is None else cur[keep]
                 s_cur, d_cur, l_cur = start[cur], dur[cur], lane[cur]
@@ -267,6 +302,8 @@ class StreamTimeline(Analyzer):
             seg = _segments(s_cur, d_cur, l_cur, b, bins)
             if cur is not None:
                 seg["row"] = cur[seg["row"].to_numpy()]
+            if perm is not None:
+                seg["row"] = perm[seg["row"].to_numpy()]
             seg["parent"] = seg["window"] // BRANCH
             cost = seg.groupby("parent").size().sort_values(kind="stable")  # cheapest parents first
             # a level may take 60 % of what is left (all of it when it fits), so finer levels reach single events
