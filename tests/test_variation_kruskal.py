@@ -50,3 +50,23 @@ def test_a_nan_duration_propagates_like_scipy():
     samples = [np.array([1.0, np.nan, 3.0]), np.array([2.0, 4.0, 6.0])]
     assert math.isnan(kruskal_pvalue(samples))
     assert math.isnan(float(stats.kruskal(*samples).pvalue))
+
+
+def test_counted_and_sorted_ranks_agree_with_scipy_on_every_path():
+    # whole numbers over a short range are counted per value (no sort); fractions and very wide ranges are sorted
+    stats = pytest.importorskip("scipy.stats")
+    from gpulens.analyzers.variation import _average_ranks
+
+    rng = np.random.default_rng(11)
+    for values in (rng.integers(1500, 1600, 3000).astype(float),  # many ties, counted
+                   rng.integers(-50, 50, 400).astype(float),  # negative whole numbers, counted
+                   rng.integers(0, 10 ** 9, 400).astype(float),  # range far above the count: sorted
+                   rng.normal(0, 1, 400).round(1)):  # fractions: sorted
+        ranked, idx, counts = _average_ranks(values)
+        assert ranked.tolist() == stats.rankdata(values).tolist()
+        distinct = np.unique(values, return_counts=True)
+        assert counts.tolist() == distinct[1].tolist()
+        assert idx.tolist() == np.concatenate([[0], np.cumsum(distinct[1])[:-1]]).tolist()
+        groups = np.array_split(values, 3)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            assert kruskal_pvalue(groups) == float(stats.kruskal(*groups).pvalue)
