@@ -343,3 +343,25 @@ def test_breakdown_every_event_hulls_use_the_effective_gpu_durations():
     s = every["start_ns"]
     assert hulls_of(every["rank"], s, s + every["dur_ns"]) == {0: (0, 160)}
     assert sorted(every["dur_ns"].tolist()) == [40, 50, 50, 90]
+
+
+@pytest.mark.parametrize("names", [
+    np.array(["gemm", "", np.nan, "relu"], dtype=object),  # a recorded '' name: the blank calls share its code
+    np.array(["gemm", np.nan, "relu"], dtype=object),  # a missing name reads '': its code
+    np.array(["gemm", "relu"], dtype=object),  # no such name: blank calls get −1
+    np.array([], dtype=object),  # no names at all
+])
+def test_op_shape_kernel_texts_are_the_per_row_fill(names):
+    from gpulens.analyzers.op_shapes import _kernel_texts
+
+    rng = np.random.default_rng(5)
+    kcode = rng.integers(-1, len(names), 500) if len(names) else np.full(500, -1)
+    text, code = _kernel_texts(kcode, names)
+    # the plain computation: per row the name (or ''), missing → '', then '' rows to the code of the first name that
+    # reads '' once missing names are filled
+    want = pd.Series(np.where(kcode >= 0, names[np.maximum(kcode, 0)] if len(names) else "", ""), dtype=object)
+    want = want.where(want.notna(), "")
+    blank = [i for i, n in enumerate(names) if not isinstance(n, str) or n == ""]
+    want_code = np.where(want.to_numpy() == "", blank[0] if blank else -1, kcode)
+    assert text.dtype == object and text.tolist() == want.tolist()
+    assert code.tolist() == want_code.tolist()

@@ -376,7 +376,7 @@ class Verdicts(Analyzer):
         if replayed_for_counters(timeline):  # gaps between replayed kernels say nothing about launches
             gaps = gaps.iloc[:0]
         if len(gaps):  # one mask and one grouping of the launch gaps for both figures
-            is_launch = (gaps["cls"] == "launch").to_numpy()
+            is_launch = np.asarray(gaps["cls"].to_numpy() == "launch", dtype=bool)  # numpy's compare: half pandas'
             by_next = (gaps["dur_ns"] - gaps["sync_ns"])[is_launch].groupby(gaps.loc[is_launch, "next_name"])
             launch_idle, launch_max = by_next.sum(), by_next.max()
         else:
