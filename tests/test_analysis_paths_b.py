@@ -365,3 +365,23 @@ def test_op_shape_kernel_texts_are_the_per_row_fill(names):
     want_code = np.where(want.to_numpy() == "", blank[0] if blank else -1, kcode)
     assert text.dtype == object and text.tolist() == want.tolist()
     assert code.tolist() == want_code.tolist()
+
+
+def test_collectives_exposed_time_is_the_part_outside_its_gpus_compute_union():
+    from gpulens.analyzers.collectives import _exposed
+
+    rng = np.random.default_rng(17)
+    n, m = 60, 400
+    comm = pd.DataFrame({"rank": rng.integers(0, 2, n), "device_id": rng.integers(0, 2, n),
+                         "start": rng.integers(0, 900, n)})
+    comm["end"] = comm["start"] + rng.integers(0, 100, n)
+    cs = rng.integers(0, 950, m)
+    comp = {"rank": rng.integers(0, 3, m), "device_id": rng.integers(0, 2, m), "start": cs,
+            "end": cs + rng.integers(0, 60, m)}
+    comp["rank"][(comp["rank"] == 1) & (comp["device_id"] == 1)] = 2  # GPU (1, 1): no compute at all
+    got = _exposed(comm, comp)
+    for i, r in enumerate(comm.itertuples()):
+        busy = np.zeros(1100, dtype=bool)  # 1-ns cells of the GPU's compute union, by hand
+        for j in np.flatnonzero((comp["rank"] == r.rank) & (comp["device_id"] == r.device_id)):
+            busy[comp["start"][j]:comp["end"][j]] = True
+        assert got[i] == (r.end - r.start) - int(busy[r.start:r.end].sum()), i
