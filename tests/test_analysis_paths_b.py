@@ -385,3 +385,32 @@ def test_collectives_exposed_time_is_the_part_outside_its_gpus_compute_union():
         for j in np.flatnonzero((comp["rank"] == r.rank) & (comp["device_id"] == r.device_id)):
             busy[comp["start"][j]:comp["end"][j]] = True
         assert got[i] == (r.end - r.start) - int(busy[r.start:r.end].sum()), i
+
+
+def test_kernel_outliers_are_the_slowest_instances_by_hand(monkeypatch):
+    from gpulens.analyzers import distributions
+
+    rng = np.random.default_rng(8)
+    n = 3000
+    code = rng.integers(0, 4, n)
+    dur = rng.integers(100, 200, n) * np.where(rng.random(n) < 0.01, 5, 1)  # a few slow instances
+    dur[code == 3] = 0  # a kernel of zero median: no ratio, never an outlier
+    dur[np.flatnonzero(code == 3)[:2]] = 50
+    df = pd.DataFrame({"code": code, "rank": rng.integers(0, 2, n), "stream_id": pd.array([7] * n, dtype="Int64"),
+                       "start_ns": np.arange(n) * 1000, "dur_ns": dur,
+                       "step": pd.array(rng.integers(0, 3, n), dtype="Int64")})
+    names = ["a", "b", "c", "d"]
+    monkeypatch.setattr(distributions, "_hot_frame", lambda tl, res: (df, names))
+    monkeypatch.setattr(distributions, "durations_unknown", lambda tl: False)
+    t = distributions.KernelOutliers(per_kernel=3).analyze(None).table
+    want = []
+    for c in range(4):
+        rows = np.flatnonzero(code == c)
+        med = float(np.median(dur[rows]))
+        if med <= 0:
+            continue
+        slow = sorted((r for r in rows if dur[r] / med >= 1.5), key=lambda r: (-dur[r], r))[:3]
+        want += [(dur[r] / med, int(dur[r]), names[c], int(r * 1000)) for r in slow]
+    want.sort(key=lambda w: (-w[0], -w[1]))  # Python's sort is stable, as the analyzer's
+    assert [(v, d, nm, s) for v, d, nm, s in zip(t["vs_median"], t["dur_ns"], t["name"], t["start_ns"])] == want
+    assert len(want) > 3
