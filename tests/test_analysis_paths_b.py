@@ -414,3 +414,27 @@ def test_kernel_outliers_are_the_slowest_instances_by_hand(monkeypatch):
     want.sort(key=lambda w: (-w[0], -w[1]))  # Python's sort is stable, as the analyzer's
     assert [(v, d, nm, s) for v, d, nm, s in zip(t["vs_median"], t["dur_ns"], t["name"], t["start_ns"])] == want
     assert len(want) > 3
+
+
+def test_stream_timeline_host_lanes_read_missing_threads_as_minus_one():
+    from gpulens.analyzers.stream_timeline import _Lanes
+
+    rng = np.random.default_rng(3)
+    n = 300
+    kind = rng.choice(["kernel", "cpu_op", "runtime"], n)
+    gpu = kind == "kernel"
+    tid = [None if (not g and rng.random() < 0.2) else int(t) for g, t in zip(gpu, rng.integers(1, 4, n))]
+    tl = Timeline(make_table(EVENT_COLUMNS, {
+        "kind": kind.tolist(), "name": ["x"] * n, "start_ns": (np.arange(n) * 10).tolist(), "dur_ns": [5] * n,
+        "stream_id": [7 if g else None for g in gpu], "tid": tid, "event_id": list(range(n)),
+        "rank": rng.integers(0, 2, n).tolist(), "device_id": [0 if g else -1 for g in gpu],
+        "source": ["t"] * n})).validate()
+    lanes = _Lanes(tl)
+    ev = tl.events
+    host = np.flatnonzero(~gpu)
+    rows = np.arange(lanes.ng, len(lanes))  # the host rows, in the events' order
+    assert lanes.event_pos(rows).tolist() == host.tolist()
+    keys = lanes.key_columns(rows)
+    assert keys[:, 3].tolist() == ev["tid"].fillna(-1).astype("int64").to_numpy()[host].tolist()
+    assert keys[:, 0].tolist() == ev["rank"].to_numpy()[host].tolist()
+    assert lanes.start[rows].tolist() == ev["start_ns"].to_numpy()[host].tolist()

@@ -91,8 +91,12 @@ class _Lanes:
         if self.nh:
             n = self.nh
 
-            def col(c: str) -> np.ndarray:  # the host rows' values (missing → −1), gathered from numpy
+            def col(c: str) -> np.ndarray:  # the host rows' values (missing → −1): gathered first, then filled
                 s = ev[c]
+                if isinstance(s.dtype, np.dtype) and s.dtype.kind in "iu":  # numpy ints: nothing missing
+                    return s.to_numpy()[self.hpos].astype("int64", copy=False)
+                if isinstance(s.array, pd.arrays.IntegerArray):  # nullable ints: no filled copy of every row
+                    return s.array.take(self.hpos).to_numpy("int64", na_value=-1)
                 return (s.to_numpy("int64", na_value=-1) if s.hasnans else s.to_numpy("int64"))[self.hpos]
 
             code, keys = key_codes(col("rank"), np.full(n, -1, "int64"), np.full(n, -1, "int64"), col("tid"))
