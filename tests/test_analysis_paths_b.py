@@ -253,6 +253,12 @@ def test_verdict_sources_are_the_first_source_per_counter_event():
     codes, values = _first_source(co)
     # groupby("event_id").first(): first non-missing source per event; event 12 has none
     assert {int(i): values[c] for i, c in codes.items()} == {5: "ncu", 7: "rocprof", 9: "ncu"}
+    # every row with a source (the rows read as they are), ids out of order too
+    for ids in ([5, 5, 7, 9, 9, 12], [9, 5, 7, 5, 9, 12]):
+        full = pd.DataFrame({"event_id": ids, "source": pd.Categorical(["a", "b", "c", "d", "e", "f"])})
+        codes, values = _first_source(full)
+        want = full.groupby("event_id")["source"].first()
+        assert {int(i): values[c] for i, c in codes.items()} == {int(i): v for i, v in want.items()}
     row_codes = np.array([0, 1, -1, 1])
     assert _sources_of_rows(row_codes, np.array(["a", "b"], dtype=object), np.array([0, 2])) == {"a"}
     assert _sources_of_rows(row_codes, np.array(["a", "b"], dtype=object), np.array([1, 3])) == {"b"}

@@ -229,8 +229,10 @@ def _first_source(co: pd.DataFrame) -> tuple[pd.Series, np.ndarray]:
     """Per counter event_id, the ``source`` of its first row with one (as ``groupby("event_id").first()``), as a code
     into the returned value table: (int64 codes indexed by the sorted event ids, object array of the source texts)."""
     src = co["source"]
-    has = np.flatnonzero(src.notna().to_numpy())  # the rows with a source, read as numpy: no copy of the table
-    ids = co["event_id"].to_numpy()[has]
+    known = src.notna().to_numpy()
+    every = bool(known.all())  # every row has a source (collectors set it): the rows as they are, no gather
+    has = None if every else np.flatnonzero(known)  # the rows with a source, read as numpy: no copy of the table
+    ids = co["event_id"].to_numpy() if every else co["event_id"].to_numpy()[has]
     if not len(ids):
         return pd.Series(dtype="int64"), np.zeros(0, dtype=object)
     if bool((ids[1:] >= ids[:-1]).all()):
@@ -238,7 +240,7 @@ def _first_source(co: pd.DataFrame) -> tuple[pd.Series, np.ndarray]:
         uniq = ids[first]
     else:
         uniq, first = np.unique(ids, return_index=True)
-    codes, values = first_seen_codes(src.take(has[first]))
+    codes, values = first_seen_codes(src.take(first if every else has[first]))
     return pd.Series(codes, index=uniq), values
 
 
