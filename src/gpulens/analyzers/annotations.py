@@ -90,15 +90,16 @@ class Annotations(Analyzer):
         pos = ctx.positions(ids)  # rows by position: no event_id index over the whole events table
         if (pos < 0).any():  # an id not in the events table: the label lookup raises, as it always did
             ev.set_index("event_id").loc[ids]
-        rt = rows_at(ev, ["rank", "pid", "tid", "start_ns"], pos)
+        cols = ["rank", "pid", "tid", "start_ns"]
         parts = []
+        # each side's leaves (the launch calls / the GPU events) gathered only when that side has ranges
         for side, rows, leaves, leaf_time in (
-                ("host", ~gpu_side, rt, att["time_ns"].to_numpy()[has]),
-                ("gpu", gpu_side, ctx.gpu[["rank", "pid", "tid", "start_ns"]].reset_index(drop=True),
-                 att["time_ns"].to_numpy())):
+                ("host", ~gpu_side, lambda: rows_at(ev, cols, pos), lambda: att["time_ns"].to_numpy()[has]),
+                ("gpu", gpu_side, lambda: rows_at(ctx.gpu, cols, np.arange(len(ctx.gpu))),
+                 lambda: att["time_ns"].to_numpy())):
             a = ann[rows]
             if len(a):
-                parts.append(self._side(side, a, leaves, leaf_time))
+                parts.append(self._side(side, a, leaves(), leaf_time()))
         t = pd.concat(parts, ignore_index=True)
         per_rank = att.groupby("rank")["time_ns"].sum()
         t["share"] = t["gpu_time_ns"] / t["rank"].map(per_rank).where(lambda s: s > 0)
