@@ -152,19 +152,25 @@ def _kernels_timeline(n, seed, in_order=False):
         "source": ["t"] * n})).validate()
 
 
+@pytest.mark.parametrize("bins, fine", [(20, 1), (5, 2), (20, 0)])
 @pytest.mark.parametrize("in_order", [False, True])
-def test_stream_timeline_levels_are_the_exact_merges_of_their_bins(in_order):
+def test_stream_timeline_levels_are_the_exact_merges_of_their_bins(in_order, bins, fine, monkeypatch):
     # every segment of every level is the merge of exactly the events of its lane that start in its bin, and a
-    # refined window at level l brings all of its lanes' segments (refined windows nest in refined parents)
+    # refined window at level l brings all of its lanes' segments (refined windows nest in refined parents); levels
+    # up to ``fine`` are merged from the fine level's segments, deeper ones (and all, at fine 0) from the events
     from gpulens.analyzers import stream_timeline
 
     tl = _kernels_timeline(6000, 3, in_order)
     ev = tl.events
     taken = stream_timeline._lane_order(ev["start_ns"].to_numpy(), ev["stream_id"].to_numpy("int64"))
     assert (taken is not None) == in_order  # both paths checked
-    res = StreamTimeline(max_segments=1500, bins=20).analyze(tl)
+    if fine:
+        assert stream_timeline._fine_level(6000, 3, bins, 99) == fine
+    else:  # every level from the events
+        monkeypatch.setattr(stream_timeline, "_fine_level", lambda *a: 0)
+    res = StreamTimeline(max_segments=1500, bins=bins, min_bins=2).analyze(tl)
     out, s = res.table, res.summary
-    assert s["levels"] >= 3
+    assert s["bins"] == bins and s["levels"] >= 3
     ev = tl.events
     start, dur = ev["start_ns"].to_numpy(), ev["dur_ns"].to_numpy()
     stream, name = ev["stream_id"].to_numpy("int64"), ev["name"].astype(str).to_numpy()
@@ -173,7 +179,7 @@ def test_stream_timeline_levels_are_the_exact_merges_of_their_bins(in_order):
         rows = out[out["level"] == level]
         b_all = (start - t0) * BRANCH ** level // bin0
         windows = set(rows["window"].tolist())
-        expect = {(int(st), int(b)) for st, b in zip(stream, b_all) if b // 20 in windows}
+        expect = {(int(st), int(b)) for st, b in zip(stream, b_all) if b // bins in windows}
         got = set()
         for r in rows.itertuples():
             b = (r.start_ns - t0) * BRANCH ** level // bin0
