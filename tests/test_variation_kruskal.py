@@ -70,3 +70,30 @@ def test_counted_and_sorted_ranks_agree_with_scipy_on_every_path():
         groups = np.array_split(values, 3)
         with np.errstate(invalid="ignore", divide="ignore"):
             assert kruskal_pvalue(groups) == float(stats.kruskal(*groups).pvalue)
+
+
+def test_variation_groups_each_kernels_rows_as_a_groupby_does(monkeypatch):
+    # kernels' rows interleaved, first seen in code order 2, 0, 1; per kernel and dimension the group medians and
+    # the p-value must be those of its own rows (pandas groupby of the frame, written here as the reference)
+    import pandas as pd
+    stats = pytest.importorskip("scipy.stats")
+    from gpulens.analyzers import variation
+
+    rng = np.random.default_rng(4)
+    n = 900
+    code = rng.integers(0, 3, n)
+    code[:3] = [2, 0, 1]
+    hot = pd.DataFrame({"code": code, "rank": rng.integers(0, 3, n),
+                        "step": pd.array(np.where(rng.random(n) < 0.1, -1, rng.integers(0, 4, n)), dtype="Int64"),
+                        "dur_ns": (rng.integers(100, 200, n) * (1 + code)).astype("int64")})
+    hot.loc[hot["step"] < 0, "step"] = pd.NA
+    names = ["a", "b", "c"]
+    monkeypatch.setattr(variation, "hot_rows", lambda tl, res: (hot, names))
+    t = variation.KernelVariation().analyze(None).table
+    for r in t.itertuples():
+        g = hot[hot["code"] == names.index(r.name)].dropna(subset=[r.dimension])
+        per = [v.to_numpy(dtype=float) for _, v in g.groupby(r.dimension)["dur_ns"] if len(v) >= 3]
+        meds = [float(np.median(v)) for v in per]
+        assert r.groups == len(per) and r.min_median_ns == min(meds) and r.max_median_ns == max(meds)
+        assert r.p_value == float(stats.kruskal(*per).pvalue)
+    assert sorted(set(t["name"])) == names and len(t) == 6

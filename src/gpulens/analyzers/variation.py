@@ -134,14 +134,22 @@ class KernelVariation(Analyzer):
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
         hot, names = hot_rows(timeline, results)
         names = sorted(set(names))
-        df = pd.DataFrame({"code": hot["code"].to_numpy(), "rank": hot["rank"].to_numpy(),
-                           "step": hot["step"].to_numpy(dtype="float64", na_value=np.nan),
-                           "dur": hot["dur_ns"].to_numpy(dtype=float)})
+        code_all = hot["code"].to_numpy()
+        cols = {"rank": hot["rank"].to_numpy(dtype="float64"),
+                "step": hot["step"].to_numpy(dtype="float64", na_value=np.nan)}
+        dur_all = hot["dur_ns"].to_numpy(dtype=float)
+        # each kernel's rows in row order (one radix sort of the codes), kernels in order of first appearance — a
+        # groupby(sort=False) of the codes without a frame of every hot row and a sub-frame per kernel
+        order = stable_order(code_all) if len(code_all) else np.zeros(0, dtype=np.int64)
+        cuts = np.searchsorted(code_all[order], np.arange(len(names) + 1)) if len(names) else np.zeros(1, np.int64)
+        present = np.flatnonzero(cuts[1:] > cuts[:-1])
         rows = []
-        for code, g in df.groupby("code", sort=False):
+        for code in present[np.argsort(order[cuts[present]], kind="stable")].tolist():
             name = names[code]
+            sel = order[cuts[code]:cuts[code + 1]]
+            dur = dur_all[sel]
             for dim in ("step", "rank"):
-                groups = _groups(g[dim].to_numpy(dtype="float64"), g["dur"].to_numpy())
+                groups = _groups(cols[dim][sel], dur)
                 if len(groups) < 2:
                     continue
                 meds = {key: float(np.median(v)) for key, v in groups.items()}
