@@ -410,8 +410,10 @@ class Verdicts(Analyzer):
                 sl.reindex(k_lid[has_lid].astype("int64")).fillna(False).astype(bool).to_numpy()
         gx = kern["grid_x"]
         has_grid = gx.notna().to_numpy()
-        k_blocks = (gx.fillna(1) * kern["grid_y"].fillna(1) * kern["grid_z"].fillna(1)).to_numpy(
-            dtype="float64", na_value=np.nan)
+        # the grid's blocks in int64 (missing dimensions 1), as the nullable columns' product gives them, from numpy
+        # (no filled nullable copy of each column)
+        k_blocks = (gx.to_numpy(dtype="int64", na_value=1) * kern["grid_y"].to_numpy(dtype="int64", na_value=1)
+                    * kern["grid_z"].to_numpy(dtype="int64", na_value=1)).astype("float64")
         k_rank, k_dev = kern["rank"].to_numpy(), kern["device_id"].to_numpy()
         src_codes, src_values = first_seen_codes(kern["source"])  # the kernels' collectors, as codes
         k_dur = kern["dur_ns"].to_numpy(dtype="float64", na_value=np.nan)
