@@ -136,11 +136,14 @@ def test_breakdown_of_kernels_and_collectives_only():
     assert t["idle_ns"].tolist() == [250 - 170, 0]
 
 
-def _kernels_timeline(n, seed):
+def _kernels_timeline(n, seed, in_order=False):
     rng = np.random.default_rng(seed)
     stream = rng.integers(1, 4, n)
-    start = np.sort(rng.integers(0, 10 ** 9, n)) * np.where(rng.random(n) < 0.02, 0, 1)  # a few out of order
-    start = start + (rng.random(n) < 0.5) * 10 ** 8  # two dense regions: some windows refine deeper than others
+    if in_order:  # each stream's starts in time order, streams interleaved (the lane-sorted path), ties included
+        start = np.sort(rng.integers(0, 10 ** 6, n)) * 1000
+    else:
+        start = np.sort(rng.integers(0, 10 ** 9, n)) * np.where(rng.random(n) < 0.02, 0, 1)  # a few out of order
+        start = start + (rng.random(n) < 0.5) * 10 ** 8  # two dense regions: some windows refine deeper
     dur = rng.integers(1, 20000, n)
     names = [f"k{i}" for i in rng.integers(0, 6, n)]
     return Timeline(make_table(EVENT_COLUMNS, {
@@ -149,13 +152,25 @@ def _kernels_timeline(n, seed):
         "source": ["t"] * n})).validate()
 
 
-def test_stream_timeline_levels_are_the_exact_merges_of_their_bins():
+@pytest.mark.parametrize("bins, fine", [(20, 1), (5, 2), (20, 0)])
+@pytest.mark.parametrize("in_order", [False, True])
+def test_stream_timeline_levels_are_the_exact_merges_of_their_bins(in_order, bins, fine, monkeypatch):
     # every segment of every level is the merge of exactly the events of its lane that start in its bin, and a
-    # refined window at level l brings all of its lanes' segments (refined windows nest in refined parents)
-    tl = _kernels_timeline(6000, 3)
-    res = StreamTimeline(max_segments=1500, bins=20).analyze(tl)
+    # refined window at level l brings all of its lanes' segments (refined windows nest in refined parents); levels
+    # up to ``fine`` are merged from the fine level's segments, deeper ones (and all, at fine 0) from the events
+    from gpulens.analyzers import stream_timeline
+
+    tl = _kernels_timeline(6000, 3, in_order)
+    ev = tl.events
+    taken = stream_timeline._lane_order(ev["start_ns"].to_numpy(), ev["stream_id"].to_numpy("int64"))
+    assert (taken is not None) == in_order  # both paths checked
+    if fine:
+        assert stream_timeline._fine_level(6000, 3, bins, 99) == fine
+    else:  # every level from the events
+        monkeypatch.setattr(stream_timeline, "_fine_level", lambda *a: 0)
+    res = StreamTimeline(max_segments=1500, bins=bins, min_bins=2).analyze(tl)
     out, s = res.table, res.summary
-    assert s["levels"] >= 3
+    assert s["bins"] == bins and s["levels"] >= 3
     ev = tl.events
     start, dur = ev["start_ns"].to_numpy(), ev["dur_ns"].to_numpy()
     stream, name = ev["stream_id"].to_numpy("int64"), ev["name"].astype(str).to_numpy()
@@ -164,7 +179,7 @@ def test_stream_timeline_levels_are_the_exact_merges_of_their_bins():
         rows = out[out["level"] == level]
         b_all = (start - t0) * BRANCH ** level // bin0
         windows = set(rows["window"].tolist())
-        expect = {(int(st), int(b)) for st, b in zip(stream, b_all) if b // 20 in windows}
+        expect = {(int(st), int(b)) for st, b in zip(stream, b_all) if b // bins in windows}
         got = set()
         for r in rows.itertuples():
             b = (r.start_ns - t0) * BRANCH ** level // bin0
@@ -174,6 +189,17 @@ def test_stream_timeline_levels_are_the_exact_merges_of_their_bins():
             assert r.end_ns == (start[sel] + dur[sel]).max() and r.start_ns == start[sel].min()
             assert r.name == name[sel[np.argmax(dur[sel])]]  # the first of the longest
         assert got == expect, level
+
+
+def test_stream_timeline_window_lookup_is_isin():
+    from gpulens.analyzers.stream_timeline import _in_windows
+
+    rng = np.random.default_rng(4)
+    for top in (5, 3000, 10 ** 9):  # small spans: the table; a wide one: np.isin
+        w = rng.integers(0, top, 5000)
+        refine = np.unique(rng.choice(w, 40))
+        assert _in_windows(w, refine).tolist() == np.isin(w, refine).tolist()
+    assert _in_windows(np.zeros(0, np.int64), refine).tolist() == []
 
 
 def test_op_categories_per_category_equals_the_groupby_of_the_texts():
@@ -233,6 +259,12 @@ def test_verdict_sources_are_the_first_source_per_counter_event():
     codes, values = _first_source(co)
     # groupby("event_id").first(): first non-missing source per event; event 12 has none
     assert {int(i): values[c] for i, c in codes.items()} == {5: "ncu", 7: "rocprof", 9: "ncu"}
+    # every row with a source (the rows read as they are), ids out of order too
+    for ids in ([5, 5, 7, 9, 9, 12], [9, 5, 7, 5, 9, 12]):
+        full = pd.DataFrame({"event_id": ids, "source": pd.Categorical(["a", "b", "c", "d", "e", "f"])})
+        codes, values = _first_source(full)
+        want = full.groupby("event_id")["source"].first()
+        assert {int(i): values[c] for i, c in codes.items()} == {int(i): v for i, v in want.items()}
     row_codes = np.array([0, 1, -1, 1])
     assert _sources_of_rows(row_codes, np.array(["a", "b"], dtype=object), np.array([0, 2])) == {"a"}
     assert _sources_of_rows(row_codes, np.array(["a", "b"], dtype=object), np.array([1, 3])) == {"b"}
@@ -323,3 +355,98 @@ def test_breakdown_every_event_hulls_use_the_effective_gpu_durations():
     s = every["start_ns"]
     assert hulls_of(every["rank"], s, s + every["dur_ns"]) == {0: (0, 160)}
     assert sorted(every["dur_ns"].tolist()) == [40, 50, 50, 90]
+
+
+@pytest.mark.parametrize("names", [
+    np.array(["gemm", "", np.nan, "relu"], dtype=object),  # a recorded '' name: the blank calls share its code
+    np.array(["gemm", np.nan, "relu"], dtype=object),  # a missing name reads '': its code
+    np.array(["gemm", "relu"], dtype=object),  # no such name: blank calls get −1
+    np.array([], dtype=object),  # no names at all
+])
+def test_op_shape_kernel_texts_are_the_per_row_fill(names):
+    from gpulens.analyzers.op_shapes import _kernel_texts
+
+    rng = np.random.default_rng(5)
+    kcode = rng.integers(-1, len(names), 500) if len(names) else np.full(500, -1)
+    text, code = _kernel_texts(kcode, names)
+    # the plain computation: per row the name (or ''), missing → '', then '' rows to the code of the first name that
+    # reads '' once missing names are filled
+    want = pd.Series(np.where(kcode >= 0, names[np.maximum(kcode, 0)] if len(names) else "", ""), dtype=object)
+    want = want.where(want.notna(), "")
+    blank = [i for i, n in enumerate(names) if not isinstance(n, str) or n == ""]
+    want_code = np.where(want.to_numpy() == "", blank[0] if blank else -1, kcode)
+    assert text.dtype == object and text.tolist() == want.tolist()
+    assert code.tolist() == want_code.tolist()
+
+
+def test_collectives_exposed_time_is_the_part_outside_its_gpus_compute_union():
+    from gpulens.analyzers.collectives import _exposed
+
+    rng = np.random.default_rng(17)
+    n, m = 60, 400
+    comm = pd.DataFrame({"rank": rng.integers(0, 2, n), "device_id": rng.integers(0, 2, n),
+                         "start": rng.integers(0, 900, n)})
+    comm["end"] = comm["start"] + rng.integers(0, 100, n)
+    cs = rng.integers(0, 950, m)
+    comp = {"rank": rng.integers(0, 3, m), "device_id": rng.integers(0, 2, m), "start": cs,
+            "end": cs + rng.integers(0, 60, m)}
+    comp["rank"][(comp["rank"] == 1) & (comp["device_id"] == 1)] = 2  # GPU (1, 1): no compute at all
+    got = _exposed(comm, comp)
+    for i, r in enumerate(comm.itertuples()):
+        busy = np.zeros(1100, dtype=bool)  # 1-ns cells of the GPU's compute union, by hand
+        for j in np.flatnonzero((comp["rank"] == r.rank) & (comp["device_id"] == r.device_id)):
+            busy[comp["start"][j]:comp["end"][j]] = True
+        assert got[i] == (r.end - r.start) - int(busy[r.start:r.end].sum()), i
+
+
+def test_kernel_outliers_are_the_slowest_instances_by_hand(monkeypatch):
+    from gpulens.analyzers import distributions
+
+    rng = np.random.default_rng(8)
+    n = 3000
+    code = rng.integers(0, 4, n)
+    dur = rng.integers(100, 200, n) * np.where(rng.random(n) < 0.01, 5, 1)  # a few slow instances
+    dur[code == 3] = 0  # a kernel of zero median: no ratio, never an outlier
+    dur[np.flatnonzero(code == 3)[:2]] = 50
+    df = pd.DataFrame({"code": code, "rank": rng.integers(0, 2, n), "stream_id": pd.array([7] * n, dtype="Int64"),
+                       "start_ns": np.arange(n) * 1000, "dur_ns": dur,
+                       "step": pd.array(rng.integers(0, 3, n), dtype="Int64")})
+    names = ["a", "b", "c", "d"]
+    monkeypatch.setattr(distributions, "_hot_frame", lambda tl, res: (df, names))
+    monkeypatch.setattr(distributions, "durations_unknown", lambda tl: False)
+    t = distributions.KernelOutliers(per_kernel=3).analyze(None).table
+    want = []
+    for c in range(4):
+        rows = np.flatnonzero(code == c)
+        med = float(np.median(dur[rows]))
+        if med <= 0:
+            continue
+        slow = sorted((r for r in rows if dur[r] / med >= 1.5), key=lambda r: (-dur[r], r))[:3]
+        want += [(dur[r] / med, int(dur[r]), names[c], int(r * 1000)) for r in slow]
+    want.sort(key=lambda w: (-w[0], -w[1]))  # Python's sort is stable, as the analyzer's
+    assert [(v, d, nm, s) for v, d, nm, s in zip(t["vs_median"], t["dur_ns"], t["name"], t["start_ns"])] == want
+    assert len(want) > 3
+
+
+def test_stream_timeline_host_lanes_read_missing_threads_as_minus_one():
+    from gpulens.analyzers.stream_timeline import _Lanes
+
+    rng = np.random.default_rng(3)
+    n = 300
+    kind = rng.choice(["kernel", "cpu_op", "runtime"], n)
+    gpu = kind == "kernel"
+    tid = [None if (not g and rng.random() < 0.2) else int(t) for g, t in zip(gpu, rng.integers(1, 4, n))]
+    tl = Timeline(make_table(EVENT_COLUMNS, {
+        "kind": kind.tolist(), "name": ["x"] * n, "start_ns": (np.arange(n) * 10).tolist(), "dur_ns": [5] * n,
+        "stream_id": [7 if g else None for g in gpu], "tid": tid, "event_id": list(range(n)),
+        "rank": rng.integers(0, 2, n).tolist(), "device_id": [0 if g else -1 for g in gpu],
+        "source": ["t"] * n})).validate()
+    lanes = _Lanes(tl)
+    ev = tl.events
+    host = np.flatnonzero(~gpu)
+    rows = np.arange(lanes.ng, len(lanes))  # the host rows, in the events' order
+    assert lanes.event_pos(rows).tolist() == host.tolist()
+    keys = lanes.key_columns(rows)
+    assert keys[:, 3].tolist() == ev["tid"].fillna(-1).astype("int64").to_numpy()[host].tolist()
+    assert keys[:, 0].tolist() == ev["rank"].to_numpy()[host].tolist()
+    assert lanes.start[rows].tolist() == ev["start_ns"].to_numpy()[host].tolist()

@@ -63,3 +63,27 @@ def test_amd_points_use_measured_roofs(tmp_path):
     assert "measured HBMBw" in t.loc["dram", "roof_source"]
     assert t.loc["dram", "side"] == "compute"
     assert t.loc["l2", "roof_bandwidth"] == 5000e9 and t.loc["l2", "side"] == "memory"  # AI 4.17 < ridge 4.2
+
+
+def test_no_counters_skips_without_gathering_the_kernel_rows():
+    # a Kineto-like timeline (no counters): skipped saying which counters to collect, and the kernel rows' columns
+    # (hot_kernels of every kernel, a copy of a million rows at scale) are never gathered for it
+    from gpulens.analyzers.context import context_of
+    from gpulens.analyzers.hierarchical_roofline import HierarchicalRoofline
+    from gpulens.timeline import EVENT_COLUMNS, Timeline, make_table
+
+    n = 50
+    tl = Timeline(make_table(EVENT_COLUMNS, {
+        "kind": ["runtime"] + ["kernel"] * n, "name": ["cudaLaunchKernel"] + [f"k{i % 3}" for i in range(n)],
+        "start_ns": list(range(0, 1000 * (n + 1), 1000)), "dur_ns": [500] * (n + 1),
+        "stream_id": [None] + [7] * n, "event_id": list(range(n + 1)), "rank": [0] * (n + 1),
+        "device_id": [-1] + [1] * n, "source": ["t"] * (n + 1)})).validate()
+    res = HierarchicalRoofline().analyze(tl)
+    assert res.skipped and res.skipped_reason.startswith("no FLOP and per-level byte counters (")
+    assert not any(str(k).startswith("hot_kernels") for k in context_of(tl).__dict__.get("_memo", {}))
+    empty = Timeline(make_table(EVENT_COLUMNS, {"kind": ["runtime"], "name": ["x"], "start_ns": [0], "dur_ns": [1],
+                                                "event_id": [0], "rank": [0], "device_id": [-1],
+                                                "source": ["t"]})).validate()
+    from gpulens.analyzers._hot import no_hot_kernels_reason
+
+    assert HierarchicalRoofline().analyze(empty).skipped_reason == no_hot_kernels_reason(empty, None)  # no kernel

@@ -50,3 +50,50 @@ def test_a_nan_duration_propagates_like_scipy():
     samples = [np.array([1.0, np.nan, 3.0]), np.array([2.0, 4.0, 6.0])]
     assert math.isnan(kruskal_pvalue(samples))
     assert math.isnan(float(stats.kruskal(*samples).pvalue))
+
+
+def test_counted_and_sorted_ranks_agree_with_scipy_on_every_path():
+    # whole numbers over a short range are counted per value (no sort); fractions and very wide ranges are sorted
+    stats = pytest.importorskip("scipy.stats")
+    from gpulens.analyzers.variation import _average_ranks
+
+    rng = np.random.default_rng(11)
+    for values in (rng.integers(1500, 1600, 3000).astype(float),  # many ties, counted
+                   rng.integers(-50, 50, 400).astype(float),  # negative whole numbers, counted
+                   rng.integers(0, 10 ** 9, 400).astype(float),  # range far above the count: sorted
+                   rng.normal(0, 1, 400).round(1)):  # fractions: sorted
+        ranked, idx, counts = _average_ranks(values)
+        assert ranked.tolist() == stats.rankdata(values).tolist()
+        distinct = np.unique(values, return_counts=True)
+        assert counts.tolist() == distinct[1].tolist()
+        assert idx.tolist() == np.concatenate([[0], np.cumsum(distinct[1])[:-1]]).tolist()
+        groups = np.array_split(values, 3)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            assert kruskal_pvalue(groups) == float(stats.kruskal(*groups).pvalue)
+
+
+def test_variation_groups_each_kernels_rows_as_a_groupby_does(monkeypatch):
+    # kernels' rows interleaved, first seen in code order 2, 0, 1; per kernel and dimension the group medians and
+    # the p-value must be those of its own rows (pandas groupby of the frame, written here as the reference)
+    import pandas as pd
+    stats = pytest.importorskip("scipy.stats")
+    from gpulens.analyzers import variation
+
+    rng = np.random.default_rng(4)
+    n = 900
+    code = rng.integers(0, 3, n)
+    code[:3] = [2, 0, 1]
+    hot = pd.DataFrame({"code": code, "rank": rng.integers(0, 3, n),
+                        "step": pd.array(np.where(rng.random(n) < 0.1, -1, rng.integers(0, 4, n)), dtype="Int64"),
+                        "dur_ns": (rng.integers(100, 200, n) * (1 + code)).astype("int64")})
+    hot.loc[hot["step"] < 0, "step"] = pd.NA
+    names = ["a", "b", "c"]
+    monkeypatch.setattr(variation, "hot_rows", lambda tl, res: (hot, names))
+    t = variation.KernelVariation().analyze(None).table
+    for r in t.itertuples():
+        g = hot[hot["code"] == names.index(r.name)].dropna(subset=[r.dimension])
+        per = [v.to_numpy(dtype=float) for _, v in g.groupby(r.dimension)["dur_ns"] if len(v) >= 3]
+        meds = [float(np.median(v)) for v in per]
+        assert r.groups == len(per) and r.min_median_ns == min(meds) and r.max_median_ns == max(meds)
+        assert r.p_value == float(stats.kruskal(*per).pvalue)
+    assert sorted(set(t["name"])) == names and len(t) == 6

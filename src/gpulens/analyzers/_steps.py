@@ -37,6 +37,12 @@ def step_ranges(timeline: Timeline) -> pd.DataFrame:
     return sel.assign(step=m[m.notna()].astype("int64").to_numpy())
 
 
+def rows_at(events: pd.DataFrame, columns: list[str], pos: np.ndarray) -> pd.DataFrame:
+    """``events[columns].iloc[pos].reset_index(drop=True)`` (same dtypes), gathered column by column: no
+    intermediate frame of those columns over every event row."""
+    return pd.DataFrame({c: events[c].array.take(pos) for c in columns})
+
+
 def gpu_steps(timeline: Timeline) -> pd.Series:
     """Step number of every GPU event (Int64, indexed like ``context_of(timeline).gpu``); memoised."""
     ctx = context_of(timeline)
@@ -44,11 +50,72 @@ def gpu_steps(timeline: Timeline) -> pd.Series:
 
 
 def _owner(ranges: pd.DataFrame, leaves: pd.DataFrame) -> np.ndarray:
-    host = pd.concat([ranges[["rank", "pid", "tid", "start_ns", "dur_ns"]],
-                      leaves[["rank", "pid", "tid", "start_ns"]].assign(dur_ns=0)])
-    is_range = np.r_[np.ones(len(ranges), bool), np.zeros(len(leaves), bool)]
-    parent, _ = _sweep(host, is_range)
-    return parent[len(ranges):]
+    return range_owners(ranges, leaves)[2]
+
+
+#: :func:`range_owners` probes the ranges' start and end times instead of sweeping every leaf when the leaves
+#: outnumber the probes this many times and the ranges lie on at most :data:`PROBE_MAX_THREADS` host threads.
+PROBE_MIN_RATIO = 8
+PROBE_MAX_THREADS = 64
+
+_THREAD_COLS = ("rank", "pid", "tid")
+
+
+def _thread_key(df: pd.DataFrame) -> np.ndarray:
+    """(rank, pid, tid) of each row as an int64 array of shape (n, 3), missing values −1 (as
+    :func:`gpulens.analyzers._nesting.thread_codes` keys them)."""
+    out = np.empty((len(df), 3), dtype=np.int64)
+    for j, c in enumerate(_THREAD_COLS):
+        col = df[c]
+        if pd.api.types.is_integer_dtype(col.dtype):
+            out[:, j] = col.to_numpy(dtype=np.int64, na_value=-1)
+        else:
+            out[:, j] = col.astype("Int64").fillna(-1).to_numpy(dtype=np.int64)
+    return out
+
+
+def range_owners(ranges: pd.DataFrame, leaves: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Nesting of host ``ranges`` (columns rank, pid, tid, start_ns, dur_ns [ns]) and the innermost range owning
+    each of ``leaves`` (rank, pid, tid, start_ns; instants): (parent position of each range within ``ranges``, −1
+    none; its depth; owner position of each leaf, −1 none) — what :func:`gpulens.analyzers._optree._sweep` gives on
+    the ranges followed by the leaves with ``dur_ns`` 0, only ranges parents.
+
+    Leaves never enter the sweep's stack, and the stack a leaf meets changes only at a range's start or end on its
+    thread. So when the leaves far outnumber the ranges (a million launch calls, a few step or NVTX ranges), the
+    sweep runs on the ranges plus one zero-length probe at each range's start and end (same visit keys as a leaf
+    at that time), and each leaf takes the owner of the last probe of its thread at or before its start (one sorted
+    search per thread) instead of sorting and sweeping every leaf. Otherwise the leaves are swept with the ranges.
+    """
+    nr, nl = len(ranges), len(leaves)
+    rcols = ranges[["rank", "pid", "tid", "start_ns", "dur_ns"]]
+    if nr and nl >= PROBE_MIN_RATIO * 2 * nr:
+        rkey = _thread_key(rcols)
+        threads, tcode = np.unique(rkey, axis=0, return_inverse=True)
+        tcode = tcode.reshape(-1)
+        if len(threads) <= PROBE_MAX_THREADS:
+            rs = rcols["start_ns"].to_numpy(np.int64)
+            probe_t = np.concatenate([rs, rs + rcols["dur_ns"].to_numpy(np.int64)])
+            probes = pd.DataFrame({c: np.tile(rkey[:, j], 2) for j, c in enumerate(_THREAD_COLS)})
+            probes["start_ns"] = probe_t
+            probes["dur_ns"] = 0
+            host = pd.concat([rcols.reset_index(drop=True), probes], ignore_index=True)
+            parent, depth = _sweep(host, np.r_[np.ones(nr, bool), np.zeros(2 * nr, bool)])
+            probe_owner, probe_code = parent[nr:], np.tile(tcode, 2)
+            owner = np.full(nl, -1, dtype=np.int64)
+            lkey = _thread_key(leaves)
+            ls = leaves["start_ns"].to_numpy(np.int64)
+            for k, (r, p, t) in enumerate(threads.tolist()):
+                on = np.flatnonzero((lkey[:, 0] == r) & (lkey[:, 1] == p) & (lkey[:, 2] == t))
+                if not len(on):
+                    continue
+                mine = np.flatnonzero(probe_code == k)
+                mine = mine[np.argsort(probe_t[mine], kind="stable")]
+                i = np.searchsorted(probe_t[mine], ls[on], side="right") - 1
+                owner[on] = np.where(i >= 0, probe_owner[mine[np.maximum(i, 0)]], -1)
+            return parent[:nr], depth[:nr], owner
+    host = pd.concat([rcols, leaves[["rank", "pid", "tid", "start_ns"]].assign(dur_ns=0)])
+    parent, depth = _sweep(host, np.r_[np.ones(nr, bool), np.zeros(nl, bool)])
+    return parent[:nr], depth[:nr], parent[nr:]
 
 
 def _process_window(ranges: pd.DataFrame, leaves: pd.DataFrame) -> np.ndarray:
@@ -96,7 +163,7 @@ def _gpu_steps(timeline: Timeline) -> pd.Series:
         pos = ctx.positions(ids)
         if (pos < 0).any():  # an id not in the events table: the label lookup raises, as it always did
             timeline.events.set_index("event_id").loc[ids]
-        rt = timeline.events[["rank", "pid", "tid", "start_ns"]].iloc[pos].reset_index(drop=True)
+        rt = rows_at(timeline.events, ["rank", "pid", "tid", "start_ns"], pos)
         own = _owner(host.reset_index(drop=True), rt)
         vals = np.where(own >= 0, host["step"].to_numpy()[np.clip(own, 0, None)], -1)
         if (vals < 0).any():  # launched from another thread (autograd): the process's step window
@@ -108,12 +175,13 @@ def _gpu_steps(timeline: Timeline) -> pd.Series:
     if len(host) and lost.any():  # no launch record (cut off), but an External id names its op: the op's window
         pos = ctx.positions(op_ids[lost].astype("int64").to_numpy())
         ok = pos >= 0
-        ops = timeline.events[["rank", "pid", "tid", "start_ns"]].iloc[pos[ok]].reset_index(drop=True)
+        ops = rows_at(timeline.events, ["rank", "pid", "tid", "start_ns"], pos[ok])
         step[np.flatnonzero(lost)[ok]] = _process_window(host, ops)
     if len(dev):
         miss = step < 0
         if miss.any():
-            own = _owner(dev.reset_index(drop=True), gpu[miss][["rank", "pid", "tid", "start_ns"]])
+            own = _owner(dev.reset_index(drop=True), rows_at(gpu, ["rank", "pid", "tid", "start_ns"],
+                                                             np.flatnonzero(miss)))
             vals = np.where(own >= 0, dev["step"].to_numpy()[np.clip(own, 0, None)], -1)
             step[np.flatnonzero(miss)] = vals
     if (step >= 0).any():

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._attribution import gpu_attribution
-from gpulens.analyzers._optree import _sweep
+from gpulens.analyzers._steps import range_owners, rows_at
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import context_of
 from gpulens.timeline import Timeline
@@ -48,11 +48,7 @@ SUMMARY_COLUMNS = {
 
 def _owners(ann: pd.DataFrame, leaves: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(parent position within ann, depth) of each range and the innermost owning range of each leaf (−1 none)."""
-    host = pd.concat([ann[["rank", "pid", "tid", "start_ns", "dur_ns"]], leaves[["rank", "pid", "tid", "start_ns"]]
-                      .assign(dur_ns=0)])
-    is_range = np.r_[np.ones(len(ann), bool), np.zeros(len(leaves), bool)]
-    parent, depth = _sweep(host, is_range)
-    return parent[: len(ann)], depth[: len(ann)], parent[len(ann):]
+    return range_owners(ann, leaves)
 
 
 def _paths(names: np.ndarray, parent: np.ndarray) -> list[str]:
@@ -90,15 +86,20 @@ class Annotations(Analyzer):
         ev = timeline.events
         launch = ctx.links["launch_event_id"]
         has = launch.notna().to_numpy()
-        rt = ev.set_index("event_id").loc[launch[has].astype("int64").to_numpy(), ["rank", "pid", "tid", "start_ns"]]
+        ids = launch[has].astype("int64").to_numpy()
+        pos = ctx.positions(ids)  # rows by position: no event_id index over the whole events table
+        if (pos < 0).any():  # an id not in the events table: the label lookup raises, as it always did
+            ev.set_index("event_id").loc[ids]
+        cols = ["rank", "pid", "tid", "start_ns"]
         parts = []
+        # each side's leaves (the launch calls / the GPU events) gathered only when that side has ranges
         for side, rows, leaves, leaf_time in (
-                ("host", ~gpu_side, rt.reset_index(drop=True), att["time_ns"].to_numpy()[has]),
-                ("gpu", gpu_side, ctx.gpu[["rank", "pid", "tid", "start_ns"]].reset_index(drop=True),
-                 att["time_ns"].to_numpy())):
+                ("host", ~gpu_side, lambda: rows_at(ev, cols, pos), lambda: att["time_ns"].to_numpy()[has]),
+                ("gpu", gpu_side, lambda: rows_at(ctx.gpu, cols, np.arange(len(ctx.gpu))),
+                 lambda: att["time_ns"].to_numpy())):
             a = ann[rows]
             if len(a):
-                parts.append(self._side(side, a, leaves, leaf_time))
+                parts.append(self._side(side, a, leaves(), leaf_time()))
         t = pd.concat(parts, ignore_index=True)
         per_rank = att.groupby("rank")["time_ns"].sum()
         t["share"] = t["gpu_time_ns"] / t["rank"].map(per_rank).where(lambda s: s > 0)

@@ -76,17 +76,26 @@ def bus_factor(typ: str, n: Any) -> float:
     return float("nan")
 
 
-def _exposed(comm: pd.DataFrame, comp: pd.DataFrame) -> np.ndarray:
-    """Per comm interval: its length minus its overlap with the union of compute intervals of the same GPU."""
-    from gpulens.analyzers.intervals import merge
+def _exposed(comm: pd.DataFrame, comp: dict[str, np.ndarray]) -> np.ndarray:
+    """Per comm interval: its length minus its overlap with the union of compute intervals of the same GPU.
+
+    ``comp``: the compute kernels' ``rank``, ``device_id``, ``start`` and ``end`` [ns] as numpy arrays (grouped
+    here by their sorted (rank, device_id) codes and row positions, not split into a DataFrame per GPU)."""
+    from gpulens.analyzers._groupstats import stable_order
+    from gpulens.analyzers.intervals import key_codes, merge
 
     out = (comm["end"] - comm["start"]).to_numpy().astype(np.int64)
-    groups = {k: v for k, v in comp.groupby(["rank", "device_id"])} if len(comp) else {}
+    groups: dict[tuple, np.ndarray] = {}
+    if len(comp["start"]):
+        code, keys = key_codes(np.asarray(comp["rank"]), np.asarray(comp["device_id"]))
+        order = stable_order(code) if len(keys) > 1 else np.arange(len(code))  # each GPU's rows in row order
+        cuts = np.searchsorted(code[order], np.arange(len(keys) + 1))
+        groups = {tuple(k): order[cuts[i]:cuts[i + 1]] for i, k in enumerate(keys)}
     for key, idx in comm.groupby(["rank", "device_id"]).indices.items():
-        c = groups.get(key)
-        if c is None:
+        rows = groups.get(tuple(int(v) for v in key))
+        if rows is None:
             continue
-        us, ue = merge(c["start"].to_numpy(), c["end"].to_numpy())
+        us, ue = merge(comp["start"][rows], comp["end"][rows])
         cover = np.concatenate([[0], np.cumsum(ue - us)])
 
         def covered(t: np.ndarray) -> np.ndarray:  # union length before time t
@@ -125,7 +134,7 @@ class Collectives(Analyzer):
                              "name": gpu["name"][is_comm].astype(str).to_numpy(),
                              "op": gpu_op_links(timeline)[is_comm].to_numpy()})
         is_kernel = (gpu["kind"] == "kernel").to_numpy()
-        comp = pd.DataFrame({k: v[is_kernel] for k, v in num.items()})
+        comp = {k: v[is_kernel] for k, v in num.items()}  # arrays: no frame of a million compute kernels
         meta = timeline.tables.get("collectives")
         cols = ["collective", "bytes", "group_size", "pg_name", "pg_desc"]
         if meta is not None and len(meta):

@@ -106,9 +106,11 @@ class KernelOutliers(Analyzer):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(OUTLIER_COLUMNS)), OUTLIER_COLUMNS,
                                   skipped_reason=UNKNOWN_DURATIONS if len(df) else "no kernels in the trace")
         names = np.array(names, dtype=object)
-        med = df.groupby("code")["dur_ns"].transform("median")
-        df = df.assign(vs_median=df["dur_ns"] / med.where(med > 0))
-        df = df[(df["vs_median"] >= self.vs_median).to_numpy(dtype=bool, na_value=False)]
+        med = df.groupby("code")["dur_ns"].transform("median").to_numpy(dtype="float64", na_value=np.nan)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            vs = df["dur_ns"].to_numpy(dtype="float64", na_value=np.nan) / np.where(med > 0, med, np.nan)
+        sel = np.flatnonzero(vs >= self.vs_median)  # NaN (no positive median) never: the outliers' rows only
+        df = df.iloc[sel].assign(vs_median=vs[sel])  # not a copy of every hot row with the ratio added
         if not len(df):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(OUTLIER_COLUMNS)), OUTLIER_COLUMNS,
                                   {"instances": 0, "worst_vs_median": None},

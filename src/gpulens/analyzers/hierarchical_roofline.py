@@ -22,7 +22,7 @@ from gpulens.analyzers import _advice
 from gpulens.analyzers import _hier_metrics as H
 from gpulens.analyzers._hot import device_record, hot_kernels, no_hot_kernels_reason
 from gpulens.analyzers.base import AnalysisResult, Analyzer
-from gpulens.analyzers.context import text_series
+from gpulens.analyzers.context import context_of, text_series
 from gpulens.analyzers.roofline import ABOVE_ROOF_PCT, at_most_roof
 from gpulens.timeline import Timeline
 
@@ -67,11 +67,15 @@ class HierarchicalRoofline(Analyzer):
         def skip(reason: str) -> AnalysisResult:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, skipped_reason=reason)
 
-        k = hot_kernels(timeline, None)
-        if not len(k):
+        # every kernel counts (hot_kernels without results): the first kernel row names the device, read from the
+        # events; the kernel rows' columns are gathered only once counters the analysis reads are known to be there
+        # (a Kineto trace has none: no copy of a million kernel rows to skip)
+        is_kernel = context_of(timeline).mask_of("kernel")
+        if not is_kernel.any():
             return skip(no_hot_kernels_reason(timeline, results))
-        ids = k["event_id"].to_numpy()
-        rec = device_record(timeline, int(k["rank"].iloc[0]), int(k["device_id"].iloc[0]))
+        first = int(np.argmax(is_kernel))
+        ev = timeline.events
+        rec = device_record(timeline, int(ev["rank"].iat[first]), int(ev["device_id"].iat[first]))
         is_amd = (device is not None and device.vendor == "amd") or bool(rec.get("gfx_arch"))
 
         def no_counters() -> AnalysisResult:
@@ -82,6 +86,8 @@ class HierarchicalRoofline(Analyzer):
 
         if not H.wanted_metrics(timeline.counters):  # none of the metrics read: every figure would be NaN
             return no_counters()
+        k = hot_kernels(timeline, None)
+        ids = k["event_id"].to_numpy()
         m = H.amd(timeline.counters, ids, rec) if is_amd else H.nvidia(timeline.counters, ids)
         per = m.reset_index(drop=True).assign(name=text_series(k["name"]),  # object Series: no str-dtype inference
                                               time_ns=k["dur_ns"].to_numpy(dtype=float))

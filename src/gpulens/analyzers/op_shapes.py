@@ -141,13 +141,19 @@ def _all_calls(timeline: Timeline) -> pd.DataFrame:
     found = (op_ids[k] == ev) if len(op_ids) else np.zeros(len(ev), dtype=bool)
     names = codes["name"][1]
     kcode = np.where(found, name_code[k] if len(op_ids) else -1, -1)
-    kernel = np.where(kcode >= 0, names[np.maximum(kcode, 0)] if len(names) else "", "")
-    kernel = pd.Series(kernel, index=calls.index, dtype=object)
-    kernel = kernel.where(kernel.notna(), "")
-    # one code per kernel text: '' (not found or missing) shares the code of a recorded '' name
-    blank = np.flatnonzero(pd.Series(names, dtype=object).fillna("").to_numpy() == "")
-    kcode = np.where(kernel.to_numpy() == "", blank[0] if len(blank) else -1, kcode)
-    return calls.assign(kernel=kernel, _kernel=kcode)
+    text, kcode = _kernel_texts(kcode, names)
+    return calls.assign(kernel=pd.Series(text, index=calls.index, dtype=object), _kernel=kcode)
+
+
+def _kernel_texts(kcode: np.ndarray, names: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Kernel text of each call (object array; '' where the code is −1 or the name missing) and one code per text
+    ('' — not found or missing — shares the code of a recorded '' name, else −1). The texts are filled once per
+    distinct name and taken by code (−1: an appended ''): no isna or string compare over every call."""
+    filled = pd.Series(names, dtype=object).fillna("").to_numpy(dtype=object)
+    blank_name = np.asarray(filled == "", dtype=bool)
+    text = np.append(filled, "").astype(object)[kcode]
+    blank = np.flatnonzero(blank_name)
+    return text, np.where(np.append(blank_name, True)[kcode], blank[0] if len(blank) else -1, kcode)
 
 
 def _rates(t: pd.DataFrame, device: Any) -> pd.DataFrame:

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._groupstats import stable_order
 from gpulens.analyzers._span import CLOCK_GAP_NS, clock_domain_of, clock_windows
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import context_of, strings
@@ -90,8 +91,12 @@ class _Lanes:
         if self.nh:
             n = self.nh
 
-            def col(c: str) -> np.ndarray:  # the host rows' values (missing → −1), gathered from numpy
+            def col(c: str) -> np.ndarray:  # the host rows' values (missing → −1): gathered first, then filled
                 s = ev[c]
+                if isinstance(s.dtype, np.dtype) and s.dtype.kind in "iu":  # numpy ints: nothing missing
+                    return s.to_numpy()[self.hpos].astype("int64", copy=False)
+                if isinstance(s.array, pd.arrays.IntegerArray):  # nullable ints: no filled copy of every row
+                    return s.array.take(self.hpos).to_numpy("int64", na_value=-1)
                 return (s.to_numpy("int64", na_value=-1) if s.hasnans else s.to_numpy("int64"))[self.hpos]
 
             code, keys = key_codes(col("rank"), np.full(n, -1, "int64"), np.full(n, -1, "int64"), col("tid"))
@@ -133,25 +138,93 @@ def _bin_of(start: np.ndarray, t0: int, bin0: int, level: int) -> np.ndarray:
     return ((start - t0) * BRANCH ** level) // bin0
 
 
-def _segments(start: np.ndarray, dur: np.ndarray, lane: np.ndarray, b: np.ndarray, bins: int) -> pd.DataFrame:
-    """Events merged per (lane, bin ``b``), with their window (bin // bins) and their longest event (``row``)."""
+def _lane_order(start: np.ndarray, lane: np.ndarray) -> np.ndarray | None:
+    """The rows grouped by lane (a stable radix sort of the lane codes) when each lane's starts are then in order —
+    traces list a stream's or a thread's events in time order — else None. In that order every level's (lane, bin)
+    keys are sorted as they stand, so :func:`_segments` sorts nothing; equal keys keep their row order, as the
+    stable sort it replaces keeps them."""
+    if len(start) < 2:
+        return None
+    perm = stable_order(lane)
+    ps, lp = start[perm], lane[perm]
+    return perm if bool(((ps[1:] >= ps[:-1]) | (lp[1:] != lp[:-1])).all()) else None
+
+
+def _in_windows(window: np.ndarray, refine: np.ndarray) -> np.ndarray:
+    """``np.isin(window, refine)`` for non-negative window numbers: a lookup table over the windows when they span
+    at most a few times as many numbers as there are rows (no sort of every row), else ``np.isin``."""
+    if not len(window):
+        return np.zeros(0, dtype=bool)
+    top = int(window.max())
+    if int(window.min()) < 0 or top >= 4 * len(window) + 1024:
+        return np.isin(window, refine)
+    table = np.zeros(top + 1, dtype=bool)
+    table[refine[(refine >= 0) & (refine <= top)]] = True
+    return table[window]
+
+
+def _segment_arrays(start: np.ndarray, dur: np.ndarray, lane: np.ndarray, b: np.ndarray) -> dict[str, np.ndarray]:
+    """Events merged per (lane, bin ``b``), in (lane, bin) order: ``row`` (the first of the segment's longest
+    events, in row order), ``start_ns``, ``end_ns``, ``busy_ns``, ``events``, ``lane``, ``bin``, ``longest``."""
     key = lane.astype("int64") * (int(b.max()) + 1) + b
-    order = np.argsort(key, kind="stable")  # events come nearly time-sorted per lane: a stable sort is quick
-    k = key[order]
+    order = None  # None: already in (lane, bin) order (see _pyramid), the rows as they stand
+    k, starts = key, start
+    if len(key) >= 2 and not bool((key[1:] >= key[:-1]).all()):
+        order = np.argsort(key, kind="stable")  # events come nearly time-sorted per lane: a stable sort is quick
+        k = key[order]
+        dur = dur[order]
+        starts = start[order]
+        b = b[order]
+        lane = lane[order]
     idx = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
     counts = np.diff(np.r_[idx, len(k)])
-    dur = dur[order]
-    starts = start[order]
     longest = np.maximum.reduceat(dur, idx)
     cand = np.flatnonzero(dur == np.repeat(longest, counts))  # rows holding their segment's longest duration
     grp = np.searchsorted(idx, cand, side="right") - 1
     first = cand[np.r_[True, grp[1:] != grp[:-1]]]  # the first of them per segment
-    return pd.DataFrame({
-        "row": order[first],
-        "start_ns": np.minimum.reduceat(starts, idx), "end_ns": np.maximum.reduceat(starts + dur, idx),
-        "busy_ns": np.add.reduceat(dur, idx), "events": counts.astype("int64"),
-        "window": (b[order][idx] // bins).astype("int64"),
-    })
+    return {"row": first if order is None else order[first], "start_ns": np.minimum.reduceat(starts, idx),
+            "end_ns": np.maximum.reduceat(starts + dur, idx), "busy_ns": np.add.reduceat(dur, idx),
+            "events": counts.astype("int64"), "lane": lane[idx], "bin": b[idx], "longest": longest}
+
+
+def _coarser(seg: dict[str, np.ndarray], steps: int) -> dict[str, np.ndarray]:
+    """The segments ``steps`` levels up, merged from ``seg`` (:func:`_segment_arrays` of a finer level): a level's
+    bins nest exactly in those of the level above (``bin // 8**steps``), so each coarse segment is the merge of the
+    fine segments of its lane and bin — the same figures as merging its events, the first of its longest events
+    being the earliest row among the fine segments holding the longest duration."""
+    cb = seg["bin"] // BRANCH ** steps
+    lane = seg["lane"]
+    new = np.r_[True, (lane[1:] != lane[:-1]) | (cb[1:] != cb[:-1])]  # fine segments are in (lane, bin) order
+    idx = np.flatnonzero(new)
+    counts = np.diff(np.r_[idx, len(cb)])
+    longest = np.maximum.reduceat(seg["longest"], idx)
+    holds = seg["longest"] == np.repeat(longest, counts)
+    row = np.minimum.reduceat(np.where(holds, seg["row"], np.iinfo(np.int64).max), idx)
+    return {"row": row, "start_ns": np.minimum.reduceat(seg["start_ns"], idx),
+            "end_ns": np.maximum.reduceat(seg["end_ns"], idx), "busy_ns": np.add.reduceat(seg["busy_ns"], idx),
+            "events": np.add.reduceat(seg["events"], idx), "lane": lane[idx], "bin": cb[idx], "longest": longest}
+
+
+def _frame(seg: dict[str, np.ndarray], bins: int) -> pd.DataFrame:
+    """The segment table of a level: row, start_ns, end_ns, busy_ns, events and window (bin // bins)."""
+    return pd.DataFrame({"row": seg["row"], "start_ns": seg["start_ns"], "end_ns": seg["end_ns"],
+                         "busy_ns": seg["busy_ns"], "events": seg["events"],
+                         "window": (seg["bin"] // bins).astype("int64")})
+
+
+def _segments(start: np.ndarray, dur: np.ndarray, lane: np.ndarray, b: np.ndarray, bins: int) -> pd.DataFrame:
+    """Events merged per (lane, bin ``b``), with their window (bin // bins) and their longest event (``row``)."""
+    return _frame(_segment_arrays(start, dur, lane, b), bins)
+
+
+def _fine_level(n_events: int, n_lanes: int, bins: int, deepest: int) -> int:
+    """The level whose segments :func:`StreamTimeline._pyramid` computes from the events once, deriving the coarser
+    levels from them (:func:`_coarser`): the deepest one (at most ``deepest``) with at most a quarter as many possible
+    segments (lanes × bins × 8**level) as events; 0 when even level 1 has more (every level from the events)."""
+    level = 0
+    while level < deepest and 4 * n_lanes * bins * BRANCH ** (level + 1) <= n_events:
+        level += 1
+    return level
 
 
 class StreamTimeline(Analyzer):
@@ -244,29 +317,57 @@ class StreamTimeline(Analyzer):
                  bins: int) -> tuple[list[pd.DataFrame], int, int]:
         budget = self.max_segments
         bin0 = max(1, -(-span // bins))
-        b = _bin_of(start, t0, bin0, 0)
-        seg = _segments(start, dur, lane, b, bins).assign(level=0)
+        perm = _lane_order(start, lane)  # rows grouped by lane, each lane's starts in order (None: not so)
+        if perm is not None:
+            start, dur, lane = start[perm], dur[perm], lane[perm]
+        # the deepest level: bins of at least 1/8 ns, and (start − t0) · 8**level within int64
+        deepest = min(int(np.log(max(bin0, 1)) / np.log(BRANCH)) + 1, int(np.log(9e18 / span) / np.log(BRANCH)))
+        # levels 0..fine from one pass over the events (the fine level's segments, merged upwards) instead of one
+        # pass per level; a window refined at level l nests in one refined at level l−1, so a level's segments in
+        # the refined windows are exactly those its refined events make
+        fine = _fine_level(len(start), int(lane.max()) + 1 if len(lane) else 0, bins, deepest)
+        derived: dict[int, dict[str, np.ndarray]] = {}
+        if fine:
+            b_fine = _bin_of(start, t0, bin0, fine)
+            derived[fine] = _segment_arrays(start, dur, lane, b_fine)
+            for lv in range(fine - 1, -1, -1):
+                derived[lv] = _coarser(derived[fine], fine - lv)
+            seg = _frame(derived[0], bins).assign(level=0)
+        else:
+            b = _bin_of(start, t0, bin0, 0)
+            seg = _segments(start, dur, lane, b, bins).assign(level=0)
+        if perm is not None:
+            seg["row"] = perm[seg["row"].to_numpy()]
         parts, budget = [seg], budget - len(seg)
         refine = np.unique(seg.loc[seg["events"] > 1, "window"].to_numpy())  # level-l windows still merging
         level = 0
-        # the deepest level: bins of at least 1/8 ns, and (start − t0) · 8**level within int64
-        deepest = min(int(np.log(max(bin0, 1)) / np.log(BRANCH)) + 1, int(np.log(9e18 / span) / np.log(BRANCH)))
         # the events of the windows refined at the level before (None: every event) and their bins at that level
         # (``b``); a window to refine at level l nests in one refined at level l−1, so its events are among those
         cur: np.ndarray | None = None
         s_cur, d_cur, l_cur = start, dur, lane
         while len(refine) and budget > 0 and level < deepest:
             level += 1
-            keep = np.isin(b // bins, refine)  # events in windows to refine
-            if not keep.all():  # else the same events as the level before: no copies
-                cur = np.flatnonzero(keep) if cur is None else cur[keep]
-                s_cur, d_cur, l_cur = start[cur], dur[cur], lane[cur]
-            if not len(s_cur):
-                break
-            b = _bin_of(s_cur, t0, bin0, level)
-            seg = _segments(s_cur, d_cur, l_cur, b, bins)
-            if cur is not None:
-                seg["row"] = cur[seg["row"].to_numpy()]
+            if level in derived:  # the level's segments in the windows to refine (parent window: bin // 8 // bins)
+                d = derived[level]
+                seg = _frame(d, bins)
+                seg = seg[_in_windows(d["bin"] // BRANCH // bins, refine)].reset_index(drop=True)
+                if not len(seg):
+                    break
+                if level == fine:  # deeper levels go on from the events, with their bins at this level
+                    b = b_fine
+            else:
+                keep = _in_windows(b // bins, refine)  # events in windows to refine
+                if not keep.all():  # else the same events as the level before: no copies
+                    cur = np.flatnonzero(keep) if cur is None else cur[keep]
+                    s_cur, d_cur, l_cur = start[cur], dur[cur], lane[cur]
+                if not len(s_cur):
+                    break
+                b = _bin_of(s_cur, t0, bin0, level)
+                seg = _segments(s_cur, d_cur, l_cur, b, bins)
+                if cur is not None:
+                    seg["row"] = cur[seg["row"].to_numpy()]
+            if perm is not None:
+                seg["row"] = perm[seg["row"].to_numpy()]
             seg["parent"] = seg["window"] // BRANCH
             cost = seg.groupby("parent").size().sort_values(kind="stable")  # cheapest parents first
             # a level may take 60 % of what is left (all of it when it fits), so finer levels reach single events

@@ -51,19 +51,9 @@ def kruskal_pvalue(samples: list[np.ndarray]) -> float:
     alldata = np.concatenate([np.asarray(s, dtype=np.float64) for s in samples])
     if np.isnan(alldata).any():  # scipy's nan_policy="propagate"
         return float("nan")
-    # any sort will do: tied values get one average rank, so the ranks do not depend on the order among ties
-    # (numpy's default sort: vectorised, several times quicker than the stable one on a million floats)
-    j = np.argsort(alldata)
-    y = alldata[j]
-    first = np.concatenate([[True], y[:-1] != y[1:]])
-    idx = np.arange(total)[first]
-    counts = np.diff(idx, append=np.asarray([total], dtype=idx.dtype))
-    ordinal = np.arange(1, total + 1, dtype=np.float64)
-    ranks = np.repeat(ordinal[first] + (counts.astype(np.float64) - 1) / 2, counts)
-    ranked = np.empty(total, dtype=np.float64)
-    ranked[j] = ranks
+    ranked, idx, counts = _average_ranks(alldata)
     ties_n = np.zeros(total, dtype=np.float64)
-    ties_n[first] = counts.astype(np.float64)
+    ties_n[idx] = counts.astype(np.float64)
     ties = 1 - np.sum(ties_n ** 3 - ties_n, axis=-1) / (total ** 3 - total)
     cut = [0]
     for k in n:
@@ -72,6 +62,37 @@ def kruskal_pvalue(samples: list[np.ndarray]) -> float:
     h = 12.0 / (total * (total + 1)) * ssbn - 3 * (total + 1)
     h /= ties
     return float(special.chdtrc(np.asarray(len(samples) - 1, dtype=np.float64), h))
+
+
+def _average_ranks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Average ranks (1-based, ties sharing the mean of their ordinals; float64) of the float64 values ``x`` (no
+    NaN), with the position in sorted order of each distinct value's first occurrence and its count (distinct values
+    ascending). Each rank is ``float(first + 1) + (float(count) − 1) / 2``, as scipy's ``rankdata`` builds it.
+
+    Whole numbers spanning a range of at most a few times their count (durations in ns) are counted per value
+    (``np.bincount``: no sort); other values are sorted (any sort will do: tied values get one average rank)."""
+    total = len(x)
+    lo, hi = (float(x.min()), float(x.max())) if total else (0.0, 0.0)
+    if total and max(abs(lo), abs(hi)) < 2.0 ** 53 and hi - lo <= 4 * total + 65536 \
+            and bool((x == np.floor(x)).all()):
+        off = (x - lo).astype(np.int64)
+        per_value = np.bincount(off)
+        present = np.flatnonzero(per_value)
+        counts = per_value[present]
+        idx = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+        avg = np.zeros(len(per_value), dtype=np.float64)
+        avg[present] = (idx + 1).astype(np.float64) + (counts.astype(np.float64) - 1) / 2
+        return avg[off], idx, counts
+    j = np.argsort(x)  # numpy's default sort: vectorised, several times quicker than the stable one
+    y = x[j]
+    first = np.concatenate([[True], y[:-1] != y[1:]])
+    idx = np.arange(total)[first]
+    counts = np.diff(idx, append=np.asarray([total], dtype=idx.dtype))
+    ordinal = np.arange(1, total + 1, dtype=np.float64)
+    ranks = np.repeat(ordinal[first] + (counts.astype(np.float64) - 1) / 2, counts)
+    ranked = np.empty(total, dtype=np.float64)
+    ranked[j] = ranks
+    return ranked, idx, counts
 
 
 def _groups(key: np.ndarray, dur: np.ndarray) -> dict[Any, np.ndarray]:
@@ -113,14 +134,22 @@ class KernelVariation(Analyzer):
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
         hot, names = hot_rows(timeline, results)
         names = sorted(set(names))
-        df = pd.DataFrame({"code": hot["code"].to_numpy(), "rank": hot["rank"].to_numpy(),
-                           "step": hot["step"].to_numpy(dtype="float64", na_value=np.nan),
-                           "dur": hot["dur_ns"].to_numpy(dtype=float)})
+        code_all = hot["code"].to_numpy()
+        cols = {"rank": hot["rank"].to_numpy(dtype="float64"),
+                "step": hot["step"].to_numpy(dtype="float64", na_value=np.nan)}
+        dur_all = hot["dur_ns"].to_numpy(dtype=float)
+        # each kernel's rows in row order (one radix sort of the codes), kernels in order of first appearance — a
+        # groupby(sort=False) of the codes without a frame of every hot row and a sub-frame per kernel
+        order = stable_order(code_all) if len(code_all) else np.zeros(0, dtype=np.int64)
+        cuts = np.searchsorted(code_all[order], np.arange(len(names) + 1)) if len(names) else np.zeros(1, np.int64)
+        present = np.flatnonzero(cuts[1:] > cuts[:-1])
         rows = []
-        for code, g in df.groupby("code", sort=False):
+        for code in present[np.argsort(order[cuts[present]], kind="stable")].tolist():
             name = names[code]
+            sel = order[cuts[code]:cuts[code + 1]]
+            dur = dur_all[sel]
             for dim in ("step", "rank"):
-                groups = _groups(g[dim].to_numpy(dtype="float64"), g["dur"].to_numpy())
+                groups = _groups(cols[dim][sel], dur)
                 if len(groups) < 2:
                     continue
                 meds = {key: float(np.median(v)) for key, v in groups.items()}

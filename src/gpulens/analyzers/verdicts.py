@@ -229,8 +229,10 @@ def _first_source(co: pd.DataFrame) -> tuple[pd.Series, np.ndarray]:
     """Per counter event_id, the ``source`` of its first row with one (as ``groupby("event_id").first()``), as a code
     into the returned value table: (int64 codes indexed by the sorted event ids, object array of the source texts)."""
     src = co["source"]
-    has = np.flatnonzero(src.notna().to_numpy())  # the rows with a source, read as numpy: no copy of the table
-    ids = co["event_id"].to_numpy()[has]
+    known = src.notna().to_numpy()
+    every = bool(known.all())  # every row has a source (collectors set it): the rows as they are, no gather
+    has = None if every else np.flatnonzero(known)  # the rows with a source, read as numpy: no copy of the table
+    ids = co["event_id"].to_numpy() if every else co["event_id"].to_numpy()[has]
     if not len(ids):
         return pd.Series(dtype="int64"), np.zeros(0, dtype=object)
     if bool((ids[1:] >= ids[:-1]).all()):
@@ -238,7 +240,7 @@ def _first_source(co: pd.DataFrame) -> tuple[pd.Series, np.ndarray]:
         uniq = ids[first]
     else:
         uniq, first = np.unique(ids, return_index=True)
-    codes, values = first_seen_codes(src.take(has[first]))
+    codes, values = first_seen_codes(src.take(first if every else has[first]))
     return pd.Series(codes, index=uniq), values
 
 
@@ -376,7 +378,7 @@ class Verdicts(Analyzer):
         if replayed_for_counters(timeline):  # gaps between replayed kernels say nothing about launches
             gaps = gaps.iloc[:0]
         if len(gaps):  # one mask and one grouping of the launch gaps for both figures
-            is_launch = (gaps["cls"] == "launch").to_numpy()
+            is_launch = np.asarray(gaps["cls"].to_numpy() == "launch", dtype=bool)  # numpy's compare: half pandas'
             by_next = (gaps["dur_ns"] - gaps["sync_ns"])[is_launch].groupby(gaps.loc[is_launch, "next_name"])
             launch_idle, launch_max = by_next.sum(), by_next.max()
         else:
@@ -408,8 +410,10 @@ class Verdicts(Analyzer):
                 sl.reindex(k_lid[has_lid].astype("int64")).fillna(False).astype(bool).to_numpy()
         gx = kern["grid_x"]
         has_grid = gx.notna().to_numpy()
-        k_blocks = (gx.fillna(1) * kern["grid_y"].fillna(1) * kern["grid_z"].fillna(1)).to_numpy(
-            dtype="float64", na_value=np.nan)
+        # the grid's blocks in int64 (missing dimensions 1), as the nullable columns' product gives them, from numpy
+        # (no filled nullable copy of each column)
+        k_blocks = (gx.to_numpy(dtype="int64", na_value=1) * kern["grid_y"].to_numpy(dtype="int64", na_value=1)
+                    * kern["grid_z"].to_numpy(dtype="int64", na_value=1)).astype("float64")
         k_rank, k_dev = kern["rank"].to_numpy(), kern["device_id"].to_numpy()
         src_codes, src_values = first_seen_codes(kern["source"])  # the kernels' collectors, as codes
         k_dur = kern["dur_ns"].to_numpy(dtype="float64", na_value=np.nan)
