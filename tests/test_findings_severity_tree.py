@@ -196,3 +196,19 @@ def test_host_idle_advice_of_a_trace_without_framework_ops_does_not_name_ops():
     d = analyze([demo_trace_path()]).sources[0]
     assert d.results["critical_path"].summary["top_class"] == "host_idle"
     assert "data loading or Python outside the ops" in d.results["critical_path"].findings[0].action
+
+
+def test_a_capped_time_at_stake_says_what_it_is_capped_to():
+    """A child's time at stake is capped at its parent's; its text then says so, with both figures, once — however
+    many ancestors cap it (fresh-user walk: "… hold 90 % of the step time" beside 2.57 ms at stake read as a
+    contradiction of the 81.00 ms the finding describes)."""
+    idle = _f("idle", "warning", key="idle", stake=2_570_000)
+    mid = _f("idle/host", "warning", key="idle/host", parent="idle", stake=5_000_000)
+    path = _f("critical path", "info", key="critical_path", parent="idle/host", stake=81_000_000)
+    free = _f("within", "info", key="within", parent="idle", stake=1_000_000)
+    cap_children({"a": AnalysisResult(analyzer="a", findings=[idle, mid, path, free])})
+    assert path.time_at_stake_ns == 2_570_000 and mid.time_at_stake_ns == 2_570_000
+    assert path.detail.count("At stake:") == 1
+    assert "At stake: 2.57 ms of the 81.00 ms described" in path.detail  # the time first described, not 5 ms
+    assert "At stake: 2.57 ms of the 5.00 ms described" in mid.detail
+    assert free.time_at_stake_ns == 1_000_000 and "At stake" not in free.detail  # under its parent: unchanged

@@ -86,3 +86,23 @@ def test_window_from_the_trace_start_keeps_the_profilers_start_edge():
     assert figures["window_ns"] <= MS
     if finding is not None:
         assert "Stop the profiler" not in (finding.action or "")
+
+
+@pytest.mark.parametrize("args,needle", [(["--window", "5s:1s"], "--window: the end must come after the start"),
+                                         (["--window", "2ms:2ms"], "--window: the end must come after the start"),
+                                         (["--steps", "5:3"], "--steps: the last step comes before the first")])
+def test_a_reversed_or_empty_selection_is_a_usage_error(args, needle):
+    """``--window 5s:1s`` exited 5 "no GPU work … the selection may match nothing" (fresh-user walk): a window whose
+    end is not after its start, or steps counted backwards, select nothing by construction — a usage error (exit 2)
+    naming the option, before any file is read. Open and forward ranges still parse."""
+    import subprocess
+    import sys
+
+    from gpulens.timeline.selection import Selection
+
+    r = subprocess.run([sys.executable, "-c", "from gpulens.cli import main; main()", "analyze", "--demo", *args],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr
+    assert Selection.parse(window="1s:5s").window_ns == (1_000_000_000, 5_000_000_000)
+    assert Selection.parse(window=":5s").window_ns == (None, 5_000_000_000)
+    assert Selection.parse(steps="3:5").steps == (3, 5) and Selection.parse(steps="3").steps == (3, 3)

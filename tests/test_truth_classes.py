@@ -465,7 +465,9 @@ def test_run_verdict_names_the_steady_state_busy_share(tmp_path):
     from gpulens.reports._answer import answer
 
     sentence = answer(s).sentence
-    assert "of its 100.23 ms span" in sentence and "91.7 % of the 229.00 µs outside the warm-up/one-off" in sentence
+    assert "of its whole 100.23 ms span" in sentence and "91.7 % of the 229.00 µs outside the warm-up/one-off" in sentence
+    # the figure the verdict rests on comes first, the whole span's share after it
+    assert sentence.index("91.7 % of the 229.00 µs") < sentence.index("of its whole 100.23 ms span")
 
 
 def test_nameless_device_record_names_its_architecture():

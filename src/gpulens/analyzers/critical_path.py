@@ -25,6 +25,7 @@ import pandas as pd
 from gpulens.analyzers._critical_walk import (BLOCKING, CLASSES, CODE, Thread, Walker, process_views,
                                               thread_segments)
 from gpulens.analyzers._steps import step_ranges
+from gpulens.analyzers._tree import note_capped
 from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers._span import CLOCK_GAP_NS, busy_unknown_reason, clock_windows
@@ -561,7 +562,7 @@ class CriticalPath(Analyzer):
             # child at its parent's figure when it is shown)
             idle = results["breakdown"].summary.get("idle_ns")
             if idle is not None and (findings[0].time_at_stake_ns or 0) > idle:
-                findings[0].time_at_stake_ns = int(idle)
+                note_capped(findings[0], int(findings[0].time_at_stake_ns), int(idle))
         else:  # host time on the path but no idle GPU time to recover: a description, not time at stake
             findings[0].time_at_stake_ns = None
         return AnalysisResult(self.name, t[list(COLUMNS)], COLUMNS, summary, findings,
@@ -593,9 +594,11 @@ class CriticalPath(Analyzer):
         tops = t[t["class"] == top].groupby("top_event")["time_ns"].sum()
         top_event = str(tops.idxmax()) if len(tops) and tops.idxmax() else top
         ranks = int(windows["rank"].nunique()) if "rank" in windows else 1
-        over = f" ({fmt_ns(per.iloc[0])} summed over {ranks} ranks' steps)" if ranks > 1 else ""
-        title = (f"Critical path: {CLASS_WORDS.get(top, top)} hold {100 * per.iloc[0] / path:.0f} % of the step "
-                 f"time{over}")
+        stepped = bool(windows["step"].notna().any())  # whole-trace windows: no step to speak of
+        over = (f" ({fmt_ns(per.iloc[0])} of {fmt_ns(path)}, summed over {ranks} ranks' "
+                f"{'steps' if stepped else 'traces'})" if ranks > 1 else "")
+        title = (f"Critical path: {CLASS_WORDS.get(top, top)} hold {100 * per.iloc[0] / path:.0f} % of the "
+                 f"{'step time' if stepped else 'traced time'}{over}")
         said = (f"the path is {bound.upper()}-bound" if bound != "unknown" else
                 "what bounds the path is unknown")
         detail = (f"Over {len(windows)} window(s) {said} "

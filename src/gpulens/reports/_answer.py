@@ -254,9 +254,14 @@ def answer(s: Any) -> Answer:
     steady = bn.summary.get("steady_busy_pct") if bn is not None and not bn.skipped else None
     if steady is not None and span:  # the verdict leaves warm-up/one-off gaps out: say what it is about
         k = len(bn.summary.get("boundary_gaps") or []) or 1
-        busy += (f" ({_pct(steady)} of the {fmt_ns(bn.summary.get('steady_span_ns'))} outside "
-                 f"{'the warm-up/one-off idle gap' if k == 1 else f'the {k} warm-up/one-off idle gaps'} the verdict "
-                 "leaves out)")
+        steady_text = (f"{_pct(steady)} of the {fmt_ns(bn.summary.get('steady_span_ns'))} outside "
+                       f"{'the warm-up/one-off idle gap' if k == 1 else f'the {k} warm-up/one-off idle gaps'} the "
+                       "verdict leaves out")
+        if sm.get("gpu_busy_pct") is not None and _gpu_count(s) <= 1:
+            # the figure the verdict rests on leads ("gpu-bound — busy 10.0 % of its span" read as a contradiction)
+            busy = f"the GPU was busy {steady_text} ({busy_pct_text(sm)} of its whole {fmt_ns(span)} span)"
+        else:
+            busy += f" ({steady_text})"
     if bn is not None and not bn.skipped and span:  # host-only time outside the GPU span: the verdict leaves it out
         edges = int(bn.summary.get("host_only_before_ns") or 0) + int(bn.summary.get("host_only_after_ns") or 0)
         window = int(bn.summary.get("window_ns") or 0)

@@ -105,7 +105,8 @@ class Selection:
         """Build from the command-line texts (None = not given).
 
         Raises:
-            GpulensError: a text cannot be read.
+            GpulensError: a text cannot be read, or a window's end is not after its start, or the last step comes
+                before the first (each would select nothing, and read as "no GPU work").
         """
         win = None
         if window:
@@ -113,7 +114,12 @@ class Selection:
             if len(parts) != 2:
                 raise GpulensError(f"--window: cannot read {window!r} (expected START:END)")
             win = (_parse_time(parts[0]), _parse_time(parts[1]))
-        return cls(parse_range(steps, "--steps") if steps else None, win, parse_ranks(ranks) if ranks else None)
+            if None not in win and win[1] <= win[0]:  # [START, END): empty or reversed, it would select nothing
+                raise GpulensError(f"--window: the end must come after the start ({window[:80]!r})")
+        rng = parse_range(steps, "--steps") if steps else None
+        if rng is not None and None not in rng and rng[1] < rng[0]:
+            raise GpulensError(f"--steps: the last step comes before the first ({steps[:80]!r})")
+        return cls(rng, win, parse_ranks(ranks) if ranks else None)
 
     @property
     def active(self) -> bool:
