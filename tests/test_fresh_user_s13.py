@@ -51,3 +51,27 @@ def test_the_verdict_line_leads_with_the_steady_figure_it_rests_on():
     assert m and abs(float(m.group(1)) - bn["steady_busy_pct"]) < 0.05
     assert m.group(2) == fmt_ns(bn["steady_span_ns"])
     assert line.index(m.group(0)) < line.index("of its whole")
+
+
+def test_shared_memory_sizes_read_in_binary_units_in_every_table():
+    """Shared memory / LDS sizes are powers of two that GPU documentation gives in KiB (48 KiB, 228 KiB); the HTML
+    occupancy tab showed "49.15 kB" beside the environment tab's "48 KiB" (fresh-user walk). Every table cell of a
+    shared-memory byte column now uses the capacity format; other byte counts keep decimal prefixes."""
+    from gpulens.reports._format import fmt_value
+
+    assert fmt_value(49152, "smem_bytes", "shared memory per block [bytes]") == "48 KiB"  # 49152 / 1024
+    assert fmt_value(33792, "smem_per_block_bytes") == "33 KiB"  # 33 × 1024
+    assert fmt_value(1536, "lds_bytes") == "1.50 KiB"
+    assert fmt_value(49152, "bytes") == "49.15 kB"  # a payload size: decimal, as before
+
+    from gpulens.cli.analyze import demo_trace_path
+    from gpulens.reports import html
+
+    rep = gpulens.analyze([demo_trace_path()])
+    occ = rep.sources[0].results["occupancy"].table
+    sizes = {int(v) for v in occ["smem_bytes"].dropna()} if "smem_bytes" in occ else set()
+    page = html.render(rep)
+    for b in sizes:
+        if b >= 1024:
+            shown = f"{b // 1024} KiB" if b % 1024 == 0 else f"{b / 1024:.2f} KiB"
+            assert shown in page

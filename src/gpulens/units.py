@@ -148,5 +148,15 @@ def plural(n: int, word: str, words: str | None = None) -> str:
     return f"{fmt_count(n)} {word if n == 1 else (words or word + 's')}"
 
 
-__all__ = ["MISSING", "fmt_bytes", "fmt_count", "fmt_ns", "fmt_num", "fmt_pct", "fmt_share", "fmt_si", "is_missing",
-           "plural"]
+def fmt_capacity(v: float) -> str:
+    """A memory or cache capacity [bytes] in binary units: ``85018279936`` → ``79.18 GiB``, ``65536`` → ``64 KiB``
+    (whole numbers without decimals)."""
+    for unit, d in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(v) >= d:
+            q = v / d
+            return f"{q:.0f} {unit}" if float(q).is_integer() else f"{q:.2f} {unit}"
+    return f"{v:.0f} B"
+
+
+__all__ = ["MISSING", "fmt_bytes", "fmt_capacity", "fmt_count", "fmt_ns", "fmt_num", "fmt_pct", "fmt_share",
+           "fmt_si", "is_missing", "plural"]

@@ -40,7 +40,7 @@ import numpy as np
 
 from gpulens.analyzers.base import UNITS, is_clock_column as _is_clock_column  # the one definition
 from gpulens.units import MISSING, fmt_count as _fmt_count, fmt_ns, fmt_num, fmt_si, is_missing  # noqa: F401 (re-exported)
-from gpulens.units import share_pct_text  # noqa: F401 (re-exported)
+from gpulens.units import fmt_capacity, share_pct_text  # noqa: F401 (re-exported)
 
 #: Characters of a table cell kept before clipping.
 CELL_CHARS = 1000
@@ -122,7 +122,15 @@ def _is_num(v: Any) -> bool:
 def unit_of(column: str, doc: str = "") -> str:
     """The unit of a column: the last ``[unit]`` of its doc string that is in UNITS, else the unit its name implies
     (``*_ns`` ns, ``*_pct`` %, ``*share`` share, ``*_bytes`` bytes, ``flops_per_s`` FLOP/s, ``bytes_per_s`` B/s,
-    counts such as ``calls``), else ``"text"`` (formatted by value type)."""
+    counts such as ``calls``), else ``"text"`` (formatted by value type). A byte count of shared memory / LDS
+    (``smem…``, ``lds…``) is a ``"capacity"``: shown in binary units (48 KiB) as GPU documentation gives it."""
+    unit = _unit_of(column, doc)
+    if unit == "bytes" and column.lower().startswith(("smem", "lds", "shared_mem")):
+        return "capacity"
+    return unit
+
+
+def _unit_of(column: str, doc: str) -> str:
     for unit in reversed(_UNIT_RE.findall(doc or "")):
         unit = unit.strip()
         if unit in UNITS:
@@ -292,6 +300,8 @@ def fmt_unit(v: Any, unit: str) -> str:
         return f"{100 * f:.1f} %"
     if unit == "bytes":
         return fmt_si(f, "B") if abs(f) >= 1000 else f"{f:.0f} B"
+    if unit == "capacity":
+        return fmt_capacity(f)
     if unit in ("FLOP", "FLOP/s", "B/s"):
         return fmt_si(f, unit)
     if unit == "FLOP/B":

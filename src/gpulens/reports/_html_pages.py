@@ -14,7 +14,7 @@ from gpulens.devices.naming import arch_text, version_text
 from gpulens.report import SourceReport
 from gpulens.reports._answer import finding_tree, next_step, shown_title
 from gpulens.reports._html_answer import answer_html
-from gpulens.units import fmt_share, is_missing, share_pct_text
+from gpulens.units import fmt_capacity, fmt_share, is_missing, share_pct_text
 from gpulens.reports._format import (breakdown_rest, busy_text, column_label, device_text, fmt_ns, fmt_unit,
                                      kernel_time_text, launches_text, record_vendor, time_scale, unit_of, vendor_label)
 from gpulens.reports._names import short_names
@@ -308,16 +308,6 @@ _DRIVER_KEYS = ("cuda_driver_version", "cuda_runtime_version", "hip_driver_versi
 
 #: Byte fields that are file sizes (decimal units); every other byte field of a record is a capacity (binary).
 _FILE_SIZES = ("size_bytes", "uncompressed_bytes")
-
-
-def fmt_capacity(v: float) -> str:
-    """A memory or cache capacity [bytes] in binary units: ``85018279936`` → ``79.18 GiB``, ``65536`` → ``64 KiB``
-    (whole numbers without decimals)."""
-    for unit, d in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if abs(v) >= d:
-            q = v / d
-            return f"{q:.0f} {unit}" if float(q).is_integer() else f"{q:.2f} {unit}"
-    return f"{v:.0f} B"
 
 
 def record_items(rec: dict[str, Any]) -> list[tuple[str, str]]:
