@@ -211,4 +211,6 @@ def test_a_capped_time_at_stake_says_what_it_is_capped_to():
     assert path.detail.count("At stake:") == 1
     assert "At stake: 2.57 ms of the 81.00 ms described" in path.detail  # the time first described, not 5 ms
     assert "At stake: 2.57 ms of the 5.00 ms described" in mid.detail
+    # any parent-child pair is capped, not only idle causes: the sentence names no idle time
+    assert "idle" not in path.detail and "idle" not in mid.detail
     assert free.time_at_stake_ns == 1_000_000 and "At stake" not in free.detail  # under its parent: unchanged

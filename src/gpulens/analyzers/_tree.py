@@ -126,10 +126,11 @@ def cap_children(results: dict) -> None:
     raise_parents(every)
 
 
-def note_capped(f: Finding, was: int, limit: int) -> None:
+def note_capped(f: Finding, was: int, limit: int, part: str = "the time of the finding this one details") -> None:
     """Set ``f``'s time at stake to ``limit`` (ns), below the ``was`` ns it describes, and say so in its detail: a
     title that reads "… hold 90 % of the step time" beside a smaller time at stake read as a contradiction
-    (fresh-user walk, gunrock rocprof trace: 81.00 ms described, 2.57 ms at stake)."""
+    (fresh-user walk, gunrock rocprof trace: 81.00 ms described, 2.57 ms at stake). ``part``: what the capped time
+    is, in words (any parent-child pair: a kernel's occupancy finding under its verdict as well as idle causes)."""
     from gpulens.units import fmt_ns
 
     f.time_at_stake_ns = int(limit)
@@ -138,8 +139,8 @@ def note_capped(f: Finding, was: int, limit: int) -> None:
         detail, was_text = detail[:said.start()], said.group(1)
     else:
         was_text = fmt_ns(was)
-    f.detail = (f"{detail} At stake: {fmt_ns(limit)} of the {was_text} described — only the part that is also the "
-                f"time of the finding this one details (idle GPU time that can be recovered).").strip()
+    f.detail = (f"{detail} At stake: {fmt_ns(limit)} of the {was_text} described — only the part that is also "
+                f"{part}.").strip()
 
 
 _CAPPED = re.compile(r" ?At stake: [^ ]+ [^ ]+ of the ([^ ]+ [^ ]+) described — only the part .*$")

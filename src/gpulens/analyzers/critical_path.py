@@ -562,7 +562,8 @@ class CriticalPath(Analyzer):
             # child at its parent's figure when it is shown)
             idle = results["breakdown"].summary.get("idle_ns")
             if idle is not None and (findings[0].time_at_stake_ns or 0) > idle:
-                note_capped(findings[0], int(findings[0].time_at_stake_ns), int(idle))
+                note_capped(findings[0], int(findings[0].time_at_stake_ns), int(idle),
+                            "idle GPU time, the time that can be recovered")
         else:  # host time on the path but no idle GPU time to recover: a description, not time at stake
             findings[0].time_at_stake_ns = None
         return AnalysisResult(self.name, t[list(COLUMNS)], COLUMNS, summary, findings,
