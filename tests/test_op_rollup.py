@@ -67,14 +67,16 @@ def test_op_gpu_time_equals_the_sum_of_its_kernels(tmp_path):
     assert top["gpu_time_ns"].sum() == pytest.approx(sum(d for _, d in kernels) * 1000)
 
 
-def test_gemm_flops_are_2mnk_from_the_recorded_shapes(tmp_path):
+def test_gemm_flops_are_2mnk_plus_bias_from_the_recorded_shapes(tmp_path):
     path, _, _ = _trace(tmp_path)
     r = analyze([path], only=["gemm_shapes", "attention_shapes"]).sources[0].results
     g = r["gemm_shapes"].table
     assert len(g) == 1  # linear and its addmm are one problem, counted once (at the op that launched it)
     row = g.iloc[0]
     assert (row["op"], row["M"], row["N"], row["K"], row["batch"]) == ("aten::addmm", 128, 512, 256, 1)
-    assert row["flops"] == 2 * (2 * 128 * 512 * 256)  # two calls
+    # two calls of addmm(bias[512], x[128, 256], W[256, 512]): 2·M·N·K for the product + M·N for the bias add, the
+    # figure the roofline gives the same kernel (one FLOP definition per call in every table)
+    assert row["flops"] == 2 * (2 * 128 * 512 * 256 + 128 * 512)
     assert row["gpu_time_ns"] == 81_000 and row["layout"] == "nn" and row["dtype"] == BF
     # H100 (from deviceProperties): dense BF16 tensor peak 989.4 TFLOP/s (NVIDIA H100 datasheet, SXM)
     assert row["peak_pct"] == pytest.approx(100 * row["flops"] / 81e-6 / 989.4e12, rel=1e-3)
@@ -111,3 +113,20 @@ def test_bert_rollup_matches_kernel_sums_per_op():
     self_t = t.table.groupby("op")["self_gpu_time_ns"].sum()
     for name, us in by_op.items():
         assert self_t[name] == pytest.approx(us * 1000, abs=1), name
+
+
+def test_gemm_table_and_roofline_give_one_flop_figure_on_the_demo():
+    """On the shipped H100 BERT trace each GEMM kernel that ran one problem has the same FLOPs in the GEMM table and
+    in the roofline (both from the recorded shapes); the first problem's figure is checked by hand: 17 calls of
+    addmm(bias[512], x[141, 512], W[512, 512]) = 17 × (2·141·512·512 + 141·512)."""
+    from importlib import resources
+
+    demo = resources.files("gpulens.data") / "demo_h100_bert-small.pt.trace.json.gz"
+    r = analyze([str(demo)], only=["gemm_shapes", "roofline"]).sources[0].results
+    g, roof = r["gemm_shapes"].table, r["roofline"].table.set_index("name")
+    single = g.groupby("kernel").filter(lambda x: len(x) == 1)
+    assert len(single) >= 3
+    for _, row in single.iterrows():
+        assert roof.loc[row["kernel"], "flops"] == pytest.approx(row["flops"], rel=1e-12), row["kernel"]
+    first = g[(g["M"] == 141) & (g["N"] == 512) & (g["K"] == 512)].iloc[0]
+    assert first["calls"] == 17 and first["flops"] == 17 * (2 * 141 * 512 * 512 + 141 * 512)

@@ -3,7 +3,8 @@ the GPU work themselves (the innermost ``aten::mm``/``addmm``/``bmm``/… or att
 ``addmm`` are not counted twice), with GPU time, FLOPs from the shapes, achieved FLOP/s and % of the device's peak.
 
 * GEMM: ``A[.., M, K] · B[.., K, N]`` (``linear``: ``x[.., K] · W[N, K]ᵀ``, M = prod of x's leading dims); batch =
-  broadcast product of the leading dims; FLOPs = 2·batch·M·N·K (the matrix product; a bias add is not counted).
+  broadcast product of the leading dims; FLOPs = 2·batch·M·N·K, plus batch·M·N for the bias add of addmm, baddbmm
+  and linear (the op cost model the roofline and the operator roll-up use: one FLOP figure per call).
 * Attention (forward ops): q ``[B, Hq, Nq, d]``, k ``[B, Hkv, Nkv, d]``, v ``[.., dv]`` (``_flash_attention_forward``
   and ``_efficient_attention_forward`` record ``[B, N, H, d]``); FLOPs = B·Hq·(2·Nq·Nkv·d + 2·Nq·Nkv·dv) —
   assumed non-causal (the trace does not record ``is_causal``; a causal call does half). Backward ops: FLOPs unknown.
@@ -207,7 +208,8 @@ def _above_peak_warning(timeline: Timeline, t: pd.DataFrame, what: str) -> None:
 
 
 def _table(calls: pd.DataFrame, fn, keys: list[str], flops) -> pd.DataFrame:
-    """Problems table: calls grouped by (op, dims, types, kernel) first (vectorised), the shape model run per group."""
+    """Problems table: calls grouped by (op, dims, types, kernel) first (vectorised), the shape model run per group;
+    ``flops(op, dims, input_dims, input_types)`` gives one call's FLOPs from ``fn``'s dims and the recorded texts."""
     if not len(calls):
         return pd.DataFrame()
     g = calls.groupby(["_op", "_dims", "_types", "_kernel"], sort=False)  # codes: one per text
@@ -219,7 +221,7 @@ def _table(calls: pd.DataFrame, fn, keys: list[str], flops) -> pd.DataFrame:
     for op, d, ty, kern, n, t in g.astype(object).where(g.notna(), None).itertuples(index=False):
         dims = fn(op, d, ty)
         if dims is not None and n:
-            f = flops(op, dims)
+            f = flops(op, dims, d, ty)
             rows.append((op, *dims, kern or "", n, t, f * n if f == f else np.nan))
     df = pd.DataFrame(rows, columns=["op", *keys, "kernel", "calls", "gpu_time_ns", "flops"])
     if not len(df):
@@ -232,6 +234,14 @@ def _table(calls: pd.DataFrame, fn, keys: list[str], flops) -> pd.DataFrame:
                          "flops": grp["flops"].sum(min_count=1), "kernel": top}).reset_index()
 
 
+def _gemm_flops(op: str, dims: tuple, input_dims: Any, input_types: Any) -> float:
+    """One GEMM call's FLOPs by the op cost model the roofline and the operator roll-up use
+    (:func:`gpulens.analyzers._flop_models.op_cost`: 2·batch·M·N·K, plus the bias add of addmm/baddbmm/linear), so a
+    problem's FLOPs and TFLOP/s read the same in every table; 2·batch·M·N·K where that model has no figure."""
+    cost = fm.op_cost(op, input_dims, input_types)
+    return cost.flops if cost is not None else fm.gemm(dims[1], dims[2], dims[3], dims[0])
+
+
 class GemmShapes(Analyzer):
     """GEMM problems: M, N, K, batch, dtype, layout, time, FLOPs, TFLOP/s and % of peak (module docstring)."""
 
@@ -240,7 +250,7 @@ class GemmShapes(Analyzer):
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
         keys = ["batch", "M", "N", "K", "dtype"]
-        t = _table(_calls(timeline, fm._GEMM), gemm_dims, keys, lambda op, d: fm.gemm(d[1], d[2], d[3], d[0]))
+        t = _table(_calls(timeline, fm._GEMM), gemm_dims, keys, _gemm_flops)
         if not len(t):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(GEMM_COLUMNS)), GEMM_COLUMNS,
                                   skipped_reason="no GEMM op with recorded shapes launched GPU work")
@@ -261,7 +271,7 @@ class AttentionShapes(Analyzer):
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
         keys = ["B", "Hq", "Hkv", "Nq", "Nkv", "d", "dv", "dtype"]
-        flops = lambda op, d: np.nan if "backward" in op else fm.attention(d[0], d[1], d[3], d[4], d[5], d[6])
+        flops = lambda op, d, *_: np.nan if "backward" in op else fm.attention(d[0], d[1], d[3], d[4], d[5], d[6])
         t = _table(_calls(timeline, fm._SDPA), attention_dims, keys, flops)
         if not len(t):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(ATTENTION_COLUMNS)), ATTENTION_COLUMNS,
