@@ -94,6 +94,21 @@ def test_stream_timeline_host_lanes_and_launch_links():
     assert (k["launch_name"], k["op_name"]) == ("cudaLaunchKernel", "aten::mm")
 
 
+def test_stream_timeline_launch_offset_exact_at_epoch_clock():
+    # the same launch link on an epoch clock (Kineto µs since 1970: ~1.7e18 ns, where a double steps by 256 ns):
+    # the launch call's offset from the origin is 20 ns + 1 ns exactly, not rounded to a multiple of 256 ns
+    base = 1_730_156_791_096_100_149
+    n = 3
+    cols = {"kind": ["cpu_op", "runtime", "kernel"], "name": ["aten::mm", "cudaLaunchKernel", "gemm"],
+            "start_ns": [base + 100, base + 121, base + 400], "dur_ns": [200, 30, 50],
+            "stream_id": [None, None, 7], "device_id": [-1, -1, 0], "tid": [9, 9, None], "pid": [1, 1, None],
+            "rank": [0] * n, "correlation_id": [None, 5, 5], "external_id": [3, 3, 3], "event_id": list(range(n)),
+            "source": ["t"] * n}
+    tl = Timeline(make_table(EVENT_COLUMNS, cols)).validate()
+    k = StreamTimeline().analyze(tl).table.query("device_id == 0").iloc[0]
+    assert (k["offset_ns"], k["launch_offset_ns"]) == (300, 21)
+
+
 def test_rank_kernels_hand_computed():
     # rank 0: a 60 + b 40 = 100; rank 1: a 90 + b 50 = 140 → imbalance (140-100)/120 = 33.3 %
     tl = _tl([("kernel", "a", 0, 60, 1, 0), ("kernel", "b", 100, 40, 1, 0),

@@ -411,7 +411,8 @@ class StreamTimeline(Analyzer):
             ls = ctx.event_values("start_ns", ids).astype("int64")
             if wins and len(wins) > 1:
                 ls = ls - shift[clock_domain_of(ls, wins)]
-            out.loc[sel[has], "launch_offset_ns"] = ls.astype("float64") - t0
+            # subtracted in integers first: epoch ns (~1.7e18) exceed a double's 2^53, where its step is 256 ns
+            out.loc[sel[has], "launch_offset_ns"] = (ls - t0).astype("float64")
             out.loc[sel[has], "launch_thread"] = np.nan_to_num(
                 ctx.event_values("tid", ids).astype("float64"), nan=-1).astype("int64")
             out.loc[sel[has], "launch_name"] = ctx.event_values("name", ids)
