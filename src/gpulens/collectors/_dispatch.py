@@ -237,7 +237,14 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     reason[reason.isna() & (start.isna() | end.isna())] = "no timestamps recorded"
     ok = reason.isna()
     reason[ok & ((start < 0) | (end < 0)).fillna(False)] = "negative timestamp (AMD timestamps are unsigned)"
-    reason[reason.isna() & (start == 0).fillna(False)] = "zero timestamp (never recorded)"
+    ok = (reason.isna() & start.notna() & end.notna()).to_numpy(dtype=bool)
+    st = start.fillna(0).to_numpy(dtype="int64")
+    if (st[ok] == 0).any():  # a 0 start that is a placeholder, by the Kineto reader's rule (a clock from 0 keeps it)
+        from gpulens.collectors._kineto_acc import zero_ts_placeholders
+
+        with np.errstate(over="ignore"):
+            du = np.where(ok, end.fillna(0).to_numpy(dtype="int64") - st, 0)
+        reason[zero_ts_placeholders(st, du, ok & (du >= 0))] = "zero timestamp (never recorded)"
     reason[reason.isna() & (end < start).fillna(False)] = "negative duration (end before start)"
     with np.errstate(over="ignore"):  # end − start beyond int64 (e.g. −2^63 … 2^63−1) wraps around: not a duration
         wraps = (end.astype("float64") - start.astype("float64")).abs() >= _F64_I64

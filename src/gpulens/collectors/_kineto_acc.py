@@ -169,9 +169,8 @@ class Accumulator:
             kind[kern] = refined[inv]
         ts, ts_ok, dur, dur_ok = src.times()
         reason = np.full(len(ts), -1, dtype=np.int8)
-        zero = ts_ok & dur_ok & (ts == 0)
-        if zero.any() and zero_ts_is_placeholder(ts, ts_ok & dur_ok):  # the scan only for a piece with a ts 0
-            reason[zero] = 2
+        if (ts_ok & dur_ok & (ts == 0)).any():  # the scan only for a piece with a ts 0
+            reason[zero_ts_placeholders(ts, dur, ts_ok & dur_ok)] = 2
         reason[ts_ok & dur_ok & (dur < 0)] = 1
         reason[~(ts_ok & dur_ok)] = 0
         for col, ok in (("ts", ts_ok), ("dur", dur_ok)):  # recorded but no number within int64 ns: unreadable
@@ -627,12 +626,22 @@ def _codes_to_cat(codes: np.ndarray, values: list[str]):
 ZERO_TS_GAP_RATIO = 10
 
 
-def zero_ts_is_placeholder(ts: np.ndarray, ok: np.ndarray) -> bool:
-    """True when ``ts == 0`` in this piece of events is a placeholder (:data:`ZERO_TS_GAP_RATIO`): the other valid
-    timestamps ``ts[ok]`` (ns) start more than that multiple of their extent after 0 — counting 0 as a time would
-    stretch the span ≥ 11× (B06: events at 1.6e15 µs spanning 40 µs). With no other timestamp it is kept."""
-    nz = ts[ok & (ts != 0)]
-    if not len(nz):
-        return False
-    lo, hi = int(nz.min()), int(nz.max())
-    return lo > ZERO_TS_GAP_RATIO * max(hi - lo, 1)
+def zero_ts_placeholders(ts: np.ndarray, dur: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """Mask of the events whose ``ts == 0`` is a placeholder (:data:`ZERO_TS_GAP_RATIO`), not a time: counting the
+    event from 0 to its end would stretch the span of the other valid events ``ok`` (first start → last end, ns)
+    more than ``ZERO_TS_GAP_RATIO + 1`` times (B06: ``ts 0, dur 0`` beside events at 1.6e15 µs spanning 40 µs). A
+    clock that starts at 0 keeps its first event, and so does a zero-start event whose own duration reaches the
+    others (a profiler span from 0 to the first step); with no other timestamp it is kept.
+
+    Args:
+        ts, dur: start and duration [ns] of each event of one piece (int64).
+        ok: both recorded (the others' extent uses only events with ``dur >= 0`` besides).
+    """
+    zero = ok & (ts == 0)
+    other = ok & (ts != 0) & (dur >= 0)
+    if not zero.any() or not other.any():
+        return np.zeros(len(ts), dtype=bool)
+    lo, hi = int(ts[other].min()), int((ts[other] + dur[other]).max())
+    extent = max(hi - lo, 1)
+    end = np.maximum(np.where(zero, dur, 0), hi)  # the span with the zero-start event counted from 0
+    return zero & (end > (ZERO_TS_GAP_RATIO + 1) * extent)

@@ -22,7 +22,7 @@ table                                kind       columns used
 
 Conventions: times are the export's int64 ns (session clock); ``dur_ns = end - start``; rows with ``end < start``
 (or an NVTX range never closed) go to ``rejected``, and so do rows whose ``start`` is a placeholder 0 beside real
-timestamps far from 0 (the rule of the Kineto reader, :func:`~gpulens.collectors._kineto_acc.zero_ts_is_placeholder`;
+timestamps far from 0 (the rule of the Kineto reader, :func:`~gpulens.collectors._kineto_acc.zero_ts_placeholders`;
 pytorch/kineto#109's ``ts 0, dur 0`` kind: CUPTI records that were never filled in). Names are ``StringIds``
 keys, resolved once per distinct id.
 ``pid = (globalPid >> 24) & 0xFFFFFF`` and ``tid = globalTid & 0xFFFFFF`` (nsys' documented packing of global ids).
@@ -50,7 +50,7 @@ from gpulens.collectors._sqlite import INT, TEXT, connect_ro, fill, int_rows, re
 from gpulens.collectors._nsys_more import (NVTX_TYPES, graph_trace, incomplete_capture, normalise_api_names,
                                            nvtx_range_table)
 from gpulens.collectors._dispatch import UNNAMED
-from gpulens.collectors._kineto_acc import zero_ts_is_placeholder
+from gpulens.collectors._kineto_acc import zero_ts_placeholders
 from gpulens.collectors._work_rules import kinds_of_kernel_names
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
@@ -567,16 +567,23 @@ def metadata(db: _Db, warnings: list[str]) -> tuple[dict[str, Any], list[dict[st
 def _zero_placeholders(frames: list[pd.DataFrame], rejected: list[pd.DataFrame]) -> list[pd.DataFrame]:
     """``frames`` without the rows whose ``start_ns`` is a placeholder 0 (appended to ``rejected`` as "zero timestamp
     (never recorded)"): judged over every table's timestamps at once, as one clock, by
-    :func:`~gpulens.collectors._kineto_acc.zero_ts_is_placeholder` — a 0 beside timestamps that start more than 10×
-    their extent after 0 would stretch the span to the whole session clock. A capture whose clock starts at 0 keeps
-    it."""
-    starts = [f["start_ns"].dropna().to_numpy(dtype="int64") for f in frames if len(f) and "start_ns" in f]
-    ts = np.concatenate(starts) if starts else np.zeros(0, dtype="int64")
-    if not (ts == 0).any() or not zero_ts_is_placeholder(ts, np.ones(len(ts), dtype=bool)):
+    :func:`~gpulens.collectors._kineto_acc.zero_ts_placeholders` — counting such a 0 would stretch the others' span
+    more than 11× to the whole session clock. A capture whose clock starts at 0 keeps it."""
+    have = [f for f in frames if len(f) and "start_ns" in f and "dur_ns" in f]
+    # in integers (an epoch-scale ns clock exceeds a double's 2^53), a missing time as 0 with ok False
+    ok = np.concatenate([(f["start_ns"].notna() & f["dur_ns"].notna()).to_numpy(dtype=bool) for f in have]) \
+        if have else np.zeros(0, dtype=bool)
+    ts = np.concatenate([f["start_ns"].fillna(0).to_numpy(dtype="int64") for f in have]) if have else ok.astype("int64")
+    if not (ts[ok] == 0).any():
         return frames
+    dur = np.concatenate([f["dur_ns"].fillna(0).to_numpy(dtype="int64") for f in have])
+    mask = zero_ts_placeholders(ts, dur, ok)
+    if not mask.any():
+        return frames
+    at = dict(zip(map(id, have), np.split(mask, np.cumsum([len(f) for f in have])[:-1])))
     out = []
     for f in frames:
-        z = (f["start_ns"] == 0).fillna(False).to_numpy(dtype=bool) if len(f) and "start_ns" in f else None
+        z = at.get(id(f))
         if z is None or not z.any():
             out.append(f)
             continue
