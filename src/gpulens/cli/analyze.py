@@ -171,6 +171,9 @@ def register(app: typer.Typer) -> None:
 
         if not quiet:
             _print_summary(console, console_summary(report, console, top))
+            hint = "" if join else ranks_hint(report, inputs)
+            if hint:
+                console.print(hint, soft_wrap=True)
         else:
             from gpulens.reports.render_cache import partial_lines
 
@@ -211,6 +214,30 @@ def register(app: typer.Typer) -> None:
                 msg += " " + steps_in_inputs(inputs, strict=not lenient)
             console.print(msg, soft_wrap=True)
         raise typer.Exit(code)
+
+
+def ranks_hint(report, inputs: list[Path]) -> str:
+    """A note when single files given one by one hold one distinct rank each (``rank-0.json rank-1.json``): they
+    look like the ranks of one run, each reported on its own — without the rank comparison (straggler, imbalance)
+    or the run's wall span. Names the way to read them as one run: their directory, when it holds just them, else
+    one directory of their own. "" otherwise (a directory input, one rank in several files, several ranks in one)."""
+    files = [Path(p) for p in inputs]
+    if len(report.sources) < 2 or len(report.sources) != len(files) or any(p.is_dir() for p in files):
+        return ""
+    ranks = [s.timeline.ranks for s in report.sources]
+    if any(len(r) != 1 for r in ranks) or len({r[0] for r in ranks}) != len(ranks):
+        return ""
+    parents = {p.resolve().parent for p in files}
+    where = ""
+    if len(parents) == 1:
+        folder = next(iter(parents))
+        others = [q for q in folder.iterdir() if q.is_file() and q.resolve() not in {p.resolve() for p in files}
+                  and not q.name.startswith(".")]
+        where = f"gpulens analyze {folder}" if not others else ""
+    listed = ", ".join(str(r[0]) for r in sorted(ranks))
+    return (f"Note: these {len(files)} files hold ranks {listed}, one each, and are reported one by one. If they are "
+            "the ranks of one run, analyse them as one multi-rank input (rank comparison, straggler, wall span): "
+            + (f"`{where}`." if where else "put them in one directory and pass the directory."))
 
 
 def _distinct_outputs(outputs: list[tuple[Path, str, str]]) -> None:
