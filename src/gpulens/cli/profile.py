@@ -33,7 +33,8 @@ def _live_lines(report) -> list[str]:
     ops = res.get("cpu_ops")
     if ops is not None and not ops.skipped:
         top = ", ".join(f"{r.name} ×{r.calls} {fmt_ns(r.total_ns)}" for r in ops.table.head(3).itertuples())
-        lines.append(f"top ops   {top}")
+        # the cpu_ops figure is inclusive: aten::linear holds its aten::addmm, both listed — said, not summed
+        lines.append(f"top ops   {top} (inclusive host time: a nested op counts in its caller's too)")
     tel = res.get("telemetry")
     if tel is not None and not tel.skipped:  # when unavailable, the report's warnings already say why
         lines.append(f"telemetry {tel.summary.get('samples', 0)} samples, {len(tel.findings)} finding(s)")
