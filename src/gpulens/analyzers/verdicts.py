@@ -536,7 +536,7 @@ class Verdicts(Analyzer):
                 settle_condition(results["occupancy"].findings, name, pytorch, vendor)
             if name in occ:  # the bound now known: the wave estimate's premise holds, or it is capped at the roof
                 settle_wave_premise(results["occupancy"].findings, name, v.verdict, v.time_at_stake_ns,
-                                    hs.summary.get("kernel_effective_ns") or 0)
+                                    hs.summary.get("kernel_effective_ns") or 0, occ[name].get("time_ns"))
                 if v.next_steps and "shorter than their launch call: fuse" in v.next_steps[0]:
                     defer_to_fusion(results["occupancy"].findings, name)
             srcs = _sources_of_rows(src_codes, src_values, pos, np.nan) | _sources_of_rows(k_ctr, counter_values, pos)
