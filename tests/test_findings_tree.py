@@ -64,7 +64,10 @@ def test_warmup_gap_is_left_out_of_the_steady_state_verdict(tmp_path):
     assert src.results["verdicts"].summary["run_verdict"] != "host-bound"
     f = next(f for f in bn.findings if f.key == "idle/boundary")
     # a profiling-window note: the gap is stated, with no time at stake (the verdict leaves it out)
-    assert "--steps" in f.action and "12.85 s" in f.title and f.time_at_stake_ns is None
+    assert "12.85 s" in f.title and f.time_at_stake_ns is None
+    # the window to paste: from the gap's end, 12,850,000 µs, counted from the rank's earliest event (the copy
+    # call at −5 µs): 12,850,005 µs
+    assert "--window 12850005us:)" in f.action
     # the idle finding puts at stake only the steady-state idle: the 9 gaps of 2 µs
     idle = next(g for g in src.findings() if g.key == "idle")
     assert idle.time_at_stake_ns == 9 * 2_000

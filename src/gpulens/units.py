@@ -99,14 +99,19 @@ def share_pct_text(pct: Any) -> str:
 
 def pct_words(pct: Any) -> str:
     """A 0–100 figure in a sentence (a finding's title, a verdict's evidence) with the digits the tables show, never
-    rounded to a false 0 %: whole percent from 10 % on (``"46 %"``), one decimal below (``"0.4 %"``, ``"4.2 %"``),
-    ``"under 0.1 %"`` for 0 < pct < 0.05 — attn_fwd at 0.4 % of its roof in the roofline table is not "0 % of
-    attainable" in the finding about it."""
+    rounded to a false 0 % or a false 100 %: whole percent from 10 % on (``"46 %"``), one decimal below (``"0.4 %"``,
+    ``"4.2 %"``), ``"under 0.1 %"`` for 0 < pct < 0.05 — attn_fwd at 0.4 % of its roof in the roofline table is not
+    "0 % of attainable" in the finding about it — and one decimal again just under 100 (``"99.6 %"``), ``"over
+    99.9 %"`` for 99.95 ≤ pct < 100: a partly empty last wave losing 99.95 % of a kernel's time is not all of it."""
     if is_missing(pct):
         return MISSING
     p = float(pct)
     if 0.0 < p < 0.05:
         return "under 0.1 %"
+    if 99.95 <= p < 100.0:
+        return "over 99.9 %"
+    if 99.5 <= p < 100.0:
+        return f"{p:.1f} %"
     return f"{p:.0f} %" if abs(p) >= 9.95 else f"{p:.1f} %"
 
 

@@ -94,16 +94,18 @@ def leaf_segments(start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.nd
     return np.array(s_out, np.int64), np.array(e_out, np.int64), np.array(who, np.int64)
 
 
-def thread_segments(group: np.ndarray, start: np.ndarray, end: np.ndarray
+def thread_segments(group: np.ndarray, start: np.ndarray, end: np.ndarray, ties=None
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`leaf_segments` of every thread at once, vectorised (:mod:`gpulens.analyzers._nesting`).
 
     Args:
-        group: thread code of each host event; start, end: its interval [ns].
+        group: thread code of each host event; start, end: its interval [ns]; ties: tie keys of events with the
+            same interval (:func:`gpulens.analyzers._nesting.host_ties`), so they nest the same way whatever the
+            order of the trace file.
     Returns:
         (thread code, segment start, segment end, innermost event's row or −1), sorted by thread then time.
     """
-    order = visit_order(group, start, None, end=end)  # durations of tied starts only
+    order = visit_order(group, start, None, end=end, ties=ties)  # durations of tied starts only
     try:
         # one thread (the usual case): its code as a read-only view, not a taken copy of every row's code
         one = not len(group) or bool(group.min() == group.max())

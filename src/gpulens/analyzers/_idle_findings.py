@@ -146,6 +146,41 @@ def _gap_cause_text(row: dict[str, Any]) -> str:
         f" (runtime calls in it: {calls})" if calls else "")
 
 
+def _window_option(rows: list[dict[str, Any]], big: dict[str, Any], timeline: Timeline) -> str | None:
+    """A ``--window`` option the user can paste that leaves out the largest boundary gap (``big``) and the other
+    leading/trailing gaps of its rank: ``--window Nus:`` (after a warm-up gap), ``--window :Nus`` (before a tail gap),
+    both bounds when the rank has both. Times count from the rank's earliest event (as ``--window`` reads them), in
+    whole µs rounded into the gap (the window start down, its end up), so no event of the steady state is cut. A
+    one-off gap in the middle names the two windows on either side of it. None when the times are unknown."""
+    ctx = context_of(timeline)
+    ev, gpu = timeline.events, ctx.gpu
+    rank, dev = big["rank"], big["device_id"]
+    r_start = ev["start_ns"].to_numpy()[ev["rank"].to_numpy() == rank]
+    mine = (gpu["rank"].to_numpy() == rank) & (gpu["device_id"].to_numpy() == dev)
+    if not len(r_start) or not mine.any():
+        return None
+    origin = int(r_start.min())  # --window counts from the rank's earliest event, host events included
+    g_first = int(gpu["start_ns"].to_numpy()[mine].min())  # the rows' offsets count from the device's first event
+
+    def rel(row: dict[str, Any], end: bool) -> int:  # gap start or end [ns from the rank's earliest event]
+        return g_first + int(row["offset_ns"]) + (int(row["dur_ns"]) if end else 0) - origin
+
+    def us(ns: int, up: bool) -> str:
+        return f"{-(-ns // 1000) if up else ns // 1000}us"
+
+    if big["position"] == "one-off":
+        return (f"--window :{us(rel(big, False), True)} before the gap, or --window {us(rel(big, True), False)}: "
+                f"after it" if rel(big, False) > 0 else None)
+    same = [r for r in rows if r["rank"] == rank and r["device_id"] == dev]
+    lead = [rel(r, True) for r in same if r["position"] == "leading"]
+    tail = [rel(r, False) for r in same if r["position"] == "trailing"]
+    lo = us(max(lead), False) if lead else ""
+    hi = us(min(tail), True) if tail else ""
+    if not lo and not hi or (lead and tail and max(lead) // 1000 >= -(-min(tail) // 1000)):
+        return None
+    return f"--window {lo}:{hi}"
+
+
 def _boundary_finding(rows: list[dict[str, Any]], tot: dict[str, Any], timeline: Timeline,
                       parent: str | None) -> Finding:
     total = sum(r["dur_ns"] for r in rows)
@@ -156,7 +191,9 @@ def _boundary_finding(rows: list[dict[str, Any]], tot: dict[str, Any], timeline:
     steps = sorted({int(m) for m in timeline.events["name"].astype(str).str.extract(r"^ProfilerStep#(\d+)$")[0]
                     .dropna()})
     src = next((str(x["path"]) for x in timeline.meta.sources if x.get("path")), "FILE")
-    hint = (f"gpulens analyze {src} --steps {steps[1]}:{steps[-1]}" if len(steps) > 2 else
+    window = _window_option(rows, big, timeline)
+    hint = (f"gpulens analyze {src} --steps {steps[1]}:{steps[-1]}" + (f" (or {window})" if window else "")
+            if len(steps) > 2 else f"gpulens analyze {src} {window}" if window else
             f"gpulens analyze {src} --steps A:B (or --window START:END)")
     n = "1 warm-up/boundary idle gap" if len(rows) == 1 else f"{len(rows)} warm-up/boundary idle gaps"
     return Finding(

@@ -20,6 +20,8 @@ of partly overlapping events), so the result is always the sweep's.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -81,12 +83,16 @@ def _dense_rank(vals: np.ndarray) -> tuple[np.ndarray, int]:
     return rank[inv], len(uniq)
 
 
-def visit_order(group: np.ndarray, start: np.ndarray, dur: np.ndarray | None, tie: np.ndarray | None = None, *,
-                end: np.ndarray | None = None) -> np.ndarray:
+def visit_order(group: np.ndarray, start: np.ndarray, dur: np.ndarray | None, tie: Any = None, *,
+                end: np.ndarray | None = None, ties: Any = None) -> np.ndarray:
     """The sweeps' visit order: ``np.lexsort((tie, -dur, start, group))`` (``tie`` optional), computed as a stable
     sort of the starts (fast: traces list events nearly in start order), the few runs of equal starts re-sorted by
-    (−dur, tie, row), then a stable sort by group. ``dur`` may be None with ``end`` given: the durations
-    ``end − start`` are then computed for the tied rows only (no full-length array of them)."""
+    (−dur, tie, ties(rows)…, row), then a stable sort by group. ``dur`` may be None with ``end`` given: the durations
+    ``end − start`` are then computed for the tied rows only (no full-length array of them).
+
+    ``ties`` (optional): a function of the tied rows' positions returning further keys, most significant first
+    (:func:`host_ties`), so that events with the same interval nest the same way whatever the order of the trace
+    file; the row is the last resort only."""
     o = np.argsort(start, kind="stable")
     s = start[o]
     eq = s[1:] == s[:-1]
@@ -98,11 +104,27 @@ def visit_order(group: np.ndarray, start: np.ndarray, dur: np.ndarray | None, ti
         run = np.cumsum(np.r_[True, ~eq])[pos]
         rows = o[pos]
         neg_dur = -dur[rows] if dur is not None else start[rows] - end[rows]
-        keys = (rows,) + ((tie[rows],) if tie is not None else ()) + (neg_dur, run)
+        extra = tuple(reversed(tuple(ties(rows)))) if ties is not None else ()
+        keys = (rows,) + extra + ((tie[rows],) if tie is not None else ()) + (neg_dur, run)
         o[pos] = rows[np.lexsort(keys)]
     if len(group) and group.min() != group.max():
         o = o[stable_order(group[o])]
     return o
+
+
+def host_ties(kind: pd.Series, name: pd.Series, external_id: Any = None) -> Any:
+    """Tie keys (:func:`visit_order`'s ``ties``) of host events whose start and duration are equal: the framework op
+    first (a cpu_op encloses the runtime calls it makes), then the lower external id (PyTorch numbers ops as they
+    begin, so ``aten::to`` before the ``aten::_to_copy`` it calls with the same timestamps), then the name.
+    ``external_id``: a function of the tied rows' positions returning their external ids (float, missing = inf),
+    or None."""
+    def keys(rows: np.ndarray) -> tuple:
+        k = kind.iloc[rows]
+        not_op = (np.asarray(k.astype(str), dtype=object) != "cpu_op").astype(np.int64)
+        ext = external_id(rows) if external_id is not None else np.zeros(len(rows))
+        nm = pd.factorize(np.asarray(name.iloc[rows].astype(str), dtype=object), sort=True)[0]
+        return not_op, ext, nm
+    return keys
 
 
 def _first_of_group(group: np.ndarray) -> np.ndarray:

@@ -18,6 +18,7 @@ the others detail it, so the kernel's time is counted once in totals and ranking
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import pandas as pd
@@ -26,7 +27,7 @@ from gpulens.analyzers import _advice
 from gpulens.analyzers._hot import short_name as _short
 from gpulens.analyzers._stake import KERNEL_FLOOR_NS, floor_stake, occupancy_gain_bound_ns
 from gpulens.analyzers.base import Finding
-from gpulens.units import fmt_ns, fmt_num
+from gpulens.units import fmt_ns, fmt_num, pct_words
 
 #: Below this theoretical occupancy [%] a register / shared-memory limiter is worth a finding.
 LOW_THEORETICAL_PCT = 50.0
@@ -49,12 +50,37 @@ def fill_text(w: float) -> str:
     """A grid's fill of one wave as a percentage that is never rounded to a false 0 % ("0.058 %" for 1 block of
     1,728 slots; "80 %" for 0.8 waves)."""
     p = 100.0 * w
+    if 99.5 <= p < 100:  # never a false "100 %" of a wave either
+        return pct_words(p)
     return f"{p:.0f} %" if p >= 10 or p == 0 else f"{p:.1f} %" if p >= 1 else f"{fmt_num(p, 2)} %"
 
 
 def waves_text(w: float) -> str:
     """Waves per SM with the digits that keep it above 0 ("1.07", "0.25", "0.00058")."""
     return fmt_num(w, 3) if w >= 10 else f"{w:.2f}" if w >= 0.1 or w == 0 else fmt_num(w, 2)
+
+
+def _up_to(pct: float) -> str:
+    """A wave finding's share in its title: "up to 33 %" (an upper bound), never a false 100 %: "over 99.9 %"."""
+    text = pct_words(pct)
+    return text if text.startswith(("over ", "under ")) else f"up to {text}"
+
+
+def _wave_stake(loss: float, r: Any, roof_ns: Any) -> tuple[int, list[str]]:
+    """The wave finding's time at stake [ns] — the wave loss, capped at the kernel's distance to its roof and at its
+    time less the per-launch floor — and the sentences naming the caps that applied (none: the loss itself)."""
+    stake = int(loss)
+    caps = []
+    cap = _int(roof_ns)
+    if cap is not None and cap < stake:  # no fix runs the kernel past its roof
+        stake = cap
+        caps.append(f"Capped at its distance to the roof ({fmt_ns(cap)}): it cannot run faster than its roof.")
+    fl = floor_stake(r.time_ns, getattr(r, "calls", None))
+    if fl < stake:  # every launch keeps the 2 µs no kernel runs under
+        stake = fl
+        caps.append(f"Capped at its time less {fmt_ns(KERNEL_FLOOR_NS)} per launch ({fmt_ns(fl)}): no launch runs "
+                    "faster than that.")
+    return stake, caps
 
 
 def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: Any = None,
@@ -68,11 +94,14 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
     if loss is None or loss != loss or not r.time_ns or loss < MIN_WAVE_LOSS_SHARE * r.time_ns or w is None \
             or w != w:
         return None
-    share = 100.0 * loss / r.time_ns
+    stake, caps = _wave_stake(loss, r, roof_ns)
+    # the title's share is that of the time at stake the finding reports: the loss, or what a cap leaves of it
+    share = _up_to(100.0 * stake / r.time_ns)
+    lost = "at stake from empty block slots" if caps else "lost to empty block slots"
     gb, ab = _int(r.grid_blocks), _int(r.active_blocks_per_sm)
     cfg = f"{gb:,} blocks, {ab} resident per {sm}" if gb is not None and ab is not None else "its launch configuration"
     varies = (_int(r.grid_sizes) or 0) > 1
-    main = (f" in its main configuration ({cfg}; {100 * (r.config_time_share or 0):.0f} % of its time — its "
+    main = (f" in its main configuration ({cfg}; {pct_words(100 * (r.config_time_share or 0))} of its time — its "
             f"{r.grid_sizes} grid sizes each counted with their own waves)" if varies else f" ({cfg})")
     formula = ("At stake: Σ over launches of time × (1 − W / ⌈W⌉), W = that launch's waves — the time block slots "
                "stay empty in partly filled waves if every block took the same time (an upper bound: a lone block may "
@@ -82,40 +111,53 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
     # title and gets another figure (1.07 waves "up to 54 %" where the main grid alone loses 47 %)
     over = f", over all its {_int(r.grid_sizes)} grid sizes," if varies else ""
     if varies and own < MIN_WAVE_LOSS_SHARE:
-        title = (f"Partly filled waves of {_short(r.name)}: up to {share:.0f} % of its time lost to empty block "
-                 f"slots ({_int(r.grid_sizes)} grid sizes; the main one is {waves_text(w)} waves)")
+        title = (f"Partly filled waves of {_short(r.name)}: {share} of its time {lost} "
+                 f"({_int(r.grid_sizes)} grid sizes; the main one is {waves_text(w)} waves)")
         detail = (f"Its launches use {_int(r.grid_sizes)} grid sizes; the main configuration ({cfg}, "
-                  f"{100 * (r.config_time_share or 0):.0f} % of its time) runs {waves_text(w)} waves, the others leave "
+                  f"{pct_words(100 * (r.config_time_share or 0))} of its time) runs {waves_text(w)} waves, the others leave "
                   f"partly filled waves. {formula}")
         act = _advice.whole_waves(fam, library, str(r.name), pytorch, vendor)
     elif w < 1:
-        title = (f"{'Main grid' if varies else 'Grid'} of {_short(r.name)} fills {fill_text(w)} of one wave: up to "
-                 f"{share:.0f} % of its time{over} lost to empty block slots")
+        title = (f"{'Main grid' if varies else 'Grid'} of {_short(r.name)} fills {fill_text(w)} of one wave: "
+                 f"{share} of its time{over} {lost}")
         detail = (f"{waves_text(w)} waves{main}: fewer blocks than the GPU holds at once, so block slots stay empty for the "
                   f"whole launch. {formula}")
         act = _advice.more_blocks(fam, library, str(r.name))
     else:
-        title = (f"Last wave of {_short(r.name)}{' in its main grid' if varies else ''} is {r.tail_wave_pct:.0f} % "
-                 f"full ({w:.2f} waves): up to {share:.0f} % of its time{over} lost to empty block slots")
+        title = (f"Last wave of {_short(r.name)}{' in its main grid' if varies else ''} is {pct_words(r.tail_wave_pct)} "
+                 f"full ({w:.2f} waves): {share} of its time{over} {lost}")
         detail = f"{w:.2f} waves{main}: the final wave runs with most block slots empty (tail effect). {formula}"
         act = _advice.whole_waves(fam, library, str(r.name), pytorch, vendor)
-    stake = int(loss)
-    cap = _int(roof_ns)
-    if cap is not None and cap < stake:  # no fix runs the kernel past its roof
-        stake = cap
-        detail += f" Capped at its distance to the roof ({fmt_ns(cap)}): it cannot run faster than its roof."
-    fl = floor_stake(r.time_ns, getattr(r, "calls", None))
-    if fl < stake:  # every launch keeps the 2 µs no kernel runs under
-        stake = fl
-        detail += (f" Capped at its time less {fmt_ns(KERNEL_FLOOR_NS)} per launch ({fmt_ns(fl)}): no launch runs "
-                   "faster than that.")
+    for c in caps:
+        detail += " " + c
     premise = "" if bound in KNOWN_BOUNDS else WAVE_PREMISE
     return Finding(title, detail, severity="info" if premise else sev, category="occupancy",
                    time_at_stake_ns=stake, kernel=r.name, action=act, key=f"{key}/waves", premise=premise)
 
 
+_WAVE_SHARE = re.compile(r"((?:up to|over|under) [^ ]+ %) of its time(, over all its \d+ grid sizes,)? "
+                         r"(?:lost to|at stake from) empty block slots")
+
+
+def retitle_wave(f: Finding, time_ns: Any) -> None:
+    """After a later cap of a wave finding's time at stake (the verdict's distance to the memory roof, a parent
+    finding's time), its title's share follows, in place: the share of the kernel's time ``time_ns`` that the
+    finding now puts at stake, "at stake from empty block slots" (no longer all of the empty slots' time)."""
+    if not (f.key or "").endswith("/waves") or f.time_at_stake_ns is None:
+        return
+    try:
+        t = float(time_ns)
+    except (TypeError, ValueError):
+        return
+    if not t > 0:
+        return
+    share = _up_to(100.0 * f.time_at_stake_ns / t)
+    f.title = _WAVE_SHARE.sub(lambda m: f"{share} of its time{m.group(2) or ''} at stake from empty block slots",
+                              f.title, count=1)
+
+
 def settle_wave_premise(found: list[Finding], name: str, verdict: str, stake_ns: int | None,
-                        sev_total: float) -> None:
+                        sev_total: float, time_ns: Any = None) -> None:
     """Once the verdict says what bounds kernel ``name``, its wave finding's premise is settled — in place:
     compute- or latency/occupancy-bound: the premise holds (equal-time blocks), the estimate stands; memory-bound:
     the estimate is capped at the verdict's time at stake ``stake_ns`` (its distance to the memory roof, which
@@ -134,6 +176,7 @@ def settle_wave_premise(found: list[Finding], name: str, verdict: str, stake_ns:
                 f.time_at_stake_ns = int(stake_ns)
                 f.detail += (f" Capped at its distance to the memory roof ({fmt_ns(stake_ns)}): memory-bound, it "
                              "cannot run faster than its roof.")
+                retitle_wave(f, time_ns)
         f.premise = ""
         f.severity = _sev(f.time_at_stake_ns, max(sev_total, 1))
 

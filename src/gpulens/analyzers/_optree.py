@@ -22,12 +22,14 @@ from gpulens.analyzers.context import context_of
 from gpulens.timeline import Timeline
 
 
-def _sweep(ev: pd.DataFrame, is_op: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _sweep(ev: pd.DataFrame, is_op: np.ndarray, ops: pd.DataFrame | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Parent position (−1 none) and depth of each row of ``ev`` (host events); only op rows can be parents.
 
     Rows are visited per thread (rank, pid, tid) in start order, longer first, ops before other rows at a tie; the
     parent is the innermost op still open (end after the row's start) — the stack sweep of :func:`_sweep_py`,
-    computed vectorised by :func:`gpulens.analyzers._nesting.nest_open`.
+    computed vectorised by :func:`gpulens.analyzers._nesting.nest_open`. ``ops`` (optional; the first rows of ``ev``
+    are its rows): ops with the same interval nest by lower external id, then name (:func:`_op_ties`), not by their
+    order in the trace file.
     """
     n = len(ev)
     parent = np.full(n, -1, dtype=np.int64)
@@ -38,7 +40,8 @@ def _sweep(ev: pd.DataFrame, is_op: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     start = ev["start_ns"].to_numpy(np.int64)
     end = start + ev["dur_ns"].to_numpy(np.int64)
     is_op = np.asarray(is_op, dtype=bool)
-    order = visit_order(tcode, start, None, ~is_op, end=end)  # durations of tied starts only
+    order = visit_order(tcode, start, None, ~is_op, end=end,  # durations of tied starts only
+                        ties=_op_ties(ops) if ops is not None else None)
     # one thread (the usual case): its code as a read-only view, not a taken copy of every row's code
     g = np.broadcast_to(tcode[0], n) if tcode.min() == tcode.max() else tcode[order]
     try:
@@ -48,6 +51,24 @@ def _sweep(ev: pd.DataFrame, is_op: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     parent[order] = np.where(p >= 0, order[np.maximum(p, 0)], -1)
     depth[order] = depths(p)
     return parent, depth
+
+
+def _op_ties(ops: pd.DataFrame):
+    """Tie keys of tied rows (:func:`visit_order`'s ``ties``): for the op rows (positions below ``len(ops)``) the
+    external id (missing: last) and the name's rank; the other rows (launch calls, never parents) take neither."""
+    ext = ops["external_id"] if "external_id" in ops else None
+    names = ops["name"]
+
+    def keys(rows: np.ndarray) -> tuple:
+        mine = rows < len(ops)
+        r = rows[mine]
+        x = np.full(len(rows), np.inf)
+        if ext is not None:
+            x[mine] = ext.iloc[r].to_numpy(dtype="float64", na_value=np.inf)
+        nm = np.full(len(rows), "", dtype=object)
+        nm[mine] = np.asarray(names.iloc[r].astype(str), dtype=object)
+        return x, pd.factorize(nm, sort=True)[0]
+    return keys
 
 
 def _sweep_py(tcode: np.ndarray, start: np.ndarray, end: np.ndarray, is_op: np.ndarray,
@@ -109,7 +130,7 @@ def _build(timeline: Timeline) -> dict:
     # the ops themselves when no launch call needs its enclosing op (the columns read by name: no copy of them)
     host = pd.concat([ops[list(_THREAD)], rt]) if len(rt) else ops
     is_op = np.r_[np.ones(len(ops), bool), np.zeros(len(rt), bool)]
-    parent_pos, depth = _sweep(host, is_op)
+    parent_pos, depth = _sweep(host, is_op, ops)
     ids = host["event_id"].to_numpy()
     parent_id = np.where(parent_pos >= 0, ids[np.clip(parent_pos, 0, None)], -1)
     out_ops = ops.assign(parent_event_id=pd.array(np.where(parent_id[: len(ops)] >= 0, parent_id[: len(ops)], 0),

@@ -119,11 +119,26 @@ def cap_children(results: dict) -> None:
         limit = cap(parent, depth + 1)
         if limit is not None and f.time_at_stake_ns is not None and f.time_at_stake_ns > limit:
             note_capped(f, f.time_at_stake_ns, int(limit))
+            if (f.key or "").endswith("/waves"):  # its title's share follows the capped time at stake
+                _retitle_wave(f, results)
         return f.time_at_stake_ns
 
     for f in every:
         cap(f, 0)
     raise_parents(every)
+
+
+def _retitle_wave(f: Finding, results: dict) -> None:
+    """:func:`gpulens.analyzers._occ_findings.retitle_wave` with the kernel's time from the occupancy table."""
+    from gpulens.analyzers._occ_findings import retitle_wave
+
+    occ = results.get("occupancy")
+    t = getattr(occ, "table", None)
+    if t is None or f.kernel is None or not len(t) or "name" not in t or "time_ns" not in t:
+        return
+    hit = t.loc[t["name"].astype(str) == str(f.kernel), "time_ns"]
+    if len(hit):
+        retitle_wave(f, hit.iloc[0])
 
 
 def note_capped(f: Finding, was: int, limit: int, part: str = "the time of the finding this one details") -> None:

@@ -24,6 +24,7 @@ import pandas as pd
 
 from gpulens.analyzers._critical_walk import (BLOCKING, CLASSES, CODE, Thread, Walker, process_views,
                                               thread_segments)
+from gpulens.analyzers._nesting import host_ties
 from gpulens.analyzers._steps import step_ranges
 from gpulens.analyzers._tree import note_capped
 from gpulens.analyzers import _advice
@@ -134,7 +135,8 @@ def _prepare(timeline: Timeline) -> tuple[Walker, pd.DataFrame, dict]:
     threads: dict = {}
     h_start = host["start_ns"].to_numpy(np.int64)
     h_end = h_start + host["dur_ns"].to_numpy(np.int64)
-    tg, ta, tb, who = thread_segments(tcode, h_start, h_end)
+    tg, ta, tb, who = thread_segments(tcode, h_start, h_end,
+                                      ties=host_ties(host["kind"], host["name"], _external_ids(ctx, host)))
     seg_cut = np.searchsorted(tg, np.arange(n_threads + 1))
     # the blocking rows of each thread, in row order (one stable sort of those rows only)
     brows = np.flatnonzero(blocking)
@@ -167,6 +169,23 @@ def _prepare(timeline: Timeline) -> tuple[Walker, pd.DataFrame, dict]:
         prev[o[1:][same]] = o[:-1][same]
     walker = Walker(host, host_class, threads, gpu, lp, lthread, prev, rank_ends)
     return walker, gpu, {"host": host, "tcode": tcode, "keys": keys}
+
+
+def _external_ids(ctx, host: pd.DataFrame):
+    """A function of host-frame positions returning the rows' external ids (float, missing: inf), read from the
+    events for those rows only — the tie key of host events with the same interval (:func:`host_ties`)."""
+    ev = ctx.timeline.events
+    if "external_id" not in ev.columns:
+        return None
+    ids = host["event_id"].to_numpy(np.int64)
+
+    def get(rows: np.ndarray) -> np.ndarray:
+        pos = ctx.positions(ids[rows])
+        out = np.full(len(rows), np.inf)
+        ok = pos >= 0
+        out[ok] = ev["external_id"].iloc[pos[ok]].to_numpy(dtype="float64", na_value=np.inf)
+        return out
+    return get
 
 
 def _host_positions(host_ids: np.ndarray, launch_ids: pd.Series) -> np.ndarray:

@@ -72,13 +72,15 @@ class KernelDistributions(Analyzer):
         first = order[cuts[uniq]]
         for c in uniq[np.argsort(first)].tolist():  # kernels in order of first appearance
             name = names[c]
-            d = dur[order[cuts[c]:cuts[c + 1]]]
+            # sorted: float sums (mean, std) then do not depend on the order of the trace file in the last bit
+            d = np.sort(dur[order[cuts[c]:cuts[c + 1]]])
             p50, p90, p99 = np.percentile(d, [50, 90, 99])
             mean = d.mean()
             rows.append({"name": name, "calls": len(d), "total_ns": d.sum(), "mean_ns": mean, "p50_ns": p50,
                          "p90_ns": p90, "p99_ns": p99, "max_ns": d.max(), "cv": d.std() / mean if mean else np.nan,
                          "tail_ratio": d.max() / p50 if p50 else np.nan})
-        t = pd.DataFrame(rows).sort_values("total_ns", ascending=False, kind="stable").reset_index(drop=True)
+        t = pd.DataFrame(rows).sort_values(["total_ns", "name"], ascending=[False, True],
+                                           kind="stable").reset_index(drop=True)
         return AnalysisResult(self.name, t[list(COLUMNS)], COLUMNS, {"kernels": int(len(t))},
                               summary_columns={"kernels": "hot kernels described [count]"})
 

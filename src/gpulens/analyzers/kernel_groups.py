@@ -40,15 +40,25 @@ SUMMARY_COLUMNS = {
 }
 
 
+#: The table's order: largest time first, then every group key — a complete key, so that groups of equal time come
+#: in the same order whatever the order of the trace file.
+ORDER = ["time_ns", "key", "rank", "kind", "op", "shapes", "dtypes", "category"]
+
+
+def _ordered(t: pd.DataFrame) -> pd.DataFrame:
+    t = t.sort_values(ORDER, ascending=[False] + [True] * (len(ORDER) - 1), kind="stable").reset_index(drop=True)
+    return t[list(COLUMNS)]
+
+
 def group_table(att: pd.DataFrame) -> pd.DataFrame:
     """Group an attribution table (:func:`gpu_attribution`) into :data:`COLUMNS`, largest time first."""
     if not len(att):
         return pd.DataFrame(columns=list(COLUMNS))
     g = att.groupby(GROUP_KEYS, sort=False, observed=True, dropna=False)
-    t = pd.DataFrame({"name": g["name"].first(), "count": g.size(), "time_ns": g["time_ns"].sum(),
+    t = pd.DataFrame({"name": g["name"].agg(lambda v: min(map(str, v))), "count": g.size(),
+                      "time_ns": g["time_ns"].sum(),
                       "total_ns": g["dur_ns"].sum()}).reset_index()
-    t = t.sort_values(["time_ns", "key"], ascending=[False, True], kind="stable").reset_index(drop=True)
-    return t[list(COLUMNS)]
+    return _ordered(t)
 
 
 def _group_codes(att: pd.DataFrame, codes: dict) -> pd.DataFrame:
@@ -79,26 +89,44 @@ def _group_codes(att: pd.DataFrame, codes: dict) -> pd.DataFrame:
     t = pd.DataFrame({"rank": att["rank"].to_numpy()[first]})
     for c in GROUP_KEYS[1:]:
         t[c] = pd.Series(codes[c][1][codes[c][0][first]], dtype=object)
-    t["name"] = pd.Series(codes["name"][1][codes["name"][0][first]], dtype=object)
+    t["name"] = pd.Series(_least_names(group, codes["name"], ng), dtype=object)
     t["count"] = np.bincount(group, minlength=ng).astype(np.int64)
     t["time_ns"], t["total_ns"] = time_sum, dur_sum
-    t = t.sort_values(["time_ns", "key"], ascending=[False, True], kind="stable").reset_index(drop=True)
-    return t[list(COLUMNS)]
+    return _ordered(t)
+
+
+def _name_ranks(name_codes: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """(rank of each row's name among the names in text order, the names in that order)."""
+    codes, values = name_codes
+    text = np.array([str(v) for v in values], dtype=object)
+    order = np.argsort(text, kind="stable")
+    rank = np.empty(len(text), dtype=np.int64)
+    rank[order] = np.arange(len(text))
+    return rank[codes], np.asarray(values, dtype=object)[order]
+
+
+def _least_names(group: np.ndarray, name_codes: tuple, ng: int) -> np.ndarray:
+    """The lowest name (text order) of each group's events: "one recorded name" that does not depend on the order
+    of the trace file."""
+    r, text = _name_ranks(name_codes)
+    least = np.full(ng, len(text), dtype=np.int64)
+    np.minimum.at(least, group, r)
+    return text[least]
 
 
 def _group_frame(att: pd.DataFrame, codes: dict) -> pd.DataFrame:
     """:func:`_group_codes` by a pandas groupby on the code columns."""
+    nr, ntext = _name_ranks(codes["name"])
     frame = pd.DataFrame({"rank": att["rank"].to_numpy(), **{c: codes[c][0] for c in GROUP_KEYS[1:]},
-                          "_name": codes["name"][0], "time_ns": att["time_ns"].to_numpy(),
+                          "_name": nr, "time_ns": att["time_ns"].to_numpy(),
                           "dur_ns": att["dur_ns"].to_numpy()}, copy=False)
     g = frame.groupby(GROUP_KEYS, sort=False)
-    t = pd.DataFrame({"_name": g["_name"].first(), "count": g.size(), "time_ns": g["time_ns"].sum(),
+    t = pd.DataFrame({"_name": g["_name"].min(), "count": g.size(), "time_ns": g["time_ns"].sum(),
                       "total_ns": g["dur_ns"].sum()}).reset_index()
     for c in GROUP_KEYS[1:]:
         t[c] = pd.Series(codes[c][1][t[c].to_numpy()], dtype=object)
-    t["name"] = pd.Series(codes["name"][1][t.pop("_name").to_numpy()], dtype=object)
-    t = t.sort_values(["time_ns", "key"], ascending=[False, True], kind="stable").reset_index(drop=True)
-    return t[list(COLUMNS)]
+    t["name"] = pd.Series(ntext[t.pop("_name").to_numpy()], dtype=object)
+    return _ordered(t)
 
 
 class KernelGroups(Analyzer):

@@ -57,8 +57,11 @@ def _pair_keys(rank: pd.Series, other: pd.Series) -> np.ndarray | None:
 def _link_gpu_to_launch(timeline: Timeline, gpu: pd.DataFrame) -> pd.DataFrame:
     """The computation behind :func:`link_gpu_to_launch` (called once per Timeline by the analysis context).
 
-    Each (rank, id) pair is packed into one int64 and looked up in a hash index (first row of each pair wins, as
-    ``drop_duplicates`` keeps); pairs that do not fit 16 + 47 bits fall back to a MultiIndex lookup.
+    Each (rank, id) pair is packed into one int64 and looked up in a hash index; pairs that do not fit 16 + 47 bits
+    fall back to a MultiIndex lookup. Where several calls (or ops) share a pair — a ``hipMemsetAsync`` and the
+    ``hipArray3DCreate`` it makes inside, under one correlation id — the enclosing one wins, whatever the order of
+    the trace file: earliest start, then longest duration, then lowest name, then lowest event_id
+    (:func:`_enclosing_first`).
     """
     from gpulens.analyzers.context import context_of
 
@@ -70,8 +73,9 @@ def _link_gpu_to_launch(timeline: Timeline, gpu: pd.DataFrame) -> pd.DataFrame:
     def table(kind_name: str, col: str) -> pd.DataFrame:
         m = (kind == cats.index(kind_name)) if kind_name in cats else np.zeros(len(ev), dtype=bool)
         m &= ev[col].notna().to_numpy()
-        return pd.DataFrame({"rank": ev["rank"].to_numpy()[m], col: ev[col].to_numpy(dtype="int64", na_value=0)[m],
-                             "event_id": ev["event_id"].to_numpy()[m]})
+        t = pd.DataFrame({"rank": ev["rank"].to_numpy()[m], col: ev[col].to_numpy(dtype="int64", na_value=0)[m],
+                          "event_id": ev["event_id"].to_numpy()[m]})
+        return _enclosing_first(t, col, np.flatnonzero(m), ev)
 
     def lookup(src: pd.DataFrame, col: str) -> pd.array:
         ok = gpu[col].notna().to_numpy()
@@ -100,6 +104,30 @@ def _link_gpu_to_launch(timeline: Timeline, gpu: pd.DataFrame) -> pd.DataFrame:
 
     return pd.DataFrame({"launch_event_id": lookup(table("runtime", "correlation_id"), "correlation_id"),
                          "op_event_id": lookup(table("cpu_op", "external_id"), "external_id")}, index=gpu.index)
+
+
+def _enclosing_first(t: pd.DataFrame, col: str, rows: np.ndarray, ev: pd.DataFrame) -> pd.DataFrame:
+    """``t`` (rank, ``col``, event_id of some event rows ``rows``) reordered so that, within each (rank, id) pair
+    shared by several rows, the enclosing call comes first — earliest start, then longest duration, then lowest
+    name, then lowest event_id — so the lookup's "first row of a pair wins" does not depend on the order of the
+    trace file. Rows whose pair is unique keep their place (no sort at all when no pair repeats)."""
+    if len(t) < 2:
+        return t
+    key = _pair_keys(t["rank"], t[col])
+    dup = (pd.Index(key).duplicated(keep=False) if key is not None
+           else t.duplicated(["rank", col], keep=False).to_numpy())
+    if not dup.any():
+        return t
+    d = np.flatnonzero(dup)
+    r = rows[d]
+    start = ev["start_ns"].to_numpy()[r].astype("int64")
+    dur = ev["dur_ns"].to_numpy()[r].astype("int64")
+    names = pd.factorize(np.asarray(ev["name"].iloc[r].astype(str), dtype=object), sort=True)[0]
+    order = np.lexsort((t["event_id"].to_numpy()[d], names, -dur, start,
+                        t[col].to_numpy()[d], t["rank"].to_numpy()[d]))
+    pos = np.arange(len(t))
+    pos[d] = d[order]  # the repeated pairs' rows, sorted among the positions they held
+    return t.iloc[pos].reset_index(drop=True)
 
 
 #: Stream capture: launches between these calls on one host thread are recorded into a CUDA/HIP graph, not run

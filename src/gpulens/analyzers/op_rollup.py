@@ -228,7 +228,9 @@ class OpRollup(Analyzer):
         sec = t["gpu_time_ns"].where(t["gpu_time_ns"] > 0) / 1e9
         t["flops_per_s"], t["bytes_per_s"] = t["flops"] / sec, t["bytes"] / sec
         t["gpu_events"] = t["gpu_events"].astype("int64")
-        t = t.sort_values(["gpu_time_ns", "op"], ascending=[False, True], kind="stable").reset_index(drop=True)
+        # a complete key: rows of equal GPU time in the same order whatever the order of the trace file
+        t = t.sort_values(["gpu_time_ns", "op", "shapes", "dtypes"], ascending=[False, True, True, True],
+                          kind="stable").reset_index(drop=True)
         top = calls[calls["top"]]
         top_t = float(top["gpu_time_ns"].sum())
         modelled = float(top.loc[top["flops"].notna(), "gpu_time_ns"].sum())

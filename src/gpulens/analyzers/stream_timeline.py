@@ -115,6 +115,19 @@ class _Lanes:
     def __len__(self) -> int:
         return self.ng + self.nh
 
+    def name_rank(self, timeline: Timeline) -> np.ndarray:
+        """Per row, the rank of its event's name among the names in text order (a tie key that does not depend on
+        the order of the trace file)."""
+        names = timeline.events["name"]
+        if not isinstance(names.dtype, pd.CategoricalDtype):
+            return pd.factorize(np.asarray(names.astype(str), dtype=object)[self.event_pos(np.arange(len(self)))],
+                                sort=True)[0].astype(np.int64)
+        cats = np.asarray(names.cat.categories.astype(str), dtype=object)
+        rank = np.empty(len(cats) + 1, dtype=np.int64)
+        rank[np.argsort(cats, kind="stable")] = np.arange(len(cats))
+        rank[-1] = len(cats)  # a missing name: last
+        return rank[names.cat.codes.to_numpy()[self.event_pos(np.arange(len(self)))]]
+
     def key_columns(self, rows: np.ndarray) -> np.ndarray:
         """(rank, device_id, stream_id, thread_id) of ``rows``: an int64 array of shape (len(rows), 4)."""
         return np.array(self.keys, dtype=np.int64).reshape(-1, 4)[self.lane[rows]]
@@ -163,9 +176,11 @@ def _in_windows(window: np.ndarray, refine: np.ndarray) -> np.ndarray:
     return table[window]
 
 
-def _segment_arrays(start: np.ndarray, dur: np.ndarray, lane: np.ndarray, b: np.ndarray) -> dict[str, np.ndarray]:
-    """Events merged per (lane, bin ``b``), in (lane, bin) order: ``row`` (the first of the segment's longest
-    events, in row order), ``start_ns``, ``end_ns``, ``busy_ns``, ``events``, ``lane``, ``bin``, ``longest``."""
+def _segment_arrays(start: np.ndarray, dur: np.ndarray, lane: np.ndarray, b: np.ndarray,
+                    nrank: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Events merged per (lane, bin ``b``), in (lane, bin) order: ``row`` (the segment's longest event: the earliest
+    of them, then the lowest name rank ``nrank`` — never the order of the trace file), ``start_ns``, ``end_ns``,
+    ``busy_ns``, ``events``, ``lane``, ``bin``, ``longest``."""
     key = lane.astype("int64") * (int(b.max()) + 1) + b
     order = None  # None: already in (lane, bin) order (see _pyramid), the rows as they stand
     k, starts = key, start
@@ -175,12 +190,17 @@ def _segment_arrays(start: np.ndarray, dur: np.ndarray, lane: np.ndarray, b: np.
         dur = dur[order]
         starts = start[order]
         b = b[order]
+        if nrank is not None:
+            nrank = nrank[order]
         lane = lane[order]
     idx = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
     counts = np.diff(np.r_[idx, len(k)])
     longest = np.maximum.reduceat(dur, idx)
     cand = np.flatnonzero(dur == np.repeat(longest, counts))  # rows holding their segment's longest duration
     grp = np.searchsorted(idx, cand, side="right") - 1
+    if len(cand) > len(idx):  # some segment has several: the earliest, then the lowest name rank
+        o = np.lexsort((nrank[cand] if nrank is not None else cand, starts[cand], grp))
+        cand, grp = cand[o], grp[o]
     first = cand[np.r_[True, grp[1:] != grp[:-1]]]  # the first of them per segment
     return {"row": first if order is None else order[first], "start_ns": np.minimum.reduceat(starts, idx),
             "end_ns": np.maximum.reduceat(starts + dur, idx), "busy_ns": np.add.reduceat(dur, idx),
@@ -190,8 +210,8 @@ def _segment_arrays(start: np.ndarray, dur: np.ndarray, lane: np.ndarray, b: np.
 def _coarser(seg: dict[str, np.ndarray], steps: int) -> dict[str, np.ndarray]:
     """The segments ``steps`` levels up, merged from ``seg`` (:func:`_segment_arrays` of a finer level): a level's
     bins nest exactly in those of the level above (``bin // 8**steps``), so each coarse segment is the merge of the
-    fine segments of its lane and bin — the same figures as merging its events, the first of its longest events
-    being the earliest row among the fine segments holding the longest duration."""
+    fine segments of its lane and bin — the same figures as merging its events, its longest event being that of the
+    earliest fine segment (bins in time order) holding the longest duration."""
     cb = seg["bin"] // BRANCH ** steps
     lane = seg["lane"]
     new = np.r_[True, (lane[1:] != lane[:-1]) | (cb[1:] != cb[:-1])]  # fine segments are in (lane, bin) order
@@ -199,7 +219,8 @@ def _coarser(seg: dict[str, np.ndarray], steps: int) -> dict[str, np.ndarray]:
     counts = np.diff(np.r_[idx, len(cb)])
     longest = np.maximum.reduceat(seg["longest"], idx)
     holds = seg["longest"] == np.repeat(longest, counts)
-    row = np.minimum.reduceat(np.where(holds, seg["row"], np.iinfo(np.int64).max), idx)
+    at = np.minimum.reduceat(np.where(holds, np.arange(len(cb)), len(cb)), idx)
+    row = seg["row"][at]
     return {"row": row, "start_ns": np.minimum.reduceat(seg["start_ns"], idx),
             "end_ns": np.maximum.reduceat(seg["end_ns"], idx), "busy_ns": np.add.reduceat(seg["busy_ns"], idx),
             "events": np.add.reduceat(seg["events"], idx), "lane": lane[idx], "bin": cb[idx], "longest": longest}
@@ -212,9 +233,10 @@ def _frame(seg: dict[str, np.ndarray], bins: int) -> pd.DataFrame:
                          "window": (seg["bin"] // bins).astype("int64")})
 
 
-def _segments(start: np.ndarray, dur: np.ndarray, lane: np.ndarray, b: np.ndarray, bins: int) -> pd.DataFrame:
+def _segments(start: np.ndarray, dur: np.ndarray, lane: np.ndarray, b: np.ndarray, bins: int,
+              nrank: np.ndarray | None = None) -> pd.DataFrame:
     """Events merged per (lane, bin ``b``), with their window (bin // bins) and their longest event (``row``)."""
-    return _frame(_segment_arrays(start, dur, lane, b), bins)
+    return _frame(_segment_arrays(start, dur, lane, b, nrank), bins)
 
 
 def _fine_level(n_events: int, n_lanes: int, bins: int, deepest: int) -> int:
@@ -275,7 +297,7 @@ class StreamTimeline(Analyzer):
             bin0, levels, bins = 0, 1, 0
         else:
             bins = int(min(self.bins, max(self.min_bins, self.max_segments // (4 * n_lanes))))
-            parts, bin0, levels = self._pyramid(start, dur, lane, t0, span, bins)
+            parts, bin0, levels = self._pyramid(start, dur, lane, t0, span, bins, df.name_rank(timeline))
         seg = pd.concat(parts, ignore_index=True)
         rows = seg["row"].to_numpy()
         out = pd.DataFrame({"level": seg["level"].to_numpy("int64"), "window": seg["window"].to_numpy("int64")})
@@ -294,7 +316,10 @@ class StreamTimeline(Analyzer):
         out["kind"] = pd.Series(strings(picked["kind"]), index=out.index, dtype=object)
         out["name"] = pd.Series(strings(picked["name"]), index=out.index, dtype=object)
         self._launches(timeline, df.gpu_pos(rows), out, t0, wins, shift)
-        out = out.sort_values(["level", "rank", "device_id", "stream_id", "thread_id", "start_ns"],
+        # a complete key: events or segments of one lane with the same start (a call and one it makes) in the same
+        # order whatever the order of the trace file — longer first, then by name
+        out = out.sort_values(["level", "rank", "device_id", "stream_id", "thread_id", "start_ns", "end_ns", "name"],
+                              ascending=[True, True, True, True, True, True, False, True],
                               kind="stable").reset_index(drop=True)
         gpu_rows = out["device_id"].to_numpy() >= 0
         summary = {"event_count": int(df.ng), "host_event_count": int(df.nh),
@@ -314,12 +339,14 @@ class StreamTimeline(Analyzer):
                              "drawn extent and of offset_ns [ns]"})
 
     def _pyramid(self, start: np.ndarray, dur: np.ndarray, lane: np.ndarray, t0: int, span: int,
-                 bins: int) -> tuple[list[pd.DataFrame], int, int]:
+                 bins: int, nrank: np.ndarray | None = None) -> tuple[list[pd.DataFrame], int, int]:
         budget = self.max_segments
         bin0 = max(1, -(-span // bins))
         perm = _lane_order(start, lane)  # rows grouped by lane, each lane's starts in order (None: not so)
+        if nrank is None:
+            nrank = np.zeros(len(start), dtype=np.int64)
         if perm is not None:
-            start, dur, lane = start[perm], dur[perm], lane[perm]
+            start, dur, lane, nrank = start[perm], dur[perm], lane[perm], nrank[perm]
         # the deepest level: bins of at least 1/8 ns, and (start − t0) · 8**level within int64
         deepest = min(int(np.log(max(bin0, 1)) / np.log(BRANCH)) + 1, int(np.log(9e18 / span) / np.log(BRANCH)))
         # levels 0..fine from one pass over the events (the fine level's segments, merged upwards) instead of one
@@ -329,13 +356,13 @@ class StreamTimeline(Analyzer):
         derived: dict[int, dict[str, np.ndarray]] = {}
         if fine:
             b_fine = _bin_of(start, t0, bin0, fine)
-            derived[fine] = _segment_arrays(start, dur, lane, b_fine)
+            derived[fine] = _segment_arrays(start, dur, lane, b_fine, nrank)
             for lv in range(fine - 1, -1, -1):
                 derived[lv] = _coarser(derived[fine], fine - lv)
             seg = _frame(derived[0], bins).assign(level=0)
         else:
             b = _bin_of(start, t0, bin0, 0)
-            seg = _segments(start, dur, lane, b, bins).assign(level=0)
+            seg = _segments(start, dur, lane, b, bins, nrank).assign(level=0)
         if perm is not None:
             seg["row"] = perm[seg["row"].to_numpy()]
         parts, budget = [seg], budget - len(seg)
@@ -344,7 +371,7 @@ class StreamTimeline(Analyzer):
         # the events of the windows refined at the level before (None: every event) and their bins at that level
         # (``b``); a window to refine at level l nests in one refined at level l−1, so its events are among those
         cur: np.ndarray | None = None
-        s_cur, d_cur, l_cur = start, dur, lane
+        s_cur, d_cur, l_cur, n_cur = start, dur, lane, nrank
         while len(refine) and budget > 0 and level < deepest:
             level += 1
             if level in derived:  # the level's segments in the windows to refine (parent window: bin // 8 // bins)
@@ -359,11 +386,11 @@ class StreamTimeline(Analyzer):
                 keep = _in_windows(b // bins, refine)  # events in windows to refine
                 if not keep.all():  # else the same events as the level before: no copies
                     cur = np.flatnonzero(keep) if cur is None else cur[keep]
-                    s_cur, d_cur, l_cur = start[cur], dur[cur], lane[cur]
+                    s_cur, d_cur, l_cur, n_cur = start[cur], dur[cur], lane[cur], nrank[cur]
                 if not len(s_cur):
                     break
                 b = _bin_of(s_cur, t0, bin0, level)
-                seg = _segments(s_cur, d_cur, l_cur, b, bins)
+                seg = _segments(s_cur, d_cur, l_cur, b, bins, n_cur)
                 if cur is not None:
                     seg["row"] = cur[seg["row"].to_numpy()]
             if perm is not None:

@@ -169,7 +169,9 @@ class KernelVariation(Analyzer):
         if not rows:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason="fewer than two steps or ranks with 3+ instances of a hot kernel")
-        t = pd.DataFrame(rows).sort_values(["varies", "excess_ns"], ascending=False, kind="stable")
+        # a complete key (name, dimension last): rows in the same order whatever the order of the trace file
+        t = pd.DataFrame(rows).sort_values(["varies", "excess_ns", "name", "dimension"],
+                                           ascending=[False, False, True, True], kind="stable")
         t = t.reset_index(drop=True)[list(COLUMNS)]
         findings = [Finding(f"{r.name[:80]} varies across {r.dimension}s ({spread_text(r.min_median_ns, r.max_median_ns)})",
                             f"Slowest {r.dimension}: {r.slowest_group}; Kruskal–Wallis p = {r.p_value:.2g}.",

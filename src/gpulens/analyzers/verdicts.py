@@ -430,9 +430,13 @@ class Verdicts(Analyzer):
                 k_ctr = counter_codes.reindex(kern["event_id"].to_numpy()).fillna(-1).to_numpy("int64")
             else:
                 k_ctr[got[1]] = got[0][got[1]]
+        k_start = kern["start_ns"].to_numpy(dtype="int64")
+        k_ids = kern["event_id"].to_numpy()
         for h in crit.to_dict("records"):
             name = str(h["name"])
             pos = by_name(name)
+            if len(pos) > 1:  # its first launch in time (then lowest event_id), not its first row in the file
+                pos = pos[np.lexsort((k_ids[pos], k_start[pos]))]
             eff = h["effective_ns"]
             e = Evidence(name, str(h["kind"]), int(h["calls"]), int(eff) if eff == eff else 0, inputs=["timeline"],
                          family=_family(timeline, name, kern.index[pos[0]] if len(pos) else None, op_links),
@@ -532,7 +536,7 @@ class Verdicts(Analyzer):
                 settle_condition(results["occupancy"].findings, name, pytorch, vendor)
             if name in occ:  # the bound now known: the wave estimate's premise holds, or it is capped at the roof
                 settle_wave_premise(results["occupancy"].findings, name, v.verdict, v.time_at_stake_ns,
-                                    hs.summary.get("kernel_effective_ns") or 0)
+                                    hs.summary.get("kernel_effective_ns") or 0, occ[name].get("time_ns"))
                 if v.next_steps and "shorter than their launch call: fuse" in v.next_steps[0]:
                     defer_to_fusion(results["occupancy"].findings, name)
             srcs = _sources_of_rows(src_codes, src_values, pos, np.nan) | _sources_of_rows(k_ctr, counter_values, pos)
