@@ -263,6 +263,42 @@ def test_without_numba_the_decoder_reads_everything(tmp_path, monkeypatch):
     assert len(tl.events) == 50
 
 
+def test_a_scanner_numba_cannot_compile_leaves_every_piece_to_the_decoder(tmp_path, monkeypatch):
+    """Any exception while numba compiles or loads the scanner (here the KeyError numba raises for an option it does
+    not know), not only ImportError, silently leaves every piece to msgspec."""
+    from gpulens.collectors import _kineto_scan as S
+
+    def fails() -> None:
+        raise KeyError("Unrecognized options: {'_nrt'}")
+
+    p = tmp_path / "t.pt.trace.json"
+    p.write_text('{"traceEvents": [' + ",".join([K] * 50) + "]}")
+    monkeypatch.setattr(S, "check", fails)
+    tl, reader = _read(p, True, chunk=256)
+    assert reader.scanned == 0 and reader.decoded > 0
+    assert len(tl.events) == 50
+
+
+def test_the_scanner_is_compiled_without_the_nrt_only_where_numba_knows_the_option(monkeypatch):
+    from numba.core.cpu import CPUTargetOptions
+
+    from gpulens.collectors import _kineto_scan as S
+
+    assert S._no_nrt() == {"_nrt": False}
+    monkeypatch.setattr(CPUTargetOptions, "_nrt", None)  # a numba without the private option: compiled as by default
+    assert S._no_nrt() == {}
+
+
+def test_the_scanner_self_check_reads_its_event(monkeypatch):
+    """check() scans its one event and compares the values written in it (ts 1.5 µs, correlation 7, grid z 3,
+    flops 1.5, name k): it raises when one is misread, and then marks the scanner checked."""
+    from gpulens.collectors import _kineto_scan as S
+
+    monkeypatch.setattr(S, "_checked", False)
+    S.check()
+    assert S._checked is True
+
+
 def test_the_second_scanning_thread_needs_the_scanner_two_cpus_and_the_opt_in(monkeypatch):
     import os
 

@@ -18,7 +18,8 @@ encoded in the accumulator's dictionaries in order of first appearance, as ``Dic
 When it is used (:func:`piece_reader`): ``fast=True``/``False`` (``KinetoCollector.collect(..., fast=)``), else the
 environment variable ``GPULENS_KINETO_FAST`` (``1`` on, ``0`` off), else automatically for files of at least
 :data:`AUTO_MIN_BYTES` (decompressed size estimated as 8× a gzip file's size): below that, importing numba and
-loading its compiled cache costs more than it saves. Without numba (ImportError) the msgspec path is used silently.
+loading its compiled cache costs more than it saves. Without numba, or when numba fails to import or compile the
+scanner (any exception, :func:`_available`), the msgspec path is used silently.
 """
 
 from __future__ import annotations
@@ -127,9 +128,14 @@ class piece_reader:  # noqa: N801  (used as a function)
 
 
 def _available() -> bool:
+    """Whether the scanner can be used: numba imports and compiles it (or loads it from its cache) and it reads its
+    self-check event right (:func:`._kineto_scan.check`). Any exception there — ImportError without numba, a numba
+    that rejects an option or fails to compile — leaves every piece to msgspec."""
     try:
-        import gpulens.collectors._kineto_scan  # noqa: F401  (numba)
-    except ImportError:
+        import importlib
+
+        importlib.import_module("gpulens.collectors._kineto_scan").check()  # imported anew when not in sys.modules
+    except Exception:  # noqa: BLE001  (whatever numba raises: the msgspec path reads the same)
         return False
     return True
 

@@ -32,6 +32,34 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
+
+def _no_nrt() -> dict:
+    """``{"_nrt": False}`` when this numba knows its private ``_nrt`` option, else ``{}``.
+
+    The scanning functions allocate nothing, so they need no reference counting: compiled without numba's runtime
+    (NRT) they make no incref/decref call for the arrays they are handed — those calls were ~60 % of the scan's time
+    in a profile of the compiled code (py-spy, 1M-kernel trace). ``_nrt`` is private: a numba that does not list it
+    among its target options compiles the scanner with the runtime, as before (any other failure to compile makes
+    :func:`gpulens.collectors._kineto_fast._available` leave every piece to msgspec)."""
+    try:
+        from numba.core.cpu import CPUTargetOptions
+        from numba.core.options import TargetOptions
+
+        if isinstance(getattr(CPUTargetOptions, "_nrt", None), TargetOptions.Mapping):
+            return {"_nrt": False}
+    except Exception:  # noqa: BLE001  (numba's internals moved: compile as numba does by default)
+        pass
+    return {}
+
+
+_NO_NRT = _no_nrt()
+
+
+def _jit(**options: Any) -> Any:
+    """``njit`` for the scanning functions: cached, without the NRT where numba allows it (:func:`_no_nrt`)."""
+    return njit(cache=True, **_NO_NRT, **options)
+
+
 OK, FALLBACK, FULL = 0, 1, 2
 T_ABSENT, T_NULL, T_GOOD, T_OTHER, T_ESCAPED, T_SLOW = 0, 1, 2, 3, 4, 5
 MAX_DEPTH = 60
@@ -94,7 +122,7 @@ TOP_TABLE = _table(_TOP_KEYS)
 ARG_TABLE = _table(_ARG_KEYS)
 
 
-@njit(cache=True)
+@_jit()
 def _ws(buf, p, n):
     while p < n:
         c = buf[p]
@@ -105,12 +133,12 @@ def _ws(buf, p, n):
     return p
 
 
-@njit(cache=True)
+@_jit()
 def _hex(c):
     return (48 <= c <= 57) or (65 <= c <= 70) or (97 <= c <= 102)
 
 
-@njit(cache=True)
+@_jit()
 def _string(buf, p, n):
     """``buf[p]`` is ``"``: (index after the closing quote or -1 when invalid, flags 1 escape / 2 ``\\u`` /
     4 non-ASCII, FNV-1a hash of the raw content)."""
@@ -150,7 +178,7 @@ def _string(buf, p, n):
     return -1, flags, h
 
 
-@njit(cache=True, inline='always')
+@_jit(inline='always')
 def _number(buf, p, n):
     """A JSON number at ``buf[p]``: (end or -1 when invalid, int64 value or 0, value is an int64 literal,
     ns value, ns exact (regular time)).
@@ -215,7 +243,7 @@ def _number(buf, p, n):
 _POW10F = np.array([10.0 ** i for i in range(23)])
 
 
-@njit(cache=True)
+@_jit()
 def _float(buf, p, n):
     """A JSON number at ``buf[p]`` as float64: (end or -1 when invalid, how, value) with ``how`` 0 when the value is
     exact here, 1 when numpy's string parsing must give it (many digits), 2 for a power of ten beyond ±300.
@@ -286,7 +314,7 @@ def _float(buf, p, n):
     return p, 0, (-v if neg else v)
 
 
-@njit(cache=True)
+@_jit()
 def _skip_str(buf, p, n):
     """``buf[p]`` is ``"``: (index after the closing quote or -1 when invalid, flags as :func:`_string`)."""
     flags = 0
@@ -319,7 +347,7 @@ def _skip_str(buf, p, n):
     return -1, flags
 
 
-@njit(cache=True, inline='always')
+@_jit(inline='always')
 def _huge(buf, s, e):
     """Whether the valid JSON number ``buf[s:e]`` may be beyond float64 (msgspec then fails the event where it
     decodes the value): a fraction or exponent and (integer digits + exponent) > 300. Integer literals never are."""
@@ -347,7 +375,7 @@ def _huge(buf, s, e):
     return intd + (-ex if neg else ex) > 300
 
 
-@njit(cache=True)
+@_jit()
 def _member_key(buf, p, n):
     """An object member's key and colon at ``buf[p]``: (index after the colon, status as :func:`_skip`)."""
     if p >= n or buf[p] != 34:
@@ -363,7 +391,7 @@ def _member_key(buf, p, n):
     return p + 1, 0
 
 
-@njit(cache=True)
+@_jit()
 def _skip(buf, p, n, stack):
     """Validate one JSON value at ``buf[p]``: (end, status) with status 0 valid, 1 unsupported (``\\u`` escape,
     non-ASCII, too deep), -1 invalid."""
@@ -432,7 +460,7 @@ def _skip(buf, p, n, stack):
             return p, -1
 
 
-@njit(cache=True)
+@_jit()
 def _key(buf, s, e, h, slots, data, offs):
     """Id of the key ``buf[s:e]`` (hash ``h``) in a key table, -1 for another key."""
     i = np.int64(h & np.uint64(1023))
@@ -468,7 +496,7 @@ def _load8(typingctx, arr, idx):
     return types.uint64(arr, idx), codegen
 
 
-@njit(cache=True)
+@_jit()
 def _span_hash(buf, s, e):
     """64-bit hash of the bytes ``buf[s:e]`` for the interning tables (:func:`_intern` compares the bytes of texts of
     equal hash, so the hash only spreads texts over the table). Texts of 8 bytes or more are read 8 bytes a time
@@ -487,7 +515,7 @@ def _span_hash(buf, s, e):
     return h ^ (h >> np.uint64(29))
 
 
-@njit(cache=True)
+@_jit()
 def _same(buf, a, s, n):
     """Whether ``buf[a:a + n]`` equals ``buf[s:s + n]`` (both within ``buf``), compared 8 bytes at a time."""
     if a == s:
@@ -503,7 +531,7 @@ def _same(buf, a, s, n):
     return _load8(buf, a + n - 8) == _load8(buf, s + n - 8)
 
 
-@njit(cache=True)
+@_jit()
 def _int_value(buf, p, n, stack, I, fv, ft, r):
     """An id value at ``buf[p]``: int64 literal → T_GOOD, null → T_NULL, other valid JSON → T_OTHER."""
     c = buf[p]
@@ -522,7 +550,7 @@ def _int_value(buf, p, n, stack, I, fv, ft, r):
     return q, st
 
 
-@njit(cache=True)
+@_jit()
 def _dim3(buf, p, n, stack, I, fx, ft, r):
     """``[x, y, z]`` of int64 literals → T_GOOD; null → T_NULL; other → T_OTHER."""
     if buf[p] == 91:
@@ -551,7 +579,7 @@ def _dim3(buf, p, n, stack, I, fx, ft, r):
     return q, st
 
 
-@njit(cache=True)
+@_jit()
 def _args(buf, p, n, stack, I, H, D, r, slots, data, offs, seen):
     """The ``args`` object at ``buf[p]`` (``{``) of row ``r``: (end, status 0 ok / 1 fall back / -1 invalid)."""
     p = _ws(buf, p + 1, n)
@@ -642,7 +670,7 @@ def _args(buf, p, n, stack, I, H, D, r, slots, data, offs, seen):
         p = _ws(buf, p + 1, n)
 
 
-@njit(cache=True)
+@_jit()
 def _intern(buf, s, e, h, t, slots, gs, ge, gh, gslot, ngroups, mask):
     """Group number of the text ``buf[s:e]`` (hash ``h``) in interning table ``t``, a new one (the next number: groups
     are numbered in order of first appearance) for a text not seen in this piece.
@@ -669,7 +697,7 @@ def _intern(buf, s, e, h, t, slots, gs, ge, gh, gslot, ngroups, mask):
         i = (i + 1) & (size - 1)
 
 
-@njit(cache=True)
+@_jit()
 def _intern_row(buf, I, H, r, slots, gs, ge, gh, gslot, ngroups, mask):
     """Intern the name, category, input dims and input type texts of ``X`` row ``r`` (``*_G`` fields, -1: none)."""
     for t, fs, hc, fg in ((T_NAMES, F_NAME_S, H_NAME, F_NAME_G), (T_CATS, F_CAT_S, H_CAT, F_CAT_G)):
@@ -700,15 +728,14 @@ _SKIPPED_SET = np.zeros(256, dtype=np.bool_)
 _SKIPPED_SET[np.frombuffer(SKIPPED, dtype=np.uint8)] = True
 
 
-@njit(cache=True, nogil=True)
-def _scan(buf, I, H, D, tslots, tdata, toffs, aslots, adata, aoffs, skipped, slots, gs, ge, gh, gslot, ngroups,
-          mask):
-    """See :func:`scan`; returns (status, rows)."""
+@_jit(nogil=True)
+def _scan(buf, I, H, D, tslots, tdata, toffs, aslots, adata, aoffs, skipped, stack, seen, tseen, slots, gs, ge, gh,
+          gslot, ngroups, mask):
+    """See :func:`scan`; returns (status, rows). ``stack``, ``seen``, ``tseen``: scratch arrays of
+    :data:`MAX_DEPTH` + 1 bytes, one flag per args key / top-level key (:func:`_scratch`; compiled without the NRT,
+    the scan allocates nothing)."""
     n = len(buf)
     cap = I.shape[0]
-    stack = np.zeros(MAX_DEPTH + 1, dtype=np.uint8)
-    seen = np.zeros(len(aoffs), dtype=np.bool_)
-    tseen = np.zeros(len(toffs), dtype=np.bool_)
     p = _ws(buf, 0, n)
     if p >= n or buf[p] != 91:
         return FALLBACK, 0
@@ -884,6 +911,39 @@ class _Work(threading.local):
 _WORK = _Work()
 
 
+def _run(arr: np.ndarray, work: tuple) -> tuple[int, int]:
+    """:func:`_scan` of the bytes ``arr`` into the work matrices ``work`` (:meth:`_Work.get`): (status, rows). Its
+    scratch arrays are made here (the scan, compiled without the NRT, allocates nothing): the container stack of
+    :func:`_skip`, one flag per args key and per top-level key seen in the current event."""
+    stack = np.zeros(MAX_DEPTH + 1, dtype=np.uint8)
+    seen, tseen = np.zeros(len(ARG_TABLE[2]), dtype=np.bool_), np.zeros(len(TOP_TABLE[2]), dtype=np.bool_)
+    return _scan(arr, *work[:3], *TOP_TABLE, *ARG_TABLE, _SKIPPED_SET, stack, seen, tseen, *work[3:], HASH_MASK)
+
+
+_PROBE = (b'[{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 1, "ts": 1.5, "dur": 2, "args": {'
+          b'"correlation": 7, "grid": [1, 2, 3], "flops": 1.5, "Input Dims": [[1]], "kind": "a"}}]')
+_checked = False
+
+
+def check() -> None:
+    """Compile the scanner (or load it from numba's cache) and scan one known event, once per process; raises
+    whatever numba raises when it cannot (:func:`gpulens.collectors._kineto_fast._available` then leaves every piece
+    to msgspec), RuntimeError when the event is read wrong. Uses work matrices of its own: the per-thread ones
+    size themselves by the last piece."""
+    global _checked
+    if _checked:
+        return
+    arr = np.frombuffer(bytearray(_PROBE), dtype=np.uint8)  # writable, as the stream's pieces: one compiled version
+    work = _Work().get(16)
+    status, rows = _run(arr, work)
+    I, D = _columns(work[0], rows), _columns(work[2], rows)
+    g = gather(arr, I[F["NAME_S"]], I[F["NAME_E"]], 1)
+    if (status, rows, I[F["TS_V"], 0], I[F["CORR_V"], 0], I[F["GRID_Z"], 0], D[0, 0], g[0, 0]) != (
+            OK, 1, 1500, 7, 3, 1.5, ord("k")):
+        raise RuntimeError("the Kineto scanner misread its self-check event")
+    _checked = True
+
+
 @njit(cache=True, nogil=True)
 def _columns(M, rows):
     """The first ``rows`` rows of the row-major ``M`` as a field × row matrix, copied 64 rows at a time (numpy's
@@ -925,7 +985,7 @@ def scan_only(buf: bytes | bytearray | memoryview) -> tuple:
     cap = _WORK.want(buf, len(arr))
     while True:
         work = _WORK.get(cap)
-        status, rows = _scan(arr, *work[:3], *TOP_TABLE, *ARG_TABLE, _SKIPPED_SET, *work[3:], HASH_MASK)
+        status, rows = _run(arr, work)
         if status != FULL:
             if status == OK:
                 _WORK.last = rows
