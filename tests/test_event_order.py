@@ -245,3 +245,24 @@ def test_decimated_stream_timeline_does_not_depend_on_event_order(max_segments, 
     assert len(base) <= max_segments + 64 and any(r["events"] > 1 for r in base)  # merged segments
     for how, path in _reordered(src, tmp_path, _trace_events):
         assert _first_difference(base, table(path)) is None, how
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_equal_starts_on_a_stream_clip_the_shorter_event(reverse, tmp_path):
+    """Two kernels on one stream starting at the same ns: the overrun repair clips one of them to the other's start
+    (0 effective ns). Which one must not follow the file: the shorter (k_short, 30 µs) is clipped, the longer
+    (k_long, 50 µs) keeps its time — either order."""
+    from gpulens.analyzers.context import context_of
+    from gpulens.collectors import collect
+
+    events = [{"ph": "X", "cat": "kernel", "name": n, "pid": 0, "tid": 7, "ts": 100, "dur": d,
+               "args": {"device": 0, "stream": 7, "correlation": i}}
+              for i, (n, d) in enumerate((("k_long", 50), ("k_short", 30)))]
+    events.append({"ph": "X", "cat": "kernel", "name": "k_next", "pid": 0, "tid": 7, "ts": 200, "dur": 10,
+                   "args": {"device": 0, "stream": 7, "correlation": 9}})
+    if reverse:
+        events.reverse()
+    tl = collect(_kineto(events, tmp_path / "equal_starts.json"))
+    ctx = context_of(tl)
+    eff = dict(zip(ctx.gpu["name"].astype(str), ctx.effective_ns))
+    assert eff == {"k_long": 50_000, "k_short": 0, "k_next": 10_000}

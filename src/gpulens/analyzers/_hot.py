@@ -3,6 +3,8 @@ and the recorded properties of the device a launch ran on."""
 
 from __future__ import annotations
 
+import math
+
 from typing import Any, Iterable, Mapping
 
 import numpy as np
@@ -116,15 +118,18 @@ def _device_index(timeline: Timeline) -> tuple[dict, dict, dict]:
 
 
 def weighted_mean(values: pd.Series, weights: pd.Series) -> float | None:
-    """Mean of ``values`` weighted by ``weights``, skipping NaN values; None when nothing is left."""
+    """Mean of ``values`` weighted by ``weights``, skipping NaN values; None when nothing is left. The sums are
+    exact (``math.fsum``), so the figure does not depend on the order of the rows (the trace file's) in its last
+    bit."""
     v = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
     w = weights.to_numpy(dtype=float)
     ok = ~np.isnan(v)
     if not ok.any():
         return None
-    if w[ok].sum() <= 0:
-        return float(v[ok].mean())
-    return float((v[ok] * w[ok]).sum() / w[ok].sum())
+    den = math.fsum(w[ok])
+    if den <= 0:
+        return float(math.fsum(v[ok]) / int(ok.sum()))
+    return float(math.fsum(v[ok] * w[ok]) / den)
 
 
 def short_name(name: str, width: int = 60) -> str:

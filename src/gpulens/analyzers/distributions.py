@@ -120,7 +120,8 @@ class KernelOutliers(Analyzer):
                                                  f"{self.vs_median:g}× its kernel's median duration")
         df = df.sort_values(["code", "dur_ns", "start_ns"], ascending=[True, False, True], kind="stable")
         t = df.groupby("code", sort=False).head(self.per_kernel)
-        t = t.sort_values(["vs_median", "dur_ns"], ascending=False, kind="stable").reset_index(drop=True)
+        t = t.sort_values(["vs_median", "dur_ns", "start_ns"], ascending=[False, False, True],
+                          kind="stable").reset_index(drop=True)
         t["name"] = pd.Series(names[t["code"].to_numpy()], dtype=object)
         t["step"] = t["step"].astype("Int64")
         summary = {"instances": int(len(t)), "worst_vs_median": float(t["vs_median"].max())

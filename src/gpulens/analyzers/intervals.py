@@ -116,6 +116,7 @@ def repair_stream_overruns(gpu: pd.DataFrame) -> pd.DataFrame:
                           gpu["stream_id"].fillna(-1).to_numpy())
     start0 = gpu["start_ns"].to_numpy("int64")
     order = group_order(stream, start0)
+    order = _equal_starts_ordered(order, stream, start0, gpu)
     sc, start = stream[order], start0[order]
     end = start + gpu["dur_ns"].to_numpy("int64")[order]
     # next start on the stream, with an int64 sentinel: a NaN fill would turn epoch-scale ns (~1.7e18) into float64
@@ -128,6 +129,27 @@ def repair_stream_overruns(gpu: pd.DataFrame) -> pd.DataFrame:
     over = np.empty(len(start), dtype="int64")
     eff[order], over[order] = eff_end - start, end - eff_end
     return pd.DataFrame({"effective_ns": eff, "overrun_ns": over}, index=gpu.index)
+
+
+def _equal_starts_ordered(order: np.ndarray, stream: np.ndarray, start: np.ndarray, gpu: pd.DataFrame) -> np.ndarray:
+    """``order`` (rows by stream, then start) with each run of events of one stream starting at the same ns put in
+    an order that does not depend on the trace file: shorter first (it is the one clipped to the next start), then
+    by name, then event_id. No work when no two events of a stream share a start (the usual case)."""
+    sc, st = stream[order], start[order]
+    eq = (sc[1:] == sc[:-1]) & (st[1:] == st[:-1])
+    if not eq.any():
+        return order
+    tied = np.zeros(len(order), dtype=bool)
+    tied[1:] |= eq
+    tied[:-1] |= eq
+    pos = np.flatnonzero(tied)
+    run = np.cumsum(np.r_[True, ~eq])[pos]
+    rows = order[pos]
+    names = pd.factorize(np.asarray(gpu["name"].iloc[rows].astype(str), dtype=object), sort=True)[0]
+    ids = gpu["event_id"].to_numpy()[rows] if "event_id" in gpu else rows
+    out = order.copy()
+    out[pos] = rows[np.lexsort((ids, names, gpu["dur_ns"].to_numpy("int64")[rows], run))]
+    return out
 
 
 def group_cummax(groups: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -282,7 +282,7 @@ class Launches(Analyzer):
                               "mean_call_ns": g["dur"].mean()})
         table.index = pd.Index([uniq[by_text[int(r)]] for r in table.index.tolist()], name="launch_name")
         table = table.reset_index()
-        table = table.sort_values("calls", ascending=False, kind="stable").reset_index(drop=True)
+        table = table.sort_values(["calls", "launch_name"], ascending=[False, True], kind="stable").reset_index(drop=True)
         is_graph = pd.Series(category_mask(rt["name"], GRAPH_RE))
         kernels = gpu["kind"].isin(("kernel", "comm"))
         unlinked_k = int((kernels & ~linked).sum())

@@ -492,4 +492,4 @@ class OccupancyAnalyzer(Analyzer):
             "calculator_theoretical_pct": wmean(p.of_cfg("calc_theo").astype(float)),
         }
         t = pd.DataFrame({c: pd.Series(v) if c != "name" else v for c, v in table.items()}, columns=list(COLUMNS))
-        return t.sort_values("time_ns", ascending=False, kind="stable").reset_index(drop=True)
+        return t.sort_values(["time_ns", "name"], ascending=[False, True], kind="stable").reset_index(drop=True)

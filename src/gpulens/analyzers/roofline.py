@@ -354,7 +354,7 @@ class Roofline(Analyzer):
         t["roof_note"] = t["roof_note"].astype(object).where(t["roof_note"].notna(), None)
         t["compute_roof"] = t["compute_roof"].astype(object).where(t["compute_roof"].notna(), None)
         t["time_at_stake_ns"] = t["time_at_stake_ns"].astype("Int64")
-        return t.sort_values("time_ns", ascending=False, kind="stable").reset_index(drop=True)
+        return t.sort_values(["time_ns", "name"], ascending=[False, True], kind="stable").reset_index(drop=True)
 
     @staticmethod
     def _findings(t: pd.DataFrame, summary: dict) -> list[Finding]:

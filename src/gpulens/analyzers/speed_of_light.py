@@ -307,6 +307,6 @@ class SpeedOfLightAnalyzer(Analyzer):
             r["evidence"] = g["evidence"].iloc[int(np.argmax(g["time_ns"].to_numpy()))]
             rows.append(r)
         t = pd.DataFrame(rows, columns=list(COLUMNS))
-        return t.sort_values("time_ns", ascending=False, kind="stable").reset_index(drop=True)
+        return t.sort_values(["time_ns", "name"], ascending=[False, True], kind="stable").reset_index(drop=True)
 
 

@@ -225,6 +225,16 @@ def _rows_by_name(rows: pd.DataFrame) -> Any:
     return lambda name: order[cuts[code_of[name]]:cuts[code_of[name] + 1]] if name in code_of else none
 
 
+def _first_in_time(pos: np.ndarray, start: np.ndarray, ids: np.ndarray) -> int:
+    """The row among ``pos`` of a kernel's first launch in time (earliest start, then lowest event_id): the launch
+    whose op, family and GPU the verdict names — not its first row in the trace file. −1 when ``pos`` is empty."""
+    if not len(pos):
+        return -1
+    st = start[pos]
+    at = pos[st == st.min()]
+    return int(at[np.argmin(ids[at])]) if len(at) > 1 else int(at[0])
+
+
 def _first_source(co: pd.DataFrame) -> tuple[pd.Series, np.ndarray]:
     """Per counter event_id, the ``source`` of its first row with one (as ``groupby("event_id").first()``), as a code
     into the returned value table: (int64 codes indexed by the sorted event ids, object array of the source texts)."""
@@ -435,14 +445,13 @@ class Verdicts(Analyzer):
         for h in crit.to_dict("records"):
             name = str(h["name"])
             pos = by_name(name)
-            if len(pos) > 1:  # its first launch in time (then lowest event_id), not its first row in the file
-                pos = pos[np.lexsort((k_ids[pos], k_start[pos]))]
+            p0 = _first_in_time(pos, k_start, k_ids)
             eff = h["effective_ns"]
             e = Evidence(name, str(h["kind"]), int(h["calls"]), int(eff) if eff == eff else 0, inputs=["timeline"],
-                         family=_family(timeline, name, kern.index[pos[0]] if len(pos) else None, op_links),
+                         family=_family(timeline, name, kern.index[p0] if len(pos) else None, op_links),
                          library=_advice.is_library(name), owner=triton.get(name), pytorch=pytorch, training=training,
                          torch_trace=torch_trace,
-                         shaped_op=_shaped_op(timeline, kern.index[pos[0]] if len(pos) else None, op_links))
+                         shaped_op=_shaped_op(timeline, kern.index[p0] if len(pos) else None, op_links))
             if e.kind == "comm":
                 e.exposed_comm_ns = exposed.get(name, 0)
             linked = pos[has_lid[pos]]
@@ -453,7 +462,7 @@ class Verdicts(Analyzer):
             gpos = pos[has_grid[pos]]
             if len(gpos):
                 e.mean_blocks = float(k_blocks[gpos].mean())
-                e.num_sms = device_sms(timeline, device, int(k_rank[pos[0]]), int(k_dev[pos[0]]))
+                e.num_sms = device_sms(timeline, device, int(k_rank[p0]), int(k_dev[p0]))
                 e.wave_loss_ns = _small_grid_loss(k_blocks[gpos], k_dur[gpos], k_dur[pos], e.time_ns, e.num_sms)
             if name in roof:
                 r = roof[name]
