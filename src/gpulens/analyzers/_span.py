@@ -207,6 +207,35 @@ def hulls_of(rank: np.ndarray, s: np.ndarray, e: np.ndarray) -> dict[int, tuple[
     return {int(ranks[k]): (int(first[k]), int(last[k]) - int(cross[k])) for k in range(n)}
 
 
+#: Doc string of the ``trace_offset_ns`` column (kernel outliers, steps): the time a user pastes into ``--window``.
+TRACE_OFFSET_DOC = ("start − the first event of its rank (host events included), the origin --window counts from "
+                    "[ns]")
+
+
+def trace_offsets(timeline: Any, rank: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """``start − the earliest event start of its rank`` [ns, int64] for rows of ``rank``/``start`` (ns): the offset a
+    ``--window START:END`` selection reads (:mod:`gpulens.timeline.selection`: events starting in ``[first + START,
+    first + END)``), computed in integers — an epoch clock (~1.7e18 ns) is beyond a double's exact range. A row whose
+    rank is missing is measured from 0 (its start as recorded)."""
+    from gpulens.analyzers.context import context_of
+
+    def firsts() -> dict[int, int]:
+        ev = timeline.events
+        if not len(ev):
+            return {}
+        r = ev["rank"].to_numpy()
+        s = ev["start_ns"].to_numpy("int64")
+        codes, ranks = pd.factorize(r, sort=True)
+        first = np.full(len(ranks), np.iinfo("int64").max, dtype="int64")
+        np.minimum.at(first, codes[codes >= 0], s[codes >= 0])
+        return {int(k): int(v) for k, v in zip(ranks, first)}
+
+    origin = context_of(timeline).memo("rank_first_start", firsts)
+    rank = np.asarray(rank)
+    base = np.array([origin.get(int(x), 0) if x == x and x is not None else 0 for x in rank], dtype="int64")
+    return np.asarray(start, dtype="int64") - base
+
+
 def wall_span(hulls: dict[Any, tuple[int, int]]) -> tuple[int, int, str]:
     """Wall span over the hulls of several ranks, applying the clock check of the module docstring.
 

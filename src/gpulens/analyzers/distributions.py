@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._groupstats import stable_order
-from gpulens.analyzers._span import durations_unknown
+from gpulens.analyzers._span import TRACE_OFFSET_DOC, durations_unknown, trace_offsets
 from gpulens.analyzers._steps import hot_rows
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.timeline import Timeline
@@ -36,9 +36,10 @@ OUTLIER_COLUMNS = {
             "the process), else its framework op, else its start on a GPU-side step range; unknown when none does "
             "(no steps recorded, or work outside them) [id]",
     "stream_id": "GPU stream [id]",
-    "start_ns": "start on the Timeline clock [ns]",
+    "trace_offset_ns": TRACE_OFFSET_DOC,
     "dur_ns": "effective duration [ns]",
     "vs_median": "duration / the kernel's median [ratio]",
+    "start_ns": "start on the Timeline clock [ns]",
 }
 
 
@@ -124,6 +125,7 @@ class KernelOutliers(Analyzer):
                           kind="stable").reset_index(drop=True)
         t["name"] = pd.Series(names[t["code"].to_numpy()], dtype=object)
         t["step"] = t["step"].astype("Int64")
+        t["trace_offset_ns"] = trace_offsets(timeline, t["rank"].to_numpy(), t["start_ns"].to_numpy("int64"))
         summary = {"instances": int(len(t)), "worst_vs_median": float(t["vs_median"].max())
                    if t["vs_median"].notna().any() else None, "without_step": int(t["step"].isna().sum())}
         return AnalysisResult(self.name, t[list(OUTLIER_COLUMNS)], OUTLIER_COLUMNS, summary,

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._span import TRACE_OFFSET_DOC, trace_offsets
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.context import category_mask, context_of
 from gpulens.timeline import Timeline
@@ -24,9 +25,10 @@ OUTLIER_RATIO = 1.5
 COLUMNS = {
     "rank": "distributed rank",
     "step": "step number N of ProfilerStep#N",
-    "start_ns": "start of the step on the Timeline's clock [ns]",
+    "trace_offset_ns": TRACE_OFFSET_DOC,
     "dur_ns": "host wall time of the step [ns]",
     "cpu_ops": "cpu_op events starting inside the step on the same rank",
+    "start_ns": "start of the step on the Timeline's clock [ns]",
 }
 
 
@@ -69,6 +71,8 @@ class Steps(Analyzer):
         table = pd.DataFrame({"rank": st["rank"].to_numpy(), "step": st["step"].to_numpy(),
                               "start_ns": st["start_ns"].to_numpy(), "dur_ns": st["dur_ns"].to_numpy(),
                               "cpu_ops": np.array(counts, dtype="int64")})
+        table["trace_offset_ns"] = trace_offsets(timeline, table["rank"].to_numpy(), table["start_ns"].to_numpy())
+        table = table[list(COLUMNS)]
         d = table["dur_ns"].to_numpy()
         med = float(np.median(d))
         summary = {"step_count": int(len(table)), "steps": sorted({int(s) for s in table["step"]}),

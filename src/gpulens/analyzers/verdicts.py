@@ -369,7 +369,9 @@ class Verdicts(Analyzer):
                     t, results, [], busy_unknown_reason(timeline) is not None), [])
             unread = unread_device_work(timeline) if none else ""  # device work in events not read: no verdict
             run = "no-gpu-work" if none and not unread else "undetermined"
+            chosen = next((str(src["selection"]) for src in timeline.meta.sources if src.get("selection")), "")
             basis = (f"device work recorded only in events gpulens does not read ({unread})" if unread else
+                     f"no GPU work in the selection ({chosen})" if none and chosen else
                      "no GPU work in the input" if none else "no kernel durations to classify")
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   {"run_verdict": run, "basis": basis, "overhead_verdict": None,
