@@ -26,3 +26,16 @@ def test_without_a_selection_an_input_with_no_gpu_work_says_nothing_ran(tmp_path
     r = run("analyze", str(KINETO / "hta_cpu_only_rank34.pt.trace.json.gz"), "--no-cache")
     assert r.returncode == 5
     assert "Verdict: no GPU work — nothing ran on a GPU to analyse." in r.stdout
+
+
+def test_counter_replay_timeline_analyses_give_the_one_reason(tmp_path):
+    """An ncu CSV is a counter-collection replay: every analysis that needs when the work ran (critical path, queue
+    lengths) skips with the same 'no workload timeline: …' reason, not 'no GPU event is linked to a launch call'."""
+    from tests.conftest import shared_trace
+
+    p = shared_trace("ncu/olajide_rtx5070_metrics_saxpy.csv")
+    out = tmp_path / "r.json"
+    assert run("analyze", str(p), "--no-cache", "-q", "--json", str(out)).returncode == 0
+    a = json.loads(out.read_text())["sources"][0]["analyses"]
+    reasons = {a[k]["skipped_reason"] for k in ("critical_path", "queue_length", "queue_length_series")}
+    assert len(reasons) == 1 and next(iter(reasons)).startswith("no workload timeline: counter-collection run")

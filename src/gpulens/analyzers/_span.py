@@ -79,6 +79,14 @@ def busy_unknown_reason(timeline: Any) -> str | None:
     return None
 
 
+def no_timeline_reason(timeline: Any) -> str | None:
+    """``"no workload timeline: <why>"`` when the input has no workload timeline (a counter-collection replay, a
+    per-kernel summary: :func:`busy_unknown_reason`), else None — the one skip reason of every analysis that needs
+    when the work ran (critical path, queue lengths)."""
+    why = busy_unknown_reason(timeline)
+    return f"no workload timeline: {why}" if why else None
+
+
 def unread_device_work(timeline: Any) -> str:
     """The collectors' sentences naming on-device events of a backend they do not read (Kineto ``mtia_ccp_events``,
     see ``collectors.kineto.UNREAD_DEVICE_CATEGORIES``), joined; ``""`` when there are none."""

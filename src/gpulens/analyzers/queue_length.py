@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.analyzers._span import CLOCK_GAP_NS
+from gpulens.analyzers._span import CLOCK_GAP_NS, no_timeline_reason
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import context_of
 from gpulens.analyzers.intervals import key_codes
@@ -91,6 +91,10 @@ def _weighted(times: np.ndarray, q: np.ndarray, lo: int, hi: int) -> tuple[float
     return float((vals * w).sum() / span), mx, float(w[vals == 0].sum())
 
 
+#: Why there is no queue to measure on an input with a timeline.
+NO_LINKS = "no GPU event is linked to a launch call"
+
+
 class QueueLength(Analyzer):
     """Per stream: launches, max and time-weighted mean queue length, share of time with an empty queue."""
 
@@ -109,7 +113,7 @@ class QueueLength(Analyzer):
                          "empty_share": empty / length if length > 0 else 0.0, "span_ns": length})
         if not rows:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
-                                  skipped_reason="no GPU event is linked to a launch call")
+                                  skipped_reason=no_timeline_reason(timeline) or NO_LINKS)
         t = pd.DataFrame(rows)[list(COLUMNS)]
         return AnalysisResult(self.name, t, COLUMNS, {"streams": int(len(t)), "max_queue": int(t["max_queue"].max())},
                               summary_columns={"streams": "streams [count]",
@@ -138,7 +142,7 @@ class QueueLengthSeries(Analyzer):
             cols["mean_queue"].append(mean)
         if not cols["rank"]:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(SERIES_COLUMNS)), SERIES_COLUMNS,
-                                  skipped_reason="no GPU event is linked to a launch call")
+                                  skipped_reason=no_timeline_reason(timeline) or NO_LINKS)
         table = pd.DataFrame({c: np.concatenate(v) for c, v in cols.items()})
         return AnalysisResult(self.name, table[list(SERIES_COLUMNS)], SERIES_COLUMNS, {"bins_per_stream": BINS})
 
