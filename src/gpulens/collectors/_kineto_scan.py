@@ -142,40 +142,13 @@ def _hex(c):
 def _string(buf, p, n):
     """``buf[p]`` is ``"``: (index after the closing quote or -1 when invalid, flags 1 escape / 2 ``\\u`` /
     4 non-ASCII, FNV-1a hash of the raw content)."""
+    q, flags = _skip_str(buf, p, n)
     h = _FNV_OFFSET
-    flags = 0
-    p += 1
-    while p < n:
-        c = buf[p]
-        if c == 34:
-            return p + 1, flags, h
-        if c == 92:
-            if p + 1 >= n:
-                return -1, flags, h
-            d = buf[p + 1]
-            flags |= 1
-            if d == 117:
-                if p + 5 >= n or not (_hex(buf[p + 2]) and _hex(buf[p + 3]) and _hex(buf[p + 4])
-                                      and _hex(buf[p + 5])):
-                    return -1, flags, h
-                flags |= 2
-                for j in range(6):
-                    h = (h ^ np.uint64(buf[p + j])) * _FNV_PRIME
-                p += 6
-                continue
-            if d == 34 or d == 92 or d == 47 or d == 98 or d == 102 or d == 110 or d == 114 or d == 116:
-                h = (h ^ np.uint64(c)) * _FNV_PRIME
-                h = (h ^ np.uint64(d)) * _FNV_PRIME
-                p += 2
-                continue
-            return -1, flags, h
-        if c < 32:
-            return -1, flags, h
-        if c >= 128:
-            flags |= 4
-        h = (h ^ np.uint64(c)) * _FNV_PRIME
-        p += 1
-    return -1, flags, h
+    if q < 0:
+        return q, flags, h
+    for j in range(p + 1, q - 1):
+        h = (h ^ np.uint64(buf[j])) * _FNV_PRIME
+    return q, flags, h
 
 
 @_jit(inline='always')
@@ -314,12 +287,44 @@ def _float(buf, p, n):
     return p, 0, (-v if neg else v)
 
 
+_ONES = np.uint64(0x0101010101010101)
+_HIGHS = np.uint64(0x8080808080808080)
+_QUOTES = np.uint64(0x2222222222222222)  # '"' in every byte
+_BACKSLASHES = np.uint64(0x5C5C5C5C5C5C5C5C)
+_SPACES = np.uint64(0x2020202020202020)
+
+
+@_jit(forceinline=True)
+def _stops(w):
+    """The bytes of the word ``w`` (8 string bytes, little-endian) at which a string scan must stop — ``"``, ``\\``,
+    a control byte (< 0x20) or a non-ASCII one (≥ 0x80) — as their 0x80 bits; exact at the lowest such byte (bits
+    above it may be set wrongly: a borrow runs upwards), so only the lowest set bit is used.
+
+    The has-zero-byte trick: ``(x - 0x01…01) & ~x & 0x80…80`` is nonzero exactly when a byte of ``x`` is 0, its lowest
+    set bit at the first such byte; ``x`` is ``w`` xor the byte looked for. ``(w - 0x20…20) | w`` sets the 0x80 bit
+    of a byte below 0x20 (it borrows) or of 0x80 and above (no byte 0x20–0x7F before the first such one borrows)."""
+    q = w ^ _QUOTES
+    b = w ^ _BACKSLASHES
+    return (((q - _ONES) & ~q) | ((b - _ONES) & ~b) | (w - _SPACES) | w) & _HIGHS
+
+
 @_jit()
 def _skip_str(buf, p, n):
-    """``buf[p]`` is ``"``: (index after the closing quote or -1 when invalid, flags as :func:`_string`)."""
+    """``buf[p]`` is ``"``: (index after the closing quote or -1 when invalid, flags as :func:`_string`).
+
+    Plain bytes are passed 8 at a time (SWAR: :func:`_load8` words, :func:`_stops` finds the first byte to look at),
+    the byte a word stops at and the last bytes of ``buf`` one at a time."""
     flags = 0
     p += 1
-    while p < n:
+    while True:
+        while p + 8 <= n:
+            m = _stops(_load8(buf, p))
+            if m != 0:
+                p += np.int64(_ctz(m) >> np.uint64(3))
+                break
+            p += 8
+        if p >= n:
+            return -1, flags
         c = buf[p]
         if c == 34:
             return p + 1, flags
@@ -344,7 +349,6 @@ def _skip_str(buf, p, n):
         if c >= 128:
             flags |= 4
         p += 1
-    return -1, flags
 
 
 @_jit(inline='always')
@@ -494,6 +498,18 @@ def _load8(typingctx, arr, idx):
         return builder.load(ptr, align=1)
 
     return types.uint64(arr, idx), codegen
+
+
+@intrinsic
+def _ctz(typingctx, x):
+    """The number of trailing zero bits of the uint64 ``x`` (LLVM ``cttz``; 64 for 0)."""
+    if x != types.uint64:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return types.uint64(x), codegen
 
 
 @_jit()
