@@ -231,3 +231,22 @@ def test_the_word_at_a_time_string_scan_agrees_with_a_byte_by_byte_one():
         assert tuple(S._skip_str(arr, p, len(arr))) == want, (buf, want)
         seen.add((want[0] >= 0, want[1]))
     assert len(seen) >= 8  # valid and invalid strings with each kind of flags were drawn
+
+
+def test_keys_are_told_apart_a_word_at_a_time():
+    """Keys are looked up by their first 8 bytes and length, the rest compared a word at a time: every key the
+    scanner reads maps to its own id, wherever it lies in the buffer (also in its last 8 bytes); the same key with one
+    byte changed at any position, one byte shorter or longer, maps to none (-1)."""
+    from gpulens.collectors import _kineto_scan as S
+
+    for keys, table in ((S._TOP_KEYS, S.TOP_TABLE), (S._ARG_KEYS, S.ARG_TABLE)):
+        for want, key in enumerate(keys):
+            others = [key[:i] + bytes([key[i] ^ 1]) + key[i + 1:] for i in range(len(key))]
+            others += [key[:-1], key + b"s", b"x" + key]
+            for text, expect in [(key, want)] + [(o, -1) for o in others if o not in keys]:
+                for pad in range(0, 10):
+                    for tail in (b'": 1}', b""):  # the key in the middle, or at the very end of the buffer
+                        buf = b"{" * pad + b'"' + text + tail
+                        arr = np.frombuffer(buf, dtype=np.uint8)
+                        s = pad + 1
+                        assert S._key(arr, s, s + len(text), *table) == expect, (text, pad, tail)
