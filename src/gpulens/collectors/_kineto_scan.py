@@ -9,7 +9,7 @@ may overflow float64 (msgspec drops the event where it decodes one), invalid JSO
 answers :data:`FALLBACK` and the caller reads the piece with msgspec as before.
 
 Per event row ``r``, ``I[r, field]`` (int64, row-major while scanning; :func:`scan` hands out field × row copies)
-holds the fields named ``F_*``; a ``*_T`` field is the value's type:
+holds the fields named ``F_*`` (those after :data:`NOUT` are read in the scan only); a ``*_T`` field is the value's type:
 :data:`T_ABSENT`, :data:`T_NULL`, :data:`T_GOOD` (an int64 integer literal, a plain ASCII string, a regular time,
 a ``[x, y, z]`` of int64 literals, a float exact by :func:`_float` — by field), :data:`T_SLOW` (a number
 left to numpy's string parsing), :data:`T_OTHER` (valid JSON of another type) or
@@ -64,18 +64,22 @@ OK, FALLBACK, FULL = 0, 1, 2
 T_ABSENT, T_NULL, T_GOOD, T_OTHER, T_ESCAPED, T_SLOW = 0, 1, 2, 3, 4, 5
 MAX_DEPTH = 60
 
-_FIELDS = ("NAME_S", "NAME_E", "NAME_T", "CAT_S", "CAT_E", "CAT_T", "PID_V", "PID_T", "TID_V", "TID_T",
-           "TS_V", "TS_T", "TS_S", "TS_E", "DUR_V", "DUR_T", "DUR_S", "DUR_E", "ARGS_T",
+_FIELDS = ("PID_V", "PID_T", "TID_V", "TID_T",
+           "TS_V", "TS_T", "TS_S", "TS_E", "DUR_V", "DUR_T", "DUR_S", "DUR_E",
            "CORR_V", "CORR_T", "EXT_V", "EXT_T", "EXTL_V", "EXTL_T", "DEV_V", "DEV_T", "STREAM_V", "STREAM_T",
            "REGS_V", "REGS_T", "SMEM_V", "SMEM_T", "BYTES_V", "BYTES_T", "RANK_V", "RANK_T", "RANKC_V", "RANKC_T",
            "GRID_X", "GRID_Y", "GRID_Z", "GRID_T", "BLOCK_X", "BLOCK_Y", "BLOCK_Z", "BLOCK_T",
            "FLOPS_S", "FLOPS_E", "FLOPS_T", "BPS_S", "BPS_E", "BPS_T", "WPS_S", "WPS_E", "WPS_T",
-           "OCC_S", "OCC_E", "OCC_T", "DIMS_S", "DIMS_E", "DIMS_T", "DIMSL_S", "DIMSL_E", "DIMSL_T",
-           "TYPES_S", "TYPES_E", "TYPES_T", "KIND_S", "KIND_E", "KIND_T", "COLL_T", "KD_T",
-           "NAME_G", "CAT_G", "TEXT_DIMS_G", "TYPES_G")
+           "OCC_S", "OCC_E", "OCC_T", "KIND_S", "KIND_E", "KIND_T", "COLL_T", "KD_T",
+           "NAME_G", "CAT_G", "TEXT_DIMS_G", "TYPES_G",
+           # read in the scan only (spans and types of the interned texts): not copied out (:data:`NOUT`)
+           "NAME_S", "NAME_E", "NAME_T", "CAT_S", "CAT_E", "CAT_T", "ARGS_T",
+           "DIMS_S", "DIMS_E", "DIMS_T", "DIMSL_S", "DIMSL_E", "DIMSL_T", "TYPES_S", "TYPES_E", "TYPES_T")
 F = {f: i for i, f in enumerate(_FIELDS)}
 globals().update({"F_" + f: i for f, i in F.items()})  # F_NAME_S... : compile-time constants of the kernel
 NF = len(_FIELDS)
+#: fields :func:`scan` hands out (``F[f] < NOUT``): the others are read in the scan only
+NOUT = F["NAME_S"]
 H_NAME, H_CAT, H_DIMS, H_DIMSL, H_TYPES = range(5)
 NH = 5
 #: interning tables (see :func:`_intern`): names, categories, ``Input Dims`` texts (else the legacy ``Input dims``),
@@ -972,19 +976,19 @@ def check() -> None:
     arr = np.frombuffer(bytearray(_PROBE), dtype=np.uint8)  # writable, as the stream's pieces: one compiled version
     work = _Work().get(16)
     status, rows = _run(arr, work)
-    I, D = _columns(work[0], rows), _columns(work[2], rows)
-    g = gather(arr, I[F["NAME_S"]], I[F["NAME_E"]], 1)
+    I, D = _columns(work[0], rows, NOUT), _columns(work[2], rows, 4)
+    g = gather(arr, I[F["KIND_S"]], I[F["KIND_E"]], 1)
     if (status, rows, I[F["TS_V"], 0], I[F["CORR_V"], 0], I[F["GRID_Z"], 0], D[0, 0], g[0, 0]) != (
-            OK, 1, 1500, 7, 3, 1.5, ord("k")):
+            OK, 1, 1500, 7, 3, 1.5, ord("a")):
         raise RuntimeError("the Kineto scanner misread its self-check event")
     _checked = True
 
 
 @njit(cache=True, nogil=True)
-def _columns(M, rows):
-    """The first ``rows`` rows of the row-major ``M`` as a field × row matrix, copied 64 rows at a time (numpy's
-    transposing copy walks each field down all rows: a cache miss per cell; this is about 2× faster)."""
-    nf = M.shape[1]
+def _columns(M, rows, nf):
+    """The first ``nf`` fields of the first ``rows`` rows of the row-major ``M`` as a field × row matrix, copied 64
+    rows at a time (numpy's transposing copy walks each field down all rows: a cache miss per cell; this is about 2×
+    faster)."""
     out = np.empty((nf, rows), dtype=M.dtype)
     for r0 in range(0, rows, 64):
         r1 = min(rows, r0 + 64)
@@ -1002,7 +1006,7 @@ def scan(buf: bytes | bytearray | memoryview) -> tuple[int, np.ndarray, np.ndarr
     """Scan a JSON array of events (bytes): :func:`scan_only` then :func:`scan_result`.
 
     Returns:
-        (status, I, D, texts): :data:`OK` with, per ``X`` event in file order, ``I`` (int64, :data:`NF` fields ×
+        (status, I, D, texts): :data:`OK` with, per ``X`` event in file order, ``I`` (int64, the first :data:`NOUT` fields ×
         rows; ``NAME_G``/``CAT_G``/``TEXT_DIMS_G``/``TYPES_G``: the row's group in interning table
         ``T_NAMES``/``T_CATS``/``T_DIMS``/``T_TYPES``, -1 for none), ``D`` (float64, the 4 float args ``flops``,
         ``blocks per SM``, ``warps per SM``, ``est. achieved occupancy %`` × rows, valid where their type is
@@ -1043,11 +1047,11 @@ def scan_result(scanned: tuple) -> tuple[int, np.ndarray, np.ndarray, list]:
     status, rows, work = scanned
     I, H, D, slots, gs, ge, gh, gslot, ng = work
     if status == OK:
-        out = (_columns(I, rows), _columns(D, rows), [(gs[t, :ng[t]].copy(), ge[t, :ng[t]].copy())
+        out = (_columns(I, rows, NOUT), _columns(D, rows, 4), [(gs[t, :ng[t]].copy(), ge[t, :ng[t]].copy())
                                                        for t in range(NT)])
     _clear(work, rows)
     if status != OK:
-        return FALLBACK, np.zeros((NF, 0), dtype=np.int64), np.zeros((4, 0)), []
+        return FALLBACK, np.zeros((NOUT, 0), dtype=np.int64), np.zeros((4, 0)), []
     return (OK,) + out
 
 
