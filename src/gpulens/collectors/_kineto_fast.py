@@ -39,10 +39,10 @@ ENV = "GPULENS_KINETO_FAST"
 #: pairs): two threads 19.3–23.0 s wall / 23.0–25.5 s CPU, one thread 20.1–20.3 s wall / 20.3–20.5 s CPU — the second
 #: thread's page faults and copies cost more than it overlaps, so it is opt-in
 THREADS_ENV = "GPULENS_KINETO_THREADS"
-#: bytes of trace text from which the scanner is used when not forced. Measured (2 shared cores): importing numba
-#: and loading the compiled scanner from its cache ≈ 1.3 s CPU once; an 8 MiB piece then costs ≈ 0.2 s less than
-#: with msgspec (``analyze`` of a 123 MB trace: 4.3 s CPU with the scanner, 5.8 s without) — break-even near 7
-#: pieces, so from 64 MiB on
+#: bytes of trace text from which the scanner is used when not forced. Measured (session 15, 2 shared cores, CPU
+#: of ``collect()`` in a fresh process, 3 runs each, scanner vs msgspec): 24.6 MB +0.33 s, 30.8 MB +0.24 s, 123 MB
+#: −0.46 s — importing numba and loading the compiled scanner costs ≈ 0.47 s once, each MB then ≈ 7.5 ms less:
+#: break-even ≈ 63 MB, so from 64 MiB on (main's slower scanner, same runs: 123 MB still +0.23 s)
 AUTO_MIN_BYTES = 64 << 20
 _GZIP_RATIO = 8
 _GPU_CATEGORIES: Any = None
