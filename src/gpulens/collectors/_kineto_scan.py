@@ -8,7 +8,7 @@ bytes outside ``name``/``cat``, ids that are not int64 literals, values nested p
 may overflow float64 (msgspec drops the event where it decodes one), invalid JSON)
 answers :data:`FALLBACK` and the caller reads the piece with msgspec as before.
 
-Per event row ``r``, ``I[r, field]`` (int64, row-major while scanning; :func:`scan` hands out field × row copies)
+Per event row ``r``, ``I[r, field]`` (int64, row-major rings while scanning; :func:`scan` hands out field × row matrices)
 holds the fields named ``F_*`` (those after :data:`NOUT` are read in the scan only); a ``*_T`` field is the value's type:
 :data:`T_ABSENT`, :data:`T_NULL`, :data:`T_GOOD` (an int64 integer literal, a plain ASCII string, a regular time,
 a ``[x, y, z]`` of int64 literals, a float exact by :func:`_float` — by field), :data:`T_SLOW` (a number
@@ -768,14 +768,31 @@ _SKIPPED_SET = np.zeros(256, dtype=np.bool_)
 _SKIPPED_SET[np.frombuffer(SKIPPED, dtype=np.uint8)] = True
 
 
+RING = 64  # rows of the row-major rings :func:`_scan` writes (64 × 77 cells: 39 KiB, in the L1/L2 cache)
+
+
+@_jit()
+def _flush(I, D, O, OD, r0, m):
+    """Ring rows ``0..m-1`` (events ``r0..r0+m-1``) into the field-major outputs ``O`` (``I``'s first ``O.shape[0]``
+    fields) and ``OD``: each output field gets ``m`` consecutive cells, the ring is read from the cache."""
+    for f in range(O.shape[0]):
+        for j in range(m):
+            O[f, r0 + j] = I[j, f]
+    for f in range(OD.shape[0]):
+        for j in range(m):
+            OD[f, r0 + j] = D[j, f]
+
+
 @_jit(nogil=True)
-def _scan(buf, I, H, D, tslots, tfirsts, tdata, toffs, aslots, afirsts, adata, aoffs, skipped, stack, seen, tseen,
+def _scan(buf, I, H, D, O, OD, tslots, tfirsts, tdata, toffs, aslots, afirsts, adata, aoffs, skipped, stack, seen, tseen,
           slots, gs, ge, gh, gslot, ngroups, mask):
-    """See :func:`scan`; returns (status, rows). ``stack``, ``seen``, ``tseen``: scratch arrays of
-    :data:`MAX_DEPTH` + 1 bytes, one flag per args key / top-level key (:func:`_run`; compiled without the NRT,
-    the scan allocates nothing)."""
+    """See :func:`scan`; returns (status, rows). ``I``, ``H``, ``D``: row-major rings of :data:`RING` rows (event
+    ``r`` in row ``r % RING``), each full ring copied into the field-major outputs ``O`` (the first :data:`NOUT`
+    fields of ``I``) and ``OD`` (``D``) while in cache (:func:`_flush`). ``stack``, ``seen``, ``tseen``: scratch
+    arrays of :data:`MAX_DEPTH` + 1 bytes, one flag per args key / top-level key (:func:`_run`; compiled without the
+    NRT, the scan allocates nothing)."""
     n = len(buf)
-    cap = I.shape[0]
+    cap = O.shape[1]
     p = _ws(buf, 0, n)
     if p >= n or buf[p] != 91:
         return FALLBACK, 0
@@ -789,12 +806,13 @@ def _scan(buf, I, H, D, tslots, tfirsts, tdata, toffs, aslots, afirsts, adata, a
             return FALLBACK, r
         if r >= cap:
             return FULL, r
+        w = r & (RING - 1)
         for j in range(I.shape[1]):  # the row is written from scratch (its cells are cleared nowhere else)
-            I[r, j] = 0
+            I[w, j] = 0
         for j in range(H.shape[1]):
-            H[r, j] = 0
+            H[w, j] = 0
         for j in range(D.shape[1]):
-            D[r, j] = 0.0
+            D[w, j] = 0.0
         for j in range(len(seen)):
             seen[j] = False
         for j in range(len(tseen)):
@@ -844,19 +862,19 @@ def _scan(buf, I, H, D, tslots, tfirsts, tdata, toffs, aslots, afirsts, adata, a
                     if p < 0:
                         return FALLBACK, r
                     if fl & 2 or fl & 4 or fl & 1:
-                        I[r, fs + 2] = T_ESCAPED
+                        I[w, fs + 2] = T_ESCAPED
                     else:
-                        I[r, fs + 2] = T_GOOD
-                    I[r, fs] = q + 1
-                    I[r, fs + 1] = p - 1
-                    H[r, H_CAT if k == 1 else H_NAME] = _span_hash(buf, q + 1, p - 1)
+                        I[w, fs + 2] = T_GOOD
+                    I[w, fs] = q + 1
+                    I[w, fs + 1] = p - 1
+                    H[w, H_CAT if k == 1 else H_NAME] = _span_hash(buf, q + 1, p - 1)
                 else:
                     q = p
                     p, st = _skip(buf, p, n, stack)
-                    I[r, fs + 2] = T_NULL if (p - q == 4 and c == 110) else T_OTHER
+                    I[w, fs + 2] = T_NULL if (p - q == 4 and c == 110) else T_OTHER
             elif k == 3 or k == 4:  # pid, tid
                 fv = F_PID_V if k == 3 else F_TID_V
-                p, st = _int_value(buf, p, n, stack, I, fv, fv + 1, r)
+                p, st = _int_value(buf, p, n, stack, I, fv, fv + 1, w)
             elif k == 5 or k == 6:  # ts, dur
                 fv = F_TS_V if k == 5 else F_DUR_V
                 q = p
@@ -864,20 +882,20 @@ def _scan(buf, I, H, D, tslots, tfirsts, tdata, toffs, aslots, afirsts, adata, a
                     p, _, _, ns, regular = _number(buf, p, n)
                     if p < 0:
                         return FALLBACK, r
-                    I[r, fv] = ns
-                    I[r, fv + 1] = T_GOOD if regular else T_OTHER
+                    I[w, fv] = ns
+                    I[w, fv + 1] = T_GOOD if regular else T_OTHER
                 else:
                     p, st = _skip(buf, p, n, stack)
-                    I[r, fv + 1] = T_OTHER
-                I[r, fv + 2] = q
-                I[r, fv + 3] = p
+                    I[w, fv + 1] = T_OTHER
+                I[w, fv + 2] = q
+                I[w, fv + 3] = p
             else:  # args
                 if c == 123:
-                    p, st = _args(buf, p, n, stack, I, H, D, r, aslots, afirsts, adata, aoffs, seen)
-                    I[r, F_ARGS_T] = T_GOOD
+                    p, st = _args(buf, p, n, stack, I, H, D, w, aslots, afirsts, adata, aoffs, seen)
+                    I[w, F_ARGS_T] = T_GOOD
                 elif c == 110 and p + 3 < n and buf[p + 1] == 117 and buf[p + 2] == 108 and buf[p + 3] == 108:
                     p += 4
-                    I[r, F_ARGS_T] = T_NULL
+                    I[w, F_ARGS_T] = T_NULL
                 else:
                     return FALLBACK, r
             if st != 0:
@@ -894,29 +912,36 @@ def _scan(buf, I, H, D, tslots, tfirsts, tdata, toffs, aslots, afirsts, adata, a
         if phase == 0:
             return FALLBACK, r
         if phase == 1:
-            if I[r, F_NAME_T] == T_OTHER or I[r, F_CAT_T] == T_OTHER or I[r, F_PID_T] == T_OTHER \
-                    or I[r, F_TID_T] == T_OTHER:
+            if I[w, F_NAME_T] == T_OTHER or I[w, F_CAT_T] == T_OTHER or I[w, F_PID_T] == T_OTHER \
+                    or I[w, F_TID_T] == T_OTHER:
                 return FALLBACK, r
-            _intern_row(buf, I, H, r, slots, gs, ge, gh, gslot, ngroups, mask)
+            _intern_row(buf, I, H, w, slots, gs, ge, gh, gslot, ngroups, mask)
             r += 1
+            if w == RING - 1:
+                _flush(I, D, O, OD, r - RING, RING)
         p = _ws(buf, p, n)
         if p >= n:
             return FALLBACK, r
         if buf[p] == 93:
             p = _ws(buf, p + 1, n)
-            return (OK if p == n else FALLBACK), r
+            if p != n:
+                return FALLBACK, r
+            _flush(I, D, O, OD, r - (r & (RING - 1)), r & (RING - 1))
+            return OK, r
         if buf[p] != 44:
             return FALLBACK, r
         p = _ws(buf, p + 1, n)
 
 
 class _Work(threading.local):
-    """Per-thread output matrices of :func:`_scan`, reused from piece to piece (fresh ones would cost a page fault
-    per 4 kB written); :func:`_scan` clears each row as it starts it (in cache then: clearing the used rows after
-    the copy, as before, was ~9 % of the scan's time), so a row is only ever read after its event wrote it.
+    """Per-thread work matrices of :func:`_scan`, reused from piece to piece (fresh ones would cost a page fault per
+    4 kB written): the rings, the interning tables and the outputs the next piece is scanned into.
 
-    Row-major (one row of :data:`NF` cells per event): an event's cells share a few cache lines and one page; with
-    one matrix row per field each event touched ~80 pages (more than the L1 TLB holds) — 20 % slower.
+    Row-major rings (one row of :data:`NF` cells per event, :data:`RING` rows): an event's cells share a few cache
+    lines; with one matrix row per field each event touched ~80 pages (more than the L1 TLB holds) — 20 % slower.
+    :func:`_scan` clears each row as it starts it and copies each full ring into the field-major outputs while it is
+    in cache (:func:`_flush`): the outputs are handed out as they are (:func:`scan_result`) — a transposing copy of
+    the whole piece after the scan was ~15 % of its time, clearing the rows after it ~9 %.
 
     Sized to the rows expected (1.25 × the last piece's, or the count of ``"ph"`` keys for the first piece), not to
     an upper bound: each field's row is written from its start, and with transparent huge pages a field row far
@@ -925,6 +950,9 @@ class _Work(threading.local):
     def __init__(self) -> None:
         self.cap = 0
         self.last = -1
+        self.rings = (np.zeros((RING, NF), dtype=np.int64), np.zeros((RING, NH), dtype=np.uint64),
+                      np.zeros((RING, 4), dtype=np.float64))
+        self.out = _Outputs()
 
     def want(self, buf: Any, n: int) -> int:
         """Rows to provide for a piece of ``n`` bytes."""
@@ -933,19 +961,35 @@ class _Work(threading.local):
         return max(16, min(n // 8, self.last + self.last // 4 + 1024))
 
     def get(self, cap: int) -> tuple[np.ndarray, ...]:
-        """(I, H, D, slots, gs, ge, gh, gslot, ngroups) for ``cap`` rows: the field matrices and the interning
-        tables of :func:`_intern` (slots: a power of two ≥ 2 × rows, all -1 between pieces)."""
+        """(I, H, D, O, OD, slots, gs, ge, gh, gslot, ngroups) for ``cap`` rows: the rings, the outputs
+        (:class:`_Outputs`) and the interning tables of :func:`_intern` (slots: a power of two ≥ 2 × rows, all -1
+        between pieces)."""
         if cap > self.cap or 2 * cap < self.cap:
             self.cap = cap
             cells = cap | 1
-            self.I = np.zeros((cells, NF), dtype=np.int64)
-            self.H = np.zeros((cells, NH), dtype=np.uint64)
-            self.D = np.zeros((cells, 4), dtype=np.float64)
             size = 1 << (2 * cells - 1).bit_length()
             self.tables = (np.full((NT, size), -1, dtype=np.int64), np.zeros((NT, cells), dtype=np.int64),
                            np.zeros((NT, cells), dtype=np.int64), np.zeros((NT, cells), dtype=np.uint64),
                            np.zeros((NT, cells), dtype=np.int64), np.zeros(NT, dtype=np.int64))
-        return (self.I, self.H, self.D) + self.tables
+        return self.rings + self.out.get(self.cap | 1) + self.tables
+
+
+class _Outputs:
+    """The field-major matrices the next piece is scanned into, (O, OD) of ``cells`` rows: a plain object held by
+    one thread's :class:`_Work`, so that :func:`scan_result` — on the thread that takes the piece — can replace them
+    once they are handed out (a worker thread that allocated a piece's worth of memory each time would page-fault it
+    all again, glibc trimming its arena)."""
+
+    def __init__(self) -> None:
+        self.mats: tuple[np.ndarray, np.ndarray] | None = None
+
+    def get(self, cells: int) -> tuple[np.ndarray, np.ndarray]:
+        if self.mats is None or self.mats[0].shape[1] != cells:
+            self.renew(cells)
+        return self.mats  # type: ignore[return-value]
+
+    def renew(self, cells: int) -> None:
+        self.mats = (np.empty((NOUT, cells), dtype=np.int64), np.empty((4, cells), dtype=np.float64))
 
 
 _WORK = _Work()
@@ -957,7 +1001,7 @@ def _run(arr: np.ndarray, work: tuple) -> tuple[int, int]:
     :func:`_skip`, one flag per args key and per top-level key seen in the current event."""
     stack = np.zeros(MAX_DEPTH + 1, dtype=np.uint8)
     seen, tseen = np.zeros(len(_ARG_KEYS), dtype=np.bool_), np.zeros(len(_TOP_KEYS), dtype=np.bool_)
-    return _scan(arr, *work[:3], *TOP_TABLE, *ARG_TABLE, _SKIPPED_SET, stack, seen, tseen, *work[3:], HASH_MASK)
+    return _scan(arr, *work[:5], *TOP_TABLE, *ARG_TABLE, _SKIPPED_SET, stack, seen, tseen, *work[5:], HASH_MASK)
 
 
 _PROBE = (b'[{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 1, "ts": 1.5, "dur": 2, "args": {'
@@ -976,26 +1020,12 @@ def check() -> None:
     arr = np.frombuffer(bytearray(_PROBE), dtype=np.uint8)  # writable, as the stream's pieces: one compiled version
     work = _Work().get(16)
     status, rows = _run(arr, work)
-    I, D = _columns(work[0], rows, NOUT), _columns(work[2], rows, 4)
+    I, D = work[3][:, :rows], work[4][:, :rows]
     g = gather(arr, I[F["KIND_S"]], I[F["KIND_E"]], 1)
     if (status, rows, I[F["TS_V"], 0], I[F["CORR_V"], 0], I[F["GRID_Z"], 0], D[0, 0], g[0, 0]) != (
             OK, 1, 1500, 7, 3, 1.5, ord("a")):
         raise RuntimeError("the Kineto scanner misread its self-check event")
     _checked = True
-
-
-@njit(cache=True, nogil=True)
-def _columns(M, rows, nf):
-    """The first ``nf`` fields of the first ``rows`` rows of the row-major ``M`` as a field × row matrix, copied 64
-    rows at a time (numpy's transposing copy walks each field down all rows: a cache miss per cell; this is about 2×
-    faster)."""
-    out = np.empty((nf, rows), dtype=M.dtype)
-    for r0 in range(0, rows, 64):
-        r1 = min(rows, r0 + 64)
-        for f in range(nf):
-            for r in range(r0, r1):
-                out[f, r] = M[r, f]
-    return out
 
 
 #: the hash bits the interning tables use: all but in tests (0 makes every text collide, see :func:`_intern`)
@@ -1006,21 +1036,22 @@ def scan(buf: bytes | bytearray | memoryview) -> tuple[int, np.ndarray, np.ndarr
     """Scan a JSON array of events (bytes): :func:`scan_only` then :func:`scan_result`.
 
     Returns:
-        (status, I, D, texts): :data:`OK` with, per ``X`` event in file order, ``I`` (int64, the first :data:`NOUT` fields ×
-        rows; ``NAME_G``/``CAT_G``/``TEXT_DIMS_G``/``TYPES_G``: the row's group in interning table
+        (status, I, D, texts): :data:`OK` with, per ``X`` event in file order, ``I`` (int64, the first :data:`NOUT`
+        fields × rows; ``NAME_G``/``CAT_G``/``TEXT_DIMS_G``/``TYPES_G``: the row's group in interning table
         ``T_NAMES``/``T_CATS``/``T_DIMS``/``T_TYPES``, -1 for none), ``D`` (float64, the 4 float args ``flops``,
         ``blocks per SM``, ``warps per SM``, ``est. achieved occupancy %`` × rows, valid where their type is
         T_GOOD) and ``texts`` (per table, (start, end) byte offsets of each group's text, by group number — groups
         are numbered in order of first appearance); or :data:`FALLBACK` (empty arrays) when the piece must be read
-        by msgspec.
+        by msgspec. ``I`` and ``D`` are views of the first ``rows`` columns of wider matrices (each field's cells
+        contiguous).
     """
     return scan_result(scan_only(buf))
 
 
 def scan_only(buf: bytes | bytearray | memoryview) -> tuple:
-    """The scan itself, into this thread's work matrices (no other memory allocated: a worker thread that
-    allocated and freed a piece's worth of memory each time would page-fault it all again, glibc trimming its
-    arena): (status, rows, work matrices) for :func:`scan_result`, which must run before this thread scans again."""
+    """The scan itself, into this thread's work matrices (no memory allocated here but when a piece outgrows
+    them, see :class:`_Outputs`): (status, rows, work matrices, their outputs' holder) for :func:`scan_result`,
+    which must run before this thread scans again."""
     arr = np.frombuffer(buf, dtype=np.uint8)
     cap = _WORK.want(buf, len(arr))
     while True:
@@ -1029,26 +1060,27 @@ def scan_only(buf: bytes | bytearray | memoryview) -> tuple:
         if status != FULL:
             if status == OK:
                 _WORK.last = rows
-            return status, rows, work
+            return status, rows, work, _WORK.out
         _clear(work, rows)
-        cap = 2 * work[0].shape[0]
+        cap = 2 * work[3].shape[1]
 
 
 def _clear(work: tuple, rows: int) -> None:
-    """Reset the interning tables a scan wrote (:func:`_scan` clears each row of the matrices as it starts it)."""
-    I, H, D, slots, gs, ge, gh, gslot, ng = work
+    """Reset the interning tables a scan wrote (:func:`_scan` clears each ring row as it starts it)."""
+    slots, gs, ge, gh, gslot, ng = work[5:]
     for t in range(NT):
         slots[t, gslot[t, :ng[t]]] = -1
     ng[:] = 0
 
 
 def scan_result(scanned: tuple) -> tuple[int, np.ndarray, np.ndarray, list]:
-    """:func:`scan`'s result from :func:`scan_only`'s (copied out of the work matrices, which are then cleared)."""
-    status, rows, work = scanned
-    I, H, D, slots, gs, ge, gh, gslot, ng = work
+    """:func:`scan`'s result from :func:`scan_only`'s: the outputs handed out (and fresh ones made for the
+    scanning thread's next piece, here), the group spans copied; the interning tables are then cleared."""
+    status, rows, work, holder = scanned
+    O, OD, gs, ge, ng = work[3], work[4], work[6], work[7], work[10]
     if status == OK:
-        out = (_columns(I, rows, NOUT), _columns(D, rows, 4), [(gs[t, :ng[t]].copy(), ge[t, :ng[t]].copy())
-                                                       for t in range(NT)])
+        out = (O[:, :rows], OD[:, :rows], [(gs[t, :ng[t]].copy(), ge[t, :ng[t]].copy()) for t in range(NT)])
+        holder.renew(O.shape[1])
     _clear(work, rows)
     if status != OK:
         return FALLBACK, np.zeros((NOUT, 0), dtype=np.int64), np.zeros((4, 0)), []
