@@ -250,3 +250,25 @@ def test_keys_are_told_apart_a_word_at_a_time():
                         arr = np.frombuffer(buf, dtype=np.uint8)
                         s = pad + 1
                         assert S._key(arr, s, s + len(text), *table) == expect, (text, pad, tail)
+
+
+@pytest.mark.parametrize("count", [1, 63, 64, 65, 127, 128, 129, 3000])
+def test_every_row_reaches_the_outputs_across_ring_boundaries_and_a_rescan(monkeypatch, count):
+    """The scan writes rows into a 64-row ring copied out when full and at the end: pieces of 1 to 3000 X events (a
+    flow event between each, skipped) give, for event i, correlation i, ts i µs and flops i + 0.5 as written; the
+    work matrices made too small for 3000 rows (sized for the last piece's 1 row) are grown and the piece scanned
+    again."""
+    from gpulens.collectors import _kineto_scan as S
+
+    monkeypatch.setattr(S._WORK, "last", 1)  # the next piece is expected to hold ~1 row: 1025 rows provided
+    ev = ('{{"ph": "X", "cat": "kernel", "name": "k{m}", "pid": 0, "tid": 7, "ts": {i}, "dur": 1, '
+          '"args": {{"correlation": {i}, "flops": {i}.5}}}}')
+    flow = '{{"ph": "s", "id": {i}, "pid": 0, "tid": 7, "ts": {i}, "cat": "ac2g", "name": "ac2g"}}'
+    buf = bytearray(("[" + ",\n".join(ev.format(i=i, m=i % 3) + ",\n" + flow.format(i=i) for i in range(count))
+                     + "]").encode())
+    status, I, D, texts = S.scan(buf)
+    assert status == S.OK and I.shape == (S.NOUT, count)
+    assert I[S.F["CORR_V"]].tolist() == list(range(count))
+    assert I[S.F["TS_V"]].tolist() == [1000 * i for i in range(count)]
+    assert D[0].tolist() == [i + 0.5 for i in range(count)]
+    assert I[S.F["NAME_G"]].tolist() == [i % 3 for i in range(count)]  # k0, k1, k2 in order of first appearance
