@@ -174,3 +174,101 @@ def test_word_comparison_and_hash_agree_with_the_bytes():
         assert S._same(arr, a, b, n)
         assert S._same(arr, a, c, n) == (buf[a:a + n] == buf[c:c + n])
         assert S._span_hash(arr, a, a + n) == S._span_hash(arr, b, b + n)
+
+
+def _skip_str_bytewise(buf: bytes, p: int) -> tuple[int, int]:
+    """Reference for the scanner's string scan, one byte at a time (JSON's string grammar): (index after the closing
+    quote or -1 when invalid, flags 1 escape / 2 \\u escape / 4 non-ASCII byte)."""
+    flags, p, n = 0, p + 1, len(buf)
+    while p < n:
+        c = buf[p]
+        if c == 0x22:
+            return p + 1, flags
+        if c == 0x5C:
+            d = buf[p + 1] if p + 1 < n else None
+            if d == ord("u"):
+                if p + 5 >= n or not all(chr(x) in "0123456789abcdefABCDEF" for x in buf[p + 2:p + 6]):
+                    return -1, flags | 1
+                flags |= 3
+                p += 6
+            elif d is not None and chr(d) in '"\\/bfnrt':
+                flags |= 1
+                p += 2
+            else:
+                return -1, flags | (1 if d is not None else 0)
+            continue
+        if c < 0x20:
+            return -1, flags
+        if c >= 0x80:
+            flags |= 4
+        p += 1
+    return -1, flags
+
+
+def test_the_word_at_a_time_string_scan_agrees_with_a_byte_by_byte_one():
+    """Strings are scanned 8 bytes at a time (the has-zero-byte trick finds the first quote, backslash, control or
+    non-ASCII byte of a word): random strings of those bytes and plain ones, at every alignment, ending inside the
+    buffer or cut before their quote near its end, give the end and flags the byte-by-byte grammar gives."""
+    import random
+
+    from gpulens.collectors import _kineto_scan as S
+
+    rng = random.Random(7)
+    alphabet = [b"a", b"Z", b" ", b"~", b'"', b"\\", b'\\"', b"\\\\", b"\\n", b"\\u00e9", b"\\u12G4", b"\\x", b"\x1f",
+                b"\x00", b"\x7f", b"\x80", "é".encode(), b"\xff", b"\t"]
+    weights = [30, 10, 10, 5, 2, 1, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 2, 1, 1]
+    seen = set()
+    for i in range(4000):
+        body = b"".join(rng.choices(alphabet, weights, k=rng.randrange(0, 40)))
+        if rng.random() < 0.5:  # a plain run: the SWAR path passes whole words
+            body = b"x" * rng.randrange(0, 30) + body
+        buf = b" " * rng.randrange(0, 9) + b'"' + body
+        if rng.random() < 0.8:
+            buf += b'"' + b"," * rng.randrange(0, 12)
+        p = buf.index(b'"')
+        arr = np.frombuffer(buf, dtype=np.uint8)
+        want = _skip_str_bytewise(buf, p)
+        assert tuple(S._skip_str(arr, p, len(arr))) == want, (buf, want)
+        seen.add((want[0] >= 0, want[1]))
+    assert len(seen) >= 8  # valid and invalid strings with each kind of flags were drawn
+
+
+def test_keys_are_told_apart_a_word_at_a_time():
+    """Keys are looked up by their first 8 bytes and length, the rest compared a word at a time: every key the
+    scanner reads maps to its own id, wherever it lies in the buffer (also in its last 8 bytes); the same key with one
+    byte changed at any position, one byte shorter or longer, maps to none (-1)."""
+    from gpulens.collectors import _kineto_scan as S
+
+    for keys, table in ((S._TOP_KEYS, S.TOP_TABLE), (S._ARG_KEYS, S.ARG_TABLE)):
+        for want, key in enumerate(keys):
+            others = [key[:i] + bytes([key[i] ^ 1]) + key[i + 1:] for i in range(len(key))]
+            others += [key[:-1], key + b"s", b"x" + key]
+            for text, expect in [(key, want)] + [(o, -1) for o in others if o not in keys]:
+                for pad in range(0, 10):
+                    for tail in (b'": 1}', b""):  # the key in the middle, or at the very end of the buffer
+                        buf = b"{" * pad + b'"' + text + tail
+                        arr = np.frombuffer(buf, dtype=np.uint8)
+                        s = pad + 1
+                        assert S._key(arr, s, s + len(text), *table) == expect, (text, pad, tail)
+
+
+@pytest.mark.parametrize("count", [1, 63, 64, 65, 127, 128, 129, 3000])
+def test_every_row_reaches_the_outputs_across_ring_boundaries_and_a_rescan(monkeypatch, count):
+    """The scan writes rows into a 64-row ring copied out when full and at the end: pieces of 1 to 3000 X events (a
+    flow event between each, skipped) give, for event i, correlation i, ts i µs and flops i + 0.5 as written; the
+    work matrices made too small for 3000 rows (sized for the last piece's 1 row) are grown and the piece scanned
+    again."""
+    from gpulens.collectors import _kineto_scan as S
+
+    monkeypatch.setattr(S._WORK, "last", 1)  # the next piece is expected to hold ~1 row: 1025 rows provided
+    ev = ('{{"ph": "X", "cat": "kernel", "name": "k{m}", "pid": 0, "tid": 7, "ts": {i}, "dur": 1, '
+          '"args": {{"correlation": {i}, "flops": {i}.5}}}}')
+    flow = '{{"ph": "s", "id": {i}, "pid": 0, "tid": 7, "ts": {i}, "cat": "ac2g", "name": "ac2g"}}'
+    buf = bytearray(("[" + ",\n".join(ev.format(i=i, m=i % 3) + ",\n" + flow.format(i=i) for i in range(count))
+                     + "]").encode())
+    status, I, D, texts = S.scan(buf)
+    assert status == S.OK and I.shape == (S.NOUT, count)
+    assert I[S.F["CORR_V"]].tolist() == list(range(count))
+    assert I[S.F["TS_V"]].tolist() == [1000 * i for i in range(count)]
+    assert D[0].tolist() == [i + 0.5 for i in range(count)]
+    assert I[S.F["NAME_G"]].tolist() == [i % 3 for i in range(count)]  # k0, k1, k2 in order of first appearance

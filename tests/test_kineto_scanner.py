@@ -291,7 +291,7 @@ def test_the_scanner_is_compiled_without_the_nrt_only_where_numba_knows_the_opti
 
 def test_the_scanner_self_check_reads_its_event(monkeypatch):
     """check() scans its one event and compares the values written in it (ts 1.5 µs, correlation 7, grid z 3,
-    flops 1.5, name k): it raises when one is misread, and then marks the scanner checked."""
+    flops 1.5, kind a): it raises when one is misread, and then marks the scanner checked."""
     from gpulens.collectors import _kineto_scan as S
 
     monkeypatch.setattr(S, "_checked", False)

@@ -39,10 +39,10 @@ ENV = "GPULENS_KINETO_FAST"
 #: pairs): two threads 19.3–23.0 s wall / 23.0–25.5 s CPU, one thread 20.1–20.3 s wall / 20.3–20.5 s CPU — the second
 #: thread's page faults and copies cost more than it overlaps, so it is opt-in
 THREADS_ENV = "GPULENS_KINETO_THREADS"
-#: bytes of trace text from which the scanner is used when not forced. Measured (2 shared cores): importing numba
-#: and loading the compiled scanner from its cache ≈ 1.3 s CPU once; an 8 MiB piece then costs ≈ 0.2 s less than
-#: with msgspec (``analyze`` of a 123 MB trace: 4.3 s CPU with the scanner, 5.8 s without) — break-even near 7
-#: pieces, so from 64 MiB on
+#: bytes of trace text from which the scanner is used when not forced. Measured (session 15, 2 shared cores, CPU
+#: of ``collect()`` in a fresh process, 3 runs each, scanner vs msgspec): 24.6 MB +0.33 s, 30.8 MB +0.24 s, 123 MB
+#: −0.46 s — importing numba and loading the compiled scanner costs ≈ 0.47 s once, each MB then ≈ 7.5 ms less:
+#: break-even ≈ 63 MB, so from 64 MiB on (main's slower scanner, same runs: 123 MB still +0.23 s)
 AUTO_MIN_BYTES = 64 << 20
 _GZIP_RATIO = 8
 _GPU_CATEGORIES: Any = None
@@ -165,7 +165,7 @@ class ScannedPiece:
     """One piece read by the scanner: its bytes, the per-row fields, the names and categories grouped.
 
     Attributes:
-        data: the piece's bytes; I, D: the scanner's field and float matrices (one row per field, one column per
+        data: the piece's bytes (the stream's bytearray, not a copy); I, D: the scanner's field and float matrices (one row per field, one column per
         ``X`` event in file order), texts: the spans of its interned texts' groups (see
         :func:`._kineto_scan.scan`); names, cats: (decoded value per group, group per event or -1).
     """
@@ -196,7 +196,9 @@ def read_piece(buf: Any, scanned: Any = None) -> ScannedPiece | None:
     status, I, D, texts = S.scan(buf) if scanned is None else S.scan_result(scanned)
     if status != S.OK:
         return None
-    data = bytes(buf)
+    # the piece itself, not a copy (8 MiB a piece: 1.2 GB of copies at 1M kernels): the stream makes each piece a
+    # bytearray of its own and never changes it; the few texts taken from it are made bytes where they are kept
+    data = buf if isinstance(buf, (bytes, bytearray)) else bytes(buf)
     F = S.F
     try:
         names = _strings(data, I, F["NAME_G"], texts[S.T_NAMES])
@@ -271,7 +273,7 @@ class ScannedRows:
 
     def time_text(self, col: str, i: int) -> bytes:
         f = col.upper()
-        return self.data[int(self._f(f + "_S")[i]):int(self._f(f + "_E")[i])]
+        return bytes(self.data[int(self._f(f + "_S")[i]):int(self._f(f + "_E")[i])])
 
     def keep(self, good: np.ndarray | None) -> None:
         if good is not None:
@@ -314,7 +316,7 @@ class ScannedRows:
         starts, ends = self.texts[t]
         # every group of the piece is encoded, also one seen only in rows keep() dropped: a Dictionary's unused
         # values never show (categorical() keeps the codes used, in sorted order)
-        values = [self.data[a:b] for a, b in zip(starts.tolist(), ends.tolist())]
+        values = [bytes(self.data[a:b]) for a, b in zip(starts.tolist(), ends.tolist())]
         return self._codes(dictionary, (values, gid))
 
     def dim3(self, key: str) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -8,8 +8,8 @@ bytes outside ``name``/``cat``, ids that are not int64 literals, values nested p
 may overflow float64 (msgspec drops the event where it decodes one), invalid JSON)
 answers :data:`FALLBACK` and the caller reads the piece with msgspec as before.
 
-Per event row ``r``, ``I[r, field]`` (int64, row-major while scanning; :func:`scan` hands out field × row copies)
-holds the fields named ``F_*``; a ``*_T`` field is the value's type:
+Per event row ``r``, ``I[r, field]`` (int64, row-major rings while scanning; :func:`scan` hands out field × row matrices)
+holds the fields named ``F_*`` (those after :data:`NOUT` are read in the scan only); a ``*_T`` field is the value's type:
 :data:`T_ABSENT`, :data:`T_NULL`, :data:`T_GOOD` (an int64 integer literal, a plain ASCII string, a regular time,
 a ``[x, y, z]`` of int64 literals, a float exact by :func:`_float` — by field), :data:`T_SLOW` (a number
 left to numpy's string parsing), :data:`T_OTHER` (valid JSON of another type) or
@@ -64,18 +64,22 @@ OK, FALLBACK, FULL = 0, 1, 2
 T_ABSENT, T_NULL, T_GOOD, T_OTHER, T_ESCAPED, T_SLOW = 0, 1, 2, 3, 4, 5
 MAX_DEPTH = 60
 
-_FIELDS = ("NAME_S", "NAME_E", "NAME_T", "CAT_S", "CAT_E", "CAT_T", "PID_V", "PID_T", "TID_V", "TID_T",
-           "TS_V", "TS_T", "TS_S", "TS_E", "DUR_V", "DUR_T", "DUR_S", "DUR_E", "ARGS_T",
+_FIELDS = ("PID_V", "PID_T", "TID_V", "TID_T",
+           "TS_V", "TS_T", "TS_S", "TS_E", "DUR_V", "DUR_T", "DUR_S", "DUR_E",
            "CORR_V", "CORR_T", "EXT_V", "EXT_T", "EXTL_V", "EXTL_T", "DEV_V", "DEV_T", "STREAM_V", "STREAM_T",
            "REGS_V", "REGS_T", "SMEM_V", "SMEM_T", "BYTES_V", "BYTES_T", "RANK_V", "RANK_T", "RANKC_V", "RANKC_T",
            "GRID_X", "GRID_Y", "GRID_Z", "GRID_T", "BLOCK_X", "BLOCK_Y", "BLOCK_Z", "BLOCK_T",
            "FLOPS_S", "FLOPS_E", "FLOPS_T", "BPS_S", "BPS_E", "BPS_T", "WPS_S", "WPS_E", "WPS_T",
-           "OCC_S", "OCC_E", "OCC_T", "DIMS_S", "DIMS_E", "DIMS_T", "DIMSL_S", "DIMSL_E", "DIMSL_T",
-           "TYPES_S", "TYPES_E", "TYPES_T", "KIND_S", "KIND_E", "KIND_T", "COLL_T", "KD_T",
-           "NAME_G", "CAT_G", "TEXT_DIMS_G", "TYPES_G")
+           "OCC_S", "OCC_E", "OCC_T", "KIND_S", "KIND_E", "KIND_T", "COLL_T", "KD_T",
+           "NAME_G", "CAT_G", "TEXT_DIMS_G", "TYPES_G",
+           # read in the scan only (spans and types of the interned texts): not copied out (:data:`NOUT`)
+           "NAME_S", "NAME_E", "NAME_T", "CAT_S", "CAT_E", "CAT_T", "ARGS_T",
+           "DIMS_S", "DIMS_E", "DIMS_T", "DIMSL_S", "DIMSL_E", "DIMSL_T", "TYPES_S", "TYPES_E", "TYPES_T")
 F = {f: i for i, f in enumerate(_FIELDS)}
 globals().update({"F_" + f: i for f, i in F.items()})  # F_NAME_S... : compile-time constants of the kernel
 NF = len(_FIELDS)
+#: fields :func:`scan` hands out (``F[f] < NOUT``): the others are read in the scan only
+NOUT = F["NAME_S"]
 H_NAME, H_CAT, H_DIMS, H_DIMSL, H_TYPES = range(5)
 NH = 5
 #: interning tables (see :func:`_intern`): names, categories, ``Input Dims`` texts (else the legacy ``Input dims``),
@@ -96,33 +100,39 @@ _RAW_ARG_FIELDS = ("DIMS", "DIMSL", "TYPES")
 #: Trace Event Format phases whose events are skipped (see ``_kineto_columns.SKIPPED_PHASES``; kept in step there)
 SKIPPED = b"CbnestfPONDRSTpFc()Vv"
 
-_FNV_OFFSET = np.uint64(14695981039346656037)
-_FNV_PRIME = np.uint64(1099511628211)
-_MIX = np.uint64(0x9E3779B97F4A7C15)  # 2^64 / golden ratio, odd: a multiply that spreads a word's bits upwards
+_SEED = np.uint64(14695981039346656037)  # FNV-1a's offset basis: any constant would do
+_MIX_INT = 0x9E3779B97F4A7C15  # 2^64 / golden ratio, odd: a multiply that spreads a word's bits upwards
+_MIX = np.uint64(_MIX_INT)
+_KEY_SHIFT = 54  # a key table's slot: the top 10 bits of a product (they depend on all of its input's bits)
 
 
-def _table(keys: tuple[bytes, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Key table: (slot → key id or -1 over 1024 slots of the low hash bits, concatenated key bytes, offsets)."""
+def _key_slot(first: int, n: int) -> int:
+    """:func:`_key`'s slot of a key of ``n`` bytes whose first (up to) 8 bytes are the little-endian word ``first``."""
+    return (((first ^ n) * _MIX_INT) & ((1 << 64) - 1)) >> _KEY_SHIFT
+
+
+def _table(keys: tuple[bytes, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Key table for :func:`_key`: (slot → key id or -1 over 1024 slots (:func:`_key_slot`), each key's first
+    word (its first 8 bytes, zero-padded), the concatenated key bytes and 8 zero bytes (a word may be read at any
+    key's start), the keys' offsets in them)."""
     slots = np.full(1024, -1, dtype=np.int64)
+    firsts = np.array([int.from_bytes(k[:8], "little") for k in keys], dtype=np.uint64)
     for i, k in enumerate(keys):
-        h = 14695981039346656037
-        for c in k:
-            h = ((h ^ c) * 1099511628211) & ((1 << 64) - 1)
-        s = h & 1023
+        s = _key_slot(int(firsts[i]), len(k))
         while slots[s] >= 0:
             s = (s + 1) & 1023
         slots[s] = i
-    data = np.frombuffer(b"".join(keys), dtype=np.uint8).copy()
+    data = np.frombuffer(b"".join(keys) + bytes(8), dtype=np.uint8).copy()
     offs = np.zeros(len(keys) + 1, dtype=np.int64)
     offs[1:] = np.cumsum([len(k) for k in keys])
-    return slots, data, offs
+    return slots, firsts, data, offs
 
 
 TOP_TABLE = _table(_TOP_KEYS)
 ARG_TABLE = _table(_ARG_KEYS)
 
 
-@_jit()
+@_jit(forceinline=True)
 def _ws(buf, p, n):
     while p < n:
         c = buf[p]
@@ -133,49 +143,9 @@ def _ws(buf, p, n):
     return p
 
 
-@_jit()
+@_jit(forceinline=True)
 def _hex(c):
     return (48 <= c <= 57) or (65 <= c <= 70) or (97 <= c <= 102)
-
-
-@_jit()
-def _string(buf, p, n):
-    """``buf[p]`` is ``"``: (index after the closing quote or -1 when invalid, flags 1 escape / 2 ``\\u`` /
-    4 non-ASCII, FNV-1a hash of the raw content)."""
-    h = _FNV_OFFSET
-    flags = 0
-    p += 1
-    while p < n:
-        c = buf[p]
-        if c == 34:
-            return p + 1, flags, h
-        if c == 92:
-            if p + 1 >= n:
-                return -1, flags, h
-            d = buf[p + 1]
-            flags |= 1
-            if d == 117:
-                if p + 5 >= n or not (_hex(buf[p + 2]) and _hex(buf[p + 3]) and _hex(buf[p + 4])
-                                      and _hex(buf[p + 5])):
-                    return -1, flags, h
-                flags |= 2
-                for j in range(6):
-                    h = (h ^ np.uint64(buf[p + j])) * _FNV_PRIME
-                p += 6
-                continue
-            if d == 34 or d == 92 or d == 47 or d == 98 or d == 102 or d == 110 or d == 114 or d == 116:
-                h = (h ^ np.uint64(c)) * _FNV_PRIME
-                h = (h ^ np.uint64(d)) * _FNV_PRIME
-                p += 2
-                continue
-            return -1, flags, h
-        if c < 32:
-            return -1, flags, h
-        if c >= 128:
-            flags |= 4
-        h = (h ^ np.uint64(c)) * _FNV_PRIME
-        p += 1
-    return -1, flags, h
 
 
 @_jit(inline='always')
@@ -314,12 +284,45 @@ def _float(buf, p, n):
     return p, 0, (-v if neg else v)
 
 
+_ONES = np.uint64(0x0101010101010101)
+_HIGHS = np.uint64(0x8080808080808080)
+_QUOTES = np.uint64(0x2222222222222222)  # '"' in every byte
+_BACKSLASHES = np.uint64(0x5C5C5C5C5C5C5C5C)
+_SPACES = np.uint64(0x2020202020202020)
+
+
+@_jit(forceinline=True)
+def _stops(w):
+    """The bytes of the word ``w`` (8 string bytes, little-endian) at which a string scan must stop — ``"``, ``\\``,
+    a control byte (< 0x20) or a non-ASCII one (≥ 0x80) — as their 0x80 bits; exact at the lowest such byte (bits
+    above it may be set wrongly: a borrow runs upwards), so only the lowest set bit is used.
+
+    The has-zero-byte trick: ``(x - 0x01…01) & ~x & 0x80…80`` is nonzero exactly when a byte of ``x`` is 0, its lowest
+    set bit at the first such byte; ``x`` is ``w`` xor the byte looked for. ``(w - 0x20…20) | w`` sets the 0x80 bit
+    of a byte below 0x20 (it borrows) or of 0x80 and above (no byte 0x20–0x7F before the first such one borrows)."""
+    q = w ^ _QUOTES
+    b = w ^ _BACKSLASHES
+    return (((q - _ONES) & ~q) | ((b - _ONES) & ~b) | (w - _SPACES) | w) & _HIGHS
+
+
 @_jit()
 def _skip_str(buf, p, n):
-    """``buf[p]`` is ``"``: (index after the closing quote or -1 when invalid, flags as :func:`_string`)."""
+    """``buf[p]`` is ``"``: (index after the closing quote or -1 when invalid, flags 1 escape / 2
+    ``\\u`` / 4 non-ASCII).
+
+    Plain bytes are passed 8 at a time (SWAR: :func:`_load8` words, :func:`_stops` finds the first byte to look at),
+    the byte a word stops at and the last bytes of ``buf`` one at a time."""
     flags = 0
     p += 1
-    while p < n:
+    while True:
+        while p + 8 <= n:
+            m = _stops(_load8(buf, p))
+            if m != 0:
+                p += np.int64(_ctz(m) >> np.uint64(3))
+                break
+            p += 8
+        if p >= n:
+            return -1, flags
         c = buf[p]
         if c == 34:
             return p + 1, flags
@@ -344,7 +347,6 @@ def _skip_str(buf, p, n):
         if c >= 128:
             flags |= 4
         p += 1
-    return -1, flags
 
 
 @_jit(inline='always')
@@ -460,21 +462,19 @@ def _skip(buf, p, n, stack):
             return p, -1
 
 
-@_jit()
-def _key(buf, s, e, h, slots, data, offs):
-    """Id of the key ``buf[s:e]`` (hash ``h``) in a key table, -1 for another key."""
-    i = np.int64(h & np.uint64(1023))
+@_jit(forceinline=True)
+def _key(buf, s, e, slots, firsts, data, offs):
+    """Id of the key ``buf[s:e]`` in a key table (:func:`_table`), -1 for another key: the slot of its first word
+    (one masked load, :func:`_part`) and length, a match only when the length, the first word and the bytes after
+    it (compared a word at a time) are equal."""
+    n = e - s
+    w = _part(buf, s, min(n, 8))
+    i = np.int64(((w ^ np.uint64(n)) * _MIX) >> np.uint64(_KEY_SHIFT))
     k = slots[i]
     while k >= 0:
-        a, b = offs[k], offs[k + 1]
-        if b - a == e - s:
-            same = True
-            for j in range(e - s):
-                if buf[s + j] != data[a + j]:
-                    same = False
-                    break
-            if same:
-                return k
+        a = offs[k]
+        if firsts[k] == w and offs[k + 1] - a == n and (n <= 8 or _same_as(buf, s + 8, data, a + 8, n - 8)):
+            return k
         i = (i + 1) & 1023
         k = slots[i]
     return -1
@@ -496,18 +496,47 @@ def _load8(typingctx, arr, idx):
     return types.uint64(arr, idx), codegen
 
 
+@intrinsic
+def _ctz(typingctx, x):
+    """The number of trailing zero bits of the uint64 ``x`` (LLVM ``cttz``; 64 for 0)."""
+    if x != types.uint64:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return types.uint64(x), codegen
+
+
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@_jit(forceinline=True)
+def _part(buf, s, m):
+    """The ``m`` (0–8) bytes ``buf[s:s + m]`` as a little-endian uint64, zero above them: one word load masked,
+    byte by byte only within 8 bytes of ``buf``'s end."""
+    if m <= 0:
+        return np.uint64(0)
+    if s + 8 <= len(buf):
+        return _load8(buf, s) & (_ALL >> np.uint64(64 - 8 * m))
+    w = np.uint64(0)
+    for j in range(m):
+        w |= np.uint64(buf[s + j]) << np.uint64(8 * j)
+    return w
+
+
 @_jit()
 def _span_hash(buf, s, e):
     """64-bit hash of the bytes ``buf[s:e]`` for the interning tables (:func:`_intern` compares the bytes of texts of
-    equal hash, so the hash only spreads texts over the table). Texts of 8 bytes or more are read 8 bytes a time
-    (:func:`_load8`; the last word overlaps the one before it when the length is no multiple of 8), each word mixed
-    in by a multiply; shorter ones byte by byte (FNV-1a). A function of the bytes and the length alone."""
+    equal hash, so the hash only spreads texts over the table).
+    Read 8 bytes a time (:func:`_load8`; the last word overlaps the one before it when the length is no multiple of
+    8; a text of at most 8 bytes is one masked word, :func:`_part`), each word mixed in by a multiply. A function of
+    the bytes and the length alone."""
     n = e - s
-    h = _FNV_OFFSET ^ np.uint64(n)
-    if n < 8:
-        for j in range(s, e):
-            h = (h ^ np.uint64(buf[j])) * _FNV_PRIME
-        return h
+    h = _SEED ^ np.uint64(n)
+    if n <= 8:
+        h = (h ^ _part(buf, s, n)) * _MIX
+        return h ^ (h >> np.uint64(29))
     for j in range(s, e - 8, 8):
         h = (h ^ _load8(buf, j)) * _MIX
         h ^= h >> np.uint64(31)
@@ -529,6 +558,17 @@ def _same(buf, a, s, n):
         if _load8(buf, a + j) != _load8(buf, s + j):
             return False
     return _load8(buf, a + n - 8) == _load8(buf, s + n - 8)
+
+
+@_jit(forceinline=True)
+def _same_as(x, a, y, b, n):
+    """Whether ``x[a:a + n]`` equals ``y[b:b + n]``, compared 8 bytes at a time (:func:`_part` for the last)."""
+    j = 0
+    while j + 8 < n:
+        if _load8(x, a + j) != _load8(y, b + j):
+            return False
+        j += 8
+    return _part(x, a + j, n - j) == _part(y, b + j, n - j)
 
 
 @_jit()
@@ -580,7 +620,7 @@ def _dim3(buf, p, n, stack, I, fx, ft, r):
 
 
 @_jit()
-def _args(buf, p, n, stack, I, H, D, r, slots, data, offs, seen):
+def _args(buf, p, n, stack, I, H, D, r, slots, firsts, data, offs, seen):
     """The ``args`` object at ``buf[p]`` (``{``) of row ``r``: (end, status 0 ok / 1 fall back / -1 invalid)."""
     p = _ws(buf, p + 1, n)
     if p < n and buf[p] == 125:
@@ -589,12 +629,12 @@ def _args(buf, p, n, stack, I, H, D, r, slots, data, offs, seen):
         if p >= n or buf[p] != 34:
             return p, -1
         ks = p + 1
-        p, fl, h = _string(buf, p, n)
+        p, fl = _skip_str(buf, p, n)
         if p < 0:
             return 0, -1
         if fl:
             return p, 1
-        k = _key(buf, ks, p - 1, h, slots, data, offs)
+        k = _key(buf, ks, p - 1, slots, firsts, data, offs)
         p = _ws(buf, p, n)
         if p >= n or buf[p] != 58:
             return p, -1
@@ -643,7 +683,7 @@ def _args(buf, p, n, stack, I, H, D, r, slots, data, offs, seen):
                 c = buf[p]
                 q = p
                 if c == 34:
-                    p, fl, _ = _string(buf, p, n)
+                    p, fl = _skip_str(buf, p, n)
                     if p < 0:
                         return 0, -1
                     I[r, F_KIND_S] = q + 1
@@ -728,14 +768,31 @@ _SKIPPED_SET = np.zeros(256, dtype=np.bool_)
 _SKIPPED_SET[np.frombuffer(SKIPPED, dtype=np.uint8)] = True
 
 
+RING = 64  # rows of the row-major rings :func:`_scan` writes (64 × 77 cells: 39 KiB, in the L1/L2 cache)
+
+
+@_jit()
+def _flush(I, D, O, OD, r0, m):
+    """Ring rows ``0..m-1`` (events ``r0..r0+m-1``) into the field-major outputs ``O`` (``I``'s first ``O.shape[0]``
+    fields) and ``OD``: each output field gets ``m`` consecutive cells, the ring is read from the cache."""
+    for f in range(O.shape[0]):
+        for j in range(m):
+            O[f, r0 + j] = I[j, f]
+    for f in range(OD.shape[0]):
+        for j in range(m):
+            OD[f, r0 + j] = D[j, f]
+
+
 @_jit(nogil=True)
-def _scan(buf, I, H, D, tslots, tdata, toffs, aslots, adata, aoffs, skipped, stack, seen, tseen, slots, gs, ge, gh,
-          gslot, ngroups, mask):
-    """See :func:`scan`; returns (status, rows). ``stack``, ``seen``, ``tseen``: scratch arrays of
-    :data:`MAX_DEPTH` + 1 bytes, one flag per args key / top-level key (:func:`_scratch`; compiled without the NRT,
-    the scan allocates nothing)."""
+def _scan(buf, I, H, D, O, OD, tslots, tfirsts, tdata, toffs, aslots, afirsts, adata, aoffs, skipped, stack, seen, tseen,
+          slots, gs, ge, gh, gslot, ngroups, mask):
+    """See :func:`scan`; returns (status, rows). ``I``, ``H``, ``D``: row-major rings of :data:`RING` rows (event
+    ``r`` in row ``r % RING``), each full ring copied into the field-major outputs ``O`` (the first :data:`NOUT`
+    fields of ``I``) and ``OD`` (``D``) while in cache (:func:`_flush`). ``stack``, ``seen``, ``tseen``: scratch
+    arrays of :data:`MAX_DEPTH` + 1 bytes, one flag per args key / top-level key (:func:`_run`; compiled without the
+    NRT, the scan allocates nothing)."""
     n = len(buf)
-    cap = I.shape[0]
+    cap = O.shape[1]
     p = _ws(buf, 0, n)
     if p >= n or buf[p] != 91:
         return FALLBACK, 0
@@ -749,6 +806,13 @@ def _scan(buf, I, H, D, tslots, tdata, toffs, aslots, adata, aoffs, skipped, sta
             return FALLBACK, r
         if r >= cap:
             return FULL, r
+        w = r & (RING - 1)
+        for j in range(I.shape[1]):  # the row is written from scratch (its cells are cleared nowhere else)
+            I[w, j] = 0
+        for j in range(H.shape[1]):
+            H[w, j] = 0
+        for j in range(D.shape[1]):
+            D[w, j] = 0.0
         for j in range(len(seen)):
             seen[j] = False
         for j in range(len(tseen)):
@@ -761,10 +825,10 @@ def _scan(buf, I, H, D, tslots, tdata, toffs, aslots, adata, aoffs, skipped, sta
             if p >= n or buf[p] != 34:
                 return FALLBACK, r
             ks = p + 1
-            p, fl, h = _string(buf, p, n)
+            p, fl = _skip_str(buf, p, n)
             if p < 0 or fl:
                 return FALLBACK, r
-            k = _key(buf, ks, p - 1, h, tslots, tdata, toffs)
+            k = _key(buf, ks, p - 1, tslots, tfirsts, tdata, toffs)
             p = _ws(buf, p, n)
             if p >= n or buf[p] != 58:
                 return FALLBACK, r
@@ -798,19 +862,19 @@ def _scan(buf, I, H, D, tslots, tdata, toffs, aslots, adata, aoffs, skipped, sta
                     if p < 0:
                         return FALLBACK, r
                     if fl & 2 or fl & 4 or fl & 1:
-                        I[r, fs + 2] = T_ESCAPED
+                        I[w, fs + 2] = T_ESCAPED
                     else:
-                        I[r, fs + 2] = T_GOOD
-                    I[r, fs] = q + 1
-                    I[r, fs + 1] = p - 1
-                    H[r, H_CAT if k == 1 else H_NAME] = _span_hash(buf, q + 1, p - 1)
+                        I[w, fs + 2] = T_GOOD
+                    I[w, fs] = q + 1
+                    I[w, fs + 1] = p - 1
+                    H[w, H_CAT if k == 1 else H_NAME] = _span_hash(buf, q + 1, p - 1)
                 else:
                     q = p
                     p, st = _skip(buf, p, n, stack)
-                    I[r, fs + 2] = T_NULL if (p - q == 4 and c == 110) else T_OTHER
+                    I[w, fs + 2] = T_NULL if (p - q == 4 and c == 110) else T_OTHER
             elif k == 3 or k == 4:  # pid, tid
                 fv = F_PID_V if k == 3 else F_TID_V
-                p, st = _int_value(buf, p, n, stack, I, fv, fv + 1, r)
+                p, st = _int_value(buf, p, n, stack, I, fv, fv + 1, w)
             elif k == 5 or k == 6:  # ts, dur
                 fv = F_TS_V if k == 5 else F_DUR_V
                 q = p
@@ -818,20 +882,20 @@ def _scan(buf, I, H, D, tslots, tdata, toffs, aslots, adata, aoffs, skipped, sta
                     p, _, _, ns, regular = _number(buf, p, n)
                     if p < 0:
                         return FALLBACK, r
-                    I[r, fv] = ns
-                    I[r, fv + 1] = T_GOOD if regular else T_OTHER
+                    I[w, fv] = ns
+                    I[w, fv + 1] = T_GOOD if regular else T_OTHER
                 else:
                     p, st = _skip(buf, p, n, stack)
-                    I[r, fv + 1] = T_OTHER
-                I[r, fv + 2] = q
-                I[r, fv + 3] = p
+                    I[w, fv + 1] = T_OTHER
+                I[w, fv + 2] = q
+                I[w, fv + 3] = p
             else:  # args
                 if c == 123:
-                    p, st = _args(buf, p, n, stack, I, H, D, r, aslots, adata, aoffs, seen)
-                    I[r, F_ARGS_T] = T_GOOD
+                    p, st = _args(buf, p, n, stack, I, H, D, w, aslots, afirsts, adata, aoffs, seen)
+                    I[w, F_ARGS_T] = T_GOOD
                 elif c == 110 and p + 3 < n and buf[p + 1] == 117 and buf[p + 2] == 108 and buf[p + 3] == 108:
                     p += 4
-                    I[r, F_ARGS_T] = T_NULL
+                    I[w, F_ARGS_T] = T_NULL
                 else:
                     return FALLBACK, r
             if st != 0:
@@ -848,35 +912,36 @@ def _scan(buf, I, H, D, tslots, tdata, toffs, aslots, adata, aoffs, skipped, sta
         if phase == 0:
             return FALLBACK, r
         if phase == 1:
-            if I[r, F_NAME_T] == T_OTHER or I[r, F_CAT_T] == T_OTHER or I[r, F_PID_T] == T_OTHER \
-                    or I[r, F_TID_T] == T_OTHER:
+            if I[w, F_NAME_T] == T_OTHER or I[w, F_CAT_T] == T_OTHER or I[w, F_PID_T] == T_OTHER \
+                    or I[w, F_TID_T] == T_OTHER:
                 return FALLBACK, r
-            _intern_row(buf, I, H, r, slots, gs, ge, gh, gslot, ngroups, mask)
+            _intern_row(buf, I, H, w, slots, gs, ge, gh, gslot, ngroups, mask)
             r += 1
-        else:  # a skipped event wrote into row r: clear it for the next event
-            for j in range(I.shape[1]):
-                I[r, j] = 0
-            for j in range(H.shape[1]):
-                H[r, j] = 0
-            for j in range(D.shape[1]):
-                D[r, j] = 0.0
+            if w == RING - 1:
+                _flush(I, D, O, OD, r - RING, RING)
         p = _ws(buf, p, n)
         if p >= n:
             return FALLBACK, r
         if buf[p] == 93:
             p = _ws(buf, p + 1, n)
-            return (OK if p == n else FALLBACK), r
+            if p != n:
+                return FALLBACK, r
+            _flush(I, D, O, OD, r - (r & (RING - 1)), r & (RING - 1))
+            return OK, r
         if buf[p] != 44:
             return FALLBACK, r
         p = _ws(buf, p + 1, n)
 
 
 class _Work(threading.local):
-    """Per-thread output matrices of :func:`_scan`, reused from piece to piece (fresh ones would cost a page fault
-    per 4 kB written); every cell written is cleared after its rows are copied out.
+    """Per-thread work matrices of :func:`_scan`, reused from piece to piece (fresh ones would cost a page fault per
+    4 kB written): the rings, the interning tables and the outputs the next piece is scanned into.
 
-    Row-major (one row of :data:`NF` cells per event): an event's cells share a few cache lines and one page; with
-    one matrix row per field each event touched ~80 pages (more than the L1 TLB holds) — 20 % slower.
+    Row-major rings (one row of :data:`NF` cells per event, :data:`RING` rows): an event's cells share a few cache
+    lines; with one matrix row per field each event touched ~80 pages (more than the L1 TLB holds) — 20 % slower.
+    :func:`_scan` clears each row as it starts it and copies each full ring into the field-major outputs while it is
+    in cache (:func:`_flush`): the outputs are handed out as they are (:func:`scan_result`) — a transposing copy of
+    the whole piece after the scan was ~15 % of its time, clearing the rows after it ~9 %.
 
     Sized to the rows expected (1.25 × the last piece's, or the count of ``"ph"`` keys for the first piece), not to
     an upper bound: each field's row is written from its start, and with transparent huge pages a field row far
@@ -885,6 +950,9 @@ class _Work(threading.local):
     def __init__(self) -> None:
         self.cap = 0
         self.last = -1
+        self.rings = (np.zeros((RING, NF), dtype=np.int64), np.zeros((RING, NH), dtype=np.uint64),
+                      np.zeros((RING, 4), dtype=np.float64))
+        self.out = _Outputs()
 
     def want(self, buf: Any, n: int) -> int:
         """Rows to provide for a piece of ``n`` bytes."""
@@ -893,19 +961,35 @@ class _Work(threading.local):
         return max(16, min(n // 8, self.last + self.last // 4 + 1024))
 
     def get(self, cap: int) -> tuple[np.ndarray, ...]:
-        """(I, H, D, slots, gs, ge, gh, gslot, ngroups) for ``cap`` rows: the field matrices and the interning
-        tables of :func:`_intern` (slots: a power of two ≥ 2 × rows, all -1 between pieces)."""
+        """(I, H, D, O, OD, slots, gs, ge, gh, gslot, ngroups) for ``cap`` rows: the rings, the outputs
+        (:class:`_Outputs`) and the interning tables of :func:`_intern` (slots: a power of two ≥ 2 × rows, all -1
+        between pieces)."""
         if cap > self.cap or 2 * cap < self.cap:
             self.cap = cap
             cells = cap | 1
-            self.I = np.zeros((cells, NF), dtype=np.int64)
-            self.H = np.zeros((cells, NH), dtype=np.uint64)
-            self.D = np.zeros((cells, 4), dtype=np.float64)
             size = 1 << (2 * cells - 1).bit_length()
             self.tables = (np.full((NT, size), -1, dtype=np.int64), np.zeros((NT, cells), dtype=np.int64),
                            np.zeros((NT, cells), dtype=np.int64), np.zeros((NT, cells), dtype=np.uint64),
                            np.zeros((NT, cells), dtype=np.int64), np.zeros(NT, dtype=np.int64))
-        return (self.I, self.H, self.D) + self.tables
+        return self.rings + self.out.get(self.cap | 1) + self.tables
+
+
+class _Outputs:
+    """The field-major matrices the next piece is scanned into, (O, OD) of ``cells`` rows: a plain object held by
+    one thread's :class:`_Work`, so that :func:`scan_result` — on the thread that takes the piece — can replace them
+    once they are handed out (a worker thread that allocated a piece's worth of memory each time would page-fault it
+    all again, glibc trimming its arena)."""
+
+    def __init__(self) -> None:
+        self.mats: tuple[np.ndarray, np.ndarray] | None = None
+
+    def get(self, cells: int) -> tuple[np.ndarray, np.ndarray]:
+        if self.mats is None or self.mats[0].shape[1] != cells:
+            self.renew(cells)
+        return self.mats  # type: ignore[return-value]
+
+    def renew(self, cells: int) -> None:
+        self.mats = (np.empty((NOUT, cells), dtype=np.int64), np.empty((4, cells), dtype=np.float64))
 
 
 _WORK = _Work()
@@ -916,8 +1000,8 @@ def _run(arr: np.ndarray, work: tuple) -> tuple[int, int]:
     scratch arrays are made here (the scan, compiled without the NRT, allocates nothing): the container stack of
     :func:`_skip`, one flag per args key and per top-level key seen in the current event."""
     stack = np.zeros(MAX_DEPTH + 1, dtype=np.uint8)
-    seen, tseen = np.zeros(len(ARG_TABLE[2]), dtype=np.bool_), np.zeros(len(TOP_TABLE[2]), dtype=np.bool_)
-    return _scan(arr, *work[:3], *TOP_TABLE, *ARG_TABLE, _SKIPPED_SET, stack, seen, tseen, *work[3:], HASH_MASK)
+    seen, tseen = np.zeros(len(_ARG_KEYS), dtype=np.bool_), np.zeros(len(_TOP_KEYS), dtype=np.bool_)
+    return _scan(arr, *work[:5], *TOP_TABLE, *ARG_TABLE, _SKIPPED_SET, stack, seen, tseen, *work[5:], HASH_MASK)
 
 
 _PROBE = (b'[{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 1, "ts": 1.5, "dur": 2, "args": {'
@@ -936,26 +1020,12 @@ def check() -> None:
     arr = np.frombuffer(bytearray(_PROBE), dtype=np.uint8)  # writable, as the stream's pieces: one compiled version
     work = _Work().get(16)
     status, rows = _run(arr, work)
-    I, D = _columns(work[0], rows), _columns(work[2], rows)
-    g = gather(arr, I[F["NAME_S"]], I[F["NAME_E"]], 1)
+    I, D = work[3][:, :rows], work[4][:, :rows]
+    g = gather(arr, I[F["KIND_S"]], I[F["KIND_E"]], 1)
     if (status, rows, I[F["TS_V"], 0], I[F["CORR_V"], 0], I[F["GRID_Z"], 0], D[0, 0], g[0, 0]) != (
-            OK, 1, 1500, 7, 3, 1.5, ord("k")):
+            OK, 1, 1500, 7, 3, 1.5, ord("a")):
         raise RuntimeError("the Kineto scanner misread its self-check event")
     _checked = True
-
-
-@njit(cache=True, nogil=True)
-def _columns(M, rows):
-    """The first ``rows`` rows of the row-major ``M`` as a field × row matrix, copied 64 rows at a time (numpy's
-    transposing copy walks each field down all rows: a cache miss per cell; this is about 2× faster)."""
-    nf = M.shape[1]
-    out = np.empty((nf, rows), dtype=M.dtype)
-    for r0 in range(0, rows, 64):
-        r1 = min(rows, r0 + 64)
-        for f in range(nf):
-            for r in range(r0, r1):
-                out[f, r] = M[r, f]
-    return out
 
 
 #: the hash bits the interning tables use: all but in tests (0 makes every text collide, see :func:`_intern`)
@@ -966,21 +1036,22 @@ def scan(buf: bytes | bytearray | memoryview) -> tuple[int, np.ndarray, np.ndarr
     """Scan a JSON array of events (bytes): :func:`scan_only` then :func:`scan_result`.
 
     Returns:
-        (status, I, D, texts): :data:`OK` with, per ``X`` event in file order, ``I`` (int64, :data:`NF` fields ×
-        rows; ``NAME_G``/``CAT_G``/``TEXT_DIMS_G``/``TYPES_G``: the row's group in interning table
+        (status, I, D, texts): :data:`OK` with, per ``X`` event in file order, ``I`` (int64, the first :data:`NOUT`
+        fields × rows; ``NAME_G``/``CAT_G``/``TEXT_DIMS_G``/``TYPES_G``: the row's group in interning table
         ``T_NAMES``/``T_CATS``/``T_DIMS``/``T_TYPES``, -1 for none), ``D`` (float64, the 4 float args ``flops``,
         ``blocks per SM``, ``warps per SM``, ``est. achieved occupancy %`` × rows, valid where their type is
         T_GOOD) and ``texts`` (per table, (start, end) byte offsets of each group's text, by group number — groups
         are numbered in order of first appearance); or :data:`FALLBACK` (empty arrays) when the piece must be read
-        by msgspec.
+        by msgspec. ``I`` and ``D`` are views of the first ``rows`` columns of wider matrices (each field's cells
+        contiguous).
     """
     return scan_result(scan_only(buf))
 
 
 def scan_only(buf: bytes | bytearray | memoryview) -> tuple:
-    """The scan itself, into this thread's work matrices (no other memory allocated: a worker thread that
-    allocated and freed a piece's worth of memory each time would page-fault it all again, glibc trimming its
-    arena): (status, rows, work matrices) for :func:`scan_result`, which must run before this thread scans again."""
+    """The scan itself, into this thread's work matrices (no memory allocated here but when a piece outgrows
+    them, see :class:`_Outputs`): (status, rows, work matrices, their outputs' holder) for :func:`scan_result`,
+    which must run before this thread scans again."""
     arr = np.frombuffer(buf, dtype=np.uint8)
     cap = _WORK.want(buf, len(arr))
     while True:
@@ -989,33 +1060,30 @@ def scan_only(buf: bytes | bytearray | memoryview) -> tuple:
         if status != FULL:
             if status == OK:
                 _WORK.last = rows
-            return status, rows, work
+            return status, rows, work, _WORK.out
         _clear(work, rows)
-        cap = 2 * work[0].shape[0]
+        cap = 2 * work[3].shape[1]
 
 
 def _clear(work: tuple, rows: int) -> None:
-    """Reset the cells and interning tables a scan of ``rows`` rows wrote."""
-    I, H, D, slots, gs, ge, gh, gslot, ng = work
-    used = min(rows + 1, I.shape[0])
-    I[:used] = 0
-    H[:used] = 0
-    D[:used] = 0
+    """Reset the interning tables a scan wrote (:func:`_scan` clears each ring row as it starts it)."""
+    slots, gs, ge, gh, gslot, ng = work[5:]
     for t in range(NT):
         slots[t, gslot[t, :ng[t]]] = -1
     ng[:] = 0
 
 
 def scan_result(scanned: tuple) -> tuple[int, np.ndarray, np.ndarray, list]:
-    """:func:`scan`'s result from :func:`scan_only`'s (copied out of the work matrices, which are then cleared)."""
-    status, rows, work = scanned
-    I, H, D, slots, gs, ge, gh, gslot, ng = work
+    """:func:`scan`'s result from :func:`scan_only`'s: the outputs handed out (and fresh ones made for the
+    scanning thread's next piece, here), the group spans copied; the interning tables are then cleared."""
+    status, rows, work, holder = scanned
+    O, OD, gs, ge, ng = work[3], work[4], work[6], work[7], work[10]
     if status == OK:
-        out = (_columns(I, rows), _columns(D, rows), [(gs[t, :ng[t]].copy(), ge[t, :ng[t]].copy())
-                                                       for t in range(NT)])
+        out = (O[:, :rows], OD[:, :rows], [(gs[t, :ng[t]].copy(), ge[t, :ng[t]].copy()) for t in range(NT)])
+        holder.renew(O.shape[1])
     _clear(work, rows)
     if status != OK:
-        return FALLBACK, np.zeros((NF, 0), dtype=np.int64), np.zeros((4, 0)), []
+        return FALLBACK, np.zeros((NOUT, 0), dtype=np.int64), np.zeros((4, 0)), []
     return (OK,) + out
 
 
