@@ -216,8 +216,8 @@ def hulls_of(rank: np.ndarray, s: np.ndarray, e: np.ndarray) -> dict[int, tuple[
 
 
 #: Doc string of the ``trace_offset_ns`` column (kernel outliers, steps): the time a user pastes into ``--window``.
-TRACE_OFFSET_DOC = ("start − the first event of its rank (host events included), the origin --window counts from "
-                    "[ns]")
+TRACE_OFFSET_DOC = ("start − the first event of its rank (host events included; with a --steps/--window selection, "
+                    "the selection's first event): the origin --window counts from [ns]")
 
 
 def trace_offsets(timeline: Any, rank: np.ndarray, start: np.ndarray) -> np.ndarray:

@@ -29,6 +29,8 @@ COLUMNS = {
     "dur_ns": "host wall time of the step [ns]",
     "cpu_ops": "cpu_op events starting inside the step on the same rank",
     "start_ns": "start of the step on the Timeline's clock [ns]",
+    "clipped": "the step runs past the end of a --window selection, which cut it: its duration is not the step's, "
+               "and it is left out of the median, the extremes and the slow-step finding [bool]",
 }
 
 
@@ -72,15 +74,17 @@ class Steps(Analyzer):
                               "start_ns": st["start_ns"].to_numpy(), "dur_ns": st["dur_ns"].to_numpy(),
                               "cpu_ops": np.array(counts, dtype="int64")})
         table["trace_offset_ns"] = trace_offsets(timeline, table["rank"].to_numpy(), table["start_ns"].to_numpy())
+        table["clipped"] = _clipped_by_window(timeline, table)
         table = table[list(COLUMNS)]
-        d = table["dur_ns"].to_numpy()
+        whole = table[~table["clipped"]]  # a step cut at a --window end is not a step's duration
+        d = (whole if len(whole) else table)["dur_ns"].to_numpy()
         med = float(np.median(d))
         summary = {"step_count": int(len(table)), "steps": sorted({int(s) for s in table["step"]}),
                    "median_step_ns": int(med), "min_step_ns": int(d.min()), "max_step_ns": int(d.max()),
-                   "total_step_ns": int(d.sum())}
+                   "total_step_ns": int(table["dur_ns"].sum()), "clipped_steps": int(table["clipped"].sum())}
         findings = []
-        slow = table[table["dur_ns"] > OUTLIER_RATIO * med]
-        if len(table) >= 3 and len(slow):
+        slow = whole[whole["dur_ns"] > OUTLIER_RATIO * med]
+        if len(whole) >= 3 and len(slow):
             worst = slow.loc[slow["dur_ns"].idxmax()]
             findings.append(Finding(
                 f"{len(slow)} of {plural(len(table), 'step')} took over {OUTLIER_RATIO}× the median step time",
@@ -88,6 +92,22 @@ class Steps(Analyzer):
                 "look for one-off work (compilation, allocator growth, data loading, checkpointing) in it.",
                 "warning", "step-time", int((slow["dur_ns"] - med).sum()), rank=int(worst["rank"])))
         return AnalysisResult(self.name, table, COLUMNS, summary, findings)
+
+
+def _clipped_by_window(timeline: Timeline, table: pd.DataFrame) -> np.ndarray:
+    """Per step row: True when a ``--window`` selection with an end cut it — the step ends at its rank's last event
+    end, where :meth:`gpulens.timeline.selection.Selection.clip_dur` cut every event that ran past the window. (A
+    ``--steps`` selection keeps whole steps: never clipped.)"""
+    out = np.zeros(len(table), dtype=bool)
+    cut = any("window" in str(src.get("selection") or "") and "end" in (src.get("selection_cuts") or ())
+              for src in timeline.meta.sources)
+    if not cut or not len(table):
+        return out
+    ev = timeline.events
+    end = ev["start_ns"].to_numpy("int64") + ev["dur_ns"].to_numpy("int64")
+    last = pd.Series(end).groupby(ev["rank"].to_numpy()).max()
+    step_end = (table["start_ns"] + table["dur_ns"]).to_numpy("int64")
+    return step_end >= last.reindex(table["rank"].to_numpy()).to_numpy("int64")
 
 
 def step_numbers(timeline: Timeline) -> list[int]:
