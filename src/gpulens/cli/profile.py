@@ -130,10 +130,6 @@ def register(app: typer.Typer) -> None:
             args = args[1:]
         code = run_script(script, args, prof)
         sys.stdout.flush()
-        failed = getattr(prof, "workload_failure", "")
-        if failed:  # said before the summary: the figures below cover only what ran before the script stopped
-            console.print(f"[yellow]gpulens: {script.name} failed ({failed}): the profile below is partial — "
-                          "it covers what ran before the script stopped[/yellow]", soft_wrap=True, highlight=False)
         _summarize(console, prof.report, [("trace", prof.trace_path), ("JSON report", prof.json_path),
                                           ("HTML dashboard", prof.html_path)], prof.error, quiet)
         if open_html and prof.html_path is not None:

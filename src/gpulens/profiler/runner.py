@@ -47,7 +47,7 @@ def run_script(script: str | Path, args: list[str], prof: profile) -> int:
     saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
     sys.argv = [str(path), *args]
     sys.path.insert(0, str(path.resolve().parent))
-    code, failure = 0, ""
+    code = 0
     try:
         with prof:
             runpy.run_path(str(path), run_name="__main__")
@@ -61,20 +61,16 @@ def run_script(script: str | Path, args: list[str], prof: profile) -> int:
             code = EXIT_WORKLOAD_FAILED
         else:
             raise  # gpulens's own setup (output folder, label, torch missing): reported as gpulens's error
-    except Exception as exc:
+    except Exception:
         tb = traceback.format_exc()
         sys.stderr.write(tb)
         code = EXIT_WORKLOAD_FAILED
-        failure = f"{type(exc).__name__}: {exc}".strip()
     finally:
         sys.argv = saved_argv
         if sys.path and sys.path[0] == str(path.resolve().parent):
             sys.path.pop(0)
         if saved_path0 is not None and (not sys.path or sys.path[0] != saved_path0):
             sys.path.insert(0, saved_path0)
-    # what the CLI says first when the workload did not finish: its exception, else its exit status
-    prof.workload_failure = (failure or (f"interrupted (exit status {code})" if code == 130 else
-                                         f"exit status {code}")) if code else ""
     return code
 
 
