@@ -1,0 +1,85 @@
+"""Session 15 trust items: figures a user can read as they are.
+
+1. Steps and kernel outliers are placed by their offset from the start of their rank's trace in console, HTML and
+   Markdown — never by the raw profiler clock (1.7e18 ns since 1970) — which stays in the JSON for tools.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from tests.test_cli import run
+
+T0 = 1_700_000_000_000_000  # µs since 1970 (Kineto's clock): rank 0's first event, 2023-11-14 22:13:20 UTC
+T1 = T0 + 7_000_000  # rank 1's first event, 7 s later on the same clock
+
+
+def _rank(path, rank: int, t: int, lead: int):
+    """A rank whose first event (aten::warmup) is at ``t`` µs; ProfilerStep#n at t + lead + 1000·n µs (900 µs long)
+    with 4 kernels of 10 µs each, the third step's first kernel lasting 80 µs (8× the median: the one outlier)."""
+    ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::warmup", "pid": 1, "tid": 1, "ts": t, "dur": 5}]
+    for n in range(3):
+        ev.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{n}", "pid": 1, "tid": 1,
+                   "ts": t + lead + 1000 * n, "dur": 900})
+        for i in range(4):
+            ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7,
+                       "ts": t + lead + 100 + 1000 * n + 100 * i, "dur": 80 if (n, i) == (2, 0) else 10,
+                       "args": {"device": 0, "stream": 7}})
+    path.write_text(json.dumps({"distributedInfo": {"rank": rank, "world_size": 2}, "traceEvents": ev}))
+
+
+def _run_dir(tmp_path):
+    d = tmp_path / "run"
+    d.mkdir()
+    _rank(d / "rank0.json", 0, T0, 100)
+    _rank(d / "rank1.json", 1, T1, 300)
+    return d
+
+
+def _section(text: str, start: str, end: str) -> str:
+    i = text.index(start)
+    return text[i:text.index(end, i + len(start))]
+
+
+def test_offsets_per_rank_in_json_and_raw_clock_kept(tmp_path):
+    d = _run_dir(tmp_path)
+    out = tmp_path / "r.json"
+    run("analyze", str(d), "--no-cache", "-q", "--json", str(out))
+    res = json.loads(out.read_text())["sources"][0]["analyses"]
+    steps = res["steps"]["table"]
+    rows = sorted((r["rank"], r["step"], r["trace_offset_ns"], r["start_ns"]) for r in steps)
+    # rank 0: steps 100 + 1000·n µs after ITS first event; rank 1: 300 + 1000·n µs after its own (not 7 s + …)
+    assert [(a, b, c) for a, b, c, _ in rows] == [(0, 0, 100_000), (0, 1, 1_100_000), (0, 2, 2_100_000),
+                                                   (1, 0, 300_000), (1, 1, 1_300_000), (1, 2, 2_300_000)]
+    # the raw clock stays for tools
+    assert rows[0][3] == (T0 + 100) * 1000 and rows[3][3] == (T1 + 300) * 1000
+    outl = sorted((r["rank"], r["trace_offset_ns"], r["dur_ns"]) for r in res["kernel_outliers"]["table"])
+    # the 80 µs kernel of step 2: lead + 100 + 2000 µs after the rank's first event
+    assert outl == [(0, 2_200_000, 80_000), (1, 2_400_000, 80_000)]
+
+
+def test_console_markdown_html_show_offset_not_clock(tmp_path):
+    d = _run_dir(tmp_path)
+    md, html = tmp_path / "r.md", tmp_path / "r.html"
+    con = run("analyze", str(d), "--no-cache", "--markdown", str(md), "--html", str(html)).stdout
+    date = "2023-11-14"  # T0 and T1 as a date: the raw clock shown as a timestamp
+    steps = _section(con, "Steps", "└")
+    assert "start (from" in steps and "trace start)" in steps  # the header wraps over two lines
+    assert "1.30 ms" in steps and "100.00 µs" in steps and date not in steps
+    outl = _section(con, "Kernel outliers", "└")
+    assert "2.40 ms" in outl and "2.20 ms" in outl and date not in outl
+    m = md.read_text()
+    for title in ("### Steps", "### Kernel outliers"):
+        sec = _section(m, title, "\n\n### ")
+        header = sec.splitlines()[2]
+        assert "start (from trace start)" in header and "| start |" not in header
+        assert date not in sec
+    assert "| 1 | 1 | 1.30 ms |" in _section(m, "### Steps", "\n\n### ")
+    h = html.read_text()
+    tables = [t for t in re.findall(r"<table.*?</table>", h, re.S) if "start (from trace start)" in t]
+    assert len(tables) == 3  # steps, kernel outliers, and the outlier row on the kernel's page
+    for table in tables:
+        heads = re.findall(r"<th[^>]*>(.*?)</th>", table)
+        assert "start" not in heads and date not in table, heads
+    assert sum(">2.40 ms<" in t for t in tables) == 1 and sum(">1.30 ms<" in t for t in tables) == 1
