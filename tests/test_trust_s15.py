@@ -2,13 +2,20 @@
 
 1. Steps and kernel outliers are placed by their offset from the start of their rank's trace in console, HTML and
    Markdown — never by the raw profiler clock (1.7e18 ns since 1970) — which stays in the JSON for tools.
+2. A rank directory with one truncated file: every report names the rank and file, where it stops and what was lost.
 """
 
 from __future__ import annotations
 
+import gzip
+import html as _html
 import json
 import re
+import shutil
 
+import pytest
+
+from tests.conftest import KINETO
 from tests.test_cli import run
 
 T0 = 1_700_000_000_000_000  # µs since 1970 (Kineto's clock): rank 0's first event, 2023-11-14 22:13:20 UTC
@@ -83,3 +90,40 @@ def test_console_markdown_html_show_offset_not_clock(tmp_path):
         heads = re.findall(r"<th[^>]*>(.*?)</th>", table)
         assert "start" not in heads and date not in table, heads
     assert sum(">2.40 ms<" in t for t in tables) == 1 and sum(">1.30 ms<" in t for t in tables) == 1
+
+
+@pytest.fixture(scope="module")
+def truncated_run(tmp_path_factory):
+    """rank 0 whole; rank 1 decompressed and cut at 60 % of its text (written as .json), the reports of the run."""
+    d = tmp_path_factory.mktemp("trunc")
+    run_dir = d / "run"
+    run_dir.mkdir()
+    shutil.copy(KINETO / "multirank" / "sampled_rank-0.json.gz", run_dir)
+    text = gzip.open(KINETO / "multirank" / "sampled_rank-1.json.gz").read()
+    cut = text[:int(len(text) * 0.6)]
+    (run_dir / "sampled_rank-1.json").write_bytes(cut)
+    # by hand from the cut text: events are written '{"ph": …}' one after another; the last one is cut short, so the
+    # trace text read ends where it starts, and every event before it is complete
+    stop = cut.rfind(b'{"ph"')
+    kept = cut.count(b'{"ph"') - 1
+    out = {k: d / f"r.{k}" for k in ("json", "md", "html")}
+    con = run("analyze", str(run_dir), "--no-cache", "--json", str(out["json"]), "--markdown", str(out["md"]),
+              "--html", str(out["html"]))
+    return con, {k: p.read_text() for k, p in out.items()}, stop, kept
+
+
+def test_truncated_rank_is_named_in_every_report(truncated_run):
+    con, rep, stop, kept = truncated_run
+    assert con.returncode == 0  # a partial result, not an error
+    what = (f"rank 1 (sampled_rank-1.json) stops after {stop:,} bytes of trace text ({kept:,} complete events kept; "
+            "rank 1's events after that point are lost; the other files were read whole)")
+    # console: said first, before the verdict
+    body = con.stdout[con.stdout.index("PARTIAL RESULT"):]
+    assert "Verdict" in body and "Verdict" not in con.stdout[:con.stdout.index("PARTIAL RESULT")]
+    assert what in " ".join(body[:body.index("Verdict")].split())  # wrapped at the console's width
+    src = json.loads(rep["json"])["sources"][0]
+    assert src["status"] == "partial" and what in src["partial_reason"]
+    by_rank = {i["rank"]: i for i in src["inputs"]}
+    assert by_rank[1]["truncated_at_bytes"] == stop and "truncated_at_bytes" not in by_rank[0]
+    assert what.replace("_", "\\_") in rep["md"]
+    assert what in _html.unescape(rep["html"])
