@@ -3,6 +3,8 @@
 1. Steps and kernel outliers are placed by their offset from the start of their rank's trace in console, HTML and
    Markdown — never by the raw profiler clock (1.7e18 ns since 1970) — which stays in the JSON for tools.
 2. A rank directory with one truncated file: every report names the rank and file, where it stops and what was lost.
+3. ``gpulens profile script.py`` whose script raises or exits non-zero: the failure is said first, before the summary;
+   the profile up to it is still analysed and labelled partial.
 """
 
 from __future__ import annotations
@@ -127,3 +129,70 @@ def test_truncated_rank_is_named_in_every_report(truncated_run):
     assert by_rank[1]["truncated_at_bytes"] == stop and "truncated_at_bytes" not in by_rank[0]
     assert what.replace("_", "\\_") in rep["md"]
     assert what in _html.unescape(rep["html"])
+
+
+SCRIPT = KINETO.parent / "profile" / "train_script.py"
+FAILED = "WORKLOAD FAILED: train_script.py raised ValueError: deliberate failure after training (exit status 4)"
+
+
+def _profile(tmp_path, capfd, *script_args):
+    pytest.importorskip("torch")
+    from gpulens.cli import main
+
+    code = main(["profile", "-o", str(tmp_path), "--telemetry", "off", str(SCRIPT), "--", *script_args])
+    err = capfd.readouterr().err
+    rep = json.loads((tmp_path / "train_script.report.json").read_text())["sources"][0]
+    return code, err, rep
+
+
+def test_profile_failing_script_says_the_failure_first_and_is_partial(tmp_path, capfd):
+    code, err, rep = _profile(tmp_path, capfd, "--fail")
+    assert code == 4  # an uncaught exception: 4, as the CLI documents
+    # the exception line, then the failure said before any figure of the summary
+    assert err.index("ValueError: deliberate failure after training") < err.index(FAILED) < err.index("Verdict")
+    assert err.index(FAILED) < err.index("gpulens · train_script")
+    reason = "the profiled code raised ValueError: deliberate failure after training — the profile covers the run " \
+             "up to that point"
+    assert reason in " ".join(err[err.index("PARTIAL RESULT"):err.index("Verdict")].split())
+    assert rep["partial_reason"] == reason
+    assert rep["inputs"][0]["profile"]["failure"] == "the profiled code raised ValueError: deliberate failure after " \
+                                                     "training"
+    # the run up to the failure is analysed: 1 epoch of 4 batches, 2 aten::addmm (two Linear layers) per forward
+    ops = {r["name"]: r["calls"] for r in rep["analyses"]["cpu_ops"]["table"]}
+    assert ops["aten::addmm"] == 8
+    html = _html.unescape((tmp_path / "train_script.report.html").read_text())
+    assert reason in html
+
+
+def test_profile_nonzero_exit_is_said_first(tmp_path, capfd):
+    code, err, rep = _profile(tmp_path, capfd, "--exit-code", "3")
+    assert code == 3
+    line = "WORKLOAD FAILED: train_script.py exited with status 3 — the profile up to that point is analysed"
+    assert line in err and err.index(line) < err.index("Verdict")
+    assert rep["partial_reason"].startswith("the profiled code exited with status 3")
+
+
+def test_profile_exit_zero_is_no_failure(tmp_path, capfd):
+    code, err, rep = _profile(tmp_path, capfd, "--exit-code", "0")
+    assert code == 0 and "WORKLOAD FAILED" not in err and "PARTIAL RESULT" not in err
+    assert rep["partial_reason"] is None and rep["inputs"][0]["profile"]["failure"] is None
+
+
+def test_failed_live_run_with_gpu_work_is_partial(tmp_path):
+    """The status: a run with GPU work whose profiled code failed is partial (the CPU-only runs above are
+    no_gpu_work, which stays first)."""
+    from gpulens.collectors import collect
+    from gpulens.report import analyze_timeline
+
+    p = tmp_path / "t.json"
+    _rank(p, 0, T0, 100)
+    tl = collect(p)
+    assert analyze_timeline(tl, "ok").status == "ok"
+    tl = collect(p)
+    tl.meta.sources[0]["profile"] = {"failure": "the profiled code raised RuntimeError: CUDA out of memory"}
+    s = analyze_timeline(tl, "failed")
+    assert s.status == "partial"
+    from gpulens.reports._answer import partial_reason
+
+    assert partial_reason(s) == ("the profiled code raised RuntimeError: CUDA out of memory — the profile covers "
+                                 "the run up to that point")

@@ -207,6 +207,11 @@ def partial_reason(s: Any) -> str:
     unread = meta.unread_text() if getattr(meta, "unread", None) else ""
     if unread:
         parts.append(unread)
+    from gpulens.report import workload_failure
+
+    failed = workload_failure(meta)
+    if failed:  # a live run whose script raised or exited non-zero: what ran until then was profiled
+        parts.append(f"{failed} — the profile covers the run up to that point")
     if meta.truncated:
         cover = ("the part read holds no GPU event: there are no figures to show" if s.status == "no_gpu_work" else
                  "the figures cover the part read")
