@@ -22,6 +22,16 @@ from gpulens.timeline import Timeline
 SCHEMA_VERSION = 2
 
 
+def workload_failure(meta: Any) -> str:
+    """How a live run's profiled code ended early (``gpulens profile``: ``inputs[].profile.failure``, e.g. "the
+    profiled code raised ValueError: …"); ``""`` when it ran to its end or the input is not a live run."""
+    for src in getattr(meta, "sources", None) or []:
+        prof = src.get("profile") if isinstance(src, dict) else None
+        if isinstance(prof, dict) and prof.get("failure"):
+            return str(prof["failure"])
+    return ""
+
+
 @dataclass
 class SourceReport:
     """Results for one input.
@@ -52,7 +62,8 @@ class SourceReport:
 
     @property
     def status(self) -> str:
-        """``"ok"``, ``"partial"`` (input truncated, or rank files of a rank directory could not be read) or
+        """``"ok"``, ``"partial"`` (input truncated, rank files of a rank directory could not be read, or a live run's
+        profiled code raised or exited non-zero: :func:`workload_failure`) or
         ``"no_gpu_work"`` (no GPU event, no kernel summary and no counter rows of kernels)."""
         if "status" not in self.cached:
             self.cached["status"] = self._status()
@@ -67,7 +78,7 @@ class SourceReport:
         if not has_gpu and not has_summary_kernels(self.timeline):
             return "no_gpu_work"
         meta = self.timeline.meta
-        return "partial" if meta.truncated or getattr(meta, "unread", None) else "ok"
+        return "partial" if meta.truncated or getattr(meta, "unread", None) or workload_failure(meta) else "ok"
 
     @property
     def summary(self) -> dict[str, Any]:

@@ -41,7 +41,9 @@ def _live_lines(report) -> list[str]:
     return lines
 
 
-def _summarize(console: Console, report, paths: list, error: str | None, quiet: bool) -> None:
+def _summarize(console: Console, report, paths: list, error: str | None, quiet: bool, first: str = "") -> None:
+    if first:  # the workload failed: said before any figure (the summary below covers the run up to the failure)
+        console.print(f"[bold red]{first}[/bold red]", highlight=False)
     if report is not None and not quiet:
         from gpulens.reports.console import print_report
 
@@ -130,8 +132,14 @@ def register(app: typer.Typer) -> None:
             args = args[1:]
         code = run_script(script, args, prof)
         sys.stdout.flush()
+        first = ""
+        if prof.failure:
+            said = prof.failure.replace("the profiled code", Path(script).name)
+            first = (f"WORKLOAD FAILED: {said}" + ("" if "exited with status" in said else f" (exit status {code})")
+                     + " — " + ("the profile up to that point is analysed (partial)" if prof.report is not None
+                                      else "no profile to analyse"))
         _summarize(console, prof.report, [("trace", prof.trace_path), ("JSON report", prof.json_path),
-                                          ("HTML dashboard", prof.html_path)], prof.error, quiet)
+                                          ("HTML dashboard", prof.html_path)], prof.error, quiet, first)
         if open_html and prof.html_path is not None:
             webbrowser.open(prof.html_path.resolve().as_uri())
         raise typer.Exit(code)

@@ -58,6 +58,23 @@ def _activities(torch: Any) -> list:
     return acts
 
 
+def failure_text(exc_type: Any, exc: Any) -> str | None:
+    """How the profiled block ended early, in one line (None when it ran to its end, ``sys.exit(0)`` included):
+    ``"the profiled code raised ValueError: bad batch"``, ``"the profiled code exited with status 3"``,
+    ``"the profiled code was interrupted (Ctrl-C)"``. Its profile then covers the run up to that point (partial)."""
+    if exc_type is None:
+        return None
+    if issubclass(exc_type, SystemExit):
+        code = getattr(exc, "code", None)
+        if code is None or code == 0:
+            return None
+        return f"the profiled code exited with status {code if isinstance(code, int) else 1}"
+    if issubclass(exc_type, KeyboardInterrupt):
+        return "the profiled code was interrupted (Ctrl-C)"
+    msg = str(exc).strip().splitlines()[0] if exc is not None and str(exc).strip() else ""
+    return f"the profiled code raised {exc_type.__name__}" + (f": {msg}" if msg else "")
+
+
 class profile:  # noqa: N801 (reads as a function at the call site, like torch.profiler.profile)
     """Context manager and decorator that profiles a block of code with torch.profiler and analyzes it.
 
@@ -114,6 +131,7 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
         self.steps_done = 0
         self.telemetry_status: dict[str, Any] = {}
         self.error: str | None = None
+        self.failure: str | None = None
         self.timings_ns: dict[str, int] = {}
         self._flops: dict[tuple[str, int], float] = {}
         self._sampler: Sampler | None = None
@@ -169,6 +187,7 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
 
     def __exit__(self, exc_type, exc, tb) -> bool:
         t1 = time.perf_counter_ns()
+        self.failure = failure_text(exc_type, exc)
         try:
             self._prof.__exit__(exc_type, exc, tb)
         except Exception as err:  # the export failed: report, never mask the user's outcome
@@ -204,7 +223,7 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
         tl = collect(self.trace_path)
         attached = attach_flops(tl, self._flops)
         tl.meta.sources[0]["profile"] = {"steps_done": self.steps_done, "steps": self.steps, "warmup": self.warmup,
-                                         "wait": self.wait, "flops_attached": attached}
+                                         "wait": self.wait, "flops_attached": attached, "failure": self.failure}
         self._add_telemetry(tl)
         self.timeline = tl.validate()
         self.report = Report([analyze_timeline(tl, self.label)])

@@ -169,12 +169,32 @@ def _pct(v: Any) -> str:
 
 
 def truncated_text(tl: Any) -> str:
-    """Where each truncated input of a Timeline stops: ``"run.json.gz stops after 336,361 bytes"``."""
+    """Where each truncated input of a Timeline stops and what it lost: ``"run.json.gz stops after 336,361 bytes of
+    trace text (its events after that point are lost)"``; a rank file of a multi-rank input is named by its rank
+    (``"rank 1 (rank-1.json) stops after … (3,151 complete events kept; rank 1's events after that point are lost;
+    the other files were read whole)"``), the count kept as the collector's warning gives it."""
+    import re
     from pathlib import Path
 
-    at = getattr(tl.meta, "truncated_at", {}) or {}
-    return "; ".join(f"{Path(p).name} stops after {int(n):,} bytes of trace text" for p, n in at.items()) or \
-        "it stops before its end"
+    meta = tl.meta
+    at = getattr(meta, "truncated_at", {}) or {}
+    sources = list(getattr(meta, "sources", None) or [])
+    multi = len(sources) > 1 or int(getattr(meta, "rank_files", 0) or 0) > 1
+    rank_of = {str(src.get("path")): src.get("rank") for src in sources if isinstance(src, dict)}
+    parts = []
+    for p, n in at.items():
+        rank = rank_of.get(str(p))
+        named = multi and rank is not None
+        kept = next((m.group(1) for w in meta.warnings if str(w).startswith(f"{p}:")
+                     for m in [re.search(r"kept ([\d,]+) complete events", str(w))] if m), None)
+        lost = (f"{int(kept.replace(',', '')):,} complete events kept; " if kept else "") + \
+            (f"rank {rank}'s events after that point are lost" if named else "its events after that point are lost")
+        who = f"rank {rank} ({Path(p).name})" if named else Path(p).name
+        parts.append(f"{who} stops after {int(n):,} bytes of trace text ({lost})")
+    total = max(len(sources), int(getattr(meta, "rank_files", 0) or 0))
+    if parts and multi and len(at) + len(getattr(meta, "unread", None) or {}) < total:
+        parts[-1] = parts[-1][:-1] + "; the other files were read whole)"
+    return "; ".join(parts) or "it stops before its end"
 
 
 def partial_reason(s: Any) -> str:
@@ -187,6 +207,11 @@ def partial_reason(s: Any) -> str:
     unread = meta.unread_text() if getattr(meta, "unread", None) else ""
     if unread:
         parts.append(unread)
+    from gpulens.report import workload_failure
+
+    failed = workload_failure(meta)
+    if failed:  # a live run whose script raised or exited non-zero: what ran until then was profiled
+        parts.append(f"{failed} — the profile covers the run up to that point")
     if meta.truncated:
         cover = ("the part read holds no GPU event: there are no figures to show" if s.status == "no_gpu_work" else
                  "the figures cover the part read")

@@ -98,6 +98,17 @@ _ID_NAMES = {"rank", "device_id", "stream_id", "step", "pid", "tid", "correlatio
 _UNIT_RE = re.compile(r"\[([^\[\]]+)\]")
 
 
+def shown_columns(columns: Any) -> list:
+    """The columns a human report (console, HTML, Markdown) shows: a table that places its rows by their offset from
+    the trace's start (``trace_offset_ns``, "start (from first event)") shows that, not the raw profiler clock beside
+    it (``start_ns``, ``end_ns``, …: 1.7e18 ns since 1970, meaningless to a user) — which stays in the JSON, CSV and
+    Parquet for tools."""
+    cols = list(columns)
+    if "trace_offset_ns" not in cols:
+        return cols
+    return [c for c in cols if not _is_clock_column(str(c))]
+
+
 def clip(text: str, n: int) -> str:
     """``text`` cut to at most ``n`` characters with an ellipsis when longer — at the last word boundary when one
     falls in the last third of the room (prose: "… another tile…", never "… another tile configuratio…"); a long

@@ -14,7 +14,7 @@ from gpulens.analyzers import AnalysisResult
 from gpulens.report import SourceReport
 from gpulens.analyzers._advice import vendor_word
 from gpulens.reports._format import (column_label, fmt_unit, limiter_text, result_title, summary_items, time_scale,
-                                     unit_of, vendor_label, with_limiter_text)
+                                     shown_columns, unit_of, vendor_label, with_limiter_text)
 from gpulens.reports._html_pages import _layout, axis_title, findings_table
 from gpulens.reports._html_parts import (
     OKABE_ITO,
@@ -190,7 +190,7 @@ def generic_panels(name: str, r: AnalysisResult, max_rows: int) -> list[Any]:
         return [empty_html(title, str(r.skipped_reason))]
     t = r.table if r.table is not None else pd.DataFrame()
     # columns with no value at all are left out (isna: is_missing, vectorised); the table is not copied
-    keep = [c for c in t.columns if not t[c].isna().all()] if len(t) else list(t.columns)
+    keep = [c for c in shown_columns(t.columns) if not t[c].isna().all()] if len(t) else shown_columns(t.columns)
     top = t.head(25)[keep]  # the rows the chart draws (dtypes as the whole table's)
     fig = None
     if len(t) > 1:

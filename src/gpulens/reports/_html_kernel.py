@@ -17,7 +17,8 @@ import pandas as pd
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import SourceReport
 from gpulens.analyzers._advice import vendor_word
-from gpulens.reports._format import column_label, fmt_ns, fmt_unit, is_missing, limiter_text, unit_of, vendor_label
+from gpulens.reports._format import (column_label, fmt_ns, fmt_unit, is_missing, limiter_text, shown_columns, unit_of,
+                                     vendor_label)
 from gpulens.reports._html_parts import esc, kv_html
 from gpulens.reports._html_roofline import roof_label
 from gpulens.reports._names import short_names
@@ -117,7 +118,7 @@ def _kv_row(r: AnalysisResult, row: pd.Series, skip: tuple[str, ...] = ("name", 
     vendor = r.summary.get("vendor")  # occupancy's blocks per SM or per CU
     return kv_html([(vendor_label(c, vendor, column_label(c, r.columns.get(c, ""))),
                      limiter_text(row[c], vendor) if c in ("limiter", "limiters") else
-                     fmt_unit(row[c], unit_of(c, r.columns.get(c, "")))) for c in row.index if c not in skip])
+                     fmt_unit(row[c], unit_of(c, r.columns.get(c, "")))) for c in shown_columns(row.index) if c not in skip])
 
 
 def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:

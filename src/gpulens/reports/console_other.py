@@ -12,7 +12,7 @@ from typing import Any
 from rich.text import Text
 
 from gpulens.reports._fit import Col, FitTable
-from gpulens.reports._format import column_label, fmt_value, result_title, unit_of
+from gpulens.reports._format import column_label, fmt_value, result_title, shown_columns, unit_of
 from gpulens.reports._names import short_names
 
 #: Results the console already shows in their own sections.
@@ -32,7 +32,7 @@ def other_renderables(s: Any, rows: int = ROWS) -> list:
             continue
         # a matching key ("key": the normalised kernel name) repeats the name column beside it, in full: left out
         named = any(c in r.table.columns for c in NAME_COLUMNS)
-        cols = [c for c in r.table.columns if not str(c).startswith("_") and not (c == "key" and named)
+        cols = [c for c in shown_columns(r.table.columns) if not str(c).startswith("_") and not (c == "key" and named)
                 and not r.table[c].isna().all()][:COLS]
         if not cols:
             continue

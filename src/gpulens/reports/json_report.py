@@ -122,7 +122,10 @@ def source_dict(s: SourceReport, top: int = 20) -> dict[str, Any]:
         "label": s.label,
         "status": s.status,
         "collectors": sorted({src.get("collector", "") for src in tl.meta.sources}),
-        "inputs": tl.meta.sources,
+        # a truncated input says where it stops (bytes of trace text read), beside its path and rank
+        "inputs": [{**src, "truncated_at_bytes": int(tl.meta.truncated_at[src["path"]])}
+                   if isinstance(src, dict) and src.get("path") in tl.meta.truncated_at else src
+                   for src in tl.meta.sources],
         "devices": tl.meta.devices,
         "device_spec": getattr(s.device, "name", None) if s.device is not None else None,
         # whether that spec was assumed, not read from the input (its peaks may not be the profiled GPU's), and

@@ -20,7 +20,7 @@ from gpulens.reports._answer import (MARKDOWN_LIST, answer, clock_note, critical
 from gpulens.units import fmt_share
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, clip, column_label, device_text,
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, rank_ranges, result_title,
-                                     roofline_heading, span_text, stake_notes, unit_of, window_text,
+                                     roofline_heading, shown_columns, span_text, stake_notes, unit_of, window_text,
                                      with_limiter_text)
 from gpulens.reports._html_parts import is_name_column
 from gpulens.reports._md_safe import neutralise
@@ -182,7 +182,7 @@ def _generic(name: str, r: AnalysisResult, rows: int) -> str:
     if r.skipped or r.table is None or not len(r.table):
         return ""
     return (f"### {md_text(result_title(name))}\n\n"
-            + md_table(r.table, list(r.table.columns)[:8], rows, docs=r.columns))
+            + md_table(r.table, shown_columns(r.table.columns)[:8], rows, docs=r.columns))
 
 
 def render(report: Report) -> str:
