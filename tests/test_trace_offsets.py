@@ -45,3 +45,27 @@ def test_console_shows_the_offset_not_the_clock(tmp_path):
     outliers = outliers[:outliers.index("└")]
     # the outlier's place reads 2.20 ms from the start, not the clock's date (T: 2023-11-14 22:13:20 UTC)
     assert "start (from" in outliers and "2.20 ms" in outliers and "2023-11-14" not in outliers
+
+
+def test_a_step_cut_by_the_window_end_is_not_a_slow_step(tmp_path):
+    """Steps every 1,000 µs from T + 100 µs lasting 300, 650 and 800 µs; --window :2450us cuts the third at 2,450 µs
+    (350 of its 800 µs). Counted as a step, the cut piece would make the median 350 µs and step 1 (650 µs > 1.5 ×
+    350) 'slow'; marked clipped and left out, the whole steps are 300 and 650 µs (median 475 µs) — two steps, too few
+    for a slow-step finding (3 needed)."""
+    ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::warmup", "pid": 1, "tid": 1, "ts": T, "dur": 5}]
+    for n, dur in enumerate((300, 650, 800)):
+        ev.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{n}", "pid": 1, "tid": 1,
+                   "ts": T + 100 + 1000 * n, "dur": dur})
+        ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": T + 120 + 1000 * n, "dur": 30,
+                   "args": {"device": 0, "stream": 7}})
+    p = tmp_path / "w.json"
+    p.write_text(json.dumps({"traceEvents": ev}))
+    from gpulens.timeline.selection import Selection
+
+    st = analyze([p], cache=False, select=Selection.parse(window=":2450us")).sources[0].results["steps"]
+    t = st.table
+    assert t["clipped"].tolist() == [False, False, True]
+    assert t["dur_ns"].tolist() == [300_000, 650_000, 350_000]  # the cut step: 2,100 → 2,450 µs
+    assert st.summary["median_step_ns"] == 475_000 and st.summary["clipped_steps"] == 1
+    assert (st.summary["min_step_ns"], st.summary["max_step_ns"]) == (300_000, 650_000)
+    assert not st.findings
