@@ -140,7 +140,8 @@ def headline(r: DiffResult) -> str:
                 f" records no kernel durations, so no time difference can be computed. Kernel launches "
                 f"{calls('base_count')} → {calls('cand_count')}.")
     pct = "" if s.get("delta_pct") is None else f" ({s['delta_pct']:+.1f} %)"
-    head = (f"GPU time {fmt_ns(s['base_time_ns'])} → {fmt_ns(s['cand_time_ns'])}: "
+    # the sum of GPU event times (kernels, copies, fills; overlapping events counted each), not analyze's busy union
+    head = (f"Summed GPU time {fmt_ns(s['base_time_ns'])} → {fmt_ns(s['cand_time_ns'])}: "
             f"{_delta(s['delta_ns'])}{pct}.")
     if s.get("base_ranks") and s.get("cand_ranks") and s.get("one_run_ranks_delta_ns"):
         head += (f" The runs hold different ranks (base {s['base_ranks']}, candidate {s['cand_ranks']}): "
