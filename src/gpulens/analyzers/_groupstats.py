@@ -150,3 +150,13 @@ def group_percentile_table(groups: np.ndarray, values: np.ndarray,
                 out[j][k] = v
             top[k] = part.max()
     return out, top
+
+
+def tie_runs(eq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For sorted keys with ``eq = key[1:] == key[:-1]``: the positions whose key equals a neighbour's, and for each
+    the number of its run of equal keys (increasing along the order) — what a tie-break sorts within."""
+    tied = np.zeros(len(eq) + 1, dtype=bool)
+    tied[1:] |= eq
+    tied[:-1] |= eq
+    pos = np.flatnonzero(tied)
+    return pos, np.cumsum(np.r_[True, ~eq])[pos]

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.analyzers._groupstats import stable_order
+from gpulens.analyzers._groupstats import stable_order, tie_runs
 
 #: Pointer-jumping rounds after which the Python sweep is used instead (it is exact and O(n); rounds are O(log n)
 #: for well-nested traces).
@@ -97,11 +97,7 @@ def visit_order(group: np.ndarray, start: np.ndarray, dur: np.ndarray | None, ti
     s = start[o]
     eq = s[1:] == s[:-1]
     if eq.any():
-        tied = np.zeros(len(s), dtype=bool)
-        tied[1:] |= eq
-        tied[:-1] |= eq
-        pos = np.flatnonzero(tied)
-        run = np.cumsum(np.r_[True, ~eq])[pos]
+        pos, run = tie_runs(eq)
         rows = o[pos]
         neg_dur = -dur[rows] if dur is not None else start[rows] - end[rows]
         extra = tuple(reversed(tuple(ties(rows)))) if ties is not None else ()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from gpulens.analyzers._groupstats import stable_order
+from gpulens.analyzers._groupstats import stable_order, tie_runs
 
 
 def merge(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -139,11 +139,7 @@ def _equal_starts_ordered(order: np.ndarray, stream: np.ndarray, start: np.ndarr
     eq = (sc[1:] == sc[:-1]) & (st[1:] == st[:-1])
     if not eq.any():
         return order
-    tied = np.zeros(len(order), dtype=bool)
-    tied[1:] |= eq
-    tied[:-1] |= eq
-    pos = np.flatnonzero(tied)
-    run = np.cumsum(np.r_[True, ~eq])[pos]
+    pos, run = tie_runs(eq)
     rows = order[pos]
     names = pd.factorize(np.asarray(gpu["name"].iloc[rows].astype(str), dtype=object), sort=True)[0]
     ids = gpu["event_id"].to_numpy()[rows] if "event_id" in gpu else rows
