@@ -55,3 +55,35 @@ def test_matching_selection_is_not_marked(tmp_path):
     r = run("analyze", str(p), "--no-cache", "--steps", "9", "--json", str(out))
     # one step only: the hint names it ("step 5", no "the step before the last")
     assert r.returncode == 5 and "the trace records step 5: try --steps 5:5" in " ".join(r.stdout.split())
+
+
+def _rank_dir(folder, ranks, us):
+    """One Kineto file per rank, each with 3 GEMMs of ``us`` µs launched by aten::mm."""
+    from tests.dig_traces import H100, KTrace
+
+    gemm = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64"
+
+    folder.mkdir()
+    for r in ranks:
+        t = KTrace(H100, rank=r)
+        for i in range(3):
+            t.launch(t.op("aten::mm", 100 + 20 * i, 10), 101 + 20 * i, [(gemm, 1000 + 200 * i, us)])
+        t.write(folder / f"rank{r}.json")
+    return folder
+
+
+def test_diff_of_runs_with_different_ranks_warns_and_lists_them(tmp_path):
+    base = _rank_dir(tmp_path / "base", [0, 1], 100.0)
+    cand = _rank_dir(tmp_path / "cand", [0, 1, 2, 3], 100.0)
+    out = tmp_path / "d.json"
+    r = run("diff", str(base), str(cand), "--json", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    text = " ".join(r.stdout.split())
+    # ranks 2 and 3 (3 × 100 µs each) are only in the candidate: +600 µs of the difference is theirs
+    assert ("warning: the runs hold different ranks (base: 2 ranks (0, 1); candidate: 4 ranks (0, 1, 2, 3))" in text
+            and "+600.00 µs of the difference" in text)
+    s = json.loads(out.read_text())["summary"]
+    assert s["ranks_differ"] == {"base": [0, 1], "candidate": [0, 1, 2, 3]}
+    same = tmp_path / "same.json"
+    assert run("diff", str(base), str(_rank_dir(tmp_path / "c2", [0, 1], 90.0)), "--json", str(same)).returncode == 0
+    assert json.loads(same.read_text())["summary"]["ranks_differ"] is None
