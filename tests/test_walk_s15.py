@@ -87,3 +87,28 @@ def test_diff_of_runs_with_different_ranks_warns_and_lists_them(tmp_path):
     same = tmp_path / "same.json"
     assert run("diff", str(base), str(_rank_dir(tmp_path / "c2", [0, 1], 90.0)), "--json", str(same)).returncode == 0
     assert json.loads(same.read_text())["summary"]["ranks_differ"] is None
+
+
+TIMED = ("breakdown", "bottlenecks", "launch_latency", "queue_length", "queue_length_series", "critical_path",
+         "critical_path_segments")
+REPLAY = ("no workload timeline: counter-collection run: the profiler replayed the kernels one at a time, so their "
+          "start times and the gaps between them are not the workload's")
+
+
+def test_counter_only_inputs_skip_timed_analyses_with_one_reason(tmp_path):
+    """An ncu CSV and rocprof pmc / counter-collection files hold counters of replayed kernels; a rocprof stats file
+    holds per-kernel totals without timestamps: every analysis that needs timed GPU events gives the one reason
+    (not "no GPU events in the trace", which reads as "nothing ran", nor a text of its own)."""
+    from tests.conftest import shared_trace
+
+    cases = {"ncu/olajide_rtx5070_metrics_saxpy.csv": REPLAY,
+             "rocprof/v1_pmc_seismic_mi250x/bankconflicts.csv": REPLAY,
+             "rocprof/v3_csv_sdk_docs/counter_collection.csv": REPLAY,
+             "rocprof/v1_pmc_seismic_mi250x/results.stats.csv":
+                 "no workload timeline: the input is a per-kernel summary or counter table without timestamps: "
+                 "there is no timeline"}
+    for rel, want in cases.items():
+        out = tmp_path / "r.json"
+        assert run("analyze", str(shared_trace(rel)), "--no-cache", "-q", "--json", str(out)).returncode == 0, rel
+        a = json.loads(out.read_text())["sources"][0]["analyses"]
+        assert {k: a[k]["skipped_reason"] for k in TIMED} == dict.fromkeys(TIMED, want), rel
