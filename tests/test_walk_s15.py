@@ -112,3 +112,19 @@ def test_counter_only_inputs_skip_timed_analyses_with_one_reason(tmp_path):
         assert run("analyze", str(shared_trace(rel)), "--no-cache", "-q", "--json", str(out)).returncode == 0, rel
         a = json.loads(out.read_text())["sources"][0]["analyses"]
         assert {k: a[k]["skipped_reason"] for k in TIMED} == dict.fromkeys(TIMED, want), rel
+
+
+def test_strict_only_csv_error_names_lenient_and_lenient_reads_the_row(tmp_path):
+    """A rocprof stats row one field short: strict mode stops with one line naming --lenient; --lenient reads it
+    (calls 1 + 2 = 3 kernels, 1000 + 3000 = 4000 ns summed)."""
+    p = tmp_path / "results.stats.csv"
+    p.write_text('"Name","Calls","TotalDurationNs","AverageNs","Percentage"\n"good",1,1000,1000,10.0\n'
+                 '"k",2,3000,1500\n')
+    r = run("analyze", str(p), "--no-cache", "-q")
+    err = " ".join(r.stderr.split())
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert f"{p}: line 3: 4 fields but the header has 5 columns" in err and "--lenient realigns" in err
+    out = tmp_path / "r.json"
+    assert run("analyze", str(p), "--no-cache", "-q", "--lenient", "--json", str(out)).returncode == 0
+    s = json.loads(out.read_text())["sources"][0]["summary"]
+    assert (s["kernel_count"], s["kernel_time_ns"]) == (3, 4000)
