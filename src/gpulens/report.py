@@ -296,6 +296,10 @@ def analyze(paths: str | os.PathLike | Iterable[str | Path], strict: bool = True
             note_input(exc, f"analyzing {label}")
             raise
     report = Report(sources)
+    if select is not None and getattr(select, "active", False):
+        from gpulens.analyzers.steps import mark_unmatched_selections
+
+        mark_unmatched_selections(report.sources, strict, format)
     if memo is not None and len(report.sources) == 1 and report.sources[0].label == str(paths[0]):
         from gpulens.cache import store_results
 

@@ -87,6 +87,16 @@ def no_timeline_reason(timeline: Any) -> str | None:
     return f"no workload timeline: {why}" if why else None
 
 
+def counter_only_reason(timeline: Any) -> str | None:
+    """:func:`no_timeline_reason` for an input with counters but no timeline (an ncu CSV, a rocprof counter or stats
+    file: a counter-collection replay, or kernels without timestamps), else None — the one skip reason of the
+    analyses that need timed GPU events, given before their "no GPU events" (a counter file has kernels, untimed)."""
+    gpu = timeline.events["kind"].isin(("kernel", "comm", "memcpy", "memset")).any()
+    if replayed_for_counters(timeline) or (has_summary_kernels(timeline) and not gpu):
+        return no_timeline_reason(timeline)
+    return None
+
+
 def unread_device_work(timeline: Any) -> str:
     """The collectors' sentences naming on-device events of a backend they do not read (Kineto ``mtia_ccp_events``,
     see ``collectors.kineto.UNREAD_DEVICE_CATEGORIES``), joined; ``""`` when there are none."""

@@ -37,8 +37,8 @@ import pandas as pd
 from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers._span import (CLOCK_GAP_NS, CLOCK_GAP_TOPIC, CLOCK_SKEW_TOPIC, OVERLAP_UNKNOWN_CLOCKS,
-                                     busy_unknown_reason, clock_domain_of, clock_windows, cross_domain_gaps,
-                                     hulls_of, run_figures, wall_span, warn_once)
+                                     clock_domain_of, clock_windows, counter_only_reason, cross_domain_gaps,
+                                     hulls_of, no_timeline_reason, run_figures, wall_span, warn_once)
 from gpulens.analyzers.context import context_of
 from gpulens.analyzers.intervals import union_of
 from gpulens.timeline import GPU_KINDS, Timeline
@@ -241,11 +241,10 @@ class Breakdown(Analyzer):
                 window = wall_span(hulls)[0]
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   {"span_ns": 0, "busy_ns": 0, "gpu_count": 0, "window_ns": int(window)},
-                                  skipped_reason="no GPU events in the trace")
-        unknown = busy_unknown_reason(timeline)
+                                  skipped_reason=counter_only_reason(timeline) or "no GPU events in the trace")
+        unknown = no_timeline_reason(timeline)  # busy time unknown (not measured): the shared reason
         if unknown:
-            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
-                                  skipped_reason=f"busy time unknown (not measured): {unknown}")
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, skipped_reason=unknown)
         gpu = gpu[["rank", "device_id", "kind", "start_ns", "dur_ns"]].assign(dur_ns=ctx.effective_ns)
         ev = timeline.events
         every = _every_event(ctx, ev, gpu)

@@ -29,7 +29,7 @@ from gpulens.analyzers._steps import step_ranges
 from gpulens.analyzers._tree import note_capped
 from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers._span import CLOCK_GAP_NS, clock_windows, no_timeline_reason
+from gpulens.analyzers._span import CLOCK_GAP_NS, clock_windows, counter_only_reason, no_timeline_reason
 from gpulens.analyzers.context import category_mask, context_of, int_sums, sorted_positions, unique_ints
 from gpulens.analyzers.intervals import group_order, key_codes
 from gpulens.timeline import Timeline
@@ -532,7 +532,7 @@ def no_path_reason(timeline: Timeline) -> str | None:
     """Why no critical path can be walked (None when one can): no GPU events, or no workload timeline (a
     counter-collection replay or a summary; see :func:`gpulens.analyzers._span.busy_unknown_reason`)."""
     if not len(context_of(timeline).gpu):
-        return "no GPU events in the trace"
+        return counter_only_reason(timeline) or "no GPU events in the trace"
     return no_timeline_reason(timeline)
 
 

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._groupstats import group_percentile_table
-from gpulens.analyzers._span import CLOCK_GAP_NS, CLOCK_HOST_TOPIC, replayed_for_counters, warn_once
+from gpulens.analyzers._span import CLOCK_GAP_NS, CLOCK_HOST_TOPIC, counter_only_reason, warn_once
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import context_of
 from gpulens.timeline import Timeline
@@ -103,8 +103,9 @@ class LaunchLatency(Analyzer):
         def skip(reason: str) -> AnalysisResult:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, skipped_reason=reason)
 
-        if replayed_for_counters(timeline):
-            return skip("counter-collection run: kernels were replayed, not launched by the workload's calls")
+        counters_only = counter_only_reason(timeline)
+        if counters_only:
+            return skip(counters_only)
         lat = latencies(timeline)
         if not len(lat):
             return skip("no kernel linked to a launch call (no correlation ids, or no host runtime events)")

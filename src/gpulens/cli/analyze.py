@@ -206,12 +206,12 @@ def register(app: typer.Typer) -> None:
                 # error (exit 2, one line naming the file), never "no GPU work" (exit 5): the run may well have had
                 # some. The reports asked for are written above (the partial result).
                 raise truncated_without_gpu_work(cut)
-            if steps or window or ranks:
+            hints = [src["selection_hint"] for s in report.sources for src in s.timeline.meta.sources
+                     if src.get("selection_hint")]
+            if hints:  # the selection matched nothing the inputs record: say so, with a selection that would
+                msg = f"No GPU work in the selection ({select.describe()}) of {_read_as(report)}: {hints[0]}."
+            elif steps or window or ranks:
                 msg += " (A --steps/--window/--ranks selection was applied: it may match nothing.)"
-            if steps:
-                from gpulens.analyzers.steps import steps_in_inputs
-
-                msg += " " + steps_in_inputs(inputs, strict=not lenient)
             console.print(msg, soft_wrap=True)
         raise typer.Exit(code)
 

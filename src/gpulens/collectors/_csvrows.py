@@ -155,7 +155,7 @@ def read_rows(path: Path, text: str, strict: bool = True, name_columns: tuple[st
         counts = sorted({n for _, n in bad})
         raise TraceFormatError(
             path, f"line{'s' if len(bad) > 1 else ''} {lines}: {'/'.join(map(str, counts))} fields but the header has "
-                  f"{len(header)} columns; refusing to shift columns (use lenient mode to realign on the kernel name)")
+                  f"{len(header)} columns; refusing to shift columns (--lenient realigns such rows on the kernel name)")
     anchor = next((i for i, h in enumerate(header) if h.lower() in name_columns), None)
     unplaced: set[str] = set()
     for idx, rec in raw_bad:

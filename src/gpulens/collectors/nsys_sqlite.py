@@ -235,7 +235,8 @@ class NsysSqliteCollector(Collector):
                 out = reader(db)
             except (sqlite3.DatabaseError, pd.errors.DatabaseError) as exc:
                 if strict:
-                    raise TraceFormatError(path, f"{reader.__name__[1:]} table unreadable ({exc})") from None
+                    raise TraceFormatError(path, f"{reader.__name__[1:]} table unreadable ({exc}); "
+                                                 "--lenient skips that table and reads the others") from None
                 warnings.append(f"{path}: {reader.__name__[1:]} skipped ({exc})")
                 continue
             if out is None:

@@ -100,6 +100,8 @@ SUMMARY_COLUMNS = {
     "cross_vendor": "the two runs ran on different GPU models [bool]",
     "base_ranks": "distinct ranks of the base run [count]",
     "cand_ranks": "distinct ranks of the candidate run [count]",
+    "ranks_differ": "the ranks of each run ({\"base\": [...], \"candidate\": [...]}) when they differ (the warning "
+                    "says so), else null [ranks]",
     "one_run_ranks_delta_ns": "the part of delta from ranks only one run has (0 when both have the same ranks) [ns]",
     "base_vendors": "GPU vendors of the base run (AMD, NVIDIA, …) [text]",
     "cand_vendors": "GPU vendors of the candidate run [text]",
@@ -368,7 +370,9 @@ def _rank_check(ranks: pd.DataFrame, summary: dict[str, Any]) -> list[str]:
     single = len(rb) == 1 == len(rc)  # one rank each (rank 0 of one file against rank 1 of another): compared whole
     summary.update(base_ranks=len(rb), cand_ranks=len(rc),
                    one_run_ranks_delta_ns=0.0 if single else float(one["delta_ns"].sum()))
-    if rb == rc or not rb or not rc or single:
+    differ = not (rb == rc or not rb or not rc or single)
+    summary["ranks_differ"] = {"base": [int(x) for x in rb], "candidate": [int(x) for x in rc]} if differ else None
+    if not differ:
         return []
     from gpulens.units import fmt_ns
 

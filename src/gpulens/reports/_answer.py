@@ -260,10 +260,12 @@ def answer(s: Any) -> Answer:
                           f"no event gpulens reads as GPU work, but the device worked: {unread}")
         chosen = next((str(src["selection"]) for src in s.timeline.meta.sources if src.get("selection")), "")
         if chosen:  # a --steps/--window/--ranks selection left nothing: the input may well have GPU work outside it
+            hint = next((str(src["selection_hint"]) for src in s.timeline.meta.sources
+                         if src.get("selection_hint")), "")
+            hint = hint or "run without --steps/--window/--ranks to see the steps and span the input records"
             return Answer("no GPU work in the selection",
-                          f"No GPU work in the selection ({chosen}): it holds none of the input's GPU events — run "
-                          "without --steps/--window/--ranks to see the steps and span the input records.", [],
-                          f"the selection ({chosen}) holds none of the input's GPU events")
+                          f"No GPU work in the selection ({chosen}): it holds none of the input's GPU events — "
+                          f"{hint}.", [], f"the selection ({chosen}) holds none of the input's GPU events — {hint}")
         return Answer("no GPU work", "No GPU work was recorded in this input: nothing ran on a GPU to analyse.", [],
                       "nothing ran on a GPU to analyse")
     vd, bn = s.results.get("verdicts"), s.results.get("bottlenecks")
