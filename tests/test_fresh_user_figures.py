@@ -90,7 +90,7 @@ def test_amd_occupancy_tables_use_amd_words_everywhere(tmp_path):
     text = console.render(amd, width=160)
     occ = text[text.index("Occupancy ("):]
     occ = occ[:occ.index("└")]
-    assert "LDS B" in occ and "blk/CU" in occ and "grid" in occ
+    assert "LDS" in occ and "KiB" in occ[:occ.index("┡")] and "blk/CU" in occ and "grid" in occ
     assert "smem" not in occ and "blk/SM" not in occ  # no NVIDIA unit in the AMD table
     page = html.render(amd)
     assert "LDS / block" in page and "shared memory / block" not in page
@@ -100,7 +100,7 @@ def test_amd_occupancy_tables_use_amd_words_everywhere(tmp_path):
     text = console.render(nv, width=160)
     occ = text[text.index("Occupancy ("):]
     occ = occ[:occ.index("└")]
-    assert "smem B" in occ and "blk/SM" in occ and "LDS" not in occ
+    assert "smem" in occ and "KiB" in occ[:occ.index("┡")] and "blk/SM" in occ and "LDS" not in occ
 
 
 def test_readme_time_at_stake_example_holds_on_the_demo():

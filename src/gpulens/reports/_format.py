@@ -200,14 +200,24 @@ _NVIDIA_NAME = re.compile(r"NVIDIA|GeForce|Tesla|Quadro|\bRTX\b", re.I)
 
 #: The console's narrow headers that name a vendor's unit: (NVIDIA, AMD, vendor unknown).
 VENDOR_SHORT_LABELS: dict[str, tuple[str, str, str]] = {
-    "smem_bytes": ("smem B", "LDS B", "smem/LDS B"),
+    "smem_bytes": ("smem KiB", "LDS KiB", "smem/LDS KiB"),  # values: :func:`kib_text` (binary, as GPU docs give it)
     "waves_per_sm": ("waves", "grid waves", "waves"),
 }
 
 
+def kib_text(v: Any) -> str:
+    """A shared memory / LDS byte count as the number of KiB (1024 bytes) the console's ``smem KiB`` column shows:
+    ``147456`` → ``144``, ``512`` → ``0.50``; a missing value stays the missing mark."""
+    if v is None or is_missing(v):
+        return MISSING
+    q = float(v) / 1024
+    return f"{q:,.0f}" if q.is_integer() else f"{q:,.2f}"
+
+
 def vendor_short_label(column: str, vendor: str | None) -> str:
     """``column``'s narrow console header in ``vendor``'s words (:data:`VENDOR_SHORT_LABELS`): an AMD occupancy
-    table says ``LDS B`` and ``grid waves`` (a wavefront is a "wave" on AMD), an NVIDIA one ``smem B`` and ``waves``."""
+    table says ``LDS KiB`` and ``grid waves`` (a wavefront is a "wave" on AMD), an NVIDIA one ``smem KiB`` and
+    ``waves``."""
     words = VENDOR_SHORT_LABELS[column]
     return words[0] if vendor == "nvidia" else words[1] if vendor == "amd" else words[2]
 

@@ -16,6 +16,7 @@ from gpulens.analyzers._advice import vendor_word
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text,  # noqa: F401 (fmt_ns: re-export)
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, limiter_text, rank_ranges,
                                      roofline_heading, vendor_short_label)
+from gpulens.reports._format import kib_text
 from gpulens.reports._names import short_names
 from gpulens.units import fmt_share, is_missing, share_pct_text
 
@@ -187,7 +188,7 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
         vendor = oc.summary.get("vendor")
         ot = oc.table.head(top)
         rows = [[Text(short), fmt_unit(r.block_size, "count"), fmt_unit(r.regs_per_thread, "count"),
-                 fmt_unit(r.smem_bytes, "count"), fmt_unit(r.active_blocks_per_sm, "count"),
+                 kib_text(r.smem_bytes), fmt_unit(r.active_blocks_per_sm, "count"),
                  _num(r.theoretical_occupancy_pct), _num(r.achieved_occupancy_pct),
                  limiter_text(getattr(r, "limiters", r.limiter), oc.summary.get("vendor")),
                  fmt_unit(getattr(r, "waves_per_sm", None), "ratio")]
