@@ -293,7 +293,9 @@ def test_tiny_layer_norm_is_told_fusion_before_more_rows():
                  num_sms=132, short_launch_frac=1.0, launch_idle_ns=0, family="normalisation", pytorch=True)
     v = decide(e)
     assert v.verdict == "latency/occupancy-bound"
-    assert v.next_steps[0].startswith("100 % of its launches run shorter than their launch call: fuse it")
+    assert v.next_steps[0].startswith("100 % of its launches run shorter than their launch call: it is already "
+                                      "one fused LayerNorm kernel")  # not told to become a fused kernel
+    assert "fuse it with the elementwise ops beside it" in v.next_steps[0]
     assert "rows" not in v.next_steps[0]
     # a small library GEMM with short launches is told batching or graphs, not "fuse it with its neighbours"
     e.name, e.family, e.library = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x64x64", "gemm", True

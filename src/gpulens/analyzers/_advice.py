@@ -247,6 +247,41 @@ def fuse(pytorch: bool) -> str:
     return "torch.compile, a fused kernel" if pytorch else "a fused kernel"
 
 
+#: The normalisation a kernel's name says it computes (first match): the words its fusion advice uses.
+_NORM_KINDS = ((re.compile(r"rms_?norm", re.I), "RMSNorm"), (re.compile(r"layer_?norm", re.I), "LayerNorm"),
+               (re.compile(r"group_?norm", re.I), "GroupNorm"), (re.compile(r"instance_?norm", re.I), "InstanceNorm"),
+               (re.compile(r"batch_?norm|\bbn_", re.I), "batch norm"), (re.compile(r"softmax", re.I), "softmax"))
+
+
+def norm_kind(name: str) -> str | None:
+    """``"LayerNorm"``, ``"RMSNorm"``, … for a normalisation kernel's name (``vectorized_layer_norm_kernel`` →
+    ``"LayerNorm"``), else None."""
+    return next((kind for pat, kind in _NORM_KINDS if pat.search(str(name))), None)
+
+
+def fuse_step(pytorch: bool, family: str | None = None, name: str = "", owner: str | None = None,
+              vendor: str | None = None) -> str:
+    """What to fuse a kernel with, lower-case, to be followed by "so one launch does more work". A normalisation
+    kernel (LayerNorm, RMSNorm, softmax…) is already one fused kernel — its statistics, normalisation and affine
+    run in one launch (PyTorch's ``vectorized_layer_norm_kernel``, apex's ``cuApplyLayerNorm``) — so "a fused
+    kernel" alone would advise what it already is: the fusion left is with the elementwise ops beside it (a
+    residual add, bias, dropout: torch.compile or a fused add+norm kernel). One that Inductor generated
+    (``triton_…_fused_…``) is torch.compile's output already: its lever is a graph replaying its launches, not
+    turning torch.compile on."""
+    kind = norm_kind(name) if family == "normalisation" else None
+    if kind is None:
+        return f"fuse it with its neighbours ({fuse(pytorch)})"
+    if code_owner(name, owner) == "inductor":
+        return f"it is already torch.compile's fused {kind} kernel: capture the step in {graphs(pytorch, vendor)}"
+    if kind == "softmax":
+        how = "torch.compile, or a fused scale+mask+softmax kernel" if pytorch else "a fused scale+mask+softmax kernel"
+        return ("it is already one fused softmax kernel (max, exponent sum and division in one launch), so fuse it "
+                f"with the elementwise ops beside it (the scale, mask or dropout: {how})")
+    how = (f"torch.compile, or a fused add+{kind} kernel" if pytorch else f"a fused add+{kind} kernel")
+    return (f"it is already one fused {kind} kernel (statistics, normalisation and scale in one launch), so fuse it "
+            f"with the elementwise ops beside it (the residual add, bias or dropout: {how})")
+
+
 def graphs(pytorch: bool, vendor: str | None = None) -> str:
     """How to capture launches in a graph: torch.cuda.CUDAGraph for a PyTorch program, else stream capture, named
     as the vendor's graphs (:func:`vendor_word`: CUDA graphs, HIP graphs, or both when the vendor is unknown)."""

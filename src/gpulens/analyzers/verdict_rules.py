@@ -213,7 +213,8 @@ def one_off_launch(e: Evidence) -> bool:
 def steps_for(verdict: str, e: Evidence) -> list[str]:
     """The next steps of a verdict, gated on what is known of the kernel and the program (module doc)."""
     if verdict == "launch-bound":
-        steps = [f"Fuse it with its neighbours ({_advice.fuse(e.pytorch)}) so one launch does more work.",
+        fuse = _advice.fuse_step(e.pytorch, e.family, e.name, e.owner, e.vendor)
+        steps = [fuse[0].upper() + fuse[1:] + " so one launch does more work.",
                  f"Capture the step in {_advice.graphs(e.pytorch, e.vendor)} so one launch replays all its kernels."]
         if one_off_launch(e):
             # "fuse it" presumes many launches each paying a few µs; one multi-ms call is a one-off cost
@@ -314,8 +315,8 @@ def _latency_steps(e: Evidence) -> list[str]:
             steps.append(short + "batch several of these calls into one (a batched or grouped GEMM) or capture "
                          f"them in {_advice.graphs(e.pytorch, e.vendor)}, so the launch cost is paid once.")
         else:
-            steps.append(short + f"fuse it with its neighbours ({_advice.fuse(e.pytorch)}) so one launch does more "
-                         "work — more blocks per launch alone would not pay back the launch.")
+            steps.append(short + _advice.fuse_step(e.pytorch, e.family, e.name, e.owner, e.vendor) + " so one launch does "
+                         "more work — more blocks per launch alone would not pay back the launch.")
     base = len(steps)  # the fallbacks below add a step when nothing after the fusion step was said
     small_grid = e.waves_per_sm is not None and e.waves_per_sm < SMALL_GRID_WAVES
     full_theory = e.theoretical_occupancy_pct is not None and e.theoretical_occupancy_pct >= 99.5

@@ -548,7 +548,7 @@ class Verdicts(Analyzer):
             if name in occ:  # the bound now known: the wave estimate's premise holds, or it is capped at the roof
                 settle_wave_premise(results["occupancy"].findings, name, v.verdict, v.time_at_stake_ns,
                                     hs.summary.get("kernel_effective_ns") or 0, occ[name].get("time_ns"))
-                if v.next_steps and "shorter than their launch call: fuse" in v.next_steps[0]:
+                if v.next_steps and "would not pay back the launch" in v.next_steps[0]:  # fusion (or a graph) first
                     defer_to_fusion(results["occupancy"].findings, name)
             srcs = _sources_of_rows(src_codes, src_values, pos, np.nan) | _sources_of_rows(k_ctr, counter_values, pos)
             inputs = e.inputs + [f"collector:{c}" for c in sorted(srcs)]
