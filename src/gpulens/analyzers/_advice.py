@@ -259,7 +259,7 @@ def norm_kind(name: str) -> str | None:
     return next((kind for pat, kind in _NORM_KINDS if pat.search(str(name))), None)
 
 
-def fuse_step(pytorch: bool, family: str | None = None, name: str = "", owner: str | None = None,
+def fuse_step(pytorch: bool, fam: str | None = None, name: str = "", owner: str | None = None,
               vendor: str | None = None) -> str:
     """What to fuse a kernel with, lower-case, to be followed by "so one launch does more work". A normalisation
     kernel (LayerNorm, RMSNorm, softmax…) is already one fused kernel — its statistics, normalisation and affine
@@ -268,7 +268,7 @@ def fuse_step(pytorch: bool, family: str | None = None, name: str = "", owner: s
     residual add, bias, dropout: torch.compile or a fused add+norm kernel). One that Inductor generated
     (``triton_…_fused_…``) is torch.compile's output already: its lever is a graph replaying its launches, not
     turning torch.compile on."""
-    kind = norm_kind(name) if family == "normalisation" else None
+    kind = norm_kind(name) if fam == "normalisation" else None
     if kind is None:
         return f"fuse it with its neighbours ({fuse(pytorch)})"
     if code_owner(name, owner) == "inductor":
