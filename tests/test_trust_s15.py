@@ -17,7 +17,8 @@ import shutil
 
 import pytest
 
-from tests.conftest import KINETO
+import gpulens
+from tests.conftest import KINETO, shared_trace
 from tests.test_cli import run
 
 T0 = 1_700_000_000_000_000  # µs since 1970 (Kineto's clock): rank 0's first event, 2023-11-14 22:13:20 UTC
@@ -196,3 +197,77 @@ def test_failed_live_run_with_gpu_work_is_partial(tmp_path):
 
     assert partial_reason(s) == ("the profiled code raised RuntimeError: CUDA out of memory — the profile covers "
                                  "the run up to that point")
+
+
+H100 = "kineto/tracelens_h100_bert-small.json.gz"
+
+
+def test_console_shared_memory_column_is_kib_matching_its_values():
+    """The occupancy table's shared-memory column was headed "smem B" over byte counts (231,424); it now says KiB
+    and shows KiB: the sm90 GEMM's "shared memory" arg in the trace is 231424 B = 226 KiB (231424 / 1024)."""
+    from gpulens.reports import console
+
+    with gzip.open(shared_trace(H100)) as f:
+        events = json.load(f)["traceEvents"]
+    smem = {e["args"]["shared memory"] for e in events
+            if e.get("cat") == "kernel" and e.get("name", "").startswith("sm90_xmma_gemm")}
+    assert smem == {231424}
+    text = console.render(gpulens.analyze([shared_trace(H100)]), width=160)
+    occ = text[text.index("Occupancy ("):]
+    occ = occ[:occ.index("└")]
+    header = occ[occ.index("┏"):occ.index("┡")]  # a narrow header wraps: "smem" over "KiB"
+    assert "smem" in header and "KiB" in header and not re.search(r"\bB\b", header)
+    row = next(line for line in occ.splitlines() if "sm90_xmma" in line)
+    cells = [c.strip() for c in row.split("│")]
+    assert "226" in cells and "231,424" not in row  # 231424 / 1024 = 226 exactly
+
+
+def test_kib_text_rounds_binary_units():
+    from gpulens.reports._format import kib_text
+
+    assert kib_text(147456) == "144"  # 144 × 1024
+    assert kib_text(512) == "0.50"
+    assert kib_text(None) == "unknown"
+    assert kib_text(float("nan")) == "unknown"
+
+
+def test_layer_norm_is_not_told_to_become_a_fused_kernel():
+    """The H100 BERT's vectorized_layer_norm_kernel is PyTorch's fused LayerNorm (statistics, normalise and affine
+    in one kernel); its launches all run shorter than their launch call, and it was told "fuse it with its
+    neighbours (torch.compile, a fused kernel)" — what it already is. The step now names what is left to fuse."""
+    with gzip.open(shared_trace(H100)) as f:
+        events = json.load(f)["traceEvents"]
+    ln = [e for e in events if e.get("cat") == "kernel" and "vectorized_layer_norm_kernel" in e.get("name", "")]
+    assert ln  # the kernel is in the trace: one kernel per LayerNorm call, nothing else to fuse inside it
+    vd = gpulens.analyze([shared_trace(H100)]).sources[0].results["verdicts"].table
+    row = vd[vd["name"].str.contains("vectorized_layer_norm_kernel")].iloc[0]
+    first = list(row["next_steps"])[0]
+    assert "run shorter than their launch call" in first
+    assert "already one fused LayerNorm kernel" in first and "residual add" in first
+    assert "a fused kernel)" not in first
+
+
+def test_fuse_step_words_per_kernel():
+    from gpulens.analyzers._advice import fuse_step
+    from gpulens.analyzers._kernel_owner import family
+
+    aten = "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>"
+    assert family(aten) == "normalisation"
+    assert "fused add+LayerNorm" in fuse_step(True, family(aten), aten)
+    # Inductor's kernel is torch.compile's output: not told to turn torch.compile on to fuse it
+    ind = "triton_per_fused_add_native_layer_norm_3"
+    text = fuse_step(True, family(ind), ind, vendor="nvidia")
+    assert text.startswith("it is already torch.compile's fused LayerNorm kernel: capture the step in CUDA graphs")
+    assert "fused add+" not in text and "more rows" not in text
+    assert "RMSNorm" in fuse_step(False, "normalisation", "vllm::rms_norm_kernel")
+    assert "torch.compile" not in fuse_step(False, "normalisation", "vllm::rms_norm_kernel")  # not a PyTorch input
+    sm = "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>"
+    assert "fused softmax kernel" in fuse_step(True, family(sm), sm)
+    # an elementwise kernel keeps the plain advice
+    assert fuse_step(True, "elementwise", "elementwise_kernel") == "fuse it with its neighbours (torch.compile, a fused kernel)"
+
+
+def _step_numbers_of(path) -> list[int]:
+    with gzip.open(path, "rt") as fh:
+        names = [e.get("name", "") for e in json.load(fh)["traceEvents"] if e.get("ph") == "X"]
+    return sorted({int(m.group(1)) for n in names if (m := re.fullmatch(r"ProfilerStep#(\d+)", str(n)))})
