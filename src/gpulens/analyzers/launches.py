@@ -30,7 +30,11 @@ COLUMNS = {
     "calls_without_gpu_work": "calls whose correlation id matches no GPU event (calls with no correlation id and no "
                               "linked GPU event are not counted: <NA> when no call of the name can be checked)",
     "mean_call_ns": "mean duration of the call on the host [ns]",
+    "median_call_ns": "median duration of the call on the host (one slow call moves the mean, not this) [ns]",
 }
+
+#: The one row of a trace with GPU events and no launch call (a device-only capture): said, not an empty table.
+NO_LAUNCH_ROW = "(no launch call in the trace)"
 
 
 def link_gpu_to_launch(timeline: Timeline) -> pd.DataFrame:
@@ -279,10 +283,14 @@ class Launches(Analyzer):
         table = pd.DataFrame({"calls": g.size(),
                               "gpu_events": g["gpu"].sum().astype("Int64").where(any_known),
                               "calls_without_gpu_work": g["empty"].sum().astype("Int64").where(any_known),
-                              "mean_call_ns": g["dur"].mean()})
+                              "mean_call_ns": g["dur"].mean(), "median_call_ns": g["dur"].median()})
         table.index = pd.Index([uniq[by_text[int(r)]] for r in table.index.tolist()], name="launch_name")
         table = table.reset_index()
         table = table.sort_values(["calls", "launch_name"], ascending=[False, True], kind="stable").reset_index(drop=True)
+        if not len(rt):
+            table = pd.DataFrame({"launch_name": [NO_LAUNCH_ROW], "calls": [0], "gpu_events": pd.array([None], "Int64"),
+                                  "calls_without_gpu_work": pd.array([None], "Int64"), "mean_call_ns": [np.nan],
+                                  "median_call_ns": [np.nan]})
         is_graph = pd.Series(category_mask(rt["name"], GRAPH_RE))
         kernels = gpu["kind"].isin(("kernel", "comm"))
         unlinked_k = int((kernels & ~linked).sum())
