@@ -84,7 +84,8 @@ class DependencyError(GpulensError):
     """An optional dependency is missing. The message says what to install."""
 
     def __init__(self, package: str, feature: str, extra: str | None = None):
-        hint = f"pip install 'gpulens[{extra}]'" if extra else f"pip install {package}"
+        hint = (f"pip install 'gpulens[{extra}]' (from a gpulens checkout: pip install '.[{extra}]')" if extra
+                else f"pip install {package}")
         super().__init__(f"{feature} needs the '{package}' package: {hint}")
 
 

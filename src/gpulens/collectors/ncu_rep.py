@@ -1,6 +1,6 @@
 """Nsight Compute binary report (``.ncu-rep``) → Timeline + Counters + rule results, via NVIDIA's ``ncu_report``.
 
-Needs the optional extra ``pip install 'gpulens[ncu]'`` (the ``ncu-report`` package from PyPI, imported lazily);
+Needs the optional extra ``pip install 'gpulens[ncu]'`` (from a checkout ``pip install '.[ncu]'``; the ``ncu-report`` package from PyPI, imported lazily);
 without it :class:`~gpulens.errors.DependencyError` names the extra. The file must start with the report magic
 ``NVR\\0``: ``ncu_report.load_report`` accepts any file silently (a text file loads as a report with no ranges), so
 the magic is checked first and a file without it is a :class:`~gpulens.errors.TraceFormatError`.
