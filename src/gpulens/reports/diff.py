@@ -197,7 +197,8 @@ def renderable(r: DiffResult, top: int = 10, width: int = 80) -> Group:
                            below=c == "kernels", min_text=NAME_MIN if i == 0 and text else TEXT_MIN,
                            drop_first=2 if c.endswith("_count") else 1 if c == "delta_pct" else 0))
         # text cells wrap in the table: clipped only past 200 characters (both sides of a "base → candidate" cell)
-        parts.append(FitTable(title, fit, _cells(df.head(top), r.columns[name], cols, max(width, 200)),
+        cut = f" (first {top} of {len(df)} rows: --top N or --json for more)" if len(df) > top else ""
+        parts.append(FitTable(title + cut, fit, _cells(df.head(top), r.columns[name], cols, max(width, 200)),
                               show_lines=False))
     return Group(*parts)
 
