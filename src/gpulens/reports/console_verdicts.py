@@ -48,7 +48,7 @@ def verdict_renderables(s: Any) -> list:
         causes.sort(key=lambda ch: -float(bt[ch[0]].fillna(0).sum()))  # the largest causes are never left out
         cols = [Col("rank"), Col("GPU"), Col("idle")] + [Col(h, optional=k >= 2) for k, (_, h) in enumerate(causes)] + [
             Col("busy: exposed comm", optional=True), Col("busy: small-grid kernels", optional=True),
-            Col("overhead ≥ 10 %", "left")]
+            Col("overhead ≥ 10 %", "left", figure=False)]
         rows = [[str(x["rank"]), str(x["device_id"]), _fmt_ns(x["idle_ns"])] + [_fmt_ns(x[c]) for c, _ in causes]
                 + [_fmt_ns(x["exposed_comm_ns"]), _fmt_ns(x["small_grid_ns"]), fmt_unit(x["overhead"], "text")]
                 for x in shown.to_dict("records")]
