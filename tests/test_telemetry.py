@@ -194,5 +194,6 @@ def test_profile_without_torch_names_the_extra(monkeypatch, tmp_path):
     with pytest.raises(DependencyError) as err:
         with gpulens.profile(out=tmp_path / "o"):
             pass
-    assert str(err.value) == "gpulens.profile() needs the 'torch' package: pip install 'gpulens[torch]'"
+    assert str(err.value) == ("gpulens.profile() needs the 'torch' package: pip install 'gpulens[torch]' "
+                              "(from a gpulens checkout: pip install '.[torch]')")
     assert not (tmp_path / "o").exists()
