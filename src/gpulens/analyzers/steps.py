@@ -116,34 +116,3 @@ def step_numbers(timeline: Timeline) -> list[int]:
     host = ev[ev["kind"].isin(["annotation", "cpu_op"]) & (ev["device_id"] == -1)]
     num = host["name"].astype(str).str.extract(STEP_RE, expand=False).dropna()
     return sorted({int(n) for n in num})
-
-
-def selection_hint(path: str, strict: bool = True, format: str | None = None) -> str:
-    """The hint shown when a --steps/--window selection matched no GPU work of ``path``: a valid selection built
-    from the ``ProfilerStep#N`` ranges the file records (loaded again without a selection) — the step before the last
-    (the last is often cut by the profiler's stop): ``"the trace records steps 3–7: try --steps 6:6"``."""
-    from gpulens.collectors import collect
-
-    try:
-        nums = step_numbers(collect(path, strict=strict, format=format))
-    except Exception:  # noqa: BLE001 - the hint is a hint; the file loaded once already, with the selection
-        nums = []
-    if not nums:
-        return "the trace records no ProfilerStep#N ranges: run without --steps/--window to see the span it records"
-    contiguous = nums == list(range(nums[0], nums[-1] + 1))
-    listed = (f"{nums[0]}–{nums[-1]}" if contiguous and len(nums) > 1 else
-              ", ".join(map(str, nums[:20])) + (", …" if len(nums) > 20 else ""))
-    pick = nums[-2] if len(nums) > 1 else nums[0]
-    return f"the trace records step{'s' if len(nums) > 1 else ''} {listed}: try --steps {pick}:{pick}"
-
-
-def mark_unmatched_selections(sources: list, strict: bool = True, format: str | None = None) -> None:
-    """Set ``selection_unmatched`` (True) and ``selection_hint`` (:func:`selection_hint`) on each input of a source
-    whose --steps/--window selection left no GPU work (in place: the reporters read them from the inputs)."""
-    for s in sources:
-        if s.status != "no_gpu_work":
-            continue
-        for src in s.timeline.meta.sources:
-            if src.get("selection") and not src.get("selection_unmatched"):
-                src["selection_unmatched"] = True
-                src["selection_hint"] = selection_hint(src.get("path", s.label), strict, format)
