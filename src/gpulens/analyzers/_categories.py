@@ -23,6 +23,14 @@ elementwise     unary/binary pointwise ops and reductions (the op models'   ``el
                 lists in ``_flop_models``), activations, dropout            ``triton_poi``, ``triton_red``, ``unrolled``
 other           anything else
 ==============  =========================================================  ===========================================
+
+Autograd nodes (``ConvolutionBackward0``, ``autograd::engine::evaluate_function: AddmmBackward0``, the older
+``CudnnConvolutionBackward``) take the category of the forward op they differentiate: the node's name without the
+``autograd::engine::evaluate_function:`` prefix and the ``Backward<N>`` suffix, CamelCase read as ATen's snake_case
+(``NativeLayerNorm`` → ``native_layer_norm``, normalisation; ``Mm`` → ``mm``, GEMM; ``Mul`` → ``mul``, elementwise;
+``ToCopy`` → ``_to_copy``, copy: a private op's leading underscore is not in the node's name).
+Names of PyTorch's autograd nodes: ``torch/csrc/autograd/generated/Functions.h`` (one ``<Op>Backward<N>`` struct per
+differentiable ATen op).
 """
 
 from __future__ import annotations
@@ -40,7 +48,7 @@ CATEGORIES: tuple[str, ...] = ("GEMM", "attention", "elementwise", "normalisatio
 
 _OP_RULES: tuple[tuple[str, re.Pattern], ...] = (
     ("communication", re.compile(r"c10d|nccl|rccl|all_?reduce|all_?gather|reduce_?scatter|broadcast|all_to_all|"
-                                 r"alltoall|send|recv|barrier", re.I)),
+                                 r"all_?to_?all|all_?2_?all|send|recv|barrier", re.I)),
     ("copy", re.compile(r"^(?:aten::)?(copy_|to|_to_copy|contiguous|clone|fill_|zero_|zeros|ones|full|"
                         r"empty_strided|_copy_from|_copy_from_and_resize|cat|stack|narrow_copy)$")),
     ("attention", re.compile(r"scaled_dot_product|flash_attention|efficient_attention|_attention_forward|"
@@ -65,14 +73,32 @@ _KERNEL_RULES: tuple[tuple[str, re.Pattern], ...] = (
 )
 
 
+_AUTOGRAD_NODE = re.compile(r"^(?:autograd::engine::evaluate_function:\s*)?([A-Za-z][A-Za-z0-9_]*?)Backward\d*$")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def _forward_op(name: str) -> str | None:
+    """The ATen-style name of the forward op an autograd node differentiates (``CudnnConvolutionBackward0`` →
+    ``cudnn_convolution``), None when ``name`` is not an autograd node."""
+    m = _AUTOGRAD_NODE.match(name.strip())
+    return _CAMEL.sub("_", m.group(1)).lower() if m else None
+
+
 def op_category(name: str | None) -> str:
-    """Category of a framework op from its name (``"other"`` when no rule fits or ``name`` is empty)."""
+    """Category of a framework op from its name (``"other"`` when no rule fits or ``name`` is empty); an autograd
+    node's is its forward op's (module docstring)."""
     if not name:
         return "other"
     for cat, rx in _OP_RULES:
         if rx.search(name):
             return cat
-    return "elementwise" if _EW_OP.match(name) else "other"
+    if _EW_OP.match(name):
+        return "elementwise"
+    fwd = _forward_op(name)
+    if not fwd:
+        return "other"
+    cat = op_category(fwd)  # ToCopyBackward0 differentiates aten::_to_copy: the leading underscore is not in the name
+    return cat if cat != "other" else op_category("_" + fwd)
 
 
 def kernel_category(name: str | None, kind: str = "kernel") -> str:
