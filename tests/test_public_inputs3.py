@@ -223,7 +223,7 @@ def test_skip_reason_without_any_device_record_says_so(tmp_path):
     src = _summary(tmp_path, p)
     assert src["analyses"]["occupancy"]["skipped_reason"] == (
         "no device spec: the GPU was not identified from the trace and its architecture is not recorded "
-        "(pass --device-spec FILE)")
+        "(pass --device-spec NAME, a built-in GPU that `gpulens devices` lists, or --device-spec FILE)")
 
 
 # --- class 6: a kernel none of whose launches has a duration shows an unknown time, not "0 ns / 0.0 %"

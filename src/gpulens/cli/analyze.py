@@ -114,7 +114,8 @@ def register(app: typer.Typer) -> None:
                                                                 "the count of files used vs found)."),
         top: int = typer.Option(10, "--top", help="Kernels shown in the console table."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No console summary."),
-        device_spec: Optional[Path] = typer.Option(None, "--device-spec", help="GPU spec file (JSON/TOML) to use "
+        device_spec: Optional[Path] = typer.Option(None, "--device-spec", help="A built-in GPU (e.g. H200, "
+                                                   "MI300X: `gpulens devices`) or a spec file (JSON/TOML) to use "
                                                    "instead of the device identified from the trace."),
         join: bool = typer.Option(False, "--join", help="Inputs are one run (e.g. a Kineto trace and a rocprof "
                                                         "folder): attach the later inputs' counters to the first's "

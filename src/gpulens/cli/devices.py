@@ -22,12 +22,12 @@ def register(app: typer.Typer) -> None:
         Exit codes: 0 ok, 2 unknown GPU name.
         """
         from gpulens.analyzers import _advice
-        from gpulens.devices import SPECS, get_spec
+        from gpulens.devices import SPECS, find_spec
 
         console = make_console()
         if name is None:
-            t = Table(title="Built-in GPU specs: dense peaks, TFLOP/s (others: --device-spec FILE)",
-                      title_justify="left")
+            t = Table(title="Built-in GPU specs: dense peaks, TFLOP/s (analyze --device-spec NAME; others: "
+                            "--device-spec FILE)", title_justify="left")
             for c in ("name", "arch", "SMs / CUs", "GB/s", "BF16 TF", "FP32 TF"):
                 t.add_column(c, justify="left" if c in ("name", "arch") else "right", no_wrap=True)
             for s in SPECS:
@@ -38,7 +38,9 @@ def register(app: typer.Typer) -> None:
                           f"{fp32[0] / 1e12:.1f}" if fp32 else "—")
             console.print(t)
             raise typer.Exit(0)
-        spec = get_spec(name)
+        spec, several = find_spec(name)
+        if several:
+            raise GpulensError(f"{name!r} fits {len(several)} built-in GPUs ({', '.join(several)}): give one of them")
         if spec is None:
             raise GpulensError(f"unknown GPU {name!r}; `gpulens devices` lists the known ones")
         sms = _advice.vendor_word(getattr(spec, "vendor", None), "sms")  # SMs or CUs

@@ -34,6 +34,40 @@ def get_spec(name: str) -> DeviceSpec | None:
     return None
 
 
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def find_spec(name: str) -> tuple[DeviceSpec | None, list[str]]:
+    """The built-in spec a person means by ``name`` (``gpulens devices NAME``, ``--device-spec NAME``).
+
+    Rules, the first that fits any spec decides: the canonical name, case-insensitive (``nvidia h100 sxm``); the
+    canonical names holding every word of ``name`` as a whole word (``4090``, ``H200``, ``MI300X``,
+    ``A100 80GB SXM``; the vendor word may be left out, ``A10`` is not ``A100``); the match patterns the built-in
+    table has for names as profilers record them (``NVIDIA A100-SXM4-80GB``; :func:`get_spec`'s rule).
+
+    Returns:
+        (spec, []) when one spec fits; (None, canonical names) when several fit the words (``H100``: SXM and PCIe);
+        (None, []) when none does.
+    """
+    low = name.strip().lower()
+    if not low:
+        return None, []
+    for s in SPECS:
+        if s.name.lower() == low:
+            return s, []
+    words = set(_WORD.findall(low))
+    hits = [s for s in SPECS if words and words <= set(_WORD.findall(s.name.lower()))]
+    if len(hits) > 1:
+        return None, [s.name for s in hits]
+    if hits:
+        return hits[0], []
+    return get_spec(name), []
+
+
+#: What a skip reason tells a user whose trace does not say which GPU ran it.
+SPEC_HINT = "pass --device-spec NAME, a built-in GPU that `gpulens devices` lists, or --device-spec FILE"
+
+
 def _is_amd(rec: Mapping[str, Any]) -> bool:
     name = str(rec.get("name") or "")
     return bool(rec.get("gfx_arch")) or rec.get("warp_size") == 64 or bool(
@@ -147,12 +181,13 @@ def no_spec_reason(timeline: Any, need_arch: bool = False) -> str:
     told = f"the trace names the GPU {name!r}" if name else "the GPU was not identified from the trace"
     if name:
         told += ", a GPU with no built-in figures"
+    hint = "pass --device-spec FILE" if name else SPEC_HINT  # a GPU the table lacks needs its own figures
     if not need_arch:
-        return f"no device spec: {told} (pass --device-spec FILE)"
+        return f"no device spec: {told} ({hint})"
     if arch:
         return (f"no device spec: {told}, and its architecture ({arch}) has no built-in occupancy rules (gpulens has "
                 "them for CUDA compute capability 7.0–12.1 and AMD CDNA gfx908–gfx950 only)")
-    return f"no device spec: {told} and its architecture is not recorded (pass --device-spec FILE)"
+    return f"no device spec: {told} and its architecture is not recorded ({hint})"
 
 
 def main_device(timeline: Any) -> Mapping[str, Any] | None:
@@ -210,6 +245,6 @@ def identify(timeline: Any) -> DeviceSpec | None:
     return cands[0].with_note(note)
 
 
-__all__ = ["PRECISIONS", "SPECS", "ArchLimits", "DeviceSpec", "Figure", "get_spec", "identify", "identify_device",
+__all__ = ["PRECISIONS", "SPECS", "SPEC_HINT", "ArchLimits", "DeviceSpec", "Figure", "find_spec", "get_spec", "identify", "identify_device",
            "inferred_num_sms", "limits_for", "limits_of_record", "load_spec", "main_device", "no_spec_reason",
            "spec_from_dict"]

@@ -207,18 +207,35 @@ def spec_from_dict(d: Mapping[str, Any], origin: str = "builtin") -> DeviceSpec:
 _MAX_SPEC_BYTES = 16 << 20  # a spec is a few hundred bytes; anything this large is not one
 
 
+def _builtin(p: Path) -> DeviceSpec:
+    """The built-in spec named by ``p`` (not a file), or the one-line error saying why none is."""
+    from gpulens.devices import find_spec
+
+    spec, several = find_spec(str(p))
+    if spec is not None:
+        return spec
+    if several:
+        raise TraceFormatError(p, f"no such file, and the name fits {len(several)} built-in GPUs ("
+                                  + ", ".join(several) + "): give one of them")
+    raise TraceFormatError(p, "no such file, and no built-in GPU has that name (`gpulens devices` lists them)")
+
+
 def load_spec(path: str | Path) -> DeviceSpec:
-    """Read a user's device spec file (JSON, or TOML on Python ≥ 3.11) with the keys of :func:`spec_from_dict`.
+    """Read a user's device spec file (JSON, or TOML on Python ≥ 3.11) with the keys of :func:`spec_from_dict`; a
+    ``path`` that is no file names a built-in GPU (:func:`gpulens.devices.find_spec`: ``H200``, ``MI300X``).
 
     A ``base`` key names a built-in spec to start from (e.g. ``"NVIDIA H100 SXM"``); the file's figures then
     override or add to the built-in ones (e.g. measured peaks).
 
     Raises:
-        TraceFormatError: the file cannot be read or is not a valid spec (one-line reason).
+        TraceFormatError: the file cannot be read or is not a valid spec, or no file and no single built-in GPU
+            has that name (one-line reason, naming the GPUs it fits when several do).
     """
     from gpulens.collectors._io import check_special
 
     p = Path(path)
+    if not p.exists() and not p.is_symlink():
+        return _builtin(p)
     check_special(p)  # /dev/zero or a FIFO would be read forever
     try:
         if p.stat().st_size > _MAX_SPEC_BYTES:
