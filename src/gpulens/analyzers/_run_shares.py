@@ -39,6 +39,8 @@ def _other_causes(bn: Any, overhead: str) -> list[tuple[str, int]]:
         v = s.get(key)
         if cls == overhead or v is None or pd.isna(v):
             continue
+        if key in GAP_EVIDENCE and s.get("idle_other_clock_ns"):  # idle at most (clock domains): no cause proven
+            continue
         n = s.get(f"gaps_{GAP_EVIDENCE[key]}") if key in GAP_EVIDENCE else None
         if n is None or n >= MIN_VERDICT_GAPS or v >= DOMINANT_SHARE * span:
             out.append((cls, int(v)))
