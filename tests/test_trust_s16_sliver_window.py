@@ -98,3 +98,23 @@ def test_host_only_under_half_the_window_is_no_sliver():
                                              "event_id": [0, 1, 2], "source": ["t"] * 3})).validate()
     v = gpulens.analyze_timeline(tl).results["verdicts"].summary
     assert v["run_verdict"] == "idle-unattributed" and "86.7 % of the GPU span" in v["basis"]
+
+
+def test_a_proven_cause_inside_the_sliver_is_the_secondary_cause_of_its_span():
+    # 100 ms host op; 4 kernels of 0.5 ms with 2 ms gaps between them from 10 ms on (span 8 ms, busy 2 ms = 2 % of
+    # the window), then host-only time: edges 10 + 82 = 92 ms (92 %) → host-bound by the window; the 3 gaps (6 ms, no
+    # launch call recorded) are idle with no recorded cause, 75 % of the 8 ms span → the secondary cause
+    rows = [("cpu_op", "aten::work", 0, 100_000_000, None, -1)] + [
+        ("kernel", "k", 10_000_000 + i * 2_500_000, 500_000, 7, 0) for i in range(4)]
+    n = len(rows)
+    cols = {k: [r[i] for r in rows] for i, k in enumerate(["kind", "name", "start_ns", "dur_ns", "stream_id",
+                                                            "device_id"])}
+    tl = Timeline(make_table(EVENT_COLUMNS, {**cols, "rank": [0] * n, "pid": [1] * n, "tid": [1] * n,
+                                             "event_id": list(range(n)), "source": ["t"] * n})).validate()
+    v = gpulens.analyze_timeline(tl).results["verdicts"].summary
+    assert v["run_verdict"] == "host-bound"
+    assert "holds 92.0 % of the 100.00 ms profiled window, the GPU busy 2.0 % of it" in v["basis"]
+    assert v["secondary_cause"] == "idle-unattributed" and abs(v["secondary_share_pct"] - 75.0) < 1e-9
+    assert v["basis"].endswith("secondary cause, inside the GPU span: GPU idle, cause not recorded (75.0 % of the "
+                               "span)")
+    assert "computing holds the largest measured share" not in v["basis"]

@@ -628,6 +628,13 @@ class Verdicts(Analyzer):
                 f"{_pct_of(int(float(bn.summary.get('min_share') or 0.1) * window), window)}: negligible) — "
                 + ("the kernels' verdicts describe that sliver, not the run" if kernel_class in (None, "undetermined")
                    else f"the kernels' verdict ({kernel_class}) describes that sliver, not the run"))
+            if overhead and overhead not in ("gpu-bound", "undetermined", run):
+                # a proven cause inside the GPU span (its share of that span, as every secondary cause's)
+                oh, _, span = _shares(bn, overhead)
+                if oh is not None:
+                    secondary = (overhead, 100.0 * oh / span)
+                    basis += (f"; secondary cause, inside the GPU span: {class_label(overhead)} ({_pct_of(oh, span)} "
+                              f"of the {'steady ' if bn.summary.get('steady_span_ns') else ''}span)")
         elif overhead == "undetermined" and not (kernel_class and kernel_class != "undetermined"):
             run, basis = "undetermined", ("too little evidence for a verdict: "
                                           + str(bn.summary.get("verdict_evidence") or "too few gaps")
