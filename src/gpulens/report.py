@@ -161,6 +161,9 @@ class SourceReport:
             "exposed_memcpy_ns": b.get("exposed_memcpy_ns", 0),
             "exposed_memset_ns": b.get("exposed_memset_ns", 0),
             "idle_ns": b.get("idle_ns", 0),
+            # idle inside clock domains that the GPU's work on another clock may fill: idle_ns is then at most
+            "idle_other_clock_ns": b.get("idle_other_clock_ns", 0),
+            "idle_bound": b.get("idle_bound"),
             "busy_unknown_reason": unknown,
             "cpu_op_count": int(_kind_mask(ev, "cpu_op").sum()),
             "event_count": int(len(ev)),
@@ -176,7 +179,7 @@ class SourceReport:
         if unknown:  # not measured: unknown (None), never 0 or 100 %
             for k in ("kernel_busy_ns", "gpu_busy_ns", "span_ns", "gpu_busy_pct", "device_span_ns", "window_ns",
                       "gpu_utilization_pct", "computation_ns", "exposed_comm_ns", "exposed_memcpy_ns", "exposed_memset_ns",
-                      "idle_ns"):
+                      "idle_ns", "idle_other_clock_ns"):
                 out[k] = None
             out["rank_span_ns"] = {}
         return out

@@ -407,11 +407,18 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
             "its launch calls carry no correlation id). " if recorded else
             "GPU-only trace, or calls outside the profiling window). ")
          + _advice.idle_text(_advice.IDLE_DETAILS, pytorch, "unattributed", tool, linked, vendor, recorded)))
+    # idle inside one clock domain that the GPU's work on another clock may fill (breakdown idle_other_clock_ns):
+    # each cause is at most its figure, with nothing at stake (docs/bottlenecks.md "Clock domains")
+    other = int(tot.get("idle_other_clock_ns") or 0)
     for key, (cat, title, detail) in texts.items():
         if tot[key] >= 0.05 * span:
-            out.append(Finding(f"{title}: {fmt_ns(tot[key])} ({share_pct_text(100 * tot[key] / span)} {of_span})",
-                               detail, severity="warning" if tot[key] >= 0.1 * span else "info", category=cat,
-                               time_at_stake_ns=int(tot[key]), key="idle/" + key[5:-3], parent=parent))
+            out.append(Finding(f"{title}: {'at most ' if other else ''}{fmt_ns(tot[key])} "
+                               f"({share_pct_text(100 * tot[key] / span)} {of_span}"
+                               + (f"; up to {fmt_ns(other)} of the idle may be GPU work on another clock)" if other
+                                  else ")"),
+                               detail, severity="info" if other or tot[key] < 0.1 * span else "warning",
+                               category=cat, time_at_stake_ns=None if other else int(tot[key]),
+                               key="idle/" + key[5:-3], parent=parent))
     if tot.get("small_grid_ns"):
         # busy kernel time, already ranked through those kernels' verdicts: stated, not counted a second time
         # the figure's own definition (bottlenecks: fewer blocks than FULL_GRID_SHARE of the SMs/CUs): "fewer

@@ -39,6 +39,8 @@ def _other_causes(bn: Any, overhead: str) -> list[tuple[str, int]]:
         v = s.get(key)
         if cls == overhead or v is None or pd.isna(v):
             continue
+        if key in GAP_EVIDENCE and s.get("idle_other_clock_ns"):  # idle at most (clock domains): no cause proven
+            continue
         n = s.get(f"gaps_{GAP_EVIDENCE[key]}") if key in GAP_EVIDENCE else None
         if n is None or n >= MIN_VERDICT_GAPS or v >= DOMINANT_SHARE * span:
             out.append((cls, int(v)))
@@ -86,6 +88,21 @@ def _host_only_edges(bn: Any) -> tuple[int, int]:
         return 0, 0
     edges = int(bn.summary.get("host_only_before_ns") or 0) + int(bn.summary.get("host_only_after_ns") or 0)
     return edges, int(bn.summary.get("window_ns") or 0)
+
+
+def sliver_of_window(bn: Any) -> tuple[int, int, int] | None:
+    """(host-only time outside the GPU span, profiled window, GPU busy time) [ns] when the GPU's work is a negligible
+    share of the profiled window — busy under the bottlenecks ``min_share`` (10 %) of it, the share any cause needs
+    to be a verdict — and host-only time outside the GPU span holds at least half the window: the run is then that
+    host-side time, whatever bounds the kernels (docs/bottlenecks.md "Run verdict"). None otherwise or when a figure
+    is not measured."""
+    edges, window = _host_only_edges(bn)
+    busy = bn.summary.get("busy_ns") if bn is not None and not bn.skipped else None
+    if not window or busy is None or pd.isna(busy):
+        return None
+    if edges >= 0.5 * window and int(busy) < float(bn.summary.get("min_share") or 0.1) * window:
+        return edges, window, int(busy)
+    return None
 
 
 def _mostly_host_only(bn: Any) -> bool:

@@ -160,6 +160,33 @@ def clock_domain_of(times: np.ndarray, windows: list[tuple[int, int]]) -> np.nda
     return np.maximum(np.searchsorted(firsts, np.asarray(times, dtype="int64"), side="right") - 1, 0)
 
 
+def other_clock_idle(starts: np.ndarray, ends: np.ndarray) -> int:
+    """How much of one GPU's idle time may be its own work written on another clock [ns]: 0 when its events share
+    one clock (:func:`clock_windows`). Idle is measured inside each clock domain (the jump left out); a domain's gaps
+    can hold the work of the GPU's other domains, whose place on this clock is unknown — up to the smaller of the
+    domain's idle and the other domains' busy time. Summed over the domains: an upper bound on the part of the
+    per-domain idle that is not idle at all, so the idle is bounded ("at most the per-domain idle, of which up to
+    this may be work on another clock"), never a measured figure (docs/bottlenecks.md "Clock domains")."""
+    from gpulens.analyzers.intervals import merge
+
+    windows = clock_windows(starts, ends)
+    if len(windows) < 2:
+        return 0
+    st, en = np.asarray(starts, dtype="int64"), np.asarray(ends, dtype="int64")
+    dom = clock_domain_of(st, windows)
+    busy = []
+    for d in range(len(windows)):
+        s, e = merge(st[dom == d], en[dom == d])
+        busy.append(int((e - s).sum()))
+    total = sum(busy)
+    return int(sum(min(hi - lo - b, total - b) for (lo, hi), b in zip(windows, busy)))
+
+
+#: How the run's idle reads when part of it may be the GPU's work on another clock (:func:`other_clock_idle`)
+IDLE_BOUND_CLOCKS = ("at most {idle}: up to {other} of it may be GPU work written on another clock (events of one "
+                     "GPU on several time bases), so it is not a measured idle")
+
+
 #: Said wherever an overlap between two kinds of GPU events cannot be measured because they lie on different clocks
 OVERLAP_UNKNOWN_CLOCKS = "unknown: {a} and {b} are on different clocks"
 

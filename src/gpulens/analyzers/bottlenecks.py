@@ -127,6 +127,8 @@ COLUMNS = {
     **{f"idle_{c}_ns": f"idle time attributed to {c} (see module docstring) [ns]" for c in GAP_CLASSES},
     "exposed_comm_ns": "collective time not overlapped by compute [ns]",
     "exposed_memcpy_ns": "copy time overlapped by no kernel or collective [ns]",
+    "idle_other_clock_ns": "part of idle_ns that may be this GPU's work written on another clock (breakdown): the "
+                           "idle and its causes are then at most, and no verdict rests on them [ns]",
     "launch_calls": "kernel launch calls linked to GPU work (a graph launch counts once)",
     "short_launches": "launch calls whose GPU work (sum over a graph) is shorter than the call itself",
     "short_kernel_ns": "GPU time of those launches [ns]",
@@ -503,6 +505,11 @@ def _thin_evidence(row: dict[str, Any], min_share: float) -> tuple[str, str]:
     if not big:
         return "gpu-bound", ""
     cls, k, ns = big[0]  # the largest cause decides: a smaller one never stands in for an unproven larger one
+    other = row.get("idle_other_clock_ns")
+    if k in GAP_EVIDENCE and other and not pd.isna(other):  # the GPU's work on another clock may fill the gaps
+        return "undetermined", (f"the idle ({fmt_ns(int(row['idle_ns']))}) is measured inside one clock domain while "
+                                f"up to {fmt_ns(int(other))} of it may be the GPU's work written on another clock: "
+                                "not a measured idle, no verdict rests on it")
     n = row.get(f"gaps_{GAP_EVIDENCE[k]}") if k in GAP_EVIDENCE else None
     if n is None or n >= MIN_VERDICT_GAPS or ns >= DOMINANT_SHARE * span:
         return cls, ""
@@ -584,6 +591,10 @@ class Bottlenecks(Analyzer):
                 explain_idle(f, tot, summary["boundary_gaps"], pytorch, blocking, tool,
                              host_calls_in_gaps(timeline, gaps) if tot.get("idle_host_ns") else [],
                              summary["launch_calls"], vendor, summary["launch_calls_recorded"])
+                if tot.get("idle_other_clock_ns"):  # the idle is at most (clock domains): nothing at stake
+                    f.time_at_stake_ns = None
+        if tot.get("idle_other_clock_ns"):
+            summary["recoverable_idle_ns"] = None
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
 
 
@@ -645,7 +656,8 @@ class Bottlenecks(Analyzer):
             r, d = int(b["rank"]), int(b["device_id"])
             # an exposed part on another clock than the work that could hide it is unknown (breakdown: <NA>)
             row = {k: pd.NA if pd.isna(b[k]) else int(b[k])
-                   for k in ("span_ns", "busy_ns", "computation_ns", "idle_ns", "exposed_comm_ns", "exposed_memcpy_ns")}
+                   for k in ("span_ns", "busy_ns", "computation_ns", "idle_ns", "exposed_comm_ns", "exposed_memcpy_ns",
+                             "idle_other_clock_ns")}
             i = idle_d.get((r, d), {})
             for c in GAP_CLASSES:
                 row[f"idle_{c}_ns"] = int(i.get(c, 0))

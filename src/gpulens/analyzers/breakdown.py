@@ -16,7 +16,11 @@ its stream is clipped, see :func:`~gpulens.analyzers.intervals.repair_stream_ove
 Clock domains (:func:`gpulens.analyzers._span.clock_windows`): a GPU whose events lie on two time bases (a gap of
 :data:`~gpulens.analyzers._span.CLOCK_GAP_NS` or more) has the jump left out of its span; an exposed part whose
 events share no clock domain with the work that could hide them (e.g. copies on one clock, kernels on another) is
-unknown (``<NA>``; summary ``None``, ``overlap_unknown`` says which), never the copies' whole time.
+unknown (``<NA>``; summary ``None``, ``overlap_unknown`` says which), never the copies' whole time. Its idle is
+measured inside each domain, but a domain's gaps may hold the GPU's work written on the other clock
+(:func:`~gpulens.analyzers._span.other_clock_idle`, ``idle_other_clock_ns``): ``idle_ns`` is then an upper bound,
+said so in ``idle_bound`` ("at most …, up to … of it may be GPU work on another clock"), the idle finding has no
+time at stake and no verdict rests on it (docs/bottlenecks.md "Clock domains").
 
 Run figures (summary): span, busy %, the profiled window and utilisation follow the one definition of
 :mod:`gpulens.analyzers._span` — the wall span is never a sum of spans, busy % is the device-time ratio
@@ -36,9 +40,10 @@ import pandas as pd
 
 from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
-from gpulens.analyzers._span import (CLOCK_GAP_NS, CLOCK_GAP_TOPIC, CLOCK_SKEW_TOPIC, OVERLAP_UNKNOWN_CLOCKS,
-                                     clock_domain_of, clock_windows, counter_only_reason, cross_domain_gaps,
-                                     hulls_of, no_timeline_reason, run_figures, wall_span, warn_once)
+from gpulens.analyzers._span import (CLOCK_GAP_NS, CLOCK_GAP_TOPIC, CLOCK_SKEW_TOPIC, IDLE_BOUND_CLOCKS,
+                                     OVERLAP_UNKNOWN_CLOCKS, clock_domain_of, clock_windows, counter_only_reason,
+                                     cross_domain_gaps, hulls_of, no_timeline_reason, other_clock_idle, run_figures,
+                                     wall_span, warn_once)
 from gpulens.analyzers.context import context_of
 from gpulens.analyzers.intervals import union_of
 from gpulens.timeline import GPU_KINDS, Timeline
@@ -62,6 +67,8 @@ COLUMNS = {
     "kernel_count": "kernel + comm events [count]",
     "clock_domain_gap_ns": "gaps of a day or more between this GPU's events (two time bases), left out of span_ns "
                            "[ns]",
+    "idle_other_clock_ns": "part of idle_ns that may be this GPU's work written on another clock (its events on "
+                           "several time bases; 0 on one clock): idle_ns is then at most, not measured [ns]",
     "window_ns": "profiled window of the rank: first → last valid event, host included [ns]",
     "utilization_pct": "busy_ns / window_ns [%]",
 }
@@ -80,6 +87,9 @@ SUMMARY_COLUMNS = {
     "clock_skew_ns": "how far the ranks' time bases disagree (0 when they agree) [ns]",
     "span_definition": "how span and busy % are defined [text]",
     "overlap_unknown": "why an exposed part is unknown (events on different clocks), or None [text]",
+    "idle_other_clock_ns": "part of idle_ns that may be GPU work written on another clock of the same GPU [ns]",
+    "idle_bound": "idle_ns is an upper bound: how much of it may be work on another clock, or None when measured "
+                  "[text]",
 }
 
 #: exposed part → (its events' kinds, the kinds that can hide them, the words of the unknown sentence)
@@ -111,6 +121,17 @@ def _overlap_unknown(gpu: pd.DataFrame, t: pd.DataFrame) -> dict[str, str]:
                 t.loc[t.index[i], col] = pd.NA
                 why[col] = OVERLAP_UNKNOWN_CLOCKS.format(a=words[0], b=words[1])
     return why
+
+
+def _other_clock(gpu: pd.DataFrame, t: pd.DataFrame) -> None:
+    """``idle_other_clock_ns`` of each row of ``t`` (in place): :func:`~gpulens.analyzers._span.other_clock_idle` of
+    the GPUs whose events lie on several clocks (``clock_domain_gap_ns`` > 0), 0 for the others."""
+    out = np.zeros(len(t), dtype="int64")
+    for i in np.flatnonzero(t["clock_domain_gap_ns"].to_numpy() > 0):
+        m = ((gpu["rank"] == t["rank"].iat[i]) & (gpu["device_id"] == t["device_id"].iat[i])).to_numpy()
+        st = gpu["start_ns"].to_numpy("int64")[m]
+        out[i] = other_clock_idle(st, st + gpu["dur_ns"].to_numpy("int64")[m])
+    t["idle_other_clock_ns"] = out
 
 
 def _split(ev: pd.DataFrame) -> dict[str, int]:
@@ -256,6 +277,7 @@ class Breakdown(Analyzer):
         for col, num in (("busy_pct", "busy_ns"), ("computation_pct", "computation_ns"), ("idle_pct", "idle_ns")):
             t[col] = (100.0 * t[num] / t["span_ns"]).where(t["span_ns"] > 0, 0.0)
         t["utilization_pct"] = (100.0 * t["busy_ns"] / t["window_ns"]).where(t["window_ns"] > 0, 0.0)
+        _other_clock(gpu, t)
         t = t[list(COLUMNS)]
         unknown_overlap = _overlap_unknown(gpu, t)
         tot = {c: None if t[c].isna().any() else int(t[c].sum())
@@ -263,6 +285,9 @@ class Breakdown(Analyzer):
         run = run_figures(t, gpu, None, every_hulls=hulls)
         summary = {**tot, **run, "gpu_count": int(len(t)),
                    "overlap_unknown": "; ".join(unknown_overlap.values()) or None,
+                   "idle_bound": IDLE_BOUND_CLOCKS.format(idle=fmt_ns(tot["idle_ns"]),
+                                                          other=fmt_ns(tot["idle_other_clock_ns"]))
+                   if tot["idle_other_clock_ns"] else None,
                    "idle_pct": 100.0 * tot["idle_ns"] / run["device_span_ns"] if run["device_span_ns"] else 0.0}
         if tot["clock_domain_gap_ns"]:
             warn_once(timeline, CLOCK_GAP_TOPIC, f"gaps of {fmt_ns(tot['clock_domain_gap_ns'])} "
@@ -273,7 +298,21 @@ class Breakdown(Analyzer):
                       "further apart than their lengths allow; the run span is the longest rank's span")
         findings = []
         span = max(run["device_span_ns"], 1)
-        if summary["idle_pct"] >= IDLE_FINDING_PCT:
+        bounded = bool(tot["idle_other_clock_ns"])
+        if summary["idle_pct"] >= IDLE_FINDING_PCT and bounded:
+            # idle inside one clock domain that the GPU's work on another clock may fill: not measured — no time at
+            # stake (nothing ranks or decides on it), the bound said in the title
+            findings.append(Finding(
+                f"GPU{'' if len(t) == 1 else 's'} idle at most {share_pct_text(summary['idle_pct'])} of "
+                f"{'its span' if len(t) == 1 else 'their summed spans'} ({fmt_ns(tot['idle_ns'])}; up to "
+                f"{fmt_ns(tot['idle_other_clock_ns'])} of it may be GPU work on another clock)",
+                "This GPU's events lie on several clocks (time bases). Its idle time is measured inside each clock "
+                "domain, but the work written on the other clock ran somewhere in these gaps — where is not "
+                "recorded — so the idle is an upper bound, not a measurement, and no verdict rests on it. Record "
+                "the run again with one profiler session (one time base) to measure it.",
+                severity="info", category="gpu-idle", time_at_stake_ns=None, key="idle",
+                action="Profile again with every GPU activity on one clock to measure the idle time."))
+        elif summary["idle_pct"] >= IDLE_FINDING_PCT:
             findings.append(Finding(
                 (f"GPU idle {share_pct_text(summary['idle_pct'])} of its span ({fmt_ns(tot['idle_ns'])})"
                  if len(t) == 1 else

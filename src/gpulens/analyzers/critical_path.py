@@ -579,7 +579,9 @@ class CriticalPath(Analyzer):
             # recoverable idle, and whether it ran first depends on the process split — the findings tree caps this
             # child at its parent's figure when it is shown)
             idle = results["breakdown"].summary.get("idle_ns")
-            if idle is not None and (findings[0].time_at_stake_ns or 0) > idle:
+            if results["breakdown"].summary.get("idle_bound"):  # the idle is at most, not measured (clock domains)
+                findings[0].time_at_stake_ns = None
+            elif idle is not None and (findings[0].time_at_stake_ns or 0) > idle:
                 note_capped(findings[0], int(findings[0].time_at_stake_ns), int(idle),
                             "idle GPU time, the time that can be recovered")
         else:  # host time on the path but no idle GPU time to recover: a description, not time at stake

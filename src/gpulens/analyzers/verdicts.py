@@ -56,6 +56,7 @@ from gpulens.analyzers._run_shares import (
     _overlapped_comm,
     _pct_of,
     _shares,
+    sliver_of_window,
 )
 from gpulens.analyzers.stall_classes import OCCUPANCY_METRICS, SOL_METRICS
 from gpulens.analyzers.verdict_rules import BOUND_TO_VERDICT, BOUNDS, Evidence, decide
@@ -616,6 +617,24 @@ class Verdicts(Analyzer):
                 if kernel_class and kernel_class != "undetermined" else \
                 ("undetermined", "counters only: the kernels' counters do not classify them" if has_counters else
                  "per-kernel totals only: no counters or FLOP/byte figures to classify the kernels")
+        elif (sliver := sliver_of_window(bn)) is not None:
+            # the GPU's work is a sliver of the profiled window (one 1.76 µs kernel in a 13.34 s window): the run is
+            # the host-side time around it, as an idle-dominated span is its idle cause — the kernels' verdicts (kept
+            # per kernel) describe the sliver, not the run
+            edges, window, busy = sliver
+            run, basis = "host-bound", (
+                f"the profiled window: host-only time outside the GPU span holds {_pct_of(edges, window)} of the "
+                f"{fmt_ns(window)} profiled window, the GPU busy {_pct_of(busy, window)} of it (under "
+                f"{_pct_of(int(float(bn.summary.get('min_share') or 0.1) * window), window)}: negligible) — "
+                + ("the kernels' verdicts describe that sliver, not the run" if kernel_class in (None, "undetermined")
+                   else f"the kernels' verdict ({kernel_class}) describes that sliver, not the run"))
+            if overhead and overhead not in ("gpu-bound", "undetermined", run):
+                # a proven cause inside the GPU span (its share of that span, as every secondary cause's)
+                oh, _, span = _shares(bn, overhead)
+                if oh is not None:
+                    secondary = (overhead, 100.0 * oh / span)
+                    basis += (f"; secondary cause, inside the GPU span: {class_label(overhead)} ({_pct_of(oh, span)} "
+                              f"of the {'steady ' if bn.summary.get('steady_span_ns') else ''}span)")
         elif overhead == "undetermined" and not (kernel_class and kernel_class != "undetermined"):
             run, basis = "undetermined", ("too little evidence for a verdict: "
                                           + str(bn.summary.get("verdict_evidence") or "too few gaps")

@@ -6,10 +6,17 @@ start time that is a string). Here:
 
 * strict mode: any row whose field count differs from the header stops reading with a
   :class:`~gpulens.errors.TraceFormatError` naming the file, the line(s) and both counts;
-* lenient mode (``strict=False``): the row is realigned on its kernel-name field (the one non-numeric field): the
-  fields after it map to the header columns after the name column; the fields before it map only when their count
-  matches, else those columns are left unknown; a name split by unquoted commas is re-joined. Each repair is
-  listed in the returned warnings.
+* lenient mode (``strict=False``): a row is read only where one reading places every field (never a shifted row;
+  :func:`read_ragged`): a wider row whose extra fields are a kernel name split by unquoted commas is re-joined —
+  when every other field then has its column's type (a number where the file's full-width rows hold numbers) and
+  the name does not end in a bare number (``kernel,100`` is a quoted name followed by a shifted count); when no row
+  narrower row whose kernel name sits at the one text field where the fields after it are exactly the header's
+  columns after the name column (the fields before it placed only when their count matches, else unknown: a row cut
+  by a stray line end) — and, when no row has the header's width (the header is the odd one: rocprofv2's 21-column
+  header over 19-field rows, case B17), with the fields after it placed from the left (the trailing columns missing,
+  unknown). Every other row of the wrong width — an extra trailing field, a field missing after the name among
+  full-width rows, a number where the other rows hold text or text where they hold numbers — is dropped, and the
+  warning counts it. Each repair is listed in the returned warnings.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import csv
 import io
 import re
 from pathlib import Path
+from typing import Callable
 
 from gpulens.errors import TraceFormatError, TruncationNote
 
@@ -87,11 +95,21 @@ def _rejoin_leading_name(header: list[str], rec: list[str]) -> list[str] | None:
     w = len(header)
     if len(rec) <= w or w < 2 or not all(is_numeric_field(f) for f in rec[len(rec) - w + 1:]):
         return None
+    if not split_name_ok(rec[:len(rec) - w + 1]):
+        return None  # ``"k",100,…,24.06,999``: a quoted name and an extra field, not a name with commas
     return [",".join(rec[:len(rec) - w + 1])] + rec[len(rec) - w + 1:]
 
 
+def split_name_ok(pieces: list[str]) -> bool:
+    """Whether ``pieces`` (the fields an unquoted comma split a name into) can be one name: its first and last
+    piece are text, not a bare number. A C++ signature split at its commas ends in ``int)``, ``11>`` or
+    ``[clone .kd]``; a name followed by a count (``kernel,100``) is a name and a shifted number."""
+    return len(pieces) >= 1 and not is_numeric_field(pieces[0]) and not is_numeric_field(pieces[-1])
+
+
 def read_rows(path: Path, text: str, strict: bool = True, name_columns: tuple[str, ...] = (),
-              leading_name: bool = False) -> tuple[list[str], list[list[str | None]], list[str]]:
+              leading_name: bool = False, verify: Callable[[list[str], list], bool] | None = None
+              ) -> tuple[list[str], list[list[str | None]], list[str]]:
     """Parse CSV ``text`` into its header and rows of the header's width.
 
     Args:
@@ -102,6 +120,9 @@ def read_rows(path: Path, text: str, strict: bool = True, name_columns: tuple[st
         leading_name: the first column is the only text column (a ``*.stats.csv`` summary): a wider row whose
             trailing fields are all numbers is read, in strict mode too, with its leading fields re-joined as the
             name (the only reading; listed in the warnings).
+        verify: ``verify(header, row)`` — True when a row's own figures agree with each other (a stats row: calls ×
+            average = total): a narrower row whose trailing columns are missing is then read from the left in lenient
+            mode when its figures agree (the reading is checked, not guessed), else dropped.
 
     Returns:
         (header, rows, warnings): every row has ``len(header)`` entries; ``None`` marks a field that lenient
@@ -155,16 +176,37 @@ def read_rows(path: Path, text: str, strict: bool = True, name_columns: tuple[st
         counts = sorted({n for _, n in bad})
         raise TraceFormatError(
             path, f"line{'s' if len(bad) > 1 else ''} {lines}: {'/'.join(map(str, counts))} fields but the header has "
-                  f"{len(header)} columns; refusing to shift columns (--lenient realigns such rows on the kernel name)")
+                  f"{len(header)} columns; refusing to shift columns (--lenient reads such a row only where one reading "
+                  "places every field, else drops it)")
     anchor = next((i for i, h in enumerate(header) if h.lower() in name_columns), None)
+    ragged = {idx for idx, _ in raw_bad}
+    full = [r for i, r in enumerate(rows) if i not in ragged]
+    # a column is text when a full-width row holds text in it; with none, only the kernel-name column is
+    text_cols = ({i for i in range(len(header)) if any(not is_numeric_field(r[i]) for r in full)} if full
+                 else set())
+    if anchor is not None:
+        text_cols.add(anchor)
     unplaced: set[str] = set()
-    for idx, rec in raw_bad:
-        fixed, lost = realign(header, rec, anchor)
+    placed, dropped = [], []
+    for (idx, rec), (line, nf) in zip(raw_bad, bad):
+        fixed, lost = read_ragged(header, rec, anchor, text_cols, systematic=not full, verify=verify)
+        if fixed is None:
+            dropped.append((line, nf))
+            continue
         rows[idx] = fixed
+        placed.append((line, nf))
         unplaced.update(lost)
-    warnings.append(f"{path}: {len(bad)} row(s) did not match the header width ({len(header)} columns; first at "
-                    f"line {bad[0][0]} with {bad[0][1]} fields); realigned on the kernel-name column"
-                    + (f"; unknown for those rows: {', '.join(sorted(unplaced))}" if unplaced else ""))
+    if placed:
+        warnings.append(f"{path}: {len(placed)} row(s) did not match the header width ({len(header)} columns; first "
+                        f"at line {placed[0][0]} with {placed[0][1]} fields); realigned on the kernel-name column"
+                        + (f"; unknown for those rows: {', '.join(sorted(unplaced))}" if unplaced else ""))
+    if dropped:
+        gone = {idx for (idx, _), b in zip(raw_bad, bad) if b in dropped}
+        rows = [r for i, r in enumerate(rows) if i not in gone]
+        warnings.append(f"{path}: {len(dropped)} row(s) dropped: their field count does not match the header's "
+                        f"{len(header)} columns (first at line {dropped[0][0]} with {dropped[0][1]} fields) and no "
+                        "single reading places every field (an extra or missing field, or a text field where the "
+                        "other rows hold numbers): not shifted into other columns")
     return [header[i] for i in keep], project(rows, keep, len(header)), warnings
 
 
@@ -285,31 +327,63 @@ def _record_start(text: str) -> int:
     return len(text[:start].encode("utf-8", errors="replace"))
 
 
-def realign(header: list[str], rec: list[str], anchor: int | None) -> tuple[list[str | None], list[str]]:
-    """Place the fields of a row of the wrong width under the header (see module docstring).
+def read_ragged(header: list[str], rec: list[str], anchor: int | None, text_cols: set[int],
+                systematic: bool, verify: Callable[[list[str], list], bool] | None = None
+                ) -> tuple[list[str | None] | None, list[str]]:
+    """The one reading of a row of the wrong width that places every field (see module docstring), or None.
+
+    Args:
+        header: column names; rec: the row's fields; anchor: index of the kernel-name column (None: no reading).
+        text_cols: columns that hold text (others must hold numbers: :func:`is_numeric_field`).
+        systematic: no row of the file has the header's width (the header is the odd one, case B17).
+        verify: see :func:`read_rows` — a narrower row read from the left when its figures agree.
 
     Returns:
-        (row, lost): the realigned row (``None`` for unknown fields) and the header names left unknown.
+        (row, lost): the row placed under the header (``None`` for unknown fields) and the header names left
+        unknown; (None, []) when the row has no single reading (the caller drops it).
     """
     n = len(header)
-    text_idx = [i for i, f in enumerate(rec) if not is_numeric_field(f)]
-    if anchor is None or not text_idx:
-        out: list[str | None] = (rec + [None] * n)[:n]  # nothing to anchor on: keep left-aligned, pad/cut
-        return out, [h for h, v in zip(header, out) if v is None]
-    if len(rec) > n and len(text_idx) > 1 and text_idx[0] == anchor:
-        extra = len(rec) - n  # unquoted commas split the name: re-join the run of text fields
-        rec = rec[:anchor] + [",".join(rec[anchor:anchor + extra + 1])] + rec[anchor + extra + 1:]
-        if len(rec) == n:
-            return list(rec), []
-    pos = text_idx[0]
-    out = [None] * n
-    out[anchor] = rec[pos]
-    before, after = rec[:pos], rec[pos + 1:]
-    if len(before) == anchor:
-        out[:anchor] = before
-    for j, v in enumerate(after[: n - anchor - 1]):
-        out[anchor + 1 + j] = v
-    return out, [h for h, v in zip(header, out) if v is None]
+    if anchor is None:
+        return None, []
+    if len(rec) > n:  # a name split by unquoted commas: re-join the fields that can only be it
+        extra = len(rec) - n
+        pieces = rec[anchor:anchor + extra + 1]
+        out: list[str | None] = list(rec[:anchor]) + [",".join(pieces)] + list(rec[anchor + extra + 1:])
+        if not split_name_ok(pieces) or not _types_fit(out, text_cols, anchor):
+            return None, []
+        return out, []
+    # a narrower row: the name at one of its text fields, the fields on a side of it placed only when their count is
+    # the header's on that side (else that side is unknown) — or, when no row has the header's width (case B17), the
+    # fields after it from the left; a row with no such placement, or with several, has no single reading
+    found = []
+    for pos in (i for i, f in enumerate(rec) if not is_numeric_field(f)):
+        before, after = rec[:pos], rec[pos + 1:]
+        if len(before) > anchor or len(after) > n - anchor - 1:
+            continue
+        exact_before, exact_after = len(before) == anchor, len(after) == n - anchor - 1
+        checked = False
+        if not exact_after and verify is not None:
+            checked = True  # the trailing columns missing: kept only if the row's own figures agree
+        elif not exact_after and not systematic:
+            continue  # which of the fields after the name is missing is unknown
+        out = [None] * n
+        out[anchor] = rec[pos]
+        if exact_before:
+            out[:anchor] = before
+        for j, v in enumerate(after):
+            out[anchor + 1 + j] = v
+        if _types_fit(out, text_cols, anchor) and (not checked or verify(header, out)):
+            found.append(out)
+    if len(found) != 1:
+        return None, []
+    return found[0], [h for h, v in zip(header, found[0]) if v is None]
+
+
+def _types_fit(row: list[str | None], text_cols: set[int], anchor: int) -> bool:
+    """Every placed field of ``row`` outside the text columns is a number, and the name is text."""
+    if row[anchor] is None or is_numeric_field(row[anchor]):
+        return False
+    return all(v is None or i in text_cols or is_numeric_field(v) for i, v in enumerate(row))
 
 
 def last_line_cut(path: Path, text: str | bytes, complete) -> TruncationNote | None:

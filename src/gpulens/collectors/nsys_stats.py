@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gpulens.collectors._csvrows import dedupe_header
+from gpulens.collectors._csvrows import dedupe_header, split_name_ok
 from gpulens.collectors._io import read_input
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
@@ -122,12 +122,20 @@ class NsysStatsCollector(Collector):
         if found is None:
             raise TraceFormatError(path, "no nsys kernel-summary header (Time (%), Total Time, Instances, ..., Name)")
         h, mapping = found
-        rows = list(csv.reader(io.StringIO("\n".join(_table_lines(lines, h)), newline="")))
+        table_lines = _table_lines(lines, h)
+        rows = list(csv.reader(io.StringIO("\n".join(table_lines), newline="")))
         head = next(csv.reader([lines[h]]))
         width = len(head)
         name_at = next(i for i, (c, _) in mapping.items() if c == "name")
         if name_at == width - 1:  # an unquoted name with commas (``f(float *, int)``) in the last column: rejoin it
-            rows = [r[:width - 1] + [",".join(r[width - 1:])] if len(r) > width else r for r in rows]
+            # — only a name written unquoted (the line ends with the re-joined text; one line per row) whose pieces
+            # can be one name (_csvrows.split_name_ok): a quoted name followed by an extra field ("k",5) is a row of
+            # the wrong width, skipped and counted, never the name "k,5"
+            one_line = len(rows) == len(table_lines)
+            rows = [r[:width - 1] + [",".join(r[width - 1:])]
+                    if len(r) > width and split_name_ok(r[width - 1:])
+                    and one_line and table_lines[i].rstrip().endswith(",".join(r[width - 1:])) else r
+                    for i, r in enumerate(rows)]
         good = [r for r in rows if len(r) == width]
         warnings = dedupe_header(path, [c.strip() for c in head])[1]
         if len(good) != len([r for r in rows if r]):

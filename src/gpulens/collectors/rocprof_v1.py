@@ -185,6 +185,21 @@ def header_leads_with_name(text: str) -> bool:
     return bool(cols) and cols[0] == "name" and set(cols[1:]) <= _STATS_NUMBERS
 
 
+def stats_row_agrees(header: list[str], row: list) -> bool:
+    """Whether a stats row's own figures agree: Calls × AverageNs = TotalDurationNs (rocprof rounds the average, so
+    within one ns per call), all three present. The check that lets a row missing its trailing columns
+    (Percentage, MinNs…) be read without guessing which field is gone: ``"k",2,3000,1500`` agrees; the same row
+    missing its count (``"k",3000,1500,10.0`` → calls 3000, total 1500) does not."""
+    low = [h.strip().lower() for h in header]
+    try:
+        calls, total, avg = (float(str(row[low.index(c)]).strip()) for c in ("calls", "totaldurationns", "averagens"))
+    except (ValueError, TypeError, IndexError):
+        return False
+    if not (calls >= 1 and total >= 0 and avg >= 0) or calls != int(calls):
+        return False
+    return abs(total - calls * avg) <= calls
+
+
 _STATS_NUMBERS = {"calls", "totaldurationns", "averagens", "percentage", "minns", "maxns", "stddev"}
 
 
@@ -201,7 +216,8 @@ class RocprofStats(Collector):
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
         text, size = read_text(path)
-        header, rows, warnings = read_rows(path, text, strict, ("name",), leading_name=header_leads_with_name(text))
+        header, rows, warnings = read_rows(path, text, strict, ("name",), leading_name=header_leads_with_name(text),
+                                           verify=stats_row_agrees)
         df = pd.DataFrame(rows, columns=header)
         for c in df.columns:
             if c != "Name":

@@ -421,6 +421,20 @@ BREAKDOWN_PARTS = (("computation_ns", "computation"), ("exposed_comm_ns", "expos
                    ("idle_ns", "idle"))
 
 
+def idle_at_most(row: Mapping[str, Any]) -> str:
+    """"≤ " before an idle figure (time or share) of a breakdown/bottlenecks row or summary whose idle may partly be
+    the GPU's work on another clock (``idle_other_clock_ns`` > 0: an upper bound, not a measured idle), else ""."""
+    v = row.get("idle_other_clock_ns")
+    return "≤ " if v is not None and not is_missing(v) and v > 0 else ""
+
+
+def idle_bound_note(summary: Mapping[str, Any] | None) -> str:
+    """The breakdown summary's ``idle_bound`` sentence as every reporter appends it to its breakdown and idle
+    headings (" — idle at most …"), or "" when the idle was measured."""
+    why = (summary or {}).get("idle_bound")
+    return f" — idle {why}" if why else ""
+
+
 def breakdown_rest(row: Mapping[str, Any], span_key: str = "span_ns") -> float:
     """Span minus the :data:`BREAKDOWN_PARTS` of one breakdown row or summary [ns] (0 when they add up; a part
     missing from ``row`` counts 0; 0 when a part is unknown, ``<NA>``). Reporters show it, labelled, when it is not

@@ -13,7 +13,7 @@ import pandas as pd
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import SourceReport
 from gpulens.analyzers._advice import vendor_word
-from gpulens.reports._format import (column_label, fmt_unit, limiter_text, result_title, summary_items, time_scale,
+from gpulens.reports._format import (column_label, fmt_ns, fmt_unit, limiter_text, result_title, summary_items, time_scale,
                                      shown_columns, unit_of, vendor_label, with_limiter_text)
 from gpulens.reports._html_pages import _layout, axis_title, findings_table
 from gpulens.reports._html_parts import (
@@ -137,7 +137,7 @@ def _stacked(t: pd.DataFrame, ys: list[str], parts: list[tuple[str, str]], scale
 def _idle_panel(bn: AnalysisResult, max_rows: int) -> Panel:
     t = bn.table
     parts = [(c, column_label(c, bn.columns.get(c, ""))) for c in t.columns
-             if c.startswith("idle_") and c.endswith("_ns") and c != "idle_ns"]
+             if c.startswith("idle_") and c.endswith("_ns") and c not in ("idle_ns", "idle_other_clock_ns")]
     ys = [f"rank {fmt_unit(r, 'id')} · GPU {fmt_unit(d, 'id')}" for r, d in zip(t["rank"], t["device_id"])]
     div, unit = time_scale(t["idle_ns"]) if "idle_ns" in t else (1e6, "ms")  # the unit follows the magnitude
     fig = _stacked(t, ys, parts, div, f"idle time [{unit}]", unit)
@@ -146,8 +146,11 @@ def _idle_panel(bn: AnalysisResult, max_rows: int) -> Panel:
     busy = [c for c in ("exposed_comm_ns", "small_grid_ns") if c in t]
     beside = (" The table also shows busy time beside the idle split (" + ", ".join(
         column_label(c, bn.columns.get(c, "")) for c in busy) + "): it is not part of the idle time.") if busy else ""
+    other = int(t["idle_other_clock_ns"].fillna(0).sum()) if "idle_other_clock_ns" in t else 0
+    bound = (f" The idle is at most its figure: up to {fmt_ns(other)} of it may be GPU work written on another clock "
+             "(events of one GPU on several time bases), so no verdict rests on it.") if other else ""
     return Panel("Why the GPU was idle", f"Idle time per GPU split by cause; overhead ≥ 10 % of the span: {over}."
-                 + beside,
+                 + beside + bound,
                  fig, table_html(t, None, max_rows, docs=bn.columns))
 
 

@@ -17,6 +17,7 @@ from gpulens.reports._html_answer import answer_html
 from gpulens.units import fmt_capacity, fmt_share, is_missing, share_pct_text
 from gpulens.reports._format import (breakdown_rest, busy_text, column_label, device_text, fmt_ns, fmt_unit,
                                      kernel_time_text, launches_text, record_vendor, time_scale, unit_of, vendor_label)
+from gpulens.reports._format import idle_at_most, idle_bound_note
 from gpulens.reports._names import short_names
 from gpulens.reports._html_timeline import timeline_page  # noqa: F401 -- re-exported
 from gpulens.reports._html_parts import (
@@ -118,8 +119,10 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
         static = svg_bars([(lab, v, f"{fmt_ns(v)} · {share_pct_text(100 * v / den)}", c) for lab, v, c in shown],
                           axis="bar length: time; text: time · share of " + ("the GPUs' summed spans" if multi
                                                                              else "the GPU span"))
-        rows = "".join(f"<tr><th scope='row'>{esc(lab)}</th><td class='num' data-v='{v}'>{esc(fmt_ns(v))}</td>"
-                       f"<td class='num'>{esc(share_pct_text(100 * v / den))}</td></tr>" if v is not None else
+        le = lambda lab: idle_at_most(bd.summary) if lab == "idle" else ""  # noqa: E731 (at most: clock domains)
+        rows = "".join(f"<tr><th scope='row'>{esc(lab)}</th><td class='num' data-v='{v}'>{esc(le(lab) + fmt_ns(v))}"
+                       f"</td><td class='num'>{esc(le(lab) + share_pct_text(100 * v / den))}</td></tr>"
+                       if v is not None else
                        f"<tr><th scope='row'>{esc(lab)}</th><td class='num'>unknown</td><td class='num'>unknown</td>"
                        "</tr>" for lab, v, _ in parts)
         rows += (f"<tr class='total'><th scope='row'>= {'summed GPU spans' if multi else 'GPU span'}</th>"
@@ -128,7 +131,9 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
                             f"GPU span {busy_text(sm)}; "
                             + (f"summed over the {bd.summary.get('gpu_count')} GPUs ({fmt_ns(den)} of GPU time), "
                                if multi else "")
-                            + f"computation took {fmt_ns(sm['computation_ns'])} and idle {fmt_ns(sm['idle_ns'])}."
+                            + f"computation took {fmt_ns(sm['computation_ns'])} and idle "
+                            + (f"{bd.summary['idle_bound']}." if bd.summary.get("idle_bound") else
+                               f"{fmt_ns(sm['idle_ns'])}.")
                             + (f" Exposed parts {bd.summary['overlap_unknown']}."
                                if bd.summary.get("overlap_unknown") else ""),
                             None, "<table class='data'><thead><tr><th>part</th><th>time</th><th>"
@@ -160,9 +165,13 @@ def breakdown_page(s: SourceReport, max_rows: int) -> list[Any]:
     summ = bd.summary
     cols = ["rank", "device_id", "span_ns", "computation_ns", "exposed_comm_ns", "exposed_memcpy_ns",
             "exposed_memset_ns", "idle_ns", "busy_pct", "kernel_count"]
+    if (t["idle_other_clock_ns"] > 0).any():  # idle at most: the part that may be work on another clock
+        cols.insert(cols.index("idle_ns") + 1, "idle_other_clock_ns")
     return [Panel("Time breakdown per rank and GPU",
                   f"Over {summ.get('gpu_count', len(t))} GPU(s), {summ.get('busy_pct', 0.0):.1f} % of the span was "
-                  f"busy and {summ.get('idle_pct', 0.0):.1f} % idle; exposed communication "
+                  f"busy and {idle_at_most(summ)}{summ.get('idle_pct', 0.0):.1f} % idle"
+                  f"{idle_bound_note(summ).replace(' — ', ' (', 1) + ')' if summ.get('idle_bound') else ''}; "
+                  "exposed communication "
                   f"{fmt_ns(summ.get('exposed_comm_ns', 0))}, exposed memcpy "
                   f"{fmt_ns(summ.get('exposed_memcpy_ns', 0))}, exposed memset "
                   f"{fmt_ns(summ.get('exposed_memset_ns', 0))}. Computation, the exposed parts and idle add up to "

@@ -16,7 +16,7 @@ from gpulens.analyzers._advice import vendor_word
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text,  # noqa: F401 (fmt_ns: re-export)
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, limiter_text, rank_ranges,
                                      roofline_heading, vendor_short_label)
-from gpulens.reports._format import kib_text
+from gpulens.reports._format import idle_at_most, idle_bound_note, kib_text
 from gpulens.reports._names import short_names
 from gpulens.units import fmt_share, is_missing, share_pct_text
 
@@ -120,7 +120,7 @@ def breakdown_renderable(bd: Any, top: int = 10) -> FitTable | FirstFit:
         title += f" (the {len(shown)} least busy of {len(bd.table):,} GPUs; every GPU: --csv or --parquet)"
     recs = shown.to_dict("records")
     why = (bd.summary or {}).get("overlap_unknown")
-    unknown_note = f" — exposed parts {why}" if why else ""
+    unknown_note = (f" — exposed parts {why}" if why else "") + idle_bound_note(bd.summary)
     title += unknown_note
     rest = [breakdown_rest(r) for r in recs]
     parts = list(BREAKDOWN_PARTS) + ([("_rest", "not in these parts")] if any(abs(x) >= 1 for x in rest) else [])
@@ -129,8 +129,10 @@ def breakdown_renderable(bd: Any, top: int = 10) -> FitTable | FirstFit:
     if len(recs) == 1:
         r = recs[0]
         span = float(r["span_ns"] or 0)
+        le = lambda k: idle_at_most(r) if k == "idle_ns" else ""  # noqa: E731 (idle at most: clock domains)
         rows = [[label, "unknown", "unknown"] if is_missing(r.get(k)) else
-                [label, fmt_ns(r.get(k) or 0), share_pct_text(100 * float(r.get(k) or 0) / span if span else None)]
+                [label, le(k) + fmt_ns(r.get(k) or 0),
+                 le(k) + share_pct_text(100 * float(r.get(k) or 0) / span if span else None)]
                 for k, label in parts]
         rows.append(["= GPU span", fmt_ns(span), fmt_unit(100.0 if span else None, "%")])
         return FitTable(f"Time breakdown (rank {fmt_unit(r['rank'], 'id')}, GPU {fmt_unit(r['device_id'], 'id')}; "
@@ -146,17 +148,20 @@ def breakdown_renderable(bd: Any, top: int = 10) -> FitTable | FirstFit:
     busy = [Col("busy %", optional=True)]
     times = FitTable(title, [Col("rank"), Col("GPU"), Col("span")] + [Col(short(lb)) for _, lb in used] + busy,
                      [ids(r) + [fmt_ns(r["span_ns"])]
-                      + [fmt_ns(None if is_missing(r.get(k)) else r.get(k) or 0) for k, _ in used]
+                      + [(idle_at_most(r) if k == "idle_ns" else "")
+                         + fmt_ns(None if is_missing(r.get(k)) else r.get(k) or 0) for k, _ in used]
                       + [f"{r['busy_pct']:.1f}"] for r in recs])
     # narrower terminals: GPUs as columns (a few GPUs), else each part as a share of its GPU's span
     by_gpu = FitTable(title, [Col("part", "left")] + [Col(f"rank {a} GPU {b}") for a, b in map(ids, recs)],
-                      [[lb] + [fmt_ns(None if is_missing(r.get(k)) else r.get(k) or 0) for r in recs] for k, lb in used]
+                      [[lb] + [(idle_at_most(r) if k == "idle_ns" else "")
+                               + fmt_ns(None if is_missing(r.get(k)) else r.get(k) or 0) for r in recs] for k, lb in used]
                       + [["= GPU span"] + [fmt_ns(r["span_ns"]) for r in recs]])
     pct = lambda r, k: share_pct_text(100 * float(r.get(k) or 0) / r["span_ns"]
                                       if r["span_ns"] and not is_missing(r.get(k)) else None)
     shares = FitTable(title + " (parts as % of each GPU's span)",
                       [Col("rank"), Col("GPU"), Col("span")] + [Col(short(lb)) for _, lb in used],
-                      [ids(r) + [fmt_ns(r["span_ns"])] + [pct(r, k) for k, _ in used] for r in recs])
+                      [ids(r) + [fmt_ns(r["span_ns"])] + [(idle_at_most(r) if k == "idle_ns" else "") + pct(r, k)
+                                                           for k, _ in used] for r in recs])
     return FirstFit(times, *([by_gpu] if len(recs) <= 6 else []), shares)
 
 

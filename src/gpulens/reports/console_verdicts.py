@@ -12,7 +12,7 @@ from rich.text import Text
 
 from gpulens.reports._fit import Col, FitTable, name_col
 from gpulens.reports._format import fmt_ns as _fmt_ns
-from gpulens.reports._format import fmt_unit, stake_notes
+from gpulens.reports._format import fmt_unit, idle_at_most, idle_bound_note, stake_notes
 from gpulens.reports._names import short_names
 
 
@@ -49,11 +49,12 @@ def verdict_renderables(s: Any) -> list:
         cols = [Col("rank"), Col("GPU"), Col("idle")] + [Col(h, optional=k >= 2) for k, (_, h) in enumerate(causes)] + [
             Col("busy: exposed comm", optional=True), Col("busy: small-grid kernels", optional=True),
             Col("overhead ≥ 10 %", "left", figure=False)]
-        rows = [[str(x["rank"]), str(x["device_id"]), _fmt_ns(x["idle_ns"])] + [_fmt_ns(x[c]) for c, _ in causes]
+        rows = [[str(x["rank"]), str(x["device_id"]), idle_at_most(x) + _fmt_ns(x["idle_ns"])] + [_fmt_ns(x[c]) for c, _ in causes]
                 + [_fmt_ns(x["exposed_comm_ns"]), _fmt_ns(x["small_grid_ns"]), fmt_unit(x["overhead"], "text")]
                 for x in shown.to_dict("records")]
         parts.append(FitTable("Where the idle time went (per GPU: the idle causes add up to idle; exposed comm and "
-                              "small-grid kernels are busy time, shown beside it)" + note, cols, rows))
+                              "small-grid kernels are busy time, shown beside it)" + note
+                              + idle_bound_note(getattr(r.get("breakdown"), "summary", None)), cols, rows))
     rk = r.get("ranks")
     if rk is not None and not rk.skipped and len(rk.table):
         shown, note = _cap(rk.table, ["straggler", "caused_wait_ns", "computation_ns", "rank"],

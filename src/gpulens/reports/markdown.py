@@ -18,6 +18,7 @@ from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import (MARKDOWN_LIST, answer, clock_note, critical_shown_text, finding_tree,
                                       more_text, next_step, partial_reason, shown_title)
 from gpulens.units import fmt_share
+from gpulens.reports._format import idle_bound_note
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, clip, column_label, device_text,
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, rank_ranges, result_title,
                                      roofline_heading, shown_columns, span_text, stake_notes, unit_of, window_text,
@@ -118,18 +119,23 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
             docs["not_in_parts_ns"] = "span not in the parts shown [ns]"
             cols.append("not_in_parts_ns")
         why = bd.summary.get("overlap_unknown")
+        if (t["idle_other_clock_ns"] > 0).any():  # idle at most: the part that may be work on another clock
+            cols.append("idle_other_clock_ns")
         yield ("### Time breakdown per rank and GPU\n\n_computation + exposed communication + exposed memcpy + "
-               "exposed memset + idle = span_" + (f" — exposed parts {md_text(why, 300)}" if why else "") + "\n\n"
+               "exposed memset + idle = span_" + (f" — exposed parts {md_text(why, 300)}" if why else "")
+               + md_text(idle_bound_note(bd.summary), 400) + "\n\n"
                + md_table(t, cols + ["busy_pct"], rows, docs=docs))
     bn = s.results.get("bottlenecks")
     if bn is not None and not bn.skipped and len(bn.table):
         # every idle cause with time in it, so each row's causes add up to its idle time
         t = bn.table
         causes = [c for c in IDLE_CAUSES if c in t and (t[c].fillna(0) > 0).any()]
+        other = ["idle_other_clock_ns"] if (t["idle_other_clock_ns"].fillna(0) > 0).any() else []
         yield ("### Where the idle time went\n\n_the idle causes add up to idle; exposed communication and "
-               "small-grid kernels are busy time, shown beside it_\n\n"
-               + md_table(t, ["rank", "device_id", "idle_ns", *causes, "exposed_comm_ns", "small_grid_ns", "overhead"],
-                          rows, docs=bn.columns))
+               "small-grid kernels are busy time, shown beside it_"
+               + md_text(idle_bound_note(getattr(bd, "summary", None)), 400) + "\n\n"
+               + md_table(t, ["rank", "device_id", "idle_ns", *other, *causes, "exposed_comm_ns", "small_grid_ns",
+                              "overhead"], rows, docs=bn.columns))
     if hs is not None and len(hs.table):
         yield "### Hot kernels\n\n" + md_table(
             hs.table, ["name", "kind", "calls", "effective_ns", "mean_ns", "share", "critical"], rows,
