@@ -99,6 +99,11 @@ def _table_lines(lines: list[str], header: int) -> list[str]:
     return out
 
 
+def _all_quoted(line: str, fields: list[str]) -> bool:
+    """Whether ``line`` is exactly ``fields`` written with every field quoted (``"a","b"``, ``""`` for a quote)."""
+    return line.strip() == ",".join('"' + f.replace('"', '""') + '"' for f in fields)
+
+
 class NsysStatsCollector(Collector):
     """``nsys stats`` CUDA GPU kernel summary CSV (see module docstring)."""
 
@@ -131,10 +136,13 @@ class NsysStatsCollector(Collector):
             # — only a name written unquoted (the line ends with the re-joined text; one line per row) whose pieces
             # can be one name (_csvrows.split_name_ok): a quoted name followed by an extra field ("k",5) is a row of
             # the wrong width, skipped and counted, never the name "k,5"
+            # — or a row written with every field quoted (the same content in a quote-all dialect: the name's
+            # pieces quoted one by one, no field left bare to mark a shifted number)
             one_line = len(rows) == len(table_lines)
             rows = [r[:width - 1] + [",".join(r[width - 1:])]
-                    if len(r) > width and split_name_ok(r[width - 1:])
-                    and one_line and table_lines[i].rstrip().endswith(",".join(r[width - 1:])) else r
+                    if len(r) > width and split_name_ok(r[width - 1:]) and one_line
+                    and (table_lines[i].rstrip().endswith(",".join(r[width - 1:]))
+                         or _all_quoted(table_lines[i], r)) else r
                     for i, r in enumerate(rows)]
         good = [r for r in rows if len(r) == width]
         warnings = dedupe_header(path, [c.strip() for c in head])[1]
