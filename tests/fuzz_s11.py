@@ -553,17 +553,11 @@ def make(rng: random.Random, seeds: dict[str, Path], names: list[str], work: Pat
     return p, seed
 
 
-#: A control or bidi character of a name is shown as a visible ``\uXXXX`` escape by every report (by design:
-#: :func:`gpulens.reports._md_safe.visible`); the text checker's ``\u`` rule is not meant for those.
-_VISIBLE_ESC = re.compile(r"^\w+ text: \\u: .*\\u(?:00[0-1][0-9a-f]|007f|00[89][0-9a-f]|061c|200[ef]|202[a-e]|206[6-9]|feff)",
-                          re.I)
-
-
 def _expected(kind: str, what: str) -> bool:
     """True for an outcome the shared checker calls a finding that is right for this kind: the visible escape of a
     control character (``json_escape``), and busy time summed over thousands of GPUs above the wall span while
     the report lists fewer devices (``many_devices``; busy ≤ the sum of per-GPU spans is still checked)."""
-    if kind == "json_escape" and _VISIBLE_ESC.search(what):
+    if kind == "json_escape" and fuzzing.VISIBLE_ESCAPE.search(what):
         return True
     return kind == "many_devices" and what.startswith("impossible figure: gpu_busy_ns") and "> span_ns" in what
 

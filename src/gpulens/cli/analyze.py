@@ -11,7 +11,7 @@ from rich.console import Console
 
 from gpulens.cli._console import console as make_console
 from gpulens.errors import EXIT_NO_GPU_WORK, EXIT_OK, GpulensError, truncated_without_gpu_work
-from gpulens.timeline.secrets import encodable
+from gpulens.timeline.secrets import encodable, writable
 
 DEMO_TRACE = "demo_h100_bert-small.pt.trace.json.gz"
 #: Upper bound of ``--workers`` (processes; the pool also never exceeds the number of rank files).
@@ -44,7 +44,7 @@ def write_output(path: Path, text: str | bytes, inputs: list[Path]) -> None:
         if isinstance(text, bytes):
             path.write_bytes(text)
         else:  # a lone surrogate (a file name that is not UTF-8, quoted in a warning) written visibly, never a crash
-            path.write_text(encodable(text), encoding="utf-8")
+            path.write_text(writable(text), encoding="utf-8")
     except OSError as exc:
         raise GpulensError(f"{path}: cannot write the report ({exc.strerror or exc})") from None
 

@@ -59,6 +59,19 @@ def encodable(text: str) -> str:
     return _SURROGATE.sub(_visible, text)
 
 
+_UNWRITABLE = re.compile("[\ud800-\udfff\x00-\x08\x0b-\x1f]")
+
+
+def writable(text: str) -> str:
+    """``text`` of a rendered report made writable as UTF-8: lone surrogates and C0 control characters (but newline
+    and tab) written as visible escapes, as :func:`encodable` does; DEL and the C1 controls (U+007F–U+009F) kept —
+    they are valid UTF-8 and valid raw inside JSON strings and XML text, and a report's renderer has already shown
+    them its own way (a JSON encoder leaves them raw, so a ``\\x85`` written there would be an invalid escape)."""
+    if not isinstance(text, str) or not _UNWRITABLE.search(text):
+        return text
+    return _UNWRITABLE.sub(_visible, text)
+
+
 def _visible(m: re.Match) -> str:
     c = ord(m.group(0))
     if 0xDC80 <= c <= 0xDCFF:  # a byte of a file name that is not UTF-8
