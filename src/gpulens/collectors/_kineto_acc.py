@@ -140,6 +140,7 @@ class Accumulator:
         rows = getattr(events, "rows", None)
         if rows is not None:
             self._add_rows(rows())
+            events.release()  # its columns are made: the scanner's matrices serve the next piece
             return
         xs = [e for e in events if e.ph == "X"]
         if len(xs) != len(events) and _has_other(events):

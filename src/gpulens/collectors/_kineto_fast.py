@@ -110,10 +110,12 @@ class piece_reader:  # noqa: N801  (used as a function)
         return S.scan_only(buf)
 
     def drop(self, scanned: Any) -> None:
-        """Forget what :meth:`read_ahead` scanned (its piece is cut again): the worker's matrices are cleared."""
+        """Forget what :meth:`read_ahead` scanned (its piece is cut again): the worker's matrices are cleared and
+        its outputs given back (:func:`._kineto_scan.release`)."""
         from gpulens.collectors import _kineto_scan as S
 
-        S.scan_result(scanned)
+        _, I, D, _ = S.scan_result(scanned)
+        S.release(I, D)
 
     def result(self, buf: Any, scanned: Any) -> Any:
         """The piece :meth:`read_ahead` scanned, or None (then ``self(buf)`` decodes it without scanning it
@@ -177,6 +179,15 @@ class ScannedPiece:
         """The row source for :meth:`gpulens.collectors._kineto_acc.Accumulator.add`."""
         return ScannedRows(self)
 
+    def release(self) -> None:
+        """Hand the scanner's matrices back for the next pieces (:func:`._kineto_scan.release`) once the columns
+        of this piece are made (they copy what they keep): ``I`` and ``D`` are empty afterwards, and a second call
+        does nothing."""
+        from gpulens.collectors import _kineto_scan as S
+
+        S.release(self.I, self.D)
+        self.I, self.D = self.I[:, :0].copy(), self.D[:, :0].copy()
+
 
 #: fields whose values are read on every row / on GPU rows only: any value of another type sends the piece to msgspec
 _READ_ALL = ("CORR_T", "EXT_T", "EXTL_T", "REGS_T", "SMEM_T", "RANK_T", "RANKC_T", "GRID_T", "BLOCK_T", "FLOPS_T")
@@ -196,6 +207,17 @@ def read_piece(buf: Any, scanned: Any = None) -> ScannedPiece | None:
     status, I, D, texts = S.scan(buf) if scanned is None else S.scan_result(scanned)
     if status != S.OK:
         return None
+    piece = _certain(buf, I, D, texts)
+    if piece is None:
+        S.release(I, D)
+    return piece
+
+
+def _certain(buf: Any, I: np.ndarray, D: np.ndarray, texts: list) -> ScannedPiece | None:
+    """:func:`read_piece`'s piece from a scan that succeeded, or None when a value it holds is not read with
+    certainty (module docstring)."""
+    from gpulens.collectors import _kineto_scan as S
+
     # the piece itself, not a copy (8 MiB a piece: 1.2 GB of copies at 1M kernels): the stream makes each piece a
     # bytearray of its own and never changes it; the few texts taken from it are made bytes where they are kept
     data = buf if isinstance(buf, (bytes, bytearray)) else bytes(buf)

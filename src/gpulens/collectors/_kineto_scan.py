@@ -976,20 +976,61 @@ class _Work(threading.local):
 
 class _Outputs:
     """The field-major matrices the next piece is scanned into, (O, OD) of ``cells`` rows: a plain object held by
-    one thread's :class:`_Work`, so that :func:`scan_result` — on the thread that takes the piece — can replace them
-    once they are handed out (a worker thread that allocated a piece's worth of memory each time would page-fault it
-    all again, glibc trimming its arena)."""
+    one thread's :class:`_Work`. :func:`scan_result` — on the thread that takes the piece — hands them out and
+    forgets them; the next scan takes a pair from :data:`_POOL` (given back by :func:`release` once the piece's
+    columns are made), so that pieces reuse memory already touched instead of page-faulting fresh matrices in."""
 
     def __init__(self) -> None:
         self.mats: tuple[np.ndarray, np.ndarray] | None = None
 
     def get(self, cells: int) -> tuple[np.ndarray, np.ndarray]:
         if self.mats is None or self.mats[0].shape[1] != cells:
-            self.renew(cells)
-        return self.mats  # type: ignore[return-value]
+            self.mats = _POOL.take(cells) or (np.empty((NOUT, cells), dtype=np.int64),
+                                              np.empty((4, cells), dtype=np.float64))
+        return self.mats
 
-    def renew(self, cells: int) -> None:
-        self.mats = (np.empty((NOUT, cells), dtype=np.int64), np.empty((4, cells), dtype=np.float64))
+    def hand_out(self) -> None:
+        """The matrices now belong to a piece: the next scan gets others (:meth:`get`)."""
+        self.mats = None
+
+
+class _Pool:
+    """Output matrices of pieces that were read, for the next scans (thread-safe: a worker thread may scan ahead).
+    At most :attr:`SIZE` pairs are kept; a pair of another size than asked is dropped when met."""
+
+    SIZE = 2
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._free: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def take(self, cells: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """A kept pair of ``cells`` columns, or None."""
+        with self._lock:
+            while self._free:
+                mats = self._free.pop()
+                if mats[0].shape[1] == cells:
+                    return mats
+        return None
+
+    def give(self, mats: tuple[np.ndarray, np.ndarray]) -> None:
+        """Keep ``mats`` (no longer read by anyone) for a later scan."""
+        with self._lock:
+            if len(self._free) < self.SIZE and all(m is not mats[0] for m, _ in self._free):
+                self._free.append(mats)
+
+
+_POOL = _Pool()
+
+
+def release(I: np.ndarray, D: np.ndarray) -> None:
+    """Give the matrices behind a piece's ``I`` and ``D`` (:func:`scan`'s views) back for later scans; the caller
+    must read neither again, nor any view of them. Arrays that are not such views (an empty fallback result, a
+    copy) are ignored."""
+    O, OD = I.base, D.base
+    if isinstance(O, np.ndarray) and isinstance(OD, np.ndarray) and O.shape[0] == NOUT and OD.shape[0] == 4 \
+            and O.shape[1] == OD.shape[1] and O.base is None and OD.base is None:
+        _POOL.give((O, OD))
 
 
 _WORK = _Work()
@@ -1074,13 +1115,14 @@ def _clear(work: tuple, rows: int) -> None:
 
 
 def scan_result(scanned: tuple) -> tuple[int, np.ndarray, np.ndarray, list]:
-    """:func:`scan`'s result from :func:`scan_only`'s: the outputs handed out (and fresh ones made for the
-    scanning thread's next piece, here), the group spans copied; the interning tables are then cleared."""
+    """:func:`scan`'s result from :func:`scan_only`'s: the outputs handed out (the scanning thread's next piece
+    takes others, see :class:`_Outputs`; :func:`release` gives them back), the group spans copied; the interning
+    tables are then cleared."""
     status, rows, work, holder = scanned
     O, OD, gs, ge, ng = work[3], work[4], work[6], work[7], work[10]
     if status == OK:
         out = (O[:, :rows], OD[:, :rows], [(gs[t, :ng[t]].copy(), ge[t, :ng[t]].copy()) for t in range(NT)])
-        holder.renew(O.shape[1])
+        holder.hand_out()
     _clear(work, rows)
     if status != OK:
         return FALLBACK, np.zeros((NOUT, 0), dtype=np.int64), np.zeros((4, 0)), []
