@@ -4,46 +4,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._assemble import _dense_rank
-from gpulens.collectors._kineto_acc import _packed
 from gpulens.collectors._kineto_columns import used_codes
-
-
-def _unpack(packed, n):
-    # read back as finish's pair does, but with a plain loop over rows
-    idx, v, m = packed
-    assert m == n
-    values, valid = [0] * n, [False] * n
-    if idx is None:
-        rows = list(range(n))
-        vals = list(v)
-    elif idx.dtype == bool:
-        rows = [i for i in range(n) if idx[i]]
-        vals = [v[i] for i in rows]
-        assert all(v[i] == 0 for i in range(n) if not idx[i])  # zeros where invalid, as a sparse read gives
-    else:
-        rows, vals = list(idx), list(v)
-    for r, x in zip(rows, vals):
-        values[r], valid[r] = int(x), True
-    return values, valid
-
-
-def test_packed_every_density_reads_back_the_values_and_mask():
-    rng = np.random.default_rng(7)
-    n = 64
-    for cnt in range(0, n + 1):  # all three forms: sparse below 9/16 valid, masked from 36/64 up, dense at 64
-        ok = np.zeros(n, dtype=bool)
-        ok[rng.choice(n, cnt, replace=False)] = True
-        v = rng.integers(-2**62, 2**62, n)
-        packed = _packed(v, ok)
-        want_values = [int(v[i]) if ok[i] else 0 for i in range(n)]
-        assert _unpack(packed, n) == (want_values, list(ok))
-        form = packed[0]
-        if cnt == n:
-            assert form is None
-        elif cnt >= 36:  # 16 * 36 = 576 >= 9 * 64 = 576
-            assert form.dtype == bool
-        else:
-            assert form.dtype != bool and len(form) == cnt
 
 
 def test_used_codes_is_the_sorted_distinct_nonnegative_codes():

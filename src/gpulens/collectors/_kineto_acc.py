@@ -1,8 +1,9 @@
 """Kineto: the category → kind rules and the accumulator that turns decoded pieces into Timeline columns.
 
 Each piece of events (see :mod:`gpulens.collectors._stream`) is turned into numpy columns at once and its structs
-dropped; :meth:`Accumulator.finish` concatenates the pieces, applies a load-time :class:`Selection` and returns
-plain column arrays ready for :func:`gpulens.timeline.make_table`.
+dropped; each column grows piece by piece in a :class:`~._kineto_store.ColumnStore` (appended, never
+concatenated). :meth:`Accumulator.finish` takes them, applies a load-time :class:`Selection` and returns plain column
+arrays ready for :func:`gpulens.timeline.make_table`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from gpulens.collectors._kineto_grid import fix_rocm_grid
 from gpulens.collectors._kineto_ranks import event_ranks, rank_in_label
 from gpulens.collectors._kineto_columns import Dictionary, int_array, nullable, take, us_text_to_ns, used_codes
 from gpulens.collectors._kineto_rows import EventRows, scatter
+from gpulens.collectors._kineto_store import ColumnStore
 from gpulens.timeline.selection import Selection
 
 #: lower-cased Kineto category → Timeline kind (current and 2021 legacy spellings).
@@ -65,6 +67,9 @@ KIND_LIST = ("kernel", "comm", "memcpy", "memset", "cpu_op", "runtime", "sync", 
 _K = {k: i for i, k in enumerate(KIND_LIST)}
 _INT_FIELDS = ("pid", "tid", "device", "stream", "corr", "ext", "grid_x", "grid_y", "grid_z", "block_x", "block_y",
                "block_z", "regs", "smem", "bytes", "rank")
+#: the accumulator's other columns and their dtypes (codes of its dictionaries are int32, as they encode them)
+_PLAIN = (("kind", np.int8), ("name", np.int32), ("start", np.int64), ("dur", np.int64), ("nocat", bool),
+          ("flops", np.float64), ("dims", np.int32), ("types", np.int32), ("copy", np.int32))
 
 
 def kind_of(cat: str, name: str) -> str:
@@ -112,7 +117,8 @@ class Accumulator:
         self.dims = Dictionary()
         self.types = Dictionary()
         self.copy = Dictionary()
-        self.pieces: list[dict[str, Any]] = []
+        self.columns = {key: ColumnStore(dtype) for key, dtype in _PLAIN}  # the accepted rows' columns
+        self.nullable = {key: (ColumnStore(np.int64), ColumnStore(bool)) for key in _INT_FIELDS}  # values, valid
         self.rejected: list[dict[str, Any]] = []
         self.counters: list[tuple[np.ndarray, str, np.ndarray]] = []
         self.ignored: dict[str, int] = {}
@@ -260,8 +266,6 @@ class Accumulator:
             keep = ~np.isnan(v)
             if keep.any():
                 self.counters.append((ki[keep] + self.rows, metric, v[keep]))
-        for key in _INT_FIELDS:  # nullable ints, kept in the smaller of two forms (see finish's ``pair``)
-            col[key] = _packed(*col[key])
         if nocat.any():  # XLA GPU ops describe their launch in one text arg
             nc = np.flatnonzero(nocat)
             for i, kd in zip(nc, src.values("kernel_details", nc)):
@@ -271,7 +275,12 @@ class Accumulator:
         if len(ci):  # collective metadata (record_param_comms, NCCL kernels): kept beside the events
             self.collectives.append((ci.astype(np.int64) + self.rows, cargs))
         self.rows += n
-        self.pieces.append(col)
+        for key, store in self.columns.items():
+            store.append(col[key])
+        for key, (values, valid) in self.nullable.items():
+            v, ok = col[key]
+            values.append(v if ok.all() else np.where(ok, v, 0))  # 0 where unknown, whatever the source left there
+            valid.append(ok)
 
     def close_begin_end(self) -> None:
         """Pair the ``B``/``E`` events seen (:meth:`_add_other`) into complete events and add them as one more piece.
@@ -354,7 +363,7 @@ class Accumulator:
 
     def finish(self, base_ns: int, rank: int, select: Selection | None, dialect: Any = None,
                rocm: tuple[bool, bool] = (False, False)):
-        """Concatenate the pieces; return (event columns, rejected columns, counter columns, ignored categories).
+        """Take the accumulated columns; return (event columns, rejected columns, counter columns, ignored categories).
 
         Args:
             dialect: a :class:`~gpulens.collectors._chrome_dialects.Dialect`; for ``xla-gpu`` the events without a
@@ -364,33 +373,16 @@ class Accumulator:
         """
         from gpulens.timeline.schema import KINDS
 
-        P = self.pieces
-
-        def cat(key: str) -> np.ndarray:  # concatenate one column, freeing its pieces as it goes
-            return np.concatenate([p.pop(key) for p in P]) if P else np.zeros(0, dtype=np.int64)
+        def cat(key: str) -> np.ndarray:  # one column's values (a view of its store, no copy)
+            return self.columns.pop(key).finish()
 
         # launch resources the Timeline stores as Int32 are made int32 here when every value fits (what
         # timeline.narrow_int32 would do later, without its int64 copy), unless XLA / ROCm rules edit them below
         narrow = not rocm[0] and not (dialect is not None and dialect.producer == "xla-gpu")
 
-        def pair(key: str, small: bool = False) -> tuple[np.ndarray, np.ndarray]:  # packed nullable → (values, valid)
-            fits = small and all(fits_int32(p[key][1]) for p in P)
-            values = np.zeros(self.rows, dtype=np.int32 if fits else np.int64)
-            valid = np.zeros(self.rows, dtype=bool)
-            at = 0
-            for p in P:
-                idx, v, n = p.pop(key)
-                if idx is None:
-                    values[at:at + n] = v
-                    valid[at:at + n] = True
-                elif idx.dtype == bool:  # masked: v is 0 where invalid
-                    values[at:at + n] = v
-                    valid[at:at + n] = idx
-                else:  # sparse: row numbers within the piece (a view, no shifted copy of idx)
-                    values[at:at + n][idx] = v
-                    valid[at:at + n][idx] = True
-                at += n
-            return values, valid
+        def pair(key: str, small: bool = False) -> tuple[np.ndarray, np.ndarray]:  # nullable → (values, valid)
+            values, valid = (store.finish() for store in self.nullable.pop(key))
+            return (values.astype(np.int32) if small and fits_int32(values) else values), valid
 
         kind = cat("kind").astype(np.int8, copy=False)
         start = cat("start")
@@ -400,7 +392,7 @@ class Accumulator:
         start = start + base_ns if base_ns else start
         dur = cat("dur")
         name = cat("name").astype(np.int64, copy=False)
-        nocat = cat("nocat").astype(bool, copy=False) if P else np.zeros(0, dtype=bool)
+        nocat = cat("nocat")
         if (name < 0).any():  # an event without a name keeps a visible placeholder, never NaN or another's name
             name[name < 0] = self.names.encode([UNNAMED])[0]
         copy = cat("copy").astype(np.int64, copy=False)
@@ -446,7 +438,7 @@ class Accumulator:
             "name": self.names.categorical(sel(name), _str),
             "start_ns": sel(start), "dur_ns": sel(dur), "rank": sel(ranks.rank),
             "device_id": sel(ints["device"][0]),
-            "flops": sel(cat("flops")) if P else np.zeros(0),
+            "flops": sel(cat("flops")),
             "copy_kind": self.copy.categorical(sel(copy)),
             "input_dims": self.dims.categorical(sel(cat("dims").astype(np.int64)), _text),
             "input_types": self.types.categorical(sel(cat("types").astype(np.int64)), _text),
@@ -458,7 +450,6 @@ class Accumulator:
             v, ok = corr if key == "corr" else ints[key] if key in ints else pair(key)
             cols[dst] = nullable(sel(v), sel(ok)) if v.dtype != np.int32 else \
                 pd.arrays.IntegerArray(sel(v), ~sel(ok))  # Int32: values 0 where unknown, as narrow_int32 makes
-        self.pieces = []
         # counters: event ids follow the kept rows
         ev, met, val = [], [], []
         new_id = np.cumsum(keep) - 1 if keep is not None else None
@@ -569,21 +560,6 @@ _I32 = np.iinfo(np.int32)
 def fits_int32(v: np.ndarray) -> bool:
     """True when every value of the integer array ``v`` lies in the int32 range (an empty array fits)."""
     return not len(v) or (int(v.min()) >= _I32.min and int(v.max()) <= _I32.max)
-
-
-def _packed(v: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, int]:
-    """One piece's nullable int column (``v`` int64, ``ok`` its valid mask, both n long) in the smaller form that
-    ``finish`` reads back: ``(None, v, n)`` all valid; ``(ok, v with 0 where invalid, n)`` masked, 9 bytes a row,
-    when at least 9/16 of the rows are valid; else ``(row numbers, their values, n)`` sparse, 16 bytes a valid row.
-    Read back, every form gives the same (values, valid) pair: values 0 where invalid."""
-    n = len(v)
-    cnt = int(np.count_nonzero(ok))
-    if cnt == n:
-        return None, v, n
-    if 16 * cnt >= 9 * n:
-        return ok, np.where(ok, v, 0), n
-    idx = np.flatnonzero(ok)
-    return idx, v[idx], n
 
 
 def _str(v: Any) -> str:
