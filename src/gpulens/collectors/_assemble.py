@@ -301,8 +301,13 @@ def _finish_inputs(parts: list[Parts], events: pd.DataFrame, rows: np.ndarray) -
     file_of = None
     starts = np.concatenate([[0], np.cumsum(rows)])
     if any(p.relabel for p in parts):
-        file_of = np.repeat(np.arange(len(parts)), rows)
-        counts = _relabel(parts, events, file_of)
+        if len(parts) == 1:  # one input: its key space is the table's own, relabelled in place (no column copied)
+            from gpulens.collectors._work_rules import relabel_by_launcher
+
+            counts = [relabel_by_launcher(events)]
+        else:
+            file_of = np.repeat(np.arange(len(parts)), rows)
+            counts = _relabel(parts, events, file_of)
         for p, c in zip(parts, counts):
             if p.relabel:
                 p.meta.sources[0]["comm_by_launcher"] = int(c)

@@ -193,7 +193,8 @@ def relabel_by_launcher(events: pd.DataFrame) -> int:
     """
     kind = events["kind"]
     kern = (kind == "kernel").to_numpy()
-    ops = (kind == "cpu_op").to_numpy() & events["external_id"].notna().to_numpy()
+    has_ext = events["external_id"].notna().to_numpy()
+    ops = (kind == "cpu_op").to_numpy() & has_ext
     if not kern.any() or not ops.any():
         return 0
     names = events["name"]
@@ -205,26 +206,25 @@ def relabel_by_launcher(events: pd.DataFrame) -> int:
     comm_names = {c for c in cats if is_comm_launcher(c)}
     if not comm_names:
         return 0
-    ids = events[["rank", "external_id", "correlation_id"]]  # only the key columns: row subsets stay small
+    # the key columns are read on row subsets only (no frame or whole column is copied)
+    rank, ext, corr = events["rank"], events["external_id"], events["correlation_id"]
+    has_corr = corr.notna().to_numpy()
 
-    def col(df: pd.DataFrame, c: str) -> np.ndarray:
-        return df[c].to_numpy(dtype="int64")
+    def at(values: pd.Series, rows: np.ndarray) -> np.ndarray:
+        return values.array[rows].to_numpy(dtype="int64")
 
-    comm_ops = ids[ops & events["name"].isin(comm_names).to_numpy()]
-    op_r, op_e = col(comm_ops, "rank"), col(comm_ops, "external_id")
-    rt = ids[(kind == "runtime").to_numpy() & events["external_id"].notna().to_numpy()
-             & events["correlation_id"].notna().to_numpy()]
-    rt = rt[_pairs_in(col(rt, "rank"), col(rt, "external_id"), op_r, op_e)]
-    k = ids[kern]
-    hit = np.zeros(len(k), dtype=bool)
-    for c, kr, kv in (("external_id", op_r, op_e), ("correlation_id", col(rt, "rank"), col(rt, "correlation_id"))):
-        ok = k[c].notna().to_numpy()
-        if ok.any() and len(kr):
-            sub = k.loc[ok]
-            hit[ok] |= _pairs_in(col(sub, "rank"), col(sub, c), kr, kv)
+    comm_ops = ops & events["name"].isin(comm_names).to_numpy()
+    op_r, op_e = at(rank, comm_ops), at(ext, comm_ops)
+    rt = (kind == "runtime").to_numpy() & has_ext & has_corr
+    rt[rt] = _pairs_in(at(rank, rt), at(ext, rt), op_r, op_e)
+    hit = np.zeros(len(kern), dtype=bool)
+    for c, ok, kr, kv in ((ext, has_ext, op_r, op_e), (corr, has_corr, at(rank, rt), at(corr, rt))):
+        rows = kern & ok
+        if rows.any() and len(kr):
+            hit[rows] |= _pairs_in(at(rank, rows), at(c, rows), kr, kv)
     if not hit.any():
         return 0
-    idx = k.index[hit]
+    idx = events.index[hit]
     if "comm" not in events["kind"].cat.categories:
         events["kind"] = events["kind"].cat.add_categories(["comm"])
     events.loc[idx, "kind"] = "comm"
