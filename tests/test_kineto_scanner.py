@@ -315,3 +315,33 @@ def test_the_second_scanning_thread_needs_the_scanner_two_cpus_and_the_opt_in(mo
         assert r.wanted() is False
     monkeypatch.delenv(THREADS_ENV)
     assert r.wanted() is False
+
+
+def test_released_outputs_serve_the_next_scan_and_a_kept_piece_is_never_overwritten(monkeypatch):
+    from gpulens.collectors import _kineto_scan as S
+
+    monkeypatch.setattr(S, "_POOL", S._Pool())  # no pairs left over from other tests
+    ev = b'[{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 1, "ts": %d, "dur": 2}]'
+    ts = S.F["TS_V"]
+    a = S.scan(bytearray(ev % 5))
+    b = S.scan(bytearray(ev % 6))  # `a` is still held: `b` is scanned into other matrices
+    assert a[1].base is not b[1].base
+    assert (a[1][ts, 0], b[1][ts, 0]) == (5000, 6000)
+    S.release(a[1], a[2])
+    c = S.scan(bytearray(ev % 7))
+    assert c[1].base is a[1].base and c[2].base is a[2].base  # the released pair, reused
+    assert (b[1][ts, 0], c[1][ts, 0]) == (6000, 7000)
+    S.release(c[1][:, :0].copy(), c[2])  # not the scanner's views: ignored
+    assert S._POOL.take(c[1].base.shape[1]) is None
+
+
+def test_scanned_piece_release_empties_it_and_is_idempotent(monkeypatch):
+    from gpulens.collectors import _kineto_scan as S
+
+    monkeypatch.setattr(S, "_POOL", S._Pool())
+    piece = read_piece(bytearray(b'[{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 1, "ts": 1, "dur": 2}]'))
+    base = piece.I.base
+    piece.release()
+    piece.release()
+    assert piece.I.shape == (S.NOUT, 0) and piece.D.shape == (4, 0)
+    assert S._POOL.take(base.shape[1])[0] is base and S._POOL.take(base.shape[1]) is None  # given back once
