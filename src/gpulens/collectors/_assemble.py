@@ -334,7 +334,8 @@ def _finish_inputs(parts: list[Parts], events: pd.DataFrame, rows: np.ndarray) -
 
 def _relabel(parts: list[Parts], events: pd.DataFrame, file_of: np.ndarray) -> np.ndarray:
     """:func:`relabel_by_launcher` once over the inputs that ask for it, each input its own key space (ids repeat
-    across files, and rank-less files may still share a rank); returns the count per input."""
+    across files, and rank-less files may still share a rank); returns the count per input. Used for two inputs or
+    more: a single input is relabelled on the table itself (:func:`_finish_inputs`)."""
     from gpulens.collectors._work_rules import relabel_by_launcher
 
     want = np.array([p.relabel for p in parts])[file_of]
