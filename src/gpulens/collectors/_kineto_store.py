@@ -18,6 +18,7 @@ import numpy as np
 FIRST_ROWS = 1 << 16
 #: whether an anonymous map can grow in place (``mremap``): Linux
 GROWABLE_MAP = sys.platform.startswith("linux") and hasattr(mmap.mmap, "resize")
+_HUGE = getattr(mmap, "MADV_HUGEPAGE", None)
 
 
 class ColumnStore:
@@ -55,6 +56,8 @@ class ColumnStore:
                 self._map = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
             else:
                 self._map.resize(nbytes)  # mremap: the pages move with their contents, nothing is copied
+            if _HUGE is not None:  # 2 MB pages where the kernel gives them only on request (as numpy asks for its own)
+                self._map.madvise(_HUGE)
         else:
             arr = np.empty(cap, dtype=self.dtype)
             if self._arr is not None:
