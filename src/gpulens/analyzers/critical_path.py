@@ -30,7 +30,8 @@ from gpulens.analyzers._tree import note_capped
 from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers._span import CLOCK_GAP_NS, clock_windows, counter_only_reason, no_timeline_reason
-from gpulens.analyzers.context import category_mask, context_of, int_sums, sorted_positions, unique_ints
+from gpulens.analyzers.context import (category_mask, code_mask, context_of, int_sums, sorted_positions,
+                                       unique_ints)
 from gpulens.analyzers.intervals import group_order, key_codes
 from gpulens.timeline import Timeline
 from gpulens.units import fmt_ns
@@ -329,8 +330,8 @@ def _paths(timeline: Timeline) -> list:
     h_codes, g_codes, names = _name_codes(aux["host"], gpu)
     names = np.array([n if isinstance(n, str) else "" for n in names] + [""], dtype=object)  # code −1: ''
     unnamed = names == ""
-    gpu_class = np.zeros(256, dtype=bool)  # class code (offset by 128) → a GPU class with an event
-    gpu_class[[CODE[c] + 128 for c in GPU_CLASSES - {"gpu_gap"}]] = True
+    gpu_class = np.zeros(len(CLASSES) + 1, dtype=bool)  # class code → a GPU class with an event
+    gpu_class[[CODE[c] for c in GPU_CLASSES - {"gpu_gap"}]] = True
     out = []
     for rank, step, thread, lo, hi, g0 in _windows(timeline, gpu, aux):
         cuts = _clock_parts(gpu, aux, rank, lo, hi, g0)
@@ -339,7 +340,7 @@ def _paths(timeline: Timeline) -> list:
         length = int(sum(p_hi - p_lo for p_lo, p_hi, _ in cuts))
         # name code of each segment's event: the GPU event's for GPU classes, the host event's for the others, −1
         # without an event; picked per side (a class lookup, no full-length candidates for both sides)
-        is_gpu = gpu_class[cls.astype(np.int16) + 128]
+        is_gpu = code_mask(gpu_class, cls)
         code = np.full(len(pos), -1, dtype=np.int32 if len(names) < 2 ** 31 else np.int64)  # stored narrow
         for side, table in ((is_gpu, g_codes), (~is_gpu, h_codes)):
             rows = np.flatnonzero(side & (pos >= 0))
@@ -459,14 +460,14 @@ def _host_wait_on_busy_gpu(timeline: Timeline, ps: list) -> dict[str, int]:
     g = ctx.gpu
     if not len(g) or not ps:
         return {}
-    is_wait = np.zeros(256, dtype=bool)  # class code (int8, offset by 128) → a wait class
-    is_wait[[CODE[c] + 128 for c in WAIT_CLASSES]] = True
-    # the wait segments of each window picked before joining the windows (a lookup per segment, not np.isin;
+    is_wait = np.zeros(len(CLASSES) + 1, dtype=bool)  # class code → a wait class
+    is_wait[[CODE[c] for c in WAIT_CLASSES]] = True
+    # the wait segments of each window picked before joining the windows (code_mask per segment, not np.isin;
     # no joined copy of every segment's columns: at 1M kernels half of 4M segments are waits)
     parts = []
     for rank, _, _, sg in ps:
         if len(sg):
-            keep = np.flatnonzero(is_wait[sg.cols["_cls"].astype(np.int64) + 128])
+            keep = np.flatnonzero(code_mask(is_wait, sg.cols["_cls"]))
             if len(keep):
                 parts.append((rank, sg, keep))
     if not parts:
