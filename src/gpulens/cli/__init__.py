@@ -36,8 +36,10 @@ def import_settled(module: str) -> Any:
     almost no garbage, and the collections it would trigger walk every module loaded so far) and every object alive
     then (the modules imported: pandas, numpy, typer, rich, gpulens) is frozen out of later collections
     (``gc.freeze``): the full collections an analysis triggers walk only what it made. ≈ 0.1 s of CPU less per
-    ``gpulens analyze`` (demo and 100k-kernel trace alike). In-process callers (``main([...])``, tests) get a plain
-    import: an object frozen is never collected."""
+    ``gpulens analyze`` (demo and 100k-kernel trace alike). An analysis that forks
+    (:mod:`gpulens.analyzers._parallel_run`) unfreezes every object once its child is done: they are collected as
+    before from then on. In-process callers (``main([...])``, tests) get a plain import: an object frozen is never
+    collected."""
     if not _ENDS_PROCESS:
         return importlib.import_module(module)
     import gc
