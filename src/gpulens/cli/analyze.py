@@ -161,8 +161,9 @@ def register(app: typer.Typer) -> None:
                 and csv_dir is None and parquet_dir is None:
             if _serve_stored(inputs, not lenient, format, select, outputs, console, quiet, top):
                 raise typer.Exit(EXIT_OK)
-        from gpulens.report import analyze as run_analysis
+        from gpulens.cli import import_settled
 
+        run_analysis = import_settled("gpulens.report").analyze
         with console.status("") as status:
             report = run_analysis(inputs, strict=not lenient, format=format,
                                   on_load=lambda p: status.update(f"Loading {p} …"), select=select,
