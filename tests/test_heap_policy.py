@@ -179,3 +179,112 @@ def test_heap_free_bytes_counts_a_freed_block():
     assert _heap.heap_free_bytes() >= before + (64 << 10)
     lib.free(blocks[0])
     lib.free(blocks[2])
+
+
+# --- the command line keeps freed blocks in the C heap (gpulens._memory) ---------------------------------------
+
+from gpulens import _memory  # noqa: E402
+
+
+@pytest.fixture
+def not_keeping(monkeypatch):
+    monkeypatch.setitem(_memory._STATE, "keeping", False)  # restored after the test: the test process keeps glibc's
+    return _memory._STATE
+
+
+def test_keep_freed_memory_sets_glibcs_two_thresholds(not_keeping):
+    calls = []
+
+    def mallopt(param, value):
+        calls.append((param, value))
+        return 1
+
+    assert _memory.keep_freed_memory(mallopt) is True
+    # glibc <malloc.h>: M_MMAP_THRESHOLD is -3, M_TRIM_THRESHOLD is -1; 32 MiB is DEFAULT_MMAP_THRESHOLD_MAX on
+    # 64-bit (4 * 1024 * 1024 * sizeof(long)), mallopt's int argument caps the trim threshold at 2**31 - 1
+    assert calls == [(-3, 4 * 1024 * 1024 * 8), (-1, 2**31 - 1)]
+    assert _memory.keeping_freed_memory() is True
+
+
+def test_keep_freed_memory_refused_leaves_the_policy_off(not_keeping):
+    assert _memory.keep_freed_memory(lambda param, value: 0) is False  # glibc answers 0 for a value it refuses
+    assert _memory.keeping_freed_memory() is False
+
+
+def test_keeping_process_trims_only_near_the_budget(fake, monkeypatch, not_keeping):
+    # fragmented (1.5 GiB resident, 400 MiB free in the heap) would trim by the second rule — not when keeping
+    monkeypatch.setattr(_heap, "resident_bytes", lambda: 3 << 29)
+    monkeypatch.setattr(_heap, "heap_free_bytes", lambda: 400 << 20)
+    assert _heap.return_free_memory() is True
+    not_keeping["keeping"] = True
+    assert _heap.return_free_memory() is False
+    monkeypatch.setattr(_heap, "resident_bytes", lambda: 15 << 27)  # 1.875 GiB >= 1.75 GiB: trimmed all the same
+    assert _heap.return_free_memory() is True
+    assert fake.calls == [("trim", 0)] * 2
+
+
+@linux_only
+def test_glibc_serves_a_20_mib_block_from_the_heap_once_keeping():
+    # independent check through glibc's own accounting (mallinfo2: hblkhd = bytes in mmapped blocks), in a fresh
+    # process: a 20 MiB malloc is a mapping of its own by default (threshold 128 KiB at start), from the heap after
+    import subprocess
+
+    code = (
+        "import ctypes\n"
+        "from gpulens import _memory\n"
+        "from gpulens.analyzers._heap import _MallInfo2\n"
+        "lib = ctypes.CDLL('libc.so.6')\n"
+        "lib.mallinfo2.restype = _MallInfo2\n"
+        "lib.malloc.restype, lib.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]\n"
+        "lib.free.argtypes = [ctypes.c_void_p]\n"
+        "def mapped_by(n):\n"
+        "    before = lib.mallinfo2().hblkhd\n"
+        "    p = lib.malloc(n)\n"
+        "    grew = lib.mallinfo2().hblkhd - before\n"
+        "    lib.free(p)\n"
+        "    return grew\n"
+        "a = mapped_by(20 << 20)\n"
+        "ok = _memory.keep_freed_memory()\n"
+        "print(a >= 20 << 20, ok, mapped_by(20 << 20), mapped_by(40 << 20) >= 40 << 20)\n")
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    if "AttributeError" in out.stderr and "mallinfo2" in out.stderr:
+        pytest.skip("glibc without mallinfo2")
+    # before: mapped; keeping: 20 MiB from the heap (0 bytes mapped), 40 MiB (over the 32 MiB cap) still mapped
+    assert out.stdout.split() == ["True", "True", "0", "True"], out.stdout + out.stderr
+
+
+def test_only_the_console_script_keeps_freed_memory(not_keeping):
+    import subprocess
+    import sys
+
+    from gpulens.cli import main
+
+    main(["devices", "--help"])  # in-process (a program or a test calling main): glibc's settings are left alone
+    assert _memory.keeping_freed_memory() is False
+    code = ("import sys; from gpulens import _memory; from gpulens.cli import main\n"
+            "sys.argv = ['gpulens', 'devices', '--help']\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print('KEEPING', _memory.keeping_freed_memory())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    expected = "True" if sys.platform.startswith("linux") else "False"
+    assert out.stdout.split()[-2:] == ["KEEPING", expected], out.stdout + out.stderr
+
+
+def test_kineto_collect_skips_the_trim_after_assembly_when_keeping(monkeypatch, not_keeping):
+    # a small Kineto trace is decoded by msgspec: its trim after decoding (millions of small objects in a big one)
+    # stays; the one after the columns are assembled is skipped when the process keeps freed memory
+    from pathlib import Path
+
+    from gpulens.collectors import kineto
+
+    trace = next(iter(sorted((Path(__file__).parent / "data" / "kineto").glob("*.json"))))
+    trims: list[int] = []
+    monkeypatch.setattr(kineto, "release_free_memory", lambda: trims.append(1))
+    kineto.KinetoCollector().collect(trace)
+    plain = len(trims)
+    trims.clear()
+    not_keeping["keeping"] = True
+    kineto.KinetoCollector().collect(trace)
+    assert (plain, len(trims)) == (2, 1)

@@ -29,6 +29,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from gpulens._memory import keeping_freed_memory
+
 #: :func:`return_free_memory` trims only while the process's resident size is at least this many bytes: 1.75 GiB,
 #: near the 2 GB a 1M-kernel analysis is held to. Below it, freed pages stay for the next analyzer to reuse: at
 #: 1M kernels (resident 0.9–1.77 GiB between analyzers) trimming from 1 GiB on faulted 1.53M pages back in
@@ -106,14 +108,16 @@ def resident_bytes() -> int | None:
 def return_free_memory(above: int | None = None) -> bool:
     """``malloc_trim(0)`` (the heap's free pages back to the OS) when the resident size is at least ``above`` bytes
     (default :data:`TRIM_ABOVE_BYTES`) or unknown, or, with the default, when it is at least
-    :data:`FRAGMENTED_ABOVE_BYTES` and the heap holds at least :data:`FRAGMENTED_FREE_BYTES` of free blocks; returns
-    whether it trimmed."""
+    :data:`FRAGMENTED_ABOVE_BYTES` and the heap holds at least :data:`FRAGMENTED_FREE_BYTES` of free blocks — that
+    second rule not in a process that keeps freed memory for reuse (:func:`gpulens._memory.keep_freed_memory`: the
+    command line); returns whether it trimmed."""
     lib = _libc()
     if lib is None:
         return False
     rss = resident_bytes()
     if rss is not None and rss < (TRIM_ABOVE_BYTES if above is None else above):
-        if above is not None or rss < FRAGMENTED_ABOVE_BYTES or heap_free_bytes() < FRAGMENTED_FREE_BYTES:
+        if above is not None or keeping_freed_memory() or rss < FRAGMENTED_ABOVE_BYTES \
+                or heap_free_bytes() < FRAGMENTED_FREE_BYTES:
             return False
     lib.malloc_trim(0)
     return True

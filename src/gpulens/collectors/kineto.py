@@ -40,6 +40,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
+from gpulens._memory import keeping_freed_memory
 from gpulens.collectors._json_cut import json_error_text
 from gpulens.collectors._assemble import Parts, assemble, categorical
 from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, identify, legacy_autograd_refusal, refusal
@@ -156,7 +157,8 @@ class KinetoCollector(Collector):
                 None decides by ``GPULENS_KINETO_FAST`` or the file size. Any value gives the same Timeline.
         """
         out = assemble([self.collect_parts(path, strict, select, chunk_bytes, fast)])
-        release_free_memory()
+        if not keeping_freed_memory():  # the command line keeps the freed blocks for the analyzers (gpulens._memory)
+            release_free_memory()
         return out
 
     def collect_parts(self, path: Path, strict: bool = True, select: Selection | None = None,
