@@ -299,21 +299,43 @@ def test_the_scanner_self_check_reads_its_event(monkeypatch):
     assert S._checked is True
 
 
-def test_the_second_scanning_thread_needs_the_scanner_two_cpus_and_the_opt_in(monkeypatch):
+def test_the_second_scanning_thread_needs_the_scanner_two_cpus_and_a_reason(monkeypatch):
     import os
 
+    from gpulens import _memory
     from gpulens.collectors._kineto_fast import THREADS_ENV, piece_reader
 
+    two_cpus = len(os.sched_getaffinity(0)) >= 2
+    monkeypatch.setitem(_memory._STATE, "keeping", False)
     r = piece_reader(lambda b: b, None)
     monkeypatch.setenv(THREADS_ENV, "2")
     r.on = False
     assert r.wanted() is False  # msgspec path: nothing to scan ahead
     r.on = True
-    assert r.wanted() is (len(os.sched_getaffinity(0)) >= 2)
-    for other in ("1", "", "yes"):  # one thread unless asked for two (measured: the second costs more CPU)
+    assert r.wanted() is two_cpus
+    for other in ("", "yes"):  # not asked for: one thread in a process that returns freed memory (a library user)
         monkeypatch.setenv(THREADS_ENV, other)
         assert r.wanted() is False
     monkeypatch.delenv(THREADS_ENV)
+    assert r.wanted() is False
+    monkeypatch.setitem(_memory._STATE, "keeping", True)  # the command line: two threads unless told one
+    assert r.wanted() is two_cpus
+    monkeypatch.setenv(THREADS_ENV, "1")
+    assert r.wanted() is False
+
+
+def test_a_pool_worker_scans_on_one_thread(monkeypatch):
+    # each worker of a process pool has a CPU of its own: no second thread unless asked for
+    import multiprocessing
+
+    from gpulens import _memory
+    from gpulens.collectors._kineto_fast import THREADS_ENV, piece_reader
+
+    monkeypatch.delenv(THREADS_ENV, raising=False)
+    monkeypatch.setitem(_memory._STATE, "keeping", True)
+    monkeypatch.setattr(multiprocessing, "parent_process", lambda: object())
+    r = piece_reader(lambda b: b, None)
+    r.on = True
     assert r.wanted() is False
 
 

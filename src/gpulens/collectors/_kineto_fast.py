@@ -34,10 +34,13 @@ import numpy as np
 from gpulens.collectors._kineto_columns import Dictionary, us_text_to_ns
 
 ENV = "GPULENS_KINETO_FAST"
-#: ``2``: scan a second piece on a worker thread while the first is read (see :meth:`piece_reader.wanted`); any other
-#: value or none: one thread. Measured on an idle 2-core machine (1M-kernel trace, ``analyze --no-cache --json``, two
-#: pairs): two threads 19.3–23.0 s wall / 23.0–25.5 s CPU, one thread 20.1–20.3 s wall / 20.3–20.5 s CPU — the second
-#: thread's page faults and copies cost more than it overlaps, so it is opt-in
+#: ``2`` / ``1``: scan a second piece on a worker thread while the first is read, or not (see
+#: :meth:`piece_reader.wanted`); unset or another value: two threads in a process that keeps freed C-heap blocks for
+#: reuse (the command line, :mod:`gpulens._memory`) and is not a pool worker, else one. Measured on a 2-core machine
+#: (1M-kernel trace, ``gpulens analyze --no-cache --json``, alternated pairs, nineteenth session): with freed blocks
+#: kept, two threads 11.8–12.3 s wall / 13.7–14.2 s CPU against one thread's 14.1–14.3 s wall / 14.3–14.6 s CPU, the
+#: same peak. Without that policy (a program importing gpulens), the second thread's fresh pages cost more than it
+#: overlapped (sixteenth session: 19.3–23.0 s wall / 23.0–25.5 s CPU against 20.1–20.3 / 20.3–20.5 s): one thread.
 THREADS_ENV = "GPULENS_KINETO_THREADS"
 #: bytes of trace text from which the scanner is used when not forced. Measured (session 15, 2 shared cores, CPU
 #: of ``collect()`` in a fresh process, 3 runs each, scanner vs msgspec): 24.6 MB +0.33 s, 30.8 MB +0.24 s, 123 MB
@@ -92,10 +95,22 @@ class piece_reader:  # noqa: N801  (used as a function)
         return self.decode(buf)
 
     def wanted(self) -> bool:
-        """Whether a second piece should be scanned on a worker thread: the scanner is on, two CPUs are ours and the
-        environment variable :data:`THREADS_ENV` asks for it (``2``; one thread otherwise)."""
-        if not self.on or os.environ.get(THREADS_ENV, "").strip() != "2":
+        """Whether a second piece should be scanned on a worker thread: the scanner is on, two CPUs are ours, and
+        the environment variable :data:`THREADS_ENV` asks for it (``2``) or, unset, this process keeps freed memory
+        for reuse (:func:`gpulens._memory.keeping_freed_memory`: the command line) and is not a worker of a process
+        pool (each worker of a pool already has a CPU of its own)."""
+        if not self.on:
             return False
+        choice = os.environ.get(THREADS_ENV, "").strip()
+        if choice == "1":
+            return False
+        if choice != "2":
+            import multiprocessing
+
+            from gpulens._memory import keeping_freed_memory
+
+            if not keeping_freed_memory() or multiprocessing.parent_process() is not None:
+                return False
         try:
             cpus = len(os.sched_getaffinity(0))
         except AttributeError:  # not on Linux
