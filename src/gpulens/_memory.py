@@ -1,19 +1,26 @@
 """The C heap policy of a ``gpulens`` command-line process: freed blocks stay in the heap for reuse (glibc only).
 
-glibc returns memory to the OS in two ways: a block of at least ``M_MMAP_THRESHOLD`` bytes is a mapping of its own,
-unmapped when freed, and free space at the top of the heap beyond ``M_TRIM_THRESHOLD`` bytes is trimmed. Either
-way the next array of that size is faulted in again, and every fault zeroes a fresh 4 KiB page in the kernel. On the
-2-core VMs gpulens is benchmarked on, ``gpulens analyze`` on a 1M-kernel trace faulted 0.76–0.89M pages (4.0–4.6 s
-of system time out of ~20 s of CPU); with the mapping threshold at its 64-bit maximum and trimming left to the
-explicit rule of :func:`gpulens.analyzers._heap.return_free_memory` (near the 2 GB budget only), 0.37M pages
-(2.3–2.5 s of system time) at a peak resident size 25–50 MiB higher (benchmarks/RESULTS.md, nineteenth session).
+glibc returns memory to the OS in two ways: a block of at least ``M_MMAP_THRESHOLD`` bytes (128 KiB at start, raised
+dynamically up to 32 MiB) is a mapping of its own, unmapped when freed, and free space at the top of the heap beyond
+``M_TRIM_THRESHOLD`` bytes is trimmed. Either way the next array of that size is faulted in again, and every fault
+zeroes a fresh 4 KiB page in the kernel. On the 2-core VMs gpulens is benchmarked on, a perf profile of
+``gpulens analyze`` on a 1M-kernel trace put 25 % of its samples in the kernel, 11 % zeroing fresh pages.
+
+So the command line has every block come from the heap (``M_MMAP_MAX`` = 0: no mappings of their own) and never trims
+its top by itself (``M_TRIM_THRESHOLD`` at ``mallopt``'s largest ``int``); heap trims are left to the explicit rule of
+:func:`gpulens.analyzers._heap.return_free_memory` (near the 2 GB budget only). Measured (nineteenth session,
+benchmarks/RESULTS.md), ``analyze --no-cache --json``:
+
+* 1M kernels: 0.83–0.90M page faults → ~0.38M, 1.2–1.5 s less system time, peak 25–50 MiB higher (1.7 GiB);
+* 5M kernels: 16.9M page faults → 6.5M, 66.9 → 38.8 s of system time, 158.8 → 122.1 s of CPU, peak 9.54 → 9.68
+  GB (``ru_maxrss``, within the 10 GB target). With the mapping threshold at 32 MiB instead, arrays of 5M rows
+  (40 MB) were still mapped afresh each time.
 
 Only the command line (:func:`gpulens.cli.main`, as the console script: the process ends with the command) asks for
 this; a program importing gpulens keeps its C library's settings. The values computed are unaffected.
 
-Constants from glibc's ``<malloc.h>``: ``M_TRIM_THRESHOLD`` = -1, ``M_MMAP_THRESHOLD`` = -3; the mapping threshold
-may be at most ``HEAP_MAX_SIZE / 2`` = 32 MiB on 64-bit (``DEFAULT_MMAP_THRESHOLD_MAX``, glibc ``malloc/malloc.c``),
-``mallopt`` takes an ``int`` (so the trim threshold is at most 2 GiB - 1).
+Constants from glibc's ``<malloc.h>``: ``M_TRIM_THRESHOLD`` = -1, ``M_MMAP_MAX`` = -4; ``mallopt`` takes an ``int``
+(so the trim threshold is at most 2 GiB - 1) and answers 1 when it took the setting.
 """
 
 from __future__ import annotations
@@ -22,9 +29,7 @@ import sys
 from typing import Any
 
 M_TRIM_THRESHOLD = -1
-M_MMAP_THRESHOLD = -3
-#: the largest mapping threshold glibc accepts on 64-bit (32 MiB): smaller blocks come from the heap and are reused
-MMAP_THRESHOLD_BYTES = 32 << 20
+M_MMAP_MAX = -4
 #: heap-top trimming only past 2 GiB - 1 of free space (``mallopt`` takes an ``int``): in effect never
 TRIM_THRESHOLD_BYTES = (1 << 31) - 1
 
@@ -51,7 +56,7 @@ def keep_freed_memory(mallopt: Any = None) -> bool:
     fn = _mallopt() if mallopt is None else mallopt
     if fn is None:
         return False
-    ok = fn(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES) == 1 and fn(M_TRIM_THRESHOLD, TRIM_THRESHOLD_BYTES) == 1
+    ok = fn(M_MMAP_MAX, 0) == 1 and fn(M_TRIM_THRESHOLD, TRIM_THRESHOLD_BYTES) == 1
     _STATE["keeping"] = ok
     return ok
 
