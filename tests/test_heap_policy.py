@@ -289,3 +289,14 @@ def test_kineto_collect_skips_the_trim_after_assembly_when_keeping(monkeypatch, 
     not_keeping["keeping"] = True
     kineto.KinetoCollector().collect(trace)
     assert (plain, len(trims)) == (2, 1)
+
+
+@linux_only
+def test_one_glibc_handle_serves_mallopt_and_the_trims():
+    from gpulens.collectors import _kineto_columns
+
+    lib = _memory.libc()
+    assert lib is not None and _memory.libc() is lib  # loaded once
+    assert _heap._libc() is lib  # malloc_trim / mallinfo2 of the analyzers' rule: the same handle
+    _kineto_columns.release_free_memory()  # the collector's trim goes through it too
+    assert _kineto_columns._TRIM is not False and _kineto_columns._TRIM.__name__ == "malloc_trim"

@@ -36,18 +36,32 @@ TRIM_THRESHOLD_BYTES = (1 << 31) - 1
 _STATE: dict[str, Any] = {"keeping": False}
 
 
+def libc() -> Any:
+    """glibc loaded once per process (``ctypes.CDLL``), or None where the C library is another one (another OS,
+    musl): the one handle of the C heap's functions (``mallopt`` here, ``malloc_trim`` and ``mallinfo2`` in
+    :mod:`gpulens.analyzers._heap` and the Kineto collector)."""
+    if "libc" not in _STATE:
+        lib = None
+        if sys.platform.startswith("linux"):
+            try:
+                import ctypes
+
+                lib = ctypes.CDLL("libc.so.6")
+            except OSError:
+                lib = None
+        _STATE["libc"] = lib
+    return _STATE["libc"]
+
+
 def _mallopt() -> Any:
-    """glibc's ``mallopt`` typed, or None (another C library, another OS)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
+    """glibc's ``mallopt`` typed, or None."""
+    lib = libc()
+    fn = getattr(lib, "mallopt", None) if lib is not None else None
+    if fn is not None:
         import ctypes
 
-        fn = ctypes.CDLL("libc.so.6").mallopt
         fn.argtypes, fn.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
-        return fn
-    except (OSError, AttributeError):
-        return None
+    return fn
 
 
 def keep_freed_memory(mallopt: Any = None) -> bool:

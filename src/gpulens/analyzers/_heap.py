@@ -29,10 +29,9 @@ numpy's ``NUMPY_MADVISE_HUGEPAGE`` environment variable. The library leaves nump
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
-from gpulens._memory import keeping_freed_memory
+from gpulens._memory import keeping_freed_memory, libc
 
 #: :func:`return_free_memory` trims only while the process's resident size is at least this many bytes: 1.75 GiB,
 #: near the 2 GB a 1M-kernel analysis is held to. Below it, freed pages stay for the next analyzer to reuse: at
@@ -64,14 +63,13 @@ _MallInfo2 = _mallinfo2_type()
 def _libc() -> Any:
     """glibc (with ``malloc_trim`` typed), or None where the C library is another one."""
     if not _LIBC:
-        lib = None
-        if sys.platform.startswith("linux"):
+        lib = libc()
+        if lib is not None:
             try:
                 import ctypes
 
-                lib = ctypes.CDLL("libc.so.6")
                 lib.malloc_trim.argtypes, lib.malloc_trim.restype = [ctypes.c_size_t], ctypes.c_int
-            except (OSError, AttributeError):
+            except AttributeError:
                 lib = None
         _LIBC.append(lib)
     return _LIBC[0]

@@ -317,13 +317,10 @@ def release_free_memory() -> None:
     """
     global _TRIM
     if _TRIM is None:
-        try:
-            import ctypes
-            import ctypes.util
+        from gpulens._memory import libc
 
-            _TRIM = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
-        except (OSError, AttributeError):
-            _TRIM = False
+        lib = libc()
+        _TRIM = getattr(lib, "malloc_trim", False) if lib is not None else False
     if _TRIM:
         _TRIM(0)
 
