@@ -1,5 +1,6 @@
-"""Steps and kernel outliers are placed by their offset from the trace's start (the origin --window counts from),
-not by the profiler's raw clock (1.7e18 ns since 1970 reads as a date, and two outliers a few µs apart read alike)."""
+"""Steps and kernel outliers are placed by their offset from the start of the profiled window (the origin --window
+counts from), not by the profiler's raw clock (1.7e18 ns since 1970 reads as a date, and two outliers a few µs apart
+read alike)."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def test_console_shows_the_offset_not_the_clock(tmp_path):
     outliers = text[text.index("Kernel outliers"):]
     outliers = outliers[:outliers.index("└")]
     # the outlier's place reads 2.20 ms from the start, not the clock's date (T: 2023-11-14 22:13:20 UTC)
-    assert "start (from" in outliers and "2.20 ms" in outliers and "2023-11-14" not in outliers
+    assert "start (in" in outliers and "2.20 ms" in outliers and "2023-11-14" not in outliers
 
 
 def test_a_step_cut_by_the_window_end_is_not_a_slow_step(tmp_path):

@@ -75,7 +75,7 @@ def test_console_markdown_html_show_offset_not_clock(tmp_path):
     con = run("analyze", str(d), "--no-cache", "--markdown", str(md), "--html", str(html)).stdout
     date = "2023-11-14"  # T0 and T1 as a date: the raw clock shown as a timestamp
     steps = _section(con, "Steps", "└")
-    assert "start (from" in steps and "first event)" in steps  # the header wraps over two lines
+    assert "start (in" in steps and "window)" in steps  # the header wraps over two lines
     assert "1.30 ms" in steps and "100.00 µs" in steps and date not in steps
     outl = _section(con, "Kernel outliers", "└")
     assert "2.40 ms" in outl and "2.20 ms" in outl and date not in outl
@@ -83,11 +83,11 @@ def test_console_markdown_html_show_offset_not_clock(tmp_path):
     for title in ("### Steps", "### Kernel outliers"):
         sec = _section(m, title, "\n\n### ")
         header = sec.splitlines()[2]
-        assert "start (from first event)" in header and "| start |" not in header
+        assert "start (in profiled window)" in header and "| start |" not in header
         assert date not in sec
     assert "| 1 | 1 | 1.30 ms |" in _section(m, "### Steps", "\n\n### ")
     h = html.read_text()
-    tables = [t for t in re.findall(r"<table.*?</table>", h, re.S) if "start (from first event)" in t]
+    tables = [t for t in re.findall(r"<table.*?</table>", h, re.S) if "start (in profiled window)" in t]
     assert len(tables) == 3  # steps, kernel outliers, and the outlier row on the kernel's page
     for table in tables:
         heads = re.findall(r"<th[^>]*>(.*?)</th>", table)
@@ -130,6 +130,40 @@ def test_truncated_rank_is_named_in_every_report(truncated_run):
     assert by_rank[1]["truncated_at_bytes"] == stop and "truncated_at_bytes" not in by_rank[0]
     assert what.replace("_", "\\_") in rep["md"]
     assert what in _html.unescape(rep["html"])
+
+
+def _with_session_record(path, lead_us: int) -> None:
+    """One rank (``_rank`` with lead 100 µs) with the profiler's own session record, as Kineto writes it: category
+    ``Trace``, opening ``lead_us`` before the first event it records and lasting past the last one."""
+    _rank(path, 0, T0, 100)
+    d = json.loads(path.read_text())
+    d["traceEvents"].append({"ph": "X", "cat": "Trace", "name": "PyTorch Profiler (0)", "pid": "Spans",
+                             "tid": "PyTorch Profiler", "ts": T0 - lead_us, "dur": lead_us + 5000})
+    path.write_text(json.dumps(d))
+
+
+def test_offsets_window_and_steps_share_one_origin(tmp_path):
+    """The profiler's session record opens 400 µs before the first event: the steps' start, the profiled window and
+    ``--window`` all count from the first recorded event (T0), so no step ends after the profiled window, and the
+    offset a user reads in the steps table selects that step."""
+    p = tmp_path / "t.json"
+    _with_session_record(p, 400)
+    out = tmp_path / "r.json"
+    run("analyze", str(p), "--no-cache", "-q", "--json", str(out))
+    res = json.loads(out.read_text())["sources"][0]["analyses"]
+    steps = sorted((r["step"], r["trace_offset_ns"], r["dur_ns"]) for r in res["steps"]["table"])
+    # by hand from _rank: step n at lead + 1000·n µs after T0, 900 µs long (not 400 µs more, from the record)
+    assert steps == [(0, 100_000, 900_000), (1, 1_100_000, 900_000), (2, 2_100_000, 900_000)]
+    window = res["breakdown"]["summary"]["window_ns"]
+    # the profiled window: T0 (aten::warmup) → the last step annotation's end, lead + 2000 + 900 µs (its kernels end
+    # at lead + 100 + 2000 + 300 + 10 µs, inside it); not the session record's 400 + 5000 µs
+    assert window == 3_000_000
+    assert all(off + dur <= window for _, off, dur in steps)
+    # --window pasted from the steps table: the second step's start to its end selects its 4 kernels only
+    sel = tmp_path / "s.json"
+    run("analyze", str(p), "--no-cache", "-q", "--window", "1100us:2000us", "--json", str(sel))
+    kept = json.loads(sel.read_text())["sources"][0]["analyses"]["steps"]["table"]
+    assert [r["step"] for r in kept] == [1]
 
 
 SCRIPT = KINETO.parent / "profile" / "train_script.py"

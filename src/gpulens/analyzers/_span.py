@@ -253,16 +253,19 @@ def hulls_of(rank: np.ndarray, s: np.ndarray, e: np.ndarray) -> dict[int, tuple[
 
 
 #: Doc string of the ``trace_offset_ns`` column (kernel outliers, steps): the time a user pastes into ``--window``.
-TRACE_OFFSET_DOC = ("start − the first event of its rank (host events included; with a --steps/--window selection, "
-                    "the selection's first event): the origin --window counts from [ns]")
+TRACE_OFFSET_DOC = ("start − the start of its rank's profiled window (its first event, host events included, the "
+                    "profiler's own session record excepted; with a --steps/--window selection, the selection's "
+                    "first event): the origin --window counts from [ns]")
 
 
 def trace_offsets(timeline: Any, rank: np.ndarray, start: np.ndarray) -> np.ndarray:
-    """``start − the earliest event start of its rank`` [ns, int64] for rows of ``rank``/``start`` (ns): the offset a
-    ``--window START:END`` selection reads (:mod:`gpulens.timeline.selection`: events starting in ``[first + START,
-    first + END)``), computed in integers — an epoch clock (~1.7e18 ns) is beyond a double's exact range. A row whose
-    rank is missing is measured from 0 (its start as recorded)."""
+    """``start − the start of its rank's profiled window`` [ns, int64] for rows of ``rank``/``start`` (ns): the offset
+    a ``--window START:END`` selection reads (as :func:`gpulens.timeline.selection.window_origin`: the rank's earliest
+    event of any kind but ``other``, the same first event as the profiled window's), computed in integers — an epoch
+    clock (~1.7e18 ns) is beyond a double's exact range. A row whose rank is missing is measured from 0 (its start
+    as recorded)."""
     from gpulens.analyzers.context import context_of
+    from gpulens.timeline.selection import window_origin
 
     def firsts() -> dict[int, int]:
         ev = timeline.events
@@ -270,12 +273,20 @@ def trace_offsets(timeline: Any, rank: np.ndarray, start: np.ndarray) -> np.ndar
             return {}
         r = ev["rank"].to_numpy()
         s = ev["start_ns"].to_numpy("int64")
+        other = context_of(timeline).mask_of("other")
+        if r.dtype.kind in "iu" and r.min() == r.max():  # one rank (the usual case)
+            return {int(r[0]): window_origin(s, other)}
         codes, ranks = pd.factorize(r, sort=True)
-        first = np.full(len(ranks), np.iinfo("int64").max, dtype="int64")
-        np.minimum.at(first, codes[codes >= 0], s[codes >= 0])
+        big = np.iinfo("int64").max
+        first, first_any = np.full(len(ranks), big, dtype="int64"), np.full(len(ranks), big, dtype="int64")
+        ok = codes >= 0
+        np.minimum.at(first, codes[ok & ~other], s[ok & ~other])
+        np.minimum.at(first_any, codes[ok], s[ok])
+        # window_origin per rank, at once: a rank of only "other" events counts from its earliest event
+        first = np.where(first == big, first_any, first)
         return {int(k): int(v) for k, v in zip(ranks, first)}
 
-    origin = context_of(timeline).memo("rank_first_start", firsts)
+    origin = context_of(timeline).memo("rank_window_start", firsts)
     rank = np.asarray(rank)
     base = np.array([origin.get(int(x), 0) if x == x and x is not None else 0 for x in rank], dtype="int64")
     return np.asarray(start, dtype="int64") - base

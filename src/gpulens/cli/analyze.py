@@ -122,8 +122,9 @@ def register(app: typer.Typer) -> None:
                                                         "kernels and report once."),
         steps: Optional[str] = typer.Option(None, "--steps", help="Only ProfilerStep#N annotations A..B, e.g. 3:5."),
         window: Optional[str] = typer.Option(None, "--window", help="Only events starting in START:END after the "
-                                                                    "trace's first event, cut at END (ns, or 1500us, "
-                                                                    "12ms, 2s)."),
+                                                                    "start of the profiled window (the 'start (in "
+                                                                    "profiled window)' of the steps and outliers "
+                                                                    "tables), cut at END (ns, or 1500us, 12ms, 2s)."),
         ranks: Optional[str] = typer.Option(None, "--ranks", help="Only these ranks, e.g. 0-7 or 0,2,5."),
         no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the Timeline cache."),
         workers: Optional[int] = typer.Option(None, "--workers", help="Processes for a directory of rank files: "

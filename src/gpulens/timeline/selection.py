@@ -15,7 +15,8 @@ Rules (all inclusive of the bounds named, half-open in time):
   ``A:`` and ``:B`` leave a side open; ``N`` alone is ``N:N``. A host event (not GPU work) kept this way ends at the
   latest where its step ends (:meth:`Selection.clip_dur`): the enclosing annotation's tail is not the selection's.
 * **window** ``START:END`` — an event is kept when it starts in ``[first + START, first + END)`` where ``first`` is the
-  earliest event start of the rank's trace. Units ``ns`` (default), ``us``, ``ms``, ``s``. A kept event that runs past
+  start of the rank's profiled window (:func:`window_origin`: its earliest event, the profiler's own session record
+  and other unclassified events excepted) — the origin every ``start (in profiled window)`` figure counts from. Units ``ns`` (default), ``us``, ``ms``, ``s``. A kept event that runs past
   the window's end is cut at it (:meth:`Selection.clip_dur`), so no span, window or duration exceeds the selection.
 * **ranks** ``0-3,8`` — only these ranks' files are read.
 """
@@ -33,6 +34,23 @@ if TYPE_CHECKING:  # numpy and pandas are imported where rows are selected: pars
 
 _UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
 _STEP = re.compile(r"ProfilerStep#(\d+)$")
+
+
+def window_origin(start: np.ndarray, kind: np.ndarray) -> int:
+    """The start [ns] of one rank's profiled window: the earliest ``start`` of its rows whose ``kind`` is not
+    ``"other"`` (the Kineto session record "PyTorch Profiler (0)" opens before the first event it records, and
+    unclassified events are not part of the window either: ``gpulens.analyzers._span``); the earliest start of all
+    rows when every row is ``other``. ``kind`` holds kind names (strings) or is a boolean "is other" mask.
+
+    Raises:
+        ValueError: ``start`` is empty.
+    """
+    import numpy as np
+
+    start = np.asarray(start)
+    other = kind if getattr(kind, "dtype", None) == bool else np.asarray(kind, dtype=object) == "other"
+    inside = start[~other]
+    return int(inside.min()) if len(inside) else int(start.min())
 
 
 def _parse_time(text: str) -> int | None:
@@ -152,7 +170,7 @@ class Selection:
         if not self.wants_rank(rank):
             return np.zeros(n, dtype=bool)
         if self.window_ns is not None and n:
-            first = int(start.min())
+            first = window_origin(start, kind)
             lo, hi = self.window_ns
             if lo is not None:
                 keep &= start >= first + lo
@@ -195,7 +213,7 @@ class Selection:
         if not len(out):
             return out
         if self.window_ns is not None and self.window_ns[1] is not None:
-            end = int(start.min()) + self.window_ns[1]
+            end = window_origin(start, kind) + self.window_ns[1]
             np.minimum(out, np.maximum(end - start, 0), out=out)
         if self.steps is not None:
             host = ~np.isin(kind, ("kernel", "comm", "memcpy", "memset"))
