@@ -15,9 +15,11 @@ else the identifiers of the mangled name are read directly (enough for a label; 
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import re
-from typing import Iterable
+from typing import Any, Iterable, Iterator
 
 #: Characters kept of the base name.
 BASE_CHARS = 40
@@ -159,11 +161,56 @@ def _extra(full: str, others: list[str], digits: bool = False) -> list[str]:
 
 def short_names(names: Iterable[str], width: int = BASE_CHARS) -> list[str]:
     """Distinguishable short labels for ``names`` (same order; equal names get equal labels); control and bidi
-    characters shown as ``\\uXXXX`` (:func:`~gpulens.reports._md_safe.visible`)."""
+    characters shown as ``\\uXXXX`` (:func:`~gpulens.reports._md_safe.visible`). Inside :func:`label_scope`, the
+    labels are those of the scope's whole set of names (with ``names`` added), so one kernel reads the same in every
+    table of a report, whichever other kernels a table happens to show."""
     from gpulens.reports._md_safe import visible
 
     names = [visible(str(n), bidi=True) for n in names]
-    uniq = list(dict.fromkeys(names))
+    scope = _SCOPE.get()
+    if scope is None:
+        label = _label_table(list(dict.fromkeys(names)), width)
+    else:
+        new = [n for n in dict.fromkeys(names) if n not in scope[0]]
+        if new:
+            label = _label_table(list(scope[0]) + new, width)
+        else:
+            label = scope[1].get(width)
+            if label is None:
+                label = scope[1][width] = _label_table(list(scope[0]), width)
+    return [label[n] for n in names]
+
+
+#: The names every label of the report being rendered is told apart from (:func:`label_scope`): (names as a dict
+#: for order and lookup, label tables already computed per width), or None outside a report.
+_SCOPE: contextvars.ContextVar[tuple[dict[str, None], dict[int, dict[str, str]]] | None] = \
+    contextvars.ContextVar("gpulens_label_scope", default=None)
+
+
+@contextlib.contextmanager
+def label_scope(report: Any) -> Iterator[None]:
+    """Within the block, :func:`short_names` labels every kernel of ``report`` (a Report: each source's
+    ``hotspots`` table, which ranks every kernel and collective) as it would among all of them: a kernel whose base
+    name it shares with another (two ``vectorized_elementwise_kernel``) keeps its ‹…› suffix in a table that shows
+    only one of them, and the suffix is the same in every table, chart and report format."""
+    from gpulens.reports._md_safe import visible
+
+    names: dict[str, None] = {}
+    for s in getattr(report, "sources", ()):
+        hot = getattr(s, "results", {}).get("hotspots")
+        table = getattr(hot, "table", None)
+        if table is not None and len(table) and "name" in table.columns:
+            names.update(dict.fromkeys(visible(str(n), bidi=True) for n in table["name"].astype(str).unique()))
+    token = _SCOPE.set((names, {}))
+    try:
+        yield
+    finally:
+        _SCOPE.reset(token)
+
+
+def _label_table(uniq: list[str], width: int) -> dict[str, str]:
+    """name → label for distinct (visible) ``uniq`` names: :func:`short_name`, then the ‹…› suffixes and numbers
+    that tell equal labels apart (module docstring)."""
     label = {n: short_name(n, width) for n in uniq}
     groups: dict[str, list[str]] = {}
     for n in uniq:
@@ -191,7 +238,7 @@ def short_names(names: Iterable[str], width: int = BASE_CHARS) -> list[str]:
         counts[label[n]] = counts.get(label[n], 0) + 1
         if counts[label[n]] > 1:
             label[n] = f"{label[n]} ({counts[label[n]]})"
-    return [label[n] for n in names]
+    return label
 
 
 def _first_difference(mine: list[str], others: list[list[str]]) -> str:

@@ -17,7 +17,7 @@ from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_tex
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, limiter_text, rank_ranges,
                                      roofline_heading, vendor_short_label)
 from gpulens.reports._format import idle_at_most, idle_bound_note, kib_text
-from gpulens.reports._names import short_names
+from gpulens.reports._names import label_scope, short_names
 from gpulens.units import fmt_share, is_missing, share_pct_text
 
 
@@ -212,9 +212,10 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
 def print_report(report: Report, console: Console | None = None, top: int = 10) -> None:
     """Print every source's summary to ``console`` (stdout by default)."""
     console = console or Console()
-    for s in report.sources:
-        console.rule(f"gpulens · {s.label}")
-        console.print(source_renderable(s, top))
+    with label_scope(report):  # one label per kernel across the tables
+        for s in report.sources:
+            console.rule(f"gpulens · {s.label}")
+            console.print(source_renderable(s, top))
 
 
 def render(report: Report, width: int = 120) -> str:

@@ -42,6 +42,7 @@ from gpulens.reports import _html_pages as P
 from gpulens.reports import _html_roofline as R
 from gpulens.reports._html_timeline import TIMELINE_JS, timeline_page
 from gpulens.reports._html_parts import KERNEL_LINKS, PLOT_CONFIG, Page, Panel, esc, panel_html, script_json
+from gpulens.reports._names import label_scope
 
 #: The size every report stays under (bytes): plotly.js compressed is about 1.96 MB of it.
 SIZE_BUDGET_BYTES = 2_500_000
@@ -114,7 +115,8 @@ def render(report: Report) -> str:
     and timeline caps (each table says how many rows it shows).
     """
     for scale in (1.0, 0.5, 0.25, 0.1, 0.05):
-        page = _render_pages(report, build_pages(report, scale))
+        with label_scope(report):  # one label per kernel across the tabs, tables and charts
+            page = _render_pages(report, build_pages(report, scale))
         if len(page.encode("utf-8", "surrogatepass")) < SIZE_BUDGET_BYTES:
             break
     return page

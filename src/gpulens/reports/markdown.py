@@ -25,7 +25,7 @@ from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_t
                                      with_limiter_text)
 from gpulens.reports._html_parts import is_name_column
 from gpulens.reports._md_safe import neutralise
-from gpulens.reports._names import short_names
+from gpulens.reports._names import label_scope, short_names
 
 #: Hard limit on the rendered text (characters).
 MAX_CHARS = 65_000
@@ -199,7 +199,8 @@ def render(report: Report) -> str:
     out = [f"# gpulens report\n\n_{len(report.sources)} input(s) · gpulens {report.tool_version} · "
            f"{report.created}_"]
     used, left_out = len(out[0]), 0
-    per_source = [[sec for sec in _source_sections(s, rows) if sec] for s in report.sources]
+    with label_scope(report):  # one label per kernel across the tables
+        per_source = [[sec for sec in _source_sections(s, rows) if sec] for s in report.sources]
     keep: set[tuple[int, int]] = set()
     # every input's headline first, then the other sections in order, while they fit
     for pass_ in (0, 1):
