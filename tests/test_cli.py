@@ -1,4 +1,5 @@
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,9 +11,11 @@ from gpulens.cli import main
 from tests.conftest import CASES, KINETO
 
 
-def run(*args):
+def run(*args, columns: int | None = None):
+    """``gpulens ARGS`` in a fresh process (stdout a pipe: the console is 80 columns wide unless ``columns``)."""
+    env = {**os.environ, "COLUMNS": str(columns)} if columns else None
     return subprocess.run([sys.executable, "-c", "from gpulens.cli import main; main()", *args],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=env)
 
 
 def test_demo_runs_and_writes_json(tmp_path):

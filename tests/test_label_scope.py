@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import html as _html
 import json
-import os
 import re
-import subprocess
-import sys
 
 from gpulens.reports._names import label_scope, short_names
+from tests.test_cli import run
 
 T = 1_700_000_000_000_000  # µs since 1970: Kineto's clock
 ADD = ("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, "
@@ -76,9 +74,8 @@ def _rows_naming(text: str, base: str) -> list[str]:
 def test_every_table_shows_the_same_label(tmp_path):
     p = _trace(tmp_path / "t.json")
     md, page = tmp_path / "r.md", tmp_path / "r.html"
-    con = subprocess.run([sys.executable, "-c", "from gpulens.cli import main; main()", "analyze", str(p),
-                          "--no-cache", "--markdown", str(md), "--html", str(page)], capture_output=True, text=True,
-                         env={**os.environ, "COLUMNS": "200"}).stdout  # wide enough that no name wraps
+    con = run("analyze", str(p), "--no-cache", "--markdown", str(md), "--html", str(page),
+              columns=200).stdout  # wide enough that no name wraps
     add_label = short_names([ADD, MUL])[0]
     assert "‹" in add_label
     # the console's single-kernel tables (outliers, distributions) show ADD with its suffix, never the bare base

@@ -33,8 +33,8 @@ ATTRIBUTION_COLUMNS = {
     "op_event_id": "event_id of the launching framework op (the op tree's link: external id, else the op enclosing "
                    "the launching runtime call), <NA> when unlinked [id]",
     "op": "name of the launching framework op, '' when unlinked [text]",
-    "shapes": "the op's input shapes, compact JSON text, '' when not recorded [text]",
-    "dtypes": "the op's input dtypes, compact JSON text, '' when not recorded [text]",
+    "shapes": "the op's input shapes, compact JSON text, '' when not recorded [shapes]",
+    "dtypes": "the op's input dtypes, compact JSON text, '' when not recorded [dtypes]",
     "category": "work category (GEMM, attention, elementwise, normalisation, communication, copy, other) [text]",
 }
 

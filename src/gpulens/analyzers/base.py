@@ -21,8 +21,11 @@ _REGISTRY: dict[str, type["Analyzer"]] = {}
 #: ``bool`` are shown as they are. A doc string without a bracketed unit is treated as ``text``. ``note`` is a remark
 #: that applies to some rows only (``stake_note``, ``roof_note``): a missing one means none applies and reads "none",
 #: never "unknown" — "roof note: unknown" beside a kernel's known % of roof reads as doubt about that figure.
+#: ``shapes`` and ``dtypes`` are an op's input shapes and dtypes as the profiler records them (compact JSON text,
+#: ``[[141,512],[512,512],[]]`` and ``["c10::BFloat16","c10::BFloat16","Scalar"]``), stored as recorded and shown as
+#: ``[141×512]; [512×512]; –`` and ``bf16 ×2, scalar``.
 UNITS: tuple[str, ...] = ("ns", "bytes", "FLOP", "FLOP/s", "B/s", "FLOP/B", "%", "share", "count", "ratio",
-                          "text", "id", "bool", "timestamp", "version", "Hz", "note")
+                          "text", "id", "bool", "timestamp", "version", "Hz", "note", "shapes", "dtypes")
 
 
 def is_clock_column(column: str) -> bool:

@@ -24,8 +24,8 @@ from gpulens.timeline import Timeline
 
 COLUMNS = {
     "op": "framework op name [text]",
-    "shapes": "input shapes, compact JSON ('' when not recorded) [text]",
-    "dtypes": "input dtypes, compact JSON ('' when not recorded) [text]",
+    "shapes": "input shapes, compact JSON ('' when not recorded) [shapes]",
+    "dtypes": "input dtypes, compact JSON ('' when not recorded) [dtypes]",
     "category": "GEMM, attention, elementwise, normalisation, communication, copy or other [text]",
     "calls": "op calls with GPU work [count]",
     "host_time_ns": "summed host duration of those calls [ns]",

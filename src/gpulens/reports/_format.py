@@ -20,6 +20,9 @@ timestamp   a point in time, ns since the Unix epoch: ``2025-07-01 22:20:36.000 
 version     as recorded, no thousands separators (``12090``); a CUDA version integer reads ``12.9`` via
             :func:`cuda_version`
 Hz          frequency with an SI prefix: ``1.98 GHz``
+shapes      an op's input shapes, one per input, ``; `` between them: ``[141×512]; [512×512]; –`` (``–``: not a tensor;
+            ``12 × –``: a run of them), a tensor list in brackets (:func:`shapes_text`)
+dtypes      an op's input dtypes, PyTorch's short names, repeats counted: ``bf16 ×3, scalar ×2`` (:func:`dtypes_text`)
 ==========  ==========================================================
 
 A missing value (None, NA, NaN, NaT) reads ``unknown``. A column whose doc string declares no unit (older
@@ -33,6 +36,7 @@ shared with the analyzers' finding text; this module re-exports them.
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any, Mapping
 
@@ -80,7 +84,8 @@ RESULT_TITLES = {"roofline": "Roofline", "occupancy": "Occupancy", "rank_kernels
                  "verdicts": "Kernel verdicts", "bottlenecks": "Where the idle time went", "stalls": "Stall classes",
                  "ranks": "Ranks compared", "launches": "Launches", "steps": "Steps", "cpu_ops": "CPU operators",
                  "ncu_rules": "Nsight Compute rules", "telemetry": "Telemetry", "speed_of_light": "Speed of light",
-                 "hotspots": "Hot kernels", "breakdown": "Time breakdown", "stream_timeline": "Stream timeline"}
+                 "hotspots": "Hot kernels", "breakdown": "Time breakdown", "stream_timeline": "Stream timeline",
+                 "gemm_shapes": "GEMM shapes"}
 
 
 def result_title(name: str) -> str:
@@ -297,8 +302,74 @@ _SCALARS = (str, int, float, np.integer, np.floating, np.bool_)
 NO_NOTE = "none"
 
 
+#: Units shown as words (left-aligned, wrapped), not as figures
+TEXT_UNITS = ("text", "note", "shapes", "dtypes")
+
+#: PyTorch's C++ scalar type names as the profiler records them (``Input type``) → the torch dtype's short name
+_DTYPE_SHORT = {"c10::BFloat16": "bf16", "c10::Half": "fp16", "float": "fp32", "double": "fp64",
+                "c10::Float8_e4m3fn": "fp8 e4m3", "c10::Float8_e5m2": "fp8 e5m2", "c10::Float8_e4m3fnuz": "fp8 e4m3fnuz",
+                "c10::Float8_e5m2fnuz": "fp8 e5m2fnuz", "long int": "int64", "long": "int64", "int": "int32",
+                "short int": "int16", "short": "int16", "signed char": "int8", "unsigned char": "uint8",
+                "bool": "bool", "c10::complex<float>": "complex64", "c10::complex<double>": "complex128",
+                "c10::complex<c10::Half>": "complex32", "Scalar": "scalar", "": "–"}
+
+
+def _recorded_list(text: Any) -> list | None:
+    """The JSON list a shapes/dtypes cell holds, or None when it holds something else."""
+    import json
+
+    try:
+        v = json.loads(text) if isinstance(text, str) else text
+    except ValueError:
+        return None
+    return v if isinstance(v, list) else None
+
+
+def _shape(v: Any) -> str:
+    if isinstance(v, list) and v and all(isinstance(x, list) for x in v):  # a tensor list
+        return "[" + ", ".join(_shape(x) for x in v) + "]"
+    if isinstance(v, list):
+        return "[" + "×".join(str(x) for x in v) + "]" if v else "–"
+    return str(v)
+
+
+def shapes_text(text: Any) -> str:
+    """An op's recorded input shapes (``[[141,512],[512,512],[]]``) as a person reads them: ``[141×512];
+    [512×512]; –`` — one entry per input in order, each tensor in brackets (a 1-D tensor of 1,073,741,824 elements
+    reads as a shape, ``[1073741824]``, not as a bare count or a clock value), ``–`` for an input that is not a tensor
+    (a scalar, None; a run of three or more counted: ``12 × –``), a tensor list as a list of them
+    (``[[2×3], [4]]``). Anything that is not a JSON list is returned as it is."""
+    v = _recorded_list(text)
+    if not v:
+        return str(text)
+    out: list[str] = []
+    for x, run in itertools.groupby(_shape(x) for x in v):
+        k = len(list(run))
+        out += [f"{k} × –"] if x == "–" and k >= 3 else [x] * k  # three or more non-tensor inputs: counted
+    return "; ".join(out)
+
+
+def dtypes_text(text: Any) -> str:
+    """An op's recorded input dtypes (``["c10::BFloat16","c10::BFloat16","Scalar"]``) as a person reads them:
+    PyTorch's short names in input order, a run of equal ones counted (``bf16 ×2, scalar``); ``–`` for an input
+    without a dtype. Anything that is not a JSON list is returned as it is."""
+    v = _recorded_list(text)
+    if not v:
+        return str(text)
+    runs: list[list[Any]] = []
+    for x in v:
+        name = _DTYPE_SHORT.get(str(x), str(x).removeprefix("c10::"))
+        if runs and runs[-1][0] == name:
+            runs[-1][1] += 1
+        else:
+            runs.append([name, 1])
+    return ", ".join(f"{n} ×{k}" if k > 1 else n for n, k in runs)
+
+
 def fmt_unit(v: Any, unit: str) -> str:
     """One value as a person reads it, from its declared ``unit`` (see the module docstring)."""
+    if unit in ("shapes", "dtypes") and isinstance(v, str) and v.strip() not in ("", "None", "nan", "<NA>"):
+        return clip(shapes_text(v) if unit == "shapes" else dtypes_text(v), CELL_CHARS)
     if not isinstance(v, _SCALARS) and isinstance(v, (Mapping, list, tuple, np.ndarray)):
         return clip(_fmt_collection(list(v) if isinstance(v, np.ndarray) else v), CELL_CHARS)
     if is_missing(v):

@@ -17,8 +17,8 @@ import pandas as pd
 from gpulens.analyzers import AnalysisResult
 from gpulens.report import SourceReport
 from gpulens.analyzers._advice import vendor_word
-from gpulens.reports._format import (column_label, fmt_ns, fmt_unit, is_missing, limiter_text, shown_columns, unit_of,
-                                     vendor_label)
+from gpulens.reports._format import (column_label, fmt_ns, fmt_unit, is_missing, limiter_text, result_title,
+                                     shown_columns, unit_of, vendor_label)
 from gpulens.reports._html_parts import esc, kv_html
 from gpulens.reports._html_roofline import roof_label
 from gpulens.reports._names import short_names
@@ -192,7 +192,7 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
             continue
         row = _row(r, name)
         if row is not None:
-            parts.append(_part(n.replace("_", " ").capitalize(), _kv_row(r, row)))
+            parts.append(_part(result_title(n), _kv_row(r, row)))
     return (f'<section class="kpage" id="kp-{esc(anchor.removeprefix("kernel-"))}" hidden>'
             f'<h3>{esc(label)}</h3><p class="note">{esc(head)}</p><details><summary>Full name</summary>'
             f'<code class="fullname">{esc(name)}</code></details><div class="kparts">{"".join(parts)}</div></section>')

@@ -17,7 +17,8 @@ from typing import Any, Iterable, Sequence
 import pandas as pd
 
 from gpulens.reports._md_safe import visible
-from gpulens.reports._format import MISSING, _is_bool, _is_num, clip, column_label, fmt_unit, is_missing, unit_of
+from gpulens.reports._format import (MISSING, TEXT_UNITS, _is_bool, _is_num, clip, column_label, fmt_unit, is_missing,
+                                      unit_of)
 from gpulens.reports._names import short_names
 
 #: Kernel name → drill-down anchor id, set by the HTML renderer for the report being drawn.
@@ -126,7 +127,7 @@ def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, ma
                 cells.append(name_cell(v, shorts[c][i]))
                 continue
             key = _sort_key(v)
-            attr = f' data-v="{key}" class="num"' if key and units[c] not in ("text", "id", "note") else (
+            attr = f' data-v="{key}" class="num"' if key and units[c] not in (*TEXT_UNITS, "id") else (
                 f' data-v="{key}"' if key else "")
             text = fmt_unit(v, units[c])
             if not attr and len(text) > PROSE_CHARS:  # a sentence: wide enough to read, never a word per line

@@ -16,7 +16,7 @@ from gpulens.analyzers._advice import vendor_word
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text,  # noqa: F401 (fmt_ns: re-export)
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, limiter_text, rank_ranges,
                                      roofline_heading, vendor_short_label)
-from gpulens.reports._format import idle_at_most, idle_bound_note, kib_text
+from gpulens.reports._format import column_label, idle_at_most, idle_bound_note, kib_text
 from gpulens.reports._names import label_scope, short_names
 from gpulens.units import fmt_share, is_missing, share_pct_text
 
@@ -71,7 +71,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     hs = s.results.get("hotspots")
     if hs is not None and len(hs.table):
         cols = [Col("", "left"), name_col(), Col("calls"), Col("total"),
-                Col("mean", optional=True), Col("share")]
+                Col("mean", optional=True), Col(column_label("share"))]  # "share of kernel time", as in HTML/Markdown
         head_t = hs.table.head(top)
         rows = [["★" if r.critical else "", Text(short), f"{r.calls:,}", fmt_ns(r.effective_ns), fmt_ns(r.mean_ns),
                  fmt_share(r.share)] for r, short in zip(head_t.itertuples(),

@@ -12,7 +12,7 @@ from typing import Any
 from rich.text import Text
 
 from gpulens.reports._fit import Col, FitTable
-from gpulens.reports._format import column_label, fmt_value, result_title, shown_columns, unit_of
+from gpulens.reports._format import TEXT_UNITS, column_label, fmt_value, result_title, shown_columns, unit_of
 from gpulens.reports._names import short_names
 
 #: Results the console already shows in their own sections.
@@ -56,4 +56,4 @@ def other_renderables(s: Any, rows: int = ROWS) -> list:
 
 def _figure(column: Any, doc: str) -> bool:
     """True for a column whose unit is a figure (time, bytes, FLOP, %, share, count, ratio, id, bool)."""
-    return str(column) not in NAME_COLUMNS and unit_of(str(column), doc) not in ("text", "note")
+    return str(column) not in NAME_COLUMNS and unit_of(str(column), doc) not in TEXT_UNITS
