@@ -80,6 +80,39 @@ def test_run_all_trims_only_in_a_large_process(fake, monkeypatch):
     assert ran == [[], [("trim", 0)]]
 
 
+def test_threshold_grows_with_the_timeline(fake, monkeypatch):
+    """A Timeline larger than the 1M-kernel one (3,000,010 rows: BUDGET_ROWS) is held to a budget that grows with it
+    (2 GB at 1M kernels, 10 GB at 5M): the trim threshold scales alike — 1.75 GiB × rows / BUDGET_ROWS."""
+    assert _heap.trim_threshold(0) == _heap.trim_threshold(_heap.BUDGET_ROWS) == 7 << 28  # 1.75 GiB
+    assert _heap.trim_threshold(5 * _heap.BUDGET_ROWS) == 5 * (7 << 28)  # 5M kernels: 8.75 GiB
+    monkeypatch.setattr(_heap, "resident_bytes", lambda: 4 << 30)  # 4 GiB resident
+    assert _heap.return_free_memory(rows=_heap.BUDGET_ROWS) is True  # a 1M-kernel Timeline: over 1.75 GiB, trimmed
+    assert _heap.return_free_memory(rows=5 * _heap.BUDGET_ROWS) is False  # 5M: under 8.75 GiB, pages kept for reuse
+    monkeypatch.setattr(_heap, "resident_bytes", lambda: 9 << 30)
+    assert _heap.return_free_memory(rows=5 * _heap.BUDGET_ROWS) is True  # near its 10 GB budget: trimmed
+    assert fake.calls == [("trim", 0)] * 2
+
+
+def test_run_all_passes_the_timeline_size(fake, monkeypatch):
+    from gpulens.analyzers import base, run_all
+    from gpulens.collectors import collect
+    from tests.conftest import KINETO
+
+    class Probe:
+        order, name = -1, "probe"
+
+        def analyze(self, *a):
+            return None
+
+    base.registry()
+    monkeypatch.setitem(base._REGISTRY, "probe", Probe)
+    seen = []
+    monkeypatch.setattr(_heap, "return_free_memory", lambda above=None, rows=None: seen.append(rows) or False)
+    tl = collect(KINETO / "tracelens_h100_bert-small.json.gz")
+    run_all(tl, None, only=["probe"])
+    assert seen == [len(tl.events)] and seen[0] > 2000  # the demo's 2,060 events
+
+
 def _numpy_hugepage_switch():
     try:
         from numpy._core import multiarray

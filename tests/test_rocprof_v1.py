@@ -175,3 +175,24 @@ def test_kernel_rows_without_a_device_column_stay_on_the_gpu(tmp_path):
     p.write_text("KernelName,grd,BeginNs,EndNs\nk(int),64,10,30\n")
     ev = collect(p).events
     assert list(ev["device_id"]) == [0] and list(ev["dur_ns"]) == [20]  # not -1 (host)
+
+
+def test_rocminfo_memory_size_tells_memory_variants_apart(tmp_path):
+    """The GPU agent's GLOBAL coarse-grained pool is its own memory (rocminfo: "Size: 201310208(0xbffc000) KB" on this
+    MI300X node: 192 GiB). Read, it picks the MI300X over the MI325X (same gfx942, 304 CUs, 256 GB) without the
+    "memory size is not recorded" doubt; the same file with a 256 GiB pool is an MI325X."""
+    import gpulens
+    from gpulens.devices import identify_device as spec_for_record
+
+    text = (GUNROCK / "results.sysinfo.txt").read_text()
+    gpu = collect(GUNROCK / "results.sysinfo.txt").meta.devices[0]
+    assert gpu["total_memory_bytes"] == 201_310_208 * 1024
+    spec = spec_for_record(gpu)
+    assert spec.name == "AMD Instinct MI300X" and "not recorded" not in spec.note
+    rep = gpulens.analyze([GUNROCK / "results.csv"]).sources[0]
+    assert "memory size is not recorded" not in str(rep.timeline.meta.devices) + str(rep.summary)
+    d = tmp_path / "mi325x"
+    d.mkdir()
+    (d / "results.sysinfo.txt").write_text(text.replace("201310208(0xbffc000) KB", "268435456(0x10000000) KB"))
+    big = collect(d / "results.sysinfo.txt").meta.devices[0]
+    assert big["total_memory_bytes"] == 256 * 2**30 and spec_for_record(big).name == "AMD Instinct MI325X"

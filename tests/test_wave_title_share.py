@@ -1,5 +1,5 @@
 """A partly-filled-wave finding's title gives the share of the kernel's time that the finding puts at stake — the
-wave loss, or what a cap leaves of it ("at stake from empty block slots" then, not "lost to") — and no percentage
+wave loss, or what a cap leaves of it ("at stake from empty block slots" either way) — and no percentage
 in its wording rounds to a false 100 %.
 
 Waves by hand (CUDA occupancy, CC 9.0): 256 threads × 32 registers → 8 resident blocks per SM; 132 SMs hold 1056
@@ -36,7 +36,7 @@ def test_uncapped_share_just_under_100_is_never_a_false_100():
     # the floor (10 ms − 2 µs) does not cap it: the title reads "over 99.9 %", never "100 %"
     f = _wave(_timeline([(1, 256, 32, 10_000_000)], sms=264))
     assert f.time_at_stake_ns == 9_995_265
-    assert f.title.endswith("of one wave: over 99.9 % of its time lost to empty block slots"), f.title
+    assert f.title.endswith("of one wave: over 99.9 % of its time at stake from empty block slots"), f.title
     assert "100 %" not in f.title
 
 
@@ -44,7 +44,7 @@ def test_uncapped_title_keeps_the_loss_share():
     # 528 blocks (0.5 waves) 100 µs + 1848 blocks (1.75 waves) 300 µs: 50 + 37.5 = 87.5 µs of 400 µs = 21.9 % → "22 %"
     f = _wave(_timeline([(528, 256, 32, 100_000), (1848, 256, 32, 300_000)]))
     assert f.time_at_stake_ns == 87_500
-    assert "up to 22 % of its time, over all its 2 grid sizes, lost to empty block slots" in f.title
+    assert "up to 22 % of its time, over all its 2 grid sizes, at stake from empty block slots" in f.title
 
 
 def test_later_cap_by_the_memory_roof_retitles_the_share():

@@ -83,7 +83,8 @@ def run_all(timeline: Timeline, device: Any = None, only: list[str] | None = Non
         low = min([cls.order] + [c.order for c in rest])
         while pending and pending[0][0] < low:
             context_of(timeline).release(**pending.pop(0)[1])
-        return_free_memory()  # in a large process (analyzers._heap), what the previous analyzer freed leaves the RSS
+        # in a large process (analyzers._heap), what the previous analyzer freed leaves the RSS
+        return_free_memory(rows=len(timeline.events))
         results[cls.name] = cls().analyze(timeline, device, results)
         if cls.name in RELEASE_AFTER_ANALYZER:
             context_of(timeline).release(**RELEASE_AFTER_ANALYZER[cls.name])

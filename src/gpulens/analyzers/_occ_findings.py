@@ -97,7 +97,8 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
     stake, caps = _wave_stake(loss, r, roof_ns)
     # the title's share is that of the time at stake the finding reports: the loss, or what a cap leaves of it
     share = _up_to(100.0 * stake / r.time_ns)
-    lost = "at stake from empty block slots" if caps else "lost to empty block slots"
+    # one wording whether or not a cap applied, as in every other finding's title: the share is of the time at stake
+    lost = "at stake from empty block slots"
     gb, ab = _int(r.grid_blocks), _int(r.active_blocks_per_sm)
     cfg = f"{gb:,} blocks, {ab} resident per {sm}" if gb is not None and ab is not None else "its launch configuration"
     varies = (_int(r.grid_sizes) or 0) > 1

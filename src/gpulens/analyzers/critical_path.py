@@ -572,6 +572,15 @@ class CriticalPath(Analyzer):
         # already rank, so it is stated (title) but not counted a second time
         if summary["top_class"] in GPU_CLASSES - {"gpu_gap"} or findings[0].time_at_stake_ns is None:
             findings[0].time_at_stake_ns = None  # GPU work (or host waits on it): the kernel verdicts rank it
+        elif (outside := _host_outside_span(results)) > _idle_of(results) \
+                and (findings[0].time_at_stake_ns or 0) > _idle_of(results):
+            # the path's host time lies mostly before the first / after the last GPU event (start-up: stream and
+            # context creation, data loading): it details the host-only-time finding of the profiled window, not GPU
+            # idle time inside the span — at most that outside time is at stake
+            findings[0].parent = "window/host-only"
+            if (findings[0].time_at_stake_ns or 0) > outside:
+                note_capped(findings[0], int(findings[0].time_at_stake_ns), int(outside),
+                            "host-only time outside the GPU span")
         elif any(f.key == "idle" for f in getattr((results or {}).get("breakdown"), "findings", [])):
             findings[0].parent = "idle"
             # a child's time is part of its parent's: the path can hold host time outside the GPU span (start-up
@@ -657,6 +666,24 @@ class CriticalPath(Analyzer):
         f = Finding(title, detail, category="critical-path", time_at_stake_ns=stake, key="critical_path",
                     action=action)
         return summary, [f]
+
+
+def _idle_of(results: Any) -> int:
+    """The breakdown's idle GPU time inside the GPU span [ns] (0 when unknown)."""
+    bd = (results or {}).get("breakdown")
+    v = bd.summary.get("idle_ns") if bd is not None and not bd.skipped else None
+    return int(v) if v is not None and v == v else 0
+
+
+def _host_outside_span(results: Any) -> int:
+    """Host-only time of the profiled windows outside the GPU spans [ns], summed over the breakdown's devices (each
+    device's window − span, never negative; 0 when unknown)."""
+    bd = (results or {}).get("breakdown")
+    t = getattr(bd, "table", None)
+    if bd is None or bd.skipped or t is None or not len(t) or not {"window_ns", "span_ns"} <= set(t.columns):
+        return 0
+    gap = pd.to_numeric(t["window_ns"], errors="coerce") - pd.to_numeric(t["span_ns"], errors="coerce")
+    return int(gap.clip(lower=0).fillna(0).sum())
 
 
 SEGMENT_COLUMNS = {

@@ -75,8 +75,10 @@ def _num(text: str | None) -> int | None:
 def parse_rocminfo(text: str, rank: int = 0) -> list[dict[str, Any]]:
     """GPU agents of a ``rocminfo`` dump (e.g. rocprof v1 ``results.sysinfo.txt``) as device dicts.
 
-    Agents are the ``Agent N`` blocks; their first-level ``Key: value`` lines are read (nested ISA/pool lines are
-    ignored). CPU agents are skipped; ``gpu_index`` counts GPU agents in order.
+    Agents are the ``Agent N`` blocks; their first-level ``Key: value`` lines are read, and of the nested pool lines
+    the ``GROUP`` segment's size (LDS per CU) and the first ``GLOBAL`` coarse-grained segment's size (the GPU's own
+    memory, e.g. ``201310208(0xbffc000) KB`` = 192 GiB on an MI300X: ``total_memory_bytes``, which tells memory
+    variants of one chip apart). CPU agents are skipped; ``gpu_index`` counts GPU agents in order.
     """
     devices = []
     blocks = re.split(r"\n\*+\s*\nAgent \d+\s*\n\*+\s*\n", text)
@@ -93,6 +95,8 @@ def parse_rocminfo(text: str, rank: int = 0) -> list[dict[str, Any]]:
         m = re.search(r"Segment:\s+GROUP\s*\n\s+Size:\s+(\d+)\(0x[0-9a-f]+\)\s*KB", block)
         if m:
             lds_kb = int(m.group(1))
+        m = re.search(r"Segment:\s+GLOBAL; FLAGS: COARSE GRAINED\s*\n\s+Size:\s+(\d+)\(0x[0-9a-f]+\)\s*KB", block)
+        mem_kb = int(m.group(1)) if m else None
         devices.append(finish_device({
             "rank": rank, "device_id": _num(kv.get("Node")), "gpu_index": gpu_index,
             "name": kv.get("Marketing Name"), "gfx_arch": kv.get("Name"), "num_sms": _num(kv.get("Compute Unit")),
@@ -100,6 +104,7 @@ def parse_rocminfo(text: str, rank: int = 0) -> list[dict[str, Any]]:
             "max_waves_per_cu": _num(kv.get("Max Waves Per CU")),
             "max_clock_mhz": _num(kv.get("Max Clock Freq. (MHz)")),
             "lds_per_cu_bytes": lds_kb * 1024 if lds_kb else None, "chip_id": _num(kv.get("Chip ID")),
+            "total_memory_bytes": mem_kb * 1024 if mem_kb else None,
             "uuid": kv.get("Uuid")}))
         gpu_index += 1
     return devices

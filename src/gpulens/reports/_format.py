@@ -610,8 +610,13 @@ def busy_pct_text(sm: dict[str, Any]) -> str:
         return "none (no GPU work recorded)"  # (0 of 0 is no percentage: the summary's busy % is None)
     if sm.get("gpu_busy_pct") is None:
         return "unknown (not measured: " + str(sm.get("busy_unknown_reason") or "no timeline") + ")"
-    gpus = len(sm.get("rank_span_ns") or {}) > 1 or (sm.get("device_span_ns") or 0) > (sm.get("span_ns") or 0)
-    return share_pct_text(sm["gpu_busy_pct"]) + (" (Σ busy / Σ per-GPU span)" if gpus else "")
+    return share_pct_text(sm["gpu_busy_pct"]) + (" (Σ busy / Σ per-GPU span)" if _several_gpus(sm) else "")
+
+
+def _several_gpus(sm: dict[str, Any]) -> bool:
+    """Whether a source's run figures sum over several GPUs (ranks or devices): its busy shares are then ratios of
+    sums, not of the wall span or window shown."""
+    return len(sm.get("rank_span_ns") or {}) > 1 or (sm.get("device_span_ns") or 0) > (sm.get("span_ns") or 0)
 
 
 def span_text(sm: dict[str, Any]) -> str:
@@ -624,9 +629,15 @@ def span_text(sm: dict[str, Any]) -> str:
 
 def window_text(sm: dict[str, Any]) -> str:
     """``"40.00 µs: GPU busy 62.5 % of it"`` when the profiled window is longer than the GPU span, else ``""``; the
-    share as every share of a whole (:func:`share_pct_text`: 1.76 µs of work in 13.34 s is "under 0.1 %", not 0.0)."""
+    share as every share of a whole (:func:`share_pct_text`: 1.76 µs of work in 13.34 s is "under 0.1 %", not 0.0).
+    Over several GPUs the window shown is the wall window and the share Σ busy / Σ per-rank window, said so
+    (``"1.24 s: GPU busy 45.7 % of the per-rank windows (Σ busy / Σ window)"``): 1.13 s of busy time over a 1.24 s
+    wall window would otherwise read as 91 %."""
     if sm.get("gpu_utilization_pct") is not None and (sm.get("window_ns") or 0) > (sm.get("span_ns") or 0):
-        return f"{fmt_ns(sm['window_ns'])}: GPU busy {share_pct_text(sm['gpu_utilization_pct'])} of it"
+        share = share_pct_text(sm["gpu_utilization_pct"])
+        if _several_gpus(sm):
+            return f"{fmt_ns(sm['window_ns'])}: GPU busy {share} of the per-rank windows (Σ busy / Σ window)"
+        return f"{fmt_ns(sm['window_ns'])}: GPU busy {share} of it"
     return ""
 
 
