@@ -95,3 +95,23 @@ def test_every_table_shows_the_same_label(tmp_path):
     labels = re.findall(r"vectorized_elementwise_kernel(?! ‹| \\u2039|<|\\u0026lt;)", h)
     assert not labels
     assert h.count(add_label) >= 3  # top kernels, outliers, distributions, the kernel's page
+
+
+def _section_of(text: str, title: str) -> str:
+    sec = text[text.index(title):]
+    return sec[:sec.index("└")]
+
+
+def test_one_label_in_every_console_table_and_the_markdown_verdicts(tmp_path):
+    """The demo's 256x128 GEMM (41.28 µs, one launch): the label its Top kernels row shows is the one the Roofline,
+    Occupancy and Kernel verdicts tables and the Markdown verdicts show — no table clips it to another width."""
+    md = tmp_path / "r.md"
+    con = run("analyze", "--demo", "--no-cache", "--markdown", str(md), columns=200).stdout
+    row = next(ln for ln in _section_of(con, "Top kernels").splitlines() if "41.28 µs" in ln)
+    label = row.split("│")[2].strip()  # │ ★ │ label │ calls │ …
+    assert "256x128" in label, label
+    for title in ("Roofline on", "Occupancy (", "Kernel verdicts"):
+        assert label in _section_of(con, title), title
+    verdicts = md.read_text().replace("\\_", "_")
+    verdicts = verdicts[verdicts.index("### Kernel verdicts"):]
+    assert f"| {label} | 41.28 µs |" in verdicts

@@ -182,7 +182,7 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
                  _num(r.arithmetic_intensity), fmt_unit(r.precision, "text"),
                  fmt_unit(r.bound, "text"), fmt_unit(getattr(r, "bound_basis", None), "text"),
                  _num(r.roof_pct), fmt_unit(r.flops_source, "text")]
-                for r, short in zip(rt.itertuples(), short_names(rt["name"].astype(str), 32))]
+                for r, short in zip(rt.itertuples(), short_names(rt["name"].astype(str)))]
         cols = [name_col(), Col("TFLOP/s"), Col("GB/s"), Col("FLOP/B", optional=True),
                 Col("prec", optional=True), Col("bound"), Col("bound from", optional=True), Col("% roof"),
                 Col("from", optional=True)]
@@ -197,7 +197,7 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
                  _num(r.theoretical_occupancy_pct), _num(r.achieved_occupancy_pct),
                  limiter_text(getattr(r, "limiters", r.limiter), oc.summary.get("vendor")),
                  fmt_unit(getattr(r, "waves_per_sm", None), "ratio")]
-                for r, short in zip(ot.itertuples(), short_names(ot["name"].astype(str), 32))]
+                for r, short in zip(ot.itertuples(), short_names(ot["name"].astype(str)))]
         cols = [name_col(), Col("block"), Col("regs", optional=True),
                 Col(vendor_short_label("smem_bytes", vendor), optional=True),
                 Col(f"blk/{vendor_word(vendor, 'sm')}", optional=True),

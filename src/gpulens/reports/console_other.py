@@ -42,7 +42,7 @@ def other_renderables(s: Any, rows: int = ROWS) -> list:
         for c in cols:
             vals = head[c].tolist()
             if c in NAME_COLUMNS and all(isinstance(v, str) for v in vals):
-                cells[c] = short_names(vals, 40)
+                cells[c] = short_names(vals)
             else:
                 cells[c] = [fmt_value(v, str(c), r.columns.get(c, "")) for v in vals]
         # a figure (time, bytes, %, count…) never wraps; names and text do; columns after the third may be left out

@@ -170,10 +170,11 @@ def _verdict_section(s: SourceReport, vd: AnalysisResult, rows: int) -> str:
     notes = stake_notes(t)
     lines = ["### Kernel verdicts", "", "| # | kernel | time | verdict | at stake |", "|---:|---|---:|---|---:|"]
     steps_md = []
+    labels = short_names(t["name"].astype(str).tolist()) if "name" in t.columns else [""] * len(t)
     for i, r in enumerate(t.to_dict("records")):
         steps = r.get("next_steps")
         step = steps[0] if isinstance(steps, (list, tuple)) and len(steps) else ""
-        lines.append(f"| {i + 1} | {md_text(r.get('name'))} | {fmt_ns(r.get('time_ns'))} | "
+        lines.append(f"| {i + 1} | {md_text(labels[i])} | {fmt_ns(r.get('time_ns'))} | "
                      f"{md_text(r.get('verdict'))} | {fmt_ns(r.get('time_at_stake_ns'))}{notes.get(i, ('', ''))[0]} |")
         if step and r.get("verdict") != "undetermined":
             steps_md.append(f"- [{i + 1}] next: {md_text(step, 300)}")
