@@ -10,6 +10,8 @@ Definitions (kernel = ``kernel`` or ``comm`` events, durations as recorded):
   includes its wait for the last rank to arrive, so the rank that waits longest has the most *kernel* time while
   it has the least work; the imbalance finding compares compute time, as ``(max − min) / min`` ("% more than the
   lightest rank"), and names no rank when fewer than two ranks ran compute kernels;
+* ``compute_heaviest_rank``, ``compute_lightest_rank``, ``compute_more_pct`` — that comparison's figures (the
+  finding's), for every report to state beside ``imbalance_pct`` (None when the lightest rank ran no compute);
 * the table — for the ``top`` kernel names by summed time over all ranks, one row per (rank, name):
   ``calls``, ``time_ns`` and ``share`` of that rank's kernel time.
 """
@@ -77,6 +79,7 @@ class RankKernels(Analyzer):
         findings = []
         heavy, light = int(comp.idxmax()), int(comp.idxmin())
         more = 100.0 * float(comp.max() - comp.min()) / float(comp.min()) if comp.min() > 0 else None
+        summary.update(compute_heaviest_rank=heavy, compute_lightest_rank=light, compute_more_pct=more)
         if more is not None and 100.0 * float(comp.max() - comp.min()) / float(comp.mean()) > self.imbalance_warn_pct:
             findings.append(Finding(
                 f"Rank {heavy} spends {more:.1f} % more compute-kernel time than the lightest rank ({light})",

@@ -273,13 +273,24 @@ def multirank_page(s: SourceReport, max_rows: int) -> list[Any]:
     rank_rows = "".join(f"<tr><th scope='row'>rank {esc(r)}</th><td class='num' data-v='{v}'>{esc(fmt_ns(v))}</td></tr>"
                         for r, v in by_rank.items())
     out.append(Panel("Top kernels on each rank",
-                     f"Rank {fmt_unit(sm.get('slowest_rank'), 'id')} has the most kernel time and rank "
-                     f"{fmt_unit(sm.get('fastest_rank'), 'id')} the least: an imbalance of "
-                     f"{fmt_unit(sm.get('imbalance_pct'), '%')} of the mean. Each row is scaled to its own maximum, "
-                     "so a kernel that differs across ranks shows whatever its size.", fig2,
+                     f"Rank {fmt_unit(sm.get('slowest_rank'), 'id')} has the most kernel time, collectives "
+                     f"included, and rank {fmt_unit(sm.get('fastest_rank'), 'id')} the least: an imbalance of "
+                     f"{fmt_unit(sm.get('imbalance_pct'), '%')} of the mean.{_compute_imbalance_text(sm)} Each row is "
+                     "scaled to its own maximum, so a kernel that differs across ranks shows whatever its size.", fig2,
                      "<table class='data sortable'><thead><tr><th>rank</th><th>kernel time</th></tr></thead>"
                      f"<tbody>{rank_rows}</tbody></table>" + table_html(t, None, max_rows, docs=rk.columns)))
     return out
+
+
+def _compute_imbalance_text(sm: dict[str, Any]) -> str:
+    """The compute-kernel comparison of ``rank_kernels`` (its finding's figure) as a sentence, or ``""``: a
+    collective's time includes waiting for the other ranks, so compute kernels alone can differ far more."""
+    more = sm.get("compute_more_pct")
+    if more is None:
+        return ""
+    return (f" Compute kernels alone (a collective's time includes its wait for the other ranks): rank "
+            f"{fmt_unit(sm.get('compute_heaviest_rank'), 'id')} spends {more:.1f} % more than rank "
+            f"{fmt_unit(sm.get('compute_lightest_rank'), 'id')}.")
 
 
 #: Labels and declared units of the input and device records (keys not listed: label and unit from the name).
