@@ -268,7 +268,8 @@ def _takeaway(s, r, t, ok, comp, judged, bws, keys, vendor, rank_of, named, labe
         count = {k: int((keys == k).sum()) for k, _, _ in comp} if len(ok) else {}
         roofs = "; ".join(f"{roof_label(k, vendor)} {fmt_si(p, 'FLOP/s')}: {count.get(k, 0)} plotted"
                           for k, p, _ in judged)
-        take = (head + f"{len(ok)} of {n_hot} hot kernel(s){_comm_left_out(s)} plotted ({below} below both roofs); "
+        take = (head + f"{len(ok)} of {n_hot} hot kernel(s){_comm_left_out(s)} plotted ({below} below both roofs"
+                + _measured_note(ok) + "); "
                 "marker area is GPU "
                 "time, colour the compute roof each kernel is judged against, shape its bound."
                 + (f" Compute roofs judged against: {roofs}." if roofs else "")
@@ -280,6 +281,20 @@ def _takeaway(s, r, t, ok, comp, judged, bws, keys, vendor, rank_of, named, labe
     if key:
         take += " Labels: " + "; ".join(f"{_tag(rank_of, n).strip()} {labels[n]}" for _, n in sorted(key)) + "."
     return take
+
+
+def _measured_note(ok: Any) -> str:
+    """How many plotted kernels take their bound from the measured speed of light (ncu's SM and memory throughput)
+    rather than from their place against the roofs, said beside the count: such a point can sit at half of a roof
+    and still read "below both roofs" (its measured throughputs are low), and the chart alone would not say why."""
+    from gpulens.analyzers.roofline import MEASURED
+
+    if not len(ok) or "bound_basis" not in ok:
+        return ""
+    n = int((ok["bound_basis"] == MEASURED).sum())
+    its = "its" if n == 1 else "their"
+    return (f"; the bound of {n} from {its} measured speed of light (SM and memory throughput), not from {its} "
+            "place against the roofs") if n else ""
 
 
 def _hot_ranks(s: SourceReport) -> dict[str, int]:
