@@ -37,3 +37,10 @@ def test_start_up_path_details_host_only_time(tmp_path):
     assert host.time_at_stake_ns == 50_020_000 and f["idle"].time_at_stake_ns == 60_000
     assert cp.parent == "window/host-only"
     assert 50_000_000 <= cp.time_at_stake_ns <= host.time_at_stake_ns
+
+
+def test_launch_overhead_without_short_launches_is_not_said_as_zero_of_n(tmp_path):
+    # the same 4 launches: each kernel (100 µs) longer than its 5 µs call, so none is a short launch; the 20 µs gaps
+    # between kernels are the host's next launch reaching the GPU
+    f = _findings(_trace(tmp_path / "t.json", 50_000))["idle/launch"]
+    assert "0 of 4" not in f.detail and "every kernel did more work than its launch call cost" in f.detail

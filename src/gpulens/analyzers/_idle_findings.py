@@ -386,8 +386,13 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
                          "The next kernel was launched only after the GPU had run dry: the CPU is busy elsewhere "
                          + ("(Python, data loading, CPU ops). " if pytorch else "(host code, I/O). ") + say["host"]),
         "idle_launch_ns": ("launch-bound", "GPU idle on kernel launch overhead",
-                           f"{summary['short_launches']} of {summary['launch_calls']} launches did less GPU work "
-                           "than the launch call cost. " + say["launch"]),
+                           # "0 of 4 launches did less GPU work than the launch call cost" read as a contradiction
+                           # of the title: without short launches the gaps are the launch path itself
+                           (f"{summary['short_launches']} of {summary['launch_calls']} launches did less GPU work "
+                            "than the launch call cost. " if summary.get("short_launches") else
+                            "The GPU ran dry between a kernel's end and the next launch reaching it (the launch "
+                            "call and its path to the GPU), though every kernel did more work than its launch "
+                            "call cost. ") + say["launch"]),
         "idle_sync_ns": ("sync-bound", "GPU idle while the host is blocked in synchronisations or synchronous "
                          "copies", (f"Blocking calls in these gaps: {blocking_text(blocking)}. " if blocking else "")
                          + say["sync"]),
