@@ -300,7 +300,9 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
                           + ("" if roof_stake is not None else " if it is latency-bound") + ".")
             mine.append(Finding(
                 (f"{word['registers']} and {smem} limit" if both else
-                 f"{smem[:1].upper() + smem[1:] if r.limiter == 'shared_memory' else word[r.limiter]} limit")
+                 f"{smem[:1].upper() + smem[1:] if r.limiter == 'shared_memory' else word[r.limiter]} "
+                 # the verb agrees: "Registers limit", "Shared memory (LDS, the block cap) limits"
+                 + ("limit" if r.limiter in ("registers", "warps", "barriers") else "limits"))
                 + f" occupancy of {_short(r.name)} to {theo:.0f} %",
                 f"{what}{tied} {'each leave' if both else 'leaves'} room for {blocks} per "
                 f"{_advice.vendor_word(vendor, 'sm')} ({r.occupancy_source})"
