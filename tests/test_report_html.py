@@ -231,13 +231,13 @@ def test_many_inputs_stay_under_budget(tmp_path, monkeypatch):
     assert size < html.SIZE_BUDGET_BYTES
     assert page.count('<h2 class="source">') == 6 * len(html.PAGES) + 6  # every page lists every input
     # caps are 200 rows × scale / 6 inputs: 33 at full scale, 16 at half, 8 at a quarter, 5 (the floor) below
-    first = int(re.search(r"Showing the first (\d+) of 3000 rows", page).group(1))
+    first = int(re.search(r"Showing the first (\d+) of 3,000 rows", page).group(1))
     assert first in (33, 16, 8)
     # over a (lowered) budget the page is rendered again with smaller caps
     monkeypatch.setattr(html, "SIZE_BUDGET_BYTES", size - 1)
     smaller = html.render(rep)
     assert len(smaller.encode("utf-8")) < size
-    assert int(re.search(r"Showing the first (\d+) of 3000 rows", smaller).group(1)) < first
+    assert int(re.search(r"Showing the first (\d+) of 3,000 rows", smaller).group(1)) < first
 
 
 def test_cpu_only_trace_renders_and_says_why():

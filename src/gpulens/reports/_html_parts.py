@@ -136,7 +136,12 @@ def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, ma
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</tbody></table></div>")
     if len(df) > max_rows:
-        out.append(f'<p class="note">Showing the first {max_rows} of {len(df)} rows (the JSON report has all).</p>')
+        from gpulens.reports.json_report import MAX_TABLE_ROWS
+
+        where = ("the JSON report has all" if len(df) <= MAX_TABLE_ROWS else
+                 f"the JSON report has the first {MAX_TABLE_ROWS:,} and one row summing the rest; --csv or --parquet "
+                 "exports every row")
+        out.append(f'<p class="note">Showing the first {max_rows} of {len(df):,} rows ({where}).</p>')
     return "".join(out)
 
 

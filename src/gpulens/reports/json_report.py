@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.analyzers.base import declared_unit
+from gpulens.analyzers.base import declared_unit, is_clock_position
 from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import clock_note, partial_reason
 from gpulens.reports._format import device_text
@@ -29,7 +29,10 @@ MAX_TABLE_ROWS = 1000
 #: Findings listed per source (largest time at stake first).
 MAX_FINDINGS = 200
 _ADDITIVE = ("ns", "bytes", "FLOP", "count", "share")
-_NOT_SUMMED = re.compile(r"(^|_)(mean|avg|min|max|median|std|stddev|p\d+|cumulative|first|last|start|end)(_|$)")
+#: columns whose sum means nothing: statistics, and positions (a row's place on the path or in a table, an offset on
+#: the clock: a critical path's "other" row summed 221 segments' offsets into 859 ms beside a 4.87 ms window)
+_NOT_SUMMED = re.compile(r"(^|_)(mean|avg|min|max|median|std|stddev|p\d+|cumulative|first|last|start|end|order|"
+                         r"offset|index|position)(_|$)")
 
 
 def _clean(v: Any) -> Any:
@@ -103,7 +106,8 @@ def capped_records(df: pd.DataFrame, columns: dict[str, str], limit: int = MAX_T
     denominators = _denominators(df.columns, columns)
     for c in df.columns:
         unit = declared_unit(columns.get(c, ""))
-        if unit in _ADDITIVE and not _NOT_SUMMED.search(str(c)) and c not in denominators \
+        if unit in _ADDITIVE and not _NOT_SUMMED.search(str(c)) and not is_clock_position(str(c)) \
+                and c not in denominators \
                 and pd.api.types.is_numeric_dtype(rest[c]) and not pd.api.types.is_bool_dtype(rest[c]):
             if unit == "share" and not _one_whole(df[c]):
                 continue  # shares of several wholes (per rank, per step): their sum is no share of anything
