@@ -36,7 +36,6 @@ shared with the analyzers' finding text; this module re-exports them.
 
 from __future__ import annotations
 
-import itertools
 import re
 from typing import Any, Mapping
 
@@ -45,6 +44,7 @@ import numpy as np
 from gpulens.analyzers.base import UNITS, is_clock_column as _is_clock_column  # the one definition
 from gpulens.units import MISSING, fmt_count as _fmt_count, fmt_ns, fmt_num, fmt_si, is_missing  # noqa: F401 (re-exported)
 from gpulens.units import fmt_capacity, share_pct_text  # noqa: F401 (re-exported)
+from gpulens.reports._op_inputs import dtypes_text, shapes_text  # noqa: F401 (re-exported)
 
 #: Characters of a table cell kept before clipping.
 CELL_CHARS = 1000
@@ -304,67 +304,6 @@ NO_NOTE = "none"
 
 #: Units shown as words (left-aligned, wrapped), not as figures
 TEXT_UNITS = ("text", "note", "shapes", "dtypes")
-
-#: PyTorch's C++ scalar type names as the profiler records them (``Input type``) → the torch dtype's short name
-_DTYPE_SHORT = {"c10::BFloat16": "bf16", "c10::Half": "fp16", "float": "fp32", "double": "fp64",
-                "c10::Float8_e4m3fn": "fp8 e4m3", "c10::Float8_e5m2": "fp8 e5m2", "c10::Float8_e4m3fnuz": "fp8 e4m3fnuz",
-                "c10::Float8_e5m2fnuz": "fp8 e5m2fnuz", "long int": "int64", "long": "int64", "int": "int32",
-                "short int": "int16", "short": "int16", "signed char": "int8", "unsigned char": "uint8",
-                "bool": "bool", "c10::complex<float>": "complex64", "c10::complex<double>": "complex128",
-                "c10::complex<c10::Half>": "complex32", "Scalar": "scalar", "": "–"}
-
-
-def _recorded_list(text: Any) -> list | None:
-    """The JSON list a shapes/dtypes cell holds, or None when it holds something else."""
-    import json
-
-    try:
-        v = json.loads(text) if isinstance(text, str) else text
-    except ValueError:
-        return None
-    return v if isinstance(v, list) else None
-
-
-def _shape(v: Any) -> str:
-    if isinstance(v, list) and v and all(isinstance(x, list) for x in v):  # a tensor list
-        return "[" + ", ".join(_shape(x) for x in v) + "]"
-    if isinstance(v, list):
-        return "[" + "×".join(str(x) for x in v) + "]" if v else "–"
-    return str(v)
-
-
-def shapes_text(text: Any) -> str:
-    """An op's recorded input shapes (``[[141,512],[512,512],[]]``) as a person reads them: ``[141×512];
-    [512×512]; –`` — one entry per input in order, each tensor in brackets (a 1-D tensor of 1,073,741,824 elements
-    reads as a shape, ``[1073741824]``, not as a bare count or a clock value), ``–`` for an input that is not a tensor
-    (a scalar, None; a run of three or more counted: ``12 × –``), a tensor list as a list of them
-    (``[[2×3], [4]]``). Anything that is not a JSON list is returned as it is."""
-    v = _recorded_list(text)
-    if not v:
-        return str(text)
-    out: list[str] = []
-    for x, run in itertools.groupby(_shape(x) for x in v):
-        k = len(list(run))
-        out += [f"{k} × –"] if x == "–" and k >= 3 else [x] * k  # three or more non-tensor inputs: counted
-    return "; ".join(out)
-
-
-def dtypes_text(text: Any) -> str:
-    """An op's recorded input dtypes (``["c10::BFloat16","c10::BFloat16","Scalar"]``) as a person reads them:
-    PyTorch's short names in input order, a run of equal ones counted (``bf16 ×2, scalar``); ``–`` for an input
-    without a dtype. Anything that is not a JSON list is returned as it is."""
-    v = _recorded_list(text)
-    if not v:
-        return str(text)
-    runs: list[list[Any]] = []
-    for x in v:
-        name = _DTYPE_SHORT.get(str(x), str(x).removeprefix("c10::"))
-        if runs and runs[-1][0] == name:
-            runs[-1][1] += 1
-        else:
-            runs.append([name, 1])
-    return ", ".join(f"{n} ×{k}" if k > 1 else n for n, k in runs)
-
 
 def fmt_unit(v: Any, unit: str) -> str:
     """One value as a person reads it, from its declared ``unit`` (see the module docstring)."""
