@@ -495,19 +495,22 @@ def _one_rank_window(ev: pd.DataFrame, host: np.ndarray, gpu: pd.DataFrame, eff:
     return {int(rank[0]): (first, last)}
 
 
-def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
-    """Host-only time of the profiled window outside the GPU span (before the first / after the last GPU event of
-    each rank): the figures (``host_only_before_ns``, ``host_only_after_ns``, ``window_ns`` summed over ranks, and
-    ``host_only_activity``: what the host ran in the larger part of the rank with the most) and a finding when it is
-    at least :data:`WINDOW_IDLE_SHARE` of the window. Busy %, the idle split and the verdict are about the GPU span,
-    so without this a window that is 99 % host-only reads "gpu-bound" and nothing else."""
+def host_only_window(timeline: Timeline) -> tuple[dict[str, int], tuple]:
+    """The figures of :func:`window_finding`, computed once per Timeline (its analysis context; the critical path
+    reads them too): ``({"window_ns", "host_only_before_ns", "host_only_after_ns"} [ns, summed over ranks], the
+    largest host-only part as (ns, rank, start, end, side))``; ``({}, ())`` without GPU events. An edge a
+    --steps/--window selection cut holds no host-only time."""
+    return context_of(timeline).memo("host_only_window", lambda: _host_only_window(timeline))
+
+
+def _host_only_window(timeline: Timeline) -> tuple[dict[str, int], tuple]:
     from gpulens.analyzers._span import hulls_of, rank_hulls
     from gpulens.timeline import GPU_KINDS
 
     ctx = context_of(timeline)
     gpu = ctx.gpu
     if not len(gpu):
-        return {}, None
+        return {}, ()
     ev = timeline.events
     host = ~ctx.mask_of("other", *GPU_KINDS)
     win = _one_rank_window(ev, host, gpu, ctx.effective_ns)
@@ -531,7 +534,21 @@ def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
         for part, lo, hi, side in ((b, ws, gs, "before"), (a, ge, we, "after")):
             if part > worst[0]:
                 worst = (part, r, lo, hi, side)
-    out = {"window_ns": int(window), "host_only_before_ns": int(before), "host_only_after_ns": int(after)}
+    return ({"window_ns": int(window), "host_only_before_ns": int(before), "host_only_after_ns": int(after)},
+            worst)
+
+
+def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
+    """Host-only time of the profiled window outside the GPU span (before the first / after the last GPU event of
+    each rank): the figures (``host_only_before_ns``, ``host_only_after_ns``, ``window_ns`` summed over ranks, and
+    ``host_only_activity``: what the host ran in the larger part of the rank with the most) and a finding when it is
+    at least :data:`WINDOW_IDLE_SHARE` of the window. Busy %, the idle split and the verdict are about the GPU span,
+    so without this a window that is 99 % host-only reads "gpu-bound" and nothing else."""
+    out, worst = host_only_window(timeline)
+    if not out:
+        return {}, None
+    out = dict(out)  # the memo's figures stay as computed
+    before, after, window = out["host_only_before_ns"], out["host_only_after_ns"], out["window_ns"]
     outside = before + after
     if window <= 0 or outside < WINDOW_IDLE_SHARE * window:
         return out, None

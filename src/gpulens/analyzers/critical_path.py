@@ -572,7 +572,7 @@ class CriticalPath(Analyzer):
         # already rank, so it is stated (title) but not counted a second time
         if summary["top_class"] in GPU_CLASSES - {"gpu_gap"} or findings[0].time_at_stake_ns is None:
             findings[0].time_at_stake_ns = None  # GPU work (or host waits on it): the kernel verdicts rank it
-        elif (outside := _host_outside_span(results)) > _idle_of(results) \
+        elif (outside := _host_outside_span(timeline)) > _idle_of(results) \
                 and (findings[0].time_at_stake_ns or 0) > _idle_of(results):
             # the path's host time lies mostly before the first / after the last GPU event (start-up: stream and
             # context creation, data loading): it details the host-only-time finding of the profiled window, not GPU
@@ -675,15 +675,13 @@ def _idle_of(results: Any) -> int:
     return int(v) if v is not None and v == v else 0
 
 
-def _host_outside_span(results: Any) -> int:
-    """Host-only time of the profiled windows outside the GPU spans [ns], summed over the breakdown's devices (each
-    device's window − span, never negative; 0 when unknown)."""
-    bd = (results or {}).get("breakdown")
-    t = getattr(bd, "table", None)
-    if bd is None or bd.skipped or t is None or not len(t) or not {"window_ns", "span_ns"} <= set(t.columns):
-        return 0
-    gap = pd.to_numeric(t["window_ns"], errors="coerce") - pd.to_numeric(t["span_ns"], errors="coerce")
-    return int(gap.clip(lower=0).fillna(0).sum())
+def _host_outside_span(timeline: Timeline) -> int:
+    """Host-only time of the profiled windows outside the GPU spans [ns], summed over ranks: the figures of the
+    "Host-only time outside the GPU span" finding (:func:`gpulens.analyzers._idle_findings.host_only_window`)."""
+    from gpulens.analyzers._idle_findings import host_only_window
+
+    out, _ = host_only_window(timeline)
+    return int(out.get("host_only_before_ns", 0) + out.get("host_only_after_ns", 0))
 
 
 SEGMENT_COLUMNS = {

@@ -16,8 +16,9 @@ Rules (all inclusive of the bounds named, half-open in time):
   latest where its step ends (:meth:`Selection.clip_dur`): the enclosing annotation's tail is not the selection's.
 * **window** ``START:END`` — an event is kept when it starts in ``[first + START, first + END)`` where ``first`` is the
   start of the rank's profiled window (:func:`window_origin`: its earliest event, the profiler's own session record
-  and other unclassified events excepted) — the origin every ``start (in profiled window)`` figure counts from. Units ``ns`` (default), ``us``, ``ms``, ``s``. A kept event that runs past
-  the window's end is cut at it (:meth:`Selection.clip_dur`), so no span, window or duration exceeds the selection.
+  and other unclassified events excepted) — the origin every ``start (in profiled window)`` figure counts from.
+  Units ``ns`` (default), ``us``, ``ms``, ``s``. A kept event that runs past the window's end is cut at it
+  (:meth:`Selection.clip_dur`), so no span, window or duration exceeds the selection.
 * **ranks** ``0-3,8`` — only these ranks' files are read.
 """
 
