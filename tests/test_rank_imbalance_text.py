@@ -16,7 +16,8 @@ from tests.conftest import KINETO
 def _compute_us(path) -> float:
     """Σ duration [µs] of the compute kernels (cat ``kernel``, not NCCL collectives) of one raw rank file."""
     ev = json.loads(gzip.open(path).read())["traceEvents"]
-    return sum(e.get("dur", 0) for e in ev if e.get("cat") == "kernel" and not str(e.get("name", "")).startswith("nccl"))
+    return sum(e.get("dur", 0) for e in ev
+               if e.get("cat") == "kernel" and not str(e.get("name", "")).startswith("nccl"))
 
 
 def test_compute_comparison_in_summary_and_html():

@@ -41,8 +41,9 @@ from gpulens._memory import keeping_freed_memory, libc
 TRIM_ABOVE_BYTES = 7 << 28
 
 #: The Timeline rows of a 1M-kernel trace (benchmarks/gen_kineto.py: 3,000,010 — kernels and collectives, their
-#: launch calls, CPU ops and annotations), the size :data:`TRIM_ABOVE_BYTES` is set for. A larger Timeline is held to a budget that grows with
-#: it (issue 16: 2 GB at 1M kernels, 10 GB at 5M), so its threshold grows in proportion (:func:`trim_threshold`).
+#: launch calls, CPU ops and annotations), the size :data:`TRIM_ABOVE_BYTES` is set for. A larger Timeline is held
+#: to a budget that grows with it (issue 16: 2 GB at 1M kernels, 10 GB at 5M), so its threshold grows in proportion
+#: (:func:`trim_threshold`).
 BUDGET_ROWS = 3_000_000
 
 #: With the default threshold, :func:`return_free_memory` trims from this resident size too (1.375 GiB)...

@@ -9,7 +9,8 @@ from typing import Any
 
 #: PyTorch's C++ scalar type names as the profiler records them (``Input type``) → the torch dtype's short name
 _DTYPE_SHORT = {"c10::BFloat16": "bf16", "c10::Half": "fp16", "float": "fp32", "double": "fp64",
-                "c10::Float8_e4m3fn": "fp8 e4m3", "c10::Float8_e5m2": "fp8 e5m2", "c10::Float8_e4m3fnuz": "fp8 e4m3fnuz",
+                "c10::Float8_e4m3fn": "fp8 e4m3", "c10::Float8_e5m2": "fp8 e5m2",
+                "c10::Float8_e4m3fnuz": "fp8 e4m3fnuz",
                 "c10::Float8_e5m2fnuz": "fp8 e5m2fnuz", "long int": "int64", "long": "int64", "int": "int32",
                 "short int": "int16", "short": "int16", "signed char": "int8", "unsigned char": "uint8",
                 "bool": "bool", "c10::complex<float>": "complex64", "c10::complex<double>": "complex128",
