@@ -88,3 +88,63 @@ def test_truncated_json_before_any_event_is_explained(tmp_path, capsys):
     assert "Input data was truncated" not in err
     assert "cut.pt.trace.json" in err and f"ends after {len(text)} bytes" in err and "truncated" in err
     assert "nothing in it could be read" in err and "Traceback" not in err
+
+
+# ---- a finding names its kernel as the report's tables do ----------------------------------------------------------
+
+_CUTLASS = ("void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_align8>"
+            "(cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_align8::Params)")
+
+
+def test_finding_title_quotes_its_kernel_by_the_table_label():
+    from gpulens.reports._answer import shown_title
+    from gpulens.reports._names import label_in_text, short_names
+
+    label = short_names([_CUTLASS])[0]
+    assert label != _CUTLASS and "void cutlass::Kernel2" not in label
+    clipped = Finding(f"{_CUTLASS[:79]}…: latency/occupancy-bound", "", kernel=_CUTLASS)  # as verdicts writes it
+    assert shown_title(clipped) == f"{label}: latency/occupancy-bound"
+    whole = Finding(f"Registers limit occupancy of {_CUTLASS} to 31 %", "", kernel=_CUTLASS)
+    assert shown_title(whole) == f"Registers limit occupancy of {label} to 31 %"
+    # clipped mid-name in the middle of the title: the clipped text must be the name's start, else left alone
+    assert label_in_text(f"Grid of {_CUTLASS[:50]}… fills 12 %", _CUTLASS) == f"Grid of {label} fills 12 %"
+    other = f"Grid of {_CUTLASS[:30]}XYZ… fills 12 %"
+    assert label_in_text(other, _CUTLASS) == other
+    assert label_in_text("GPU idle 92 % of its span", _CUTLASS) == "GPU idle 92 % of its span"
+
+
+def test_demo_findings_and_tables_use_one_label_per_kernel(tmp_path):
+    import re
+
+    from tests.test_cli import run
+
+    md = tmp_path / "demo.md"
+    res = run("analyze", "--demo", "--markdown", str(md))  # the Markdown as users get it
+    assert res.returncode == 0, res.stderr
+    text = md.read_text()
+    # the demangled "void cutlass::Kernel2<…" / "void pytorch_flash::…" never reaches a finding line
+    assert not re.search(r"\*\*(warning|info|critical)\*\* .*void (cutlass|pytorch_flash)::", text)
+    assert "cutlass\\_80\\_wmma\\_tensorop… 32x32 128x2: latency/occupancy-bound" in text
+
+
+# ---- occupancy evidence says which figure is missing and every tied limiter -----------------------------------------
+
+def test_occupancy_evidence_reads_without_a_missing_figure_first():
+    from gpulens.analyzers.verdict_rules import Evidence, _evidence_text
+
+    e = Evidence("k", "kernel", 10, 1_000_000, theoretical_occupancy_pct=12.5, limiter="registers",
+                 limiters="registers, shared_memory")
+    assert "occupancy 12 % theoretical (achieved not counted), limiters registers and shared memory" \
+        in _evidence_text(e)
+    e2 = Evidence("k", "kernel", 10, 1_000_000, achieved_occupancy_pct=22.0, theoretical_occupancy_pct=25.0,
+                  limiter="registers")
+    assert "occupancy 22 % achieved / 25 % theoretical, limiter registers" in _evidence_text(e2)
+
+
+def test_a_single_recorded_dtype_reads_as_its_short_name():
+    from gpulens.reports._op_inputs import dtypes_text
+
+    assert dtypes_text("c10::BFloat16") == "bf16"
+    assert dtypes_text("c10::Float8_e4m3fn") == "fp8 e4m3"
+    assert dtypes_text("c10::SomeNewType") == "SomeNewType"
+    assert dtypes_text("not a dtype") == "not a dtype"

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers import _advice
+from gpulens.analyzers._span import trace_offsets
 from gpulens.analyzers.base import Finding
 from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, text_series
 from gpulens.analyzers.verdict_rules import FULL_GRID_SHARE
@@ -149,7 +150,7 @@ def _gap_cause_text(row: dict[str, Any]) -> str:
 def _window_option(rows: list[dict[str, Any]], big: dict[str, Any], timeline: Timeline) -> str | None:
     """A ``--window`` option the user can paste that leaves out the largest boundary gap (``big``) and the other
     leading/trailing gaps of its rank: ``--window Nus:`` (after a warm-up gap), ``--window :Nus`` (before a tail gap),
-    both bounds when the rank has both. Times count from the rank's earliest event (as ``--window`` reads them), in
+    both bounds when the rank has both. Times count from the rank's profiled window start (as ``--window`` reads them), in
     whole µs rounded into the gap (the window start down, its end up), so no event of the steady state is cut. A
     one-off gap in the middle names the two windows on either side of it. None when the times are unknown."""
     ctx = context_of(timeline)
@@ -159,8 +160,10 @@ def _window_option(rows: list[dict[str, Any]], big: dict[str, Any], timeline: Ti
     mine = (gpu["rank"].to_numpy() == rank) & (gpu["device_id"].to_numpy() == dev)
     if not len(r_start) or not mine.any():
         return None
-    origin = int(r_start.min())  # --window counts from the rank's earliest event, host events included
     g_first = int(gpu["start_ns"].to_numpy()[mine].min())  # the rows' offsets count from the device's first event
+    # --window counts from the rank's profiled window start (selection.window_origin: its earliest event, host
+    # events included, the profiler's session record excepted) — the one origin, read through _span.trace_offsets
+    origin = g_first - int(trace_offsets(timeline, np.array([rank]), np.array([g_first], dtype="int64"))[0])
 
     def rel(row: dict[str, Any], end: bool) -> int:  # gap start or end [ns from the rank's earliest event]
         return g_first + int(row["offset_ns"]) + (int(row["dur_ns"]) if end else 0) - origin

@@ -692,7 +692,7 @@ SEGMENT_COLUMNS = {
     "offset_ns": "segment start from the window's start, clock jumps left out (the summed length of the segments "
                  "before it) [ns]",
     "dur_ns": "segment length [ns]",
-    "event": "event on the path ('' for gaps and idle time) [text]",
+    "event": "event on the path ('' for gaps and idle time: shown as none) [note]",
 }
 MAX_SEGMENTS = 5000
 

@@ -22,7 +22,8 @@ COLUMNS = {
     "device": "'cuda:N' (GPU N) or 'cpu' [text]",
     "events": "allocator events [count]",
     "peak_allocated_bytes": "largest allocated total [bytes]",
-    "peak_offset_ns": "time of the peak from the first allocator event of the rank [ns]",
+    "peak_offset_ns": "time of the peak from the start of its rank's profiled window (the origin --window counts "
+                      "from; the rank's first allocator event when the trace has no other events) [ns]",
     "peak_op": "innermost framework op running at the peak ('' when none) [text]",
     "peak_annotation": "innermost annotation range running at the peak ('' when none) [text]",
     "peak_reserved_bytes": "largest reserved total [bytes]",
@@ -32,7 +33,7 @@ COLUMNS = {
 SERIES_COLUMNS = {
     "rank": "distributed rank [id]",
     "device": "'cuda:N' or 'cpu' [text]",
-    "offset_ns": "bin start from the rank's first allocator event [ns]",
+    "offset_ns": "bin start from the start of its rank's profiled window (as peak_offset_ns) [ns]",
     "allocated_bytes": "largest allocated total in the bin [bytes]",
     "reserved_bytes": "largest reserved total in the bin [bytes]",
 }
@@ -45,7 +46,13 @@ def _mem(timeline: Timeline) -> pd.DataFrame | None:
         return None
     m = m.sort_values("time_ns", kind="stable").reset_index(drop=True)
     dev = np.where(m["device_type"] == 0, "cpu", "cuda:" + m["device_id"].fillna(-1).astype("int64").astype(str))
-    return m.assign(device=dev, t0=m.groupby("rank")["time_ns"].transform("min"))
+    t0 = m.groupby("rank", dropna=False)["time_ns"].transform("min").to_numpy("int64")
+    if len(timeline.events):  # one origin with the steps, outliers and --window: the rank's profiled window start
+        from gpulens.analyzers._span import trace_offsets
+
+        ts = m["time_ns"].to_numpy("int64")
+        t0 = ts - trace_offsets(timeline, m["rank"].to_numpy(), ts)
+    return m.assign(device=dev, t0=t0)
 
 
 def _innermost(rows: pd.DataFrame, rank: int, t: int) -> str:
@@ -126,7 +133,7 @@ class MemorySeries(Analyzer):
                                   skipped_reason="the allocator events carry no allocated/reserved totals (older "
                                                  "PyTorch records only each allocation's size)")
         off = m["time_ns"] - m["t0"]
-        span = int(off.max()) + 1
+        span = int(off.max()) - min(int(off.min()), 0) + 1
         width = max(1, -(-span // POINTS))
         m = m.assign(offset_ns=(off // width) * width)
         g = m.groupby(["rank", "device", "offset_ns"], sort=True)

@@ -47,12 +47,12 @@ _RATE = {
 }
 GEMM_COLUMNS = {"op": "framework op [text]", "batch": "batch (product of broadcast leading dims) [count]",
                 "M": "rows of the output [count]", "N": "columns of the output [count]",
-                "K": "reduction length [count]", "dtype": "dtype of A [text]",
+                "K": "reduction length [count]", "dtype": "dtype of A [dtypes]",
                 "layout": "transpose tag of the kernel that ran (nn, nt, tn, tt or unknown) [text]",
                 "kernel": "kernel with the most time [text]", **_RATE}
 ATTENTION_COLUMNS = {"op": "framework op [text]", "B": "batch [count]", "Hq": "query heads [count]",
                      "Hkv": "key/value heads [count]", "Nq": "query length [count]", "Nkv": "key/value length [count]",
-                     "d": "head dim of q/k [count]", "dv": "head dim of v [count]", "dtype": "dtype of q [text]",
+                     "d": "head dim of q/k [count]", "dv": "head dim of v [count]", "dtype": "dtype of q [dtypes]",
                      "kernel": "kernel with the most time [text]", **_RATE}
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.analyzers._span import CLOCK_GAP_NS, no_timeline_reason
+from gpulens.analyzers._span import CLOCK_GAP_NS, TRACE_OFFSET_DOC, no_timeline_reason, trace_offsets
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import context_of
 from gpulens.analyzers.intervals import key_codes
@@ -34,6 +34,7 @@ SERIES_COLUMNS = {
     "device_id": "GPU index [id]",
     "stream_id": "stream [id]",
     "bin_start_ns": "start of the time bin, from the stream's first launch [ns]",
+    "trace_offset_ns": "start of the time bin: " + TRACE_OFFSET_DOC,
     "bin_ns": "bin width [ns]",
     "max_queue": "largest queue length in the bin [count]",
     "mean_queue": "time-weighted mean queue length in the bin [count]",
@@ -138,6 +139,7 @@ class QueueLengthSeries(Analyzer):
             for c, v in zip(("rank", "device_id", "stream_id", "bin_ns"), (*key, width)):
                 cols[c].append(np.full(len(b), v, dtype=np.int64))
             cols["bin_start_ns"].append(b - lo)
+            cols["trace_offset_ns"].append(trace_offsets(timeline, np.full(len(b), key[0]), b))
             cols["max_queue"].append(mx)
             cols["mean_queue"].append(mean)
         if not cols["rank"]:

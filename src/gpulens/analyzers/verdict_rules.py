@@ -119,6 +119,9 @@ class Evidence:
     achieved_occupancy_pct: float | None = None
     theoretical_occupancy_pct: float | None = None
     limiter: str | None = None
+    #: every block limit tied at the binding value ("registers, shared_memory"; the occupancy table's ``limiters``):
+    #: the evidence text names them all, the advice follows :attr:`limiter` (the first)
+    limiters: str | None = None
     waves_per_sm: float | None = None
     #: distinct grid sizes among its launches (> 1: :attr:`waves_per_sm` is the mean grid's, where the occupancy
     #: table's waves are its main configuration's)
@@ -431,8 +434,13 @@ def _evidence_text(e: Evidence) -> str:
                if e.roof_assumed and e.roof_source == "roofline" else e.roof_source)
         parts.append(f"{src}: {e.bound or 'bound unknown'}, {side}, {_pct(e.roof_pct)} {of}{ai}")
     if e.achieved_occupancy_pct is not None or e.limiter:
-        parts.append(f"occupancy {_pct(e.achieved_occupancy_pct)} achieved / {_pct(e.theoretical_occupancy_pct)} "
-                     f"theoretical, limiter {_limiter_words(e.limiter, e.vendor)}")
+        counted = [f"{_pct(x)} {w}" for x, w in ((e.achieved_occupancy_pct, "achieved"),
+                                                  (e.theoretical_occupancy_pct, "theoretical")) if x is not None]
+        missing = " and ".join(w for x, w in ((e.achieved_occupancy_pct, "achieved"),
+                                              (e.theoretical_occupancy_pct, "theoretical")) if x is None)
+        lims = _limiter_words(e.limiters or e.limiter, e.vendor)
+        parts.append(f"occupancy {' / '.join(counted) or 'unknown'}{f' ({missing} not counted)' if counted and missing else ''}, "
+                     f"{'limiters' if ', ' in lims else 'limiter'} {lims.replace(', ', ' and ')}")
     if e.stall_class:
         parts.append(f"stalls: {_pct(e.stall_pct)} {e.stall_class.replace('_', ' ')} "
                      f"(top {str(e.top_stall).replace('_', ' ')})")

@@ -43,10 +43,14 @@ class Answer:
 
 
 def shown_title(f: Finding) -> str:
-    """A finding's title as every reporter shows it: with its unverified premise, when it has one ("… up to 54 % of
+    """A finding's title as every reporter shows it: the kernel it quotes under the label the report's tables give
+    it (:func:`~gpulens.reports._names.label_in_text`), with its unverified premise, when it has one ("… up to 54 % of
     its time lost to empty block slots — if it is not memory-bound (its bound is undetermined)")."""
+    from gpulens.reports._names import label_in_text
+
     premise = getattr(f, "premise", "")
-    return f"{f.title} — {premise}" if premise else f.title
+    title = label_in_text(f.title, getattr(f, "kernel", None))
+    return f"{title} — {premise}" if premise else title
 
 
 def no_estimate_note(findings: list[Finding]) -> str:
@@ -63,7 +67,7 @@ def no_estimate_note(findings: list[Finding]) -> str:
 #: next step (their detail is evidence, never shown as a step to take).
 NOTE_CATEGORIES = ("coverage", "profiling-window")
 #: What every reporter shows as the next step of such a note.
-NO_STEP = "none (a note on what the analysis covers)"
+NO_STEP = "nothing to do: a note on what the analysis covers"
 
 
 def next_step(f: Finding, n: int = 240) -> str:

@@ -257,6 +257,11 @@ def column_label(column: str, doc: str = "") -> str:
                            ("kernel", "share of kernel time")):
             if key in doc:
                 return label
+    if column in ("offset_ns", "peak_offset_ns") and doc:  # from which origin: its doc says
+        if "profiled window" in doc:
+            return "peak (in profiled window)" if column == "peak_offset_ns" else "start (in profiled window)"
+        if "segments before it" in doc:
+            return "offset along the path"
     if column == "peak_flops_per_s" and doc and "achievable" not in doc:
         return "datasheet peak"  # the op-shape tables' matrix peak, not the roofline's (perhaps achievable) roof
     if column == "peak_pct" and doc:

@@ -19,12 +19,12 @@ from gpulens.report import SourceReport
 from gpulens.reports._answer import answer, critical_shown_text, next_step
 from gpulens.reports._format import clip, fmt_ns, fmt_unit, is_missing, stake_notes
 from gpulens.reports._html_parts import esc, name_cell
-from gpulens.reports._names import short_names
+from gpulens.reports._names import label_in_text, short_names
 
 #: Kernels listed in the answer banner.
 ANSWER_KERNELS = 5
 #: Characters of a next step shown in the banner (the Findings table and kernel pages have it whole).
-STEP_CHARS = 140
+STEP_CHARS = 200
 #: CSS class of each bound (colour and the word, never colour alone).
 BOUND_CLASS = {"compute-bound": "b-compute", "memory-bound": "b-memory", "latency/occupancy-bound": "b-latency",
                "launch-bound": "b-launch", "communication-bound": "b-comm"}
@@ -106,9 +106,9 @@ def answer_html(s: SourceReport) -> str:
     in_table = {(str(r["name"]), fmt_unit(r.get("verdict"), "text")) for r in rows}
     listed = [f for f in a.findings if not (f.kernel and (str(f.kernel), f.category) in in_table)]
     items = "".join(
-        f'<li><span class="stake">{esc(fmt_ns(f.time_at_stake_ns))}</span> <strong>{esc(f.title)}</strong>'
+        f'<li><span class="stake">{esc(fmt_ns(f.time_at_stake_ns))}</span> <strong>{esc(label_in_text(f.title, f.kernel))}</strong>'
         + (f' <em class="premise">— {esc(f.premise)}</em>' if getattr(f, "premise", "") else "")
-        + f'<span class="act"> → {esc(next_step(f, 160))}</span></li>' for f in listed)
+        + f'<span class="act"> → {esc(next_step(f, 2 * STEP_CHARS))}</span></li>' for f in listed)
     lst = f'<ol class="top">{items}</ol>' if items else (f'<p class="note">{esc(a.note)}</p>' if a.note else "")
     if a.first_step:
         lst = f'<p class="first"><strong>First:</strong> {esc(a.first_step)}</p>' + lst

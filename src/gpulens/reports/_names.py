@@ -181,6 +181,31 @@ def short_names(names: Iterable[str], width: int = BASE_CHARS) -> list[str]:
     return [label[n] for n in names]
 
 
+def label_in_text(text: str, name: str | None) -> str:
+    """``text`` (a finding's title, written by an analyzer with the kernel's full name, whole or clipped with "…")
+    with that name replaced by the kernel's label (:func:`short_names`, so inside :func:`label_scope` the label of
+    the report's tables): "void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616…: latency/occupancy-bound"
+    → "cutlass_80_wmma_tensorop… 32x32 128x2: latency/occupancy-bound". ``text`` unchanged when it does not quote
+    the name or the name is its own label."""
+    if not name or not text:
+        return text
+    label = short_names([name])[0]
+    if label == name:
+        return text
+    head = name[:24]
+    i = text.find(head)
+    if i < 0:
+        return text
+    if text.startswith(name, i):
+        j = i + len(name)
+    else:
+        cut = text.find("…", i)
+        if cut < 0 or not name.startswith(text[i:cut]):
+            return text
+        j = cut + 1
+    return text[:i] + label + text[j:]
+
+
 #: The names every label of the report being rendered is told apart from (:func:`label_scope`): (names as a dict
 #: for order and lookup, label tables already computed per width), or None outside a report.
 _SCOPE: contextvars.ContextVar[tuple[dict[str, None], dict[int, dict[str, str]]] | None] = \

@@ -55,8 +55,11 @@ def shapes_text(text: Any) -> str:
 def dtypes_text(text: Any) -> str:
     """An op's recorded input dtypes (``["c10::BFloat16","c10::BFloat16","Scalar"]``) as a person reads them:
     PyTorch's short names in input order, a run of equal ones counted (``bf16 ×2, scalar``); ``–`` for an input
-    without a dtype. Anything that is not a JSON list is returned as it is."""
+    without a dtype. One recorded dtype on its own (a GEMM's ``"c10::BFloat16"``) reads as its short name
+    (``bf16``); anything else that is not a JSON list is returned as it is."""
     v = _recorded_list(text)
+    if v is None and isinstance(text, str) and (text in _DTYPE_SHORT or text.startswith("c10::")):
+        return _DTYPE_SHORT.get(text, text.removeprefix("c10::"))
     if not v:
         return str(text)
     runs: list[list[Any]] = []
