@@ -148,3 +148,24 @@ def test_a_single_recorded_dtype_reads_as_its_short_name():
     assert dtypes_text("c10::Float8_e4m3fn") == "fp8 e4m3"
     assert dtypes_text("c10::SomeNewType") == "SomeNewType"
     assert dtypes_text("not a dtype") == "not a dtype"
+
+
+def test_a_list_of_sentences_reads_as_sentences():
+    # next steps are sentences: joined as such, never "… blocks.; Wavefronts …"; other lists keep "; "
+    steps = ["Give each launch more work and balance it across blocks.", "Wavefronts wait on memory latency."]
+    assert fmt_unit(steps, "text") == ("Give each launch more work and balance it across blocks. Wavefronts wait on "
+                                       "memory latency.")
+    assert fmt_unit(["registers", "shared memory"], "text") == "registers; shared memory"
+    assert ".; " not in fmt_unit(["Fuse it (torch.compile).", "Batch the calls."], "text")
+
+
+def test_kernel_pages_list_no_drawing_segment_as_a_fact(tmp_path):
+    # a kernel page listed the first stream-timeline segment of the kernel: "level 0, window 0, thread id -1",
+    # clock dates and an offset from another origin — drawing data, not facts about the kernel
+    from tests.test_cli import run
+
+    out = tmp_path / "d.html"
+    assert run("analyze", "--demo", "--html", str(out)).returncode == 0
+    html = out.read_text()
+    assert 'class="kpage"' in html and "<h4>Occupancy" in html
+    assert "<h4>Stream timeline" not in html and "thread id" not in html

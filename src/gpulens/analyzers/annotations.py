@@ -5,7 +5,10 @@ roctx ranges (rocprof) — nested, per rank.
 Attribution (as Holistic Trace Analysis does for host ranges):
 
 * a **host** range owns the GPU events whose launching runtime call starts inside it on the same thread
-  (rank, pid, tid); GPU work without a recorded launch call cannot be placed in host ranges;
+  (rank, pid, tid); a ``ProfilerStep#N`` range, the whole process's iteration, also owns the launch calls of the
+  rank's other threads that start inside it and no range of their own thread holds (the autograd engine's
+  backward kernels), as the Steps table counts them; GPU work without a recorded launch call cannot be placed in
+  host ranges;
 * a **GPU-side** range (recorded on a GPU stream) owns the GPU events that start inside it on the same stream track.
 
 Ranges nest by containment on their thread/track (:func:`gpulens.analyzers._optree._sweep`); ``gpu_time_ns`` is
@@ -69,6 +72,32 @@ def _paths(names: np.ndarray, parent: np.ndarray) -> list[str]:
     return [path(i) for i in range(len(names))]
 
 
+def _step_owners(a: pd.DataFrame, depth: np.ndarray, leaves: pd.DataFrame, owner: np.ndarray) -> None:
+    """Give each leaf (launch call) that no range of its own thread owns (``owner`` −1, updated in place) to the
+    outermost ``ProfilerStep#N`` range of its rank whose interval holds its start: a step is the whole process's
+    iteration (``prof.step()``), so the kernels the autograd engine launches from its own thread during the step
+    belong to it — as the Steps table counts them — where a user range belongs to its thread alone (HTA)."""
+    names = a["name"].astype(str).to_numpy()
+    is_step = (depth == 0) & np.char.startswith(names.astype(str), "ProfilerStep#")
+    free = owner < 0
+    if not is_step.any() or not free.any():
+        return
+    steps = np.flatnonzero(is_step)
+    s_rank = a["rank"].to_numpy()[steps]
+    s_start = a["start_ns"].to_numpy("int64")[steps]
+    s_end = s_start + a["dur_ns"].to_numpy("int64")[steps]
+    l_rank = leaves["rank"].to_numpy()
+    l_start = leaves["start_ns"].to_numpy("int64")
+    for r in pd.unique(s_rank):
+        mine = s_rank == r
+        order = np.argsort(s_start[mine], kind="stable")
+        idx, st, en = steps[mine][order], s_start[mine][order], s_end[mine][order]
+        cand = np.flatnonzero(free & (l_rank == r))
+        k = np.searchsorted(st, l_start[cand], side="right") - 1
+        ok = (k >= 0) & (l_start[cand] < en[np.clip(k, 0, None)])
+        owner[cand[ok]] = idx[k[ok]]
+
+
 class Annotations(Analyzer):
     """GPU time per user annotation, nested, per rank (see module docstring)."""
 
@@ -115,6 +144,8 @@ class Annotations(Analyzer):
     @staticmethod
     def _side(side: str, a: pd.DataFrame, leaves: pd.DataFrame, leaf_time: np.ndarray) -> pd.DataFrame:
         parent, depth, owner = _owners(a, leaves)
+        if side == "host":
+            _step_owners(a, depth, leaves, owner)
         n = len(a)
         self_t = np.bincount(owner[owner >= 0], weights=leaf_time[owner >= 0], minlength=n).astype(float)
         self_n = np.bincount(owner[owner >= 0], minlength=n).astype(float)

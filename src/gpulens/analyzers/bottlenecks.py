@@ -236,6 +236,7 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
     name_a = gpu["name"].cat.codes.to_numpy()[order]
     kern_a = category_mask(gpu["kind"], {"kernel", "comm"})[order]  # copies/fills do not start the steady state
     first_step = _first_step_start(timeline)
+    step_spans = _step_spans(timeline)
     lid = reindex_sorted(links, gpu.index)
     known_a = lid.notna().to_numpy()[order]
     lk_a = lid.fillna(-1).astype("int64").to_numpy()[order]
@@ -272,8 +273,8 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
             k_first, k_last = int(kst[0]), int((st + dur_a[a:b])[kern_a[a:b]].max())
         else:  # no kernel on the device: every gap is between copies
             k_first, k_last = int(ge.max()) + 1, int(gs.min()) - 1
-        cls = np.where(boundary_mask(dur, gs, ge, sync, k_first, k_last, first_step.get(rank)), _BOUNDARY,
-                       cls).astype(np.int8)
+        cls = np.where(boundary_mask(dur, gs, ge, sync, k_first, k_last, first_step.get(rank),
+                                     step_spans.get(rank)), _BOUNDARY, cls).astype(np.int8)
         sync = np.where((cls == _QUEUED) | (cls == _BOUNDARY), 0, sync)
         for c, v in (("rank", np.full(len(gs), int(rank), dtype="int64")),
                      ("device_id", np.full(len(gs), int(dev), dtype="int64")), ("start_ns", gs), ("dur_ns", dur),
@@ -306,8 +307,25 @@ def _first_step_start(timeline: Timeline) -> dict[Any, int]:
     return context_of(timeline).memo("first_step_start", compute)
 
 
+def _step_spans(timeline: Timeline) -> dict[Any, tuple[np.ndarray, np.ndarray]]:
+    """Per rank, its ``ProfilerStep#N`` ranges as (starts, ends) sorted by start [ns] (ranks without one absent)."""
+    from gpulens.analyzers._steps import step_ranges
+
+    def compute() -> dict[Any, tuple[np.ndarray, np.ndarray]]:
+        st = step_ranges(timeline)
+        out = {}
+        for rank, g in st.groupby("rank") if len(st) else ():
+            s = g["start_ns"].to_numpy("int64")
+            o = np.argsort(s, kind="stable")
+            out[rank] = (s[o], (s + g["dur_ns"].to_numpy("int64"))[o])
+        return out
+
+    return context_of(timeline).memo("step_spans", compute)
+
+
 def boundary_mask(dur: np.ndarray, gs: np.ndarray, ge: np.ndarray, blocked: np.ndarray, first_kernel: int,
-                  last_kernel_end: int, first_step: int | None = None) -> np.ndarray:
+                  last_kernel_end: int, first_step: int | None = None,
+                  steps: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """The gaps of one device (time order) left out of the verdict as warm-up / tail / one-off (module docstring).
 
     Args:
@@ -315,10 +333,13 @@ def boundary_mask(dur: np.ndarray, gs: np.ndarray, ge: np.ndarray, blocked: np.n
         blocked: per gap, the time the host spent in blocking calls (:data:`BLOCKING_RE`) during it [ns].
         first_kernel: start of the device's first kernel [ns]; last_kernel_end: end of its last kernel [ns].
         first_step: start of the rank's first ``ProfilerStep`` mark [ns], None without one.
+        steps: the rank's ``ProfilerStep`` ranges, (starts, ends) sorted by start [ns]; None without any.
 
     A size outlier (:func:`boundary_gaps`) is warm-up when it lies before the first kernel (and before the first
     step mark), tail when it lies after the last kernel; between kernels it is a one-off only when it is the only
-    such outlier and blocking calls cover less than :data:`BLOCKING_COVER_SHARE` of it.
+    such outlier, blocking calls cover less than :data:`BLOCKING_COVER_SHARE` of it, and it does not lie inside a
+    ``ProfilerStep`` range — a pause within a step is the iteration's own time (the forward→backward hand-over of
+    a training step), which the profiled steps are there to measure, not a stall around them.
     """
     out = boundary_gaps(dur)
     if not out.any():
@@ -329,7 +350,11 @@ def boundary_mask(dur: np.ndarray, gs: np.ndarray, ge: np.ndarray, blocked: np.n
     inner = out & ~edge
     known = inner & (np.asarray(blocked) >= BLOCKING_COVER_SHARE * dur)  # the host waited on the GPU: counted
     recurring = inner.sum() >= 2  # several long gaps between kernels: a pattern (once per step), not a one-off
-    return out & (edge | ~(known | recurring))
+    in_step = np.zeros(len(gs), dtype=bool)
+    if steps is not None and len(steps[0]):
+        k = np.searchsorted(steps[0], gs, side="right") - 1
+        in_step = (k >= 0) & (np.asarray(ge) <= steps[1][np.clip(k, 0, None)])
+    return out & (edge | ~(known | recurring | in_step))
 
 
 def boundary_gaps(dur: np.ndarray) -> np.ndarray:

@@ -17,7 +17,9 @@ COLUMNS = {
     "calls": "number of calls",
     "total_ns": "host time inside its calls, inclusive of nested ops; a call nested in a call of the same name (on "
                 "the same thread) is inside that call's time and counted once [ns]",
-    "mean_ns": "total_ns / calls [ns]",
+    "nested_calls": "calls inside a call of the same name on the same thread (aten::sum calling aten::sum): their "
+                    "time is inside the outer call's, in total_ns once [count]",
+    "mean_ns": "total_ns / (calls − nested_calls): the mean of the outer calls [ns]",
     "flops": "sum of the FLOP counts the profiler recorded (with_flops); null when none [FLOP]",
     "flops_per_s": "flops / total_ns, host-side rate (for GPU ops the kernels' time is the better divisor) [FLOP/s]",
 }
@@ -46,6 +48,14 @@ def _outermost_ns(ev: pd.DataFrame, mask: np.ndarray) -> np.ndarray:
     start = ev["start_ns"].to_numpy()[sel]
     end = start + ev["dur_ns"].to_numpy()[sel]
     return _own_ns(key, start, end, group_order(key, start), group_cummax)
+
+
+def own_host_ns(timeline: Timeline) -> np.ndarray:
+    """Per cpu_op row (Timeline order): its host time not already inside an earlier call of the same name on its
+    thread [ns, int64] (:func:`_outermost_ns`) — memoised, the one definition of an op's host time that the CPU
+    operators table and the operator roll-up share."""
+    ctx = context_of(timeline)
+    return ctx.memo("cpu_op_own_ns", lambda: _outermost_ns(timeline.events, ctx.mask_of("cpu_op")))
 
 
 def _own_ns(key: np.ndarray, start: np.ndarray, end: np.ndarray, order: np.ndarray, cummax: Any) -> np.ndarray:
@@ -89,7 +99,7 @@ class CpuOps(Analyzer):
         if not len(ops):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   skipped_reason="no framework operators (cpu_op) in the trace")
-        once = _outermost_ns(ev, mask)
+        once = own_host_ns(timeline)
         # per name in order of first appearance (as a groupby(sort=False) of the names), on integer codes
         codes, uniq = first_seen_codes(ops["name"])
         keep = codes >= 0  # a missing name is no group
@@ -100,9 +110,13 @@ class CpuOps(Analyzer):
         else:  # pandas' own (compensated) float sum, keyed by code
             flops = pd.Series(fl).groupby(kc, sort=False).sum(min_count=1).to_numpy("float64")
         # the names as a groupby gives its keys back (an Index infers the same text dtype)
+        # a call some of whose time an earlier call of its name already holds is nested in it (its own part is
+        # shorter than its duration); the outer calls are the rest, and the mean is theirs
+        nested = once[keep] < ev["dur_ns"].to_numpy("int64")[mask][keep]
         t = pd.DataFrame({"name": pd.Series(pd.Index(uniq)), "calls": np.bincount(kc, minlength=len(uniq)),
+                          "nested_calls": np.bincount(kc[nested], minlength=len(uniq)),
                           "total_ns": group_sum(kc, once[keep], len(uniq)), "flops": flops})
-        t["mean_ns"] = t["total_ns"] / t["calls"]
+        t["mean_ns"] = t["total_ns"] / (t["calls"] - t["nested_calls"]).clip(lower=1)
         t["flops_per_s"] = np.where(t["total_ns"] > 0, t["flops"] / t["total_ns"].clip(lower=1) * 1e9, np.nan)
         t = t.sort_values(["total_ns", "name"], ascending=[False, True], kind="stable").reset_index(drop=True)
         t = t[list(COLUMNS)]

@@ -106,8 +106,42 @@ def _link_gpu_to_launch(timeline: Timeline, gpu: pd.DataFrame) -> pd.DataFrame:
             found[where] = hit
         return pd.arrays.IntegerArray(out, ~found)
 
-    return pd.DataFrame({"launch_event_id": lookup(table("runtime", "correlation_id"), "correlation_id"),
-                         "op_event_id": lookup(table("cpu_op", "external_id"), "external_id")}, index=gpu.index)
+    launch = lookup(table("runtime", "correlation_id"), "correlation_id")
+    op = _drop_foreign_ops(ctx, ev, launch, lookup(table("cpu_op", "external_id"), "external_id"))
+    return pd.DataFrame({"launch_event_id": launch, "op_event_id": op}, index=gpu.index)
+
+
+#: Slack [ns] on "the op encloses its launch call": µs-rounded Kineto timestamps may put a call's start a fraction
+#: of a µs before the op that made it.
+ENCLOSE_SLACK_NS = 1_000
+
+
+def _drop_foreign_ops(ctx: Any, ev: pd.DataFrame, launch: pd.arrays.IntegerArray,
+                      op: pd.arrays.IntegerArray) -> pd.arrays.IntegerArray:
+    """``op`` (the cpu_op each GPU event's external id names) without the links to an op that does not enclose the
+    event's launch call (± :data:`ENCLOSE_SLACK_NS`). Kineto's external id names the op running when the launch call
+    was made, so that op's interval holds the call's start; an op that does not is another op that happens to carry
+    the number — older Kineto wrote the correlation id as the GPU event's external id (HTA's AlexNet A100 trace: 15
+    of 16 host-to-device copies named start-up ops with ids 1–218, ``aten::empty_strided`` among them). Such an event
+    is left to the op tree's fallback, the op enclosing its launch call. Events without a launch call keep the link
+    (nothing to check it against)."""
+    both = ~(np.asarray(launch.isna()) | np.asarray(op.isna()))
+    if not both.any():
+        return op
+    lp = ctx.positions(np.asarray(launch, dtype="float64")[both].astype("int64"))
+    op_ids = np.asarray(op.to_numpy(dtype="int64", na_value=0))
+    opp = ctx.positions(op_ids[both])
+    ok = (lp >= 0) & (opp >= 0)
+    start = ev["start_ns"].to_numpy("int64")  # the Timeline's int64 columns: no copy
+    call, lo = start[lp[ok]], start[opp[ok]]
+    hi = lo + ev["dur_ns"].to_numpy("int64")[opp[ok]]
+    foreign = (call < lo - ENCLOSE_SLACK_NS) | (call > hi + ENCLOSE_SLACK_NS)
+    if not foreign.any():
+        return op
+    mask = np.asarray(op.isna()).copy()
+    where = np.flatnonzero(both)[np.flatnonzero(ok)[foreign]]
+    mask[where] = True
+    return pd.arrays.IntegerArray(op_ids, mask)
 
 
 def _enclosing_first(t: pd.DataFrame, col: str, rows: np.ndarray, ev: pd.DataFrame) -> pd.DataFrame:

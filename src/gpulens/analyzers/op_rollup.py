@@ -20,6 +20,7 @@ from gpulens.analyzers._flop_models import op_cost
 from gpulens.analyzers._optree import _positions_of, inclusive_many, op_tree
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import first_rows, int_sums, unique_ints
+from gpulens.analyzers.cpu_ops import own_host_ns
 from gpulens.timeline import Timeline
 
 COLUMNS = {
@@ -28,7 +29,8 @@ COLUMNS = {
     "dtypes": "input dtypes, compact JSON ('' when not recorded) [dtypes]",
     "category": "GEMM, attention, elementwise, normalisation, communication, copy or other [text]",
     "calls": "op calls with GPU work [count]",
-    "host_time_ns": "summed host duration of those calls [ns]",
+    "host_time_ns": "summed host duration of those calls; a call nested in a call of the same op on its thread is "
+                    "inside that call's time and counted once (as the CPU operators table counts it) [ns]",
     "gpu_time_ns": "GPU time of the events launched by the calls and their nested ops (inclusive) [ns]",
     "self_gpu_time_ns": "GPU time of the events the calls launched themselves [ns]",
     "gpu_events": "GPU events launched, nested ops included [count]",
@@ -77,7 +79,7 @@ def _per_call(timeline: Timeline) -> pd.DataFrame:
     # categorical columns stay categorical (no per-row strings); op/shapes/dtypes texts are taken per category
     df = pd.DataFrame({"event_id": ids[keep], "op": sel["name"].array, "dims": sel["input_dims"].array,
                        "types": sel["input_types"].array, "depth": sel["depth"].to_numpy(),
-                       "host_time_ns": sel["dur_ns"].to_numpy(), "gpu_time_ns": inc_t.to_numpy()[keep],
+                       "host_time_ns": own_host_ns(timeline)[keep], "gpu_time_ns": inc_t.to_numpy()[keep],
                        "self_gpu_time_ns": _own_values(self_t, ids[keep]),
                        "gpu_events": inc_n.to_numpy()[keep]}, copy=False)
     # texts per category; ``_op``/``_shapes``/``_dtypes``: dense codes of those texts, ``_dims``/``_types``: codes

@@ -296,7 +296,11 @@ def _fmt_collection(v: Any) -> str:
         if items and all(_is_num(x) for _, x in items):
             items.sort(key=lambda kv: -float(kv[1]))
         return ", ".join(f"{k}: {fmt_unit(x, 'text')}" for k, x in items) or "none"
-    return "; ".join(fmt_unit(x, "text") for x in v) or "none"
+    parts = [fmt_unit(x, "text") for x in v]
+    # items that are sentences (next steps) follow one another as sentences: never "… blocks.; Wavefronts …"
+    sep = " " if parts and all(p.rstrip().endswith((".", "!", "?", ")")) and p[:1].isupper() for p in parts) \
+        else "; "
+    return sep.join(parts) or "none"
 
 
 #: Scalar types tested first: ``isinstance`` against the ``Mapping`` ABC is slow, and most cells are scalars.

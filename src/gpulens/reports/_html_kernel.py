@@ -27,6 +27,9 @@ from gpulens.reports._names import short_names
 MAX_KERNELS = 30
 #: Results shown in dedicated parts of a kernel's page (others appear generically).
 _OWN = ("hotspots", "verdicts", "speed_of_light", "occupancy", "stalls", "roofline")
+#: Results whose rows are drawing segments or time bins, not facts about a kernel: the kernel page does not list the
+#: first one it finds ("Stream timeline: level 0, window 0, thread id −1" — the timeline tab draws them).
+_NOT_KERNEL_FACTS = ("stream_timeline", "queue_length_series", "memory_series", "critical_path_segments")
 NOT_MEASURED = "not measured"
 
 
@@ -188,7 +191,7 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
         parts.append(_part("Launch latency", f'<p class="nm">{NOT_MEASURED}: no per-kernel launch analysis in this '
                                              'report</p>'))
     for n, r in res.items():
-        if n in _OWN:
+        if n in _OWN or n in _NOT_KERNEL_FACTS:
             continue
         row = _row(r, name)
         if row is not None:

@@ -1,0 +1,46 @@
+"""A long pause inside a ``ProfilerStep`` range (a training step's forward→backward hand-over) is the iteration's
+own time: it counts in the verdict as idle waiting for the host. Only a pause outside the profiled steps can be a
+one-off stall left out of the verdict. Expected values are written by hand from the trace built here."""
+
+from __future__ import annotations
+
+import json
+
+from gpulens.analyzers.bottlenecks import classify_gaps
+from gpulens.collectors import collect
+
+T = 1_700_000_000_000_000  # µs since 1970: Kineto's clock
+
+
+def _trace(path, steps: bool):
+    # 20 kernels of 10 µs every 20 µs from T + 10, an 800 µs pause, 20 more from T + 1,200, then 40 more from
+    # T + 1,610 (the second step); each launched by a 4 µs call 5 µs before it starts
+    starts = ([T + 10 + 20 * i for i in range(20)] + [T + 1200 + 20 * i for i in range(20)]
+              + [T + 1610 + 20 * i for i in range(40)])
+    ev = []
+    if steps:
+        ev += [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": T,
+                "dur": 1600},
+               {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 1, "tid": 1, "ts": T + 1600,
+                "dur": 820}]
+    for c, ts in enumerate(starts, 1):
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": ts - 5,
+                   "dur": 4, "args": {"correlation": c}})
+        ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": ts, "dur": 10,
+                   "args": {"device": 0, "stream": 7, "correlation": c}})
+    path.write_text(json.dumps({"traceEvents": ev}))
+    return path
+
+
+def _pause_class(path) -> str:
+    g = classify_gaps(collect(path))
+    pause = g[g["dur_ns"] == 800_000]  # T + 400 µs (end of the 20th kernel, started at T + 390) → T + 1,200 µs
+    assert len(pause) == 1
+    return str(pause["cls"].iloc[0])
+
+
+def test_a_pause_inside_a_step_is_counted_and_one_outside_the_steps_is_a_one_off(tmp_path):
+    # inside ProfilerStep#1: the host launched the next kernel only at T + 1,195 µs — waiting for the host
+    assert _pause_class(_trace(tmp_path / "steps.json", steps=True)) == "host"
+    # the same run without step marks: the only outlier between kernels, a one-off left out of the verdict
+    assert _pause_class(_trace(tmp_path / "nosteps.json", steps=False)) == "boundary"
