@@ -67,7 +67,8 @@ def _expected(intervals):
 
 CASES = [("kineto/hta_alexnet_a100.json.gz", _kineto_intervals),
          ("kineto/hta_mi250_minitoy_rocm6.2.json.gz", _kineto_intervals),
-         ("kineto/aorta_mi350x_train_step.pt.trace.json", _kineto_intervals),
+         # (aorta_mi350x_train_step: its largest gap lies inside ProfilerStep#2, so it is the step's own time,
+         # counted — tests/test_pause_inside_a_step.py)
          ("nsys/fuser_h200_nsys2024.6_report1.sqlite", _nsys_intervals)]
 
 

@@ -44,3 +44,33 @@ def test_a_pause_inside_a_step_is_counted_and_one_outside_the_steps_is_a_one_off
     assert _pause_class(_trace(tmp_path / "steps.json", steps=True)) == "host"
     # the same run without step marks: the only outlier between kernels, a one-off left out of the verdict
     assert _pause_class(_trace(tmp_path / "nosteps.json", steps=False)) == "boundary"
+
+
+def test_aorta_pause_inside_its_first_step_is_counted():
+    from decimal import Decimal
+    from pathlib import Path
+
+    import pytest
+
+    from gpulens.report import analyze
+
+    path = Path("/work/shared/traces/kineto/aorta_mi350x_train_step.pt.trace.json")
+    if not path.exists():
+        pytest.skip("shared trace not available")
+    ev = json.loads(path.read_text(), parse_float=Decimal)["traceEvents"]
+    iv = sorted((round(e["ts"] * 1000), round((e["ts"] + e["dur"]) * 1000)) for e in ev
+                if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"))
+    seg: list[list[int]] = []
+    for s, e in iv:
+        if seg and s <= seg[-1][1]:
+            seg[-1][1] = max(seg[-1][1], e)
+        else:
+            seg.append([s, e])
+    gaps = [(a[1], b[0]) for a, b in zip(seg, seg[1:])]
+    big = max(gaps, key=lambda g: g[1] - g[0])
+    steps = [(round(e["ts"] * 1000), round((e["ts"] + e["dur"]) * 1000)) for e in ev
+             if e.get("ph") == "X" and str(e.get("name", "")).startswith("ProfilerStep#")]
+    assert any(s <= big[0] and big[1] <= e for s, e in steps)  # the trace: the longest pause is inside a step
+    idle = sum(b - a for a, b in gaps)
+    root = next(f for f in analyze([path]).sources[0].findings() if f.key == "idle")
+    assert root.time_at_stake_ns == idle  # every gap counted: 495.08 µs, none left out as a one-off

@@ -37,7 +37,7 @@ def test_collections_are_text_not_reprs():
     # a mapping of shares: largest first, as "key: value" (never "{'a': ...}"); a list joined with "; "
     assert fmt_unit({"short_scoreboard": 12.0, "long_scoreboard": 61.5}, "text") == \
         "long_scoreboard: 61.5, short_scoreboard: 12"
-    assert fmt_unit(["Use CUDA graphs.", "Batch more work."], "text") == "Use CUDA graphs.; Batch more work."
+    assert fmt_unit(["Use CUDA graphs.", "Batch more work."], "text") == "Use CUDA graphs. Batch more work."
     assert fmt_unit({"0": "host-bound"}, "text") == "0: host-bound"
 
 

@@ -169,3 +169,32 @@ def test_kernel_pages_list_no_drawing_segment_as_a_fact(tmp_path):
     html = out.read_text()
     assert 'class="kpage"' in html and "<h4>Occupancy" in html
     assert "<h4>Stream timeline" not in html and "thread id" not in html
+
+
+def test_verdict_table_puts_the_next_step_beside_the_verdict():
+    import pandas as pd
+
+    from gpulens.reports._html_analyses import verdict_columns
+
+    t = pd.DataFrame({"name": ["k"], "kind": ["kernel"], "calls": [2], "time_ns": [5], "share": [0.5],
+                      "cumulative_share": [0.5], "verdict": ["memory-bound"], "time_at_stake_ns": [3],
+                      "stake_note": [None], "evidence": ["e"], "next_steps": [["Do it."]]})
+    cols = verdict_columns(t)
+    assert cols[:7] == ["name", "time_ns", "share", "verdict", "time_at_stake_ns", "next_steps", "evidence"]
+    assert "stake_note" not in cols and "kind" not in cols and "calls" in cols
+    t.loc[0, "stake_note"] = "upper bound"
+    assert "stake_note" in verdict_columns(t)
+
+
+def test_a_run_verdict_without_kernel_times_does_not_claim_the_most_time():
+    import pandas as pd
+
+    from gpulens.analyzers.verdicts import Verdicts
+
+    t = pd.DataFrame({"name": ["vecCopy"], "verdict": ["latency/occupancy-bound"], "time_ns": [None]})
+    s = Verdicts._run_summary(t, {}, [], busy_unknown=True)
+    # rocprof-compute without durations: one kernel, one verdict, 0 ns weighed — no "holding the most kernel time"
+    assert s["run_verdict"] == "latency/occupancy-bound"
+    assert "most kernel time" not in s["basis"] and "kernel times not measured" in s["basis"]
+    t2 = pd.DataFrame({"name": ["a", "b"], "verdict": ["memory-bound", "compute-bound"], "time_ns": [5, 3]})
+    assert "holding the most kernel time" in Verdicts._run_summary(t2, {}, [], busy_unknown=True)["basis"]

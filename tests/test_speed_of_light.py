@@ -94,6 +94,17 @@ def test_one_side_uncounted_and_low_is_unknown(tmp_path):
     assert row["memory_throughput"] == pytest.approx(670e9)
 
 
+def test_an_unknown_bound_puts_no_time_at_stake(tmp_path):
+    # the tensor pipe at 68.4 % and no memory counter (the B200 SDPA case): the limiting unit is unknown — memory
+    # may be at its peak — so the share of time "not at the peak" is unknown too, not 1 − 0.684 of 741.82 µs
+    row, src = _sol(tmp_path, "tensor.csv", details("flash_fwd_kernel()", [
+        (SOL, "Duration", "usecond", "741.82"),
+        ("Command line profiler metrics", "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", "%",
+         "68.4")]))
+    assert row["bound"] == "unknown" and row["tensor_pct"] == 68.4
+    assert row["time_at_stake_ns"] is None or row["time_at_stake_ns"] != row["time_at_stake_ns"]  # None/NaN
+
+
 def test_b20_figures_reach_the_table():
     # cases/README.md B20: gemm_kernel 1,234.56 µs, 1,845,220 cycles, 1,532.41 GB/s, grid 4096;
     # reduce_sum 2,050 µs, 3,060,000 cycles, 0.8125 GB/s, grid 132

@@ -575,7 +575,14 @@ _SETUP_CALL = re.compile(r"^(?:cuda|cu|hip)(?:Ext)?(?:Malloc|Free|MemAlloc|MemFr
                          r"MemAddress|HostAlloc|HostMalloc|HostRegister|HostUnregister|HostFree|Module|Library|"
                          r"StreamCreate|StreamDestroy|EventCreate|EventDestroy|CtxCreate|CtxDestroy|DevicePrimaryCtx|"
                          r"DeviceReset|DeviceGetStreamPriorityRange|Init|SetDevice|GraphInstantiate|FuncGetAttributes|"
-                         r"GetDeviceProperties|DeviceGetAttribute)")
+                         r"GetDevice|DeviceGetAttribute)")
+
+
+def is_setup_call(call: str) -> bool:
+    """Whether runtime call ``call`` sets up or tears down (:data:`_SETUP_CALL`: context creation, allocation,
+    module loading, stream and event creation) rather than feeding the GPU — the one list, read by the critical path's
+    and the idle findings' advice."""
+    return bool(_SETUP_CALL.match(str(call)))
 
 
 def runtime_path_action(call: str, pytorch: bool, vendor: str | None = None) -> tuple[str, str]:

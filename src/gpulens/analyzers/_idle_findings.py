@@ -302,8 +302,17 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
     elif top == "host":
         calls = (f" (runtime calls in them: {_calls_text(host_calls)})" if host_calls else
                  " (no runtime call recorded in them: host code the profiler does not break down)")
-        root.action = (f"Start with the largest cause, {fmt_ns(ns)} waiting for the host{over}{calls}: "
-                       f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, vendor=vendor)}.")
+        setup = sum(int(c["overlap_ns"]) for c in host_calls or [] if _advice.is_setup_call(c["name"]))
+        if setup >= SETUP_GAP_SHARE * ns:
+            # the host was allocating or creating streams, not preparing data: the one-off set-up advice, as the
+            # critical path gives it (AlexNet: cudaMalloc 1.94 s and cudaStreamCreateWithFlags 735 ms of 2.82 s)
+            step = ("set-up calls fill most of it — allocation, stream or module creation inside the run: do them "
+                    "once before the loop, warm up before profiling, keep allocations out of the step "
+                    + ("(PyTorch's caching allocator reuses memory after the first step)" if pytorch else
+                       "(allocate once and reuse)") + ", and profile the steady state")
+        else:
+            step = _advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, vendor=vendor)
+        root.action = f"Start with the largest cause, {fmt_ns(ns)} waiting for the host{over}{calls}: {step}."
     elif top == "unattributed" and uvm_text(tot):
         root.action = f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}{over}: {uvm_text(tot)}."
     else:
@@ -443,13 +452,12 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
 #: Host-only time at the edges of the profiled window — before a rank's first GPU event and after its last — gets a
 #: finding when it is at least this share of the window (a warning from half of it).
 WINDOW_IDLE_SHARE = 0.25
+#: At or above this share of the host-wait idle filled by set-up runtime calls (:func:`_advice.is_setup_call`),
+#: the idle finding's next step is the one-off set-up advice, not "move work off the host thread".
+SETUP_GAP_SHARE = 0.5
 _TEARDOWN = ("cuModuleUnload", "hipModuleUnload", "cuMemFree", "cudaFree", "hipFree", "cuCtxDestroy", "hipCtxDestroy",
              "cuMemUnmap", "cuMemRelease", "cudaStreamDestroy", "hipStreamDestroy", "cudaEventDestroy",
              "cuMemAddressFree", "cudaDeviceReset", "hipDeviceReset")
-_SETUP = ("cuModuleLoad", "hipModuleLoad", "cudaMalloc", "hipMalloc", "cuMemAlloc", "cuMemCreate", "cuMemMap",
-          "cuInit", "cudaStreamCreate", "hipStreamCreate", "cudaGetDevice", "cudaSetDevice", "cuCtxCreate",
-          "cudaFuncGetAttributes", "cuLibraryLoad", "cudaHostAlloc", "hipHostMalloc", "cudaGraphInstantiate",
-          "hipGraphInstantiate")
 
 
 def _host_activity(timeline: Timeline, rank: int, start: int, end: int, n: int = 3
@@ -565,7 +573,7 @@ def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
     names = [a["name"] for a in acts]
     kind = (" — module unloading and memory release: the program's teardown"
             if names and all(n.startswith(_TEARDOWN) for n in names) else
-            " — module loading, allocation and set-up" if names and all(n.startswith(_SETUP) for n in names) else "")
+            " — module loading, allocation and set-up" if names and all(map(_advice.is_setup_call, names)) else "")
     cover = "" if covered >= 0.5 * part else (
         f" Recorded calls and operators cover only {100.0 * covered / max(part, 1):.0f} % of it: the rest is host "
         "code the profiler does not break down (Python, I/O, waiting) or the profiler's own start/stop.")

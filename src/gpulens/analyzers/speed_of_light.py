@@ -14,7 +14,8 @@ Bound (thresholds and sources in docs/bottlenecks.md):
 
 ``time_at_stake_ns`` = time × (1 − max(compute side, memory side) / 100): the share of the kernel's time the
 limiting unit was *not* at its peak (the roofline stake with attained / attainable = the SOL fraction), each launch
-keeping the 2 µs no kernel runs under (:func:`gpulens.analyzers._stake.time_at_stake`).
+keeping the 2 µs no kernel runs under (:func:`gpulens.analyzers._stake.time_at_stake`); unknown when the bound is
+(one side not counted: the limiting unit is not known, nor its distance to its peak).
 
 Contract (COORDINATION.md): the verdicts analyzer reads ``results["speed_of_light"]`` and prefers it, per kernel,
 over the timeline-only rules.
@@ -61,7 +62,8 @@ COLUMNS = {
     "grid_blocks": "blocks (work-groups) per launch [count]",
     "bound": "compute | memory | latency (module doc); unknown when a side is not counted and the other is low "
              "[text]",
-    "time_at_stake_ns": "time − max(time × SOL of the limiting side, launches × 2 µs) [ns]",
+    "time_at_stake_ns": "time − max(time × SOL of the limiting side, launches × 2 µs); unknown when the bound is "
+                        "[ns]",
     "evidence": "the metrics each figure came from [text]",
 }
 #: how each figure is named in the ``evidence`` text a person reads
@@ -302,8 +304,10 @@ class SpeedOfLightAnalyzer(Analyzer):
                 r["time_ns"] = None
             # the one definition (_stake.time_at_stake): the limiting unit's distance to its peak, each launch
             # keeping the 2 µs no kernel runs under
+            # — unknown when the bound is: with one side not counted the limiting unit, and so its distance to its
+            # peak, is unknown (a 68 % tensor pipe beside an uncounted memory side put 32 % of the time at stake)
             r["time_at_stake_ns"] = time_at_stake(r["time_ns"], min(top, 100.0), r.get("calls")) \
-                if top >= 0 and r["time_ns"] is not None else None
+                if top >= 0 and r["time_ns"] is not None and r["bound"] != "unknown" else None
             r["evidence"] = g["evidence"].iloc[int(np.argmax(g["time_ns"].to_numpy()))]
             rows.append(r)
         t = pd.DataFrame(rows, columns=list(COLUMNS))

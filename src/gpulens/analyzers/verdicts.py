@@ -614,8 +614,11 @@ class Verdicts(Analyzer):
                                           + ", ".join(map(str, by_class.index)) + ") cannot be weighed")
         elif busy_unknown:
             only = "counters only" if has_counters else "per-kernel totals only"  # a stats summary has no counters
+            timed = float(by_class.fillna(0).sum()) > 0
             run, basis = (kernel_class, f"{only} (busy time not measured): the kernel verdict holding the most "
-                                        "kernel time") \
+                                        "kernel time" if timed else
+                                        f"{only} (busy time and kernel times not measured): the one verdict of the "
+                                        "kernels") \
                 if kernel_class and kernel_class != "undetermined" else \
                 ("undetermined", "counters only: the kernels' counters do not classify them" if has_counters else
                  "per-kernel totals only: no counters or FLOP/byte figures to classify the kernels")

@@ -67,7 +67,7 @@ LABELS: dict[str, str] = {
     "active_blocks_per_sm": "blocks / SM", "theoretical_occupancy_pct": "theoretical occupancy",
     "achieved_occupancy_pct": "achieved occupancy", "busy_pct": "busy %", "idle_pct": "idle %",
     "computation_pct": "computation %", "kernel_count": "kernels", "next_steps": "next step",
-    "offset_ns": "start (from first GPU event)", "trace_offset_ns": "start (in profiled window)", "dur_ns": "duration", "start_ns": "start", "end_ns": "end", "dominant_pct": "dominant class share",
+    "offset_ns": "start (from the timeline's first event)", "trace_offset_ns": "start (in profiled window)", "dur_ns": "duration", "start_ns": "start", "end_ns": "end", "dominant_pct": "dominant class share",
     "top_reason_pct": "top reason share", "issue_pct": "issue cycles", "memory_sol_pct": "memory SOL",
     "compute_sol_pct": "compute SOL", "dram_pct": "DRAM SOL", "compute_pct": "compute SOL", "memory_pct":
     "memory SOL", "mean_call_ns": "mean call time", "median_call_ns": "median call time", "launch_name": "launch API", "max_speedup_pct":

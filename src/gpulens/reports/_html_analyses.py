@@ -172,7 +172,28 @@ def _verdict_panel(vd: AnalysisResult, max_rows: int) -> Panel:
     known = t[t["verdict"].astype(str) != "undetermined"]
     take = (f"{len(known)} of {len(t)} critical kernel(s) have a verdict; the time at stake is what the fix could "
             "save at most." if len(t) else "No kernel verdict.")
-    return Panel("Kernel verdicts", take, None, table_html(t, None, max_rows, docs=vd.columns))
+    return Panel("Kernel verdicts", take, None, table_html(t, verdict_columns(t), max_rows, docs=vd.columns))
+
+
+#: The verdict table's columns a reader needs first, in reading order: what, how long, which bound, what is at
+#: stake, what to do — the evidence and the bookkeeping columns after them (a 1,700-px-wide table in its original
+#: order put the next step off-screen at 1440 px).
+_VERDICT_FIRST = ("name", "time_ns", "share", "verdict", "time_at_stake_ns", "next_steps", "evidence")
+
+
+def verdict_columns(t: Any) -> list[str]:
+    """The verdict table's shown columns: :data:`_VERDICT_FIRST`, then the rest; a column that says nothing in any
+    row (every ``stake_note`` empty, every ``kind`` "kernel") left out."""
+    def says_something(c: str) -> bool:
+        v = t[c]
+        if c == "kind":
+            return bool((v.astype(str) != "kernel").any())
+        if c == "stake_note":
+            return bool(v.map(lambda x: isinstance(x, str) and bool(x.strip())).any())
+        return True
+
+    cols = [c for c in _VERDICT_FIRST if c in t.columns] + [c for c in t.columns if c not in _VERDICT_FIRST]
+    return [c for c in cols if says_something(c)]
 
 
 def _pick(t: pd.DataFrame, preferred: tuple[str, ...], test) -> str | None:

@@ -185,7 +185,7 @@ def timeline_page(s: Any, max_rows: int, max_segments: int) -> list[Any]:
     cols = ["lane", "offset_ns", "busy_ns", "events", "kind", "name"]
     docs = {**st.columns, "lane": "GPU stream or CPU thread [text]"}
     return [Panel("Stream timeline", take, fig,
-                  table_html(level0, cols, max_rows, headers={"offset_ns": "start (from the first event)"},
+                  table_html(level0, cols, max_rows, headers={"offset_ns": "start (from the timeline's first event)"},
                              docs=docs),
                   note=buttons, data=timeline_data_b64(payload))]
 
