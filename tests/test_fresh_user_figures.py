@@ -165,7 +165,10 @@ def test_a_missing_note_reads_none_not_unknown():
     p.feed(page)
     notes = [[r[t[0].index("stake note")] for r in t[1:] if len(r) == len(t[0])]
              for t in p.tables if t and "stake note" in t[0]]
-    assert notes and all(n and set(n) == {"none"} for n in notes), notes
+    # the Kernel verdicts table leaves the column out when no row has a note (html verdict_columns); any table that
+    # shows it reads "none", never "unknown"
+    assert all(n and set(n) == {"none"} for n in notes), notes
+    assert "Kernel verdicts" in page
 
 
 def test_readme_python_renderers_work_after_a_plain_import():

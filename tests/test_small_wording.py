@@ -198,3 +198,50 @@ def test_a_run_verdict_without_kernel_times_does_not_claim_the_most_time():
     assert "most kernel time" not in s["basis"] and "kernel times not measured" in s["basis"]
     t2 = pd.DataFrame({"name": ["a", "b"], "verdict": ["memory-bound", "compute-bound"], "time_ns": [5, 3]})
     assert "holding the most kernel time" in Verdicts._run_summary(t2, {}, [], busy_unknown=True)["basis"]
+
+
+def test_console_compact_tables_show_the_time_they_are_ranked_by():
+    # the operator roll-up and kernel groups are ranked by GPU time; their first six columns left it out, so the
+    # order looked random (op, shapes, dtypes, category, calls, host time)
+    from tests.test_cli import run
+
+    out = run("analyze", "--demo", columns=200).stdout
+    for title, header in (("Op rollup", "gpu time"), ("Kernel groups", "time")):
+        part = out[out.index(title):]
+        head = part[:part.index("┡")]
+        assert header in head, head
+
+
+def test_op_columns_are_not_recorded_without_framework_ops(tmp_path):
+    # an nsys export links no GPU event to a framework op: "ops 0 · top op unknown" on every category said nothing
+    import json
+
+    from gpulens.report import analyze
+
+    T = 1_700_000_000_000_000
+    ev = [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": T + 10 * i, "dur": 5,
+           "args": {"device": 0, "stream": 7}} for i in range(3)]
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"traceEvents": ev}))
+    rep = analyze([p], cache=False)
+    t = rep.sources[0].results["op_categories"].table
+    assert t["ops"].isna().all() and t["top_op"].isna().all() and int(t["gpu_events"].sum()) == 3
+    from gpulens.reports.markdown import render
+
+    md = render(rep)
+    sec = md[md.index("### Op categories"):]
+    assert "top op" not in sec.split("\n\n")[1]
+
+
+def test_a_label_never_repeats_a_tile_its_start_shows():
+    import re
+
+    from gpulens.reports._names import short_name
+
+    nvjet = short_name("nvjet_hsh_256x128_64x4_1x2_h_bz_coopA_NTT")
+    tiles = re.findall(r"\d+x\d+(?:x\d+)?", nvjet)
+    assert len(tiles) == len(set(tiles)), nvjet  # was "nvjet_hsh_256x128_64x4… 256x128 64x4 1x2"
+    assert nvjet.startswith("nvjet_hsh_256x128_64x4_1x2")
+    # a tile the clipped start does not show is still appended
+    assert short_name("void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128_64x3_tn_align2>(x)") \
+        .endswith(" 256x128 64x3")

@@ -21,8 +21,8 @@ COLUMNS = {
     "gpu_events": "GPU events [count]",
     "gpu_time_ns": "effective GPU time [ns]",
     "share": "gpu_time_ns / all GPU event time [share]",
-    "ops": "distinct launching framework ops [count]",
-    "top_op": "launching op with the most time ('' when none) [text]",
+    "ops": "distinct launching framework ops (null when no GPU event is linked to one) [count]",
+    "top_op": "launching op with the most time ('' when none; null when no GPU event is linked to an op) [text]",
 }
 
 
@@ -80,6 +80,11 @@ class OpCategories(Analyzer):
         t["share"] = t["gpu_time_ns"] / total if total else 0.0
         t = t.reindex([c for c in CATEGORIES if c in t.index]).reset_index(names="category")
         t = t.sort_values("gpu_time_ns", ascending=False, kind="stable").reset_index(drop=True)
+        if not (t["ops"] > 0).any():
+            # no GPU event linked to a framework op (an nsys, rocprof or ncu input): the op columns are not
+            # recorded — null ("ops 0 · top op unknown" beside every category read as a finding), left out by the
+            # compact tables
+            t["ops"], t["top_op"] = pd.array([pd.NA] * len(t), dtype="Int64"), None
         if durations_unknown(timeline):  # durations not recorded: the time per category is unknown, not 0
             t["gpu_time_ns"], t["share"], total = np.nan, np.nan, None
         summary = {"gpu_time_ns": total, "top_category": str(t.loc[0, "category"])}

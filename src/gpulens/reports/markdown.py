@@ -188,8 +188,9 @@ def _verdict_section(s: SourceReport, vd: AnalysisResult, rows: int) -> str:
 def _generic(name: str, r: AnalysisResult, rows: int) -> str:
     if r.skipped or r.table is None or not len(r.table):
         return ""
-    return (f"### {md_text(result_title(name))}\n\n"
-            + md_table(r.table, shown_columns(r.table.columns)[:8], rows, docs=r.columns))
+    # a column unknown in every row says nothing (as in the console's compact tables): left out
+    cols = [c for c in shown_columns(r.table.columns) if not r.table[c].isna().all()][:8]
+    return f"### {md_text(result_title(name))}\n\n" + md_table(r.table, cols, rows, docs=r.columns)
 
 
 def render(report: Report) -> str:
