@@ -232,16 +232,3 @@ def test_op_columns_are_not_recorded_without_framework_ops(tmp_path):
     sec = md[md.index("### Op categories"):]
     assert "top op" not in sec.split("\n\n")[1]
 
-
-def test_a_label_never_repeats_a_tile_its_start_shows():
-    import re
-
-    from gpulens.reports._names import short_name
-
-    nvjet = short_name("nvjet_hsh_256x128_64x4_1x2_h_bz_coopA_NTT")
-    tiles = re.findall(r"\d+x\d+(?:x\d+)?", nvjet)
-    assert len(tiles) == len(set(tiles)), nvjet  # was "nvjet_hsh_256x128_64x4… 256x128 64x4 1x2"
-    assert nvjet.startswith("nvjet_hsh_256x128_64x4_1x2")
-    # a tile the clipped start does not show is still appended
-    assert short_name("void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128_64x3_tn_align2>(x)") \
-        .endswith(" 256x128 64x3")

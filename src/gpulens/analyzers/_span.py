@@ -288,7 +288,10 @@ def trace_offsets(timeline: Any, rank: np.ndarray, start: np.ndarray) -> np.ndar
 
     origin = context_of(timeline).memo("rank_window_start", firsts)
     rank = np.asarray(rank)
-    base = np.array([origin.get(int(x), 0) if x == x and x is not None else 0 for x in rank], dtype="int64")
+    # one lookup per distinct rank, not per row (a memory table or queue series has a row per allocator event/bin)
+    uniq, inv = np.unique(rank.astype("float64"), return_inverse=True) if len(rank) else (np.zeros(0), np.zeros(0, int))
+    per = np.array([origin.get(int(x), 0) if x == x else 0 for x in uniq.tolist()], dtype="int64")
+    base = per[np.asarray(inv).reshape(-1)] if len(rank) else np.zeros(0, dtype="int64")
     return np.asarray(start, dtype="int64") - base
 
 

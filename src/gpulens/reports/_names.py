@@ -281,19 +281,13 @@ def short_name(name: str, width: int = BASE_CHARS) -> str:
     base = base_name(name)
     if len(base) <= width:
         return base
-    picked: list[str] = []
+    tiles = ""
     for t in dict.fromkeys(_TILE.findall(base)):  # whole tiles only: "16x16x128 16x16x" would name another tile
-        if len(" ".join(picked + [t])) > width // 2:
+        joined = f"{tiles} {t}" if tiles else t
+        if len(joined) > width // 2:
             break
-        picked.append(t)
-    head = _clip(base, width - len(" ".join(picked)) - 1)
-    for _ in range(2):  # a tile the kept start already shows is not repeated ("nvjet_hsh_256x128… 256x128 …")
-        kept = [t for t in picked if not re.search(rf"(?<![0-9x]){re.escape(t)}(?![0-9x])", head.rstrip("…"))]
-        if kept == picked:
-            break
-        picked = kept
-        head = _clip(base, width - len(" ".join(picked)) - 1 if picked else width)
-    return head + (" " + " ".join(picked) if picked else "")
+        tiles = joined
+    return _clip(base, width - len(tiles) - 1) + (" " + tiles if tiles else "")
 
 
 #: Where a label may be cut: between the words of an identifier (``ncclKernel_SendRecv_RING``), its scopes and
