@@ -232,3 +232,14 @@ def test_op_columns_are_not_recorded_without_framework_ops(tmp_path):
     sec = md[md.index("### Op categories"):]
     assert "top op" not in sec.split("\n\n")[1]
 
+
+
+def test_evidence_names_the_tensor_pipe_when_it_is_the_compute_figure():
+    from gpulens.analyzers.verdict_rules import Evidence, _evidence_text
+
+    # the B200 SDPA case: no SM throughput counted, the tensor pipe at 68.4 % stood as "compute 68 % of peak"
+    e = Evidence("k", "kernel", 16, 11_869_152, sol_bound=None, compute_pct=68.4, compute_side="tensor pipe",
+                 sol_missing="memory")
+    assert "speed of light: compute (tensor pipe) 68 % of peak, memory not counted" in _evidence_text(e)
+    e2 = Evidence("k", "kernel", 1, 1000, sol_bound="compute", compute_pct=88.0, memory_pct=41.0)
+    assert "speed of light: compute 88 % of peak, memory 41 % of peak" in _evidence_text(e2)

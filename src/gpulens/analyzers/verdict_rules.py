@@ -122,6 +122,9 @@ class Evidence:
     #: every block limit tied at the binding value ("registers, shared_memory"; the occupancy table's ``limiters``):
     #: the evidence text names them all, the advice follows :attr:`limiter` (the first)
     limiters: str | None = None
+    #: which unit :attr:`compute_pct` is when not the SM/CU throughput ("tensor pipe": ncu's tensor-pipe
+    #: utilisation, busier than the SM figure or the only compute figure)
+    compute_side: str | None = None
     waves_per_sm: float | None = None
     #: distinct grid sizes among its launches (> 1: :attr:`waves_per_sm` is the mean grid's, where the occupancy
     #: table's waves are its main configuration's)
@@ -417,7 +420,8 @@ def _evidence_text(e: Evidence) -> str:
         cache = max(((x, w) for x, w in ((e.l1_pct, "L1/TEX"), (e.l2_pct, "L2")) if x is not None), default=None)
         if cache is not None and (e.memory_pct is None or cache[0] >= e.memory_pct + 0.5):
             measured += f" ({cache[1]} {cache[0]:.0f} % of peak)"
-        parts.append(f"speed of light: compute {_of_peak(e.compute_pct)}, memory {_of_peak(e.memory_pct)}{measured} "
+        comp = f"compute ({e.compute_side})" if e.compute_side else "compute"
+        parts.append(f"speed of light: {comp} {_of_peak(e.compute_pct)}, memory {_of_peak(e.memory_pct)}{measured} "
                      "→ "
                      f"{BOUND_TO_VERDICT.get(e.sol_bound, e.sol_bound) if e.sol_bound else 'no bound'}"
                      + (f" ({e.sol_evidence})" if e.sol_evidence else ""))

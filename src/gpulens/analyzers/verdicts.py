@@ -520,6 +520,7 @@ class Verdicts(Analyzer):
                 tensor = _num(srow.get("tensor_pct"))
                 if tensor is not None and (e.compute_pct is None or tensor > e.compute_pct):
                     e.compute_pct = tensor  # the compute side is the busiest of SM throughput and the tensor pipe
+                    e.compute_side = "tensor pipe"
                 if srow.get("bound") == "unknown":  # the counters do not support a bound: say what is missing
                     sm_only = srow.get("vendor", "nvidia") == "nvidia" and not (tensor or 0) >= SOL_LATENCY_PCT
                     e.sol_missing = missing_for_bound(e.compute_pct, e.memory_pct, sm_only,

@@ -42,6 +42,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from gpulens.analyzers.base import UNITS, is_clock_column as _is_clock_column  # the one definition
+from gpulens.reports._vendor_words import (  # noqa: F401  (re-exported: one import site for reporters)
+    VENDOR_LABELS, VENDOR_SHORT_LABELS, record_vendor, vendor_label, vendor_short_label)
 from gpulens.units import MISSING, fmt_count as _fmt_count, fmt_ns, fmt_num, fmt_si, is_missing  # noqa: F401 (re-exported)
 from gpulens.units import fmt_capacity, share_pct_text  # noqa: F401 (re-exported)
 from gpulens.reports._op_inputs import dtypes_text, shapes_text  # noqa: F401 (re-exported)
@@ -181,35 +183,6 @@ def _unit_of(column: str, doc: str) -> str:
     return "text"
 
 
-#: Headers that name a vendor's unit: (NVIDIA, AMD, vendor unknown) — :func:`vendor_label`.
-VENDOR_LABELS: dict[str, tuple[str, str, str]] = {
-    "num_sms": ("SMs", "CUs", "SMs / CUs"),
-    "warp_size": ("warp size", "wavefront size", "warp (wavefront) size"),
-    "active_blocks_per_sm": ("blocks / SM", "blocks / CU", "blocks / SM or CU"),
-    # grid blocks / (active blocks per SM × SMs): waves of the whole grid over the GPU — ncu's "Waves Per SM"; on AMD
-    # "waves" alone reads as wavefronts and "per CU" as a count per CU, so AMD users read "grid waves"
-    "waves_per_sm": ("waves per SM", "grid waves", "grid waves (per SM / CU)"),
-    "smem_bytes": ("shared memory / block", "LDS / block", "shared memory (LDS) / block"),
-    "max_threads_per_sm": ("max threads / SM", "max threads / CU", "max threads / SM or CU"),
-    "max_warps_per_sm": ("max warps / SM", "max wavefronts / CU", "max warps / SM (wavefronts / CU)"),
-    "max_blocks_per_sm": ("max blocks / SM", "max blocks / CU", "max blocks / SM or CU"),
-    "regs_per_sm": ("registers / SM", "registers / CU", "registers / SM or CU"),
-    "smem_per_sm_bytes": ("shared memory / SM", "LDS / CU", "shared memory (LDS) / SM or CU"),
-    "smem_per_block_bytes": ("shared memory / block", "LDS / block", "shared memory (LDS) / block"),
-    "smem_per_block_optin_bytes": ("shared memory / block, opt-in", "LDS / block, opt-in",
-                                   "shared memory (LDS) / block, opt-in"),
-}
-_AMD_NAME = re.compile(r"\bAMD\b|Instinct|Radeon|\bMI\d{3}", re.I)
-_NVIDIA_NAME = re.compile(r"NVIDIA|GeForce|Tesla|Quadro|\bRTX\b", re.I)
-
-
-#: The console's narrow headers that name a vendor's unit: (NVIDIA, AMD, vendor unknown).
-VENDOR_SHORT_LABELS: dict[str, tuple[str, str, str]] = {
-    "smem_bytes": ("smem KiB", "LDS KiB", "smem/LDS KiB"),  # values: :func:`kib_text` (binary, as GPU docs give it)
-    "waves_per_sm": ("waves", "grid waves", "waves"),
-}
-
-
 def kib_text(v: Any) -> str:
     """A shared memory / LDS byte count as the number of KiB (1024 bytes) the console's ``smem KiB`` column shows:
     ``147456`` → ``144``, ``512`` → ``0.50``; a missing value stays the missing mark."""
@@ -217,37 +190,6 @@ def kib_text(v: Any) -> str:
         return MISSING
     q = float(v) / 1024
     return f"{q:,.0f}" if q.is_integer() else f"{q:,.2f}"
-
-
-def vendor_short_label(column: str, vendor: str | None) -> str:
-    """``column``'s narrow console header in ``vendor``'s words (:data:`VENDOR_SHORT_LABELS`): an AMD occupancy
-    table says ``LDS KiB`` and ``grid waves`` (a wavefront is a "wave" on AMD), an NVIDIA one ``smem KiB`` and
-    ``waves``."""
-    words = VENDOR_SHORT_LABELS[column]
-    return words[0] if vendor == "nvidia" else words[1] if vendor == "amd" else words[2]
-
-
-def vendor_label(column: str, vendor: str | None, default: str = "") -> str:
-    """``column``'s header in ``vendor``'s words (:data:`VENDOR_LABELS`: SMs for NVIDIA, CUs for AMD, both when
-    unknown); ``default`` (else :func:`column_label`) for a column that names no vendor's unit."""
-    words = VENDOR_LABELS.get(column)
-    if words is None:
-        return default or column_label(column)
-    return words[0] if vendor == "nvidia" else words[1] if vendor == "amd" else words[2]
-
-
-def record_vendor(rec: Mapping[str, Any]) -> str | None:
-    """``"amd"`` / ``"nvidia"`` of a recorded device (an AMD ``gfx`` architecture; else the vendor its name says —
-    a ROCm Kineto trace records HIP's "compute capability" 9.4 for an "AMD Instinct MI300X"; else a CUDA compute
-    capability), None when the record says neither."""
-    if rec.get("gfx_arch"):
-        return "amd"
-    name = str(rec.get("name") or "")
-    if _AMD_NAME.search(name):
-        return "amd"
-    if _NVIDIA_NAME.search(name):
-        return "nvidia"
-    return "nvidia" if rec.get("compute_capability") else None
 
 
 def column_label(column: str, doc: str = "") -> str:

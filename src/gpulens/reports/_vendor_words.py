@@ -1,0 +1,68 @@
+"""Column headers in the vendor's words (SMs and warps for NVIDIA, CUs, wavefronts and LDS for AMD, both when the
+vendor is unknown) and the vendor a recorded device belongs to — re-exported by :mod:`gpulens.reports._format`."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+#: Headers that name a vendor's unit: (NVIDIA, AMD, vendor unknown) — :func:`vendor_label`.
+VENDOR_LABELS: dict[str, tuple[str, str, str]] = {
+    "num_sms": ("SMs", "CUs", "SMs / CUs"),
+    "warp_size": ("warp size", "wavefront size", "warp (wavefront) size"),
+    "active_blocks_per_sm": ("blocks / SM", "blocks / CU", "blocks / SM or CU"),
+    # grid blocks / (active blocks per SM × SMs): waves of the whole grid over the GPU — ncu's "Waves Per SM"; on AMD
+    # "waves" alone reads as wavefronts and "per CU" as a count per CU, so AMD users read "grid waves"
+    "waves_per_sm": ("waves per SM", "grid waves", "grid waves (per SM / CU)"),
+    "smem_bytes": ("shared memory / block", "LDS / block", "shared memory (LDS) / block"),
+    "max_threads_per_sm": ("max threads / SM", "max threads / CU", "max threads / SM or CU"),
+    "max_warps_per_sm": ("max warps / SM", "max wavefronts / CU", "max warps / SM (wavefronts / CU)"),
+    "max_blocks_per_sm": ("max blocks / SM", "max blocks / CU", "max blocks / SM or CU"),
+    "regs_per_sm": ("registers / SM", "registers / CU", "registers / SM or CU"),
+    "smem_per_sm_bytes": ("shared memory / SM", "LDS / CU", "shared memory (LDS) / SM or CU"),
+    "smem_per_block_bytes": ("shared memory / block", "LDS / block", "shared memory (LDS) / block"),
+    "smem_per_block_optin_bytes": ("shared memory / block, opt-in", "LDS / block, opt-in",
+                                   "shared memory (LDS) / block, opt-in"),
+}
+_AMD_NAME = re.compile(r"\bAMD\b|Instinct|Radeon|\bMI\d{3}", re.I)
+_NVIDIA_NAME = re.compile(r"NVIDIA|GeForce|Tesla|Quadro|\bRTX\b", re.I)
+
+
+#: The console's narrow headers that name a vendor's unit: (NVIDIA, AMD, vendor unknown).
+VENDOR_SHORT_LABELS: dict[str, tuple[str, str, str]] = {
+    "smem_bytes": ("smem KiB", "LDS KiB", "smem/LDS KiB"),  # values: :func:`kib_text` (binary, as GPU docs give it)
+    "waves_per_sm": ("waves", "grid waves", "waves"),
+}
+
+
+def vendor_short_label(column: str, vendor: str | None) -> str:
+    """``column``'s narrow console header in ``vendor``'s words (:data:`VENDOR_SHORT_LABELS`): an AMD occupancy
+    table says ``LDS KiB`` and ``grid waves`` (a wavefront is a "wave" on AMD), an NVIDIA one ``smem KiB`` and
+    ``waves``."""
+    words = VENDOR_SHORT_LABELS[column]
+    return words[0] if vendor == "nvidia" else words[1] if vendor == "amd" else words[2]
+
+
+def vendor_label(column: str, vendor: str | None, default: str = "") -> str:
+    """``column``'s header in ``vendor``'s words (:data:`VENDOR_LABELS`: SMs for NVIDIA, CUs for AMD, both when
+    unknown); ``default`` (else :func:`column_label`) for a column that names no vendor's unit."""
+    words = VENDOR_LABELS.get(column)
+    if words is None:
+        from gpulens.reports._format import column_label
+
+        return default or column_label(column)
+    return words[0] if vendor == "nvidia" else words[1] if vendor == "amd" else words[2]
+
+
+def record_vendor(rec: Mapping[str, Any]) -> str | None:
+    """``"amd"`` / ``"nvidia"`` of a recorded device (an AMD ``gfx`` architecture; else the vendor its name says —
+    a ROCm Kineto trace records HIP's "compute capability" 9.4 for an "AMD Instinct MI300X"; else a CUDA compute
+    capability), None when the record says neither."""
+    if rec.get("gfx_arch"):
+        return "amd"
+    name = str(rec.get("name") or "")
+    if _AMD_NAME.search(name):
+        return "amd"
+    if _NVIDIA_NAME.search(name):
+        return "nvidia"
+    return "nvidia" if rec.get("compute_capability") else None
