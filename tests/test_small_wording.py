@@ -243,3 +243,24 @@ def test_evidence_names_the_tensor_pipe_when_it_is_the_compute_figure():
     assert "speed of light: compute (tensor pipe) 68 % of peak, memory not counted" in _evidence_text(e)
     e2 = Evidence("k", "kernel", 1, 1000, sol_bound="compute", compute_pct=88.0, memory_pct=41.0)
     assert "speed of light: compute 88 % of peak, memory 41 % of peak" in _evidence_text(e2)
+
+
+def test_console_shows_user_ranges_as_written_and_says_when_top_kernels_are_cut(tmp_path):
+    import json
+
+    from tests.test_cli import run
+
+    T = 1_700_000_000_000_000
+    ev = [{"ph": "X", "cat": "user_annotation", "name": "## decoder fp8 None ##", "pid": 1, "tid": 1, "ts": T,
+           "dur": 100}]
+    for i in range(12):  # 12 distinct kernels: the console lists the first 10 and says so
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": T + 5 * i,
+                   "dur": 2, "args": {"correlation": i + 1}})
+        ev.append({"ph": "X", "cat": "kernel", "name": f"kernel_{i:02d}", "pid": 0, "tid": 7, "ts": T + 5 * i + 2,
+                   "dur": 20 - i, "args": {"correlation": i + 1, "device": 0, "stream": 7}})
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"traceEvents": ev}))
+    out = run("analyze", str(p), "--no-cache", columns=200).stdout
+    ann = out[out.index("Annotations"):]
+    assert "## decoder fp8 None ##" in ann[:ann.index("└")] and "‹decoder›" not in out
+    assert "Top kernels (" in out and "— first 10 of 12" in out.split("Top kernels", 1)[1].splitlines()[0]

@@ -80,7 +80,8 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
         covers = (f"{n_crit} {'covers' if n_crit == 1 else 'cover'} {fmt_share(hs.summary['critical_share'], 0)} of "
                   "kernel time"
                   if hs.summary.get("critical_share") is not None else "durations not recorded: ranked by calls")
-        parts.append(FitTable(f"Top kernels ({covers})", cols, rows))
+        more = f" — first {len(head_t):,} of {len(hs.table):,} rows" if len(hs.table) > len(head_t) else ""
+        parts.append(FitTable(f"Top kernels ({covers}){more}", cols, rows))
     parts += _roofline_parts(s, top)
     from gpulens.reports.console_verdicts import verdict_renderables
 

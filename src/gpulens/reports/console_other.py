@@ -22,6 +22,9 @@ SHOWN = frozenset({"hotspots", "breakdown", "roofline", "occupancy", "verdicts",
 ROWS, COLS = 5, 6
 #: Columns that hold kernel or operator names (shortened so they stay distinguishable).
 NAME_COLUMNS = ("name", "kernel", "op", "operator", "annotation", "top_event")
+#: Name columns written by a person (record_function / NVTX ranges): shown as written, never through the kernel-name
+#: shortener (which read "## decoder fp8 None ##" as a template and showed "## ‹decoder›").
+USER_TEXT_COLUMNS = ("annotation",)
 
 
 def other_renderables(s: Any, rows: int = ROWS) -> list:
@@ -46,7 +49,7 @@ def other_renderables(s: Any, rows: int = ROWS) -> list:
         cells = {}
         for c in cols:
             vals = head[c].tolist()
-            if c in NAME_COLUMNS and all(isinstance(v, str) for v in vals):
+            if c in NAME_COLUMNS and c not in USER_TEXT_COLUMNS and all(isinstance(v, str) for v in vals):
                 cells[c] = short_names(vals)
             else:
                 cells[c] = [fmt_value(v, str(c), r.columns.get(c, "")) for v in vals]
