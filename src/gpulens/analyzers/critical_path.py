@@ -566,7 +566,8 @@ class CriticalPath(Analyzer):
         summary, findings = self._summary(t, _advice.uses_pytorch(timeline), _host_wait_on_busy_gpu(timeline, ps),
                                           _advice.host_trace(timeline, device), _advice.vendor_of(timeline, device),
                                           _unlinked_launch_calls(timeline),
-                                          bool(context_of(timeline).mask_of("cpu_op").any()))
+                                          bool(context_of(timeline).mask_of("cpu_op").any()),
+                                          lambda: _longest_runtime_segment(ps, names))
         # the findings tree (issue 14.6), each nanosecond once: a path held by host-side or gap time is GPU idle
         # time, so it details the breakdown's idle finding; a path held by GPU work is time the kernel verdicts
         # already rank, so it is stated (title) but not counted a second time
@@ -606,7 +607,8 @@ class CriticalPath(Analyzer):
     @staticmethod
     def _summary(t: pd.DataFrame, pytorch: bool = True, waited: dict[str, int] | None = None,
                  tool: str | None = None, vendor: str | None = None,
-                 unlinked: int = 0, ops: bool = True) -> tuple[dict, list[Finding]]:
+                 unlinked: int = 0, ops: bool = True,
+                 longest: Any = None) -> tuple[dict, list[Finding]]:
         per = t.groupby("class")["time_ns"].sum().sort_values(ascending=False)
         windows = t.drop_duplicates(["rank", "step"])
         path = float(windows["step_ns"].sum())
@@ -651,6 +653,22 @@ class CriticalPath(Analyzer):
             if top == "runtime" or what != "runtime-call overhead":  # a sync event of no known call keeps its step
                 action = act
                 title += f" (largest: {top_event[:80]}, {what.split(':')[0].split(' (')[0]})"
+        one_off = 0
+        from gpulens.analyzers.launches import LAUNCH_RE
+
+        # ``longest``: a callable giving the longest runtime segment (read only when runtime calls hold the path)
+        longest = longest() if top == "runtime" and callable(longest) else None
+        if longest is not None and longest[0] >= ONE_CALL_SHARE * float(per.iloc[0]) and LAUNCH_RE.match(longest[1]):
+            # one call holds most of it (an MI250 trace's single 6.54 ms first hipLaunchKernel): a one-off stall,
+            # not per-call overhead that graphs or fusion would remove — the idle finding leaves the same gap out
+            one_off = int(longest[0])
+            title = (f"Critical path: {CLASS_WORDS.get(top, top)} hold {100 * per.iloc[0] / path:.0f} % of the "
+                     f"{'step time' if stepped else 'traced time'}{over}, {fmt_ns(one_off)} of it one "
+                     f"{longest[1][:80]} call")
+            action = (f"One {longest[1][:80]} call of {fmt_ns(one_off)} holds most of it: a one-off stall (a first "
+                      "launch loading the kernel's code object, a lazy initialisation), not per-call overhead that "
+                      f"{_advice.vendor_word(vendor, 'graphs')} or fusion would remove — warm up before profiling "
+                      "and profile the steady state.")
         busy_share = waited.get(top, 0) / float(per.iloc[0]) if per.iloc[0] else 0.0
         if top in WAIT_CLASSES and busy_share >= 0.5:
             # the host waited while the GPU worked: the walk found no recorded dependency to follow (a full launch
@@ -662,10 +680,31 @@ class CriticalPath(Analyzer):
                        "every thread that launches is read), so the host is not what holds the step.")
             action = ("Treat these steps as GPU-bound: shorten the kernels that run during the host's waits (the "
                       "kernel verdicts say how); cutting host work would not shorten them.")
-        stake = None if top in WAIT_CLASSES and busy_share >= 0.5 else int(per.iloc[0])  # GPU time: the kernels'
+        stake = None if top in WAIT_CLASSES and busy_share >= 0.5 else int(per.iloc[0]) - one_off  # the one-off
+        # call is a profiling-window cost, left out as the idle finding leaves its gap out; GPU time: the kernels'
         f = Finding(title, detail, category="critical-path", time_at_stake_ns=stake, key="critical_path",
                     action=action)
         return summary, [f]
+
+
+#: A runtime call holding at least this share of the runtime time on the critical path is a one-off stall.
+ONE_CALL_SHARE = 0.5
+
+
+def _longest_runtime_segment(ps: list, names: np.ndarray) -> tuple[int, str] | None:
+    """The longest single runtime-call segment on any critical path: (its length [ns], the call's name), None when
+    the paths hold none."""
+    code = CLASSES.index("runtime")
+    best: tuple[int, str] | None = None
+    for _rank, _step, _step_ns, seg in ps:
+        df = seg.frame
+        rt = df[(df["_cls"].to_numpy() == code) & (df["ns"].to_numpy() > 0)]
+        if len(rt):
+            i = int(np.argmax(rt["ns"].to_numpy()))
+            ns = int(rt["ns"].iloc[i])
+            if best is None or ns > best[0]:
+                best = (ns, str(names[int(rt["_who"].iloc[i])]))
+    return best
 
 
 def _idle_of(results: Any) -> int:
