@@ -8,6 +8,7 @@ import json
 
 from gpulens.analyzers.bottlenecks import classify_gaps
 from gpulens.collectors import collect
+from tests.test_window_suggestion_origin import launched_kernels
 
 T = 1_700_000_000_000_000  # µs since 1970: Kineto's clock
 
@@ -23,11 +24,7 @@ def _trace(path, steps: bool):
                 "dur": 1600},
                {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 1, "tid": 1, "ts": T + 1600,
                 "dur": 820}]
-    for c, ts in enumerate(starts, 1):
-        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": ts - 5,
-                   "dur": 4, "args": {"correlation": c}})
-        ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": ts, "dur": 10,
-                   "args": {"device": 0, "stream": 7, "correlation": c}})
+    ev += launched_kernels(starts)
     path.write_text(json.dumps({"traceEvents": ev}))
     return path
 

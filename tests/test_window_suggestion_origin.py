@@ -20,13 +20,21 @@ def _trace(path, lead_us: int):
            "ts": T - lead_us, "dur": lead_us + 20_000},
           {"ph": "X", "cat": "cpu_op", "name": "aten::warmup", "pid": 1, "tid": 1, "ts": T, "dur": 5}]
     starts = [T + 10 + 20 * i for i in range(20)] + [T + 3000 + 20 * i for i in range(20)]
+    ev += launched_kernels(starts)
+    path.write_text(json.dumps({"traceEvents": ev}))
+    return path
+
+
+def launched_kernels(starts: list[int], dur_us: int = 10) -> list[dict]:
+    """Kineto events of one kernel ``k`` (``dur_us`` long, stream 7) at each of ``starts`` [µs], each launched by a
+    4 µs cudaLaunchKernel call 5 µs before it starts, linked by correlation id 1, 2, …"""
+    ev = []
     for c, ts in enumerate(starts, 1):
         ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": ts - 5,
                    "dur": 4, "args": {"correlation": c}})
-        ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": ts, "dur": 10,
+        ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": ts, "dur": dur_us,
                    "args": {"device": 0, "stream": 7, "correlation": c}})
-    path.write_text(json.dumps({"traceEvents": ev}))
-    return path
+    return ev
 
 
 def test_suggested_windows_count_from_the_profiled_window_start(tmp_path):

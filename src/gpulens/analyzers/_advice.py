@@ -578,6 +578,14 @@ _SETUP_CALL = re.compile(r"^(?:cuda|cu|hip)(?:Ext)?(?:Malloc|Free|MemAlloc|MemFr
                          r"GetDevice|DeviceGetAttribute)")
 
 
+def setup_step(pytorch: bool) -> str:
+    """The next step for time held by set-up calls (:func:`is_setup_call`), read by the critical path's and the idle
+    finding's advice: do them once before the loop and profile the steady state."""
+    return ("do them once before the loop — warm up before profiling, keep allocations out of the step "
+            + ("(PyTorch's caching allocator reuses memory after the first step)" if pytorch else
+               "(allocate once and reuse)") + " — and profile the steady state")
+
+
 def is_setup_call(call: str) -> bool:
     """Whether runtime call ``call`` sets up or tears down (:data:`_SETUP_CALL`: context creation, allocation,
     module loading, stream and event creation) rather than feeding the GPU — the one list, read by the critical path's
@@ -609,9 +617,7 @@ def runtime_path_action(call: str, pytorch: bool, vendor: str | None = None) -> 
     if _SETUP_CALL.match(call):
         return ("set-up or memory management (context creation, allocation, module loading): a one-off cost",
                 f"Set-up calls hold the critical path ({call}: context creation, allocation or module loading): "
-                "do them once before the loop — warm up before profiling, keep allocations out of the step "
-                + ("(PyTorch's caching allocator reuses memory after the first step)" if pytorch else
-                   "(allocate once and reuse)") + " — and profile the steady state.")
+                f"{setup_step(pytorch)}.")
     if LAUNCH_RE.match(call):
         return ("kernel launches",
                 "Launch calls hold the critical path: fewer, larger launches "

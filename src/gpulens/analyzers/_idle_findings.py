@@ -303,15 +303,10 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
         calls = (f" (runtime calls in them: {_calls_text(host_calls)})" if host_calls else
                  " (no runtime call recorded in them: host code the profiler does not break down)")
         setup = sum(int(c["overlap_ns"]) for c in host_calls or [] if _advice.is_setup_call(c["name"]))
-        if setup >= SETUP_GAP_SHARE * ns:
-            # the host was allocating or creating streams, not preparing data: the one-off set-up advice, as the
-            # critical path gives it (AlexNet: cudaMalloc 1.94 s and cudaStreamCreateWithFlags 735 ms of 2.82 s)
-            step = ("set-up calls fill most of it — allocation, stream or module creation inside the run: do them "
-                    "once before the loop, warm up before profiling, keep allocations out of the step "
-                    + ("(PyTorch's caching allocator reuses memory after the first step)" if pytorch else
-                       "(allocate once and reuse)") + ", and profile the steady state")
-        else:
-            step = _advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, vendor=vendor)
+        # allocating or creating streams, not preparing data (AlexNet: cudaMalloc 1.94 s of 2.82 s): set-up advice
+        step = ("set-up calls fill most of it (allocation, stream or module creation inside the run): "
+                + _advice.setup_step(pytorch)) if setup >= SETUP_GAP_SHARE * ns else \
+            _advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, vendor=vendor)
         root.action = f"Start with the largest cause, {fmt_ns(ns)} waiting for the host{over}{calls}: {step}."
     elif top == "unattributed" and uvm_text(tot):
         root.action = f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}{over}: {uvm_text(tot)}."

@@ -77,8 +77,9 @@ def _step_owners(a: pd.DataFrame, depth: np.ndarray, leaves: pd.DataFrame, owner
     outermost ``ProfilerStep#N`` range of its rank whose interval holds its start: a step is the whole process's
     iteration (``prof.step()``), so the kernels the autograd engine launches from its own thread during the step
     belong to it — as the Steps table counts them — where a user range belongs to its thread alone (HTA)."""
-    names = a["name"].astype(str).to_numpy()
-    is_step = (depth == 0) & np.char.startswith(names.astype(str), "ProfilerStep#")
+    from gpulens.analyzers._steps import _STEP  # the one definition of a step range's name
+
+    is_step = (depth == 0) & a["name"].astype(str).str.match(_STEP).to_numpy(dtype=bool)
     free = owner < 0
     if not is_step.any() or not free.any():
         return

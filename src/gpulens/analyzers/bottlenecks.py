@@ -297,14 +297,9 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
 
 
 def _first_step_start(timeline: Timeline) -> dict[Any, int]:
-    """Per rank, the start of its first ``ProfilerStep#N`` mark [ns] (ranks without one are absent)."""
-    from gpulens.analyzers._steps import step_ranges
-
-    def compute() -> dict[Any, int]:
-        st = step_ranges(timeline)
-        return {k: int(v) for k, v in st.groupby("rank")["start_ns"].min().items()} if len(st) else {}
-
-    return context_of(timeline).memo("first_step_start", compute)
+    """Per rank, the start of its first ``ProfilerStep#N`` mark [ns] (ranks without one are absent): the first of
+    its :func:`_step_spans`."""
+    return {k: int(v[0][0]) for k, v in _step_spans(timeline).items() if len(v[0])}
 
 
 def _step_spans(timeline: Timeline) -> dict[Any, tuple[np.ndarray, np.ndarray]]:

@@ -128,7 +128,7 @@ def _drop_foreign_ops(ctx: Any, ev: pd.DataFrame, launch: pd.arrays.IntegerArray
     both = ~(np.asarray(launch.isna()) | np.asarray(op.isna()))
     if not both.any():
         return op
-    lp = ctx.positions(np.asarray(launch, dtype="float64")[both].astype("int64"))
+    lp = ctx.positions(launch.to_numpy(dtype="int64", na_value=0)[both])
     op_ids = np.asarray(op.to_numpy(dtype="int64", na_value=0))
     opp = ctx.positions(op_ids[both])
     ok = (lp >= 0) & (opp >= 0)
