@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 
+import pandas as pd
 import pytest
 
 from gpulens.analyzers.ncu_rules import NcuRules
@@ -118,12 +119,19 @@ def test_ncu_rules_become_findings():
     tl = collect(NV / "codegandee_rtx5090_ncu-v2_kernel_0005_details.csv")
     res = NcuRules().analyze(tl)
     t = res.table.set_index("rule")
-    # 67.9 % of the 111,810 ns launch = 75,919 ns at stake (ncu's estimate)
-    assert t.loc["IssueSlotUtilization", "time_at_stake_ns"] == 75_919
+    # TheoreticalOccupancy: global 67.9 % of the 111,810 ns launch = 75,919 ns at stake (ncu's estimate)
+    assert t.loc["TheoreticalOccupancy", "time_at_stake_ns"] == 75_919
+    assert t.loc["TheoreticalOccupancy", "speedup_type"] == "global"
+    # IssueSlotUtilization: the same 67.9 % typed "local" (the issue slots' efficiency in isolation): no time
+    assert pd.isna(t.loc["IssueSlotUtilization", "time_at_stake_ns"])
+    assert t.loc["IssueSlotUtilization", "speedup_type"] == "local"
     titles = [f.title for f in res.findings]
-    assert any("IssueSlotUtilization" in x and "67.9 %" in x for x in titles)
+    assert any("TheoreticalOccupancy" in x and "up to 67.9 % less time" in x for x in titles)
+    local = next(f for f in res.findings if "IssueSlotUtilization" in f.title)
+    assert "less time" not in local.title and "local estimate" in local.title and local.time_at_stake_ns is None
+    assert local.severity == "info"  # a local estimate alone makes no warning
     assert not any("SOLFPRoofline" in x for x in titles)  # INF: kept in the table, not a finding
-    assert {f.severity for f in res.findings if "67.9" in f.title} == {"warning"}
+    assert {f.severity for f in res.findings if "TheoreticalOccupancy" in f.title} == {"warning"}
     assert NcuRules().analyze(collect(NV / "olajide_rtx5070_metrics_saxpy.csv")).skipped
 
 

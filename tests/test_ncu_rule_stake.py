@@ -69,13 +69,17 @@ def test_real_gemm_table_and_finding_agree():
     _, rows = rows_of(GEMM)
     src = gpulens.analyze([GEMM]).sources[0]
     got = same_figure_in_table_and_findings(src)
-    # 67.9 % of 111.81 µs, below the verdict's 111.81 × (1 − 0.321): no cap
-    assert got["IssueSlotUtilization"] == round(duration_ns(rows) * speedup(rows, "IssueSlotUtilization") / 100)
+    # TheoreticalOccupancy's global 67.9 % of 111.81 µs, below the verdict's 111.81 × (1 − 0.321): no cap
+    assert got["TheoreticalOccupancy"] == round(duration_ns(rows) * speedup(rows, "TheoreticalOccupancy") / 100)
+    # IssueSlotUtilization's 67.9 % is typed "local" in the CSV: no time at stake from it
+    local = next(r for r in rows if r["Rule Name"] == "IssueSlotUtilization")
+    assert local["Estimated Speedup Type"] == "local" and "IssueSlotUtilization" not in got
 
 
 def test_a_rule_is_capped_at_its_kernels_verdict(tmp_path):
     """The GEMM with Memory Throughput 85 % (SOL): memory-bound, 111.81 µs × 0.15 = 16.77 µs at stake; ncu's 67.9 %
-    (75.92 µs) is more than the kernel has at stake, so both the table and the finding show 16.77 µs, with a note."""
+    (75.92 µs, TheoreticalOccupancy's global estimate) is more than the kernel has at stake, so both the table and the
+    finding show 16.77 µs, with a note."""
     def edit(r):
         if r["Section Name"] == "GPU Speed Of Light Throughput" and r["Metric Name"] == "Memory Throughput":
             r["Metric Value"] = "85.00"
@@ -87,9 +91,9 @@ def test_a_rule_is_capped_at_its_kernels_verdict(tmp_path):
     dur = duration_ns(rows)
     assert verdict["verdict"] == "memory-bound" and verdict["time_at_stake_ns"] == round(dur * (1 - 0.85))
     got = same_figure_in_table_and_findings(src)
-    assert dur * speedup(rows, "IssueSlotUtilization") / 100 > verdict["time_at_stake_ns"]
-    assert got["IssueSlotUtilization"] == verdict["time_at_stake_ns"]
-    note = src.results["ncu_rules"].table.set_index("rule").loc["IssueSlotUtilization", "stake_note"]
+    assert dur * speedup(rows, "TheoreticalOccupancy") / 100 > verdict["time_at_stake_ns"]
+    assert got["TheoreticalOccupancy"] == verdict["time_at_stake_ns"]
+    note = src.results["ncu_rules"].table.set_index("rule").loc["TheoreticalOccupancy", "stake_note"]
     assert "memory-bound verdict" in note
 
 

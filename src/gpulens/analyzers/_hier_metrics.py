@@ -2,8 +2,9 @@
 rocprofiler-compute counters).
 
 NVIDIA (Nsight Compute metric names; Kernel Profiling Guide "Roofline"): FLOPs = Σ over fp16/fp32/fp64 of
-``add + mul + 2·fma`` thread instructions (``sm__sass_thread_inst_executed_op_{h,f,d}{add,mul,fma}_pred_on.sum``)
-+ tensor-core operations (``sm__ops_path_tensor_*.sum``; tensor FLOPs are never guessed from instruction counts);
+``add + mul + 2·fma`` thread instructions (``{sm,smsp}__sass_thread_inst_executed_op_{h,f,d}{add,mul,fma}_pred_on.sum``,
+or counted from their ``.per_cycle_elapsed`` rates) + tensor-core operations per source type
+(``sm__ops_path_tensor_src_*.sum``; tensor FLOPs are never guessed from instruction counts);
 bytes per level: DRAM ``dram__bytes.sum`` (or read + write), L2 ``lts__t_bytes.sum``, L1 ``l1tex__t_bytes.sum``,
 (else 32 × the global load/store sectors ``l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}.sum``), shared
 ``sm__sass_data_bytes_mem_shared.sum``.
@@ -23,9 +24,6 @@ import numpy as np
 import pandas as pd
 
 LEVELS = ("dram", "l2", "l1", "shared")
-_NV_FLOP = [(f"sm__sass_thread_inst_executed_op_{p}{op}_pred_on.sum", 2.0 if op == "fma" else 1.0)
-            for p in "hfd" for op in ("add", "mul", "fma")]
-_NV_TENSOR_PREFIX = "sm__ops_path_tensor_"
 _NV_BYTES = {"dram": ("dram__bytes.sum",), "l2": ("lts__t_bytes.sum",), "l1": ("l1tex__t_bytes.sum",),
              "shared": ("sm__sass_data_bytes_mem_shared.sum",)}
 _NV_DRAM_PARTS = (("dram__bytes_read.sum", "dram__bytes_write.sum"),
@@ -56,7 +54,8 @@ def _wide(counters: pd.DataFrame, ids: np.ndarray) -> pd.DataFrame:
 
 
 #: Metric-name prefixes read here (everything else in a large Counters table is skipped before pivoting).
-_WANTED_PREFIXES = ("sm__sass_thread_inst_executed_op_", "sm__ops_path_tensor_", "dram__bytes", "lts__t_bytes",
+_WANTED_PREFIXES = ("sm__sass_thread_inst_executed_op_", "smsp__sass_thread_inst_executed_op_", "sm__cycles_elapsed",
+                    "smsp__cycles_elapsed", "sm__ops_path_tensor_", "dram__bytes", "lts__t_bytes",
                     "l1tex__t_bytes", "l1tex__t_sectors_pipe_lsu_mem_global_op_", "sm__sass_data_bytes_mem_shared",
                     "SQ_INSTS_VALU_", "TCC_", "TCP_TOTAL_CACHE_ACCESSES", "SQ_LDS_", "GRBM_GUI_ACTIVE")
 
@@ -68,12 +67,20 @@ def _sum(w: pd.DataFrame, terms: list[tuple[str, float]]) -> np.ndarray:
     return sum(w[m].fillna(0).to_numpy(dtype=float) * f for m, f in present)
 
 
-def nvidia(counters: pd.DataFrame, ids: np.ndarray) -> pd.DataFrame:
-    """Columns ``flops``, ``tensor_flops`` and ``bytes_<level>`` per event id (NaN when not counted)."""
+def nvidia(counters: pd.DataFrame, ids: np.ndarray, dur_ns: pd.Series | None = None) -> pd.DataFrame:
+    """Columns ``flops``, ``tensor_flops`` and ``bytes_<level>`` per event id (NaN when not counted).
+
+    FP-instruction counts and tensor-core operations are read as the roofline's :mod:`gpulens.analyzers._work`
+    reads them (one spelling per instruction; counts from ncu's per-cycle rates given ``dur_ns``, each event's
+    duration [ns] by event id; the tensor totals per source type, never their per-instruction breakdowns)."""
+    from gpulens.analyzers._work import _NCU_TENSOR, counts_from_rates, fp_counters
+
     w = _wide(counters, ids)
+    if dur_ns is not None:
+        w = counts_from_rates(w, dur_ns)
     out = pd.DataFrame(index=w.index)
-    out["flops"] = _sum(w, _NV_FLOP)
-    tens = [(m, 1.0) for m in w.columns if m.startswith(_NV_TENSOR_PREFIX) and m.endswith(".sum")]
+    out["flops"] = _sum(w, [(m, per) for m, _, per in fp_counters(w.columns)])
+    tens = [(m, 1.0) for m in w.columns if _NCU_TENSOR.match(m)]
     out["tensor_flops"] = _sum(w, tens)
     out["flops"] = np.where(np.isnan(out["flops"]), out["tensor_flops"],
                             out["flops"] + np.nan_to_num(out["tensor_flops"]))

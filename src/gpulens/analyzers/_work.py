@@ -4,7 +4,12 @@ shapes. Used by the roofline analyzer.
 Counter formulas (gpu-facts §1.3–1.4):
 
 * Nsight Compute SASS counters ``smsp__sass_thread_inst_executed_op_{f,d,h}{add,mul,fma}_pred_on.sum`` (also the
-  ``sm__`` spelling): add + mul + 2 × fma per precision (HTA uses the same weights); tensor work from
+  ``sm__`` spelling): add + mul + 2 × fma per precision (HTA uses the same weights). Nsight Compute's roofline
+  sections (SpeedOfLight_RooflineChart) record these as rates, ``….sum.per_cycle_elapsed`` [inst/cycle], not counts:
+  count = rate × the unit's elapsed cycles (``<unit>__cycles_elapsed.avg``, else ``….avg.per_second`` × the
+  kernel's duration) — the product ncu's chart itself plots as achieved FLOP/s (rate × cycles per second); a
+  ``.sum`` count, when also present, wins. (An H200 saxpy over 2²⁴ elements: 148.947 inst/cycle × 1.976 GHz ×
+  56.99 µs = 16,777,2xx FFMA.) Tensor work from
   ``sm__ops_path_tensor_src_<type>_dst_<type>.sum`` (counted in FLOPs); ``flop_count_{sp,dp,hp}.sum`` when given.
   Bytes: ``dram__bytes_read.sum + dram__bytes_write.sum``, else ``dram__bytes.sum``, else
   ``dram__bytes_op_read.sum + dram__bytes_op_write.sum``.
@@ -31,7 +36,15 @@ from gpulens.analyzers.context import category_mask, context_of, int_sums, reind
 from gpulens.timeline import Timeline
 
 _NCU_FP = re.compile(r"^(?:smsp|sm)__sass_thread_inst_executed_op_([dfh])(add|mul|fma)_pred_on\.sum$")
-_NCU_TENSOR = re.compile(r"^sm__ops_path_tensor_src_([a-z0-9]+?)_dst_[a-z0-9]+\.sum$")
+#: the same counters as rates (ncu's roofline sections): group 1 the unit (smsp or sm), group 2 the count's name
+_NCU_FP_RATE = re.compile(r"^((?:smsp|sm))__(sass_thread_inst_executed_op_[dfh](?:add|mul|fma)_pred_on\.sum)"
+                          r"\.per_cycle_elapsed$")
+_NCU_CYCLES = re.compile(r"^(?:smsp|sm)__cycles_elapsed\.avg(?:\.per_second)?$")
+#: tensor-core work per source type: ``sm__ops_path_tensor_src_<type>[_dst_<type>][_sparsity_on|off].sum`` (the
+#: per-instruction breakdowns ``sm__ops_path_tensor_op_<hmma|hgmma|…>_src_…`` count the same operations again and
+#: are not read: an H200 bf16 GEMM reports 137,438,953,472 = 2·4096³ in both ``…_src_bf16_dst_fp32.sum`` and
+#: ``…_op_hgmma_src_bf16_dst_fp32_sparsity_off.sum``)
+_NCU_TENSOR = re.compile(r"^sm__ops_path_tensor_src_([a-z0-9]+?)(?:_dst_[a-z0-9]+)?(?:_sparsity_(?:on|off))?\.sum$")
 _NCU_FLOPCOUNT = re.compile(r"^flop_count_(sp|dp|hp)(?:\.sum)?$")
 _AMD_VALU = re.compile(r"^SQ_INSTS_VALU_(ADD|MUL|FMA|TRANS)_F(16|32|64)(?:_sum)?$")
 _AMD_MFMA = re.compile(r"^SQ_INSTS_VALU_MFMA_MOPS_(F16|BF16|F32|F64|I8)(?:_sum)?$")
@@ -39,7 +52,8 @@ _BYTES = re.compile(r"^(dram__bytes(_read|_write|_op_read|_op_write)?\.sum|FETCH
                     r"TCC_EA0?_(RD|WR)REQ(_32B|_64B)?(_sum)?|TCC_BUBBLE(_sum)?)$")
 _PREC = {"d": "fp64", "f": "fp32", "h": "fp16", "sp": "fp32", "dp": "fp64", "hp": "fp16", "F16": "fp16",
          "BF16": "bf16", "F32": "fp32", "F64": "fp64", "I8": "int8", "fp16": "fp16", "bf16": "bf16",
-         "tf32": "tf32", "fp8": "fp8", "e4m3": "fp8", "e5m2": "fp8", "int8": "int8", "s8": "int8", "fp64": "fp64"}
+         "tf32": "tf32", "fp8": "fp8", "e4m3": "fp8", "e5m2": "fp8", "int8": "int8", "s8": "int8", "fp64": "fp64",
+         "int1": "int1", "int4": "int4", "fp4": "fp4", "fp6": "fp6"}
 WORK_COLUMNS = ["flops", "bytes", "precision", "matrix", "source"]
 
 
@@ -56,7 +70,7 @@ def counter_work(timeline: Timeline, event_ids: np.ndarray) -> pd.DataFrame:
 
     Vectorised: the event × metric values are pivoted once and each formula is a column expression.
     """
-    pats = (_NCU_FP, _NCU_TENSOR, _NCU_FLOPCOUNT, _AMD_VALU, _AMD_MFMA, _BYTES)
+    pats = (_NCU_FP, _NCU_FP_RATE, _NCU_CYCLES, _NCU_TENSOR, _NCU_FLOPCOUNT, _AMD_VALU, _AMD_MFMA, _BYTES)
     sub = context_of(timeline).counter_rows(lambda m: any(p.match(m) for p in pats), event_ids)
     idx = pd.Index(event_ids, name="event_id")
     # float columns and object (text) columns made separately: an all-object frame whose float columns are then
@@ -67,7 +81,9 @@ def counter_work(timeline: Timeline, event_ids: np.ndarray) -> pd.DataFrame:
     if not len(sub):
         return out
     sub = sub.drop_duplicates(["event_id", "metric"])
-    wide = sub.pivot(index="event_id", columns="metric", values="value")
+    ev = timeline.events
+    wide = counts_from_rates(sub.pivot(index="event_id", columns="metric", values="value"),
+                             pd.Series(ev["dur_ns"].to_numpy(dtype=float), index=ev["event_id"].to_numpy()))
     units = dict(zip(sub["metric"], sub["unit"].astype(str)))
     parts: dict[tuple[str, bool], pd.Series] = {}
 
@@ -75,10 +91,12 @@ def counter_work(timeline: Timeline, event_ids: np.ndarray) -> pd.DataFrame:
         key = (prec, matrix)
         parts[key] = parts[key].add(v.fillna(0)) if key in parts else v.fillna(0)
 
+    for m, prec, per in fp_counters(wide.columns):
+        add(prec, False, wide[m].astype(float) * per)
     for m in wide.columns:
         v = wide[m].astype(float)
-        if (g := _NCU_FP.match(m)):
-            add(_PREC[g.group(1)], False, v * (2 if g.group(2) == "fma" else 1))
+        if _NCU_FP.match(m):
+            continue  # counted above, one spelling per instruction
         elif (g := _NCU_TENSOR.match(m)):
             add(_PREC.get(g.group(1), "fp16"), True, v)
         elif (g := _NCU_FLOPCOUNT.match(m)):
@@ -125,6 +143,37 @@ def counter_work(timeline: Timeline, event_ids: np.ndarray) -> pd.DataFrame:
     out["flops"] = out["flops"].astype(float)
     out["bytes"] = out["bytes"].astype(float)
     return out
+
+
+def counts_from_rates(wide: pd.DataFrame, dur_ns: pd.Series) -> pd.DataFrame:
+    """``wide`` (event × metric, indexed by event id) with each FP-instruction rate
+    ``<unit>__X.sum.per_cycle_elapsed`` turned into the count ``<unit>__X.sum`` (module doc), filling only where that
+    count is missing; ``dur_ns`` gives each event's duration [ns] (indexed by event id). A rate without a clock or a
+    duration stays unknown. Returns the frame with the rate and clock columns dropped."""
+    rates = [m for m in wide.columns if _NCU_FP_RATE.match(m)]
+    if not rates:
+        return wide
+    wide = wide.copy()
+    dur = dur_ns.reindex(wide.index).astype(float)
+    for m in rates:
+        unit, count = _NCU_FP_RATE.match(m).groups()
+        cycles = _col(wide, f"{unit}__cycles_elapsed.avg").astype(float).combine_first(
+            _col(wide, f"{unit}__cycles_elapsed.avg.per_second").astype(float) * dur / 1e9)
+        name = f"{unit}__{count}"
+        wide[name] = _col(wide, name).astype(float).combine_first(wide[m].astype(float) * cycles)
+    return wide.drop(columns=[m for m in wide.columns if _NCU_FP_RATE.match(m) or _NCU_CYCLES.match(m)])
+
+
+def fp_counters(columns) -> list[tuple[str, str, float]]:
+    """The ncu FP-instruction counts among ``columns`` as (metric, precision, FLOPs per instruction: 2 for an FMA),
+    one per (precision, operation): the ``smsp__`` and ``sm__`` spellings count the same instructions (the sum over
+    every SMSP is the sum over every SM), so the ``smsp__`` one is taken when both are present."""
+    chosen: dict[tuple[str, str], str] = {}
+    for m in map(str, columns):
+        g = _NCU_FP.match(m)
+        if g and ((g.group(1), g.group(2)) not in chosen or m.startswith("smsp__")):
+            chosen[(g.group(1), g.group(2))] = m
+    return [(m, _PREC[p], 2.0 if op == "fma" else 1.0) for (p, op), m in chosen.items()]
 
 
 def tcc_ea_bytes(rdreq, rdreq_32b, wrreq, wrreq_64b, bubble=0):

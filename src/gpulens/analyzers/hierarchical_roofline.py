@@ -88,7 +88,8 @@ class HierarchicalRoofline(Analyzer):
             return no_counters()
         k = hot_kernels(timeline, None)
         ids = k["event_id"].to_numpy()
-        m = H.amd(timeline.counters, ids, rec) if is_amd else H.nvidia(timeline.counters, ids)
+        dur = pd.Series(timeline.events["dur_ns"].to_numpy(dtype=float), index=timeline.events["event_id"].to_numpy())
+        m = H.amd(timeline.counters, ids, rec) if is_amd else H.nvidia(timeline.counters, ids, dur)
         per = m.reset_index(drop=True).assign(name=text_series(k["name"]),  # object Series: no str-dtype inference
                                               time_ns=k["dur_ns"].to_numpy(dtype=float))
         if per["flops"].isna().all() or per[[f"bytes_{lv}" for lv in H.LEVELS]].isna().all().all():

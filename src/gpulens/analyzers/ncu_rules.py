@@ -16,6 +16,15 @@ Rule texts of a ``.ncu-rep`` carry ncu's link markup (``ncu_report``'s ``IRuleRe
 ncu's own CSV export prints (:func:`plain_text`): the hypertext, a URL in parentheses after it — "Look at Launch
 Statistics", never "Look at @section:LaunchStats:Launch Statistics@".
 
+Only a *global* estimate is a cut in the kernel's duration. ncu types each estimate (the CSV's ``Estimated Speedup
+Type``; ``.ncu-rep`` ``IFrontend.SpeedupType``): NVIDIA's NvRules API defines ``SpeedupType_LOCAL`` as "the
+proportional increase in efficiency of the hardware usage when viewing the performance problem in isolation" — a
+rule's own unit (the compute pipes, the issue slots), which shortens the kernel only as far as that unit limits it.
+On a memory-bound H200 elementwise kernel at 88 % of DRAM bandwidth, HighPipeUtilization's local 96.8 % ("the pipes
+are 3 % busy") was shown as "up to 96.8 % less time" and led the findings. A local estimate is kept in the table
+(``speedup_type``) and its finding says what it measures; its time at stake is unknown. An estimate with no type
+(exports that lack the column) is read as global, as before.
+
 One figure for the table and the finding: a rule's estimate is a part of what its kernel can give, so it is capped
 at (1) the kernel's time on those launches less the 2 µs each launch keeps whatever the fix
 (:func:`gpulens.analyzers._stake.floor_stake`) and (2) the kernel's verdict time at stake when the ``verdicts``
@@ -42,7 +51,10 @@ COLUMNS = {
             "same words)",
     "launches": "launches of this kernel on which the rule fired",
     "max_speedup_pct": "largest estimated speedup over those launches [%] (NaN when ncu gives none)",
-    "time_at_stake_ns": "Σ over launches of the launch's largest estimated speedup % × its duration, capped at the "
+    "speedup_type": "'global' (a cut in the kernel's duration) or 'local' (the rule's hardware unit used that much "
+                    "better, viewed in isolation: not a time saving) for the largest estimate; '' when ncu gives "
+                    "no type [text]",
+    "time_at_stake_ns": "Σ over launches of the launch's largest global estimated speedup % × its duration, capped at the "
                         "kernel's time less 2 µs per launch and at its verdict's time at stake: the figure its "
                         "finding shows [ns] (unknown when ncu gives no estimate)",
     "stake_note": "which cap applied to the time at stake, if any [note]",
@@ -73,16 +85,22 @@ class NcuRules(Analyzer):
         r = rules.copy()
         r["description"] = [plain_text(x) for x in r["description"].astype(object).where(r["description"].notna(), "")]
         r["dur_ns"] = r["event_id"].map(dur).fillna(0).astype("float64")
-        r["stake"] = (r["estimated_speedup_pct"] / 100.0) * r["dur_ns"]
+        kind = r["speedup_type"].astype(object).where(r["speedup_type"].notna(), "").astype(str).str.strip() \
+            .str.lower() if "speedup_type" in r else pd.Series("", index=r.index)
+        r["speedup_type"] = kind
+        # a local estimate is no cut in the kernel's time (module doc): no time at stake from it
+        r["stake"] = ((r["estimated_speedup_pct"] / 100.0) * r["dur_ns"]).where(kind != "local")
         # one launch, one estimate: the largest of the rule's rows on that launch (rows are views, not additive)
         per_launch = r.groupby(["rule", "kernel", "event_id"], sort=False)["stake"].max()
         stake = per_launch.groupby(level=["rule", "kernel"], sort=False).sum(min_count=1)
         launch_dur = r.drop_duplicates(["rule", "kernel", "event_id"]).groupby(["rule", "kernel"], sort=False)
         g = r.groupby(["rule", "kernel"], sort=False)
+        rep = _representative(r)
         t = pd.DataFrame({
-            "type": g["type"].first(), "launches": g["event_id"].nunique(),
-            "max_speedup_pct": g["estimated_speedup_pct"].max(), "time_at_stake_ns": stake,
-            "kernel_ns": launch_dur["dur_ns"].sum(), "description": g["description"].first(),
+            "type": rep["type"], "launches": g["event_id"].nunique(),
+            "max_speedup_pct": g["estimated_speedup_pct"].max(), "speedup_type": _largest_type(r),
+            "time_at_stake_ns": stake,
+            "kernel_ns": launch_dur["dur_ns"].sum(), "description": rep["description"],
         }).reset_index()
         t["time_at_stake_ns"], t["stake_note"] = _capped(t, _verdict_stakes(results))
         t["time_at_stake_ns"] = t["time_at_stake_ns"].astype("Int64")
@@ -94,11 +112,14 @@ class NcuRules(Analyzer):
                 continue
             sp = row.max_speedup_pct
             has_sp = isinstance(sp, float) and not np.isnan(sp)
-            severe = str(row.type).upper() in ("WRN", "ERR") or (has_sp and sp >= WARN_SPEEDUP_PCT)
+            local = row.speedup_type == "local"
+            severe = str(row.type).upper() in ("WRN", "ERR") or (has_sp and not local and sp >= WARN_SPEEDUP_PCT)
             kern = str(row.kernel) if len(str(row.kernel)) <= 50 else str(row.kernel)[:49] + "…"
-            # ncu's "Est. Speedup" is a cut in the kernel's duration (its time at stake below), not a rate: 67.9 %
-            # means about a third of the time left, which "67.9 % faster" (1.68× the speed) would misstate
-            gain = f"up to {sp:.1f} % less time (ncu's estimate)" if has_sp else "advice"
+            # ncu's global "Est. Speedup" is a cut in the kernel's duration (its time at stake below), not a rate:
+            # 67.9 % means about a third of the time left, which "67.9 % faster" (1.68× the speed) would misstate
+            gain = ("advice" if not has_sp else
+                    f"its unit up to {sp:.1f} % better used, viewed in isolation (ncu's local estimate, not a cut "
+                    "in the kernel's time)" if local else f"up to {sp:.1f} % less time (ncu's estimate)")
             title = f"ncu {row.rule} on {kern}: {gain} ({row.launches} launch{'es' if row.launches != 1 else ''})"
             findings.append(Finding(title, str(row.description), "warning" if severe else "info", "ncu-rule",
                                     None if pd.isna(row.time_at_stake_ns) else int(row.time_at_stake_ns) or None,
@@ -143,6 +164,45 @@ def plain_text(text: Any) -> str:
         return body.split(":", 1)[-1] if ":" in body else body
 
     return _MARKUP.sub(render, s)
+
+
+#: ncu's note that a rule ran without an optional metric ("The optional metric smsp__pcsamp_sample_count could not
+#: be found. Collecting it as an additional metric could enable the rule to provide more guidance.", typed WRN, seen
+#: on every CPIStall of an H200 capture with ncu 2025.3): a remark on the collection, not on the kernel.
+_COLLECTION_NOTE = re.compile(r"^\s*The optional metrics? \S+ could not be found\b", re.IGNORECASE)
+#: Message types by weight: the group's type is its weightiest message's.
+_TYPE_WEIGHT = {"ERR": 3, "WRN": 2, "OPT": 1}
+
+
+def _representative(r: pd.DataFrame) -> pd.DataFrame:
+    """(rule, kernel) → the message that speaks for the group (its ``type`` and ``description``): the one with the
+    largest estimate, else the first of the weightiest type. A rule writes several messages per launch (CPIStall: a
+    WRN that an optional metric was missing, the OPT advice with its estimate, an INF pointer to a table); the first
+    one was shown before, so the H200 CPIStall finding read "The optional metric … could not be found" as its advice.
+    Collection notes weigh as information."""
+    typ = r["type"].astype(object).where(r["type"].notna(), "").astype(str).str.upper()
+    note = r["description"].astype(str).str.match(_COLLECTION_NOTE)
+    weight = typ.map(_TYPE_WEIGHT).fillna(0).where(~note, 0)
+    order = pd.DataFrame({"rule": r["rule"], "kernel": r["kernel"], "est": r["estimated_speedup_pct"],
+                          "weight": weight, "pos": np.arange(len(r)), "type": typ.where(~note, "INF"),
+                          "description": r["description"]})
+    order = order.sort_values(["est", "weight", "pos"], ascending=[False, False, True], na_position="last",
+                              kind="stable")
+    top = order.drop_duplicates(["rule", "kernel"]).set_index(["rule", "kernel"])
+    heavy = order.sort_values(["weight", "pos"], ascending=[False, True], kind="stable") \
+        .drop_duplicates(["rule", "kernel"]).set_index(["rule", "kernel"])
+    keys = r.drop_duplicates(["rule", "kernel"]).set_index(["rule", "kernel"]).index
+    top, heavy = top.reindex(keys), heavy.reindex(keys)
+    # the group's type is its weightiest message's, whichever message carries the estimate
+    return pd.DataFrame({"type": heavy["type"], "description": top["description"]})
+
+
+def _largest_type(r: pd.DataFrame) -> pd.Series:
+    """(rule, kernel) → the speedup type of its largest estimate ('' for a group with no estimate)."""
+    top = r[r["estimated_speedup_pct"].notna()].sort_values("estimated_speedup_pct", ascending=False, kind="stable")
+    top = top.drop_duplicates(["rule", "kernel"]).set_index(["rule", "kernel"])["speedup_type"]
+    keys = r.drop_duplicates(["rule", "kernel"]).set_index(["rule", "kernel"]).index
+    return top.reindex(keys).fillna("")
 
 
 def _verdict_stakes(results: Any) -> dict[str, tuple[float, str]]:

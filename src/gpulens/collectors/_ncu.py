@@ -41,7 +41,8 @@ RULE_COLUMNS = {
     "rule": "rule name as ncu spells it (SOLBottleneck, AchievedOccupancy, ...)",
     "type": "OPT (optimisation advice), WRN (warning), INF (information) or ERR",
     "description": "the rule's text",
-    "speedup_type": "'local' (this kernel) or 'global' (whole workload) or '' when not given",
+    "speedup_type": "'global' (a cut in the kernel's duration) or 'local' (the rule's hardware unit used that much "
+                    "better, viewed in isolation; NvRules SpeedupType_LOCAL) or '' when not given",
     "estimated_speedup_pct": "ncu's estimated speedup [%], NaN when not given",
 }
 

@@ -1,7 +1,10 @@
 """Small PyTorch workload profiled with torch.profiler (Kineto trace) for gpulens's H200 test data.
 
-Kernels: a bf16 GEMM (tensor cores), a saxpy-like elementwise op over ~134 MB, layernorm + softmax, a tiny-grid
-kernel, over a few steps. Writes ``$OUT/h200_kineto.pt.trace.json.gz`` (< 2 MB). ``--cpu`` dry-runs it on the CPU.
+Per step (5 steps: wait 1, warmup 1, active 3): a bf16 GEMM 4096³ (tensor cores), y = 2·x + y over 2²⁴ fp32
+(mul + add kernels), layernorm + softmax on 8192×1024 fp32, a 32-element tiny kernel, a pinned host→device copy
+of 64 MiB and a device→host copy of 4 MiB, a bf16 GEMM 2048³ on a side stream overlapping the copy, and one replay
+of a CUDA graph holding 3 kernels (relu, mul, add on 2²⁰ fp32). ``--cpu`` dry-runs it on the CPU.
+Writes ``$OUT/h200_kineto.pt.trace.json.gz``.
 """
 
 from __future__ import annotations
@@ -20,25 +23,48 @@ from torch.profiler import ProfilerActivity, profile, schedule
 def main() -> int:
     cpu = "--cpu" in sys.argv
     dev = "cpu" if cpu else "cuda"
-    out = Path(os.environ.get("OUT", "/tmp/devcap_out"))
+    out = Path(os.environ.get("CAP", os.environ.get("OUT", "/tmp/devcap_out")))
     out.mkdir(parents=True, exist_ok=True)
     n = 1 << 12 if not cpu else 256
     a = torch.randn(n, n, device=dev, dtype=torch.bfloat16)
     b = torch.randn(n, n, device=dev, dtype=torch.bfloat16)
-    x = torch.randn((1 << 24) if not cpu else 1 << 12, device=dev)  # 64 MB in + 64 MB out ≈ 134 MB moved
+    a2 = torch.randn(n // 2, n // 2, device=dev, dtype=torch.bfloat16)
+    x = torch.randn((1 << 24) if not cpu else 1 << 12, device=dev)
     y = torch.randn_like(x)
     h = torch.randn(8192 if not cpu else 64, 1024, device=dev)
     ln = torch.nn.LayerNorm(1024, device=dev)
     tiny = torch.randn(32, device=dev)
+    host = torch.randn(1 << 24 if not cpu else 1 << 10)  # 64 MiB fp32
+    if not cpu:
+        host = host.pin_memory()
+    g_in = torch.randn(1 << 20 if not cpu else 1 << 8, device=dev)
+    side = torch.cuda.Stream() if not cpu else None
+    graph = None
+    if not cpu:
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for _ in range(2):
+                g_out = (torch.relu(g_in) * 2.0) + 1.0
+        torch.cuda.current_stream().wait_stream(s)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            g_out = (torch.relu(g_in) * 2.0) + 1.0
+        torch.cuda.synchronize()
     acts = [ProfilerActivity.CPU] + ([] if cpu else [ProfilerActivity.CUDA])
     with torch.inference_mode(), profile(activities=acts, record_shapes=True, with_flops=True,
-                 schedule=schedule(wait=1, warmup=1, active=3)) as prof:
+                                         schedule=schedule(wait=1, warmup=1, active=3)) as prof:
         for _ in range(5):
             c = a @ b
             y = 2.0 * x + y
-            s = torch.softmax(ln(h), dim=-1)
+            s_ = torch.softmax(ln(h), dim=-1)
             t = tiny * 3.0 + 1.0
             if not cpu:
+                dev_copy = host.to(dev, non_blocking=True)
+                with torch.cuda.stream(side):
+                    c2 = a2 @ a2
+                back = c[:1024].float().to("cpu")
+                graph.replay()
                 torch.cuda.synchronize()
             prof.step()
     raw = out / "h200_kineto.pt.trace.json"
@@ -48,7 +74,7 @@ def main() -> int:
     raw.unlink()
     ev = json.load(gzip.open(str(raw) + ".gz"))["traceEvents"]
     print("kineto events:", len(ev), "kernels:", sum(e.get("cat") == "kernel" for e in ev), float(c.sum()),
-          float(s.sum()), float(t.sum()))
+          float(s_.sum()), float(t.sum()))
     return 0
 
 

@@ -1,0 +1,156 @@
+"""Real NVIDIA H200 captures (tests/data/nvidia/h200, recipe in its capture/ folder): Nsight Compute 2025.3.1 raw
+and details CSV exports and a .ncu-rep of four CUDA C++ kernels and four PyTorch kernels, and Kineto traces of a
+PyTorch workload. Expected values come from the kernels' source (element counts, matrix sizes), the raw files (read
+with the csv / json modules) or NVIDIA's definitions, never from gpulens's own output.
+
+Kinds of fault covered:
+* ncu FP-instruction counters given only as rates (``….sum.per_cycle_elapsed``, the roofline sections' form) were
+  not counted: the roofline was skipped ("no FLOP source") on every capture made with ncu's standard sections.
+* ncu's per-instruction tensor breakdowns (``sm__ops_path_tensor_op_…``) were added to the per-type totals: the
+  hierarchical roofline counted each tensor-core FLOP twice.
+* a "local" ncu speedup estimate (a hardware unit's efficiency in isolation, not a cut in run time) was shown as
+  "up to N % less time" and led the findings; a rule's first message (a note that an optional metric was missing)
+  stood for its advice.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+
+import pandas as pd
+import pytest
+
+import gpulens
+from tests.conftest import DATA
+
+H200 = DATA / "nvidia" / "h200"
+N_SAXPY = 1 << 24          # kernels.cu: saxpy over n = 1 << 24 floats, one FFMA each
+G = 2048                   # kernels.cu: gemm_naive / gemm_wmma on 2048 × 2048 matrices
+N_TORCH = 4096             # torch_ncu.py / workload.py: bf16 GEMM 4096³
+
+
+def raw_rows(name: str) -> list[dict]:
+    """The kernel rows of an ncu ``--page raw`` CSV (its second line holds the units)."""
+    with open(H200 / name, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    return rows[1:]
+
+
+def duration_ns(row: dict, unit_row_file: str) -> float:
+    with open(H200 / unit_row_file, newline="") as fh:
+        units = next(r for i, r in enumerate(csv.DictReader(fh)) if i == 0)
+    scale = {"ns": 1, "us": 1e3, "usecond": 1e3, "ms": 1e6, "msecond": 1e6}[units["gpu__time_duration.sum"]]
+    return float(row["gpu__time_duration.sum"]) * scale
+
+
+def roofline_row(src, kernel_prefix: str) -> pd.Series:
+    t = src.results["roofline"].table
+    return t[t["name"].astype(str).str.startswith(kernel_prefix)].iloc[0]
+
+
+def test_fp_counts_from_per_cycle_rates_match_the_kernel_source():
+    src = gpulens.analyze([H200 / "h200_kernels_raw.csv"]).sources[0]
+    rows = {r["Kernel Name"].split("(")[0]: r for r in raw_rows("h200_kernels_raw.csv")}
+    # the raw export holds the FFMA count only as a rate (the roofline section's form), no .sum count
+    assert "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum" not in rows["saxpy"]
+    assert float(rows["saxpy"]["smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed"]) > 0
+    assert not src.results["roofline"].skipped
+    naive = roofline_row(src, "gemm_naive")
+    # gemm_naive: one FFMA per (row, column, k): 2·2048³ FLOP; counted back from a 6-digit rate: within 1e-5
+    assert naive["flops"] == pytest.approx(2 * G ** 3, rel=1e-5)
+    assert naive["precision"] == "fp32"
+    dur = duration_ns(rows["gemm_naive"], "h200_kernels_raw.csv")
+    assert naive["flops_per_s"] == pytest.approx(2 * G ** 3 / (dur / 1e9), rel=1e-4)
+
+
+def test_hierarchical_roofline_counts_each_flop_once():
+    src = gpulens.analyze([H200 / "h200_kernels_raw.csv"]).sources[0]
+    h = src.results["hierarchical_roofline"].table
+    per = {k: g for k, g in h.groupby(h["name"].astype(str).str.split("(").str[0])}
+    # saxpy: 2 FLOP per element; its L1 traffic is x read, y read, y written: 3 × 4 bytes per element
+    assert per["saxpy"]["flops"].iloc[0] == pytest.approx(2 * N_SAXPY, rel=1e-5)
+    l1 = per["saxpy"].set_index("level").loc["l1", "bytes"]
+    assert l1 == pytest.approx(3 * 4 * N_SAXPY, rel=1e-3)
+    # gemm_wmma: bf16 tensor-core 2·2048³, reported in both the per-type total and the HMMA breakdown
+    row = next(r for r in raw_rows("h200_kernels_raw.csv") if r["Kernel Name"].startswith("gemm_wmma"))
+    # (ncu prints these with thousands separators)
+    assert float(row["sm__ops_path_tensor_src_bf16_dst_fp32.sum"].replace(",", "")) == 2 * G ** 3
+    assert float(row["sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32_sparsity_off.sum"].replace(",", "")) == 2 * G ** 3
+    assert per["gemm_wmma"]["flops"].iloc[0] == pytest.approx(2 * G ** 3, rel=1e-5)  # not 4·2048³
+
+
+def test_torch_gemm_tensor_flops_once_in_both_rooflines():
+    src = gpulens.analyze([H200 / "h200_torch_raw.csv"]).sources[0]
+    gemm = roofline_row(src, "nvjet_sm90")
+    assert gemm["flops"] == 2 * N_TORCH ** 3 and gemm["precision"] == "bf16"
+    h = src.results["hierarchical_roofline"].table
+    assert set(h.loc[h["name"].astype(str).str.startswith("nvjet_sm90"), "flops"]) == {2 * N_TORCH ** 3}
+
+
+def _details_rules(name: str) -> list[dict]:
+    with open(H200 / name, newline="") as fh:
+        return [r for r in csv.DictReader(fh) if r["Rule Name"]]
+
+
+def test_local_speedup_estimates_put_no_time_at_stake():
+    rules = _details_rules("h200_torch_details.csv")
+    local = {(r["Rule Name"], r["Kernel Name"]) for r in rules if r["Estimated Speedup Type"] == "local"}
+    glob = {(r["Rule Name"], r["Kernel Name"]) for r in rules if r["Estimated Speedup Type"] == "global"}
+    assert ("HighPipeUtilization", next(k for _, k in local if "MulFunctor" in k)) in local
+    src = gpulens.analyze([H200 / "h200_torch_details.csv"]).sources[0]
+    t = src.results["ncu_rules"].table
+    for row in t.itertuples():
+        key = (row.rule, row.kernel)
+        if key in local and key not in glob:
+            assert pd.isna(row.time_at_stake_ns) and row.speedup_type == "local", key
+    fs = [f for f in src.results["ncu_rules"].findings if "HighPipeUtilization" in f.title and "MulFunctor" in f.kernel]
+    assert len(fs) == 1 and fs[0].time_at_stake_ns is None and "less time" not in fs[0].title
+    assert "local estimate" in fs[0].title and fs[0].severity == "info"
+    # the run's first finding carries a figure from a global estimate or an analysis, not a local one
+    top = src.findings()[0]
+    assert top.time_at_stake_ns is not None and "local estimate" not in top.title
+
+
+def test_a_rule_speaks_with_its_advice_not_with_a_collection_note():
+    rules = _details_rules("h200_torch_details.csv")
+    mul = next(r["Kernel Name"] for r in rules if "MulFunctor" in r["Kernel Name"])
+    mine = [r for r in rules if r["Rule Name"] == "CPIStall" and r["Kernel Name"] == mul]
+    # ncu writes three CPIStall messages on this launch: a WRN note, the OPT advice with the estimate, an INF pointer
+    assert [r["Rule Type"] for r in mine] == ["WRN", "OPT", "INF"]
+    assert mine[0]["Rule Description"].startswith("The optional metric")
+    advice = mine[1]
+    src = gpulens.analyze([H200 / "h200_torch_details.csv"]).sources[0]
+    t = src.results["ncu_rules"].table
+    row = t[(t["rule"] == "CPIStall") & (t["kernel"] == mul)].iloc[0]
+    assert row["type"] == "OPT" and row["description"] == advice["Rule Description"]
+    assert row["max_speedup_pct"] == pytest.approx(float(advice["Estimated Speedup"]))
+    f = next(f for f in src.results["ncu_rules"].findings if f.key == f"ncu/CPIStall/{mul}")
+    assert "optional metric" not in f.detail and "optional metric" not in (f.action or "")
+
+
+def test_ncu_rep_reads_the_same_counts():
+    pytest.importorskip("ncu_report")
+    src = gpulens.analyze([H200 / "h200_kernels.ncu-rep"]).sources[0]
+    assert src.timeline.meta.devices[0]["name"] == "NVIDIA H200"
+    assert roofline_row(src, "gemm_naive")["flops"] == pytest.approx(2 * G ** 3, rel=1e-5)
+
+
+def test_kineto_workload_graph_launches_and_exposed_copies():
+    ev = json.load(gzip.open(H200 / "h200_kineto.pt.trace.json.gz"))["traceEvents"]
+    graph_calls = [e for e in ev if e.get("name") == "cudaGraphLaunch"]
+    corr = {e["args"]["correlation"] for e in graph_calls}
+    graph_kernels = [e for e in ev if e.get("cat") == "kernel" and e["args"].get("correlation") in corr]
+    d2h = [e for e in ev if e.get("cat") == "gpu_memcpy" and "DtoH" in e["name"]]
+    copies = [e for e in ev if e.get("cat") == "gpu_memcpy"]
+    kernels = [e for e in ev if e.get("cat") == "kernel"]
+    # no kernel runs during a device→host copy (the workload synchronises around it)
+    assert not any(k["ts"] < c["ts"] + c["dur"] and c["ts"] < k["ts"] + k["dur"] for c in d2h for k in kernels)
+    src = gpulens.analyze([H200 / "h200_kineto.pt.trace.json.gz"]).sources[0]
+    lt = src.results["launches"].table.set_index("launch_name")
+    assert lt.loc["cudaGraphLaunch", "calls"] == len(graph_calls) == 3
+    assert lt.loc["cudaGraphLaunch", "gpu_events"] == len(graph_kernels) == 9  # 3 kernels per replay
+    b = src.results["breakdown"].table.iloc[0]
+    assert sum(c["dur"] for c in d2h) * 1e3 <= b["exposed_memcpy_ns"] <= sum(c["dur"] for c in copies) * 1e3 + 1
+    assert src.results["verdicts"].summary["run_verdict"] == "memcpy-bound"
