@@ -154,3 +154,37 @@ def test_kineto_workload_graph_launches_and_exposed_copies():
     b = src.results["breakdown"].table.iloc[0]
     assert sum(c["dur"] for c in d2h) * 1e3 <= b["exposed_memcpy_ns"] <= sum(c["dur"] for c in copies) * 1e3 + 1
     assert src.results["verdicts"].summary["run_verdict"] == "memcpy-bound"
+
+
+def test_cudnn_attention_ops_get_forward_and_twice_forward_flops():
+    """torch 2.11 on the H200 runs SDPA through cuDNN: the kernels hang under ``aten::_cudnn_attention_forward`` /
+    ``_backward`` (FLOPs were unknown), and ``_scaled_dot_product_cudnn_attention_backward`` was given the
+    forward's FLOPs. Backward = 2 × forward (PyTorch's sdpa_backward_flop_count: dV, dP, dQ, dK)."""
+    ev = json.load(gzip.open(H200 / "h200_compiled.pt.trace.json.gz"))["traceEvents"]
+    fwd = [e for e in ev if e.get("name") == "aten::_cudnn_attention_forward"]
+    bwd = [e for e in ev if e.get("name") == "aten::_cudnn_attention_backward"]
+    b, h, n, d = fwd[0]["args"]["Input Dims"][0]           # q [B, H, N, d]
+    assert bwd[0]["args"]["Input Dims"][1] == [b, h, n, d]  # backward: grad_out first, then q
+    per_fwd = b * h * (2 * n * n * d + 2 * n * n * d)       # QKᵀ and PV, non-causal (the model's default)
+    src = gpulens.analyze([H200 / "h200_compiled.pt.trace.json.gz"]).sources[0]
+    a = src.results["attention_shapes"].table.set_index("op")
+    assert a.loc["aten::_cudnn_attention_forward", "flops"] == len(fwd) * per_fwd
+    assert a.loc["aten::_cudnn_attention_backward", "flops"] == len(bwd) * 2 * per_fwd
+    r = src.results["roofline"].table
+    bprop = r[r["name"].astype(str).str.contains("sdpa_sm90_flash_bprop")]
+    assert len(bprop) == 1 and bprop["flops"].iloc[0] > 0 and bprop["precision"].iloc[0] == "bf16"
+
+
+def test_flash_backward_cross_attention_reads_q_k_v_after_grad_out():
+    from gpulens.analyzers._flop_models import op_cost
+
+    bb, nq, nkv, hh, d, dv = 2, 128, 512, 8, 64, 32     # [B, N, H, d] layout of _flash_attention_*
+    dims = [[bb, nq, hh, dv], [bb, nq, hh, d], [bb, nkv, hh, d], [bb, nkv, hh, dv], [bb, nq, hh, dv]]
+    types = ["c10::BFloat16"] * 5
+    c = op_cost("aten::_flash_attention_backward", json.dumps(dims), json.dumps(types))
+    assert c.flops == 2 * bb * hh * (2 * nq * nkv * d + 2 * nq * nkv * dv)
+    # read Q, K, V, O, dO and write dQ, dK, dV: 2·(Q + K + V) + O + dO, 2 bytes each
+    q, k, v, o = bb * nq * hh * d, bb * nkv * hh * d, bb * nkv * hh * dv, bb * nq * hh * dv
+    assert c.bytes == 2 * (2 * (q + k + v) + 2 * o)
+    fwd = op_cost("aten::_flash_attention_forward", json.dumps(dims[1:4]), json.dumps(types[1:4]))
+    assert fwd.flops * 2 == c.flops

@@ -12,6 +12,8 @@ conv x[N,C,*in], w[Co,C/g,*k] → out    2·prod(out)·prod(w[1:]) (+ prod(out))
 SDPA q[B,Hq,Nq,d], k/v[B,Hkv,Nkv,·]    B·Hq·(2·Nq·Nkv·d + 2·Nq·Nkv·dv),        (Q + K + V + O)·b
                                        halved when causal and Nq = Nkv;
                                        GQA: Hkv < Hq changes bytes only
+SDPA backward (grad_out, q, k, v, …)   2 × the forward: dV, dP, dQ, dK          (2·(Q + K + V) + O + dO)·b
+                                       (PyTorch's sdpa_backward_flop_count)
 elementwise (unary, binary)            numel(out)                              Σ inputs + output
 fill_ / zero_ ; copy_(dst, src)        0                                       output only ; src + dst
 reduction / softmax / layer norm       c·numel(in) (c = 1, 5, 5)               Σ inputs + output
@@ -130,8 +132,52 @@ def conv(x: list[int], w: list[int], out_spatial: list[int], groups: int = 1, bi
 
 
 _GEMM = re.compile(r"^aten::(mm|addmm|bmm|baddbmm|matmul|linear|_scaled_mm)$")
-_SDPA = re.compile(r"^aten::(_?scaled_dot_product\w*attention\w*|_flash_attention_forward|"
-                   r"_efficient_attention_forward)$")
+#: attention ops: the SDPA entry points (``scaled_dot_product_attention``, ``_scaled_dot_product_{flash,efficient,
+#: cudnn}_attention[_backward]``) and the ops that launch the kernels under them, ``_{flash,efficient,cudnn}_attention_
+#: {forward,backward}`` (on an H200 with torch 2.11 the cuDNN kernels hang under ``_cudnn_attention_backward``)
+_SDPA = re.compile(r"^aten::(_?scaled_dot_product\w*attention\w*|_(?:flash|efficient|cudnn)_attention_"
+                   r"(?:forward|backward))$")
+#: the ops among them that record q/k/v as [B, N, H, d] (the others record [B, H, N, d])
+_BNHD = re.compile(r"^_(?:flash|efficient)_attention_(?:forward|backward)$")
+
+
+@dataclass(frozen=True)
+class Attention:
+    """One attention call's problem: batch, query/KV heads, query/KV lengths, head dims, q's dtype, and whether it is
+    the backward pass (whose first tensor is grad_out)."""
+
+    b: int
+    hq: int
+    hkv: int
+    nq: int
+    nkv: int
+    d: int
+    dv: int
+    dtype: str
+    backward: bool
+
+    def flops(self, causal: bool = False) -> float:
+        """Forward: :func:`attention`; backward: twice that — the four GEMMs dV = PᵀdO, dP = dO·Vᵀ, dQ = dS·K,
+        dK = dSᵀ·Q (PyTorch ``torch.utils.flop_counter.sdpa_backward_flop_count``; a kernel that recomputes
+        S = QKᵀ does more, which is not counted)."""
+        f = attention(self.b, self.hq, self.nq, self.nkv, self.d, self.dv, causal)
+        return 2 * f if self.backward else f
+
+
+def attention_problem(op: str, t: list[tuple[list[int], int, str]]) -> tuple[Attention, list] | None:
+    """The :class:`Attention` problem of an attention op (``op`` without ``aten::``) from its tensors
+    ``t`` ((shape, bytes per element, dtype) in order), with its q/k/v tensors as given; None when the shapes do
+    not fit (a varlen call's 3-D packed tensors)."""
+    four = [x for x in t if len(x[0]) == 4]
+    backward = op.endswith("_backward")
+    qkv = four[1:4] if backward else four[:3]  # a backward op's first tensor is grad_out
+    if len(qkv) < 3:
+        return None  # varlen (3-D packed) calls need cu_seqlens, which the trace does not give
+    shapes = [list(x[0]) for x in qkv]
+    if _BNHD.match(op):
+        shapes = [[s[0], s[2], s[1], s[3]] for s in shapes]
+    q, k, v = shapes
+    return Attention(q[0], q[1], k[1], q[2], k[2], q[3], v[3], qkv[0][2], backward), qkv
 _UNARY = {"relu", "gelu", "silu", "sigmoid", "tanh", "exp", "neg", "abs", "sqrt", "rsqrt", "log", "sin", "cos",
           "reciprocal", "erf", "clamp", "clamp_min", "clamp_max", "hardtanh", "leaky_relu", "threshold", "fill_",
           "zero_", "copy_", "to",
@@ -171,17 +217,15 @@ def _gemm_cost(op: str, t: list[tuple[list[int], int, str]]) -> OpCost | None:
 
 
 def _sdpa_cost(op: str, t: list[tuple[list[int], int, str]], causal: bool) -> OpCost | None:
-    qkv = [x for x in t if len(x[0]) == 4][:3]
-    if len(qkv) < 3:
-        return None  # varlen (3-D packed) calls need cu_seqlens, which the trace does not give
-    (q, bq, tq), (k, bk, _), (v, bv, _) = qkv
-    if op in ("_flash_attention_forward", "_efficient_attention_forward"):  # [B, N, H, d] layout
-        q, k, v = ([s[0], s[2], s[1], s[3]] for s in (q, k, v))
-    b, hq, nq, d = q
-    nkv, dv = k[2], v[3]
-    f = attention(b, hq, nq, nkv, d, dv, causal)
-    by = _nbytes(q, bq) + _nbytes(k, bk) + _nbytes(v, bv) + b * hq * nq * dv * bq
-    return OpCost(f, by, _prec(tq), True)
+    got = attention_problem(op, t)
+    if got is None:
+        return None
+    a, ((_, bq, tq), (_, bk, _), (_, bv, _)) = got
+    qkv = a.b * (a.hq * a.nq * a.d * bq + a.hkv * a.nkv * a.d * bk + a.hkv * a.nkv * a.dv * bv)
+    out = a.b * a.hq * a.nq * a.dv * bq
+    # forward: read Q, K, V, write O; backward: read Q, K, V, O, dO, write dQ, dK, dV
+    by = 2 * qkv + 2 * out if a.backward else qkv + out
+    return OpCost(a.flops(causal), by, _prec(tq), True)
 
 
 def op_cost(name: str, input_dims: str | None, input_types: str | None, causal: bool = False) -> OpCost | None:

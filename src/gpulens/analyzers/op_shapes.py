@@ -7,7 +7,8 @@ the GPU work themselves (the innermost ``aten::mm``/``addmm``/``bmm``/… or att
   and linear (the op cost model the roofline and the operator roll-up use: one FLOP figure per call).
 * Attention (forward ops): q ``[B, Hq, Nq, d]``, k ``[B, Hkv, Nkv, d]``, v ``[.., dv]`` (``_flash_attention_forward``
   and ``_efficient_attention_forward`` record ``[B, N, H, d]``); FLOPs = B·Hq·(2·Nq·Nkv·d + 2·Nq·Nkv·dv) —
-  assumed non-causal (the trace does not record ``is_causal``; a causal call does half). Backward ops: FLOPs unknown.
+  assumed non-causal (the trace does not record ``is_causal``; a causal call does half). Backward ops (their q/k/v
+  after grad_out): twice the forward's FLOPs, as the roofline counts them.
 * layout: the transpose tag of the kernel that ran (``…_tn_…`` in NVIDIA names; Tensile ``Cijk_Ailk_Bljk`` = nn,
   ``Alik`` = A transposed, ``Bjlk`` = B transposed), "unknown" otherwise.
 * % of peak: achieved FLOP/s / the spec's matrix-unit peak for the dtype's precision × 100 (unknown without a device).
@@ -91,15 +92,14 @@ def gemm_dims(op: str, dims: Any, types: Any) -> tuple[int, int, int, int, str] 
 
 
 def attention_dims(op: str, dims: Any, types: Any) -> tuple | None:
-    """(B, Hq, Hkv, Nq, Nkv, d, dv, dtype) of an attention op call, None when the shapes do not fit."""
+    """(B, Hq, Hkv, Nq, Nkv, d, dv, dtype) of an attention op call (:func:`gpulens.analyzers._flop_models.
+    attention_problem`: a backward op's q/k/v follow its grad_out), None when the shapes do not fit."""
     m = fm._SDPA.match(op)
-    qkv = [x for x in _tensors(dims, types) if len(x[0]) == 4][:3] if m else []
-    if len(qkv) < 3:
+    got = fm.attention_problem(m.group(1), _tensors(dims, types)) if m else None
+    if got is None:
         return None
-    (q, _, tq), (k, _, _), (v, _, _) = qkv
-    if m.group(1) in ("_flash_attention_forward", "_efficient_attention_forward"):
-        q, k, v = ([s[0], s[2], s[1], s[3]] for s in (q, k, v))
-    return q[0], q[1], k[1], q[2], k[2], q[3], v[3], tq
+    a = got[0]
+    return a.b, a.hq, a.hkv, a.nq, a.nkv, a.d, a.dv, a.dtype
 
 
 def _calls(timeline: Timeline, op_match: Any = None) -> pd.DataFrame:
@@ -271,7 +271,8 @@ class AttentionShapes(Analyzer):
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
         keys = ["B", "Hq", "Hkv", "Nq", "Nkv", "d", "dv", "dtype"]
-        flops = lambda op, d, *_: np.nan if "backward" in op else fm.attention(d[0], d[1], d[3], d[4], d[5], d[6])
+        # the roofline's figure (_flop_models): a backward call does twice its forward's FLOPs
+        flops = lambda op, d, *_: fm.attention(d[0], d[1], d[3], d[4], d[5], d[6]) * (2 if "backward" in op else 1)
         t = _table(_calls(timeline, fm._SDPA), attention_dims, keys, flops)
         if not len(t):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(ATTENTION_COLUMNS)), ATTENTION_COLUMNS,
