@@ -188,3 +188,21 @@ def test_flash_backward_cross_attention_reads_q_k_v_after_grad_out():
     assert c.bytes == 2 * (2 * (q + k + v) + 2 * o)
     fwd = op_cost("aten::_flash_attention_forward", json.dumps(dims[1:4]), json.dumps(types[1:4]))
     assert fwd.flops * 2 == c.flops
+
+
+def test_ncu_rep_rule_types_and_estimates_match_its_csv_export():
+    """The .ncu-rep stores an estimate's type with ``ncu_report.SpeedupType`` (UNKNOWN 0, LOCAL 1, GLOBAL 2); read
+    against the rule API's ``IFrontend.SpeedupType_LOCAL`` (0) every local estimate was taken for a global one. The
+    same capture's ``--page details`` CSV, written by ncu itself, is the reference."""
+    pytest.importorskip("ncu_report")
+    want = {}
+    for r in _details_rules("h200_kernels_details.csv"):
+        if r["Estimated Speedup"]:
+            want[(int(r["ID"]), r["Rule Name"], round(float(r["Estimated Speedup"]), 2))] = r["Estimated Speedup Type"]
+    assert set(want.values()) == {"local", "global"}
+    from gpulens.collectors import collect
+
+    rules = collect(H200 / "h200_kernels.ncu-rep").tables["ncu_rules"]
+    got = {(int(r.event_id), r.rule, round(float(r.estimated_speedup_pct), 2)): r.speedup_type  # launch order
+           for r in rules.itertuples() if not pd.isna(r.estimated_speedup_pct)}
+    assert got == want

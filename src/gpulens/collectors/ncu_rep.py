@@ -128,6 +128,28 @@ MSG_TYPE_WORDS = {"NONE": "", "OK": "INF", "OPTIMIZATION": "OPT", "WARNING": "WR
 MSG_TYPE_NUMBERS = {0: "", 1: "INF", 2: "OPT", 3: "WRN", 4: "ERR"}
 
 
+#: A stored speedup estimate's type (``ncu_report.SpeedupType``: UNKNOWN 0, LOCAL 1, GLOBAL 2 in ncu_report
+#: 2026.3.1) in the CSV export's words. Not ``IFrontend.SpeedupType_LOCAL``/``_GLOBAL`` (0 and 1: the rule-writing
+#: API's numbering): compared with those, an H200 report's local estimates (1) all read as global.
+SPEEDUP_TYPE_NUMBERS = {0: "", 1: "local", 2: "global"}
+
+
+def speedup_type(mod: Any, value: Any) -> str:
+    """``"local"``, ``"global"`` or ``""`` (unknown) for a stored estimate's type as ``ncu_report`` returns it: named
+    through the module's ``SpeedupType`` enum when it has one, else :data:`SPEEDUP_TYPE_NUMBERS`; an unknown value
+    is ``""`` (the estimate is then read as the CSV's untyped ones are)."""
+    name = getattr(value, "name", None)
+    if not isinstance(name, str):
+        enum = getattr(mod, "SpeedupType", None)
+        try:
+            name = enum(value).name if enum is not None and isinstance(value, int) else None
+        except (ValueError, TypeError):
+            name = None
+    if isinstance(name, str):
+        return {"LOCAL": "local", "GLOBAL": "global"}.get(name.upper(), "")
+    return SPEEDUP_TYPE_NUMBERS.get(value, "") if isinstance(value, int) else ""
+
+
 def rule_type(mod: Any, value: Any) -> str:
     """The CSV export's word for a rule message type as ``ncu_report`` returns it (an int, or an ``IntEnum``):
     named through the module's own ``MsgType`` enum when it has one (its numbering is the binding's, not the
@@ -192,7 +214,6 @@ class NcuRepCollector(Collector):
         mparts: dict[str, list] = {"launch": [], "section": [], "metric": [], "unit": [], "value": []}
         rparts: dict[str, list] = {k: [] for k in ("launch", "section", "rule", "type", "description",
                                                    "speedup_type", "estimated_speedup_pct")}
-        local = getattr(getattr(mod, "IFrontend", None), "SpeedupType_LOCAL", 0)
         for ri in range(ctx.num_ranges()):
             rng = ctx.range_by_idx(ri)
             for ai in range(rng.num_actions()):
@@ -221,7 +242,7 @@ class NcuRepCollector(Collector):
                     rparts["type"].append(rule_type(mod, msg.get("type")))
                     rparts["description"].append(": ".join(x for x in (msg.get("title"), msg.get("message")) if x))
                     if isinstance(sp, dict):
-                        rparts["speedup_type"].append("local" if sp.get("type") == local else "global")
+                        rparts["speedup_type"].append(speedup_type(mod, sp.get("type")))
                         rparts["estimated_speedup_pct"].append(float(sp.get("speedup", np.nan)))
                     else:
                         num = float(sp) if isinstance(sp, (int, float)) and not isinstance(sp, bool) else np.nan
