@@ -290,3 +290,31 @@ mkdir -p "$dir/host/4242" && cp {sample} "$dir/host/4242/${{name}}_kernel_trace.
         dispatches = sum(1 for row in csv.DictReader(fh) if row["Kind"] == "KERNEL_DISPATCH")
     doc = json.loads((out / "r.report.json").read_text())["sources"][0]
     assert dispatches > 0 and doc["summary"]["kernel_count"] == dispatches
+
+
+def test_ncu_run_reads_the_report_itself_when_ncu_report_is_installed(tmp_path, monkeypatch):
+    # A stand-in `ncu` that writes a real H200 .ncu-rep (tests/data/nvidia/h200) and, on --import, its details CSV
+    # (which names no GPU). With ncu_report importable the report itself is analysed: the device is the H200 the
+    # report names, not an H100 assumed from compute capability 9.0.
+    pytest.importorskip("ncu_report")
+    from tests.conftest import DATA
+
+    h200 = DATA / "nvidia" / "h200"
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    fake = bindir / "ncu"
+    fake.write_text(f"""#!/bin/sh
+if [ "$1" = --import ]; then cat {h200 / 'h200_kernels_details.csv'}; exit 0; fi
+base=$4; shift 4; "$@"; rc=$?; cp {h200 / 'h200_kernels.ncu-rep'} "$base.ncu-rep"; exit $rc
+""")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:{Path(sys.executable).parent}:/usr/bin:/bin")
+    out = tmp_path / "o"
+    assert main(["profile", "-q", "--backend", "ncu", "-o", str(out), "--label", "k", "--",
+                 sys.executable, "-c", "pass"]) == 0
+    assert (out / "k.ncu.csv").is_file()  # the CSV export is still written for the user
+    doc = json.loads((out / "k.report.json").read_text())["sources"][0]
+    assert doc["collectors"] == ["ncu_rep"]
+    assert doc["summary"]["kernel_count"] == 4  # kernels.cu launches four kernels
+    assert doc["devices"][0]["name"] == "NVIDIA H200"
+    assert doc["device_spec"] == "NVIDIA H200 SXM" and doc["device_spec_assumed"] is False

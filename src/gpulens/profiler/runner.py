@@ -113,7 +113,8 @@ def vendor_plan(backend: str, command: list[str], out: Path, stem: str, binary: 
     * nsys: ``nsys profile --trace=cuda,nvtx,osrt -o OUT/STEM CMD`` → ``STEM.nsys-rep``; then
       ``nsys export --type sqlite -o OUT/STEM.sqlite OUT/STEM.nsys-rep``.
     * ncu: ``ncu --target-processes all -o OUT/STEM CMD`` → ``STEM.ncu-rep``; then
-      ``ncu --import OUT/STEM.ncu-rep --csv --page details`` written to ``STEM.ncu.csv``.
+      ``ncu --import OUT/STEM.ncu-rep --csv --page details`` written to ``STEM.ncu.csv``, the file analysed when
+      ``ncu_report`` is not installed (:func:`run_vendor` reads the ``.ncu-rep`` itself when it is).
     * rocprofv3: ``rocprofv3 --kernel-trace --memory-copy-trace --output-format csv -d OUT/STEM.rocprofv3 -o STEM
       -- CMD``; the folder's ``*_kernel_trace.csv`` are analysed.
 
@@ -159,6 +160,16 @@ def find_vendor(backend: str) -> str:
     return found
 
 
+def _has_ncu_report() -> bool:
+    """Whether NVIDIA's ``ncu_report`` module (the ``gpulens[ncu]`` extra) can be imported here."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("ncu_report") is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def _kernel_trace_dir(folder: Path) -> Path | None:
     """The folder holding rocprofv3's ``*_kernel_trace.csv`` (it may nest host/pid folders)."""
     hits = sorted(folder.rglob("*kernel_trace.csv"))
@@ -190,6 +201,11 @@ def run_vendor(backend: str, command: list[str], out: Path, stem: str) -> tuple[
         if crc != 0:
             raise GpulensError(f"{' '.join(step.argv[:3])} … failed with exit {crc}")
     target = plan.analyze
+    if backend == "ncu" and plan.recorded is not None and _has_ncu_report():
+        # the report itself, through NVIDIA's ncu_report: it names the GPU (the details CSV does not: an H200 run
+        # was analysed as "an assumed H100 SXM") and holds every counter the sections collected; the CSV stays
+        # beside it for the user
+        target = plan.recorded
     if backend == "rocprofv3":
         target = _kernel_trace_dir(plan.analyze)
         if target is None:
