@@ -1,8 +1,9 @@
 """Generate valid synthetic PyTorch Profiler (Kineto) traces of any size, for benchmarks and scale tests.
 
-Each kernel comes with what a real trace records around it: a ``cpu_op`` parent (``aten::…`` with ``Input Dims`` and
-``Input type``), the runtime launch call (``cudaLaunchKernel`` / ``hipLaunchKernel``) sharing the kernel's
-``correlation`` id, the ``ac2g`` flow arrows between them, and a ``ProfilerStep#N`` annotation around each step.
+Each kernel comes with what a real trace records around it: a ``cpu_op`` parent (``aten::…`` with ``Input Dims``,
+``Input type`` and ``Concrete Inputs``, as torch 2.x writes them with record_shapes), the runtime launch call
+(``cudaLaunchKernel`` / ``hipLaunchKernel``) sharing the kernel's ``correlation`` id, the ``ac2g`` flow arrows
+between them, and a ``ProfilerStep#N`` annotation around each step.
 Every 50th kernel is an NCCL/RCCL collective on its own stream. Timestamps are µs with three decimals (ns resolution),
 as recent Kineto writes them; the layout of the file (one event per line, ``args`` inline) follows Kineto's writer.
 
@@ -123,7 +124,7 @@ def write_trace(fh: IO[str], kernels: int, dialect: str = "cuda", rank: int = 0,
             step_lines.append(
                 '  {"ph": "X", "cat": "cpu_op", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, '
                 '"args": {"External id": %d, "Record function id": 0, "Input Dims": %s, '
-                '"Input type": ["c10::BFloat16", "c10::BFloat16"], "Ev Idx": %d}}'
+                '"Input type": ["c10::BFloat16", "c10::BFloat16"], "Concrete Inputs": ["", ""], "Ev Idx": %d}}'
                 % (op, pid, tid, _us(t), _us(op_dur), ext, dims, ext))
             step_lines.append(
                 '  {"ph": "X", "cat": "cuda_runtime", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, '

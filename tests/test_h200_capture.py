@@ -159,15 +159,19 @@ def test_kineto_workload_graph_launches_and_exposed_copies():
 def test_cudnn_attention_ops_get_forward_and_twice_forward_flops():
     """torch 2.11 on the H200 runs SDPA through cuDNN: the kernels hang under ``aten::_cudnn_attention_forward`` /
     ``_backward`` (FLOPs were unknown), and ``_scaled_dot_product_cudnn_attention_backward`` was given the
-    forward's FLOPs. Backward = 2 × forward (PyTorch's sdpa_backward_flop_count: dV, dP, dQ, dK)."""
+    forward's FLOPs. Backward = 2 × forward (PyTorch's sdpa_backward_flop_count: dV, dP, dQ, dK); the calls record
+    is_causal=True (Kineto's Concrete Inputs), which halves both (the full score matrix was counted)."""
     ev = json.load(gzip.open(H200 / "h200_compiled.pt.trace.json.gz"))["traceEvents"]
     fwd = [e for e in ev if e.get("name") == "aten::_cudnn_attention_forward"]
     bwd = [e for e in ev if e.get("name") == "aten::_cudnn_attention_backward"]
     b, h, n, d = fwd[0]["args"]["Input Dims"][0]           # q [B, H, N, d]
     assert bwd[0]["args"]["Input Dims"][1] == [b, h, n, d]  # backward: grad_out first, then q
-    per_fwd = b * h * (2 * n * n * d + 2 * n * n * d)       # QKᵀ and PV, non-causal (the model's default)
+    # is_causal as recorded: argument 10 of _cudnn_attention_forward, 14 of _backward (native_functions.yaml)
+    assert {e["args"]["Concrete Inputs"][10] for e in fwd} == {e["args"]["Concrete Inputs"][14] for e in bwd} == {"True"}
+    per_fwd = b * h * (2 * n * n * d + 2 * n * n * d) // 2  # QKᵀ and PV over the causal lower triangle
     src = gpulens.analyze([H200 / "h200_compiled.pt.trace.json.gz"]).sources[0]
     a = src.results["attention_shapes"].table.set_index("op")
+    assert set(a["causal"]) == {"yes"}
     assert a.loc["aten::_cudnn_attention_forward", "flops"] == len(fwd) * per_fwd
     assert a.loc["aten::_cudnn_attention_backward", "flops"] == len(bwd) * 2 * per_fwd
     r = src.results["roofline"].table
@@ -206,3 +210,48 @@ def test_ncu_rep_rule_types_and_estimates_match_its_csv_export():
     got = {(int(r.event_id), r.rule, round(float(r.estimated_speedup_pct), 2)): r.speedup_type  # launch order
            for r in rules.itertuples() if not pd.isna(r.estimated_speedup_pct)}
     assert got == want
+
+
+def test_gpt2_lm_head_runs_narrow_load_kernels_and_the_advice_says_why():
+    """GPT-2 small (transformers, random init) trained on the H200: its 50,257-token vocabulary is no multiple of 8,
+    so cuBLAS runs the LM head's three GEMMs (forward, dX, dW) with sm75 ``align1`` CUTLASS kernels. Each is
+    2·8192·768·50257 FLOP per call (the trace's own aten::mm Input Dims); the verdict's advice names the cause."""
+    ev = json.load(gzip.open(H200 / "h200_gpt2_train.pt.trace.json.gz"))["traceEvents"]
+    heads = [e["args"]["Input Dims"] for e in ev if e.get("name") == "aten::mm"
+             and 50257 in sum(e["args"]["Input Dims"], [])]
+    assert len(heads) == 9  # 3 profiled steps × (forward, dX, dW)
+    per_call = {2 * a[0] * a[1] * b[1] for a, b in heads}
+    assert per_call == {2 * 8192 * 768 * 50257}
+    align1 = {e["name"] for e in ev if e.get("cat") == "kernel" and "align1" in e["name"]}
+    assert len(align1) == 3
+    src = gpulens.analyze([H200 / "h200_gpt2_train.pt.trace.json.gz"]).sources[0]
+    r = src.results["roofline"].table.set_index("name")
+    v = src.results["verdicts"].table.set_index("name")
+    for name in align1:
+        assert r.loc[name, "flops"] == 3 * 2 * 8192 * 768 * 50257 and r.loc[name, "precision"] == "bf16"
+        advice = " ".join(v.loc[name, "next_steps"])
+        assert "align1" in advice and "multiple of 8" in advice
+
+
+@pytest.mark.parametrize("op, args, causal", [
+    ("aten::_flash_attention_forward", ["", "", "", "", "", "128", "128", "0.0", "True", "False"], True),
+    ("aten::_flash_attention_forward", ["", "", "", "", "", "128", "128", "0.0", "False", "False"], False),
+    ("aten::_efficient_attention_forward", ["", "", "", "", "", "", "128", "128", "0.0", "1", "False"], True),
+    ("aten::_efficient_attention_forward", ["", "", "", "", "", "", "128", "128", "0.0", "0", "False"], False),
+    ("aten::scaled_dot_product_attention", ["", "", "", "", "0.0", "True", "", "False"], True),
+    ("aten::_flash_attention_forward", ["", ""], None),  # too short: the caller's default stands
+])
+def test_recorded_is_causal_halves_attention_flops(op, args, causal):
+    """is_causal read at its position in each op's signature (PyTorch native_functions.yaml); a causal call with
+    Nq = Nkv does half the QKᵀ and PV work: B·H·(2·N²·d + 2·N²·dv) / 2."""
+    from gpulens.analyzers._flop_models import op_cost
+
+    bb, n, hh, d = 2, 128, 4, 64
+    bnhd = op.startswith("aten::_flash") or op.startswith("aten::_efficient")
+    q = [bb, n, hh, d] if bnhd else [bb, hh, n, d]
+    full = bb * hh * (2 * n * n * d + 2 * n * n * d)
+    c = op_cost(op, json.dumps([q, q, q]), json.dumps(["c10::BFloat16"] * 3), concrete=json.dumps(args))
+    assert c.flops == (full / 2 if causal else full)
+    default = op_cost(op, json.dumps([q, q, q]), json.dumps(["c10::BFloat16"] * 3), causal=True,
+                      concrete=json.dumps(args))
+    assert default.flops == (full if causal is False else full / 2)  # the recorded flag wins over the default

@@ -10,7 +10,9 @@ bmm [B,M,K]·[B,K,N] / baddbmm          2·B·M·N·K (+ B·M·N)               
 matmul                                 as mm / bmm with broadcast batch dims   inputs + output
 conv x[N,C,*in], w[Co,C/g,*k] → out    2·prod(out)·prod(w[1:]) (+ prod(out))   (x + w + out (+ Co))·b
 SDPA q[B,Hq,Nq,d], k/v[B,Hkv,Nkv,·]    B·Hq·(2·Nq·Nkv·d + 2·Nq·Nkv·dv),        (Q + K + V + O)·b
-                                       halved when causal and Nq = Nkv;
+                                       halved when causal (the call's recorded
+                                       is_causal, else the caller's default)
+                                       and Nq = Nkv;
                                        GQA: Hkv < Hq changes bytes only
 SDPA backward (grad_out, q, k, v, …)   2 × the forward: dV, dP, dQ, dK          (2·(Q + K + V) + O + dO)·b
                                        (PyTorch's sdpa_backward_flop_count)
@@ -164,6 +166,42 @@ class Attention:
         return 2 * f if self.backward else f
 
 
+#: The position of ``is_causal`` among each attention op's arguments (PyTorch ``native_functions.yaml``, torch
+#: 2.5–2.11), as Kineto's ``Concrete Inputs`` list them ('' for a tensor, 'True'/'False' for a bool). The
+#: ``_efficient_attention_*`` ops take ``custom_mask_type`` there instead (0 none, 1 causal from the top left,
+#: 2 from the bottom right). An H200 GPT-2 trace: ``_cudnn_attention_forward`` ['', …, '1024', '1024', 'True',
+#: '0.1', 'True', 'False', '0.125'] — position 10, after compute_log_sumexp (8) and dropout_p (9).
+CAUSAL_ARG = {
+    "scaled_dot_product_attention": 5, "_scaled_dot_product_attention_math": 5,
+    "_scaled_dot_product_flash_attention": 4, "_scaled_dot_product_flash_attention_backward": 11,
+    "_scaled_dot_product_flash_attention_for_cpu": 4, "_scaled_dot_product_flash_attention_for_cpu_backward": 7,
+    "_scaled_dot_product_efficient_attention": 6, "_scaled_dot_product_efficient_attention_backward": 11,
+    "_scaled_dot_product_cudnn_attention": 6, "_scaled_dot_product_cudnn_attention_backward": 14,
+    "_flash_attention_forward": 8, "_flash_attention_backward": 11,
+    "_cudnn_attention_forward": 10, "_cudnn_attention_backward": 14,
+    "_efficient_attention_forward": 9, "_efficient_attention_backward": 14,
+}
+
+
+def recorded_causal(op: str, concrete: str | None) -> bool | None:
+    """Whether an attention call was causal, from its recorded ``Concrete Inputs`` (JSON text; see
+    :data:`CAUSAL_ARG`); None when the op, the text or the value at that position does not say (an older trace,
+    another signature: the caller's default then stands)."""
+    pos = CAUSAL_ARG.get(op.split("::", 1)[-1])
+    if pos is None or not concrete:
+        return None
+    try:
+        args = json.loads(concrete)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(args, list) or pos >= len(args) or not isinstance(args[pos], str):
+        return None
+    v = args[pos].strip()
+    if op.split("::", 1)[-1].startswith("_efficient_attention"):
+        return {"0": False, "1": True, "2": True}.get(v)
+    return {"True": True, "False": False}.get(v)
+
+
 def attention_problem(op: str, t: list[tuple[list[int], int, str]]) -> tuple[Attention, list] | None:
     """The :class:`Attention` problem of an attention op (``op`` without ``aten::``) from its tensors
     ``t`` ((shape, bytes per element, dtype) in order), with its q/k/v tensors as given; None when the shapes do
@@ -228,14 +266,17 @@ def _sdpa_cost(op: str, t: list[tuple[list[int], int, str]], causal: bool) -> Op
     return OpCost(a.flops(causal), by, _prec(tq), True)
 
 
-def op_cost(name: str, input_dims: str | None, input_types: str | None, causal: bool = False) -> OpCost | None:
+def op_cost(name: str, input_dims: str | None, input_types: str | None, causal: bool = False,
+            concrete: str | None = None) -> OpCost | None:
     """FLOPs and bytes of one recorded op (see the module table); None when no model fits.
 
     Args:
         name: op name as recorded (``"aten::addmm"``).
         input_dims, input_types: the JSON texts Kineto records (``[[141, 512], [512, 512], []]``,
             ``["c10::BFloat16", ...]``).
-        causal: treat attention as causal (the trace does not record ``is_causal``; the caller decides).
+        causal: treat attention as causal when the call does not record whether it is (the caller decides).
+        concrete: the call's ``Concrete Inputs`` text: an attention call's recorded ``is_causal`` decides
+            (:func:`recorded_causal`).
     """
     if not input_dims or not input_types:
         return None
@@ -249,7 +290,8 @@ def op_cost(name: str, input_dims: str | None, input_types: str | None, causal: 
     if not t:
         return None
     try:
-        cost = _cost(name, t, causal)
+        said = recorded_causal(name, concrete) if concrete else None
+        cost = _cost(name, t, causal if said is None else said)
     except (OverflowError, ValueError, TypeError, ZeroDivisionError, IndexError):
         return None  # shapes that fit no model (a ragged list, an overflowing product): no figure, not an error
     if cost is None or not all(math.isfinite(v) and v >= 0 for v in (cost.flops, float(cost.bytes))):

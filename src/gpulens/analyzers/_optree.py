@@ -101,7 +101,7 @@ def _sweep_py(tcode: np.ndarray, start: np.ndarray, end: np.ndarray, is_op: np.n
 
 #: Columns of the ``ops`` table of :func:`op_tree` (those the Timeline has), before ``parent_event_id``/``depth``.
 OP_COLUMNS = ("event_id", "name", "rank", "pid", "tid", "start_ns", "dur_ns", "external_id", "input_dims",
-              "input_types")
+              "input_types", "concrete_inputs")
 _THREAD = ("event_id", "rank", "pid", "tid", "start_ns", "dur_ns")
 
 

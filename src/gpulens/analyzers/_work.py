@@ -229,10 +229,13 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
     if not linked.any():
         return result(), stats
     op_ids = op_k[linked].astype("int64")
-    # the op model runs once per distinct (name, dims, types): codes of the unique ops, then unique code triples
+    # the op model runs once per distinct (name, dims, types[, concrete inputs]): codes of the unique ops, then
+    # unique code tuples
     uniq, inv = unique_ints(op_ids, return_inverse=True)
     pos = ctx.positions(uniq)
-    cols = [ev[c] for c in ("name", "input_dims", "input_types")]
+    # name, dims, types and, when the trace records them, the scalar arguments (an attention call's is_causal)
+    names = [c for c in ("name", "input_dims", "input_types", "concrete_inputs") if c in ev]
+    cols = [ev[c] if isinstance(ev[c].dtype, pd.CategoricalDtype) else ev[c].astype("category") for c in names]
     cats = [list(c.cat.categories) for c in cols]
     # (name, dims, types) codes packed into one int64 (each code + 1 so that −1, missing, stays distinct)
     codes = [c.cat.codes.to_numpy()[pos].astype("int64") for c in cols]  # the ops' rows only, then widened
@@ -241,8 +244,8 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
         for code, cs in zip(codes, cats):
             packed = packed * (len(cs) + 1) + (code + 1)
         ukeys, kinv = unique_ints(packed, return_inverse=True)
-        keys = np.zeros((len(ukeys), 3), dtype="int64")
-        for j in (2, 1, 0):
+        keys = np.zeros((len(ukeys), len(cols)), dtype="int64")
+        for j in reversed(range(len(cols))):
             keys[:, j] = ukeys % (len(cats[j]) + 1) - 1
             ukeys = ukeys // (len(cats[j]) + 1)
     else:  # too many distinct values to pack: unique rows (slower)
@@ -250,8 +253,8 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
     kinv = kinv.reshape(-1)
     costs: list[OpCost | None] = []
     for key in keys:
-        name, dims, types = (cats[j][int(x)] if x >= 0 else None for j, x in enumerate(key))
-        costs.append(op_cost(str(name), dims, types, causal))
+        name, dims, types, *conc = (cats[j][int(x)] if x >= 0 else None for j, x in enumerate(key))
+        costs.append(op_cost(str(name), dims, types, causal, conc[0] if conc else None))
     missing = [i for i, c in enumerate(costs) if c is None]
     if missing:  # ops without a model, by name, counted per op, in the order of the ops' event ids
         first = np.full(len(keys), len(kinv), dtype="int64")

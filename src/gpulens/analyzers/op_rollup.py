@@ -50,8 +50,9 @@ SUMMARY_COLUMNS = {
 
 
 def per_call(timeline: Timeline) -> pd.DataFrame:
-    """One row per cpu_op call with GPU work: event_id, op, shapes, dtypes, depth, host_time_ns, gpu_time_ns,
-    self_gpu_time_ns, gpu_events (memoised; shared with the GEMM/attention tables)."""
+    """One row per cpu_op call with GPU work: event_id, op, shapes, dtypes, conc (the recorded scalar arguments),
+    depth, host_time_ns, gpu_time_ns, self_gpu_time_ns, gpu_events (memoised; shared with the GEMM/attention
+    tables)."""
     from gpulens.analyzers.context import context_of
 
     return context_of(timeline).memo("op_calls", lambda: _per_call(timeline))
@@ -77,8 +78,9 @@ def _per_call(timeline: Timeline) -> pd.DataFrame:
     keep = inc_n.to_numpy() > 0
     sel = ops[keep]
     # categorical columns stay categorical (no per-row strings); op/shapes/dtypes texts are taken per category
+    conc = sel["concrete_inputs"].array if "concrete_inputs" in sel else pd.Categorical([None] * len(sel))
     df = pd.DataFrame({"event_id": ids[keep], "op": sel["name"].array, "dims": sel["input_dims"].array,
-                       "types": sel["input_types"].array, "depth": sel["depth"].to_numpy(),
+                       "types": sel["input_types"].array, "conc": conc, "depth": sel["depth"].to_numpy(),
                        "host_time_ns": own_host_ns(timeline)[keep], "gpu_time_ns": inc_t.to_numpy()[keep],
                        "self_gpu_time_ns": _own_values(self_t, ids[keep]),
                        "gpu_events": inc_n.to_numpy()[keep]}, copy=False)
@@ -93,6 +95,7 @@ def _per_call(timeline: Timeline) -> pd.DataFrame:
         df["_" + col] = dense
         if src != "op":
             df["_" + src] = codes
+    df["_conc"] = _codes_of(df["conc"])[0]
     return df
 
 

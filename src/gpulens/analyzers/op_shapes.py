@@ -7,7 +7,8 @@ the GPU work themselves (the innermost ``aten::mm``/``addmm``/``bmm``/… or att
   and linear (the op cost model the roofline and the operator roll-up use: one FLOP figure per call).
 * Attention (forward ops): q ``[B, Hq, Nq, d]``, k ``[B, Hkv, Nkv, d]``, v ``[.., dv]`` (``_flash_attention_forward``
   and ``_efficient_attention_forward`` record ``[B, N, H, d]``); FLOPs = B·Hq·(2·Nq·Nkv·d + 2·Nq·Nkv·dv) —
-  assumed non-causal (the trace does not record ``is_causal``; a causal call does half). Backward ops (their q/k/v
+  halved for a causal call (its recorded ``is_causal`` in Kineto's Concrete Inputs; without them assumed
+  non-causal). Backward ops (their q/k/v
   after grad_out): twice the forward's FLOPs, as the roofline counts them.
 * layout: the transpose tag of the kernel that ran (``…_tn_…`` in NVIDIA names; Tensile ``Cijk_Ailk_Bljk`` = nn,
   ``Alik`` = A transposed, ``Bjlk`` = B transposed), "unknown" otherwise.
@@ -54,6 +55,8 @@ GEMM_COLUMNS = {"op": "framework op [text]", "batch": "batch (product of broadca
 ATTENTION_COLUMNS = {"op": "framework op [text]", "B": "batch [count]", "Hq": "query heads [count]",
                      "Hkv": "key/value heads [count]", "Nq": "query length [count]", "Nkv": "key/value length [count]",
                      "d": "head dim of q/k [count]", "dv": "head dim of v [count]", "dtype": "dtype of q [dtypes]",
+                     "causal": "yes / no as the call recorded is_causal (Kineto Concrete Inputs), unknown when the "
+                               "trace does not say (FLOPs then count the full score matrix) [text]",
                      "kernel": "kernel with the most time [text]", **_RATE}
 
 
@@ -74,8 +77,9 @@ def _tensors(dims: Any, types: Any) -> list[tuple[list[int], int, str]]:
     return fm._tensors(d, t) if isinstance(d, list) and isinstance(t, list) else []
 
 
-def gemm_dims(op: str, dims: Any, types: Any) -> tuple[int, int, int, int, str] | None:
-    """(batch, M, N, K, dtype) of a GEMM op call from its recorded shapes, None when they do not fit."""
+def gemm_dims(op: str, dims: Any, types: Any, concrete: Any = None) -> tuple[int, int, int, int, str] | None:
+    """(batch, M, N, K, dtype) of a GEMM op call from its recorded shapes, None when they do not fit (its scalar
+    arguments ``concrete`` change nothing)."""
     m = fm._GEMM.match(op)
     mats = [x for x in _tensors(dims, types) if len(x[0]) >= 2] if m else []
     if len(mats) < 2:
@@ -91,15 +95,18 @@ def gemm_dims(op: str, dims: Any, types: Any) -> tuple[int, int, int, int, str] 
     return prod(max(p, q) for p, q in zip(ba, bw)), a[-2], w[-1], a[-1], ta
 
 
-def attention_dims(op: str, dims: Any, types: Any) -> tuple | None:
-    """(B, Hq, Hkv, Nq, Nkv, d, dv, dtype) of an attention op call (:func:`gpulens.analyzers._flop_models.
-    attention_problem`: a backward op's q/k/v follow its grad_out), None when the shapes do not fit."""
+def attention_dims(op: str, dims: Any, types: Any, concrete: Any = None) -> tuple | None:
+    """(B, Hq, Hkv, Nq, Nkv, d, dv, dtype, causal) of an attention op call (:func:`gpulens.analyzers._flop_models.
+    attention_problem`: a backward op's q/k/v follow its grad_out; ``causal``: "yes"/"no" as the call's recorded
+    ``Concrete Inputs`` say (:func:`~gpulens.analyzers._flop_models.recorded_causal`), else "unknown"), None when
+    the shapes do not fit."""
     m = fm._SDPA.match(op)
     got = fm.attention_problem(m.group(1), _tensors(dims, types)) if m else None
     if got is None:
         return None
     a = got[0]
-    return a.b, a.hq, a.hkv, a.nq, a.nkv, a.d, a.dv, a.dtype
+    said = fm.recorded_causal(op, concrete)
+    return a.b, a.hq, a.hkv, a.nq, a.nkv, a.d, a.dv, a.dtype, {True: "yes", False: "no", None: "unknown"}[said]
 
 
 def _calls(timeline: Timeline, op_match: Any = None) -> pd.DataFrame:
@@ -208,18 +215,22 @@ def _above_peak_warning(timeline: Timeline, t: pd.DataFrame, what: str) -> None:
 
 
 def _table(calls: pd.DataFrame, fn, keys: list[str], flops) -> pd.DataFrame:
-    """Problems table: calls grouped by (op, dims, types, kernel) first (vectorised), the shape model run per group;
-    ``flops(op, dims, input_dims, input_types)`` gives one call's FLOPs from ``fn``'s dims and the recorded texts."""
+    """Problems table: calls grouped by (op, dims, types, kernel, recorded scalar arguments) first (vectorised), the
+    shape model ``fn(op, input_dims, input_types, concrete_inputs)`` run per group; ``flops(op, dims, input_dims,
+    input_types)`` gives one call's FLOPs from ``fn``'s dims and the recorded texts."""
     if not len(calls):
         return pd.DataFrame()
-    g = calls.groupby(["_op", "_dims", "_types", "_kernel"], sort=False)  # codes: one per text
+    conc = "_conc" in calls
+    g = calls.groupby(["_op", "_dims", "_types", "_kernel"] + (["_conc"] if conc else []), sort=False)  # codes
     first = g.head(1)
     g = pd.DataFrame({"op": first["op"].to_numpy(), "dims": first["dims"].to_numpy(dtype=object),
-                      "types": first["types"].to_numpy(dtype=object), "kernel": first["kernel"].to_numpy(),
+                      "types": first["types"].to_numpy(dtype=object),
+                      "conc": first["conc"].to_numpy(dtype=object) if conc else None,
+                      "kernel": first["kernel"].to_numpy(),
                       "n": g["gpu_time_ns"].size().to_numpy(), "t": g["gpu_time_ns"].sum().to_numpy()})
     rows = []
-    for op, d, ty, kern, n, t in g.astype(object).where(g.notna(), None).itertuples(index=False):
-        dims = fn(op, d, ty)
+    for op, d, ty, cn, kern, n, t in g.astype(object).where(g.notna(), None).itertuples(index=False):
+        dims = fn(op, d, ty, cn)
         if dims is not None and n:
             f = flops(op, dims, d, ty)
             rows.append((op, *dims, kern or "", n, t, f * n if f == f else np.nan))
@@ -270,9 +281,11 @@ class AttentionShapes(Analyzer):
     order = 57
 
     def analyze(self, timeline: Timeline, device: Any = None, results=None) -> AnalysisResult:
-        keys = ["B", "Hq", "Hkv", "Nq", "Nkv", "d", "dv", "dtype"]
-        # the roofline's figure (_flop_models): a backward call does twice its forward's FLOPs
-        flops = lambda op, d, *_: fm.attention(d[0], d[1], d[3], d[4], d[5], d[6]) * (2 if "backward" in op else 1)
+        keys = ["B", "Hq", "Hkv", "Nq", "Nkv", "d", "dv", "dtype", "causal"]
+        # the roofline's figure (_flop_models): halved when the call recorded is_causal (Nq = Nkv); a backward call
+        # does twice its forward's FLOPs. "unknown" counts the full score matrix, as the roofline's default does.
+        flops = lambda op, d, *_: fm.attention(d[0], d[1], d[3], d[4], d[5], d[6], d[8] == "yes") \
+            * (2 if "backward" in op else 1)
         t = _table(_calls(timeline, fm._SDPA), attention_dims, keys, flops)
         if not len(t):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(ATTENTION_COLUMNS)), ATTENTION_COLUMNS,

@@ -113,8 +113,9 @@ class Roofline(Analyzer):
     """Roofline position of the hot kernels (see module docstring).
 
     Args:
-        causal_attention: count attention ops as causal (halves their FLOPs when Nq = Nkv). Kineto records no
-            ``is_causal``, so the default (False) counts the full score matrix.
+        causal_attention: count attention calls that do not record ``is_causal`` as causal (halves their FLOPs
+            when Nq = Nkv). A call's recorded flag (Kineto's ``Concrete Inputs``, torch 2.x with record_shapes)
+            always decides; without it the default (False) counts the full score matrix.
     """
 
     name = "roofline"

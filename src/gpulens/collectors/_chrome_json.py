@@ -41,6 +41,7 @@ class Args(msgspec.Struct, omit_defaults=True, gc=False):
     input_dims: msgspec.Raw = msgspec.field(name="Input Dims", default=NO_RAW)
     input_dims_legacy: msgspec.Raw = msgspec.field(name="Input dims", default=NO_RAW)
     input_type: msgspec.Raw = msgspec.field(name="Input type", default=NO_RAW)
+    concrete_inputs: msgspec.Raw = msgspec.field(name="Concrete Inputs", default=NO_RAW)
     flops: Any = None
     name: Any = None  # metadata events (process_name, thread_name)
     # ``[memory]`` instant events (profile_memory=True): kept in the Timeline's ``memory`` side table

@@ -69,7 +69,7 @@ _INT_FIELDS = ("pid", "tid", "device", "stream", "corr", "ext", "grid_x", "grid_
                "block_z", "regs", "smem", "bytes", "rank")
 #: the accumulator's other columns and their dtypes (codes of its dictionaries are int32, as they encode them)
 _PLAIN = (("kind", np.int8), ("name", np.int32), ("start", np.int64), ("dur", np.int64), ("nocat", bool),
-          ("flops", np.float64), ("dims", np.int32), ("types", np.int32), ("copy", np.int32))
+          ("flops", np.float64), ("dims", np.int32), ("types", np.int32), ("conc", np.int32), ("copy", np.int32))
 
 
 def kind_of(cat: str, name: str) -> str:
@@ -116,6 +116,7 @@ class Accumulator:
         self.cats = Dictionary()
         self.dims = Dictionary()
         self.types = Dictionary()
+        self.conc = Dictionary()
         self.copy = Dictionary()
         self.columns = {key: ColumnStore(dtype) for key, dtype in _PLAIN}  # the accepted rows' columns
         self.nullable = {key: (ColumnStore(np.int64), ColumnStore(bool)) for key in _INT_FIELDS}  # values, valid
@@ -220,6 +221,7 @@ class Accumulator:
         col["flops"] = src.floats("flops")
         col["dims"] = src.text_codes(self.dims, "input_dims")
         col["types"] = src.text_codes(self.types, "input_type")
+        col["conc"] = src.text_codes(self.conc, "concrete_inputs")
         dev, dev_ok = ids("device", "device", gi, True)
         pid, pid_ok = col["pid"]
         dev = np.where(dev_ok, dev, np.where(pid_ok[gi], pid[gi], 0))
@@ -442,6 +444,7 @@ class Accumulator:
             "copy_kind": self.copy.categorical(sel(copy)),
             "input_dims": self.dims.categorical(sel(cat("dims").astype(np.int64)), _text),
             "input_types": self.types.categorical(sel(cat("types").astype(np.int64)), _text),
+            "concrete_inputs": self.conc.categorical(sel(cat("conc").astype(np.int64)), _text),
         }
         for dst, key in (("pid", "pid"), ("tid", "tid"), ("stream_id", "stream"), ("correlation_id", "corr"),
                          ("external_id", "ext"), ("grid_x", "grid_x"), ("grid_y", "grid_y"), ("grid_z", "grid_z"),

@@ -348,8 +348,10 @@ class ScannedRows:
 
     def text_codes(self, dictionary: Dictionary, key: str) -> np.ndarray:
         F, S = self.F, self.S
-        t = S.T_DIMS if key == "input_dims" else S.T_TYPES  # "Input Dims", else the legacy "Input dims"
-        gid = self.I[F["TEXT_DIMS_G" if key == "input_dims" else "TYPES_G"]]
+        # "Input Dims" (else the legacy "Input dims"), "Input type", "Concrete Inputs"
+        t, field = {"input_dims": (S.T_DIMS, "TEXT_DIMS_G"), "input_type": (S.T_TYPES, "TYPES_G"),
+                    "concrete_inputs": (S.T_CONC, "CONC_G")}[key]
+        gid = self.I[F[field]]
         starts, ends = self.texts[t]
         # every group of the piece is encoded, also one seen only in rows keep() dropped: a Dictionary's unused
         # values never show (categorical() keeps the codes used, in sorted order)

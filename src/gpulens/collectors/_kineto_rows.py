@@ -24,8 +24,8 @@ _TS, _DUR = attrgetter("ts"), attrgetter("dur")
 _EV = {f: i for i, f in enumerate(_EVENT_FIELDS)}
 #: args read on every row, and only on GPU rows (of GPU categories)
 _ARG_FIELDS = ("correlation", "external_id", "external_id_legacy", "flops", "input_dims", "input_dims_legacy",
-               "input_type", "grid", "block", "registers", "shared_memory", "rank", "rank_comms", "kernel_details",
-               "coll_name")
+               "input_type", "concrete_inputs", "grid", "block", "registers", "shared_memory", "rank", "rank_comms",
+               "kernel_details", "coll_name")
 _AR = {f: i for i, f in enumerate(_ARG_FIELDS)}
 _GPU_ARG_FIELDS = ("device", "stream", "bytes", "kind", "blocks_per_sm", "warps_per_sm", "est_occupancy")
 _GA = {f: i for i, f in enumerate(_GPU_ARG_FIELDS)}
@@ -186,7 +186,8 @@ class EventRows:
         return floats(self._arg(key, rows, gpu).tolist())
 
     def text_codes(self, dictionary: Dictionary, key: str) -> np.ndarray:
-        """Codes of the raw JSON text of ``input_dims`` (or its legacy spelling) / ``input_type``."""
+        """Codes of the raw JSON text of ``input_dims`` (or its legacy spelling) / ``input_type`` /
+        ``concrete_inputs``."""
         legacy = self._arg("input_dims_legacy") if key == "input_dims" else None
         return dictionary.encode(raw_texts(self._arg(key), legacy))
 

@@ -71,32 +71,33 @@ _FIELDS = ("PID_V", "PID_T", "TID_V", "TID_T",
            "GRID_X", "GRID_Y", "GRID_Z", "GRID_T", "BLOCK_X", "BLOCK_Y", "BLOCK_Z", "BLOCK_T",
            "FLOPS_S", "FLOPS_E", "FLOPS_T", "BPS_S", "BPS_E", "BPS_T", "WPS_S", "WPS_E", "WPS_T",
            "OCC_S", "OCC_E", "OCC_T", "KIND_S", "KIND_E", "KIND_T", "COLL_T", "KD_T",
-           "NAME_G", "CAT_G", "TEXT_DIMS_G", "TYPES_G",
+           "NAME_G", "CAT_G", "TEXT_DIMS_G", "TYPES_G", "CONC_G",
            # read in the scan only (spans and types of the interned texts): not copied out (:data:`NOUT`)
            "NAME_S", "NAME_E", "NAME_T", "CAT_S", "CAT_E", "CAT_T", "ARGS_T",
-           "DIMS_S", "DIMS_E", "DIMS_T", "DIMSL_S", "DIMSL_E", "DIMSL_T", "TYPES_S", "TYPES_E", "TYPES_T")
+           "DIMS_S", "DIMS_E", "DIMS_T", "DIMSL_S", "DIMSL_E", "DIMSL_T", "TYPES_S", "TYPES_E", "TYPES_T",
+           "CONC_S", "CONC_E", "CONC_T")
 F = {f: i for i, f in enumerate(_FIELDS)}
 globals().update({"F_" + f: i for f, i in F.items()})  # F_NAME_S... : compile-time constants of the kernel
 NF = len(_FIELDS)
 #: fields :func:`scan` hands out (``F[f] < NOUT``): the others are read in the scan only
 NOUT = F["NAME_S"]
-H_NAME, H_CAT, H_DIMS, H_DIMSL, H_TYPES = range(5)
-NH = 5
+H_NAME, H_CAT, H_DIMS, H_DIMSL, H_TYPES, H_CONC = range(6)
+NH = 6
 #: interning tables (see :func:`_intern`): names, categories, ``Input Dims`` texts (else the legacy ``Input dims``),
-#: ``Input type`` texts
-T_NAMES, T_CATS, T_DIMS, T_TYPES = range(4)
-NT = 4
+#: ``Input type`` texts, ``Concrete Inputs`` texts (the scalar arguments)
+T_NAMES, T_CATS, T_DIMS, T_TYPES, T_CONC = range(5)
+NT = 5
 
 # key ids: top-level keys, then args keys read from X events
 _TOP_KEYS = (b"ph", b"cat", b"name", b"pid", b"tid", b"ts", b"dur", b"args")
 _ARG_KEYS = (b"correlation", b"External id", b"external id", b"device", b"stream", b"registers per thread",
              b"shared memory", b"bytes", b"rank", b"Rank", b"grid", b"block", b"flops", b"blocks per SM",
-             b"warps per SM", b"est. achieved occupancy %", b"Input Dims", b"Input dims", b"Input type", b"kind",
-             b"Collective name", b"kernel_details")
+             b"warps per SM", b"est. achieved occupancy %", b"Input Dims", b"Input dims", b"Input type",
+             b"Concrete Inputs", b"kind", b"Collective name", b"kernel_details")
 # the int-valued args keys in _ARG_KEYS order → their (value, type) fields
 _INT_ARG_FIELDS = ("CORR", "EXT", "EXTL", "DEV", "STREAM", "REGS", "SMEM", "BYTES", "RANK", "RANKC")
 _FLOAT_ARG_FIELDS = ("FLOPS", "BPS", "WPS", "OCC")
-_RAW_ARG_FIELDS = ("DIMS", "DIMSL", "TYPES")
+_RAW_ARG_FIELDS = ("DIMS", "DIMSL", "TYPES", "CONC")
 #: Trace Event Format phases whose events are skipped (see ``_kineto_columns.SKIPPED_PHASES``; kept in step there)
 SKIPPED = b"CbnestfPONDRSTpFc()Vv"
 
@@ -671,7 +672,7 @@ def _args(buf, p, n, stack, I, H, D, r, slots, firsts, data, offs, seen):
                     I[r, fs + 2] = T_NULL if (p - q == 4 and c == 110) else T_OTHER
                 I[r, fs] = q
                 I[r, fs + 1] = p
-            elif k < 19:
+            elif k < 20:
                 fs = F_RAW_S[k - 16]
                 q = p
                 p, st = _skip(buf, p, n, stack)
@@ -679,7 +680,7 @@ def _args(buf, p, n, stack, I, H, D, r, slots, firsts, data, offs, seen):
                 I[r, fs + 1] = p
                 I[r, fs + 2] = T_GOOD
                 H[r, H_DIMS + k - 16] = _span_hash(buf, q, p)
-            elif k == 19:  # kind: a plain string is kept (its span), any other value is T_OTHER
+            elif k == 20:  # kind: a plain string is kept (its span), any other value is T_OTHER
                 c = buf[p]
                 q = p
                 if c == 34:
@@ -693,7 +694,7 @@ def _args(buf, p, n, stack, I, H, D, r, slots, firsts, data, offs, seen):
                     p, st = _skip(buf, p, n, stack)
                     I[r, F_KIND_T] = T_NULL if (p - q == 4 and c == 110) else T_OTHER
             else:
-                ft = F_COLL_T + k - 20
+                ft = F_COLL_T + k - 21
                 c = buf[p]
                 q = p
                 p, st = _skip(buf, p, n, stack)
@@ -759,6 +760,11 @@ def _intern_row(buf, I, H, r, slots, gs, ge, gh, gslot, ngroups, mask):
                                   gslot, ngroups, mask)
     else:
         I[r, F_TYPES_G] = -1
+    if I[r, F_CONC_T] == T_GOOD:
+        I[r, F_CONC_G] = _intern(buf, I[r, F_CONC_S], I[r, F_CONC_E], H[r, H_CONC], T_CONC, slots, gs, ge, gh,
+                                 gslot, ngroups, mask)
+    else:
+        I[r, F_CONC_G] = -1
 
 
 F_INT_V = np.array([F[f + "_V"] for f in _INT_ARG_FIELDS], dtype=np.int64)

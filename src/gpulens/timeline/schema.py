@@ -84,6 +84,8 @@ EVENT_COLUMNS: tuple[Column, ...] = (
     Column("copy_kind", "category", "", "HtoD, DtoH, DtoD, PtoP, HtoH for copies (UVM HtoD/DtoH/DtoD: unified-memory page migrations); empty otherwise"),
     Column("input_dims", "category", "", "JSON text of the op's input shapes (Kineto record_shapes)"),
     Column("input_types", "category", "", "JSON text of the op's input dtypes"),
+    Column("concrete_inputs", "category", "", "JSON text of the op's scalar arguments as Kineto records them "
+           "(\"Concrete Inputs\": '' for a tensor, 'True', '[2, 2]', …; record_shapes, torch ≥ 2.x)"),
     Column("source", "category", "", "collector that produced the row (kineto, rocprof_v1, nsys, ...)"),
     Column("name_norm", "category", "", "`name` without the AMDGPU `.kd` symbol suffixes (` [clone .kd]`, ` (.kd)`, "
            "`.kd`); derived from `name` by make_table when a collector does not set it (timeline/names.py)"),
