@@ -255,3 +255,27 @@ def test_recorded_is_causal_halves_attention_flops(op, args, causal):
     default = op_cost(op, json.dumps([q, q, q]), json.dumps(["c10::BFloat16"] * 3), causal=True,
                       concrete=json.dumps(args))
     assert default.flops == (full if causal is False else full / 2)  # the recorded flag wins over the default
+
+
+def test_ncu_details_export_without_a_device_name_is_told_apart_by_its_dram_clock():
+    """An ncu details export names no GPU: compute capability 9.0 with 132 SMs was always taken for an H100 SXM
+    (3.35 TB/s), so this H200 capture was judged against the wrong memory roof. Its SpeedOfLight "DRAM Frequency"
+    (3.20 GHz here) is an H200's HBM3e clock (nvidia-smi: 3201 MHz); an H100 SXM's HBM3 runs at 2619 MHz
+    (2619 MHz × 2 × 5120 bit / 8 = 3.35 TB/s)."""
+    rows = [r for r in csv.DictReader(open(H200 / "h200_torch_details.csv", newline=""))
+            if r["Metric Name"] == "DRAM Frequency"]
+    assert {r["Metric Unit"].lower() for r in rows} == {"ghz"}
+    assert all(3.19 <= float(r["Metric Value"]) <= 3.21 for r in rows)
+    src = gpulens.analyze([H200 / "h200_torch_details.csv"]).sources[0]
+    assert src.device.name == "NVIDIA H200 SXM"
+    assert "DRAM clock (3.20 GHz)" in src.device.note and "NVIDIA H100 SXM" not in src.device.note  # 1st launch
+    assert src.device.memory_bandwidth == 4.8e12
+
+
+def test_a_dram_clock_far_from_every_part_leaves_the_choice_as_it_was():
+    from gpulens.devices import identify_device
+
+    h100 = identify_device({"compute_capability": "9.0", "num_sms": 132, "memory_clock_hz": 2.62e9})
+    assert h100.name == "NVIDIA H100 SXM" and "2.62 GHz" in h100.note
+    odd = identify_device({"compute_capability": "9.0", "num_sms": 132, "memory_clock_hz": 9.9e9})
+    assert odd.name == identify_device({"compute_capability": "9.0", "num_sms": 132}).name == "NVIDIA H100 SXM"

@@ -60,6 +60,8 @@ _SMEM_DYN = ("launch__shared_mem_per_block_dynamic", "Dynamic Shared Memory Per 
 _GRID = ("launch__grid_size", "Grid Size")
 _BLOCK = ("launch__block_size", "Block Size")
 _SMS = ("device__attribute_multiprocessor_count", "launch__sm_count", "# SMs")
+#: the DRAM clock [Hz]: the raw page's metric, the details page's SpeedOfLight row (both normalised to Hz)
+_DRAM_CLOCK = ("dram__cycles_elapsed.avg.per_second", "DRAM Frequency")
 
 
 def _first(per_launch: dict[str, float], names: tuple[str, ...]) -> float | None:
@@ -94,7 +96,7 @@ def build(path: Path, source: str, launches: list[dict[str, Any]], metrics: pd.D
     # per-launch lookup of the values that fill the event columns (first occurrence wins)
     key_names = set(_DUR + _REGS + _SMEM_STATIC + _SMEM_DYN) | {
         f"launch__{k}_dim_{a}" for k in ("grid", "block") for a in "xyz"} | {
-        "launch__device_id", "launch__stream_id", *_GRID, *_BLOCK, *_SMS,
+        "launch__device_id", "launch__stream_id", *_GRID, *_BLOCK, *_SMS, *_DRAM_CLOCK,
         "device__attribute_compute_capability_major", "device__attribute_compute_capability_minor"}
     sel = m[m["metric"].isin(key_names)].drop_duplicates(["launch", "metric"])
     per: list[dict[str, float]] = [{} for _ in range(n)]
@@ -169,7 +171,8 @@ def build(path: Path, source: str, launches: list[dict[str, Any]], metrics: pd.D
 
 def _devices(launches: list[dict[str, Any]], per: list[dict[str, float]], strings: list[dict[str, str]]
              ) -> list[dict[str, Any]]:
-    """One dict per distinct device index: name, compute capability, SM count where the data has them."""
+    """One dict per distinct device index: name, compute capability, SM count, DRAM clock (``memory_clock_hz``)
+    where the data has them."""
     out: dict[int, dict[str, Any]] = {}
     for i, la in enumerate(launches):
         p, s = per[i], strings[i] if i < len(strings) else {}
@@ -188,6 +191,9 @@ def _devices(launches: list[dict[str, Any]], per: list[dict[str, float]], string
         sms = _int(_first(p, _SMS))
         if sms is not None:
             d.setdefault("num_sms", sms)
+        clk = _first(p, _DRAM_CLOCK)
+        if clk is not None and clk > 0:
+            d.setdefault("memory_clock_hz", float(clk))
     for d in out.values():
         if d["name"] is None and d.get("compute_capability"):
             _assume_name(d)

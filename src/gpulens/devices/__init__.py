@@ -85,11 +85,28 @@ def _gfx_of(rec: Mapping[str, Any]) -> str | None:
     return AMD_CC_TO_GFX.get(str(cc))
 
 
+#: How far a recorded DRAM clock may be from a part's documented one and still match it (ncu rounds to 10 MHz).
+MEMORY_CLOCK_TOLERANCE = 0.05
+
+
 def _narrow(cands: list[DeviceSpec], rec: Mapping[str, Any]) -> list[DeviceSpec]:
     sms = rec.get("num_sms")
     if sms:
         same = [s for s in cands if s.num_sms == int(sms)]
         cands = same or cands
+    clk = rec.get("memory_clock_hz")
+    if clk and len(cands) > 1:
+        # the DRAM clock tells memory generations apart where the record has no name or memory size (an ncu
+        # details export: "DRAM Frequency" 3.20 GHz is an H200's HBM3e, an H100 SXM's HBM3 runs at 2.62 GHz):
+        # when a part's documented memory clock is within 5 %, the parts whose clock is documented and off are
+        # out (those without one stay possible, after it); a clock that matches no documented part decides nothing
+        def off(s: DeviceSpec) -> bool:
+            own = s.figure_value("memory_clock_mhz")
+            return own is not None and abs(own * 1e6 - float(clk)) > MEMORY_CLOCK_TOLERANCE * float(clk)
+
+        match = [s for s in cands if s.figure_value("memory_clock_mhz") and not off(s)]
+        if match:
+            cands = match + [s for s in cands if not s.figure_value("memory_clock_mhz")]
     mem = rec.get("total_memory_bytes")
     if mem and len(cands) > 1 and all(s.memory_bytes for s in cands):
         best = min(abs(s.memory_bytes - float(mem)) for s in cands)
@@ -147,6 +164,9 @@ def identify_device(rec: Mapping[str, Any]) -> DeviceSpec | None:
                 + ", ".join(s.name for s in cands[1:]) + "), so peak figures may not be this GPU's (pass "
                 "--device-spec FILE to be exact)")
     note = f"identified from {how}"
+    clk, own = rec.get("memory_clock_hz"), spec.figure_value("memory_clock_mhz")
+    if not name and clk and own and abs(own * 1e6 - float(clk)) <= MEMORY_CLOCK_TOLERANCE * float(clk):
+        note += f"; its recorded DRAM clock ({float(clk) / 1e9:.2f} GHz) is the {spec.name}'s ({own:.0f} MHz)"
     if spec.name == "AMD Instinct MI210" and "MI210" not in name:
         note += "; an MI250 GCD has the same per-device figures"
     if cc_alone:

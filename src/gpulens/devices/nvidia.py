@@ -46,6 +46,8 @@ GPUS = [
     {"name": "NVIDIA H100 SXM", "compute_capability": "9.0", "num_sms": 132, "memory_gb": 80,
      "match": [r"H100.*(SXM|HBM3)"],
      "figures": {"clock_mhz": [1980, "WEB-H100"], "memory_bandwidth": [3350, "WEB-H100"], "l2": [50, "STAS"],
+                 "memory_clock_mhz": [2619, "nvidia-smi max memory clock of an H100 80GB HBM3: 2619 MHz × 2 × "
+                                            "5120-bit bus / 8 = 3.35 TB/s, the datasheet bandwidth"],
                  "vector.fp64": [33.5, "WEB-H100"], "matrix.fp64": [66.9, "WEB-H100"],
                  "vector.fp32": [66.9, "WEB-H100"], "matrix.tf32": [494.7, "WEB-H100"],
                  "matrix.bf16": [989.4, "WEB-H100"], "matrix.fp16": [989.4, "WEB-H100"],
@@ -63,6 +65,8 @@ GPUS = [
      "figures": {"clock_mhz": [1980, "nsys TARGET_INFO_GPU of an H200 (NVIDIA/Fuser report1.sqlite)"],
                  "memory_bandwidth": [4800, "STAS"],
                  "l2": [60, "nsys TARGET_INFO_GPU of an H200 (NVIDIA/Fuser report1.sqlite): 62914560 B"],
+                 "memory_clock_mhz": [3201, "nvidia-smi of an H200 (device capture 2026-12-04: Memory 3201 MHz; "
+                                            "ncu DRAM Frequency 3.20 GHz)"],
                  "vector.fp64": [33.5, "STAS"], "matrix.fp64": [66.9, "STAS"], "vector.fp32": [66.9, "STAS"],
                  "matrix.tf32": [494.7, "STAS"], "matrix.bf16": [989.4, "STAS"], "matrix.fp16": [989.4, "STAS"],
                  "matrix.fp8": [1978.9, "STAS"], "matrix.int8": [1978.9, "STAS"],

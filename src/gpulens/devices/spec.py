@@ -7,6 +7,7 @@ JSON/TOML file) in datasheet units and converted here to base units:
 file key                      unit in the file     DeviceSpec unit
 ============================  ===================  =====================
 ``clock_mhz``                 MHz                  MHz
+``memory_clock_mhz``          MHz                  MHz (DRAM clock)
 ``memory_bandwidth``          GB/s (10^9 B/s)      bytes/s
 ``l2``                        MiB (2^20 B)         bytes
 ``vector.<prec>``             TFLOPS (10^12)       FLOP/s
@@ -33,7 +34,7 @@ from gpulens.devices.arch import ArchLimits, limits_for
 from gpulens.errors import TraceFormatError
 
 PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8")
-_SCALE = {"clock_mhz": 1.0, "memory_bandwidth": 1e9, "l2": 2**20}
+_SCALE = {"clock_mhz": 1.0, "memory_clock_mhz": 1.0, "memory_bandwidth": 1e9, "l2": 2**20}
 
 
 @dataclass(frozen=True)
@@ -68,8 +69,9 @@ class DeviceSpec:
         gfx_arch: ``"gfx942"`` (AMD) or None.
         num_sms: SMs (NVIDIA) or CUs (AMD) per device.
         memory_bytes: device memory size (used to tell variants apart), or None.
-        figures: ``clock_mhz``, ``memory_bandwidth`` (bytes/s), ``l2`` (bytes), ``vector.<prec>`` and
-            ``matrix.<prec>`` (FLOP/s), each a :class:`Figure`.
+        figures: ``clock_mhz``, ``memory_clock_mhz`` (the DRAM clock, used to tell memory generations apart),
+            ``memory_bandwidth`` (bytes/s), ``l2`` (bytes), ``vector.<prec>`` and ``matrix.<prec>`` (FLOP/s), each
+            a :class:`Figure`.
         match: regular expressions (case-insensitive) matched against the recorded device name.
         origin: ``"builtin"`` or the path of the user's spec file.
         note: how the spec was chosen for a trace (set by :func:`gpulens.devices.identify`).
@@ -97,6 +99,11 @@ class DeviceSpec:
     def limits(self) -> ArchLimits | None:
         """Occupancy limits of the architecture (None for an architecture without a table)."""
         return limits_for(self.compute_capability, self.gfx_arch)
+
+    def figure_value(self, key: str) -> float | None:
+        """The value of figure ``key`` in base units (``memory_clock_mhz``: MHz), None when the spec has none."""
+        f = self.figures.get(key)
+        return f.value if f else None
 
     @property
     def memory_bandwidth(self) -> float | None:
@@ -171,7 +178,8 @@ def _figure(key: str, raw: Any, where: str) -> Figure:
         raise ValueError(f"{where}: figure {key!r} must be a non-negative number, got {value!r}")
     scale = _SCALE.get(key, 1e12 if re.fullmatch(r"(achievable\.)?(vector|matrix)\.\w+", key) else None)
     if scale is None:
-        raise ValueError(f"{where}: unknown figure {key!r} (known: clock_mhz, memory_bandwidth, l2, "
+        raise ValueError(f"{where}: unknown figure {key!r} (known: clock_mhz, memory_clock_mhz, memory_bandwidth, "
+                         "l2, "
                          f"vector.<precision>, matrix.<precision>, achievable.matrix.<precision>)")
     prec = key.rsplit(".", 1)[1] if "." in key else None
     if prec is not None and prec not in PRECISIONS:
