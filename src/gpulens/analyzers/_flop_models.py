@@ -9,6 +9,10 @@ addmm bias, A, B / linear x, W, bias   2·M·N·K + M·N (bias add)             
 bmm [B,M,K]·[B,K,N] / baddbmm          2·B·M·N·K (+ B·M·N)                     (BMK + BKN + BMN)·b (+ bias)
 matmul                                 as mm / bmm with broadcast batch dims   inputs + output
 conv x[N,C,*in], w[Co,C/g,*k] → out    2·prod(out)·prod(w[1:]) (+ prod(out))   (x + w + out (+ Co))·b
+  out from the recorded stride, padding, dilation (Concrete Inputs): ⌊(in + 2p − d(k−1) − 1)/s⌋ + 1
+conv backward (grad_out, x, w, …)      the forward's FLOPs per gradient asked     read dO + x + w, write the
+                                       for (output_mask: dX, dW) + prod(out)      gradients asked for
+                                       for dBias
 SDPA q[B,Hq,Nq,d], k/v[B,Hkv,Nkv,·]    B·Hq·(2·Nq·Nkv·d + 2·Nq·Nkv·dv),        (Q + K + V + O)·b
                                        halved when causal (the call's recorded
                                        is_causal, else the caller's default)
@@ -24,8 +28,8 @@ reduction / softmax / layer norm       c·numel(in) (c = 1, 5, 5)               
 ``b`` = bytes per element of each tensor's own dtype; an elementwise output has the dtype PyTorch's type promotion
 gives it (:func:`result_bytes`): a scalar or zero-dim argument does not widen a dimensioned tensor of its category
 (``bf16 tensor × 2.0`` is bf16, not fp64). Softmax and the attention score scaling are not counted.
-Models return None when the shapes do not fit (missing dims, a varlen attention call, a conv without its output
-size): no FLOPs is better than a guessed figure.
+Models return None when the shapes do not fit (missing dims, a varlen attention call, a conv whose stride/padding
+the trace does not record): no FLOPs is better than a guessed figure.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import math
 import re
 from dataclasses import dataclass
 from math import prod
+from typing import Any
 
 DTYPE_BYTES = {"double": 8, "float": 4, "c10::Half": 2, "c10::BFloat16": 2, "long int": 8, "int": 4,
                "short int": 2, "signed char": 1, "unsigned char": 1, "bool": 1, "c10::Float8_e4m3fn": 1,
@@ -133,6 +138,85 @@ def conv(x: list[int], w: list[int], out_spatial: list[int], groups: int = 1, bi
     return f + (prod(out) if bias else 0)
 
 
+#: Convolution ops → the positions of (stride, padding, dilation, groups, transposed, output_padding) among their
+#: arguments (PyTorch native_functions.yaml; None: the op has no such argument). ``cudnn_convolution`` and
+#: ``miopen_convolution`` take padding before stride. ``convolution_backward``'s grad_output records the output.
+CONV_ARGS = {
+    "conv1d": (3, 4, 5, 6, None, None), "conv2d": (3, 4, 5, 6, None, None), "conv3d": (3, 4, 5, 6, None, None),
+    "convolution": (3, 4, 5, 8, 6, 7), "_convolution": (3, 4, 5, 8, 6, 7),
+    "cudnn_convolution": (3, 2, 4, 5, None, None), "miopen_convolution": (4, 3, 5, 6, None, None),
+    "convolution_backward": (4, 5, 6, 9, 7, 8),
+}
+_OUTPUT_MASK = 10  # convolution_backward's bool[3] output_mask (grad_input, grad_weight, grad_bias)
+
+
+def _int_list(v: Any, n: int) -> list[int] | None:
+    """A recorded int-list argument ('[2, 2]', '2', '[1]') as ``n`` ints (one value broadcast), else None."""
+    try:
+        x = json.loads(v) if isinstance(v, str) and v.strip() else None
+    except (ValueError, RecursionError):
+        return None
+    x = [x] if isinstance(x, int) else x
+    if not isinstance(x, list) or not x or not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0
+                                                   for i in x):
+        return None
+    return x * n if len(x) == 1 else (x if len(x) == n else None)
+
+
+def _conv_cost(op: str, t: list[tuple[list[int], int, str]], args: list | None) -> OpCost | None:
+    """FLOPs and bytes of a convolution call from its tensors and recorded scalar arguments (module table)."""
+    pos = CONV_ARGS[op]
+    back = op == "convolution_backward"
+    if not args or len(args) <= max(p for p in pos if p is not None) or len(t) < (3 if back else 2):
+        return None
+    go = t[0] if back else None
+    (x, bx, dt), (w, bw, _) = (t[1], t[2]) if back else (t[0], t[1])
+    nsp = len(x) - 2
+    if nsp < 1 or len(w) != len(x):
+        return None
+    stride, pad, dil = (_int_list(args[p], nsp) for p in pos[:3])
+    groups = _int_list(args[pos[3]], 1)
+    transposed = pos[4] is not None and str(args[pos[4]]).strip() == "True"
+    if not (stride and dil and groups) or min(stride) < 1:
+        return None
+    out_sp = list(go[0][2:]) if back else None
+    if out_sp is None and pad is None:  # conv2d's string padding: 'valid' is 0, 'same' keeps the size (stride 1)
+        word = str(args[pos[1]]).strip().strip('"').lower()
+        if word == "same" and stride == [1] * nsp:
+            out_sp = list(x[2:])
+        elif word == "valid":
+            pad = [0] * nsp
+        else:
+            return None
+    if out_sp is None and transposed:
+        opad = _int_list(args[pos[5]], nsp) if pos[5] is not None else [0] * nsp
+        if opad is None:
+            return None
+        out_sp = [(i - 1) * s_ - 2 * p + d * (k - 1) + o + 1
+                  for i, s_, p, d, k, o in zip(x[2:], stride, pad, dil, w[2:], opad)]
+    elif out_sp is None:
+        out_sp = [(i + 2 * p - d * (k - 1) - 1) // s_ + 1 for i, p, d, k, s_ in zip(x[2:], pad, dil, w[2:], stride)]
+    if min(out_sp) < 1:
+        return None
+    f = conv(x, w, out_sp, groups[0], transposed=transposed)
+    c_out = w[1] * groups[0] if transposed else w[0]
+    out_n = x[0] * c_out * prod(out_sp)
+    if back:
+        mask = args[_OUTPUT_MASK] if len(args) > _OUTPUT_MASK else None
+        try:
+            m = [bool(v) for v in json.loads(str(mask).replace("True", "true").replace("False", "false"))]
+        except (ValueError, RecursionError, TypeError):
+            m = [True, True, False]
+        m = (m + [False] * 3)[:3]
+        flops = f * m[0] + f * m[1] + out_n * m[2]
+        by = go[1] * prod(go[0]) + bx * prod(x) + bw * prod(w) + bx * prod(x) * m[0] + bw * prod(w) * m[1]
+        return OpCost(float(flops), int(by), _prec(dt), True)
+    bias = len(t) > 2 and len(t[2][0]) == 1
+    f = f + (out_n if bias else 0)
+    by = bx * prod(x) + bw * prod(w) + bx * out_n + (t[2][1] * prod(t[2][0]) if bias else 0)
+    return OpCost(float(f), int(by), _prec(dt), True)
+
+
 _GEMM = re.compile(r"^aten::(mm|addmm|bmm|baddbmm|matmul|linear|_scaled_mm)$")
 #: attention ops: the SDPA entry points (``scaled_dot_product_attention``, ``_scaled_dot_product_{flash,efficient,
 #: cudnn}_attention[_backward]``) and the ops that launch the kernels under them, ``_{flash,efficient,cudnn}_attention_
@@ -183,18 +267,24 @@ CAUSAL_ARG = {
 }
 
 
-def recorded_causal(op: str, concrete: str | None) -> bool | None:
-    """Whether an attention call was causal, from its recorded ``Concrete Inputs`` (JSON text; see
-    :data:`CAUSAL_ARG`); None when the op, the text or the value at that position does not say (an older trace,
-    another signature: the caller's default then stands)."""
-    pos = CAUSAL_ARG.get(op.split("::", 1)[-1])
-    if pos is None or not concrete:
+def _args(concrete: str | None) -> list | None:
+    """A ``Concrete Inputs`` text as its list of argument strings, None when absent or not a list."""
+    if not concrete:
         return None
     try:
         args = json.loads(concrete)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(args, list) or pos >= len(args) or not isinstance(args[pos], str):
+    return args if isinstance(args, list) else None
+
+
+def recorded_causal(op: str, concrete: str | None) -> bool | None:
+    """Whether an attention call was causal, from its recorded ``Concrete Inputs`` (JSON text; see
+    :data:`CAUSAL_ARG`); None when the op, the text or the value at that position does not say (an older trace,
+    another signature: the caller's default then stands)."""
+    pos = CAUSAL_ARG.get(op.split("::", 1)[-1])
+    args = _args(concrete) if pos is not None else None
+    if args is None or pos >= len(args) or not isinstance(args[pos], str):
         return None
     v = args[pos].strip()
     if op.split("::", 1)[-1].startswith("_efficient_attention"):
@@ -291,7 +381,7 @@ def op_cost(name: str, input_dims: str | None, input_types: str | None, causal: 
         return None
     try:
         said = recorded_causal(name, concrete) if concrete else None
-        cost = _cost(name, t, causal if said is None else said)
+        cost = _cost(name, t, causal if said is None else said, _args(concrete))
     except (OverflowError, ValueError, TypeError, ZeroDivisionError, IndexError):
         return None  # shapes that fit no model (a ragged list, an overflowing product): no figure, not an error
     if cost is None or not all(math.isfinite(v) and v >= 0 for v in (cost.flops, float(cost.bytes))):
@@ -299,10 +389,14 @@ def op_cost(name: str, input_dims: str | None, input_types: str | None, causal: 
     return cost
 
 
-def _cost(name: str, t: list[tuple[list[int], int, str]], causal: bool) -> OpCost | None:
+def _cost(name: str, t: list[tuple[list[int], int, str]], causal: bool, args: list | None = None
+          ) -> OpCost | None:
     m = _GEMM.match(name)
     if m:
         return _gemm_cost(m.group(1), t)
+    base = name.split("::", 1)[-1]
+    if name.startswith("aten::") and base in CONV_ARGS:
+        return _conv_cost(base, t, args)
     m = _SDPA.match(name)
     if m:
         return _sdpa_cost(m.group(1), t, causal)
