@@ -340,3 +340,32 @@ def test_conv_without_recorded_arguments_stays_unknown():
     from gpulens.analyzers._flop_models import op_cost
 
     assert op_cost("aten::cudnn_convolution", "[[1, 3, 8, 8], [4, 3, 3, 3]]", '["float", "float"]') is None
+
+
+def test_ncu_chart_series_are_not_counted_as_impossible_percentages():
+    """The raw export prints the Occupancy section's graph data (derived__pct_occupancy_per_block_size = 5706) with
+    unit %: no percentage of anything, so no "percentage above 100 dropped" warning names it. The warning counts
+    the real ones, here l1tex/sm__warps_active ….max.pct_of_peak_sustained_active above 100 on short kernels."""
+    from gpulens.collectors import collect
+
+    with open(H200 / "h200_kernels_raw.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    units, data = rows[0], rows[1:]
+    over = sum(1 for r in data for m, u in units.items() if u == "%" and not m.startswith("derived__pct_occupancy")
+               and r[m].replace(",", "").replace(".", "", 1).isdigit() and float(r[m].replace(",", "")) > 100)
+    assert over > 0 and float(data[0]["derived__pct_occupancy_per_block_size"]) > 100
+    warn = [w for w in collect(H200 / "h200_kernels_raw.csv").meta.warnings if "above 100 dropped" in w]
+    assert len(warn) == 1 and warn[0].startswith(f"{over} percentage counter value(s) above 100")
+    assert "derived__pct_occupancy" not in warn[0]
+
+
+def test_h200_bf16_gemm_is_judged_against_the_achievable_roof_an_h100_gets():
+    """The H200 and the H100 SXM share the GH100's tensor cores at 1980 MHz: an H100 was judged against the 795
+    TFLOP/s achievable bf16 peak (MAMF) and an H200 against the 989.4 datasheet peak, so one cuBLAS GEMM read
+    96.6 % on one and 77.1 % on the other. Expected: 2·4096³ / its ncu duration, over 795 TFLOP/s."""
+    row = next(r for r in raw_rows("h200_torch_raw.csv") if r["Kernel Name"].startswith("nvjet_sm90"))
+    dur = duration_ns(row, "h200_torch_raw.csv")
+    src = gpulens.analyze([H200 / "h200_torch_raw.csv"]).sources[0]
+    gemm = roofline_row(src, "nvjet_sm90")
+    assert gemm["peak_flops_per_s"] == 795e12
+    assert gemm["roof_pct"] == pytest.approx(100 * (2 * N_TORCH ** 3 / (dur / 1e9)) / 795e12, rel=1e-6)

@@ -501,9 +501,11 @@ def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pc
         # whatever the fix, each launch keeps the GPU time no kernel runs under (_stake.KERNEL_FLOOR_NS)
         v.time_at_stake_ns = min(v.time_at_stake_ns, floor_stake(e.time_ns, e.calls))
         if v.verdict == "latency/occupancy-bound" and v.time_at_stake_ns >= 0.8 * e.time_ns:
+            # an upper bound, not a promise: no claim here on what limits it (an align1 GEMM with 25,600 blocks
+            # is limited neither by launch size nor short of a known fix: its next step names one)
             v.evidence += (f"; {fmt_ns(v.time_at_stake_ns)} at stake is an upper bound: what running at its roof "
-                           "would save, each launch keeping 2 µs — far below both roofs, latency and launch size "
-                           "limit it, and no fix is known to reach the roof")
+                           "would save, each launch keeping 2 µs — the next step recovers part of it, no single "
+                           "change all of it")
     coal = _coalescing.step(e.sectors_per_request, e.name) if e.kind != "comm" else None
     if coal and coal not in v.next_steps:  # measured wasted traffic: the first thing to fix, whatever bounds it
         v.next_steps = [coal] + v.next_steps[:1]

@@ -70,6 +70,10 @@ GPUS = [
                  "vector.fp64": [33.5, "STAS"], "matrix.fp64": [66.9, "STAS"], "vector.fp32": [66.9, "STAS"],
                  "matrix.tf32": [494.7, "STAS"], "matrix.bf16": [989.4, "STAS"], "matrix.fp16": [989.4, "STAS"],
                  "matrix.fp8": [1978.9, "STAS"], "matrix.int8": [1978.9, "STAS"],
+                 "achievable.matrix.bf16": [795, "as H100 SXM (the same GH100 tensor cores at 1980 MHz; STAS "
+                                                 "MAMF); an H200 here ran 8192³ bf16 matmuls at 769–798 TFLOP/s and "
+                                                 "cuBLAS's 4096³ nvjet GEMM at 768 TFLOP/s (device capture "
+                                                 "2026-12-04)"],
                  "achievable.matrix.fp8": [1453, "STAS (measured FP8 matmul, MAMF)"]}},
     # GH200 Grace Hopper superchip: its Hopper GPU is the 132-SM GH100 at 1980 MHz (wikimili "Hopper
     # (microarchitecture)": "GPU: 132 Hopper SMs", "Shader clock rate 1980 MHz", "96 GB HBM3 or 144 GB HBM3e"), so

@@ -118,10 +118,20 @@ def _absent(r: AnalysisResult | None) -> str:
 
 
 def _kv_row(r: AnalysisResult, row: pd.Series, skip: tuple[str, ...] = ("name", "kernel")) -> str:
+    """One result row as label/value pairs; a note column without a note is left out (a table shows "none" in
+    such a cell; a list of facts does not need the line "stake note none"), and so is a column unknown on every
+    row of the result."""
     vendor = r.summary.get("vendor")  # occupancy's blocks per SM or per CU
+    t = r.table if isinstance(r.table, pd.DataFrame) else pd.DataFrame()
+    cols = [c for c in shown_columns(row.index) if c not in skip
+            and not (unit_of(c, r.columns.get(c, "")) == "note" and (row[c] is None or row[c] != row[c]
+                                                                       or str(row[c]).strip() == ""))
+            # a figure no row of this input has (an AMD-only measured-peak % on an NVIDIA capture) is no line
+            # "not measured" beside the figure that is: it is left out
+            and not (c in t and len(t) > 1 and t[c].isna().all())]
     return kv_html([(vendor_label(c, vendor, column_label(c, r.columns.get(c, ""))),
                      limiter_text(row[c], vendor) if c in ("limiter", "limiters") else
-                     fmt_unit(row[c], unit_of(c, r.columns.get(c, "")))) for c in shown_columns(row.index) if c not in skip])
+                     fmt_unit(row[c], unit_of(c, r.columns.get(c, "")))) for c in cols])
 
 
 def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
@@ -147,8 +157,9 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
     sol, st = _row(res.get("speed_of_light"), name), _row(res.get("stalls"), name)
     if sol is not None:
         r = res["speed_of_light"]
+        # a % no kernel of this input has (the AMD-only measured-peak DRAM % on an NVIDIA capture) is left out
         pcts = [(column_label(c, r.columns.get(c, "")), sol[c]) for c in sol.index
-                if unit_of(c, r.columns.get(c, "")) == "%"]
+                if unit_of(c, r.columns.get(c, "")) == "%" and not (c in r.table and r.table[c].isna().all())]
         extra = f'<p>Bound: {esc(fmt_unit(sol.get("bound"), "text"))}. {esc(fmt_unit(sol.get("evidence"), "text"))}</p>'
         parts.append(_part("Speed of light", _bars(pcts) + extra))
     elif st is not None and not (is_missing(st.get("compute_sol_pct")) and is_missing(st.get("memory_sol_pct"))):

@@ -330,6 +330,10 @@ _DRIVER_KEYS = ("cuda_driver_version", "cuda_runtime_version", "hip_driver_versi
 _FILE_SIZES = ("size_bytes", "uncompressed_bytes")
 
 
+#: ``rank_source`` tokens that name no source (:data:`gpulens.collectors._ranks.RANKLESS`), in words
+_RANK_SOURCE_WORDS = {"none": "not recorded (rank 0)", "process": "the process (no rank recorded)"}
+
+
 def record_items(rec: dict[str, Any]) -> list[tuple[str, str]]:
     """One input or device record as (label, text) pairs, each value formatted from its declared unit: driver and
     runtime versions decoded (``CUDA 12.9``, ``HIP 6.4.43483``; :mod:`gpulens.devices.naming`), the architecture
@@ -354,6 +358,8 @@ def record_items(rec: dict[str, Any]) -> list[tuple[str, str]]:
             text = fmt_unit(v, unit_of(k, doc))
         else:  # a capacity (memory, cache, shared memory): binary units, as nvidia-smi and rocminfo print them
             text = fmt_capacity(v)
+        if k == "rank_source" and v in _RANK_SOURCE_WORDS:
+            text = _RANK_SOURCE_WORDS[v]
         if k == "chip_id" and isinstance(v, int):
             text = f"{v:#06x} ({v})"  # PCI device IDs are read in hex (rocminfo: "Chip ID: 29861(0x74a5)")
         out.append((label, text))

@@ -36,8 +36,17 @@ IMPOSSIBLE_DOC = ("profiler percentages above 100 (e.g. an ncu hit rate of 100.3
                   "unknown [count]")
 
 
+#: ncu metrics printed with unit ``%`` that are no percentage of anything: the Occupancy section's graph data
+#: (``derived__pct_occupancy_per_block_size`` … — the "Impact of Varying Block Size / Register Count / Shared Memory"
+#: curves, 5706 on every kernel of an H200 capture). Never dropped or counted as impossible.
+NOT_PERCENT_PREFIXES = ("derived__pct_occupancy_per_",)
+
+
 def is_percent_counter(metric: str, unit: str = "") -> bool:
-    """True when counter ``metric`` (with its recorded ``unit``) is a percentage (see module docstring)."""
+    """True when counter ``metric`` (with its recorded ``unit``) is a percentage (see module docstring; not the
+    :data:`NOT_PERCENT_PREFIXES` series)."""
+    if str(metric).startswith(NOT_PERCENT_PREFIXES):
+        return False
     return str(unit).strip() == "%" or str(metric) in AMD_PERCENT_COUNTERS
 
 

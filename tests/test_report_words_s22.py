@@ -1,0 +1,40 @@
+"""Words a fresh user saw raw in the HTML report (H200 walk, 2026-12-04): "rank taken from none" on the Environment
+tab, "stake note none" and "dram measured % not measured" (an AMD-only figure, beside the DRAM SOL that was
+measured) on an ncu kernel's page. Expected texts are written here by hand."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import gpulens
+from gpulens.reports.html import render as render_html
+from tests.conftest import DATA, KINETO
+
+H200 = DATA / "nvidia" / "h200"
+
+
+def _text(report) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", " ", render_html(report)))
+
+
+def test_a_rank_not_recorded_is_said_in_words():
+    page = _text(gpulens.analyze([KINETO / "tracelens_h100_bert-small.json.gz"]))
+    assert re.search(r"rank taken from\s+not recorded \(rank 0\)", page)
+    assert not re.search(r"rank taken from\s+none", page)
+
+
+def test_kernel_pages_leave_out_empty_notes_and_figures_no_kernel_has():
+    report = gpulens.analyze([H200 / "h200_torch_details.csv"])
+    src = report.sources[0]
+    rules = src.results["ncu_rules"].table
+    assert rules["stake_note"].isna().any()  # rules whose figure needed no cap: no note
+    sol = src.results["speed_of_light"].table
+    assert sol["dram_measured_pct"].isna().all() and sol["dram_pct"].notna().all()
+    raw = render_html(report)
+    pages = re.findall(r'<section class="kpage".*?</section>', raw, re.S)
+    assert pages
+    for p in pages:
+        t = html.unescape(re.sub(r"<[^>]+>", " ", p))
+        assert not re.search(r"stake note\s+none", t)
+        assert "dram measured" not in t and "DRAM SOL" in t
