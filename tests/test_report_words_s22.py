@@ -38,3 +38,18 @@ def test_kernel_pages_leave_out_empty_notes_and_figures_no_kernel_has():
         t = html.unescape(re.sub(r"<[^>]+>", " ", p))
         assert not re.search(r"stake note\s+none", t)
         assert "dram measured" not in t and "DRAM SOL" in t
+
+
+def test_forward_and_backward_library_kernels_never_read_alike():
+    """cuDNN's SDPA kernels differ by 'flash_fprop' / 'flash_bprop' in the middle of their names: the short labels
+    ("cudnn_generated… 64x64x64 1x4x1 1x1x1" and "cudnn_generated_fort… 64x128x64 4x1x1") dropped it."""
+    from gpulens.reports._names import short_names
+
+    names = ["cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_f16_knob_26_64x64x64_1x4x1_cga1x1x1_kernel0_0",
+             "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0"]
+    bprop, fprop = short_names(names)
+    assert "bprop" in bprop and "fprop" in fprop and "64x64x64" in bprop and "64x128x64" in fprop
+    # a name whose start already says the pass gets it once
+    (dgrad,) = short_names(["sm90_xmma_dgrad_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x64x32_"
+                            "warpgroupsize1x1x1_g1_execute_segment_k_off_kernel__5x_cudnn"])
+    assert dgrad.count("dgrad") == 1

@@ -274,14 +274,22 @@ def _first_difference(mine: list[str], others: list[list[str]]) -> str:
     return ""
 
 
+#: The pass a library kernel's name says it computes (cuDNN's flash_fprop / flash_bprop attention, its xmma fprop /
+#: dgrad / wgrad convolutions): kept in a short label when the clipped start drops it, so a forward and a backward
+#: kernel of one family never read alike ("cudnn_generated… bprop 64x64x64 1x4x1").
+_PASS = re.compile(r"(?:^|_)(fprop|bprop|dgrad|wgrad)(?=_|$)")
+
+
 @functools.lru_cache(maxsize=1 << 14)
 def short_name(name: str, width: int = BASE_CHARS) -> str:
-    """The short label of one name on its own: its base, and when that is too long, its start plus its tile
-    shapes (``cutlass_80_tensorop_bf16… 256x128 64x3``)."""
+    """The short label of one name on its own: its base, and when that is too long, its start plus the pass it
+    computes (:data:`_PASS`) when even the shortest start would drop it, plus its tile shapes
+    (``cutlass_80_tensorop_bf16… 256x128 64x3``, ``cudnn_generated… bprop 64x64x64 1x4x1``)."""
     base = base_name(name)
     if len(base) <= width:
         return base
-    tiles = ""
+    p = _PASS.search(base)
+    tiles = p.group(1) if p and p.end(1) > width - width // 2 - 1 else ""
     for t in dict.fromkeys(_TILE.findall(base)):  # whole tiles only: "16x16x128 16x16x" would name another tile
         joined = f"{tiles} {t}" if tiles else t
         if len(joined) > width // 2:
