@@ -369,3 +369,47 @@ def test_h200_bf16_gemm_is_judged_against_the_achievable_roof_an_h100_gets():
     gemm = roofline_row(src, "nvjet_sm90")
     assert gemm["peak_flops_per_s"] == 795e12
     assert gemm["roof_pct"] == pytest.approx(100 * (2 * N_TORCH ** 3 / (dur / 1e9)) / 795e12, rel=1e-6)
+
+
+def test_a_pageable_async_copy_holds_the_host_as_a_synchronous_copy_does():
+    """Three 16 MiB device→pageable cudaMemcpyAsync calls held the host ~1 ms past their copies (CUDA: an async copy
+    with pageable memory "might be synchronous with respect to host"): the GPU idle then was "waiting for the
+    host" (advice: move data loading off the host) instead of "the host blocked in a synchronous copy". Expected:
+    the idle time inside blocking host calls (cuda*Synchronize, and async copy calls whose copy is Pageable),
+    computed here from the raw events."""
+    ev = json.load(gzip.open(H200 / "h200_kineto.pt.trace.json.gz"))["traceEvents"]
+    gpu = sorted((e["ts"] * 1e3, (e["ts"] + e["dur"]) * 1e3) for e in ev
+                 if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"))
+    busy = []
+    for s, e in gpu:
+        if busy and s <= busy[-1][1]:
+            busy[-1][1] = max(busy[-1][1], e)
+        else:
+            busy.append([s, e])
+    gaps = [(a[1], b[0]) for a, b in zip(busy, busy[1:])]
+    rt = [e for e in ev if e.get("cat") == "cuda_runtime"]
+    pageable = {e["args"]["correlation"] for e in ev if e.get("cat") == "gpu_memcpy" and "Pageable" in e["name"]}
+    blocking = sorted((e["ts"] * 1e3, (e["ts"] + e["dur"]) * 1e3) for e in rt
+                      if "Synchronize" in e["name"] or (e["name"] == "cudaMemcpyAsync"
+                                                        and e["args"].get("correlation") in pageable))
+    assert len(pageable) == 3
+    merged = []
+    for s, e in blocking:
+        if merged and s <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], e)
+        else:
+            merged.append([s, e])
+    # a gap whose next GPU work was enqueued before it began is the GPU waiting on queued work (another stream), not
+    # on the host: no host call explains it
+    call_end = {e["args"].get("correlation"): (e["ts"] + e["dur"]) * 1e3 for e in rt}
+    starts = {e["ts"] * 1e3: e["args"].get("correlation") for e in ev
+              if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")}
+    waits = [(gs, ge) for gs, ge in gaps if not call_end.get(starts.get(ge), float("inf")) <= gs]
+    want = sum(max(0.0, min(ge, be) - max(gs, bs)) for gs, ge in waits for bs, be in merged)
+    from gpulens.analyzers.bottlenecks import classify_gaps
+
+    src = gpulens.analyze([H200 / "h200_kineto.pt.trace.json.gz"]).sources[0]
+    got = classify_gaps(src.timeline)["sync_ns"].sum()
+    assert want > 3e6 and got == pytest.approx(want, abs=len(gaps) * 2)  # ns rounding per gap
+    idle = next(f for f in src.findings() if f.title.startswith("GPU idle"))
+    assert "with the host blocked in synchronisations or synchronous copies" in idle.title.split(":")[1].split(",")[0]
