@@ -39,6 +39,7 @@ import pandas as pd
 # the kernel's family and code owner (family, owned_kernel_step and triton_kernels are used as _advice.<name>)
 from gpulens.analyzers._kernel_owner import (_PYTORCH_KERNEL, code_owner, family, is_library,  # noqa: F401
                                              owned_kernel_step, triton_kernels)
+from gpulens.units import fmt_ns
 
 
 def uses_pytorch(timeline: Any) -> bool:
@@ -539,11 +540,25 @@ def exposed_comm_detail(pytorch: bool, training: bool | None = None) -> str:
             "stream while independent work runs) or reduce their size.")
 
 
-def exposed_copy_detail(pytorch: bool, uvm_share: float = 0.0, vendor: str | None = None) -> str:
+def exposed_copy_detail(pytorch: bool, uvm_share: float = 0.0, vendor: str | None = None,
+                        pageable: tuple[int, int, int] | None = None) -> str:
     """The advice sentence of the exposed-memcpy finding, the asynchronous-copy call in ``vendor``'s API
     (``"nvidia"``: cudaMemcpyAsync, ``"amd"``: hipMemcpyAsync, unknown: both); ``uvm_share``: the part of the copy
     time that is unified-memory page migrations (copy kind ``UVM …``), which no pinned buffer or async copy call changes — at
-    half or more, the advice is prefetching managed memory (CUDA Programming Guide, unified memory)."""
+    half or more, the advice is prefetching managed memory (CUDA Programming Guide, unified memory). ``pageable``:
+    (copies, their time [ns], their bytes) of the copies to or from pageable host memory; when they hold half the
+    copy time or more they are named first, with their bandwidth — a pageable copy is staged through a pinned
+    buffer by the host, at a fraction of the link's bandwidth, and holds the host (CUDA Runtime API, "API
+    synchronization behavior")."""
+    if pageable is not None and pageable[0] and uvm_share < 0.5:
+        n, ns, nbytes = pageable
+        rate = f" at {nbytes / ns:.1f} GB/s" if ns > 0 and nbytes > 0 else ""
+        pin = ("pin the host tensors (tensor.pin_memory(), DataLoader(pin_memory=True)) and copy with "
+               "non_blocking=True" if pytorch else "allocate the host buffers pinned ("
+               + {"nvidia": "cudaMallocHost", "amd": "hipHostMalloc"}.get(vendor or "", "cudaMallocHost / hipHostMalloc")
+               + ")")
+        return (f"{n} cop{'ies' if n != 1 else 'y'} to or from pageable host memory take {fmt_ns(ns)}{rate}: the "
+                f"host stages them and waits — {pin}, or keep the data on the device.")
     if uvm_share >= 0.5:
         return (f"{100 * uvm_share:.0f} % of the copy time is unified-memory page migrations (managed pages moved by "
                 "the driver on page faults): prefetch managed buffers to the processor that touches them next "

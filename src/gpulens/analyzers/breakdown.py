@@ -339,7 +339,7 @@ class Breakdown(Analyzer):
                 f"Exposed memory copies: {fmt_ns(tot['exposed_memcpy_ns'])} not overlapped with kernels "
                 f"({share_pct_text(100 * tot['exposed_memcpy_ns'] / busy)} of the GPU's busy time)",
                 _advice.exposed_copy_detail(_advice.uses_pytorch(timeline), _uvm_copy_share(timeline),
-                                            _advice.vendor_of(timeline, device)),
+                                            _advice.vendor_of(timeline, device), _pageable_copies(timeline)),
                 severity="warning", category="memcpy-bound", time_at_stake_ns=tot["exposed_memcpy_ns"],
                 key="exposed-memcpy"))
         return AnalysisResult(self.name, t, COLUMNS, summary, findings, summary_columns=SUMMARY_COLUMNS)
@@ -347,6 +347,23 @@ class Breakdown(Analyzer):
 
 #: Exposed copies holding more than this share of the GPU's busy time get a finding whatever their share of the span.
 COPY_BUSY_SHARE = 0.25
+
+
+def _pageable_copies(timeline: Timeline) -> tuple[int, int, int] | None:
+    """(count, time [ns], bytes) of the copies to or from pageable host memory (Kineto names them "Memcpy DtoH
+    (Device -> Pageable)"), when they hold half the copies' time or more; else None."""
+    from gpulens.analyzers.bottlenecks import PAGEABLE_COPY_RE
+
+    ev = timeline.events
+    cp = ev[ev["kind"] == "memcpy"]
+    if not len(cp):
+        return None
+    page = cp["name"].astype(str).str.contains(PAGEABLE_COPY_RE).to_numpy()
+    dur = cp["dur_ns"].astype("float64").clip(lower=0).to_numpy()
+    if not page.any() or dur[page].sum() < 0.5 * dur.sum():
+        return None
+    nbytes = cp["bytes"].astype("float64").to_numpy()[page] if "bytes" in cp else np.zeros(int(page.sum()))
+    return int(page.sum()), int(dur[page].sum()), int(np.nansum(nbytes))
 
 
 def _uvm_copy_share(timeline: Timeline) -> float:
