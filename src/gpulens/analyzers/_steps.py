@@ -194,7 +194,8 @@ def hot_rows(timeline: Timeline, results: dict | None) -> tuple[pd.DataFrame, li
     """Kernel and comm rows of the hot kernels (memoised per hot set), in Timeline order, and the hot names.
 
     Columns: ``code`` (position of the row's name in the sorted hot names: grouping or sorting by it is grouping or
-    sorting by name), ``rank``, ``stream_id``, ``start_ns``, ``dur_ns`` (effective [ns]), ``step`` (Int64).
+    sorting by name), ``rank``, ``stream_id``, ``start_ns``, ``dur_ns`` (effective [ns]), ``step`` (Int64),
+    ``grid`` (the launch's grid as one int64 key: equal grids, equal keys).
     """
     names = hot_names(timeline, results)
     return context_of(timeline).memo(("hot_rows", tuple(names)), lambda: (_hot_rows(timeline, names), names))
@@ -214,9 +215,17 @@ def _hot_rows(timeline: Timeline, names: list[str]) -> pd.DataFrame:
         code = np.array([rank_of.get(str(v), -1) if isinstance(v, str) else -1 for v in col], dtype=np.int64)
     sel = np.flatnonzero((code >= 0) & category_mask(gpu["kind"], {"kernel", "comm"}))
     steps = gpu_steps(timeline)
+    # the launch's grid as one number (a hash: equal grids, equal keys), so one name's launches of different problem
+    # sizes (cuBLAS's 4096³ and 2048³ GEMMs under one kernel name) can be told apart; −1 parts for an unknown grid
+    grid = np.zeros(len(sel), dtype=np.int64)
+    for c, mul in (("grid_x", 1_000_003), ("grid_y", 1_009), ("grid_z", 1)):
+        if c in gpu:
+            g = gpu[c].to_numpy(dtype="float64", na_value=-1.0)[sel]
+            grid = grid * mul + np.where(np.isfinite(g), g, -1).astype(np.int64)
     return pd.DataFrame({"code": code[sel], "rank": gpu["rank"].to_numpy()[sel],
                          "stream_id": gpu["stream_id"].array[sel].to_numpy(), "start_ns": gpu["start_ns"].to_numpy()[sel],
-                         "dur_ns": ctx.effective_ns.to_numpy()[sel], "step": steps.array[sel]}, copy=False)
+                         "dur_ns": ctx.effective_ns.to_numpy()[sel], "step": steps.array[sel], "grid": grid},
+                        copy=False)
 
 
 def hot_names(timeline: Timeline, results: dict | None, limit: int = 20) -> list[str]:

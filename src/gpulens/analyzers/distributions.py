@@ -38,7 +38,7 @@ OUTLIER_COLUMNS = {
     "stream_id": "GPU stream [id]",
     "trace_offset_ns": TRACE_OFFSET_DOC,
     "dur_ns": "effective duration [ns]",
-    "vs_median": "duration / the kernel's median [ratio]",
+    "vs_median": "duration / the median of the kernel's launches with the same grid [ratio]",
     "start_ns": "start on the Timeline clock [ns]",
 }
 
@@ -93,8 +93,9 @@ OUTLIER_VS_MEDIAN = 1.5
 
 class KernelOutliers(Analyzer):
     """The slowest instances of each hot kernel (``per_kernel`` of them) that last at least
-    :data:`OUTLIER_VS_MEDIAN` × that kernel's median duration (a kernel called once has no outlier), with step,
-    rank and stream. No such instance: the analysis is skipped, saying so."""
+    :data:`OUTLIER_VS_MEDIAN` × the median duration of that kernel's launches with the same grid (a kernel called
+    once with a grid has no outlier), with step, rank and stream. No such instance: the analysis is skipped, saying
+    so."""
 
     name = "kernel_outliers"
     order = 63
@@ -109,7 +110,10 @@ class KernelOutliers(Analyzer):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(OUTLIER_COLUMNS)), OUTLIER_COLUMNS,
                                   skipped_reason=UNKNOWN_DURATIONS if len(df) else "no kernels in the trace")
         names = np.array(names, dtype=object)
-        med = df.groupby("code")["dur_ns"].transform("median").to_numpy(dtype="float64", na_value=np.nan)
+        # against the median of the same kernel launched with the same grid: one name can cover several problem
+        # sizes (the H200 workload's 4096³ GEMM, 178 µs, was an "outlier" of its 2048³ side-stream GEMMs, 25 µs)
+        keys = ["code", "grid"] if "grid" in df else ["code"]
+        med = df.groupby(keys)["dur_ns"].transform("median").to_numpy(dtype="float64", na_value=np.nan)
         with np.errstate(invalid="ignore", divide="ignore"):
             vs = df["dur_ns"].to_numpy(dtype="float64", na_value=np.nan) / np.where(med > 0, med, np.nan)
         sel = np.flatnonzero(vs >= self.vs_median)  # NaN (no positive median) never: the outliers' rows only
@@ -118,7 +122,8 @@ class KernelOutliers(Analyzer):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(OUTLIER_COLUMNS)), OUTLIER_COLUMNS,
                                   {"instances": 0, "worst_vs_median": None},
                                   skipped_reason=f"no outliers: every instance of the hot kernels lasts less than "
-                                                 f"{self.vs_median:g}× its kernel's median duration")
+                                                 f"{self.vs_median:g}× the median duration of its kernel's launches "
+                                                 "with the same grid")
         df = df.sort_values(["code", "dur_ns", "start_ns"], ascending=[True, False, True], kind="stable")
         t = df.groupby("code", sort=False).head(self.per_kernel)
         t = t.sort_values(["vs_median", "dur_ns", "start_ns"], ascending=[False, False, True],
