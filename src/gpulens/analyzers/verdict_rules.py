@@ -310,12 +310,19 @@ def _waves_words(e: Evidence) -> str:
     return text
 
 
+#: A kernel whose launches typically wait this long between their call and their start sat in a deep GPU queue:
+#: launch calls (a few µs each) were not what kept the GPU waiting, so "its launches run shorter than their launch
+#: call" is no reason to fuse it (GPT-2 on an H200: a copy kernel queued 3.43 ms at p50 behind 292 launches).
+QUEUED_LAUNCH_NS = 50_000
+
+
 def _latency_steps(e: Evidence) -> list[str]:
     def w(key: str) -> str:  # the vendor's word (SM or CU, warps or wavefronts)
         return _advice.vendor_word(e.vendor, key)
 
     steps = []
-    if e.short_launch_frac is not None and e.short_launch_frac >= TINY_LAUNCH_SHARE:
+    queued = e.launch_latency_p50_ns is not None and e.launch_latency_p50_ns >= QUEUED_LAUNCH_NS
+    if e.short_launch_frac is not None and e.short_launch_frac >= TINY_LAUNCH_SHARE and not queued:
         short = f"{100 * e.short_launch_frac:.0f} % of its launches run shorter than their launch call: "
         if e.family in ("gemm", "attention"):  # a matmul is batched (grouped GEMM) or replayed, not fused away
             steps.append(short + "batch several of these calls into one (a batched or grouped GEMM) or capture "
