@@ -53,3 +53,19 @@ def test_forward_and_backward_library_kernels_never_read_alike():
     (dgrad,) = short_names(["sm90_xmma_dgrad_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x64x32_"
                             "warpgroupsize1x1x1_g1_execute_segment_k_off_kernel__5x_cudnn"])
     assert dgrad.count("dgrad") == 1
+
+
+def test_points_on_top_of_each_other_share_one_label():
+    """GPT-2's roofline printed "#21" over "#13" (two GEMMs at the same intensity and rate): read "#213". Points
+    within 0.06 decades on both axes are labelled once, on the one with the most time, "#13 #21"."""
+    import pandas as pd
+
+    from gpulens.reports._html_roofline import _point_labels
+
+    ok = pd.DataFrame({"name": ["a", "b", "c", "d"], "arithmetic_intensity": [600.0, 610.0, 0.1, 600.0],
+                       "flops_per_s": [7e14, 7.1e14, 5e11, 2e14]})
+    time_ns = pd.Series([10.0, 30.0, 20.0, 5.0])
+    ranks = {"a": 21, "b": 13, "c": 6, "d": 9}
+    got = _point_labels(ok, time_ns, ranks, {"a", "b", "c", "d"})
+    assert got == {"b": "#13 #21", "a": "", "c": "#6", "d": "#9"}
+    assert _point_labels(ok, time_ns, ranks, {"c"}) == {"c": "#6"}  # unlabelled points take no part

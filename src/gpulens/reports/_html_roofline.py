@@ -165,6 +165,7 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
     # caption names them, every point has its name on hover (the 15 largest are labelled)
     rank_of = _hot_ranks(s)
     named = set(ok.assign(_t=num["time_ns"]).nlargest(15, "_t")["name"].astype(str)) if len(ok) else set()
+    text_of = _point_labels(ok, num["time_ns"], rank_of, named) if len(ok) else {}
     keys = pd.Series(roof_keys(s, ok) if len(ok) else [], index=ok.index, dtype=object)
     order = {k: i for i, (k, _, _) in enumerate(comp)}
     groups = sorted({(k, _bound(b)) for k, b in zip(keys, ok["bound"])} if len(ok) else set(),
@@ -184,7 +185,7 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
         data.append({"type": "scatter", "x": g["arithmetic_intensity"].astype(float).tolist(),
                      "y": g["flops_per_s"].astype(float).tolist(), "mode": "markers+text",
                      "name": f"{legend} · vs {judged_by}",
-                     "text": [_tag(rank_of, n).strip() if str(n) in named else "" for n in g["name"]],
+                     "text": [text_of.get(str(n), "") for n in g["name"]],
                      "textposition": "middle right", "textfont": {"size": 11},
                      "customdata": [links.get(str(n), "") for n in g["name"]],
                      "marker": {"size": g["time_ns"].astype(float).tolist(), "sizemode": "area", "sizemin": 6,
@@ -303,6 +304,42 @@ def _hot_ranks(s: SourceReport) -> dict[str, int]:
     if hs is None or hs.skipped or "name" not in hs.table:
         return {}
     return {str(n): i + 1 for i, n in enumerate(hs.table["name"])}
+
+
+#: Points closer than this on both log axes (decades) share one label: "#2 #13", not "#2" printed over "#13".
+LABEL_MERGE_DECADES = 0.06
+
+
+def _point_labels(ok: pd.DataFrame, time_ns: pd.Series, rank_of: dict, named: set) -> dict[str, str]:
+    """Kernel name → the text beside its point: its rank tag (``#3``), the tags of the labelled points that lie
+    (nearly) on top of it joined on the one with the most time (``#2 #13``), empty for the others and for points
+    not labelled."""
+    if not len(ok):
+        return {}
+    pts = ok.assign(_t=time_ns.reindex(ok.index).astype(float)).sort_values("_t", ascending=False, kind="stable")
+    leaders: list[tuple[float, float, list[str]]] = []
+    out: dict[str, str] = {}
+    for n, ai, fl in zip(pts["name"].astype(str), pts["arithmetic_intensity"], pts["flops_per_s"]):
+        if n not in named or not (ai and fl and ai > 0 and fl > 0):
+            continue
+        x, y, tag = float(np.log10(float(ai))), float(np.log10(float(fl))), _tag(rank_of, n).strip()
+        for lx, ly, tags in leaders:
+            if abs(lx - x) < LABEL_MERGE_DECADES and abs(ly - y) < LABEL_MERGE_DECADES:
+                tags.append(tag)
+                out[n] = ""
+                break
+        else:
+            leaders.append((x, y, [tag]))
+            out[n] = tag
+    for lx, ly, tags in leaders:
+        if len(tags) > 1:
+            head = tags[0]
+            joined = " ".join(sorted((t for t in tags if t), key=lambda t: int(t[1:]) if t[1:].isdigit() else 0))
+            for k, v in out.items():
+                if v == head:
+                    out[k] = joined
+                    break
+    return out
 
 
 def _tag(rank_of: dict[str, int], name: Any) -> str:
