@@ -470,3 +470,13 @@ def test_kernels_waiting_in_a_deep_queue_are_not_told_to_save_launch_calls():
     assert wait >= 50 and short >= 0.5  # µs: queued far longer than any launch call; most launches short
     steps = " ".join(v.set_index("name").loc[name, "next_steps"])
     assert "shorter than their launch call" not in steps
+
+
+def test_below_roofs_finding_of_an_align1_gemm_names_the_alignment_not_small_grids():
+    """GPT-2's LM-head GEMMs (align1 CUTLASS kernels, 25,600 blocks) ran below both roofs; the roofline finding's
+    detail blamed "small grids, short kernels, dependent loads" beside the verdict's alignment fix."""
+    src = gpulens.analyze([H200 / "h200_gpt2_train.pt.trace.json.gz"]).sources[0]
+    fs = [f for f in src.results["roofline"].findings if "align1" in (f.kernel or "") and "below both roofs" in f.title]
+    assert len(fs) == 3
+    for f in fs:
+        assert "multiple of 8 elements" in f.detail and "small grids" not in f.detail

@@ -379,7 +379,11 @@ class Roofline(Analyzer):
             side = f"{r.ridge_side} side of the ridge" if r.ridge_side else "ridge side unknown (no byte figure)"
             if r.bound in (None, BELOW_ROOFS):
                 title = f"{_short(r.name)} runs below both roofs{on} ({pct_words(r.roof_pct)} of attainable, {side})"
-                detail = ("Neither compute nor memory bandwidth bounds it: latency, occupancy or launch overhead "
+                hint = _advice.alignment_hint(r.name)
+                # a library kernel picked for unaligned operands (…_align1) is held by its narrow loads, whatever
+                # its grid: the alignment hint, not "small grids, short kernels"
+                detail = ("Neither compute nor memory bandwidth bounds it. " + hint if hint else
+                          "Neither compute nor memory bandwidth bounds it: latency, occupancy or launch overhead "
                           "does (small grids, short kernels, dependent loads). Fuse or batch the work.")
                 cat = "latency/occupancy-bound"
             else:
