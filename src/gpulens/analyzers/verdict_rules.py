@@ -296,6 +296,9 @@ def _grid_short(e: Evidence) -> bool:
 #: each launch does less GPU work than the launch costs, so more blocks per launch (a larger batch) is not the first
 #: lever — a BERT layer norm of 141 rows on 132 SMs, every launch shorter than its call, was told "more rows".
 TINY_LAUNCH_SHARE = 0.5
+#: Launches waiting this long (p50, call start → kernel start) sat in a deep GPU queue: the launch calls (µs) did not
+#: keep the GPU waiting, so short launches are no reason to fuse (GPT-2 on an H200: a copy kernel queued 3.43 ms).
+QUEUED_LAUNCH_NS = 50_000
 
 
 def _waves_words(e: Evidence) -> str:
@@ -308,12 +311,6 @@ def _waves_words(e: Evidence) -> str:
     if e.grid_sizes and e.grid_sizes > 1:
         text += f" of its mean grid; its {e.grid_sizes} grid sizes vary"
     return text
-
-
-#: A kernel whose launches typically wait this long between their call and their start sat in a deep GPU queue:
-#: launch calls (a few µs each) were not what kept the GPU waiting, so "its launches run shorter than their launch
-#: call" is no reason to fuse it (GPT-2 on an H200: a copy kernel queued 3.43 ms at p50 behind 292 launches).
-QUEUED_LAUNCH_NS = 50_000
 
 
 def _latency_steps(e: Evidence) -> list[str]:
@@ -508,8 +505,6 @@ def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pc
         # whatever the fix, each launch keeps the GPU time no kernel runs under (_stake.KERNEL_FLOOR_NS)
         v.time_at_stake_ns = min(v.time_at_stake_ns, floor_stake(e.time_ns, e.calls))
         if v.verdict == "latency/occupancy-bound" and v.time_at_stake_ns >= 0.8 * e.time_ns:
-            # an upper bound, not a promise: no claim here on what limits it (an align1 GEMM with 25,600 blocks
-            # is limited neither by launch size nor short of a known fix: its next step names one)
             v.evidence += (f"; {fmt_ns(v.time_at_stake_ns)} at stake is an upper bound: what running at its roof "
                            "would save, each launch keeping 2 µs — the next step recovers part of it, no single "
                            "change all of it")
