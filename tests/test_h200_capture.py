@@ -481,3 +481,12 @@ def test_below_roofs_finding_of_an_align1_gemm_names_the_alignment_not_small_gri
     assert len(fs) == 3
     for f in fs:
         assert "multiple of 8 elements" in f.detail and "small grids" not in f.detail
+
+
+def test_idle_advice_for_blocking_pageable_copies_names_pinning_not_an_unseen_wait():
+    """The idle finding's next step sent the user to "find what it waited for (another process's … work the trace
+    does not show)" for time the host spent inside pageable cudaMemcpyAsync calls — a cause the trace does show."""
+    src = gpulens.analyze([H200 / "h200_kineto.pt.trace.json.gz"]).sources[0]
+    idle = next(f for f in src.findings() if f.title.startswith("GPU idle"))
+    assert "mostly in cudaMemcpyAsync" in idle.action and "pageable" in idle.action and "pin_memory" in idle.action
+    assert "does not show" not in idle.action

@@ -540,6 +540,16 @@ def exposed_comm_detail(pytorch: bool, training: bool | None = None) -> str:
             "stream while independent work runs) or reduce their size.")
 
 
+def pin_step(pytorch: bool, vendor: str | None = None) -> str:
+    """The fix for copies to or from pageable host memory (a clause): pin the host side."""
+    if pytorch:
+        return ("pin the host tensors (tensor.pin_memory(), DataLoader(pin_memory=True)) and copy with "
+                "non_blocking=True")
+    return ("allocate the host buffers pinned ("
+            + {"nvidia": "cudaMallocHost", "amd": "hipHostMalloc"}.get(vendor or "", "cudaMallocHost / hipHostMalloc")
+            + ")")
+
+
 def exposed_copy_detail(pytorch: bool, uvm_share: float = 0.0, vendor: str | None = None,
                         pageable: tuple[int, int, int] | None = None) -> str:
     """The advice sentence of the exposed-memcpy finding, the asynchronous-copy call in ``vendor``'s API
@@ -553,12 +563,8 @@ def exposed_copy_detail(pytorch: bool, uvm_share: float = 0.0, vendor: str | Non
     if pageable is not None and pageable[0] and uvm_share < 0.5:
         n, ns, nbytes = pageable
         rate = f" at {nbytes / ns:.1f} GB/s" if ns > 0 and nbytes > 0 else ""
-        pin = ("pin the host tensors (tensor.pin_memory(), DataLoader(pin_memory=True)) and copy with "
-               "non_blocking=True" if pytorch else "allocate the host buffers pinned ("
-               + {"nvidia": "cudaMallocHost", "amd": "hipHostMalloc"}.get(vendor or "", "cudaMallocHost / hipHostMalloc")
-               + ")")
         return (f"{n} cop{'ies' if n != 1 else 'y'} to or from pageable host memory take {fmt_ns(ns)}{rate}: the "
-                f"host stages them and waits — {pin}, or keep the data on the device.")
+                f"host stages them and waits — {pin_step(pytorch, vendor)}, or keep the data on the device.")
     if uvm_share >= 0.5:
         return (f"{100 * uvm_share:.0f} % of the copy time is unified-memory page migrations (managed pages moved by "
                 "the driver on page faults): prefetch managed buffers to the processor that touches them next "

@@ -288,7 +288,15 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
     if top == "sync" and blocking:
         b = blocking[0]
         inside = f" inside {b['op']}" if b.get("op") else ""
-        if b["overlap_ns"] / max(int(b.get("calls") or 1), 1) >= LONG_BLOCK_NS:
+        from gpulens.analyzers.bottlenecks import ASYNC_COPY_RE
+
+        if ASYNC_COPY_RE.match(str(b["name"])):
+            # an async copy call blocks only when its copy moves pageable host memory (bottlenecks.sync_calls): the
+            # host is staging the data, a cause the trace shows — not a wait on something it does not
+            root.action = (f"Start with the largest cause, {fmt_ns(ns)} with the host blocked — mostly in {b['name']}"
+                           f"{inside} ({fmt_ns(b['overlap_ns'])}), copies to or from pageable host memory that the "
+                           f"host stages: {_advice.pin_step(pytorch, vendor)}.")
+        elif b["overlap_ns"] / max(int(b.get("calls") or 1), 1) >= LONG_BLOCK_NS:
             # the GPU ran nothing for milliseconds inside one blocking call: not a queue draining (its idle tail is
             # microseconds) but a wait on something this trace does not show — removing the call alone is not the fix
             root.action = (f"Start with the largest cause, {fmt_ns(ns)} with the host blocked — mostly in {b['name']}"
