@@ -26,8 +26,7 @@ CLASS_WORDS = {"host": "waiting for the host", "launch": "on launch overhead",
                "sync": "with the host blocked in synchronisations or synchronous copies",
                "queued": "waiting on work already queued (another stream or an event)",
                "unattributed": "with no cause the trace shows", "boundary": "in one-off gaps"}
-#: GPU-idle time inside one blocking call from which the call waited on something the trace does not show: a sync
-#: that drains the queue leaves the GPU idle only for its return latency (microseconds), not milliseconds
+#: GPU-idle time inside one blocking call from which it waited on something unseen (a queue drain idles µs, not ms)
 LONG_BLOCK_NS = 1_000_000
 #: the next step for each idle cause, in a few words (a PyTorch program's; others: ``_advice.IDLE_ACTIONS[False]``)
 CLASS_ACTIONS = _advice.IDLE_ACTIONS[True]
@@ -287,26 +286,19 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
     over = f" over {n:,} gap{'s' if n != 1 else ''}" if n else ""
     if top == "sync" and blocking:
         b = blocking[0]
-        inside = f" inside {b['op']}" if b.get("op") else ""
         from gpulens.analyzers.bottlenecks import ASYNC_COPY_RE
-
-        if ASYNC_COPY_RE.match(str(b["name"])):
-            # an async copy call blocks only when its copy moves pageable host memory (bottlenecks.sync_calls): the
-            # host is staging the data, a cause the trace shows — not a wait on something it does not
-            root.action = (f"Start with the largest cause, {fmt_ns(ns)} with the host blocked — mostly in {b['name']}"
-                           f"{inside} ({fmt_ns(b['overlap_ns'])}), copies to or from pageable host memory that the "
-                           f"host stages: {_advice.pin_step(pytorch, vendor)}.")
+        lead = (f"Start with the largest cause, {fmt_ns(ns)} with the host blocked — mostly in {b['name']}"
+                + (f" inside {b['op']}" if b.get("op") else "") + f" ({fmt_ns(b['overlap_ns'])}")
+        if ASYNC_COPY_RE.match(str(b["name"])):  # blocking only as a pageable copy (sync_calls): the host stages it
+            root.action = (f"{lead}), copies to or from pageable host memory that the host stages: "
+                           f"{_advice.pin_step(pytorch, vendor)}.")
         elif b["overlap_ns"] / max(int(b.get("calls") or 1), 1) >= LONG_BLOCK_NS:
-            # the GPU ran nothing for milliseconds inside one blocking call: not a queue draining (its idle tail is
-            # microseconds) but a wait on something this trace does not show — removing the call alone is not the fix
-            root.action = (f"Start with the largest cause, {fmt_ns(ns)} with the host blocked — mostly in {b['name']}"
-                           f"{inside} ({fmt_ns(b['overlap_ns'])} over {int(b.get('calls') or 1)} call(s)) while the "
-                           "GPU ran nothing: find what it waited for (another process's, stream's or device's work "
-                           "the trace does not show), then defer or remove the blocking call.")
+            # ms of GPU idle inside one blocking call: no queue draining but a wait the trace does not show
+            root.action = (f"{lead} over {int(b.get('calls') or 1)} call(s)) while the GPU ran nothing: find what it "
+                           "waited for (another process's, stream's or device's work the trace does not show), then "
+                           "defer or remove the blocking call.")
         else:
-            root.action = (f"Start with the largest cause, {fmt_ns(ns)} with the host blocked — mostly in {b['name']}"
-                           f"{inside} ({fmt_ns(b['overlap_ns'])}): "
-                           f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, vendor=vendor)}.")
+            root.action = f"{lead}): {_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, vendor=vendor)}."
     elif top == "host":
         calls = (f" (runtime calls in them: {_calls_text(host_calls)})" if host_calls else
                  " (no runtime call recorded in them: host code the profiler does not break down)")
