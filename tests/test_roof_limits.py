@@ -70,6 +70,19 @@ def test_above_the_roof_is_unknown_with_a_note(tmp_path):
     assert f.time_at_stake_ns is None and f.category == "data-quality"
 
 
+def test_the_kernel_page_shows_a_roof_note_that_applies(tmp_path):
+    # the kernel page lists a note only where it applies: this kernel's note (above its roof) is shown in full
+    import html as _html
+    import re
+
+    from gpulens.reports import html
+
+    rep = analyze([_trace(tmp_path, 1.0)])
+    note = rep.sources[0].results["roofline"].table.iloc[0]["roof_note"]
+    rows = re.findall(r'<th scope="row">roof note</th><td>([^<]*)</td>', html.render(rep))
+    assert rows and {_html.unescape(r) for r in rows} == {note}
+
+
 def test_below_the_roof_is_kept(tmp_path):
     # the same work in 10 µs: 1.26 TB/s = 37.6 % of 3.35 TB/s
     row = analyze([_trace(tmp_path, 10.0)]).sources[0].results["roofline"].table.iloc[0]
