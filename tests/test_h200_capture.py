@@ -490,3 +490,39 @@ def test_idle_advice_for_blocking_pageable_copies_names_pinning_not_an_unseen_wa
     idle = next(f for f in src.findings() if f.title.startswith("GPU idle"))
     assert "mostly in cudaMemcpyAsync" in idle.action and "pageable" in idle.action and "pin_memory" in idle.action
     assert "does not show" not in idle.action
+
+
+# GPT-2 small as captured (capture/models.py): batch 8 × 1024 tokens, hidden 768, vocabulary 50257 (GPT2Config)
+TOKENS, HIDDEN, VOCAB = 8 * 1024, 768, 50257
+
+
+def test_align1_gemm_steps_name_the_extent_to_pad():
+    """GPT-2's LM-head GEMMs ran as align1 CUTLASS kernels; the step said "pad the problem's K and N", but the
+    backward's weight-gradient GEMM has the vocabulary as M. The step now names the recorded GEMM sizes and the one
+    extent that is not a multiple of 8 bf16 elements (16 bytes), with the size to pad it to (50257 → 50264), in the
+    verdict and in the roofline and occupancy findings of the same kernel."""
+    src = gpulens.analyze([H200 / "h200_gpt2_train.pt.trace.json.gz"]).sources[0]
+    v = src.results["verdicts"].table.set_index("name")
+    align = [n for n in v.index if "align1" in n]
+    want = {"_tn_": (TOKENS, VOCAB, HIDDEN),  # forward: logits = x · Wᵀ
+            "_nn_": (TOKENS, HIDDEN, VOCAB),  # input gradient: dlogits · W
+            "_nt_": (VOCAB, HIDDEN, TOKENS)}  # weight gradient: dlogitsᵀ · x
+    assert len(align) == 3
+    for n in align:
+        mnk = next(x for layout, x in want.items() if layout in n)
+        step = v.loc[n, "next_steps"][0]
+        assert f"M×N×K {'×'.join(map(str, mnk))}" in step
+        assert f"pad {VOCAB} to {-(-VOCAB // 8) * 8}" in step and "K and N" not in step
+        same = [f for f in src.findings() if f.key in (f"roofline:{n}", f"occupancy/{n}/limiter")]
+        assert len(same) == 2 and all(step in (f.detail or "") + (f.action or "") for f in same)
+
+
+def test_library_gemm_register_limit_puts_no_time_at_stake():
+    """The same kernels' occupancy finding put 17.53 ms at stake on "Registers limit occupancy to 12 %" — a
+    tensor-core GEMM tile's normal occupancy (the library chose it: latency hidden by ILP and async copies). No
+    time at stake; a user kernel with the same limit still gets one (tests/test_occupancy*.py)."""
+    src = gpulens.analyze([H200 / "h200_gpt2_train.pt.trace.json.gz"]).sources[0]
+    fs = [f for f in src.results["occupancy"].findings if "align1" in (f.kernel or "") and f.key.endswith("/limiter")]
+    assert len(fs) == 3
+    for f in fs:
+        assert f.time_at_stake_ns is None and "not its lever" in f.detail and "at most" not in f.detail

@@ -383,3 +383,34 @@ def test_waves_of_a_kernel_with_several_grid_sizes_say_which_grid(sizes):
     text = " ".join(v.next_steps)
     assert "(0.023 waves" in text
     assert ("0.023 waves of its mean grid; its 2 grid sizes vary" in text) == (sizes == 2)
+
+
+@pytest.mark.parametrize("extents, want, absent", [
+    # bf16: 16 B = 8 elements; GPT-2's vocabulary 50257 is the odd extent, padded up to the next multiple of 8
+    (((8192, 50257, 768), (50257, 768, 8192)), ["M×N×K 8192×50257×768, 50257×768×8192", "pad 50257 to 50264"],
+     ".contiguous()"),
+    # every extent a multiple of 8: the sizes are not the cause, a stride or start address is
+    (((4096, 4096, 4096),), ["are all a multiple of 8 elements", ".contiguous()"], "pad "),
+])
+def test_align1_hint_names_the_extents_to_pad(extents, want, absent):
+    name = "void cutlass::Kernel2<cutlass_75_tensorop_bf16_s1688gemm_bf16_128x128_tn_align1>(…)"
+    e = _ev(name=name, bound="below-roofs", roof_pct=12.0, ridge_side="compute", theoretical_occupancy_pct=12.5,
+            limiter="registers", library=True, pytorch=True, family="gemm", gemm_extents=extents)
+    v = decide(e)
+    assert all(w in v.next_steps[0] for w in want) and absent not in v.next_steps[0]
+    # one alignment step: the generic one the register limiter gives is replaced, not kept beside it
+    assert sum(s.startswith("Its name says align") for s in v.next_steps) == 1
+
+
+def test_gemm_extents_of_recorded_ops():
+    from gpulens.analyzers._flop_models import gemm_extents
+
+    bf = '"c10::BFloat16"'
+    # linear: x[8, 1024, 768] · W[50257, 768]ᵀ → M = 8·1024, N = 50257, K = 768
+    assert gemm_extents("aten::linear", "[[8, 1024, 768], [50257, 768], []]", f"[{bf}, {bf}, \"\"]") == \
+        (8192, 50257, 768)
+    assert gemm_extents("aten::mm", "[[50257, 8192], [8192, 768]]", f"[{bf}, {bf}]") == (50257, 768, 8192)
+    assert gemm_extents("aten::bmm", "[[12, 64, 32], [12, 32, 80]]", f"[{bf}, {bf}]") == (64, 80, 32)
+    assert gemm_extents("aten::mm", "[[4, 3], [5, 6]]", f"[{bf}, {bf}]") is None  # inner dimensions disagree
+    assert gemm_extents("aten::add", "[[4, 4], [4, 4]]", f"[{bf}, {bf}]") is None
+    assert gemm_extents("aten::mm", "not json", f"[{bf}]") is None

@@ -32,6 +32,7 @@ What is known, and from where:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
@@ -212,12 +213,21 @@ _ELEM_BYTES = ((re.compile(r"bf16|f16|fp16|h1688|h16816|hgemm|half", re.I), 2),
                (re.compile(r"f64|fp64|dgemm|d884|double", re.I), 8))
 
 
-def alignment_hint(name: str | None) -> str | None:
+#: How every alignment hint starts (:func:`alignment_hint`): one clause, so a step list keeps one of them.
+ALIGN_LEAD = "Its name says align"
+
+
+def alignment_hint(name: str | None, extents: Iterable[tuple[int, int, int]] = ()) -> str | None:
     """For a CUTLASS-style kernel named ``…_alignN`` with N elements under 16 bytes (``align1``: scalar, unaligned
     loads): pad the problem so the library can pick an aligned, vectorised kernel (one imperative sentence), else
     None. CUTLASS's alignment is the operands' guaranteed alignment in elements; its vectorised 128-bit global loads
-    need 16-byte alignment, i.e. every leading dimension and the K/N extents a multiple of 16 bytes / element size
-    (cuBLAS's tensor-core rule of dimensions multiple of 8 for FP16/BF16 is the same 16 bytes)."""
+    need 16-byte alignment, i.e. every GEMM dimension that is a leading dimension a multiple of 16 bytes / element
+    size (cuBLAS's tensor-core rule of dimensions multiple of 8 for FP16/BF16 is the same 16 bytes).
+
+    ``extents``: the (M, N, K) of the GEMM ops that launched it (:func:`gemm_extents`, from recorded shapes). The
+    hint then names the extents that are not such a multiple with the size to pad each to (GPT-2's vocabulary
+    50257 → 50264); when every extent is one, the sizes are not the cause and the hint names what is left, an
+    operand's stride or start address (a sliced or transposed view)."""
     m = _ALIGN.search(str(name or ""))
     if not m:
         return None
@@ -229,9 +239,26 @@ def alignment_hint(name: str | None) -> str | None:
         return None
     mult = f"a multiple of {16 // size} elements (16 bytes)" if size else \
         "a multiple of 16 bytes (8 FP16/BF16 elements, 4 FP32)"
-    return (f"Its name says align{n}: the library could not assume aligned operands and picked a kernel with narrow "
-            f"loads — pad the problem's K and N and the leading dimensions to {mult} so an aligned, vectorised "
-            "kernel is picked.")
+    lead = (f"{ALIGN_LEAD}{n}: the library could not assume aligned operands and picked a kernel with narrow loads")
+    extents = sorted({tuple(int(x) for x in e) for e in extents})
+    if extents and size:
+        step = 16 // size
+        odd = sorted({x for e in extents for x in e if x % step})
+        if odd:
+            pads = ", ".join(f"{x} to {-(-x // step) * step}" for x in odd)
+            return (f"{lead}; of its GEMM sizes (M×N×K {_extents_words(extents)}), {', '.join(map(str, odd))} "
+                    f"{'is' if len(odd) == 1 else 'are'} not {mult} — pad {pads} (a padded vocabulary or hidden "
+                    "size) so an aligned, vectorised kernel is picked.")
+        return (f"{lead}; its GEMM sizes (M×N×K {_extents_words(extents)}) are all {mult}, so an operand's stride "
+                "or start address is not — a sliced, offset or transposed view: make the operands contiguous "
+                "(.contiguous()) so an aligned, vectorised kernel is picked.")
+    return (f"{lead} — pad the GEMM's dimensions and its operands' leading dimensions to {mult} so an aligned, "
+            "vectorised kernel is picked.")
+
+
+def _extents_words(extents: list[tuple[int, ...]], most: int = 3) -> str:
+    shown = ", ".join("×".join(f"{x}" for x in e) for e in extents[:most])
+    return shown + (f" and {len(extents) - most} more" if len(extents) > most else "")
 
 
 def balance(library: bool, vendor: str | None = None) -> str:

@@ -319,29 +319,51 @@ _WRITE_ONLY = {"fill_", "zero_"}
 _COPY_NO_FLOPS = {"fill_", "zero_", "copy_", "to", "_to_copy", "contiguous", "clone"}
 
 
-def _gemm_cost(op: str, t: list[tuple[list[int], int, str]]) -> OpCost | None:
+def _gemm_problem(op: str, t: list[tuple[list[int], int, str]]) -> tuple[int, int, int, int] | None:
+    """(M, N, K, batch) of a GEMM op (``op`` without ``aten::``) from its first two matrix operands: ``linear``
+    multiplies x[…, K] by weight[N, K]ᵀ (M = the product of x's leading dimensions); the others A[…, M, K] by
+    B[…, K, N] with broadcast batch dimensions. None when the inner dimensions disagree."""
     mats = [x for x in t if len(x[0]) >= 2]
     if len(mats) < 2:
         return None
+    a, w = mats[0][0], mats[1][0]
+    if op == "linear":
+        return (prod(a[:-1]), w[0], a[-1], 1) if w[1] == a[-1] else None
+    if a[-1] != w[-2]:
+        return None
+    batch_a, batch_w = a[:-2], w[:-2]
+    nb = max(len(batch_a), len(batch_w))
+    ba_, bw_ = [1] * (nb - len(batch_a)) + batch_a, [1] * (nb - len(batch_w)) + batch_w
+    return a[-2], w[-1], a[-1], prod(max(p, q) for p, q in zip(ba_, bw_))
+
+
+def _gemm_cost(op: str, t: list[tuple[list[int], int, str]]) -> OpCost | None:
+    got = _gemm_problem(op, t)
+    if got is None:
+        return None
+    m, n, k, batch = got
+    mats = [x for x in t if len(x[0]) >= 2]
     (a, ba, ta), (w, bw, _) = mats[0], mats[1]
     bias = [x for x in t if x not in mats[:2]]
     out_b = ba if op != "_scaled_mm" else 2
-    if op == "linear":
-        m, k, n = prod(a[:-1]), a[-1], w[0]
-        if w[1] != k:
-            return None
-        f, out, batch = gemm(m, n, k, bias=bool(bias)), m * n, 1
-    else:
-        batch_a, batch_w = a[:-2], w[:-2]
-        if a[-1] != w[-2]:
-            return None
-        m, k, n = a[-2], a[-1], w[-1]
-        nb = max(len(batch_a), len(batch_w))
-        ba_, bw_ = [1] * (nb - len(batch_a)) + batch_a, [1] * (nb - len(batch_w)) + batch_w
-        batch = prod(max(p, q) for p, q in zip(ba_, bw_))
-        f, out = gemm(m, n, k, batch, bias=bool(bias) and op in ("addmm", "baddbmm")), batch * m * n
-    by = _nbytes(a, ba) + _nbytes(w, bw) + out * out_b + sum(_nbytes(s, b) for s, b, _ in bias)
+    f = gemm(m, n, k, batch, bias=bool(bias) and op in ("linear", "addmm", "baddbmm"))
+    by = _nbytes(a, ba) + _nbytes(w, bw) + batch * m * n * out_b + sum(_nbytes(s, b) for s, b, _ in bias)
     return OpCost(f, by, _prec(ta), True)
+
+
+def gemm_extents(name: str, input_dims: str | None, input_types: str | None) -> tuple[int, int, int] | None:
+    """(M, N, K) of one recorded GEMM op (``aten::mm``, ``addmm``, ``bmm``, ``baddbmm``, ``matmul``, ``linear``,
+    ``_scaled_mm``) from the JSON texts Kineto records (``Input Dims``, ``Input types``); None for another op or
+    shapes that fit no GEMM."""
+    m = _GEMM.match(str(name))
+    if not m or not input_dims or not input_types:
+        return None
+    try:
+        t = _tensors(json.loads(input_dims), json.loads(input_types))
+        got = _gemm_problem(m.group(1), t)
+    except (ValueError, RecursionError, TypeError, IndexError, OverflowError):
+        return None
+    return tuple(int(x) for x in got[:3]) if got else None
 
 
 def _sdpa_cost(op: str, t: list[tuple[list[int], int, str]], causal: bool) -> OpCost | None:

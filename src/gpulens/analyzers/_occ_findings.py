@@ -212,6 +212,15 @@ _UNKNOWN = ("Gain unknown: higher occupancy speeds up only a latency-bound kerne
             "one is (no roofline or speed-of-light figure below both roofs).")
 
 
+#: Why a library GEMM / attention kernel's low occupancy puts no time at stake: its tile holds the accumulators in
+#: registers and the operand pipeline stages in shared memory by design, and it hides latency with
+#: instruction-level parallelism and asynchronous copies rather than resident warps (V. Volkov, "Better Performance
+#: at Lower Occupancy", GTC 2010; CUTLASS's tensor-core kernels run one or two blocks per SM).
+_TILE_NOTE = ("That is the library's tile (accumulators in registers, operand stages in shared memory), chosen so: "
+              "it hides latency with instruction-level parallelism and asynchronous copies, not with resident warps, "
+              "so higher occupancy is not its lever and no time is at stake here; its verdict names what is.")
+
+
 def _latency_note(bound_ns: int | None, by: str = "The roofline") -> str:
     if bound_ns is None:
         return _UNKNOWN
@@ -227,7 +236,7 @@ def bound_by_verdict(found: list[Finding], name: str, time_ns: float, theo: floa
     if stake_ns is None:
         return
     for f in found:
-        if f.kernel != name or f.time_at_stake_ns is not None or not f.key:
+        if f.kernel != name or f.time_at_stake_ns is not None or not f.key or _TILE_NOTE in (f.detail or ""):
             continue
         if f.key.endswith("/limiter"):
             bound = occupancy_gain_bound_ns(time_ns, theo, 100.0, stake_ns)
@@ -290,7 +299,9 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
             tied = f" (tied with {', '.join(rest)})" if rest else ""
             blocks = f"{_int(r.active_blocks_per_sm)} block(s)" if _int(r.active_blocks_per_sm) is not None \
                 else "few blocks"
-            bound = occupancy_gain_bound_ns(r.time_ns, theo, 100.0, roof_stake)
+            # a library matrix kernel's register / shared-memory use is its tile: occupancy is not its lever
+            by_design = library and fam in ("gemm", "attention")
+            bound = None if by_design else occupancy_gain_bound_ns(r.time_ns, theo, 100.0, roof_stake)
             both = len(res) == 2
             action = _advice.limiter(r.limiter, r.name, pytorch, latency_bound=roof_stake is not None,
                                      hint=owners.get(r.name), vendor=vendor)
@@ -306,7 +317,8 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
                 + f" occupancy of {_short(r.name)} to {theo:.0f} %",
                 f"{what}{tied} {'each leave' if both else 'leaves'} room for {blocks} per "
                 f"{_advice.vendor_word(vendor, 'sm')} ({r.occupancy_source})"
-                + (": relieving one alone does not raise occupancy" if both else "") + f". {_latency_note(bound)}",
+                + (": relieving one alone does not raise occupancy" if both else "") + "."
+                + f" {_TILE_NOTE if by_design else _latency_note(bound)}",
                 severity=_sev(bound, total), category="occupancy", time_at_stake_ns=bound, kernel=r.name,
                 action=action, key=f"{key}/limiter"))
         if ach is not None and theo and ach < 0.5 * theo and not (w is not None and w < FEW_WAVES):

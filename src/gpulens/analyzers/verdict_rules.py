@@ -144,6 +144,9 @@ class Evidence:
     training: bool | None = None
     #: the framework op that launched it when that op's input shapes are recorded (no FLOP model for it, then)
     shaped_op: str | None = None
+    #: (M, N, K) of the GEMM ops that launched it, from recorded shapes (``_flop_models.gemm_extents``; empty when
+    #: unknown): an align1 kernel's hint names the extents to pad
+    gemm_extents: tuple = ()
     precision: str | None = None
     #: ``amd`` / ``nvidia`` (:func:`gpulens.analyzers._advice.vendor_of`): the words its steps use (SM or CU…)
     vendor: str | None = None
@@ -511,10 +514,12 @@ def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pc
     coal = _coalescing.step(e.sectors_per_request, e.name) if e.kind != "comm" else None
     if coal and coal not in v.next_steps:  # measured wasted traffic: the first thing to fix, whatever bounds it
         v.next_steps = [coal] + v.next_steps[:1]
-    hint = _advice.alignment_hint(e.name) if e.kind != "comm" and v.verdict not in ("launch-bound",) else None
-    if hint and hint not in v.next_steps:
+    hint = _advice.alignment_hint(e.name, e.gemm_extents) if e.kind != "comm" and v.verdict != "launch-bound" \
+        else None
+    if hint and hint not in v.next_steps:  # the one alignment step: the extents-aware one replaces a generic one
         at = 1 if v.verdict == "undetermined" else 0
-        v.next_steps = (v.next_steps[:at] + [hint] + [s for s in v.next_steps[at:]])[:2]
+        rest = [s for s in v.next_steps if not s.startswith(_advice.ALIGN_LEAD)]
+        v.next_steps = (rest[:at] + [hint] + rest[at:])[:2]
     return v
 
 

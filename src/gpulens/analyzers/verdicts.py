@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers import _advice
+from gpulens.analyzers._flop_models import gemm_extents
 from gpulens.analyzers._coalescing import finding_detail, sectors_per_request, uncoalesced
 from gpulens.analyzers._occ_findings import (bound_by_verdict, defer_to_fusion, settle_condition,
                                              settle_wave_premise)
@@ -337,6 +338,33 @@ def _shaped_op(timeline: Timeline, label: Any, op_links: pd.Series) -> str | Non
     return str(timeline.events["name"].iloc[at])
 
 
+def _gemm_extents(timeline: Timeline, labels: pd.Index, op_links: pd.Series) -> tuple:
+    """The distinct (M, N, K) of the GEMM ops that launched the launches at rows ``labels``, from their recorded
+    ``Input Dims`` / ``Input types`` (:func:`gemm_extents`); empty without recorded shapes."""
+    ev = timeline.events
+    if "input_dims" not in ev or "input_types" not in ev:
+        return ()
+    oids = op_links.reindex(labels).dropna().astype("int64").unique()
+    at = context_of(timeline).positions(oids) if len(oids) else np.empty(0, dtype="int64")
+    at = at[at >= 0]
+    rows = {(str(ev["name"].iloc[i]), ev["input_dims"].iloc[i], ev["input_types"].iloc[i]) for i in at}
+    got = {gemm_extents(n, d if isinstance(d, str) else None, t if isinstance(t, str) else None) for n, d, t in rows}
+    return tuple(sorted(x for x in got if x is not None))
+
+
+def _share_alignment_step(results: dict, name: str, step: str | None) -> None:
+    """Kernel ``name``'s roofline and occupancy findings said the alignment hint without the GEMM sizes (they read
+    no shapes): the verdict's hint, which names the extents to pad, replaces it — in place."""
+    generic = _advice.alignment_hint(name)
+    if not step or not generic or step == generic:
+        return
+    for analysis in ("roofline", "occupancy"):
+        for f in getattr(results.get(analysis), "findings", []):
+            if f.kernel == name:
+                f.action = f.action.replace(generic, step) if f.action else f.action
+                f.detail = f.detail.replace(generic, step) if f.detail else f.detail
+
+
 def _small_grid_loss(blocks: np.ndarray, dur: np.ndarray, all_dur: np.ndarray, time_ns: int, sms: int | None
                      ) -> int | None:
     """Σ over launches with fewer blocks than SMs of duration × (1 − blocks / SMs) [ns], scaled to the kernel's
@@ -455,6 +483,8 @@ class Verdicts(Analyzer):
                          library=_advice.is_library(name), owner=triton.get(name), pytorch=pytorch, training=training,
                          torch_trace=torch_trace,
                          shaped_op=_shaped_op(timeline, kern.index[p0] if len(pos) else None, op_links))
+            if _advice.alignment_hint(name):  # an align1 library kernel: the GEMM sizes its ops recorded
+                e.gemm_extents = _gemm_extents(timeline, kern.index[pos], op_links)
             if e.kind == "comm":
                 e.exposed_comm_ns = exposed.get(name, 0)
             linked = pos[has_lid[pos]]
@@ -554,6 +584,8 @@ class Verdicts(Analyzer):
                                     hs.summary.get("kernel_effective_ns") or 0, occ[name].get("time_ns"))
                 if v.next_steps and "would not pay back the launch" in v.next_steps[0]:  # fusion (or a graph) first
                     defer_to_fusion(results["occupancy"].findings, name)
+            if e.gemm_extents:  # one alignment step per kernel: the roofline and occupancy findings name the extents
+                _share_alignment_step(results or {}, name, _advice.alignment_hint(name, e.gemm_extents))
             srcs = _sources_of_rows(src_codes, src_values, pos, np.nan) | _sources_of_rows(k_ctr, counter_values, pos)
             inputs = e.inputs + [f"collector:{c}" for c in sorted(srcs)]
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],
