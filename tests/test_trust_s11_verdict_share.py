@@ -80,7 +80,8 @@ def test_t05_blit_copies_beside_the_gemm():
 
 
 @pytest.mark.parametrize("rel", [
-    "kineto/kineto_tbplugin_resnet50_legacy_worker0.pt.trace.json.gz",  # host idle 28 % beside 69 % computing
+    # host idle 28 % beside 69 % computing, the host 92 % of the steps' critical path: host-bound by the path
+    "kineto/kineto_tbplugin_resnet50_legacy_worker0.pt.trace.json.gz",
     "kineto/aorta_mi350x_train_step.pt.trace.json",  # host idle 52 % of the steady span beside 41 % computing
     "rocprof/v1_hip_programming_mi300a/results.json",  # copies 97 % of the span beside 0.3 % computing
     "rocprof/v1_gunrock_mi300x/results.csv",  # unattributed idle 22 % of the steady span beside 73 % computing
@@ -93,7 +94,13 @@ def test_real_traces_verdict_is_the_larger_share(rel):
     key = {c: k for k, c in RANK_CLASSES.items()}
     oh = vd["overhead_verdict"]
     assert oh in key  # each of these has a proven overhead cause
-    if vd["run_verdict"] == oh:
+    if vd["run_verdict"] == oh and vd.get("host_path_share") is not None:
+        # the host paces the steps (docs/bottlenecks.md "Unless the host paces the steps"): the critical path decides
+        cp = src.results["critical_path"].summary
+        assert oh == "host-bound" and cp["bound"] == "cpu" and vd["host_path_share"] > 0.5
+        assert vd["host_path_share"] == pytest.approx(
+            1 - cp["gpu_share"] - cp["host_wait_gpu_busy_ns"] / cp["path_ns"] - cp["unattributed_share"])
+    elif vd["run_verdict"] == oh:
         assert bn[key[oh]] > bn["computation_ns"]
     else:
         assert bn[key[oh]] <= bn["computation_ns"] and vd["secondary_cause"] == oh

@@ -109,3 +109,18 @@ def _mostly_host_only(bn: Any) -> bool:
     """True when host-only time outside the GPU span is at least half the profiled window."""
     edges, window = _host_only_edges(bn)
     return bool(window) and edges >= 0.5 * window
+
+
+def host_holds_path(results: dict) -> tuple[float, float] | None:
+    """(the host's share, the GPU's share) of the steps' critical path when the critical-path analysis finds the
+    path held by the host (its ``bound`` ``cpu``), else None. The GPU's share counts the host waits during which the
+    GPU was busy (they wait on GPU work), as the critical path's own bound does; the host's is the rest of the path
+    but for time no recorded cause explains."""
+    cp = results.get("critical_path")
+    s = getattr(cp, "summary", None) or {}
+    path = float(s.get("path_ns") or 0)
+    if getattr(cp, "skipped", True) or s.get("bound") != "cpu" or not path > 0:
+        return None
+    gpu = float(s.get("gpu_share") or 0) * path + float(s.get("host_wait_gpu_busy_ns") or 0)
+    host = path - gpu - float(s.get("unattributed_share") or 0) * path
+    return (host / path, gpu / path) if host > gpu else None

@@ -57,6 +57,7 @@ from gpulens.analyzers._run_shares import (
     _overlapped_comm,
     _pct_of,
     _shares,
+    host_holds_path,
     sliver_of_window,
 )
 from gpulens.analyzers.stall_classes import OCCUPANCY_METRICS, SOL_METRICS
@@ -640,6 +641,7 @@ class Verdicts(Analyzer):
         unweighed = len(by_class) > 1 and not float(by_class.fillna(0).sum()) > 0
         secondary: tuple[str, float] | None = None  # (class, its share of the span [%]) — the runner-up cause
         hidden: tuple[str, int] | None = None  # communication kernels mostly under computation (_overlapped_comm)
+        held: tuple[float, float] | None = None  # (host, GPU) shares of the critical path when the host paces steps
         if unweighed:  # no kernel time recorded (every kernel 0 ns): no verdict "holds the most kernel time" — the
             kernel_class = "undetermined"  # first of several classes would be an arbitrary pick, not a majority
         if busy_unknown and unweighed:
@@ -696,6 +698,20 @@ class Verdicts(Analyzer):
                 secondary = (cls, 100.0 * ns / span)
                 basis += (f"; secondary: the computing share ({cls})" if computing else
                           f"; secondary cause: {class_label(cls)} ({_pct_of(ns, span)})")
+        elif overhead == "host-bound" and (held := host_holds_path(results)) is not None \
+                and _shares(bn, overhead)[0] is not None:
+            # computing holds the larger share of the span, but the host paces the steps: their critical path runs
+            # through host work, so faster kernels shorten a step only once the host keeps up (GPT-2 on an H200:
+            # GPU busy 75 %, the host 74 % of the path) — the host-caused idle is what the host can win first
+            oh, comp, span = _shares(bn, overhead)
+            run, basis = overhead, (f"the critical path: the host holds {100 * held[0]:.0f} % of the steps' "
+                                    f"critical path, GPU work {100 * held[1]:.0f} % (counting host waits on busy "
+                                    "GPU work), so faster kernels shorten a step only once the host keeps up; the "
+                                    f"GPU waited for the host {_pct_of(oh, span)} of the span, against "
+                                    f"{_pct_of(comp, span)} computing")
+            if kernel_class not in (None, "undetermined", "communication-bound") and comp:
+                secondary = (kernel_class, 100.0 * comp / span)
+                basis += f"; secondary: the computing share ({kernel_class})"
         elif kernel_class and kernel_class != "undetermined":
             run, basis = kernel_class, "the critical kernels: the kernel verdict holding the most GPU time"
             hidden = _overlapped_comm(bn, by_class) if kernel_class == "communication-bound" else None
@@ -726,6 +742,8 @@ class Verdicts(Analyzer):
         ranked = [f for f in roots(every) if f.time_at_stake_ns and f.category != "data-quality"]
         return {"run_verdict": run, "basis": basis, "overhead_verdict": overhead, "kernel_verdict": kernel_class,
                 "secondary_cause": secondary[0] if secondary else None,
+                # the host's share of the steps' critical path when it decided a host-bound verdict (else None)
+                "host_path_share": held[0] if run == "host-bound" and held is not None else None,
                 "secondary_share_pct": secondary[1] if secondary else None,
                 # communication kernels held the most kernel time but ran mostly under computation: weighed by
                 # their exposed time [ns] for the run verdict (None when not so)

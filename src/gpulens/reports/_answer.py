@@ -307,6 +307,10 @@ def answer(s: Any) -> Answer:
                      "host-only time outside that span"
                      + (" (the input is truncated, so GPU work after the cut may be missing from it)"
                         if s.timeline.meta.truncated else ""))
+    path = vd.summary.get("host_path_share") if vd is not None and not vd.skipped else None
+    if path is not None and verdict == "host-bound":  # analyzers.verdicts: the host paces the steps
+        busy += (f", but the host holds {share_pct_text(100.0 * path)} of the steps' critical path: faster kernels "
+                 "shorten a step only once the host keeps up")
     ln = s.results.get("launches")
     captured = int(ln.summary.get("launch_calls_captured") or 0) if ln is not None and not ln.skipped else 0
     if captured and 2 * captured >= int(ln.summary.get("launch_calls") or 0):  # mostly a CUDA/HIP graph capture
