@@ -23,6 +23,12 @@ SDPA backward (grad_out, q, k, v, …)   2 × the forward: dV, dP, dQ, dK       
 elementwise (unary, binary)            numel(out)                              Σ inputs + output
 fill_ / zero_ ; copy_(dst, src)        0                                       output only ; src + dst
 reduction / softmax / layer norm       c·numel(in) (c = 1, 5, 5)               Σ inputs + output
+activation backward (grad, x → dx)     numel(out)                              Σ inputs + output
+batch-norm backward (dy, x, …)         9·numel(x): the reduction pass (x − μ,  2·(dy + x) + dx + the per-channel
+                                       dy·(x − μ), two sums) and the dx pass   vectors: each pass reads dy and x
+max pool x[N,C,*in] → out, indices     0 (comparisons, no arithmetic)          x + out + indices (int64)
+  out from the recorded kernel_size, stride, padding, dilation, ceil_mode (Concrete Inputs), as a convolution's
+max pool backward (dy, x, …, indices)  0                                       dy + indices + dx (dx: x's shape)
 =====================================  ======================================  ======================================
 
 ``b`` = bytes per element of each tensor's own dtype; an elementwise output has the dtype PyTorch's type promotion
@@ -217,6 +223,34 @@ def _conv_cost(op: str, t: list[tuple[list[int], int, str]], args: list | None) 
     return OpCost(float(f), int(by), _prec(dt), True)
 
 
+def _pool_cost(op: str, t: list[tuple[list[int], int, str]], args: list | None) -> OpCost | None:
+    """Bytes of a max-pooling call (module table): the output's spatial size from the recorded kernel_size, stride
+    (empty: the kernel size, PyTorch's default), padding, dilation and ceil_mode, as PyTorch's pooling_output_shape;
+    None when the trace does not record them."""
+    (x, bx, dt), pos = t[0], POOL_ARGS[op]
+    nsp = {"1": 1, "2": 2, "3": 3}[op[8]]
+    if not args or len(args) <= pos[3] or len(x) not in (nsp + 1, nsp + 2):
+        return None
+    k = _int_list(args[pos[0]], nsp)
+    s_ = _int_list(args[pos[1]], nsp) if str(args[pos[1]]).strip() not in ("[]", "") else k
+    pad, dil = _int_list(args[pos[2]], nsp), _int_list(args[pos[3]], nsp)
+    ceil = len(args) > pos[4] and str(args[pos[4]]).strip() == "True"
+    if not (k and s_ and pad is not None and dil) or min(s_) < 1 or min(k) < 1:
+        return None
+    out_sp = []
+    for i, kk, ss, p, d in zip(x[-nsp:], k, s_, pad, dil):
+        span = i + 2 * p - d * (kk - 1) - 1
+        o = (-(-span // ss) if ceil else span // ss) + 1
+        if ceil and (o - 1) * ss >= i + p:  # the last window must start inside the input or its left padding
+            o -= 1
+        out_sp.append(o)
+    if min(out_sp) < 1:
+        return None
+    out_n = prod(x[:-nsp]) * prod(out_sp)
+    indices = 8 * out_n if op.endswith("_with_indices") else 0  # int64 indices
+    return OpCost(0.0, bx * prod(x) + bx * out_n + indices, _prec(dt), False)
+
+
 _GEMM = re.compile(r"^aten::(mm|addmm|bmm|baddbmm|matmul|linear|_scaled_mm)$")
 #: attention ops: the SDPA entry points (``scaled_dot_product_attention``, ``_scaled_dot_product_{flash,efficient,
 #: cudnn}_attention[_backward]``) and the ops that launch the kernels under them, ``_{flash,efficient,cudnn}_attention_
@@ -315,6 +349,19 @@ _BINARY = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "eq
 _REDUCE = {"sum": 1, "mean": 1, "amax": 1, "amin": 1, "max": 1, "min": 1, "all": 1, "any": 1, "norm": 2,
            "softmax": 5, "_softmax": 5, "log_softmax": 5, "_log_softmax": 5, "native_layer_norm": 5,
            "layer_norm": 5, "rms_norm": 4, "mse_loss": 3, "_fused_rms_norm": 4, "native_batch_norm": 5, "batch_norm": 5}
+#: activation backward ops (grad_output, self or result, …) → grad_input: elementwise, binary
+_BINARY |= {"threshold_backward", "gelu_backward", "silu_backward", "sigmoid_backward", "tanh_backward",
+            "hardtanh_backward", "leaky_relu_backward", "elu_backward", "hardswish_backward", "mish_backward"}
+_REDUCE.update({"cudnn_batch_norm": 5, "miopen_batch_norm": 5, "_native_batch_norm_legit": 5,
+                "_native_batch_norm_legit_no_training": 5})
+#: batch-norm backward ops: (grad_out, input, …) for ATen's, (input, grad_out, …) for cuDNN's and MIOpen's — the
+#: same shape, so the model reads the first two tensors either way
+_BN_BACKWARD = {"native_batch_norm_backward", "cudnn_batch_norm_backward", "miopen_batch_norm_backward"}
+#: max-pooling ops: position of (kernel_size, stride, padding, dilation, ceil_mode) among the recorded arguments
+POOL_ARGS = {"max_pool1d_with_indices": (1, 2, 3, 4, 5), "max_pool2d_with_indices": (1, 2, 3, 4, 5),
+             "max_pool3d_with_indices": (1, 2, 3, 4, 5), "max_pool1d": (1, 2, 3, 4, 5), "max_pool2d": (1, 2, 3, 4, 5),
+             "max_pool3d": (1, 2, 3, 4, 5)}
+_POOL_BACKWARD = {"max_pool2d_with_indices_backward", "max_pool3d_with_indices_backward"}
 _WRITE_ONLY = {"fill_", "zero_"}
 _COPY_NO_FLOPS = {"fill_", "zero_", "copy_", "to", "_to_copy", "contiguous", "clone"}
 
@@ -426,6 +473,17 @@ def _cost(name: str, t: list[tuple[list[int], int, str]], causal: bool, args: li
     stem = base.rstrip("_") if base not in _COPY_NO_FLOPS else base
     ins = sum(_nbytes(s, b) for s, b, _ in t)
     first, b0, d0 = t[0]
+    if base in POOL_ARGS:
+        return _pool_cost(base, t, args)
+    if base in _POOL_BACKWARD:  # (grad_output, input, …, indices): dx has the input's shape, dy's dtype
+        if len(t) < 3 or t[-1][0] != first:
+            return None
+        return OpCost(0.0, _nbytes(first, b0) + _nbytes(t[-1][0], t[-1][1]) + _nbytes(t[1][0], b0), _prec(d0), False)
+    if base in _BN_BACKWARD:
+        if len(t) < 2 or t[1][0] != first:
+            return None
+        n, vec = prod(first), sum(_nbytes(s_, b) for s_, b, _ in t[2:])
+        return OpCost(9.0 * n, 2 * (_nbytes(first, b0) + _nbytes(t[1][0], t[1][1])) + n * b0 + vec, _prec(d0), False)
     if stem in _UNARY or base in _UNARY:
         n = prod(first)
         out_b = b0
