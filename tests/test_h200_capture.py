@@ -526,3 +526,40 @@ def test_library_gemm_register_limit_puts_no_time_at_stake():
     assert len(fs) == 3
     for f in fs:
         assert f.time_at_stake_ns is None and "not its lever" in f.detail and "at most" not in f.detail
+
+
+def test_every_kernel_of_a_small_ncu_capture_gets_a_verdict():
+    """The four-kernel ncu capture (kernels.cu profiled on purpose with ncu) gave a verdict to gemm_naive alone: the
+    critical set (80 % of the replay's time) held only it. A counter-collection replay of a few kernels puts each in
+    the set: roofline, occupancy and verdict for every profiled kernel."""
+    names = {r["Kernel Name"] for r in raw_rows("h200_kernels_raw.csv")}
+    assert len(names) == 4
+    for f in ("h200_kernels_raw.csv", "h200_kernels_details.csv", "h200_kernels.ncu-rep"):
+        if f.endswith(".ncu-rep"):
+            pytest.importorskip("ncu_report", reason="the .ncu-rep reader needs Nsight Compute's ncu_report module")
+        src = gpulens.analyze([H200 / f]).sources[0]
+        assert set(src.results["verdicts"].table["name"]) == names, f
+        assert src.results["hotspots"].summary["every_profiled_kernel"] is True
+
+
+def test_one_block_kernel_is_latency_bound_not_l1_bound():
+    """tiny(float *) — one block of 32 threads on a 132-SM H200 — read "memory-bound: busiest memory unit L1 (83 %)":
+    ncu's L1/TEX throughput is a % of the cycles the unit was *active* (l1tex__throughput.avg.pct_of_peak_sustained_
+    active), while the SMs were active 0.25 % of the run. Over the run (× SM active cycles / elapsed cycles) it is
+    0.2 %; with compute and memory throughput under 60 % too, Nsight Compute's SOLBottleneck rule says latency."""
+    row = next(r for r in raw_rows("h200_kernels_raw.csv") if r["Kernel Name"].startswith("tiny"))
+    num = lambda k: float(row[k].replace(",", ""))  # noqa: E731
+    l1_run = num("l1tex__throughput.avg.pct_of_peak_sustained_active") * num("sm__cycles_active.avg") / \
+        num("gpc__cycles_elapsed.max")
+    assert num("l1tex__throughput.avg.pct_of_peak_sustained_active") > 80 and l1_run < 1
+    assert num("sm__throughput.avg.pct_of_peak_sustained_elapsed") < 60
+    assert num("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed") < 60
+    src = gpulens.analyze([H200 / "h200_kernels_raw.csv"]).sources[0]
+    sol = src.results["speed_of_light"].table.set_index("name")
+    v = src.results["verdicts"].table.set_index("name")
+    name = row["Kernel Name"]
+    assert sol.loc[name, "bound"] == "latency" and v.loc[name, "verdict"] == "latency/occupancy-bound"
+    assert sol.loc[name, "l1_pct"] == pytest.approx(num("l1tex__throughput.avg.pct_of_peak_sustained_active"))
+    # a kernel that fills the GPU keeps its L1 figure: gemm_naive's SMs were active 99 % of its run
+    naive = next(r for r in raw_rows("h200_kernels_raw.csv") if r["Kernel Name"].startswith("gemm_naive"))
+    assert sol.loc[naive["Kernel Name"], "bound"] == "memory"

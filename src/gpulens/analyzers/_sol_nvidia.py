@@ -41,6 +41,9 @@ METRICS: dict[str, tuple[tuple[str, str | None], ...]] = {
                        ("One or More Eligible", "%")),
     "elapsed_cycles": (("gpc__cycles_elapsed.max", None), ("Elapsed Cycles", "cycles"),
                        ("sm__cycles_elapsed.max", None)),
+    #: SM active cycles (mean over SMs): with elapsed_cycles, the share of the run the SMs — and their L1s — were
+    #: active, which turns L1/TEX's %-of-peak-while-active into a share of the whole run
+    "sm_active_cycles": (("sm__cycles_active.avg", None), ("SM Active Cycles", "cycles")),
     "memory_throughput_bps": (("dram__bytes.sum.per_second", None), ("Memory Throughput", "bytes/s")),
     "dram_bytes": (("dram__bytes.sum", None),),
 }

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._groupstats import stable_order
-from gpulens.analyzers._span import durations_unknown
+from gpulens.analyzers._span import durations_unknown, replayed_for_counters
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.context import context_of, text_series
 from gpulens.timeline import Timeline
@@ -28,8 +28,16 @@ COLUMNS = {
     "max_ns": "longest effective duration [ns]",
     "share": "effective_ns / all kernels' effective_ns [fraction 0..1]",
     "cumulative_share": "running sum of share in ranking order [share]",
-    "critical": "in the performance-critical set (smallest set of names covering the critical fraction)",
+    "critical": "in the performance-critical set (smallest set of names covering the critical fraction; every "
+                "name of a counter-collection replay of at most 32 names — ncu, rocprof-compute: each kernel was "
+                "profiled on purpose)",
 }
+
+
+#: A counter-collection replay (ncu, rocprof-compute, rocprof pmc) of at most this many kernel names puts every one
+#: in the critical set: the user picked them (ncu -k / --launch-count), and each gets its roofline, occupancy and
+#: verdict however small its share of the replay's time.
+PROFILED_NAMES = 32
 
 
 def critical_set(shares: np.ndarray, fraction: float) -> np.ndarray:
@@ -190,6 +198,9 @@ class Hotspots(Analyzer):
             }).reset_index()
         t["mean_ns"] = t["effective_ns"] / t["calls"]
         t = self._rank(t)
+        profiled = len(t) <= PROFILED_NAMES and replayed_for_counters(timeline)
+        if profiled:  # a counter-collection replay of a few kernels: each was profiled on purpose
+            t["critical"] = True
         total_eff = int(t["effective_ns"].sum())
 
         findings = []
@@ -233,6 +244,7 @@ class Hotspots(Analyzer):
             "overruns": clipped,
             "overrun_events": int(len(over)),
             "overrun_ns": int(over["overrun_ns"].sum()) if len(over) else 0,
+            "every_profiled_kernel": profiled,
         }
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
 

@@ -118,6 +118,17 @@ def missing_for_bound(compute: float | None, memory: float | None, compute_is_sm
     return " and ".join(out)
 
 
+def _l1_of_run(r: dict) -> float:
+    """An aggregated row's L1/TEX % of peak over the whole run: NVIDIA's ``l1tex__throughput`` is a % of the cycles
+    the unit was active, so it is scaled by the SMs' active share of the elapsed cycles (``sm__cycles_active.avg`` /
+    ``gpc__cycles_elapsed.max``, Nsight Compute's SM Active Cycles and Elapsed Cycles) when both are counted; as
+    recorded otherwise (AMD's vL1D figure is already of the run)."""
+    l1, act, el = r["l1_pct"], r.get("sm_active_cycles"), r["elapsed_cycles"]
+    if r["vendor"] != "nvidia" or not (act == act and el == el and act is not None and el and el > 0):
+        return l1
+    return l1 * min(act / el, 1.0)
+
+
 class SpeedOfLightAnalyzer(Analyzer):
     """Per-kernel speed of light from ncu / rocprof-compute counters (module doc)."""
 
@@ -143,7 +154,7 @@ class SpeedOfLightAnalyzer(Analyzer):
         per = pd.DataFrame({"name": text_series(k["name"]), "time_ns": k["time_ns"].to_numpy(dtype=float),
                             "grid_blocks": (k["grid_x"] * k["grid_y"].fillna(1) * k["grid_z"].fillna(1))
                             .astype("Float64").to_numpy(dtype=float, na_value=np.nan)})
-        for f in _FIGS:
+        for f in _FIGS + ["sm_active_cycles"]:
             per[f] = nv[f].to_numpy(dtype=float) if f in nv else np.nan
         per["vendor"] = "nvidia"
         per["dram_assumed"] = False
@@ -285,7 +296,7 @@ class SpeedOfLightAnalyzer(Analyzer):
         for name, g in per.groupby("name", sort=False):
             r: dict[str, Any] = {"name": name, "vendor": g["vendor"].iloc[0], "calls": int(len(g)),
                                  "time_ns": int(g["time_ns"].sum())}
-            for f in _FIGS + ["grid_blocks"]:
+            for f in _FIGS + ["grid_blocks", "sm_active_cycles"]:
                 v = weighted_mean(g[f], g["time_ns"])
                 r[f] = float("nan") if v is None else v
             comp = np.nanmax([r["compute_pct"], r["tensor_pct"], -1.0])
@@ -294,8 +305,10 @@ class SpeedOfLightAnalyzer(Analyzer):
             # the memory side is its busiest unit: ncu's Memory Throughput is the busiest of DRAM, L2 and L1 in
             # current releases, but older ones print it beside an L1/TEX Cache Throughput far above it (a T4
             # sgemm: memory 49 %, L1/TEX 98 %), so L1 and L2 count as themselves (AMD: _sol_amd's max already)
+            # — L1/TEX as a share of the whole run: ncu's figure is of the cycles its SM was active (…pct_of_peak_
+            # sustained_active), 83 % for a one-block kernel whose 132 SMs were active 0.25 % of the run on average
             mem = np.nanmax([r["memory_pct"], r["dram_pct"] if dram_ok else np.nan, r["dram_measured_pct"],
-                             r["l1_pct"], r["l2_pct"], -1.0])
+                             _l1_of_run(r), r["l2_pct"], -1.0])
             # NVIDIA's compute_pct is SM throughput (any SM unit); a tensor-pipe or AMD VALU/MFMA figure is arithmetic
             sm_only = r["vendor"] == "nvidia" and not r["tensor_pct"] >= LATENCY_BELOW_PCT
             r["bound"] = bound_of(comp if comp >= 0 else None, mem if mem >= 0 else None, sm_only)
