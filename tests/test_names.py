@@ -124,3 +124,18 @@ def test_a_generic_kernel_returning_enable_if_is_named_by_its_namespace_not_the_
     # a wrapper whose first template argument is a kernel functor still reads as that functor
     assert base_name("void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_64x64_tn_align4>(Params)") == \
         "cutlass_80_tensorop_s1688gemm_64x64_tn_align4"
+
+
+@pytest.mark.parametrize("name", [
+    "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT",  # cuBLAS on an H200 (tests/data/nvidia/h200)
+    "nvjet_sm90_tst_128x256_64x4_2x1_v_bz_coopA_NTN",
+])
+def test_a_tile_the_clipped_start_shows_is_not_repeated(name):
+    """'nvjet_sm90_tst_256x128… 256x128 64x4 1x2' said each tile twice: the clipped start already showed them. Every
+    tile of the label appears once; the room goes to the start."""
+    from gpulens.reports._names import _TILE, short_name
+
+    label = short_name(name)
+    tiles = _TILE.findall(label.replace("…", " "))
+    assert len(tiles) == len(set(tiles)) and tiles
+    assert label.startswith(name[:30])

@@ -610,7 +610,7 @@ def host_path_action(cls: str, pytorch: bool, vendor: str | None = None) -> str 
     if pytorch:
         return None
     return {"cpu_op": "Cut host overhead on the critical path (" + vendor_word(vendor, "graphs")
-                      + ", fewer and larger launches; {top}).",
+                      + ", fewer and larger launches), starting with the event holding most of it, {top}.",
             "host_idle": "No host thread that launches GPU work runs an event on the critical path: look for "
                          "host work the trace does not record (I/O, CPU-side preparation) between the "
                          "launches."}.get(cls)

@@ -59,7 +59,8 @@ _ACTIONS = {
     "comm": "Overlap or shrink the collectives on the critical path ({top}).",
     "memcpy": "Remove or overlap the copies on the critical path ({top}).",
     "memset": "Remove the memsets on the critical path ({top}).",
-    "cpu_op": "Cut host overhead on the critical path ({graphs}, torch.compile, fewer small ops; {top}).",
+    "cpu_op": "Cut host overhead on the critical path ({graphs}, torch.compile, fewer small ops), starting "
+              "with the op holding most of it, {top}.",
     "runtime": "Cut runtime-call overhead on the critical path ({top}).",
     "launch_delay": "Launch earlier or batch launches: the GPU waits for work to be enqueued.",
     "host_idle": "No host thread that launches GPU work runs an op on the critical path: look for data loading or "

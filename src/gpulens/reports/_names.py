@@ -289,12 +289,21 @@ def short_name(name: str, width: int = BASE_CHARS) -> str:
     if len(base) <= width:
         return base
     p = _PASS.search(base)
-    tiles = p.group(1) if p and p.end(1) > width - width // 2 - 1 else ""
+    pass_word = p.group(1) if p and p.end(1) > width - width // 2 - 1 else ""
+    chosen: list[str] = []
     for t in dict.fromkeys(_TILE.findall(base)):  # whole tiles only: "16x16x128 16x16x" would name another tile
-        joined = f"{tiles} {t}" if tiles else t
-        if len(joined) > width // 2:
+        if len(" ".join([pass_word] * bool(pass_word) + chosen + [t])) > width // 2:
             break
-        tiles = joined
+        chosen.append(t)
+    for _ in range(4):  # a tile the clipped start already shows is not repeated after it (its room goes to the start)
+        tiles = " ".join([pass_word] * bool(pass_word) + chosen)
+        head = _clip(base, width - len(tiles) - 1) if tiles else _clip(base, width)
+        seen = len(head) - 1 if head.endswith("…") else len(head)
+        kept = [t for t in chosen if not any(m.end() <= seen for m in re.finditer(re.escape(t) + r"(?![0-9x])", base))]
+        if kept == chosen:
+            return head + (" " + tiles if tiles else "")
+        chosen = kept
+    tiles = " ".join([pass_word] * bool(pass_word) + chosen)
     return _clip(base, width - len(tiles) - 1) + (" " + tiles if tiles else "")
 
 
