@@ -295,16 +295,15 @@ def short_name(name: str, width: int = BASE_CHARS) -> str:
         if len(" ".join([pass_word] * bool(pass_word) + chosen + [t])) > width // 2:
             break
         chosen.append(t)
-    for _ in range(4):  # a tile the clipped start already shows is not repeated after it (its room goes to the start)
-        tiles = " ".join([pass_word] * bool(pass_word) + chosen)
-        head = _clip(base, width - len(tiles) - 1) if tiles else _clip(base, width)
-        seen = len(head) - 1 if head.endswith("…") else len(head)
-        kept = [t for t in chosen if not any(m.end() <= seen for m in re.finditer(re.escape(t) + r"(?![0-9x])", base))]
-        if kept == chosen:
-            return head + (" " + tiles if tiles else "")
-        chosen = kept
     tiles = " ".join([pass_word] * bool(pass_word) + chosen)
-    return _clip(base, width - len(tiles) - 1) + (" " + tiles if tiles else "")
+    head = _clip(base, width - len(tiles) - 1)
+    seen = len(head) - 1 if head.endswith("…") else len(head)
+    # a tile the clipped start would show is not said twice: the start stops before the first one it holds
+    # ("nvjet_sm90_tst… 256x128 64x4 1x2", not "nvjet_sm90_tst_256x128… 256x128 64x4 1x2")
+    at = [m.start() for t in chosen for m in re.finditer(re.escape(t) + r"(?![0-9x])", base) if m.end() <= seen]
+    if at and base[:min(at)].rstrip("_"):
+        head = base[:min(at)].rstrip("_") + "…"
+    return head + (" " + tiles if tiles else "")
 
 
 #: Where a label may be cut: between the words of an identifier (``ncclKernel_SendRecv_RING``), its scopes and
