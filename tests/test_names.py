@@ -139,3 +139,27 @@ def test_a_tile_the_clipped_start_shows_is_not_repeated(name):
     tiles = _TILE.findall(label.replace("…", " "))
     assert len(tiles) == len(set(tiles)) and tiles
     assert label.startswith("nvjet_sm90_tst… ") and label.split("… ")[1].split()[0] == name.split("_")[3]
+
+
+def test_a_cut_mangled_name_is_labelled_by_its_classes_and_shapes():
+    """cuDNN's CUTLASS wgrad convolutions in the H200 ResNet-18 trace are mangled names cut short (no demangler reads
+    them): they were labelled 'cutlass__5x_cudnn::Kernel ‹4gemm9GemmShapeILi64ELi128ELi32EEENS4…›', a raw mangled
+    fragment. The kernel template's first class names the kernel, its GemmShape<M, N, K> tells them apart."""
+    import gzip
+    import json
+    import re
+
+    from gpulens.reports._names import short_names
+    from tests.conftest import DATA
+
+    with gzip.open(DATA / "nvidia" / "h200" / "h200_resnet18_train.pt.trace.json.gz", "rt") as fh:
+        ev = json.load(fh)["traceEvents"]
+    cut = sorted({e["name"] for e in ev if e.get("cat") == "kernel" and e["name"].startswith("_Z")})
+    assert len(cut) == 3
+    # each name's threadblock shape, as its mangled text spells it: 9GemmShapeILi<M>ELi<N>ELi<K>E
+    shapes = [re.search(r"9GemmShapeILi(\d+)ELi(\d+)ELi(\d+)E", n).groups() for n in cut]
+    labels = short_names(cut)
+    assert len(set(labels)) == 3
+    for label, shape in zip(labels, shapes):
+        assert label.startswith("ImplicitGemmConvolution ‹") and "x".join(shape) in label
+        assert "ILi" not in label and "EEE" not in label
