@@ -563,3 +563,17 @@ def test_one_block_kernel_is_latency_bound_not_l1_bound():
     # a kernel that fills the GPU keeps its L1 figure: gemm_naive's SMs were active 99 % of its run
     naive = next(r for r in raw_rows("h200_kernels_raw.csv") if r["Kernel Name"].startswith("gemm_naive"))
     assert sol.loc[naive["Kernel Name"], "bound"] == "memory"
+
+
+def test_cudnn_attention_is_not_told_to_set_cudnn_benchmark():
+    """cuDNN's attention kernels (cudnn_generated_fort_native_sdpa_…, torch.compile'd block on the H200) were told
+    "let it pick another algorithm (torch.backends.cudnn.benchmark = True tries them)": benchmark mode tries cuDNN's
+    convolution algorithms only. An attention kernel's other algorithm is another SDPA backend; a cuDNN convolution
+    (ResNet-18) keeps the benchmark advice."""
+    v = gpulens.analyze([H200 / "h200_compiled.pt.trace.json.gz"]).sources[0].results["verdicts"].table
+    attn = [" ".join(s) for n, s in zip(v["name"], v["next_steps"]) if "native_sdpa" in n]
+    assert attn and all("cudnn.benchmark" not in s and "sdpa_kernel" in s for s in attn)
+    from gpulens.analyzers._advice import limiter
+
+    conv = "void cutlass__5x_cudnn::Kernel<cutlass_tensorop_bf16_s16816fprop_optimized_bf16_256x64_32x4_nhwc_align8>(P)"
+    assert "cudnn.benchmark = True" in limiter("registers", conv, pytorch=True, latency_bound=True)

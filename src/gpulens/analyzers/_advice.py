@@ -129,6 +129,18 @@ def library_name(name: str | None) -> str:
     return "the library"
 
 
+def _pick_another(name: str | None, pytorch: bool) -> str:
+    """The clause that lets a library kernel's algorithm change: "let it pick another algorithm", with how in a
+    PyTorch program — cudnn.benchmark tries cuDNN's *convolution* algorithms only (PyTorch docs,
+    torch.backends.cudnn), while an attention kernel (cuDNN's, FlashAttention's, memory-efficient) is chosen by the
+    scaled_dot_product_attention backend (torch.nn.attention.sdpa_kernel)."""
+    if pytorch and family(name) == "attention":
+        return ("run the attention on another SDPA backend (torch.nn.attention.sdpa_kernel: FlashAttention, "
+                "memory-efficient or cuDNN attention)")
+    bench = " (torch.backends.cudnn.benchmark = True tries them)" if pytorch and "cudnn" in str(name).lower() else ""
+    return "let it pick another algorithm" + bench
+
+
 def whole_waves(fam: str, library: bool, name: str | None = None, pytorch: bool = False,
                 vendor: str | None = None) -> str:
     """How to remove a partly filled last wave (one imperative sentence). A library kernel's code, tiles and grid
@@ -163,16 +175,15 @@ def limiter(resource: str, name: str | None, pytorch: bool = False, latency_boun
     shared memory is LDS and the register cap is ``__launch_bounds__`` or ``amdgpu_waves_per_eu``."""
     smem = "LDS" if vendor == "amd" else "shared memory"
     if is_library(name):
-        bench = " (torch.backends.cudnn.benchmark = True tries them)" if pytorch and "cudnn" in str(name).lower() \
-            else ""
+        bench = _pick_another(name, pytorch)
         hint = alignment_hint(name)
         lib = library_name(name)
         whose = f"the library's kernel ({lib})" if lib != "the library" else "the library's kernel"
         if latency_bound:
             return hint or (f"Its block size, registers and {smem} are fixed by {whose}, not yours to edit: "
-                            f"give it a problem shape it tiles well, or let it pick another algorithm{bench}.")
+                            f"give it a problem shape it tiles well, or {bench}.")
         return (f"Its block size, registers and {smem} are fixed by {whose}, not yours to edit: if it is "
-                f"shown latency-bound, try another algorithm or problem shape{bench}.")
+                f"shown latency-bound, try another problem shape, or {bench}.")
     cond = "" if latency_bound else " if it is latency-bound"
     owner = code_owner(name, hint)
     if owner in ("triton", "aotriton"):
