@@ -577,3 +577,21 @@ def test_cudnn_attention_is_not_told_to_set_cudnn_benchmark():
 
     conv = "void cutlass__5x_cudnn::Kernel<cutlass_tensorop_bf16_s16816fprop_optimized_bf16_256x64_32x4_nhwc_align8>(P)"
     assert "cudnn.benchmark = True" in limiter("registers", conv, pytorch=True, latency_bound=True)
+
+
+def test_a_batch_norm_pass_is_not_called_one_fused_kernel():
+    """ResNet-18's batch_norm_backward_elemt_channels_last_kernel was told "it is already one fused batch norm
+    kernel (statistics, normalisation and scale in one launch)": PyTorch's CUDA batch norm runs as several launches
+    (collect_statistics + transform_input forward, backward_reduce + backward_elemt backward) — this trace has all
+    four. The step names it as one of them; a LayerNorm kernel keeps the one-fused-kernel step."""
+    with gzip.open(H200 / "h200_resnet18_train.pt.trace.json.gz", "rt") as fh:
+        names = {e["name"] for e in json.load(fh)["traceEvents"] if e.get("cat") == "kernel"}
+    for part in ("collect_statistics", "transform_input", "backward_reduce", "backward_elemt"):
+        assert any(f"batch_norm_{part}" in n for n in names), part
+    v = gpulens.analyze([H200 / "h200_resnet18_train.pt.trace.json.gz"]).sources[0].results["verdicts"].table
+    steps = " ".join(" ".join(s) for n, s in zip(v["name"], v["next_steps"]) if "batch_norm" in n)
+    assert "already one fused batch norm" not in steps
+    from gpulens.analyzers._advice import fuse_step
+
+    ln = "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>(int)"
+    assert fuse_step(True, "normalisation", ln).startswith("it is already one fused LayerNorm kernel")

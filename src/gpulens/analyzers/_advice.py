@@ -316,9 +316,19 @@ def fuse_step(pytorch: bool, fam: str | None = None, name: str = "", owner: str 
         how = "torch.compile, or a fused scale+mask+softmax kernel" if pytorch else "a fused scale+mask+softmax kernel"
         return ("it is already one fused softmax kernel (max, exponent sum and division in one launch), so fuse it "
                 f"with the elementwise ops beside it (the scale, mask or dropout: {how})")
+    if _NORM_PART.search(str(name)):  # one of several launches of the norm (its statistics, or a backward pass)
+        return (f"it is one of the launches PyTorch splits the {kind} into (statistics, normalisation, gradients), so "
+                f"fuse the {kind} with the elementwise ops beside it ({fuse(pytorch)})")
     how = (f"torch.compile, or a fused add+{kind} kernel" if pytorch else f"a fused add+{kind} kernel")
     return (f"it is already one fused {kind} kernel (statistics, normalisation and scale in one launch), so fuse it "
             f"with the elementwise ops beside it (the residual add, bias or dropout: {how})")
+
+
+#: A normalisation kernel that is one pass of several: PyTorch's CUDA batch norm (batch_norm_collect_statistics /
+#: transform_input, backward_reduce / backward_elemt, and their _channels_last forms) and the backward kernels of
+#: layer/group norm (layer_norm_grad_input_kernel, GammaBetaBackward, ComputeInternalGradients)
+_NORM_PART = re.compile(r"collect_statistics|transform_input|backward|_reduce|_elemt|grad_input|GammaBeta|"
+                        r"ComputeInternalGradients|RowwiseMoments|compute_stats", re.I)
 
 
 def graphs(pytorch: bool, vendor: str | None = None) -> str:
