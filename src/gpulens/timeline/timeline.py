@@ -403,7 +403,14 @@ class Timeline:
             self.counters = self.counters[~self.counters["event_id"].isin(gone)].reset_index(drop=True)
         self.events = ev
         names = sorted(set(rej["name"].astype(str)))
-        self.meta.warnings.append(f"{int(bad.sum())} event(s) with an impossible time excluded (a duration beyond "
+        # the file(s) they came from lead the warning, as every input warning does (by rank; all inputs when unknown)
+        by_rank = {s.get("rank"): s.get("path") for s in self.meta.sources if s.get("path")}
+        files = sorted({str(by_rank[r]) for r in rej["rank"].tolist() if r in by_rank}) or \
+            sorted({str(p) for p in by_rank.values()})
+        where = (", ".join(files[:2]) + (f" and {len(files) - 2} more" if len(files) > 2 else "") + ": ") if files \
+            else ""
+        self.meta.warnings.append(f"{where}{int(bad.sum())} event(s) with an impossible time excluded (a duration "
+                                  "beyond "
                                   f"{MAX_EVENT_NS // 86_400_000_000_000} days, an end past the int64 ns clock, or a "
                                   f"start outside −73..+146 years of the clock): {', '.join(names[:3])[:160]}")
         return ev
