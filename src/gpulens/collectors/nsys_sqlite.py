@@ -269,8 +269,8 @@ class NsysSqliteCollector(Collector):
             warnings.append(f"{path}: {db.unnamed} name id(s) not found in StringIds: those names are unknown, "
                             f"shown as {UNNAMED!r}")
         for table, n in db.dropped.items():
-            warnings.append(f"{path}: {n} row(s) of {table} dropped (a value is not an integer: REAL, TEXT, BLOB "
-                            "or beyond int64)")
+            warnings.append(f"{path}: {n} row(s) of {table} dropped (a value, or its duration end − start, is not "
+                            "an int64: REAL, TEXT, BLOB or beyond int64)")
         events = _assemble(frames, self.name)
         if db.dropped and not len(events):
             raise TraceFormatError(path, "no usable event: " + "; ".join(warnings[-len(db.dropped):]).replace(
