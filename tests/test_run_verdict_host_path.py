@@ -1,6 +1,6 @@
-"""The run verdict when the host paces the steps (GPT-2 small training on an H200: GPU busy 75 % of the span, yet
-the host held 74 % of the steps' critical path — the run was called latency/occupancy-bound, by the kernels' class,
-although faster kernels would not have shortened a step). A hand-made trace with the same shape, derived by hand:
+"""The run verdict when the host paces the steps: computing holds the larger share of the span, yet the steps'
+critical path runs on the host and every launch finds the GPU ready — faster kernels would not shorten a step, and
+the run was called by the kernels' class. A hand-made trace, derived by hand:
 
 Two ProfilerSteps of 12 host ops each, back to back, 100 µs apiece; each op issues one launch call at +90 µs (3 µs)
 whose kernel runs 75 µs from +95 µs. Each kernel ends (+170 µs, the next op's +70) before the next op's launch
@@ -71,3 +71,31 @@ def test_gpu_paced_steps_keep_the_kernels_verdict(tmp_path):
     assert src.results["critical_path"].summary["bound"] == "gpu"
     assert src.results["verdicts"].summary["run_verdict"] != "host-bound"
     assert src.results["verdicts"].summary["host_path_share"] is None
+
+
+def test_a_deep_launch_queue_keeps_the_kernels_verdict():
+    """GPT-2 small training on an H200: the host holds 74 % of the steps' critical path, but the median launch waits
+    far longer than any launch call before its kernel starts (read from the trace: kernel start − launch-call start,
+    median 267 µs) — the GPU has a backlog and paces those phases. The kernels' class stays the run verdict,
+    host-bound the secondary cause."""
+    import gzip
+    import json
+
+    import numpy as np
+
+    from gpulens.analyzers.verdict_rules import QUEUED_LAUNCH_NS
+    from tests.conftest import DATA
+
+    p = DATA / "nvidia" / "h200" / "h200_gpt2_train.pt.trace.json.gz"
+    with gzip.open(p, "rt") as fh:
+        ev = json.load(fh)["traceEvents"]
+    calls = {e["args"]["correlation"]: e["ts"] for e in ev
+             if e.get("cat") == "cuda_runtime" and "correlation" in e.get("args", {})}
+    waits = [e["ts"] - calls[e["args"]["correlation"]] for e in ev
+             if e.get("cat") == "kernel" and e.get("args", {}).get("correlation") in calls]
+    assert np.median(waits) * 1000 >= QUEUED_LAUNCH_NS  # µs → ns: launches wait in a queue most of the time
+    src = analyze([p]).sources[0]
+    vd = src.results["verdicts"].summary
+    assert src.results["critical_path"].summary["bound"] == "cpu"
+    assert vd["run_verdict"] == vd["kernel_verdict"] != "host-bound" and vd["host_path_share"] is None
+    assert vd["secondary_cause"] == "host-bound"

@@ -112,14 +112,23 @@ def _mostly_host_only(bn: Any) -> bool:
 
 
 def host_holds_path(results: dict) -> tuple[float, float] | None:
-    """(the host's share, the GPU's share) of the steps' critical path when the critical-path analysis finds the
-    path held by the host (its ``bound`` ``cpu``), else None. The GPU's share counts the host waits during which the
-    GPU was busy (they wait on GPU work), as the critical path's own bound does; the host's is the rest of the path
-    but for time no recorded cause explains."""
-    cp = results.get("critical_path")
+    """(the host's share, the GPU's share) of the steps' critical path when the host paces the steps, else None:
+    the critical-path analysis finds the path held by the host (its ``bound`` ``cpu``) *and* most launches find the
+    GPU ready — their median wait behind earlier GPU work (``launch_latency`` ``queue_p50_ns``) is under
+    :data:`~gpulens.analyzers.verdict_rules.QUEUED_LAUNCH_NS`. With a deeper queue the GPU has a backlog most of the
+    time and paces those phases whatever the host does (GPT-2 on an H200: median wait 261 µs, up to 19 ms): a path
+    walked along a busy host thread does not make the host the pacer then. The GPU's share counts the host waits
+    during which the GPU was busy (they wait on GPU work), as the critical path's own bound does; the host's is the
+    rest of the path but for time no recorded cause explains."""
+    from gpulens.analyzers.verdict_rules import QUEUED_LAUNCH_NS
+
+    cp, ll = results.get("critical_path"), results.get("launch_latency")
     s = getattr(cp, "summary", None) or {}
     path = float(s.get("path_ns") or 0)
     if getattr(cp, "skipped", True) or s.get("bound") != "cpu" or not path > 0:
+        return None
+    wait = (getattr(ll, "summary", None) or {}).get("queue_p50_ns") if not getattr(ll, "skipped", True) else None
+    if wait is None or wait != wait or wait >= QUEUED_LAUNCH_NS:
         return None
     gpu = float(s.get("gpu_share") or 0) * path + float(s.get("host_wait_gpu_busy_ns") or 0)
     host = path - gpu - float(s.get("unattributed_share") or 0) * path

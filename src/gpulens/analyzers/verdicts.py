@@ -701,8 +701,8 @@ class Verdicts(Analyzer):
         elif overhead == "host-bound" and (held := host_holds_path(results)) is not None \
                 and _shares(bn, overhead)[0] is not None:
             # computing holds the larger share of the span, but the host paces the steps: their critical path runs
-            # through host work, so faster kernels shorten a step only once the host keeps up (GPT-2 on an H200:
-            # GPU busy 75 %, the host 74 % of the path) — the host-caused idle is what the host can win first
+            # through host work and launches find the GPU ready, so faster kernels shorten a step only once the host
+            # keeps up — the host-caused idle is what the host can win first (_run_shares.host_holds_path)
             oh, comp, span = _shares(bn, overhead)
             run, basis = overhead, (f"the critical path: the host holds {100 * held[0]:.0f} % of the steps' "
                                     f"critical path, GPU work {100 * held[1]:.0f} % (counting host waits on busy "
