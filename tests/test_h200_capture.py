@@ -595,3 +595,21 @@ def test_a_batch_norm_pass_is_not_called_one_fused_kernel():
 
     ln = "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>(int)"
     assert fuse_step(True, "normalisation", ln).startswith("it is already one fused LayerNorm kernel")
+
+
+def test_an_l1_bound_naive_gemm_puts_its_roofline_distance_at_stake():
+    """gemm_naive (kernels.cu: one output per thread, every operand from L1) runs at 98 % of L1/TEX and 0.3 % of
+    DRAM: memory-bound by its speed of light, and the stake was its distance to the L1 peak — 69 µs of 3.18 ms —
+    beside a next step (register tiling) that removes most of that traffic. The stake is its distance to the
+    roofline: time − FLOPs / the H200's FP32 peak (67 TFLOP/s, datasheet), FLOPs = 2·2048³ from the source. The
+    roofline finding no longer says "neither compute nor memory bandwidth bounds it" under a memory-bound verdict."""
+    row = next(r for r in raw_rows("h200_kernels_raw.csv") if r["Kernel Name"].startswith("gemm_naive"))
+    t = duration_ns(row, "h200_kernels_raw.csv")
+    src = gpulens.analyze([H200 / "h200_kernels_raw.csv"]).sources[0]
+    v = src.results["verdicts"].table
+    naive = v[v["name"].astype(str).str.startswith("gemm_naive")].iloc[0]
+    assert naive["verdict"] == "memory-bound"
+    assert naive["time_at_stake_ns"] == pytest.approx(t - 2 * G ** 3 / 66.9e12 * 1e9, rel=0.01)
+    assert "register tiling" in naive["next_steps"][0]
+    f = next(f for f in src.findings() if f.key == f"roofline:{naive['name']}")
+    assert "Neither compute nor memory" not in f.detail and "measured speed of light: memory-bound" in f.title

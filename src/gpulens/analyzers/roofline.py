@@ -219,9 +219,13 @@ class Roofline(Analyzer):
                 continue
             f.time_at_stake_ns = None if stake_ns is None else int(stake_ns)
             if model != bound:
+                # the placement's own explanation ("neither roof bounds it … fuse or batch") would contradict the
+                # measured bound it now details: the detail says what each measure sees
+                place = "below both roofs" if model == BELOW_ROOFS else f"{model}-bound"
                 f.title += f"; measured speed of light: {verdict} ({sol_text})"
-                f.detail += (f" The kernel's speed-of-light counters measure {sol_text}: they decide its bound "
-                             f"({verdict}), not the roofline's placement on the spec's peaks.")
+                f.detail = (f"On the spec's DRAM and compute peaks the roofline places it {place}; its speed-of-light "
+                            f"counters measure {sol_text}: a unit the roofline does not draw (a cache level or a "
+                            f"pipe) bounds it, {verdict}, and the counters decide — its verdict's next step applies.")
                 f.category = verdict
 
     @staticmethod
