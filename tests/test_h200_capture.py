@@ -613,3 +613,17 @@ def test_an_l1_bound_naive_gemm_puts_its_roofline_distance_at_stake():
     assert "register tiling" in naive["next_steps"][0]
     f = next(f for f in src.findings() if f.key == f"roofline:{naive['name']}")
     assert "Neither compute nor memory" not in f.detail and "measured speed of light: memory-bound" in f.title
+
+
+def test_a_log_softmax_kernel_is_not_told_to_use_attention():
+    """GPT-2's cunn_SoftMaxForward<…, LogSoftMaxForwardEpilogue> (aten::_log_softmax over 8192 × 50257: the loss)
+    was told "for attention, scaled_dot_product_attention instead of matmul + softmax" — in a model already on
+    cuDNN SDPA. A log-softmax is a loss: the step names a fused cross-entropy; a plain softmax keeps the SDPA hint."""
+    from gpulens.analyzers._kernel_owner import owned_kernel_step
+
+    src = gpulens.analyze([H200 / "h200_gpt2_train.pt.trace.json.gz"]).sources[0]
+    v = src.results["verdicts"].table
+    steps = [" ".join(s) for n, s in zip(v["name"], v["next_steps"]) if "LogSoftMax" in n]
+    assert steps and all("scaled_dot_product_attention" not in s for s in steps)
+    plain = "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, SoftMaxForwardEpilogue>"
+    assert "scaled_dot_product_attention" in owned_kernel_step(plain, "normalisation")

@@ -213,7 +213,10 @@ def owned_kernel_step(name: str | None, fam: str, hint: str | None = None) -> st
     if owner == "nvfuser":
         return ("Its code is nvFuser's: try another schedule (unroll/vectorisation, the fusion's segmentation) so "
                 "each kernel gets more work.")
-    soft = (" — for attention, scaled_dot_product_attention instead of matmul + softmax"
-            if "softmax" in str(name).lower() else "")
+    low = str(name).lower()
+    # a log-softmax (LogSoftMaxForwardEpilogue: cross-entropy over the vocabulary) is a loss, not attention
+    soft = (" — for a cross-entropy loss, a fused or chunked cross-entropy (torch.compile fuses log-softmax with the "
+            "loss)" if "logsoftmax" in low else
+            " — for attention, scaled_dot_product_attention instead of matmul + softmax" if "softmax" in low else "")
     return ("It is PyTorch's built-in kernel: fuse it with its neighbours (torch.compile generates its own kernel) or "
             f"call an op that does the work in fewer, larger kernels{soft}.")
