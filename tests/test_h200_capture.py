@@ -627,3 +627,24 @@ def test_a_log_softmax_kernel_is_not_told_to_use_attention():
     assert steps and all("scaled_dot_product_attention" not in s for s in steps)
     plain = "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, SoftMaxForwardEpilogue>"
     assert "scaled_dot_product_attention" in owned_kernel_step(plain, "normalisation")
+
+
+def test_kernel_page_stall_reasons_carry_their_unit():
+    """The kernel page listed "Top reasons: lg_throttle: 40.33, long_scoreboard: 32.45, …": numbers without a unit
+    (a dict printed as text). Each reason now reads "name share %", largest first, the share of stall time the
+    stalls table holds for that kernel."""
+    import re
+
+    from gpulens.reports import html
+
+    rep = gpulens.analyze([H200 / "h200_kernels_raw.csv"])
+    page = html.render(rep)
+    lines = re.findall(r"Top reasons \(share of stall time\): ([^<]*)", page)
+    assert lines
+    st = rep.sources[0].results["stalls"].table
+    reasons = {r for d in st["reasons"] for r in d}
+    for line in lines:
+        items = [re.fullmatch(r"(\w+) (\d+\.\d) %", x.strip()) for x in line.split(",")]
+        assert all(items) and {m.group(1) for m in items} <= reasons
+        shares = [float(m.group(2)) for m in items]
+        assert shares == sorted(shares, reverse=True) and sum(shares) <= 100.05

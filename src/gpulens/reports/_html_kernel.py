@@ -184,8 +184,12 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
         classes = [(column_label(c, r.columns.get(c, "")).replace("share of stall time in class ", ""), st[c])
                    for c in st.index if c.endswith("_pct") and "in class" in r.columns.get(c, "")]
         reasons = st.get("reasons")
+        if isinstance(reasons, dict):  # reason → share of stall time [%] (stalls.COLUMNS): the largest, with units
+            top = sorted(((str(k), v) for k, v in reasons.items() if isinstance(v, (int, float)) and v == v),
+                         key=lambda kv: -kv[1])[:6]
+            reasons = ", ".join(f"{k} {v:.1f} %" for k, v in top) if top else None
         parts.append(_part("Stall classes (share of stall time)", _bars(classes, "#D55E00")
-                           + f'<p>Top reasons: {esc(fmt_unit(reasons, "text")[:400])}</p>'))
+                           + f'<p>Top reasons (share of stall time): {esc(fmt_unit(reasons, "text")[:400])}</p>'))
     else:
         parts.append(_part("Stall classes", _absent(res.get("stalls"))))
     rf = _row(res.get("roofline"), name)
