@@ -163,7 +163,9 @@ def test_l1_saturated_kernel_is_memory_bound_with_l1_advice(tmp_path, capsys):
     # older ncu: Memory Throughput 49.23 % beside L1/TEX Cache Throughput 98.45 % (DRAM 0.47 %, SM 5.97 %): the
     # busiest unit is L1 at its roof, so the kernel is memory-bound (was latency/occupancy-bound, told to keep more
     # bytes in flight) with the L1/shared-memory advice (a GEMM-named kernel had been told to batch more rows), and
-    # its time at stake is its distance to that roof: 96.32 ms × (1 − 0.9845) = 1.49296 ms
+    # its time at stake is its distance to that roof over the whole run: L1/TEX 98.45 % is of the cycles the SMs were
+    # active (…pct_of_peak_sustained_active), 55,313,213.62 of 56,344,784 elapsed (SM Active / Elapsed Cycles) —
+    # 96.32 ms × (1 − 0.9845 × 55,313,213.62 / 56,344,784) = 3.23 ms
     p = tmp_path / "sgemm.txt"
     p.write_text(REPORT.split("  add(")[0])
     js = tmp_path / "r.json"
@@ -171,14 +173,14 @@ def test_l1_saturated_kernel_is_memory_bound_with_l1_advice(tmp_path, capsys):
     out = capsys.readouterr().out
     verdict = next(ln for ln in out.splitlines() if ln.startswith("Verdict:"))
     assert verdict.startswith("Verdict: memory-bound")
-    assert "Its busiest memory unit is L1/shared memory (98 % of peak; DRAM 0 %)" in out
+    assert "Its busiest memory unit is L1/shared memory (97 % of peak; DRAM 0 %)" in out
     doc = json.loads(js.read_text())
     rows = doc["sources"][0]["analyses"]["verdicts"]["table"]
     row = next(r for r in rows if str(r["name"]).startswith("sgemm"))
     assert row["verdict"] == "memory-bound"
     # the evidence names the unit that made it memory-bound, not "memory 49 % of peak → memory-bound" alone
-    assert "memory 49 % of peak (L1/TEX 98 % of peak) → memory-bound" in row["evidence"]
-    assert abs(row["time_at_stake_ns"] - 96_320_000 * (1 - 0.9845)) <= 1
+    assert "memory 49 % of peak (L1/TEX 97 % of peak over the run) → memory-bound" in row["evidence"]
+    assert abs(row["time_at_stake_ns"] - 96_320_000 * (1 - 0.9845 * 55_313_213.62 / 56_344_784)) <= 1
 
 
 #: ncu 2021–2022 text: no header row between the rules, the SOL figures labelled "SM [%]" / "Memory [%]" / "SOL FB"
@@ -225,7 +227,8 @@ def test_header_less_tables_old_labels_and_shifted_rows(tmp_path, capsys):
     # at stake the distance to that roof, 1.67 ms × (1 − 0.8265); vsub at 0.88 % / 2.07 % is latency-limited
     assert rows["vadd"]["verdict"] == "memory-bound"
     assert abs(rows["vadd"]["time_at_stake_ns"] - 1_670_000 * (1 - 0.8265)) <= 1
-    assert "compute: SM [%]; memory: Memory [%]; DRAM: SOL FB" in rows["vadd"]["evidence"]
+    # the metric each figure came from: the speed-of-light table's evidence (the verdict's no longer repeats it)
+    assert "compute: SM [%]; memory: Memory [%]; DRAM: SOL FB" in sol["vadd"]["evidence"]
     assert (sol["vsub"]["compute_pct"], sol["vsub"]["memory_pct"], sol["vsub"]["bound"]) == (0.88, 2.07, "latency")
 
 

@@ -126,7 +126,7 @@ def occupancy_gain_bound_ns(time_ns: float, occupancy_pct: float | None, possibl
 
 def sol_attained_pct(row: dict[str, Any] | None) -> float | None:
     """Attained share of the roof [%] from a ``speed_of_light`` row: max(compute %, tensor pipe %, memory %, DRAM %,
-    DRAM % of the measured peak, L1 %, L2 %) — the limiting unit, as the ``speed_of_light`` table's own time at stake
+    DRAM % of the measured peak, L1 % over the run, L2 %) — the limiting unit, as the ``speed_of_light`` table's own time at stake
     reads it.
     With one side not counted, only a known side at ≥ :data:`SOL_BOUND_PCT` % counts (the kernel is at least that
     close to a roof); a low figure alone does not say how far the other roof is (None)."""
@@ -134,7 +134,9 @@ def sol_attained_pct(row: dict[str, Any] | None) -> float | None:
         return None
     cs = [v for v in (_pct(row.get(k)) for k in ("compute_pct", "tensor_pct")) if v is not None]
     comp = max(cs) if cs else None
-    mem = [v for v in (_pct(row.get(k)) for k in ("memory_pct", "dram_pct", "dram_measured_pct", "l1_pct", "l2_pct"))
+    # L1 over the whole run (l1_run_pct: NVIDIA's active-cycle figure scaled), as the table's bound reads it
+    l1 = "l1_run_pct" if _pct(row.get("l1_run_pct")) is not None else "l1_pct"
+    mem = [v for v in (_pct(row.get(k)) for k in ("memory_pct", "dram_pct", "dram_measured_pct", l1, "l2_pct"))
            if v is not None]
     vals = ([comp] if comp is not None else []) + mem
     if not vals or ((comp is None or not mem) and max(vals) < SOL_BOUND_PCT):

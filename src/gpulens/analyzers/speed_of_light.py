@@ -50,6 +50,8 @@ COLUMNS = {
     "dram_pct": "DRAM/HBM bandwidth, % of peak [%]",
     "dram_measured_pct": "DRAM/HBM bandwidth, % of the measured peak (rocprof-compute roofline.csv HBMBw) [%]",
     "l1_pct": "L1/TEX (vL1D) throughput, % of peak [%]",
+    "l1_run_pct": "L1/TEX throughput over the whole run: NVIDIA's l1_pct is of the cycles the unit was active, so "
+                  "× SM active / elapsed cycles when both are counted; AMD's and an uncounted ratio as l1_pct [%]",
     "l2_pct": "L2 throughput, % of peak [%]",
     "l1_hit_pct": "L1/TEX (vL1D) hit rate [%]",
     "l2_hit_pct": "L2 hit rate [%]",
@@ -307,8 +309,9 @@ class SpeedOfLightAnalyzer(Analyzer):
             # sgemm: memory 49 %, L1/TEX 98 %), so L1 and L2 count as themselves (AMD: _sol_amd's max already)
             # — L1/TEX as a share of the whole run: ncu's figure is of the cycles its SM was active (…pct_of_peak_
             # sustained_active), 83 % for a one-block kernel whose 132 SMs were active 0.25 % of the run on average
+            r["l1_run_pct"] = _l1_of_run(r)
             mem = np.nanmax([r["memory_pct"], r["dram_pct"] if dram_ok else np.nan, r["dram_measured_pct"],
-                             _l1_of_run(r), r["l2_pct"], -1.0])
+                             r["l1_run_pct"], r["l2_pct"], -1.0])
             # NVIDIA's compute_pct is SM throughput (any SM unit); a tensor-pipe or AMD VALU/MFMA figure is arithmetic
             sm_only = r["vendor"] == "nvidia" and not r["tensor_pct"] >= LATENCY_BELOW_PCT
             r["bound"] = bound_of(comp if comp >= 0 else None, mem if mem >= 0 else None, sm_only)

@@ -113,7 +113,6 @@ class Evidence:
     l1_pct: float | None = None
     l2_pct: float | None = None
     dram_pct: float | None = None
-    sol_evidence: str | None = None
     mean_blocks: float | None = None
     num_sms: int | None = None
     achieved_occupancy_pct: float | None = None
@@ -426,12 +425,13 @@ def _evidence_text(e: Evidence) -> str:
         # a cache busier than the memory figure is what made the memory side (speed_of_light's max): name it
         cache = max(((x, w) for x, w in ((e.l1_pct, "L1/TEX"), (e.l2_pct, "L2")) if x is not None), default=None)
         if cache is not None and (e.memory_pct is None or cache[0] >= e.memory_pct + 0.5):
-            measured += f" ({cache[1]} {cache[0]:.0f} % of peak)"
+            # L1 is the whole run's figure (speed_of_light l1_run_pct), below ncu's % of the cycles it was active
+            measured += f" ({cache[1]} {cache[0]:.0f} % of peak{' over the run' if cache[1] == 'L1/TEX' else ''})"
         comp = f"compute ({e.compute_side})" if e.compute_side else "compute"
         parts.append(f"speed of light: {comp} {_of_peak(e.compute_pct)}, memory {_of_peak(e.memory_pct)}{measured} "
                      "→ "
-                     f"{BOUND_TO_VERDICT.get(e.sol_bound, e.sol_bound) if e.sol_bound else 'no bound'}"
-                     + (f" ({e.sol_evidence})" if e.sol_evidence else ""))
+                     f"{BOUND_TO_VERDICT.get(e.sol_bound, e.sol_bound) if e.sol_bound else 'no bound'}")
+        # the metric each figure came from is the speed_of_light table's evidence, said there once
     if (e.bound is not None or e.roof_pct is not None) and not (e.sol_bound and e.roof_source == "speed of light"):
         ai = "" if e.arithmetic_intensity is None else f", AI {e.arithmetic_intensity:.2f} FLOP/B"
         side = f"{e.ridge_side} side of the ridge" if e.ridge_side else "ridge side unknown"

@@ -544,9 +544,10 @@ class Verdicts(Analyzer):
                 # the share of a measured HBM roof (rocprof-compute roofline.csv) decides the bound when larger:
                 # the evidence shows it beside the datasheet share, not "memory 53 % → memory-bound"
                 e.memory_measured_pct = _num(srow.get("dram_measured_pct"))
-                e.l1_pct, e.dram_pct = _num(srow.get("l1_pct")), _num(srow.get("dram_pct"))
+                # L1 over the whole run (speed_of_light l1_run_pct): a one-block kernel's 83 % while active is 0.2 %
+                l1 = _num(srow.get("l1_run_pct"))
+                e.l1_pct, e.dram_pct = (l1 if l1 is not None else _num(srow.get("l1_pct"))), _num(srow.get("dram_pct"))
                 e.l2_pct = _num(srow.get("l2_pct"))
-                e.sol_evidence = srow.get("evidence") if isinstance(srow.get("evidence"), str) else None
                 e.sol_pct = sol_attained_pct(srow)
                 tensor = _num(srow.get("tensor_pct"))
                 if tensor is not None and (e.compute_pct is None or tensor > e.compute_pct):
