@@ -80,8 +80,7 @@ def _sort_key(v: Any) -> str:
 
 def is_name_column(column: str, doc: str = "") -> bool:
     """True for a column of kernel names (shown short, full name on hover, linked to the kernel's page)."""
-    return column == "kernel" or (column == "name" and ("kernel" in doc.lower() or "event" in doc.lower())) or \
-        (column == "key" and "kernel" in doc.lower())  # kernel_groups' matching key: a kernel's (demangled) name
+    return column == "kernel" or (column == "name" and ("kernel" in doc.lower() or "event" in doc.lower()))
 
 
 def name_cell(full: Any, short: str) -> str:
