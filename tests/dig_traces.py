@@ -100,3 +100,14 @@ def kernel_durations(path: Path, cats: tuple[str, ...] = ("kernel", "gpu_memcpy"
         if e.get("ph") == "X" and str(e.get("cat", "")).lower() in cats:
             out[e["name"]] = out.get(e["name"], 0.0) + float(e["dur"])
     return out
+
+
+def interval_union(intervals) -> list[list]:
+    """Sorted (start, end) intervals merged where they overlap (a hand-written union, independent of gpulens)."""
+    out: list[list] = []
+    for s, e in intervals:
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return out

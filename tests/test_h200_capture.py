@@ -24,6 +24,7 @@ import pytest
 
 import gpulens
 from tests.conftest import DATA
+from tests.dig_traces import interval_union
 
 H200 = DATA / "nvidia" / "h200"
 N_SAXPY = 1 << 24          # kernels.cu: saxpy over n = 1 << 24 floats, one FFMA each
@@ -371,17 +372,6 @@ def test_h200_bf16_gemm_is_judged_against_the_achievable_roof_an_h100_gets():
     assert gemm["roof_pct"] == pytest.approx(100 * (2 * N_TORCH ** 3 / (dur / 1e9)) / 795e12, rel=1e-6)
 
 
-def _union(intervals) -> list[list[float]]:
-    """Sorted (start, end) intervals merged where they overlap."""
-    out: list[list[float]] = []
-    for s, e in intervals:
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return out
-
-
 def test_a_pageable_async_copy_holds_the_host_as_a_synchronous_copy_does():
     """Three 16 MiB device→pageable cudaMemcpyAsync calls held the host ~1 ms past their copies (CUDA: an async copy
     with pageable memory "might be synchronous with respect to host"): the GPU idle then was "waiting for the
@@ -391,7 +381,7 @@ def test_a_pageable_async_copy_holds_the_host_as_a_synchronous_copy_does():
     ev = json.load(gzip.open(H200 / "h200_kineto.pt.trace.json.gz"))["traceEvents"]
     gpu = sorted((e["ts"] * 1e3, (e["ts"] + e["dur"]) * 1e3) for e in ev
                  if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"))
-    busy = _union(gpu)
+    busy = interval_union(gpu)
     gaps = [(a[1], b[0]) for a, b in zip(busy, busy[1:])]
     rt = [e for e in ev if e.get("cat") == "cuda_runtime"]
     pageable = {e["args"]["correlation"] for e in ev if e.get("cat") == "gpu_memcpy" and "Pageable" in e["name"]}
@@ -399,7 +389,7 @@ def test_a_pageable_async_copy_holds_the_host_as_a_synchronous_copy_does():
                       if "Synchronize" in e["name"] or (e["name"] == "cudaMemcpyAsync"
                                                         and e["args"].get("correlation") in pageable))
     assert len(pageable) == 3
-    merged = _union(blocking)
+    merged = interval_union(blocking)
     # a gap whose next GPU work was enqueued before it began is the GPU waiting on queued work (another stream), not
     # on the host: no host call explains it
     call_end = {e["args"].get("correlation"): (e["ts"] + e["dur"]) * 1e3 for e in rt}

@@ -8,6 +8,7 @@ import json
 
 from gpulens.analyzers.bottlenecks import classify_gaps
 from gpulens.collectors import collect
+from tests.dig_traces import interval_union
 from tests.test_window_suggestion_origin import launched_kernels
 
 T = 1_700_000_000_000_000  # µs since 1970: Kineto's clock
@@ -57,12 +58,7 @@ def test_aorta_pause_inside_its_first_step_is_counted():
     ev = json.loads(path.read_text(), parse_float=Decimal)["traceEvents"]
     iv = sorted((round(e["ts"] * 1000), round((e["ts"] + e["dur"]) * 1000)) for e in ev
                 if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"))
-    seg: list[list[int]] = []
-    for s, e in iv:
-        if seg and s <= seg[-1][1]:
-            seg[-1][1] = max(seg[-1][1], e)
-        else:
-            seg.append([s, e])
+    seg = interval_union(iv)
     gaps = [(a[1], b[0]) for a, b in zip(seg, seg[1:])]
     big = max(gaps, key=lambda g: g[1] - g[0])
     steps = [(round(e["ts"] * 1000), round((e["ts"] + e["dur"]) * 1000)) for e in ev
