@@ -73,3 +73,35 @@ def test_a_very_long_number_text_is_read_in_linear_time(tmp_path):
     tl = collect(p)
     assert time.monotonic() - t < 8
     assert len(tl.of_kind("kernel", "comm")) == len(collect(CASES / "B13.json").of_kind("kernel", "comm")) - 1
+
+
+def _with_memory_event(tmp_path, **header):
+    """B13 with one ``[memory]`` instant event at ts 1005 µs (between its first launch and first kernel)."""
+    p = _b13(tmp_path, **header)
+    d = json.loads(p.read_text())
+    d["traceEvents"].append({"ph": "i", "s": "t", "cat": "cpu_instant_event", "name": "[memory]", "pid": 1,
+                             "tid": 1, "ts": 1005 + header.get("_shift_us", 0),
+                             "args": {"Total Reserved": 2048, "Total Allocated": 1024, "Bytes": 1024,
+                                      "Addr": 1, "Device Id": 0, "Device Type": 1}})
+    p.write_text(json.dumps(d))
+    return p
+
+
+def test_negative_base_time_is_ignored_with_a_warning(tmp_path):
+    # Kineto's baseTimeNanoseconds is the Unix-epoch ns of its clock's zero; -5e12 is before 1970: no such time.
+    # Added, it put every start (and the memory rows) at negative times.
+    tl = collect(_with_memory_event(tmp_path, baseTimeNanoseconds=-5 * 10 ** 12))
+    assert tl.events["start_ns"].min() == 1_000_000  # ts 1000 µs, relative to the trace's own clock
+    assert tl.tables["memory"]["time_ns"].tolist() == [1_005_000]
+    assert [s["base_time_ns"] for s in tl.meta.sources] == [None]
+    assert any("baseTimeNanoseconds -5000000000000 is negative" in w for w in tl.meta.warnings), tl.meta.warnings
+
+
+def test_ignored_base_time_leaves_memory_rows_on_the_event_clock(tmp_path):
+    # the base that would wrap int64 (above) was ignored for the events but still added to the [memory] rows:
+    # 9e18 + 1005 µs read as 9.000000000001005e18 ns beside events at 1.0e6 ns
+    shift = 3 * 10 ** 14
+    tl = collect(_with_memory_event(tmp_path, baseTimeNanoseconds=9 * 10 ** 18, _shift_us=shift))
+    assert tl.tables["memory"]["time_ns"].tolist() == [(shift + 1005) * 1000]
+    assert tl.events["start_ns"].min() == (shift + 1000) * 1000
+    assert [s["base_time_ns"] for s in tl.meta.sources] == [None]

@@ -294,6 +294,10 @@ class KinetoCollector(Collector):
         dist = trace.distributedInfo if isinstance(trace.distributedInfo, dict) else {}
         rank, rank_source = file_rank(path, dist, acc.comm_ranks, warnings)
         base_ns = int_or_none(trace.baseTimeNanoseconds) or 0
+        if base_ns < 0:  # Kineto writes the Unix-epoch ns of its clock's zero: a negative one is no such time
+            warnings.append(f"{path}: baseTimeNanoseconds {base_ns} is negative (no Unix-epoch time): ignored, "
+                            "times are relative to the trace's own clock")
+            base_ns = 0
         dialect = identify(acc.process_names, acc.thread_names, {c.lower() if isinstance(c, str) else ""
                                                                  for c in acc.cats.values} | acc.missing_cat,
                            acc.count, {k for k in KINETO_HEADER_KEYS if getattr(trace, k, None) is not None})
@@ -315,6 +319,7 @@ class KinetoCollector(Collector):
                             "integer (beyond ±2^63, fractional past it, nan/inf, true/false) read as unknown: "
                             + ", ".join(f"{k} ×{v}" for k, v in sorted(bad_ids.items())))
         if getattr(acc, "base_ignored", 0):
+            base_ns = 0  # the memory rows and the metadata follow the event times
             warnings.append(f"{path}: baseTimeNanoseconds {acc.base_ignored} put event times beyond int64 ns: "
                             "ignored, times are relative to the trace's own clock")
         if any(acc.grid_fixes.values()):
