@@ -108,7 +108,7 @@ def _collect_file(c: Collector, path: Path, strict: bool, select: Selection | No
 def _sizes(tl: Timeline, path: Path) -> Timeline:
     """A gzip-compressed input's source record says so, with both sizes (B02: compressed and uncompressed sizes are
     reported), whatever its collector (the Kineto reader writes them itself)."""
-    from gpulens.collectors._io import gunzipped_size
+    from gpulens.collectors._io import gunzipped_size, gzip_trailing_bytes, trailing_warning
     from gpulens.collectors._sqlite import unpacked_size
 
     n = unpacked_size(path)
@@ -117,6 +117,9 @@ def _sizes(tl: Timeline, path: Path) -> Timeline:
         for src in tl.meta.sources:
             if src.get("path") == str(path) and "compressed" not in src:
                 src.update(compressed=True, uncompressed_bytes=n)
+    trailing = gzip_trailing_bytes(path)
+    if trailing and not any("trailing garbage" in w for w in tl.meta.warnings):
+        tl.meta.warnings.append(trailing_warning(path, trailing))
     return tl
 
 

@@ -130,8 +130,10 @@ def gunzip_blocks(fh: BinaryIO, first: bytes, limit: int, path: Path, block: int
                   state: dict | None = None) -> Iterator[bytes]:
     """Decompress every member of the gzip stream ``first`` + the rest of ``fh``, in pieces of at most ``block``
     bytes, stopping with :func:`too_large` beyond ``limit`` bytes. ``state["truncated"]`` is set when the last member
-    ends before its end-of-stream marker (trailing non-gzip bytes after a member are ignored), or when the data turns
-    corrupt after some of it decompressed (``state["corrupt"]`` then holds zlib's reason).
+    ends before its end-of-stream marker, or when the data turns corrupt after some of it decompressed
+    (``state["corrupt"]`` then holds zlib's reason). Bytes after the last member that are not another member are
+    not read: NUL padding silently (as gzip(1)), anything else counted in ``state["trailing"]`` (bytes; see
+    :func:`trailing_warning`).
 
     Raises:
         TraceFormatError: more than ``limit`` bytes.
@@ -165,8 +167,13 @@ def gunzip_blocks(fh: BinaryIO, first: bytes, limit: int, path: Path, block: int
             rest = d.unused_data + pending
             if len(rest) < 2:
                 rest += fh.read(2)
-            if rest[:2] != GZIP_MAGIC:
-                return  # trailing padding after the last member
+            if rest[:2] != GZIP_MAGIC:  # after the last member: NUL padding (as gzip(1), silent) or other bytes
+                pos = fh.tell()
+                end = fh.seek(0, io.SEEK_END)
+                fh.seek(pos)
+                if (rest + fh.read(1 << 16)).strip(b"\0"):
+                    state["trailing"] = len(rest) + end - pos
+                return
             d = zlib.decompressobj(16 + zlib.MAX_WBITS)
             pending = rest
             continue
@@ -196,18 +203,24 @@ def _salvage(data: bytes, limit: int, path: Path, step: int = 16384) -> list[byt
     return out
 
 
-def gunzip_all(blob: bytes, path: Path | None = None) -> tuple[bytes, bool]:
+def trailing_warning(path: str | Path, nbytes: int) -> str:
+    """The warning for ``nbytes`` of data after the last gzip member of ``path`` (not read)."""
+    return (f"{path}: {nbytes:,} byte(s) after the end of the gzip data are not gzip (trailing garbage): "
+            "not read")
+
+
+def gunzip_all(blob: bytes, path: Path | None = None, state: dict | None = None) -> tuple[bytes, bool]:
     """Decompress every member of a (possibly multi-member) gzip stream, within :func:`decompress_limit`.
 
     Returns:
         (data, truncated): ``truncated`` is True when the last member ended before its end-of-stream marker;
-        ``data`` then holds everything decompressible.
+        ``data`` then holds everything decompressible. ``state`` (optional) receives :func:`gunzip_blocks`'s.
 
     Raises:
         zlib.error: the stream is corrupt (not merely cut short).
         TraceFormatError: it expands beyond the limit.
     """
-    state: dict = {}
+    state = {} if state is None else state
     parts = list(gunzip_blocks(io.BytesIO(b""), blob, decompress_limit(len(blob)), Path(path or "<gzip>"),
                                state=state))
     return b"".join(parts), state["truncated"]
@@ -275,6 +288,7 @@ def read_magic(path: Path, n: int) -> bytes:
 
 
 _GUNZIPPED: dict[tuple[str, int, int], int] = {}  # (file, size, mtime) → decompressed bytes, by read_input
+_TRAILING: dict[tuple[str, int, int], int] = {}  # (file, size, mtime) → bytes after the gzip data, by read_input
 
 
 def gunzipped_size(path: str | Path) -> int | None:
@@ -285,6 +299,16 @@ def gunzipped_size(path: str | Path) -> int | None:
     except OSError:
         return None
     return _GUNZIPPED.get((str(Path(path).resolve()), st.st_size, st.st_mtime_ns))
+
+
+def gzip_trailing_bytes(path: str | Path) -> int:
+    """Bytes after the gzip data of ``path`` (not NUL padding) as :func:`read_input` last read it; 0 when none
+    or not read."""
+    try:
+        st = Path(path).stat()
+    except OSError:
+        return 0
+    return _TRAILING.get((str(Path(path).resolve()), st.st_size, st.st_mtime_ns), 0)
 
 
 def read_input(path: str | Path) -> RawInput:
@@ -302,7 +326,8 @@ def read_input(path: str | Path) -> RawInput:
         raise TraceFormatError(p, "file is empty")
     if blob[:2] == GZIP_MAGIC:
         try:
-            data, truncated = gunzip_all(blob, p)
+            state: dict = {}
+            data, truncated = gunzip_all(blob, p, state)
         except zlib.error as exc:
             raise TraceFormatError(p, f"corrupt gzip data ({exc})") from None
         unpacked = len(data)  # before any transcoding to UTF-8
@@ -314,7 +339,11 @@ def read_input(path: str | Path) -> RawInput:
             st = p.stat()
             if len(_GUNZIPPED) > 4096:
                 _GUNZIPPED.clear()
-            _GUNZIPPED[(str(p.resolve()), st.st_size, st.st_mtime_ns)] = unpacked
+                _TRAILING.clear()
+            key = (str(p.resolve()), st.st_size, st.st_mtime_ns)
+            _GUNZIPPED[key] = unpacked
+            if state.get("trailing"):
+                _TRAILING[key] = state["trailing"]
         except OSError:
             pass
         return RawInput(data, len(blob), True, truncated)

@@ -87,6 +87,8 @@ def iter_blocks(path: Path, info: StreamInfo, block: int = 8 << 20) -> Iterator[
         info.truncated_gzip = state.get("truncated", False)
         if state.get("corrupt"):
             info.extra["gzip_error"] = state["corrupt"]
+        if state.get("trailing"):
+            info.extra["gzip_trailing"] = state["trailing"]
         if not seen_content:
             raise TraceFormatError(path, "gzip file decompresses to nothing" + (" (truncated)" if info.truncated_gzip
                                                                                  else ""))

@@ -42,6 +42,7 @@ import pandas as pd
 
 from gpulens._memory import keeping_freed_memory
 from gpulens.collectors._json_cut import json_error_text
+from gpulens.collectors._io import trailing_warning
 from gpulens.collectors._assemble import Parts, assemble, categorical
 from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, identify, legacy_autograd_refusal, refusal
 from gpulens.collectors._chrome_json import TolerantDecoder, locate, recover
@@ -270,6 +271,8 @@ class KinetoCollector(Collector):
                                              f"wrong type (first: {tolerant.first_problem})")
             warnings.append(f"{path}: {tolerant.dropped} event(s) dropped: fields of the wrong type (first: "
                             f"{tolerant.first_problem})")
+        if info.extra.get("gzip_trailing"):
+            warnings.append(trailing_warning(path, info.extra["gzip_trailing"]))
         if info.truncated_gzip:
             truncated_at.setdefault(str(path), info.nbytes)
             err = info.extra.get("gzip_error")
