@@ -200,11 +200,24 @@ _STALL_STEP = {
 }
 
 
+def _cache_led(e: Evidence) -> str | None:
+    """``"L1"`` / ``"L2"`` when the memory side is that cache's, not DRAM's: the busier of L1 and L2 at least 20
+    points above DRAM, DRAM below :data:`SOL_BOUND_PCT` (ncu's memory throughput is the busiest of L1, L2 and DRAM;
+    rocprof-compute's speed of light has the same three). None otherwise. An elementwise kernel reading what its
+    producer just wrote has L2 at 94 % and L1 at 40 %: its traffic is L2's, and L1 advice (register tiling, shared-
+    memory bank conflicts) does not apply."""
+    if e.dram_pct is None or e.dram_pct >= SOL_BOUND_PCT:
+        return None
+    caches = [(x, unit) for x, unit in ((e.l2_pct, "L2"), (e.l1_pct, "L1")) if x is not None]
+    if not caches:
+        return None
+    top, unit = max(caches, key=lambda c: c[0])  # a tie goes to L2: the unit a re-read from L1 does not reach
+    return unit if top >= e.dram_pct + 20 else None
+
+
 def _l1_led(e: Evidence) -> bool:
-    """The memory side is L1/shared memory's, not DRAM's: L1 at least 20 points above DRAM, DRAM below
-    :data:`SOL_BOUND_PCT` (ncu's memory throughput is the busiest of L1, L2 and DRAM)."""
-    return e.l1_pct is not None and e.dram_pct is not None and e.dram_pct < SOL_BOUND_PCT \
-        and e.l1_pct >= e.dram_pct + 20
+    """The memory side is L1/shared memory's (:func:`_cache_led`)."""
+    return _cache_led(e) == "L1"
 
 
 #: A launch gap this long is not launch overhead (a launch call costs microseconds): one slow call, e.g. the first
@@ -241,6 +254,18 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
                                    "request, L1 hit rate) for the instructions that load it.",
                                    "Check rocprof-compute's LDS and vL1D sections (bank conflicts, hit rate) for the "
                                    "instructions that load it.")]
+    if verdict == "memory-bound" and _cache_led(e) == "L2":
+        # the bytes come from L2, not DRAM (a producer's output still in L2): the kernel's own traffic through L2 is
+        # what bounds it, and removing the round trip (fusion) or moving fewer, wider requests relieves it
+        others = "; ".join(f"{w} {x:.0f} %" for x, w in ((e.l1_pct, "L1"), (e.dram_pct, "DRAM")) if x is not None)
+        how = "torch.compile" if e.pytorch else "one fused kernel"
+        return [f"Its busiest memory unit is L2 ({e.l2_pct:.0f} % of peak; {others}): its data comes from L2, not "
+                f"DRAM — fuse it with the producer or consumer so the values stay in registers ({how}), and move "
+                "the bytes in fewer, wider (128-bit) requests.",
+                _advice.for_vendor(e.vendor, "Check ncu's Memory Workload Analysis (L2 hit rate, L1↔L2 and L2↔DRAM "
+                                   "bytes) for the instructions that load it.",
+                                   "Check rocprof-compute's L2 cache (TCC) section (hit rate, requests per "
+                                   "channel) for the instructions that load it.")]
     if verdict == "memory-bound" and e.family in ("gemm", "attention"):
         # a matrix product is not fused away with its producer: its bytes per FLOP fall with more rows per call
         what = "each key/value byte serves more queries" if e.family == "attention" else \
