@@ -188,3 +188,56 @@ def test_rtx_3060_spec_from_its_nsys_records():
     # the laptop part (30 SMs, lower clocks) and the Ti are other GPUs: not taken for it
     assert identify_device({"name": "NVIDIA GeForce RTX 3060 Laptop GPU", "num_sms": 30}) is None
     assert identify_device({"name": "NVIDIA GeForce RTX 3060 Ti", "num_sms": 38}) is None
+
+
+def _no_device_trace(tmp_path, occupancy_args):
+    """Two kernels without deviceProperties, each with the given per-kernel occupancy args (grid, block and the
+    Kineto estimate); the launch calls link them by correlation id."""
+    ev = []
+    for i, (grid, block, extra) in enumerate(occupancy_args):
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                   "ts": 100 + 50 * i, "dur": 5, "args": {"correlation": i + 1}})
+        ev.append({"ph": "X", "cat": "kernel", "name": f"volta_sgemm_k{i}", "pid": 0, "tid": 7, "ts": 110 + 50 * i,
+                   "dur": 20, "args": {"correlation": i + 1, "device": 0, "stream": 7, "grid": grid,
+                                       "block": block, **extra}})
+    p = tmp_path / "legacy.pt.trace.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+    return p
+
+
+def test_sm_count_inferred_from_warps_per_sm_alone(tmp_path):
+    # 2021 Kineto traces carry "warps per SM" but no "blocks per SM". Kineto: warps per SM = grid blocks / SMs ×
+    # ⌈block threads / 32⌉. On 80 SMs: grid 2×4×64 = 512 blocks of 256 threads (8 warps) → 512 × 8 / 80 = 51.2;
+    # grid 160 blocks of 100 threads (4 warps, the last partly filled) → 160 × 4 / 80 = 8.0
+    p = _no_device_trace(tmp_path, [([2, 4, 64], [256, 1, 1], {"warps per SM": 51.2}),
+                                    ([160, 1, 1], [100, 1, 1], {"warps per SM": 8.0})])
+    tl = gpulens.collect(p)
+    from gpulens.devices import inferred_num_sms
+
+    assert inferred_num_sms(tl) == 80
+    spec = identify(tl)
+    assert spec is not None and spec.num_sms == 80 and spec.vendor == "nvidia"
+    assert "80 SMs inferred" in spec.note
+
+
+def test_blocks_per_sm_is_read_before_warps_per_sm(tmp_path):
+    # both recorded: blocks per SM (= blocks / SMs) gives 108 (1080 / 10.0); a warps figure that disagrees is not read
+    p = _no_device_trace(tmp_path, [([1080, 1, 1], [128, 1, 1], {"blocks per SM": 10.0, "warps per SM": 7.0})])
+    from gpulens.devices import inferred_num_sms
+
+    assert inferred_num_sms(gpulens.collect(p)) == 108
+
+
+def test_legacy_resnet50_trace_is_placed_on_80_sms():
+    from tests.conftest import shared_trace
+
+    p = shared_trace("kineto/kineto_tbplugin_resnet50_legacy_worker0.pt.trace.json.gz")  # skips when absent
+    raw = json.loads(__import__("gzip").decompress(p.read_bytes()))
+    # from the trace itself: every kernel's blocks × ⌈threads / 32⌉ / warps per SM
+    ks = [e["args"] for e in raw["traceEvents"] if e.get("cat") == "Kernel" or e.get("cat") == "kernel"]
+    ks = [a for a in ks if a.get("warps per SM") and "blocks per SM" not in a]
+    sms = {round(a["grid"][0] * a["grid"][1] * a["grid"][2] * -(-a["block"][0] * a["block"][1] * a["block"][2] // 32)
+                 / a["warps per SM"]) for a in ks if a["grid"][0] * a["grid"][1] * a["grid"][2] >= 100}
+    assert sms == {80}
+    spec = identify(gpulens.collect(p))
+    assert spec is not None and spec.num_sms == 80

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
+import numpy as np
+
 from gpulens.devices import amd as _amd
 from gpulens.devices import nvidia as _nvidia
 from gpulens.devices.arch import AMD_CC_TO_GFX, ArchLimits, limits_for
@@ -229,26 +231,40 @@ def _main_device(timeline: Any) -> Mapping[str, Any] | None:
 
 
 def inferred_num_sms(timeline: Any) -> int | None:
-    """SM count implied by Kineto's ``blocks per SM`` (= grid blocks / SMs) when the trace records no device."""
+    """SM count implied by Kineto's per-kernel occupancy estimate when the trace records no device.
+
+    Kineto (CUPTI activity, ``CuptiActivity.cpp``) writes ``blocks per SM`` = grid blocks / SMs and ``warps per
+    SM`` = blocks per SM × warps per block (⌈block threads / 32⌉), so SMs = grid blocks / ``blocks per SM`` or
+    grid blocks × warps per block / ``warps per SM``; older traces (2021 TensorBoard-plugin ones) carry only the
+    second. The median over kernels of at least 100 blocks (the printed ratio keeps enough digits); None without
+    such kernels.
+    """
     c = timeline.counters
-    bps = c[c["metric"] == "kineto.blocks_per_sm"]
-    if not len(bps):
-        return None
-    ev = timeline.events.set_index("event_id").loc[bps["event_id"].to_numpy()]
-    grid = (ev["grid_x"] * ev["grid_y"] * ev["grid_z"]).astype("Float64").to_numpy(dtype=float, na_value=float("nan"))
-    v = bps["value"].to_numpy()
-    ok = (v > 0) & (grid == grid) & (grid >= 100)  # large grids: the printed ratio keeps enough digits
-    if not ok.any():
-        return None
-    est = sorted(round(g / b) for g, b in zip(grid[ok], v[ok]))
-    return int(est[len(est) // 2])
+    for metric, per_block_warps in (("kineto.blocks_per_sm", False), ("kineto.warps_per_sm", True)):
+        rows = c[c["metric"] == metric]
+        if not len(rows):
+            continue
+        ev = timeline.events.set_index("event_id").loc[rows["event_id"].to_numpy()]
+
+        def f(cols: list[str]) -> np.ndarray:
+            x = ev[cols[0]] * ev[cols[1]] * ev[cols[2]]
+            return x.astype("Float64").to_numpy(dtype=float, na_value=float("nan"))
+
+        grid = f(["grid_x", "grid_y", "grid_z"])
+        units = grid * np.ceil(f(["block_x", "block_y", "block_z"]) / 32) if per_block_warps else grid
+        v = rows["value"].to_numpy(dtype=float)
+        ok = (v > 0) & (units == units) & (grid >= 100)
+        if ok.any():
+            est = np.sort(np.round(units[ok] / v[ok]))
+            return int(est[len(est) // 2])
+    return None
 
 
 def identify(timeline: Any) -> DeviceSpec | None:
     """The spec of the GPU a Timeline ran on (the device with the most kernel time), or None when unknown.
 
     Falls back, when the trace records no device at all, to the SM count implied by Kineto's per-kernel
-    ``blocks per SM`` (NVIDIA only; the note says so).
+    ``blocks per SM`` or ``warps per SM`` (:func:`inferred_num_sms`; NVIDIA only; the note says so).
     """
     rec = _main_device(timeline)
     if rec is not None:
@@ -259,7 +275,7 @@ def identify(timeline: Any) -> DeviceSpec | None:
     cands = [s for s in SPECS if s.vendor == "nvidia" and s.num_sms == sms]
     if not cands:
         return None
-    note = f"no device recorded; {sms} SMs inferred from Kineto's 'blocks per SM'"
+    note = f"no device recorded; {sms} SMs inferred from Kineto's 'blocks per SM' / 'warps per SM'"
     if len(cands) > 1:
         note += "; also matches " + ", ".join(s.name for s in cands[1:]) + " (first taken)"
     return cands[0].with_note(note)
