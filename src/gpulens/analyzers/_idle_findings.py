@@ -17,6 +17,7 @@ from gpulens.analyzers.base import Finding
 from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, text_series
 from gpulens.analyzers.verdict_rules import FULL_GRID_SHARE
 from gpulens.timeline import Timeline
+from gpulens.timeline.selection import STEP_NAME
 from gpulens.units import fmt_ns, share_pct_text
 
 GAP_CLASSES = ("host", "launch", "sync", "queued", "unattributed", "boundary")  # as bottlenecks.GAP_CLASSES
@@ -190,7 +191,7 @@ def _boundary_finding(rows: list[dict[str, Any]], tot: dict[str, Any], timeline:
     where = {"leading": "before the steady state (warm-up: the first GPU work, then a long wait)",
              "trailing": "after the steady state (the run's tail)",
              "one-off": "in the middle of the run (a one-off stall: checkpoint, evaluation, compilation, allocation)"}
-    steps = sorted({int(m) for m in timeline.events["name"].astype(str).str.extract(r"^ProfilerStep#(\d+)$")[0]
+    steps = sorted({int(m) for m in timeline.events["name"].astype(str).str.extract(STEP_NAME)[0]
                     .dropna()})
     src = next((str(x["path"]) for x in timeline.meta.sources if x.get("path")), "FILE")
     window = _window_option(rows, big, timeline)

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import re
 
 import numpy as np
 import pandas as pd
@@ -20,8 +19,9 @@ import pandas as pd
 from gpulens.analyzers._optree import _sweep
 from gpulens.analyzers.context import category_mask, context_of
 from gpulens.timeline import Timeline
+from gpulens.timeline.selection import STEP_NAME
 
-_STEP = re.compile(r"^ProfilerStep#(\d+)$")
+_STEP = STEP_NAME
 
 
 def step_ranges(timeline: Timeline) -> pd.DataFrame:

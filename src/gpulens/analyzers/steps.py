@@ -6,7 +6,6 @@ Only host-side ranges count (``device_id`` -1); Kineto also mirrors them on the 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
@@ -16,9 +15,10 @@ from gpulens.analyzers._span import TRACE_OFFSET_DOC, trace_offsets
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.context import category_mask, context_of
 from gpulens.timeline import Timeline
+from gpulens.timeline.selection import STEP_NAME
 from gpulens.units import fmt_ns, plural
 
-STEP_RE = re.compile(r"^ProfilerStep#(\d+)$")
+STEP_RE = STEP_NAME
 #: A step longer than this multiple of the median step is reported as an outlier.
 OUTLIER_RATIO = 1.5
 
