@@ -54,3 +54,21 @@ def test_only_overlong_steps_analyse_as_a_trace_without_steps(tmp_path, names):
     doc = json.loads(js.read_text())["sources"][0]["analyses"]
     assert not doc["steps"].get("table")
     assert doc["hotspots"]["table"][0]["calls"] == 3
+
+
+@pytest.mark.parametrize("numbers, listed", [
+    ([1, 60_000_000], "1, 60000000"),  # a gap of 6e7: the hint listed range(1, 6e7 + 1) — 21 s, 2.5 GB
+    ([1, 9_000_000_000_000_000], "1, 9000000000000000"),  # a gap of 9e15: MemoryError
+    ([3, 4, 5], "3–5"),  # contiguous: a range
+])
+def test_empty_selection_hint_is_immediate_whatever_the_step_gap(tmp_path, numbers, listed):
+    import time
+
+    from gpulens.report import selection_hint
+
+    p = _trace(tmp_path, [f"ProfilerStep#{n}" for n in numbers])
+    t = time.monotonic()
+    hint = selection_hint(str(p))
+    assert time.monotonic() - t < 10
+    pick = numbers[-2]
+    assert hint == f"the trace records steps {listed}: try --steps {pick}:{pick}"

@@ -46,7 +46,7 @@ def selection_hint(path: str, strict: bool = True, format: str | None = None) ->
         nums = []
     if not nums:
         return "the trace records no ProfilerStep#N ranges: run without --steps/--window to see the span it records"
-    contiguous = nums == list(range(nums[0], nums[-1] + 1))
+    contiguous = nums[-1] - nums[0] == len(nums) - 1  # sorted and distinct: no gap (never a list of the range)
     listed = (f"{nums[0]}–{nums[-1]}" if contiguous and len(nums) > 1 else
               ", ".join(map(str, nums[:20])) + (", …" if len(nums) > 20 else ""))
     pick = nums[-2] if len(nums) > 1 else nums[0]
