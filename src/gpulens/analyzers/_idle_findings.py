@@ -521,28 +521,66 @@ def _host_only_window(timeline: Timeline) -> tuple[dict[str, int], tuple]:
     ev = timeline.events
     host = ~ctx.mask_of("other", *GPU_KINDS)
     win = _one_rank_window(ev, host, gpu, ctx.effective_ns)
+    far: dict[int, tuple[int, int, np.ndarray, np.ndarray]] = {}
     if win is None:  # several ranks, or a window long enough to hold a clock-domain gap: every event's interval
         st = np.concatenate([ev["start_ns"].to_numpy("int64")[host], gpu["start_ns"].to_numpy("int64")])
         en = np.concatenate([(ev["start_ns"] + ev["dur_ns"]).to_numpy("int64")[host],
                              gpu["start_ns"].to_numpy("int64") + ctx.effective_ns.to_numpy("int64")])
         rk = np.concatenate([ev["rank"].to_numpy()[host], gpu["rank"].to_numpy()])
         win = hulls_of(rk, st, en)
+        far = _far_gaps(rk, st, en)
     ghull = rank_hulls(gpu.assign(dur_ns=ctx.effective_ns))
     # an edge that a --steps/--window selection cut is the user's, not the profiler's: time between it and the GPU
     # work is no profiler-range fault (and the window is bounded by the selection: Selection.clip_dur)
     cuts = {c for src in (timeline.meta.sources if timeline.meta else []) for c in src.get("selection_cuts") or ()}
     before = after = window = 0
     worst = (0, None, 0, 0, "")
+    g_first, g_last = _real_hulls(gpu["rank"].to_numpy(), gpu["start_ns"].to_numpy("int64"),
+                                  gpu["start_ns"].to_numpy("int64") + ctx.effective_ns.to_numpy("int64"))
     for r, (gs, ge) in ghull.items():
         ws, we = win.get(r, (gs, ge))
-        b = 0 if "start" in cuts else max(gs - ws, 0)
-        a = 0 if "end" in cuts else max(we - ge, 0)
+        if r in far:  # a clock-domain gap in the window: host-only parts measured on the real clock, gaps left out
+            first, last, gap_lo, gap_hi = far[r]
+            rgs, rge = g_first[r], g_last[r]
+            b = rgs - first - int((gap_hi - gap_lo)[gap_hi <= rgs].sum())
+            a = last - rge - int((gap_hi - gap_lo)[gap_lo >= rge].sum())
+            b, a = (0 if "start" in cuts else max(b, 0)), (0 if "end" in cuts else max(a, 0))
+        else:
+            b = 0 if "start" in cuts else max(gs - ws, 0)
+            a = 0 if "end" in cuts else max(we - ge, 0)
         before, after, window = before + b, after + a, window + (we - ws)
         for part, lo, hi, side in ((b, ws, gs, "before"), (a, ge, we, "after")):
             if part > worst[0]:
                 worst = (part, r, lo, hi, side)
     return ({"window_ns": int(window), "host_only_before_ns": int(before), "host_only_after_ns": int(after)},
             worst)
+
+
+def _real_hulls(rank: np.ndarray, s: np.ndarray, e: np.ndarray) -> tuple[dict[int, int], dict[int, int]]:
+    """Per rank: the first start and the last end [ns] on the events' own clock (no gap left out)."""
+    if not len(rank):
+        return {}, {}
+    df = pd.DataFrame({"rank": rank, "s": s, "e": e}).groupby("rank", sort=True)
+    lo, hi = df["s"].min(), df["e"].max()
+    return ({int(k): int(v) for k, v in lo.items()}, {int(k): int(v) for k, v in hi.items()})
+
+
+def _far_gaps(rank: np.ndarray, s: np.ndarray, e: np.ndarray) -> dict[int, tuple[int, int, np.ndarray, np.ndarray]]:
+    """Ranks whose events span at least :data:`~gpulens.analyzers._span.CLOCK_GAP_NS`: rank → (first start, last end,
+    and the bounds of each gap of at least that length between its merged busy segments) [ns]. A host event on
+    another clock (a timestamp days away) is no host-only time before or after the GPU work."""
+    from gpulens.analyzers._span import CLOCK_GAP_NS
+    from gpulens.analyzers.intervals import group_segments
+
+    first, last = _real_hulls(rank, s, e)
+    wide = [r for r in first if last[r] - first[r] >= CLOCK_GAP_NS]
+    out = {}
+    for r in wide:  # rare: a window over a day long
+        rows = np.flatnonzero(rank == r)
+        seg = group_segments(np.zeros(len(rows), dtype=np.int64), s[rows], e[rows])
+        k = np.flatnonzero(seg["gap_before"] >= CLOCK_GAP_NS)
+        out[r] = (first[r], last[r], seg["end"][k - 1], seg["start"][k])
+    return out
 
 
 def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
