@@ -46,13 +46,15 @@ def _num(v: Any) -> bool:
 
 
 def fmt_ns(ns: Any) -> str:
-    """Human time with an SI prefix: 812 → ``'812 ns'``, 1234 → ``'1.23 µs'``, 5e6 → ``'5.00 ms'``; missing →
-    ``'unknown'``."""
+    """Human time with an SI prefix: 812 → ``'812 ns'``, 1234 → ``'1.23 µs'``, 5e6 → ``'5.00 ms'``; missing or
+    infinite → ``'unknown'``."""
     if is_missing(ns):
         return MISSING
     if not _num(ns):
         return str(ns)
     ns = float(ns)
+    if math.isinf(ns):  # no time is infinite: an impossible value reads unknown, never "inf s"
+        return MISSING
     for unit, div in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
         if abs(ns) >= div:
             return f"{ns / div:.2f} {unit}"
@@ -64,6 +66,8 @@ def fmt_si(v: Any, unit: str) -> str:
     if is_missing(v):
         return MISSING
     v = float(v)
+    if math.isinf(v):  # no rate or size is infinite
+        return MISSING
     for prefix, div in (("E", 1e18), ("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
         if abs(v) >= div:
             return f"{v / div:.2f} {prefix}{unit}"
@@ -75,6 +79,8 @@ def fmt_bytes(b: Any) -> str:
     if is_missing(b):
         return MISSING
     b = float(b)
+    if math.isinf(b):
+        return MISSING
     return fmt_si(b, "B") if abs(b) >= 1000 else f"{b:.0f} B"
 
 

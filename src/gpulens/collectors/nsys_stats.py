@@ -181,6 +181,7 @@ class NsysStatsCollector(Collector):
                             "out-of-range Instances / Total Time / duration, fractional Instances, or time without "
                             "instances)")
             table = table[ok].reset_index(drop=True)
+        _blank_impossible_statistics(table, path, warnings)
         table["name"] = table["name"].astype(str)
         table["calls"] = table["calls"].round().astype("int64")
         table["total_ns"] = table["total_ns"].round().astype("int64")
@@ -191,3 +192,27 @@ class NsysStatsCollector(Collector):
                             warnings=[*warnings, f"{path}: nsys stats summary: per-kernel aggregates only, no "
                                                  "timeline (span, busy time and overlap are unknown)"])
         return Timeline(meta=meta, tables={"kernel_summary": table}).validate()
+
+
+#: the per-kernel duration statistics of a ``cuda_gpu_kern_sum`` row, each unknown (NaN) when not printed
+_STATS = ("mean_ns", "median_ns", "min_ns", "max_ns", "stddev_ns")
+
+
+def _blank_impossible_statistics(table: pd.DataFrame, path: Path, warnings: list[str]) -> None:
+    """Make a row's duration statistics unknown (in place) when any is not finite (``inf``, ``1e400``) or they
+    contradict each other or the row's total: min ≤ median ≤ max, min ≤ mean ≤ max, max ≤ total time (each
+    instance is part of the total), with 1 ns for the printed rounding. Its Instances and Total Time, checked
+    before, are kept; a warning counts the rows. (Shown as "inf s" and "1e21 s" beside a 16 ms total otherwise.)"""
+    if not len(table):
+        return
+    st = table[list(_STATS)].astype("float64")
+    lo, mid, avg, hi = st["min_ns"], st["median_ns"], st["mean_ns"], st["max_ns"]
+    bad = (np.isinf(st) | (st.abs() >= 2.0**63)).any(axis=1)
+    for a, b in ((lo, mid), (mid, hi), (lo, avg), (avg, hi), (hi, table["total_ns"].astype("float64"))):
+        bad |= (a > b + 1).fillna(False)
+    if bad.any():
+        table.loc[bad.to_numpy(), list(_STATS)] = np.nan
+        warnings.append(f"{path}: {int(bad.sum())} kernel row(s) with impossible duration statistics (infinite, or "
+                        "Min/Med/Avg/Max out of order or above the Total Time): their Avg/Med/Min/Max/StdDev read as "
+                        "unknown; Instances and Total Time kept")
+
