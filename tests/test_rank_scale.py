@@ -174,7 +174,8 @@ def test_relabel_by_launcher_keeps_each_file_apart(tmp_path):
     _kineto(d / "b.json", _launch("aten::mm", "fused_sum_kernel"), rank=0)
     tl = collect(d)
     gpu = tl.events[tl.events["name"] == "fused_sum_kernel"]
-    assert gpu["rank"].tolist() == [0, 0]
+    # two inputs recording rank 0 are kept apart (collectors._ranks.separate_recorded_ranks): b.json → rank 1
+    assert gpu["rank"].tolist() == [0, 1]
     assert gpu["kind"].astype(str).tolist() == ["comm", "kernel"]  # file order: a.json, b.json
     assert [s["comm_by_launcher"] for s in tl.meta.sources] == [1, 0]
     assert tl.events["event_id"].tolist() == list(range(6))

@@ -279,7 +279,7 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         return collect_file(c, p, strict, select, cache)
     if p.is_dir():
         from gpulens.collectors._parallel import file_rank, load_many
-        from gpulens.collectors._ranks import number_rankless, successive_cycles
+        from gpulens.collectors._ranks import number_rankless, separate_recorded_ranks, successive_cycles
 
         entries = sorted(f for f in p.iterdir() if not f.name.startswith("."))
         found = [f for f in entries if f.is_file()]
@@ -329,6 +329,7 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
             raise TraceFormatError(p, f"{len(skipped)} of {n_found} files cannot be used: {listed}"
                                       + (" (--strict)" if labelled else ""))
         labelled, notes = successive_cycles(labelled)  # one worker's profiling cycles are not ranks
+        notes += separate_recorded_ranks(labelled)  # two files of one recorded rank are not joined
         notes += number_rankless(labelled)  # rank-less files (or one per process) must not all become rank 0
         tl = assemble([t for _, t in labelled])  # tables built once for all files
         tl.meta.warnings = [f"{p}: {n}" for n in notes] + tl.meta.warnings

@@ -100,14 +100,16 @@ def successive_cycles(parts: list[tuple[str, Timeline | Parts]]) -> tuple[list[t
     Returns:
         (the parts to read, notes).
     """
-    groups: dict[str, list[tuple[int, str, Timeline | Parts]]] = {}
+    groups: dict[tuple, list[tuple[int, str, Timeline | Parts]]] = {}
     for label, tl in parts:
         m = _CYCLE_FILE.match(label.rsplit("/", 1)[-1])
-        if m and _rankless(tl) and all(s.get("collector") == "kineto" for s in tl.meta.sources):
-            groups.setdefault(m.group("worker"), []).append((int(m.group("ns")), label, tl))
+        if m and len(tl.ranks) <= 1 and all(s.get("collector") == "kineto" for s in tl.meta.sources):
+            # a worker's cycles record its rank (distributedInfo) or none; files of two ranks are never cycles
+            rank = None if _rankless(tl) else tuple(tl.ranks)
+            groups.setdefault((m.group("worker"), rank), []).append((int(m.group("ns")), label, tl))
     drop: set[str] = set()
     notes = []
-    for worker, files in groups.items():
+    for (worker, _), files in groups.items():
         if len(files) < 2:
             continue
         hulls = sorted((h, label) for _, label, tl in files if (h := _hull(tl)) is not None)
@@ -121,3 +123,43 @@ def successive_cycles(parts: list[tuple[str, Timeline | Parts]]) -> tuple[list[t
                      + ", ".join(gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
                      + " (pass one of them to analyse that cycle)")
     return [(label, tl) for label, tl in parts if label not in drop], notes
+
+
+def separate_recorded_ranks(parts: list[tuple[str, Timeline | Parts]]) -> list[str]:
+    """Inputs of one run that record the same rank (two files with ``distributedInfo.rank`` 0, or ``rank-1.json``
+    beside ``rank-1.pt.trace.json``) are kept apart: the first in file-name order keeps the rank, each other gets
+    the lowest rank no input records, and a warning says so. Joined, one rank's GPU time and kernels were counted
+    twice, without a word. (Successive profiling cycles of one worker are found before, by
+    :func:`successive_cycles`; rank-less inputs by :func:`number_rankless`.)
+
+    Args:
+        parts: (label, Timeline or Parts) of each input, edited in place.
+
+    Returns:
+        The warnings (one per rank recorded twice).
+    """
+    ranked = sorted(((label, tl) for label, tl in parts if not _rankless(tl) and len(tl.ranks) == 1),
+                    key=lambda p: _natural(p[0]))
+    by_rank: dict[int, list[str]] = {}
+    for label, tl in ranked:
+        by_rank.setdefault(int(tl.ranks[0]), []).append(label)
+    if all(len(v) < 2 for v in by_rank.values()):
+        return []
+    taken = {int(r) for _, tl in parts for r in tl.ranks}
+    tls = dict(ranked)
+    notes, nxt = [], 0
+    for rank, labels in sorted(by_rank.items()):
+        if len(labels) < 2:
+            continue
+        moved = []
+        for label in labels[1:]:
+            while nxt in taken:
+                nxt += 1
+            relabel_rank(tls[label], nxt)
+            taken.add(nxt)
+            moved.append(f"{label} → rank {nxt}")
+        notes.append(f"{len(labels)} inputs record rank {rank} ({', '.join(labels)}): kept apart, not joined (one "
+                     f"rank's GPU time would count twice) — {labels[0]} stays rank {rank}, " + ", ".join(moved)
+                     + "; check that the folder holds one run")
+    return notes
+
