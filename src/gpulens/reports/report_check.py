@@ -79,10 +79,38 @@ def _error(path: Path, where: str, why: str) -> TraceFormatError:
                                   "damaged (regenerate it with gpulens analyze --json)")
 
 
+#: the containers of a source the readers walk: key → "object" (a mapping) or "list" (a list of objects); null is
+#: allowed for each (absent)
+_SOURCE_SHAPES = {"summary": "object", "analyses": "object", "devices": "list", "top_kernels": "list",
+                  "findings": "list", "inputs": "list"}
+_ANALYSIS_SHAPES = {"summary": "object", "table": "list", "findings": "list"}
+
+
+def _shape(path: Path, where: str, v: Any, kind: str) -> None:
+    """Raise unless ``v`` is null, a mapping (``kind`` "object") or a list of mappings (``kind`` "list")."""
+    if v is None:
+        return
+    if kind == "object" and not isinstance(v, dict):
+        raise _shape_error(path, where, v, "an object")
+    if kind == "list":
+        if not isinstance(v, list):
+            raise _shape_error(path, where, v, "a list")
+        for j, x in enumerate(v):
+            if not isinstance(x, dict):
+                raise _shape_error(path, f"{where}[{j}]", x, "an object")
+
+
+def _shape_error(path: Path, where: str, v: Any, want: str) -> TraceFormatError:
+    return TraceFormatError(path, f"report {where} is {_what(v)}, not {want}: the report was edited or damaged "
+                                  "(regenerate it with gpulens analyze --json)")
+
+
 def check_report(doc: dict[str, Any], path: str | Path) -> dict[str, Any]:
     """Return ``doc`` when its ``schema_version`` is a whole number, its texts (``created``, ``status``, each
-    source's ``label``/``status``/``partial_reason``) are text or null, and every figure of every source is a
-    number, null or a mapping of such (module doc).
+    source's ``label``/``status``/``partial_reason``) are text or null, the containers the readers walk are what
+    they should be (a source's ``summary``/``analyses`` and each analysis and its ``summary`` objects; ``devices``,
+    ``top_kernels``, ``findings``, ``inputs`` and each analysis's ``table``/``findings`` lists of objects; null
+    allowed), and every figure of every source is a number, null or a mapping of such (module doc).
 
     Raises:
         TraceFormatError: naming ``path`` and the first value that is not (``sources[0].summary.span_ns is an
@@ -104,6 +132,12 @@ def check_report(doc: dict[str, Any], path: str | Path) -> dict[str, Any]:
             if s.get(key) is not None and not isinstance(s[key], str):
                 raise TraceFormatError(p, f"report {at}.{key} is {_what(s[key])}, not text: the report was edited or "
                                           "damaged")
+        for key, kind in _SOURCE_SHAPES.items():
+            _shape(p, f"{at}.{key}", s.get(key), kind)
+        for name, a in (s.get("analyses") or {}).items():
+            _shape(p, f"{at}.analyses.{name}", a, "object")
+            for key, kind in _ANALYSIS_SHAPES.items():
+                _shape(p, f"{at}.analyses.{name}.{key}", (a or {}).get(key), kind)
         _check_row(s.get("summary"), f"{at}.summary", p, summary=True)
         for j, r in enumerate(s.get("top_kernels") or [] if isinstance(s.get("top_kernels"), list) else []):
             _check_row(r, f"{at}.top_kernels[{j}]", p)
