@@ -21,7 +21,8 @@ from gpulens.collectors._chrome_dialects import xla_kernel_details
 from gpulens.collectors._collectives import collective_table
 from gpulens.collectors._kineto_grid import fix_rocm_grid
 from gpulens.collectors._kineto_ranks import event_ranks, rank_in_label
-from gpulens.collectors._kineto_columns import Dictionary, int_array, nullable, take, us_text_to_ns, used_codes
+from gpulens.collectors._kineto_columns import (SKIPPED_PHASES, Dictionary, int_array, nullable, take, us_text_to_ns,
+                                                used_codes)
 from gpulens.collectors._kineto_rows import EventRows, scatter
 from gpulens.collectors._kineto_store import ColumnStore
 from gpulens.timeline.selection import Selection
@@ -97,6 +98,18 @@ def copy_kind_of(name: str) -> str | None:
 _OTHER_PHASES = ("M", "i", "I", "B", "E")  # a tuple: `in` compares with ==, so an unhashable ph is no error
 _PH = attrgetter("ph")
 _OTHER_SET = frozenset(_OTHER_PHASES)
+#: every phase of the Trace Event Format: read (X and the others above) or skipped by design (flows, counters…)
+_KNOWN_PHASES = frozenset(("X",) + _OTHER_PHASES + SKIPPED_PHASES)
+
+
+def _unknown_phases(events: list) -> list:
+    """The ``ph`` of each event whose phase is none of the Trace Event Format's (a number, null, ``"Q"``)."""
+    out = []
+    for e in events:
+        ph = e.ph
+        if not isinstance(ph, str) or ph not in _KNOWN_PHASES:
+            out.append(ph)
+    return out
 
 
 def _has_other(events: list) -> bool:
@@ -126,6 +139,8 @@ class Accumulator:
         self.copies_by_launcher = 0  # kernel records made copies/fills by their launching call (_copies_by_launcher)
         self.begin_end: list = []  # B/E events until close_begin_end pairs them
         self.paired = self.unended = self.unopened = 0
+        self.unknown_phase = 0  # events whose ph is no Trace Event Format phase: dropped, counted
+        self.unknown_phase_seen: set[str] = set()
         self.bad_ids: dict[str, int] = {}  # numbers that are no int64 (2^64, 1e30, nan) per field: read as unknown
         self.process_names: dict[int, str] = {}  # pid → process_name metadata
         self.thread_names: dict[tuple[int, int], str] = {}  # (pid, tid) → thread_name metadata
@@ -150,8 +165,13 @@ class Accumulator:
             events.release()  # its columns are made: the scanner's matrices serve the next piece
             return
         xs = [e for e in events if e.ph == "X"]
-        if len(xs) != len(events) and _has_other(events):
-            self._add_other([e for e in events if e.ph in _OTHER_PHASES])
+        if len(xs) != len(events):
+            if _has_other(events):
+                self._add_other([e for e in events if e.ph in _OTHER_PHASES])
+            odd = _unknown_phases(events)
+            if odd:  # not read, and not a phase skipped by design: counted (kineto.py warns)
+                self.unknown_phase += len(odd)
+                self.unknown_phase_seen.update(repr(p)[:12] for p in odd[:8])
         if xs:
             self._add_rows(EventRows(xs))
 

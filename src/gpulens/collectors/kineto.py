@@ -271,6 +271,10 @@ class KinetoCollector(Collector):
                                              f"wrong type (first: {tolerant.first_problem})")
             warnings.append(f"{path}: {tolerant.dropped} event(s) dropped: fields of the wrong type (first: "
                             f"{tolerant.first_problem})")
+        if acc.unknown_phase:
+            seen = ", ".join(sorted(acc.unknown_phase_seen)[:5])
+            warnings.append(f"{path}: {acc.unknown_phase} event(s) with a 'ph' that is no Trace Event Format phase "
+                            f"({seen}) dropped")
         if info.extra.get("gzip_trailing"):
             warnings.append(trailing_warning(path, info.extra["gzip_trailing"]))
         if info.truncated_gzip:
