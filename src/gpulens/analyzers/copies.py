@@ -52,6 +52,12 @@ def _sizes_text(unknown: int, total: int) -> str:
     return "all sizes known" if not unknown else f"{unknown} of {total} sizes unknown"
 
 
+def _bytes_total(total: float) -> int | None:
+    """A sum of byte counts as an int, or None (unknown) when it is beyond int64: each size was a valid int64, but
+    sizes of 2^62 bytes add up past 2^63 — no copy moves exabytes, and the sum is no figure to show."""
+    return int(total) if np.isfinite(total) and abs(total) < 2.0**63 else None
+
+
 class Copies(Analyzer):
     """Copies and fills per kind (see module docstring); skipped when the trace has neither."""
 
@@ -80,7 +86,8 @@ class Copies(Analyzer):
             count=("time", "size"), known=("known", "sum"), bytes=("bytes", "sum"), time_ns=("time", "sum"),
             bw_bytes=("bw_bytes", "sum"), bw_time=("bw_time", "sum")).reset_index()
         t["sizes_unknown"] = (t["count"] - t["known"]).astype("int64")
-        t["bytes"] = pd.array([int(b) if k else pd.NA for b, k in zip(t["bytes"], t["known"])], dtype="Int64")
+        t["bytes"] = pd.array([_bytes_total(b) if k else pd.NA for b, k in zip(t["bytes"], t["known"])],
+                              dtype="Int64")
         t["sizes"] = [_sizes_text(u, c) for u, c in zip(t["sizes_unknown"], t["count"])]
         bw = np.where(t["bw_time"] > 0, t["bw_bytes"] * 1e9 / t["bw_time"].clip(lower=1), np.nan)
         t["bandwidth"] = np.where(bw <= MAX_BANDWIDTH, bw, np.nan)
@@ -91,7 +98,7 @@ class Copies(Analyzer):
             part = d[d["operation"] == op]
             n_known = int(part["known"].sum())
             summary[f"{key}s" if key == "fill" else "copies"] = int(len(part))
-            summary[f"{key}_bytes"] = int(part["bytes"].sum()) if n_known else None
+            summary[f"{key}_bytes"] = _bytes_total(part["bytes"].sum()) if n_known else None
             summary[f"{key}_sizes_unknown"] = int(len(part) - n_known)
             summary[f"{key}_sizes"] = _sizes_text(int(len(part) - n_known), int(len(part)))
             summary[f"{key}_time_ns"] = int(part["time"].sum())
