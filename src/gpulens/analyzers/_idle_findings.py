@@ -47,31 +47,51 @@ def host_calls_in_gaps(timeline: Timeline, gaps: pd.DataFrame, cls: str = "host"
                        max_gaps: int = 200) -> list[dict[str, Any]]:
     """The runtime calls the host was in during the idle gaps of class ``cls`` (``gaps``:
     :func:`gpulens.analyzers.bottlenecks.classify_gaps`; boundary gaps are another class, so left out): per call
-    name, ``overlap_ns`` (its time inside those gaps, summed) and ``calls`` (count) — the ``n`` largest, over the
-    ``max_gaps`` longest gaps of the class (the others hold less time each). Empty when no call overlaps them."""
+    name, ``overlap_ns`` (its time inside those gaps: the union of its calls' parts there, per rank) and ``calls``
+    (distinct calls) — the ``n`` largest, over the ``max_gaps`` longest gaps of the class (the others hold less time
+    each). Blocking calls (:data:`~gpulens.analyzers.bottlenecks.BLOCKING_RE`) are left out: their time is the
+    "host blocked" cause. Empty when no call overlaps them."""
     if not len(gaps):
         return []
     g = gaps[(gaps["cls"].to_numpy() == cls)]
     if not len(g):
         return []
     g = g.nlargest(max_gaps, "dur_ns")
+    from gpulens.analyzers.bottlenecks import BLOCKING_RE
+
     ctx = context_of(timeline)
     rt = ctx.of_kind("runtime")
+    # a synchronisation's time in the gaps is the other cause ("host blocked"), counted there: not listed here
+    rt = rt[~category_mask(rt["name"], BLOCKING_RE)] if len(rt) else rt
     if not len(rt):
         return []
     r_rank = rt["rank"].to_numpy()
     r_s = rt["start_ns"].to_numpy("int64")
     r_e = r_s + rt["dur_ns"].to_numpy("int64")
     names = text_series(rt["name"]).to_numpy(dtype=object)
-    per: dict[str, list[int]] = {}
+    # per call name: its distinct calls, and the parts of them inside the gaps — one call across several gaps is one
+    # call, and calls on two threads at the same moment are that moment once (the union, per rank)
+    per: dict[str, dict[str, Any]] = {}
     for r, s, d in zip(g["rank"].tolist(), g["start_ns"].tolist(), g["dur_ns"].tolist()):
-        ov = np.minimum(r_e, s + d) - np.maximum(r_s, s)
-        for i in np.flatnonzero((r_rank == r) & (ov > 0)):
-            x = per.setdefault(str(names[i]), [0, 0])
-            x[0] += int(ov[i])
-            x[1] += 1
-    top = sorted(per.items(), key=lambda kv: -kv[1][0])[:n]
-    return [{"name": k, "overlap_ns": v[0], "calls": v[1]} for k, v in top]
+        lo, hi = np.maximum(r_s, s), np.minimum(r_e, s + d)
+        for i in np.flatnonzero((r_rank == r) & (hi > lo)):
+            x = per.setdefault(str(names[i]), {"ids": set(), "parts": []})
+            x["ids"].add(int(i))
+            x["parts"].append((r, int(lo[i]), int(hi[i])))
+    rows = [{"name": k, "overlap_ns": _union_ns(v["parts"]), "calls": len(v["ids"])} for k, v in per.items()]
+    return sorted(rows, key=lambda x: -x["overlap_ns"])[:n]
+
+
+def _union_ns(parts: list[tuple[Any, int, int]]) -> int:
+    """Summed length [ns] of the union, per rank, of (rank, start, end) intervals."""
+    from gpulens.analyzers.intervals import merge
+
+    total = 0
+    for rank in {p[0] for p in parts}:
+        mine = [(a, b) for r, a, b in parts if r == rank]
+        ms, me = merge(np.array([a for a, _ in mine], dtype=np.int64), np.array([b for _, b in mine], dtype=np.int64))
+        total += int((me - ms).sum())
+    return total
 
 
 def _calls_text(rows: list[dict[str, Any]]) -> str:
@@ -333,13 +353,17 @@ def blocking_calls_in_idle(timeline: Timeline, gaps: pd.DataFrame, calls: pd.Dat
     c_e = c_s + calls["dur_ns"].to_numpy("int64")
     names = text_series(calls["name"]).to_numpy(dtype=object)
     per: dict[str, dict[str, Any]] = {}
-    for r, s, d in zip(g["rank"].tolist(), g["start_ns"].tolist(), g["dur_ns"].tolist()):
-        ov = np.minimum(c_e, s + d) - np.maximum(c_s, s)
-        for i in np.flatnonzero((c_rank == r) & (ov > 0)):
+    for r, s, d, sync in zip(g["rank"].tolist(), g["start_ns"].tolist(), g["dur_ns"].tolist(), g["sync_ns"].tolist()):
+        lo, hi = np.maximum(c_s, s), np.minimum(c_e, s + d)
+        in_gap: dict[str, list] = {}
+        for i in np.flatnonzero((c_rank == r) & (hi > lo)):
             x = per.setdefault(str(names[i]), {"overlap_ns": 0, "ids": set(), "best": (0, i)})
-            x["overlap_ns"] += int(ov[i])
             x["ids"].add(int(i))
-            x["best"] = max(x["best"], (int(ov[i]), int(i)))
+            x["best"] = max(x["best"], (int(hi[i] - lo[i]), int(i)))
+            in_gap.setdefault(str(names[i]), []).append((r, int(lo[i]), int(hi[i])))
+        for name, parts in in_gap.items():
+            # calls on two threads at once hold the host once, and no more than the gap's sync part
+            per[name]["overlap_ns"] += min(_union_ns(parts), int(sync))
     top = sorted(per.items(), key=lambda kv: -kv[1]["overlap_ns"])[:n]
     ops = context_of(timeline).of_kind("cpu_op")
     out = []
