@@ -191,8 +191,9 @@ class OccupancyAnalyzer(Analyzer):
         keep = calc_ok | has_ncu | measured
         if not keep.any():
             return skip("no launch data: " + self._missing(timeline, hot, bs, regs, device))
-        theo_missing = None if (calc_ok | has_ncu).all() else self._missing(timeline, hot, bs, regs, device,
-                                                                             theoretical=True)
+        unknown = ~(calc_ok | has_ncu)  # hot launches whose theoretical occupancy cannot be computed
+        theo_missing = None if not unknown.any() else self._missing(
+            timeline, hot[unknown], bs[unknown], regs[unknown], device, theoretical=True)
         st, dy = (hot[c].astype("Float64") for c in ("smem_static_bytes", "smem_dynamic_bytes"))
         smem = (st.fillna(0) + dy.fillna(0)).where(st.notna() | dy.notna() | pd.Series(calc_ok, index=st.index), -1) \
             .to_numpy(dtype=float, na_value=-1)
@@ -252,8 +253,9 @@ class OccupancyAnalyzer(Analyzer):
                                        _advice.triton_kernels(timeline), summary["vendor"])
         if theo_missing:
             hint = self._collect_hint(timeline, device)
-            found.append(Finding(f"Theoretical occupancy unknown for {int((keep & ~(calc_ok | has_ncu)).sum())} of "
-                                 f"{int(keep.sum())} launch(es): {theo_missing}",
+            # of every hot launch: those without the data are left out of the table, so they are counted here
+            found.append(Finding(f"Theoretical occupancy unknown for {int(unknown.sum())} of {len(unknown)} hot "
+                                 f"launch(es): {theo_missing}" + (" for them" if not unknown.all() else ""),
                                  "Achieved occupancy is shown where measured. " + hint[0].upper() + hint[1:],
                                  severity="info", category="data-quality", key="occupancy/theoretical-missing"))
         return AnalysisResult(self.name, table, COLUMNS, summary, found, summary_columns=SUMMARY_COLUMNS)
