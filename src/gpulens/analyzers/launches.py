@@ -58,6 +58,25 @@ def _pair_keys(rank: pd.Series, other: pd.Series) -> np.ndarray | None:
     return (r << 47) | o
 
 
+def shared_correlation_ids(calls: pd.DataFrame) -> int:
+    """How many (rank, correlation id) pairs are carried by two launch calls (``calls``: rank, correlation_id,
+    start_ns, dur_ns) one after the other — not one call inside another (a HIP call making another under its id is
+    expected, :func:`_link_gpu_to_launch`)."""
+    c = calls[["rank", "correlation_id", "start_ns", "dur_ns"]].dropna()
+    if len(c) < 2:
+        return 0
+    c = c.sort_values(["rank", "correlation_id", "start_ns"], kind="stable")
+    same = (c["rank"].to_numpy()[1:] == c["rank"].to_numpy()[:-1]) & \
+        (c["correlation_id"].to_numpy()[1:] == c["correlation_id"].to_numpy()[:-1])
+    if not same.any():
+        return 0
+    end = (c["start_ns"] + c["dur_ns"]).to_numpy("int64")
+    after = c["start_ns"].to_numpy("int64")[1:] >= end[:-1]  # the next call starts once this one has ended
+    rk = c["rank"].to_numpy()[1:][same & after]
+    co = c["correlation_id"].to_numpy()[1:][same & after]
+    return len(set(zip(rk.tolist(), co.tolist())))
+
+
 def _link_gpu_to_launch(timeline: Timeline, gpu: pd.DataFrame) -> pd.DataFrame:
     """The computation behind :func:`link_gpu_to_launch` (called once per Timeline by the analysis context).
 
@@ -356,6 +375,14 @@ class Launches(Analyzer):
                 "Their correlation id matches no runtime call in the trace (the call fell outside the profiling "
                 "window, or the profiler did not record it). They still count toward GPU time.",
                 severity="info", category="data-quality"))
+        shared = shared_correlation_ids(rt)
+        if shared:
+            findings.append(Finding(
+                f"{shared} correlation id(s) shared by launch calls that do not nest",
+                "A correlation id names one launch call; here several calls, one after another, carry the same id "
+                "(the trace was merged or edited, or the profiler's ids wrapped). Their GPU work is linked to the "
+                "earliest call, so launch latencies, launch-bound verdicts and the idle causes that follow the links "
+                "may be wrong for them.", severity="warning", category="data-quality"))
         if summary["launch_calls_captured"]:
             n, m = summary["launch_calls_captured"], summary["launch_calls"]
             findings.append(Finding(
