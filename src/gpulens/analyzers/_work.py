@@ -282,7 +282,19 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
     precision[rows] = kp[k]
     matrix[rows] = km[k]
     source[rows] = "shapes"
+    if "name" in kernels and (precision == "fp32").any():
+        # fp32 tensors multiplied on tensor cores in TF32 (torch.backends.cuda.matmul.allow_tf32, cudnn's default):
+        # the kernel's name says so, and its roof is the TF32 matrix peak, not the CUDA cores' fp32
+        tf32 = category_mask(kernels["name"], TF32_KERNEL_RE) & (precision == "fp32")
+        precision[tf32] = "tf32"
+        matrix[tf32] = True
     return result(), stats
+
+
+#: Kernel names of fp32 work run on tensor cores in TF32 (NVIDIA Ampere and later): CUTLASS's
+#: ``tensorop_s1688gemm`` / ``tensorop_s16816gemm`` (``s`` = single precision through the 16×8×8 / 16×8×16 TF32
+#: MMA), and any name carrying ``tf32`` (cuBLAS/cuDNN ``…_tf32f32_…``, CUTLASS ``…_tf32_…``)
+TF32_KERNEL_RE = re.compile(r"tf32|tensorop_s168(?:8|16)", re.IGNORECASE)
 
 
 #: Cache-level traffic counters (gpu-facts §1.3–1.4): ncu L2 (``lts__t_bytes.sum``) and L1 (``l1tex__t_bytes.sum``)

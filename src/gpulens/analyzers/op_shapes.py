@@ -169,11 +169,16 @@ def _rates(t: pd.DataFrame, device: Any) -> pd.DataFrame:
     t["flops_per_s"] = t["flops"] / (t["gpu_time_ns"].where(t["gpu_time_ns"] > 0) / 1e9)
     peaks = []
     tf32 = device.peak_flops("tf32", True) if device is not None else None
-    for dt, rate in zip(t["dtype"], t["flops_per_s"]):
+    from gpulens.analyzers._work import TF32_KERNEL_RE
+
+    kernels = t["kernel"] if "kernel" in t else pd.Series([""] * len(t), index=t.index)
+    for dt, rate, kname in zip(t["dtype"], t["flops_per_s"], kernels):
         prec = fm._prec(str(dt))
         p = device.peak_flops(prec, True) if device is not None else None
-        # an fp32 GEMM faster than the fp32 peak ran on tensor cores as TF32 (PyTorch's allow_tf32): that roof
-        if prec == "fp32" and p and tf32 and rate == rate and rate > p[0]:
+        # an fp32 GEMM ran on tensor cores as TF32 (PyTorch's allow_tf32) when its kernel's name says so, or when it
+        # ran faster than the fp32 peak: that roof
+        if prec == "fp32" and p and tf32 and (TF32_KERNEL_RE.search(str(kname or "")) or (rate == rate
+                                                                                          and rate > p[0])):
             p = tf32
         peaks.append(p[0] if p else np.nan)
     t["peak_flops_per_s"] = np.array(peaks, dtype=float)
