@@ -173,10 +173,17 @@ class KernelVariation(Analyzer):
         t = pd.DataFrame(rows).sort_values(["varies", "excess_ns", "name", "dimension"],
                                            ascending=[False, False, True, True], kind="stable")
         t = t.reset_index(drop=True)[list(COLUMNS)]
-        findings = [Finding(f"{r.name[:80]} varies across {r.dimension}s ({spread_text(r.min_median_ns, r.max_median_ns)})",
+        findings = [Finding(f"{_clipped(r.name)} varies across {r.dimension}s ({spread_text(r.min_median_ns, r.max_median_ns)})",
                             f"Slowest {r.dimension}: {r.slowest_group}; Kruskal–Wallis p = {r.p_value:.2g}.",
                             severity="info", category="variation", kernel=r.name,
                             action=f"Compare the slowest {r.dimension} with the others (inputs, clocks, contention).")
                     for r in t[t["varies"]].head(5).itertuples()]
         return AnalysisResult(self.name, t, COLUMNS, {"varying": int(t["varies"].sum())}, findings,
                               summary_columns={"varying": "kernel × dimension pairs that vary [count]"})
+
+
+def _clipped(name: str, n: int = 80) -> str:
+    """``name`` within ``n`` characters, a cut one ending in "…" (so that reports put the kernel's label in its
+    place: :func:`gpulens.reports._names.label_in_text`; a bare cut showed a raw half-name)."""
+    return name if len(name) <= n else name[:n - 1] + "…"
+
