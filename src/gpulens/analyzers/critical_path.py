@@ -217,10 +217,11 @@ def _windows(timeline: Timeline, gpu: pd.DataFrame, aux: dict) -> list[tuple]:
         # one window per (rank, step): a step number recorded twice on a rank (nested ranges, or one per thread)
         # is one range — on a thread that launches GPU work when one does, the longest of those — so that no time
         # is walked twice and a class never holds over 100 % of the step
-        ev = timeline.events
-        rt = ev.loc[context_of(timeline).mask_of("runtime"), ["pid", "tid"]].astype("Int64").fillna(-1)
-        launching = set(zip(rt["pid"].astype("int64").tolist(), rt["tid"].astype("int64").tolist())) \
-            if host_steps.duplicated(["rank", "step"]).any() else set()
+        launching: set = set()
+        if host_steps.duplicated(["rank", "step"]).any():  # only then: the threads that launch GPU work
+            ev = timeline.events
+            rt = ev.loc[context_of(timeline).mask_of("runtime"), ["pid", "tid"]].astype("Int64").fillna(-1)
+            launching = set(zip(rt["pid"].astype("int64").tolist(), rt["tid"].astype("int64").tolist()))
         pt = host_steps[["pid", "tid"]].astype("Int64").fillna(-1).astype("int64")
         hs = (host_steps.assign(_launches=[(a, b) in launching for a, b in zip(pt["pid"], pt["tid"])])
               .sort_values(["_launches", "dur_ns", "start_ns"], ascending=[False, False, True], kind="stable")
