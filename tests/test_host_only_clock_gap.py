@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 from gpulens.analyzers import run_all
-from gpulens.analyzers._idle_findings import host_only_window
+from gpulens.analyzers._window_findings import host_only_window
 from gpulens.collectors import collect
 
 T = 1_600_000_000_000_000

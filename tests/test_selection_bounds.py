@@ -4,7 +4,7 @@
 import numpy as np
 import pytest
 
-from gpulens.analyzers._idle_findings import window_finding
+from gpulens.analyzers._window_findings import window_finding
 from gpulens.collectors import collect
 from gpulens.timeline.selection import Selection
 from tests.conftest import KINETO

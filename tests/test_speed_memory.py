@@ -112,7 +112,7 @@ def test_percent_over_reads_texts_of_the_rows_above_100_only():
 
 
 def test_one_rank_window_equals_the_general_hull(tmp_path):
-    from gpulens.analyzers._idle_findings import _one_rank_window
+    from gpulens.analyzers._window_findings import _one_rank_window
     from gpulens.analyzers._span import CLOCK_GAP_NS, hulls_of
     from gpulens.analyzers.context import context_of
     from gpulens.timeline import GPU_KINDS

@@ -58,6 +58,7 @@ from gpulens.analyzers.context import category_mask, context_of, reindex_sorted,
 from gpulens.analyzers.intervals import key_codes, merge
 from gpulens.analyzers.launches import LAUNCH_RE, launch_call_mask, link_gpu_to_launch
 from gpulens.analyzers.verdict_rules import FULL_GRID_SHARE
+from gpulens.analyzers._window_findings import window_finding
 from gpulens.analyzers._idle_findings import (  # noqa: F401 (CLASS_WORDS, CLASS_ACTIONS re-exported)
     CLASS_ACTIONS,
     CLASS_WORDS,
@@ -68,7 +69,6 @@ from gpulens.analyzers._idle_findings import (  # noqa: F401 (CLASS_WORDS, CLASS
     explain_idle,
     host_calls_in_gaps,
     steady_state,
-    window_finding,
 )
 from gpulens.timeline import Timeline
 from gpulens.units import fmt_ns

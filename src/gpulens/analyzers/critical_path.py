@@ -728,8 +728,8 @@ def _idle_of(results: Any) -> int:
 
 def _host_outside_span(timeline: Timeline) -> int:
     """Host-only time of the profiled windows outside the GPU spans [ns], summed over ranks: the figures of the
-    "Host-only time outside the GPU span" finding (:func:`gpulens.analyzers._idle_findings.host_only_window`)."""
-    from gpulens.analyzers._idle_findings import host_only_window
+    "Host-only time outside the GPU span" finding (:func:`gpulens.analyzers._window_findings.host_only_window`)."""
+    from gpulens.analyzers._window_findings import host_only_window
 
     out, _ = host_only_window(timeline)
     return int(out.get("host_only_before_ns", 0) + out.get("host_only_after_ns", 0))
