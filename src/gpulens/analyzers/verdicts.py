@@ -641,6 +641,7 @@ class Verdicts(Analyzer):
         kernel_class = str(by_class.index[0]) if len(by_class) else None
         unweighed = len(by_class) > 1 and not float(by_class.fillna(0).sum()) > 0
         secondary: tuple[str, float] | None = None  # (class, its share of the span [%]) — the runner-up cause
+        lead: float | None = None  # the run verdict's own share of the span [%] when a timeline share decided it
         hidden: tuple[str, int] | None = None  # communication kernels mostly under computation (_overlapped_comm)
         held: tuple[float, float] | None = None  # (host, GPU) shares of the critical path when the host paces steps
         if unweighed:  # no kernel time recorded (every kernel 0 ns): no verdict "holds the most kernel time" — the
@@ -687,6 +688,7 @@ class Verdicts(Analyzer):
             if bn.summary.get("steady_span_ns"):
                 of = of.replace("span", "steady span", 1)  # the warm-up/one-off gaps left out, as the cause's share
             oh, comp, span = _shares(bn, overhead)
+            lead = 100.0 * oh / span if oh is not None else None
             run, basis = overhead, (f"the timeline: {class_label(overhead)} holds the largest measured share, "
                                     f"{_pct_of(oh, span)} {of}, against {_pct_of(comp, span)} computing")
             # the runner-up: the computing share (named by its kernels' class; a communication-bound kernel class is
@@ -735,6 +737,7 @@ class Verdicts(Analyzer):
             oh, comp, span = _shares(bn, overhead)
             if oh is not None:
                 secondary = (overhead, 100.0 * oh / span)
+                lead = 100.0 * comp / span if comp is not None else None
                 basis += (f"; computing holds the largest measured share ({_pct_of(comp, span)} of the "
                           f"{'steady ' if bn.summary.get('steady_span_ns') else ''}span), secondary cause: "
                           f"{class_label(overhead)} ({_pct_of(oh, span)})")
@@ -746,6 +749,10 @@ class Verdicts(Analyzer):
                 # the host's share of the steps' critical path when it decided a host-bound verdict (else None)
                 "host_path_share": held[0] if run == "host-bound" and held is not None else None,
                 "secondary_share_pct": secondary[1] if secondary else None,
+                # the largest measured share of the (steady) span [%] — the run verdict's overhead cause, or the
+                # computing share beside a smaller overhead cause — the figure the secondary cause's share is weighed
+                # against; None when no timeline share decided the verdict
+                "verdict_share_pct": lead,
                 # communication kernels held the most kernel time but ran mostly under computation: weighed by
                 # their exposed time [ns] for the run verdict (None when not so)
                 "exposed_comm_weighed_ns": hidden[1] if hidden else None,

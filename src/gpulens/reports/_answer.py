@@ -16,6 +16,9 @@ from gpulens.reports._format import busy_pct_text, clip, fmt_ns, fmt_unit, is_mi
 
 #: Findings shown in the answer.
 TOP = 3
+#: A secondary cause holding at least this fraction of the run verdict's share is called a near tie in the answer:
+#: the verdict then rests on a difference smaller than what one more profiled step could move.
+NEAR_TIE = 0.9
 
 
 @dataclass
@@ -331,12 +334,19 @@ def answer(s: Any) -> Answer:
 
         of = ("steady span" if steady is not None else "span") if _gpu_count(s) <= 1 else \
             ("GPUs' summed steady spans" if steady is not None else "GPUs' summed spans")
-        share = share_pct_text(vd.summary.get("secondary_share_pct"))
+        sec_pct = vd.summary.get("secondary_share_pct")
+        share = share_pct_text(sec_pct)
         also = ""
         if sec == kv:  # one class named once: "most kernel time is X; secondary cause: X" said it twice
             tail, also = "", "; it also holds most kernel time"
+        lead = vd.summary.get("verdict_share_pct")
+        if lead is not None and verdict:  # the verdict's own share beside the runner-up's, on one denominator
+            who = f"the {_label(verdict)} share" if verdict in RANK_CLASSES.values() else "GPU computing"
+            tail += f"; {who} is the largest ({share_pct_text(lead)} of the {of})"
+            if sec_pct is not None and float(sec_pct) >= NEAR_TIE * float(lead):
+                also += f"; a near tie: {float(lead) - float(sec_pct):.1f} percentage points apart"
         tail += (f"; secondary cause: {_label(sec)} ({share} of the {of}{also})" if sec in RANK_CLASSES.values() else
-                 f"; GPU computing is the secondary share ({share} of the {of})")
+                 f"; GPU computing is the secondary share ({share} of the {of}{also})")
     if s.timeline.meta.truncated:  # every figure covers only the part of the input that could be read
         tail += f" (input truncated — {truncated_text(s.timeline)}: the figures cover the part read)"
     if getattr(s.timeline.meta, "unread", None):  # ranks missing: every figure covers the ranks that were read
