@@ -179,7 +179,8 @@ ASYNC_COPY_RE = re.compile(r"^(?:cuda|hip)Memcpy(?:2D|3D)?(?:Peer)?Async(?:_v\d+
 def sync_calls(timeline: Timeline) -> pd.DataFrame:
     """Blocking host intervals: runtime calls matching :data:`BLOCKING_RE` (``*Synchronize`` and synchronous
     copies), asynchronous copy calls whose copy moves pageable host memory (:data:`ASYNC_COPY_RE`: the host stays
-    inside them while the data is staged) and ``sync``-kind events."""
+    inside them while the data is staged) and ``sync``-kind events (but a record of a blocking call listed here:
+    the same wait, once)."""
     # the blocking rows taken from the events by one mask per kind (names tested once per category): no full-width
     # frame of every runtime call (a million rows at 1M kernels) to keep the few synchronisations of
     ctx = context_of(timeline)
@@ -187,6 +188,12 @@ def sync_calls(timeline: Timeline) -> pd.DataFrame:
     rt = ev[ctx.mask_of("runtime") & category_mask(ev["name"], BLOCKING_RE)]
     # a GPU-queue stream operation (HIP __amd_rocclr_streamOpsWait…) is the GPU waiting, not the host
     sy = ev[ctx.mask_of("sync") & ~category_mask(ev["name"], _QUEUE_OPS_RE)]
+    if len(sy) and len(rt):  # CUPTI's record of a blocking call that is itself here (same rank and correlation
+        # id: Kineto's "Stream Sync" of a cudaStreamSynchronize) is the same wait: the call, named by its API, stays
+        pair = ["rank", "correlation_id"]
+        twice = pd.MultiIndex.from_frame(sy[pair].astype("Int64")).isin(
+            pd.MultiIndex.from_frame(rt[pair].dropna().astype("Int64")))
+        sy = sy[~(twice & sy["correlation_id"].notna().to_numpy())]
     parts = [rt, sy]
     pageable = ev[ctx.mask_of("memcpy") & category_mask(ev["name"], PAGEABLE_COPY_RE)]
     if len(pageable):  # the async calls that enqueued them (same rank and correlation id)

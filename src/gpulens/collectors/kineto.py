@@ -129,6 +129,46 @@ _EMPTY_EVENTS = re.compile(rb'"traceEvents"\s*:\s*\[\s*\]')
 _META_EVENT = re.compile(rb'"ph"\s*:\s*"M"')
 
 
+
+def sync_threads(cols: dict[str, Any]) -> int:
+    """Put each synchronisation record (kind ``sync``: Kineto's ``cuda_sync`` category, CUPTI's synchronization
+    activity) on the host thread of the runtime call it records, in place; return how many moved.
+
+    CUPTI times a synchronization record over the host call that waited (``cudaStreamSynchronize``,
+    ``cudaDeviceSynchronize``, ``cudaStreamWaitEvent``, …: CUpti_ActivitySynchronization's start/end are the API
+    function's) and Kineto writes it on the GPU's process with the stream as its thread id (``pid`` 0, ``tid`` 7).
+    Read as it is written it becomes a host thread "7" that never existed; the runtime call with the same
+    correlation id on the same rank names the thread that waited. Records with no such call keep their ids.
+
+    Args:
+        cols: the collector's event columns: ``kind`` (Categorical), ``rank`` (int array), and ``pid``, ``tid``,
+            ``correlation_id`` (pandas nullable integer arrays), edited in place.
+    """
+    kind = cols["kind"]
+    cats = list(kind.categories)
+    if "sync" not in cats or "runtime" not in cats:
+        return 0
+    codes = np.asarray(kind.codes)
+    corr = cols["correlation_id"]
+    cval, cok = np.asarray(corr._data), ~np.asarray(corr._mask)
+    sync = np.flatnonzero((codes == cats.index("sync")) & cok)
+    if not len(sync):
+        return 0
+    rt = np.flatnonzero((codes == cats.index("runtime")) & cok)
+    rt = rt[np.isin(cval[rt], cval[sync])]
+    rank = np.asarray(cols["rank"])
+    calls = pd.DataFrame({"rank": rank[rt], "corr": cval[rt], "call": rt}).drop_duplicates(["rank", "corr"])
+    pairs = pd.DataFrame({"rank": rank[sync], "corr": cval[sync], "row": sync}).merge(calls, on=["rank", "corr"])
+    row, call = pairs["row"].to_numpy(), pairs["call"].to_numpy()
+    pid, tid = cols["pid"], cols["tid"]
+    known = ~np.asarray(pid._mask)[call] & ~np.asarray(tid._mask)[call]  # the call's thread is recorded
+    row, call = row[known], call[known]
+    moved = ((pid._data[row] != pid._data[call]) | (tid._data[row] != tid._data[call]) | pid._mask[row]
+             | tid._mask[row])
+    for col in (pid, tid):
+        col._data[row], col._mask[row] = col._data[call], False
+    return int(moved.sum())
+
 class KinetoCollector(Collector):
     """PyTorch Profiler / Kineto Chrome-trace JSON (see module docstring)."""
 
@@ -337,6 +377,7 @@ class KinetoCollector(Collector):
         if getattr(acc, "copies_by_launcher", 0):
             warnings.append(f"{path}: {acc.copies_by_launcher} kernel record(s) without launch geometry, enqueued by "
                             "a copy or fill call (cudaMemcpyAsync, hipMemsetAsync…), counted as copies/fills")
+        sync_threads(cols)
         n = len(cols["start_ns"])
         cols["event_id"] = np.arange(n, dtype="int64")
         ranks = sorted({int(r) for r in np.unique(cols["rank"])}) if n else [rank]
