@@ -484,7 +484,8 @@ def _evidence_text(e: Evidence) -> str:
     if coal:
         parts.append(coal)
     if e.mean_blocks is not None and e.num_sms:
-        parts.append(f"{e.mean_blocks:.0f} blocks on {e.num_sms} {_advice.vendor_word(e.vendor, 'sms')}")
+        parts.append(f"{e.mean_blocks:.0f} block{'' if f'{e.mean_blocks:.0f}' == '1' else 's'} on {e.num_sms} "
+                     f"{_advice.vendor_word(e.vendor, 'sms')}")
     if e.short_launch_frac or e.launch_idle_ns:
         parts.append(f"{100 * (e.short_launch_frac or 0):.0f} % of launches shorter than the launch call; "
                      f"{fmt_ns(e.launch_idle_ns)} of launch idle before it")
