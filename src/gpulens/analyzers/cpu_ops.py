@@ -21,7 +21,9 @@ COLUMNS = {
                     "time is inside the outer call's, in total_ns once [count]",
     "mean_ns": "total_ns / (calls − nested_calls): the mean of the outer calls [ns]",
     "flops": "sum of the FLOP counts the profiler recorded (with_flops); null when none [FLOP]",
-    "flops_per_s": "flops / total_ns, host-side rate (for GPU ops the kernels' time is the better divisor) [FLOP/s]",
+    "flops_per_s": "flops / total_ns, the host-side rate of a CPU-only run; null when the trace has GPU work: an "
+                   "op's FLOPs then run in its kernels and its host time (the launch) is no divisor — 100 PFLOP/s "
+                   "for an aten::mm launched in 20 µs — see gemm_shapes / roofline for the GPU-time rate [FLOP/s]",
 }
 
 
@@ -87,7 +89,7 @@ def _outermost_ns_frame(ev: pd.DataFrame, mask: np.ndarray) -> np.ndarray:
 
 
 class CpuOps(Analyzer):
-    """Per cpu_op name: calls, inclusive host time, FLOPs and FLOP/s, longest total first."""
+    """Per cpu_op name: calls, inclusive host time, FLOPs and (CPU-only runs) FLOP/s, longest total first."""
 
     name = "cpu_ops"
     order = 15
@@ -117,7 +119,9 @@ class CpuOps(Analyzer):
                           "nested_calls": np.bincount(kc[nested], minlength=len(uniq)),
                           "total_ns": group_sum(kc, once[keep], len(uniq)), "flops": flops})
         t["mean_ns"] = t["total_ns"] / (t["calls"] - t["nested_calls"]).clip(lower=1)
-        t["flops_per_s"] = np.where(t["total_ns"] > 0, t["flops"] / t["total_ns"].clip(lower=1) * 1e9, np.nan)
+        gpu_run = bool(len(context_of(timeline).gpu))  # the ops' FLOPs ran on the GPU, not in their host time
+        t["flops_per_s"] = np.where((t["total_ns"] > 0) & (not gpu_run),
+                                    t["flops"] / t["total_ns"].clip(lower=1) * 1e9, np.nan)
         t = t.sort_values(["total_ns", "name"], ascending=[False, True], kind="stable").reset_index(drop=True)
         t = t[list(COLUMNS)]
         summary = {"cpu_op_count": int(len(ops)), "unique_ops": int(len(t)),
