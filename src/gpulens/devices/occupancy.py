@@ -19,7 +19,8 @@ CUDA (``cudaOccMaxActiveBlocksPerMultiprocessor``, CUDA 12.6/13.0 header):
 CDNA (gfx908/gfx90a/gfx942/gfx950): a work-group of w = ⌈threads/64⌉ waves spreads over 4 SIMDs; waves per SIMD
 by VGPRs = ⌊file / roundup(VGPRs, granule)⌋ (unified arch + AGPR file of 512 on gfx90a+, AGPRs starting at a
 4-aligned offset; two separate 256-register files on gfx908), by SGPRs the gfx9 steps (≤ 80 → 10, ≤ 88 → 9,
-≤ 100 → 8, else 7), capped by the wave slots; work-groups per CU = ⌊4 × waves per SIMD / w⌋; multi-wave
+≤ 100 → 8, else 7) — a resource limit, not capped by the wave slots (above them it does not bind: the slots do);
+work-groups per CU = ⌊4 × waves per SIMD / w⌋; multi-wave
 work-groups are capped at 16 per CU (barriers); LDS: ⌊LDS per CU / roundup(LDS, granule)⌋.
 """
 
@@ -186,12 +187,14 @@ def cdna_occupancy(lim: ArchLimits, block_size: int, arch_vgprs: int, accum_vgpr
     else:
         a, c = _round_up(arch_vgprs, g), _round_up(accum_vgprs, g)
         by_vgpr = min(lim.regs_per_sm // a if a else slots, lim.regs_per_sm // c if c else slots)
-    per_simd = min(slots, by_vgpr, _sgpr_waves(sgprs) if sgprs else slots)
+    # waves per SIMD the registers allow, not capped by the wave slots: 8 VGPRs allow 64 waves against 8 slots, so
+    # the registers do not bind (capped at the slots they tied with the wave limit and were named as a limiter)
+    by_regs = min(by_vgpr, _sgpr_waves(sgprs)) if sgprs else by_vgpr
     limits: dict[str, int] = {}
     ok = 0 < w and block_size <= lim.max_threads_per_block
     limits["warps"] = simds * slots // w if ok else 0
     limits["blocks"] = (min(simds * slots // w, lim.max_blocks_per_sm) if w > 1 else simds * slots) if ok else 0
-    limits["registers"] = simds * per_simd // w if ok else 0
+    limits["registers"] = simds * by_regs // w if ok else 0
     lds = _round_up(lds_bytes, lim.smem_alloc_unit)
     limits["shared_memory"] = INT_MAX if lds == 0 else (0 if lds > lim.smem_per_sm else lim.smem_per_sm // lds)
     active, tied = _pick(limits)
