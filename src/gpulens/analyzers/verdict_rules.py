@@ -39,9 +39,12 @@ time at stake; otherwise the roofline's). Rules 5–7 apply only without such a 
 6. stall counters: dominant class memory throughput → ``memory-bound``; compute pipe or scheduling →
    ``compute-bound``; memory latency, synchronization, instruction fetch → ``latency/occupancy-bound``.
    At stake: time × the dominant class's share of stall time (what removing those stalls could save at most,
-   the logic of ncu's estimated speedups).
+   the logic of ncu's estimated speedups). Memory-latency stalls with speed-of-light counters read but memory not
+   counted → ``undetermined`` (a kernel saturating bandwidth waits on memory results too), naming the counter.
 7. achieved occupancy below ``low_occupancy_pct`` with a limiter → ``latency/occupancy-bound``; time at stake
-   not quantified (occupancy alone does not say how much faster the kernel would run).
+   not quantified (occupancy alone does not say how much faster the kernel would run). Not when speed-of-light
+   counters were read without the memory side (``sol_missing``, memory not counted): a kernel saturating memory
+   can run at low occupancy too, so that is ``undetermined``, naming the missing counter (rule 8).
 8. nothing → ``undetermined`` (no time at stake); the next step says what to collect.
 
 Every time at stake of rules 3–8 is capped at ``time − launches × 2 µs``
@@ -616,6 +619,14 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
     if _grid_short(e):
         stake = e.wave_loss_ns if e.wave_loss_ns is not None else int(round(t * (1 - e.mean_blocks / e.num_sms)))
         return Verdict("latency/occupancy-bound", stake, ev, _latency_steps(e))
+    if e.stall_class == "memory_latency" and e.stall_pct is not None and e.sol_missing and e.memory_pct is None:
+        # speed-of-light counters were read without the memory side: waits on memory results are what a kernel
+        # saturating bandwidth shows too (vcopy on an MI300X: 76 % dependency waits, memory not counted — on an MI200,
+        # with it counted, memory-bound at 62 % of HBM), so the stalls cannot tell latency from bandwidth
+        return Verdict("undetermined", None, ev + f"; memory-latency stalls ({e.stall_pct:.0f} %) are what a kernel "
+                       "saturating memory bandwidth shows too; no compute/memory verdict without "
+                       f"{e.sol_missing}",
+                       [f"Collect {e.sol_missing} to classify this kernel: its stalls alone do not."])
     if e.stall_class in _STALL_TO_CLASS and e.stall_pct is not None:
         v = _STALL_TO_CLASS[e.stall_class]
         stake = int(round(t * e.stall_pct / 100))
@@ -624,10 +635,15 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
         if e.stall_class == "memory_latency":
             ev += "; no throughput figure: saturated bandwidth also shows as memory waits, check DRAM throughput"
         return Verdict(v, stake, ev, steps)
-    if e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < low_occupancy_pct and e.limiter:
+    low_occ = e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < low_occupancy_pct and e.limiter
+    if low_occ and not (e.sol_missing and e.memory_pct is None):
         return Verdict("latency/occupancy-bound", None, ev, _latency_steps(e))
-    if e.sol_missing:  # counters were read but do not support a bound: name what is missing, not a generic step
-        return Verdict("undetermined", None, ev + f"; no compute/memory verdict without {e.sol_missing}",
+    if e.sol_missing:  # counters were read but do not support a bound: name what is missing, not a generic step —
+        # also over a low achieved occupancy when memory is not counted: a streaming kernel saturates memory at 26 %
+        # occupancy as well (vcopy on an MI300X; the same kernel on an MI200, memory counted, is memory-bound)
+        low = (f"; its achieved occupancy ({e.achieved_occupancy_pct:.0f} %) is low, but occupancy alone does not "
+               "tell a latency-bound kernel from one saturating memory") if low_occ else ""
+        return Verdict("undetermined", None, ev + f"{low}; no compute/memory verdict without {e.sol_missing}",
                        [f"Collect {e.sol_missing} to classify this kernel: its speed of light alone does not."])
     if e.shaped_op:  # shapes are recorded already: re-profiling with record_shapes would add nothing
         return Verdict("undetermined", None, ev + f"; its operator {e.shaped_op} has recorded input shapes but gpulens "
