@@ -10,7 +10,9 @@ timeline results. Rules, first match wins (thresholds are parameters of :func:`d
    time: the stake is GPU idle *between* kernels, which a CUDA/HIP graph or fusion removes however short the kernel
    (20 launches of a 2 µs kernel, each after 10 µs of launch gap: 200 µs at stake against 40 µs of kernel time);
    the evidence says so when the idle exceeds the kernel's time. The idle findings count those nanoseconds once
-   (the verdict is their child).
+   (the verdict is their child). Only when that idle is at least :data:`LAUNCH_IDLE_MIN_SHARE` of the kernel's own
+   time: 591 µs of launch idle before 3,489 launches holding 41.19 ms of kernel time, queued 17.66 ms ahead at the
+   median, is a GPU kept fed — its own time is the lever, not its launches.
 3. speed of light from counters (the ``speed_of_light`` analyzer: ncu / rocprof-compute compute % and DRAM/memory %
    of peak, with its ``bound``) → ``compute-bound`` / ``memory-bound`` / ``latency/occupancy-bound`` as the vendor
    figures say (a saxpy at 90 % of DRAM bandwidth is memory-bound whatever its occupancy; SM 32 % and memory 28 %
@@ -76,6 +78,9 @@ BELOW_ROOFS = "below-roofs"
 #: roofline calls it ``below-roofs`` and the verdict latency/occupancy- or launch-bound — one threshold for both, so
 #: the roofline table never says "memory" beside a "latency/occupancy-bound" verdict.
 ROOF_BOUND_PCT = 50.0
+#: Rule 2: launch-overhead idle before a kernel's launches below this share of its own GPU time does not make it
+#: launch-bound (the share under which the run verdict calls a cause negligible, bottlenecks' ``min_share``).
+LAUNCH_IDLE_MIN_SHARE = 0.1
 BOUNDS = ("compute", "memory", BELOW_ROOFS)
 #: bound (roofline or speed of light) → kernel verdict
 BOUND_TO_VERDICT = {"compute": "compute-bound", "memory": "memory-bound", BELOW_ROOFS: "latency/occupancy-bound",
@@ -562,7 +567,11 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
         stake = time_at_stake(t, e.sol_pct, e.calls)
     else:
         stake = e.roof_stake_ns if e.roof_stake_ns is not None else time_at_stake(t, e.roof_pct, e.calls)
-    if e.short_launch_frac is not None and e.short_launch_frac >= 0.5 and e.launch_idle_ns > 0:
+    if e.short_launch_frac is not None and e.short_launch_frac >= 0.5 and t and 0 < e.launch_idle_ns \
+            < LAUNCH_IDLE_MIN_SHARE * t:
+        ev += (f"; launch idle before it ({fmt_ns(e.launch_idle_ns)}) is {100 * e.launch_idle_ns / t:.1f} % of its "
+               f"{fmt_ns(t)}: its launches mostly found the GPU busy, so they are not what bounds it")
+    elif e.short_launch_frac is not None and e.short_launch_frac >= 0.5 and e.launch_idle_ns > 0:
         if stake is None or e.launch_idle_ns >= stake:
             if e.launch_idle_ns > t:  # not capped at the kernel's time: the idle is GPU time, not the kernel's
                 ev += (f"; at stake is that idle ({fmt_ns(e.launch_idle_ns)}), more than the kernel's own "
