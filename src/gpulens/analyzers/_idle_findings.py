@@ -119,7 +119,8 @@ def _host_calls_during(timeline: Timeline, rank: int, start: int, end: int, n: i
 
 def _boundary_rows(gaps: pd.DataFrame, timeline: Timeline) -> list[dict[str, Any]]:
     """The boundary gaps: rank, device, start [ns from the first GPU event of its device], duration [ns],
-    position (``before the steady state`` = first gap of its device, ``after`` = last, else ``one-off``), ``cause``
+    position (``before the steady state`` = first gap of its device, ``after`` = last, else ``one-off``), the
+    device's span (first GPU event start → last GPU event end) [ns], ``cause``
     (the class the gap has from its launch alone: host, launch, queued or unattributed) and ``host_calls`` (the
     runtime calls of the rank that overlap it most: name, overlap [ns])."""
     out = []
@@ -128,6 +129,7 @@ def _boundary_rows(gaps: pd.DataFrame, timeline: Timeline) -> list[dict[str, Any
     ctx = context_of(timeline)
     gpu = ctx.gpu
     firsts = gpu.groupby(["rank", "device_id"], observed=True)["start_ns"].min()  # once, not a query per device
+    lasts = (gpu["start_ns"] + gpu["dur_ns"]).groupby([gpu["rank"], gpu["device_id"]], observed=True).max()
     kern = gpu[category_mask(gpu["kind"], {"kernel", "comm"})]
     eff = reindex_sorted(ctx.effective_ns, kern.index)
     kspan = kern.assign(end=kern["start_ns"] + eff.fillna(kern["dur_ns"])).groupby(
@@ -145,7 +147,7 @@ def _boundary_rows(gaps: pd.DataFrame, timeline: Timeline) -> list[dict[str, Any
             # as boundary_mask: before the first kernel = warm-up, after the last = tail, else one-off
             pos = "leading" if kf is None or start + dur <= kf else "trailing" if start >= kl else "one-off"
             out.append({"rank": int(r), "device_id": int(d), "offset_ns": start - first,
-                        "dur_ns": dur, "position": pos,
+                        "dur_ns": dur, "position": pos, "span_ns": int(lasts.loc[(r, d)]) - first,
                         "median_other_gap_ns": int(np.median(np.delete(g["dur_ns"].to_numpy(), i))),
                         "cause": str(g.loc[i, "base_cls"]) if "base_cls" in g else "unattributed",
                         "host_calls": [{"name": nm, "overlap_ns": o}
@@ -204,13 +206,25 @@ def _window_option(rows: list[dict[str, Any]], big: dict[str, Any], timeline: Ti
     return f"--window {lo}:{hi}"
 
 
+def _part_of_run(row: dict[str, Any]) -> str:
+    """Where a one-off gap between kernels lies in its device's span, in words: it starts in the first tenth ("early
+    in the run, after the first GPU work"), ends in the last tenth ("late in the run"), else "in the middle of the
+    run" — a 396.82 ms gap starting 188 µs after the first GPU event of a 508 ms span is not in its middle."""
+    span = max(int(row.get("span_ns") or 0), 1)
+    if row["offset_ns"] < 0.1 * span:
+        return "early in the run, after the first GPU work"
+    if row["offset_ns"] + row["dur_ns"] > 0.9 * span:
+        return "late in the run, before the last GPU work"
+    return "in the middle of the run"
+
+
 def _boundary_finding(rows: list[dict[str, Any]], tot: dict[str, Any], timeline: Timeline,
                       parent: str | None) -> Finding:
     total = sum(r["dur_ns"] for r in rows)
     big = max(rows, key=lambda r: r["dur_ns"])
     where = {"leading": "before the steady state (warm-up: the first GPU work, then a long wait)",
              "trailing": "after the steady state (the run's tail)",
-             "one-off": "in the middle of the run (a one-off stall: checkpoint, evaluation, compilation, allocation)"}
+             "one-off": f"{_part_of_run(big)} (a one-off stall: checkpoint, evaluation, compilation, allocation)"}
     steps = sorted({int(m) for m in timeline.events["name"].astype(str).str.extract(STEP_NAME)[0]
                     .dropna()})
     src = next((str(x["path"]) for x in timeline.meta.sources if x.get("path")), "FILE")
