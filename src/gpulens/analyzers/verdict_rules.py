@@ -121,7 +121,8 @@ class Evidence:
     l1_pct: float | None = None
     l2_pct: float | None = None
     dram_pct: float | None = None
-    mean_blocks: float | None = None
+    mean_blocks: float | None = None  # blocks per launch, the launches weighted by their GPU time
+    blocks_vary: bool = False  # the launches' grids differ (mean_blocks is then a time-weighted mean)
     num_sms: int | None = None
     achieved_occupancy_pct: float | None = None
     theoretical_occupancy_pct: float | None = None
@@ -493,7 +494,8 @@ def _evidence_text(e: Evidence) -> str:
         parts.append(coal)
     if e.mean_blocks is not None and e.num_sms:
         parts.append(f"{e.mean_blocks:.0f} block{'' if f'{e.mean_blocks:.0f}' == '1' else 's'} on {e.num_sms} "
-                     f"{_advice.vendor_word(e.vendor, 'sms')}")
+                     f"{_advice.vendor_word(e.vendor, 'sms')}"
+                     + (" (grids differ: mean weighted by launch time)" if e.blocks_vary else ""))
     if e.short_launch_frac or e.launch_idle_ns:
         parts.append(f"{100 * (e.short_launch_frac or 0):.0f} % of launches shorter than the launch call; "
                      f"{fmt_ns(e.launch_idle_ns)} of launch idle before it")

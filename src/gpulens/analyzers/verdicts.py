@@ -495,7 +495,11 @@ class Verdicts(Analyzer):
                 e.launch_idle_max_ns = int(launch_max.get(name, 0))
             gpos = pos[has_grid[pos]]
             if len(gpos):
-                e.mean_blocks = float(k_blocks[gpos].mean())
+                # the grid where the time is: launches weighted by their GPU time (an MI300X kernel's 11 launches
+                # averaged 7,341 blocks while its long launches had 18,937 each)
+                blocks, w = k_blocks[gpos].astype("float64"), np.nan_to_num(k_dur[gpos].astype("float64"))
+                e.mean_blocks = float((blocks * w).sum() / w.sum()) if w.sum() > 0 else float(blocks.mean())
+                e.blocks_vary = bool(blocks.min() != blocks.max())
                 e.num_sms = device_sms(timeline, device, int(k_rank[p0]), int(k_dev[p0]))
                 e.wave_loss_ns = _small_grid_loss(k_blocks[gpos], k_dur[gpos], k_dur[pos], e.time_ns, e.num_sms)
             if name in roof:
