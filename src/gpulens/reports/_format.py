@@ -208,6 +208,9 @@ def column_label(column: str, doc: str = "") -> str:
         return "datasheet peak"  # the op-shape tables' matrix peak, not the roofline's (perhaps achievable) roof
     if column == "peak_pct" and doc:
         return "% of datasheet peak"
+    if column == "span_ns" and doc and doc.startswith("first launch"):
+        # a stream's queue span runs from its first launch call, before its first kernel: not the GPU span
+        return "span (first launch → last end)"
     if column == "total_ns" and doc and "effective" in doc:
         # a sum of overrun-clipped durations (kernel distributions) is kernel time, not the raw "recorded time"
         # that the hot-kernel table's total_ns is (the overrun finding keeps the raw sums under that name)
