@@ -57,7 +57,8 @@ COLUMNS = {
     "roof_pct": "attained FLOP/s / min(peak FLOP/s, AI × peak bandwidth) × 100 [%] (= bandwidth use on the memory "
                 "side, also for kernels without FP work)",
     "datasheet_roof_pct": "attained / the attainable performance under the datasheet (theoretical) peaks × 100 [%]; "
-                          "equals roof_pct unless the compute roof is a documented achievable peak",
+                          "equals roof_pct unless the compute roof is a documented achievable peak or measured "
+                          "peaks (rocprof-compute roofline.csv) replace the datasheet's",
     "flops_source": "counters | shapes (missing without a FLOP figure)",
     "time_at_stake_ns": "time − max(time × roof_pct / 100, calls × 2 µs): what running at its (achievable) roof "
                         "would save, each launch keeping the 2 µs no kernel runs under (analyzers._stake) [ns]",
@@ -162,7 +163,7 @@ class Roofline(Analyzer):
         per = pd.DataFrame({"g": gcode, "time_ns": hot["time_ns"].to_numpy(),
                             **{c: pd.Series(work[c].to_numpy(), dtype=object, copy=False)
                                if work[c].dtype == object else work[c].to_numpy() for c in work.columns}})
-        table = self._aggregate(per, spec, names)
+        table = self._aggregate(per, spec, names, device)
         hot_time = float(per["time_ns"].sum())
         covered = float(per.loc[per["flops"].notna(), "time_ns"].sum())
         hs = (results or {}).get("hotspots")
@@ -189,6 +190,11 @@ class Roofline(Analyzer):
         # the compute roofs that are documented achievable peaks (reports name them in the roofline's heading)
         summary["achievable_roofs"] = sorted({str(k) for k in table["compute_roof"].dropna()
                                               if str(k).startswith("achievable.")})
+        # the roofs that rocprof-compute's measured peaks replaced (memory bandwidth, vector/matrix FLOP/s keys): the
+        # % of roof is of those; datasheet_roof_pct of the datasheet's (reports say which in the heading)
+        used = {"memory_bandwidth"} | {str(k) for k in table["compute_roof"].dropna()}
+        summary["measured_roofs"] = sorted(k for k, f in spec.figures.items() if k in used
+                                           and f is not device.figures.get(k) and "measured" in str(f.source))
         summary["cache_levels"] = self._cache_levels(timeline, hot, work, spec, measured)
         summary["vendor"] = _advice.vendor_of(timeline, device)  # the words of the advice (ncu or rocprof-compute)
         basis = "roofline on assumed peaks" if summary["device_assumed"] else "roofline"
@@ -254,12 +260,17 @@ class Roofline(Analyzer):
         return out
 
     @staticmethod
-    def _aggregate(per: pd.DataFrame, spec, kernel_names: np.ndarray) -> pd.DataFrame:
+    def _aggregate(per: pd.DataFrame, spec, kernel_names: np.ndarray, sheet_spec=None) -> pd.DataFrame:
         """One row per kernel name (order of first appearance; then by time): sums over its launches by name code
         (numpy, no per-name DataFrame), the precision/unit with the most time among launches with FP work (ties:
         first in sorted order, missing last, as ``groupby(dropna=False).idxmax`` picks), then the roof arithmetic
-        per name. ``per["g"]``: codes into ``kernel_names`` (−1 = missing name)."""
+        per name. ``per["g"]``: codes into ``kernel_names`` (−1 = missing name). ``spec`` holds the roofs judged
+        against (measured ones applied); ``sheet_spec`` the datasheet's, for ``datasheet_roof_pct`` (``spec`` when
+        None)."""
         bw = float(spec.memory_bandwidth)
+        sheet_spec = spec if sheet_spec is None else sheet_spec
+        sheet_bw = float(sheet_spec.memory_bandwidth or bw)
+        measured = sheet_spec is not spec  # measured peaks replace datasheet ones: the two shares differ
         codes, names = recode_first_seen(per["g"].to_numpy(), kernel_names)
         keep = codes >= 0
         g = codes[keep]
@@ -319,11 +330,13 @@ class Roofline(Analyzer):
             pk = (str(prec[i] or "fp32"), bool(matrix[i]))
             if pk not in peaks:
                 peak = spec.peak_flops(*pk)
-                peaks[pk] = (peak, spec.achievable_flops(peak[1]) if peak else None)
-            peak, ach = peaks[pk]
-            sheet = peak[0] if peak else np.nan  # the datasheet (theoretical) peak
+                sheet_peak = sheet_spec.peak_flops(*pk) if measured else peak
+                peaks[pk] = (peak, spec.achievable_flops(peak[1]) if peak else None, sheet_peak)
+            peak, ach, sheet_peak = peaks[pk]
+            # the datasheet (theoretical) peak — not a measured one that replaced it
+            sheet = sheet_peak[0] if sheet_peak else peak[0] if peak else np.nan
             # the compute roof: the documented achievable peak of that unit where one is known (module doc)
-            pf, roof = ach if ach else (sheet, peak[1] if peak else None)
+            pf, roof = ach if ach else ((peak[0], peak[1]) if peak else (np.nan, None))
             # no FP work is 0 FLOP/s whatever the (perhaps unrecorded) duration: a known figure, not unknown
             fps = flops / t * 1e9 if t > 0 else 0.0 if flops == 0 else np.nan
             bps = nbytes / t * 1e9 if t > 0 and nbytes == nbytes else np.nan
@@ -333,8 +346,8 @@ class Roofline(Analyzer):
             # (= F/t / (AI × bandwidth), and still defined for 0 FLOPs); on the compute side F/t / peak FLOP/s
             memory_side = ai == ai and ai < ridge
             pct = 100.0 * (bps / bw if memory_side else fps / pf) if pf == pf else np.nan
-            sheet_pct = (100.0 * (bps / bw if ai == ai and ai < sheet / bw else fps / sheet) if sheet == sheet
-                         else np.nan) if ach else pct
+            sheet_pct = (100.0 * (bps / sheet_bw if ai == ai and ai < sheet / sheet_bw else fps / sheet)
+                         if sheet == sheet else np.nan) if ach or measured else pct
             side = ("memory" if memory_side else "compute") if ai == ai else None
             note = _above_roof(sheet_pct, bool(from_ctr[i]))
             if note:  # no GPU runs above its roof: the figures, not the kernel, are off — attained rates unknown

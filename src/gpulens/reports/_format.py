@@ -493,6 +493,10 @@ def roofline_heading(summary: Mapping[str, Any]) -> str:
         "an unidentified GPU"
     ach = [str(k).removeprefix("achievable.").replace(".", " ") for k in summary.get("achievable_roofs") or []]
     at = f"; {', '.join(ach)} roof at the achievable peak, not the datasheet's" if ach else ""
+    meas = [str(k).replace("memory_bandwidth", "memory").replace(".", " ") for k in summary.get("measured_roofs") or []]
+    if meas:  # % of roof is then of the measured peaks; the speed of light's % of peak is of the datasheet's
+        at += (f"; {', '.join(meas)} roof{'s' if len(meas) > 1 else ''} measured (rocprof-compute roofline.csv), not "
+               "the datasheet's")
     return f"Roofline on {dev} (FLOPs known for {known} of the critical kernels' {basis}{at})"
 
 
