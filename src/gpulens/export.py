@@ -22,6 +22,27 @@ from gpulens._outputs import overwrites_input
 from gpulens.errors import GpulensError
 
 
+#: First characters that make a spreadsheet read a CSV cell as a formula (OWASP "CSV Injection").
+FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with each text cell that a spreadsheet would run as a formula (a kernel named ``=cmd|' /C calc'!A0``)
+    prefixed with ``'``, as OWASP's CSV Injection guidance advises; numbers and other cells unchanged (a copy when
+    anything changes). Trace text is untrusted input: an exported CSV opened in a spreadsheet must not execute it."""
+    out = table
+    for c in table.columns:
+        col = table[c]
+        if not (col.dtype == object or pd.api.types.is_string_dtype(col) or isinstance(col.dtype, pd.CategoricalDtype)):
+            continue
+        text = col.astype(object)
+        risky = text.map(lambda v: isinstance(v, str) and v.startswith(FORMULA_LEADS)).to_numpy(dtype=bool)
+        if risky.any():
+            out = out.copy() if out is table else out
+            out[c] = text.where(~risky, "'" + text.astype(str))
+    return out
+
+
 def _cell(v: Any) -> Any:
     if isinstance(v, np.ndarray):
         v = v.tolist()
@@ -103,7 +124,7 @@ def export_tables(report: Any, folder: str | Path, fmt: str = "csv", inputs: lis
                 if fmt == "parquet":
                     table.to_parquet(path, index=False)
                 else:
-                    table.to_csv(path, index=False)
+                    spreadsheet_safe(table).to_csv(path, index=False)
             except (OSError, ValueError, TypeError) as exc:
                 raise GpulensError(f"{path}: cannot write the table ({exc})") from None
             written.append(path)
