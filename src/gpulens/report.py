@@ -95,7 +95,8 @@ class SourceReport:
 
     @property
     def status(self) -> str:
-        """``"ok"``, ``"partial"`` (input truncated, rank files of a rank directory could not be read, or a live run's
+        """``"ok"``, ``"partial"`` (input truncated, events dropped as unreadable, rank files of a rank directory could
+        not be read, or a live run's
         profiled code raised or exited non-zero: :func:`workload_failure`) or
         ``"no_gpu_work"`` (no GPU event, no kernel summary and no counter rows of kernels)."""
         if "status" not in self.cached:
@@ -111,7 +112,8 @@ class SourceReport:
         if not has_gpu and not has_summary_kernels(self.timeline):
             return "no_gpu_work"
         meta = self.timeline.meta
-        return "partial" if meta.truncated or getattr(meta, "unread", None) or workload_failure(meta) else "ok"
+        return "partial" if meta.truncated or getattr(meta, "unread", None) or getattr(meta, "dropped", None) \
+            or workload_failure(meta) else "ok"
 
     @property
     def summary(self) -> dict[str, Any]:

@@ -275,6 +275,7 @@ class KinetoCollector(Collector):
                                     f"\\udfff: no character) replaced by U+FFFD: {lone[0]} in {lone[1]} event(s), "
                                     f"{in_meta[0]} in the trace's metadata")
                 fixed = {k: v for k, v in repairs.items() if v and k != "events dropped"}
+                info.extra["dropped"] = info.extra.get("dropped", 0) + int(repairs.get("events dropped") or 0)
                 if fixed or repairs.get("events dropped"):
                     warnings.append(f"{path}: lenient JSON reading: " + ", ".join(
                         f"{k} ×{v}" for k, v in fixed.items()) + ("; " if fixed else "")
@@ -309,9 +310,11 @@ class KinetoCollector(Collector):
             if not acc.count:
                 raise TraceFormatError(path, f"no usable event: {tolerant.dropped} event(s) have fields of the "
                                              f"wrong type (first: {tolerant.first_problem})")
+            info.extra["dropped"] = info.extra.get("dropped", 0) + int(tolerant.dropped)
             warnings.append(f"{path}: {tolerant.dropped} event(s) dropped: fields of the wrong type (first: "
                             f"{tolerant.first_problem})")
         if acc.unknown_phase:
+            info.extra["dropped"] = info.extra.get("dropped", 0) + int(acc.unknown_phase)
             seen = ", ".join(sorted(acc.unknown_phase_seen)[:5])
             warnings.append(f"{path}: {acc.unknown_phase} event(s) with a 'ph' that is no Trace Event Format phase "
                             f"({seen}) dropped")
@@ -420,7 +423,8 @@ class KinetoCollector(Collector):
         meta = TimelineMeta(sources=[json.loads(json.dumps(src, default=str))],
                             devices=[d for r in ranks for d in _devices(trace.deviceProperties, r)],
                             warnings=warnings,
-                            truncated=bool(truncated_at), truncated_at=truncated_at)
+                            truncated=bool(truncated_at), truncated_at=truncated_at,
+                            dropped={str(path): int(info.extra["dropped"])} if info.extra.get("dropped") else {})
         memory = acc.memory_table(base_ns, rank)
         if memory is not None:
             tables["memory"] = memory

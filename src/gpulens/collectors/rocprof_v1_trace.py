@@ -174,7 +174,8 @@ class RocprofV1Json(Collector):
                                                    for n, k in zip(names, kinds)])
         d.unreadable_ts = np.array(unread, dtype=bool)
         meta = TimelineMeta(sources=[{"path": str(path), "collector": self.name, "size_bytes": raw.size_bytes,
-                                      "rank": 0, "tracks": sorted(set(tracks.values()))}])
+                                      "rank": 0, "tracks": sorted(set(tracks.values()))}],
+                            dropped={str(path): int(bad)} if bad else {})
         warnings = [f"{path}: {bad} trace event(s) dropped (not an object, or a field of the wrong type)"] \
             if bad else []
         warnings += [w for w in [deep.warning(path), cut] if w]

@@ -7,6 +7,7 @@ and the findings are the analyzers' own, ranked by their time at stake.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -181,7 +182,6 @@ def truncated_text(tl: Any) -> str:
     (``"rank 1 (rank-1.json) stops after … (3,151 complete events kept; rank 1's events after that point are lost;
     the other files were read whole)"``), the count kept as the collector's warning gives it."""
     import re
-    from pathlib import Path
 
     meta = tl.meta
     at = getattr(meta, "truncated_at", {}) or {}
@@ -223,6 +223,12 @@ def partial_reason(s: Any) -> str:
         cover = ("the part read holds no GPU event: there are no figures to show" if s.status == "no_gpu_work" else
                  "the figures cover the part read")
         parts.append(f"input truncated — {truncated_text(s.timeline)}: {cover}")
+    dropped = getattr(meta, "dropped", None) or {}
+    if dropped:  # unreadable events left out: a kernel among them is missing from every figure
+        n = sum(dropped.values())
+        where = ", ".join(f"{Path(f).name} ×{k}" for f, k in list(dropped.items())[:3])
+        parts.append(f"{n} unreadable event{'s' if n != 1 else ''} dropped ({where}; malformed, or fields of the "
+                     "wrong type — see the warnings): the figures cover the rest")
     return "; ".join(parts)
 
 

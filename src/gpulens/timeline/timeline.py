@@ -62,6 +62,9 @@ class TimelineMeta:
             not be read (unreadable, empty, corrupt): the Timeline holds the other ranks only, so its results are
             *partial*, like those of a truncated input.
         rank_files: how many rank files that input holds (read + unread; 0 for a single-file input).
+        dropped: ``{path: count}`` of the events of each input dropped because they could not be read (malformed
+            JSON, fields of the wrong type, no known phase): the figures cover the rest, so the results are
+            *partial*, like those of a truncated input — a CI gate must not read the missing kernels as a speed-up.
     """
 
     sources: list[dict[str, Any]] = field(default_factory=list)
@@ -71,6 +74,7 @@ class TimelineMeta:
     truncated_at: dict[str, int] = field(default_factory=dict)
     unread: dict[str, str] = field(default_factory=dict)
     rank_files: int = 0
+    dropped: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.scrub()
@@ -531,6 +535,8 @@ def join_meta(parts: Iterable[Any], offsets: Iterable[int]) -> tuple[TimelineMet
         meta.truncated_at.update(p.meta.truncated_at)
         meta.unread.update(getattr(p.meta, "unread", {}) or {})
         meta.rank_files += int(getattr(p.meta, "rank_files", 0) or 0)
+        for f, n in (getattr(p.meta, "dropped", None) or {}).items():
+            meta.dropped[f] = meta.dropped.get(f, 0) + int(n)
         for k, v in p.tables.items():
             if "event_id" in v.columns and str(v["event_id"].dtype).lower().startswith("int") and off:
                 v = v.assign(event_id=v["event_id"] + int(off))
