@@ -261,16 +261,19 @@ def test_stats_summary_without_counters_is_not_called_counters(tmp_path):
 AR = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"
 
 
-def _ranks(tmp_path: Path, compute_us: list[float], arrive_us: list[float]) -> Path:
+def _ranks(tmp_path: Path, compute_us: list[float], arrive_us: list[float], steps: int = 1) -> Path:
     """A folder with one file per rank: a GEMM of ``compute_us[r]`` µs from t = 0, then an all-reduce entered at ``arrive_us[r]``
-    that ends for every rank at max(arrive) + 10 µs (each rank waits in it for the last one)."""
+    that ends for every rank at max(arrive) + 10 µs (each rank waits in it for the last one); ``steps`` times, each
+    step 10 ms after the previous one."""
     end = max(arrive_us) + 10
     run = tmp_path / "run"
     run.mkdir()
     for r, (c, a) in enumerate(zip(compute_us, arrive_us)):
         t = KTrace(device=H100, rank=r)
-        t.launch(t.op("aten::mm", 0, 1), 0.5, [("gemm_kernel", 1, c)])
-        t.launch(t.op("c10d::allreduce_", a - 2, 1), a - 1, [(AR, a, end - a)])
+        for k in range(steps):
+            o = 10_000 * k
+            t.launch(t.op("aten::mm", o, 1), o + 0.5, [("gemm_kernel", o + 1, c)])
+            t.launch(t.op("c10d::allreduce_", o + a - 2, 1), o + a - 1, [(AR, o + a, end - a)])
         t.write(run / f"rank{r}.json")
     return run
 
@@ -296,8 +299,9 @@ def test_rank_imbalance_percentage_is_against_the_lightest_rank(tmp_path):
                                             ([100, 100, 300], "Balance the work across ranks")])
 def test_straggler_advice_follows_its_computation(tmp_path, compute, advice):
     # rank 2 enters the all-reduce last (at 400 µs) in both: with the same GPU work as the others its lateness is
-    # off the GPU; with 3× the GPU work the work is uneven
-    src = gpulens.analyze([_ranks(tmp_path, compute, [310, 320, 400])]).sources[0]
+    # off the GPU; with 3× the GPU work the work is uneven. Three steps: a straggler is named on at least 3
+    # overlapping collectives (issue s25), one late arrival is not enough
+    src = gpulens.analyze([_ranks(tmp_path, compute, [310, 320, 400], steps=3)]).sources[0]
     assert src.results["ranks"].summary["stragglers"] == [2]
     (f,) = [f for f in src.findings() if f.key == "straggler"]
     assert advice in f.detail

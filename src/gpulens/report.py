@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable
 
 from gpulens import __version__
 from gpulens.analyzers import AnalysisResult, Finding, run_all
+from gpulens.analyzers.ranks import world_size
 from gpulens.collectors import collect
 from gpulens.errors import note_input
 from gpulens.reports.render_cache import created_now
@@ -171,6 +172,9 @@ class SourceReport:
             "event_count": int(len(ev)),
             "rejected_event_count": int(len(self.timeline.rejected)),
             "ranks": self.timeline.ranks,
+            # the run's ranks as the inputs record them (Kineto distributedInfo.world_size): more than the ranks
+            # read when the trace is a sample of the job — every cross-rank figure then covers only those read
+            "world_size": world_size(self.timeline),
             "memcpy_count": int(copies.sum()),
             "memcpy_bytes": _known_sum(ev["bytes"][copies]),
             "memcpy_sizes_unknown": int(ev["bytes"][copies].isna().sum()),

@@ -571,3 +571,10 @@ def stake_notes(rows: Any) -> dict[int, tuple[str, str]]:
             marks[note] = " " + STAKE_MARKS[min(len(marks), len(STAKE_MARKS) - 1)]
         out[i] = (marks[note], note)
     return out
+
+
+def world_note(sm: dict) -> str:
+    """``" (2 of 128 ranks)"`` when the inputs record a world size above the ranks read (a sample of the job, source
+    summary ``world_size``), else ""."""
+    world, ranks = sm.get("world_size"), sm.get("ranks") or []
+    return f" ({len(ranks):,} of {world:,} ranks)" if isinstance(world, int) and world > len(ranks) else ""

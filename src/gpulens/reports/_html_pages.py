@@ -17,7 +17,7 @@ from gpulens.reports._html_answer import answer_html
 from gpulens.units import fmt_capacity, fmt_share, is_missing, share_pct_text
 from gpulens.reports._format import (breakdown_rest, busy_text, column_label, device_text, fmt_ns, fmt_unit,
                                      kernel_time_text, launches_text, record_vendor, time_scale, unit_of, vendor_label)
-from gpulens.reports._format import idle_at_most, idle_bound_note
+from gpulens.reports._format import idle_at_most, idle_bound_note, world_note
 from gpulens.reports._names import short_names
 from gpulens.reports._html_timeline import timeline_page  # noqa: F401 -- re-exported
 from gpulens.reports._html_parts import (
@@ -94,7 +94,7 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
 
     status = s.status + (f" — {partial_reason(s)}" if partial_reason(s) else "")
     kv = kv_html([
-        ("input", s.label), ("status", status), ("device", devices), ("ranks", ", ".join(map(str, sm["ranks"]))),
+        ("input", s.label), ("status", status), ("device", devices), ("ranks", ", ".join(map(str, sm["ranks"])) + world_note(sm)),
         ("GPU span", busy_text(sm)),
         ("kernels", launches_text(sm)),
         ("kernel time", kernel_time_text(sm)),

@@ -60,8 +60,12 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     head.add_row("input", s.label)
     head.add_row("source", ", ".join(sorted({x.get("collector", "") for x in tl.meta.sources})))
     head.add_row("device", devs)
-    head.add_row("ranks", rank_ranges(sm["ranks"]) + (f"  ({len(sm['ranks']):,} ranks)" if len(sm["ranks"]) > 2
-                                                        else ""))
+    from gpulens.reports._format import world_note
+
+    # a sample of the job says how much of it was read: "0, 1  (2 of 128 ranks)"
+    count = " " + world_note(sm) if world_note(sm) else f"  ({len(sm['ranks']):,} ranks)" if len(sm["ranks"]) > 2 \
+        else ""
+    head.add_row("ranks", rank_ranges(sm["ranks"]) + count)
     head.add_row("status", s.status + (f"  ({partial})" if partial else ""))
     head.add_row("kernels", f"{launches_text(sm)}, {kernel_time_text(sm)}")
     from gpulens.reports._format import busy_text

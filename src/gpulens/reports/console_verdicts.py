@@ -16,6 +16,20 @@ from gpulens.reports._format import fmt_unit, idle_at_most, idle_bound_note, sta
 from gpulens.reports._names import short_names
 
 
+def ranks_scope(summary: dict) -> str:
+    """What the ranks table rests on, for its title: ``" — 2 of 128 ranks; 4 of 10 matched collectives overlap
+    across ranks (the others are not one exchange: left out of the waits)"``; "" when every rank is read and every
+    matched collective overlaps."""
+    bits = []
+    if summary.get("world_size") and summary["world_size"] > summary.get("ranks", 0):
+        bits.append(str(summary.get("ranks_text")))
+    n, c = summary.get("matched_collectives") or 0, summary.get("concurrent_collectives")
+    if c is not None and n > c:
+        bits.append(f"{c} of {n} matched collectives overlap across ranks (the others are not one exchange: left "
+                    "out of the waits)")
+    return " — " + "; ".join(bits) if bits else ""
+
+
 #: most rows a per-GPU / per-rank / per-kernel console table shows (thousands of ranks or kernel names: the rows
 #: that matter most, the full tables via --json, --csv and --parquet)
 MAX_ROWS = 20
@@ -61,10 +75,12 @@ def verdict_renderables(s: Any) -> list:
                            [False, False, False, True], "ranks that held the others up most (then by compute)")
         cols = [Col("rank"), Col("compute"), Col("comm %"), Col("exposed comm %"), Col("entered last"),
                 Col("waited", optional=True), Col("made others wait"), Col("", "left")]
+        # "entered last" counts the concurrent matched collectives (one exchange): the only ones waits rest on
+        conc = "concurrent_collectives" if "concurrent_collectives" in shown else "matched_collectives"
         rows = [[str(x.rank), _fmt_ns(x.computation_ns), f"{x.comm_pct:.1f}", f"{x.exposed_comm_pct:.1f}",
-                 f"{x.late_arrivals}/{x.matched_collectives}", _fmt_ns(x.collective_wait_ns),
+                 f"{x.late_arrivals}/{getattr(x, conc)}", _fmt_ns(x.collective_wait_ns),
                  _fmt_ns(x.caused_wait_ns), "straggler" if x.straggler else ""] for x in shown.itertuples()]
-        parts.append(FitTable("Ranks compared" + note, cols, rows))
+        parts.append(FitTable("Ranks compared" + ranks_scope(rk.summary) + note, cols, rows))
     st = r.get("stalls")
     if st is not None and not st.skipped and len(st.table):
         stt = st.table.head(10)

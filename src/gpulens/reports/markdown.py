@@ -18,7 +18,7 @@ from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import (MARKDOWN_LIST, answer, clock_note, critical_shown_text, finding_tree,
                                       more_text, next_step, partial_reason, shown_title)
 from gpulens.units import fmt_share
-from gpulens.reports._format import idle_bound_note
+from gpulens.reports._format import idle_bound_note, world_note
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, clip, column_label, device_text,
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, rank_ranges, result_title,
                                      roofline_heading, shown_columns, span_text, stake_notes, unit_of, window_text,
@@ -85,7 +85,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         "| | |", "|---|---|",
         f"| status | {s.status}{f' ({md_text(partial_reason(s), 400)})' if partial_reason(s) else ''} |",
         f"| device | {md_text(devices, 200)} |",
-        f"| ranks | {rank_ranges(sm['ranks'])} |",
+        f"| ranks | {rank_ranges(sm['ranks'])}{world_note(sm)} |",
         f"| GPU span | {span_text(sm)} |",
         f"| GPU busy | {busy_pct_text(sm)} |",
         *([f"| profiled window | {window_text(sm)} |"] if window_text(sm) else []),
