@@ -7,7 +7,10 @@ gives a category other than ``other``, else the kernel's name):
 ==============  =========================================================  ===========================================
 category        framework op (``aten::…`` stem)                             kernel name (case-insensitive search)
 ==============  =========================================================  ===========================================
-communication   c10d / nccl / rccl / all_reduce / all_gather / …            ``nccl``, ``rccl``; every ``comm`` event
+communication   every op that makes its kernels ``comm`` (the collectors'    ``nccl``, ``rccl``; every ``comm`` event
+                launcher rules: ``record_param_comms``, ``c10d::…``,
+                ``nccl:…``, ``symm_mem::…``), c10d / nccl / rccl /
+                all_reduce / all_gather / …
 copy            copy_, to, _to_copy, contiguous, clone, fill_, zero_, cat…     memcpy / memset events, ``copyBuffer``,
                                                                             ``fillBuffer``, ``memcpy``, ``memset``
 attention       scaled_dot_product_*attention*, _flash_attention_*, …      ``flash``, ``fmha``, ``attn``, ``attention``
@@ -23,6 +26,11 @@ elementwise     unary/binary pointwise ops and reductions (the op models'   ``el
                 lists in ``_flop_models``), activations, dropout            ``triton_poi``, ``triton_red``, ``unrolled``
 other           anything else
 ==============  =========================================================  ===========================================
+
+One definition of a communication op: the launcher rules of :mod:`gpulens.collectors._work_rules`
+(``LAUNCHER_RULES``, which make a kernel launched under such an op a ``comm`` event) come first, so the op roll-up
+calls ``record_param_comms`` communication, as the op-category summary does when it names it the top op of the
+communication time.
 
 Autograd nodes (``ConvolutionBackward0``, ``autograd::engine::evaluate_function: AddmmBackward0``, the older
 ``CudnnConvolutionBackward``) take the category of the forward op they differentiate: the node's name without the
@@ -41,6 +49,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers import _flop_models as fm
+from gpulens.collectors._work_rules import is_comm_launcher
 
 #: The category vocabulary, in the order reports list it.
 CATEGORIES: tuple[str, ...] = ("GEMM", "attention", "elementwise", "normalisation", "communication", "copy",
@@ -89,6 +98,8 @@ def op_category(name: str | None) -> str:
     node's is its forward op's (module docstring)."""
     if not name:
         return "other"
+    if is_comm_launcher(name):  # the ops whose kernels the collectors make comm events: one definition
+        return "communication"
     for cat, rx in _OP_RULES:
         if rx.search(name):
             return cat

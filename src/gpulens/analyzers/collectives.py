@@ -1,10 +1,15 @@
 """Collectives: per rank, collective type and process group — count, time, exposed time, bytes and bandwidths.
 
 Each collective kernel (kind ``comm``) takes its metadata from ``tables["collectives"]`` (PyTorch's
-``record_param_comms`` args, see :mod:`gpulens.collectors._collectives`): its own row (NCCL kernels carry the args
-since PyTorch 2.1), else the row of the CPU op it was launched under (``op_event_id`` of the analysis context).
-Without metadata the type comes from the kernel name (``ncclDevKernel_AllReduce_…``) and the size is unknown —
-counted in ``sizes_unknown``, never summed as 0.
+``record_param_comms`` args ``Collective name``, ``In msg nelems``, ``Out msg nelems``, ``dtype``: bytes =
+max(in, out) nelems × dtype size, see :mod:`gpulens.collectors._collectives`): its own row (NCCL kernels carry the
+args since PyTorch 2.1), else the row of the CPU op it was launched under (``op_event_id`` of the analysis context).
+Where those args are not recorded (PyTorch before 2.1), the ``c10d::`` op that launched the kernel (the op itself or
+one enclosing it: ``c10d::alltoall_base_`` around ``record_param_comms``) gives the type (its name) and the size
+(its tensor arguments' recorded shapes and element types — the rule and its source in
+:mod:`gpulens.analyzers._c10d_sizes`). Without either the type comes from the kernel name
+(``ncclDevKernel_AllReduce_…``) and the size is unknown — counted in ``sizes_unknown``, never summed as 0: a row
+whose sizes are all unknown has ``bytes`` unknown (null), not 0 B.
 
 Bandwidths as nccl-tests defines them (NVIDIA/nccl-tests doc/PERFORMANCE.md): ``algbw = S / t`` with S the
 collective's size (``bytes``) and t its time; ``busbw = algbw × factor(n)`` with n the group size — all-reduce
@@ -34,7 +39,7 @@ COLUMNS = {
     "count": "collective kernels [count]",
     "time_ns": "summed GPU time of those kernels [ns]",
     "exposed_ns": "part of time_ns not overlapped by compute kernels on the same GPU [ns]",
-    "bytes": "summed size S of the collectives whose size is known [bytes]",
+    "bytes": "summed size S of the collectives whose size is known; unknown (null) when none is [bytes]",
     "sizes_unknown": "collectives whose size is not recorded (not counted in bytes) [count]",
     "algbw": "S / t over the collectives of known size [B/s]",
     "busbw": "algbw × nccl-tests bus factor of the type and group size [B/s]",
@@ -43,7 +48,10 @@ SUMMARY = {
     "collectives": "collective kernels [count]",
     "time_ns": "GPU time in collectives [ns]",
     "exposed_ns": "collective time not overlapped by compute [ns]",
-    "with_metadata": "collectives with recorded type and size [count]",
+    "with_metadata": "collectives with recorded type and size (record_param_comms args, or the shapes of the "
+                     "c10d op that launched them) [count]",
+    "sized_by_op_shapes": "of those, sized from the c10d op's recorded shapes (no record_param_comms sizes) "
+                          "[count]",
 }
 _TYPES = (("allreduce", "all_reduce"), ("allgather", "all_gather"), ("reducescatter", "reduce_scatter"),
           ("alltoall", "all_to_all"), ("sendrecv", "send_recv"), ("broadcast", "broadcast"), ("bcast", "broadcast"),
@@ -146,13 +154,31 @@ class Collectives(Analyzer):
                                 columns=cols)
         else:
             info = pd.DataFrame({c: [None] * len(comm) for c in cols})
+        info["bytes"] = pd.array([b if b is not None and b is not pd.NA and b == b else pd.NA for b in info["bytes"]],
+                                 dtype="Int64")
+        # no record_param_comms sizes: the c10d op that launched the kernel (type from its name, size from its
+        # tensor arguments' shapes; _c10d_sizes)
+        lacking = (info["collective"].isna() | info["bytes"].isna()).to_numpy() & comm["op"].notna().to_numpy()
+        by_shapes = np.zeros(len(comm), dtype=bool)
+        if lacking.any():
+            from gpulens.analyzers._c10d_sizes import c10d_ops_of
+            from gpulens.analyzers._optree import op_tree
+
+            ids = pd.array(comm["op"][lacking], dtype="Int64").fillna(-1).to_numpy(dtype=np.int64)
+            c10d = c10d_ops_of(op_tree(timeline)["ops"], ids)
+            rows = np.flatnonzero(lacking)
+            named = c10d["c10d_op"].notna().to_numpy()
+            fill_type = named & info["collective"].isna().to_numpy()[rows]
+            info.loc[rows[fill_type], "collective"] = c10d["c10d_op"].to_numpy()[fill_type]
+            sized = c10d["c10d_bytes"].notna().to_numpy() & info["bytes"].isna().to_numpy()[rows]
+            info.loc[rows[sized], "bytes"] = c10d["c10d_bytes"].to_numpy()[sized]
+            by_shapes[rows[sized]] = True
         has_meta = info["collective"].notna().to_numpy()
         # the type of each distinct recorded type or kernel name, not one regex per collective kernel
         text = np.where(has_meta, info["collective"].to_numpy(dtype=object), comm["name"].to_numpy(dtype=object))
         t_codes, t_uniq = pd.factorize(text)  # missing (None/NaN) → −1: not a str, type "other"
         comm["collective"] = np.array([collective_type(u) for u in t_uniq] + ["other"], dtype=object)[t_codes]
-        comm["bytes"] = pd.array([b if b is not None and b is not pd.NA and b == b else pd.NA for b in info["bytes"]],
-                                 dtype="Int64")
+        comm["bytes"] = pd.array(info["bytes"].to_numpy(), dtype="Int64")
         comm["group_size"] = pd.array([g if g is not None and g is not pd.NA and g == g else pd.NA
                                        for g in info["group_size"]], dtype="Int64")
         def group_label(n: Any, d: Any) -> str:
@@ -167,18 +193,21 @@ class Collectives(Analyzer):
         comm["exposed"] = _exposed(comm, comp)
         known = comm["bytes"].notna().to_numpy()
         comm["known_time"] = np.where(known, comm["time"], 0)
-        comm["bytes0"] = comm["bytes"].fillna(0).astype("int64")
+        comm["bytes_f"] = comm["bytes"].astype("float64")  # NaN: unknown (summed with min_count=1: none known → NaN)
         comm["gs"] = comm["group_size"].astype("float64")
         g = comm.groupby(["rank", "collective", "process_group"], sort=True)
         table = g.agg(group_size=("gs", "max"), count=("time", "size"), time_ns=("time", "sum"),
-                      exposed_ns=("exposed", "sum"), bytes=("bytes0", "sum"),
+                      exposed_ns=("exposed", "sum"), bytes=("bytes_f", lambda b: b.sum(min_count=1)),
                       sizes_unknown=("bytes", lambda s: int(s.isna().sum())),
                       known_time=("known_time", "sum")).reset_index()
         table["algbw"] = np.where(table["known_time"] > 0, table["bytes"] * 1e9 / table["known_time"].clip(lower=1),
                                   np.nan)
         table["busbw"] = table["algbw"] * [bus_factor(t, n) for t, n in zip(table["collective"], table["group_size"])]
         table["group_size"] = pd.array([int(x) if x == x else pd.NA for x in table["group_size"]], dtype="Int64")
+        table["bytes"] = pd.array([int(x) if x == x else pd.NA for x in table["bytes"]], dtype="Int64")
         table = table.sort_values(["rank", "time_ns"], ascending=[True, False], kind="stable")[list(COLUMNS)]
         summary = {"collectives": int(len(comm)), "time_ns": int(comm["time"].sum()),
-                   "exposed_ns": int(comm["exposed"].sum()), "with_metadata": int(has_meta.sum())}
+                   "exposed_ns": int(comm["exposed"].sum()),
+                   "with_metadata": int((has_meta & comm["bytes"].notna().to_numpy()).sum()),
+                   "sized_by_op_shapes": int(by_shapes.sum())}
         return AnalysisResult(self.name, table.reset_index(drop=True), COLUMNS, summary, summary_columns=SUMMARY)

@@ -20,12 +20,18 @@ import pandas as pd
 COLLECTIVE_COLUMNS = ("event_id", "collective", "in_nelems", "out_nelems", "dtype", "bytes", "group_size",
                       "pg_name", "pg_desc", "pg_ranks", "in_split", "out_split")
 
-#: c10 ScalarType name → bytes per element (c10/core/ScalarType.h)
+#: dtype name → bytes per element: c10 ScalarType names (c10/core/ScalarType.h), torch dtype names, and the
+#: element type names Kineto writes in a cpu_op's ``Input type`` (c10 TypeMeta: the demangled C++ type, c10/util/
+#: TypeIndex.h — ``unsigned char`` for uint8, ``signed char`` for int8, ``long``/``long int`` for int64,
+#: ``c10::Half``, ``c10::complex<float>``), compared lower-case without the ``c10::`` prefix
 DTYPE_BYTES = {"float": 4, "double": 8, "half": 2, "bfloat16": 2, "complexfloat": 8, "complexdouble": 16,
                "complexhalf": 4, "byte": 1, "char": 1, "short": 2, "int": 4, "long": 8, "bool": 1,
                "uint16": 2, "uint32": 4, "uint64": 8, "float8_e4m3fn": 1, "float8_e5m2": 1, "float8_e4m3fnuz": 1,
                "float8_e5m2fnuz": 1, "float8_e8m0fnu": 1, "qint8": 1, "quint8": 1, "qint32": 4,
-               "float32": 4, "float64": 8, "float16": 2, "int8": 1, "uint8": 1, "int16": 2, "int32": 4, "int64": 8}
+               "float32": 4, "float64": 8, "float16": 2, "int8": 1, "uint8": 1, "int16": 2, "int32": 4, "int64": 8,
+               "unsigned char": 1, "signed char": 1, "short int": 2, "long int": 8, "long long": 8,
+               "long long int": 8, "unsigned short": 2, "unsigned int": 4, "unsigned long": 8,
+               "complex<float>": 8, "complex<double>": 16, "complex<c10::half>": 4, "complex<half>": 4}
 
 
 def _int(v: Any) -> int | None:
