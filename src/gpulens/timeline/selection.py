@@ -280,11 +280,12 @@ class Selection:
 
     def mark(self, meta: Any) -> Any:
         """``meta`` (a TimelineMeta) with ``selection`` (:meth:`describe`) and ``selection_cuts``
-        (:meth:`cut_edges`) set on each source when this selection cuts time — analyzers read them to tell the
-        selection's edges from the profiler's (a copy; ``meta`` is kept)."""
+        (:meth:`cut_edges`) set on each source when this selection cuts time or keeps only some ranks — analyzers
+        read them to tell the selection's edges from the profiler's, and an empty result names the selection (a
+        copy; ``meta`` is kept)."""
         import dataclasses
 
-        if not self.active or meta is None:
+        if (not self.active and self.ranks is None) or meta is None:  # --ranks alone is a selection too
             return meta
         return dataclasses.replace(meta, sources=[{**s, "selection": self.describe(), "selection_cuts": self.cut_edges()}
                                                   for s in meta.sources])
