@@ -7,28 +7,17 @@ values are hand calculations on the kernel + copy traces below (span = kernel + 
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 import gpulens
 from gpulens.reports import markdown
 from gpulens.reports._answer import NEAR_TIE, answer
+from tests.test_trust_s11_verdict_share import _copies_beside_kernels
 
 
 def _kernel_then_copy(tmp_path, kernel_us: int, copy_us: int):
-    ev = [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9, "ts": 990, "dur": 3,
-           "args": {"correlation": 1}},
-          {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 1000, "dur": kernel_us,
-           "args": {"device": 0, "stream": 7, "correlation": 1}},
-          {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 9, "tid": 9, "ts": 995, "dur": 3,
-           "args": {"correlation": 2}},
-          {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pageable)", "pid": 0, "tid": 7,
-           "ts": 1000 + kernel_us, "dur": copy_us, "args": {"device": 0, "stream": 7, "correlation": 2,
-                                                             "bytes": 1 << 20}}]
-    p = tmp_path / f"k{kernel_us}_c{copy_us}.json"
-    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
-    return p
+    """One kernel of ``kernel_us`` µs, then a copy of ``copy_us`` µs right after it (span = both, no idle)."""
+    return _copies_beside_kernels(tmp_path, copy_us, kernel_us)
 
 
 def test_copies_leading_state_their_own_share(tmp_path):
