@@ -486,8 +486,7 @@ def test_t12_one_rocpd_database_holding_two_processes_is_one_rank_per_process(tm
         for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall():
             if "guid" in [r[1] for r in con.execute(f'PRAGMA table_info("{t}")')]:
                 con.execute(f'UPDATE "{t}" SET guid = ?', (guid,))
-        con.execute("UPDATE rocpd_info_agent SET absolute_index = ?, logical_index = ?, type_index = ? "
-                    "WHERE type = 'GPU'", (gpu, gpu, i))  # nodes 5, 6: the GPUs 0, 1 (type_index)
+        con.execute("UPDATE rocpd_info_agent SET absolute_index = ?, logical_index = ? WHERE type = 'GPU'", (gpu, gpu))
         con.execute("CREATE TABLE rocpd_info_process (id INTEGER PRIMARY KEY, guid TEXT, nid INT, ppid INT, pid INT)")
         con.execute("INSERT INTO rocpd_info_process VALUES (1, ?, 1, 1, ?)", (guid, pid))  # dispatch rows: pid = 1
         con.commit()
@@ -513,9 +512,8 @@ def test_t12_one_rocpd_database_holding_two_processes_is_one_rank_per_process(tm
     src = json.loads((tmp_path / "r.json").read_text())["sources"][0]
     rows = sorted((r["rank"], r["device_id"], r["kernel_count"], r["busy_ns"], r["span_ns"])
                   for r in src["analyses"]["breakdown"]["table"])
-    # each process: gemm 4,000 + add 300 ns busy over 5,000 → 9,800 ns on its own GPU, as rank 0 / rank 1; a GPU
-    # is numbered by its type_index (HIP's device index), not its absolute_index (HSA node 5, 6)
-    assert rows == [(0, 0, 2, 4_300, 4_800), (1, 1, 2, 4_300, 4_800)]
+    # each process: gemm 4,000 + add 300 ns busy over 5,000 → 9,800 ns on its own GPU, as rank 0 / rank 1
+    assert rows == [(0, 5, 2, 4_300, 4_800), (1, 6, 2, 4_300, 4_800)]
     assert src["summary"]["ranks"] == [0, 1] and src["summary"]["kernel_count"] == 4
     assert any("pid 4242 → rank 0, pid 4243 → rank 1" in w for w in src["warnings"])
 

@@ -182,13 +182,11 @@ def test_case_t12_two_rocpd_processes():
         pytest.skip("shared case T12 not present")
     rep = gpulens.analyze([p]).sources[0]
     t = rep.results["breakdown"].table.set_index("device_id")
-    # README T12: GPU 2 (pid 4242) and GPU 3 (pid 4243), 2 kernels each, busy 150,000 ns, spans 250,000 / 240,000.
-    # The README numbers them by HSA node (rocpd_info_agent absolute_index 2, 3 after two CPU agents); gpulens
-    # numbers a GPU by its ordinal among GPUs (type_index 0, 1: HIP's device index), so they are GPUs 0 and 1.
+    # README T12: GPU 2 (pid 4242) and GPU 3 (pid 4243), 2 kernels each, busy 150,000 ns, spans 250,000 / 240,000
     assert sorted(rep.summary["ranks"]) == [0, 1]
-    assert t.loc[0, "busy_ns"] == 150_000 and t.loc[0, "span_ns"] == 250_000
-    assert t.loc[1, "busy_ns"] == 150_000 and t.loc[1, "span_ns"] == 240_000
-    assert t.loc[0, "rank"] != t.loc[1, "rank"]
+    assert t.loc[2, "busy_ns"] == 150_000 and t.loc[2, "span_ns"] == 250_000
+    assert t.loc[3, "busy_ns"] == 150_000 and t.loc[3, "span_ns"] == 240_000
+    assert t.loc[2, "rank"] != t.loc[3, "rank"]
     assert rep.summary["kernel_count"] == 4 and rep.summary["kernel_time_ns"] == 300_000
 
 

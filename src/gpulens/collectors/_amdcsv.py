@@ -80,23 +80,10 @@ def exact_ns(values: list) -> tuple[pd.Series, int, np.ndarray]:
 
 
 def _agent_number(values: pd.Series) -> pd.Series:
-    """rocprofv3 ``Agent_Id`` may read ``1`` or ``Agent 1`` / ``GPU 0``: the last integer in the field; a CPU agent
-    of ``--agent-index type-relative`` (``CPU 0``) is the host, −1."""
+    """rocprofv3 ``Agent_Id`` may read ``1`` or ``Agent 1`` / ``GPU 0``: the last integer in the field."""
     if values.dtype != object:
         return values
-    text = values.astype(str).str.strip()
-    out = text.str.extract(r"(-?\d+)\s*$")[0]
-    return out.mask(text.str.upper().str.startswith("CPU"), "-1")
-
-
-def agent_numbering(values: pd.Series) -> str:
-    """What rocprofv3 agent ids number (``--agent-index``; rocprofiler-sdk ``tests/rocprofv3/agent-index``):
-    ``"gpu"`` when every id names its type (``GPU 0``, ``CPU 1``: type-relative, the ordinal among agents of that
-    type, ``logical_node_type_id``), else ``"agent"`` (``1`` or ``Agent 1``: absolute = ``node_id`` or relative =
-    ``logical_node_id``, both counting the CPU agents)."""
-    text = values.dropna().astype(str).str.strip()
-    text = text[text != ""]
-    return "gpu" if len(text) and bool(text.str.upper().str.match(r"^(GPU|CPU)\b").all()) else "agent"
+    return values.astype(str).str.extract(r"(-?\d+)\s*$")[0]
 
 
 def dispatches_from_rows(path: Path, header: list[str], rows: list[list], kind: str = "kernel",
@@ -132,8 +119,6 @@ def dispatches_from_rows(path: Path, header: list[str], rows: list[list], kind: 
             continue
         else:
             d.cols[key] = pd.to_numeric(_agent_number(s) if key == "device_id" else s, errors="coerce")
-            if key == "device_id" and lower[i] == "agent_id":  # rocprofv3: which agent numbering (agent_numbering)
-                d.device_numbering = agent_numbering(s)
     if "block_x" in d.cols and "block_y" not in d.cols and lower[col_of["block_x"]] in ("wgr", "workgroup_size"):
         d.cols["block_y"] = d.cols["block_z"] = [1] * d.n  # flattened totals
         if "grid_items_x" in d.cols:

@@ -9,10 +9,8 @@ array                     meaning (unit)
 ``name``                  kernel / copy / API name as recorded
 ``kind``                  Timeline kind per row (default ``kernel``)
 ``start_ns``, ``end_ns``  begin / end timestamps (ns, exact integers; NA when not recorded)
-``device_id``             the GPU as the tool numbers it: rocprof v1 ``gpu-id`` (HSA node id, rocminfo ``Node``;
-                          the ordinal in ``meta.devices[*].gpu_index``); rocprofiler-sdk sources (rocprofv3 JSON,
-                          CSV, rocpd) give the GPU's ordinal among GPUs (``logical_node_type_id``, HIP's device
-                          index), never the node id that counts CPU agents too
+``device_id``             HSA node id of the GPU as the tool records it (rocminfo ``Node``, rocprof ``gpu-id``,
+                          rocprofiler-sdk ``node_id``); the GPU ordinal is kept in ``meta.devices[*].gpu_index``
 ``stream_id``             HIP queue (rocprof ``queue-id``) — the GPU's serial execution context
 ``grid_items_{x,y,z}``    grid size in **work-items** as every rocprof writes it (v1 ``grd`` is the flattened
                           total); converted here to workgroups: ``grid_x = ceil(grid_items_x / block_x)``,
@@ -68,10 +66,6 @@ class Dispatches:
     #: counter cells that hold something other than a number (text, a list...), left out of every figure
     unreadable_counter_cells: int = 0
     unreadable_counter_example: str = ""  # the first such cell and its column, for the warning
-    #: what the ``device_id`` numbers are, when a reader cannot settle it itself: ``"gpu"`` (already the GPU's
-    #: ordinal, rocprofv3 ``--agent-index type-relative``: ``GPU 0``), ``"agent"`` (a rocprofv3 agent number that
-    #: counts the CPU agents too, to be mapped with the run's agent records), or ``""`` (settled by the reader)
-    device_numbering: str = ""
 
     def get(self, key: str) -> pd.Series:
         """The array ``key`` as a nullable Int64 Series (all NA when absent). Text is parsed as a number, floats

@@ -11,10 +11,9 @@ maps columns by name so both published layouts work:
   ``rocpd_event.correlation_id``; times either inline (``start``, ``end``) or through ``start_id``/``end_id`` →
   ``rocpd_timestamp.value``; agent/queue either inline (``agent_id``, ``queue_id``) or through ``track_id`` →
   ``rocpd_track``.
-* ``rocpd_info_agent``: ``type`` (CPU/GPU), ``absolute_index`` (HSA node id, counting CPU agents),
-  ``logical_index``, ``type_index`` (the GPU's ordinal among GPUs, rocprofiler-sdk ``logical_node_type_id`` →
-  ``device_id``, HIP's device index), ``product_name``, ``extdata`` (JSON of the rocprofiler-sdk agent record:
-  ``cu_count``, ``wave_front_size``, ``name`` = gfx arch…). A CPU agent (a copy's host side) is the host, −1.
+* ``rocpd_info_agent``: ``type`` (CPU/GPU), ``absolute_index`` (HSA node id → ``device_id``), ``type_index``
+  (GPU ordinal), ``product_name``, ``extdata`` (JSON of the rocprofiler-sdk agent record: ``cu_count``,
+  ``wave_front_size``, ``name`` = gfx arch…).
 * ``rocpd_pmc_event`` (``event_id``, ``pmc_id``, ``value``) + ``rocpd_info_pmc`` (``id``, ``name``) → Counters of the
   dispatch with that ``event_id`` (values of one counter summed).
 * ``rocpd_memory_copy`` (``name_id`` → ``rocpd_string``, ``size``, ``src_agent_id``/``dst_agent_id``) → ``memcpy``.
@@ -33,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gpulens.collectors._amd import device_from_sdk_agent, number_sdk_gpus
+from gpulens.collectors._amd import device_from_sdk_agent
 from gpulens.collectors._dispatch import Dispatches, build_timeline, merge
 from gpulens.collectors._io import describe
 from gpulens.collectors._sqlite import INT, REAL, TEXT, connect_ro, read_typed
@@ -63,7 +62,7 @@ SCHEMA: dict[str, dict[str, str]] = {
     "rocpd_track": {**_ints("id", "agent_id", "queue_id"), "guid": TEXT},
     "rocpd_timestamp": {**_ints("id", "value"), "guid": TEXT},
     "rocpd_event": {**_ints("id", "category_id", "correlation_id"), "guid": TEXT},
-    "rocpd_info_agent": {**_ints("id", "absolute_index", "logical_index", "type_index"), "guid": TEXT, "type": TEXT, "name": TEXT,
+    "rocpd_info_agent": {**_ints("id", "absolute_index", "type_index"), "guid": TEXT, "type": TEXT, "name": TEXT,
                          "generic_name": TEXT, "product_name": TEXT, "extdata": TEXT},
     "rocpd_pmc_event": {**_ints("id", "event_id", "pmc_id"), "value": REAL, "guid": TEXT},
     "rocpd_info_pmc": {"id": INT, "guid": TEXT, "name": TEXT},
@@ -149,47 +148,36 @@ def _times(db: _Db, df: pd.DataFrame) -> tuple[pd.Series, pd.Series, np.ndarray]
 
 
 def _devices(agents: pd.DataFrame | None) -> tuple[list[dict], dict[int, int]]:
-    """GPU device dicts and a map agent row id → the GPU's ordinal (``type_index``; −1 for a CPU agent)."""
-    devices, gpu_of = [], {}
+    """GPU device dicts and a map agent row id → HSA node id."""
+    devices, node_of = [], {}
     if agents is None:
-        return devices, gpu_of
+        return devices, node_of
     for _, a in agents.iterrows():
         try:
             ext = json.loads(a.get("extdata") or "{}")
         except (TypeError, ValueError):
             ext = {}
         rec = {**(ext if isinstance(ext, dict) else {}), "type": a.get("type"), "node_id": a.get("absolute_index"),
-               "logical_node_id": a.get("logical_index"), "logical_node_type_id": a.get("type_index")}
+               "logical_node_type_id": a.get("type_index")}
         rec["product_name"] = a.get("product_name") or rec.get("product_name")
         rec["name"] = rec.get("name") or a.get("name") or a.get("generic_name")
+        if pd.notna(a.get("id")):
+            node_of[int(a["id"])] = int(a["absolute_index"]) if pd.notna(a.get("absolute_index")) else int(a["id"])
         dev = device_from_sdk_agent(rec)
         if dev:
-            dev["agent_row"] = int(a["id"]) if pd.notna(a.get("id")) else None
             devices.append(dev)
-        elif pd.notna(a.get("id")):
-            gpu_of[int(a["id"])] = -1  # a CPU agent: the host side of a copy
-    number_sdk_gpus(devices)
-    for dev in devices:
-        row = dev.pop("agent_row", None)
-        if row is not None:
-            gpu_of[row] = int(dev["device_id"])
-    return devices, gpu_of
+    return devices, node_of
 
 
-def _nodes(db: _Db, df: pd.DataFrame, agent: pd.Series | np.ndarray, gpu_of: dict[int, int]) -> list:
-    """Per row, the GPU ordinal (``type_index``) of the GPU agent ``agent`` (rocpd_info_agent ids of the rows of
-    ``df``), matched with the row's ``guid`` when a database holds several runs (each process numbers its agents
-    from 1: the ids collide in a ``rocpd merge``d database); else :func:`_devices`' ordinal of that agent row (−1
-    for a CPU agent), else the agent id itself."""
+def _nodes(db: _Db, df: pd.DataFrame, agent: pd.Series | np.ndarray, node_of: dict[int, int]) -> list:
+    """Per row, the HSA node id of the GPU agent ``agent`` (rocpd_info_agent ids of the rows of ``df``), matched
+    with the row's ``guid`` when a database holds several runs (each process numbers its agents from 1: the ids
+    collide in a ``rocpd merge``d database); the agent id itself when its row has no node id."""
     agent = pd.Series(np.asarray(agent, dtype=object), index=df.index)
     tmp = pd.DataFrame({"a": agent, **({"guid": df["guid"]} if "guid" in df else {})}, index=df.index)
-    agents = db.read("rocpd_info_agent")
-    gpu = _lookup(tmp, "a", agents, "type_index")
-    typ = _lookup(tmp, "a", agents, "type") if agents is not None and "type" in agents else None
-    if typ is not None:  # a CPU agent's type_index is its ordinal among CPUs: the host, −1
-        gpu = gpu.where(typ.astype(str).str.upper() != "CPU", -1)
-    return [int(n) if pd.notna(n) else (gpu_of.get(int(a), int(a)) if pd.notna(a) else None)
-            for n, a in zip(gpu, agent)]
+    node = _lookup(tmp, "a", db.read("rocpd_info_agent"), "absolute_index")
+    return [int(n) if pd.notna(n) else (node_of.get(int(a), int(a)) if pd.notna(a) else None)
+            for n, a in zip(node, agent)]
 
 
 def _os_pid(db: _Db, df: pd.DataFrame) -> pd.Series:

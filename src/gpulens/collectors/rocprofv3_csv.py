@@ -20,12 +20,8 @@ Files (one per domain, optionally prefixed ``<pid>_``; columns mapped by name, s
   Start_Timestamp, End_Timestamp[, Allocation_Size]``: allocator calls, kept as host events of kind ``other``
   named by ``Operation`` (no GPU work: alone, such a file is a valid output with nothing to analyse).
 
-``device_id`` is the GPU's ordinal among GPUs (HIP's device index, rocprofiler-sdk ``logical_node_type_id``).
-``Agent_Id`` reads ``GPU 0`` under ``--agent-index type-relative`` (that ordinal already; ``CPU 0`` is the host),
-else ``1`` / ``Agent 1``: an agent number that counts the CPU agents too (``absolute`` = ``node_id``, ``relative`` =
-``logical_node_id``, rocprofiler-sdk ``tests/rocprofv3/agent-index``), turned into the GPU's ordinal with the run's
-``agent_info.csv`` (in the folder, or beside a file given alone; :func:`gpu_ordinals`). Without it the number is
-kept as recorded, and a warning says it is an agent number.
+``device_id`` is the number in ``Agent_Id`` (``1``, ``Agent 1`` or ``GPU 0`` depending on ``--agent-index``; the
+default, relative index, equals the HSA node id on usual systems).
 
 A folder holding these files (:class:`RocprofV3CsvDir`) loads as one Timeline of that run; several ``<pid>_`` file
 sets in it are several processes of one job, one rank each (numbered in pid order, with a warning).
@@ -39,8 +35,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gpulens.collectors._amd import device_from_sdk_agent, number_sdk_gpus, sdk_gpu_number
-from gpulens.collectors._amdcsv import NAME_COLUMNS, _agent_number, agent_numbering, dispatches_from_rows
+from gpulens.collectors._amd import device_from_sdk_agent
+from gpulens.collectors._amdcsv import NAME_COLUMNS, dispatches_from_rows
 from gpulens.collectors._csvrows import read_rows
 from gpulens.collectors._ranks import number_rankless
 from gpulens.collectors._dispatch import Dispatches, build_timeline
@@ -88,11 +84,10 @@ def _memcpy(path: Path, header: list[str], rows: list[list]) -> Dispatches:
         d.cols["name"] = ["MEMORY_COPY"] * d.n
     direction = df["direction"].astype(str).str.replace("MEMORY_COPY_", "", regex=False)
     d.cols["copy_kind"] = direction.map(_COPY_KIND).tolist()
-    src, dst = (pd.to_numeric(_agent_number(df[c].astype(object)), errors="coerce") if c in df else None
-                for c in ("source_agent_id", "destination_agent_id"))
+    src = pd.to_numeric(df.get("source_agent_id"), errors="coerce") if "source_agent_id" in df else None
+    dst = pd.to_numeric(df.get("destination_agent_id"), errors="coerce") if "destination_agent_id" in df else None
     if src is not None and dst is not None:
         d.cols["device_id"] = np.where(direction.str.startswith("HOST_TO"), dst, src)
-        d.device_numbering = agent_numbering(pd.concat([df["source_agent_id"], df["destination_agent_id"]]))
     for c in ("size", "bytes", "copy_bytes"):
         if c in df:
             d.cols["bytes"] = pd.to_numeric(df[c], errors="coerce")
@@ -155,44 +150,6 @@ def _other(path: Path, header: list[str], rows: list[list]) -> Dispatches:
     return d
 
 
-def gpu_ordinals(d: Dispatches, devices: list[dict], path: Path, warnings: list[str]) -> None:
-    """Turn the agent numbers in ``d``'s ``device_id`` (``d.device_numbering == "agent"``: ``Agent_Id`` ``1`` /
-    ``Agent 1``) into GPU ordinals with the run's agent records ``devices`` (from ``agent_info.csv``), in place.
-
-    The number is the agent's ``logical_node_id`` (``--agent-index relative``, rocprofv3's default) or its
-    ``node_id`` (``absolute``, and what releases before ``--agent-index`` wrote); both count the CPU agents and are
-    equal when the HSA node ids are contiguous. Where they name different agents, the numbering under which every
-    id is a GPU wins (``logical_node_id`` when both are), with a warning. A number that names no GPU record is kept.
-    Without any record the numbers are kept and a warning says what they are."""
-    if d.device_numbering != "agent" or "device_id" not in d.cols:
-        return
-    d.device_numbering = ""
-    v = d.get("device_id")
-    used = sorted({int(x) for x in v.dropna() if int(x) >= 0})
-    if not used:
-        return
-    if not devices:
-        warnings.append(f"{path}: Agent_Id {', '.join(map(str, used[:4]))} is rocprofv3's agent number, which counts "
-                        "the CPU agents too, not the GPU's index: without the run's agent_info.csv the device ids are "
-                        "kept as recorded")
-        return
-    logical, node = sdk_gpu_number(devices, "logical_node_id"), sdk_gpu_number(devices, "hsa_node_id")
-    use = logical if logical else node
-    if logical and node and any(logical.get(x) != node.get(x) for x in used):
-        use = node if all(x in node for x in used) and not all(x in logical for x in used) else logical
-        warnings.append(f"{path}: Agent_Id read as the agent's {'node_id' if use is node else 'logical_node_id'} "
-                        "(the run's node ids and logical ids name different agents)")
-    d.cols["device_id"] = pd.Series([use.get(int(x), int(x)) if pd.notna(x) and int(x) >= 0 else x for x in v],
-                                    dtype="Int64")
-
-
-def agent_info_beside(path: Path) -> Path | None:
-    """The ``agent_info.csv`` rocprofv3 wrote beside ``path`` (same ``<pid>_`` prefix), or None."""
-    m = _DOMAIN_FILE.match(path.name)
-    sib = path.parent / f"{m.group(1)}agent_info.csv" if m else None
-    return sib if sib is not None and sib != path and sib.is_file() else None
-
-
 def load_file(path: Path, strict: bool = True) -> tuple[str, Dispatches | list, TimelineMeta, list[str]]:
     """Parse one rocprofv3 CSV: (kind, Dispatches or device list, meta, warnings)."""
     header, rows, warnings, size = _rows(path, strict)
@@ -205,7 +162,7 @@ def load_file(path: Path, strict: bool = True) -> tuple[str, Dispatches | list, 
     if kind == "agent":
         low = [h.lower() for h in header]
         devs = [device_from_sdk_agent(dict(zip(low, r))) for r in rows]
-        return kind, number_sdk_gpus([d for d in devs if d]), meta, warnings
+        return kind, [d for d in devs if d], meta, warnings
     if kind == "kernel":
         return kind, dispatches_from_rows(path, header, rows), meta, warnings
     if kind == "counter":
@@ -236,16 +193,6 @@ class RocprofV3Csv(Collector):
             meta.devices = d
             meta.warnings = warnings + [f"{path}: agent description only, no events"]
             return Timeline(meta=meta).validate()
-        sib = agent_info_beside(path) if d.device_numbering == "agent" else None
-        if sib is not None:  # the run's agent records: agent numbers become GPU ordinals, and the GPU is known
-            try:
-                meta.devices = load_file(sib, strict=False)[1]
-            except (TraceFormatError, OSError) as exc:
-                warnings.append(f"{sib}: not read beside {path.name} ({exc})")
-            else:
-                meta.sources[0]["siblings"] = [str(sib)]
-                warnings.append(f"{path}: read with {sib.name} beside it (the agents of the same run)")
-        gpu_ordinals(d, meta.devices, path, warnings)
         tl = build_timeline(d, self.name, path, meta=meta, warnings=warnings)
         if kind == "api":  # launch calls recorded, their kernels in a file not given: say so (as nsys does)
             from gpulens.collectors._nsys_more import incomplete_capture
@@ -352,12 +299,6 @@ class RocprofV3CsvDir(Collector):
                 devices += d
             else:
                 loaded.setdefault(kind, []).append((f, d))
-        notes: list[str] = []
-        for items in loaded.values():  # agent numbers → GPU ordinals, before counters are matched to kernels
-            for f, d in items:
-                gpu_ordinals(d, devices, f, notes)
-        kept = [n for n in notes if "is rocprofv3's agent number" in n]
-        warnings += [n for n in notes if n not in kept] + kept[:1]  # numbers kept: said once for the run
         tls = []
         kernels = loaded.pop("kernel", [])
         counters = loaded.pop("counter", [])

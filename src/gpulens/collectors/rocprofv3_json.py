@@ -17,10 +17,8 @@ is ``{"rocprofiler-sdk-tool": [ {…one process…} ]}`` holding
   ``dispatch_data.dispatch_info`` and ``records`` [{counter_id, value}], summed per counter).
 
 ``name`` = ``formatted_kernel_name`` (the demangled name rocprofv3's CSV shows); the symbol table is kept as
-``tables["kernel_symbols"]`` (kernel_id, formatted/truncated/mangled names, registers). ``device_id`` = the GPU
-agent's ``logical_node_type_id``, its ordinal among the GPUs (HIP device index), not its ``node_id``, which counts the
-CPU agents too (:func:`gpulens.collectors._amd.device_from_sdk_agent`; 908_results: agent 37946 is node 2, GPU 0);
-a copy's CPU side is the host (−1); ``stream_id`` = the HSA queue handle.
+``tables["kernel_symbols"]`` (kernel_id, formatted/truncated/mangled names, registers). ``device_id`` = the agent's
+``node_id``; ``stream_id`` = the HSA queue handle.
 """
 
 from __future__ import annotations
@@ -33,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._json_cut import json_error_text
-from gpulens.collectors._amd import device_from_sdk_agent, number_sdk_gpus, sdk_gpu_number
+from gpulens.collectors._amd import device_from_sdk_agent
 from gpulens.collectors._chrome_json import locate, repair
 from gpulens.collectors._deep import DeepValues
 from gpulens.collectors._dispatch import Dispatches, build_timeline
@@ -238,7 +236,7 @@ def _counters(t: Tool, d: Dispatches, node_of: dict[int, int]) -> None:
 
 
 def _copy_device(r: GenericRecord, name: str, node_of: dict[int, int]) -> int | None:
-    """GPU ordinal of the GPU side of a copy: the destination of host-to-device copies, else the source."""
+    """HSA node of the GPU side of a copy: the destination of host-to-device copies, else the source."""
     agent = r.dst_agent_id if "HOST_TO" in name else r.src_agent_id
     return node_of.get(agent.handle, agent.handle) if agent is not None else None
 
@@ -391,10 +389,10 @@ class RocprofV3Json(Collector):
         warnings: list[str] = [w for w in [deep.warning(path), *notes] if w]
         for t in root.tool:
             agents = _agents(path, t, warnings)
-            devices = number_sdk_gpus([dv for dv in (device_from_sdk_agent(a, 0) for a in agents) if dv])
-            # agent handle → the GPU's ordinal (HIP device index); a CPU agent (a copy's host side) → the host, −1
-            node_of = {_handle(a.get("id")): -1 for a in agents if str(a.get("type")).upper() in ("1", "CPU")}
-            node_of.update(sdk_gpu_number(devices, "agent_handle"))
+            node_of = {_handle(a.get("id")): node for a in agents
+                       for node in [exact_int(a.get("node_id")) if not isinstance(a.get("node_id"), str) else None]
+                       if node is not None}
+            devices = [dv for dv in (device_from_sdk_agent(a, 0) for a in agents) if dv]
             d, symbols, beyond = _kernels(t, node_of)
             if beyond:
                 warnings.append(f"{path}: {beyond} kernel dispatch record(s) dropped: an integer beyond int64")

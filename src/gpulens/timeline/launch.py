@@ -114,8 +114,7 @@ def describe(changed: dict[str, int]) -> str:
 #: ``_bytes``/``_hz``/``_mhz``/``_per_s`` or starting with ``max_``/``l1_``/``l2_``/``lds_``/``smem_`` hold a
 #: non-negative number.
 DEVICE_INT_KEYS = frozenset({"device_id", "rank", "gpu_index", "chip_id", "agent_handle", "num_sms", "num_xcc",
-                             "warp_size", "simd_per_cu", "l2_channels", "regs_per_block", "regs_per_sm",
-                             "hsa_node_id", "logical_node_id"})
+                             "warp_size", "simd_per_cu", "l2_channels", "regs_per_block", "regs_per_sm"})
 #: Device-record keys that hold text.
 DEVICE_TEXT_KEYS = frozenset({"name", "compute_capability", "gfx_arch", "uuid", "vendor", "chip", "bus_location",
                               "hostname", "rocm_version", "compute_partition", "memory_partition"})
