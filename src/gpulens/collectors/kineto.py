@@ -129,7 +129,6 @@ _EMPTY_EVENTS = re.compile(rb'"traceEvents"\s*:\s*\[\s*\]')
 _META_EVENT = re.compile(rb'"ph"\s*:\s*"M"')
 
 
-
 def sync_threads(cols: dict[str, Any]) -> int:
     """Put each synchronisation record (kind ``sync``: Kineto's ``cuda_sync`` category, CUPTI's synchronization
     activity) on the host thread of the runtime call it records, in place; return how many moved.
@@ -168,6 +167,7 @@ def sync_threads(cols: dict[str, Any]) -> int:
     for col in (pid, tid):
         col._data[row], col._mask[row] = col._data[call], False
     return int(moved.sum())
+
 
 class KinetoCollector(Collector):
     """PyTorch Profiler / Kineto Chrome-trace JSON (see module docstring)."""
