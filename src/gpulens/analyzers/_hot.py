@@ -57,14 +57,18 @@ def _hot_kernels(ctx: Any, hs: AnalysisResult | None) -> pd.DataFrame:
     return k.assign(time_ns=reindex_sorted(eff, k.index).to_numpy())
 
 
-def event_counters(timeline: Timeline, event_ids: Iterable[int], metrics: Iterable[str]) -> pd.DataFrame:
+def event_counters(timeline: Timeline, event_ids: Iterable[int], metrics: Iterable[str],
+                   counters: pd.DataFrame | None = None) -> pd.DataFrame:
     """Wide table event_id × metric of the Counters rows for ``event_ids`` (first value per pair; NaN if absent).
+
+    ``counters``: the Counters-shaped rows to read instead of ``timeline.counters`` (the untimed dispatches' of
+    :func:`gpulens.analyzers._untimed.untimed_kernels`, keyed by their ``dispatch_seq``).
 
     Index: the event ids that have at least one of ``metrics`` (sorted, named ``event_id``); columns: the metric
     names present (sorted, named ``metric``); values float64 in each metric's base unit. Built from category codes
     and numpy (no per-row strings): what ``counter_rows(...).drop_duplicates().pivot(...)`` gives.
     """
-    c = timeline.counters
+    c = timeline.counters if counters is None else counters
     ids = np.asarray(event_ids if isinstance(event_ids, np.ndarray) else np.fromiter(event_ids, dtype="int64"),
                      dtype="int64")
     keep = category_mask(c["metric"], set(metrics))
@@ -137,14 +141,34 @@ def short_name(name: str, width: int = 60) -> str:
     return name if len(name) <= width else name[: width - 1] + "…"
 
 
+def untimed_reason(timeline: Timeline, results: Mapping[str, AnalysisResult] | None) -> str | None:
+    """Why a Timeline without kernel events still has no launch to analyse when its kernels are known otherwise —
+    from a per-kernel summary (``results.stats.csv``, nsys / rocprofv3 stats: calls and total time) or from counter
+    rows without timestamps (:mod:`gpulens.analyzers._untimed`): "no kernel launch recorded as an event: the input's
+    1,012 kernel launches are known only from …"; None when no kernel is known at all."""
+    hs = (results or {}).get("hotspots")
+    n = int((hs.summary.get("kernel_count") or 0) if hs is not None else 0)
+    uc = timeline.tables.get("unattached_counters")
+    counted = uc is not None and len(uc) > 0
+    summary = bool(hs is not None and hs.summary.get("from_summary")) or any(
+        t in timeline.tables and len(timeline.tables[t]) for t in ("kernel_summary", "rocprof_stats"))
+    if not (n or counted):
+        return None
+    what = " and ".join(w for w, on in (("a per-kernel summary (calls and total time)", summary),
+                                         ("counter rows without timestamps", counted)) if on)
+    return (f"no kernel launch recorded as an event: the input's {n:,} kernel launch(es) are known only from "
+            if n else "no kernel launch recorded as an event: the kernels are known only from ") + what
+
+
 def no_hot_kernels_reason(timeline: Timeline, results: Mapping[str, AnalysisResult] | None) -> str:
-    """Why :func:`hot_kernels` is empty: no compute kernel at all, or a performance-critical set made only of
-    collectives/copies (e.g. an NCCL kernel holding 94 % of kernel time) — then per-kernel roofline/occupancy
-    questions do not apply to what dominates."""
+    """Why :func:`hot_kernels` is empty: no compute kernel at all; kernels known only from a per-kernel summary or
+    counter rows without timestamps (:func:`untimed_reason` — never "no compute kernels" beside a report that lists
+    their launches); or a performance-critical set made only of collectives/copies (e.g. an NCCL kernel holding
+    94 % of kernel time) — then per-kernel roofline/occupancy questions do not apply to what dominates."""
     from gpulens.analyzers.context import context_of
 
     if not context_of(timeline).mask_of("kernel").any():  # a mask: no kernel frame built just to count it
-        return "no compute kernels in the trace"
+        return untimed_reason(timeline, results) or "no compute kernels in the trace"
     hs = (results or {}).get("hotspots")
     if hs is not None and not hs.skipped and len(hs.table) and "critical" in hs.table:
         crit = hs.table[hs.table["critical"]]

@@ -24,9 +24,14 @@ dram_bytes            gfx90a: 32 · TCC_EA_RDREQ_32B_sum + 64 · (TCC_EA_RDREQ_s
                       + 64 · TCC_EA_WRREQ_64B_sum + 32 · (TCC_EA_WRREQ_sum − TCC_EA_WRREQ_64B_sum);
                       gfx942: 128 · TCC_BUBBLE_sum + 64 · (TCC_EA0_RDREQ_sum − TCC_BUBBLE_sum − TCC_EA0_RDREQ_32B_sum)
                       + 32 · TCC_EA0_RDREQ_32B_sum + 64 · TCC_EA0_WRREQ_64B_sum + 32 · (TCC_EA0_WRREQ_sum −
-                      TCC_EA0_WRREQ_64B_sum)                          ("L2-Fabric Read BW" + "L2-Fabric Write BW")
-dram_pct              dram_bytes / T ÷ the workload's ``hbm_bw`` (sysinfo.csv). rocprof-compute's gfx90a panel
-                      divides by the same ``$hbmBandwidth``; its gfx942 panel uses max_mclk · 32 · HBM channels.
+                      TCC_EA0_WRREQ_64B_sum)                          ("L2-Fabric Read BW" + "L2-Fabric Write BW");
+                      without those request counts, 1,024 · (FETCH_SIZE + WRITE_SIZE), both recorded: rocprof's
+                      derived counters of the same L2–fabric requests in KiB (ROCm/rocprofiler metrics.xml,
+                      rocprofiler-sdk counter_defs.yaml: gfx90a FETCH_SIZE = (32 · RDREQ_32B + 64 · (RDREQ −
+                      RDREQ_32B)) / 1024)
+dram_pct              dram_bytes / T ÷ the workload's ``hbm_bw`` (sysinfo.csv; else the device spec's peak memory
+                      bandwidth). rocprof-compute's gfx90a panel divides by the same ``$hbmBandwidth``; its gfx942
+                      panel uses max_mclk · 32 · HBM channels.
 lds_conflicts         SQ_LDS_BANK_CONFLICT / (SQ_LDS_IDX_ACTIVE − SQ_LDS_BANK_CONFLICT)  ("LDS Bank Conflicts/Access")
 ====================  ==========================================================================================
 
@@ -52,7 +57,7 @@ COUNTERS = ("GRBM_GUI_ACTIVE", "SQ_ACTIVE_INST_VALU", "SQ_VALU_MFMA_BUSY_CYCLES"
             "TCC_HIT_sum", "TCC_MISS_sum", "TCC_REQ_sum", "TCC_EA_RDREQ_sum", "TCC_EA_RDREQ_32B_sum",
             "TCC_EA_WRREQ_sum", "TCC_EA_WRREQ_64B_sum", "TCC_BUBBLE_sum", "TCC_EA0_RDREQ_sum",
             "TCC_EA0_RDREQ_32B_sum", "TCC_EA0_WRREQ_sum", "TCC_EA0_WRREQ_64B_sum", "SQ_LDS_BANK_CONFLICT",
-            "SQ_LDS_IDX_ACTIVE")
+            "SQ_LDS_IDX_ACTIVE", "FETCH_SIZE", "WRITE_SIZE")
 #: figure → counters it names in ``evidence``.
 EVIDENCE = {
     "compute_pct": "max(VALU util = SQ_ACTIVE_INST_VALU, MFMA util = SQ_VALU_MFMA_BUSY_CYCLES) / (GRBM_GUI_ACTIVE/XCDs × CUs)",
@@ -64,6 +69,10 @@ EVIDENCE = {
     "l1_hit_pct": "vL1D hit = 100 − TCP_TCC_*_REQ_sum / TCP_TOTAL_CACHE_ACCESSES_sum",
     "l2_hit_pct": "TCC_HIT_sum / (TCC_HIT_sum + TCC_MISS_sum)",
 }
+
+#: The ``dram_pct`` evidence when the bytes come from rocprof's FETCH_SIZE / WRITE_SIZE (``dram_source``
+#: ``fetch_write``).
+DRAM_FROM_SIZES = "HBM bytes = 1,024 × (FETCH_SIZE + WRITE_SIZE) [KiB] / duration ÷ peak HBM bandwidth"
 
 
 def _col(ctr: pd.DataFrame, name: str) -> np.ndarray:
@@ -84,10 +93,16 @@ def wave_occupancy_pct(ctr: pd.DataFrame, dev: Mapping[str, Any]) -> np.ndarray:
     return 100 * _div(_div(acc, g), np.full(len(ctr), slots))
 
 
-def dispatch_figures(ctr: pd.DataFrame, dur_ns: np.ndarray, dev: Mapping[str, Any]) -> pd.DataFrame:
+def dispatch_figures(ctr: pd.DataFrame, dur_ns: np.ndarray, dev: Mapping[str, Any],
+                     units: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Figures per dispatch (rows of ``ctr``, an event × counter table) for the device record ``dev``
     (``num_sms`` = cu_per_gpu, ``num_xcc`` = num_xcd, ``max_waves_per_cu``, ``max_clock_mhz``,
-    ``hbm_bandwidth_bytes_per_s``, ``l2_channels``, ``gfx_arch``). Columns as the module table; NaN when unknown."""
+    ``hbm_bandwidth_bytes_per_s``, ``l2_channels``, ``gfx_arch``). Columns as the module table; NaN when unknown;
+    ``dram_source`` says where ``dram_bytes`` came from (``tcc_ea``, ``fetch_write`` or ``""``). ``units``: the
+    recorded unit per counter name (``FETCH_SIZE`` / ``WRITE_SIZE``: ``KiB``, or ``bytes``;
+    :func:`gpulens.analyzers._work.size_scale`)."""
+    from gpulens.analyzers._work import size_scale
+
     c = {k: _col(ctr, k) for k in COUNTERS}
     cu = float(dev.get("num_sms") or np.nan)
     xcd = float(dev.get("num_xcc") or 1)
@@ -117,6 +132,13 @@ def dispatch_figures(ctr: pd.DataFrame, dur_ns: np.ndarray, dev: Mapping[str, An
     else:
         out["dram_bytes"] = tcc_ea_bytes(c["TCC_EA_RDREQ_sum"], c["TCC_EA_RDREQ_32B_sum"], c["TCC_EA_WRREQ_sum"],
                                          c["TCC_EA_WRREQ_64B_sum"])
+    ea = ~np.isnan(out["dram_bytes"].to_numpy(dtype=float))
+    fetch, write = c["FETCH_SIZE"], c["WRITE_SIZE"]
+    kib = {m: size_scale((units or {}).get(m, "")) for m in ("FETCH_SIZE", "WRITE_SIZE")}
+    sized = fetch * kib["FETCH_SIZE"] + write * kib["WRITE_SIZE"]  # both directions, or unknown
+    fw = ~ea & ~np.isnan(sized)
+    out["dram_bytes"] = np.where(ea, out["dram_bytes"].to_numpy(dtype=float), sized)
+    out["dram_source"] = np.where(ea, "tcc_ea", np.where(fw, "fetch_write", ""))
     hbm = float(dev.get("hbm_bandwidth_bytes_per_s") or np.nan)
     out["memory_throughput_bps"] = _div(out["dram_bytes"].to_numpy() * 1e9, t)
     out["dram_pct"] = 100 * _div(out["memory_throughput_bps"].to_numpy(), np.full(len(ctr), hbm))

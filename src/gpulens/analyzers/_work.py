@@ -14,9 +14,9 @@ Counter formulas (gpu-facts §1.3–1.4):
   Bytes: ``dram__bytes_read.sum + dram__bytes_write.sum``, else ``dram__bytes.sum``, else
   ``dram__bytes_op_read.sum + dram__bytes_op_write.sum``.
 * rocprof / rocprof-compute: 64 × Σ (``SQ_INSTS_VALU_{ADD,MUL,TRANS}_F*`` + 2 × ``FMA_F*``) + 512 ×
-  Σ ``SQ_INSTS_VALU_MFMA_MOPS_*``. Bytes: ``FETCH_SIZE + WRITE_SIZE`` (rocprof reports kilobytes; used as bytes only
-  when the counter's unit says ``bytes``), else the MI200 HBM formula 32 × ``TCC_EA_RDREQ_32B`` + 64 ×
-  (``TCC_EA_RDREQ`` − ``32B``) + 64 × ``TCC_EA_WRREQ_64B`` + 32 × (``TCC_EA_WRREQ`` − ``64B``) (``_sum`` suffix
+  Σ ``SQ_INSTS_VALU_MFMA_MOPS_*``. Bytes: ``FETCH_SIZE + WRITE_SIZE`` (rocprof reports KiB, × 1,024; used as bytes
+  only when the counter's unit says ``bytes``, :func:`size_scale`), else the MI200 HBM formula
+  32 × ``TCC_EA_RDREQ_32B`` + 64 × (``TCC_EA_RDREQ`` − ``32B``) + 64 × ``TCC_EA_WRREQ_64B`` + 32 × (``TCC_EA_WRREQ`` − ``64B``) (``_sum`` suffix
   accepted); the MI300 (gfx942) spelling ``TCC_EA0_*`` with 128-byte reads counted by ``TCC_BUBBLE``: 128 ×
   ``TCC_BUBBLE`` + 32 × ``TCC_EA0_RDREQ_32B`` + 64 × (``TCC_EA0_RDREQ`` − ``BUBBLE`` − ``RDREQ_32B``) + 32 ×
   (``TCC_EA0_WRREQ`` − ``WRREQ_64B``) + 64 × ``TCC_EA0_WRREQ_64B`` (gpu-facts §1.4); without ``TCC_BUBBLE`` an
@@ -65,13 +65,35 @@ def _col(wide: pd.DataFrame, *names: str) -> pd.Series:
     return pd.Series(np.nan, index=wide.index)
 
 
-def counter_work(timeline: Timeline, event_ids: np.ndarray) -> pd.DataFrame:
+#: rocprof's DRAM byte counters, recorded in KiB (:data:`gpulens.collectors._dispatch.COUNTER_UNITS`).
+SIZE_COUNTERS = ("FETCH_SIZE", "WRITE_SIZE")
+
+
+def size_scale(unit: str) -> float:
+    """Bytes per recorded unit of a rocprof ``FETCH_SIZE`` / ``WRITE_SIZE`` value: 1 when its unit says ``bytes``,
+    else 1,024 — ``KiB``, and ``""`` as older Timelines store them: rocprof defines both as "total kilobytes
+    fetched from / written to the video memory", (bytes) / 1024 (ROCm/rocprofiler ``metrics.xml``)."""
+    return 1.0 if str(unit) == "bytes" else 1024.0
+
+
+def counter_work(timeline: Timeline, event_ids: np.ndarray, counters: pd.DataFrame | None = None,
+                 dur_ns: pd.Series | None = None) -> pd.DataFrame:
     """Work per event from its Counters (columns :data:`WORK_COLUMNS`, indexed by event_id; NaN when absent).
 
     Vectorised: the event × metric values are pivoted once and each formula is a column expression.
+
+    Args:
+        counters: Counters-shaped rows to read instead of ``timeline.counters`` (untimed dispatches,
+            :func:`gpulens.analyzers._untimed.untimed_kernels`); ``dur_ns``: their durations [ns] by id (for ncu's
+            per-cycle rates), else the events' ``dur_ns``.
     """
     pats = (_NCU_FP, _NCU_FP_RATE, _NCU_CYCLES, _NCU_TENSOR, _NCU_FLOPCOUNT, _AMD_VALU, _AMD_MFMA, _BYTES)
-    sub = context_of(timeline).counter_rows(lambda m: any(p.match(m) for p in pats), event_ids)
+    want = lambda m: any(p.match(m) for p in pats)  # noqa: E731
+    if counters is None:
+        sub = context_of(timeline).counter_rows(want, event_ids)
+    else:
+        sub = counters[category_mask(counters["metric"], want) & counters["event_id"].isin(event_ids).to_numpy()]
+        sub = sub.assign(metric=sub["metric"].astype(str))
     idx = pd.Index(event_ids, name="event_id")
     # float columns and object (text) columns made separately: an all-object frame whose float columns are then
     # replaced keeps its first block whole (at 1M hot kernels, 33 MiB held for nothing through roofline)
@@ -83,7 +105,8 @@ def counter_work(timeline: Timeline, event_ids: np.ndarray) -> pd.DataFrame:
     sub = sub.drop_duplicates(["event_id", "metric"])
     ev = timeline.events
     wide = counts_from_rates(sub.pivot(index="event_id", columns="metric", values="value"),
-                             pd.Series(ev["dur_ns"].to_numpy(dtype=float), index=ev["event_id"].to_numpy()))
+                             pd.Series(ev["dur_ns"].to_numpy(dtype=float), index=ev["event_id"].to_numpy())
+                             if dur_ns is None else dur_ns)
     units = dict(zip(sub["metric"], sub["unit"].astype(str)))
     parts: dict[tuple[str, bool], pd.Series] = {}
 
@@ -121,7 +144,7 @@ def counter_work(timeline: Timeline, event_ids: np.ndarray) -> pd.DataFrame:
         x, y = _col(wide, a), _col(wide, b)
         return (x.fillna(0) * scale_a + y.fillna(0) * scale_b).where(x.notna() | y.notna())
 
-    kb = {n: 1 if units.get(n) == "bytes" else 1024 for n in ("FETCH_SIZE", "WRITE_SIZE")}  # rocprof: KB
+    kb = {n: size_scale(units.get(n, "")) for n in SIZE_COUNTERS}  # rocprof: KiB
     by = both("dram__bytes_read.sum", "dram__bytes_write.sum")
     by = by.combine_first(_col(wide, "dram__bytes.sum"))
     by = by.combine_first(both("dram__bytes_op_read.sum", "dram__bytes_op_write.sum"))

@@ -23,9 +23,10 @@ _REGISTRY: dict[str, type["Analyzer"]] = {}
 #: never "unknown" — "roof note: unknown" beside a kernel's known % of roof reads as doubt about that figure.
 #: ``shapes`` and ``dtypes`` are an op's input shapes and dtypes as the profiler records them (compact JSON text,
 #: ``[[141,512],[512,512],[]]`` and ``["c10::BFloat16","c10::BFloat16","Scalar"]``), stored as recorded and shown as
-#: ``[141×512]; [512×512]; –`` and ``bf16 ×2, scalar``.
+#: ``[141×512]; [512×512]; –`` and ``bf16 ×2, scalar``. ``KiB`` is a byte amount a profiler counts in units of
+#: 1,024 bytes and that is kept as recorded (rocprof ``FETCH_SIZE`` / ``WRITE_SIZE``); reporters show it in bytes.
 UNITS: tuple[str, ...] = ("ns", "bytes", "FLOP", "FLOP/s", "B/s", "FLOP/B", "%", "share", "count", "ratio",
-                          "text", "id", "bool", "timestamp", "version", "Hz", "note", "shapes", "dtypes")
+                          "text", "id", "bool", "timestamp", "version", "Hz", "note", "shapes", "dtypes", "KiB")
 
 
 def is_clock_column(column: str) -> bool:

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._groupstats import stable_order
-from gpulens.analyzers._span import TRACE_OFFSET_DOC, durations_unknown, trace_offsets
+from gpulens.analyzers._span import TRACE_OFFSET_DOC, counter_only_reason, durations_unknown, trace_offsets
 from gpulens.analyzers._steps import hot_rows
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.timeline import Timeline
@@ -62,7 +62,8 @@ class KernelDistributions(Analyzer):
         df, names = _hot_frame(timeline, results)
         if not len(df) or durations_unknown(timeline):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
-                                  skipped_reason=UNKNOWN_DURATIONS if len(df) else "no kernels in the trace")
+                                  skipped_reason=UNKNOWN_DURATIONS if len(df) else
+                                  counter_only_reason(timeline) or "no kernels in the trace")
         rows = []
         code = df["code"].to_numpy()
         dur = df["dur_ns"].to_numpy(dtype=float)
@@ -108,7 +109,8 @@ class KernelOutliers(Analyzer):
         df, names = _hot_frame(timeline, results)
         if not len(df) or durations_unknown(timeline):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(OUTLIER_COLUMNS)), OUTLIER_COLUMNS,
-                                  skipped_reason=UNKNOWN_DURATIONS if len(df) else "no kernels in the trace")
+                                  skipped_reason=UNKNOWN_DURATIONS if len(df) else
+                                  counter_only_reason(timeline) or "no kernels in the trace")
         names = np.array(names, dtype=object)
         # against the median of the same kernel launched with the same grid: one name can cover several problem
         # sizes (the H200 workload's 4096³ GEMM, 178 µs, was an "outlier" of its 2048³ side-stream GEMMs, 25 µs)

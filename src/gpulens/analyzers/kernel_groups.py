@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._attribution import attribution_codes
+from gpulens.analyzers._span import counter_only_reason
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import first_rows, int_sums
 from gpulens.timeline import Timeline
@@ -139,7 +140,7 @@ class KernelGroups(Analyzer):
         att, codes = attribution_codes(timeline)
         if not len(att):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
-                                  skipped_reason="no GPU events in the trace")
+                                  skipped_reason=counter_only_reason(timeline) or "no GPU events in the trace")
         t = _group_codes(att, codes)
         total = int(att["time_ns"].sum())
         op_codes, op_values = codes["op"]  # the op column's codes: one test per distinct op, not per row

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._span import counter_only_reason
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.timeline import Timeline
 from gpulens.timeline.names import GRAPH_LAUNCH_RE, LAUNCH_API_RE
@@ -306,7 +307,8 @@ class Launches(Analyzer):
         rt = ev[[c for c in _LAUNCH_COLUMNS if c in ev]].iloc[rows]
         if not len(gpu) and not len(rt):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
-                                  skipped_reason="no GPU events and no launch calls in the trace")
+                                  skipped_reason=counter_only_reason(timeline)
+                                  or "no GPU events and no launch calls in the trace")
         from gpulens.analyzers._optree import gpu_op_links as _gpu_op_links
 
         links = link_gpu_to_launch(timeline)

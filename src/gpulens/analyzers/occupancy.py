@@ -34,6 +34,7 @@ from gpulens.analyzers._groupstats import group_sums_many
 from gpulens.analyzers._occ_launches import Launches
 from gpulens.analyzers._stake import wave_loss_per_launch
 from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, no_hot_kernels_reason, weighted_mean
+from gpulens.analyzers._untimed import untimed_kernels
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.context import first_seen_codes, int_sums, recode_first_seen, sorted_codes, unique_ints
 from gpulens.devices import limits_of_record, main_device, no_spec_reason
@@ -69,6 +70,8 @@ COLUMNS = {
     "calculator_theoretical_pct": "gpulens's calculator figure when it could run, for comparison with ncu's [%]",
 }
 SUMMARY_COLUMNS = {
+    "durations_from_summary": "the launches were profiled without timestamps: each counts its kernel's mean "
+                              "duration from the run's per-kernel summary (analyzers._untimed) [bool]",
     "theoretical_missing": "the launch-configuration fields the input lacks, so theoretical occupancy is unknown "
                            "for some launches (None: computed for all) [text]",
     "vendor": "amd | nvidia | None (unknown): the words the occupancy table uses (blocks per CU or per SM) [text]",
@@ -171,12 +174,14 @@ class OccupancyAnalyzer(Analyzer):
         if lim is None and not timeline.counters["metric"].isin(N.THEORETICAL).any():
             return skip(no_spec_reason(timeline, need_arch=True) if device is None else
                         f"no occupancy rules for architecture {device.arch}")
-        hot = hot_kernels(timeline, results)
-        if not len(hot):
-            return skip(no_hot_kernels_reason(timeline, results))
+        hot, counters = hot_kernels(timeline, results), None
+        if not len(hot):  # dispatches profiled without timestamps stand in for the launches (analyzers._untimed)
+            hot, counters = untimed_kernels(timeline, results)
+            if not len(hot):
+                return skip(no_hot_kernels_reason(timeline, results))
         ids = hot["event_id"].to_numpy()
         ctr = event_counters(timeline, ids, N.ALL + AMD_WAVES + AMD_RESOURCES +
-                             ("kineto.est_achieved_occupancy_pct", AMD_OCCUPANCY_PCT))
+                             ("kineto.est_achieved_occupancy_pct", AMD_OCCUPANCY_PCT), counters)
         if not ctr.index.equals(pd.Index(ids)):  # every hot launch counted, in order (Kineto's estimates): as is
             ctr = ctr.reindex(ids)
         n = len(hot)
@@ -244,7 +249,7 @@ class OccupancyAnalyzer(Analyzer):
             "calculator_disagreements": int(len(dis)),
             "kineto_estimates_compared": kin_cmp, "kineto_estimates_reproduced": kin_ok,
             "kineto_zero_due_to_optin_smem": kin_optin,
-            "theoretical_missing": theo_missing,
+            "theoretical_missing": theo_missing, "durations_from_summary": counters is not None,
         }
         roof = results.get("roofline") if results else None
         roof_rows = {} if roof is None or roof.skipped or not len(roof.table) else {

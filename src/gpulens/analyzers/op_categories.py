@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.analyzers._span import durations_unknown
+from gpulens.analyzers._span import counter_only_reason, durations_unknown
 from gpulens.analyzers._attribution import attribution_codes
 from gpulens.analyzers._categories import CATEGORIES
 from gpulens.analyzers.base import AnalysisResult, Analyzer
@@ -74,7 +74,7 @@ class OpCategories(Analyzer):
         att, codes = attribution_codes(timeline)
         if not len(att):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
-                                  skipped_reason="no GPU events in the trace")
+                                  skipped_reason=counter_only_reason(timeline) or "no GPU events in the trace")
         t = _per_category(att["time_ns"].to_numpy(), *codes["category"], *codes["op"])
         total = float(att["time_ns"].sum())
         t["share"] = t["gpu_time_ns"] / total if total else 0.0

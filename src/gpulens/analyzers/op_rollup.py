@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._span import counter_only_reason
 from gpulens.analyzers._attribution import _codes_of, _compact, _dense, gpu_attribution
 from gpulens.analyzers._categories import op_category
 from gpulens.analyzers._flop_models import op_cost
@@ -199,7 +200,7 @@ class OpRollup(Analyzer):
         att = gpu_attribution(timeline)
         if not len(att):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
-                                  skipped_reason="no GPU events in the trace")
+                                  skipped_reason=counter_only_reason(timeline) or "no GPU events in the trace")
         calls = per_call(timeline)
         if not len(calls):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,

@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 
+from gpulens.analyzers._span import counter_only_reason
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.context import text_series
 from gpulens.analyzers.hotspots import KERNEL_KINDS
@@ -57,7 +58,8 @@ class RankKernels(Analyzer):
         ranks = sorted(int(r) for r in k["rank"].unique()) if len(k) else []
         if len(ranks) < 2:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, {"ranks": ranks},
-                                  skipped_reason=f"{len(ranks)} rank(s) with GPU kernels: nothing to compare")
+                                  skipped_reason=(None if ranks else counter_only_reason(timeline))
+                                  or f"{len(ranks)} rank(s) with GPU kernels: nothing to compare")
         df = pd.DataFrame({"rank": k["rank"].to_numpy("int64"), "name": text_series(k["name"]),
                            "dur": k["dur_ns"].to_numpy("int64")})
         per_rank = df.groupby("rank")["dur"].sum()

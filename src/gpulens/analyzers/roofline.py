@@ -23,6 +23,7 @@ import pandas as pd
 from gpulens.analyzers import _advice
 from gpulens.analyzers._groupstats import group_sums_many
 from gpulens.analyzers._hot import hot_kernels, no_hot_kernels_reason, short_name as _short
+from gpulens.analyzers._untimed import untimed_kernels
 from gpulens.analyzers._work import cache_bytes, counter_work, shape_work
 from gpulens.analyzers._stake import time_at_stake
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
@@ -135,12 +136,19 @@ class Roofline(Analyzer):
         spec = apply_measured_peaks(device, measured)
         if not spec.memory_bandwidth:
             return skip(f"device spec {spec.name} has no memory bandwidth")
-        hot = hot_kernels(timeline, results)
-        if not len(hot):
-            return skip(no_hot_kernels_reason(timeline, results))
+        hot, counters = hot_kernels(timeline, results), None
+        if not len(hot):  # dispatches profiled without timestamps stand in for the launches (analyzers._untimed)
+            hot, counters = untimed_kernels(timeline, results)
+            if not len(hot):
+                return skip(no_hot_kernels_reason(timeline, results))
         ids = hot["event_id"].to_numpy()
-        work = counter_work(timeline, ids)
-        by_shape, stats = shape_work(timeline, hot, self.causal)
+        if counters is None:
+            work = counter_work(timeline, ids)
+            by_shape, stats = shape_work(timeline, hot, self.causal)
+        else:  # no ops to take shapes from: counters only
+            work = counter_work(timeline, ids, counters, pd.Series(hot["dur_ns"].to_numpy(dtype=float), index=ids))
+            by_shape, stats = work.iloc[:, :0].assign(**{c: np.nan for c in work.columns}), \
+                {"linked": 0, "unmodelled": []}
         # launches without FP counters take the FLOPs of their op's shapes; measured DRAM bytes are kept over the
         # shape model's (which counts each tensor once and knows no cache effects)
         missing = work["flops"].isna().to_numpy()
@@ -195,7 +203,8 @@ class Roofline(Analyzer):
         used = {"memory_bandwidth"} | {str(k) for k in table["compute_roof"].dropna()}
         summary["measured_roofs"] = sorted(k for k, f in spec.figures.items() if k in used
                                            and f is not device.figures.get(k) and "measured" in str(f.source))
-        summary["cache_levels"] = self._cache_levels(timeline, hot, work, spec, measured)
+        summary["cache_levels"] = self._cache_levels(timeline, hot, work, spec, measured) if counters is None else []
+        summary["durations_from_summary"] = counters is not None
         summary["vendor"] = _advice.vendor_of(timeline, device)  # the words of the advice (ncu or rocprof-compute)
         basis = "roofline on assumed peaks" if summary["device_assumed"] else "roofline"
         table["bound_basis"] = pd.Series(np.where(table["bound"].notna(), basis, None), index=table.index,

@@ -31,6 +31,7 @@ import pandas as pd
 from gpulens.analyzers import _advice
 from gpulens.analyzers import _sol_amd, _sol_nvidia
 from gpulens.analyzers._hot import HOT_COLUMNS, device_record, event_counters, no_hot_kernels_reason, weighted_mean
+from gpulens.analyzers._untimed import MEAN_DURATION, untimed_kernels
 from gpulens.timeline.percent import IMPOSSIBLE_DOC, IMPOSSIBLE_KEY, unknown_above_100
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers._stake import time_at_stake
@@ -77,6 +78,10 @@ FIG_WORDS = {"compute_pct": "compute", "memory_pct": "memory", "dram_pct": "DRAM
 _FIGS = ["compute_pct", "memory_pct", "dram_pct", "dram_measured_pct", "l1_pct", "l2_pct", "l1_hit_pct", "l2_hit_pct",
          "achieved_occupancy_pct", "tensor_pct", "issue_slot_pct", "elapsed_cycles", "dram_bytes", "memory_throughput"]
 
+
+#: Every counter a speed-of-light figure reads (:mod:`._sol_nvidia`, :mod:`._sol_amd`).
+_SOL_NAMES = frozenset({m for opts in _sol_nvidia.METRICS.values() for m, _ in opts}
+                       | {m for parts in _sol_nvidia.DRAM_PARTS for m in parts} | set(_sol_amd.COUNTERS))
 
 #: At or above this % of peak a unit is saturated whatever the other side does: Nsight Compute's SOLBottleneck rule
 #: ("greater than 80.0% of the available compute or memory performance of the device"). Below it, a bound needs
@@ -143,13 +148,20 @@ class SpeedOfLightAnalyzer(Analyzer):
 
         no_counters = ("no speed-of-light counters (collect " + _advice.for_vendor(
             _advice.vendor_of(timeline, device), "ncu --section SpeedOfLight", "a rocprof-compute workload") + ")")
-        if not context_of(timeline).mask_of("kernel").any():
-            return skip(no_hot_kernels_reason(timeline, results))
-        k = self._counted_kernels(timeline)
+        counters = timeline.counters
+        untimed = not context_of(timeline).mask_of("kernel").any()
+        if untimed:  # dispatches profiled without timestamps stand in for the launches (analyzers._untimed)
+            k, counters = untimed_kernels(timeline, results, critical_only=False)
+            if not len(k):
+                return skip(no_hot_kernels_reason(timeline, results))
+            k = k[np.isin(k["event_id"].to_numpy(),
+                          counters["event_id"].to_numpy()[category_mask(counters["metric"], _SOL_NAMES)])]
+        else:
+            k = self._counted_kernels(timeline)
         if not len(k):
             return skip(no_counters)
         ids = k["event_id"].to_numpy()
-        nv, nv_src = _sol_nvidia.launch_figures(timeline.counters, ids)
+        nv, nv_src = _sol_nvidia.launch_figures(counters, ids)
         nv = nv.rename(columns={"memory_throughput_bps": "memory_throughput"})
         nv_src = nv_src.rename(columns={"memory_throughput_bps": "memory_throughput"})
         dur = k["dur_ns"].to_numpy(dtype=float)
@@ -176,23 +188,30 @@ class SpeedOfLightAnalyzer(Analyzer):
             for i in np.flatnonzero(use):
                 what = nv_src.iloc[i]["memory_throughput"] or f"({nv_src.iloc[i]['dram_bytes']}) / duration"
                 ev[i] += f"; DRAM derived: {what} / {who}"
-        amd = self._amd(timeline, k, ids, dur)
+        amd = self._amd(timeline, k, ids, dur, counters, device)
         if amd is not None:
             is_amd = amd["compute_pct"].notna().to_numpy() | amd["dram_pct"].notna().to_numpy() | \
-                amd["achieved_occupancy_pct"].notna().to_numpy()
+                amd["achieved_occupancy_pct"].notna().to_numpy() | amd["dram_bytes"].notna().to_numpy()
             for f in _FIGS:
                 col = "memory_throughput_bps" if f == "memory_throughput" else f
                 if col in amd:
                     per.loc[is_amd, f] = amd[col].to_numpy(dtype=float)[is_amd]
             per.loc[is_amd, "vendor"] = "amd"
+            per.loc[is_amd, "dram_assumed"] = amd["dram_assumed"].to_numpy(dtype=bool)[is_amd]
             hbm = self._measured_hbm(timeline)
             if hbm:
                 per.loc[is_amd, "dram_measured_pct"] = 100 * per.loc[is_amd, "memory_throughput"] / hbm
+            src, bw_of = amd["dram_source"].to_numpy(dtype=object), amd["bandwidth_source"].to_numpy(dtype=object)
             for i in np.flatnonzero(is_amd):
-                ev[i] = "; ".join(f"{FIG_WORDS.get(f, f)}: {t}" for f, t in _sol_amd.EVIDENCE.items()
-                                  if not np.isnan(per.at[i, f]))
+                ev[i] = "; ".join(f"{FIG_WORDS.get(f, f)}: {self._amd_evidence(f, t, src[i], bw_of[i])}"
+                                  for f, t in _sol_amd.EVIDENCE.items() if not np.isnan(per.at[i, f]))
                 if hbm and not np.isnan(per.at[i, "dram_measured_pct"]):
                     ev[i] += f"; DRAM (measured peak): HBM bytes / duration ÷ measured HBMBw {hbm / 1e9:.1f} GB/s"
+                if src[i] == "fetch_write" and np.isnan(per.at[i, "dram_pct"]):
+                    ev[i] += ("; " if ev[i] else "") + "DRAM bytes: 1,024 × (FETCH_SIZE + WRITE_SIZE) [KiB] (no " \
+                                                       "DRAM %: the duration or the HBM peak is unknown)"
+                if untimed and ev[i]:
+                    ev[i] += f"; duration: {MEAN_DURATION}"
         per["evidence"] = ev
         have = per[_FIGS].notna().any(axis=1)
         per = per[have.to_numpy()].reset_index(drop=True)
@@ -201,12 +220,14 @@ class SpeedOfLightAnalyzer(Analyzer):
         table = self._aggregate(per)
         impossible = unknown_above_100(table)
         summary = {"kernels": int(len(table)), "launches": int(len(per)),
-                   IMPOSSIBLE_KEY: impossible,
+                   IMPOSSIBLE_KEY: impossible, "durations_from_summary": untimed,
                    "bound_counts": {b: int((table["bound"] == b).sum())
                                     for b in ("compute", "memory", "latency", "unknown")},
                    "latency_threshold_pct": LATENCY_BELOW_PCT}
         return AnalysisResult(self.name, table, COLUMNS, summary, summary_columns={
             "kernels": "kernels with speed-of-light counters [count]",
+            "durations_from_summary": "the launches were profiled without timestamps: each counts its kernel's mean "
+                                      "duration from the run's per-kernel summary (analyzers._untimed) [bool]",
             IMPOSSIBLE_KEY: IMPOSSIBLE_DOC,
             "latency_threshold_pct": "below this % of peak on both sides a kernel is latency-bound [%]"})
 
@@ -222,9 +243,7 @@ class SpeedOfLightAnalyzer(Analyzer):
         """
         ctx = context_of(timeline)
         c = timeline.counters
-        names = {m for opts in _sol_nvidia.METRICS.values() for m, _ in opts} | \
-            {m for parts in _sol_nvidia.DRAM_PARTS for m in parts} | set(_sol_amd.COUNTERS)
-        with_sol = np.unique(c["event_id"].to_numpy()[category_mask(c["metric"], names)])
+        with_sol = np.unique(c["event_id"].to_numpy()[category_mask(c["metric"], _SOL_NAMES)])
         ev = timeline.events
         keep = ctx.mask_of("kernel") & np.isin(ev["event_id"].to_numpy(), with_sol)
         k = ev.loc[keep, list(HOT_COLUMNS)]
@@ -280,16 +299,50 @@ class SpeedOfLightAnalyzer(Analyzer):
         return "; ".join(f"{FIG_WORDS.get(f, f)}: {m}" for f, m in src.items() if m)
 
     @staticmethod
-    def _amd(timeline: Timeline, k: pd.DataFrame, ids: np.ndarray, dur: np.ndarray) -> pd.DataFrame | None:
-        ctr = event_counters(timeline, ids, _sol_amd.COUNTERS)
-        if not len(ctr.columns) or "GRBM_GUI_ACTIVE" not in ctr:
+    def _amd_evidence(fig: str, text: str, dram_source: str, bandwidth: str) -> str:
+        """The evidence of one AMD figure: :data:`_sol_amd.EVIDENCE`'s, the DRAM % told from its byte counters
+        (``dram_source``) and bandwidth (``bandwidth``: the spec that gave it, "" for sysinfo's ``hbm_bw``)."""
+        if fig == "dram_pct" and dram_source == "fetch_write":
+            text = _sol_amd.DRAM_FROM_SIZES
+        if fig == "dram_pct" and bandwidth:
+            text = text.replace("sysinfo hbm_bw", bandwidth).replace("peak HBM bandwidth", bandwidth)
+        return text
+
+    @staticmethod
+    def _amd(timeline: Timeline, k: pd.DataFrame, ids: np.ndarray, dur: np.ndarray, counters: pd.DataFrame,
+             device: Any = None) -> pd.DataFrame | None:
+        """:func:`_sol_amd.dispatch_figures` per launch of ``k`` (its counters in ``counters``), on each launch's
+        device record; a record without an HBM peak (rocprof v1 has no sysinfo.csv), CU count or clock takes the
+        AMD device spec's. Plus ``dram_assumed`` (the HBM peak is an assumed GPU's: shown, never deciding) and
+        ``bandwidth_source`` (the spec the HBM peak came from, "" when the record had it). None without
+        rocprof-compute's ``GRBM_GUI_ACTIVE`` or rocprof's ``FETCH_SIZE`` + ``WRITE_SIZE``."""
+        ctr = event_counters(timeline, ids, _sol_amd.COUNTERS, counters)
+        if not len(ctr.columns) or not ("GRBM_GUI_ACTIVE" in ctr or {"FETCH_SIZE", "WRITE_SIZE"} <= set(ctr.columns)):
             return None
         ctr = ctr.reindex(ids)
+        c = counters[category_mask(counters["metric"], ("FETCH_SIZE", "WRITE_SIZE"))]
+        units = dict(zip(c["metric"].astype(str), c["unit"].astype(str)))
+        spec = device if device is not None and getattr(device, "vendor", None) == "amd" else None
+        assumed = bool(spec is not None and (getattr(spec, "assumed", False) or "assumed" in (spec.note or "")))
         parts = []
         for (rank, dev), g in k.assign(_i=np.arange(len(k))).groupby(["rank", "device_id"], sort=False):
-            rec = device_record(timeline, int(rank), int(dev))
-            parts.append(_sol_amd.dispatch_figures(ctr.iloc[g["_i"].to_numpy()], dur[g["_i"].to_numpy()], rec)
-                         .set_axis(g["_i"].to_numpy()))
+            rec = dict(device_record(timeline, int(rank), int(dev)))
+            from_spec = ""
+            if spec is not None:
+                if not rec.get("hbm_bandwidth_bytes_per_s") and spec.memory_bandwidth:
+                    rec["hbm_bandwidth_bytes_per_s"] = spec.memory_bandwidth
+                    from_spec = (f"{'the ASSUMED ' if assumed else ''}{spec.name}'s peak "
+                                 f"{spec.memory_bandwidth / 1e9:.0f} GB/s")
+                for key, val in (("num_sms", spec.num_sms), ("max_clock_mhz", spec.figure_value("clock_mhz")),
+                                 ("gfx_arch", spec.gfx_arch)):
+                    if not rec.get(key) and val:
+                        rec[key] = val
+            fig = _sol_amd.dispatch_figures(ctr.iloc[g["_i"].to_numpy()], dur[g["_i"].to_numpy()], rec, units)
+            fig["dram_assumed"] = bool(from_spec) and assumed
+            if bool(from_spec) and assumed:  # an assumed GPU's HBM peak is shown, never the memory side's figure
+                fig["memory_pct"] = np.fmax(fig["l1_pct"], fig["l2_pct"])
+            fig["bandwidth_source"] = from_spec
+            parts.append(fig.set_axis(g["_i"].to_numpy()))
         return pd.concat(parts).sort_index()
 
     @staticmethod

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._groupstats import stable_order
-from gpulens.analyzers._span import CLOCK_GAP_NS, clock_domain_of, clock_windows
+from gpulens.analyzers._span import CLOCK_GAP_NS, clock_domain_of, clock_windows, counter_only_reason
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import context_of, strings
 from gpulens.analyzers.intervals import key_codes
@@ -272,7 +272,7 @@ class StreamTimeline(Analyzer):
         if not df.ng:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   {"event_count": 0, "segment_count": 0, "decimated": False, "bin_ns": 0},
-                                  skipped_reason="no GPU events in the trace")
+                                  skipped_reason=counter_only_reason(timeline) or "no GPU events in the trace")
         keys = ["rank", "device_id", "stream_id", "thread_id"]
         lane = df.lane
         n_lanes = int(lane.max()) + 1

@@ -632,8 +632,9 @@ class Verdicts(Analyzer):
                 f"({fmt_ns(und['time_ns'].sum(min_count=1))} of GPU time). {steps[0] if steps else ''}".strip(),
                 severity="info", category="undetermined", key="undetermined", action=steps[0] if steps else ""))
         t["time_at_stake_ns"] = t["time_at_stake_ns"].astype("Int64")
+        uc = timeline.tables.get("unattached_counters")  # counters of dispatches without timestamps are counters
         summary = self._run_summary(t, results, findings, busy_unknown_reason(timeline) is not None,
-                                    has_counters=bool(len(timeline.counters)))
+                                    has_counters=bool(len(timeline.counters)) or bool(uc is not None and len(uc)))
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
 
     @staticmethod

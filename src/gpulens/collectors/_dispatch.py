@@ -22,12 +22,16 @@ array                     meaning (unit)
 
 Resources without a Timeline column become Counters rows of their dispatch: ``arch_vgpr``, ``accum_vgpr``,
 ``sgpr`` (registers, unit ``""``), ``scratch_bytes`` (private segment per work-item, unit ``bytes``), ``wave_size``.
-``regs_per_thread`` = arch + accum VGPRs (unified register file on gfx90a and later).
+``regs_per_thread`` = arch + accum VGPRs (unified register file on gfx90a and later). Hardware counters keep the
+tool's value and name their unit where the tool documents one (:data:`COUNTER_UNITS`: ``FETCH_SIZE`` and
+``WRITE_SIZE`` are KiB); others have unit ``""``.
 
 Rows that cannot be events (no timestamps, an unreadable timestamp — recorded but not an integer ns within int64,
 such as ``abc``, ``1e400`` or ``2^64`` —, end before start, zero timestamp, or a zero duration produced by
 timestamps written in scientific notation) go to ``rejected`` with the reason; their counters are kept in the side
-table ``tables["unattached_counters"]`` (:data:`UNATTACHED_COLUMNS`) so a later join can still place them.
+table ``tables["unattached_counters"]`` (:data:`UNATTACHED_COLUMNS`) so a later join can still place them, and the
+launch configuration of those that are kernels in ``tables["untimed_launches"]`` (:data:`UNTIMED_COLUMNS`, the
+Timeline's units: grid in workgroups, LDS bytes), so a counter pass without timestamps still has its occupancy.
 """
 
 from __future__ import annotations
@@ -46,6 +50,23 @@ from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, REJECTED_COLUMNS, T
 
 #: Columns of ``tables["unattached_counters"]``: counters of dispatches that are not events.
 UNATTACHED_COLUMNS = ("dispatch_seq", "name", "device_id", "metric", "value", "unit", "source", "reason")
+
+#: Columns of ``tables["untimed_launches"]``: launch configuration of kernel dispatches that are not events (one row
+#: per dispatch, ``dispatch_seq`` as in ``unattached_counters``; the event columns' meaning and units).
+UNTIMED_COLUMNS = ("dispatch_seq", "name", "kind", "rank", "device_id", "grid_x", "grid_y", "grid_z", "block_x",
+                   "block_y", "block_z", "regs_per_thread", "smem_static_bytes", "source", "reason")
+#: Units of AMD counters whose value is not a plain count, as the tools define them. ``FETCH_SIZE`` / ``WRITE_SIZE``
+#: (rocprof v1 aliases ``FetchSize`` / ``WriteSize``): "The total kilobytes fetched from / written to the video
+#: memory", expression (bytes) / 1024 — ROCm/rocprofiler ``test/tool/metrics.xml`` and rocprofiler-sdk
+#: ``counter_defs.yaml`` (gfx9/gfx90a/gfx942/gfx11 alike): KiB of 1,024 bytes, kept as the tool wrote them.
+COUNTER_UNITS = {"FETCH_SIZE": "KiB", "WRITE_SIZE": "KiB", "FetchSize": "KiB", "WriteSize": "KiB"}
+
+
+def counter_unit(metric: str) -> str:
+    """The unit of AMD hardware counter ``metric`` as recorded (:data:`COUNTER_UNITS`), ``""`` when none is
+    documented (counts, ratios)."""
+    return COUNTER_UNITS.get(str(metric), "")
+
 
 RESOURCE_METRICS = (("arch_vgpr", ""), ("accum_vgpr", ""), ("sgpr", ""), ("scratch_bytes", "bytes"),
                     ("wave_size", ""))
@@ -297,7 +318,7 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
 
     metrics = [(m, u, d.get(m).astype("float64").to_numpy(na_value=np.nan)) for m, u in RESOURCE_METRICS
                if m in d.cols]
-    metrics += [(m, "", np.asarray(v, dtype="float64")) for m, v in d.pmc.items()]
+    metrics += [(m, counter_unit(m), np.asarray(v, dtype="float64")) for m, v in d.pmc.items()]
     event_of_row = np.full(n, -1, dtype="int64")
     event_of_row[idx] = np.arange(nv)
     c_eid, c_metric, c_val, c_unit = [], [], [], []
@@ -337,6 +358,9 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
             "dispatch_seq": rows, "name": names.to_numpy()[rows], "device_id": dev.to_numpy()[rows].astype("int64"),
             "metric": u_metric, "value": np.concatenate(u_val), "unit": [u for p in u_unit for u in p],
             "source": source, "reason": reason.to_numpy()[rows]})
+    untimed = _untimed_launches(d, names, kinds, dev, valid, non_work, reason, rank, source)
+    if untimed is not None:
+        tables["untimed_launches"] = untimed
     meta.warnings = list(warnings or []) + meta.warnings
     if negative:
         meta.warnings.append(f"{path}: {negative} negative size or count value(s) (workgroup, grid, LDS, registers, "
@@ -356,3 +380,32 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
                              + (f"; their {sum(len(r) for r in u_rows)} counter value(s) are kept as per-kernel "
                                 "counters (the kernel counters table)" if u_rows else ""))
     return Timeline(events, counters, rejected, meta, tables).validate()
+
+
+def _untimed_launches(d: Dispatches, names: pd.Series, kinds: pd.Series, dev: pd.Series,
+                      valid: np.ndarray, non_work: np.ndarray, reason: pd.Series, rank: int,
+                      source: str) -> pd.DataFrame | None:
+    """``tables["untimed_launches"]`` (:data:`UNTIMED_COLUMNS`): the launch configuration of the kernel rows that
+    are not events (no timestamps…), in the event columns' units; None when there is none or the source records no
+    configuration."""
+    rows = np.flatnonzero(~valid & ~non_work & kinds.isin(["kernel", "comm"]).to_numpy())
+    keys = ("grid_items_x", "block_x", "lds_bytes", "arch_vgpr")
+    if not len(rows) or not any(k in d.cols for k in keys):
+        return None
+    out: dict[str, Any] = {"dispatch_seq": rows, "name": names.to_numpy()[rows], "kind": kinds.to_numpy()[rows],
+                           "rank": np.full(len(rows), rank, dtype="int64"),
+                           "device_id": dev.to_numpy()[rows].astype("int64")}
+    b = {ax: d.get(f"block_{ax}") for ax in "xyz"}
+    for ax in "xyz":
+        out[f"grid_{ax}"] = _grid_groups(d.get(f"grid_items_{ax}"), b[ax]).to_numpy()[rows] \
+            if f"grid_items_{ax}" in d.cols else pd.array([pd.NA] * len(rows), dtype="Int64")
+        out[f"block_{ax}"] = b[ax].to_numpy()[rows]
+    arch, accum = d.get("arch_vgpr"), d.get("accum_vgpr")
+    out["regs_per_thread"] = (arch + accum.fillna(0)).to_numpy()[rows]
+    out["smem_static_bytes"] = d.get("lds_bytes").to_numpy()[rows]
+    out["source"] = source
+    out["reason"] = reason.to_numpy()[rows]
+    t = pd.DataFrame(out)
+    for c in ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "regs_per_thread", "smem_static_bytes"):
+        t[c] = pd.array(t[c], dtype="Int64")
+    return t[list(UNTIMED_COLUMNS)]

@@ -10,6 +10,8 @@ ns          time with an SI prefix: ``812 ns``, ``1.23 µs``, ``5.00 ms``, ``2.3
 %           ``12.3 %`` (a 0–100 figure)
 share       ``12.3 %`` (a 0–1 fraction × 100)
 bytes       decimal SI: ``512 B``, ``1.50 MB`` (as vendors quote memory traffic)
+KiB         a byte amount recorded in units of 1,024 bytes (rocprof ``FETCH_SIZE``), shown as bytes: ``3,771,551`` →
+            ``3.86 GB``
 FLOP        ``1.23 GFLOP``;  FLOP/s ``12.7 TFLOP/s``;  B/s ``3.35 TB/s``;  FLOP/B ``90.9 FLOP/B``
 count       thousands separators: ``1,234``
 ratio       3 significant digits: ``1.23``
@@ -287,7 +289,8 @@ def fmt_unit(v: Any, unit: str) -> str:
         return f"{f:.1f} %"
     if unit == "share":
         return f"{100 * f:.1f} %"
-    if unit == "bytes":
+    if unit in ("bytes", "KiB"):
+        f = f * 1024 if unit == "KiB" else f
         return fmt_si(f, "B") if abs(f) >= 1000 else f"{f:.0f} B"
     if unit == "capacity":
         return fmt_capacity(f)
