@@ -284,6 +284,38 @@ def launch_call_mask(timeline: Timeline) -> np.ndarray:
     return ctx.memo("launch_call_mask", compute)
 
 
+def lost_launches(calls: pd.DataFrame, empty: np.ndarray, gpu_per_call: np.ndarray) -> dict | None:
+    """The launch calls whose correlation id matches no GPU event, outside any stream capture (``empty``) — work that
+    was launched but whose GPU record the capture lost — or None when there are none.
+
+    Args:
+        calls: launch-call rows of the events table (``start_ns``, ``correlation_id``).
+        empty: per call, it carries a correlation id, was not captured into a graph, and matched no GPU event.
+        gpu_per_call: per call, the GPU events linked to it.
+
+    Returns:
+        ``calls`` (count), ``ids`` (" (correlation A–B)" or ""), ``where`` (", all after the last launch whose
+        kernel was recorded" when every lost call follows every linked one, else ""), ``cause`` (a sentence).
+    """
+    if not empty.any():
+        return None
+    start = calls["start_ns"].to_numpy(dtype="int64")
+    corr = calls["correlation_id"].to_numpy(dtype="float64", na_value=np.nan)[empty]
+    corr = corr[~np.isnan(corr)]
+    ids = f" (correlation {int(corr.min())}–{int(corr.max())})" if len(corr) else ""
+    linked = gpu_per_call > 0
+    tail = bool(linked.any()) and start[empty].min() > start[linked].max()
+    if tail:
+        where, cause = (", all after the last launch whose GPU work was recorded",
+                        "the capture stopped before their kernels ran (or before their records were flushed).")
+    elif not linked.any():
+        where, cause = "", "no GPU work of these calls was recorded (device activity tracing off or lost)."
+    else:
+        where, cause = "", ("the profiler lost their GPU records (activity buffers dropped, or the records were "
+                            "filtered out of this export).")
+    return {"calls": int(empty.sum()), "ids": ids, "where": where, "cause": cause}
+
+
 #: Columns of the launch calls that :class:`Launches` reads (with :func:`captured_calls`).
 _LAUNCH_COLUMNS = ("event_id", "name", "start_ns", "dur_ns", "rank", "pid", "tid", "correlation_id")
 
@@ -385,6 +417,15 @@ class Launches(Analyzer):
                 "(the trace was merged or edited, or the profiler's ids wrapped). Their GPU work is linked to the "
                 "earliest call, so launch latencies, launch-bound verdicts and the idle causes that follow the links "
                 "may be wrong for them.", severity="warning", category="data-quality"))
+        lost = lost_launches(rt, t["empty"].to_numpy() & ~captured, gpu_per_call)
+        if lost is not None and not replayed_for_counters(timeline):
+            summary["launch_calls_lost"] = lost["calls"]
+            findings.append(Finding(
+                f"{lost['calls']} of {len(rt)} launch call(s) have no GPU record{lost['where']}",
+                f"Their correlation ids{lost['ids']} match no kernel, copy or fill in the trace: {lost['cause']} The "
+                "GPU time, busy share and verdict cover only the work that was recorded; profile a window that ends "
+                "after the GPU drains (a final torch.cuda.synchronize() inside the profiled region, or a longer nsys "
+                "/ rocprof capture).", severity="warning", category="data-quality"))
         if summary["launch_calls_captured"]:
             n, m = summary["launch_calls_captured"], summary["launch_calls"]
             findings.append(Finding(

@@ -325,6 +325,10 @@ def answer(s: Any) -> Answer:
     if captured and 2 * captured >= int(ln.summary.get("launch_calls") or 0):  # mostly a CUDA/HIP graph capture
         busy += (f"; but {captured} of the {ln.summary['launch_calls']} launch calls were captured into a CUDA/HIP "
                  "graph, not run: the trace records graph capture, and the captured work's GPU time is not in it")
+    lost = int(ln.summary.get("launch_calls_lost") or 0) if ln is not None and not ln.skipped else 0
+    if lost:  # launched work the capture did not record (analyzers.launches.lost_launches): the figures miss it
+        busy += (f"; but {lost} of the {ln.summary['launch_calls']} launch calls have no GPU record (the capture "
+                 "lost or cut off their work): the figures cover only the GPU work recorded")
     if verdict == "undetermined":  # why there is no verdict, in the sentence that would have given it
         why = vd.summary.get("basis") if vd is not None and not vd.skipped else None
         if not why and bn is not None and not bn.skipped and bn.summary.get("verdict_evidence"):
