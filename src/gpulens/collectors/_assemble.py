@@ -325,7 +325,7 @@ def _finish_inputs(parts: list[Parts], events: pd.DataFrame, rows: np.ndarray) -
     for i, p in enumerate(parts):
         if p.incomplete is None or has_gpu[i]:
             continue
-        sentence = incomplete_capture(events.iloc[starts[i]:starts[i + 1]], *p.incomplete)
+        sentence = incomplete_capture(events.iloc[starts[i]:starts[i + 1]], *p.incomplete, rejected=p.rejected)
         if sentence:
             path = p.meta.sources[0].get("path")
             p.meta.warnings.insert(p.warn_at, f"{path}: incomplete capture: {sentence}")

@@ -71,13 +71,17 @@ def graph_trace(db: Any, common: Any, gpu: Any, kernel_corr: set[int]) -> tuple[
     return gpu(df, "kernel"), None
 
 
-def incomplete_capture(events: pd.DataFrame, missing: str, advice: str) -> str | None:
+def incomplete_capture(events: pd.DataFrame, missing: str, advice: str,
+                       rejected: pd.DataFrame | dict | None = None) -> str | None:
     """The sentence saying a capture is incomplete, or None: kernel launch calls (or collective-library calls,
     :data:`~gpulens.timeline.names.COLLECTIVE_API_RE`) recorded, no kernel at all.
 
     Args:
         missing: what the source lacks (e.g. "the kernel activity table is absent").
         advice: the likely cause and fix.
+        rejected: the source's refused events (:data:`~gpulens.timeline.schema.REJECTED_COLUMNS`: ``kind``,
+            ``reason``). When GPU work is among them, the source did record GPU activity, without valid times
+            (case B06: kernels at ``ts 0, dur 0``): the sentence says so instead of ``missing`` / ``advice``.
     """
     if len(events) and events["kind"].isin(["kernel", "comm"]).any():  # kernel launches need kernel records
         return None
@@ -92,7 +96,28 @@ def incomplete_capture(events: pd.DataFrame, missing: str, advice: str) -> str |
     span = f" (correlation {int(corr.min())}–{int(corr.max())})" if len(corr) else ""
     apis = ", ".join(f"{n} ×{c}" for n, c in launches["name"].astype(str).value_counts().items() if c)
     what = "launch call(s)" if names.str.match(LAUNCH_API).any() else "collective-library call(s)"
+    refused = _refused_gpu_work(rejected)
+    if refused:
+        return (f"{len(launches)} {what} ({apis}){span} have no valid GPU record: the input's {refused} were "
+                "excluded as invalid — the profiler wrote them without valid times (a CUPTI/Kineto fault seen with "
+                "large batches): the work ran, its timing was not recorded")
     return f"{len(launches)} {what} ({apis}){span} have no GPU record and {missing} — {advice}"
+
+
+def _refused_gpu_work(rejected: pd.DataFrame | dict | None) -> str:
+    """"3 GPU activity record(s) (zero timestamp ×3)": the refused events that were GPU work, counted per reason, or
+    ``""`` when none were."""
+    if rejected is None or not len(rejected.get("kind", ())):
+        return ""
+    from gpulens.timeline.schema import GPU_KINDS
+
+    rej = pd.DataFrame({"kind": pd.Series(rejected["kind"], dtype=object).astype(str),
+                        "reason": pd.Series(rejected["reason"], dtype=object).astype(str)})
+    gpu = rej[rej["kind"].isin(list(GPU_KINDS))]
+    if not len(gpu):
+        return ""
+    reasons = ", ".join(f"{r} ×{c}" for r, c in gpu["reason"].value_counts().items())
+    return f"{len(gpu)} GPU activity record(s) ({reasons})"
 
 
 def nvtx_range_table(frames: list[pd.DataFrame]) -> pd.DataFrame | None:

@@ -276,12 +276,12 @@ class NsysSqliteCollector(Collector):
             raise TraceFormatError(path, "no usable event: " + "; ".join(warnings[-len(db.dropped):]).replace(
                 f"{path}: ", ""))
         nvtx_types = nvtx_range_table([f for f in frames if len(f)])
+        rej = pd.concat(rejected, ignore_index=True) if rejected else None
         note = incomplete_capture(events, "the kernel activity table is " + (
             "empty" if "CUPTI_ACTIVITY_KIND_KERNEL" in db.cols else "absent"),
-            "the capture stopped early or CUDA activity tracing was off (nsys profile -t cuda)")
+            "the capture stopped early or CUDA activity tracing was off (nsys profile -t cuda)", rejected=rej)
         if note:
             warnings.append(f"{path}: incomplete capture: {note}")
-        rej = pd.concat(rejected, ignore_index=True) if rejected else None
         nr = 0 if rej is None else len(rej)
         rej_t = make_table(REJECTED_COLUMNS, None if rej is None else {
             **{c: rej[c] for c in rej.columns}, "rank": np.zeros(nr, dtype="int64"), "source": [self.name] * nr},

@@ -292,7 +292,7 @@ class Rocpd(Collector):
         from gpulens.collectors._nsys_more import incomplete_capture  # launches without any kernel: say so (T06)
 
         note = incomplete_capture(tl.events, "the database has no kernel dispatch record",
-                                  "record with rocprofv3 --kernel-trace (or --sys-trace) so the kernels are traced")
+                                  "record with rocprofv3 --kernel-trace (or --sys-trace) so the kernels are traced", rejected=tl.rejected)
         if note:
             tl.meta.sources[0]["incomplete_capture"] = note
             tl.meta.warnings.append(f"{path}: incomplete capture: {note}")

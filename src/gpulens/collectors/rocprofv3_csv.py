@@ -199,7 +199,7 @@ class RocprofV3Csv(Collector):
 
             note = incomplete_capture(tl.events, "this file holds API calls only",
                                       "analyse the rocprofv3 output folder, or record with --kernel-trace "
-                                      "(or --sys-trace) so the kernels are traced")
+                                      "(or --sys-trace) so the kernels are traced", rejected=tl.rejected)
             if note:
                 tl.meta.sources[0]["incomplete_capture"] = note
         return tl
