@@ -212,9 +212,13 @@ def _kernels(db: _Db, node_of: dict[int, int]) -> Dispatches | None:
     pmc, info = db.read("rocpd_pmc_event"), db.read("rocpd_info_pmc")
     if pmc is not None and len(pmc) and "event_id" in k:
         pmc = pmc.assign(metric=_lookup(pmc, "pmc_id", info, "name").fillna("pmc_" + pmc["pmc_id"].astype(str)))
+        # event ids restart in every run of a merged database: key on (guid, event_id) when it holds several
+        keys = ["guid", "event_id"] if "guid" in pmc and "guid" in k and \
+            pd.concat([pmc["guid"], k["guid"]]).nunique() > 1 else ["event_id"]
         # min_count=1: a counter whose only value is unreadable stays unknown, never a sum of nothing = 0
-        wide = pmc.groupby(["event_id", "metric"])["value"].sum(min_count=1).unstack("metric")
-        wide = wide.reindex(k["event_id"].to_numpy())
+        wide = pmc.groupby([*keys, "metric"])["value"].sum(min_count=1).unstack("metric")
+        target = pd.MultiIndex.from_frame(k[keys]) if len(keys) > 1 else k["event_id"].to_numpy()
+        wide = wide.reindex(target)
         d.pmc = {m: wide[m].to_numpy(dtype="float64") for m in wide.columns}
     return d
 

@@ -12,7 +12,9 @@ Files (one per domain, optionally prefixed ``<pid>_``; columns mapped by name, s
 * ``counter_collection.csv`` — long: one row per dispatch × counter (``Counter_Name``, ``Counter_Value``; rows of the
   same counter for one dispatch, one per dimension instance, are summed). Alone it has no timestamps, so its
   dispatches are rejected and the values kept in ``tables["unattached_counters"]``; in a folder with
-  ``kernel_trace.csv`` the values attach to the kernel of the same ``Dispatch_Id`` and agent.
+  ``kernel_trace.csv`` the values attach to the kernel of the same ``Dispatch_Id`` and agent. Dispatch ids restart
+  in every process: rows of two ``Process_Id`` are two dispatches, and counters of several processes beside a
+  kernel trace that records no process stay unattached (with a warning), never joined by id alone.
 * ``hip_api_trace.csv`` / ``hsa_api_trace.csv`` / ``marker_api_trace.csv`` — ``Domain, Function, …,
   Start_Timestamp, End_Timestamp``: ``runtime`` events (markers: ``annotation``).
 * ``agent_info.csv`` — agent properties → ``meta.devices``.
@@ -98,14 +100,17 @@ def _memcpy(path: Path, header: list[str], rows: list[list]) -> Dispatches:
 
 
 def counter_dispatches(path: Path, header: list[str], rows: list[list]) -> Dispatches:
-    """Pivot a long ``counter_collection.csv`` into one dispatch per (Dispatch_Id, Agent_Id), counters as pmc."""
+    """Pivot a long ``counter_collection.csv`` into one dispatch per (Dispatch_Id, Agent_Id, Process_Id), counters
+    as pmc (dispatch ids restart in each process, so the process is part of the key)."""
     low = [h.lower() for h in header]
     df = pd.DataFrame(rows, columns=low, dtype=object)
     for need in ("dispatch_id", "counter_name", "counter_value"):
         if need not in df:
             raise TraceFormatError(path, f"missing required column {need!r}")
     agent = df["agent_id"] if "agent_id" in df else pd.Series(["0"] * len(df))
-    key = df["dispatch_id"].astype(str) + "|" + agent.astype(str)
+    # dispatch ids restart in every process: rows of two processes (Process_Id) are two dispatches, never summed
+    pid = df["process_id"].astype(str) if "process_id" in df else ""
+    key = df["dispatch_id"].astype(str) + "|" + agent.astype(str) + "|" + pid
     first = ~key.duplicated()
     base_rows = [rows[i] for i in np.flatnonzero(first.to_numpy())]
     keep = [i for i, h in enumerate(low) if h not in ("counter_name", "counter_value")]
@@ -205,15 +210,48 @@ class RocprofV3Csv(Collector):
         return tl
 
 
-def _merge_counters(kt: Dispatches, cc: Dispatches) -> Dispatches | None:
-    """Move ``cc``'s counters onto the kernels of ``kt`` with the same (dispatch id, device); return the
-    counter dispatches that matched no kernel (None when all matched)."""
-    k_key = pd.Series(kt.get("dispatch_id").astype(str) + "|" + kt.get("device_id").astype(str))
-    c_key = pd.Series(cc.get("dispatch_id").astype(str) + "|" + cc.get("device_id").astype(str))
+def _pids(d: Dispatches, pid: int | None) -> pd.Series:
+    """Each row's process id as text: its own ``Process_Id`` column, else ``pid`` (the file set's ``<pid>_``
+    prefix), else empty (not known)."""
+    if "pid" in d.cols:
+        return d.get("pid").astype("string").fillna("")
+    return pd.Series([str(pid) if pid is not None else ""] * d.n, dtype="string")
+
+
+def _merge_counters(kt: Dispatches, cc: Dispatches, pid: int | None = None) -> tuple[Dispatches | None, str]:
+    """Move ``cc``'s counters onto the kernels of ``kt`` with the same (dispatch id, device, process); return the
+    counter dispatches that matched no kernel (None when all matched) and why they did not (``""`` when all did).
+
+    Dispatch ids restart in every process, so the process is part of the key wherever both sides know it
+    (``Process_Id`` column, or the ``<pid>_`` prefix ``pid`` of the file set). Counters of several processes beside
+    a kernel trace that records none, and kernel-trace dispatches whose key repeats (two processes in one file), are
+    not attached to a guess: they stay unattached, and the reason says so."""
+    k_pid, c_pid = _pids(kt, pid), _pids(cc, pid)
+    c_procs = set(c_pid) - {""}
+    # one process on the counter side: the file set is that process (the key stays (dispatch, agent), as before)
+    use_pid = (len(c_procs) > 1 or "pid" in kt.cols) and bool(c_procs) and bool((k_pid != "").all())
+    k_key = pd.Series(kt.get("dispatch_id").astype(str) + "|" + kt.get("device_id").astype(str)
+                      + ("|" + k_pid.astype(str) if use_pid else ""))
+    c_key = pd.Series(cc.get("dispatch_id").astype(str) + "|" + cc.get("device_id").astype(str)
+                      + ("|" + c_pid.astype(str) if use_pid else ""))
     pos = pd.Series(np.arange(kt.n), index=k_key.to_numpy())
+    twice = set(pos.index[pos.index.duplicated()])
     pos = pos[~pos.index.duplicated()]
     where = c_key.map(pos)
-    hit = where.notna().to_numpy()
+    ambiguous = c_key.isin(twice).to_numpy().copy()
+    if len(c_procs) > 1 and not use_pid:
+        ambiguous[:] = True
+    hit = where.notna().to_numpy() & ~ambiguous
+    why = ""
+    if len(c_procs) > 1 and not use_pid:
+        why = (f"counters of {len(c_procs)} processes (Process_Id {', '.join(sorted(c_procs, key=_natural_int))}) "
+               "beside a kernel trace that records no process: dispatch ids restart per process, so they are not "
+               "attached (pass each process's files with their <pid>_ prefix)")
+    elif ambiguous.any():
+        why = (f"{int(ambiguous.sum())} match a Dispatch_Id that the kernel trace lists more than once on the same "
+               "agent (two processes in one file?): not attached to a guess")
+    elif not hit.all():
+        why = "match no kernel_trace dispatch"
     tgt = where[hit].astype("int64").to_numpy()
     for m, vals in cc.pmc.items():
         arr = np.asarray(kt.pmc.get(m, np.full(kt.n, np.nan)), dtype="float64").copy()
@@ -226,12 +264,16 @@ def _merge_counters(kt: Dispatches, cc: Dispatches) -> Dispatches | None:
             fill.iloc[tgt] = cc.get(res)[hit].to_numpy()
             kt.cols[res] = have.fillna(fill) if res in kt.cols else fill
     if hit.all():
-        return None
+        return None, ""
     miss = Dispatches(n=int((~hit).sum()), sci_notation_rows=0)
     for k, v in cc.cols.items():
         miss.cols[k] = v if isinstance(v, str) else pd.Series(list(v))[~hit].tolist()
     miss.pmc = {m: v[~hit] for m, v in cc.pmc.items()}
-    return miss
+    return miss, why
+
+
+def _natural_int(text: str) -> tuple:
+    return (0, int(text), "") if text.isdigit() else (1, 0, text)
 
 
 #: ``<prefix><domain>.csv``: the prefix (``<pid>_`` or ``-o``'s name and ``_``) is whatever precedes the domain. An
@@ -273,8 +315,8 @@ class RocprofV3CsvDir(Collector):
                 groups.setdefault(str(f.parent / m.group(1)), []).append(f)
         parts = []
         for prefix, files in groups.items():
-            tl = self._one_run(files, strict)
             pid = re.match(r"^(\d+)_$", Path(prefix).name)
+            tl = self._one_run(files, strict, int(pid.group(1)) if pid else None)
             for src in tl.meta.sources:  # one file set per process; a process records no rank
                 src["rank_source"] = "process"
                 src["process_id"] = int(pid.group(1)) if pid else None
@@ -288,7 +330,7 @@ class RocprofV3CsvDir(Collector):
         tl.meta.warnings = [f"{path}: {n}" for n in notes] + tl.meta.warnings
         return tl
 
-    def _one_run(self, files: list[Path], strict: bool) -> Timeline:
+    def _one_run(self, files: list[Path], strict: bool, pid: int | None = None) -> Timeline:
         loaded = {}
         metas, warnings, devices = [], [], []
         for f in files:
@@ -305,10 +347,11 @@ class RocprofV3CsvDir(Collector):
         for i, (f, d) in enumerate(kernels):
             if i == 0:
                 for cf, cd in counters:
-                    miss = _merge_counters(d, cd)
+                    miss, why = _merge_counters(d, cd, pid)
                     if miss is not None:
                         loaded.setdefault("counter", []).append((cf, miss))
-                        warnings.append(f"{cf}: {miss.n} counter dispatch(es) match no kernel_trace dispatch")
+                        warnings.append(f"{cf}: {miss.n} of {cd.n} counter dispatch(es) not attached to a kernel: "
+                                        f"{why}")
                     else:
                         warnings.append(f"{cf}: counters of {cd.n} dispatch(es) attached to their kernels")
                 counters = []

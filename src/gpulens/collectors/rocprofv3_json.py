@@ -38,6 +38,7 @@ from gpulens.collectors._dispatch import Dispatches, build_timeline
 from gpulens.collectors._io import read_input
 from gpulens.collectors._json_cut import close_cut
 from gpulens.collectors._numbers import exact_int
+from gpulens.collectors._ranks import number_rankless
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError, TruncationNote
 from gpulens.timeline import Timeline, TimelineMeta, concat
@@ -212,16 +213,21 @@ def _number(v: Any) -> float | None:
     return f if np.isfinite(f) else None
 
 
-def _counters(t: Tool, d: Dispatches, node_of: dict[int, int]) -> None:
+def _counters(t: Tool, d: Dispatches, node_of: dict[int, int]) -> int:
+    """Add the counter records of one process (tool entry) to its dispatches, matched by (agent node, dispatch
+    id) — ids restart in every process, so never across tool entries. Returns the records that matched no
+    dispatch of this process (left out; the caller warns)."""
     cc = t.callback_records.counter_collection
     if not cc:
-        return
+        return 0
+    unmatched = 0
     names = {_handle(c.get("id")): str(c.get("name")) for c in t.counters if isinstance(c, dict)}
     row_of = {(int(dev), int(did)): i for i, (dev, did) in enumerate(zip(d.cols["device_id"], d.cols["dispatch_id"]))}
     for c in cc:
         di = c.dispatch_data.dispatch_info
         i = row_of.get((node_of.get(di.agent_id.handle, di.agent_id.handle), di.dispatch_id))
         if i is None:
+            unmatched += 1
             continue
         for rec in c.records:
             m = names.get(rec.counter_id.handle, f"counter_{rec.counter_id.handle}")
@@ -233,6 +239,7 @@ def _counters(t: Tool, d: Dispatches, node_of: dict[int, int]) -> None:
                 continue
             arr = d.pmc.setdefault(m, np.full(d.n, np.nan))
             arr[i] = v if np.isnan(arr[i]) else arr[i] + v
+    return unmatched
 
 
 def _copy_device(r: GenericRecord, name: str, node_of: dict[int, int]) -> int | None:
@@ -396,17 +403,26 @@ class RocprofV3Json(Collector):
             d, symbols, beyond = _kernels(t, node_of)
             if beyond:
                 warnings.append(f"{path}: {beyond} kernel dispatch record(s) dropped: an integer beyond int64")
-            _counters(t, d, node_of)
+            unmatched = _counters(t, d, node_of)
             md = t.metadata if isinstance(t.metadata, dict) else {}
+            pid = exact_int(md.get("pid")) if not isinstance(md.get("pid"), (str, bool)) else None
+            if unmatched:
+                warnings.append(f"{path}: {unmatched} counter record(s){f' of pid {pid}' if pid is not None else ''}"
+                                " match no kernel dispatch of their process (agent and dispatch id): left out")
+            if pid is not None:
+                d.cols["pid"] = [pid] * d.n
             node = md.get("node", {}) if isinstance(md.get("node"), dict) else {}
             src = {"path": str(path), "collector": self.name, "size_bytes": raw.size_bytes, "rank": 0,
+                   "rank_source": "process", "process_id": pid,
                    "compressed": raw.compressed, "uncompressed_bytes": len(raw.data), "pid": md.get("pid"),
                    "hostname": node.get("hostname"), "command": _command(md.get("command"))}
             meta = TimelineMeta(sources=[src], devices=devices, warnings=warnings)
             tls = [build_timeline(d, self.name, path, meta=meta, tables={"kernel_symbols": symbols})]
             tls += [build_timeline(o, self.name, path) for o in _others(t, node_of)]
             parts.append(concat(tls) if len(tls) > 1 else tls[0])
+        notes = number_rankless([(f"tool entry {i}", p) for i, p in enumerate(parts)])  # one rank per process
         tl = concat(parts) if len(parts) > 1 else parts[0]
+        tl.meta.warnings[:0] = [f"{path}: {n}" for n in notes]
         from gpulens.collectors._nsys_more import incomplete_capture  # launches without any kernel: say so (T06)
 
         note = incomplete_capture(tl.events, "the file has no kernel dispatch record",
