@@ -14,7 +14,9 @@ Quirks handled: leading non-CSV lines (``==PROF==``, ``==WARNING==``, the applic
 thousands separators (``"1,234.56"``); ``n/a``; per-row units converted to base units
 (:mod:`gpulens.collectors._ncu_units`; Kbyte = 1000 bytes); the same metric under two sections (both kept, told
 apart by unit; exact duplicates dropped); and a file with ``==PROF==`` lines but no CSV at all (ncu matched no
-kernel), which gives an empty Timeline with the warning "no kernels profiled", not an error.
+kernel), which gives an empty Timeline with the warning "no kernels profiled", not an error. Several outputs in one
+file (``ncu --csv … >> out.csv`` twice: a header line again mid-file, launch IDs from 0 again, with or without that
+header) are read one after another as distinct launches, with a warning.
 
 Output: see :mod:`gpulens.collectors._ncu` (one kernel event per launch with synthetic sequential start times,
 Counters with metric names exactly as ncu spells them, ``tables["ncu_rules"]``).
@@ -98,31 +100,85 @@ class NcuCsvCollector(Collector):
                                     warnings=[f"{path}: {NO_KERNELS} (only ncu log lines, no CSV rows)"])
                 return Timeline(meta=meta).validate()
             raise TraceFormatError(path, "no Nsight Compute CSV header (a line starting with \"ID\",...) found")
-        body = [ln for ln in lines[h:] if not ln.startswith(_TOOL_PREFIXES)]
-        rows = list(csv.reader(io.StringIO("\n".join(body), newline="")))
-        header, rows = rows[0], [r for r in rows[1:] if r]
-        width = len(header)
-        cut = cut_note(path, _text(raw.data), width, rows[-1] if rows else None, header)
-        if cut is not None and rows:  # a last row cut mid-line: not a launch (short rows are padded below)
-            rows.pop()
-        bad = sum(len(r) > width for r in rows)  # short rows are normal: ncu omits empty trailing rule columns
-        rows = [r + [""] * (width - len(r)) for r in rows if len(r) <= width]
-        warnings = [f"{path}: {bad} CSV row(s) with more fields than the header skipped"] if bad else []
-        if bad and strict and not rows:
-            raise TraceFormatError(path, f"every CSV row has more fields than the header's {width}")
-        keep, dup = dedupe_header(path, header)
-        header, rows = [header[i] for i in keep], project(rows, keep, width)
-        warnings = dup + warnings + ([cut] if cut is not None else [])
-        df = pd.DataFrame(rows, columns=header, dtype=object) if rows else pd.DataFrame(columns=header, dtype=object)
-        if "Metric Name" in df.columns and "Metric Value" in df.columns:
-            layout, parts = "details", _long(df)
-        else:
-            layout, parts = "raw", _wide(df)
+        body = [(i, ln) for i, ln in enumerate(lines[h:], start=h) if not ln.startswith(_TOOL_PREFIXES)]
+        segments = _segments(body)
+        warnings: list[str] = []
+        layouts, pieces = [], []
+        for k, seg in enumerate(segments):
+            layout, parts = self._segment(path, raw, seg, strict, warnings, last=k == len(segments) - 1)
+            layouts.append(layout)
+            pieces.append(parts)
+        parts, restarts = _combine(pieces)
+        layout = "+".join(dict.fromkeys(layouts))
+        if len(segments) > 1 or restarts:
+            heads = [seg[0][0] + 1 for seg in segments[1:]]
+            warnings.append(
+                f"{path}: {len(segments) + restarts} ncu outputs appended in one file ("
+                + (f"the header line again at line {', '.join(map(str, heads))}" if heads else "")
+                + ("; " if heads and restarts else "")
+                + (f"launch IDs restart {restarts} time(s)" if restarts else "")
+                + f"): read one after another as {len(parts[0])} launches, renumbered")
         if not parts[0]:
             warnings.append(f"{path}: {NO_KERNELS} (CSV header but no launch rows)")
         tl = _ncu.build(path, self.name, *parts, warnings, {"layout": layout})
         _name_from_preamble(path, tl, lines[:h])
         return tl
+
+    @staticmethod
+    def _segment(path: Path, raw: Any, seg: list[tuple[int, str]], strict: bool, warnings: list[str],
+                 last: bool) -> tuple[str, tuple]:
+        """One ncu output (a header line and its rows) → (layout, (launches, metrics, strings, rules)); notes are
+        appended to ``warnings``. Only the ``last`` output can end in a cut line."""
+        rows = list(csv.reader(io.StringIO("\n".join(ln for _, ln in seg), newline="")))
+        header, rows = rows[0], [r for r in rows[1:] if r]
+        width = len(header)
+        cut = cut_note(path, _text(raw.data), width, rows[-1] if rows else None, header) if last else None
+        if cut is not None and rows:  # a last row cut mid-line: not a launch (short rows are padded below)
+            rows.pop()
+        bad = sum(len(r) > width for r in rows)  # short rows are normal: ncu omits empty trailing rule columns
+        rows = [r + [""] * (width - len(r)) for r in rows if len(r) <= width]
+        if bad:
+            warnings.append(f"{path}: {bad} CSV row(s) with more fields than the header skipped")
+        if bad and strict and not rows:
+            raise TraceFormatError(path, f"every CSV row has more fields than the header's {width}")
+        keep, dup = dedupe_header(path, header)
+        header, rows = [header[i] for i in keep], project(rows, keep, width)
+        warnings[:0] = dup
+        if cut is not None:
+            warnings.append(cut)
+        df = pd.DataFrame(rows, columns=header, dtype=object) if rows else pd.DataFrame(columns=header, dtype=object)
+        if "Metric Name" in df.columns and "Metric Value" in df.columns:
+            return "details", _long(df)
+        return "raw", _wide(df)
+
+
+def _segments(body: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
+    """The (line number, line) list cut before every header line after the first: ``ncu --csv … >> out.csv`` run
+    twice appends a second output, header and all (its launch IDs start at 0 again)."""
+    out: list[list[tuple[int, str]]] = [[]]
+    for i, ln in body:
+        if out[-1] and _header_index([ln]) == 0:
+            out.append([])
+        out[-1].append((i, ln))
+    return out
+
+
+def _combine(pieces: list[tuple]) -> tuple[tuple, int]:
+    """The parts of several outputs as one list of launches (launch indices offset), and how many times launch IDs
+    restarted inside an output (see :func:`_launches`)."""
+    launches, metrics, strings, rules, restarts, off = [], [], [], [], 0, 0
+    for la, m, st, r in pieces:
+        restarts += sum(1 for x in la if x.pop("_restart", False))
+        launches += la
+        strings += st
+        metrics.append(m.assign(launch=m["launch"].astype("int64") + off))
+        rules.append(r.assign(launch=r["launch"].astype("int64") + off) if len(r) else r)
+        off += len(la)
+    if len(pieces) == 1:
+        return (launches, metrics[0], strings, rules[0]), restarts
+    m = pd.concat(metrics, ignore_index=True)
+    r = pd.concat([x for x in rules if len(x)] or rules[:1], ignore_index=True)
+    return (launches, m, strings, r), restarts
 
 
 #: An NVIDIA GPU named in the lines before the CSV (the profiled program's or a wrapper's own output), with the
@@ -160,11 +216,33 @@ def _numbers(s: pd.Series) -> np.ndarray:
 
 
 def _launches(df: pd.DataFrame) -> tuple[list[dict[str, Any]], pd.Series]:
-    """One dict per distinct ID in order of appearance, and each row's launch index."""
-    codes, uniq = pd.factorize(df["ID"], sort=False)
+    """One dict per launch in order of appearance, and each row's launch index.
+
+    A launch is a run of rows with the same ID (and process and kernel name). An ID seen before that comes back
+    after other rows starts a new output (two outputs appended without a header between them: IDs restart at 0):
+    its rows are new launches, and their first launch dict carries ``_restart`` (popped and counted by
+    :func:`_combine`)."""
+    ids = df["ID"].astype(str).to_numpy()
+    who = df["ID"].astype(str)
+    for c in ("Process ID", "Kernel Name"):
+        if c in df.columns:
+            who = who + "|" + df[c].astype(str)
+    who = who.to_numpy()
+    starts = np.flatnonzero(np.r_[True, who[1:] != who[:-1]]) if len(ids) else np.zeros(0, dtype="int64")
+    run_of, seen, run, restart_at = np.zeros(len(starts), dtype="int64"), set(), 0, set()
+    for j, i in enumerate(starts):
+        if ids[i] in seen:
+            run, seen = run + 1, set()
+            restart_at.add(j)
+        seen.add(ids[i])
+        run_of[j] = run
+    per_row = np.repeat(run_of, np.diff(np.r_[starts, len(ids)])) if len(ids) else np.zeros(0, dtype="int64")
+    codes, _ = pd.factorize(pd.Series(per_row.astype(str), index=df.index) + "|" + df["ID"].astype(str), sort=False)
     first = df.groupby(codes, sort=True).head(1)
     keep = [c for c in LAUNCH_COLUMNS if c in df.columns]
     launches = [{LAUNCH_COLUMNS[c]: r[c] for c in keep} for _, r in first[keep].iterrows()]
+    for j in restart_at:
+        launches[int(codes[starts[j]])]["_restart"] = True
     return launches, pd.Series(codes, index=df.index)
 
 
