@@ -13,13 +13,16 @@ same kernel trace; ``results.json`` and ``results.db`` hold the same HIP/copy/ke
 4. ``results.sysinfo.txt`` gives ``meta.devices``; stats files give ``tables["rocprof_stats"]``.
 5. A folder without ``results.*`` names whose files are all rocprof v1 outputs, with counter passes and at most one
    timed trace (:func:`counter_pass_folder`), is one run too: its passes are one rank (rocprof re-ran the program for
-   each pass, so their pids differ), their dispatches counted once when they list the same kernels in the same order.
+   each pass, so their pids differ), their dispatches counted once when they list the same kernels in the same order.6. A folder that also holds rocprofv3 outputs (``kernel_trace.csv``…, ``*_results.json``, rocpd ``.db``) holds two
+   runs: refused with a one-line error, or with ``--lenient`` read as the v1 run with a warning naming the files left
+   out (:mod:`gpulens.collectors._amd_generations`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from gpulens.collectors._amd_generations import V1, V3, refuse_other_generation
 from gpulens.collectors._work_rules import dispatch_rows
 from gpulens.collectors.base import Collector
 from gpulens.collectors.join import join_dispatches
@@ -104,13 +107,17 @@ class RocprofV1Dir(Collector):
 
         path = Path(path)
         loaded: dict[str, Timeline] = {}
-        for f in sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")):
-            c = sniff(f)
+        files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+        found = {f: sniff(f) for f in files}
+        v3 = [f for f, c in found.items() if c is not None and c.name in V3]
+        note = refuse_other_generation(path, "v1", [f for f, c in found.items() if c is not None and c.name in V1],
+                                       v3, strict)
+        for f, c in found.items():
             if c is not None and c.name in FAMILY:
                 loaded[f.name] = c.collect(f, strict=strict, with_siblings=False) \
                     if c.name in ("rocprof_v1", "rocprof_v1_json", "rocprof_v1_db") \
                     else c.collect(f, strict=strict)  # the folder reads every sibling itself
-        notes = []
+        notes = [note] if note else []
         if "results.db" in loaded and "results.json" in loaded:
             del loaded["results.json"]
             notes.append(f"{path}: results.json skipped (results.db holds the same records)")

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._amd import device_from_sdk_agent
+from gpulens.collectors._amd_generations import V1, refuse_other_generation
 from gpulens.collectors._amdcsv import NAME_COLUMNS, dispatches_from_rows
 from gpulens.collectors._csvrows import read_rows
 from gpulens.collectors._ranks import number_rankless
@@ -294,6 +295,17 @@ def _files(path: Path) -> list[Path]:
     return out
 
 
+def _generation_v1(f: Path) -> bool:
+    """Whether a file beside rocprofv3 CSVs is a rocprof v1 trace (another run: see ``_amd_generations``)."""
+    from gpulens.collectors import sniff
+
+    try:
+        c = sniff(f)
+    except (OSError, TraceFormatError):
+        return False
+    return c is not None and c.name in V1
+
+
 class RocprofV3CsvDir(Collector):
     """A rocprofv3 CSV output folder (or its parent holding ``<hostname>/`` subfolders): kernel trace + copies +
     API calls + counters + agents as one Timeline; files sharing a ``<pid>_`` prefix are one process."""
@@ -309,10 +321,15 @@ class RocprofV3CsvDir(Collector):
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
         groups: dict[str, list[Path]] = {}
+        rest = []
         for f in _files(path):
             m = _DOMAIN_FILE.match(f.name)
             if f.is_file() and m:
                 groups.setdefault(str(f.parent / m.group(1)), []).append(f)
+            elif f.is_file():
+                rest.append(f)
+        note = refuse_other_generation(path, "v3", [f for fs in groups.values() for f in fs],
+                                       [f for f in rest if _generation_v1(f)], strict)
         parts = []
         for prefix, files in groups.items():
             pid = re.match(r"^(\d+)_$", Path(prefix).name)
@@ -324,10 +341,12 @@ class RocprofV3CsvDir(Collector):
         if not parts:
             raise TraceFormatError(path, "no rocprofv3 CSV file in this folder")
         if len(parts) == 1:
-            return parts[0][1]
+            tl = parts[0][1]
+            tl.meta.warnings[:0] = [note] if note else []
+            return tl
         notes = number_rankless(parts)
         tl = concat([t for _, t in parts])
-        tl.meta.warnings = [f"{path}: {n}" for n in notes] + tl.meta.warnings
+        tl.meta.warnings = ([note] if note else []) + [f"{path}: {n}" for n in notes] + tl.meta.warnings
         return tl
 
     def _one_run(self, files: list[Path], strict: bool, pid: int | None = None) -> Timeline:
