@@ -28,6 +28,11 @@ e.g. ``SQ_LEVEL_WAVES:SQ_ACCUM_PREV_HIRES`` for wavefront occupancy. Other per-p
 (``pmc_dispatch_info.csv``) are not read. Each of these files also loads alone through the ``rocprof_v1`` CSV
 collector.
 
+**A folder above workloads** (``workloads/`` or ``workloads/<name>/``, two levels down at most) with one workload
+in it is read as that workload (with a note); with several (two workloads, or one workload profiled on two GPUs) it
+is refused with a one-line error listing them — each is its own run, never merged into one Timeline. A workload
+folder that has workload folders below it reads its own files and warns naming those left out.
+
 **Timestamps that lost their digits.** When ``Start_Timestamp == End_Timestamp`` because both were written in
 scientific notation with too few digits, the dispatch is kept as a kernel event with ``dur_ns = 0`` (duration
 unknown, not zero) so its counters are still analysed; ``meta.sources[0]["durations_unknown"]`` counts such
@@ -132,11 +137,38 @@ class Omniperf(Collector):
     priority = 20
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        return path.is_dir() and ((path / "pmc_perf.csv").is_file() or
-                                  ((path / "sysinfo.csv").is_file() and (path / "timestamps.csv").is_file()))
+        if not path.is_dir():
+            return False
+        if is_workload(path):
+            return True
+        # a folder above workloads (``workloads/`` or ``workloads/<name>/``) with no trace file of its own
+        return not any(f.is_file() and f.name.lower().endswith(_TRACE_SUFFIXES) for f in _entries(path)) \
+            and bool(workloads_below(path))
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
+        below = workloads_below(path)
+        note = None
+        if not is_workload(path):
+            rel = [str(w.relative_to(path)) for w in below]
+            if len(below) != 1:  # several runs (workloads, or one workload on several GPUs): never one Timeline
+                raise TraceFormatError(path, f"holds {len(below)} rocprofiler-compute workloads ({', '.join(rel)}), "
+                                             f"each its own run: pass one of them, e.g. {path / rel[0]}"
+                                       if below else "no rocprofiler-compute workload (pmc_perf.csv) in this folder")
+            note = f"{path}: the one rocprofiler-compute workload in it read: {rel[0]}"
+            path = below[0]
+            below = []
+        tl = self._one(path, strict)
+        if below:
+            tl.meta.warnings.append(f"{path}: {len(below)} rocprofiler-compute workload folder(s) below it not read "
+                                    f"(each its own run; pass it on its own): "
+                                    + ", ".join(str(w.relative_to(path)) for w in below))
+        if note:
+            tl.meta.warnings.insert(0, note)
+        return tl
+
+    def _one(self, path: Path, strict: bool) -> Timeline:
+        """One workload folder (module docstring)."""
         meta = TimelineMeta()
         warnings: list[str] = []
         tables: dict[str, pd.DataFrame] = {}
@@ -196,6 +228,39 @@ class Omniperf(Collector):
             tables["empirical_roofs"] = read_roofline(path / "roofline.csv", strict)
         meta.sources[0]["workload"] = str(path)
         return build_timeline(d, self.name, path, meta=meta, tables=tables, warnings=warnings)
+
+
+#: File endings of trace files: a folder holding one at its top is not claimed as a folder above workloads.
+_TRACE_SUFFIXES = (".json", ".gz", ".csv", ".db", ".sqlite", ".sqlite3", ".pftrace", ".ncu-rep", ".txt")
+
+
+def is_workload(path: Path) -> bool:
+    """Whether ``path`` is one rocprofiler-compute workload folder (``pmc_perf.csv``, or ``sysinfo.csv`` beside
+    ``timestamps.csv``)."""
+    return (path / "pmc_perf.csv").is_file() or ((path / "sysinfo.csv").is_file() and
+                                                 (path / "timestamps.csv").is_file())
+
+
+def _entries(path: Path) -> list[Path]:
+    try:
+        return sorted(f for f in path.iterdir() if not f.name.startswith("."))
+    except OSError:
+        return []
+
+
+def workloads_below(path: Path, depth: int = 2) -> list[Path]:
+    """The workload folders under ``path`` (not ``path`` itself), ``depth`` levels down at most
+    (rocprofiler-compute writes ``workloads/<name>/<gpu>/``), in name order; a workload's own subfolders are not
+    searched."""
+    out: list[Path] = []
+    for d in _entries(path):
+        if not d.is_dir():
+            continue
+        if is_workload(d):
+            out.append(d)
+        elif depth > 1:
+            out += workloads_below(d, depth - 1)
+    return out
 
 
 class OmniperfSysinfo(Collector):
