@@ -13,7 +13,8 @@ same kernel trace; ``results.json`` and ``results.db`` hold the same HIP/copy/ke
 4. ``results.sysinfo.txt`` gives ``meta.devices``; stats files give ``tables["rocprof_stats"]``.
 5. A folder without ``results.*`` names whose files are all rocprof v1 outputs, with counter passes and at most one
    timed trace (:func:`counter_pass_folder`), is one run too: its passes are one rank (rocprof re-ran the program for
-   each pass, so their pids differ), their dispatches counted once when they list the same kernels in the same order.6. A folder that also holds rocprofv3 outputs (``kernel_trace.csv``…, ``*_results.json``, rocpd ``.db``) holds two
+   each pass, so their pids differ), their dispatches counted once when they list the same kernels in the same order.
+6. A folder that also holds rocprofv3 outputs (``kernel_trace.csv``…, ``*_results.json``, rocpd ``.db``) holds two
    runs: refused with a one-line error, or with ``--lenient`` read as the v1 run with a warning naming the files left
    out (:mod:`gpulens.collectors._amd_generations`).
 """
