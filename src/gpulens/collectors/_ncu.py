@@ -30,8 +30,8 @@ import pandas as pd
 
 from gpulens.collectors._numbers import exact_int
 from gpulens.collectors._ncu_units import convert_unit, parse_dim3
-from gpulens.errors import TraceFormatError
 from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, Timeline, TimelineMeta, make_table
+from gpulens.timeline.sums import MAX_EVENT_NS, over_total
 
 #: Columns of ``timeline.tables["ncu_rules"]``.
 RULE_COLUMNS = {
@@ -111,7 +111,7 @@ def build(path: Path, source: str, launches: list[dict[str, Any]], metrics: pd.D
     for i, la in enumerate(launches):
         p = per[i]
         dur = _int(_first(p, _DUR))  # an int64 number of ns, or unknown (inf, 1e30, 2^64 are no duration)
-        if dur is None or dur < 0:
+        if dur is None or dur < 0 or dur > MAX_EVENT_NS:  # beyond 104 days: no measured time (timeline.sums)
             no_dur += 1
             no_dur_ids.append(i)
             dur = 0
@@ -134,8 +134,12 @@ def build(path: Path, source: str, launches: list[dict[str, Any]], metrics: pd.D
         cols["smem_static_bytes"].append(_int(_first(p, _SMEM_STATIC)))
         cols["smem_dynamic_bytes"].append(_int(_first(p, _SMEM_DYN)))
     durs = np.asarray(cols["dur_ns"], dtype="int64")
-    if sum(cols["dur_ns"]) >= 1 << 63:  # launches are laid end to end: their starts must stay within int64
-        raise TraceFormatError(path, f"the {n} kernel durations add up beyond int64 ns (a duration is garbage)")
+    piled = over_total(durs)  # launches are laid end to end: the longest of durations adding up past 2^62 ns are
+    if piled.any():  # no measured times (their starts and every sum would wrap int64): unknown, as a missing one
+        durs[piled] = 0
+        cols["dur_ns"] = durs.tolist()
+        no_dur += int(piled.sum())
+        no_dur_ids = sorted(no_dur_ids + np.flatnonzero(piled).tolist())
     starts = np.concatenate([[0], np.cumsum(durs)[:-1]]) if n else np.zeros(0, dtype="int64")
     events = make_table(EVENT_COLUMNS, {
         **cols, "event_id": np.arange(n, dtype="int64"), "kind": ["kernel"] * n, "start_ns": starts,
@@ -151,7 +155,8 @@ def build(path: Path, source: str, launches: list[dict[str, Any]], metrics: pd.D
         warnings = [*warnings, f"{path}: {SYNTHETIC_START_WARNING}"]
     if no_dur:
         warnings.append(f"{path}: {no_dur} launch(es) without a usable gpu__time_duration.sum or Duration (absent, "
-                        "negative, or no number within int64): their duration is unknown (kept as 0 ns; when no "
+                        "negative, beyond 104 days, among durations adding up beyond 146 years, or no number within "
+                        "int64): their duration is unknown (kept as 0 ns; when no "
                         "launch has one, kernel times and shares are shown as unknown)")
     meta = TimelineMeta(
         sources=[{"path": str(path), "collector": source, "size_bytes": path.stat().st_size, "rank": 0,

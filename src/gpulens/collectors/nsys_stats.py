@@ -28,6 +28,7 @@ from gpulens.collectors._io import read_input
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline, TimelineMeta
+from gpulens.timeline.sums import implausible_summary_rows
 
 #: Columns of ``tables["kernel_summary"]`` (units in the names).
 SUMMARY_COLUMNS = {
@@ -181,6 +182,7 @@ class NsysStatsCollector(Collector):
                             "out-of-range Instances / Total Time / duration, fractional Instances, or time without "
                             "instances)")
             table = table[ok].reset_index(drop=True)
+        table = _drop_implausible_totals(table, path, warnings)
         _blank_impossible_statistics(table, path, warnings)
         table["name"] = table["name"].astype(str)
         table["calls"] = table["calls"].round().astype("int64")
@@ -192,6 +194,23 @@ class NsysStatsCollector(Collector):
                             warnings=[*warnings, f"{path}: nsys stats summary: per-kernel aggregates only, no "
                                                  "timeline (span, busy time and overlap are unknown)"])
         return Timeline(meta=meta, tables={"kernel_summary": table}).validate()
+
+
+def _drop_implausible_totals(table: pd.DataFrame, path: Path, warnings: list[str]) -> pd.DataFrame:
+    """``table`` without the rows no run can have measured (:func:`~gpulens.timeline.sums.implausible_summary_rows`:
+    a mean launch beyond 104 days, or the largest totals of a table whose totals add up beyond 146 years, which
+    the int64 kernel time would wrap), with a warning counting them; an error when no row is left."""
+    bad = implausible_summary_rows(table["calls"].to_numpy(dtype="float64"),
+                                   table["total_ns"].to_numpy(dtype="float64"))
+    if not bad.any():
+        return table
+    if bad.all():
+        raise TraceFormatError(path, f"no usable kernel row: all {int(bad.sum())} have an implausible Total Time (a "
+                                     "mean launch beyond 104 days, or totals adding up beyond 146 years)")
+    warnings.append(f"{path}: {int(bad.sum())} kernel row(s) dropped: an implausible Total Time (a mean launch beyond "
+                    "104 days, or among the largest of totals adding up beyond 146 years, which no int64 ns sum "
+                    "holds): " + ", ".join(table.loc[bad, "name"].astype(str).head(3))[:160])
+    return table[~bad].reset_index(drop=True)
 
 
 #: the per-kernel duration statistics of a ``cuda_gpu_kern_sum`` row, each unknown (NaN) when not printed

@@ -41,6 +41,7 @@ from gpulens.collectors._work_rules import is_non_work, kinds_of_kernel_names
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline, TimelineMeta
+from gpulens.timeline.sums import implausible_summary_rows
 
 STATS_COLUMNS = {"name", "calls", "totaldurationns"}
 
@@ -235,6 +236,15 @@ class RocprofStats(Collector):
             warnings.append(f"{path}: {int((~ok).sum())} summary row(s) dropped: call count or total duration is not "
                             "a non-negative integer, or a total duration without any call")
             df = df[ok].reset_index(drop=True)
+        if len(need) == 2:  # a mean call beyond 104 days, or totals past what an int64 ns sum holds: no measurement
+            far = implausible_summary_rows(df["Calls"].to_numpy(dtype="float64"),
+                                           df["TotalDurationNs"].to_numpy(dtype="float64"))
+            if far.any():
+                warnings.append(f"{path}: {int(far.sum())} summary row(s) dropped: an implausible TotalDurationNs (a "
+                                "mean call beyond 104 days, or among the largest of totals adding up beyond 146 "
+                                "years, which no int64 ns sum holds): "
+                                + ", ".join(df.loc[far, "Name"].astype(str).head(3))[:160])
+                df = df[~far].reset_index(drop=True)
         for c in need:
             df[c] = df[c].astype("int64")
         domain = stats_domain(path.name, df["Name"].astype(str).tolist() if "Name" in df else [])

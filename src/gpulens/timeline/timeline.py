@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.errors import SchemaError, TraceFormatError, TruncationNote
+from gpulens.timeline.sums import MAX_EVENT_NS, MAX_TOTAL_NS, over_total
 from gpulens.timeline.launch import describe as describe_impossible, scrub_device_records, scrub_launch_config
 from gpulens.timeline.percent import percent_over, warning_of
 from gpulens.timeline.schema import (
@@ -222,9 +223,6 @@ def make_table(columns: tuple[Column, ...], data: Mapping[str, Any] | None = Non
     return pd.DataFrame(out, copy=False)  # the columns were just built; copying 3M-row tables costs seconds
 
 
-#: Longest duration an event may have (2^53 ns ≈ 104 days): beyond it no profiler measured it, and a few such
-#: durations summed overflow int64.
-MAX_EVENT_NS = 1 << 53
 #: Starts a Timeline keeps: [-2^61, 2^62] ns (−73 to +146 years of the clock's origin: every clock a profiler uses,
 #: epoch ns included, fits). Any two times of kept events are then less than 2^63 ns apart (2^62 + 2^53 + 2^61), so
 #: no difference of two times — a gap, a span — wraps int64 (a start of −9.2e18 ns made a gap of +9.2e18 ns wrap
@@ -379,19 +377,29 @@ class Timeline:
     def _reject_absurd(self, ev: pd.DataFrame) -> pd.DataFrame:
         """Move events no profiler can have measured to ``rejected``, with one counted warning: a duration beyond
         :data:`MAX_EVENT_NS` (a 2^63-ish end written by a broken export), or an end past int64 ns. Kept, one such
-        duration summed with any other wraps int64 and turns every total negative (kernel time −9.2e18 ns); and a start
-        outside [:data:`MIN_START_NS`, :data:`MAX_START_NS`] (any difference of two times would wrap)."""
+        duration summed with any other wraps int64 and turns every total negative (kernel time −9.2e18 ns); a start
+        outside [:data:`MIN_START_NS`, :data:`MAX_START_NS`] (any difference of two times would wrap); and, when the
+        durations left add up beyond :data:`~gpulens.timeline.sums.MAX_TOTAL_NS`, the longest of them until the rest
+        fit (:func:`~gpulens.timeline.sums.over_total`: 1,200 kernels of 100 days each summed to −8.1e18 ns)."""
         start, dur = ev["start_ns"].to_numpy(), ev["dur_ns"].to_numpy()
         too_long = dur > MAX_EVENT_NS
         past_end = ~too_long & (start > np.iinfo(np.int64).max - dur)
         far = ~too_long & ~past_end & ((start < MIN_START_NS) | (start > MAX_START_NS))
         bad = too_long | past_end | far
+        # durations that add up past 2^62 ns (146 years) would wrap int64 sums downstream: the longest go
+        rest = np.flatnonzero(~bad)
+        piled = np.zeros(len(ev), dtype=bool)
+        piled[rest[over_total(dur[rest])]] = True
+        bad |= piled
         if not bad.any():
             return ev
         reason = np.where(too_long, f"duration beyond {MAX_EVENT_NS // 86_400_000_000_000} days (2^53 ns): not "
                                     "a measured time",
                           np.where(past_end, "end beyond the int64 ns clock",
-                                   "start more than 73 years before or 146 years after the clock's origin"))
+                                   np.where(piled, "among the longest of durations that add up beyond 146 years "
+                                                   "(2^62 ns): not measured times",
+                                            "start more than 73 years before or 146 years after the clock's "
+                                            "origin")))
         rej = make_table(REJECTED_COLUMNS, {
             "kind": ev.loc[bad, "kind"].astype(str).tolist(), "name": ev.loc[bad, "name"].astype(str).tolist(),
             "start_ns": ev.loc[bad, "start_ns"].to_numpy(), "dur_ns": ev.loc[bad, "dur_ns"].to_numpy(),
@@ -413,10 +421,14 @@ class Timeline:
             sorted({str(p) for p in by_rank.values()})
         where = (", ".join(files[:2]) + (f" and {len(files) - 2} more" if len(files) > 2 else "") + ": ") if files \
             else ""
+        piled_text = (f"; {int(piled.sum())} of them the longest of durations that add up beyond "
+                      f"{MAX_TOTAL_NS // (365 * 86_400_000_000_000)} years, which no sum of int64 ns holds"
+                      if piled.any() else "")
         self.meta.warnings.append(f"{where}{int(bad.sum())} event(s) with an impossible time excluded (a duration "
                                   "beyond "
                                   f"{MAX_EVENT_NS // 86_400_000_000_000} days, an end past the int64 ns clock, or a "
-                                  f"start outside −73..+146 years of the clock): {', '.join(names[:3])[:160]}")
+                                  f"start outside −73..+146 years of the clock{piled_text}): "
+                                  f"{', '.join(names[:3])[:160]}")
         return ev
 
     # -- persistence ---------------------------------------------------------------------------------------------
