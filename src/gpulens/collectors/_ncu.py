@@ -93,6 +93,13 @@ def build(path: Path, source: str, launches: list[dict[str, Any]], metrics: pd.D
     m["value"] = m["value"].astype("float64") * uu.map(lambda u: conv[u][0]).astype("float64")
     m["unit"] = uu.map(lambda u: conv[u][1])
     m = m[m["value"].notna()]
+    # a duration in a unit that is no time (``cycle``, a typo) is no duration: unknown for its launch, never ns
+    not_time = m["metric"].isin(_DUR).to_numpy() & ~m["unit"].isin(["ns", ""]).to_numpy()
+    if not_time.any():
+        odd = sorted(set(uu[m.index[not_time]].astype(str)))
+        warnings = [*warnings, f"{path}: {int(not_time.sum())} duration value(s) in a unit that is no time "
+                               f"({', '.join(map(repr, odd[:3]))}): read as unknown, not as ns"]
+        m = m[~not_time]
     # per-launch lookup of the values that fill the event columns (first occurrence wins)
     key_names = set(_DUR + _REGS + _SMEM_STATIC + _SMEM_DYN) | {
         f"launch__{k}_dim_{a}" for k in ("grid", "block") for a in "xyz"} | {

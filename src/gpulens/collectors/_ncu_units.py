@@ -8,8 +8,8 @@ a base unit:
 ======================  ==============  ==========================================================
 ncu unit                base unit       factor
 ======================  ==============  ==========================================================
-nsecond/ns, usecond/us,  ``ns``          1, 1e3, 1e6, 1e9
-msecond/ms, second/s
+nsecond/ns, usecond/us,  ``ns``          1, 1e3, 1e6, 1e9 (every spelling of :mod:`._time_units`:
+msecond/ms, second/s                     ``usec``, ``msec``…)
 byte, Kbyte, Mbyte,      ``bytes``       1, 1e3, 1e6, 1e9, 1e12 (decimal prefixes, see below)
 Gbyte, Tbyte
 hz, Khz, Mhz, Ghz        ``Hz``          1, 1e3, 1e6, 1e9
@@ -34,8 +34,8 @@ from __future__ import annotations
 import math
 import re
 
-_TIME_NS = {"nsecond": 1.0, "ns": 1.0, "usecond": 1e3, "us": 1e3, "msecond": 1e6, "ms": 1e6,
-            "second": 1e9, "s": 1e9, "sec": 1e9}
+from gpulens.collectors._time_units import ns_factor
+
 _PREFIX = {"": 1.0, "K": 1e3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 _SCALED = re.compile(r"^([KkMGT]?)(byte|hz|Hz)$")
 _BASE_NAME = {"byte": "bytes", "hz": "Hz", "Hz": "Hz"}
@@ -44,8 +44,9 @@ _NA = {"", "n/a", "N/A", "nan", "NaN", "-", "--"}
 
 def _numerator(u: str) -> tuple[float, str]:
     """(factor, base unit) of a unit without ``/``."""
-    if u in _TIME_NS:
-        return _TIME_NS[u], "ns"
+    f = ns_factor(u)
+    if f is not None:
+        return f, "ns"
     m = _SCALED.match(u)
     if m:
         return _PREFIX[m.group(1)], _BASE_NAME[m.group(2)]
@@ -70,8 +71,9 @@ def convert_unit(unit: str | None) -> tuple[float, str]:
         num, den = u.split("/", 1)
         f, base = _numerator(num.strip())
         den = den.strip()
-        if den in _TIME_NS:
-            return f / (_TIME_NS[den] / 1e9), f"{base}/s"
+        per = ns_factor(den)
+        if per is not None:
+            return f / (per / 1e9), f"{base}/s"
         return f, f"{base}/{den}"
     return _numerator(u)
 

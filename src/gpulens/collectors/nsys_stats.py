@@ -7,7 +7,9 @@ when a Timeline has no kernel events, so ``gpulens analyze summary.csv`` shows t
 
 Header (nsys 2022+): ``Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name``;
 older: ``Time(%),Total Time (ns),Instances,Average,Minimum,Maximum,Name`` (also with ``StdDev``). Columns are mapped
-by name; a time unit in the header (``(ns)``, ``(us)``, ``(ms)``, ``(s)`` from ``--timeunit``) is converted to ns.
+by name; a time unit in the header (``(ns)``, ``(us)``, ``(ms)``, ``(s)`` from ``--timeunit``, and their spellings
+``usec``, ``msecond``…) is converted to ns; a unit that is no time (``(cycle)``) makes its column unknown — an error
+for Total Time.
 Names with commas are quoted by nsys (an unquoted one in the last column is rejoined); lines before the header (nsys' "Processing ..." notes) are skipped. The stdout
 of ``nsys stats`` with several reports (banners, blank lines, one header per report) is read too: the kernel summary
 is found wherever it is (under its ``cuda_gpu_kern_sum`` banner) and read up to its end (blank line or next report).
@@ -25,6 +27,7 @@ import pandas as pd
 
 from gpulens.collectors._csvrows import dedupe_header, split_name_ok
 from gpulens.collectors._io import read_input
+from gpulens.collectors._time_units import ns_factor
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline, TimelineMeta
@@ -42,25 +45,28 @@ SUMMARY_COLUMNS = {
     "stddev_ns": "standard deviation of durations [ns] (NaN when the report has none)",
     "time_pct": "nsys' Time (%) column: share of all kernel time [%]",
 }
-_UNIT_NS = {"ns": 1.0, "us": 1e3, "μs": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9, "sec": 1e9}
 _HEADER_KEYS = {  # normalised header text → summary column
     "time (%)": "time_pct", "time(%)": "time_pct", "total time": "total_ns", "instances": "calls",
     "avg": "mean_ns", "average": "mean_ns", "med": "median_ns", "median": "median_ns", "min": "min_ns",
     "minimum": "min_ns", "max": "max_ns", "maximum": "max_ns", "stddev": "stddev_ns", "std dev": "stddev_ns",
     "name": "name",
 }
-_UNIT_RE = re.compile(r"^(.*?)\s*\((ns|us|μs|µs|ms|s|sec)\)\s*$")
+_UNIT_RE = re.compile(r"^(.*?)\s*\(([^()]*)\)\s*$")
 
 
-def _map_header(header: list[str]) -> dict[int, tuple[str, float]] | None:
-    """Column index → (summary column, factor to ns); None unless Name, Instances and Total Time are present."""
-    out: dict[int, tuple[str, float]] = {}
+def _map_header(header: list[str]) -> dict[int, tuple[str, float | None]] | None:
+    """Column index → (summary column, factor to ns); None unless Name, Instances and Total Time are present.
+
+    A time column's unit in brackets converts by :func:`._time_units.ns_factor` (``(us)``, ``(msec)``…); the factor
+    is None for a unit that is no time (``(cycle)``): that column is unknown, never read as ns. A time column without
+    a unit (the older ``Average``, ``Minimum``…) is in ns, nsys' default."""
+    out: dict[int, tuple[str, float | None]] = {}
     for i, h in enumerate(header):
         h = h.strip().lstrip("\ufeff")
         key, factor = h.lower(), 1.0
         m = _UNIT_RE.match(h)
         if m and not h.lower().startswith("time"):
-            key, factor = m.group(1).lower(), _UNIT_NS[m.group(2)]
+            key, factor = m.group(1).lower(), ns_factor(m.group(2))
         elif h.lower().startswith("total time"):
             key = "total time"
         col = _HEADER_KEYS.get(key)
@@ -152,6 +158,13 @@ class NsysStatsCollector(Collector):
             if strict and not good:
                 raise TraceFormatError(path, f"no row has the header's {width} fields")
             warnings.append(f"{path}: {bad} row(s) with a wrong field count skipped")
+        odd = {col: head[i].strip() for i, (col, f) in mapping.items() if f is None and col.endswith("_ns")}
+        if "total_ns" in odd:
+            raise TraceFormatError(path, f"the column {odd['total_ns']!r} has a unit that is no time unit gpulens "
+                                         "knows (ns, us, ms, s and their spellings): its kernel times are unknown")
+        if odd:
+            warnings.append(f"{path}: {len(odd)} column(s) with a unit that is no time unit gpulens knows ("
+                            + ", ".join(repr(h) for h in odd.values()) + "): their values are unknown")
         data: dict[str, list] = {c: [] for c in SUMMARY_COLUMNS}
         for r in good:
             for i, (col, f) in mapping.items():
@@ -163,7 +176,9 @@ class NsysStatsCollector(Collector):
                     x = float(v.replace(",", "")) if v else np.nan
                 except ValueError:
                     x = np.nan
-                data[col].append(x * (f if col.endswith("_ns") else 1.0))
+                if col.endswith("_ns"):  # a time: in ns, or unknown when its unit is no time
+                    x = x * f if f is not None else np.nan
+                data[col].append(x)
         n = len(good)
         table = pd.DataFrame({c: (data[c] if data[c] else [np.nan] * n) for c in SUMMARY_COLUMNS})
         # Declared ranges: calls and total time are finite, non-negative and within int64; durations non-negative.
