@@ -27,9 +27,10 @@ import pandas as pd
 
 from gpulens.collectors._csvrows import dedupe_header, split_name_ok
 from gpulens.collectors._io import read_input
+from gpulens.collectors._shares import missing_share
 from gpulens.collectors._time_units import ns_factor
 from gpulens.collectors.base import Collector
-from gpulens.errors import TraceFormatError
+from gpulens.errors import TraceFormatError, TruncationNote
 from gpulens.timeline import Timeline, TimelineMeta
 from gpulens.timeline.sums import implausible_summary_rows
 
@@ -151,8 +152,13 @@ class NsysStatsCollector(Collector):
                     and (table_lines[i].rstrip().endswith(",".join(r[width - 1:]))
                          or _all_quoted(table_lines[i], r)) else r
                     for i, r in enumerate(rows)]
-        good = [r for r in rows if len(r) == width]
         warnings = dedupe_header(path, [c.strip() for c in head])[1]
+        text = raw.data.decode("utf-8", errors="replace")
+        cut = _cut_last_row(path, text, lines, h + len(table_lines), rows, width, name_at)
+        if cut is not None:
+            warnings.append(cut)
+            rows.pop()
+        good = [r for r in rows if len(r) == width]
         if len(good) != len([r for r in rows if r]):
             bad = len([r for r in rows if r]) - len(good)
             if strict and not good:
@@ -181,6 +187,10 @@ class NsysStatsCollector(Collector):
                 data[col].append(x)
         n = len(good)
         table = pd.DataFrame({c: (data[c] if data[c] else [np.nan] * n) for c in SUMMARY_COLUMNS})
+        short = None if cut else _rows_missing(path, text, lines, h + len(table_lines), good, mapping,
+                                               table["total_ns"])
+        if short is not None:
+            warnings.append(short)
         # Declared ranges: calls and total time are finite, non-negative and within int64; durations non-negative.
         num = table[["calls", "total_ns", "mean_ns", "min_ns", "max_ns"]].astype("float64")
         ok = (np.isfinite(num[["calls", "total_ns"]]).all(axis=1) & (num[["calls", "total_ns"]] >= 0).all(axis=1)
@@ -226,6 +236,47 @@ def _drop_implausible_totals(table: pd.DataFrame, path: Path, warnings: list[str
                     "104 days, or among the largest of totals adding up beyond 146 years, which no int64 ns sum "
                     "holds): " + ", ".join(table.loc[bad, "name"].astype(str).head(3))[:160])
     return table[~bad].reset_index(drop=True)
+
+
+def _offset(lines_before: list[str], text: str) -> int:
+    """Byte offset in ``text`` of the start of line ``len(lines_before)`` (``str.splitlines`` numbering)."""
+    n = len(lines_before)
+    return len("".join(text.splitlines(keepends=True)[:n]).encode("utf-8", errors="replace"))
+
+
+def _cut_last_row(path: Path, text: str, lines: list[str], end: int, rows: list[list[str]], width: int,
+                  name_at: int) -> TruncationNote | None:
+    """The note for a kernel table (last line ``lines[end]``) that is the end of the file and whose last line is cut (no line end, and the
+    row short of the header's fields, inside an open quote, or with an empty Name: ``…,6000.0,`` — nsys never
+    prints a kernel without a name); None otherwise. The caller drops that row."""
+    if not rows or text.endswith(("\n", "\r")) or any(ln.strip() for ln in lines[end + 1:]):
+        return None
+    last = rows[-1]
+    how = ("is cut after {} of {} fields".format(len(last), width) if len(last) < width
+           else "ends inside a quoted name" if text.count('"') % 2
+           else "ends before its kernel name" if len(last) == width and not last[name_at].strip() else None)
+    if how is None:
+        return None
+    at = _offset(lines[:end], text)
+    return TruncationNote(f"{path}: truncated: the last line (byte {at:,}) {how} with no line end; the rows before "
+                          "it are kept, that one is not", path, at)
+
+
+def _rows_missing(path: Path, text: str, lines: list[str], end: int, good: list[list[str]],
+                  mapping: dict[int, tuple[str, float | None]], totals: pd.Series) -> TruncationNote | None:
+    """The note for a kernel table (last line ``lines[end]``) whose rows hold less kernel time than their own ``Time (%)`` shares account for
+    (:func:`._shares.missing_share`: rows cut off its end); None when it is whole or has no share column."""
+    pct_at = next((i for i, (c, _) in mapping.items() if c == "time_pct"), None)
+    if pct_at is None:
+        return None
+    known = totals.notna().to_numpy()
+    lost = missing_share([r[pct_at] for r, k in zip(good, known) if k], totals[known].tolist())
+    if lost is None:
+        return None
+    at = _offset(lines[:end + 1], text)
+    return TruncationNote(f"{path}: truncated: the kernel table's rows hold {100 * (1 - lost):.1f} % at most of the "
+                          "kernel time their own Time (%) shares account for: rows are missing after byte "
+                          f"{at:,} (at least {100 * lost:.1f} % of the kernel time)", path, at)
 
 
 #: the per-kernel duration statistics of a ``cuda_gpu_kern_sum`` row, each unknown (NaN) when not printed

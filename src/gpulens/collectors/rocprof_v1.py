@@ -37,9 +37,10 @@ from gpulens.collectors._amdcsv import NAME_COLUMNS, dispatches_from_rows
 from gpulens.collectors._csvrows import excel_sep, read_rows
 from gpulens.collectors._dispatch import build_timeline
 from gpulens.collectors._io import read_input
+from gpulens.collectors._shares import missing_share
 from gpulens.collectors._work_rules import is_non_work, kinds_of_kernel_names
 from gpulens.collectors.base import Collector
-from gpulens.errors import TraceFormatError
+from gpulens.errors import TraceFormatError, TruncationNote
 from gpulens.timeline import Timeline, TimelineMeta
 from gpulens.timeline.sums import implausible_summary_rows
 
@@ -223,6 +224,10 @@ class RocprofStats(Collector):
         for c in df.columns:
             if c != "Name":
                 df[c] = pd.to_numeric(df[c], errors="coerce")
+        short = _rows_missing(path, text, df, [r[header.index("Percentage")] for r in rows]
+                              if "Percentage" in header else None, warnings)
+        if short is not None:
+            warnings.append(short)
         # a row whose call count or total time is not a finite, non-negative integer is dropped and counted
         need = [c for c in ("Calls", "TotalDurationNs") if c in df.columns]
         ok = np.ones(len(df), dtype=bool)
@@ -271,6 +276,24 @@ class RocprofStats(Collector):
         meta = TimelineMeta(sources=[source_meta(path, self.name, size, rows=len(df), domain=domain)],
                             warnings=warnings)
         return Timeline(meta=meta, tables={"rocprof_stats": df}).validate()
+
+
+def _rows_missing(path: Path, text: str, df: pd.DataFrame, shares: list | None,
+                  warnings: list[str]) -> TruncationNote | None:
+    """The note for a stats table whose rows hold less time than their own ``Percentage`` shares account for
+    (:func:`._shares.missing_share`: rows cut off its end); None when it is whole, has no share column, or is
+    already noted as cut mid-line."""
+    if shares is None or "TotalDurationNs" not in df or any(isinstance(w, TruncationNote) for w in warnings):
+        return None
+    total = df["TotalDurationNs"].to_numpy(dtype="float64")
+    known = np.isfinite(total)
+    lost = missing_share([str(x or "") for x, k in zip(shares, known) if k], total[known].tolist())
+    if lost is None:
+        return None
+    at = len(text.encode("utf-8", errors="replace"))
+    return TruncationNote(f"{path}: truncated: the table's rows hold {100 * (1 - lost):.1f} % at most of the time "
+                          "their own Percentage shares account for: rows are missing after byte "
+                          f"{at:,} (at least {100 * lost:.1f} % of the time)", path, at)
 
 
 class Rocminfo(Collector):
