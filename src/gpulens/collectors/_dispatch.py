@@ -32,6 +32,8 @@ timestamps written in scientific notation) go to ``rejected`` with the reason; t
 table ``tables["unattached_counters"]`` (:data:`UNATTACHED_COLUMNS`) so a later join can still place them, and the
 launch configuration of those that are kernels in ``tables["untimed_launches"]`` (:data:`UNTIMED_COLUMNS`, the
 Timeline's units: grid in workgroups, LDS bytes), so a counter pass without timestamps still has its occupancy.
+A dispatch recorded twice (every field and counter equal) counts once
+(:func:`~gpulens.collectors._duplicates.drop_exact_duplicates`, with a warning).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.collectors._duplicates import drop_exact_duplicates
 from gpulens.collectors._numbers import exact_int
 from gpulens.collectors._work_rules import NON_WORK_REASON, is_non_work, kinds_of_kernel_names
 from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
@@ -344,6 +347,7 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
         "metric": _cat(c_metric), "value": np.concatenate(c_val) if c_val else np.zeros(0),
         "unit": _cat([u for part in c_unit for u in part]), "source": _cat([source] * nc)}, n=nc)
     counters = counters.sort_values(["event_id"], kind="stable").reset_index(drop=True) if nc else counters
+    events, counters, dup_note = drop_exact_duplicates(events, counters, path)
 
     bad = np.flatnonzero(~valid)
     nr = len(bad)
@@ -374,6 +378,8 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     if d.sci_notation_rows:
         meta.warnings.append(f"{path}: {d.sci_notation_rows} row(s) have timestamps in scientific notation "
                              "(e.g. 8.1097E+14): ns precision is lost; zero durations are rejected, not reported")
+    if dup_note:
+        meta.warnings.append(dup_note)
     if nr:
         by = pd.Series(reason[~valid]).value_counts()
         meta.warnings.append(f"{path}: {nr} row(s) are not events: " + ", ".join(f"{k} ×{v}" for k, v in by.items())

@@ -24,7 +24,8 @@ Conventions: times are the export's int64 ns (session clock); ``dur_ns = end - s
 (or an NVTX range never closed) go to ``rejected``, and so do rows whose ``start`` is a placeholder 0 beside real
 timestamps far from 0 (the rule of the Kineto reader, :func:`~gpulens.collectors._kineto_acc.zero_ts_placeholders`;
 pytorch/kineto#109's ``ts 0, dur 0`` kind: CUPTI records that were never filled in). Names are ``StringIds``
-keys, resolved once per distinct id.
+keys, resolved once per distinct id. A GPU row exported twice (every field equal) counts once
+(:func:`~gpulens.collectors._duplicates.drop_exact_duplicates`, with a warning).
 ``pid = (globalPid >> 24) & 0xFFFFFF`` and ``tid = globalTid & 0xFFFFFF`` (nsys' documented packing of global ids).
 ``copyKind`` follows CUPTI's ``CUpti_ActivityMemcpyKind`` (1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP, ...; UVM kinds 11–13
 map to HtoD/DtoH/DtoD). Kernels that are collectives, copies or fills by name are ``comm``/``memcpy``/``memset``
@@ -45,6 +46,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.collectors._duplicates import drop_exact_duplicates
 from gpulens.collectors._io import describe, read_head, read_magic
 from gpulens.collectors._sqlite import INT, TEXT, connect_ro, fill, int_rows, read_typed, typed_expr
 from gpulens.collectors._nsys_more import (NVTX_TYPES, graph_trace, incomplete_capture, normalise_api_names,
@@ -271,7 +273,9 @@ class NsysSqliteCollector(Collector):
         for table, n in db.dropped.items():
             warnings.append(f"{path}: {n} row(s) of {table} dropped (a value, or its duration end − start, is not "
                             "an int64: REAL, TEXT, BLOB or beyond int64)")
-        events = _assemble(frames, self.name)
+        events, _, dup_note = drop_exact_duplicates(_assemble(frames, self.name), None, path)
+        if dup_note:
+            warnings.append(dup_note)
         if db.dropped and not len(events):
             raise TraceFormatError(path, "no usable event: " + "; ".join(warnings[-len(db.dropped):]).replace(
                 f"{path}: ", ""))
