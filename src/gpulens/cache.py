@@ -82,11 +82,17 @@ def fingerprint(path: Path) -> str:
 
     Identity is what version-control tools compare to notice a change without reading the file: device, inode,
     size, mtime_ns and ctime_ns (ctime cannot be set back by ``touch``/``os.utime``, so a file rewritten in place with
-    its old size and mtime still gets a new key); the content sample adds a check of what the file holds.
+    its old size and mtime still gets a new key); the content sample adds a check of what the file holds. The
+    identity of a ``<file>-wal`` beside it counts too: a WAL-mode SQLite database changes there first.
     """
     st = path.stat()
     h = hashlib.blake2b(digest_size=16)
     h.update(f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}".encode())
+    try:  # a WAL-mode SQLite database's committed pages may live in its -wal, which changes without the main file
+        sw = Path(f"{path}-wal").stat()
+        h.update(f"|wal:{sw.st_ino}:{sw.st_size}:{sw.st_mtime_ns}:{sw.st_ctime_ns}".encode())
+    except OSError:
+        pass
     with path.open("rb") as fh:
         h.update(fh.read(_EDGE))
         if st.st_size > 2 * _EDGE:

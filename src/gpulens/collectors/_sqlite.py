@@ -12,6 +12,9 @@ expression, so the rest of the collector only ever sees
 * ``TEXT`` columns: ``str`` or ``None`` (numbers are written as text; BLOBs become ``None`` and are counted; invalid
   UTF-8 is decoded with U+FFFD, see :func:`connect_ro`).
 
+Every database is opened read-only without creating anything beside it, whether its folder is writable or not
+(a WAL-mode database included: :func:`_uri`).
+
 The collector turns the counts into a warning (values of the wrong type read as unknown), so a bad cell costs one
 value, not the file.
 """
@@ -135,9 +138,82 @@ def connect_ro(path: Path, check: bool = True) -> sqlite3.Connection:
     if cut:
         raise TraceFormatError(path, f"truncated SQLite file: {cut[0]:,} of the {cut[1]:,} bytes its header declares "
                                      "(the copy is incomplete or the writer was stopped)")
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    con = sqlite3.connect(_uri(db), uri=True)
     con.text_factory = _text
     return con
+
+
+def in_wal_mode(path: Path) -> bool:
+    """True when the SQLite file ``path`` is in write-ahead-log mode: its header's write and read format versions
+    (bytes 18 and 19, sqlite.org/fileformat.html "The Database Header") are 2, not 1 (rollback journal)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(20)
+    except OSError:
+        return False
+    return head.startswith(_SQLITE_MAGIC) and len(head) == 20 and 2 in (head[18], head[19])
+
+
+def wal_file(path: Path) -> Path | None:
+    """The ``-wal`` file beside the SQLite file ``path`` when it holds frames (non-empty), else None."""
+    wal = Path(f"{path}-wal")
+    try:
+        return wal if wal.is_file() and wal.stat().st_size > 0 else None
+    except OSError:
+        return None
+
+
+def _uri(db: Path) -> str:
+    """The URI :func:`connect_ro` opens ``db`` with: read-only, creating nothing beside it.
+
+    * Rollback-journal mode: ``mode=ro`` (shared locks only; no file is created).
+    * WAL mode, no ``-wal`` frames (the usual finished export): every committed page is in the main file;
+      ``immutable=1`` reads it without the ``-shm`` wal-index and without locks. ``mode=ro`` would create ``-wal``
+      and ``-shm`` beside the input (and leave them there), and cannot open it at all where the folder is read-only
+      (a shared, mounted or archived trace: "not a recognised trace format").
+    * WAL mode with a non-empty ``-wal`` (a copy taken while the profiler still held the database, a writer that was
+      killed): committed transactions may live only in the ``-wal``, so ignoring it would silently drop events. The
+      database and its ``-wal`` are copied into a private temporary folder (:func:`_private_copy`) and read there:
+      SQLite replays the committed frames (uncommitted ones are ignored, as for any reader) and the user's folder is
+      never touched. The copy costs one read of the files, only in this rare case.
+
+    Names are percent-encoded: a ``?``, ``#`` or ``%`` in a file name is part of the name, not of the URI.
+    """
+    from urllib.parse import quote as url_quote
+
+    if in_wal_mode(db):
+        wal = wal_file(db)
+        if wal is None:
+            return f"file:{url_quote(str(Path(db).absolute()))}?immutable=1"
+        db = _private_copy(db, wal)
+    return f"file:{url_quote(str(Path(db).absolute()))}?mode=ro"
+
+
+_copied: dict[tuple, Path] = {}
+
+
+def _private_copy(db: Path, wal: Path) -> Path:
+    """A copy of ``db`` and its ``wal`` in a private temporary folder (0700, removed when the process exits), made
+    once per version of the two files."""
+    import atexit
+    import os
+    import shutil
+    import tempfile
+
+    st, sw = Path(db).stat(), wal.stat()
+    key = (str(Path(db).resolve()), st.st_size, st.st_mtime_ns, sw.st_size, sw.st_mtime_ns)
+    got = _copied.get(key)
+    if got is not None and got.exists():
+        return got
+    folder = Path(tempfile.mkdtemp(prefix="gpulens-wal-"))
+    atexit.register(shutil.rmtree, folder, True)
+    out = folder / "db.sqlite"
+    for src, dst in ((db, out), (wal, Path(f"{out}-wal"))):
+        with open(src, "rb") as fh, open(dst, "wb") as to:
+            os.chmod(dst, 0o600)
+            shutil.copyfileobj(fh, to, 1 << 20)
+    _copied[key] = out
+    return out
 
 
 def quote(name: str) -> str:
