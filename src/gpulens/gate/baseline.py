@@ -78,12 +78,52 @@ class Baseline:
             raise BaselineError(f"{where}: baseline format {d['gpulens_baseline']!r} is not supported "
                                 f"(this gpulens reads format {BASELINE_FORMAT})")
         try:
+            _check_fields(d)
             metrics = {k: Metric.from_dict(k, m) for k, m in d["metrics"].items()}
             return cls(str(d["name"]), str(d["created"]), str(d["tool"]["version"]), d.get("report_schema_version"),
                        str(d["machine_key"]), dict(d["environment"]), list(d["runs"]), metrics,
                        list(d.get("excluded", [])), dict(d.get("git") or {}), path)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise BaselineError(f"{where}: malformed baseline ({type(exc).__name__}: {exc})") from None
+
+
+#: The top-level fields of a baseline file and the JSON type each must have (``excluded`` and ``git`` optional).
+_FIELDS = {"name": str, "created": str, "machine_key": str, "tool": dict, "environment": dict, "runs": list,
+           "metrics": dict, "excluded": list, "git": dict}
+
+
+def _json_type(v: Any) -> str:
+    """``v``'s JSON type with its article (``"a string"``, ``"null"``), for a message."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "a boolean"
+    return {str: "a string", dict: "an object", list: "an array", int: "a number", float: "a number"}.get(
+        type(v), type(v).__name__)
+
+
+def _check_fields(d: dict[str, Any]) -> None:
+    """Raise ``ValueError`` naming the first field of a (hand-edited) baseline with the wrong JSON type: a string
+    where the runs are (``list("abc")`` would be three runs), ``null`` for the machine key (read as ``"None"``)."""
+    for key, kind in _FIELDS.items():
+        if key not in d:
+            if key in ("excluded", "git"):
+                continue
+            raise ValueError(f"field '{key}' is missing")
+        v = d[key]
+        if key == "git" and v is None:
+            continue
+        if not isinstance(v, kind):
+            raise ValueError(f"field '{key}' is {_json_type(v)}, not {_json_type(kind())}")
+    if not d["metrics"]:
+        raise ValueError("field 'metrics' is empty (every saved run records at least its span)")
+    rsv = d.get("report_schema_version")
+    if rsv is not None and (isinstance(rsv, bool) or not isinstance(rsv, int)):
+        raise ValueError(f"field 'report_schema_version' is {_json_type(rsv)}, not a whole number")
+    if not isinstance(d["tool"].get("version"), str):
+        raise ValueError("field 'tool.version' is not a string")
+    if any(not isinstance(r, dict) for r in d["runs"]):
+        raise ValueError("field 'runs' holds an entry that is not an object")
 
 
 def default_store(configured: str | Path | None = None) -> Path:

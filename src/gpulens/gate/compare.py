@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from gpulens import __version__
+from gpulens.errors import BaselineError
 from gpulens.gate.baseline import Baseline
 from gpulens.gate.config import GateConfig
 from gpulens.gate.result import (AMBIGUOUS, ERROR, IMPROVED, INCOMPARABLE, NO_BASELINE, PASS, REGRESSED, VERDICTS,
@@ -229,6 +230,7 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
     res.mismatches = mism
     rows, specs = [], []
     base_metrics, cand_metrics = rekey_kernels(baseline.metrics), rekey_kernels(candidate.metrics)
+    same_measure(baseline, base_metrics, cand_metrics)
     untimed = {n if n == "*" else KERNEL_PREFIX + kernel_key(n[len(KERNEL_PREFIX):])
                for n in getattr(candidate, "untimed", ())}
     names = list(base_metrics) + [n for n in cand_metrics if n not in base_metrics]
@@ -288,6 +290,26 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
     if not mism:
         res.verdict, res.reason = _overall(res.metrics, candidate, note if candidate.excluded else "")
     return res
+
+
+def same_measure(baseline: Baseline, base: dict[str, Metric], cand: dict[str, Metric]) -> None:
+    """Check that every metric recorded on both sides is the same measure: the same unit (ns, bytes, FLOP or a
+    count) and the same kind (a timing is tested for noise, a count compared exactly). gpulens writes each metric
+    with one unit and kind, so a difference is a hand-edited baseline (``"unit": "ms"`` with its samples in ms):
+    compared anyway, a 1000× ratio would gate — or a misread kind pass — what no run measured.
+
+    Raises:
+        BaselineError: naming the baseline file, the metric and the field (exit 2: the gate cannot compare).
+    """
+    for name, b in base.items():
+        c = cand.get(name)
+        if c is None:
+            continue
+        for field_name, bv, cv in (("unit", b.unit, c.unit), ("kind", b.kind, c.kind)):
+            if bv != cv:
+                raise BaselineError(f"{baseline.path or 'baseline'}: metric {name!r} has {field_name} {bv!r} in the "
+                                    f"baseline but {cv!r} in the candidate runs: cannot compare (gpulens records "
+                                    f"it as {cv!r}; re-save the baseline from its reports)")
 
 
 def _weight(r: MetricResult) -> float:

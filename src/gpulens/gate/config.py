@@ -27,6 +27,7 @@ Matching per-metric tables apply in file order, later ones overriding earlier on
 from __future__ import annotations
 
 import fnmatch
+import math
 import sys
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -103,6 +104,8 @@ def _check(path: Path, key: str, value: Any, kind: type | tuple) -> Any:
         raise ConfigError(f"{path}: gate setting '{key}' must be a number, not {value!r}")
     if not isinstance(value, kind):
         raise ConfigError(f"{path}: gate setting '{key}' has the wrong type ({type(value).__name__})")
+    if kind in ((int, float), int) and not math.isfinite(value):  # TOML has nan and inf: nan < 0 is False
+        raise ConfigError(f"{path}: gate setting '{key}' must be a finite number, not {value!r}")
     if kind in ((int, float), int) and value < 0:
         raise ConfigError(f"{path}: gate setting '{key}' must not be negative")
     return value
@@ -112,7 +115,8 @@ def from_mapping(table: dict[str, Any], path: Path | str = "<config>") -> GateCo
     """Build a GateConfig from the contents of a ``[tool.gpulens.gate]`` table.
 
     Raises:
-        ConfigError: an unknown key, a value of the wrong type, or an invalid direction.
+        ConfigError: an unknown key, a value of the wrong type, a negative or non-finite number (``nan`` would
+            pass every change, ``inf`` too), or an invalid direction.
     """
     path = Path(path)
     cfg = GateConfig(source=str(path))

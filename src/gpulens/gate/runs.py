@@ -102,18 +102,30 @@ class Metric:
         """Inverse of :meth:`to_dict`.
 
         Raises:
-            ValueError: ``samples`` is empty or holds a value that is not an amount (:func:`amounts`); ``share`` is
-                not fractions in [0, 1]; ``calls`` not non-negative integers.
+            ValueError: ``kind``, ``unit`` or ``direction`` is not one of :data:`KINDS`, :data:`UNITS`,
+                :data:`DIRECTIONS` (a misspelled ``"lowr"`` would be read as "higher is better"); ``samples`` is
+                empty or holds a value that is not an amount (:func:`amounts`); ``share`` is not fractions in
+                [0, 1]; ``calls`` not non-negative integers; ``share`` or ``calls`` not one per sample.
         """
-        samples = amounts(name, "sample", d["samples"], SAMPLE_MAX.get(d.get("unit", ""), SAMPLE_MAX[""]))
+        if not isinstance(d, dict):
+            raise ValueError(f"metric {name!r} is {type(d).__name__}, not an object")
+        kind, unit, direction = d["kind"], d.get("unit", ""), d.get("direction", "lower")
+        for field_name, value, allowed in (("kind", kind, KINDS), ("unit", unit, UNITS),
+                                           ("direction", direction, DIRECTIONS)):
+            if not isinstance(value, str) or value not in allowed:
+                raise ValueError(f"metric {name!r}: {field_name} {value!r} is not one of "
+                                 f"{', '.join(repr(a) for a in allowed)}")
+        samples = amounts(name, "sample", d["samples"], SAMPLE_MAX[unit])
         if not samples:
             raise ValueError(f"metric {name!r} has no samples")
         share = amounts(name, "share", d.get("share", []), SHARE_MAX)
         calls = amounts(name, "call count", d.get("calls", []), SAMPLE_MAX[""])
         if any(not c.is_integer() for c in calls):
             raise ValueError(f"metric {name!r} has a call count that is not a whole number")
-        return cls(name, d["kind"], d.get("unit", ""), samples, d.get("direction", "lower"), share,
-                   [int(c) for c in calls])
+        for what, values in (("share", share), ("calls", calls)):
+            if values and len(values) != len(samples):
+                raise ValueError(f"metric {name!r}: {len(values)} {what} value(s) for {len(samples)} sample(s)")
+        return cls(name, kind, unit, samples, direction, share, [int(c) for c in calls])
 
 
 #: The largest value a baseline sample may hold, per unit: ns, bytes and counts are int64 figures in every report
@@ -124,6 +136,11 @@ class Metric:
 #: rounding only.
 SHARE_MAX = 1.001
 SAMPLE_MAX = {"": float(2 ** 63 - 1), "ns": float(2 ** 63 - 1), "bytes": float(2 ** 63 - 1), "FLOP": 1e30}
+#: The values a baseline metric's ``kind``, ``unit`` and ``direction`` may hold (what :data:`RUN_METRICS` and the
+#: kernel metrics are written with; a configuration may set ``direction`` per metric too).
+KINDS = ("timing", "count")
+UNITS = tuple(SAMPLE_MAX)
+DIRECTIONS = ("lower", "higher")
 
 
 def amounts(name: str, what: str, values: Any, high: float) -> list[float]:
