@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers.base import declared_unit
-from gpulens._outputs import overwrites_input
+from gpulens._outputs import overwrites_input, replaces_data, write_atomic
 from gpulens.errors import GpulensError
 
 
@@ -85,26 +85,59 @@ def _planned(report: Any, root: Path, fmt: str) -> list[Path]:
     return out
 
 
-def export_tables(report: Any, folder: str | Path, fmt: str = "csv", inputs: list[Path] = ()) -> list[Path]:
+#: The first line of the ``columns.csv`` an export writes (also how a folder is known to hold an earlier export).
+COLUMNS_HEADER = b"analyzer,column,meaning,unit"
+
+
+def _own_export(f: Path) -> bool:
+    """True when ``f`` lies in the folder of an earlier export (a ``columns.csv`` with :data:`COLUMNS_HEADER`
+    beside it): its files are replaced by the new export's."""
+    try:
+        with open(f.with_name("columns.csv"), "rb") as fh:
+            return fh.read(len(COLUMNS_HEADER)) == COLUMNS_HEADER
+    except OSError:
+        return False
+
+
+def _table_bytes(table: Any, fmt: str) -> bytes:
+    """``table`` as the bytes of a Parquet or (spreadsheet-safe) CSV file."""
+    if fmt == "parquet":
+        import io
+
+        buf = io.BytesIO()
+        table.to_parquet(buf, index=False)
+        return buf.getvalue()
+    return spreadsheet_safe(table).to_csv(index=False).encode("utf-8")
+
+
+def export_tables(report: Any, folder: str | Path, fmt: str = "csv", inputs: list[Path] = (),
+                  force: bool = False) -> list[Path]:
     """Write every analysis table of ``report`` (a :class:`gpulens.report.Report`) under ``folder``.
 
     Args:
         fmt: ``"csv"`` or ``"parquet"``.
         inputs: the traces analysed: no file of the export may replace one (:func:`overwrites_input`) — a trace
             named ``hotspots.csv`` or ``summaries.json`` beside the export folder, a rank file of an input folder.
+        force: replace a file that holds other data (a profiler trace, a gpulens baseline or JSON report:
+            :func:`gpulens._outputs.replaces_data`); an earlier export's files are always replaced.
 
     Returns:
         The files written.
 
     Raises:
-        GpulensError: a file of the export would replace an input (nothing is written then), the folder cannot be
-            created or a file cannot be written (one line naming it).
+        GpulensError: a file of the export would replace an input, or (without ``force``) other data (nothing is
+            written then); the folder cannot be created or a file cannot be written (one line naming it).
     """
     root = Path(folder)
     clash = [f for f in _planned(report, root, fmt) if overwrites_input(f, list(inputs))]
     if clash:
         raise GpulensError(f"{clash[0]}: refusing to overwrite an input trace with the {fmt.upper()} export; "
                            "choose another folder")
+    held = [] if force else [(f, why) for f in _planned(report, root, fmt)
+                             if not _own_export(f) and (why := replaces_data(f, "export"))]
+    if held:
+        raise GpulensError(f"{held[0][0]}: refusing to overwrite {held[0][1]} with the {fmt.upper()} export; "
+                           "choose another folder (or pass --force)")
     written: list[Path] = []
     many = len(report.sources) > 1
     for i, src in enumerate(report.sources):
@@ -121,10 +154,7 @@ def export_tables(report: Any, folder: str | Path, fmt: str = "csv", inputs: lis
             path = d / f"{name}.{fmt}"
             table = flat_table(r.table)
             try:
-                if fmt == "parquet":
-                    table.to_parquet(path, index=False)
-                else:
-                    spreadsheet_safe(table).to_csv(path, index=False)
+                write_atomic(path, _table_bytes(table, fmt))
             except (OSError, ValueError, TypeError) as exc:
                 raise GpulensError(f"{path}: cannot write the table ({exc})") from None
             written.append(path)
@@ -133,9 +163,9 @@ def export_tables(report: Any, folder: str | Path, fmt: str = "csv", inputs: lis
                 docs.append({"analyzer": name, "column": c, "meaning": meaning,
                              "unit": declared_unit(meaning) if meaning else "text"})
         try:
-            pd.DataFrame(docs, columns=["analyzer", "column", "meaning", "unit"]).to_csv(d / "columns.csv",
-                                                                                        index=False)
-            (d / "summaries.json").write_text(json.dumps(summaries, indent=1, default=str), encoding="utf-8")
+            write_atomic(d / "columns.csv", pd.DataFrame(docs, columns=["analyzer", "column", "meaning", "unit"])
+                         .to_csv(index=False).encode("utf-8"))
+            write_atomic(d / "summaries.json", json.dumps(summaries, indent=1, default=str).encode("utf-8"))
         except OSError as exc:
             raise GpulensError(f"{d}: cannot write the export ({exc.strerror or exc})") from None
         written += [d / "columns.csv", d / "summaries.json"]

@@ -23,14 +23,16 @@ def demo_trace_path() -> Path:
     return Path(str(resources.files("gpulens") / "data" / DEMO_TRACE))
 
 
-def write_output(path: Path, text: str | bytes, inputs: list[Path]) -> None:
-    """Write a report file, refusing to overwrite any of the inputs.
+def check_output(path: Path, inputs: list[Path], writing: str = "", force: bool = False) -> None:
+    """Refuse a report path before anything is written (or analysed): one of the inputs or a file inside an input
+    folder, a directory, a path below a file, or — unless ``force`` — a file that holds data of another kind than
+    ``writing`` (a reporter module's name): a profiler trace, a gpulens baseline, history or JSON report
+    (:func:`gpulens._outputs.replaces_data`).
 
     Raises:
-        GpulensError: ``path`` is one of the input traces or a file inside an input folder, is a directory, or
-            cannot be written (one-line message).
+        GpulensError: one line naming the file and why.
     """
-    from gpulens._outputs import overwrites_input
+    from gpulens._outputs import overwrites_input, replaces_data
 
     if overwrites_input(path, inputs):  # an input trace, or a rank file of an input folder
         raise GpulensError(f"{path}: refusing to overwrite an input trace with a report")
@@ -39,12 +41,26 @@ def write_output(path: Path, text: str | bytes, inputs: list[Path]) -> None:
     blocking = next((p for p in reversed(path.parents) if p.exists() and not p.is_dir()), None)
     if blocking is not None:  # mkdir would say only "File exists"
         raise GpulensError(f"{path}: cannot write the report: {blocking} is a file, not a folder")
+    held = None if force else replaces_data(path, writing)
+    if held:
+        raise GpulensError(f"{path}: refusing to overwrite {held} with a report; choose another file name "
+                           "(or pass --force)")
+
+
+def write_output(path: Path, text: str | bytes, inputs: list[Path], writing: str = "", force: bool = False) -> None:
+    """Write a report file atomically (:func:`gpulens._outputs.write_atomic`: an interrupted run leaves no
+    half-written report) after :func:`check_output`.
+
+    Raises:
+        GpulensError: :func:`check_output` refuses ``path``, or it cannot be written (one-line message).
+    """
+    from gpulens._outputs import write_atomic
+
+    check_output(path, inputs, writing, force)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(text, bytes):
-            path.write_bytes(text)
-        else:  # a lone surrogate (a file name that is not UTF-8, quoted in a warning) written visibly, never a crash
-            path.write_text(writable(text), encoding="utf-8")
+        # a lone surrogate (a file name that is not UTF-8, quoted in a warning) written visibly, never a crash
+        write_atomic(path, text if isinstance(text, bytes) else writable(text).encode("utf-8"))
     except OSError as exc:
         raise GpulensError(f"{path}: cannot write the report ({exc.strerror or exc})") from None
 
@@ -56,7 +72,8 @@ def _print_summary(console: Console, text: str) -> None:
 
 
 def _serve_stored(inputs: list[Path], strict: bool, format: str | None, select: object,
-                  outputs: list[tuple[Path, str, str]], console: Console, quiet: bool, top: int) -> bool:
+                  outputs: list[tuple[Path, str, str]], console: Console, quiet: bool, top: int,
+                  force: bool = False) -> bool:
     """A cache hit served from stored renderings alone (:func:`gpulens.reports.render_cache.stored_outputs`):
     writes the requested reports, prints the stored summary and returns True; False (nothing written) when any
     piece is not stored — the caller then runs the analysis (itself served from the results cache when possible)."""
@@ -72,7 +89,7 @@ def _serve_stored(inputs: list[Path], strict: bool, format: str | None, select: 
     if not quiet:
         _print_summary(console, got["console"])
     for out, module, what in outputs:
-        write_output(out, got[module], inputs)
+        write_output(out, got[module], inputs, module, force)
         if not quiet:
             console.print(f"{what} written to {out}")
     if quiet:
@@ -114,6 +131,9 @@ def register(app: typer.Typer) -> None:
                                                                 "the count of files used vs found)."),
         top: int = typer.Option(10, "--top", help="Kernels shown in the console table."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No console summary."),
+        force: bool = typer.Option(False, "--force", help="Write the reports even over a file that holds a "
+                                                          "profiler trace, a gpulens baseline or history, or a "
+                                                          "JSON report (never over an input)."),
         device_spec: Optional[Path] = typer.Option(None, "--device-spec", help="A built-in GPU (e.g. H200, "
                                                    "MI300X: `gpulens devices`) or a spec file (JSON/TOML) to use "
                                                    "instead of the device identified from the trace."),
@@ -158,9 +178,11 @@ def register(app: typer.Typer) -> None:
             (json_out, "json_report", "JSON report"), (html_out, "html", "HTML report"),
             (md_out, "markdown", "Markdown summary"), (perfetto_out, "perfetto", "Perfetto trace")) if out is not None]
         _distinct_outputs(outputs)
+        for out, module, _ in outputs:  # refused before the analysis, not after it
+            check_output(out, inputs, module, force)
         if not no_cache and len(inputs) == 1 and scheduler is None and not join and device_spec is None \
                 and csv_dir is None and parquet_dir is None:
-            if _serve_stored(inputs, not lenient, format, select, outputs, console, quiet, top):
+            if _serve_stored(inputs, not lenient, format, select, outputs, console, quiet, top, force):
                 raise typer.Exit(EXIT_OK)
         from gpulens.cli import import_settled
 
@@ -182,14 +204,14 @@ def register(app: typer.Typer) -> None:
 
             _warn_partial(partial_lines(report))
         for out, module, what in outputs:
-            write_output(out, render_as(report, module), inputs)
+            write_output(out, render_as(report, module), inputs, module, force)
             if not quiet:
                 console.print(f"{what} written to {out}")
         for folder, fmt in ((csv_dir, "csv"), (parquet_dir, "parquet")):
             if folder is not None:
                 from gpulens.export import export_tables
 
-                files = export_tables(report, folder, fmt, inputs)
+                files = export_tables(report, folder, fmt, inputs, force=force)
                 if not quiet:
                     console.print(f"{len(files)} {fmt.upper()} export file(s) written to {folder}")
         code = EXIT_OK if report.has_gpu_work else EXIT_NO_GPU_WORK

@@ -25,6 +25,9 @@ def register(app: typer.Typer) -> None:
         top: int = typer.Option(10, "--top", min=1, max=10_000, help="Rows per table in the console and the "
                                                                      "number of top contributors."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No console output."),
+        force: bool = typer.Option(False, "--force", help="Write the diff even over a file that holds a profiler "
+                                                          "trace, a gpulens baseline or history, or a JSON report "
+                                                          "(never over an input)."),
     ) -> int:
         """Compare two runs: count, time, mean and share per kernel, operator, category and rank, Δ and Δ %,
         new and vanished kernels, and the top contributors to the total Δ (they sum to it).
@@ -32,20 +35,25 @@ def register(app: typer.Typer) -> None:
         Kernels are matched by normalised name, and across vendors through their launching operator and its
         input shapes. Exit codes: 0 ok (a diff never fails on a slowdown; use `gpulens gate`), 2 unreadable input.
         """
-        from gpulens.cli.analyze import write_output
+        from gpulens.cli.analyze import check_output, write_output
         from gpulens.diff import diff
         from gpulens.reports import diff as render
 
+        inputs = [base, cand]
+        outputs = [(out, kind) for out, kind in ((json_out, "diff_json"), (html_out, "diff_html"),
+                                                 (md_out, "diff_markdown")) if out is not None]
+        for out, kind in outputs:  # refused before the comparison runs
+            check_output(out, inputs, kind, force)
         console = make_console(stderr=quiet)
         with console.status("Comparing …"):
             result = diff(base, cand, top=top)
         if not quiet:
             render.print_diff(result, console, top=top)
-        inputs = [base, cand]
-        for out, fn, what in ((json_out, render.render_json, "JSON diff"), (html_out, render.render_html, "HTML diff"),
-                              (md_out, render.render_markdown, "Markdown diff")):
+        for out, fn, what, kind in ((json_out, render.render_json, "JSON diff", "diff_json"),
+                                    (html_out, render.render_html, "HTML diff", "diff_html"),
+                                    (md_out, render.render_markdown, "Markdown diff", "diff_markdown")):
             if out is not None:
-                write_output(out, fn(result), inputs)
+                write_output(out, fn(result), inputs, kind, force)
                 if not quiet:
                     console.print(f"{what} written to {out}")
         raise typer.Exit(EXIT_OK)

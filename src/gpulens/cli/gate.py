@@ -11,7 +11,7 @@ from typing import List, Optional
 import typer
 
 from gpulens.cli._console import console as make_console
-from gpulens.cli.analyze import write_output
+from gpulens.cli.analyze import check_output, write_output
 from gpulens.errors import EXIT_OK, GpulensError
 
 EXIT_HELP = """Exit codes: 0 pass, improved, ambiguous, incomparable or no baseline; 1 regression (or ambiguous with
@@ -57,11 +57,14 @@ def register(app: typer.Typer) -> None:
                                                                      "settings (default: ./pyproject.toml)."),
         store: Optional[Path] = typer.Option(None, "--store", help="Baseline folder."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No terminal table."),
+        force: bool = typer.Option(False, "--force", help="Write --json/--markdown/--junit even over a file that "
+                                                          "holds a profiler trace, a gpulens baseline or history, "
+                                                          "or a JSON report (never over an input)."),
     ) -> None:
         """Compare candidate runs with a baseline: per metric ratio and CI (Welch t on log times), run-level Holm."""
         try:
             code = _run(candidates, baseline, warn_only, require_baseline, fail_on_ambiguous, allow_cross_machine,
-                        json_out, markdown, junit, config, store, quiet)
+                        json_out, markdown, junit, config, store, quiet, force)
         except GpulensError as exc:
             if not warn_only:
                 raise
@@ -73,9 +76,14 @@ def register(app: typer.Typer) -> None:
 
 
 def _run(candidates, baseline, warn_only, require_baseline, fail_on_ambiguous, allow_cross_machine, json_out,
-         markdown, junit, config, store, quiet) -> int:
+         markdown, junit, config, store, quiet, force=False) -> int:
     from gpulens.gate import default_store, exit_code, find_baseline, load_config, run_gate
     from gpulens.gate.runs import collect_runs
+
+    outputs = [(p, kind) for p, kind in ((json_out, "gate_json"), (markdown, "gate_markdown"),
+                                         (junit, "gate_junit")) if p is not None]
+    for out, kind in outputs:  # refused before any input is read (the baseline is checked again once found)
+        check_output(out, list(candidates) + ([Path(baseline)] if baseline.endswith(".json") else []), kind, force)
 
     cfg = load_config(config)
     cfg.fail_on_ambiguous = cfg.fail_on_ambiguous or fail_on_ambiguous
@@ -88,15 +96,16 @@ def _run(candidates, baseline, warn_only, require_baseline, fail_on_ambiguous, a
                                  fail_on_ambiguous=cfg.fail_on_ambiguous)
     inputs = list(candidates) + ([base.path] if base is not None and base.path else [])
     if json_out is not None:
-        write_output(json_out, json.dumps(result.to_dict(), indent=1, allow_nan=False) + "\n", inputs)
+        write_output(json_out, json.dumps(result.to_dict(), indent=1, allow_nan=False) + "\n", inputs, "gate_json",
+                     force)
     if markdown is not None:
         from gpulens.reports.gate_markdown import render as render_md
 
-        write_output(markdown, render_md(result), inputs)
+        write_output(markdown, render_md(result), inputs, "gate_markdown", force)
     if junit is not None:
         from gpulens.reports.gate_junit import render as render_junit
 
-        write_output(junit, render_junit(result), inputs)
+        write_output(junit, render_junit(result), inputs, "gate_junit", force)
     if not quiet:
         from gpulens.reports.gate_console import print_result
 

@@ -101,17 +101,18 @@ def register(app: typer.Typer) -> None:
         if out.exists() and not out.is_dir():  # created later (not before a vendor binary is found)
             raise GpulensError(f"--out {out}: is a file, not a folder")
         if backend != "torch":
-            from gpulens.profiler.runner import run_vendor
+            from gpulens.profiler.runner import run_vendor, vendor_stem
 
-            stem = check_label(label or Path(command[0]).stem)
+            stem = vendor_stem(backend, out, check_label(label or Path(command[0]).stem))
             code, report = run_vendor(backend, list(command), out, stem)
             json_path = html_path = None
             if report is not None:
+                from gpulens._outputs import write_atomic
                 from gpulens.profiler.session import write_html
                 from gpulens.reports.json_report import render
 
                 json_path = out / f"{stem}.report.json"
-                json_path.write_text(render(report), encoding="utf-8")
+                write_atomic(json_path, render(report).encode("utf-8"))
                 html_path = write_html(report, out / f"{stem}.report.html")
             _summarize(console, report, [("JSON report", json_path), ("HTML dashboard", html_path)], None, quiet)
             if open_html and html_path is not None:

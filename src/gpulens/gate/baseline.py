@@ -19,7 +19,6 @@ import json
 import os
 import re
 import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -246,14 +245,9 @@ def save_baseline(reports: Iterable[str | Path], name: str, store: Path | None =
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from gpulens._outputs import write_atomic
+
+    write_atomic(path, text.encode("utf-8"))
 
 
 def append_history(path: Path, base: Baseline, replaced: bool = False) -> None:

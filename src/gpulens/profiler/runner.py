@@ -145,6 +145,20 @@ def vendor_plan(backend: str, command: list[str], out: Path, stem: str, binary: 
                             "-d", str(folder), "-o", stem, "--", *command]), [], folder, folder)
 
 
+#: What each vendor backend writes as ``<stem><suffix>`` in the output folder (see :func:`vendor_plan`).
+VENDOR_SUFFIXES = {"nsys": (".nsys-rep", ".sqlite"), "ncu": (".ncu-rep", ".ncu.csv"), "rocprofv3": (".rocprofv3",)}
+
+
+def vendor_stem(backend: str, out: Path, stem: str) -> str:
+    """The stem a vendor run writes under: ``stem``, or ``stem-2``… when an earlier run's report, export or reports
+    exist in ``out`` (:func:`gpulens._outputs.free_stem`). Reusing it, the vendor profiler would refuse to overwrite
+    its report (nsys, ncu) and the earlier run would be analysed as this one, the details CSV or SQLite export of
+    the earlier run would be replaced, or a rocprofv3 folder would mix two runs."""
+    from gpulens._outputs import REPORT_SUFFIXES, free_stem
+
+    return free_stem(out, stem, (*VENDOR_SUFFIXES.get(backend, ()), *REPORT_SUFFIXES))
+
+
 def find_vendor(backend: str) -> str:
     """Path of the backend's binary on PATH.
 
@@ -220,4 +234,5 @@ def run_vendor(backend: str, command: list[str], out: Path, stem: str) -> tuple[
         return rc, None
 
 
-__all__ = ["VENDORS", "VendorPlan", "find_vendor", "run_script", "run_vendor", "vendor_plan"]
+__all__ = ["VENDORS", "VENDOR_SUFFIXES", "VendorPlan", "find_vendor", "run_script", "run_vendor", "vendor_plan",
+           "vendor_stem"]

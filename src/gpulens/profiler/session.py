@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from gpulens._outputs import write_atomic
 from gpulens.errors import DependencyError, check_label, check_output_dir
 from gpulens.profiler.flops import attach_flops, flops_by_start
 from gpulens.profiler.telemetry import Sampler
@@ -40,12 +41,9 @@ log = logging.getLogger("gpulens.profiler")
 
 def _free_stem(out: Path, stem: str) -> str:
     """First of ``stem``, ``stem-2``, ``stem-3``… for which no output file exists yet in ``out``."""
-    n = 1
-    while True:
-        s = stem if n == 1 else f"{stem}-{n}"
-        if not any((out / f"{s}{suf}").exists() for suf in (".pt.trace.json.gz", ".report.json", ".report.html")):
-            return s
-        n += 1
+    from gpulens._outputs import REPORT_SUFFIXES, free_stem
+
+    return free_stem(out, stem, (".pt.trace.json.gz", *REPORT_SUFFIXES))
 
 
 def _activities(torch: Any) -> list:
@@ -228,7 +226,7 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
         self.timeline = tl.validate()
         self.report = Report([analyze_timeline(tl, self.label)])
         self.json_path = self.out / f"{self._stem}.report.json"
-        self.json_path.write_text(render_json(self.report), encoding="utf-8")
+        write_atomic(self.json_path, render_json(self.report).encode("utf-8"))
         if self.html:
             self.html_path = write_html(self.report, self.out / f"{self._stem}.report.html")
 
@@ -271,8 +269,5 @@ def write_html(report: Any, path: Path) -> Path | None:
         log.info("gpulens: HTML dashboard not written (HTML reporter not available: %s)", exc)
         return None
     text = render(report)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
+    write_atomic(path, text if isinstance(text, bytes) else text.encode("utf-8"))
     return path
