@@ -100,16 +100,22 @@ BAD_UTF8 = KB.replace(b'"name": "k"', b'"name": "k\xff"').replace(b'"correlation
 def test_an_ill_typed_event_then_malformed_json_runs_the_recovery(tmp_path, n):
     """Kind 3: the typed decode of the last piece stops at the ill-typed event (ValidationError); the loose decode
     then met the malformed text after it (a raw NUL between events) and its DecodeError escaped, so the recovery
-    never ran. Now it runs: the n + n plain kernels before the damage are kept (the ill-typed one dropped and
-    counted once), and the cut is reported."""
+    never ran. Now it runs. The NUL is damage inside the events with an intact kernel after it, not a cut (s26):
+    strict reading refuses the file naming the NUL's byte; lenient reading keeps the n + n plain kernels and the
+    one after the NUL (the ill-typed one dropped and counted once)."""
+    from gpulens.collectors.kineto import KinetoCollector
+
     p = tmp_path / "t.pt.trace.json"
     data = b'{"traceEvents": [' + b",\n".join([KB] * n + [ILL] + [KB] * n) + b"\x00, " + KB + b"]}"
     p.write_bytes(data)
-    tl = _both(p)
-    assert len(tl.events) == 2 * n
-    assert sum("1 event(s) dropped: fields of the wrong type" in w for w in tl.meta.warnings) == 1
-    cut = f"(byte {data.index(bytes(1))}); kept {2 * n} complete events"  # the NUL's offset in the file
-    assert sum("incomplete or malformed event" in w and cut in w for w in tl.meta.warnings) == 1
+    slow, _ = load(p, False, 65536)
+    fast, _ = load(p, True, 65536)
+    assert slow == fast and f"damaged text from byte {data.index(bytes(1)):,}" in slow and "--lenient" in slow
+    for f in (False, True):
+        tl = KinetoCollector().collect(p, strict=False, fast=f, chunk_bytes=65536)
+        assert len(tl.events) == 2 * n + 1
+        assert sum("1 event(s) dropped: fields of the wrong type" in w for w in tl.meta.warnings) == 1
+        assert not tl.meta.truncated
 
 
 @pytest.mark.parametrize("n", [1, N])

@@ -1,16 +1,15 @@
 """Chrome-trace JSON (Kineto dialect) pieces shared by the Kineto collector: the typed ``args`` struct msgspec
-decodes into (only the keys gpulens reads), and :func:`recover`, which keeps every complete event of a cut file.
+decodes into (only the keys gpulens reads), the tolerant event decoder, error positions and lenient repairs.
 
 The fast path (typed decoding with ``ts``/``dur`` kept as raw text and converted exactly to int64 ns) lives in
-:mod:`gpulens.collectors._kineto_columns`; :func:`recover` parses numbers as :class:`decimal.Decimal` for the same
-exactness (a float64 near 1.7e15 µs has a spacing of 0.25 µs).
+:mod:`gpulens.collectors._kineto_columns`; the event-by-event reading of a damaged or cut document in
+:mod:`gpulens.collectors._chrome_recover` (numbers parsed as :class:`decimal.Decimal` for the same exactness: a
+float64 near 1.7e15 µs has a spacing of 0.25 µs).
 """
 
 from __future__ import annotations
 
-import json
 import re
-from decimal import Decimal
 from typing import Any, Union
 
 import msgspec
@@ -208,14 +207,19 @@ _REPAIRABLE = re.compile(r'"(?:[^"\\]|\\.)*"|(?<![\w.])-?(?:Infinity|inf|NaN|nan
 _CONTROL = re.compile(r"[\x00-\x1f]")
 
 
-def repair(text: str) -> tuple[str, dict[str, int]]:
+def repair(text: str, edits: list[tuple[int, int, int, int]] | None = None) -> tuple[str, dict[str, int]]:
     """Lenient repairs of almost-JSON (case B03): raw control characters inside strings are escaped
     (``\\u0001``) and bare ``inf``/``-inf``/``nan``/``Infinity``/``NaN`` values become ``null`` (unknown).
+
+    Args:
+        edits: when given, one ``(start in the new text, start in ``text``, new length, old length)`` is appended
+            per token changed, in order, so that positions in the repaired text can be traced back.
 
     Returns:
         (text, counts): the repaired text and ``{"control characters escaped": n, "non-finite numbers": m}``.
     """
     counts = {"control characters escaped": 0, "non-finite numbers read as unknown": 0}
+    shift = [0]  # length added by the edits so far
 
     def fix(m: re.Match) -> str:
         tok = m.group(0)
@@ -223,93 +227,13 @@ def repair(text: str) -> tuple[str, dict[str, int]]:
             if not _CONTROL.search(tok):
                 return tok
             counts["control characters escaped"] += len(_CONTROL.findall(tok))
-            return _CONTROL.sub(lambda c: "\\u%04x" % ord(c.group(0)), tok)
-        counts["non-finite numbers read as unknown"] += 1
-        return "null"
+            new = _CONTROL.sub(lambda c: "\\u%04x" % ord(c.group(0)), tok)
+        else:
+            counts["non-finite numbers read as unknown"] += 1
+            new = "null"
+        if edits is not None:
+            edits.append((m.start() + shift[0], m.start(), len(new), len(tok)))
+            shift[0] += len(new) - len(tok)
+        return new
 
     return _REPAIRABLE.sub(fix, text), counts
-
-
-_NEXT_EVENT = re.compile(r"[,\[\n]\s*(?=\{)")
-
-
-def recover(data: bytes, lenient: bool = False, deep: Any = None, base: tuple[int, int, int] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]], int | None, str | None,
-                                                          dict[str, int]]:
-    """Read every complete event of a trace whose JSON is cut or whose array lacks its closing ``]``.
-
-    Args:
-        lenient: also repair almost-JSON (:func:`repair`) and, after an event that still cannot be parsed, resume at
-            the next event (each skip counts one dropped event in ``repairs["events dropped"]``).
-        deep: a :class:`~gpulens.collectors._deep.DeepValues`: an event nested too deeply to parse has its deep
-            values replaced by null (counted there) and is read again; without it, reading stops at that event.
-        base: ``data`` is the tail of a streamed file (``Tail.base``): the problem's line and column are the file's.
-
-    Returns:
-        (header, events, stop_offset, problem, repairs): ``header`` holds the top-level keys found
-        (``deviceProperties``, ``baseTimeNanoseconds``...); ``events`` the complete events as dicts ``json`` parsed
-        (numbers exact as Decimal); ``stop_offset`` is the byte offset where reading stopped because the rest is
-        incomplete or malformed (None when the file merely ends without the legal-to-omit ``]`` of the array form);
-        ``problem`` describes it (with line, column and the offending bytes); ``repairs`` counts lenient repairs.
-    """
-    text = data.decode("utf-8", errors="replace")
-    repairs: dict[str, int] = {}
-    if lenient:
-        text, repairs = repair(text)
-        repairs["events dropped"] = 0
-    raw = text.encode("utf-8") if lenient else data
-    dec = json.JSONDecoder(parse_float=Decimal, strict=not lenient)
-    stripped = text.lstrip()
-    header: dict[str, Any] = {}
-    if stripped.startswith("["):
-        pos = text.index("[") + 1
-    else:
-        m = re.search(r'"traceEvents"\s*:\s*\[', text)
-        if not m:
-            return {}, [], 0, "no traceEvents array found", repairs
-        pos = m.end()
-        for key, json_key in HEADER_FIELDS:
-            km = re.search(r'"%s"\s*:\s*' % re.escape(json_key), text)
-            if km:
-                try:
-                    header[key], _ = dec.raw_decode(text, km.end())
-                except (ValueError, RecursionError):
-                    pass
-    events: list[Any] = []
-    n = len(text)
-    flattened = False
-    stop: int | None = None
-    problem: str | None = None
-    while True:
-        while pos < n and text[pos] in " \t\r\n,":
-            pos += 1
-        if pos >= n:
-            if not stripped.startswith("["):
-                stop, problem = pos, "file ends inside traceEvents"
-            break
-        if text[pos] == "]":
-            break
-        try:
-            obj, end = dec.raw_decode(text, pos)
-            bad = None if isinstance(obj, dict) else f"event of unexpected shape ({type(obj).__name__})"
-        except ValueError as exc:
-            bad = f"incomplete or malformed event ({exc.msg})"
-            at = getattr(exc, "pos", pos)
-        except RecursionError:
-            if deep is not None and not flattened:  # once: the rest of the text has no deep value left after it
-                text, flattened = text[:pos] + deep.flat(text[pos:]), True
-                continue
-            bad, at = "event nested too deeply", pos
-        if bad is None:
-            events.append(obj)
-            pos = end
-            continue
-        nxt = _NEXT_EVENT.search(text, pos + 1) if lenient else None
-        if nxt is not None:
-            repairs["events dropped"] += 1
-            pos = nxt.end()
-            continue
-        stop = len(text[:pos].encode("utf-8"))
-        err_at = len(text[:at].encode("utf-8")) if bad.startswith("incomplete") else stop
-        problem = f"{bad} at {where(raw, err_at, base=base)}"
-        break
-    return header, events, stop, problem, repairs

@@ -1,7 +1,7 @@
 """Closing a JSON document that was cut (a writer killed mid-file, a copy cut short): keep every complete value.
 
 Used by the collectors whose JSON is one nested document rather than an event list (rocprofv3 ``results.json``;
-the Kineto path has its own event-by-event recovery, :func:`gpulens.collectors._chrome_json.recover`).
+the Kineto path has its own event-by-event recovery, :func:`gpulens.collectors._chrome_recover.recover`).
 :func:`close_cut` finds the last complete value before the cut and appends the closing brackets of every container
 still open there, so that an ordinary decoder reads every record written in full; the record cut in half is lost.
 """

@@ -41,18 +41,17 @@ import numpy as np
 import pandas as pd
 
 from gpulens._memory import keeping_freed_memory
-from gpulens.collectors._json_cut import json_error_text
 from gpulens.collectors._io import trailing_warning
 from gpulens.collectors._assemble import Parts, assemble, categorical
 from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, identify, legacy_autograd_refusal, refusal
-from gpulens.collectors._chrome_json import TolerantDecoder, locate, recover
+from gpulens.collectors._chrome_json import TolerantDecoder
 from gpulens.collectors._deep import DeepValues
+from gpulens.collectors._kineto_damage import read_damaged
 from gpulens.collectors._kineto_fast import piece_reader
 from gpulens.collectors._kineto_acc import CATEGORY_KIND, GPU_CATEGORIES, Accumulator as _Accumulator, kind_of
 from gpulens.collectors._kineto_ranks import RANK_IN_FILE_NAME
 from gpulens.collectors._kineto_columns import (FAST_TRACE_DECODER, TRACE_DECODER, FastEvent, RawEvent, RawTrace,
-                                                int_or_none, no_surrogates, plain_bytes as _plain_bytes,
-                                                release_free_memory)
+                                                int_or_none, release_free_memory)
 from gpulens.collectors._stream import CHUNK_BYTES, StreamInfo, Tail, stream_pieces
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
@@ -265,40 +264,8 @@ class KinetoCollector(Collector):
                     doc.traceEvents = []
                     header = doc
             if malformed is not None:
-                exc = malformed
-                found, events, stop, problem, repairs = recover(tail.doc, lenient=not strict, deep=deep, base=tail.base)
-                lone, in_meta = [0, 0], [0]  # lone UTF-16 surrogates replaced: characters, events; in metadata
-                acc.add(tolerant.each([_plain_bytes(e, lone) for e in events], undecodable=True))
-                header = RawTrace(**no_surrogates(found, in_meta))
-                if lone[0] or in_meta[0]:
-                    warnings.append(f"{path}: {lone[0] + in_meta[0]} lone UTF-16 surrogate escape(s) (\\ud800-"
-                                    f"\\udfff: no character) replaced by U+FFFD: {lone[0]} in {lone[1]} event(s), "
-                                    f"{in_meta[0]} in the trace's metadata")
-                fixed = {k: v for k, v in repairs.items() if v and k != "events dropped"}
-                info.extra["dropped"] = info.extra.get("dropped", 0) + int(repairs.get("events dropped") or 0)
-                if fixed or repairs.get("events dropped"):
-                    warnings.append(f"{path}: lenient JSON reading: " + ", ".join(
-                        f"{k} ×{v}" for k, v in fixed.items()) + ("; " if fixed else "")
-                        + f"{repairs.get('events dropped', 0)} malformed event(s) dropped")
-                if stop is not None:
-                    if not acc.count:
-                        where = locate(tail.doc, exc) if tail.offset == 0 and "truncated" not in str(exc) else None
-                        raise TraceFormatError(path, "not a readable Kineto trace: "
-                                               + json_error_text(exc, tail.offset + len(tail.doc))
-                                               + (f" at {where}" if where else "")
-                                               + (" (--lenient repairs control characters and bare inf/nan)"
-                                                  if strict and "invalid character" in str(exc) else "")) from None
-                    stop_abs = stop + tail.offset
-                    truncated_at[str(path)] = stop_abs
-                    warnings.append(f"{path}: {problem} (byte {stop_abs}); kept {acc.count} complete events")
-                elif not fixed and not (tail.array_form and "truncated" in str(exc)) and not (
-                        (lone[0] or in_meta[0]) and "surrogate" in str(exc)):
-                    # the events parse: what failed lies outside them (e.g. a broken INFO block); an array form
-                    # without its closing ``]`` is legal (Trace Event Format) and needs no warning
-                    where = locate(tail.doc, exc) if tail.offset == 0 else None
-                    warnings.append(f"{path}: malformed JSON outside the events ({json_error_text(exc)}"
-                                    + (f" at {where}" if where else "") + "); the metadata there was skipped, "
-                                    f"{acc.count} events kept")
+                header = read_damaged(path, tail, malformed, strict, deep, tolerant, acc, info, warnings,
+                                      truncated_at)
             del tail
         finally:
             if gc_was:

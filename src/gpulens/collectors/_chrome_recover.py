@@ -1,0 +1,310 @@
+"""Reading a Chrome-trace JSON document whose strict decode failed, event by event (:func:`recover`).
+
+Three kinds of damage are told apart, because they mean different things to the user:
+
+* **a cut** — the text ends inside an event, inside the array, or after the array but before the document's closing
+  ``}`` (a writer killed mid-file, a copy cut short; trailing NUL padding counts as the end). Every complete event
+  before it is kept and the input is *truncated* at that byte.
+* **damage inside the events** — a garbled value, a stray byte, an unquoted word in one event while the file goes on
+  with intact events. Never a truncation: strict reading stops with its byte offset, line and column; lenient
+  reading skips exactly the damaged stretch (the next object with a ``"ph"`` key, or the array's closing ``]``, is
+  where reading resumes) and counts the events lost in it.
+* **damage outside the events** — malformed metadata before or after ``traceEvents`` (case B03a): the events are
+  read whole and the metadata there is skipped.
+
+Only the damaged-file path runs this code: an intact file never reaches it (see :mod:`.kineto`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from gpulens.collectors._chrome_json import HEADER_FIELDS, repair, where
+
+#: Details (byte offset, line, column) are computed for this many damaged stretches; further ones are only counted.
+_DETAILED = 5
+#: Where reading may resume after damage: an object (an event, when it has a ``"ph"`` key) or the array's end.
+_RESUME = re.compile(r"[{\]]")
+#: Characters that cannot be part of the fragment a cut leaves (a cut number, literal or escape is no damage).
+_STRUCTURE = re.compile(r'[{}\[\],:"\n]')
+_PAD = " \t\r\n\x00"
+_NOT_PAD = re.compile(r"[^ \t\r\n\x00]")
+_WS = " \t\r\n"
+
+
+@dataclass
+class Damage:
+    """A stretch of the events array that could not be read.
+
+    Attributes:
+        start: byte offset in the recovered text where the unreadable stretch starts (where an event was expected).
+        end: byte offset where reading resumed (None: it did not).
+        lost: events in the stretch (``"ph"`` keys in it, at least one when it holds an object).
+        where: ``"line L, column C: offending bytes …"`` of the decoder's error position.
+        why: the decoder's message.
+    """
+
+    start: int
+    end: int | None
+    lost: int
+    where: str
+    why: str
+
+
+@dataclass
+class Recovery:
+    """What :func:`recover` read.
+
+    Attributes:
+        header: top-level keys found (``deviceProperties``, ``baseTimeNanoseconds``...).
+        events: complete events as dicts (numbers exact as Decimal).
+        repairs: lenient repairs by kind, and ``"events dropped"`` (damaged events skipped, array elements that are
+            no object).
+        cut: byte offset where the text is cut (the rest is lost), None when it is not cut inside the array.
+        problem: what stopped the reading at ``cut``, with line, column and the offending bytes.
+        damage: the damaged stretches inside the array (the first :data:`_DETAILED` with details; ``skipped`` counts
+            all); in strict reading, the one reading stopped at (``stopped``).
+        stopped: strict reading stopped at damage that intact text follows (no cut: the caller refuses the file).
+        outside: malformed JSON outside the events, described with its position; None when there is none.
+        outside_cut: the document ends after its complete events array but before its closing ``}``: byte offset.
+        exact: byte offsets are the file's (False when invalid UTF-8 was replaced: they may be off by a few bytes).
+    """
+
+    header: dict[str, Any] = field(default_factory=dict)
+    events: list[Any] = field(default_factory=list)
+    repairs: dict[str, int] = field(default_factory=dict)
+    cut: int | None = None
+    problem: str | None = None
+    damage: list[Damage] = field(default_factory=list)
+    skipped: int = 0
+    stopped: bool = False
+    outside: str | None = None
+    outside_cut: int | None = None
+    exact: bool = True
+
+
+class _Text:
+    """The text being read and the way back from its positions to the bytes of ``data`` (before lenient repairs
+    and the replacement of invalid UTF-8)."""
+
+    def __init__(self, data: bytes, lenient: bool, base: tuple[int, int, int] | None):
+        self.data, self.base = data, base
+        self.orig = data.decode("utf-8", errors="replace")
+        self.exact = "\ufffd" not in self.orig or self.orig.count("\ufffd") == data.count(b"\xef\xbf\xbd")
+        self.edits: list[tuple[int, int, int, int]] = []  # (new start, orig start, new length, orig length)
+        self.repairs: dict[str, int] = {}
+        self.text = self.orig
+        if lenient:
+            self.text, self.repairs = repair(self.orig, self.edits)
+        self._starts = [e[0] for e in self.edits]
+
+    def byte(self, i: int) -> int:
+        """Byte offset in ``data`` of character ``i`` of the (repaired) text."""
+        k = bisect.bisect_right(self._starts, i) - 1
+        if k >= 0:
+            new, orig, nlen, olen = self.edits[k]
+            i = orig if i < new + nlen else orig + olen + (i - new - nlen)
+        return len(self.orig[:i].encode("utf-8"))
+
+    def where(self, i: int) -> str:
+        """:func:`~._chrome_json.where` at character ``i``: line, column and the offending bytes of ``data``."""
+        return where(self.data, self.byte(i), base=self.base)
+
+
+def _is_cut(text: str, at: int, msg: str) -> bool:
+    """True when a decoder error at ``at`` is the end of the text, not damage: a string left open, or nothing after
+    ``at`` but the fragment of a number, literal or escape (and whitespace or NUL padding)."""
+    if msg.startswith("Unterminated string"):
+        return True
+    head = text[at:at + 256].strip(_PAD)
+    if len(head) >= 64 or _STRUCTURE.search(head):
+        return False
+    return _NOT_PAD.search(text, at + 256) is None if len(text) > at + 256 else True
+
+
+def _members(text: str, p: int, dec: json.JSONDecoder, stop_key: str | None = None,
+             first: bool = True) -> tuple[str, int]:
+    """Read ``"key": value`` members of an object from ``p``: just after its ``{`` (``first``) or after a value.
+
+    Returns:
+        (state, position): ``"end"`` after the closing ``}`` with only padding after it (``stop_key`` None), or
+        ``"key"`` just after ``"stop_key":`` (the array of events follows); ``"cut"`` when the text ends first;
+        ``"bad"`` at the position where it is malformed.
+    """
+    n = len(text)
+    while True:
+        while p < n and text[p] in _WS:
+            p += 1
+        if p >= n:
+            return "cut", p
+        if text[p] == "}" and stop_key is None:
+            more = _NOT_PAD.search(text, p + 1)
+            return ("end", p + 1) if more is None else ("bad", more.start())
+        if not first:
+            if text[p] != ",":
+                return "bad", p
+            p += 1
+            while p < n and text[p] in _WS:
+                p += 1
+        try:
+            key, p = dec.raw_decode(text, p)
+            if not isinstance(key, str):
+                return "bad", p
+            while p < n and text[p] in _WS:
+                p += 1
+            if p >= n:
+                return "cut", p
+            if text[p] != ":":
+                return "bad", p
+            if key == stop_key:
+                return "key", p + 1
+            p += 1
+            while p < n and text[p] in _WS:
+                p += 1
+            _, p = dec.raw_decode(text, p)
+        except ValueError as exc:
+            return ("cut" if _is_cut(text, exc.pos, exc.msg) else "bad"), exc.pos
+        except RecursionError:
+            return "bad", p
+        first = False
+
+
+def _trailer(text: str, j: int, array_form: bool, dec: json.JSONDecoder) -> tuple[str, int]:
+    """What follows the ``]`` at ``j`` when it closes the events array: ``"end"``, ``"cut"`` (the text ends before
+    the document's ``}``) or ``"bad"`` (with the position)."""
+    if array_form:
+        more = _NOT_PAD.search(text, j + 1)
+        return ("end", j + 1) if more is None else ("bad", more.start())
+    return _members(text, j + 1, dec, None, first=False)
+
+
+def _resume(text: str, pos: int, array_form: bool, dec: json.JSONDecoder) -> int | None:
+    """Where reading resumes after damage at ``pos``: the next object with a ``"ph"`` key (an event), or the ``]``
+    that closes the array (what follows it reads as the end of the document); None when neither follows."""
+    for m in _RESUME.finditer(text, pos + 1):
+        j = m.start()
+        if text[j] == "{":
+            try:
+                obj, _ = dec.raw_decode(text, j)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(obj, dict) and "ph" in obj:
+                return j
+        else:
+            state, _ = _trailer(text, j, array_form, dec)
+            if state in ("end", "cut"):
+                return j
+    return None
+
+
+def _lost(stretch: str) -> int:
+    """Events in an unreadable stretch: its ``"ph"`` keys, at least one when it holds an object at all (stray
+    bytes between events lose none)."""
+    return max(stretch.count('"ph"'), 1 if "{" in stretch else 0)
+
+
+def _header(text: str, dec: json.JSONDecoder) -> dict[str, Any]:
+    """The top-level keys of :data:`HEADER_FIELDS` found anywhere in ``text`` (read one by one: one malformed
+    value does not hide the others)."""
+    header: dict[str, Any] = {}
+    for key, json_key in HEADER_FIELDS:
+        km = re.search(r'"%s"\s*:\s*' % re.escape(json_key), text)
+        if km:
+            try:
+                header[key], _ = dec.raw_decode(text, km.end())
+            except (ValueError, RecursionError):
+                pass
+    return header
+
+
+def recover(data: bytes, lenient: bool = False, deep: Any = None,
+            base: tuple[int, int, int] | None = None) -> Recovery:
+    """Read every readable event of a trace document whose strict decode failed (see the module docstring).
+
+    Args:
+        data: the document (object form ``{… "traceEvents": [ …`` or array form ``[ …``).
+        lenient: also repair almost-JSON (:func:`~._chrome_json.repair`) and skip damaged stretches inside the
+            array (counted in ``repairs["events dropped"]``) instead of stopping at the first.
+        deep: a :class:`~gpulens.collectors._deep.DeepValues`: an event nested too deeply to parse has its deep
+            values replaced by null (counted there) and is read again; without it, reading stops at that event.
+        base: ``data`` is the tail of a streamed file (``Tail.base``): lines and columns are the file's.
+    """
+    t = _Text(data, lenient, base)
+    out = Recovery(repairs={**t.repairs, "events dropped": 0}, exact=t.exact)
+    dec = json.JSONDecoder(parse_float=Decimal, strict=not lenient)
+    text = t.text
+    array_form = text.lstrip().startswith("[")
+    if array_form:
+        pos = text.index("[") + 1
+    else:
+        m = re.search(r'"traceEvents"\s*:\s*\[', text)
+        if not m:
+            out.cut, out.problem = 0, "no traceEvents array found"
+            return out
+        pos = m.end()
+        out.header = _header(text, dec)
+        lead = text.lstrip(_WS)
+        state, at = _members(text, len(text) - len(lead) + 1, dec, "traceEvents") if lead[:1] == "{" else ("bad", 0)
+        if state != "key":
+            out.outside = f"before the traceEvents array, at {t.where(at)}"
+    n = len(text)
+    flattened = False
+    while True:
+        while pos < n and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= n:
+            if not array_form:
+                out.cut, out.problem = t.byte(pos), "file ends inside traceEvents"
+            return out
+        if text[pos] == "]":
+            break
+        try:
+            obj, end = dec.raw_decode(text, pos)
+        except ValueError as exc:
+            at, why = exc.pos, exc.msg
+            cut = _is_cut(text, at, why)
+            why = re.sub(r"(?: starting)? at$", "", why)  # the position is given as line and column
+        except RecursionError:
+            if deep is not None and not flattened:  # once: the rest of the text has no deep value left after it
+                text, flattened = text[:pos] + deep.flat(text[pos:]), True
+                t.text, n = text, len(text)
+                continue
+            at, why, cut = pos, "event nested too deeply", False
+        else:
+            if isinstance(obj, dict):
+                out.events.append(obj)
+            else:  # valid JSON, but no event: dropped and counted like an event of the wrong type
+                out.repairs["events dropped"] += 1
+                out.skipped += 1
+                if len(out.damage) < _DETAILED:
+                    out.damage.append(Damage(t.byte(pos), t.byte(end), 1, t.where(pos),
+                                             f"an array element that is no object ({type(obj).__name__})"))
+            pos = end
+            continue
+        if cut:
+            out.cut, out.problem = t.byte(pos), f"incomplete event ({why}) at {t.where(at)}"
+            return out
+        nxt = _resume(text, pos, array_form, dec)
+        if nxt is None:  # nothing readable follows: the rest of the text is lost, like a cut
+            out.cut, out.problem = t.byte(pos), f"unreadable text up to the end ({why}) at {t.where(at)}"
+            return out
+        lost = _lost(text[pos:nxt])
+        out.skipped += 1
+        if len(out.damage) < _DETAILED:
+            out.damage.append(Damage(t.byte(pos), t.byte(nxt), lost, t.where(at), why))
+        if not lenient:
+            out.stopped = True
+            return out
+        out.repairs["events dropped"] += lost
+        pos = nxt
+    state, at = _trailer(text, pos, array_form, dec)
+    if state == "cut":
+        out.outside_cut = t.byte(n)
+    elif state == "bad" and out.outside is None:
+        out.outside = f"after the traceEvents array, at {t.where(at)}"
+    return out
