@@ -6,6 +6,8 @@ the file is refused (:func:`read_damaged`). The byte offsets in every message ar
   as dropped (the result is *partial*), every later event kept;
 * a cut inside the events (and the rest of a file after text nothing can be read from): every complete event before
   it is kept and the input is *truncated* at that byte;
+* a document whose events array is complete but whose closing ``}`` is missing: every event is kept and the input
+  is *truncated* at its end (the top-level keys written after the array may be lost);
 * malformed metadata outside the events (case B03a): the events are kept, the metadata there skipped, with a
   warning.
 """
@@ -78,6 +80,12 @@ def read_damaged(path: Path, tail: Tail, exc: BaseException, strict: bool, deep:
         at = _file_byte(tail, rec.cut)
         truncated_at[str(path)] = at
         warnings.append(f"{path}: {rec.problem} ({about} {at:,}); kept {acc.count} complete events")
+    elif rec.outside_cut is not None:
+        at = _file_byte(tail, rec.outside_cut)
+        truncated_at[str(path)] = at
+        warnings.append(f"{path}: the file ends after {at:,} bytes, after its complete traceEvents array but before "
+                        f"the trace object's closing '}}': kept {acc.count} complete events (the whole array); "
+                        "top-level keys written after it (baseTimeNanoseconds, displayTimeUnit…) may be lost")
     elif rec.outside is not None:
         warnings.append(f"{path}: malformed JSON outside the events ({rec.outside}); the metadata there was "
                         f"skipped, {acc.count} events kept")

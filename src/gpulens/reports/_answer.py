@@ -180,7 +180,8 @@ def truncated_text(tl: Any) -> str:
     """Where each truncated input of a Timeline stops and what it lost: ``"run.json.gz stops after 336,361 bytes of
     trace text (its events after that point are lost)"``; a rank file of a multi-rank input is named by its rank
     (``"rank 1 (rank-1.json) stops after … (3,151 complete events kept; rank 1's events after that point are lost;
-    the other files were read whole)"``), the count kept as the collector's warning gives it."""
+    the other files were read whole)"``), the count kept as the collector's warning gives it; a file cut after its
+    whole events array (the collector says "(the whole array)") lost only the keys written after it."""
     import re
 
     meta = tl.meta
@@ -192,10 +193,15 @@ def truncated_text(tl: Any) -> str:
     for p, n in at.items():
         rank = rank_of.get(str(p))
         named = multi and rank is not None
-        kept = next((m.group(1) for w in meta.warnings if str(w).startswith(f"{p}:")
-                     for m in [re.search(r"kept ([\d,]+) complete events", str(w))] if m), None)
+        said = next((m for w in meta.warnings if str(w).startswith(f"{p}:")
+                     for m in [re.search(r"kept ([\d,]+) complete events( \(the whole array\))?", str(w))] if m),
+                    None)
+        kept = said.group(1) if said else None
         lost = (f"{int(kept.replace(',', '')):,} complete events kept; " if kept else "") + \
             (f"rank {rank}'s events after that point are lost" if named else "its events after that point are lost")
+        if said and said.group(2):  # cut after its complete events array: only the keys written after it are lost
+            lost = (f"every event kept ({int(kept.replace(',', '')):,}); only top-level keys written after the events "
+                    "array may be lost")
         who = f"rank {rank} ({Path(p).name})" if named else Path(p).name
         parts.append(f"{who} stops after {int(n):,} bytes of trace text ({lost})")
     total = max(len(sources), int(getattr(meta, "rank_files", 0) or 0))
