@@ -7,8 +7,9 @@ Three kinds of damage are told apart, because they mean different things to the 
   before it is kept and the input is *truncated* at that byte.
 * **damage inside the events** — a garbled value, a stray byte, an unquoted word in one event while the file goes on
   with intact events. Never a truncation: strict reading stops with its byte offset, line and column; lenient
-  reading skips exactly the damaged stretch (the next object with a ``"ph"`` key, or the array's closing ``]``, is
-  where reading resumes) and counts the events lost in it.
+  reading repairs the damaged stretch on its own (up to the next object with a ``"ph"`` key, or the array's closing
+  ``]``: a stray quote cannot make the rest of the file one string), keeps the events that then read and counts
+  the events lost in what still does not.
 * **damage outside the events** — malformed metadata before or after ``traceEvents`` (case B03a): the events are
   read whole and the metadata there is skipped.
 
@@ -89,31 +90,30 @@ class Recovery:
 
 
 class _Text:
-    """The text being read and the way back from its positions to the bytes of ``data`` (before lenient repairs
-    and the replacement of invalid UTF-8)."""
+    """The text being read and the way back from its positions to the bytes of ``data`` (before the replacement of
+    invalid UTF-8)."""
 
-    def __init__(self, data: bytes, lenient: bool, base: tuple[int, int, int] | None):
+    def __init__(self, data: bytes, base: tuple[int, int, int] | None):
         self.data, self.base = data, base
-        self.orig = data.decode("utf-8", errors="replace")
-        self.exact = "\ufffd" not in self.orig or self.orig.count("\ufffd") == data.count(b"\xef\xbf\xbd")
-        self.edits: list[tuple[int, int, int, int]] = []  # (new start, orig start, new length, orig length)
-        self.repairs: dict[str, int] = {}
-        self.text = self.orig
-        if lenient:
-            self.text, self.repairs = repair(self.orig, self.edits)
-        self._starts = [e[0] for e in self.edits]
+        self.text = data.decode("utf-8", errors="replace")
+        self.exact = "\ufffd" not in self.text or self.text.count("\ufffd") == data.count(b"\xef\xbf\xbd")
 
     def byte(self, i: int) -> int:
-        """Byte offset in ``data`` of character ``i`` of the (repaired) text."""
-        k = bisect.bisect_right(self._starts, i) - 1
-        if k >= 0:
-            new, orig, nlen, olen = self.edits[k]
-            i = orig if i < new + nlen else orig + olen + (i - new - nlen)
-        return len(self.orig[:i].encode("utf-8"))
+        """Byte offset in ``data`` of character ``i`` of the text."""
+        return len(self.text[:i].encode("utf-8"))
 
     def where(self, i: int) -> str:
         """:func:`~._chrome_json.where` at character ``i``: line, column and the offending bytes of ``data``."""
         return where(self.data, self.byte(i), base=self.base)
+
+
+def _back(edits: list[tuple[int, int, int, int]], i: int) -> int:
+    """Position in the text before :func:`~._chrome_json.repair` of position ``i`` of the repaired text."""
+    k = bisect.bisect_right([e[0] for e in edits], i) - 1
+    if k < 0:
+        return i
+    new, orig, nlen, olen = edits[k]
+    return orig if i < new + nlen else orig + olen + (i - new - nlen)
 
 
 def _is_cut(text: str, at: int, msg: str) -> bool:
@@ -183,9 +183,10 @@ def _trailer(text: str, j: int, array_form: bool, dec: json.JSONDecoder) -> tupl
     return _members(text, j + 1, dec, None, first=False)
 
 
-def _resume(text: str, pos: int, array_form: bool, dec: json.JSONDecoder) -> int | None:
+def _resume(text: str, pos: int, array_form: bool | None, dec: json.JSONDecoder) -> int | None:
     """Where reading resumes after damage at ``pos``: the next object with a ``"ph"`` key (an event), or the ``]``
-    that closes the array (what follows it reads as the end of the document); None when neither follows."""
+    that closes the array (what follows it reads as the end of the document; not looked for when ``array_form`` is
+    None); None when neither follows."""
     for m in _RESUME.finditer(text, pos + 1):
         j = m.start()
         if text[j] == "{":
@@ -195,7 +196,7 @@ def _resume(text: str, pos: int, array_form: bool, dec: json.JSONDecoder) -> int
                 continue
             if isinstance(obj, dict) and "ph" in obj:
                 return j
-        else:
+        elif array_form is not None:
             state, _ = _trailer(text, j, array_form, dec)
             if state in ("end", "cut"):
                 return j
@@ -222,6 +223,51 @@ def _header(text: str, dec: json.JSONDecoder) -> dict[str, Any]:
     return header
 
 
+def _stretch(t: _Text, a: int, b: int, dec: json.JSONDecoder, out: Recovery) -> tuple[int, int, str] | None:
+    """Read the damaged stretch ``t.text[a:b]`` (lenient): repaired on its own (a stray quote elsewhere cannot turn
+    the rest of the file into one string), its events kept, what still fails skipped up to the next event in it and
+    counted. Returns (start, error position, message) in ``t.text`` of the text it could not read up to ``b``, None
+    when it read to the end of the stretch."""
+    edits: list[tuple[int, int, int, int]] = []
+    seg, counts = repair(t.text[a:b], edits)
+    for k, v in counts.items():
+        out.repairs[k] = out.repairs.get(k, 0) + v
+    p, n = 0, len(seg)
+    while True:
+        while p < n and seg[p] in " \t\r\n,":
+            p += 1
+        if p >= n:
+            return None
+        try:
+            obj, end = dec.raw_decode(seg, p)
+        except ValueError as exc:
+            at, why = exc.pos, re.sub(r"(?: starting)? at$", "", exc.msg)
+        except RecursionError:
+            at, why = p, "event nested too deeply"
+        else:
+            if isinstance(obj, dict):
+                out.events.append(obj)
+            else:
+                _note(out, t, a + _back(edits, p), a + _back(edits, end), 1, a + _back(edits, p),
+                      f"an array element that is no object ({type(obj).__name__})")
+            p = end
+            continue
+        q = _resume(seg, p, None, dec)
+        stop = a + _back(edits, at)
+        if q is None:
+            return a + _back(edits, p), stop, why
+        _note(out, t, a + _back(edits, p), a + _back(edits, q), _lost(seg[p:q]), stop, why)
+        p = q
+
+
+def _note(out: Recovery, t: _Text, start: int, end: int, lost: int, at: int, why: str) -> None:
+    """Count an unreadable stretch ``t.text[start:end]`` holding ``lost`` events (details for the first few)."""
+    out.repairs["events dropped"] += lost
+    out.skipped += 1
+    if len(out.damage) < _DETAILED:
+        out.damage.append(Damage(t.byte(start), t.byte(end), lost, t.where(at), why))
+
+
 def recover(data: bytes, lenient: bool = False, deep: Any = None,
             base: tuple[int, int, int] | None = None) -> Recovery:
     """Read every readable event of a trace document whose strict decode failed (see the module docstring).
@@ -234,9 +280,10 @@ def recover(data: bytes, lenient: bool = False, deep: Any = None,
             values replaced by null (counted there) and is read again; without it, reading stops at that event.
         base: ``data`` is the tail of a streamed file (``Tail.base``): lines and columns are the file's.
     """
-    t = _Text(data, lenient, base)
-    out = Recovery(repairs={**t.repairs, "events dropped": 0}, exact=t.exact)
-    dec = json.JSONDecoder(parse_float=Decimal, strict=not lenient)
+    t = _Text(data, base)
+    out = Recovery(repairs={"events dropped": 0}, exact=t.exact)
+    dec = json.JSONDecoder(parse_float=Decimal)  # events: strict JSON; what fails is repaired on its own (lenient)
+    meta = json.JSONDecoder(parse_float=Decimal, strict=not lenient)  # raw control characters in metadata
     text = t.text
     array_form = text.lstrip().startswith("[")
     if array_form:
@@ -247,9 +294,10 @@ def recover(data: bytes, lenient: bool = False, deep: Any = None,
             out.cut, out.problem = 0, "no traceEvents array found"
             return out
         pos = m.end()
-        out.header = _header(text, dec)
+        out.header = _header(text, meta)
         lead = text.lstrip(_WS)
-        state, at = _members(text, len(text) - len(lead) + 1, dec, "traceEvents") if lead[:1] == "{" else ("bad", 0)
+        state, at = (_members(text, len(text) - len(lead) + 1, meta, "traceEvents") if lead[:1] == "{"
+                     else ("bad", 0))
         if state != "key":
             out.outside = f"before the traceEvents array, at {t.where(at)}"
     n = len(text)
@@ -279,30 +327,33 @@ def recover(data: bytes, lenient: bool = False, deep: Any = None,
             if isinstance(obj, dict):
                 out.events.append(obj)
             else:  # valid JSON, but no event: dropped and counted like an event of the wrong type
-                out.repairs["events dropped"] += 1
-                out.skipped += 1
-                if len(out.damage) < _DETAILED:
-                    out.damage.append(Damage(t.byte(pos), t.byte(end), 1, t.where(pos),
-                                             f"an array element that is no object ({type(obj).__name__})"))
+                _note(out, t, pos, end, 1, pos, f"an array element that is no object ({type(obj).__name__})")
             pos = end
             continue
         if cut:
             out.cut, out.problem = t.byte(pos), f"incomplete event ({why}) at {t.where(at)}"
             return out
         nxt = _resume(text, pos, array_form, dec)
-        if nxt is None:  # nothing readable follows: the rest of the text is lost, like a cut
-            out.cut, out.problem = t.byte(pos), f"unreadable text up to the end ({why}) at {t.where(at)}"
-            return out
-        lost = _lost(text[pos:nxt])
-        out.skipped += 1
-        if len(out.damage) < _DETAILED:
-            out.damage.append(Damage(t.byte(pos), t.byte(nxt), lost, t.where(at), why))
         if not lenient:
-            out.stopped = True
+            if nxt is None:  # nothing readable follows: the rest of the text is lost, like a cut
+                out.cut, out.problem = t.byte(pos), f"unreadable text up to the end ({why}) at {t.where(at)}"
+            else:
+                _note(out, t, pos, nxt, _lost(text[pos:nxt]), at, why)
+                out.stopped = True
             return out
-        out.repairs["events dropped"] += lost
+        failed = _stretch(t, pos, n if nxt is None else nxt, dec, out)
+        if nxt is None:
+            if failed is not None:
+                fp, fat, fwhy = failed
+                what = "incomplete event" if _is_cut(text, fat, fwhy) else "unreadable text up to the end"
+                out.cut, out.problem = t.byte(fp), f"{what} ({fwhy}) at {t.where(fat)}"
+            elif not array_form:
+                out.cut, out.problem = t.byte(n), "file ends inside traceEvents"
+            return out
+        if failed is not None:
+            _note(out, t, failed[0], nxt, _lost(text[failed[0]:nxt]), failed[1], failed[2])
         pos = nxt
-    state, at = _trailer(text, pos, array_form, dec)
+    state, at = _trailer(text, pos, array_form, meta)
     if state == "cut":
         out.outside_cut = t.byte(n)
     elif state == "bad" and out.outside is None:
