@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._critical_bound import CAUSES, WORDS, recoverable_ns
 from gpulens.analyzers._critical_walk import (BLOCKING, CLASSES, CODE, Thread, Walker, process_views,
                                               thread_segments)
 from gpulens.analyzers._nesting import host_ties
@@ -604,9 +605,15 @@ class CriticalPath(Analyzer):
             idle = results["breakdown"].summary.get("idle_ns")
             if results["breakdown"].summary.get("idle_bound"):  # the idle is at most, not measured (clock domains)
                 findings[0].time_at_stake_ns = None
-            elif idle is not None and (findings[0].time_at_stake_ns or 0) > idle:
-                note_capped(findings[0], int(findings[0].time_at_stake_ns), int(idle),
-                            "idle GPU time, the time that can be recovered")
+            else:
+                # and at most the idle of the causes this class can remove, rank by rank (:mod:`._critical_bound`):
+                # CPU ops cannot recover the GPU's waits on work already queued
+                stake = int(findings[0].time_at_stake_ns or 0)
+                cause = recoverable_ns(timeline, t, summary["top_class"])
+                if cause is not None and cause < stake and (idle is None or cause <= idle):
+                    note_capped(findings[0], stake, cause, WORDS[CAUSES[summary["top_class"]]])
+                elif idle is not None and stake > idle:
+                    note_capped(findings[0], stake, int(idle), "idle GPU time, the time that can be recovered")
         else:  # host time on the path but no idle GPU time to recover: a description, not time at stake
             findings[0].time_at_stake_ns = None
         return AnalysisResult(self.name, t[list(COLUMNS)], COLUMNS, summary, findings,
