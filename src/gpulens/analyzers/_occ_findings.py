@@ -84,11 +84,13 @@ def _wave_stake(loss: float, r: Any, roof_ns: Any) -> tuple[int, list[str]]:
 
 
 def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: Any = None,
-                  bound: Any = None, pytorch: bool = False, vendor: str | None = None) -> Finding | None:
+                  bound: Any = None, pytorch: bool = False, vendor: str | None = None,
+                  sms_premise: str = "") -> Finding | None:
     """The partly-filled-wave finding of one kernel row (None below :data:`MIN_WAVE_LOSS_SHARE`); its time at stake
     is the wave loss, capped at the kernel's distance to its roof ``roof_ns`` when the roofline gives one. Without a
     roofline ``bound`` (:data:`KNOWN_BOUNDS`) the estimate carries :data:`WAVE_PREMISE` (the verdict may settle it
-    later: :func:`settle_wave_premise`). SMs or CUs in ``vendor``'s words."""
+    later: :func:`settle_wave_premise`); with waves counted on an assumed GPU's SMs, ``sms_premise`` too (no verdict
+    settles that one). SMs or CUs in ``vendor``'s words."""
     sm = _advice.vendor_word(vendor, "sm")
     loss, w = r.wave_loss_ns, r.waves_per_sm
     if loss is None or loss != loss or not r.time_ns or loss < MIN_WAVE_LOSS_SHARE * r.time_ns or w is None \
@@ -131,9 +133,19 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
         act = _advice.whole_waves(fam, library, str(r.name), pytorch, vendor)
     for c in caps:
         detail += " " + c
-    premise = "" if bound in KNOWN_BOUNDS else WAVE_PREMISE
+    premise = join_premises("" if bound in KNOWN_BOUNDS else WAVE_PREMISE, sms_premise)
     return Finding(title, detail, severity="info" if premise else sev, category="occupancy",
                    time_at_stake_ns=stake, kernel=r.name, action=act, key=f"{key}/waves", premise=premise)
+
+
+def join_premises(*parts: str) -> str:
+    """Premises that all must hold, as one clause ("" when none)."""
+    return "; and ".join(p for p in parts if p)
+
+
+def drop_premise(premise: str, settled: str) -> str:
+    """``premise`` less the part ``settled`` (:func:`join_premises` order kept)."""
+    return join_premises(*(p for p in premise.split("; and ") if p != settled))
 
 
 _WAVE_SHARE = re.compile(r"((?:up to|over|under) [^ ]+ %) of its time(, over all its \d+ grid sizes,)? "
@@ -168,7 +180,7 @@ def settle_wave_premise(found: list[Finding], name: str, verdict: str, stake_ns:
     if verdict not in ("compute-bound", "latency/occupancy-bound", "memory-bound"):
         return
     for f in found:
-        if f.kernel != name or not f.premise or not (f.key or "").endswith("/waves"):
+        if f.kernel != name or WAVE_PREMISE not in f.premise or not (f.key or "").endswith("/waves"):
             continue
         if verdict == "memory-bound":
             if stake_ns is None:
@@ -178,8 +190,8 @@ def settle_wave_premise(found: list[Finding], name: str, verdict: str, stake_ns:
                 f.detail += (f" Capped at its distance to the memory roof ({fmt_ns(stake_ns)}): memory-bound, it "
                              "cannot run faster than its roof.")
                 retitle_wave(f, time_ns)
-        f.premise = ""
-        f.severity = _sev(f.time_at_stake_ns, max(sev_total, 1))
+        f.premise = drop_premise(f.premise, WAVE_PREMISE)  # an assumed GPU's SM count stays a premise
+        f.severity = _sev(f.time_at_stake_ns, max(sev_total, 1)) if not f.premise else "info"
 
 
 #: The first words of a wave finding's action once the kernel's verdict asks to fuse its launches first.
@@ -263,13 +275,15 @@ def settle_condition(found: list[Finding], name: str, pytorch: bool = False, ven
 
 def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str, str],
              roof: dict[str, dict] | None = None, pytorch: bool = False,
-             owners: dict[str, str] | None = None, vendor: str | None = None) -> list[Finding]:
+             owners: dict[str, str] | None = None, vendor: str | None = None, sms_premise: str = "") -> list[Finding]:
     """Findings for the per-kernel occupancy table ``t`` (columns of :data:`gpulens.analyzers.occupancy.COLUMNS`).
 
     ``roof``: kernel name → its ``roofline`` row (``bound``, ``time_at_stake_ns``), the evidence that a kernel is
     latency-bound; ``pytorch``: whether the program is a PyTorch one (gates the advice, :mod:`._advice`);
     ``owners``: kernel name → ``triton`` / ``aotriton`` (:func:`gpulens.analyzers._advice.triton_kernels`);
-    ``vendor``: ``amd`` / ``nvidia`` (None: unknown), the words of the advice (:func:`._advice.vendor_word`)."""
+    ``vendor``: ``amd`` / ``nvidia`` (None: unknown), the words of the advice (:func:`._advice.vendor_word`);
+    ``sms_premise``: the premise of wave estimates counted on an assumed GPU's SMs
+    (:func:`gpulens.analyzers._stake.assumed_premise`), "" when the SM count was recorded."""
     owners = owners or {}
     out: list[Finding] = []
     roof = roof or {}
@@ -282,7 +296,8 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
         rr = roof.get(r.name) or {}
         roof_stake = rr.get("time_at_stake_ns") if rr.get("bound") == "below-roofs" else None
         mine: list[Finding] = []
-        wf = _wave_finding(r, sev, key, fam, library, rr.get("time_at_stake_ns"), rr.get("bound"), pytorch, vendor)
+        wf = _wave_finding(r, sev, key, fam, library, rr.get("time_at_stake_ns"), rr.get("bound"), pytorch, vendor,
+                           sms_premise)
         if wf is not None:
             mine.append(wf)
         if r.limiter in ("registers", "shared_memory") and theo is not None and theo < LOW_THEORETICAL_PCT:

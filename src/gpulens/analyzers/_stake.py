@@ -81,6 +81,21 @@ def time_at_stake(time_ns: float, attained_pct: float | None, calls: int | None 
     return int(round(max(t - keep, 0.0)))
 
 
+def assumed_premise(device: Any, what: str = "peaks") -> str:
+    """The premise of a time at stake computed from an *assumed* GPU's figures (the input names no GPU, so
+    :func:`gpulens.devices.identify_device` assumed one: :attr:`DeviceSpec.assumed`): the figure holds only if the
+    GPU is that one. ``what``: ``"peaks"`` (a roofline distance on its peak FLOP/s and bandwidth) or ``"sms"`` (waves
+    on its SM/CU count). "" when the GPU was read from the input (the figure needs no premise)."""
+    if device is None or not getattr(device, "assumed", False):
+        return ""
+    if what == "sms":
+        n = getattr(device, "num_sms", None)
+        unit = "CUs" if getattr(device, "vendor", "") == "amd" else "SMs"
+        return (f"if the GPU is the assumed {device.name} ({n} {unit}; the input records no GPU name or "
+                f"{unit[:-1]} count)")
+    return f"if the GPU is the assumed {device.name} (the input does not name it; the figure rests on its peaks)"
+
+
 def floor_stake(time_ns: float, calls: int | None) -> int:
     """The most any fix can save of a kernel of ``calls`` launches taking ``time_ns`` in all:
     ``max(time − calls × KERNEL_FLOOR_NS, 0)`` [ns] (every launch keeps the floor)."""

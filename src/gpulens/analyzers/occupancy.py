@@ -32,7 +32,7 @@ from gpulens.analyzers import _occ_ncu as N
 from gpulens.analyzers import _sol_amd
 from gpulens.analyzers._groupstats import group_sums_many
 from gpulens.analyzers._occ_launches import Launches
-from gpulens.analyzers._stake import wave_loss_per_launch
+from gpulens.analyzers._stake import assumed_premise, wave_loss_per_launch
 from gpulens.analyzers._hot import device_record, event_counters, hot_kernels, no_hot_kernels_reason, weighted_mean
 from gpulens.analyzers._untimed import untimed_kernels
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
@@ -225,6 +225,9 @@ class OccupancyAnalyzer(Analyzer):
                        ncu_theo if has_ncu.any() else None, ncu_active, ncu_lims)
         del gcode, grid, ach, ncu_theo, ncu_active, ncu_lims
         ncu_waves = N.first_of(ctr, N.WAVES, n)
+        # waves against an assumed GPU's SM count (none recorded, no ncu waves): their estimates rest on that GPU
+        sms_premise = assumed_premise(device, "sms") if not rec0.get("num_sms") and np.isnan(
+            np.asarray(ncu_waves, dtype=float)).all() else ""
         waves = N.waves_per_sm(per.grid, per.active(), per.of_cfg("nsms"))
         per.waves = N.exact_waves(waves, ncu_waves)
         del ncu_waves, waves
@@ -255,7 +258,7 @@ class OccupancyAnalyzer(Analyzer):
         roof_rows = {} if roof is None or roof.skipped or not len(roof.table) else {
             str(x["name"]): x for x in roof.table.drop_duplicates("name").to_dict("records")}
         found = _occ_findings.findings(table, kin_optin, dis, _WORD, roof_rows, _advice.uses_pytorch(timeline),
-                                       _advice.triton_kernels(timeline), summary["vendor"])
+                                       _advice.triton_kernels(timeline), summary["vendor"], sms_premise)
         if theo_missing:
             hint = self._collect_hint(timeline, device)
             # of every hot launch: those without the data are left out of the table, so they are counted here

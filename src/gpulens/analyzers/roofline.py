@@ -25,7 +25,7 @@ from gpulens.analyzers._groupstats import group_sums_many
 from gpulens.analyzers._hot import hot_kernels, no_hot_kernels_reason, short_name as _short
 from gpulens.analyzers._untimed import untimed_kernels
 from gpulens.analyzers._work import cache_bytes, counter_work, shape_work
-from gpulens.analyzers._stake import time_at_stake
+from gpulens.analyzers._stake import assumed_premise, time_at_stake
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.context import first_seen_codes, recode_first_seen, text_series, unique_ints
 from gpulens.analyzers.verdict_rules import BELOW_ROOFS, ROOF_BOUND_PCT
@@ -209,7 +209,8 @@ class Roofline(Analyzer):
         basis = "roofline on assumed peaks" if summary["device_assumed"] else "roofline"
         table["bound_basis"] = pd.Series(np.where(table["bound"].notna(), basis, None), index=table.index,
                                          dtype=object)
-        return AnalysisResult(self.name, table, COLUMNS, summary, self._findings(table, summary))
+        return AnalysisResult(self.name, table, COLUMNS, summary,
+                              self._findings(table, summary, assumed_premise(spec, "peaks")))
 
     @staticmethod
     def settle(result: AnalysisResult | None, name: str, verdict: str, stake_ns: int | None, sol_text: str) -> None:
@@ -233,6 +234,7 @@ class Roofline(Analyzer):
             if f.key != f"roofline:{name}":
                 continue
             f.time_at_stake_ns = None if stake_ns is None else int(stake_ns)
+            f.premise = ""  # the measured distance: no longer the (perhaps assumed) peaks'
             if model != bound:
                 # the placement's own explanation ("neither roof bounds it … fuse or batch") would contradict the
                 # measured bound it now details: the detail says what each measure sees
@@ -384,7 +386,10 @@ class Roofline(Analyzer):
         return t.sort_values(["time_ns", "name"], ascending=[False, True], kind="stable").reset_index(drop=True)
 
     @staticmethod
-    def _findings(t: pd.DataFrame, summary: dict) -> list[Finding]:
+    def _findings(t: pd.DataFrame, summary: dict, premise: str = "") -> list[Finding]:
+        """The placement finding of each kernel (its distance to the roof at stake; ``premise``: the clause it rests
+        on when the peaks are an assumed GPU's, :func:`gpulens.analyzers._stake.assumed_premise`) and the coverage
+        note."""
         out: list[Finding] = []
         total = max(int(t["time_ns"].sum()), 1)
         # on an assumed GPU every placement says so: its peaks are a guess (speed-of-light counters decide instead)
@@ -427,7 +432,7 @@ class Roofline(Analyzer):
             # the kernel's verdict (analyzer ``verdicts``) carries the same time at stake: this finding details it
             out.append(Finding(title, detail, severity=sev, category=cat, kernel=r.name,
                                time_at_stake_ns=int(r.time_at_stake_ns),
-                               key=f"roofline:{r.name}", parent=f"kernel:{r.name}"))
+                               key=f"roofline:{r.name}", parent=f"kernel:{r.name}", premise=premise))
         out.sort(key=lambda f: -(f.time_at_stake_ns or 0))
         out = out[:8]
         cov = summary["coverage"]

@@ -111,6 +111,8 @@ class Evidence:
     datasheet_roof_pct: float | None = None
     #: the name of the GPU whose peaks the roofline used when that GPU was assumed, not read from the input
     roof_assumed: str | None = None
+    #: whether the SM/CU count the grid is measured against (``num_sms``) is an assumed GPU's, not recorded
+    sms_assumed: bool = False
     sol_bound: str | None = None
     #: attained share of the roof by the speed of light [%] (:func:`gpulens.analyzers._stake.sol_attained_pct`)
     sol_pct: float | None = None
@@ -171,6 +173,11 @@ class Verdict:
     time_at_stake_ns: int | None
     evidence: str
     next_steps: list[str]
+    #: which of the GPU's own figures the time at stake was computed from, when it was not measured: ``"peaks"``
+    #: (a distance to the roofline's peak FLOP/s and bandwidth), ``"sms"`` (waves on its SM/CU count), or "" — on
+    #: an assumed GPU (:attr:`Evidence.roof_assumed`, :attr:`Evidence.sms_assumed`) the figure then carries a
+    #: premise (:func:`gpulens.analyzers._stake.assumed_premise`)
+    stake_from: str = ""
 
 
 _STALL_TO_CLASS = {"memory_throughput": "memory-bound", "compute_pipe": "compute-bound",
@@ -566,9 +573,10 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
         return Verdict("communication-bound", e.exposed_comm_ns, ev, steps_for("communication-bound", e))
     sol_decides = e.sol_bound in BOUND_TO_VERDICT
     if sol_decides and e.sol_pct is not None:  # the measured speed of light decides: its distance is at stake
-        stake = time_at_stake(t, e.sol_pct, e.calls)
+        stake, source = time_at_stake(t, e.sol_pct, e.calls), ""
     else:
         stake = e.roof_stake_ns if e.roof_stake_ns is not None else time_at_stake(t, e.roof_pct, e.calls)
+        source = "peaks" if e.roof_source == "roofline" else ""  # else the speed of light's share: measured
     if e.short_launch_frac is not None and e.short_launch_frac >= 0.5 and t and 0 < e.launch_idle_ns \
             < LAUNCH_IDLE_MIN_SHARE * t:
         ev += (f"; launch idle before it ({fmt_ns(e.launch_idle_ns)}) is {100 * e.launch_idle_ns / t:.1f} % of its "
@@ -591,7 +599,7 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
             # its data in registers does without (the next step), so its distance to the busy unit's peak is not
             # what is at stake — its distance to the DRAM/compute roofline is (a naive fp32 GEMM at 98 % of L1
             # bandwidth and 8 % of the roofline: 2 % vs 92 % of its time)
-            stake = e.roof_stake_ns
+            stake, source = e.roof_stake_ns, "peaks"
             ev += (f"; at stake is its distance to the roofline ({e.roof_pct:.0f} % of attainable on the DRAM and "
                    "compute roofs), not to the saturated L1/shared-memory peak: cutting that traffic is the fix")
         if e.roof_source == "roofline" and e.roof_pct is not None and e.bound in BOUNDS \
@@ -601,11 +609,12 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
             ev += ("; the measured speed of light decides, not the roofline "
                    + ("(its peaks are an assumed GPU's: the input does not name it)" if e.roof_assumed else
                       "(a placement against datasheet peaks)"))
-        return Verdict(v, stake, ev, _latency_steps(e) if v == "latency/occupancy-bound" else steps_for(v, e))
+        return Verdict(v, stake, ev, _latency_steps(e) if v == "latency/occupancy-bound" else steps_for(v, e),
+                       source)
     if e.roof_pct is not None:
         if e.roof_pct >= roof_pct_bound and e.bound in ("compute", "memory"):
             v = f"{e.bound}-bound"
-            return Verdict(v, stake, ev, steps_for(v, e))
+            return Verdict(v, stake, ev, steps_for(v, e), source)
         if e.roof_source == "roofline" and e.sol_pct is not None and e.sol_pct >= SOL_BOUND_PCT:
             # measured: a unit runs at >= 60 % of its peak, so the kernel is not below both roofs whatever the
             # roofline's FLOPs over (datasheet or assumed) peaks say — and the counters name no bound (rule 3)
@@ -614,7 +623,7 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
                            f"{e.sol_pct:.0f} % of its peak: not latency-bound, as the roofline's "
                            f"{e.roof_pct:.0f} % would say; no compute/memory verdict without {what}",
                            [f"Collect {what} to classify this kernel: its speed of light alone does not."])
-        return Verdict("latency/occupancy-bound", stake, ev, _latency_steps(e))
+        return Verdict("latency/occupancy-bound", stake, ev, _latency_steps(e), source)
     if e.sol_pct is not None and e.sol_pct >= SOL_BOUND_PCT:
         # rules 5-7 call a kernel latency/occupancy-bound from its grid, stalls or occupancy; a measured unit at
         # >= 60 % of its peak that names no bound (SM throughput alone) says it is not (rule 4's guard, same words)
@@ -629,7 +638,7 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
                            [f"Collect {what} to classify this kernel: its speed of light alone does not."])
     if _grid_short(e):
         stake = e.wave_loss_ns if e.wave_loss_ns is not None else int(round(t * (1 - e.mean_blocks / e.num_sms)))
-        return Verdict("latency/occupancy-bound", stake, ev, _latency_steps(e))
+        return Verdict("latency/occupancy-bound", stake, ev, _latency_steps(e), "sms")
     if e.stall_class == "memory_latency" and e.stall_pct is not None and e.sol_missing and e.memory_pct is None:
         # speed-of-light counters were read without the memory side: waits on memory results are what a kernel
         # saturating bandwidth shows too (vcopy on an MI300X: 76 % dependency waits, memory not counted — on an MI200,

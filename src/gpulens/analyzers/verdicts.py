@@ -45,7 +45,7 @@ from gpulens.analyzers._optree import gpu_op_links
 from gpulens.analyzers.launches import link_gpu_to_launch
 from gpulens.analyzers.stalls import kernel_percentages
 from gpulens.analyzers._span import busy_unknown_reason, unread_device_work
-from gpulens.analyzers._stake import SOL_BOUND_PCT, sol_attained_pct
+from gpulens.analyzers._stake import SOL_BOUND_PCT, assumed_premise, sol_attained_pct
 from gpulens.analyzers.roofline import Roofline
 from gpulens.analyzers.speed_of_light import bound_of, missing_for_bound
 from gpulens.analyzers._tree import roots
@@ -87,11 +87,14 @@ COLUMNS = {
 LAUNCH_STAKE_NOTE = "GPU idle before its launches (launch overhead), not part of its own GPU time"
 
 
-def stake_note(verdict: str, stake_ns: Any, time_ns: Any) -> str | None:
+def stake_note(verdict: str, stake_ns: Any, time_ns: Any, premise: str = "") -> str | None:
     """The note shown beside a verdict's time at stake when that figure is not a share of the kernel's own GPU time:
     a launch-bound kernel's stake is the launch-overhead idle before its launches — "at stake 3.1 ms" beside 1.2 ms
-    of GPU time reads as a contradiction without it. None for every other verdict, and for a launch-bound stake
-    within the kernel's time (no contradiction to explain)."""
+    of GPU time reads as a contradiction without it — or when it rests on a ``premise`` the input does not show (an
+    assumed GPU's peaks or SM count: :func:`gpulens.analyzers._stake.assumed_premise`). None for every other
+    verdict, and for a launch-bound stake within the kernel's time (no contradiction to explain)."""
+    if premise and stake_ns is not None and stake_ns == stake_ns:
+        return premise
     if verdict != "launch-bound" or stake_ns is None or stake_ns != stake_ns:
         return None
     if time_ns is not None and time_ns == time_ns and stake_ns <= time_ns:
@@ -501,6 +504,8 @@ class Verdicts(Analyzer):
                 e.mean_blocks = float((blocks * w).sum() / w.sum()) if w.sum() > 0 else float(blocks.mean())
                 e.blocks_vary = bool(blocks.min() != blocks.max())
                 e.num_sms = device_sms(timeline, device, int(k_rank[p0]), int(k_dev[p0]))
+                # an assumed GPU's count (the input records none: :func:`device_sms` takes the spec's)
+                e.sms_assumed = bool(assumed) and e.num_sms == getattr(device, "num_sms", None)
                 e.wave_loss_ns = _small_grid_loss(k_blocks[gpos], k_dur[gpos], k_dur[pos], e.time_ns, e.num_sms)
             if name in roof:
                 r = roof[name]
@@ -577,6 +582,9 @@ class Verdicts(Analyzer):
                 # and time at stake (one per kernel), whatever the (perhaps assumed) peaks placed it at
                 Roofline.settle((results or {}).get("roofline"), name, v.verdict,
                                 None if eff != eff else v.time_at_stake_ns, _sol_text(e))
+            # a time at stake computed from an assumed GPU's peaks or SM count holds only if the GPU is that one
+            premise = assumed_premise(device, v.stake_from) if v.time_at_stake_ns is not None and (
+                (v.stake_from == "peaks" and e.roof_assumed) or (v.stake_from == "sms" and e.sms_assumed)) else ""
             if eff != eff:  # durations not recorded: the kernel's time and its time at stake are unknown, not 0
                 e.time_ns, v.time_at_stake_ns = None, None
             elif v.verdict == "latency/occupancy-bound" and e.sol_bound is not None and name in occ:
@@ -596,7 +604,8 @@ class Verdicts(Analyzer):
             inputs = e.inputs + [f"collector:{c}" for c in sorted(srcs)]
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],
                          "verdict": v.verdict, "time_at_stake_ns": v.time_at_stake_ns,
-                         "stake_note": stake_note(v.verdict, v.time_at_stake_ns, e.time_ns), "evidence": v.evidence,
+                         "stake_note": stake_note(v.verdict, v.time_at_stake_ns, e.time_ns, premise),
+                         "evidence": v.evidence,
                          "next_steps": v.next_steps, "inputs": inputs})
             bad = uncoalesced(e.sectors_per_request, name) if e.kind != "comm" else []
             if bad:
@@ -619,7 +628,7 @@ class Verdicts(Analyzer):
                 category=v.verdict, time_at_stake_ns=v.time_at_stake_ns, kernel=name, key=f"kernel:{name}",
                 parent="exposed-comm" if v.verdict == "communication-bound" and comm_root else
                 launch_parent if v.verdict == "launch-bound" else None,
-                action=v.next_steps[0] if v.next_steps else ""))
+                action=v.next_steps[0] if v.next_steps else "", premise=premise))
         t = pd.DataFrame(rows, columns=list(COLUMNS))
         t["cumulative_share"] = pd.to_numeric(t["share"], errors="coerce").astype(float).cumsum(skipna=False)
         und = t[t["verdict"] == "undetermined"]
