@@ -127,6 +127,8 @@ COLUMNS = {
     **{f"idle_{c}_ns": f"idle time attributed to {c} (see module docstring) [ns]" for c in GAP_CLASSES},
     "exposed_comm_ns": "collective time not overlapped by compute [ns]",
     "exposed_memcpy_ns": "copy time overlapped by no kernel or collective [ns]",
+    "steady_idle_ns": "idle_ns less idle_boundary_ns: the idle time of the steady state the verdict is about, the "
+                      "one-off / warm-up gaps left out (the reports draw idle as these two parts) [ns]",
     "idle_other_clock_ns": "part of idle_ns that may be this GPU's work written on another clock (breakdown): the "
                            "idle and its causes are then at most, and no verdict rests on them [ns]",
     "launch_calls": "kernel launch calls linked to GPU work (a graph launch counts once)",
@@ -705,6 +707,8 @@ class Bottlenecks(Analyzer):
             for c in GAP_CLASSES:
                 row[f"idle_{c}_ns"] = int(i.get(c, 0))
             row["idle_sync_ns"] = sync_d.get((r, d), 0)
+            row["steady_idle_ns"] = max(row["idle_ns"] - row["idle_boundary_ns"], 0) \
+                if not pd.isna(row["idle_ns"]) else pd.NA
             lg = sg_d.get((r, d), {"n": 0, "short": 0, "sns": 0})
             row.update(launch_calls=int(lg["n"]), short_launches=int(lg["short"]), short_kernel_ns=int(lg["sns"]))
             sms = sms_of[(r, d)]

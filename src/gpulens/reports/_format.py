@@ -80,7 +80,8 @@ LABELS: dict[str, str] = {
     "exposed_memset_ns": "exposed memset",
     "idle_host_ns": "idle: host", "idle_launch_ns": "idle: launch", "idle_sync_ns": "idle: sync",
     "idle_queued_ns": "idle: queued", "idle_unattributed_ns": "idle: cause not recorded",
-    "overlap_pct": "communication hidden by compute", "idle_boundary_ns": "idle: one-off gaps (warm-up, boundaries)",
+    "overlap_pct": "communication hidden by compute", "idle_boundary_ns": "idle: one-off gaps (left out of the verdict)",
+    "steady_idle_ns": "idle: steady state",
 }
 
 #: Section titles of analysis results (others: the name with spaces, capitalised).
@@ -390,6 +391,39 @@ def rank_ranges(ranks: Any) -> str:
 BREAKDOWN_PARTS = (("computation_ns", "computation"), ("exposed_comm_ns", "exposed communication"),
                    ("exposed_memcpy_ns", "exposed memcpy"), ("exposed_memset_ns", "exposed memset"),
                    ("idle_ns", "idle"))
+
+
+#: The label of the one-off / warm-up idle gaps when a reporter draws idle as two parts (:func:`one_off_split`).
+ONE_OFF_LABEL = "idle: one-off gaps (left out of the verdict)"
+#: The label of the rest of the idle beside them: the steady state's.
+STEADY_IDLE_LABEL = "idle: steady state"
+
+
+def one_off_split(breakdown: Any, bottlenecks: Any) -> list[dict[str, Any]] | None:
+    """The breakdown table's rows, each with the ``bottlenecks`` analyzer's split of its idle time added —
+    ``steady_idle_ns`` (the steady state the verdict is about) and ``idle_boundary_ns`` (the one-off / warm-up gaps
+    it leaves out) — for the reporters to draw idle as those two parts, the same figures as the verdict's. None when
+    no GPU has a one-off gap (idle is one part) or either analysis is missing; a GPU the bottlenecks table lacks
+    keeps its idle whole (``steady_idle_ns`` = its idle, 0 one-off)."""
+    if breakdown is None or getattr(breakdown, "skipped", True) or bottlenecks is None \
+            or getattr(bottlenecks, "skipped", True):
+        return None
+    bn = bottlenecks.table
+    if not len(bn) or "steady_idle_ns" not in bn or not (bn["idle_boundary_ns"].fillna(0) > 0).any():
+        return None
+    by = {(int(r), int(d)): (a, b) for r, d, a, b in zip(bn["rank"], bn["device_id"], bn["steady_idle_ns"],
+                                                        bn["idle_boundary_ns"])}
+    out = []
+    for rec in breakdown.table.to_dict("records"):
+        steady, one_off = by.get((int(rec["rank"]), int(rec["device_id"])), (rec.get("idle_ns"), 0))
+        out.append({**rec, "steady_idle_ns": steady, "idle_boundary_ns": one_off})
+    return out
+
+
+#: The idle parts' keys (the whole, or its two parts): an idle figure that may be "at most" (:func:`idle_at_most`).
+IDLE_KEYS = ("idle_ns", "steady_idle_ns", "idle_boundary_ns")
+#: :data:`BREAKDOWN_PARTS` with idle drawn as its two parts (:func:`one_off_split`).
+SPLIT_PARTS = BREAKDOWN_PARTS[:-1] + (("steady_idle_ns", STEADY_IDLE_LABEL), ("idle_boundary_ns", ONE_OFF_LABEL))
 
 
 def idle_at_most(row: Mapping[str, Any]) -> str:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
+
 from gpulens.devices.naming import arch_text, version_text
 from gpulens.report import SourceReport
 from gpulens.reports._answer import finding_tree, next_step, shown_title
@@ -17,7 +19,8 @@ from gpulens.reports._html_answer import answer_html
 from gpulens.units import fmt_capacity, fmt_share, is_missing, share_pct_text
 from gpulens.reports._format import (breakdown_rest, busy_text, column_label, device_text, fmt_ns, fmt_unit,
                                      kernel_time_text, launches_text, record_vendor, time_scale, unit_of, vendor_label)
-from gpulens.reports._format import idle_at_most, idle_bound_note, world_note
+from gpulens.reports._format import (ONE_OFF_LABEL, STEADY_IDLE_LABEL, idle_at_most, idle_bound_note, one_off_split,
+                                     world_note)
 from gpulens.reports._names import short_names
 from gpulens.reports._html_timeline import timeline_page  # noqa: F401 -- re-exported
 from gpulens.reports._html_parts import (
@@ -43,6 +46,10 @@ BREAKDOWN_PARTS = (("computation_ns", "computation", OKABE_ITO[0], ""),
                    ("exposed_memcpy_ns", "exposed memcpy", OKABE_ITO[3], "x"),
                    ("exposed_memset_ns", "exposed memset", OKABE_ITO[2], "."),
                    ("idle_ns", "idle", GREY, "-"))
+#: The same with idle drawn as its steady-state part and the one-off gaps the verdict leaves out
+#: (:func:`gpulens.reports._format.one_off_split`): the one-off part lighter, with its own pattern.
+SPLIT_PARTS_HTML = BREAKDOWN_PARTS[:-1] + (("steady_idle_ns", STEADY_IDLE_LABEL, GREY, "-"),
+                                           ("idle_boundary_ns", ONE_OFF_LABEL, "#d9d9d9", "\\"))
 
 
 def axis_title(text: str) -> dict[str, Any]:
@@ -107,8 +114,13 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
     bd = s.results.get("breakdown")
     if bd is not None and not bd.skipped and sm["span_ns"] and sm["gpu_busy_pct"] is not None:
         # a part the breakdown left unknown (overlap across clocks) is None: shown as unknown, never as 0
-        parts = [(lab, None if bd.summary.get(key, 0) is None else bd.summary.get(key, 0) or 0, c)
-                 for key, lab, c, _ in BREAKDOWN_PARTS]
+        bn = s.results.get("bottlenecks")
+        # idle as the verdict splits it (the bottlenecks summary's steady idle and one-off gaps), when it does
+        split = one_off_split(bd, bn) is not None
+        summ = {**bd.summary, **({k: bn.summary.get(k) for k in ("steady_idle_ns", "idle_boundary_ns")}
+                                 if split else {})}
+        parts = [(lab, None if summ.get(key, 0) is None else summ.get(key, 0) or 0, c)
+                 for key, lab, c, _ in (SPLIT_PARTS_HTML if split else BREAKDOWN_PARTS)]
         # parts are summed over GPUs: their share is of the GPUs' summed spans (one GPU: its span)
         den = bd.summary.get("device_span_ns") or sm["span_ns"]
         rest = breakdown_rest({**bd.summary, "device_span_ns": den}, "device_span_ns")
@@ -119,7 +131,7 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
         static = svg_bars([(lab, v, f"{fmt_ns(v)} · {share_pct_text(100 * v / den)}", c) for lab, v, c in shown],
                           axis="bar length: time; text: time · share of " + ("the GPUs' summed spans" if multi
                                                                              else "the GPU span"))
-        le = lambda lab: idle_at_most(bd.summary) if lab == "idle" else ""  # noqa: E731 (at most: clock domains)
+        le = lambda lab: idle_at_most(bd.summary) if lab.startswith("idle") else ""  # noqa: E731 (at most: clocks)
         rows = "".join(f"<tr><th scope='row'>{esc(lab)}</th><td class='num' data-v='{v}'>{esc(le(lab) + fmt_ns(v))}"
                        f"</td><td class='num'>{esc(le(lab) + share_pct_text(100 * v / den))}</td></tr>"
                        if v is not None else
@@ -134,6 +146,9 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
                             + f"computation took {fmt_ns(sm['computation_ns'])} and idle "
                             + (f"{bd.summary['idle_bound']}." if bd.summary.get("idle_bound") else
                                f"{fmt_ns(sm['idle_ns'])}.")
+                            + (f" Of the idle, {fmt_ns(summ['idle_boundary_ns'])} is in one-off gaps (warm-up, "
+                               "boundaries) the verdict leaves out; the steady state's idle is "
+                               f"{fmt_ns(summ['steady_idle_ns'])}." if split else "")
                             + (f" Exposed parts {bd.summary['overlap_unknown']}."
                                if bd.summary.get("overlap_unknown") else ""),
                             None, "<table class='data'><thead><tr><th>part</th><th>time</th><th>"
@@ -153,13 +168,15 @@ def breakdown_page(s: SourceReport, max_rows: int) -> list[Any]:
     if bd is None or bd.skipped or not len(bd.table):
         return [empty_html("Time breakdown", bd.skipped_reason if bd is not None else "analysis not available")]
     t = bd.table
+    split = one_off_split(bd, s.results.get("bottlenecks"))  # idle as the verdict splits it, when it does
+    drawn = pd.DataFrame(split) if split is not None else t
     ys = [f"rank {r} · GPU {d}" for r, d in zip(t["rank"], t["device_id"])]
     div, unit = time_scale(t["span_ns"])  # the axis unit follows the magnitude drawn (µs for a µs run)
-    data = [{"type": "bar", "y": ys, "x": [None if is_missing(v) else v / div for v in t[key].tolist()],
+    data = [{"type": "bar", "y": ys, "x": [None if is_missing(v) else v / div for v in drawn[key].tolist()],
              "name": label, "orientation": "h",
              "marker": {"color": colour, "pattern": {"shape": pattern}},
              "hovertemplate": f"{label}: %{{x:.3f}} {unit}<extra>%{{y}}</extra>"}
-            for key, label, colour, pattern in BREAKDOWN_PARTS]
+            for key, label, colour, pattern in (SPLIT_PARTS_HTML if split is not None else BREAKDOWN_PARTS)]
     fig = _layout(data, 140 + 34 * len(ys), barmode="stack", xaxis={"title": axis_title(f"time [{unit}]")},
                   yaxis={"autorange": "reversed"})
     summ = bd.summary
@@ -167,6 +184,10 @@ def breakdown_page(s: SourceReport, max_rows: int) -> list[Any]:
             "exposed_memset_ns", "idle_ns", "busy_pct", "kernel_count"]
     if (t["idle_other_clock_ns"] > 0).any():  # idle at most: the part that may be work on another clock
         cols.insert(cols.index("idle_ns") + 1, "idle_other_clock_ns")
+    docs = dict(bd.columns)
+    if split is not None:  # the two parts of idle beside it, as drawn
+        cols[cols.index("idle_ns") + 1:cols.index("idle_ns") + 1] = ["steady_idle_ns", "idle_boundary_ns"]
+        docs.update({k: s.results["bottlenecks"].columns.get(k, "") for k in ("steady_idle_ns", "idle_boundary_ns")})
     return [Panel("Time breakdown per rank and GPU",
                   f"Over {summ.get('gpu_count', len(t))} GPU(s), {summ.get('busy_pct', 0.0):.1f} % of the span was "
                   f"busy and {idle_at_most(summ)}{summ.get('idle_pct', 0.0):.1f} % idle"
@@ -175,8 +196,10 @@ def breakdown_page(s: SourceReport, max_rows: int) -> list[Any]:
                   f"{fmt_ns(summ.get('exposed_comm_ns', 0))}, exposed memcpy "
                   f"{fmt_ns(summ.get('exposed_memcpy_ns', 0))}, exposed memset "
                   f"{fmt_ns(summ.get('exposed_memset_ns', 0))}. Computation, the exposed parts and idle add up to "
-                  "the span." + (f" Exposed parts {summ['overlap_unknown']}." if summ.get("overlap_unknown") else ""),
-                  fig, table_html(t, cols, max_rows, docs=bd.columns))]
+                  "the span." + (f" Exposed parts {summ['overlap_unknown']}." if summ.get("overlap_unknown") else "")
+                  + (" Idle is drawn as its steady-state part and the one-off gaps (warm-up, boundaries) the verdict "
+                     "leaves out, as the bottlenecks analysis splits it." if split is not None else ""),
+                  fig, table_html(drawn, cols, max_rows, docs=docs))]
 
 
 def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
@@ -226,10 +249,13 @@ def multirank_page(s: SourceReport, max_rows: int) -> list[Any]:
         ys = [f"rank {fmt_unit(r, 'id')} · GPU {fmt_unit(d, 'id')}" for r, d in zip(t["rank"], t["device_id"])]
         hidden = (t["comm_ns"] - t["exposed_comm_ns"]).clip(lower=0) if "comm_ns" in t else None
         div, unit = time_scale(t["span_ns"])  # the axis unit follows the magnitude drawn
-        data = [{"type": "bar", "y": ys, "x": (t[key] / div).tolist(), "name": label, "orientation": "h",
-                 "marker": {"color": colour, "pattern": {"shape": pattern}},
+        split = one_off_split(bd, s.results.get("bottlenecks"))  # idle as the verdict splits it, when it does
+        drawn = pd.DataFrame(split) if split is not None else t
+        data = [{"type": "bar", "y": ys, "x": [None if is_missing(v) else v / div for v in drawn[key].tolist()],
+                 "name": label,
+                 "orientation": "h", "marker": {"color": colour, "pattern": {"shape": pattern}},
                  "hovertemplate": f"{label}: %{{x:.3f}} {unit}<extra>%{{y}}</extra>"}
-                for key, label, colour, pattern in BREAKDOWN_PARTS]
+                for key, label, colour, pattern in (SPLIT_PARTS_HTML if split is not None else BREAKDOWN_PARTS)]
         if hidden is not None:
             data.append({"type": "bar", "y": ys, "x": (hidden / div).tolist(),
                          "name": "communication hidden behind compute", "orientation": "h",

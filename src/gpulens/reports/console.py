@@ -16,7 +16,8 @@ from gpulens.analyzers._advice import vendor_word
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text,  # noqa: F401 (fmt_ns: re-export)
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, limiter_text, rank_ranges,
                                      roofline_heading, vendor_short_label)
-from gpulens.reports._format import column_label, idle_at_most, idle_bound_note, kib_text
+from gpulens.reports._format import (IDLE_KEYS, SPLIT_PARTS, column_label, idle_at_most, idle_bound_note, kib_text,
+                                     one_off_split)
 from gpulens.reports._names import label_scope, short_names
 from gpulens.units import fmt_share, is_missing, share_pct_text
 
@@ -76,7 +77,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
 
     bd = s.results.get("breakdown")
     if bd is not None and not bd.skipped and len(bd.table):
-        parts.append(breakdown_renderable(bd, top))
+        parts.append(breakdown_renderable(bd, top, s.results.get("bottlenecks")))
 
     hs = s.results.get("hotspots")
     if hs is not None and len(hs.table):
@@ -118,9 +119,11 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     return Group(*(glued(p) if type(p) is Text else p for p in parts))
 
 
-def breakdown_renderable(bd: Any, top: int = 10) -> FitTable | FirstFit:
+def breakdown_renderable(bd: Any, top: int = 10, bn: Any = None) -> FitTable | FirstFit:
     """The time breakdown, whose parts add up to the span (:data:`~gpulens.reports._format.BREAKDOWN_PARTS`; a
-    remainder, if the parts ever fell short, is shown as its own labelled column).
+    remainder, if the parts ever fell short, is shown as its own labelled column). With the ``bottlenecks`` result
+    ``bn`` and a one-off idle gap on some GPU, idle is drawn as its steady-state part and the one-off gaps the verdict
+    leaves out (:func:`~gpulens.reports._format.one_off_split`), so the table and the verdict show the same figures.
 
     One GPU: one row per part with its share of the span, then the span itself (fits 80 columns). Several GPUs: one
     row per GPU, times when they fit the terminal, else GPUs as columns (up to 6), else each part as a share of its
@@ -130,17 +133,22 @@ def breakdown_renderable(bd: Any, top: int = 10) -> FitTable | FirstFit:
         shown = shown.sort_values(["busy_pct", "rank", "device_id"], kind="stable").head(2 * top)
         title += f" (the {len(shown)} least busy of {len(bd.table):,} GPUs; every GPU: --csv or --parquet)"
     recs = shown.to_dict("records")
+    split = one_off_split(bd, bn)
+    if split is not None:  # the same rows, each with its idle split (the table's order kept)
+        by = {(r["rank"], r["device_id"]): r for r in split}
+        recs = [by.get((r["rank"], r["device_id"]), r) for r in recs]
     why = (bd.summary or {}).get("overlap_unknown")
     unknown_note = (f" — exposed parts {why}" if why else "") + idle_bound_note(bd.summary)
     title += unknown_note
     rest = [breakdown_rest(r) for r in recs]
-    parts = list(BREAKDOWN_PARTS) + ([("_rest", "not in these parts")] if any(abs(x) >= 1 for x in rest) else [])
+    parts = list(SPLIT_PARTS if split is not None else BREAKDOWN_PARTS) + (
+        [("_rest", "not in these parts")] if any(abs(x) >= 1 for x in rest) else [])
     for r, x in zip(recs, rest):
         r["_rest"] = x
     if len(recs) == 1:
         r = recs[0]
         span = float(r["span_ns"] or 0)
-        le = lambda k: idle_at_most(r) if k == "idle_ns" else ""  # noqa: E731 (idle at most: clock domains)
+        le = lambda k: idle_at_most(r) if k in IDLE_KEYS else ""  # noqa: E731 (idle at most: clock domains)
         rows = [[label, "unknown", "unknown"] if is_missing(r.get(k)) else
                 [label, le(k) + fmt_ns(r.get(k) or 0),
                  le(k) + share_pct_text(100 * float(r.get(k) or 0) / span if span else None)]
@@ -159,19 +167,19 @@ def breakdown_renderable(bd: Any, top: int = 10) -> FitTable | FirstFit:
     busy = [Col("busy %", optional=True)]
     times = FitTable(title, [Col("rank"), Col("GPU"), Col("span")] + [Col(short(lb)) for _, lb in used] + busy,
                      [ids(r) + [fmt_ns(r["span_ns"])]
-                      + [(idle_at_most(r) if k == "idle_ns" else "")
+                      + [(idle_at_most(r) if k in IDLE_KEYS else "")
                          + fmt_ns(None if is_missing(r.get(k)) else r.get(k) or 0) for k, _ in used]
                       + [f"{r['busy_pct']:.1f}"] for r in recs])
     # narrower terminals: GPUs as columns (a few GPUs), else each part as a share of its GPU's span
     by_gpu = FitTable(title, [Col("part", "left")] + [Col(f"rank {a} GPU {b}") for a, b in map(ids, recs)],
-                      [[lb] + [(idle_at_most(r) if k == "idle_ns" else "")
+                      [[lb] + [(idle_at_most(r) if k in IDLE_KEYS else "")
                                + fmt_ns(None if is_missing(r.get(k)) else r.get(k) or 0) for r in recs] for k, lb in used]
                       + [["= GPU span"] + [fmt_ns(r["span_ns"]) for r in recs]])
     pct = lambda r, k: share_pct_text(100 * float(r.get(k) or 0) / r["span_ns"]
                                       if r["span_ns"] and not is_missing(r.get(k)) else None)
     shares = FitTable(title + " (parts as % of each GPU's span)",
                       [Col("rank"), Col("GPU"), Col("span")] + [Col(short(lb)) for _, lb in used],
-                      [ids(r) + [fmt_ns(r["span_ns"])] + [(idle_at_most(r) if k == "idle_ns" else "") + pct(r, k)
+                      [ids(r) + [fmt_ns(r["span_ns"])] + [(idle_at_most(r) if k in IDLE_KEYS else "") + pct(r, k)
                                                            for k, _ in used] for r in recs])
     return FirstFit(times, *([by_gpu] if len(recs) <= 6 else []), shares)
 

@@ -18,7 +18,7 @@ from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import (MARKDOWN_LIST, answer, clock_note, critical_shown_text, finding_tree,
                                       more_text, next_step, partial_reason, shown_title)
 from gpulens.units import fmt_share
-from gpulens.reports._format import idle_bound_note, world_note
+from gpulens.reports._format import SPLIT_PARTS, idle_bound_note, one_off_split, world_note
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, clip, column_label, device_text,
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, rank_ranges, result_title,
                                      roofline_heading, shown_columns, span_text, stake_notes, unit_of, window_text,
@@ -113,7 +113,12 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         # the parts add up to the span; a remainder, if they ever fell short, is its own labelled column
         t, docs = bd.table, dict(bd.columns)
         rest = [breakdown_rest(r) for r in t.to_dict("records")]
-        cols = ["rank", "device_id", "span_ns", *(k for k, _ in BREAKDOWN_PARTS)]
+        split = one_off_split(bd, s.results.get("bottlenecks"))  # idle as the verdict splits it, when it does
+        parts = SPLIT_PARTS if split is not None else BREAKDOWN_PARTS
+        if split is not None:
+            t = pd.DataFrame(split)
+            docs.update({k: s.results["bottlenecks"].columns.get(k, "") for k in ("steady_idle_ns", "idle_boundary_ns")})
+        cols = ["rank", "device_id", "span_ns", *(k for k, _ in parts)]
         if any(abs(x) >= 1 for x in rest):
             t = t.assign(not_in_parts_ns=rest)
             docs["not_in_parts_ns"] = "span not in the parts shown [ns]"
@@ -122,7 +127,8 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         if (t["idle_other_clock_ns"] > 0).any():  # idle at most: the part that may be work on another clock
             cols.append("idle_other_clock_ns")
         yield ("### Time breakdown per rank and GPU\n\n_computation + exposed communication + exposed memcpy + "
-               "exposed memset + idle = span_" + (f" — exposed parts {md_text(why, 300)}" if why else "")
+               "exposed memset + " + ("idle (steady state + one-off gaps the verdict leaves out)" if split is not None
+                                      else "idle") + " = span_" + (f" — exposed parts {md_text(why, 300)}" if why else "")
                + md_text(idle_bound_note(bd.summary), 400) + "\n\n"
                + md_table(t, cols + ["busy_pct"], rows, docs=docs))
     bn = s.results.get("bottlenecks")
