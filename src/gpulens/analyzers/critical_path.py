@@ -35,6 +35,7 @@ from gpulens.analyzers.context import (category_mask, code_mask, context_of, int
                                        unique_ints)
 from gpulens.analyzers.intervals import group_order, key_codes
 from gpulens.timeline import Timeline
+from gpulens.timeline.selection import STEP_NAME
 from gpulens.units import fmt_ns
 
 COLUMNS = {
@@ -106,6 +107,9 @@ def _prepare(timeline: Timeline) -> tuple[Walker, pd.DataFrame, dict]:
     sync = ctx.mask_of("sync")
     if sync.any():
         keep &= ~(sync & category_mask(ev["name"], _QUEUE_OPS_RE))
+    # a step written as an operator (the legacy "Operator" format's ProfilerStep#N) is the window, not host work:
+    # its self time is no op running (host_idle), as when the step is an annotation
+    keep &= ~(ctx.mask_of("cpu_op") & category_mask(ev["name"], STEP_NAME))
     host = ctx.take_rows(keep, HOST_COLUMNS, keep_index=False)
     del keep, sync
     is_cpu = category_mask(host["kind"], {"cpu_op"})
