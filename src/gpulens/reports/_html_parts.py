@@ -246,9 +246,13 @@ def svg_bars(rows: Sequence[tuple[str, float, str, str]], axis: str = "", width:
     """A horizontal bar chart as inline SVG: one bar per ``(label, value, text, colour)`` row, lengths relative to
     the largest value, the ``text`` (already formatted) beside each bar, ``axis`` under the bars, a tooltip per bar.
     Draws values as given (nothing is computed but the bar length)."""
-    label_w, text_w, bar_h, gap = 190, 150, 22, 8
+    text_w, bar_h, gap = 150, 22, 8
+    # the label column fits the longest label (about 7 px per character at 13 px): a long part name such as
+    # "idle: one-off gaps (left out of the verdict)" ran off the chart's left edge in a fixed 190 px column
+    label_w = max(190, 16 + 7 * max((len(str(label)) for label, _, _, _ in rows), default=0))
+    area = width - 190 - text_w
+    width = label_w + area + text_w
     top = max((v for _, v, _, _ in rows), default=0) or 1
-    area = width - label_w - text_w
     h = len(rows) * (bar_h + gap) + (22 if axis else 4)
     out = [f'<svg class="bars-svg" viewBox="0 0 {width} {h}" width="100%" style="max-width:{width}px" '
            f'font-family="system-ui, sans-serif" font-size="13">']
