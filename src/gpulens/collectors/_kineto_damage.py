@@ -8,12 +8,15 @@ the file is refused (:func:`read_damaged`). The byte offsets in every message ar
   it is kept and the input is *truncated* at that byte;
 * a document whose events array is complete but whose closing ``}`` is missing: every event is kept and the input
   is *truncated* at its end (the top-level keys written after the array may be lost);
+* a corrupt or cut gzip stream: the input is cut at the first damage (the text zlib produced after it is not the
+  trace's), in strict and lenient reading alike;
 * malformed metadata outside the events (case B03a): the events are kept, the metadata there skipped, with a
   warning.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +49,11 @@ def read_damaged(path: Path, tail: Tail, exc: BaseException, strict: bool, deep:
             could be read (one line naming the file, the byte, line and column, and ``--lenient`` where it helps).
     """
     rec = recover(tail.doc, lenient=not strict, deep=deep, base=tail.base)
+    if rec.damage and info.truncated_gzip:
+        # a corrupt or cut gzip stream: the text from its first damage on is what zlib made of bad data, not the
+        # trace — the input is cut there (truncated), in strict and lenient reading alike; nothing after it is read
+        tail = dataclasses.replace(tail, doc=tail.doc[:rec.damage[0].start])
+        rec = recover(tail.doc, lenient=False, deep=deep, base=tail.base)
     about = _about(rec)
     if rec.stopped:
         d = rec.damage[-1]
