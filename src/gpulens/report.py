@@ -148,6 +148,10 @@ class SourceReport:
             "kernel_count": h.get("kernel_count", 0),
             "unique_kernels": h.get("unique_kernels", 0),
             "kernel_time_ns": h.get("kernel_time_ns", 0),
+            # launches without a duration (analyzers._unknown_time): kernel_time_ns is then unknown, and the sum over
+            # the launches that have one is said beside it, labelled as such
+            "untimed_launches": h.get("untimed_launches", 0),
+            "timed_kernel_time_ns": h.get("timed_kernel_time_ns"),
             "kernel_busy_ns": b.get("kernel_busy_ns", 0),
             "gpu_busy_ns": b.get("busy_ns", 0),
             "span_ns": b.get("span_ns", 0),

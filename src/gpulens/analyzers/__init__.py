@@ -108,13 +108,16 @@ def run_all(timeline: Timeline, device: Any = None, only: list[str] | None = Non
 
 def finish(timeline: Timeline, results: dict[str, AnalysisResult]) -> None:
     """What :func:`run_all` does to the results once every analyzer has run (in place): sums over inputs without
-    durations become unknown (:func:`gpulens.analyzers._span.blank_unknown_durations`), and each finding's time at
+    durations become unknown (:func:`gpulens.analyzers._span.blank_unknown_durations`), so do figures over launches of
+    which some have no duration (:func:`gpulens.analyzers._unknown_time.blank_untimed_rows`), and each finding's time at
     stake is capped at its parent's (:func:`gpulens.analyzers._tree.cap_children`). Anyone running analyzers one by
     one calls it to get :func:`run_all`'s results."""
     from gpulens.analyzers._span import blank_unknown_durations
     from gpulens.analyzers._tree import cap_children
+    from gpulens.analyzers._unknown_time import blank_untimed_rows
 
     blank_unknown_durations(timeline, results)  # no input durations: sums of zeros are unknown, not 0 ns
+    blank_untimed_rows(timeline, results)  # some launches without a duration: figures over them are unknown
     cap_children(results)  # a child's time at stake within its parent's, whatever order they ran in
 
 

@@ -359,34 +359,6 @@ def warn_once(timeline: Any, topic: str, detail: str) -> None:
 _DRAWING_RESULTS = frozenset({"stream_timeline", "critical_path_segments"})
 
 
-#: hotspots columns that are a kernel's time (blanked when none of its launches has a duration)
-_HOT_TIME_COLUMNS = ("total_ns", "effective_ns", "mean_ns", "min_ns", "max_ns", "share", "cumulative_share")
-
-
-def _blank_unknown_kernels(timeline: Any, results: dict[str, Any]) -> int:
-    """Some launches without a duration (``durations_unknown_events`` of a source, e.g. an ncu launch whose profile
-    failed): a kernel name whose every launch is one has an unknown time, not 0 ns — its hotspots times and share
-    become unknown (the ranking of the kernels with times is unchanged). Returns the rows changed."""
-    ids = {int(i) for s in timeline.meta.sources for i in (s.get("durations_unknown_events") or ())}
-    hot = results.get("hotspots")
-    if not ids or hot is None or not len(getattr(hot, "table", ())) or "name" not in hot.table:
-        return 0
-    ev = timeline.events
-    k = ev[ev["kind"].isin(("kernel", "comm")).to_numpy()]
-    unknown = k["event_id"].isin(ids).to_numpy()
-    names = k["name"].astype(str)
-    blind = set(names[unknown]) - set(names[~unknown])  # no launch of the name has a duration
-    rows = hot.table["name"].astype(str).isin(blind).to_numpy()
-    if not rows.any():
-        return 0
-    for c in _HOT_TIME_COLUMNS:
-        if c in hot.table.columns:
-            col = pd.to_numeric(hot.table[c], errors="coerce")
-            out = col.astype("Int64") if pd.api.types.is_integer_dtype(col.dtype) else col.astype("Float64")
-            hot.table[c] = out.mask(rows)
-    return int(rows.sum())
-
-
 def blank_unknown_durations(timeline: Any, results: dict[str, Any]) -> int:
     """When the input recorded no kernel durations (:func:`durations_unknown`), every duration-like figure an
     analyzer computed from them is a sum of zeros, not a measurement: turn each 0 of a column or summary key
@@ -399,8 +371,8 @@ def blank_unknown_durations(timeline: Any, results: dict[str, Any]) -> int:
     Returns:
         how many figures were turned into unknown (0 when durations are known).
     """
-    if not durations_unknown(timeline):
-        return _blank_unknown_kernels(timeline, results)
+    if not durations_unknown(timeline):  # some durations known: analyzers._unknown_time.blank_untimed_rows
+        return 0
     n = 0
     for name, r in results.items():
         if name in _DRAWING_RESULTS or name.endswith("_series"):

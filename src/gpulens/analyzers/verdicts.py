@@ -30,6 +30,7 @@ import pandas as pd
 from gpulens.analyzers import _advice
 from gpulens.analyzers._flop_models import gemm_extents
 from gpulens.analyzers._coalescing import finding_detail, sectors_per_request, uncoalesced
+from gpulens.analyzers._unknown_time import untimed_names
 from gpulens.analyzers._occ_findings import (bound_by_verdict, defer_to_fusion, settle_condition,
                                              settle_wave_premise)
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
@@ -634,11 +635,14 @@ class Verdicts(Analyzer):
         und = t[t["verdict"] == "undetermined"]
         if len(und):
             steps = und["next_steps"].iloc[0]
+            # a kernel with launches without a duration has an unknown time (analyzers._unknown_time)
+            und_time = ("GPU time unknown: launches without a duration"
+                        if untimed_names(timeline) & set(und["name"].astype(str)) else
+                        f"{fmt_ns(und['time_ns'].sum(min_count=1))} of GPU time")
             findings.append(Finding(
-                f"{len(und)} of {len(t)} critical kernels ({fmt_ns(und['time_ns'].sum(min_count=1))} of GPU time) "
-                "could not be classified",
+                f"{len(und)} of {len(t)} critical kernels ({und_time}) could not be classified",
                 f"No roofline position, occupancy, stall counters or launch evidence classifies them "
-                f"({fmt_ns(und['time_ns'].sum(min_count=1))} of GPU time). {steps[0] if steps else ''}".strip(),
+                f"({und_time}). {steps[0] if steps else ''}".strip(),
                 severity="info", category="undetermined", key="undetermined", action=steps[0] if steps else ""))
         t["time_at_stake_ns"] = t["time_at_stake_ns"].astype("Int64")
         uc = timeline.tables.get("unattached_counters")  # counters of dispatches without timestamps are counters

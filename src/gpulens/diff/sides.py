@@ -114,8 +114,11 @@ def load_side(path: str | Path) -> DiffSide:
         cut = [(str(f), int(n)) for r in rep.sources for f, n in r.timeline.meta.truncated_at.items()]
         lost = [f"{p}: {r.timeline.meta.unread_text()}" for r in rep.sources if r.timeline.meta.unread]
         from gpulens.analyzers._span import durations_unknown
+        from gpulens.analyzers._unknown_time import untimed_mask
 
-        no_times = any(durations_unknown(r.timeline) for r in rep.sources if r.status != "no_gpu_work")
+        # no durations, or some launches without one (analyzers._unknown_time): a sum over the groups is unknown
+        no_times = any(durations_unknown(r.timeline) or untimed_mask(r.timeline).any()
+                       for r in rep.sources if r.status != "no_gpu_work")
         note = "trace"
     else:
         all_srcs = [s for s in doc["sources"] if isinstance(s, dict)]
@@ -125,8 +128,8 @@ def load_side(path: str | Path) -> DiffSide:
         note = "report"
         lost = [f"{p}: a report of a partial input: {s['partial_reason']}" for s in all_srcs
                 if s.get("unread_files") and isinstance(s.get("partial_reason"), str)]
-        no_times = any(((s.get("analyses") or {}).get("hotspots") or {}).get("summary", {}).get("durations_unknown")
-                       is True for s in srcs if isinstance((s.get("analyses") or {}).get("hotspots"), dict))
+        no_times = any(_untimed_summary(((s.get("analyses") or {}).get("hotspots") or {}).get("summary"))
+                       for s in srcs if isinstance((s.get("analyses") or {}).get("hotspots"), dict))
     if cut and not srcs:  # the same rule as `gpulens analyze`: an input error, not a run without GPU work
         err = truncated_without_gpu_work(cut)
         raise err if doc is None else GpulensError(f"{p}: a report of a truncated input: {err}")
@@ -158,3 +161,12 @@ def load_side(path: str | Path) -> DiffSide:
     if note == "report" and notes != {"report"}:
         note = sorted(notes)[-1]
     return DiffSide(str(path), groups, devices, note, warnings, no_times)
+
+
+def _untimed_summary(summary: Any) -> bool:
+    """Whether a report's hotspots summary says kernel durations are unknown: none recorded (``durations_unknown``)
+    or some launches without one (``untimed_launches``, :mod:`gpulens.analyzers._unknown_time`)."""
+    if not isinstance(summary, dict):
+        return False
+    n = summary.get("untimed_launches")
+    return summary.get("durations_unknown") is True or (isinstance(n, int) and not isinstance(n, bool) and n > 0)

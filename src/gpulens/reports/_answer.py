@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from gpulens.analyzers import Finding
-from gpulens.reports._format import busy_pct_text, clip, fmt_ns, fmt_unit, is_missing, share_pct_text
+from gpulens.reports._format import busy_pct_text, clip, fmt_ns, fmt_unit, is_missing, share_pct_text, untimed_text
 
 #: Findings shown in the answer.
 TOP = 3
@@ -302,7 +302,8 @@ def answer(s: Any) -> Answer:
     elif span:
         busy = f"the GPU was busy {busy_pct_text(sm)} of its {fmt_ns(span)} span"
     else:
-        busy = f"{fmt_ns(sm.get('kernel_time_ns'))} of kernel time was recorded (no timeline span)"
+        busy = (f"kernel time {untimed_text(sm)} (no timeline span)" if untimed_text(sm) else
+                f"{fmt_ns(sm.get('kernel_time_ns'))} of kernel time was recorded (no timeline span)")
     steady = bn.summary.get("steady_busy_pct") if bn is not None and not bn.skipped else None
     if steady is not None and span:  # the verdict leaves warm-up/one-off gaps out: say what it is about
         k = len(bn.summary.get("boundary_gaps") or []) or 1

@@ -47,7 +47,7 @@ from gpulens.analyzers.base import UNITS, is_clock_column as _is_clock_column  #
 from gpulens.reports._vendor_words import (  # noqa: F401  (re-exported: one import site for reporters)
     VENDOR_LABELS, VENDOR_SHORT_LABELS, record_vendor, vendor_label, vendor_short_label)
 from gpulens.units import MISSING, fmt_count as _fmt_count, fmt_ns, fmt_num, fmt_si, is_missing  # noqa: F401 (re-exported)
-from gpulens.units import fmt_capacity, share_pct_text  # noqa: F401 (re-exported)
+from gpulens.units import fmt_capacity, fmt_share, share_pct_text  # noqa: F401 (re-exported)
 from gpulens.reports._op_inputs import dtypes_text, shapes_text  # noqa: F401 (re-exported)
 
 #: Characters of a table cell kept before clipping.
@@ -509,7 +509,7 @@ def kernel_time_text(sm: Mapping[str, Any]) -> str:
     and memsets: 390.00 µs)"``); ``"1.55 s summed, busy (union) unknown"`` when the input has durations but no timeline (a rocprof
     stats table); ``"durations not recorded"`` when it has no durations (a counter-only run)."""
     if is_missing(sm.get("kernel_time_ns")):
-        return "durations not recorded"
+        return untimed_text(sm) or "durations not recorded"
     busy = sm.get("kernel_busy_ns")
     gpu = sm.get("gpu_busy_ns")
     # the GPU's busy time also holds copies and memsets: said beside it, so the two figures are never confused
@@ -517,6 +517,34 @@ def kernel_time_text(sm: Mapping[str, Any]) -> str:
             if not is_missing(busy) and not is_missing(gpu) and gpu > busy else "")
     return (f"{fmt_ns(sm['kernel_time_ns'])} summed, "
             + ("busy (union) unknown" if is_missing(busy) else f"{fmt_ns(busy)} busy (union){also}"))
+
+
+def untimed_text(sm: Mapping[str, Any]) -> str:
+    """The summed kernel time when some launches have no duration (:mod:`gpulens.analyzers._unknown_time`), the one
+    wording of every reporter: ``"unknown summed: 2 of 16 launches without a duration (the 14 with one: 10.39 ms)"``;
+    ``""`` when every launch has a duration (or none has)."""
+    n, m = int(sm.get("untimed_launches") or 0), int(sm.get("kernel_count") or 0)
+    if not n or n >= m:
+        return ""
+    timed = sm.get("timed_kernel_time_ns")
+    part = "" if is_missing(timed) else f" (the {m - n:,} with one: {fmt_ns(timed)})"
+    return f"unknown summed: {n:,} of {m:,} launches without a duration{part}"
+
+
+def critical_set_text(hsum: Mapping[str, Any], sm: Mapping[str, Any] | None = None) -> str:
+    """The performance-critical set as every reporter words it: ``"2 kernels cover 86 % of kernel time"``; with
+    launches without a duration (:func:`untimed_text`) ``"1 kernel; its share of kernel time is unknown (2 of 16
+    launches without a duration)"``; ``"1 kernel, ranked by calls: durations not recorded"`` when no launch has one."""
+    n = int(hsum.get("critical_count") or 0)
+    word = f"{n} kernel{'' if n == 1 else 's'}"
+    if not is_missing(hsum.get("critical_share")):
+        return f"{word} {'covers' if n == 1 else 'cover'} {fmt_share(hsum.get('critical_share'), 0)} of kernel time"
+    sm = {**hsum, **(sm or {})}
+    u, m = int(sm.get("untimed_launches") or 0), int(sm.get("kernel_count") or 0)
+    if u and u < m:
+        return (f"{word}; {'its' if n == 1 else 'their'} share of kernel time is unknown ({u:,} of {m:,} launches "
+                "without a duration)")
+    return f"{word}, ranked by calls: durations not recorded"
 
 
 def roofline_heading(summary: Mapping[str, Any]) -> str:

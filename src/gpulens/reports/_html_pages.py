@@ -17,6 +17,7 @@ from gpulens.report import SourceReport
 from gpulens.reports._answer import finding_tree, next_step, shown_title
 from gpulens.reports._html_answer import answer_html
 from gpulens.units import fmt_capacity, fmt_share, is_missing, share_pct_text
+from gpulens.reports._format import critical_set_text
 from gpulens.reports._format import (breakdown_rest, busy_text, column_label, device_text, fmt_ns, fmt_unit,
                                      kernel_time_text, launches_text, record_vendor, time_scale, unit_of, vendor_label)
 from gpulens.reports._format import (ONE_OFF_LABEL, STEADY_IDLE_LABEL, idle_at_most, idle_bound_note, one_off_split,
@@ -105,9 +106,7 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
         ("GPU span", busy_text(sm)),
         ("kernels", launches_text(sm)),
         ("kernel time", kernel_time_text(sm)),
-        ("performance-critical set", f"{hsum.get('critical_count', 0)} "
-                                     f"{'kernel covers' if hsum.get('critical_count') == 1 else 'kernels cover'} "
-                                     f"{fmt_share(hsum.get('critical_share'), 0)} of kernel time"),
+        ("performance-critical set", critical_set_text(hsum, sm)),
         ("excluded events", f"{sm['rejected_event_count']:,}"),
     ])
     blocks: list[Any] = [answer_html(s)]

@@ -13,6 +13,7 @@ from gpulens.reports._answer import (CONSOLE_LIST, answer, clock_note, finding_t
                                       partial_reason, shown_title)
 from gpulens.reports._fit import Col, FirstFit, FitTable, glued, name_col
 from gpulens.analyzers._advice import vendor_word
+from gpulens.reports._format import critical_set_text
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text,  # noqa: F401 (fmt_ns: re-export)
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, limiter_text, rank_ranges,
                                      roofline_heading, vendor_short_label)
@@ -87,10 +88,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
         rows = [["★" if r.critical else "", Text(short), f"{r.calls:,}", fmt_ns(r.effective_ns), fmt_ns(r.mean_ns),
                  fmt_share(r.share)] for r, short in zip(head_t.itertuples(),
                                                                 short_names(head_t["name"].astype(str)))]
-        n_crit = hs.summary["critical_count"]
-        covers = (f"{n_crit} {'covers' if n_crit == 1 else 'cover'} {fmt_share(hs.summary['critical_share'], 0)} of "
-                  "kernel time"
-                  if hs.summary.get("critical_share") is not None else "durations not recorded: ranked by calls")
+        covers = critical_set_text(hs.summary)
         more = f" — first {len(head_t):,} of {len(hs.table):,} rows" if len(hs.table) > len(head_t) else ""
         parts.append(FitTable(f"Top kernels ({covers}){more}", cols, rows))
     parts += _roofline_parts(s, top)

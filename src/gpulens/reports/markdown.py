@@ -18,7 +18,7 @@ from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import (MARKDOWN_LIST, answer, clock_note, critical_shown_text, finding_tree,
                                       more_text, next_step, partial_reason, shown_title)
 from gpulens.units import fmt_share
-from gpulens.reports._format import SPLIT_PARTS, idle_bound_note, one_off_split, world_note
+from gpulens.reports._format import SPLIT_PARTS, critical_set_text, idle_bound_note, one_off_split, world_note
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, clip, column_label, device_text,
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, rank_ranges, result_title,
                                      roofline_heading, shown_columns, span_text, stake_notes, unit_of, window_text,
@@ -90,9 +90,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         f"| GPU busy | {busy_pct_text(sm)} |",
         *([f"| profiled window | {window_text(sm)} |"] if window_text(sm) else []),
         f"| kernels | {launches_text(sm)}, {kernel_time_text(sm)} |",
-        f"| performance-critical set | {hsum.get('critical_count', 0)} "
-        f"kernel{'' if hsum.get('critical_count') == 1 else 's'}, "
-        f"{fmt_share(hsum.get('critical_share'), 0)} of kernel time |"])
+        f"| performance-critical set | {critical_set_text(hsum, sm)} |"])
     tree, left = finding_tree(s.findings(), *MARKDOWN_LIST)
     if tree:
         lines = ["### Findings", ""]
