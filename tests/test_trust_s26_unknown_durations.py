@@ -134,3 +134,28 @@ def test_diff_of_a_run_with_launches_without_duration_says_unknown(blanked):
     cats = res.tables["categories"] if "categories" in res.tables else next(
         t for n, t in res.tables.items() if "category" in t.columns)
     assert all(_unknown(v) for v in cats["base_time_ns"])
+
+
+def test_rocprofv3_dispatch_without_end_time_is_not_left_out_of_the_sum(tmp_path):
+    """rocprofv3 kernel_trace.csv, 4 dispatches of 5 µs, the third without End_Timestamp: it is no event (its row
+    is kept as an untimed launch), and the kernels line read "3 launches of 1 kernel, 15.00 µs summed" as if
+    complete. By hand: 3 × 5,000 ns = 15.00 µs over the timed ones, 1 of 4 launches without a duration."""
+    head = ["Kind", "Agent_Id", "Queue_Id", "Thread_Id", "Dispatch_Id", "Kernel_Id", "Kernel_Name", "Correlation_Id",
+            "Start_Timestamp", "End_Timestamp", "Private_Segment_Size", "Group_Segment_Size", "Workgroup_Size_X",
+            "Workgroup_Size_Y", "Workgroup_Size_Z", "Grid_Size_X", "Grid_Size_Y", "Grid_Size_Z"]
+    t0 = 8_819_330_200_067_564
+    p = tmp_path / "kernel_trace.csv"
+    with p.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(head)
+        for i in range(4):
+            end = "" if i == 2 else t0 + i * 10_000 + 5_000
+            w.writerow(["KERNEL_DISPATCH", 1, 1, 69, i + 1, 16, "addition_kernel", 1000 + i, t0 + i * 10_000, end,
+                        0, 0, 64, 1, 1, 1024, 1, 1])
+    rep = gpulens.analyze([p])
+    sm = rep.sources[0].summary
+    assert sm["kernel_time_ns"] is None and sm["timed_kernel_time_ns"] == 3 * 5_000
+    from gpulens.reports.markdown import render as md
+
+    assert "unknown summed: 1 of 4 launches without a duration (the 3 with one: 15.00 µs)" in md(rep)
+    assert _unknown(rep.sources[0].results["hotspots"].table["total_ns"].iloc[0])

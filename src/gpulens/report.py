@@ -151,6 +151,7 @@ class SourceReport:
             # launches without a duration (analyzers._unknown_time): kernel_time_ns is then unknown, and the sum over
             # the launches that have one is said beside it, labelled as such
             "untimed_launches": h.get("untimed_launches", 0),
+            "untimed_not_events": h.get("untimed_not_events", 0),
             "timed_kernel_time_ns": h.get("timed_kernel_time_ns"),
             "kernel_busy_ns": b.get("kernel_busy_ns", 0),
             "gpu_busy_ns": b.get("busy_ns", 0),

@@ -78,14 +78,16 @@ def untimed_mask(timeline: Any) -> np.ndarray:
 
 
 def untimed_counts(timeline: Any) -> dict[str, Any]:
-    """The run's count of kernels (and collectives) without a duration: ``untimed_launches``, ``timed_kernel_time_ns``
-    (Σ over the launches with one) — empty when every launch has a duration."""
+    """The run's count of kernels (and collectives) without a duration: ``untimed_launches`` (of which
+    ``untimed_not_events`` are dispatches that are no events, not in ``kernel_count``), ``timed_kernel_time_ns`` (Σ over
+    the launches with one) — empty when every launch has a duration."""
     mask = untimed_mask(timeline)
-    if not mask.any():
+    side = len(dispatches_without_events(timeline))
+    if not mask.any() and not side:
         return {}
     ev = timeline.events
     k = ev["kind"].isin(("kernel", "comm")).to_numpy()
-    return {"untimed_launches": int((mask & k).sum()),
+    return {"untimed_launches": int((mask & k).sum()) + side, "untimed_not_events": side,
             "timed_kernel_time_ns": int(ev["dur_ns"].to_numpy()[k & ~mask].sum())}
 
 
@@ -96,19 +98,42 @@ def untimed_names(timeline: Any) -> frozenset[str]:
 
     def compute() -> frozenset[str]:
         mask = untimed_mask(timeline)
-        return frozenset(timeline.events["name"].astype(str).to_numpy()[mask].tolist()) if mask.any() else frozenset()
+        return frozenset(timeline.events["name"].astype(str).to_numpy()[mask].tolist()) | frozenset(
+            dispatches_without_events(timeline)["name"])
 
     return context_of(timeline).memo("untimed_names", compute)
 
 
+def dispatches_without_events(timeline: Any) -> pd.DataFrame:
+    """Kernel dispatches recorded without a usable timestamp (``tables["untimed_launches"]``: a rocprofv3 / rocprof
+    row with no end time) in an input whose other GPU events have one: launches of the run that are no events, so
+    every time figure over their kernel is unknown. Empty when the input has no timed GPU event (a counter-only
+    input: :func:`gpulens.analyzers._span.counter_only_reason`)."""
+    side = timeline.tables.get("untimed_launches")
+    ev = timeline.events
+    if side is None or not len(side) or not ev["kind"].isin(GPU_KINDS).any():
+        return pd.DataFrame(columns=["name", "kind"])
+    kind = side["kind"].astype(str) if "kind" in side else pd.Series("kernel", index=side.index)
+    return pd.DataFrame({"name": side["name"].astype(str), "kind": kind})[kind.isin(("kernel", "comm")).to_numpy()]
+
+
 def _untimed_keys(timeline: Any, mask: np.ndarray) -> dict[str, pd.Series]:
-    """For each row key kind (name, key, category): how many events without a duration each value has."""
-    from gpulens.analyzers._attribution import gpu_attribution
+    """For each row key kind (name, key, category): how many events without a duration each value has (dispatches
+    that are no events included, :func:`dispatches_without_events`)."""
+    from gpulens.analyzers._attribution import gpu_attribution, kernel_key
+    from gpulens.analyzers._categories import categorize
 
     att = gpu_attribution(timeline)
     rows = timeline.events.index[mask]
     sel = att.loc[att.index.intersection(rows)]
-    return {c: sel[c].astype(str).value_counts() for c in ("name", "key", "category")}
+    out = {c: sel[c].astype(str).value_counts() for c in ("name", "key", "category")}
+    side = dispatches_without_events(timeline)
+    if len(side):
+        extra = {"name": side["name"], "key": side["name"].map(kernel_key),
+                 "category": pd.Series(categorize(side["kind"], side["name"], pd.Series("", index=side.index)))}
+        for c, v in extra.items():
+            out[c] = out[c].add(v.astype(str).value_counts(), fill_value=0).astype("int64")
+    return out
 
 
 def _as_unknown(col: pd.Series, rows: np.ndarray) -> pd.Series:
@@ -174,7 +199,7 @@ def blank_untimed_rows(timeline: Any, results: dict[str, Any]) -> int:
     from gpulens.analyzers._span import durations_unknown
 
     mask = untimed_mask(timeline)
-    if not mask.any() or durations_unknown(timeline):  # none known: analyzers._span.blank_unknown_durations
+    if (not mask.any() and not len(dispatches_without_events(timeline))) or durations_unknown(timeline):  # none known: analyzers._span.blank_unknown_durations
         return 0
     counts = _untimed_keys(timeline, mask)
     n = 0
