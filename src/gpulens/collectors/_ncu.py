@@ -163,8 +163,8 @@ def build(path: Path, source: str, launches: list[dict[str, Any]], metrics: pd.D
     if no_dur:
         warnings.append(f"{path}: {no_dur} launch(es) without a usable gpu__time_duration.sum or Duration (absent, "
                         "negative, beyond 104 days, among durations adding up beyond 146 years, or no number within "
-                        "int64): their duration is unknown (kept as 0 ns; when no "
-                        "launch has one, kernel times and shares are shown as unknown)")
+                        "int64): their duration is unknown (their counters are kept; "
+                        "every time figure over them, and every share of a total holding them, is shown as unknown)")
     meta = TimelineMeta(
         sources=[{"path": str(path), "collector": source, "size_bytes": path.stat().st_size, "rank": 0,
                   "launches": n, "synthetic_start": True, **(extra_meta or {}),
