@@ -359,3 +359,51 @@ def recover(data: bytes, lenient: bool = False, deep: Any = None,
     elif state == "bad" and out.outside is None:
         out.outside = f"after the traceEvents array, at {t.where(at)}"
     return out
+
+
+def read_stretch(data: bytes, lenient: bool = False, deep: Any = None,
+                 base: tuple[int, int, int] | None = None, after: bytes = b"") -> Recovery:
+    """Read a damaged stretch of the events array that the stream set aside (:mod:`._stream_damage`): events and
+    stray text between the separator before a damaged event and the next intact event.
+
+    Intact events follow it, so what fails here is damage, never a cut: strict reading stops at it (``stopped``),
+    lenient reading repairs the stretch on its own and skips what still fails (see :func:`recover`). Offsets in the
+    result are offsets in ``data``; ``base`` as for :func:`recover` (``(0, lines, column − 1)`` of ``data[0]``);
+    ``after``: the bytes that follow ``data`` in the file, shown in messages after an error at its end.
+    """
+    t = _Text(data, base)
+    t.data = data + after  # where() shows the bytes from the error on, past the stretch's end too
+    out = Recovery(repairs={"events dropped": 0}, exact=t.exact)
+    dec = json.JSONDecoder(parse_float=Decimal)
+    text, n, pos = t.text, len(t.text), 0
+    flattened = False
+    while True:
+        while pos < n and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= n:
+            return out
+        try:
+            obj, end = dec.raw_decode(text, pos)
+        except ValueError as exc:
+            at, why = exc.pos, re.sub(r"(?: starting)? at$", "", exc.msg)
+        except RecursionError:
+            if deep is not None and not flattened:
+                text, flattened = text[:pos] + deep.flat(text[pos:]), True
+                t.text, n = text, len(text)
+                continue
+            at, why = pos, "event nested too deeply"
+        else:
+            if isinstance(obj, dict):
+                out.events.append(obj)
+            else:
+                _note(out, t, pos, end, 1, pos, f"an array element that is no object ({type(obj).__name__})")
+            pos = end
+            continue
+        if not lenient:
+            _note(out, t, pos, n, _lost(text[pos:]), at, why)
+            out.stopped = True
+            return out
+        failed = _stretch(t, pos, n, dec, out)
+        if failed is not None:
+            _note(out, t, failed[0], n, _lost(text[failed[0]:]), failed[1], failed[2])
+        return out

@@ -12,19 +12,27 @@ the file is refused (:func:`read_damaged`). The byte offsets in every message ar
   trace's), in strict and lenient reading alike;
 * malformed metadata outside the events (case B03a): the events are kept, the metadata there skipped, with a
   warning.
+
+Damage inside the events of a streamed file reaches :meth:`DamageLog.stretch` as each damaged stretch is met (the
+stream goes on after it: :mod:`._stream_damage`); what is left at the end, in :func:`read_damaged`. One
+:class:`DamageLog` gathers both into one warning.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpulens.collectors._chrome_recover import Recovery, recover
+from gpulens.collectors._chrome_recover import Recovery, read_stretch, recover
 from gpulens.collectors._json_cut import json_error_text
 from gpulens.collectors._kineto_columns import RawTrace, no_surrogates, plain_bytes
 from gpulens.collectors._stream import StreamInfo, Tail
+from gpulens.collectors._stream_damage import Stretch
 from gpulens.errors import TraceFormatError
+
+_DETAILED = 5
 
 
 def _file_byte(tail: Tail, b: int) -> int:
@@ -39,10 +47,80 @@ def _about(rec: Recovery) -> str:
     return "byte" if rec.exact else "about byte"
 
 
+@dataclass
+class DamageLog:
+    """What the reading of damaged text found in one file, over every stretch and the tail, for one warning.
+
+    Attributes:
+        fixed: lenient repairs by kind; dropped: events lost in damaged text; skipped: damaged stretches;
+        places: ``"from byte B (why at line L, column C: …)"`` of the first few; lone: lone UTF-16 surrogates
+        replaced in events (characters, events); in_meta: in the metadata; said: the warning was written.
+    """
+
+    fixed: dict[str, int] = field(default_factory=dict)
+    dropped: int = 0
+    skipped: int = 0
+    places: list[str] = field(default_factory=list)
+    lone: list[int] = field(default_factory=lambda: [0, 0])
+    in_meta: list[int] = field(default_factory=lambda: [0])
+    said: bool = False
+
+    def add(self, rec: Recovery, to_file: Any, tolerant: Any, acc: Any) -> None:
+        """Keep the events of ``rec`` in ``acc`` and its counts here; ``to_file`` maps its offsets to the file's."""
+        acc.add(tolerant.each([plain_bytes(e, self.lone) for e in rec.events], undecodable=True))
+        for k, v in rec.repairs.items():
+            if v and k != "events dropped":
+                self.fixed[k] = self.fixed.get(k, 0) + v
+        self.dropped += int(rec.repairs.get("events dropped") or 0)
+        self.skipped += rec.skipped
+        about = _about(rec)
+        for d in rec.damage[:max(0, _DETAILED - len(self.places))]:
+            self.places.append(f"from {about} {to_file(d.start):,} ({d.why} at {d.where})")
+
+    def stretch(self, path: Path, st: Stretch, strict: bool, deep: Any, tolerant: Any, acc: Any) -> None:
+        """Read one damaged stretch set aside by the stream into ``acc``.
+
+        Raises:
+            TraceFormatError: strict reading met damage in it (intact events follow it: never a cut).
+        """
+        rec = read_stretch(st.data, not strict, deep, (0, st.lines, st.col), st.after)
+        if rec.stopped:
+            _refuse(path, rec, st.offset + rec.damage[-1].start)
+        self.add(rec, lambda b: st.offset + b, tolerant, acc)
+
+    def warn(self, path: Path, info: StreamInfo, warnings: list[str]) -> None:
+        """Append the warnings (once) and add the dropped events to ``info.extra["dropped"]``."""
+        if self.said:
+            return
+        self.said = True
+        if self.lone[0] or self.in_meta[0]:
+            warnings.append(f"{path}: {self.lone[0] + self.in_meta[0]} lone UTF-16 surrogate escape(s) (\\ud800-"
+                            f"\\udfff: no character) replaced by U+FFFD: {self.lone[0]} in {self.lone[1]} event(s), "
+                            f"{self.in_meta[0]} in the trace's metadata")
+        if self.dropped:
+            info.extra["dropped"] = info.extra.get("dropped", 0) + self.dropped
+        if self.fixed or self.dropped or self.skipped:
+            more = self.skipped - len(self.places)
+            warnings.append(f"{path}: lenient JSON reading: " + ", ".join(f"{k} ×{v}" for k, v in self.fixed.items())
+                            + ("; " if self.fixed else "") + f"{self.dropped} malformed event(s) dropped"
+                            + (f" in {self.skipped} damaged stretch(es) of traceEvents, skipped: "
+                               + "; ".join(self.places) if self.skipped else "")
+                            + (f"; {more} more" if more > 0 else ""))
+
+
+def _refuse(path: Path, rec: Recovery, at: int) -> None:
+    """Raise strict reading's one-line refusal of damage at file byte ``at`` that intact text follows."""
+    d = rec.damage[-1]
+    raise TraceFormatError(path, f"malformed JSON inside traceEvents: damaged text from {_about(rec)} {at:,} "
+                                 f"({d.why} at {d.where}); the file goes on after it (it is not truncated): "
+                                 "--lenient skips the damaged text and reads the rest")
+
+
 def read_damaged(path: Path, tail: Tail, exc: BaseException, strict: bool, deep: Any, tolerant: Any, acc: Any,
-                 info: StreamInfo, warnings: list[str], truncated_at: dict[str, int]) -> Any:
+                 info: StreamInfo, warnings: list[str], truncated_at: dict[str, int], log: DamageLog) -> Any:
     """Read ``tail.doc`` (whose decode raised ``exc``) event by event into ``acc`` and return its header
-    (``RawTrace``); append the warnings, the truncation offset and the dropped count (``info.extra["dropped"]``).
+    (``RawTrace``); append the warnings (with those of the stretches in ``log``), the truncation offset and the
+    dropped count (``info.extra["dropped"]``).
 
     Raises:
         TraceFormatError: strict reading met damage inside the events that intact text follows, or nothing at all
@@ -56,28 +134,10 @@ def read_damaged(path: Path, tail: Tail, exc: BaseException, strict: bool, deep:
         rec = recover(tail.doc, lenient=False, deep=deep, base=tail.base)
     about = _about(rec)
     if rec.stopped:
-        d = rec.damage[-1]
-        raise TraceFormatError(path, f"malformed JSON inside traceEvents: damaged text from {about} "
-                                     f"{_file_byte(tail, d.start):,} ({d.why} at {d.where}); the file goes on after "
-                                     "it (it is not truncated): --lenient skips the damaged text and reads the rest")
-    lone, in_meta = [0, 0], [0]  # lone UTF-16 surrogates replaced: characters, events; in metadata
-    acc.add(tolerant.each([plain_bytes(e, lone) for e in rec.events], undecodable=True))
-    header = RawTrace(**no_surrogates(rec.header, in_meta))
-    if lone[0] or in_meta[0]:
-        warnings.append(f"{path}: {lone[0] + in_meta[0]} lone UTF-16 surrogate escape(s) (\\ud800-"
-                        f"\\udfff: no character) replaced by U+FFFD: {lone[0]} in {lone[1]} event(s), "
-                        f"{in_meta[0]} in the trace's metadata")
-    repairs = rec.repairs
-    fixed = {k: v for k, v in repairs.items() if v and k != "events dropped"}
-    dropped = int(repairs.get("events dropped") or 0)
-    info.extra["dropped"] = info.extra.get("dropped", 0) + dropped
-    if fixed or dropped or rec.skipped:
-        where = "; ".join(f"from {about} {_file_byte(tail, d.start):,} ({d.why} at {d.where})" for d in rec.damage)
-        more = rec.skipped - len(rec.damage)
-        warnings.append(f"{path}: lenient JSON reading: " + ", ".join(f"{k} ×{v}" for k, v in fixed.items())
-                        + ("; " if fixed else "") + f"{dropped} malformed event(s) dropped"
-                        + (f" in {rec.skipped} damaged stretch(es) of traceEvents, skipped: {where}" if rec.skipped
-                           else "") + (f"; {more} more" if more > 0 else ""))
+        _refuse(path, rec, _file_byte(tail, rec.damage[-1].start))
+    log.add(rec, lambda b: _file_byte(tail, b), tolerant, acc)
+    header = RawTrace(**no_surrogates(rec.header, log.in_meta))
+    log.warn(path, info, warnings)
     if rec.cut is not None:
         if not acc.count:
             what = (json_error_text(exc, tail.offset + len(tail.doc)) if "truncated" in str(exc) or not rec.problem

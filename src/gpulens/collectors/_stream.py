@@ -2,7 +2,8 @@
 
 The file (plain or gzip, every member) is read in blocks; the ``traceEvents`` array is cut after a complete top-level
 event (a ``}`` followed by ``,``) once about ``chunk_bytes`` have accumulated, and each piece is decoded by msgspec on
-its own, so at most a couple of pieces are in memory at once, never the whole file or its whole event list.
+its own, so at most a couple of pieces are in memory at once, never the whole file or its whole event list — also
+when the text is damaged: the damaged stretch is set aside and the streaming goes on after it (:mod:`._stream_damage`).
 
 Why this is safe without a full JSON scanner: a candidate cut is *validated* by decoding the piece as a JSON array of
 events — a cut inside a string (``{lambda()#1}, {…`` in a kernel name) or inside a nested object leaves the piece
@@ -22,6 +23,7 @@ from typing import Any, Callable, Iterator
 import msgspec
 import numpy as np
 
+from gpulens.collectors._stream_damage import Stretch, damage_at, next_event
 from gpulens.collectors._io import GZIP_MAGIC, as_utf8, decompress_limit, gunzip_blocks, open_error
 from gpulens.errors import TraceFormatError
 
@@ -30,6 +32,9 @@ CHUNK_BYTES = 8 << 20
 _ARRAY_START = re.compile(rb'"traceEvents"\s*:\s*\[')
 _WS = b" \t\r\n"
 _MAX_TRIES = 4
+#: Piece size after damage, doubled up to the usual size while pieces decode: a file whose every hundredth event
+#: is damaged costs work in proportion to its text, not one whole piece per damage.
+STEP_AFTER_DAMAGE = 64 << 10
 
 
 @dataclass
@@ -164,13 +169,15 @@ def _cut_two(buf: bytearray, start: int, half: int, decode: Callable[[bytes], An
     return [(first, c1[1]), (got, c2[1])]
 
 
-def _cut(buf: bytearray, start: int, decode: Callable[[bytes], Any]) -> tuple[Any, int] | None:
-    """Decode the longest prefix of events in ``buf[start:]`` that ends at a validated cut.
+def _cut(buf: bytearray, start: int, decode: Callable[[bytes], Any], end: int | None = None,
+         damage: list[int] | None = None) -> tuple[Any, int] | None:
+    """Decode the longest prefix of events in ``buf[start:end]`` that ends at a validated cut.
 
     ``buf[start]`` is the ``[`` or ``,`` before the first event. Returns (decoded events, index of the ``,`` where the
-    next piece starts) or None when no candidate within the last few ``},`` decodes.
+    next piece starts) or None when no candidate within the last few ``},`` decodes. ``damage``: when given, the index
+    in ``buf`` of damage a failed decode named (:func:`._stream_damage.damage_at`) is appended to it.
     """
-    end, left = len(buf), _MAX_TRIES
+    end, left = len(buf) if end is None else end, _MAX_TRIES
     while left > 0:
         c = _candidate(buf, start, end, left)  # a `},` inside a string would fail to decode: skipped, counted
         if c is None:
@@ -180,7 +187,11 @@ def _cut(buf: bytearray, start: int, decode: Callable[[bytes], Any]) -> tuple[An
         piece = _piece(buf, start, p)  # one copy, decoded as is (decoded Raw values keep it alive, not `buf`)
         try:
             return decode(piece), q
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            at = damage_at(exc, len(piece)) if damage is not None else None
+            if at is not None:  # every later cut fails there too
+                damage.append(start + at)
+                return None
             end = p
     return None
 
@@ -210,6 +221,11 @@ def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: Strea
                   chunk_bytes: int = CHUNK_BYTES, ahead: Any = None) -> Iterator[Any]:
     """Yield decoded event pieces of ``path``, then a :class:`Tail` with the rest of the document.
 
+    Damaged text inside the array (a piece that msgspec refuses before its end) does not stop the streaming: the
+    events before it are yielded, the text from there to the next event as a
+    :class:`~gpulens.collectors._stream_damage.Stretch` for the caller to judge, and the pieces after it as usual
+    (:mod:`._stream_damage`). Damage with no event after it stays in the tail.
+
     Args:
         decode_events: decodes a JSON array of events (bytes) into a list; raises msgspec errors when invalid.
         chunk_bytes: approximate decompressed size of each piece.
@@ -231,6 +247,8 @@ def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: Strea
     pool = None
     yielded = False
     lines = col = 0  # newlines in the bytes cut off so far, bytes after the last of them
+    damaged: int | None = None  # after damage: where in buf the search for the next event goes on
+    step: int | None = None  # after damage: pieces of this size, doubled while they decode (damage often recurs)
     try:
         while not eof:
             blk = next(blocks, None)
@@ -252,32 +270,55 @@ def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: Strea
                         continue
                     prefix = bytes(buf[:m.end()])
                     start = m.end() - 1
-            if eof or len(buf) - start < chunk_bytes:
-                continue
-            two = yielded and ahead is not None and ahead.wanted()
-            got: list = []
-            if two:
-                if pool is None:
-                    from concurrent.futures import ThreadPoolExecutor
+            while True:  # after damage: the stretch and the pieces after it, before more text is read
+                if damaged is not None:  # text after damage: set aside up to the next event, then stream on from it
+                    j, damaged = next_event(buf, damaged, len(buf))
+                    if j is None:
+                        break  # read more; at the end of the file the rest goes to the tail's recovery
+                    lines, col = _advance(buf, start + 1, lines, col)
+                    stretch = Stretch(bytes(buf[start + 1:j]), consumed + start + 1, lines, col, bytes(buf[j:j + 32]))
+                    lines, col = _advance_within(buf, start + 1, j - 1, lines, col)
+                    del buf[:j - 1]  # buf[0] (the stretch's last byte) stands for the separator before the event
+                    consumed += j - 1
+                    start, damaged = 0, None
+                    yield stretch
+                    del stretch
+                if eof or len(buf) - start < (step or chunk_bytes):
+                    break
+                two = step is None and yielded and ahead is not None and ahead.wanted()
+                got: list = []
+                if two:
+                    if pool is None:
+                        from concurrent.futures import ThreadPoolExecutor
 
-                    pool = ThreadPoolExecutor(1, thread_name_prefix="gpulens-scan")
-                # two pieces of half the text each: a buffer of twice the text would outgrow glibc's largest mmap
-                # threshold (32 MiB) and be mapped afresh at each growth (5× the page faults, +2 s CPU at 1.2 GB)
-                got = _cut_two(buf, start, (len(buf) - start) // 2, decode_events, ahead, pool)
-            if not got:
-                one = _cut(buf, start, decode_events)
-                got = [one] if one is not None else []
-            done = 0  # bytes of buf already cut off in this round
-            while got:
-                events, comma = got.pop(0)
-                lines, col = _advance(buf, comma - done, lines, col)
-                del buf[:comma - done]
-                consumed += comma - done
-                done = comma
-                start = 0
-                yielded = True
-                yield events
-                del events  # the consumer owns the piece now; keep no reference while decoding the next one
+                        pool = ThreadPoolExecutor(1, thread_name_prefix="gpulens-scan")
+                    # two pieces of half the text each: a buffer of twice the text would outgrow glibc's largest mmap
+                    # threshold (32 MiB) and be mapped afresh at each growth (5× the page faults, +2 s CPU at 1.2 GB)
+                    got = _cut_two(buf, start, (len(buf) - start) // 2, decode_events, ahead, pool)
+                at: list[int] = []
+                if not got:
+                    one = _cut(buf, start, decode_events, None if step is None else start + step, at)
+                    if one is None and at:  # damaged text: the intact events before it, then the search for the next
+                        one = _cut(buf, start, decode_events, end=min(at))
+                    got = [one] if one is not None else []
+                done = 0  # bytes of buf already cut off in this round
+                while got:
+                    events, comma = got.pop(0)
+                    lines, col = _advance(buf, comma - done, lines, col)
+                    del buf[:comma - done]
+                    consumed += comma - done
+                    done = comma
+                    start = 0
+                    yielded = True
+                    yield events
+                    del events  # the consumer owns the piece now; keep no reference while decoding the next one
+                if not at:
+                    if step is None:
+                        break  # one round per block read, as for an intact file
+                    step = step * 2 if step * 2 < chunk_bytes else None  # also when no cut decoded within it
+                    continue
+                damaged = min(at) - done + 1  # searched from the byte after the damage, before more is read
+                step = STEP_AFTER_DAMAGE
     finally:
         if pool is not None:
             pool.shutdown(wait=True)
@@ -289,6 +330,15 @@ def stream_pieces(path: Path, decode_events: Callable[[bytes], Any], info: Strea
     doc = prefix + body.tobytes()
     body.release()
     yield Tail(doc, array_form, consumed + start + 1 - len(prefix), (len(prefix), lines, col))
+
+
+def _advance_within(buf: bytearray, a: int, k: int, lines: int, col: int) -> tuple[int, int]:
+    """:func:`_advance` to the end of ``buf[:k]`` from (``lines``, ``col``) at ``buf[a]`` (``a <= k``)."""
+    with memoryview(buf) as whole, whole[a:k] as part:
+        nl = int(np.count_nonzero(np.frombuffer(part, dtype=np.uint8) == 10))
+    if nl:
+        return lines + nl, k - (buf.rfind(b"\n", a, k) + 1)
+    return lines, col + k - a
 
 
 def _newlines(buf: bytearray, k: int) -> int:

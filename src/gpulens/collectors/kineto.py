@@ -46,13 +46,14 @@ from gpulens.collectors._assemble import Parts, assemble, categorical
 from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, identify, legacy_autograd_refusal, refusal
 from gpulens.collectors._chrome_json import TolerantDecoder
 from gpulens.collectors._deep import DeepValues
-from gpulens.collectors._kineto_damage import read_damaged
+from gpulens.collectors._kineto_damage import DamageLog, read_damaged
 from gpulens.collectors._kineto_fast import piece_reader
 from gpulens.collectors._kineto_acc import CATEGORY_KIND, GPU_CATEGORIES, Accumulator as _Accumulator, kind_of
 from gpulens.collectors._kineto_ranks import RANK_IN_FILE_NAME
 from gpulens.collectors._kineto_columns import (FAST_TRACE_DECODER, TRACE_DECODER, FastEvent, RawEvent, RawTrace,
                                                 int_or_none, release_free_memory)
 from gpulens.collectors._stream import CHUNK_BYTES, StreamInfo, Tail, stream_pieces
+from gpulens.collectors._stream_damage import Stretch
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
@@ -212,6 +213,7 @@ class KinetoCollector(Collector):
         truncated_at: dict[str, int] = {}
         tolerant = TolerantDecoder(RawEvent, FastEvent)  # an ill-typed event is dropped and counted, not fatal
         deep = DeepValues()  # values nested past the decoders' recursion limit: replaced by null, counted
+        log = DamageLog()  # damaged text inside the events: what was read, repaired and dropped
         gc_was = gc.isenabled()
         gc.disable()  # millions of small objects, no cycles: the collector would only rescan them
         try:
@@ -222,6 +224,10 @@ class KinetoCollector(Collector):
                 if isinstance(piece, Tail):
                     tail = piece
                     break
+                if isinstance(piece, Stretch):  # damaged text set aside by the stream (strict: refused here)
+                    log.stretch(path, piece, strict, deep, tolerant, acc)
+                    del piece
+                    continue
                 acc.add(piece)
                 del piece
             header: Any = None
@@ -265,7 +271,8 @@ class KinetoCollector(Collector):
                     header = doc
             if malformed is not None:
                 header = read_damaged(path, tail, malformed, strict, deep, tolerant, acc, info, warnings,
-                                      truncated_at)
+                                      truncated_at, log)
+            log.warn(path, info, warnings)
             del tail
         finally:
             if gc_was:
