@@ -237,3 +237,22 @@ def repair(text: str, edits: list[tuple[int, int, int, int]] | None = None) -> t
         return new
 
     return _REPAIRABLE.sub(fix, text), counts
+
+
+#: A JSON string (kept as written), a run of whitespace, or a separator: what :func:`json_text` respells.
+_SPACING = re.compile(r'("(?:[^"\\]|\\.)*")|[ \t\r\n]+|([,:])', re.S)
+
+
+def _respell(m: re.Match) -> str:
+    return m.group(1) or (m.group(2) + " " if m.group(2) else "")
+
+
+def json_text(raw: bytes) -> str:
+    """The JSON text of an ``args`` value (``Input Dims``, ``Input type``, ``Concrete Inputs``) in one spelling:
+    no whitespace but one space after each ``,`` and ``:`` outside strings — Kineto's own (``[[10, 10], [10]]``).
+
+    Events read whole by msgspec keep the file's text, events read through the lenient recovery are written again
+    compactly (``[[10,10],[10]]``), and other writers space differently: one shape must be one category whichever
+    path read it. Applied once per distinct text (dictionary values), never per event."""
+    text = raw.decode("utf-8", errors="replace")
+    return _SPACING.sub(_respell, text)

@@ -18,6 +18,7 @@ import pandas as pd
 
 from gpulens.collectors._work_rules import kind_of_kernel_name
 from gpulens.collectors._chrome_dialects import xla_kernel_details
+from gpulens.collectors._chrome_json import json_text
 from gpulens.collectors._collectives import collective_table
 from gpulens.collectors._kineto_grid import fix_rocm_grid
 from gpulens.collectors._kineto_ranks import event_ranks, rank_in_label
@@ -467,9 +468,10 @@ class Accumulator:
             "device_id": sel(ints["device"][0]),
             "flops": sel(cat("flops")),
             "copy_kind": self.copy.categorical(sel(copy)),
-            "input_dims": self.dims.categorical(sel(cat("dims").astype(np.int64)), _text),
-            "input_types": self.types.categorical(sel(cat("types").astype(np.int64)), _text),
-            "concrete_inputs": self.conc.categorical(sel(cat("conc").astype(np.int64)), _text),
+            # one spelling per value, whichever path read it (json_text: once per distinct text, never per event)
+            "input_dims": self.dims.categorical(sel(cat("dims").astype(np.int64)), json_text),
+            "input_types": self.types.categorical(sel(cat("types").astype(np.int64)), json_text),
+            "concrete_inputs": self.conc.categorical(sel(cat("conc").astype(np.int64)), json_text),
         }
         for dst, key in (("pid", "pid"), ("tid", "tid"), ("stream_id", "stream"), ("correlation_id", "corr"),
                          ("external_id", "ext"), ("grid_x", "grid_x"), ("grid_y", "grid_y"), ("grid_z", "grid_z"),
@@ -592,10 +594,6 @@ def fits_int32(v: np.ndarray) -> bool:
 
 def _str(v: Any) -> str:
     return v if isinstance(v, str) else str(v)
-
-
-def _text(b: bytes) -> str:
-    return b.decode("utf-8", errors="replace")
 
 
 def _codes_to_named_cat(codes: np.ndarray, names: list[str]):
