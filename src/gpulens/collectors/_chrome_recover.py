@@ -57,6 +57,10 @@ class Damage:
     why: str
 
 
+#: The repair key counting invalid UTF-8 sequences replaced by U+FFFD (names then show "\ufffd").
+UTF8_REPAIR = "invalid UTF-8 sequences replaced by U+FFFD"
+
+
 @dataclass
 class Recovery:
     """What :func:`recover` read.
@@ -96,7 +100,10 @@ class _Text:
     def __init__(self, data: bytes, base: tuple[int, int, int] | None):
         self.data, self.base = data, base
         self.text = data.decode("utf-8", errors="replace")
-        self.exact = "\ufffd" not in self.text or self.text.count("\ufffd") == data.count(b"\xef\xbf\xbd")
+        #: invalid UTF-8 sequences replaced by U+FFFD (a name with bytes ``FF FE``, case B03b): said in the warning
+        self.replaced = (max(0, self.text.count("\ufffd") - data.count(b"\xef\xbf\xbd")) if "\ufffd" in self.text
+                         else 0)
+        self.exact = not self.replaced
 
     def byte(self, i: int) -> int:
         """Byte offset in ``data`` of character ``i`` of the text."""
@@ -281,7 +288,7 @@ def recover(data: bytes, lenient: bool = False, deep: Any = None,
         base: ``data`` is the tail of a streamed file (``Tail.base``): lines and columns are the file's.
     """
     t = _Text(data, base)
-    out = Recovery(repairs={"events dropped": 0}, exact=t.exact)
+    out = Recovery(repairs={"events dropped": 0, UTF8_REPAIR: t.replaced}, exact=t.exact)
     dec = json.JSONDecoder(parse_float=Decimal)  # events: strict JSON; what fails is repaired on its own (lenient)
     meta = json.JSONDecoder(parse_float=Decimal, strict=not lenient)  # raw control characters in metadata
     text = t.text
@@ -373,7 +380,7 @@ def read_stretch(data: bytes, lenient: bool = False, deep: Any = None,
     """
     t = _Text(data, base)
     t.data = data + after  # where() shows the bytes from the error on, past the stretch's end too
-    out = Recovery(repairs={"events dropped": 0}, exact=t.exact)
+    out = Recovery(repairs={"events dropped": 0, UTF8_REPAIR: t.replaced}, exact=t.exact)
     dec = json.JSONDecoder(parse_float=Decimal)
     text, n, pos = t.text, len(t.text), 0
     flattened = False
