@@ -250,9 +250,12 @@ def test_kernel_without_any_duration_has_unknown_time(tmp_path):
     rows = {r["name"]: r for r in src["analyses"]["hotspots"]["table"]}
     assert rows["broken(int)"]["calls"] == 1
     assert rows["broken(int)"]["total_ns"] is None and rows["broken(int)"]["share"] is None
-    assert rows["gemm_a(int)"]["total_ns"] == 3000 and rows["gemm_a(int)"]["share"] == pytest.approx(0.6)
-    assert rows["gemm_b(int)"]["total_ns"] == 2000 and rows["gemm_b(int)"]["share"] == pytest.approx(0.4)
-    assert src["summary"]["kernel_count"] == 4 and src["summary"]["kernel_time_ns"] == 5000
+    # the timed kernels keep their own totals; their shares of a kernel time that holds an untimed launch are
+    # unknown, and so is that kernel time (s26: analyzers._unknown_time — 3,000 / 5,000 overstated gemm_a's share)
+    assert rows["gemm_a(int)"]["total_ns"] == 3000 and rows["gemm_a(int)"]["share"] is None
+    assert rows["gemm_b(int)"]["total_ns"] == 2000 and rows["gemm_b(int)"]["share"] is None
+    assert rows["broken(int)"]["untimed_launches"] == 1
+    assert src["summary"]["kernel_count"] == 4 and src["summary"]["kernel_time_ns"] is None
 
 
 # --- class 7: a stall "breakdown" of the reasons of one stall class is no breakdown (ESMM-Research @ 049ec61
