@@ -26,7 +26,7 @@ from gpulens.collectors._kineto_columns import (SKIPPED_PHASES, Dictionary, int_
                                                 used_codes)
 from gpulens.collectors._kineto_rows import EventRows, scatter
 from gpulens.collectors._kineto_store import ColumnStore
-from gpulens.timeline.selection import Selection
+from gpulens.timeline.selection import Selection, in_intervals
 
 #: lower-cased Kineto category → Timeline kind (current and 2021 legacy spellings).
 CATEGORY_KIND = {
@@ -155,6 +155,7 @@ class Accumulator:
         self.grid_fixes: dict[str, int] = {}
         self.collectives: list[tuple[np.ndarray, list]] = []  # (row numbers, Args) of events with collective args
         self.collective_table = None  # tables["collectives"] built by finish()
+        self.kept_time: dict[int, Any] = {}  # rank → the time a selection keeps (Selection.kept_intervals), by finish()
         self.kernel_details: dict[int, str] = {}  # row → XLA kernel_details text  # ROCm grid conversions by rule (see _kineto_grid)  # per-event rank encodings found by finish()
         self.missing_cat: set[str] = set()  # {""} once an X event without a category was seen
         self.count = 0  # X events seen (accepted + rejected)
@@ -374,8 +375,8 @@ class Accumulator:
                     self.thread_names[(int(ids[0]), int(ids[1]))] = e.args.name
 
     def memory_table(self, base_ns: int, rank: int) -> pd.DataFrame | None:
-        """The ``[memory]`` instant events as a side table (None when there are none): ``time_ns`` [ns, Timeline
-        clock], ``rank``, ``device_type`` (Kineto's c10 DeviceType: 0 CPU, 1 CUDA — also ROCm builds —), ``device_id``
+        """The ``[memory]`` instant events as a side table (None when there are none; with a selection, those inside
+        the time it keeps, :meth:`finish` first): ``time_ns`` [ns, Timeline clock], ``rank``, ``device_type`` (Kineto's c10 DeviceType: 0 CPU, 1 CUDA — also ROCm builds —), ``device_id``
         (−1 for the host), ``allocated_bytes`` / ``reserved_bytes`` (the allocator's totals after the event) and
         ``delta_bytes`` (+ allocation, − free), in file order."""
         if not self.memory:
@@ -385,9 +386,14 @@ class Accumulator:
         def num(j: int) -> np.ndarray:
             return np.array([float(m[j]) if isinstance(m[j], (int, float)) else np.nan for m in self.memory])
 
-        return pd.DataFrame({"time_ns": ts[ok] + base_ns, "rank": np.full(int(ok.sum()), rank, dtype=np.int64),
-                             "device_type": num(1)[ok], "device_id": num(2)[ok], "allocated_bytes": num(3)[ok],
-                             "reserved_bytes": num(4)[ok], "delta_bytes": num(5)[ok]})
+        out = pd.DataFrame({"time_ns": ts[ok] + base_ns, "rank": np.full(int(ok.sum()), rank, dtype=np.int64),
+                            "device_type": num(1)[ok], "device_id": num(2)[ok], "allocated_bytes": num(3)[ok],
+                            "reserved_bytes": num(4)[ok], "delta_bytes": num(5)[ok]})
+        if self.kept_time:  # a selection: only the allocator events inside the kept time (as finish() kept events)
+            only = next(iter(self.kept_time.values())) if len(self.kept_time) == 1 else []
+            iv = self.kept_time.get(rank, only)
+            out = out[in_intervals(out["time_ns"].to_numpy(), iv)].reset_index(drop=True) if iv is not None else out
+        return out
 
     def finish(self, base_ns: int, rank: int, select: Selection | None, dialect: Any = None,
                rocm: tuple[bool, bool] = (False, False)):
@@ -458,6 +464,7 @@ class Accumulator:
                 rows = ranks.rank == r
                 keep[rows] = select.keep_mask(start[rows], dur[rows], kinds_s[rows], names_s[rows], corr[0][rows],
                                               corr[1][rows], int(r))
+                self.kept_time[int(r)] = select.kept_intervals(start[rows], dur[rows], kinds_s[rows], names_s[rows])
                 dur[rows] = select.clip_dur(start[rows], dur[rows], kinds_s[rows], names_s[rows])
         sel = (lambda a: a[keep] if keep is not None else a)
         kind_vals = [k for k in KIND_LIST if k in KINDS]

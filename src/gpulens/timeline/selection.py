@@ -20,6 +20,9 @@ Rules (all inclusive of the bounds named, half-open in time):
   Units ``ns`` (default), ``us``, ``ms``, ``s``. A kept event that runs past the window's end is cut at it
   (:meth:`Selection.clip_dur`), so no span, window or duration exceeds the selection.
 * **ranks** ``0-3,8`` — only these ranks' files are read.
+* **side tables** — allocator events (``tables["memory"]``) are kept when their instant lies in the kept time (the
+  window, the selected steps: :meth:`Selection.kept_intervals`), tables of event rows follow their events, a rank's
+  rows go with its rank (:meth:`Selection.cut_tables`): a memory timeline never reaches outside the selection.
 """
 
 from __future__ import annotations
@@ -205,6 +208,55 @@ class Selection:
                 intervals.append((int(start[i]), int(start[i] + dur[i])))
         return _merge(intervals)
 
+    def kept_intervals(self, start: np.ndarray, dur: np.ndarray, kind: np.ndarray, name: np.ndarray
+                       ) -> list[tuple[int, int]] | None:
+        """The [start, end) intervals [ns] of one rank's time this selection keeps — the window, the selected
+        steps, or where they overlap — from that rank's rows (all of them, before :meth:`keep_mask` filters); None
+        when it keeps all of the rank's time. Side-table instants (allocator events) are kept inside them
+        (:meth:`cut_tables`), as the events are."""
+        if not self.active:
+            return None
+        far = 1 << 62
+        kept = [(-far, far)]
+        if self.window_ns is not None and len(start):
+            first = window_origin(start, kind)
+            lo, hi = self.window_ns
+            kept = [(first + lo if lo is not None else -far, first + hi if hi is not None else far)]
+        if self.steps is not None:
+            steps = self._step_intervals(start, dur, kind, name)
+            kept = [(max(a, c), min(b, d)) for a, b in kept for c, d in steps if max(a, c) < min(b, d)]
+        return kept
+
+    def cut_tables(self, tables: dict[str, Any], rank: int, intervals: list[tuple[int, int]] | None,
+                   remap: dict[int, int] | None = None, first: bool = True) -> dict[str, Any]:
+        """One rank's part of a Timeline's side tables under this selection: a table with a ``rank`` column keeps
+        that rank's rows, and of those with a ``time_ns`` column the instants inside ``intervals``
+        (:meth:`kept_intervals`); a table with an integer ``event_id`` column keeps the rows of kept events,
+        renumbered by ``remap`` (old → new id); any other table goes with the ``first`` part only (it is not per
+        rank: concatenating the parts would repeat it)."""
+        import numpy as np
+
+        out = {}
+        for name, df in (tables or {}).items():
+            cols = getattr(df, "columns", ())
+            if "rank" not in cols and "event_id" not in cols:
+                if first:
+                    out[name] = df
+                continue
+            keep = np.ones(len(df), dtype=bool)
+            if "rank" in cols:
+                keep &= (df["rank"] == rank).to_numpy(dtype=bool, na_value=False)
+                if "time_ns" in cols and intervals is not None:
+                    keep &= in_intervals(df["time_ns"].to_numpy(dtype="int64", na_value=0), intervals)
+            if "event_id" in cols and remap is not None:
+                ids = df["event_id"]
+                keep &= ids.isin(list(remap)).to_numpy(dtype=bool, na_value=False)
+            part = df[keep].reset_index(drop=True)
+            if "event_id" in cols and remap is not None:
+                part = part.assign(event_id=part["event_id"].map(remap).astype("int64"))
+            out[name] = part
+        return out
+
     def clip_dur(self, start: np.ndarray, dur: np.ndarray, kind: np.ndarray, name: np.ndarray) -> np.ndarray:
         """Durations [ns] of one rank's rows (all of them, before :meth:`keep_mask` filters) cut to the selection:
         with a window, no event ends after the window's end; with steps, no host event ends after the end of the
@@ -261,7 +313,12 @@ class Selection:
             sub["parent_id"] = par.map(lambda p: remap.get(int(p)) if p is not None and p == p else None) \
                 .astype("Int64") if par.notna().any() else par
             rej = timeline.rejected[timeline.rejected["rank"] == rank]
-            parts.append(Timeline(sub, co.reset_index(drop=True), rej.reset_index(drop=True), timeline.meta))
+            iv = self.kept_intervals(g["start_ns"].to_numpy(), g["dur_ns"].to_numpy(),
+                                     g["kind"].astype(str).to_numpy(dtype=object),
+                                     g["name"].astype(str).to_numpy(dtype=object))
+            tables = self.cut_tables(timeline.tables, int(rank), iv, remap, first=not parts)
+            parts.append(Timeline(sub, co.reset_index(drop=True), rej.reset_index(drop=True), timeline.meta,
+                                  tables=tables))
         if not parts:
             return timeline
         out = concat(parts) if len(parts) > 1 else parts[0]
@@ -289,6 +346,17 @@ class Selection:
             return meta
         return dataclasses.replace(meta, sources=[{**s, "selection": self.describe(), "selection_cuts": self.cut_edges()}
                                                   for s in meta.sources])
+
+
+def in_intervals(times: np.ndarray, intervals: list[tuple[int, int]]) -> np.ndarray:
+    """Boolean mask of ``times`` [ns] inside any of the half-open ``intervals``."""
+    import numpy as np
+
+    times = np.asarray(times, dtype=np.int64)
+    keep = np.zeros(len(times), dtype=bool)
+    for a, b in intervals:
+        keep |= (times >= a) & (times < b)
+    return keep
 
 
 def _merge(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
