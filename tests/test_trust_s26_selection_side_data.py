@@ -64,3 +64,11 @@ def test_window_on_a_built_timeline_keeps_allocator_events(tmp_path):
     tl = collect(_trace(tmp_path / "t.json"))
     _check(analyze_timeline(Selection.parse(window="1ms:3ms").apply(tl)))
 
+
+def test_window_with_ranks_is_applied_once(tmp_path):
+    """``--window`` with ``--ranks``: the same two kernels as ``--window`` alone (was: none, the window counted again
+    from the cut trace's first event)."""
+    rep = gpulens.analyze(_trace(tmp_path / "t.json"), select=Selection.parse(window="1ms:3ms", ranks="0"))
+    assert rep.sources[0].summary["kernel_count"] == 2
+    _check(rep.sources[0])
+    assert "window" in json_report.source_dict(rep.sources[0])["inputs"][0]["selection"]

@@ -100,7 +100,13 @@ def _collect_file(c: Collector, path: Path, strict: bool, select: Selection | No
         return select.apply(tl) if active else tl
     if active and "select" in inspect.signature(c.collect).parameters:
         tl = c.collect(path, strict=strict, select=select)
-        return select.apply(tl) if select.ranks is not None else tl
+        if select.ranks is None:
+            return tl
+        # the collector cut the steps and the window: only the ranks are left to select (applying the window again
+        # would count it from the cut trace's first event, i.e. twice)
+        out = Selection(ranks=select.ranks).apply(tl)
+        out.meta = select.mark(tl.meta)
+        return out
     tl = _sizes(c.collect(path, strict=strict), path)
     return select.apply(tl) if active else tl
 
