@@ -21,11 +21,12 @@ from gpulens.reports import json_report
 from gpulens.timeline.selection import Selection
 
 #: kernels at 1000, 2000, 3000, 4000 µs (10 µs each; the first event of the trace is the first kernel); allocator
-#: events at 500 (900 B allocated, outside the window), 2500 (300 B) and 3500 µs (250 B), 4500 µs (700 B, outside).
+#: events at 500 (900 B allocated, outside the window), 1950 (1000 B, outside), 2500 (300 B) and 3500 µs (250 B),
+#: 4500 µs (700 B, outside).
 #: ``--window 1ms:3ms`` keeps [2000, 4000) µs: kernels at 2000 and 3000, allocator events at 2500 and 3500; offsets
 #: count from the selection's first event (2000 µs): peak 300 B at 500 µs, bins from 500 µs.
 KERNELS = [1000.0, 2000.0, 3000.0, 4000.0]
-MEMORY = [(500.0, 900), (2500.0, 300), (3500.0, 250), (4500.0, 700)]
+MEMORY = [(500.0, 900), (1950.0, 1000), (2500.0, 300), (3500.0, 250), (4500.0, 700)]
 
 
 def _trace(path: Path) -> Path:
@@ -63,6 +64,16 @@ def test_window_on_a_built_timeline_keeps_allocator_events(tmp_path):
     """Selection.apply (cached Timelines, other collectors) keeps the side tables, cut to the selection."""
     tl = collect(_trace(tmp_path / "t.json"))
     _check(analyze_timeline(Selection.parse(window="1ms:3ms").apply(tl)))
+
+
+def test_window_starting_before_the_first_kept_event(tmp_path):
+    """``--window 900us:3ms`` keeps [1900, 4000) µs: the selected Timeline starts at its first kept event (the
+    2000 µs kernel), the origin of every offset; the allocator event at 1950 µs lies before it (it would show at
+    −50 µs) and is left out with the host-less time before the first event: the same result as ``1ms:3ms``."""
+    rep = gpulens.analyze(_trace(tmp_path / "t.json"), select=Selection.parse(window="900us:3ms"))
+    _check(rep.sources[0])
+    tl = collect(_trace(tmp_path / "u.json"))
+    _check(analyze_timeline(Selection.parse(window="900us:3ms").apply(tl)))
 
 
 def test_window_with_ranks_is_applied_once(tmp_path):

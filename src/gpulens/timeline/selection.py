@@ -210,8 +210,8 @@ class Selection:
 
     def kept_intervals(self, start: np.ndarray, dur: np.ndarray, kind: np.ndarray, name: np.ndarray
                        ) -> list[tuple[int, int]] | None:
-        """The [start, end) intervals [ns] of one rank's time this selection keeps — the window, the selected
-        steps, or where they overlap — from that rank's rows (all of them, before :meth:`keep_mask` filters); None
+        """The [start, end) intervals [ns] of one rank's time this selection keeps — the window from its first kept
+        event, the selected steps, or where they overlap — from that rank's rows (all of them, before :meth:`keep_mask` filters); None
         when it keeps all of the rank's time. Side-table instants (allocator events) are kept inside them
         (:meth:`cut_tables`), as the events are."""
         if not self.active:
@@ -219,9 +219,15 @@ class Selection:
         far = 1 << 62
         kept = [(-far, far)]
         if self.window_ns is not None and len(start):
+            import numpy as np
+
             first = window_origin(start, kind)
             lo, hi = self.window_ns
-            kept = [(first + lo if lo is not None else -far, first + hi if hi is not None else far)]
+            a, b = first + lo if lo is not None else -far, first + hi if hi is not None else far
+            inside = (np.asarray(start) >= a) & (np.asarray(start) < b)
+            # from the first kept event on: the selected Timeline's window starts there (the origin of its offsets)
+            kept = [(max(a, window_origin(np.asarray(start)[inside], np.asarray(kind, dtype=object)[inside])), b)] \
+                if inside.any() else []
         if self.steps is not None:
             steps = self._step_intervals(start, dur, kind, name)
             kept = [(max(a, c), min(b, d)) for a, b in kept for c, d in steps if max(a, c) < min(b, d)]
