@@ -11,8 +11,9 @@ import csv
 from pathlib import Path
 
 import gpulens
+from tests.conftest import DATA
 
-NCU = Path("/work/shared/traces/ncu")
+NCU = DATA / "nvidia"  # the committed copies of ../shared/traces/ncu
 K5 = NCU / "codegandee_rtx5090_ncu-v2_kernel_0005_details.csv"
 K13 = NCU / "codegandee_rtx5090_ncu-v2_kernel_0013_details.csv"
 

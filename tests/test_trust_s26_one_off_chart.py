@@ -16,8 +16,9 @@ import re
 
 import gpulens
 from gpulens.reports import console, html, markdown
+from tests.conftest import KINETO
 
-ALEXNET = "/work/shared/traces/kineto/hta_alexnet_a100.json.gz"
+ALEXNET = str(KINETO / "hta_alexnet_a100.json.gz")  # committed copy of ../shared/traces/kineto
 ONE_OFF = "idle: one-off gaps (left out of the verdict)"
 
 

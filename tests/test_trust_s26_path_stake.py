@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import gpulens
 from tests.dig_traces import KTrace
+from tests.conftest import KINETO
 
-MULTIRANK = "/work/shared/traces/kineto/multirank_hta_trace_filter"
+MULTIRANK = str(KINETO / "multirank")  # committed copy of ../shared/traces/kineto/multirank_hta_trace_filter
 
 
 def _trace(tmp_path):

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from gpulens.report import analyze
 from tests.dig_traces import KTrace
+from tests.conftest import shared_trace
 
-LEGACY = "/work/shared/traces/kineto/kineto_tbplugin_resnet50_legacy_worker0.pt.trace.json.gz"
+LEGACY = "kineto/kineto_tbplugin_resnet50_legacy_worker0.pt.trace.json.gz"  # ../shared/traces: skipped when absent
 
 
 def _trace(tmp_path, step_as_op: bool):
@@ -42,7 +43,7 @@ def test_step_operator_is_the_window_not_an_op(tmp_path):
 
 
 def test_legacy_resnet_path_names_a_real_op():
-    src = analyze([LEGACY]).sources[0]
+    src = analyze([shared_trace(LEGACY)]).sources[0]
     t = src.results["critical_path"].table
     assert not t["top_event"].astype(str).str.startswith("ProfilerStep#").any()
     cp = next(f for f in src.findings() if f.key == "critical_path")
