@@ -40,7 +40,8 @@ SELECTIONS = [("kineto/tracelens_mi300x_bert-small.json.gz", None, "2ms:3ms", No
               ("kineto/tracelens_h100_bert-small.json.gz", None, "1ms:5ms", None),
               ("nvidia/h200/h200_gpt2_train.pt.trace.json.gz", "2:3", None, None),
               ("nvidia/h200/h200_resnet18_train.pt.trace.json.gz", None, "1ms:3ms", None),
-              ("kineto/multirank", None, None, "1")]
+              ("kineto/multirank", None, None, "1"),
+              ("kineto/multirank", None, "100ms:300ms", None)]
 
 
 def _report(path: Path, select: Selection | None = None) -> dict:

@@ -180,15 +180,19 @@ def _fill_idle(a: np.ndarray, b: np.ndarray, w: np.ndarray, oa: np.ndarray, ob: 
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One thread's segments with its idle time (−1 segments and time outside them) taken by another thread's events
     where that one has any: the elementary intervals of both tilings, the first thread's event where it has one,
-    else the other's, else −1; neighbours with the same event merged. Sorted, non-overlapping segments [ns]."""
+    else the other's, else −1; neighbours with the same event merged. Sorted segments that tile, with no hole, the
+    time from the earlier first segment to the later last one [ns]: time between the two tilings (one thread's last
+    event ends before the other's first starts — the main thread's ``backward()`` call cut off by a ``--window``
+    that starts inside it) is idle on both, −1, as the walk's :meth:`Walker._host` reads a slice of segments as
+    the whole of its time."""
     if not len(oa):
         return a, b, w
+    if not len(a):
+        return oa, ob, ow
     x = np.unique(np.concatenate([a, b, oa, ob]))
     lo, hi = x[:-1], x[1:]
     mine, other = _event_at(a, b, w, lo), _event_at(oa, ob, ow, lo)
-    ev = np.where(mine >= 0, mine, other)
-    covered = (mine != -2) | (other != -2)  # inside either tiling (−2: outside both)
-    lo, hi, ev = lo[covered], hi[covered], np.maximum(ev[covered], -1)
+    ev = np.maximum(np.where(mine >= 0, mine, other), -1)  # −2 (outside both tilings): idle, −1
     if not len(lo):
         return a, b, w
     head = np.r_[True, (ev[1:] != ev[:-1]) | (lo[1:] != hi[:-1])]
