@@ -26,7 +26,7 @@ COLUMNS = {
                       "from; the rank's first allocator event when the trace has no other events) [ns]",
     "peak_op": "innermost framework op running at the peak ('' when none) [text]",
     "peak_annotation": "innermost annotation range running at the peak ('' when none) [text]",
-    "peak_reserved_bytes": "largest reserved total [bytes]",
+    "peak_reserved_bytes": "largest reserved total (unknown for the CPU allocator, which keeps none) [bytes]",
     "final_allocated_bytes": "allocated total after the last event [bytes]",
     "allocated_bytes_total": "sum of all allocations (positive deltas) [bytes]",
 }
@@ -35,7 +35,7 @@ SERIES_COLUMNS = {
     "device": "'cuda:N' or 'cpu' [text]",
     "offset_ns": "bin start from the start of its rank's profiled window (as peak_offset_ns) [ns]",
     "allocated_bytes": "largest allocated total in the bin [bytes]",
-    "reserved_bytes": "largest reserved total in the bin [bytes]",
+    "reserved_bytes": "largest reserved total in the bin (unknown for the CPU allocator) [bytes]",
 }
 POINTS = 200
 

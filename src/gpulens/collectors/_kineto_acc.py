@@ -61,6 +61,8 @@ _COPY_KIND_2_RE = re.compile(r"(H|D|P)2(H|D|P)\b")
 #: rocprofiler-sdk spells them ``MEMORY_COPY_HOST_TO_DEVICE`` (ROCm 7.1 Kineto copies recorded as kernels)
 _COPY_KIND_3_RE = re.compile(r"MEMORY_COPY_(HOST|DEVICE|PEER)_TO_(HOST|DEVICE|PEER)\b", re.IGNORECASE)
 _META_NAMES = ("process_name", "thread_name")
+#: c10::DeviceType of the host in ``[memory]`` events
+CPU_DEVICE_TYPE = 0
 UNNAMED = "(unnamed)"
 _SILENT_OTHER = {"trace"}  # the profiler's own span "PyTorch Profiler (0)"
 _KINETO_COUNTERS = (("blocks_per_sm", "kineto.blocks_per_sm"), ("warps_per_sm", "kineto.warps_per_sm"),
@@ -378,7 +380,9 @@ class Accumulator:
         """The ``[memory]`` instant events as a side table (None when there are none; with a selection, those inside
         the time it keeps, :meth:`finish` first): ``time_ns`` [ns, Timeline clock], ``rank``, ``device_type`` (Kineto's c10 DeviceType: 0 CPU, 1 CUDA — also ROCm builds —), ``device_id``
         (−1 for the host), ``allocated_bytes`` / ``reserved_bytes`` (the allocator's totals after the event) and
-        ``delta_bytes`` (+ allocation, − free), in file order."""
+        ``delta_bytes`` (+ allocation, − free), in file order. The CPU allocator keeps no reserved total: PyTorch's
+        ``ProfiledCPUMemoryReporter`` writes ``Total Reserved`` 0 on every CPU event (c10/core/CPUAllocator.cpp), so
+        a CPU event's 0 is no figure — unknown (NaN), not 0 bytes reserved."""
         if not self.memory:
             return None
         ts, ok = us_text_to_ns([m[0] for m in self.memory])
@@ -389,6 +393,7 @@ class Accumulator:
         out = pd.DataFrame({"time_ns": ts[ok] + base_ns, "rank": np.full(int(ok.sum()), rank, dtype=np.int64),
                             "device_type": num(1)[ok], "device_id": num(2)[ok], "allocated_bytes": num(3)[ok],
                             "reserved_bytes": num(4)[ok], "delta_bytes": num(5)[ok]})
+        out.loc[(out["device_type"] == CPU_DEVICE_TYPE) & (out["reserved_bytes"] == 0), "reserved_bytes"] = np.nan
         if self.kept_time:  # a selection: only the allocator events inside the kept time (as finish() kept events)
             only = next(iter(self.kept_time.values())) if len(self.kept_time) == 1 else []
             iv = self.kept_time.get(rank, only)
