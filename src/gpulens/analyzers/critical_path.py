@@ -175,7 +175,8 @@ def _prepare(timeline: Timeline) -> tuple[Walker, pd.DataFrame, dict]:
         same = stream[o][1:] == stream[o][:-1]
         prev[o[1:][same]] = o[:-1][same]
     walker = Walker(host, host_class, threads, gpu, lp, lthread, prev, rank_ends)
-    return walker, gpu, {"host": host, "tcode": tcode, "keys": keys}
+    launches = tcode[lp[lp >= 0]] if len(tcode) else np.zeros(0, np.int64)  # launching thread code per launch
+    return walker, gpu, {"host": host, "tcode": tcode, "keys": keys, "launch_codes": launches}
 
 
 def _external_ids(ctx, host: pd.DataFrame):
@@ -232,8 +233,9 @@ def _windows(timeline: Timeline, gpu: pd.DataFrame, aux: dict) -> list[tuple]:
               .sort_values(["_launches", "dur_ns", "start_ns"], ascending=[False, False, True], kind="stable")
               .drop_duplicates(["rank", "step"]).sort_values(["rank", "start_ns"], kind="stable"))
         kf = hs[["rank", "pid", "tid"]].astype("Int64").fillna(-1).astype("int64")
-        return [(int(r.rank), int(r.step), (int(a), int(b), int(c)), int(r.start_ns), int(r.start_ns + r.dur_ns), -1)
-                for r, a, b, c in zip(hs.itertuples(), kf["rank"], kf["pid"], kf["tid"])]
+        out = [(int(r.rank), int(r.step), (int(a), int(b), int(c)), int(r.start_ns), int(r.start_ns + r.dur_ns), -1)
+               for r, a, b, c in zip(hs.itertuples(), kf["rank"], kf["pid"], kf["tid"])]
+        return _on_host_threads(out, aux)
     out = []
     host = aux["host"]
     g_start = gpu["start_ns"].to_numpy(np.int64)
@@ -258,6 +260,28 @@ def _windows(timeline: Timeline, gpu: pd.DataFrame, aux: dict) -> list[tuple]:
         hi = max(h_hi, int(g_end[gi]))
         out.append((int(rank), None, thread, lo, hi, gi if g_end[gi] >= h_hi else -1))
     return out
+
+
+def _on_host_threads(windows: list[tuple], aux: dict) -> list[tuple]:
+    """Step windows whose range lies on a thread that runs no host event (the step recorded by another process than
+    the one running the ops: HTA's triton example writes ``ProfilerStep#1`` on pid 3100453, its ops and launches on
+    pid 1670242) walked on the rank's thread that launches the most GPU work (else the one with the most host
+    events) instead: on a thread with no events the walk sees nothing but host idle time, the step's launches,
+    kernels and synchronisations left off its path."""
+    keys = aux["keys"][:-1]
+    have = set(keys.tolist()) if len(keys) else set()
+    if all(w[2] in have for w in windows) or not have:
+        return windows
+    ranks = np.array([k[0] for k in keys], dtype=np.int64)
+    launches = np.bincount(aux["launch_codes"], minlength=len(keys))
+    rows = np.bincount(aux["tcode"], minlength=len(keys))
+    best: dict[int, tuple] = {}
+    for r in np.unique(ranks).tolist():
+        mine = np.flatnonzero(ranks == r)
+        # most launches, then most host events, then the first thread in (rank, pid, tid) order
+        pick = mine[np.lexsort((mine, -rows[mine], -launches[mine]))[0]]
+        best[r] = keys[pick]
+    return [(rk, st, th if th in have else best.get(rk, th), lo, hi, g0) for rk, st, th, lo, hi, g0 in windows]
 
 
 def _clock_parts(gpu: pd.DataFrame, aux: dict, rank: int, lo: int, hi: int, g0: int) -> list[tuple[int, int, int]]:
