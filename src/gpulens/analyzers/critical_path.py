@@ -608,7 +608,7 @@ class CriticalPath(Analyzer):
                                           _advice.host_trace(timeline, device), _advice.vendor_of(timeline, device),
                                           _unlinked_launch_calls(timeline),
                                           bool(context_of(timeline).mask_of("cpu_op").any()),
-                                          lambda: _longest_runtime_segment(ps, names))
+                                          lambda: _longest_runtime_segment(ps, names), _cut_steps(timeline, ps))
         # the findings tree (issue 14.6), each nanosecond once: a path held by host-side or gap time is GPU idle
         # time, so it details the breakdown's idle finding; a path held by GPU work is time the kernel verdicts
         # already rank, so it is stated (title) but not counted a second time
@@ -655,7 +655,7 @@ class CriticalPath(Analyzer):
     def _summary(t: pd.DataFrame, pytorch: bool = True, waited: dict[str, int] | None = None,
                  tool: str | None = None, vendor: str | None = None,
                  unlinked: int = 0, ops: bool = True,
-                 longest: Any = None) -> tuple[dict, list[Finding]]:
+                 longest: Any = None, cut: int = 0) -> tuple[dict, list[Finding]]:
         per = t.groupby("class")["time_ns"].sum().sort_values(ascending=False)
         windows = t.drop_duplicates(["rank", "step"])
         path = float(windows["step_ns"].sum())
@@ -675,10 +675,13 @@ class CriticalPath(Analyzer):
         top_event = str(tops.idxmax()) if len(tops) and tops.idxmax() else top
         ranks = int(windows["rank"].nunique()) if "rank" in windows else 1
         stepped = bool(windows["step"].notna().any())  # whole-trace windows: no step to speak of
+        # what the windows are: steps (some cut at a --window end: then the kept part of them), or whole traces
+        whole = ("traced time" if not stepped else "step time" if not cut else
+                 f"time the selection keeps of the steps, {cut} of {len(windows)} cut at the --window end")
         over = (f" ({fmt_ns(per.iloc[0])} of {fmt_ns(path)}, summed over {ranks} ranks' "
                 f"{'steps' if stepped else 'traces'})" if ranks > 1 else "")
         title = (f"Critical path: {CLASS_WORDS.get(top, top)} hold {100 * per.iloc[0] / path:.0f} % of the "
-                 f"{'step time' if stepped else 'traced time'}{over}")
+                 f"{whole}{over}")
         said = (f"the path is {bound.upper()}-bound" if bound != "unknown" else
                 "what bounds the path is unknown")
         detail = (f"Over {len(windows)} window(s) {said} "
@@ -710,7 +713,7 @@ class CriticalPath(Analyzer):
             # not per-call overhead that graphs or fusion would remove — the idle finding leaves the same gap out
             one_off = int(longest[0])
             title = (f"Critical path: {CLASS_WORDS.get(top, top)} hold {100 * per.iloc[0] / path:.0f} % of the "
-                     f"{'step time' if stepped else 'traced time'}{over}, {fmt_ns(one_off)} of it one "
+                     f"{whole}{over}, {fmt_ns(one_off)} of it one "
                      f"{longest[1][:80]} call")
             action = (f"One {longest[1][:80]} call of {fmt_ns(one_off)} holds most of it: a one-off stall (a first "
                       "launch loading the kernel's code object, a lazy initialisation), not per-call overhead that "
@@ -732,6 +735,19 @@ class CriticalPath(Analyzer):
         f = Finding(title, detail, category="critical-path", time_at_stake_ns=stake, key="critical_path",
                     action=action)
         return summary, [f]
+
+
+def _cut_steps(timeline: Timeline, ps: list) -> int:
+    """Step windows a ``--window`` selection cut at its end (the Steps table's ``clipped``,
+    :func:`gpulens.analyzers.steps._clipped_by_window`): their path is the kept part of the step, not the step."""
+    from gpulens.analyzers.steps import _clipped_by_window
+
+    rows = [(rank, int(sg.cols["a"][0]), int(sg.cols["a"][-1] + sg.cols["ns"][-1]))
+            for rank, step, _, sg in ps if step is not None and len(sg)]
+    if not rows:
+        return 0
+    t = pd.DataFrame(rows, columns=["rank", "start_ns", "end_ns"])
+    return int(_clipped_by_window(timeline, t.assign(dur_ns=t["end_ns"] - t["start_ns"])).sum())
 
 
 #: A runtime call holding at least this share of the runtime time on the critical path is a one-off stall.
