@@ -2,8 +2,9 @@
 chain of CPU ops, launches, kernels, synchronisations and cross-stream waits decides each step's duration, the share
 of the step each class of event holds on it, and what would shorten the step.
 
-Windows: each host ``ProfilerStep#N`` range (the path ends at the range's end on its thread); without steps, one
-window per rank from its first to its last event. Rows: (rank, step, class) for every class on the path; a step's
+Windows: each host ``ProfilerStep#N`` range (the path ends at the range's end on its thread — on the rank's thread
+that launches the most GPU work when the range's own thread runs no host event); without steps, one window per rank
+from its first to its last event. Rows: (rank, step, class) for every class on the path; a step's
 ``time_ns`` sum to its duration. Bound: ``gpu`` when GPU work (kernel, comm, memcpy, memset, gpu_gap) holds at least
 half of the path — counting the path's host waits (idle, runtime calls) during which the rank's GPU was busy: the
 host waited on that GPU work through a dependency the trace does not record (another host thread, a full launch
