@@ -354,8 +354,9 @@ def answer(s: Any) -> Answer:
         sec_pct = vd.summary.get("secondary_share_pct")
         share = share_pct_text(sec_pct)
         also = ""
-        if sec == kv:  # one class named once: "most kernel time is X; secondary cause: X" said it twice
-            tail, also = "", "; it also holds most kernel time"
+        if sec == kv and sec in RANK_CLASSES.values():  # one class named once ("most kernel time is X; secondary
+            tail, also = "", "; it also holds most kernel time"  # cause: X" said it twice); GPU computing always
+            # holds the kernel time: there the kernels' class stays in the tail ("most kernel time is latency/…")
         lead = vd.summary.get("verdict_share_pct")
         if lead is not None and verdict:  # the verdict's own share beside the runner-up's, on one denominator
             who = f"the {_label(verdict)} share" if verdict in RANK_CLASSES.values() else "GPU computing"
