@@ -195,7 +195,13 @@ def no_spec_reason(timeline: Any, need_arch: bool = False) -> str:
     """Why an analysis needing a device spec is skipped when none was identified, in the trace's own terms: the GPU
     the trace names (then gpulens simply has no figures for it), or that it records none. ``need_arch``: the
     analysis could have used the architecture's occupancy rules alone, so say whether the architecture is recorded
-    and has none."""
+    and has none. A trace without any kernel says so instead (a CPU-only run needs no device spec)."""
+    from gpulens.analyzers._span import has_summary_kernels  # lazy: analyzers import this module
+
+    ev = getattr(timeline, "events", None)
+    if (ev is not None and "kind" in ev and not ev["kind"].isin(("kernel", "comm")).any()
+            and not has_summary_kernels(timeline)):
+        return "no kernel in the trace (no device spec is needed)"  # no --device-spec advice for a CPU run
     rec = _main_device(timeline) or {}
     name = str(rec.get("name") or "").strip()
     arch = str(rec.get("gfx_arch") or "").strip() or (
