@@ -551,7 +551,8 @@ def critical_set_text(hsum: Mapping[str, Any], sm: Mapping[str, Any] | None = No
 def roofline_heading(summary: Mapping[str, Any]) -> str:
     """The one heading of the roofline in every report: the hardware spec it used and the FLOP coverage
     (``"Roofline on NVIDIA H100 SXM (FLOPs known for 100 % of the critical kernels' time)"``), and which compute
-    roofs are documented achievable peaks (``"; matrix bf16 roof at the achievable peak, not the datasheet's"``)."""
+    roofs are documented achievable peaks (``"; matrix bf16 roof at the achievable peak, not the datasheet's"``) —
+    then that the memory roof is the datasheet's, unless it was measured."""
     basis = "launches" if summary.get("coverage_basis") == "launches" else "time"
     cov = summary.get("coverage")
     known = "unknown" if is_missing(cov) else f"{100 * float(cov):.0f} %"
@@ -560,6 +561,9 @@ def roofline_heading(summary: Mapping[str, Any]) -> str:
     ach = [str(k).removeprefix("achievable.").replace(".", " ") for k in summary.get("achievable_roofs") or []]
     at = f"; {', '.join(ach)} roof at the achievable peak, not the datasheet's" if ach else ""
     meas = [str(k).replace("memory_bandwidth", "memory").replace(".", " ") for k in summary.get("measured_roofs") or []]
+    if ach and "memory_bandwidth" not in (summary.get("measured_roofs") or []):
+        # two bases on one chart: the ridge point (compute roof / memory roof) sits left of an all-achievable one
+        at += "; the memory roof is the datasheet bandwidth (no achievable figure is documented)"
     if meas:  # % of roof is then of the measured peaks; the speed of light's % of peak is of the datasheet's
         at += (f"; {', '.join(meas)} roof{'s' if len(meas) > 1 else ''} measured (rocprof-compute roofline.csv), not "
                "the datasheet's")

@@ -197,8 +197,12 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
     low_ridge = min([c[1] / bws[0] for c in comp] if comp and bws else [1.0])
     lo = min([0.01] + [a / 4 for a in ais] + [low_ridge / 100])
     hi = max([1e4] + [a * 4 for a in ais])
+    sm = r.summary if r is not None and not r.skipped else {}
+    measured = "memory_bandwidth" in (sm.get("measured_roofs") or [])
+    # beside achievable compute roofs the legend says the memory roof's basis (roofline_heading says it in words)
+    mem_basis = ", measured" if measured else ", datasheet" if sm.get("achievable_roofs") else ""
     for i, bw in enumerate(bws):
-        data.append(_line([lo, top / bw], [lo * bw, top], f"HBM/DRAM {fmt_si(bw, 'B/s')} (memory roof)",
+        data.append(_line([lo, top / bw], [lo * bw, top], f"HBM/DRAM {fmt_si(bw, 'B/s')} (memory roof{mem_basis})",
                           "#000000", ("solid", "dash")[min(i, 1)], 2.0, f"HBM/DRAM roof: {fmt_si(bw, 'B/s')}"))
     for label, bw in ref_mem:
         data.append(_line([lo, top / bw], [lo * bw, top], f"{plot_text(label)} {fmt_si(bw, 'B/s')} (reference)",
