@@ -50,6 +50,11 @@ COLUMNS = {
     "events": "distinct events of the class on the path [count]",
     "top_event": "event of the class with the most time on the path ('' for gaps) [text]",
 }
+#: The same columns for a trace without ProfilerStep ranges: each rank's one window is its traced window, not a step
+#: (reports label the columns by these docs: "window time", "share of window").
+WINDOW_COLUMNS = {**COLUMNS, "step_ns": "duration of the traced window (no ProfilerStep recorded; the critical "
+                                        "path's length) [ns]",
+                  "share": "time_ns / step_ns: share of the traced window [share]"}
 GPU_CLASSES = {"kernel", "comm", "memcpy", "memset", "gpu_gap"}
 #: how each event class of the path reads in a sentence (plural: "… hold N % of the step time")
 CLASS_WORDS = {"cpu_op": "CPU ops", "runtime": "runtime calls", "sync": "synchronisations",
@@ -645,7 +650,8 @@ class CriticalPath(Analyzer):
                     note_capped(findings[0], stake, int(idle), "idle GPU time, the time that can be recovered")
         else:  # host time on the path but no idle GPU time to recover: a description, not time at stake
             findings[0].time_at_stake_ns = None
-        return AnalysisResult(self.name, t[list(COLUMNS)], COLUMNS, summary, findings,
+        cols = COLUMNS if t["step"].notna().any() else WINDOW_COLUMNS
+        return AnalysisResult(self.name, t[list(COLUMNS)], cols, summary, findings,
                               summary_columns={"windows": "steps (or whole-trace windows) analysed [count]",
                                                "path_ns": "summed critical-path length [ns]",
                                                "gpu_share": "share of the path on GPU work [share]",
