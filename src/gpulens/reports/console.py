@@ -60,7 +60,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     head.add_column(style="bold")
     head.add_column()
     head.add_row("input", s.label)
-    head.add_row("source", ", ".join(sorted({x.get("collector", "") for x in tl.meta.sources})))
+    head.add_row("source", ", ".join(tl.meta.collectors()))
     head.add_row("device", devs)
     from gpulens.reports._format import world_note
 

@@ -125,7 +125,7 @@ def source_dict(s: SourceReport, top: int = 20) -> dict[str, Any]:
     doc = _clean({
         "label": s.label,
         "status": s.status,
-        "collectors": sorted({src.get("collector", "") for src in tl.meta.sources}),
+        "collectors": tl.meta.collectors(),
         # a truncated input says where it stops (bytes of trace text read), beside its path and rank
         "inputs": [{**src, "truncated_at_bytes": int(tl.meta.truncated_at[src["path"]])}
                    if isinstance(src, dict) and src.get("path") in tl.meta.truncated_at else src

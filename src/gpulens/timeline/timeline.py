@@ -90,6 +90,12 @@ class TimelineMeta:
         self.warnings = [_rewrap(w, scrub_text(w)) for w in self.warnings]
         return self
 
+    def collectors(self) -> list[str]:
+        """The collectors whose data the Timeline holds, sorted: the ``collector`` of each source, leaving out a live
+        run's telemetry source when its sampler was unavailable (that source only says why there is none)."""
+        return sorted({str(x.get("collector", "")) for x in self.sources
+                       if not (x.get("collector") == "telemetry" and not x.get("available"))})
+
     def unread_text(self, first: int = 3) -> str:
         """The one sentence for rank files that could not be read (``""`` when none): ``"1 of 8 rank files could
         not be read: rank-3.json: file is empty — the figures cover the other 7 (partial)"``, the first ``first``
