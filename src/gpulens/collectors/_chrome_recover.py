@@ -241,14 +241,13 @@ def _stretch(t: _Text, a: int, b: int, dec: json.JSONDecoder, out: Recovery) -> 
         out.repairs[k] = out.repairs.get(k, 0) + v
     p, n = 0, len(seg)
     while True:
-        while p < n and seg[p] in " \t\r\n,":
-            p += 1
+        p = _after_separators(seg, p)
         if p >= n:
             return None
         try:
             obj, end = dec.raw_decode(seg, p)
         except ValueError as exc:
-            at, why = exc.pos, re.sub(r"(?: starting)? at$", "", exc.msg)
+            at, why = exc.pos, _why(exc.msg)
         except RecursionError:
             at, why = p, "event nested too deeply"
         else:
@@ -265,6 +264,19 @@ def _stretch(t: _Text, a: int, b: int, dec: json.JSONDecoder, out: Recovery) -> 
             return a + _back(edits, p), stop, why
         _note(out, t, a + _back(edits, p), a + _back(edits, q), _lost(seg[p:q]), stop, why)
         p = q
+
+
+def _after_separators(text: str, p: int) -> int:
+    """The position of the next array element in ``text`` from ``p``: past whitespace and commas."""
+    n = len(text)
+    while p < n and text[p] in " \t\r\n,":
+        p += 1
+    return p
+
+
+def _why(msg: str) -> str:
+    """A JSON decoder's message without its trailing position words (the position is given as line and column)."""
+    return re.sub(r"(?: starting)? at$", "", msg)
 
 
 def _note(out: Recovery, t: _Text, start: int, end: int, lost: int, at: int, why: str) -> None:
@@ -310,8 +322,7 @@ def recover(data: bytes, lenient: bool = False, deep: Any = None,
     n = len(text)
     flattened = False
     while True:
-        while pos < n and text[pos] in " \t\r\n,":
-            pos += 1
+        pos = _after_separators(text, pos)
         if pos >= n:
             if not array_form:
                 out.cut, out.problem = t.byte(pos), "file ends inside traceEvents"
@@ -323,7 +334,7 @@ def recover(data: bytes, lenient: bool = False, deep: Any = None,
         except ValueError as exc:
             at, why = exc.pos, exc.msg
             cut = _is_cut(text, at, why)
-            why = re.sub(r"(?: starting)? at$", "", why)  # the position is given as line and column
+            why = _why(why)  # the position is given as line and column
         except RecursionError:
             if deep is not None and not flattened:  # once: the rest of the text has no deep value left after it
                 text, flattened = text[:pos] + deep.flat(text[pos:]), True
@@ -385,14 +396,13 @@ def read_stretch(data: bytes, lenient: bool = False, deep: Any = None,
     text, n, pos = t.text, len(t.text), 0
     flattened = False
     while True:
-        while pos < n and text[pos] in " \t\r\n,":
-            pos += 1
+        pos = _after_separators(text, pos)
         if pos >= n:
             return out
         try:
             obj, end = dec.raw_decode(text, pos)
         except ValueError as exc:
-            at, why = exc.pos, re.sub(r"(?: starting)? at$", "", exc.msg)
+            at, why = exc.pos, _why(exc.msg)
         except RecursionError:
             if deep is not None and not flattened:
                 text, flattened = text[:pos] + deep.flat(text[pos:]), True
