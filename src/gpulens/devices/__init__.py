@@ -270,7 +270,8 @@ def identify(timeline: Any) -> DeviceSpec | None:
     """The spec of the GPU a Timeline ran on (the device with the most kernel time), or None when unknown.
 
     Falls back, when the trace records no device at all, to the SM count implied by Kineto's per-kernel
-    ``blocks per SM`` or ``warps per SM`` (:func:`inferred_num_sms`; NVIDIA only; the note says so).
+    ``blocks per SM`` or ``warps per SM`` (:func:`inferred_num_sms`; NVIDIA only): the first built-in GPU with that
+    many SMs is then *assumed* (:attr:`DeviceSpec.assumed`; the note says so), since an SM count names no part.
     """
     rec = _main_device(timeline)
     if rec is not None:
@@ -281,9 +282,11 @@ def identify(timeline: Any) -> DeviceSpec | None:
     cands = [s for s in SPECS if s.vendor == "nvidia" and s.num_sms == sms]
     if not cands:
         return None
-    note = f"no device recorded; {sms} SMs inferred from Kineto's 'blocks per SM' / 'warps per SM'"
-    if len(cands) > 1:
-        note += "; also matches " + ", ".join(s.name for s in cands[1:]) + " (first taken)"
+    # an SM count names no GPU: other parts (and variants of this one) have as many SMs, so the GPU is assumed
+    note = (f"{cands[0].name} assumed from {sms} SMs inferred from Kineto's 'blocks per SM' / 'warps per SM' ("
+            "any GPU with as many SMs is as likely")
+    note += ("" if len(cands) == 1 else ", among the built-in ones " + ", ".join(s.name for s in cands[1:]))
+    note += "; pass --device-spec FILE to be exact)"
     return cands[0].with_note(note)
 
 
