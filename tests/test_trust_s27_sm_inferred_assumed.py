@@ -42,3 +42,15 @@ def test_json_and_console_say_assumed(tmp_path):
     src = to_dict(run)["sources"][0]
     assert src["device_spec_assumed"] is True
     assert "assumed" in src["device_text"] and "108 SMs" in src["device_text"]
+
+
+def test_device_named_as_its_spec_is_said_once():
+    # TraceLens's torch_compile_triton trace records "AMD Instinct MI300X", the spec's own name: one name, not
+    # "AMD Instinct MI300X (analysed as AMD Instinct MI300X)"; a recorded name that differs keeps the spec beside it
+    from gpulens.devices import get_spec
+    from gpulens.reports._format import device_text
+
+    mi300x = get_spec("AMD Instinct MI300X").with_note("identified from name 'AMD Instinct MI300X'")
+    assert device_text([{"name": "AMD Instinct MI300X"}], mi300x) == "AMD Instinct MI300X"
+    h100 = get_spec("NVIDIA H100 SXM").with_note("identified from name 'NVIDIA H100 80GB HBM3'")
+    assert device_text([{"name": "NVIDIA H100 80GB HBM3"}], h100) == "NVIDIA H100 80GB HBM3 (analysed as NVIDIA H100 SXM)"

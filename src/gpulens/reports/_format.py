@@ -470,6 +470,8 @@ def device_text(devices: list[dict[str, Any]], spec: Any) -> str:
         if is_assumed(note):  # never as if the input named it: "analysed as an assumed X — assumed from …"
             return f"{names} (analysed as an assumed {name} — {note.split(name, 1)[-1].strip()})"
         how = bool(note) and not note.startswith("identified from name")
+        if not how and names.casefold() == str(name).casefold():
+            return names  # the trace names the spec itself: "AMD Instinct MI300X", not "… (analysed as …MI300X)"
         return f"{names} (analysed as {name}" + (f": {note}" if how else "") + ")"
     return f"{names} (no hardware spec identified: no roofline peaks; pass --device-spec)"
 
