@@ -165,7 +165,16 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
     # caption names them, every point has its name on hover (the 15 largest are labelled)
     rank_of = _hot_ranks(s)
     named = set(ok.assign(_t=num["time_ns"]).nlargest(15, "_t")["name"].astype(str)) if len(ok) else set()
-    text_of = _point_labels(ok, num["time_ns"], rank_of, named) if len(ok) else {}
+    ais = [float(x) for x in ok["arithmetic_intensity"]] if len(ok) else []
+    top = comp[0][1] if comp else max(float(x) for x in ok["flops_per_s"]) * 4
+    low_ridge = min([c[1] / bws[0] for c in comp] if comp and bws else [1.0])
+    lo = min([0.01] + [a / 4 for a in ais] + [low_ridge / 100])
+    hi = max([1e4] + [a * 4 for a in ais])
+    # the y axis spans the roofs' tops down to the memory roof's foot or the slowest point, whichever is lower
+    fls = [float(x) for x in ok["flops_per_s"] if float(x) > 0] if len(ok) else []
+    floor = min(fls + ([lo * min(bws)] if bws else []) + [top])
+    merge = label_merge_decades(math.log10(hi / lo), math.log10(max(top, max(fls, default=top)) / floor))
+    text_of = _point_labels(ok, num["time_ns"], rank_of, named, merge) if len(ok) else {}
     keys = pd.Series(roof_keys(s, ok) if len(ok) else [], index=ok.index, dtype=object)
     order = {k: i for i, (k, _, _) in enumerate(comp)}
     groups = sorted({(k, _bound(b)) for k, b in zip(keys, ok["bound"])} if len(ok) else set(),
@@ -192,11 +201,6 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
                                 "sizeref": 2.0 * max(tmax, 1.0) / 40 ** 2, "color": colour_of.get(key, GREY),
                                 "symbol": symbol, "line": {"color": "#000000", "width": 0.7}},
                      "hovertext": hover, "hoverinfo": "text"})
-    ais = [float(x) for x in ok["arithmetic_intensity"]] if len(ok) else []
-    top = comp[0][1] if comp else max(float(x) for x in ok["flops_per_s"]) * 4
-    low_ridge = min([c[1] / bws[0] for c in comp] if comp and bws else [1.0])
-    lo = min([0.01] + [a / 4 for a in ais] + [low_ridge / 100])
-    hi = max([1e4] + [a * 4 for a in ais])
     sm = r.summary if r is not None and not r.skipped else {}
     measured = "memory_bandwidth" in (sm.get("measured_roofs") or [])
     # beside achievable compute roofs the legend says the memory roof's basis (roofline_heading says it in words)
@@ -312,12 +316,25 @@ def _hot_ranks(s: SourceReport) -> dict[str, int]:
 
 #: Points closer than this on both log axes (decades) share one label: "#2 #13", not "#2" printed over "#13".
 LABEL_MERGE_DECADES = 0.06
+#: The plot area the chart gets on a laptop-width page (px, x and y: the 560 px figure less its legend and axis
+#: titles) and the room one point label takes (``#12`` at 11 px, with the gap to the next line): labels of points
+#: closer than that on the drawn axes would print over each other, whatever the decades the axes span.
+PLOT_AREA_PX = (1000.0, 340.0)
+LABEL_BOX_PX = (30.0, 15.0)
 
 
-def _point_labels(ok: pd.DataFrame, time_ns: pd.Series, rank_of: dict, named: set) -> dict[str, str]:
+def label_merge_decades(x_decades: float, y_decades: float) -> tuple[float, float]:
+    """(x, y) distances in decades under which two points' labels collide on axes spanning ``x_decades`` and
+    ``y_decades`` (:data:`PLOT_AREA_PX`, :data:`LABEL_BOX_PX`); never below :data:`LABEL_MERGE_DECADES`."""
+    return (max(LABEL_MERGE_DECADES, x_decades * LABEL_BOX_PX[0] / PLOT_AREA_PX[0]),
+            max(LABEL_MERGE_DECADES, y_decades * LABEL_BOX_PX[1] / PLOT_AREA_PX[1]))
+
+
+def _point_labels(ok: pd.DataFrame, time_ns: pd.Series, rank_of: dict, named: set,
+                  merge: tuple[float, float] = (LABEL_MERGE_DECADES, LABEL_MERGE_DECADES)) -> dict[str, str]:
     """Kernel name → the text beside its point: its rank tag (``#3``), the tags of the labelled points that lie
-    (nearly) on top of it joined on the one with the most time (``#2 #13``), empty for the others and for points
-    not labelled."""
+    (nearly) on top of it — within ``merge`` decades on the x and y axes (:func:`label_merge_decades`) — joined on
+    the one with the most time (``#2 #13``), empty for the others and for points not labelled."""
     if not len(ok):
         return {}
     pts = ok.assign(_t=time_ns.reindex(ok.index).astype(float)).sort_values("_t", ascending=False, kind="stable")
@@ -328,7 +345,7 @@ def _point_labels(ok: pd.DataFrame, time_ns: pd.Series, rank_of: dict, named: se
             continue
         x, y, tag = float(np.log10(float(ai))), float(np.log10(float(fl))), _tag(rank_of, n).strip()
         for lx, ly, tags in leaders:
-            if abs(lx - x) < LABEL_MERGE_DECADES and abs(ly - y) < LABEL_MERGE_DECADES:
+            if abs(lx - x) < merge[0] and abs(ly - y) < merge[1]:
                 tags.append(tag)
                 out[n] = ""
                 break
