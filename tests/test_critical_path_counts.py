@@ -1,4 +1,4 @@
-"""Distinct events per (window, class) of the critical path (critical_path._distinct_events, the ``events``
+"""Distinct events per (window, class) of the critical path (_critical_paths._distinct_events, the ``events``
 column) against a set of (key, event) pairs built row by row: narrow spans (the bitmap), scattered events (the
 hash fallback), keys without rows, and the −1 (no event) position."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gpulens.analyzers.critical_path import CLASSES, _distinct_events
+from gpulens.analyzers._critical_paths import CLASSES, _distinct_events
 
 
 def _reference(key: np.ndarray, pos: np.ndarray, nkey: int) -> np.ndarray:

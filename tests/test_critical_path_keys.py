@@ -1,4 +1,4 @@
-"""The critical path's per-class rows (``critical_path._class_rows``) and their window × class keys
+"""The critical path's per-class rows (``_critical_paths._class_rows``) and their window × class keys
 (``_window_keys``) on hand-made paths: sums, distinct events and top events counted by hand below."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpulens.analyzers._critical_walk import CLASSES, CODE
-from gpulens.analyzers.critical_path import Segments, _class_rows, _window_keys
+from gpulens.analyzers._critical_paths import Segments, _class_rows, _window_keys
 
 
 def _seg(cls, ns, who, pos):

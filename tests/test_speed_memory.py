@@ -139,7 +139,7 @@ def test_one_rank_window_equals_the_general_hull(tmp_path):
 def test_last_segment_search_sorted_queries_equal_count_by_hand():
     # one rank, queries in time order and more of them than segments (a path's wait segments): the count of
     # segment starts at or before each query, minus one — ties at a start, before the first and after the last
-    from gpulens.analyzers.critical_path import last_segment_at_or_before
+    from gpulens.analyzers._critical_paths import last_segment_at_or_before
 
     rng = np.random.default_rng(5)
     for _ in range(200):
@@ -150,7 +150,7 @@ def test_last_segment_search_sorted_queries_equal_count_by_hand():
 
 
 def test_last_segment_search_one_rank_equals_the_sort_over_ranks():
-    from gpulens.analyzers.critical_path import last_segment_at_or_before
+    from gpulens.analyzers._critical_paths import last_segment_at_or_before
 
     rng = np.random.default_rng(3)
     for _ in range(200):
