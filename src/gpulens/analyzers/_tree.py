@@ -21,7 +21,8 @@ Rules applied to the findings of one source (:func:`arrange`):
 * a child's time at stake is part of its parent's: where a child's estimate exceeds its quantified parent's, the
   child is shown with the parent's figure (e.g. a wave-quantization estimate under a verdict whose roofline
   distance is smaller: the kernel cannot gain more than its distance to the roof);
-* a parent is at least as severe as any finding under it (:func:`raise_parents`).
+* a parent is at least as severe as any finding under it, and a child with its parent's time at stake (the same
+  figure, detailed) exactly as severe (:func:`raise_parents`).
 """
 
 from __future__ import annotations
@@ -164,8 +165,9 @@ _CAPPED = re.compile(r" ?At stake: [^ ]+ [^ ]+ of the ([^ ]+ [^ ]+) described �
 def raise_parents(findings: list[Finding]) -> None:
     """A finding is at least as severe as any finding under it in the tree (:func:`resolve_parents`), in place: a
     kernel's verdict rated ``info`` above an occupancy ``warning`` about the same kernel read as "nothing to see"
-    next to its own detail (fresh-user walk of the demo trace). A parent that gets a key from the grouping rule gets
-    it again when the tree is arranged: only severities change here."""
+    next to its own detail (fresh-user walk of the demo trace). A child carrying its parent's time at stake details
+    the same figure and takes the parent's severity. A parent that gets a key from the grouping rule gets it again
+    when the tree is arranged: only severities change here."""
     resolved = resolve_parents(findings)
     index = {}
     for i, f in enumerate(resolved):
@@ -180,6 +182,14 @@ def raise_parents(findings: list[Finding]) -> None:
                 findings[j].severity = SEVERITY_ORDER[own]
             p = resolved[j].parent
             j, depth = (index.get(p) if p else None), depth + 1
+    # a child that details its parent's very figure (the same time at stake: a kernel's roofline placement under its
+    # verdict) is rated as the parent is — one rule for one figure; before, "runs below both roofs" read info under
+    # a warning verdict with the same 21.06 µs at stake, by the roofline's own cut-off (10 % of the placed time)
+    for i, f in enumerate(resolved):
+        j = index.get(f.parent) if f.parent else None
+        if (j is not None and j != i and findings[i].time_at_stake_ns is not None
+                and findings[i].time_at_stake_ns == findings[j].time_at_stake_ns):
+            findings[i].severity = findings[j].severity
 
 
 def roots(findings: list[Finding]) -> list[Finding]:
