@@ -56,14 +56,15 @@ def test_nested_duplicate_step_is_one_window(tmp_path):
 
 
 def test_step_on_two_threads_is_walked_on_the_launching_thread(tmp_path):
-    # ProfilerStep#1 on the launching thread 100 (990–1030 µs) and on thread 200 (991–1051 µs, longer, no launch):
-    # the step is thread 100's 40 µs; ProfilerStep#2 (1035–1075 µs) follows
+    # ProfilerStep#1 on the launching thread 100 (990–1080 µs) and on thread 200 (991–1091 µs, longer, no launch):
+    # the step is thread 100's 90 µs (its three kernels end at 1075 µs, inside it); ProfilerStep#2 (1085–1125 µs)
+    # follows
     ev = [_launch(1000, 1), _kernel(1005, 1, "gemm_a"), _launch(1010, 2), _kernel(1030, 2, "gemm_b"),
           _launch(1020, 3), _kernel(1055, 3, "gemm_c"),
-          _step(1, 990, 40), _step(1, 991, 60, tid=200), _step(2, 1035, 40)]
+          _step(1, 990, 90), _step(1, 991, 100, tid=200), _step(2, 1085, 40)]
     table, summary, findings = _path(tmp_path, ev)
-    assert dict(table.groupby("step")["step_ns"].first()) == {1: 40_000, 2: 40_000}
-    assert summary["windows"] == 2 and summary["path_ns"] == 80_000
+    assert dict(table.groupby("step")["step_ns"].first()) == {1: 90_000, 2: 40_000}
+    assert summary["windows"] == 2 and summary["path_ns"] == 130_000
     # thread 100's three 4 µs launch calls lie in step 1: they are on its path
     assert table[(table["step"] == 1) & (table["class"] == "runtime")]["time_ns"].tolist() == [12_000]
     _check_shares(table, summary, findings)

@@ -196,6 +196,50 @@ def _windows(timeline: Timeline, gpu: pd.DataFrame, aux: dict) -> list[tuple]:
     return out
 
 
+def _with_launched_work(windows: list[tuple], walker: Walker, gpu: pd.DataFrame) -> tuple[list[tuple], int]:
+    """Step windows that end where the GPU work launched inside them ends, when that is later than the step range's
+    end (Holistic Trace Analysis' window: the GPU events whose launch call lies in the annotation's range belong to
+    it, wherever they run): the walk then starts at the last of them. When the GPU runs far behind the host (a deep
+    launch queue), the host range alone holds none of its step's kernels and its path is host time only — "CPU ops
+    hold 61 % of the step" on a GPU busy 97 % of the time. Windows without a step (one per rank) already end at the
+    rank's last GPU event; a step whose launched work ends inside its range is unchanged.
+
+    Unlike HTA's per-annotation windows, a rank's windows never overlap: a step starts no earlier than the end of
+    the rank's previous window, so that no GPU event is walked twice and the summed path is at most the traced span
+    (with a deep queue step N's GPU work runs during step N+1's host range: step N+1 then starts where step N's work
+    ends). A step wholly inside the previous one's window (its host range and the work it launched) adds no time of
+    its own and gets no window; the second value counts those."""
+    lp = walker.launch_pos
+    if not len(lp) or not any(st is not None for _, st, _, _, _, _ in windows):
+        return windows, 0
+    g = np.flatnonzero(lp >= 0)
+    if not len(g):
+        return windows, 0
+    t_launch = walker.h_start[lp[g]]
+    g_end = walker.g_end[g]
+    g_rank = gpu["rank"].to_numpy()[g]
+    by_rank: dict = {}
+    for r, rows in _rows_by_rank(g_rank).items():
+        o = rows[np.argsort(t_launch[rows], kind="stable")]
+        by_rank[r] = (t_launch[o], g[o], g_end[o])
+    out, absorbed, prev_hi = [], 0, {}
+    for rank, step, thread, lo, hi, g0 in windows:
+        if step is not None and g0 < 0 and rank in by_rank:
+            tl, gpos, ends = by_rank[rank]
+            a, b = np.searchsorted(tl, lo, side="left"), np.searchsorted(tl, hi, side="right")
+            if b > a:
+                k = a + int(np.argmax(ends[a:b]))
+                if int(ends[k]) > hi:
+                    hi, g0 = int(ends[k]), int(gpos[k])
+            lo = max(lo, prev_hi.get(rank, lo))  # windows in start order per rank (:func:`_windows`)
+            if lo >= hi:
+                absorbed += 1
+                continue
+            prev_hi[rank] = hi
+        out.append((rank, step, thread, lo, hi, g0))
+    return out, absorbed
+
+
 def _on_host_threads(windows: list[tuple], aux: dict) -> list[tuple]:
     """Step windows whose range lies on a thread that runs no host event (the step recorded by another process than
     the one running the ops: HTA's triton example writes ``ProfilerStep#1`` on pid 3100453, its ops and launches on
@@ -308,7 +352,9 @@ def _paths(timeline: Timeline) -> list:
     gpu_class = np.zeros(len(CLASSES) + 1, dtype=bool)  # class code → a GPU class with an event
     gpu_class[[CODE[c] for c in GPU_CLASSES - {"gpu_gap"}]] = True
     out = []
-    for rank, step, thread, lo, hi, g0 in _windows(timeline, gpu, aux):
+    windows, absorbed = _with_launched_work(_windows(timeline, gpu, aux), walker, gpu)
+    context_of(timeline).memo("critical_path_absorbed", lambda: absorbed)  # steps inside the previous window
+    for rank, step, thread, lo, hi, g0 in windows:
         cuts = _clock_parts(gpu, aux, rank, lo, hi, g0)
         parts = [walker.walk(thread, p_lo, p_hi, p_g0) for p_lo, p_hi, p_g0 in cuts]
         cls, a, b, pos = parts[0] if len(parts) == 1 else (np.concatenate([p[i] for p in parts]) for i in range(4))

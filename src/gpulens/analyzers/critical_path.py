@@ -39,7 +39,9 @@ from gpulens.units import fmt_ns
 COLUMNS = {
     "rank": "distributed rank [id]",
     "step": "ProfilerStep number (unknown when the window is the whole trace) [id]",
-    "step_ns": "duration of the step (the critical path's length) [ns]",
+    "step_ns": "duration of the step: its ProfilerStep range, to the end of the GPU work launched in it when that "
+               "ends later, from the end of the rank's previous step when that is later (windows never overlap; the "
+               "critical path's length) [ns]",
     "class": "event class on the path: cpu_op, runtime, sync, host_idle, launch_delay, kernel, comm, memcpy, memset, "
              "gpu_gap, unattributed (a GPU wait whose launch call is not in the trace) [text]",
     "time_ns": "time of the class on the path [ns]",
@@ -132,6 +134,11 @@ class CriticalPath(Analyzer):
                                           _unlinked_launch_calls(timeline),
                                           bool(context_of(timeline).mask_of("cpu_op").any()),
                                           lambda: _longest_runtime_segment(ps, names), _cut_steps(timeline, ps))
+        absorbed = int(context_of(timeline).memo("critical_path_absorbed", lambda: 0))
+        summary["steps_absorbed"] = absorbed
+        if absorbed:
+            findings[0].detail += (f" {absorbed} step(s) ran wholly within the previous step's window (its GPU work "
+                                   "still running): they add no time of their own and have no path.")
         # the findings tree (issue 14.6), each nanosecond once: a path held by host-side or gap time is GPU idle
         # time, so it details the breakdown's idle finding; a path held by GPU work is time the kernel verdicts
         # already rank, so it is stated (title) but not counted a second time
@@ -171,6 +178,8 @@ class CriticalPath(Analyzer):
         return AnalysisResult(self.name, t[list(COLUMNS)], cols, summary, findings,
                               summary_columns={"windows": "steps (or whole-trace windows) analysed [count]",
                                                "path_ns": "summed critical-path length [ns]",
+                                               "steps_absorbed": "steps that ran wholly within the previous step's "
+                                                                 "window and have no path of their own [count]",
                                                "gpu_share": "share of the path on GPU work [share]",
                                                "bound": "gpu or cpu: which side holds most of the path [text]",
                                                "top_class": "event class with the most path time [text]"})
