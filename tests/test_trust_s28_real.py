@@ -170,3 +170,49 @@ def test_rpd_compressed_or_not(tmp_path, name):
     p.write_bytes(gzip.compress(raw.read_bytes()) if name.endswith(".gz") else raw.read_bytes())
     tl = collect(p)
     assert int(tl.events.loc[tl.events["kind"] == "kernel", "dur_ns"].sum()) == 13_000
+
+
+# --- the device line names the GPUs that ran the work (wenscarl/cutlass_benchmark report1.sqlite: nsys lists the
+# node's 2 × A100-PCIE-40GB and 2 × A40, the kernels and copies ran on device 0, an A100; the line read
+# "NVIDIA A100-PCIE-40GB, NVIDIA A40 (analysed as NVIDIA A100 40GB PCIe)", as if the run used an A40)
+
+def _kineto_two_gpus(path: Path, kernel_device: int) -> Path:
+    props = [{"id": 0, "name": "NVIDIA A100-SXM4-80GB", "computeMajor": 8, "computeMinor": 0, "numSms": 108,
+              "totalGlobalMem": 85095874560, "maxThreadsPerMultiprocessor": 2048, "regsPerMultiprocessor": 65536,
+              "sharedMemPerMultiprocessor": 167936, "warpSize": 32},
+             {"id": 1, "name": "NVIDIA A40", "computeMajor": 8, "computeMinor": 6, "numSms": 84,
+              "totalGlobalMem": 47850782720, "maxThreadsPerMultiprocessor": 1536, "regsPerMultiprocessor": 65536,
+              "sharedMemPerMultiprocessor": 102400, "warpSize": 32}]
+    ev = [{"ph": "X", "cat": "kernel", "name": f"k{i}", "pid": kernel_device, "tid": 7, "ts": 1000.0 + 10 * i,
+           "dur": 5.0, "args": {"device": kernel_device, "stream": 7, "correlation": 100 + i}} for i in range(3)]
+    path.write_text(json.dumps({"schemaVersion": 1, "deviceProperties": props, "traceEvents": ev}))
+    return path
+
+
+@pytest.mark.parametrize("kernel_device, used, idle", [(0, "NVIDIA A100-SXM4-80GB", "NVIDIA A40"),
+                                                       (1, "NVIDIA A40", "NVIDIA A100-SXM4-80GB")])
+def test_device_line_names_the_gpu_that_ran_the_work(tmp_path, kernel_device, used, idle):
+    from gpulens.cli import main
+
+    p = _kineto_two_gpus(tmp_path / "t.json", kernel_device)
+    out, md = tmp_path / "r.json", tmp_path / "r.md"
+    assert main(["analyze", str(p), "--json", str(out), "--markdown", str(md)]) == 0
+    text = json.loads(out.read_text())["sources"][0]["device_text"]
+    head = text.split(";")[0]
+    assert head.startswith(used) and idle not in head  # the run's GPU first, alone
+    assert text.endswith(f"also recorded, no GPU work on it: {idle}")
+    assert text in md.read_text()
+
+
+def test_split_by_work_claims_nothing_when_no_device_matches():
+    """Recorded devices numbered otherwise than the events: all stay the run's, none is called idle."""
+    import pandas as pd
+
+    from gpulens.devices import split_by_work
+    from gpulens.timeline import Timeline
+
+    tl = Timeline()
+    tl.meta.devices = [{"rank": 0, "device_id": 5, "name": "A"}, {"rank": 0, "device_id": 6, "name": "B"}]
+    tl.events = pd.DataFrame({"kind": ["kernel"], "rank": [0], "device_id": [0]})
+    busy, idle = split_by_work(tl)
+    assert [d["name"] for d in busy] == ["A", "B"] and idle == []

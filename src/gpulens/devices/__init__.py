@@ -223,6 +223,35 @@ def main_device(timeline: Any) -> Mapping[str, Any] | None:
     return _main_device(timeline)
 
 
+def split_by_work(timeline: Any) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
+    """The recorded devices (``meta.devices``) split into those that ran GPU work (kernels, collectives, copies,
+    fills) and those that ran none, matched on ``(rank, device_id)`` as :func:`main_device` matches them.
+
+    An nsys export lists every GPU of the machine (``TARGET_INFO_GPU``), a Kineto trace every visible device: a
+    run on one A100 of a node that also holds two A40s records all three. When no recorded device matches a GPU
+    event (another numbering, no GPU work) all are returned as working and none as idle: nothing is claimed.
+    """
+    devs = [d for d in timeline.meta.devices if isinstance(d, Mapping)]
+    ev = timeline.events
+    if not devs or not len(ev):
+        return devs, []
+    from gpulens.timeline import GPU_KINDS
+
+    gpu = ev[ev["kind"].isin(GPU_KINDS) & (ev["device_id"] >= 0)]
+    keys = {(int(r), int(g)) for r, g in gpu[["rank", "device_id"]].drop_duplicates().itertuples(index=False)}
+
+    def key(d: Mapping[str, Any]) -> tuple[int, int] | None:
+        try:
+            return int(d.get("rank", 0) or 0), int(d.get("device_id", 0) or 0)
+        except (TypeError, ValueError):
+            return None
+
+    busy = [d for d in devs if key(d) in keys]
+    if not busy:
+        return devs, []
+    return busy, [d for d in devs if key(d) not in keys]
+
+
 def _main_device(timeline: Any) -> Mapping[str, Any] | None:
     devs = [d for d in timeline.meta.devices if isinstance(d, Mapping)]
     if not devs:
@@ -292,4 +321,4 @@ def identify(timeline: Any) -> DeviceSpec | None:
 
 __all__ = ["PRECISIONS", "SPECS", "SPEC_HINT", "ArchLimits", "DeviceSpec", "Figure", "find_spec", "get_spec", "identify", "identify_device",
            "inferred_num_sms", "limits_for", "limits_of_record", "load_spec", "main_device", "no_spec_reason",
-           "spec_from_dict"]
+           "spec_from_dict", "split_by_work"]

@@ -453,11 +453,31 @@ def breakdown_rest(row: Mapping[str, Any], span_key: str = "span_ns") -> float:
     return float(span) - sum(float(row.get(k) or 0) for k, _ in BREAKDOWN_PARTS if not is_missing(row.get(k)))
 
 
-def device_text(devices: list[dict[str, Any]], spec: Any) -> str:
+def device_text(devices: list[dict[str, Any]], spec: Any, idle: Any = ()) -> str:
     """The one wording of "which GPU, analysed as which hardware spec" for every reporter: the recorded device names
     and the spec the roofline and occupancy used (``"Tesla V100-SXM2-32GB (analysed as NVIDIA V100 SXM2)"``, with how
     it was identified when not by name: ``"… (analysed as NVIDIA H100 SXM: identified from compute capability 9.0
-    with 132 SMs)"``), or that none was identified."""
+    with 132 SMs)"``), or that none was identified. ``idle``: recorded devices that ran no GPU work
+    (:func:`gpulens.devices.split_by_work`): their names, when none of ``devices`` has them, are said apart
+    (``"; also recorded, no GPU work on it: NVIDIA A40"``), never as a device of the run."""
+    text = _device_text(devices, spec)
+    used = {str(d.get("name")) for d in devices if d.get("name")}
+    rest = sorted({str(d.get("name")) for d in idle or () if d.get("name")} - used)
+    if rest:
+        text += f"; also recorded, no GPU work on {'it' if len(rest) == 1 else 'them'}: {', '.join(rest)}"
+    return text
+
+
+def run_device_text(tl: Any, spec: Any) -> str:
+    """:func:`device_text` of a Timeline: the devices that ran its GPU work named as the run's, the others recorded
+    beside them said apart (:func:`gpulens.devices.split_by_work`)."""
+    from gpulens.devices import split_by_work
+
+    busy, idle = split_by_work(tl)
+    return device_text(list(busy), spec, idle)
+
+
+def _device_text(devices: list[dict[str, Any]], spec: Any) -> str:
     names = ", ".join(sorted({str(d.get("name")) for d in devices if d.get("name")}))
     if not names:  # a record without a name still tells the architecture (ROCm: gfx arch and CU count)
         from gpulens.devices.naming import arch_text

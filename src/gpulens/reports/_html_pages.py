@@ -18,7 +18,7 @@ from gpulens.reports._answer import finding_tree, next_step, shown_title
 from gpulens.reports._html_answer import answer_html
 from gpulens.units import fmt_capacity, fmt_share, is_missing, share_pct_text
 from gpulens.reports._format import critical_set_text
-from gpulens.reports._format import (breakdown_rest, busy_text, column_label, device_text, fmt_ns, fmt_unit,
+from gpulens.reports._format import (breakdown_rest, busy_text, column_label, run_device_text, fmt_ns, fmt_unit,
                                      kernel_time_text, launches_text, record_vendor, time_scale, unit_of, vendor_label)
 from gpulens.reports._format import (ONE_OFF_LABEL, STEADY_IDLE_LABEL, idle_at_most, idle_bound_note, one_off_split,
                                      world_note)
@@ -97,7 +97,7 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
     sm, tl = s.summary, s.timeline
     hs = s.results.get("hotspots")
     hsum = hs.summary if hs is not None else {}
-    devices = device_text(tl.meta.devices, s.device)
+    devices = run_device_text(tl, s.device)
     from gpulens.reports._answer import partial_reason
 
     status = s.status + (f" — {partial_reason(s)}" if partial_reason(s) else "")

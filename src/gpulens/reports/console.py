@@ -14,7 +14,7 @@ from gpulens.reports._answer import (CONSOLE_LIST, answer, clock_note, finding_t
 from gpulens.reports._fit import Col, FirstFit, FitTable, glued, name_col
 from gpulens.analyzers._advice import vendor_word
 from gpulens.reports._format import critical_set_text
-from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text,  # noqa: F401 (fmt_ns: re-export)
+from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text, run_device_text,  # noqa: F401 (fmt_ns: re-export)
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, limiter_text, rank_ranges,
                                      roofline_heading, vendor_short_label)
 from gpulens.reports._format import (IDLE_KEYS, SPLIT_PARTS, column_label, idle_at_most, idle_bound_note, kib_text,
@@ -55,7 +55,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     clocks = clock_note(s)
     if clocks:  # read with the verdict: the time bases the figures below rest on
         parts.insert(1 if partial else 0, Text(f"CLOCKS: {clocks}\n", style="bold yellow"))
-    devs = device_text(tl.meta.devices, s.device)
+    devs = run_device_text(tl, s.device)
     head = Table.grid(padding=(0, 2))
     head.add_column(style="bold")
     head.add_column()

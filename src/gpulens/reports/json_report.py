@@ -22,7 +22,7 @@ import pandas as pd
 from gpulens.analyzers.base import declared_unit, is_clock_position
 from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import clock_note, partial_reason
-from gpulens.reports._format import device_text
+from gpulens.reports._format import run_device_text
 
 #: Rows of an analysis table written in full; longer tables end with one "other" row (module docstring).
 MAX_TABLE_ROWS = 1000
@@ -135,7 +135,7 @@ def source_dict(s: SourceReport, top: int = 20) -> dict[str, Any]:
         # whether that spec was assumed, not read from the input (its peaks may not be the profiled GPU's), and
         # the one wording every reporter shows ("… (analysed as an assumed X — …)", "… (no hardware spec …)")
         "device_spec_assumed": bool(getattr(s.device, "assumed", False)),
-        "device_text": device_text(tl.meta.devices, s.device),
+        "device_text": run_device_text(tl, s.device),
         "truncated": tl.meta.truncated,
         "truncated_at": tl.meta.truncated_at,
         "partial_reason": partial_reason(s) or None,

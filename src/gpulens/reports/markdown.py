@@ -19,7 +19,7 @@ from gpulens.reports._answer import (MARKDOWN_LIST, answer, clock_note, critical
                                       more_text, next_step, partial_reason, shown_title)
 from gpulens.units import fmt_share
 from gpulens.reports._format import SPLIT_PARTS, critical_set_text, idle_bound_note, one_off_split, world_note
-from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, clip, column_label, device_text,
+from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, clip, column_label, run_device_text,
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, rank_ranges, result_title,
                                      roofline_heading, shown_columns, span_text, stake_notes, unit_of, window_text,
                                      with_limiter_text)
@@ -71,7 +71,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
     sm, tl = s.summary, s.timeline
     hs = s.results.get("hotspots")
     hsum = hs.summary if hs is not None else {}
-    devices = device_text(tl.meta.devices, s.device)
+    devices = run_device_text(tl, s.device)
     a = answer(s)
     top = [f"{i + 1}. **{fmt_ns(f.time_at_stake_ns)}** {md_text(shown_title(f), 260)} → {md_text(next_step(f), 300)}"
            for i, f in enumerate(a.findings)]
