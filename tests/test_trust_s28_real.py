@@ -216,3 +216,18 @@ def test_split_by_work_claims_nothing_when_no_device_matches():
     tl.events = pd.DataFrame({"kind": ["kernel"], "rank": [0], "device_id": [0]})
     busy, idle = split_by_work(tl)
     assert [d["name"] for d in busy] == ["A", "B"] and idle == []
+
+
+def test_real_rpd_matmul_counts():
+    """ROCm/rocmProfileData's example RPD (tests/data/PROVENANCE.md): figures from its rocpd_op table, counted with
+    sqlite3 — KernelExecution 29 ops, Σ(end − start) 26,399,795 ns; CopyHostToDevice 2 (157,178,063 ns) +
+    CopyDeviceToHost 53 (334,758 ns); FillBuffer 1 (5,440 ns); all on gpuId 2."""
+    p = Path(__file__).parent / "data" / "rocprof" / "rpd_matmul" / "matmul_result.rpd"
+    tl = collect(p)
+    ev = tl.events
+    k, c, f = (ev[ev["kind"] == kd] for kd in ("kernel", "memcpy", "memset"))
+    assert len(k) == 29 and int(k["dur_ns"].sum()) == 26_399_795
+    assert len(c) == 55 and int(c["dur_ns"].sum()) == 157_178_063 + 334_758
+    assert c["copy_kind"].astype(str).value_counts().to_dict() == {"DtoH": 53, "HtoD": 2}
+    assert len(f) == 1 and int(f["dur_ns"].sum()) == 5_440
+    assert set(ev.loc[ev["kind"].isin(["kernel", "memcpy", "memset"]), "device_id"]) == {2}
