@@ -29,3 +29,47 @@ def test_python_dash_m_gpulens_runs_the_command_line(tmp_path):
                        capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr
     assert json.loads(out.read_text())["sources"][0]["summary"]["kernel_time_ns"] == 4_000  # 4 µs
+
+
+# ------------------------------------------------------------------------------- B20: ncu rows not adjacent
+def _ncu_details(rows: list[tuple[int, str, str, str, str]]) -> str:
+    head = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Device", "CC",
+            "Section Name", "Metric Name", "Metric Unit", "Metric Value"]
+    buf = io.StringIO()
+    w = csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    w.writerow(head)
+    for i, name, metric, unit, value in rows:
+        w.writerow([i, 4242, "demo", "127.0.0.1", name, 1, 7, 0, "9.0", "GPU Speed Of Light Throughput", metric,
+                    unit, value])
+    return "==PROF== Connected to process 4242 (/opt/demo)\n" + buf.getvalue()
+
+
+def test_b20_ncu_details_sorted_by_metric_keeps_one_launch_per_id(tmp_path):
+    """A details page sorted by metric (a spreadsheet sort): each launch's rows are no longer adjacent, so IDs come
+    back, but no (ID, metric) pair repeats — one output, one launch per ID (was: read as 2 appended outputs of 8
+    launches, half without a duration)."""
+    a, b, c = "gemm(float*, int)", "reduce(float*, int)", "scale(float*, int)"
+    rows = [(0, a, "Duration", "usecond", "1,234.56"), (1, b, "Duration", "msecond", "2.05"),
+            (2, c, "Duration", "nsecond", "7,000"),
+            (0, a, "Elapsed Cycles", "cycle", "1,845,220"), (1, b, "Elapsed Cycles", "cycle", "3,060,000"),
+            (2, c, "Elapsed Cycles", "cycle", "10,500")]
+    p = tmp_path / "details.csv"
+    p.write_text(_ncu_details(rows))
+    tl = collectors.collect(p)
+    k = tl.events[tl.events["kind"].astype(str) == "kernel"]
+    got = dict(zip(k["name"].astype(str), k["dur_ns"].astype(int)))
+    assert got == {a: 1_234_560, b: 2_050_000, c: 7_000}  # 1,234.56 µs; 2.05 ms; 7,000 ns
+    assert not any("appended" in w for w in tl.meta.warnings)
+
+
+def test_b20_ncu_two_outputs_appended_still_two_runs(tmp_path):
+    """Two outputs appended (IDs restart at 0, the same metrics again): still 4 launches, not 2 merged."""
+    a, b = "gemm(float*, int)", "reduce(float*, int)"
+    run = [(0, a, "Duration", "usecond", "10"), (0, a, "Elapsed Cycles", "cycle", "100"),
+           (1, b, "Duration", "usecond", "20"), (1, b, "Elapsed Cycles", "cycle", "200")]
+    run2 = [(i, n, m, u, v.replace("10", "30").replace("20", "40")) for i, n, m, u, v in run]
+    p = tmp_path / "details.csv"
+    p.write_text(_ncu_details(run + run2))
+    tl = collectors.collect(p)
+    k = tl.events[tl.events["kind"].astype(str) == "kernel"]
+    assert sorted(k["dur_ns"].astype(int)) == [10_000, 20_000, 30_000, 40_000]
