@@ -73,3 +73,26 @@ def test_b20_ncu_two_outputs_appended_still_two_runs(tmp_path):
     tl = collectors.collect(p)
     k = tl.events[tl.events["kind"].astype(str) == "kernel"]
     assert sorted(k["dur_ns"].astype(int)) == [10_000, 20_000, 30_000, 40_000]
+
+
+# ------------------------------------------------------------- B03: control characters in metadata, lenient
+def _kernel(name, ts, dur):
+    return {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": "stream 7", "ts": ts, "dur": dur,
+            "args": {"device": 0, "stream": 7}}
+
+
+def test_b03_lenient_reading_says_it_accepted_control_characters_in_metadata(tmp_path):
+    """Raw control characters in strings of the metadata before and after traceEvents (a log line with a newline):
+    strict reading warns that it skipped that metadata; lenient reading accepts them — and must say so (was: no
+    warning at all, as if the file were valid JSON). 3 raw characters: \\x01 and \\n before, \\t after."""
+    ev = json.dumps([_kernel("k_a", 10, 5), _kernel("k_b", 20, 7)])
+    text = '{"schemaVersion": 1, "log": "a\x01b\nc", "traceEvents": ' + ev + ', "note": "q\tz"}'
+    p = tmp_path / "t.json"
+    p.write_text(text)
+    lenient = collectors.collect(p, strict=False)
+    assert int(lenient.events["dur_ns"].sum()) == 12_000  # 5 + 7 µs
+    said = [w for w in lenient.meta.warnings if "control characters" in w]
+    assert said and "×3" in said[0], lenient.meta.warnings
+    strict = collectors.collect(p)
+    assert any("malformed JSON outside the events" in w for w in strict.meta.warnings)
+    assert int(strict.events["dur_ns"].sum()) == 12_000
