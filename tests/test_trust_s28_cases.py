@@ -10,7 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import gpulens
 from gpulens import collectors
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -96,3 +95,42 @@ def test_b03_lenient_reading_says_it_accepted_control_characters_in_metadata(tmp
     strict = collectors.collect(p)
     assert any("malformed JSON outside the events" in w for w in strict.meta.warnings)
     assert int(strict.events["dur_ns"].sum()) == 12_000
+
+
+# ---------------------------------------------------------- B05 / gate: a rocprofv3 JSON trace is a trace
+def _v3_json(path: Path, kernels: list[tuple[str, int, int]]) -> Path:
+    """A minimal rocprofv3 ``--output-format json`` file: one MI300X agent, one queue; ``kernels`` = (name, start
+    ns, end ns)."""
+    syms = [{"kernel_id": i + 1, "kernel_name": n, "formatted_kernel_name": n, "demangled_kernel_name": n,
+             "truncated_kernel_name": n} for i, (n, _, _) in enumerate(kernels)]
+    disp = [{"kind": 11, "operation": 2, "thread_id": 908, "correlation_id": {"internal": i + 1, "external": 0},
+             "start_timestamp": a, "end_timestamp": b,
+             "dispatch_info": {"agent_id": {"handle": 200}, "queue_id": {"handle": 16}, "kernel_id": i + 1,
+                               "dispatch_id": i + 1, "workgroup_size": {"x": 256, "y": 1, "z": 1},
+                               "grid_size": {"x": 65536, "y": 1, "z": 1}}}
+            for i, (_, a, b) in enumerate(kernels)]
+    agents = [{"id": {"handle": 100}, "type": 1, "node_id": 0, "logical_node_id": 0, "name": "AMD EPYC"},
+              {"id": {"handle": 200}, "type": 2, "node_id": 1, "logical_node_id": 1, "logical_node_type_id": 0,
+               "name": "gfx942", "product_name": "AMD Instinct MI300X", "cu_count": 304,
+               "gfx_target_version": 90402, "wave_front_size": 64}]
+    tool = {"metadata": {"pid": 908}, "agents": agents, "counters": [], "kernel_symbols": syms,
+            "callback_records": {}, "buffer_records": {"kernel_dispatch": disp, "memory_copy": []}}
+    path.write_text(json.dumps({"rocprofiler-sdk-tool": [tool]}))
+    return path
+
+
+def test_gate_reads_a_rocprofv3_json_trace_as_candidate_and_as_baseline(tmp_path):
+    """``gpulens gate`` takes traces as well as reports (its help says so); a rocprofv3 ``*_results.json`` was refused
+    as "JSON without 'sources': not a gpulens report" (only Kineto JSON was recognised). An empty one (B05) is
+    'no data' (exit 4), never a pass."""
+    from gpulens.cli import main
+
+    t = 63_857_982_592_000
+    base = _v3_json(tmp_path / "1_results.json", [("gemm_a", t, t + 10_000), ("gemm_b", t + 20_000, t + 35_000)])
+    cand = _v3_json(tmp_path / "2_results.json", [("gemm_a", t, t + 10_000), ("gemm_b", t + 20_000, t + 35_000)])
+    empty = _v3_json(tmp_path / "3_results.json", [])
+    assert main(["gate", str(cand), "-b", str(base), "-q", "--json", str(tmp_path / "g.json")]) == 0
+    assert main(["gate", str(empty), "-b", str(base), "-q"]) == 4
+    report = tmp_path / "base_report.json"
+    assert main(["analyze", str(base), "-q", "--no-cache", "--json", str(report)]) == 0
+    assert main(["gate", str(cand), "-b", str(report), "-q"]) == 0
