@@ -27,7 +27,7 @@ import numpy as np
 
 from gpulens import __version__
 from gpulens.errors import BaselineError
-from gpulens.gate.runs import Metric, RunSet, is_trace, collect_runs
+from gpulens.gate.runs import Metric, RunSet, collect_runs, is_trace
 
 BASELINE_FORMAT = 1
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
