@@ -59,6 +59,8 @@ class Damage:
 
 #: The repair key counting invalid UTF-8 sequences replaced by U+FFFD (names then show "\ufffd").
 UTF8_REPAIR = "invalid UTF-8 sequences replaced by U+FFFD"
+#: The repair key counting raw control characters let through in the metadata around the events (lenient).
+_META_CONTROL = "control characters accepted in the metadata"
 
 
 @dataclass
@@ -287,6 +289,26 @@ def _note(out: Recovery, t: _Text, start: int, end: int, lost: int, at: int, why
         out.damage.append(Damage(t.byte(start), t.byte(end), lost, t.where(at), why))
 
 
+_CONTROL = re.compile(r"[\x00-\x1f]")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+
+
+def _meta(out: Recovery, text: str, a: int, b: int, read: Any, dec: json.JSONDecoder,
+          meta: json.JSONDecoder) -> Any:
+    """``read(dec)`` of the metadata ``text[a:b]`` around the events; where strict JSON fails and lenient ``meta``
+    (raw control characters accepted) reads it, the control characters inside its strings are counted as repaired
+    in ``out.repairs``: lenient reading says what it let through (strict reading warns that it skipped it)."""
+    got = read(dec)
+    if got[0] != "bad" or meta.strict:
+        return got
+    got2 = read(meta)
+    if got2[0] != "bad":
+        n = sum(len(_CONTROL.findall(m.group(0))) for m in _STRING.finditer(text, a, b))
+        if n:
+            out.repairs[_META_CONTROL] = out.repairs.get(_META_CONTROL, 0) + n
+    return got2
+
+
 def recover(data: bytes, lenient: bool = False, deep: Any = None,
             base: tuple[int, int, int] | None = None) -> Recovery:
     """Read every readable event of a trace document whose strict decode failed (see the module docstring).
@@ -315,8 +337,8 @@ def recover(data: bytes, lenient: bool = False, deep: Any = None,
         pos = m.end()
         out.header = _header(text, meta)
         lead = text.lstrip(_WS)
-        state, at = (_members(text, len(text) - len(lead) + 1, meta, "traceEvents") if lead[:1] == "{"
-                     else ("bad", 0))
+        state, at = (_meta(out, text, 0, m.start(), lambda d: _members(text, len(text) - len(lead) + 1, d,
+                                                                           "traceEvents"), dec, meta) if lead[:1] == "{" else ("bad", 0))
         if state != "key":
             out.outside = f"before the traceEvents array, at {t.where(at)}"
     n = len(text)
@@ -371,7 +393,7 @@ def recover(data: bytes, lenient: bool = False, deep: Any = None,
         if failed is not None:
             _note(out, t, failed[0], nxt, _lost(text[failed[0]:nxt]), failed[1], failed[2])
         pos = nxt
-    state, at = _trailer(text, pos, array_form, meta)
+    state, at = _meta(out, text, pos, n, lambda d: _trailer(text, pos, array_form, d), dec, meta)
     if state == "cut":
         out.outside_cut = t.byte(n)
     elif state == "bad" and out.outside is None:

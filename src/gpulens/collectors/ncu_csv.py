@@ -218,9 +218,12 @@ def _numbers(s: pd.Series) -> np.ndarray:
 def _launches(df: pd.DataFrame) -> tuple[list[dict[str, Any]], pd.Series]:
     """One dict per launch in order of appearance, and each row's launch index.
 
-    A launch is a run of rows with the same ID (and process and kernel name). An ID seen before that comes back
-    after other rows starts a new output (two outputs appended without a header between them: IDs restart at 0):
-    its rows are new launches, and their first launch dict carries ``_restart`` (popped and counted by
+    A launch is the rows with the same ID (and process and kernel name). An ID seen before that comes back after
+    other rows starts a new output (two outputs appended without a header between them: IDs restart at 0) when it
+    cannot be the same launch: another process or kernel name under that ID, a metric (details page: ``Metric
+    Name``) that launch already has, or any repeat on the raw page (one row per launch). Otherwise (rows of the
+    details page sorted or filtered by another column, so a launch's metrics are not adjacent) the rows join that
+    launch. The first launch dict of a new output carries ``_restart`` (popped and counted by
     :func:`_combine`)."""
     ids = df["ID"].astype(str).to_numpy()
     who = df["ID"].astype(str)
@@ -228,13 +231,18 @@ def _launches(df: pd.DataFrame) -> tuple[list[dict[str, Any]], pd.Series]:
         if c in df.columns:
             who = who + "|" + df[c].astype(str)
     who = who.to_numpy()
+    metric = df["Metric Name"].fillna("").astype(str).to_numpy() if "Metric Name" in df.columns else None
     starts = np.flatnonzero(np.r_[True, who[1:] != who[:-1]]) if len(ids) else np.zeros(0, dtype="int64")
-    run_of, seen, run, restart_at = np.zeros(len(starts), dtype="int64"), set(), 0, set()
+    ends = np.r_[starts[1:], len(ids)]
+    run_of, seen, run, restart_at = np.zeros(len(starts), dtype="int64"), {}, 0, set()
     for j, i in enumerate(starts):
-        if ids[i] in seen:
-            run, seen = run + 1, set()
+        names = set() if metric is None else {m for m in metric[i:ends[j]] if m}
+        prev = seen.get(ids[i])
+        if prev is not None and (metric is None or prev[0] != who[i] or prev[1] & names):
+            run, seen = run + 1, {}
             restart_at.add(j)
-        seen.add(ids[i])
+            prev = None
+        seen[ids[i]] = (who[i], names if prev is None else prev[1] | names)
         run_of[j] = run
     per_row = np.repeat(run_of, np.diff(np.r_[starts, len(ids)])) if len(ids) else np.zeros(0, dtype="int64")
     codes, _ = pd.factorize(pd.Series(per_row.astype(str), index=df.index) + "|" + df["ID"].astype(str), sort=False)

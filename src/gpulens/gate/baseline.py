@@ -27,7 +27,7 @@ import numpy as np
 
 from gpulens import __version__
 from gpulens.errors import BaselineError
-from gpulens.gate.runs import Metric, RunSet, collect_runs
+from gpulens.gate.runs import Metric, RunSet, collect_runs, is_trace
 
 BASELINE_FORMAT = 1
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -131,7 +131,7 @@ def default_store(configured: str | Path | None = None) -> Path:
     return Path(os.environ.get("GPULENS_BASELINE_DIR") or configured or ".gpulens/baselines")
 
 
-def _is_trace_path(ref: str) -> bool:
+def is_trace_path(ref: str) -> bool:
     """True when ``--baseline`` names an existing trace file or folder rather than a saved baseline's name.
 
     A bare name (``main``) that happens to exist as a file or folder in the working directory is still a name unless
@@ -280,7 +280,9 @@ def load_baseline(path: str | Path) -> Baseline:
         raise BaselineError(f"{p}: no such baseline") from None
     except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise BaselineError(f"{p}: not a readable baseline ({exc})") from None
-    if isinstance(doc, list) or (isinstance(doc, dict) and "traceEvents" in doc):  # a Chrome/Kineto trace .json
+    if isinstance(doc, list) or (isinstance(doc, dict) and "traceEvents" in doc) or (
+            isinstance(doc, dict) and "gpulens_baseline" not in doc and "sources" not in doc and is_trace(p)):
+        # a trace .json: Chrome/Kineto, or another format a collector recognises (rocprofv3 *_results.json)
         base = baseline_from_runs(p.name.removesuffix(".json"), collect_runs([p]))
         base.path = p
         return base
@@ -304,7 +306,7 @@ def find_baseline(ref: str, machine_key: str, store: Path | None = None) -> Base
     """
     if is_path_ref(ref):
         return load_baseline(ref) if Path(ref).exists() else None
-    if _is_trace_path(ref):  # a trace (or rank folder) as baseline: analysed like a candidate trace, not a name
+    if is_trace_path(ref):  # a trace (or rank folder) as baseline: analysed like a candidate trace, not a name
         try:
             base = baseline_from_runs(Path(ref).name, collect_runs([ref]))
         except BaselineError as exc:  # "refusing to save" would speak of a save the user did not ask for

@@ -204,6 +204,18 @@ def _get(d: dict, path: tuple[str, ...]) -> Any:
     return d
 
 
+def is_trace(p: Path) -> bool:
+    """True when a collector recognises the JSON file ``p`` as a trace (rocprofv3 ``*_results.json``, a Kineto
+    trace whose ``traceEvents`` key comes late…): it is analysed, not read as a report. A gpulens report or
+    baseline is recognised by no collector."""
+    from gpulens.collectors import sniff
+
+    try:
+        return sniff(p) is not None
+    except (OSError, ValueError):
+        return False
+
+
 def load_report(path: str | Path) -> dict[str, Any]:
     """Read a ``gpulens analyze --json`` report; a trace file is analyzed and converted on the fly.
 
@@ -217,7 +229,7 @@ def load_report(path: str | Path) -> dict[str, Any]:
     doc = None
     if p.is_file():
         head = p.read_bytes()[:4096].lstrip()
-        if head.startswith(b"{") and b'"traceEvents"' not in head:
+        if head.startswith(b"{") and b'"traceEvents"' not in head and not is_trace(p):
             try:
                 doc = json.loads(p.read_text(encoding="utf-8"))
             except (ValueError, UnicodeDecodeError, RecursionError) as exc:
