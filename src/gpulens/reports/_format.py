@@ -529,8 +529,8 @@ def untimed_text(sm: Mapping[str, Any]) -> str:
     wording of every reporter: ``"unknown summed: 2 of 16 launches without a duration (the 14 with one: 10.39 ms)"``;
     ``""`` when every launch has a duration (or none has)."""
     n, timed = int(sm.get("untimed_launches") or 0), sm.get("timed_kernel_time_ns")
-    # dispatches recorded without timestamps are no events: not among kernel_count, counted here
-    m = int(sm.get("kernel_count") or 0) + int(sm.get("untimed_not_events") or 0)
+    # kernel_count holds every launch, those recorded without a time included (analyzers._unknown_time)
+    m = int(sm.get("kernel_count") or 0)
     if not n or n >= m or is_missing(timed):
         return ""
     return f"unknown summed: {n:,} of {m:,} launches without a duration (the {m - n:,} with one: {fmt_ns(timed)})"
@@ -546,7 +546,7 @@ def critical_set_text(hsum: Mapping[str, Any], sm: Mapping[str, Any] | None = No
         return f"{word} {'covers' if n == 1 else 'cover'} {fmt_share(hsum.get('critical_share'), 0)} of kernel time"
     sm = {**hsum, **(sm or {})}
     u = int(sm.get("untimed_launches") or 0)
-    m = int(sm.get("kernel_count") or 0) + int(sm.get("untimed_not_events") or 0)
+    m = int(sm.get("kernel_count") or 0)
     if u and u < m:
         return (f"{word}; {'its' if n == 1 else 'their'} share of kernel time is unknown ({u:,} of {m:,} launches "
                 "without a duration)")
