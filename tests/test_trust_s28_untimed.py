@@ -136,3 +136,63 @@ def test_per_kernel_table_has_the_untimed_kernel_with_its_count(run):
     groups = rep.sources[0].results["kernel_groups"].table
     kc = groups[groups["name"].astype(str) == "kC"]
     assert len(kc) == 1 and kc["count"].iloc[0] == 1 and _unknown(kc["time_ns"].iloc[0])
+
+
+def test_busy_is_at_least_and_idle_at_most_in_every_report(run):
+    """Busy 50 µs of the 110 µs span = 45.5 % over the timed work: at least that (kC started inside the span where
+    its start is recorded — Kineto, nsys — else unknown: rocprofv3 rows with no timestamps may lie outside it);
+    idle at most 60 µs; no idle finding puts a time at stake on it."""
+    from gpulens.reports.json_report import render as js
+    from gpulens.reports.markdown import render as md
+    from gpulens.reports.html import render as html
+    from gpulens.reports._format import busy_pct_text
+
+    path, rep = run
+    src = rep.sources[0]
+    sm = src.summary
+    assert sm["gpu_busy_ns"] == TIMED_NS and sm["idle_ns"] == IDLE_AT_MOST_NS and sm["untimed_gpu_work"] == 1
+    start_known = path.suffix in (".json", ".sqlite")
+    assert sm["busy_bound"] == ("at least" if start_known else "unknown")
+    pct = f"{100 * TIMED_NS / SPAN_NS:.1f} %"  # 45.5 %
+    text = busy_pct_text(sm)
+    assert text == f"at least {pct}" if start_known else text.startswith("unknown (")
+    assert sm["idle_bound"].startswith("at most 60.00 µs")
+    doc = json.loads(js(rep))["sources"][0]["summary"]
+    assert doc["busy_bound"] == sm["busy_bound"] and doc["idle_bound"] == sm["idle_bound"]
+    page = md(rep)
+    assert f"| GPU busy | {text} |" in page and "idle at most 60.00 µs" in page
+    assert "at most 60.00 µs" in html(rep)
+    idle = [f for r in src.results.values() for f in r.findings if f.category == "gpu-idle"]
+    assert idle and all(f.time_at_stake_ns is None for f in idle)
+
+
+def test_gate_does_not_pass_or_fail_on_bounds(tmp_path):
+    """Baseline: kC timed (30 µs). Candidate: the same run with kC untimed. Its span/busy figures are bounds and kC's
+    time unknown: no sample, never a gating PASS/REGRESSED on them; the counts (4 launches, 3 kernels) match."""
+    from gpulens.gate.runs import collect_runs
+
+    base = gpulens.analyze([kineto(tmp_path, untimed=False)])
+    cand = gpulens.analyze([kineto(tmp_path)])
+    from gpulens.reports.json_report import render as js
+
+    (tmp_path / "b.json").write_text(js(base))
+    (tmp_path / "c.json").write_text(js(cand))
+    runs = collect_runs([tmp_path / "c.json"])
+    for m in ("span_ns", "gpu_busy_ns", "kernel_busy_ns", "kernel_time_ns"):
+        assert m not in runs.metrics or not runs.metrics[m].samples
+    assert runs.metrics["kernel_count"].samples == [4.0]
+
+
+def test_diff_keeps_the_timed_kernels_and_leaves_the_untimed_one_unknown(tmp_path):
+    """A single untimed launch blanked a whole side (every kernel "unknown"), or read as 0 ns ("kC −100 %"). By hand:
+    kA 20 µs → 20 µs, kB 30 → 30 (Δ 0), kC 30 µs → unknown, the summed time unknown."""
+    from gpulens.diff import diff
+
+    res = diff(kineto(tmp_path, untimed=False), kineto(tmp_path))
+    k = res.tables["kernels"].set_index("kernel")
+    assert k.loc["kA", "cand_time_ns"] == 20 * US and k.loc["kA", "delta_ns"] == 0
+    assert k.loc["kB", "cand_time_ns"] == 30 * US
+    assert k.loc["kC", "base_time_ns"] == 30 * US and _unknown(k.loc["kC", "cand_time_ns"])
+    assert _unknown(k.loc["kC", "delta_ns"]) and k.loc["kC", "cand_count"] == 1
+    assert res.summary["cand_time_ns"] is None and res.summary["delta_ns"] is None
+    assert res.summary["base_time_ns"] == 80 * US

@@ -431,9 +431,21 @@ SPLIT_PARTS = BREAKDOWN_PARTS[:-1] + (("steady_idle_ns", STEADY_IDLE_LABEL), ("i
 
 def idle_at_most(row: Mapping[str, Any]) -> str:
     """"≤ " before an idle figure (time or share) of a breakdown/bottlenecks row or summary whose idle may partly be
-    the GPU's work on another clock (``idle_other_clock_ns`` > 0: an upper bound, not a measured idle), else ""."""
-    v = row.get("idle_other_clock_ns")
-    return "≤ " if v is not None and not is_missing(v) and v > 0 else ""
+    the GPU's work on another clock or work recorded without a time (``idle_other_clock_ns`` or ``idle_untimed_ns``
+    > 0: an upper bound, not a measured idle), else ""."""
+    from gpulens.analyzers._span import idle_unmeasured_ns
+
+    return "≤ " if idle_unmeasured_ns(row) > 0 else ""
+
+
+def busy_bound_word(row: Mapping[str, Any], summary: Mapping[str, Any] | None = None) -> str:
+    """``"at least "`` before the busy share of a breakdown row whose GPU may hold work recorded without a time
+    (``idle_untimed_ns`` > 0) when the run's ``busy_bound`` is "at least"; ``"unknown: timed work "`` when it is
+    "unknown" (such work of unknown place may lengthen the span); else ""."""
+    v = row.get("idle_untimed_ns")
+    if v is None or is_missing(v) or not v > 0:
+        return ""
+    return "at least " if (summary or {}).get("busy_bound") == "at least" else "unknown: timed work "
 
 
 def idle_bound_note(summary: Mapping[str, Any] | None) -> str:
@@ -586,7 +598,12 @@ def busy_pct_text(sm: dict[str, Any]) -> str:
         return "none (no GPU work recorded)"  # (0 of 0 is no percentage: the summary's busy % is None)
     if sm.get("gpu_busy_pct") is None:
         return "unknown (not measured: " + str(sm.get("busy_unknown_reason") or "no timeline") + ")"
-    return share_pct_text(sm["gpu_busy_pct"]) + (" (Σ busy / Σ per-GPU span)" if _several_gpus(sm) else "")
+    pct = share_pct_text(sm["gpu_busy_pct"]) + (" (Σ busy / Σ per-GPU span)" if _several_gpus(sm) else "")
+    n = int(sm.get("untimed_gpu_work") or 0)
+    if n and sm.get("busy_bound") == "unknown":  # work of unknown place and length: it may lengthen the span
+        return (f"unknown ({n:,} GPU event(s) recorded without a start or end; the timed work alone: {pct} of its "
+                "span)")
+    return ("at least " if n else "") + pct
 
 
 def _several_gpus(sm: dict[str, Any]) -> bool:
@@ -611,6 +628,8 @@ def window_text(sm: dict[str, Any]) -> str:
     wall window would otherwise read as 91 %."""
     if sm.get("gpu_utilization_pct") is not None and (sm.get("window_ns") or 0) > (sm.get("span_ns") or 0):
         share = share_pct_text(sm["gpu_utilization_pct"])
+        if sm.get("untimed_gpu_work"):  # work recorded without a time adds busy time inside the window: at least
+            share = "at least " + share
         if _several_gpus(sm):
             return f"{fmt_ns(sm['window_ns'])}: GPU busy {share} of the per-rank windows (Σ busy / Σ window)"
         return f"{fmt_ns(sm['window_ns'])}: GPU busy {share} of it"
