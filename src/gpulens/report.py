@@ -172,6 +172,11 @@ class SourceReport:
             # idle inside clock domains that the GPU's work on another clock may fill: idle_ns is then at most
             "idle_other_clock_ns": b.get("idle_other_clock_ns", 0),
             "idle_bound": b.get("idle_bound"),
+            # GPU work recorded without a time (analyzers._unknown_time.untimed_gpu_rows): busy figures are then at
+            # least, idle at most; busy % at least or unknown (busy_bound)
+            "untimed_gpu_work": b.get("untimed_gpu_work", 0),
+            "idle_untimed_ns": b.get("idle_untimed_ns", 0),
+            "busy_bound": b.get("busy_bound"),
             "busy_unknown_reason": unknown,
             "cpu_op_count": int(_kind_mask(ev, "cpu_op").sum()),
             "event_count": int(len(ev)),

@@ -460,12 +460,16 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
          + _advice.idle_text(_advice.IDLE_DETAILS, pytorch, "unattributed", tool, linked, vendor, recorded)))
     # idle inside one clock domain that the GPU's work on another clock may fill (breakdown idle_other_clock_ns):
     # each cause is at most its figure, with nothing at stake (docs/bottlenecks.md "Clock domains")
-    other = int(tot.get("idle_other_clock_ns") or 0)
+    from gpulens.analyzers._span import idle_unmeasured_ns
+
+    clock = int(tot.get("idle_other_clock_ns") or 0)
+    other = idle_unmeasured_ns(tot)
     for key, (cat, title, detail) in texts.items():
         if tot[key] >= 0.05 * span:
             out.append(Finding(f"{title}: {'at most ' if other else ''}{fmt_ns(tot[key])} "
                                f"({share_pct_text(100 * tot[key] / span)} {of_span}"
-                               + (f"; up to {fmt_ns(other)} of the idle may be GPU work on another clock)" if other
+                               + (f"; up to {fmt_ns(clock)} of the idle may be GPU work on another clock)" if clock
+                                  else "; GPU work recorded without a start or end may fill any of it)" if other
                                   else ")"),
                                detail, severity="info" if other or tot[key] < 0.1 * span else "warning",
                                category=cat, time_at_stake_ns=None if other else int(tot[key]),

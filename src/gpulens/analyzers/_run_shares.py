@@ -30,6 +30,7 @@ def _other_causes(bn: Any, overhead: str) -> list[tuple[str, int]]:
     """The overhead causes other than ``overhead`` with their time [ns] (bottlenecks summary), those with enough
     evidence only: an idle cause seen in at least :data:`~gpulens.analyzers.bottlenecks.MIN_VERDICT_GAPS` gaps or
     holding half the span (the rule that makes a cause a verdict makes it a secondary cause too)."""
+    from gpulens.analyzers._span import idle_unmeasured_ns
     from gpulens.analyzers.bottlenecks import DOMINANT_SHARE, GAP_EVIDENCE, MIN_VERDICT_GAPS
 
     s = bn.summary
@@ -39,7 +40,7 @@ def _other_causes(bn: Any, overhead: str) -> list[tuple[str, int]]:
         v = s.get(key)
         if cls == overhead or v is None or pd.isna(v):
             continue
-        if key in GAP_EVIDENCE and s.get("idle_other_clock_ns"):  # idle at most (clock domains): no cause proven
+        if key in GAP_EVIDENCE and idle_unmeasured_ns(s):  # idle at most (clocks, untimed work): no cause proven
             continue
         n = s.get(f"gaps_{GAP_EVIDENCE[key]}") if key in GAP_EVIDENCE else None
         if n is None or n >= MIN_VERDICT_GAPS or v >= DOMINANT_SHARE * span:

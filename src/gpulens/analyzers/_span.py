@@ -187,6 +187,24 @@ IDLE_BOUND_CLOCKS = ("at most {idle}: up to {other} of it may be GPU work writte
                      "GPU on several time bases), so it is not a measured idle")
 
 
+#: ``idle_bound`` when GPU work was recorded without a time (:func:`gpulens.analyzers._unknown_time.untimed_gpu_rows`)
+IDLE_BOUND_UNTIMED = ("at most {idle}: {n} GPU launch(es) ran without a recorded start or end, and may fill any of it, "
+                      "so it is not a measured idle")
+
+
+def idle_unmeasured_ns(row: Any) -> int:
+    """How much of a breakdown/bottlenecks row's (or summary's) ``idle_ns`` may be GPU work: the part on another
+    clock (``idle_other_clock_ns``) plus the part GPU work recorded without a time may fill (``idle_untimed_ns``)
+    [ns]; 0 when the idle is measured. Above 0, the idle is an upper bound: no time at stake, no verdict rests on
+    it."""
+    out = 0
+    for k in ("idle_other_clock_ns", "idle_untimed_ns"):
+        v = row.get(k) if hasattr(row, "get") else None
+        if v is not None and v == v and v is not pd.NA:
+            out += int(v)
+    return out
+
+
 #: Said wherever an overlap between two kinds of GPU events cannot be measured because they lie on different clocks
 OVERLAP_UNKNOWN_CLOCKS = "unknown: {a} and {b} are on different clocks"
 

@@ -79,7 +79,7 @@ def untimed_mask(timeline: Any) -> np.ndarray:
 
 def untimed_counts(timeline: Any) -> dict[str, Any]:
     """The run's count of kernels (and collectives) without a duration: ``untimed_launches`` (of which
-    ``untimed_not_events`` are dispatches that are no events, not in ``kernel_count``), ``timed_kernel_time_ns`` (Σ over
+    ``untimed_not_events`` are dispatches that are no events, counted in ``kernel_count`` too), ``timed_kernel_time_ns`` (Σ over
     the launches with one) — empty when every launch has a duration."""
     mask = untimed_mask(timeline)
     side = len(dispatches_without_events(timeline))
@@ -104,36 +104,104 @@ def untimed_names(timeline: Any) -> frozenset[str]:
     return context_of(timeline).memo("untimed_names", compute)
 
 
+def untimed_gpu_rows(timeline: Any) -> pd.DataFrame:
+    """GPU work the input recorded without a usable time, in an input whose other GPU events have one: the
+    collectors' refused rows (``timeline.rejected``) of a GPU kind — a Kineto kernel without ``dur`` or ``ts``, a
+    rocprofv3 / rocprof dispatch with no or zero timestamps or an end before its start, an nsys row whose ``end`` is
+    NULL ("range never closed"), a duration no clock can hold — but never a barrier or marker packet (no work). Each
+    ran on the GPU; when and for how long is not known. Columns ``kind``, ``name``, ``rank``, ``start_ns`` (as
+    recorded; <NA> when not), ``reason``. Empty when the input has no timed GPU event (a counter-only input:
+    :func:`gpulens.analyzers._span.counter_only_reason`) or every GPU row has a time."""
+    from gpulens.analyzers.context import context_of
+    from gpulens.collectors._work_rules import NON_WORK_REASON
+
+    def compute() -> pd.DataFrame:
+        cols = ["kind", "name", "rank", "start_ns", "reason"]
+        rej = timeline.rejected
+        if rej is None or not len(rej) or not context_of(timeline).mask_of(*GPU_KINDS).any():
+            return pd.DataFrame({c: pd.Series(dtype=object) for c in cols})
+        kind = rej["kind"].astype(str)
+        keep = kind.isin(GPU_KINDS) & (rej["reason"].astype(str) != NON_WORK_REASON)
+        r = rej[keep.to_numpy()]
+        return pd.DataFrame({"kind": r["kind"].astype(str).to_numpy(), "name": r["name"].astype(str).to_numpy(),
+                             "rank": r["rank"].to_numpy(dtype="int64"),
+                             "start_ns": pd.array(r["start_ns"], dtype="Int64"),
+                             "reason": r["reason"].astype(str).to_numpy()})
+
+    return context_of(timeline).memo("untimed_gpu_rows", compute)
+
+
 def dispatches_without_events(timeline: Any) -> pd.DataFrame:
-    """Kernel dispatches recorded without a usable timestamp (``tables["untimed_launches"]``: a rocprofv3 / rocprof
-    row with no end time) in an input whose other GPU events have one: launches of the run that are no events, so
-    every time figure over their kernel is unknown. Empty when the input has no timed GPU event (a counter-only
-    input: :func:`gpulens.analyzers._span.counter_only_reason`)."""
-    side = timeline.tables.get("untimed_launches")
-    ev = timeline.events
-    if side is None or not len(side) or not ev["kind"].isin(GPU_KINDS).any():
-        return pd.DataFrame(columns=["name", "kind"])
-    kind = side["kind"].astype(str) if "kind" in side else pd.Series("kernel", index=side.index)
-    return pd.DataFrame({"name": side["name"].astype(str), "kind": kind})[kind.isin(("kernel", "comm")).to_numpy()]
+    """Kernel and collective launches recorded without a usable time (:func:`untimed_gpu_rows` of kind kernel or
+    comm) in an input whose other GPU events have one: launches of the run that are no events, so every time figure
+    over their kernel is unknown. Columns ``name``, ``kind``, ``rank``. Empty when the input has no timed GPU event
+    (a counter-only input: :func:`gpulens.analyzers._span.counter_only_reason`)."""
+    side = untimed_gpu_rows(timeline)
+    keep = side["kind"].isin(("kernel", "comm")).to_numpy()
+    return side.loc[keep, ["name", "kind", "rank"]].reset_index(drop=True)
 
 
-def _untimed_keys(timeline: Any, mask: np.ndarray) -> dict[str, pd.Series]:
-    """For each row key kind (name, key, category): how many events without a duration each value has (dispatches
-    that are no events included, :func:`dispatches_without_events`)."""
-    from gpulens.analyzers._attribution import gpu_attribution, kernel_key
+def _side_keys(side: pd.DataFrame) -> dict[str, pd.Series]:
+    """The row keys (name, key, category) of GPU work recorded without a time (:func:`untimed_gpu_rows`)."""
+    from gpulens.analyzers._attribution import kernel_key
     from gpulens.analyzers._categories import categorize
+
+    return {"name": side["name"].astype(str), "key": side["name"].map(kernel_key).astype(str),
+            "category": pd.Series(categorize(side["kind"], side["name"], pd.Series("", index=side.index)),
+                                  index=side.index).astype(str)}
+
+
+def _untimed_keys(timeline: Any, mask: np.ndarray) -> tuple[dict[str, pd.Series], dict[str, pd.Series]]:
+    """For each row key kind (name, key, category): how many launches without a duration each value has — events
+    with a placeholder duration (``mask``) and GPU work that is no event (:func:`untimed_gpu_rows`) — and, second,
+    the latter alone (launches a table's counts do not hold yet)."""
+    from gpulens.analyzers._attribution import gpu_attribution
 
     att = gpu_attribution(timeline)
     rows = timeline.events.index[mask]
     sel = att.loc[att.index.intersection(rows)]
     out = {c: sel[c].astype(str).value_counts() for c in ("name", "key", "category")}
-    side = dispatches_without_events(timeline)
-    if len(side):
-        extra = {"name": side["name"], "key": side["name"].map(kernel_key),
-                 "category": pd.Series(categorize(side["kind"], side["name"], pd.Series("", index=side.index)))}
-        for c, v in extra.items():
-            out[c] = out[c].add(v.astype(str).value_counts(), fill_value=0).astype("int64")
-    return out
+    side = untimed_gpu_rows(timeline)
+    extra = {c: v.value_counts() for c, v in _side_keys(side).items()} if len(side) else \
+        {c: pd.Series(dtype="int64") for c in out}
+    for c, v in extra.items():
+        out[c] = out[c].add(v, fill_value=0).astype("int64")
+    return out, extra
+
+
+#: Count columns of the tables :func:`blank_untimed_rows` completes with the launches that are no events
+_COUNT_COLUMNS = ("calls", "count", "gpu_events")
+
+
+def _missing_rows(name: str, r: Any, timeline: Any) -> pd.DataFrame | None:
+    """Rows to append to the hotspots or kernel-groups table for kernels (groups) whose every launch is recorded
+    without a time: they ran, so they are rows of the table, with their launches counted and every time figure
+    unknown. None for other tables or when there is none."""
+    side = untimed_gpu_rows(timeline)
+    t = r.table
+    if name == "hotspots":
+        side = side[side["kind"].isin(("kernel", "comm")).to_numpy()]
+        side = side[~side["name"].isin(set(t["name"].astype(str))).to_numpy()] if len(t) else side
+        if not len(side):
+            return None
+        g = side.groupby(["name", "kind"], sort=True).size().reset_index(name="calls")
+        return pd.DataFrame({"name": g["name"], "kind": g["kind"], "calls": g["calls"].astype("int64"),
+                             "critical": False})
+    if name == "kernel_groups" and "key" in t:
+        if not len(side):
+            return None
+        keys = _side_keys(side)
+        df = pd.DataFrame({"rank": side["rank"].to_numpy(dtype="int64"), "kind": side["kind"].to_numpy(),
+                           "key": keys["key"].to_numpy(), "name": side["name"].to_numpy(),
+                           "category": keys["category"].to_numpy()})
+        have = set(zip(t["rank"].astype("int64"), t["key"].astype(str))) if len(t) else set()
+        df = df[[(int(a), str(k)) not in have for a, k in zip(df["rank"], df["key"])]]
+        if not len(df):
+            return None
+        g = df.groupby(["rank", "kind", "key"], sort=True).agg(name=("name", "first"), category=("category", "first"),
+                                                               count=("name", "size")).reset_index()
+        return g.assign(op="", shapes="", dtypes="")
+    return None
 
 
 def _as_unknown(col: pd.Series, rows: np.ndarray) -> pd.Series:
@@ -151,9 +219,23 @@ def _time_column(column: str, doc: str) -> bool:
     return d.endswith(RATE_UNITS) or column in TIME_DERIVED
 
 
-def _blank_result(r: Any, counts: dict[str, pd.Series]) -> int:
+def _blank_result(r: Any, counts: dict[str, pd.Series], side: dict[str, pd.Series] | None = None,
+                  extra: pd.DataFrame | None = None) -> int:
+    """The rule on one result (in place): ``counts`` per row key of the launches without a duration, ``side`` those
+    of them that are no events (added to the row's count column), ``extra`` rows to append first
+    (:func:`_missing_rows`)."""
     t = getattr(r, "table", None)
-    if t is None or not len(t):
+    if t is None:
+        return 0
+    if extra is not None and len(extra):
+        for c in _COUNT_COLUMNS:
+            if c in extra and c in t:
+                extra = extra.rename(columns={c: f"_{c}"})  # counted below with the other rows' missing launches
+        t = pd.concat([t, extra[[c for c in extra.columns if c in t.columns]]], ignore_index=True)
+        if "critical" in t:
+            t["critical"] = t["critical"].fillna(False).astype(bool)
+        r.table = t
+    if not len(t):
         return 0
     hits = np.zeros(len(t), dtype="int64")
     matched = False
@@ -161,6 +243,12 @@ def _blank_result(r: Any, counts: dict[str, pd.Series]) -> int:
         if col in t.columns and not matched:
             c = counts[kind]
             hits = t[col].astype(str).map(c).fillna(0).astype("int64").to_numpy()
+            if side is not None and len(side[kind]):
+                add = t[col].astype(str).map(side[kind]).fillna(0).astype("int64").to_numpy()
+                for cc in _COUNT_COLUMNS:
+                    if cc in t.columns:
+                        t[cc] = (pd.to_numeric(t[cc], errors="coerce").fillna(0).astype("int64") + add)
+                        break
             matched = True
     if not matched or not hits.any():
         return 0
@@ -201,14 +289,22 @@ def blank_untimed_rows(timeline: Any, results: dict[str, Any]) -> int:
     mask = untimed_mask(timeline)
     if (not mask.any() and not len(dispatches_without_events(timeline))) or durations_unknown(timeline):  # none known: analyzers._span.blank_unknown_durations
         return 0
-    counts = _untimed_keys(timeline, mask)
+    counts, side = _untimed_keys(timeline, mask)
     n = 0
     for name, r in results.items():
         if name in ("stream_timeline", "critical_path_segments") or name.endswith("_series"):
             continue  # drawing data: positions of the timeline views, not figures
-        n += _blank_result(r, counts)
+        n += _blank_result(r, counts, side, _missing_rows(name, r, timeline)
+                           if getattr(r, "table", None) is not None and not getattr(r, "skipped", False) else None)
         if name == "hotspots" and getattr(r, "summary", None) is not None:
             r.summary.update(untimed_counts(timeline))
+            extra = len(dispatches_without_events(timeline))
+            if extra and isinstance(r.summary.get("kernel_count"), int):
+                # launches recorded without a time ran: counted among the run's kernel launches (the count every
+                # reporter and the gate read), and their kernels among its kernels
+                r.summary["kernel_count"] += extra
+                if len(r.table) and "name" in r.table:
+                    r.summary["unique_kernels"] = int(r.table["name"].astype(str).nunique())
         for f in getattr(r, "findings", ()):
             if f.kernel is not None and str(f.kernel) in counts["name"].index and f.time_at_stake_ns is not None:
                 f.time_at_stake_ns = None

@@ -53,6 +53,7 @@ import pandas as pd
 from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers._span import CLOCK_GAP_NS, REPLAY_COLLECTORS, replayed_for_counters  # noqa: F401 (re-exported)
+from gpulens.analyzers._span import idle_unmeasured_ns
 from gpulens.analyzers.breakdown import Breakdown
 from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, text_series, unique_ints
 from gpulens.analyzers.intervals import key_codes, merge
@@ -131,6 +132,8 @@ COLUMNS = {
                       "one-off / warm-up gaps left out (the reports draw idle as these two parts) [ns]",
     "idle_other_clock_ns": "part of idle_ns that may be this GPU's work written on another clock (breakdown): the "
                            "idle and its causes are then at most, and no verdict rests on them [ns]",
+    "idle_untimed_ns": "part of idle_ns that GPU work recorded without a start or end may fill (breakdown): the idle "
+                       "and its causes are then at most, and no verdict rests on them [ns]",
     "launch_calls": "kernel launch calls linked to GPU work (a graph launch counts once)",
     "short_launches": "launch calls whose GPU work (sum over a graph) is shorter than the call itself",
     "short_kernel_ns": "GPU time of those launches [ns]",
@@ -550,8 +553,11 @@ def _thin_evidence(row: dict[str, Any], min_share: float) -> tuple[str, str]:
     if not big:
         return "gpu-bound", ""
     cls, k, ns = big[0]  # the largest cause decides: a smaller one never stands in for an unproven larger one
-    other = row.get("idle_other_clock_ns")
-    if k in GAP_EVIDENCE and other and not pd.isna(other):  # the GPU's work on another clock may fill the gaps
+    other = idle_unmeasured_ns(row)
+    if k in GAP_EVIDENCE and other:  # the GPU's work on another clock may fill the gaps
+        if not row.get("idle_other_clock_ns") or pd.isna(row.get("idle_other_clock_ns")):
+            return "undetermined", (f"the idle ({fmt_ns(int(row['idle_ns']))}) is at most: GPU work recorded without "
+                                    "a start or end ran somewhere in it — not a measured idle, no verdict rests on it")
         return "undetermined", (f"the idle ({fmt_ns(int(row['idle_ns']))}) is measured inside one clock domain while "
                                 f"up to {fmt_ns(int(other))} of it may be the GPU's work written on another clock: "
                                 "not a measured idle, no verdict rests on it")
@@ -636,9 +642,9 @@ class Bottlenecks(Analyzer):
                 explain_idle(f, tot, summary["boundary_gaps"], pytorch, blocking, tool,
                              host_calls_in_gaps(timeline, gaps) if tot.get("idle_host_ns") else [],
                              summary["launch_calls"], vendor, summary["launch_calls_recorded"])
-                if tot.get("idle_other_clock_ns"):  # the idle is at most (clock domains): nothing at stake
+                if idle_unmeasured_ns(tot):  # the idle is at most (clock domains, untimed work): nothing at stake
                     f.time_at_stake_ns = None
-        if tot.get("idle_other_clock_ns"):
+        if idle_unmeasured_ns(tot):
             summary["recoverable_idle_ns"] = None
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)
 
@@ -702,7 +708,7 @@ class Bottlenecks(Analyzer):
             # an exposed part on another clock than the work that could hide it is unknown (breakdown: <NA>)
             row = {k: pd.NA if pd.isna(b[k]) else int(b[k])
                    for k in ("span_ns", "busy_ns", "computation_ns", "idle_ns", "exposed_comm_ns", "exposed_memcpy_ns",
-                             "idle_other_clock_ns")}
+                             "idle_other_clock_ns", "idle_untimed_ns")}
             i = idle_d.get((r, d), {})
             for c in GAP_CLASSES:
                 row[f"idle_{c}_ns"] = int(i.get(c, 0))

@@ -41,7 +41,7 @@ import pandas as pd
 from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers._span import (CLOCK_GAP_NS, CLOCK_GAP_TOPIC, CLOCK_SKEW_TOPIC, IDLE_BOUND_CLOCKS,
-                                     OVERLAP_UNKNOWN_CLOCKS, clock_domain_of, clock_windows, counter_only_reason,
+                                     IDLE_BOUND_UNTIMED, OVERLAP_UNKNOWN_CLOCKS, clock_domain_of, clock_windows, counter_only_reason,
                                      cross_domain_gaps, hulls_of, no_timeline_reason, other_clock_idle, run_figures,
                                      wall_span, warn_once)
 from gpulens.analyzers.context import context_of
@@ -69,6 +69,9 @@ COLUMNS = {
                            "[ns]",
     "idle_other_clock_ns": "part of idle_ns that may be this GPU's work written on another clock (its events on "
                            "several time bases; 0 on one clock): idle_ns is then at most, not measured [ns]",
+    "idle_untimed_ns": "part of idle_ns that GPU work of this rank recorded without a start or end may fill (all "
+                       "of it: where that work ran is not known; 0 when none): idle_ns is then at most, busy_ns at "
+                       "least [ns]",
     "window_ns": "profiled window of the rank: first → last valid event, host included [ns]",
     "utilization_pct": "busy_ns / window_ns [%]",
 }
@@ -88,8 +91,14 @@ SUMMARY_COLUMNS = {
     "span_definition": "how span and busy % are defined [text]",
     "overlap_unknown": "why an exposed part is unknown (events on different clocks), or None [text]",
     "idle_other_clock_ns": "part of idle_ns that may be GPU work written on another clock of the same GPU [ns]",
-    "idle_bound": "idle_ns is an upper bound: how much of it may be work on another clock, or None when measured "
-                  "[text]",
+    "idle_bound": "idle_ns is an upper bound: how much of it may be work on another clock or work recorded without "
+                  "a time, or None when measured [text]",
+    "idle_untimed_ns": "part of idle_ns that GPU work recorded without a start or end may fill [ns]",
+    "untimed_gpu_work": "GPU events (kernels, collectives, copies, fills) recorded without a usable time: busy_ns "
+                        "and busy_pct are then at least, idle_ns at most [count]",
+    "busy_bound": "'at least' when busy_ns / busy_pct are lower bounds (work recorded without a time started inside "
+                  "the span), 'unknown' when busy_pct has no bound (such work's start is not recorded, or outside "
+                  "the span: it may lengthen the span), None when measured [text]",
 }
 
 #: exposed part → (its events' kinds, the kinds that can hide them, the words of the unknown sentence)
@@ -132,6 +141,35 @@ def _other_clock(gpu: pd.DataFrame, t: pd.DataFrame) -> None:
         st = gpu["start_ns"].to_numpy("int64")[m]
         out[i] = other_clock_idle(st, st + gpu["dur_ns"].to_numpy("int64")[m])
     t["idle_other_clock_ns"] = out
+
+
+def _untimed(timeline: Timeline, t: pd.DataFrame) -> tuple[int, str | None]:
+    """``idle_untimed_ns`` of each row of ``t`` (in place): the whole idle of the GPUs of a rank that has GPU work
+    recorded without a time (:func:`gpulens.analyzers._unknown_time.untimed_gpu_rows`; the refused rows record no
+    device, so each GPU of the rank may hold it), else 0. Returns (how many such events, the busy bound: None, "at
+    least" when each has a recorded start inside its rank's GPU span — it then only adds busy time, and lengthens
+    the span by no more than it adds — else "unknown")."""
+    from gpulens.analyzers._unknown_time import untimed_gpu_rows
+
+    side = untimed_gpu_rows(timeline)
+    t["idle_untimed_ns"] = np.zeros(len(t), dtype="int64")
+    if not len(side):
+        return 0, None
+    ranks = set(side["rank"].astype("int64").tolist())
+    mine = t["rank"].isin(ranks).to_numpy() | ~t["rank"].isin(ranks).any()
+    t["idle_untimed_ns"] = np.where(mine, t["idle_ns"].to_numpy(dtype="int64"), 0)
+    ctx = context_of(timeline)
+    g = ctx.gpu
+    st = g["start_ns"].to_numpy("int64")
+    en = st + ctx.effective_ns
+    hull = pd.DataFrame({"rank": g["rank"].to_numpy(), "s": st, "e": en}).groupby("rank").agg(s=("s", "min"),
+                                                                                              e=("e", "max"))
+    start = side["start_ns"]
+    lo = side["rank"].map(hull["s"]).astype("float64")
+    hi = side["rank"].map(hull["e"]).astype("float64")
+    inside = start.notna().to_numpy() & (start.astype("float64") >= lo).fillna(False).to_numpy() \
+        & (start.astype("float64") <= hi).fillna(False).to_numpy()
+    return len(side), "at least" if inside.all() else "unknown"
 
 
 def _split(ev: pd.DataFrame) -> dict[str, int]:
@@ -278,6 +316,7 @@ class Breakdown(Analyzer):
             t[col] = (100.0 * t[num] / t["span_ns"]).where(t["span_ns"] > 0, 0.0)
         t["utilization_pct"] = (100.0 * t["busy_ns"] / t["window_ns"]).where(t["window_ns"] > 0, 0.0)
         _other_clock(gpu, t)
+        n_untimed, busy_bound = _untimed(timeline, t)
         t = t[list(COLUMNS)]
         unknown_overlap = _overlap_unknown(gpu, t)
         tot = {c: None if t[c].isna().any() else int(t[c].sum())
@@ -287,7 +326,9 @@ class Breakdown(Analyzer):
                    "overlap_unknown": "; ".join(unknown_overlap.values()) or None,
                    "idle_bound": IDLE_BOUND_CLOCKS.format(idle=fmt_ns(tot["idle_ns"]),
                                                           other=fmt_ns(tot["idle_other_clock_ns"]))
-                   if tot["idle_other_clock_ns"] else None,
+                   if tot["idle_other_clock_ns"] else
+                   IDLE_BOUND_UNTIMED.format(idle=fmt_ns(tot["idle_ns"]), n=n_untimed) if n_untimed else None,
+                   "untimed_gpu_work": n_untimed, "busy_bound": busy_bound,
                    "idle_pct": 100.0 * tot["idle_ns"] / run["device_span_ns"] if run["device_span_ns"] else 0.0}
         if tot["clock_domain_gap_ns"]:
             warn_once(timeline, CLOCK_GAP_TOPIC, f"gaps of {fmt_ns(tot['clock_domain_gap_ns'])} "
@@ -298,20 +339,27 @@ class Breakdown(Analyzer):
                       "further apart than their lengths allow; the run span is the longest rank's span")
         findings = []
         span = max(run["device_span_ns"], 1)
-        bounded = bool(tot["idle_other_clock_ns"])
+        bounded = bool(tot["idle_other_clock_ns"]) or bool(n_untimed)
         if summary["idle_pct"] >= IDLE_FINDING_PCT and bounded:
             # idle inside one clock domain that the GPU's work on another clock may fill: not measured — no time at
             # stake (nothing ranks or decides on it), the bound said in the title
             findings.append(Finding(
                 f"GPU{'' if len(t) == 1 else 's'} idle at most {share_pct_text(summary['idle_pct'])} of "
-                f"{'its span' if len(t) == 1 else 'their summed spans'} ({fmt_ns(tot['idle_ns'])}; up to "
-                f"{fmt_ns(tot['idle_other_clock_ns'])} of it may be GPU work on another clock)",
-                "This GPU's events lie on several clocks (time bases). Its idle time is measured inside each clock "
-                "domain, but the work written on the other clock ran somewhere in these gaps — where is not "
-                "recorded — so the idle is an upper bound, not a measurement, and no verdict rests on it. Record "
-                "the run again with one profiler session (one time base) to measure it.",
+                f"{'its span' if len(t) == 1 else 'their summed spans'} ({fmt_ns(tot['idle_ns'])}; "
+                + (f"up to {fmt_ns(tot['idle_other_clock_ns'])} of it may be GPU work on another clock)"
+                   if tot["idle_other_clock_ns"] else f"{n_untimed} GPU launch(es) recorded without a start or end "
+                   "may fill any of it)"),
+                ("This GPU's events lie on several clocks (time bases). Its idle time is measured inside each clock "
+                 "domain, but the work written on the other clock ran somewhere in these gaps — where is not "
+                 "recorded — so the idle is an upper bound, not a measurement, and no verdict rests on it. Record "
+                 "the run again with one profiler session (one time base) to measure it." if tot["idle_other_clock_ns"]
+                 else "Some GPU work was recorded without a start or end (the profiler lost its timestamps): it ran "
+                 "somewhere in this span, for an unknown time, so the idle is an upper bound, not a measurement, "
+                 "and no verdict rests on it."),
                 severity="info", category="gpu-idle", time_at_stake_ns=None, key="idle",
-                action="Profile again with every GPU activity on one clock to measure the idle time."))
+                action="Profile again with every GPU activity on one clock to measure the idle time."
+                if tot["idle_other_clock_ns"] else "Profile again; a run whose every GPU event has its timestamps "
+                "measures the idle time."))
         elif summary["idle_pct"] >= IDLE_FINDING_PCT:
             findings.append(Finding(
                 (f"GPU idle {share_pct_text(summary['idle_pct'])} of its span ({fmt_ns(tot['idle_ns'])})"

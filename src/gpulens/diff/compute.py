@@ -166,9 +166,16 @@ def _sides(b: pd.DataFrame, c: pd.DataFrame, by: list[str], btot: float, ctot: f
         if not len(df):
             return pd.DataFrame(columns=[*by, f"{p}_count", f"{p}_time_ns"]).set_index(by)
         g = df.groupby(by, sort=False, dropna=False)
-        return pd.DataFrame({f"{p}_count": g["count"].sum(), f"{p}_time_ns": g["time_ns"].sum()})
+        # a group holding a launch without a duration (time NaN, analyzers._unknown_time) has an unknown time
+        unknown = df["time_ns"].isna().groupby([df[k] for k in by], sort=False, dropna=False).any()
+        return pd.DataFrame({f"{p}_count": g["count"].sum(), f"{p}_time_ns": g["time_ns"].sum().mask(unknown)})
 
-    t = agg(b, "base").join(agg(c, "cand"), how="outer").fillna(0).reset_index()
+    t = agg(b, "base").join(agg(c, "cand"), how="outer")
+    for p in ("base", "cand"):  # a row only the other run has: none of it here (0), never unknown
+        absent = t[f"{p}_count"].isna()
+        t[f"{p}_count"] = t[f"{p}_count"].fillna(0)
+        t[f"{p}_time_ns"] = t[f"{p}_time_ns"].astype(float).mask(absent, 0.0)
+    t = t.reset_index()
     for p, tot in (("base", btot), ("cand", ctot)):
         t[f"{p}_count"] = t[f"{p}_count"].astype(float)
         t[f"{p}_time_ns"] = t[f"{p}_time_ns"].astype(float)
@@ -262,7 +269,9 @@ def _label_rows(b: pd.DataFrame, c: pd.DataFrame) -> tuple[pd.DataFrame, pd.Data
 def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
     """Compare two runs (see the module docstring); ``top`` contributors are listed before an 'all other' row."""
     b, c = base.groups, cand.groups
-    btot, ctot = float(b["time_ns"].sum()) if len(b) else 0.0, float(c["time_ns"].sum()) if len(c) else 0.0
+    # a launch without a duration on a side makes its summed time unknown (NaN), never the sum of the others
+    btot = float(b["time_ns"].sum(skipna=False)) if len(b) else 0.0
+    ctot = float(c["time_ns"].sum(skipna=False)) if len(c) else 0.0
     total = ctot - btot
     b, c, counts = _label_rows(b, c)
     tables: dict[str, pd.DataFrame] = {}
@@ -307,8 +316,9 @@ def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
     m = tables["kernels"]["match"]
     cross = bool(base.devices and cand.devices and set(base.devices) != set(cand.devices))
     vendors = (vendors_of(base.devices), vendors_of(cand.devices))
-    summary = {"base_time_ns": btot, "cand_time_ns": ctot, "delta_ns": total,
-               "delta_pct": 100 * total / btot if btot else None,
+    known = lambda v: None if v != v else v  # noqa: E731 (NaN: unknown, None in every output)
+    summary = {"base_time_ns": known(btot), "cand_time_ns": known(ctot), "delta_ns": known(total),
+               "delta_pct": known(100 * total / btot) if btot else None,
                "matched_by_name": int((m == "name").sum()), "matched_by_op": int((m == "op+shapes").sum()),
                "matched_by_variant": int((m == "variant").sum()),
                "matched_by_class": int((m == "class").sum()), "gross_delta_ns": gross,
@@ -395,6 +405,6 @@ def contributors(kernels: pd.DataFrame, gross: float, top: int) -> pd.DataFrame:
         head = pd.concat([head, pd.DataFrame({"kernel": [f"all other rows ({len(rest)})"], "match": [""], "kernels": [""],
                                               "delta_ns": [float(rest["delta_ns"].sum())]})], ignore_index=True)
     head = head.reset_index(drop=True)
-    head["contribution"] = head["delta_ns"] / gross if gross else 0.0
+    head["contribution"] = (head["delta_ns"] / gross if gross else 0.0 * head["delta_ns"])  # unknown Δ: unknown
     head["cumulative_delta_ns"] = head["delta_ns"].cumsum()
     return head[list(CONTRIBUTOR_COLUMNS)]

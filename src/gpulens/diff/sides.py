@@ -74,7 +74,8 @@ def _rows_of(source: dict[str, Any]) -> tuple[pd.DataFrame, str]:
         if not isinstance(r, dict) or not r.get("name"):
             continue
         name, kind = str(r["name"]), str(r.get("kind") or "kernel")
-        time = r.get("effective_ns", r.get("total_ns")) or 0
+        time = r.get("effective_ns", r.get("total_ns"))
+        time = float("nan") if time is None else time  # a kernel with launches without a duration: unknown
         out.append({"rank": 0, "kind": kind, "key": kernel_key(name), "name": name, "op": "", "shapes": "",
                     "dtypes": "", "category": kernel_category(name, kind), "count": r.get("calls") or 0,
                     "time_ns": time, "total_ns": r.get("total_ns") or time})
@@ -114,11 +115,10 @@ def load_side(path: str | Path) -> DiffSide:
         cut = [(str(f), int(n)) for r in rep.sources for f, n in r.timeline.meta.truncated_at.items()]
         lost = [f"{p}: {r.timeline.meta.unread_text()}" for r in rep.sources if r.timeline.meta.unread]
         from gpulens.analyzers._span import durations_unknown
-        from gpulens.analyzers._unknown_time import untimed_mask
 
-        # no durations, or some launches without one (analyzers._unknown_time): a sum over the groups is unknown
-        no_times = any(durations_unknown(r.timeline) or untimed_mask(r.timeline).any()
-                       for r in rep.sources if r.status != "no_gpu_work")
+        # no durations at all: the side's times are unknown; some launches without one (analyzers._unknown_time):
+        # the groups holding them have an unknown time (NaN rows of kernel_groups), the others keep theirs
+        no_times = any(durations_unknown(r.timeline) for r in rep.sources if r.status != "no_gpu_work")
         note = "trace"
     else:
         all_srcs = [s for s in doc["sources"] if isinstance(s, dict)]
@@ -128,7 +128,7 @@ def load_side(path: str | Path) -> DiffSide:
         note = "report"
         lost = [f"{p}: a report of a partial input: {s['partial_reason']}" for s in all_srcs
                 if s.get("unread_files") and isinstance(s.get("partial_reason"), str)]
-        no_times = any(_untimed_summary(((s.get("analyses") or {}).get("hotspots") or {}).get("summary"))
+        no_times = any(_no_durations(((s.get("analyses") or {}).get("hotspots") or {}).get("summary"))
                        for s in srcs if isinstance((s.get("analyses") or {}).get("hotspots"), dict))
     if cut and not srcs:  # the same rule as `gpulens analyze`: an input error, not a run without GPU work
         err = truncated_without_gpu_work(cut)
@@ -151,8 +151,9 @@ def load_side(path: str | Path) -> DiffSide:
         return DiffSide(str(path), pd.DataFrame(columns=list(COLUMNS)), devices, note, warnings, no_times)
     groups = pd.concat(frames, ignore_index=True)
     groups["count"] = pd.to_numeric(groups["count"], errors="coerce").fillna(0)
-    groups["time_ns"] = pd.to_numeric(groups["time_ns"], errors="coerce").fillna(0)
-    groups["total_ns"] = pd.to_numeric(groups["total_ns"], errors="coerce").fillna(0)
+    # an unknown time (a group with a launch without a duration: null in a report, <NA> in a table) stays unknown
+    groups["time_ns"] = pd.to_numeric(groups["time_ns"], errors="coerce").astype("float64")
+    groups["total_ns"] = pd.to_numeric(groups["total_ns"], errors="coerce").astype("float64")
     if len(frames) > 1:  # repeats: mean per group
         g = groups.groupby(GROUP_KEYS, sort=False, dropna=False)
         groups = pd.DataFrame({"name": g["name"].first(), "count": g["count"].sum() / len(frames),
@@ -163,10 +164,7 @@ def load_side(path: str | Path) -> DiffSide:
     return DiffSide(str(path), groups, devices, note, warnings, no_times)
 
 
-def _untimed_summary(summary: Any) -> bool:
-    """Whether a report's hotspots summary says kernel durations are unknown: none recorded (``durations_unknown``)
-    or some launches without one (``untimed_launches``, :mod:`gpulens.analyzers._unknown_time`)."""
-    if not isinstance(summary, dict):
-        return False
-    n = summary.get("untimed_launches")
-    return summary.get("durations_unknown") is True or (isinstance(n, int) and not isinstance(n, bool) and n > 0)
+def _no_durations(summary: Any) -> bool:
+    """Whether a report's hotspots summary says no kernel duration was recorded (``durations_unknown``). Some
+    launches without one (``untimed_launches``) leave only their groups' times unknown (null in the table)."""
+    return isinstance(summary, dict) and summary.get("durations_unknown") is True

@@ -46,6 +46,9 @@ import numpy as np
 from gpulens.errors import GpulensError, TraceFormatError
 from gpulens.timeline.names import kernel_key
 
+#: Whole-run metrics that are only bounds in a run holding GPU work recorded without a time
+BOUNDED_BY_UNTIMED = frozenset({"span_ns", "gpu_busy_ns", "kernel_busy_ns"})
+
 #: (metric, kind, unit, path in the source dict) of the whole-run metrics.
 RUN_METRICS = (
     ("step_ns", "timing", "ns", ("analyses", "steps", "summary", "median_step_ns")),
@@ -377,6 +380,11 @@ def _metrics(usable: list[tuple[dict, dict]], untimed: set[str] | None = None) -
         return out
     for name, kind, unit, path in RUN_METRICS:
         vals = [_get(s, path) for s, _ in usable]
+        if name in BOUNDED_BY_UNTIMED:
+            # a run with GPU work recorded without a time (summary.untimed_gpu_work): its span and busy figures are
+            # bounds, not measurements — no sample, so the gate never passes or fails on them
+            vals = [None if ((s.get("summary") or {}).get("untimed_gpu_work") or 0) > 0 else v
+                    for v, (s, _) in zip(vals, usable)]
         if all(v is None for v in vals) or (name == "flops" and not any(vals)):
             continue
         # a run whose report lacks the figure (no ProfilerStep markers: no step time) has no sample; counted as 0

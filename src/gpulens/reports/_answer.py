@@ -296,6 +296,11 @@ def answer(s: Any) -> Answer:
     span = sm.get("span_ns") or 0
     if sm.get("gpu_busy_pct") is None:
         busy = f"GPU busy time is {busy_pct_text(sm)}"
+    elif sm.get("untimed_gpu_work") and sm.get("busy_bound") == "unknown":  # no bound: the share is unknown
+        busy = f"the GPU's busy share of its {fmt_ns(span)} span is {busy_pct_text(sm)}"
+    elif span and _gpu_count(s) > 1 and sm.get("untimed_gpu_work"):
+        busy = (f"the {_gpu_count(s)} GPUs were busy at least {share_pct_text(sm['gpu_busy_pct'])} of their summed "
+                f"spans ({fmt_ns(sm.get('device_span_ns'))}; wall span {fmt_ns(span)})")
     elif span and _gpu_count(s) > 1:  # busy % is Σ busy / Σ per-GPU span: of their summed spans, not the wall span
         busy = (f"the {_gpu_count(s)} GPUs were busy {share_pct_text(sm['gpu_busy_pct'])} of their summed spans "
                 f"({fmt_ns(sm.get('device_span_ns'))}; wall span {fmt_ns(span)})")

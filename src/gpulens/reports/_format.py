@@ -431,9 +431,21 @@ SPLIT_PARTS = BREAKDOWN_PARTS[:-1] + (("steady_idle_ns", STEADY_IDLE_LABEL), ("i
 
 def idle_at_most(row: Mapping[str, Any]) -> str:
     """"≤ " before an idle figure (time or share) of a breakdown/bottlenecks row or summary whose idle may partly be
-    the GPU's work on another clock (``idle_other_clock_ns`` > 0: an upper bound, not a measured idle), else ""."""
-    v = row.get("idle_other_clock_ns")
-    return "≤ " if v is not None and not is_missing(v) and v > 0 else ""
+    the GPU's work on another clock or work recorded without a time (``idle_other_clock_ns`` or ``idle_untimed_ns``
+    > 0: an upper bound, not a measured idle), else ""."""
+    from gpulens.analyzers._span import idle_unmeasured_ns
+
+    return "≤ " if idle_unmeasured_ns(row) > 0 else ""
+
+
+def busy_bound_word(row: Mapping[str, Any], summary: Mapping[str, Any] | None = None) -> str:
+    """``"at least "`` before the busy share of a breakdown row whose GPU may hold work recorded without a time
+    (``idle_untimed_ns`` > 0) when the run's ``busy_bound`` is "at least"; ``"unknown: timed work "`` when it is
+    "unknown" (such work of unknown place may lengthen the span); else ""."""
+    v = row.get("idle_untimed_ns")
+    if v is None or is_missing(v) or not v > 0:
+        return ""
+    return "at least " if (summary or {}).get("busy_bound") == "at least" else "unknown: timed work "
 
 
 def idle_bound_note(summary: Mapping[str, Any] | None) -> str:
@@ -549,8 +561,8 @@ def untimed_text(sm: Mapping[str, Any]) -> str:
     wording of every reporter: ``"unknown summed: 2 of 16 launches without a duration (the 14 with one: 10.39 ms)"``;
     ``""`` when every launch has a duration (or none has)."""
     n, timed = int(sm.get("untimed_launches") or 0), sm.get("timed_kernel_time_ns")
-    # dispatches recorded without timestamps are no events: not among kernel_count, counted here
-    m = int(sm.get("kernel_count") or 0) + int(sm.get("untimed_not_events") or 0)
+    # kernel_count holds every launch, those recorded without a time included (analyzers._unknown_time)
+    m = int(sm.get("kernel_count") or 0)
     if not n or n >= m or is_missing(timed):
         return ""
     return f"unknown summed: {n:,} of {m:,} launches without a duration (the {m - n:,} with one: {fmt_ns(timed)})"
@@ -566,7 +578,7 @@ def critical_set_text(hsum: Mapping[str, Any], sm: Mapping[str, Any] | None = No
         return f"{word} {'covers' if n == 1 else 'cover'} {fmt_share(hsum.get('critical_share'), 0)} of kernel time"
     sm = {**hsum, **(sm or {})}
     u = int(sm.get("untimed_launches") or 0)
-    m = int(sm.get("kernel_count") or 0) + int(sm.get("untimed_not_events") or 0)
+    m = int(sm.get("kernel_count") or 0)
     if u and u < m:
         return (f"{word}; {'its' if n == 1 else 'their'} share of kernel time is unknown ({u:,} of {m:,} launches "
                 "without a duration)")
@@ -606,7 +618,12 @@ def busy_pct_text(sm: dict[str, Any]) -> str:
         return "none (no GPU work recorded)"  # (0 of 0 is no percentage: the summary's busy % is None)
     if sm.get("gpu_busy_pct") is None:
         return "unknown (not measured: " + str(sm.get("busy_unknown_reason") or "no timeline") + ")"
-    return share_pct_text(sm["gpu_busy_pct"]) + (" (Σ busy / Σ per-GPU span)" if _several_gpus(sm) else "")
+    pct = share_pct_text(sm["gpu_busy_pct"]) + (" (Σ busy / Σ per-GPU span)" if _several_gpus(sm) else "")
+    n = int(sm.get("untimed_gpu_work") or 0)
+    if n and sm.get("busy_bound") == "unknown":  # work of unknown place and length: it may lengthen the span
+        return (f"unknown ({n:,} GPU event(s) recorded without a start or end; the timed work alone: {pct} of its "
+                "span)")
+    return ("at least " if n else "") + pct
 
 
 def _several_gpus(sm: dict[str, Any]) -> bool:
@@ -631,6 +648,8 @@ def window_text(sm: dict[str, Any]) -> str:
     wall window would otherwise read as 91 %."""
     if sm.get("gpu_utilization_pct") is not None and (sm.get("window_ns") or 0) > (sm.get("span_ns") or 0):
         share = share_pct_text(sm["gpu_utilization_pct"])
+        if sm.get("untimed_gpu_work"):  # work recorded without a time adds busy time inside the window: at least
+            share = "at least " + share
         if _several_gpus(sm):
             return f"{fmt_ns(sm['window_ns'])}: GPU busy {share} of the per-rank windows (Σ busy / Σ window)"
         return f"{fmt_ns(sm['window_ns'])}: GPU busy {share} of it"

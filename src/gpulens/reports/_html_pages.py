@@ -20,7 +20,7 @@ from gpulens.units import fmt_capacity, fmt_share, is_missing, share_pct_text
 from gpulens.reports._format import critical_set_text
 from gpulens.reports._format import (breakdown_rest, busy_text, column_label, run_device_text, fmt_ns, fmt_unit,
                                      kernel_time_text, launches_text, record_vendor, time_scale, unit_of, vendor_label)
-from gpulens.reports._format import (ONE_OFF_LABEL, STEADY_IDLE_LABEL, idle_at_most, idle_bound_note, one_off_split,
+from gpulens.reports._format import (ONE_OFF_LABEL, busy_bound_word, STEADY_IDLE_LABEL, idle_at_most, idle_bound_note, one_off_split,
                                      world_note)
 from gpulens.reports._names import short_names
 from gpulens.reports._html_timeline import timeline_page  # noqa: F401 -- re-exported
@@ -183,12 +183,15 @@ def breakdown_page(s: SourceReport, max_rows: int) -> list[Any]:
             "exposed_memset_ns", "idle_ns", "busy_pct", "kernel_count"]
     if (t["idle_other_clock_ns"] > 0).any():  # idle at most: the part that may be work on another clock
         cols.insert(cols.index("idle_ns") + 1, "idle_other_clock_ns")
+    if "idle_untimed_ns" in t and (t["idle_untimed_ns"].fillna(0) > 0).any():  # idle at most: untimed work
+        cols.insert(cols.index("idle_ns") + 1, "idle_untimed_ns")
     docs = dict(bd.columns)
     if split is not None:  # the two parts of idle beside it, as drawn
         cols[cols.index("idle_ns") + 1:cols.index("idle_ns") + 1] = ["steady_idle_ns", "idle_boundary_ns"]
         docs.update({k: s.results["bottlenecks"].columns.get(k, "") for k in ("steady_idle_ns", "idle_boundary_ns")})
     return [Panel("Time breakdown per rank and GPU",
-                  f"Over {summ.get('gpu_count', len(t))} GPU(s), {summ.get('busy_pct', 0.0):.1f} % of the span was "
+                  f"Over {summ.get('gpu_count', len(t))} GPU(s), {busy_bound_word(summ, summ)}"
+                  f"{summ.get('busy_pct', 0.0):.1f} % of the span was "
                   f"busy and {idle_at_most(summ)}{summ.get('idle_pct', 0.0):.1f} % idle"
                   f"{idle_bound_note(summ).replace(' — ', ' (', 1) + ')' if summ.get('idle_bound') else ''}; "
                   "exposed communication "

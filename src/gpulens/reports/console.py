@@ -17,7 +17,7 @@ from gpulens.reports._format import critical_set_text
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text, run_device_text,  # noqa: F401 (fmt_ns: re-export)
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, limiter_text, rank_ranges,
                                      roofline_heading, vendor_short_label)
-from gpulens.reports._format import (IDLE_KEYS, SPLIT_PARTS, column_label, idle_at_most, idle_bound_note, kib_text,
+from gpulens.reports._format import (IDLE_KEYS, busy_bound_word, SPLIT_PARTS, column_label, idle_at_most, idle_bound_note, kib_text,
                                      one_off_split)
 from gpulens.reports._names import label_scope, short_names
 from gpulens.units import fmt_share, is_missing, share_pct_text
@@ -153,7 +153,7 @@ def breakdown_renderable(bd: Any, top: int = 10, bn: Any = None) -> FitTable | F
                 for k, label in parts]
         rows.append(["= GPU span", fmt_ns(span), fmt_unit(100.0 if span else None, "%")])
         return FitTable(f"Time breakdown (rank {fmt_unit(r['rank'], 'id')}, GPU {fmt_unit(r['device_id'], 'id')}; "
-                        f"busy {fmt_unit(r['busy_pct'], '%')})" + unknown_note,
+                        f"busy {busy_bound_word(r, bd.summary)}{fmt_unit(r['busy_pct'], '%')})" + unknown_note,
                         [Col("part", "left"), Col("time"), Col("of span")], rows)
     used = [(k, label) for k, label in parts
             if any(is_missing(r.get(k)) or abs(float(r.get(k) or 0)) > 0 for r in recs)]

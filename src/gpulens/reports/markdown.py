@@ -124,6 +124,8 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         why = bd.summary.get("overlap_unknown")
         if (t["idle_other_clock_ns"] > 0).any():  # idle at most: the part that may be work on another clock
             cols.append("idle_other_clock_ns")
+        if "idle_untimed_ns" in t and (t["idle_untimed_ns"].fillna(0) > 0).any():  # idle at most: untimed work
+            cols.append("idle_untimed_ns")
         yield ("### Time breakdown per rank and GPU\n\n_computation + exposed communication + exposed memcpy + "
                "exposed memset + " + ("idle (steady state + one-off gaps the verdict leaves out)" if split is not None
                                       else "idle") + " = span_" + (f" — exposed parts {md_text(why, 300)}" if why else "")
@@ -135,6 +137,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         t = bn.table
         causes = [c for c in IDLE_CAUSES if c in t and (t[c].fillna(0) > 0).any()]
         other = ["idle_other_clock_ns"] if (t["idle_other_clock_ns"].fillna(0) > 0).any() else []
+        other += ["idle_untimed_ns"] if "idle_untimed_ns" in t and (t["idle_untimed_ns"].fillna(0) > 0).any() else []
         yield ("### Where the idle time went\n\n_the idle causes add up to idle; exposed communication and "
                "small-grid kernels are busy time, shown beside it_"
                + md_text(idle_bound_note(getattr(bd, "summary", None)), 400) + "\n\n"
