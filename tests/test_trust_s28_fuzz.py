@@ -4,6 +4,10 @@ kind of fault. Each input is written here, small, with the expected figure worke
 1. A collective kernel recorded twice at one start on its stream (a duplicated event): the verdict table counted it
    once in its time (overrun repair clips the copy to 0 ns) but twice in its exposed time — "22.08 µs of 11.04 µs not
    overlapped by compute", a time at stake twice the kernel's time (fuzz: hta_mi250_minitoy, duplicated events).
+2. A kernel recorded with an empty name (an nsys StringIds value '', a Kineto "name": ""): the findings tree tested
+   the name's truth, so the kernel's wave finding stayed a second root beside its verdict and the roots' time at
+   stake passed the GPU span (T07 nsys case, StringIds emptied: 631.0 µs of stake in a 629.5 µs window). Blank
+   names now read "(unnamed)" from every source, as the AMD readers already wrote them.
 """
 
 from __future__ import annotations
@@ -43,3 +47,39 @@ def test_duplicated_collective_is_exposed_once(tmp_path):
     row = t.loc[AR]
     assert int(row["time_ns"]) == 20_000
     assert int(row["time_at_stake_ns"]) == 20_000  # old code: 40_000 (each copy's 20 µs exposed)
+
+
+H100 = {"id": 0, "name": "NVIDIA H100 80GB HBM3", "computeMajor": 9, "computeMinor": 0, "numSms": 132,
+        "totalGlobalMem": 85_000_000_000, "maxThreadsPerBlock": 1024, "maxThreadsPerMultiprocessor": 2048,
+        "regsPerBlock": 65536, "regsPerMultiprocessor": 65536, "warpSize": 32, "sharedMemPerBlock": 49152,
+        "sharedMemPerMultiprocessor": 233472, "sharedMemPerBlockOptin": 232448}
+
+
+def test_blank_kernel_name_is_one_kernel_in_the_findings(tmp_path):
+    # two launches of a 10-block kernel named "" at [10, 60) and [110, 160) µs: GPU span 150 µs, kernel time 100 µs
+    ev = []
+    for i, ts in enumerate((10, 110)):
+        ev.append(_launch(ts - 10, i + 1))
+        k = _kernel("", ts, 50, i + 1)
+        k["args"].update({"grid": [10, 1, 1], "registers per thread": 32, "shared memory": 0})
+        ev.append(k)
+    src = gpulens.analyze([_write(tmp_path / "blank.json", ev, deviceProperties=[H100])]).sources[0]
+    assert src.results["hotspots"].table["name"].astype(str).tolist() == ["(unnamed)"]
+    fs = src.findings()
+    about = [f for f in fs if f.kernel is not None]
+    assert about and {f.kernel for f in about} == {"(unnamed)"}
+    roots = [f for f in fs if f.parent is None]
+    assert sum(f.time_at_stake_ns or 0 for f in roots if f.kernel is not None) <= 100_000  # the kernel's time
+    assert sum(f.time_at_stake_ns or 0 for f in roots) <= 150_000  # the span
+
+
+def test_findings_about_an_empty_kernel_name_hang_under_its_verdict():
+    from gpulens.analyzers._tree import arrange
+    from gpulens.analyzers.base import Finding
+
+    verdict = Finding(": latency/occupancy-bound", "", severity="warning", category="verdict",
+                      time_at_stake_ns=6_000, kernel="", key="kernel:")
+    waves = Finding("Grid fills 7.5 % of one wave", "", severity="warning", category="occupancy",
+                    time_at_stake_ns=6_000, kernel="", key="occupancy//waves")
+    out = arrange([verdict, waves])
+    assert [f.parent for f in out] == [None, "kernel:"]
