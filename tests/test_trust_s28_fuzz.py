@@ -8,6 +8,10 @@ kind of fault. Each input is written here, small, with the expected figure worke
    the name's truth, so the kernel's wave finding stayed a second root beside its verdict and the roots' time at
    stake passed the GPU span (T07 nsys case, StringIds emptied: 631.0 µs of stake in a 629.5 µs window). Blank
    names now read "(unnamed)" from every source, as the AMD readers already wrote them.
+3. Ranks that ran no collective (a folder of unrelated files read as ranks, or independent processes): the rank
+   imbalance finding put the heaviest rank's extra compute time at stake as "the others wait for the slowest in
+   every collective", beside that rank's own kernel findings — the same nanoseconds twice (two rocpd files:
+   269.9 µs of stake in 254.8 µs of summed spans). Without a collective no wait is seen: its gain is unknown.
 """
 
 from __future__ import annotations
@@ -83,3 +87,30 @@ def test_findings_about_an_empty_kernel_name_hang_under_its_verdict():
                     time_at_stake_ns=6_000, kernel="", key="occupancy//waves")
     out = arrange([verdict, waves])
     assert [f.parent for f in out] == [None, "kernel:"]
+
+
+def _two_ranks(tmp_path: Path, comm: bool) -> Path:
+    d = tmp_path / ("comm" if comm else "nocomm")
+    d.mkdir()
+    # rank 0: compute [0, 100) µs, rank 1: compute [0, 20) µs; with comm, an all-reduce after it on each rank
+    # (rank 0 [100, 110), rank 1 [20, 110): rank 1 waits 80 µs for rank 0)
+    for rank, busy in ((0, 100), (1, 20)):
+        ev = [_launch(-5, 1), _kernel(GEMM, 0, busy, 1)]
+        if comm:
+            ev += [_launch(busy - 2, 2), _kernel(AR, busy, 110 - busy, 2, stream=9)]
+        _write(d / f"rank{rank}.json", ev, distributedInfo={"rank": rank, "world_size": 2, "backend": "nccl"})
+    return d
+
+
+def test_rank_imbalance_without_collectives_has_no_measured_stake(tmp_path):
+    src = gpulens.analyze([_two_ranks(tmp_path, comm=False)]).sources[0]
+    (f,) = [f for f in src.findings() if f.key == "rank-imbalance"]
+    assert f.title.startswith("Rank 0 spends 400.0 % more")  # (100 − 20) / 20
+    assert f.time_at_stake_ns is None and "no collective kernel is recorded" in f.detail
+    assert "wait for the slowest in every collective" not in f.detail
+
+
+def test_rank_imbalance_with_collectives_keeps_its_stake(tmp_path):
+    src = gpulens.analyze([_two_ranks(tmp_path, comm=True)]).sources[0]
+    (f,) = [f for f in src.findings() if f.key == "rank-imbalance"]
+    assert f.time_at_stake_ns == 80_000  # 100 − 20 µs of compute
