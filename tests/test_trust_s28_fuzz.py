@@ -12,12 +12,16 @@ kind of fault. Each input is written here, small, with the expected figure worke
    imbalance finding put the heaviest rank's extra compute time at stake as "the others wait for the slowest in
    every collective", beside that rank's own kernel findings — the same nanoseconds twice (two rocpd files:
    269.9 µs of stake in 254.8 µs of summed spans). Without a collective no wait is seen: its gain is unknown.
+4. An nsys stats kernel summary whose Min is above Total Time / Instances (no Avg column to compare with): the
+   hotspot row read min 142.47 µs beside a mean of 1.72 µs (fuzz: cuda_gpu_kern_sum with its columns shuffled).
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+import pandas as pd
 
 import gpulens
 
@@ -114,3 +118,18 @@ def test_rank_imbalance_with_collectives_keeps_its_stake(tmp_path):
     src = gpulens.analyze([_two_ranks(tmp_path, comm=True)]).sources[0]
     (f,) = [f for f in src.findings() if f.key == "rank-imbalance"]
     assert f.time_at_stake_ns == 80_000  # 100 − 20 µs of compute
+
+
+def test_kern_sum_min_above_total_over_instances_is_unknown(tmp_path):
+    # 100 instances in 1,000,000 ns: mean 10,000 ns, yet Min 50,000 ns (100 × 50,000 = 5 ms > 1 ms): impossible.
+    # The second row is consistent: 4 instances, 40,000 ns, mean 10,000 within [9,000, 11,000].
+    p = tmp_path / "cuda_gpu_kern_sum.csv"
+    p.write_text("Time (%),Total Time (ns),Instances,Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+                 "96.2,1000000,100,55000,50000,60000,100,bad_kernel\n"
+                 "3.8,40000,4,10000,9000,11000,800,good_kernel\n")
+    rep = gpulens.analyze([p]).sources[0]
+    t = rep.results["hotspots"].table.set_index("name")
+    assert int(t.loc["bad_kernel", "calls"]) == 100 and int(t.loc["bad_kernel", "total_ns"]) == 1_000_000
+    assert pd.isna(t.loc["bad_kernel", "min_ns"]) and pd.isna(t.loc["bad_kernel", "max_ns"])
+    assert float(t.loc["good_kernel", "min_ns"]) == 9_000 and float(t.loc["good_kernel", "max_ns"]) == 11_000
+    assert any("impossible duration statistics" in w for w in rep.timeline.meta.warnings)
