@@ -14,6 +14,8 @@ kind of fault. Each input is written here, small, with the expected figure worke
    269.9 µs of stake in 254.8 µs of summed spans). Without a collective no wait is seen: its gain is unknown.
 4. An nsys stats kernel summary whose Min is above Total Time / Instances (no Avg column to compare with): the
    hotspot row read min 142.47 µs beside a mean of 1.72 µs (fuzz: cuda_gpu_kern_sum with its columns shuffled).
+5. A rocpd agent whose ``absolute_index`` (HSA node id) is impossible (-2^63, negative): its kernels ran on "GPU
+   -9223372036854775808", a device no record named. The agent's own id stands in, as for a missing node id.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 import gpulens
 
@@ -133,3 +136,27 @@ def test_kern_sum_min_above_total_over_instances_is_unknown(tmp_path):
     assert pd.isna(t.loc["bad_kernel", "min_ns"]) and pd.isna(t.loc["bad_kernel", "max_ns"])
     assert float(t.loc["good_kernel", "min_ns"]) == 9_000 and float(t.loc["good_kernel", "max_ns"]) == 11_000
     assert any("impossible duration statistics" in w for w in rep.timeline.meta.warnings)
+
+
+def test_rocpd_impossible_node_id_falls_back_to_the_agent_id(tmp_path):
+    import shutil
+    import sqlite3
+
+    from gpulens.collectors import collect
+
+    src = Path(__file__).parents[2] / "shared" / "cases" / "T12.rocpd_two_procs" / "4242_results.db"
+    if not src.exists():
+        pytest.skip("../shared/cases not present")
+    db = tmp_path / "4242_results.db"
+    shutil.copy(src, db)
+    con = sqlite3.connect(db)
+    (agents,) = [t for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type='table' AND "
+                                          "name LIKE 'rocpd_info_agent%'")]
+    gpus = [i for (i,) in con.execute(f'SELECT id FROM "{agents}" WHERE type = \'GPU\' ORDER BY id')]
+    con.execute(f'UPDATE "{agents}" SET absolute_index = ? WHERE type = \'GPU\'', (-(2**63),))
+    con.commit()
+    con.close()
+    tl = collect(db)
+    used = set(tl.events.loc[tl.events["kind"] == "kernel", "device_id"].tolist())
+    assert used and used <= set(gpus)  # the GPU agents' own ids, never -2^63
+    assert used <= {d.get("device_id") for d in tl.meta.devices}
