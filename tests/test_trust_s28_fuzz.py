@@ -16,6 +16,9 @@ kind of fault. Each input is written here, small, with the expected figure worke
    hotspot row read min 142.47 µs beside a mean of 1.72 µs (fuzz: cuda_gpu_kern_sum with its columns shuffled).
 5. A rocpd agent whose ``absolute_index`` (HSA node id) is impossible (-2^63, negative): its kernels ran on "GPU
    -9223372036854775808", a device no record named. The agent's own id stands in, as for a missing node id.
+6. An nsys stats summary with two rows of one name, one with impossible statistics (made unknown): the merged
+   hotspot row kept the other row's max beside a mean over both — mean 7.88 µs above max 6.91 µs. Its min / max
+   are unknown when any merged row's is; a blank Name reads "(unnamed)".
 """
 
 from __future__ import annotations
@@ -160,3 +163,19 @@ def test_rocpd_impossible_node_id_falls_back_to_the_agent_id(tmp_path):
     used = set(tl.events.loc[tl.events["kind"] == "kernel", "device_id"].tolist())
     assert used and used <= set(gpus)  # the GPU agents' own ids, never -2^63
     assert used <= {d.get("device_id") for d in tl.meta.devices}
+
+
+def test_kern_sum_rows_of_one_name_with_unknown_statistics(tmp_path):
+    # row A: 10 launches, 100,000 ns, min 9,000, max 11,000 (mean 10,000: consistent);
+    # row B (same name): 10 launches, 1,000,000 ns, Min 200,000 > Max 100: impossible → its statistics unknown.
+    # Merged: 20 launches, 1,100,000 ns, mean 55,000 ns; min / max unknown (row A's 11,000 is no max of both).
+    p = tmp_path / "cuda_gpu_kern_sum.csv"
+    p.write_text("Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+                 "9.1,100000,10,10000,10000,9000,11000,500,k\n"
+                 "90.9,1000000,10,100000,100000,200000,100,500,k\n"
+                 "0.0,5000,1,5000,5000,5000,5000,0,\" \"\n")
+    t = gpulens.analyze([p]).sources[0].results["hotspots"].table.set_index("name")
+    assert int(t.loc["k", "calls"]) == 20 and int(t.loc["k", "total_ns"]) == 1_100_000
+    assert float(t.loc["k", "mean_ns"]) == 55_000
+    assert pd.isna(t.loc["k", "max_ns"]) and pd.isna(t.loc["k", "min_ns"])  # old code: 11,000 and 9,000
+    assert int(t.loc["(unnamed)", "total_ns"]) == 5_000
