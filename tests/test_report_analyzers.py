@@ -119,7 +119,8 @@ def test_rank_kernels_hand_computed():
     got = {(x.rank, x.name): (x.time_ns, round(x.share, 4)) for x in r.table.itertuples()}
     assert got == {(0, "a"): (60, 0.6), (0, "b"): (40, 0.4), (1, "a"): (90, round(90 / 140, 4)),
                    (1, "b"): (50, round(50 / 140, 4))}
-    assert r.findings and r.findings[0].rank == 1 and r.findings[0].time_at_stake_ns == 40
+    # no collective on either rank: no rank is seen waiting, the 40 ns are rank 1's own kernels' (s28 fuzz)
+    assert r.findings and r.findings[0].rank == 1 and r.findings[0].time_at_stake_ns is None
 
 
 def test_rank_kernels_skips_single_rank_with_reason():

@@ -7,6 +7,7 @@ only; reporters show the children under their root.
 
 Rules applied to the findings of one source (:func:`arrange`):
 
+* a kernel is named by ``Finding.kernel`` whatever its text (an empty name recorded for a kernel is a kernel too);
 * a finding whose ``parent`` names no finding present is a root (its parent was not reported, e.g. idle below
   the reporting threshold);
 * a finding about a kernel (``kernel`` set, no ``parent``, ``key`` not ``kernel:<name>``) becomes a child of that
@@ -52,14 +53,14 @@ def resolve_parents(findings: list[Finding]) -> list[Finding]:
     out = []
     for f in findings:
         parent = f.parent if f.parent in keys and f.parent != f.key else None
-        if parent is None and f.kernel and f.key != f"kernel:{f.kernel}" and f"kernel:{f.kernel}" in keys:
+        if parent is None and f.kernel is not None and f.key != f"kernel:{f.kernel}" and f"kernel:{f.kernel}" in keys:
             parent = f"kernel:{f.kernel}"
         out.append(f if parent == f.parent else replace(f, parent=parent))
 
     # one root per kernel without a verdict finding: the largest estimate ranks it, the others detail it
     by_kernel: dict[str, list[int]] = {}
     for i, f in enumerate(out):
-        if f.parent is None and f.kernel and f.category != "data-quality" and f.key != f"kernel:{f.kernel}":
+        if f.parent is None and f.kernel is not None and f.category != "data-quality" and f.key != f"kernel:{f.kernel}":
             by_kernel.setdefault(f.kernel, []).append(i)
     for name, idx in by_kernel.items():
         if len(idx) < 2:

@@ -253,16 +253,23 @@ class Hotspots(Analyzer):
         :data:`gpulens.collectors.nsys_stats.SUMMARY_COLUMNS`) when the Timeline has no kernel events.
 
         Same table columns as from events; with no timeline there are no overruns to clip, so
-        ``effective_ns = total_ns``. Summary: ``kernel_count`` = Σ calls, ``kernel_time_ns`` = Σ total_ns.
+        ``effective_ns = total_ns``. Rows of one name are merged: calls and total summed, min / max over the rows
+        (unknown when any row's is unknown). Summary: ``kernel_count`` = Σ calls, ``kernel_time_ns`` = Σ total_ns.
         """
+        from gpulens.timeline.names import UNNAMED
+
         names = ks["name"].astype(str)
+        names = names.where(names.str.strip() != "", UNNAMED)  # a blank Name reads as every blank event name does
         t = pd.DataFrame({"name": names, "kind": np.where(names.str.contains("nccl|rccl", case=False), "comm", "kernel"),
                           "calls": ks["calls"].astype("int64"), "total_ns": ks["total_ns"].astype("int64")})
         t = t.groupby(["name", "kind"], sort=False, as_index=False).sum()
         first = ks.groupby(names, sort=False)
         t["effective_ns"] = t["total_ns"]
-        t["min_ns"] = first["min_ns"].min().reindex(t["name"]).to_numpy()
-        t["max_ns"] = first["max_ns"].max().reindex(t["name"]).to_numpy()
+        # rows of one name merged: their min / max are known only when every row's is (a row whose statistics
+        # are unknown would leave the max of the others beside a mean that includes it)
+        for col, how in (("min_ns", "min"), ("max_ns", "max")):
+            v = getattr(first[col], how)().where(~ks[col].isna().groupby(names, sort=False).any())
+            t[col] = v.reindex(t["name"]).to_numpy()
         t["mean_ns"] = t["effective_ns"] / t["calls"].where(t["calls"] > 0)
         t = self._rank(t)
         total = int(t["total_ns"].sum())

@@ -9,7 +9,9 @@ Definitions (kernel = ``kernel`` or ``comm`` events, durations as recorded):
 * ``compute_time_ns_by_rank`` — the same sum over compute kernels only (kind ``kernel``): a collective's duration
   includes its wait for the last rank to arrive, so the rank that waits longest has the most *kernel* time while
   it has the least work; the imbalance finding compares compute time, as ``(max − min) / min`` ("% more than the
-  lightest rank"), and names no rank when fewer than two ranks ran compute kernels;
+  lightest rank"), and names no rank when fewer than two ranks ran compute kernels; its time at stake, the
+  heaviest minus the lightest rank's compute time, is the others' wait inside collectives (a part of the exposed
+  communication), unknown when the ranks ran no collective kernel;
 * ``compute_heaviest_rank``, ``compute_lightest_rank``, ``compute_more_pct`` — that comparison's figures (the
   finding's), for every report to state beside ``imbalance_pct`` (None when the lightest rank ran no compute);
 * the table — for the ``top`` kernel names by summed time over all ranks, one row per (rank, name):
@@ -83,14 +85,20 @@ class RankKernels(Analyzer):
         more = 100.0 * float(comp.max() - comp.min()) / float(comp.min()) if comp.min() > 0 else None
         summary.update(compute_heaviest_rank=heavy, compute_lightest_rank=light, compute_more_pct=more)
         if more is not None and 100.0 * float(comp.max() - comp.min()) / float(comp.mean()) > self.imbalance_warn_pct:
+            # the lighter ranks' wait for the heaviest happens inside collectives (the exposed communication holds
+            # it); with no collective recorded no rank is seen waiting, and the heaviest rank's extra time is its
+            # own kernels' time, which their findings already count: the gain is unknown
+            waits = bool((k["kind"] == "comm").any())
             findings.append(Finding(
                 f"Rank {heavy} spends {more:.1f} % more compute-kernel time than the lightest rank ({light})",
                 f"Compute kernels: {fmt_ns(int(comp.max()))} on rank {heavy} vs {fmt_ns(int(comp.min()))} on rank "
                 f"{light} (collectives left out: their time includes waiting for the other ranks). Work is "
-                "unevenly spread across ranks; the others wait for the slowest in every collective. Compare the "
-                "per-rank kernel table for the kernels that differ.",
+                "unevenly spread across ranks; " + ("the others wait for the slowest in every collective. " if waits
+                                                   else "no collective kernel is recorded, so no rank is seen waiting "
+                                                        "for another and the time this costs is unknown. ") +
+                "Compare the per-rank kernel table for the kernels that differ.",
                 severity="warning", category="imbalance",
-                time_at_stake_ns=int(comp.max() - comp.min()), rank=heavy, key="rank-imbalance",
+                time_at_stake_ns=int(comp.max() - comp.min()) if waits else None, rank=heavy, key="rank-imbalance",
                 # the other ranks wait for the slowest inside their collectives: part of the exposed communication
                 parent="exposed-comm"))
         return AnalysisResult(self.name, t, COLUMNS, summary, findings)

@@ -127,7 +127,8 @@ def _on_another_clock(gcode: np.ndarray, st: np.ndarray, en: np.ndarray, is_comp
 
 def exposed_comm_by_name(timeline: Timeline) -> dict[str, int | None]:
     """Per collective name: its time not overlapped by compute kernels on the same rank and device [ns]; None when a
-    launch of it lies on another clock than its GPU's compute kernels (overlap unknown).
+    launch of it lies on another clock than its GPU's compute kernels (overlap unknown). Each event counts with its
+    overrun-clipped duration (:attr:`AnalysisContext.effective_ns`), as the kernel times it is compared with.
 
     Every (rank, device) at once: the compute kernels' merged segments of all GPUs sorted by (GPU, start), and each
     collective's covered time found by one lexicographic search into them (no per-GPU slice: thousands of ranks).
@@ -135,7 +136,8 @@ def exposed_comm_by_name(timeline: Timeline) -> dict[str, int | None]:
     """
     from gpulens.analyzers.intervals import group_segments, key_codes
 
-    ev = context_of(timeline).of_kind("kernel", "comm")
+    ctx = context_of(timeline)
+    ev = ctx.of_kind("kernel", "comm")
     if not len(ev):
         return {}
     cats = list(ev["kind"].cat.categories)
@@ -147,7 +149,9 @@ def exposed_comm_by_name(timeline: Timeline) -> dict[str, int | None]:
     # (rank, device) codes in sorted order, as pd.factorize of a MultiIndex gives them (without its tuple pass)
     gcode, _ = key_codes(ev["rank"].to_numpy(), ev["device_id"].to_numpy())
     st = ev["start_ns"].to_numpy("int64")
-    en = st + ev["dur_ns"].to_numpy("int64")
+    # overrun-clipped durations (context.effective_ns), the time the verdict table's row holds: a collective recorded
+    # twice at one start (or overrunning the next event on its stream) is exposed once, never more than its time
+    en = st + ctx.effective_ns.reindex(ev.index).to_numpy("int64")
     seg = group_segments(gcode[is_comp], st[is_comp], en[is_comp])
     sg, ss, se = seg["group"], seg["start"], seg["end"]
     length = se - ss

@@ -208,7 +208,9 @@ class NsysStatsCollector(Collector):
                             "instances)")
             table = table[ok].reset_index(drop=True)
         table = _drop_implausible_totals(table, path, warnings)
-        _blank_impossible_statistics(table, path, warnings)
+        factors = {c: f for c, f in mapping.values() if c.endswith("_ns")}
+        _blank_impossible_statistics(table, path, warnings,
+                                     one_unit=len(set(factors.values())) == 1)
         table["name"] = table["name"].astype(str)
         table["calls"] = table["calls"].round().astype("int64")
         table["total_ns"] = table["total_ns"].round().astype("int64")
@@ -283,21 +285,28 @@ def _rows_missing(path: Path, text: str, lines: list[str], end: int, good: list[
 _STATS = ("mean_ns", "median_ns", "min_ns", "max_ns", "stddev_ns")
 
 
-def _blank_impossible_statistics(table: pd.DataFrame, path: Path, warnings: list[str]) -> None:
+def _blank_impossible_statistics(table: pd.DataFrame, path: Path, warnings: list[str], one_unit: bool = True) -> None:
     """Make a row's duration statistics unknown (in place) when any is not finite (``inf``, ``1e400``) or they
     contradict each other or the row's total: min ≤ median ≤ max, min ≤ mean ≤ max, max ≤ total time (each
-    instance is part of the total), with 1 ns for the printed rounding. Its Instances and Total Time, checked
+    instance is part of the total), min ≤ total / instances ≤ max (the mean the total and count give), with 1 ns
+    for the printed rounding (the mean rounded to ns as nsys prints it). The total / instances comparison is made
+    only when ``one_unit``: every time column was printed in the Total Time's unit (an older header's unitless
+    ``Average`` beside ``Total Time (us)`` is kept as printed). Its Instances and Total Time, checked
     before, are kept; a warning counts the rows. (Shown as "inf s" and "1e21 s" beside a 16 ms total otherwise.)"""
     if not len(table):
         return
     st = table[list(_STATS)].astype("float64")
     lo, mid, avg, hi = st["min_ns"], st["median_ns"], st["mean_ns"], st["max_ns"]
     bad = (np.isinf(st) | (st.abs() >= 2.0**63)).any(axis=1)
-    for a, b in ((lo, mid), (mid, hi), (lo, avg), (avg, hi), (hi, table["total_ns"].astype("float64"))):
+    total = table["total_ns"].astype("float64")
+    # the mean of Total Time over Instances lies between Min and Max too (Avg may be missing or disagree with it)
+    per = (total / table["calls"].astype("float64").where(table["calls"] > 0)).round()
+    pairs = ((lo, mid), (mid, hi), (lo, avg), (avg, hi), (hi, total)) + (((lo, per), (per, hi)) if one_unit else ())
+    for a, b in pairs:
         bad |= (a > b + 1).fillna(False)
     if bad.any():
         table.loc[bad.to_numpy(), list(_STATS)] = np.nan
         warnings.append(f"{path}: {int(bad.sum())} kernel row(s) with impossible duration statistics (infinite, or "
-                        "Min/Med/Avg/Max out of order or above the Total Time): their Avg/Med/Min/Max/StdDev read as "
+                        "Min/Med/Avg/Max out of order, above the Total Time or around Total Time / Instances): their Avg/Med/Min/Max/StdDev read as "
                         "unknown; Instances and Total Time kept")
 

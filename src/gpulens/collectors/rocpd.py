@@ -28,6 +28,7 @@ import json
 import re
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -147,8 +148,18 @@ def _times(db: _Db, df: pd.DataFrame) -> tuple[pd.Series, pd.Series, np.ndarray]
     return _lookup(df, "start_id", ts, "value"), _lookup(df, "end_id", ts, "value"), bad
 
 
+def _node(n: Any) -> int | None:
+    """An agent's ``absolute_index`` as an HSA node id, None when missing or impossible (negative, or 2^31 and
+    more: a mangled row) — the agent's own id stands in for it then, for its events and its device record alike."""
+    try:
+        v = int(n) if pd.notna(n) else None
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return v if v is not None and 0 <= v < 2**31 else None
+
+
 def _devices(agents: pd.DataFrame | None) -> tuple[list[dict], dict[int, int]]:
-    """GPU device dicts and a map agent row id → HSA node id."""
+    """GPU device dicts and a map agent row id → HSA node id (:func:`_node`, else the agent id)."""
     devices, node_of = [], {}
     if agents is None:
         return devices, node_of
@@ -157,12 +168,15 @@ def _devices(agents: pd.DataFrame | None) -> tuple[list[dict], dict[int, int]]:
             ext = json.loads(a.get("extdata") or "{}")
         except (TypeError, ValueError):
             ext = {}
-        rec = {**(ext if isinstance(ext, dict) else {}), "type": a.get("type"), "node_id": a.get("absolute_index"),
+        node = _node(a.get("absolute_index"))
+        if node is None and pd.notna(a.get("id")):
+            node = _node(a.get("id"))
+        rec = {**(ext if isinstance(ext, dict) else {}), "type": a.get("type"), "node_id": node,
                "logical_node_type_id": a.get("type_index")}
         rec["product_name"] = a.get("product_name") or rec.get("product_name")
         rec["name"] = rec.get("name") or a.get("name") or a.get("generic_name")
         if pd.notna(a.get("id")):
-            node_of[int(a["id"])] = int(a["absolute_index"]) if pd.notna(a.get("absolute_index")) else int(a["id"])
+            node_of[int(a["id"])] = node if node is not None else int(a["id"])
         dev = device_from_sdk_agent(rec)
         if dev:
             devices.append(dev)
@@ -176,7 +190,7 @@ def _nodes(db: _Db, df: pd.DataFrame, agent: pd.Series | np.ndarray, node_of: di
     agent = pd.Series(np.asarray(agent, dtype=object), index=df.index)
     tmp = pd.DataFrame({"a": agent, **({"guid": df["guid"]} if "guid" in df else {})}, index=df.index)
     node = _lookup(tmp, "a", db.read("rocpd_info_agent"), "absolute_index")
-    return [int(n) if pd.notna(n) else (node_of.get(int(a), int(a)) if pd.notna(a) else None)
+    return [_node(n) if _node(n) is not None else (node_of.get(int(a), int(a)) if pd.notna(a) else None)
             for n, a in zip(node, agent)]
 
 

@@ -188,3 +188,27 @@ def kernel_key(name: str) -> str:
     text = _SPACE_BEFORE.sub(r"\1", text)
     text = _SPACE_AFTER.sub(r"\1", text)
     return _drop_template_params(text.strip())
+
+
+#: The name an event gets when its source records none, or only blanks (an nsys ``StringIds`` value ``''``, a Kineto
+#: ``"name": ""``): one visible text for every collector (``collectors._dispatch.UNNAMED`` is the same string).
+UNNAMED = "(unnamed)"
+
+
+def blank_names_named(names: pd.Series) -> pd.Series:
+    """``names`` (a categorical of ``str`` categories) with every blank category — empty or whitespace only —
+    written :data:`UNNAMED` (merged with an existing ``UNNAMED`` category). Work is per category, not per row; the
+    series itself is returned when no category is blank."""
+    cats = names.cat.categories
+    if not len(cats):
+        return names
+    blank = np.fromiter((not str(c).strip() for c in cats), dtype=bool, count=len(cats))
+    if not blank.any():
+        return names
+    new = pd.Index([UNNAMED if b else c for c, b in zip(cats.tolist(), blank.tolist())], dtype=object)
+    uniq = pd.Index(pd.unique(new), dtype=object)
+    remap = uniq.get_indexer(new)
+    codes = names.cat.codes.to_numpy()
+    codes = np.where(codes >= 0, remap[np.maximum(codes, 0)], -1)
+    return pd.Series(pd.Categorical.from_codes(codes, categories=pd.Index(uniq.tolist(), dtype=cats.dtype)),
+                     index=names.index)

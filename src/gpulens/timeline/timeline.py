@@ -222,6 +222,12 @@ def make_table(columns: tuple[Column, ...], data: Mapping[str, Any] | None = Non
             out[col.name] = _coerce(v, col)
         else:
             out[col.name] = _empty_series(col, n)
+    if "name_norm" in out and "name" in out:  # the event table: a blank name reads "(unnamed)" from every source
+        from gpulens.timeline.names import blank_names_named
+
+        out["name"] = blank_names_named(out["name"])
+        if "name_norm" in data:
+            out["name_norm"] = blank_names_named(out["name_norm"])
     if "name_norm" in out and "name_norm" not in data and "name" in out:
         from gpulens.timeline.names import normalized_names  # derived column: every collector gets it for free
 
