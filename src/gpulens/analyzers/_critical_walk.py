@@ -22,7 +22,9 @@ one). It is found by walking back from the window's end:
   (:mod:`gpulens.analyzers.bottlenecks`) — and the time before a first GPU event with no launch is too.
 
 Every step of the walk moves back in time, so the path's segments tile the window: their sum is the window's length.
-Cost: O(host events) to prepare each thread's innermost-event segments, then O(log n) per event on the path.
+Cost: O(host events) to prepare each thread's innermost-event segments and O(GPU events) to decide, vectorised,
+what every GPU event waited for (:meth:`Walker._hops`); the walk then reads a few array items per event on the
+path (a chain of 1M queued kernels is one loop of plain integer reads, its segments built as arrays).
 """
 
 from __future__ import annotations
@@ -210,7 +212,8 @@ def _event_at(a: np.ndarray, b: np.ndarray, w: np.ndarray, t: np.ndarray) -> np.
     return np.where((i >= 0) & (t < b[j]), w[j], -2)
 
 
-_BLOCK = object()  # marks a vectorised block of host segments in the walk's output
+_BLOCK = object()  # marks a vectorised block of segments in the walk's output (latest first)
+_HOP, _TO_HOST, _STOP = 0, 1, 2  # what a GPU event waited for (:meth:`Walker._hops`)
 
 
 class Walker:
@@ -227,14 +230,71 @@ class Walker:
         if kinds is not None:
             lut = np.array([CODE[GPU_CLASS.get(k, "kernel")] for k in kinds] + [CODE["kernel"]], dtype=np.int64)
             kc = gpu["kind"].cat.codes.to_numpy()
-            self.g_class = lut[np.where(kc < 0, len(kinds), kc)].tolist()
+            self.g_class = lut[np.where(kc < 0, len(kinds), kc)].astype(np.int8)
         else:
-            self.g_class = [CODE[GPU_CLASS.get(str(k), "kernel")] for k in gpu["kind"]]
+            self.g_class = np.array([CODE[GPU_CLASS.get(str(k), "kernel")] for k in gpu["kind"]], dtype=np.int8)
         self.g_stream = gpu["stream_id"].fillna(-1).astype("int64").to_numpy()
         self.g_rank = gpu["rank"].to_numpy()
         self.h_start = host["start_ns"].to_numpy(np.int64)
         self.launch_pos, self.launch_thread, self.prev = gpu_launch_pos, gpu_launch_thread, gpu_prev
         self.rank_ends = rank_ends  # rank → (ends sorted, positions)
+        self._hop_table: tuple | None = None
+
+    def _hops(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """What each GPU event g waited for, decided once for every event (vectorised; it depends on g alone):
+        (kind: :data:`_HOP` to another GPU event, :data:`_TO_HOST` to its launch call, :data:`_STOP` nothing
+        recorded; the GPU event hopped to (−1 otherwise); the time the path resumes at [ns] (the lowest int64 for
+        :data:`_STOP`: the gap then runs from the window's start); the class code of the gap before g's start).
+        The rules are the module docstring's: the latest of its launch call's start and the end of the previous event
+        on its stream binds, and only when both are earlier, the latest end of an event on another stream of the
+        rank before g's start (:meth:`_cross_all`)."""
+        if self._hop_table is not None:
+            return self._hop_table
+        s, lp, p = self.g_start, self.launch_pos, self.prev
+        none = np.int64(-1)
+        t_launch = self.h_start[np.maximum(lp, 0)] if len(self.h_start) else np.zeros(len(lp), np.int64)
+        t_launch = np.where(lp >= 0, t_launch, none)
+        t_prev = np.where(p >= 0, self.g_end[np.maximum(p, 0)], none)
+        best = np.maximum(t_launch, t_prev)
+        x = self._cross_all(best)
+        via_x = x >= 0
+        via_prev = ~via_x & (p >= 0) & (t_prev >= t_launch)
+        to_host = ~via_x & ~via_prev & (lp >= 0)
+        kind = np.full(len(s), _STOP, dtype=np.int8)
+        kind[via_x | via_prev] = _HOP
+        kind[to_host] = _TO_HOST
+        target = np.where(via_x, x, np.where(via_prev, p, -1))
+        resume = np.full(len(s), np.iinfo(np.int64).min, dtype=np.int64)
+        resume[via_x] = np.minimum(self.g_end[x[via_x]], s[via_x])
+        resume[via_prev] = np.minimum(t_prev[via_prev], s[via_prev])
+        resume[to_host] = np.minimum(t_launch[to_host], s[to_host])
+        # no launch call: what g waited for is not recorded
+        gap = np.where(lp >= 0, CODE["gpu_gap"], CODE["unattributed"]).astype(np.int8)
+        gap[to_host] = CODE["launch_delay"]
+        self._hop_table = (kind, target, resume, gap)
+        return self._hop_table
+
+    def _cross_all(self, after: np.ndarray) -> np.ndarray:
+        """For every GPU event g: the latest-ending GPU event of g's rank on another stream ending in
+        (after[g], start(g)], or −1 (−1 too where after[g] ≥ start(g)). Per rank, on the events sorted by end: the
+        latest one ending by start(g) is the answer when its stream differs from g's, else the last event before
+        that one's run of same-stream events."""
+        x = np.full(len(self.g_start), -1, dtype=np.int64)
+        for ends, pos in self.rank_ends.values():
+            if not len(pos):
+                continue
+            st = self.g_stream[pos]
+            i = np.arange(len(pos))
+            run_start = np.maximum.accumulate(np.where(np.r_[True, st[1:] != st[:-1]], i, 0))
+            k = np.searchsorted(ends, self.g_start[pos], side="right") - 1
+            kk = np.maximum(k, 0)
+            cand = np.where(st[kk] != st, kk, run_start[kk] - 1)  # st: the streams of pos, g's own
+            cand = np.where(k >= 0, cand, -1)
+            c = np.maximum(cand, 0)
+            a = after[pos]
+            ok = (cand >= 0) & (ends[c] > a) & (a < self.g_start[pos])
+            x[pos] = np.where(ok, pos[c], -1)
+        return x
 
     def _host(self, thread, a: int, b: int, out: list) -> None:
         """Segments of host time [a, b) on ``thread``, latest first: innermost host event, or idle between them.
@@ -260,17 +320,6 @@ class Walker:
         out.append((_BLOCK, cls[::-1], lo[::-1], hi[::-1], w[::-1]))
         if lo[0] > a:
             out.append((CODE["host_idle"], a, int(lo[0]), -1))
-
-    def _cross(self, g: int, after: int) -> int:
-        """Latest-ending GPU event of g's rank on another stream ending in (after, start(g)], or −1."""
-        ends, pos = self.rank_ends[self.g_rank[g]]
-        k = int(np.searchsorted(ends, self.g_start[g], side="right")) - 1
-        while k >= 0 and ends[k] > after:
-            p = int(pos[k])
-            if self.g_stream[p] != self.g_stream[g]:
-                return p
-            k -= 1
-        return -1
 
     def walk(self, thread, lo: int, hi: int, start_gpu: int = -1
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -305,35 +354,68 @@ class Walker:
                 gap("sync", ge, b)
                 where, g, t = "gpu", bg, ge
                 continue
-            if g in seen:  # only a zero-length cycle in an inconsistent trace: stop rather than loop
-                gap("host_idle", lo, t)
-                break
-            seen.add(g)
-            s = int(self.g_start[g])
-            out.append((self.g_class[g], max(s, lo), t, g))
-            if s <= lo:
-                break
-            lp, p = int(self.launch_pos[g]), int(self.prev[g])
-            t_launch = int(self.h_start[lp]) if lp >= 0 else -1
-            t_prev = int(self.g_end[p]) if p >= 0 else -1
-            best = max(t_launch, t_prev)
-            x = self._cross(g, best) if best < s else -1
-            wait = "gpu_gap" if lp >= 0 else "unattributed"  # no launch call: what g waited for is not recorded
-            if x >= 0:
-                t_x = min(int(self.g_end[x]), s)
-                gap(wait, t_x, s)
-                g, t = x, t_x
-            elif p >= 0 and t_prev >= t_launch:
-                gap(wait, min(t_prev, s), s)
-                g, t = p, min(t_prev, s)
-            elif lp >= 0:
-                gap("launch_delay", min(t_launch, s), s)
-                where, thread, t = "host", self.launch_thread[g], min(t_launch, s)
-            else:
-                gap("unattributed", lo, s)
+            g, t, where, thread, done = self._gpu_chain(g, t, lo, seen, out, thread)
+            if done:
                 break
         out.reverse()
         return self._flatten(out)
+
+    def _gpu_chain(self, g: int, t: int, lo: int, seen: set, out: list, thread) -> tuple:
+        """Walk back from GPU event g (its segment ending at t) through the GPU events it waited for, while each
+        waited for another GPU event (:meth:`_hops`): one tight loop over the chain, its segments and gaps appended
+        to ``out`` as one vectorised block, latest first. Returns (g, t, where, thread, done): where the walk goes on
+        (on the host at g's launch call) or done (the window's start reached, nothing recorded before g, or a
+        zero-length cycle in an inconsistent trace)."""
+        kind, target, resume, gap_cls = self._hops()
+        start = self.g_start
+        chain: list[int] = []
+        ends: list[int] = []
+        add = seen.add
+        cycle = False
+        while True:
+            if g in seen:  # only a zero-length cycle in an inconsistent trace: stop rather than loop
+                cycle = True
+                break
+            add(g)
+            chain.append(g)
+            ends.append(t)
+            if start.item(g) <= lo or kind.item(g) != _HOP:
+                break
+            t = resume.item(g)
+            g = target.item(g)
+            if t <= lo:
+                break
+        if not chain:  # the first event already walked
+            if t > lo:
+                out.append((CODE["host_idle"], lo, t, -1))
+            return g, t, "gpu", thread, True
+        c = np.array(chain, dtype=np.int64)
+        s_c = start[c]
+        last = chain[-1]
+        reached = cycle is False and start.item(last) <= lo  # the last segment starts the window: no gap before it
+        n = len(c)
+        cls = np.empty(2 * n, dtype=np.int8)
+        a = np.empty(2 * n, dtype=np.int64)
+        b = np.empty(2 * n, dtype=np.int64)
+        w = np.full(2 * n, -1, dtype=np.int64)
+        cls[0::2], a[0::2], b[0::2], w[0::2] = self.g_class[c], np.maximum(s_c, lo), ends, c
+        cls[1::2], a[1::2], b[1::2] = gap_cls[c], np.maximum(resume[c], lo), s_c
+        keep = np.ones(2 * n, dtype=bool)
+        keep[1::2] = b[1::2] > a[1::2]
+        if reached:
+            keep[-1] = False
+        out.append((_BLOCK, cls[keep], a[keep], b[keep], w[keep]))
+        if cycle:
+            if t > lo:
+                out.append((CODE["host_idle"], lo, t, -1))
+            return g, t, "gpu", thread, True
+        if reached or t <= lo:
+            return g, t, "gpu", thread, True
+        k = kind.item(last)
+        if k == _TO_HOST:
+            return last, resume.item(last), "host", self.launch_thread[last], False
+        return last, t, "gpu", thread, True  # _STOP: the gap back to the window's start is unattributed
+
 
     @staticmethod
     def _flatten(out: list) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
