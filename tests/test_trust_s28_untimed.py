@@ -101,8 +101,8 @@ def nsys(d: Path) -> Path:
     return p
 
 
-BUILDERS = {"kineto": kineto, "rocprofv3-zero": lambda d: rocprofv3(d, "0"),
-            "rocprofv3-empty": lambda d: rocprofv3(d, ""), "nsys-null-end": nsys}
+#: absent times only: zero timestamps are placeholders of corrupt records (case B06), refused, not launches
+BUILDERS = {"kineto": kineto, "rocprofv3-empty": lambda d: rocprofv3(d, ""), "nsys-null-end": nsys}
 
 
 @pytest.fixture(scope="module", params=list(BUILDERS))
@@ -122,6 +122,16 @@ def test_kernel_totals_count_the_untimed_launch_and_leave_the_sum_unknown(run):
     assert sm["kernel_count"] == 4 and sm["unique_kernels"] == 3  # kC ran: 4 launches of 3 kernels
     assert sm["kernel_time_ns"] is None  # at least 50 µs, never "50.00 µs summed"
     assert sm["untimed_launches"] == 1 and sm["timed_kernel_time_ns"] == TIMED_NS
+
+
+def test_zero_timestamps_are_a_refused_record_not_an_untimed_launch(tmp_path):
+    """kC written with Start/End 0 (the placeholder of case B06, pytorch/kineto#109): a corrupt record, refused with
+    a warning — 3 launches of 2 kernels, 50 µs summed and busy exactly, as B06's answer (busy of the valid events)."""
+    rep = gpulens.analyze([rocprofv3(tmp_path, "0")])
+    sm = rep.sources[0].summary
+    assert (sm["kernel_count"], sm["unique_kernels"], sm["kernel_time_ns"]) == (3, 2, TIMED_NS)
+    assert not sm.get("untimed_launches")
+    assert "zero timestamp (never recorded) ×1" in " ".join(rep.sources[0].timeline.meta.warnings)
 
 
 def test_per_kernel_table_has_the_untimed_kernel_with_its_count(run):

@@ -105,15 +105,16 @@ def untimed_names(timeline: Any) -> frozenset[str]:
 
 
 def untimed_gpu_rows(timeline: Any) -> pd.DataFrame:
-    """GPU work the input recorded without a usable time, in an input whose other GPU events have one: the
-    collectors' refused rows (``timeline.rejected``) of a GPU kind — a Kineto kernel without ``dur`` or ``ts``, a
-    rocprofv3 / rocprof dispatch with no or zero timestamps or an end before its start, an nsys row whose ``end`` is
-    NULL ("range never closed"), a duration no clock can hold — but never a barrier or marker packet (no work). Each
-    ran on the GPU; when and for how long is not known. Columns ``kind``, ``name``, ``rank``, ``start_ns`` (as
+    """GPU work the input recorded without a time, in an input whose other GPU events have one: the collectors'
+    refused rows (``timeline.rejected``) of a GPU kind whose time is absent
+    (:data:`gpulens.collectors._work_rules.ABSENT_TIME_REASONS`) — a Kineto kernel without ``dur`` or ``ts``, a
+    rocprofv3 / rocprof dispatch with empty timestamp cells, an nsys row whose ``end`` or ``start`` is NULL. Each ran
+    on the GPU; when and for how long is not known. Rows with an impossible time (zero placeholders, an end before the
+    start, a duration no clock can hold: cases B06/B07) are corrupt records, refused with a warning and no launch. Columns ``kind``, ``name``, ``rank``, ``start_ns`` (as
     recorded; <NA> when not), ``reason``. Empty when the input has no timed GPU event (a counter-only input:
     :func:`gpulens.analyzers._span.counter_only_reason`) or every GPU row has a time."""
     from gpulens.analyzers.context import context_of
-    from gpulens.collectors._work_rules import NON_WORK_REASON
+    from gpulens.collectors._work_rules import ABSENT_TIME_REASONS
 
     def compute() -> pd.DataFrame:
         cols = ["kind", "name", "rank", "start_ns", "reason"]
@@ -121,7 +122,7 @@ def untimed_gpu_rows(timeline: Any) -> pd.DataFrame:
         if rej is None or not len(rej) or not context_of(timeline).mask_of(*GPU_KINDS).any():
             return pd.DataFrame({c: pd.Series(dtype=object) for c in cols})
         kind = rej["kind"].astype(str)
-        keep = kind.isin(GPU_KINDS) & (rej["reason"].astype(str) != NON_WORK_REASON)
+        keep = kind.isin(GPU_KINDS) & rej["reason"].astype(str).isin(ABSENT_TIME_REASONS)
         r = rej[keep.to_numpy()]
         return pd.DataFrame({"kind": r["kind"].astype(str).to_numpy(), "name": r["name"].astype(str).to_numpy(),
                              "rank": r["rank"].to_numpy(dtype="int64"),

@@ -48,7 +48,7 @@ import pandas as pd
 
 from gpulens.collectors._duplicates import drop_exact_duplicates
 from gpulens.collectors._numbers import exact_int
-from gpulens.collectors._work_rules import NON_WORK_REASON, is_non_work, kinds_of_kernel_names
+from gpulens.collectors._work_rules import NO_TIMESTAMPS, NON_WORK_REASON, is_non_work, kinds_of_kernel_names
 from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
 
 #: Columns of ``tables["unattached_counters"]``: counters of dispatches that are not events.
@@ -258,7 +258,7 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
                 d.cols[key] = v.mask(bad)
     reason = pd.Series([None] * n, dtype=object)
     reason[unreadable] = UNREADABLE_TS
-    reason[reason.isna() & (start.isna() | end.isna())] = "no timestamps recorded"
+    reason[reason.isna() & (start.isna() | end.isna())] = NO_TIMESTAMPS
     ok = reason.isna()
     reason[ok & ((start < 0) | (end < 0)).fillna(False)] = "negative timestamp (AMD timestamps are unsigned)"
     ok = (reason.isna() & start.notna() & end.notna()).to_numpy(dtype=bool)

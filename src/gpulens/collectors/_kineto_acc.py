@@ -16,7 +16,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from gpulens.collectors._work_rules import kind_of_kernel_name
+from gpulens.collectors._work_rules import MISSING_TS_OR_DUR, kind_of_kernel_name
 from gpulens.collectors._chrome_dialects import xla_kernel_details
 from gpulens.collectors._chrome_json import json_text
 from gpulens.collectors._collectives import collective_table
@@ -513,7 +513,7 @@ class Accumulator:
             cnt = {"event_id": np.zeros(0, dtype=np.int64), "metric": [], "value": np.zeros(0), "unit": []}
         self.collective_table = collective_table(self.collectives, keep, new_id)
         rej = {"kind": [], "name": [], "start_ns": [], "dur_ns": [], "reason": []}
-        reasons = ("missing ts or dur", "negative duration (unfinished or corrupt event)",
+        reasons = (MISSING_TS_OR_DUR, "negative duration (unfinished or corrupt event)",
                    "zero timestamp (never recorded)", "unreadable ts or dur (not a number, or beyond int64 ns)")
         for r in self.rejected:
             rej["kind"] += [KIND_LIST[k] for k in r["kind"]]

@@ -119,6 +119,17 @@ NON_WORK_RULE = Rule("none", r"^\s*(<\s*barrier[ _-]?(and|or)?[ _-]?packet\s*>|b
                      "ROCm/clr hipamd activity names ('Unknown command type'); rocprof v1 results.stats.csv rows "
                      "'<barrier packet>'")
 NON_WORK_REASON = "barrier or marker packet on a GPU queue (no work)"
+
+#: Reasons of refused rows whose time the input does not hold at all — no ``ts``/``dur`` key (Kineto), empty timestamp
+#: cells (rocprofv3/rocprof CSV), a NULL ``end`` or ``start`` (Nsight Systems). The work ran; when and for how long
+#: is unknown (:func:`gpulens.analyzers._unknown_time.untimed_gpu_rows` counts such GPU rows as untimed launches).
+#: Rows with an impossible time — zero placeholders (``ts=0, dur=0``, pytorch/kineto#109), an end before the start,
+#: a start or duration no clock can hold — are corrupt records: refused and counted in a warning, never launches.
+MISSING_TS_OR_DUR = "missing ts or dur"
+NO_TIMESTAMPS = "no timestamps recorded"
+NEVER_CLOSED = "range never closed"
+START_UNKNOWN = "start unknown"
+ABSENT_TIME_REASONS = frozenset({MISSING_TS_OR_DUR, NO_TIMESTAMPS, NEVER_CLOSED, START_UNKNOWN})
 _NON_WORK_RE = re.compile(NON_WORK_RULE.pattern, re.IGNORECASE)
 
 

@@ -53,7 +53,7 @@ from gpulens.collectors._nsys_more import (NVTX_TYPES, graph_trace, incomplete_c
                                            nvtx_range_table)
 from gpulens.collectors._dispatch import UNNAMED
 from gpulens.collectors._kineto_acc import zero_ts_placeholders
-from gpulens.collectors._work_rules import kinds_of_kernel_names
+from gpulens.collectors._work_rules import NEVER_CLOSED, START_UNKNOWN, kinds_of_kernel_names
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import EVENT_COLUMNS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
@@ -261,8 +261,8 @@ class NsysSqliteCollector(Collector):
                 r = df[bad]
                 rejected.append(pd.DataFrame({"kind": r["kind"], "name": r["name"].astype(object),
                                               "start_ns": r["start_ns"], "dur_ns": r["dur_ns"],
-                                              "reason": np.where(no_start[bad], "start unknown",
-                                                                 np.where(r["dur_ns"].isna(), "range never closed",
+                                              "reason": np.where(no_start[bad], START_UNKNOWN,
+                                                                 np.where(r["dur_ns"].isna(), NEVER_CLOSED,
                                                                           "end before start"))}))
                 df = df[~bad]
             frames.append(df)
