@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from gpulens.analyzers._critical_chain import follow, follower
 from gpulens.analyzers._nesting import _TooDeep, leaf_tiles, nest_clipped, visit_order
 
 BLOCKING = re.compile(r"Synchronize|^(?:cuda|hip)Memcpy(?:2D|3D)?$|^(?:cuda|hip)Memset$|^cuMemcpy[DH]to[DH](?:_v2)?$")
@@ -239,6 +240,8 @@ class Walker:
         self.launch_pos, self.launch_thread, self.prev = gpu_launch_pos, gpu_launch_thread, gpu_prev
         self.rank_ends = rank_ends  # rank → (ends sorted, positions)
         self._hop_table: tuple | None = None
+        self._buffers: tuple | None = None  # visit stamps, chain buffers and loop of :meth:`_gpu_chain`
+        self._walks = 0
 
     def _hops(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """What each GPU event g waited for, decided once for every event (vectorised; it depends on g alone):
@@ -332,7 +335,8 @@ class Walker:
             where, t = "gpu", min(int(self.g_end[g]), hi)
             if t < hi:
                 out.append((CODE["host_idle"], t, hi, -1))
-        seen: set[int] = set()
+        self._walks += 1  # the GPU events this walk visits are stamped with its id (:func:`._critical_chain.follow`)
+        walk_id = self._walks
 
         def gap(cls: str, a: int, b: int) -> None:
             a = max(a, lo)
@@ -354,13 +358,13 @@ class Walker:
                 gap("sync", ge, b)
                 where, g, t = "gpu", bg, ge
                 continue
-            g, t, where, thread, done = self._gpu_chain(g, t, lo, seen, out, thread)
+            g, t, where, thread, done = self._gpu_chain(g, t, lo, walk_id, out, thread)
             if done:
                 break
         out.reverse()
         return self._flatten(out)
 
-    def _gpu_chain(self, g: int, t: int, lo: int, seen: set, out: list, thread) -> tuple:
+    def _gpu_chain(self, g: int, t: int, lo: int, walk_id: int, out: list, thread) -> tuple:
         """Walk back from GPU event g (its segment ending at t) through the GPU events it waited for, while each
         waited for another GPU event (:meth:`_hops`): one tight loop over the chain, its segments and gaps appended
         to ``out`` as one vectorised block, latest first. Returns (g, t, where, thread, done): where the walk goes on
@@ -368,31 +372,29 @@ class Walker:
         zero-length cycle in an inconsistent trace)."""
         kind, target, resume, gap_cls = self._hops()
         start = self.g_start
-        chain: list[int] = []
-        ends: list[int] = []
-        add = seen.add
-        cycle = False
-        while True:
-            if g in seen:  # only a zero-length cycle in an inconsistent trace: stop rather than loop
-                cycle = True
-                break
-            add(g)
-            chain.append(g)
-            ends.append(t)
-            if start.item(g) <= lo or kind.item(g) != _HOP:
-                break
-            t = resume.item(g)
-            g = target.item(g)
-            if t <= lo:
-                break
-        if not chain:  # the first event already walked
+        if self._buffers is None:
+            n_gpu = len(start)
+            self._buffers = (np.zeros(n_gpu, np.int32), np.empty(n_gpu, np.int64), np.empty(n_gpu, np.int64),
+                             follower(n_gpu))
+        stamp, chain_buf, ends_buf, follow_ = self._buffers
+        args = (g, t, lo, kind, target, resume, start, stamp, walk_id, chain_buf, ends_buf)
+        try:
+            n, g, t, cycle = follow_(*args)
+        except Exception:  # noqa: BLE001  (numba failing to compile: the plain loop reads the same)
+            if follow_ is follow:
+                raise
+            self._buffers = (stamp, chain_buf, ends_buf, follow)
+            n, g, t, cycle = follow(*args)
+        g, t = int(g), int(t)
+        if not n:  # the first event already walked
             if t > lo:
                 out.append((CODE["host_idle"], lo, t, -1))
             return g, t, "gpu", thread, True
-        c = np.array(chain, dtype=np.int64)
+        c = chain_buf[:n].copy()
+        ends = ends_buf[:n]
+        last = int(c[-1])
         s_c = start[c]
-        last = chain[-1]
-        reached = cycle is False and start.item(last) <= lo  # the last segment starts the window: no gap before it
+        reached = not cycle and start.item(last) <= lo  # the last segment starts the window: no gap before it
         n = len(c)
         cls = np.empty(2 * n, dtype=np.int8)
         a = np.empty(2 * n, dtype=np.int64)
