@@ -7,6 +7,7 @@ of another stream of the same rank ending before the start (and after both) bind
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import pandas as pd
 
 from gpulens.analyzers._critical_walk import _HOP, _STOP, _TO_HOST, CODE, Walker
@@ -96,3 +97,34 @@ def test_cross_stream_wait_needs_both_predecessors_earlier():
     assert (int(kind[2]), int(target[2]), int(resume[2])) == (_HOP, 0, 50)
     assert (int(kind[1]), int(resume[1]), int(gap[1])) == (_TO_HOST, 5, CODE["launch_delay"])
     assert int(kind[0]) == _STOP and int(gap[0]) == CODE["unattributed"]
+
+
+def test_compiled_chain_loop_reads_as_the_plain_one():
+    """From :data:`JIT_MIN_EVENTS` GPU events the walk's inner loop runs compiled by numba; on random hop tables it
+    visits the same events, in the same order, with the same segment ends and stopping point as the plain loop."""
+    pytest.importorskip("numba")
+    from gpulens.analyzers import _critical_chain as cc
+
+    fast = cc.follower(cc.JIT_MIN_EVENTS)
+    if fast is cc.follow:
+        pytest.skip("numba did not compile the loop on this machine")
+    rng = np.random.default_rng(3)
+    n = 500
+    start = np.sort(rng.integers(0, 10_000, n))
+    target = np.array([rng.integers(0, i) if i else -1 for i in range(n)], dtype=np.int64)  # an earlier event
+    kind = np.where((target >= 0) & (rng.random(n) < 0.9), 0, rng.integers(1, 3, n)).astype(np.int8)
+    target[kind != 0] = -1
+    resume = np.where(target >= 0, start, np.iinfo(np.int64).min)
+    target[7] = 7  # a zero-length cycle: event 7 waits for itself
+    kind[7], resume[7] = 0, start[7]
+    outs = []
+    for fn in (cc.follow, fast):
+        stamp, res = np.zeros(n, np.int32), []
+        for w, (g, lo) in enumerate([(n - 1, 0), (n - 1, 5_000), (300, 0), (7, 0), (n - 2, 0)], start=1):
+            chain, ends = np.empty(n, np.int64), np.empty(n, np.int64)
+            k, g2, t2, cyc = fn(g, int(start[g]) + 5, lo, kind, target, resume, start, stamp, w, chain, ends)
+            res.append((int(k), int(g2), int(t2), bool(cyc), chain[:k].tolist(), ends[:k].tolist()))
+        outs.append(res)
+    assert outs[0] == outs[1]
+    assert any(r[3] for r in outs[0])  # the cycle was met
+    assert max(r[0] for r in outs[0]) > 3  # chains longer than a few events were followed
