@@ -196,9 +196,16 @@ def test_a_rank_traced_in_one_run_only_is_named_not_read_as_a_saving(tmp_path):
     assert (r.summary["base_ranks"], r.summary["cand_ranks"]) == (2, 1)
     assert any("different ranks" in w and "-300.00 µs" in w for w in r.warnings)
     assert "ranks only one run has" in headline(r)
-    # one rank each (rank 0 of one file against rank 1 of another) is a whole-run comparison: no warning
+    # one rank each (rank 1 of one file against rank 0 of another) is a whole-run comparison — none of the
+    # difference is put on a missing rank — but the diff still says the ranks differ (README: every output says so)
     r1 = diff(rank(tmp_path / "r1.json", 1, 100.0), rank(tmp_path / "r0.json", 0, 90.0))
-    assert r1.summary["one_run_ranks_delta_ns"] == 0 and not any("ranks" in w for w in r1.warnings)
+    assert r1.summary["one_run_ranks_delta_ns"] == 0 and "ranks only one run has" not in headline(r1)
+    assert [w for w in r1.warnings if "different ranks" in w] == [
+        "the runs hold different ranks (base: rank 1; candidate: rank 0), one each: they are compared as one run "
+        "each; the per-rank table lists each rank apart (−100 % / unknown there is the rank missing from the other "
+        "run)"]
+    r2 = diff(rank(tmp_path / "s0.json", 0, 100.0), rank(tmp_path / "s0b.json", 0, 90.0))
+    assert not any("ranks" in w for w in r2.warnings)  # the same rank: nothing to say
 
 
 def test_gemm_kernels_without_a_library_word_are_gemm_work():

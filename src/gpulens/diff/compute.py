@@ -382,6 +382,10 @@ def _rank_check(ranks: pd.DataFrame, summary: dict[str, Any]) -> list[str]:
                    one_run_ranks_delta_ns=0.0 if single else float(one["delta_ns"].sum()))
     differ = not (rb == rc or not rb or not rc or single)
     summary["ranks_differ"] = {"base": [int(x) for x in rb], "candidate": [int(x) for x in rc]} if differ else None
+    if single and rb != rc:  # rank 0 of one file against rank 1 of another: said, as the README promises
+        return [f"the runs hold different ranks (base: rank {rb[0]}; candidate: rank {rc[0]}), one each: they are "
+                "compared as one run each; the per-rank table lists each rank apart (−100 % / unknown there is the "
+                "rank missing from the other run)"]
     if not differ:
         return []
     from gpulens.units import fmt_ns
