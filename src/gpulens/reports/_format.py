@@ -74,7 +74,8 @@ LABELS: dict[str, str] = {
     "offset_ns": "start (from the timeline's first event)", "trace_offset_ns": "start (in profiled window)", "dur_ns": "duration", "start_ns": "start", "end_ns": "end", "dominant_pct": "dominant class share",
     "top_reason_pct": "top reason share", "issue_pct": "issue cycles", "memory_sol_pct": "memory SOL",
     "compute_sol_pct": "compute SOL", "dram_pct": "DRAM SOL", "compute_pct": "compute SOL", "memory_pct":
-    "memory SOL", "mean_call_ns": "mean call time", "median_call_ns": "median call time", "launch_name": "launch API", "max_speedup_pct":
+    "memory SOL", "mean_call_ns": "mean call time", "median_call_ns": "median call time",
+    "vs_median": "vs median (same grid)", "launch_name": "launch API", "max_speedup_pct":
     "estimated speed-up", "comm_pct": "communication (of span)", "exposed_comm_pct": "exposed communication (of span)",
     "comm_ns": "communication", "exposed_comm_ns": "exposed communication", "exposed_memcpy_ns": "exposed memcpy",
     "exposed_memset_ns": "exposed memset",

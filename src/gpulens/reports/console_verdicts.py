@@ -74,7 +74,7 @@ def verdict_renderables(s: Any) -> list:
         shown, note = _cap(rk.table, ["straggler", "caused_wait_ns", "computation_ns", "rank"],
                            [False, False, False, True], "ranks that held the others up most (then by compute)")
         cols = [Col("rank"), Col("compute"), Col("comm %"), Col("exposed comm %"), Col("entered last"),
-                Col("waited", optional=True), Col("made others wait"), Col("", "left")]
+                Col("waited", optional=True), Col("made others wait"), Col("straggler?", "left")]
         # "entered last" counts the concurrent matched collectives (one exchange): the only ones waits rest on
         conc = "concurrent_collectives" if "concurrent_collectives" in shown else "matched_collectives"
         rows = [[str(x.rank), _fmt_ns(x.computation_ns), f"{x.comm_pct:.1f}", f"{x.exposed_comm_pct:.1f}",
