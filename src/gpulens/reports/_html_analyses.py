@@ -137,7 +137,8 @@ def _stacked(t: pd.DataFrame, ys: list[str], parts: list[tuple[str, str]], scale
 def _idle_panel(bn: AnalysisResult, max_rows: int) -> Panel:
     t = bn.table
     parts = [(c, column_label(c, bn.columns.get(c, ""))) for c in t.columns
-             if c.startswith("idle_") and c.endswith("_ns") and c not in ("idle_ns", "idle_other_clock_ns")]
+             if c.startswith("idle_") and c.endswith("_ns") and c not in ("idle_ns", "idle_other_clock_ns")
+             and (pd.to_numeric(t[c], errors="coerce").fillna(0) > 0).any()]  # as the console: no empty cause
     ys = [f"rank {fmt_unit(r, 'id')} · GPU {fmt_unit(d, 'id')}" for r, d in zip(t["rank"], t["device_id"])]
     div, unit = time_scale(t["idle_ns"]) if "idle_ns" in t else (1e6, "ms")  # the unit follows the magnitude
     fig = _stacked(t, ys, parts, div, f"idle time [{unit}]", unit)
