@@ -209,6 +209,36 @@ def _work_kind(kind: pd.Series) -> pd.Series:
     return k.map(lambda x: _WORK_KIND.get(x, x))
 
 
+#: a copy's direction in its name, as the profilers write it (CUDA "Memcpy DtoH (Device -> Pageable)", HIP
+#: "CopyDeviceToHost", rocprof "MEMORY_COPY_DEVICE_TO_HOST")
+_DIRECTION = re.compile(r"(?i)\b(?:memcpy\s+)?(HtoD|DtoH|DtoD|PtoP|HtoH)\b|(Host|Device|Peer)_?To_?(Host|Device|Peer)")
+_SHORT = {"host": "H", "device": "D", "peer": "P"}
+
+
+def copy_direction(name: str) -> str:
+    """The direction of a copy from its event name: ``HtoD``, ``DtoH``, ``DtoD``, ``PtoP``, ``HtoH``, or '' when the
+    name does not say."""
+    m = _DIRECTION.search(str(name))
+    if not m:
+        return ""
+    if m.group(1):
+        d = m.group(1)
+        return d[0].upper() + "to" + d[-1].upper()
+    return _SHORT[m.group(2).lower()] + "to" + _SHORT[m.group(3).lower()]
+
+
+def _op_kind(df: pd.DataFrame) -> pd.Series:
+    """The kind part of an op signature (:func:`_work_kind`), a copy's with its direction: the same op and shapes
+    copying device → host in one run and device → device in the other are two different pieces of work."""
+    wk = _work_kind(df["kind"])
+    copy = (wk == "memcpy").to_numpy()
+    if copy.any():
+        wk = wk.copy()
+        d = df.loc[copy, "name"].astype(str).map(copy_direction)
+        wk[copy] = (wk[copy] + " " + d).str.strip()
+    return wk
+
+
 _DIGITS = re.compile(r"\d+")
 
 
@@ -228,7 +258,7 @@ def _label_rows(b: pd.DataFrame, c: pd.DataFrame) -> tuple[pd.DataFrame, pd.Data
     b, c = b.copy(), c.copy()
     common = set(b["key"]) & set(c["key"])
     sig = lambda df: (df["op"].astype(str) + " " + df["shapes"].astype(str) + " " + df["dtypes"].astype(str) + " "
-                      + _work_kind(df["kind"]))
+                      + _op_kind(df))
     for df in (b, c):
         df["row"] = df["key"].astype(str)
         df["match"] = np.where(df["key"].isin(common), "name", "")
@@ -238,7 +268,7 @@ def _label_rows(b: pd.DataFrame, c: pd.DataFrame) -> tuple[pd.DataFrame, pd.Data
     for df, orphan in ((b, ob), (c, oc)):
         by_op = orphan & df["sig"].isin(both)
         df.loc[by_op, "match"] = "op+shapes"
-        wk = _work_kind(df.loc[by_op, "kind"])
+        wk = _op_kind(df.loc[by_op])
         df.loc[by_op, "row"] = (df.loc[by_op, "op"].astype(str) + " "
                                 + df.loc[by_op, "shapes"].astype(str).map(short_shapes) + " " + wk).str.strip()
     # by variant: the key with its numbers read as '#' (other template values, tile sizes)
