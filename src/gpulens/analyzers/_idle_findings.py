@@ -94,6 +94,23 @@ def _union_ns(parts: list[tuple[Any, int, int]]) -> int:
     return total
 
 
+#: a launch call this long on average is no launch overhead but the launch loading its kernel's module (CUDA's lazy
+#: loading, CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2; HIP loads code objects at the first launch
+#: likewise): a normal launch takes microseconds (nsys fuser H200: cudaLaunchKernel 42.88 ms in 11 calls)
+LOADING_LAUNCH_NS = 1_000_000
+
+
+def _is_setup(call: dict[str, Any]) -> bool:
+    """Whether a runtime call row of an idle gap (name, overlap_ns, calls) is set-up: a set-up call by name
+    (:func:`gpulens.analyzers._advice.is_setup_call`), or launches averaging :data:`LOADING_LAUNCH_NS` or more."""
+    from gpulens.analyzers.launches import LAUNCH_RE
+
+    if _advice.is_setup_call(call["name"]):
+        return True
+    calls = max(int(call.get("calls") or 1), 1)
+    return bool(LAUNCH_RE.match(str(call["name"]))) and int(call["overlap_ns"]) / calls >= LOADING_LAUNCH_NS
+
+
 def _calls_text(rows: list[dict[str, Any]]) -> str:
     """``"cudaLaunchKernel 2.41 s in 12 calls, cudaFree 3.00 ms in 1 call"``."""
     return ", ".join(f"{c['name']} {fmt_ns(c['overlap_ns'])} in {c['calls']:,} call{'s' if c['calls'] != 1 else ''}"
@@ -337,9 +354,10 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
     elif top == "host":
         calls = (f" (runtime calls in them: {_calls_text(host_calls)})" if host_calls else
                  " (no runtime call recorded in them: host code the profiler does not break down)")
-        setup = sum(int(c["overlap_ns"]) for c in host_calls or [] if _advice.is_setup_call(c["name"]))
+        setup = sum(int(c["overlap_ns"]) for c in host_calls or [] if _is_setup(c))
         # allocating or creating streams, not preparing data (AlexNet: cudaMalloc 1.94 s of 2.82 s): set-up advice
-        step = ("set-up calls fill most of it (allocation, stream or module creation inside the run): "
+        step = ("set-up calls fill most of it (allocation, stream or module creation, or first launches loading "
+                "their kernels' code, inside the run): "
                 + _advice.setup_step(pytorch)) if setup >= SETUP_GAP_SHARE * ns else \
             _advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, vendor=vendor)
         root.action = f"Start with the largest cause, {fmt_ns(ns)} waiting for the host{over}{calls}: {step}."
