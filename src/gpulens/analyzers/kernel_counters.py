@@ -39,8 +39,9 @@ class KernelCounters(Analyzer):
         uc = timeline.tables.get("unattached_counters")
         if uc is None or not len(uc) or not {"name", "metric", "value"} <= set(uc.columns):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(BASE_COLUMNS)), BASE_COLUMNS,
-                                  skipped_reason="for inputs that record counters without kernel timestamps "
-                                                 "(rocprof counter mode); this input has no such rows")
+                                  skipped_reason="for inputs that record per-kernel counters without kernel "
+                                                 "timestamps (a counter-collection run); this input has "
+                                                 "no such rows")
         uc = uc.assign(name=uc["name"].astype(str), metric=uc["metric"].astype(str),
                        value=pd.to_numeric(uc["value"], errors="coerce"))
         units = uc["unit"].astype(str) if "unit" in uc else pd.Series("", index=uc.index)
