@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._work_rules import MISSING_TS_OR_DUR, kind_of_kernel_name
-from gpulens.collectors._chrome_dialects import xla_kernel_details
+from gpulens.collectors._chrome_dialects import RPD_JSON, xla_kernel_details
+from gpulens.collectors._rpd_json import place_rpd
 from gpulens.collectors._chrome_json import json_text
 from gpulens.collectors._collectives import collective_table
 from gpulens.collectors._kineto_grid import fix_rocm_grid
@@ -106,7 +107,9 @@ _KNOWN_PHASES = frozenset(("X",) + _OTHER_PHASES + SKIPPED_PHASES)
 
 
 def _unknown_phases(events: list) -> list:
-    """The ``ph`` of each event whose phase is none of the Trace Event Format's (a number, null, ``"Q"``)."""
+    """The ``ph`` of each event whose phase is none of the Trace Event Format's (a number, null, ``"Q"``). An empty
+    object ``{}`` (no phase, name, pid or time: rocmProfileData's rpd2tracing opens its event list with one) holds
+    no event and is not counted."""
     try:  # a C-level pass first: nearly every piece holds known phases only
         if _KNOWN_PHASES.issuperset(map(_PH, events)):
             return []
@@ -115,6 +118,8 @@ def _unknown_phases(events: list) -> list:
     out = []
     for e in events:
         ph = e.ph
+        if ph is None and e.name is None and e.pid is None and not bytes(e.ts):
+            continue
         if not isinstance(ph, str) or ph not in _KNOWN_PHASES:
             out.append(ph)
     return out
@@ -158,6 +163,7 @@ class Accumulator:
         self.collectives: list[tuple[np.ndarray, list]] = []  # (row numbers, Args) of events with collective args
         self.collective_table = None  # tables["collectives"] built by finish()
         self.kept_time: dict[int, Any] = {}  # rank → the time a selection keeps (Selection.kept_intervals), by finish()
+        self.desc: dict[int, str] = {}  # row → rpd2tracing args.desc
         self.kernel_details: dict[int, str] = {}  # row → XLA kernel_details text  # ROCm grid conversions by rule (see _kineto_grid)  # per-event rank encodings found by finish()
         self.missing_cat: set[str] = set()  # {""} once an X event without a category was seen
         self.count = 0  # X events seen (accepted + rejected)
@@ -302,6 +308,10 @@ class Accumulator:
             for i, kd in zip(nc, src.values("kernel_details", nc)):
                 if isinstance(kd, str):
                     self.kernel_details[int(i) + self.rows] = kd
+            # rpd2tracing: its op type / call arguments (text pids: always read by msgspec, never the fast scan)
+            for i, d in zip(nc, src.values("desc", nc)):
+                if isinstance(d, str):
+                    self.desc[int(i) + self.rows] = d
         ci, cargs = src.collectives()
         if len(ci):  # collective metadata (record_param_comms, NCCL kernels): kept beside the events
             self.collectives.append((ci.astype(np.int64) + self.rows, cargs))
@@ -417,7 +427,7 @@ class Accumulator:
 
         # launch resources the Timeline stores as Int32 are made int32 here when every value fits (what
         # timeline.narrow_int32 would do later, without its int64 copy), unless XLA / ROCm rules edit them below
-        narrow = not rocm[0] and not (dialect is not None and dialect.producer == "xla-gpu")
+        narrow = not rocm[0] and not (dialect is not None and dialect.producer in ("xla-gpu", RPD_JSON))
 
         def pair(key: str, small: bool = False) -> tuple[np.ndarray, np.ndarray]:  # nullable → (values, valid)
             values, valid = (store.finish() for store in self.nullable.pop(key))
@@ -440,6 +450,11 @@ class Accumulator:
                                            "block_x", "block_y", "block_z", "regs", "smem")}
         if dialect is not None and dialect.producer == "xla-gpu":
             self._place_xla(dialect, kind, name, nocat, copy, ints)
+        elif dialect is not None and dialect.producer == RPD_JSON:
+            self.rpd_other = place_rpd(dialect.gpu_pids, self.desc, self.names, self.copy, kind, name, nocat, copy,
+                                       ints)
+            self.ignored.pop("", None)
+            self.ignored.pop("(none)", None)
         self._copies_by_launcher(kind, name, corr, ints["grid_x"][1] | ints["block_x"][1])
         is_gpu = np.isin(kind, [_K[k] for k in ("kernel", "comm", "memcpy", "memset")])
         if rocm[0]:

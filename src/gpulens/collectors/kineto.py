@@ -43,7 +43,7 @@ import pandas as pd
 from gpulens._memory import keeping_freed_memory
 from gpulens.collectors._io import trailing_warning
 from gpulens.collectors._assemble import Parts, assemble, categorical
-from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, identify, legacy_autograd_refusal, refusal
+from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, RPD_JSON, identify, legacy_autograd_refusal, refusal
 from gpulens.collectors._chrome_json import TolerantDecoder
 from gpulens.collectors._deep import DeepValues
 from gpulens.collectors._kineto_damage import DamageLog, read_damaged
@@ -327,7 +327,13 @@ class KinetoCollector(Collector):
                            acc.count, {k for k in KINETO_HEADER_KEYS if getattr(trace, k, None) is not None})
         if not dialect.reads:
             raise TraceFormatError(path, legacy_autograd_refusal(path) or refusal(dialect))
-        if dialect.producer != "kineto":
+        if dialect.producer == RPD_JSON:
+            warnings.append(f"{path}: read as a rocmProfileData rpd2tracing trace ({dialect.reason}): the events of "
+                            "the GPU<N> processes are GPU N's operations (stream = queue), kind from their op type "
+                            "(args.desc); host calls are runtime calls, roctx ranges annotations; launch calls are "
+                            "not linked to their kernels (the converter's api_op flows are not read) — analyse the "
+                            ".rpd database itself for those links and the kernels' launch sizes")
+        elif dialect.producer != "kineto":
             warnings.append(f"{path}: read as a {dialect.producer} trace ({dialect.reason}): events of GPU "
                             "processes on 'Stream' threads are GPU work; host events are kept as kind 'other'")
         props = trace.deviceProperties if isinstance(trace.deviceProperties, list) else []
