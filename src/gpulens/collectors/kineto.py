@@ -370,6 +370,16 @@ class KinetoCollector(Collector):
                 warnings.append(f"{path}: {len(ranks)} ranks merged in one trace ({', '.join(map(str, ranks))}), "
                                 f"told apart by {', '.join(acc.rank_encodings)}")
         cols["source"] = self._source(n)
+        outside = 0
+        if select is not None and select.active and acc.kept_time:  # refused rows outside the kept time: not counted
+            from gpulens.timeline.selection import rejected_inside
+
+            kept = acc.kept_time.get(rank)
+            if kept is None:  # several ranks in one file: their refused rows carry the file's rank; any kept time
+                kept = [iv for ivs in acc.kept_time.values() if ivs is not None for iv in ivs]
+                kept = kept if all(v is not None for v in acc.kept_time.values()) else None
+            total = len(rej["reason"])
+            rej, outside = rejected_inside(rej, kept)
         nr = len(rej["reason"])
         rejected = {**rej, "rank": [rank] * nr, "source": [self.name] * nr}
         nc = len(cnt["event_id"])
@@ -379,7 +389,10 @@ class KinetoCollector(Collector):
         if nr:
             by_reason = make_table(REJECTED_COLUMNS, rejected, n=nr)["reason"].value_counts()
             warnings.append(f"{path}: {nr} invalid event(s) excluded: " +
-                            ", ".join(f"{k} ×{v}" for k, v in by_reason.items() if v))
+                            ", ".join(f"{k} ×{v}" for k, v in by_reason.items() if v)
+                            + (f" (inside the selection {select.describe()})" if outside else ""))
+        if outside:
+            warnings.append(f"{path}: " + select.outside_note(outside, total, "not counted above"))
         if ignored:
             warnings.append(f"{path}: kept {sum(ignored.values())} event(s) of other categories as kind 'other': "
                             + ", ".join(f"{k} ×{v}" for k, v in sorted(ignored.items())))
