@@ -362,7 +362,9 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     rejected = make_table(REJECTED_COLUMNS, {
         "kind": kinds[~valid].tolist(), "name": names[~valid].tolist(),
         "start_ns": start[~valid].reset_index(drop=True), "dur_ns": (end - start)[~valid].reset_index(drop=True),
-        "rank": [rank] * nr, "reason": reason[~valid].tolist(), "source": [source] * nr}, n=nr)
+        "rank": [rank] * nr, "reason": reason[~valid].tolist(), "source": [source] * nr,
+        **({"correlation_id": d.get("correlation_id")[~valid].reset_index(drop=True)}
+           if "correlation_id" in d.cols else {})}, n=nr)
     tables = dict(tables or {})
     if u_rows:
         rows = np.concatenate(u_rows)

@@ -223,7 +223,8 @@ class Accumulator:
         bad = np.flatnonzero(reason >= 0)
         good = None
         if len(bad):
-            self.rejected.append({"kind": kind[bad], "name": [_str(src.name_value(i)) for i in bad], "ts": ts[bad],
+            self.rejected.append({"kind": kind[bad], "name": [_str(src.name_value(i)) for i in bad],
+                                  "corr": src.corr_values(bad), "ts": ts[bad],
                                   "ts_ok": ts_ok[bad], "dur": dur[bad], "dur_ok": dur_ok[bad], "reason": reason[bad]})
             good = np.flatnonzero(reason < 0)
             name_c, cat_c, kind, ts, dur = name_c[good], cat_c[good], kind[good], ts[good], dur[good]
@@ -527,7 +528,7 @@ class Accumulator:
         else:
             cnt = {"event_id": np.zeros(0, dtype=np.int64), "metric": [], "value": np.zeros(0), "unit": []}
         self.collective_table = collective_table(self.collectives, keep, new_id)
-        rej = {"kind": [], "name": [], "start_ns": [], "dur_ns": [], "reason": []}
+        rej = {"kind": [], "name": [], "start_ns": [], "dur_ns": [], "reason": [], "correlation_id": []}
         reasons = (MISSING_TS_OR_DUR, "negative duration (unfinished or corrupt event)",
                    "zero timestamp (never recorded)", "unreadable ts or dur (not a number, or beyond int64 ns)")
         for r in self.rejected:
@@ -536,6 +537,7 @@ class Accumulator:
             rej["start_ns"] += [int(t) + base_ns if ok else None for t, ok in zip(r["ts"], r["ts_ok"])]
             rej["dur_ns"] += [int(d) if ok else None for d, ok in zip(r["dur"], r["dur_ok"])]
             rej["reason"] += [reasons[x] for x in r["reason"]]
+            rej["correlation_id"] += r["corr"]
         return cols, rej, cnt, self.ignored
 
 

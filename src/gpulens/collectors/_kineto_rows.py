@@ -140,6 +140,14 @@ class EventRows:
         """The decoded name of row ``i`` (before :meth:`keep`)."""
         return self.ev[i, _EV["name"]]
 
+    def corr_values(self, rows: np.ndarray) -> list:
+        """The ``correlation`` arg of ``rows`` (before :meth:`keep`): an int64 integer, else None."""
+        out = []
+        for a in self.ev[rows, _EV["args"]]:
+            v = getattr(a, "correlation", None) if a is not None else None
+            out.append(v if isinstance(v, int) and not isinstance(v, bool) and -(1 << 63) <= v < (1 << 63) else None)
+        return out
+
     def times(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(ts ns, ts valid, dur ns, dur valid) of all rows (:func:`us_text_to_ns`)."""
         self._raw = {"ts": list(map(_TS, self.xs)), "dur": list(map(_DUR, self.xs))}
