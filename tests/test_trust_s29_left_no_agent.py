@@ -77,3 +77,26 @@ def test_rocprofv3_json_copy_without_agent(tmp_path, two_gpus):
         assert len(said) == 1 and ": 1 GPU row(s)" in said[0] and "2 GPUs" in said[0]
     else:
         assert list(m["device_id"]) == [1] and not said
+
+
+@pytest.mark.parametrize("gpus", [1, 2])
+def test_rocprofv3_csv_dispatch_with_empty_agent(tmp_path, gpus):
+    """A kernel_trace.csv row with an empty Agent_Id beside agent_info.csv: on its only GPU (node 2), or counted
+    with two GPUs listed (nodes 2 and 3)."""
+    agents = ('"Node_Id","Logical_Node_Id","Logical_Node_Type_Id","Agent_Type","Cu_Count","Wave_Front_Size",'
+              '"Name","Product_Name"\n0,0,0,"CPU",64,0,"AMD EPYC","AMD EPYC"\n'
+              '2,2,0,"GPU",304,64,"gfx942","AMD Instinct MI300X"\n')
+    if gpus == 2:
+        agents += '3,3,1,"GPU",304,64,"gfx942","AMD Instinct MI300X"\n'
+    (tmp_path / "5_agent_info.csv").write_text(agents)
+    (tmp_path / "5_kernel_trace.csv").write_text(
+        '"Kind","Agent_Id","Queue_Id","Kernel_Id","Kernel_Name","Start_Timestamp","End_Timestamp"\n'
+        '"KERNEL_DISPATCH",2,1,1,"a(int)",100,300\n"KERNEL_DISPATCH",,1,1,"b(int)",400,500\n')
+    tl = collect(tmp_path)
+    k = tl.of_kind("kernel").sort_values("start_ns")
+    said = [w for w in tl.meta.warnings if "record no device" in w]
+    assert list(k["name"].astype(str)) == ["a(int)", "b(int)"]
+    if gpus == 1:
+        assert list(k["device_id"]) == [2, 2] and not said
+    else:
+        assert len(said) == 1 and ": 1 GPU row(s)" in said[0] and "2 GPUs" in said[0]
