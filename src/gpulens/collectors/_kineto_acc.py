@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._work_rules import MISSING_TS_OR_DUR, kind_of_kernel_name
-from gpulens.collectors._chrome_dialects import RPD_JSON, xla_kernel_details
-from gpulens.collectors._rpd_json import place_rpd
+from gpulens.collectors._chrome_dialects import RPD_JSON
+from gpulens.collectors._dialect_place import place_rpd, place_xla
 from gpulens.collectors._chrome_json import json_text
 from gpulens.collectors._collectives import collective_table
 from gpulens.collectors._kineto_grid import fix_rocm_grid
@@ -450,7 +450,9 @@ class Accumulator:
         ints = {key: pair(key, narrow and key in _NARROW_KEYS) for key in ("pid", "tid", "device", "stream", "grid_x", "grid_y", "grid_z",
                                            "block_x", "block_y", "block_z", "regs", "smem")}
         if dialect is not None and dialect.producer == "xla-gpu":
-            self._place_xla(dialect, kind, name, nocat, copy, ints)
+            place_xla(dialect, self.kernel_details, self.names, self.copy, kind, name, nocat, copy, ints)
+            self.ignored.pop("", None)
+            self.ignored.pop("(none)", None)
         elif dialect is not None and dialect.producer == RPD_JSON:
             self.rpd_other = place_rpd(dialect.gpu_pids, self.desc, self.names, self.copy, kind, name, nocat, copy,
                                        ints)
@@ -581,33 +583,6 @@ class Accumulator:
             codes = launcher.reindex(corr[0][gi]).to_numpy()
             out[gi] = pd.Series(codes).isin(ext_codes).to_numpy()
         return out
-
-    def _place_xla(self, dialect: Any, kind: np.ndarray, name: np.ndarray, nocat: np.ndarray, copy: np.ndarray,
-                   ints: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
-        """XLA GPU dialect: category-less events of ``/device:GPU:N`` processes become GPU work of GPU N on the
-        stream their thread names (or ranges, for the other named threads); edits the arrays in place."""
-        pid, pid_ok = ints["pid"]
-        tid, tid_ok = ints["tid"]
-        dev, dev_ok = ints["device"]
-        stream, stream_ok = ints["stream"]
-        rows = np.flatnonzero(nocat & pid_ok & np.isin(pid, list(dialect.gpu_pids)))
-        for i in rows:
-            key = (int(pid[i]), int(tid[i])) if tid_ok[i] else (int(pid[i]), -1)
-            dev[i], dev_ok[i] = dialect.gpu_pids[key[0]], True
-            if key in dialect.ranges:
-                kind[i] = _K["annotation"]
-                continue
-            kind[i] = _K[kind_of("kernel", self.names.text(name[i]))]
-            if key in dialect.stream_of or tid_ok[i]:
-                stream[i], stream_ok[i] = dialect.stream_of.get(key, key[1]), True
-            if kind[i] == _K["memcpy"]:
-                ck = copy_kind_of(self.names.text(name[i]))
-                copy[i] = self.copy.encode([ck])[0] if ck else -1
-            if int(i) in self.kernel_details:
-                for key, val in xla_kernel_details(self.kernel_details[int(i)]).items():
-                    ints[key][0][i], ints[key][1][i] = val, True
-        self.ignored.pop("", None)
-        self.ignored.pop("(none)", None)
 
 
 #: the accumulator's keys of the Timeline's Int32 columns (block size, registers, static shared memory)
