@@ -60,3 +60,13 @@ def test_two_processes_of_different_prefixes_are_both_read(tmp_path):
     tl = collect(tmp_path)
     assert sorted(tl.of_kind("kernel")["dur_ns"].tolist()) == [20, 150, 300, 4000]
     assert not any("twice" in w for w in tl.meta.warnings)
+
+
+def test_a_compressed_copy_of_the_same_json_is_read_once(tmp_path):
+    """77_results.json and 77_results.json.gz (the same records) were read as two ranks of pid 77: 4 kernels."""
+    _json(tmp_path / "77_results.json")
+    _tiny_v3_json(tmp_path / "77_results.json.gz")
+    tl = collect(tmp_path)
+    assert sorted(tl.of_kind("kernel")["dur_ns"].tolist()) == [20, 150]
+    said = [w for w in tl.meta.warnings if "another copy" in w]
+    assert len(said) == 1 and "77_results.json" in said[0]

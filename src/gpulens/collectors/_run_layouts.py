@@ -4,7 +4,8 @@
 prefix (``<pid>_`` by default, ``<name>_`` with ``-o``): ``<prefix>kernel_trace.csv`` (and the other domain CSVs),
 ``<prefix>results.json``, ``<prefix>results.db``. Reading two of them would count every kernel twice (as two ranks,
 or two processes). Files of these formats that share a folder and a prefix are one run: one layout is read and the
-others are skipped with a warning that names them and says why.
+others are skipped with a warning that names them and says why; so is a second copy of one whole-run file
+(``77_results.json`` beside ``77_results.json.gz``).
 
 Preference, when the folder is not a CSV output folder (whose CSVs are read by the folder collector): the rocpd
 database (every domain in one file), then the JSON.
@@ -21,6 +22,10 @@ LAYOUTS = {"rocpd": (0, "rocpd database"), "rocprofv3_json": (1, "JSON"), "rocpr
 _CSV = re.compile(r"^(.*?)(kernel_trace|counter_collection|memory_copy_trace|[a-z]+_api_trace|agent_info|"
                   r"memory_allocation_trace|scratch_memory_trace|[a-z_]+_stats|domain_stats)\.csv$")
 _WHOLE = re.compile(r"^(.*?)(?:results)?\.(?:json|db|sqlite3?)(?:\.gz)?$", re.IGNORECASE)
+
+
+#: layouts that hold a whole run in one file (the CSV layout is one file per domain: several per run)
+WHOLE_FILE = ("rocpd", "rocprofv3_json")
 
 
 def run_key(f: Path) -> tuple[str, str] | None:
@@ -43,12 +48,13 @@ def one_layout_per_run(files: list[Path], formats: list[str]) -> tuple[list[Path
             runs.setdefault(key, []).append((LAYOUTS[fmt][0], f, fmt))
     skipped: list[tuple[Path, str]] = []
     for members in runs.values():
-        if len({fmt for _, _, fmt in members}) < 2:
-            continue
         best = min(members, key=lambda m: (m[0], m[1].name))
         for rank, f, fmt in members:
             if rank != best[0]:
                 skipped.append((f, skip_reason(fmt, best[1].name, LAYOUTS[best[2]][1])))
+            elif f != best[1] and fmt in WHOLE_FILE:  # 77_results.json beside 77_results.json.gz: one file set
+                skipped.append((f, f"another copy of {best[1].name} (same file prefix and layout, compressed or "
+                                   "not); reading both would count every event twice"))
     gone = {f for f, _ in skipped}
     return [f for f in files if f not in gone], skipped
 
