@@ -21,7 +21,8 @@ def test_every_gpu_of_the_issue_has_a_spec_with_sourced_figures():
     for g in ISSUE_GPUS:
         assert any(g in n for n in names), g
     for s in SPECS:
-        assert s.limits is not None, s.name  # its architecture has occupancy rules
+        # its architecture has occupancy rules (RDNA Radeon parts: peaks only, occupancy says it has no rules)
+        assert s.limits is not None or (s.gfx_arch or "").startswith("gfx11"), s.name
         assert s.memory_bandwidth and s.figures.get("clock_mhz") and s.figures.get("l2")
         assert s.peak_flops("fp32", matrix=False) is not None
         for key, f in s.figures.items():

@@ -284,6 +284,28 @@ def launch_call_mask(timeline: Timeline) -> np.ndarray:
     return ctx.memo("launch_call_mask", compute)
 
 
+def refused_work_calls(timeline: Timeline, calls: pd.DataFrame) -> np.ndarray:
+    """Per launch call (rows of ``calls``: ``rank``, ``correlation_id``): its correlation id is that of a GPU row
+    the collector refused (``timeline.rejected`` of kind kernel, comm, memcpy or memset, same rank) — work that was
+    launched and recorded, then excluded as invalid."""
+    rej = timeline.rejected
+    out = np.zeros(len(calls), dtype=bool)
+    if rej is None or not len(rej) or "correlation_id" not in rej or not len(calls):
+        return out
+    gpu = rej[rej["kind"].astype(str).isin(("kernel", "comm", "memcpy", "memset")) & rej["correlation_id"].notna()]
+    if not len(gpu):
+        return out
+    keys = pd.MultiIndex.from_arrays([gpu["rank"].to_numpy(dtype="int64"),
+                                      gpu["correlation_id"].to_numpy(dtype="int64")])
+    has = calls["correlation_id"].notna().to_numpy()
+    if has.any():
+        sub = calls[has]
+        mine = pd.MultiIndex.from_arrays([sub["rank"].to_numpy(dtype="int64"),
+                                          sub["correlation_id"].to_numpy(dtype="int64")])
+        out[has] = mine.isin(keys)
+    return out
+
+
 def lost_launches(calls: pd.DataFrame, empty: np.ndarray, gpu_per_call: np.ndarray) -> dict | None:
     """The launch calls whose correlation id matches no GPU event, outside any stream capture (``empty``) — work that
     was launched but whose GPU record the capture lost — or None when there are none.
@@ -355,6 +377,9 @@ class Launches(Analyzer):
         # a call can be checked only if it carries a correlation id (or is linked anyway): rocprof v1's --hip-trace
         # JSON records every hipLaunchKernel without one, and "8 of 8 calls without GPU work" would be false
         known = rt["correlation_id"].notna().to_numpy() | (gpu_per_call > 0)
+        # a call whose GPU work the collector refused (negative duration, no timestamp…: timeline.rejected, same
+        # rank and correlation id) launched work that was recorded, then excluded: not a lost launch
+        refused = refused_work_calls(timeline, rt) & (gpu_per_call == 0)
         # per launch name in text order (a groupby of the names, sort=True), grouped by the name's rank among the
         # distinct names (float, NaN for a missing name: dropped as groupby drops it) — no hash of a million strings
         codes, uniq = first_seen_codes(rt["name"])
@@ -364,7 +389,7 @@ class Launches(Analyzer):
         t = pd.DataFrame({"launch_name": np.where(codes >= 0, rank_of[np.maximum(codes, 0)] if len(uniq) else 0.0,
                                                   np.nan), "gpu": gpu_per_call,
                           "dur": rt["dur_ns"].to_numpy(), "known": known,
-                          "empty": known & (gpu_per_call == 0)})
+                          "empty": known & (gpu_per_call == 0) & ~refused})
         g = t.groupby("launch_name", sort=True)
         any_known = g["known"].any()
         table = pd.DataFrame({"calls": g.size(),
@@ -398,6 +423,7 @@ class Launches(Analyzer):
         # launches recorded into a graph during stream capture: no GPU record, and none expected (not lost work)
         summary["graph_captures"] = windows
         summary["launch_calls_captured"] = int(captured.sum())
+        summary["launch_calls_gpu_work_refused"] = int(refused.sum())
         findings = []
         # a counter-collection replay (ncu, rocprof-compute, rocprof pmc) launches the kernels itself: that its
         # kernels match no runtime call says nothing about the workload's launches; nor does a kernel-only trace
@@ -426,6 +452,13 @@ class Launches(Analyzer):
                 "GPU time, busy share and verdict cover only the work that was recorded; profile a window that ends "
                 "after the GPU drains (a final torch.cuda.synchronize() inside the profiled region, or a longer nsys "
                 "/ rocprof capture).", severity="warning", category="data-quality"))
+        if summary["launch_calls_gpu_work_refused"]:
+            findings.append(Finding(
+                f"{summary['launch_calls_gpu_work_refused']} of {len(rt)} launch call(s) launched GPU work that was "
+                "refused as invalid",
+                "Their correlation ids match GPU records the reader excluded (see the invalid-event warning: a "
+                "negative duration, a missing or zero timestamp): the work ran but its time is unknown. They are not "
+                "lost launches.", severity="info", category="data-quality"))
         if summary["launch_calls_captured"]:
             n, m = summary["launch_calls_captured"], summary["launch_calls"]
             findings.append(Finding(

@@ -206,7 +206,29 @@ def _listed(skipped: list[tuple[Path, str]], first: int = 8) -> str:
 _OTHER_TRACE_SUFFIXES = (".json", ".gz", ".sqlite", ".sqlite3", ".db")
 
 
-def _other_traces(p: Path, c: Collector, tl: Timeline) -> str:
+def _same_run_elsewhere(p: Path, c: Collector, tl: Timeline) -> list[tuple[Path, str]]:
+    """The rocprofv3 JSON / rocpd files of folder ``p`` (and its host subfolders) that hold the same run as the CSV
+    files the folder collector ``c`` read (:mod:`._run_layouts`), each with why it was not read; [] for other
+    folder collectors."""
+    if c.name != "rocprofv3_csv_dir":
+        return []
+    from gpulens.collectors._run_layouts import same_run_files
+
+    used = [Path(s["path"]) for s in tl.meta.sources if isinstance(s, dict) and s.get("path")]
+    cand = [f for d in [p] + sorted(x for x in p.iterdir() if x.is_dir() and not x.name.startswith("."))
+            for f in sorted(d.iterdir()) if f.is_file() and f.name.lower().endswith(_OTHER_TRACE_SUFFIXES)]
+    sniffed = {}
+    for f in cand:
+        try:
+            o = sniff(f)
+        except (OSError, GpulensError):
+            continue
+        if o is not None:
+            sniffed[f] = o.name
+    return same_run_files(cand, used, sniffed)
+
+
+def _other_traces(p: Path, c: Collector, tl: Timeline, told: set[Path] = frozenset()) -> str:
     """The trace files at the top of folder ``p`` (claimed by the folder collector ``c``) that ``c`` did not read
     and that another format family recognises — a rank directory mixing formats must not lose files silently.
     Files of ``c``'s own family (``rocprof*``, ``omniperf*``: the same records in another layout) are not listed.
@@ -223,7 +245,7 @@ def _other_traces(p: Path, c: Collector, tl: Timeline) -> str:
             o = sniff(f)
         except (OSError, GpulensError):
             continue
-        if o is not None and o.name.split("_")[0] != family:
+        if o is not None and o.name.split("_")[0] != family and f not in told:
             out.append(f"{f.name} ({o.name})")
     return ", ".join(out[:8]) + (f" and {len(out) - 8} more" if len(out) > 8 else "")
 
@@ -274,7 +296,11 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
     if c is not None:
         if p.is_dir():
             tl = c.collect(p, strict=strict)
-            others = _other_traces(p, c, tl)
+            same = _same_run_elsewhere(p, c, tl)
+            if same:
+                tl.meta.warnings.append(f"{p}: {len(same)} file(s) not read: " + "; ".join(
+                    f"{f.relative_to(p)}: {why}" for f, why in same[:8]))
+            others = _other_traces(p, c, tl, {f for f, _ in same})
             if others:
                 if require_all:
                     raise TraceFormatError(p, f"read by {c.name}; other trace files in the folder are not read: "
@@ -318,6 +344,9 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
             files = [f for f in files if file_rank(f) is None or select.wants_rank(file_rank(f))]
             if not files:
                 raise TraceFormatError(p, f"no rank file matches {select.describe()}")
+        from gpulens.collectors._run_layouts import one_layout_per_run
+
+        files, same_run = one_layout_per_run(files, [sniffed[f].name for f in files])
         n_found = len(files) + len(skipped)
         labelled = []
         formats = [sniffed[f].name for f in files]
@@ -354,6 +383,9 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         if ignored:
             tl.meta.warnings.append(f"{p}: {len(ignored)} file(s) in the folder are not traces and were not read: "
                                     f"{_listed(ignored)}")
+        if same_run:
+            tl.meta.warnings.append(f"{p}: {len(same_run)} file(s) not read: " + "; ".join(
+                f"{f.relative_to(p)}: {why}" for f, why in same_run[:8]))
         if twice:
             tl.meta.warnings.append(f"{p}: {len(twice)} file(s) are links to a trace already read and were not read "
                                     f"again (their events would count twice): {'; '.join(twice[:8])}"

@@ -19,6 +19,8 @@ Chrome browser     categories ``devtools.timeline``, ``blink``, ``v8``, ``toplev
 Kineto             any interval event of a Kineto category (``kernel``, ``cpu_op``,      yes    kineto output_json.cpp
                    ``cuda_runtime``, …) or Kineto header keys (``deviceProperties``,
                    ``schemaVersion``, ``distributedInfo``, ``baseTimeNanoseconds``)
+rpd2tracing        category-less events; ``process_name`` ``GPU<N>`` metadata of pid ``N``   yes    rocmProfileData
+(rocmProfileData)  for each GPU (the RPD ``gpuId``), no Kineto category                           tools/rpd2tracing.py
 legacy autograd    category-less events of pids ``"CPU functions"`` / ``"CUDA           no     torch/autograd/
 profiler           functions"`` (``torch.autograd.profiler`` before Kineto, PyTorch            profiler.py ≤ 1.7
                    ≤ 1.7): its GPU intervals are per *operator* (CUDA events around            export_chrome_trace
@@ -32,6 +34,16 @@ its threads named ``Stream #S(…)`` hold the GPU activities of stream ``S`` (ke
 its other threads (``XLA Modules``, ``XLA Ops``, ``Steps``, …) are ranges over those activities (annotations, so
 they are never counted twice). An unnamed thread of a GPU process is taken as a stream with its ``tid``.
 Events of ``/host:…`` processes are host events of kind ``other``.
+
+rpd2tracing dialect (rocmProfileData ``tools/rpd2tracing.py``, a Chrome trace converted from an RPD SQLite file):
+every GPU operation (``rocpd_op``) is an ``X`` event of pid ``gpuId`` (named ``GPU<gpuId>``) and tid ``queueId``,
+named by its kernel name (or its op type when it has none), with ``args.desc`` = its op type, mapped as the RPD
+collector maps op types (:data:`gpulens.collectors.rpd.OP_KINDS`: kernel, copy, fill); the other events of a GPU
+process are ranges over that work (``UserMarker frame: N ops``, ``Graph <exec>`` with ``args.kernels``) →
+``annotation``, and barrier/marker packets stay ``other``. Host events (pid = process id) are the HIP/HSA calls
+(name = API, ``args.desc`` = its arguments) → ``runtime``, and roctx ranges (``UserMarker``: name = ``args.desc`` =
+the range text) → ``annotation``. The ``api_op`` flow events linking a call to its ops are not read: launches are
+not linked to their kernels (analysing the ``.rpd`` file itself links them).
 """
 
 from __future__ import annotations
@@ -43,7 +55,9 @@ from dataclasses import dataclass, field
 _XLA_DEVICE = re.compile(r"^(?:/job:[^/]+/replica:\d+/task:\d+)?/device:(XLA_)?(GPU|TPU|CPU):(\d+)\b")
 _XLA_HOST = re.compile(r"^/host:")
 _XLA_STREAM = re.compile(r"^Stream\s*#?\s*(\d+)", re.IGNORECASE)
+_RPD_GPU = re.compile(r"^GPU(\d+)$")
 _BROWSER_CATS = re.compile(r"^(devtools\.timeline|blink|v8|toplevel|cc|gpu|viz|disabled-by-default-)")
+RPD_JSON = "rpd2tracing"  #: the producer label of rocmProfileData's Chrome trace (see the module docstring)
 KINETO_HEADER_KEYS = ("deviceProperties", "schemaVersion", "distributedInfo", "baseTimeNanoseconds", "traceName")
 
 
@@ -106,6 +120,11 @@ def identify(process_names: dict[int, str], thread_names: dict[tuple[int, int], 
     if hosts and not kineto_cats:
         return Dialect("JAX/XLA profiler (host only)", False,
                        f"it records only host processes ({hosts[0]!r}) and no GPU device")
+    rpd_gpus = {pid: int(m.group(1)) for pid, name in process_names.items()
+                if (m := _RPD_GPU.match(name or "")) and int(m.group(1)) == pid}
+    if rpd_gpus and not kineto_cats and not header_keys & set(KINETO_HEADER_KEYS) and categories <= {"", "api_op"}:
+        return Dialect(RPD_JSON, True, "process names GPU<N> of pid N, no categories (rocmProfileData "
+                       "rpd2tracing output)", rpd_gpus)
     browser = sorted(c for c in categories if _BROWSER_CATS.match(c))
     if browser and not kineto_cats:
         return Dialect("Chrome browser / Perfetto", False, f"its categories are Chromium's ({browser[0]!r})")

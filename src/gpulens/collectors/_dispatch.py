@@ -90,6 +90,9 @@ class Dispatches:
     #: counter cells that hold something other than a number (text, a list...), left out of every figure
     unreadable_counter_cells: int = 0
     unreadable_counter_example: str = ""  # the first such cell and its column, for the warning
+    #: the GPU devices (``device_id`` values) the source lists, when it lists them: a GPU row that records no device
+    #: goes to the only one; with none or several listed it goes to device 0 and a warning counts such rows
+    gpus: list[int] | None = None
 
     def get(self, key: str) -> pd.Series:
         """The array ``key`` as a nullable Int64 Series (all NA when absent). Text is parsed as a number, floats
@@ -151,7 +154,7 @@ def merge(parts: list[Dispatches]) -> Dispatches:
             elif v is None and k == "device_id":
                 kinds = p.cols.get("kind", "kernel")
                 kinds = [kinds] * p.n if isinstance(kinds, str) else list(kinds)
-                v = [0 if kd in _GPU_KINDS else -1 for kd in kinds]
+                v = [None if kd in _GPU_KINDS else -1 for kd in kinds]  # GPU rows: no device (build_timeline)
             elif v is None:
                 v = ["kernel" if k == "kind" else None] * p.n  # build_timeline's default kind
             pieces.append(pd.Series(v, dtype=object) if not isinstance(v, pd.Series) else v.astype(object))
@@ -296,10 +299,15 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
         "rank": np.full(nv, rank, dtype="int64"),
         "source": _cat([source] * nv),
     }
-    dev = d.get("device_id").fillna(0)  # a GPU row whose device the source does not say: device 0
-    if "device_id" not in d.cols:
-        dev = pd.Series(np.where(kinds.isin(["kernel", "comm", "memcpy", "memset"]), 0, -1), dtype="Int64")
-        d.cols["device_id"] = dev
+    # a row whose device the source does not say: a host row is the host (-1); a GPU row is the source's only GPU,
+    # else device 0 with a warning that counts them (below) — never silently one GPU among several
+    dev = d.get("device_id")
+    no_dev = (dev.isna() & kinds.isin(_GPU_KINDS)).to_numpy()
+    lone = d.gpus[0] if d.gpus is not None and len(set(d.gpus)) == 1 else None
+    dev = dev.fillna(-1)
+    dev[no_dev] = lone if lone is not None else 0
+    d.cols["device_id"] = dev
+    n_no_dev = int((no_dev & valid).sum())
     for key in _PASS_THROUGH:
         if key in d.cols:
             cols[key] = (dev if key == "device_id" else
@@ -354,7 +362,9 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     rejected = make_table(REJECTED_COLUMNS, {
         "kind": kinds[~valid].tolist(), "name": names[~valid].tolist(),
         "start_ns": start[~valid].reset_index(drop=True), "dur_ns": (end - start)[~valid].reset_index(drop=True),
-        "rank": [rank] * nr, "reason": reason[~valid].tolist(), "source": [source] * nr}, n=nr)
+        "rank": [rank] * nr, "reason": reason[~valid].tolist(), "source": [source] * nr,
+        **({"correlation_id": d.get("correlation_id")[~valid].reset_index(drop=True)}
+           if "correlation_id" in d.cols else {})}, n=nr)
     tables = dict(tables or {})
     if u_rows:
         rows = np.concatenate(u_rows)
@@ -366,6 +376,12 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     if untimed is not None:
         tables["untimed_launches"] = untimed
     meta.warnings = list(warnings or []) + meta.warnings
+    if n_no_dev and lone is None:
+        many = ("the trace does not list its GPUs" if d.gpus is None else
+                f"the trace lists {len(set(d.gpus))} GPUs" if d.gpus else "the trace lists no GPU")
+        meta.warnings.append(f"{path}: {n_no_dev} GPU row(s) (kernels, copies) record no device (agent id absent or "
+                             f"empty): shown on device 0, which is not known to be the GPU that ran them ({many}); "
+                             "per-GPU figures count them with device 0")
     if negative:
         meta.warnings.append(f"{path}: {negative} negative size or count value(s) (workgroup, grid, LDS, registers, "
                              "bytes) read as unknown")

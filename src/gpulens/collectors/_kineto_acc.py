@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._work_rules import MISSING_TS_OR_DUR, kind_of_kernel_name
-from gpulens.collectors._chrome_dialects import xla_kernel_details
+from gpulens.collectors._chrome_dialects import RPD_JSON
+from gpulens.collectors._dialect_place import place_rpd, place_xla
 from gpulens.collectors._chrome_json import json_text
 from gpulens.collectors._collectives import collective_table
 from gpulens.collectors._kineto_grid import fix_rocm_grid
@@ -106,7 +107,9 @@ _KNOWN_PHASES = frozenset(("X",) + _OTHER_PHASES + SKIPPED_PHASES)
 
 
 def _unknown_phases(events: list) -> list:
-    """The ``ph`` of each event whose phase is none of the Trace Event Format's (a number, null, ``"Q"``)."""
+    """The ``ph`` of each event whose phase is none of the Trace Event Format's (a number, null, ``"Q"``). An empty
+    object ``{}`` (no phase, name, pid or time: rocmProfileData's rpd2tracing opens its event list with one) holds
+    no event and is not counted."""
     try:  # a C-level pass first: nearly every piece holds known phases only
         if _KNOWN_PHASES.issuperset(map(_PH, events)):
             return []
@@ -115,6 +118,8 @@ def _unknown_phases(events: list) -> list:
     out = []
     for e in events:
         ph = e.ph
+        if ph is None and e.name is None and e.pid is None and not bytes(e.ts):
+            continue
         if not isinstance(ph, str) or ph not in _KNOWN_PHASES:
             out.append(ph)
     return out
@@ -158,6 +163,7 @@ class Accumulator:
         self.collectives: list[tuple[np.ndarray, list]] = []  # (row numbers, Args) of events with collective args
         self.collective_table = None  # tables["collectives"] built by finish()
         self.kept_time: dict[int, Any] = {}  # rank → the time a selection keeps (Selection.kept_intervals), by finish()
+        self.desc: dict[int, str] = {}  # row → rpd2tracing args.desc
         self.kernel_details: dict[int, str] = {}  # row → XLA kernel_details text  # ROCm grid conversions by rule (see _kineto_grid)  # per-event rank encodings found by finish()
         self.missing_cat: set[str] = set()  # {""} once an X event without a category was seen
         self.count = 0  # X events seen (accepted + rejected)
@@ -217,7 +223,8 @@ class Accumulator:
         bad = np.flatnonzero(reason >= 0)
         good = None
         if len(bad):
-            self.rejected.append({"kind": kind[bad], "name": [_str(src.name_value(i)) for i in bad], "ts": ts[bad],
+            self.rejected.append({"kind": kind[bad], "name": [_str(src.name_value(i)) for i in bad],
+                                  "corr": src.corr_values(bad), "ts": ts[bad],
                                   "ts_ok": ts_ok[bad], "dur": dur[bad], "dur_ok": dur_ok[bad], "reason": reason[bad]})
             good = np.flatnonzero(reason < 0)
             name_c, cat_c, kind, ts, dur = name_c[good], cat_c[good], kind[good], ts[good], dur[good]
@@ -302,6 +309,10 @@ class Accumulator:
             for i, kd in zip(nc, src.values("kernel_details", nc)):
                 if isinstance(kd, str):
                     self.kernel_details[int(i) + self.rows] = kd
+            # rpd2tracing: its op type / call arguments (text pids: always read by msgspec, never the fast scan)
+            for i, d in zip(nc, src.values("desc", nc)):
+                if isinstance(d, str):
+                    self.desc[int(i) + self.rows] = d
         ci, cargs = src.collectives()
         if len(ci):  # collective metadata (record_param_comms, NCCL kernels): kept beside the events
             self.collectives.append((ci.astype(np.int64) + self.rows, cargs))
@@ -417,7 +428,7 @@ class Accumulator:
 
         # launch resources the Timeline stores as Int32 are made int32 here when every value fits (what
         # timeline.narrow_int32 would do later, without its int64 copy), unless XLA / ROCm rules edit them below
-        narrow = not rocm[0] and not (dialect is not None and dialect.producer == "xla-gpu")
+        narrow = not rocm[0] and not (dialect is not None and dialect.producer in ("xla-gpu", RPD_JSON))
 
         def pair(key: str, small: bool = False) -> tuple[np.ndarray, np.ndarray]:  # nullable → (values, valid)
             values, valid = (store.finish() for store in self.nullable.pop(key))
@@ -439,7 +450,14 @@ class Accumulator:
         ints = {key: pair(key, narrow and key in _NARROW_KEYS) for key in ("pid", "tid", "device", "stream", "grid_x", "grid_y", "grid_z",
                                            "block_x", "block_y", "block_z", "regs", "smem")}
         if dialect is not None and dialect.producer == "xla-gpu":
-            self._place_xla(dialect, kind, name, nocat, copy, ints)
+            place_xla(dialect, self.kernel_details, self.names, self.copy, kind, name, nocat, copy, ints)
+            self.ignored.pop("", None)
+            self.ignored.pop("(none)", None)
+        elif dialect is not None and dialect.producer == RPD_JSON:
+            self.rpd_other = place_rpd(dialect.gpu_pids, self.desc, self.names, self.copy, kind, name, nocat, copy,
+                                       ints)
+            self.ignored.pop("", None)
+            self.ignored.pop("(none)", None)
         self._copies_by_launcher(kind, name, corr, ints["grid_x"][1] | ints["block_x"][1])
         is_gpu = np.isin(kind, [_K[k] for k in ("kernel", "comm", "memcpy", "memset")])
         if rocm[0]:
@@ -512,7 +530,7 @@ class Accumulator:
         else:
             cnt = {"event_id": np.zeros(0, dtype=np.int64), "metric": [], "value": np.zeros(0), "unit": []}
         self.collective_table = collective_table(self.collectives, keep, new_id)
-        rej = {"kind": [], "name": [], "start_ns": [], "dur_ns": [], "reason": []}
+        rej = {"kind": [], "name": [], "start_ns": [], "dur_ns": [], "reason": [], "correlation_id": []}
         reasons = (MISSING_TS_OR_DUR, "negative duration (unfinished or corrupt event)",
                    "zero timestamp (never recorded)", "unreadable ts or dur (not a number, or beyond int64 ns)")
         for r in self.rejected:
@@ -521,6 +539,7 @@ class Accumulator:
             rej["start_ns"] += [int(t) + base_ns if ok else None for t, ok in zip(r["ts"], r["ts_ok"])]
             rej["dur_ns"] += [int(d) if ok else None for d, ok in zip(r["dur"], r["dur_ok"])]
             rej["reason"] += [reasons[x] for x in r["reason"]]
+            rej["correlation_id"] += r["corr"]
         return cols, rej, cnt, self.ignored
 
 
@@ -564,33 +583,6 @@ class Accumulator:
             codes = launcher.reindex(corr[0][gi]).to_numpy()
             out[gi] = pd.Series(codes).isin(ext_codes).to_numpy()
         return out
-
-    def _place_xla(self, dialect: Any, kind: np.ndarray, name: np.ndarray, nocat: np.ndarray, copy: np.ndarray,
-                   ints: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
-        """XLA GPU dialect: category-less events of ``/device:GPU:N`` processes become GPU work of GPU N on the
-        stream their thread names (or ranges, for the other named threads); edits the arrays in place."""
-        pid, pid_ok = ints["pid"]
-        tid, tid_ok = ints["tid"]
-        dev, dev_ok = ints["device"]
-        stream, stream_ok = ints["stream"]
-        rows = np.flatnonzero(nocat & pid_ok & np.isin(pid, list(dialect.gpu_pids)))
-        for i in rows:
-            key = (int(pid[i]), int(tid[i])) if tid_ok[i] else (int(pid[i]), -1)
-            dev[i], dev_ok[i] = dialect.gpu_pids[key[0]], True
-            if key in dialect.ranges:
-                kind[i] = _K["annotation"]
-                continue
-            kind[i] = _K[kind_of("kernel", self.names.text(name[i]))]
-            if key in dialect.stream_of or tid_ok[i]:
-                stream[i], stream_ok[i] = dialect.stream_of.get(key, key[1]), True
-            if kind[i] == _K["memcpy"]:
-                ck = copy_kind_of(self.names.text(name[i]))
-                copy[i] = self.copy.encode([ck])[0] if ck else -1
-            if int(i) in self.kernel_details:
-                for key, val in xla_kernel_details(self.kernel_details[int(i)]).items():
-                    ints[key][0][i], ints[key][1][i] = val, True
-        self.ignored.pop("", None)
-        self.ignored.pop("(none)", None)
 
 
 #: the accumulator's keys of the Timeline's Int32 columns (block size, registers, static shared memory)

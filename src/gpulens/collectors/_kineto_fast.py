@@ -296,6 +296,10 @@ class ScannedRows:
         g = self._names[1][i]
         return self._names[0][g] if g >= 0 else None
 
+    def corr_values(self, rows: np.ndarray) -> list:
+        v, ok = self.ids("correlation", rows)
+        return [int(x) if o else None for x, o in zip(v, ok)]
+
     def _time(self, f: str) -> tuple[np.ndarray, np.ndarray]:
         v = self._f(f + "_V").copy()
         ok = self._f(f + "_T") == self.S.T_GOOD

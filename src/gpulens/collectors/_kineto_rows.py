@@ -25,7 +25,7 @@ _EV = {f: i for i, f in enumerate(_EVENT_FIELDS)}
 #: args read on every row, and only on GPU rows (of GPU categories)
 _ARG_FIELDS = ("correlation", "external_id", "external_id_legacy", "flops", "input_dims", "input_dims_legacy",
                "input_type", "concrete_inputs", "grid", "block", "registers", "shared_memory", "rank", "rank_comms",
-               "kernel_details", "coll_name")
+               "kernel_details", "coll_name", "desc")
 _AR = {f: i for i, f in enumerate(_ARG_FIELDS)}
 _GPU_ARG_FIELDS = ("device", "stream", "bytes", "kind", "blocks_per_sm", "warps_per_sm", "est_occupancy")
 _GA = {f: i for i, f in enumerate(_GPU_ARG_FIELDS)}
@@ -139,6 +139,14 @@ class EventRows:
     def name_value(self, i: int) -> Any:
         """The decoded name of row ``i`` (before :meth:`keep`)."""
         return self.ev[i, _EV["name"]]
+
+    def corr_values(self, rows: np.ndarray) -> list:
+        """The ``correlation`` arg of ``rows`` (before :meth:`keep`): an int64 integer, else None."""
+        out = []
+        for a in self.ev[rows, _EV["args"]]:
+            v = getattr(a, "correlation", None) if a is not None else None
+            out.append(v if isinstance(v, int) and not isinstance(v, bool) and -(1 << 63) <= v < (1 << 63) else None)
+        return out
 
     def times(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(ts ns, ts valid, dur ns, dur valid) of all rows (:func:`us_text_to_ns`)."""

@@ -43,7 +43,7 @@ import pandas as pd
 from gpulens._memory import keeping_freed_memory
 from gpulens.collectors._io import trailing_warning
 from gpulens.collectors._assemble import Parts, assemble, categorical
-from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, identify, legacy_autograd_refusal, refusal
+from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, RPD_JSON, identify, legacy_autograd_refusal, refusal
 from gpulens.collectors._chrome_json import TolerantDecoder
 from gpulens.collectors._deep import DeepValues
 from gpulens.collectors._kineto_damage import DamageLog, read_damaged
@@ -327,7 +327,13 @@ class KinetoCollector(Collector):
                            acc.count, {k for k in KINETO_HEADER_KEYS if getattr(trace, k, None) is not None})
         if not dialect.reads:
             raise TraceFormatError(path, legacy_autograd_refusal(path) or refusal(dialect))
-        if dialect.producer != "kineto":
+        if dialect.producer == RPD_JSON:
+            warnings.append(f"{path}: read as a rocmProfileData rpd2tracing trace ({dialect.reason}): the events of "
+                            "the GPU<N> processes are GPU N's operations (stream = queue), kind from their op type "
+                            "(args.desc); host calls are runtime calls, roctx ranges annotations; launch calls are "
+                            "not linked to their kernels (the converter's api_op flows are not read) — analyse the "
+                            ".rpd database itself for those links and the kernels' launch sizes")
+        elif dialect.producer != "kineto":
             warnings.append(f"{path}: read as a {dialect.producer} trace ({dialect.reason}): events of GPU "
                             "processes on 'Stream' threads are GPU work; host events are kept as kind 'other'")
         props = trace.deviceProperties if isinstance(trace.deviceProperties, list) else []
@@ -364,6 +370,16 @@ class KinetoCollector(Collector):
                 warnings.append(f"{path}: {len(ranks)} ranks merged in one trace ({', '.join(map(str, ranks))}), "
                                 f"told apart by {', '.join(acc.rank_encodings)}")
         cols["source"] = self._source(n)
+        outside = 0
+        if select is not None and select.active and acc.kept_time:  # refused rows outside the kept time: not counted
+            from gpulens.timeline.selection import rejected_inside
+
+            kept = acc.kept_time.get(rank)
+            if kept is None:  # several ranks in one file: their refused rows carry the file's rank; any kept time
+                kept = [iv for ivs in acc.kept_time.values() if ivs is not None for iv in ivs]
+                kept = kept if all(v is not None for v in acc.kept_time.values()) else None
+            total = len(rej["reason"])
+            rej, outside = rejected_inside(rej, kept)
         nr = len(rej["reason"])
         rejected = {**rej, "rank": [rank] * nr, "source": [self.name] * nr}
         nc = len(cnt["event_id"])
@@ -373,7 +389,10 @@ class KinetoCollector(Collector):
         if nr:
             by_reason = make_table(REJECTED_COLUMNS, rejected, n=nr)["reason"].value_counts()
             warnings.append(f"{path}: {nr} invalid event(s) excluded: " +
-                            ", ".join(f"{k} ×{v}" for k, v in by_reason.items() if v))
+                            ", ".join(f"{k} ×{v}" for k, v in by_reason.items() if v)
+                            + (f" (inside the selection {select.describe()})" if outside else ""))
+        if outside:
+            warnings.append(f"{path}: " + select.outside_note(outside, total, "not counted above"))
         if ignored:
             warnings.append(f"{path}: kept {sum(ignored.values())} event(s) of other categories as kind 'other': "
                             + ", ".join(f"{k} ×{v}" for k, v in sorted(ignored.items())))

@@ -297,7 +297,12 @@ class Rocpd(Collector):
             raise TraceFormatError(path, f"cannot read the rocpd tables ({describe(exc)})") from None
         finally:
             con.close()
-        tl = build_timeline(merge(parts), self.name, path) if parts else Timeline()
+        if parts:
+            rows = merge(parts)
+            rows.gpus = [int(d["device_id"]) for d in devices if d.get("device_id") is not None]
+            tl = build_timeline(rows, self.name, path)
+        else:
+            tl = Timeline()
         version = None
         if meta_rows is not None and {"tag", "value"} <= set(meta_rows.columns):
             hit = meta_rows.loc[meta_rows["tag"] == "schema_version", "value"]

@@ -361,6 +361,12 @@ class RocprofV3CsvDir(Collector):
             else:
                 loaded.setdefault(kind, []).append((f, d))
         tls = []
+        # the GPUs agent_info.csv lists: a row without an agent goes to the only one (or is counted: _dispatch)
+        gpus = [int(dv["device_id"]) for dv in devices if dv.get("device_id") is not None] if devices else None
+        for items in loaded.values():
+            for _, d in items:
+                if isinstance(d, Dispatches):
+                    d.gpus = gpus
         kernels = loaded.pop("kernel", [])
         counters = loaded.pop("counter", [])
         for i, (f, d) in enumerate(kernels):

@@ -417,8 +417,13 @@ class RocprofV3Json(Collector):
                    "compressed": raw.compressed, "uncompressed_bytes": len(raw.data), "pid": md.get("pid"),
                    "hostname": node.get("hostname"), "command": _command(md.get("command"))}
             meta = TimelineMeta(sources=[src], devices=devices, warnings=warnings)
+            gpus = [int(dv["device_id"]) for dv in devices if dv.get("device_id") is not None]
+            d.gpus = gpus
+            others = _others(t, node_of)
+            for o in others:
+                o.gpus = gpus
             tls = [build_timeline(d, self.name, path, meta=meta, tables={"kernel_symbols": symbols})]
-            tls += [build_timeline(o, self.name, path) for o in _others(t, node_of)]
+            tls += [build_timeline(o, self.name, path) for o in others]
             parts.append(concat(tls) if len(tls) > 1 else tls[0])
         notes = number_rankless([(f"tool entry {i}", p) for i, p in enumerate(parts)])  # one rank per process
         tl = concat(parts) if len(parts) > 1 else parts[0]

@@ -116,12 +116,22 @@ def _narrow(cands: list[DeviceSpec], rec: Mapping[str, Any]) -> list[DeviceSpec]
     return cands
 
 
+#: Recorded device names that name no part (ROCm's "AMD Radeon Graphics", a bare gfx target, a family such as
+#: rocprofiler-compute's "MI200", NVIDIA's "Graphics Device" of an unreleased board): only these let the
+#: architecture and SM/CU count choose a spec
+GENERIC_NAME = re.compile(r"^\s*(?:(?:AMD|ATI|NVIDIA)\s*)?(?:Radeon\s+Graphics|Graphics\s+Device|GPU|Device)?\s*\d*\s*$"
+                          r"|^\s*gfx[0-9a-f]+\b|^\s*(?:AMD\s+)?(?:Instinct\s+)?MI\d00\s*$", re.IGNORECASE)
+
+
 def identify_device(rec: Mapping[str, Any]) -> DeviceSpec | None:
     """The built-in spec for one recorded device (a ``Timeline.meta.devices`` entry), or None.
 
     Matching: the recorded name against each spec's patterns, narrowed by SM/CU count and memory size; when the
-    name says nothing (ROCm's generic "AMD Radeon Graphics"), the architecture (gfx arch, or ROCm's compute
-    capability 9.0/9.4/9.5) together with the CU count. When an NVIDIA record has only a compute capability (an
+    name says nothing (ROCm's generic "AMD Radeon Graphics", :data:`GENERIC_NAME`), the architecture (gfx arch, or
+    ROCm's compute capability 9.0/9.4/9.5) together with the CU count. A name that names a part no spec matches is
+    unknown (None): another GPU of the same architecture and SM count has other clocks and peaks (an NVIDIA L40 or
+    RTX 6000 Ada is no L40S, an H100 NVL no H100 SXM); so is an NVIDIA record whose SM count is none of the named
+    part's (an RTX 4090 D's 114 SMs, a MIG slice). When an NVIDIA record has only a compute capability (an
     ncu details CSV: ``CC`` column, no name, no SM count), the built-in GPU of that capability is *assumed* (the first
     in data-file order when several share it) and the note says so and why. The returned spec's ``note`` says how
     it was chosen.
@@ -133,6 +143,10 @@ def identify_device(rec: Mapping[str, Any]) -> DeviceSpec | None:
     pool = [s for s in SPECS if s.vendor == vendor]
     cands = [s for s in pool if name and any(re.search(p, name, re.IGNORECASE) for p in s.match)]
     how = f"name {name!r}"
+    if not cands and name and not GENERIC_NAME.match(name):
+        return None  # a named part with no built-in figures (an L40, an RTX 6000 Ada): never another of its arch
+    if cands and not amd and rec.get("num_sms") and not any(s.num_sms == int(rec["num_sms"]) for s in cands):
+        return None  # a variant of the named part with other SMs (RTX 4090 D: 114, a MIG slice): not its figures
     if not cands:
         sms = rec.get("num_sms")
         if amd:

@@ -7,6 +7,17 @@ An MI250X is two GCDs and the runtime shows each as one device of 110 CUs, so it
 package's peaks and bandwidth. An MI250 GCD (104 CUs, 1700 MHz) has the MI210's per-device figures; rocminfo names
 both dual-GCD parts "AMD Instinct MI250X / MI250", so the CU count tells them apart (104: MI250, 110: MI250X). The
 MI300A (APU, 228 CUs) is told from the MI300X (304 CUs) by name or CU count.
+
+Radeon (RDNA3, gfx1100; not in gpu-facts): the RX 7900 XTX and the Radeon PRO W7900 share the 96-CU Navi 31 and
+are told apart by name or memory size. Their "vector.fp32" counts RDNA3's dual-issue (2 FP32 FMAs per lane per
+clock: 96 CUs × 64 lanes × 2 × 2 FLOP × clock), a rate compilers seldom reach (uncertain); their "matrix.fp16" is the
+WMMA / packed-FP16 rate AMD quotes (twice that). Sources: AMD's RX 7900 series launch specifications as tabled in
+Tom's Hardware's "AMD Radeon RX 7900 Series Deep Dive" (2022-11-14; RX-7900 below): 96 CUs, 2500 MHz boost,
+61.4 TFLOPS FP32, 123 TFLOPS FP16, 24 GB GDDR6 at 960 GB/s; the W7900: 96 CUs, 48 GB GDDR6 at 864 GB/s
+(itcreations.com Radeon PRO W7900 product page; W7900 below) and 122.6 TFLOPS FP16 (huggingface.co/hardware/
+pro-w7900, whose RX 7900 XT figure, 103, is that table's FP16 103), so 61.3 FP32 and a 2495 MHz clock
+(61.3e12 / (96 × 64 × 2 × 2)); L2 6 MiB for both (ROCm docs reference/gpu-specs, Radeon / Radeon PRO tables).
+gpulens has no RDNA occupancy rules: these parts get a roofline, and occupancy says it has no rules for gfx1100.
 """
 
 U = "uncertain"
@@ -103,4 +114,19 @@ GPUS = [
                  "matrix.fp16": [2516.6, "ROCM-7.13 (derived; ~2.5 PF)"],
                  "matrix.fp8": [5033.2, "ROCM-7.13 (~5 PF)", U], "matrix.int8": [5033.2, "ROCM-7.13 (~5 POPS)", U],
                  "achievable.matrix.bf16": [1565, "STAS (measured BF16 matmul, MAMF)"]}},
+    {"name": "AMD Radeon RX 7900 XTX", "gfx_arch": "gfx1100", "num_sms": 96, "memory_gb": 24,
+     "match": [r"7900 ?XTX"],
+     "figures": {"clock_mhz": [2500, "RX-7900 (boost)"], "memory_bandwidth": [960, "RX-7900"],
+                 "l2": [6, "ROCm gpu-specs, Radeon table (L2 6 MiB; Infinity Cache 96 MiB)"],
+                 "vector.fp32": [61.4, "RX-7900 (dual-issue FP32)", U],
+                 "matrix.fp16": [122.8, "RX-7900 (123 TFLOPS FP16: 96 CUs × 512 FLOP/clk × 2.5 GHz)"],
+                 "matrix.bf16": [122.8, "as FP16 (RDNA3 WMMA runs BF16 at the FP16 rate)", U]}},
+    {"name": "AMD Radeon PRO W7900", "gfx_arch": "gfx1100", "num_sms": 96, "memory_gb": 48,
+     "match": [r"W7900"],
+     "figures": {"clock_mhz": [2495, "derived from W7900's 122.6 TFLOPS FP16 / (96 CUs × 512 FLOP/clk)", U],
+                 "memory_bandwidth": [864, "W7900"],
+                 "l2": [6, "ROCm gpu-specs, Radeon PRO table (L2 6 MiB; Infinity Cache 96 MiB)"],
+                 "vector.fp32": [61.3, "W7900 (122.6 FP16 halved; dual-issue FP32)", U],
+                 "matrix.fp16": [122.6, "W7900 (huggingface.co/hardware/pro-w7900)"],
+                 "matrix.bf16": [122.6, "as FP16 (RDNA3 WMMA runs BF16 at the FP16 rate)", U]}},
 ]

@@ -112,6 +112,8 @@ REJECTED_COLUMNS: tuple[Column, ...] = (
     Column("rank", "int64", "", "rank"),
     Column("reason", "category", "", "why the event was excluded (e.g. 'negative duration', 'zero timestamp')"),
     Column("source", "category", "", "collector"),
+    Column("correlation_id", "Int64", "", "launch ↔ GPU work id as recorded, when the source gives one (a refused "
+                                         "kernel's launch call is then known not to be a lost launch)"),
 )
 
 

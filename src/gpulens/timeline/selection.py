@@ -27,6 +27,8 @@ Rules (all inclusive of the bounds named, half-open in time):
 
 from __future__ import annotations
 
+import dataclasses
+
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -294,7 +296,7 @@ class Selection:
         ev = timeline.events
         if not len(ev) or (not self.active and self.ranks is None):
             return timeline
-        parts = []
+        parts, outside = [], 0
         for rank, g in ev.groupby("rank", sort=True):
             corr = g["correlation_id"]
             mask = self.keep_mask(g["start_ns"].to_numpy(), g["dur_ns"].to_numpy(),
@@ -322,6 +324,8 @@ class Selection:
             iv = self.kept_intervals(g["start_ns"].to_numpy(), g["dur_ns"].to_numpy(),
                                      g["kind"].astype(str).to_numpy(dtype=object),
                                      g["name"].astype(str).to_numpy(dtype=object))
+            rej, out_n = rejected_inside(rej, iv)
+            outside += out_n
             tables = self.cut_tables(timeline.tables, int(rank), iv, remap, first=not parts)
             parts.append(Timeline(sub, co.reset_index(drop=True), rej.reset_index(drop=True), timeline.meta,
                                   tables=tables))
@@ -329,7 +333,16 @@ class Selection:
             return timeline
         out = concat(parts) if len(parts) > 1 else parts[0]
         out.meta = self.mark(timeline.meta)
+        if outside:
+            out.meta = dataclasses.replace(out.meta, warnings=[*out.meta.warnings, self.outside_note(
+                outside, len(timeline.rejected), "the excluded-event counts above cover the whole input")])
         return out
+
+    def outside_note(self, outside: int, total: int, scope: str) -> str:
+        """The warning for ``outside`` of ``total`` refused (invalid) rows that lie outside this selection's time:
+        not counted in its figures; ``scope`` says what the collector's own count covers."""
+        return (f"selection {self.describe()}: {outside} of the {total} invalid event(s) excluded lie outside it and "
+                f"are left out of its figures ({scope}); {total - outside} inside it or without a usable time")
 
     def cut_edges(self) -> list[str]:
         """Which edges of each rank's kept time are this selection's rather than the profiler's: ``"start"`` (a
@@ -352,6 +365,30 @@ class Selection:
             return meta
         return dataclasses.replace(meta, sources=[{**s, "selection": self.describe(), "selection_cuts": self.cut_edges()}
                                                   for s in meta.sources])
+
+
+def rejected_inside(rej: Any, intervals: list[tuple[int, int]] | None) -> tuple[Any, int]:
+    """The refused rows (a ``rejected`` table, or a dict of its columns) that lie inside a selection's kept
+    ``intervals`` [ns], and how many lie outside. A row whose start is not recorded or not a time (NA, or 0: the
+    "never recorded" placeholder) cannot be placed and is kept; None intervals keep every row."""
+    import numpy as np
+    import pandas as pd
+
+    frame = rej if isinstance(rej, pd.DataFrame) else None
+    n = len(frame) if frame is not None else len(rej["reason"])
+    if intervals is None or not n:
+        return rej, 0
+    st = pd.array(frame["start_ns"] if frame is not None else rej["start_ns"], dtype="Int64")
+    vals = st.fillna(0).to_numpy(dtype=np.int64)
+    placed = ~np.asarray(pd.isna(st), dtype=bool) & (vals != 0)
+    keep = np.ones(n, dtype=bool)
+    keep[placed] = in_intervals(vals[placed], intervals)
+    out_n = int((~keep).sum())
+    if not out_n:
+        return rej, 0
+    if frame is not None:
+        return frame[keep], out_n
+    return {k: [v for v, ok in zip(col, keep) if ok] for k, col in rej.items()}, out_n
 
 
 def in_intervals(times: np.ndarray, intervals: list[tuple[int, int]]) -> np.ndarray:

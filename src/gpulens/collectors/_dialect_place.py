@@ -1,0 +1,98 @@
+"""Placing the category-less events of the Chrome-trace dialects gpulens reads besides Kineto (rules:
+:mod:`._chrome_dialects`): the JAX / XLA GPU profiler's and rocmProfileData's ``rpd2tracing``.
+
+XLA: events of ``/device:GPU:N`` processes are GPU N's work on the stream their thread names (:func:`place_xla`).
+rpd2tracing: the converter (ROCm/rocmProfileData ``tools/rpd2tracing.py``) writes every event without a category: GPU operations
+as ``X`` events of pid ``gpuId`` / tid ``queueId`` with ``args.desc`` = the RPD op type, host calls as ``X`` events
+of the process id with ``args.desc`` = the call's arguments. :func:`place_rpd` gives each such event its Timeline
+kind, device and stream from those fields.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+def place_xla(dialect: Any, kernel_details: dict[int, str], names: Any, copies: Any, kind: np.ndarray,
+              name: np.ndarray, nocat: np.ndarray, copy: np.ndarray, ints: dict[str, tuple[np.ndarray, np.ndarray]]
+              ) -> None:
+    """XLA GPU dialect: category-less events of ``/device:GPU:N`` processes become GPU work of GPU N on the stream
+    their thread names (or ranges, for the other named threads); edits the accumulator's arrays in place.
+
+    Args:
+        dialect: the :class:`~._chrome_dialects.Dialect` (``gpu_pids``, ``stream_of``, ``ranges``).
+        kernel_details: row → XLA ``kernel_details`` text (launch geometry, registers, shared memory).
+        names, copies, kind, name, nocat, copy, ints: as :func:`place_rpd`.
+    """
+    from gpulens.collectors._chrome_dialects import xla_kernel_details
+    from gpulens.collectors._kineto_acc import _K, copy_kind_of, kind_of
+
+    pid, pid_ok = ints["pid"]
+    tid, tid_ok = ints["tid"]
+    dev, dev_ok = ints["device"]
+    stream, stream_ok = ints["stream"]
+    rows = np.flatnonzero(nocat & pid_ok & np.isin(pid, list(dialect.gpu_pids)))
+    for i in rows:
+        key = (int(pid[i]), int(tid[i])) if tid_ok[i] else (int(pid[i]), -1)
+        dev[i], dev_ok[i] = dialect.gpu_pids[key[0]], True
+        if key in dialect.ranges:
+            kind[i] = _K["annotation"]
+            continue
+        kind[i] = _K[kind_of("kernel", names.text(name[i]))]
+        if key in dialect.stream_of or tid_ok[i]:
+            stream[i], stream_ok[i] = dialect.stream_of.get(key, key[1]), True
+        if kind[i] == _K["memcpy"]:
+            ck = copy_kind_of(names.text(name[i]))
+            copy[i] = copies.encode([ck])[0] if ck else -1
+        if int(i) in kernel_details:
+            for k, val in xla_kernel_details(kernel_details[int(i)]).items():
+                ints[k][0][i], ints[k][1][i] = val, True
+
+
+#: ``args.desc`` of a GPU-process event that is a range over GPU work, not work (``UserMarker frame: 3 ops``)
+_FRAME_PREFIX = "UserMarker frame:"
+
+
+def place_rpd(gpu_pids: dict[int, int], desc: dict[int, str], names: Any, copies: Any, kind: np.ndarray,
+              name: np.ndarray, nocat: np.ndarray, copy: np.ndarray, ints: dict[str, tuple[np.ndarray, np.ndarray]]
+              ) -> int:
+    """Edit the accumulator's arrays in place for an rpd2tracing trace; return the GPU-process events left ``other``
+    (op types that are no GPU work: barrier / marker packets, as the RPD collector leaves them out).
+
+    Args:
+        gpu_pids: pid → GPU index (the ``GPU<N>`` processes).
+        desc: row → ``args.desc`` text (rows without one are absent).
+        names, copies: the accumulator's name and copy-kind dictionaries (``text``/``encode``).
+        kind, name, nocat, copy: per-row kind codes, name codes, "no category" flags, copy-kind codes.
+        ints: the accumulator's nullable int columns ``pid``, ``tid``, ``device``, ``stream`` (values, valid).
+    """
+    from gpulens.collectors._kineto_acc import _K
+    from gpulens.collectors.rpd import OP_KINDS
+
+    pid, pid_ok = ints["pid"]
+    tid, tid_ok = ints["tid"]
+    dev, dev_ok = ints["device"]
+    stream, stream_ok = ints["stream"]
+    on_gpu = nocat & pid_ok & np.isin(pid, list(gpu_pids))
+    left = 0
+    for i in np.flatnonzero(on_gpu):
+        dev[i], dev_ok[i] = gpu_pids[int(pid[i])], True
+        if tid_ok[i]:
+            stream[i], stream_ok[i] = int(tid[i]), True
+        op = desc.get(int(i))
+        if op in OP_KINDS:
+            k, ck = OP_KINDS[op]
+            kind[i] = _K[k]
+            if ck:
+                copy[i] = copies.encode([ck])[0]
+        elif op is None or op.startswith(_FRAME_PREFIX) or names.text(name[i]).startswith("Graph "):
+            kind[i] = _K["annotation"]  # a UserMarker frame or a graph execution: a range over the kernels
+        else:
+            left += 1
+    host = np.flatnonzero(nocat & ~on_gpu)
+    for i in host:
+        text = names.text(name[i])
+        # a roctx range is written with its text as both name and desc; a HIP / HSA call as API name + arguments
+        kind[i] = _K["annotation"] if desc.get(int(i)) == text else _K["runtime"]
+    return left
