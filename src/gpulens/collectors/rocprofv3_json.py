@@ -180,7 +180,7 @@ def _kernels(t: Tool, node_of: dict[int, int]) -> tuple[Dispatches, pd.DataFrame
     start, end = pd.array(a[:, 0], dtype="Int64"), pd.array(a[:, 1], dtype="Int64")
     start[missing], end[missing] = pd.NA, pd.NA
     d.cols.update(name=names, start_ns=start, end_ns=end,
-                  device_id=[node_of.get(int(h), int(h)) for h in a[:, 2]], stream_id=a[:, 3], dispatch_id=a[:, 5],
+                  device_id=[_node(node_of, int(h)) for h in a[:, 2]], stream_id=a[:, 3], dispatch_id=a[:, 5],
                   correlation_id=a[:, 6], tid=a[:, 7], grid_items_x=a[:, 8], grid_items_y=a[:, 9],
                   grid_items_z=a[:, 10], block_x=a[:, 11], block_y=a[:, 12], block_z=a[:, 13],
                   lds_bytes=lds, scratch_bytes=scratch, arch_vgpr=look("arch_vgpr_count").tolist(),
@@ -222,10 +222,10 @@ def _counters(t: Tool, d: Dispatches, node_of: dict[int, int]) -> int:
         return 0
     unmatched = 0
     names = {_handle(c.get("id")): str(c.get("name")) for c in t.counters if isinstance(c, dict)}
-    row_of = {(int(dev), int(did)): i for i, (dev, did) in enumerate(zip(d.cols["device_id"], d.cols["dispatch_id"]))}
+    row_of = {(dev, int(did)): i for i, (dev, did) in enumerate(zip(d.cols["device_id"], d.cols["dispatch_id"]))}
     for c in cc:
         di = c.dispatch_data.dispatch_info
-        i = row_of.get((node_of.get(di.agent_id.handle, di.agent_id.handle), di.dispatch_id))
+        i = row_of.get((_node(node_of, di.agent_id.handle), di.dispatch_id))
         if i is None:
             unmatched += 1
             continue
@@ -245,7 +245,16 @@ def _counters(t: Tool, d: Dispatches, node_of: dict[int, int]) -> int:
 def _copy_device(r: GenericRecord, name: str, node_of: dict[int, int]) -> int | None:
     """HSA node of the GPU side of a copy: the destination of host-to-device copies, else the source."""
     agent = r.dst_agent_id if "HOST_TO" in name else r.src_agent_id
-    return node_of.get(agent.handle, agent.handle) if agent is not None else None
+    return _node(node_of, agent.handle) if agent is not None else None
+
+
+def _node(node_of: dict[int, int], handle: int) -> int | None:
+    """The HSA node id of agent ``handle``: its agent record's ``node_id``; None (device not recorded) for a handle
+    that no agent record of a trace listing agents names — never the opaque handle itself, which would read as a GPU
+    the trace does not have; the handle itself only when the trace lists no agent at all."""
+    if not node_of:
+        return handle
+    return node_of.get(handle)
 
 
 def _others(t: Tool, node_of: dict[int, int]) -> list[Dispatches]:
