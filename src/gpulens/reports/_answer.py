@@ -323,7 +323,13 @@ def answer(s: Any) -> Answer:
     if bn is not None and not bn.skipped and span:  # host-only time outside the GPU span: the verdict leaves it out
         edges = int(bn.summary.get("host_only_before_ns") or 0) + int(bn.summary.get("host_only_after_ns") or 0)
         window = int(bn.summary.get("window_ns") or 0)
-        if window and edges >= 0.25 * window:
+        if window and edges >= 0.25 * window and verdict == "host-bound":
+            # the figure the verdict rests on leads: "host-bound — the GPU was busy 99.4 %" read as a contradiction
+            busy = (f"{share_pct_text(100.0 * edges / window)} of the {fmt_ns(window)} profiled window is host-only "
+                    "time outside the GPU span"
+                    + (" (the input is truncated, so GPU work after the cut may be missing from it)"
+                       if s.timeline.meta.truncated else "") + f"; inside that span, {busy}")
+        elif window and edges >= 0.25 * window:
             busy += (f"; but {share_pct_text(100.0 * edges / window)} of the {fmt_ns(window)} profiled window is "
                      "host-only time outside that span"
                      + (" (the input is truncated, so GPU work after the cut may be missing from it)"
