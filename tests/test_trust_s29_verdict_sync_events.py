@@ -45,3 +45,17 @@ def test_no_class_with_time_and_no_event_but_the_gaps(tmp_path):
     gaps = {"host_idle", "launch_delay", "gpu_gap", "unattributed"}
     odd = t[(t["time_ns"] > 0) & (t["events"] == 0) & ~t["class"].isin(gaps)]
     assert odd.empty, odd.to_dict("records")
+
+
+def test_gap_rows_say_none_not_unknown(tmp_path):
+    """A gap class (host_idle here: 1070–1100 µs after the sync, 30 µs, plus 1000–1002 before the launch) has no
+    event: the row's top event reads "none" (nothing to name), never "unknown" (a name the trace lost)."""
+    from gpulens import analyze
+    from gpulens.reports import markdown
+
+    md = markdown.render(analyze([_trace(tmp_path)], only=["critical_path"]))
+    table = md.split("### Critical path")[1].split("\n\n")[1]
+    idle = [ln for ln in table.splitlines() if "| host\\_idle |" in ln or "| host_idle |" in ln]
+    assert len(idle) == 1
+    cells = [c.strip() for c in idle[0].strip("|").split("|")]
+    assert cells[-2:] == ["0", "none"]
