@@ -586,7 +586,7 @@ class Verdicts(Analyzer):
                 # the verdict rests on measured speed of light: the roofline row and finding say the same bound
                 # and time at stake (one per kernel), whatever the (perhaps assumed) peaks placed it at
                 Roofline.settle((results or {}).get("roofline"), name, v.verdict,
-                                None if eff != eff else v.time_at_stake_ns, _sol_text(e))
+                                None if eff != eff else v.time_at_stake_ns, _sol_text(e), e.sol_pct)
             # a time at stake computed from an assumed GPU's peaks or SM count holds only if the GPU is that one
             premise = assumed_premise(device, v.stake_from) if v.time_at_stake_ns is not None and (
                 (v.stake_from == "peaks" and e.roof_assumed) or (v.stake_from == "sms" and e.sms_assumed)) else ""
