@@ -44,12 +44,13 @@ def test_critical_path_equals_the_hand_derived_path(tmp_path):
                    (2, "kernel"): 150_000, (2, "sync"): 2_000}
     s2 = t[t["step"] == 2].set_index("class")
     assert s2.loc["kernel", "events"] == 2 and s2.loc["kernel", "top_event"] == "k3"
-    assert s2.loc["sync", "top_event"] == ""
+    # the wait after k4 is the blocking call's own time: it names the call (s29: no "0 events" beside a time)
+    assert s2.loc["sync", "top_event"] == "cudaDeviceSynchronize" and s2.loc["sync", "events"] == 1
     seg = r["critical_path_segments"].table
     step2 = seg[seg["step"] == 2]
     assert list(zip(step2["class"], step2["dur_ns"] // 1000, step2["event"])) == [
         ("host_idle", 5, ""), ("cpu_op", 3, "aten::mm"), ("launch_delay", 6, ""), ("kernel", 100, "k3"),
-        ("kernel", 50, "k4"), ("sync", 2, ""), ("host_idle", 4, ""), ("cpu_op", 20, "aten::item"),
+        ("kernel", 50, "k4"), ("sync", 2, "cudaDeviceSynchronize"), ("host_idle", 4, ""), ("cpu_op", 20, "aten::item"),
         ("host_idle", 10, "")]
     assert r["critical_path"].summary["windows"] == 2
 
@@ -69,4 +70,4 @@ def test_cross_stream_dependency_is_followed(tmp_path):
     seg = seg["critical_path_segments"].table
     assert list(zip(seg["class"], seg["dur_ns"] // 1000, seg["event"])) == [
         ("host_idle", 2, ""), ("cpu_op", 1, "aten::mm"), ("launch_delay", 3, ""), ("kernel", 44, "k5"),
-        ("kernel", 30, "k6"), ("sync", 2, ""), ("host_idle", 18, "")]
+        ("kernel", 30, "k6"), ("sync", 2, "cudaDeviceSynchronize"), ("host_idle", 18, "")]

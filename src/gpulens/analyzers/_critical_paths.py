@@ -98,7 +98,7 @@ def _prepare(timeline: Timeline) -> tuple[Walker, pd.DataFrame, dict]:
             k = np.searchsorted(ends, h_end[b] + 2000, side="right") - 1  # 2 µs of host/GPU clock tolerance
             ok = (k >= 0) & (ends[np.clip(k, 0, None)] > h_start[b])
             o = np.argsort(h_end[b][ok], kind="stable")
-            th.block_end, th.block_gpu = h_end[b][ok][o], pos[k[ok]][o]
+            th.block_end, th.block_gpu, th.block_pos = h_end[b][ok][o], pos[k[ok]][o], b[ok][o]
         threads[key] = th
     lthread = keys[np.where(lp >= 0, tcode[np.maximum(lp, 0)] if len(tcode) else 0, n_threads)]
     # previous event on the same stream: one stable sort by (stream, start)

@@ -11,7 +11,8 @@ one). It is found by walking back from the window's end:
   that started while GPU work was still running). Host time is split among the innermost host events covering it:
   ``cpu_op`` (op self time), ``runtime`` (runtime calls), ``sync`` and ``host_idle`` (no host event).
   At the blocking call's end the path jumps to the GPU event it waited for (the latest-ending GPU event of the rank
-  before the call's end); the time from that event's end to the call's end is ``sync``.
+  before the call's end); the time from that event's end to the call's end is ``sync``, that call's own time
+  (its event: the class table names it).
 * **GPU event g**: its duration is ``kernel`` / ``comm`` / ``memcpy`` / ``memset``. Its start waited for the latest
   of: its launch call's start (the gap is ``launch_delay``; the path continues on the launching thread), the end of
   the previous event on its stream (``gpu_gap``; the path continues there), or — only when both are earlier — the
@@ -55,6 +56,9 @@ class Thread:
     seg_event: np.ndarray  # position in the host frame, −1 = idle
     block_end: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     block_gpu: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # GPU position waited for
+    #: host-frame position of each blocking call: the ``sync`` wait after the GPU event it waited for is that call's
+    #: time (its event, not an unnamed gap); −1 where unknown
+    block_pos: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
 
 def leaf_segments(start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -346,16 +350,18 @@ class Walker:
         while t > lo:
             if where == "host":
                 th = self.threads.get(thread)
-                b, bg = lo, -1
+                b, bg, bp = lo, -1, -1
                 if th is not None and len(th.block_end):
                     k = int(np.searchsorted(th.block_end, t, side="right")) - 1
                     if k >= 0 and th.block_end[k] > lo:
                         b, bg = int(th.block_end[k]), int(th.block_gpu[k])
+                        bp = int(th.block_pos[k]) if len(th.block_pos) > k else -1
                 self._host(thread, b, t, out)
                 if bg < 0:
                     break
                 ge = min(int(self.g_end[bg]), b)
-                gap("sync", ge, b)
+                if b > max(ge, lo):  # the blocking call's wait: its own event (a sync row with 0 events read wrong)
+                    out.append((CODE["sync"], max(ge, lo), b, bp))
                 where, g, t = "gpu", bg, ge
                 continue
             g, t, where, thread, done = self._gpu_chain(g, t, lo, walk_id, out, thread)

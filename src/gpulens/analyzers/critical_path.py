@@ -46,8 +46,10 @@ COLUMNS = {
              "gpu_gap, unattributed (a GPU wait whose launch call is not in the trace) [text]",
     "time_ns": "time of the class on the path [ns]",
     "share": "time_ns / step_ns [share]",
-    "events": "distinct events of the class on the path [count]",
-    "top_event": "event of the class with the most time on the path ('' for gaps) [text]",
+    "events": "distinct events of the class on the path (0 for the gap classes host_idle, launch_delay, gpu_gap, "
+              "unattributed: waits with no event) [count]",
+    "top_event": "event of the class with the most time on the path ('' for gaps: shown as none, not unknown — "
+                 "there is no event to name) [note]",
 }
 #: The same columns for a trace without ProfilerStep ranges: each rank's one window is its traced window, not a step
 #: (reports label the columns by these docs: "window time", "share of window").

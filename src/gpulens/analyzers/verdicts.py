@@ -586,7 +586,7 @@ class Verdicts(Analyzer):
                 # the verdict rests on measured speed of light: the roofline row and finding say the same bound
                 # and time at stake (one per kernel), whatever the (perhaps assumed) peaks placed it at
                 Roofline.settle((results or {}).get("roofline"), name, v.verdict,
-                                None if eff != eff else v.time_at_stake_ns, _sol_text(e))
+                                None if eff != eff else v.time_at_stake_ns, _sol_text(e), e.sol_pct)
             # a time at stake computed from an assumed GPU's peaks or SM count holds only if the GPU is that one
             premise = assumed_premise(device, v.stake_from) if v.time_at_stake_ns is not None and (
                 (v.stake_from == "peaks" and e.roof_assumed) or (v.stake_from == "sms" and e.sms_assumed)) else ""
@@ -666,6 +666,7 @@ class Verdicts(Analyzer):
         lead: float | None = None  # the run verdict's own share of the span [%] when a timeline share decided it
         hidden: tuple[str, int] | None = None  # communication kernels mostly under computation (_overlapped_comm)
         held: tuple[float, float] | None = None  # (host, GPU) shares of the critical path when the host paces steps
+        where: str | None = None  # where a host-bound run verdict holds when not over the GPU span (sliver rule)
         if unweighed:  # no kernel time recorded (every kernel 0 ns): no verdict "holds the most kernel time" — the
             kernel_class = "undetermined"  # first of several classes would be an arbitrary pick, not a majority
         if busy_unknown and unweighed:
@@ -686,6 +687,11 @@ class Verdicts(Analyzer):
             # the host-side time around it, as an idle-dominated span is its idle cause — the kernels' verdicts (kept
             # per kernel) describe the sliver, not the run
             edges, window, busy = sliver
+            before, after = (int(bn.summary.get(k) or 0) for k in ("host_only_before_ns", "host_only_after_ns"))
+            # where the host bounds the run: outside the GPU span only — inside it the GPU may be busy throughout
+            # (nsys memfusion RTX 3090: busy 99.4 % of its 6.46 ms span, 98.8 % of a 533.93 ms window host-only)
+            where = (f"outside the GPU span, host-only time holds {_pct_of(edges, window)} of the {fmt_ns(window)} "
+                     f"profiled window ({fmt_ns(before)} before the first GPU work, {fmt_ns(after)} after the last)")
             run, basis = "host-bound", (
                 f"the profiled window: host-only time outside the GPU span holds {_pct_of(edges, window)} of the "
                 f"{fmt_ns(window)} profiled window, the GPU busy {_pct_of(busy, window)} of it (under "
@@ -767,6 +773,9 @@ class Verdicts(Analyzer):
         every = [f for r in results.values() for f in r.findings] + findings
         ranked = [f for f in roots(every) if f.time_at_stake_ns and f.category != "data-quality"]
         return {"run_verdict": run, "basis": basis, "overhead_verdict": overhead, "kernel_verdict": kernel_class,
+                # where the run verdict holds when that is not the GPU span: host-only time before/after it (the
+                # GPU's work a sliver of the profiled window); None when the verdict is about the GPU span
+                "verdict_where": where,
                 "secondary_cause": secondary[0] if secondary else None,
                 # the host's share of the steps' critical path when it decided a host-bound verdict (else None)
                 "host_path_share": held[0] if run == "host-bound" and held is not None else None,

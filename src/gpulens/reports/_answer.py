@@ -320,7 +320,13 @@ def answer(s: Any) -> Answer:
             busy = f"the GPU was busy {steady_text} ({busy_pct_text(sm)} of its whole {fmt_ns(span)} span)"
         else:
             busy += f" ({steady_text})"
-    if bn is not None and not bn.skipped and span:  # host-only time outside the GPU span: the verdict leaves it out
+    where = vd.summary.get("verdict_where") if vd is not None and not vd.skipped else None
+    if where and span:
+        # the verdict holds outside the GPU span: where first, then the busy share inside the span ("Host-bound: the
+        # GPU was busy 99.4 % of its span; but 98.8 % of the window is host-only time" read as a contradiction)
+        busy = (f"{where}" + (" (the input is truncated, so GPU work after the cut may be missing from the span)"
+                              if s.timeline.meta.truncated else "") + f"; {busy}")
+    elif bn is not None and not bn.skipped and span:  # host-only time outside the GPU span: the verdict leaves it out
         edges = int(bn.summary.get("host_only_before_ns") or 0) + int(bn.summary.get("host_only_after_ns") or 0)
         window = int(bn.summary.get("window_ns") or 0)
         if window and edges >= 0.25 * window and verdict == "host-bound":

@@ -65,7 +65,7 @@ LABELS: dict[str, str] = {
     "flops_per_s": "attained FLOP/s", "bytes_per_s": "attained bandwidth", "arithmetic_intensity":
     "arithmetic intensity", "peak_flops_per_s": "compute roof", "compute_roof": "roof judged against",
     "peak_bytes_per_s": "memory roof",
-    "ridge_point": "ridge point", "roof_pct": "% of roof", "datasheet_roof_pct": "% of datasheet roof",
+    "ridge_point": "ridge point", "roof_pct": "% of roof", "bound_pct": "bound at % of peak", "datasheet_roof_pct": "% of datasheet roof",
     "flops_source": "FLOPs from", "flops": "FLOP",
     "regs_per_thread": "registers / thread", "smem_bytes": "shared memory / block", "block_size": "block size",
     "active_blocks_per_sm": "blocks / SM", "theoretical_occupancy_pct": "theoretical occupancy",

@@ -198,10 +198,10 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
         rows = [[Text(short), _num(r.flops_per_s, 1e12, "{:.2f}"), _num(r.bytes_per_s, 1e9, "{:.0f}"),
                  _num(r.arithmetic_intensity), fmt_unit(r.precision, "text"),
                  fmt_unit(r.bound, "text"), fmt_unit(getattr(r, "bound_basis", None), "text"),
-                 _num(r.roof_pct), fmt_unit(r.flops_source, "text")]
+                 _num(getattr(r, "bound_pct", None)), _num(r.roof_pct), fmt_unit(r.flops_source, "text")]
                 for r, short in zip(rt.itertuples(), short_names(rt["name"].astype(str)))]
         cols = [name_col(), Col("TFLOP/s"), Col("GB/s"), Col("FLOP/B", optional=True),
-                Col("prec", optional=True), Col("bound"), Col("bound from", optional=True), Col("% roof"),
+                Col("prec", optional=True), Col("bound"), Col("bound from", optional=True), Col("bound at %", optional=True), Col("% roof"),
                 Col("from", optional=True)]
         parts.append(FitTable(roofline_heading(sm), cols, rows))
     if oc is not None and oc.skipped:

@@ -151,7 +151,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
     if vd is not None and not vd.skipped and vd.table is not None and len(vd.table):
         yield _verdict_section(s, vd, rows)
     for name, cols in (("roofline", ["name", "time_ns", "arithmetic_intensity", "flops_per_s", "precision", "bound",
-                                     "bound_basis", "roof_pct"]),
+                                     "bound_basis", "bound_pct", "roof_pct"]),
                        ("occupancy", ["name", "time_ns", "block_size", "regs_per_thread", "theoretical_occupancy_pct",
                                       "achieved_occupancy_pct", "limiters"]),
                        ("rank_kernels", ["rank", "name", "calls", "time_ns", "share"])):
