@@ -27,7 +27,10 @@ def test_capped_stake_sets_the_share_in_the_title():
     # its 2 µs floor: at stake 3000 − 2000 = 1000 ns = 33 % of its time — the title says that, not 99.9 %
     f = _wave(_timeline([(1, 256, 32, 3000)]))
     assert f.time_at_stake_ns == 1000
-    assert f.title.endswith("of one wave: up to 33 % of its time at stake from empty block slots"), f.title
+    # the cap is said in the title too, beside the empty slots' own share (2997 / 3000 = 99.9 %), so a reader who
+    # computes 1 − fill does not meet an unexplained 33 %
+    assert f.title.endswith("of one wave: up to 33 % of its time at stake from empty block slots (99.9 % of it with "
+                            "slots empty, capped at its time less 2.00 µs per launch)"), f.title
     assert "lost to" not in f.title and "Capped at its time less 2.00 µs per launch (1.00 µs)" in f.detail
 
 
@@ -53,8 +56,9 @@ def test_later_cap_by_the_memory_roof_retitles_the_share():
     # memory-bound with 30 µs to its roof: the stake drops to 30 µs of the kernel's 400 µs = 7.5 %
     settle_wave_premise([f], "k", "memory-bound", 30_000, 1_000_000, time_ns=400_000)
     assert f.time_at_stake_ns == 30_000 and f.premise == ""
+    # the empty slots' own share (22 %) stays beside the capped one, and the title says it was capped
     assert f.title == ("Last wave of k is 75 % full (1.75 waves): up to 7.5 % of its time at stake from empty "
-                       "block slots")
+                       "block slots (22 % of it with slots empty, capped: see the detail)")
 
 
 def test_retitle_after_a_parent_cap_keeps_the_grid_sizes_clause():
@@ -62,7 +66,7 @@ def test_retitle_after_a_parent_cap_keeps_the_grid_sizes_clause():
                 "empty block slots", time_at_stake_ns=60_000, kernel="k", key="occupancy/k/waves")
     retitle_wave(f, 300_000)  # 60 of 300 µs = 20 %
     assert f.title == ("Main grid of k fills 62 % of one wave: up to 20 % of its time, over all its 2 grid sizes, "
-                       "at stake from empty block slots")
+                       "at stake from empty block slots (49 % of it with slots empty, capped: see the detail)")
 
 
 @pytest.mark.parametrize("pct,text", [(99.96, "over 99.9 %"), (99.95, "over 99.9 %"), (99.6, "99.6 %"),
@@ -93,4 +97,14 @@ def test_cap_by_a_parent_finding_retitles_the_share():
     # capped at its parent's 40 µs: 40 of the kernel's 400 µs = 10 %
     assert wave.time_at_stake_ns == 40_000
     assert wave.title == ("Last wave of k is 75 % full (1.75 waves): up to 10 % of its time at stake from empty "
-                          "block slots")
+                          "block slots (22 % of it with slots empty, capped: see the detail)")
+
+
+def test_a_second_cap_keeps_the_empty_slots_share():
+    # capped once in the analyzer (note present), then again by a parent: the empty slots' 88 % stays, one note
+    f = Finding("Grid of k fills 12 % of one wave: up to 66 % of its time at stake from empty block slots (88 % of it "
+                "with slots empty, capped at its distance to the roof)", time_at_stake_ns=30_000, kernel="k",
+                key="occupancy/k/waves")
+    retitle_wave(f, 100_000)  # 30 of 100 µs = 30 %
+    assert f.title == ("Grid of k fills 12 % of one wave: up to 30 % of its time at stake from empty block slots "
+                       "(88 % of it with slots empty, capped: see the detail)")

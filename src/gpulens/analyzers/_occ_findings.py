@@ -101,6 +101,10 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
     share = _up_to(100.0 * stake / r.time_ns)
     # one wording whether or not a cap applied, as in every other finding's title: the share is of the time at stake
     lost = "at stake from empty block slots"
+    if caps:  # the share is below the empty slots' own share (a grid 12 % full leaves 88 %): the title says why
+        why = (f"at its time less {fmt_ns(KERNEL_FLOOR_NS)} per launch" if "per launch" in caps[-1]
+               else "at its distance to the roof")
+        lost += f" ({pct_words(100.0 * loss / r.time_ns)} of it with slots empty, capped {why})"
     gb, ab = _int(r.grid_blocks), _int(r.active_blocks_per_sm)
     cfg = f"{gb:,} blocks, {ab} resident per {sm}" if gb is not None and ab is not None else "its launch configuration"
     varies = (_int(r.grid_sizes) or 0) > 1
@@ -150,6 +154,7 @@ def drop_premise(premise: str, settled: str) -> str:
 
 _WAVE_SHARE = re.compile(r"((?:up to|over|under) [^ ]+ %) of its time(, over all its \d+ grid sizes,)? "
                          r"(?:lost to|at stake from) empty block slots")
+_CAP_NOTE = re.compile(r" \(([^()]* of it with slots empty), capped[^()]*\)")
 
 
 def retitle_wave(f: Finding, time_ns: Any) -> None:
@@ -165,8 +170,17 @@ def retitle_wave(f: Finding, time_ns: Any) -> None:
     if not t > 0:
         return
     share = _up_to(100.0 * f.time_at_stake_ns / t)
-    f.title = _WAVE_SHARE.sub(lambda m: f"{share} of its time{m.group(2) or ''} at stake from empty block slots",
-                              f.title, count=1)
+    m = _WAVE_SHARE.search(f.title)
+    if m is None or m.group(1) == share:
+        return
+    # the title keeps the empty slots' own share beside the new, lower one, and says it was capped (the detail
+    # says by what): a grid 12 % full reading "up to 30 %" with nothing else contradicts 1 − fill
+    tail = f.title[m.end():]
+    own = (_CAP_NOTE.match(tail).group(1) if _CAP_NOTE.match(tail)
+           else m.group(1).removeprefix("up to ") + " of it with slots empty")
+    tail = _CAP_NOTE.sub("", tail, count=1)
+    f.title = (f.title[:m.start()] + f"{share} of its time{m.group(2) or ''} at stake from empty block slots "
+               f"({own}, capped: see the detail)" + tail)
 
 
 def settle_wave_premise(found: list[Finding], name: str, verdict: str, stake_ns: int | None,
