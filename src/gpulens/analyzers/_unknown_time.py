@@ -123,6 +123,11 @@ def untimed_gpu_rows(timeline: Any) -> pd.DataFrame:
             return pd.DataFrame({c: pd.Series(dtype=object) for c in cols})
         kind = rej["kind"].astype(str)
         keep = kind.isin(GPU_KINDS) & rej["reason"].astype(str).isin(ABSENT_TIME_REASONS)
+        # per input (rank): an input of several read together whose GPU rows all lack a time is counter-only (a
+        # rocprof counter-mode CSV beside a trace), not one whose launches went untimed
+        ev = timeline.events
+        timed_ranks = pd.unique(ev.loc[context_of(timeline).mask_of(*GPU_KINDS), "rank"].to_numpy(dtype="int64"))
+        keep &= rej["rank"].astype("int64").isin(timed_ranks)
         r = rej[keep.to_numpy()]
         return pd.DataFrame({"kind": r["kind"].astype(str).to_numpy(), "name": r["name"].astype(str).to_numpy(),
                              "rank": r["rank"].to_numpy(dtype="int64"),
