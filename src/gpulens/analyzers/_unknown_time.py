@@ -123,6 +123,11 @@ def untimed_gpu_rows(timeline: Any) -> pd.DataFrame:
             return pd.DataFrame({c: pd.Series(dtype=object) for c in cols})
         kind = rej["kind"].astype(str)
         keep = kind.isin(GPU_KINDS) & rej["reason"].astype(str).isin(ABSENT_TIME_REASONS)
+        # per input (rank): an input of several read together whose GPU rows all lack a time is counter-only (a
+        # rocprof counter-mode CSV beside a trace), not one whose launches went untimed
+        ev = timeline.events
+        timed_ranks = pd.unique(ev.loc[context_of(timeline).mask_of(*GPU_KINDS), "rank"].to_numpy(dtype="int64"))
+        keep &= rej["rank"].astype("int64").isin(timed_ranks)
         r = rej[keep.to_numpy()]
         return pd.DataFrame({"kind": r["kind"].astype(str).to_numpy(), "name": r["name"].astype(str).to_numpy(),
                              "rank": r["rank"].to_numpy(dtype="int64"),
@@ -245,10 +250,17 @@ def _blank_result(r: Any, counts: dict[str, pd.Series], side: dict[str, pd.Serie
             c = counts[kind]
             hits = t[col].astype(str).map(c).fillna(0).astype("int64").to_numpy()
             if side is not None and len(side[kind]):
-                add = t[col].astype(str).map(side[kind]).fillna(0).astype("int64").to_numpy()
+                keys = t[col].astype(str)
+                # each launch once: on the first row of its key (rows of one key under several ops or ranks would
+                # otherwise each count it)
+                add = keys.map(side[kind]).fillna(0).astype("int64").to_numpy() * (~keys.duplicated()).to_numpy()
                 for cc in _COUNT_COLUMNS:
                     if cc in t.columns:
                         t[cc] = (pd.to_numeric(t[cc], errors="coerce").fillna(0).astype("int64") + add)
+                        summ = getattr(r, "summary", None)
+                        sk = {"count": "gpu_events"}.get(cc, cc)  # kernel_groups: rows' count, summary gpu_events
+                        if isinstance(summ, dict) and isinstance(summ.get(sk), int) and not isinstance(summ[sk], bool):
+                            summ[sk] += int(add.sum())  # the summary's total of that count column holds them too
                         break
             matched = True
     if not matched or not hits.any():

@@ -96,14 +96,24 @@ def file_rank(path: Path, dist: dict, comm_ranks: set[int], warnings: list[str])
     return 0, "none"
 
 
-def _devices(props: Any, rank: int) -> list[dict[str, Any]]:
+def _devices(props: Any, rank: int, warnings: list[str] | None = None, path: Any = None) -> list[dict[str, Any]]:
+    """The ``deviceProperties`` records of one rank as device dicts (``device_id``, ``name``, limits as recorded).
+
+    A record whose ``id`` is absent or no device number (negative, ``true``, text without a number) takes its place
+    in the list, which is the order PyTorch writes the visible devices in (0, 1, …), instead of claiming device 0;
+    ``warnings`` (when given) gets one line naming ``path`` and counting them."""
     out = []
     if not isinstance(props, list):
         return out
-    for p in props:
+    bad = 0
+    for pos, p in enumerate(props):
         if not isinstance(p, dict):
             continue
-        d = {"rank": rank, "device_id": int_or_none(p.get("id")) or 0, "name": p.get("name")}
+        dev = int_or_none(p.get("id"))
+        if dev is None or dev < 0:
+            bad += 1
+            dev = pos
+        d = {"rank": rank, "device_id": dev, "name": p.get("name")}
         if p.get("computeMajor") is not None:
             d["compute_capability"] = f"{p.get('computeMajor')}.{p.get('computeMinor', 0)}"
         for src, dst in (("numSms", "num_sms"), ("warpSize", "warp_size"), ("totalGlobalMem", "total_memory_bytes"),
@@ -116,6 +126,9 @@ def _devices(props: Any, rank: int) -> list[dict[str, Any]]:
             if p.get(src) is not None:
                 d[dst] = p[src]
         out.append(d)
+    if bad and warnings is not None:
+        warnings.append(f"{path}: {bad} deviceProperties record(s) with no usable device id (absent, negative or not "
+                        "a number): numbered by their place in the list")
     return out
 
 
@@ -414,7 +427,8 @@ class KinetoCollector(Collector):
             src["selection_cuts"] = select.cut_edges()
         tables = {"collectives": acc.collective_table} if acc.collective_table is not None else {}
         meta = TimelineMeta(sources=[json.loads(json.dumps(src, default=str))],
-                            devices=[d for r in ranks for d in _devices(trace.deviceProperties, r)],
+                            devices=[d for i, r in enumerate(ranks)
+                                     for d in _devices(trace.deviceProperties, r, warnings if i == 0 else None, path)],
                             warnings=warnings,
                             truncated=bool(truncated_at), truncated_at=truncated_at,
                             dropped={str(path): int(info.extra["dropped"])} if info.extra.get("dropped") else {})
