@@ -397,23 +397,35 @@ class Walker:
                 out.append((CODE["host_idle"], lo, t, -1))
             return g, t, "gpu", thread, True
         c = chain_buf[:n].copy()
-        ends = ends_buf[:n]
         last = int(c[-1])
-        s_c = start[c]
         reached = not cycle and start.item(last) <= lo  # the last segment starts the window: no gap before it
         n = len(c)
+        # the boundaries latest first — each event's segment end, its start, the next one's end… — as a running
+        # minimum: a blocking call enters the chain at its own end, which may lie before the GPU event it waited for
+        # even starts (host and GPU clocks up to the 2 µs tolerance apart: a legacy Kineto cudaMemcpy returning at
+        # 696 µs, its copy running 697–698 µs); that event and what it waited for are clipped to the call's end, so
+        # the segments still tile the window with no negative length (the copy's −1 µs had left Σ classes 1 µs
+        # above the path)
+        bounds = np.empty(2 * n + 1, dtype=np.int64)
+        bounds[0:2 * n:2], bounds[1:2 * n:2], bounds[2 * n] = ends_buf[:n], start[c], resume.item(last)
+        np.minimum.accumulate(bounds, out=bounds)
+        ends, s_c = bounds[0:2 * n:2], bounds[1:2 * n:2]
         cls = np.empty(2 * n, dtype=np.int8)
         a = np.empty(2 * n, dtype=np.int64)
         b = np.empty(2 * n, dtype=np.int64)
         w = np.full(2 * n, -1, dtype=np.int64)
-        cls[0::2], a[0::2], b[0::2], w[0::2] = self.g_class[c], np.maximum(s_c, lo), ends, c
-        cls[1::2], a[1::2], b[1::2] = gap_cls[c], np.maximum(resume[c], lo), s_c
+        gap_start = bounds[2:2 * n + 1:2]  # each gap runs from the next (earlier) event's end, the last one's resume
+        cls[0::2], b[0::2], w[0::2] = self.g_class[c], np.maximum(ends, lo), c
+        a[0::2] = np.minimum(np.maximum(s_c, lo), b[0::2])
+        cls[1::2], a[1::2], b[1::2] = gap_cls[c], np.maximum(gap_start, lo), s_c
         keep = np.ones(2 * n, dtype=bool)
         keep[1::2] = b[1::2] > a[1::2]
         if reached:
             keep[-1] = False
         out.append((_BLOCK, cls[keep], a[keep], b[keep], w[keep]))
+        t_next = int(bounds[2 * n])  # where the path goes on: the last event's resume, clipped as above
         if cycle:
+            t = min(t, t_next)
             if t > lo:
                 out.append((CODE["host_idle"], lo, t, -1))
             return g, t, "gpu", thread, True
@@ -421,7 +433,7 @@ class Walker:
             return g, t, "gpu", thread, True
         k = kind.item(last)
         if k == _TO_HOST:
-            return last, resume.item(last), "host", self.launch_thread[last], False
+            return last, t_next, "host", self.launch_thread[last], False
         return last, t, "gpu", thread, True  # _STOP: the gap back to the window's start is unattributed
 
 
