@@ -8,8 +8,11 @@ copies), STAS (stas00/ml-engineering accelerator tables), PT-DI (torch inductor 
 U = "uncertain"
 
 GPUS = [
+    # the SXM2 part ("Tesla V100-SXM2-32GB", the DGX Station's "V100-DGXS"): V100 PCIe / FHHL (1380 / 1290 MHz
+    # boost; the nsys TARGET_INFO_CUDA_GPU of a "Tesla V100-PCIE-32GB" records coreClockRate 1380000 kHz), SXM3 and
+    # V100S run other clocks, so their names match no spec (unknown, not these figures)
     {"name": "NVIDIA V100 SXM2", "compute_capability": "7.0", "num_sms": 80, "memory_gb": 32,
-     "match": [r"V100"],
+     "match": [r"V100(?![Ss])(?!.*(?:PCI|FHHL|SXM3))"],
      "figures": {"clock_mhz": [1530, "WEB-V100", U], "memory_bandwidth": [900, "WEB-V100"], "l2": [6, "WEB-V100"],
                  "vector.fp64": [7.8, "WEB-V100", U], "vector.fp32": [15.7, "WEB-V100", U],
                  "matrix.fp16": [125, "NV-TC"]}},
@@ -61,7 +64,9 @@ GPUS = [
                  "matrix.tf32": [378, "WEB-H100"], "matrix.bf16": [756, "WEB-H100"], "matrix.fp16": [756, "WEB-H100"],
                  "matrix.fp8": [1513, "WEB-H100"], "matrix.int8": [1513, "WEB-H100"]}},
     {"name": "NVIDIA H200 SXM", "compute_capability": "9.0", "num_sms": 132, "memory_gb": 141,
-     "match": [r"(?<![A-Za-z])H200"],  # not "GH200": the Grace Hopper superchip has its own figures below
+     # not "GH200" (the Grace Hopper superchip has its own figures below), not the "H200 NVL" (a PCIe card with
+     # its own power limit and clocks)
+     "match": [r"(?<![A-Za-z])H200(?!.*NVL)"],
      "figures": {"clock_mhz": [1980, "nsys TARGET_INFO_GPU of an H200 (NVIDIA/Fuser report1.sqlite)"],
                  "memory_bandwidth": [4800, "STAS"],
                  "l2": [60, "nsys TARGET_INFO_GPU of an H200 (NVIDIA/Fuser report1.sqlite): 62914560 B"],
@@ -105,7 +110,7 @@ GPUS = [
                  "matrix.fp16": [989.4, "as H100 SXM"], "matrix.fp8": [1978.9, "as H100 SXM"],
                  "matrix.int8": [1978.9, "as H100 SXM"]}},
     {"name": "NVIDIA B200", "compute_capability": "10.0", "num_sms": 148, "memory_gb": 180,
-     "match": [r"B200"],
+     "match": [r"(?<![A-Za-z])B200"],  # not "GB200": the Grace Blackwell superchip's GPU has its own figures
      "figures": {"clock_mhz": [1965, "ncu device__attribute_max_gpu_frequency_khz (meinie B200 CSV)", U],
                  "memory_bandwidth": [8000, "STAS (DGX sheet; HGX page 7700)", U], "l2": [126.5, "AO-PR"],
                  "vector.fp64": [37, "STAS"], "matrix.fp64": [37, "STAS"], "vector.fp32": [75, "AO", U],
