@@ -86,6 +86,9 @@ class V1Args(msgspec.Struct):
     BeginNs: Num = None
     EndNs: Num = None
     dev_id: Num = msgspec.field(name="dev-id", default=None)
+    #: the kernel records converted from ``results.csv`` (``--stats`` / ``--timestamp on`` runs) carry the CSV's
+    #: ``gpu-id`` (the same HSA agent index as ``dev-id``) instead
+    gpu_id: Num = msgspec.field(name="gpu-id", default=None)
     queue_id: Num = msgspec.field(name="queue-id", default=None)
     pid: Num = None
     tid: Num = None
@@ -166,7 +169,7 @@ class RocprofV1Json(Collector):
                 any(_ns(x) is None for x in (a.BeginNs, a.EndNs) if not _absent(x))
                 or any(_ns_us(x) is None for x in (e.ts, e.dur) if not _absent(x))))
             gpu = kind in ("kernel", "memcpy", "memset")
-            dev.append(_ns(a.dev_id) if gpu else -1)
+            dev.append(_device(a, tracks.get(str(e.pid), "")) if gpu else -1)
             queue.append(_ns(a.queue_id) if kind == "kernel" else None)  # copies: no AQL queue (module docstring)
             pid.append(_ns(a.pid)), tid.append(_ns(a.tid))
         d.cols.update(kind=kinds, name=names, start_ns=start, end_ns=end, device_id=dev, stream_id=queue,
@@ -182,6 +185,19 @@ class RocprofV1Json(Collector):
         if with_siblings:
             device_beside(path, meta, warnings)
         return build_timeline(d, self.name, path, meta=meta, warnings=warnings)
+
+
+def _device(a: V1Args, track: str) -> int | None:
+    """HSA agent index of a GPU record: ``dev-id`` (HIP-trace ops), else ``gpu-id`` (kernel records converted from
+    results.csv, as its ``gpu-id`` column), else the number of its ``GPU<n>`` track (rocprof names the track by
+    that index); None when none is recorded. A kernel on track GPU8 with ``gpu-id`` 8 is the device results.csv
+    and results.sysinfo.txt call 8, not device 0."""
+    for v in (a.dev_id, a.gpu_id):
+        n = _ns(v)
+        if n is not None:
+            return n
+    m = re.match(r"^GPU(\d+)$", track.strip(), re.IGNORECASE)
+    return int(m.group(1)) if m else None
 
 
 def _absent(v) -> bool:
