@@ -86,6 +86,13 @@ def _prepare(timeline: Timeline) -> tuple[Walker, pd.DataFrame, dict]:
     lp = np.full(len(gpu), -1, dtype=np.int64)
     if len(host) and len(gpu):
         lp = _host_positions(host["event_id"].to_numpy(np.int64), ctx.links["launch_event_id"])
+    # each blocking row's name as a rank among the blocking rows' sorted distinct names: a tie key that does not
+    # depend on row order (only those rows: a few, where the host frame has millions)
+    name_rank = np.zeros(len(host), dtype=np.int64)
+    if len(brows):
+        bn = host["name"].to_numpy(dtype=object)[brows]
+        name_rank[brows] = np.unique(np.array([n if isinstance(n, str) else "" for n in bn], dtype=object),
+                                     return_inverse=True)[1].reshape(-1)
     own = {c: (ta[seg_cut[c]:seg_cut[c + 1]], tb[seg_cut[c]:seg_cut[c + 1]], who[seg_cut[c]:seg_cut[c + 1]],
                brows[b_cut[c]:b_cut[c + 1]]) for c in range(n_threads)}
     views = process_views(own, keys, tcode[lp[lp >= 0]] if len(tcode) else np.zeros(0, np.int64), h_end)
@@ -97,7 +104,11 @@ def _prepare(timeline: Timeline) -> tuple[Walker, pd.DataFrame, dict]:
             ends, pos = rank_ends[key[0]]
             k = np.searchsorted(ends, h_end[b] + 2000, side="right") - 1  # 2 µs of host/GPU clock tolerance
             ok = (k >= 0) & (ends[np.clip(k, 0, None)] > h_start[b])
-            o = np.argsort(h_end[b][ok], kind="stable")
+            # by end; calls ending together (a cudaStreamSynchronize and the Kineto "Stream Sync" record of its
+            # wait, on the stream's track) by start, the enclosing (earlier) one last so the walk takes it, then by
+            # name: the file's event order must not pick the call the path names
+            bb = b[ok]
+            o = np.lexsort((name_rank[bb], -h_start[bb], h_end[bb]))
             th.block_end, th.block_gpu, th.block_pos = h_end[b][ok][o], pos[k[ok]][o], b[ok][o]
         threads[key] = th
     lthread = keys[np.where(lp >= 0, tcode[np.maximum(lp, 0)] if len(tcode) else 0, n_threads)]
