@@ -294,19 +294,25 @@ class OccupancyAnalyzer(Analyzer):
             return (f"the file records neither ncu's Occupancy section (sm__maximum_warps_per_active_cycle_pct), "
                     f"nor achieved occupancy (sm__warps_active.avg.pct_of_peak_sustained_active), nor {what} for "
                     f"the hot kernels; " + OccupancyAnalyzer._collect_hint(timeline, device))
-        return f"the trace records no {what} for the hot kernels; " + OccupancyAnalyzer._collect_hint(timeline, device)
+        return f"the trace records no {what} for the hot kernels; " + OccupancyAnalyzer._collect_hint(
+            timeline, device, block_missing=not (bs > 0).any())
 
     @staticmethod
-    def _collect_hint(timeline: Timeline, device: Any) -> str:
-        """How to record the launch configuration with the input's own tool (ncu, rocprof, torch.profiler)."""
+    def _collect_hint(timeline: Timeline, device: Any, block_missing: bool = False) -> str:
+        """How to record the launch configuration with the input's own tool (ncu, rocprof, torch.profiler).
+        ``block_missing``: the hot kernels lack a block size too — on ROCm the PyTorch profiler writes a HIP kernel's
+        grid and block (not its registers or LDS) when it was launched directly, none for one replayed from a HIP
+        graph (a vLLM / SGLang decode trace's graph-replayed kernels beside directly launched ones with both)."""
         names = {str(x.get("collector", "")) for x in timeline.meta.sources}
         vendor = _advice.vendor_of(timeline, device)
         if names and all(n.startswith("ncu") for n in names):
             return ("collect ncu --section LaunchStats --section Occupancy (or --metrics launch__registers_per_thread,"
                     "launch__shared_mem_per_block_static,launch__shared_mem_per_block_dynamic).")
         if names and all(n.startswith("kineto") for n in names):
-            return ("the PyTorch profiler records them " + _advice.for_vendor(vendor, "for CUDA kernels only",
-                                                                              "only for NVIDIA kernels, not HIP ones")
+            hip = ("the PyTorch profiler records no registers or LDS for HIP kernels"
+                   + (", and a block size only for kernels launched directly, not replayed from a HIP graph"
+                      if block_missing else ""))
+            return (_advice.for_vendor(vendor, "the PyTorch profiler records them for CUDA kernels only", hip)
                     + "; "
                     + _advice.for_vendor(vendor, "profile with ncu --section LaunchStats --section Occupancy",
                                          "profile with rocprofv3 --kernel-trace (or rocprof), which records them")
