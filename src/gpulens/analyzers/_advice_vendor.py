@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpulens.devices.naming import is_amd
+
 
 #: How to record the host side (the launch calls that tie a GPU gap to its cause) with the tool that wrote the
 #: input, by collector-name prefix (first match): advice in the user's own tool, not another one.
@@ -87,7 +89,9 @@ def vendor_of(timeline: Any, device: Any = None) -> str | None:
             continue
         if str(d.get("vendor") or "").lower() in ("amd", "nvidia"):
             seen.add(str(d["vendor"]).lower())
-        elif d.get("gfx_arch") or str(d.get("arch") or "").startswith("gfx"):
+        elif str(d.get("arch") or "").startswith("gfx") or is_amd(d):
+            # a gfx target, a 64-wide wavefront or an AMD name: ROCm's PyTorch profiler records a compute
+            # capability too (9.4 on an MI300X), which is no CUDA one
             seen.add("amd")
         elif d.get("compute_major") is not None or d.get("compute_capability") is not None:
             seen.add("nvidia")
