@@ -12,6 +12,9 @@ Hand-made results.json in that layout; device numbers read from the file's own f
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 from gpulens.collectors import collect
 
@@ -49,3 +52,20 @@ def test_track_number_when_no_id_is_recorded(tmp_path):
 
 def test_dev_id_still_first(tmp_path):
     assert _devices(tmp_path, {"dev-id": "3", "gpu-id": "8"}) == [3]
+
+
+SPATTER = Path(__file__).parent / "data" / "rocprof" / "v1_spatter_mi210"
+
+
+@pytest.mark.parametrize("name", ["results.json", "results.csv"])
+def test_spatter_files_of_one_run_name_one_gpu(name):
+    # counted from the files: 520 kernel records, all gpu-id 8 (results.json: track GPU8, pid 14; results.csv:
+    # column gpu-id), Σ EndNs − BeginNs = 13,534,918,164 ns; results.sysinfo.txt: agent node 8 = "AMD Instinct
+    # MI210", 104 CUs
+    tl = collect(SPATTER / name)
+    k = tl.events[tl.events["kind"] == "kernel"]
+    assert len(k) == 520
+    assert set(k["device_id"].astype(int)) == {8}
+    assert int(k["dur_ns"].sum()) == 13_534_918_164
+    (dev,) = [d for d in tl.meta.devices if d.get("device_id") == 8]
+    assert dev["name"] == "AMD Instinct MI210"
