@@ -394,7 +394,11 @@ def answer(s: Any) -> Answer:
         head = "GPU" + verdict[3:] if verdict.lower().startswith("gpu") else f"{verdict[:1].upper()}{verdict[1:]}"
         sentence = f"{head}: {busy}{tail}."  # "GPU-bound", never "Gpu-bound"
     else:
-        sentence = f"No run verdict (the verdict analysis did not run): {busy}."
+        # why the verdicts analysis gave none (a counter-only run records no kernel durations); "did not run" only
+        # when it was not run at all (--only)
+        why = (vd.skipped_reason if vd is not None and getattr(vd, "skipped", False) and vd.skipped_reason
+               else "the verdict analysis did not run")
+        sentence = f"No run verdict — {why}: {busy}."
     top = top_findings(s.findings())
     return Answer(verdict, sentence, top, f"{busy}{tail}", "" if top else no_estimate_note(s.findings()),
                   _first_step(s, top))
