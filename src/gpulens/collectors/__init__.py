@@ -96,7 +96,7 @@ def _collect_file(c: Collector, path: Path, strict: bool, select: Selection | No
     if cache:
         from gpulens.cache import load_or_collect
 
-        tl = load_or_collect(path, c.name, lambda: _sizes(c.collect(path, strict=strict), path))
+        tl = load_or_collect(path, c.name, lambda: _sizes(c.collect(path, strict=strict), path, c.name))
         return select.apply(tl) if active else tl
     if active and "select" in inspect.signature(c.collect).parameters:
         tl = c.collect(path, strict=strict, select=select)
@@ -107,14 +107,16 @@ def _collect_file(c: Collector, path: Path, strict: bool, select: Selection | No
         out = Selection(ranks=select.ranks).apply(tl)
         out.meta = select.mark(tl.meta)
         return out
-    tl = _sizes(c.collect(path, strict=strict), path)
+    tl = _sizes(c.collect(path, strict=strict), path, c.name)
     return select.apply(tl) if active else tl
 
 
-def _sizes(tl: Timeline, path: Path) -> Timeline:
+def _sizes(tl: Timeline, path: Path, collector: str = "") -> Timeline:
     """A gzip-compressed input's source record says so, with both sizes (B02: compressed and uncompressed sizes are
-    reported), whatever its collector (the Kineto reader writes them itself)."""
+    reported), whatever its collector (the Kineto reader writes them itself); GPU events on a device the file does
+    not list get a device record and a warning (:func:`gpulens.collectors._unlisted.add_unlisted`)."""
     from gpulens.collectors._io import gunzipped_size, gzip_trailing_bytes, trailing_warning
+    from gpulens.collectors._unlisted import add_unlisted
     from gpulens.collectors._sqlite import unpacked_size
 
     n = unpacked_size(path)
@@ -126,7 +128,7 @@ def _sizes(tl: Timeline, path: Path) -> Timeline:
     trailing = gzip_trailing_bytes(path)
     if trailing and not any("trailing garbage" in w for w in tl.meta.warnings):
         tl.meta.warnings.append(trailing_warning(path, trailing))
-    return tl
+    return add_unlisted(tl, path, collector)
 
 
 #: The header of ``columns.csv`` that :func:`gpulens.export.export_tables` writes beside ``summaries.json``.

@@ -81,11 +81,26 @@ def _int(v: Any) -> int | None:
     return exact_int(f)
 
 
+def _speedups(path: Path, rules: pd.DataFrame, warnings: list[str]) -> pd.DataFrame:
+    """``rules`` with each ``estimated_speedup_pct`` outside [0, 100] (negative, above 100, ±inf, ±1e308 of a
+    damaged file) read as unknown (NaN), counted in a warning appended to ``warnings``. ncu's estimated speedup is
+    the share of the kernel's time a fix could save (its rule text: "Est. Speedup: N%"): a percentage of a whole."""
+    if not len(rules) or "estimated_speedup_pct" not in rules:
+        return rules
+    sp = pd.to_numeric(rules["estimated_speedup_pct"], errors="coerce").astype("float64")
+    bad = sp.notna() & ~sp.between(0.0, 100.0)
+    if not bad.any():
+        return rules
+    warnings.append(f"{path}: {int(bad.sum()):,} rule estimated speedup(s) outside 0–100 % read as unknown")
+    return rules.assign(estimated_speedup_pct=sp.where(~bad))
+
+
 def build(path: Path, source: str, launches: list[dict[str, Any]], metrics: pd.DataFrame,
           strings: list[dict[str, str]], rules: pd.DataFrame, warnings: list[str],
           extra_meta: dict[str, Any] | None = None) -> Timeline:
     """Assemble the Timeline (see module docstring). ``metrics.value`` is in the printed unit; converted here."""
     n = len(launches)
+    rules = _speedups(path, rules, warnings)
     m = metrics.copy()
     units = pd.unique(m["unit"].fillna(""))
     conv = {u: convert_unit(u) for u in units}
