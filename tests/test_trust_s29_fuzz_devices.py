@@ -52,16 +52,18 @@ def _report(tmp_path, p) -> dict:
     return json.loads(out.read_text())
 
 
-def test_v3_dispatch_on_unlisted_agent_is_a_device_and_warned(tmp_path):
+def test_v3_dispatch_on_unlisted_agent_is_a_listed_unknown_device_and_warned_once(tmp_path):
+    """An agent handle is opaque (not a device number): the two dispatches naming a handle no agent record lists
+    stand on device 0, which the devices list with hardware unknown; one warning counts them."""
     p = tmp_path / "x_results.json"
     p.write_text(json.dumps(_v3([11, 12, 987654, 987654])))  # two dispatches name an agent the file lacks
     rep = _report(tmp_path, p)
     src = rep["sources"][0]
     devs = {d["device_id"]: d for d in src["devices"]}
-    assert 987654 in devs and devs[987654]["name"] is None  # listed, hardware unknown
+    assert 987654 not in devs and 0 in devs and devs[0]["name"] is None  # listed, hardware unknown
     assert {2, 3} <= set(devs)
-    warn = [w for w in src["warnings"] if "987654" in w]
-    assert len(warn) == 1 and "2 GPU event(s)" in warn[0] and "x_results.json" in warn[0]
+    warn = [w for w in src["warnings"] if "device 0" in w or "device(s) 0" in w]
+    assert len(warn) == 1 and "2 GPU row(s)" in warn[0] and "x_results.json" in warn[0]
     assert not [v for v in violations(rep) if "not among the devices" in v]
 
 

@@ -36,7 +36,9 @@ def test_rocpd_kernels_without_agent_among_two_gpus_are_counted(tmp_path, how):
     con.commit()
     con.close()
     tl = collect(p)
-    assert sorted(d["device_id"] for d in tl.meta.devices) == [5, 6]
+    # the rows stand on device 0, listed beside the two recorded GPUs with its hardware unknown
+    assert sorted(d["device_id"] for d in tl.meta.devices) == [0, 5, 6]
+    assert [d["name"] for d in tl.meta.devices if d["device_id"] == 0] == [None]
     said = [w for w in tl.meta.warnings if "record no device" in w]
     assert len(said) == 1 and said[0].split(": ", 1)[1].startswith("2 GPU row(s)") and "2 GPUs" in said[0]
 

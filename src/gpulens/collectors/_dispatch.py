@@ -383,6 +383,10 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
                              f"or naming no listed agent): shown on device 0, which is not known to be the GPU that "
                              f"ran them ({many}); "
                              "per-GPU figures count them with device 0")
+        if not any(isinstance(x, dict) and x.get("device_id") == 0 and x.get("rank", rank) == rank
+                   for x in meta.devices):  # device 0 stands in for them: listed, hardware unknown (no 2nd warning)
+            vendor = next((x.get("vendor") for x in meta.devices if isinstance(x, dict) and x.get("vendor")), None)
+            meta.devices.append({"rank": rank, "device_id": 0, "name": None, "vendor": vendor})
     if negative:
         meta.warnings.append(f"{path}: {negative} negative size or count value(s) (workgroup, grid, LDS, registers, "
                              "bytes) read as unknown")
