@@ -445,7 +445,7 @@ def pin_step(pytorch: bool, vendor: str | None = None) -> str:
 
 
 def exposed_copy_detail(pytorch: bool, uvm_share: float = 0.0, vendor: str | None = None,
-                        pageable: tuple[int, int, int] | None = None) -> str:
+                        pageable: tuple[int, int, int] | None = None, unified: str | None = None) -> str:
     """The advice sentence of the exposed-memcpy finding, the asynchronous-copy call in ``vendor``'s API
     (``"nvidia"``: cudaMemcpyAsync, ``"amd"``: hipMemcpyAsync, unknown: both); ``uvm_share``: the part of the copy
     time that is unified-memory page migrations (copy kind ``UVM …``), which no pinned buffer or async copy call changes — at
@@ -453,7 +453,16 @@ def exposed_copy_detail(pytorch: bool, uvm_share: float = 0.0, vendor: str | Non
     (copies, their time [ns], their bytes) of the copies to or from pageable host memory; when they hold half the
     copy time or more they are named first, with their bandwidth — a pageable copy is staged through a pinned
     buffer by the host, at a fraction of the link's bandwidth, and holds the host (CUDA Runtime API, "API
-    synchronization behavior")."""
+    synchronization behavior"). ``unified``: the name of the device when it is an APU whose CPU and GPU share one
+    memory (:attr:`gpulens.devices.DeviceSpec.unified_memory`, AMD Instinct MI300A): there a host↔device copy moves
+    data within the same HBM, and the step is to drop it — one allocation both sides use (HIP unified memory:
+    hipMallocManaged, or with XNACK on, HSA_XNACK=1, system-allocated memory) — not to pin or overlap it."""
+    if unified:
+        return (f"The {unified} is an APU: its CPU and GPU share one HBM, so these host↔device copies move data "
+                "within the same memory. Drop them: allocate each buffer once where both sides can use it "
+                "(hipMallocManaged, or with XNACK on, HSA_XNACK=1, plain malloc'd memory) and let the kernels read it "
+                "in place"
+                + (", e.g. keep tensors on the device instead of copying them back and forth." if pytorch else "."))
     if pageable is not None and pageable[0] and uvm_share < 0.5:
         n, ns, nbytes = pageable
         rate = f" at {nbytes / ns:.1f} GB/s" if ns > 0 and nbytes > 0 else ""

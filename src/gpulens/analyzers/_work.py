@@ -212,8 +212,10 @@ def tcc_ea_bytes(rdreq, rdreq_32b, wrreq, wrreq_64b, bubble=0):
 def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) -> tuple[pd.DataFrame, dict]:
     """Work per kernel launch from its cpu_op's shapes (linked by (rank, external_id)).
 
-    An op that launches several kernels has its FLOPs and bytes split among them in proportion to their
-    durations, so summing kernels never counts an op twice. The model runs once per distinct (op name, dims, types).
+    An op that launches several kernels has its bytes split among them in proportion to their durations, and its
+    FLOPs among those that compute (not :data:`DATA_MOVEMENT_KERNEL_RE`'s copies, fills and layout transposes, e.g.
+    an addmm's bias copy before its GEMM) in proportion to theirs — among all of them when none computes — so summing
+    kernels never counts an op twice. The model runs once per distinct (op name, dims, types).
 
     Returns:
         (DataFrame indexed by event_id with :data:`WORK_COLUMNS`, stats dict: ``linked`` launches, ops without a
@@ -228,13 +230,18 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
     op_all = links["op_event_id"].to_numpy(dtype="float64", na_value=np.nan)[is_k]
     has_op = ~np.isnan(op_all)
     op_dur, op_of = ctx.gpu["dur_ns"].to_numpy()[is_k][has_op], op_all[has_op].astype("int64")
+    # the op's time on kernels that compute (not its copies, fills or layout transposes): its FLOPs go to those
+    mover_all = category_mask(ctx.gpu["name"], DATA_MOVEMENT_KERNEL_RE)[is_k][has_op]
+    math_dur = np.where(mover_all, 0, op_dur)
     if op_dur.dtype.kind in "iu":  # integer ns: exact sums per op on its id's code (no groupby's hash and sort)
         u_op, i_op = unique_ints(op_of, return_inverse=True)
         op_time = pd.Series(int_sums(i_op, op_dur, len(u_op)), index=pd.Index(u_op))
+        op_math = pd.Series(int_sums(i_op, math_dur, len(u_op)), index=pd.Index(u_op))
         del i_op
     else:
         op_time = pd.Series(op_dur).groupby(op_of).sum()
-    del op_dur, op_of
+        op_math = pd.Series(math_dur).groupby(op_of).sum()
+    del op_dur, op_of, math_dur, mover_all
     op_k = reindex_sorted(links["op_event_id"], kernels.index).to_numpy(dtype="float64", na_value=np.nan)
     n = len(kernels)
     flops, nbytes = np.full(n, np.nan), np.full(n, np.nan)
@@ -294,13 +301,19 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
     dur = kernels["dur_ns"].to_numpy(dtype=float)[linked]
     tot = reindex_sorted(op_time, pd.Index(op_ids)).to_numpy(dtype=float)  # no hash table of every op id
     share = np.where(tot > 0, dur / np.where(tot > 0, tot, 1), 1.0)
+    # FLOPs: among the op's computing kernels only, when it has any (an addmm's bias copy or a convolution's layout
+    # transpose does none of the op's arithmetic); its bytes stay split over every kernel by duration
+    mtot = reindex_sorted(op_math, pd.Index(op_ids)).to_numpy(dtype=float)
+    mover = category_mask(kernels["name"], DATA_MOVEMENT_KERNEL_RE)[linked] if "name" in kernels else \
+        np.zeros(len(op_ids), dtype=bool)
+    fshare = np.where(mtot > 0, np.where(mover, 0.0, dur / np.where(mtot > 0, mtot, 1)), share)
     rows = np.flatnonzero(linked)[ok]
     k = key_of[ok]
     kf = np.array([c.flops if c is not None else np.nan for c in costs], dtype=float)
     kb = np.array([c.bytes if c is not None else np.nan for c in costs], dtype=float)
     kp = np.array([c.precision if c is not None else None for c in costs] + [None], dtype=object)[:-1]
     km = np.array([c.matrix if c is not None else None for c in costs] + [None], dtype=object)[:-1]
-    flops[rows] = kf[k] * share[ok]
+    flops[rows] = kf[k] * fshare[ok]
     nbytes[rows] = kb[k] * share[ok]
     precision[rows] = kp[k]
     matrix[rows] = km[k]
@@ -312,6 +325,14 @@ def shape_work(timeline: Timeline, kernels: pd.DataFrame, causal: bool = False) 
         precision[tf32] = "tf32"
         matrix[tf32] = True
     return result(), stats
+
+
+#: Kernel names of pure data movement launched inside a computing op: PyTorch's copy and fill kernels
+#: (``direct_copy_kernel_cuda``, ``FillFunctor``), ``CatArrayBatchedCopy``, HIP's blit kernels (``copyBuffer``,
+#: ``fillBuffer``), cuDNN's NCHW↔NHWC conversions and MIOpen's ``batched_transpose_*`` layout transposes. They do
+#: none of the op's FLOPs (see :func:`shape_work`).
+DATA_MOVEMENT_KERNEL_RE = re.compile(r"copy_kernel|CatArray|copyBuffer|fillBuffer|FillFunctor|fill_kernel|"
+                                     r"nchwToNhwc|nhwcToNchw|batched_transpose", re.IGNORECASE)
 
 
 #: Kernel names of fp32 work run on tensor cores in TF32 (NVIDIA Ampere and later): CUTLASS's

@@ -387,7 +387,8 @@ class Breakdown(Analyzer):
                 f"Exposed memory copies: {fmt_ns(tot['exposed_memcpy_ns'])} not overlapped with kernels "
                 f"({share_pct_text(100 * tot['exposed_memcpy_ns'] / busy)} of the GPU's busy time)",
                 _advice.exposed_copy_detail(_advice.uses_pytorch(timeline), _uvm_copy_share(timeline),
-                                            _advice.vendor_of(timeline, device), _pageable_copies(timeline)),
+                                            _advice.vendor_of(timeline, device), _pageable_copies(timeline),
+                                            device.name if getattr(device, "unified_memory", False) else None),
                 severity="warning", category="memcpy-bound", time_at_stake_ns=tot["exposed_memcpy_ns"],
                 key="exposed-memcpy"))
         return AnalysisResult(self.name, t, COLUMNS, summary, findings, summary_columns=SUMMARY_COLUMNS)

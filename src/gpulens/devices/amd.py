@@ -59,7 +59,7 @@ GPUS = [
                  "matrix.int8": [181.05, "ROCM (362.1 per package, halved)"]}},
     # APU: 228 CUs (6 XCDs × 38) at 2100 MHz; peaks by the ROCm formula FLOP/clk/CU (ROCM mi300.md, as MI300X)
     # × 228 × 2.1 GHz; 128 GB unified HBM3
-    {"name": "AMD Instinct MI300A", "gfx_arch": "gfx942", "num_sms": 228, "memory_gb": 128,
+    {"name": "AMD Instinct MI300A", "gfx_arch": "gfx942", "num_sms": 228, "memory_gb": 128, "unified_memory": True,
      "match": [r"MI300A"],
      "figures": {"clock_mhz": [2100, "ROCM (gpu-arch-specs: MI300A peak clock)"],
                  "memory_bandwidth": [5300, "AMD Instinct MI300A data sheet (5.3 TB/s; not in gpu-facts)", U],

@@ -75,6 +75,8 @@ class DeviceSpec:
         match: regular expressions (case-insensitive) matched against the recorded device name.
         origin: ``"builtin"`` or the path of the user's spec file.
         note: how the spec was chosen for a trace (set by :func:`gpulens.devices.identify`).
+        unified_memory: the CPU and the GPU share one physical memory (an APU: AMD Instinct MI300A, whose CPU and GPU
+            dies use the same HBM), so a host↔device copy copies within that memory.
     """
 
     name: str
@@ -87,6 +89,7 @@ class DeviceSpec:
     match: tuple[str, ...] = ()
     origin: str = "builtin"
     note: str = ""
+    unified_memory: bool = False
 
     @property
     def arch(self) -> str:
@@ -191,7 +194,8 @@ def spec_from_dict(d: Mapping[str, Any], origin: str = "builtin") -> DeviceSpec:
     """Build a DeviceSpec from a data-file entry (units as in the module docstring).
 
     Keys: ``name`` (required), ``vendor``, ``compute_capability`` or ``gfx_arch``, ``num_sms`` (required),
-    ``memory_gb``, ``match`` (list of regexes), ``figures`` (key → figure).
+    ``memory_gb``, ``match`` (list of regexes), ``figures`` (key → figure), ``unified_memory`` (true for an APU
+    whose CPU and GPU share one memory).
 
     Raises:
         ValueError: a required key is missing or a figure is malformed.
@@ -209,7 +213,8 @@ def spec_from_dict(d: Mapping[str, Any], origin: str = "builtin") -> DeviceSpec:
         name=str(d["name"]), vendor=str(d.get("vendor") or ("amd" if gfx else "nvidia")),
         compute_capability=str(cc) if cc is not None else None, gfx_arch=str(gfx) if gfx else None,
         num_sms=int(d["num_sms"]), memory_bytes=int(float(mem) * 2**30) if mem else None, figures=figs,
-        match=tuple(d.get("match", ())) or (re.escape(str(d["name"])),), origin=origin)
+        match=tuple(d.get("match", ())) or (re.escape(str(d["name"])),), origin=origin,
+        unified_memory=bool(d.get("unified_memory", False)))
 
 
 _MAX_SPEC_BYTES = 16 << 20  # a spec is a few hundred bytes; anything this large is not one

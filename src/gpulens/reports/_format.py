@@ -91,7 +91,10 @@ RESULT_TITLES = {"roofline": "Roofline", "occupancy": "Occupancy", "rank_kernels
                  "ranks": "Ranks compared", "launches": "Launches", "steps": "Steps", "cpu_ops": "CPU operators",
                  "ncu_rules": "Nsight Compute rules", "telemetry": "Telemetry", "speed_of_light": "Speed of light",
                  "hotspots": "Hot kernels", "breakdown": "Time breakdown", "stream_timeline": "Stream timeline",
-                 "gemm_shapes": "GEMM shapes"}
+                 "gemm_shapes": "GEMM shapes",
+                 # its counter columns are means over each kernel's dispatches (analyzers.kernel_counters), not sums:
+                 # beside a "dispatches" column of 100, a bare "FETCH SIZE 570 MB" reads as the total
+                 "kernel_counters": "Kernel counters (mean per dispatch)"}
 
 
 def result_title(name: str) -> str:
