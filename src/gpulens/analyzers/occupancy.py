@@ -214,6 +214,21 @@ class OccupancyAnalyzer(Analyzer):
         key, cfg = self._calculate(timeline, lim, cols, spec_sms)
         ach = self._achieved(timeline, ctr, cols["rank"], cols["device_id"])
         del cols
+        # a configuration the rules let no block of onto one SM (CU) did not run there as recorded: the record or
+        # the (assumed) device is wrong, so its theoretical occupancy is unknown, not 0 % (_calculate)
+        nofit = calc_ok & ~cfg["calc_ok"].to_numpy(dtype=bool)[key]
+        if nofit.any():
+            calc_ok = calc_ok & ~nofit
+            keep = calc_ok | has_ncu | measured
+            if not keep.any():
+                return skip(self._nofit_reason(int(nofit.sum()), device, lim))
+            unknown = ~(calc_ok | has_ncu)
+            theo_missing = "; ".join(x for x in (
+                None if not (unknown & ~nofit).any() else self._missing(
+                    timeline, hot[unknown & ~nofit], bs[unknown & ~nofit], regs[unknown & ~nofit], device,
+                    theoretical=True),
+                None if not (unknown & nofit).any() else self._nofit_reason(int((unknown & nofit).sum()), device,
+                                                                             lim)) if x)
         # kernel names as integer codes into ``names`` (no per-launch strings: factorizing those cost ~0.3 s at 1M)
         gcode, names = first_seen_codes(hot["name"])
         grid = (hot["grid_x"] * hot["grid_y"].fillna(1) * hot["grid_z"].fillna(1)).astype("Float64") \
@@ -298,6 +313,16 @@ class OccupancyAnalyzer(Analyzer):
             timeline, device, block_missing=not (bs > 0).any())
 
     @staticmethod
+    def _nofit_reason(n: int, device: Any, lim) -> str:
+        """Why ``n`` launches have no theoretical occupancy: their recorded block size, registers per thread
+        (VGPRs) or shared memory (LDS) per block leave room for no block on one SM (CU) under the architecture's
+        rules — a launch that ran had at least one resident, so the record or the (assumed) device is wrong."""
+        where = device.name if device is not None else (lim.arch if lim is not None else "this GPU")
+        return (f"{n} launch(es) record a configuration (block size, registers per thread or shared memory per "
+                f"block) that leaves room for no block on one SM (CU) of {where} under its rules, yet they ran: "
+                "the record or the device is wrong")
+
+    @staticmethod
     def _collect_hint(timeline: Timeline, device: Any, block_missing: bool = False) -> str:
         """How to record the launch configuration with the input's own tool (ncu, rocprof, torch.profiler).
         ``block_missing``: the hot kernels lack a block size too — on ROCm the PyTorch profiler writes a HIP kernel's
@@ -348,6 +373,9 @@ class OccupancyAnalyzer(Analyzer):
                 res.append(done.setdefault(same, (np.nan, np.nan, "", nsms, np.nan, maxt, np.nan)))
                 continue
             occ = self._occ(lim, rec, int(c.block_size), int(c.regs_per_thread), int(c.smem_bytes), c)
+            if occ.active_blocks <= 0:  # no block fits one SM (CU): the launch could not have run as recorded
+                res.append(done.setdefault(same, (np.nan, np.nan, "", nsms, np.nan, maxt, np.nan)))
+                continue
             kin = self._occ(lim, rec, int(c.block_size), int(c.regs_per_thread), int(c.smem_bytes), c, kineto=True) \
                 if lim.vendor == "nvidia" else occ
             tied = ", ".join(k for k in N.ORDER if k in occ.limiters)  # ties: all (smem at the largest carveout)
@@ -355,6 +383,9 @@ class OccupancyAnalyzer(Analyzer):
                                               maxt, occ.smem_limit_max)))
         table = pd.DataFrame(res, columns=["calc_theo", "calc_active", "calc_limiter", "nsms", "kin_active",
                                            "max_threads", "calc_smem_max"])
+        # configurations the calculator rejects (no block fits) count as without launch data from here on
+        cfg["calc_ok"] = cfg["calc_ok"].astype(bool) & ~(table["calc_active"].isna().to_numpy() if len(table)
+                                                         else np.zeros(0, dtype=bool))
         if len(table):
             table["calc_limiter"] = table["calc_limiter"].astype(object)
         return key, pd.concat([cfg, table], axis=1)
