@@ -76,3 +76,20 @@ def test_time_unit_named_in_the_header(text, tmp_path):
     hot, sm = _hot(text, tmp_path)
     assert hot == {GEMM: (20, 8_000_000), SOFT: (10, 3_000_500)}
     assert (sm["kernel_count"], sm["kernel_time_ns"]) == (30, 11_000_500)
+
+
+@pytest.mark.parametrize("keep", ["softmax_kernel(flo", "softmax_kernel<float, 4"])
+def test_cut_inside_an_unquoted_last_name_is_partial(keep, tmp_path):
+    """B04's fault in T08's format: the stdout cut inside the *unquoted* softmax name (no line end, a bracket left
+    open): that row is dropped like a cut quoted name — gemm alone, 20 launches, 8,000,000 ns — and the result is
+    partial, never a third "kernel" named by the cut prefix with status ok."""
+    head = "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+    gemm = f'72.7,8000000,20,400000.0,400000.0,390000,410000,5000.0,"{GEMM}"\n'
+    p = tmp_path / "stats.csv"
+    p.write_text(head + gemm + "27.3,3000000,10,300000.0,300000.0,290000,310000,6000.0," + keep)
+    out = tmp_path / "out.json"
+    assert main(["analyze", "-q", "--no-cache", str(p), "--json", str(out)]) == 0
+    src = json.loads(out.read_text())["sources"][0]
+    assert src["status"] == "partial" and src["truncated"]
+    hot = {r["name"]: (r["calls"], r["total_ns"]) for r in src["analyses"]["hotspots"]["table"]}
+    assert hot == {GEMM: (20, 8_000_000)}
