@@ -73,3 +73,29 @@ def test_synthetic_timeline_follows_launch_ids_not_file_order(tmp_path):
     assert list(ev["name"].astype(str)) == [GEMM, RED]
     assert list(ev["start_ns"].astype(int)) == [0, 1_234_560]
     assert int((ev["start_ns"] + ev["dur_ns"]).max()) == 3_284_560
+
+
+def test_raw_page_gzipped_with_other_units_out_of_id_order(tmp_path):
+    """``--page raw`` in a gzip, units row ``Gbyte`` / ``msecond``: dram bytes 1.04858 GB = 1.04858e9 B and
+    0.00052 GB = 5.2e5 B; durations 1.23456 ms = 1,234,560 ns and 2.05 ms = 2,050,000 ns; SM throughput 71.30 % /
+    12.04 %; listed ID 1 first, laid out ID 0 first."""
+    import gzip
+
+    head = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size",'
+            '"Device","CC","dram__bytes_read.sum","gpu__time_duration.sum",'
+            '"sm__throughput.avg.pct_of_peak_sustained_elapsed","launch__registers_per_thread"\n'
+            '"","","","","","","","","","","","Gbyte","msecond","%","register/thread"\n')
+    rows = (f'"1","4242","demo","h","{RED}","1","7","(1024, 1, 1)","(132, 1, 1)","0","9.0","0.00052","2.05","12.04",'
+            '"32"\n'
+            f'"0","4242","demo","h","{GEMM}","1","7","(256, 1, 1)","(4096, 1, 1)","0","9.0","1.04858","1.23456",'
+            '"71.30","128"\n')
+    p = tmp_path / "raw.csv"
+    p.write_bytes(gzip.compress((head + rows).encode()))
+    tl = collectors.collect(p)
+    m = _metrics(tl)
+    assert abs(m[(GEMM, "dram__bytes_read.sum")] - 1.04858e9) < 1 and abs(m[(RED, "dram__bytes_read.sum")] - 5.2e5) < 1e-6
+    assert abs(m[(GEMM, "sm__throughput.avg.pct_of_peak_sustained_elapsed")] - 71.30) < 1e-9
+    ev = tl.events.sort_values("start_ns")
+    assert list(ev["name"].astype(str)) == [GEMM, RED]
+    assert list(ev["dur_ns"].astype(int)) == [1_234_560, 2_050_000]
+    assert list(ev["regs_per_thread"].astype(int)) == [128, 32]
