@@ -45,3 +45,23 @@ def test_copies_and_fills_in_every_spelling_partly_hidden(tmp_path):
     assert kinds == {"DtoH": (65536, 30_000), "PtoP": (2048, 20_000), "HtoD": (None, 6_000), "fill": (512, 6_000)}
     fill = next(r for r in co["table"] if r["operation"] == "fill")
     assert fill["bandwidth"] == 512 / 2000 * 1e9
+
+
+def test_hip_activity_names_give_the_copy_direction(tmp_path):
+    """ROCm copies recorded under ``kernel`` with HIP activity names (pytorch/kineto PR#1295): ``CopyHostToDevice``
+    10+2, ``CopyDeviceToHost`` 20+4 (8192 B), ``CopyDeviceToDevice`` 35+3, ``FillBuffer`` 30+1; gemm_main 50+30 the
+    only computation. Each copy has the direction its name states (not "unknown"); DtoH bandwidth 8192 B / 4000 ns
+    = 2.048e9 B/s; busy 2 + 4 + 1 + 3 + 30 = 40 µs of span 10 → 80 = 70 µs."""
+    ev = [_e("kernel", "CopyHostToDevice", 10, 2, 0), _e("kernel", "CopyDeviceToHost", 20, 4, 0, bytes=8192),
+          _e("kernel", "FillBuffer", 30, 1, 0), _e("kernel", "CopyDeviceToDevice", 35, 3, 0),
+          _e("kernel", "gemm_main", 50, 30, 0, grid=[64, 1, 1], block=[256, 1, 1])]
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"traceEvents": ev}))
+    out = tmp_path / "out.json"
+    assert main(["analyze", "-q", "--no-cache", str(p), "--json", str(out)]) == 0
+    src = json.loads(out.read_text())["sources"][0]
+    sm = src["summary"]
+    assert (sm["computation_ns"], sm["gpu_busy_ns"], sm["span_ns"], sm["memcpy_count"]) == (30_000, 40_000, 70_000, 3)
+    kinds = {r["copy_kind"]: (r["count"], r["time_ns"], r["bandwidth"]) for r in src["analyses"]["copies"]["table"]}
+    assert kinds == {"HtoD": (1, 2000, None), "DtoH": (1, 4000, 8192 / 4000 * 1e9), "DtoD": (1, 3000, None),
+                     "fill": (1, 1000, None)}
