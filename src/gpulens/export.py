@@ -20,6 +20,7 @@ import pandas as pd
 from gpulens.analyzers.base import declared_unit
 from gpulens._outputs import overwrites_input, replaces_data, write_atomic
 from gpulens.errors import GpulensError
+from gpulens.reports._md_safe import visible
 
 
 #: First characters that make a spreadsheet read a CSV cell as a formula (OWASP "CSV Injection").
@@ -28,18 +29,23 @@ FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
 
 def spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` with each text cell that a spreadsheet would run as a formula (a kernel named ``=cmd|' /C calc'!A0``)
-    prefixed with ``'``, as OWASP's CSV Injection guidance advises; numbers and other cells unchanged (a copy when
-    anything changes). Trace text is untrusted input: an exported CSV opened in a spreadsheet must not execute it."""
+    prefixed with ``'``, as OWASP's CSV Injection guidance advises, and each control character of a text cell (a
+    Python-stack name starting with raw 0x01, B03 of ../shared/cases) written as a visible ``\\uXXXX`` escape, the
+    rule of every other reporter (:func:`gpulens.reports._md_safe.visible`; RFC 4180 text holds no control
+    characters); numbers and other cells unchanged (a copy when anything changes). Trace text is untrusted input:
+    an exported CSV opened in a spreadsheet must not execute it. Parquet keeps names as recorded (data, not text)."""
     out = table
     for c in table.columns:
         col = table[c]
         if not (col.dtype == object or pd.api.types.is_string_dtype(col) or isinstance(col.dtype, pd.CategoricalDtype)):
             continue
         text = col.astype(object)
-        risky = text.map(lambda v: isinstance(v, str) and v.startswith(FORMULA_LEADS)).to_numpy(dtype=bool)
-        if risky.any():
+        shown = text.map(lambda v: visible(v) if isinstance(v, str) else v)
+        changed = (shown.astype(str) != text.astype(str)).to_numpy(dtype=bool)
+        risky = shown.map(lambda v: isinstance(v, str) and v.startswith(FORMULA_LEADS)).to_numpy(dtype=bool)
+        if risky.any() or changed.any():
             out = out.copy() if out is table else out
-            out[c] = text.where(~risky, "'" + text.astype(str))
+            out[c] = shown.where(~risky, "'" + shown.astype(str))
     return out
 
 

@@ -61,6 +61,9 @@ _COPY_KIND_RE = re.compile(r"\b(HtoD|DtoH|DtoD|PtoP|HtoH|DtoA|AtoD)\b")
 _COPY_KIND_2_RE = re.compile(r"(H|D|P)2(H|D|P)\b")
 #: rocprofiler-sdk spells them ``MEMORY_COPY_HOST_TO_DEVICE`` (ROCm 7.1 Kineto copies recorded as kernels)
 _COPY_KIND_3_RE = re.compile(r"MEMORY_COPY_(HOST|DEVICE|PEER)_TO_(HOST|DEVICE|PEER)\b", re.IGNORECASE)
+#: HIP / roctracer activity names spell them ``CopyHostToDevice`` / ``CopyDeviceToHost`` / ``CopyPeerToPeer`` (ROCm
+#: Kineto copies recorded under ``kernel``, pytorch/kineto PR#1295; rocprof v1 and RPD use the same op names)
+_COPY_KIND_4_RE = re.compile(r"Copy(Host|Device|Peer)To(Host|Device|Peer)(?![a-z])")
 _META_NAMES = ("process_name", "thread_name")
 #: c10::DeviceType of the host in ``[memory]`` events
 CPU_DEVICE_TYPE = 0
@@ -88,14 +91,14 @@ def kind_of(cat: str, name: str) -> str:
 
 def copy_kind_of(name: str) -> str | None:
     """Copy direction named in a copy's name (``Memcpy HtoD (Pageable -> Device)``, XLA ``MemcpyH2D``,
-    rocprofiler-sdk ``MEMORY_COPY_HOST_TO_DEVICE``), or None."""
+    rocprofiler-sdk ``MEMORY_COPY_HOST_TO_DEVICE``, HIP ``CopyHostToDevice``), or None."""
     m = _COPY_KIND_RE.search(name)
     if m:
         return m.group(1)
     m = _COPY_KIND_2_RE.search(name)
     if m:
         return f"{m.group(1)}to{m.group(2)}"
-    m = _COPY_KIND_3_RE.search(name)
+    m = _COPY_KIND_3_RE.search(name) or _COPY_KIND_4_RE.search(name)
     return f"{m.group(1)[0].upper()}to{m.group(2)[0].upper()}" if m else None
 
 

@@ -246,12 +246,30 @@ def _launches(df: pd.DataFrame) -> tuple[list[dict[str, Any]], pd.Series]:
         run_of[j] = run
     per_row = np.repeat(run_of, np.diff(np.r_[starts, len(ids)])) if len(ids) else np.zeros(0, dtype="int64")
     codes, _ = pd.factorize(pd.Series(per_row.astype(str), index=df.index) + "|" + df["ID"].astype(str), sort=False)
-    first = df.groupby(codes, sort=True).head(1)
+    codes = _launch_order(codes, per_row, df["ID"])
+    first = df.iloc[np.unique(codes, return_index=True)[1]] if len(codes) else df.iloc[:0]
     keep = [c for c in LAUNCH_COLUMNS if c in df.columns]
     launches = [{LAUNCH_COLUMNS[c]: r[c] for c in keep} for _, r in first[keep].iterrows()]
     for j in restart_at:
         launches[int(codes[starts[j]])]["_restart"] = True
     return launches, pd.Series(codes, index=df.index)
+
+
+def _launch_order(codes: np.ndarray, run: np.ndarray, ids: pd.Series) -> np.ndarray:
+    """``codes`` renumbered so that launch ``i`` is the ``i``-th to run: by output (``run``), then by ncu's ``ID``
+    (ncu numbers launches in the order they ran; a details page sorted by kernel name, section or value lists them
+    otherwise — the synthetic start times, laid end to end, must follow the launches). Unchanged when an ID is not
+    a number (no order to trust)."""
+    if not len(codes):
+        return codes
+    num = pd.to_numeric(ids.astype(str).str.strip(), errors="coerce").to_numpy(dtype="float64")
+    if np.isnan(num).any():
+        return codes
+    per = pd.DataFrame({"c": codes, "run": run, "id": num}).groupby("c", sort=True).first()
+    order = per.sort_values(["run", "id"], kind="stable").index.to_numpy()
+    remap = np.empty(len(order), dtype="int64")
+    remap[order] = np.arange(len(order))
+    return remap[codes]
 
 
 def _long(df: pd.DataFrame):

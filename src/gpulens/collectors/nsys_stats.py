@@ -249,19 +249,31 @@ def _offset(lines_before: list[str], text: str) -> int:
 def _cut_last_row(path: Path, text: str, lines: list[str], end: int, rows: list[list[str]], width: int,
                   name_at: int) -> TruncationNote | None:
     """The note for a kernel table (last line ``lines[end]``) that is the end of the file and whose last line is cut (no line end, and the
-    row short of the header's fields, inside an open quote, or with an empty Name: ``…,6000.0,`` — nsys never
-    prints a kernel without a name); None otherwise. The caller drops that row."""
+    row short of the header's fields, inside an open quote, with an empty Name: ``…,6000.0,`` — nsys never
+    prints a kernel without a name — or with an unquoted last-column Name that leaves a bracket open,
+    ``softmax_kernel(flo``: a demangled signature closes its brackets); None otherwise. The caller drops that row."""
     if not rows or text.endswith(("\n", "\r")) or any(ln.strip() for ln in lines[end + 1:]):
         return None
     last = rows[-1]
     how = ("is cut after {} of {} fields".format(len(last), width) if len(last) < width
            else "ends inside a quoted name" if text.count('"') % 2
-           else "ends before its kernel name" if len(last) == width and not last[name_at].strip() else None)
+           else "ends before its kernel name" if len(last) == width and not last[name_at].strip()
+           else "ends inside its unquoted kernel name (a bracket left open)" if _open_bracket(last, width, name_at)
+           else None)
     if how is None:
         return None
     at = _offset(lines[:end], text)
     return TruncationNote(f"{path}: truncated: the last line (byte {at:,}) {how} with no line end; the rows before "
                           "it are kept, that one is not", path, at)
+
+
+def _open_bracket(row: list[str], width: int, name_at: int) -> bool:
+    """Whether ``row`` (full width) ends with an unquoted Name, its last column, holding more ``(`` than ``)`` or
+    ``<`` than ``>`` — the prefix of a demangled signature (``void gemm<float, 128>(const fl``), not a name."""
+    if len(row) != width or name_at != width - 1:
+        return False
+    name = row[name_at]
+    return name.count("(") > name.count(")") or name.count("<") > name.count(">")
 
 
 def _rows_missing(path: Path, text: str, lines: list[str], end: int, good: list[list[str]],
