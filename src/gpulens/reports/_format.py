@@ -295,8 +295,8 @@ def fmt_unit(v: Any, unit: str) -> str:
         return fmt_ns(f)
     if unit == "%":
         return f"{f:.1f} %"
-    if unit == "share":
-        return f"{100 * f:.1f} %"
+    if unit == "share":  # a share of a whole is never rounded to a false 0 % or 100 % (share_pct_text)
+        return share_pct_text(100 * f) if 0.0 <= f <= 1.0 else f"{100 * f:.1f} %"
     if unit in ("bytes", "KiB"):
         f = f * 1024 if unit == "KiB" else f
         return fmt_si(f, "B") if abs(f) >= 1000 else f"{f:.0f} B"

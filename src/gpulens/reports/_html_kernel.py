@@ -149,7 +149,8 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
         steps_html = "".join(f"<li>{esc(fmt_unit(x, 'text'))}</li>" for x in (steps if isinstance(steps, (list, tuple))
                                                                             else [steps]) if not is_missing(x))
         parts.append(_part("Verdict", f'<p><span class="vlabel">{esc(fmt_unit(vd["verdict"], "text"))}</span> '
-                                      f'{esc(fmt_ns(vd.get("time_at_stake_ns")))} at stake'
+                                      + (f'{esc(fmt_ns(vd.get("time_at_stake_ns")))} at stake'
+                                         if not is_missing(vd.get("time_at_stake_ns")) else "time at stake unknown")
                                       + (f' ({esc(vd["stake_note"])})' if isinstance(vd.get("stake_note"), str)
                                          else "") + '</p>'
                                       f'<p>Evidence: {esc(fmt_unit(vd.get("evidence"), "text"))}</p>'
