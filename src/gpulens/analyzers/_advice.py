@@ -239,9 +239,11 @@ def alignment_hint(name: str | None, extents: Iterable[tuple[int, int, int]] = (
     size (cuBLAS's tensor-core rule of dimensions multiple of 8 for FP16/BF16 is the same 16 bytes).
 
     ``extents``: the (M, N, K) of the GEMM ops that launched it (:func:`gemm_extents`, from recorded shapes). The
-    hint then names the extents that are not such a multiple with the size to pad each to (GPT-2's vocabulary
-    50257 → 50264); when every extent is one, the sizes are not the cause and the hint names what is left, an
-    operand's stride or start address (a sliced or transposed view)."""
+    hint then names the N and K extents (the leading dimensions of contiguous row-major operands A[M,K], B[K,N],
+    C[M,N]) that are not such a multiple with the size to pad each to (GPT-2's vocabulary 50257 → 50264); an odd M
+    alone (141 tokens) matters only for a transposed first operand, and the hint says so; when every extent is a
+    multiple, the sizes are not the cause and the hint names what is left, an operand's stride or start address (a
+    sliced or transposed view)."""
     m = _ALIGN.search(str(name or ""))
     if not m:
         return None
@@ -257,12 +259,22 @@ def alignment_hint(name: str | None, extents: Iterable[tuple[int, int, int]] = (
     extents = sorted({tuple(int(x) for x in e) for e in extents})
     if extents and size:
         step = 16 // size
-        odd = sorted({x for e in extents for x in e if x % step})
+        pad = lambda xs: ", ".join(f"{x} to {-(-x // step) * step}" for x in xs)  # noqa: E731
+        # the leading dimensions of contiguous row-major operands A[M,K], B[K,N], C[M,N] are K and N; M (the rows)
+        # is one only when A is a transposed view (Xᵀ, as in a weight-gradient GEMM): padding a sequence of 141
+        # tokens to 144 does not align a forward GEMM's operands
+        odd = sorted({x for _, n, k in extents for x in (n, k) if x % step})
+        rows = sorted({m for m, _, _ in extents if m % step} - set(odd))
         if odd:
-            pads = ", ".join(f"{x} to {-(-x // step) * step}" for x in odd)
             return (f"{lead}; of its GEMM sizes (M×N×K {_extents_words(extents)}), {', '.join(map(str, odd))} "
-                    f"{'is' if len(odd) == 1 else 'are'} not {mult} — pad {pads} (a padded vocabulary or hidden "
+                    f"{'is' if len(odd) == 1 else 'are'} not {mult} — pad {pad(odd)} (a padded vocabulary or hidden "
                     "size) so an aligned, vectorised kernel is picked.")
+        if rows:
+            return (f"{lead}; of its GEMM sizes (M×N×K {_extents_words(extents)}), N and K — the leading dimensions "
+                    f"of contiguous operands — are all {mult}; M = {', '.join(map(str, rows))} is a leading dimension "
+                    "only when the first operand is a transposed view: make the operands contiguous (.contiguous()), "
+                    f"or pad {pad(rows)} where the first operand must stay transposed, so an aligned, vectorised "
+                    "kernel is picked.")
         return (f"{lead}; its GEMM sizes (M×N×K {_extents_words(extents)}) are all {mult}, so an operand's stride "
                 "or start address is not — a sliced, offset or transposed view: make the operands contiguous "
                 "(.contiguous()) so an aligned, vectorised kernel is picked.")

@@ -103,6 +103,13 @@ SUMMARY_COLUMNS = {
     "ranks_differ": "the ranks of each run ({\"base\": [...], \"candidate\": [...]}) when they differ (the warning "
                     "says so), else null [ranks]",
     "one_run_ranks_delta_ns": "the part of delta from ranks only one run has (0 when both have the same ranks) [ns]",
+    "base_span_ns": "base run GPU span, first → last GPU event (wall span over several GPUs), as `gpulens "
+                    "analyze` reports it; null when unknown [ns]",
+    "cand_span_ns": "candidate run GPU span (same definition) [ns]",
+    "span_delta_ns": "candidate − base GPU span: the change a user waits for, idle gaps included [ns]",
+    "span_delta_pct": "span delta / base span × 100 [%]",
+    "base_busy_pct": "union of the base run's GPU events / its GPU span × 100 (analyze's GPU busy %) [%]",
+    "cand_busy_pct": "the same for the candidate run [%]",
     "base_vendors": "GPU vendors of the base run (AMD, NVIDIA, …) [text]",
     "cand_vendors": "GPU vendors of the candidate run [text]",
 }
@@ -138,6 +145,10 @@ class DiffSide:
         times_unknown: the recording has no kernel durations (e.g. rocprof-compute timestamps lost, an ncu CSV
             without a duration metric: :func:`gpulens.analyzers._span.durations_unknown`); its time columns are
             unknown, never 0 ns.
+        span_ns: the run's GPU span as ``gpulens analyze`` defines it (breakdown ``span_ns``: first → last GPU
+            event; the wall span over several GPUs), the mean over a report's repeats [ns]; None when unknown.
+        busy_pct: union of GPU events / GPU span × 100 (breakdown ``busy_pct``), span-weighted over repeats [%];
+            None when unknown.
     """
 
     label: str
@@ -146,6 +157,8 @@ class DiffSide:
     note: str = "trace"
     warnings: list[str] = field(default_factory=list)
     times_unknown: bool = False
+    span_ns: float | None = None
+    busy_pct: float | None = None
 
 
 @dataclass
@@ -353,7 +366,8 @@ def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
                "matched_by_variant": int((m == "variant").sum()),
                "matched_by_class": int((m == "class").sum()), "gross_delta_ns": gross,
                "new_kernels": int((m == "new").sum()), "vanished_kernels": int((m == "vanished").sum()),
-               "cross_vendor": cross, "base_vendors": vendors[0], "cand_vendors": vendors[1]}
+               "cross_vendor": cross, "base_vendors": vendors[0], "cand_vendors": vendors[1],
+               **_span_summary(base, cand)}
     warnings = base.warnings + cand.warnings + _rank_check(tables["ranks"], summary)
     if cross:
         vb, vc = ", ".join(vendors[0]) or "unknown vendor", ", ".join(vendors[1]) or "unknown vendor"
@@ -377,6 +391,15 @@ def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
                 warnings.append(f"{side.label}: the recording has no kernel durations, so its GPU times are unknown "
                                 "and no time difference can be computed; only call counts are compared")
     return DiffResult(base, cand, tables, cols, summary, warnings)
+
+
+def _span_summary(base: DiffSide, cand: DiffSide) -> dict[str, Any]:
+    """Span and busy % of each side and the span's change (None where a side's span is unknown or 0)."""
+    bs, cs = base.span_ns, cand.span_ns
+    both = bs is not None and cs is not None
+    return {"base_span_ns": bs, "cand_span_ns": cs, "span_delta_ns": cs - bs if both else None,
+            "span_delta_pct": 100 * (cs - bs) / bs if both and bs > 0 else None,
+            "base_busy_pct": base.busy_pct, "cand_busy_pct": cand.busy_pct}
 
 
 def _times_unknown(tables: dict[str, pd.DataFrame], summary: dict[str, Any], sides: list[str]) -> None:

@@ -108,8 +108,9 @@ def load_side(path: str | Path) -> DiffSide:
     if doc is None:
         from gpulens.report import analyze
 
-        rep = analyze([p], only=["kernel_groups"])
+        rep = analyze([p], only=["kernel_groups", "breakdown"])
         srcs = [{"analyses": {"kernel_groups": {"table": r.results["kernel_groups"].table.to_dict("records")},
+                              "breakdown": {"summary": r.results["breakdown"].summary},
                               **_summary_hotspots(r)},
                  "devices": r.timeline.meta.devices} for r in rep.sources if r.status != "no_gpu_work"]
         cut = [(str(f), int(n)) for r in rep.sources for f, n in r.timeline.meta.truncated_at.items()]
@@ -147,8 +148,10 @@ def load_side(path: str | Path) -> DiffSide:
                             "for exact per-kernel figures")
     devices = sorted({str(d.get("name")) for s in srcs for d in s.get("devices") or []
                       if isinstance(d, dict) and d.get("name")})
+    span, busy = span_and_busy(srcs)
     if not frames:
-        return DiffSide(str(path), pd.DataFrame(columns=list(COLUMNS)), devices, note, warnings, no_times)
+        return DiffSide(str(path), pd.DataFrame(columns=list(COLUMNS)), devices, note, warnings, no_times, span,
+                        busy)
     groups = pd.concat(frames, ignore_index=True)
     groups["count"] = pd.to_numeric(groups["count"], errors="coerce").fillna(0)
     # an unknown time (a group with a launch without a duration: null in a report, <NA> in a table) stays unknown
@@ -161,7 +164,28 @@ def load_side(path: str | Path) -> DiffSide:
                                "total_ns": g["total_ns"].sum() / len(frames)}).reset_index()[list(COLUMNS)]
     if note == "report" and notes != {"report"}:
         note = sorted(notes)[-1]
-    return DiffSide(str(path), groups, devices, note, warnings, no_times)
+    return DiffSide(str(path), groups, devices, note, warnings, no_times, span, busy)
+
+
+def span_and_busy(sources: list[dict[str, Any]]) -> tuple[float | None, float | None]:
+    """A side's GPU span [ns] and GPU busy [%] from its sources' breakdown summaries (``span_ns``, ``busy_pct``,
+    as `gpulens analyze` defines them): the mean span over repeats, busy % weighted by each one's span. Unknown
+    (None) when any source lacks a usable figure (a report without a breakdown, a span ≤ 0, a busy % outside
+    0–100): a mean over only some repeats would compare unlike runs."""
+    spans, busys = [], []
+    for s in sources:
+        an = s.get("analyses") if isinstance(s.get("analyses"), dict) else {}
+        bd = an.get("breakdown") if isinstance(an.get("breakdown"), dict) else {}
+        summ = bd.get("summary") if isinstance(bd.get("summary"), dict) else {}
+        span, busy = summ.get("span_ns"), summ.get("busy_pct")
+        ok = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v)  # noqa: E731
+        spans.append(float(span) if ok(span) and span > 0 else None)
+        busys.append(float(busy) if ok(busy) and 0 <= busy <= 100 else None)
+    if not spans or None in spans:
+        return None, None
+    mean_span = sum(spans) / len(spans)
+    busy = None if None in busys else sum(b * w for b, w in zip(busys, spans)) / sum(spans)
+    return mean_span, busy
 
 
 def _no_durations(summary: Any) -> bool:

@@ -24,6 +24,7 @@ from gpulens.reports._fit import NAME_MIN, TEXT_MIN, Col, FitTable
 from gpulens.reports._names import short_names
 from gpulens.reports.console import fmt_ns
 from gpulens.reports.gate_markdown import md_escape
+from gpulens.units import share_pct_text
 
 #: JSON layout version of a diff document (docs/report-schema.md, "gpulens diff").
 DIFF_SCHEMA_VERSION = 2
@@ -130,6 +131,29 @@ def by_category(r: DiffResult, most: int = 4) -> str:
     return ", ".join(f"{fmt_cell(c, 'text', 30)} {_delta(d)}" for c, d in zip(cat["category"], cat["delta_ns"]))
 
 
+def span_sentence(s: dict[str, Any]) -> str:
+    """" GPU span 3.91 ms → 4.20 ms: +290 µs (+7.4 %); GPU busy 7.9 % → 9.3 % of it." — what the user waits for,
+    idle gaps included, beside the summed kernel time; with a warning when the two move in opposite directions
+    (kernels got faster but the run got longer: the time went to gaps). Empty when either span is unknown."""
+    if s.get("span_delta_ns") is None:
+        return ""
+    d, pct = s["span_delta_ns"], s.get("span_delta_pct")
+    out = (f" GPU span (first → last GPU event) {fmt_ns(s['base_span_ns'])} → {fmt_ns(s['cand_span_ns'])}: "
+           f"{_delta(d)}" + ("" if pct is None else f" ({pct:+.1f} %)"))
+    if s.get("base_busy_pct") is not None and s.get("cand_busy_pct") is not None:
+        out += f"; GPU busy {share_pct_text(s['base_busy_pct'])} → {share_pct_text(s['cand_busy_pct'])} of it"
+    out += "."
+    gpu, base_gpu = s.get("delta_ns"), s.get("base_time_ns")
+    # opposite directions, each by at least 1 % of its base figure (a 1 ns wobble of the span is no story)
+    if gpu is not None and gpu * d < 0 and abs(d) >= 0.01 * s["base_span_ns"] and base_gpu \
+            and abs(gpu) >= 0.01 * base_gpu:
+        out += (" The span moved the other way from the GPU time: the difference is in idle gaps (host work, "
+                "launches, waits), not in the kernels." if d > 0 else
+                " The span shrank although the GPU time grew: fewer or shorter idle gaps (or more overlap) more "
+                "than made up for the slower GPU work.")
+    return out
+
+
 def headline(r: DiffResult) -> str:
     """One sentence: how much GPU time changed and what explains most of it."""
     s = r.summary
@@ -138,11 +162,11 @@ def headline(r: DiffResult) -> str:
         calls = lambda c: fmt_cell(float(k[c].sum()) if len(k) else 0.0, "count")
         return (f"GPU time unknown: the {' and '.join('base' if p == 'base' else 'candidate' for p in s['times_unknown'])}"
                 f" records no kernel durations, so no time difference can be computed. Kernel launches "
-                f"{calls('base_count')} → {calls('cand_count')}.")
+                f"{calls('base_count')} → {calls('cand_count')}.{span_sentence(s)}")
     pct = "" if s.get("delta_pct") is None else f" ({s['delta_pct']:+.1f} %)"
     # the sum of GPU event times (kernels, copies, fills; overlapping events counted each), not analyze's busy union
     head = (f"Summed GPU time {fmt_ns(s['base_time_ns'])} → {fmt_ns(s['cand_time_ns'])}: "
-            f"{_delta(s['delta_ns'])}{pct}.")
+            f"{_delta(s['delta_ns'])}{pct}.{span_sentence(s)}")
     if s.get("base_ranks") and s.get("cand_ranks") and s.get("one_run_ranks_delta_ns"):
         head += (f" The runs hold different ranks (base {s['base_ranks']}, candidate {s['cand_ranks']}): "
                  f"{_delta(s['one_run_ranks_delta_ns'])} of it is ranks only one run has.")
