@@ -376,7 +376,7 @@ def answer(s: Any) -> Answer:
             # holds the kernel time: there the kernels' class stays in the tail ("most kernel time is latency/…")
         lead = vd.summary.get("verdict_share_pct")
         if lead is not None and verdict:  # the verdict's own share beside the runner-up's, on one denominator
-            who = f"the {_label(verdict)} share" if verdict in RANK_CLASSES.values() else "GPU computing"
+            who = f"the {_share_words(_label(verdict))}" if verdict in RANK_CLASSES.values() else "GPU computing"
             tail += f"; {who} is the largest ({share_pct_text(lead)} of the {of})"
             if sec_pct is not None and float(sec_pct) >= NEAR_TIE * float(lead):
                 also += f"; a near tie: {float(lead) - float(sec_pct):.1f} percentage points apart"
@@ -402,6 +402,15 @@ def answer(s: Any) -> Answer:
     top = top_findings(s.findings())
     return Answer(verdict, sentence, top, f"{busy}{tail}", "" if top else no_estimate_note(s.findings()),
                   _first_step(s, top))
+
+
+def _share_words(label: str) -> str:
+    """"host-bound share"; a label holding a clause keeps it whole — "share of GPU idle, cause not recorded" (never
+    "the GPU idle, cause not recorded share"), "dependency-bound share (GPU idle with work queued)"."""
+    if "(" in label:
+        head, _, rest = label.partition(" (")
+        return f"{head} share ({rest}"
+    return f"share of {label}" if "," in label else f"{label} share"
 
 
 def _first_step(s: Any, top: list[Finding]) -> str:
