@@ -257,7 +257,7 @@ input.tfilter{margin:2px 0 4px;padding:3px 6px;font:inherit;font-size:.85em;widt
 border-radius:2px}.nm{color:#777;font-style:italic}
 nav.kindex ol{columns:3 22em;column-gap:2.5em;font-size:.9em;margin:4px 0}nav.kindex li{overflow-wrap:break-word;break-inside:avoid}nav.kindex p{margin:4px 0;color:#555}
 section.kpage{border-top:2px solid #0072B2;margin-top:10px}.kparts{display:grid;gap:6px 24px;
-grid-template-columns:repeat(auto-fit,minmax(440px,1fr))}.kparts>*{min-width:0}section.kpage table.kv{max-width:100%}.kpart h4{margin:10px 0 4px}
+grid-template-columns:repeat(auto-fit,minmax(440px,1fr))}.kparts>*{min-width:0}section.kpage table.kv{max-width:100%}section.kpage table.kv td{overflow-wrap:anywhere}.kpart h4{margin:10px 0 4px}
 .chart.static{min-height:0}.chart:not(.static):not([data-rendered])::before{content:"Drawing the chart…";display:block;padding:8px;color:#666;font-style:italic}.chart:not(.static)[data-failed]::before{content:"This chart could not be drawn: the data table beside it holds its figures.";color:#a33}.kvgrid{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}.kvgrid table.kv td{max-width:520px}
 .tlbar{margin:4px 0}.tlstatus{color:#333;font-size:.9em}
 code.fullname{display:block;white-space:pre-wrap;word-break:break-all;font-size:.8em;background:#f7f7f7;padding:4px}
