@@ -60,6 +60,7 @@ from gpulens.analyzers._run_shares import (
     _shares,
     host_holds_path,
     sliver_of_window,
+    verdict_scope,
 )
 from gpulens.analyzers.stall_classes import OCCUPANCY_METRICS, SOL_METRICS
 from gpulens.analyzers.verdict_rules import BOUND_TO_VERDICT, BOUNDS, Evidence, decide
@@ -776,6 +777,11 @@ class Verdicts(Analyzer):
                 # where the run verdict holds when that is not the GPU span: host-only time before/after it (the
                 # GPU's work a sliver of the profiled window); None when the verdict is about the GPU span
                 "verdict_where": where,
+                # the part of the GPU span the verdict is about when one-off/warm-up gaps holding ≥ min_share of it
+                # are left out ("steady state: 12.9 % of the span"; _run_shares.verdict_scope), shown in the
+                # verdict's label; None when it is about the whole span, the window (verdict_where) or no timeline
+                "verdict_scope": (verdict_scope(bn) if where is None and not busy_unknown
+                                  and run != "undetermined" else None),
                 "secondary_cause": secondary[0] if secondary else None,
                 # the host's share of the steps' critical path when it decided a host-bound verdict (else None)
                 "host_path_share": held[0] if run == "host-bound" and held is not None else None,

@@ -391,6 +391,9 @@ def answer(s: Any) -> Answer:
         from gpulens.analyzers.bottlenecks import class_label
 
         verdict = class_label(verdict)  # "idle-unattributed" → "GPU idle, cause not recorded"
+        scope = vd.summary.get("verdict_scope") if vd is not None and not vd.skipped else None
+        if scope:  # the part of the span the verdict is about, in its label (analyzers._run_shares.verdict_scope):
+            verdict += f" ({scope})"  # a bare "gpu-bound" beside a GPU 87 % idle read as a contradiction
         head = "GPU" + verdict[3:] if verdict.lower().startswith("gpu") else f"{verdict[:1].upper()}{verdict[1:]}"
         sentence = f"{head}: {busy}{tail}."  # "GPU-bound", never "Gpu-bound"
     else:
