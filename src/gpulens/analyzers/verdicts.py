@@ -538,6 +538,8 @@ class Verdicts(Analyzer):
                 e.waves_per_sm = _num(o.get("waves_per_sm"))
                 active, sizes = _num(o.get("active_blocks_per_sm")), _num(o.get("grid_sizes"))
                 e.grid_sizes = int(sizes) if sizes else None
+                main = _num(o.get("grid_blocks"))  # the occupancy row's grid: the configuration with the most time
+                e.main_grid_blocks = int(main) if main is not None and main > 0 else None
                 if sizes and sizes > 1 and active and e.mean_blocks and e.num_sms:
                     # several grid sizes: the occupancy row's waves are its main configuration's (one 1-block grid
                     # of 22 sizes read "4.8 blocks per SM … 0.00058 waves"); the verdict speaks of the mean grid

@@ -83,6 +83,7 @@ LABELS: dict[str, str] = {
     "idle_queued_ns": "idle: queued", "idle_unattributed_ns": "idle: cause not recorded",
     "overlap_pct": "communication hidden by compute", "idle_boundary_ns": "idle: one-off gaps (left out of the verdict)",
     "steady_idle_ns": "idle: steady state",
+    "grid_median_ns": "median (same grid)",
 }
 
 #: Section titles of analysis results (others: the name with spaces, capitalised).
@@ -216,6 +217,10 @@ def column_label(column: str, doc: str = "") -> str:
             return "offset along the path"
     if column == "peak_flops_per_s" and doc and "achievable" not in doc:
         return "datasheet peak"  # the op-shape tables' matrix peak, not the roofline's (perhaps achievable) roof
+    if column == "grid_blocks" and "that configuration" in (doc or ""):
+        # the occupancy row's grid is its configuration with the most time, not the time-weighted mean grid a
+        # kernel's verdict evidence gives when its grids differ (gunrock MI300X: 18,937 beside a mean of 27,260)
+        return "grid blocks (grid with the most time)"
     if column == "peak_pct" and doc:
         return "% of datasheet peak"
     if column == "span_ns" and doc and doc.startswith("first launch"):
