@@ -223,7 +223,9 @@ class CriticalPath(Analyzer):
                                                "steps_absorbed": "steps that ran wholly within the previous step's "
                                                                  "window and have no path of their own [count]",
                                                "gpu_share": "share of the path on GPU work [share]",
-                                               "bound": "gpu or cpu: which side holds most of the path [text]",
+                                               "bound": "gpu or cpu: which side holds most of the critical path "
+                                                        "(HTA's definition; the run verdict weighs busy and idle "
+                                                        "time over the GPU span instead) [text]",
                                                "top_class": "event class with the most path time [text]"})
 
     @staticmethod

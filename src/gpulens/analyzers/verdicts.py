@@ -59,6 +59,7 @@ from gpulens.analyzers._run_shares import (
     _pct_of,
     _shares,
     host_holds_path,
+    path_disagreement,
     sliver_of_window,
     verdict_scope,
 )
@@ -784,6 +785,9 @@ class Verdicts(Analyzer):
                 # verdict's label; None when it is about the whole span, the window (verdict_where) or no timeline
                 "verdict_scope": (verdict_scope(bn) if where is None and not busy_unknown
                                   and run != "undetermined" else None),
+                # why a verdict not on the host side stands beside a critical path held by host work (two
+                # definitions; _run_shares.path_disagreement), shown in the answer; None when they agree
+                "path_note": path_disagreement(results, run) if not busy_unknown else None,
                 "secondary_cause": secondary[0] if secondary else None,
                 # the host's share of the steps' critical path when it decided a host-bound verdict (else None)
                 "host_path_share": held[0] if run == "host-bound" and held is not None else None,

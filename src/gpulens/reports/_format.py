@@ -217,6 +217,10 @@ def column_label(column: str, doc: str = "") -> str:
             return "offset along the path"
     if column == "peak_flops_per_s" and doc and "achievable" not in doc:
         return "datasheet peak"  # the op-shape tables' matrix peak, not the roofline's (perhaps achievable) roof
+    if column == "bound" and "critical path" in (doc or ""):
+        # which side holds the critical path, not the run verdict ("bound cpu" beside "gpu-bound" read as a
+        # contradiction): the two are different definitions
+        return "critical path held by"
     if column == "grid_blocks" and "that configuration" in (doc or ""):
         # the occupancy row's grid is its configuration with the most time, not the time-weighted mean grid a
         # kernel's verdict evidence gives when its grids differ (gunrock MI300X: 18,937 beside a mean of 27,260)
