@@ -217,6 +217,13 @@ def column_label(column: str, doc: str = "") -> str:
             return "offset along the path"
     if column == "peak_flops_per_s" and doc and "achievable" not in doc:
         return "datasheet peak"  # the op-shape tables' matrix peak, not the roofline's (perhaps achievable) roof
+    if column in ("compute_pct", "memory_pct", "dram_pct") and "% of peak" in (doc or ""):
+        # a speed-of-light figure is a share of the vendor's rated peak (ncu's; rocprof-compute's sysinfo / the
+        # datasheet), beside one of the measured peak (roofline.csv) and the roofline's "% of roof": say which
+        # (vcopy MI200: "memory SOL 52.7 %" beside "62.2 % of roof" read as a contradiction)
+        return f"{LABELS[column]} (% of rated peak)"
+    if column == "dram_measured_pct" and "measured peak" in (doc or ""):
+        return "DRAM SOL (% of measured peak)"
     if column == "bound" and "critical path" in (doc or ""):
         # which side holds the critical path, not the run verdict ("bound cpu" beside "gpu-bound" read as a
         # contradiction): the two are different definitions
