@@ -224,6 +224,13 @@ def column_label(column: str, doc: str = "") -> str:
         return f"{LABELS[column]} (% of rated peak)"
     if column == "dram_measured_pct" and "measured peak" in (doc or ""):
         return "DRAM SOL (% of measured peak)"
+    if column == "bound_pct":
+        # the share a bound rests on has two thresholds, one per basis: a roofline bound from ROOF_BOUND_PCT of the
+        # attainable roof (a FLOP/byte model's placement), a measured speed-of-light bound from SOL_BOUND_PCT of a
+        # unit's peak (ncu's SOLBottleneck rule) — a bare "bound at % of peak" beside "53.5 %" read as a third
+        from gpulens.analyzers.verdict_rules import ROOF_BOUND_PCT, SOL_BOUND_PCT
+
+        return f"bound at % of peak (bound from ≥ {ROOF_BOUND_PCT:g} % of roof, ≥ {SOL_BOUND_PCT:g} % SOL)"
     if column == "bound" and "critical path" in (doc or ""):
         # which side holds the critical path, not the run verdict ("bound cpu" beside "gpu-bound" read as a
         # contradiction): the two are different definitions
