@@ -79,7 +79,8 @@ COLUMNS = {
     "verdict": "compute-bound, memory-bound, latency/occupancy-bound, launch-bound, communication-bound, undetermined",
     "time_at_stake_ns": "GPU time the fix could save at most (see verdict_rules) [ns]; null when not quantifiable",
     "stake_note": "what the time at stake is when it is not a share of the kernel's own GPU time (launch-bound: "
-                  "the GPU idle before its launches, which can exceed its GPU time) [note]",
+                  "the GPU idle before its launches, which can exceed its GPU time), or why it is unknown beside the "
+                  "kernel's wave-quantization stake (wave_stake_note) [note]",
     "evidence": "the figures the verdict rests on",
     "next_steps": "one or two concrete next steps",
     "inputs": "analyses and collectors the verdict used",
@@ -88,6 +89,25 @@ COLUMNS = {
 
 #: The note beside a launch-bound kernel's time at stake (docs/bottlenecks.md, "Time at stake").
 LAUNCH_STAKE_NOTE = "GPU idle before its launches (launch overhead), not part of its own GPU time"
+
+
+def wave_stake_note(results: dict | None, name: str, stake_ns: Any, verdict: str) -> str | None:
+    """The note beside a verdict's unknown time at stake when the same kernel's wave-quantization finding (the
+    ``occupancy`` finding keyed ``occupancy/<name>/waves``) gives one: the two are two definitions — the verdict's
+    stake is what fixing its bound saves (unknown while the bound is), the wave finding's an upper bound from empty
+    block slots that rests on its premise (HTA AlexNet A100: ampere_sgemm "unknown" beside "1.01 ms at stake — if it
+    is not memory-bound"). None when the verdict's stake is known or no such finding has one."""
+    if stake_ns is not None and stake_ns == stake_ns:
+        return None
+    occ = (results or {}).get("occupancy")
+    f = next((f for f in getattr(occ, "findings", None) or [] if f.key == f"occupancy/{name}/waves"
+              and f.time_at_stake_ns), None)
+    if f is None:
+        return None
+    why = "its bound is undetermined" if verdict == "undetermined" else f"not quantified for {verdict}"
+    cond = str(getattr(f, "premise", "") or "").split(" (")[0]  # "if it is not memory-bound (its bound is …)"
+    return (f"{why}; the wave-quantization finding's {fmt_ns(f.time_at_stake_ns)} is another figure: at most what "
+            "empty block slots cost" + (f", {cond}" if cond else ""))
 
 
 def stake_note(verdict: str, stake_ns: Any, time_ns: Any, premise: str = "") -> str | None:
@@ -613,7 +633,8 @@ class Verdicts(Analyzer):
             inputs = e.inputs + [f"collector:{c}" for c in sorted(srcs)]
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],
                          "verdict": v.verdict, "time_at_stake_ns": v.time_at_stake_ns,
-                         "stake_note": stake_note(v.verdict, v.time_at_stake_ns, e.time_ns, premise),
+                         "stake_note": stake_note(v.verdict, v.time_at_stake_ns, e.time_ns, premise)
+                         or wave_stake_note(results, name, v.time_at_stake_ns, v.verdict),
                          "evidence": v.evidence,
                          "next_steps": v.next_steps, "inputs": inputs})
             bad = uncoalesced(e.sectors_per_request, name) if e.kind != "comm" else []
