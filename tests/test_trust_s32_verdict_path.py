@@ -70,3 +70,42 @@ def test_resnet50_answer_and_label():
 
     page = html.render(rep)
     assert "critical path held by" in page
+
+
+def _graph_then_late_launch(tmp_path):
+    """A graph launch (1000–1012 µs) replaying three 60 µs kernels (1010, 1080, 1150 µs), nothing recorded on the
+    host until a launch at 1300 µs (2 µs) of a 20 µs kernel at 1305 µs — the B13 case's shape (graph replay, then an
+    ordinary launch)."""
+    import json
+
+    ev = [{"ph": "X", "cat": "cuda_runtime", "name": "cudaGraphLaunch", "pid": 70, "tid": 70, "ts": 1000, "dur": 12,
+           "args": {"correlation": 500}}]
+    for i, ts in enumerate((1010, 1080, 1150)):
+        ev.append({"ph": "X", "cat": "kernel", "name": f"g{i}", "pid": 0, "tid": "stream 7", "ts": ts, "dur": 60,
+                   "args": {"device": 0, "stream": 7, "correlation": 500}})
+    ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 70, "tid": 70, "ts": 1300,
+               "dur": 2, "args": {"correlation": 601}})
+    ev.append({"ph": "X", "cat": "kernel", "name": "last", "pid": 0, "tid": "stream 7", "ts": 1305, "dur": 20,
+               "args": {"device": 0, "stream": 7, "correlation": 601}})
+    p = tmp_path / "graph.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+    return p
+
+
+def test_path_through_host_idle_shows_the_share_its_gpu_bound_rests_on(tmp_path):
+    rep = gpulens.analyze([_graph_then_late_launch(tmp_path)])
+    cp = rep.sources[0].results["critical_path"].summary
+    # path 1000 → 1325 µs = 325 µs; host idle 1012 → 1300 = 288 µs, during which the graph's kernels ran
+    # (1012–1070: 58, 1080–1140: 60, 1150–1210: 60 = 178 µs), plus the graph launch call 1010–1012 (2 µs) over its
+    # first kernel: 180 µs of host waits on a busy GPU; GPU work on the path: the last kernel, 20 µs
+    assert cp["path_ns"] == 325_000 and cp["class_ns"]["host_idle"] == 288_000
+    assert cp["host_wait_gpu_busy_ns"] == 180_000
+    assert abs(cp["gpu_share"] - 20 / 325) < 1e-12
+    assert abs(cp["gpu_held_share"] - 200 / 325) < 1e-12 and cp["bound"] == "gpu"  # 61.5 % ≥ 50 %
+    from gpulens.reports import html, markdown
+
+    for text in (html.render(rep), markdown.render(rep)):
+        if "critical path held by" in text:  # where the summary is drawn, the share it rests on is beside it
+            assert "held by the GPU (with those waits)" in text and "host waits while the GPU was busy" in text
+            assert "GPU work (share of the path)" in text
+    assert "held by the GPU (with those waits)" in html.render(rep)

@@ -84,6 +84,7 @@ LABELS: dict[str, str] = {
     "overlap_pct": "communication hidden by compute", "idle_boundary_ns": "idle: one-off gaps (left out of the verdict)",
     "steady_idle_ns": "idle: steady state",
     "grid_median_ns": "median (same grid)",
+    "host_wait_gpu_busy_ns": "host waits while the GPU was busy", "gpu_held_share": "held by the GPU (with those waits)",
 }
 
 #: Section titles of analysis results (others: the name with spaces, capitalised).
@@ -231,6 +232,8 @@ def column_label(column: str, doc: str = "") -> str:
         from gpulens.analyzers.verdict_rules import ROOF_BOUND_PCT, SOL_BOUND_PCT
 
         return f"bound at % of peak (bound from ≥ {ROOF_BOUND_PCT:g} % of roof, ≥ {SOL_BOUND_PCT:g} % SOL)"
+    if column == "gpu_share" and "of the path" in (doc or ""):
+        return "GPU work (share of the path)"
     if column == "bound" and "critical path" in (doc or ""):
         # which side holds the critical path, not the run verdict ("bound cpu" beside "gpu-bound" read as a
         # contradiction): the two are different definitions
