@@ -36,5 +36,7 @@ def test_grid_is_weighted_by_launch_time(tmp_path):
     # plain mean (10 + 1,000) / 11 = 91.8 < 0.9 × 108 would have called the grid short
     src = gpulens.analyze([_trace(tmp_path)]).sources[0]
     row = next(r for r in src.results["verdicts"].table.to_dict("records") if r["name"] == "my_kernel")
-    assert "980 blocks on 108 SMs (grids differ: mean weighted by launch time)" in row["evidence"]
+    # s32: the mean says what it is over and names the grid with the most time (the occupancy row's 1,000 blocks)
+    assert ("980 blocks on 108 SMs (time-weighted mean of its 2 grid sizes; the grid with the most time has 1000)"
+            in row["evidence"]), row["evidence"]
     assert "too few blocks" not in " ".join(row["next_steps"])

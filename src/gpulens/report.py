@@ -191,6 +191,9 @@ class SourceReport:
             # FLOPs are recorded by few sources (Kineto with_flops): none recorded is unknown, never 0 FLOP
             "flops": float(ev["flops"].sum()) if ev["flops"].notna().any() else None,
             "verdict": self.results["verdicts"].summary.get("run_verdict") if "verdicts" in self.results else None,
+            # the part of the span that verdict is about when not the whole span (analyzers._run_shares.verdict_scope)
+            "verdict_scope": (self.results["verdicts"].summary.get("verdict_scope")
+                              if "verdicts" in self.results else None),
         }
         if unknown:  # not measured: unknown (None), never 0 or 100 %
             for k in ("kernel_busy_ns", "gpu_busy_ns", "span_ns", "gpu_busy_pct", "device_span_ns", "window_ns",

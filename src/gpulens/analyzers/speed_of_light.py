@@ -34,12 +34,13 @@ from gpulens.analyzers._hot import HOT_COLUMNS, device_record, event_counters, n
 from gpulens.analyzers._untimed import MEAN_DURATION, untimed_kernels
 from gpulens.timeline.percent import IMPOSSIBLE_DOC, IMPOSSIBLE_KEY, unknown_above_100
 from gpulens.analyzers.base import AnalysisResult, Analyzer
-from gpulens.analyzers._stake import time_at_stake
+from gpulens.analyzers._stake import SOL_BOUND_PCT, time_at_stake
 from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, text_series
 from gpulens.timeline import Timeline
 
-#: Below this % of peak on both sides a kernel is latency-bound (ncu SOLBottleneck rule).
-LATENCY_BELOW_PCT = 60.0
+#: Below this % of peak on both sides a kernel is latency-bound (ncu SOLBottleneck rule): the one speed-of-light
+#: threshold, :data:`gpulens.analyzers._stake.SOL_BOUND_PCT`, which the verdicts apply too.
+LATENCY_BELOW_PCT = SOL_BOUND_PCT
 
 COLUMNS = {
     "name": "kernel name as recorded [text]",

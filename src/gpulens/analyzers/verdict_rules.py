@@ -139,6 +139,9 @@ class Evidence:
     #: distinct grid sizes among its launches (> 1: :attr:`waves_per_sm` is the mean grid's, where the occupancy
     #: table's waves are its main configuration's)
     grid_sizes: int | None = None
+    #: blocks of the grid with the most time (the occupancy table's ``grid_blocks``): named beside the time-weighted
+    #: mean when the grids differ, so the evidence and the occupancy row say which figure each is
+    main_grid_blocks: int | None = None
     sol_missing: str | None = None
     stall_class: str | None = None
     stall_pct: float | None = None
@@ -502,7 +505,9 @@ def _evidence_text(e: Evidence) -> str:
     if e.mean_blocks is not None and e.num_sms:
         parts.append(f"{e.mean_blocks:.0f} block{'' if f'{e.mean_blocks:.0f}' == '1' else 's'} on {e.num_sms} "
                      f"{_advice.vendor_word(e.vendor, 'sms')}"
-                     + (" (grids differ: mean weighted by launch time)" if e.blocks_vary else ""))
+                     + (f" (time-weighted mean of {_grids_text(e)}" + (
+                         f"; the grid with the most time has {e.main_grid_blocks}" if e.main_grid_blocks else "")
+                        + ")" if e.blocks_vary else ""))
     if e.short_launch_frac or e.launch_idle_ns:
         parts.append(f"{100 * (e.short_launch_frac or 0):.0f} % of launches shorter than the launch call; "
                      f"{fmt_ns(e.launch_idle_ns)} of launch idle before it")
@@ -516,6 +521,12 @@ def _evidence_text(e: Evidence) -> str:
 
         parts.append("overlap with compute " + OVERLAP_UNKNOWN_CLOCKS.format(a="collectives", b="kernels"))
     return "; ".join(parts) or "timeline only: no roofline, occupancy or stall data"
+
+
+def _grids_text(e: Evidence) -> str:
+    """The launches a time-weighted mean grid is over, in words: "its 8 grid sizes" (the occupancy table's count)
+    or "its launches' grids" when the count is unknown."""
+    return f"its {e.grid_sizes} grid sizes" if e.grid_sizes and e.grid_sizes > 1 else "its launches' grids"
 
 
 #: What to collect for an undetermined kernel, per vendor (None: vendor unknown).

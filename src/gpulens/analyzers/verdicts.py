@@ -59,7 +59,9 @@ from gpulens.analyzers._run_shares import (
     _pct_of,
     _shares,
     host_holds_path,
+    path_disagreement,
     sliver_of_window,
+    verdict_scope,
 )
 from gpulens.analyzers.stall_classes import OCCUPANCY_METRICS, SOL_METRICS
 from gpulens.analyzers.verdict_rules import BOUND_TO_VERDICT, BOUNDS, Evidence, decide
@@ -77,7 +79,8 @@ COLUMNS = {
     "verdict": "compute-bound, memory-bound, latency/occupancy-bound, launch-bound, communication-bound, undetermined",
     "time_at_stake_ns": "GPU time the fix could save at most (see verdict_rules) [ns]; null when not quantifiable",
     "stake_note": "what the time at stake is when it is not a share of the kernel's own GPU time (launch-bound: "
-                  "the GPU idle before its launches, which can exceed its GPU time) [note]",
+                  "the GPU idle before its launches, which can exceed its GPU time), or why it is unknown beside the "
+                  "kernel's wave-quantization stake (wave_stake_note) [note]",
     "evidence": "the figures the verdict rests on",
     "next_steps": "one or two concrete next steps",
     "inputs": "analyses and collectors the verdict used",
@@ -86,6 +89,25 @@ COLUMNS = {
 
 #: The note beside a launch-bound kernel's time at stake (docs/bottlenecks.md, "Time at stake").
 LAUNCH_STAKE_NOTE = "GPU idle before its launches (launch overhead), not part of its own GPU time"
+
+
+def wave_stake_note(results: dict | None, name: str, stake_ns: Any, verdict: str) -> str | None:
+    """The note beside a verdict's unknown time at stake when the same kernel's wave-quantization finding (the
+    ``occupancy`` finding keyed ``occupancy/<name>/waves``) gives one: the two are two definitions — the verdict's
+    stake is what fixing its bound saves (unknown while the bound is), the wave finding's an upper bound from empty
+    block slots that rests on its premise (HTA AlexNet A100: ampere_sgemm "unknown" beside "1.01 ms at stake — if it
+    is not memory-bound"). None when the verdict's stake is known or no such finding has one."""
+    if stake_ns is not None and stake_ns == stake_ns:
+        return None
+    occ = (results or {}).get("occupancy")
+    f = next((f for f in getattr(occ, "findings", None) or [] if f.key == f"occupancy/{name}/waves"
+              and f.time_at_stake_ns), None)
+    if f is None:
+        return None
+    why = "its bound is undetermined" if verdict == "undetermined" else f"not quantified for {verdict}"
+    cond = str(getattr(f, "premise", "") or "").split(" (")[0]  # "if it is not memory-bound (its bound is …)"
+    return (f"{why}; the wave-quantization finding's {fmt_ns(f.time_at_stake_ns)} is another figure: at most what "
+            "empty block slots cost" + (f", {cond}" if cond else ""))
 
 
 def stake_note(verdict: str, stake_ns: Any, time_ns: Any, premise: str = "") -> str | None:
@@ -537,6 +559,8 @@ class Verdicts(Analyzer):
                 e.waves_per_sm = _num(o.get("waves_per_sm"))
                 active, sizes = _num(o.get("active_blocks_per_sm")), _num(o.get("grid_sizes"))
                 e.grid_sizes = int(sizes) if sizes else None
+                main = _num(o.get("grid_blocks"))  # the occupancy row's grid: the configuration with the most time
+                e.main_grid_blocks = int(main) if main is not None and main > 0 else None
                 if sizes and sizes > 1 and active and e.mean_blocks and e.num_sms:
                     # several grid sizes: the occupancy row's waves are its main configuration's (one 1-block grid
                     # of 22 sizes read "4.8 blocks per SM … 0.00058 waves"); the verdict speaks of the mean grid
@@ -609,7 +633,8 @@ class Verdicts(Analyzer):
             inputs = e.inputs + [f"collector:{c}" for c in sorted(srcs)]
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],
                          "verdict": v.verdict, "time_at_stake_ns": v.time_at_stake_ns,
-                         "stake_note": stake_note(v.verdict, v.time_at_stake_ns, e.time_ns, premise),
+                         "stake_note": stake_note(v.verdict, v.time_at_stake_ns, e.time_ns, premise)
+                         or wave_stake_note(results, name, v.time_at_stake_ns, v.verdict),
                          "evidence": v.evidence,
                          "next_steps": v.next_steps, "inputs": inputs})
             bad = uncoalesced(e.sectors_per_request, name) if e.kind != "comm" else []
@@ -776,6 +801,14 @@ class Verdicts(Analyzer):
                 # where the run verdict holds when that is not the GPU span: host-only time before/after it (the
                 # GPU's work a sliver of the profiled window); None when the verdict is about the GPU span
                 "verdict_where": where,
+                # the part of the GPU span the verdict is about when one-off/warm-up gaps holding ≥ min_share of it
+                # are left out ("steady state: 12.9 % of the span"; _run_shares.verdict_scope), shown in the
+                # verdict's label; None when it is about the whole span, the window (verdict_where) or no timeline
+                "verdict_scope": (verdict_scope(bn) if where is None and not busy_unknown
+                                  and run != "undetermined" else None),
+                # why a verdict not on the host side stands beside a critical path held by host work (two
+                # definitions; _run_shares.path_disagreement), shown in the answer; None when they agree
+                "path_note": path_disagreement(results, run) if not busy_unknown else None,
                 "secondary_cause": secondary[0] if secondary else None,
                 # the host's share of the steps' critical path when it decided a host-bound verdict (else None)
                 "host_path_share": held[0] if run == "host-bound" and held is not None else None,

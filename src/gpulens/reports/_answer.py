@@ -382,6 +382,9 @@ def answer(s: Any) -> Answer:
                 also += f"; a near tie: {float(lead) - float(sec_pct):.1f} percentage points apart"
         tail += (f"; secondary cause: {_label(sec)} ({share} of the {of}{also})" if sec in RANK_CLASSES.values() else
                  f"; GPU computing is the secondary share ({share} of the {of}{also})")
+    note = vd.summary.get("path_note") if vd is not None and not vd.skipped else None
+    if note:  # the critical path held by host work beside a verdict on the GPU side: why both hold
+        tail += f"; {note}"
     if s.timeline.meta.truncated:  # every figure covers only the part of the input that could be read
         tail += f" (input truncated — {truncated_text(s.timeline)}: the figures cover the part read)"
     if getattr(s.timeline.meta, "unread", None):  # ranks missing: every figure covers the ranks that were read
@@ -391,6 +394,9 @@ def answer(s: Any) -> Answer:
         from gpulens.analyzers.bottlenecks import class_label
 
         verdict = class_label(verdict)  # "idle-unattributed" → "GPU idle, cause not recorded"
+        scope = vd.summary.get("verdict_scope") if vd is not None and not vd.skipped else None
+        if scope:  # the part of the span the verdict is about, in its label (analyzers._run_shares.verdict_scope):
+            verdict += f" ({scope})"  # a bare "gpu-bound" beside a GPU 87 % idle read as a contradiction
         head = "GPU" + verdict[3:] if verdict.lower().startswith("gpu") else f"{verdict[:1].upper()}{verdict[1:]}"
         sentence = f"{head}: {busy}{tail}."  # "GPU-bound", never "Gpu-bound"
     else:
