@@ -9,7 +9,8 @@ recorded in this input: nothing ran on a GPU to analyse":
   ``DIAGNOSTIC_EVENT`` table says "CUDA profiling might have not been started correctly" and "No CUDA events
   collected" 27 times each, with 2 runtime calls (``cudaGetDeviceProperties``, ``cuModuleGetLoadingMode``) recorded.
 
-Neither file shows that nothing ran: it shows that the GPU side was not recorded. The collector now says so (the
+Neither file shows that nothing ran: it shows that the GPU side was not recorded. The same holds for ``nsys stats``
+output whose kernel report nsys itself skipped (last test). The collector now says so (the
 source's ``incomplete_capture``, read by the verdict) — and only when the capture record says it. The files
 themselves have no visible licence (uvmTorch) or are 480 KB (JACC), so the tests build the same tables in tmp_path.
 """
@@ -91,3 +92,24 @@ def test_one_traced_process_among_untraced_ones_is_not_called_off(tmp_path):
     # CUDA tracing off for process 0 only: process 1 was traced and launched nothing — no claim of "off"
     p = _export(tmp_path, [("PROCESS_0:COLLECT_CUDA_TRACE", "false"), ("PROCESS_1:COLLECT_CUDA_TRACE", "true")])
     assert collect(p).meta.sources[0]["incomplete_capture"] is None
+
+
+def test_nsys_stats_output_with_the_kernel_report_skipped_says_why(tmp_path, capsys):
+    # chukonu-team/MinerU-merge nsys_stats.csv (nsys 2025.1 `nsys stats` stdout): osrt_sum's table only, every CUDA
+    # report "SKIPPED: … does not contain CUDA … data." — the error names nsys' own reason, in one line
+    p = tmp_path / "nsys_stats.csv"
+    p.write_text(
+        "Generating SQLite file /data/run.sqlite from /data/run.nsys-rep\n"
+        "Processing [/data/run.sqlite] with [/opt/nvidia/reports/osrt_sum.py]... \n"
+        "Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+        "69.9,4467639532177,316,14138099785.4,206444554.0,2390,253039705381,53540877945.5,pthread_cond_wait\n"
+        "\n"
+        "Processing [/data/run.sqlite] with [/opt/nvidia/reports/cuda_api_sum.py]... \n"
+        "SKIPPED: /data/run.sqlite does not contain CUDA trace data.\n"
+        "\n"
+        "Processing [/data/run.sqlite] with [/opt/nvidia/reports/cuda_gpu_kern_sum.py]... \n"
+        "SKIPPED: /data/run.sqlite does not contain CUDA kernel data.\n")
+    assert main(["analyze", "-q", "--no-cache", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and str(p) in err
+    assert "does not contain CUDA kernel data" in err and "nsys profile -t cuda" in err
