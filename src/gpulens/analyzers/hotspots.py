@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -74,6 +75,35 @@ def _clipped_events(timeline: Timeline, over: pd.DataFrame) -> list[dict[str, An
                          "dur_ns": ev["dur_ns"].astype("int64"), "overrun_ns": over["overrun_ns"].astype("int64")})
     rows = rows.sort_values(["overrun_ns", "start_ns"], ascending=[False, True], kind="stable")
     return [{k: (v if isinstance(v, str) else int(v)) for k, v in r.items()} for r in rows.to_dict("records")]
+
+
+#: launch calls that can carry the programmatic-stream-serialization attribute (programmatic dependent launch)
+_PDL_LAUNCH = re.compile(r"^(cuLaunchKernelEx|cudaLaunchKernelEx|cudaLaunchKernelExC)(_v\d+)?$")
+
+
+def _pdl_followed(timeline: Timeline, gpu: pd.DataFrame, over: pd.DataFrame) -> int:
+    """How many overrunning GPU events (``over``, indexed like ``gpu``) are followed on their stream by an event whose
+    launch call (the runtime event of the same rank and correlation id) can request programmatic dependent launch
+    (:data:`_PDL_LAUNCH`): with it the later kernel starts before the earlier ends on purpose (CUDA Programming
+    Guide, "Programmatic Dependent Launch and Synchronization", compute capability 9.0+)."""
+    ev = timeline.events
+    if not len(over) or "correlation_id" not in ev:
+        return 0
+    rt = ev[(ev["kind"] == "runtime") & ev["correlation_id"].notna()]
+    rt = rt[rt["name"].astype(str).str.match(_PDL_LAUNCH)]
+    if not len(rt):
+        return 0
+    pdl = set(zip(rt["rank"].astype("int64"), rt["correlation_id"].astype("int64")))
+    g = gpu.assign(_s=gpu["stream_id"].fillna(-1)).sort_values(["rank", "device_id", "_s", "start_ns"],
+                                                                kind="stable")
+    same = (g[["rank", "device_id", "_s"]].shift(-1) == g[["rank", "device_id", "_s"]]).all(axis=1)
+    nxt_corr = g["correlation_id"].shift(-1).where(same)
+    n = 0
+    for i in over.index:
+        c = nxt_corr.get(i)
+        if c is not None and pd.notna(c) and (int(g.at[i, "rank"]), int(c)) in pdl:
+            n += 1
+    return n
 
 
 def _rocprof_kernel_stats(timeline: Timeline) -> pd.DataFrame:
@@ -214,14 +244,23 @@ class Hotspots(Analyzer):
                                for c in clipped[:MAX_LISTED])
             more = (f"; and {len(clipped) - MAX_LISTED} more (all listed in the JSON report)"
                     if len(clipped) > MAX_LISTED else "")
+            pdl = _pdl_followed(timeline, context_of(timeline).gpu, over)
+            why = (f" {pdl} of them are followed by a kernel launched with cuLaunchKernelEx / cudaLaunchKernelEx(C), "
+                   "the launch that can carry programmatic dependent launch (compute capability 9.0 and later): that "
+                   "kernel may start before the one ahead of it ends, on purpose, so those overlaps may be real "
+                   "rather than recording errors." if pdl else "")
             findings.append(Finding(
                 f"{len(over)} GPU event(s) overrun the next event on their stream",
                 f"Recorded durations run past the start of the following event on the same stream (total "
                 f"{fmt_ns(int(over['overrun_ns'].sum()))}). Each clipped event and by how much: {listed}{more}. "
-                "They were clipped for ranking and busy time; the raw sums are kept as the recorded time.",
-                severity="warning" if over["overrun_ns"].sum() > 0.01 * max(int(k["dur_ns"].sum()), 1) else "info",
+                f"They were clipped for ranking and busy time; the raw sums are kept as the recorded time.{why}",
+                severity="warning" if pdl < len(over) and over["overrun_ns"].sum() > 0.01 * max(
+                    int(k["dur_ns"].sum()), 1) else "info",
                 category="data-quality", key="overruns",
-                action="Treat these kernels' recorded durations with care; the clipped figures are used."))
+                action=("Treat these kernels' recorded durations with care; the clipped figures are used."
+                        if pdl < len(over) else "Read the overlaps as programmatic dependent launch if the code "
+                        "enables it (cudaLaunchAttributeProgrammaticStreamSerialization); busy time and ranking use "
+                        "the clipped figures, so they count each overlap once.")))
         if durations_unknown(timeline):  # no ranking by time: every kernel is analysed, times are unknown
             t = t.sort_values(["calls", "name"], ascending=[False, True], kind="stable").reset_index(drop=True)
             for c in ("total_ns", "effective_ns", "min_ns", "max_ns", "mean_ns", "share", "cumulative_share"):

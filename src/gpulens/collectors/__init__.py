@@ -297,7 +297,11 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
     c = sniff(p)
     if c is not None:
         if p.is_dir():
-            tl = c.collect(p, strict=strict)
+            from gpulens.collectors._unlisted import add_unlisted
+
+            # a folder's devices are checked as a file's are (_sizes): GPU events on a device its records lack get
+            # a device record, else the breakdown names a GPU that is not among the run's devices
+            tl = add_unlisted(c.collect(p, strict=strict), p, c.name)
             same = _same_run_elsewhere(p, c, tl)
             if same:
                 tl.meta.warnings.append(f"{p}: {len(same)} file(s) not read: " + "; ".join(

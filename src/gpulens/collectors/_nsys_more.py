@@ -9,6 +9,12 @@
   (``cudaLaunchKernel_v7000``); the Timeline keeps the API name (``cudaLaunchKernel``) so launches match Kineto's.
 * :func:`incomplete_capture` — launch calls recorded but no GPU activity table at all: the capture stopped early or
   CUDA activity tracing was off; said so instead of a bare "no GPU work".
+* :func:`cuda_not_traced` — no GPU activity and not even a launch call, but nsys' own capture record says why: CUDA
+  tracing was off for every profiled process (``META_DATA_CAPTURE`` ``PROCESS_<n>:COLLECT_CUDA_TRACE`` = false) or
+  nsys reported that its CUDA collection failed (``DIAGNOSTIC_EVENT`` "No CUDA events collected", "CUDA profiling
+  might have not been started correctly"). Then "nothing ran on a GPU" is not what the file shows: the sentence
+  says the GPU side was not recorded (JACC.jl's Julia run: CUDA trace off; uvmTorch: CUDA injection loaded, 2 CUDA
+  events collected, nsys warning 31 times that CUDA profiling may not have started).
 * :data:`NVTX_COLUMNS` — ``tables["nvtx_ranges"]``: the kind of each NVTX range event (push/pop ranges nest per
   thread; start/end ranges may end on another thread, so they cover the whole process), read by the ``nvtx``
   analyzer.
@@ -102,6 +108,53 @@ def incomplete_capture(events: pd.DataFrame, missing: str, advice: str,
                 "excluded as invalid — the profiler wrote them without valid times (a CUPTI/Kineto fault seen with "
                 "large batches): the work ran, its timing was not recorded")
     return f"{len(launches)} {what} ({apis}){span} have no GPU record and {missing} — {advice}"
+
+
+#: nsys DIAGNOSTIC_EVENT texts saying its CUDA collection did not work (nsys 2023–2025 wording)
+_CUDA_FAILED = ("No CUDA events collected", "CUDA profiling might have not been started correctly")
+
+
+def cuda_not_traced(db: Any) -> str | None:
+    """Why an nsys export holds no CUDA activity, from nsys' own capture record, or None when it does not say.
+
+    Args:
+        db: the nsys ``_Db`` (``cols``: table → columns; ``con``: the read-only connection).
+
+    Returns:
+        A sentence with its advice, such as "nsys recorded CUDA tracing off for the profiled process
+        (PROCESS_0:COLLECT_CUDA_TRACE false) — profile with nsys profile -t cuda" or "nsys reported its CUDA
+        collection failing ('No CUDA events collected' ×16; …) — …"; None when neither table is there or neither
+        says so (an unreadable table counts as silent).
+    """
+    import sqlite3
+
+    off: list[str] = []
+    if {"name", "value"} <= set(db.cols.get("META_DATA_CAPTURE", ())):
+        try:
+            rows = db.con.execute("SELECT name, value FROM META_DATA_CAPTURE WHERE name LIKE 'PROCESS_%:COLLECT_CUDA_TRACE'"
+                                  ).fetchall()
+        except sqlite3.DatabaseError:
+            rows = []
+        flags = {str(n): str(v).strip().lower() for n, v in rows}
+        if flags and all(v in ("false", "0") for v in flags.values()):
+            off = sorted(flags)
+    if off:
+        return (f"nsys recorded CUDA tracing off for the profiled process{'es' if len(off) > 1 else ''} "
+                f"({', '.join(off[:3])}{' …' if len(off) > 3 else ''} false): its GPU work, if any, was not "
+                "traced — profile again with nsys profile -t cuda")
+    if "text" not in db.cols.get("DIAGNOSTIC_EVENT", ()):
+        return None
+    try:
+        texts = [str(t) for (t,) in db.con.execute("SELECT text FROM DIAGNOSTIC_EVENT").fetchall()]
+    except sqlite3.DatabaseError:
+        return None
+    said = [(m, sum(m in t for t in texts)) for m in _CUDA_FAILED]
+    said = [(m, n) for m, n in said if n]
+    if not said:
+        return None
+    return ("nsys reported its CUDA collection failing (" + "; ".join(f"'{m}' ×{n}" for m, n in said) + "): the "
+            "GPU work, if any, was not traced — profile again (the report's diagnostics, shown by the nsys GUI, say "
+            "which process lost its CUDA trace)")
 
 
 def _refused_gpu_work(rejected: pd.DataFrame | dict | None) -> str:

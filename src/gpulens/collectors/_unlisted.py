@@ -5,6 +5,13 @@ row), nsys (a ``deviceId`` with no ``TARGET_INFO_GPU`` row) and the other collec
 GPU event's device by a key into that list. A damaged or hand-edited file can name a key the list lacks: the
 events are still GPU work, but their hardware is unknown. :func:`add_unlisted` records such a device (``name``
 None: unknown) so every GPU the breakdown names is among the run's devices, and warns, counting the events.
+
+One dangling id is not damage: rocprof v1 of ROCm 4 (dalg24/kokkos @ d60b181a, 2021) wrote HIP-trace ops with
+``dev-id`` 0 — the HIP device ordinal — beside a rocminfo whose GPU agents are HSA nodes 4–7 (nodes 0–3 are its CPU
+agents; later rocprof writes the node id: Gunrock's and HGLiu1998's MI300X runs, ``gpu-id``/``dev-id`` 2 with GPU
+nodes 2–9). A GPU event's id below every GPU agent's node names no GPU agent (rocminfo lists the CPU agents first),
+so it is an ordinal. Which GPU it was is then unknown, but when every GPU agent the rank lists has the same hardware
+(marketing name, gfx arch, CU count) its hardware is not: the record takes theirs, and the warning says so.
 """
 
 from __future__ import annotations
@@ -43,10 +50,50 @@ def add_unlisted(tl: Timeline, path: Path, collector: str) -> Timeline:
     if not missing:
         return tl
     vendor = {int(d["rank"]): d.get("vendor") for d in tl.meta.devices if isinstance(d, dict) and d.get("rank") is not None}
-    for r, d, _ in missing:
-        tl.meta.devices.append({"rank": r, "device_id": d, "name": None, "vendor": vendor.get(r)})
-    n = int(np.sum([m[2] for m in missing]))
-    ids = ", ".join(str(d) for _, d, _ in missing[:5]) + (" …" if len(missing) > 5 else "")
-    tl.meta.warnings.append(f"{path}: {n:,} GPU event(s) on device(s) {ids} that the file's device records do not "
-                            "list (a dangling device id): their hardware is unknown")
+    unknown, alike = [], []
+    for r, d, n in missing:
+        twin = _agents_alike(tl.meta.devices, r, d)
+        if twin is None:
+            tl.meta.devices.append({"rank": r, "device_id": d, "name": None, "vendor": vendor.get(r)})
+            unknown.append((r, d, n))
+        else:
+            tl.meta.devices.append({**{k: v for k, v in twin.items() if k in _HARDWARE}, "rank": r, "device_id": d})
+            alike.append((r, d, n))
+    if unknown:
+        n = int(np.sum([m[2] for m in unknown]))
+        ids = ", ".join(str(d) for _, d, _ in unknown[:5]) + (" …" if len(unknown) > 5 else "")
+        tl.meta.warnings.append(f"{path}: {n:,} GPU event(s) on device(s) {ids} that the file's device records do not "
+                                "list (a dangling device id): their hardware is unknown")
+    for r, d, n in alike:
+        gpus = [x for x in tl.meta.devices if _agent(x, r)]
+        tl.meta.warnings.append(
+            f"{path}: {n:,} GPU event(s) on device {d}, below every GPU agent of the device list (HSA nodes "
+            f"{min(int(x['device_id']) for x in gpus)}–{max(int(x['device_id']) for x in gpus)}; the lower nodes are "
+            f"CPU agents): the id is a HIP device ordinal (rocprof of ROCm 4 and earlier), not a node — which GPU is "
+            f"unknown, but all {len(gpus)} GPU agents are {gpus[0].get('name') or gpus[0].get('gfx_arch')} "
+            f"({gpus[0].get('gfx_arch')}, {gpus[0].get('num_sms')} CUs), so that is its hardware")
     return tl
+
+
+#: device keys describing the hardware (copied to an ordinal device from its identical GPU agents)
+_HARDWARE = ("name", "gfx_arch", "num_sms", "warp_size", "simd_per_cu", "max_waves_per_cu", "max_clock_mhz",
+             "lds_per_cu_bytes", "chip_id", "total_memory_bytes", "product_candidates", "vendor", "num_xcc",
+             "hbm_bandwidth_bytes_per_s")
+
+
+def _agent(d: object, rank: int) -> bool:
+    """A GPU agent record of ``rank`` (a rocminfo / rocprofiler-sdk record: it carries ``gpu_index``)."""
+    return isinstance(d, dict) and d.get("rank") is not None and int(d["rank"]) == rank \
+        and d.get("gpu_index") is not None and d.get("device_id") is not None
+
+
+def _agents_alike(devices: list, rank: int, device_id: int) -> dict | None:
+    """The first GPU agent record of ``rank`` when ``device_id`` lies below every GPU agent's HSA node and all of
+    them have the same hardware (name, gfx arch, CU count, all known); else None (see the module docstring)."""
+    gpus = [d for d in devices if _agent(d, rank)]
+    if not gpus or device_id < 0 or device_id >= min(int(d["device_id"]) for d in gpus):
+        return None
+    keys = {(d.get("name"), d.get("gfx_arch"), d.get("num_sms")) for d in gpus}
+    if len(keys) != 1 or any(v is None for v in next(iter(keys))):
+        return None
+    return gpus[0]

@@ -49,14 +49,14 @@ import pandas as pd
 from gpulens.collectors._duplicates import drop_exact_duplicates
 from gpulens.collectors._io import describe, read_head, read_magic
 from gpulens.collectors._sqlite import INT, TEXT, connect_ro, fill, int_rows, read_typed, typed_expr
-from gpulens.collectors._nsys_more import (NVTX_TYPES, graph_trace, incomplete_capture, normalise_api_names,
-                                           nvtx_range_table)
+from gpulens.collectors._nsys_more import (NVTX_TYPES, cuda_not_traced, graph_trace, incomplete_capture,
+                                           normalise_api_names, nvtx_range_table)
 from gpulens.collectors._dispatch import UNNAMED
 from gpulens.collectors._kineto_acc import zero_ts_placeholders
 from gpulens.collectors._work_rules import NEVER_CLOSED, START_UNKNOWN, kinds_of_kernel_names
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
-from gpulens.timeline import EVENT_COLUMNS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
+from gpulens.timeline import EVENT_COLUMNS, GPU_KINDS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 #: CUpti_ActivityMemcpyKind → copy_kind; 11–13 are unified-memory page migrations (nsys ENUM_CUDA_MEMCPY_OPER
@@ -284,6 +284,8 @@ class NsysSqliteCollector(Collector):
         note = incomplete_capture(events, "the kernel activity table is " + (
             "empty" if "CUPTI_ACTIVITY_KIND_KERNEL" in db.cols else "absent"),
             "the capture stopped early or CUDA activity tracing was off (nsys profile -t cuda)", rejected=rej)
+        if note is None and not events["kind"].isin(list(GPU_KINDS)).any():  # not even a launch: nsys may say why
+            note = cuda_not_traced(db)
         if note:
             warnings.append(f"{path}: incomplete capture: {note}")
         nr = 0 if rej is None else len(rej)

@@ -133,7 +133,15 @@ class NsysStatsCollector(Collector):
         lines = raw.data.decode("utf-8", errors="replace").splitlines()
         found = _find_header(lines)
         if found is None:
-            raise TraceFormatError(path, "no nsys kernel-summary header (Time (%), Total Time, Instances, ..., Name)")
+            # nsys stats says itself why a report is missing ("SKIPPED: x.sqlite does not contain CUDA kernel
+            # data."): name that instead of a bare "no header" (chukonu-team/MinerU-merge nsys_stats.csv: osrt_sum
+            # only, every CUDA report skipped — the capture traced no CUDA)
+            skipped = next((ln.split("does not contain", 1)[1].strip().rstrip(".") for ln in lines
+                            if ln.startswith("SKIPPED:") and "does not contain CUDA kernel" in ln), None)
+            raise TraceFormatError(path, "no nsys kernel-summary table: nsys stats skipped its kernel report (the "
+                                         f"export does not contain {skipped}: CUDA kernels were not traced — "
+                                         "profile with nsys profile -t cuda)" if skipped else
+                                   "no nsys kernel-summary header (Time (%), Total Time, Instances, ..., Name)")
         h, mapping = found
         table_lines = _table_lines(lines, h)
         rows = list(csv.reader(io.StringIO("\n".join(table_lines), newline="")))

@@ -46,7 +46,7 @@ from gpulens.collectors._dispatch import Dispatches, build_timeline
 from gpulens.collectors.base import Collector
 from gpulens.collectors.rocprof_v1 import csv_header, read_text, source_meta
 from gpulens.errors import TraceFormatError
-from gpulens.timeline import Timeline, TimelineMeta, concat
+from gpulens.timeline import GPU_KINDS, Timeline, TimelineMeta, concat
 
 _COPY_KIND = {"HOST_TO_DEVICE": "HtoD", "DEVICE_TO_HOST": "DtoH", "DEVICE_TO_DEVICE": "DtoD",
               "HOST_TO_HOST": "HtoH", "PEER_TO_PEER": "PtoP"}
@@ -206,6 +206,12 @@ class RocprofV3Csv(Collector):
             note = incomplete_capture(tl.events, "this file holds API calls only",
                                       "analyse the rocprofv3 output folder, or record with --kernel-trace "
                                       "(or --sys-trace) so the kernels are traced", rejected=tl.rejected)
+            if note is None and not tl.events["kind"].isin(list(GPU_KINDS)).any():
+                # no launch among the calls (HSA, marker, compiler API): still one domain of a rocprofv3 output, where
+                # GPU work is never written — "nothing ran on a GPU" is not what the file shows
+                note = (f"this file holds API calls only ({len(tl.events):,} row(s)): rocprofv3 writes GPU work to "
+                        "kernel_trace.csv / memory_copy_trace.csv, not here — analyse the rocprofv3 output folder, or "
+                        "record with --kernel-trace (or --sys-trace) so the kernels are traced")
             if note:
                 tl.meta.sources[0]["incomplete_capture"] = note
         return tl
