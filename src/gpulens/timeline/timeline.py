@@ -366,7 +366,7 @@ class Timeline:
                 raise SchemaError(f"unknown event kinds {sorted(bad)}")
             if ev["kind"].isna().any():
                 raise SchemaError("events without a kind")
-            changed = scrub_launch_config(ev)
+            changed = scrub_launch_config(ev, self.meta.devices)
             if changed:
                 self.meta.warnings.append(describe_impossible(changed))
             for col, what in (("bytes", "byte count"), ("flops", "FLOP count")):
