@@ -15,6 +15,7 @@ KiB         a byte amount recorded in units of 1,024 bytes (rocprof ``FETCH_SIZE
 FLOP        ``1.23 GFLOP``;  FLOP/s ``12.7 TFLOP/s``;  B/s ``3.35 TB/s``;  FLOP/B ``90.9 FLOP/B``
 count       thousands separators: ``1,234``
 ratio       3 significant digits: ``1.23``
+number      a figure of unknown unit (an undocumented profiler counter): as recorded, ``1,234`` / ``3.25``, no unit
 id, text    as recorded; a list is joined with ``; ``, a mapping as ``key: value`` pairs (largest first)
 bool        ``yes`` / ``no``
 timestamp   a point in time, ns since the Unix epoch: ``2025-07-01 22:20:36.000 UTC`` (a clock that is not an
