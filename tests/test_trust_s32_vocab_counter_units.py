@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 
 from gpulens.analyzers import run_all
-from gpulens.analyzers._counter_units import counter_unit
 from gpulens.collectors import collect
 
 _CSV = ("Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds,scr,arch_vgpr,accum_vgpr,sgpr,wave_size,"
@@ -43,6 +42,8 @@ def test_kernel_counters_declare_counts_ratios_and_unknown(tmp_path):
 
 
 def test_counter_unit_rules():
+    from gpulens.analyzers._counter_units import counter_unit
+
     assert counter_unit("TCC_HIT_sum") == "count"  # the sum of a TCC counter over its instances
     assert counter_unit("launch__grid_size") == "count"  # ncu launch statistic: blocks
     assert counter_unit("launch__waves_per_multiprocessor") == "ratio"
