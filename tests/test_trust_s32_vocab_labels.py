@@ -97,3 +97,23 @@ def test_nvidia_tables_keep_cuda_words():
         amd = sorted({h for h in hs if AMD_HEADER.search(h)})
         assert not amd, f"{where}: AMD words in NVIDIA headers: {amd}"
     assert "grid blocks" in heads["html"] + heads["markdown"]
+
+
+def _findings(rep):
+    return [f for r in rep.sources[0].results.values() for f in r.findings]
+
+
+def test_small_grid_and_balance_advice_in_the_vendor_words():
+    mi300 = DATA / "kineto" / "tracelens_mi300x_bert-small.json.gz"
+    h100 = DATA / "kineto" / "tracelens_h100_bert-small.json.gz"
+    vcopy = DATA / "omniperf" / "vcopy_MI300X_A1"
+    if not (mi300.exists() and h100.exists() and vcopy.exists()):
+        pytest.skip("test data absent")
+    (amd,) = [f for f in _findings(analyze([str(mi300)])) if f.key == "small-grid"]
+    assert "fewer workgroups than 90 % of the CUs" in amd.title and "Give them more workgroups" in amd.detail
+    (nv,) = [f for f in _findings(analyze([str(h100)])) if f.key == "small-grid"]
+    assert "fewer blocks than 90 % of the SMs" in nv.title and "Give them more blocks" in nv.detail
+    actions = [f.action for f in _findings(analyze([str(vcopy)]))]
+    assert any("Balance work across wavefronts and workgroups, or launch more workgroups per grid wave" in a
+               for a in actions)
+    assert not any("and blocks" in a for a in actions)
