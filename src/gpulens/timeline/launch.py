@@ -141,8 +141,12 @@ def scrub_launch_config(events: Any, devices: list[Any] | None = None) -> dict[s
         threads *= np.where(ok, np.maximum(v, 1), 1).astype(np.float64)
     block |= threads > lim["threads_per_block"]
     v, ok = _values(events["regs_per_thread"])
-    cap = np.where(nvidia_rows(events, devices), NVIDIA_MAX_REGS_PER_THREAD, lim["regs_per_thread"])
-    regs = ok & ((v < 0) | (v > cap))
+    above = ok & (v > NVIDIA_MAX_REGS_PER_THREAD)
+    if above.any():  # rows past NVIDIA's cap: impossible on an NVIDIA GPU (the vendor test only when there are some)
+        cap = np.where(nvidia_rows(events, devices), NVIDIA_MAX_REGS_PER_THREAD, lim["regs_per_thread"])
+        regs = ok & ((v < 0) | (v > cap))
+    else:
+        regs = ok & (v < 0)
     smem = np.zeros(n, dtype=bool)
     for c in _SMEM:
         v, ok = _values(events[c])
