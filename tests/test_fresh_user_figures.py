@@ -90,10 +90,11 @@ def test_amd_occupancy_tables_use_amd_words_everywhere(tmp_path):
     text = console.render(amd, width=160)
     occ = text[text.index("Occupancy ("):]
     occ = occ[:occ.index("└")]
-    assert "LDS" in occ and "KiB" in occ[:occ.index("┡")] and "blk/CU" in occ and "grid" in occ
-    assert "smem" not in occ and "blk/SM" not in occ  # no NVIDIA unit in the AMD table
+    # s32: workgroups per CU (WG/CU), AMD's word for resident blocks (HIP Programming Guide)
+    assert "LDS" in occ and "KiB" in occ[:occ.index("┡")] and "WG/CU" in occ and "grid" in occ
+    assert "smem" not in occ and "blk/SM" not in occ and "blk/CU" not in occ  # no NVIDIA unit in the AMD table
     page = html.render(amd)
-    assert "LDS / block" in page and "shared memory / block" not in page
+    assert "LDS / workgroup" in page and "shared memory / block" not in page
     assert "waves per CU" not in page
 
     nv = gpulens.analyze([shared_trace("kineto/tracelens_h100_bert-small.json.gz")])

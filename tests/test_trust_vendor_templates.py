@@ -103,7 +103,8 @@ def test_device_record_of_a_rocm_kineto_trace_reads_in_amd_words():
            "max_threads_per_sm": 2048, "smem_per_sm_bytes": 65536, "smem_per_block_bytes": 65536,
            "hip_driver_version": 60443483}
     labels = [label for label, _ in record_items(rec)]
-    assert {"CUs", "wavefront size", "max threads / CU", "LDS / CU", "LDS / block"} <= set(labels)
+    # s32: AMD says work-items and workgroups (HIP Programming Guide), not threads and blocks
+    assert {"CUs", "wavefront size", "max work-items / CU", "LDS / CU", "LDS / workgroup"} <= set(labels)
     assert not any(NOT_ON["amd"].search(label) for label in labels)
     nv = dict(record_items({"name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0", "num_sms": 132,
                             "smem_per_sm_bytes": 233472}))

@@ -292,8 +292,11 @@ def balance(library: bool, vendor: str | None = None) -> str:
     words: :func:`vendor_word`)."""
     if library:
         return ("Give the library call a problem that divides evenly into its tiles (sizes that are multiples of the "
-                f"tile), or more work per call so blocks keep every {vendor_word(vendor, 'sm')} busy.")
-    return f"Balance work across {vendor_word(vendor, 'warps')} and blocks, or launch more blocks per wave."
+                f"tile), or more work per call so {vendor_word(vendor, 'blocks')} keep every {vendor_word(vendor, 'sm')} "
+                "busy.")
+    blocks = vendor_word(vendor, "blocks")
+    wave = "grid wave" if vendor == "amd" else "wave"  # on AMD a "wave" alone is a wavefront
+    return f"Balance work across {vendor_word(vendor, 'warps')} and {blocks}, or launch more {blocks} per {wave}."
 
 
 def fuse(pytorch: bool) -> str:

@@ -32,7 +32,8 @@ VENDOR_WORDS = {
                "async_copy": "cp.async/TMA or shared-memory double-buffering",
                "reg_cap": "__launch_bounds__ / -maxrregcount", "device_sync": "cudaDeviceSynchronize",
                "stream_sync": "cudaStreamSynchronize", "occ_section": "ncu's Occupancy section",
-               "full_counters": "ncu --set full", "lmem": "local memory"},
+               "full_counters": "ncu --set full", "lmem": "local memory",
+               "block": "block", "blocks": "blocks", "regs": "registers"},
     "amd": {"sm": "CU", "sms": "CUs", "warp": "wavefront", "warps": "wavefronts", "smem": "LDS",
             "graphs": "HIP graphs", "graph": "HIP graph",
             "host_trace": "rocprofv3 --runtime-trace: HIP API calls beside the kernel dispatches",
@@ -40,7 +41,7 @@ VENDOR_WORDS = {
             "async_copy": "LDS double-buffering", "reg_cap": "__launch_bounds__ or amdgpu_waves_per_eu",
             "device_sync": "hipDeviceSynchronize", "stream_sync": "hipStreamSynchronize",
             "occ_section": "rocprof-compute's wavefront occupancy figures", "full_counters": "rocprof-compute profile",
-            "lmem": "scratch memory"},
+            "lmem": "scratch memory", "block": "workgroup", "blocks": "workgroups", "regs": "VGPRs"},
     None: {"sm": "SM/CU", "sms": "SMs/CUs", "warp": "warp/wavefront", "warps": "warps/wavefronts",
            "smem": "shared memory (LDS)", "graphs": "CUDA/HIP graphs", "graph": "CUDA/HIP graph",
            "host_trace": "nsys with CUDA API tracing, rocprofv3 --runtime-trace", "counters": "ncu / rocprof-compute",
@@ -49,7 +50,8 @@ VENDOR_WORDS = {
            "reg_cap": "__launch_bounds__ / -maxrregcount (AMD: __launch_bounds__ or amdgpu_waves_per_eu)",
            "device_sync": "cudaDeviceSynchronize", "stream_sync": "cudaStreamSynchronize",
            "occ_section": "ncu's Occupancy section / rocprof-compute's wavefront stats",
-           "full_counters": "ncu --set full, or rocprof-compute", "lmem": "local (scratch) memory"},
+           "full_counters": "ncu --set full, or rocprof-compute", "lmem": "local (scratch) memory",
+           "block": "block (workgroup)", "blocks": "blocks (workgroups)", "regs": "registers (VGPRs)"},
 }
 _AMD_COLLECTORS = ("rocprof", "rocpd", "omniperf", "rocminfo")
 _NVIDIA_COLLECTORS = ("ncu", "nsys")

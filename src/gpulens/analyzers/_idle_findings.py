@@ -496,9 +496,10 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
         # busy kernel time, already ranked through those kernels' verdicts: stated, not counted a second time
         # the figure's own definition (bottlenecks: fewer blocks than FULL_GRID_SHARE of the SMs/CUs): "fewer
         # blocks than CUs" read as including a 288-block grid on 304 CUs, which the figure leaves out
-        out.append(Finding(f"Small-grid kernels: {fmt_ns(tot['small_grid_ns'])} in kernels with fewer blocks "
+        blocks = _advice.vendor_word(vendor, "blocks")  # AMD: workgroups (HIP Programming Guide)
+        out.append(Finding(f"Small-grid kernels: {fmt_ns(tot['small_grid_ns'])} in kernels with fewer {blocks} "
                            f"than {FULL_GRID_SHARE * 100:.0f} % of the {_advice.vendor_word(vendor, 'sms')}",
-                           "These launches leave part of the GPU empty. Give them more blocks "
+                           f"These launches leave part of the GPU empty. Give them more {blocks} "
                            "(more work per launch, several problems batched into one launch; each kernel's verdict "
                            "says how for its kind) or run them concurrently on another stream.",
                            category="latency/occupancy-bound", key="small-grid"))

@@ -25,8 +25,11 @@ _REGISTRY: dict[str, type["Analyzer"]] = {}
 #: ``[[141,512],[512,512],[]]`` and ``["c10::BFloat16","c10::BFloat16","Scalar"]``), stored as recorded and shown as
 #: ``[141×512]; [512×512]; –`` and ``bf16 ×2, scalar``. ``KiB`` is a byte amount a profiler counts in units of
 #: 1,024 bytes and that is kept as recorded (rocprof ``FETCH_SIZE`` / ``WRITE_SIZE``); reporters show it in bytes.
+#: ``number`` is a figure whose unit is not known (a profiler counter no documentation names as a count, a ratio or
+#: a percentage): shown as recorded, with no unit claimed.
 UNITS: tuple[str, ...] = ("ns", "bytes", "FLOP", "FLOP/s", "B/s", "FLOP/B", "%", "share", "count", "ratio",
-                          "text", "id", "bool", "timestamp", "version", "Hz", "note", "shapes", "dtypes", "KiB")
+                          "text", "id", "bool", "timestamp", "version", "Hz", "note", "shapes", "dtypes", "KiB",
+                          "number")
 
 
 def is_clock_column(column: str) -> bool:

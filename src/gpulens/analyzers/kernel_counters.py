@@ -6,10 +6,11 @@ collector keeps them in the ``unattached_counters`` side table (long form: ``dis
 ``device_id``, ``metric``, ``value``, ``unit``). Such an input is analysable: this analyzer gives one row per kernel
 name with its dispatch count and, per counter, the mean over its dispatches (the sum for byte and instruction
 counts would depend on how many dispatches were profiled). Busy time, span and idle are unknown (not measured).
-Percentage counters (``GPUBusy``…, :mod:`gpulens.timeline.percent`) are declared ``%``; their values above 100
-never reach this analyzer (``Timeline.validate`` drops them with a counted warning). A counter whose recorded unit
-is one of the report units (``KiB`` for rocprof ``FETCH_SIZE`` / ``WRITE_SIZE``, ``bytes``, ``ns``) is declared in
-it; the others (counts, ratios the tool documents no unit for) ``ratio``.
+Each counter is declared in what it measures (:func:`gpulens.analyzers._counter_units.counter_unit`): ``%`` for
+percentages (``GPUBusy``…, whose values above 100 never reach this analyzer: ``Timeline.validate`` drops them with
+a counted warning), the recorded unit when it is a report unit (``KiB`` for rocprof ``FETCH_SIZE``), ``count`` for
+event and cycle counters (``SQ_WAVES``, ``GRBM_COUNT``, ``TCC_HIT_sum``), ``ratio`` for per-work-item averages
+(``VALUInsts``), and ``number`` — no unit claimed — when what it measures is not known.
 """
 
 from __future__ import annotations
@@ -19,12 +20,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.timeline.percent import is_percent_counter
+from gpulens.analyzers._counter_units import counter_unit
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.timeline import Timeline
 
-#: Recorded counter units that are report units (:data:`gpulens.analyzers.base.UNITS`): declared as such.
-_DECLARED = ("KiB", "bytes", "ns")
 BASE_COLUMNS = {"name": "kernel name as recorded", "dispatches": "dispatches of the kernel in the input [count]",
                 "device_id": "GPU index (first seen) [id]"}
 
@@ -45,8 +44,7 @@ class KernelCounters(Analyzer):
         uc = uc.assign(name=uc["name"].astype(str), metric=uc["metric"].astype(str),
                        value=pd.to_numeric(uc["value"], errors="coerce"))
         units = uc["unit"].astype(str) if "unit" in uc else pd.Series("", index=uc.index)
-        pct_metrics = {m for m, u in set(zip(uc["metric"], units)) if is_percent_counter(m, u)}
-        unit_of = {m: u for m, u in set(zip(uc["metric"], units)) if u in _DECLARED}  # the recorded unit, if one
+        unit_of = {m: counter_unit(m, u) for m, u in set(zip(uc["metric"], units))}
         seq = "dispatch_seq" if "dispatch_seq" in uc else None
         g = uc.groupby("name", sort=False)
         t = pd.DataFrame({"dispatches": g[seq].nunique() if seq else g.size()})
@@ -56,9 +54,9 @@ class KernelCounters(Analyzer):
         wide = wide.where(np.isfinite(wide.to_numpy(dtype="float64")))  # a mean past float64 (1e308s) is unknown
         t = t.join(wide).reset_index().rename(columns={"index": "name"})
         t = t.sort_values(["dispatches", "name"], ascending=[False, True], kind="stable").reset_index(drop=True)
-        cols = {**BASE_COLUMNS, **{m: f"mean over the kernel's dispatches of counter {m} "
-                                      f"[{'%' if m in pct_metrics else unit_of.get(m, 'ratio')}]"
-                                   for m in wide.columns}}
+        cols = {**BASE_COLUMNS, **{m: f"mean over the kernel's dispatches of counter {m}"
+                                      + (" (unit not documented by the profiler)" if unit_of[m] == "number" else "")
+                                      + f" [{unit_of[m]}]" for m in wide.columns}}
         if "device_id" not in t:
             cols.pop("device_id")
         summary = {"kernels": int(len(t)), "dispatches": int(t["dispatches"].sum()),

@@ -131,6 +131,39 @@ NEVER_CLOSED = "range never closed"
 START_UNKNOWN = "start unknown"
 ABSENT_TIME_REASONS = frozenset({MISSING_TS_OR_DUR, NO_TIMESTAMPS, NEVER_CLOSED, START_UNKNOWN})
 _NON_WORK_RE = re.compile(NON_WORK_RULE.pattern, re.IGNORECASE)
+_GPU_WORK_KINDS = ("kernel", "comm", "memcpy", "memset")  # timeline.schema.GPU_KINDS
+
+
+def refused_warnings(path: object, kinds: Iterable[object], reasons: Iterable[object], timed_gpu: bool) -> list[str]:
+    """The warnings of a reader's refused rows, in words that match what is done with them.
+
+    GPU rows (kernel, comm, memcpy, memset) whose time the input does not hold (:data:`ABSENT_TIME_REASONS`: a Kineto
+    kernel without ``dur``, or a ``dur`` of NaN; an nsys row with a NULL ``end``) in an input with timed GPU work are
+    not excluded: the analyses count them as untimed launches
+    (:func:`gpulens.analyzers._unknown_time.untimed_gpu_rows`) — run, with an unknown time. Every other refused
+    row (a corrupt time, a host event without one) is excluded. Returns up to two sentences, each with its count and
+    reasons (``reason ×n``); none when nothing was refused.
+
+    Args:
+        path: the input, named at the start of each sentence.
+        kinds, reasons: per refused row, its kind and reason (``timeline.rejected`` columns).
+        timed_gpu: whether the input holds GPU work with a recorded time (else its untimed rows are a counter-only
+            input's, not launches, and count as excluded).
+    """
+    k = pd.Series(list(kinds), dtype=object).astype(str)
+    r = pd.Series(list(reasons), dtype=object).astype(str)
+    kept = (k.isin(_GPU_WORK_KINDS) & r.isin(ABSENT_TIME_REASONS)) if timed_gpu else pd.Series(False, index=r.index)
+    out = []
+
+    def counts(rows: pd.Series) -> str:
+        return ", ".join(f"{a} ×{b}" for a, b in r[rows].value_counts().items() if b)
+
+    if kept.any():
+        out.append(f"{path}: {int(kept.sum())} GPU event(s) without a recorded time kept as untimed launches "
+                   f"(counted; when and for how long they ran is unknown): {counts(kept)}")
+    if (~kept).any():
+        out.append(f"{path}: {int((~kept).sum())} invalid event(s) excluded: {counts(~kept)}")
+    return out
 
 
 def is_non_work(names: Iterable[object]) -> np.ndarray:

@@ -54,6 +54,7 @@ from gpulens.collectors._kineto_columns import (FAST_TRACE_DECODER, TRACE_DECODE
                                                 int_or_none, release_free_memory)
 from gpulens.collectors._stream import CHUNK_BYTES, StreamInfo, Tail, stream_pieces
 from gpulens.collectors._stream_damage import Stretch
+from gpulens.collectors._work_rules import refused_warnings
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
@@ -399,11 +400,11 @@ class KinetoCollector(Collector):
         counters = {**cnt, "source": self._source(nc)}
         # relabelling by launcher and the incomplete-capture sentence need the table: assemble() fills them in
         by_launcher, incomplete, warn_at = 0, None, len(warnings)
-        if nr:
-            by_reason = make_table(REJECTED_COLUMNS, rejected, n=nr)["reason"].value_counts()
-            warnings.append(f"{path}: {nr} invalid event(s) excluded: " +
-                            ", ".join(f"{k} ×{v}" for k, v in by_reason.items() if v)
-                            + (f" (inside the selection {select.describe()})" if outside else ""))
+        if nr:  # GPU rows without a time are kept as untimed launches, the others excluded: said as done
+            rt = make_table(REJECTED_COLUMNS, rejected, n=nr)
+            timed_gpu = bool(pd.Series(cols["kind"]).astype(str).isin(("kernel", "comm", "memcpy", "memset")).any())
+            warnings.extend(w + (f" (inside the selection {select.describe()})" if outside else "")
+                            for w in refused_warnings(path, rt["kind"], rt["reason"], timed_gpu))
         if outside:
             warnings.append(f"{path}: " + select.outside_note(outside, total, "not counted above"))
         if ignored:

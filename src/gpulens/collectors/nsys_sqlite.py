@@ -53,7 +53,7 @@ from gpulens.collectors._nsys_more import (NVTX_TYPES, cuda_not_traced, graph_tr
                                            normalise_api_names, nvtx_range_table)
 from gpulens.collectors._dispatch import UNNAMED
 from gpulens.collectors._kineto_acc import zero_ts_placeholders
-from gpulens.collectors._work_rules import NEVER_CLOSED, START_UNKNOWN, kinds_of_kernel_names
+from gpulens.collectors._work_rules import NEVER_CLOSED, START_UNKNOWN, kinds_of_kernel_names, refused_warnings
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import EVENT_COLUMNS, GPU_KINDS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
@@ -292,9 +292,10 @@ class NsysSqliteCollector(Collector):
         rej_t = make_table(REJECTED_COLUMNS, None if rej is None else {
             **{c: rej[c] for c in rej.columns}, "rank": np.zeros(nr, dtype="int64"), "source": [self.name] * nr},
             n=nr)
-        if nr:
-            warnings.append(f"{path}: {nr} invalid event(s) excluded: " + ", ".join(
-                f"{k} ×{v}" for k, v in rej_t["reason"].value_counts().items() if v))
+        if nr:  # GPU rows without an end or start are kept as untimed launches, the others excluded: said as done
+            timed_gpu = bool(len(events)) and bool(
+                events["kind"].astype(str).isin(("kernel", "comm", "memcpy", "memset")).any())
+            warnings.extend(refused_warnings(path, rej_t["kind"], rej_t["reason"], timed_gpu))
         info, devices = metadata(db, warnings)
         meta = TimelineMeta(sources=[{"path": str(path), "collector": self.name, "size_bytes": path.stat().st_size,
                                       "rank": 0, **info, "incomplete_capture": note}],

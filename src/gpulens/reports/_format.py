@@ -15,6 +15,7 @@ KiB         a byte amount recorded in units of 1,024 bytes (rocprof ``FETCH_SIZE
 FLOP        ``1.23 GFLOP``;  FLOP/s ``12.7 TFLOP/s``;  B/s ``3.35 TB/s``;  FLOP/B ``90.9 FLOP/B``
 count       thousands separators: ``1,234``
 ratio       3 significant digits: ``1.23``
+number      a figure of unknown unit (an undocumented profiler counter): as recorded, ``1,234`` / ``3.25``, no unit
 id, text    as recorded; a list is joined with ``; ``, a mapping as ``key: value`` pairs (largest first)
 bool        ``yes`` / ``no``
 timestamp   a point in time, ns since the Unix epoch: ``2025-07-01 22:20:36.000 UTC`` (a clock that is not an
@@ -45,7 +46,7 @@ import numpy as np
 
 from gpulens.analyzers.base import UNITS, is_clock_column as _is_clock_column  # the one definition
 from gpulens.reports._vendor_words import (  # noqa: F401  (re-exported: one import site for reporters)
-    VENDOR_LABELS, VENDOR_SHORT_LABELS, record_vendor, vendor_label, vendor_short_label)
+    VENDOR_LABELS, VENDOR_SHORT_LABELS, record_vendor, source_vendor, vendor_headers, vendor_label, vendor_short_label)
 from gpulens.units import MISSING, fmt_count as _fmt_count, fmt_ns, fmt_num, fmt_si, is_missing  # noqa: F401 (re-exported)
 from gpulens.units import fmt_capacity, fmt_share, share_pct_text  # noqa: F401 (re-exported)
 from gpulens.reports._op_inputs import dtypes_text, shapes_text  # noqa: F401 (re-exported)
@@ -348,11 +349,13 @@ def fmt_unit(v: Any, unit: str) -> str:
 def limiter_text(v: Any, vendor: str | None = None) -> str:
     """An occupancy limiter cell as a person reads it: every tied resource of the ``limiters`` column, joined with
     " + " (``"registers, shared_memory"`` → ``"registers + shared memory"``: both bind at the same block count), in
-    ``vendor``'s words (AMD: ``wavefronts``, ``LDS``; :func:`gpulens.analyzers._advice.vendor_word`)."""
+    ``vendor``'s words (AMD: ``wavefronts``, ``workgroups``, ``VGPRs``, ``LDS``;
+    :func:`gpulens.analyzers._advice.vendor_word`)."""
     from gpulens.analyzers._advice import vendor_word
 
     parts = fmt_unit(v, "text").split(", ")
-    words = {"warps": vendor_word(vendor, "warps"), "shared_memory": vendor_word(vendor, "smem")} \
+    words = {"warps": vendor_word(vendor, "warps"), "shared_memory": vendor_word(vendor, "smem"),
+             "blocks": vendor_word(vendor, "blocks"), "registers": vendor_word(vendor, "regs")} \
         if vendor == "amd" else {}
     return " + ".join(words.get(p, p).replace("_", " ") for p in parts)
 

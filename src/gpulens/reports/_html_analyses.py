@@ -14,7 +14,8 @@ from gpulens.analyzers import AnalysisResult
 from gpulens.report import SourceReport
 from gpulens.analyzers._advice import vendor_word
 from gpulens.reports._format import (column_label, fmt_ns, fmt_unit, limiter_text, result_title, summary_items, time_scale,
-                                     shown_columns, unit_of, vendor_label, with_limiter_text)
+                                     shown_columns, source_vendor, unit_of, vendor_headers, vendor_label,
+                                     with_limiter_text)
 from gpulens.reports._html_pages import _layout, axis_title, findings_table
 from gpulens.reports._html_parts import (
     OKABE_ITO,
@@ -75,7 +76,7 @@ def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
                         f"{len(r.table)} hot kernel(s).")
     return [Panel("Occupancy of the hot kernels", take, fig, table_html(
         with_limiter_text(r.table, vendor), cols, max_rows, docs=r.columns,
-        headers={c: vendor_label(c, vendor) for c in ("active_blocks_per_sm", "smem_bytes")}))]
+        headers=vendor_headers(cols, vendor)))]
 
 
 def _vendor_of_stalls(st: AnalysisResult) -> str | None:
@@ -104,7 +105,7 @@ def verdicts_page(s: SourceReport, max_rows: int) -> list[Any]:
     drawn = {n for n, cols in own.items() if n in s.results and not s.results[n].skipped
              and len(s.results[n].table) and all(c in s.results[n].table for c in cols)}
     if "bottlenecks" in drawn:
-        out.append(_idle_panel(bn, max_rows))
+        out.append(_idle_panel(bn, max_rows, source_vendor(s)))
     if "stalls" in drawn:
         out.append(_stall_panel(st, max_rows))
     vd = s.results.get("verdicts")
@@ -114,7 +115,7 @@ def verdicts_page(s: SourceReport, max_rows: int) -> list[Any]:
         r = s.results[n]
         if n in drawn:
             continue
-        out += generic_panels(n, r, max_rows)
+        out += generic_panels(n, r, max_rows, source_vendor(s))
     return out
 
 
@@ -134,7 +135,7 @@ def _stacked(t: pd.DataFrame, ys: list[str], parts: list[tuple[str, str]], scale
     return _layout(data, 150 + 30 * len(ys), barmode="stack", xaxis=xaxis, yaxis={"autorange": "reversed"})
 
 
-def _idle_panel(bn: AnalysisResult, max_rows: int) -> Panel:
+def _idle_panel(bn: AnalysisResult, max_rows: int, vendor: str | None = None) -> Panel:
     t = bn.table
     parts = [(c, column_label(c, bn.columns.get(c, ""))) for c in t.columns
              if c.startswith("idle_") and c.endswith("_ns") and c not in ("idle_ns", "idle_other_clock_ns")
@@ -152,7 +153,7 @@ def _idle_panel(bn: AnalysisResult, max_rows: int) -> Panel:
              "(events of one GPU on several time bases), so no verdict rests on it.") if other else ""
     return Panel("Why the GPU was idle", f"Idle time per GPU split by cause; overhead ≥ 10 % of the span: {over}."
                  + beside + bound,
-                 fig, table_html(t, None, max_rows, docs=bn.columns))
+                 fig, table_html(t, None, max_rows, docs=bn.columns, headers=vendor_headers(t.columns, vendor)))
 
 
 def _stall_panel(st: AnalysisResult, max_rows: int) -> Panel:
@@ -207,9 +208,10 @@ def _pick(t: pd.DataFrame, preferred: tuple[str, ...], test) -> str | None:
     return None
 
 
-def generic_panels(name: str, r: AnalysisResult, max_rows: int) -> list[Any]:
+def generic_panels(name: str, r: AnalysisResult, max_rows: int, vendor: str | None = None) -> list[Any]:
     """Any AnalysisResult: a bar chart of its main quantity (time, else share) when it has several rows, its table
-    formatted from the declared units (columns with no value at all left out), its summary and findings."""
+    formatted from the declared units (columns with no value at all left out; headers that name a vendor's unit in
+    ``vendor``'s words, the result's own ``vendor`` summary first), its summary and findings."""
     title = result_title(name)
     if r.skipped:
         return [empty_html(title, str(r.skipped_reason))]
@@ -245,7 +247,9 @@ def generic_panels(name: str, r: AnalysisResult, max_rows: int) -> list[Any]:
                           yaxis={"autorange": "reversed"})
     scalars = summary_items(r.summary or {}, r.summary_columns)
     take = _takeaway(r, f"{len(t)} row(s) from the {title.lower()} analysis.")
-    blocks: list[Any] = [Panel(title, take, fig, table_html(t, keep, max_rows, docs=r.columns),
+    vendor = (r.summary or {}).get("vendor") or vendor
+    blocks: list[Any] = [Panel(title, take, fig, table_html(t, keep, max_rows, docs=r.columns,
+                                                            headers=vendor_headers(keep, vendor)),
                                note=kv_html(scalars) if scalars else "")]
     if r.findings:
         blocks.append(Panel(f"{title}: findings", "", None, findings_table(r.findings, max_rows)))

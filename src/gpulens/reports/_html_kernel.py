@@ -18,7 +18,7 @@ from gpulens.analyzers import AnalysisResult
 from gpulens.report import SourceReport
 from gpulens.analyzers._advice import vendor_word
 from gpulens.reports._format import (column_label, fmt_ns, fmt_unit, is_missing, limiter_text, result_title,
-                                     shown_columns, unit_of, vendor_label)
+                                     shown_columns, source_vendor, unit_of, vendor_label)
 from gpulens.reports._html_parts import esc, kv_html
 from gpulens.reports._html_roofline import roof_label
 from gpulens.reports._names import short_names
@@ -117,11 +117,12 @@ def _absent(r: AnalysisResult | None) -> str:
     return f'<p class="nm">{NOT_MEASURED}: {esc(why)}</p>'
 
 
-def _kv_row(r: AnalysisResult, row: pd.Series, skip: tuple[str, ...] = ("name", "kernel")) -> str:
+def _kv_row(r: AnalysisResult, row: pd.Series, skip: tuple[str, ...] = ("name", "kernel"),
+            vendor: str | None = None) -> str:
     """One result row as label/value pairs; a note column without a note is left out (a table shows "none" in
     such a cell; a list of facts does not need the line "stake note none"), and so is a column unknown on every
     row of the result."""
-    vendor = r.summary.get("vendor")  # occupancy's blocks per SM or per CU
+    vendor = r.summary.get("vendor") or vendor  # the result's vendor (occupancy), else the input's: SM or CU…
     t = r.table if isinstance(r.table, pd.DataFrame) else pd.DataFrame()
     cols = [c for c in shown_columns(row.index) if c not in skip
             and not (unit_of(c, r.columns.get(c, "")) == "note" and (row[c] is None or row[c] != row[c]
@@ -213,7 +214,7 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
             continue
         row = _row(r, name)
         if row is not None:
-            parts.append(_part(result_title(n), _kv_row(r, row)))
+            parts.append(_part(result_title(n), _kv_row(r, row, vendor=source_vendor(s))))
     return (f'<section class="kpage" id="kp-{esc(anchor.removeprefix("kernel-"))}" hidden>'
             f'<h3>{esc(label)}</h3><p class="note">{esc(head)}</p><details><summary>Full name</summary>'
             f'<code class="fullname">{esc(name)}</code></details><div class="kparts">{"".join(parts)}</div></section>')

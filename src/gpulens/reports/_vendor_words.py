@@ -6,22 +6,30 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
-#: Headers that name a vendor's unit: (NVIDIA, AMD, vendor unknown) — :func:`vendor_label`.
+#: Headers that name a vendor's unit: (NVIDIA, AMD, vendor unknown) — :func:`vendor_label`. The one place that maps a
+#: launch/occupancy concept to each vendor's word: NVIDIA's CUDA C++ Programming Guide says thread, block, warp, SM,
+#: registers, shared memory; AMD's HIP Programming Guide and CDNA ISA say work-item, workgroup, wavefront, CU, VGPRs
+#: (vector registers, one per work-item: rocprof's ``arch_vgpr`` + ``accum_vgpr``), LDS (local data share).
 VENDOR_LABELS: dict[str, tuple[str, str, str]] = {
     "num_sms": ("SMs", "CUs", "SMs / CUs"),
     "warp_size": ("warp size", "wavefront size", "warp (wavefront) size"),
-    "active_blocks_per_sm": ("blocks / SM", "blocks / CU", "blocks / SM or CU"),
+    "block_size": ("block size", "workgroup size", "block (workgroup) size"),
+    "regs_per_thread": ("registers / thread", "VGPRs / work-item", "registers / thread (VGPRs / work-item)"),
+    "active_blocks_per_sm": ("blocks / SM", "workgroups / CU", "blocks / SM or CU"),
+    "grid_blocks": ("grid blocks", "grid workgroups", "grid blocks (workgroups)"),
     # grid blocks / (active blocks per SM × SMs): waves of the whole grid over the GPU — ncu's "Waves Per SM"; on AMD
     # "waves" alone reads as wavefronts and "per CU" as a count per CU, so AMD users read "grid waves"
     "waves_per_sm": ("waves per SM", "grid waves", "grid waves (per SM / CU)"),
-    "smem_bytes": ("shared memory / block", "LDS / block", "shared memory (LDS) / block"),
-    "max_threads_per_sm": ("max threads / SM", "max threads / CU", "max threads / SM or CU"),
+    "tail_wave_pct": ("tail wave %", "tail grid wave %", "tail (grid) wave %"),
+    "wave_loss_ns": ("wave loss", "grid wave loss", "(grid) wave loss"),
+    "smem_bytes": ("shared memory / block", "LDS / workgroup", "shared memory (LDS) / block"),
+    "max_threads_per_sm": ("max threads / SM", "max work-items / CU", "max threads / SM or CU"),
     "max_warps_per_sm": ("max warps / SM", "max wavefronts / CU", "max warps / SM (wavefronts / CU)"),
-    "max_blocks_per_sm": ("max blocks / SM", "max blocks / CU", "max blocks / SM or CU"),
+    "max_blocks_per_sm": ("max blocks / SM", "max workgroups / CU", "max blocks / SM or CU"),
     "regs_per_sm": ("registers / SM", "registers / CU", "registers / SM or CU"),
     "smem_per_sm_bytes": ("shared memory / SM", "LDS / CU", "shared memory (LDS) / SM or CU"),
-    "smem_per_block_bytes": ("shared memory / block", "LDS / block", "shared memory (LDS) / block"),
-    "smem_per_block_optin_bytes": ("shared memory / block, opt-in", "LDS / block, opt-in",
+    "smem_per_block_bytes": ("shared memory / block", "LDS / workgroup", "shared memory (LDS) / block"),
+    "smem_per_block_optin_bytes": ("shared memory / block, opt-in", "LDS / workgroup, opt-in",
                                    "shared memory (LDS) / block, opt-in"),
 }
 _AMD_NAME = re.compile(r"\bAMD\b|Instinct|Radeon|\bMI\d{3}", re.I)
@@ -30,6 +38,9 @@ _NVIDIA_NAME = re.compile(r"NVIDIA|GeForce|Tesla|Quadro|\bRTX\b", re.I)
 
 #: The console's narrow headers that name a vendor's unit: (NVIDIA, AMD, vendor unknown).
 VENDOR_SHORT_LABELS: dict[str, tuple[str, str, str]] = {
+    "block_size": ("block", "WG size", "block"),  # WG: workgroup (AMD's abbreviation, e.g. rocprof-compute)
+    "regs_per_thread": ("regs", "VGPRs", "regs"),
+    "active_blocks_per_sm": ("blk/SM", "WG/CU", "blk/SM·CU"),
     "smem_bytes": ("smem KiB", "LDS KiB", "smem/LDS KiB"),  # values: :func:`kib_text` (binary, as GPU docs give it)
     "waves_per_sm": ("waves", "grid waves", "waves"),
 }
@@ -66,3 +77,18 @@ def record_vendor(rec: Mapping[str, Any]) -> str | None:
     if _NVIDIA_NAME.search(name):
         return "nvidia"
     return "nvidia" if rec.get("compute_capability") else None
+
+
+def vendor_headers(columns: Any, vendor: str | None) -> dict[str, str]:
+    """Headers of the ``columns`` that name a vendor's unit (:data:`VENDOR_LABELS`) in ``vendor``'s words — the
+    ``headers`` argument of the HTML and Markdown tables; other columns keep their usual label."""
+    return {c: vendor_label(c, vendor) for c in columns if c in VENDOR_LABELS}
+
+
+def source_vendor(source: Any) -> str | None:
+    """``"amd"`` / ``"nvidia"`` of one input of a report (its device spec, recorded devices, collectors or runtime
+    calls: :func:`gpulens.analyzers._advice_vendor.vendor_of`); None when unknown."""
+    from gpulens.analyzers._advice_vendor import vendor_of
+
+    tl = getattr(source, "timeline", None)
+    return vendor_of(tl, getattr(source, "device", None)) if tl is not None else None

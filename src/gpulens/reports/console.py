@@ -215,9 +215,10 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
                  limiter_text(getattr(r, "limiters", r.limiter), oc.summary.get("vendor")),
                  fmt_unit(getattr(r, "waves_per_sm", None), "ratio")]
                 for r, short in zip(ot.itertuples(), short_names(ot["name"].astype(str)))]
-        cols = [name_col(), Col("block"), Col("regs", optional=True),
+        cols = [name_col(), Col(vendor_short_label("block_size", vendor)),
+                Col(vendor_short_label("regs_per_thread", vendor), optional=True),
                 Col(vendor_short_label("smem_bytes", vendor), optional=True),
-                Col(f"blk/{vendor_word(vendor, 'sm')}", optional=True),
+                Col(vendor_short_label("active_blocks_per_sm", vendor), optional=True),
                 Col("theor %"), Col("achv %"),
                 Col("limiter"), Col(vendor_short_label("waves_per_sm", vendor), optional=True)]
         waves = "grid waves" if vendor == "amd" else "waves"

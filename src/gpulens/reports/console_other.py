@@ -12,7 +12,8 @@ from typing import Any
 from rich.text import Text
 
 from gpulens.reports._fit import Col, FitTable
-from gpulens.reports._format import TEXT_UNITS, column_label, fmt_value, result_title, shown_columns, unit_of
+from gpulens.reports._format import (TEXT_UNITS, column_label, fmt_value, result_title, shown_columns, source_vendor,
+                                     unit_of, vendor_label)
 from gpulens.reports._names import short_names
 
 #: Results the console already shows in their own sections.
@@ -54,7 +55,8 @@ def other_renderables(s: Any, rows: int = ROWS) -> list:
             else:
                 cells[c] = [fmt_value(v, str(c), r.columns.get(c, "")) for v in vals]
         # a figure (time, bytes, %, count…) never wraps; names and text do; columns after the third may be left out
-        fit_cols = [Col(column_label(str(c), r.columns.get(c, "")),
+        vendor = (r.summary or {}).get("vendor") or source_vendor(s)
+        fit_cols = [Col(vendor_label(str(c), vendor, column_label(str(c), r.columns.get(c, ""))),
                         "right" if _figure(c, r.columns.get(c, "")) else "left",
                         figure=_figure(c, r.columns.get(c, "")), optional=k >= 3) for k, c in enumerate(cols)]
         rows_ = [[Text(str(cells[c][i])) for c in cols] for i in range(len(head))]

@@ -41,6 +41,7 @@ from gpulens.reports import _html_kernel as K
 from gpulens.reports import _html_pages as P
 from gpulens.reports import _html_roofline as R
 from gpulens.reports._html_timeline import TIMELINE_JS, timeline_page
+from gpulens.reports._format import source_vendor
 from gpulens.reports._html_parts import KERNEL_LINKS, PLOT_CONFIG, Page, Panel, esc, panel_html, script_json
 from gpulens.reports._names import label_scope
 
@@ -57,7 +58,7 @@ def _other(s: SourceReport, rows: int, segs: int) -> list[Any]:
     out: list[Any] = []
     for name, r in s.results.items():
         if name not in skip:
-            out += A.generic_panels(name, r, rows)
+            out += A.generic_panels(name, r, rows, source_vendor(s))
     return out or [A.empty_html("Other analyses", "no other analysis in this report")]
 
 

@@ -23,6 +23,7 @@ from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_t
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, rank_ranges, result_title,
                                      roofline_heading, shown_columns, span_text, stake_notes, unit_of, window_text,
                                      with_limiter_text)
+from gpulens.reports._format import source_vendor, vendor_headers
 from gpulens.reports._html_parts import is_name_column
 from gpulens.reports._md_safe import neutralise
 from gpulens.reports._names import label_scope, short_names
@@ -159,10 +160,12 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         if r is not None and not r.skipped and len(r.table):
             title = roofline_heading(r.summary) if name == "roofline" else result_title(name)
             table = with_limiter_text(r.table, r.summary.get("vendor"))
-            yield f"### {md_text(title, 200)}\n\n" + md_table(table, cols, rows, docs=r.columns)
+            vendor = r.summary.get("vendor") or source_vendor(s)
+            yield f"### {md_text(title, 200)}\n\n" + md_table(table, cols, rows, vendor_headers(cols, vendor),
+                                                                 docs=r.columns)
     for name, r in s.results.items():
         if name not in _OWN:
-            yield _generic(name, r, rows)
+            yield _generic(name, r, rows, source_vendor(s))
     skipped = [(n, r.skipped_reason) for n, r in s.results.items() if r.skipped]
     if skipped:
         yield "### Not analysed\n\n" + "\n".join(f"- {md_text(n)}: {md_text(why, 300)}" for n, why in skipped)
@@ -192,12 +195,14 @@ def _verdict_section(s: SourceReport, vd: AnalysisResult, rows: int) -> str:
     return "\n".join(lines + ([""] + steps_md if steps_md else []))
 
 
-def _generic(name: str, r: AnalysisResult, rows: int) -> str:
+def _generic(name: str, r: AnalysisResult, rows: int, vendor: str | None = None) -> str:
     if r.skipped or r.table is None or not len(r.table):
         return ""
     # a column unknown in every row says nothing (as in the console's compact tables): left out
     cols = [c for c in shown_columns(r.table.columns) if not r.table[c].isna().all()][:8]
-    return f"### {md_text(result_title(name))}\n\n" + md_table(r.table, cols, rows, docs=r.columns)
+    vendor = (r.summary or {}).get("vendor") or vendor
+    return f"### {md_text(result_title(name))}\n\n" + md_table(r.table, cols, rows, vendor_headers(cols, vendor),
+                                                                docs=r.columns)
 
 
 def render(report: Report) -> str:

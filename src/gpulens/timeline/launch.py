@@ -14,8 +14,11 @@ any of them is never touched):
   Capability": maximum x-dimension of a grid 2^31−1, y/z 65535; HIP ``hipDeviceProp_t::maxGridSize`` 2^31−1);
 * block: each dimension ≥ 1 and the product ≤ the largest ``max_threads_per_block`` (1024 on CUDA CC 7.0–12.x and
   on AMD CDNA; CUDA guide, HIP ``maxThreadsPerBlock``);
-* registers per thread: 0 … the largest per-thread cap (256 in NVIDIA's occupancy calculator; 512 unified
-  VGPR+AGPR on gfx90a and later, LLVM ``AMDGPUUsage.rst``);
+* registers per thread: 0 … the cap of the row's vendor — NVIDIA 255 (CUDA C++ Programming Guide, "Technical
+  Specifications per Compute Capability": maximum number of 32-bit registers per thread 255 for every compute
+  capability from 3.5 on) on a row of an NVIDIA device (an ncu / nsys row, or a row whose recorded device is
+  NVIDIA's: :func:`nvidia_rows`); 512 elsewhere (unified VGPR+AGPR on gfx90a and later, LLVM ``AMDGPUUsage.rst``:
+  the largest of any GPU, so a row whose vendor is unknown is never wrongly cleared);
 * shared memory (LDS) per block, static and dynamic each: 0 … the largest opt-in per-block limit of the tables
   (227 KiB on CC 9.0/10.0; 160 KiB LDS on gfx950).
 """
@@ -30,6 +33,11 @@ _GRID = ("grid_x", "grid_y", "grid_z")
 _BLOCK = ("block_x", "block_y", "block_z")
 _SMEM = ("smem_static_bytes", "smem_dynamic_bytes")
 MAX_GRID_DIM = (1 << 31) - 1
+#: Registers per thread no NVIDIA kernel exceeds: 255 (CUDA C++ Programming Guide, "Technical Specifications per
+#: Compute Capability", "Maximum number of 32-bit registers per thread": 255 for compute capability 3.5 and later).
+NVIDIA_MAX_REGS_PER_THREAD = 255
+#: Collectors that read NVIDIA tools' files only (Nsight Compute, Nsight Systems): every row is an NVIDIA GPU's.
+_NVIDIA_SOURCES = ("ncu", "nsys")
 
 
 def limits() -> dict[str, int]:
@@ -49,8 +57,54 @@ def _values(col: Any) -> tuple[np.ndarray, np.ndarray]:
     return col.to_numpy(dtype=np.int64, na_value=0), col.notna().to_numpy()
 
 
-def scrub_launch_config(events: Any) -> dict[str, int]:
+def _is_nvidia_record(rec: Any) -> bool:
+    """True for a device record of an NVIDIA GPU: its vendor says so, or it records a CUDA compute capability and
+    nothing of AMD's (a ROCm Kineto trace records HIP's "compute capability" 9.4 for an MI300X: not NVIDIA's)."""
+    from gpulens.devices.naming import is_amd
+
+    if not isinstance(rec, dict):
+        return False
+    vendor = str(rec.get("vendor") or "").lower()
+    if vendor in ("amd", "nvidia"):
+        return vendor == "nvidia"
+    if is_amd(rec):
+        return False
+    return "NVIDIA" in str(rec.get("name") or "").upper() or rec.get("compute_capability") not in (None, "")
+
+
+def nvidia_rows(events: Any, devices: list[Any] | None = None) -> np.ndarray:
+    """Mask of the ``events`` rows run on an NVIDIA GPU: rows of an NVIDIA-only collector (ncu, nsys: the
+    ``source`` column) and rows whose (rank, device_id) names a recorded device of NVIDIA's (``devices``:
+    ``TimelineMeta.devices``; a record without a rank matches every rank). Other rows (AMD, vendor unknown): False."""
+    n = len(events)
+    out = np.zeros(n, dtype=bool)
+    if not n:
+        return out
+    if "source" in events:
+        src = events["source"].astype(str)
+        out |= src.str.startswith(_NVIDIA_SOURCES).to_numpy(dtype=bool)
+    recs = [d for d in devices or [] if isinstance(d, dict) and d.get("device_id") is not None]
+    if recs and "device_id" in events:
+        dev = events["device_id"].to_numpy(dtype=np.int64, na_value=-1)
+        rank = events["rank"].to_numpy(dtype=np.int64, na_value=-1) if "rank" in events else np.zeros(n, np.int64)
+        for d in recs:
+            if not _is_nvidia_record(d):
+                continue
+            try:
+                hit = dev == int(d["device_id"])
+                if d.get("rank") is not None:
+                    hit &= rank == int(d["rank"])
+            except (TypeError, ValueError):
+                continue
+            out |= hit
+    return out
+
+
+def scrub_launch_config(events: Any, devices: list[Any] | None = None) -> dict[str, int]:
     """Set impossible launch-configuration values of ``events`` (Timeline event columns) to ``<NA>`` in place.
+
+    ``devices`` (``TimelineMeta.devices``) tells which rows ran on an NVIDIA GPU (:func:`nvidia_rows`): their
+    register count is impossible above :data:`NVIDIA_MAX_REGS_PER_THREAD` (255), the others' above 512.
 
     A launch whose grid has one impossible dimension loses its whole grid (its size is unknown); one impossible
     block dimension, register count or shared-memory size clears the block, registers and shared memory of that
@@ -87,7 +141,12 @@ def scrub_launch_config(events: Any) -> dict[str, int]:
         threads *= np.where(ok, np.maximum(v, 1), 1).astype(np.float64)
     block |= threads > lim["threads_per_block"]
     v, ok = _values(events["regs_per_thread"])
-    regs = ok & ((v < 0) | (v > lim["regs_per_thread"]))
+    above = ok & (v > NVIDIA_MAX_REGS_PER_THREAD)
+    if above.any():  # rows past NVIDIA's cap: impossible on an NVIDIA GPU (the vendor test only when there are some)
+        cap = np.where(nvidia_rows(events, devices), NVIDIA_MAX_REGS_PER_THREAD, lim["regs_per_thread"])
+        regs = ok & ((v < 0) | (v > cap))
+    else:
+        regs = ok & (v < 0)
     smem = np.zeros(n, dtype=bool)
     for c in _SMEM:
         v, ok = _values(events[c])
@@ -106,8 +165,8 @@ def describe(changed: dict[str, int]) -> str:
     parts = ", ".join(f"{k} ×{v}" for k, v in changed.items())
     return (f"impossible launch configuration values treated as unknown ({parts}): no GPU runs a grid dimension "
             f"outside 1…{lim['grid_dim']:,}, a block outside 1…{lim['threads_per_block']:,} threads, more than "
-            f"{lim['regs_per_thread']} registers per thread or {lim['smem_per_block']:,} bytes of shared memory "
-            "per block")
+            f"{NVIDIA_MAX_REGS_PER_THREAD} registers per thread on NVIDIA ({lim['regs_per_thread']} VGPRs per "
+            f"work-item on AMD) or {lim['smem_per_block']:,} bytes of shared memory (LDS) per block")
 
 
 #: Device-record keys (``TimelineMeta.devices``) that hold a count or id: a non-negative integer. Keys ending in

@@ -26,6 +26,7 @@ from gpulens.errors import SchemaError, TraceFormatError, TruncationNote
 from gpulens.timeline.sums import MAX_EVENT_NS, MAX_TOTAL_NS, over_total
 from gpulens.timeline.launch import describe as describe_impossible, scrub_device_records, scrub_launch_config
 from gpulens.timeline.percent import percent_over, warning_of
+from gpulens.timeline.rates import rate_over, rate_warning
 from gpulens.timeline.schema import (
     COUNTER_COLUMNS,
     EVENT_COLUMNS,
@@ -335,27 +336,35 @@ class Timeline:
             vals = co["value"].to_numpy(dtype="float64", na_value=np.nan)
             impossible = (vals < 0) | np.isinf(vals)  # counts, bytes, rates, times and % are never negative
             pct = percent_over(co["metric"], co["unit"], vals)  # a percentage above 100 is no measurement
+            pct |= (fast := rate_over(co["unit"], vals))  # nor a bandwidth beyond any GPU's
             if impossible.any() or pct.any():
                 self.counters = co[~(impossible | pct)].reset_index(drop=True)
             if impossible.any():
                 names = sorted(set(co.loc[impossible, "metric"].astype(str)))
                 self.meta.warnings.append(f"{int(impossible.sum())} counter value(s) negative or infinite dropped "
                                           f"(unknown now): {', '.join(names[:3])[:160]}")
-            if pct.any():
-                self.meta.warnings.append(warning_of(pct, co["metric"]))
+            if (pct & ~fast).any():
+                self.meta.warnings.append(warning_of(pct & ~fast, co["metric"]))
+            if fast.any():
+                self.meta.warnings.append(rate_warning(fast, co["metric"]))
         un = self.tables.get("unattached_counters")  # counters of timestamp-less dispatches: the same rules
         if un is not None and len(un) and "value" in un:
             vals = pd.to_numeric(un["value"], errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
             impossible = (vals < 0) | np.isinf(vals)
             pct = percent_over(un["metric"], un.get("unit"), vals) if "metric" in un else np.zeros(len(un), bool)
+            fast = rate_over(un.get("unit"), vals)
+            pct |= fast
             if impossible.any() or pct.any():
                 self.tables["unattached_counters"] = un[~(impossible | pct)].reset_index(drop=True)
             if impossible.any():
                 names = sorted(set(un.loc[impossible, "metric"].astype(str))) if "metric" in un else []
                 self.meta.warnings.append(f"{int(impossible.sum())} per-kernel counter value(s) negative or infinite "
                                           f"dropped (unknown now): {', '.join(names[:3])[:160]}")
-            if pct.any():
-                self.meta.warnings.append(warning_of(pct, un["metric"], "per-kernel "))
+            if (pct & ~fast).any():
+                self.meta.warnings.append(warning_of(pct & ~fast, un["metric"], "per-kernel "))
+            if fast.any():
+                self.meta.warnings.append(rate_warning(fast, un["metric"] if "metric" in un else [""] * len(un),
+                                                       "per-kernel "))
         ev = self.events
         if len(ev):
             if (ev["dur_ns"] < 0).any():
@@ -366,7 +375,7 @@ class Timeline:
                 raise SchemaError(f"unknown event kinds {sorted(bad)}")
             if ev["kind"].isna().any():
                 raise SchemaError("events without a kind")
-            changed = scrub_launch_config(ev)
+            changed = scrub_launch_config(ev, self.meta.devices)
             if changed:
                 self.meta.warnings.append(describe_impossible(changed))
             for col, what in (("bytes", "byte count"), ("flops", "FLOP count")):
