@@ -41,7 +41,8 @@ import pandas as pd
 from gpulens.analyzers._kernel_owner import (_PYTORCH_KERNEL, code_owner, family, is_library,  # noqa: F401
                                              owned_kernel_step, triton_kernels)
 from gpulens.analyzers._advice_vendor import (HOST_TRACE, PROFILER_RANGE, VENDOR_WORDS,  # noqa: F401
-                                               _runtime_vendor, for_vendor, host_trace, profiler_range,
+                                               _runtime_vendor, amd_block_words, for_vendor, host_trace,
+                                               profiler_range,
                                                vendor_of, vendor_text, vendor_word)
 from gpulens.units import fmt_ns
 

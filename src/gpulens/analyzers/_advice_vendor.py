@@ -71,6 +71,26 @@ def vendor_text(template: str, vendor: str | None) -> str:
     return template.format_map({**words, **{k[:1].upper() + k[1:]: v[:1].upper() + v[1:] for k, v in words.items()}})
 
 
+#: NVIDIA's "block" in AMD's word (HIP Programming Guide: a thread block is a workgroup): whole lower-case words
+#: only, so a Triton ``BLOCK_M`` or a kernel name's ``reduce_block_kernel`` is never touched.
+_AMD_BLOCK_WORDS = ((re.compile(r"\bthread blocks\b"), "workgroups"), (re.compile(r"\bthread block\b"), "workgroup"),
+                    (re.compile(r"(?<![_<>\w])blocks\b(?![_>])"), "workgroups"),
+                    (re.compile(r"(?<![_<>\w])block\b(?![_>])"), "workgroup"),
+                    (re.compile(r"(?<![_<>\w])Blocks\b(?![_>])"), "Workgroups"),
+                    (re.compile(r"(?<![_<>\w])Block\b(?![_>])"), "Workgroup"))
+
+
+def amd_block_words(text: str, vendor: str | None) -> str:
+    """``text`` with CUDA's "block(s)" / "thread block(s)" as AMD's "workgroup(s)" when ``vendor`` is ``amd``
+    (advice sentences built around a grid of blocks: "Give the launch more blocks", "empty block slots",
+    "resident-block capacity"); unchanged for NVIDIA or an unknown vendor."""
+    if vendor != "amd" or not text:
+        return text
+    for rx, word in _AMD_BLOCK_WORDS:
+        text = rx.sub(word, text)
+    return text
+
+
 def for_vendor(vendor: str | None, nvidia: str, amd: str) -> str:
     """The NVIDIA or the AMD phrase of a collection hint for ``vendor``'s input; both (``"<nvidia>, or <amd>"``)
     when the vendor is unknown — a skip reason never sends an ncu user to rocprof, nor the reverse."""

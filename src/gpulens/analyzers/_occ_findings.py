@@ -374,6 +374,11 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
             "the launch must have had.", severity="info", category="data-quality",
             action="Ignore Kineto's 'est. achieved occupancy' for these launches.", key="occupancy/kineto-optin"))
     out.sort(key=lambda f: (f.parent is not None, -(f.time_at_stake_ns or 0)))
+    if vendor == "amd":  # "empty block slots", "Give the launch more blocks": workgroups on AMD
+        for f in out:
+            f.title, f.detail = _advice.amd_block_words(f.title, vendor), _advice.amd_block_words(f.detail, vendor)
+            f.action = _advice.amd_block_words(f.action, vendor)
+            f.premise = _advice.amd_block_words(f.premise, vendor)
     return out
 
 

@@ -304,13 +304,14 @@ class OccupancyAnalyzer(Analyzer):
         what = (", ".join(missing[:-1]) + " or " + missing[-1] if len(missing) > 1 else missing[0] if missing else
                 "launch configuration the occupancy rules accept")
         if theoretical:
-            return f"the file records no {what}"
+            return _advice.amd_block_words(f"the file records no {what}", _advice.vendor_of(timeline, device))
         if ncu:
             return (f"the file records neither ncu's Occupancy section (sm__maximum_warps_per_active_cycle_pct), "
                     f"nor achieved occupancy (sm__warps_active.avg.pct_of_peak_sustained_active), nor {what} for "
                     f"the hot kernels; " + OccupancyAnalyzer._collect_hint(timeline, device))
-        return f"the trace records no {what} for the hot kernels; " + OccupancyAnalyzer._collect_hint(
-            timeline, device, block_missing=not (bs > 0).any())
+        return _advice.amd_block_words(f"the trace records no {what} for the hot kernels; " + OccupancyAnalyzer.
+                                       _collect_hint(timeline, device, block_missing=not (bs > 0).any()),
+                                       _advice.vendor_of(timeline, device))
 
     @staticmethod
     def _nofit_reason(n: int, device: Any, lim) -> str:

@@ -574,6 +574,9 @@ def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pc
         at = 1 if v.verdict == "undetermined" else 0
         rest = [s for s in v.next_steps if not s.startswith(_advice.ALIGN_LEAD)]
         v.next_steps = (rest[:at] + [hint] + rest[at:])[:2]
+    if e.vendor == "amd":  # the grid's blocks in AMD's word: workgroups
+        v.next_steps = [_advice.amd_block_words(x, "amd") for x in v.next_steps]
+        v.evidence = _advice.amd_block_words(v.evidence, "amd")
     return v
 
 

@@ -76,7 +76,7 @@ def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
                         f"{len(r.table)} hot kernel(s).")
     return [Panel("Occupancy of the hot kernels", take, fig, table_html(
         with_limiter_text(r.table, vendor), cols, max_rows, docs=r.columns,
-        headers=vendor_headers(cols, vendor)))]
+        headers=vendor_headers(cols, vendor, r.columns)))]
 
 
 def _vendor_of_stalls(st: AnalysisResult) -> str | None:
@@ -153,7 +153,7 @@ def _idle_panel(bn: AnalysisResult, max_rows: int, vendor: str | None = None) ->
              "(events of one GPU on several time bases), so no verdict rests on it.") if other else ""
     return Panel("Why the GPU was idle", f"Idle time per GPU split by cause; overhead ≥ 10 % of the span: {over}."
                  + beside + bound,
-                 fig, table_html(t, None, max_rows, docs=bn.columns, headers=vendor_headers(t.columns, vendor)))
+                 fig, table_html(t, None, max_rows, docs=bn.columns, headers=vendor_headers(t.columns, vendor, bn.columns)))
 
 
 def _stall_panel(st: AnalysisResult, max_rows: int) -> Panel:
@@ -249,7 +249,7 @@ def generic_panels(name: str, r: AnalysisResult, max_rows: int, vendor: str | No
     take = _takeaway(r, f"{len(t)} row(s) from the {title.lower()} analysis.")
     vendor = (r.summary or {}).get("vendor") or vendor
     blocks: list[Any] = [Panel(title, take, fig, table_html(t, keep, max_rows, docs=r.columns,
-                                                            headers=vendor_headers(keep, vendor)),
+                                                            headers=vendor_headers(keep, vendor, r.columns)),
                                note=kv_html(scalars) if scalars else "")]
     if r.findings:
         blocks.append(Panel(f"{title}: findings", "", None, findings_table(r.findings, max_rows)))

@@ -132,7 +132,7 @@ def _kv_row(r: AnalysisResult, row: pd.Series, skip: tuple[str, ...] = ("name", 
             and not (c in t and len(t) > 1 and t[c].isna().all())]
     if "limiters" in cols and "limiter" in cols:  # the binding limit is the first of the tied ones: said once, as the
         cols.remove("limiter")                    # page's 'Limiter:' line says it ('registers + shared memory')
-    return kv_html([(vendor_label(c, vendor, column_label(c, r.columns.get(c, ""))),
+    return kv_html([(vendor_label(c, vendor, column_label(c, r.columns.get(c, "")), r.columns.get(c, "")),
                      limiter_text(row[c], vendor) if c in ("limiter", "limiters") else
                      fmt_unit(row[c], unit_of(c, r.columns.get(c, "")))) for c in cols])
 

@@ -374,7 +374,7 @@ def record_items(rec: dict[str, Any]) -> list[tuple[str, str]]:
         if v is None or (isinstance(v, (list, dict)) and not v):
             continue
         doc = META_DOCS.get(k, "")
-        label = vendor_label(k, vendor, doc.rsplit(" [", 1)[0] if doc else column_label(k))
+        label = vendor_label(k, vendor, doc.rsplit(" [", 1)[0] if doc else column_label(k), doc or "")
         if k in _DRIVER_KEYS:
             text = version_text(v, k)
             api = label.split(" ")[0]  # "CUDA driver 12.9", not "CUDA driver CUDA 12.9"

@@ -56,7 +56,7 @@ def other_renderables(s: Any, rows: int = ROWS) -> list:
                 cells[c] = [fmt_value(v, str(c), r.columns.get(c, "")) for v in vals]
         # a figure (time, bytes, %, count…) never wraps; names and text do; columns after the third may be left out
         vendor = (r.summary or {}).get("vendor") or source_vendor(s)
-        fit_cols = [Col(vendor_label(str(c), vendor, column_label(str(c), r.columns.get(c, ""))),
+        fit_cols = [Col(vendor_label(str(c), vendor, column_label(str(c), r.columns.get(c, "")), r.columns.get(c, "")),
                         "right" if _figure(c, r.columns.get(c, "")) else "left",
                         figure=_figure(c, r.columns.get(c, "")), optional=k >= 3) for k, c in enumerate(cols)]
         rows_ = [[Text(str(cells[c][i])) for c in cols] for i in range(len(head))]

@@ -161,7 +161,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
             title = roofline_heading(r.summary) if name == "roofline" else result_title(name)
             table = with_limiter_text(r.table, r.summary.get("vendor"))
             vendor = r.summary.get("vendor") or source_vendor(s)
-            yield f"### {md_text(title, 200)}\n\n" + md_table(table, cols, rows, vendor_headers(cols, vendor),
+            yield f"### {md_text(title, 200)}\n\n" + md_table(table, cols, rows, vendor_headers(cols, vendor, r.columns),
                                                                  docs=r.columns)
     for name, r in s.results.items():
         if name not in _OWN:
@@ -201,7 +201,7 @@ def _generic(name: str, r: AnalysisResult, rows: int, vendor: str | None = None)
     # a column unknown in every row says nothing (as in the console's compact tables): left out
     cols = [c for c in shown_columns(r.table.columns) if not r.table[c].isna().all()][:8]
     vendor = (r.summary or {}).get("vendor") or vendor
-    return f"### {md_text(result_title(name))}\n\n" + md_table(r.table, cols, rows, vendor_headers(cols, vendor),
+    return f"### {md_text(result_title(name))}\n\n" + md_table(r.table, cols, rows, vendor_headers(cols, vendor, r.columns),
                                                                 docs=r.columns)
 
 
