@@ -15,3 +15,16 @@ def test_share_words_keep_each_label_whole():
     for label in CLASS_LABELS.values():  # every label with a clause: "share" never lands inside it
         words = _share_words(label)
         assert not words.endswith(f"{label} share")
+
+
+def test_one_rank_reads_rank_not_ranks():
+    # TraceLens BERT-small H100 (the demo's trace) has one rank, id 0: "ranks 0" read as "zero ranks"
+    from pathlib import Path
+
+    import gpulens
+    from gpulens.reports import console, html
+
+    rep = gpulens.analyze([Path(__file__).parent / "data" / "kineto" / "tracelens_h100_bert-small.json.gz"])
+    lines = [ln.split()[:2] for ln in console.render(rep, width=200).splitlines() if ln.strip()]
+    assert ["rank", "0"] in lines and ["ranks", "0"] not in lines
+    assert '<th scope="row">rank</th><td>0</td>' in html.render(rep)

@@ -2,7 +2,7 @@
 badge "gpu-bound" beside "GPU busy 10.0 %" (87 % of its 90.02 ms span one 78.42 ms warm-up gap the verdict leaves
 out) — read at a glance as a contradiction. When the left-out warm-up / one-off gaps hold at least the bottlenecks
 ``min_share`` (10 %) of the span, the verdict's label carries its scope in console, HTML, Markdown and JSON:
-"gpu-bound (steady state: 12.2 % of the span)"; a gap between kernels is not provably outside the steady state, so
+"gpu-bound (judged on the steady state: 11.09 ms, 12.2 % of the span)"; a gap between kernels is not provably outside the steady state, so
 its label says "outside a one-off gap".
 
 Synthetic timelines: times in ns; the expected shares are derived from the intervals written here.
@@ -46,22 +46,22 @@ def test_warmup_gap_puts_steady_state_in_the_label():
     vd = rep.results["verdicts"].summary
     steady_pct = 100.0 * (91.09 - 80) / 91.09
     assert f"{steady_pct:.1f}" == "12.2"
-    assert vd["verdict_scope"] == "steady state: 12.2 % of the span"
+    assert vd["verdict_scope"] == "judged on the steady state: 11.09 ms, 12.2 % of the span"
     a = answer(rep)
-    assert a.verdict.endswith("(steady state: 12.2 % of the span)"), a.verdict
-    assert a.sentence.split(":")[0].endswith("(steady state")
+    assert a.verdict.endswith("(judged on the steady state: 11.09 ms, 12.2 % of the span)"), a.verdict
+    assert a.sentence.split(":")[0].endswith("(judged on the steady state")
     # every reporter shows the label: console, HTML badge, Markdown verdict line, JSON summary
     from gpulens.report import Report
     from gpulens.reports import console, html, json_report, markdown
 
     whole = Report([rep])
-    assert "Verdict: gpu-bound (steady state: 12.2 % of the span) —" in console.render(whole, width=400)
-    assert 'class="vlabel">gpu-bound (steady state: 12.2 % of the span)</span>' in html.render(whole)
+    assert "Verdict: gpu-bound (judged on the steady state: 11.09 ms, 12.2 % of the span) —" in console.render(whole, width=400)
+    assert 'class="vlabel">gpu-bound (judged on the steady state: 11.09 ms, 12.2 % of the span)</span>' in html.render(whole)
     md = markdown.render(whole)
     verdict_line = next(ln for ln in md.splitlines() if "**Verdict:**" in ln)
-    assert "(steady state: 12.2 % of the span):" in verdict_line
+    assert "(judged on the steady state: 11.09 ms, 12.2 % of the span):" in verdict_line
     js = json.loads(json_report.render(whole))
-    assert js["sources"][0]["summary"]["verdict_scope"] == "steady state: 12.2 % of the span"
+    assert js["sources"][0]["summary"]["verdict_scope"] == "judged on the steady state: 11.09 ms, 12.2 % of the span"
 
 
 def test_gap_between_kernels_is_named_a_one_off_not_steady_state():
@@ -70,7 +70,7 @@ def test_gap_between_kernels_is_named_a_one_off_not_steady_state():
     rows = _kernels(0, 5) + _kernels(5 * (MS + GAP) - GAP + 80 * MS, 5)
     vd = gpulens.analyze_timeline(_timeline(rows)).results["verdicts"].summary
     assert f"{100 * 10.08 / 90.08:.1f}" == "11.2"
-    assert vd["verdict_scope"] == "outside a one-off gap: 11.2 % of the span"
+    assert vd["verdict_scope"] == "judged outside a one-off gap: 10.08 ms, 11.2 % of the span"
 
 
 def test_negligible_left_out_gap_keeps_the_bare_label():
@@ -90,4 +90,4 @@ def test_gunrock_badge_agrees_with_its_idle(rel: str):
     # the trace's own figures: 78.42 ms of its 90.02 ms span in one leading gap → steady 11.60 ms = 12.9 %
     bn = rep.results["bottlenecks"].summary
     assert bn["boundary_gaps"][0]["position"] == "leading"
-    assert answer(rep).verdict == "gpu-bound (steady state: 12.9 % of the span)"
+    assert answer(rep).verdict == "gpu-bound (judged on the steady state: 11.60 ms, 12.9 % of the span)"

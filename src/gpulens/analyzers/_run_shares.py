@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from gpulens.analyzers.bottlenecks import RANK_CLASSES
-from gpulens.units import share_pct_text
+from gpulens.units import fmt_ns, share_pct_text
 
 
 def _shares(bn: Any, overhead: str) -> tuple[int | None, int | None, int]:
@@ -141,9 +141,10 @@ def verdict_scope(bn: Any) -> str | None:
     one-off idle gaps the verdict leaves out (bottlenecks' ``boundary`` gaps, ``idle_boundary_ns``) hold at least the
     bottlenecks ``min_share`` (10 %) of the span (``device_span_ns``, summed over GPUs) — below it they are
     negligible and the verdict is about the span as shown. Gaps all before the first kernel or after the last
-    (``position`` leading / trailing) lie provably outside the steady state: "steady state: 12.9 % of the span";
-    a gap between kernels does not (a stall of the run itself, its cause unknown): "outside a one-off gap: …".
-    The reports put it in the verdict's label ("gpu-bound (steady state: 12.9 % of the span)"), so a badge never
+    (``position`` leading / trailing) lie provably outside the steady state: "judged on the steady state: 11.60 ms,
+    12.9 % of the span"; a gap between kernels does not (a stall of the run itself, its cause unknown): "judged
+    outside a one-off gap: …". The reports put it in the verdict's label ("gpu-bound (judged on the steady state:
+    11.60 ms, 12.9 % of the span)"), so a badge never
     reads "gpu-bound" beside a GPU 87 % idle (rocprof v1 gunrock MI300X: a 78.42 ms warm-up gap of a 90.02 ms span).
     None when the verdict is about the whole span or a figure is not measured."""
     if bn is None or getattr(bn, "skipped", True):
@@ -155,9 +156,10 @@ def verdict_scope(bn: Any) -> str | None:
     if int(left) < float(s.get("min_share") or 0.1) * int(span):
         return None
     positions = {str(g.get("position")) for g in (s.get("boundary_gaps") or [])}
-    where = "steady state" if positions and positions <= {"leading", "trailing"} else (
+    where = "on the steady state" if positions and positions <= {"leading", "trailing"} else (
         "outside a one-off gap" if len(s.get("boundary_gaps") or []) <= 1 else "outside one-off gaps")
-    return f"{where}: {share_pct_text(100.0 * int(steady) / int(span))} of the span"
+    # the time judged first, then its share: "steady state: 12.9 %" alone read as "12.9 % gpu-bound"
+    return f"judged {where}: {fmt_ns(int(steady))}, {share_pct_text(100.0 * int(steady) / int(span))} of the span"
 
 
 #: Run verdicts that name the host side: a critical path held by host work agrees with them.

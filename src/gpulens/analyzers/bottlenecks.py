@@ -137,8 +137,8 @@ COLUMNS = {
     "launch_calls": "kernel launch calls linked to GPU work (a graph launch counts once)",
     "short_launches": "launch calls whose GPU work (sum over a graph) is shorter than the call itself",
     "short_kernel_ns": "GPU time of those launches [ns]",
-    "small_grid_kernels": "kernels with fewer blocks than 90 % of the SMs/CUs (FULL_GRID_SHARE; <NA> when the SM "
-                          "count is unknown)",
+    "small_grid_kernels": "kernels with fewer blocks (workgroups) than 90 % of the SMs/CUs (unknown when the "
+                          "SM/CU count is)",
     "small_grid_ns": "their summed duration [ns]",
     "num_sms": "SMs / CUs of the device (<NA> when unknown)",
     "overhead": "the largest idle/overhead cause (host-bound, launch-bound, sync-bound, communication-bound, "

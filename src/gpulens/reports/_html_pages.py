@@ -102,7 +102,8 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
 
     status = s.status + (f" — {partial_reason(s)}" if partial_reason(s) else "")
     kv = kv_html([
-        ("input", s.label), ("status", status), ("device", devices), ("ranks", ", ".join(map(str, sm["ranks"])) + world_note(sm)),
+        ("input", s.label), ("status", status), ("device", devices), ("rank" if len(sm["ranks"]) == 1 and not world_note(sm) else "ranks",
+                                                                   ", ".join(map(str, sm["ranks"])) + world_note(sm)),
         ("GPU span", busy_text(sm)),
         ("kernels", launches_text(sm)),
         ("kernel time", kernel_time_text(sm)),

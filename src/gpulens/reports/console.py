@@ -67,7 +67,8 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
     # a sample of the job says how much of it was read: "0, 1  (2 of 128 ranks)"
     count = " " + world_note(sm) if world_note(sm) else f"  ({len(sm['ranks']):,} ranks)" if len(sm["ranks"]) > 2 \
         else ""
-    head.add_row("ranks", rank_ranges(sm["ranks"]) + count)
+    # one rank reads "rank 0", never "ranks 0" (read as "zero ranks"); a sample of a job keeps "ranks"
+    head.add_row("rank" if len(sm["ranks"]) == 1 and not world_note(sm) else "ranks", rank_ranges(sm["ranks"]) + count)
     head.add_row("status", s.status + (f"  ({partial})" if partial else ""))
     head.add_row("kernels", f"{launches_text(sm)}, {kernel_time_text(sm)}")
     from gpulens.reports._format import busy_text
