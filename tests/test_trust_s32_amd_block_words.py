@@ -48,3 +48,14 @@ def test_rocm_kineto_occupancy_reason_says_workgroup(tmp_path):
     why = src["analyses"]["occupancy"].get("skipped_reason") or src["analyses"]["occupancy"].get("reason") or ""
     why = why or json.dumps(src["analyses"]["occupancy"])
     assert "LDS per workgroup" in why and "per block" not in why
+
+
+def test_amd_environment_tab_says_work_items_and_workgroups(tmp_path):
+    # TraceLens SGLang MI300X (ROCm Kineto deviceProperties: maxThreadsPerBlock, regsPerBlock) read "max threads /
+    # block" and "registers / block" beside "LDS / workgroup"
+    import gpulens
+    from gpulens.reports import html
+
+    page = html.render(gpulens.analyze([DATA / "kineto" / "tracelens_mi300x_sglang_qwen3_decode.json.gz"]))
+    assert "max work-items / workgroup" in page and "registers / workgroup" in page
+    assert "max threads / block" not in page and "registers / block" not in page
