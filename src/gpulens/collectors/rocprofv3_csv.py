@@ -206,9 +206,13 @@ class RocprofV3Csv(Collector):
             note = incomplete_capture(tl.events, "this file holds API calls only",
                                       "analyse the rocprofv3 output folder, or record with --kernel-trace "
                                       "(or --sys-trace) so the kernels are traced", rejected=tl.rejected)
-            if note is None and not tl.events["kind"].isin(list(GPU_KINDS)).any():
+            names = tl.events["name"].astype(str)
+            if note is None and not tl.events["kind"].isin(list(GPU_KINDS)).any() \
+                    and not names.str.match(r"(?i)[nr]ccl").any():
                 # no launch among the calls (HSA, marker, compiler API): still one domain of a rocprofv3 output, where
-                # GPU work is never written — "nothing ran on a GPU" is not what the file shows
+                # GPU work is never written — "nothing ran on a GPU" is not what the file shows. Collective-library
+                # calls are judged by incomplete_capture above: setup calls alone (ncclGetVersion,
+                # ncclCommInitRank) enqueue no GPU work, so their file is no incomplete capture
                 note = (f"this file holds API calls only ({len(tl.events):,} row(s)): rocprofv3 writes GPU work to "
                         "kernel_trace.csv / memory_copy_trace.csv, not here — analyse the rocprofv3 output folder, or "
                         "record with --kernel-trace (or --sys-trace) so the kernels are traced")
