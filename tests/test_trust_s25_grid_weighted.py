@@ -13,9 +13,11 @@ import json
 import gpulens
 
 
-def _trace(tmp_path):
+def _trace(tmp_path, launches=None):
+    """A100 Kineto trace of one kernel launched as ``launches`` [(blocks, µs)] (default: ten 1-block launches of
+    2 µs, one of 1,000 blocks for 1,000 µs), 256 threads and 32 registers per thread each."""
     ev, t = [], 0
-    launches = [(1, 2)] * 10 + [(1000, 1000)]  # (blocks, µs): ten 1-block launches of 2 µs, one of 1,000 blocks
+    launches = launches or [(1, 2)] * 10 + [(1000, 1000)]
     for i, (blocks, dur) in enumerate(launches):
         ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": t,
                    "dur": 1, "args": {"correlation": i + 1}})

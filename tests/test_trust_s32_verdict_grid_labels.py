@@ -9,29 +9,14 @@ Expected values are hand calculations on the trace below.
 
 from __future__ import annotations
 
-import json
-
 import gpulens
 from gpulens.reports import html, markdown
+from tests.test_trust_s25_grid_weighted import _trace as grid_trace
 
 
 def _trace(tmp_path):
-    ev, t = [], 0
     # (blocks, µs): ten 1-block launches of 2 µs, one 1,000-block launch of 1,000 µs, one 3,000-block of 600 µs
-    launches = [(1, 2)] * 10 + [(1000, 1000), (3000, 600)]
-    for i, (blocks, dur) in enumerate(launches):
-        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": t,
-                   "dur": 1, "args": {"correlation": i + 1}})
-        ev.append({"ph": "X", "cat": "kernel", "name": "my_kernel", "pid": 0, "tid": 7, "ts": t + 2, "dur": dur,
-                   "args": {"device": 0, "stream": 7, "correlation": i + 1, "grid": [blocks, 1, 1],
-                            "block": [256, 1, 1], "registers per thread": 32, "shared memory": 0}})
-        t += dur + 4
-    p = tmp_path / "grids.json"
-    p.write_text(json.dumps({"schemaVersion": 1, "deviceProperties": [
-        {"id": 0, "name": "NVIDIA A100-SXM4-80GB", "computeMajor": 8, "computeMinor": 0, "numSms": 108,
-         "maxThreadsPerMultiprocessor": 2048, "regsPerMultiprocessor": 65536, "sharedMemPerMultiprocessor": 167936,
-         "sharedMemPerBlock": 49152, "warpSize": 32, "totalGlobalMem": 85899345920}], "traceEvents": ev}))
-    return p
+    return grid_trace(tmp_path, [(1, 2)] * 10 + [(1000, 1000), (3000, 600)])
 
 
 def test_mean_grid_and_main_grid_are_each_labelled(tmp_path):
