@@ -71,6 +71,9 @@ _OWN = (
     ("diff_json", re.compile(rb'^\{\s*"diff_schema_version"\s*:')),
     ("json_report", re.compile(rb'^\{\s*"schema_version"\s*:[^\0]*?"tool"\s*:\s*\{\s*"name"\s*:\s*"gpulens"')),
     ("perfetto", re.compile(rb'^\{[^\0]*?"traceName"\s*:\s*"gpulens export"')),
+    # the readable reports: the HTML page's <title>, the Markdown title of `analyze`, `diff` and `gate`
+    ("html", re.compile(rb'^<!DOCTYPE html>[^\0]{0,1024}?<title>gpulens (?:report|diff)\b')),
+    ("markdown", re.compile(rb'^#{1,2} (?:\S+ )?gpulens (?:report|diff|gate)\b')),
 )
 #: Kinds no other output may replace (they are data: the gate's and diff's inputs), with how a message names them.
 _PROTECTED = {"baseline": "a gpulens baseline", "history": "a gpulens baseline history",
@@ -78,8 +81,9 @@ _PROTECTED = {"baseline": "a gpulens baseline", "history": "a gpulens baseline h
               "perfetto": "a trace exported by gpulens --perfetto"}
 
 
-def _own_kind(head: bytes) -> str | None:
-    """Which gpulens output ``head`` (a file's first bytes) starts, among :data:`_OWN` and the baseline history."""
+def own_output_kind(head: bytes) -> str | None:
+    """Which gpulens output ``head`` (a file's first bytes) starts: a kind of :data:`_OWN` (``json_report``,
+    ``html``, ``markdown``, ``baseline``…) or ``history`` (a baseline history), else None. Never raises."""
     body = head.lstrip()
     for kind, pattern in _OWN:
         if pattern.search(body):
@@ -108,7 +112,7 @@ def replaces_data(path: str | Path, writing: str) -> str | None:
             head = fh.read(1 << 16)
     except OSError:
         return None
-    kind = _own_kind(head)
+    kind = own_output_kind(head)
     if kind is not None:
         return None if kind == writing or kind not in _PROTECTED else _PROTECTED[kind]
     if not head.strip():

@@ -137,17 +137,20 @@ _EXPORT_COLUMNS_HEADER = b"analyzer,column,meaning,unit"
 
 def _own_output(f: Path) -> str | None:
     """What gpulens itself wrote, when ``f`` is one of its outputs (so never a lost rank file of a folder), else
-    None: a JSON report (``"tool": {"name": "gpulens"`` in its first 4 KiB), a Markdown (``# gpulens report``) or
-    HTML (``<title>gpulens report``) report, or a file of a table export (``--csv`` / ``--parquet``: a ``.json``,
-    ``.csv`` or ``.parquet`` beside a ``columns.csv`` with gpulens's header). Never raises."""
+    None: a JSON report (``"tool": {"name": "gpulens"`` in its first 4 KiB), a Markdown or HTML report of
+    ``analyze``, ``diff`` or ``gate`` (:func:`gpulens._outputs.own_output_kind`), or a file of a table export
+    (``--csv`` / ``--parquet``: a ``.json``, ``.csv`` or ``.parquet`` beside a ``columns.csv`` with gpulens's header).
+    Never raises."""
+    from gpulens._outputs import own_output_kind
     from gpulens.collectors._io import read_head
 
     head = read_head(f, 4096).lstrip()
     if head.startswith(b"{") and _GPULENS_REPORT.search(head):
         return "a gpulens JSON report, not a trace"
-    if head.startswith(b"# gpulens report"):
+    kind = own_output_kind(head)
+    if kind == "markdown":
         return "a gpulens Markdown report, not a trace"
-    if head.startswith(b"<!DOCTYPE html>") and b"<title>gpulens report" in head:
+    if kind == "html":
         return "a gpulens HTML report, not a trace"
     if f.suffix.lower() in (".json", ".csv", ".parquet") and \
             read_head(f.with_name("columns.csv"), 64).startswith(_EXPORT_COLUMNS_HEADER):
