@@ -44,6 +44,17 @@ they are left out (unknown); not the R9700S (own clocks).
 
 U = "uncertain"
 
+#: ROCm 4's rocminfo name for every Vega 20 part (see the module docstring)
+VEGA20_NAME = r"^\s*(?:AMD\s+)?Vega ?20\s*$"
+
+#: the MI50's figures, the same for its 16 and 32 GB cards (VEGA20 sources in the module docstring)
+_MI50 = {"clock_mhz": [1725, "VEGA20 (26.5 TFLOPS FP16 / (60 CUs × 64 × 4))", U],
+        "memory_bandwidth": [1024, "VEGA20 (Wikipedia AMD Instinct table: 1024 GB/s)"],
+        "l2": [4, "ROCm gpu-specs (MI50 row)"],
+        "vector.fp64": [6.6, "VEGA20 (half of FP32: 60 × 64 × 2 × 1.725 GHz / 2)"],
+        "vector.fp32": [13.3, "VEGA20 (60 CUs × 64 lanes × 2 FLOP × 1.725 GHz)"],
+        "vector.fp16": [26.5, "VEGA20 (AMD MI50 FP16 peak)"]}
+
 GPUS = [
     {"name": "AMD Instinct MI100", "gfx_arch": "gfx908", "num_sms": 120, "memory_gb": 32,
      "match": [r"MI100"],
@@ -153,7 +164,7 @@ GPUS = [
                  "matrix.bf16": [122.6, "as FP16 (RDNA3 WMMA runs BF16 at the FP16 rate)", U]}},
     # Vega 20 (gfx906): see the module docstring (source key VEGA20); "Vega 20" is ROCm 4's rocminfo name for all
     {"name": "AMD Instinct MI60", "gfx_arch": "gfx906", "num_sms": 64, "memory_gb": 32,
-     "match": [r"MI60\b", r"^\s*(?:AMD\s+)?Vega ?20\s*$"],
+     "match": [r"MI60\b", VEGA20_NAME],
      "figures": {"clock_mhz": [1800, "VEGA20 (MI60 peak clock; rocminfo Max Clock 1800 MHz)"],
                  "memory_bandwidth": [1024, "VEGA20 (thelinx.net: 1024 GB/s HBM2)"],
                  "l2": [4, "ROCm gpu-specs (MI60 row)"],
@@ -161,23 +172,11 @@ GPUS = [
                  "vector.fp32": [14.7, "VEGA20 (64 CUs × 64 lanes × 2 FLOP × 1.8 GHz)"],
                  "vector.fp16": [29.5, "VEGA20 (packed FP16: twice FP32)"]}},
     {"name": "AMD Instinct MI50 32GB", "gfx_arch": "gfx906", "num_sms": 60, "memory_gb": 32,
-     "match": [r"MI50\b", r"^\s*(?:AMD\s+)?Vega ?20\s*$"],
-     "figures": {"clock_mhz": [1725, "VEGA20 (26.5 TFLOPS FP16 / (60 CUs × 64 × 4))", U],
-                 "memory_bandwidth": [1024, "VEGA20 (Wikipedia AMD Instinct table: 1024 GB/s)"],
-                 "l2": [4, "ROCm gpu-specs (MI50 row)"],
-                 "vector.fp64": [6.6, "VEGA20 (half of FP32: 60 × 64 × 2 × 1.725 GHz / 2)"],
-                 "vector.fp32": [13.3, "VEGA20 (60 CUs × 64 lanes × 2 FLOP × 1.725 GHz)"],
-                 "vector.fp16": [26.5, "VEGA20 (AMD MI50 FP16 peak)"]}},
+     "match": [r"MI50\b", VEGA20_NAME], "figures": _MI50},
     {"name": "AMD Instinct MI50 16GB", "gfx_arch": "gfx906", "num_sms": 60, "memory_gb": 16,
-     "match": [r"MI50\b", r"^\s*(?:AMD\s+)?Vega ?20\s*$"],
-     "figures": {"clock_mhz": [1725, "VEGA20 (26.5 TFLOPS FP16 / (60 CUs × 64 × 4))", U],
-                 "memory_bandwidth": [1024, "VEGA20 (Wikipedia AMD Instinct table: 1024 GB/s)"],
-                 "l2": [4, "ROCm gpu-specs (MI50 row)"],
-                 "vector.fp64": [6.6, "VEGA20 (half of FP32: 60 × 64 × 2 × 1.725 GHz / 2)"],
-                 "vector.fp32": [13.3, "VEGA20 (60 CUs × 64 lanes × 2 FLOP × 1.725 GHz)"],
-                 "vector.fp16": [26.5, "VEGA20 (AMD MI50 FP16 peak)"]}},
+     "match": [r"MI50\b", VEGA20_NAME], "figures": _MI50},
     {"name": "AMD Radeon VII", "gfx_arch": "gfx906", "num_sms": 60, "memory_gb": 16,
-     "match": [r"Radeon VII\b", r"^\s*(?:AMD\s+)?Vega ?20\s*$"],  # not the Radeon Pro VII (other clocks)
+     "match": [r"Radeon VII\b", VEGA20_NAME],  # not the Radeon Pro VII (other clocks)
      "figures": {"clock_mhz": [1800, "VEGA20 (Radeon VII peak clock)"],
                  "memory_bandwidth": [1024, "VEGA20 (4096-bit HBM2 at 2 Gbps: 1 TB/s)"],
                  "l2": [4, "the Vega 20 die's L2, as the MI50 / MI60 rows of ROCm gpu-specs", U],
