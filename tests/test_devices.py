@@ -14,6 +14,8 @@ from tests.conftest import DATA, KINETO
 
 ISSUE_GPUS = ["V100", "A100 40GB", "A100 80GB", "H100 SXM", "H100 PCIe", "H200", "B200", "L4", "L40S", "RTX 4090",
               "RTX 5090", "MI100", "MI210", "MI250X", "MI300X", "MI325X", "MI350X", "MI355X"]
+#: parts whose memory bandwidth no source read gave (left out: their reports say it is unknown)
+NO_BANDWIDTH_SOURCE = {"AMD Radeon AI PRO R9700"}
 
 
 def test_every_gpu_of_the_issue_has_a_spec_with_sourced_figures():
@@ -22,8 +24,9 @@ def test_every_gpu_of_the_issue_has_a_spec_with_sourced_figures():
         assert any(g in n for n in names), g
     for s in SPECS:
         # its architecture has occupancy rules (RDNA Radeon parts: peaks only, occupancy says it has no rules)
-        assert s.limits is not None or (s.gfx_arch or "").startswith("gfx11"), s.name
-        assert s.memory_bandwidth and s.figures.get("clock_mhz") and s.figures.get("l2")
+        assert s.limits is not None or (s.gfx_arch or "").startswith(("gfx11", "gfx12")), s.name
+        assert s.memory_bandwidth or s.name in NO_BANDWIDTH_SOURCE
+        assert s.figures.get("clock_mhz") and s.figures.get("l2")
         assert s.peak_flops("fp32", matrix=False) is not None
         for key, f in s.figures.items():
             assert f.source and f.value > 0, (s.name, key)

@@ -33,7 +33,7 @@ def register(app: typer.Typer) -> None:
             for s in SPECS:
                 bf16, fp32 = s.peak_flops("bf16"), s.peak_flops("fp32", matrix=False)
                 t.add_row(s.name, s.arch, f"{s.num_sms} {_advice.vendor_word(s.vendor, 'sms')}",
-                          f"{s.memory_bandwidth / 1e9:.0f}",
+                          f"{s.memory_bandwidth / 1e9:.0f}" if s.memory_bandwidth else "unknown",
                           f"{bf16[0] / 1e12:.1f}" if bf16 and bf16[1].endswith("bf16") else "—",
                           f"{fp32[0] / 1e12:.1f}" if fp32 else "—")
             console.print(t)

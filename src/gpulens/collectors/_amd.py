@@ -18,8 +18,11 @@ from typing import Any
 
 #: (gfx arch, CUs per device) → products with that configuration. Sources: ROCm gpu-arch-specs table as summarised
 #: in ../shared/reference/gpu-facts.md (MI100 120 CUs; MI210 104; MI250/MI250X 208/220 over two GCDs, one GCD each
-#: is a device; MI300X/MI325X 304; MI300A 228; MI350X/MI355X 256). Ambiguous pairs list every candidate.
+#: is a device; MI300X/MI325X 304; MI300A 228; MI350X/MI355X 256; Vega 20 gfx906: MI60 64, MI50 and Radeon VII 60,
+#: ROCm gpu-specs and :mod:`gpulens.devices.amd`). Ambiguous pairs list every candidate.
 _PRODUCTS: dict[tuple[str, int], tuple[str, ...]] = {
+    ("gfx906", 60): ("AMD Instinct MI50 32GB", "AMD Instinct MI50 16GB", "AMD Radeon VII"),
+    ("gfx906", 64): ("AMD Instinct MI60",),
     ("gfx908", 120): ("AMD Instinct MI100",),
     ("gfx90a", 104): ("AMD Instinct MI210", "AMD Instinct MI250 (one GCD)"),
     ("gfx90a", 110): ("AMD Instinct MI250X (one GCD)",),
@@ -38,8 +41,9 @@ def product_candidates(gfx_arch: str | None, cu_count: int | None) -> tuple[str,
 
 
 #: HIP ``major.minor`` (Kineto ``computeMajor``/``computeMinor`` on ROCm) → gfx archs reporting it (the HIP runtime
-#: derives major/minor from the gfx target: gfx908 and gfx90a both report 9.0, gfx942 9.4, gfx950 9.5).
-_HIP_CC_TO_GFX = {"9.0": ("gfx908", "gfx90a"), "9.4": ("gfx942",), "9.5": ("gfx950",)}
+#: derives major/minor from the gfx target: gfx906, gfx908 and gfx90a all report 9.0 — ROCm gpu-specs "GFXIP 9.0" —,
+#: gfx942 9.4, gfx950 9.5).
+_HIP_CC_TO_GFX = {"9.0": ("gfx906", "gfx908", "gfx90a"), "9.4": ("gfx942",), "9.5": ("gfx950",)}
 
 
 def device_candidates(device: dict[str, Any]) -> tuple[str, ...]:

@@ -49,7 +49,7 @@ def find_spec(name: str) -> tuple[DeviceSpec | None, list[str]]:
 
     Returns:
         (spec, []) when one spec fits; (None, canonical names) when several fit the words (``H100``: SXM and PCIe);
-        (None, []) when none does.
+        (None, []) when none does; (None, their names) when the patterns fit parts with other clocks or peaks.
     """
     low = name.strip().lower()
     if not low:
@@ -63,6 +63,9 @@ def find_spec(name: str) -> tuple[DeviceSpec | None, list[str]]:
         return None, [s.name for s in hits]
     if hits:
         return hits[0], []
+    by_pattern = [s for s in SPECS if any(re.search(p, name, re.IGNORECASE) for p in s.match)]
+    if _peaks_differ(by_pattern):  # a chip name ("Vega 20") that fits parts with other peaks: the person must choose
+        return None, [s.name for s in by_pattern]
     return get_spec(name), []
 
 
@@ -84,8 +87,27 @@ def _gfx_of(rec: Mapping[str, Any]) -> str | None:
         return None
     if str(cc) == "9.0" and rec.get("num_sms") == 120:
         return "gfx908"  # MI100 reports 9.0 like gfx90a; 120 CUs tells it apart
+    if str(cc) == "9.0" and rec.get("num_sms") == 60:
+        return "gfx906"  # an MI50 / Radeon VII (Vega 20) reports 9.0 too; no gfx90a part has 60 CUs
+    if str(cc) == "9.0" and rec.get("num_sms") == 64:
+        return None  # 64 CUs at 9.0: an MI60 (gfx906) or a Vega 10 (gfx900), never a gfx90a part
     return AMD_CC_TO_GFX.get(str(cc))
 
+
+#: Relative difference above which two candidate parts' clock or peak figures count as different (MI210 and an MI250
+#: GCD differ by 0.2 %: one part's figures; an MI50 and a Radeon VII by 4 % in clock and 2× in FP64: two parts)
+PEAK_TOLERANCE = 0.03
+
+
+def _peaks_differ(cands: list[DeviceSpec]) -> bool:
+    """Whether the remaining candidates differ in clock or any vector / matrix peak both give by more than
+    :data:`PEAK_TOLERANCE` (memory variants of one part, A100 40 / 80 GB, do not)."""
+    keys = {k for s in cands for k in s.figures if k == "clock_mhz" or k.startswith(("vector.", "matrix."))}
+    for k in keys:
+        vals = [v for v in (s.figure_value(k) for s in cands) if v]
+        if vals and max(vals) > (1 + PEAK_TOLERANCE) * min(vals):
+            return True
+    return False
 
 #: How far a recorded DRAM clock may be from a part's documented one and still match it (ncu rounds to 10 MHz).
 MEMORY_CLOCK_TOLERANCE = 0.05
@@ -123,19 +145,9 @@ GENERIC_NAME = re.compile(r"^\s*(?:(?:AMD|ATI|NVIDIA)\s*)?(?:Radeon\s+Graphics|G
                           r"|^\s*gfx[0-9a-f]+\b|^\s*(?:AMD\s+)?(?:Instinct\s+)?MI\d00\s*$", re.IGNORECASE)
 
 
-def identify_device(rec: Mapping[str, Any]) -> DeviceSpec | None:
-    """The built-in spec for one recorded device (a ``Timeline.meta.devices`` entry), or None.
-
-    Matching: the recorded name against each spec's patterns, narrowed by SM/CU count and memory size; when the
-    name says nothing (ROCm's generic "AMD Radeon Graphics", :data:`GENERIC_NAME`), the architecture (gfx arch, or
-    ROCm's compute capability 9.0/9.4/9.5) together with the CU count. A name that names a part no spec matches is
-    unknown (None): another GPU of the same architecture and SM count has other clocks and peaks (an NVIDIA L40 or
-    RTX 6000 Ada is no L40S, an H100 NVL no H100 SXM); so is an NVIDIA record whose SM count is none of the named
-    part's (an RTX 4090 D's 114 SMs, a MIG slice). When an NVIDIA record has only a compute capability (an
-    ncu details CSV: ``CC`` column, no name, no SM count), the built-in GPU of that capability is *assumed* (the first
-    in data-file order when several share it) and the note says so and why. The returned spec's ``note`` says how
-    it was chosen.
-    """
+def _candidates(rec: Mapping[str, Any]) -> tuple[list[DeviceSpec], str, bool]:
+    """(built-in specs the record can be, how they were found, chosen by compute capability alone): the rules of
+    :func:`identify_device` before it picks one; no specs when the record names a part with no built-in figures."""
     name = str(rec.get("name") or "")
     cc_alone = False  # chosen by compute capability alone: other GPUs of that capability are as likely
     amd = _is_amd(rec)
@@ -144,9 +156,9 @@ def identify_device(rec: Mapping[str, Any]) -> DeviceSpec | None:
     cands = [s for s in pool if name and any(re.search(p, name, re.IGNORECASE) for p in s.match)]
     how = f"name {name!r}"
     if not cands and name and not GENERIC_NAME.match(name):
-        return None  # a named part with no built-in figures (an L40, an RTX 6000 Ada): never another of its arch
+        return [], "", False  # a named part with no built-in figures (an L40, an RTX 6000 Ada): no other of its arch
     if cands and not amd and rec.get("num_sms") and not any(s.num_sms == int(rec["num_sms"]) for s in cands):
-        return None  # a variant of the named part with other SMs (RTX 4090 D: 114, a MIG slice): not its figures
+        return [], "", False  # a variant of the named part with other SMs (RTX 4090 D: 114, a MIG slice)
     if not cands:
         sms = rec.get("num_sms")
         if amd:
@@ -170,9 +182,29 @@ def identify_device(rec: Mapping[str, Any]) -> DeviceSpec | None:
         if by_cu:
             how = f"{sms} CUs ({name!r} names a part with {cands[0].num_sms})"
             cands = by_cu
-    cands = _narrow(cands, rec)
-    if not cands:
-        return None
+    return _narrow(cands, rec), how, cc_alone
+
+
+def identify_device(rec: Mapping[str, Any]) -> DeviceSpec | None:
+    """The built-in spec for one recorded device (a ``Timeline.meta.devices`` entry), or None.
+
+    Matching: the recorded name against each spec's patterns, narrowed by SM/CU count and memory size; when the
+    name says nothing (ROCm's generic "AMD Radeon Graphics", :data:`GENERIC_NAME`), the architecture (gfx arch, or
+    ROCm's compute capability 9.0/9.4/9.5) together with the CU count. A name that names a part no spec matches is
+    unknown (None): another GPU of the same architecture and SM count has other clocks and peaks (an NVIDIA L40 or
+    RTX 6000 Ada is no L40S, an H100 NVL no H100 SXM); so is an NVIDIA record whose SM count is none of the named
+    part's (an RTX 4090 D's 114 SMs, a MIG slice). When an NVIDIA record has only a compute capability (an
+    ncu details CSV: ``CC`` column, no name, no SM count), the built-in GPU of that capability is *assumed* (the first
+    in data-file order when several share it) and the note says so and why. Otherwise, when the parts left differ in
+    clock or peaks (:data:`PEAK_TOLERANCE`) and the record does not tell them apart — a 60-CU "Vega 20" without its
+    memory size (an MI50 or a Radeon VII), an "AMD Radeon Graphics" gfx950 with 256 CUs (MI350X or MI355X) — none is
+    chosen (:func:`ambiguous_parts` names them) rather than the first. The returned spec's ``note`` says how it was
+    chosen.
+    """
+    cands, how, cc_alone = _candidates(rec)
+    if not cands or (not cc_alone and _peaks_differ(cands)):
+        return None  # none, or parts with other clocks / peaks the record cannot tell apart: none, not the first one
+    name = str(rec.get("name") or "")
     spec = cands[0]
     if cc_alone:  # different GPUs of one compute capability, not memory variants of one: name the alternatives
         how += ("the only built-in GPU of that compute capability" if len(cands) == 1 else
@@ -198,6 +230,13 @@ def identify_device(rec: Mapping[str, Any]) -> DeviceSpec | None:
     return spec.with_note(note)
 
 
+def ambiguous_parts(rec: Mapping[str, Any]) -> list[str]:
+    """Names of the built-in parts a record may be when :func:`identify_device` chose none because they differ in
+    clock or peaks and the record does not tell them apart (a 60-CU "Vega 20": an MI50 or a Radeon VII); else []."""
+    cands, _, cc_alone = _candidates(rec)
+    return [s.name for s in cands] if not cc_alone and _peaks_differ(cands) else []
+
+
 def limits_of_record(rec: Mapping[str, Any]) -> ArchLimits | None:
     """Occupancy limits for a recorded device from its architecture alone (no full spec needed)."""
     if _is_amd(rec):
@@ -221,14 +260,18 @@ def no_spec_reason(timeline: Any, need_arch: bool = False) -> str:
     arch = str(rec.get("gfx_arch") or "").strip() or (
         f"compute capability {rec['compute_capability']}" if rec.get("compute_capability") else "")
     told = f"the trace names the GPU {name!r}" if name else "the GPU was not identified from the trace"
-    if name:
+    parts = ambiguous_parts(rec)
+    if parts:
+        told += (f", which may be any of {', '.join(parts)} — parts with other clocks or peaks that the trace's "
+                 "architecture, SM/CU count and memory size do not tell apart")
+    elif name:
         told += ", a GPU with no built-in figures"
     hint = "pass --device-spec FILE" if name else SPEC_HINT  # a GPU the table lacks needs its own figures
     if not need_arch:
         return f"no device spec: {told} ({hint})"
     if arch:
         return (f"no device spec: {told}, and its architecture ({arch}) has no built-in occupancy rules (gpulens has "
-                "them for CUDA compute capability 7.0–12.1 and AMD CDNA gfx908–gfx950 only)")
+                "them for CUDA compute capability 7.0–12.1, AMD GCN gfx906 and CDNA gfx908–gfx950 only)")
     return f"no device spec: {told} and its architecture is not recorded ({hint})"
 
 
@@ -333,6 +376,6 @@ def identify(timeline: Any) -> DeviceSpec | None:
     return cands[0].with_note(note)
 
 
-__all__ = ["PRECISIONS", "SPECS", "SPEC_HINT", "ArchLimits", "DeviceSpec", "Figure", "find_spec", "get_spec", "identify", "identify_device",
-           "inferred_num_sms", "limits_for", "limits_of_record", "load_spec", "main_device", "no_spec_reason",
-           "spec_from_dict", "split_by_work"]
+__all__ = ["PRECISIONS", "SPECS", "SPEC_HINT", "ArchLimits", "DeviceSpec", "Figure", "ambiguous_parts", "find_spec",
+           "get_spec", "identify", "identify_device", "inferred_num_sms", "limits_for", "limits_of_record", "load_spec",
+           "main_device", "no_spec_reason", "spec_from_dict", "split_by_work"]

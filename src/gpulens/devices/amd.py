@@ -18,9 +18,42 @@ Tom's Hardware's "AMD Radeon RX 7900 Series Deep Dive" (2022-11-14; RX-7900 belo
 pro-w7900, whose RX 7900 XT figure, 103, is that table's FP16 103), so 61.3 FP32 and a 2495 MHz clock
 (61.3e12 / (96 × 64 × 2 × 2)); L2 6 MiB for both (ROCm docs reference/gpu-specs, Radeon / Radeon PRO tables).
 gpulens has no RDNA occupancy rules: these parts get a roofline, and occupancy says it has no rules for gfx1100.
+
+Vega 20 (GCN 5.1, gfx906; not in gpu-facts): the Instinct MI60 (64 CUs), the MI50 (60 CUs, 16 or 32 GB) and the
+Radeon VII (60 CUs, 16 GB, FP64 at 1/4 of FP32 where the Instincts run 1/2). Peak = CUs × 64 lanes × 2 FLOP (FMA) ×
+clock for FP32, × 2 for packed FP16, × 1/2 (Instinct) or 1/4 (Radeon VII) for FP64 — no matrix units. Sources:
+guru3d's "AMD Radeon VII 16 GB review", page 5 (VEGA20 below): Radeon VII 60 CUs at a 1800 MHz peak clock, 13.8 /
+3.46 / 27.7 TFLOPS FP32 / FP64 / FP16, 16 GB HBM2 at 1 TB/s, MI60 64 CUs at 1800 MHz, 14.7 / 7.4 / 29.5; AMD's MI60
+launch figures as reported at thelinx.net (MI60: 32 GB HBM2, 1024 GB/s); AMD's MI50 figures as tabled in
+Wikipedia's "AMD Instinct" (60 CUs, 1024 GB/s, 26.5 TFLOPS FP16, 13.3 FP32) and huggingface.co/hardware/mi50
+(26.5), whence the 1725 MHz clock (26.5e12 / (60 × 64 × 4)); CUs, memory sizes, LDS 64 KiB and the 4 MiB L2 of the
+MI50 / MI60 rows of ROCm docs reference/gpu-specs (ROCm/rocm-docs). rocminfo of ROCm 4 names every Vega 20 "Vega
+20" (dalg24/kokkos results.sysinfo.txt: gfx906, 64 CUs, Max Clock 1800 MHz, 32 GB): that chip name matches all four
+entries, so the CU count and memory decide — 64 CUs: the MI60 (the only 64-CU Vega 20 with ROCm support; the Mac
+Pro's Radeon Pro Vega II runs 1720 MHz); 60 CUs and 32 GB: the MI50 32 GB; 60 CUs and 16 GB or no memory size: an
+MI50 or a Radeon VII, whose clocks and FP64 rates differ, so none is chosen (:func:`gpulens.devices.identify_device`).
+
+Radeon AI PRO R9700 (RDNA4, Navi 48, gfx1201; not in gpu-facts): 64 CUs, 32 GB, L2 8 MiB (Infinity Cache 64 MiB),
+wave32 or wave64 (ROCm docs reference/gpu-specs, Radeon PRO table); 95.7 TFLOPS FP16 vector (AMD's R9700
+specifications and datasheet as cited in huggingface/huggingface.js PR #1895: "FP16 Vector = 95.7 TFLOPS"); the
+clock 2920 MHz = 95.7e12 / (64 CUs × 64 lanes × 2 (dual issue) × 2 (packed FP16) × 2 (FMA)), and FP32 half the FP16
+rate (dual-issue, uncertain). rocminfo records its Max Clock as 2350 MHz (JoursBleu/llama.cpp results.sysinfo.txt;
+ROCm/rccl-tests issue #162). Its memory bandwidth and matrix (WMMA) peaks were not found in a source read here, so
+they are left out (unknown); not the R9700S (own clocks).
 """
 
 U = "uncertain"
+
+#: ROCm 4's rocminfo name for every Vega 20 part (see the module docstring)
+VEGA20_NAME = r"^\s*(?:AMD\s+)?Vega ?20\s*$"
+
+#: the MI50's figures, the same for its 16 and 32 GB cards (VEGA20 sources in the module docstring)
+_MI50 = {"clock_mhz": [1725, "VEGA20 (26.5 TFLOPS FP16 / (60 CUs × 64 × 4))", U],
+        "memory_bandwidth": [1024, "VEGA20 (Wikipedia AMD Instinct table: 1024 GB/s)"],
+        "l2": [4, "ROCm gpu-specs (MI50 row)"],
+        "vector.fp64": [6.6, "VEGA20 (half of FP32: 60 × 64 × 2 × 1.725 GHz / 2)"],
+        "vector.fp32": [13.3, "VEGA20 (60 CUs × 64 lanes × 2 FLOP × 1.725 GHz)"],
+        "vector.fp16": [26.5, "VEGA20 (AMD MI50 FP16 peak)"]}
 
 GPUS = [
     {"name": "AMD Instinct MI100", "gfx_arch": "gfx908", "num_sms": 120, "memory_gb": 32,
@@ -129,4 +162,32 @@ GPUS = [
                  "vector.fp32": [61.3, "W7900 (122.6 FP16 halved; dual-issue FP32)", U],
                  "matrix.fp16": [122.6, "W7900 (huggingface.co/hardware/pro-w7900)"],
                  "matrix.bf16": [122.6, "as FP16 (RDNA3 WMMA runs BF16 at the FP16 rate)", U]}},
+    # Vega 20 (gfx906): see the module docstring (source key VEGA20); "Vega 20" is ROCm 4's rocminfo name for all
+    {"name": "AMD Instinct MI60", "gfx_arch": "gfx906", "num_sms": 64, "memory_gb": 32,
+     "match": [r"MI60\b", VEGA20_NAME],
+     "figures": {"clock_mhz": [1800, "VEGA20 (MI60 peak clock; rocminfo Max Clock 1800 MHz)"],
+                 "memory_bandwidth": [1024, "VEGA20 (thelinx.net: 1024 GB/s HBM2)"],
+                 "l2": [4, "ROCm gpu-specs (MI60 row)"],
+                 "vector.fp64": [7.4, "VEGA20 (64 CUs × 64 × 2 × 1.8 GHz / 2)"],
+                 "vector.fp32": [14.7, "VEGA20 (64 CUs × 64 lanes × 2 FLOP × 1.8 GHz)"],
+                 "vector.fp16": [29.5, "VEGA20 (packed FP16: twice FP32)"]}},
+    {"name": "AMD Instinct MI50 32GB", "gfx_arch": "gfx906", "num_sms": 60, "memory_gb": 32,
+     "match": [r"MI50\b", VEGA20_NAME], "figures": _MI50},
+    {"name": "AMD Instinct MI50 16GB", "gfx_arch": "gfx906", "num_sms": 60, "memory_gb": 16,
+     "match": [r"MI50\b", VEGA20_NAME], "figures": _MI50},
+    {"name": "AMD Radeon VII", "gfx_arch": "gfx906", "num_sms": 60, "memory_gb": 16,
+     "match": [r"Radeon VII\b", VEGA20_NAME],  # not the Radeon Pro VII (other clocks)
+     "figures": {"clock_mhz": [1800, "VEGA20 (Radeon VII peak clock)"],
+                 "memory_bandwidth": [1024, "VEGA20 (4096-bit HBM2 at 2 Gbps: 1 TB/s)"],
+                 "l2": [4, "the Vega 20 die's L2, as the MI50 / MI60 rows of ROCm gpu-specs", U],
+                 "vector.fp64": [3.46, "VEGA20 (1/4 of FP32 on the Radeon VII)"],
+                 "vector.fp32": [13.8, "VEGA20 (60 CUs × 64 lanes × 2 FLOP × 1.8 GHz)"],
+                 "vector.fp16": [27.7, "VEGA20 (packed FP16: twice FP32)"]}},
+    # RDNA4 (gfx1201): see the module docstring
+    {"name": "AMD Radeon AI PRO R9700", "gfx_arch": "gfx1201", "num_sms": 64, "memory_gb": 32,
+     "match": [r"R9700(?!S)"],
+     "figures": {"clock_mhz": [2920, "derived: 95.7 TFLOPS FP16 vector / (64 CUs × 512 FLOP/clk)", U],
+                 "l2": [8, "ROCm gpu-specs, Radeon PRO table (L2 8 MiB; Infinity Cache 64 MiB)"],
+                 "vector.fp32": [47.85, "half the FP16 vector rate (RDNA4 dual-issue FP32)", U],
+                 "vector.fp16": [95.7, "AMD R9700 specifications (FP16 vector), per huggingface.js PR #1895"]}},
 ]

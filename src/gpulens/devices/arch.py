@@ -1,4 +1,5 @@
-"""Occupancy limits per architecture, as data: CUDA compute capabilities 7.0–12.1 and AMD CDNA gfx908–gfx950.
+"""Occupancy limits per architecture, as data: CUDA compute capabilities 7.0–12.1, AMD GCN gfx906 and CDNA
+gfx908–gfx950.
 
 Sources (see ``shared/reference/gpu-facts.md`` §2): NVIDIA ``cuda_occupancy.h`` (CUDA 12.6/13.0: register
 allocation unit 256 per warp, 4 sub-partitions, shared-memory granularity 256 B on CC 7.x and 128 B on CC ≥ 8,
@@ -6,8 +7,10 @@ allocation unit 256 per warp, 4 sub-partitions, shared-memory granularity 256 B 
 programming guide's per-CC table (warps/blocks per SM); Nsight Compute device attributes in
 ``shared/traces/ncu`` (B200: 32 blocks, 64 warps, 233472 B smem/SM; RTX 5090: 24 blocks, 48 warps). AMD: LLVM
 ``AMDGPUBaseInfo.cpp`` (waves per SIMD, VGPR granule, SGPR occupancy steps, work-groups per CU), ROCm
-``gpu-arch-specs`` (LDS per CU), ``AMDGPUUsage.rst`` (LDS granule). Entries marked ``uncertain`` were inferred
-from a sibling architecture.
+``gpu-arch-specs`` (LDS per CU), ``AMDGPUUsage.rst`` (LDS granule). gfx906 (Vega 20) is a gfx9 part without AGPRs or
+the unified register file: 10 waves per SIMD (rocminfo "Max Waves Per CU: 40" = 4 SIMDs × 10), 256 VGPRs in
+granules of 4, LDS 64 KiB per CU (ROCm gpu-specs MI50/MI60 rows) — gfx908's rules with no accumulation registers.
+Entries marked ``uncertain`` were inferred from a sibling architecture.
 """
 
 from __future__ import annotations
@@ -114,8 +117,9 @@ def _cdna(gfx: str, waves_per_simd: int, unified: bool, granule: int, lds_kib: i
         unified_vgpr=unified, sgprs_per_simd=800)
 
 
-#: gfx architecture → limits (CDNA 1–4).
+#: gfx architecture → limits (GCN 5.1 Vega 20, CDNA 1–4).
 AMD_LIMITS: dict[str, ArchLimits] = {
+    "gfx906": _cdna("gfx906", 10, False, 4, 64, 512),
     "gfx908": _cdna("gfx908", 10, False, 4, 64, 512),
     "gfx90a": _cdna("gfx90a", 8, True, 8, 64, 512),
     "gfx942": _cdna("gfx942", 8, True, 8, 64, 512),
@@ -127,7 +131,7 @@ AMD_CC_TO_GFX = {"9.0": "gfx90a", "9.4": "gfx942", "9.5": "gfx950"}
 
 
 def limits_for(compute_capability: str | None = None, gfx_arch: str | None = None) -> ArchLimits | None:
-    """Limits for an architecture; None when it has no table (e.g. CC 6.x, RDNA)."""
+    """Limits for an architecture; None when it has no table (e.g. CC 6.x, RDNA gfx1100/gfx1201)."""
     if gfx_arch:
         return AMD_LIMITS.get(gfx_arch.split(":")[0].lower())
     if compute_capability:

@@ -3,6 +3,8 @@ units and the figure format). Source keys are those of ``shared/reference/gpu-fa
 copies), STAS (stas00/ml-engineering accelerator tables), PT-DI (torch inductor device_info), NV-TC, AO-PR
 (B200 device query), OCC. Tensor peaks are dense (datasheets since Hopper print them with sparsity; halved).
 "achievable.matrix.<p>": the measured matmul peak (STAS MAMF table), what a tuned GEMM reaches in practice.
+Parts not in gpu-facts carry their sources in the comment above their entry ("2060S": RTX 2060 SUPER spec tables;
+"3080": RTX 3080 spec tables), with each peak derived as units × FLOP/clk × boost clock where no datasheet prints it.
 """
 
 U = "uncertain"
@@ -203,6 +205,20 @@ GPUS = [
                  "vector.fp32": [13.4, "Turing whitepaper"],
                  "matrix.fp16": [53.8, "Turing whitepaper (FP32 accumulate, as PyTorch uses)", U],
                  "matrix.int8": [215.2, "Turing whitepaper"]}},
+    # RTX 2060 SUPER (TU106-410, desktop): 34 SMs × 64 FP32 lanes = 2,176 CUDA cores at the 1650 MHz reference
+    # boost; 8 GB GDDR6 on 256 bits at 14 Gbps = 448 GB/s; 4 MB L2; 272 tensor cores (RTX 2060 SUPER spec tables of
+    # guru3d's "GeForce RTX 2060 SUPER and 2070 SUPER review" and topcpu.net: source "2060S" below). Peaks derived
+    # with the Turing per-SM rates of the RTX 2080 Ti entry (53.8 = 68 SMs × 512 FLOP/clk × 1.545 GHz FP16 tensor
+    # with FP32 accumulate at the GeForce half rate; INT8 215.2 = 68 × 2048 × 1.545): FP32 2,176 × 2 × 1.65 GHz =
+    # 7.18 TFLOP/s, FP16 34 × 512 × 1.65 = 28.7, INT8 34 × 2048 × 1.65 = 114.9. Not the RTX 2060 (30 SMs, 1680 MHz).
+    {"name": "NVIDIA GeForce RTX 2060 SUPER", "compute_capability": "7.5", "num_sms": 34, "memory_gb": 8,
+     "match": [r"RTX 2060 SUPER"],
+     "figures": {"clock_mhz": [1650, "2060S (reference boost)"],
+                 "memory_bandwidth": [448, "2060S (256-bit GDDR6 at 14 Gbps: 256 × 14 / 8)"],
+                 "l2": [4, "2060S (TU106: 4 MB)"], "vector.fp64": [0.22, "1/32 of FP32 (Turing)", U],
+                 "vector.fp32": [7.18, "2,176 FP32 lanes × 2 × 1.65 GHz"],
+                 "matrix.fp16": [28.7, "34 SMs × 512 FLOP/clk (FP32 accumulate, as PyTorch uses) × 1.65 GHz", U],
+                 "matrix.int8": [114.9, "34 SMs × 2048 OP/clk × 1.65 GHz (as RTX 2080 Ti)", U]}},
     {"name": "NVIDIA A10", "compute_capability": "8.6", "num_sms": 72, "memory_gb": 24,
      "match": [r"\bA10\b"],
      "figures": {"clock_mhz": [1695, "NVIDIA A10 datasheet (boost)"],
@@ -230,6 +246,26 @@ GPUS = [
                  "matrix.bf16": [71, "GA102 whitepaper, dense (FP32 accumulate, as PyTorch uses)", U],
                  "matrix.fp16": [71, "GA102 whitepaper, dense (FP32 accumulate, as PyTorch uses)", U],
                  "matrix.int8": [284, "GA102 whitepaper, dense"]}},
+    # RTX 3080 (10 GB, GA102-200): 68 SMs × 128 FP32 lanes = 8,704 CUDA cores at the 1710 MHz reference boost; 10 GB
+    # GDDR6X on 320 bits at 19 Gbps = 760 GB/s; 272 tensor cores (itcreations.com RTX 3080 page, TechPowerUp/
+    # sysrqmts and cputronic tables: 1710 MHz, 29.77 TFLOPS; source "3080" below); 5 MiB L2 as nsys
+    # TARGET_INFO_CUDA_GPU records it (PolPuigPuy/OpenACC_Project_PolPuig report: l2CacheSize 5,242,880 B,
+    # 760,080,000 kB/s). Peaks derived with the GA102 per-SM rates of the RTX 3090 entry (35.6 TF32 = 82 SMs × 256
+    # FLOP/clk × 1.695 GHz; 71 FP16/BF16 = 82 × 512 × 1.695, FP32 accumulate at the GeForce half rate; INT8 284 =
+    # 82 × 2048 × 1.695): FP32 8,704 × 2 × 1.71 = 29.77, TF32 68 × 256 × 1.71 = 29.77, FP16 68 × 512 × 1.71 = 59.5,
+    # INT8 68 × 2048 × 1.71 = 238.1. Not the RTX 3080 Ti (80 SMs), the RTX 3080 12 GB (70 SMs: its SM count
+    # decides) nor the Laptop GPU (48 SMs, GA104).
+    {"name": "NVIDIA GeForce RTX 3080", "compute_capability": "8.6", "num_sms": 68, "memory_gb": 10,
+     "match": [r"RTX 3080(?! Ti)(?!.*Laptop)"],
+     "figures": {"clock_mhz": [1710, "3080 (reference boost)"],
+                 "memory_bandwidth": [760, "3080 (320-bit GDDR6X at 19 Gbps: 320 × 19 / 8); nsys 760,080,000 kB/s"],
+                 "l2": [5, "nsys TARGET_INFO_CUDA_GPU l2CacheSize 5,242,880 B"],
+                 "vector.fp64": [0.47, "1/64 of FP32 (GA10x)", U],
+                 "vector.fp32": [29.77, "8,704 FP32 lanes × 2 × 1.71 GHz"],
+                 "matrix.tf32": [29.77, "68 SMs × 256 FLOP/clk × 1.71 GHz, dense (as RTX 3090)", U],
+                 "matrix.bf16": [59.5, "68 SMs × 512 FLOP/clk (FP32 accumulate, as PyTorch uses) × 1.71 GHz", U],
+                 "matrix.fp16": [59.5, "68 SMs × 512 FLOP/clk (FP32 accumulate, as PyTorch uses) × 1.71 GHz", U],
+                 "matrix.int8": [238.1, "68 SMs × 2048 OP/clk × 1.71 GHz, dense (as RTX 3090)", U]}},
     # RTX 3060 (desktop, 12 GB; GA106, some boards a cut GA104): 28 SMs × 128 FP32 lanes at the 1777 MHz boost; the
     # SM count, 360 GB/s and the 2.25 MiB L2 as nsys TARGET_INFO_GPU records them (p4arth/cuda-perf-sandbox and
     # blbadger/threebody report1.sqlite); tensor rates per SM as the GA10x parts above (32 TF32 / 128 FP16 dense

@@ -16,11 +16,11 @@ CUDA (``cudaOccMaxActiveBlocksPerMultiprocessor``, CUDA 12.6/13.0 header):
   calculator with the default preference. Both give the same active blocks.
 * blocks: the per-CC hard cap.
 
-CDNA (gfx908/gfx90a/gfx942/gfx950): a work-group of w = ⌈threads/64⌉ waves spreads over 4 SIMDs; waves per SIMD
-by VGPRs = ⌊file / roundup(VGPRs, granule)⌋ (unified arch + AGPR file of 512 on gfx90a+, AGPRs starting at a
-4-aligned offset; two separate 256-register files on gfx908), by SGPRs the gfx9 steps (≤ 80 → 10, ≤ 88 → 9,
-≤ 100 → 8, else 7) — a resource limit, not capped by the wave slots (above them it does not bind: the slots do);
-work-groups per CU = ⌊4 × waves per SIMD / w⌋; multi-wave
+GCN gfx906 and CDNA (gfx908/gfx90a/gfx942/gfx950): a work-group of w = ⌈threads/64⌉ waves spreads over 4 SIMDs;
+waves per SIMD by VGPRs = ⌊file / roundup(VGPRs, granule)⌋ (unified arch + AGPR file of 512 on gfx90a+, AGPRs
+starting at a 4-aligned offset; two separate 256-register files on gfx908; one of 256 and no AGPRs on gfx906), by
+SGPRs the gfx9 steps (≤ 80 → 10, ≤ 88 → 9, ≤ 100 → 8, else 7) — a resource limit, not capped by the wave slots (above
+them it does not bind: the slots do); work-groups per CU = ⌊4 × waves per SIMD / w⌋; multi-wave
 work-groups are capped at 16 per CU (barriers); LDS: ⌊LDS per CU / roundup(LDS, granule)⌋.
 """
 
