@@ -76,7 +76,8 @@ COLUMNS = {
     "share": "share of all kernel time [share]",
     "cumulative_share": "share of all kernel time of this row and the rows above it (the table is most GPU time "
                         "first: the first n rows' share); unknown from the first row without a share [share]",
-    "verdict": "compute-bound, memory-bound, latency/occupancy-bound, launch-bound, communication-bound, undetermined",
+    "verdict": "compute-bound, memory-bound, latency/occupancy-bound, below-roofs (below both roofs, latency or "
+               "occupancy not shown), launch-bound, communication-bound, undetermined",
     "time_at_stake_ns": "GPU time the fix could save at most (see verdict_rules) [ns]; null when not quantifiable",
     "stake_note": "what the time at stake is when it is not a share of the kernel's own GPU time (launch-bound: "
                   "the GPU idle before its launches, which can exceed its GPU time), or why it is unknown beside the "
