@@ -173,6 +173,9 @@ class Evidence:
     vendor: str | None = None
     compute_roof: str | None = None
     sectors_per_request: dict[str, float] | None = None
+    #: every launch of it was replayed by a CUDA/HIP graph launch: it has no launch call of its own, so no short-launch
+    #: share or launch idle (the evidence says so instead)
+    graph_replayed: bool = False
     inputs: list[str] = field(default_factory=list)
 
 
@@ -568,7 +571,9 @@ def _evidence_text(e: Evidence) -> str:
                      + (f" (time-weighted mean of {_grids_text(e)}" + (
                          f"; the grid with the most time has {e.main_grid_blocks}" if e.main_grid_blocks else "")
                         + ")" if e.blocks_vary else ""))
-    if e.short_launch_frac or e.launch_idle_ns:
+    if e.graph_replayed:
+        parts.append("replayed by a graph launch: no launch call of its own, no per-kernel launch figures")
+    elif e.short_launch_frac or e.launch_idle_ns:
         parts.append(f"{100 * (e.short_launch_frac or 0):.0f} % of launches shorter than the launch call; "
                      f"{fmt_ns(e.launch_idle_ns)} of launch idle before it")
         if e.launch_latency_p50_ns is not None:
