@@ -60,3 +60,14 @@ def test_gpt2_lm_head_gemms_are_below_roofs_not_occupancy():
         assert "50257" in r["next_steps"][0]
     label = src.results["verdicts"].summary["run_verdict"]
     assert label != "latency/occupancy-bound"
+
+
+def test_small_wave_grid_shows_the_waves_it_rests_on():
+    # H100 BERT layer norm: 141 blocks on 132 SMs, 12 resident per SM: 141 / (132 × 12) = 0.089 waves — a block on
+    # every SM, so "141 blocks on 132 SMs" alone does not show why it is latency/occupancy-bound; the waves do
+    w = 141 / (132 * 12)
+    assert f"{w:.2g}" == "0.089"
+    v = decide(_gemm(name="vectorized_layer_norm_kernel", library=False, family="normalisation", gemm_extents=(),
+                     mean_blocks=141.0, waves_per_sm=w))
+    assert v.verdict == "latency/occupancy-bound"
+    assert "141 blocks on 132 SMs, 0.089 waves" in v.evidence

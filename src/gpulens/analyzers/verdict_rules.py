@@ -571,6 +571,12 @@ def _evidence_text(e: Evidence) -> str:
                      + (f" (time-weighted mean of {_grids_text(e)}" + (
                          f"; the grid with the most time has {e.main_grid_blocks}" if e.main_grid_blocks else "")
                         + ")" if e.blocks_vary else ""))
+        if e.waves_per_sm is not None and e.waves_per_sm < SMALL_GRID_WAVES and not _grid_short(e):
+            # a block on every SM, yet under half the blocks they hold at once: the figure a latency/occupancy
+            # class rests on (latency_evidence), shown beside it
+            from gpulens.analyzers._occ_findings import waves_text
+
+            parts[-1] += f", {waves_text(e.waves_per_sm)} waves"
     if e.graph_replayed:
         parts.append("replayed by a graph launch: no launch call of its own, no per-kernel launch figures")
     elif e.short_launch_frac or e.launch_idle_ns:
