@@ -71,3 +71,37 @@ def test_a_blocking_gap_after_real_work_is_still_counted():
     rest = [(10 + long + i * 1_100, 10 + long + i * 1_100 + 1_000) for i in range(6)]
     got = _mask([(0, 10)] + rest)
     assert got[0] and not got[1:].any()
+
+
+def _mid_run_sync_trace(tmp_path):
+    """Ten 10 µs kernels (each launched 5 µs before it, 10 µs apart), one 10 ms synchronous cudaMemcpy with the GPU
+    idle, ten more kernels: half the work before it, so it is a stall inside the run, counted as sync."""
+    ev, corr = [], 1
+
+    def kernel(ts):
+        nonlocal corr
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9, "ts": ts - 5,
+                   "dur": 3, "args": {"correlation": corr}})
+        ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": ts, "dur": 10,
+                   "args": {"device": 0, "stream": 7, "correlation": corr, "grid": [1, 1, 1], "block": [64, 1, 1]}})
+        corr += 1
+
+    for i in range(10):
+        kernel(1000 + 20 * i)
+    ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpy", "pid": 9, "tid": 9, "ts": 1_195,
+               "dur": 10_000, "args": {"correlation": 999}})
+    for i in range(10):
+        kernel(11_200 + 20 * i)
+    p = tmp_path / "mid.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+    return p
+
+
+def test_one_blocking_interval_deciding_the_verdict_suggests_window(tmp_path):
+    src = gpulens.analyze([_mid_run_sync_trace(tmp_path)]).sources[0]
+    assert src.results["verdicts"].summary["run_verdict"] == "sync-bound"  # inside the run: counted
+    root = next(f for r in src.results.values() for f in r.findings if f.key == "idle")
+    # the copy (1,195 → 11,195 µs) lies inside the gap from the 10th kernel's end (1,190 µs) to the 11th kernel
+    # (11,200 µs): 10,000 µs of the span's 11,390 − 1,000 = 10,390 µs, 96.2 % — over half of it
+    assert f"{100 * 10_000 / 10_390:.1f}" == "96.2"
+    assert "That one call holds 96.2 % of the span" in root.action and "--window" in root.action

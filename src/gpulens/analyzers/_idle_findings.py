@@ -376,6 +376,11 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
             root.action = (f"{lead} over {int(b.get('calls') or 1)} call(s)) while the GPU ran nothing: find what it "
                            "waited for (another process's, stream's or device's work the trace does not show), then "
                            "defer or remove the blocking call.")
+            if int(b.get("calls") or 1) == 1 and 2 * int(b["overlap_ns"]) >= steady_span:
+                # one interval decides the verdict: if it is set-up outside the work to measure, the rest is the run
+                root.action += (f" That one call holds {share_pct_text(100.0 * b['overlap_ns'] / steady_span)} of "
+                                "the span: if it is set-up outside the work you mean to measure, analyse the rest "
+                                "alone (gpulens analyze FILE --window START:END).")
         else:
             root.action = f"{lead}): {_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, vendor=vendor)}."
     elif top == "host":
