@@ -376,13 +376,13 @@ _LATENCY_STALLS = ("memory_latency", "synchronization", "instruction_fetch")
 def latency_evidence(e: Evidence, low_occupancy_pct: float = 40.0) -> bool:
     """Whether something beside a below-roofs placement says latency or occupancy holds the kernel: a grid short of
     the SMs/CUs or under :data:`SMALL_GRID_WAVES` waves, achieved occupancy under ``low_occupancy_pct`` [%], latency-
-    class stalls dominating, or a placement from measured speed of light (``roof_source`` not the roofline: ncu's
-    SOLBottleneck reads both units under 60 % of peak as latency). Theoretical occupancy alone is not such evidence
+    class stalls dominating, or measured speed of light with its busiest unit under 60 % of peak (a placement from
+    it, ``roof_source`` not the roofline, or ``sol_pct``: ncu's SOLBottleneck reads that as latency). Theoretical occupancy alone is not such evidence
     (a tensor-core GEMM runs at full speed at 12 % theoretical), nor are launches shorter than their call (rule 2)."""
     return bool(_grid_short(e) or (e.waves_per_sm is not None and e.waves_per_sm < SMALL_GRID_WAVES)
                 or (e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < low_occupancy_pct)
                 or (e.stall_class in _LATENCY_STALLS and e.stall_pct is not None)
-                or e.roof_source != "roofline")
+                or e.roof_source != "roofline" or (e.sol_pct is not None and e.sol_pct < SOL_BOUND_PCT))
 
 
 def _below_roofs_text(e: Evidence) -> str:
