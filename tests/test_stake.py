@@ -79,7 +79,8 @@ def test_evidence_always_states_the_ridge_side_and_bound_words():
     # a roofline position without a bound (no byte figure) used to print "roofline: ?-side"
     v = decide(Evidence("k", "kernel", 1, 1_000_000, bound=None, roof_pct=4.0))
     assert "?" not in v.evidence and "ridge side unknown" in v.evidence
-    assert v.verdict == "latency/occupancy-bound" and v.time_at_stake_ns == 960_000   # 1 ms × (1 − 0.04)
+    # below its roof with nothing saying latency or occupancy: below-roofs (s33)
+    assert v.verdict == "below-roofs" and v.time_at_stake_ns == 960_000   # 1 ms × (1 − 0.04)
     v = decide(Evidence("k", "kernel", 1, 1_000_000, bound="memory", ridge_side="memory", roof_pct=80.0))
     assert v.verdict == "memory-bound" and "memory side of the ridge" in v.evidence
     assert v.time_at_stake_ns == 200_000

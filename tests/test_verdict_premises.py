@@ -206,7 +206,7 @@ def test_full_occupancy_softmax_is_not_told_to_raise_occupancy():
             bound="below-roofs", roof_pct=20.0, ridge_side="memory", theoretical_occupancy_pct=100.0,
             limiter="warps", mean_blocks=301152, num_sms=132, family="normalisation", pytorch=True)
     v = decide(e)
-    assert v.verdict == "latency/occupancy-bound"
+    assert v.verdict == "below-roofs"  # below its roof, nothing says latency or occupancy (301,152 blocks)
     assert not any("higher occupancy" in s or "raise occupancy" in s.lower() for s in v.next_steps)
     assert "Occupancy is not its limit (100 % theoretical)" in v.next_steps[0]
     assert premise_violations(v.verdict, v.next_steps, e) == []

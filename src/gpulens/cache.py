@@ -293,7 +293,7 @@ def _read(folder: Path) -> Timeline:
 
 
 #: Version of the stored analysis results (bump when AnalysisResult/SourceReport change shape).
-RESULTS_FORMAT = 2
+RESULTS_FORMAT = 3
 _RESULTS_MARK = ".results"
 
 

@@ -33,6 +33,23 @@ LONG_BLOCK_NS = 1_000_000
 CLASS_ACTIONS = _advice.IDLE_ACTIONS[True]
 
 
+#: A gap with less than this share of its device's GPU busy time before it lies before the steady state: the work
+#: before it is set-up (a first copy or an index fill), not the run — a 463 ms blocking hipMemcpyWithStream after
+#: one 4 µs arange kernel (SGLang decode, MI300X) is warm-up (weights or inputs loading), as a gap before the first
+#: kernel is.
+LEADING_WORK_SHARE = 0.01
+
+
+def before_steady_state(gs: np.ndarray, dur: np.ndarray, first: int, last: int) -> np.ndarray:
+    """Per gap of one device (``gs`` starts, ``dur`` durations [ns], time order; ``first``/``last``: the device's
+    first GPU event start and last end [ns]): whether the GPU busy time before it — its offset from ``first`` less
+    the earlier gaps — is at most :data:`LEADING_WORK_SHARE` of the device's busy time (span less all gaps)."""
+    gs, dur = np.asarray(gs, dtype="int64"), np.asarray(dur, dtype="int64")
+    busy_before = (gs - first) - (np.cumsum(dur) - dur)
+    busy = max(int(last - first - dur.sum()), 1)
+    return busy_before <= LEADING_WORK_SHARE * busy
+
+
 def steady_state(tot: dict[str, Any]) -> tuple[int, int]:
     """The one definition of what the verdict and the idle findings are about: ``(steady span, recoverable idle)``
     [ns] — the GPU span and the idle time with the warm-up / tail / one-off gaps (``idle_boundary_ns``) left out.
@@ -159,10 +176,13 @@ def _boundary_rows(gaps: pd.DataFrame, timeline: Timeline) -> list[dict[str, Any
         first = int(firsts.loc[(r, d)])
         kf, kl = (int(kspan.loc[(r, d), "first"]), int(kspan.loc[(r, d), "last"])) if (r, d) in kspan.index \
             else (None, None)
+        lead = before_steady_state(g["start_ns"].to_numpy(), g["dur_ns"].to_numpy(), first, int(lasts.loc[(r, d)]))
         for i in np.flatnonzero(g["cls"].to_numpy() == "boundary"):
             start, dur = int(g.loc[i, "start_ns"]), int(g.loc[i, "dur_ns"])
-            # as boundary_mask: before the first kernel = warm-up, after the last = tail, else one-off
-            pos = "leading" if kf is None or start + dur <= kf else "trailing" if start >= kl else "one-off"
+            # as boundary_mask: before the first kernel (or after set-up work only) = warm-up, after the last = tail,
+            # else one-off
+            pos = "leading" if kf is None or start + dur <= kf or lead[i] else "trailing" if start >= kl else \
+                "one-off"
             out.append({"rank": int(r), "device_id": int(d), "offset_ns": start - first,
                         "dur_ns": dur, "position": pos, "span_ns": int(lasts.loc[(r, d)]) - first,
                         "median_other_gap_ns": int(np.median(np.delete(g["dur_ns"].to_numpy(), i))),
@@ -176,6 +196,13 @@ def _gap_cause_text(row: dict[str, Any]) -> str:
     """What a boundary gap waited on, in words, with the host calls that filled it."""
     calls = ", ".join(f"{c['name']} {fmt_ns(c['overlap_ns'])}" for c in row.get("host_calls") or [])
     cause = row.get("cause", "unattributed")
+    from gpulens.analyzers.bottlenecks import BLOCKING_RE
+
+    block = [c for c in row.get("host_calls") or [] if BLOCKING_RE.search(str(c["name"]))
+             and 2 * c["overlap_ns"] >= row.get("dur_ns", 0)]
+    if block:  # a synchronisation or synchronous copy fills it: the host waited, it was not busy
+        return (f"the host was blocked in {block[0]['name']} for {fmt_ns(block[0]['overlap_ns'])} (a synchronisation "
+                f"or synchronous copy; runtime calls in it: {calls})")
     if cause in ("host", "launch") and calls:
         return f"the host was busy (largest runtime calls in it: {calls})"
     if cause == "queued":
@@ -349,6 +376,11 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
             root.action = (f"{lead} over {int(b.get('calls') or 1)} call(s)) while the GPU ran nothing: find what it "
                            "waited for (another process's, stream's or device's work the trace does not show), then "
                            "defer or remove the blocking call.")
+            if int(b.get("calls") or 1) == 1 and 2 * int(b["overlap_ns"]) >= steady_span:
+                # one interval decides the verdict: if it is set-up outside the work to measure, the rest is the run
+                root.action += (f" That one call holds {share_pct_text(100.0 * b['overlap_ns'] / steady_span)} of "
+                                "the span: if it is set-up outside the work you mean to measure, analyse the rest "
+                                "alone (gpulens analyze FILE --window START:END).")
         else:
             root.action = f"{lead}): {_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, vendor=vendor)}."
     elif top == "host":

@@ -186,12 +186,12 @@ def retitle_wave(f: Finding, time_ns: Any) -> None:
 def settle_wave_premise(found: list[Finding], name: str, verdict: str, stake_ns: int | None,
                         sev_total: float, time_ns: Any = None) -> None:
     """Once the verdict says what bounds kernel ``name``, its wave finding's premise is settled — in place:
-    compute- or latency/occupancy-bound: the premise holds (equal-time blocks), the estimate stands; memory-bound:
+    compute-, latency/occupancy-bound or below-roofs: the premise holds (equal-time blocks), the estimate stands; memory-bound:
     the estimate is capped at the verdict's time at stake ``stake_ns`` (its distance to the memory roof, which
     holds whatever the blocks do; a memory-bound kernel's tail blocks run faster, so the equal-time estimate is an
     upper bound too). Other verdicts (undetermined, launch, communication) leave the premise. The severity is then
     that of a determined figure (warning above :data:`SEVERE_SHARE` of ``sev_total``)."""
-    if verdict not in ("compute-bound", "latency/occupancy-bound", "memory-bound"):
+    if verdict not in ("compute-bound", "latency/occupancy-bound", "below-roofs", "memory-bound"):
         return
     for f in found:
         if f.kernel != name or WAVE_PREMISE not in f.premise or not (f.key or "").endswith("/waves"):

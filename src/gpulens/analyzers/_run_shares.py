@@ -187,6 +187,9 @@ def path_disagreement(results: dict, run: str) -> str | None:
     host = 1.0 - float(s.get("gpu_share") or 0) - float(s.get("host_wait_gpu_busy_ns") or 0) / path \
         - float(s.get("unattributed_share") or 0)
     head = f"the critical path runs mostly through host work ({share_pct_text(100.0 * host)} of it)"
+    bn = results.get("bottlenecks")
+    if (getattr(bn, "summary", None) or {}).get("steady_span_ns"):  # the path is walked over the whole trace
+        head += ", walked over the whole trace with the left-out gaps"
     wait = (getattr(ll, "summary", None) or {}).get("queue_p50_ns") if not getattr(ll, "skipped", True) else None
     if wait is not None and wait == wait and wait >= QUEUED_LAUNCH_NS:
         return f"{head}, but the median launch waits {fmt_ns(wait)} behind earlier GPU work (the GPU had a backlog)"

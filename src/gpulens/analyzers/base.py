@@ -115,6 +115,9 @@ class AnalysisResult:
             shown to a person).
         findings: ordered, most important first.
         skipped_reason: set (and the table empty) when the analysis could not run, saying why.
+        applies: False when the analysis belongs to another GPU vendor's tool (Nsight Compute's rules on an AMD
+            input): skipped, and left out of the reports' "Not analysed" lists — nothing the user could collect
+            for this run would fill it.
     """
 
     analyzer: str
@@ -124,6 +127,7 @@ class AnalysisResult:
     findings: list[Finding] = field(default_factory=list)
     skipped_reason: str | None = None
     summary_columns: dict[str, str] = field(default_factory=dict)
+    applies: bool = True
 
     @property
     def skipped(self) -> bool:

@@ -23,8 +23,10 @@ between two segments is attributed by looking at the GPU event that ends it and 
   after the first kernel and before the last one that a blocking call covers for at least half its length (the
   host waited on the GPU: a cause the program repeats, e.g. a ``.item()`` or a device-to-host copy in the only
   profiled step), and two or more such long gaps between kernels (they recur, e.g. once per step: a pattern, not
-  a one-off). A leading gap before the device's first kernel (and before the first ``ProfilerStep`` mark) or a
-  trailing one after its last kernel stays warm-up / tail whatever the host did.
+  a one-off). A leading gap before the device's first kernel, or after set-up work only (under
+  ``LEADING_WORK_SHARE``, 1 %, of the device's busy time before it: a 463 ms blocking copy after one 4 µs kernel),
+  and before the first ``ProfilerStep`` mark, or a trailing one after its last kernel stays warm-up / tail whatever
+  the host did.
 * ``unattributed`` — the launch call is unknown (no correlation) and the gap is longer than ``launch_gap_ns``, or
   the rank has no launch call recorded at all (GPU-only traces).
 
@@ -95,7 +97,7 @@ BLOCKING_RE = re.compile(f"{SYNC_RE.pattern}|{BLOCKING_COPY_RE.pattern}")
 #: A boundary candidate covered by blocking calls for at least this share of its length has a known host-side
 #: cause: it is counted (class ``sync``), not left out as a one-off.
 BLOCKING_COVER_SHARE = 0.5
-from gpulens.analyzers._idle_findings import GAP_CLASSES  # noqa: E402 (one definition, shared with the wording)
+from gpulens.analyzers._idle_findings import GAP_CLASSES, before_steady_state  # noqa: E402 (one definition)
 _HOST, _LAUNCH, _QUEUED, _UNATTRIBUTED, _BOUNDARY = (GAP_CLASSES.index(c) for c in
                                                      ("host", "launch", "queued", "unattributed", "boundary"))
 #: A gap is a warm-up / boundary / one-off gap (class ``boundary``, left out of the steady-state verdict) when the
@@ -302,7 +304,7 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
         else:  # no kernel on the device: every gap is between copies
             k_first, k_last = int(ge.max()) + 1, int(gs.min()) - 1
         cls = np.where(boundary_mask(dur, gs, ge, sync, k_first, k_last, first_step.get(rank),
-                                     step_spans.get(rank)), _BOUNDARY, cls).astype(np.int8)
+                                     step_spans.get(rank), (int(s[0]), int(e[-1]))), _BOUNDARY, cls).astype(np.int8)
         sync = np.where((cls == _QUEUED) | (cls == _BOUNDARY), 0, sync)
         for c, v in (("rank", np.full(len(gs), int(rank), dtype="int64")),
                      ("device_id", np.full(len(gs), int(dev), dtype="int64")), ("start_ns", gs), ("dur_ns", dur),
@@ -348,7 +350,8 @@ def _step_spans(timeline: Timeline) -> dict[Any, tuple[np.ndarray, np.ndarray]]:
 
 def boundary_mask(dur: np.ndarray, gs: np.ndarray, ge: np.ndarray, blocked: np.ndarray, first_kernel: int,
                   last_kernel_end: int, first_step: int | None = None,
-                  steps: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+                  steps: tuple[np.ndarray, np.ndarray] | None = None,
+                  span: tuple[int, int] | None = None) -> np.ndarray:
     """The gaps of one device (time order) left out of the verdict as warm-up / tail / one-off (module docstring).
 
     Args:
@@ -357,6 +360,9 @@ def boundary_mask(dur: np.ndarray, gs: np.ndarray, ge: np.ndarray, blocked: np.n
         first_kernel: start of the device's first kernel [ns]; last_kernel_end: end of its last kernel [ns].
         first_step: start of the rank's first ``ProfilerStep`` mark [ns], None without one.
         steps: the rank's ``ProfilerStep`` ranges, (starts, ends) sorted by start [ns]; None without any.
+        span: the device's first GPU event start and last end [ns]; with it, a gap after set-up work only (under
+            :data:`gpulens.analyzers._idle_findings.LEADING_WORK_SHARE` of the busy time before it) is leading too,
+            whatever blocked the host during it.
 
     A size outlier (:func:`boundary_gaps`) is warm-up when it lies before the first kernel (and before the first
     step mark), tail when it lies after the last kernel; between kernels it is a one-off only when it is the only
@@ -367,7 +373,8 @@ def boundary_mask(dur: np.ndarray, gs: np.ndarray, ge: np.ndarray, blocked: np.n
     out = boundary_gaps(dur)
     if not out.any():
         return out
-    leading = (ge <= first_kernel) & (True if first_step is None else gs < first_step)
+    setup = before_steady_state(gs, dur, *span) if span is not None else False
+    leading = ((ge <= first_kernel) | setup) & (True if first_step is None else gs < first_step)
     trailing = gs >= last_kernel_end
     edge = leading | trailing
     inner = out & ~edge
@@ -521,7 +528,9 @@ def _gap_counts(gaps: pd.DataFrame, group: np.ndarray | None = None, groups: int
 
 #: How a person reads a class whose identifier is not words (the JSON summary keeps the identifier).
 CLASS_LABELS = {"idle-unattributed": "GPU idle, cause not recorded",
-                "dependency-bound": "dependency-bound (GPU idle with work queued)"}
+                "dependency-bound": "dependency-bound (GPU idle with work queued)",
+                # the kernel class of a run whose kernels sit below both roofs, latency or occupancy not shown
+                "below-roofs": "below both roofs"}
 
 
 def class_label(verdict: str) -> str:

@@ -77,10 +77,11 @@ class NcuRules(Analyzer):
         if rules is None or not len(rules):
             from gpulens.analyzers._advice import vendor_of
 
+            amd = vendor_of(timeline, device) == "amd"
             why = ("Nsight Compute's rules are for NVIDIA GPUs; on this AMD input, rocprof-compute's analysis plays "
-                   "their part" if vendor_of(timeline, device) == "amd" else
-                   "no Nsight Compute rule results in the input")
-            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, skipped_reason=why)
+                   "their part" if amd else "no Nsight Compute rule results in the input")
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, skipped_reason=why,
+                                  applies=not amd)
         dur = timeline.events.set_index("event_id")["dur_ns"]
         r = rules.copy()
         r["description"] = [plain_text(x) for x in r["description"].astype(object).where(r["description"].notna(), "")]

@@ -76,7 +76,8 @@ COLUMNS = {
 }
 #: The roofline's ``bound`` for each kernel verdict that a measured speed of light can give (inverse of
 #: :data:`gpulens.analyzers.verdict_rules.BOUND_TO_VERDICT` on the roofline's vocabulary).
-VERDICT_TO_BOUND = {"compute-bound": "compute", "memory-bound": "memory", "latency/occupancy-bound": BELOW_ROOFS}
+VERDICT_TO_BOUND = {"compute-bound": "compute", "memory-bound": "memory", "latency/occupancy-bound": BELOW_ROOFS,
+                    "below-roofs": BELOW_ROOFS}
 MEASURED = "measured speed of light"
 #: Below this % of the attainable roof a kernel is bound by neither roof (the verdicts' threshold, one definition).
 NEITHER_PCT = ROOF_BOUND_PCT

@@ -23,8 +23,12 @@ timeline results. Rules, first match wins (thresholds are parameters of :func:`d
    SM 32 % / memory 28 % was called compute-bound at 53.5 % of an assumed GPU's bf16 roof, and told to try FP8).
 4. roofline position known (from ``roofline``, else ncu's speed-of-light memory/SM throughput % carried by
    ``stalls``): at ≥ ``roof_pct_bound`` % of its roof → ``compute-bound`` / ``memory-bound`` as the
-   roofline says; below → ``latency/occupancy-bound`` (a kernel at 20 % of its roof is bounded by neither roof, but
-   by too little parallelism in flight). On an assumed GPU the evidence says the peaks are that GPU's, assumed.
+   roofline says; below → ``latency/occupancy-bound`` when something beside it says latency or occupancy
+   (:func:`latency_evidence`: a grid short of the SMs, low achieved occupancy, latency stalls, a placement from
+   measured speed of light), else ``below-roofs`` — all the evidence supports, with the cause when the kernel's name
+   gives one (``align1``: an unaligned GEMM shape) and the counters that would tell (a CUTLASS align1 GEMM at 12 % of
+   its roof with 97 waves and achieved occupancy not counted was called occupancy-bound). On an assumed GPU the
+   evidence says the peaks are that GPU's, assumed.
    Never latency-bound when the measured speed of light has a unit at ≥ 60 % of its peak that names no bound (ncu
    SM throughput alone): ``undetermined``, naming the counters that would tell. The same guard holds for rules 5–7
    (a kernel at 88 % SM throughput is not latency-bound because its occupancy is 22 %).
@@ -69,8 +73,12 @@ from gpulens.analyzers._stake import SOL_BOUND_PCT, floor_stake, time_at_stake
 from gpulens.units import fmt_ns, pct_words
 
 #: Kernel verdicts, the one vocabulary of every report.
-CLASSES = ("compute-bound", "memory-bound", "latency/occupancy-bound", "launch-bound", "communication-bound",
-           "undetermined")
+CLASSES = ("compute-bound", "memory-bound", "latency/occupancy-bound", "below-roofs", "launch-bound",
+           "communication-bound", "undetermined")
+#: Rule 4b: the verdict of a kernel the roofline places below both roofs when nothing beside it says latency or
+#: occupancy (:func:`latency_evidence`): "below both roofs" is all the evidence supports — a CUTLASS align1 GEMM at
+#: 12 % of its roof with 97 waves and achieved occupancy not counted is held by its narrow loads, not by occupancy.
+BELOW_ROOFS_VERDICT = "below-roofs"
 #: Roofline bounds, the one vocabulary of every report: a roof, or below both (latency-, occupancy- or
 #: launch-limited). The side of the ridge point is stated beside it (``ridge_side``: compute | memory).
 BELOW_ROOFS = "below-roofs"
@@ -165,6 +173,9 @@ class Evidence:
     vendor: str | None = None
     compute_roof: str | None = None
     sectors_per_request: dict[str, float] | None = None
+    #: every launch of it was replayed by a CUDA/HIP graph launch: it has no launch call of its own, so no short-launch
+    #: share or launch idle (the evidence says so instead)
+    graph_replayed: bool = False
     inputs: list[str] = field(default_factory=list)
 
 
@@ -359,7 +370,59 @@ def _waves_words(e: Evidence) -> str:
     return text
 
 
-def _latency_steps(e: Evidence) -> list[str]:
+_LATENCY_STALLS = ("memory_latency", "synchronization", "instruction_fetch")
+
+
+def latency_evidence(e: Evidence, low_occupancy_pct: float = 40.0) -> bool:
+    """Whether something beside a below-roofs placement says latency or occupancy holds the kernel: a grid short of
+    the SMs/CUs or under :data:`SMALL_GRID_WAVES` waves, achieved occupancy under ``low_occupancy_pct`` [%], latency-
+    class stalls dominating, or measured speed of light with its busiest unit under 60 % of peak (a placement from
+    it, ``roof_source`` not the roofline, or ``sol_pct``: ncu's SOLBottleneck reads that as latency). Theoretical occupancy alone is not such evidence
+    (a tensor-core GEMM runs at full speed at 12 % theoretical), nor are launches shorter than their call (rule 2)."""
+    return bool(_grid_short(e) or (e.waves_per_sm is not None and e.waves_per_sm < SMALL_GRID_WAVES)
+                or (e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < low_occupancy_pct)
+                or (e.stall_class in _LATENCY_STALLS and e.stall_pct is not None)
+                or e.roof_source != "roofline" or (e.sol_pct is not None and e.sol_pct < SOL_BOUND_PCT))
+
+
+def _below_roofs_text(e: Evidence) -> str:
+    """The evidence's last words for a below-roofs verdict: the cause when the kernel's name gives one (``align1``),
+    and what rules latency/occupancy out or leaves it unmeasured."""
+    seen = []
+    if e.waves_per_sm is not None:
+        from gpulens.analyzers._occ_findings import waves_text
+
+        seen.append(f"its grid fills the GPU ({waves_text(e.waves_per_sm)} waves)")
+    elif e.mean_blocks is not None and e.num_sms:
+        seen.append(f"its grid covers every {_advice.vendor_word(e.vendor, 'sm')}")
+    seen.append("achieved occupancy " + ("not counted" if e.achieved_occupancy_pct is None else
+                                         f"{e.achieved_occupancy_pct:.0f} %"))
+    if e.stall_class is None:
+        seen.append("no stall counters")
+    hint = _advice.alignment_hint(e.name)
+    cause = ("below both roofs, the cause its name gives: " + hint.removeprefix("Its name says ").split(":")[0]
+             + " — an unaligned GEMM shape made the library pick a kernel with narrow loads" if hint else
+             "below both roofs: neither compute nor memory bandwidth bounds it, and no figure here names the cause")
+    return f"; {cause}; not shown to be latency or occupancy ({', '.join(seen)})"
+
+
+def _below_roofs_steps(e: Evidence) -> list[str]:
+    """Next steps of a below-roofs kernel: the latency steps where they rest on what is known (a library kernel, code
+    not the user's), the register/shared-memory limiter advice only as a condition, and what to measure. None for a
+    kernel whose name gives the cause (``align1``): :func:`decide` puts the padding step, the one that fits it."""
+    if _advice.alignment_hint(e.name):
+        return []
+    steps = [x for x in _latency_steps(e, proven=False)
+             if not x.startswith(("Raise parallelism in flight", "Registers per thread", "The block size limits",
+                                  "The blocks-per-"))]
+    collect = _advice.for_vendor(e.vendor, "Measure why it runs below both roofs: ncu --set full on this kernel "
+                                 "(warp stalls, achieved occupancy, memory throughput).",
+                                 "Measure why it runs below both roofs: rocprof-compute profile on this kernel "
+                                 "(wavefront stalls, achieved occupancy, memory throughput).")
+    return (steps + [collect])[:2]
+
+
+def _latency_steps(e: Evidence, proven: bool = True) -> list[str]:
     def w(key: str) -> str:  # the vendor's word (SM or CU, warps or wavefronts)
         return _advice.vendor_word(e.vendor, key)
 
@@ -396,7 +459,7 @@ def _latency_steps(e: Evidence) -> list[str]:
                          f"({_waves_words(e)}): " + grid_step[0].lower() + grid_step[1:])
     elif e.limiter in _LIMITER_STEP and (e.achieved_occupancy_pct is None or e.achieved_occupancy_pct < 60) \
             and not full_theory:  # at 100 % theoretical the "limiter" limits nothing: relaxing it cannot help
-        steps.append(_advice.limiter(e.limiter, e.name, e.pytorch, latency_bound=True, hint=e.owner,
+        steps.append(_advice.limiter(e.limiter, e.name, e.pytorch, latency_bound=proven, hint=e.owner,
                                      vendor=e.vendor)
                      if e.library or _advice.code_owner(e.name, e.owner) != "user"
                      else _advice.vendor_text(_LIMITER_STEP[e.limiter], e.vendor))
@@ -508,7 +571,15 @@ def _evidence_text(e: Evidence) -> str:
                      + (f" (time-weighted mean of {_grids_text(e)}" + (
                          f"; the grid with the most time has {e.main_grid_blocks}" if e.main_grid_blocks else "")
                         + ")" if e.blocks_vary else ""))
-    if e.short_launch_frac or e.launch_idle_ns:
+        if e.waves_per_sm is not None and e.waves_per_sm < SMALL_GRID_WAVES and not _grid_short(e):
+            # a block on every SM, yet under half the blocks they hold at once: the figure a latency/occupancy
+            # class rests on (latency_evidence), shown beside it
+            from gpulens.analyzers._occ_findings import waves_text
+
+            parts[-1] += f", {waves_text(e.waves_per_sm)} waves"
+    if e.graph_replayed:
+        parts.append("replayed by a graph launch: no launch call of its own, no per-kernel launch figures")
+    elif e.short_launch_frac or e.launch_idle_ns:
         parts.append(f"{100 * (e.short_launch_frac or 0):.0f} % of launches shorter than the launch call; "
                      f"{fmt_ns(e.launch_idle_ns)} of launch idle before it")
         if e.launch_latency_p50_ns is not None:
@@ -561,7 +632,7 @@ def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pc
     if v.time_at_stake_ns is not None and v.verdict not in ("launch-bound", "communication-bound") and e.time_ns:
         # whatever the fix, each launch keeps the GPU time no kernel runs under (_stake.KERNEL_FLOOR_NS)
         v.time_at_stake_ns = min(v.time_at_stake_ns, floor_stake(e.time_ns, e.calls))
-        if v.verdict == "latency/occupancy-bound" and v.time_at_stake_ns >= 0.8 * e.time_ns:
+        if v.verdict in ("latency/occupancy-bound", BELOW_ROOFS_VERDICT) and v.time_at_stake_ns >= 0.8 * e.time_ns:
             v.evidence += (f"; {fmt_ns(v.time_at_stake_ns)} at stake is an upper bound: what running at its roof "
                            "would save, each launch keeping 2 µs — the next step recovers part of it, no single "
                            "change all of it")
@@ -637,6 +708,8 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
                            f"{e.sol_pct:.0f} % of its peak: not latency-bound, as the roofline's "
                            f"{e.roof_pct:.0f} % would say; no compute/memory verdict without {what}",
                            [f"Collect {what} to classify this kernel: its speed of light alone does not."])
+        if not latency_evidence(e, low_occupancy_pct):
+            return Verdict(BELOW_ROOFS_VERDICT, stake, ev + _below_roofs_text(e), _below_roofs_steps(e), source)
         return Verdict("latency/occupancy-bound", stake, ev, _latency_steps(e), source)
     if e.sol_pct is not None and e.sol_pct >= SOL_BOUND_PCT:
         # rules 5-7 call a kernel latency/occupancy-bound from its grid, stalls or occupancy; a measured unit at

@@ -76,7 +76,8 @@ COLUMNS = {
     "share": "share of all kernel time [share]",
     "cumulative_share": "share of all kernel time of this row and the rows above it (the table is most GPU time "
                         "first: the first n rows' share); unknown from the first row without a share [share]",
-    "verdict": "compute-bound, memory-bound, latency/occupancy-bound, launch-bound, communication-bound, undetermined",
+    "verdict": "compute-bound, memory-bound, latency/occupancy-bound, below-roofs (below both roofs, latency or "
+               "occupancy not shown), launch-bound, communication-bound, undetermined",
     "time_at_stake_ns": "GPU time the fix could save at most (see verdict_rules) [ns]; null when not quantifiable",
     "stake_note": "what the time at stake is when it is not a share of the kernel's own GPU time (launch-bound: "
                   "the GPU idle before its launches, which can exceed its GPU time), or why it is unknown beside the "
@@ -455,7 +456,11 @@ class Verdicts(Analyzer):
             launch_idle, launch_max = by_next.sum(), by_next.max()
         else:
             launch_idle = launch_max = pd.Series(dtype="int64")
-        sl = short_launches(timeline, links).set_index("launch_event_id")["short"]
+        sl_all = short_launches(timeline, links).set_index("launch_event_id")
+        # a launch call enqueuing several kernels (a CUDA/HIP graph replay) is no kernel's own launch: its kernels
+        # have no per-kernel launch call, so no short-launch share or launch idle is theirs
+        sl = sl_all["short"] & (sl_all["kernels"] <= 1)
+        replayed = sl_all["kernels"] > 1
         by_name = _rows_by_name(kern)
         counter_src = _first_source(timeline.counters)
         pcts = kernel_percentages(timeline, {**SOL_METRICS, **OCCUPANCY_METRICS, **DRAM_SOL})
@@ -476,10 +481,15 @@ class Verdicts(Analyzer):
             dtype="float64", na_value=np.nan)
         has_lid = ~np.isnan(k_lid)
         k_short = np.zeros(len(kern), dtype=bool)
+        k_graph = np.zeros(len(kern), dtype=bool)  # replayed by a graph launch
         if has_lid.any() and len(sl):
             got = _lookup(sl, k_lid[has_lid].astype("int64"))  # sl: by launch id, sorted (a groupby's)
             k_short[has_lid] = (got[0].astype(bool) & got[1]) if got is not None else \
                 sl.reindex(k_lid[has_lid].astype("int64")).fillna(False).astype(bool).to_numpy()
+            if replayed.any():  # kernels replayed by a graph launch: no launch call of their own (not linked here)
+                k_graph[has_lid] = replayed.reindex(k_lid[has_lid].astype("int64")).fillna(False).astype(
+                    bool).to_numpy()
+                has_lid &= ~k_graph
         gx = kern["grid_x"]
         has_grid = gx.notna().to_numpy()
         # the grid's blocks in int64 (missing dimensions 1), as the nullable columns' product gives them, from numpy
@@ -519,6 +529,7 @@ class Verdicts(Analyzer):
             if e.kind == "comm":
                 e.exposed_comm_ns = exposed.get(name, 0)
             linked = pos[has_lid[pos]]
+            e.graph_replayed = bool(len(pos)) and bool(k_graph[pos].all())
             if len(linked) and len(sl):
                 e.short_launch_frac = float(k_short[linked].mean())
                 e.launch_idle_ns = int(launch_idle.get(name, 0))

@@ -27,6 +27,7 @@ ANSWER_KERNELS = 5
 STEP_CHARS = 200
 #: CSS class of each bound (colour and the word, never colour alone).
 BOUND_CLASS = {"compute-bound": "b-compute", "memory-bound": "b-memory", "latency/occupancy-bound": "b-latency",
+               "below-roofs": "b-latency",
                "launch-bound": "b-launch", "communication-bound": "b-comm"}
 
 

@@ -57,7 +57,7 @@ def _other(s: SourceReport, rows: int, segs: int) -> list[Any]:
     skip = set(DEDICATED) | set(A.verdict_names(s))
     out: list[Any] = []
     for name, r in s.results.items():
-        if name not in skip:
+        if name not in skip and r.applies:  # another vendor's analysis (ncu rules on AMD): not listed
             out += A.generic_panels(name, r, rows, source_vendor(s))
     return out or [A.empty_html("Other analyses", "no other analysis in this report")]
 

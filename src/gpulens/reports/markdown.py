@@ -166,7 +166,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
     for name, r in s.results.items():
         if name not in _OWN:
             yield _generic(name, r, rows, source_vendor(s))
-    skipped = [(n, r.skipped_reason) for n, r in s.results.items() if r.skipped]
+    skipped = [(n, r.skipped_reason) for n, r in s.results.items() if r.skipped and r.applies]
     if skipped:
         yield "### Not analysed\n\n" + "\n".join(f"- {md_text(n)}: {md_text(why, 300)}" for n, why in skipped)
     if tl.meta.warnings:
