@@ -278,7 +278,7 @@ class CriticalPath(Analyzer):
                 f"{'steps' if stepped else 'traces'})" if ranks > 1 else "")
         # a class's share summed over every window (the table's rows give each step's own share): said so when
         # there are several, as "65 %" of all steps beside a first step's "64.1 %" reads as the same figure twice
-        over = over or (f" (summed over {len(windows)} steps)" if stepped and len(windows) > 1 else "")
+        over = over or (f" (summed over {len(windows)} steps)" if stepped and not cut and len(windows) > 1 else "")
         title = (f"Critical path: {CLASS_WORDS.get(top, top)} hold {pct_words(100 * per.iloc[0] / path)} of the "
                  f"{whole}{over}")
         said = (f"the path is {bound.upper()}-bound" if bound != "unknown" else
