@@ -34,7 +34,7 @@ def test_gpu_only_waits_are_unattributed_in_the_path_and_the_idle_breakdown(tmp_
     assert bn.summary["idle_unattributed_ns"] == 100_000 == cp.summary["class_ns"]["unattributed"]
     # 300 of 400 µs on kernels: GPU-bound; the waits are named as unexplained, not as cross-stream dependencies
     assert cp.summary["bound"] == "gpu" and "cross-stream" not in cp.findings[0].detail
-    assert "25 % GPU waits with no cause the trace shows" in cp.findings[0].detail
+    assert "25.0 % GPU waits with no cause the trace shows" in cp.findings[0].detail
 
 
 def test_a_linked_cross_stream_wait_stays_a_dependency(tmp_path):

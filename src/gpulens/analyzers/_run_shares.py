@@ -131,9 +131,15 @@ def host_holds_path(results: dict) -> tuple[float, float] | None:
     wait = (getattr(ll, "summary", None) or {}).get("queue_p50_ns") if not getattr(ll, "skipped", True) else None
     if wait is None or wait != wait or wait >= QUEUED_LAUNCH_NS:
         return None
-    gpu = float(s.get("gpu_share") or 0) * path + float(s.get("host_wait_gpu_busy_ns") or 0)
-    host = path - gpu - float(s.get("unattributed_share") or 0) * path
-    return (host / path, gpu / path) if host > gpu else None
+    host, gpu = path_shares(s)
+    return (host, gpu) if host > gpu else None
+
+
+def path_shares(s: dict) -> tuple[float, float]:
+    """(host, GPU) shares of the critical path from the critical-path summary ``s``: its ``host_share`` (defined
+    once, in :mod:`gpulens.analyzers.critical_path`) and the GPU work plus the host waits on a busy GPU
+    (``gpu_held_share``, the share its ``bound`` rests on)."""
+    return float(s.get("host_share") or 0.0), float(s.get("gpu_held_share") or 0.0)
 
 
 def verdict_scope(bn: Any) -> str | None:
@@ -184,9 +190,7 @@ def path_disagreement(results: dict, run: str) -> str | None:
     if getattr(cp, "skipped", True) or s.get("bound") != "cpu" or not path > 0 or run in HOST_SIDE \
             or run in ("undetermined", "no-gpu-work"):
         return None
-    host = 1.0 - float(s.get("gpu_share") or 0) - float(s.get("host_wait_gpu_busy_ns") or 0) / path \
-        - float(s.get("unattributed_share") or 0)
-    head = f"the critical path runs mostly through host work ({share_pct_text(100.0 * host)} of it)"
+    head = f"the critical path runs mostly through host work ({share_pct_text(100.0 * path_shares(s)[0])} of it)"
     bn = results.get("bottlenecks")
     if (getattr(bn, "summary", None) or {}).get("steady_span_ns"):  # the path is walked over the whole trace
         head += ", walked over the whole trace with the left-out gaps"

@@ -66,7 +66,7 @@ from gpulens.analyzers._run_shares import (
 from gpulens.analyzers.stall_classes import OCCUPANCY_METRICS, SOL_METRICS
 from gpulens.analyzers.verdict_rules import BOUND_TO_VERDICT, BOUNDS, Evidence, decide
 from gpulens.timeline import Timeline
-from gpulens.units import fmt_ns
+from gpulens.units import fmt_ns, share_pct_text
 
 COLUMNS = {
     "name": "kernel name",
@@ -771,8 +771,9 @@ class Verdicts(Analyzer):
             # through host work and launches find the GPU ready, so faster kernels shorten a step only once the host
             # keeps up — the host-caused idle is what the host can win first (_run_shares.host_holds_path)
             oh, comp, span = _shares(bn, overhead)
-            run, basis = overhead, (f"the critical path: the host holds {100 * held[0]:.0f} % of the steps' "
-                                    f"critical path, GPU work {100 * held[1]:.0f} % (counting host waits on busy "
+            run, basis = overhead, (f"the critical path: the host holds {share_pct_text(100 * held[0])} of the "
+                                    f"steps' critical path, GPU work {share_pct_text(100 * held[1])} (counting host "
+                                    "waits on busy "
                                     "GPU work), so faster kernels shorten a step only once the host keeps up; the "
                                     f"GPU waited for the host {_pct_of(oh, span)} of the span, against "
                                     f"{_pct_of(comp, span)} computing")

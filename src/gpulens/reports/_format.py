@@ -235,6 +235,9 @@ def column_label(column: str, doc: str = "") -> str:
         return f"bound at % of peak (bound from ≥ {ROOF_BOUND_PCT:g} % of roof, ≥ {SOL_BOUND_PCT:g} % SOL)"
     if column == "gpu_share" and "of the path" in (doc or ""):
         return "GPU work (share of the path)"
+    if column == "host_share" and "of the path" in (doc or ""):
+        # the figure the run headline and verdict quote as the host's part of the critical path, under one name
+        return "host work (share of the path)"
     if column == "bound" and "critical path" in (doc or ""):
         # which side holds the critical path, not the run verdict ("bound cpu" beside "gpu-bound" read as a
         # contradiction): the two are different definitions

@@ -19,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gpulens.analyzers.base import declared_unit
-from gpulens.diff.compute import DiffResult
+from gpulens.diff.compute import ROW_WORDS, DiffResult
 from gpulens.reports._fit import NAME_MIN, TEXT_MIN, Col, FitTable
 from gpulens.reports._names import short_names
 from gpulens.reports.console import fmt_ns
@@ -40,7 +40,7 @@ CONSOLE = ("base_count", "base_time_ns", "cand_count", "cand_time_ns", "delta_ns
 
 #: Short console headers.
 _HEADS = {"base_count": "base n", "base_time_ns": "base", "cand_count": "cand n", "cand_time_ns": "cand",
-          "delta_ns": "Δ", "delta_pct": "Δ %", "contribution": "of Δ", "cumulative_delta_ns": "cum. Δ"}
+          "delta_ns": "Δ", "delta_pct": "Δ %", "contribution": "of Σ|Δ|", "cumulative_delta_ns": "cum. Δ"}
 #: Headers of the Markdown and HTML tables (column → human label; never the snake_case column name).
 HEADERS = {"base_count": "base calls", "base_time_ns": "base time", "base_mean_ns": "base mean",
            "base_share": "base share", "cand_count": "candidate calls", "cand_time_ns": "candidate time",
@@ -49,8 +49,11 @@ HEADERS = {"base_count": "base calls", "base_time_ns": "base time", "base_mean_n
            "cand_kernels": "candidate kernels", "op": "operator"}
 
 
-def header(c: str) -> str:
-    """The human header of a diff column (Markdown and HTML)."""
+def header(c: str, table: str | None = None) -> str:
+    """The human header of a diff column (Markdown and HTML); in table ``table`` the "of Δ" column names the rows
+    whose Σ|Δ| it divides ("of Δ (operator rows)"): each table has its own (:data:`gpulens.diff.compute.ROW_WORDS`)."""
+    if c == "contribution" and table in ROW_WORDS:
+        return f"of Δ ({ROW_WORDS[table]})"
     return HEADERS.get(c) or c.replace("_ns", "").replace("_", " ")
 
 
@@ -189,9 +192,19 @@ def _facts(r: DiffResult) -> list[tuple[str, str]]:
                             f"shapes, {s.get('matched_by_variant', 0)} as variants (other template values), "
                             f"{s.get('matched_by_class', 0)} by work category (kernels left unmatched), "
                             f"{s['new_kernels']} new, {s['vanished_kernels']} vanished"),
-            ("of Δ", "each row's signed part of the gross change (Δ / Σ|Δ| over its table's rows, "
-                     f"Σ|Δ| = {fmt_ns(s['gross_delta_ns'])} over the kernel rows)" if s.get("gross_delta_ns")
-                     else "unknown: no kernel durations recorded" if s.get("times_unknown") else "no change")]
+            ("of Δ", _of_delta_fact(s))]
+
+
+def _of_delta_fact(s: dict[str, Any]) -> str:
+    """What "of Δ" divides, per table: each table's own Σ|Δ| (they differ when rows net rises and falls differently)."""
+    if s.get("times_unknown"):
+        return "unknown: no kernel durations recorded"
+    if not s.get("gross_delta_ns"):
+        return "no change"
+    by = s.get("gross_delta_ns_by_table") or {"kernels": s["gross_delta_ns"]}
+    each = ", ".join(f"{ROW_WORDS[n]} {fmt_ns(v)}" for n, v in by.items() if n in ROW_WORDS)
+    return ("each row's signed part of the gross change of its own table (Δ / Σ|Δ| over that table's rows; the top "
+            f"contributors: over the kernel rows); Σ|Δ|: {each}")
 
 
 def renderable(r: DiffResult, top: int = 10, width: int = 80) -> Group:
@@ -250,7 +263,7 @@ def render_markdown(r: DiffResult, top: int = 15, limit: int = 65_000) -> str:
         if not len(df):
             continue
         cols = _cols(name, df)
-        block = ["", f"### {title}", "", "| " + " | ".join(md_escape(header(c)) for c in cols) + " |",
+        block = ["", f"### {title}", "", "| " + " | ".join(md_escape(header(c, name)) for c in cols) + " |",
                  "|" + "---|" * len(cols)]
         block += ["| " + " | ".join(md_escape(x) for x in cells) + " |"
                   for cells in _cells(df.head(top), r.columns[name], cols, 100)]
@@ -308,7 +321,8 @@ def render_html(r: DiffResult, max_rows: int = 200) -> str:
         # say it twice
         cols = [c for c in df.columns if not (c == "kernels" and all(k in df for k in _KEY_COLS))]
         units = ["signed share" if c == "contribution" else declared_unit(docs[c]) for c in cols]
-        body.append("<table><thead><tr>" + "".join(f'<th title="{_esc(docs[c])}">{_esc(header(c))}</th>' for c in cols)
+        body.append("<table><thead><tr>" + "".join(f'<th title="{_esc(docs[c])}">{_esc(header(c, name))}</th>'
+                    for c in cols)
                     + "</tr></thead><tbody>")
         head = df.head(max_rows)
         for raw, cells in zip(head[cols].itertuples(index=False), _cells(head, docs, cols, 0)):
