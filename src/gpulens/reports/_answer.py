@@ -379,7 +379,8 @@ def answer(s: Any) -> Answer:
             who = f"the {_share_words(_label(verdict))}" if verdict in RANK_CLASSES.values() else "GPU computing"
             tail += f"; {who} is the largest ({share_pct_text(lead)} of the {of})"
             if sec_pct is not None and float(sec_pct) >= NEAR_TIE * float(lead):
-                also += f"; a near tie: {float(lead) - float(sec_pct):.1f} percentage points apart"
+                gap = float(lead) - float(sec_pct)  # never a false "0.0" between two shares that differ
+                also += f"; a near tie: {'under 0.1' if 0 < gap < 0.05 else f'{gap:.1f}'} percentage points apart"
         tail += (f"; secondary cause: {_label(sec)} ({share} of the {of}{also})" if sec in RANK_CLASSES.values() else
                  f"; GPU computing is the secondary share ({share} of the {of}{also})")
     note = vd.summary.get("path_note") if vd is not None and not vd.skipped else None
