@@ -1,9 +1,10 @@
 """The Kineto byte scanner, split over several modules, keeps numba's on-disk cache honest.
 
 numba keys a cached function by its own source file (its bytes, or time stamp and size in older numba) and, for a
-closure, by the pickled values of its closure cells; a change in another module whose functions are compiled into it goes unseen, and the old machine
-code would be loaded. The scanner's one cached entry point holds a digest of the source of every module compiled
-into it in a closure cell, and every other scanner function is compiled uncached.
+closure, by the pickled values of its closure cells; a change in another module whose functions are compiled into
+it goes unseen, and the old machine code would be loaded. The scanner's one cached entry point holds a digest of
+the source of every module compiled into it in a closure cell, and every other scanner function is compiled
+uncached.
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ def test_the_cache_key_covers_every_module_compiled_into_the_scanner():
     modules = {k.rsplit(".", 1)[0] for k in reached}
     assert modules <= {m.__name__ for m in K.KERNEL_MODULES}, modules
     # and none of them is cached by itself (its cache would be keyed by its own file only)
-    cached = [k for k, d in reached.items() if type(getattr(d, "_cache", None)).__name__ not in ("NullCache", "NoneType")]
+    cached = [k for k, d in reached.items()
+              if type(getattr(d, "_cache", None)).__name__ not in ("NullCache", "NoneType")]
     assert cached == [], cached
     assert type(entry._cache).__name__ == "FunctionCache"
 

@@ -455,8 +455,9 @@ def sources_digest(modules: tuple[ModuleType, ...]) -> str:
 
     numba's on-disk cache keys a function by its own source file (its bytes' SHA-256 in numba 0.68, its time stamp
     and size in older numba) and, for a closure, by the values of its closure cells (``numba.core.caching``,
-    ``_index_key``): it sees no change in another module whose functions or constants are compiled in. :data:`scan_entry` holds this digest in a closure cell, so that a change to any of
-    those modules compiles the scanner anew instead of loading the old code."""
+    ``_index_key``): it sees no change in another module whose functions or constants are compiled in.
+    :data:`scan_entry` holds this digest in a closure cell, so that a change to any of those modules compiles the
+    scanner anew instead of loading the old code."""
     h = hashlib.sha256()
     for m in modules:
         try:
