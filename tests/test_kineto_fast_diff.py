@@ -158,7 +158,7 @@ def test_word_comparison_and_hash_agree_with_the_bytes():
     offsets of every alignment (texts copied to several places of one buffer, some changed in one byte)."""
     import random
 
-    from gpulens.collectors import _kineto_scan as S
+    from gpulens.collectors import _kineto_words as S
 
     rng = random.Random(5)
     for n in range(41):
@@ -211,7 +211,7 @@ def test_the_word_at_a_time_string_scan_agrees_with_a_byte_by_byte_one():
     buffer or cut before their quote near its end, give the end and flags the byte-by-byte grammar gives."""
     import random
 
-    from gpulens.collectors import _kineto_scan as S
+    from gpulens.collectors import _kineto_lex as S
 
     rng = random.Random(7)
     alphabet = [b"a", b"Z", b" ", b"~", b'"', b"\\", b'\\"', b"\\\\", b"\\n", b"\\u00e9", b"\\u12G4", b"\\x", b"\x1f",
@@ -237,7 +237,8 @@ def test_keys_are_told_apart_a_word_at_a_time():
     """Keys are looked up by their first 8 bytes and length, the rest compared a word at a time: every key the
     scanner reads maps to its own id, wherever it lies in the buffer (also in its last 8 bytes); the same key with one
     byte changed at any position, one byte shorter or longer, maps to none (-1)."""
-    from gpulens.collectors import _kineto_scan as S
+    from gpulens.collectors import _kineto_kernel as S
+    from gpulens.collectors._kineto_lex import _key
 
     for keys, table in ((S._TOP_KEYS, S.TOP_TABLE), (S._ARG_KEYS, S.ARG_TABLE)):
         for want, key in enumerate(keys):
@@ -249,7 +250,7 @@ def test_keys_are_told_apart_a_word_at_a_time():
                         buf = b"{" * pad + b'"' + text + tail
                         arr = np.frombuffer(buf, dtype=np.uint8)
                         s = pad + 1
-                        assert S._key(arr, s, s + len(text), *table) == expect, (text, pad, tail)
+                        assert _key(arr, s, s + len(text), *table) == expect, (text, pad, tail)
 
 
 @pytest.mark.parametrize("count", [1, 63, 64, 65, 127, 128, 129, 3000])

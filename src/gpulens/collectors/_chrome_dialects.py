@@ -93,7 +93,7 @@ def identify(process_names: dict[int, str], thread_names: dict[tuple[int, int], 
         interval_events: number of ``X`` events.
         header_keys: top-level keys of the document that were present.
     """
-    from gpulens.collectors._kineto_acc import CATEGORY_KIND
+    from gpulens.collectors._kineto_kinds import CATEGORY_KIND
 
     gpus, tpus, hosts = {}, [], []
     for pid, name in process_names.items():

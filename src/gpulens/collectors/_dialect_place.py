@@ -26,7 +26,7 @@ def place_xla(dialect: Any, kernel_details: dict[int, str], names: Any, copies: 
         names, copies, kind, name, nocat, copy, ints: as :func:`place_rpd`.
     """
     from gpulens.collectors._chrome_dialects import xla_kernel_details
-    from gpulens.collectors._kineto_acc import _K, copy_kind_of, kind_of
+    from gpulens.collectors._kineto_kinds import _K, copy_kind_of, kind_of
 
     pid, pid_ok = ints["pid"]
     tid, tid_ok = ints["tid"]
@@ -67,7 +67,7 @@ def place_rpd(gpu_pids: dict[int, int], desc: dict[int, str], names: Any, copies
         kind, name, nocat, copy: per-row kind codes, name codes, "no category" flags, copy-kind codes.
         ints: the accumulator's nullable int columns ``pid``, ``tid``, ``device``, ``stream`` (values, valid).
     """
-    from gpulens.collectors._kineto_acc import _K
+    from gpulens.collectors._kineto_kinds import _K
     from gpulens.collectors.rpd import OP_KINDS
 
     pid, pid_ok = ints["pid"]

@@ -267,7 +267,7 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     ok = (reason.isna() & start.notna() & end.notna()).to_numpy(dtype=bool)
     st = start.fillna(0).to_numpy(dtype="int64")
     if (st[ok] == 0).any():  # a 0 start that is a placeholder, by the Kineto reader's rule (a clock from 0 keeps it)
-        from gpulens.collectors._kineto_acc import zero_ts_placeholders
+        from gpulens.collectors._zero_ts import zero_ts_placeholders
 
         with np.errstate(over="ignore"):
             du = np.where(ok, end.fillna(0).to_numpy(dtype="int64") - st, 0)

@@ -1,69 +1,37 @@
-"""Kineto: the category → kind rules and the accumulator that turns decoded pieces into Timeline columns.
+"""Kineto: the accumulator that turns decoded pieces into Timeline columns.
 
 Each piece of events (see :mod:`gpulens.collectors._stream`) is turned into numpy columns at once and its structs
 dropped; each column grows piece by piece in a :class:`~._kineto_store.ColumnStore` (appended, never
 concatenated). :meth:`Accumulator.finish` takes them, applies a load-time :class:`Selection` and returns plain column
-arrays ready for :func:`gpulens.timeline.make_table`.
+arrays ready for :func:`gpulens.timeline.make_table`. What each event is (category → kind, copy direction, phase)
+is decided by the rules of :mod:`._kineto_kinds`; those names are importable from here too.
 """
 
 from __future__ import annotations
 
-import re
-from operator import attrgetter
 from typing import Any
 
 import msgspec
 import numpy as np
 import pandas as pd
 
-from gpulens.collectors._work_rules import MISSING_TS_OR_DUR, kind_of_kernel_name
+from gpulens.collectors._work_rules import MISSING_TS_OR_DUR
 from gpulens.collectors._chrome_dialects import RPD_JSON
 from gpulens.collectors._dialect_place import place_rpd, place_xla
 from gpulens.collectors._chrome_json import json_text
 from gpulens.collectors._collectives import collective_table
 from gpulens.collectors._kineto_grid import fix_rocm_grid
+from gpulens.collectors._kineto_kinds import (  # noqa: F401  (CATEGORY_KIND... importable from here)
+    _COPY_KIND_RE, _K, _OTHER_PHASES, CATEGORY_KIND, GPU_CATEGORIES, KIND_LIST, _codes_to_cat, _has_other,
+    _unknown_phases, copy_kind_of, kind_of)
 from gpulens.collectors._kineto_ranks import event_ranks, rank_in_label
-from gpulens.collectors._kineto_columns import (SKIPPED_PHASES, Dictionary, int_array, nullable, take, us_text_to_ns,
-                                                used_codes)
+from gpulens.collectors._kineto_columns import (Dictionary, _codes_to_named_cat, fits_int32, int_array,  # noqa: F401
+                                                nullable, take, us_text_to_ns)
 from gpulens.collectors._kineto_rows import EventRows, scatter
 from gpulens.collectors._kineto_store import ColumnStore
+from gpulens.collectors._zero_ts import ZERO_TS_GAP_RATIO, zero_ts_placeholders  # noqa: F401  (importable here)
 from gpulens.timeline.selection import Selection, in_intervals
 
-#: lower-cased Kineto category → Timeline kind (current and 2021 legacy spellings).
-CATEGORY_KIND = {
-    "kernel": "kernel",
-    "gpu_memcpy": "memcpy",
-    "memcpy": "memcpy",
-    "gpu_memset": "memset",
-    "memset": "memset",
-    "cpu_op": "cpu_op",
-    "operator": "cpu_op",
-    "cuda_runtime": "runtime",
-    "cuda_driver": "runtime",
-    "runtime": "runtime",
-    "driver": "runtime",
-    # the host-side API categories of Kineto's other backends (libkineto ActivityType names): Intel XPU (Unified
-    # Runtime / Level Zero calls), MTIA, PrivateUse1 devices — launch calls like cuda_runtime's, linked by correlation
-    "xpu_runtime": "runtime",
-    "xpu_driver": "runtime",
-    "mtia_runtime": "runtime",
-    "privateuse1_runtime": "runtime",
-    "privateuse1_driver": "runtime",
-    "cuda_sync": "sync",
-    "xpu_sync": "sync",
-    "user_annotation": "annotation",
-    "gpu_user_annotation": "annotation",
-    "python_function": "python",
-}
-GPU_CATEGORIES = {"kernel", "gpu_memcpy", "memcpy", "gpu_memset", "memset", "gpu_user_annotation"}
-_COPY_KIND_RE = re.compile(r"\b(HtoD|DtoH|DtoD|PtoP|HtoH|DtoA|AtoD)\b")
-#: XLA spells copy directions ``MemcpyH2D`` / ``MemcpyD2H`` / ``MemcpyD2D`` / ``MemcpyP2P``
-_COPY_KIND_2_RE = re.compile(r"(H|D|P)2(H|D|P)\b")
-#: rocprofiler-sdk spells them ``MEMORY_COPY_HOST_TO_DEVICE`` (ROCm 7.1 Kineto copies recorded as kernels)
-_COPY_KIND_3_RE = re.compile(r"MEMORY_COPY_(HOST|DEVICE|PEER)_TO_(HOST|DEVICE|PEER)\b", re.IGNORECASE)
-#: HIP / roctracer activity names spell them ``CopyHostToDevice`` / ``CopyDeviceToHost`` / ``CopyPeerToPeer`` (ROCm
-#: Kineto copies recorded under ``kernel``, pytorch/kineto PR#1295; rocprof v1 and RPD use the same op names)
-_COPY_KIND_4_RE = re.compile(r"Copy(Host|Device|Peer)To(Host|Device|Peer)(?![a-z])")
 _META_NAMES = ("process_name", "thread_name")
 #: c10::DeviceType of the host in ``[memory]`` events
 CPU_DEVICE_TYPE = 0
@@ -71,70 +39,11 @@ UNNAMED = "(unnamed)"
 _SILENT_OTHER = {"trace"}  # the profiler's own span "PyTorch Profiler (0)"
 _KINETO_COUNTERS = (("blocks_per_sm", "kineto.blocks_per_sm"), ("warps_per_sm", "kineto.warps_per_sm"),
                     ("est_occupancy", "kineto.est_achieved_occupancy_pct"))
-KIND_LIST = ("kernel", "comm", "memcpy", "memset", "cpu_op", "runtime", "sync", "annotation", "python", "other")
-_K = {k: i for i, k in enumerate(KIND_LIST)}
 _INT_FIELDS = ("pid", "tid", "device", "stream", "corr", "ext", "grid_x", "grid_y", "grid_z", "block_x", "block_y",
                "block_z", "regs", "smem", "bytes", "rank")
 #: the accumulator's other columns and their dtypes (codes of its dictionaries are int32, as they encode them)
 _PLAIN = (("kind", np.int8), ("name", np.int32), ("start", np.int64), ("dur", np.int64), ("nocat", bool),
           ("flops", np.float64), ("dims", np.int32), ("types", np.int32), ("conc", np.int32), ("copy", np.int32))
-
-
-def kind_of(cat: str, name: str) -> str:
-    """Timeline kind of a Kineto event from its lower-cased category and its name: a ``kernel`` that is a copy,
-    a fill or a collective by name becomes ``memcpy``/``memset``/``comm`` (rules: :mod:`._work_rules`)."""
-    kind = CATEGORY_KIND.get(cat, "other")
-    if kind == "kernel":
-        return kind_of_kernel_name(name)
-    return kind
-
-
-def copy_kind_of(name: str) -> str | None:
-    """Copy direction named in a copy's name (``Memcpy HtoD (Pageable -> Device)``, XLA ``MemcpyH2D``,
-    rocprofiler-sdk ``MEMORY_COPY_HOST_TO_DEVICE``, HIP ``CopyHostToDevice``), or None."""
-    m = _COPY_KIND_RE.search(name)
-    if m:
-        return m.group(1)
-    m = _COPY_KIND_2_RE.search(name)
-    if m:
-        return f"{m.group(1)}to{m.group(2)}"
-    m = _COPY_KIND_3_RE.search(name) or _COPY_KIND_4_RE.search(name)
-    return f"{m.group(1)[0].upper()}to{m.group(2)[0].upper()}" if m else None
-
-
-_OTHER_PHASES = ("M", "i", "I", "B", "E")  # a tuple: `in` compares with ==, so an unhashable ph is no error
-_PH = attrgetter("ph")
-_OTHER_SET = frozenset(_OTHER_PHASES)
-#: every phase of the Trace Event Format: read (X and the others above) or skipped by design (flows, counters…)
-_KNOWN_PHASES = frozenset(("X",) + _OTHER_PHASES + SKIPPED_PHASES)
-
-
-def _unknown_phases(events: list) -> list:
-    """The ``ph`` of each event whose phase is none of the Trace Event Format's (a number, null, ``"Q"``). An empty
-    object ``{}`` (no phase, name, pid or time: rocmProfileData's rpd2tracing opens its event list with one) holds
-    no event and is not counted."""
-    try:  # a C-level pass first: nearly every piece holds known phases only
-        if _KNOWN_PHASES.issuperset(map(_PH, events)):
-            return []
-    except TypeError:  # an unhashable ph (the general decoder keeps any JSON value)
-        pass
-    out = []
-    for e in events:
-        ph = e.ph
-        if ph is None and e.name is None and e.pid is None and not bytes(e.ts):
-            continue
-        if not isinstance(ph, str) or ph not in _KNOWN_PHASES:
-            out.append(ph)
-    return out
-
-
-def _has_other(events: list) -> bool:
-    """Whether any event is of an :data:`_OTHER_PHASES` phase: a C-level pass (most pieces have none, only flows
-    beside their ``X`` events); an unhashable ``ph`` (the general decoder keeps any JSON value) answers True."""
-    try:
-        return not _OTHER_SET.isdisjoint(map(_PH, events))
-    except TypeError:
-        return True
 
 
 class Accumulator:
@@ -591,67 +500,6 @@ class Accumulator:
 #: the accumulator's keys of the Timeline's Int32 columns (block size, registers, static shared memory)
 _NARROW_KEYS = ("block_x", "block_y", "block_z", "regs", "smem")
 
-_I32 = np.iinfo(np.int32)
-
-
-def fits_int32(v: np.ndarray) -> bool:
-    """True when every value of the integer array ``v`` lies in the int32 range (an empty array fits)."""
-    return not len(v) or (int(v.min()) >= _I32.min and int(v.max()) <= _I32.max)
-
 
 def _str(v: Any) -> str:
     return v if isinstance(v, str) else str(v)
-
-
-def _codes_to_named_cat(codes: np.ndarray, names: list[str]):
-    """Categorical of ``names[code]`` with sorted categories, only those used (duplicate names merged)."""
-    from gpulens.collectors._assemble import categorical
-
-    used = used_codes(codes, len(names))
-    cats = sorted({names[u] for u in used})
-    remap = np.zeros(len(names), dtype=np.int64)
-    for u in used:
-        remap[u] = cats.index(names[u])
-    return categorical(remap[codes], cats)
-
-
-def _codes_to_cat(codes: np.ndarray, values: list[str]):
-    import pandas as pd
-
-    if not len(codes):
-        return pd.Categorical([], categories=pd.Index([], dtype="str"))
-    used = used_codes(codes, len(KIND_LIST))
-    from gpulens.collectors._assemble import categorical
-
-    cats = sorted(KIND_LIST[u] for u in used)
-    remap = np.zeros(len(KIND_LIST), dtype=np.int64)
-    for i, c in enumerate(cats):
-        remap[KIND_LIST.index(c)] = i
-    return categorical(remap[codes], cats)
-
-
-#: A ``ts`` of 0 is Kineto's "never recorded" placeholder (pytorch/kineto#109) when the real timestamps beside it
-#: lie farther from 0 than this multiple of their own extent; in a trace whose clock starts at 0 (rebased, or
-#: relative to ``baseTimeNanoseconds``) it is the first real instant and is kept.
-ZERO_TS_GAP_RATIO = 10
-
-
-def zero_ts_placeholders(ts: np.ndarray, dur: np.ndarray, ok: np.ndarray) -> np.ndarray:
-    """Mask of the events whose ``ts == 0`` is a placeholder (:data:`ZERO_TS_GAP_RATIO`), not a time: counting the
-    event from 0 to its end would stretch the span of the other valid events ``ok`` (first start → last end, ns)
-    more than ``ZERO_TS_GAP_RATIO + 1`` times (B06: ``ts 0, dur 0`` beside events at 1.6e15 µs spanning 40 µs). A
-    clock that starts at 0 keeps its first event, and so does a zero-start event whose own duration reaches the
-    others (a profiler span from 0 to the first step); with no other timestamp it is kept.
-
-    Args:
-        ts, dur: start and duration [ns] of each event of one piece (int64).
-        ok: both recorded (the others' extent uses only events with ``dur >= 0`` besides).
-    """
-    zero = ok & (ts == 0)
-    other = ok & (ts != 0) & (dur >= 0)
-    if not zero.any() or not other.any():
-        return np.zeros(len(ts), dtype=bool)
-    lo, hi = int(ts[other].min()), int((ts[other] + dur[other]).max())
-    extent = max(hi - lo, 1)
-    end = np.maximum(np.where(zero, dur, 0), hi)  # the span with the zero-start event counted from 0
-    return zero & (end > (ZERO_TS_GAP_RATIO + 1) * extent)

@@ -407,3 +407,23 @@ class Dictionary:
         from gpulens.collectors._assemble import categorical  # dtype cached per category list (rank files)
 
         return categorical(remap[codes], uniq)
+
+
+_I32 = np.iinfo(np.int32)
+
+
+def fits_int32(v: np.ndarray) -> bool:
+    """True when every value of the integer array ``v`` lies in the int32 range (an empty array fits)."""
+    return not len(v) or (int(v.min()) >= _I32.min and int(v.max()) <= _I32.max)
+
+
+def _codes_to_named_cat(codes: np.ndarray, names: list[str]):
+    """Categorical of ``names[code]`` with sorted categories, only those used (duplicate names merged)."""
+    from gpulens.collectors._assemble import categorical
+
+    used = used_codes(codes, len(names))
+    cats = sorted({names[u] for u in used})
+    remap = np.zeros(len(names), dtype=np.int64)
+    for u in used:
+        remap[u] = cats.index(names[u])
+    return categorical(remap[codes], cats)

@@ -216,7 +216,7 @@ def read_piece(buf: Any, scanned: Any = None) -> ScannedPiece | None:
 
     global _GPU_CATEGORIES
     if _GPU_CATEGORIES is None:
-        from gpulens.collectors._kineto_acc import GPU_CATEGORIES
+        from gpulens.collectors._kineto_kinds import GPU_CATEGORIES
 
         _GPU_CATEGORIES = GPU_CATEGORIES
     status, I, D, texts = S.scan(buf) if scanned is None else S.scan_result(scanned)

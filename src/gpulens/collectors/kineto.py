@@ -48,7 +48,8 @@ from gpulens.collectors._chrome_json import TolerantDecoder
 from gpulens.collectors._deep import DeepValues
 from gpulens.collectors._kineto_damage import DamageLog, read_damaged
 from gpulens.collectors._kineto_fast import piece_reader
-from gpulens.collectors._kineto_acc import CATEGORY_KIND, GPU_CATEGORIES, Accumulator as _Accumulator, kind_of
+from gpulens.collectors._kineto_acc import Accumulator as _Accumulator
+from gpulens.collectors._kineto_kinds import CATEGORY_KIND, GPU_CATEGORIES, kind_of
 from gpulens.collectors._kineto_ranks import RANK_IN_FILE_NAME
 from gpulens.collectors._kineto_columns import (FAST_TRACE_DECODER, TRACE_DECODER, FastEvent, RawEvent, RawTrace,
                                                 int_or_none, release_free_memory)

@@ -22,7 +22,7 @@ table                                kind       columns used
 
 Conventions: times are the export's int64 ns (session clock); ``dur_ns = end - start``; rows with ``end < start``
 (or an NVTX range never closed) go to ``rejected``, and so do rows whose ``start`` is a placeholder 0 beside real
-timestamps far from 0 (the rule of the Kineto reader, :func:`~gpulens.collectors._kineto_acc.zero_ts_placeholders`;
+timestamps far from 0 (the rule of the Kineto reader, :func:`~gpulens.collectors._zero_ts.zero_ts_placeholders`;
 pytorch/kineto#109's ``ts 0, dur 0`` kind: CUPTI records that were never filled in). Names are ``StringIds``
 keys, resolved once per distinct id. A GPU row exported twice (every field equal) counts once
 (:func:`~gpulens.collectors._duplicates.drop_exact_duplicates`, with a warning).
@@ -35,6 +35,10 @@ are kept in ``tables["kernel_names"]`` (columns ``name``, ``short_name``, ``mang
 
 Speed: one ``SELECT`` per table, no joins and no per-row Python objects; a synthetic export of one million kernels
 (plus one million runtime calls) loads in a few seconds (``benchmarks/nsys_sqlite_load.py``).
+
+This module holds the collector and the per-table readers; the database access is :mod:`._nsys_db`, the export's
+metadata and devices :mod:`._nsys_devices`, graph replays, NVTX range types and capture diagnostics
+:mod:`._nsys_more`.
 """
 
 from __future__ import annotations
@@ -47,12 +51,14 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._duplicates import drop_exact_duplicates
-from gpulens.collectors._io import describe, read_head, read_magic
-from gpulens.collectors._sqlite import INT, TEXT, connect_ro, fill, int_rows, read_typed, typed_expr
+from gpulens.collectors._io import read_head, read_magic
+from gpulens.collectors._nsys_db import _EVENT_TABLES, _Db, _is_nsys
+from gpulens.collectors._nsys_devices import CUDA_GPU_FIELDS, GPU_FIELDS, metadata  # noqa: F401  (importable here)
+from gpulens.collectors._sqlite import INT, TEXT, fill, int_rows, typed_expr
 from gpulens.collectors._nsys_more import (NVTX_TYPES, cuda_not_traced, graph_trace, incomplete_capture,
                                            normalise_api_names, nvtx_range_table)
 from gpulens.collectors._dispatch import UNNAMED
-from gpulens.collectors._kineto_acc import zero_ts_placeholders
+from gpulens.collectors._zero_ts import zero_ts_placeholders
 from gpulens.collectors._work_rules import NEVER_CLOSED, START_UNKNOWN, kinds_of_kernel_names, refused_warnings
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
@@ -64,126 +70,10 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 #: enqueues them (correlationId 0), so they keep a kind of their own.
 COPY_KINDS = {1: "HtoD", 2: "DtoH", 3: "HtoA", 4: "AtoH", 5: "AtoA", 6: "AtoD", 7: "DtoA", 8: "DtoD", 9: "HtoH",
               10: "PtoP", 11: "UVM HtoD", 12: "UVM DtoH", 13: "UVM DtoD"}
-#: TARGET_INFO_GPU column → device dict key.
-GPU_FIELDS = {"name": "name", "computeMajor": None, "smCount": "num_sms", "totalMemory": "total_memory_bytes",
-              "memoryBandwidth": "memory_bandwidth_bytes_per_s", "clockRate": "clock_hz",
-              "l2CacheSize": "l2_cache_bytes", "threadsPerWarp": "warp_size", "maxWarpsPerSm": "max_warps_per_sm",
-              "maxBlocksPerSm": "max_blocks_per_sm", "maxRegistersPerSm": "regs_per_sm",
-              "maxRegistersPerBlock": "regs_per_block", "maxShmemPerSm": "smem_per_sm_bytes",
-              "maxShmemPerBlock": "smem_per_block_bytes", "maxShmemPerBlockOptin": "smem_per_block_optin_bytes",
-              "maxThreadsPerBlock": "max_threads_per_block", "chipName": "chip", "busLocation": "bus_location",
-              "uuid": "uuid"}
-#: Stands for NULL in :meth:`_Db.select_ints`: the int64 minimum, the "invalid" marker of C writers — a stored
-#: INT64_MIN is unknown too. It was −2^62, a value a row can hold: a start of −2^62 ns was read as NULL beside a
-#: known duration, and the whole file failed ("cannot convert NA to integer").
-_NULL = -(1 << 63)
 #: Tables of timed rows (a ``start`` and an ``end`` column each).
 _TIMED_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_MEMCPY",
                  "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
                  "NVTX_EVENTS")
-_EVENT_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_MEMCPY",
-                 "NVTX_EVENTS", "TARGET_INFO_GPU")
-#: Tables every ``nsys export --type sqlite`` writes whatever was traced (a capture of a process that made no CUDA
-#: call has none of :data:`_EVENT_TABLES`, yet is a valid export: no GPU work, not an unknown format).
-_NSYS_MARKERS = ("META_DATA_EXPORT", "EXPORT_META_DATA", "TARGET_INFO_SESSION_START_TIME", "ENUM_NSYS_EVENT_TYPE")
-
-
-def _is_nsys(db: "_Db") -> bool:
-    """True when the database is an Nsight Systems export (event tables, or nsys's own tables, plus StringIds)."""
-    return "StringIds" in db.cols and any(t in db.cols for t in _EVENT_TABLES + _NSYS_MARKERS)
-
-
-class _Db:
-    """A read-only connection plus the schema (table → column list) read once with ``PRAGMA table_info``."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.dropped: dict[str, int] = {}  # table → rows not read (values of the wrong SQLite type)
-        self.unnamed = 0  # rows whose name id is not in StringIds (or StringIds is absent)
-        try:
-            self.con = connect_ro(path)
-            names = [r[0] for r in self.con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-            self.cols = {t: [r[1] for r in self.con.execute(f"PRAGMA table_info([{t}])")] for t in names}
-        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # the schema itself is corrupt (or not UTF-8)
-            raise TraceFormatError(path, f"not a readable SQLite database ({describe(exc)})") from None
-
-    def has(self, table: str, *cols: str) -> bool:
-        return table in self.cols and all(c in self.cols[table] for c in cols)
-
-    def select(self, table: str, wanted: dict[str, str]) -> pd.DataFrame:
-        """``SELECT`` the expressions of ``wanted`` (alias → SQL over column names) whose columns exist.
-
-        An entry is kept when every identifier in ``{...}`` braces exists (braces become SQL ``[...]`` quoting, as
-        ``end`` is a keyword); the others are left out of the result.
-        """
-        parts = []
-        for alias, expr in wanted.items():
-            needed = [w.split("}")[0] for w in expr.split("{")[1:]]
-            if all(n in self.cols[table] for n in needed):
-                parts.append(f"{expr.replace('{', '[').replace('}', ']')} AS {alias}")
-        return pd.read_sql_query(f"SELECT {', '.join(parts)} FROM [{table}]", self.con)
-
-    def select_ints(self, table: str, wanted: dict[str, str], chunk: int = 2_000_000) -> pd.DataFrame:
-        """Like :meth:`select` for integer-only expressions, without a Python object per row.
-
-        Declared schema: every column used is INT by the one rule of :mod:`._sqlite` (:func:`._sqlite.int_rows`):
-        TEXT holding a decimal integer ('1500') and integral REAL (1500.0) are read as that integer; a row holding
-        a value that is not an integer ('x', '', 1.5, a BLOB), or whose expression overflows int64 (SQLite turns it
-        into REAL), is not read and its number is added to ``self.dropped[table]`` (the collector warns with it).
-
-        Rows are read in chunks of ``chunk`` in rowid order by keyset pagination (``rowid > last … LIMIT chunk``),
-        never by rowid ranges (two rows at rowid 1 and 2^63−1 must not mean 2^62 empty ranges). Each chunk is one
-        ``SELECT group_concat(IFNULL(expr, sentinel)), ...`` parsed by numpy; NULL becomes ``<NA>``.
-        """
-        kept = {a: e for a, e in wanted.items()
-                if all(n.split("}")[0] in self.cols[table] for n in e.split("{")[1:])}
-        used = sorted({n.split("}")[0] for e in kept.values() for n in e.split("{")[1:]})
-        sql, ok, bad = int_rows(self.con, table, used, list(kept.values()))
-        exprs = [fill(e, sql) for e in kept.values()]
-        if bad:
-            self.dropped[table] = self.dropped.get(table, 0) + int(bad)
-        if not exprs:
-            return pd.DataFrame({a: pd.Series(dtype="int64") for a in kept})
-        inner = ", ".join(f"IFNULL({e}, {_NULL}) AS c{i}" for i, e in enumerate(exprs))
-        agg = ", ".join(f"group_concat(c{i})" for i in range(len(exprs)))
-        parts: list[list[np.ndarray]] = []
-        last = None
-        while True:
-            after = "" if last is None else f"AND rowid > {last} "
-            q = (f"SELECT count(*), max(r), {agg} FROM (SELECT rowid AS r, {inner} FROM [{table}] "
-                 f"WHERE ({ok}) {after}ORDER BY rowid LIMIT {int(chunk)})")
-            n, last, *texts = self.con.execute(q).fetchone()
-            if not n:
-                break
-            arrs = [np.fromstring(str(t), dtype=np.int64, sep=",") for t in texts]
-            if any(len(a) != n for a in arrs):
-                raise TraceFormatError(self.path, f"{table}: values could not be read as integers")
-            parts.append(arrs)
-            if n < chunk:
-                break
-        out = {}
-        for i, a in enumerate(kept):
-            col = np.concatenate([p[i] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
-            null = col == _NULL
-            out[a] = pd.arrays.IntegerArray(np.where(null, 0, col), null) if null.any() else col
-        return pd.DataFrame(out)
-
-    def strings(self, ids: pd.Series, count: bool = True) -> pd.Series:
-        """Resolve StringIds keys → categorical text, reading only the distinct ids needed."""
-        codes, uniq = pd.factorize(ids, sort=False)
-        if not len(uniq) or not self.has("StringIds", "id", "value"):
-            self.unnamed += int((codes >= 0).sum()) if count else 0
-            return pd.Series(pd.Categorical([None] * len(ids)))
-        sid = int_rows(self.con, "StringIds", ["id"])[0]["id"]  # declared INT, as every id (TEXT '1' is 1)
-        q = f"SELECT {sid}, {typed_expr('value', TEXT)} FROM StringIds"
-        lut = dict(self.con.execute(q).fetchall()) if len(uniq) > 500 else dict(
-            self.con.execute(f"{q} WHERE {sid} IN ({','.join('?' * len(uniq))})", [int(u) for u in uniq]).fetchall())
-        text = [lut.get(int(u)) for u in uniq]
-        cats = pd.Index(pd.unique(pd.Series([t for t in text if t is not None], dtype=object)))
-        where = cats.get_indexer(pd.Index(text, dtype=object))
-        full = np.where(codes >= 0, where[codes], -1)
-        self.unnamed += int(((codes >= 0) & (full < 0)).sum()) if count else 0
-        return pd.Series(pd.Categorical.from_codes(full, categories=cats.astype(str)))
 
 
 def _pid(g: pd.Series) -> pd.Series:
@@ -471,111 +361,10 @@ def _nvtx(db: _Db):
     return _host(df, "annotation"), None
 
 
-_TEXT_FIELDS = {"name", "chipName", "busLocation", "uuid"}
-
-
-def _export_meta(db: _Db) -> dict[str, Any]:
-    for t in ("META_DATA_EXPORT", "EXPORT_META_DATA"):
-        if db.has(t, "name", "value"):
-            df, _ = read_typed(db.con, t, {"name": TEXT, "value": TEXT})
-            kv = dict(zip(df["name"], df["value"]))
-            return {"nsys_version": kv.get("EXPORT_PRODUCT_VERSION"),
-                    "schema_version": kv.get("EXPORT_SCHEMA_VERSION"), "meta_table": t}
-    return {"nsys_version": None, "schema_version": None, "meta_table": None}
-
-
-#: Older exports (nsys 2020–2021: ``TARGET_INFO_GPU`` has ``deviceId, name, busLocation`` and no ``id``) keep the
-#: device figures in ``TARGET_INFO_CUDA_GPU``: column → (device dict key, factor to bytes / Hz). Its bandwidth is in
-#: kB/s and its clock in kHz (as CUDA's ``cudaDeviceProp::clockRate``): an RTX 3080 export (PolPuigPuy/
-#: OpenACC_Project_PolPuig report2.sqlite) records 760080000 (760.08 GB/s, the card's 19 Gbps × 320 bit) and 1740000.
-CUDA_GPU_FIELDS = {"numMultiprocessors": ("num_sms", 1), "globalMemorySize": ("total_memory_bytes", 1),
-                   "globalMemoryBandwidth": ("memory_bandwidth_bytes_per_s", 1000), "coreClockRate": ("clock_hz", 1000),
-                   "l2CacheSize": ("l2_cache_bytes", 1), "numThreadsPerWarp": ("warp_size", 1),
-                   "maxWarpsPerMultiprocessor": ("max_warps_per_sm", 1),
-                   "maxBlocksPerMultiprocessor": ("max_blocks_per_sm", 1),
-                   "maxRegistersPerMultiprocessor": ("regs_per_sm", 1), "maxRegistersPerBlock": ("regs_per_block", 1),
-                   "maxSharedMemoryPerMultiprocessor": ("smem_per_sm_bytes", 1),
-                   "maxSharedMemoryPerBlock": ("smem_per_block_bytes", 1),
-                   "maxThreadsPerBlock": ("max_threads_per_block", 1)}
-
-
-def _devices_old_schema(db: _Db) -> list[dict[str, Any]]:
-    """Devices of an older export (no ``TARGET_INFO_GPU.id``): one per ``TARGET_INFO_CUDA_GPU`` row keyed by its
-    ``deviceId`` (the CUDA device the kernels' ``deviceId`` names), figures converted by :data:`CUDA_GPU_FIELDS`;
-    else the names of ``TARGET_INFO_GPU`` (``deviceId``, ``name``, ``busLocation``) alone."""
-    t = "TARGET_INFO_CUDA_GPU"
-    if db.has(t, "deviceId"):
-        cols = [c for c in ["deviceId", "name", "pciBusId", "computeCapabilityMajor", "computeCapabilityMinor",
-                            *CUDA_GPU_FIELDS] if c in db.cols[t]]
-        df, _ = read_typed(db.con, t, {c: TEXT if c in ("name", "pciBusId") else INT for c in cols})
-    elif db.has("TARGET_INFO_GPU", "deviceId"):
-        cols = [c for c in ["deviceId", "name", "busLocation"] if c in db.cols["TARGET_INFO_GPU"]]
-        df, _ = read_typed(db.con, "TARGET_INFO_GPU", {c: TEXT if c != "deviceId" else INT for c in cols})
-    else:
-        return []
-    out, seen = [], set()
-    for r in df.sort_values("deviceId").to_dict("records"):
-        r = {k: (None if v is pd.NA or v is None else v) for k, v in r.items()}
-        if r["deviceId"] is None or int(r["deviceId"]) in seen:  # one row per process that used the device
-            continue
-        seen.add(int(r["deviceId"]))
-        d: dict[str, Any] = {"rank": 0, "device_id": int(r["deviceId"]), "name": r.get("name")}
-        if r.get("computeCapabilityMajor") is not None:
-            d["compute_capability"] = f"{r['computeCapabilityMajor']}.{r.get('computeCapabilityMinor') or 0}"
-        for src, (dst, factor) in CUDA_GPU_FIELDS.items():
-            if r.get(src) is not None and int(r[src]) > 0:
-                d[dst] = int(r[src]) * factor
-        bus = r.get("pciBusId") or r.get("busLocation")
-        if bus:
-            d["bus_location"] = bus
-        out.append(d)
-    return out
-
-
-def _devices(db: _Db) -> list[dict[str, Any]]:
-    """One dict per ``TARGET_INFO_GPU`` row, read with declared types (a row whose id is no integer is skipped;
-    another field of the wrong type is left out); an older export's devices by :func:`_devices_old_schema`."""
-    t = "TARGET_INFO_GPU"
-    if not db.has(t, "id"):
-        return _devices_old_schema(db)
-    schema = {c: TEXT if c in _TEXT_FIELDS else INT for c in ["id", *GPU_FIELDS, "computeMinor"]}
-    df, _ = read_typed(db.con, t, schema)
-    out = []
-    for r in df.sort_values("id").to_dict("records"):
-        r = {k: (None if v is pd.NA or v is None else v) for k, v in r.items()}
-        if r["id"] is None:
-            continue
-        d: dict[str, Any] = {"rank": 0, "device_id": int(r["id"]), "name": r.get("name")}
-        if r.get("computeMajor") is not None:
-            d["compute_capability"] = f"{r['computeMajor']}.{r.get('computeMinor') or 0}"
-        for src, dst in GPU_FIELDS.items():
-            if dst and dst != "name" and r.get(src) is not None:
-                d[dst] = int(r[src]) if src not in _TEXT_FIELDS else r[src]
-        out.append(d)
-    return out
-
-
-def metadata(db: _Db, warnings: list[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Export metadata and devices; an unreadable metadata table (corrupt page, ...) is a warning, not the file."""
-    info: dict[str, Any] = {"nsys_version": None, "schema_version": None, "meta_table": None}
-    devices: list[dict[str, Any]] = []
-    for what, fn in (("export metadata", _export_meta), ("GPU list (TARGET_INFO_GPU)", _devices)):
-        try:
-            got = fn(db)
-        except sqlite3.DatabaseError as exc:
-            warnings.append(f"{db.path}: {what} unreadable, skipped ({exc})")
-            continue
-        if isinstance(got, dict):
-            info = got
-        else:
-            devices = got
-    return info, devices
-
-
 def _zero_placeholders(frames: list[pd.DataFrame], rejected: list[pd.DataFrame]) -> list[pd.DataFrame]:
     """``frames`` without the rows whose ``start_ns`` is a placeholder 0 (appended to ``rejected`` as "zero timestamp
     (never recorded)"): judged over every table's timestamps at once, as one clock, by
-    :func:`~gpulens.collectors._kineto_acc.zero_ts_placeholders` — counting such a 0 would stretch the others' span
+    :func:`~gpulens.collectors._zero_ts.zero_ts_placeholders` — counting such a 0 would stretch the others' span
     more than 11× to the whole session clock. A capture whose clock starts at 0 keeps it."""
     have = [f for f in frames if len(f) and "start_ns" in f and "dur_ns" in f]
     # in integers (an epoch-scale ns clock exceeds a double's 2^53), a missing time as 0 with ok False

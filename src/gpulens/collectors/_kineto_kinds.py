@@ -1,0 +1,127 @@
+"""Kineto: what each event is — the category → kind rules, copy directions, and the Trace Event Format phases.
+
+:data:`CATEGORY_KIND` maps a lower-cased Kineto category to a Timeline kind, refined by name for kernels
+(:func:`kind_of`); :func:`copy_kind_of` reads a copy's direction from its name; :data:`KIND_LIST` numbers the kinds
+(:data:`_K`) as the accumulator (:mod:`._kineto_acc`) stores them, and :func:`_codes_to_cat` turns those codes back
+into a categorical. :func:`_unknown_phases` and :func:`_has_other` sort a decoded piece's events by phase.
+"""
+
+from __future__ import annotations
+
+import re
+from operator import attrgetter
+
+import numpy as np
+
+from gpulens.collectors._kineto_columns import SKIPPED_PHASES, used_codes
+from gpulens.collectors._work_rules import kind_of_kernel_name
+
+#: lower-cased Kineto category → Timeline kind (current and 2021 legacy spellings).
+CATEGORY_KIND = {
+    "kernel": "kernel",
+    "gpu_memcpy": "memcpy",
+    "memcpy": "memcpy",
+    "gpu_memset": "memset",
+    "memset": "memset",
+    "cpu_op": "cpu_op",
+    "operator": "cpu_op",
+    "cuda_runtime": "runtime",
+    "cuda_driver": "runtime",
+    "runtime": "runtime",
+    "driver": "runtime",
+    # the host-side API categories of Kineto's other backends (libkineto ActivityType names): Intel XPU (Unified
+    # Runtime / Level Zero calls), MTIA, PrivateUse1 devices — launch calls like cuda_runtime's, linked by correlation
+    "xpu_runtime": "runtime",
+    "xpu_driver": "runtime",
+    "mtia_runtime": "runtime",
+    "privateuse1_runtime": "runtime",
+    "privateuse1_driver": "runtime",
+    "cuda_sync": "sync",
+    "xpu_sync": "sync",
+    "user_annotation": "annotation",
+    "gpu_user_annotation": "annotation",
+    "python_function": "python",
+}
+GPU_CATEGORIES = {"kernel", "gpu_memcpy", "memcpy", "gpu_memset", "memset", "gpu_user_annotation"}
+_COPY_KIND_RE = re.compile(r"\b(HtoD|DtoH|DtoD|PtoP|HtoH|DtoA|AtoD)\b")
+#: XLA spells copy directions ``MemcpyH2D`` / ``MemcpyD2H`` / ``MemcpyD2D`` / ``MemcpyP2P``
+_COPY_KIND_2_RE = re.compile(r"(H|D|P)2(H|D|P)\b")
+#: rocprofiler-sdk spells them ``MEMORY_COPY_HOST_TO_DEVICE`` (ROCm 7.1 Kineto copies recorded as kernels)
+_COPY_KIND_3_RE = re.compile(r"MEMORY_COPY_(HOST|DEVICE|PEER)_TO_(HOST|DEVICE|PEER)\b", re.IGNORECASE)
+#: HIP / roctracer activity names spell them ``CopyHostToDevice`` / ``CopyDeviceToHost`` / ``CopyPeerToPeer`` (ROCm
+#: Kineto copies recorded under ``kernel``, pytorch/kineto PR#1295; rocprof v1 and RPD use the same op names)
+_COPY_KIND_4_RE = re.compile(r"Copy(Host|Device|Peer)To(Host|Device|Peer)(?![a-z])")
+KIND_LIST = ("kernel", "comm", "memcpy", "memset", "cpu_op", "runtime", "sync", "annotation", "python", "other")
+_K = {k: i for i, k in enumerate(KIND_LIST)}
+
+
+def kind_of(cat: str, name: str) -> str:
+    """Timeline kind of a Kineto event from its lower-cased category and its name: a ``kernel`` that is a copy,
+    a fill or a collective by name becomes ``memcpy``/``memset``/``comm`` (rules: :mod:`._work_rules`)."""
+    kind = CATEGORY_KIND.get(cat, "other")
+    if kind == "kernel":
+        return kind_of_kernel_name(name)
+    return kind
+
+
+def copy_kind_of(name: str) -> str | None:
+    """Copy direction named in a copy's name (``Memcpy HtoD (Pageable -> Device)``, XLA ``MemcpyH2D``,
+    rocprofiler-sdk ``MEMORY_COPY_HOST_TO_DEVICE``, HIP ``CopyHostToDevice``), or None."""
+    m = _COPY_KIND_RE.search(name)
+    if m:
+        return m.group(1)
+    m = _COPY_KIND_2_RE.search(name)
+    if m:
+        return f"{m.group(1)}to{m.group(2)}"
+    m = _COPY_KIND_3_RE.search(name) or _COPY_KIND_4_RE.search(name)
+    return f"{m.group(1)[0].upper()}to{m.group(2)[0].upper()}" if m else None
+
+
+_OTHER_PHASES = ("M", "i", "I", "B", "E")  # a tuple: `in` compares with ==, so an unhashable ph is no error
+_PH = attrgetter("ph")
+_OTHER_SET = frozenset(_OTHER_PHASES)
+#: every phase of the Trace Event Format: read (X and the others above) or skipped by design (flows, counters…)
+_KNOWN_PHASES = frozenset(("X",) + _OTHER_PHASES + SKIPPED_PHASES)
+
+
+def _unknown_phases(events: list) -> list:
+    """The ``ph`` of each event whose phase is none of the Trace Event Format's (a number, null, ``"Q"``). An empty
+    object ``{}`` (no phase, name, pid or time: rocmProfileData's rpd2tracing opens its event list with one) holds
+    no event and is not counted."""
+    try:  # a C-level pass first: nearly every piece holds known phases only
+        if _KNOWN_PHASES.issuperset(map(_PH, events)):
+            return []
+    except TypeError:  # an unhashable ph (the general decoder keeps any JSON value)
+        pass
+    out = []
+    for e in events:
+        ph = e.ph
+        if ph is None and e.name is None and e.pid is None and not bytes(e.ts):
+            continue
+        if not isinstance(ph, str) or ph not in _KNOWN_PHASES:
+            out.append(ph)
+    return out
+
+
+def _has_other(events: list) -> bool:
+    """Whether any event is of an :data:`_OTHER_PHASES` phase: a C-level pass (most pieces have none, only flows
+    beside their ``X`` events); an unhashable ``ph`` (the general decoder keeps any JSON value) answers True."""
+    try:
+        return not _OTHER_SET.isdisjoint(map(_PH, events))
+    except TypeError:
+        return True
+
+
+def _codes_to_cat(codes: np.ndarray, values: list[str]):
+    import pandas as pd
+
+    if not len(codes):
+        return pd.Categorical([], categories=pd.Index([], dtype="str"))
+    used = used_codes(codes, len(KIND_LIST))
+    from gpulens.collectors._assemble import categorical
+
+    cats = sorted(KIND_LIST[u] for u in used)
+    remap = np.zeros(len(KIND_LIST), dtype=np.int64)
+    for i, c in enumerate(cats):
+        remap[KIND_LIST.index(c)] = i
+    return categorical(remap[codes], cats)

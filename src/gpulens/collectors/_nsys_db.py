@@ -1,0 +1,126 @@
+"""Nsight Systems SQLite export: the read-only database access of :mod:`.nsys_sqlite`.
+
+:class:`_Db` opens the export read-only, reads its schema once, selects integer columns without a Python object per
+row (:meth:`_Db.select_ints`) and resolves ``StringIds`` keys to text (:meth:`_Db.strings`); :func:`_is_nsys` tells
+an nsys export from another SQLite file.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from gpulens.collectors._io import describe
+from gpulens.collectors._sqlite import TEXT, connect_ro, fill, int_rows, typed_expr
+from gpulens.errors import TraceFormatError
+
+#: Stands for NULL in :meth:`_Db.select_ints`: the int64 minimum, the "invalid" marker of C writers — a stored
+#: INT64_MIN is unknown too. It was −2^62, a value a row can hold: a start of −2^62 ns was read as NULL beside a
+#: known duration, and the whole file failed ("cannot convert NA to integer").
+_NULL = -(1 << 63)
+_EVENT_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                 "NVTX_EVENTS", "TARGET_INFO_GPU")
+#: Tables every ``nsys export --type sqlite`` writes whatever was traced (a capture of a process that made no CUDA
+#: call has none of :data:`_EVENT_TABLES`, yet is a valid export: no GPU work, not an unknown format).
+_NSYS_MARKERS = ("META_DATA_EXPORT", "EXPORT_META_DATA", "TARGET_INFO_SESSION_START_TIME", "ENUM_NSYS_EVENT_TYPE")
+
+
+def _is_nsys(db: "_Db") -> bool:
+    """True when the database is an Nsight Systems export (event tables, or nsys's own tables, plus StringIds)."""
+    return "StringIds" in db.cols and any(t in db.cols for t in _EVENT_TABLES + _NSYS_MARKERS)
+
+
+class _Db:
+    """A read-only connection plus the schema (table → column list) read once with ``PRAGMA table_info``."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.dropped: dict[str, int] = {}  # table → rows not read (values of the wrong SQLite type)
+        self.unnamed = 0  # rows whose name id is not in StringIds (or StringIds is absent)
+        try:
+            self.con = connect_ro(path)
+            names = [r[0] for r in self.con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+            self.cols = {t: [r[1] for r in self.con.execute(f"PRAGMA table_info([{t}])")] for t in names}
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # the schema itself is corrupt (or not UTF-8)
+            raise TraceFormatError(path, f"not a readable SQLite database ({describe(exc)})") from None
+
+    def has(self, table: str, *cols: str) -> bool:
+        return table in self.cols and all(c in self.cols[table] for c in cols)
+
+    def select(self, table: str, wanted: dict[str, str]) -> pd.DataFrame:
+        """``SELECT`` the expressions of ``wanted`` (alias → SQL over column names) whose columns exist.
+
+        An entry is kept when every identifier in ``{...}`` braces exists (braces become SQL ``[...]`` quoting, as
+        ``end`` is a keyword); the others are left out of the result.
+        """
+        parts = []
+        for alias, expr in wanted.items():
+            needed = [w.split("}")[0] for w in expr.split("{")[1:]]
+            if all(n in self.cols[table] for n in needed):
+                parts.append(f"{expr.replace('{', '[').replace('}', ']')} AS {alias}")
+        return pd.read_sql_query(f"SELECT {', '.join(parts)} FROM [{table}]", self.con)
+
+    def select_ints(self, table: str, wanted: dict[str, str], chunk: int = 2_000_000) -> pd.DataFrame:
+        """Like :meth:`select` for integer-only expressions, without a Python object per row.
+
+        Declared schema: every column used is INT by the one rule of :mod:`._sqlite` (:func:`._sqlite.int_rows`):
+        TEXT holding a decimal integer ('1500') and integral REAL (1500.0) are read as that integer; a row holding
+        a value that is not an integer ('x', '', 1.5, a BLOB), or whose expression overflows int64 (SQLite turns it
+        into REAL), is not read and its number is added to ``self.dropped[table]`` (the collector warns with it).
+
+        Rows are read in chunks of ``chunk`` in rowid order by keyset pagination (``rowid > last … LIMIT chunk``),
+        never by rowid ranges (two rows at rowid 1 and 2^63−1 must not mean 2^62 empty ranges). Each chunk is one
+        ``SELECT group_concat(IFNULL(expr, sentinel)), ...`` parsed by numpy; NULL becomes ``<NA>``.
+        """
+        kept = {a: e for a, e in wanted.items()
+                if all(n.split("}")[0] in self.cols[table] for n in e.split("{")[1:])}
+        used = sorted({n.split("}")[0] for e in kept.values() for n in e.split("{")[1:]})
+        sql, ok, bad = int_rows(self.con, table, used, list(kept.values()))
+        exprs = [fill(e, sql) for e in kept.values()]
+        if bad:
+            self.dropped[table] = self.dropped.get(table, 0) + int(bad)
+        if not exprs:
+            return pd.DataFrame({a: pd.Series(dtype="int64") for a in kept})
+        inner = ", ".join(f"IFNULL({e}, {_NULL}) AS c{i}" for i, e in enumerate(exprs))
+        agg = ", ".join(f"group_concat(c{i})" for i in range(len(exprs)))
+        parts: list[list[np.ndarray]] = []
+        last = None
+        while True:
+            after = "" if last is None else f"AND rowid > {last} "
+            q = (f"SELECT count(*), max(r), {agg} FROM (SELECT rowid AS r, {inner} FROM [{table}] "
+                 f"WHERE ({ok}) {after}ORDER BY rowid LIMIT {int(chunk)})")
+            n, last, *texts = self.con.execute(q).fetchone()
+            if not n:
+                break
+            arrs = [np.fromstring(str(t), dtype=np.int64, sep=",") for t in texts]
+            if any(len(a) != n for a in arrs):
+                raise TraceFormatError(self.path, f"{table}: values could not be read as integers")
+            parts.append(arrs)
+            if n < chunk:
+                break
+        out = {}
+        for i, a in enumerate(kept):
+            col = np.concatenate([p[i] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
+            null = col == _NULL
+            out[a] = pd.arrays.IntegerArray(np.where(null, 0, col), null) if null.any() else col
+        return pd.DataFrame(out)
+
+    def strings(self, ids: pd.Series, count: bool = True) -> pd.Series:
+        """Resolve StringIds keys → categorical text, reading only the distinct ids needed."""
+        codes, uniq = pd.factorize(ids, sort=False)
+        if not len(uniq) or not self.has("StringIds", "id", "value"):
+            self.unnamed += int((codes >= 0).sum()) if count else 0
+            return pd.Series(pd.Categorical([None] * len(ids)))
+        sid = int_rows(self.con, "StringIds", ["id"])[0]["id"]  # declared INT, as every id (TEXT '1' is 1)
+        q = f"SELECT {sid}, {typed_expr('value', TEXT)} FROM StringIds"
+        lut = dict(self.con.execute(q).fetchall()) if len(uniq) > 500 else dict(
+            self.con.execute(f"{q} WHERE {sid} IN ({','.join('?' * len(uniq))})", [int(u) for u in uniq]).fetchall())
+        text = [lut.get(int(u)) for u in uniq]
+        cats = pd.Index(pd.unique(pd.Series([t for t in text if t is not None], dtype=object)))
+        where = cats.get_indexer(pd.Index(text, dtype=object))
+        full = np.where(codes >= 0, where[codes], -1)
+        self.unnamed += int(((codes >= 0) & (full < 0)).sum()) if count else 0
+        return pd.Series(pd.Categorical.from_codes(full, categories=cats.astype(str)))

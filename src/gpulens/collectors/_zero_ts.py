@@ -1,0 +1,33 @@
+"""The rule that tells a ``ts`` of 0 that was never recorded from a clock that starts at 0 (Kineto, Nsight Systems,
+the rocprof family: :mod:`._kineto_acc`, :mod:`.nsys_sqlite`, :func:`._dispatch.build_timeline`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+#: A ``ts`` of 0 is Kineto's "never recorded" placeholder (pytorch/kineto#109) when the real timestamps beside it
+#: lie farther from 0 than this multiple of their own extent; in a trace whose clock starts at 0 (rebased, or
+#: relative to ``baseTimeNanoseconds``) it is the first real instant and is kept.
+ZERO_TS_GAP_RATIO = 10
+
+
+def zero_ts_placeholders(ts: np.ndarray, dur: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """Mask of the events whose ``ts == 0`` is a placeholder (:data:`ZERO_TS_GAP_RATIO`), not a time: counting the
+    event from 0 to its end would stretch the span of the other valid events ``ok`` (first start → last end, ns)
+    more than ``ZERO_TS_GAP_RATIO + 1`` times (B06: ``ts 0, dur 0`` beside events at 1.6e15 µs spanning 40 µs). A
+    clock that starts at 0 keeps its first event, and so does a zero-start event whose own duration reaches the
+    others (a profiler span from 0 to the first step); with no other timestamp it is kept.
+
+    Args:
+        ts, dur: start and duration [ns] of each event of one piece (int64).
+        ok: both recorded (the others' extent uses only events with ``dur >= 0`` besides).
+    """
+    zero = ok & (ts == 0)
+    other = ok & (ts != 0) & (dur >= 0)
+    if not zero.any() or not other.any():
+        return np.zeros(len(ts), dtype=bool)
+    lo, hi = int(ts[other].min()), int((ts[other] + dur[other]).max())
+    extent = max(hi - lo, 1)
+    end = np.maximum(np.where(zero, dur, 0), hi)  # the span with the zero-start event counted from 0
+    return zero & (end > (ZERO_TS_GAP_RATIO + 1) * extent)
