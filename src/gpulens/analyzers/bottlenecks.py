@@ -72,7 +72,7 @@ from gpulens.analyzers._idle_findings import (  # noqa: F401 (CLASS_WORDS, CLASS
     steady_state,
 )
 from gpulens.timeline import Timeline
-from gpulens.units import fmt_ns
+from gpulens.units import fmt_ns, pct_words
 
 SYNC_RE = re.compile(r"^(?:cuda|hip|cu)(?:Device|Stream|Event|Ctx)?Synchroni[sz]e")
 #: Synchronous copies: the call returns only once the copy — and the stream's work before it — is done (CUDA Runtime
@@ -565,7 +565,7 @@ def _thin_evidence(row: dict[str, Any], min_share: float) -> tuple[str, str]:
     if n is None or n >= MIN_VERDICT_GAPS or ns >= DOMINANT_SHARE * span:
         return cls, ""
     what = "idle with no recorded cause" if GAP_EVIDENCE[k] == "unattributed" else f"{GAP_EVIDENCE[k]} idle"
-    return "undetermined", (f"{fmt_ns(ns)} of {what} ({100 * ns / span:.0f} % of the span) comes "
+    return "undetermined", (f"{fmt_ns(ns)} of {what} ({pct_words(100 * ns / span)} of the span) comes "
                             f"from only {n} gap{'' if n == 1 else 's'} (an idle cause needs at least "
                             f"{MIN_VERDICT_GAPS} gaps, or half the span, to make a verdict: fewer show no pattern)")
 
