@@ -140,7 +140,7 @@ COLUMNS = {
     "small_grid_kernels": "kernels with fewer blocks (workgroups) than 90 % of the SMs/CUs (unknown when the "
                           "SM/CU count is)",
     "small_grid_ns": "their summed duration [ns]",
-    "num_sms": "SMs / CUs of the device (<NA> when unknown)",
+    "num_sms": "SMs / CUs of the device; unknown when the GPU model is not known",
     "overhead": "the largest idle/overhead cause (host-bound, launch-bound, sync-bound, communication-bound, "
                 "memcpy-bound, GPU idle, cause not recorded, dependency-bound: idle with work queued) when it is at least 10 % of the steady span, else none; "
                 "undetermined when that cause is idle seen in fewer than 3 gaps and under half the span — an input "
