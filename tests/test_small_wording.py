@@ -134,7 +134,7 @@ def test_occupancy_evidence_reads_without_a_missing_figure_first():
 
     e = Evidence("k", "kernel", 10, 1_000_000, theoretical_occupancy_pct=12.5, limiter="registers",
                  limiters="registers, shared_memory")
-    assert "occupancy 12 % theoretical (achieved not counted), limiters registers and shared memory" \
+    assert "occupancy 13 % theoretical (achieved not counted), limiters registers and shared memory" \
         in _evidence_text(e)
     e2 = Evidence("k", "kernel", 10, 1_000_000, achieved_occupancy_pct=22.0, theoretical_occupancy_pct=25.0,
                   limiter="registers")

@@ -70,7 +70,7 @@ def test_grid_below_one_wave_recovers_at_most_the_empty_share():
     tl = _timeline([(660, 256, 32, 200_000)])
     occ = gpulens.analyze_timeline(tl).results["occupancy"]
     f = next(f for f in occ.findings if f.key == "occupancy/k/waves")
-    assert f.time_at_stake_ns == 75_000 and f.title.startswith("Grid of k fills 62 % of one wave")
+    assert f.time_at_stake_ns == 75_000 and f.title.startswith("Grid of k fills 63 % of one wave")
     assert "up to 38 %" in f.title
 
 
@@ -351,5 +351,5 @@ def test_main_grid_below_one_wave_names_what_its_loss_covers():
     occ = gpulens.analyze_timeline(tl).results["occupancy"]
     f = next(f for f in occ.findings if f.key == "occupancy/k/waves")
     assert f.time_at_stake_ns == pytest.approx(75_000 + 100_000 * (1 - 300 / 1056), abs=1)
-    assert f.title.startswith("Main grid of k fills 62 % of one wave: up to 49 % of its time, over all its 2 grid "
+    assert f.title.startswith("Main grid of k fills 63 % of one wave: up to 49 % of its time, over all its 2 grid "
                               "sizes, at stake from empty block slots"), f.title

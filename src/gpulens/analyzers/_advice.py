@@ -44,7 +44,7 @@ from gpulens.analyzers._advice_vendor import (HOST_TRACE, PROFILER_RANGE, VENDOR
                                                _runtime_vendor, amd_block_words, for_vendor, host_trace,
                                                profiler_range,
                                                vendor_of, vendor_text, vendor_word)
-from gpulens.units import fmt_ns
+from gpulens.units import fmt_ns, pct_words
 
 
 def uses_pytorch(timeline: Any) -> bool:
@@ -485,7 +485,8 @@ def exposed_copy_detail(pytorch: bool, uvm_share: float = 0.0, vendor: str | Non
         return (f"{n} cop{'ies' if n != 1 else 'y'} to or from pageable host memory take {fmt_ns(ns)}{rate}: the "
                 f"host stages them and waits — {pin_step(pytorch, vendor)}, or keep the data on the device.")
     if uvm_share >= 0.5:
-        return (f"{100 * uvm_share:.0f} % of the copy time is unified-memory page migrations (managed pages moved by "
+        return (f"{pct_words(100 * uvm_share)} of the copy time is unified-memory page migrations (managed pages "
+                "moved by "
                 "the driver on page faults): prefetch managed buffers to the processor that touches them next "
                 "(cudaMemPrefetchAsync, cudaMemAdvise), or keep the data in device memory with explicit copies.")
     if pytorch:

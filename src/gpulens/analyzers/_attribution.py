@@ -31,7 +31,7 @@ ATTRIBUTION_COLUMNS = {
     "time_ns": "effective (overrun-clipped) duration [ns]",
     "dur_ns": "duration as recorded [ns]",
     "op_event_id": "event_id of the launching framework op (the op tree's link: external id, else the op enclosing "
-                   "the launching runtime call), <NA> when unlinked [id]",
+                   "the launching runtime call), unknown when unlinked [id]",
     "op": "name of the launching framework op, '' when unlinked [text]",
     "shapes": "the op's input shapes, compact JSON text, '' when not recorded [shapes]",
     "dtypes": "the op's input dtypes, compact JSON text, '' when not recorded [dtypes]",

@@ -13,6 +13,7 @@ import pandas as pd
 from gpulens.analyzers.base import AnalysisResult
 from gpulens.analyzers.context import category_mask, context_of, isin_ints, reindex_sorted, unique_ints
 from gpulens.timeline import Timeline
+from gpulens.units import pct_words
 
 
 #: The event columns of :func:`hot_kernels`' rows: what the per-kernel analyzers read (identity, time, placement and
@@ -175,5 +176,5 @@ def no_hot_kernels_reason(timeline: Timeline, results: Mapping[str, AnalysisResu
         kinds = ", ".join(sorted({str(k) for k in crit["kind"]}))
         share = float(crit["share"].sum()) if "share" in crit else None
         return (f"the performance-critical set holds no compute kernel (only {kinds}"
-                + (f", {100 * share:.0f} % of kernel time" if share is not None else "") + ")")
+                + (f", {pct_words(100 * share)} of kernel time" if share is not None else "") + ")")
     return "no compute kernels in the trace"

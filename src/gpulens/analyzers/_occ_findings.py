@@ -52,7 +52,7 @@ def fill_text(w: float) -> str:
     p = 100.0 * w
     if 99.5 <= p < 100:  # never a false "100 %" of a wave either
         return pct_words(p)
-    return f"{p:.0f} %" if p >= 10 or p == 0 else f"{p:.1f} %" if p >= 1 else f"{fmt_num(p, 2)} %"
+    return pct_words(p) if p >= 10 else "0 %" if p == 0 else f"{p:.1f} %" if p >= 1 else f"{fmt_num(p, 2)} %"
 
 
 def waves_text(w: float) -> str:
@@ -343,7 +343,7 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
                  f"{smem[:1].upper() + smem[1:] if r.limiter == 'shared_memory' else word[r.limiter]} "
                  # the verb agrees: "Registers limit", "Shared memory (LDS, the block cap) limits"
                  + ("limit" if r.limiter in ("registers", "warps", "barriers") else "limits"))
-                + f" occupancy of {_short(r.name)} to {theo:.0f} %",
+                + f" occupancy of {_short(r.name)} to {pct_words(theo)}",
                 f"{what}{tied} {'each leave' if both else 'leaves'} room for {blocks} per "
                 f"{_advice.vendor_word(vendor, 'sm')} ({r.occupancy_source})"
                 + (": relieving one alone does not raise occupancy" if both else "") + "."
@@ -353,7 +353,7 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
         if ach is not None and theo and ach < 0.5 * theo and not (w is not None and w < FEW_WAVES):
             bound = occupancy_gain_bound_ns(r.time_ns, ach, theo, roof_stake)
             mine.append(Finding(
-                f"{_short(r.name)} achieves {ach:.0f} % occupancy of a possible {theo:.0f} %",
+                f"{_short(r.name)} achieves {pct_words(ach)} occupancy of a possible {pct_words(theo)}",
                 _advice.vendor_text("{Warps} finish unevenly (tail effect, load imbalance) or blocks are not "
                                     "scheduled fast enough. ", vendor) + _latency_note(bound),
                 severity=_sev(bound, total), category="occupancy", time_at_stake_ns=bound, kernel=r.name,

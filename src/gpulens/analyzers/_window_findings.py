@@ -13,7 +13,7 @@ from gpulens.analyzers import _advice
 from gpulens.analyzers.base import Finding
 from gpulens.analyzers.context import context_of, text_series
 from gpulens.timeline import Timeline
-from gpulens.units import fmt_ns
+from gpulens.units import fmt_ns, pct_words
 
 #: Host-only time at the edges of the profiled window — before a rank's first GPU event and after its last — gets a
 #: finding when it is at least this share of the window (a warning from half of it).
@@ -176,7 +176,7 @@ def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
             if names and all(n.startswith(_TEARDOWN) for n in names) else
             " — module loading, allocation and set-up" if names and all(map(_advice.is_setup_call, names)) else "")
     cover = "" if covered >= 0.5 * part else (
-        f" Recorded calls and operators cover only {100.0 * covered / max(part, 1):.0f} % of it: the rest is host "
+        f" Recorded calls and operators cover only {pct_words(100.0 * covered / max(part, 1))} of it: the rest is host "
         "code the profiler does not break down (Python, I/O, waiting) or the profiler's own start/stop.")
     during = (f"During the larger part ({fmt_ns(part)} {side} the GPU work on rank {r}) the host ran {what}{kind}."
               + cover if acts else f"No host call or operator is recorded in the larger part ({fmt_ns(part)} {side} the GPU "

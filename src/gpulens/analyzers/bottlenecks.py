@@ -74,7 +74,7 @@ from gpulens.analyzers._idle_findings import (  # noqa: F401 (CLASS_WORDS, CLASS
     steady_state,
 )
 from gpulens.timeline import Timeline
-from gpulens.units import fmt_ns
+from gpulens.units import fmt_ns, pct_words
 
 SYNC_RE = re.compile(r"^(?:cuda|hip|cu)(?:Device|Stream|Event|Ctx)?Synchroni[sz]e")
 #: Synchronous copies: the call returns only once the copy — and the stream's work before it — is done (CUDA Runtime
@@ -142,7 +142,7 @@ COLUMNS = {
     "small_grid_kernels": "kernels with fewer blocks (workgroups) than 90 % of the SMs/CUs (unknown when the "
                           "SM/CU count is)",
     "small_grid_ns": "their summed duration [ns]",
-    "num_sms": "SMs / CUs of the device (<NA> when unknown)",
+    "num_sms": "SMs / CUs of the device; unknown when the GPU model is not known",
     "overhead": "the largest idle/overhead cause (host-bound, launch-bound, sync-bound, communication-bound, "
                 "memcpy-bound, GPU idle, cause not recorded, dependency-bound: idle with work queued) when it is at least 10 % of the steady span, else none; "
                 "undetermined when that cause is idle seen in fewer than 3 gaps and under half the span — an input "
@@ -574,7 +574,7 @@ def _thin_evidence(row: dict[str, Any], min_share: float) -> tuple[str, str]:
     if n is None or n >= MIN_VERDICT_GAPS or ns >= DOMINANT_SHARE * span:
         return cls, ""
     what = "idle with no recorded cause" if GAP_EVIDENCE[k] == "unattributed" else f"{GAP_EVIDENCE[k]} idle"
-    return "undetermined", (f"{fmt_ns(ns)} of {what} ({100 * ns / span:.0f} % of the span) comes "
+    return "undetermined", (f"{fmt_ns(ns)} of {what} ({pct_words(100 * ns / span)} of the span) comes "
                             f"from only {n} gap{'' if n == 1 else 's'} (an idle cause needs at least "
                             f"{MIN_VERDICT_GAPS} gaps, or half the span, to make a verdict: fewer show no pattern)")
 

@@ -35,7 +35,7 @@ COLUMNS = {
     "collective": "collective type (all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, reduce, "
                   "send_recv, …) [text]",
     "process_group": "process group name (description), or unknown [text]",
-    "group_size": "ranks in the group, <NA> when not recorded [count]",
+    "group_size": "ranks in the group, unknown when not recorded [count]",
     "count": "collective kernels [count]",
     "time_ns": "summed GPU time of those kernels [ns]",
     "exposed_ns": "part of time_ns not overlapped by compute kernels on the same GPU [ns]",

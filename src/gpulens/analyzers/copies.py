@@ -28,7 +28,7 @@ COLUMNS = {
     "operation": "copy or fill (memset) [text]",
     "copy_kind": "direction of the copy (HtoD, DtoH, DtoD, PtoP, …; unknown when not recorded; fill for sets) [text]",
     "count": "events [count]",
-    "bytes": "summed size of the events whose size is recorded; <NA> when none is [bytes]",
+    "bytes": "summed size of the events whose size is recorded; unknown when none is [bytes]",
     "sizes_unknown": "events whose size is not recorded [count]",
     "sizes": "how many sizes are unknown, as text [text]",
     "time_ns": "summed GPU time [ns]",

@@ -26,10 +26,10 @@ GRAPH_RE = GRAPH_LAUNCH_RE
 COLUMNS = {
     "launch_name": "runtime/driver launch API",
     "calls": "number of calls",
-    "gpu_events": "GPU events enqueued by these calls (linked by correlation id; <NA> when none of the calls "
+    "gpu_events": "GPU events enqueued by these calls (linked by correlation id; unknown when none of the calls "
                   "carries one: unknown, not zero)",
     "calls_without_gpu_work": "calls whose correlation id matches no GPU event (calls with no correlation id and no "
-                              "linked GPU event are not counted: <NA> when no call of the name can be checked)",
+                              "linked GPU event are not counted: unknown when no call of the name can be checked)",
     "mean_call_ns": "mean duration of the call on the host [ns]",
     "median_call_ns": "median duration of the call on the host (one slow call moves the mean, not this) [ns]",
 }

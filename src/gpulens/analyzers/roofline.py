@@ -103,9 +103,9 @@ def _above_roof(pct: float, from_counters: bool) -> str | None:
     if not (pct == pct and pct > ABOVE_ROOF_PCT):
         return None
     if from_counters:
-        return (f"the counters give {pct:.0f} % of the roof: the GPU's peak figures are not this GPU's (check the "
+        return (f"the counters give {pct_words(pct)} of the roof: the GPU's peak figures are not this GPU's (check the "
                 "identified device, or pass --device-spec)")
-    return (f"the op shapes give {pct:.0f} % of the roof: this kernel moved less data than its op's inputs and "
+    return (f"the op shapes give {pct_words(pct)} of the roof: this kernel moved less data than its op's inputs and "
             "outputs (cache reuse, broadcast or in-place operands) or did part of the op's work")
 
 
@@ -450,9 +450,9 @@ class Roofline(Analyzer):
         cov = summary["coverage"]
         of_all = summary["coverage_of_kernel_time"]
         out.append(Finding(
-            (f"FLOPs known for {100 * cov:.0f} % of the critical kernels' time "
-             f"({100 * of_all:.0f} % of all kernel time)") if summary.get("coverage_basis") == "time" and
-            of_all is not None else f"FLOPs known for {100 * cov:.0f} % of the critical kernels' launches "
+            (f"FLOPs known for {pct_words(100 * cov)} of the critical kernels' time "
+             f"({pct_words(100 * of_all)} of all kernel time)") if summary.get("coverage_basis") == "time" and
+            of_all is not None else f"FLOPs known for {pct_words(100 * cov)} of the critical kernels' launches "
                                     "(their durations were not recorded)",
             f"{summary['launches_from_counters']} launch(es) from counters, {summary['launches_from_shapes']} from "
             "op shapes; ops without a model: " + (", ".join(sorted(summary["ops_without_model"])) or "none") + ".",

@@ -33,6 +33,7 @@ from gpulens.analyzers.stall_classes import (
     shares,
 )
 from gpulens.timeline import Timeline
+from gpulens.units import pct_words
 
 _FAMILY_RANK = {"pcsamp": 0, "wave_cycles": 1, "per_issue": 1, "per_warp": 2, "latency": 3}
 _SUMMED = {"pcsamp", "wave_cycles"}
@@ -229,8 +230,8 @@ class Stalls(Analyzer):
         findings = []
         for r in t.head(5).itertuples():
             findings.append(Finding(
-                f"{r.name}: {r.dominant_pct:.0f} % of stalls are {r.dominant_class.replace('_', ' ')}",
-                f"Top reason {str(r.top_reason).replace('_', ' ')} ({r.top_reason_pct:.0f} % of stall time, "
+                f"{r.name}: {pct_words(r.dominant_pct)} of stalls are {r.dominant_class.replace('_', ' ')}",
+                f"Top reason {str(r.top_reason).replace('_', ' ')} ({pct_words(r.top_reason_pct)} of stall time, "
                 f"{r.vendor} {str(r.metric_family).replace('_', ' ')} counters over {r.calls} launch(es)).",
                 severity="info", category=f"stall-{r.dominant_class}", kernel=r.name))
         summary = {"kernels": int(len(t)), "vendors": sorted(set(t["vendor"])),

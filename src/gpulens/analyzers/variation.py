@@ -17,7 +17,7 @@ from gpulens.analyzers._groupstats import stable_order
 from gpulens.analyzers._steps import hot_rows
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.timeline import Timeline
-from gpulens.units import fmt_ns
+from gpulens.units import fmt_ns, pct_words
 
 ALPHA, MIN_SPREAD_PCT, MIN_GROUP = 0.01, 10.0, 3
 
@@ -122,7 +122,7 @@ def spread_text(lo: float, hi: float) -> str:
     if ratio >= 2:
         r = f"{ratio:.0f}" if ratio >= 10 else f"{ratio:.1f}"
         return f"slowest median {r}× the fastest: {both}"
-    return f"+{100 * (ratio - 1):.0f} % between medians: {both}"
+    return f"+{pct_words(100 * (ratio - 1))} between medians: {both}"
 
 
 class KernelVariation(Analyzer):

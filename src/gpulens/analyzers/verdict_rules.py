@@ -464,14 +464,16 @@ def _latency_steps(e: Evidence, proven: bool = True) -> list[str]:
                      if e.library or _advice.code_owner(e.name, e.owner) != "user"
                      else _advice.vendor_text(_LIMITER_STEP[e.limiter], e.vendor))
     elif full_theory and e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < 60:
-        steps.append(f"Achieved occupancy is {e.achieved_occupancy_pct:.0f} % of a theoretical 100 %: no per-block "
+        steps.append(f"Achieved occupancy is {pct_words(e.achieved_occupancy_pct)} of a theoretical 100 %: no "
+                     "per-block "
                      "resource limits it, so waves finish unevenly or each launch is too short to fill the GPU — "
                      "give each launch more work and balance it across blocks.")
     if not small_grid and _grid_short(e) and "grid" not in (e.limiter or ""):
         steps.append(grid_step)
     theo = e.theoretical_occupancy_pct
     if not e.limiter and theo is not None and theo < 50:
-        steps.append(f"Theoretical occupancy is only {theo:.0f} %: find its limiter (registers, shared memory, block "
+        steps.append(f"Theoretical occupancy is only {pct_words(theo)}: find its limiter (registers, shared memory, "
+                     "block "
                      f"size) in {w('occ_section')} and relax it.")
     if e.stall_class in _STALL_STEP:
         steps.append(_advice.vendor_text(_STALL_STEP[e.stall_class], e.vendor))
@@ -492,7 +494,8 @@ def _latency_steps(e: Evidence, proven: bool = True) -> list[str]:
         steps.append("Give the library kernel more parallel work per call (larger batch, several problems in one "
                      "call) or a problem shape it tiles well, or let it pick another algorithm.")
     elif len(steps) == base and occ_high and owned:
-        occ = f"{ach:.0f} % achieved" if ach is not None else f"{e.theoretical_occupancy_pct:.0f} % theoretical"
+        occ = (f"{pct_words(ach)} achieved" if ach is not None
+               else f"{pct_words(e.theoretical_occupancy_pct)} theoretical")
         step = _advice.owned_kernel_step(e.name, e.family, e.owner)
         steps.append(f"Occupancy is not its limit ({occ}), and its code is not yours to change: "
                      + step[0].lower() + step[1:])
@@ -500,7 +503,8 @@ def _latency_steps(e: Evidence, proven: bool = True) -> list[str]:
         # its code is generated or built into PyTorch: the per-thread code changes below are not the user's to make
         steps.append(_advice.owned_kernel_step(e.name, e.family, e.owner))
     elif len(steps) == base and occ_high:  # occupancy cannot rise (or is already high): more warps is not the lever
-        occ = f"{ach:.0f} % achieved" if ach is not None else f"{e.theoretical_occupancy_pct:.0f} % theoretical"
+        occ = (f"{pct_words(ach)} achieved" if ach is not None
+               else f"{pct_words(e.theoretical_occupancy_pct)} theoretical")
         rows = (f", several short rows per {w('warp')} or block (a {w('warp')}-per-row variant)"
                 if e.family == "normalisation" else "")
         steps.append(f"Occupancy is not its limit ({occ}): keep more bytes in flight per {w('warp')} instead — "
@@ -748,7 +752,7 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
     if e.sol_missing:  # counters were read but do not support a bound: name what is missing, not a generic step —
         # also over a low achieved occupancy when memory is not counted: a streaming kernel saturates memory at 26 %
         # occupancy as well (vcopy on an MI300X; the same kernel on an MI200, memory counted, is memory-bound)
-        low = (f"; its achieved occupancy ({e.achieved_occupancy_pct:.0f} %) is low, but occupancy alone does not "
+        low = (f"; its achieved occupancy ({pct_words(e.achieved_occupancy_pct)}) is low, but occupancy alone does not "
                "tell a latency-bound kernel from one saturating memory") if low_occ else ""
         return Verdict("undetermined", None, ev + f"{low}; no compute/memory verdict without {e.sol_missing}",
                        [f"Collect {e.sol_missing} to classify this kernel: its speed of light alone does not."])

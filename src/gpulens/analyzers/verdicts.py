@@ -66,7 +66,7 @@ from gpulens.analyzers._run_shares import (
 from gpulens.analyzers.stall_classes import OCCUPANCY_METRICS, SOL_METRICS
 from gpulens.analyzers.verdict_rules import BOUND_TO_VERDICT, BOUNDS, Evidence, decide
 from gpulens.timeline import Timeline
-from gpulens.units import fmt_ns, share_pct_text
+from gpulens.units import fmt_ns, pct_words, share_pct_text
 
 COLUMNS = {
     "name": "kernel name",
@@ -839,6 +839,6 @@ class Verdicts(Analyzer):
 
 def _sol_text(e: Evidence) -> str:
     """A kernel's measured speed of light in words: "compute 32 %, memory 28 % of peak" (the sides measured)."""
-    parts = [f"{side} {pct:.0f} %" for side, pct in (("compute", e.compute_pct), ("memory", e.memory_pct))
+    parts = [f"{side} {pct_words(pct)}" for side, pct in (("compute", e.compute_pct), ("memory", e.memory_pct))
              if pct is not None]
     return (", ".join(parts) + " of peak") if parts else "its speed-of-light counters"

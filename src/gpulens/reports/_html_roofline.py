@@ -157,6 +157,7 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
     colour_of = {k: ROOF_COLOURS[i % len(ROOF_COLOURS)] for i, (k, _, _) in enumerate(comp)}
     data: list[dict] = []
     annotations: list[dict] = []
+    shapes: list[dict] = []
     stake = _stake_by_name(s)
     tmax = float(num["time_ns"][ok.index].max()) if len(ok) else 1.0
     labels = dict(zip(t["name"].astype(str), short_names(t["name"].astype(str)))) if len(t) else {}
@@ -222,12 +223,19 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
                             "showarrow": False, "font": {"size": 10, "color": colour_of[key]},
                             "text": f"{plot_text(label)} · {fmt_si(peak, 'FLOP/s')}"})
         if ridge:
-            annotations.append({"x": math.log10(ridge), "y": math.log10(peak), "showarrow": True, "arrowhead": 2,
-                                "ax": -50, "ay": -22 - 16 * (i % 3), "font": {"size": 10, "color": colour_of[key]},
-                                "arrowcolor": colour_of[key],
+            # the ridge's label sits at the foot of the plot under its ridge point (a dotted line up to it), one row
+            # per roof: an arrow label above the ridge ran into the next roof's label (the matrix roof's, drawn at
+            # the right end of a roof only a few dozen pixels higher)
+            # (a shape on a log axis takes the data value, an annotation its log10: plotly's convention)
+            shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": ridge, "x1": ridge, "y0": 0, "y1": 1,
+                           "layer": "below",
+                           "line": {"color": colour_of[key], "width": 1, "dash": "dot"}})
+            annotations.append({"x": math.log10(ridge), "xref": "x", "y": 0, "yref": "paper", "yanchor": "bottom",
+                                "xanchor": "left", "xshift": 3, "yshift": 4 + 15 * i, "showarrow": False,
+                                "font": {"size": 10, "color": colour_of[key]}, "bgcolor": "rgba(255,255,255,0.8)",
                                 "text": f"ridge {fmt_unit(ridge, 'FLOP/B')} ({plot_text(label)})"})
     layout = {"height": 560, "margin": {"l": 10, "r": 10, "t": 30, "b": 40}, "hovermode": "closest",
-              "legend": {"orientation": "h", "y": -0.18}, "annotations": annotations,
+              "legend": {"orientation": "h", "y": -0.18}, "annotations": annotations, "shapes": shapes,
               "xaxis": {"type": "log", "title": {"text": "arithmetic intensity [FLOP/B]"}, "dtick": 1,
                         "tickformat": "~g", "automargin": True},
               "yaxis": {"type": "log", "title": {"text": "attained performance [FLOP/s]"}, "dtick": 1,

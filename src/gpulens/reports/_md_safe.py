@@ -6,8 +6,11 @@ people, ``#1234`` and ``owner/repo#12`` link (and cross-reference) issues, bare 
 links, ``$…$`` renders as math, and bidirectional controls (U+202E…) make text read differently from what it is.
 :func:`neutralise` is applied last by the Markdown reporters (after their own escaping):
 
-* a U+200D zero-width joiner after ``@`` and ``#`` when a name/number follows, and inside ``://`` and ``www.`` of
-  URLs: the text looks the same but no mention, reference or autolink is made;
+* an empty HTML comment (``<!-- -->``, Markdown's own inline HTML) after ``@`` and ``#`` when a name/number
+  follows, and before ``://`` and ``.`` of ``www.`` in URLs: the rendered text is the name as recorded, split into
+  two text nodes, so no mention, reference or autolink is made — and the text a reader copies is the real name
+  (a U+200D zero-width joiner did the same but stayed in the copied text: "ProfilerStep#\u200d5" is no step
+  name);
 * ``$`` is backslash-escaped (no math);
 * bidirectional controls and other invisible format characters (U+200E/F, U+202A–E, U+2066–9, U+061C, U+FEFF) are
   removed;
@@ -19,7 +22,8 @@ from __future__ import annotations
 
 import re
 
-ZWJ = "\u200d"
+#: What splits ``@user``, ``#12`` and URLs into two rendered text nodes: invisible, and never copied with the text.
+BREAK = "<!-- -->"
 _BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 _MENTION = re.compile(r"([@#＠])(?=[\w-])")
 _URL = re.compile(r"(?i)\b(https?|ftp|file)(?=://)|\b(www)(?=\.)")
@@ -52,6 +56,6 @@ def neutralise(text: str) -> str:
     """``text`` with control characters made visible (:func:`visible`), mentions, issue references, autolinks,
     math and bidi controls made inert (module doc)."""
     s = _BIDI.sub("", visible(text))
-    s = _MENTION.sub(lambda m: m.group(1) + ZWJ, s)
-    s = _URL.sub(lambda m: (m.group(1) or m.group(2)) + ZWJ, s)
+    s = _MENTION.sub(lambda m: m.group(1) + BREAK, s)
+    s = _URL.sub(lambda m: (m.group(1) or m.group(2)) + BREAK, s)
     return _DOLLAR.sub(r"\\$", s)

@@ -51,7 +51,8 @@ HEADERS = {"base_count": "base calls", "base_time_ns": "base time", "base_mean_n
 
 def header(c: str, table: str | None = None) -> str:
     """The human header of a diff column (Markdown and HTML); in table ``table`` the "of Δ" column names the rows
-    whose Σ|Δ| it divides ("of Δ (operator rows)"): each table has its own (:data:`gpulens.diff.compute.ROW_WORDS`)."""
+    whose Σ|Δ| it divides ("of Δ (operator rows)"): each table has its own
+    (:data:`gpulens.diff.compute.ROW_WORDS`)."""
     if c == "contribution" and table in ROW_WORDS:
         return f"of Δ ({ROW_WORDS[table]})"
     return HEADERS.get(c) or c.replace("_ns", "").replace("_", " ")
@@ -196,7 +197,8 @@ def _facts(r: DiffResult) -> list[tuple[str, str]]:
 
 
 def _of_delta_fact(s: dict[str, Any]) -> str:
-    """What "of Δ" divides, per table: each table's own Σ|Δ| (they differ when rows net rises and falls differently)."""
+    """What "of Δ" divides, per table: each table's own Σ|Δ| (they differ when rows net rises and falls
+    differently)."""
     if s.get("times_unknown"):
         return "unknown: no kernel durations recorded"
     if not s.get("gross_delta_ns"):

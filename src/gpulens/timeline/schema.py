@@ -64,7 +64,7 @@ EVENT_COLUMNS: tuple[Column, ...] = (
     Column("dur_ns", "int64", "ns", "duration as recorded (never negative; invalid events are in the rejected table)"),
     Column("rank", "int64", "", "distributed rank (0 when the trace records none)"),
     Column("device_id", "int64", "", "GPU index; -1 for host events"),
-    Column("stream_id", "Int64", "", "CUDA stream / HIP queue of GPU events; <NA> on the host"),
+    Column("stream_id", "Int64", "", "CUDA stream / HIP queue of GPU events; none (null) on the host"),
     Column("pid", "Int64", "", "process id (host) or the source's GPU process id"),
     Column("tid", "Int64", "", "thread id (host) or the source's GPU track id"),
     Column("correlation_id", "Int64", "", "links a runtime launch call to the GPU work it enqueued (one-to-many)"),
@@ -101,7 +101,7 @@ COUNTER_COLUMNS: tuple[Column, ...] = (
     Column("unit", "category", "", "base unit after normalisation: ns, bytes, bytes/s, %, cycles, ... or ''"),
     Column("source", "category", "", "collector that produced the row"),
     Column("time_ns", "Int64", "ns", "sample time on the Timeline's clock for time-series rows (telemetry counter "
-                                     "tracks, event_id -1); <NA> for per-event and whole-run values"),
+                                     "tracks, event_id -1); null for per-event and whole-run values"),
 )
 
 REJECTED_COLUMNS: tuple[Column, ...] = (
