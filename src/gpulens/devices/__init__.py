@@ -118,6 +118,14 @@ def _narrow(cands: list[DeviceSpec], rec: Mapping[str, Any]) -> list[DeviceSpec]
     if sms:
         same = [s for s in cands if s.num_sms == int(sms)]
         cands = same or cands
+    mhz = rec.get("max_clock_mhz")
+    if mhz and len(cands) > 1:
+        # the engine clock rocminfo / rocprofv3 record ("Max Clock Freq. (MHz)") tells apart parts of one die and CU
+        # count (gfx950 with 256 CUs: an MI350X at 2200 MHz, an MI355X at 2400): the parts whose documented clock is
+        # within PEAK_TOLERANCE of it stay; a clock that matches none decides nothing
+        near = [s for s in cands if s.figure_value("clock_mhz")
+                and abs(s.figure_value("clock_mhz") - float(mhz)) <= PEAK_TOLERANCE * s.figure_value("clock_mhz")]
+        cands = near or cands
     clk = rec.get("memory_clock_hz")
     if clk and len(cands) > 1:
         # the DRAM clock tells memory generations apart where the record has no name or memory size (an ncu
