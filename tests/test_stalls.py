@@ -212,7 +212,8 @@ def test_verdict_rules_roofline_and_occupancy():
     near = decide(Evidence("k", "kernel", 10, 1_000_000, bound="compute", roof_pct=90.0))
     assert near.verdict == "compute-bound" and near.time_at_stake_ns == 100_000
     neither = decide(Evidence("k", "kernel", 10, 1_000_000, bound=None, roof_pct=4.0))   # below both roofs
-    assert neither.verdict == "latency/occupancy-bound" and neither.time_at_stake_ns == 960_000
+    # nothing beside it says latency or occupancy: below-roofs (s33)
+    assert neither.verdict == "below-roofs" and neither.time_at_stake_ns == 960_000
     grid = decide(Evidence("k", "kernel", 1, 1_000_000, mean_blocks=33, num_sms=132))
     assert grid.verdict == "latency/occupancy-bound" and grid.time_at_stake_ns == 750_000
     assert decide(Evidence("k", "kernel", 1, 1000)).verdict == "undetermined"

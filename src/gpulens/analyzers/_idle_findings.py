@@ -181,25 +181,31 @@ def _boundary_rows(gaps: pd.DataFrame, timeline: Timeline) -> list[dict[str, Any
             start, dur = int(g.loc[i, "start_ns"]), int(g.loc[i, "dur_ns"])
             # as boundary_mask: before the first kernel (or after set-up work only) = warm-up, after the last = tail,
             # else one-off
-            pos = "leading" if kf is None or start + dur <= kf or lead[i] else "trailing" if start >= kl else \
-                "one-off"
+            calls = [{"name": nm, "overlap_ns": o} for nm, o in _host_calls_during(timeline, int(r), start, start + dur)]
+            pos = "leading" if kf is None or start + dur <= kf or (lead[i] and _blocked_by(calls, dur)) else \
+                "trailing" if start >= kl else "one-off"
             out.append({"rank": int(r), "device_id": int(d), "offset_ns": start - first,
                         "dur_ns": dur, "position": pos, "span_ns": int(lasts.loc[(r, d)]) - first,
                         "median_other_gap_ns": int(np.median(np.delete(g["dur_ns"].to_numpy(), i))),
                         "cause": str(g.loc[i, "base_cls"]) if "base_cls" in g else "unattributed",
-                        "host_calls": [{"name": nm, "overlap_ns": o}
-                                       for nm, o in _host_calls_during(timeline, int(r), start, start + dur)]})
+                        "host_calls": calls})
     return out
+
+
+def _blocked_by(calls: list[dict[str, Any]], dur: int) -> list[dict[str, Any]]:
+    """The blocking calls (synchronisations, synchronous copies: ``bottlenecks.BLOCKING_RE``) among a gap's host
+    ``calls`` (name, overlap [ns]) that cover at least half of its ``dur`` [ns], as ``bottlenecks.boundary_mask``'s
+    ``BLOCKING_COVER_SHARE``."""
+    from gpulens.analyzers.bottlenecks import BLOCKING_COVER_SHARE, BLOCKING_RE
+
+    return [c for c in calls if BLOCKING_RE.search(str(c["name"])) and c["overlap_ns"] >= BLOCKING_COVER_SHARE * dur]
 
 
 def _gap_cause_text(row: dict[str, Any]) -> str:
     """What a boundary gap waited on, in words, with the host calls that filled it."""
     calls = ", ".join(f"{c['name']} {fmt_ns(c['overlap_ns'])}" for c in row.get("host_calls") or [])
     cause = row.get("cause", "unattributed")
-    from gpulens.analyzers.bottlenecks import BLOCKING_RE
-
-    block = [c for c in row.get("host_calls") or [] if BLOCKING_RE.search(str(c["name"]))
-             and 2 * c["overlap_ns"] >= row.get("dur_ns", 0)]
+    block = _blocked_by(row.get("host_calls") or [], row.get("dur_ns", 0))
     if block:  # a synchronisation or synchronous copy fills it: the host waited, it was not busy
         return (f"the host was blocked in {block[0]['name']} for {fmt_ns(block[0]['overlap_ns'])} (a synchronisation "
                 f"or synchronous copy; runtime calls in it: {calls})")

@@ -23,10 +23,10 @@ between two segments is attributed by looking at the GPU event that ends it and 
   after the first kernel and before the last one that a blocking call covers for at least half its length (the
   host waited on the GPU: a cause the program repeats, e.g. a ``.item()`` or a device-to-host copy in the only
   profiled step), and two or more such long gaps between kernels (they recur, e.g. once per step: a pattern, not
-  a one-off). A leading gap before the device's first kernel, or after set-up work only (under
-  ``LEADING_WORK_SHARE``, 1 %, of the device's busy time before it: a 463 ms blocking copy after one 4 µs kernel),
-  and before the first ``ProfilerStep`` mark, or a trailing one after its last kernel stays warm-up / tail whatever
-  the host did.
+  a one-off). A leading gap before the device's first kernel (and before the first ``ProfilerStep`` mark) or a
+  trailing one after its last kernel stays warm-up / tail whatever the host did; so does a blocking interval after
+  set-up work only (under ``LEADING_WORK_SHARE``, 1 %, of the device's busy time before it: a 463 ms blocking copy
+  after one 4 µs kernel), labelled before the steady state.
 * ``unattributed`` — the launch call is unknown (no correlation) and the gap is longer than ``launch_gap_ns``, or
   the rank has no launch call recorded at all (GPU-only traces).
 
@@ -360,9 +360,9 @@ def boundary_mask(dur: np.ndarray, gs: np.ndarray, ge: np.ndarray, blocked: np.n
         first_kernel: start of the device's first kernel [ns]; last_kernel_end: end of its last kernel [ns].
         first_step: start of the rank's first ``ProfilerStep`` mark [ns], None without one.
         steps: the rank's ``ProfilerStep`` ranges, (starts, ends) sorted by start [ns]; None without any.
-        span: the device's first GPU event start and last end [ns]; with it, a gap after set-up work only (under
-            :data:`gpulens.analyzers._idle_findings.LEADING_WORK_SHARE` of the busy time before it) is leading too,
-            whatever blocked the host during it.
+        span: the device's first GPU event start and last end [ns]; with it, a blocking interval after set-up work
+            only (under :data:`gpulens.analyzers._idle_findings.LEADING_WORK_SHARE` of the busy time before it) is
+            leading too, not a counted wait.
 
     A size outlier (:func:`boundary_gaps`) is warm-up when it lies before the first kernel (and before the first
     step mark), tail when it lies after the last kernel; between kernels it is a one-off only when it is the only
@@ -373,12 +373,15 @@ def boundary_mask(dur: np.ndarray, gs: np.ndarray, ge: np.ndarray, blocked: np.n
     out = boundary_gaps(dur)
     if not out.any():
         return out
-    setup = before_steady_state(gs, dur, *span) if span is not None else False
-    leading = ((ge <= first_kernel) | setup) & (True if first_step is None else gs < first_step)
+    leading = (ge <= first_kernel) & (True if first_step is None else gs < first_step)
     trailing = gs >= last_kernel_end
     edge = leading | trailing
     inner = out & ~edge
-    known = inner & (np.asarray(blocked) >= BLOCKING_COVER_SHARE * dur)  # the host waited on the GPU: counted
+    covered = np.asarray(blocked) >= BLOCKING_COVER_SHARE * dur
+    if span is not None:  # a blocking interval after set-up work only is warm-up, as a gap before the first kernel
+        setup = covered & before_steady_state(gs, dur, *span) & (True if first_step is None else gs < first_step)
+        edge, inner = edge | setup, inner & ~setup
+    known = inner & covered  # the host waited on the GPU: counted
     recurring = inner.sum() >= 2  # several long gaps between kernels: a pattern (once per step), not a one-off
     in_step = np.zeros(len(gs), dtype=bool)
     if steps is not None and len(steps[0]):
