@@ -228,7 +228,8 @@ def test_ambiguous_vega20_skip_reason_names_the_candidates(tmp_path):
     assert "'Vega 20'" in reason and "MI50" in reason and "Radeon VII" in reason and "no built-in figures" not in reason
 
 
-def test_devices_lists_the_new_parts_and_an_unknown_bandwidth_without_crashing(capsys):
+def test_devices_lists_the_new_parts_and_an_unknown_bandwidth_without_crashing(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "250")  # rich sizes the table to the terminal: wide enough that no name is cut
     assert main(["devices"]) == 0
     out = capsys.readouterr().out
     for n in ("RTX 3080", "RTX 2060 SUPER", "MI60", "MI50 32GB", "Radeon VII", "R9700"):
