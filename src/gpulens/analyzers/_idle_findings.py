@@ -268,6 +268,20 @@ def _part_of_run(row: dict[str, Any]) -> str:
     return "in the middle of the run"
 
 
+#: Above this many times the other gaps' median, the ratio itself says nothing more ("463295405×" beside a median
+#: of 1 ns between back-to-back kernels): the text gives the median instead.
+RATIO_WORDS_MAX = 1000
+
+
+def _against_median(row: dict[str, Any]) -> str:
+    """How a boundary gap compares with its device's other gaps, in words: "it is 12× the median of the other gaps
+    (40.00 µs)", or, past :data:`RATIO_WORDS_MAX`, "it is over 1000× the median of the other gaps (1 ns)"."""
+    med = int(row.get("median_other_gap_ns") or 0)
+    ratio = row["dur_ns"] / max(med, 1)
+    head = f"over {RATIO_WORDS_MAX}×" if ratio > RATIO_WORDS_MAX else f"{ratio:.0f}×"
+    return f"it is {head} the median of the other gaps ({fmt_ns(med)})"
+
+
 def _boundary_finding(rows: list[dict[str, Any]], tot: dict[str, Any], timeline: Timeline,
                       parent: str | None) -> Finding:
     total = sum(r["dur_ns"] for r in rows)
@@ -288,8 +302,7 @@ def _boundary_finding(rows: list[dict[str, Any]], tot: dict[str, Any], timeline:
         + (f", the largest {fmt_ns(big['dur_ns'])}" if len(rows) > 1 else "")
         + f" {where[big['position']].split(' (')[0]}",
         f"The largest gap starts {fmt_ns(big['offset_ns'])} after the first GPU event of rank {big['rank']} "
-        f"GPU {big['device_id']}, {where[big['position']]}; it is {big['dur_ns'] / max(big['median_other_gap_ns'], 1):.0f}× "
-        f"the median of the other gaps. During it {_gap_cause_text(big)}. Such gaps say nothing about the steady "
+        f"GPU {big['device_id']}, {where[big['position']]}; {_against_median(big)}. During it {_gap_cause_text(big)}. Such gaps say nothing about the steady "
         f"state, so the verdict and the idle time at stake are drawn without them (the span they use is "
         f"{fmt_ns(steady_state(tot)[0])}); no time at stake is given for them.",
         severity="info", category="profiling-window", time_at_stake_ns=None, key="idle/boundary", parent=parent,
