@@ -277,7 +277,8 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
     if verdict == "memory-bound" and _l1_led(e):
         # the busy memory unit is L1/shared memory, not DRAM: fusion, larger batches and narrower DRAM bytes
         # do not relieve it
-        return [f"Its busiest memory unit is L1/shared memory ({e.l1_pct:.0f} % of peak; DRAM {e.dram_pct:.0f} %): "
+        return [f"Its busiest memory unit is L1/shared memory ({pct_words(e.l1_pct)} of peak; "
+                f"DRAM {pct_words(e.dram_pct)}): "
                 "cut L1 and shared-memory traffic — more outputs per thread kept in registers (register tiling), "
                 "wider 128-bit shared-memory loads, no bank conflicts.",
                 _advice.for_vendor(e.vendor, "Check ncu's Memory Workload Analysis (shared-memory wavefronts per "
@@ -287,9 +288,9 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
     if verdict == "memory-bound" and _cache_led(e) == "L2":
         # the bytes come from L2, not DRAM (a producer's output still in L2): the kernel's own traffic through L2 is
         # what bounds it, and removing the round trip (fusion) or moving fewer, wider requests relieves it
-        others = "; ".join(f"{w} {x:.0f} %" for x, w in ((e.l1_pct, "L1"), (e.dram_pct, "DRAM")) if x is not None)
+        others = "; ".join(f"{w} {pct_words(x)}" for x, w in ((e.l1_pct, "L1"), (e.dram_pct, "DRAM")) if x is not None)
         how = "torch.compile" if e.pytorch else "one fused kernel"
-        return [f"Its busiest memory unit is L2 ({e.l2_pct:.0f} % of peak; {others}): its data comes from L2, not "
+        return [f"Its busiest memory unit is L2 ({pct_words(e.l2_pct)} of peak; {others}): its data comes from L2, not "
                 f"DRAM — fuse it with the producer or consumer so the values stay in registers ({how}), and move "
                 "the bytes in fewer, wider (128-bit) requests.",
                 _advice.for_vendor(e.vendor, "Check ncu's Memory Workload Analysis (L2 hit rate, L1↔L2 and L2↔DRAM "
@@ -322,7 +323,7 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
 
 
 def _of_peak(x: float | None) -> str:
-    return "not counted" if x is None else f"{x:.0f} % of peak"
+    return "not counted" if x is None else f"{pct_words(x)} of peak"
 
 
 def _pct(x: float | None) -> str:
@@ -377,8 +378,9 @@ def latency_evidence(e: Evidence, low_occupancy_pct: float = 40.0) -> bool:
     """Whether something beside a below-roofs placement says latency or occupancy holds the kernel: a grid short of
     the SMs/CUs or under :data:`SMALL_GRID_WAVES` waves, achieved occupancy under ``low_occupancy_pct`` [%], latency-
     class stalls dominating, or measured speed of light with its busiest unit under 60 % of peak (a placement from
-    it, ``roof_source`` not the roofline, or ``sol_pct``: ncu's SOLBottleneck reads that as latency). Theoretical occupancy alone is not such evidence
-    (a tensor-core GEMM runs at full speed at 12 % theoretical), nor are launches shorter than their call (rule 2)."""
+    it, ``roof_source`` not the roofline, or ``sol_pct``: ncu's SOLBottleneck reads that as latency). Theoretical
+    occupancy alone is not such evidence (a tensor-core GEMM runs at full speed at 12 % theoretical), nor are launches
+    shorter than their call (rule 2)."""
     return bool(_grid_short(e) or (e.waves_per_sm is not None and e.waves_per_sm < SMALL_GRID_WAVES)
                 or (e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < low_occupancy_pct)
                 or (e.stall_class in _LATENCY_STALLS and e.stall_pct is not None)
@@ -396,7 +398,7 @@ def _below_roofs_text(e: Evidence) -> str:
     elif e.mean_blocks is not None and e.num_sms:
         seen.append(f"its grid covers every {_advice.vendor_word(e.vendor, 'sm')}")
     seen.append("achieved occupancy " + ("not counted" if e.achieved_occupancy_pct is None else
-                                         f"{e.achieved_occupancy_pct:.0f} %"))
+                                         f"{pct_words(e.achieved_occupancy_pct)}"))
     if e.stall_class is None:
         seen.append("no stall counters")
     hint = _advice.alignment_hint(e.name)
@@ -429,7 +431,7 @@ def _latency_steps(e: Evidence, proven: bool = True) -> list[str]:
     steps = []
     queued = e.launch_latency_p50_ns is not None and e.launch_latency_p50_ns >= QUEUED_LAUNCH_NS
     if e.short_launch_frac is not None and e.short_launch_frac >= TINY_LAUNCH_SHARE and not queued:
-        short = f"{100 * e.short_launch_frac:.0f} % of its launches run shorter than their launch call: "
+        short = f"{pct_words(100 * e.short_launch_frac)} of its launches run shorter than their launch call: "
         if e.family in ("gemm", "attention"):  # a matmul is batched (grouped GEMM) or replayed, not fused away
             steps.append(short + "batch several of these calls into one (a batched or grouped GEMM) or capture "
                          f"them in {_advice.graphs(e.pytorch, e.vendor)}, so the launch cost is paid once.")
@@ -531,13 +533,14 @@ def _limiter_words(limiter: str | None, vendor: str | None) -> str:
 def _evidence_text(e: Evidence) -> str:
     parts = []
     if e.sol_bound is not None or e.sol_missing:
-        measured = (f" ({e.memory_measured_pct:.0f} % of the measured HBM peak)" if e.memory_measured_pct is not None
+        measured = (f" ({pct_words(e.memory_measured_pct)} of the measured HBM peak)"
+                    if e.memory_measured_pct is not None
                     and (e.memory_pct is None or e.memory_measured_pct >= e.memory_pct + 0.5) else "")
         # a cache busier than the memory figure is what made the memory side (speed_of_light's max): name it
         cache = max(((x, w) for x, w in ((e.l1_pct, "L1/TEX"), (e.l2_pct, "L2")) if x is not None), default=None)
         if cache is not None and (e.memory_pct is None or cache[0] >= e.memory_pct + 0.5):
             # L1 is the whole run's figure (speed_of_light l1_run_pct), below ncu's % of the cycles it was active
-            measured += f" ({cache[1]} {cache[0]:.0f} % of peak{' over the run' if cache[1] == 'L1/TEX' else ''})"
+            measured += f" ({cache[1]} {pct_words(cache[0])} of peak{' over the run' if cache[1] == 'L1/TEX' else ''})"
         comp = f"compute ({e.compute_side})" if e.compute_side else "compute"
         parts.append(f"speed of light: {comp} {_of_peak(e.compute_pct)}, memory {_of_peak(e.memory_pct)}{measured} "
                      "→ "
@@ -584,7 +587,7 @@ def _evidence_text(e: Evidence) -> str:
     if e.graph_replayed:
         parts.append("replayed by a graph launch: no launch call of its own, no per-kernel launch figures")
     elif e.short_launch_frac or e.launch_idle_ns:
-        parts.append(f"{100 * (e.short_launch_frac or 0):.0f} % of launches shorter than the launch call; "
+        parts.append(f"{pct_words(100 * (e.short_launch_frac or 0))} of launches shorter than the launch call; "
                      f"{fmt_ns(e.launch_idle_ns)} of launch idle before it")
         if e.launch_latency_p50_ns is not None:
             parts.append(f"launch latency (start − call start) p50 {fmt_ns(e.launch_latency_p50_ns)}, "
@@ -689,7 +692,7 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
             # what is at stake — its distance to the DRAM/compute roofline is (a naive fp32 GEMM at 98 % of L1
             # bandwidth and 8 % of the roofline: 2 % vs 92 % of its time)
             stake, source = e.roof_stake_ns, "peaks"
-            ev += (f"; at stake is its distance to the roofline ({e.roof_pct:.0f} % of attainable on the DRAM and "
+            ev += (f"; at stake is its distance to the roofline ({pct_words(e.roof_pct)} of attainable on the DRAM and "
                    "compute roofs), not to the saturated L1/shared-memory peak: cutting that traffic is the fix")
         if e.roof_source == "roofline" and e.roof_pct is not None and e.bound in BOUNDS \
                 and BOUND_TO_VERDICT[e.bound if e.roof_pct >= roof_pct_bound else BELOW_ROOFS] != v:
@@ -709,8 +712,8 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
             # roofline's FLOPs over (datasheet or assumed) peaks say — and the counters name no bound (rule 3)
             what = e.sol_missing or "counters that name the busy unit"
             return Verdict("undetermined", None, ev + f"; the measured speed of light has a unit at "
-                           f"{e.sol_pct:.0f} % of its peak: not latency-bound, as the roofline's "
-                           f"{e.roof_pct:.0f} % would say; no compute/memory verdict without {what}",
+                           f"{pct_words(e.sol_pct)} of its peak: not latency-bound, as the roofline's "
+                           f"{pct_words(e.roof_pct)} would say; no compute/memory verdict without {what}",
                            [f"Collect {what} to classify this kernel: its speed of light alone does not."])
         if not latency_evidence(e, low_occupancy_pct):
             return Verdict(BELOW_ROOFS_VERDICT, stake, ev + _below_roofs_text(e), _below_roofs_steps(e), source)
@@ -724,7 +727,7 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
         if latency_rule:
             what = e.sol_missing or "counters that name the busy unit"
             return Verdict("undetermined", None, ev + f"; the measured speed of light has a unit at "
-                           f"{e.sol_pct:.0f} % of its peak: not latency-bound, as its grid, stalls or occupancy "
+                           f"{pct_words(e.sol_pct)} of its peak: not latency-bound, as its grid, stalls or occupancy "
                            f"would say; no compute/memory verdict without {what}",
                            [f"Collect {what} to classify this kernel: its speed of light alone does not."])
     if _grid_short(e):
@@ -734,8 +737,8 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
         # speed-of-light counters were read without the memory side: waits on memory results are what a kernel
         # saturating bandwidth shows too (vcopy on an MI300X: 76 % dependency waits, memory not counted — on an MI200,
         # with it counted, memory-bound at 62 % of HBM), so the stalls cannot tell latency from bandwidth
-        return Verdict("undetermined", None, ev + f"; memory-latency stalls ({e.stall_pct:.0f} %) are what a kernel "
-                       "saturating memory bandwidth shows too; no compute/memory verdict without "
+        return Verdict("undetermined", None, ev + f"; memory-latency stalls ({pct_words(e.stall_pct)}) are what "
+                       "a kernel saturating memory bandwidth shows too; no compute/memory verdict without "
                        f"{e.sol_missing}",
                        [f"Collect {e.sol_missing} to classify this kernel: its stalls alone do not."])
     if e.stall_class in _STALL_TO_CLASS and e.stall_pct is not None:

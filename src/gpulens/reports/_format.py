@@ -48,7 +48,7 @@ from gpulens.analyzers.base import UNITS, is_clock_column as _is_clock_column  #
 from gpulens.reports._vendor_words import (  # noqa: F401  (re-exported: one import site for reporters)
     VENDOR_LABELS, VENDOR_SHORT_LABELS, record_vendor, source_vendor, vendor_headers, vendor_label, vendor_short_label)
 from gpulens.units import MISSING, fmt_count as _fmt_count, fmt_ns, fmt_num, fmt_si, is_missing  # noqa: F401 (re-exported)
-from gpulens.units import fmt_capacity, fmt_share, share_pct_text  # noqa: F401 (re-exported)
+from gpulens.units import fmt_capacity, fmt_share, pct_words, share_pct_text  # noqa: F401 (re-exported)
 from gpulens.reports._op_inputs import dtypes_text, shapes_text  # noqa: F401 (re-exported)
 
 #: Characters of a table cell kept before clipping.
@@ -628,7 +628,7 @@ def roofline_heading(summary: Mapping[str, Any]) -> str:
     then that the memory roof is the datasheet's, unless it was measured."""
     basis = "launches" if summary.get("coverage_basis") == "launches" else "time"
     cov = summary.get("coverage")
-    known = "unknown" if is_missing(cov) else f"{100 * float(cov):.0f} %"
+    known = "unknown" if is_missing(cov) else pct_words(100 * float(cov))
     dev = spec_label(summary.get("device"), summary.get("device_note")) if summary.get("device") else \
         "an unidentified GPU"
     ach = [str(k).removeprefix("achievable.").replace(".", " ") for k in summary.get("achievable_roofs") or []]

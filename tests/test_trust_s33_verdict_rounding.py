@@ -1,0 +1,15 @@
+"""Verdict evidence and steps round a percentage the way every other sentence does (units.pct_words: halves up, one
+decimal under 10 %): the launch rule's short-launch share of 62.5 % (5 of 8 launches) read "62 %" — Python's
+round-half-even — where the tables and the other sentences read 63 %."""
+
+from __future__ import annotations
+
+from gpulens.analyzers.verdict_rules import Evidence, decide
+
+
+def test_short_launch_share_rounds_half_up():
+    # 8 launches, 5 shorter than their launch call: 5 / 8 = 62.5 % → "63 %" (halves up), never "62 %"
+    v = decide(Evidence(name="k", kind="kernel", calls=8, time_ns=40_000, short_launch_frac=5 / 8,
+                        launch_idle_ns=30_000))
+    text = v.evidence + " " + " ".join(v.next_steps)
+    assert "63 %" in text and "62 %" not in text, text
