@@ -12,6 +12,7 @@ def test_share_words_keep_each_label_whole():
     assert _share_words(class_label("host-bound")) == "host-bound share"
     assert _share_words(class_label("idle-unattributed")) == "share of GPU idle, cause not recorded"
     assert _share_words(class_label("dependency-bound")) == "dependency-bound share (GPU idle with work queued)"
+    assert _share_words("below both roofs") == "share of time below both roofs"
     for label in CLASS_LABELS.values():  # every label with a clause: "share" never lands inside it
         words = _share_words(label)
         assert not words.endswith(f"{label} share")

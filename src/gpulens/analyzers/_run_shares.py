@@ -139,7 +139,15 @@ def path_shares(s: dict) -> tuple[float, float]:
     """(host, GPU) shares of the critical path from the critical-path summary ``s``: its ``host_share`` (defined
     once, in :mod:`gpulens.analyzers.critical_path`) and the GPU work plus the host waits on a busy GPU
     (``gpu_held_share``, the share its ``bound`` rests on)."""
-    return float(s.get("host_share") or 0.0), float(s.get("gpu_held_share") or 0.0)
+    if "host_share" in s and "gpu_held_share" in s:
+        return float(s["host_share"] or 0.0), float(s["gpu_held_share"] or 0.0)
+    # a summary without them (a JSON report of an earlier version, a hand-built one): the same definition, from its
+    # parts
+    from gpulens.analyzers.critical_path import held_shares
+
+    path = float(s.get("path_ns") or 0.0)
+    return held_shares(path, float(s.get("gpu_share") or 0.0) * path, float(s.get("host_wait_gpu_busy_ns") or 0.0),
+                       float(s.get("unattributed_share") or 0.0) * path)
 
 
 def verdict_scope(bn: Any) -> str | None:

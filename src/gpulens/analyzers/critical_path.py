@@ -142,6 +142,16 @@ def no_path_reason(timeline: Timeline) -> str | None:
     return no_timeline_reason(timeline)
 
 
+def held_shares(path: float, gpu: float, on_gpu: float, unknown: float) -> tuple[float, float]:
+    """(host, GPU-held) shares of a critical path of ``path`` ns: ``gpu`` ns of GPU work on it, ``on_gpu`` ns of host
+    waits (idle, runtime calls) while the GPU was busy, ``unknown`` ns unattributed. The host's share is the rest —
+    host work that held the path — and the GPU-held share, the one its ``bound`` rests on, is GPU work plus those
+    waits. The one definition of both (the summary's ``host_share`` / ``gpu_held_share``); (0, 0) for an empty path."""
+    if not path:
+        return 0.0, 0.0
+    return max(path - gpu - on_gpu - unknown, 0.0) / path, (gpu + on_gpu) / path
+
+
 class CriticalPath(Analyzer):
     """Critical path of each step and the share of each event class on it (see module docstring)."""
 
@@ -252,19 +262,19 @@ class CriticalPath(Analyzer):
         waited = waited or {}
         on_gpu = float(sum(waited.values()))  # host waits (idle, runtime calls) while the rank's GPU was busy
         unknown = float(per.get("unattributed", 0))
-        host = path - gpu - on_gpu - unknown
-        bound = ("gpu" if path and (gpu + on_gpu) / path >= 0.5 else
-                 "cpu" if not unknown or (path and host / path >= 0.5) else "unknown")
+        host_share, held_share = held_shares(path, gpu, on_gpu, unknown)
+        bound = ("gpu" if path and held_share >= 0.5 else
+                 "cpu" if not unknown or (path and host_share >= 0.5) else "unknown")
         summary = {"windows": int(len(windows)), "path_ns": path, "gpu_share": gpu / path if path else 0.0,
                    # the host's share of the path, defined once here: every output that names the host's part of
                    # the critical path (the run headline, the verdict basis, this finding) reads this key (GPT-2 on
                    # an H200 read 74.1 % in the headline, 65 % in the basis, CPU ops 64.1 % in a step's row)
-                   "host_share": max(host, 0.0) / path if path else 0.0,
+                   "host_share": host_share,
                    "host_wait_gpu_busy_ns": int(on_gpu), "unattributed_share": unknown / path if path else 0.0,
                    # the share the bound rests on, shown beside it: "host idle 92 %" and "GPU work 6 %" beside
                    # "held by gpu" read as a contradiction without it (B13 graph replay: the host idle while its
                    # graph ran)
-                   "gpu_held_share": (gpu + on_gpu) / path if path else 0.0,
+                   "gpu_held_share": held_share,
                    "bound": bound, "top_class": top,
                    "class_ns": {str(k): int(v) for k, v in per.items()}}
         tops = t[t["class"] == top].groupby("top_event")["time_ns"].sum()

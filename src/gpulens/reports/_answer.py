@@ -413,11 +413,14 @@ def answer(s: Any) -> Answer:
 
 def _share_words(label: str) -> str:
     """"host-bound share"; a label holding a clause keeps it whole — "share of GPU idle, cause not recorded" (never
-    "the GPU idle, cause not recorded share"), "dependency-bound share (GPU idle with work queued)"."""
+    "the GPU idle, cause not recorded share"), "dependency-bound share (GPU idle with work queued)"; a label that is
+    no "-bound" adjective reads as a place in time — "share of time below both roofs"."""
     if "(" in label:
         head, _, rest = label.partition(" (")
         return f"{head} share ({rest}"
-    return f"share of {label}" if "," in label else f"{label} share"
+    if "," in label:
+        return f"share of {label}"
+    return f"{label} share" if label.endswith("-bound") or " " not in label else f"share of time {label}"
 
 
 def _first_step(s: Any, top: list[Finding]) -> str:
