@@ -1,0 +1,242 @@
+"""Next steps of a kernel verdict (:mod:`gpulens.analyzers.verdict_rules`): the per-verdict, per-limiter and
+per-stall step templates and :func:`steps_for`, gated on what is known of the kernel and the program (a library
+kernel is not told to change its registers; PyTorch advice only for a PyTorch program). Re-exported by
+:mod:`~gpulens.analyzers.verdict_rules`."""
+
+from __future__ import annotations
+
+from gpulens.analyzers import _advice
+from gpulens.analyzers._verdict_facts import (
+    Evidence, FULL_GRID_SHARE, HIGH_OCCUPANCY_PCT, QUEUED_LAUNCH_NS, SMALL_GRID_WAVES, TINY_LAUNCH_SHARE,
+    _cache_led, _grid_short, _l1_led, _waves_words, one_off_launch)
+from gpulens.units import fmt_ns, pct_words
+
+
+STEPS = {
+    "communication-bound": ["Overlap it with compute: start it during backward (DDP gradient bucketing, FSDP "
+                            "prefetch, async_op=True with a later wait).",
+                            "Shrink it: reduce in BF16 or compress gradients, use fewer and larger buckets."],
+    "launch-bound": ["Fuse it with its neighbours (torch.compile, a fused kernel) so one launch does more work.",
+                     "Capture the step in a {graph} so one launch replays all its kernels."],
+    "compute-bound": ["Use {tensor} at a lower precision (TF32, BF16, FP8) where accuracy allows.",
+                      "Cut the FLOPs: avoid recomputation, pick a cheaper algorithm or shape."],
+    "memory-bound": ["Fuse it with the producer or consumer so the data crosses DRAM once (torch.compile).",
+                     "Move fewer bytes: narrower dtypes (BF16/FP8), vectorised and coalesced 128-bit accesses."],
+    "undetermined": ["Collect counters for these kernels ({full_counters}) or FLOP/byte figures "
+                     "(torch.profiler with record_shapes and with_flops) to classify them."],
+}
+
+
+_LIMITER_STEP = {
+    "registers": "Registers per thread limit occupancy: cap them with {reg_cap} and check for spills.",
+    "shared_memory": "{Smem} per block limits occupancy: use smaller tiles or fewer pipeline stages.",
+    "warps": "The block size limits resident {warps}: use 128–256 threads per block.",
+    "blocks": "The blocks-per-{sm} limit caps occupancy: use larger blocks with more work each.",
+    "grid": "The grid has too few blocks to fill the GPU: split-K, smaller tiles, or batch problems per launch.",
+}
+
+
+_STALL_STEP = {
+    "memory_latency": "{Warps} wait on memory latency: keep more bytes in flight (independent loads per thread, "
+                      "prefetching, {async_copy}).",
+    "synchronization": "{Warps} wait at barriers: fewer {barrier}, balance work between {warps}.",
+    "instruction_fetch": "Instruction-fetch stalls: shrink code (less unrolling, fewer template variants) and "
+                         "avoid divergent branches.",
+    "memory_throughput": "Memory queues are full: fewer, wider accesses; avoid register spills to {lmem}.",
+    "compute_pipe": "An arithmetic pipe is saturated: move math to {tensor} or a less-busy pipe.",
+    "scheduling": "The schedulers issue every cycle: cut the instruction count (vectorise, hoist index math).",
+}
+
+
+def steps_for(verdict: str, e: Evidence) -> list[str]:
+    """The next steps of a verdict, gated on what is known of the kernel and the program (module doc)."""
+    if verdict == "launch-bound":
+        fuse = _advice.fuse_step(e.pytorch, e.family, e.name, e.owner, e.vendor)
+        steps = [fuse[0].upper() + fuse[1:] + " so one launch does more work.",
+                 f"Capture the step in {_advice.graphs(e.pytorch, e.vendor)} so one launch replays all its kernels."]
+        if one_off_launch(e):
+            # "fuse it" presumes many launches each paying a few µs; one multi-ms call is a one-off cost
+            steps.insert(0, f"{fmt_ns(e.launch_idle_max_ns)} of its {fmt_ns(e.launch_idle_ns)} launch idle is the GPU "
+                            "waiting on one slow launch call (a first use loading its code, or a lazily loaded "
+                            "module), not per-launch overhead: run it once before the profiled region (a warm-up "
+                            "iteration) — fusing or graphs would not remove that call.")
+        return steps
+    if verdict == "memory-bound" and _l1_led(e):
+        # the busy memory unit is L1/shared memory, not DRAM: fusion, larger batches and narrower DRAM bytes
+        # do not relieve it
+        return [f"Its busiest memory unit is L1/shared memory ({pct_words(e.l1_pct)} of peak; "
+                f"DRAM {pct_words(e.dram_pct)}): "
+                "cut L1 and shared-memory traffic — more outputs per thread kept in registers (register tiling), "
+                "wider 128-bit shared-memory loads, no bank conflicts.",
+                _advice.for_vendor(e.vendor, "Check ncu's Memory Workload Analysis (shared-memory wavefronts per "
+                                   "request, L1 hit rate) for the instructions that load it.",
+                                   "Check rocprof-compute's LDS and vL1D sections (bank conflicts, hit rate) for the "
+                                   "instructions that load it.")]
+    if verdict == "memory-bound" and _cache_led(e) == "L2":
+        # the bytes come from L2, not DRAM (a producer's output still in L2): the kernel's own traffic through L2 is
+        # what bounds it, and removing the round trip (fusion) or moving fewer, wider requests relieves it
+        others = "; ".join(f"{w} {pct_words(x)}" for x, w in ((e.l1_pct, "L1"), (e.dram_pct, "DRAM")) if x is not None)
+        how = "torch.compile" if e.pytorch else "one fused kernel"
+        return [f"Its busiest memory unit is L2 ({pct_words(e.l2_pct)} of peak; {others}): its data comes from L2, not "
+                f"DRAM — fuse it with the producer or consumer so the values stay in registers ({how}), and move "
+                "the bytes in fewer, wider (128-bit) requests.",
+                _advice.for_vendor(e.vendor, "Check ncu's Memory Workload Analysis (L2 hit rate, L1↔L2 and L2↔DRAM "
+                                   "bytes) for the instructions that load it.",
+                                   "Check rocprof-compute's L2 cache (TCC) section (hit rate, requests per "
+                                   "channel) for the instructions that load it.")]
+    if verdict == "memory-bound" and e.family in ("gemm", "attention"):
+        # a matrix product is not fused away with its producer: its bytes per FLOP fall with more rows per call
+        what = "each key/value byte serves more queries" if e.family == "attention" else \
+            "each weight byte serves more rows"
+        return [f"Raise its arithmetic intensity: more rows per call (larger batch, several small problems in one "
+                f"batched or grouped call) so {what}.", _advice.bytes_step(e.precision, e.name)]
+    if verdict == "memory-bound":
+        how = "torch.compile" if e.pytorch else "one fused kernel"
+        return [f"Fuse it with the producer or consumer so the data crosses DRAM once ({how}).",
+                _advice.bytes_step(e.precision, e.name)]
+    if verdict == "compute-bound" and e.family not in ("gemm", "attention"):
+        return ["Cut the arithmetic per element: cheaper math (fast intrinsics, fewer divisions and transcendentals), "
+                "hoisted index math, vectorised instructions.", STEPS["compute-bound"][1]]
+    if verdict == "compute-bound":
+        prec = _advice.precision_step(e.precision, e.compute_roof, e.pytorch, e.vendor)
+        return ([prec] if prec else []) + [STEPS["compute-bound"][1]]
+    if verdict == "communication-bound" and e.pytorch and _advice.comm_steps(e.training, e.name):
+        return _advice.comm_steps(e.training, e.name)
+    if verdict == "communication-bound" and not e.pytorch:
+        return ["Overlap it with compute: issue it on its own stream while independent compute runs, and wait for "
+                "it only where its result is needed.",
+                "Shrink it: reduce in a narrower type (BF16) or compress, send fewer and larger messages."]
+    return [_advice.vendor_text(x, e.vendor) for x in STEPS[verdict]]
+
+
+def _below_roofs_steps(e: Evidence) -> list[str]:
+    """Next steps of a below-roofs kernel: the latency steps where they rest on what is known (a library kernel, code
+    not the user's), the register/shared-memory limiter advice only as a condition, and what to measure. None for a
+    kernel whose name gives the cause (``align1``): :func:`decide` puts the padding step, the one that fits it."""
+    if _advice.alignment_hint(e.name):
+        return []
+    steps = [x for x in _latency_steps(e, proven=False)
+             if not x.startswith(("Raise parallelism in flight", "Registers per thread", "The block size limits",
+                                  "The blocks-per-"))]
+    collect = _advice.for_vendor(e.vendor, "Measure why it runs below both roofs: ncu --set full on this kernel "
+                                 "(warp stalls, achieved occupancy, memory throughput).",
+                                 "Measure why it runs below both roofs: rocprof-compute profile on this kernel "
+                                 "(wavefront stalls, achieved occupancy, memory throughput).")
+    return (steps + [collect])[:2]
+
+
+def _latency_steps(e: Evidence, proven: bool = True) -> list[str]:
+    def w(key: str) -> str:  # the vendor's word (SM or CU, warps or wavefronts)
+        return _advice.vendor_word(e.vendor, key)
+
+    steps = []
+    queued = e.launch_latency_p50_ns is not None and e.launch_latency_p50_ns >= QUEUED_LAUNCH_NS
+    if e.short_launch_frac is not None and e.short_launch_frac >= TINY_LAUNCH_SHARE and not queued:
+        short = f"{pct_words(100 * e.short_launch_frac)} of its launches run shorter than their launch call: "
+        if e.family in ("gemm", "attention"):  # a matmul is batched (grouped GEMM) or replayed, not fused away
+            steps.append(short + "batch several of these calls into one (a batched or grouped GEMM) or capture "
+                         f"them in {_advice.graphs(e.pytorch, e.vendor)}, so the launch cost is paid once.")
+        else:
+            steps.append(short + _advice.fuse_step(e.pytorch, e.family, e.name, e.owner, e.vendor) + " so one launch does "
+                         "more work — more blocks per launch alone would not pay back the launch.")
+    base = len(steps)  # the fallbacks below add a step when nothing after the fusion step was said
+    small_grid = e.waves_per_sm is not None and e.waves_per_sm < SMALL_GRID_WAVES
+    full_theory = e.theoretical_occupancy_pct is not None and e.theoretical_occupancy_pct >= 99.5
+    grid_step = _advice.more_blocks(e.family, e.library, e.name, e.owner).replace("Give the launch more blocks: ",
+                                                                 "The grid has too few blocks to fill the GPU: ")
+    if small_grid:
+        from gpulens.analyzers._occ_findings import fill_text, waves_text
+
+        if e.mean_blocks is not None and e.num_sms and e.mean_blocks >= FULL_GRID_SHARE * e.num_sms:
+            # a block on every SM already: the SMs hold few of the blocks they could — not "too few to fill the GPU"
+            more = _advice.more_blocks(e.family, e.library, e.name, e.owner).replace(
+                "Give the launch more blocks: ", "").replace(" so its grid fills the GPU",
+                                                             f" so each {w('sm')} holds more of them")
+            steps.append(f"The grid puts about {e.mean_blocks / e.num_sms:.1f} block(s) on each {w('sm')}, "
+                         f"{fill_text(e.waves_per_sm)} of the blocks they can hold at once "
+                         f"({_waves_words(e)}), so each {w('sm')} has few {w('warps')} to hide "
+                         "latency with: "
+                         + more[0].lower() + more[1:])
+        else:
+            steps.append(f"The grid fills only {fill_text(e.waves_per_sm)} of the GPU's resident-block capacity "
+                         f"({_waves_words(e)}): " + grid_step[0].lower() + grid_step[1:])
+    elif e.limiter in _LIMITER_STEP and (e.achieved_occupancy_pct is None or e.achieved_occupancy_pct < 60) \
+            and not full_theory:  # at 100 % theoretical the "limiter" limits nothing: relaxing it cannot help
+        steps.append(_advice.limiter(e.limiter, e.name, e.pytorch, latency_bound=proven, hint=e.owner,
+                                     vendor=e.vendor)
+                     if e.library or _advice.code_owner(e.name, e.owner) != "user"
+                     else _advice.vendor_text(_LIMITER_STEP[e.limiter], e.vendor))
+    elif full_theory and e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < 60:
+        steps.append(f"Achieved occupancy is {pct_words(e.achieved_occupancy_pct)} of a theoretical 100 %: no "
+                     "per-block "
+                     "resource limits it, so waves finish unevenly or each launch is too short to fill the GPU — "
+                     "give each launch more work and balance it across blocks.")
+    if not small_grid and _grid_short(e) and "grid" not in (e.limiter or ""):
+        steps.append(grid_step)
+    theo = e.theoretical_occupancy_pct
+    if not e.limiter and theo is not None and theo < 50:
+        steps.append(f"Theoretical occupancy is only {pct_words(theo)}: find its limiter (registers, shared memory, "
+                     "block "
+                     f"size) in {w('occ_section')} and relax it.")
+    if e.stall_class in _STALL_STEP:
+        steps.append(_advice.vendor_text(_STALL_STEP[e.stall_class], e.vendor))
+    ach = e.achieved_occupancy_pct
+    occ_high = full_theory and (ach is None or ach >= HIGH_OCCUPANCY_PCT) or (ach is not None
+                                                                             and ach >= HIGH_OCCUPANCY_PCT)
+    full_grid = e.mean_blocks is not None and bool(e.num_sms) and e.mean_blocks >= FULL_GRID_SHARE * e.num_sms
+    owned = not e.library and _advice.code_owner(e.name, e.owner) in ("pytorch", "inductor", "nvfuser", "triton",
+                                                                        "aotriton")
+    if len(steps) == base and e.library and full_grid and e.mean_blocks < 2 * e.num_sms:
+        # a block on every SM/CU already, about one each: more blocks is not the lever, more blocks *per SM* is
+        reach = (f"gives every {w('sm')} a block ({e.mean_blocks:.0f} on {e.num_sms})"
+                 if round(e.mean_blocks) >= e.num_sms else f"gives {e.mean_blocks:.0f} of the {e.num_sms} {w('sms')} "
+                 "a block")
+        steps.append(f"Its grid already {reach}, about one each, too few to hide latency: let the library pick a "
+                     f"smaller-tile algorithm (several blocks per {w('sm')}) or give it a problem shape it tiles well.")
+    elif len(steps) == base and e.library:  # the library owns the kernel's code: the user owns the problem it is given
+        steps.append("Give the library kernel more parallel work per call (larger batch, several problems in one "
+                     "call) or a problem shape it tiles well, or let it pick another algorithm.")
+    elif len(steps) == base and occ_high and owned:
+        occ = (f"{pct_words(ach)} achieved" if ach is not None
+               else f"{pct_words(e.theoretical_occupancy_pct)} theoretical")
+        step = _advice.owned_kernel_step(e.name, e.family, e.owner)
+        steps.append(f"Occupancy is not its limit ({occ}), and its code is not yours to change: "
+                     + step[0].lower() + step[1:])
+    elif len(steps) == base and owned:
+        # its code is generated or built into PyTorch: the per-thread code changes below are not the user's to make
+        steps.append(_advice.owned_kernel_step(e.name, e.family, e.owner))
+    elif len(steps) == base and occ_high:  # occupancy cannot rise (or is already high): more warps is not the lever
+        occ = (f"{pct_words(ach)} achieved" if ach is not None
+               else f"{pct_words(e.theoretical_occupancy_pct)} theoretical")
+        rows = (f", several short rows per {w('warp')} or block (a {w('warp')}-per-row variant)"
+                if e.family == "normalisation" else "")
+        steps.append(f"Occupancy is not its limit ({occ}): keep more bytes in flight per {w('warp')} instead — "
+                     "vectorised "
+                     f"128-bit loads, several independent loads per thread{rows} — and shorten dependent chains "
+                     "(fewer dependent loads and serial reductions).")
+    elif len(steps) == base and e.theoretical_occupancy_pct is None and ach is None:
+        steps.append("Raise parallelism in flight: more independent work per thread (vectorised loads, several "
+                     f"elements per thread); measure occupancy ({w('counters')}) before trying to raise it.")
+    elif len(steps) == base:
+        steps.append("Raise parallelism in flight: more independent work per thread and higher occupancy.")
+    return steps[:2]
+
+
+#: What to collect for an undetermined kernel, per vendor (None: vendor unknown).
+UNDETERMINED_STEPS = {
+    "amd": ["Collect counters for these kernels (rocprof-compute profile, or rocprofv3 --pmc SQ_WAVES "
+            "SQ_INSTS_VALU SQ_WAVE_CYCLES SQ_WAIT_INST_ANY) or FLOP/byte figures (torch.profiler with record_shapes "
+            "and with_flops) to classify them."],
+    "nvidia": ["Collect counters for these kernels (ncu --set full) or FLOP/byte figures (torch.profiler with "
+               "record_shapes and with_flops) to classify them."],
+}
+
+
+#: The same without PyTorch: no torch.profiler option to name.
+UNDETERMINED_STEPS_NO_TORCH = {
+    "amd": ["Collect counters for these kernels (rocprof-compute profile, or rocprofv3 --pmc SQ_WAVES "
+            "SQ_INSTS_VALU SQ_WAVE_CYCLES SQ_WAIT_INST_ANY) to classify them."],
+    "nvidia": ["Collect counters for these kernels (ncu --set full) to classify them."],
+    "": ["Collect hardware counters for these kernels (ncu --set full on NVIDIA, rocprof-compute on AMD) to classify "
+         "them."],
+}

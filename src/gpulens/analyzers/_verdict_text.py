@@ -1,0 +1,116 @@
+"""The evidence text of a kernel verdict (:mod:`gpulens.analyzers.verdict_rules`): the figures a verdict rests
+on, in words — roof position, speed of light, grid and waves, occupancy and limiter, launches, stalls — and the
+below-both-roofs wording. Re-exported by :mod:`~gpulens.analyzers.verdict_rules`."""
+
+from __future__ import annotations
+
+from gpulens.analyzers import _advice, _coalescing
+from gpulens.analyzers._verdict_facts import BOUND_TO_VERDICT, Evidence, SMALL_GRID_WAVES, _grid_short, _of_peak, _pct
+from gpulens.units import fmt_ns, pct_words
+
+
+def _below_roofs_text(e: Evidence) -> str:
+    """The evidence's last words for a below-roofs verdict: the cause when the kernel's name gives one (``align1``),
+    and what rules latency/occupancy out or leaves it unmeasured."""
+    seen = []
+    if e.waves_per_sm is not None:
+        from gpulens.analyzers._occ_findings import waves_text
+
+        seen.append(f"its grid fills the GPU ({waves_text(e.waves_per_sm)} waves)")
+    elif e.mean_blocks is not None and e.num_sms:
+        seen.append(f"its grid covers every {_advice.vendor_word(e.vendor, 'sm')}")
+    seen.append("achieved occupancy " + ("not counted" if e.achieved_occupancy_pct is None else
+                                         f"{pct_words(e.achieved_occupancy_pct)}"))
+    if e.stall_class is None:
+        seen.append("no stall counters")
+    hint = _advice.alignment_hint(e.name)
+    cause = ("below both roofs, the cause its name gives: " + hint.removeprefix("Its name says ").split(":")[0]
+             + " — an unaligned GEMM shape made the library pick a kernel with narrow loads" if hint else
+             "below both roofs: neither compute nor memory bandwidth bounds it, and no figure here names the cause")
+    return f"; {cause}; not shown to be latency or occupancy ({', '.join(seen)})"
+
+
+def _limiter_words(limiter: str | None, vendor: str | None) -> str:
+    """An occupancy limiter code in the vendor's words (AMD: wavefronts, LDS), "not known" without one."""
+    if not limiter:
+        return "not known"
+    words = {"warps": _advice.vendor_word(vendor, "warps"), "shared_memory": _advice.vendor_word(vendor, "smem")} \
+        if vendor == "amd" else {}
+    return ", ".join(words.get(p, p).replace("_", " ") for p in str(limiter).split(", "))
+
+
+def _evidence_text(e: Evidence) -> str:
+    parts = []
+    if e.sol_bound is not None or e.sol_missing:
+        measured = (f" ({pct_words(e.memory_measured_pct)} of the measured HBM peak)"
+                    if e.memory_measured_pct is not None
+                    and (e.memory_pct is None or e.memory_measured_pct >= e.memory_pct + 0.5) else "")
+        # a cache busier than the memory figure is what made the memory side (speed_of_light's max): name it
+        cache = max(((x, w) for x, w in ((e.l1_pct, "L1/TEX"), (e.l2_pct, "L2")) if x is not None), default=None)
+        if cache is not None and (e.memory_pct is None or cache[0] >= e.memory_pct + 0.5):
+            # L1 is the whole run's figure (speed_of_light l1_run_pct), below ncu's % of the cycles it was active
+            measured += f" ({cache[1]} {pct_words(cache[0])} of peak{' over the run' if cache[1] == 'L1/TEX' else ''})"
+        comp = f"compute ({e.compute_side})" if e.compute_side else "compute"
+        parts.append(f"speed of light: {comp} {_of_peak(e.compute_pct)}, memory {_of_peak(e.memory_pct)}{measured} "
+                     "→ "
+                     f"{BOUND_TO_VERDICT.get(e.sol_bound, e.sol_bound) if e.sol_bound else 'no bound'}")
+        # the metric each figure came from is the speed_of_light table's evidence, said there once
+    if (e.bound is not None or e.roof_pct is not None) and not (e.sol_bound and e.roof_source == "speed of light"):
+        ai = "" if e.arithmetic_intensity is None else f", AI {e.arithmetic_intensity:.2f} FLOP/B"
+        side = f"{e.ridge_side} side of the ridge" if e.ridge_side else "ridge side unknown"
+        of = "of attainable"
+        if (e.compute_roof or "").startswith("achievable.") and e.datasheet_roof_pct is not None \
+                and e.roof_pct is not None and e.roof_source == "roofline" \
+                and abs(e.roof_pct - e.datasheet_roof_pct) >= 0.5:  # the memory side's share is the same
+            of = (f"of attainable at the achievable {e.compute_roof.rsplit('.', 1)[-1]} peak "
+                  f"({_pct(e.datasheet_roof_pct)} of the datasheet peak)")
+        src = (f"{e.roof_source} on an assumed {e.roof_assumed} (peaks assumed, not this GPU's for certain)"
+               if e.roof_assumed and e.roof_source == "roofline" else e.roof_source)
+        parts.append(f"{src}: {e.bound or 'bound unknown'}, {side}, {_pct(e.roof_pct)} {of}{ai}")
+    if e.achieved_occupancy_pct is not None or e.limiter:
+        counted = [f"{_pct(x)} {w}" for x, w in ((e.achieved_occupancy_pct, "achieved"),
+                                                  (e.theoretical_occupancy_pct, "theoretical")) if x is not None]
+        missing = " and ".join(w for x, w in ((e.achieved_occupancy_pct, "achieved"),
+                                              (e.theoretical_occupancy_pct, "theoretical")) if x is None)
+        lims = _limiter_words(e.limiters or e.limiter, e.vendor)
+        parts.append(f"occupancy {' / '.join(counted) or 'unknown'}{f' ({missing} not counted)' if counted and missing else ''}, "
+                     f"{'limiters' if ', ' in lims else 'limiter'} {lims.replace(', ', ' and ')}")
+    if e.stall_class:
+        parts.append(f"stalls: {_pct(e.stall_pct)} {e.stall_class.replace('_', ' ')} "
+                     f"(top {str(e.top_stall).replace('_', ' ')})")
+    coal = _coalescing.evidence_text(e.sectors_per_request, e.name)
+    if coal:
+        parts.append(coal)
+    if e.mean_blocks is not None and e.num_sms:
+        parts.append(f"{e.mean_blocks:.0f} block{'' if f'{e.mean_blocks:.0f}' == '1' else 's'} on {e.num_sms} "
+                     f"{_advice.vendor_word(e.vendor, 'sms')}"
+                     + (f" (time-weighted mean of {_grids_text(e)}" + (
+                         f"; the grid with the most time has {e.main_grid_blocks}" if e.main_grid_blocks else "")
+                        + ")" if e.blocks_vary else ""))
+        if e.waves_per_sm is not None and e.waves_per_sm < SMALL_GRID_WAVES and not _grid_short(e):
+            # a block on every SM, yet under half the blocks they hold at once: the figure a latency/occupancy
+            # class rests on (latency_evidence), shown beside it
+            from gpulens.analyzers._occ_findings import waves_text
+
+            parts[-1] += f", {waves_text(e.waves_per_sm)} waves"
+    if e.graph_replayed:
+        parts.append("replayed by a graph launch: no launch call of its own, no per-kernel launch figures")
+    elif e.short_launch_frac or e.launch_idle_ns:
+        parts.append(f"{pct_words(100 * (e.short_launch_frac or 0))} of launches shorter than the launch call; "
+                     f"{fmt_ns(e.launch_idle_ns)} of launch idle before it")
+        if e.launch_latency_p50_ns is not None:
+            parts.append(f"launch latency (start − call start) p50 {fmt_ns(e.launch_latency_p50_ns)}, "
+                         f"p90 {fmt_ns(e.launch_latency_p90_ns)}")
+    if e.exposed_comm_ns is not None:
+        parts.append(f"{fmt_ns(e.exposed_comm_ns)} of {fmt_ns(e.time_ns)} not overlapped by compute")
+    elif e.kind == "comm":  # verdicts.exposed_comm_by_name: a launch on another clock than its GPU's kernels
+        from gpulens.analyzers._span import OVERLAP_UNKNOWN_CLOCKS
+
+        parts.append("overlap with compute " + OVERLAP_UNKNOWN_CLOCKS.format(a="collectives", b="kernels"))
+    return "; ".join(parts) or "timeline only: no roofline, occupancy or stall data"
+
+
+def _grids_text(e: Evidence) -> str:
+    """The launches a time-weighted mean grid is over, in words: "its 8 grid sizes" (the occupancy table's count)
+    or "its launches' grids" when the count is unknown."""
+    return f"its {e.grid_sizes} grid sizes" if e.grid_sizes and e.grid_sizes > 1 else "its launches' grids"
