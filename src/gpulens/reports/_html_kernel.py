@@ -207,8 +207,10 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
         parts.append(_part("Roofline position", _absent(res.get("roofline"))))
     launch = [n for n in res if "launch" in n and _row(res[n], name) is not None]
     if not launch:
-        parts.append(_part("Launch latency", f'<p class="nm">{NOT_MEASURED}: no per-kernel launch analysis in this '
-                                             'report</p>'))
+        ran = any("launch" in n and not getattr(r, "skipped", True) for n, r in res.items())
+        why = ("this kernel has no row in the launch analysis (a kernel replayed by a CUDA/HIP graph launch has no "
+               "launch call of its own)" if ran else "no per-kernel launch analysis in this report")
+        parts.append(_part("Launch latency", f'<p class="nm">{NOT_MEASURED}: {why}</p>'))
     for n, r in res.items():
         if n in _OWN or n in _NOT_KERNEL_FACTS:
             continue
