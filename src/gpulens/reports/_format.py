@@ -605,13 +605,15 @@ def untimed_text(sm: Mapping[str, Any]) -> str:
 
 
 def critical_set_text(hsum: Mapping[str, Any], sm: Mapping[str, Any] | None = None) -> str:
-    """The performance-critical set as every reporter words it: ``"2 kernels cover 86 % of kernel time"``; with
+    """The performance-critical set as every reporter words it: ``"2 kernels cover 86.2 % of kernel time"``; with
     launches without a duration (:func:`untimed_text`) ``"1 kernel; its share of kernel time is unknown (2 of 16
     launches without a duration)"``; ``"1 kernel, ranked by calls: durations not recorded"`` when no launch has one."""
     n = int(hsum.get("critical_count") or 0)
     word = f"{n} kernel{'' if n == 1 else 's'}"
     if not is_missing(hsum.get("critical_share")):
-        return f"{word} {'covers' if n == 1 else 'cover'} {fmt_share(hsum.get('critical_share'), 0)} of kernel time"
+        # the share's one reading, as the verdict sentence and the tables give it ("80.5 %", never "81 %" beside it)
+        share = fmt_unit(hsum.get("critical_share"), "share")
+        return f"{word} {'covers' if n == 1 else 'cover'} {share} of kernel time"
     sm = {**hsum, **(sm or {})}
     u = int(sm.get("untimed_launches") or 0)
     m = int(sm.get("kernel_count") or 0)
