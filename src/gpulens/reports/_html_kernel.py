@@ -208,8 +208,8 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
     launch = [n for n in res if "launch" in n and _row(res[n], name) is not None]
     if not launch:
         ran = any("launch" in n and not getattr(r, "skipped", True) for n, r in res.items())
-        why = ("this kernel has no row in the launch analysis (a kernel replayed by a CUDA/HIP graph launch has no "
-               "launch call of its own)" if ran else "no per-kernel launch analysis in this report")
+        why = ("this kernel has no row in the launch analysis (a kernel replayed by a graph launch has no launch "
+               "call of its own)" if ran else "no per-kernel launch analysis in this report")
         parts.append(_part("Launch latency", f'<p class="nm">{NOT_MEASURED}: {why}</p>'))
     for n, r in res.items():
         if n in _OWN or n in _NOT_KERNEL_FACTS:
