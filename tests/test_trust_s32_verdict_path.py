@@ -65,7 +65,7 @@ def test_resnet50_answer_and_label():
     a = answer(src)
     assert a.verdict == "gpu-bound"
     assert ("the critical path runs mostly through host work (51.8 % of it), but the median launch waits 8.69 ms "
-            "behind earlier GPU work (the GPU had a backlog)") in a.sentence
+            "behind earlier GPU work (the GPU had a backlog") in a.sentence
     from gpulens.reports import html
 
     page = html.render(rep)

@@ -9,7 +9,9 @@ between two segments is attributed by looking at the GPU event that ends it and 
   launch overhead.
 * ``launch`` — the work was not enqueued yet, and either the launch call was already running when the GPU went idle
   or the gap is at most ``launch_gap_ns`` (default 20 µs, the upper end of typical launch costs): launch overhead
-  between back-to-back kernels (HTA's "kernel wait").
+  between back-to-back kernels (HTA's "kernel wait"). Not a gap between two kernels of one graph replay (an earlier
+  GPU event of the same launch call ran before it): the one call submitted the replay, so that gap is ``queued``
+  even while the graph-launch call is still running.
 * ``host`` — the work was not enqueued and the host was doing something else for longer: the CPU is not feeding
   the GPU (HTA's "host wait").
 * ``sync`` — the part of a host/launch/unattributed gap during which the rank's host was inside a blocking call
@@ -294,7 +296,13 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
         # without any launch call recorded on the rank a short gap says nothing about launches
         short = (dur <= launch_gap_ns) & (rank in launch_ranks)
         # class codes (positions in GAP_CLASSES; texts once at the end, not a string array per GPU)
-        cls = np.select([~known & short, ~known, l_end <= gs, (l_start < gs) | short],
+        # a gap between the kernels of one graph replay: an earlier GPU event of the same launch call already ran
+        # on this device, so that call had submitted the replay — the wait is device-side (queued), however long
+        # the call itself runs (hipGraphLaunch returns after 1.57 ms while its 544 kernels run for 9.9 ms)
+        lk_seg = lk_a[a:b]
+        uniq, first = np.unique(lk_seg, return_index=True)
+        replay = known & (first[np.searchsorted(uniq, lk_seg[nxt - a])] < nxt - a)
+        cls = np.select([~known & short, ~known, (l_end <= gs) | replay, (l_start < gs) | short],
                         [_LAUNCH, _UNATTRIBUTED, _QUEUED, _LAUNCH], _HOST).astype(np.int8)
         base_cls = cls
         sync = covered_until(ge, ss, se) - covered_until(gs, ss, se)

@@ -28,6 +28,7 @@ from gpulens.analyzers._critical_bound import CAUSES, WORDS, recoverable_ns
 from gpulens.analyzers._critical_paths import (_CLASS_NAMES, GPU_CLASSES, WAIT_CLASSES, _class_rows,
                                                _host_wait_on_busy_gpu, paths)
 from gpulens.analyzers._critical_walk import CLASSES
+from gpulens.analyzers._critical_steady import steady_class_ns
 from gpulens.analyzers._tree import note_capped
 from gpulens.analyzers import _advice
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
@@ -94,12 +95,10 @@ ONE_OFF_NOTE_SHARE = 0.10
 
 
 def _in_one_off_gaps(timeline: Timeline, ps: list, top: str) -> int:
-    """Path time [ns] of class ``top`` (a gap class: host idle, launch delay, cross-stream or unattributed waits)
-    inside the GPU idle gaps that the breakdown calls warm-up / boundary / one-off (``boundary`` gaps of
-    :func:`gpulens.analyzers.bottlenecks.classify_gaps`, merged per rank), summed over the windows; 0 for other
-    classes or without such gaps."""
-    if top not in ("host_idle", "launch_delay", "gpu_gap", "unattributed"):
-        return 0
+    """Path time [ns] of class ``top`` (a wait, or a call that blocked through the gap: a 463 ms
+    ``hipMemcpyWithStream``) inside the GPU idle gaps that the breakdown calls warm-up / boundary / one-off
+    (``boundary`` gaps of :func:`gpulens.analyzers.bottlenecks.classify_gaps`, merged per rank), summed over the
+    windows; 0 without such gaps."""
     from gpulens.analyzers.bottlenecks import classify_gaps, covered_until
     from gpulens.analyzers.intervals import merge
 
@@ -152,6 +151,26 @@ def held_shares(path: float, gpu: float, on_gpu: float, unknown: float) -> tuple
     return max(path - gpu - on_gpu - unknown, 0.0) / path, (gpu + on_gpu) / path
 
 
+def bound_of(path: float, host_share: float, held_share: float, unknown: float) -> str:
+    """``gpu`` when GPU work and the host waits on it hold at least half of a path of ``path`` ns (``held_share``),
+    ``cpu`` when no time is unattributed or the host holds at least half (``host_share``), else ``unknown``."""
+    return ("gpu" if path and held_share >= 0.5 else
+            "cpu" if not unknown or (path and host_share >= 0.5) else "unknown")
+
+
+def steady_summary(class_ns: dict[str, int], on_gpu: float) -> dict:
+    """The path's figures over the steady state the run verdict judges (:mod:`._critical_steady`): its length
+    (``steady_path_ns``), host and GPU-held shares and bound, by the one definition of :func:`held_shares`;
+    ``class_ns`` is the path time per class inside the steady state [ns], ``on_gpu`` the host waits while the GPU
+    was busy (busy time lies inside the steady state) [ns]."""
+    path = float(sum(class_ns.values()))
+    gpu = float(sum(v for k, v in class_ns.items() if k in GPU_CLASSES))
+    unknown = float(class_ns.get("unattributed", 0))
+    host, held = held_shares(path, gpu, min(on_gpu, max(path - gpu - unknown, 0.0)), unknown)
+    return {"steady_path_ns": path, "steady_host_share": host, "steady_gpu_held_share": held,
+            "steady_bound": bound_of(path, host, held, unknown)}
+
+
 class CriticalPath(Analyzer):
     """Critical path of each step and the share of each event class on it (see module docstring)."""
 
@@ -183,12 +202,20 @@ class CriticalPath(Analyzer):
                                           _unlinked_launch_calls(timeline),
                                           bool(context_of(timeline).mask_of("cpu_op").any()),
                                           lambda: _longest_runtime_segment(ps, names), _cut_steps(timeline, ps))
+        steady = steady_class_ns(timeline, ps)
+        if steady:  # boundary gaps left out of the run verdict: the same path read over the verdict's steady state
+            summary.update(steady_summary(steady, float(summary["host_wait_gpu_busy_ns"])))
         one_off = _in_one_off_gaps(timeline, ps, summary["top_class"])
         if one_off and one_off >= ONE_OFF_NOTE_SHARE * summary["class_ns"].get(summary["top_class"], 0):
             # the idle verdict leaves the warm-up / one-off gaps out (bottlenecks' ``boundary`` gaps): a path share
             # that counts them says so, or "90 % of the traced time" stands beside "22 % idle outside the gap"
             findings[0].title += f", {fmt_ns(one_off)} of it in the one-off gap(s) the idle figures leave out"
             summary["one_off_gap_ns"] = int(one_off)
+        if steady:
+            findings[0].detail += (f" Over the steady state the run verdict judges ({fmt_ns(summary['steady_path_ns'])}"
+                                   f" of the path, the warm-up / one-off GPU idle gaps left out) host work holds "
+                                   f"{share_pct_text(100 * summary['steady_host_share'])} of it and GPU work with the "
+                                   f"host's waits on it {share_pct_text(100 * summary['steady_gpu_held_share'])}.")
         absorbed = int(context_of(timeline).memo("critical_path_absorbed", lambda: 0))
         summary["steps_absorbed"] = absorbed
         if absorbed:
@@ -247,7 +274,14 @@ class CriticalPath(Analyzer):
                                                "bound": "gpu or cpu: which side holds most of the critical path "
                                                         "(HTA's definition; the run verdict weighs busy and idle "
                                                         "time over the GPU span instead) [text]",
-                                               "top_class": "event class with the most path time [text]"})
+                                               "top_class": "event class with the most path time [text]",
+                                               "steady_path_ns": "the path's time inside the steady state the run "
+                                                                 "verdict judges: the GPU span less the warm-up / "
+                                                                 "one-off idle gaps it leaves out [ns]",
+                                               "steady_host_share": "host_share over that steady state [share]",
+                                               "steady_gpu_held_share": "gpu_held_share over that steady state "
+                                                                        "[share]",
+                                               "steady_bound": "bound over that steady state [text]"})
 
     @staticmethod
     def _summary(t: pd.DataFrame, pytorch: bool = True, waited: dict[str, int] | None = None,
@@ -263,8 +297,7 @@ class CriticalPath(Analyzer):
         on_gpu = float(sum(waited.values()))  # host waits (idle, runtime calls) while the rank's GPU was busy
         unknown = float(per.get("unattributed", 0))
         host_share, held_share = held_shares(path, gpu, on_gpu, unknown)
-        bound = ("gpu" if path and held_share >= 0.5 else
-                 "cpu" if not unknown or (path and host_share >= 0.5) else "unknown")
+        bound = bound_of(path, host_share, held_share, unknown)
         summary = {"windows": int(len(windows)), "path_ns": path, "gpu_share": gpu / path if path else 0.0,
                    # the host's share of the path, defined once here: every output that names the host's part of
                    # the critical path (the run headline, the verdict basis, this finding) reads this key (GPT-2 on
