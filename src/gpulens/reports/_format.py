@@ -86,6 +86,11 @@ LABELS: dict[str, str] = {
     "steady_idle_ns": "idle: steady state",
     "grid_median_ns": "median (same grid)",
     "host_wait_gpu_busy_ns": "host waits while the GPU was busy", "gpu_held_share": "held by the GPU (with those waits)",
+    # the critical path over the steady state the run verdict judges, beside the whole path's figures
+    "steady_path_ns": "path in the verdict's steady state",
+    "steady_host_share": "host work (share of the steady-state path)",
+    "steady_gpu_held_share": "held by the GPU (share of the steady-state path)",
+    "steady_bound": "steady-state path held by",
 }
 
 #: Section titles of analysis results (others: the name with spaces, capitalised).
