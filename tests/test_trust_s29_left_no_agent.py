@@ -40,7 +40,7 @@ def test_rocpd_kernels_without_agent_among_two_gpus_are_counted(tmp_path, how):
     assert sorted(d["device_id"] for d in tl.meta.devices) == [0, 5, 6]
     assert [d["name"] for d in tl.meta.devices if d["device_id"] == 0] == [None]
     said = [w for w in tl.meta.warnings if "record no device" in w]
-    assert len(said) == 1 and said[0].split(": ", 1)[1].startswith("2 GPU row(s)") and "2 GPUs" in said[0]
+    assert len(said) == 1 and said[0].split(": ", 1)[1].startswith("2 GPU rows") and "2 GPUs" in said[0]
 
 
 def test_rocpd_kernels_without_agent_on_the_only_gpu_go_to_it(tmp_path):
@@ -76,7 +76,7 @@ def test_rocprofv3_json_copy_without_agent(tmp_path, two_gpus):
     said = [w for w in tl.meta.warnings if "record no device" in w]
     assert len(m) == 1
     if two_gpus:
-        assert len(said) == 1 and ": 1 GPU row(s)" in said[0] and "2 GPUs" in said[0]
+        assert len(said) == 1 and ": 1 GPU row" in said[0] and "2 GPUs" in said[0]
     else:
         assert list(m["device_id"]) == [1] and not said
 
@@ -101,4 +101,4 @@ def test_rocprofv3_csv_dispatch_with_empty_agent(tmp_path, gpus):
     if gpus == 1:
         assert list(k["device_id"]) == [2, 2] and not said
     else:
-        assert len(said) == 1 and ": 1 GPU row(s)" in said[0] and "2 GPUs" in said[0]
+        assert len(said) == 1 and ": 1 GPU row" in said[0] and "2 GPUs" in said[0]

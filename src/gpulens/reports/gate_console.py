@@ -11,6 +11,7 @@ from gpulens.gate.result import AMBIGUOUS, ERROR, IMPROVED, INCOMPARABLE, NO_BAS
 from gpulens.reports._fit import Col, FitTable
 from gpulens.reports.gate_fmt import (CENTER_NOTE, ci_label, fmt_center, fmt_change, fmt_ci, fmt_p, fmt_threshold,
                                      metric_labels, reason_text, verdict_text)
+from gpulens.units import plural
 
 STYLES = {REGRESSED: "bold red", ERROR: "bold red", AMBIGUOUS: "yellow", INCOMPARABLE: "magenta",
           NO_BASELINE: "cyan", IMPROVED: "green", PASS: ""}
@@ -67,7 +68,7 @@ def renderable(result: GateResult, max_rows: int = 40, width: int = 140) -> Grou
         parts.append(Text(f"{len(rows) - len(shown)} more rows (non-gating, unchanged) in the JSON output",
                           style="dim"))
     if result.ignored:
-        parts.append(Text(f"ignored by configuration: {len(result.ignored)} metric(s)", style="dim"))
+        parts.append(Text(f"ignored by configuration: {plural(len(result.ignored), 'metric(s)')}", style="dim"))
     return Group(*parts)
 
 
