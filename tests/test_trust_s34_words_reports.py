@@ -92,7 +92,7 @@ def test_json_coverage_matches_the_not_analysed_list(amd_report):
     s = amd_report.sources[0]
     doc = json.loads(json.dumps(json_report.to_dict(amd_report)))
     src = doc["sources"][0]
-    cov = src["coverage"]
+    cov = src["analysis_coverage"]
     # from the results themselves: ran = not skipped; not applicable = skipped and applies False; else no data
     ran = [n for n, r in s.results.items() if r.skipped_reason is None]
     na = [n for n, r in s.results.items() if r.skipped_reason is not None and not r.applies]

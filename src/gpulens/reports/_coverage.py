@@ -5,7 +5,7 @@
   ranges on an AMD run): :attr:`~gpulens.analyzers.base.AnalysisResult.applies` is False. Nothing the user could
   collect for this run fills it, so the human reports leave it out of their "Not analysed" lists;
 * **no data** — the analysis applies but the input lacked what it needs (``skipped_reason`` says what): the
-  Markdown report's "Not analysed" list and the JSON report's ``coverage.no_data`` are this list.
+  Markdown report's "Not analysed" list and the JSON report's ``analysis_coverage.no_data`` are this list.
 
 Section titles name the run's vendor where the analysis is one vendor's: the annotation-range analysis is "NVTX
 ranges" on NVIDIA, "ROCTX ranges" on AMD and "Annotations (NVTX/ROCTX)" when the vendor is unknown.

@@ -48,7 +48,7 @@ from gpulens.analyzers.base import UNITS, is_clock_column as _is_clock_column  #
 from gpulens.reports._vendor_words import (  # noqa: F401  (re-exported: one import site for reporters)
     VENDOR_LABELS, VENDOR_SHORT_LABELS, record_vendor, source_vendor, vendor_headers, vendor_label, vendor_short_label)
 from gpulens.units import MISSING, fmt_count as _fmt_count, fmt_ns, fmt_num, fmt_si, is_missing  # noqa: F401 (re-exported)
-from gpulens.units import fmt_capacity, fmt_share, pct_words, plural, share_pct_text  # noqa: F401 (re-exported)
+from gpulens.units import agree, fmt_capacity, fmt_share, pct_words, plural, share_pct_text  # noqa: F401 (re-exported)
 from gpulens.reports._op_inputs import dtypes_text, shapes_text  # noqa: F401 (re-exported)
 
 #: Characters of a table cell kept before clipping.
@@ -577,7 +577,7 @@ def spec_label(name: Any, note: Any) -> str:
 def launches_text(sm: Mapping[str, Any]) -> str:
     """``"2,258 launches of 194 kernels"``, ``"1 launch of 1 kernel"`` (the one wording of every reporter)."""
     n, k = int(sm.get("kernel_count") or 0), int(sm.get("unique_kernels") or 0)
-    return f"{n:,} launch{'' if n == 1 else 'es'} of {k:,} kernel{'' if k == 1 else 's'}"
+    return f"{plural(n, 'launch(es)')} of {plural(k, 'kernel')}"
 
 
 def kernel_time_text(sm: Mapping[str, Any]) -> str:
@@ -613,11 +613,11 @@ def critical_set_text(hsum: Mapping[str, Any], sm: Mapping[str, Any] | None = No
     launches without a duration (:func:`untimed_text`) ``"1 kernel; its share of kernel time is unknown (2 of 16
     launches without a duration)"``; ``"1 kernel, ranked by calls: durations not recorded"`` when no launch has one."""
     n = int(hsum.get("critical_count") or 0)
-    word = f"{n} kernel{'' if n == 1 else 's'}"
+    word = plural(n, "kernel")
     if not is_missing(hsum.get("critical_share")):
         # the share's one reading, as the verdict sentence and the tables give it ("80.5 %", never "81 %" beside it)
         share = fmt_unit(hsum.get("critical_share"), "share")
-        return f"{word} {'covers' if n == 1 else 'cover'} {share} of kernel time"
+        return f"{word} {agree(n, 'covers', 'cover')} {share} of kernel time"
     sm = {**hsum, **(sm or {})}
     u = int(sm.get("untimed_launches") or 0)
     m = int(sm.get("kernel_count") or 0)

@@ -17,11 +17,6 @@ STYLES = {REGRESSED: "bold red", ERROR: "bold red", AMBIGUOUS: "yellow", INCOMPA
           NO_BASELINE: "cyan", IMPROVED: "green", PASS: ""}
 
 
-def _runs(n: int) -> str:
-    """``1 run`` / ``3 runs``."""
-    return f"{n} run" if n == 1 else f"{n} runs"
-
-
 def renderable(result: GateResult, max_rows: int = 40, width: int = 140) -> Group:
     """Rich renderables: headline, baseline/candidate lines, notes, and up to ``max_rows`` rows in result order.
 
@@ -36,10 +31,10 @@ def renderable(result: GateResult, max_rows: int = 40, width: int = 140) -> Grou
     b = result.baseline
     if b:
         git = f" @ {b['git'].get('sha', '')[:12]}" if b.get("git", {}).get("sha") else ""
-        parts.append(Text(f"baseline  {b['name']} ({_runs(b['runs'])}, {b['created']}{git}) · {b['machine_key']}",
+        parts.append(Text(f"baseline  {b['name']} ({plural(b['runs'], 'run')}, {b['created']}{git}) · {b['machine_key']}",
                           style="dim"))
     c = result.candidate
-    parts.append(Text(f"candidate {_runs(len(c['runs']))} · {c['machine_key']}" +
+    parts.append(Text(f"candidate {plural(len(c['runs']), 'run')} · {c['machine_key']}" +
                       (f" · {len(c['excluded'])} excluded" if c["excluded"] else ""), style="dim"))
     for e in c["excluded"]:
         parts.append(Text(f"  excluded {e['label']}: {e['reason']}", style="yellow"))

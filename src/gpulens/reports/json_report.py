@@ -150,11 +150,11 @@ def source_dict(s: SourceReport, top: int = 20) -> dict[str, Any]:
         "findings_total": sum(len(r.findings) for r in s.results.values()),
         # which analyses ran, which do not apply to this run's vendor, which had no data (the human reports'
         # "Not analysed" list): one definition, reports._coverage
-        "coverage": analysis_coverage(s.results, source_vendor(s)),
+        "analysis_coverage": analysis_coverage(s.results, source_vendor(s)),
         "analyses": {
             name: {
                 "skipped_reason": r.skipped_reason,
-                # False: another vendor's analysis (ncu rules, NVTX on AMD): listed in coverage.not_applicable
+                # False: another vendor's analysis (ncu rules, NVTX on AMD): listed in analysis_coverage.not_applicable
                 "applies": bool(r.applies),
                 "summary": r.summary,
                 "columns": r.columns,

@@ -171,7 +171,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
     for name, r in s.results.items():
         if name not in _OWN:
             yield _generic(name, r, rows, source_vendor(s))
-    skipped = analysis_coverage(s.results, source_vendor(s))["no_data"]  # the JSON's coverage.no_data
+    skipped = analysis_coverage(s.results, source_vendor(s))["no_data"]  # the JSON's analysis_coverage.no_data
     if skipped:
         yield "### Not analysed\n\n" + "\n".join(f"- {md_text(x['title'])}: {md_text(x['reason'])}" for x in skipped)
     if tl.meta.warnings:
