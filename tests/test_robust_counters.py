@@ -49,7 +49,7 @@ def test_rocprofv3_counter_collection_text_value_is_counted(tmp_path):
     tl = collect(p)
     u = tl.tables["unattached_counters"]
     assert sorted(u.loc[u["metric"] == "SQ_WAVES", "value"].tolist()) == [16.0, 48.0]
-    assert any("1 counter value are not numbers (e.g. 'garbage' in SQ_WAVES)" in w for w in tl.meta.warnings)
+    assert any("1 counter value is not a number (e.g. 'garbage' in SQ_WAVES)" in w for w in tl.meta.warnings)
 
 
 def test_rocprofv3_json_counter_value_of_the_wrong_type_keeps_the_file(tmp_path):
@@ -62,7 +62,7 @@ def test_rocprofv3_json_counter_value_of_the_wrong_type_keeps_the_file(tmp_path)
     tl = collect(p)
     assert len(tl.of_kind("kernel")) == 2
     assert tl.counters.loc[tl.counters["metric"] == "SQ_WAVES", "value"].tolist() == [1.0]
-    assert any("1 counter value are not numbers (e.g. 'x' in SQ_WAVES)" in w for w in tl.meta.warnings)
+    assert any("1 counter value is not a number (e.g. 'x' in SQ_WAVES)" in w for w in tl.meta.warnings)
 
 
 def test_gpubusy_above_100_is_unknown_and_counted(tmp_path):

@@ -47,7 +47,7 @@ def test_configuration_fitting_no_sm_is_unknown_not_zero(tmp_path):
     assert res.summary["time_weighted_theoretical_pct"] == 100.0
     assert not any("to 0 %" in f.title for f in res.findings)
     (f,) = [f for f in res.findings if f.key == "occupancy/theoretical-missing"]
-    assert f.title.startswith("Theoretical occupancy unknown for 1 of 2 hot launch: 1 launch record a "
+    assert f.title.startswith("Theoretical occupancy unknown for 1 of 2 hot launches: 1 launch records a "
                               "configuration")
     assert "the record or the device is wrong" in f.title
 

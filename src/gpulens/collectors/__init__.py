@@ -392,7 +392,8 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         if lost:  # the run is missing ranks: its figures are partial (the report says so at its top, JSON status)
             tl.meta.warnings.insert(0, f"{p}: {tl.meta.unread_text()}")
         if ignored:
-            tl.meta.warnings.append(f"{p}: {plural(len(ignored), 'file(s)')} in the folder are not traces and were not "
+            tl.meta.warnings.append(f"{p}: {plural(len(ignored), 'file(s)')} in the folder "
+                                    f"{agree(len(ignored), 'is not a trace and was', 'are not traces and were')} not "
                                     f"read: {_listed(ignored)}")
         if same_run:
             tl.meta.warnings.append(f"{p}: {plural(len(same_run), 'file(s)')} not read: " + "; ".join(

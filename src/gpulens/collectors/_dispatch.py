@@ -396,7 +396,7 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
         meta.warnings.append(f"{path}: {plural(int(unnamed.sum()), 'row(s)')} without a name (symbol or string not "
                              f"recorded): named {UNNAMED!r}")
     if d.unreadable_counter_cells:
-        meta.warnings.append(f"{path}: {plural(d.unreadable_counter_cells, 'counter value(s)')} {agree(d.unreadable_counter_cells, 'is', 'are')} not numbers (e.g. "
+        meta.warnings.append(f"{path}: {plural(d.unreadable_counter_cells, 'counter value(s)')} {agree(d.unreadable_counter_cells, 'is not a number', 'are not numbers')} (e.g. "
                              f"{d.unreadable_counter_example}): read as unknown, left out of every mean and total")
     if d.sci_notation_rows:
         meta.warnings.append(f"{path}: {plural(d.sci_notation_rows, 'row(s)')} {agree(d.sci_notation_rows, 'has', 'have')} timestamps in scientific notation "
