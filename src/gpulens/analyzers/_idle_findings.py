@@ -376,12 +376,13 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
         root.title = head + ": " + words
     root.time_at_stake_ns = int(recoverable)
     if not causes:
-        root.action = ("The idle time is all in the one-off gap(s) the verdict leaves out: analyse the steady state "
-                       "alone (see the profiling-window note).")
+        k = len(boundary) or 1
+        root.action = (f"The idle time is all in {'the one-off gap' if k == 1 else f'the {k} one-off gaps'} the "
+                       "verdict leaves out: analyse the steady state alone (see the profiling-window note).")
         return
     top, ns = causes[0]
     n = int(tot.get(f"gaps_{top}") or 0)
-    over = f" over {n:,} gap{'s' if n != 1 else ''}" if n else ""
+    over = f" over {plural(n, 'gap')}" if n else ""
     if top == "sync" and blocking:
         b = blocking[0]
         from gpulens.analyzers.bottlenecks import ASYNC_COPY_RE
