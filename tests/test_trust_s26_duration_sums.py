@@ -41,7 +41,7 @@ def test_many_100_day_kernels_keep_what_int64_can_sum(tmp_path):
     tl = collect(_v3_kernels(tmp_path / "kernel_trace.csv", n, dur))
     assert len(tl.events) == kept
     assert sum(int(d) for d in tl.events["dur_ns"]) <= 2**62
-    assert any(f"{n - kept} event{'s' if n - kept != 1 else ''} with an impossible time excluded" in w for w in tl.meta.warnings)
+    assert any(f"{n - kept:,} event{'s' if n - kept != 1 else ''} with an impossible time excluded" in w for w in tl.meta.warnings)
     summ = gpulens.analyze([tmp_path / "kernel_trace.csv"]).sources[0].summary
     assert summ["kernel_time_ns"] == kept * dur > 0
 

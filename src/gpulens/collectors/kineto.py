@@ -76,7 +76,7 @@ _VERSION_KEYS = ("cuda_driver_version", "cuda_runtime_version", "hip_driver_vers
 
 def unread_device_events(ignored: dict[str, int] | None) -> str | None:
     """The sentence naming the on-device events of a backend this reader does not read
-    (:data:`UNREAD_DEVICE_CATEGORIES`), e.g. ``"1313 event(s) of mtia_ccp_events (MTIA on-device (CCP) events: …)"``;
+    (:data:`UNREAD_DEVICE_CATEGORIES`), e.g. ``"1,313 events of mtia_ccp_events (MTIA on-device (CCP) events: …)"``;
     None when the trace has none. ``ignored``: lower-cased category → events kept as kind ``other``."""
     found = {c: n for c, n in (ignored or {}).items() if n and c in UNREAD_DEVICE_CATEGORIES}
     if not found:
