@@ -399,7 +399,7 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
             tl.meta.warnings.append(f"{p}: {plural(len(same_run), 'file(s)')} not read: " + "; ".join(
                 f"{f.relative_to(p)}: {why}" for f, why in same_run[:8]))
         if twice:
-            tl.meta.warnings.append(f"{p}: {plural(len(twice), 'file(s)')} {agree(len(twice), 'is', 'are')} links to a trace already read and were "
+            tl.meta.warnings.append(f"{p}: {plural(len(twice), 'file(s)')} {agree(len(twice), 'is a link to a trace already read and was', 'are links to a trace already read and were')} "
                                     f"not read again (their events would count twice): {'; '.join(twice[:8])}"
                                     + (f"; and {len(twice) - 8} more" if len(twice) > 8 else ""))
         return tl

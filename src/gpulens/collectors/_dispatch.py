@@ -380,7 +380,7 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     if n_no_dev and lone is None:
         many = ("the trace does not list its GPUs" if d.gpus is None else
                 f"the trace lists {len(set(d.gpus))} GPUs" if d.gpus else "the trace lists no GPU")
-        meta.warnings.append(f"{path}: {plural(n_no_dev, 'GPU row(s)')} (kernels, copies) record no device (agent id "
+        meta.warnings.append(f"{path}: {plural(n_no_dev, 'GPU row(s)')} (kernels, copies) {agree(n_no_dev, 'records', 'record')} no device (agent id "
                              f"absent, empty "
                              f"or naming no listed agent): shown on device 0, which is not known to be the GPU that "
                              f"ran them ({many}); "

@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from gpulens.units import plural
+from gpulens.units import agree, plural
 
 _OPEN = (ord("["), ord("{"))
 _PAIR = {ord("["): b"]", ord("{"): b"}"}
@@ -102,4 +102,4 @@ def decode_cut(path, data: bytes, decode, what: str, compressed: bool = False):
                                      f"before the cut is not readable either ({json_error_text(exc)})") from None
     return doc, TruncationNote(f"{path}: truncated: the JSON text ends after {len(data):,} bytes{gz} inside an "
                                f"unfinished record; every record before byte {keep:,} is kept, the "
-                               f"{plural(len(data) - keep, 'byte(s)')} after it are not", path, keep)
+                               f"{plural(len(data) - keep, 'byte(s)')} after it {agree(len(data) - keep, 'is', 'are')} not", path, keep)

@@ -42,7 +42,7 @@ from gpulens.collectors._ranks import number_rankless
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError, TruncationNote
 from gpulens.timeline import Timeline, TimelineMeta, concat
-from gpulens.units import plural
+from gpulens.units import agree, plural
 
 
 class Handle(msgspec.Struct, frozen=True):
@@ -390,7 +390,7 @@ class RocprofV3Json(Collector):
         return root, TruncationNote(
             f"{path}: truncated: the JSON text ends after {len(data):,} bytes"
             f"{' (decompressed)' if raw.compressed else ''} inside an unfinished record; every record before byte "
-            f"{keep:,} is kept ({plural(n, 'kernel dispatch(es)')}), the {plural(lost, 'byte(s)')} after it are "
+            f"{keep:,} is kept ({plural(n, 'kernel dispatch(es)')}), the {plural(lost, 'byte(s)')} after it {agree(lost, 'is', 'are')} "
             f"not", path, keep)
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
