@@ -140,3 +140,15 @@ def test_diff_of_one_kernel_per_run_has_no_number_suffix(tmp_path):
     assert "reduce_kernel" in cells and "(2)" not in cells
     # two different kernels are never said to be one kernel in both runs
     assert "reduce_kernel (both runs)" not in cells
+
+
+def test_gate_markdown_row_keeps_its_whole_reason():
+    """The gate's Markdown row cut its one-sentence reason at 160 characters, mid-word and without a mark."""
+    from gpulens.gate.result import MetricResult
+    from gpulens.reports.gate_markdown import _row
+
+    reason = ("within the 5.0 % threshold (no test: 1 vs 1 runs are too few; record ≥ 5 repeats per side); "
+              "the candidate runs 3 kernels the baseline lacks, compared with the other new kernels of its category")
+    assert len(reason) > 160
+    m = MetricResult("span_ns", "timing", "ns", "lower", "PASS", True, reason, base_n=1, cand_n=1)
+    assert "of its category" in _row(m)
