@@ -565,7 +565,7 @@ def t06(rng, d: Path):
     c0 = rng.randint(1, 10 ** 6)
     runtime = [(1000 + 10_000 * i, 5000 + 10_000 * i, c0 + i, 1) for i in range(n)]
     p = _nsys_db(d / "run.sqlite", ["cudaLaunchKernel_v7000"], runtime, None, [])
-    return p, {"exit_in": (0, 5), "incomplete": f"{n} launch call(s)"}
+    return p, {"exit_in": (0, 5), "incomplete": f"{n:,} launch call{'s' if n != 1 else ''}"}
 
 
 def t12(rng, d: Path):

@@ -53,7 +53,7 @@ def test_analyze_join_reports_once_with_counters(tmp_path):
     assert len(doc["sources"]) == 1
     s = doc["sources"][0]
     assert s["summary"]["kernel_count"] == 6  # the Kineto kernels; rocprof's 7 dispatches were not added
-    assert f"joined 6 of 6 kernel(s) with 7 dispatch(es) of {tmp_path / 'results.csv'}" in s["warnings"]
+    assert f"joined 6 of 6 kernels with 7 dispatches of {tmp_path / 'results.csv'}" in s["warnings"]
 
 
 def test_analyze_folds_a_rocprof_trace_of_the_same_run_without_flag(tmp_path):

@@ -439,7 +439,7 @@ def test_t06_rocpd_with_launch_calls_and_no_dispatch_is_an_incomplete_capture(tm
     tl = collect(p)
     assert len(tl.of_kind("kernel")) == 0 and list(tl.of_kind("runtime")["name"].astype(str)) == ["hipLaunchKernel"]
     note = tl.meta.sources[0]["incomplete_capture"]
-    assert note.startswith("1 launch call(s) (hipLaunchKernel ×1) have no GPU record")
+    assert note.startswith("1 launch call (hipLaunchKernel ×1) has no GPU record")
     assert any("incomplete capture" in w for w in tl.meta.warnings)
 
 
@@ -467,7 +467,7 @@ def test_b04_begin_end_kernels_are_paired_and_an_unended_one_is_not_extended(tmp
     assert list(zip(k["name"].astype(str), k["start_ns"], k["dur_ns"])) == [
         ("k_x", 100_000, 5_000), ("k_be", 200_500, 10_250), ("k_other_stream", 205_000, 10_000)]
     (w,) = [w for w in tl.meta.warnings if "B/E" in w]
-    assert "2 begin/end (B/E) pair(s)" in w and "1 begin (B) event(s) never ended" in w and "1 end (E)" in w
+    assert "2 begin/end (B/E) pairs" in w and "1 begin (B) event never ended" in w and "1 end (E)" in w
     code, _ = _run("analyze", p, "-q", "--no-cache", "--json", tmp_path / "r.json")
     s = json.loads((tmp_path / "r.json").read_text())["sources"][0]["summary"]
     # busy: 5 + union([200.5, 210.75], [205, 215]) = 5 + 14.5 µs; span 100 → 215 µs (k_unended adds nothing)

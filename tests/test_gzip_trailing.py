@@ -32,7 +32,7 @@ def test_trailing_garbage_after_gzip_is_counted(tmp_path, case):
     tl = collect(p)
     assert len(TRAIL) == 26
     said = [w for w in tl.meta.warnings if "trailing garbage" in w]
-    assert said == [f"{p}: 26 byte(s) after the end of the gzip data are not gzip (trailing garbage): not read"]
+    assert said == [f"{p}: 26 bytes after the end of the gzip data are not gzip (trailing garbage): not read"]
     assert tl.events["name"].astype(str).tolist() == plain.events["name"].astype(str).tolist()
     assert len(tl.events) > 0
 
@@ -53,5 +53,5 @@ def test_trailing_bytes_are_counted_beyond_the_first_block(tmp_path):
     tail = b"x" * (3 << 20)
     p.write_bytes(gzip.compress((CASES / "B13.json").read_bytes()) + tail)
     tl = collect(p)
-    assert any(f"{3 << 20:,} byte(s) after the end of the gzip data" in w for w in tl.meta.warnings), \
+    assert any(f"{3 << 20:,} bytes after the end of the gzip data" in w for w in tl.meta.warnings), \
         tl.meta.warnings

@@ -356,7 +356,7 @@ def test_ncu_chart_series_are_not_counted_as_impossible_percentages():
                and r[m].replace(",", "").replace(".", "", 1).isdigit() and float(r[m].replace(",", "")) > 100)
     assert over > 0 and float(data[0]["derived__pct_occupancy_per_block_size"]) > 100
     warn = [w for w in collect(H200 / "h200_kernels_raw.csv").meta.warnings if "above 100 dropped" in w]
-    assert len(warn) == 1 and warn[0].startswith(f"{over} percentage counter value(s) above 100")
+    assert len(warn) == 1 and warn[0].startswith(f"{over:,} percentage counter value{'s' if over != 1 else ''} above 100")
     assert "derived__pct_occupancy" not in warn[0]
 
 

@@ -24,7 +24,7 @@ def test_rccl_calls_without_kernels_make_an_incomplete_capture(tmp_path, capsys)
                           '"RCCL_API","ncclAllReduce",11,11,89097,18414380653860,18414380693574\n'])
     assert main(["analyze", "--no-cache", str(p)]) == 5
     out = capsys.readouterr().out
-    assert "incomplete" in out and "1 collective-library call(s) (ncclAllReduce ×1)" in out
+    assert "incomplete" in out and "1 collective-library call (ncclAllReduce ×1)" in out
     assert "nothing ran on a GPU" not in out
     notes = [s.get("incomplete_capture") for s in analyze([p]).sources[0].timeline.meta.sources]
     assert any(n and "ncclGetVersion" not in n for n in notes)

@@ -63,7 +63,7 @@ def test_ill_typed_args_on_a_skipped_event_is_still_counted(tmp_path):
     events = [_kernel(0), {"ph": "f", "id": 1, "pid": 0, "tid": 7, "ts": 1, "args": 5}, _kernel(1)]
     tl = collect(_write(tmp_path, events))
     assert len(tl.events) == 2
-    assert any("1 event(s) dropped: fields of the wrong type" in w for w in tl.meta.warnings)
+    assert any("1 event dropped: fields of the wrong type" in w for w in tl.meta.warnings)
 
 
 def test_pieces_and_fallback_give_the_same_timeline_as_one_piece(tmp_path):

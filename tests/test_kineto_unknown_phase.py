@@ -32,7 +32,7 @@ def test_events_of_no_known_phase_are_counted(tmp_path, fast):
     tl = KinetoCollector().collect(_trace(tmp_path, ["X", 7, None, "Q"]), fast=fast)
     assert len(tl.of_kind("kernel")) == 1
     said = [w for w in tl.meta.warnings if "no Trace Event Format phase" in w]
-    assert len(said) == 1 and ": 3 event(s) with a 'ph'" in said[0]
+    assert len(said) == 1 and ": 3 events with a 'ph'" in said[0]
     assert "'Q'" in said[0] and "7" in said[0] and "None" in said[0]
 
 

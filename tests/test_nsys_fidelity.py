@@ -85,7 +85,7 @@ def test_launches_without_a_kernel_table_are_an_incomplete_capture(tmp_path, cap
                kernel_table=False)
     tl = collect(p)
     note = tl.meta.sources[0]["incomplete_capture"]
-    assert "3 launch call(s)" in note and "correlation 11–13" in note and "kernel activity table is absent" in note
+    assert "3 launch calls" in note and "correlation 11–13" in note and "kernel activity table is absent" in note
     md = tmp_path / "i.md"
     assert main(["analyze", str(p), "--markdown", str(md)]) == 5
     out = capsys.readouterr().out
@@ -93,9 +93,9 @@ def test_launches_without_a_kernel_table_are_an_incomplete_capture(tmp_path, cap
     # the headline names the 3 launches instead of "nothing ran on a GPU" (console and Markdown alike)
     # the verdict paragraph (up to its blank line), unfolded: the console may wrap it at its width
     verdict = " ".join(out[out.index("Verdict:"):].split("\n\n")[0].split())
-    assert verdict.startswith("Verdict: incomplete capture") and "3 launch call(s)" in verdict
+    assert verdict.startswith("Verdict: incomplete capture") and "3 launch calls" in verdict
     assert "nothing ran on a GPU" not in out + md.read_text()
-    assert "No GPU event was recorded, but the capture is incomplete: 3 launch call(s)" in md.read_text()
+    assert "No GPU event was recorded, but the capture is incomplete: 3 launch calls" in md.read_text()
 
 
 def test_gpu_time_per_nvtx_range_nested_per_thread_and_start_end(tmp_path):
@@ -138,7 +138,7 @@ def test_case_t06_incomplete_capture():
     tl = collect(_case("T06.nsys.sqlite"))
     assert len(tl.gpu_events()) == 0
     note = tl.meta.sources[0]["incomplete_capture"]
-    assert "5 launch call(s)" in note and "correlation 100–104" in note
+    assert "5 launch calls" in note and "correlation 100–104" in note
 
 
 def test_kernel_launches_with_only_copies_recorded_are_incomplete(tmp_path):
@@ -151,7 +151,7 @@ def test_kernel_launches_with_only_copies_recorded_are_incomplete(tmp_path):
     con.close()
     tl = collect(p)
     assert len(tl.of_kind("memcpy")) == 1
-    assert "1 launch call(s) (cudaLaunchKernel ×1)" in tl.meta.sources[0]["incomplete_capture"]
+    assert "1 launch call (cudaLaunchKernel ×1)" in tl.meta.sources[0]["incomplete_capture"]
 
 
 def test_older_export_devices_from_target_info_cuda_gpu(tmp_path):

@@ -36,7 +36,7 @@ def test_impossible_statistics_read_unknown(tmp_path, col, value):
     row = tl.tables["kernel_summary"].iloc[0]
     assert (row["calls"], row["total_ns"]) == (2035, 16_214_877)  # kept
     assert all(math.isnan(row[c]) for c in ("mean_ns", "median_ns", "min_ns", "max_ns", "stddev_ns"))
-    assert any("1 kernel row(s) with impossible duration statistics" in w for w in tl.meta.warnings)
+    assert any("1 kernel row with impossible duration statistics" in w for w in tl.meta.warnings)
 
 
 def test_consistent_statistics_are_kept(tmp_path):

@@ -55,4 +55,4 @@ def test_quote_all_row_with_a_trailing_number_is_skipped_not_joined(tmp_path):
     tl = collect(p, strict=False)
     t = tl.tables["kernel_summary"]
     assert list(t["name"]) == [ROWS[0][2]]
-    assert any("1 row(s) with a wrong field count skipped" in w for w in tl.meta.warnings)
+    assert any("1 row with a wrong field count skipped" in w for w in tl.meta.warnings)

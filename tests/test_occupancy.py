@@ -199,7 +199,7 @@ def test_occupancy_analyzer_amd_uses_rocprof_register_counters():
     assert row["theoretical_occupancy_pct"] == 12.5
     # an MI300X (gfx942): its shared memory is LDS, in the finding as in the occupancy table's column
     assert r.findings[0].title.startswith("LDS limits occupancy of gemm to 13 %")  # 12.5 %, halves round up (s33)  # singular subject
-    assert "65,536 B LDS/workgroup leaves room for 1 workgroup(s) per CU" in r.findings[0].detail
+    assert "65,536 B LDS/workgroup leaves room for 1 workgroup per CU" in r.findings[0].detail
     assert "shared memory" not in (r.findings[0].title + r.findings[0].detail + r.findings[0].action).lower()
 
 

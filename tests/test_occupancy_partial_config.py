@@ -26,7 +26,7 @@ def test_unknown_theoretical_occupancy_counts_every_hot_launch(tmp_path):
             k.ev[-1]["args"]["registers per thread"] = 32
     res = run_all(collect(k.write(tmp_path / "t.json")))["occupancy"]
     (f,) = [f for f in res.findings if f.key == "occupancy/theoretical-missing"]
-    assert f.title == ("Theoretical occupancy unknown for 3 of 6 hot launch(es): the file records no registers per "
+    assert f.title == ("Theoretical occupancy unknown for 3 of 6 hot launches: the file records no registers per "
                        "thread for them")
     # the three launches with registers: 256 threads × 32 registers → 8 blocks of 8 warps = 64 warps of 64: 100 %
     assert res.table["theoretical_occupancy_pct"].dropna().tolist() == [100.0]

@@ -52,7 +52,8 @@ def test_reports_and_export_written_into_the_folder_are_not_lost_ranks(tmp_path,
     src = rep["sources"][0]
     assert len(src["inputs"]) == n  # the two traces, nothing else read
     text = " ".join(src.get("warnings", []))
-    assert f"{len(written)} file(s) in the folder are not traces" in text
+    assert (f"{len(written)} files in the folder are not traces" if len(written) != 1 else
+            "1 file in the folder is not a trace") in text
     for what in ("a gpulens JSON report", "a gpulens HTML report", "a gpulens Markdown report",
                  "part of a gpulens table export"):
         assert what in text

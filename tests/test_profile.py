@@ -100,7 +100,7 @@ def test_block_ending_before_the_recorded_steps_records_nothing_and_says_so(tmp_
     with gpulens.profile(out=tmp_path, steps=3, warmup=2, telemetry=False) as prof:
         _train(prof, 1)  # steps 0 and 1 are warm-up: the block ends inside step 1
     assert prof.report is None and prof.trace_path is None and list(tmp_path.iterdir()) == []
-    assert prof.error == "no trace recorded: the block ended after 1 step(s), before the first recorded step " \
+    assert prof.error == "no trace recorded: the block ended after 1 step, before the first recorded step " \
                          "(wait=0 + warmup=2)"
 
 

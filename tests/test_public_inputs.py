@@ -348,7 +348,7 @@ def test_unlinked_kernels_still_reported_when_launches_were_traced(tmp_path):
     p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
     s = gpulens.analyze([p]).sources[0]
     assert s.results["launches"].summary["kernels_unlinked"] == 1
-    assert [f for f in s.findings() if f.title.startswith("1 kernel(s) not linked to a launch call")]
+    assert [f for f in s.findings() if f.title.startswith("1 kernel not linked to a launch call")]
 
 
 # --- class 10: an ncu CSV without any duration metric (the rows below are Nsight Compute 2020 output pasted in a

@@ -127,4 +127,4 @@ def test_file_without_gpu_work_is_still_told_incomplete(tmp_path, monkeypatch):
     tl = collect(d, workers=2)
     by_path = {Path(s["path"]).name: s for s in tl.meta.sources}
     assert by_path["rank0.json"]["incomplete_capture"] is None
-    assert "1 launch call(s) (cudaLaunchKernel ×1)" in by_path["rank1.json"]["incomplete_capture"]
+    assert "1 launch call (cudaLaunchKernel ×1)" in by_path["rank1.json"]["incomplete_capture"]

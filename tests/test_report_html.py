@@ -85,7 +85,7 @@ def test_absent_analyses_say_why(h100):
         page = html.render(h100)
         for pid in ("roofline", "occupancy", "verdicts"):
             assert "analysis not available" in _page(page, pid)
-        assert "1 rank(s) with GPU kernels: nothing to compare" in _page(page, "ranks")
+        assert "1 rank with GPU kernels: nothing to compare" in _page(page, "ranks")
         src.results["roofline"] = AnalysisResult("roofline", skipped_reason="no FLOP counts for any hot kernel")
         assert "no FLOP counts for any hot kernel" in _page(html.render(h100), "roofline")
     finally:
@@ -331,6 +331,6 @@ def test_roofline_count_reads_against_the_critical_kernel_count(tmp_path):
     n_hot = len(rep["sources"][0]["analyses"]["roofline"]["table"])
     assert n_hot == len(crit) - len(nccl)
     page = out.read_text()
-    want = (f" of {n_hot} hot kernel(s) (the {len(crit)} critical kernels less {len(nccl)} communication "
+    want = (f" of {n_hot} hot kernel{'s' if n_hot != 1 else ''} (the {len(crit)} critical kernels less {len(nccl)} communication "
             f"kernel{'s' if len(nccl) > 1 else ''}, which {'have' if len(nccl) > 1 else 'has'} no roofline) plotted")
     assert want in page

@@ -34,8 +34,8 @@ def test_negative_bytes_and_flops_are_unknown(tmp_path):
     assert src["summary"]["memcpy_bytes"] is None  # the only copy's size: unknown, not -4096
     assert src["summary"]["flops"] is None  # the only FLOP count was invalid: none recorded, unknown (was -1e12, then 0)
     assert src["analyses"]["cpu_ops"]["summary"]["total_flops"] is None  # no FLOP count known
-    assert any("1 event(s) with a negative or infinite byte count" in w for w in src["warnings"])
-    assert any("1 event(s) with a negative or infinite FLOP count" in w for w in src["warnings"])
+    assert any("1 event with a negative or infinite byte count" in w for w in src["warnings"])
+    assert any("1 event with a negative or infinite FLOP count" in w for w in src["warnings"])
     # the events themselves stay: busy = kernel 30 µs + copy 10 µs (they do not overlap)
     assert src["summary"]["gpu_busy_ns"] == 40_000
 

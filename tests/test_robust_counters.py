@@ -36,7 +36,7 @@ def test_rocprof_v1_non_numeric_counter_cell_is_counted_and_left_out(tmp_path):
     assert row["Wavefronts"] == 24.0    # (16 + 32) / 2: '#REF!' left out
     assert row["dispatches"] == 3
     w = [x for x in src.timeline.meta.warnings if "not numbers" in x]
-    assert len(w) == 1 and "2 counter value(s) are not numbers (e.g. 'n/a' in GPUBusy)" in w[0]
+    assert len(w) == 1 and "2 counter values are not numbers (e.g. 'n/a' in GPUBusy)" in w[0]
 
 
 def test_rocprofv3_counter_collection_text_value_is_counted(tmp_path):
@@ -49,7 +49,7 @@ def test_rocprofv3_counter_collection_text_value_is_counted(tmp_path):
     tl = collect(p)
     u = tl.tables["unattached_counters"]
     assert sorted(u.loc[u["metric"] == "SQ_WAVES", "value"].tolist()) == [16.0, 48.0]
-    assert any("1 counter value(s) are not numbers (e.g. 'garbage' in SQ_WAVES)" in w for w in tl.meta.warnings)
+    assert any("1 counter value is not a number (e.g. 'garbage' in SQ_WAVES)" in w for w in tl.meta.warnings)
 
 
 def test_rocprofv3_json_counter_value_of_the_wrong_type_keeps_the_file(tmp_path):
@@ -62,7 +62,7 @@ def test_rocprofv3_json_counter_value_of_the_wrong_type_keeps_the_file(tmp_path)
     tl = collect(p)
     assert len(tl.of_kind("kernel")) == 2
     assert tl.counters.loc[tl.counters["metric"] == "SQ_WAVES", "value"].tolist() == [1.0]
-    assert any("1 counter value(s) are not numbers (e.g. 'x' in SQ_WAVES)" in w for w in tl.meta.warnings)
+    assert any("1 counter value is not a number (e.g. 'x' in SQ_WAVES)" in w for w in tl.meta.warnings)
 
 
 def test_gpubusy_above_100_is_unknown_and_counted(tmp_path):
@@ -70,7 +70,7 @@ def test_gpubusy_above_100_is_unknown_and_counted(tmp_path):
     kc = src.results["kernel_counters"]
     assert kc.table.set_index("name").loc[K, "GPUBusy"] == 90.0   # (100 + 80) / 2: 150 % is no measurement
     assert kc.columns["GPUBusy"].endswith("[%]")                  # a percentage (rocprof: "percentage of time")
-    assert any(w.startswith("1 per-kernel percentage counter value(s) above 100 dropped") and "GPUBusy" in w
+    assert any(w.startswith("1 per-kernel percentage counter value above 100 dropped") and "GPUBusy" in w
                for w in src.timeline.meta.warnings)
 
 
@@ -83,7 +83,7 @@ def test_gpubusy_above_100_of_a_timestamped_dispatch_is_dropped(tmp_path):
                  f'1,"{K}",2,0,2,1,1,1024,256,0,0,8,8,16,64,0,2,170000,170400,180400,181000,40.0\n')
     tl = collect(p)
     assert tl.counters.loc[tl.counters["metric"] == "GPUBusy", "value"].tolist() == [40.0]
-    assert any(w.startswith("1 percentage counter value(s) above 100 dropped") for w in tl.meta.warnings)
+    assert any(w.startswith("1 percentage counter value above 100 dropped") for w in tl.meta.warnings)
 
 
 def test_kineto_occupancy_estimate_above_100_is_dropped(tmp_path):
@@ -95,7 +95,7 @@ def test_kineto_occupancy_estimate_above_100_is_dropped(tmp_path):
     tl = collect(p)
     occ = tl.counters[tl.counters["metric"] == "kineto.est_achieved_occupancy_pct"]
     assert occ["value"].tolist() == [50.0]
-    assert any(w.startswith("1 percentage counter value(s) above 100 dropped") for w in tl.meta.warnings)
+    assert any(w.startswith("1 percentage counter value above 100 dropped") for w in tl.meta.warnings)
 
 
 def test_percentage_of_exactly_100_is_kept(tmp_path):

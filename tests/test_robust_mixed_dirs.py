@@ -60,6 +60,6 @@ def test_directory_of_unusable_files_says_why_for_each(tmp_path):
     with pytest.raises(TraceFormatError) as ei:
         collect(d)
     msg = str(ei.value)
-    assert "3 file(s)" in msg
+    assert "3 files" in msg
     assert "rank0.json.gz, rank1.json.gz (file is empty)" in msg  # files with the same reason named together
     assert "notes.txt (not a recognised trace format)" in msg

@@ -107,7 +107,7 @@ def test_stray_non_trace_files_do_not_make_the_result_partial(tmp_path, capsys):
     code, _, err = _run(capsys, "analyze", d, "-q", "--no-cache", "--json", tmp_path / "r.json")
     src = json.loads((tmp_path / "r.json").read_text())["sources"][0]
     assert code == 0 and err == "" and src["status"] == "ok" and src["unread_files"] == []
-    assert any("2 file(s) in the folder are not traces" in w for w in src["warnings"])
+    assert any("2 files in the folder are not traces" in w for w in src["warnings"])
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,

@@ -172,7 +172,7 @@ def test_values_of_the_wrong_sqlite_type_are_recovered_or_counted(tmp_path):
     assert list(k["name"].astype(str)) == ["gemm(float*)", "add(float*)"] and list(k["dur_ns"]) == [4000, 300]
     assert list(k["regs_per_thread"]) == [192, 8]
     assert pd.isna(k.loc[0, "grid_x"]) and pd.isna(k.loc[1, "block_x"])  # 'lots' and the BLOB: unknown
-    assert any("3 value(s) of the wrong type read as unknown (rocpd_kernel_dispatch ×3)" in w
+    assert any("3 values of the wrong type read as unknown (rocpd_kernel_dispatch ×3)" in w
                for w in tl.meta.warnings), tl.meta.warnings
 
 

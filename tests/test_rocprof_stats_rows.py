@@ -16,4 +16,4 @@ def test_bad_stats_rows_are_dropped_and_counted(tmp_path):
     # the two valid rows only: 5000 + 3000 ns, ranked by total
     assert list(hs["name"]) == ["k_ok", "k_ok2"]
     assert int(hs["total_ns"].sum()) == 8000
-    assert any("2 summary row(s) dropped" in w for w in s.timeline.meta.warnings)
+    assert any("2 summary rows dropped" in w for w in s.timeline.meta.warnings)

@@ -64,7 +64,7 @@ def test_ops_and_api_records(tmp_path):
     assert (ev["kind"] == "runtime").sum() == 4
     assert not ev["name"].astype(str).str.contains("Marker").any()
     w = " ".join(tl.meta.warnings)
-    assert "1 barrier marker" in w and "1 line(s) dropped" in w
+    assert "1 barrier marker" in w and "1 line dropped" in w
 
 
 def test_launch_linked_by_correlation(tmp_path):

@@ -28,7 +28,7 @@ def test_one_id_on_several_successive_calls_is_warned(tmp_path):
             e["args"]["correlation"] = 5
     res = run_all(collect(k.write(tmp_path / "t.json")))["launches"]
     (f,) = [f for f in res.findings if "correlation id" in f.title]
-    assert f.title == "1 correlation id(s) shared by launch calls that do not nest" and f.severity == "warning"
+    assert f.title == "1 correlation id shared by launch calls that do not nest" and f.severity == "warning"
 
 
 def test_distinct_ids_raise_nothing(tmp_path):

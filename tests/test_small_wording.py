@@ -16,7 +16,7 @@ from gpulens.units import fmt_num, plural
 # ---- a coverage note has no next step ------------------------------------------------------------------------------
 
 def test_coverage_note_is_not_shown_as_a_next_step():
-    note = Finding("FLOPs known for 100 % of the critical kernels' time", "0 launch(es) from counters, 40 from op "
+    note = Finding("FLOPs known for 100 % of the critical kernels' time", "0 launches from counters, 40 from op "
                    "shapes; ops without a model: none.", category="coverage")
     assert next_step(note) == NO_STEP
     # a finding whose detail is its advice keeps it (idle causes carry their step in the detail)

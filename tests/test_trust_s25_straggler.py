@@ -132,7 +132,7 @@ def test_too_few_overlapping_collectives_name_no_straggler(tmp_path):
     assert rk.summary["concurrent_collectives"] == 2 and rk.summary["stragglers"] == []
     assert int(rk.table.set_index("rank").loc[1, "caused_wait_ns"]) == 80_000
     (f,) = [f for f in src.findings() if f.key == "straggler-unproven"]
-    assert f.rank == 1 and f.title.startswith("Rank 1 entered 2 of 2 overlapping collective(s) last")
+    assert f.rank == 1 and f.title.startswith("Rank 1 entered 2 of 2 overlapping collectives last")
 
 
 def test_hta_sample_straggler_rests_on_its_four_overlapping_pairs():

@@ -108,7 +108,7 @@ def test_skip_reasons_name_what_the_input_holds(tmp_path, counters):
     _pass_folder(tmp_path, with_counters=counters, with_stats=not counters)
     s = gpulens.analyze([tmp_path if counters else tmp_path / "results.stats.csv"], device_spec="MI250X").sources[0]
     # no analysis says the kernels are absent (they are listed: calls, totals, counters), whatever it needs
-    false = ("no compute kernels", "no kernels in the trace", "0 rank(s) with GPU kernels", "no GPU events")
+    false = ("no compute kernels", "no kernels in the trace", "0 ranks with GPU kernels", "no GPU events")
     said = {n: r.skipped_reason for n, r in s.results.items() if r.skipped}
     assert not {n: w for n, w in said.items() if any(f in w for f in false)}
     if counters:  # no durations: the bytes are known, a DRAM % is not; the occupancy needs no time

@@ -59,8 +59,8 @@ def _top(field, value):
     (_metric("unit", "ms"), ["'span_ns'", "unit", "'ms'"]),
     (_metric("unit", "bytes"), ["'span_ns'", "unit", "'bytes'", "'ns'"]),     # a known unit, not the runs' one
     (_metric("kind", "timing", "kernel_count"), ["'kernel_count'", "kind", "'timing'", "'count'"]),
-    (_metric("share", [0.5]), ["share", "1 share value(s) for 3 sample(s)"]),
-    (_metric("calls", [1, 1]), ["2 calls value(s) for 3 sample(s)"]),
+    (_metric("share", [0.5]), ["share", "1 share value for 3 samples"]),
+    (_metric("calls", [1, 1]), ["2 calls values for 3 samples"]),
     (_top("runs", "abc"), ["'runs'", "a string"]),
     (_top("machine_key", None), ["'machine_key'", "null"]),
     (_top("excluded", {}), ["'excluded'", "an object"]),
@@ -78,7 +78,7 @@ def test_a_hand_edited_field_is_one_line_naming_the_file_and_the_field(tmp_path,
 def test_calls_per_kernel_must_match_its_samples(tmp_path, capsys, runs):
     kernel = next(k for k in runs[1]["metrics"] if k.startswith("kernel:"))
     code, err, base = _gate(tmp_path, capsys, runs, _metric("calls", [1], kernel))
-    assert code == 2 and len(err) == 1 and base in err[0] and "1 calls value(s) for 3 sample(s)" in err[0]
+    assert code == 2 and len(err) == 1 and base in err[0] and "1 calls value for 3 samples" in err[0]
 
 
 def test_a_truncated_baseline_is_one_line(tmp_path, capsys, runs):

@@ -95,7 +95,7 @@ def test_lenient_reading_skips_exactly_the_damaged_text(tmp_path, kind, chunk):
     assert not tl.meta.truncated and tl.meta.truncated_at == {}
     assert tl.meta.dropped == ({str(p): lost} if lost else {})
     (w,) = [w for w in tl.meta.warnings if "lenient JSON reading" in w]
-    assert f"{lost} malformed event(s) dropped" in w and f"from byte {at:,} " in w, w
+    assert f"{lost:,} malformed event{'s' if lost != 1 else ''} dropped" in w and f"from byte {at:,} " in w, w
     assert not any("outside the events" in w or "truncat" in w for w in tl.meta.warnings), tl.meta.warnings
     start = int(tl.events["start_ns"].min())
     assert start == 1700000000000000000 + 1_000_500  # the base time after the events is still read

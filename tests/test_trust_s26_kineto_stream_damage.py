@@ -82,7 +82,7 @@ def test_lenient_keeps_every_intact_event_after_damage_in_several_pieces(tmp_pat
     assert _kernel_stats(tl) == (facts["kernels"] - 3, facts["kernel_ns"] - lost_ns)
     assert tl.meta.dropped == {str(p): 3} and not tl.meta.truncated
     (w,) = [w for w in tl.meta.warnings if "lenient JSON reading" in w]
-    assert "3 malformed event(s) dropped in 3 damaged stretch(es)" in w
+    assert "3 malformed events dropped in 3 damaged stretches" in w
     for a in at:
         line = bad.count(b"\n", 0, a) + 1
         assert f"from byte {a:,} (" in w and f"at line {line}, column " in w, w

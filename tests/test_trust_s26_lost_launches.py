@@ -35,7 +35,7 @@ def test_tail_of_the_capture_lost(tmp_path):
     ln = src.results["launches"].summary
     assert ln["launch_calls_lost"] == 3
     (f,) = _lost(src)
-    assert f.title.startswith("3 of 5 launch call(s)") and "all after the last launch" in f.title
+    assert f.title.startswith("3 of 5 launch calls") and "all after the last launch" in f.title
     assert "correlation 102–104" in f.detail and f.severity == "warning"
     assert "3 of the 5 launch calls have no GPU record" in answer(src).sentence
 
@@ -43,7 +43,7 @@ def test_tail_of_the_capture_lost(tmp_path):
 def test_gap_in_the_middle_is_not_called_the_tail(tmp_path):
     src = _trace(tmp_path, [100, 101, 103, 104])  # only 102 lost, between recorded launches
     (f,) = _lost(src)
-    assert f.title == "1 of 5 launch call(s) have no GPU record"
+    assert f.title == "1 of 5 launch calls has no GPU record"
     assert "correlation 102–102" in f.detail and "lost their GPU records" in f.detail
 
 

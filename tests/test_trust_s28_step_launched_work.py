@@ -68,4 +68,4 @@ def test_step_inside_the_previous_steps_window_has_no_path(tmp_path):
     steps = dict(r.table.groupby("step")["step_ns"].first())
     assert steps == {1: 105_000, 3: 10_000}  # step 3 keeps its host range: its kernel ends inside it
     assert r.summary["steps_absorbed"] == 1 and r.summary["windows"] == 2
-    assert "1 step(s) ran wholly within the previous step's window" in r.findings[0].detail
+    assert "1 step ran wholly within the previous step's window" in r.findings[0].detail

@@ -24,4 +24,4 @@ def test_device_record_with_bad_id_takes_its_list_position(tmp_path):
     ids = sorted(d["device_id"] for d in src["devices"])
     assert ids == [0, 1]  # record 0 → device 0, record 1 (bad id) → its place: device 1
     assert next(d["name"] for d in src["devices"] if d["device_id"] == 1) == "GPU-B"
-    assert any("1 deviceProperties record(s) with no usable device id" in w and str(p) in w for w in src["warnings"])
+    assert any("1 deviceProperties record with no usable device id" in w and str(p) in w for w in src["warnings"])

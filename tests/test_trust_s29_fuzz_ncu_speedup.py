@@ -44,6 +44,6 @@ def test_speedup_outside_a_percentage_is_unknown(tmp_path, value):
         code = e.code
     assert code == 0
     src = json.loads(out.read_text())["sources"][0]
-    assert [w for w in src["warnings"] if f"{n:,} rule estimated speedup(s) outside 0–100 %" in w]
+    assert [w for w in src["warnings"] if f"{n:,} rule estimated speedup{'s' if n != 1 else ''} outside 0–100 %" in w]
     rows = (src["analyses"].get("ncu_rules") or {}).get("table") or []
     assert all(r.get("time_at_stake_ns") is None or r["time_at_stake_ns"] >= 0 for r in rows)

@@ -51,7 +51,7 @@ def test_refused_rows_outside_the_window_are_not_counted(tmp_path, in_collector)
         tl = WINDOW.apply(collect(p))
     assert sorted(tl.rejected["name"].astype(str)) == ["bad_early"]
     said = [w for w in tl.meta.warnings if "lie outside it" in w]
-    assert len(said) == 1 and "2 of the 3 invalid event(s)" in said[0]
+    assert len(said) == 1 and "2 of the 3 invalid events" in said[0]
 
 
 def test_window_report_counts_only_its_refused_rows_and_knows_busy(tmp_path):

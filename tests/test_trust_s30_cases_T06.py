@@ -27,7 +27,7 @@ def test_empty_kernel_table_is_an_incomplete_capture(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 5 and "Traceback" not in err and "incomplete" in err
     note = src["inputs"][0]["incomplete_capture"]
-    assert "5 launch call(s)" in note and "100–104" in note and "empty" in note
+    assert "5 launch calls" in note and "100–104" in note and "empty" in note
     assert src["analyses"]["launches"]["summary"]["launch_calls_lost"] == 5
 
 
@@ -41,4 +41,4 @@ def test_capture_stopped_after_three_launches(tmp_path):
     assert code == 0 and (sm["kernel_count"], sm["gpu_busy_ns"], sm["span_ns"]) == (3, 6000, 22_000)
     la = src["analyses"]["launches"]["summary"]
     assert (la["launch_calls"], la["kernels_linked"], la["launch_calls_lost"]) == (5, 3, 2)
-    assert any("2 of 5 launch call(s) have no GPU record" in f["title"] for f in src["findings"])
+    assert any("2 of 5 launch calls have no GPU record" in f["title"] for f in src["findings"])

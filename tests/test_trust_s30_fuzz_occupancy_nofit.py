@@ -47,7 +47,7 @@ def test_configuration_fitting_no_sm_is_unknown_not_zero(tmp_path):
     assert res.summary["time_weighted_theoretical_pct"] == 100.0
     assert not any("to 0 %" in f.title for f in res.findings)
     (f,) = [f for f in res.findings if f.key == "occupancy/theoretical-missing"]
-    assert f.title.startswith("Theoretical occupancy unknown for 1 of 2 hot launch(es): 1 launch(es) record a "
+    assert f.title.startswith("Theoretical occupancy unknown for 1 of 2 hot launches: 1 launch records a "
                               "configuration")
     assert "the record or the device is wrong" in f.title
 
@@ -55,5 +55,5 @@ def test_configuration_fitting_no_sm_is_unknown_not_zero(tmp_path):
 def test_only_unfitting_launches_skip_with_the_reason(tmp_path):
     res = run_all(_trace(tmp_path, [255, 255]))["occupancy"]
     assert res.skipped_reason is not None
-    assert res.skipped_reason.startswith("2 launch(es) record a configuration")
+    assert res.skipped_reason.startswith("2 launches record a configuration")
     assert not any("to 0 %" in f.title for f in res.findings)

@@ -46,7 +46,7 @@ def _overrun_finding(tmp_path, second_launch: str) -> dict:
 def test_overlap_after_an_extensible_launch_is_read_as_possible_pdl(tmp_path):
     for api in ("cudaLaunchKernelExC", "cuLaunchKernelEx"):
         f = _overrun_finding(tmp_path, api)
-        assert f["title"].startswith("1 GPU event(s) overrun")  # k0 ends at 110 µs, k1 starts at 108 µs
+        assert f["title"].startswith("1 GPU event overruns")  # k0 ends at 110 µs, k1 starts at 108 µs
         assert "1 of them are followed by a kernel launched with cuLaunchKernelEx" in f["detail"]
         assert "programmatic dependent launch" in f["action"] and f["severity"] == "info"
 

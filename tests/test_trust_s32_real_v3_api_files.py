@@ -30,7 +30,7 @@ def test_api_only_file_is_an_incomplete_capture(tmp_path, name):
     # no HIP runtime call at all (marker texts may name one: "before hipLaunchKernel"): the old path stayed silent
     assert rows and not any(r["Domain"].startswith("HIP_RUNTIME") for r in rows)
     note = collect(p).meta.sources[0]["incomplete_capture"]
-    assert note and f"API calls only ({len(rows):,} row(s))" in note and "kernel_trace.csv" in note
+    assert note and f"API calls only ({len(rows):,} row{'s' if len(rows) != 1 else ''})" in note and "kernel_trace.csv" in note
     md = tmp_path / "o.md"
     assert main(["analyze", "-q", "--no-cache", str(p), "--markdown", str(md)]) == 5
     verdict = next(line for line in md.read_text().splitlines() if "**Verdict:**" in line)

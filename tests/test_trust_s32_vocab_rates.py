@@ -40,7 +40,7 @@ def test_throughput_beyond_any_gpu_is_dropped_and_counted(tmp_path):
     # 1,532.41 × 1e9 B/s stays; 1,532 × 1e12 = 1.532e15 and 2e6 × 1e9 = 2e15 B/s exceed 1e15 B/s
     assert _throughput(tl) == {"k_real": 1532.41e9}
     (w,) = [w for w in tl.meta.warnings if "throughput counter" in w]
-    assert w.startswith("2 throughput counter value(s) above 1 PB/s dropped") and "Memory Throughput" in w
+    assert w.startswith("2 throughput counter values above 1 PB/s dropped") and "Memory Throughput" in w
 
 
 def test_dropped_throughput_is_unknown_in_the_report(tmp_path):

@@ -168,9 +168,31 @@ def fmt_num(v: Any, digits: int = 3) -> str:
     return out.rstrip("0").rstrip(".") if "." in out else out
 
 
-def plural(n: int, word: str, words: str | None = None) -> str:
-    """``'1 kernel'``, ``'3 kernels'`` (``words`` when the plural is not ``word + 's'``)."""
-    return f"{fmt_count(n)} {word if n == 1 else (words or word + 's')}"
+def plural(n: Any, word: str, words: str | None = None) -> str:
+    """A count and its noun, agreeing: ``plural(1, 'kernel')`` → ``'1 kernel'``, ``plural(3, 'kernel')`` →
+    ``'3 kernels'``; ``words`` when the plural is not ``word + 's'``. ``word`` may mark its plural ending the way
+    a form does, ``'graph launch(es)'`` or ``'GPU activity record(s)'``: the marker is dropped for one and spelled
+    out otherwise (``'2 graph launches'``), so no report reads "1 launch(es)". The count is written by
+    :func:`fmt_count` (thousands separators); a missing count reads ``unknown`` with the plural noun."""
+    for mark, ending in (("(es)", "es"), ("(s)", "s")):
+        if mark in word:
+            head, _, tail = word.rpartition(mark)
+            return f"{fmt_count(n)} {head}{'' if _is_one(n) else ending}{tail}"
+    return f"{fmt_count(n)} {word if _is_one(n) else (words or word + 's')}"
+
+
+def agree(n: Any, one: str, many: str) -> str:
+    """The verb form that agrees with a count ``n``: ``one`` for exactly one, else ``many`` (``agree(1, 'has',
+    'have')`` → ``'has'``), so a count sentence reads "1 launch call has no GPU record", "3 launch calls have…"."""
+    return one if _is_one(n) else many
+
+
+def _is_one(n: Any) -> bool:
+    """Whether ``n`` is exactly one (takes the singular noun); False for missing counts."""
+    try:
+        return not is_missing(n) and float(n) == 1.0
+    except (TypeError, ValueError):
+        return False
 
 
 def fmt_capacity(v: float) -> str:
@@ -184,4 +206,4 @@ def fmt_capacity(v: float) -> str:
 
 
 __all__ = ["MISSING", "fmt_bytes", "fmt_capacity", "fmt_count", "fmt_ns", "fmt_num", "fmt_pct", "fmt_share",
-           "fmt_si", "is_missing", "plural"]
+           "fmt_si", "is_missing", "plural", "agree"]

@@ -13,7 +13,7 @@ import pandas as pd
 from gpulens.analyzers.base import AnalysisResult
 from gpulens.analyzers.context import category_mask, context_of, isin_ints, reindex_sorted, unique_ints
 from gpulens.timeline import Timeline
-from gpulens.units import pct_words
+from gpulens.units import agree, pct_words, plural
 
 
 #: The event columns of :func:`hot_kernels`' rows: what the per-kernel analyzers read (identity, time, placement and
@@ -157,7 +157,7 @@ def untimed_reason(timeline: Timeline, results: Mapping[str, AnalysisResult] | N
         return None
     what = " and ".join(w for w, on in (("a per-kernel summary (calls and total time)", summary),
                                          ("counter rows without timestamps", counted)) if on)
-    return (f"no kernel launch recorded as an event: the input's {n:,} kernel launch(es) are known only from "
+    return (f"no kernel launch recorded as an event: the input's {plural(n, 'kernel launch(es)')} {agree(n, 'is', 'are')} known only from "
             if n else "no kernel launch recorded as an event: the kernels are known only from ") + what
 
 

@@ -18,7 +18,7 @@ from gpulens.analyzers.context import category_mask, context_of, reindex_sorted,
 from gpulens.analyzers.verdict_rules import FULL_GRID_SHARE
 from gpulens.timeline import Timeline
 from gpulens.timeline.selection import STEP_NAME
-from gpulens.units import fmt_ns, share_pct_text
+from gpulens.units import fmt_ns, plural, share_pct_text
 
 GAP_CLASSES = ("host", "launch", "sync", "queued", "unattributed", "boundary")  # as bottlenecks.GAP_CLASSES
 
@@ -382,12 +382,13 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
         root.title = head + ": " + words
     root.time_at_stake_ns = int(recoverable)
     if not causes:
-        root.action = ("The idle time is all in the one-off gap(s) the verdict leaves out: analyse the steady state "
-                       "alone (see the profiling-window note).")
+        k = len(boundary) or 1
+        root.action = (f"The idle time is all in {'the one-off gap' if k == 1 else f'the {k} one-off gaps'} the "
+                       "verdict leaves out: analyse the steady state alone (see the profiling-window note).")
         return
     top, ns = causes[0]
     n = int(tot.get(f"gaps_{top}") or 0)
-    over = f" over {n:,} gap{'s' if n != 1 else ''}" if n else ""
+    over = f" over {plural(n, 'gap')}" if n else ""
     if top == "sync" and blocking:
         b = blocking[0]
         from gpulens.analyzers.bottlenecks import ASYNC_COPY_RE
@@ -398,7 +399,8 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
                            f"{_advice.pin_step(pytorch, vendor)}.")
         elif b["overlap_ns"] / max(int(b.get("calls") or 1), 1) >= LONG_BLOCK_NS:
             # ms of GPU idle inside one blocking call: no queue draining but a wait the trace does not show
-            root.action = (f"{lead} over {int(b.get('calls') or 1)} call(s)) while the GPU ran nothing: find what it "
+            root.action = (f"{lead} over {plural(int(b.get('calls') or 1), 'call(s)')}) while the GPU ran nothing: "
+                           f"find what it "
                            "waited for (another process's, stream's or device's work the trace does not show), then "
                            "defer or remove the blocking call.")
             if int(b.get("calls") or 1) == 1 and 2 * int(b["overlap_ns"]) >= steady_span:
@@ -509,7 +511,7 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
         "idle_launch_ns": ("launch-bound", "GPU idle on kernel launch overhead",
                            # "0 of 4 launches did less GPU work than the launch call cost" read as a contradiction
                            # of the title: without short launches the gaps are the launch path itself
-                           (f"{summary['short_launches']} of {summary['launch_calls']} launches did less GPU work "
+                           (f"{summary['short_launches']} of {plural(summary['launch_calls'], 'launch(es)')} did less GPU work "
                             "than the launch call cost. " if summary.get("short_launches") else
                             "The GPU ran dry between a kernel's end and the next launch reaching it (the launch "
                             "call and its path to the GPU), though every kernel did more work than its launch "

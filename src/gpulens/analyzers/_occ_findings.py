@@ -27,7 +27,7 @@ from gpulens.analyzers import _advice
 from gpulens.analyzers._hot import short_name as _short
 from gpulens.analyzers._stake import KERNEL_FLOOR_NS, floor_stake, occupancy_gain_bound_ns
 from gpulens.analyzers.base import Finding
-from gpulens.units import fmt_ns, fmt_num, pct_words
+from gpulens.units import fmt_ns, fmt_num, pct_words, plural
 
 #: Below this theoretical occupancy [%] a register / shared-memory limiter is worth a finding.
 LOW_THEORETICAL_PCT = 50.0
@@ -106,7 +106,7 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
                else "at its distance to the roof")
         lost += f" ({pct_words(100.0 * loss / r.time_ns)} of it with slots empty, capped {why})"
     gb, ab = _int(r.grid_blocks), _int(r.active_blocks_per_sm)
-    cfg = f"{gb:,} blocks, {ab} resident per {sm}" if gb is not None and ab is not None else "its launch configuration"
+    cfg = f"{plural(gb, 'block(s)')}, {ab} resident per {sm}" if gb is not None and ab is not None else "its launch configuration"
     varies = (_int(r.grid_sizes) or 0) > 1
     main = (f" in its main configuration ({cfg}; {pct_words(100 * (r.config_time_share or 0))} of its time — its "
             f"{r.grid_sizes} grid sizes each counted with their own waves)" if varies else f" ({cfg})")
@@ -326,7 +326,7 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
             named = {"shared_memory": smem, "warps": _advice.vendor_word(vendor, "warp") + " slots"}
             rest = [named.get(x, x.replace("_", " ")) for x in tied_all if x not in res]
             tied = f" (tied with {', '.join(rest)})" if rest else ""
-            blocks = f"{_int(r.active_blocks_per_sm)} block(s)" if _int(r.active_blocks_per_sm) is not None \
+            blocks = plural(_int(r.active_blocks_per_sm), 'block(s)') if _int(r.active_blocks_per_sm) is not None \
                 else "few blocks"
             # a library matrix kernel's register / shared-memory use is its tile: occupancy is not its lever
             by_design = library and fam in ("gemm", "attention")
@@ -362,14 +362,14 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
     if len(dis):
         worst = dis.assign(d=(dis["theo"] - dis["calc_theo"]).abs()).sort_values("d").iloc[-1]
         out.append(Finding(
-            f"gpulens's occupancy calculator disagrees with ncu on {len(dis)} launch(es)",
+            f"gpulens's occupancy calculator disagrees with ncu on {plural(len(dis), 'launch(es)')}",
             f"e.g. {_short(str(worst['name']))}: ncu {worst['theo']:.2f} %, calculator {worst['calc_theo']:.2f} %. "
             "ncu's figure is shown; the calculator's architecture table may miss a limit of this GPU.",
             severity="info", category="data-quality", action="Trust ncu's Occupancy section for these kernels.",
             key="occupancy/calculator-disagrees"))
     if kin_optin:
         out.append(Finding(
-            f"Kineto's occupancy estimate is 0 % for {kin_optin} launch(es) using > 48 KiB shared memory",
+            f"Kineto's occupancy estimate is 0 % for {plural(kin_optin, 'launch(es)')} using > 48 KiB shared memory",
             "Kineto computes occupancy without the opt-in shared-memory limit; gpulens uses the opt-in limit "
             "the launch must have had.", severity="info", category="data-quality",
             action="Ignore Kineto's 'est. achieved occupancy' for these launches.", key="occupancy/kineto-optin"))

@@ -30,7 +30,7 @@ class Launches:
         g: kernel-name code per launch (−1 = missing name).
         t: effective duration [ns] (float).
         grid: grid blocks [count] (NaN unknown).
-        waves: waves per SM (ncu's where recorded, else grid / (active × SMs)) [ratio].
+        waves: grid waves (ncu's "Waves Per SM" where recorded, else grid / (active × SMs)) [ratio].
         ach: achieved occupancy from counters [%] (NaN without).
         has_ncu: ncu's theoretical occupancy is recorded for the launch.
         ncu_theo, ncu_active, ncu_lims: ncu's theoretical occupancy [%], active blocks [count] and tied limiters

@@ -10,7 +10,8 @@ Definitions (Nsight Compute Kernel Profiling Guide, "Occupancy" and "Launch Stat
   memory, warp slots, the per-SM block cap (and, on newer ncu, barriers) allow; *not* capped by the grid;
 * **achieved occupancy** = mean active warps per active cycle / warp slots (``sm__warps_active.avg.
   pct_of_peak_sustained_active``);
-* **waves per SM** = grid blocks / (active blocks per SM × SMs) (``launch__waves_per_multiprocessor``). The grid's
+* **grid waves** = grid blocks / (active blocks per SM × SMs) (``launch__waves_per_multiprocessor``, ncu's "Waves Per
+  SM": a count for the whole grid, not per SM). The grid's
   effect on occupancy is reported through it, separately from the theoretical figure: the last wave holds
   ``frac(waves)`` of a full wave (:func:`tail_wave_pct`).
 """

@@ -188,7 +188,7 @@ IDLE_BOUND_CLOCKS = ("at most {idle}: up to {other} of it may be GPU work writte
 
 
 #: ``idle_bound`` when GPU work was recorded without a time (:func:`gpulens.analyzers._unknown_time.untimed_gpu_rows`)
-IDLE_BOUND_UNTIMED = ("at most {idle}: {n} GPU launch(es) ran without a recorded start or end, and may fill any of it, "
+IDLE_BOUND_UNTIMED = ("at most {idle}: {launches} ran without a recorded start or end, and may fill any of it, "
                       "so it is not a measured idle")
 
 

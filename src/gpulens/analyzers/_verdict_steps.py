@@ -152,7 +152,7 @@ def _latency_steps(e: Evidence, proven: bool = True) -> list[str]:
             more = _advice.more_blocks(e.family, e.library, e.name, e.owner).replace(
                 "Give the launch more blocks: ", "").replace(" so its grid fills the GPU",
                                                              f" so each {w('sm')} holds more of them")
-            steps.append(f"The grid puts about {e.mean_blocks / e.num_sms:.1f} block(s) on each {w('sm')}, "
+            steps.append(f"The grid puts about {e.mean_blocks / e.num_sms:.1f} {'block' if f'{e.mean_blocks / e.num_sms:.1f}' == '1.0' else 'blocks'} on each {w('sm')}, "
                          f"{fill_text(e.waves_per_sm)} of the blocks they can hold at once "
                          f"({_waves_words(e)}), so each {w('sm')} has few {w('warps')} to hide "
                          "latency with: "

@@ -76,7 +76,7 @@ from gpulens.analyzers._idle_findings import (  # noqa: F401 (CLASS_WORDS, CLASS
     steady_state,
 )
 from gpulens.timeline import Timeline
-from gpulens.units import fmt_ns, pct_words
+from gpulens.units import fmt_ns, pct_words, plural
 
 SYNC_RE = re.compile(r"^(?:cuda|hip|cu)(?:Device|Stream|Event|Ctx)?Synchroni[sz]e")
 #: Synchronous copies: the call returns only once the copy — and the stream's work before it — is done (CUDA Runtime
@@ -586,7 +586,7 @@ def _thin_evidence(row: dict[str, Any], min_share: float) -> tuple[str, str]:
         return cls, ""
     what = "idle with no recorded cause" if GAP_EVIDENCE[k] == "unattributed" else f"{GAP_EVIDENCE[k]} idle"
     return "undetermined", (f"{fmt_ns(ns)} of {what} ({pct_words(100 * ns / span)} of the span) comes "
-                            f"from only {n} gap{'' if n == 1 else 's'} (an idle cause needs at least "
+                            f"from only {plural(n, 'gap')} (an idle cause needs at least "
                             f"{MIN_VERDICT_GAPS} gaps, or half the span, to make a verdict: fewer show no pattern)")
 
 

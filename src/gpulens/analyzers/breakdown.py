@@ -47,7 +47,7 @@ from gpulens.analyzers._span import (CLOCK_GAP_NS, CLOCK_GAP_TOPIC, CLOCK_SKEW_T
 from gpulens.analyzers.context import context_of
 from gpulens.analyzers.intervals import union_of
 from gpulens.timeline import GPU_KINDS, Timeline
-from gpulens.units import fmt_ns, share_pct_text
+from gpulens.units import fmt_ns, plural, share_pct_text
 
 COLUMNS = {
     "rank": "distributed rank",
@@ -327,7 +327,8 @@ class Breakdown(Analyzer):
                    "idle_bound": IDLE_BOUND_CLOCKS.format(idle=fmt_ns(tot["idle_ns"]),
                                                           other=fmt_ns(tot["idle_other_clock_ns"]))
                    if tot["idle_other_clock_ns"] else
-                   IDLE_BOUND_UNTIMED.format(idle=fmt_ns(tot["idle_ns"]), n=n_untimed) if n_untimed else None,
+                   IDLE_BOUND_UNTIMED.format(idle=fmt_ns(tot["idle_ns"]), launches=plural(n_untimed, 'GPU '
+                                                                                                     'launch(es)')) if n_untimed else None,
                    "untimed_gpu_work": n_untimed, "busy_bound": busy_bound,
                    "idle_pct": 100.0 * tot["idle_ns"] / run["device_span_ns"] if run["device_span_ns"] else 0.0}
         if tot["clock_domain_gap_ns"]:
@@ -347,7 +348,7 @@ class Breakdown(Analyzer):
                 f"GPU{'' if len(t) == 1 else 's'} idle at most {share_pct_text(summary['idle_pct'])} of "
                 f"{'its span' if len(t) == 1 else 'their summed spans'} ({fmt_ns(tot['idle_ns'])}; "
                 + (f"up to {fmt_ns(tot['idle_other_clock_ns'])} of it may be GPU work on another clock)"
-                   if tot["idle_other_clock_ns"] else f"{n_untimed} GPU launch(es) recorded without a start or end "
+                   if tot["idle_other_clock_ns"] else f"{plural(n_untimed, 'GPU launch(es)')} recorded without a start or end "
                    "may fill any of it)"),
                 ("This GPU's events lie on several clocks (time bases). Its idle time is measured inside each clock "
                  "domain, but the work written on the other clock ran somewhere in these gaps — where is not "
@@ -365,8 +366,7 @@ class Breakdown(Analyzer):
                 (f"GPU idle {share_pct_text(summary['idle_pct'])} of its span ({fmt_ns(tot['idle_ns'])})"
                  if len(t) == 1 else
                  f"GPUs idle {share_pct_text(summary['idle_pct'])} of their summed spans ({fmt_ns(tot['idle_ns'])} "
-                 "summed over "
-                 f"{len(t)} GPUs)"),
+                 f"summed over {len(t)} GPUs)"),
                 "Between its first and last GPU event the device ran nothing this share of the time: the host is "
                 "not keeping it fed (CPU-bound step, synchronisations, data loading), launches are slow, or work "
                 "waits on other work. The findings under this one split the idle time by cause.",

@@ -35,7 +35,7 @@ from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers._span import counter_only_reason, no_timeline_reason
 from gpulens.analyzers.context import context_of
 from gpulens.timeline import Timeline
-from gpulens.units import fmt_ns, pct_words, share_pct_text
+from gpulens.units import fmt_ns, pct_words, plural, share_pct_text
 
 COLUMNS = {
     "rank": "distributed rank [id]",
@@ -219,8 +219,8 @@ class CriticalPath(Analyzer):
         absorbed = int(context_of(timeline).memo("critical_path_absorbed", lambda: 0))
         summary["steps_absorbed"] = absorbed
         if absorbed:
-            findings[0].detail += (f" {absorbed} step(s) ran wholly within the previous step's window (its GPU work "
-                                   "still running): they add no time of their own and have no path.")
+            findings[0].detail += (f" {plural(absorbed, 'step(s)')} ran wholly within the previous step's window (its "
+                                   "GPU work still running): they add no time of their own and have no path.")
         # the findings tree (issue 14.6), each nanosecond once: a path held by host-side or gap time is GPU idle
         # time, so it details the breakdown's idle finding; a path held by GPU work is time the kernel verdicts
         # already rank, so it is stated (title) but not counted a second time
@@ -269,8 +269,7 @@ class CriticalPath(Analyzer):
                                                                         "calls) while the rank's GPU was busy: they "
                                                                         "wait on GPU work, counted with it [ns]",
                                                "gpu_held_share": "GPU work plus those host waits, share of the "
-                                                                 "path: what bound rests on (gpu from 50 %) "
-                                                                 "[share]",
+                                                                 "path: what bound rests on (gpu from 50 %) [share]",
                                                "bound": "gpu or cpu: which side holds most of the critical path "
                                                         "(HTA's definition; the run verdict weighs busy and idle "
                                                         "time over the GPU span instead) [text]",
@@ -326,7 +325,7 @@ class CriticalPath(Analyzer):
                  f"{whole}{over}")
         said = (f"the path is {bound.upper()}-bound" if bound != "unknown" else
                 "what bounds the path is unknown")
-        detail = (f"Over {len(windows)} window(s) {said} "
+        detail = (f"Over {plural(len(windows), 'window(s)')} {said} "
                   f"(host work {share_pct_text(100 * summary['host_share'])} of the path, "
                   f"{share_pct_text(100 * summary['gpu_share'])} on GPU work"
                   + (f", {share_pct_text(100 * on_gpu / path)} host waits while the GPU was busy" if on_gpu else "")

@@ -25,6 +25,7 @@ from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import context_of, text_series
 from gpulens.analyzers.roofline import ABOVE_ROOF_PCT, at_most_roof
 from gpulens.timeline import Timeline
+from gpulens.units import plural
 
 COLUMNS = {
     "name": "kernel name as recorded [text]",
@@ -124,7 +125,8 @@ class HierarchicalRoofline(Analyzer):
         above = sum(1 for r in rows if r.get("_above"))
         summary = {"kernels": int(t["name"].nunique()), "points": int(len(t)), "points_above_roof": above}
         if above:
-            summary["above_roof_note"] = (f"{above} point(s) above their roof: the counters or the GPU's peak figures "
+            summary["above_roof_note"] = (f"{plural(above, 'point(s)')} above their roof: the counters or the GPU's "
+                                          f"peak figures "
                                           "are off (check the identified device, or pass --device-spec); their % of "
                                           "attainable is unknown")
         return AnalysisResult(self.name, t, COLUMNS, summary, summary_columns={

@@ -13,7 +13,7 @@ from gpulens.analyzers._span import durations_unknown, replayed_for_counters
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.context import context_of, text_series
 from gpulens.timeline import Timeline
-from gpulens.units import fmt_ns
+from gpulens.units import agree, fmt_ns, plural
 
 #: Kinds ranked as "kernels" (compute and collective kernels; copies and sets are not kernels).
 KERNEL_KINDS = ("kernel", "comm")
@@ -250,7 +250,7 @@ class Hotspots(Analyzer):
                    "kernel may start before the one ahead of it ends, on purpose, so those overlaps may be real "
                    "rather than recording errors." if pdl else "")
             findings.append(Finding(
-                f"{len(over)} GPU event(s) overrun the next event on their stream",
+                f"{plural(len(over), 'GPU event(s)')} {agree(len(over), 'overruns', 'overrun')} the next event on their stream",
                 f"Recorded durations run past the start of the following event on the same stream (total "
                 f"{fmt_ns(int(over['overrun_ns'].sum()))}). Each clipped event and by how much: {listed}{more}. "
                 f"They were clipped for ranking and busy time; the raw sums are kept as the recorded time.{why}",

@@ -29,7 +29,7 @@ from gpulens.analyzers._span import CLOCK_GAP_NS, CLOCK_HOST_TOPIC, counter_only
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import context_of
 from gpulens.timeline import Timeline
-from gpulens.units import fmt_ns
+from gpulens.units import agree, fmt_ns, plural
 
 COLUMNS = {
     "name": "kernel name as recorded",
@@ -115,8 +115,8 @@ class LaunchLatency(Analyzer):
                                    "clock_skew_max_ns": int(skew["latency_ns"].abs().max()) if len(skew) else 0}
         if len(skew):
             warn_once(timeline, CLOCK_HOST_TOPIC,
-                      f"{len(skew)} GPU event(s) start before the call that launched them, or a day or more after "
-                      f"it (by up to {fmt_ns(summary['clock_skew_max_ns'])}); they are left out of the launch "
+                      f"{plural(len(skew), 'GPU event(s)')} {agree(len(skew), 'starts', 'start')} before the call that launched them, or a day or more "
+                      f"after it (by up to {fmt_ns(summary['clock_skew_max_ns'])}); they are left out of the launch "
                       "latencies")
         if not len(good):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, summary,

@@ -17,6 +17,7 @@ from gpulens.analyzers._span import counter_only_reason
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.timeline import Timeline
 from gpulens.timeline.names import GRAPH_LAUNCH_RE, LAUNCH_API_RE
+from gpulens.units import agree, plural
 
 #: Launch calls by name (:data:`gpulens.timeline.names.LAUNCH_API_RE`); a call of another name is a launch too when a
 #: kernel carries its correlation id (:func:`launch_calls`): a vendor's launch API not listed (PrivateUse1, MTIA).
@@ -431,14 +432,14 @@ class Launches(Analyzer):
         # all, every kernel is "unlinked" and the finding would only restate that the host side was not traced
         if unlinked_k and has_corr and len(rt) and not replayed_for_counters(timeline):
             findings.append(Finding(
-                f"{unlinked_k} kernel(s) not linked to a launch call",
+                f"{plural(unlinked_k, 'kernel(s)')} not linked to a launch call",
                 "Their correlation id matches no runtime call in the trace (the call fell outside the profiling "
                 "window, or the profiler did not record it). They still count toward GPU time.",
                 severity="info", category="data-quality"))
         shared = shared_correlation_ids(rt)
         if shared:
             findings.append(Finding(
-                f"{shared} correlation id(s) shared by launch calls that do not nest",
+                f"{plural(shared, 'correlation id(s)')} shared by launch calls that do not nest",
                 "A correlation id names one launch call; here several calls, one after another, carry the same id "
                 "(the trace was merged or edited, or the profiler's ids wrapped). Their GPU work is linked to the "
                 "earliest call, so launch latencies, launch-bound verdicts and the idle causes that follow the links "
@@ -447,30 +448,31 @@ class Launches(Analyzer):
         if lost is not None and not replayed_for_counters(timeline):
             summary["launch_calls_lost"] = lost["calls"]
             findings.append(Finding(
-                f"{lost['calls']} of {len(rt)} launch call(s) have no GPU record{lost['where']}",
+                f"{lost['calls']} of {plural(len(rt), 'launch call(s)')} {agree(lost['calls'], 'has', 'have')} no GPU record{lost['where']}",
                 f"Their correlation ids{lost['ids']} match no kernel, copy or fill in the trace: {lost['cause']} The "
                 "GPU time, busy share and verdict cover only the work that was recorded; profile a window that ends "
                 "after the GPU drains (a final torch.cuda.synchronize() inside the profiled region, or a longer nsys "
                 "/ rocprof capture).", severity="warning", category="data-quality"))
         if summary["launch_calls_gpu_work_refused"]:
             findings.append(Finding(
-                f"{summary['launch_calls_gpu_work_refused']} of {len(rt)} launch call(s) launched GPU work that was "
-                "refused as invalid",
+                f"{summary['launch_calls_gpu_work_refused']} of {plural(len(rt), 'launch call(s)')} launched GPU work "
+                "that was refused as invalid",
                 "Their correlation ids match GPU records the reader excluded (see the invalid-event warning: a "
                 "negative duration, a missing or zero timestamp): the work ran but its time is unknown. They are not "
                 "lost launches.", severity="info", category="data-quality"))
         if summary["launch_calls_captured"]:
             n, m = summary["launch_calls_captured"], summary["launch_calls"]
             findings.append(Finding(
-                f"{n} of {m} launch call(s) were captured into a CUDA/HIP graph, not run",
-                f"They were made inside {windows} stream capture(s) (cudaStreamBeginCapture … cudaStreamEndCapture, "
+                f"{n} of {plural(m, 'launch call(s)')} {agree(n, 'was', 'were')} captured into a CUDA/HIP graph, not run",
+                f"They were made inside {plural(windows, 'stream capture(s)')} (cudaStreamBeginCapture … cudaStreamEndCapture, "
                 "or HIP's): a captured launch is recorded into a graph and runs only when the graph is launched, so "
                 "it has no GPU record here and the host time around it is capture, not a GPU waiting for work. "
                 "Profile the graph replays (cudaGraphLaunch / hipGraphLaunch) for the work's GPU time.",
                 severity="info", category="data-quality"))
         if summary["graph_launches"]:
             findings.append(Finding(
-                f"{summary['graph_launches']} graph launch(es) enqueued {summary['gpu_events_from_graphs']} GPU events",
+                f"{plural(summary['graph_launches'], 'graph launch(es)')} enqueued {summary['gpu_events_from_graphs']} "
+                f"GPU events",
                 "Graph replays launch many kernels per call; per-kernel CPU attribution is not possible for them, "
                 "launch overhead is counted once per graph launch.", category="launch"))
         return AnalysisResult(self.name, table, COLUMNS, summary, findings)

@@ -16,6 +16,7 @@ import pandas as pd
 from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.context import context_of
 from gpulens.timeline import Timeline
+from gpulens.units import agree, plural
 
 COLUMNS = {
     "rank": "distributed rank [id]",
@@ -109,8 +110,8 @@ class MemoryTimeline(Analyzer):
         summary = {"devices": int(len(t)), "peak_allocated_bytes": _max_or_none(gpu["peak_allocated_bytes"])}
         if no_totals:
             summary["peak_unknown_reason"] = (
-                f"{no_totals} of {len(t)} device(s) have allocator events without allocated/reserved totals (older "
-                "PyTorch records only each allocation's size): their peak is unknown")
+                f"{no_totals} of {plural(len(t), 'device(s)')} {agree(no_totals, 'has', 'have')} allocator events without allocated/reserved totals "
+                "(older PyTorch records only each allocation's size): their peak is unknown")
         return AnalysisResult(self.name, t, COLUMNS, summary,
                               summary_columns={"devices": "devices with allocator events [count]",
                                                "peak_unknown_reason": "why a peak is unknown [text]",

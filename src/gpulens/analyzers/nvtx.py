@@ -71,10 +71,13 @@ class Nvtx(Analyzer):
         if types is None or not len(types):
             from gpulens.analyzers._advice import vendor_of
 
-            why = ("no NVTX ranges in the input (NVTX annotates NVIDIA runs; ROCTX markers of an AMD run are "
-                   "not read)" if vendor_of(timeline, device) == "amd" else
-                   "no NVTX ranges in the input (Nsight Systems export with nvtx tracing)")
-            return AnalysisResult(self.name, empty, COLUMNS, skipped_reason=why, summary_columns=SUMMARY)
+            amd = vendor_of(timeline, device) == "amd"
+            # NVTX annotates NVIDIA runs (Nsight Systems); an AMD run's markers are ROCTX, which this analysis does
+            # not read: it does not apply there (left out of the "Not analysed" lists, as ncu rules on AMD)
+            why = ("ROCTX ranges of an AMD run are not read by this analysis (it reads NVIDIA's NVTX ranges)"
+                   if amd else "no NVTX ranges in the input (Nsight Systems export with nvtx tracing)")
+            return AnalysisResult(self.name, empty, COLUMNS, skipped_reason=why, summary_columns=SUMMARY,
+                                  applies=not amd)
         ev = timeline.events
         rng = ev.loc[ev["event_id"].isin(types["event_id"])].merge(types, on="event_id", how="left")
         ctx = context_of(timeline)

@@ -11,7 +11,7 @@ Vendor definitions (Nsight Compute Kernel Profiling Guide "Occupancy"; CUDA occu
   percentage points) are reported.
 * **limiter** — the resource whose block limit binds (registers, shared_memory, warps, blocks, barriers); ties are
   all named in ``limiters``.
-* **grid effect**, separately: waves per SM/CU = grid blocks / (active blocks × SMs) and the fill of the last wave
+* **grid effect**, separately: grid waves = grid blocks / (active blocks per SM (CU) × SMs (CUs)) and the fill of the last wave
   (:mod:`gpulens.analyzers._occ_ncu`).
 * **achieved occupancy** — from counters (ncu ``Achieved Occupancy``; AMD ``SQ_ACCUM_PREV_HIRES`` /
   ``GRBM_GUI_ACTIVE`` / (CUs × wave slots), rocprof-compute's wave-occupancy formula; without those, rocprofv3's
@@ -40,6 +40,7 @@ from gpulens.analyzers.context import first_seen_codes, int_sums, recode_first_s
 from gpulens.devices import limits_of_record, main_device, no_spec_reason
 from gpulens.devices.occupancy import Occupancy, cdna_occupancy, cuda_occupancy, kineto_estimate_pct
 from gpulens.timeline import Timeline
+from gpulens.units import agree, plural
 
 COLUMNS = {
     "name": "kernel name as recorded [text]",
@@ -55,8 +56,10 @@ COLUMNS = {
     "achieved_occupancy_pct": "measured active warps / warp slots from counters, time-weighted [%]",
     "limiter": "registers | shared_memory | warps | blocks | barriers: the binding block limit [text]",
     "limiters": "every block limit tied at the binding value [text]",
-    "waves_per_sm": "grid blocks / (active blocks per SM × SMs) of that configuration (its grid with the most time): "
-                    "how many full GPU loads the grid is [ratio]",
+    "waves_per_sm": "grid waves: grid blocks / (blocks resident per SM at once × SMs) — per CU × CUs on AMD, "
+                    "workgroups for blocks — of that configuration (its grid with the most time): how many times the "
+                    "grid fills every SM (CU) with resident blocks, a count for the whole GPU, not per SM (ncu's "
+                    "launch__waves_per_multiprocessor, 'Waves Per SM'; on AMD not wavefronts) [ratio]",
     "tail_wave_pct": "fill of the last wave of that configuration: frac(waves) × 100, 100 for a whole number of "
                      "waves [%]",
     "grid_sizes": "distinct grid sizes among the kernel's launches (> 1: waves and tail differ per launch; the "
@@ -277,8 +280,9 @@ class OccupancyAnalyzer(Analyzer):
         if theo_missing:
             hint = self._collect_hint(timeline, device)
             # of every hot launch: those without the data are left out of the table, so they are counted here
-            found.append(Finding(f"Theoretical occupancy unknown for {int(unknown.sum())} of {len(unknown)} hot "
-                                 f"launch(es): {theo_missing}" + (" for them" if not unknown.all() else ""),
+            found.append(Finding(f"Theoretical occupancy unknown for {int(unknown.sum())} of "
+                                 f"{plural(len(unknown), 'hot launch(es)')}: "
+                                 f"{theo_missing}" + (" for them" if not unknown.all() else ""),
                                  "Achieved occupancy is shown where measured. " + hint[0].upper() + hint[1:],
                                  severity="info", category="data-quality", key="occupancy/theoretical-missing"))
         return AnalysisResult(self.name, table, COLUMNS, summary, found, summary_columns=SUMMARY_COLUMNS)
@@ -319,8 +323,8 @@ class OccupancyAnalyzer(Analyzer):
         (VGPRs) or shared memory (LDS) per block leave room for no block on one SM (CU) under the architecture's
         rules — a launch that ran had at least one resident, so the record or the (assumed) device is wrong."""
         where = device.name if device is not None else (lim.arch if lim is not None else "this GPU")
-        return (f"{n} launch(es) record a configuration (block size, registers per thread or shared memory per "
-                f"block) that leaves room for no block on one SM (CU) of {where} under its rules, yet they ran: "
+        return (f"{plural(n, 'launch(es)')} {agree(n, 'records', 'record')} a configuration (block size, registers per thread or shared memory "
+                f"per block) that leaves room for no block on one SM (CU) of {where} under its rules, yet they ran: "
                 "the record or the device is wrong")
 
     @staticmethod

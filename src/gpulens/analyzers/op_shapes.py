@@ -34,6 +34,7 @@ from gpulens.analyzers.base import AnalysisResult, Analyzer
 from gpulens.analyzers.op_rollup import per_call
 from gpulens.analyzers.roofline import ABOVE_ROOF_PCT, at_most_roof
 from gpulens.timeline import Timeline
+from gpulens.units import plural
 
 _NV_LAYOUT = re.compile(r"_(nn|nt|tn|tt)(?:_|$)", re.I)
 _TENSILE = re.compile(r"Cijk_A(ilk|lik)_B(ljk|jlk)")
@@ -208,13 +209,13 @@ def _above_peak_warning(timeline: Timeline, t: pd.DataFrame, what: str) -> None:
     n = int(t.attrs.get("above_peak", 0))
     if n:
         warn_once(timeline, f"{what} problems faster than the GPU's peak",
-                  f"{n} problem(s) would run above the GPU's highest peak FLOP/s: the GPU work timed for "
+                  f"{plural(n, 'problem(s)')} would run above the GPU's highest peak FLOP/s: the GPU work timed for "
                   "them is not their computation (the compute kernel is missing from the trace, e.g. only a fill "
                   "or copy was recorded); their FLOP/s and % of peak are shown as unknown")
     m = int(t.attrs.get("wrong_roof", 0))
     if m:
         warn_once(timeline, f"{what} problems above their dtype's peak",
-                  f"{m} problem(s) ran faster than the peak FLOP/s of their inputs' dtype (more than "
+                  f"{plural(m, 'problem(s)')} ran faster than the peak FLOP/s of their inputs' dtype (more than "
                   f"{ABOVE_ROOF_PCT:g} %): they ran at another precision (autocast, TF32, FP8); their % of peak is "
                   "shown as unknown, their FLOP/s as measured")
 

@@ -29,7 +29,7 @@ from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.context import text_series
 from gpulens.analyzers.hotspots import KERNEL_KINDS
 from gpulens.timeline import Timeline
-from gpulens.units import fmt_ns
+from gpulens.units import fmt_ns, plural
 
 COLUMNS = {
     "rank": "distributed rank",
@@ -61,7 +61,7 @@ class RankKernels(Analyzer):
         if len(ranks) < 2:
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS, {"ranks": ranks},
                                   skipped_reason=(None if ranks else counter_only_reason(timeline))
-                                  or f"{len(ranks)} rank(s) with GPU kernels: nothing to compare")
+                                  or f"{plural(len(ranks), 'rank(s)')} with GPU kernels: nothing to compare")
         df = pd.DataFrame({"rank": k["rank"].to_numpy("int64"), "name": text_series(k["name"]),
                            "dur": k["dur_ns"].to_numpy("int64")})
         per_rank = df.groupby("rank")["dur"].sum()

@@ -40,7 +40,7 @@ import pandas as pd
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.breakdown import Breakdown
 from gpulens.timeline import Timeline
-from gpulens.units import fmt_ns
+from gpulens.units import fmt_ns, plural
 
 COLUMNS = {
     "rank": "distributed rank",
@@ -218,8 +218,8 @@ class Ranks(Analyzer):
                 severity="info", category="data-quality", key="collectives-not-concurrent"))
         if leads and not named:
             findings.append(Finding(
-                f"Rank {int(top['rank'])} entered {int(top['late_arrivals'])} of {concurrent} overlapping "
-                "collective(s) last: too few to name a straggler",
+                f"Rank {int(top['rank'])} entered {int(top['late_arrivals'])} of "
+                f"{plural(concurrent, 'overlapping collective(s)')} last: too few to name a straggler",
                 f"A straggler is named on at least {MIN_STRAGGLER_COLLECTIVES} overlapping matched collectives; "
                 f"{concurrent} overlap{'s' if concurrent == 1 else ''} here, and a single late arrival can be a "
                 "one-off delay rather than a rank that holds the others up.",

@@ -32,7 +32,7 @@ from gpulens.analyzers.verdict_rules import BELOW_ROOFS, ROOF_BOUND_PCT
 from gpulens.devices import no_spec_reason
 from gpulens.devices.spec import apply_measured_peaks, measured_roofs
 from gpulens.timeline import Timeline
-from gpulens.units import pct_words
+from gpulens.units import pct_words, plural
 
 COLUMNS = {
     "name": "kernel name as recorded",
@@ -454,7 +454,8 @@ class Roofline(Analyzer):
              f"({pct_words(100 * of_all)} of all kernel time)") if summary.get("coverage_basis") == "time" and
             of_all is not None else f"FLOPs known for {pct_words(100 * cov)} of the critical kernels' launches "
                                     "(their durations were not recorded)",
-            f"{summary['launches_from_counters']} launch(es) from counters, {summary['launches_from_shapes']} from "
+            f"{plural(summary['launches_from_counters'], 'launch(es)')} from counters, "
+            f"{summary['launches_from_shapes']} from "
             "op shapes; ops without a model: " + (", ".join(sorted(summary["ops_without_model"])) or "none") + ".",
             severity="info", category="coverage",
             # a note on what the roofline covers: a next step only when something is missing

@@ -33,7 +33,7 @@ from gpulens.analyzers.stall_classes import (
     shares,
 )
 from gpulens.timeline import Timeline
-from gpulens.units import pct_words
+from gpulens.units import pct_words, plural
 
 _FAMILY_RANK = {"pcsamp": 0, "wave_cycles": 1, "per_issue": 1, "per_warp": 2, "latency": 3}
 _SUMMED = {"pcsamp", "wave_cycles"}
@@ -117,7 +117,8 @@ def _no_breakdown_reason(rows: pd.DataFrame) -> str:
         return "stall counters present but all zero"
     reasons = sorted({p.reason for p in stall["parsed"]})
     classes = sorted({p.stall_class for p in stall["parsed"]} - {"issue"}) or ["issue"]
-    return (f"only the stall reason(s) {', '.join(reasons)} were collected, all of the {', '.join(classes)} class: "
+    return (f"only the stall {'reason' if len(reasons) == 1 else 'reasons'} {', '.join(reasons)} were collected, all "
+            f"of the {', '.join(classes)} class: "
             "a share of stall time needs the other reasons too (ncu --section WarpStateStats, or every "
             "smsp__average_warp_latency_issue_stalled_* / smsp__pcsamp_warps_issue_stalled_* metric)")
 
@@ -232,7 +233,7 @@ class Stalls(Analyzer):
             findings.append(Finding(
                 f"{r.name}: {pct_words(r.dominant_pct)} of stalls are {r.dominant_class.replace('_', ' ')}",
                 f"Top reason {str(r.top_reason).replace('_', ' ')} ({pct_words(r.top_reason_pct)} of stall time, "
-                f"{r.vendor} {str(r.metric_family).replace('_', ' ')} counters over {r.calls} launch(es)).",
+                f"{r.vendor} {str(r.metric_family).replace('_', ' ')} counters over {plural(r.calls, 'launch(es)')}).",
                 severity="info", category=f"stall-{r.dominant_class}", kernel=r.name))
         summary = {"kernels": int(len(t)), "vendors": sorted(set(t["vendor"])),
                    "time_weighted_class_pct": weighted,

@@ -12,6 +12,7 @@ from rich.console import Console
 from gpulens.cli._console import console as make_console
 from gpulens.errors import EXIT_NO_GPU_WORK, EXIT_OK, GpulensError, truncated_without_gpu_work
 from gpulens.timeline.secrets import encodable, writable
+from gpulens.units import plural
 
 DEMO_TRACE = "demo_h100_bert-small.pt.trace.json.gz"
 #: Upper bound of ``--workers`` (processes; the pool also never exceeds the number of rank files).
@@ -213,7 +214,7 @@ def register(app: typer.Typer) -> None:
 
                 files = export_tables(report, folder, fmt, inputs, force=force)
                 if not quiet:
-                    console.print(f"{len(files)} {fmt.upper()} export file(s) written to {folder}")
+                    console.print(f"{plural(len(files), fmt.upper() + ' export file(s)')} written to {folder}")
         code = EXIT_OK if report.has_gpu_work else EXIT_NO_GPU_WORK
         if code == EXIT_NO_GPU_WORK:
             msg = f"No GPU work found in {_read_as(report)}: 0 kernels."
@@ -288,4 +289,4 @@ def _read_as(report) -> str:
     if not seen:
         return "the input(s)"
     named = ", ".join(f"{p} (read as {c})" for p, c in seen[:4])
-    return named + (f" and {len(seen) - 4} more file(s)" if len(seen) > 4 else "")
+    return named + (f" and {plural(len(seen) - 4, 'more file(s)')}" if len(seen) > 4 else "")

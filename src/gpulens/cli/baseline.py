@@ -41,7 +41,7 @@ def save_cmd(
     for e in base.excluded:
         con.print(f"  excluded {e['label']}: {e['reason']}", style="yellow")
     if len(base.runs) < 5:
-        con.print(f"  note: {len(base.runs)} run(s) cannot support a significance test; record ≥ 5 repeats",
+        con.print(f"  note: {plural(len(base.runs), 'run(s)')} cannot support a significance test; record ≥ 5 repeats",
                   style="yellow")
     raise typer.Exit(EXIT_OK)
 

@@ -18,6 +18,7 @@ from rich.console import Console
 
 from gpulens.cli._console import console as make_console
 from gpulens.errors import GpulensError, check_label
+from gpulens.units import plural
 
 
 def _live_lines(report) -> list[str]:
@@ -37,7 +38,7 @@ def _live_lines(report) -> list[str]:
         lines.append(f"top ops   {top} (inclusive host time: a nested op counts in its caller's too)")
     tel = res.get("telemetry")
     if tel is not None and not tel.skipped:  # when unavailable, the report's warnings already say why
-        lines.append(f"telemetry {tel.summary.get('samples', 0)} samples, {len(tel.findings)} finding(s)")
+        lines.append(f"telemetry {tel.summary.get('samples', 0)} samples, {plural(len(tel.findings), 'finding(s)')}")
     return lines
 
 

@@ -24,6 +24,7 @@ from gpulens.collectors.base import Collector, registry
 from gpulens.errors import GpulensError, TraceFormatError, UnknownFormatError
 from gpulens.timeline import Timeline
 from gpulens.timeline.selection import Selection
+from gpulens.units import agree, plural
 
 _loaded = False
 
@@ -307,7 +308,7 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
             tl = add_unlisted(c.collect(p, strict=strict), p, c.name)
             same = _same_run_elsewhere(p, c, tl)
             if same:
-                tl.meta.warnings.append(f"{p}: {len(same)} file(s) not read: " + "; ".join(
+                tl.meta.warnings.append(f"{p}: {plural(len(same), 'file(s)')} not read: " + "; ".join(
                     f"{f.relative_to(p)}: {why}" for f, why in same[:8]))
             others = _other_traces(p, c, tl, {f for f, _ in same})
             if others:
@@ -348,7 +349,8 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
                 skipped.append((f, _why_unreadable(f)))
         if not files:
             raise UnknownFormatError(p, "directory holds no trace file gpulens recognises"
-                                        + (f": {len(skipped)} file(s): {_listed(skipped)}" if skipped else ""))
+                                        + (f": {plural(len(skipped), 'file(s)')}: "
+                                           f"{_listed(skipped)}" if skipped else ""))
         if select is not None and select.ranks is not None:
             files = [f for f in files if file_rank(f) is None or select.wants_rank(file_rank(f))]
             if not files:
@@ -390,14 +392,15 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         if lost:  # the run is missing ranks: its figures are partial (the report says so at its top, JSON status)
             tl.meta.warnings.insert(0, f"{p}: {tl.meta.unread_text()}")
         if ignored:
-            tl.meta.warnings.append(f"{p}: {len(ignored)} file(s) in the folder are not traces and were not read: "
-                                    f"{_listed(ignored)}")
+            tl.meta.warnings.append(f"{p}: {plural(len(ignored), 'file(s)')} in the folder "
+                                    f"{agree(len(ignored), 'is not a trace and was', 'are not traces and were')} not "
+                                    f"read: {_listed(ignored)}")
         if same_run:
-            tl.meta.warnings.append(f"{p}: {len(same_run)} file(s) not read: " + "; ".join(
+            tl.meta.warnings.append(f"{p}: {plural(len(same_run), 'file(s)')} not read: " + "; ".join(
                 f"{f.relative_to(p)}: {why}" for f, why in same_run[:8]))
         if twice:
-            tl.meta.warnings.append(f"{p}: {len(twice)} file(s) are links to a trace already read and were not read "
-                                    f"again (their events would count twice): {'; '.join(twice[:8])}"
+            tl.meta.warnings.append(f"{p}: {plural(len(twice), 'file(s)')} {agree(len(twice), 'is a link to a trace already read and was', 'are links to a trace already read and were')} "
+                                    f"not read again (their events would count twice): {'; '.join(twice[:8])}"
                                     + (f"; and {len(twice) - 8} more" if len(twice) > 8 else ""))
         return tl
     from gpulens.collectors._io import read_input

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gpulens.errors import TraceFormatError
+from gpulens.units import plural
 
 #: Collector names of each generation's trace files (stats summaries are left out: rocprofv3 writes
 #: ``*_stats.csv`` in the v1 stats layout too, so they tell neither generation).
@@ -52,4 +53,4 @@ def refuse_other_generation(path: Path, reading: str, read: list[Path], others: 
     if strict:
         raise TraceFormatError(path, f"{what}; pass one run: move one tool's files to a folder of their own "
                                      f"(--lenient reads the {_LABEL[reading]} run alone)")
-    return f"{path}: {what}: read as the {_LABEL[reading]} run; {len(others)} {_LABEL[other]} file(s) not read"
+    return f"{path}: {what}: read as the {_LABEL[reading]} run; {plural(len(others), _LABEL[other] + ' file(s)')} not read"

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Callable
 
 from gpulens.errors import TraceFormatError, TruncationNote
+from gpulens.units import plural
 
 _NUMERIC = re.compile(r"^\s*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|0x[0-9a-fA-F]+|nan|NaN|inf|)\s*$")
 
@@ -76,8 +77,8 @@ def dedupe_header(path: Path, header: list[str]) -> tuple[list[int], list[str]]:
     if not dup:
         return keep, []
     shown = ", ".join(repr(h[:60]) for h in dup[:5]) + (f" (+{len(dup) - 5} more)" if len(dup) > 5 else "")
-    return keep, [f"{path}: repeated CSV column name(s) {shown}: the first column of each name is used, the "
-                  f"{len(header) - len(keep)} repeat(s) ignored"]
+    return keep, [f"{path}: {plural(len(dup), 'repeated CSV column name(s)')} {shown}: the first column of each name "
+                  f"is used, the {plural(len(header) - len(keep), 'repeat(s)')} ignored"]
 
 
 def project(rows: list[list], keep: list[int], width: int) -> list[list]:
@@ -165,7 +166,7 @@ def read_rows(path: Path, text: str, strict: bool = True, name_columns: tuple[st
         if all(j is not None for _, j in joined):
             for idx, j in joined:
                 rows[idx] = j
-            warnings.append(f"{path}: {len(bad)} row(s) with a name holding unquoted commas (first at line "
+            warnings.append(f"{path}: {plural(len(bad), 'row(s)')} with a name holding unquoted commas (first at line "
                             f"{bad[0][0]}): the fields before the {len(header) - 1} numeric columns re-joined as "
                             "the name")
             bad, raw_bad = [], []
@@ -197,13 +198,13 @@ def read_rows(path: Path, text: str, strict: bool = True, name_columns: tuple[st
         placed.append((line, nf))
         unplaced.update(lost)
     if placed:
-        warnings.append(f"{path}: {len(placed)} row(s) did not match the header width ({len(header)} columns; first "
+        warnings.append(f"{path}: {plural(len(placed), 'row(s)')} did not match the header width ({len(header)} columns; first "
                         f"at line {placed[0][0]} with {placed[0][1]} fields); realigned on the kernel-name column"
                         + (f"; unknown for those rows: {', '.join(sorted(unplaced))}" if unplaced else ""))
     if dropped:
         gone = {idx for (idx, _), b in zip(raw_bad, bad) if b in dropped}
         rows = [r for i, r in enumerate(rows) if i not in gone]
-        warnings.append(f"{path}: {len(dropped)} row(s) dropped: their field count does not match the header's "
+        warnings.append(f"{path}: {plural(len(dropped), 'row(s)')} dropped: their field count does not match the header's "
                         f"{len(header)} columns (first at line {dropped[0][0]} with {dropped[0][1]} fields) and no "
                         "single reading places every field (an extra or missing field, or a text field where the "
                         "other rows hold numbers): not shifted into other columns")
@@ -279,7 +280,8 @@ def cut_note(path: Path, text: str, width: int, last_row: list | None,
         if header is None or not header_is_cut(header, text):
             return None
         return TruncationNote(f"{path}: truncated: the file ends inside its header line (byte {offset:,} on, "
-                              f"{len(header)} column name(s), the last one cut, no line end); no row was read",
+                              f"{plural(len(header), 'column name(s)')}, the last one cut, no line end); no row was "
+                              f"read",
                               path, offset)
     open_quote = text.count('"') % 2 == 1
     short_end = len(last_row) >= width and not open_quote and _end_before_start(header, last_row)

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, TypeVar
 
+from gpulens.units import plural
+
 #: Deepest nesting (arrays/objects inside each other, the document's top level counting as 1) kept as is.
 DEPTH_LIMIT = 64
 
@@ -91,5 +93,5 @@ class DeepValues:
         """The warning line for ``path``, or None when nothing was replaced."""
         if not self.count:
             return None
-        return (f"{path}: {self.count} value(s) nested deeper than {DEPTH_LIMIT} levels (arrays/objects inside "
+        return (f"{path}: {plural(self.count, 'value(s)')} nested deeper than {DEPTH_LIMIT} levels (arrays/objects inside "
                 "each other) replaced by null; gpulens reads no field nested that deep, the rest of the file is kept")

@@ -50,6 +50,7 @@ from gpulens.collectors._duplicates import drop_exact_duplicates
 from gpulens.collectors._numbers import exact_int
 from gpulens.collectors._work_rules import NO_TIMESTAMPS, NON_WORK_REASON, is_non_work, kinds_of_kernel_names
 from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
+from gpulens.units import agree, plural
 
 #: Columns of ``tables["unattached_counters"]``: counters of dispatches that are not events.
 UNATTACHED_COLUMNS = ("dispatch_seq", "name", "device_id", "metric", "value", "unit", "source", "reason")
@@ -379,7 +380,8 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
     if n_no_dev and lone is None:
         many = ("the trace does not list its GPUs" if d.gpus is None else
                 f"the trace lists {len(set(d.gpus))} GPUs" if d.gpus else "the trace lists no GPU")
-        meta.warnings.append(f"{path}: {n_no_dev} GPU row(s) (kernels, copies) record no device (agent id absent, empty "
+        meta.warnings.append(f"{path}: {plural(n_no_dev, 'GPU row(s)')} (kernels, copies) {agree(n_no_dev, 'records', 'record')} no device (agent id "
+                             f"absent, empty "
                              f"or naming no listed agent): shown on device 0, which is not known to be the GPU that "
                              f"ran them ({many}); "
                              "per-GPU figures count them with device 0")
@@ -388,24 +390,25 @@ def build_timeline(d: Dispatches, source: str, path: Path, rank: int = 0,
             vendor = next((x.get("vendor") for x in meta.devices if isinstance(x, dict) and x.get("vendor")), None)
             meta.devices.append({"rank": rank, "device_id": 0, "name": None, "vendor": vendor})
     if negative:
-        meta.warnings.append(f"{path}: {negative} negative size or count value(s) (workgroup, grid, LDS, registers, "
-                             "bytes) read as unknown")
+        meta.warnings.append(f"{path}: {plural(negative, 'negative size or count value(s)')} (workgroup, grid, LDS, "
+                             "registers, bytes) read as unknown")
     if unnamed.any():
-        meta.warnings.append(f"{path}: {int(unnamed.sum())} row(s) without a name (symbol or string not recorded): "
-                             f"named {UNNAMED!r}")
+        meta.warnings.append(f"{path}: {plural(int(unnamed.sum()), 'row(s)')} without a name (symbol or string not "
+                             f"recorded): named {UNNAMED!r}")
     if d.unreadable_counter_cells:
-        meta.warnings.append(f"{path}: {d.unreadable_counter_cells} counter value(s) are not numbers (e.g. "
+        meta.warnings.append(f"{path}: {plural(d.unreadable_counter_cells, 'counter value(s)')} {agree(d.unreadable_counter_cells, 'is not a number', 'are not numbers')} (e.g. "
                              f"{d.unreadable_counter_example}): read as unknown, left out of every mean and total")
     if d.sci_notation_rows:
-        meta.warnings.append(f"{path}: {d.sci_notation_rows} row(s) have timestamps in scientific notation "
+        meta.warnings.append(f"{path}: {plural(d.sci_notation_rows, 'row(s)')} {agree(d.sci_notation_rows, 'has', 'have')} timestamps in scientific notation "
                              "(e.g. 8.1097E+14): ns precision is lost; zero durations are rejected, not reported")
     if dup_note:
         meta.warnings.append(dup_note)
     if nr:
         by = pd.Series(reason[~valid]).value_counts()
-        meta.warnings.append(f"{path}: {nr} row(s) are not events: " + ", ".join(f"{k} ×{v}" for k, v in by.items())
-                             + (f"; their {sum(len(r) for r in u_rows)} counter value(s) are kept as per-kernel "
-                                "counters (the kernel counters table)" if u_rows else ""))
+        meta.warnings.append(f"{path}: {plural(nr, 'row(s)')} {agree(nr, 'is', 'are')} not events: "
+                             f"" + ", ".join(f"{k} ×{v}" for k, v in by.items())
+                             + (f"; their {plural(sum(len(r) for r in u_rows), 'counter value(s)')} {agree(sum(len(r) for r in u_rows), 'is', 'are')} kept as "
+                                "per-kernel counters (the kernel counters table)" if u_rows else ""))
     return Timeline(events, counters, rejected, meta, tables).validate()
 
 

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.timeline import GPU_KINDS
+from gpulens.units import plural
 
 
 def _counter_signatures(counters: pd.DataFrame | None, ids: np.ndarray) -> pd.Series:
@@ -68,7 +69,7 @@ def drop_exact_duplicates(events: pd.DataFrame, counters: pd.DataFrame | None, p
         counters = counters[counters["event_id"].isin(old_ids)].reset_index(drop=True)
         counters["event_id"] = counters["event_id"].map(new_of).to_numpy(dtype="int64")
     n = int(dup.sum())
-    warning = (f"{path}: {n} exact duplicate GPU row(s) dropped (the same kind, name, device, stream, start, end, "
+    warning = (f"{path}: {plural(n, 'exact duplicate GPU row(s)')} dropped (the same kind, name, device, stream, start, end, "
                "correlation id and every other field as a row kept: one kernel written twice by the capture or "
                f"export), counted once: {', '.join(names[:3])[:160]}")
     return out, counters, warning

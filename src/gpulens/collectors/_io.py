@@ -20,6 +20,7 @@ from typing import BinaryIO, Iterator
 import msgspec
 
 from gpulens.errors import GpulensError, TraceFormatError, note_input
+from gpulens.units import plural
 
 #: Exceptions a parser raises on content it cannot make sense of (wrong types, out-of-range numbers, bad
 #: encodings, CSV/SQLite/gzip/msgspec errors, nesting too deep). Raised while reading a file, they describe the
@@ -205,7 +206,7 @@ def _salvage(data: bytes, limit: int, path: Path, step: int = 16384) -> list[byt
 
 def trailing_warning(path: str | Path, nbytes: int) -> str:
     """The warning for ``nbytes`` of data after the last gzip member of ``path`` (not read)."""
-    return (f"{path}: {nbytes:,} byte(s) after the end of the gzip data are not gzip (trailing garbage): "
+    return (f"{path}: {plural(nbytes, 'byte(s)')} after the end of the gzip data are not gzip (trailing garbage): "
             "not read")
 
 

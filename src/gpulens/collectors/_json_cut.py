@@ -12,6 +12,8 @@ import re
 
 import numpy as np
 
+from gpulens.units import agree, plural
+
 _OPEN = (ord("["), ord("{"))
 _PAIR = {ord("["): b"]", ord("{"): b"}"}
 
@@ -71,8 +73,7 @@ def json_error_text(exc: BaseException, size: int | None = None) -> str:
     if "truncated" in msg.lower():
         at = f" after {size:,} bytes" if size is not None else ""
         return (f"the JSON text ends{at} before its closing brackets, with no complete event before the cut: the "
-                "file is truncated (the writer was killed or the copy is incomplete) and nothing in it could be "
-                "read")
+                "file is truncated (the writer was killed or the copy is incomplete) and nothing in it could be read")
     return msg
 
 
@@ -101,4 +102,4 @@ def decode_cut(path, data: bytes, decode, what: str, compressed: bool = False):
                                      f"before the cut is not readable either ({json_error_text(exc)})") from None
     return doc, TruncationNote(f"{path}: truncated: the JSON text ends after {len(data):,} bytes{gz} inside an "
                                f"unfinished record; every record before byte {keep:,} is kept, the "
-                               f"{len(data) - keep:,} byte(s) after it are not", path, keep)
+                               f"{plural(len(data) - keep, 'byte(s)')} after it {agree(len(data) - keep, 'is', 'are')} not", path, keep)

@@ -31,6 +31,7 @@ from gpulens.collectors._kineto_columns import RawTrace, no_surrogates, plain_by
 from gpulens.collectors._stream import StreamInfo, Tail
 from gpulens.collectors._stream_damage import Stretch
 from gpulens.errors import TraceFormatError
+from gpulens.units import plural
 
 _DETAILED = 5
 
@@ -94,16 +95,18 @@ class DamageLog:
             return
         self.said = True
         if self.lone[0] or self.in_meta[0]:
-            warnings.append(f"{path}: {self.lone[0] + self.in_meta[0]} lone UTF-16 surrogate escape(s) (\\ud800-"
-                            f"\\udfff: no character) replaced by U+FFFD: {self.lone[0]} in {self.lone[1]} event(s), "
+            warnings.append(f"{path}: {plural(self.lone[0] + self.in_meta[0], 'lone UTF-16 surrogate escape(s)')} "
+                            f"(\\ud800-"
+                            f"\\udfff: no character) replaced by U+FFFD: {self.lone[0]} in "
+                            f"{plural(self.lone[1], 'event(s)')}, "
                             f"{self.in_meta[0]} in the trace's metadata")
         if self.dropped:
             info.extra["dropped"] = info.extra.get("dropped", 0) + self.dropped
         if self.fixed or self.dropped or self.skipped:
             more = self.skipped - len(self.places)
             warnings.append(f"{path}: lenient JSON reading: " + ", ".join(f"{k} ×{v}" for k, v in self.fixed.items())
-                            + ("; " if self.fixed else "") + f"{self.dropped} malformed event(s) dropped"
-                            + (f" in {self.skipped} damaged stretch(es) of traceEvents, skipped: "
+                            + ("; " if self.fixed else "") + f"{plural(self.dropped, 'malformed event(s)')} dropped"
+                            + (f" in {plural(self.skipped, 'damaged stretch(es)')} of traceEvents, skipped: "
                                + "; ".join(self.places) if self.skipped else "")
                             + (f"; {more} more" if more > 0 else ""))
 

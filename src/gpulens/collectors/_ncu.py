@@ -32,6 +32,7 @@ from gpulens.collectors._numbers import exact_int
 from gpulens.collectors._ncu_units import convert_unit, parse_dim3
 from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, Timeline, TimelineMeta, make_table
 from gpulens.timeline.sums import MAX_EVENT_NS, over_total
+from gpulens.units import plural
 
 #: Columns of ``timeline.tables["ncu_rules"]``.
 RULE_COLUMNS = {
@@ -91,7 +92,7 @@ def _speedups(path: Path, rules: pd.DataFrame, warnings: list[str]) -> pd.DataFr
     bad = sp.notna() & ~sp.between(0.0, 100.0)
     if not bad.any():
         return rules
-    warnings.append(f"{path}: {int(bad.sum()):,} rule estimated speedup(s) outside 0–100 % read as unknown")
+    warnings.append(f"{path}: {plural(int(bad.sum()), 'rule estimated speedup(s)')} outside 0–100 % read as unknown")
     return rules.assign(estimated_speedup_pct=sp.where(~bad))
 
 
@@ -112,7 +113,7 @@ def build(path: Path, source: str, launches: list[dict[str, Any]], metrics: pd.D
     not_time = m["metric"].isin(_DUR).to_numpy() & ~m["unit"].isin(["ns", ""]).to_numpy()
     if not_time.any():
         odd = sorted(set(uu[m.index[not_time]].astype(str)))
-        warnings = [*warnings, f"{path}: {int(not_time.sum())} duration value(s) in a unit that is no time "
+        warnings = [*warnings, f"{path}: {plural(int(not_time.sum()), 'duration value(s)')} in a unit that is no time "
                                f"({', '.join(map(repr, odd[:3]))}): read as unknown, not as ns"]
         m = m[~not_time]
     # per-launch lookup of the values that fill the event columns (first occurrence wins)
@@ -176,7 +177,7 @@ def build(path: Path, source: str, launches: list[dict[str, Any]], metrics: pd.D
     if n:
         warnings = [*warnings, f"{path}: {SYNTHETIC_START_WARNING}"]
     if no_dur:
-        warnings.append(f"{path}: {no_dur} launch(es) without a usable gpu__time_duration.sum or Duration (absent, "
+        warnings.append(f"{path}: {plural(no_dur, 'launch(es)')} without a usable gpu__time_duration.sum or Duration (absent, "
                         "negative, beyond 104 days, among durations adding up beyond 146 years, or no number within "
                         "int64): their duration is unknown (their counters are kept; "
                         "every time figure over them, and every share of a total holding them, is shown as unknown)")

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.timeline.names import COLLECTIVE_API_RE, LAUNCH_API_RE
+from gpulens.units import agree, plural
 
 _VERSION_SUFFIX = re.compile(r"_v\d+$")
 #: launch entry points (after the version suffix is dropped): the one vendor-neutral table
@@ -104,10 +105,10 @@ def incomplete_capture(events: pd.DataFrame, missing: str, advice: str,
     what = "launch call(s)" if names.str.match(LAUNCH_API).any() else "collective-library call(s)"
     refused = _refused_gpu_work(rejected)
     if refused:
-        return (f"{len(launches)} {what} ({apis}){span} have no valid GPU record: the input's {refused} were "
+        return (f"{plural(len(launches), what)} ({apis}){span} {agree(len(launches), 'has', 'have')} no valid GPU record: the input's {refused} were "
                 "excluded as invalid — the profiler wrote them without valid times (a CUPTI/Kineto fault seen with "
                 "large batches): the work ran, its timing was not recorded")
-    return f"{len(launches)} {what} ({apis}){span} have no GPU record and {missing} — {advice}"
+    return f"{plural(len(launches), what)} ({apis}){span} {agree(len(launches), 'has', 'have')} no GPU record and {missing} — {advice}"
 
 
 #: nsys DIAGNOSTIC_EVENT texts saying its CUDA collection did not work (nsys 2023–2025 wording)
@@ -170,7 +171,7 @@ def _refused_gpu_work(rejected: pd.DataFrame | dict | None) -> str:
     if not len(gpu):
         return ""
     reasons = ", ".join(f"{r} ×{c}" for r, c in gpu["reason"].value_counts().items())
-    return f"{len(gpu)} GPU activity record(s) ({reasons})"
+    return f"{plural(len(gpu), 'GPU activity record(s)')} ({reasons})"
 
 
 def nvtx_range_table(frames: list[pd.DataFrame]) -> pd.DataFrame | None:

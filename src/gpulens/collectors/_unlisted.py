@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from gpulens.timeline import GPU_KINDS, Timeline
+from gpulens.units import plural
 
 #: collectors whose device record may number the device otherwise than its events (Kineto ``deviceProperties``
 #: id 0 with events on device 2 of an MI300X VF): with a single record per rank the events' ids are not checked
@@ -62,12 +63,12 @@ def add_unlisted(tl: Timeline, path: Path, collector: str) -> Timeline:
     if unknown:
         n = int(np.sum([m[2] for m in unknown]))
         ids = ", ".join(str(d) for _, d, _ in unknown[:5]) + (" …" if len(unknown) > 5 else "")
-        tl.meta.warnings.append(f"{path}: {n:,} GPU event(s) on device(s) {ids} that the file's device records do not "
-                                "list (a dangling device id): their hardware is unknown")
+        tl.meta.warnings.append(f"{path}: {plural(n, 'GPU event(s)')} on {'device' if len(unknown) == 1 else 'devices'} {ids} that the file's device "
+                                "records do not list (a dangling device id): their hardware is unknown")
     for r, d, n in alike:
         gpus = [x for x in tl.meta.devices if _agent(x, r)]
         tl.meta.warnings.append(
-            f"{path}: {n:,} GPU event(s) on device {d}, below every GPU agent of the device list (HSA nodes "
+            f"{path}: {plural(n, 'GPU event(s)')} on device {d}, below every GPU agent of the device list (HSA nodes "
             f"{min(int(x['device_id']) for x in gpus)}–{max(int(x['device_id']) for x in gpus)}; the lower nodes are "
             f"CPU agents): the id is a HIP device ordinal (rocprof of ROCm 4 and earlier), not a node — which GPU is "
             f"unknown, but all {len(gpus)} GPU agents are {gpus[0].get('name') or gpus[0].get('gfx_arch')} "

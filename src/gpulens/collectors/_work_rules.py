@@ -21,6 +21,8 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
+from gpulens.units import plural
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -159,10 +161,10 @@ def refused_warnings(path: object, kinds: Iterable[object], reasons: Iterable[ob
         return ", ".join(f"{a} ×{b}" for a, b in r[rows].value_counts().items() if b)
 
     if kept.any():
-        out.append(f"{path}: {int(kept.sum())} GPU event(s) without a recorded time kept as untimed launches "
-                   f"(counted; when and for how long they ran is unknown): {counts(kept)}")
+        out.append(f"{path}: {plural(int(kept.sum()), 'GPU event(s)')} without a recorded time kept as untimed "
+                   f"launches (counted; when and for how long they ran is unknown): {counts(kept)}")
     if (~kept).any():
-        out.append(f"{path}: {int((~kept).sum())} invalid event(s) excluded: {counts(~kept)}")
+        out.append(f"{path}: {plural(int((~kept).sum()), 'invalid event(s)')} excluded: {counts(~kept)}")
     return out
 
 

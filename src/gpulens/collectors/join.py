@@ -30,6 +30,7 @@ import pandas as pd
 from gpulens.collectors._work_rules import dispatch_rows
 from gpulens.timeline import COUNTER_COLUMNS, Timeline, make_table
 from gpulens.timeline.names import normalize_kernel_name, truncate_kernel_name
+from gpulens.units import plural
 
 _FILL = ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "regs_per_thread", "smem_static_bytes")
 
@@ -142,9 +143,10 @@ def join_dispatches(primary: Timeline, secondary: Timeline, device_map: dict[int
     result = JoinResult(tl, int(pairs["event_id"].nunique()) if len(pairs) else 0, len(pk), len(sec), rejected,
                         offsets, pairs_dev)
     tl.meta.warnings.append(
-        f"joined {result.matched} of {result.primary_kernels} kernel(s) with {result.secondary_dispatches} "
-        f"dispatch(es) of {', '.join(sorted({str(s.get('path') or s.get('collector', '?')) for s in secondary.meta.sources}))}"
-        + (f"; {rejected} name/order pair(s) dropped: start times disagree" if rejected else "")
+        f"joined {result.matched} of {plural(result.primary_kernels, 'kernel(s)')} with "
+        f"{plural(result.secondary_dispatches, 'dispatch(es)')} of "
+        f"{', '.join(sorted({str(s.get('path') or s.get('collector', '?')) for s in secondary.meta.sources}))}"
+        + (f"; {plural(rejected, 'name/order pair(s)')} dropped: start times disagree" if rejected else "")
         + ("" if pairs_dev else "; no device could be paired (pass device_map)"))
     return result
 

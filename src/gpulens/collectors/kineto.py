@@ -60,6 +60,7 @@ from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
 from gpulens.timeline.selection import Selection
+from gpulens.units import agree, plural
 
 __all__ = ["CATEGORY_KIND", "GPU_CATEGORIES", "KinetoCollector", "kind_of"]
 
@@ -75,12 +76,13 @@ _VERSION_KEYS = ("cuda_driver_version", "cuda_runtime_version", "hip_driver_vers
 
 def unread_device_events(ignored: dict[str, int] | None) -> str | None:
     """The sentence naming the on-device events of a backend this reader does not read
-    (:data:`UNREAD_DEVICE_CATEGORIES`), e.g. ``"1313 event(s) of mtia_ccp_events (MTIA on-device (CCP) events: …)"``;
+    (:data:`UNREAD_DEVICE_CATEGORIES`), e.g. ``"1,313 events of mtia_ccp_events (MTIA on-device (CCP) events: …)"``;
     None when the trace has none. ``ignored``: lower-cased category → events kept as kind ``other``."""
     found = {c: n for c, n in (ignored or {}).items() if n and c in UNREAD_DEVICE_CATEGORIES}
     if not found:
         return None
-    return ", ".join(f"{n} event(s) of {c} ({UNREAD_DEVICE_CATEGORIES[c]})" for c, n in sorted(found.items()))
+    return ", ".join(f"{plural(n, 'event(s)')} of {c} "
+                     f"({UNREAD_DEVICE_CATEGORIES[c]})" for c, n in sorted(found.items()))
 
 
 def file_rank(path: Path, dist: dict, comm_ranks: set[int], warnings: list[str]) -> tuple[int, str]:
@@ -129,8 +131,8 @@ def _devices(props: Any, rank: int, warnings: list[str] | None = None, path: Any
                 d[dst] = p[src]
         out.append(d)
     if bad and warnings is not None:
-        warnings.append(f"{path}: {bad} deviceProperties record(s) with no usable device id (absent, negative or not "
-                        "a number): numbered by their place in the list")
+        warnings.append(f"{path}: {plural(bad, 'deviceProperties record(s)')} with no usable device id (absent, "
+                        "negative or not a number): numbered by their place in the list")
     return out
 
 
@@ -297,16 +299,16 @@ class KinetoCollector(Collector):
             warnings.append(deep.warning(path))
         if tolerant.dropped:
             if not acc.count:
-                raise TraceFormatError(path, f"no usable event: {tolerant.dropped} event(s) have fields of the "
-                                             f"wrong type (first: {tolerant.first_problem})")
+                raise TraceFormatError(path, f"no usable event: {plural(tolerant.dropped, 'event(s)')} {agree(tolerant.dropped, 'has', 'have')} fields of "
+                                             f"the wrong type (first: {tolerant.first_problem})")
             info.extra["dropped"] = info.extra.get("dropped", 0) + int(tolerant.dropped)
-            warnings.append(f"{path}: {tolerant.dropped} event(s) dropped: fields of the wrong type (first: "
+            warnings.append(f"{path}: {plural(tolerant.dropped, 'event(s)')} dropped: fields of the wrong type (first: "
                             f"{tolerant.first_problem})")
         if acc.unknown_phase:
             info.extra["dropped"] = info.extra.get("dropped", 0) + int(acc.unknown_phase)
             seen = ", ".join(sorted(acc.unknown_phase_seen)[:5])
-            warnings.append(f"{path}: {acc.unknown_phase} event(s) with a 'ph' that is no Trace Event Format phase "
-                            f"({seen}) dropped")
+            warnings.append(f"{path}: {plural(acc.unknown_phase, 'event(s)')} with a 'ph' that is no Trace Event "
+                            f"Format phase ({seen}) dropped")
         if info.extra.get("gzip_trailing"):
             warnings.append(trailing_warning(path, info.extra["gzip_trailing"]))
         if info.truncated_gzip:
@@ -326,10 +328,11 @@ class KinetoCollector(Collector):
                warnings: list[str], truncated_at: dict[str, int], select: Selection | None) -> Parts:
         acc.close_begin_end()  # B/E slices become complete events; unended ones are counted, never extended
         if acc.paired or acc.unended or acc.unopened:
-            warnings.append(f"{path}: {acc.paired} begin/end (B/E) pair(s) read as complete events"
-                            + (f"; {acc.unended} begin (B) event(s) never ended dropped (not extended to the end "
-                               "of the trace)" if acc.unended else "")
-                            + (f"; {acc.unopened} end (E) event(s) without a begin dropped" if acc.unopened else ""))
+            warnings.append(f"{path}: {plural(acc.paired, 'begin/end (B/E) pair(s)')} read as complete events"
+                            + (f"; {plural(acc.unended, 'begin (B) event(s)')} never ended dropped (not extended to "
+                               "the end of the trace)" if acc.unended else "")
+                            + (f"; {plural(acc.unopened, 'end (E) event(s)')} without a begin "
+                               f"dropped" if acc.unopened else ""))
         dist = trace.distributedInfo if isinstance(trace.distributedInfo, dict) else {}
         rank, rank_source = file_rank(path, dist, acc.comm_ranks, warnings)
         base_ns = int_or_none(trace.baseTimeNanoseconds) or 0
@@ -360,8 +363,8 @@ class KinetoCollector(Collector):
                                              (rocm, trace.rocprofiler_sdk_version is not None))
         bad_ids = getattr(acc, "bad_ids", {})
         if bad_ids:
-            warnings.append(f"{path}: {sum(bad_ids.values())} id or size value(s) that are numbers but no 64-bit "
-                            "integer (beyond ±2^63, fractional past it, nan/inf, true/false) read as unknown: "
+            warnings.append(f"{path}: {plural(sum(bad_ids.values()), 'id or size value(s)')} that {agree(sum(bad_ids.values()), 'is', 'are')} numbers but no "
+                            "64-bit integer (beyond ±2^63, fractional past it, nan/inf, true/false) read as unknown: "
                             + ", ".join(f"{k} ×{v}" for k, v in sorted(bad_ids.items())))
         if getattr(acc, "base_ignored", 0):
             base_ns = 0  # the memory rows and the metadata follow the event times
@@ -369,11 +372,12 @@ class KinetoCollector(Collector):
                             "ignored, times are relative to the trace's own clock")
         if any(acc.grid_fixes.values()):
             warnings.append(f"{path}: ROCm grid sizes converted to workgroups: "
-                            f"{acc.grid_fixes['work_items']} kernel(s) recorded in work-items "
+                            f"{plural(acc.grid_fixes['work_items'], 'kernel(s)')} recorded in work-items "
                             f"(hipExtModuleLaunchKernel), {acc.grid_fixes['swapped']} with grid and workgroup "
                             "sizes in swapped places (rocprofiler-sdk backend)")
         if getattr(acc, "copies_by_launcher", 0):
-            warnings.append(f"{path}: {acc.copies_by_launcher} kernel record(s) without launch geometry, enqueued by "
+            warnings.append(f"{path}: {plural(acc.copies_by_launcher, 'kernel record(s)')} without launch geometry, "
+                            f"enqueued by "
                             "a copy or fill call (cudaMemcpyAsync, hipMemsetAsync…), counted as copies/fills")
         sync_threads(cols)
         n = len(cols["start_ns"])
@@ -409,7 +413,7 @@ class KinetoCollector(Collector):
         if outside:
             warnings.append(f"{path}: " + select.outside_note(outside, total, "not counted above"))
         if ignored:
-            warnings.append(f"{path}: kept {sum(ignored.values())} event(s) of other categories as kind 'other': "
+            warnings.append(f"{path}: kept {plural(sum(ignored.values()), 'event(s)')} of other categories as kind 'other': "
                             + ", ".join(f"{k} ×{v}" for k, v in sorted(ignored.items())))
         unread = unread_device_events(ignored)
         if select is not None and select.active:
@@ -439,7 +443,7 @@ class KinetoCollector(Collector):
             tables["memory"] = memory
         del acc
         ranges = ignored.get(CUPTI_RANGE, 0) if ignored else 0
-        incomplete = ((f"the trace is a CUPTI range-profiler capture: its {ranges} {CUPTI_RANGE} event(s) carry "
+        incomplete = ((f"the trace is a CUPTI range-profiler capture: its {plural(ranges, CUPTI_RANGE + ' event(s)')} {agree(ranges, 'carries', 'carry')} "
                        "per-kernel hardware counters but no kernel timing (Kineto writes evenly spaced placeholder "
                        "times in this mode)", "profile again without profiler_metrics (ProfilerActivity.CUDA) for "
                        "kernel times, or read the counters with ncu") if ranges else

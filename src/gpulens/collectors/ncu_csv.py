@@ -40,6 +40,7 @@ from gpulens.collectors._ncu_units import parse_number
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline, TimelineMeta
+from gpulens.units import plural
 
 #: Launch-level columns (everything else in a raw page is a metric).
 LAUNCH_COLUMNS = {"ID": "id", "Process ID": "pid", "Process Name": "process", "Host Name": "host",
@@ -116,7 +117,7 @@ class NcuCsvCollector(Collector):
                 f"{path}: {len(segments) + restarts} ncu outputs appended in one file ("
                 + (f"the header line again at line {', '.join(map(str, heads))}" if heads else "")
                 + ("; " if heads and restarts else "")
-                + (f"launch IDs restart {restarts} time(s)" if restarts else "")
+                + (f"launch IDs restart {plural(restarts, 'time(s)')}" if restarts else "")
                 + f"): read one after another as {len(parts[0])} launches, renumbered")
         if not parts[0]:
             warnings.append(f"{path}: {NO_KERNELS} (CSV header but no launch rows)")
@@ -138,7 +139,7 @@ class NcuCsvCollector(Collector):
         bad = sum(len(r) > width for r in rows)  # short rows are normal: ncu omits empty trailing rule columns
         rows = [r + [""] * (width - len(r)) for r in rows if len(r) <= width]
         if bad:
-            warnings.append(f"{path}: {bad} CSV row(s) with more fields than the header skipped")
+            warnings.append(f"{path}: {plural(bad, 'CSV row(s)')} with more fields than the header skipped")
         if bad and strict and not rows:
             raise TraceFormatError(path, f"every CSV row has more fields than the header's {width}")
         keep, dup = dedupe_header(path, header)

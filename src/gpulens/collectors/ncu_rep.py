@@ -29,6 +29,7 @@ from gpulens.collectors._io import read_magic
 from gpulens.collectors.base import Collector
 from gpulens.errors import DependencyError, TraceFormatError, TruncationNote
 from gpulens.timeline import Timeline
+from gpulens.units import plural
 
 MAGIC = b"NVR\x00"
 EXTRA = "ncu"
@@ -203,7 +204,8 @@ class NcuRepCollector(Collector):
             raise TraceFormatError(path, f"not a complete Nsight Compute report: its header declares more than the "
                                          f"file's {len(data):,} bytes (truncated or corrupt)")
         cut_note = [] if cut is None else [TruncationNote(
-            f"{path}: truncated Nsight Compute report: {blocks} complete block(s), the rest from byte {cut:,} of "
+            f"{path}: truncated Nsight Compute report: {plural(blocks, 'complete block(s)')}, the rest from byte "
+            f"{cut:,} of "
             f"{len(data):,} is cut off or corrupt — launches and metrics in it are lost (partial)", path, cut)]
         try:
             ctx = mod.load_report(str(path))

@@ -63,6 +63,7 @@ from gpulens.collectors._work_rules import NEVER_CLOSED, START_UNKNOWN, kinds_of
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import EVENT_COLUMNS, GPU_KINDS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
+from gpulens.units import plural
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 #: CUpti_ActivityMemcpyKind → copy_kind; 11–13 are unified-memory page migrations (nsys ENUM_CUDA_MEMCPY_OPER
@@ -139,7 +140,7 @@ class NsysSqliteCollector(Collector):
             if reader is _kernels and "correlation_id" in df:
                 kernel_corr.update(int(c) for c in pd.unique(df["correlation_id"].dropna()))
             if reader is _graphs and len(df):
-                warnings.append(f"{path}: {len(df)} CUDA graph replay(s) traced at graph level "
+                warnings.append(f"{path}: {plural(len(df), 'CUDA graph replay(s)')} traced at graph level "
                                 "(--cuda-graph-trace=graph) count as GPU work, one interval each; per-kernel detail "
                                 "needs --cuda-graph-trace=node")
             if "dur_ns" not in df:  # no end column: no interval is closed
@@ -158,11 +159,11 @@ class NsysSqliteCollector(Collector):
             frames.append(df)
         frames = _zero_placeholders(frames, rejected)
         if db.unnamed:
-            warnings.append(f"{path}: {db.unnamed} name id(s) not found in StringIds: those names are unknown, "
-                            f"shown as {UNNAMED!r}")
+            warnings.append(f"{path}: {plural(db.unnamed, 'name id(s)')} not found in StringIds: those names are "
+                            f"unknown, shown as {UNNAMED!r}")
         for table, n in db.dropped.items():
-            warnings.append(f"{path}: {n} row(s) of {table} dropped (a value, or its duration end − start, is not "
-                            "an int64: REAL, TEXT, BLOB or beyond int64)")
+            warnings.append(f"{path}: {plural(n, 'row(s)')} of {table} dropped (a value, or its duration end − start, "
+                            "is not an int64: REAL, TEXT, BLOB or beyond int64)")
         events, _, dup_note = drop_exact_duplicates(_assemble(frames, self.name), None, path)
         if dup_note:
             warnings.append(dup_note)

@@ -33,6 +33,7 @@ from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError, TruncationNote
 from gpulens.timeline import Timeline, TimelineMeta
 from gpulens.timeline.sums import implausible_summary_rows
+from gpulens.units import agree, plural
 
 #: Columns of ``tables["kernel_summary"]`` (units in the names).
 SUMMARY_COLUMNS = {
@@ -171,13 +172,13 @@ class NsysStatsCollector(Collector):
             bad = len([r for r in rows if r]) - len(good)
             if strict and not good:
                 raise TraceFormatError(path, f"no row has the header's {width} fields")
-            warnings.append(f"{path}: {bad} row(s) with a wrong field count skipped")
+            warnings.append(f"{path}: {plural(bad, 'row(s)')} with a wrong field count skipped")
         odd = {col: head[i].strip() for i, (col, f) in mapping.items() if f is None and col.endswith("_ns")}
         if "total_ns" in odd:
             raise TraceFormatError(path, f"the column {odd['total_ns']!r} has a unit that is no time unit gpulens "
                                          "knows (ns, us, ms, s and their spellings): its kernel times are unknown")
         if odd:
-            warnings.append(f"{path}: {len(odd)} column(s) with a unit that is no time unit gpulens knows ("
+            warnings.append(f"{path}: {plural(len(odd), 'column(s)')} with a unit that is no time unit gpulens knows ("
                             + ", ".join(repr(h) for h in odd.values()) + "): their values are unknown")
         data: dict[str, list] = {c: [] for c in SUMMARY_COLUMNS}
         for r in good:
@@ -208,10 +209,10 @@ class NsysStatsCollector(Collector):
         if not ok.all():
             dropped = int((~ok).sum())
             if not ok.any():
-                raise TraceFormatError(path, f"no usable kernel row: {dropped} row(s) have a negative, infinite, "
-                                             "missing, non-numeric or out-of-range Instances / Total Time / "
+                raise TraceFormatError(path, f"no usable kernel row: {plural(dropped, 'row(s)')} {agree(dropped, 'has', 'have')} a negative, "
+                                             "infinite, missing, non-numeric or out-of-range Instances / Total Time / "
                                              "duration, a fractional Instances or time without instances")
-            warnings.append(f"{path}: {dropped} kernel row(s) dropped (negative, infinite, missing, non-numeric or "
+            warnings.append(f"{path}: {plural(dropped, 'kernel row(s)')} dropped (negative, infinite, missing, non-numeric or "
                             "out-of-range Instances / Total Time / duration, fractional Instances, or time without "
                             "instances)")
             table = table[ok].reset_index(drop=True)
@@ -242,8 +243,8 @@ def _drop_implausible_totals(table: pd.DataFrame, path: Path, warnings: list[str
     if bad.all():
         raise TraceFormatError(path, f"no usable kernel row: all {int(bad.sum())} have an implausible Total Time (a "
                                      "mean launch beyond 104 days, or totals adding up beyond 146 years)")
-    warnings.append(f"{path}: {int(bad.sum())} kernel row(s) dropped: an implausible Total Time (a mean launch beyond "
-                    "104 days, or among the largest of totals adding up beyond 146 years, which no int64 ns sum "
+    warnings.append(f"{path}: {plural(int(bad.sum()), 'kernel row(s)')} dropped: an implausible Total Time (a mean "
+                    f"launch beyond 104 days, or among the largest of totals adding up beyond 146 years, which no int64 ns sum "
                     "holds): " + ", ".join(table.loc[bad, "name"].astype(str).head(3))[:160])
     return table[~bad].reset_index(drop=True)
 
@@ -326,7 +327,7 @@ def _blank_impossible_statistics(table: pd.DataFrame, path: Path, warnings: list
         bad |= (a > b + 1).fillna(False)
     if bad.any():
         table.loc[bad.to_numpy(), list(_STATS)] = np.nan
-        warnings.append(f"{path}: {int(bad.sum())} kernel row(s) with impossible duration statistics (infinite, or "
+        warnings.append(f"{path}: {plural(int(bad.sum()), 'kernel row(s)')} with impossible duration statistics (infinite, or "
                         "Min/Med/Avg/Max out of order, above the Total Time or around Total Time / Instances): their Avg/Med/Min/Max/StdDev read as "
                         "unknown; Instances and Total Time kept")
 

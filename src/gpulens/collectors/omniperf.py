@@ -58,6 +58,7 @@ from gpulens.collectors.rocprof_v1 import csv_header, read_text, source_meta
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline, TimelineMeta
 from gpulens.timeline.names import normalize_kernel_name
+from gpulens.units import agree, plural
 
 #: Columns of ``tables["empirical_roofs"]``: one row per device × roof.
 #: ``device`` (index as in roofline.csv), ``roof`` (the tool's name: HBMBw, L2Bw, L1Bw, LDSBw, FP32Flops, FP64Flops,
@@ -160,8 +161,8 @@ class Omniperf(Collector):
             below = []
         tl = self._one(path, strict)
         if below:
-            tl.meta.warnings.append(f"{path}: {len(below)} rocprofiler-compute workload folder(s) below it not read "
-                                    f"(each its own run; pass it on its own): "
+            tl.meta.warnings.append(f"{path}: {plural(len(below), 'rocprofiler-compute workload folder(s)')} below it "
+                                    f"not read (each its own run; pass it on its own): "
                                     + ", ".join(str(w.relative_to(path)) for w in below))
         if note:
             tl.meta.warnings.insert(0, note)
@@ -214,7 +215,7 @@ class Omniperf(Collector):
         lost = _keep_lost_timestamps(d)
         if lost:
             meta.sources[0]["durations_unknown"] = lost
-            warnings.append(f"{path}: {lost} dispatch(es) have start == end after their timestamps were written in "
+            warnings.append(f"{path}: {plural(lost, 'dispatch(es)')} {agree(lost, 'has', 'have')} start == end after their timestamps were written in "
                             "scientific notation: kept with an unknown duration; their counters are analysed, "
                             "time-based figures (bandwidths, busy time) are unknown")
         if (path / "sysinfo.csv").is_file():

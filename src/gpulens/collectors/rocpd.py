@@ -41,6 +41,7 @@ from gpulens.collectors.base import Collector
 from gpulens.collectors.rocprof_v1_trace import SQLITE_MAGIC, sqlite_tables
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline
+from gpulens.units import plural
 
 _COPY_KIND = {"HOST_TO_DEVICE": "HtoD", "DEVICE_TO_HOST": "DtoH", "DEVICE_TO_DEVICE": "DtoD", "HOST_TO_HOST": "HtoH"}
 
@@ -320,7 +321,8 @@ class Rocpd(Collector):
             tl.meta.sources[0]["incomplete_capture"] = note
             tl.meta.warnings.append(f"{path}: incomplete capture: {note}")
         if db.coerced:
-            tl.meta.warnings.append(f"{path}: {sum(db.coerced.values())} value(s) of the wrong type read as unknown ("
+            tl.meta.warnings.append(f"{path}: {plural(sum(db.coerced.values()), 'value(s)')} of the wrong type read as "
+                                    f"unknown ("
                                     + ", ".join(f"{t} ×{n}" for t, n in sorted(db.coerced.items()))
                                     + "): text, real or blob where the rocpd schema has an integer, or a blob in a "
                                     "text column")
@@ -345,4 +347,4 @@ def _split_processes(tl: Timeline, path: Path, pids: list[int]) -> str:
     left = int((~known).sum())
     return (f"{path}: {len(pids)} processes in one database: one rank per process ("
             + ", ".join(f"pid {p} → rank {i}" for i, p in enumerate(pids)) + ")"
-            + (f"; {left} event(s) of no known process stay rank 0" if left else ""))
+            + (f"; {plural(left, 'event(s)')} of no known process stay rank 0" if left else ""))

@@ -38,6 +38,7 @@ from gpulens.collectors._io import read_input
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline, TimelineMeta
+from gpulens.units import plural
 
 _DISPATCH = re.compile(r"^dispatch\[(\d+)\],\s*(.*)$")
 #: ``key(value)``; the key starts after a non-word character and is matched possessively, so a long run of word
@@ -129,10 +130,10 @@ class RocprofResultsTxt(Collector):
         d.pmc = {n: np.array([cs.get(n, np.nan) for cs in counters], dtype="float64") for n in names}
         warnings = [cut] if cut is not None else []
         if bad:
-            warnings.append(f"{path}: {bad} line(s) dropped (neither a `dispatch[N], …` record nor a `NAME (value)` "
-                            "counter line)")
+            warnings.append(f"{path}: {plural(bad, 'line(s)')} dropped (neither a `dispatch[N], …` record nor a `NAME "
+                            "(value)` counter line)")
         if stray:
-            warnings.append(f"{path}: {stray} counter line(s) before the first dispatch record dropped")
+            warnings.append(f"{path}: {plural(stray, 'counter line(s)')} before the first dispatch record dropped")
         meta = TimelineMeta(sources=[{"path": str(path), "collector": self.name, "size_bytes": raw.size_bytes,
                                       "rank": 0}])
         return build_timeline(d, self.name, path, meta=meta, warnings=warnings)

@@ -43,6 +43,7 @@ from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError, TruncationNote
 from gpulens.timeline import Timeline, TimelineMeta
 from gpulens.timeline.sums import implausible_summary_rows
+from gpulens.units import plural
 
 STATS_COLUMNS = {"name", "calls", "totaldurationns"}
 
@@ -238,14 +239,15 @@ class RocprofStats(Collector):
             calls, total = df["Calls"].to_numpy(dtype="float64"), df["TotalDurationNs"].to_numpy(dtype="float64")
             ok &= ~((calls == 0) & (total > 0))
         if not ok.all():
-            warnings.append(f"{path}: {int((~ok).sum())} summary row(s) dropped: call count or total duration is not "
-                            "a non-negative integer, or a total duration without any call")
+            warnings.append(f"{path}: {plural(int((~ok).sum()), 'summary row(s)')} dropped: call count or total "
+                            "duration is not a non-negative integer, or a total duration without any call")
             df = df[ok].reset_index(drop=True)
         if len(need) == 2:  # a mean call beyond 104 days, or totals past what an int64 ns sum holds: no measurement
             far = implausible_summary_rows(df["Calls"].to_numpy(dtype="float64"),
                                            df["TotalDurationNs"].to_numpy(dtype="float64"))
             if far.any():
-                warnings.append(f"{path}: {int(far.sum())} summary row(s) dropped: an implausible TotalDurationNs (a "
+                warnings.append(f"{path}: {plural(int(far.sum()), 'summary row(s)')} dropped: an implausible "
+                                f"TotalDurationNs (a "
                                 "mean call beyond 104 days, or among the largest of totals adding up beyond 146 "
                                 "years, which no int64 ns sum holds): "
                                 + ", ".join(df.loc[far, "Name"].astype(str).head(3))[:160])
@@ -271,8 +273,8 @@ class RocprofStats(Collector):
         if barrier.any():
             b = df[barrier]
             calls = f"{int(b['Calls'].sum()):,} packets, " if "Calls" in b else ""
-            warnings.append(f"{path}: {len(b)} row(s) of barrier or marker packets ({calls}no work: waits on a GPU "
-                            "queue) left out of the kernels: " + ", ".join(sorted(set(b["Name"].astype(str)))))
+            warnings.append(f"{path}: {plural(len(b), 'row(s)')} of barrier or marker packets ({calls}no work: waits "
+                            "on a GPU queue) left out of the kernels: " + ", ".join(sorted(set(b["Name"].astype(str)))))
         meta = TimelineMeta(sources=[source_meta(path, self.name, size, rows=len(df), domain=domain)],
                             warnings=warnings)
         return Timeline(meta=meta, tables={"rocprof_stats": df}).validate()
@@ -313,5 +315,6 @@ class Rocminfo(Collector):
         if not devices and strict:
             raise TraceFormatError(path, "rocminfo text lists no GPU agent")
         meta = TimelineMeta(sources=[source_meta(path, self.name, size)], devices=devices,
-                            warnings=[f"{path}: device description only ({len(devices)} GPU agent(s)), no events"])
+                            warnings=[f"{path}: device description only ({plural(len(devices), 'GPU agent(s)')}), no "
+                                      f"events"])
         return Timeline(meta=meta).validate()

@@ -37,6 +37,7 @@ from gpulens.collectors.base import Collector
 from gpulens.collectors.rocprof_v1_trace import copy_kind
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline, TimelineMeta, concat
+from gpulens.units import plural
 
 OPS_SUFFIX = "hcc_ops_trace.txt"
 API_SUFFIXES = ("hip_api_trace.txt", "hsa_api_trace.txt")
@@ -136,7 +137,7 @@ class RocprofV1Text(Collector):
                 warnings.append(cut)
                 bad -= 1
             if bad:
-                warnings.append(f"{p}: {bad} line(s) dropped (not `begin:end pid:tid call :correlation`)")
+                warnings.append(f"{p}: {plural(bad, 'line(s)')} dropped (not `begin:end pid:tid call :correlation`)")
             d = Dispatches(n=len(recs))
             calls = [m.group(5) for m in recs]
             d.cols.update(
@@ -159,12 +160,13 @@ class RocprofV1Text(Collector):
                 warnings.append(cut)
                 bad -= 1
             if bad:
-                warnings.append(f"{ops_path}: {bad} line(s) dropped (not `begin:end device:queue name:correlation`)")
+                warnings.append(f"{ops_path}: {plural(bad, 'line(s)')} dropped (not `begin:end device:queue "
+                                f"name:correlation`)")
             names = [m.group(5).decode("utf-8", "replace").strip() for m in recs]
             kinds = [_kind(n) for n in names]
             markers = kinds.count(None)
             if markers:
-                warnings.append(f"{ops_path}: {markers} barrier marker record(s) left out (no GPU work)")
+                warnings.append(f"{ops_path}: {plural(markers, 'barrier marker record(s)')} left out (no GPU work)")
             keep = [i for i, k in enumerate(kinds) if k is not None]
             recs, names, kinds = [recs[i] for i in keep], [names[i] for i in keep], [kinds[i] for i in keep]
             corr = [int(m.group(6)) for m in recs]

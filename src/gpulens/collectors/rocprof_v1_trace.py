@@ -38,6 +38,7 @@ from gpulens.collectors.base import Collector
 from gpulens.collectors.rocprof_v1 import device_beside
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline, TimelineMeta
+from gpulens.units import plural
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 V1_TABLES = {"KERN", "OPS", "COPY", "HIP", "HSA"}
@@ -179,7 +180,7 @@ class RocprofV1Json(Collector):
         meta = TimelineMeta(sources=[{"path": str(path), "collector": self.name, "size_bytes": raw.size_bytes,
                                       "rank": 0, "tracks": sorted(set(tracks.values()))}],
                             dropped={str(path): int(bad)} if bad else {})
-        warnings = [f"{path}: {bad} trace event(s) dropped (not an object, or a field of the wrong type)"] \
+        warnings = [f"{path}: {plural(bad, 'trace event(s)')} dropped (not an object, or a field of the wrong type)"] \
             if bad else []
         warnings += [w for w in [deep.warning(path), cut] if w]
         if with_siblings:
@@ -251,11 +252,12 @@ class RocprofV1Db(Collector):
         counts = {t: len(rows) for t, (_, rows, _) in loaded.items()}
         garbled = sorted({c for h, _, _ in loaded.values() for c in h if "\ufffd" in c})
         if garbled:  # a corrupt schema page: the column is not recognised, its values are not used
-            warnings.append(f"{path}: column name(s) not valid UTF-8 (corrupt schema), their values unused: "
+            warnings.append(f"{path}: {plural(len(garbled), 'column name(s)')} not valid UTF-8 (corrupt schema), their "
+                            f"values unused: "
                             + ", ".join(map(repr, garbled)))
         blobs = sum(b for _, _, b in loaded.values())
         if blobs:
-            warnings.append(f"{path}: {blobs} BLOB value(s) in columns of numbers or text read as unknown")
+            warnings.append(f"{path}: {plural(blobs, 'BLOB value(s)')} in columns of numbers or text read as unknown")
         kern_table = "KERN" if counts.get("KERN") else "OPS"
         if counts.get("KERN") and counts.get("OPS"):
             warnings.append(f"{path}: kernels taken from KERN ({counts['KERN']} rows); OPS ({counts['OPS']} rows) "

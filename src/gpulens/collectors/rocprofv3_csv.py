@@ -47,6 +47,7 @@ from gpulens.collectors.base import Collector
 from gpulens.collectors.rocprof_v1 import csv_header, read_text, source_meta
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import GPU_KINDS, Timeline, TimelineMeta, concat
+from gpulens.units import plural
 
 _COPY_KIND = {"HOST_TO_DEVICE": "HtoD", "DEVICE_TO_HOST": "DtoH", "DEVICE_TO_DEVICE": "DtoD",
               "HOST_TO_HOST": "HtoH", "PEER_TO_PEER": "PtoP"}
@@ -213,7 +214,7 @@ class RocprofV3Csv(Collector):
                 # GPU work is never written — "nothing ran on a GPU" is not what the file shows. Collective-library
                 # calls are judged by incomplete_capture above: setup calls alone (ncclGetVersion,
                 # ncclCommInitRank) enqueue no GPU work, so their file is no incomplete capture
-                note = (f"this file holds API calls only ({len(tl.events):,} row(s)): rocprofv3 writes GPU work to "
+                note = (f"this file holds API calls only ({plural(len(tl.events), 'row(s)')}): rocprofv3 writes GPU work to "
                         "kernel_trace.csv / memory_copy_trace.csv, not here — analyse the rocprofv3 output folder, or "
                         "record with --kernel-trace (or --sys-trace) so the kernels are traced")
             if note:
@@ -385,10 +386,10 @@ class RocprofV3CsvDir(Collector):
                     miss, why = _merge_counters(d, cd, pid)
                     if miss is not None:
                         loaded.setdefault("counter", []).append((cf, miss))
-                        warnings.append(f"{cf}: {miss.n} of {cd.n} counter dispatch(es) not attached to a kernel: "
-                                        f"{why}")
+                        warnings.append(f"{cf}: {miss.n} of {plural(cd.n, 'counter dispatch(es)')} not attached to a "
+                                        f"kernel: {why}")
                     else:
-                        warnings.append(f"{cf}: counters of {cd.n} dispatch(es) attached to their kernels")
+                        warnings.append(f"{cf}: counters of {plural(cd.n, 'dispatch(es)')} attached to their kernels")
                 counters = []
             tls.append(build_timeline(d, self.name, f))
         for kind, items in list(loaded.items()) + [("counter", counters)]:

@@ -42,6 +42,7 @@ from gpulens.collectors._ranks import number_rankless
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError, TruncationNote
 from gpulens.timeline import Timeline, TimelineMeta, concat
+from gpulens.units import agree, plural
 
 
 class Handle(msgspec.Struct, frozen=True):
@@ -310,7 +311,8 @@ def _agents(path: Path, t: Tool, warnings: list[str]) -> list[dict[str, Any]]:
         else:
             bad += 1
     if bad:
-        warnings.append(f"{path}: {bad} agent record(s) skipped (not a JSON object): their devices are unknown")
+        warnings.append(f"{path}: {plural(bad, 'agent record(s)')} skipped (not a JSON object): their devices are "
+                        f"unknown")
     return out
 
 
@@ -340,7 +342,7 @@ class RocprofV3Json(Collector):
                 text = data.decode("utf-8", errors="replace")
                 bad = text.count("\ufffd") - data.count("\ufffd".encode())
                 data = text.encode("utf-8")
-                notes.append(f"{path}: {bad:,} invalid UTF-8 byte sequence(s) in strings read as U+FFFD")
+                notes.append(f"{path}: {plural(bad, 'invalid UTF-8 byte sequence(s)')} in strings read as U+FFFD")
             elif "truncated" in msg:
                 root, note = self._cut(path, raw, data, exc, deep)
                 notes.append(note)
@@ -388,7 +390,8 @@ class RocprofV3Json(Collector):
         return root, TruncationNote(
             f"{path}: truncated: the JSON text ends after {len(data):,} bytes"
             f"{' (decompressed)' if raw.compressed else ''} inside an unfinished record; every record before byte "
-            f"{keep:,} is kept ({n:,} kernel dispatch(es)), the {lost:,} byte(s) after it are not", path, keep)
+            f"{keep:,} is kept ({plural(n, 'kernel dispatch(es)')}), the {plural(lost, 'byte(s)')} after it {agree(lost, 'is', 'are')} "
+            f"not", path, keep)
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
@@ -411,12 +414,14 @@ class RocprofV3Json(Collector):
             devices = [dv for dv in (device_from_sdk_agent(a, 0) for a in agents) if dv]
             d, symbols, beyond = _kernels(t, node_of)
             if beyond:
-                warnings.append(f"{path}: {beyond} kernel dispatch record(s) dropped: an integer beyond int64")
+                warnings.append(f"{path}: {plural(beyond, 'kernel dispatch record(s)')} dropped: an integer beyond "
+                                f"int64")
             unmatched = _counters(t, d, node_of)
             md = t.metadata if isinstance(t.metadata, dict) else {}
             pid = exact_int(md.get("pid")) if not isinstance(md.get("pid"), (str, bool)) else None
             if unmatched:
-                warnings.append(f"{path}: {unmatched} counter record(s){f' of pid {pid}' if pid is not None else ''}"
+                warnings.append(f"{path}: "
+                                f"{plural(unmatched, 'counter record(s)')}{f' of pid {pid}' if pid is not None else ''}"
                                 " match no kernel dispatch of their process (agent and dispatch id): left out")
             if pid is not None:
                 d.cols["pid"] = [pid] * d.n

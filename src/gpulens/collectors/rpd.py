@@ -36,6 +36,7 @@ from gpulens.collectors.base import Collector
 from gpulens.collectors.rocprof_v1_trace import SQLITE_MAGIC, sqlite_tables
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline
+from gpulens.units import agree, plural
 
 #: opType → (Timeline kind, copy kind); ``Task`` is a kernel of a HIP graph replay
 OP_KINDS = {"KernelExecution": ("kernel", None), "Task": ("kernel", None), "FillBuffer": ("memset", None),
@@ -146,10 +147,10 @@ class Rpd(Collector):
         parts = [p for p in (ops, _apis(f, text)) if p is not None and p.n]
         warnings = []
         if skipped:
-            warnings.append(f"{path}: {sum(skipped.values()):,} GPU operation(s) that are not work left out ("
+            warnings.append(f"{path}: {plural(sum(skipped.values()), 'GPU operation(s)')} that {agree(sum(skipped.values()), 'is', 'are')} not work left out ("
                             + ", ".join(f"{k or '(no type)'} ×{v:,}" for k, v in sorted(skipped.items())) + ")")
         if coerced:
-            warnings.append(f"{path}: {coerced:,} value(s) of the wrong type read as unknown")
+            warnings.append(f"{path}: {plural(coerced, 'value(s)')} of the wrong type read as unknown")
         tl = build_timeline(merge(parts), self.name, path, warnings=warnings) if parts else Timeline()
         meta = f["rocpd_metadata"]
         hit = meta.loc[meta["tag"] == "schema_version", "value"] if len(meta) else pd.Series(dtype=object)

@@ -329,6 +329,13 @@ def _label_rows(b: pd.DataFrame, c: pd.DataFrame) -> tuple[pd.DataFrame, pd.Data
     return b, c, counts
 
 
+def _run_keys(k: pd.DataFrame) -> tuple[set[str], set[str]]:
+    """The kernel keys of each run (base, candidate) in the kernels table ``k`` (its ``base_kernels`` /
+    ``cand_kernels`` cells: keys joined by ``" | "``)."""
+    return tuple({x for keys in k[c].astype(str) for x in keys.split(" | ") if x}  # type: ignore[return-value]
+                 for c in ("base_kernels", "cand_kernels"))
+
+
 def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
     """Compare two runs (see the module docstring); ``top`` contributors are listed before an 'all other' row."""
     b, c = base.groups, cand.groups
@@ -350,14 +357,15 @@ def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
     # short names that tell kernels apart (cutlass::Kernel2<cutlass_80_…_128x2…> reads by its real kernel, never
     # "Kernel2"): one naming over every kernel of both runs, so a label means the same kernel on either side
     every = sorted({x for keys in list(k["base_kernels"]) + list(k["cand_kernels"]) for x in keys.split(" | ") if x})
-    short = dict(zip(every, short_names(every)))
+    # a "(2)" tells apart two kernels of one run only, never one kernel per run (_names._label_table)
+    short = dict(zip(every, short_names(every, runs=_run_keys(k))))
     def shorten(keys: str, most: int = 4) -> str:
         labels = list(dict.fromkeys(short[x] for x in keys.split(" | ") if x))
         return " | ".join(labels[:most]) + (f" (+{len(labels) - most} more)" if len(labels) > most else "")
 
     def pair(bk: str, ck: str) -> str:
         sb, sc = shorten(bk), shorten(ck)
-        if sb and sb == sc:  # matched by name: the same kernel(s) on both sides
+        if sb and bk == ck:  # matched by name: the same kernel(s) on both sides
             return f"{sb} (both runs)"
         return f"{sb or '(none)'} → {sc or '(none)'}"
 

@@ -253,7 +253,7 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
         if c is None and name.startswith(KERNEL_PREFIX) and unpaired_new:  # renamed? information, not a saving
             row, _ = _prepare(name, b, None, config)
             if row is not None:
-                row.reason += f"; the candidate runs {len(unpaired_new)} kernel(s) the baseline lacks"
+                row.reason += f"; the candidate runs {plural(len(unpaired_new), 'kernel(s)')} the baseline lacks"
                 rows.append(row)
             continue
         if c is None and (name in untimed or (name.startswith(KERNEL_PREFIX) and "*" in untimed)):

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from gpulens.errors import GpulensError
+from gpulens.units import plural
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -146,7 +147,8 @@ def _metric_override(path: Path, pattern: str, over: Any) -> dict[str, Any]:
         raise ConfigError(f"{path}: metrics.\"{pattern}\" must be a table")
     unknown = set(over) - _METRIC_KEYS
     if unknown:
-        raise ConfigError(f"{path}: metrics.\"{pattern}\": unknown key(s) {', '.join(sorted(unknown))}")
+        raise ConfigError(f"{path}: metrics.\"{pattern}\": {plural(len(unknown), 'unknown key(s)')} "
+                          f"{', '.join(sorted(unknown))}")
     if "direction" in over and over["direction"] not in ("lower", "higher"):
         raise ConfigError(f"{path}: metrics.\"{pattern}\".direction must be \"lower\" or \"higher\"")
     for k in ("threshold", "noise_multiplier", "count_tolerance"):

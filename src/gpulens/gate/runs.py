@@ -45,6 +45,7 @@ import numpy as np
 
 from gpulens.errors import GpulensError, TraceFormatError
 from gpulens.timeline.names import kernel_key
+from gpulens.units import plural
 
 #: Whole-run metrics that are only bounds in a run holding GPU work recorded without a time
 BOUNDED_BY_UNTIMED = frozenset({"span_ns", "gpu_busy_ns", "kernel_busy_ns"})
@@ -127,7 +128,8 @@ class Metric:
             raise ValueError(f"metric {name!r} has a call count that is not a whole number")
         for what, values in (("share", share), ("calls", calls)):
             if values and len(values) != len(samples):
-                raise ValueError(f"metric {name!r}: {len(values)} {what} value(s) for {len(samples)} sample(s)")
+                raise ValueError(f"metric {name!r}: {plural(len(values), what + ' value(s)')} for "
+                                 f"{plural(len(samples), 'sample(s)')}")
         return cls(name, kind, unit, samples, direction, share, [int(c) for c in calls])
 
 

@@ -35,6 +35,7 @@ from gpulens._outputs import write_atomic
 from gpulens.errors import DependencyError, check_label, check_output_dir
 from gpulens.profiler.flops import attach_flops, flops_by_start
 from gpulens.profiler.telemetry import Sampler
+from gpulens.units import plural
 
 log = logging.getLogger("gpulens.profiler")
 
@@ -215,8 +216,8 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
         from gpulens.reports.json_report import render as render_json
 
         if self.trace_path is None:
-            self._fail(f"no trace recorded: the block ended after {self.steps_done} step(s), before the first "
-                       f"recorded step (wait={self.wait} + warmup={self.warmup})")
+            self._fail(f"no trace recorded: the block ended after {plural(self.steps_done, 'step(s)')}, before the "
+                       f"first recorded step (wait={self.wait} + warmup={self.warmup})")
             return
         tl = collect(self.trace_path)
         attached = attach_flops(tl, self._flops)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from gpulens.analyzers import Finding
-from gpulens.reports._format import busy_pct_text, clip, fmt_ns, fmt_unit, is_missing, share_pct_text, untimed_text
+from gpulens.reports._format import busy_pct_text, fmt_ns, fmt_unit, is_missing, share_pct_text, untimed_text
 
 #: Findings shown in the answer.
 TOP = 3
@@ -74,15 +74,15 @@ NOTE_CATEGORIES = ("coverage", "profiling-window")
 NO_STEP = "nothing to do: a note on what the analysis covers"
 
 
-def next_step(f: Finding, n: int = 240) -> str:
+def next_step(f: Finding) -> str:
     """The finding's next step: its ``action``; else, for a note (:data:`NOTE_CATEGORIES`), :data:`NO_STEP`; else
-    its detail (which says what to do)."""
+    its detail (which says what to do) — whole: a step a person must follow is never cut mid-sentence."""
     if getattr(f, "action", ""):
-        return clip(f.action.strip(), n)
+        return f.action.strip()
     if getattr(f, "category", "") in NOTE_CATEGORIES:
         return NO_STEP
     detail = (f.detail or "").strip()
-    return clip(detail, n) if detail else "no next step recorded"
+    return detail or "no next step recorded"
 
 
 def root_findings(findings: list[Finding]) -> list[Finding]:
@@ -431,7 +431,7 @@ def _first_step(s: Any, top: list[Finding]) -> str:
     und = next((f for f in s.findings() if f.key == "undetermined" and not f.parent), None)
     if und is None:
         return ""
-    return f"{und.title}: {next_step(und, 200)}"
+    return f"{und.title}: {next_step(und)}"
 
 
 def _hidden_stake_text(table: Any, shown: int) -> str:

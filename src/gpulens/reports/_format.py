@@ -48,7 +48,7 @@ from gpulens.analyzers.base import UNITS, is_clock_column as _is_clock_column  #
 from gpulens.reports._vendor_words import (  # noqa: F401  (re-exported: one import site for reporters)
     VENDOR_LABELS, VENDOR_SHORT_LABELS, record_vendor, source_vendor, vendor_headers, vendor_label, vendor_short_label)
 from gpulens.units import MISSING, fmt_count as _fmt_count, fmt_ns, fmt_num, fmt_si, is_missing  # noqa: F401 (re-exported)
-from gpulens.units import fmt_capacity, fmt_share, pct_words, share_pct_text  # noqa: F401 (re-exported)
+from gpulens.units import agree, fmt_capacity, fmt_share, pct_words, plural, share_pct_text  # noqa: F401 (re-exported)
 from gpulens.reports._op_inputs import dtypes_text, shapes_text  # noqa: F401 (re-exported)
 
 #: Characters of a table cell kept before clipping.
@@ -105,10 +105,14 @@ RESULT_TITLES = {"roofline": "Roofline", "occupancy": "Occupancy", "rank_kernels
                  "kernel_counters": "Kernel counters (mean per dispatch)"}
 
 
-def result_title(name: str) -> str:
+def result_title(name: str, vendor: str | None = None) -> str:
     """The human title of an analysis result (``"stalls"`` → ``"Stall classes"``, ``"op_rollup"`` → ``"Op
-    rollup"``)."""
-    return RESULT_TITLES.get(name) or name.replace("_", " ").strip().capitalize()
+    rollup"``); one vendor's API in ``vendor``'s words (``"nvtx"``: "NVTX ranges" on NVIDIA, "ROCTX ranges" on AMD,
+    "Annotations (NVTX/ROCTX)" when unknown — :func:`gpulens.reports._coverage.vendor_title`)."""
+    from gpulens.reports._coverage import vendor_title
+
+    return (vendor_title(name, vendor) or RESULT_TITLES.get(name)
+            or name.replace("_", " ").strip().capitalize())
 
 
 _SUFFIX_UNITS = (("_per_s", None), ("_ns", "ns"), ("_pct", "%"), ("_bytes", "bytes"), ("share", "share"),
@@ -578,7 +582,7 @@ def spec_label(name: Any, note: Any) -> str:
 def launches_text(sm: Mapping[str, Any]) -> str:
     """``"2,258 launches of 194 kernels"``, ``"1 launch of 1 kernel"`` (the one wording of every reporter)."""
     n, k = int(sm.get("kernel_count") or 0), int(sm.get("unique_kernels") or 0)
-    return f"{n:,} launch{'' if n == 1 else 'es'} of {k:,} kernel{'' if k == 1 else 's'}"
+    return f"{plural(n, 'launch(es)')} of {plural(k, 'kernel')}"
 
 
 def kernel_time_text(sm: Mapping[str, Any]) -> str:
@@ -614,11 +618,11 @@ def critical_set_text(hsum: Mapping[str, Any], sm: Mapping[str, Any] | None = No
     launches without a duration (:func:`untimed_text`) ``"1 kernel; its share of kernel time is unknown (2 of 16
     launches without a duration)"``; ``"1 kernel, ranked by calls: durations not recorded"`` when no launch has one."""
     n = int(hsum.get("critical_count") or 0)
-    word = f"{n} kernel{'' if n == 1 else 's'}"
+    word = plural(n, "kernel")
     if not is_missing(hsum.get("critical_share")):
         # the share's one reading, as the verdict sentence and the tables give it ("80.5 %", never "81 %" beside it)
         share = fmt_unit(hsum.get("critical_share"), "share")
-        return f"{word} {'covers' if n == 1 else 'cover'} {share} of kernel time"
+        return f"{word} {agree(n, 'covers', 'cover')} {share} of kernel time"
     sm = {**hsum, **(sm or {})}
     u = int(sm.get("untimed_launches") or 0)
     m = int(sm.get("kernel_count") or 0)
@@ -664,8 +668,8 @@ def busy_pct_text(sm: dict[str, Any]) -> str:
     pct = share_pct_text(sm["gpu_busy_pct"]) + (" (Σ busy / Σ per-GPU span)" if _several_gpus(sm) else "")
     n = int(sm.get("untimed_gpu_work") or 0)
     if n and sm.get("busy_bound") == "unknown":  # work of unknown place and length: it may lengthen the span
-        return (f"unknown ({n:,} GPU event(s) recorded without a start or end; the timed work alone: {pct} of its "
-                "span)")
+        return (f"unknown ({plural(n, 'GPU event(s)')} recorded without a start or end; the timed work alone: {pct} of "
+                "its span)")
     return ("at least " if n else "") + pct
 
 

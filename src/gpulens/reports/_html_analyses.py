@@ -29,6 +29,7 @@ from gpulens.reports._html_parts import (
     wrap_name,
 )
 from gpulens.reports._names import short_names
+from gpulens.units import agree, plural
 
 #: Result names shown on the stalls & verdicts page (any name containing one of these words).
 VERDICT_WORDS = ("stall", "verdict", "bottleneck")
@@ -73,7 +74,7 @@ def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
     cols = ["name", "calls", "time_ns", "block_size", "regs_per_thread", "smem_bytes", "active_blocks_per_sm",
             "theoretical_occupancy_pct", "achieved_occupancy_pct", "limiters"]
     take = _takeaway(r, f"Theoretical occupancy (with what limits it) and, where measured, achieved occupancy of "
-                        f"{len(r.table)} hot kernel(s).")
+                        f"{plural(len(r.table), 'hot kernel(s)')}.")
     return [Panel("Occupancy of the hot kernels", take, fig, table_html(
         with_limiter_text(r.table, vendor), cols, max_rows, docs=r.columns,
         headers=vendor_headers(cols, vendor, r.columns)))]
@@ -164,16 +165,16 @@ def _stall_panel(st: AnalysisResult, max_rows: int) -> Panel:
     fig = _stacked(t, ys, parts, 1.0, "share of stall time [%]", "%", xrange=[0, 100])
     cols = [c for c in st.table.columns if c not in {p for p, _ in parts}]
     return Panel("Stall classes of the hot kernels",
-                 f"What the {vendor_word(_vendor_of_stalls(st), 'warps')} of {len(st.table)} kernel(s) waited on, "
-                 "as shares of stall time.", fig,
+                 f"What the {vendor_word(_vendor_of_stalls(st), 'warps')} of {plural(len(st.table), 'kernel(s)')} "
+                 "waited on, as shares of stall time.", fig,
                  table_html(st.table, cols, max_rows, docs=st.columns))
 
 
 def _verdict_panel(vd: AnalysisResult, max_rows: int) -> Panel:
     t = vd.table
     known = t[t["verdict"].astype(str) != "undetermined"]
-    take = (f"{len(known)} of {len(t)} critical kernel(s) have a verdict; the time at stake is what the fix could "
-            "save at most." if len(t) else "No kernel verdict.")
+    take = (f"{len(known)} of {plural(len(t), 'critical kernel(s)')} {agree(len(known), 'has', 'have')} a verdict; the time at stake is what the fix "
+            "could save at most." if len(t) else "No kernel verdict.")
     return Panel("Kernel verdicts", take, None, table_html(t, verdict_columns(t), max_rows, docs=vd.columns))
 
 
@@ -212,7 +213,7 @@ def generic_panels(name: str, r: AnalysisResult, max_rows: int, vendor: str | No
     """Any AnalysisResult: a bar chart of its main quantity (time, else share) when it has several rows, its table
     formatted from the declared units (columns with no value at all left out; headers that name a vendor's unit in
     ``vendor``'s words, the result's own ``vendor`` summary first), its summary and findings."""
-    title = result_title(name)
+    title = result_title(name, (r.summary or {}).get("vendor") or vendor)
     if r.skipped:
         return [empty_html(title, str(r.skipped_reason))]
     t = r.table if r.table is not None else pd.DataFrame()
@@ -246,7 +247,7 @@ def generic_panels(name: str, r: AnalysisResult, max_rows: int, vendor: str | No
                           xaxis={"title": axis_title(f"{column_label(value, r.columns.get(value, ''))} [{axis}]")},
                           yaxis={"autorange": "reversed"})
     scalars = summary_items(r.summary or {}, r.summary_columns)
-    take = _takeaway(r, f"{len(t)} row(s) from the {title.lower()} analysis.")
+    take = _takeaway(r, f"{plural(len(t), 'row(s)')} from the {title.lower()} analysis.")
     vendor = (r.summary or {}).get("vendor") or vendor
     blocks: list[Any] = [Panel(title, take, fig, table_html(t, keep, max_rows, docs=r.columns,
                                                             headers=vendor_headers(keep, vendor, r.columns)),

@@ -22,6 +22,7 @@ from gpulens.reports._format import (column_label, fmt_ns, fmt_unit, is_missing,
 from gpulens.reports._html_parts import esc, kv_html
 from gpulens.reports._html_roofline import roof_label
 from gpulens.reports._names import short_names
+from gpulens.units import plural
 
 #: Hot kernels that get a page (critical set first, then by time).
 MAX_KERNELS = 30
@@ -142,7 +143,7 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
     res = s.results
     parts = []
     hs = _row(res.get("hotspots"), name)
-    head = (f"{fmt_unit(hs['calls'], 'count')} launches, {fmt_ns(hs['effective_ns'])} "
+    head = (f"{plural(hs['calls'], 'launch(es)')}, {fmt_ns(hs['effective_ns'])} "
             f"({fmt_unit(hs['share'], 'share')} of kernel time)" if hs is not None else "")
     vd = _row(res.get("verdicts"), name)
     if vd is not None:
@@ -216,7 +217,7 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
             continue
         row = _row(r, name)
         if row is not None:
-            parts.append(_part(result_title(n), _kv_row(r, row, vendor=source_vendor(s))))
+            parts.append(_part(result_title(n, source_vendor(s)), _kv_row(r, row, vendor=source_vendor(s))))
     return (f'<section class="kpage" id="kp-{esc(anchor.removeprefix("kernel-"))}" hidden>'
             f'<h3>{esc(label)}</h3><p class="note">{esc(head)}</p><details><summary>Full name</summary>'
             f'<code class="fullname">{esc(name)}</code></details><div class="kparts">{"".join(parts)}</div></section>')

@@ -16,7 +16,7 @@ from gpulens.devices.naming import arch_text, version_text
 from gpulens.report import SourceReport
 from gpulens.reports._answer import finding_tree, next_step, shown_title
 from gpulens.reports._html_answer import answer_html
-from gpulens.units import fmt_capacity, fmt_share, is_missing, share_pct_text
+from gpulens.units import agree, fmt_capacity, fmt_share, is_missing, plural, share_pct_text
 from gpulens.reports._format import critical_set_text
 from gpulens.reports._format import (breakdown_rest, busy_text, column_label, run_device_text, fmt_ns, fmt_unit,
                                      kernel_time_text, launches_text, record_vendor, time_scale, unit_of, vendor_label)
@@ -84,7 +84,7 @@ def findings_table(findings: list, max_rows: int) -> str:
         rows.append(f'<tr class="sev-{esc(f.severity)}{" child" if depth else ""}"><td>{esc(f.severity)}</td>'
                     f'<td class="ftitle">{"&#8195;" * max(depth - 1, 0)}{"↳ " if depth else ""}{esc(shown_title(f))}</td>'
                     f'<td class="num" data-v="{stake or 0}">{esc(fmt_ns(stake) if stake else "not quantified")}</td>'
-                    f'<td class="advice">{esc(next_step(f, 600))}</td>{kern}</tr>')
+                    f'<td class="advice">{esc(next_step(f))}</td>{kern}</tr>')
     more = (f'<p class="note">Showing {max_rows} of {len(ordered)} findings.</p>' if len(ordered) > max_rows else "")
     return ('<input type="search" class="tfilter" placeholder="Filter findings…" aria-label="Filter the findings">'
             '<div class="tablewrap"><table class="data sortable findings"><thead><tr><th scope="col">severity</th>'
@@ -156,8 +156,8 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
                                  f"</thead><tbody>{rows}</tbody></table>", static=static, table_open=False))
     blocks.append(f'<section class="panel"><h3>Key figures</h3>{kv}</section>')
     findings = s.findings()
-    blocks.append(Panel("Findings", f"{len(findings)} finding(s), largest time at stake first; indented ones detail "
-                                    "the one above (their time is part of it).", None,
+    blocks.append(Panel("Findings", f"{plural(len(findings), 'finding(s)')}, largest time at stake first; indented "
+                                    "ones detail the one above (their time is part of it).", None,
                         findings_table(findings, max_rows)))
     return blocks
 
@@ -191,12 +191,11 @@ def breakdown_page(s: SourceReport, max_rows: int) -> list[Any]:
         cols[cols.index("idle_ns") + 1:cols.index("idle_ns") + 1] = ["steady_idle_ns", "idle_boundary_ns"]
         docs.update({k: s.results["bottlenecks"].columns.get(k, "") for k in ("steady_idle_ns", "idle_boundary_ns")})
     return [Panel("Time breakdown per rank and GPU",
-                  f"Over {summ.get('gpu_count', len(t))} GPU(s), {busy_bound_word(summ, summ)}"
+                  f"Over {plural(summ.get('gpu_count', len(t)), 'GPU(s)')}, {busy_bound_word(summ, summ)}"
                   f"{summ.get('busy_pct', 0.0):.1f} % of the span was "
                   f"busy and {idle_at_most(summ)}{summ.get('idle_pct', 0.0):.1f} % idle"
                   f"{idle_bound_note(summ).replace(' — ', ' (', 1) + ')' if summ.get('idle_bound') else ''}; "
-                  "exposed communication "
-                  f"{fmt_ns(summ.get('exposed_comm_ns', 0))}, exposed memcpy "
+                  f"exposed communication {fmt_ns(summ.get('exposed_comm_ns', 0))}, exposed memcpy "
                   f"{fmt_ns(summ.get('exposed_memcpy_ns', 0))}, exposed memset "
                   f"{fmt_ns(summ.get('exposed_memset_ns', 0))}. Computation, the exposed parts and idle add up to "
                   "the span." + (f" Exposed parts {summ['overlap_unknown']}." if summ.get("overlap_unknown") else "")
@@ -220,7 +219,7 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
            "marker": {"color": [KIND_COLOURS.get(k, GREY) for k in crit["kind"]]},
            "text": [fmt_share(v) for v in crit["share"]], "textposition": "auto",
            "customdata": [links.get(str(n), "") for n in crit["name"]],
-           "hovertext": [f"{wrap_name(n)}<br>{c:,} calls, {fmt_ns(e)}, mean {fmt_ns(m)}<br>click: kernel details"
+           "hovertext": [f"{wrap_name(n)}<br>{plural(c, 'call(s)')}, {fmt_ns(e)}, mean {fmt_ns(m)}<br>click: kernel details"
                          for n, c, e, m in zip(crit["name"], crit["calls"], crit["effective_ns"], crit["mean_ns"])],
            "hoverinfo": "text"}
     fig = _layout([bar], 140 + 26 * len(ys), xaxis={"title": axis_title(f"GPU time [{unit}] (overruns clipped)")},
@@ -231,7 +230,8 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
     cols = ["rank", "name", "kind", "calls", "effective_ns", "total_ns", "mean_ns", "min_ns", "max_ns", "share",
             "critical"]
     return [Panel("Hot kernels: the performance-critical set",
-                  f"{sm.get('critical_count', 0)} of {sm.get('unique_kernels', len(t))} kernels cover "
+                  f"{sm.get('critical_count', 0)} of {plural(sm.get('unique_kernels', len(t)), 'kernel(s)')} "
+                  f"{agree(sm.get('critical_count', 0), 'covers', 'cover')} "
                   f"{fmt_share(sm.get('critical_share'), 0)} of the {fmt_ns(sm.get('kernel_effective_ns'))} "
                   f"of kernel time{shown}.", fig,
                   table_html(t2, cols, max_rows, headers={"effective_ns": "time", "total_ns": "raw sum",
@@ -410,7 +410,8 @@ def environment_page(s: SourceReport, max_rows: int, tool_version: str, created:
         ("device spec used", spec or "none identified"), ("excluded events", f"{len(tl.rejected):,}")]) + "</section>"]
     for title, recs in (("Inputs", tl.meta.sources), ("Devices as recorded", tl.meta.devices)):
         body = "".join(kv_html(record_items(r)) for r in recs[:max_rows]) or '<p class="note">Nothing recorded.</p>'
-        blocks.append(f'<section class="panel"><h3>{esc(title)}</h3><p class="takeaway">{len(recs)} record(s).</p>'
+        blocks.append(f'<section class="panel"><h3>{esc(title)}</h3><p '
+                      f'class="takeaway">{plural(len(recs), "record(s)")}.</p>'
                       f'<div class="kvgrid">{body}</div></section>')
     warn = "".join(f"<li>{esc(w)}</li>" for w in tl.meta.warnings[:max_rows])
     blocks.append(f'<section class="panel"><h3>Warnings</h3>'

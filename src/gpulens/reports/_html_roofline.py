@@ -27,6 +27,7 @@ from gpulens.report import SourceReport
 from gpulens.reports._format import fmt_ns, fmt_si, fmt_unit, is_missing, roofline_heading
 from gpulens.reports._html_parts import GREY, KERNEL_LINKS, OKABE_ITO, Panel, empty_html, plot_text, table_html
 from gpulens.reports._names import short_names
+from gpulens.units import plural
 
 #: Marker symbol and legend text per bound class (shape: the bound; colour: the roof judged against).
 BOUND_STYLE = {"compute": ("circle", "compute-bound"),
@@ -285,10 +286,9 @@ def _takeaway(s, r, t, ok, comp, judged, bws, keys, vendor, rank_of, named, labe
         count = {k: int((keys == k).sum()) for k, _, _ in comp} if len(ok) else {}
         roofs = "; ".join(f"{roof_label(k, vendor)} {fmt_si(p, 'FLOP/s')}: {count.get(k, 0)} plotted"
                           for k, p, _ in judged)
-        take = (head + f"{len(ok)} of {n_hot} hot kernel(s){_comm_left_out(s)} plotted ({below} below both roofs"
+        take = (head + f"{len(ok)} of {plural(n_hot, 'hot kernel(s)')}{_comm_left_out(s)} plotted ({below} below both roofs"
                 + _measured_note(ok) + "); "
-                "marker area is GPU "
-                "time, colour the compute roof each kernel is judged against, shape its bound."
+                "marker area is GPU time, colour the compute roof each kernel is judged against, shape its bound."
                 + (f" Compute roofs judged against: {roofs}." if roofs else "")
                 + (f" Memory roof: HBM/DRAM {fmt_si(bws[0], 'B/s')}." if bws else "")
                 + (f" {missing} without a FLOP/byte figure are only in the table." if missing else ""))

@@ -23,6 +23,7 @@ import pandas as pd
 from gpulens.reports._format import fmt_ns, fmt_unit, time_scale
 from gpulens.reports._html_parts import KIND_COLOURS, OKABE_ITO, Panel, empty_html, table_html, wrap_name
 from gpulens.reports._names import short_names
+from gpulens.units import plural
 
 #: Bars drawn at most for one view (the finest embedded level that stays under it is chosen).
 DRAW_CAP = 4000
@@ -162,11 +163,11 @@ def timeline_page(s: Any, max_rows: int, max_segments: int) -> list[Any]:
     n_threads = sum(1 for g in payload["gpuLane"] if not g)
     how = ("each drawn event as it was recorded" if not sm.get("decimated") else
            f"the whole run in bins of {fmt_ns(sm.get('bin_ns'))} per lane, finer levels for "
-           f"{len(payload['levels']) - 1} zoom step(s) where they fit")
+           f"{plural(len(payload['levels']) - 1, 'zoom step(s)')} where they fit")
     cut = f"; {drawn} of {len(t)} segments embedded" if drawn < len(t) else ""
     shown = drawn_extent(sm)
-    take = (f"{sm['event_count']:,} GPU events on {sm.get('track_count', 0)} stream lane(s) and "
-            f"{sm.get('host_event_count', 0):,} host events on {n_threads} CPU thread lane(s) over "
+    take = (f"{sm['event_count']:,} GPU events on {plural(sm.get('track_count', 0), 'stream lane(s)')} and "
+            f"{sm.get('host_event_count', 0):,} host events on {plural(n_threads, 'CPU thread lane(s)')} over "
             f"{fmt_ns(shown)}{_window_note(s, shown)}: {how}{cut}"
             + (f"; a clock jump of {fmt_ns(sm['clock_jump_ns'])} between two time bases is left out (each clock's "
                "events are drawn right after the earlier clock's)" if sm.get("clock_jump_ns") else "")
@@ -239,7 +240,7 @@ window.gpulensTimeline=function(div,P,cfg){
       });
       return out;}
     function say(sel){if(!status)return;var l=sel.level,single=sel.idx.every(function(i){return D.events[i]===1;});
-      status.textContent='Showing '+sel.idx.length.toLocaleString('en')+' bar(s)'+(single?', one per event':
+      status.textContent='Showing '+sel.idx.length.toLocaleString('en')+(sel.idx.length===1?' bar':' bars')+(single?', one per event':
         ', some merging several events')+(l>0?' (detail level '+l+')':'')+'.'+(exact.length?' Single events are '+
         'embedded for '+(100*exactShare).toFixed(1)+' % of the run (shaded green): zoom there to see each kernel.':'');}
     function draw(a,b,first){

@@ -19,7 +19,7 @@ import contextlib
 import contextvars
 import functools
 import re
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Sequence
 
 #: Characters kept of the base name.
 BASE_CHARS = 40
@@ -189,16 +189,21 @@ def _extra(full: str, others: list[str], digits: bool = False) -> list[str]:
     return (unique or some)[:MAX_EXTRA]
 
 
-def short_names(names: Iterable[str], width: int = BASE_CHARS) -> list[str]:
+def short_names(names: Iterable[str], width: int = BASE_CHARS,
+                runs: Iterable[Iterable[str]] | None = None) -> list[str]:
     """Distinguishable short labels for ``names`` (same order; equal names get equal labels); control and bidi
     characters shown as ``\\uXXXX`` (:func:`~gpulens.reports._md_safe.visible`). Inside :func:`label_scope`, the
     labels are those of the scope's whole set of names (with ``names`` added), so one kernel reads the same in every
-    table of a report, whichever other kernels a table happens to show."""
+    table of a report, whichever other kernels a table happens to show. ``runs``: the names of each run (a diff's
+    two sides): a "(2)" number then tells apart only kernels of one run (:func:`_label_table`)."""
     from gpulens.reports._md_safe import visible
 
     names = [visible(str(n), bidi=True) for n in names]
     scope = _SCOPE.get()
-    if scope is None:
+    if runs is not None:
+        sets = [{visible(str(n), bidi=True) for n in r} for r in runs]
+        label = _label_table(list(dict.fromkeys(names)), width, sets)
+    elif scope is None:
         label = _label_table(list(dict.fromkeys(names)), width)
     else:
         new = [n for n in dict.fromkeys(names) if n not in scope[0]]
@@ -263,9 +268,11 @@ def label_scope(report: Any) -> Iterator[None]:
         _SCOPE.reset(token)
 
 
-def _label_table(uniq: list[str], width: int) -> dict[str, str]:
+def _label_table(uniq: list[str], width: int, runs: Sequence[set[str]] | None = None) -> dict[str, str]:
     """name → label for distinct (visible) ``uniq`` names: :func:`short_name`, then the ‹…› suffixes and numbers
-    that tell equal labels apart (module docstring)."""
+    that tell equal labels apart (module docstring). With ``runs`` (the names of each run, e.g. a diff's base and
+    candidate), a number ("(2)") is given only to a kernel that shares its label with another kernel *of the same
+    run*: one kernel per run never reads "reduce_kernel (2)"."""
     label = {n: short_name(n, width) for n in uniq}
     groups: dict[str, list[str]] = {}
     for n in uniq:
@@ -288,11 +295,16 @@ def _label_table(uniq: list[str], width: int) -> dict[str, str]:
         if all(first.values()) and len(set(first.values())) == len(members):
             for n in members:
                 label[n] = f"{lab} ‹{_clip(first[n], 24)}›"
-    counts: dict[str, int] = {}
-    for n in uniq:  # still equal: number them in order of appearance
-        counts[label[n]] = counts.get(label[n], 0) + 1
-        if counts[label[n]] > 1:
-            label[n] = f"{label[n]} ({counts[label[n]]})"
+    groups = {}
+    for n in uniq:  # still equal: number them in order of appearance (within a run, when runs are given)
+        groups.setdefault(label[n], []).append(n)
+    for lab, members in groups.items():
+        if len(members) < 2:
+            continue
+        if runs is not None:
+            members = [n for n in members if any(n in r and any(m != n and m in r for m in members) for r in runs)]
+        for k, n in enumerate(members[1:], start=2):
+            label[n] = f"{lab} ({k})"
     return label
 
 

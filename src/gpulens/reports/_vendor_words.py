@@ -17,9 +17,10 @@ VENDOR_LABELS: dict[str, tuple[str, str, str]] = {
     "regs_per_thread": ("registers / thread", "VGPRs / work-item", "registers / thread (VGPRs / work-item)"),
     "active_blocks_per_sm": ("blocks / SM", "workgroups / CU", "blocks / SM or CU"),
     "grid_blocks": ("grid blocks", "grid workgroups", "grid blocks (workgroups)"),
-    # grid blocks / (active blocks per SM × SMs): waves of the whole grid over the GPU — ncu's "Waves Per SM"; on AMD
-    # "waves" alone reads as wavefronts and "per CU" as a count per CU, so AMD users read "grid waves"
-    "waves_per_sm": ("waves per SM", "grid waves", "grid waves (per SM / CU)"),
+    # grid blocks / (blocks resident per SM × SMs): how many times the whole grid fills the GPU — grid waves, not a
+    # count per SM (ncu's "Waves Per SM" is this same ratio); on AMD "waves" alone reads as wavefronts and "per CU" as
+    # a count per CU, so every vendor reads "grid waves" (the column doc gives the formula)
+    "waves_per_sm": ("grid waves", "grid waves", "grid waves"),
     "tail_wave_pct": ("tail wave %", "tail grid wave %", "tail (grid) wave %"),
     "wave_loss_ns": ("wave loss", "grid wave loss", "(grid) wave loss"),
     "smem_bytes": ("shared memory / block", "LDS / workgroup", "shared memory (LDS) / block"),

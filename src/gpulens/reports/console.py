@@ -23,12 +23,6 @@ from gpulens.reports._names import label_scope, short_names
 from gpulens.units import fmt_share, is_missing, share_pct_text
 
 
-#: The next step of each top finding is shown whole up to this many characters: the answer block is what a reader
-#: acts on, and a step cut at 200 characters stopped before its instruction ("…(runtime calls in them: cudaMalloc
-#: 1.94 s in 19 calls, …): set-up calls fill…")
-ANSWER_STEP_CHARS = 700
-
-
 def answer_renderable(s: SourceReport) -> Group:
     """The verdict in one sentence and the top three root findings with time at stake and next step."""
     a = answer(s)
@@ -38,7 +32,7 @@ def answer_renderable(s: SourceReport) -> Group:
         lines.append(Text.assemble((" First: ", "bold"), a.first_step))
     for i, f in enumerate(a.findings):
         lines.append(Text.assemble(f" {i + 1}. ", (f"{fmt_ns(f.time_at_stake_ns):>9}", "bold yellow"),
-                                   f"  {shown_title(f)}\n", ("      → " + next_step(f, ANSWER_STEP_CHARS), "dim")))
+                                   f"  {shown_title(f)}\n", ("      → " + next_step(f), "dim")))
     if a.note and a.verdict:
         lines.append(Text(" " + a.note, style="dim"))
     return Group(*(glued(x) for x in lines), Text(""))
@@ -105,7 +99,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
         # a finding that details another (its time is part of the parent's) is indented under it
         rows = [[fmt_ns(f.time_at_stake_ns) if f.time_at_stake_ns else "—",
                  Text(("  " * (d - 1) + "↳ " if d else "") + f"[{f.severity}] {shown_title(f)}"),
-                 Text(next_step(f, 160))] for f, d in tree]
+                 Text(next_step(f))] for f, d in tree]
         parts.append(FitTable("Findings (largest time at stake first, each followed by the findings that detail it (↳); "
                               "upper bounds resting on an unverified premise after the rest)",
                               [Col("at stake"), Col("finding", "left", figure=False),

@@ -60,7 +60,7 @@ def other_renderables(s: Any, rows: int = ROWS) -> list:
                         "right" if _figure(c, r.columns.get(c, "")) else "left",
                         figure=_figure(c, r.columns.get(c, "")), optional=k >= 3) for k, c in enumerate(cols)]
         rows_ = [[Text(str(cells[c][i])) for c in cols] for i in range(len(head))]
-        parts.append(FitTable(f"{result_title(name)}{more}", fit_cols, rows_))
+        parts.append(FitTable(f"{result_title(name, vendor)}{more}", fit_cols, rows_))
     return parts
 
 

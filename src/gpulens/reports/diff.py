@@ -118,7 +118,11 @@ def shown(r: DiffResult, name: str) -> pd.DataFrame:
     kernels = r.tables["kernels"]
     named = lambda m: m not in ("op+shapes", "class")  # rows labelled by a kernel key (others keep their label)
     keys = kernels.loc[kernels["match"].map(named), "kernel"].astype(str).tolist()
-    short = dict(zip(keys, short_names(keys)))
+    # each row's run(s): a row matched by name or variant is in both, a new one in the candidate, a vanished one in
+    # the base — a "(2)" then marks two kernels of one run only, never one kernel per run
+    m = kernels["match"].astype(str)
+    runs = [set(kernels.loc[m.map(named) & (m != side), "kernel"].astype(str)) for side in ("new", "vanished")]
+    short = dict(zip(keys, short_names(keys, runs=runs)))
     df = df.copy()
     df["kernel"] = [short.get(str(k), k) if named(m) else k for k, m in zip(df["kernel"], df["match"])]
     return df
@@ -291,7 +295,8 @@ def _html_labels(r: DiffResult) -> dict[str, str]:
     k = r.tables["kernels"]
     keys = [x for c in _KEY_COLS if c in k for v in k[c].astype(str) for x in v.split(" | ") if x]
     keys = list(dict.fromkeys(keys))
-    return dict(zip(keys, short_names(keys)))
+    runs = [{x for v in k[c].astype(str) for x in v.split(" | ") if x} for c in _KEY_COLS if c in k]
+    return dict(zip(keys, short_names(keys, runs=runs)))
 
 
 def _html_cell(col: str, raw: Any, text: str, unit: str, labels: dict[str, str]) -> str:

@@ -11,14 +11,10 @@ from gpulens.gate.result import AMBIGUOUS, ERROR, IMPROVED, INCOMPARABLE, NO_BAS
 from gpulens.reports._fit import Col, FitTable
 from gpulens.reports.gate_fmt import (CENTER_NOTE, ci_label, fmt_center, fmt_change, fmt_ci, fmt_p, fmt_threshold,
                                      metric_labels, reason_text, verdict_text)
+from gpulens.units import plural
 
 STYLES = {REGRESSED: "bold red", ERROR: "bold red", AMBIGUOUS: "yellow", INCOMPARABLE: "magenta",
           NO_BASELINE: "cyan", IMPROVED: "green", PASS: ""}
-
-
-def _runs(n: int) -> str:
-    """``1 run`` / ``3 runs``."""
-    return f"{n} run" if n == 1 else f"{n} runs"
 
 
 def renderable(result: GateResult, max_rows: int = 40, width: int = 140) -> Group:
@@ -35,10 +31,10 @@ def renderable(result: GateResult, max_rows: int = 40, width: int = 140) -> Grou
     b = result.baseline
     if b:
         git = f" @ {b['git'].get('sha', '')[:12]}" if b.get("git", {}).get("sha") else ""
-        parts.append(Text(f"baseline  {b['name']} ({_runs(b['runs'])}, {b['created']}{git}) · {b['machine_key']}",
+        parts.append(Text(f"baseline  {b['name']} ({plural(b['runs'], 'run')}, {b['created']}{git}) · {b['machine_key']}",
                           style="dim"))
     c = result.candidate
-    parts.append(Text(f"candidate {_runs(len(c['runs']))} · {c['machine_key']}" +
+    parts.append(Text(f"candidate {plural(len(c['runs']), 'run')} · {c['machine_key']}" +
                       (f" · {len(c['excluded'])} excluded" if c["excluded"] else ""), style="dim"))
     for e in c["excluded"]:
         parts.append(Text(f"  excluded {e['label']}: {e['reason']}", style="yellow"))
@@ -67,7 +63,7 @@ def renderable(result: GateResult, max_rows: int = 40, width: int = 140) -> Grou
         parts.append(Text(f"{len(rows) - len(shown)} more rows (non-gating, unchanged) in the JSON output",
                           style="dim"))
     if result.ignored:
-        parts.append(Text(f"ignored by configuration: {len(result.ignored)} metric(s)", style="dim"))
+        parts.append(Text(f"ignored by configuration: {plural(len(result.ignored), 'metric(s)')}", style="dim"))
     return Group(*parts)
 
 

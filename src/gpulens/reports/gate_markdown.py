@@ -35,7 +35,7 @@ def _row(m: MetricResult, labels: dict[str, str] | None = None) -> str:
     label = (labels or {}).get(m.metric) or metric_label(m, 80)
     cells = [f"{MARKS[m.verdict]} {m.verdict}" + ("" if m.gating else " (info)"), md_escape(label),
              fmt_center(m, "base"), fmt_center(m, "cand"), fmt_change(m), fmt_ci(m), fmt_p(m),
-             fmt_threshold(m), md_escape(m.reason[:160])]
+             fmt_threshold(m), md_escape(m.reason)]  # the reason whole: a sentence is never cut
     return "| " + " | ".join(cells) + " |\n"
 
 

@@ -22,7 +22,8 @@ import pandas as pd
 from gpulens.analyzers.base import declared_unit, is_clock_position
 from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import clock_note, partial_reason
-from gpulens.reports._format import run_device_text
+from gpulens.reports._coverage import analysis_coverage
+from gpulens.reports._format import run_device_text, source_vendor
 
 #: Rows of an analysis table written in full; longer tables end with one "other" row (module docstring).
 MAX_TABLE_ROWS = 1000
@@ -147,9 +148,14 @@ def source_dict(s: SourceReport, top: int = 20) -> dict[str, Any]:
         "top_kernels": None,  # below: rows of table_records are JSON-safe already (not walked again)
         "findings": [f.to_dict() for f in s.findings()[:MAX_FINDINGS]],
         "findings_total": sum(len(r.findings) for r in s.results.values()),
+        # which analyses ran, which do not apply to this run's vendor, which had no data (the human reports'
+        # "Not analysed" list): one definition, reports._coverage
+        "analysis_coverage": analysis_coverage(s.results, source_vendor(s)),
         "analyses": {
             name: {
                 "skipped_reason": r.skipped_reason,
+                # False: another vendor's analysis (ncu rules, NVTX on AMD): listed in analysis_coverage.not_applicable
+                "applies": bool(r.applies),
                 "summary": r.summary,
                 "columns": r.columns,
                 "table": None,  # below, as top_kernels

@@ -1,8 +1,9 @@
 """Markdown reporter: top findings and tables for pull-request comments and CI job summaries.
 
 Use ``gpulens analyze ... --markdown summary.md`` or :func:`render`. The text is GitHub-flavoured Markdown and
-always shorter than :data:`MAX_CHARS` (GitHub's 65,536-character limit on a comment): tables are capped, names
-clipped, and sections past the budget are left out with a note. Names from traces are escaped so that ``<tag>``,
+always shorter than :data:`MAX_CHARS` (GitHub's 65,536-character limit on a comment): tables are capped, kernel names
+shortened (full names in the JSON and HTML reports, said in the header), and sections past the budget are left
+out whole with a note; prose (verdicts, findings, next steps, warnings) is never cut mid-sentence. Names from traces are escaped so that ``<tag>``,
 ``|`` or ``*`` render as text. Like every reporter it computes nothing: it prints the Report's tables.
 """
 
@@ -17,7 +18,7 @@ from gpulens.analyzers import AnalysisResult
 from gpulens.report import Report, SourceReport
 from gpulens.reports._answer import (MARKDOWN_LIST, answer, clock_note, critical_shown_text, finding_tree,
                                       more_text, next_step, partial_reason, shown_title)
-from gpulens.units import fmt_share
+from gpulens.units import fmt_share, plural
 from gpulens.reports._format import SPLIT_PARTS, critical_set_text, idle_bound_note, one_off_split, world_note
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, clip, column_label, run_device_text,
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, rank_ranges, result_title,
@@ -26,6 +27,7 @@ from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_t
 from gpulens.reports._format import source_vendor, vendor_headers
 from gpulens.reports._html_parts import is_name_column
 from gpulens.reports._md_safe import neutralise
+from gpulens.reports._coverage import analysis_coverage
 from gpulens.reports._names import label_scope, short_names
 
 #: Hard limit on the rendered text (characters).
@@ -40,10 +42,13 @@ IDLE_CAUSES = ("idle_boundary_ns", "idle_host_ns", "idle_launch_ns", "idle_sync_
                "idle_unattributed_ns")
 
 
-def md_text(v: Any, n: int = NAME_CHARS) -> str:
-    """Escape text for a Markdown table cell or line: HTML brackets as entities, Markdown punctuation with ``\\``."""
+def md_text(v: Any, n: int | None = None) -> str:
+    """Escape text for a Markdown table cell or line: HTML brackets as entities, Markdown punctuation with ``\\``.
+    Prose (a verdict, a finding, a next step, a warning) is never cut: a person must read all of it; ``n`` cuts a
+    name only (a kernel label, an input's path), whose full text the JSON and HTML reports hold."""
     s = "" if v is None else str(v)
-    s = clip(s, n)  # prose cut at a word boundary, as every reporter cuts it
+    if n is not None:
+        s = clip(s, n)
     s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     s = _MD_SPECIAL.sub(r"\\\1", s)
     return " ".join(neutralise(s).split())
@@ -74,18 +79,18 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
     hsum = hs.summary if hs is not None else {}
     devices = run_device_text(tl, s.device)
     a = answer(s)
-    top = [f"{i + 1}. **{fmt_ns(f.time_at_stake_ns)}** {md_text(shown_title(f), 260)} → {md_text(next_step(f), 300)}"
+    top = [f"{i + 1}. **{fmt_ns(f.time_at_stake_ns)}** {md_text(shown_title(f))} → {md_text(next_step(f))}"
            for i, f in enumerate(a.findings)]
     if a.first_step:
-        top.insert(0, f"**First:** {md_text(a.first_step, 300)}\n")
+        top.insert(0, f"**First:** {md_text(a.first_step)}\n")
     yield "\n".join([
         f"## {md_text(s.label, 200)}", "",
-        f"> **Verdict:** {md_text(a.sentence, 400)}",
-        *([">", f"> **Clocks:** {md_text(clock_note(s), 600)}"] if clock_note(s) else []),
-        *(["", *top] if top else ["", md_text(a.note, 300)] if a.note else []), "",
+        f"> **Verdict:** {md_text(a.sentence)}",
+        *([">", f"> **Clocks:** {md_text(clock_note(s))}"] if clock_note(s) else []),
+        *(["", *top] if top else ["", md_text(a.note)] if a.note else []), "",
         "| | |", "|---|---|",
-        f"| status | {s.status}{f' ({md_text(partial_reason(s), 400)})' if partial_reason(s) else ''} |",
-        f"| device | {md_text(devices, 200)} |",
+        f"| status | {s.status}{f' ({md_text(partial_reason(s))})' if partial_reason(s) else ''} |",
+        f"| device | {md_text(devices)} |",
         f"| ranks | {rank_ranges(sm['ranks'])}{world_note(sm)} |",
         f"| GPU span | {span_text(sm)} |",
         f"| GPU busy | {busy_pct_text(sm)} |",
@@ -98,7 +103,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         i = 0
         for f, d in tree:
             stake = f" — {fmt_ns(f.time_at_stake_ns)} at stake" if f.time_at_stake_ns else ""
-            text = f"**{f.severity}** {md_text(shown_title(f), 360)}{stake}. Next: {md_text(next_step(f, 300), 300)}"
+            text = f"**{f.severity}** {md_text(shown_title(f))}{stake}. Next: {md_text(next_step(f))}"
             if d:  # details its parent (its time is part of the parent's): a nested bullet
                 lines.append("   " * d + f"- {text}")
             else:
@@ -129,8 +134,8 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
             cols.append("idle_untimed_ns")
         yield ("### Time breakdown per rank and GPU\n\n_computation + exposed communication + exposed memcpy + "
                "exposed memset + " + ("idle (steady state + one-off gaps the verdict leaves out)" if split is not None
-                                      else "idle") + " = span_" + (f" — exposed parts {md_text(why, 300)}" if why else "")
-               + md_text(idle_bound_note(bd.summary), 400) + "\n\n"
+                                      else "idle") + " = span_" + (f" — exposed parts {md_text(why)}" if why else "")
+               + md_text(idle_bound_note(bd.summary)) + "\n\n"
                + md_table(t, cols + ["busy_pct"], rows, docs=docs))
     bn = s.results.get("bottlenecks")
     if bn is not None and not bn.skipped and len(bn.table):
@@ -141,7 +146,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
         other += ["idle_untimed_ns"] if "idle_untimed_ns" in t and (t["idle_untimed_ns"].fillna(0) > 0).any() else []
         yield ("### Where the idle time went\n\n_the idle causes add up to idle; exposed communication and "
                "small-grid kernels are busy time, shown beside it_"
-               + md_text(idle_bound_note(getattr(bd, "summary", None)), 400) + "\n\n"
+               + md_text(idle_bound_note(getattr(bd, "summary", None))) + "\n\n"
                + md_table(t, ["rank", "device_id", "idle_ns", *other, *causes, "exposed_comm_ns", "small_grid_ns",
                               "overhead"], rows, docs=bn.columns))
     if hs is not None and len(hs.table):
@@ -158,19 +163,19 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
                        ("rank_kernels", ["rank", "name", "calls", "time_ns", "share"])):
         r = s.results.get(name)
         if r is not None and not r.skipped and len(r.table):
-            title = roofline_heading(r.summary) if name == "roofline" else result_title(name)
-            table = with_limiter_text(r.table, r.summary.get("vendor"))
             vendor = r.summary.get("vendor") or source_vendor(s)
-            yield f"### {md_text(title, 200)}\n\n" + md_table(table, cols, rows, vendor_headers(cols, vendor, r.columns),
+            title = roofline_heading(r.summary) if name == "roofline" else result_title(name, vendor)
+            table = with_limiter_text(r.table, r.summary.get("vendor"))
+            yield f"### {md_text(title)}\n\n" + md_table(table, cols, rows, vendor_headers(cols, vendor, r.columns),
                                                                  docs=r.columns)
     for name, r in s.results.items():
         if name not in _OWN:
             yield _generic(name, r, rows, source_vendor(s))
-    skipped = [(n, r.skipped_reason) for n, r in s.results.items() if r.skipped and r.applies]
+    skipped = analysis_coverage(s.results, source_vendor(s))["no_data"]  # the JSON's analysis_coverage.no_data
     if skipped:
-        yield "### Not analysed\n\n" + "\n".join(f"- {md_text(n)}: {md_text(why, 300)}" for n, why in skipped)
+        yield "### Not analysed\n\n" + "\n".join(f"- {md_text(x['title'])}: {md_text(x['reason'])}" for x in skipped)
     if tl.meta.warnings:
-        yield "### Warnings\n\n" + "\n".join(f"- {md_text(w, 300)}" for w in tl.meta.warnings[:10])
+        yield "### Warnings\n\n" + "\n".join(f"- {md_text(w)}" for w in tl.meta.warnings[:10])
 
 
 def _verdict_section(s: SourceReport, vd: AnalysisResult, rows: int) -> str:
@@ -184,14 +189,14 @@ def _verdict_section(s: SourceReport, vd: AnalysisResult, rows: int) -> str:
     for i, r in enumerate(t.to_dict("records")):
         steps = r.get("next_steps")
         step = steps[0] if isinstance(steps, (list, tuple)) and len(steps) else ""
-        lines.append(f"| {i + 1} | {md_text(labels[i])} | {fmt_ns(r.get('time_ns'))} | "
+        lines.append(f"| {i + 1} | {md_text(labels[i], NAME_CHARS)} | {fmt_ns(r.get('time_ns'))} | "
                      f"{md_text(r.get('verdict'))} | {fmt_ns(r.get('time_at_stake_ns'))}{notes.get(i, ('', ''))[0]} |")
         if step and r.get("verdict") != "undetermined":
-            steps_md.append(f"- [{i + 1}] next: {md_text(step, 300)}")
+            steps_md.append(f"- [{i + 1}] next: {md_text(step)}")
     if len(vd.table) > rows:
-        lines.append(f"\n_Shown: {md_text(critical_shown_text(s, rows), 400)}._")
+        lines.append(f"\n_Shown: {md_text(critical_shown_text(s, rows))}._")
     for mark, text in dict(notes.values()).items():
-        lines.append(f"\n{mark.strip()} _time at stake: {md_text(text, 300)}._")
+        lines.append(f"\n{mark.strip()} _time at stake: {md_text(text)}._")
     return "\n".join(lines + ([""] + steps_md if steps_md else []))
 
 
@@ -201,7 +206,7 @@ def _generic(name: str, r: AnalysisResult, rows: int, vendor: str | None = None)
     # a column unknown in every row says nothing (as in the console's compact tables): left out
     cols = [c for c in shown_columns(r.table.columns) if not r.table[c].isna().all()][:8]
     vendor = (r.summary or {}).get("vendor") or vendor
-    return f"### {md_text(result_title(name))}\n\n" + md_table(r.table, cols, rows, vendor_headers(cols, vendor, r.columns),
+    return f"### {md_text(result_title(name, vendor))}\n\n" + md_table(r.table, cols, rows, vendor_headers(cols, vendor, r.columns),
                                                                 docs=r.columns)
 
 
@@ -210,8 +215,8 @@ def render(report: Report) -> str:
     n = max(len(report.sources), 1)
     rows = max(5, 15 // n)
     budget = MAX_CHARS - 400
-    out = [f"# gpulens report\n\n_{len(report.sources)} input(s) · gpulens {report.tool_version} · "
-           f"{report.created}_"]
+    out = [f"# gpulens report\n\n_{plural(len(report.sources), 'input(s)')} · gpulens {report.tool_version} · "
+           f"{report.created} · kernel names shortened: full names in the JSON and HTML reports_"]
     used, left_out = len(out[0]), 0
     with label_scope(report):  # one label per kernel across the tables
         per_source = [[sec for sec in _source_sections(s, rows) if sec] for s in report.sources]
@@ -229,6 +234,6 @@ def render(report: Report) -> str:
                 used += len(sec) + 2
     out += [sec for i, secs in enumerate(per_source) for j, sec in enumerate(secs) if (i, j) in keep]
     if left_out:
-        out.append(f"_{left_out} section(s) left out to stay under {MAX_CHARS} characters; "
+        out.append(f"_{plural(left_out, 'section(s)')} left out to stay under {MAX_CHARS} characters; "
                    "see the HTML or JSON report._")
     return "\n\n".join(out) + "\n"

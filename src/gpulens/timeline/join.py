@@ -25,6 +25,7 @@ import pandas as pd
 
 from gpulens.timeline.schema import COUNTER_COLUMNS
 from gpulens.timeline.timeline import Timeline, _concat_tables
+from gpulens.units import plural
 
 _CONFIG = ["grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z"]
 
@@ -128,7 +129,7 @@ def attach_ncu(target: Timeline, ncu: Timeline) -> JoinResult:
     meta.sources += [{**s, "matched": len(mapping), "attached_to_events": True} for s in ncu.meta.sources]
     meta.warnings.append(f"{label}: ncu metrics attached to {len(mapping)} of {len(nk)} profiled launches "
                          f"(by kernel name, launch order and grid/block)"
-                         + (f"; {mismatches} same-name launch(es) skipped for a different configuration"
+                         + (f"; {plural(mismatches, 'same-name launch(es)')} skipped for a different configuration"
                             if mismatches else ""))
     tl = Timeline(target.events, counters, target.rejected, meta, tables).validate()
     return JoinResult(tl, int(len(nk)), len(mapping), mismatches, mapping)

@@ -22,6 +22,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from gpulens.units import plural
+
 #: The largest percentage that is a measurement (beyond it: unknown).
 PCT_MAX = 100.0
 
@@ -97,5 +99,5 @@ def warning_of(over: np.ndarray, metrics, what: str = "") -> str | None:
     if not n:
         return None
     names = sorted(set(pd.Series(metrics).astype(str).to_numpy()[over]))
-    return f"{n} {what}percentage counter value(s) above 100 dropped (unknown now): {', '.join(names[:3])[:160]}"
+    return f"{plural(n, what + 'percentage counter value(s)')} above 100 dropped (unknown now): {', '.join(names[:3])[:160]}"
 

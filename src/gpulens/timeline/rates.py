@@ -22,6 +22,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from gpulens.units import plural
+
 #: The largest byte rate that is a measurement [bytes/s] (see the module docstring for the derivation).
 BYTES_PER_S_MAX = 1e15
 
@@ -54,5 +56,5 @@ def rate_warning(over: np.ndarray, metrics, what: str = "") -> str | None:
     if not n:
         return None
     names = sorted(set(pd.Series(metrics).astype(str).to_numpy()[over]))
-    return (f"{n} {what}throughput counter value(s) above 1 PB/s dropped (unknown now: no GPU moves data that fast): "
-            f"{', '.join(names[:3])[:160]}")
+    return (f"{plural(n, what + 'throughput counter value(s)')} above 1 PB/s dropped (unknown now: no GPU moves data "
+            f"that fast): {', '.join(names[:3])[:160]}")

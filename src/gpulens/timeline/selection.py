@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gpulens.errors import GpulensError
+from gpulens.units import agree, plural
 
 if TYPE_CHECKING:  # numpy and pandas are imported where rows are selected: parsing options stays light
     import numpy as np
@@ -341,7 +342,8 @@ class Selection:
     def outside_note(self, outside: int, total: int, scope: str) -> str:
         """The warning for ``outside`` of ``total`` refused (invalid) rows that lie outside this selection's time:
         not counted in its figures; ``scope`` says what the collector's own count covers."""
-        return (f"selection {self.describe()}: {outside} of the {total} invalid event(s) excluded lie outside it and "
+        return (f"selection {self.describe()}: {outside} of the {plural(total, 'invalid event(s)')} excluded {agree(outside, 'lies', 'lie')} "
+                f"outside it and "
                 f"are left out of its figures ({scope}); {total - outside} inside it or without a usable time")
 
     def cut_edges(self) -> list[str]:

@@ -36,6 +36,7 @@ from gpulens.timeline.schema import (
     REJECTED_COLUMNS,
     Column,
 )
+from gpulens.units import plural
 
 FORMAT_VERSION = 1
 
@@ -205,7 +206,7 @@ def make_table(columns: tuple[Column, ...], data: Mapping[str, Any] | None = Non
     data = dict(data or {})
     unknown = set(data) - {c.name for c in columns}
     if unknown:
-        raise SchemaError(f"unknown column(s) {sorted(unknown)}")
+        raise SchemaError(f"{plural(len(unknown), 'unknown column(s)')} {sorted(unknown)}")
     if data:
         lengths = {len(v) for v in data.values()}
         if len(lengths) != 1:
@@ -341,8 +342,8 @@ class Timeline:
                 self.counters = co[~(impossible | pct)].reset_index(drop=True)
             if impossible.any():
                 names = sorted(set(co.loc[impossible, "metric"].astype(str)))
-                self.meta.warnings.append(f"{int(impossible.sum())} counter value(s) negative or infinite dropped "
-                                          f"(unknown now): {', '.join(names[:3])[:160]}")
+                self.meta.warnings.append(f"{plural(int(impossible.sum()), 'counter value(s)')} negative or infinite "
+                                          f"dropped (unknown now): {', '.join(names[:3])[:160]}")
             if (pct & ~fast).any():
                 self.meta.warnings.append(warning_of(pct & ~fast, co["metric"]))
             if fast.any():
@@ -358,8 +359,8 @@ class Timeline:
                 self.tables["unattached_counters"] = un[~(impossible | pct)].reset_index(drop=True)
             if impossible.any():
                 names = sorted(set(un.loc[impossible, "metric"].astype(str))) if "metric" in un else []
-                self.meta.warnings.append(f"{int(impossible.sum())} per-kernel counter value(s) negative or infinite "
-                                          f"dropped (unknown now): {', '.join(names[:3])[:160]}")
+                self.meta.warnings.append(f"{plural(int(impossible.sum()), 'per-kernel counter value(s)')} negative or "
+                                          f"infinite dropped (unknown now): {', '.join(names[:3])[:160]}")
             if (pct & ~fast).any():
                 self.meta.warnings.append(warning_of(pct & ~fast, un["metric"], "per-kernel "))
             if fast.any():
@@ -385,7 +386,8 @@ class Timeline:
                     bad = (v.lt(0) | (v.isin([np.inf]) if col == "flops" else False)).fillna(False).to_numpy(dtype=bool)
                     if bad.any():
                         ev.loc[bad, col] = np.nan if col == "flops" else pd.NA
-                        self.meta.warnings.append(f"{int(bad.sum())} event(s) with a negative or infinite {what}: "
+                        self.meta.warnings.append(f"{plural(int(bad.sum()), 'event(s)')} with a negative or infinite "
+                                                  f"{what}: "
                                                   "that amount is unknown")
             ids = ev["event_id"].to_numpy()
             if not bool((ids[1:] > ids[:-1]).all()) and not ev["event_id"].is_unique:  # increasing: no hash table
@@ -445,8 +447,8 @@ class Timeline:
         piled_text = (f"; {int(piled.sum())} of them the longest of durations that add up beyond "
                       f"{MAX_TOTAL_NS // (365 * 86_400_000_000_000)} years, which no sum of int64 ns holds"
                       if piled.any() else "")
-        self.meta.warnings.append(f"{where}{int(bad.sum())} event(s) with an impossible time excluded (a duration "
-                                  "beyond "
+        self.meta.warnings.append(f"{where}{plural(int(bad.sum()), 'event(s)')} with an impossible time excluded (a "
+                                  "duration beyond "
                                   f"{MAX_EVENT_NS // 86_400_000_000_000} days, an end past the int64 ns clock, or a "
                                   f"start outside −73..+146 years of the clock{piled_text}): "
                                   f"{', '.join(names[:3])[:160]}")
