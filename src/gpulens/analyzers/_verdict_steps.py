@@ -125,6 +125,29 @@ def _below_roofs_steps(e: Evidence) -> list[str]:
     return (steps + [collect])[:2]
 
 
+def _grid_fill_step(e: Evidence, grid_step: str) -> str:
+    """The step for a grid under one wave (``e.waves_per_sm`` < 1): with a block on (almost) every SM/CU already,
+    each SM/CU holds few of the blocks it could, else the grid is too small to fill the GPU; ``grid_step`` is the
+    family's "more blocks" advice."""
+    from gpulens.analyzers._occ_findings import fill_text
+
+    def w(key: str) -> str:  # the vendor's word (SM or CU, warps or wavefronts)
+        return _advice.vendor_word(e.vendor, key)
+
+    if e.mean_blocks is not None and e.num_sms and e.mean_blocks >= FULL_GRID_SHARE * e.num_sms:
+        # a block on every SM already: the SMs hold few of the blocks they could — not "too few to fill the GPU"
+        more = _advice.more_blocks(e.family, e.library, e.name, e.owner).replace(
+            "Give the launch more blocks: ", "").replace(" so its grid fills the GPU",
+                                                         f" so each {w('sm')} holds more of them")
+        per_sm = f"{e.mean_blocks / e.num_sms:.1f}"
+        return (f"The grid puts about {per_sm} {'block' if per_sm == '1.0' else 'blocks'} on each {w('sm')}, "
+                f"{fill_text(e.waves_per_sm)} of the blocks they can hold at once "
+                f"({_waves_words(e)}), so each {w('sm')} has few {w('warps')} to hide "
+                "latency with: " + more[0].lower() + more[1:])
+    return (f"The grid fills only {fill_text(e.waves_per_sm)} of the GPU's resident-block capacity "
+            f"({_waves_words(e)}): " + grid_step[0].lower() + grid_step[1:])
+
+
 def _latency_steps(e: Evidence, proven: bool = True) -> list[str]:
     def w(key: str) -> str:  # the vendor's word (SM or CU, warps or wavefronts)
         return _advice.vendor_word(e.vendor, key)
@@ -145,27 +168,18 @@ def _latency_steps(e: Evidence, proven: bool = True) -> list[str]:
     grid_step = _advice.more_blocks(e.family, e.library, e.name, e.owner).replace("Give the launch more blocks: ",
                                                                  "The grid has too few blocks to fill the GPU: ")
     if small_grid:
-        from gpulens.analyzers._occ_findings import fill_text, waves_text
-
-        if e.mean_blocks is not None and e.num_sms and e.mean_blocks >= FULL_GRID_SHARE * e.num_sms:
-            # a block on every SM already: the SMs hold few of the blocks they could — not "too few to fill the GPU"
-            more = _advice.more_blocks(e.family, e.library, e.name, e.owner).replace(
-                "Give the launch more blocks: ", "").replace(" so its grid fills the GPU",
-                                                             f" so each {w('sm')} holds more of them")
-            steps.append(f"The grid puts about {e.mean_blocks / e.num_sms:.1f} {'block' if f'{e.mean_blocks / e.num_sms:.1f}' == '1.0' else 'blocks'} on each {w('sm')}, "
-                         f"{fill_text(e.waves_per_sm)} of the blocks they can hold at once "
-                         f"({_waves_words(e)}), so each {w('sm')} has few {w('warps')} to hide "
-                         "latency with: "
-                         + more[0].lower() + more[1:])
-        else:
-            steps.append(f"The grid fills only {fill_text(e.waves_per_sm)} of the GPU's resident-block capacity "
-                         f"({_waves_words(e)}): " + grid_step[0].lower() + grid_step[1:])
+        steps.append(_grid_fill_step(e, grid_step))
     elif e.limiter in _LIMITER_STEP and (e.achieved_occupancy_pct is None or e.achieved_occupancy_pct < 60) \
             and not full_theory:  # at 100 % theoretical the "limiter" limits nothing: relaxing it cannot help
         steps.append(_advice.limiter(e.limiter, e.name, e.pytorch, latency_bound=proven, hint=e.owner,
                                      vendor=e.vendor)
                      if e.library or _advice.code_owner(e.name, e.owner) != "user"
                      else _advice.vendor_text(_LIMITER_STEP[e.limiter], e.vendor))
+    elif full_theory and e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < 60 \
+            and e.waves_per_sm is not None and e.waves_per_sm < 1:
+        # under one wave the grid leaves block slots empty for the whole kernel: that, not uneven blocks, caps the
+        # achieved occupancy (MI300A OpenMP offload: 912 workgroups, 0.5 waves, 50 % achieved of 100 %)
+        steps.append(_grid_fill_step(e, grid_step))
     elif full_theory and e.achieved_occupancy_pct is not None and e.achieved_occupancy_pct < 60:
         steps.append(f"Achieved occupancy is {pct_words(e.achieved_occupancy_pct)} of a theoretical 100 %: no "
                      "per-block "
