@@ -6,6 +6,8 @@
   annotations analyzer and paths of 80,000 characters; 32,000 would need gigabytes). A path now shows at most
   ``PATH_FULL`` names (first and last ``PATH_ENDS`` around "… N more …"), rows stay grouped by the whole chain, and
   the inclusive sums take one pass per depth over that depth's ranges only.
+* An ncu raw-page CSV with its units row written again between launches: read as an '(unnamed)' launch of
+  unknown duration, so every time total of the file was unknown; now skipped and counted.
 """
 
 from __future__ import annotations
@@ -47,3 +49,27 @@ def test_annotation_paths_thousands_deep_stay_short_and_sums_exact(tmp_path):
     last = " / ".join(f"lvl{i}" for i in range(n - PATH_ENDS, n))
     assert t.loc[n - 1, "path"] == f"{first} / … {n - 2 * PATH_ENDS} more … / {last}"
     assert t["path"].str.len().max() < 200  # the whole chain of 3000 names is ~ 24,000 characters
+
+
+_NCU_RAW = (
+    '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size",'
+    '"Device","CC","dram__bytes_read.sum","gpu__time_duration.sum"\n'
+    '"","","","","","","","","","","","Mbyte","usecond"\n'
+    '"0","4242","demo","h","gemm(float*)","1","7","(256, 1, 1)","(4096, 1, 1)","0","9.0","1,048.58","1,234.56"\n'
+    '{again}'
+    '"1","4242","demo","h","reduce(float*)","1","7","(1024, 1, 1)","(132, 1, 1)","0","9.0","0.52","2,050.00"\n')
+
+
+def test_ncu_raw_units_row_written_again_is_no_launch(tmp_path):
+    """An ncu raw-page CSV whose units row comes again between launches (two outputs spliced without their header,
+    an edited file): that row is no launch. It was read as an '(unnamed)' launch of unknown duration, which made
+    the kernel time of the whole file unknown; now it is skipped and counted."""
+    from gpulens import collect
+
+    f = tmp_path / "raw.csv"
+    f.write_text(_NCU_RAW.format(again='"","","","","","","","","","","","Mbyte","usecond"\n,,,,,,,,,,,,\n'))
+    tl = collect(f)
+    k = tl.events[tl.events["kind"] == "kernel"]
+    assert sorted(k["name"].astype(str)) == ["gemm(float*)", "reduce(float*)"]
+    assert int(k["dur_ns"].sum()) == 1_234_560 + 2_050_000  # µs × 1000, thousands separators read
+    assert any("2 row(s) without a launch ID" in w for w in tl.meta.warnings)
