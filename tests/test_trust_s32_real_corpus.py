@@ -16,13 +16,10 @@ events kernels + ``gpu_memcpy`` + ``gpu_memset``; span = first GPU start → las
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from gpulens.cli import main
 from tests.conftest import KINETO
-from tests.report_invariants import violations
+from tests.real_figures import assert_exact_figures
 
 FACTS = {
     "tracelens_mi300x_vllm_decode_graph_exec.json.gz": dict(
@@ -36,15 +33,4 @@ FACTS = {
 
 @pytest.mark.parametrize("name", sorted(FACTS))
 def test_new_real_trace_figures_are_exact_and_consistent(tmp_path, name):
-    facts = FACTS[name]
-    out = tmp_path / "o.json"
-    assert main(["analyze", "-q", "--no-cache", str(KINETO / name), "--json", str(out)]) == 0
-    report = json.loads(out.read_text())
-    assert violations(report) == []
-    src = report["sources"][0]
-    s = src["summary"]
-    assert (s["kernel_count"], s["unique_kernels"], s["kernel_time_ns"], s["span_ns"]) == (
-        facts["kernels"], facts["unique"], facts["kernel_ns"], facts["span_ns"])
-    queues = src["analyses"]["queue_length"]["table"]
-    assert {int(r["stream_id"]): int(r["launches"]) for r in queues} == facts["launches"]
-    assert 0 < s["gpu_busy_pct"] <= 100 and s["gpu_busy_ns"] <= s["span_ns"]
+    assert_exact_figures(tmp_path, KINETO / name, FACTS[name])

@@ -25,7 +25,7 @@ import pytest
 from gpulens.cli import main
 from gpulens.reports._format import fmt_unit
 from tests.conftest import DATA, KINETO
-from tests.report_invariants import violations
+from tests.real_figures import assert_exact_figures
 
 FACTS = {
     KINETO / "hta_a100_simple_add_two_streams.json.gz": dict(
@@ -37,19 +37,7 @@ FACTS = {
 
 @pytest.mark.parametrize("path", sorted(FACTS), ids=lambda p: p.parent.name + "/" + p.name)
 def test_new_real_inputs_figures_are_exact_and_consistent(tmp_path, path):
-    facts = FACTS[path]
-    out = tmp_path / "o.json"
-    assert main(["analyze", "-q", "--no-cache", str(path), "--json", str(out)]) == 0
-    report = json.loads(out.read_text())
-    assert violations(report) == []
-    src = report["sources"][0]
-    s = src["summary"]
-    assert (s["kernel_count"], s["unique_kernels"], s["kernel_time_ns"], s["span_ns"]) == (
-        facts["kernels"], facts["unique"], facts["kernel_ns"], facts["span_ns"])
-    queues = (src["analyses"].get("queue_length") or {}).get("table") or []
-    assert {int(r["stream_id"]): int(r["launches"]) for r in queues} == facts["launches"]
-    assert 0 < s["gpu_busy_pct"] <= 100 and s["gpu_busy_ns"] <= s["span_ns"]
-
+    assert_exact_figures(tmp_path, path, FACTS[path])
 
 def test_aiter_gfx950_rocprof_v1_is_identified_from_its_rocminfo(tmp_path):
     # results.sysinfo.txt names its one GPU agent 'AMD Radeon Graphics', gfx950, 256 compute units: an MI350-series

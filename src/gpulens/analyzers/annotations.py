@@ -54,22 +54,57 @@ def _owners(ann: pd.DataFrame, leaves: pd.DataFrame) -> tuple[np.ndarray, np.nda
     return range_owners(ann, leaves)
 
 
-def _paths(names: np.ndarray, parent: np.ndarray) -> list[str]:
-    out: list[str | None] = [None] * len(names)
+#: a path of up to this many ranges is written in full; a deeper one keeps its first and last
+#: :data:`PATH_ENDS` names around "… N more …" (the rows stay apart: they are grouped by the whole chain)
+PATH_FULL = 12
+PATH_ENDS = 4
 
-    def path(i: int) -> str:
-        chain = []
-        j = i
-        while j >= 0 and out[j] is None:
-            chain.append(j)
-            j = parent[j]
-        prefix = out[j] if j >= 0 else ""
-        for k in reversed(chain):
-            prefix = f"{prefix} / {names[k]}" if prefix else str(names[k])
-            out[k] = prefix
-        return out[i]
 
-    return [path(i) for i in range(len(names))]
+def _by_depth(depth: np.ndarray) -> list[np.ndarray]:
+    """Positions of the ranges at each depth (index = depth), each in input order: one sort, not one scan per
+    depth (a chain of thousands of nested or staircase ranges has thousands of depths)."""
+    order = np.argsort(depth, kind="stable")
+    cuts = np.searchsorted(depth[order], np.arange(int(depth.max()) + 2 if len(depth) else 1))
+    return [order[cuts[d]:cuts[d + 1]] for d in range(len(cuts) - 1)]
+
+
+def _paths(names: np.ndarray, parent: np.ndarray, levels: list[np.ndarray]) -> tuple[np.ndarray, list[str]]:
+    """(path code of each range, label of each code). A code stands for the whole chain of enclosing names, given
+    level by level as (parent's code, own name): linear in the ranges whatever their depth. The label joins the
+    names with ' / ' up to :data:`PATH_FULL` ranges; a deeper chain shows its first and last :data:`PATH_ENDS`
+    names and how many were left out, so no label grows with the depth (a chain of n ranges written in full
+    holds n²/2 names)."""
+    code = np.full(len(names), -1, dtype=np.int64)
+    key: dict[tuple[int, str], int] = {}
+    up: list[int] = []      # parent code of each code
+    name: list[str] = []    # own name of each code
+    head: list[str] = []    # the first PATH_ENDS names of the chain, joined
+    size: list[int] = []    # ranges in the chain
+    for rows in levels:
+        for i in rows.tolist():
+            pc = int(code[parent[i]]) if parent[i] >= 0 else -1
+            k = (pc, str(names[i]))
+            c = key.get(k)
+            if c is None:
+                c = key[k] = len(up)
+                up.append(pc)
+                name.append(k[1])
+                n = size[pc] + 1 if pc >= 0 else 1
+                size.append(n)
+                head.append(k[1] if pc < 0 else head[pc] + " / " + k[1] if n <= PATH_ENDS else head[pc])
+            code[i] = c
+    labels = []
+    for c in range(len(up)):
+        tail, j = [], c
+        while j >= 0 and len(tail) < (PATH_FULL if size[c] <= PATH_FULL else PATH_ENDS):
+            tail.append(name[j])
+            j = up[j]
+        tail.reverse()
+        if size[c] <= PATH_FULL:
+            labels.append(" / ".join(tail))
+        else:
+            labels.append(f"{head[c]} / … {size[c] - 2 * PATH_ENDS} more … / " + " / ".join(tail))
+    return code, labels
 
 
 def _step_owners(a: pd.DataFrame, depth: np.ndarray, leaves: pd.DataFrame, owner: np.ndarray) -> None:
@@ -151,17 +186,20 @@ class Annotations(Analyzer):
         self_t = np.bincount(owner[owner >= 0], weights=leaf_time[owner >= 0], minlength=n).astype(float)
         self_n = np.bincount(owner[owner >= 0], minlength=n).astype(float)
         inc_t, inc_n = self_t.copy(), self_n.copy()
-        for d in range(int(depth.max()) if n else 0, 0, -1):
-            rows = np.flatnonzero((depth == d) & (parent >= 0))
+        levels = _by_depth(depth)
+        for rows in reversed(levels[1:]):  # deepest first: a parent sums its children once they are whole
+            rows = rows[parent[rows] >= 0]
             np.add.at(inc_t, parent[rows], inc_t[rows])
             np.add.at(inc_n, parent[rows], inc_n[rows])
         names = a["name"].astype(str).to_numpy()
+        code, labels = _paths(names, parent, levels)
         df = pd.DataFrame({"rank": a["rank"].to_numpy(), "side": side, "annotation": names,
-                           "path": _paths(names, parent), "depth": depth, "host_time_ns": a["dur_ns"].to_numpy(),
+                           "path_code": code, "depth": depth, "host_time_ns": a["dur_ns"].to_numpy(),
                            "gpu_time_ns": inc_t, "self_gpu_time_ns": self_t, "gpu_events": inc_n})
-        g = df.groupby(["rank", "side", "path"], sort=False)
+        g = df.groupby(["rank", "side", "path_code"], sort=False)
         out = pd.DataFrame({"annotation": g["annotation"].first(), "depth": g["depth"].first(), "calls": g.size(),
                             "host_time_ns": g["host_time_ns"].sum(), "gpu_time_ns": g["gpu_time_ns"].sum(),
                             "self_gpu_time_ns": g["self_gpu_time_ns"].sum(),
                             "gpu_events": g["gpu_events"].sum().astype("int64")}).reset_index()
+        out.insert(2, "path", np.asarray(labels, dtype=object)[out.pop("path_code").to_numpy()])
         return out

@@ -150,7 +150,7 @@ class NcuCsvCollector(Collector):
         df = pd.DataFrame(rows, columns=header, dtype=object) if rows else pd.DataFrame(columns=header, dtype=object)
         if "Metric Name" in df.columns and "Metric Value" in df.columns:
             return "details", _long(df)
-        return "raw", _wide(df)
+        return "raw", _wide(df, path, warnings)
 
 
 def _segments(body: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
@@ -306,11 +306,26 @@ def _rules(df: pd.DataFrame, li: pd.Series) -> pd.DataFrame:
                          "estimated_speedup_pct": _numbers(pd.Series(col("Estimated Speedup")))})
 
 
-def _wide(df: pd.DataFrame):
+def _wide(df: pd.DataFrame, path: Path, warnings: list[str]):
+    """The raw page (one row per launch, one column per metric, the units row first) → (launches, metrics,
+    strings, rules). A later row without a launch ID and without a single number (the units row written again, an
+    empty row) is no launch: skipped and counted in ``warnings``, not read as an unnamed launch of unknown
+    duration (which would make every time total unknown)."""
     units = {}
     if len(df) and str(df.iloc[0]["ID"]).strip() == "":
         units = df.iloc[0].to_dict()
         df = df.iloc[1:]
+    blank = df["ID"].fillna("").astype(str).str.strip().eq("").to_numpy() if len(df) else np.zeros(0, bool)
+    if blank.any():
+        cells = df[blank].fillna("").astype(str)
+        numeric = np.zeros(int(blank.sum()), dtype=bool)
+        for c in cells.columns:
+            numeric |= ~np.isnan(_numbers(cells[c]))
+        drop = np.flatnonzero(blank)[~numeric]
+        if len(drop):
+            df = df.drop(index=df.index[drop])
+            warnings.append(f"{path}: {len(drop)} row(s) without a launch ID or any number (the units row again, or "
+                            "an empty row) skipped: not launches")
     launches, li = _launches(df) if len(df) else ([], pd.Series(dtype="int64"))
     mcols = [c for c in df.columns if c not in LAUNCH_COLUMNS and c not in LONG_COLUMNS]
     parts, strings = [], [{} for _ in launches]
