@@ -324,7 +324,7 @@ def _wide(df: pd.DataFrame, path: Path, warnings: list[str]):
         drop = np.flatnonzero(blank)[~numeric]
         if len(drop):
             df = df.drop(index=df.index[drop])
-            warnings.append(f"{path}: {len(drop)} row(s) without a launch ID or any number (the units row again, or "
+            warnings.append(f"{path}: {plural(len(drop), 'row')} without a launch ID or any number (the units row again, or "
                             "an empty row) skipped: not launches")
     launches, li = _launches(df) if len(df) else ([], pd.Series(dtype="int64"))
     mcols = [c for c in df.columns if c not in LAUNCH_COLUMNS and c not in LONG_COLUMNS]
