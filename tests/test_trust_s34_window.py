@@ -153,3 +153,28 @@ def test_h200_gpt2_launch_wait_and_host_idle_by_hand():
     # the report splits the part of these gaps the host spent in a blocking call off as sync (39.26 µs)
     got = rep["bottlenecks"].summary["idle_host_ns"] + rep["bottlenecks"].summary["idle_sync_ns"]
     assert abs(got - 1000 * host) / (1000 * host) < 0.002
+
+
+def test_path_note_reads_the_steady_path_when_the_verdict_leaves_gaps_out():
+    from types import SimpleNamespace as NS
+
+    from gpulens.analyzers._run_shares import path_disagreement
+
+    # whole path: 100 µs, 30 % GPU work; steady path 40 µs of it, host 25 % / GPU-held 75 % (held by the GPU: no note)
+    whole = {"path_ns": 100_000.0, "gpu_share": 0.3, "host_wait_gpu_busy_ns": 0, "unattributed_share": 0.0,
+             "host_share": 0.7, "gpu_held_share": 0.3, "bound": "cpu"}
+    ll = NS(skipped=False, summary={"queue_p50_ns": 1_000})
+    bn = NS(skipped=False, summary={"steady_span_ns": 40_000, "idle_host_ns": 5_000})
+    held = {**whole, "steady_path_ns": 40_000.0, "steady_host_share": 0.25, "steady_gpu_held_share": 0.75,
+            "steady_bound": "gpu"}
+    res = {"critical_path": NS(skipped=False, summary=held), "launch_latency": ll, "bottlenecks": bn}
+    assert path_disagreement(res, "gpu-bound") is None
+    # a steady path held by the host (60 %): the note gives that share and says which window it is over
+    host = {**held, "steady_host_share": 0.6, "steady_gpu_held_share": 0.4, "steady_bound": "cpu"}
+    res["critical_path"] = NS(skipped=False, summary=host)
+    assert path_disagreement(res, "gpu-bound").startswith(
+        "the critical path over the verdict's steady state runs mostly through host work (60.0 % of it)")
+    # without left-out gaps the whole path is read, as before
+    res["bottlenecks"] = NS(skipped=False, summary={"idle_host_ns": 5_000})
+    assert path_disagreement(res, "gpu-bound").startswith(
+        "the critical path runs mostly through host work (70.0 % of it)")
