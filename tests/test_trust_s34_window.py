@@ -153,3 +153,48 @@ def test_h200_gpt2_launch_wait_and_host_idle_by_hand():
     # the report splits the part of these gaps the host spent in a blocking call off as sync (39.26 µs)
     got = rep["bottlenecks"].summary["idle_host_ns"] + rep["bottlenecks"].summary["idle_sync_ns"]
     assert abs(got - 1000 * host) / (1000 * host) < 0.002
+
+
+def test_path_note_reads_the_steady_path_when_the_verdict_leaves_gaps_out():
+    from types import SimpleNamespace as NS
+
+    from gpulens.analyzers._run_shares import path_disagreement
+
+    # whole path: 100 µs, 30 % GPU work; steady path 40 µs of it, host 25 % / GPU-held 75 % (held by the GPU: no note)
+    whole = {"path_ns": 100_000.0, "gpu_share": 0.3, "host_wait_gpu_busy_ns": 0, "unattributed_share": 0.0,
+             "host_share": 0.7, "gpu_held_share": 0.3, "bound": "cpu"}
+    ll = NS(skipped=False, summary={"queue_p50_ns": 1_000})
+    bn = NS(skipped=False, summary={"steady_span_ns": 40_000, "idle_host_ns": 5_000})
+    held = {**whole, "steady_path_ns": 40_000.0, "steady_host_share": 0.25, "steady_gpu_held_share": 0.75,
+            "steady_bound": "gpu"}
+    res = {"critical_path": NS(skipped=False, summary=held), "launch_latency": ll, "bottlenecks": bn}
+    assert path_disagreement(res, "gpu-bound") is None
+    # a steady path held by the host (60 %): the note gives that share and says which window it is over
+    host = {**held, "steady_host_share": 0.6, "steady_gpu_held_share": 0.4, "steady_bound": "cpu"}
+    res["critical_path"] = NS(skipped=False, summary=host)
+    assert path_disagreement(res, "gpu-bound").startswith(
+        "the critical path over the verdict's steady state runs mostly through host work (60.0 % of it)")
+    # without left-out gaps the whole path is read, as before
+    res["bottlenecks"] = NS(skipped=False, summary={"idle_host_ns": 5_000})
+    assert path_disagreement(res, "gpu-bound").startswith(
+        "the critical path runs mostly through host work (70.0 % of it)")
+
+
+def test_host_paced_basis_gives_the_steady_path_shares(tmp_path):
+    """The warm-up of :func:`_warmup_then_steady`, then ten steps of a 176 µs CPU op, a 4 µs launch and a 100 µs
+    kernel 1 µs after it (no backlog: the host paces the steps). The GPU span 0 → 11 931 µs less the 10 000 µs
+    warm-up gap: a 1 931 µs steady state; its path is host work but for the first kernel (10 µs), the copy (2 µs) and
+    the last kernel (100 µs): host 1 819 / 1 931 = 94.2 % (over the whole 11 936 µs path: 99.1 %)."""
+    ev = [_rt("cudaLaunchKernel", -5, 4, 1), _k("first", 0, 10, 1), _rt("cudaMemcpy", 20, 10_000, 2),
+          {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pageable)", "pid": 0, "tid": 7,
+           "ts": 10_010, "dur": 2, "args": {"device": 0, "stream": 7, "correlation": 2, "bytes": 4}}]
+    t = 10_030
+    for i in range(10):
+        ev += [{"ph": "X", "cat": "cpu_op", "name": "aten::work", "pid": 1, "tid": 1, "ts": t, "dur": 176,
+                "args": {"External id": 100 + i}},
+               _rt("cudaLaunchKernel", t + 176, 4, 10 + i), _k("step", t + 181, 100, 10 + i)]
+        t += 180
+    r = analyze([_write(tmp_path, ev, "paced.json")]).sources[0].results
+    basis = r["verdicts"].summary["basis"]
+    assert f"the host holds {100 * 1_819 / 1_931:.1f} % of the steady state's critical path" in basis
+    assert f"GPU work {100 * 112 / 1_931:.1f} %" in basis

@@ -215,7 +215,7 @@ def path_disagreement(results: dict, run: str) -> str | None:
             or run in ("undetermined", "no-gpu-work"):
         return None
     # over the steady state the verdict judges when it leaves gaps out (run_path): one window for both figures
-    over = " over the same steady state" if steady else ""
+    over = " over the verdict's steady state" if steady else ""
     head = (f"the critical path{over} runs mostly through host work "
             f"({share_pct_text(100.0 * path_shares(s)[0])} of it)")
     wait = (getattr(ll, "summary", None) or {}).get("queue_p50_ns") if not getattr(ll, "skipped", True) else None

@@ -59,6 +59,7 @@ from gpulens.analyzers._run_shares import (
     _shares,
     host_holds_path,
     path_disagreement,
+    run_path,
     sliver_of_window,
     verdict_scope,
 )
@@ -452,8 +453,9 @@ class Verdicts(Analyzer):
             # through host work and launches find the GPU ready, so faster kernels shorten a step only once the host
             # keeps up — the host-caused idle is what the host can win first (_run_shares.host_holds_path)
             oh, comp, span = _shares(bn, overhead)
-            run, basis = overhead, (f"the critical path: the host holds {share_pct_text(100 * held[0])} of the "
-                                    f"steps' critical path, GPU work {share_pct_text(100 * held[1])} (counting host "
+            whose = "the steady state's" if run_path(results)[1] else "the steps'"  # the window the shares are over
+            run, basis = overhead, (f"the critical path: the host holds {share_pct_text(100 * held[0])} of "
+                                    f"{whose} critical path, GPU work {share_pct_text(100 * held[1])} (counting host "
                                     "waits on busy "
                                     "GPU work), so faster kernels shorten a step only once the host keeps up; the "
                                     f"GPU waited for the host {_pct_of(oh, span)} of the span, against "
