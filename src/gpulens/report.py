@@ -452,7 +452,8 @@ def attach_ncu_inputs(loaded: list[tuple[str, Timeline]]) -> list[tuple[str, Tim
             out[t] = (out[t][0], best.timeline)
             dropped.add(i)
         else:
-            tl.meta.warnings.append(f"{label}: no profiled launch matched a kernel of the other input(s)")
+            other = "the other input" if len(targets) == 1 else f"the {len(targets)} other inputs"
+            tl.meta.warnings.append(f"{label}: no profiled launch matched a kernel of {other}")
     return [x for i, x in enumerate(out) if i not in dropped]
 
 

@@ -66,7 +66,9 @@ def md_table(df: pd.DataFrame, columns: Sequence[str], max_rows: int, headers: d
     lines = ["| " + " | ".join(md_text(headers.get(c, column_label(c, docs.get(c, "")))) for c in cols) + " |",
              "|" + "|".join("---" for _ in cols) + "|"]
     for i, row in enumerate(zip(*[body[c].tolist() for c in cols])):
-        lines.append("| " + " | ".join(md_text(shorts[c][i] if c in shorts else fmt_unit(v, units[c]))
+        # a table cell holds a name or a figure (event and op names too): shortened to NAME_CHARS, the full text
+        # in the JSON and HTML reports (the report's header says so); sentences are written outside the tables
+        lines.append("| " + " | ".join(md_text(shorts[c][i] if c in shorts else fmt_unit(v, units[c]), NAME_CHARS)
                                        for c, v in zip(cols, row)) + " |")
     if len(df) > max_rows:
         lines.append(f"\n_{max_rows} of {len(df)} rows shown._")
