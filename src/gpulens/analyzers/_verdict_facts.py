@@ -6,6 +6,8 @@ short of the SMs/CUs, an L1- or L2-led memory side, a one-off slow launch, laten
 
 from __future__ import annotations
 
+import numpy as np
+
 from dataclasses import dataclass, field
 
 from gpulens.analyzers._stake import SOL_BOUND_PCT
@@ -128,6 +130,11 @@ class Evidence:
     #: every launch of it was replayed by a CUDA/HIP graph launch: it has no launch call of its own, so no short-launch
     #: share or launch idle (the evidence says so instead)
     graph_replayed: bool = False
+    #: its longest launch [ns] when that one launch holds most of its time and lasts at least
+    #: :data:`ONE_OFF_LAUNCH_RATIO` × the median of its other launches with the same grid (``others_median_ns``):
+    #: a one-off (first touch of its memory, code loading, a cold cache) its class does not describe; else None
+    slow_launch_ns: int | None = None
+    others_median_ns: float | None = None
     inputs: list[str] = field(default_factory=list)
 
 
@@ -174,6 +181,28 @@ def _l1_led(e: Evidence) -> bool:
 #: A launch gap this long is not launch overhead (a launch call costs microseconds): one slow call, e.g. the first
 #: use of a kernel loading its code object or a lazily loaded module [ns].
 ONE_OFF_LAUNCH_NS = 1_000_000
+
+
+#: One launch lasting at least this multiple of the median of the kernel's other launches with the same grid, and
+#: holding most of its time, is a one-off (the MI300A OpenMP kernel: 430.65 ms, then 0.63 ms for the same grid).
+ONE_OFF_LAUNCH_RATIO = 10.0
+
+
+def slow_launch(dur: np.ndarray, blocks: np.ndarray) -> tuple[int, float] | None:
+    """(duration [ns], the median of the others [ns]) of a kernel's longest launch when it holds at least half of
+    the kernel's time and lasts :data:`ONE_OFF_LAUNCH_RATIO` × the median of its other launches with the same grid
+    (``blocks`` per launch) or more; None otherwise, or where a duration is unknown (NaN)."""
+    if len(dur) < 2 or np.isnan(dur).any():
+        return None
+    i = int(np.argmax(dur))
+    same = np.flatnonzero(blocks == blocks[i])
+    rest = dur[same[same != i]]
+    if not len(rest):
+        return None
+    med = float(np.median(rest))
+    if med <= 0 or dur[i] < ONE_OFF_LAUNCH_RATIO * med or 2 * dur[i] < dur.sum():
+        return None
+    return int(dur[i]), med
 
 
 def one_off_launch(e: Evidence) -> bool:

@@ -74,13 +74,28 @@ from gpulens.analyzers._verdict_facts import (  # noqa: F401 (re-exported: one n
     BELOW_ROOFS, BELOW_ROOFS_VERDICT, BOUNDS, BOUND_TO_VERDICT, CLASSES, Evidence, FULL_GRID_SHARE,
     HIGH_OCCUPANCY_PCT, LAUNCH_IDLE_MIN_SHARE, ONE_OFF_LAUNCH_NS, QUEUED_LAUNCH_NS, ROOF_BOUND_PCT,
     SMALL_GRID_WAVES, TINY_LAUNCH_SHARE, Verdict, _LATENCY_STALLS, _STALL_TO_CLASS, _cache_led, _grid_short,
-    _l1_led, _of_peak, _pct, _waves_words, latency_evidence, one_off_launch)
+    _l1_led, _of_peak, _pct, _waves_words, latency_evidence, one_off_launch, slow_launch)
 from gpulens.analyzers._verdict_steps import (  # noqa: F401 (re-exported: one namespace of the rules)
     STEPS, UNDETERMINED_STEPS, UNDETERMINED_STEPS_NO_TORCH, _LIMITER_STEP, _STALL_STEP, _below_roofs_steps,
     _latency_steps, steps_for)
 from gpulens.analyzers._verdict_text import (  # noqa: F401 (re-exported: one namespace of the rules)
     _below_roofs_text, _evidence_text, _grids_text, _limiter_words)
 from gpulens.units import fmt_ns, pct_words
+
+
+def one_off_words(e: Evidence) -> str:
+    """"one launch holds …": the kernel's slow launch (:attr:`Evidence.slow_launch_ns`) against its other launches."""
+    return (f"one launch holds {pct_words(100 * e.slow_launch_ns / e.time_ns)} of its time "
+            f"({fmt_ns(e.slow_launch_ns)}, {e.slow_launch_ns / e.others_median_ns:,.0f}× the median of its other "
+            f"launches with that grid, {fmt_ns(e.others_median_ns)})")
+
+
+def one_off_step(e: Evidence) -> str:
+    """The first step of a kernel whose one launch holds most of its time (:func:`slow_launch`)."""
+    w = one_off_words(e)
+    return (w[0].upper() + w[1:] + ": a one-off cost its class does not describe — the first touch of its memory "
+            "(page faults or migration), code loading or a cold cache. Run it once before the profiled region (a "
+            "warm-up) and judge the steady launches; the time at stake counts that launch too.")
 
 
 def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pct: float = 40.0,
@@ -110,6 +125,10 @@ def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pc
         at = 1 if v.verdict == "undetermined" else 0
         rest = [s for s in v.next_steps if not s.startswith(_advice.ALIGN_LEAD)]
         v.next_steps = (rest[:at] + [hint] + rest[at:])[:2]
+    if e.slow_launch_ns and e.time_ns and v.verdict != "undetermined":
+        # one launch holds most of its time: what its class says of the steady launches misses that one-off
+        v.next_steps = [one_off_step(e)] + v.next_steps[:1]
+        v.evidence += f"; {one_off_words(e)}"
     if e.vendor == "amd":  # the grid's blocks in AMD's word: workgroups
         v.next_steps = [_advice.amd_block_words(x, "amd") for x in v.next_steps]
         v.evidence = _advice.amd_block_words(v.evidence, "amd")

@@ -64,7 +64,7 @@ from gpulens.analyzers._run_shares import (
     verdict_scope,
 )
 from gpulens.analyzers.stall_classes import OCCUPANCY_METRICS, SOL_METRICS
-from gpulens.analyzers.verdict_rules import BOUND_TO_VERDICT, BOUNDS, Evidence, decide
+from gpulens.analyzers.verdict_rules import BOUND_TO_VERDICT, BOUNDS, Evidence, decide, slow_launch
 from gpulens.timeline import Timeline
 from gpulens.units import fmt_ns, pct_words, share_pct_text
 from gpulens.analyzers._verdict_inputs import (  # noqa: F401 (re-exported)
@@ -227,6 +227,9 @@ class Verdicts(Analyzer):
                 # an assumed GPU's count (the input records none: :func:`device_sms` takes the spec's)
                 e.sms_assumed = bool(assumed) and e.num_sms == getattr(device, "num_sms", None)
                 e.wave_loss_ns = _small_grid_loss(k_blocks[gpos], k_dur[gpos], k_dur[pos], e.time_ns, e.num_sms)
+            slow = slow_launch(k_dur[pos], k_blocks[pos]) if e.kind != "comm" else None
+            if slow:
+                e.slow_launch_ns, e.others_median_ns = slow
             if name in roof:
                 r = roof[name]
                 e.bound = r.get("bound") if r.get("bound") in BOUNDS else None
