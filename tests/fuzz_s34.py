@@ -26,7 +26,6 @@ multi-line exit-2 message.
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 import random
@@ -178,40 +177,12 @@ def make(rng: random.Random, seeds: dict[str, Path], names: list[str], work: Pat
     return p, seed
 
 
+def _one(kind: str, rng: random.Random, path: Path, work: Path, strict: bool, cli: bool) -> str | None:
+    return check_kind(kind, {}, rng, path, work, strict, cli)
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--seed", type=int, default=34034)
-    ap.add_argument("--count", type=int, default=100)
-    ap.add_argument("--start", type=int, default=0)
-    ap.add_argument("--workdir", type=Path, required=True)
-    ap.add_argument("--timeout", type=float, default=30.0, help="CPU seconds of this process per input")
-    ap.add_argument("--wall-timeout", type=float, default=120.0)
-    ap.add_argument("--cli-every", type=int, default=3)
-    ap.add_argument("--only", type=int, default=None)
-    ap.add_argument("--kinds", default=",".join(KINDS))
-    a = ap.parse_args(argv)
-    c = fuzzing.Campaign(a)
-    seeds = fuzzing.write_seeds(a.workdir / "seeds")
-    names = sorted(seeds)
-    kinds = a.kinds.split(",")
-    for i in c.indices():
-        rng = random.Random(a.seed * 104_729 + i)
-        kind = rng.choice(kinds)
-        made, work = c.attempt(lambda w: make(rng, seeds, names, w, i, kind))
-        if made is None:
-            c.skip()
-            continue
-        path, seed = made
-        strict = i % 3 != 2
-
-        def one() -> str | None:
-            return check_kind(kind, {}, rng, path, work, strict, i % a.cli_every == 0)
-
-        what = c.run(i, kind, path.name, one)
-        if what is not None:
-            c.record(path, {"i": i, "kind": kind, "strict": strict, "seed": str(seed), "what": what})
-    return c.done()
-
+    return fuzzing.kind_campaign(argv, KINDS, make, _one, seed=34034)
 
 if __name__ == "__main__":
     sys.exit(main())
