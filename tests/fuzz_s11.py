@@ -37,7 +37,6 @@ where it can be copied); totals are printed as one JSON line.
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 import os
@@ -566,43 +565,14 @@ def _expected(kind: str, what: str) -> bool:
 SPECIAL = {"gate_odd": check_gate, "cache_npy": check_cache_npy, "out_clash": check_out_clash}
 
 
+def _one(kind: str, rng: random.Random, path: Path, work: Path, strict: bool, cli: bool) -> str | None:
+    what = check_kind(kind, SPECIAL, rng, path, work, strict, cli or kind in ("dir_special", "sqlite_wal"))
+    return None if what is not None and _expected(kind, what) else what
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--seed", type=int, default=11011)
-    ap.add_argument("--count", type=int, default=200)
-    ap.add_argument("--start", type=int, default=0)
-    ap.add_argument("--workdir", type=Path, required=True)
-    ap.add_argument("--timeout", type=float, default=30.0, help="CPU seconds of this process per input")
-    ap.add_argument("--wall-timeout", type=float, default=120.0)
-    ap.add_argument("--cli-every", type=int, default=2)
-    ap.add_argument("--only", type=int, default=None)
-    ap.add_argument("--kinds", default=",".join(KINDS))
-    a = ap.parse_args(argv)
-    c = fuzzing.Campaign(a)
-    seeds = fuzzing.write_seeds(a.workdir / "seeds")
-    names = sorted(seeds)
-    kinds = a.kinds.split(",")
-    for i in c.indices():
-        rng = random.Random(a.seed * 104_729 + i)
-        kind = rng.choice(kinds)
-        made, work = c.attempt(lambda w: make(rng, seeds, names, w, i, kind))
-        if made is None:
-            c.skip()
-            continue
-        path, seed = made
-        strict = i % 3 != 2
-
-        def one() -> str | None:
-            what = check_kind(kind, SPECIAL, rng, path, work, strict,
-                              i % a.cli_every == 0 or kind in ("dir_special", "sqlite_wal"))
-            return None if what is not None and _expected(kind, what) else what
-
-        what = c.run(i, kind, path.name, one)
-        if what is not None:
-            c.record(path, {"i": i, "kind": kind, "strict": strict, "seed": str(seed), "what": what},
-                     keep=kind != "dir_special")
-    return c.done()
-
+    return fuzzing.kind_campaign(argv, KINDS, make, _one, seed=11011, cli_every=2,
+                                 keep=lambda kind: kind != "dir_special")
 
 if __name__ == "__main__":
     sys.exit(main())

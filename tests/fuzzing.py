@@ -624,6 +624,44 @@ def _keep(path: Path, keep: Path) -> None:
         shutil.copyfile(path, keep)
 
 
+def kind_campaign(argv: list[str] | None, kinds: list[str], make, one, seed: int, timeout: float = 30.0,
+                  cli_every: int = 3, keep=lambda kind: True) -> int:
+    """The driver of a mutation-kind campaign (tests/fuzz_s11.py, fuzz_s34.py): the command line (``--seed --count
+    --start --workdir --timeout --wall-timeout --cli-every --only --kinds``), the seeds, and per input id a kind
+    drawn by ``random.Random(seed * 104729 + i)``, ``make(rng, seeds, names, work, i, kind)`` → (mutant, seed) or
+    None, then ``one(kind, rng, path, work, strict, cli)`` → the finding text or None under the limits; a finding
+    is recorded with a copy of its input when ``keep(kind)``. Prints the totals (:meth:`Campaign.done`)."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seed", type=int, default=seed)
+    ap.add_argument("--count", type=int, default=200)
+    ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--workdir", type=Path, required=True)
+    ap.add_argument("--timeout", type=float, default=timeout, help="CPU seconds of this process per input")
+    ap.add_argument("--wall-timeout", type=float, default=120.0)
+    ap.add_argument("--cli-every", type=int, default=cli_every)
+    ap.add_argument("--only", type=int, default=None)
+    ap.add_argument("--kinds", default=",".join(kinds))
+    a = ap.parse_args(argv)
+    c = Campaign(a)
+    seeds = write_seeds(a.workdir / "seeds")
+    names = sorted(seeds)
+    chosen = a.kinds.split(",")
+    for i in c.indices():
+        rng = random.Random(a.seed * 104_729 + i)
+        kind = rng.choice(chosen)
+        made, work = c.attempt(lambda w: make(rng, seeds, names, w, i, kind))
+        if made is None:
+            c.skip()
+            continue
+        path, src = made
+        strict = i % 3 != 2
+        what = c.run(i, kind, path.name, lambda: one(kind, rng, path, work, strict, i % a.cli_every == 0))
+        if what is not None:
+            c.record(path, {"i": i, "kind": kind, "strict": strict, "seed": str(src), "what": what},
+                     keep=keep(kind))
+    return c.done()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, default=17)

@@ -8,6 +8,9 @@
   the inclusive sums take one pass per depth over that depth's ranges only.
 * An ncu raw-page CSV with its units row written again between launches: read as an '(unnamed)' launch of
   unknown duration, so every time total of the file was unknown; now skipped and counted.
+* A top-level ``traceEvents`` key written twice, the full array first: read as an empty trace (exit 5) with no
+  word; now the longest array is read and the repeat is said.
+* A 100 kB kernel name of RTL overrides: escaped again for every report cell (60 s for a 1.3 MB trace).
 """
 
 from __future__ import annotations
@@ -73,3 +76,48 @@ def test_ncu_raw_units_row_written_again_is_no_launch(tmp_path):
     assert sorted(k["name"].astype(str)) == ["gemm(float*)", "reduce(float*)"]
     assert int(k["dur_ns"].sum()) == 1_234_560 + 2_050_000  # µs × 1000, thousands separators read
     assert any("2 rows without a launch ID" in w for w in tl.meta.warnings)
+
+
+def _kernels(n: int, t0: int = 0) -> list[dict]:
+    return [dict(ph="X", cat="kernel", name=f"k{i % 3}", pid=0, tid="stream 7", ts=t0 + 10 * i, dur=4,
+                 args={"device": 0, "stream": 7, "correlation": i + 1}) for i in range(n)]
+
+
+def test_traceevents_key_written_twice_reads_the_longest_array(tmp_path):
+    """``{"traceEvents": [300 kernels], "traceEvents": []}`` (a hand-merged file): every JSON reader keeps the last
+    key, so the trace read as empty ('no GPU work', exit 5) with no word about the 300 events. The longest array is
+    read now — whole also when the file is streamed in pieces — and the repeat is said with each key's count."""
+    from gpulens.collectors.kineto import KinetoCollector
+
+    f = tmp_path / "twice.json"
+    f.write_text('{"schemaVersion": 1, "traceEvents": ' + json.dumps(_kernels(300))
+                 + ', "traceEvents": [], "displayTimeUnit": "ms"}')
+    for chunk in (None, 2_000):  # whole, and streamed in pieces of 2 kB (the array split across them)
+        tl = KinetoCollector().collect(f, **({} if chunk is None else {"chunk_bytes": chunk}))
+        k = tl.events[tl.events["kind"] == "kernel"]
+        assert len(k) == 300 and int(k["dur_ns"].sum()) == 300 * 4_000
+        said = [w for w in tl.meta.warnings if "'traceEvents' is written 2 times" in w]
+        assert len(said) == 1 and (chunk is not None or "order: 300, 0)" in said[0])
+    # the longer array second: read as before (the last key), and said too
+    g = tmp_path / "twice_b.json"
+    g.write_text('{"traceEvents": ' + json.dumps(_kernels(2)) + ', "traceEvents": ' + json.dumps(_kernels(5)) + "}")
+    tl = KinetoCollector().collect(g)
+    assert (tl.events["kind"] == "kernel").sum() == 5
+    assert any("2, 5" in w for w in tl.meta.warnings)
+
+
+def test_visible_escape_of_a_long_name_is_computed_once():
+    """A 100 kB kernel name of 100,000 U+202E (fuzz_s10 ``long_name``, seed 3403 input 18: 1.3 MB of trace, 60 s,
+    past the fuzzer's 20 s CPU limit) was escaped again for each of 1,839 report cells (18 s of one HTML report);
+    the escape is memoised now, and the name splitter reads only its first SPLIT_CHARS characters."""
+    from gpulens.reports._md_safe import visible
+    from gpulens.reports._names import SPLIT_CHARS, _split
+
+    name = "mlp_down" + "\u202e" * 100_000
+    first = visible(name, bidi=True)
+    assert first == "mlp_down" + "\\u202e" * 100_000  # 6 visible characters per RTL override
+    assert visible(name, bidi=True) is first  # the same object: not escaped again
+    # the splitter's answer for a real templated name is unchanged; a longer tail is not scanned
+    assert _split("void at::native::vectorized_elementwise_kernel<4, float>(int)") == (
+        "at::native::vectorized_elementwise_kernel", "float")
+    assert _split("k<float>" + "<" * (SPLIT_CHARS * 4) + "(int)") == ("k", "float")

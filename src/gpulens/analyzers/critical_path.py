@@ -209,7 +209,7 @@ class CriticalPath(Analyzer):
         if one_off and one_off >= ONE_OFF_NOTE_SHARE * summary["class_ns"].get(summary["top_class"], 0):
             # the idle verdict leaves the warm-up / one-off gaps out (bottlenecks' ``boundary`` gaps): a path share
             # that counts them says so, or "90 % of the traced time" stands beside "22 % idle outside the gap"
-            findings[0].title += f", {fmt_ns(one_off)} of it in the one-off gap(s) the idle figures leave out"
+            findings[0].title += f", {fmt_ns(one_off)} of it in the one-off idle time the idle figures leave out"
             summary["one_off_gap_ns"] = int(one_off)
         if steady:
             findings[0].detail += (f" Over the steady state the run verdict judges ({fmt_ns(summary['steady_path_ns'])}"

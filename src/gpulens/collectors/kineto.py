@@ -47,6 +47,7 @@ from gpulens.collectors._chrome_dialects import KINETO_HEADER_KEYS, RPD_JSON, id
 from gpulens.collectors._chrome_json import TolerantDecoder
 from gpulens.collectors._deep import DeepValues
 from gpulens.collectors._kineto_damage import DamageLog, read_damaged
+from gpulens.collectors._kineto_dupkey import events_of_repeated_key
 from gpulens.collectors._kineto_fast import piece_reader
 from gpulens.collectors._kineto_acc import Accumulator as _Accumulator
 from gpulens.collectors._kineto_kinds import CATEGORY_KIND, GPU_CATEGORIES, kind_of
@@ -283,7 +284,7 @@ class KinetoCollector(Collector):
                     acc.add(doc)
                     header = RawTrace()
                 else:
-                    acc.add(doc.traceEvents)
+                    acc.add(events_of_repeated_key(path, tail.doc, doc.traceEvents, warnings, streamed=tail.offset > 0))
                     doc.traceEvents = []
                     header = doc
             if malformed is not None:

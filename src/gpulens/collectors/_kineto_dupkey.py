@@ -1,0 +1,61 @@
+"""A top-level ``traceEvents`` key written more than once (a hand-merged or damaged Kineto/Chrome trace).
+
+JSON leaves a repeated key undefined and every reader (``JSON.parse``, Python's ``json``, msgspec) keeps the last
+value: ``{"traceEvents": [… 10,000 events …], "traceEvents": []}`` read as an empty trace, its events silently lost.
+:func:`events_of_repeated_key` reads the values of every top-level ``traceEvents`` key; the collector then reads the
+longest array (the last on a tie) — never several, since two copies of one capture would count every event twice —
+and says how many events each one held.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import msgspec
+
+from gpulens.collectors._kineto_columns import FAST_TRACE_DECODER, TRACE_DECODER
+
+
+def _top_values(doc: bytes) -> list | None:
+    """Values of every top-level ``traceEvents`` key of the JSON text ``doc`` in file order, or None when the key
+    is not written twice there (or the text is no strict JSON)."""
+    if doc.count(b'"traceEvents"') < 2:
+        return None
+    found: list = []
+
+    def hook(pairs):  # the outermost object completes last: its keys are what stays in ``found``
+        found[:] = [v for k, v in pairs if k == "traceEvents"]
+        return dict(pairs)
+
+    try:
+        json.loads(doc, object_pairs_hook=hook)
+    except (ValueError, RecursionError):
+        return None
+    return found if len(found) > 1 else None
+
+
+def events_of_repeated_key(path: Path, doc: bytes, events, warnings: list[str], streamed: bool = False):
+    """``events`` (the decoded value of the last ``traceEvents`` key of ``doc``, as the decoder kept it), or the
+    decoded longest ``traceEvents`` array when the key is written several times at the top level, with a warning in
+    ``warnings`` naming how many events each held. ``streamed``: ``doc`` is the last piece of a file read in pieces
+    (the pieces before it were read from the first array), so the counts are of that piece."""
+    vals = _top_values(doc)
+    if vals is None:
+        return events
+    sizes = [len(v) if isinstance(v, list) else None for v in vals]
+    best = max(range(len(vals)), key=lambda i: (sizes[i] if sizes[i] is not None else -1, i))
+    if best != len(vals) - 1:
+        raw = msgspec.json.encode({"traceEvents": vals[best]})
+        try:
+            events = FAST_TRACE_DECODER.decode(raw).traceEvents
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            try:
+                events = TRACE_DECODER.decode(raw).traceEvents
+            except (msgspec.ValidationError, msgspec.DecodeError):
+                return events  # the longest array holds ill-typed events: read as any reader would (the last key)
+    held = ", ".join("not an array" if s is None else f"{s:,}" for s in sizes)
+    warnings.append(f"{path}: the top-level key 'traceEvents' is written {len(vals)} times (a hand-merged or "
+                    f"damaged file; events per key in file order{' in the last part read' if streamed else ''}: {held}): only the longest array is read (key "
+                    f"{best + 1}), not the others (one capture written twice would count every event twice)")
+    return events
