@@ -1,0 +1,325 @@
+"""Run-summary phrases shared by every report (console, HTML, Markdown): the time-breakdown parts and the one-off idle
+split, the device line, kernel-time, span, window and busy texts, the critical-set and roofline headings, and the
+time-at-stake marks. One definition per figure's wording; the values come from the analyzers' results. Re-exported
+by :mod:`gpulens.reports._format`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+from gpulens.reports._values import fmt_unit
+from gpulens.units import agree, fmt_ns, is_missing, pct_words, plural, share_pct_text
+
+
+#: The parts of a GPU's span, in the order every reporter shows them (breakdown columns → label): they add up to the
+#: span (``analyzers.breakdown``); :func:`breakdown_rest` is what a table without them all would leave unexplained.
+BREAKDOWN_PARTS = (("computation_ns", "computation"), ("exposed_comm_ns", "exposed communication"),
+                   ("exposed_memcpy_ns", "exposed memcpy"), ("exposed_memset_ns", "exposed memset"),
+                   ("idle_ns", "idle"))
+
+
+#: The label of the one-off / warm-up idle gaps when a reporter draws idle as two parts (:func:`one_off_split`).
+ONE_OFF_LABEL = "idle: one-off gaps (left out of the verdict)"
+
+
+#: The label of the rest of the idle beside them: the steady state's.
+STEADY_IDLE_LABEL = "idle: steady state"
+
+
+def one_off_split(breakdown: Any, bottlenecks: Any) -> list[dict[str, Any]] | None:
+    """The breakdown table's rows, each with the ``bottlenecks`` analyzer's split of its idle time added —
+    ``steady_idle_ns`` (the steady state the verdict is about) and ``idle_boundary_ns`` (the one-off / warm-up gaps
+    it leaves out) — for the reporters to draw idle as those two parts, the same figures as the verdict's. None when
+    no GPU has a one-off gap (idle is one part) or either analysis is missing; a GPU the bottlenecks table lacks
+    keeps its idle whole (``steady_idle_ns`` = its idle, 0 one-off)."""
+    if breakdown is None or getattr(breakdown, "skipped", True) or bottlenecks is None \
+            or getattr(bottlenecks, "skipped", True):
+        return None
+    bn = bottlenecks.table
+    if not len(bn) or "steady_idle_ns" not in bn or not (bn["idle_boundary_ns"].fillna(0) > 0).any():
+        return None
+    by = {(int(r), int(d)): (a, b) for r, d, a, b in zip(bn["rank"], bn["device_id"], bn["steady_idle_ns"],
+                                                        bn["idle_boundary_ns"])}
+    out = []
+    for rec in breakdown.table.to_dict("records"):
+        steady, one_off = by.get((int(rec["rank"]), int(rec["device_id"])), (rec.get("idle_ns"), 0))
+        out.append({**rec, "steady_idle_ns": steady, "idle_boundary_ns": one_off})
+    return out
+
+
+#: The idle parts' keys (the whole, or its two parts): an idle figure that may be "at most" (:func:`idle_at_most`).
+IDLE_KEYS = ("idle_ns", "steady_idle_ns", "idle_boundary_ns")
+
+
+#: :data:`BREAKDOWN_PARTS` with idle drawn as its two parts (:func:`one_off_split`).
+SPLIT_PARTS = BREAKDOWN_PARTS[:-1] + (("steady_idle_ns", STEADY_IDLE_LABEL), ("idle_boundary_ns", ONE_OFF_LABEL))
+
+
+def idle_at_most(row: Mapping[str, Any]) -> str:
+    """"≤ " before an idle figure (time or share) of a breakdown/bottlenecks row or summary whose idle may partly be
+    the GPU's work on another clock or work recorded without a time (``idle_other_clock_ns`` or ``idle_untimed_ns``
+    > 0: an upper bound, not a measured idle), else ""."""
+    from gpulens.analyzers._span import idle_unmeasured_ns
+
+    return "≤ " if idle_unmeasured_ns(row) > 0 else ""
+
+
+def busy_bound_word(row: Mapping[str, Any], summary: Mapping[str, Any] | None = None) -> str:
+    """``"at least "`` before the busy share of a breakdown row whose GPU may hold work recorded without a time
+    (``idle_untimed_ns`` > 0) when the run's ``busy_bound`` is "at least"; ``"unknown: timed work "`` when it is
+    "unknown" (such work of unknown place may lengthen the span); else ""."""
+    v = row.get("idle_untimed_ns")
+    if v is None or is_missing(v) or not v > 0:
+        return ""
+    return "at least " if (summary or {}).get("busy_bound") == "at least" else "unknown: timed work "
+
+
+def idle_bound_note(summary: Mapping[str, Any] | None) -> str:
+    """The breakdown summary's ``idle_bound`` sentence as every reporter appends it to its breakdown and idle
+    headings (" — idle at most …"), or "" when the idle was measured."""
+    why = (summary or {}).get("idle_bound")
+    return f" — idle {why}" if why else ""
+
+
+def breakdown_rest(row: Mapping[str, Any], span_key: str = "span_ns") -> float:
+    """Span minus the :data:`BREAKDOWN_PARTS` of one breakdown row or summary [ns] (0 when they add up; a part
+    missing from ``row`` counts 0; 0 when a part is unknown, ``<NA>``). Reporters show it, labelled, when it is not
+    0."""
+    span = row.get(span_key)
+    if is_missing(span) or any(k in row and is_missing(row.get(k)) for k, _ in BREAKDOWN_PARTS):
+        return 0.0  # an unknown part (overlap across clocks) holds what the known parts leave: no remainder
+    return float(span) - sum(float(row.get(k) or 0) for k, _ in BREAKDOWN_PARTS if not is_missing(row.get(k)))
+
+
+def device_text(devices: list[dict[str, Any]], spec: Any, idle: Any = ()) -> str:
+    """The one wording of "which GPU, analysed as which hardware spec" for every reporter: the recorded device names
+    and the spec the roofline and occupancy used (``"Tesla V100-SXM2-32GB (analysed as NVIDIA V100 SXM2)"``, with how
+    it was identified when not by name: ``"… (analysed as NVIDIA H100 SXM: identified from compute capability 9.0
+    with 132 SMs)"``), or that none was identified. ``idle``: recorded devices that ran no GPU work
+    (:func:`gpulens.devices.split_by_work`): their names, when none of ``devices`` has them, are said apart
+    (``"; also recorded, no GPU work on it: NVIDIA A40"``), never as a device of the run."""
+    text = _device_text(devices, spec)
+    used = {str(d.get("name")) for d in devices if d.get("name")}
+    rest = sorted({str(d.get("name")) for d in idle or () if d.get("name")} - used)
+    if rest:
+        text += f"; also recorded, no GPU work on {'it' if len(rest) == 1 else 'them'}: {', '.join(rest)}"
+    return text
+
+
+def run_device_text(tl: Any, spec: Any) -> str:
+    """:func:`device_text` of a Timeline: the devices that ran its GPU work named as the run's, the others recorded
+    beside them said apart (:func:`gpulens.devices.split_by_work`)."""
+    from gpulens.devices import split_by_work
+
+    busy, idle = split_by_work(tl)
+    return device_text(list(busy), spec, idle)
+
+
+def _device_text(devices: list[dict[str, Any]], spec: Any) -> str:
+    names = ", ".join(sorted({str(d.get("name")) for d in devices if d.get("name")}))
+    if not names:  # a record without a name still tells the architecture (ROCm: gfx arch and CU count)
+        from gpulens.devices.naming import arch_text
+
+        arch = sorted({arch_text(d) or "" for d in devices} - {""})
+        names = f"{', '.join(arch)} (name not recorded)" if arch else "not recorded"
+    name = getattr(spec, "name", None)
+    if name:  # how it was identified, when not by its recorded name ("from compute capability 9.0 with 132 SMs")
+        note = str(getattr(spec, "note", "") or "")
+        if is_assumed(note):  # never as if the input named it: "analysed as an assumed X — assumed from …"
+            return f"{names} (analysed as an assumed {name} — {note.split(name, 1)[-1].strip()})"
+        how = bool(note) and not note.startswith("identified from name")
+        if not how and names.casefold() == str(name).casefold():
+            return names  # the trace names the spec itself: "AMD Instinct MI300X", not "… (analysed as …MI300X)"
+        return f"{names} (analysed as {name}" + (f": {note}" if how else "") + ")"
+    return f"{names} (no hardware spec identified: no roofline peaks; pass --device-spec)"
+
+
+def time_scale(values_ns: Any) -> tuple[float, str]:
+    """(divisor, unit) for a chart axis of times in ns, from the largest magnitude drawn: s from 1 s, ms from 1 ms,
+    µs from 1 µs, else ns — an axis of µs-scale kernels reads "20 µs", never "0.02 ms". Missing values are ignored;
+    nothing drawn → ms."""
+    import pandas as pd
+
+    v = pd.to_numeric(pd.Series(np.asarray(values_ns, dtype=object).ravel()), errors="coerce").abs().max()
+    if v != v:
+        return 1e6, "ms"
+    return next((d, u) for d, u in ((1e9, "s"), (1e6, "ms"), (1e3, "µs"), (1.0, "ns")) if v >= d or d == 1.0)
+
+
+def is_assumed(note: Any) -> bool:
+    """Whether a device spec's note says the GPU was assumed rather than read from the input (an ncu CSV that
+    records only a compute capability: :func:`gpulens.devices.identify_device`)."""
+    from gpulens.devices.spec import is_assumed_note
+
+    return is_assumed_note(note)
+
+
+def spec_label(name: Any, note: Any) -> str:
+    """The spec's name as every heading shows it: ``"NVIDIA H100 SXM"``, or ``"an assumed NVIDIA GeForce RTX 5090
+    (the input does not name its GPU)"`` when the GPU was assumed."""
+    return f"an assumed {name} (the input does not name its GPU)" if is_assumed(note) else str(name)
+
+
+def launches_text(sm: Mapping[str, Any]) -> str:
+    """``"2,258 launches of 194 kernels"``, ``"1 launch of 1 kernel"`` (the one wording of every reporter)."""
+    n, k = int(sm.get("kernel_count") or 0), int(sm.get("unique_kernels") or 0)
+    return f"{plural(n, 'launch(es)')} of {plural(k, 'kernel')}"
+
+
+def kernel_time_text(sm: Mapping[str, Any]) -> str:
+    """The kernels' summed and union time as every reporter words it: ``"388.34 µs summed, 388.34 µs busy
+    (union)"``, with the GPU's busy time beside it where copies or memsets add to it (``" (GPU busy with copies
+    and memsets: 390.00 µs)"``); ``"1.55 s summed, busy (union) unknown"`` when the input has durations but no timeline (a rocprof
+    stats table); ``"durations not recorded"`` when it has no durations (a counter-only run)."""
+    if is_missing(sm.get("kernel_time_ns")):
+        return untimed_text(sm) or "durations not recorded"
+    busy = sm.get("kernel_busy_ns")
+    gpu = sm.get("gpu_busy_ns")
+    # the GPU's busy time also holds copies and memsets: said beside it, so the two figures are never confused
+    also = (f" (GPU busy with copies and memsets: {fmt_ns(gpu)})"
+            if not is_missing(busy) and not is_missing(gpu) and gpu > busy else "")
+    return (f"{fmt_ns(sm['kernel_time_ns'])} summed, "
+            + ("busy (union) unknown" if is_missing(busy) else f"{fmt_ns(busy)} busy (union){also}"))
+
+
+def untimed_text(sm: Mapping[str, Any]) -> str:
+    """The summed kernel time when some launches have no duration (:mod:`gpulens.analyzers._unknown_time`), the one
+    wording of every reporter: ``"unknown summed: 2 of 16 launches without a duration (the 14 with one: 10.39 ms)"``;
+    ``""`` when every launch has a duration (or none has)."""
+    n, timed = int(sm.get("untimed_launches") or 0), sm.get("timed_kernel_time_ns")
+    # kernel_count holds every launch, those recorded without a time included (analyzers._unknown_time)
+    m = int(sm.get("kernel_count") or 0)
+    if not n or n >= m or is_missing(timed):
+        return ""
+    return f"unknown summed: {n:,} of {m:,} launches without a duration (the {m - n:,} with one: {fmt_ns(timed)})"
+
+
+def critical_set_text(hsum: Mapping[str, Any], sm: Mapping[str, Any] | None = None) -> str:
+    """The performance-critical set as every reporter words it: ``"2 kernels cover 86.2 % of kernel time"``; with
+    launches without a duration (:func:`untimed_text`) ``"1 kernel; its share of kernel time is unknown (2 of 16
+    launches without a duration)"``; ``"1 kernel, ranked by calls: durations not recorded"`` when no launch has one."""
+    n = int(hsum.get("critical_count") or 0)
+    word = plural(n, "kernel")
+    if not is_missing(hsum.get("critical_share")):
+        # the share's one reading, as the verdict sentence and the tables give it ("80.5 %", never "81 %" beside it)
+        share = fmt_unit(hsum.get("critical_share"), "share")
+        return f"{word} {agree(n, 'covers', 'cover')} {share} of kernel time"
+    sm = {**hsum, **(sm or {})}
+    u = int(sm.get("untimed_launches") or 0)
+    m = int(sm.get("kernel_count") or 0)
+    if u and u < m:
+        return (f"{word}; {'its' if n == 1 else 'their'} share of kernel time is unknown ({u:,} of {m:,} launches "
+                "without a duration)")
+    return f"{word}, ranked by calls: durations not recorded"
+
+
+def roofline_heading(summary: Mapping[str, Any]) -> str:
+    """The one heading of the roofline in every report: the hardware spec it used and the FLOP coverage
+    (``"Roofline on NVIDIA H100 SXM (FLOPs known for 100 % of the critical kernels' time)"``), and which compute
+    roofs are documented achievable peaks (``"; matrix bf16 roof at the achievable peak, not the datasheet's"``) —
+    then that the memory roof is the datasheet's, unless it was measured."""
+    basis = "launches" if summary.get("coverage_basis") == "launches" else "time"
+    cov = summary.get("coverage")
+    known = "unknown" if is_missing(cov) else pct_words(100 * float(cov))
+    dev = spec_label(summary.get("device"), summary.get("device_note")) if summary.get("device") else \
+        "an unidentified GPU"
+    ach = [str(k).removeprefix("achievable.").replace(".", " ") for k in summary.get("achievable_roofs") or []]
+    at = f"; {', '.join(ach)} roof at the achievable peak, not the datasheet's" if ach else ""
+    meas = [str(k).replace("memory_bandwidth", "memory").replace(".", " ") for k in summary.get("measured_roofs") or []]
+    if ach and "memory_bandwidth" not in (summary.get("measured_roofs") or []):
+        # two bases on one chart: the ridge point (compute roof / memory roof) sits left of an all-achievable one
+        at += "; the memory roof is the datasheet bandwidth (no achievable figure is documented)"
+    if meas:  # % of roof is then of the measured peaks; the speed of light's % of peak is of the datasheet's
+        at += (f"; {', '.join(meas)} roof{'s' if len(meas) > 1 else ''} measured (rocprof-compute roofline.csv), not "
+               "the datasheet's")
+    return f"Roofline on {dev} (FLOPs known for {known} of the critical kernels' {basis}{at})"
+
+
+def _no_gpu_work(sm: Mapping[str, Any]) -> bool:
+    return not sm.get("span_ns") and not sm.get("gpu_busy_ns") and not sm.get("kernel_count")
+
+
+def busy_pct_text(sm: dict[str, Any]) -> str:
+    """Busy % with its basis (``"71.4 %"``, ``"80.0 % (Σ busy / Σ per-GPU span)"``); ``"unknown (not measured: …)"``
+    when the input has no timeline."""
+    if _no_gpu_work(sm) and not sm.get("busy_unknown_reason"):  # nothing ran on a GPU: no span to be busy in
+        return "none (no GPU work recorded)"  # (0 of 0 is no percentage: the summary's busy % is None)
+    if sm.get("gpu_busy_pct") is None:
+        return "unknown (not measured: " + str(sm.get("busy_unknown_reason") or "no timeline") + ")"
+    pct = share_pct_text(sm["gpu_busy_pct"]) + (" (Σ busy / Σ per-GPU span)" if _several_gpus(sm) else "")
+    n = int(sm.get("untimed_gpu_work") or 0)
+    if n and sm.get("busy_bound") == "unknown":  # work of unknown place and length: it may lengthen the span
+        return (f"unknown ({plural(n, 'GPU event(s)')} recorded without a start or end; the timed work alone: {pct} of "
+                "its span)")
+    return ("at least " if n else "") + pct
+
+
+def _several_gpus(sm: dict[str, Any]) -> bool:
+    """Whether a source's run figures sum over several GPUs (ranks or devices): its busy shares are then ratios of
+    sums, not of the wall span or window shown."""
+    return len(sm.get("rank_span_ns") or {}) > 1 or (sm.get("device_span_ns") or 0) > (sm.get("span_ns") or 0)
+
+
+def span_text(sm: dict[str, Any]) -> str:
+    """The GPU span alone, as every reporter shows it: ``"3.91 ms"``; ``"none (no GPU work recorded)"``;
+    ``"unknown"`` when busy time was not measured (no timeline)."""
+    if _no_gpu_work(sm) and not sm.get("busy_unknown_reason"):
+        return "none (no GPU work recorded)"
+    return fmt_ns(sm["span_ns"]) if sm.get("gpu_busy_pct") is not None else "unknown"
+
+
+def window_text(sm: dict[str, Any]) -> str:
+    """``"40.00 µs: GPU busy 62.5 % of it"`` when the profiled window is longer than the GPU span, else ``""``; the
+    share as every share of a whole (:func:`share_pct_text`: 1.76 µs of work in 13.34 s is "under 0.1 %", not 0.0).
+    Over several GPUs the window shown is the wall window and the share Σ busy / Σ per-rank window, said so
+    (``"1.24 s: GPU busy 45.7 % of the per-rank windows (Σ busy / Σ window)"``): 1.13 s of busy time over a 1.24 s
+    wall window would otherwise read as 91 %."""
+    if sm.get("gpu_utilization_pct") is not None and (sm.get("window_ns") or 0) > (sm.get("span_ns") or 0):
+        share = share_pct_text(sm["gpu_utilization_pct"])
+        if sm.get("untimed_gpu_work"):  # work recorded without a time adds busy time inside the window: at least
+            share = "at least " + share
+        if _several_gpus(sm):
+            return f"{fmt_ns(sm['window_ns'])}: GPU busy {share} of the per-rank windows (Σ busy / Σ window)"
+        return f"{fmt_ns(sm['window_ns'])}: GPU busy {share} of it"
+    return ""
+
+
+def busy_text(sm: dict[str, Any]) -> str:
+    """The one wording of span and busy % for every reporter, from a source summary (see ``span_definition``):
+    ``"35.00 µs, busy 71.4 % (profiled window 40.00 µs: GPU busy 62.5 % of it)"``; busy not measured → unknown."""
+    if sm.get("gpu_busy_pct") is None or _no_gpu_work(sm):
+        return busy_pct_text(sm)
+    clock = " (longest rank: the ranks' clocks disagree)" if sm.get("span_basis") == "longest rank" else ""
+    win = window_text(sm)
+    return f"{fmt_ns(sm['span_ns'])}{clock}, busy {busy_pct_text(sm)}" + (f" (profiled window {win})" if win else "")
+
+
+#: Marks for the notes beside a verdict's time at stake, in order of first use.
+STAKE_MARKS = ("†", "‡", "§")
+
+
+def stake_notes(rows: Any) -> dict[int, tuple[str, str]]:
+    """Row position → (`` †`` mark, note) for each row of a verdicts table (DataFrame or list of dicts) whose
+    ``stake_note`` is set (:func:`gpulens.analyzers.verdicts.stake_note`): one mark per distinct note, so a
+    reader sees beside "at stake 3.1 ms" on a kernel of 1.2 ms why the figure exceeds its time."""
+    recs = rows.to_dict("records") if hasattr(rows, "to_dict") else list(rows)
+    marks: dict[str, str] = {}
+    out: dict[int, tuple[str, str]] = {}
+    for i, r in enumerate(recs):
+        note = r.get("stake_note") if isinstance(r, Mapping) else None
+        if not isinstance(note, str) or not note:
+            continue
+        if note not in marks:
+            marks[note] = " " + STAKE_MARKS[min(len(marks), len(STAKE_MARKS) - 1)]
+        out[i] = (marks[note], note)
+    return out
+
+
+def world_note(sm: dict) -> str:
+    """``" (2 of 128 ranks)"`` when the inputs record a world size above the ranks read (a sample of the job, source
+    summary ``world_size``), else ""."""
+    world, ranks = sm.get("world_size"), sm.get("ranks") or []
+    return f" ({len(ranks):,} of {world:,} ranks)" if isinstance(world, int) and world > len(ranks) else ""

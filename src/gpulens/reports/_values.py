@@ -1,0 +1,165 @@
+"""Value formatting by declared unit for the reports (console, HTML, Markdown): :func:`fmt_unit` and the scalar helpers
+it uses. The unit vocabulary and how each unit reads are documented in :mod:`gpulens.reports._format`, which
+re-exports every name here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+from gpulens.reports._op_inputs import dtypes_text, shapes_text
+from gpulens.units import (
+    MISSING, fmt_capacity, fmt_count as _fmt_count, fmt_ns, fmt_num, fmt_si, is_missing, share_pct_text)
+
+
+#: Characters of a table cell kept before clipping.
+CELL_CHARS = 1000
+
+
+def clip(text: str, n: int) -> str:
+    """``text`` cut to at most ``n`` characters with an ellipsis when longer — at the last word boundary when one
+    falls in the last third of the room (prose: "… another tile…", never "… another tile configuratio…"); a long
+    unbroken token (a kernel name) is cut where the room ends."""
+    if len(text) <= n:
+        return text
+    head = text[: n - 1]
+    cut = head.rstrip().rfind(" ")
+    if cut >= (2 * (n - 1)) // 3:
+        head = head[:cut].rstrip(" ,;:—-(")
+    return head + "…"
+
+
+def _is_bool(v: Any) -> bool:
+    return isinstance(v, (bool, np.bool_))
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not _is_bool(v)
+
+
+def kib_text(v: Any) -> str:
+    """A shared memory / LDS byte count as the number of KiB (1024 bytes) the console's ``smem KiB`` column shows:
+    ``147456`` → ``144``, ``512`` → ``0.50``; a missing value stays the missing mark."""
+    if v is None or is_missing(v):
+        return MISSING
+    q = float(v) / 1024
+    return f"{q:,.0f}" if q.is_integer() else f"{q:,.2f}"
+
+
+def _fmt_plain(f: float) -> str:
+    if float(f).is_integer() and abs(f) < 1e15:
+        return f"{int(f):,}"
+    return f"{f:.4g}" if abs(f) < 1e6 else f"{f:.3e}"
+
+
+def _fmt_collection(v: Any) -> str:
+    if isinstance(v, Mapping):
+        items = list(v.items())
+        if items and all(_is_num(x) for _, x in items):
+            items.sort(key=lambda kv: -float(kv[1]))
+        return ", ".join(f"{k}: {fmt_unit(x, 'text')}" for k, x in items) or "none"
+    parts = [fmt_unit(x, "text") for x in v]
+    # items that are sentences (next steps) follow one another as sentences: never "… blocks.; Wavefronts …"
+    sep = " " if parts and all(p.rstrip().endswith((".", "!", "?", ")")) and p[:1].isupper() for p in parts) \
+        else "; "
+    return sep.join(parts) or "none"
+
+
+#: Scalar types tested first: ``isinstance`` against the ``Mapping`` ABC is slow, and most cells are scalars.
+_SCALARS = (str, int, float, np.integer, np.floating, np.bool_)
+
+
+#: A ``[note]`` cell without a note: no remark applies to that row (:data:`gpulens.analyzers.base.UNITS`).
+NO_NOTE = "none"
+
+
+#: Units shown as words (left-aligned, wrapped), not as figures
+TEXT_UNITS = ("text", "note", "shapes", "dtypes")
+
+
+def fmt_unit(v: Any, unit: str) -> str:
+    """One value as a person reads it, from its declared ``unit`` (see the module docstring)."""
+    if unit in ("shapes", "dtypes") and isinstance(v, str) and v.strip() not in ("", "None", "nan", "<NA>"):
+        return clip(shapes_text(v) if unit == "shapes" else dtypes_text(v), CELL_CHARS)
+    if not isinstance(v, _SCALARS) and isinstance(v, (Mapping, list, tuple, np.ndarray)):
+        return clip(_fmt_collection(list(v) if isinstance(v, np.ndarray) else v), CELL_CHARS)
+    if is_missing(v):
+        return NO_NOTE if unit == "note" else MISSING
+    if _is_bool(v):
+        return "yes" if v else "no"
+    if isinstance(v, str):
+        s = v.strip()
+        if s in ("", "None", "nan", "NaN", "null", "<NA>"):
+            return NO_NOTE if unit == "note" else MISSING
+        return clip(s, CELL_CHARS)
+    if not _is_num(v):
+        return clip(str(v), CELL_CHARS)
+    f = float(v)
+    if unit == "ns":
+        return fmt_ns(f)
+    if unit == "%":  # never a false 0.0 % or 100.0 % (share_pct_text): 11.02 µs busy of an 11.02 µs span less 1 ns
+        return share_pct_text(f) if 0.0 <= f <= 100.0 else f"{f:.1f} %"
+    if unit == "share":  # a share of a whole is never rounded to a false 0 % or 100 % (share_pct_text)
+        return share_pct_text(100 * f) if 0.0 <= f <= 1.0 else f"{100 * f:.1f} %"
+    if unit in ("bytes", "KiB"):
+        f = f * 1024 if unit == "KiB" else f
+        return fmt_si(f, "B") if abs(f) >= 1000 else f"{f:.0f} B"
+    if unit == "capacity":
+        return fmt_capacity(f)
+    if unit in ("FLOP", "FLOP/s", "B/s"):
+        return fmt_si(f, unit)
+    if unit == "FLOP/B":
+        return f"{fmt_num(f)} FLOP/B"
+    if unit == "count":
+        return _fmt_count(f)
+    if unit == "ratio":
+        return fmt_num(f)
+    if unit in ("id", "version"):
+        return str(int(f)) if f.is_integer() else str(v)
+    if unit == "timestamp":
+        return fmt_timestamp(f)
+    if unit == "Hz":
+        return fmt_si(f, "Hz")
+    return _fmt_plain(f)
+
+
+def limiter_text(v: Any, vendor: str | None = None) -> str:
+    """An occupancy limiter cell as a person reads it: every tied resource of the ``limiters`` column, joined with
+    " + " (``"registers, shared_memory"`` → ``"registers + shared memory"``: both bind at the same block count), in
+    ``vendor``'s words (AMD: ``wavefronts``, ``workgroups``, ``VGPRs``, ``LDS``;
+    :func:`gpulens.analyzers._advice.vendor_word`)."""
+    from gpulens.analyzers._advice import vendor_word
+
+    parts = fmt_unit(v, "text").split(", ")
+    words = {"warps": vendor_word(vendor, "warps"), "shared_memory": vendor_word(vendor, "smem"),
+             "blocks": vendor_word(vendor, "blocks"), "registers": vendor_word(vendor, "regs")} \
+        if vendor == "amd" else {}
+    return " + ".join(words.get(p, p).replace("_", " ") for p in parts)
+
+
+def with_limiter_text(t: Any, vendor: str | None = None) -> Any:
+    """The occupancy table with its ``limiters`` column in words (:func:`limiter_text`), for generic tables."""
+    return t.assign(limiters=t["limiters"].map(lambda x: limiter_text(x, vendor))) if "limiters" in t else t
+
+
+def fmt_timestamp(ns: Any) -> str:
+    """A point in time [ns since the Unix epoch] as UTC date and time to the millisecond; values before 1973 are
+    taken as a non-epoch clock (``clock at 12.34 s``)."""
+    import datetime as _dt
+
+    f = float(ns)
+    if abs(f) < 1e17:
+        return f"clock at {fmt_ns(f)}"
+    d = _dt.datetime.fromtimestamp(f / 1e9, tz=_dt.timezone.utc)
+    return d.strftime("%Y-%m-%d %H:%M:%S.") + f"{d.microsecond // 1000:03d} UTC"
+
+
+def cuda_version(v: Any) -> str:
+    """A CUDA version integer (1000 × major + 10 × minor, as ``cudaDriverGetVersion`` returns it) as ``12.9``;
+    anything else as recorded."""
+    if _is_num(v) and not is_missing(v) and float(v).is_integer() and 1000 <= float(v) < 100000:
+        n = int(v)
+        return f"{n // 1000}.{(n % 1000) // 10}"
+    return fmt_unit(v, "version")
