@@ -21,6 +21,11 @@ from gpulens.analyzers.launches import launch_call_mask
 from gpulens.timeline import Timeline
 
 
+#: The gap-class codes of :data:`GAP_CLASSES` that the classification assigns.
+_HOST, _LAUNCH, _QUEUED, _UNATTRIBUTED, _BOUNDARY = (GAP_CLASSES.index(c) for c in
+                                                     ("host", "launch", "queued", "unattributed", "boundary"))
+
+
 SYNC_RE = re.compile(r"^(?:cuda|hip|cu)(?:Device|Stream|Event|Ctx)?Synchroni[sz]e")
 
 

@@ -83,8 +83,6 @@ from gpulens.analyzers._gap_classes import (  # noqa: F401 (re-exported)
     _queue_ops_re, _short_launches, _step_spans, boundary_gaps, boundary_mask, classify_gaps, covered_until,
     short_launches, sync_calls)
 
-_HOST, _LAUNCH, _QUEUED, _UNATTRIBUTED, _BOUNDARY = (GAP_CLASSES.index(c) for c in
-                                                     ("host", "launch", "queued", "unattributed", "boundary"))
 
 #: An idle cause (host, launch, sync, unattributed) becomes a verdict only when at least this many gaps show it, or
 #: when it holds at least DOMINANT_SHARE of the steady span whatever the number of gaps: a verdict says the run
