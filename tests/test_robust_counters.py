@@ -121,4 +121,4 @@ def test_rocpd_counter_whose_only_value_is_unreadable_is_unknown_not_zero(tmp_pa
     tl = collect(p)
     assert not (tl.counters["metric"] == "GRBM_GUI_ACTIVE").any()
     assert 16.0 in tl.counters.loc[tl.counters["metric"] == "SQ_WAVES", "value"].tolist()
-    assert any("value(s) of the wrong type read as unknown (rocpd_pmc_event ×1)" in w for w in tl.meta.warnings)
+    assert any("1 value of the wrong type read as unknown (rocpd_pmc_event ×1)" in w for w in tl.meta.warnings)

@@ -43,11 +43,11 @@ def test_wave_estimate_of_an_undetermined_kernel_carries_its_premise_and_the_ans
     a = answer(src)
     assert a.findings and all(f.premise for f in a.findings)
     # nothing determined leads: the step that settles the verdict does, before the premised estimate
-    assert a.first_step.startswith("1 of 1 critical kernels") and "could not be classified" in a.first_step
+    assert a.first_step.startswith("1 of 1 critical kernel ") and "could not be classified" in a.first_step
     from gpulens.report import Report
     from gpulens.reports.console import render
     text = render(Report([src]))
-    assert "First: 1 of 1 critical kernels" in text.replace("\n", " ")
+    assert "First: 1 of 1 critical kernel " in text.replace("\n", " ")
     assert "if it is not memory-bound" in text.replace("\n", " ")
 
 

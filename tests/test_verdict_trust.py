@@ -234,7 +234,7 @@ def test_a_grid_with_a_block_per_sm_but_few_waves_is_not_called_too_small_for_th
                  roof_pct=3.0, bound="below-roofs", ridge_side="memory", mean_blocks=141, num_sms=132,
                  waves_per_sm=141 / 1584, family="normalisation")
     step = decide(e).next_steps[0]
-    assert "about 1.1 block(s) on each SM/CU" in step and "8.9 %" in step
+    assert "about 1.1 blocks on each SM/CU" in step and "8.9 %" in step
     assert "too few blocks to fill the GPU" not in step
 
 

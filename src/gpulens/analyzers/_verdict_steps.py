@@ -22,8 +22,8 @@ STEPS = {
                       "Cut the FLOPs: avoid recomputation, pick a cheaper algorithm or shape."],
     "memory-bound": ["Fuse it with the producer or consumer so the data crosses DRAM once (torch.compile).",
                      "Move fewer bytes: narrower dtypes (BF16/FP8), vectorised and coalesced 128-bit accesses."],
-    "undetermined": ["Collect counters for these kernels ({full_counters}) or FLOP/byte figures "
-                     "(torch.profiler with record_shapes and with_flops) to classify them."],
+    "undetermined": ["Collect counters ({full_counters}) or FLOP/byte figures (torch.profiler with record_shapes "
+                     "and with_flops) — without them the bound cannot be classified."],
 }
 
 
@@ -238,19 +238,19 @@ def _latency_steps(e: Evidence, proven: bool = True) -> list[str]:
 
 #: What to collect for an undetermined kernel, per vendor (None: vendor unknown).
 UNDETERMINED_STEPS = {
-    "amd": ["Collect counters for these kernels (rocprof-compute profile, or rocprofv3 --pmc SQ_WAVES "
+    "amd": ["Collect counters (rocprof-compute profile, or rocprofv3 --pmc SQ_WAVES "
             "SQ_INSTS_VALU SQ_WAVE_CYCLES SQ_WAIT_INST_ANY) or FLOP/byte figures (torch.profiler with record_shapes "
-            "and with_flops) to classify them."],
-    "nvidia": ["Collect counters for these kernels (ncu --set full) or FLOP/byte figures (torch.profiler with "
-               "record_shapes and with_flops) to classify them."],
+            "and with_flops) — without them the bound cannot be classified."],
+    "nvidia": ["Collect counters (ncu --set full) or FLOP/byte figures (torch.profiler with "
+               "record_shapes and with_flops) — without them the bound cannot be classified."],
 }
 
 
 #: The same without PyTorch: no torch.profiler option to name.
 UNDETERMINED_STEPS_NO_TORCH = {
-    "amd": ["Collect counters for these kernels (rocprof-compute profile, or rocprofv3 --pmc SQ_WAVES "
-            "SQ_INSTS_VALU SQ_WAVE_CYCLES SQ_WAIT_INST_ANY) to classify them."],
-    "nvidia": ["Collect counters for these kernels (ncu --set full) to classify them."],
-    "": ["Collect hardware counters for these kernels (ncu --set full on NVIDIA, rocprof-compute on AMD) to classify "
-         "them."],
+    "amd": ["Collect counters (rocprof-compute profile, or rocprofv3 --pmc SQ_WAVES "
+            "SQ_INSTS_VALU SQ_WAVE_CYCLES SQ_WAIT_INST_ANY) — without them the bound cannot be classified."],
+    "nvidia": ["Collect counters (ncu --set full) — without them the bound cannot be classified."],
+    "": ["Collect hardware counters (ncu --set full on NVIDIA, rocprof-compute on AMD) — without them the "
+         "bound cannot be classified."],
 }

@@ -210,7 +210,7 @@ class OccupancyAnalyzer(Analyzer):
                 "block_size": np.where(np.isnan(bs), -1, bs).astype("int64"),
                 "regs_per_thread": np.where(np.isnan(regs), -1, regs).astype("int64"),
                 "smem_bytes": smem.astype("int64"), "calc_ok": calc_ok}
-        del bs, regs, smem
+        del smem  # bs and regs stay: a launch that fits no SM (CU) below is described from them
         for m in AMD_RESOURCES:
             cols[m] = ctr[m].to_numpy(dtype=float) if m in ctr else None
         # every calculator figure once per distinct launch configuration, a row number per launch (_occ_launches)
@@ -324,7 +324,7 @@ class OccupancyAnalyzer(Analyzer):
         rules — a launch that ran had at least one resident, so the record or the (assumed) device is wrong."""
         where = device.name if device is not None else (lim.arch if lim is not None else "this GPU")
         return (f"{plural(n, 'launch(es)')} {agree(n, 'records', 'record')} a configuration (block size, registers per thread or shared memory "
-                f"per block) that leaves room for no block on one SM (CU) of {where} under its rules, yet they ran: "
+                f"per block) that leaves room for no block on one SM (CU) of {where} under its rules, yet {agree(n, 'it', 'they')} ran: "
                 "the record or the device is wrong")
 
     @staticmethod

@@ -117,7 +117,7 @@ def _no_breakdown_reason(rows: pd.DataFrame) -> str:
         return "stall counters present but all zero"
     reasons = sorted({p.reason for p in stall["parsed"]})
     classes = sorted({p.stall_class for p in stall["parsed"]} - {"issue"}) or ["issue"]
-    return (f"only the stall {'reason' if len(reasons) == 1 else 'reasons'} {', '.join(reasons)} were collected, all "
+    return (f"only the stall {'reason' if len(reasons) == 1 else 'reasons'} {', '.join(reasons)} {'was' if len(reasons) == 1 else 'were'} collected, all "
             f"of the {', '.join(classes)} class: "
             "a share of stall time needs the other reasons too (ncu --section WarpStateStats, or every "
             "smsp__average_warp_latency_issue_stalled_* / smsp__pcsamp_warps_issue_stalled_* metric)")

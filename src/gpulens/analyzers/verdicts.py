@@ -66,7 +66,7 @@ from gpulens.analyzers._run_shares import (
 from gpulens.analyzers.stall_classes import OCCUPANCY_METRICS, SOL_METRICS
 from gpulens.analyzers.verdict_rules import BOUND_TO_VERDICT, BOUNDS, Evidence, decide, slow_launch
 from gpulens.timeline import Timeline
-from gpulens.units import fmt_ns, pct_words, share_pct_text
+from gpulens.units import agree, fmt_ns, pct_words, plural, share_pct_text
 from gpulens.analyzers._verdict_inputs import (  # noqa: F401 (re-exported)
     DRAM_SOL, LAUNCH_STAKE_NOTE, SOL_LATENCY_PCT, _family, _first_in_time, _first_source, _gemm_extents, _lookup,
     _num, _on_another_clock, _op_position, _row_by_name, _rows_by_name, _shaped_op, _share_alignment_step,
@@ -365,8 +365,9 @@ class Verdicts(Analyzer):
                         if untimed_names(timeline) & set(und["name"].astype(str)) else
                         f"{fmt_ns(und['time_ns'].sum(min_count=1))} of GPU time")
             findings.append(Finding(
-                f"{len(und)} of {len(t)} critical kernels ({und_time}) could not be classified",
-                f"No roofline position, occupancy, stall counters or launch evidence classifies them "
+                f"{len(und)} of {plural(len(t), 'critical kernel')} ({und_time}) could not be classified",
+                f"No roofline position, occupancy, stall counters or launch evidence classifies "
+                f"{agree(len(und), 'it', 'them')} "
                 f"({und_time}). {steps[0] if steps else ''}".strip(),
                 severity="info", category="undetermined", key="undetermined", action=steps[0] if steps else ""))
         t["time_at_stake_ns"] = t["time_at_stake_ns"].astype("Int64")

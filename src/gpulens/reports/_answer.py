@@ -317,7 +317,7 @@ def answer(s: Any) -> Answer:
                        "verdict leaves out")
         if sm.get("gpu_busy_pct") is not None and _gpu_count(s) <= 1:
             # the figure the verdict rests on leads ("gpu-bound — busy 10.0 % of its span" read as a contradiction)
-            busy = f"the GPU was busy {steady_text} ({busy_pct_text(sm)} of its whole {fmt_ns(span)} span)"
+            busy = f"the GPU was busy {steady_text} (busy {busy_pct_text(sm)} of its whole {fmt_ns(span)} span)"
         else:
             busy += f" ({steady_text})"
     where = vd.summary.get("verdict_where") if vd is not None and not vd.skipped else None

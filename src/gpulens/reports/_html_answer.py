@@ -17,12 +17,15 @@ from typing import Any
 
 from gpulens.report import SourceReport
 from gpulens.reports._answer import answer, critical_shown_text, next_step
-from gpulens.reports._format import fmt_ns, fmt_unit, is_missing, stake_notes
+from gpulens.reports._format import clip, fmt_ns, fmt_unit, is_missing, stake_notes
 from gpulens.reports._html_parts import esc, name_cell
 from gpulens.reports._names import label_in_text, short_names
 
 #: Kernels listed in the answer banner.
 ANSWER_KERNELS = 5
+#: Characters of a next step shown in the first-screen banner, so the answer fits one screen; the Findings table and
+#: the kernel pages below have every step whole.
+STEP_CHARS = 200
 #: CSS class of each bound (colour and the word, never colour alone).
 BOUND_CLASS = {"compute-bound": "b-compute", "memory-bound": "b-memory", "latency/occupancy-bound": "b-latency",
                "below-roofs": "b-latency",
@@ -71,7 +74,7 @@ def kernels_html(s: SourceReport, rows: list[dict[str, Any]]) -> str:
         verdict = fmt_unit(r.get("verdict"), "text")
         stake = r.get("time_at_stake_ns")
         step = _first_step(r.get("next_steps"))
-        shown = "same as above" if step and step == prev else step if step else "none recorded"
+        shown = "same as above" if step and step == prev else clip(step, STEP_CHARS) if step else "none recorded"
         prev = step
         share = r.get("share")
         time = fmt_ns(r.get("time_ns")) + ("" if is_missing(share) else f" · {fmt_unit(share, 'share')}")
@@ -107,7 +110,7 @@ def answer_html(s: SourceReport) -> str:
     items = "".join(
         f'<li><span class="stake">{esc(fmt_ns(f.time_at_stake_ns))}</span> <strong>{esc(label_in_text(f.title, f.kernel))}</strong>'
         + (f' <em class="premise">— {esc(f.premise)}</em>' if getattr(f, "premise", "") else "")
-        + f'<span class="act"> → {esc(next_step(f))}</span></li>' for f in listed)
+        + f'<span class="act"> → {esc(clip(next_step(f), 2 * STEP_CHARS))}</span></li>' for f in listed)
     lst = f'<ol class="top">{items}</ol>' if items else (f'<p class="note">{esc(a.note)}</p>' if a.note else "")
     if a.first_step:
         lst = f'<p class="first"><strong>First:</strong> {esc(a.first_step)}</p>' + lst

@@ -138,6 +138,19 @@ def _kv_row(r: AnalysisResult, row: pd.Series, skip: tuple[str, ...] = ("name", 
                      fmt_unit(row[c], unit_of(c, r.columns.get(c, "")))) for c in cols])
 
 
+def _no_launch_row_reason(launches: AnalysisResult | None) -> str:
+    """Why a kernel has no row in the launch analyses that ran, from the ``launches`` summary's counts: the input
+    records no launch call at all (a GPU-only trace, a rocprof/ncu kernel list), the kernel was replayed by a graph
+    launch (no launch call of its own), or its launch call is not linked to it."""
+    sm = launches.summary if launches is not None and not launches.skipped else {}
+    if sm.get("launch_calls") == 0:
+        return "the input records no launch calls (GPU work only), so no launch latency can be measured"
+    if sm.get("graph_launches"):
+        return ("this kernel has no row in the launch analysis (a kernel replayed by a graph launch has no launch "
+                "call of its own)")
+    return "this kernel has no row in the launch analysis (no launch call is linked to it)"
+
+
 def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
     """One kernel's page (hidden until its anchor is opened)."""
     res = s.results
@@ -209,8 +222,7 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
     launch = [n for n in res if "launch" in n and _row(res[n], name) is not None]
     if not launch:
         ran = any("launch" in n and not getattr(r, "skipped", True) for n, r in res.items())
-        why = ("this kernel has no row in the launch analysis (a kernel replayed by a graph launch has no launch "
-               "call of its own)" if ran else "no per-kernel launch analysis in this report")
+        why = _no_launch_row_reason(res.get("launches")) if ran else "no per-kernel launch analysis in this report"
         parts.append(_part("Launch latency", f'<p class="nm">{NOT_MEASURED}: {why}</p>'))
     for n, r in res.items():
         if n in _OWN or n in _NOT_KERNEL_FACTS:

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from gpulens.reports._fit import Col, FitTable, name_col
 from gpulens.reports._format import fmt_ns as _fmt_ns
-from gpulens.reports._format import fmt_unit, idle_at_most, idle_bound_note, stake_notes
+from gpulens.reports._format import fmt_unit, idle_at_most, idle_bound_note, plural, stake_notes
 from gpulens.reports._names import short_names
 
 
@@ -97,7 +97,7 @@ def verdict_renderables(s: Any) -> list:
         n_und = len(vd.table) - len(known)
         if n_und:
             steps = vd.table.loc[vd.table["verdict"] == "undetermined", "next_steps"].iloc[0]
-            parts.append(Text(f"{n_und} of {len(vd.table)} critical kernels undetermined: "
+            parts.append(Text(f"{n_und} of {plural(len(vd.table), 'critical kernel')} undetermined: "
                               + (fmt_unit(steps[0], "text") if len(steps) else "no next step recorded")))
         if not len(known):
             return parts
