@@ -41,10 +41,9 @@ OUTLIER_COLUMNS = {
     # what the ratio compares against, beside it: the median of the launches with the same grid, not the kernel's
     # p50 over every grid (gunrock MI300X: an 18.64 µs outlier, 2.17× its grid's 8.60 µs, below the kernel's p50 of
     # 20.17 µs read as a contradiction)
-    "grid_median_ns": "median duration of the kernel's other launches with the same grid as this one (this launch "
-                      "left out: with two launches, the other one): what vs_median compares against (not the "
-                      "kernel's p50 over all its grids) [ns]",
-    "vs_median": "duration / the median of the kernel's other launches with the same grid (grid_median_ns) [ratio]",
+    "grid_median_ns": "median duration of the kernel's launches with the same grid as this one: what vs_median "
+                      "compares against (not the kernel's p50 over all its grids) [ns]",
+    "vs_median": "duration / the median of the kernel's launches with the same grid (grid_median_ns) [ratio]",
     "start_ns": "start on the Timeline clock [ns]",
 }
 
@@ -93,37 +92,6 @@ class KernelDistributions(Analyzer):
                               summary_columns={"kernels": "hot kernels described [count]"})
 
 
-def others_median(df: pd.DataFrame, keys: list[str], col: str = "dur_ns") -> np.ndarray:
-    """Per row of ``df``: the median of ``col`` over the *other* rows of its ``keys`` group (leave-one-out), NaN for
-    a row alone in its group or where the values are unknown; aligned with ``df``'s rows.
-
-    Against the median of the whole group a launch is judged partly against itself: with two launches the median
-    is their mean, so the slower can never reach 2× it (MI300A OpenMP offload: a 430.65 ms first launch beside a
-    0.63 ms second read "2× the median" of 215.64 ms, a duration no launch had). Leaving the row out compares it with
-    the launches it is not; in a large group it is the group's median (one value out moves the middle by at most
-    one place). Units: those of ``col`` (ns)."""
-    v = df[col].to_numpy(dtype="float64", na_value=np.nan)
-    out = np.full(len(v), np.nan)
-    known = np.flatnonzero(~np.isnan(v))  # an unknown value is no launch to compare with (as pandas' median skips it)
-    if not len(known):
-        return out
-    g = df.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()[known]
-    order = np.lexsort((v[known], g))  # by group, then by value
-    gs, vs = g[order], v[known][order]
-    start = np.r_[0, np.flatnonzero(np.diff(gs)) + 1]
-    size = np.diff(np.r_[start, len(gs)])
-    first, n = np.repeat(start, size), np.repeat(size, size)
-    i = np.arange(len(gs)) - first  # the row's place in its sorted group
-    m = n - 1  # the others
-
-    def at(k):  # the k-th smallest of the others: skips the row's own place (clipped where there is no other)
-        return vs[np.minimum(first + k + (k >= i), len(vs) - 1)]
-
-    med = np.where(m >= 1, (at(np.maximum(m - 1, 0) // 2) + at(m // 2)) / 2, np.nan)
-    out[known[order]] = med
-    return out
-
-
 #: An instance is an outlier when it lasts at least this multiple of its kernel's median duration: below it the
 #: "slowest instances" of a steady kernel (a replayed ncu kernel at 1.00× its median) are ordinary jitter.
 OUTLIER_VS_MEDIAN = 1.5
@@ -131,9 +99,9 @@ OUTLIER_VS_MEDIAN = 1.5
 
 class KernelOutliers(Analyzer):
     """The slowest instances of each hot kernel (``per_kernel`` of them) that last at least
-    :data:`OUTLIER_VS_MEDIAN` × the median duration of that kernel's other launches with the same grid
-    (:func:`others_median`; a kernel called once with a grid has no outlier), with step, rank and stream. No such
-    instance: the analysis is skipped, saying so."""
+    :data:`OUTLIER_VS_MEDIAN` × the median duration of that kernel's launches with the same grid (a kernel called
+    once with a grid has no outlier), with step, rank and stream. No such instance: the analysis is skipped, saying
+    so."""
 
     name = "kernel_outliers"
     order = 63
@@ -152,7 +120,7 @@ class KernelOutliers(Analyzer):
         # against the median of the same kernel launched with the same grid: one name can cover several problem
         # sizes (the H200 workload's 4096³ GEMM, 178 µs, was an "outlier" of its 2048³ side-stream GEMMs, 25 µs)
         keys = ["code", "grid"] if "grid" in df else ["code"]
-        med = others_median(df, keys)
+        med = df.groupby(keys)["dur_ns"].transform("median").to_numpy(dtype="float64", na_value=np.nan)
         with np.errstate(invalid="ignore", divide="ignore"):
             vs = df["dur_ns"].to_numpy(dtype="float64", na_value=np.nan) / np.where(med > 0, med, np.nan)
         sel = np.flatnonzero(vs >= self.vs_median)  # NaN (no positive median) never: the outliers' rows only
@@ -161,8 +129,8 @@ class KernelOutliers(Analyzer):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(OUTLIER_COLUMNS)), OUTLIER_COLUMNS,
                                   {"instances": 0, "worst_vs_median": None},
                                   skipped_reason=f"no outliers: every instance of the hot kernels lasts less than "
-                                                 f"{self.vs_median:g}× the median duration of its kernel's other "
-                                                 "launches with the same grid")
+                                                 f"{self.vs_median:g}× the median duration of its kernel's launches "
+                                                 "with the same grid")
         df = df.sort_values(["code", "dur_ns", "start_ns"], ascending=[True, False, True], kind="stable")
         t = df.groupby("code", sort=False).head(self.per_kernel)
         t = t.sort_values(["vs_median", "dur_ns", "start_ns"], ascending=[False, False, True],
