@@ -236,11 +236,12 @@ def test_console_and_json_carry_verdicts_and_stragglers():
 
     report = gpulens.analyze([KINETO / "multirank"])
     text = console.render(report, width=200)
-    # the answer banner (issue 18) capitalises the class: "Verdict: Host-bound: …"
-    assert "verdict: host-bound" in text.lower() and "straggler" in text and "communication-bound" in text
+    # the answer banner (issue 18) names the class; the GPUs' waits on work already enqueued lead (a kernel that
+    # started long after its launch call returned is not host time: s35)
+    assert "verdict: dependency-bound" in text.lower() and "straggler" in text and "communication-bound" in text
     doc = json.loads(json_report.render(report))
     src = doc["sources"][0]
-    assert src["summary"]["verdict"] == "host-bound"
+    assert src["summary"]["verdict"] == "dependency-bound"
     assert src["analyses"]["ranks"]["summary"]["stragglers"] == [1]
     v = src["analyses"]["verdicts"]["table"][0]
     assert v["verdict"] == "communication-bound" and isinstance(v["next_steps"], list)

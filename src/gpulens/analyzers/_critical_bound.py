@@ -14,7 +14,7 @@ one-off ``boundary`` gaps, which the idle finding leaves out, never count):
 * ``cpu_op``, ``host_idle`` — ``host``: the next work was not enqueued and the host was doing something else;
 * ``runtime``, ``launch_delay`` — ``host`` and ``launch`` (the launch path itself);
 * ``sync`` — the part of gaps during which the host was blocked in a synchronisation;
-* ``gpu_gap`` — ``queued`` (work enqueued, waiting on another stream or an event);
+* ``gpu_gap`` — ``queued`` (work enqueued, waiting on another stream, an event or a late start);
 * ``unattributed`` — ``unattributed``.
 
 The bound is taken per rank (a rank's path cannot recover another rank's idle): ``Σ_rank min(path time of the

@@ -126,7 +126,8 @@ def classify_gaps(timeline: Timeline, launch_gap_ns: int = 20_000, links: pd.Ser
     Returns:
         one row per gap: ``rank``, ``device_id``, ``start_ns``, ``dur_ns``, ``next_event_id`` (the GPU event that
         ends the gap), ``next_name``, ``cls`` (one of ``GAP_CLASSES`` minus ``sync``), ``sync_ns`` (part of the
-        gap inside a host sync call; the rest, ``dur_ns − sync_ns``, belongs to ``cls``), ``base_cls`` (the class
+        gap inside a host sync call before the launch call of the GPU event ending the gap returned; the rest,
+        ``dur_ns − sync_ns``, belongs to ``cls``), ``base_cls`` (the class
         the gap has from its launch alone, before the boundary rule: what a ``boundary`` gap was waiting on).
     """
     ctx = context_of(timeline)
@@ -168,6 +169,12 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
     lk_a = lid.fillna(-1).astype("int64").to_numpy()[order]
     l_start_a = ctx.event_values("start_ns", lk_a).astype(float)
     l_end_a = l_start_a + ctx.event_values("dur_ns", lk_a).astype(float)
+    # the same end exactly, in int64 ns (0 where unknown): float64 steps by 256 ns at epoch-ns timestamps
+    l_pos = ctx.positions(lk_a)
+    ev_st = timeline.events["start_ns"].to_numpy(dtype="int64", na_value=0)
+    ev_du = timeline.events["dur_ns"].to_numpy(dtype="int64", na_value=0)
+    l_end_i = np.where(l_pos >= 0, ev_st[np.maximum(l_pos, 0)] + ev_du[np.maximum(l_pos, 0)], 0) if len(ev_st) \
+        else np.zeros(len(lk_a), dtype="int64")
     cut = np.flatnonzero((rank_a[1:] != rank_a[:-1]) | (dev_a[1:] != dev_a[:-1])) + 1
     bounds = zip(np.concatenate(([0], cut)).tolist(), np.concatenate((cut, [len(order)])).tolist())
     out: dict[str, list] = {c: [] for c in cols}
@@ -196,10 +203,18 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
         lk_seg = lk_a[a:b]
         uniq, first = np.unique(lk_seg, return_index=True)
         replay = known & (first[np.searchsorted(uniq, lk_seg[nxt - a])] < nxt - a)
-        cls = np.select([~known & short, ~known, (l_end <= gs) | replay, (l_start < gs) | short],
-                        [_LAUNCH, _UNATTRIBUTED, _QUEUED, _LAUNCH], _HOST).astype(np.int8)
+        # the launch call returned inside the gap: from then on the GPU held the work and did not start it (a late
+        # start — queue delay — not the host); a blocking call after that point waits on this submitted work
+        # (nvc OpenMP on a T4: each kernel started 4.4 ms after its cuLaunchKernel returned, the host already in
+        # cuStreamSynchronize), so only the blocked time before it is the host's sync
+        l_end_x = l_end_i[nxt]
+        enq_at = np.where(known & ~replay & (l_end_x > gs) & (l_end_x < ge), l_end_x, ge)
+        late = ge - enq_at  # queue delay inside the gap [ns] (0 unless the call returned inside it)
+        cls = np.select([~known & short, ~known, (l_end <= gs) | replay,
+                         (late > launch_gap_ns) & (late > enq_at - gs), (l_start < gs) | short],
+                        [_LAUNCH, _UNATTRIBUTED, _QUEUED, _QUEUED, _LAUNCH], _HOST).astype(np.int8)
         base_cls = cls
-        sync = covered_until(ge, ss, se) - covered_until(gs, ss, se)
+        sync = covered_until(enq_at, ss, se) - covered_until(gs, ss, se)
         kst = st[kern_a[a:b]]
         if kst.size:
             k_first, k_last = int(kst[0]), int((st + dur_a[a:b])[kern_a[a:b]].max())

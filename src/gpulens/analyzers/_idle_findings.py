@@ -25,7 +25,8 @@ GAP_CLASSES = ("host", "launch", "sync", "queued", "unattributed", "boundary")  
 #: how each gap class reads in a sentence (the boundary gaps by the class they would otherwise have had)
 CLASS_WORDS = {"host": "waiting for the host", "launch": "on launch overhead",
                "sync": "with the host blocked in synchronisations or synchronous copies",
-               "queued": "waiting on work already queued (another stream or an event)",
+               "queued": "waiting on work already queued (another stream, an event, or a start delayed after its "
+                         "launch call returned)",
                "unattributed": "with no cause the trace shows", "boundary": "in one-off gaps"}
 #: GPU-idle time inside one blocking call from which it waited on something unseen (a queue drain idles µs, not ms)
 LONG_BLOCK_NS = 1_000_000
@@ -212,7 +213,8 @@ def _gap_cause_text(row: dict[str, Any]) -> str:
     if cause in ("host", "launch") and calls:
         return f"the host was busy (largest runtime calls in it: {calls})"
     if cause == "queued":
-        return "the work was already queued: the GPU waited on another stream or event"
+        return ("the work was already queued: the GPU waited on another stream, an event or a start delayed after "
+                "its launch call returned")
     if cause in ("host", "launch"):
         return "the work that ended it was launched only after it began, and no runtime call fills it"
     return "no launch call is linked to the work that ended it: the trace does not show the cause" + (
@@ -522,8 +524,10 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
     }
     texts["idle_queued_ns"] = (
         "dependency-bound", "GPU idle with work already queued",
-        "The launch call had returned before the GPU went idle: the work waited on another stream, an event or "
-        "device-side scheduling, not on the host. Look at cross-stream dependencies and event waits.")
+        "The work was enqueued — its launch call had returned before the GPU went idle, or returned during the "
+        "idle time and the work still started later than a launch costs — so it waited on another stream, an "
+        "event or device-side scheduling, not on the host. Look at cross-stream dependencies and event waits; with "
+        "no other stream busy, the launch latency table shows how long after its launch call each kernel started.")
     linked = int(summary.get("launch_calls") or 0)
     recorded = int(summary.get("launch_calls_recorded") or 0)
     uvm = uvm_text(tot)

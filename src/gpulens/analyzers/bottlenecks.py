@@ -6,7 +6,9 @@ between two segments is attributed by looking at the GPU event that ends it and 
 
 * ``queued`` — the launch call had returned before the GPU went idle: work was already enqueued (cross-stream
   dependency, event wait, device-side scheduling, gaps between the nodes of one graph replay). Neither host nor
-  launch overhead.
+  launch overhead. Also a gap in which the launch call returned and the work started more than ``launch_gap_ns``
+  later, that delay being the larger part of the gap (a late start: the GPU held the work and did not run it —
+  the launch latency analyzer's queue delay), whatever the host did meanwhile.
 * ``launch`` — the work was not enqueued yet, and either the launch call was already running when the GPU went idle
   or the gap is at most ``launch_gap_ns`` (default 20 µs, the upper end of typical launch costs): launch overhead
   between back-to-back kernels (HTA's "kernel wait"). Not a gap between two kernels of one graph replay (an earlier
@@ -15,6 +17,8 @@ between two segments is attributed by looking at the GPU event that ends it and 
 * ``host`` — the work was not enqueued and the host was doing something else for longer: the CPU is not feeding
   the GPU (HTA's "host wait").
 * ``sync`` — the part of a host/launch/unattributed gap during which the rank's host was inside a blocking call
+  before the launch call of the work ending the gap returned (after it, the blocking call waits on that submitted
+  work, not the cause of the idle)
   (:data:`BLOCKING_RE`): a synchronisation (``cuda|hip(Device|Stream|Event)Synchronize``, Kineto ``cuda_sync``
   events) or a synchronous copy (``cudaMemcpy``, ``hipMemcpyWithStream``, ``cuMemcpyDtoH``... — not the ``Async``
   ones), which returns only when the GPU work before it is done.
