@@ -12,7 +12,17 @@
    gap whose work started more than ``launch_gap_ns`` after its call returned — that delay being its larger part —
    is ``queued`` (the launch-latency analyzer's queue delay).
 
-The repository shows no licence, so the file is not copied: the tests below rebuild its shape as Kineto JSON (µs),
+2. Time before the first GPU event is not host-only when the GPU already held recorded work. TraceLens' vLLM
+   prefill+decode capture on an MI300X (AMD-AGI/TraceLens @ 171dd74721ca1ec45709e5805b68ae1f65e27811,
+   ``tests/traces/inference/vllm_prefilldecode_piecewise/graph_execution.json.gz``, MIT) makes every launch call
+   in the first 26 ms of its 307.70 ms window, yet its first GPU event (a DtoD copy queued by hipMemcpyAsync at
+   +2.21 ms) starts at +151.23 ms: the GPU was still running work launched before the profiler started. gpulens
+   reported "Host-only time outside the GPU span: 151.23 ms (49.1 %) … Start the profiler where the GPU work
+   starts" and the verdict line repeated it. Kind: the leading edge of the window was called host-only although the
+   GPU held enqueued work. Now that part (from the earliest return of a launch call of the rank's GPU events to
+   its first GPU event, when over 20 µs) is ``gpu_pending_before_ns``, with its own finding.
+
+The SC23 repository shows no licence, so that file is not copied: the tests below rebuild its shape as Kineto JSON (µs),
 with every expected figure worked out in the comments.
 """
 
@@ -98,3 +108,23 @@ def test_a_short_start_delay_stays_launch_overhead(tmp_path):
     # 4 gaps × 15 µs, each begun while its launch call ran → launch overhead 60 µs, nothing queued
     assert bn["idle_launch_ns"] == 60_000
     assert bn["idle_queued_ns"] == 0
+
+
+def test_time_before_the_first_gpu_event_with_work_enqueued_is_not_host_only(tmp_path):
+    # host: a CPU op [0, 1000]; cudaLaunchKernel [10, 20] (corr 1) and [30, 40] (corr 2). GPU: k1 [800, 900],
+    # k2 [900, 1000] — the GPU ran nothing recorded until 780 µs after the first launch call returned.
+    ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::step", "pid": 1, "tid": 1, "ts": 0, "dur": 1000, "args": {}},
+          _call("cudaLaunchKernel", 10, 10, 1), _call("cudaLaunchKernel", 30, 10, 2),
+          _kernel(800, 100, 1), _kernel(900, 100, 2)]
+    src = _analyze(tmp_path, ev)
+    bn = src.results["bottlenecks"].summary
+    # window [0, 1000] = 1000 µs; before the first GPU event 800 µs, of which [20, 800] = 780 µs with k1 enqueued
+    # (pending) and [0, 20] = 20 µs host-only; nothing after the last GPU event (before: 800 µs "host-only")
+    assert bn["window_ns"] == 1_000_000
+    assert bn["gpu_pending_before_ns"] == 780_000
+    assert bn["host_only_before_ns"] == 20_000 and bn["host_only_after_ns"] == 0
+    f = [x for x in src.findings() if x.category == "host-only-window"]
+    assert [x.key for x in f] == ["window/gpu-pending"]
+    # 780 of 1000 µs: 78.0 % of the window
+    assert f[0].title == "GPU work enqueued 780.00 µs before any recorded GPU event ran (78.0 % of the profiled window)"
+    assert "Start the profiler where the GPU work starts" not in " ".join(x.action or "" for x in src.findings())

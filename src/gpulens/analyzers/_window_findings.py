@@ -13,11 +13,15 @@ from gpulens.analyzers import _advice
 from gpulens.analyzers.base import Finding
 from gpulens.analyzers.context import context_of, text_series
 from gpulens.timeline import Timeline
-from gpulens.units import fmt_ns, pct_words
+from gpulens.units import fmt_ns, pct_words, share_pct_text
 
 #: Host-only time at the edges of the profiled window — before a rank's first GPU event and after its last — gets a
 #: finding when it is at least this share of the window (a warning from half of it).
 WINDOW_IDLE_SHARE = 0.25
+#: A rank's first GPU work that starts more than this after its launch call returned was held by the GPU: the time
+#: from that return to the first GPU event is not host-only (the bottlenecks analyzer's launch_gap_ns default, the
+#: upper end of typical launch costs).
+PENDING_START_NS = 20_000
 _TEARDOWN = ("cuModuleUnload", "hipModuleUnload", "cuMemFree", "cudaFree", "hipFree", "cuCtxDestroy", "hipCtxDestroy",
              "cuMemUnmap", "cuMemRelease", "cudaStreamDestroy", "hipStreamDestroy", "cudaEventDestroy",
              "cuMemAddressFree", "cudaDeviceReset", "hipDeviceReset")
@@ -71,9 +75,12 @@ def _one_rank_window(ev: pd.DataFrame, host: np.ndarray, gpu: pd.DataFrame, eff:
 
 def host_only_window(timeline: Timeline) -> tuple[dict[str, int], tuple]:
     """The figures of :func:`window_finding`, computed once per Timeline (its analysis context; the critical path
-    reads them too): ``({"window_ns", "host_only_before_ns", "host_only_after_ns"} [ns, summed over ranks], the
-    largest host-only part as (ns, rank, start, end, side))``; ``({}, ())`` without GPU events. An edge a
-    --steps/--window selection cut holds no host-only time."""
+    reads them too): ``({"window_ns", "host_only_before_ns", "host_only_after_ns", "gpu_pending_before_ns"} [ns,
+    summed over ranks], the largest host-only part as (ns, rank, start, end, side))``; ``({}, ())`` without GPU
+    events. An edge a --steps/--window selection cut holds no host-only time. ``gpu_pending_before_ns``: the part of
+    the time before a rank's first GPU event during which the GPU already held recorded work — from the earliest
+    return of a launch call of the rank's GPU events to its first GPU event, when that is over
+    :data:`PENDING_START_NS` (:func:`_pending_before`); it is not host-only time."""
     return context_of(timeline).memo("host_only_window", lambda: _host_only_window(timeline))
 
 
@@ -104,6 +111,8 @@ def _host_only_window(timeline: Timeline) -> tuple[dict[str, int], tuple]:
     worst = (0, None, 0, 0, "")
     g_first, g_last = _real_hulls(gpu["rank"].to_numpy(), gpu["start_ns"].to_numpy("int64"),
                                   gpu["start_ns"].to_numpy("int64") + ctx.effective_ns.to_numpy("int64"))
+    held = _pending_before(timeline, g_first)
+    pending = 0
     for r, (gs, ge) in ghull.items():
         ws, we = win.get(r, (gs, ge))
         if r in far:  # a clock-domain gap in the window: host-only parts measured on the real clock, gaps left out
@@ -115,12 +124,42 @@ def _host_only_window(timeline: Timeline) -> tuple[dict[str, int], tuple]:
         else:
             b = 0 if "start" in cuts else max(gs - ws, 0)
             a = 0 if "end" in cuts else max(we - ge, 0)
-        before, after, window = before + b, after + a, window + (we - ws)
-        for part, lo, hi, side in ((b, ws, gs, "before"), (a, ge, we, "after")):
+        p = min(held.get(r, 0), b)  # the GPU held enqueued work: not host-only, and not in the host-only part
+        b -= p
+        before, after, window, pending = before + b, after + a, window + (we - ws), pending + p
+        for part, lo, hi, side in ((b, ws, gs - p, "before"), (a, ge, we, "after")):
             if part > worst[0]:
                 worst = (part, r, lo, hi, side)
-    return ({"window_ns": int(window), "host_only_before_ns": int(before), "host_only_after_ns": int(after)},
-            worst)
+    return ({"window_ns": int(window), "host_only_before_ns": int(before), "host_only_after_ns": int(after),
+             "gpu_pending_before_ns": int(pending)}, worst)
+
+
+def _pending_before(timeline: Timeline, first: dict[int, int]) -> dict[int, int]:
+    """Per rank, how long before its first GPU event (``first``: rank → start [ns]) the GPU already held recorded
+    work: first start − the earliest end of a launch call linked to one of the rank's GPU events, when that is over
+    :data:`PENDING_START_NS` (ranks without such a launch are absent). The work was enqueued and the GPU ran none
+    of it — it was busy with work launched before the profiler started, which the profiler does not record (a
+    vLLM decode on an MI300X: the first copies started 149 ms after their hipMemcpyAsync returned, every launch of
+    the run made in the first 26 ms of the window)."""
+    ctx = context_of(timeline)
+    lid = ctx.links["launch_event_id"]
+    known = lid.notna().to_numpy()
+    if not known.any():
+        return {}
+    pos = ctx.positions(lid[known].astype("int64").to_numpy())
+    ok = pos >= 0
+    ev = timeline.events
+    ends = (ev["start_ns"].to_numpy("int64") + ev["dur_ns"].to_numpy("int64"))[pos[ok]]
+    ranks = ctx.gpu["rank"].to_numpy()[known][ok]
+    if not len(ends):
+        return {}
+    earliest = pd.Series(ends).groupby(ranks).min()
+    out = {}
+    for r, e in earliest.items():
+        f = first.get(int(r))
+        if f is not None and f - int(e) > PENDING_START_NS:
+            out[int(r)] = f - int(e)
+    return out
 
 
 def _real_hulls(rank: np.ndarray, s: np.ndarray, e: np.ndarray) -> tuple[dict[int, int], dict[int, int]]:
@@ -162,6 +201,9 @@ def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
     out = dict(out)  # the memo's figures stay as computed
     before, after, window = out["host_only_before_ns"], out["host_only_after_ns"], out["window_ns"]
     outside = before + after
+    pending = int(out.get("gpu_pending_before_ns") or 0)
+    if window > 0 and pending >= WINDOW_IDLE_SHARE * window and pending >= outside:
+        return out, _pending_finding(timeline, pending, window)
     if window <= 0 or outside < WINDOW_IDLE_SHARE * window:
         return out, None
     part, r, lo, hi, side = worst
@@ -200,7 +242,25 @@ def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
         f"The profiled window is {fmt_ns(window)} (first to last recorded event, host included); the GPU's work "
         f"spans only {fmt_ns(window - outside)} of it: {fmt_ns(before)} before the first GPU event and "
         f"{fmt_ns(after)} after the last. {during} Busy %, the idle split and the verdict are about the GPU span "
-        "and leave this time out.",
+        "and leave this time out."
+        + (f" Not counted here: {fmt_ns(pending)} before the first GPU event during which the GPU already held "
+           "enqueued work (launched, not yet run)." if pending else ""),
         severity="warning" if outside >= 0.5 * window and not cut else "info", category="host-only-window",
         time_at_stake_ns=None if cut else int(outside), key="window/host-only", action=act)
     return out, f
+
+
+def _pending_finding(timeline: Timeline, pending: int, window: int) -> Finding:
+    """The finding for a window whose leading time is mostly the GPU holding enqueued work
+    (``gpu_pending_before_ns``, :func:`_pending_before`): not host-only time, and not measured GPU work either."""
+    share = share_pct_text(100.0 * pending / window)
+    return Finding(
+        f"GPU work enqueued {fmt_ns(pending)} before any recorded GPU event ran ({share} of the profiled window)",
+        f"The first recorded GPU work was launched and its launch call had returned {fmt_ns(pending)} (summed over "
+        "ranks) before the first GPU event started, with no recorded GPU work running meanwhile: the GPU was most "
+        "likely still running work launched before the profiler started, which the profiler does not record. That "
+        "time is neither host-only nor measured GPU work; busy %, the idle split and the verdict are about the "
+        "recorded GPU span and leave it out.",
+        severity="info", category="host-only-window", time_at_stake_ns=None, key="window/gpu-pending",
+        action="Start the profiler with the GPU idle (synchronise the device — torch.cuda.synchronize() — before it "
+               "starts) or earlier, so the window records the work the GPU was running.")
