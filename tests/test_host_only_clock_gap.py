@@ -36,7 +36,9 @@ def test_host_only_parts_leave_a_clock_gap_out(tmp_path):
     tl = collect(_trace(tmp_path))
     figures, worst = host_only_window(tl)
     # window: the cpu_op's 1 µs + T..T+50 µs = 51 µs; before the GPU work: the cpu_op's 1 µs and T..T+5 µs = 6 µs
-    assert figures == {"window_ns": 51_000, "host_only_before_ns": 6_000, "host_only_after_ns": 0}
+    # (gemm_a starts 1 µs after its launch call returned: under 20 µs, no time with the GPU holding enqueued work)
+    assert figures == {"window_ns": 51_000, "host_only_before_ns": 6_000, "host_only_after_ns": 0,
+                       "gpu_pending_before_ns": 0}
     assert worst[0] == 6_000 and worst[4] == "before"
     gpu_span = 45_000  # T+5 .. T+50
     assert figures["host_only_before_ns"] + gpu_span + figures["host_only_after_ns"] == figures["window_ns"]
