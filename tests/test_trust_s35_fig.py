@@ -1,0 +1,104 @@
+"""One definition per figure (session 35): figures that disagree between outputs, or cannot be derived from what is
+shown beside them. Expected values come from the traces' own events or from hand calculations written here.
+
+Kinds covered:
+
+* kernel outliers — a launch is compared with the median of the kernel's *other* launches of its grid (with two
+  launches the group median is their mean: the MI300A OpenMP kernel's 430.65 ms first launch read "2× the median"
+  beside a 0.63 ms second); launches without a recorded duration, and launches whose start is no workload time (an
+  ncu replay's launches laid end to end from 0 ns), are never listed.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gpulens
+from gpulens.timeline import EVENT_COLUMNS, Timeline, make_table
+
+DATA = Path(__file__).parent / "data"
+US = 1_000
+
+
+# --- kernel outliers: leave-one-out median, untimed and unplaced launches left out ------------------------------
+
+def _timeline(durs_us: list[float], grid: int = 912) -> Timeline:
+    n, t, starts = len(durs_us), 0, []
+    for d in durs_us:
+        starts.append(t)
+        t += int(d * US) + 5 * US
+    return Timeline(make_table(EVENT_COLUMNS, {
+        "kind": ["kernel"] * n, "name": ["k"] * n, "start_ns": starts, "dur_ns": [int(d * US) for d in durs_us],
+        "grid_x": [grid] * n, "grid_y": [1] * n, "grid_z": [1] * n, "block_x": [256] * n,
+        "stream_id": [7] * n, "device_id": [0] * n, "rank": [0] * n, "pid": [1] * n, "tid": [1] * n,
+        "event_id": list(range(n)), "source": ["t"] * n})).validate()
+
+
+def test_two_launches_compare_the_slow_one_with_the_other():
+    slow, fast = 430_646.701, 629.122  # µs: the MI300A capture's pattern (first launch, then the second)
+    out = gpulens.analyze_timeline(_timeline([slow, fast])).results["kernel_outliers"].table
+    assert len(out) == 1
+    row = out.iloc[0]
+    assert int(row["dur_ns"]) == int(slow * US)
+    assert float(row["grid_median_ns"]) == int(fast * US)  # the other launch, not (slow + fast) / 2
+    assert abs(float(row["vs_median"]) - int(slow * US) / int(fast * US)) < 1e-9  # about 684×, never 2×
+
+
+def test_two_close_launches_are_no_outlier():
+    """10 and 14 µs: 14 / 10 = 1.4 < 1.5 — neither is an outlier of the other."""
+    res = gpulens.analyze_timeline(_timeline([10, 14])).results["kernel_outliers"]
+    assert len(res.table) == 0 and res.skipped
+
+
+def test_three_launches_one_slow_compares_with_the_two_others():
+    """12, 10 and 50 µs: the others of the 50 µs launch are 10 and 12 µs, median 11 µs → 50 / 11 (the group median,
+    12 µs, would give 50 / 12)."""
+    out = gpulens.analyze_timeline(_timeline([12, 10, 50])).results["kernel_outliers"].table
+    assert len(out) == 1 and float(out.iloc[0]["grid_median_ns"]) == np.median([10, 12]) * US
+    assert abs(float(out.iloc[0]["vs_median"]) - 50 / 11) < 1e-9
+
+
+NCU = DATA / "nvidia"
+
+
+def _ncu_rows(path: Path) -> tuple[list[str], list[list[str]]]:
+    lines = path.read_text(encoding="utf-8-sig").splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith('"ID"'))
+    rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
+    return rows[0], [r for r in rows[1:] if r]
+
+
+@pytest.fixture(scope="module")
+def ncu_mixed(tmp_path_factory) -> Path:
+    """Real ncu rows (Olajide RTX 5070): saxpy three times — once without its duration row — and one gemm; the
+    saxpy launch without a duration is the one the reverted change listed as an outlier at a synthetic 0 ns."""
+    files = {k: NCU / f"olajide_rtx5070_metrics_{k}.csv" for k in ("saxpy", "gemm_naive")}
+    out = tmp_path_factory.mktemp("ncu") / "mixed.ncu.csv"
+    head, _ = _ncu_rows(files["saxpy"])
+    with out.open("w", newline="") as f:
+        w = csv.writer(f, quoting=csv.QUOTE_ALL)
+        w.writerow(head)
+        for i, (k, timed) in enumerate([("saxpy", False), ("gemm_naive", True), ("saxpy", True), ("saxpy", True)]):
+            for r in _ncu_rows(files[k])[1]:
+                if not timed and r[head.index("Metric Name")] == "gpu__time_duration.sum":
+                    continue
+                w.writerow([str(i), *r[1:]])
+    return out
+
+
+def test_replayed_and_untimed_launches_are_never_listed(ncu_mixed, tmp_path):
+    from gpulens.reports.markdown import render as md
+
+    rep = gpulens.analyze([ncu_mixed])
+    res = rep.sources[0].results["kernel_outliers"]
+    assert len(res.table) == 0 and res.skipped
+    assert "not the workload's" in res.skipped_reason and "1 without a recorded duration" in res.skipped_reason
+    page = md(rep)
+    assert "Kernel outliers" not in page.split("Not analysed")[0]
