@@ -3,6 +3,12 @@ shown beside them. Expected values come from the traces' own events or from hand
 
 Kinds covered:
 
+* a run's window — the SGLang MI300X decode trace printed "window time 473.77 ms" (critical path) beside "profiled
+  window 473.83 ms" and a Timeline "over 473.77 ms": three window figures for one run. Each is now one definition,
+  named where they differ: the GPU span (first → last GPU event), the profiled window (first → last event, Python
+  functions and annotations included) and the critical path's path window (first → last CPU op, runtime call or GPU
+  event: what the walk reads).
+
 * kernel outliers — a launch is compared with the median of the kernel's *other* launches of its grid (with two
   launches the group median is their mean: the MI300A OpenMP kernel's 430.65 ms first launch read "2× the median"
   beside a 0.63 ms second); launches without a recorded duration, and launches whose start is no workload time (an
@@ -102,3 +108,53 @@ def test_replayed_and_untimed_launches_are_never_listed(ncu_mixed, tmp_path):
     assert "not the workload's" in res.skipped_reason and "1 without a recorded duration" in res.skipped_reason
     page = md(rep)
     assert "Kernel outliers" not in page.split("Not analysed")[0]
+
+
+# --- one run, its windows named ---------------------------------------------------------------------------------
+
+SGLANG = DATA / "kineto" / "tracelens_mi300x_sglang_qwen3_decode.json.gz"
+
+
+def _extent_us(events: list[dict], cats: set[str] | None) -> float:
+    sel = [e for e in events if e.get("ph") == "X" and (cats is None or e.get("cat") in cats)]
+    return max(e["ts"] + e.get("dur", 0) for e in sel) - min(e["ts"] for e in sel)
+
+
+@pytest.fixture(scope="module")
+def sglang():
+    events = json.load(gzip.open(SGLANG))["traceEvents"]
+    return gpulens.analyze([SGLANG]), events
+
+
+def test_each_window_figure_has_one_definition(sglang):
+    from gpulens.reports._format import column_label
+    from gpulens.units import fmt_ns
+
+    rep, events = sglang
+    gpu = {"kernel", "gpu_memcpy", "gpu_memset"}
+    span_us = _extent_us(events, gpu)  # 473,749.94 µs: first kernel → last memcpy end
+    profiled_us = _extent_us(events, None)  # 473,830.53 µs: opened by the user annotation
+    path_us = _extent_us(events, gpu | {"cpu_op", "cuda_runtime"})  # 473,767.79 µs: opened by the first cpu_op
+    res = rep.sources[0].results
+    assert abs(res["breakdown"].summary["span_ns"] / 1e3 - span_us) < 1
+    assert abs(res["breakdown"].summary["window_ns"] / 1e3 - profiled_us) < 1
+    cp = res["critical_path"]
+    assert abs(float(cp.table["step_ns"].iloc[0]) / 1e3 - path_us) < 1
+    # three different quantities: each printed under its own name
+    assert len({fmt_ns(span_us * 1e3), fmt_ns(profiled_us * 1e3), fmt_ns(path_us * 1e3)}) == 3
+    assert column_label("step_ns", cp.columns["step_ns"]) == "path window"
+    assert column_label("share", cp.columns["share"]) == "share of path window"
+    assert "path window" in cp.findings[0].title and "traced time" not in cp.findings[0].title
+
+
+def test_timeline_names_its_extent_when_it_prints_differently(sglang):
+    from gpulens.reports.html import render
+    from gpulens.units import fmt_ns
+
+    rep, events = sglang
+    drawn = fmt_ns(_extent_us(events, {"kernel", "gpu_memcpy", "cpu_op", "cuda_runtime"}) * 1e3)
+    profiled = fmt_ns(_extent_us(events, None) * 1e3)
+    page = render(rep)
+    i = page.index(f"over {drawn}")
+    note = page[i:i + 400]
+    assert "first to last event drawn" in note and f"is {profiled}" in note

@@ -189,13 +189,13 @@ def _unit_of(column: str, doc: str) -> str:
 def column_label(column: str, doc: str = "") -> str:
     """A column's human header: :data:`LABELS`, else the name without its unit suffix, underscores as spaces."""
     if column == "share" and doc:  # a share of what: its doc says (copies and collectives are not kernel time)
-        for key, label in (("GPU event time", "share of GPU time"), ("traced window", "share of window"),
+        for key, label in (("GPU event time", "share of GPU time"), ("path window", "share of path window"),
                            ("step_ns", "share of step time"),
                            ("kernel", "share of kernel time")):
             if key in doc:
                 return label
-    if column == "step_ns" and "traced window" in doc:  # a trace without steps: its one window is no step
-        return "window time"
+    if column == "step_ns" and "path window" in doc:  # a trace without steps: its one window is no step, and no
+        return "path window"  # profiled window either (it leaves Python functions and annotations out)
     if column in ("offset_ns", "peak_offset_ns") and doc:  # from which origin: its doc says
         if "profiled window" in doc:
             return "peak (in profiled window)" if column == "peak_offset_ns" else "start (in profiled window)"
