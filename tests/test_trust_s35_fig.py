@@ -9,6 +9,10 @@ Kinds covered:
   functions and annotations included) and the critical path's path window (first → last CPU op, runtime call or GPU
   event: what the walk reads).
 
+* the host's share of the critical path ("74.1 %" for GPT-2 on an H200) could not be derived from the path's rows
+  shown beside it (CPU ops 64.1 %, runtime 15.1 %, host idle 20.7 % of a step): the headline now says what it is
+  read from (host rows less the host's waits while the GPU was busy, over the path) and the summary's label too.
+* a whole-trace figure (the median launch wait) beside steady-state ones says its window.
 * kernel outliers — a launch is compared with the median of the kernel's *other* launches of its grid (with two
   launches the group median is their mean: the MI300A OpenMP kernel's 430.65 ms first launch read "2× the median"
   beside a 0.63 ms second); launches without a recorded duration, and launches whose start is no workload time (an
@@ -158,3 +162,46 @@ def test_timeline_names_its_extent_when_it_prints_differently(sglang):
     i = page.index(f"over {drawn}")
     note = page[i:i + 400]
     assert "first to last event drawn" in note and f"is {profiled}" in note
+
+
+# --- the host's share of the path, derivable from its rows --------------------------------------------------------
+
+GPT2 = DATA / "nvidia" / "h200" / "h200_gpt2_train.pt.trace.json.gz"
+
+
+def test_host_share_reads_off_the_path_rows():
+    from gpulens.analyzers._critical_paths import GPU_CLASSES
+    from gpulens.reports._answer import answer
+    from gpulens.reports._format import column_label
+    from gpulens.units import fmt_ns
+
+    src = gpulens.analyze([GPT2]).sources[0]
+    cp = src.results["critical_path"]
+    t = cp.table
+    host_rows = int(t.loc[~t["class"].isin(GPU_CLASSES | {"unattributed"}), "time_ns"].sum())
+    path = int(t.drop_duplicates(["rank", "step"])["step_ns"].sum())  # 3 steps: 226.13 ms
+    waits = int(cp.summary["host_wait_gpu_busy_ns"])
+    host = host_rows - waits
+    assert f"{100 * host / path:.1f}" == "74.1"  # the figure the headline quotes, from the rows
+    sentence = answer(src).sentence
+    assert (f"host work (74.1 % of it: {fmt_ns(host)} of the {fmt_ns(path)} path summed over 3 steps — its host rows' "
+            f"{fmt_ns(host_rows)} less {fmt_ns(waits)} of host waits while the GPU was busy)") in sentence
+    assert "less host waits while the GPU was busy" in column_label("host_share", cp.summary_columns["host_share"])
+
+
+def test_whole_trace_launch_wait_beside_a_steady_state_path_says_so():
+    from types import SimpleNamespace as NS
+
+    from gpulens.analyzers._run_shares import path_disagreement
+
+    # whole path 100 µs; the steady state 40 µs of it, host-held (60 %); launches wait a median 100 µs (a backlog)
+    s = {"path_ns": 100_000.0, "gpu_share": 0.3, "host_wait_gpu_busy_ns": 0, "unattributed_share": 0.0,
+         "host_share": 0.7, "gpu_held_share": 0.3, "bound": "cpu", "steady_path_ns": 40_000.0,
+         "steady_host_share": 0.6, "steady_gpu_held_share": 0.4, "steady_bound": "cpu"}
+    res = {"critical_path": NS(skipped=False, summary=s),
+           "launch_latency": NS(skipped=False, summary={"queue_p50_ns": 100_000}),
+           "bottlenecks": NS(skipped=False, summary={"steady_span_ns": 40_000})}
+    text = path_disagreement(res, "gpu-bound")
+    assert "over the verdict's steady state" in text and "median launch of the whole trace" in text
+    res["bottlenecks"] = NS(skipped=False, summary={})  # no gaps left out: one window, nothing to name
+    assert "whole trace" not in path_disagreement(res, "gpu-bound")

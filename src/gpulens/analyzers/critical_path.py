@@ -171,9 +171,13 @@ def steady_summary(class_ns: dict[str, int], on_gpu: float) -> dict:
     path = float(sum(class_ns.values()))
     gpu = float(sum(v for k, v in class_ns.items() if k in GPU_CLASSES))
     unknown = float(class_ns.get("unattributed", 0))
-    host, held = held_shares(path, gpu, min(on_gpu, max(path - gpu - unknown, 0.0)), unknown)
+    waits = min(on_gpu, max(path - gpu - unknown, 0.0))
+    host, held = held_shares(path, gpu, waits, unknown)
     return {"steady_path_ns": path, "steady_host_share": host, "steady_gpu_held_share": held,
-            "steady_bound": bound_of(path, host, held, unknown)}
+            "steady_bound": bound_of(path, host, held, unknown),
+            # the parts the steady host share is made of, so that it can be read off them (host_share_basis)
+            "steady_class_ns": {str(k): int(v) for k, v in class_ns.items()},
+            "steady_host_wait_gpu_busy_ns": int(waits)}
 
 
 class CriticalPath(Analyzer):
