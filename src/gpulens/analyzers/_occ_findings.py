@@ -50,9 +50,8 @@ def fill_text(w: float) -> str:
     """A grid's fill of one wave as a percentage that is never rounded to a false 0 % ("0.058 %" for 1 block of
     1,728 slots; "80 %" for 0.8 waves)."""
     p = 100.0 * w
-    if 99.5 <= p < 100:  # never a false "100 %" of a wave either
-        return pct_words(p)
-    return pct_words(p) if p >= 10 else "0 %" if p == 0 else f"{p:.1f} %" if p >= 1 else f"{fmt_num(p, 2)} %"
+    # the table's digits (pct_words) from 1 %, never a false "100 %" of a wave either; two significant digits below
+    return pct_words(p) if p >= 1 or p == 0 else f"{fmt_num(p, 2)} %"
 
 
 def waves_text(w: float) -> str:

@@ -148,7 +148,7 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
         source = "peaks" if e.roof_source == "roofline" else ""  # else the speed of light's share: measured
     if e.short_launch_frac is not None and e.short_launch_frac >= 0.5 and t and 0 < e.launch_idle_ns \
             < LAUNCH_IDLE_MIN_SHARE * t:
-        ev += (f"; launch idle before it ({fmt_ns(e.launch_idle_ns)}) is {100 * e.launch_idle_ns / t:.1f} % of its "
+        ev += (f"; launch idle before it ({fmt_ns(e.launch_idle_ns)}) is {pct_words(100 * e.launch_idle_ns / t)} of its "
                f"{fmt_ns(t)}: its launches mostly found the GPU busy, so they are not what bounds it")
     elif e.short_launch_frac is not None and e.short_launch_frac >= 0.5 and e.launch_idle_ns > 0:
         if stake is None or e.launch_idle_ns >= stake:
