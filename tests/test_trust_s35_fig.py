@@ -13,6 +13,13 @@ Kinds covered:
   shown beside it (CPU ops 64.1 %, runtime 15.1 %, host idle 20.7 % of a step): the headline now says what it is
   read from (host rows less the host's waits while the GPU was busy, over the path) and the summary's label too.
 * a whole-trace figure (the median launch wait) beside steady-state ones says its window.
+* one rounding rule for a percentage in prose and in tables: an occupancy of 12.5 % (1 of 8 waves) read "13 %" in a
+  finding beside "12.5 %" in the occupancy table.
+* a next step said once along a branch of the findings tree (BERT-small H100: the align2 GEMM's padding step under
+  its verdict, its roofline finding and its occupancy finding), and an occupancy-limiter step that says what to
+  measure rather than "if it is shown latency-bound" (H200 cuBLAS nvjet GEMM).
+* the diff's Markdown cut cells at 100 characters without saying where the whole names are; README's run-class words
+  lacked "gpu-bound" (every class word a verdict can print is explained there now).
 * kernel outliers — a launch is compared with the median of the kernel's *other* launches of its grid (with two
   launches the group median is their mean: the MI300A OpenMP kernel's 430.65 ms first launch read "2× the median"
   beside a 0.63 ms second); launches without a recorded duration, and launches whose start is no workload time (an
@@ -205,3 +212,99 @@ def test_whole_trace_launch_wait_beside_a_steady_state_path_says_so():
     assert "over the verdict's steady state" in text and "median launch of the whole trace" in text
     res["bottlenecks"] = NS(skipped=False, summary={})  # no gaps left out: one window, nothing to name
     assert "whole trace" not in path_disagreement(res, "gpu-bound")
+
+
+# --- one rounding rule for percentages -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("pct, table, prose", [
+    (100 * 1 / 8, "12.5 %", "12.5 %"),  # 1 of 8 waves resident: was "13 %" in prose
+    (100 * 5 / 8, "62.5 %", "62.5 %"),
+    (46.0, "46.0 %", "46 %"),  # the same figure without its ".0"
+    (0.25, "0.3 %", "0.3 %"),  # halves up in both (a table's f"{:.1f}" read 0.2 %)
+    (0.04, "under 0.1 %", "under 0.1 %"), (99.96, "over 99.9 %", "over 99.9 %")])
+def test_prose_and_tables_read_a_percentage_alike(pct, table, prose):
+    from gpulens.units import pct_words, share_pct_text
+
+    assert share_pct_text(pct) == table and pct_words(pct) == prose
+
+
+def test_occupancy_finding_and_table_read_alike():
+    """BERT-small on an H100: each limiter finding's title quotes the theoretical occupancy of the occupancy table's
+    row with the table's digits (flash_fwd and two CUTLASS GEMMs at 12.5 %: "to 12.5 %", never "to 13 %")."""
+    from gpulens.units import share_pct_text
+
+    src = gpulens.analyze([DATA / "kineto" / "tracelens_h100_bert-small.json.gz"]).sources[0]
+    occ = src.results["occupancy"]
+    for f in occ.findings:
+        if not (f.key or "").endswith("/limiter"):
+            continue
+        theo = float(occ.table.loc[occ.table["name"] == f.kernel, "theoretical_occupancy_pct"].iloc[0])
+        assert f.title.endswith(f" to {share_pct_text(theo).replace('.0 %', ' %')}"), (f.title, theo)
+        if abs(theo - 12.5) < 1e-9:
+            assert f.title.endswith(" to 12.5 %")
+
+
+# --- a next step said once; what to measure, not a conditional guess -----------------------------------------------
+
+def test_a_child_finding_does_not_repeat_its_parents_step():
+    from gpulens.analyzers._tree import SAME_STEP, resolve_parents
+
+    src = gpulens.analyze([DATA / "kineto" / "tracelens_h100_bert-small.json.gz"]).sources[0]
+    every = [f for r in src.results.values() for f in (getattr(r, "findings", None) or [])]
+    by_key = {f.key: f for f in every if f.key}
+    pad = "pad 30522 to 30528"  # the align2 GEMM's N = 30522 is not a multiple of 8 bf16 elements (16 bytes)
+    said = [f for f in every if pad in (f.action or "") + (f.detail or "")]
+    assert len(said) == 1 and said[0].key.startswith("kernel:")  # once, in the verdict
+    for f, r in zip(every, resolve_parents(every)):
+        parent = by_key.get(r.parent) if r.parent else None
+        if parent is not None and parent.action and f.action:
+            assert f.action == SAME_STEP or parent.action not in f.action
+
+
+def test_limiter_step_says_what_to_measure_not_a_condition():
+    from gpulens.analyzers import _advice
+
+    name = "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT"  # cuBLAS (H200 trace)
+    step = _advice.limiter("registers", name, pytorch=True, latency_bound=False, vendor="nvidia")
+    assert "if it is" not in step and "ncu --section Occupancy --section WarpStateStats" in step
+    assert "first measure whether it is latency-bound" in step
+    assert "first measure" not in _advice.limiter("registers", name, pytorch=True, latency_bound=True,
+                                                  vendor="nvidia")
+    amd = _advice.limiter("shared_memory", "my_kernel", vendor="amd")
+    assert "rocprof-compute" in amd and "wavefronts" in amd and "if it is" not in amd
+    src = gpulens.analyze([DATA / "nvidia" / "h200" / "h200_kineto.pt.trace.json.gz"]).sources[0]
+    steps = [f.action or "" for r in src.results.values() for f in (getattr(r, "findings", None) or [])]
+    steps += [s for ns in src.results["verdicts"].table["next_steps"] for s in ns]
+    assert not any("if it is shown latency-bound" in s or "if it is latency-bound" in s for s in steps)
+
+
+# --- diff Markdown cut cells; README class words -------------------------------------------------------------------
+
+def test_diff_markdown_says_where_a_cut_name_is_whole(tmp_path):
+    from gpulens.diff import diff
+    from gpulens.reports.diff import MD_CELL_CHARS, render_markdown
+    from tests.test_diff import _program
+
+    r = diff(_program(tmp_path / "b.json", 50.0), _program(tmp_path / "c.json", 65.0))
+    assert "are cut (…)" not in render_markdown(r)  # nothing cut: no note
+    ops = r.tables["operators"]
+    name = "aten::" + "very_long_operator_name_" * 8  # 198 characters: over the cell's 100
+    r.tables["operators"] = ops.assign(op=[name] + ops["op"].tolist()[1:])
+    md = render_markdown(r)
+    cut = name[: MD_CELL_CHARS - 1] + "…"
+    assert cut.replace("_", "\\_") in md and name.replace("_", "\\_") not in md
+    block = md.split("### Per operator")[1].split("###")[0]
+    assert f"Cells longer than {MD_CELL_CHARS} characters are cut (…); the full names are in the JSON output" in block
+
+
+def test_readme_explains_every_class_word_a_verdict_prints():
+    from gpulens.analyzers._verdict_facts import CLASSES
+    from gpulens.analyzers.bottlenecks import RANK_CLASSES, class_label
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    words = set(CLASSES) | set(RANK_CLASSES.values()) | {"gpu-bound", "no-gpu-work"}
+    missing = sorted(w for w in words if f"**{w}**" not in readme and f"`{w}`" not in readme)
+    assert not missing, missing
+    # and as the reports print them (a label in words: "GPU idle, cause not recorded")
+    labels = {class_label(w).split(" (")[0] for w in words}
+    assert not sorted(x for x in labels if x not in readme)
