@@ -20,6 +20,10 @@ Kinds covered:
   measure rather than "if it is shown latency-bound" (H200 cuBLAS nvjet GEMM).
 * the diff's Markdown cut cells at 100 characters without saying where the whole names are; README's run-class words
   lacked "gpu-bound" (every class word a verdict can print is explained there now).
+* a kernel's time at stake counted its one-off launch (the MI300A OpenMP pattern: a 430.65 ms first launch, then
+  0.63 ms for the same grid: 388.15 ms at stake for a class that "does not describe" that launch); it is now its
+  class's stake over the steady launches (that launch counted at the others' median), as the run verdict leaves
+  one-off idle gaps out.
 * kernel outliers — a launch is compared with the median of the kernel's *other* launches of its grid (with two
   launches the group median is their mean: the MI300A OpenMP kernel's 430.65 ms first launch read "2× the median"
   beside a 0.63 ms second); launches without a recorded duration, and launches whose start is no workload time (an
@@ -308,3 +312,22 @@ def test_readme_explains_every_class_word_a_verdict_prints():
     # and as the reports print them (a label in words: "GPU idle, cause not recorded")
     labels = {class_label(w).split(" (")[0] for w in words}
     assert not sorted(x for x in labels if x not in readme)
+
+
+# --- time at stake over the steady launches -------------------------------------------------------------------------
+
+def test_one_off_launch_is_left_out_of_the_class_stake(tmp_path):
+    from tests.test_trust_s34_real_one_off_launch import _ncu_csv
+
+    slow, fast = 430_650.0, 629.0  # µs, two launches of one grid; speed of light: memory 10 % → a latency class
+    src = gpulens.analyze([_ncu_csv(tmp_path / "k.csv", [slow, fast])]).sources[0]
+    row = src.results["verdicts"].table.iloc[0]
+    assert row["verdict"] == "latency/occupancy-bound"
+    steady_us = fast + fast  # the slow launch counted at the median of the other(s)
+    # latency class: at stake what running at the roof would save, (1 − 10 %) of its time; each launch keeps 2 µs
+    expected = min(round(steady_us * 1000 * (1 - 0.10)), round(steady_us * 1000) - 2 * 2000)
+    assert abs(int(row["time_at_stake_ns"]) - expected) <= 1  # 1.13 ms, not 388.15 ms
+    assert "counted at the others' median" in row["next_steps"][0]
+    # without a one-off launch the stake is over the whole time, as before: 100 + 120 µs × 0.9
+    row = gpulens.analyze([_ncu_csv(tmp_path / "k2.csv", [100.0, 120.0])]).sources[0].results["verdicts"].table.iloc[0]
+    assert abs(int(row["time_at_stake_ns"]) - round(220_000 * 0.9)) <= 1
