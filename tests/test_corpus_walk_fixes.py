@@ -102,4 +102,4 @@ def test_roofline_skip_says_the_critical_set_is_communication(tmp_path):
     f.write_text(json.dumps({"traceEvents": ev, "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3"}]}))
     s = gpulens.analyze([f]).sources[0]
     reason = s.results["roofline"].skipped_reason
-    assert "critical set holds no compute kernel" in reason and "comm" in reason and "99 %" in reason
+    assert "critical set holds no compute kernel" in reason and "comm" in reason and "98.9 %" in reason

@@ -21,10 +21,10 @@ def test_stall_table_names_top_reasons_and_guidance():
     src = gpulens.analyze([DATA / "stalls" / "ncu_details_stalls.csv"]).sources[0]
     t = src.results["stalls"].table.set_index("name")
     row = t.loc["gather_rows(float const*, long const*, float*, int)"]
-    # PC sampling over two launches: long_scoreboard 700 + 300 of 1200 stall samples = 83 %, the only reason of the
+    # PC sampling over two launches: long_scoreboard 700 + 300 of 1200 stall samples = 83.3 % (the tables' digits), the only reason of the
     # memory_latency class present
     assert row["dominant_class"] == "memory_latency"
-    assert row["top_reasons"] == "long_scoreboard 83%"
+    assert row["top_reasons"] == "long_scoreboard 83.3 %"
     assert row["guidance"].startswith("Warps wait for memory results")
     assert src.results["stalls"].columns["guidance"].endswith("[text]")
 

@@ -30,7 +30,7 @@ def test_path_share_names_the_one_off_gap(tmp_path):
     cp = r["critical_path"]
     assert cp.summary["class_ns"] == {"unattributed": 1_010_000, "kernel": 70_000}
     assert cp.summary["one_off_gap_ns"] == 1_000_000
-    assert cp.findings[0].title.endswith("hold 94 % of the traced time, 1.00 ms of it in the one-off idle time the idle "
+    assert cp.findings[0].title.endswith("hold 93.5 % of the path window, 1.00 ms of it in the one-off idle time the idle "
                                          "figures leave out")
 
 

@@ -15,9 +15,9 @@ from tests.conftest import shared_trace
 
 
 @pytest.mark.parametrize("pct, text", [(0.4, "0.4 %"), (4.24, "4.2 %"), (9.94, "9.9 %"), (9.96, "10 %"),
-                                       (46.3, "46 %"), (0.0, "0.0 %"), (0.03, "under 0.1 %"), (100.0, "100 %")])
+                                       (46.3, "46.3 %"), (0.0, "0 %"), (46.04, "46 %"), (0.03, "under 0.1 %"), (100.0, "100 %")])
 def test_pct_words_never_rounds_to_a_false_zero(pct, text):
-    # hand-written: one decimal below 10 %, whole percent above, a non-zero share is never "0 %"
+    # hand-written: the tables' one decimal (a whole number without its ".0"), a non-zero share is never "0 %"
     assert pct_words(pct) == text
 
 

@@ -198,7 +198,7 @@ def test_occupancy_analyzer_amd_uses_rocprof_register_counters():
     assert row["active_blocks_per_sm"] == 1 and row["limiter"] == "shared_memory"
     assert row["theoretical_occupancy_pct"] == 12.5
     # an MI300X (gfx942): its shared memory is LDS, in the finding as in the occupancy table's column
-    assert r.findings[0].title.startswith("LDS limits occupancy of gemm to 13 %")  # 12.5 %, halves round up (s33)  # singular subject
+    assert r.findings[0].title.startswith("LDS limits occupancy of gemm to 12.5 %")  # the table's digits (s35)  # singular subject
     assert "65,536 B LDS/workgroup leaves room for 1 workgroup per CU" in r.findings[0].detail
     assert "shared memory" not in (r.findings[0].title + r.findings[0].detail + r.findings[0].action).lower()
 
@@ -223,4 +223,4 @@ def test_achieved_occupancy_from_ncu_counter_is_time_weighted():
     row = r.table.iloc[0]
     assert row["theoretical_occupancy_pct"] == 100.0 and row["limiter"] == "warps"
     assert row["achieved_occupancy_pct"] == pytest.approx(27.5)
-    assert any("achieves 28 % occupancy of a possible 100 %" in f.title for f in r.findings)
+    assert any("achieves 27.5 % occupancy of a possible 100 %" in f.title for f in r.findings)

@@ -321,7 +321,7 @@ def test_l1_bound_kernel_gets_l1_advice_not_dram_advice():
                  memory_pct=97.7, sol_pct=97.7, l1_pct=98.3, dram_pct=50.8)
     v = decide(e)
     assert v.verdict == "memory-bound"
-    assert "L1/shared memory (98 % of peak; DRAM 51 %)" in v.next_steps[0]
+    assert "L1/shared memory (98.3 % of peak; DRAM 50.8 %)" in v.next_steps[0]
     assert not any("DRAM once" in s for s in v.next_steps)
     e.dram_pct = 93.0  # DRAM busy too: the DRAM advice stands
     assert "DRAM once" in decide(e).next_steps[0]

@@ -134,7 +134,7 @@ def test_occupancy_evidence_reads_without_a_missing_figure_first():
 
     e = Evidence("k", "kernel", 10, 1_000_000, theoretical_occupancy_pct=12.5, limiter="registers",
                  limiters="registers, shared_memory")
-    assert "occupancy 13 % theoretical (achieved not counted), limiters registers and shared memory" \
+    assert "occupancy 12.5 % theoretical (achieved not counted), limiters registers and shared memory" \
         in _evidence_text(e)
     e2 = Evidence("k", "kernel", 10, 1_000_000, achieved_occupancy_pct=22.0, theoretical_occupancy_pct=25.0,
                   limiter="registers")
@@ -240,7 +240,7 @@ def test_evidence_names_the_tensor_pipe_when_it_is_the_compute_figure():
     # the B200 SDPA case: no SM throughput counted, the tensor pipe at 68.4 % stood as "compute 68 % of peak"
     e = Evidence("k", "kernel", 16, 11_869_152, sol_bound=None, compute_pct=68.4, compute_side="tensor pipe",
                  sol_missing="memory")
-    assert "speed of light: compute (tensor pipe) 68 % of peak, memory not counted" in _evidence_text(e)
+    assert "speed of light: compute (tensor pipe) 68.4 % of peak, memory not counted" in _evidence_text(e)
     e2 = Evidence("k", "kernel", 1, 1000, sol_bound="compute", compute_pct=88.0, memory_pct=41.0)
     assert "speed of light: compute 88 % of peak, memory 41 % of peak" in _evidence_text(e2)
 

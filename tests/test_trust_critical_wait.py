@@ -28,13 +28,13 @@ def _trace(tmp_path, kernel_us):
 
 
 def test_host_idle_while_the_gpu_works_is_gpu_bound_time(tmp_path):
-    # kernel [25, 1025]: the host's idle [50, 1100] overlaps it for [50, 1025] = 975 µs (93 % of the 1,050 µs
+    # kernel [25, 1025]: the host's idle [50, 1100] overlaps it for [50, 1025] = 975 µs (92.9 % of the 1,050 µs
     # idle); the launch call [10, 20] ran while the GPU was idle (0 µs). 975 / 1100 ≥ 0.5: the path is GPU-bound
     cp = gpulens.analyze([_trace(tmp_path, 1000)]).sources[0].results["critical_path"]
     assert cp.summary["host_wait_gpu_busy_ns"] == 975_000
     assert cp.summary["bound"] == "gpu"
     f = cp.findings[0]
-    assert "GPU busy during 93 % of them" in f.title and "GPU-bound" in f.action
+    assert "GPU busy during 92.9 % of them" in f.title and "GPU-bound" in f.action
     assert f.time_at_stake_ns is None  # the GPU time is the kernels' to rank, not host time to cut
 
 

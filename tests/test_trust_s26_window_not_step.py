@@ -21,7 +21,7 @@ def test_stepless_trace_labels_the_window():
     src, labels = _labels(KINETO / "hta_alexnet_a100.json.gz")
     names = src.timeline.events["name"].astype(str)
     assert not names.str.startswith("ProfilerStep#").any()
-    assert labels == {"step_ns": "window time", "share": "share of window"}
+    assert labels == {"step_ns": "path window", "share": "share of path window"}
 
 
 def test_stepped_trace_keeps_step_labels():

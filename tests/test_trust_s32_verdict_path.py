@@ -64,8 +64,11 @@ def test_resnet50_answer_and_label():
     assert wait == 8_689_000
     a = answer(src)
     assert a.verdict == "gpu-bound"
-    assert ("the critical path runs mostly through host work (51.8 % of it), but the median launch waits 8.69 ms "
+    # the share with what it is read from (s35: host rows less the host's waits on the busy GPU, over the path)
+    assert "the critical path runs mostly through host work (51.8 % of it: " in a.sentence
+    assert ("less 93.81 ms of host waits while the GPU was busy), but the median launch waits 8.69 ms "
             "behind earlier GPU work (the GPU had a backlog") in a.sentence
+    assert cp["host_wait_gpu_busy_ns"] // 10_000 == 9_381  # 93.81 ms
     from gpulens.reports import html
 
     page = html.render(rep)

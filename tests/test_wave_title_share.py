@@ -24,12 +24,12 @@ def _wave(tl) -> Finding:
 
 def test_capped_stake_sets_the_share_in_the_title():
     # one launch of 1 block for 3 µs: W = 1/1056, loss 3000 × (1 − 1/1056) = 2997 ns (99.9 %), but every launch keeps
-    # its 2 µs floor: at stake 3000 − 2000 = 1000 ns = 33 % of its time — the title says that, not 99.9 %
+    # its 2 µs floor: at stake 3000 − 2000 = 1000 ns = 33.3 % of its time — the title says that, not 99.9 %
     f = _wave(_timeline([(1, 256, 32, 3000)]))
     assert f.time_at_stake_ns == 1000
     # the cap is said in the title too, beside the empty slots' own share (2997 / 3000 = 99.9 %), so a reader who
-    # computes 1 − fill does not meet an unexplained 33 %
-    assert f.title.endswith("of one wave: up to 33 % of its time at stake from empty block slots (99.9 % of it with "
+    # computes 1 − fill does not meet an unexplained 33.3 %
+    assert f.title.endswith("of one wave: up to 33.3 % of its time at stake from empty block slots (99.9 % of it with "
                             "slots empty, capped at its time less 2.00 µs per launch)"), f.title
     assert "lost to" not in f.title and "Capped at its time less 2.00 µs per launch (1.00 µs)" in f.detail
 
@@ -44,10 +44,10 @@ def test_uncapped_share_just_under_100_is_never_a_false_100():
 
 
 def test_uncapped_title_keeps_the_loss_share():
-    # 528 blocks (0.5 waves) 100 µs + 1848 blocks (1.75 waves) 300 µs: 50 + 37.5 = 87.5 µs of 400 µs = 21.9 % → "22 %"
+    # 528 blocks (0.5 waves) 100 µs + 1848 blocks (1.75 waves) 300 µs: 50 + 37.5 = 87.5 µs of 400 µs = 21.9 % (one decimal, as the tables)
     f = _wave(_timeline([(528, 256, 32, 100_000), (1848, 256, 32, 300_000)]))
     assert f.time_at_stake_ns == 87_500
-    assert "up to 22 % of its time, over all its 2 grid sizes, at stake from empty block slots" in f.title
+    assert "up to 21.9 % of its time, over all its 2 grid sizes, at stake from empty block slots" in f.title
 
 
 def test_later_cap_by_the_memory_roof_retitles_the_share():
@@ -70,7 +70,7 @@ def test_retitle_after_a_parent_cap_keeps_the_grid_sizes_clause():
 
 
 @pytest.mark.parametrize("pct,text", [(99.96, "over 99.9 %"), (99.95, "over 99.9 %"), (99.6, "99.6 %"),
-                                      (99.5, "99.5 %"), (99.49, "99 %"), (100.0, "100 %"), (46.3, "46 %"),
+                                      (99.5, "99.5 %"), (99.49, "99.5 %"), (100.0, "100 %"), (46.3, "46.3 %"),
                                       (0.03, "under 0.1 %")])
 def test_pct_words_never_rounds_to_a_false_100(pct, text):
     assert pct_words(pct) == text

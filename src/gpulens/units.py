@@ -90,41 +90,31 @@ def fmt_pct(p: Any, digits: int = 1) -> str:
 
 
 def share_pct_text(pct: Any) -> str:
-    """A 0–100 share of a whole as ``"71.4 %"``, never rounded to a false extreme: ``"over 99.9 %"`` for
-    99.95 ≤ pct < 100 and ``"under 0.1 %"`` for 0 < pct < 0.05 (11 µs of GPU work in a 34 ms window is not "idle
-    100.0 %", 30 µs of work in a 58 ms span is not "busy 0.0 %")."""
-    if is_missing(pct):
-        return MISSING
-    p = float(pct)
-    if 99.95 <= p < 100.0:
-        return "over 99.9 %"
-    if 0.0 < p < 0.05:
-        return "under 0.1 %"
-    return f"{p:.1f} %"
-
-
-def pct_words(pct: Any) -> str:
-    """A 0–100 figure in a sentence (a finding's title, a verdict's evidence) with the digits the tables show, never
-    rounded to a false 0 % or a false 100 %: whole percent from 10 % on (``"46 %"``), one decimal below (``"0.4 %"``,
-    ``"4.2 %"``), ``"under 0.1 %"`` for 0 < pct < 0.05 — attn_fwd at 0.4 % of its roof in the roofline table is not
-    "0 % of attainable" in the finding about it — and one decimal again just under 100 (``"99.6 %"``), ``"over
-    99.9 %"`` for 99.95 ≤ pct < 100: a partly empty last wave losing 99.95 % of a kernel's time is not all of it.
-    Halves round up (away from zero), the way a reader rounds: Python's ``"{:.0f}"`` rounds half to even, so an LDS-
-    limited theoretical occupancy of 62.5 % (5 of 8 waves) read "62 %" in its verdict's evidence beside "62.5 %" in
-    the occupancy table, and 37.5 % read "38 %" — one figure, two readings. Every sentence in the analyzers formats a
-    percentage with this function."""
+    """A 0–100 share of a whole as ``"71.4 %"`` — one decimal, halves rounded up (:func:`_half_up`: 0.25 → "0.3 %",
+    as :func:`pct_words` reads it) — never rounded to a false extreme: ``"over 99.9 %"`` for 99.95 ≤ pct < 100 and
+    ``"under 0.1 %"`` for 0 < pct < 0.05 (11 µs of GPU work in a 34 ms window is not "idle 100.0 %", 30 µs of work in
+    a 58 ms span is not "busy 0.0 %"). The one rounding rule of every percentage in a table cell."""
     if is_missing(pct):
         return MISSING
     p = float(pct)
     if math.isinf(p):
         return MISSING
-    if 0.0 < p < 0.05:
-        return "under 0.1 %"
     if 99.95 <= p < 100.0:
         return "over 99.9 %"
-    if 99.5 <= p < 100.0:
-        return f"{_half_up(p, 1)} %"
-    return f"{_half_up(p, 0)} %" if abs(p) >= 9.95 else f"{_half_up(p, 1)} %"
+    if 0.0 < p < 0.05:
+        return "under 0.1 %"
+    return f"{_half_up(p, 1)} %"
+
+
+def pct_words(pct: Any) -> str:
+    """A 0–100 figure in a sentence (a finding's title, a verdict's evidence) with the digits the tables show
+    (:func:`share_pct_text`: one decimal, halves up), a whole number without its ".0" (``"46 %"``, ``"12.5 %"``,
+    ``"0.4 %"``), never rounded to a false 0 % or 100 % (``"under 0.1 %"``, ``"over 99.9 %"``). One rule for prose
+    and tables: whole percent from 10 % on read an occupancy of 12.5 % (1 of 8 waves) "13 %" in a finding beside
+    "12.5 %" in the occupancy table, and 62.5 % "62 %" or "63 %" — one figure, two readings. Every sentence in the
+    analyzers formats a percentage with this function."""
+    text = share_pct_text(pct)
+    return text[:-4] + " %" if text.endswith(".0 %") else text
 
 
 def _half_up(p: float, digits: int) -> str:

@@ -150,11 +150,25 @@ def whole_waves(fam: str, library: bool, name: str | None = None, pytorch: bool 
     return f"Size the grid to a whole number of waves (blocks = multiple of {sms} × resident blocks)."
 
 
+def latency_check(vendor: str | None = None) -> str:
+    """The clause an occupancy-limiter step carries while the evidence does not show the kernel latency-bound: what
+    to measure first, and why, in the vendor's tool (ncu's Occupancy and WarpStateStats sections; rocprof-compute's
+    wavefront occupancy and stall cycles) — a step, never a conditional guess ("if it is shown latency-bound").
+    Starts with " — " and has no final stop."""
+    tool = ("rocprof-compute profile: wavefront occupancy and stall cycles" if vendor == "amd" else
+            "ncu --section Occupancy --section WarpStateStats" if vendor == "nvidia" else
+            "ncu --section WarpStateStats, or rocprof-compute on AMD")
+    warps = vendor_word(vendor, "warp") + "s"
+    return (f" — first measure whether it is latency-bound ({tool}), which this trace does not show: more resident "
+            f"{warps} help only when they stall waiting on memory or dependencies")
+
+
 def limiter(resource: str, name: str | None, pytorch: bool = False, latency_bound: bool = False,
             hint: str | None = None, vendor: str | None = None) -> str:
     """How to relax a register / shared-memory occupancy limiter for this kernel (one imperative sentence).
     ``latency_bound``: the evidence already shows the kernel latency-bound (the advice then does not make it a
-    condition — "if it is shown latency-bound" beside a latency-bound verdict was circular). ``vendor`` ``"amd"``:
+    condition — "if it is shown latency-bound" beside a latency-bound verdict was circular); otherwise the step says
+    what to measure first (:func:`latency_check`), never a conditional guess. ``vendor`` ``"amd"``:
     shared memory is LDS and the register cap is ``__launch_bounds__`` or ``amdgpu_waves_per_eu``."""
     smem = "LDS" if vendor == "amd" else "shared memory"
     if is_library(name):
@@ -165,9 +179,9 @@ def limiter(resource: str, name: str | None, pytorch: bool = False, latency_boun
         if latency_bound:
             return hint or (f"Its block size, registers and {smem} are fixed by {whose}, not yours to edit: "
                             f"give it a problem shape it tiles well, or {bench}.")
-        return (f"Its block size, registers and {smem} are fixed by {whose}, not yours to edit: if it is "
-                f"shown latency-bound, try another problem shape, or {bench}.")
-    cond = "" if latency_bound else " if it is latency-bound"
+        return (f"Its block size, registers and {smem} are fixed by {whose}, not yours to edit: try another problem "
+                f"shape, or {bench}{latency_check(vendor)}.")
+    cond = "" if latency_bound else latency_check(vendor)
     owner = code_owner(name, hint)
     if owner in ("triton", "aotriton"):
         what = "registers per thread" if resource == "registers" else (

@@ -50,9 +50,8 @@ def fill_text(w: float) -> str:
     """A grid's fill of one wave as a percentage that is never rounded to a false 0 % ("0.058 %" for 1 block of
     1,728 slots; "80 %" for 0.8 waves)."""
     p = 100.0 * w
-    if 99.5 <= p < 100:  # never a false "100 %" of a wave either
-        return pct_words(p)
-    return pct_words(p) if p >= 10 else "0 %" if p == 0 else f"{p:.1f} %" if p >= 1 else f"{fmt_num(p, 2)} %"
+    # the table's digits (pct_words) from 1 %, never a false "100 %" of a wave either; two significant digits below
+    return pct_words(p) if p >= 1 or p == 0 else f"{fmt_num(p, 2)} %"
 
 
 def waves_text(w: float) -> str:
@@ -277,14 +276,16 @@ def bound_by_verdict(found: list[Finding], name: str, time_ns: float, theo: floa
 
 def settle_condition(found: list[Finding], name: str, pytorch: bool = False, vendor: str | None = None) -> None:
     """Once the verdict shows kernel ``name`` latency-bound, its limiter findings' next step loses its condition
-    ("… if it is (shown) latency-bound" beside a latency-bound verdict was circular) — in place."""
+    (the step to measure it first, :func:`gpulens.analyzers._advice.latency_check`, beside a latency-bound verdict
+    would be circular) — in place."""
     for f in found:
         if f.kernel != name or not f.key or not f.key.endswith("/limiter") or not f.action:
             continue
-        if "if it is shown latency-bound" in f.action:
+        check = _advice.latency_check(vendor)
+        if _advice.is_library(name):
             f.action = _advice.limiter("registers", name, pytorch, latency_bound=True, vendor=vendor)
         else:
-            f.action = f.action.replace(" if it is latency-bound.", ".")
+            f.action = f.action.replace(check + ".", ".")
 
 
 def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str, str],
@@ -337,7 +338,7 @@ def findings(t: pd.DataFrame, kin_optin: int, dis: pd.DataFrame, word: dict[str,
             if both and not library and _advice.code_owner(r.name, owners.get(r.name)) == "user":
                 action = (f"Cut registers per thread and {smem} per block together (both allow the same "
                           "number of blocks: relieving one alone leaves occupancy where it is)"
-                          + ("" if roof_stake is not None else " if it is latency-bound") + ".")
+                          + ("" if roof_stake is not None else _advice.latency_check(vendor)) + ".")
             mine.append(Finding(
                 (f"{word['registers']} and {smem} limit" if both else
                  f"{smem[:1].upper() + smem[1:] if r.limiter == 'shared_memory' else word[r.limiter]} "

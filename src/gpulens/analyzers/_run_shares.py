@@ -166,6 +166,30 @@ def path_shares(s: dict) -> tuple[float, float]:
                        float(s.get("unattributed_share") or 0.0) * path)
 
 
+def host_share_basis(s: dict, steady: bool = False) -> str:
+    """How the host's share of the critical path (``host_share`` of the summary ``s``, as :func:`run_path` gives it)
+    follows from the path's class rows, in words: the host classes' summed time (CPU ops, runtime calls,
+    synchronisations, host idle, launch delays: every row but the GPU classes and the unattributed waits) less the
+    host's waits while the GPU was busy (counted with the GPU work), over the path's length. "" when the parts are
+    not in the summary (an earlier version's JSON report). GPT-2 on an H200 read "host work (74.1 % of it)" beside
+    step rows of CPU ops 64.1 %, runtime 15.1 %, host idle 20.7 %: 224.10 ms of host rows less 56.53 ms of waits
+    on the busy GPU, of a 226.13 ms path over 3 steps."""
+    from gpulens.analyzers._critical_paths import GPU_CLASSES
+    from gpulens.units import fmt_ns
+
+    classes = s.get("steady_class_ns" if steady else "class_ns")
+    on_gpu = s.get("steady_host_wait_gpu_busy_ns" if steady else "host_wait_gpu_busy_ns")
+    path = float(s.get("path_ns") or 0)
+    if not classes or on_gpu is None or not path > 0:
+        return ""
+    rows = sum(int(v) for k, v in classes.items() if k not in GPU_CLASSES and k != "unattributed")
+    host = max(rows - int(on_gpu), 0)
+    n = int(s.get("windows") or 1)
+    over = f" summed over {n} steps" if n > 1 and not steady else ""
+    less = f" less {fmt_ns(int(on_gpu))} of host waits while the GPU was busy" if on_gpu else ""
+    return f": {fmt_ns(host)} of the {fmt_ns(path)} path{over} — its host rows' {fmt_ns(rows)}{less}"
+
+
 def verdict_scope(bn: Any) -> str | None:
     """The part of the GPU span a run verdict is about, in words, when it is not the whole span: the warm-up / tail /
     one-off idle gaps the verdict leaves out (bottlenecks' ``boundary`` gaps, ``idle_boundary_ns``) hold at least the
@@ -217,7 +241,7 @@ def path_disagreement(results: dict, run: str) -> str | None:
     # over the steady state the verdict judges when it leaves gaps out (run_path): one window for both figures
     over = " over the verdict's steady state" if steady else ""
     head = (f"the critical path{over} runs mostly through host work "
-            f"({share_pct_text(100.0 * path_shares(s)[0])} of it)")
+            f"({share_pct_text(100.0 * path_shares(s)[0])} of it{host_share_basis(s, steady)})")
     wait = (getattr(ll, "summary", None) or {}).get("queue_p50_ns") if not getattr(ll, "skipped", True) else None
     if wait is not None and wait == wait and wait >= QUEUED_LAUNCH_NS:
         # two figures of two kinds beside each other (GPT-2 on an H200: a median launch queued 260.87 µs beside
@@ -226,5 +250,8 @@ def path_disagreement(results: dict, run: str) -> str | None:
         host = (getattr(bn, "summary", None) or {}).get("idle_host_ns") if not getattr(bn, "skipped", True) else None
         also = (f" — a wait per launch; the {fmt_ns(host)} of GPU idle waiting for the host is a total over the gaps "
                 "between those backlogs" if host and host == host else "")
-        return f"{head}, but the median launch waits {fmt_ns(wait)} behind earlier GPU work (the GPU had a backlog{also})"
+        # the launch waits are read over the whole trace: beside steady-state figures they say so
+        whole = " of the whole trace (warm-up included)" if steady else ""
+        return (f"{head}, but the median launch{whole} waits {fmt_ns(wait)} behind earlier GPU work (the GPU had a "
+                f"backlog{also})")
     return f"{head}; cutting it recovers at most the GPU idle time waiting for the host, weighed above"

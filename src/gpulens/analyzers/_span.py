@@ -39,9 +39,31 @@ def replayed_for_counters(timeline: Any) -> bool:
     """True when every input was a counter-collection run (ncu, rocprof-compute, rocprof ``pmc``, rocprofv3
     counter collection) or has synthetic start times: there is no real timeline to find idle time in."""
     srcs = timeline.meta.sources
-    return bool(srcs) and all(
-        s.get("synthetic_start") or s.get("collector") in REPLAY_COLLECTORS or s.get("pmc")
-        or s.get("table") == "counter" for s in srcs)
+    return bool(srcs) and all(_no_workload_starts(s) for s in srcs)
+
+
+def _no_workload_starts(source: dict) -> bool:
+    """Whether a source's starts are not the workload's: a counter-collection run or synthetic starts."""
+    return bool(source.get("synthetic_start") or source.get("collector") in REPLAY_COLLECTORS or source.get("pmc")
+                or source.get("table") == "counter")
+
+
+def synthetic_start_mask(timeline: Any) -> np.ndarray:
+    """One bool per row of ``timeline.events``: True where the row's start is no workload time — its source is a
+    counter-collection replay or has synthetic starts (:func:`replayed_for_counters`' test, per source: an ncu
+    CSV's launches are laid end to end from 0 ns). Such a start is never shown as when the work ran."""
+    ev = timeline.events
+    out = np.zeros(len(ev), dtype=bool)
+    fake = [s for s in timeline.meta.sources if _no_workload_starts(s)]
+    if not fake or not len(ev):
+        return out
+    if len(fake) == len(timeline.meta.sources) or "source" not in ev:
+        out[:] = True
+        return out
+    source = ev["source"].astype(str).to_numpy()
+    for s in fake:
+        out |= source == str(s.get("collector"))
+    return out
 
 
 def has_summary_kernels(timeline: Any) -> bool:

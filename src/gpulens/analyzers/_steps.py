@@ -195,7 +195,8 @@ def hot_rows(timeline: Timeline, results: dict | None) -> tuple[pd.DataFrame, li
 
     Columns: ``code`` (position of the row's name in the sorted hot names: grouping or sorting by it is grouping or
     sorting by name), ``rank``, ``stream_id``, ``start_ns``, ``dur_ns`` (effective [ns]), ``step`` (Int64),
-    ``grid`` (the launch's grid as one int64 key: equal grids, equal keys).
+    ``grid`` (the launch's grid as one int64 key: equal grids, equal keys), ``pos`` (the row's position in the
+    analysis context's ``gpu`` frame).
     """
     names = hot_names(timeline, results)
     return context_of(timeline).memo(("hot_rows", tuple(names)), lambda: (_hot_rows(timeline, names), names))
@@ -224,7 +225,8 @@ def _hot_rows(timeline: Timeline, names: list[str]) -> pd.DataFrame:
             grid = grid * mul + np.where(np.isfinite(g), g, -1).astype(np.int64)
     return pd.DataFrame({"code": code[sel], "rank": gpu["rank"].to_numpy()[sel],
                          "stream_id": gpu["stream_id"].array[sel].to_numpy(), "start_ns": gpu["start_ns"].to_numpy()[sel],
-                         "dur_ns": ctx.effective_ns.to_numpy()[sel], "step": steps.array[sel], "grid": grid},
+                         "dur_ns": ctx.effective_ns.to_numpy()[sel], "step": steps.array[sel], "grid": grid,
+                         "pos": sel},
                         copy=False)
 
 

@@ -52,11 +52,16 @@ COLUMNS = {
     "top_event": "event of the class with the most time on the path ('' for gaps: shown as none, not unknown — "
                  "there is no event to name) [note]",
 }
-#: The same columns for a trace without ProfilerStep ranges: each rank's one window is its traced window, not a step
-#: (reports label the columns by these docs: "window time", "share of window").
-WINDOW_COLUMNS = {**COLUMNS, "step_ns": "duration of the traced window (no ProfilerStep recorded; the critical "
-                                        "path's length) [ns]",
-                  "share": "time_ns / step_ns: share of the traced window [share]"}
+#: What a rank's one window is when the trace records no ProfilerStep: the span of the events the walk reads. It is
+#: named, as it differs from the profiled window (breakdown's ``window_ns``), which also counts Python functions and
+#: annotations (SGLang MI300X: path window 473.77 ms beside a profiled window of 473.83 ms opened by an annotation).
+PATH_WINDOW_WORDS = ("first → last CPU op, runtime call or GPU event of the rank, clock jumps left out; the profiled "
+                     "window also counts Python functions and annotations")
+#: The same columns for a trace without ProfilerStep ranges: each rank's one window is its path window, not a step
+#: (reports label the columns by these docs: "path window", "share of path window").
+WINDOW_COLUMNS = {**COLUMNS, "step_ns": f"duration of the path window ({PATH_WINDOW_WORDS}; no ProfilerStep "
+                                        "recorded; the critical path's length) [ns]",
+                  "share": "time_ns / step_ns: share of the path window [share]"}
 #: What the host's share of the path (``host_share``) counts, in every output that shows it.
 HOST_SHARE_WORDS = ("CPU ops, runtime calls, synchronisations and host idle, less the host waits while the GPU was "
                     "busy (counted with the GPU work they wait on) and GPU waits with no recorded cause")
@@ -166,9 +171,13 @@ def steady_summary(class_ns: dict[str, int], on_gpu: float) -> dict:
     path = float(sum(class_ns.values()))
     gpu = float(sum(v for k, v in class_ns.items() if k in GPU_CLASSES))
     unknown = float(class_ns.get("unattributed", 0))
-    host, held = held_shares(path, gpu, min(on_gpu, max(path - gpu - unknown, 0.0)), unknown)
+    waits = min(on_gpu, max(path - gpu - unknown, 0.0))
+    host, held = held_shares(path, gpu, waits, unknown)
     return {"steady_path_ns": path, "steady_host_share": host, "steady_gpu_held_share": held,
-            "steady_bound": bound_of(path, host, held, unknown)}
+            "steady_bound": bound_of(path, host, held, unknown),
+            # the parts the steady host share is made of, so that it can be read off them (host_share_basis)
+            "steady_class_ns": {str(k): int(v) for k, v in class_ns.items()},
+            "steady_host_wait_gpu_busy_ns": int(waits)}
 
 
 class CriticalPath(Analyzer):
@@ -314,7 +323,7 @@ class CriticalPath(Analyzer):
         ranks = int(windows["rank"].nunique()) if "rank" in windows else 1
         stepped = bool(windows["step"].notna().any())  # whole-trace windows: no step to speak of
         # what the windows are: steps (some cut at a --window end: then the kept part of them), or whole traces
-        whole = ("traced time" if not stepped else "step time" if not cut else
+        whole = ("path window" if not stepped else "step time" if not cut else
                  f"time the selection keeps of the steps, {cut} of {len(windows)} cut at the --window end")
         over = (f" ({fmt_ns(per.iloc[0])} of {fmt_ns(path)}, summed over {ranks} ranks' "
                 f"{'steps' if stepped else 'traces'})" if ranks > 1 else "")

@@ -41,9 +41,10 @@ OUTLIER_COLUMNS = {
     # what the ratio compares against, beside it: the median of the launches with the same grid, not the kernel's
     # p50 over every grid (gunrock MI300X: an 18.64 µs outlier, 2.17× its grid's 8.60 µs, below the kernel's p50 of
     # 20.17 µs read as a contradiction)
-    "grid_median_ns": "median duration of the kernel's launches with the same grid as this one: what vs_median "
-                      "compares against (not the kernel's p50 over all its grids) [ns]",
-    "vs_median": "duration / the median of the kernel's launches with the same grid (grid_median_ns) [ratio]",
+    "grid_median_ns": "median duration of the kernel's other launches with the same grid as this one (this launch "
+                      "left out: with two launches, the other one): what vs_median compares against (not the "
+                      "kernel's p50 over all its grids) [ns]",
+    "vs_median": "duration / the median of the kernel's other launches with the same grid (grid_median_ns) [ratio]",
     "start_ns": "start on the Timeline clock [ns]",
 }
 
@@ -92,6 +93,64 @@ class KernelDistributions(Analyzer):
                               summary_columns={"kernels": "hot kernels described [count]"})
 
 
+def others_median(df: pd.DataFrame, keys: list[str], col: str = "dur_ns") -> np.ndarray:
+    """Per row of ``df``: the median of ``col`` over the *other* rows of its ``keys`` group (leave-one-out), NaN for
+    a row alone in its group or where the values are unknown; aligned with ``df``'s rows.
+
+    Against the median of the whole group a launch is judged partly against itself: with two launches the median
+    is their mean, so the slower can never reach 2× it (MI300A OpenMP offload: a 430.65 ms first launch beside a
+    0.63 ms second read "2× the median" of 215.64 ms, a duration no launch had). Leaving the row out compares it with
+    the launches it is not; in a large group it is the group's median (one value out moves the middle by at most
+    one place). Units: those of ``col`` (ns)."""
+    v = df[col].to_numpy(dtype="float64", na_value=np.nan)
+    out = np.full(len(v), np.nan)
+    known = np.flatnonzero(~np.isnan(v))  # an unknown value is no launch to compare with (as pandas' median skips it)
+    if not len(known):
+        return out
+    g = df.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()[known]
+    order = np.lexsort((v[known], g))  # by group, then by value
+    gs, vs = g[order], v[known][order]
+    start = np.r_[0, np.flatnonzero(np.diff(gs)) + 1]
+    size = np.diff(np.r_[start, len(gs)])
+    first, n = np.repeat(start, size), np.repeat(size, size)
+    i = np.arange(len(gs)) - first  # the row's place in its sorted group
+    m = n - 1  # the others
+
+    def at(k):  # the k-th smallest of the others: skips the row's own place (clipped where there is no other)
+        return vs[np.minimum(first + k + (k >= i), len(vs) - 1)]
+
+    med = np.where(m >= 1, (at(np.maximum(m - 1, 0) // 2) + at(m // 2)) / 2, np.nan)
+    out[known[order]] = med
+    return out
+
+
+def _unlistable(timeline: Timeline, df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """(untimed, unplaced) per row of the hot rows ``df`` (:func:`gpulens.analyzers._steps.hot_rows`): the launch has
+    no recorded duration (:func:`gpulens.analyzers._unknown_time.untimed_mask`), or its start is no workload time
+    (:func:`gpulens.analyzers._span.synthetic_start_mask`); untimed launches are unplaced too."""
+    from gpulens.analyzers._span import synthetic_start_mask
+    from gpulens.analyzers._unknown_time import untimed_mask
+    from gpulens.analyzers.context import context_of
+
+    ev = timeline.events
+    rows = ev.index.get_indexer(context_of(timeline).gpu.index)[df["pos"].to_numpy()] if len(df) else \
+        np.zeros(0, dtype=np.int64)
+    untimed = untimed_mask(timeline)[rows]
+    return untimed, untimed | synthetic_start_mask(timeline)[rows]
+
+
+def _none_reason(ratio: float, untimed: np.ndarray, unplaced: np.ndarray) -> str:
+    """Why no outlier is listed: no launch reaches ``ratio`` × its others' median, or the launches that could be
+    listed have no duration or no workload start (counted)."""
+    if unplaced.all():
+        return ("no outlier listing: the launches' starts are not the workload's (a counter-collection replay lays "
+                "them end to end)" + (f", {int(untimed.sum())} without a recorded duration" if untimed.any() else ""))
+    left = (f" ({int(unplaced.sum())} launches without a recorded duration or a workload start are not listed)"
+            if unplaced.any() else "")
+    return (f"no outliers: every instance of the hot kernels lasts less than {ratio:g}× the median duration of its "
+            f"kernel's other launches with the same grid{left}")
+
+
 #: An instance is an outlier when it lasts at least this multiple of its kernel's median duration: below it the
 #: "slowest instances" of a steady kernel (a replayed ncu kernel at 1.00× its median) are ordinary jitter.
 OUTLIER_VS_MEDIAN = 1.5
@@ -99,9 +158,9 @@ OUTLIER_VS_MEDIAN = 1.5
 
 class KernelOutliers(Analyzer):
     """The slowest instances of each hot kernel (``per_kernel`` of them) that last at least
-    :data:`OUTLIER_VS_MEDIAN` × the median duration of that kernel's launches with the same grid (a kernel called
-    once with a grid has no outlier), with step, rank and stream. No such instance: the analysis is skipped, saying
-    so."""
+    :data:`OUTLIER_VS_MEDIAN` × the median duration of that kernel's other launches with the same grid
+    (:func:`others_median`; a kernel called once with a grid has no outlier), with step, rank and stream. No such
+    instance: the analysis is skipped, saying so."""
 
     name = "kernel_outliers"
     order = 63
@@ -120,17 +179,19 @@ class KernelOutliers(Analyzer):
         # against the median of the same kernel launched with the same grid: one name can cover several problem
         # sizes (the H200 workload's 4096³ GEMM, 178 µs, was an "outlier" of its 2048³ side-stream GEMMs, 25 µs)
         keys = ["code", "grid"] if "grid" in df else ["code"]
-        med = df.groupby(keys)["dur_ns"].transform("median").to_numpy(dtype="float64", na_value=np.nan)
+        # a launch without a recorded duration (its 0 ns is a placeholder) is no launch to compare with, and one
+        # without a workload start (an ncu replay's launches laid end to end) has no "when" to list: neither is
+        # listed (the ncu launch without a duration read as an outlier starting at a synthetic 0 ns)
+        untimed, unplaced = _unlistable(timeline, df)
+        med = others_median(df.assign(dur_ns=df["dur_ns"].astype("float64").where(~untimed)), keys)
         with np.errstate(invalid="ignore", divide="ignore"):
             vs = df["dur_ns"].to_numpy(dtype="float64", na_value=np.nan) / np.where(med > 0, med, np.nan)
-        sel = np.flatnonzero(vs >= self.vs_median)  # NaN (no positive median) never: the outliers' rows only
+        sel = np.flatnonzero((vs >= self.vs_median) & ~unplaced)  # NaN (no positive median) never
         df = df.iloc[sel].assign(vs_median=vs[sel], grid_median_ns=med[sel])  # the outliers' rows only, with the ratio
         if not len(df):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(OUTLIER_COLUMNS)), OUTLIER_COLUMNS,
                                   {"instances": 0, "worst_vs_median": None},
-                                  skipped_reason=f"no outliers: every instance of the hot kernels lasts less than "
-                                                 f"{self.vs_median:g}× the median duration of its kernel's launches "
-                                                 "with the same grid")
+                                  skipped_reason=_none_reason(self.vs_median, untimed, unplaced))
         df = df.sort_values(["code", "dur_ns", "start_ns"], ascending=[True, False, True], kind="stable")
         t = df.groupby("code", sort=False).head(self.per_kernel)
         t = t.sort_values(["vs_median", "dur_ns", "start_ns"], ascending=[False, False, True],

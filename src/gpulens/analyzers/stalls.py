@@ -160,7 +160,7 @@ def kernel_stalls(name: str, g: pd.DataFrame) -> dict[str, Any] | None:
         "top_reason": top, "top_reason_pct": 100.0 * reason_share[top],
         "issue_pct": None if issue is None else 100.0 * issue,
         "reasons": {r: round(100.0 * f, 3) for r, f in reason_share.items()},
-        "top_reasons": ", ".join([f"{r} {100.0 * f:.0f}%" for r, f in reason_share.items()
+        "top_reasons": ", ".join([f"{r} {pct_words(100.0 * f)}" for r, f in reason_share.items()
                                   if r in family_of and family_of[r].stall_class == dom and f > 0][:3]),
         "guidance": _advice.vendor_text(GUIDANCE.get(dom, ""), fams[family]),  # the counters' vendor's words
         **{col: _sol(g, names) for col, names in SOL_METRICS.items()},

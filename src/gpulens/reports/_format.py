@@ -89,7 +89,7 @@ LABELS: dict[str, str] = {
     "idle_queued_ns": "idle: queued", "idle_unattributed_ns": "idle: cause not recorded",
     "overlap_pct": "communication hidden by compute", "idle_boundary_ns": "idle: one-off gaps (left out of the verdict)",
     "steady_idle_ns": "idle: steady state",
-    "grid_median_ns": "median (same grid)",
+    "grid_median_ns": "others' median (same grid)",
     "host_wait_gpu_busy_ns": "host waits while the GPU was busy", "gpu_held_share": "held by the GPU (with those waits)",
     # the critical path over the steady state the run verdict judges, beside the whole path's figures
     "steady_path_ns": "path in the verdict's steady state",
@@ -189,13 +189,13 @@ def _unit_of(column: str, doc: str) -> str:
 def column_label(column: str, doc: str = "") -> str:
     """A column's human header: :data:`LABELS`, else the name without its unit suffix, underscores as spaces."""
     if column == "share" and doc:  # a share of what: its doc says (copies and collectives are not kernel time)
-        for key, label in (("GPU event time", "share of GPU time"), ("traced window", "share of window"),
+        for key, label in (("GPU event time", "share of GPU time"), ("path window", "share of path window"),
                            ("step_ns", "share of step time"),
                            ("kernel", "share of kernel time")):
             if key in doc:
                 return label
-    if column == "step_ns" and "traced window" in doc:  # a trace without steps: its one window is no step
-        return "window time"
+    if column == "step_ns" and "path window" in doc:  # a trace without steps: its one window is no step, and no
+        return "path window"  # profiled window either (it leaves Python functions and annotations out)
     if column in ("offset_ns", "peak_offset_ns") and doc:  # from which origin: its doc says
         if "profiled window" in doc:
             return "peak (in profiled window)" if column == "peak_offset_ns" else "start (in profiled window)"
@@ -221,7 +221,9 @@ def column_label(column: str, doc: str = "") -> str:
         return "GPU work (share of the path)"
     if column == "host_share" and "of the path" in (doc or ""):
         # the figure the run headline and verdict quote as the host's part of the critical path, under one name
-        return "host work (share of the path)"
+        # and what it is read from: the table's host rows less the host waits on a busy GPU shown beside it (GPT-2 on
+        # an H200: 74.1 % beside step rows of CPU ops 64.1 %, runtime 15.1 %, host idle 20.7 %)
+        return "host work (share of the path: host rows less host waits while the GPU was busy)"
     if column == "bound" and "critical path" in (doc or ""):
         # which side holds the critical path, not the run verdict ("bound cpu" beside "gpu-bound" read as a
         # contradiction): the two are different definitions

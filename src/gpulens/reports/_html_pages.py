@@ -192,8 +192,8 @@ def breakdown_page(s: SourceReport, max_rows: int) -> list[Any]:
         docs.update({k: s.results["bottlenecks"].columns.get(k, "") for k in ("steady_idle_ns", "idle_boundary_ns")})
     return [Panel("Time breakdown per rank and GPU",
                   f"Over {plural(summ.get('gpu_count', len(t)), 'GPU(s)')}, {busy_bound_word(summ, summ)}"
-                  f"{summ.get('busy_pct', 0.0):.1f} % of the span was "
-                  f"busy and {idle_at_most(summ)}{summ.get('idle_pct', 0.0):.1f} % idle"
+                  f"{share_pct_text(summ.get('busy_pct', 0.0))} of the span was "
+                  f"busy and {idle_at_most(summ)}{share_pct_text(summ.get('idle_pct', 0.0))} idle"
                   f"{idle_bound_note(summ).replace(' — ', ' (', 1) + ')' if summ.get('idle_bound') else ''}; "
                   f"exposed communication {fmt_ns(summ.get('exposed_comm_ns', 0))}, exposed memcpy "
                   f"{fmt_ns(summ.get('exposed_memcpy_ns', 0))}, exposed memset "

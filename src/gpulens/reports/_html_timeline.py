@@ -132,10 +132,10 @@ def timeline_data_b64(payload: dict[str, Any]) -> str:
 
 def _window_note(s: Any, shown_ns: int) -> str:
     """How the lanes' extent relates to the one profiled window of every report (``breakdown``'s ``window_ns``:
-    first → last recorded event, host included): "" when they agree within 0.5 %, else what each one is."""
+    first → last recorded event, host included): "" when they print the same, else what each one is."""
     bd = s.results.get("breakdown")
     win = (bd.summary.get("window_ns") or 0) if bd is not None and not bd.skipped else 0
-    if not win or abs(win - shown_ns) <= 0.005 * win:
+    if not win or fmt_ns(win) == fmt_ns(shown_ns):  # any difference shown is named (473.77 ms beside 473.83 ms)
         return ""
     return (f" (first to last event drawn — GPU work, runtime calls, CPU ops; the profiled window of every report, "
             f"first to last recorded event, Python functions and annotations included, is {fmt_ns(win)})")

@@ -260,6 +260,10 @@ def render_console(r: DiffResult, width: int = 140, top: int = 10) -> str:
     return c.export_text()
 
 
+#: Characters of a Markdown table cell of the diff (a longer one is cut with "…", and the table says so).
+MD_CELL_CHARS = 100
+
+
 def render_markdown(r: DiffResult, top: int = 15, limit: int = 65_000) -> str:
     """Markdown (PR comments, job summaries): headline, facts and the tables' first ``top`` rows, under ``limit``."""
     out = ["## gpulens diff", "", md_escape(headline(r)), ""]
@@ -271,10 +275,14 @@ def render_markdown(r: DiffResult, top: int = 15, limit: int = 65_000) -> str:
         cols = _cols(name, df)
         block = ["", f"### {title}", "", "| " + " | ".join(md_escape(header(c, name)) for c in cols) + " |",
                  "|" + "---|" * len(cols)]
-        block += ["| " + " | ".join(md_escape(x) for x in cells) + " |"
-                  for cells in _cells(df.head(top), r.columns[name], cols, 100)]
+        rows = _cells(df.head(top), r.columns[name], cols, MD_CELL_CHARS)
+        block += ["| " + " | ".join(md_escape(x) for x in cells) + " |" for cells in rows]
         if len(df) > top:
             block.append(f"\n{len(df) - top} more rows in the JSON output.")
+        if any(len(x) == MD_CELL_CHARS and x.endswith("…") for cells in rows for x in cells):
+            # a cut name says where the whole one is (a PR comment reader has no other way to find it)
+            block.append(f"\nCells longer than {MD_CELL_CHARS} characters are cut (…); the full names are in the JSON "
+                         "output (gpulens diff … --json FILE).")
         if sum(map(len, out)) + sum(map(len, block)) > limit - 200:
             out.append("\n(further tables left out to stay under the size limit; see the JSON output)")
             break
