@@ -19,8 +19,8 @@ a folder outside the repository, DIR under /tmp). Kinds (:data:`KINDS`):
 * ``dup_event_keys`` — a key written twice inside events (``ts``, ``ph``, ``dur``, ``args``), or the document's
   ``traceEvents`` key repeated with a damaged value (NaN, a control character) in one of the arrays;
 * ``csv_locale`` — CSV number cells written ``1.234,5``, ``n/a``, ``"1,234"``, or a column deleted;
-* ``sqlite_schema`` — a column dropped, a table emptied or renamed, ids written as text, 2**63-1 times, the file's
-  pages overwritten, or the database held under an exclusive lock while it is read;
+* ``sqlite_schema`` — every table emptied, a table renamed, the file's pages overwritten, or the database held
+  under an exclusive lock while it is read;
 * ``dir_mixed`` — a folder holding a good input beside a 0-byte file, a file of NULs, a ``.json.gz`` of a CSV, a
   symlink loop, a file without read permission (and the same odd files alone);
 
@@ -47,6 +47,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from tests import fuzzing  # noqa: E402
 from tests.fuzz_s10 import _events, _gpu, _is_json, _text_of, check_kind  # noqa: E402
+from tests.fuzz_s11 import _expected  # noqa: E402
 
 KINDS = ["time_nonfinite", "cut_struct", "type_swap", "flow_odd", "many_devices", "args_huge", "dup_event_keys",
          "csv_locale", "sqlite_schema", "dir_mixed"]
@@ -228,45 +229,32 @@ def csv_locale(rng: random.Random, data: bytes) -> bytes | None:
 
 
 def sqlite_schema(rng: random.Random, f: Path) -> object:
-    """Mutate the database ``f`` in place; returns True, or an open connection holding an exclusive lock (the
-    caller closes it after the check)."""
-    op = rng.randrange(6)
-    if op == 4:  # pages overwritten after the header
+    """Mutate the database ``f`` in place (what tests/fuzz_s9.py's ``_sqlite_drop`` and fuzzing.mutate_sqlite do
+    not: pages overwritten, every table emptied, a table renamed, a lock held); returns True, or an open connection
+    holding an exclusive lock (closed after the check), or False when nothing could be done."""
+    op = rng.randrange(4)
+    if op == 0:  # pages overwritten after the header
         raw = bytearray(f.read_bytes())
         if len(raw) < 2048:
             return False
         at = rng.randrange(100, len(raw) - 64)
-        raw[at:at + rng.choice([16, 512, 4096])] = os.urandom(min(4096, len(raw) - at))[:len(raw[at:at + 4096])]
+        n = min(rng.choice([16, 512, 4096]), len(raw) - at)
+        raw[at:at + n] = os.urandom(n)
         f.write_bytes(bytes(raw))
         return True
     con = sqlite3.connect(f, isolation_level=None)
-    if op == 5:
+    if op == 1:
         con.execute("BEGIN EXCLUSIVE")
         return con
     try:
-        tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        if not tables:
-            return False
-        t = rng.choice(tables)
-        cols = [r[1] for r in con.execute(f'PRAGMA table_info("{t}")')]
-        if op == 0 and len(cols) > 1:
-            con.execute(f'ALTER TABLE "{t}" DROP COLUMN "{rng.choice(cols)}"')
-        elif op == 1:
-            con.execute(f'DELETE FROM "{t}"')
-        elif op == 2:
-            con.execute(f'ALTER TABLE "{t}" RENAME TO "{t}_old"')
-        else:
-            ids = [c for c in cols if re.search(r"(?i)id$|start|end|begin|timestamp", c)] or cols
-            c = rng.choice(ids)
-            val = rng.choice(["CAST(\"%s\" AS TEXT)" % c, "'0x' || \"%s\"" % c, "9223372036854775807", "-1",
-                              "CAST(\"%s\" AS REAL) * 1.5" % c])
-            con.execute(f'UPDATE "{t}" SET "{c}" = {val}')
+        names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        for t in (names if op == 2 else rng.sample(names, min(1, len(names)))):
+            con.execute(f'DELETE FROM "{t}"' if op == 2 else f'ALTER TABLE "{t}" RENAME TO "{t}_old"')
+        return bool(names)
     except sqlite3.Error:
         return False
     finally:
-        if op != 5:
-            con.close()
-    return True
+        con.close()
 
 
 def dir_mixed(rng: random.Random, seed: Path, work: Path, i: int) -> Path:
@@ -398,6 +386,8 @@ def _excluded(warnings: list[str]) -> int:
 def _one(kind: str, rng: random.Random, path: Path, work: Path, strict: bool, cli: bool) -> str | None:
     try:
         what = check_kind(kind, {}, rng, path, work, strict, cli or kind == "dir_mixed")
+        if what is not None and _expected(kind, what):  # busy summed over hundreds of GPUs above the wall span
+            what = None
         if what is None and kind == "time_nonfinite" and _EXPECT:
             what = _count_check(path, strict)
         return what
