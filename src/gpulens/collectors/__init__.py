@@ -170,8 +170,9 @@ def _why_unreadable(f: Path) -> str:
     if empty:
         return "file is empty"
     from gpulens.collectors._hints import lfs_pointer
+    from gpulens.collectors._sqlite import unreadable_sqlite
 
-    return lfs_pointer(f) or _own_output(f) or "not a recognised trace format"
+    return lfs_pointer(f) or _own_output(f) or unreadable_sqlite(f) or "not a recognised trace format"
 
 
 def _trace_suffix(f: Path) -> str:
@@ -407,10 +408,13 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
 
     raw = read_input(p)  # raises the precise reason for empty, unreadable or corrupt-gzip files
     from gpulens.collectors._hints import unsupported_format
-    from gpulens.collectors._sqlite import connect_ro, truncated_by
+    from gpulens.collectors._sqlite import connect_ro, truncated_by, unreadable_sqlite
 
     if truncated_by(p) or (raw.compressed and raw.data.startswith(b"SQLite format 3\x00")):
         connect_ro(p)  # an SQLite file shorter than its header declares, or gzip cut short: the precise reason
+    why = unreadable_sqlite(p)  # locked by another process, or a corrupt schema: not "not a trace"
+    if why:
+        raise TraceFormatError(p, why)
     if raw.compressed and raw.data[:2] == b"\x1f\x8b":
         raise TraceFormatError(p, "compressed twice (a gzip file inside the gzip file): decompress it once "
                                   "(gunzip) and give gpulens the result")
