@@ -145,7 +145,7 @@ def connect_ro(path: Path, check: bool = True) -> sqlite3.Connection:
 
 #: Seconds a reader waits for another process's lock on a database (sqlite3's default is 5 s, waited again by each
 #: collector that sniffs the file: a database a profiler holds locked took 22 s to be called "not a trace").
-BUSY_TIMEOUT_S = 1.0
+BUSY_TIMEOUT_S = 0.5
 
 
 def unreadable_sqlite(path: Path) -> str | None:
