@@ -729,47 +729,29 @@ def check_kind(kind: str, special: dict, rng: random.Random, path: Path, work: P
     return check_cli(path, work) if what is None and cli else what
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--seed", type=int, default=10010)
-    ap.add_argument("--count", type=int, default=200)
-    ap.add_argument("--start", type=int, default=0)
-    ap.add_argument("--workdir", type=Path, required=True)
-    ap.add_argument("--timeout", type=float, default=20.0, help="CPU seconds of this process per input")
-    ap.add_argument("--wall-timeout", type=float, default=120.0, help="wall seconds per input (worker processes, "
-                    "a blocked read)")
-    ap.add_argument("--cli-every", type=int, default=3)
-    ap.add_argument("--only", type=int, default=None)
-    ap.add_argument("--kinds", default=",".join(KINDS))
+def _options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--extra", type=Path, action="append", default=[])
     ap.add_argument("--extra-limit", type=int, default=1_500_000)
-    a = ap.parse_args(argv)
-    c = fuzzing.Campaign(a)
-    seeds = fuzzing.write_seeds(a.workdir / "seeds")
-    names = sorted(seeds)
+
+
+def _extra_seeds(a: argparse.Namespace) -> dict[str, Path]:
+    """The seeds of every ``--extra`` folder (:func:`tests.fuzz_s8.extra_seeds`)."""
+    from tests.fuzz_s8 import extra_seeds
+
+    out: dict[str, Path] = {}
     for root in a.extra:
-        from tests.fuzz_s8 import extra_seeds
+        out.update(extra_seeds(root, a.extra_limit))
+    return out
 
-        more = extra_seeds(root, a.extra_limit)
-        seeds.update(more)
-        names += sorted(more)
-    kinds = a.kinds.split(",")
-    for i in c.indices():
-        rng = random.Random(a.seed * 104_723 + i)
-        kind = rng.choice(kinds)
-        made, work = c.attempt(lambda w: make(rng, seeds, names, w, i, kind))
-        if made is None:
-            c.skip()
-            continue
-        path, seed = made
-        strict = i % 3 != 2
 
-        cli = i % a.cli_every == 0 or kind in ("fs_odd", "odd_path")
-        what = c.run(i, kind, path.name, lambda: check_kind(kind, SPECIAL, rng, path, work, strict, cli))
-        if what is not None:  # a FIFO or a link loop (fs_odd) cannot be copied (a FIFO copy blocks): record only
-            c.record(path, {"i": i, "kind": kind, "strict": strict, "seed": str(seed), "what": what},
-                     keep=kind != "fs_odd")
-    return c.done()
+def _one(kind: str, rng: random.Random, path: Path, work: Path, strict: bool, cli: bool) -> str | None:
+    return check_kind(kind, SPECIAL, rng, path, work, strict, cli or kind in ("fs_odd", "odd_path"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    # a FIFO or a link loop (fs_odd) cannot be copied (a FIFO copy blocks): its finding is recorded without input
+    return fuzzing.kind_campaign(argv, KINDS, make, _one, seed=10010, timeout=20.0, rng_step=104_723,
+                                 keep=lambda kind: kind != "fs_odd", options=_options, more_seeds=_extra_seeds)
 
 
 if __name__ == "__main__":

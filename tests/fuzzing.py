@@ -625,10 +625,12 @@ def _keep(path: Path, keep: Path) -> None:
 
 
 def kind_campaign(argv: list[str] | None, kinds: list[str], make, one, seed: int, timeout: float = 30.0,
-                  cli_every: int = 3, keep=lambda kind: True) -> int:
-    """The driver of a mutation-kind campaign (tests/fuzz_s11.py, fuzz_s34.py): the command line (``--seed --count
-    --start --workdir --timeout --wall-timeout --cli-every --only --kinds``), the seeds, and per input id a kind
-    drawn by ``random.Random(seed * 104729 + i)``, ``make(rng, seeds, names, work, i, kind)`` → (mutant, seed) or
+                  cli_every: int = 3, keep=lambda kind: True, rng_step: int = 104_729, options=None,
+                  more_seeds=None) -> int:
+    """The driver of a mutation-kind campaign (tests/fuzz_s10.py, fuzz_s11.py, fuzz_s34.py, fuzz_s35.py): the
+    command line (``--seed --count --start --workdir --timeout --wall-timeout --cli-every --only --kinds``, and what
+    ``options(parser)`` adds), the seeds (with ``more_seeds(args)`` → {name: path} added), and per input id a kind
+    drawn by ``random.Random(seed * rng_step + i)``, ``make(rng, seeds, names, work, i, kind)`` → (mutant, seed) or
     None, then ``one(kind, rng, path, work, strict, cli)`` → the finding text or None under the limits; a finding
     is recorded with a copy of its input when ``keep(kind)``. Prints the totals (:meth:`Campaign.done`)."""
     ap = argparse.ArgumentParser()
@@ -641,13 +643,19 @@ def kind_campaign(argv: list[str] | None, kinds: list[str], make, one, seed: int
     ap.add_argument("--cli-every", type=int, default=cli_every)
     ap.add_argument("--only", type=int, default=None)
     ap.add_argument("--kinds", default=",".join(kinds))
+    if options is not None:
+        options(ap)
     a = ap.parse_args(argv)
     c = Campaign(a)
     seeds = write_seeds(a.workdir / "seeds")
     names = sorted(seeds)
+    if more_seeds is not None:
+        more = more_seeds(a)
+        seeds.update(more)
+        names += sorted(more)
     chosen = a.kinds.split(",")
     for i in c.indices():
-        rng = random.Random(a.seed * 104_729 + i)
+        rng = random.Random(a.seed * rng_step + i)
         kind = rng.choice(chosen)
         made, work = c.attempt(lambda w: make(rng, seeds, names, w, i, kind))
         if made is None:

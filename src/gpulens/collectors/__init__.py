@@ -159,6 +159,18 @@ def _own_output(f: Path) -> str | None:
     return None
 
 
+def _special_reason(f: Path) -> str:
+    """Why a FIFO, socket or device in a folder is not read (:func:`~._io.check_special`'s words): it is listed as
+    not read, never passed over in silence."""
+    from gpulens.collectors._io import check_special
+
+    try:
+        check_special(f)
+    except TraceFormatError as exc:
+        return exc.reason
+    return "not a regular file"
+
+
 def _why_unreadable(f: Path) -> str:
     """Why a file of a directory is not used: the open error, empty, gpulens's own output, or not a recognised
     format."""
@@ -170,8 +182,9 @@ def _why_unreadable(f: Path) -> str:
     if empty:
         return "file is empty"
     from gpulens.collectors._hints import lfs_pointer
+    from gpulens.collectors._sqlite import unreadable_sqlite
 
-    return lfs_pointer(f) or _own_output(f) or "not a recognised trace format"
+    return lfs_pointer(f) or _own_output(f) or unreadable_sqlite(f) or "not a recognised trace format"
 
 
 def _trace_suffix(f: Path) -> str:
@@ -328,6 +341,7 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         # a link to nothing is a file the run meant to have (a rank trace moved or not copied): never passed over
         broken = [(f, f"broken symbolic link (to {os.readlink(f)})") for f in entries
                   if f.is_symlink() and not f.exists()]
+        broken += [(f, _special_reason(f)) for f in entries if f.exists() and not f.is_file() and not f.is_dir()]
         sniffed = {f: sniff(f) for f in found}  # once per file: reading heads is a third of a small file's load
         if not any(c is not None for c in sniffed.values()):
             # rocprofv3's default layout: <output>/<hostname>/<pid>_results.db — one level down
@@ -407,10 +421,13 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
 
     raw = read_input(p)  # raises the precise reason for empty, unreadable or corrupt-gzip files
     from gpulens.collectors._hints import unsupported_format
-    from gpulens.collectors._sqlite import connect_ro, truncated_by
+    from gpulens.collectors._sqlite import connect_ro, truncated_by, unreadable_sqlite
 
     if truncated_by(p) or (raw.compressed and raw.data.startswith(b"SQLite format 3\x00")):
         connect_ro(p)  # an SQLite file shorter than its header declares, or gzip cut short: the precise reason
+    why = unreadable_sqlite(p)  # locked by another process, or a corrupt schema: not "not a trace"
+    if why:
+        raise TraceFormatError(p, why)
     if raw.compressed and raw.data[:2] == b"\x1f\x8b":
         raise TraceFormatError(p, "compressed twice (a gzip file inside the gzip file): decompress it once "
                                   "(gunzip) and give gpulens the result")
@@ -426,6 +443,10 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         raise UnknownFormatError(p, f"{own}: give `gpulens analyze` the trace it was made from"
                                     + (", or compare two reports with `gpulens diff A.json B.json`"
                                        if "JSON report" in own else ""))
+    if not raw.data.strip(b"\x00"):  # zeros only: space reserved or wiped, the contents never written
+        raise TraceFormatError(p, f"holds only NUL bytes ({len(raw.data):,} zero bytes"
+                                  f"{' decompressed' if raw.compressed else ''}: space reserved but never written, "
+                                  "or a file wiped by a crash), no trace")
     what = "gzip-compressed, but what it holds is not" if raw.compressed else "not"
     raise UnknownFormatError(p, f"{what} a recognised trace format — gpulens reads PyTorch profiler (Kineto) "
                                 "JSON, rocprof v1/v2/v3 CSV/JSON/text, rocpd and rocprof-compute outputs, Nsight "

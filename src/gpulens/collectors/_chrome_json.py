@@ -204,34 +204,50 @@ def locate(data: bytes, exc: BaseException) -> str | None:
     return where(data, int(m.group(1) or m.group(2))) if m else None
 
 
-_REPAIRABLE = re.compile(r'"(?:[^"\\]|\\.)*"|(?<![\w.])-?(?:Infinity|inf|NaN|nan)(?![\w.])', re.S)
+_NON_FINITE = r"-?(?:Infinity|inf|NaN|nan)(?![\w.])"
+#: a JSON string (with the non-finite value it keys, if any), or a bare non-finite value elsewhere
+_REPAIRABLE = re.compile(r'(?P<s>"(?:[^"\\]|\\.)*")(?:(?P<sep>\s*:\s*)(?P<v>%s))?|(?<![\w.])%s'
+                         % (_NON_FINITE, _NON_FINITE), re.S)
 _CONTROL = re.compile(r"[\x00-\x1f]")
+#: the keys whose value is an event's time (µs): a non-finite one is a corrupt time, never an absent one
+TIME_KEYS = frozenset({"ts", "dur"})
+#: :func:`repair`'s count of the infinite ``ts``/``dur`` values kept as text (their events are corrupt: refused)
+NON_FINITE_TIMES = "infinite times (their events excluded)"
 
 
 def repair(text: str, edits: list[tuple[int, int, int, int]] | None = None) -> tuple[str, dict[str, int]]:
     """Lenient repairs of almost-JSON (case B03): raw control characters inside strings are escaped
-    (``\\u0001``) and bare ``inf``/``-inf``/``nan``/``Infinity``/``NaN`` values become ``null`` (unknown).
+    (``\\u0001``) and bare ``inf``/``-inf``/``nan``/``Infinity``/``NaN`` values become ``null`` (unknown) — except
+    an infinite value of a ``ts`` or ``dur`` key (:data:`TIME_KEYS`), kept as text (``"inf"``): a time no clock can
+    hold is a corrupt event, refused and counted like ``1e308``, never an event whose time is merely not recorded.
+    ``NaN`` stays ``null`` there too: NaN is how Python and pandas write a value not recorded (the rule of every
+    collector: :func:`gpulens.collectors._dispatch.timestamps`).
 
     Args:
         edits: when given, one ``(start in the new text, start in ``text``, new length, old length)`` is appended
             per token changed, in order, so that positions in the repaired text can be traced back.
 
     Returns:
-        (text, counts): the repaired text and ``{"control characters escaped": n, "non-finite numbers": m}``.
+        (text, counts): the repaired text and ``{"control characters escaped": n, "non-finite numbers read as
+        unknown": m, NON_FINITE_TIMES: t}``.
     """
-    counts = {"control characters escaped": 0, "non-finite numbers read as unknown": 0}
+    counts = {"control characters escaped": 0, "non-finite numbers read as unknown": 0, NON_FINITE_TIMES: 0}
     shift = [0]  # length added by the edits so far
 
     def fix(m: re.Match) -> str:
-        tok = m.group(0)
-        if tok[0] == '"':
-            if not _CONTROL.search(tok):
-                return tok
-            counts["control characters escaped"] += len(_CONTROL.findall(tok))
-            new = _CONTROL.sub(lambda c: "\\u%04x" % ord(c.group(0)), tok)
-        else:
+        tok, key, val = m.group(0), m.group("s"), m.group("v")
+        if key is None:
             counts["non-finite numbers read as unknown"] += 1
             new = "null"
+        else:
+            if not _CONTROL.search(key) and val is None:
+                return tok
+            counts["control characters escaped"] += len(_CONTROL.findall(key))
+            new = _CONTROL.sub(lambda c: "\\u%04x" % ord(c.group(0)), key)
+            if val is not None:
+                timed = key[1:-1] in TIME_KEYS and val.lstrip("-").lower().startswith("inf")
+                counts[NON_FINITE_TIMES if timed else "non-finite numbers read as unknown"] += 1
+                new += m.group("sep") + (f'"{val}"' if timed else "null")
         if edits is not None:
             edits.append((m.start() + shift[0], m.start(), len(new), len(tok)))
             shift[0] += len(new) - len(tok)

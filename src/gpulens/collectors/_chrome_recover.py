@@ -80,6 +80,8 @@ class Recovery:
         outside: malformed JSON outside the events, described with its position; None when there is none.
         outside_cut: the document ends after its complete events array but before its closing ``}``: byte offset.
         exact: byte offsets are the file's (False when invalid UTF-8 was replaced: they may be off by a few bytes).
+        repeated: the ``traceEvents`` key is written again after the array: (events per key in file order, the
+            index of the one read — the longest), else None.
     """
 
     header: dict[str, Any] = field(default_factory=dict)
@@ -93,6 +95,7 @@ class Recovery:
     outside: str | None = None
     outside_cut: int | None = None
     exact: bool = True
+    repeated: tuple[list[int | None], int] | None = None
 
 
 class _Text:
@@ -137,8 +140,9 @@ def _is_cut(text: str, at: int, msg: str) -> bool:
 
 
 def _members(text: str, p: int, dec: json.JSONDecoder, stop_key: str | None = None,
-             first: bool = True) -> tuple[str, int]:
-    """Read ``"key": value`` members of an object from ``p``: just after its ``{`` (``first``) or after a value.
+             first: bool = True, found: list | None = None) -> tuple[str, int]:
+    """Read ``"key": value`` members of an object from ``p``: just after its ``{`` (``first``) or after a value;
+    the value of each further ``traceEvents`` key is appended to ``found`` (when given: a repeated key).
 
     Returns:
         (state, position): ``"end"`` after the closing ``}`` with only padding after it (``stop_key`` None), or
@@ -175,7 +179,9 @@ def _members(text: str, p: int, dec: json.JSONDecoder, stop_key: str | None = No
             p += 1
             while p < n and text[p] in _WS:
                 p += 1
-            _, p = dec.raw_decode(text, p)
+            val, p = dec.raw_decode(text, p)
+            if found is not None and key == "traceEvents":
+                found.append(val)
         except ValueError as exc:
             return ("cut" if _is_cut(text, exc.pos, exc.msg) else "bad"), exc.pos
         except RecursionError:
@@ -183,13 +189,16 @@ def _members(text: str, p: int, dec: json.JSONDecoder, stop_key: str | None = No
         first = False
 
 
-def _trailer(text: str, j: int, array_form: bool, dec: json.JSONDecoder) -> tuple[str, int]:
+def _trailer(text: str, j: int, array_form: bool, dec: json.JSONDecoder,
+             found: list | None = None) -> tuple[str, int]:
     """What follows the ``]`` at ``j`` when it closes the events array: ``"end"``, ``"cut"`` (the text ends before
-    the document's ``}``) or ``"bad"`` (with the position)."""
+    the document's ``}``) or ``"bad"`` (with the position); ``found``: as :func:`_members`."""
     if array_form:
         more = _NOT_PAD.search(text, j + 1)
         return ("end", j + 1) if more is None else ("bad", more.start())
-    return _members(text, j + 1, dec, None, first=False)
+    if found is not None:
+        found.clear()  # read again by the lenient decoder after a strict failure: the values of this reading
+    return _members(text, j + 1, dec, None, first=False, found=found)
 
 
 def _resume(text: str, pos: int, array_form: bool | None, dec: json.JSONDecoder) -> int | None:
@@ -393,12 +402,34 @@ def recover(data: bytes, lenient: bool = False, deep: Any = None,
         if failed is not None:
             _note(out, t, failed[0], nxt, _lost(text[failed[0]:nxt]), failed[1], failed[2])
         pos = nxt
-    state, at = _meta(out, text, pos, n, lambda d: _trailer(text, pos, array_form, d), dec, meta)
+    found: list = []
+    state, at = _meta(out, text, pos, n, lambda d: _trailer(text, pos, array_form, d, found), dec, meta)
+    if found:
+        _repeated(out, found)
     if state == "cut":
         out.outside_cut = t.byte(n)
     elif state == "bad" and out.outside is None:
-        out.outside = f"after the traceEvents array, at {t.where(at)}"
+        again = re.search(r'"traceEvents"\s*:', text[pos:at]) is not None  # damage in a repeated key's array
+        out.outside = (f"after the traceEvents array{', in a later traceEvents key (not read)' if again else ''}, "
+                       f"at {t.where(at)}")
     return out
+
+
+def _repeated(out: Recovery, found: list) -> None:
+    """The document writes ``traceEvents`` again after the array read (``found``: the later values): read the
+    longest array, as an intact file is read (:func:`~._kineto_dupkey.longest`), and note the counts in
+    ``out.repeated`` for the warning. The first array's size counts its dropped elements too."""
+    from gpulens.collectors._kineto_dupkey import longest
+
+    sizes = [len(out.events) + out.repairs.get("events dropped", 0)] + [len(v) if isinstance(v, list) else None
+                                                                        for v in found]
+    best = longest(sizes)
+    out.repeated = (sizes, best)
+    if best:
+        arr = found[best - 1]
+        out.events = [e for e in arr if isinstance(e, dict)]
+        out.repairs["events dropped"] = len(arr) - len(out.events)  # elements that are no object
+        out.damage, out.skipped = [], 0
 
 
 def read_stretch(data: bytes, lenient: bool = False, deep: Any = None,

@@ -356,9 +356,12 @@ def read_input(path: str | Path) -> RawInput:
 
 
 def read_head(path: str | Path, n: int = 65536) -> bytes:
-    """First ``n`` bytes of the file's content (decompressed when gzip), for sniffing. Empty on any error."""
+    """First ``n`` bytes of the file's content (decompressed when gzip), for sniffing. Empty on any error, and for
+    what is no regular file (a FIFO's read blocks until a writer comes: :func:`check_special`)."""
     p = Path(path)
     try:
+        if not stat.S_ISREG(p.stat().st_mode):
+            return b""
         with p.open("rb") as fh:
             blob = fh.read(n)
     except OSError:

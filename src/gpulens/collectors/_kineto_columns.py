@@ -16,7 +16,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from gpulens.collectors._chrome_json import NO_RAW, Args, TraceHeader
+from gpulens.collectors._chrome_json import NO_RAW, TIME_KEYS, Args, TraceHeader
 from gpulens.collectors._numbers import exact_int
 
 #: A JSON scalar: what an event's ``name`` or ``cat`` may be (an array or object there makes the event ill-typed, so
@@ -150,7 +150,10 @@ def from_plain(obj: Any) -> RawEvent:
 def plain_bytes(obj: Any, replaced: list[int] | None = None) -> bytes:
     """JSON bytes of an event parsed by ``json`` (Decimal numbers written exactly), to decode as a RawEvent. A lone
     surrogate (``"\\ud800"``, valid JSON syntax but no character) becomes one U+FFFD instead of failing the file;
-    ``replaced`` (``[characters, events]``), when given, counts them."""
+    ``replaced`` (``[characters, events]``), when given, counts them. A ``ts``/``dur`` that ``json`` read as an
+    infinite float (``Infinity``, ``-Infinity``) is written as text (:func:`infinite_times_as_text`): a corrupt
+    time, refused like ``1e308``, never "not recorded" (the ``null`` msgspec would write; ``NaN`` stays that)."""
+    obj = infinite_times_as_text(obj)
     try:
         return _NUMBER_ENCODER.encode(obj)
     except UnicodeEncodeError:
@@ -160,6 +163,18 @@ def plain_bytes(obj: Any, replaced: list[int] | None = None) -> bytes:
             replaced[0] += n[0]
             replaced[1] += 1
         return out
+
+
+def infinite_times_as_text(obj: Any) -> Any:
+    """``obj`` (an event parsed by ``json`` with ``parse_float=Decimal``: its only floats are ``NaN``/``Infinity``
+    /``-Infinity``) with an infinite ``ts`` or ``dur`` (:data:`~._chrome_json.TIME_KEYS`) replaced by its text
+    (``"inf"``, ``"-inf"``); anything else as it is."""
+    def inf(v: Any) -> bool:
+        return isinstance(v, float) and v in (float("inf"), float("-inf"))
+
+    if isinstance(obj, dict) and any(inf(obj.get(k)) for k in TIME_KEYS):
+        return {k: (repr(v) if k in TIME_KEYS and inf(v) else v) for k, v in obj.items()}
+    return obj
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")  # json pairs valid surrogates into one character: these are lone

@@ -28,6 +28,7 @@ from typing import Any
 from gpulens.collectors._chrome_recover import Recovery, read_stretch, recover
 from gpulens.collectors._json_cut import json_error_text
 from gpulens.collectors._kineto_columns import RawTrace, no_surrogates, plain_bytes
+from gpulens.collectors._kineto_dupkey import repeated_key_warning
 from gpulens.collectors._stream import StreamInfo, Tail
 from gpulens.collectors._stream_damage import Stretch
 from gpulens.errors import TraceFormatError
@@ -141,6 +142,8 @@ def read_damaged(path: Path, tail: Tail, exc: BaseException, strict: bool, deep:
     log.add(rec, lambda b: _file_byte(tail, b), tolerant, acc)
     header = RawTrace(**no_surrogates(rec.header, log.in_meta))
     log.warn(path, info, warnings)
+    if rec.repeated is not None:
+        warnings.append(repeated_key_warning(path, *rec.repeated))
     if rec.cut is not None:
         if not acc.count:
             what = (json_error_text(exc, tail.offset + len(tail.doc)) if "truncated" in str(exc) or not rec.problem

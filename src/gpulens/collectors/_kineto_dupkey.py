@@ -44,7 +44,7 @@ def events_of_repeated_key(path: Path, doc: bytes, events, warnings: list[str], 
     if vals is None:
         return events
     sizes = [len(v) if isinstance(v, list) else None for v in vals]
-    best = max(range(len(vals)), key=lambda i: (sizes[i] if sizes[i] is not None else -1, i))
+    best = longest(sizes)
     if best != len(vals) - 1:
         raw = msgspec.json.encode({"traceEvents": vals[best]})
         try:
@@ -54,8 +54,26 @@ def events_of_repeated_key(path: Path, doc: bytes, events, warnings: list[str], 
                 events = TRACE_DECODER.decode(raw).traceEvents
             except (msgspec.ValidationError, msgspec.DecodeError):
                 return events  # the longest array holds ill-typed events: read as any reader would (the last key)
+    warnings.append(repeated_key_warning(path, sizes, best, streamed))
+    return events  # the longest array holds ill-typed events: read as any reader would (the last key)
     held = ", ".join("not an array" if s is None else f"{s:,}" for s in sizes)
     warnings.append(f"{path}: the top-level key 'traceEvents' is written {len(vals)} times (a hand-merged or "
                     f"damaged file; events per key in file order{' in the last part read' if streamed else ''}: {held}): only the longest array is read (key "
                     f"{best + 1}), not the others (one capture written twice would count every event twice)")
     return events
+
+
+def longest(sizes: list[int | None]) -> int:
+    """The index of the ``traceEvents`` value to read among repeated ones: the longest array (events per key, None
+    for a value that is no array), the last on a tie."""
+    return max(range(len(sizes)), key=lambda i: (sizes[i] if sizes[i] is not None else -1, i))
+
+
+def repeated_key_warning(path: Path, sizes: list[int | None], best: int, streamed: bool = False) -> str:
+    """The warning of a ``traceEvents`` key written ``len(sizes)`` times: the events each held (``sizes``, None:
+    not an array) and the one read (``best``, 0-based). ``streamed``: the counts are of the last piece read."""
+    held = ", ".join("not an array" if s is None else f"{s:,}" for s in sizes)
+    return (f"{path}: the top-level key 'traceEvents' is written {len(sizes)} times (a hand-merged or damaged file; "
+            f"events per key in file order{' in the last part read' if streamed else ''}: {held}): only the longest "
+            f"array is read (key {best + 1}), not the others (one capture written twice would count every event "
+            "twice)")

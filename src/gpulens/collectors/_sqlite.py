@@ -138,9 +138,40 @@ def connect_ro(path: Path, check: bool = True) -> sqlite3.Connection:
     if cut:
         raise TraceFormatError(path, f"truncated SQLite file: {cut[0]:,} of the {cut[1]:,} bytes its header declares "
                                      "(the copy is incomplete or the writer was stopped)")
-    con = sqlite3.connect(_uri(db), uri=True)
+    con = sqlite3.connect(_uri(db), uri=True, timeout=BUSY_TIMEOUT_S)
     con.text_factory = _text
     return con
+
+
+#: Seconds a reader waits for another process's lock on a database (sqlite3's default is 5 s, waited again by each
+#: collector that sniffs the file: a database a profiler holds locked took 22 s to be called "not a trace").
+BUSY_TIMEOUT_S = 0.5
+
+
+def unreadable_sqlite(path: Path) -> str | None:
+    """Why the SQLite file ``path`` (by its magic, decompressed when gzip) cannot be read at all, in words for the
+    one-line error: locked by another process, or its schema is corrupt / it is no database; None when its schema
+    reads (or it is no SQLite file: another check's business)."""
+    from gpulens.collectors._io import read_head
+
+    try:
+        if read_head(path, 16) != _SQLITE_MAGIC:
+            return None
+        con = connect_ro(path, check=False)
+        try:
+            con.execute("SELECT name FROM sqlite_master").fetchall()
+        finally:
+            con.close()
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc):
+            return ("the SQLite database is locked by another process (a profiler or export still writing it): "
+                    "let it finish, or read a copy of the file")
+        return f"unreadable SQLite file ({exc})"
+    except sqlite3.DatabaseError as exc:
+        return f"corrupt SQLite file ({exc}): its schema cannot be read"
+    except (OSError, TraceFormatError, UnicodeDecodeError):
+        return None
+    return None
 
 
 def in_wal_mode(path: Path) -> bool:
