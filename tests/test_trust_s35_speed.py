@@ -40,3 +40,18 @@ def test_chain_loop_compiled_from_fewer_events_once_numba_is_loaded(monkeypatch)
         assert (int(k), int(t), bool(cycle)) == (5, 0, False)
         assert chain[:5].tolist() == [4, 3, 2, 1, 0]
         assert ends[:5].tolist() == [50, 40, 30, 20, 10]
+
+
+@pytest.mark.parametrize("size", [0, 1, 9, (1 << 18) - 1, 1 << 18, (1 << 18) + 1, 3 * (1 << 18) + 5])
+def test_newline_count_across_its_compare_spans(size):
+    """The stream's newline count (line numbers of error positions) compares 256 KiB at a time: the count over any
+    length, with newlines on both sides of every span boundary, equals ``bytes.count`` (CPython's own count)."""
+    from gpulens.collectors._stream import _COUNT_SPAN, _count_newlines, _newlines
+
+    rng = np.random.default_rng(size)
+    data = bytearray(rng.choice(np.frombuffer(b'ab\n{}" ', dtype=np.uint8), size).tobytes())
+    for edge in range(_COUNT_SPAN, size, _COUNT_SPAN):  # a newline just before and at each span boundary
+        data[edge - 1] = data[edge] = 10
+    assert _count_newlines(memoryview(data)) == bytes(data).count(b"\n")
+    k = size // 2
+    assert _newlines(data, k) == bytes(data[:k]).count(b"\n")
