@@ -85,7 +85,11 @@ def c10d_ops_of(ops: pd.DataFrame, op_ids: np.ndarray) -> pd.DataFrame:
         return out
     ids = ops["event_id"].to_numpy()
     parent = ops["parent_event_id"].fillna(-1).astype("int64").to_numpy()
-    codes, names = pd.factorize(ops["name"].astype(object))
+    name = ops["name"]
+    if isinstance(name.dtype, pd.CategoricalDtype):  # the categories' codes: no string per op (≈ 0.2 s at 1M ops)
+        codes, names = name.cat.codes.to_numpy(), name.cat.categories
+    else:
+        codes, names = pd.factorize(name.astype(object))
     is_c10d = np.array([isinstance(x, str) and bool(_C10D_OP.match(x)) for x in names] + [False])[
         np.where(codes >= 0, codes, len(names))]
     pos = _positions_of(ids, np.asarray(op_ids, dtype=np.int64))

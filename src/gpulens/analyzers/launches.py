@@ -67,15 +67,17 @@ def shared_correlation_ids(calls: pd.DataFrame) -> int:
     c = calls[["rank", "correlation_id", "start_ns", "dur_ns"]].dropna()
     if len(c) < 2:
         return 0
-    c = c.sort_values(["rank", "correlation_id", "start_ns"], kind="stable")
-    same = (c["rank"].to_numpy()[1:] == c["rank"].to_numpy()[:-1]) & \
-        (c["correlation_id"].to_numpy()[1:] == c["correlation_id"].to_numpy()[:-1])
+    rank, corr, start, dur = (c[k].to_numpy("int64") for k in ("rank", "correlation_id", "start_ns", "dur_ns"))
+    # by (rank, correlation id, start): np.lexsort is stable (ties keep their order), as a stable sort_values —
+    # on int64 arrays, without pandas' per-column factorizing of the nullable columns (≈ 0.2 s at 1M calls)
+    o = np.lexsort((start, corr, rank))
+    rank, corr, start, dur = rank[o], corr[o], start[o], dur[o]
+    same = (rank[1:] == rank[:-1]) & (corr[1:] == corr[:-1])
     if not same.any():
         return 0
-    end = (c["start_ns"] + c["dur_ns"]).to_numpy("int64")
-    after = c["start_ns"].to_numpy("int64")[1:] >= end[:-1]  # the next call starts once this one has ended
-    rk = c["rank"].to_numpy()[1:][same & after]
-    co = c["correlation_id"].to_numpy()[1:][same & after]
+    after = start[1:] >= (start + dur)[:-1]  # the next call starts once this one has ended
+    rk = rank[1:][same & after]
+    co = corr[1:][same & after]
     return len(set(zip(rk.tolist(), co.tolist())))
 
 
