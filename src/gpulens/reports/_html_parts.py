@@ -29,8 +29,13 @@ OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "
 GREY = "#999999"
 #: Colour of each GPU event kind (fixed, so a kind keeps its colour across pages).
 KIND_COLOURS = {"kernel": "#0072B2", "comm": "#E69F00", "memcpy": "#CC79A7", "memset": "#009E73"}
-#: Characters of a name kept in chart labels (tick labels are shorter still) and in table cells.
-LABEL_CHARS, TICK_CHARS = 200, 120
+#: Characters of a name kept in chart labels and in table cells, and in a bar chart's category (tick) labels: 44
+#: characters at 12 px are about 290 px, so on a 900-px-wide window the bars keep over half the chart's width (a
+#: 120-character tick label took 700 px and squeezed the bars to a sliver); the full name is in the hover and table.
+LABEL_CHARS, TICK_CHARS = 200, 44
+#: Average width of a character of chart text at 12 px (system-ui; wide enough for digits and capitals) [px], and the
+#: narrowest chart width a report is laid out for (a 900-px-wide window less the page's padding) [px].
+CHAR_PX, NARROW_CHART_PX = 7.0, 840.0
 PLOT_CONFIG = {"displaylogo": False, "responsive": True}
 
 
@@ -43,6 +48,44 @@ def esc(v: Any) -> str:
 def plot_text(v: Any, n: int = LABEL_CHARS) -> str:
     """Text for a plotly label or hover: clipped, then entity-escaped so plotly shows ``<``/``>`` literally."""
     return _html.escape(clip(visible("" if v is None else str(v), bidi=True), n), quote=False)
+
+
+def tick_labels(names: Iterable[Any]) -> list[str]:
+    """Category labels of a ranked bar chart: ``"#1 name"``, the name clipped to :data:`TICK_CHARS` (the rank keeps
+    two names that clip alike apart: plotly would draw one bar for two equal categories). Escaped for plotly."""
+    return [f"#{i + 1} {plot_text(n, TICK_CHARS)}" for i, n in enumerate(names)]
+
+
+def legend_rows(names: Iterable[str], width_px: float = NARROW_CHART_PX, font_px: float = 12.0) -> int:
+    """Rows a horizontal plotly legend of ``names`` takes on a chart ``width_px`` wide: entries packed left to right,
+    each its text (:data:`CHAR_PX` per character at 12 px, scaled to ``font_px``) plus 40 px of symbol and gap. A
+    chart adds this many legend rows to its height, so the legend never eats the plot area on a narrow window."""
+    rows, used = 0, width_px
+    for n in names:
+        w = 40 + len(str(n)) * CHAR_PX * font_px / 12
+        if used + w > width_px:
+            rows, used = rows + 1, 0.0
+        used += w
+    return rows
+
+
+#: The narrowest plot area (px) a horizontal bar chart's bars get: :data:`NARROW_CHART_PX` less the widest tick label
+#: (:data:`TICK_CHARS` characters) and the margins.
+NARROW_BARS_PX = NARROW_CHART_PX - TICK_CHARS * CHAR_PX - 40
+
+
+def bar_value_labels(texts: Sequence[str], values: Sequence[float | None], axis_max: float,
+                     font_px: float = 11.0) -> dict[str, Any]:
+    """Trace keys that print ``texts`` (already formatted) on horizontal bars of ``values`` on an axis from 0 to
+    ``axis_max``: inside the bar, at its end, where the text fits in the bar on the narrowest chart
+    (:data:`NARROW_BARS_PX`), else just past the bar's end; at a fixed size (plotly would shrink a text that does not
+    fit to a few pixels). Outside text sits past a bar short enough to leave it room, so it stays on the plot."""
+    pos = []
+    for text, v in zip(texts, values):
+        need = (len(text) * CHAR_PX * font_px / 12 + 8) / NARROW_BARS_PX * axis_max  # the text's width, axis units
+        pos.append("inside" if v is not None and v >= need else "outside")
+    return {"text": list(texts), "textposition": pos, "insidetextanchor": "end", "constraintext": "none",
+            "textfont": {"size": font_px}, "cliponaxis": False}
 
 
 def wrap_name(v: Any, width: int = 90, lines: int = 4) -> str:
