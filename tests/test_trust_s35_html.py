@@ -216,3 +216,37 @@ def test_bar_chart_names_are_short_with_the_full_name_on_hover(gpt2_page):
     assert any(len(_html.unescape(h.split("<br>limiter")[0]).replace("<br>", "")) > 90 for h in bar["hovertext"])
     # the rank prefix keeps every category apart (plotly would merge two equal ones into one bar)
     assert len(set(bar["y"])) == len(bar["y"]) and bar["y"][0].startswith("#1 ")
+
+
+def test_stacked_bar_legend_reads_in_stack_order(gpt2_page):
+    """The idle split is stacked left to right host, launch, sync, queued (the bottlenecks table's column order);
+    plotly lists a stacked chart's legend in reverse unless told: the legend must read as the bar does."""
+    (spec, *_) = _specs(_page(gpt2_page, "verdicts"))
+    names = [t["name"] for t in spec["data"]]
+    assert names[:2] == ["idle: host", "idle: launch"]  # the stack's order, left to right
+    assert spec["layout"]["barmode"] == "stack" and spec["layout"]["legend"]["traceorder"] == "normal"
+
+
+def test_long_headers_wrap_short_ones_stay_on_one_line():
+    import pandas as pd
+
+    from gpulens.reports._html_parts import table_html
+
+    t = pd.DataFrame({"lane": ["rank 0 · CPU thread 633"], "start_ns": [565_240.0]})
+    page = table_html(t, docs={"lane": "the lane [text]", "start_ns": "start of the bar [ns]"},
+                      headers={"start_ns": "start (from the timeline's first event)"})
+    # "start (from the timeline's first event)" is 39 characters: it wraps; "lane" does not
+    assert re.search(r'<th [^>]*class="long"[^>]*>start \(from the timeline&#x27;s first event\)</th>', page)
+    assert re.search(r'<th (?![^>]*class="long")[^>]*>lane</th>', page)
+
+
+def test_a_chart_with_nothing_to_draw_says_so_instead_of_an_empty_frame():
+    """A bar chart whose every value is unknown (null) or zero draws an empty frame: the panel says why instead, and
+    keeps its table. One real bar is enough to draw."""
+    from gpulens.reports._html_parts import Panel, panel_html
+
+    empty = {"data": [{"type": "bar", "orientation": "h", "y": ["#1 a", "#2 b"], "x": [None, 0.0]}], "layout": {}}
+    page = panel_html(Panel("Occupancy", "why", empty, "<table></table>"), "fig-1")
+    assert "Nothing to draw" in page and 'class="chart"' not in page and "<table></table>" in page
+    one = {"data": [{"type": "bar", "orientation": "h", "y": ["#1 a", "#2 b"], "x": [None, 12.5]}], "layout": {}}
+    assert 'class="chart"' in panel_html(Panel("Occupancy", "why", one, ""), "fig-1")

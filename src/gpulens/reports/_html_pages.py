@@ -71,6 +71,9 @@ def _layout(data: list[dict], height: int = 380, **kw: Any) -> dict[str, Any]:
               "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"}, **kw}
     for ax in ("xaxis", "yaxis"):
         layout[ax] = {**(layout.get(ax) or {}), "automargin": True}
+    if kw.get("barmode") == "stack" and all(t.get("orientation") == "h" for t in data if t.get("type") == "bar"):
+        # bars stacked left to right: the legend reads in the same order (plotly reverses it for stacked bars)
+        layout["legend"] = {**layout["legend"], "traceorder": "normal"}
     return {"data": data, "layout": layout}
 
 

@@ -158,6 +158,8 @@ def name_cell(full: Any, short: str) -> str:
     return f'<td class="name" title="{esc(full)}">{inner}</td>'
 
 
+#: A column header longer than this wraps (CSS ``th.long``) instead of widening its column to one line.
+LONG_HEADER_CHARS = 18
 #: A text cell longer than this is prose (evidence, next steps): it gets a minimum width (CSS ``td.prose``).
 PROSE_CHARS = 40
 
@@ -182,8 +184,12 @@ def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, ma
            '<div class="tablewrap"><table class="data sortable">']
     if caption:
         out.append(f"<caption>{esc(caption)}</caption>")
-    heads = "".join(f'<th scope="col" title="{esc(docs.get(c, ""))}" tabindex="0">'
-                    f"{esc(headers.get(c, column_label(c, docs.get(c, ''))))}</th>" for c in cols)
+    labels = {c: headers.get(c, column_label(c, docs.get(c, ""))) for c in cols}
+    # a long header wraps (class "long"): on one line it set its column's width ("start (from the timeline's first
+    # event)" took 290 px over numbers 70 px wide, squeezing the lane names beside it to a word a line)
+    long = ' class="long"'
+    heads = "".join(f'<th scope="col" title="{esc(docs.get(c, ""))}" tabindex="0"'
+                    f'{long if len(labels[c]) > LONG_HEADER_CHARS else ""}>{esc(labels[c])}</th>' for c in cols)
     out.append(f"<thead><tr>{heads}</tr></thead><tbody>")
     for i, row in enumerate(zip(*[body[c].tolist() for c in cols])):
         cells = []
@@ -279,6 +285,26 @@ def _finite(v: Any) -> Any:
     return v
 
 
+def has_values(fig: Any) -> bool:
+    """Whether a figure dict draws anything: a trace with a finite, non-zero number among its values (``x`` of a
+    horizontal bar, else ``y``; a heat-map's ``z``). A ``go.Figure`` or a figure without data traces counts as
+    drawing (its layout may hold the drawing). A chart whose every value is unknown or zero would be an empty frame."""
+    if not isinstance(fig, dict) or not fig.get("data"):
+        return True
+
+    def finite(v: Any) -> bool:
+        if isinstance(v, list):
+            return any(finite(x) for x in v)
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v != 0
+
+    for t in fig["data"]:
+        kind = t.get("type", "scatter")
+        key = "z" if kind == "heatmap" else "x" if kind == "bar" and t.get("orientation") == "h" else "y"
+        if kind not in ("bar", "heatmap", "scatter") or finite(t.get(key) or []):
+            return True
+    return False
+
+
 def panel_html(p: Panel, fig_id: str) -> str:
     """A panel: heading, figure (a div the page script fills) with caption, and the table beside it."""
     parts = [f'<section class="panel"><h3>{esc(p.title)}</h3>']
@@ -289,6 +315,9 @@ def panel_html(p: Panel, fig_id: str) -> str:
         parts.append(f'<figure class="fig" role="img" aria-label="{esc(p.title)}: {esc(p.takeaway)}">'
                      f'<div class="chart static" id="{fig_id}" data-drawn="1" data-rendered="1">{p.static}</div>'
                      f"<figcaption>{esc(p.takeaway)}</figcaption></figure>")
+    elif p.figure is not None and not has_values(p.figure) and not p.data:
+        parts.append(f'<p class="empty">Nothing to draw: every value of this chart is unknown or zero (the table '
+                     f'shows them).</p>' + (f'<p class="takeaway">{esc(p.takeaway)}</p>' if p.takeaway else ""))
     elif p.figure is not None:
         parts.append(
             f'<figure class="fig" role="img" aria-label="{esc(p.title)}: {esc(p.takeaway)}">'
