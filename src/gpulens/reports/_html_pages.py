@@ -34,7 +34,6 @@ from gpulens.reports._html_parts import (
     KERNEL_LINKS,
     kv_html,
     name_cell,
-    plot_text,
     legend_rows,
     svg_bars,
     table_html,
