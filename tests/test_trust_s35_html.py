@@ -250,3 +250,23 @@ def test_a_chart_with_nothing_to_draw_says_so_instead_of_an_empty_frame():
     assert "Nothing to draw" in page and 'class="chart"' not in page and "<table></table>" in page
     one = {"data": [{"type": "bar", "orientation": "h", "y": ["#1 a", "#2 b"], "x": [None, 12.5]}], "layout": {}}
     assert 'class="chart"' in panel_html(Panel("Occupancy", "why", one, ""), "fig-1")
+
+
+def test_stall_classes_each_look_different_and_hover_the_full_name():
+    """Ten stall classes: the Okabe-Ito palette has 8 colours, so classes 9 and 10 reused classes 1 and 2's colour
+    and two parts of one bar read as the same class. Every class must differ in colour or pattern; the hover names
+    the kernel in full (its tick label is cut to 44 characters)."""
+    import pandas as pd
+
+    from gpulens.analyzers import AnalysisResult
+    from gpulens.reports._html_analyses import _stall_panel
+
+    name = "void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 64, 64, 4, false, false, cutlass::bfloat16_t>>(Params)"
+    classes = [f"class{i}" for i in range(10)]
+    t = pd.DataFrame({"name": [name], **{f"{c}_pct": [10.0] for c in classes}})
+    cols = {f"{c}_pct": f"share of stall time in class {c} [%]" for c in classes}
+    fig = _stall_panel(AnalysisResult("stalls", t, columns=cols), 20).figure
+    looks = {(tr["marker"]["color"], tr["marker"]["pattern"]["shape"]) for tr in fig["data"]}
+    assert len(looks) == 10
+    assert all(_html.unescape(tr["customdata"][0].replace("<br>", "")) == name for tr in fig["data"])
+    assert len(fig["data"][0]["y"][0]) <= len("#1 ") + 44

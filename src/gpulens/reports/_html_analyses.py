@@ -138,10 +138,15 @@ def _numbers(col: pd.Series, scale: float = 1.0) -> list[float | None]:
 
 
 def _stacked(t: pd.DataFrame, ys: list[str], parts: list[tuple[str, str]], scale: float, axis: str,
-             hover_unit: str, xrange: list[float] | None = None) -> dict[str, Any]:
+             hover_unit: str, xrange: list[float] | None = None, full: list[str] | None = None) -> dict[str, Any]:
+    """Horizontal bars of ``parts`` (column, label) stacked per row of ``t``; ``full`` names the rows in the hover
+    (the tick labels are cut). Past the 8 palette colours, parts repeat a colour with a bar pattern added."""
+    who = [wrap_name(n) for n in full] if full is not None else ys
     data = [{"type": "bar", "y": ys, "x": (pd.to_numeric(t[col], errors="coerce").fillna(0) / scale).tolist(),
-             "name": label, "orientation": "h", "marker": {"color": OKABE_ITO[i % len(OKABE_ITO)]},
-             "hovertemplate": f"{plot_text(label)}: %{{x:.3g}} {hover_unit}<extra>%{{y}}</extra>"}
+             "name": label, "orientation": "h", "customdata": who,
+             "marker": {"color": OKABE_ITO[i % len(OKABE_ITO)],
+                        "pattern": {"shape": ("", "/", "x", ".")[(i // len(OKABE_ITO)) % 4]}},
+             "hovertemplate": f"%{{customdata}}<br>{plot_text(label)}: %{{x:.3g}} {hover_unit}<extra></extra>"}
             for i, (col, label) in enumerate(parts)]
     xaxis: dict[str, Any] = {"title": axis_title(axis), **({"range": xrange} if xrange else {})}
     return _layout(data, 150 + 30 * len(ys), barmode="stack", xaxis=xaxis, yaxis={"autorange": "reversed"})
@@ -173,7 +178,8 @@ def _stall_panel(st: AnalysisResult, max_rows: int) -> Panel:
     parts = [(c, column_label(c, st.columns.get(c, "")).replace("share of stall time in class ", ""))
              for c in t.columns if c.endswith("_pct") and "in class" in st.columns.get(c, "")]
     ys = tick_labels(short_names(t["name"].astype(str)))
-    fig = _stacked(t, ys, parts, 1.0, "share of stall time [%]", "%", xrange=[0, 100])
+    fig = _stacked(t, ys, parts, 1.0, "share of stall time [%]", "%", xrange=[0, 100],
+                   full=t["name"].astype(str).tolist())
     cols = [c for c in st.table.columns if c not in {p for p, _ in parts}]
     return Panel("Stall classes of the hot kernels",
                  f"What the {vendor_word(_vendor_of_stalls(st), 'warps')} of {plural(len(st.table), 'kernel(s)')} "
