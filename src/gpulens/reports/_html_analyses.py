@@ -19,13 +19,14 @@ from gpulens.reports._format import (column_label, fmt_ns, fmt_unit, limiter_tex
 from gpulens.reports._html_pages import _layout, axis_title, findings_table
 from gpulens.reports._html_parts import (
     OKABE_ITO,
-    TICK_CHARS,
     Panel,
+    bar_value_labels,
     empty_html,
     is_name_column,
     kv_html,
     plot_text,
     table_html,
+    tick_labels,
     wrap_name,
 )
 from gpulens.reports._names import short_names
@@ -57,20 +58,30 @@ def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
         return _absent("Occupancy", r)
     t = r.table.head(25)
     vendor = r.summary.get("vendor")
-    ys = [f"#{i + 1} {plot_text(n, TICK_CHARS)}" for i, n in enumerate(short_names(t["name"].astype(str)))]
+    ys = tick_labels(short_names(t["name"].astype(str)))
     lims = t["limiters"] if "limiters" in t else t["limiter"]
     hov = [f"{wrap_name(n)}<br>limiter: {plot_text(limiter_text(lim, vendor))}" for n, lim in zip(t["name"], lims)]
-    data = [{"type": "bar", "y": ys, "x": _numbers(t["theoretical_occupancy_pct"]), "orientation": "h",
-             "name": "theoretical", "marker": {"color": OKABE_ITO[4]},
-             "text": [plot_text(limiter_text(x, vendor), 24) for x in lims],
-             "textposition": "inside", "hovertext": hov, "hoverinfo": "text+x"},
-            {"type": "bar", "y": ys, "x": _numbers(t["achieved_occupancy_pct"]), "orientation": "h",
-             "name": "achieved", "marker": {"color": OKABE_ITO[0], "pattern": {"shape": "/"}}, "hovertext": hov,
-             "hoverinfo": "text+x"}]
-    fig = _layout(data, 160 + 44 * len(ys), barmode="group",
+    theo, ach = _numbers(t["theoretical_occupancy_pct"]), _numbers(t["achieved_occupancy_pct"])
+    # each bar's value as the table prints it (the same column, the same formatter), the limiter after the
+    # theoretical one: inside the bar where the text fits, else just past its end (never past the axis: 102 %)
+    pct = {c: unit_of(c, r.columns.get(c, "")) for c in ("theoretical_occupancy_pct", "achieved_occupancy_pct")}
+    theo_text = [f"{fmt_unit(v, pct['theoretical_occupancy_pct'])} · {plot_text(limiter_text(x, vendor), 32)}"
+                 for v, x in zip(t["theoretical_occupancy_pct"], lims)]
+    ach_text = [fmt_unit(v, pct["achieved_occupancy_pct"]) if x is not None else "" for v, x in
+                zip(t["achieved_occupancy_pct"], ach)]
+    measured = any(x is not None for x in ach)
+    data = [{"type": "bar", "y": ys, "x": theo, "orientation": "h",
+             "name": "theoretical" if measured else "theoretical (achieved occupancy not measured)",
+             "marker": {"color": OKABE_ITO[4]}, **bar_value_labels(theo_text, theo, 102.0),
+             "hovertext": hov, "hoverinfo": "text+x"}]
+    if measured:  # no empty half-row per kernel and no legend entry for bars that are not there
+        data.append({"type": "bar", "y": ys, "x": ach, "orientation": "h", "name": "achieved",
+                     "marker": {"color": OKABE_ITO[0], "pattern": {"shape": "/"}},
+                     **bar_value_labels(ach_text, ach, 102.0), "hovertext": hov, "hoverinfo": "text+x"})
+    fig = _layout(data, 160 + (44 if measured else 26) * len(ys), barmode="group",
                   xaxis={"title": axis_title(f"occupancy [% of max {vendor_word(vendor, 'warps')}]"),
                          "range": [0, 102]},
-                  yaxis={"autorange": "reversed"})
+                  yaxis={"autorange": "reversed"}, showlegend=True)  # one trace: its legend says what is not drawn
     cols = ["name", "calls", "time_ns", "block_size", "regs_per_thread", "smem_bytes", "active_blocks_per_sm",
             "theoretical_occupancy_pct", "achieved_occupancy_pct", "limiters"]
     take = _takeaway(r, f"Theoretical occupancy (with what limits it) and, where measured, achieved occupancy of "
@@ -127,10 +138,15 @@ def _numbers(col: pd.Series, scale: float = 1.0) -> list[float | None]:
 
 
 def _stacked(t: pd.DataFrame, ys: list[str], parts: list[tuple[str, str]], scale: float, axis: str,
-             hover_unit: str, xrange: list[float] | None = None) -> dict[str, Any]:
+             hover_unit: str, xrange: list[float] | None = None, full: list[str] | None = None) -> dict[str, Any]:
+    """Horizontal bars of ``parts`` (column, label) stacked per row of ``t``; ``full`` names the rows in the hover
+    (the tick labels are cut). Past the 8 palette colours, parts repeat a colour with a bar pattern added."""
+    who = [wrap_name(n) for n in full] if full is not None else ys
     data = [{"type": "bar", "y": ys, "x": (pd.to_numeric(t[col], errors="coerce").fillna(0) / scale).tolist(),
-             "name": label, "orientation": "h", "marker": {"color": OKABE_ITO[i % len(OKABE_ITO)]},
-             "hovertemplate": f"{plot_text(label)}: %{{x:.3g}} {hover_unit}<extra>%{{y}}</extra>"}
+             "name": label, "orientation": "h", "customdata": who,
+             "marker": {"color": OKABE_ITO[i % len(OKABE_ITO)],
+                        "pattern": {"shape": ("", "/", "x", ".")[(i // len(OKABE_ITO)) % 4]}},
+             "hovertemplate": f"%{{customdata}}<br>{plot_text(label)}: %{{x:.3g}} {hover_unit}<extra></extra>"}
             for i, (col, label) in enumerate(parts)]
     xaxis: dict[str, Any] = {"title": axis_title(axis), **({"range": xrange} if xrange else {})}
     return _layout(data, 150 + 30 * len(ys), barmode="stack", xaxis=xaxis, yaxis={"autorange": "reversed"})
@@ -161,8 +177,9 @@ def _stall_panel(st: AnalysisResult, max_rows: int) -> Panel:
     t = st.table.head(20)
     parts = [(c, column_label(c, st.columns.get(c, "")).replace("share of stall time in class ", ""))
              for c in t.columns if c.endswith("_pct") and "in class" in st.columns.get(c, "")]
-    ys = [f"#{i + 1} {plot_text(n, TICK_CHARS)}" for i, n in enumerate(short_names(t["name"].astype(str)))]
-    fig = _stacked(t, ys, parts, 1.0, "share of stall time [%]", "%", xrange=[0, 100])
+    ys = tick_labels(short_names(t["name"].astype(str)))
+    fig = _stacked(t, ys, parts, 1.0, "share of stall time [%]", "%", xrange=[0, 100],
+                   full=t["name"].astype(str).tolist())
     cols = [c for c in st.table.columns if c not in {p for p, _ in parts}]
     return Panel("Stall classes of the hot kernels",
                  f"What the {vendor_word(_vendor_of_stalls(st), 'warps')} of {plural(len(st.table), 'kernel(s)')} "
@@ -240,7 +257,7 @@ def generic_panels(name: str, r: AnalysisResult, max_rows: int, vendor: str | No
                          for lab, (_, row) in zip(shown, top.iterrows())]
         if label and value and len(set(shown)) == len(shown):
             bar = {"type": "bar", "x": _numbers(top[value], scale), "orientation": "h",
-                   "y": [f"#{i + 1} {plot_text(v, TICK_CHARS)}" for i, v in enumerate(shown)],
+                   "y": tick_labels(shown),
                    "hovertext": [wrap_name(v) for v in names], "hoverinfo": "text+x",
                    "marker": {"color": OKABE_ITO[0]}}
             fig = _layout([bar], 140 + 26 * len(top),

@@ -28,16 +28,16 @@ from gpulens.reports._html_parts import (
     GREY,
     KIND_COLOURS,
     OKABE_ITO,
-    TICK_CHARS,
     Panel,
     empty_html,
     esc,
     KERNEL_LINKS,
     kv_html,
     name_cell,
-    plot_text,
+    legend_rows,
     svg_bars,
     table_html,
+    tick_labels,
     wrap_name,
 )
 
@@ -60,12 +60,19 @@ def axis_title(text: str) -> dict[str, Any]:
 
 def _layout(data: list[dict], height: int = 380, **kw: Any) -> dict[str, Any]:
     """A figure of plain dicts (``{"data", "layout"}``; no ``plotly.graph_objects`` validation): ``data`` are trace
-    dicts, ``kw`` layout keys (``xaxis``/``yaxis`` dicts get ``automargin``)."""
+    dicts, ``kw`` layout keys (``xaxis``/``yaxis`` dicts get ``automargin``). ``height`` is the room for the plot:
+    the figure is taller by the legend's rows past the first on a narrow window (:func:`legend_rows`), as plotly
+    takes a legend's room from the plot (a 5-row legend left a 380-px chart a 60-px plot at 900 px)."""
     # the legend above the plot: below it, it collides with the x-axis title on short charts
-    layout = {"height": height + 20, "margin": {"l": 10, "r": 10, "t": 50, "b": 40}, "hovermode": "closest",
+    names = [str(t.get("name")) for t in data if t.get("name") and t.get("showlegend", True) is not False]
+    extra = 22 * max(legend_rows(names) - 1, 0) if len(names) > 1 else 0
+    layout = {"height": height + 20 + extra, "margin": {"l": 10, "r": 10, "t": 50, "b": 40}, "hovermode": "closest",
               "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"}, **kw}
     for ax in ("xaxis", "yaxis"):
         layout[ax] = {**(layout.get(ax) or {}), "automargin": True}
+    if kw.get("barmode") == "stack" and all(t.get("orientation") == "h" for t in data if t.get("type") == "bar"):
+        # bars stacked left to right: the legend reads in the same order (plotly reverses it for stacked bars)
+        layout["legend"] = {**layout["legend"], "traceorder": "normal"}
     return {"data": data, "layout": layout}
 
 
@@ -212,7 +219,7 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
         return [empty_html("Hot kernels", reason if hs is not None else "analysis not available")]
     t = hs.table
     crit = t[t["critical"].astype(bool)].head(25)
-    ys = [f"#{i + 1} {plot_text(n, TICK_CHARS)}" for i, n in enumerate(short_names(crit["name"].astype(str)))]
+    ys = tick_labels(short_names(crit["name"].astype(str)))
     links = KERNEL_LINKS.get()
     div, unit = time_scale(crit["effective_ns"])  # the axis unit follows the magnitude drawn
     bar = {"type": "bar", "x": (crit["effective_ns"] / div).tolist(), "y": ys, "orientation": "h",
@@ -285,7 +292,7 @@ def multirank_page(s: SourceReport, max_rows: int) -> list[Any]:
                          table_html(ranks.table, None, max_rows, docs=ranks.columns)))
     sm, t = rk.summary, rk.table
     names = list(dict.fromkeys(t["name"].astype(str)))
-    labels = [f"#{i + 1} {plot_text(n, TICK_CHARS)}" for i, n in enumerate(short_names(names))]
+    labels = tick_labels(short_names(names))
     piv = t.assign(name=t["name"].astype(str)).pivot_table(index="name", columns="rank", values="time_ns",
                                                           aggfunc="sum").reindex(names)
     raw = piv.to_numpy(dtype=float)

@@ -29,8 +29,13 @@ OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "
 GREY = "#999999"
 #: Colour of each GPU event kind (fixed, so a kind keeps its colour across pages).
 KIND_COLOURS = {"kernel": "#0072B2", "comm": "#E69F00", "memcpy": "#CC79A7", "memset": "#009E73"}
-#: Characters of a name kept in chart labels (tick labels are shorter still) and in table cells.
-LABEL_CHARS, TICK_CHARS = 200, 120
+#: Characters of a name kept in chart labels and in table cells, and in a bar chart's category (tick) labels: 44
+#: characters at 12 px are about 290 px, so on a 900-px-wide window the bars keep over half the chart's width (a
+#: 120-character tick label took 700 px and squeezed the bars to a sliver); the full name is in the hover and table.
+LABEL_CHARS, TICK_CHARS = 200, 44
+#: Average width of a character of chart text at 12 px (system-ui; wide enough for digits and capitals) [px], and the
+#: narrowest chart width a report is laid out for (a 900-px-wide window less the page's padding) [px].
+CHAR_PX, NARROW_CHART_PX = 7.0, 840.0
 PLOT_CONFIG = {"displaylogo": False, "responsive": True}
 
 
@@ -43,6 +48,66 @@ def esc(v: Any) -> str:
 def plot_text(v: Any, n: int = LABEL_CHARS) -> str:
     """Text for a plotly label or hover: clipped, then entity-escaped so plotly shows ``<``/``>`` literally."""
     return _html.escape(clip(visible("" if v is None else str(v), bidi=True), n), quote=False)
+
+
+def tick_labels(names: Iterable[Any]) -> list[str]:
+    """Category labels of a ranked bar chart: ``"#1 name"``, the name cut in its middle to :data:`TICK_CHARS`
+    (``"vectorized_elem…MulFunctor› ‹4›"``: the head names the kernel, the tail tells its instances apart); names
+    that would still read alike keep more characters (at most :data:`LABEL_CHARS`). Escaped for plotly; the rank
+    keeps every category apart (plotly draws one bar for two equal categories)."""
+    texts = [visible("" if n is None else str(n), bidi=True) for n in names]
+    n_chars = [TICK_CHARS] * len(texts)
+    for _ in range(8):
+        cut = [_mid_clip(t, k) for t, k in zip(texts, n_chars)]
+        seen: dict[str, int] = {}
+        for c in cut:
+            seen[c] = seen.get(c, 0) + 1
+        clash = [i for i, c in enumerate(cut) if seen[c] > 1 and c != texts[i]]
+        if not clash:
+            break
+        for i in clash:
+            n_chars[i] = min(LABEL_CHARS, n_chars[i] + 24)
+    return [f"#{i + 1} {_html.escape(c, quote=False)}" for i, c in enumerate(cut)]
+
+
+def _mid_clip(text: str, n: int) -> str:
+    """``text`` cut to ``n`` characters by an ellipsis in its middle (45 % head, the rest tail)."""
+    if len(text) <= n:
+        return text
+    head = int(n * 0.45)
+    return text[:head].rstrip() + "…" + text[len(text) - (n - head - 1):].lstrip()
+
+
+def legend_rows(names: Iterable[str], width_px: float = NARROW_CHART_PX, font_px: float = 12.0) -> int:
+    """Rows a horizontal plotly legend of ``names`` takes on a chart ``width_px`` wide: entries packed left to right,
+    each its text (:data:`CHAR_PX` per character at 12 px, scaled to ``font_px``) plus 40 px of symbol and gap. A
+    chart adds this many legend rows to its height, so the legend never eats the plot area on a narrow window."""
+    rows, used = 0, width_px
+    for n in names:
+        w = 40 + len(str(n)) * CHAR_PX * font_px / 12
+        if used + w > width_px:
+            rows, used = rows + 1, 0.0
+        used += w
+    return rows
+
+
+#: The narrowest plot area (px) a horizontal bar chart's bars get: :data:`NARROW_CHART_PX` less the widest tick label
+#: (:data:`TICK_CHARS` characters) and the margins.
+NARROW_BARS_PX = NARROW_CHART_PX - TICK_CHARS * CHAR_PX - 40
+
+
+def bar_value_labels(texts: Sequence[str], values: Sequence[float | None], axis_max: float,
+                     font_px: float = 11.0) -> dict[str, Any]:
+    """Trace keys that print ``texts`` (already formatted) on horizontal bars of ``values`` on an axis from 0 to
+    ``axis_max``: inside the bar, at its end, where the text fits in the bar on the narrowest chart
+    (:data:`NARROW_BARS_PX`), else just past the bar's end; at a fixed size (plotly would shrink a text that does not
+    fit to a few pixels). Outside text sits past a bar short enough to leave it room, so it stays on the plot."""
+    pos = []
+    for text, v in zip(texts, values):
+        need = (len(text) * CHAR_PX * font_px / 12 + 8) / NARROW_BARS_PX * axis_max  # the text's width, axis units
+        pos.append("inside" if v is not None and v >= need else "outside")
+    return {"text": list(texts), "textposition": pos, "insidetextanchor": "end", "constraintext": "none",
+            "textfont": {"size": font_px}, "cliponaxis": False}
 
 
 def wrap_name(v: Any, width: int = 90, lines: int = 4) -> str:
@@ -93,6 +158,8 @@ def name_cell(full: Any, short: str) -> str:
     return f'<td class="name" title="{esc(full)}">{inner}</td>'
 
 
+#: A column header longer than this wraps (CSS ``th.long``) instead of widening its column to one line.
+LONG_HEADER_CHARS = 18
 #: A text cell longer than this is prose (evidence, next steps): it gets a minimum width (CSS ``td.prose``).
 PROSE_CHARS = 40
 
@@ -117,8 +184,12 @@ def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, ma
            '<div class="tablewrap"><table class="data sortable">']
     if caption:
         out.append(f"<caption>{esc(caption)}</caption>")
-    heads = "".join(f'<th scope="col" title="{esc(docs.get(c, ""))}" tabindex="0">'
-                    f"{esc(headers.get(c, column_label(c, docs.get(c, ''))))}</th>" for c in cols)
+    labels = {c: headers.get(c, column_label(c, docs.get(c, ""))) for c in cols}
+    # a long header wraps (class "long"): on one line it set its column's width ("start (from the timeline's first
+    # event)" took 290 px over numbers 70 px wide, squeezing the lane names beside it to a word a line)
+    long = ' class="long"'
+    heads = "".join(f'<th scope="col" title="{esc(docs.get(c, ""))}" tabindex="0"'
+                    f'{long if len(labels[c]) > LONG_HEADER_CHARS else ""}>{esc(labels[c])}</th>' for c in cols)
     out.append(f"<thead><tr>{heads}</tr></thead><tbody>")
     for i, row in enumerate(zip(*[body[c].tolist() for c in cols])):
         cells = []
@@ -214,6 +285,26 @@ def _finite(v: Any) -> Any:
     return v
 
 
+def has_values(fig: Any) -> bool:
+    """Whether a figure dict draws anything: a trace with a finite, non-zero number among its values (``x`` of a
+    horizontal bar, else ``y``; a heat-map's ``z``). A ``go.Figure`` or a figure without data traces counts as
+    drawing (its layout may hold the drawing). A chart whose every value is unknown or zero would be an empty frame."""
+    if not isinstance(fig, dict) or not fig.get("data"):
+        return True
+
+    def finite(v: Any) -> bool:
+        if isinstance(v, list):
+            return any(finite(x) for x in v)
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v != 0
+
+    for t in fig["data"]:
+        kind = t.get("type", "scatter")
+        key = "z" if kind == "heatmap" else "x" if kind == "bar" and t.get("orientation") == "h" else "y"
+        if kind not in ("bar", "heatmap", "scatter") or finite(t.get(key) or []):
+            return True
+    return False
+
+
 def panel_html(p: Panel, fig_id: str) -> str:
     """A panel: heading, figure (a div the page script fills) with caption, and the table beside it."""
     parts = [f'<section class="panel"><h3>{esc(p.title)}</h3>']
@@ -224,6 +315,9 @@ def panel_html(p: Panel, fig_id: str) -> str:
         parts.append(f'<figure class="fig" role="img" aria-label="{esc(p.title)}: {esc(p.takeaway)}">'
                      f'<div class="chart static" id="{fig_id}" data-drawn="1" data-rendered="1">{p.static}</div>'
                      f"<figcaption>{esc(p.takeaway)}</figcaption></figure>")
+    elif p.figure is not None and not has_values(p.figure) and not p.data:
+        parts.append(f'<p class="empty">Nothing to draw: every value of this chart is unknown or zero (the table '
+                     f'shows them).</p>' + (f'<p class="takeaway">{esc(p.takeaway)}</p>' if p.takeaway else ""))
     elif p.figure is not None:
         parts.append(
             f'<figure class="fig" role="img" aria-label="{esc(p.title)}: {esc(p.takeaway)}">'

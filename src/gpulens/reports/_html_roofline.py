@@ -25,7 +25,8 @@ import pandas as pd
 
 from gpulens.report import SourceReport
 from gpulens.reports._format import fmt_ns, fmt_si, fmt_unit, is_missing, roofline_heading
-from gpulens.reports._html_parts import GREY, KERNEL_LINKS, OKABE_ITO, Panel, empty_html, plot_text, table_html
+from gpulens.reports._html_parts import (CHAR_PX, GREY, KERNEL_LINKS, OKABE_ITO, Panel, empty_html, legend_rows,
+                                         plot_text, table_html)
 from gpulens.reports._names import short_names
 from gpulens.units import plural
 
@@ -177,6 +178,16 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
     floor = min(fls + ([lo * min(bws)] if bws else []) + [top])
     merge = label_merge_decades(math.log10(hi / lo), math.log10(max(top, max(fls, default=top)) / floor))
     text_of = _point_labels(ok, num["time_ns"], rank_of, named, merge) if len(ok) else {}
+    # explicit axis ranges (log10): the roofs' ends and every point, with room for the largest marker
+    xr = [math.log10(lo), math.log10(hi)]
+    yr = [math.log10(floor) - 0.3, math.log10(max([top] + fls)) + 0.3]
+    radius = {str(n): 0.5 * max(6.0, MAX_MARKER_PX * math.sqrt(max(float(tn), 0.0) / max(tmax, 1.0)))
+              for n, tn in zip(ok["name"], num["time_ns"][ok.index])} if len(ok) else {}
+    by_time = ok.assign(_t=num["time_ns"]).sort_values("_t", ascending=False, kind="stable") if len(ok) else ok
+    pos_of = place_point_labels([(str(n), math.log10(float(a)), math.log10(float(f)), radius[str(n)],
+                                  text_of.get(str(n), "")) for n, a, f in
+                                 zip(by_time["name"], by_time["arithmetic_intensity"], by_time["flops_per_s"])],
+                                xr, yr) if len(ok) else {}
     keys = pd.Series(roof_keys(s, ok) if len(ok) else [], index=ok.index, dtype=object)
     order = {k: i for i, (k, _, _) in enumerate(comp)}
     groups = sorted({(k, _bound(b)) for k, b in zip(keys, ok["bound"])} if len(ok) else set(),
@@ -197,10 +208,11 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
                      "y": g["flops_per_s"].astype(float).tolist(), "mode": "markers+text",
                      "name": f"{legend} · vs {judged_by}",
                      "text": [text_of.get(str(n), "") for n in g["name"]],
-                     "textposition": "middle right", "textfont": {"size": 11},
+                     "textposition": [pos_of.get(str(n), "middle right") for n in g["name"]],
+                     "textfont": {"size": LABEL_FONT_PX},
                      "customdata": [links.get(str(n), "") for n in g["name"]],
                      "marker": {"size": g["time_ns"].astype(float).tolist(), "sizemode": "area", "sizemin": 6,
-                                "sizeref": 2.0 * max(tmax, 1.0) / 40 ** 2, "color": colour_of.get(key, GREY),
+                                "sizeref": 2.0 * max(tmax, 1.0) / MAX_MARKER_PX ** 2, "color": colour_of.get(key, GREY),
                                 "symbol": symbol, "line": {"color": "#000000", "width": 0.7}},
                      "hovertext": hover, "hoverinfo": "text"})
     sm = r.summary if r is not None and not r.skipped else {}
@@ -213,6 +225,8 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
     for label, bw in ref_mem:
         data.append(_line([lo, top / bw], [lo * bw, top], f"{plot_text(label)} {fmt_si(bw, 'B/s')} (reference)",
                           "#AAAAAA", "dot", 1.0, f"{plot_text(label)}: {fmt_si(bw, 'B/s')} (reference, not judged)"))
+    roof_notes: list[tuple[float, str, str]] = []
+    n_ridges = 0
     for i, (key, peak, ridge) in enumerate(comp):
         x0 = ridge if ridge else (peak / bws[0] if bws else lo)
         what = "" if judged else " (reference)"
@@ -220,27 +234,37 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
         data.append(_line([x0, hi], [peak, peak], f"{plot_text(label)} {fmt_si(peak, 'FLOP/s')}{what}",
                           colour_of[key], ROOF_DASHES[i % len(ROOF_DASHES)], 2.0,
                           f"{plot_text(label)} roof: {fmt_si(peak, 'FLOP/s')}{what}"))
-        annotations.append({"x": math.log10(hi), "y": math.log10(peak), "xanchor": "right", "yanchor": "bottom",
-                            "showarrow": False, "font": {"size": 10, "color": colour_of[key]},
-                            "text": f"{plot_text(label)} · {fmt_si(peak, 'FLOP/s')}"})
+        roof_notes.append((math.log10(peak), colour_of[key], margin_label(key, peak, vendor)))
         if ridge:
-            # the ridge's label sits at the foot of the plot under its ridge point (a dotted line up to it), one row
-            # per roof: an arrow label above the ridge ran into the next roof's label (the matrix roof's, drawn at
-            # the right end of a roof only a few dozen pixels higher)
+            # the ridge's label sits above the plot (the top margin holds nothing else) at the end of a dotted line
+            # up from its ridge point, one row per roof: at the plot's foot it ran into the labels of slow points
             # (a shape on a log axis takes the data value, an annotation its log10: plotly's convention)
             shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": ridge, "x1": ridge, "y0": 0, "y1": 1,
                            "layer": "below",
                            "line": {"color": colour_of[key], "width": 1, "dash": "dot"}})
-            annotations.append({"x": math.log10(ridge), "xref": "x", "y": 0, "yref": "paper", "yanchor": "bottom",
-                                "xanchor": "left", "xshift": 3, "yshift": 4 + 15 * i, "showarrow": False,
+            right = (math.log10(ridge) - xr[0]) > 0.5 * (xr[1] - xr[0])  # past the middle: the text runs left
+            annotations.append({"x": math.log10(ridge), "xref": "x", "y": 1, "yref": "paper", "yanchor": "bottom",
+                                "xanchor": "right" if right else "left", "xshift": -3 if right else 3,
+                                "yshift": 2 + RIDGE_ROW_PX * n_ridges, "showarrow": False,
                                 "font": {"size": 10, "color": colour_of[key]}, "bgcolor": "rgba(255,255,255,0.8)",
                                 "text": f"ridge {fmt_unit(ridge, 'FLOP/B')} ({plot_text(label)})"})
-    layout = {"height": 560, "margin": {"l": 10, "r": 10, "t": 30, "b": 40}, "hovermode": "closest",
-              "legend": {"orientation": "h", "y": -0.18}, "annotations": annotations, "shapes": shapes,
+            n_ridges += 1
+    annotations += roof_annotations(roof_notes, yr)
+    names = [t["name"] for t in data]
+    legend_px = LEGEND_ROW_PX * legend_rows(names)
+    right_px = 14 + CHAR_PX * 10 / 12 * max([len(ln) for _, _, text in roof_notes for ln in text.split("<br>")]
+                                             + [0])
+    # the figure is as tall as the plot (PLOT_MIN_PX at least), the ridge rows above it and the legend under it on
+    # the narrowest window: plotly takes a legend's room from the plot, which a 5-row legend squeezed to 60 px
+    top_px = 12 + RIDGE_ROW_PX * n_ridges
+    layout = {"height": int(PLOT_MIN_PX[1] + top_px + 70 + legend_px), "hovermode": "closest",
+              "margin": {"l": 10, "r": int(right_px), "t": int(top_px), "b": 40},
+              "legend": {"orientation": "h", "x": 0, "y": -70 / PLOT_MIN_PX[1], "yanchor": "top"},
+              "annotations": annotations, "shapes": shapes,
               "xaxis": {"type": "log", "title": {"text": "arithmetic intensity [FLOP/B]"}, "dtick": 1,
-                        "tickformat": "~g", "automargin": True},
+                        "tickformat": "~g", "automargin": True, "range": xr},
               "yaxis": {"type": "log", "title": {"text": "attained performance [FLOP/s]"}, "dtick": 1,
-                        "tickformat": "~s", "automargin": True}}
+                        "tickformat": "~s", "automargin": True, "range": yr}}
     take = _takeaway(s, r, t, ok, comp, judged, bws, keys, vendor, rank_of, named, labels)
     cols = ["name", "calls", "time_ns", "flops_per_s", "bytes_per_s", "arithmetic_intensity", "precision",
             "compute_roof", "peak_flops_per_s", "bound", "bound_basis", "bound_pct", "roof_pct", "ridge_point", "flops_source"]
@@ -368,6 +392,102 @@ def _point_labels(ok: pd.DataFrame, time_ns: pd.Series, rank_of: dict, named: se
                 if v == head:
                     out[k] = joined
                     break
+    return out
+
+
+#: Largest marker diameter [px] (the kernel with most GPU time; area ∝ time) and the point labels' font size [px].
+MAX_MARKER_PX, LABEL_FONT_PX = 40.0, 11
+#: Height of one ridge-label row above the plot and of one legend row under it [px].
+RIDGE_ROW_PX, LEGEND_ROW_PX = 15, 21
+#: The smallest plot area (x, y) [px] the roofline gets: a 900-px-wide window (:data:`NARROW_CHART_PX` less the
+#: axis titles, ticks and the roof labels' margin); the figure's height keeps the y size whatever the legend.
+#: Label placement works on these lower bounds: on a larger plot the points only move apart, labels keep their size.
+PLOT_MIN_PX = (600.0, 400.0)
+#: Where a point's label may go, in order of preference (plotly ``textposition`` values).
+LABEL_SPOTS = ("middle right", "middle left", "top center", "bottom center", "top right", "bottom right",
+               "top left", "bottom left")
+
+
+def margin_label(key: Any, peak: float, vendor: str = "") -> str:
+    """A compute roof's label in the margin right of the plot, at the roof's height: its unit and precision, its
+    figure, and "achievable" for an achievable peak, one per line (``"matrix bf16<br>989.40 TFLOP/s"``); the legend
+    entry of the same colour and dash gives the full name (tensor cores / CUDA cores; MFMA / SIMD)."""
+    k = "" if is_missing(key) else str(key)
+    unit, _, prec = k.removeprefix("achievable.").partition(".")
+    name = f"{unit} {prec}" if unit in ("matrix", "vector") and prec else roof_label(key, vendor)
+    lines = [plot_text(name, 18), fmt_si(peak, "FLOP/s")] + (["achievable"] if k.startswith("achievable.") else [])
+    return "<br>".join(lines)
+
+
+def roof_annotations(notes: list[tuple[float, str, str]], yr: list[float]) -> list[dict]:
+    """Annotations of the compute roofs' labels in the right margin: ``notes`` are (log10 FLOP/s, colour, text);
+    each label sits at its roof's height, shifted up (``yshift``, px) just enough that no two overlap on the
+    smallest plot (:data:`PLOT_MIN_PX`; on a taller plot roofs only move further apart)."""
+    px_per_dec = PLOT_MIN_PX[1] / max(yr[1] - yr[0], 1e-9)
+    ordered = sorted(notes, key=lambda n: n[0])
+    natural = [(y - yr[0]) * px_per_dec for y, _, _ in ordered]
+    half = [(6.5 * (t.count("<br>") + 1) + 1) for _, _, t in ordered]
+    centre: list[float] = []
+    for i, c in enumerate(natural):  # bottom-up: each label above the previous one
+        centre.append(max(c, centre[-1] + half[i - 1] + half[i]) if centre else c)
+    top = PLOT_MIN_PX[1] + 8  # top-down: none above the plot's top while there is room below
+    if centre and centre[-1] + half[-1] > top:
+        centre[-1] = top - half[-1]
+        for i in range(len(centre) - 2, -1, -1):
+            centre[i] = min(centre[i], centre[i + 1] - half[i] - half[i + 1])
+    return [{"x": 1, "xref": "paper", "xanchor": "left", "xshift": 4, "y": y, "yref": "y", "yanchor": "middle",
+             "yshift": round(c - n, 1), "align": "left", "showarrow": False, "font": {"size": 10, "color": colour},
+             "text": text}
+            for (y, colour, text), c, n in zip(ordered, centre, natural)]
+
+
+def _label_box(spot: str, x: float, y: float, r: float, w: float, h: float) -> tuple[float, float, float, float]:
+    """The box (x0, y0, x1, y1) [px, y up] plotly draws a point's text in at ``spot`` for a marker of radius ``r``."""
+    vert, _, horiz = spot.partition(" ")
+    d = r * 0.71 if vert != "middle" and horiz != "center" else r  # a corner spot: off the marker's diagonal
+    x0 = {"right": x + d + 2, "left": x - d - 2 - w, "center": x - w / 2}[horiz]
+    y0 = {"middle": y - h / 2, "top": y + d + 1, "bottom": y - d - 1 - h}[vert]
+    return x0, y0, x0 + w, y0 + h
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def place_point_labels(points: list[tuple[str, float, float, float, str]], xr: list[float], yr: list[float]
+                       ) -> dict[str, str]:
+    """Kernel name → plotly ``textposition`` of its label: the first of :data:`LABEL_SPOTS` where the label's box
+    (its text at :data:`LABEL_FONT_PX`, :data:`~gpulens.reports._html_parts.CHAR_PX` per character) overlaps no
+    marker, no label placed before it and stays on the plot — checked on the smallest plot (:data:`PLOT_MIN_PX`)
+    and on a wide one (1000 px) — else the spot overlapping least. ``points`` are (name, log10 x, log10 y, marker
+    radius px, label text), placed in the given order (the most GPU time first gets the first choice)."""
+    scales = [(PLOT_MIN_PX[0], PLOT_MIN_PX[1]), (1000.0, PLOT_MIN_PX[1])]
+    placed: list[list[tuple[float, float, float, float]]] = [[] for _ in scales]
+    px = [[((x - xr[0]) / max(xr[1] - xr[0], 1e-9) * W, (y - yr[0]) / max(yr[1] - yr[0], 1e-9) * H, r)
+           for _, x, y, r, _ in points] for W, H in scales]
+    out: dict[str, str] = {}
+    for i, (name, _, _, r, text) in enumerate(points):
+        if not text:
+            continue
+        w, h = len(text) * CHAR_PX * LABEL_FONT_PX / 12 + 2, LABEL_FONT_PX + 3
+        best, best_cost = LABEL_SPOTS[0], math.inf
+        for spot in LABEL_SPOTS:
+            cost = 0.0
+            for k, (W, H) in enumerate(scales):
+                x, y, _ = px[k][i]
+                box = _label_box(spot, x, y, r, w, h)
+                cost += sum(_overlap(box, (mx - mr, my - mr, mx + mr, my + mr))
+                            for j, (mx, my, mr) in enumerate(px[k]) if j != i)
+                cost += sum(_overlap(box, b) for b in placed[k])
+                cost += w * h - _overlap(box, (0.0, 0.0, W, H))  # the part off the plot
+            if cost < best_cost:
+                best, best_cost = spot, cost
+            if cost == 0:
+                break
+        out[name] = best
+        for k in range(len(scales)):
+            x, y, _ = px[k][i]
+            placed[k].append(_label_box(best, x, y, r, w, h))
     return out
 
 
