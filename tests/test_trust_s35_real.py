@@ -157,3 +157,19 @@ def test_real_vllm_decode_leading_time_is_pending_gpu_work():
     assert abs(bn["gpu_pending_before_ns"] - (first_gpu - first_return) * 1000) <= 2  # 7,826,150 ns
     assert abs(bn["host_only_before_ns"] - (first_return - t0) * 1000) <= 2  # 544,727 ns
     assert [f.key for f in src.findings() if f.category == "host-only-window"] == ["window/gpu-pending"]
+
+
+def test_the_host_only_finding_keeps_the_gpu_span_when_some_leading_time_is_pending(tmp_path):
+    # host: a CPU op [1000, 11000]; cudaLaunchKernel [10000, 10010] (corr 1); the kernel runs [10100, 10200].
+    # Before the first GPU event: 9100 µs, of which [10010, 10100] = 90 µs with the kernel enqueued (pending, over
+    # 20 µs) and 9010 µs host-only; after: [10200, 11000] = 800 µs. Window 10,000 µs; GPU span 100 µs =
+    # 10,000 − (9010 + 800) − 90.
+    ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::step", "pid": 1, "tid": 1, "ts": 1000, "dur": 10000,
+           "args": {}}, _call("cudaLaunchKernel", 10000, 10, 1), _kernel(10100, 100, 1)]
+    src = _analyze(tmp_path, ev)
+    bn = src.results["bottlenecks"].summary
+    assert (bn["host_only_before_ns"], bn["host_only_after_ns"], bn["gpu_pending_before_ns"]) == (
+        9_010_000, 800_000, 90_000)
+    f = next(x for x in src.findings() if x.key == "window/host-only")
+    assert "the GPU's work spans only 100.00 µs of it" in f.detail
+    assert "Not counted here: 90.00 µs before the first GPU event" in f.detail

@@ -240,7 +240,7 @@ def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
         f"{where}"
         + (" read (the file is cut: GPU work may be missing)" if cut else ""),
         f"The profiled window is {fmt_ns(window)} (first to last recorded event, host included); the GPU's work "
-        f"spans only {fmt_ns(window - outside)} of it: {fmt_ns(before)} before the first GPU event and "
+        f"spans only {fmt_ns(window - outside - pending)} of it: {fmt_ns(before)} before the first GPU event and "
         f"{fmt_ns(after)} after the last. {during} Busy %, the idle split and the verdict are about the GPU span "
         "and leave this time out."
         + (f" Not counted here: {fmt_ns(pending)} before the first GPU event during which the GPU already held "
