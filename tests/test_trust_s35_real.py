@@ -173,3 +173,17 @@ def test_the_host_only_finding_keeps_the_gpu_span_when_some_leading_time_is_pend
     f = next(x for x in src.findings() if x.key == "window/host-only")
     assert "the GPU's work spans only 100.00 µs of it" in f.detail
     assert "Not counted here: 90.00 µs before the first GPU event" in f.detail
+
+
+def test_the_run_verdict_basis_states_the_gpu_span_without_the_pending_part(tmp_path):
+    # host: a CPU op [1000, 2000]; cudaLaunchKernel [1100, 1110]; the kernel runs [1400, 1600]: host-only 110 µs
+    # before + 400 µs after = 510 µs (≥ half the 1000 µs window), pending [1110, 1400] = 290 µs, GPU span 200 µs
+    # (before: "a 490.00 µs span", the pending part counted in it)
+    ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::step", "pid": 1, "tid": 1, "ts": 1000, "dur": 1000, "args": {}},
+          _call("cudaLaunchKernel", 1100, 10, 1), _kernel(1400, 200, 1)]
+    src = _analyze(tmp_path, ev)
+    bn, vd = src.results["bottlenecks"].summary, src.results["verdicts"].summary
+    assert (bn["host_only_before_ns"], bn["host_only_after_ns"], bn["gpu_pending_before_ns"]) == (
+        110_000, 400_000, 290_000)
+    assert vd["run_verdict"] == "undetermined"
+    assert vd["basis"].startswith("the GPU worked only inside a 200.00 µs span of the 1.00 ms profiled window")
