@@ -75,6 +75,12 @@ def test_a_late_start_after_the_launch_returned_is_queued_not_host_sync(tmp_path
     # the launch-latency analyzer measures the same delay: kernel start − launch call end = 4390 µs for every launch
     ll = src.results["launch_latency"].summary
     assert ll["launches"] == 4 and ll["queue_p50_ns"] == ll["queue_max_ns"] == 4_390_000
+    # the critical path walks each kernel back to its launch call: 4 launch delays [b, b+4400] = 17,600 µs, its top
+    # class; what shortening them can recover is at most the GPU idle they explain — the late starts, now queued —
+    # 15,000 µs (before: only the host/launch idle, 1,821 µs, as if the rest were not theirs)
+    cp = src.results["critical_path"]
+    assert cp.summary["top_class"] == "launch_delay" and cp.summary["class_ns"]["launch_delay"] == 17_600_000
+    assert cp.findings[0].time_at_stake_ns == 15_000_000
 
 
 def test_a_sync_before_the_launch_is_still_the_hosts_wait(tmp_path):
@@ -128,3 +134,56 @@ def test_time_before_the_first_gpu_event_with_work_enqueued_is_not_host_only(tmp
     # 780 of 1000 µs: 78.0 % of the window
     assert f[0].title == "GPU work enqueued 780.00 µs before any recorded GPU event ran (78.0 % of the profiled window)"
     assert "Start the profiler where the GPU work starts" not in " ".join(x.action or "" for x in src.findings())
+
+
+def test_real_vllm_decode_leading_time_is_pending_gpu_work():
+    """TraceLens' vLLM decode on an MI300X (tests/data/kineto, MIT; PROVENANCE.md): its first GPU event, a DtoD copy,
+    starts 7.83 ms after the hipMemcpyAsync that queued it returned. Expected figures read from the JSON here."""
+    import gzip
+    from pathlib import Path
+
+    path = Path(__file__).parent / "data" / "kineto" / "tracelens_mi300x_vllm_decode_graph_exec.json.gz"
+    ev = [e for e in json.load(gzip.open(path, "rt"))["traceEvents"] if e.get("ph") == "X"]
+    gpu = [e for e in ev if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+    corr = {e["args"].get("correlation") for e in gpu}
+    calls = [e for e in ev if e.get("cat") == "cuda_runtime" and e["args"].get("correlation") in corr]
+    t0 = min(e["ts"] for e in ev)
+    first_gpu = min(e["ts"] for e in gpu)
+    first_return = min(e["ts"] + e["dur"] for e in calls)
+    # µs in the file: 534.277 + 10.45 → the first launch call returns at +544.727 µs; the first GPU event at +8370.878
+    assert abs(first_return - t0 - 544.727) < 0.002 and abs(first_gpu - t0 - 8370.878) < 0.002
+    src = gpulens.analyze([path]).sources[0]
+    bn = src.results["bottlenecks"].summary
+    assert abs(bn["gpu_pending_before_ns"] - (first_gpu - first_return) * 1000) <= 2  # 7,826,150 ns
+    assert abs(bn["host_only_before_ns"] - (first_return - t0) * 1000) <= 2  # 544,727 ns
+    assert [f.key for f in src.findings() if f.category == "host-only-window"] == ["window/gpu-pending"]
+
+
+def test_the_host_only_finding_keeps_the_gpu_span_when_some_leading_time_is_pending(tmp_path):
+    # host: a CPU op [1000, 11000]; cudaLaunchKernel [10000, 10010] (corr 1); the kernel runs [10100, 10200].
+    # Before the first GPU event: 9100 µs, of which [10010, 10100] = 90 µs with the kernel enqueued (pending, over
+    # 20 µs) and 9010 µs host-only; after: [10200, 11000] = 800 µs. Window 10,000 µs; GPU span 100 µs =
+    # 10,000 − (9010 + 800) − 90.
+    ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::step", "pid": 1, "tid": 1, "ts": 1000, "dur": 10000,
+           "args": {}}, _call("cudaLaunchKernel", 10000, 10, 1), _kernel(10100, 100, 1)]
+    src = _analyze(tmp_path, ev)
+    bn = src.results["bottlenecks"].summary
+    assert (bn["host_only_before_ns"], bn["host_only_after_ns"], bn["gpu_pending_before_ns"]) == (
+        9_010_000, 800_000, 90_000)
+    f = next(x for x in src.findings() if x.key == "window/host-only")
+    assert "the GPU's work spans only 100.00 µs of it" in f.detail
+    assert "Not counted here: 90.00 µs before the first GPU event" in f.detail
+
+
+def test_the_run_verdict_basis_states_the_gpu_span_without_the_pending_part(tmp_path):
+    # host: a CPU op [1000, 2000]; cudaLaunchKernel [1100, 1110]; the kernel runs [1400, 1600]: host-only 110 µs
+    # before + 400 µs after = 510 µs (≥ half the 1000 µs window), pending [1110, 1400] = 290 µs, GPU span 200 µs
+    # (before: "a 490.00 µs span", the pending part counted in it)
+    ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::step", "pid": 1, "tid": 1, "ts": 1000, "dur": 1000, "args": {}},
+          _call("cudaLaunchKernel", 1100, 10, 1), _kernel(1400, 200, 1)]
+    src = _analyze(tmp_path, ev)
+    bn, vd = src.results["bottlenecks"].summary, src.results["verdicts"].summary
+    assert (bn["host_only_before_ns"], bn["host_only_after_ns"], bn["gpu_pending_before_ns"]) == (
+        110_000, 400_000, 290_000)
+    assert vd["run_verdict"] == "undetermined"
+    assert vd["basis"].startswith("the GPU worked only inside a 200.00 µs span of the 1.00 ms profiled window")

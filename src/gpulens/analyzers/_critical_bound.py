@@ -12,7 +12,10 @@ Per class of the path, the idle causes it can remove (the gap classes of :mod:`g
 one-off ``boundary`` gaps, which the idle finding leaves out, never count):
 
 * ``cpu_op``, ``host_idle`` — ``host``: the next work was not enqueued and the host was doing something else;
-* ``runtime``, ``launch_delay`` — ``host`` and ``launch`` (the launch path itself);
+* ``runtime`` — ``host`` and ``launch`` (the launch path itself);
+* ``launch_delay`` — ``host``, ``launch`` and ``queued``: the path's wait from a launch call to its GPU work is the
+  launch path, and a late start after the call returned (a gap whose work started over ``launch_gap_ns`` after it,
+  that delay its larger part) is classified ``queued``;
 * ``sync`` — the part of gaps during which the host was blocked in a synchronisation;
 * ``gpu_gap`` — ``queued`` (work enqueued, waiting on another stream, an event or a late start);
 * ``unattributed`` — ``unattributed``.
@@ -31,13 +34,14 @@ from gpulens.timeline import Timeline
 #: Path class → the idle-gap causes (bottlenecks gap classes; ``sync``: the gaps' blocked part) it can remove.
 CAUSES: dict[str, tuple[str, ...]] = {
     "cpu_op": ("host",), "host_idle": ("host",), "runtime": ("host", "launch"),
-    "launch_delay": ("host", "launch"), "sync": ("sync",), "gpu_gap": ("queued",),
+    "launch_delay": ("host", "launch", "queued"), "sync": ("sync",), "gpu_gap": ("queued",),
     "unattributed": ("unattributed",),
 }
 #: How the capped part reads after "only the part that is also …" (:func:`gpulens.analyzers._tree.note_capped`).
 WORDS: dict[tuple[str, ...], str] = {
     ("host",): "GPU idle time waiting for the host",
     ("host", "launch"): "GPU idle time waiting for the host or on launch overhead",
+    ("host", "launch", "queued"): "GPU idle time waiting for the host, on launch overhead or on work already queued",
     ("sync",): "GPU idle time while the host was blocked in synchronisations",
     ("queued",): "GPU idle time with work already queued",
     ("unattributed",): "GPU idle time for reasons the trace does not show",

@@ -11,7 +11,7 @@ import pandas as pd
 
 from gpulens.analyzers import _advice
 from gpulens.analyzers.base import Finding
-from gpulens.analyzers.context import context_of, text_series
+from gpulens.analyzers.context import context_of, reindex_sorted, text_series
 from gpulens.timeline import Timeline
 from gpulens.units import fmt_ns, pct_words, share_pct_text
 
@@ -142,7 +142,7 @@ def _pending_before(timeline: Timeline, first: dict[int, int]) -> dict[int, int]
     vLLM decode on an MI300X: the first copies started 149 ms after their hipMemcpyAsync returned, every launch of
     the run made in the first 26 ms of the window)."""
     ctx = context_of(timeline)
-    lid = ctx.links["launch_event_id"]
+    lid = reindex_sorted(ctx.links["launch_event_id"], ctx.gpu.index)  # aligned with the GPU rows
     known = lid.notna().to_numpy()
     if not known.any():
         return {}
@@ -240,7 +240,7 @@ def window_finding(timeline: Timeline) -> tuple[dict[str, Any], Finding | None]:
         f"{where}"
         + (" read (the file is cut: GPU work may be missing)" if cut else ""),
         f"The profiled window is {fmt_ns(window)} (first to last recorded event, host included); the GPU's work "
-        f"spans only {fmt_ns(window - outside)} of it: {fmt_ns(before)} before the first GPU event and "
+        f"spans only {fmt_ns(window - outside - pending)} of it: {fmt_ns(before)} before the first GPU event and "
         f"{fmt_ns(after)} after the last. {during} Busy %, the idle split and the verdict are about the GPU span "
         "and leave this time out."
         + (f" Not counted here: {fmt_ns(pending)} before the first GPU event during which the GPU already held "

@@ -479,6 +479,7 @@ class Verdicts(Analyzer):
             # busy within a GPU span that is a sliver of the profiled window (one fill in a 131 ms window): "GPU-bound"
             # would describe the sliver, not the run, and no kernel verdict says more
             edges, window = _host_only_edges(bn)
+            edges += int(bn.summary.get("gpu_pending_before_ns") or 0)  # not host-only, not in the GPU span either
             run, basis = "undetermined", (f"the GPU worked only inside a {fmt_ns(window - edges)} span of the "
                                           f"{fmt_ns(window)} profiled window and no kernel verdict decides the run: "
                                           "busy within that span says nothing about the rest")
