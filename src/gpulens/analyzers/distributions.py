@@ -132,9 +132,11 @@ def _unlistable(timeline: Timeline, df: pd.DataFrame) -> tuple[np.ndarray, np.nd
     from gpulens.analyzers._unknown_time import untimed_mask
     from gpulens.analyzers.context import context_of
 
+    if not len(df) or "pos" not in df:  # rows not from hot_rows (no Timeline position): nothing to tell apart
+        none = np.zeros(len(df), dtype=bool)
+        return none, none.copy()
     ev = timeline.events
-    rows = ev.index.get_indexer(context_of(timeline).gpu.index)[df["pos"].to_numpy()] if len(df) else \
-        np.zeros(0, dtype=np.int64)
+    rows = ev.index.get_indexer(context_of(timeline).gpu.index)[df["pos"].to_numpy()]
     untimed = untimed_mask(timeline)[rows]
     return untimed, untimed | synthetic_start_mask(timeline)[rows]
 
