@@ -12,6 +12,9 @@
   naming the file and why.
 * A FIFO in a folder of traces was passed over in silence (and a sniff of its head would block); a file of NUL
   bytes was "not a recognised trace format".
+* A file of a rocprof v1 output folder that no reader recognises (an emptied ``results.csv``, a
+  ``results.sysinfo.txt`` of NULs) and a rocprofiler-compute ``SQ_*LEVEL*.csv`` without its accumulator column
+  (NULs) were passed over in silence; each is now named with why.
 
 Expected values are counted by hand from the inputs built here (10 kernels, one broken: 9 timed).
 """
@@ -20,14 +23,18 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
 from gpulens.collectors import collect
 from gpulens.errors import TraceFormatError
+
+DATA = Path(__file__).parent / "data"
 
 
 def _kernels(n: int = 10, name: str = "k", t0: int = 1000) -> list[dict]:
@@ -165,3 +172,26 @@ def test_file_of_nul_bytes_says_so(tmp_path):
     with pytest.raises(TraceFormatError) as ei:
         collect(p, cache=False)
     assert str(ei.value).startswith(str(p)) and "only NUL bytes (4,096 zero bytes" in str(ei.value)
+
+
+
+@pytest.mark.parametrize("damaged,how,reason", [("results.csv", "empty", "file is empty"),
+                                                ("results.sysinfo.txt", "nuls", "only NUL bytes")])
+def test_damaged_file_of_a_rocprof_v1_folder_is_named(tmp_path, damaged, how, reason):
+    d = tmp_path / "v1"
+    shutil.copytree(DATA / "rocprof" / "v1_gunrock_mi300x", d)
+    f = d / damaged
+    f.write_bytes(b"" if how == "empty" else b"\x00" * f.stat().st_size)
+    tl = collect(d, strict=False, cache=False)
+    said = [w for w in tl.meta.warnings if damaged in w]
+    assert len(said) == 1 and "not read" in said[0] and reason in said[0], tl.meta.warnings
+
+
+def test_damaged_level_file_of_a_rocprof_compute_workload_is_named(tmp_path):
+    d = tmp_path / "w"
+    shutil.copytree(DATA / "omniperf" / "vcopy_MI200", d)
+    f = d / "SQ_LEVEL_WAVES.csv"
+    f.write_bytes(b"\x00" * f.stat().st_size)
+    tl = collect(d, cache=False)
+    said = [w for w in tl.meta.warnings if "SQ_LEVEL_WAVES.csv" in w]
+    assert len(said) == 1 and "skipped" in said[0], tl.meta.warnings

@@ -171,16 +171,24 @@ def _special_reason(f: Path) -> str:
     return "not a regular file"
 
 
+def _nul_only(n: int, compressed: bool = False) -> str:
+    """Why a file of ``n`` zero bytes is no trace (space reserved but never written, or wiped by a crash)."""
+    return (f"holds only NUL bytes ({n:,} zero bytes{' decompressed' if compressed else ''}: space reserved but "
+            "never written, or a file wiped by a crash), no trace")
+
+
 def _why_unreadable(f: Path) -> str:
     """Why a file of a directory is not used: the open error, empty, gpulens's own output, or not a recognised
     format."""
     try:
         with f.open("rb") as fh:
-            empty = not fh.read(1)
+            head = fh.read(1 << 20)
     except OSError as exc:
         return open_error(f, exc).reason
-    if empty:
+    if not head:
         return "file is empty"
+    if not head.strip(b"\x00") and len(head) < 1 << 20:
+        return _nul_only(len(head))
     from gpulens.collectors._hints import lfs_pointer
     from gpulens.collectors._sqlite import unreadable_sqlite
 
@@ -219,6 +227,19 @@ def _listed(skipped: list[tuple[Path, str]], first: int = 8) -> str:
              for why, names in list(groups.items())[:first]]
     rest = sum(len(names) for names in list(groups.values())[first:])
     return "; ".join(parts) + (f"; and {rest} more" if rest else "")
+
+
+def not_read_note(folder: Path, files: list[tuple[Path, str]]) -> str:
+    """The warning naming the files of ``folder`` that were not read, each with why (``files``: (file, reason)):
+    one sentence for the folder of traces and for every folder format (rocprof v1 output folder...)."""
+    return (f"{folder}: {plural(len(files), 'file(s)')} in the folder "
+            f"{agree(len(files), 'is not a trace and was', 'are not traces and were')} not read: {_listed(files)}")
+
+
+def unread_in_folder(found: dict[Path, Any]) -> list[tuple[Path, str]]:
+    """The files of a folder format's ``found`` (file → the collector that sniffed it, None: none) that no collector
+    recognised, each with why (:func:`_why_unreadable`: empty, unreadable, NUL bytes, not a trace format)."""
+    return [(f, _why_unreadable(f)) for f, c in found.items() if c is None]
 
 
 #: Suffixes of the trace files a folder format does not read itself (Kineto / rocprofv3 JSON, nsys / rocpd SQLite).
@@ -406,9 +427,7 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         if lost:  # the run is missing ranks: its figures are partial (the report says so at its top, JSON status)
             tl.meta.warnings.insert(0, f"{p}: {tl.meta.unread_text()}")
         if ignored:
-            tl.meta.warnings.append(f"{p}: {plural(len(ignored), 'file(s)')} in the folder "
-                                    f"{agree(len(ignored), 'is not a trace and was', 'are not traces and were')} not "
-                                    f"read: {_listed(ignored)}")
+            tl.meta.warnings.append(not_read_note(p, ignored))
         if same_run:
             tl.meta.warnings.append(f"{p}: {plural(len(same_run), 'file(s)')} not read: " + "; ".join(
                 f"{f.relative_to(p)}: {why}" for f, why in same_run[:8]))
@@ -444,9 +463,7 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
                                     + (", or compare two reports with `gpulens diff A.json B.json`"
                                        if "JSON report" in own else ""))
     if not raw.data.strip(b"\x00"):  # zeros only: space reserved or wiped, the contents never written
-        raise TraceFormatError(p, f"holds only NUL bytes ({len(raw.data):,} zero bytes"
-                                  f"{' decompressed' if raw.compressed else ''}: space reserved but never written, "
-                                  "or a file wiped by a crash), no trace")
+        raise TraceFormatError(p, _nul_only(len(raw.data), raw.compressed))
     what = "gzip-compressed, but what it holds is not" if raw.compressed else "not"
     raise UnknownFormatError(p, f"{what} a recognised trace format — gpulens reads PyTorch profiler (Kineto) "
                                 "JSON, rocprof v1/v2/v3 CSV/JSON/text, rocpd and rocprof-compute outputs, Nsight "

@@ -345,7 +345,9 @@ def _pair_level_accumulators(d, header: list[str], rows: list[list[str]], path: 
             warnings.append(f"{f}: skipped ({e})")
             continue
         pairs = level_pairs(h)
-        if len(pairs) != 1:
+        if len(pairs) != 1:  # damaged (NULs, a cut header) or of another layout: said, never passed over
+            warnings.append(f"{f}: skipped ({plural(len(pairs), 'level accumulator pair(s)')} in its header, "
+                            "one <LEVEL>:SQ_ACCUM_PREV_HIRES column expected)")
             continue
         (level, (acc, grbm)), = pairs.items()
         fd = dispatches_from_rows(f, h, r)
