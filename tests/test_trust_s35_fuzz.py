@@ -12,6 +12,8 @@
   naming the file and why.
 * A FIFO in a folder of traces was passed over in silence (and a sniff of its head would block); a file of NUL
   bytes was "not a recognised trace format".
+* A file of NUL bytes inside a rocprofv3 CSV folder read as an empty table (its copies lost in silence): every reader
+  now refuses a NUL-only file by name (strict), and the folder is read without it, with a warning (lenient).
 * A file of a rocprof v1 output folder that no reader recognises (an emptied ``results.csv``, a
   ``results.sysinfo.txt`` of NULs) and a rocprofiler-compute ``SQ_*LEVEL*.csv`` without its accumulator column
   (NULs) were passed over in silence; each is now named with why.
@@ -195,3 +197,19 @@ def test_damaged_level_file_of_a_rocprof_compute_workload_is_named(tmp_path):
     tl = collect(d, cache=False)
     said = [w for w in tl.meta.warnings if "SQ_LEVEL_WAVES.csv" in w]
     assert len(said) == 1 and "skipped" in said[0], tl.meta.warnings
+
+
+def test_zeroed_file_of_a_rocprofv3_folder_strict_error_lenient_partial(tmp_path):
+    d = tmp_path / "v3"
+    shutil.copytree(DATA / "rocprof" / "v3_csv_sdk_docs", d)
+    kernels = len((d / "kernel_trace.csv").read_text().strip().splitlines()) - 1  # rows under the header
+    f = d / "memory_copy_trace.csv"
+    f.write_bytes(b"\x00" * f.stat().st_size)
+    with pytest.raises(TraceFormatError) as ei:
+        collect(d, cache=False)
+    assert str(ei.value).startswith(str(f)) and "only NUL bytes" in str(ei.value)
+    tl = collect(d, strict=False, cache=False)
+    kinds = tl.events["kind"].astype(str)
+    assert (kinds == "kernel").sum() == kernels and (kinds == "memcpy").sum() == 0
+    said = [w for w in tl.meta.warnings if "memory_copy_trace.csv: not read" in w]
+    assert len(said) == 1 and "only NUL bytes" in said[0]

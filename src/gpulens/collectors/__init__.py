@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from gpulens.collectors._assemble import Parts, assemble
-from gpulens.collectors._io import check_special, open_error, read_head, reading
+from gpulens.collectors._io import check_special, nul_only, open_error, read_head, reading
 from gpulens.collectors.base import Collector, registry
 from gpulens.errors import GpulensError, TraceFormatError, UnknownFormatError
 from gpulens.timeline import Timeline
@@ -171,12 +171,6 @@ def _special_reason(f: Path) -> str:
     return "not a regular file"
 
 
-def _nul_only(n: int, compressed: bool = False) -> str:
-    """Why a file of ``n`` zero bytes is no trace (space reserved but never written, or wiped by a crash)."""
-    return (f"holds only NUL bytes ({n:,} zero bytes{' decompressed' if compressed else ''}: space reserved but "
-            "never written, or a file wiped by a crash), no trace")
-
-
 def _why_unreadable(f: Path) -> str:
     """Why a file of a directory is not used: the open error, empty, gpulens's own output, or not a recognised
     format."""
@@ -188,7 +182,7 @@ def _why_unreadable(f: Path) -> str:
     if not head:
         return "file is empty"
     if not head.strip(b"\x00") and len(head) < 1 << 20:
-        return _nul_only(len(head))
+        return nul_only(len(head))
     from gpulens.collectors._hints import lfs_pointer
     from gpulens.collectors._sqlite import unreadable_sqlite
 
@@ -462,8 +456,6 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         raise UnknownFormatError(p, f"{own}: give `gpulens analyze` the trace it was made from"
                                     + (", or compare two reports with `gpulens diff A.json B.json`"
                                        if "JSON report" in own else ""))
-    if not raw.data.strip(b"\x00"):  # zeros only: space reserved or wiped, the contents never written
-        raise TraceFormatError(p, _nul_only(len(raw.data), raw.compressed))
     what = "gzip-compressed, but what it holds is not" if raw.compressed else "not"
     raise UnknownFormatError(p, f"{what} a recognised trace format — gpulens reads PyTorch profiler (Kineto) "
                                 "JSON, rocprof v1/v2/v3 CSV/JSON/text, rocpd and rocprof-compute outputs, Nsight "
