@@ -16,7 +16,8 @@
   now refuses a NUL-only file by name (strict), and the folder is read without it, with a warning (lenient).
 * A file of a rocprof v1 output folder that no reader recognises (an emptied ``results.csv``, a
   ``results.sysinfo.txt`` of NULs) and a rocprofiler-compute ``SQ_*LEVEL*.csv`` without its accumulator column
-  (NULs) were passed over in silence; each is now named with why.
+  (NULs) were passed over in silence; each is now named with why. A cut ``roofline.csv`` (or ``SQ_*LEVEL*.csv``)
+  lost its last rows with the reader's warning thrown away; the warning is now kept.
 
 Expected values are counted by hand from the inputs built here (10 kernels, one broken: 9 timed).
 """
@@ -213,3 +214,15 @@ def test_zeroed_file_of_a_rocprofv3_folder_strict_error_lenient_partial(tmp_path
     assert (kinds == "kernel").sum() == kernels and (kinds == "memcpy").sum() == 0
     said = [w for w in tl.meta.warnings if "memory_copy_trace.csv: not read" in w]
     assert len(said) == 1 and "only NUL bytes" in said[0]
+
+
+def test_cut_roofline_of_a_rocprof_compute_workload_says_the_row_lost(tmp_path):
+    d = tmp_path / "w"
+    shutil.copytree(DATA / "omniperf" / "vcopy_MI200", d)
+    f = d / "roofline.csv"
+    lines = f.read_bytes().split(b"\n")
+    f.write_bytes(b"\n".join(lines[:2]) + b"\n" + lines[2][:40])  # header, device 0, device 1 cut mid-row
+    tl = collect(d, cache=False)
+    assert sorted(set(tl.tables["empirical_roofs"]["device"])) == [0]  # the one whole row
+    said = [w for w in tl.meta.warnings if "roofline.csv" in w]
+    assert len(said) == 1 and "truncated" in said[0] and "that one is not" in said[0]
