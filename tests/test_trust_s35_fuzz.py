@@ -18,6 +18,8 @@
   ``results.sysinfo.txt`` of NULs) and a rocprofiler-compute ``SQ_*LEVEL*.csv`` without its accumulator column
   (NULs) were passed over in silence; each is now named with why. A cut ``roofline.csv`` (or ``SQ_*LEVEL*.csv``)
   lost its last rows with the reader's warning thrown away; the warning is now kept.
+* An ncu CSV without its ``Metric Unit`` column (details page) or units row (raw page) read ``Duration`` 1,234.56
+  (µs) as 1,235 ns — 1000× off, in silence; a duration without a unit is now unknown, with a warning.
 
 Expected values are counted by hand from the inputs built here (10 kernels, one broken: 9 timed).
 """
@@ -226,3 +228,30 @@ def test_cut_roofline_of_a_rocprof_compute_workload_says_the_row_lost(tmp_path):
     assert sorted(set(tl.tables["empirical_roofs"]["device"])) == [0]  # the one whole row
     said = [w for w in tl.meta.warnings if "roofline.csv" in w]
     assert len(said) == 1 and "truncated" in said[0] and "that one is not" in said[0]
+
+
+@pytest.mark.parametrize("layout", ["details_without_unit_column", "raw_without_units_row"])
+def test_ncu_durations_without_a_unit_are_unknown_never_read_as_ns(tmp_path, layout):
+    # B20: Duration 1,234.56 usecond and 2.05 msecond; without the unit the numbers would read as 1,235 ns and 2 ns
+    import csv
+    import io
+
+    if layout.startswith("details"):
+        lines = (DATA / "cases" / "B20.ncu_details_15col.csv").read_text().splitlines()
+        head = [ln for ln in lines if ln.startswith("==")]
+        rows = list(csv.reader(ln for ln in lines if not ln.startswith("==")))
+        drop = rows[0].index("Metric Unit")
+        out = io.StringIO()
+        csv.writer(out, quoting=csv.QUOTE_ALL).writerows([c for j, c in enumerate(r) if j != drop] for r in rows)
+        text = "\n".join(head) + "\n" + out.getvalue()
+    else:
+        lines = (DATA / "cases" / "B20.ncu_raw.csv").read_text().splitlines()
+        text = "\n".join(ln for ln in lines if not ln.startswith('"","')) + "\n"  # the units row left out
+    p = tmp_path / "k.csv"
+    p.write_text(text)
+    tl = collect(p, cache=False)
+    assert len(tl.events) == 2
+    assert 1235 not in tl.events["dur_ns"].tolist()  # 1,234.56 read as ns
+    said = [w for w in tl.meta.warnings if "without a unit" in w]
+    assert len(said) == 1 and "2 duration values" in said[0] and "unknown" in said[0]
+    assert tl.meta.warnings and any("duration is unknown" in w for w in tl.meta.warnings)
