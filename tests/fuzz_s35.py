@@ -442,7 +442,9 @@ def _named_check(path: Path, strict: bool) -> str | None:
     try:
         tl = col.collect(path, strict=strict, cache=False)
     except GpulensError as exc:
-        return None if name in str(exc) else f"dir_file_mut: {name} {_EXPECT['how']}, the error does not name it: {str(exc)[:200]!r}"
+        if name in str(exc):
+            return None
+        return f"dir_file_mut: {name} {_EXPECT['how']}, the error does not name it: {str(exc)[:200]!r}"
     if not any(name in w for w in tl.meta.warnings):
         return f"dir_file_mut: {name} {_EXPECT['how']}, no warning names it: {' | '.join(tl.meta.warnings)[:300]!r}"
     return None

@@ -3,7 +3,8 @@
 * A Kineto ``ts``/``dur`` written ``Infinity`` / ``-Infinity`` (or, read with ``--lenient``, ``inf``) was read as
   null — an event whose time is *not recorded*, kept as an untimed launch — while ``1e308`` was refused as a corrupt
   time. One rule now: an infinite or out-of-range time is a corrupt event, excluded and counted; ``NaN`` (how Python
-  and pandas write a missing value) stays "not recorded", as in every other collector.
+  and pandas write a missing value) stays "not recorded", as in every other collector. The same for a rocprofv3
+  JSON ``start_timestamp``/``end_timestamp`` read with ``--lenient``.
 * A top-level ``traceEvents`` key written twice in a file whose strict decode fails (a ``NaN`` anywhere, a control
   character) was read from its first array only, the other's events lost without a word; now the longest array
   is read and the repeat said, as for an intact file.
@@ -255,3 +256,22 @@ def test_ncu_durations_without_a_unit_are_unknown_never_read_as_ns(tmp_path, lay
     said = [w for w in tl.meta.warnings if "without a unit" in w]
     assert len(said) == 1 and "2 duration values" in said[0] and "unknown" in said[0]
     assert tl.meta.warnings and any("duration is unknown" in w for w in tl.meta.warnings)
+
+
+@pytest.mark.parametrize("spelling,reason", [("Infinity", "unreadable timestamp"), ("inf", "unreadable timestamp"),
+                                             ("1e308", "unreadable timestamp"), ("NaN", "no timestamps recorded")])
+def test_rocprofv3_json_infinite_timestamp_is_unreadable_like_1e308(tmp_path, spelling, reason):
+    import gzip
+    import re
+
+    from tests.test_rocprofv3 import _tiny_v3_json
+
+    seed = tmp_path / "seed_results.json.gz"
+    _tiny_v3_json(seed)
+    text = gzip.decompress(seed.read_bytes()).decode()
+    first = re.search(r'"start_timestamp":\s*\d+', text).group(0)  # one dispatch's start
+    p = tmp_path / "1_results.json"
+    p.write_text(text.replace(first, f'"start_timestamp": {spelling}', 1))
+    tl = collect(p, strict=False, cache=False)
+    said = [w for w in tl.meta.warnings if "1 row is not events" in w]
+    assert len(said) == 1 and reason in said[0], tl.meta.warnings
