@@ -23,6 +23,9 @@ a folder outside the repository, DIR under /tmp). Kinds (:data:`KINDS`):
   under an exclusive lock while it is read;
 * ``dir_mixed`` — a folder holding a good input beside a 0-byte file, a file of NULs, a ``.json.gz`` of a CSV, a
   symlink loop, a file without read permission (and the same odd files alone);
+* ``dir_file_mut`` — one file of a folder input (rocprof-compute workload, rocprof v1/v3 folder, rank folder,
+  rocpd databases per process) emptied, filled with NULs, cut in half, deleted or its numbers localized: the file
+  must be named in a warning or in the error (never passed over in silence);
 
 A finding: an exception other than a one-line GpulensError naming the file, a hang past ``--timeout`` CPU s, an
 impossible figure or bad text in any report, for the command an undocumented exit code, a traceback or a
@@ -50,7 +53,7 @@ from tests.fuzz_s10 import _events, _gpu, _is_json, _text_of, check_kind  # noqa
 from tests.fuzz_s11 import _expected  # noqa: E402
 
 KINDS = ["time_nonfinite", "cut_struct", "type_swap", "flow_odd", "many_devices", "args_huge", "dup_event_keys",
-         "csv_locale", "sqlite_schema", "dir_mixed"]
+         "csv_locale", "sqlite_schema", "dir_mixed", "dir_file_mut"]
 _JSON_KINDS = {"time_nonfinite", "cut_struct", "type_swap", "flow_odd", "many_devices", "args_huge",
                "dup_event_keys"}
 #: non-finite or absurd time spellings: each makes its event a corrupt one (left out and counted)
@@ -281,9 +284,57 @@ def dir_mixed(rng: random.Random, seed: Path, work: Path, i: int) -> Path:
     return d
 
 
+def _files_read(folder: Path) -> set[str]:
+    """Names of the files gpulens reads in the intact ``folder``: its sources, and the side files of a
+    rocprofiler-compute workload (``sysinfo.csv``, ``roofline.csv``, ``SQ_*LEVEL*.csv``)."""
+    import gpulens.collectors as col
+
+    try:
+        tl = col.collect(folder, strict=False, cache=False)
+    except Exception:  # noqa: BLE001 — the seed itself does not load
+        return set()
+    names = {Path(str(s.get("path"))).name for s in tl.meta.sources}
+    return names | {"sysinfo.csv", "roofline.csv"} | {q.name for q in folder.rglob("SQ_*LEVEL*.csv")}
+
+
+def dir_file_mut(rng: random.Random, seed: Path, work: Path, i: int) -> Path | None:
+    d = work / f"in{i}_{seed.name}"
+    shutil.copytree(seed, d)
+    files = sorted(q for q in d.rglob("*") if q.is_file())
+    if not files:
+        return None
+    f = rng.choice(files)
+    op = rng.randrange(5)
+    raw = f.read_bytes()
+    if op == 0:
+        f.write_bytes(b"")
+    elif op == 1:
+        f.write_bytes(b"\x00" * max(1, len(raw)))
+    elif op == 2:
+        f.write_bytes(raw[:len(raw) // 2])
+    elif op == 3:
+        f.unlink()
+    else:
+        out = csv_locale(rng, raw) if raw[:16] != b"SQLite format 3\x00" else None
+        if out is None or out == raw:
+            return None
+        f.write_bytes(out)
+        return d
+    if op != 3 and f.name in _files_read(seed):  # a deleted file leaves no trace to name; a file gpulens does not
+        _EXPECT["named"] = f.name                # read intact (hip_api_stats.csv) is no loss
+        _EXPECT["how"] = ["emptied", "NULs", "cut in half"][op]
+    return d
+
+
 def make(rng: random.Random, seeds: dict[str, Path], names: list[str], work: Path, i: int,
          kind: str) -> tuple[Path, Path] | None:
     """(mutant, seed) for ``kind``; None when ``kind`` does not apply to the drawn seed."""
+    _EXPECT.clear()
+    if kind == "dir_file_mut":
+        pool = [n for n in names if seeds[n].is_dir()]
+        seed = seeds[rng.choice(pool)]
+        got = dir_file_mut(rng, seed, work, i)
+        return (got, seed) if got is not None else None
     if kind == "dir_mixed":
         seed = seeds[rng.choice(names)]
         return dir_mixed(rng, seed, work, i), seed
@@ -307,7 +358,6 @@ def make(rng: random.Random, seeds: dict[str, Path], names: list[str], work: Pat
         return None
     data, gz = _text_of(raw)
     p = work / f"in{i}_{seed.name}"
-    _EXPECT.clear()
     if kind == "csv_locale":
         if _is_json(data):
             return None
@@ -383,6 +433,23 @@ def _excluded(warnings: list[str]) -> int:
                for m in re.finditer(r"([\d,]+) (?:invalid events? excluded|GPU events? without a recorded time)", w))
 
 
+def _named_check(path: Path, strict: bool) -> str | None:
+    """``dir_file_mut`` (emptied, NULs, cut, deleted): the damaged file is named in a warning or in the error."""
+    import gpulens.collectors as col
+    from gpulens.errors import GpulensError
+
+    name = _EXPECT["named"]
+    try:
+        tl = col.collect(path, strict=strict, cache=False)
+    except GpulensError as exc:
+        if name in str(exc):
+            return None
+        return f"dir_file_mut: {name} {_EXPECT['how']}, the error does not name it: {str(exc)[:200]!r}"
+    if not any(name in w for w in tl.meta.warnings):
+        return f"dir_file_mut: {name} {_EXPECT['how']}, no warning names it: {' | '.join(tl.meta.warnings)[:300]!r}"
+    return None
+
+
 def _one(kind: str, rng: random.Random, path: Path, work: Path, strict: bool, cli: bool) -> str | None:
     try:
         what = check_kind(kind, {}, rng, path, work, strict, cli or kind == "dir_mixed")
@@ -390,6 +457,8 @@ def _one(kind: str, rng: random.Random, path: Path, work: Path, strict: bool, cl
             what = None
         if what is None and kind == "time_nonfinite" and _EXPECT:
             what = _count_check(path, strict)
+        if what is None and kind == "dir_file_mut" and "named" in _EXPECT:
+            what = _named_check(path, strict)
         return what
     finally:
         while _LOCKS:

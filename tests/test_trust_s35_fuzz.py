@@ -3,7 +3,8 @@
 * A Kineto ``ts``/``dur`` written ``Infinity`` / ``-Infinity`` (or, read with ``--lenient``, ``inf``) was read as
   null — an event whose time is *not recorded*, kept as an untimed launch — while ``1e308`` was refused as a corrupt
   time. One rule now: an infinite or out-of-range time is a corrupt event, excluded and counted; ``NaN`` (how Python
-  and pandas write a missing value) stays "not recorded", as in every other collector.
+  and pandas write a missing value) stays "not recorded", as in every other collector. The same for a rocprofv3
+  JSON ``start_timestamp``/``end_timestamp`` read with ``--lenient``.
 * A top-level ``traceEvents`` key written twice in a file whose strict decode fails (a ``NaN`` anywhere, a control
   character) was read from its first array only, the other's events lost without a word; now the longest array
   is read and the repeat said, as for an intact file.
@@ -12,6 +13,14 @@
   naming the file and why.
 * A FIFO in a folder of traces was passed over in silence (and a sniff of its head would block); a file of NUL
   bytes was "not a recognised trace format".
+* A file of NUL bytes inside a rocprofv3 CSV folder read as an empty table (its copies lost in silence): every reader
+  now refuses a NUL-only file by name (strict), and the folder is read without it, with a warning (lenient).
+* A file of a rocprof v1 output folder that no reader recognises (an emptied ``results.csv``, a
+  ``results.sysinfo.txt`` of NULs) and a rocprofiler-compute ``SQ_*LEVEL*.csv`` without its accumulator column
+  (NULs) were passed over in silence; each is now named with why. A cut ``roofline.csv`` (or ``SQ_*LEVEL*.csv``)
+  lost its last rows with the reader's warning thrown away; the warning is now kept.
+* An ncu CSV without its ``Metric Unit`` column (details page) or units row (raw page) read ``Duration`` 1,234.56
+  (µs) as 1,235 ns — 1000× off, in silence; a duration without a unit is now unknown, with a warning.
 
 Expected values are counted by hand from the inputs built here (10 kernels, one broken: 9 timed).
 """
@@ -20,14 +29,18 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
 from gpulens.collectors import collect
 from gpulens.errors import TraceFormatError
+
+DATA = Path(__file__).parent / "data"
 
 
 def _kernels(n: int = 10, name: str = "k", t0: int = 1000) -> list[dict]:
@@ -165,3 +178,100 @@ def test_file_of_nul_bytes_says_so(tmp_path):
     with pytest.raises(TraceFormatError) as ei:
         collect(p, cache=False)
     assert str(ei.value).startswith(str(p)) and "only NUL bytes (4,096 zero bytes" in str(ei.value)
+
+
+
+@pytest.mark.parametrize("damaged,how,reason", [("results.csv", "empty", "file is empty"),
+                                                ("results.sysinfo.txt", "nuls", "only NUL bytes")])
+def test_damaged_file_of_a_rocprof_v1_folder_is_named(tmp_path, damaged, how, reason):
+    d = tmp_path / "v1"
+    shutil.copytree(DATA / "rocprof" / "v1_gunrock_mi300x", d)
+    f = d / damaged
+    f.write_bytes(b"" if how == "empty" else b"\x00" * f.stat().st_size)
+    tl = collect(d, strict=False, cache=False)
+    said = [w for w in tl.meta.warnings if damaged in w]
+    assert len(said) == 1 and "not read" in said[0] and reason in said[0], tl.meta.warnings
+
+
+def test_damaged_level_file_of_a_rocprof_compute_workload_is_named(tmp_path):
+    d = tmp_path / "w"
+    shutil.copytree(DATA / "omniperf" / "vcopy_MI200", d)
+    f = d / "SQ_LEVEL_WAVES.csv"
+    f.write_bytes(b"\x00" * f.stat().st_size)
+    tl = collect(d, cache=False)
+    said = [w for w in tl.meta.warnings if "SQ_LEVEL_WAVES.csv" in w]
+    assert len(said) == 1 and "skipped" in said[0], tl.meta.warnings
+
+
+def test_zeroed_file_of_a_rocprofv3_folder_strict_error_lenient_partial(tmp_path):
+    d = tmp_path / "v3"
+    shutil.copytree(DATA / "rocprof" / "v3_csv_sdk_docs", d)
+    kernels = len((d / "kernel_trace.csv").read_text().strip().splitlines()) - 1  # rows under the header
+    f = d / "memory_copy_trace.csv"
+    f.write_bytes(b"\x00" * f.stat().st_size)
+    with pytest.raises(TraceFormatError) as ei:
+        collect(d, cache=False)
+    assert str(ei.value).startswith(str(f)) and "only NUL bytes" in str(ei.value)
+    tl = collect(d, strict=False, cache=False)
+    kinds = tl.events["kind"].astype(str)
+    assert (kinds == "kernel").sum() == kernels and (kinds == "memcpy").sum() == 0
+    said = [w for w in tl.meta.warnings if "memory_copy_trace.csv: not read" in w]
+    assert len(said) == 1 and "only NUL bytes" in said[0]
+
+
+def test_cut_roofline_of_a_rocprof_compute_workload_says_the_row_lost(tmp_path):
+    d = tmp_path / "w"
+    shutil.copytree(DATA / "omniperf" / "vcopy_MI200", d)
+    f = d / "roofline.csv"
+    lines = f.read_bytes().split(b"\n")
+    f.write_bytes(b"\n".join(lines[:2]) + b"\n" + lines[2][:40])  # header, device 0, device 1 cut mid-row
+    tl = collect(d, cache=False)
+    assert sorted(set(tl.tables["empirical_roofs"]["device"])) == [0]  # the one whole row
+    said = [w for w in tl.meta.warnings if "roofline.csv" in w]
+    assert len(said) == 1 and "truncated" in said[0] and "that one is not" in said[0]
+
+
+@pytest.mark.parametrize("layout", ["details_without_unit_column", "raw_without_units_row"])
+def test_ncu_durations_without_a_unit_are_unknown_never_read_as_ns(tmp_path, layout):
+    # B20: Duration 1,234.56 usecond and 2.05 msecond; without the unit the numbers would read as 1,235 ns and 2 ns
+    import csv
+    import io
+
+    if layout.startswith("details"):
+        lines = (DATA / "cases" / "B20.ncu_details_15col.csv").read_text().splitlines()
+        head = [ln for ln in lines if ln.startswith("==")]
+        rows = list(csv.reader(ln for ln in lines if not ln.startswith("==")))
+        drop = rows[0].index("Metric Unit")
+        out = io.StringIO()
+        csv.writer(out, quoting=csv.QUOTE_ALL).writerows([c for j, c in enumerate(r) if j != drop] for r in rows)
+        text = "\n".join(head) + "\n" + out.getvalue()
+    else:
+        lines = (DATA / "cases" / "B20.ncu_raw.csv").read_text().splitlines()
+        text = "\n".join(ln for ln in lines if not ln.startswith('"","')) + "\n"  # the units row left out
+    p = tmp_path / "k.csv"
+    p.write_text(text)
+    tl = collect(p, cache=False)
+    assert len(tl.events) == 2
+    assert 1235 not in tl.events["dur_ns"].tolist()  # 1,234.56 read as ns
+    said = [w for w in tl.meta.warnings if "without a unit" in w]
+    assert len(said) == 1 and "2 duration values" in said[0] and "unknown" in said[0]
+    assert tl.meta.warnings and any("duration is unknown" in w for w in tl.meta.warnings)
+
+
+@pytest.mark.parametrize("spelling,reason", [("Infinity", "unreadable timestamp"), ("inf", "unreadable timestamp"),
+                                             ("1e308", "unreadable timestamp"), ("NaN", "no timestamps recorded")])
+def test_rocprofv3_json_infinite_timestamp_is_unreadable_like_1e308(tmp_path, spelling, reason):
+    import gzip
+    import re
+
+    from tests.test_rocprofv3 import _tiny_v3_json
+
+    seed = tmp_path / "seed_results.json.gz"
+    _tiny_v3_json(seed)
+    text = gzip.decompress(seed.read_bytes()).decode()
+    first = re.search(r'"start_timestamp":\s*\d+', text).group(0)  # one dispatch's start
+    p = tmp_path / "1_results.json"
+    p.write_text(text.replace(first, f'"start_timestamp": {spelling}', 1))
+    tl = collect(p, strict=False, cache=False)
+    said = [w for w in tl.meta.warnings if "1 row is not events" in w]
+    assert len(said) == 1 and reason in said[0], tl.meta.warnings

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from gpulens.collectors._assemble import Parts, assemble
-from gpulens.collectors._io import check_special, open_error, read_head, reading
+from gpulens.collectors._io import check_special, nul_only, open_error, read_head, reading
 from gpulens.collectors.base import Collector, registry
 from gpulens.errors import GpulensError, TraceFormatError, UnknownFormatError
 from gpulens.timeline import Timeline
@@ -176,11 +176,13 @@ def _why_unreadable(f: Path) -> str:
     format."""
     try:
         with f.open("rb") as fh:
-            empty = not fh.read(1)
+            head = fh.read(1 << 20)
     except OSError as exc:
         return open_error(f, exc).reason
-    if empty:
+    if not head:
         return "file is empty"
+    if not head.strip(b"\x00") and len(head) < 1 << 20:
+        return nul_only(len(head))
     from gpulens.collectors._hints import lfs_pointer
     from gpulens.collectors._sqlite import unreadable_sqlite
 
@@ -219,6 +221,19 @@ def _listed(skipped: list[tuple[Path, str]], first: int = 8) -> str:
              for why, names in list(groups.items())[:first]]
     rest = sum(len(names) for names in list(groups.values())[first:])
     return "; ".join(parts) + (f"; and {rest} more" if rest else "")
+
+
+def not_read_note(folder: Path, files: list[tuple[Path, str]]) -> str:
+    """The warning naming the files of ``folder`` that were not read, each with why (``files``: (file, reason)):
+    one sentence for the folder of traces and for every folder format (rocprof v1 output folder...)."""
+    return (f"{folder}: {plural(len(files), 'file(s)')} in the folder "
+            f"{agree(len(files), 'is not a trace and was', 'are not traces and were')} not read: {_listed(files)}")
+
+
+def unread_in_folder(found: dict[Path, Any]) -> list[tuple[Path, str]]:
+    """The files of a folder format's ``found`` (file → the collector that sniffed it, None: none) that no collector
+    recognised, each with why (:func:`_why_unreadable`: empty, unreadable, NUL bytes, not a trace format)."""
+    return [(f, _why_unreadable(f)) for f, c in found.items() if c is None]
 
 
 #: Suffixes of the trace files a folder format does not read itself (Kineto / rocprofv3 JSON, nsys / rocpd SQLite).
@@ -406,9 +421,7 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         if lost:  # the run is missing ranks: its figures are partial (the report says so at its top, JSON status)
             tl.meta.warnings.insert(0, f"{p}: {tl.meta.unread_text()}")
         if ignored:
-            tl.meta.warnings.append(f"{p}: {plural(len(ignored), 'file(s)')} in the folder "
-                                    f"{agree(len(ignored), 'is not a trace and was', 'are not traces and were')} not "
-                                    f"read: {_listed(ignored)}")
+            tl.meta.warnings.append(not_read_note(p, ignored))
         if same_run:
             tl.meta.warnings.append(f"{p}: {plural(len(same_run), 'file(s)')} not read: " + "; ".join(
                 f"{f.relative_to(p)}: {why}" for f, why in same_run[:8]))
@@ -443,10 +456,6 @@ def _collect(p: Path, strict: bool, format: str | None, select: Selection | None
         raise UnknownFormatError(p, f"{own}: give `gpulens analyze` the trace it was made from"
                                     + (", or compare two reports with `gpulens diff A.json B.json`"
                                        if "JSON report" in own else ""))
-    if not raw.data.strip(b"\x00"):  # zeros only: space reserved or wiped, the contents never written
-        raise TraceFormatError(p, f"holds only NUL bytes ({len(raw.data):,} zero bytes"
-                                  f"{' decompressed' if raw.compressed else ''}: space reserved but never written, "
-                                  "or a file wiped by a crash), no trace")
     what = "gzip-compressed, but what it holds is not" if raw.compressed else "not"
     raise UnknownFormatError(p, f"{what} a recognised trace format — gpulens reads PyTorch profiler (Kineto) "
                                 "JSON, rocprof v1/v2/v3 CSV/JSON/text, rocpd and rocprof-compute outputs, Nsight "

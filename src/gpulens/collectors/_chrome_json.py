@@ -209,8 +209,9 @@ _NON_FINITE = r"-?(?:Infinity|inf|NaN|nan)(?![\w.])"
 _REPAIRABLE = re.compile(r'(?P<s>"(?:[^"\\]|\\.)*")(?:(?P<sep>\s*:\s*)(?P<v>%s))?|(?<![\w.])%s'
                          % (_NON_FINITE, _NON_FINITE), re.S)
 _CONTROL = re.compile(r"[\x00-\x1f]")
-#: the keys whose value is an event's time (µs): a non-finite one is a corrupt time, never an absent one
-TIME_KEYS = frozenset({"ts", "dur"})
+#: the keys whose value is an event's time (Kineto ``ts``/``dur`` in µs, rocprofv3 JSON ``start_timestamp`` /
+#: ``end_timestamp`` in ns): an infinite one is a corrupt time, never an absent one
+TIME_KEYS = frozenset({"ts", "dur", "start_timestamp", "end_timestamp"})
 #: :func:`repair`'s count of the infinite ``ts``/``dur`` values kept as text (their events are corrupt: refused)
 NON_FINITE_TIMES = "infinite times (their events excluded)"
 
@@ -218,8 +219,9 @@ NON_FINITE_TIMES = "infinite times (their events excluded)"
 def repair(text: str, edits: list[tuple[int, int, int, int]] | None = None) -> tuple[str, dict[str, int]]:
     """Lenient repairs of almost-JSON (case B03): raw control characters inside strings are escaped
     (``\\u0001``) and bare ``inf``/``-inf``/``nan``/``Infinity``/``NaN`` values become ``null`` (unknown) — except
-    an infinite value of a ``ts`` or ``dur`` key (:data:`TIME_KEYS`), kept as text (``"inf"``): a time no clock can
-    hold is a corrupt event, refused and counted like ``1e308``, never an event whose time is merely not recorded.
+    an infinite value of a time key (:data:`TIME_KEYS`: ``ts``, ``dur``…), kept as text (``"inf"``): a time no
+    clock can hold is a corrupt event, refused and counted like ``1e308``, never an event whose time is merely not
+    recorded.
     ``NaN`` stays ``null`` there too: NaN is how Python and pandas write a value not recorded (the rule of every
     collector: :func:`gpulens.collectors._dispatch.timestamps`).
 

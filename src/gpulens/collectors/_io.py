@@ -312,11 +312,19 @@ def gzip_trailing_bytes(path: str | Path) -> int:
     return _TRAILING.get((str(Path(path).resolve()), st.st_size, st.st_mtime_ns), 0)
 
 
+def nul_only(n: int, compressed: bool = False) -> str:
+    """Why a file of ``n`` zero bytes is no trace (space reserved but never written, or wiped by a crash): the one
+    wording of every reader (:func:`read_input`) and of a folder's list of files not read."""
+    return (f"holds only NUL bytes ({n:,} zero bytes{' decompressed' if compressed else ''}: space reserved but "
+            "never written, or a file wiped by a crash), no trace")
+
+
 def read_input(path: str | Path) -> RawInput:
     """Read ``path`` fully, gunzipping when it starts with the gzip magic bytes.
 
     Raises:
-        TraceFormatError: the file does not exist, is a directory, is unreadable, is empty, or is corrupt gzip.
+        TraceFormatError: the file does not exist, is a directory, is unreadable, is empty, holds only NUL bytes
+            (:func:`nul_only`), or is corrupt gzip.
     """
     p = Path(path)
     try:
@@ -332,6 +340,8 @@ def read_input(path: str | Path) -> RawInput:
         except zlib.error as exc:
             raise TraceFormatError(p, f"corrupt gzip data ({exc})") from None
         unpacked = len(data)  # before any transcoding to UTF-8
+        if data and not data.strip(b"\x00"):
+            raise TraceFormatError(p, nul_only(len(data), compressed=True))
         if text_codec(data[:64]):
             data = b"".join(as_utf8(iter((data,))))
         if not data.strip():
@@ -348,6 +358,8 @@ def read_input(path: str | Path) -> RawInput:
         except OSError:
             pass
         return RawInput(data, len(blob), True, truncated)
+    if not blob.strip(b"\x00"):  # before text_codec: zeros would read as UTF-16/32
+        raise TraceFormatError(p, nul_only(len(blob)))
     if text_codec(blob[:64]):
         blob = b"".join(as_utf8(iter((blob,))))
     if not blob.strip():

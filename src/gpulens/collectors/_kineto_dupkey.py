@@ -55,11 +55,6 @@ def events_of_repeated_key(path: Path, doc: bytes, events, warnings: list[str], 
             except (msgspec.ValidationError, msgspec.DecodeError):
                 return events  # the longest array holds ill-typed events: read as any reader would (the last key)
     warnings.append(repeated_key_warning(path, sizes, best, streamed))
-    return events  # the longest array holds ill-typed events: read as any reader would (the last key)
-    held = ", ".join("not an array" if s is None else f"{s:,}" for s in sizes)
-    warnings.append(f"{path}: the top-level key 'traceEvents' is written {len(vals)} times (a hand-merged or "
-                    f"damaged file; events per key in file order{' in the last part read' if streamed else ''}: {held}): only the longest array is read (key "
-                    f"{best + 1}), not the others (one capture written twice would count every event twice)")
     return events
 
 

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._numbers import exact_int
-from gpulens.collectors._ncu_units import convert_unit, parse_dim3
+from gpulens.collectors._ncu_units import UNIT_NOT_RECORDED, convert_unit, parse_dim3
 from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, Timeline, TimelineMeta, make_table
 from gpulens.timeline.sums import MAX_EVENT_NS, over_total
 from gpulens.units import plural
@@ -113,8 +113,10 @@ def build(path: Path, source: str, launches: list[dict[str, Any]], metrics: pd.D
     not_time = m["metric"].isin(_DUR).to_numpy() & ~m["unit"].isin(["ns", ""]).to_numpy()
     if not_time.any():
         odd = sorted(set(uu[m.index[not_time]].astype(str)))
-        warnings = [*warnings, f"{path}: {plural(int(not_time.sum()), 'duration value(s)')} in a unit that is no time "
-                               f"({', '.join(map(repr, odd[:3]))}): read as unknown, not as ns"]
+        what = ("without a unit (the file has no Metric Unit column or units row: µs or ms?)"
+                if odd == [UNIT_NOT_RECORDED] else f"in a unit that is no time ({', '.join(map(repr, odd[:3]))})")
+        warnings = [*warnings, f"{path}: {plural(int(not_time.sum()), 'duration value(s)')} {what}: read as "
+                               "unknown, not as ns"]
         m = m[~not_time]
     # per-launch lookup of the values that fill the event columns (first occurrence wins)
     key_names = set(_DUR + _REGS + _SMEM_STATIC + _SMEM_DYN) | {

@@ -36,6 +36,10 @@ import re
 
 from gpulens.collectors._time_units import ns_factor
 
+#: The unit of every value of an ncu CSV that prints none: a details page without its ``Metric Unit`` column, a raw
+#: page without its units row (ncu writes both; a hand-made or cut file lacks them). ``Duration`` 1,234.56 is then
+#: not 1,234.56 ns (it may be µs or ms): a duration so marked is unknown, other values keep this unit (never bytes).
+UNIT_NOT_RECORDED = "unit not recorded"
 _PREFIX = {"": 1.0, "K": 1e3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 _SCALED = re.compile(r"^([KkMGT]?)(byte|hz|Hz)$")
 _BASE_NAME = {"byte": "bytes", "hz": "Hz", "Hz": "Hz"}

@@ -36,7 +36,7 @@ import pandas as pd
 from gpulens.collectors import _ncu
 from gpulens.collectors._csvrows import cut_note, dedupe_header, project
 from gpulens.collectors._io import read_input
-from gpulens.collectors._ncu_units import parse_number
+from gpulens.collectors._ncu_units import UNIT_NOT_RECORDED, parse_number
 from gpulens.collectors.base import Collector
 from gpulens.errors import TraceFormatError
 from gpulens.timeline import Timeline, TimelineMeta
@@ -281,7 +281,7 @@ def _long(df: pd.DataFrame):
     vals = _numbers(md["Metric Value"])
     metrics = pd.DataFrame({"launch": li[is_metric].to_numpy(), "section": md.get("Section Name", "").to_numpy()
                             if "Section Name" in md else "", "metric": md["Metric Name"].to_numpy(),
-                            "unit": md["Metric Unit"].to_numpy() if "Metric Unit" in md else "",
+                            "unit": md["Metric Unit"].to_numpy() if "Metric Unit" in md else UNIT_NOT_RECORDED,
                             "value": vals})
     strings: list[dict[str, str]] = [{} for _ in launches]
     text_rows = np.isnan(vals) & ~md["Metric Value"].str.strip().isin(["", "n/a", "N/A"]).to_numpy()
@@ -338,7 +338,8 @@ def _wide(df: pd.DataFrame, path: Path, warnings: list[str]):
                     strings[int(i)][c] = v
             continue
         parts.append(pd.DataFrame({"launch": li.to_numpy(), "section": "", "metric": c,
-                                   "unit": units.get(c, "") or "", "value": vals}))
+                                   "unit": (units.get(c, "") or "") if units else UNIT_NOT_RECORDED,
+                                   "value": vals}))
     metrics = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
         {"launch": pd.Series(dtype="int64"), "section": [], "metric": [], "unit": [], "value": []})
     return launches, metrics, strings, _rules(df, li)

@@ -70,10 +70,13 @@ ROOF_COLUMNS = ("device", "roof", "kind", "value", "low", "high", "unit")
 _ROOF_TYPOS = {"mfmafi8ops": "mfmai8ops"}  # roofline.csv headers seen: MFMAFI8OpsLow next to MFMAI8Ops
 
 
-def read_roofline(path: Path, strict: bool = True) -> pd.DataFrame:
-    """``roofline.csv`` → long table of :data:`ROOF_COLUMNS` in base units."""
+def read_roofline(path: Path, strict: bool = True, warnings: list[str] | None = None) -> pd.DataFrame:
+    """``roofline.csv`` → long table of :data:`ROOF_COLUMNS` in base units. The reader's warnings (a cut last row)
+    and the rows left out for naming no device are appended to ``warnings`` (when given)."""
     text, _ = read_text(path)
-    header, rows, _ = read_rows(path, text, strict)
+    header, rows, said = read_rows(path, text, strict)
+    if warnings is not None:
+        warnings += said
     df = pd.DataFrame(rows, columns=header).apply(pd.to_numeric, errors="coerce")
     if "device" not in df:
         raise TraceFormatError(path, "missing required column 'device'")
@@ -89,9 +92,11 @@ def read_roofline(path: Path, strict: bool = True) -> pd.DataFrame:
             canon[key] = base if part == "value" else canon.get(key, base)
         parts[(key, part)] = c
     out = []
+    no_device = 0
     for _, row in df.iterrows():
         dev = exact_int(row["device"]) if not pd.isna(row["device"]) else None
         if dev is None:  # a roof of no known device (text, inf, beyond int64): not attributable, left out
+            no_device += 1
             continue
         for key, roof in canon.items():
             kind = "bandwidth" if key.endswith("bw") else "compute"
@@ -100,6 +105,8 @@ def read_roofline(path: Path, strict: bool = True) -> pd.DataFrame:
             out.append({"device": dev, "roof": roof, "kind": kind, "unit": unit,
                         **{p: (float(v) * 1e9 if v is not None and not pd.isna(v) else np.nan)
                            for p, v in vals.items()}})
+    if no_device and warnings is not None:
+        warnings.append(f"{path}: {plural(no_device, 'row(s)')} naming no device (not an integer) left out")
     return pd.DataFrame(out, columns=list(ROOF_COLUMNS))
 
 
@@ -226,7 +233,7 @@ class Omniperf(Collector):
             dev["rank"] = 0
             meta.devices.append(dev)
         if (path / "roofline.csv").is_file() and (path / "roofline.csv").stat().st_size:
-            tables["empirical_roofs"] = read_roofline(path / "roofline.csv", strict)
+            tables["empirical_roofs"] = read_roofline(path / "roofline.csv", strict, warnings)
         meta.sources[0]["workload"] = str(path)
         return build_timeline(d, self.name, path, meta=meta, tables=tables, warnings=warnings)
 
@@ -296,9 +303,10 @@ class OmniperfRoofline(Collector):
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
-        roofs = read_roofline(path, strict)
+        said: list[str] = []
+        roofs = read_roofline(path, strict, said)
         meta = TimelineMeta(sources=[source_meta(path, self.name, path.stat().st_size)],
-                            warnings=[f"{path}: measured roofs only ({len(roofs)} rows), no events"])
+                            warnings=[f"{path}: measured roofs only ({len(roofs)} rows), no events", *said])
         return Timeline(meta=meta, tables={"empirical_roofs": roofs}).validate()
 
 
@@ -340,12 +348,15 @@ def _pair_level_accumulators(d, header: list[str], rows: list[list[str]], path: 
     for f in sorted(path.glob("SQ_*LEVEL*.csv")):
         try:
             text, _ = read_text(f)
-            h, r, _ = read_rows(f, text, False, NAME_COLUMNS)
+            h, r, said = read_rows(f, text, False, NAME_COLUMNS)
         except TraceFormatError as e:
             warnings.append(f"{f}: skipped ({e})")
             continue
+        warnings += said  # a cut last row, rows of the wrong width: their counters are unknown, said
         pairs = level_pairs(h)
-        if len(pairs) != 1:
+        if len(pairs) != 1:  # damaged (NULs, a cut header) or of another layout: said, never passed over
+            warnings.append(f"{f}: skipped ({plural(len(pairs), 'level accumulator pair(s)')} in its header, "
+                            "one <LEVEL>:SQ_ACCUM_PREV_HIRES column expected)")
             continue
         (level, (acc, grbm)), = pairs.items()
         fd = dispatches_from_rows(f, h, r)

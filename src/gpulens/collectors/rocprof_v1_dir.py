@@ -104,7 +104,7 @@ class RocprofV1Dir(Collector):
         return counter_pass_folder(path)
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
-        from gpulens.collectors import sniff
+        from gpulens.collectors import not_read_note, sniff, unread_in_folder
 
         path = Path(path)
         loaded: dict[str, Timeline] = {}
@@ -147,5 +147,8 @@ class RocprofV1Dir(Collector):
         for n in (untimed if order else []):
             res = join_dispatches(tl, loaded[n])
             tl = res.timeline
+        unread = unread_in_folder(found)  # an emptied results.csv, a sysinfo of NULs: said, never passed over
+        if unread:
+            notes.append(not_read_note(path, unread))
         tl.meta.warnings = notes + tl.meta.warnings
         return tl

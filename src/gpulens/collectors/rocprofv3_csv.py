@@ -364,7 +364,13 @@ class RocprofV3CsvDir(Collector):
         loaded = {}
         metas, warnings, devices = [], [], []
         for f in files:
-            kind, d, meta, w = load_file(f, strict)
+            try:
+                kind, d, meta, w = load_file(f, strict)
+            except TraceFormatError as exc:  # an emptied / zeroed file of the run: lenient reads the others
+                if strict:
+                    raise
+                warnings.append(f"{f}: not read ({exc.reason}); the run's other files are")
+                continue
             metas += meta.sources
             warnings += w
             if kind == "agent":
