@@ -82,7 +82,7 @@ TOP_TABLE = _table(_TOP_KEYS)
 ARG_TABLE = _table(_ARG_KEYS)
 
 
-@_jit()
+@_jit(forceinline=True)
 def _int_value(buf, p, n, stack, I, fv, ft, r):
     """An id value at ``buf[p]``: int64 literal → T_GOOD, null → T_NULL, other valid JSON → T_OTHER."""
     c = buf[p]
@@ -101,7 +101,7 @@ def _int_value(buf, p, n, stack, I, fv, ft, r):
     return q, st
 
 
-@_jit()
+@_jit(forceinline=True)
 def _dim3(buf, p, n, stack, I, fx, ft, r):
     """``[x, y, z]`` of int64 literals → T_GOOD; null → T_NULL; other → T_OTHER."""
     if buf[p] == 91:
@@ -130,7 +130,7 @@ def _dim3(buf, p, n, stack, I, fx, ft, r):
     return q, st
 
 
-@_jit()
+@_jit(forceinline=True)
 def _args(buf, p, n, stack, I, H, D, r, slots, firsts, data, offs, seen):
     """The ``args`` object at ``buf[p]`` (``{``) of row ``r``: (end, status 0 ok / 1 fall back / -1 invalid)."""
     p = _ws(buf, p + 1, n)
@@ -248,7 +248,7 @@ def _intern(buf, s, e, h, t, slots, gs, ge, gh, gslot, ngroups, mask):
         i = (i + 1) & (size - 1)
 
 
-@_jit()
+@_jit(forceinline=True)
 def _intern_row(buf, I, H, r, slots, gs, ge, gh, gslot, ngroups, mask):
     """Intern the name, category, input dims and input type texts of ``X`` row ``r`` (``*_G`` fields, -1: none)."""
     for t, fs, hc, fg in ((T_NAMES, F_NAME_S, H_NAME, F_NAME_G), (T_CATS, F_CAT_S, H_CAT, F_CAT_G)):

@@ -194,7 +194,7 @@ def _float(buf, p, n):
     return p, 0, (-v if neg else v)
 
 
-@_jit()
+@_jit(forceinline=True)
 def _skip_str(buf, p, n):
     """``buf[p]`` is ``"``: (index after the closing quote or -1 when invalid, flags 1 escape / 2
     ``\\u`` / 4 non-ASCII).

@@ -119,7 +119,7 @@ def _part(buf, s, m):
     return w
 
 
-@_jit()
+@_jit(forceinline=True)
 def _span_hash(buf, s, e):
     """64-bit hash of the bytes ``buf[s:e]`` for the interning tables (:func:`_intern` compares the bytes of texts of
     equal hash, so the hash only spreads texts over the table).
@@ -138,7 +138,7 @@ def _span_hash(buf, s, e):
     return h ^ (h >> np.uint64(29))
 
 
-@_jit()
+@_jit(forceinline=True)
 def _same(buf, a, s, n):
     """Whether ``buf[a:a + n]`` equals ``buf[s:s + n]`` (both within ``buf``), compared 8 bytes at a time."""
     if a == s:
