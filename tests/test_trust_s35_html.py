@@ -176,13 +176,14 @@ def _table_rows(section: str) -> list[list[str]]:
 
 
 @pytest.mark.parametrize("path", [GPT2, NCU], ids=["gpt2-kineto", "ncu"])
-def test_occupancy_bar_labels_read_as_the_table(path):
+def test_occupancy_bar_labels_read_as_the_table(path, request):
     import gpulens
     from gpulens.reports import html
 
     if not path.exists():
         pytest.skip(f"{path.name} absent")
-    occ = _page(html.render(gpulens.analyze([path])), "occupancy")
+    page = request.getfixturevalue("gpt2_page") if path == GPT2 else html.render(gpulens.analyze([path]))
+    occ = _page(page, "occupancy")
     (spec,) = _specs(occ)
     heads = [_html.unescape(h) for h in re.findall(r'<th scope="col"[^>]*>(.*?)</th>', occ)]
     rows = _table_rows(occ)
@@ -270,3 +271,72 @@ def test_stall_classes_each_look_different_and_hover_the_full_name():
     assert len(looks) == 10
     assert all(_html.unescape(tr["customdata"][0].replace("<br>", "")) == name for tr in fig["data"])
     assert len(fig["data"][0]["y"][0]) <= len("#1 ") + 44
+
+
+#: In the browser: every chart text of the shown tab (annotations, point labels, bar labels, titles, legend, ticks)
+#: as [text, left, top, right, bottom], each chart's plot area, and the answer banner's bottom.
+_SEEN = """
+var p=document.querySelector('section[role=tabpanel]:not([hidden])'),out={charts:[]};
+p.querySelectorAll('.chart').forEach(function(div){
+  var sel='.annotation-text, .textpoint text, .bartext, .gtitle, .xtitle, .ytitle, .legendtext, .xtick text, .ytick text';
+  var t=Array.prototype.map.call(div.querySelectorAll(sel),function(e){var r=e.getBoundingClientRect();
+    return [e.textContent,r.left,r.top,r.right,r.bottom];}).filter(function(b){return b[0]&&b[3]>b[1];});
+  var bg=div.querySelector('.nsewdrag');var r=bg?bg.getBoundingClientRect():{height:0};
+  out.charts.push({texts:t,plot_h:r.height});});
+var a=document.querySelector('section.answer');out.banner=a?a.getBoundingClientRect().bottom:null;
+var k=document.querySelector('section.answer table.akernels tbody tr');out.kernel1=k?k.getBoundingClientRect().bottom:null;
+return out;"""
+
+
+def test_gpt2_charts_in_a_900px_browser_have_no_overlapping_text(gpt2_page, tmp_path):
+    """The GPT-2 report in headless Chromium: at 1400 × 900 px the answer banner ends inside the first screen, at
+    900 × 900 px its verdict and first kernel (with the time at stake and next step) do; at 900 × 900 px the
+    roofline's plot is at least 380 px tall whatever its 7-row legend; on the roofline, occupancy and stall/idle
+    tabs no two chart texts overlap (ticks of one axis aside: plotly thins those itself)."""
+    import shutil
+    import tempfile
+    import time
+
+    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
+    if not (chromium and driver):
+        pytest.skip("chromium and chromedriver are not installed")
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    path = tmp_path / "gpt2.html"
+    path.write_text(gpt2_page, encoding="utf-8")
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = chromium
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+              f"--user-data-dir={tempfile.mkdtemp(prefix='gpulens-s35-')}"):
+        opts.add_argument(a)
+    drv = webdriver.Chrome(service=Service(driver), options=opts)
+    try:
+        for width, tab in ((1400, "summary"), (900, "summary"), (900, "roofline"), (900, "occupancy"),
+                           (900, "verdicts")):
+            drv.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+            drv.get("about:blank")
+            drv.get(f"{path.as_uri()}#{tab}")
+            for _ in range(200):
+                if drv.execute_script("return Array.prototype.every.call(document.querySelectorAll("
+                                      "'section[role=tabpanel]:not([hidden]) .chart'),function(d){"
+                                      "return d.getAttribute('data-rendered');})"):
+                    break
+                time.sleep(0.05)
+            seen = drv.execute_script(_SEEN)
+            if tab == "summary":
+                assert seen["kernel1"] is not None and seen[{1400: "banner", 900: "kernel1"}[width]] <= 900, seen
+                continue
+            assert seen["charts"], tab
+            for chart in seen["charts"]:
+                if tab == "roofline":
+                    assert chart["plot_h"] >= 380, chart["plot_h"]
+                boxes = chart["texts"]
+                for i, a in enumerate(boxes):
+                    for b in boxes[i + 1:]:
+                        ticks = re.fullmatch(r"[\d.]+[kMGTPE]?", a[0]) and re.fullmatch(r"[\d.]+[kMGTPE]?", b[0])
+                        hit = a[1] < b[3] - 1 and b[1] < a[3] - 1 and a[2] < b[4] - 1 and b[2] < a[4] - 1
+                        assert ticks or not hit, (tab, a[0], b[0])
+    finally:
+        drv.quit()

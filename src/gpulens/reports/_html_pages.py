@@ -27,6 +27,7 @@ from gpulens.reports._html_timeline import timeline_page  # noqa: F401 -- re-exp
 from gpulens.reports._html_parts import (
     GREY,
     KIND_COLOURS,
+    bar_value_labels,
     OKABE_ITO,
     Panel,
     empty_html,
@@ -222,9 +223,10 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
     ys = tick_labels(short_names(crit["name"].astype(str)))
     links = KERNEL_LINKS.get()
     div, unit = time_scale(crit["effective_ns"])  # the axis unit follows the magnitude drawn
-    bar = {"type": "bar", "x": (crit["effective_ns"] / div).tolist(), "y": ys, "orientation": "h",
+    xs = (crit["effective_ns"] / div).tolist()
+    bar = {"type": "bar", "x": xs, "y": ys, "orientation": "h",
            "marker": {"color": [KIND_COLOURS.get(k, GREY) for k in crit["kind"]]},
-           "text": [fmt_share(v) for v in crit["share"]], "textposition": "auto",
+           **bar_value_labels([fmt_share(v) for v in crit["share"]], xs, max(xs, default=1.0) * 1.05),
            "customdata": [links.get(str(n), "") for n in crit["name"]],
            "hovertext": [f"{wrap_name(n)}<br>{plural(c, 'call(s)')}, {fmt_ns(e)}, mean {fmt_ns(m)}<br>click: kernel details"
                          for n, c, e, m in zip(crit["name"], crit["calls"], crit["effective_ns"], crit["mean_ns"])],

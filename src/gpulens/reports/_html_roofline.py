@@ -256,8 +256,9 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
                                              + [0])
     # the figure is as tall as the plot (PLOT_MIN_PX at least), the ridge rows above it and the legend under it on
     # the narrowest window: plotly takes a legend's room from the plot, which a 5-row legend squeezed to 60 px
+    # (70 px: the x ticks and title; 30 px: the legend's padding)
     top_px = 12 + RIDGE_ROW_PX * n_ridges
-    layout = {"height": int(PLOT_MIN_PX[1] + top_px + 70 + legend_px), "hovermode": "closest",
+    layout = {"height": int(PLOT_MIN_PX[1] + top_px + 70 + legend_px + 30), "hovermode": "closest",
               "margin": {"l": 10, "r": int(right_px), "t": int(top_px), "b": 40},
               "legend": {"orientation": "h", "x": 0, "y": -70 / PLOT_MIN_PX[1], "yanchor": "top"},
               "annotations": annotations, "shapes": shapes,

@@ -240,7 +240,11 @@ h3.kh{font-size:1em;margin:8px 0 4px}table.akernels{width:100%;table-layout:fixe
 table.akernels th:nth-child(1){width:2.6em}table.akernels th:nth-child(2){width:18%}
 table.akernels th:nth-child(3){width:10em}table.akernels th:nth-child(4){width:13.5em}
 table.akernels th:nth-child(5){width:7.5em}table.akernels td.name{max-width:none;white-space:normal}
-table.akernels td.step{white-space:normal}td.tstake{font-weight:600;color:#A04000}
+table.akernels td.step{white-space:normal}
+@media (max-width:1100px){table.akernels,table.akernels thead,table.akernels tbody{display:block}
+table.akernels tr{display:grid;grid-template-columns:2.6em minmax(0,1fr) 11em 12.5em 7.5em;border-bottom:1px solid #ddd}
+table.akernels th,table.akernels td{width:auto!important;max-width:none}
+table.akernels th:nth-child(6),table.akernels td:nth-child(6){grid-column:2/-1;border-top:none}}td.tstake{font-weight:600;color:#A04000}
 span.bound{display:inline-block;border-radius:3px;padding:0 5px;font-size:.92em;font-weight:600;border:1px solid #888;
 white-space:nowrap}
 .b-compute{background:#d6e9f5}.b-memory{background:#fbe7c6}.b-latency{background:#f3dcea}.b-launch{background:#fdf3b5}
