@@ -56,3 +56,33 @@ def test_window_keeping_everything_cuts_nothing(tmp_path):
     s = _launches(collect(p, select=Selection.parse(window="0:1s")))
     assert s["launch_calls"] == 6 and s["launch_calls_lost"] == 1
     assert s["launch_calls_work_outside_selection"] == 0
+
+
+def _steps_trace(path: Path, steps: list[int]) -> Path:
+    """One 1 ms ProfilerStep#N range per N, each with a launch and its 100 µs kernel."""
+    ev = []
+    for i, n in enumerate(steps):
+        t0 = 1000.0 + 1000 * i
+        ev.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{n}", "pid": 1, "tid": 1, "ts": t0,
+                   "dur": 1000.0})
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": t0 + 10,
+                   "dur": 5.0, "args": {"correlation": 10 + i}})
+        ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": t0 + 20, "dur": 100.0,
+                   "args": {"device": 0, "stream": 7, "correlation": 10 + i, "grid": [64, 1, 1],
+                            "block": [256, 1, 1]}})
+    path.write_text(json.dumps({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3"}],
+                                "traceEvents": ev}))
+    return path
+
+
+def test_steps_range_past_the_trace_says_which_steps_are_missing(tmp_path):
+    from gpulens.report import analyze
+
+    p = _steps_trace(tmp_path / "s.json", [2, 3, 4])
+    # --steps 3:5 on steps 2–4: steps 3 and 4 analysed, 5 is not in the trace
+    src = analyze(p, select=Selection.parse(steps="3:5")).sources[0]
+    notes = [w for w in src.timeline.meta.warnings if "--steps 3:5" in w]
+    assert notes == [f"{p}: --steps 3:5: 1 step of that range is not in the trace (5); the figures cover 2 steps "
+                     "(3, 4)"]
+    src = analyze(p, select=Selection.parse(steps="2:4")).sources[0]
+    assert not [w for w in src.timeline.meta.warnings if "not in the trace" in w]
