@@ -16,6 +16,7 @@ from gpulens.analyzers import AnalysisResult, Finding, run_all
 from gpulens.analyzers.ranks import world_size
 from gpulens.collectors import collect
 from gpulens.errors import note_input
+from gpulens.units import agree, plural
 from gpulens.reports.render_cache import created_now
 from gpulens.timeline import Timeline
 
@@ -50,8 +51,37 @@ def selection_hint(path: str, strict: bool = True, format: str | None = None) ->
     contiguous = nums[-1] - nums[0] == len(nums) - 1  # sorted and distinct: no gap (never a list of the range)
     listed = (f"{nums[0]}–{nums[-1]}" if contiguous and len(nums) > 1 else
               ", ".join(map(str, nums[:20])) + (", …" if len(nums) > 20 else ""))
+    if len(nums) > 2 and contiguous:  # every step but the last, which the profiler's stop often cuts
+        return (f"the trace records steps {listed}: try --steps {nums[0]}:{nums[-2]} (all but the last, which the "
+                "profiler's stop often cuts)")
     pick = nums[-2] if len(nums) > 1 else nums[0]
-    return f"the trace records step{'s' if len(nums) > 1 else ''} {listed}: try --steps {pick}:{pick}"
+    why = " (the step before the last, which the profiler's stop often cuts)" if len(nums) > 1 else ""
+    return f"the trace records step{'s' if len(nums) > 1 else ''} {listed}: try --steps {pick}:{pick}{why}"
+
+
+def note_missing_steps(select: Any, tl: Any, label: str) -> None:
+    """Append to ``tl.meta.warnings`` (in place; ``label`` names the input) which step numbers a bounded ``--steps A:B`` selection asked for
+    that the selected Timeline does not record (``--steps 3:5`` on a trace of steps 2–4 analysed steps 3–4 and said
+    nothing of step 5). Nothing when the selection has no steps, or matched none (:func:`selection_hint` says so)."""
+    import dataclasses
+
+    from gpulens.analyzers.steps import step_numbers
+
+    lo, hi = getattr(select, "steps", None) or (None, None)
+    if lo is None or hi is None or hi < lo or tl.meta is None:
+        return
+    found = step_numbers(tl)
+    if not found:
+        return
+    have = set(found)
+    missing = [k for k in range(lo, min(hi, lo + 10_000) + 1) if k not in have]
+    if not missing:
+        return
+    shown = ", ".join(map(str, missing[:10])) + (", …" if len(missing) > 10 else "")
+    kept = ", ".join(map(str, found[:10])) + (", …" if len(found) > 10 else "")
+    tl.meta = dataclasses.replace(tl.meta, warnings=[*tl.meta.warnings, (
+        f"{label}: --steps {lo}:{hi}: {plural(len(missing), 'step')} of that range {agree(len(missing), 'is', 'are')} not in "
+        f"the trace ({shown}); the figures cover {plural(len(found), 'step')} ({kept})")])
 
 
 def mark_unmatched_selections(sources: list, strict: bool = True, format: str | None = None) -> None:
@@ -328,6 +358,9 @@ def analyze(paths: str | os.PathLike | Iterable[str | Path], strict: bool = True
     loaded = [part for label, tl in loaded
               for part in split_mixed_devices(label, tl, strict=strict, format=format, cache=cache)]
     loaded = attach_ncu_inputs(loaded)
+    if select is not None and getattr(select, "steps", None) is not None:
+        for label, tl in loaded:
+            note_missing_steps(select, tl, label)
     if not join:
         from gpulens.collectors.join import fold_profiler_inputs
 

@@ -287,19 +287,14 @@ def launch_call_mask(timeline: Timeline) -> np.ndarray:
     return ctx.memo("launch_call_mask", compute)
 
 
-def refused_work_calls(timeline: Timeline, calls: pd.DataFrame) -> np.ndarray:
-    """Per launch call (rows of ``calls``: ``rank``, ``correlation_id``): its correlation id is that of a GPU row
-    the collector refused (``timeline.rejected`` of kind kernel, comm, memcpy or memset, same rank) — work that was
-    launched and recorded, then excluded as invalid."""
-    rej = timeline.rejected
+def _calls_matching(rows: pd.DataFrame | None, calls: pd.DataFrame) -> np.ndarray:
+    """Per launch call (rows of ``calls``: ``rank``, ``correlation_id``): whether ``rows`` (``rank``,
+    ``correlation_id``; None or empty for none) holds its rank and correlation id."""
     out = np.zeros(len(calls), dtype=bool)
-    if rej is None or not len(rej) or "correlation_id" not in rej or not len(calls):
+    if rows is None or not len(rows) or not len(calls):
         return out
-    gpu = rej[rej["kind"].astype(str).isin(("kernel", "comm", "memcpy", "memset")) & rej["correlation_id"].notna()]
-    if not len(gpu):
-        return out
-    keys = pd.MultiIndex.from_arrays([gpu["rank"].to_numpy(dtype="int64"),
-                                      gpu["correlation_id"].to_numpy(dtype="int64")])
+    keys = pd.MultiIndex.from_arrays([rows["rank"].to_numpy(dtype="int64"),
+                                      rows["correlation_id"].to_numpy(dtype="int64")])
     has = calls["correlation_id"].notna().to_numpy()
     if has.any():
         sub = calls[has]
@@ -307,6 +302,25 @@ def refused_work_calls(timeline: Timeline, calls: pd.DataFrame) -> np.ndarray:
                                           sub["correlation_id"].to_numpy(dtype="int64")])
         out[has] = mine.isin(keys)
     return out
+
+
+def refused_work_calls(timeline: Timeline, calls: pd.DataFrame) -> np.ndarray:
+    """Per launch call (rows of ``calls``: ``rank``, ``correlation_id``): its correlation id is that of a GPU row
+    the collector refused (``timeline.rejected`` of kind kernel, comm, memcpy or memset, same rank) — work that was
+    launched and recorded, then excluded as invalid."""
+    rej = timeline.rejected
+    if rej is None or not len(rej) or "correlation_id" not in rej or not len(calls):
+        return np.zeros(len(calls), dtype=bool)
+    gpu = rej[rej["kind"].astype(str).isin(("kernel", "comm", "memcpy", "memset")) & rej["correlation_id"].notna()]
+    return _calls_matching(gpu, calls)
+
+
+def selection_cut_calls(timeline: Timeline, calls: pd.DataFrame) -> np.ndarray:
+    """Per launch call (rows of ``calls``): its GPU work was recorded but lies outside a ``--window`` selection that
+    kept the call itself (the side table ``selection_cut_work`` that :meth:`Selection.apply
+    <gpulens.timeline.selection.Selection.apply>` leaves: ``rank``, ``correlation_id``) — the selection's cut, not
+    work the capture lost."""
+    return _calls_matching((timeline.tables or {}).get("selection_cut_work"), calls)
 
 
 def lost_launches(calls: pd.DataFrame, empty: np.ndarray, gpu_per_call: np.ndarray) -> dict | None:
@@ -383,6 +397,9 @@ class Launches(Analyzer):
         # a call whose GPU work the collector refused (negative duration, no timestamp…: timeline.rejected, same
         # rank and correlation id) launched work that was recorded, then excluded: not a lost launch
         refused = refused_work_calls(timeline, rt) & (gpu_per_call == 0)
+        # a call whose GPU work a --window selection left out (it ran after the window's end): the user's cut, not
+        # work the capture lost (counted in summary ``launch_calls_work_outside_selection``)
+        cut = selection_cut_calls(timeline, rt) & (gpu_per_call == 0) & ~refused
         # per launch name in text order (a groupby of the names, sort=True), grouped by the name's rank among the
         # distinct names (float, NaN for a missing name: dropped as groupby drops it) — no hash of a million strings
         codes, uniq = first_seen_codes(rt["name"])
@@ -392,7 +409,7 @@ class Launches(Analyzer):
         t = pd.DataFrame({"launch_name": np.where(codes >= 0, rank_of[np.maximum(codes, 0)] if len(uniq) else 0.0,
                                                   np.nan), "gpu": gpu_per_call,
                           "dur": rt["dur_ns"].to_numpy(), "known": known,
-                          "empty": known & (gpu_per_call == 0) & ~refused})
+                          "empty": known & (gpu_per_call == 0) & ~refused & ~cut})
         g = t.groupby("launch_name", sort=True)
         any_known = g["known"].any()
         table = pd.DataFrame({"calls": g.size(),
@@ -427,6 +444,7 @@ class Launches(Analyzer):
         summary["graph_captures"] = windows
         summary["launch_calls_captured"] = int(captured.sum())
         summary["launch_calls_gpu_work_refused"] = int(refused.sum())
+        summary["launch_calls_work_outside_selection"] = int(cut.sum())
         findings = []
         # a counter-collection replay (ncu, rocprof-compute, rocprof pmc) launches the kernels itself: that its
         # kernels match no runtime call says nothing about the workload's launches; nor does a kernel-only trace

@@ -75,6 +75,7 @@ class Accumulator:
         self.collectives: list[tuple[np.ndarray, list]] = []  # (row numbers, Args) of events with collective args
         self.collective_table = None  # tables["collectives"] built by finish()
         self.kept_time: dict[int, Any] = {}  # rank → the time a selection keeps (Selection.kept_intervals), by finish()
+        self.cut_work = None  # tables["selection_cut_work"] (Selection.cut_work per rank), by finish()
         self.desc: dict[int, str] = {}  # row → rpd2tracing args.desc
         self.kernel_details: dict[int, str] = {}  # row → XLA kernel_details text  # ROCm grid conversions by rule (see _kineto_grid)  # per-event rank encodings found by finish()
         self.missing_cat: set[str] = set()  # {""} once an X event without a category was seen
@@ -395,12 +396,16 @@ class Accumulator:
             names_s = take(np.array(self.names.values, dtype=object), name, None) if len(name) else \
                 np.zeros(0, dtype=object)
             keep = np.zeros(len(kind), dtype=bool)
+            cuts: list[pd.DataFrame] = []
             for r in np.unique(ranks.rank) if len(kind) else []:  # steps and windows are per rank
                 rows = ranks.rank == r
                 keep[rows] = select.keep_mask(start[rows], dur[rows], kinds_s[rows], names_s[rows], corr[0][rows],
                                               corr[1][rows], int(r))
                 self.kept_time[int(r)] = select.kept_intervals(start[rows], dur[rows], kinds_s[rows], names_s[rows])
+                cuts.append(select.cut_work(keep[rows], kinds_s[rows], corr[0][rows], corr[1][rows], int(r)))
                 dur[rows] = select.clip_dur(start[rows], dur[rows], kinds_s[rows], names_s[rows])
+            cuts = [c for c in cuts if len(c)]
+            self.cut_work = pd.concat(cuts, ignore_index=True) if cuts else None
         sel = (lambda a: a[keep] if keep is not None else a)
         kind_vals = [k for k in KIND_LIST if k in KINDS]
         cols: dict[str, Any] = {

@@ -433,6 +433,8 @@ class KinetoCollector(Collector):
             src["selection"] = select.describe()
             src["selection_cuts"] = select.cut_edges()
         tables = {"collectives": acc.collective_table} if acc.collective_table is not None else {}
+        if acc.cut_work is not None:  # launch calls a --window kept whose GPU work it left out
+            tables["selection_cut_work"] = acc.cut_work
         meta = TimelineMeta(sources=[json.loads(json.dumps(src, default=str))],
                             devices=[d for i, r in enumerate(ranks)
                                      for d in _devices(trace.deviceProperties, r, warnings if i == 0 else None, path)],

@@ -195,6 +195,20 @@ class Selection:
             keep &= np.where(gpu, np.where(corr_ok, launched, in_step), in_step)
         return keep
 
+    @staticmethod
+    def cut_work(mask: np.ndarray, kind: np.ndarray, corr: np.ndarray, corr_ok: np.ndarray, rank: int) -> Any:
+        """The launch calls of one rank whose GPU work :meth:`keep_mask` left out (``mask`` False: a GPU row —
+        kernel, comm, memcpy, memset) while it kept the call (a non-GPU row with the same correlation id): the work
+        of a call near a ``--window`` end that ran after it — the selection's cut, which the launch accounting must
+        not read as work the capture lost (``analyzers.launches.selection_cut_calls``). A DataFrame of ``rank``,
+        ``correlation_id`` (int64, unique; no rows when there are none)."""
+        import numpy as np
+        import pandas as pd
+
+        gpu = np.isin(kind, ("kernel", "comm", "memcpy", "memset"))
+        ids = np.intersect1d(corr[gpu & ~mask & corr_ok], corr[~gpu & mask & corr_ok]).astype("int64")
+        return pd.DataFrame({"rank": np.full(len(ids), rank, dtype="int64"), "correlation_id": ids})
+
     def _step_intervals(self, start: np.ndarray, dur: np.ndarray, kind: np.ndarray, name: np.ndarray
                         ) -> list[tuple[int, int]]:
         """The merged [start, end) intervals [ns] of the selected ``ProfilerStep#N`` annotations of one rank."""
@@ -328,6 +342,12 @@ class Selection:
             rej, out_n = rejected_inside(rej, iv)
             outside += out_n
             tables = self.cut_tables(timeline.tables, int(rank), iv, remap, first=not parts)
+            cut = self.cut_work(mask, g["kind"].astype(str).to_numpy(dtype=object),
+                                corr.fillna(0).to_numpy(dtype=np.int64), corr.notna().to_numpy(), int(rank))
+            if len(cut):  # launch calls kept whose GPU work the window left out (not lost work)
+                prev = tables.get("selection_cut_work")
+                tables["selection_cut_work"] = cut if prev is None or not len(prev) else \
+                    pd.concat([prev, cut], ignore_index=True)
             parts.append(Timeline(sub, co.reset_index(drop=True), rej.reset_index(drop=True), timeline.meta,
                                   tables=tables))
         if not parts:
