@@ -30,11 +30,12 @@ def _gpu(cat, name, ts, dur, corr):
 
 
 def test_idle_causes_are_children_of_idle_and_counted_once(tmp_path):
-    # 10 kernels of 10 µs, each launched 100 µs after the previous kernel ended (host-bound): span 1000 µs,
-    # busy 100 µs, idle 900 µs = 9 gaps of 100 µs, all "host"
+    # 10 kernels of 10 µs, each launched 90 µs after the previous kernel ended, its 5 µs call returning 5 µs before
+    # the kernel starts (host-bound: the host was late, not the GPU): span 1000 µs, busy 100 µs, idle 900 µs = 9
+    # gaps of 100 µs, all "host"
     ev = []
     for i in range(10):
-        ev += [_call("cudaLaunchKernel", 110 * i, 5, i), _gpu("kernel", "k", 110 * i + 100, 10, i)]
+        ev += [_call("cudaLaunchKernel", 110 * i + 90, 5, i), _gpu("kernel", "k", 110 * i + 100, 10, i)]
     src = gpulens.analyze([_write(tmp_path, ev)]).sources[0]
     fs = src.findings()
     idle = next(f for f in fs if f.key == "idle")

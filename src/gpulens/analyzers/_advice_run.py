@@ -45,8 +45,8 @@ IDLE_ACTIONS = {
         "sync": "remove synchronisations and synchronous copies (.item(), .cpu(), .tolist(), "
                 "{device_sync}) from the step loop, or copy into pinned memory with non_blocking=True and "
                 "wait for the result only where it is needed",
-        "queued": "look at cross-stream dependencies and event waits (with no other stream busy: kernels starting "
-                  "late after their launch call returned — see the launch latency table)",
+        "queued": "look at cross-stream dependencies, event waits and late starts (the launch latency table's queue "
+                  "delay)",
         "unattributed": "record the host side too (torch.profiler with CPU activity) to find what the GPU waited for",
     },
     False: {
@@ -54,8 +54,8 @@ IDLE_ACTIONS = {
                 "ahead",
         "launch": "fuse small kernels or capture the loop in {graphs} (stream capture)",
         "sync": "remove device/stream synchronisations and blocking copies from the loop",
-        "queued": "look at cross-stream dependencies and event waits (with no other stream busy: kernels starting "
-                  "late after their launch call returned — see the launch latency table)",
+        "queued": "look at cross-stream dependencies, event waits and late starts (the launch latency table's queue "
+                  "delay)",
         "unattributed": "record the host side too (nsys with CUDA API tracing, rocprofv3 --runtime-trace) to find "
                         "what the GPU waited for",
     },

@@ -25,8 +25,7 @@ GAP_CLASSES = ("host", "launch", "sync", "queued", "unattributed", "boundary")  
 #: how each gap class reads in a sentence (the boundary gaps by the class they would otherwise have had)
 CLASS_WORDS = {"host": "waiting for the host", "launch": "on launch overhead",
                "sync": "with the host blocked in synchronisations or synchronous copies",
-               "queued": "waiting on work already queued (another stream, an event, or a start delayed after its "
-                         "launch call returned)",
+               "queued": "waiting on work already queued (another stream, an event or a late start)",
                "unattributed": "with no cause the trace shows", "boundary": "in one-off gaps"}
 #: GPU-idle time inside one blocking call from which it waited on something unseen (a queue drain idles µs, not ms)
 LONG_BLOCK_NS = 1_000_000
