@@ -508,7 +508,7 @@ def test_align1_gemm_steps_name_the_extent_to_pad():
         same = [f for f in src.findings() if f.key in (f"roofline:{n}", f"occupancy/{n}/limiter")]
         # under the verdict, its roofline and occupancy findings point to that step, said once (s35)
         assert len(same) == 2 and all(step not in (f.detail or "") + (f.action or "") for f in same)
-        assert all("The next step of the finding it details, above." in (f.detail or "") + (f.action or "")
+        assert all("The same next step as the finding above: this kernel's verdict." in (f.detail or "") + (f.action or "")
                    for f in same)
 
 

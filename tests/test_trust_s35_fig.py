@@ -262,7 +262,7 @@ def test_a_child_finding_does_not_repeat_its_parents_step():
     for f, r in zip(every, resolve_parents(every)):
         parent = by_key.get(r.parent) if r.parent else None
         if parent is not None and parent.action and f.action:
-            assert f.action == SAME_STEP or parent.action not in f.action
+            assert f.action.startswith(SAME_STEP) or parent.action not in f.action
 
 
 def test_limiter_step_says_what_to_measure_not_a_condition():
@@ -331,3 +331,15 @@ def test_one_off_launch_is_left_out_of_the_class_stake(tmp_path):
     # without a one-off launch the stake is over the whole time, as before: 100 + 120 µs × 0.9
     row = gpulens.analyze([_ncu_csv(tmp_path / "k2.csv", [100.0, 120.0])]).sources[0].results["verdicts"].table.iloc[0]
     assert abs(int(row["time_at_stake_ns"]) - round(220_000 * 0.9)) <= 1
+
+
+def test_the_step_pointer_names_the_finding_it_points_to():
+    """A child's pointer says which finding holds the step (a new user read 'The next step of the finding it
+    details, above.' as an unfilled template): under a kernel's verdict, that verdict; else the parent's title."""
+    from gpulens.analyzers import Finding
+    from gpulens.analyzers._tree import same_step
+
+    verdict = Finding("k: below-roofs", "", key="kernel:k", action="Pad N to 64.")
+    assert same_step(verdict) == "The same next step as the finding above: this kernel's verdict."
+    idle = Finding("GPU idle 54.0 % of the span.", "", key="idle", action="Start with the host.")
+    assert same_step(idle) == "The same next step as the finding above (“GPU idle 54.0 % of the span”)."

@@ -131,8 +131,18 @@ def cap_children(results: dict) -> None:
     say_steps_once(every)
 
 
-#: What a child finding's next step reads when its parent's already gives it (:func:`say_steps_once`).
-SAME_STEP = "The next step of the finding it details, above."
+#: How a child finding's next step begins when its parent's already gives it (:func:`say_steps_once`): the
+#: parent's title follows, so that the pointer names the finding it points to.
+SAME_STEP = "The same next step as the finding above"
+
+
+def same_step(parent: Finding) -> str:
+    """The pointer a child finding reads in place of its parent's step: :data:`SAME_STEP` and which finding that is
+    (the kernel's verdict, else the parent's title)."""
+    if (parent.key or "").startswith("kernel:"):  # a kernel's findings sit under its verdict
+        return f"{SAME_STEP}: this kernel's verdict."
+    title = (parent.title or "").strip().rstrip(".")
+    return f"{SAME_STEP} (“{title}”)." if title else f"{SAME_STEP}."
 
 
 def say_steps_once(findings: list[Finding]) -> None:
@@ -148,15 +158,16 @@ def say_steps_once(findings: list[Finding]) -> None:
         step, above = (f.action or "").strip(), (getattr(parent, "action", None) or "").strip()
         if not above or parent is f:
             continue
+        pointer = same_step(parent)
         if above in (f.detail or ""):  # a step written into the detail (a roofline finding's alignment hint)
-            f.detail = f.detail.replace(above, SAME_STEP)
+            f.detail = f.detail.replace(above, pointer)
         if not step:
             continue
         if step == above or step in above:
-            f.action = SAME_STEP
+            f.action = pointer
         elif above in step:
             rest = step.replace(above, "").strip()
-            f.action = f"{rest} {SAME_STEP}" if rest else SAME_STEP
+            f.action = f"{rest} {pointer}" if rest else pointer
 
 
 def _retitle_wave(f: Finding, results: dict) -> None:
