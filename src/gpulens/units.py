@@ -125,9 +125,17 @@ def _half_up(p: float, digits: int) -> str:
     return str(Decimal(repr(p)).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
 
 
+def fixed_half_up(v: float, digits: int) -> str:
+    """``v`` with ``digits`` decimals, halves rounded away from zero (31.25 → "31.3", where ``f"{31.25:.1f}"``
+    gives "31.2"): the one rounding rule of a figure with fixed decimals in a table cell; "inf"/"nan" as Python
+    prints them."""
+    v = float(v)
+    return f"{v:.{digits}f}" if math.isinf(v) or math.isnan(v) else _half_up(v, digits)
+
+
 def fmt_share(s: Any, digits: int = 1) -> str:
-    """A 0–1 fraction as a percentage: 0.1234 → ``'12.3 %'``."""
-    return MISSING if is_missing(s) else f"{100 * float(s):.{digits}f} %"
+    """A 0–1 fraction as a percentage, halves rounded up (:func:`fixed_half_up`): 0.1234 → ``'12.3 %'``."""
+    return MISSING if is_missing(s) else f"{fixed_half_up(100 * float(s), digits)} %"
 
 
 def fmt_count(n: Any) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rich.console import Console, Group
@@ -20,7 +21,7 @@ from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_tex
 from gpulens.reports._format import (IDLE_KEYS, busy_bound_word, SPLIT_PARTS, column_label, idle_at_most, idle_bound_note, kib_text,
                                      one_off_split)
 from gpulens.reports._names import label_scope, short_names
-from gpulens.units import fmt_share, is_missing, share_pct_text
+from gpulens.units import fixed_half_up, fmt_share, is_missing, share_pct_text
 
 
 def answer_renderable(s: SourceReport) -> Group:
@@ -178,7 +179,13 @@ def breakdown_renderable(bd: Any, top: int = 10, bn: Any = None) -> FitTable | F
 
 
 def _num(v: float | None, scale: float = 1.0, fmt: str = "{:.1f}") -> str:
-    return "unknown" if v is None or v != v else fmt.format(v / scale)
+    """``v / scale`` in a table cell by ``fmt``; a fixed-decimals format rounds halves up, as every other figure
+    (:func:`gpulens.units.fixed_half_up`: an occupancy of 5/16 reads 31.3 in the console as in the Markdown and the
+    findings, not 31.2); ``"unknown"`` for a missing value."""
+    if v is None or v != v:
+        return "unknown"
+    m = re.fullmatch(r"\{:\.(\d)f\}", fmt)
+    return fixed_half_up(v / scale, int(m.group(1))) if m else fmt.format(v / scale)
 
 
 def _roofline_parts(s: SourceReport, top: int) -> list:
