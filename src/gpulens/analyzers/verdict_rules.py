@@ -191,6 +191,13 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
             stake, source = e.roof_stake_ns, "peaks"
             ev += (f"; at stake is its distance to the roofline ({pct_words(e.roof_pct)} of attainable on the DRAM and "
                    "compute roofs), not to the saturated L1/shared-memory peak: cutting that traffic is the fix")
+        elif v == "memory-bound" and _l1_led(e) and stake is not None and e.roof_stake_ns is None:
+            # the same kernel with no roofline position (an ncu CSV without the FLOP counts its .ncu-rep holds): its
+            # distance to the saturated L1 peak is the least that cutting that traffic recovers — the naive GEMM
+            # read 88.40 µs at stake from the CSV and 2.92 ms from the report file, neither saying why
+            ev += ("; at stake is at least its distance to the saturated L1/shared-memory peak: cutting that traffic "
+                   "recovers up to its distance to the DRAM/compute roofline, which needs its FLOP counts ("
+                   + _advice.for_vendor(e.vendor, "ncu --set full", "rocprof-compute") + ")")
         if e.roof_source == "roofline" and e.roof_pct is not None and e.bound in BOUNDS \
                 and BOUND_TO_VERDICT[e.bound if e.roof_pct >= roof_pct_bound else BELOW_ROOFS] != v:
             # the roofline places it elsewhere: FLOPs or bytes over datasheet (or assumed) peaks; the units'
