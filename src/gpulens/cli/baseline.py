@@ -11,7 +11,7 @@ from rich.table import Table
 
 from gpulens.cli._console import console as make_console
 from gpulens.errors import EXIT_OK
-from gpulens.units import plural
+from gpulens.units import agree, plural
 
 baseline_app = typer.Typer(no_args_is_help=True, help="Save and list performance baselines for `gpulens gate`.")
 
@@ -32,6 +32,7 @@ def save_cmd(
     Exit codes: 0 saved, 2 unreadable input, existing baseline without --force, or no usable run.
     """
     from gpulens.gate import default_store, load_config, save_baseline
+    from gpulens.gate.baseline import copied_runs
 
     cfg = load_config(config)
     base = save_baseline(reports, name, store or default_store(cfg.baseline_dir), force=force)
@@ -40,6 +41,11 @@ def save_cmd(
               f"{base.machine_key}) to {base.path}")
     for e in base.excluded:
         con.print(f"  excluded {e['label']}: {e['reason']}", style="yellow")
+    copies = copied_runs(base.metrics, len(base.runs))
+    if copies:
+        con.print(f"  note: {plural(copies, 'run')} of the {len(base.runs)} {agree(copies, 'repeats', 'repeat')} "
+                  "another run's timings exactly (the same trace saved twice?): the baseline's measured noise is "
+                  "too small, so the gate will read ordinary run-to-run noise as a change", style="yellow")
     if len(base.runs) < 5:
         con.print(f"  note: {plural(len(base.runs), 'run(s)')} cannot support a significance test; record ≥ 5 repeats",
                   style="yellow")

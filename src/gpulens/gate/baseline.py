@@ -180,6 +180,17 @@ def baseline_from_runs(name: str, runs: RunSet, git: dict[str, Any] | None = Non
                     runs.runs, runs.metrics, runs.excluded, git or {})
 
 
+def copied_runs(metrics: dict[str, Metric], runs: int) -> int:
+    """How many of ``runs`` runs repeat an earlier run's figures exactly: every timing metric's sample equal to that
+    run's (the same trace saved twice, or one report passed under several names). Copies make the baseline's spread
+    look smaller than the machine's noise; 0 when no timing metric has a sample per run."""
+    timings = [m.samples for m in metrics.values() if m.kind == "timing" and len(m.samples) == runs]
+    if not timings:
+        return 0
+    rows = [tuple(float(col[i]) for col in timings) for i in range(runs)]
+    return runs - len(set(rows))
+
+
 def target_path(name: str, machine_key: str, store: Path | None = None) -> Path:
     """Where ``save`` writes ``name``: the path itself when ``name`` is a path, else ``<store>/<key>/<name>.json``.
 

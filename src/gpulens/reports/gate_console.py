@@ -10,7 +10,7 @@ from rich.text import Text
 from gpulens.gate.result import AMBIGUOUS, ERROR, IMPROVED, INCOMPARABLE, NO_BASELINE, PASS, REGRESSED, GateResult
 from gpulens.reports._fit import Col, FitTable
 from gpulens.reports.gate_fmt import (CENTER_NOTE, ci_label, fmt_center, fmt_change, fmt_ci, fmt_p, fmt_threshold,
-                                     metric_labels, reason_text, verdict_text)
+                                     metric_labels, no_test_note, reason_text, verdict_text)
 from gpulens.units import plural
 
 STYLES = {REGRESSED: "bold red", ERROR: "bold red", AMBIGUOUS: "yellow", INCOMPARABLE: "magenta",
@@ -59,6 +59,8 @@ def renderable(result: GateResult, max_rows: int = 40, width: int = 140) -> Grou
                   fmt_change(r), fmt_ci(r), fmt_p(r), fmt_threshold(r)] for r in shown]
         parts.append(FitTable(None, cols, rows_, show_lines=False))
         parts.append(Text(CENTER_NOTE, style="dim"))
+        if no_test_note(shown):
+            parts.append(Text(no_test_note(shown), style="dim"))
     if len(rows) > len(shown):
         parts.append(Text(f"{len(rows) - len(shown)} more rows (non-gating, unchanged) in the JSON output",
                           style="dim"))

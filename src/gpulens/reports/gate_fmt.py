@@ -6,6 +6,7 @@ from typing import Any
 
 from gpulens.gate.result import MARKS, GateResult, MetricResult
 from gpulens.reports.console import fmt_ns
+from gpulens.units import plural
 
 
 #: Human names of the whole-run metrics (the metric id stays in JSON and JUnit, where tools match on it).
@@ -95,6 +96,17 @@ def fmt_ci(m: MetricResult) -> str:
     if m.ci_low is None or m.ci_high is None:
         return "—"
     return f"[{(m.ci_low - 1) * 100:+.1f}, {(m.ci_high - 1) * 100:+.1f}] %"
+
+
+def no_test_note(rows: list[MetricResult]) -> str:
+    """Why the CI and p columns read ``—`` on the rows decided by the threshold alone (``method = "threshold"``:
+    too few runs for a test), ``""`` when every shown row was tested (or is a count compared exactly)."""
+    untested = [m for m in rows if m.method == "threshold"]
+    if not untested:
+        return ""
+    m = untested[0]
+    return (f"CI and p read — on {plural(len(untested), 'row')}: no test ran ({m.base_n} baseline vs {m.cand_n} "
+            "candidate runs are too few; record ≥ 5 repeats per side), so the threshold alone decides them")
 
 
 def fmt_p(m: MetricResult) -> str:
