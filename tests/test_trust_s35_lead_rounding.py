@@ -9,7 +9,7 @@ from gpulens.units import fixed_half_up, fmt_share, share_pct_text
 
 
 def test_fixed_decimals_round_halves_up():
-    assert f"{31.25:.1f}" == "31.2"  # Python's format rounds the exact half to even: the fault
+    # 31.25 is exact in binary: Python's format rounds it to even ("31.2"), the console's old reading
     assert fixed_half_up(31.25, 1) == "31.3" == _num(31.25)
     assert _num(0.125e12, 1e12, "{:.2f}") == "0.13"  # 0.125 exactly: halves up
     assert _num(2.5, 1.0, "{:.0f}") == "3"
