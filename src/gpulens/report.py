@@ -178,6 +178,9 @@ class SourceReport:
             "kernel_count": h.get("kernel_count", 0),
             "unique_kernels": h.get("unique_kernels", 0),
             "kernel_time_ns": h.get("kernel_time_ns", 0),
+            # the same launches' time after the stream-overrun repair (a duration running past the next event on its
+            # stream is clipped there): what the per-kernel tables sum; below kernel_time_ns only when some overran
+            "kernel_effective_ns": h.get("kernel_effective_ns"),
             # launches without a duration (analyzers._unknown_time): kernel_time_ns is then unknown, and the sum over
             # the launches that have one is said beside it, labelled as such
             "untimed_launches": h.get("untimed_launches", 0),

@@ -114,7 +114,8 @@ def finding_tree(findings: list[Finding], max_roots: int | None = None, max_chil
     """The findings as every reporter lists them: ``(finding, depth)`` in tree order — the roots of
     :func:`root_findings` in the one ranking order, each followed by the findings that detail it (``parent``; at
     any depth), ranked the same way (largest time at stake first) — and the number left out by the limits
-    (``max_roots`` roots, ``max_children`` descendants under each root; None: no limit). A child's time is part of
+    (``max_roots`` roots, ``max_children`` descendants under each root; None: no limit; a :func:`pinned`
+    data-quality warning is listed beyond ``max_roots``, in its ranking place). A child's time is part of
     its parent's (:func:`gpulens.analyzers._tree.arrange` already shows it with at most the parent's figure)."""
     from gpulens.analyzers._tree import rank_key
 
@@ -139,7 +140,7 @@ def finding_tree(findings: list[Finding], max_roots: int | None = None, max_chil
         listed.add(id(r))
         under: list[tuple[Finding, int]] = []
         subtree(r, 1, under)
-        if max_roots is not None and i >= max_roots:
+        if max_roots is not None and i >= max_roots and not pinned(r):
             left += 1 + len(under)
             continue
         rows.append((r, 0))
@@ -149,6 +150,13 @@ def finding_tree(findings: list[Finding], max_roots: int | None = None, max_chil
     # a child whose chain of parents reaches no listed root (a duplicate key's subtree): left out, counted
     left += sum(1 for f in findings if id(f) not in listed and getattr(f, "parent", None))
     return rows, left
+
+
+def pinned(f: Finding) -> bool:
+    """Whether a root finding is listed whatever the reporter's limit: a data-quality warning (recorded durations
+    clipped, launches without their kernel...) says how far the figures beside it can be trusted, so it is never
+    among the findings left out, even when it has no time at stake and ranks last."""
+    return getattr(f, "category", "") == "data-quality" and getattr(f, "severity", "") in ("warning", "critical")
 
 
 def more_text(left: int, where: str = "the JSON/HTML report") -> str:

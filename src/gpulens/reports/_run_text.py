@@ -173,7 +173,9 @@ def kernel_time_text(sm: Mapping[str, Any]) -> str:
     """The kernels' summed and union time as every reporter words it: ``"388.34 µs summed, 388.34 µs busy
     (union)"``, with the GPU's busy time beside it where copies or memsets add to it (``" (GPU busy with copies
     and memsets: 390.00 µs)"``); ``"1.55 s summed, busy (union) unknown"`` when the input has durations but no timeline (a rocprof
-    stats table); ``"durations not recorded"`` when it has no durations (a counter-only run)."""
+    stats table); ``"durations not recorded"`` when it has no durations (a counter-only run); with durations that
+    overran the next event on their stream, ``"184.08 ms summed as recorded (170.06 ms after clipping overruns of the
+    next event on their stream), …"`` (``kernel_effective_ns``, what the per-kernel tables sum)."""
     if is_missing(sm.get("kernel_time_ns")):
         return untimed_text(sm) or "durations not recorded"
     busy = sm.get("kernel_busy_ns")
@@ -181,7 +183,12 @@ def kernel_time_text(sm: Mapping[str, Any]) -> str:
     # the GPU's busy time also holds copies and memsets: said beside it, so the two figures are never confused
     also = (f" (GPU busy with copies and memsets: {fmt_ns(gpu)})"
             if not is_missing(busy) and not is_missing(gpu) and gpu > busy else "")
-    return (f"{fmt_ns(sm['kernel_time_ns'])} summed, "
+    eff = sm.get("kernel_effective_ns")
+    # recorded durations that run past the next event on their stream were clipped for every per-kernel table:
+    # the recorded sum is said with the clipped one beside it, so the tables' totals never contradict it unexplained
+    clipped = (f" as recorded ({fmt_ns(eff)} after clipping overruns of the next event on their stream)"
+               if not is_missing(eff) and eff < sm["kernel_time_ns"] else "")
+    return (f"{fmt_ns(sm['kernel_time_ns'])} summed{clipped}, "
             + ("busy (union) unknown" if is_missing(busy) else f"{fmt_ns(busy)} busy (union){also}"))
 
 

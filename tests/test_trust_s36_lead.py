@@ -1,0 +1,80 @@
+"""Session 36 (lead): figures that a stream-overrun repair changes, and the warning that explains them.
+
+A recorded kernel duration that runs past the start of the next event on its stream is clipped there for every
+per-kernel table and busy figure (``analyzers.intervals.repair_stream_overruns``). Two faults of one kind were found
+on a trace whose GEMMs were recorded 30 % longer: the summary line said "184.08 ms summed" beside per-kernel totals
+adding up to 170.06 ms with nothing saying why, and the data-quality warning that explains it ("9 GPU events overrun
+the next event on their stream") ranked last (no time at stake) and was cut by the console's and the Markdown's
+finding limits — shown only in JSON and HTML.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from gpulens.analyzers import Finding
+from gpulens.reports._answer import CONSOLE_LIST, MARKDOWN_LIST, finding_tree
+
+
+def _overrun_trace(path: Path) -> None:
+    """Three kernels on stream 7: A at 0 µs for 10 µs, B at 6 µs for 4 µs (A runs 4 µs past B's start), C at 20 µs
+    for 5 µs. Recorded sum 10 + 4 + 5 = 19 µs; after clipping A at B's start: 6 + 4 + 5 = 15 µs."""
+    ev = []
+    for i, (name, ts, dur) in enumerate([("kA", 1000.0, 10.0), ("kB", 1006.0, 4.0), ("kC", 1020.0, 5.0)]):
+        ev.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": ts, "dur": dur,
+                   "args": {"device": 0, "stream": 7, "correlation": i + 1, "grid": [1, 1, 1], "block": [64, 1, 1]}})
+    path.write_text(json.dumps({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3"}],
+                                "traceEvents": ev}))
+
+
+def test_summary_line_says_the_recorded_and_the_clipped_kernel_time(tmp_path):
+    from gpulens.cli import app
+    from typer.testing import CliRunner
+
+    src = tmp_path / "t.json"
+    _overrun_trace(src)
+    md = tmp_path / "o.md"
+    r = CliRunner().invoke(app, ["analyze", str(src), "--no-cache", "--json", str(tmp_path / "o.json"),
+                                 "--markdown", str(md)], terminal_width=250)
+    assert r.exit_code == 0, r.output
+    # 19 µs recorded, 15 µs after clipping kA at kB's start (hand sums in _overrun_trace)
+    want = "19.00 µs summed as recorded (15.00 µs after clipping overruns of the next event on their stream)"
+    assert want in " ".join(r.output.split())
+    assert want in md.read_text()
+    sm = json.loads((tmp_path / "o.json").read_text())["sources"][0]["summary"]
+    assert (sm["kernel_time_ns"], sm["kernel_effective_ns"]) == (19_000, 15_000)
+
+
+def test_no_clipping_note_without_an_overrun(tmp_path):
+    from gpulens.cli import app
+    from typer.testing import CliRunner
+
+    src = tmp_path / "t.json"
+    _overrun_trace(src)
+    d = json.loads(src.read_text())
+    d["traceEvents"][0]["dur"] = 6.0  # kA now ends exactly where kB starts: nothing to clip; 6 + 4 + 5 = 15 µs
+    src.write_text(json.dumps(d))
+    r = CliRunner().invoke(app, ["analyze", str(src), "--no-cache"], terminal_width=250)
+    assert r.exit_code == 0, r.output
+    out = " ".join(r.output.split())
+    assert "15.00 µs summed, " in out and "as recorded" not in out
+
+
+def _roots(n: int) -> list[Finding]:
+    return [Finding(f"kernel k{i} is slow", "d", severity="warning", category="kernel", time_at_stake_ns=1000 * (n - i),
+                    key=f"k{i}") for i in range(n)]
+
+
+def test_a_data_quality_warning_is_never_cut_by_a_reporters_limit():
+    for max_roots, max_children in (CONSOLE_LIST, MARKDOWN_LIST):
+        timed = _roots(max_roots + 3)  # three more timed roots than the limit lists
+        dq = Finding("9 GPU events overrun the next event on their stream", "d", severity="warning",
+                     category="data-quality", key="overruns")
+        note = Finding("launch API names unknown", "d", severity="info", category="data-quality", key="dq-info")
+        rows, left = finding_tree(timed + [dq, note], max_roots, max_children)
+        shown = [f.title for f, _ in rows]
+        # the limit's roots, then the warning in its ranking place (last: no time at stake); the info note and the
+        # three timed roots past the limit are left out and counted
+        assert shown == [f.title for f in timed[:max_roots]] + [dq.title]
+        assert left == 3 + 1
