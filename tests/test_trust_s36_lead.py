@@ -78,3 +78,35 @@ def test_a_data_quality_warning_is_never_cut_by_a_reporters_limit():
         # three timed roots past the limit are left out and counted
         assert shown == [f.title for f in timed[:max_roots]] + [dq.title]
         assert left == 3 + 1
+
+
+def test_diff_says_when_a_side_was_clipped(tmp_path):
+    """kA's recording grows from 6 µs (ending at kB's start) to 10 µs (4 µs past it): the diff compares clipped
+    times, so it shows no change for kA — and must say so, for a trace and for its JSON report alike."""
+    from gpulens.diff import diff
+
+    base, cand = tmp_path / "base.json", tmp_path / "cand.json"
+    _overrun_trace(cand)
+    d = json.loads(cand.read_text())
+    d["traceEvents"][0]["dur"] = 6.0
+    base.write_text(json.dumps(d))
+    r = diff(base, cand)
+    notes = [w for w in r.warnings if "ran past" in w]
+    # one event (kA) clipped by 10 − 6 = 4 µs; 4 µs ≥ 1 % of the 19 µs recorded
+    assert notes == [f"{cand}: 1 GPU event ran past the start of the next event on their stream by 4.00 µs in all; "
+                     "the times compared are clipped at that start (the recorded durations overlap the next kernel)"]
+    from gpulens.cli import app
+    from typer.testing import CliRunner
+
+    rep = tmp_path / "cand_report.json"
+    assert CliRunner().invoke(app, ["analyze", str(cand), "--no-cache", "-q", "--json", str(rep)]).exit_code == 0
+    assert [w for w in diff(base, rep).warnings if "ran past" in w] == [notes[0].replace(str(cand), str(rep))]
+    assert not [w for w in diff(cand, base).warnings if "ran past" in w and str(base) in w]
+
+
+def test_diff_is_quiet_about_jitter_below_one_percent():
+    from gpulens.diff.sides import overrun_notes
+
+    # 100 ns clipped of 1 ms recorded (0.01 %) is clock jitter; 10 µs of 1 ms (1 %) is not
+    assert overrun_notes(Path("x"), [(3, 100, 1_000_000)]) == []
+    assert len(overrun_notes(Path("x"), [(3, 10_000, 1_000_000)])) == 1

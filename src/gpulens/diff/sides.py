@@ -121,6 +121,11 @@ def load_side(path: str | Path) -> DiffSide:
         # the groups holding them have an unknown time (NaN rows of kernel_groups), the others keep theirs
         no_times = any(durations_unknown(r.timeline) for r in rep.sources if r.status != "no_gpu_work")
         note = "trace"
+        from gpulens.analyzers.context import context_of
+
+        ctxs = [context_of(r.timeline) for r in rep.sources if r.status != "no_gpu_work"]
+        clipped = [(int((o > 0).sum()), int(o[o > 0].sum()), int(c.gpu["dur_ns"].fillna(0).sum()))
+                   for c in ctxs for o in [c.overruns["overrun_ns"]]]
     else:
         all_srcs = [s for s in doc["sources"] if isinstance(s, dict)]
         srcs = [s for s in all_srcs if s.get("status", "ok") != "no_gpu_work"]
@@ -131,10 +136,14 @@ def load_side(path: str | Path) -> DiffSide:
                 if s.get("unread_files") and isinstance(s.get("partial_reason"), str)]
         no_times = any(_no_durations(((s.get("analyses") or {}).get("hotspots") or {}).get("summary"))
                        for s in srcs if isinstance((s.get("analyses") or {}).get("hotspots"), dict))
+        hsums = [((s.get("analyses") or {}).get("hotspots") or {}).get("summary") for s in srcs]
+        clipped = [(h.get("overrun_events"), h.get("overrun_ns"), h.get("kernel_time_ns")) for h in hsums
+                   if isinstance(h, dict)]
     if cut and not srcs:  # the same rule as `gpulens analyze`: an input error, not a run without GPU work
         err = truncated_without_gpu_work(cut)
         raise err if doc is None else GpulensError(f"{p}: a report of a truncated input: {err}")
     warnings = lost + [truncated_note(f, n) for f, n in cut]  # rank files not read: the side lacks those ranks
+    warnings += overrun_notes(p, clipped)
     if not srcs:
         warnings.append(f"{p}: no GPU work (0 kernels): every kernel of the other run shows as new or vanished")
     frames, notes = [], set()
@@ -165,6 +174,29 @@ def load_side(path: str | Path) -> DiffSide:
     if note == "report" and notes != {"report"}:
         note = sorted(notes)[-1]
     return DiffSide(str(path), groups, devices, note, warnings, no_times, span, busy)
+
+
+#: Clipped time, as a fraction of a source's recorded GPU time, from which a diff warns: the hotspots analysis's
+#: overrun finding is a warning from the same fraction (below it, clock jitter between back-to-back kernels).
+OVERRUN_WARN_FRACTION = 0.01
+
+
+def overrun_notes(p: Path, clipped: list[tuple[Any, Any, Any]]) -> list[str]:
+    """One warning per source whose recorded GPU event durations ran past the next event on their stream by at
+    least :data:`OVERRUN_WARN_FRACTION` of its recorded time (``clipped``: ``(events, clipped ns, recorded ns)`` per
+    source, as the hotspots summary's ``overrun_events`` / ``overrun_ns`` / ``kernel_time_ns``): the diff compares
+    the clipped times, so a duration that grew only in the recording (it overlaps the next kernel) shows no
+    change — said, never silent. Empty when nothing (or only jitter) was clipped."""
+    from gpulens.units import fmt_ns, plural
+
+    out = []
+    for n, ns, total in clipped:
+        if (isinstance(n, int) and not isinstance(n, bool) and n > 0 and isinstance(ns, (int, float))
+                and isinstance(total, (int, float)) and ns >= OVERRUN_WARN_FRACTION * total):
+            out.append(f"{p}: {plural(n, 'GPU event(s)')} ran past the start of the next event on their stream by "
+                       f"{fmt_ns(ns)} in all; the times compared are clipped at that start (the recorded durations "
+                       "overlap the next kernel)")
+    return out
 
 
 def span_and_busy(sources: list[dict[str, Any]]) -> tuple[float | None, float | None]:
