@@ -78,10 +78,11 @@ def test_scrub_rules():
     got = scrub({"env": {"HF_TOKEN": FAKE_HF, "PATH": "/usr/bin"}, "WANDB_API_KEY": api,
                  "db_password": pw, "num_tokens": 4096, "keys": "a,b", "author": "ann",
                  "machine_key": "H100x8", "cmd": f"python train.py --hub-token {FAKE_HF}", "nested": [{"Secret": "s"}]})
-    assert got == {"env": "<removed: 2 environment variables>", "WANDB_API_KEY": "<redacted>",
+    # WANDB_API_KEY is named like an environment variable: dropped and counted (session 36), not only redacted
+    assert got == {"env": "<removed: 2 environment variables>",
                    "db_password": "<redacted>", "num_tokens": 4096, "keys": "a,b", "author": "ann",
                    "machine_key": "H100x8", "cmd": "python train.py --hub-token <redacted>",
-                   "nested": [{"Secret": "<redacted>"}]}
+                   "nested": [{"Secret": "<redacted>"}], "environment_variables_removed": 1}
 
 
 def _trace_with_secrets(path: Path) -> None:
@@ -138,6 +139,7 @@ def test_sqlite_metadata_is_scrubbed(tmp_path):
     meta = TimelineMeta(sources=[{"path": "x.sqlite", "export": {"CUDA_VISIBLE_DEVICES": "0",
                                                                    "NSYS_API_TOKEN": FAKE_HF}}],
                         warnings=[f"read {FAKE_GH} from command line"])
-    assert meta.sources[0]["export"]["NSYS_API_TOKEN"] == "<redacted>"
+    # both keys are named like environment variables: dropped, counted (session 36); the token never copied
+    assert meta.sources[0]["export"] == {"environment_variables_removed": 2}
     assert meta.warnings == ["read <redacted> from command line"]
     assert sqlite3  # noqa: the import documents that SQLite metadata goes through the same TimelineMeta

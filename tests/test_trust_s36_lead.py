@@ -110,3 +110,38 @@ def test_diff_is_quiet_about_jitter_below_one_percent():
     # 100 ns clipped of 1 ms recorded (0.01 %) is clock jitter; 10 µs of 1 ms (1 %) is not
     assert overrun_notes(Path("x"), [(3, 100, 1_000_000)]) == []
     assert len(overrun_notes(Path("x"), [(3, 10_000, 1_000_000)])) == 1
+
+
+def test_environment_variables_copied_one_by_one_are_not_written(tmp_path):
+    """A trace whose metadata copies environment variables one at a time (``distributedInfo`` with ``MASTER_ADDR``
+    and ``NCCL_SOCKET_IFNAME`` beside Kineto's own ``rank`` / ``world_size`` / ``backend``): the variables and their
+    values reach no report; the profiler's own lower-case fields stay; the count of removed variables is said."""
+    from gpulens.cli import app
+    from typer.testing import CliRunner
+
+    src = tmp_path / "t.json"
+    _overrun_trace(src)
+    d = json.loads(src.read_text())
+    d["distributedInfo"] = {"rank": 0, "world_size": 1, "backend": "nccl", "pg_count": 1,
+                            "MASTER_ADDR": "10.11.12.13", "NCCL_SOCKET_IFNAME": "ens5f0np0"}
+    src.write_text(json.dumps(d))
+    out = {ext: tmp_path / f"o.{ext}" for ext in ("json", "html", "md")}
+    r = CliRunner().invoke(app, ["analyze", str(src), "--no-cache", "-q", "--json", str(out["json"]),
+                                 "--html", str(out["html"]), "--markdown", str(out["md"])])
+    assert r.exit_code == 0, r.output
+    for p in out.values():
+        text = p.read_text()
+        for leaked in ("MASTER_ADDR", "10.11.12.13", "NCCL_SOCKET_IFNAME", "ens5f0np0"):
+            assert leaked not in text, (p.name, leaked)
+    dist = json.loads(out["json"].read_text())["sources"][0]["inputs"][0]["distributed"]
+    assert dist == {"rank": 0, "world_size": 1, "backend": "nccl", "pg_count": 1, "environment_variables_removed": 2}
+
+
+def test_env_name_rule():
+    from gpulens.timeline.secrets import scrub
+
+    got = scrub({"CUDA_VISIBLE_DEVICES": "0,1", "HOME": "/home/alice", "SLURM_JOB_ID": 4242,
+                 "computeMajor": 9, "name": "NVIDIA H100", "nested": {"LOCAL_RANK": "3", "rank": 3}})
+    # three variables at the top (a number is a value all the same), one nested; camelCase and lower-case kept
+    assert got == {"computeMajor": 9, "name": "NVIDIA H100", "nested": {"rank": 3, "environment_variables_removed": 1},
+                   "environment_variables_removed": 3}

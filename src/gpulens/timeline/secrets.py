@@ -11,6 +11,11 @@ it. Rules:
   ``*PASSPHRASE*``, ``KEY`` as a word part — ``API_KEY``, ``aws-key`` but not ``keys``/``monkey`` —, ``*CREDENTIAL*``,
   ``*AUTH*`` but not ``author``, ``*COOKIE*``) is replaced by ``"<redacted>"`` (numbers are kept: a token count is
   not a credential);
+* a key named like an environment variable (:data:`ENV_NAME`: upper-case words joined by ``_`` — ``MASTER_ADDR``,
+  ``CUDA_VISIBLE_DEVICES``, ``SLURM_JOB_ID`` — or one of the shell's own, ``PATH``, ``HOME``, ``USER``…) holding a
+  single value is dropped: a trace's metadata copied from the environment one variable at a time (a
+  ``distributedInfo`` with ``MASTER_ADDR``) is an environment all the same; the mapping says how many went
+  (``"environment_variables_removed": 2``). No profiler writes its own fields that way;
 * any string that contains a credential pattern (:data:`CREDENTIAL`: Hugging Face ``hf_…``, GitHub ``ghp_…``/
   ``github_pat_…``, AWS ``AKIA…``, Slack ``xox…``, OpenAI-style ``sk-…``, PEM private keys, ``Bearer …``) has it
   replaced by ``<redacted>`` wherever it sits (a warning, a command line, a path).
@@ -31,6 +36,11 @@ SECRET_KEY = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|(^|[^A-Z])KEY
 _OWN_KEYS = frozenset({"machine_key"})
 #: Keys holding a process environment (their whole mapping is dropped).
 ENV_KEY = re.compile(r"^(env|environ|environment[_ ]?variables|env[_ ]?vars|os[_.]environ)$", re.IGNORECASE)
+#: A key named like one environment variable (its single value is dropped with the others of its mapping).
+ENV_NAME = re.compile(r"^(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|PATH|HOME|USER|USERNAME|LOGNAME|PWD|OLDPWD|HOSTNAME|SHELL|"
+                      r"LANG|TERM|TMPDIR|DISPLAY)$")
+#: The key that counts the environment variables dropped from a mapping.
+ENV_REMOVED_KEY = "environment_variables_removed"
 #: Credential-shaped text (patterns of the issuers' documented token formats).
 CREDENTIAL = re.compile(
     r"hf_[A-Za-z0-9]{30,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}|(?:AKIA|ASIA)[0-9A-Z]{16}|"
@@ -89,14 +99,19 @@ def scrub(obj: Any, _depth: int = 0) -> Any:
         return "<nested too deep>"
     if isinstance(obj, dict):
         out = {}
+        dropped = 0
         for k, v in obj.items():
             ks = str(k)
-            if ENV_KEY.match(ks) and isinstance(v, (dict, list)):
+            if ENV_NAME.match(ks) and not isinstance(v, (dict, list)):
+                dropped += 1
+            elif ENV_KEY.match(ks) and isinstance(v, (dict, list)):
                 out[k] = f"<removed: {len(v)} environment variables>"
             elif isinstance(v, str) and v and SECRET_KEY.search(ks) and ks not in _OWN_KEYS:
                 out[k] = REDACTED
             else:
                 out[k] = scrub(v, _depth + 1)
+        if dropped:
+            out[ENV_REMOVED_KEY] = dropped + (out.get(ENV_REMOVED_KEY) if type(out.get(ENV_REMOVED_KEY)) is int else 0)
         return out
     if isinstance(obj, (list, tuple)):
         return type(obj)(scrub(v, _depth + 1) for v in obj)
