@@ -145,3 +145,21 @@ def test_env_name_rule():
     # three variables at the top (a number is a value all the same), one nested; camelCase and lower-case kept
     assert got == {"computeMajor": 9, "name": "NVIDIA H100", "nested": {"rank": 3, "environment_variables_removed": 1},
                    "environment_variables_removed": 3}
+
+
+def test_command_lines_keep_the_program_not_the_environment_or_secret_options():
+    """rocprofv3 JSON and rocprof-compute's sysinfo record the profiled command line, which gpulens keeps as
+    ``command``: an environment assignment before the program and a secret-looking option are values a report must
+    not copy; the program, its other options and Hydra-style overrides stay readable."""
+    from gpulens.timeline import TimelineMeta
+
+    cmd = ("WANDB_API_KEY=0f1e2d3c HIP_VISIBLE_DEVICES=0,1 torchrun --nproc-per-node 2 train.py model=gpt2 "
+           "--wandb-key 9a8b7c --password=pw1 --keys a,b --max-tokens 4096 --author ann")
+    meta = TimelineMeta(sources=[{"path": "x.json", "command": cmd},
+                                 {"path": "y.json", "argv": ["python", "bench.py", "--hub-token", "t0k3n", "--n", "3"]}])
+    # by hand: the two assignments' values and the values of --wandb-key, --password go; "--keys", "--max-tokens"
+    # and "--author" are not secret-looking names ("key" in "keys", "token" in "tokens", "auth" in "author")
+    assert meta.sources[0]["command"] == (
+        "WANDB_API_KEY=<redacted> HIP_VISIBLE_DEVICES=<redacted> torchrun --nproc-per-node 2 train.py model=gpt2 "
+        "--wandb-key <redacted> --password=<redacted> --keys a,b --max-tokens 4096 --author ann")
+    assert meta.sources[1]["argv"] == ["python", "bench.py", "--hub-token", "<redacted>", "--n", "3"]

@@ -16,6 +16,9 @@ it. Rules:
   single value is dropped: a trace's metadata copied from the environment one variable at a time (a
   ``distributedInfo`` with ``MASTER_ADDR``) is an environment all the same; the mapping says how many went
   (``"environment_variables_removed": 2``). No profiler writes its own fields that way;
+* a command line (the text value of a key named ``command``, ``cmd``, ``cmdline``, ``command_line``, ``argv``) keeps
+  its program and options, but the value of an environment assignment before it (``HF_HUB_TOKEN=… python x.py``)
+  and of an option whose name looks secret (``--wandb-key …``, ``--password=…``) become ``<redacted>``;
 * any string that contains a credential pattern (:data:`CREDENTIAL`: Hugging Face ``hf_…``, GitHub ``ghp_…``/
   ``github_pat_…``, AWS ``AKIA…``, Slack ``xox…``, OpenAI-style ``sk-…``, PEM private keys, ``Bearer …``) has it
   replaced by ``<redacted>`` wherever it sits (a warning, a command line, a path).
@@ -41,6 +44,24 @@ ENV_NAME = re.compile(r"^(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|PATH|HOME|USER|USERNAM
                       r"LANG|TERM|TMPDIR|DISPLAY)$")
 #: The key that counts the environment variables dropped from a mapping.
 ENV_REMOVED_KEY = "environment_variables_removed"
+#: Keys whose text value is a command line.
+COMMAND_KEY = re.compile(r"^(command|cmd|cmdline|command[_ ]line|argv)$", re.IGNORECASE)
+#: In a command line: an environment assignment (``NAME=value``) or an option with a secret-looking name and its value.
+_COMMAND_SECRET = re.compile(
+    r"(?P<env>(?:^|(?<=\s))(?-i:[A-Z_][A-Z0-9_]*)=)(?P<envval>\S+)|"
+    r"(?P<opt>(?:^|(?<=\s))--?(?:[A-Za-z0-9]+[-_])*(?:token|secret|passw(?:or)?d|passphrase|key|apikey|credentials?|"
+    r"auth)(?:[-_][A-Za-z0-9]+)*(?:=|\s+))(?P<optval>[^\s-]\S*)", re.IGNORECASE)
+
+
+def scrub_command(text: str) -> str:
+    """A command line with the values of its environment assignments and of its secret-looking options replaced by
+    ``<redacted>`` (``"HF_TOKEN=x torchrun --wandb-key y train.py"`` → ``"HF_TOKEN=<redacted> torchrun --wandb-key
+    <redacted> train.py"``), then :func:`scrub_text`."""
+    if not isinstance(text, str):
+        return text
+    return scrub_text(_COMMAND_SECRET.sub(lambda m: (m.group("env") or m.group("opt")) + REDACTED, text))
+
+
 #: Credential-shaped text (patterns of the issuers' documented token formats).
 CREDENTIAL = re.compile(
     r"hf_[A-Za-z0-9]{30,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}|(?:AKIA|ASIA)[0-9A-Z]{16}|"
@@ -108,6 +129,9 @@ def scrub(obj: Any, _depth: int = 0) -> Any:
                 out[k] = f"<removed: {len(v)} environment variables>"
             elif isinstance(v, str) and v and SECRET_KEY.search(ks) and ks not in _OWN_KEYS:
                 out[k] = REDACTED
+            elif isinstance(v, (str, list)) and COMMAND_KEY.match(ks):
+                out[k] = (scrub_command(v) if isinstance(v, str)
+                          else scrub(scrub_command(" ".join(map(str, v))).split(" "), _depth + 1))
             else:
                 out[k] = scrub(v, _depth + 1)
         if dropped:
