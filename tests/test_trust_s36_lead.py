@@ -163,3 +163,24 @@ def test_command_lines_keep_the_program_not_the_environment_or_secret_options():
         "WANDB_API_KEY=<redacted> HIP_VISIBLE_DEVICES=<redacted> torchrun --nproc-per-node 2 train.py model=gpt2 "
         "--wandb-key <redacted> --password=<redacted> --keys a,b --max-tokens 4096 --author ann")
     assert meta.sources[1]["argv"] == ["python", "bench.py", "--hub-token", "<redacted>", "--n", "3"]
+
+
+def test_gate_names_a_missing_baseline_file_as_a_file(tmp_path, monkeypatch):
+    """``--baseline base.json`` that does not exist (a first run, or a typo): the gate says the file is missing and
+    how to make it there — not "no baseline for machine …" with a store the user never named."""
+    from gpulens.cli import app
+    from typer.testing import CliRunner
+
+    monkeypatch.chdir(tmp_path)
+    src = tmp_path / "t.json"
+    _overrun_trace(src)
+    runner = CliRunner()
+    r = runner.invoke(app, ["gate", str(src), "-b", "base.json"], terminal_width=250)
+    assert r.exit_code == 0, r.output  # no baseline: not a failure (--require-baseline makes it exit 3)
+    assert "no baseline file base.json (no such file): save one there with `gpulens baseline save REPORT --name " \
+           "base.json`" in " ".join(r.output.split())
+    assert runner.invoke(app, ["gate", str(src), "-b", "base.json", "--require-baseline"]).exit_code == 3
+    # following the advice works: the next gate finds it
+    assert runner.invoke(app, ["baseline", "save", str(src), "--name", "base.json"]).exit_code == 0
+    r = runner.invoke(app, ["gate", str(src), "-b", "base.json"], terminal_width=250)
+    assert r.exit_code == 0 and "PASS" in r.output.split()

@@ -209,8 +209,14 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
                      created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
     if baseline is None:
         res.verdict = NO_BASELINE
-        res.reason = f"no baseline '{baseline_ref}' for machine {candidate.machine_key}: save one with " \
-                     "`gpulens baseline save`"
+        from gpulens.gate.baseline import is_path_ref
+
+        # a path names one file, not a machine's store: say it does not exist (a first run before the file is
+        # made, or a typo) and how to make it, never a store lookup the user did not ask for
+        res.reason = (f"no baseline file {baseline_ref} (no such file): save one there with `gpulens baseline save "
+                      f"REPORT --name {baseline_ref}`" if is_path_ref(str(baseline_ref)) else
+                      f"no baseline '{baseline_ref}' for machine {candidate.machine_key}: save one with "
+                      "`gpulens baseline save`")
         res.metrics = _order([r for n, m in candidate.metrics.items()
                               if (r := compare_metric(n, None, m, config)) is not None])
         return res
