@@ -184,3 +184,27 @@ def test_gate_names_a_missing_baseline_file_as_a_file(tmp_path, monkeypatch):
     assert runner.invoke(app, ["baseline", "save", str(src), "--name", "base.json"]).exit_code == 0
     r = runner.invoke(app, ["gate", str(src), "-b", "base.json"], terminal_width=250)
     assert r.exit_code == 0 and "PASS" in r.output.split()
+
+
+def test_compact_tables_leave_out_blank_columns_and_keep_the_ranking_time(tmp_path):
+    """A trace without framework ops (rocprof, or kernels alone): the kernel groups' op, shapes and dtypes are
+    empty in every row. The Markdown showed eight columns — rank, kind, key (the name again), kernel, op, shapes,
+    dtypes, category, each "unknown" — and cut count and time, the figures the table is ranked by."""
+    from gpulens.cli import app
+    from typer.testing import CliRunner
+
+    src = tmp_path / "t.json"
+    _overrun_trace(src)
+    md = tmp_path / "o.md"
+    r = CliRunner().invoke(app, ["analyze", str(src), "--no-cache", "--markdown", str(md)], terminal_width=250)
+    assert r.exit_code == 0, r.output
+    text = md.read_text()
+    head = text[text.index("### Kernel groups"):].split("\n")[2]
+    cells = [c.strip() for c in head.strip("|").split("|")]
+    assert not {"key", "op", "shapes", "dtypes"} & set(cells), cells
+    assert "count" in cells and "time" in cells
+    # the first row is the largest group: kA, 6 µs after clipping at kB's start (hand sums in _overrun_trace)
+    row = text[text.index("### Kernel groups"):].split("\n")[4]
+    assert "| kA |" in row and "6.00 µs" in row
+    console = r.output[r.output.index("Kernel groups"):]
+    assert "shapes" not in console.split("\n")[2] and "time" in console.split("\n")[2]

@@ -34,15 +34,7 @@ def other_renderables(s: Any, rows: int = ROWS) -> list:
     for name, r in s.results.items():
         if name in SHOWN or r.skipped or not len(r.table):
             continue
-        # a matching key ("key": the normalised kernel name) repeats the name column beside it, in full: left out
-        named = any(c in r.table.columns for c in NAME_COLUMNS)
-        every = [c for c in shown_columns(r.table.columns) if not str(c).startswith("_") and not (c == "key" and named)
-                 and not r.table[c].isna().all()]
-        cols = every[:COLS]
-        key = _sort_column(r, every)
-        if key is not None and key not in cols:  # the time the rows are ranked by, beside the name: never cut
-            at = next((i + 1 for i, c in enumerate(cols) if c in NAME_COLUMNS), 1)
-            cols = (cols[:at] + [key] + cols[at:])[:COLS]
+        cols = compact_columns(r, COLS)
         if not cols:
             continue
         head = r.table.head(rows)
@@ -62,6 +54,30 @@ def other_renderables(s: Any, rows: int = ROWS) -> list:
         rows_ = [[Text(str(cells[c][i])) for c in cols] for i in range(len(head))]
         parts.append(FitTable(f"{result_title(name, vendor)}{more}", fit_cols, rows_))
     return parts
+
+
+def compact_columns(r: Any, n: int) -> list:
+    """The first ``n`` columns of a result's table that a compact table (console, Markdown) shows: the
+    :func:`~gpulens.reports._format.shown_columns` that say something — not internal (``_…``), not unknown or blank
+    in every row (a rocprof run records no framework op: its kernel groups' ``op``, ``shapes`` and ``dtypes`` are
+    all empty), not ``key`` beside a name column (the normalised name repeats it) — with the duration the rows are
+    ranked by (:func:`_sort_column`) kept beside the name when it would fall past ``n``."""
+    t = r.table
+    named = any(c in t.columns for c in NAME_COLUMNS)
+    every = [c for c in shown_columns(t.columns) if not str(c).startswith("_") and not (c == "key" and named)
+             and not _blank(t[c])]
+    cols = every[:n]
+    key = _sort_column(r, every)
+    if key is not None and key not in cols:  # the time the rows are ranked by, beside the name: never cut
+        at = next((i + 1 for i, c in enumerate(cols) if c in NAME_COLUMNS), 1)
+        cols = (cols[:at] + [key] + cols[at:])[:n]
+    return cols
+
+
+def _blank(col: Any) -> bool:
+    """Every value unknown (NaN, None, NA) or an empty string."""
+    known = col[col.notna()]
+    return not len(known) or (known.dtype == object and bool(known.map(lambda v: isinstance(v, str) and not v.strip()).all()))
 
 
 def _sort_column(r: Any, columns: list) -> Any:

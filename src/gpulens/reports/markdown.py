@@ -205,8 +205,10 @@ def _verdict_section(s: SourceReport, vd: AnalysisResult, rows: int) -> str:
 def _generic(name: str, r: AnalysisResult, rows: int, vendor: str | None = None) -> str:
     if r.skipped or r.table is None or not len(r.table):
         return ""
-    # a column unknown in every row says nothing (as in the console's compact tables): left out
-    cols = [c for c in shown_columns(r.table.columns) if not r.table[c].isna().all()][:8]
+    # the console's compact-table rule: columns that say something, the ranking duration kept
+    from gpulens.reports.console_other import compact_columns
+
+    cols = compact_columns(r, 8)
     vendor = (r.summary or {}).get("vendor") or vendor
     return f"### {md_text(result_title(name, vendor))}\n\n" + md_table(r.table, cols, rows, vendor_headers(cols, vendor, r.columns),
                                                                 docs=r.columns)
