@@ -176,3 +176,34 @@ def test_an_api_or_copy_summary_alone_has_unknown_kernels(tmp_path, name, rows, 
     from gpulens.reports._run_text import launches_text
 
     assert launches_text(src.summary).startswith("unknown")
+
+
+def _empty_workload(tmp_path, log_lines):
+    # the shape of ROCm/rocprofiler-compute @ 95b600ea tests/workloads/dispatch_6_8/MI100 (MIT): vcopy ran 3 dispatches
+    # (ids 0-2), rocprof-compute was asked for dispatches 6-8, so every pass CSV holds its header only
+    w = tmp_path / "dispatch_6_8" / "MI100"
+    w.mkdir(parents=True)
+    for f in ("pmc_perf.csv", "timestamps.csv", "SQ_LEVEL_WAVES.csv"):
+        (w / f).write_text("Dispatch_ID,Kernel_Name\n")
+    (w / "sysinfo.csv").write_text("workload_name,command,gpu_model,gpu_arch,cu_per_gpu\n"
+                                   "dispatch_6_8,./tests/vcopy -n 1048576 -b 256 -i 3,MI100,gfx908,120\n")
+    if log_lines:
+        (w / "log.txt").write_text("Omniperf version: 2.0.0-RC1\n" + "".join(log_lines))
+    return w
+
+
+def test_a_workload_whose_dispatch_filter_matched_nothing_is_not_no_gpu_work(tmp_path):
+    from gpulens.reports._answer import answer
+
+    w = _empty_workload(tmp_path, ["Kernel Selection: None\n", "Dispatch Selection: ['6:8']\n"])
+    src = gpulens.analyze([w]).sources[0]
+    a = answer(src)
+    assert a.verdict == "incomplete capture"  # before: "no GPU work … nothing ran on a GPU to analyse"
+    assert "dispatch selection ['6:8']" in a.sentence and "nothing ran" not in a.sentence
+
+
+def test_an_empty_workload_without_its_log_still_names_the_filter_as_a_cause(tmp_path):
+    from gpulens.reports._answer import answer
+
+    a = answer(gpulens.analyze([_empty_workload(tmp_path, None)]).sources[0])
+    assert a.verdict == "incomplete capture" and "filter" in a.sentence
