@@ -207,3 +207,27 @@ def test_an_empty_workload_without_its_log_still_names_the_filter_as_a_cause(tmp
 
     a = answer(gpulens.analyze([_empty_workload(tmp_path, None)]).sources[0])
     assert a.verdict == "incomplete capture" and "filter" in a.sentence
+
+
+KINETO_2021 = DATA / "kineto/kineto_tbplugin_gpu_metrics_input_2021.json"
+
+
+def test_kineto_2021_compute_properties_name_the_gpu():
+    # pytorch/kineto tb_plugin/test/gpu_metrics_input.json (BSD-3-Clause): Kineto of May 2021 wrote the device list as
+    # "computeProperties" with cudaDeviceProp names (major/minor, multiProcessorCount); before, "device not recorded"
+    import json
+
+    doc = json.loads(KINETO_2021.read_text())
+    first = doc["computeProperties"][0]
+    kern = [e for e in doc["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "Kernel"]
+    src = gpulens.analyze([KINETO_2021]).sources[0]
+    devs = {d["device_id"]: d for d in src.timeline.meta.devices}
+    assert len(devs) == len(doc["computeProperties"]) == 4
+    d0 = devs[0]
+    assert d0["name"] == first["name"] == "Tesla V100-DGXS-32GB"
+    assert d0["num_sms"] == first["multiProcessorCount"] == 80
+    assert d0["compute_capability"] == f"{first['major']}.{first['minor']}" == "7.0"
+    assert d0["max_threads_per_sm"] == first["maxThreadsPerMultiProcessor"] == 2048
+    hs = src.results["hotspots"].summary
+    assert hs["kernel_count"] == len(kern) == 30
+    assert hs["kernel_time_ns"] == sum(e["dur"] for e in kern) * 1000 == 48_000

@@ -101,6 +101,16 @@ def file_rank(path: Path, dist: dict, comm_ranks: set[int], warnings: list[str])
     return 0, "none"
 
 
+def device_records(trace: Any) -> list:
+    """The trace's device records: ``deviceProperties``, or ``computeProperties`` — the name Kineto wrote the
+    same list under in early 2021 (pytorch/kineto tb_plugin test traces), with CUDA's ``cudaDeviceProp`` field names
+    (``major``, ``minor``, ``multiProcessorCount``…) that :func:`_devices` reads too; [] when neither is a list."""
+    for props in (getattr(trace, "deviceProperties", None), getattr(trace, "computeProperties", None)):
+        if isinstance(props, list) and props:
+            return props
+    return []
+
+
 def _devices(props: Any, rank: int, warnings: list[str] | None = None, path: Any = None) -> list[dict[str, Any]]:
     """The ``deviceProperties`` records of one rank as device dicts (``device_id``, ``name``, limits as recorded).
 
@@ -121,7 +131,10 @@ def _devices(props: Any, rank: int, warnings: list[str] | None = None, path: Any
         d = {"rank": rank, "device_id": dev, "name": p.get("name")}
         if p.get("computeMajor") is not None:
             d["compute_capability"] = f"{p.get('computeMajor')}.{p.get('computeMinor', 0)}"
-        for src, dst in (("numSms", "num_sms"), ("warpSize", "warp_size"), ("totalGlobalMem", "total_memory_bytes"),
+        elif p.get("major") is not None:  # computeProperties (cudaDeviceProp names)
+            d["compute_capability"] = f"{p.get('major')}.{p.get('minor', 0)}"
+        for src, dst in (("numSms", "num_sms"), ("multiProcessorCount", "num_sms"),
+                         ("maxThreadsPerMultiProcessor", "max_threads_per_sm"), ("warpSize", "warp_size"), ("totalGlobalMem", "total_memory_bytes"),
                          ("maxThreadsPerBlock", "max_threads_per_block"),
                          ("maxThreadsPerMultiprocessor", "max_threads_per_sm"), ("regsPerBlock", "regs_per_block"),
                          ("regsPerMultiprocessor", "regs_per_sm"), ("sharedMemPerBlock", "smem_per_block_bytes"),
@@ -355,7 +368,7 @@ class KinetoCollector(Collector):
         elif dialect.producer != "kineto":
             warnings.append(f"{path}: read as a {dialect.producer} trace ({dialect.reason}): events of GPU "
                             "processes on 'Stream' threads are GPU work; host events are kept as kind 'other'")
-        props = trace.deviceProperties if isinstance(trace.deviceProperties, list) else []
+        props = device_records(trace)
         rocm = (trace.hip_runtime_version is not None or trace.hip_driver_version is not None
                 or trace.rocprofiler_sdk_version is not None
                 or any(isinstance(p, dict) and p.get("gcnArchName") for p in props)
@@ -437,7 +450,7 @@ class KinetoCollector(Collector):
             tables["selection_cut_work"] = acc.cut_work
         meta = TimelineMeta(sources=[json.loads(json.dumps(src, default=str))],
                             devices=[d for i, r in enumerate(ranks)
-                                     for d in _devices(trace.deviceProperties, r, warnings if i == 0 else None, path)],
+                                     for d in _devices(device_records(trace), r, warnings if i == 0 else None, path)],
                             warnings=warnings,
                             truncated=bool(truncated_at), truncated_at=truncated_at,
                             dropped={str(path): int(info.extra["dropped"])} if info.extra.get("dropped") else {})
