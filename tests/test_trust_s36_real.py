@@ -19,6 +19,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import gpulens
@@ -231,3 +232,61 @@ def test_kineto_2021_compute_properties_name_the_gpu():
     hs = src.results["hotspots"].summary
     assert hs["kernel_count"] == len(kern) == 30
     assert hs["kernel_time_ns"] == sum(e["dur"] for e in kern) * 1000 == 48_000
+
+
+# `nsys stats --report cuda_gpu_trace --format csv` (nsys 2024 header, as NVIDIA's report prints it): before, "not a
+# recognised trace format". Rows in the shape of a 2-copy + 1-kernel capture on an RTX 5000 Ada laptop GPU.
+_GPU_TRACE = (
+    "Processing [report1.sqlite] with [/opt/nvidia/nsight-systems/2024.5.1/host-linux-x64/reports/cuda_gpu_trace.py]..."
+    "\n\nStart (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),Bytes (MB),"
+    "Throughput (MB/s),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,Name\n"
+    "1134711990,661398,123,,,,,,,,,,4.194,6337.593,Pinned,Device,NVIDIA RTX 5000 Ada Generation Laptop GPU (0),1,,13,"
+    "[CUDA memcpy Host-to-Device]\n"
+    "1135375308,660534,124,,,,,,,,,,4.194,6345.982,Pinned,Device,NVIDIA RTX 5000 Ada Generation Laptop GPU (0),1,,13,"
+    "[CUDA memcpy Host-to-Device]\n"
+    "1136125733,7072,128,4096,1,1,256,1,1,16,0.000,0.000,,,,,NVIDIA RTX 5000 Ada Generation Laptop GPU (0),1,,13,"
+    '"void add<float>(int, const float *, float *)"\n'
+    "1136140000,3000,130,2,1,1,128,1,1,40,0.000,0.000,,,,,NVIDIA RTX 5000 Ada Generation Laptop GPU (0),1,,14,"
+    '"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm *, unsigned long, ncclWork *)"\n'
+    "1136150000,900,131,,,,,,,,,,0.000,0.001,,Device,NVIDIA RTX 5000 Ada Generation Laptop GPU (0),1,,14,"
+    "[CUDA memset]\n")
+
+
+def test_nsys_cuda_gpu_trace_csv_is_a_timeline(tmp_path):
+    p = tmp_path / "report1_cuda_gpu_trace.csv"
+    p.write_text(_GPU_TRACE)
+    src = gpulens.analyze([p]).sources[0]
+    ev = src.timeline.events.sort_values("start_ns")
+    assert ev["kind"].astype(str).tolist() == ["memcpy", "memcpy", "kernel", "comm", "memset"]
+    # span: first start 1,134,711,990 → last end 1,136,150,000 + 900 = 1,136,150,900 ns: 1,438,910 ns
+    assert src.summary["span_ns"] == 1_438_910
+    # busy: no two rows overlap: 661,398 + 660,534 + 7,072 + 3,000 + 900 = 1,332,904 ns
+    assert src.summary["gpu_busy_ns"] == 1_332_904
+    k = ev[ev["kind"].astype(str) == "kernel"].iloc[0]
+    # GrdX is in blocks (4096 × 256 threads), Reg/Trd 16; the device index from "(0)", the stream from Strm
+    assert (k["grid_x"], k["block_x"], k["regs_per_thread"], k["stream_id"], k["device_id"]) == (4096, 256, 16, 13, 0)
+    cp = ev[ev["kind"].astype(str) == "memcpy"]
+    # 4.194 MB printed (SI MB): 4,194,000 bytes each, to the report's precision; HtoD from "Host-to-Device"
+    assert cp["bytes"].tolist() == [4_194_000, 4_194_000] and set(cp["copy_kind"].astype(str)) == {"HtoD"}
+    assert cp["name"].astype(str).tolist() == ["Memcpy HtoD"] * 2  # as the SQLite export of the same run names them
+    ms = ev[ev["kind"].astype(str) == "memset"].iloc[0]
+    assert pd.isna(ms["bytes"])  # "0.000" MB: below what the report prints, unknown (not 0)
+    assert src.timeline.meta.devices[0]["name"] == "NVIDIA RTX 5000 Ada Generation Laptop GPU"
+
+
+def test_nsys_cuda_gpu_trace_in_microseconds(tmp_path):
+    p = tmp_path / "t.csv"
+    p.write_text("Start (us),Duration (us),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,Device,Strm,Name\n"
+                 "10.5,2.25,1,1,1,1,32,1,1,8,GPU 0,7,k\n20.0,1.0,2,1,1,1,32,1,1,8,GPU 0,7,k\n")
+    ev = collect(p).events
+    # --timeunit us: 10.5 µs = 10,500 ns, 2.25 µs = 2,250 ns
+    assert ev["start_ns"].tolist() == [10_500, 20_000] and ev["dur_ns"].tolist() == [2_250, 1_000]
+
+
+def test_nsys_cuda_gpu_trace_without_a_time_unit_is_refused(tmp_path):
+    from gpulens.errors import TraceFormatError
+
+    p = tmp_path / "t.csv"
+    p.write_text("Start,Duration,CorrId,GrdX,Strm,Name\n10,2,1,1,7,k\n")
+    with pytest.raises(TraceFormatError, match="no time unit"):
+        collect(p)
