@@ -290,3 +290,30 @@ def test_nsys_cuda_gpu_trace_without_a_time_unit_is_refused(tmp_path):
     p.write_text("Start,Duration,CorrId,GrdX,Strm,Name\n10,2,1,1,7,k\n")
     with pytest.raises(TraceFormatError, match="no time unit"):
         collect(p)
+
+
+def test_a_cpu_activity_only_trace_of_gpu_work_is_not_no_gpu_work():
+    # facebookresearch/HolisticTraceAnalysis tests/data/distributed_info_unavailable/distributed_info_not_found.json.gz
+    # (MIT): 2,424 cpu_op events and nothing else, deviceProperties listing 8 A100s, and aten::record_stream ×48 —
+    # an op only CUDA-stream tensors have. Before: "no GPU work — nothing ran on a GPU to analyse".
+    import gzip
+    import json
+
+    from gpulens.reports._answer import answer
+
+    p = DATA / "kineto/hta_a100_cpu_activity_only.json.gz"
+    doc = json.loads(gzip.decompress(p.read_bytes()))
+    xs = [e for e in doc["traceEvents"] if e.get("ph") == "X"]
+    assert {e.get("cat") for e in xs} == {"cpu_op", "user_annotation"}
+    streams = sum(e["name"] == "aten::record_stream" for e in xs)
+    a = answer(gpulens.analyze([p]).sources[0])
+    assert a.verdict == "incomplete capture"
+    assert f"aten::record_stream ×{streams}" in a.sentence and f"{len(doc['deviceProperties'])} GPUs" in a.sentence
+
+
+def test_a_cpu_only_workload_stays_no_gpu_work():
+    from gpulens.reports._answer import answer
+
+    # torch 2.13+cpu, CPU activity only, torch.mm: no GPU-only operator, so nothing says a GPU worked
+    a = answer(gpulens.analyze([DATA / "kineto/torch2.13_cpu_only_mm.pt.trace.json"]).sources[0])
+    assert a.verdict == "no GPU work"
