@@ -317,3 +317,14 @@ def test_a_cpu_only_workload_stays_no_gpu_work():
     # torch 2.13+cpu, CPU activity only, torch.mm: no GPU-only operator, so nothing says a GPU worked
     a = answer(gpulens.analyze([DATA / "kineto/torch2.13_cpu_only_mm.pt.trace.json"]).sources[0])
     assert a.verdict == "no GPU work"
+
+
+def test_composable_kernel_entry_is_labelled_by_its_kernel():
+    # a rocpd database of HGLiu1998/batched_gemm (ck_bmm/…/28_results.db, MI300X) names its 150 GEMM dispatches
+    # "void ck_tile::kentry<1, ck_tile::BatchedGemmKernel<…>, …>(…)": every table showed "kentry", CK's launch wrapper
+    from gpulens.reports._names import base_name
+
+    name = ("void ck_tile::kentry<1, ck_tile::BatchedGemmKernel<ck_tile::GemmSpatiallyLocalTilePartitioner<"
+            "ck_tile::TileGemmShape<ck_tile::sequence<256, 256, 64>, ck_tile::sequence<2, 2, 1>, ck_tile::sequence<"
+            "32, 32, 16>, false, false>, 8, 4>, int>::BatchedGemmKernelArgs>(int)")
+    assert base_name(name) == "BatchedGemmKernel"
