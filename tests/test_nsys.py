@@ -203,6 +203,7 @@ def test_nsys_stats_older_header_and_microseconds(tmp_path):
     tl = collect(p)
     ks = tl.tables["kernel_summary"]
     assert ks["total_ns"].tolist() == [3000, 1000] and ks["name"].tolist()[0] == "k<int, float>(int)"
-    assert ks["mean_ns"].tolist() == [1.5, 1.0]  # 'Average' has no unit in the header: kept as printed
+    # 'Average' has no unit in the header: it is in Total Time's (us): 3.0 us / 2 = 1.5 us = 1500 ns
+    assert ks["mean_ns"].tolist() == [1500.0, 1000.0] and ks["max_ns"].tolist() == [2000.0, 1000.0]
     hs = Hotspots().analyze(tl)
     assert hs.table["kind"].tolist() == ["kernel", "comm"] and hs.summary["kernel_count"] == 3

@@ -119,6 +119,31 @@ def _rocprof_kernel_stats(timeline: Timeline) -> pd.DataFrame:
                          "min_ns": np.nan, "max_ns": np.nan})
 
 
+def _other_domain_summary(timeline: Timeline) -> str | None:
+    """Why a Timeline that holds only per-name summaries of another domain than kernels (rocprof
+    ``results.hip_stats.csv`` / ``copy_stats.csv``, rocprofv3 ``hip_api_stats.csv`` / ``memory_copy_stats.csv``) has
+    an unknown kernel count — the file summarises API calls or copies, the kernels are in another file of the run:
+    "the input is a hip summary (17 names, 36 calls, 308.26 ms summed; the largest: hipStreamCreateWithFlags,
+    4 calls, 262.50 ms): it records no kernel …"; None when the Timeline has events or any kernel summary."""
+    st = timeline.tables.get("rocprof_stats")
+    if st is None or not len(st) or len(timeline.events) or len(timeline.rejected) or "domain" not in st \
+            or (st["domain"].astype(str) == "kernel").any() or len(timeline.tables.get("kernel_summary", ())) \
+            or len(timeline.tables.get("unattached_counters", ())):
+        return None
+    domains = ", ".join(sorted(set(st["domain"].astype(str))))
+    calls = pd.to_numeric(st.get("Calls"), errors="coerce") if "Calls" in st else None
+    total = pd.to_numeric(st.get("TotalDurationNs"), errors="coerce") if "TotalDurationNs" in st else None
+    figures = ""
+    if calls is not None and total is not None and total.notna().any():
+        top = int(total.fillna(-1).to_numpy().argmax())
+        figures = (f" ({plural(len(st), 'name')}, {int(calls.sum()):,} calls, {fmt_ns(int(total.sum()))} summed; the "
+                   f"largest: {str(st['Name'].iloc[top])[:60]}, {int(calls.iloc[top]):,} calls, "
+                   f"{fmt_ns(int(total.iloc[top]))})")
+    return (f"the input is a per-name {domains} summary{figures}: it records no kernel launch, so the kernels are "
+            "unknown here — give the run's kernel trace or kernel stats file (results.csv / results.stats.csv, "
+            "kernel_trace.csv / kernel_stats.csv)")
+
+
 def _by_code(k: pd.DataFrame, eff: np.ndarray) -> pd.DataFrame | None:
     """Calls, summed recorded and effective durations and min/max effective duration [ns] per (name, kind), in
     order of first appearance, rows without a name or kind left out — a ``groupby(["name", "kind"], sort=False)``
@@ -212,6 +237,11 @@ class Hotspots(Analyzer):
                                    "kernel_time_ns": None, "critical_count": 0},
                                   skipped_reason="counter rows without timestamps: kernel durations were not "
                                                  "recorded (the per-kernel counters are in kernel_counters)")
+        other = _other_domain_summary(timeline) if not len(k) else None
+        if other:  # an API / copy summary alone: its kernels were not recorded here, not absent
+            return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
+                                  {"kernel_count": None, "kernel_time_ns": None, "critical_count": 0},
+                                  skipped_reason=other)
         if not len(k):
             return AnalysisResult(self.name, pd.DataFrame(columns=list(COLUMNS)), COLUMNS,
                                   {"kernel_count": 0, "kernel_time_ns": 0, "critical_count": 0},

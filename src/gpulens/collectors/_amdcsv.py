@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gpulens.collectors._numbers import exact_int
+from gpulens.collectors._numbers import exact_int, not_recorded
 
 from gpulens.collectors._dispatch import Dispatches
 from gpulens.errors import TraceFormatError
@@ -60,18 +60,16 @@ def exact_ns(values: list) -> tuple[pd.Series, int, np.ndarray]:
     Returns:
         (series, sci, unreadable): ``sci`` counts fields written in scientific notation (``8.1097E+14``): their ns
         digits are lost, which the caller must report; ``unreadable`` marks the fields that hold something (not
-        empty) that is no integer ns within int64 (``abc``, ``nan``, ``1e400``, ``2^64``): NA, never "not recorded".
+        empty, nor a "no value" marker such as rocprof v1's ``n/a``: :func:`._numbers.not_recorded`) that is no
+        integer ns within int64 (``abc``, ``nan``, ``1e400``, ``2^64``): NA, never "not recorded".
     """
     out, sci = [], 0
     bad = np.zeros(len(values), dtype=bool)
     for i, v in enumerate(values):
-        if v is None or (isinstance(v, float) and np.isnan(v)):
+        if not_recorded(v):  # empty, NaN, or a "no value" marker (rocprof v1 writes n/a): not recorded
             out.append(pd.NA)
             continue
         s = str(v).strip()
-        if not s:
-            out.append(pd.NA)
-            continue
         n = exact_int(s)  # exact, int64-bounded; None for text, inf/nan, huge exponents
         out.append(pd.NA if n is None else n)
         bad[i] = n is None

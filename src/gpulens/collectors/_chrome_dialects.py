@@ -58,7 +58,7 @@ _XLA_STREAM = re.compile(r"^Stream\s*#?\s*(\d+)", re.IGNORECASE)
 _RPD_GPU = re.compile(r"^GPU(\d+)$")
 _BROWSER_CATS = re.compile(r"^(devtools\.timeline|blink|v8|toplevel|cc|gpu|viz|disabled-by-default-)")
 RPD_JSON = "rpd2tracing"  #: the producer label of rocmProfileData's Chrome trace (see the module docstring)
-KINETO_HEADER_KEYS = ("deviceProperties", "schemaVersion", "distributedInfo", "baseTimeNanoseconds", "traceName")
+KINETO_HEADER_KEYS = ("deviceProperties", "computeProperties", "schemaVersion", "distributedInfo", "baseTimeNanoseconds", "traceName")
 
 
 @dataclass

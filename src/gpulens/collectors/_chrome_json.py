@@ -72,6 +72,7 @@ class TraceHeader(msgspec.Struct):
     containers (:class:`LooseTrace` here, ``RawTrace`` of the Kineto column builder) extend it."""
 
     deviceProperties: Any = None
+    computeProperties: Any = None  # Kineto of early 2021: the same list, under this name, with cudaDeviceProp keys
     distributedInfo: Any = None
     displayTimeUnit: Any = None
     baseTimeNanoseconds: Any = None

@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._duplicates import drop_exact_duplicates
-from gpulens.collectors._numbers import exact_int
+from gpulens.collectors._numbers import exact_int, not_recorded
 from gpulens.collectors._work_rules import NO_TIMESTAMPS, NON_WORK_REASON, is_non_work, kinds_of_kernel_names
 from gpulens.timeline import COUNTER_COLUMNS, EVENT_COLUMNS, REJECTED_COLUMNS, Timeline, TimelineMeta, make_table
 from gpulens.units import agree, plural
@@ -186,15 +186,6 @@ def _grid_groups(items: pd.Series, block: pd.Series) -> pd.Series:
 UNREADABLE_TS = "unreadable timestamp (not a number, or beyond int64 ns)"
 
 
-def _blank(v: Any) -> bool:
-    """A value that records nothing: None, NA, NaN, empty or white-space text."""
-    if v is None or v is pd.NA:
-        return True
-    if isinstance(v, float):
-        return v != v
-    return isinstance(v, (str, bytes)) and not v.strip()
-
-
 def timestamps(d: Dispatches, key: str) -> tuple[pd.Series, np.ndarray]:
     """Column ``key`` (``start_ns``/``end_ns``) as exact Int64 ns and the mask of rows whose value is recorded but
     unreadable (text, a list, NaN-free non-finite or non-integral beyond int64...). Text and Python ints are read
@@ -213,7 +204,7 @@ def timestamps(d: Dispatches, key: str) -> tuple[pd.Series, np.ndarray]:
         return out, bad
     vals, bad = [], np.zeros(len(s), dtype=bool)
     for i, x in enumerate(s.tolist()):
-        if _blank(x):
+        if not_recorded(x):  # empty, NaN or a "no value" marker (n/a): not recorded
             vals.append(pd.NA)
             continue
         n = exact_int(x) if not isinstance(x, (list, dict, tuple)) else None

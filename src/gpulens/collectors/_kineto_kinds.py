@@ -51,6 +51,8 @@ _COPY_KIND_3_RE = re.compile(r"MEMORY_COPY_(HOST|DEVICE|PEER)_TO_(HOST|DEVICE|PE
 #: HIP / roctracer activity names spell them ``CopyHostToDevice`` / ``CopyDeviceToHost`` / ``CopyPeerToPeer`` (ROCm
 #: Kineto copies recorded under ``kernel``, pytorch/kineto PR#1295; rocprof v1 and RPD use the same op names)
 _COPY_KIND_4_RE = re.compile(r"Copy(Host|Device|Peer)To(Host|Device|Peer)(?![a-z])")
+#: nsys (2023+) spells them ``[CUDA memcpy Host-to-Device]`` / ``Device-to-Host`` / ``Peer-to-Peer``
+_COPY_KIND_5_RE = re.compile(r"\b(Host|Device|Peer)-to-(Host|Device|Peer)\b")
 KIND_LIST = ("kernel", "comm", "memcpy", "memset", "cpu_op", "runtime", "sync", "annotation", "python", "other")
 _K = {k: i for i, k in enumerate(KIND_LIST)}
 
@@ -66,14 +68,15 @@ def kind_of(cat: str, name: str) -> str:
 
 def copy_kind_of(name: str) -> str | None:
     """Copy direction named in a copy's name (``Memcpy HtoD (Pageable -> Device)``, XLA ``MemcpyH2D``,
-    rocprofiler-sdk ``MEMORY_COPY_HOST_TO_DEVICE``, HIP ``CopyHostToDevice``), or None."""
+    rocprofiler-sdk ``MEMORY_COPY_HOST_TO_DEVICE``, HIP ``CopyHostToDevice``, nsys ``[CUDA memcpy Host-to-Device]``),
+    or None."""
     m = _COPY_KIND_RE.search(name)
     if m:
         return m.group(1)
     m = _COPY_KIND_2_RE.search(name)
     if m:
         return f"{m.group(1)}to{m.group(2)}"
-    m = _COPY_KIND_3_RE.search(name) or _COPY_KIND_4_RE.search(name)
+    m = _COPY_KIND_3_RE.search(name) or _COPY_KIND_4_RE.search(name) or _COPY_KIND_5_RE.search(name)
     return f"{m.group(1)[0].upper()}to{m.group(2)[0].upper()}" if m else None
 
 

@@ -11,9 +11,27 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+import pandas as pd
+
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
 _MAX_EXPONENT = 25  # |value| < 10^25 before the range check: ample for int64 (< 9.3e18) after scaling by 10^±6
+#: Text profilers write in a field they have no value for (rocprof v1 ``n/a`` in ``BeginNs``/``EndNs`` of a
+#: dispatch whose completion signal was never read, ncu ``n/a``, spreadsheet ``-``): compared lower-cased.
+NOT_RECORDED_MARKERS = frozenset({"", "n/a", "na", "-", "--", "null", "none"})
+
+
+def not_recorded(value: Any) -> bool:
+    """Whether a field records nothing: None, NA, NaN floats, empty/white-space text, or a "no value" marker of
+    :data:`NOT_RECORDED_MARKERS` (``n/a``, ``N/A``, ``-``, ``null``; surrounding quotes allowed). Text ``nan`` is
+    not such a marker: a file that writes it for a time wrote a number that is no time (unreadable)."""
+    if value is None or value is pd.NA:
+        return True
+    if isinstance(value, float):
+        return value != value
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", errors="replace")
+    return isinstance(value, str) and value.strip().strip('"').strip().lower() in NOT_RECORDED_MARKERS
 
 
 def exact_int(value: Any, scale: int = 0) -> int | None:

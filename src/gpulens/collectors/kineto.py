@@ -101,6 +101,42 @@ def file_rank(path: Path, dist: dict, comm_ranks: set[int], warnings: list[str])
     return 0, "none"
 
 
+#: Host operators that exist only when a GPU runs the work: a CUDA/ROCm stream's allocator bookkeeping, cuDNN / MIOpen
+#: convolutions, NCCL/RCCL collectives (``nccl:all_reduce``), and ops named after CUDA itself.
+_GPU_ONLY_OPS = re.compile(r"^(aten::record_stream|aten::_?cudnn_|aten::_?miopen_|nccl:|rccl:|aten::_?cuda_|cuda)",
+                           re.IGNORECASE)
+
+
+def _gpu_ops_untraced(cols: dict, props: list) -> str | None:
+    """Why a trace with no GPU event and no runtime call still had GPU work, or None: the process saw GPUs
+    (``deviceProperties`` lists them) and its host operators include ops only GPU work has (:data:`_GPU_ONLY_OPS`:
+    ``aten::record_stream`` ×48 in HTA's ``distributed_info_not_found.json.gz``) — the profiler recorded CPU
+    activity only, so the GPU side is missing, not absent."""
+    if not props or not len(cols.get("kind", ())):
+        return None
+    kind = pd.Series(cols["kind"]).astype(str)
+    if kind.isin(["kernel", "comm", "memcpy", "memset", "runtime", "sync"]).any():
+        return None
+    names = pd.Series(cols["name"]).astype(str)[kind.to_numpy() == "cpu_op"]
+    hits = names[names.str.match(_GPU_ONLY_OPS)].value_counts()
+    if not len(hits):
+        return None
+    ops = ", ".join(f"{n} ×{c}" for n, c in hits.head(3).items())
+    return (f"the trace holds host operators only, no GPU activity and no runtime call, yet the process saw "
+            f"{plural(len(props), 'GPU')} (deviceProperties) and ran operators only GPU work has ({ops}): the "
+            "profiler recorded CPU activity only — add ProfilerActivity.CUDA to trace the GPU side")
+
+
+def device_records(trace: Any) -> list:
+    """The trace's device records: ``deviceProperties``, or ``computeProperties`` — the name Kineto wrote the
+    same list under in early 2021 (pytorch/kineto tb_plugin test traces), with CUDA's ``cudaDeviceProp`` field names
+    (``major``, ``minor``, ``multiProcessorCount``…) that :func:`_devices` reads too; [] when neither is a list."""
+    for props in (getattr(trace, "deviceProperties", None), getattr(trace, "computeProperties", None)):
+        if isinstance(props, list) and props:
+            return props
+    return []
+
+
 def _devices(props: Any, rank: int, warnings: list[str] | None = None, path: Any = None) -> list[dict[str, Any]]:
     """The ``deviceProperties`` records of one rank as device dicts (``device_id``, ``name``, limits as recorded).
 
@@ -121,7 +157,10 @@ def _devices(props: Any, rank: int, warnings: list[str] | None = None, path: Any
         d = {"rank": rank, "device_id": dev, "name": p.get("name")}
         if p.get("computeMajor") is not None:
             d["compute_capability"] = f"{p.get('computeMajor')}.{p.get('computeMinor', 0)}"
-        for src, dst in (("numSms", "num_sms"), ("warpSize", "warp_size"), ("totalGlobalMem", "total_memory_bytes"),
+        elif p.get("major") is not None:  # computeProperties (cudaDeviceProp names)
+            d["compute_capability"] = f"{p.get('major')}.{p.get('minor', 0)}"
+        for src, dst in (("numSms", "num_sms"), ("multiProcessorCount", "num_sms"),
+                         ("maxThreadsPerMultiProcessor", "max_threads_per_sm"), ("warpSize", "warp_size"), ("totalGlobalMem", "total_memory_bytes"),
                          ("maxThreadsPerBlock", "max_threads_per_block"),
                          ("maxThreadsPerMultiprocessor", "max_threads_per_sm"), ("regsPerBlock", "regs_per_block"),
                          ("regsPerMultiprocessor", "regs_per_sm"), ("sharedMemPerBlock", "smem_per_block_bytes"),
@@ -355,7 +394,7 @@ class KinetoCollector(Collector):
         elif dialect.producer != "kineto":
             warnings.append(f"{path}: read as a {dialect.producer} trace ({dialect.reason}): events of GPU "
                             "processes on 'Stream' threads are GPU work; host events are kept as kind 'other'")
-        props = trace.deviceProperties if isinstance(trace.deviceProperties, list) else []
+        props = device_records(trace)
         rocm = (trace.hip_runtime_version is not None or trace.hip_driver_version is not None
                 or trace.rocprofiler_sdk_version is not None
                 or any(isinstance(p, dict) and p.get("gcnArchName") for p in props)
@@ -419,12 +458,18 @@ class KinetoCollector(Collector):
         unread = unread_device_events(ignored)
         if select is not None and select.active:
             warnings.append(f"{path}: selection {select.describe()} kept {n} of {acc.count} events")
+        host_only = _gpu_ops_untraced(cols, device_records(trace))
+        if host_only:  # GPU work recorded only through its host operators: never "nothing ran on a GPU"
+            incomplete_note = host_only
+            warnings.append(f"{path}: incomplete capture: {host_only}")
+        else:
+            incomplete_note = incomplete
         src = {"path": str(path), "collector": self.name, "size_bytes": info.size_bytes, "rank": rank,
                "rank_source": rank_source, "ranks": ranks,
                "compressed": info.compressed, "uncompressed_bytes": info.nbytes, "base_time_ns": base_ns or None,
                "schema_version": trace.schemaVersion, "display_time_unit": trace.displayTimeUnit,
                "distributed": dist or None, "producer": dialect.producer, "comm_by_launcher": by_launcher,
-               "incomplete_capture": incomplete, "unread_device_events": unread,
+               "incomplete_capture": incomplete_note, "unread_device_events": unread,
                "grid_units": "workgroups (converted)" if any(acc.grid_fixes.values()) else "as recorded"}
         for key in _VERSION_KEYS:  # driver/runtime versions as Kineto records them (e.g. 12000 = CUDA 12.0)
             if getattr(trace, key, None) is not None:
@@ -437,7 +482,7 @@ class KinetoCollector(Collector):
             tables["selection_cut_work"] = acc.cut_work
         meta = TimelineMeta(sources=[json.loads(json.dumps(src, default=str))],
                             devices=[d for i, r in enumerate(ranks)
-                                     for d in _devices(trace.deviceProperties, r, warnings if i == 0 else None, path)],
+                                     for d in _devices(device_records(trace), r, warnings if i == 0 else None, path)],
                             warnings=warnings,
                             truncated=bool(truncated_at), truncated_at=truncated_at,
                             dropped={str(path): int(info.extra["dropped"])} if info.extra.get("dropped") else {})

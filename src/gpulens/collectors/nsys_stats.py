@@ -9,7 +9,8 @@ Header (nsys 2022+): ``Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min 
 older: ``Time(%),Total Time (ns),Instances,Average,Minimum,Maximum,Name`` (also with ``StdDev``). Columns are mapped
 by name; a time unit in the header (``(ns)``, ``(us)``, ``(ms)``, ``(s)`` from ``--timeunit``, and their spellings
 ``usec``, ``msecond``…) is converted to ns; a unit that is no time (``(cycle)``) makes its column unknown — an error
-for Total Time.
+for Total Time. A time column without a unit takes Total Time's; a header with no unit at all is read as ns (the
+older reports' documented unit), with a warning unless it has their form (:func:`unit_note`).
 Names with commas are quoted by nsys (an unquoted one in the last column is rejoined); lines before the header (nsys' "Processing ..." notes) are skipped. The stdout
 of ``nsys stats`` with several reports (banners, blank lines, one header per report) is read too: the kernel summary
 is found wherever it is (under its ``cuda_gpu_kern_sum`` banner) and read up to its end (blank line or next report).
@@ -61,8 +62,12 @@ def _map_header(header: list[str]) -> dict[int, tuple[str, float | None]] | None
 
     A time column's unit in brackets converts by :func:`._time_units.ns_factor` (``(us)``, ``(msec)``…); the factor
     is None for a unit that is no time (``(cycle)``): that column is unknown, never read as ns. A time column without
-    a unit (the older ``Average``, ``Minimum``…) is in ns, nsys' default."""
+    a unit takes the Total Time's unit when that has one (nsys prints every time of a report in one unit: a
+    ``Total Time (us)`` beside a bare ``Average`` whose values are Total / Instances), else ns — the unit of nsys'
+    reports before ``--timeunit`` (their ``Output: All time values given in nanoseconds``); :func:`unit_note` says
+    when that ns is an assumption."""
     out: dict[int, tuple[str, float | None]] = {}
+    bare: set[int] = set()
     for i, h in enumerate(header):
         h = h.strip().lstrip("\ufeff")
         key, factor = h.lower(), 1.0
@@ -74,8 +79,35 @@ def _map_header(header: list[str]) -> dict[int, tuple[str, float | None]] | None
         col = _HEADER_KEYS.get(key)
         if col and col not in {c for c, _ in out.values()}:
             out[i] = (col, factor)
+            if not m and col.endswith("_ns"):
+                bare.add(i)
     have = {c for c, _ in out.values()}
-    return out if {"name", "calls", "total_ns"} <= have else None
+    if not {"name", "calls", "total_ns"} <= have:
+        return None
+    total_at = next(i for i, (c, _) in out.items() if c == "total_ns")
+    if total_at not in bare:  # the report's unit, printed once on Total Time: the bare columns share it
+        for i in bare:
+            out[i] = (out[i][0], out[total_at][1])
+    return out
+
+
+#: Header words only nsys' reports before 2022 (``gpukernsum``) print; those reports wrote every time in ns.
+_OLD_FORM = re.compile(r"^(time\(%\)|average|minimum|maximum)$", re.IGNORECASE)
+
+
+def unit_note(path: Path, header: list[str]) -> str | None:
+    """The warning for a kernel-summary header whose time unit is not printed (no ``(ns)``/``(us)`` on any time
+    column) and that is not the header form of nsys' reports before 2022 (``Time(%)``, ``Average``, ``Minimum``,
+    ``Maximum``: ns by their own documentation): its times are read as ns, an assumption the user must check (a
+    table written with ``--timeunit us`` and its units stripped would be 1000× off). None when the unit is known."""
+    cells = [h.strip().lstrip("\ufeff") for h in header]
+    if any(_UNIT_RE.match(h) and not h.lower().startswith("time") for h in cells):
+        return None
+    if any(_OLD_FORM.match(h) for h in cells):
+        return None
+    return (f"{path}: the header gives no time unit (no '(ns)' on Total Time or any other time column) and is not "
+            "the form of nsys' older reports (which printed ns): ns assumed — check the export's --timeunit, every "
+            "time here scales with it")
 
 
 _KERNEL_BANNER = re.compile(r"cuda_gpu_kern_sum|gpukernsum|GPU Kernel Summary", re.IGNORECASE)
@@ -162,6 +194,9 @@ class NsysStatsCollector(Collector):
                          or _all_quoted(table_lines[i], r)) else r
                     for i, r in enumerate(rows)]
         warnings = dedupe_header(path, [c.strip() for c in head])[1]
+        assumed = unit_note(path, head)
+        if assumed:
+            warnings.append(assumed)
         text = raw.data.decode("utf-8", errors="replace")
         cut = _cut_last_row(path, text, lines, h + len(table_lines), rows, width, name_at)
         if cut is not None:
@@ -216,6 +251,14 @@ class NsysStatsCollector(Collector):
                             "out-of-range Instances / Total Time / duration, fractional Instances, or time without "
                             "instances)")
             table = table[ok].reset_index(drop=True)
+        bare_total = next(head[i].strip() for i, (c, _) in mapping.items() if c == "total_ns")
+        if not _UNIT_RE.match(bare_total):  # a Total Time without a unit read as ns: nsys prints whole ns
+            frac = table["total_ns"][(table["total_ns"] % 1) != 0]
+            if len(frac):
+                raise TraceFormatError(path, f"the column {bare_total!r} has no unit and holds fractions ("
+                                             f"{plural(len(frac), 'row')}, e.g. {frac.iloc[0]:g}), which nsys never "
+                                             "prints for ns: its time unit is unknown — export it again with the "
+                                             "units in the header (nsys stats --format csv)")
         table = _drop_implausible_totals(table, path, warnings)
         factors = {c: f for c, f in mapping.values() if c.endswith("_ns")}
         _blank_impossible_statistics(table, path, warnings,
@@ -311,8 +354,7 @@ def _blank_impossible_statistics(table: pd.DataFrame, path: Path, warnings: list
     contradict each other or the row's total: min ≤ median ≤ max, min ≤ mean ≤ max, max ≤ total time (each
     instance is part of the total), min ≤ total / instances ≤ max (the mean the total and count give), with 1 ns
     for the printed rounding (the mean rounded to ns as nsys prints it). The total / instances comparison is made
-    only when ``one_unit``: every time column was printed in the Total Time's unit (an older header's unitless
-    ``Average`` beside ``Total Time (us)`` is kept as printed). Its Instances and Total Time, checked
+    only when ``one_unit``: every time column was read in the Total Time's unit. Its Instances and Total Time, checked
     before, are kept; a warning counts the rows. (Shown as "inf s" and "1e21 s" beside a 16 ms total otherwise.)"""
     if not len(table):
         return

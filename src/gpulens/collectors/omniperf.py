@@ -235,7 +235,34 @@ class Omniperf(Collector):
         if (path / "roofline.csv").is_file() and (path / "roofline.csv").stat().st_size:
             tables["empirical_roofs"] = read_roofline(path / "roofline.csv", strict, warnings)
         meta.sources[0]["workload"] = str(path)
+        if not d.n:  # header-only pass files: the profile selected no dispatch — never "nothing ran on a GPU"
+            meta.sources[0]["incomplete_capture"] = _no_dispatch_reason(path)
         return build_timeline(d, self.name, path, meta=meta, tables=tables, warnings=warnings)
+
+
+_SELECTION = re.compile(r"^(Kernel|Dispatch) Selection:\s*(.+?)\s*$", re.MULTILINE)
+
+
+def _no_dispatch_reason(path: Path) -> str:
+    """Why a workload folder whose CSVs hold a header only has no dispatch: the kernel / dispatch selection
+    rocprof-compute's ``log.txt`` records (``Dispatch Selection: ['6:8']`` — a filter the application's dispatches
+    did not reach), else that a filter or an application that launched no kernel is the cause. The command run is
+    the one ``sysinfo.csv`` names (``./tests/vcopy …``)."""
+    chosen = []
+    log = path / "log.txt"
+    if log.is_file():
+        try:
+            text = log.read_text(encoding="utf-8", errors="replace")[:65536]
+        except OSError:
+            text = ""
+        chosen = [f"{m.group(1).lower()} selection {m.group(2)}" for m in _SELECTION.finditer(text)
+                  if m.group(2).strip() not in ("None", "", "[]")]
+    if chosen:
+        return (f"the workload's files hold no dispatch: rocprof-compute profiled with a {' and a '.join(chosen)} "
+                "(log.txt) that matched none of the application's dispatches — profile again without it, or with "
+                "one the run reaches")
+    return ("the workload's files hold no dispatch (each CSV has a header only): a kernel or dispatch filter "
+            "(-k / -d) that matched nothing, or an application that launched no kernel")
 
 
 #: File endings of trace files: a folder holding one at its top is not claimed as a folder above workloads.

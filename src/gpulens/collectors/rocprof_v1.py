@@ -143,7 +143,15 @@ class RocprofV1Csv(Collector):
         if meta.sources[0].get("siblings"):
             warnings.append(f"{path}: read with " + ", ".join(Path(p).name for p in meta.sources[0]["siblings"])
                             + " beside it (device and summaries of the same run)")
-        return build_timeline(d, self.name, path, meta=meta, warnings=warnings, tables=tables)
+        tl = build_timeline(d, self.name, path, meta=meta, warnings=warnings, tables=tables)
+        if "rocprof_stats" in tables:  # the stats rocprof computed from these same records: they must agree
+            from gpulens.collectors._stats_check import kernel_stats_check
+
+            stats_files = [Path(p) for p in meta.sources[0].get("siblings", []) if p.endswith("stats.csv")]
+            check = kernel_stats_check(tl, tables["rocprof_stats"], stats_files[0], path) if stats_files else None
+            if check:
+                tl.meta.warnings.append(check)
+        return tl
 
 
 #: File-name endings of the stats files rocprof v1 (``results.stats.csv``, ``results.hip_stats.csv``…) and rocprofv3
@@ -269,7 +277,8 @@ class RocprofStats(Collector):
             barrier = is_non_work(names)
             df.loc[barrier, "domain"] = "barrier"
         warnings.append(f"{path}: a per-name summary ({len(df)} rows, {domain} domain), not a trace: no events; "
-                        "its calls and total times are kept as the per-kernel summary")
+                        + ("its calls and total times are kept as the per-kernel summary" if domain == "kernel" else
+                           f"its calls and total times are kept as a {domain} summary: no kernel is recorded here"))
         if barrier.any():
             b = df[barrier]
             calls = f"{int(b['Calls'].sum()):,} packets, " if "Calls" in b else ""

@@ -32,7 +32,7 @@ from gpulens.collectors._deep import DeepValues
 from gpulens.collectors._dispatch import Dispatches, build_timeline, merge
 from gpulens.collectors._io import describe, read_head, read_input
 from gpulens.collectors._json_cut import decode_cut
-from gpulens.collectors._numbers import exact_int
+from gpulens.collectors._numbers import exact_int, not_recorded
 from gpulens.collectors._sqlite import connect_ro, read_stored
 from gpulens.collectors.base import Collector
 from gpulens.collectors.rocprof_v1 import device_beside
@@ -167,8 +167,8 @@ class RocprofV1Json(Collector):
                 b, en = ts, (ts + du if ts is not None and du is not None else None)
             start.append(b), end.append(en)
             unread.append((b is None or en is None) and (
-                any(_ns(x) is None for x in (a.BeginNs, a.EndNs) if not _absent(x))
-                or any(_ns_us(x) is None for x in (e.ts, e.dur) if not _absent(x))))
+                any(_ns(x) is None for x in (a.BeginNs, a.EndNs) if not not_recorded(x))
+                or any(_ns_us(x) is None for x in (e.ts, e.dur) if not not_recorded(x))))
             gpu = kind in ("kernel", "memcpy", "memset")
             dev.append(_device(a, tracks.get(str(e.pid), "")) if gpu else -1)
             queue.append(_ns(a.queue_id) if kind == "kernel" else None)  # copies: no AQL queue (module docstring)
@@ -199,10 +199,6 @@ def _device(a: V1Args, track: str) -> int | None:
             return n
     m = re.match(r"^GPU(\d+)$", track.strip(), re.IGNORECASE)
     return int(m.group(1)) if m else None
-
-
-def _absent(v) -> bool:
-    return v is None or (isinstance(v, str) and not v.strip())
 
 
 def _ns_us(v) -> int | None:

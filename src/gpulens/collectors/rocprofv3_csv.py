@@ -293,6 +293,10 @@ def _natural_int(text: str) -> tuple:
 #: ``42_hip_api_trace.csv`` and ``decode_hip_api_trace.csv`` keep their prefix and join their process's other files.
 _DOMAIN_FILE = re.compile(r"^(.*?)(kernel_trace|counter_collection|memory_copy_trace|[a-z]+_api_trace|agent_info|"
                           r"memory_allocation_trace|scratch_memory_trace)\.csv$")
+#: the per-name summaries rocprofv3 ``--stats`` writes beside the traces (``<pid>_kernel_stats.csv``,
+#: ``<pid>_hip_api_stats.csv``, ``<pid>_memory_copy_stats.csv``, ``<pid>_domain_stats.csv``…)
+_STATS_FILE = re.compile(r"^(.*?)((?:[a-z]+_api|kernel|memory_copy|memory_allocation|scratch_memory|domain)"
+                         r"_stats)\.csv$")
 
 
 def _files(path: Path) -> list[Path]:
@@ -334,7 +338,7 @@ class RocprofV3CsvDir(Collector):
         groups: dict[str, list[Path]] = {}
         rest = []
         for f in _files(path):
-            m = _DOMAIN_FILE.match(f.name)
+            m = _DOMAIN_FILE.match(f.name) or _STATS_FILE.match(f.name)
             if f.is_file() and m:
                 groups.setdefault(str(f.parent / m.group(1)), []).append(f)
             elif f.is_file():
@@ -363,7 +367,10 @@ class RocprofV3CsvDir(Collector):
     def _one_run(self, files: list[Path], strict: bool, pid: int | None = None) -> Timeline:
         loaded = {}
         metas, warnings, devices = [], [], []
+        stats = [f for f in files if _STATS_FILE.match(f.name) and not _DOMAIN_FILE.match(f.name)]
         for f in files:
+            if f in stats:
+                continue
             try:
                 kind, d, meta, w = load_file(f, strict)
             except TraceFormatError as exc:  # an emptied / zeroed file of the run: lenient reads the others
@@ -404,5 +411,32 @@ class RocprofV3CsvDir(Collector):
         tl = concat(tls) if tls else Timeline()
         tl.meta.sources = metas
         tl.meta.devices = devices
-        tl.meta.warnings = warnings + tl.meta.warnings
+        tl.meta.warnings = warnings + tl.meta.warnings + _read_stats(tl, stats, kernels, strict)
         return tl.validate()
+
+
+def _read_stats(tl: Timeline, stats: list[Path], kernels: list, strict: bool) -> list[str]:
+    """Read the ``*_stats.csv`` summaries of one file set into ``tl.tables["rocprof_stats"]`` (sources added to
+    ``tl.meta.sources``); a kernel summary beside a kernel trace is cross-checked against it
+    (:func:`._stats_check.kernel_stats_check`). Returns the warnings: what each summary gave, or why it was not read."""
+    from gpulens.collectors._stats_check import kernel_stats_check
+    from gpulens.collectors.rocprof_v1 import RocprofStats
+
+    out, tables = [], []
+    for f in stats:
+        try:
+            st = RocprofStats().collect(f, strict=strict)
+        except TraceFormatError as exc:
+            out.append(f"{f}: not read ({exc.reason}); the run's other files are")
+            continue
+        table = st.tables["rocprof_stats"]
+        tables.append(table)
+        tl.meta.sources += st.meta.sources
+        check = kernel_stats_check(tl, table, f, kernels[0][0]) if kernels else None
+        domain = str(table["domain"].iloc[0]) if len(table) else "empty"
+        out.append(check or f"{f}: a per-name {domain} summary ({plural(len(table), 'row')}) beside the trace files: "
+                            "kept as a side table, not analysed (gpulens analyses the trace files)")
+        out += [w for w in st.meta.warnings if "per-name summary" not in w]
+    if tables:
+        tl.tables["rocprof_stats"] = pd.concat(tables, ignore_index=True)
+    return out

@@ -25,9 +25,10 @@ from typing import Any, Iterable, Iterator, Sequence
 BASE_CHARS = 40
 #: Distinguishing tokens appended at most.
 MAX_EXTRA = 3
-#: Function names that only wrap the real kernel given as first template argument.
+#: Function names that only wrap the real kernel given as first template argument (Composable Kernel's
+#: ``ck_tile::kentry<MinBlocksPerCu, Kernel, Args>``: the first that is not a number).
 WRAPPERS = {"kernel", "kernel2", "device_kernel", "kernel_entry", "kernel_impl", "launch_kernel", "global_kernel",
-            "kernelfunc", "generic_kernel"}
+            "kernelfunc", "generic_kernel", "kentry"}
 _TILE = re.compile(r"\d+x\d+(?:x\d+)*")
 _TOKEN = re.compile(r"[A-Za-z0-9_]+")
 _NOISE = {"void", "const", "unsigned", "int", "long", "float", "bool", "char", "true", "false", "at", "native", "c10",

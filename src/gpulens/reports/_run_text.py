@@ -164,7 +164,11 @@ def spec_label(name: Any, note: Any) -> str:
 
 
 def launches_text(sm: Mapping[str, Any]) -> str:
-    """``"2,258 launches of 194 kernels"``, ``"1 launch of 1 kernel"`` (the one wording of every reporter)."""
+    """``"2,258 launches of 194 kernels"``, ``"1 launch of 1 kernel"`` (the one wording of every reporter);
+    ``"unknown (the input records no kernel launch: …)"`` when the count is unknown (an API or copy summary alone,
+    :func:`gpulens.analyzers.hotspots._other_domain_summary`)."""
+    if "kernel_count" in sm and sm.get("kernel_count") is None:
+        return "unknown (the input records no kernel launch: a summary of API calls or copies only)"
     n, k = int(sm.get("kernel_count") or 0), int(sm.get("unique_kernels") or 0)
     return f"{plural(n, 'launch(es)')} of {plural(k, 'kernel')}"
 

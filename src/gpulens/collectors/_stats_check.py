@@ -1,0 +1,67 @@
+"""Cross-check of a rocprof per-kernel summary (``results.stats.csv``, rocprofv3 ``<pid>_kernel_stats.csv``) against
+the kernel trace of the same run read beside it.
+
+rocprof computes its stats file from the same dispatch records it writes to the trace, so for every kernel name the
+summary's ``Calls`` equals the trace's dispatch count and its ``TotalDurationNs`` the trace's summed
+``End − Begin``. A disagreement means the two files are not of one run, or the trace lost rows (cut off, rows
+rejected by gpulens for impossible timestamps): the user is told which, with the first names that differ, and the
+trace's figures are used. Only the ``kernel`` domain is compared (API/copy summaries have no per-name counterpart
+among the kernel events).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from gpulens.timeline import Timeline
+from gpulens.units import fmt_ns, plural
+
+#: names listed in a disagreement warning
+_LISTED = 3
+
+
+def kernel_stats_check(timeline: Timeline, stats: pd.DataFrame, stats_path: Path, trace_path: Path) -> str | None:
+    """One warning line comparing ``stats`` (the ``rocprof_stats`` table of ``stats_path``: columns ``domain``,
+    ``Name``, ``Calls``, ``TotalDurationNs``) with the kernel events of ``timeline`` (read from ``trace_path``).
+
+    Per kernel name: the summary's calls and total [ns] against the trace's event count and Σ ``dur_ns`` (a total
+    within 1 ns per call agrees: rocprof sums the same integers). Rows rejected from the trace (untimed,
+    impossible timestamps) count for the trace too, as launches without a duration, so the counts compare.
+
+    Returns:
+        "… agrees with the trace: N kernels, C calls and T summed" or "… disagrees with the trace on K of N
+        kernels (name: calls/total in the summary vs in the trace; …): the trace's figures are used"; None when
+        either side has no kernel.
+    """
+    if not len(stats) or not {"Name", "Calls", "TotalDurationNs"} <= set(stats.columns):
+        return None
+    st = stats[stats["domain"].astype(str) == "kernel"] if "domain" in stats else stats
+    ev = timeline.events
+    if not len(st) or not len(ev):
+        return None
+    k = ev[ev["kind"].astype(str).isin(["kernel", "comm"])]
+    if not len(k):
+        return None
+    trace = k.groupby(k["name"].astype(str), sort=False, observed=True)["dur_ns"].agg(["size", "sum"])
+    rej = timeline.rejected
+    untimed = (rej[rej["kind"].astype(str).isin(["kernel", "comm"])]["name"].astype(str).value_counts()
+               if len(rej) and {"kind", "name"} <= set(rej.columns) else pd.Series(dtype="int64"))
+    summ = st.groupby(st["Name"].astype(str), sort=False)[["Calls", "TotalDurationNs"]].sum()
+    names = list(dict.fromkeys(list(summ.index) + list(trace.index)))
+    differ = []
+    for n in names:
+        sc, stot = (int(summ.at[n, "Calls"]), int(summ.at[n, "TotalDurationNs"])) if n in summ.index else (0, 0)
+        tc, ttot = (int(trace.at[n, "size"]), int(trace.at[n, "sum"])) if n in trace.index else (0, 0)
+        tc += int(untimed.get(n, 0))
+        if sc != tc or abs(stot - ttot) > max(sc, 1):
+            differ.append(f"{n[:60]}: {sc:,} calls / {fmt_ns(stot)} in the summary, {tc:,} / {fmt_ns(ttot)} in the trace")
+    if not differ:
+        calls, total = int(summ["Calls"].sum()), int(summ["TotalDurationNs"].sum())
+        return (f"{stats_path}: cross-checked with {trace_path.name}: the summary agrees with the trace "
+                f"({plural(len(summ), 'kernel')}, {calls:,} calls, {fmt_ns(total)} summed)")
+    more = f"; and {len(differ) - _LISTED} more" if len(differ) > _LISTED else ""
+    return (f"{stats_path}: disagrees with {trace_path.name} on {len(differ)} of {plural(len(names), 'kernel')} ("
+            + "; ".join(differ[:_LISTED]) + more + "): not the same run, or trace rows lost; the trace's figures "
+            "are used")
