@@ -235,7 +235,7 @@ class Panel:
         note: extra HTML under the heading (e.g. why something is missing).
         data: base64 text of a gzip-compressed JSON payload the page script draws the chart from (the timeline);
             the figure then holds only the layout.
-        static: a chart drawn here as inline SVG (:func:`svg_bars`) instead of a plotly figure: shown at once,
+        static: a chart drawn here as plain HTML (:func:`html_bars`) instead of a plotly figure: shown at once,
             before plotly has loaded (the Summary's chart, so the first screen needs no plotly).
         table_open: whether the data table starts unfolded (folded where the chart shows the same few figures).
     """
@@ -336,31 +336,22 @@ def panel_html(p: Panel, fig_id: str) -> str:
     return "".join(parts)
 
 
-def svg_bars(rows: Sequence[tuple[str, float, str, str]], axis: str = "", width: int = 760) -> str:
-    """A horizontal bar chart as inline SVG: one bar per ``(label, value, text, colour)`` row, lengths relative to
-    the largest value, the ``text`` (already formatted) beside each bar, ``axis`` under the bars, a tooltip per bar.
-    Draws values as given (nothing is computed but the bar length)."""
-    text_w, bar_h, gap = 150, 22, 8
-    # the label column fits the longest label (about 7 px per character at 13 px): a long part name such as
-    # "idle: one-off gaps (left out of the verdict)" ran off the chart's left edge in a fixed 190 px column
-    label_w = max(190, 16 + 7 * max((len(str(label)) for label, _, _, _ in rows), default=0))
-    area = width - 190 - text_w
-    width = label_w + area + text_w
-    top = max((v for _, v, _, _ in rows), default=0) or 1
-    h = len(rows) * (bar_h + gap) + (22 if axis else 4)
-    out = [f'<svg class="bars-svg" viewBox="0 0 {width} {h}" width="100%" style="max-width:{width}px" '
-           f'font-family="system-ui, sans-serif" font-size="13">']
-    for i, (label, v, text, colour) in enumerate(rows):
-        y = i * (bar_h + gap) + 2
-        w = max(0.0, float(v)) / top * area
-        out.append(f'<g><title>{esc(label)}: {esc(text)}</title>'
-                   f'<text x="{label_w - 8}" y="{y + bar_h * 0.7:.1f}" text-anchor="end">{esc(label)}</text>'
-                   f'<rect x="{label_w}" y="{y}" width="{area:.1f}" height="{bar_h}" fill="#f2f2f2"/>'
-                   f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{bar_h}" fill="{esc(colour)}"/>'
-                   f'<text x="{label_w + w + 6:.1f}" y="{y + bar_h * 0.7:.1f}">{esc(text)}</text></g>')
+def html_bars(rows: Sequence[tuple[str, float, str, str]], axis: str = "") -> str:
+    """A horizontal bar chart as plain HTML laid out by the browser (a CSS grid: label column as wide as its longest
+    label, bar track, text column), shown at once without plotly: one bar per ``(label, value, text, colour)`` row,
+    lengths relative to the largest value, the ``text`` (already formatted) beside each bar, ``axis`` under the bars,
+    a tooltip per bar. No character-width guess: a long label ("idle: one-off gaps (left out of the verdict)") widens
+    its column instead of running off the chart. Draws values as given (nothing is computed but the bar length)."""
+    top = max((float(v) for _, v, _, _ in rows), default=0.0) or 1.0
+    out = ['<div class="hbars">']
+    for label, v, text, colour in rows:
+        pct = max(0.0, float(v)) / top * 100
+        out.append(f'<span class="hl" title="{esc(label)}: {esc(text)}">{esc(label)}</span>'
+                   f'<span class="hb"><span style="width:{pct:.2f}%;background:{esc(colour)}"></span></span>'
+                   f'<span class="ht">{esc(text)}</span>')
+    out.append("</div>")
     if axis:
-        out.append(f'<text x="{label_w}" y="{h - 6}" fill="#555">{esc(axis)}</text>')
-    out.append("</svg>")
+        out.append(f'<p class="haxis">{esc(axis)}</p>')
     return "".join(out)
 
 

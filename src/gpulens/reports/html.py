@@ -18,8 +18,8 @@ warnings). A tab whose analysis is missing says why. Each chart has a one-senten
 name) and its data as a table; every table has a filter box; the open tab is in the URL hash.
 
 Size and speed: plotly.js travels gzip-compressed (the official cartesian bundle when the installed plotly matches
-it: about 0.66 MB embedded) and is decompressed by the browser after the first paint; the Summary's chart is inline
-SVG, so the first screen needs no plotly. Tables are capped (200 rows per table, fewer with many inputs) and the
+it: about 0.66 MB embedded) and is decompressed by the browser after the first paint; the Summary's chart is plain
+HTML, so the first screen needs no plotly. Tables are capped (200 rows per table, fewer with many inputs) and the
 timeline payload is bounded, so a report stays under :data:`SIZE_BUDGET_BYTES` whatever the trace size. Charts are
 drawn when their tab is first shown (hidden plots get no size). The renderer computes nothing: it draws the
 Report's tables.
@@ -265,6 +265,10 @@ section.kpage{border-top:2px solid #0072B2;margin-top:10px}.kparts{display:grid;
 grid-template-columns:repeat(auto-fit,minmax(440px,1fr))}.kparts>*{min-width:0}section.kpage table.kv{max-width:100%}section.kpage table.kv td{overflow-wrap:anywhere}.kpart h4{margin:10px 0 4px}
 .chart.static{min-height:0}.chart:not(.static):not([data-rendered])::before{content:"Drawing the chart…";display:block;padding:8px;color:#666;font-style:italic}.chart:not(.static)[data-failed]::before{content:"This chart could not be drawn: the data table beside it holds its figures.";color:#a33}.kvgrid{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}.kvgrid table.kv td{max-width:520px}
 .tlbar{margin:4px 0}.tlstatus{color:#333;font-size:.9em}
+.hbars{display:grid;grid-template-columns:max-content minmax(140px,420px) max-content;gap:6px 8px;align-items:center;
+font-size:.85em;max-width:100%}.hl{text-align:right}.hb{background:#f2f2f2;height:20px;display:block}
+.hb>span{display:block;height:100%;min-width:1px}.ht{font-variant-numeric:tabular-nums;white-space:nowrap}
+.haxis{color:#555;font-size:.8em;margin:4px 0 0}
 code.fullname{display:block;white-space:pre-wrap;word-break:break-all;font-size:.8em;background:#f7f7f7;padding:4px}
 """
 
