@@ -16,7 +16,7 @@ from gpulens.analyzers._advice import vendor_word
 from gpulens.reports._format import (column_label, fmt_ns, fmt_unit, limiter_text, result_title, summary_items, time_scale,
                                      shown_columns, source_vendor, unit_of, vendor_headers, vendor_label,
                                      with_limiter_text)
-from gpulens.reports._html_pages import _layout, axis_title, findings_table
+from gpulens.reports._html_pages import _layout, axis_title, findings_table, nonzero_parts
 from gpulens.reports._html_parts import (
     OKABE_ITO,
     Panel,
@@ -142,6 +142,7 @@ def _stacked(t: pd.DataFrame, ys: list[str], parts: list[tuple[str, str]], scale
     """Horizontal bars of ``parts`` (column, label) stacked per row of ``t``; ``full`` names the rows in the hover
     (the tick labels are cut). Past the 8 palette colours, parts repeat a colour with a bar pattern added."""
     who = [wrap_name(n) for n in full] if full is not None else ys
+    parts = nonzero_parts(t, parts)  # a part at 0 on every row: no trace, no legend entry
     data = [{"type": "bar", "y": ys, "x": (pd.to_numeric(t[col], errors="coerce").fillna(0) / scale).tolist(),
              "name": label, "orientation": "h", "customdata": who,
              "marker": {"color": OKABE_ITO[i % len(OKABE_ITO)],
@@ -155,8 +156,7 @@ def _stacked(t: pd.DataFrame, ys: list[str], parts: list[tuple[str, str]], scale
 def _idle_panel(bn: AnalysisResult, max_rows: int, vendor: str | None = None) -> Panel:
     t = bn.table
     parts = [(c, column_label(c, bn.columns.get(c, ""))) for c in t.columns
-             if c.startswith("idle_") and c.endswith("_ns") and c not in ("idle_ns", "idle_other_clock_ns")
-             and (pd.to_numeric(t[c], errors="coerce").fillna(0) > 0).any()]  # as the console: no empty cause
+             if c.startswith("idle_") and c.endswith("_ns") and c not in ("idle_ns", "idle_other_clock_ns")]
     ys = [f"rank {fmt_unit(r, 'id')} · GPU {fmt_unit(d, 'id')}" for r, d in zip(t["rank"], t["device_id"])]
     div, unit = time_scale(t["idle_ns"]) if "idle_ns" in t else (1e6, "ms")  # the unit follows the magnitude
     fig = _stacked(t, ys, parts, div, f"idle time [{unit}]", unit)

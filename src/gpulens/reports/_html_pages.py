@@ -54,6 +54,13 @@ SPLIT_PARTS_HTML = BREAKDOWN_PARTS[:-1] + (("steady_idle_ns", STEADY_IDLE_LABEL,
                                            ("idle_boundary_ns", ONE_OFF_LABEL, "#d9d9d9", "\\"))
 
 
+def nonzero_parts(table: Any, parts: Any) -> list:
+    """The ``parts`` (tuples whose first item is a column of ``table``) with a time above 0 on some row: a stacked
+    chart draws, and its legend lists, only those (a legend of "exposed communication", "exposed memset" at 0 ns on
+    every GPU named parts that are not there). Parts at 0 or unknown everywhere stay in the data table."""
+    return [p for p in parts if p[0] in table and (pd.to_numeric(table[p[0]], errors="coerce").fillna(0) > 0).any()]
+
+
 def axis_title(text: str) -> dict[str, Any]:
     """A plotly axis/colour-bar title (the ``{"text": …}`` form every plotly.js version reads)."""
     return {"text": text}
@@ -193,7 +200,8 @@ def breakdown_page(s: SourceReport, max_rows: int) -> list[Any]:
              "name": label, "orientation": "h",
              "marker": {"color": colour, "pattern": {"shape": pattern}},
              "hovertemplate": f"{label}: %{{x:.3f}} {unit}<extra>%{{y}}</extra>"}
-            for key, label, colour, pattern in (SPLIT_PARTS_HTML if split is not None else BREAKDOWN_PARTS)]
+            for key, label, colour, pattern in nonzero_parts(drawn, SPLIT_PARTS_HTML if split is not None
+                                                             else BREAKDOWN_PARTS)]
     fig = _layout(data, 140 + 34 * len(ys), barmode="stack", xaxis={"title": axis_title(f"time [{unit}]")},
                   yaxis={"autorange": "reversed"})
     summ = bd.summary
@@ -276,8 +284,9 @@ def multirank_page(s: SourceReport, max_rows: int) -> list[Any]:
                  "name": label,
                  "orientation": "h", "marker": {"color": colour, "pattern": {"shape": pattern}},
                  "hovertemplate": f"{label}: %{{x:.3f}} {unit}<extra>%{{y}}</extra>"}
-                for key, label, colour, pattern in (SPLIT_PARTS_HTML if split is not None else BREAKDOWN_PARTS)]
-        if hidden is not None:
+                for key, label, colour, pattern in nonzero_parts(drawn, SPLIT_PARTS_HTML if split is not None
+                                                                 else BREAKDOWN_PARTS)]
+        if hidden is not None and (hidden.fillna(0) > 0).any():  # no empty trace nor legend entry
             data.append({"type": "bar", "y": ys, "x": (hidden / div).tolist(),
                          "name": "communication hidden behind compute", "orientation": "h",
                          "marker": {"color": "rgba(230,159,0,0.35)", "pattern": {"shape": "/"}},
@@ -286,7 +295,8 @@ def multirank_page(s: SourceReport, max_rows: int) -> list[Any]:
         fig = _layout(data, 150 + 40 * len(ys), barmode="stack", xaxis={"title": axis_title(f"time [{unit}]")},
                       yaxis={"autorange": "reversed"})
         rows_t = ranks.table if ranks is not None and not ranks.skipped and len(ranks.table) else None
-        take = "Where each rank's GPU time went; the thin bar is communication that compute hid."
+        take = "Where each rank's GPU time went" + ("; the thin bar is communication that compute hid."
+                                                    if any(t.get("offsetgroup") == "hidden" for t in data) else ".")
         if rows_t is not None:
             strag = rows_t[rows_t["straggler"].astype(bool)] if "straggler" in rows_t else rows_t.head(0)
             take += (f" Straggler: rank {', '.join(fmt_unit(r, 'id') for r in strag['rank'])}." if len(strag)
