@@ -122,7 +122,7 @@ def verdicts_page(s: SourceReport, max_rows: int) -> list[Any]:
         out.append(_stall_panel(st, max_rows))
     vd = s.results.get("verdicts")
     if "verdicts" in drawn:
-        out.append(_verdict_panel(vd, max_rows))
+        out.append(_verdict_panel(s, vd, max_rows))
     for n in names:
         r = s.results[n]
         if n in drawn:
@@ -187,12 +187,20 @@ def _stall_panel(st: AnalysisResult, max_rows: int) -> Panel:
                  table_html(st.table, cols, max_rows, docs=st.columns))
 
 
-def _verdict_panel(vd: AnalysisResult, max_rows: int) -> Panel:
+def _verdict_panel(s: SourceReport, vd: AnalysisResult, max_rows: int) -> Panel:
+    """The kernel verdicts in the answer banner's layout (every row, each step whole, the evidence folded), then
+    every column of the verdict table, folded."""
+    from gpulens.reports._html_answer import kernels_html
+
     t = vd.table
     known = t[t["verdict"].astype(str) != "undetermined"]
     take = (f"{len(known)} of {plural(len(t), 'critical kernel(s)')} {agree(len(known), 'has', 'have')} a verdict; the time at stake is what the fix "
             "could save at most." if len(t) else "No kernel verdict.")
-    return Panel("Kernel verdicts", take, None, table_html(t, verdict_columns(t), max_rows, docs=vd.columns))
+    more = (f'<p class="note">Showing {max_rows} of {len(t):,} kernels.</p>' if len(t) > max_rows else "")
+    every = ('<details class="tbl"><summary>Every column of the verdict table</summary>'
+             + table_html(t, verdict_columns(t), max_rows, docs=vd.columns) + "</details>")
+    return Panel("Kernel verdicts", take, None,
+                 kernels_html(s, t.head(max_rows).to_dict("records"), None, evidence=True) + more + every)
 
 
 #: The verdict table's columns a reader needs first, in reading order: what, how long, which bound, what is at

@@ -242,7 +242,8 @@ table.akernels th:nth-child(3){width:10em}table.akernels th:nth-child(4){width:1
 table.akernels th:nth-child(5){width:7.5em}table.akernels td.name{max-width:none;white-space:normal}
 table.akernels td.step{white-space:normal}
 @media (max-width:1100px){table.akernels,table.akernels thead,table.akernels tbody{display:block}
-table.akernels tr{display:grid;grid-template-columns:2.6em minmax(0,1fr) 11em 12.5em 7.5em;border-bottom:1px solid #ddd}
+table.akernels tr{display:grid;grid-template-columns:2.6em minmax(0,1fr) 10em 12.5em 8em;border-bottom:1px solid #ddd}
+table.akernels th{white-space:normal}
 table.akernels th,table.akernels td{width:auto!important;max-width:none}
 table.akernels th:nth-child(6),table.akernels td:nth-child(6){grid-column:2/-1;border-top:none}}td.tstake{font-weight:600;color:#A04000}
 span.bound{display:inline-block;border-radius:3px;padding:0 5px;font-size:.92em;font-weight:600;border:1px solid #888;
@@ -269,6 +270,7 @@ grid-template-columns:repeat(auto-fit,minmax(440px,1fr))}.kparts>*{min-width:0}s
 font-size:.85em;max-width:100%}.hl{text-align:right}.hb{background:#f2f2f2;height:20px;display:block}
 .hb>span{display:block;height:100%;min-width:1px}.ht{font-variant-numeric:tabular-nums;white-space:nowrap}
 .haxis{color:#555;font-size:.8em;margin:4px 0 0}
+details.ev{font-size:.9em;color:#444;margin-top:3px}details.ev summary{cursor:pointer;color:#0072B2}
 code.fullname{display:block;white-space:pre-wrap;word-break:break-all;font-size:.8em;background:#f7f7f7;padding:4px}
 """
 
