@@ -63,7 +63,7 @@ def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
     hov = [f"{wrap_name(n)}<br>limiter: {plot_text(limiter_text(lim, vendor))}" for n, lim in zip(t["name"], lims)]
     theo, ach = _numbers(t["theoretical_occupancy_pct"]), _numbers(t["achieved_occupancy_pct"])
     # each bar's value as the table prints it (the same column, the same formatter), the limiter after the
-    # theoretical one: inside the bar where the text fits, else just past its end (never past the axis: 102 %)
+    # theoretical one: inside the bar where the text fits, else just past its end (plotly's own measure)
     pct = {c: unit_of(c, r.columns.get(c, "")) for c in ("theoretical_occupancy_pct", "achieved_occupancy_pct")}
     theo_text = [f"{fmt_unit(v, pct['theoretical_occupancy_pct'])} · {plot_text(limiter_text(x, vendor), 32)}"
                  for v, x in zip(t["theoretical_occupancy_pct"], lims)]
@@ -72,12 +72,12 @@ def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
     measured = any(x is not None for x in ach)
     data = [{"type": "bar", "y": ys, "x": theo, "orientation": "h",
              "name": "theoretical" if measured else "theoretical (achieved occupancy not measured)",
-             "marker": {"color": OKABE_ITO[4]}, **bar_value_labels(theo_text, theo, 102.0),
+             "marker": {"color": OKABE_ITO[4]}, **bar_value_labels(theo_text),
              "hovertext": hov, "hoverinfo": "text+x"}]
     if measured:  # no empty half-row per kernel and no legend entry for bars that are not there
         data.append({"type": "bar", "y": ys, "x": ach, "orientation": "h", "name": "achieved",
                      "marker": {"color": OKABE_ITO[0], "pattern": {"shape": "/"}},
-                     **bar_value_labels(ach_text, ach, 102.0), "hovertext": hov, "hoverinfo": "text+x"})
+                     **bar_value_labels(ach_text), "hovertext": hov, "hoverinfo": "text+x"})
     fig = _layout(data, 160 + (44 if measured else 26) * len(ys), barmode="group",
                   xaxis={"title": axis_title(f"occupancy [% of max {vendor_word(vendor, 'warps')}]"),
                          "range": [0, 102]},

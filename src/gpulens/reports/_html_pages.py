@@ -35,7 +35,6 @@ from gpulens.reports._html_parts import (
     KERNEL_LINKS,
     kv_html,
     name_cell,
-    legend_rows,
     html_bars,
     table_html,
     tick_labels,
@@ -68,13 +67,12 @@ def axis_title(text: str) -> dict[str, Any]:
 
 def _layout(data: list[dict], height: int = 380, **kw: Any) -> dict[str, Any]:
     """A figure of plain dicts (``{"data", "layout"}``; no ``plotly.graph_objects`` validation): ``data`` are trace
-    dicts, ``kw`` layout keys (``xaxis``/``yaxis`` dicts get ``automargin``). ``height`` is the room for the plot:
-    the figure is taller by the legend's rows past the first on a narrow window (:func:`legend_rows`), as plotly
-    takes a legend's room from the plot (a 5-row legend left a 380-px chart a 60-px plot at 900 px)."""
+    dicts, ``kw`` layout keys (``xaxis``/``yaxis`` dicts get ``automargin``). ``height`` is the room for the plot
+    and a one-row legend: the page script grows the figure by the legend's further rows as plotly drew them at the
+    window's width (``fitLegend`` in :data:`gpulens.reports.html.JS`), as plotly takes a legend's room from the plot
+    (a 5-row legend left a 380-px chart a 60-px plot at 900 px)."""
     # the legend above the plot: below it, it collides with the x-axis title on short charts
-    names = [str(t.get("name")) for t in data if t.get("name") and t.get("showlegend", True) is not False]
-    extra = 22 * max(legend_rows(names) - 1, 0) if len(names) > 1 else 0
-    layout = {"height": height + 20 + extra, "margin": {"l": 10, "r": 10, "t": 50, "b": 40}, "hovermode": "closest",
+    layout = {"height": height + 20, "margin": {"l": 10, "r": 10, "t": 50, "b": 40}, "hovermode": "closest",
               "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"}, **kw}
     for ax in ("xaxis", "yaxis"):
         layout[ax] = {**(layout.get(ax) or {}), "automargin": True}
@@ -243,7 +241,7 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
     xs = (crit["effective_ns"] / div).tolist()
     bar = {"type": "bar", "x": xs, "y": ys, "orientation": "h",
            "marker": {"color": [KIND_COLOURS.get(k, GREY) for k in crit["kind"]]},
-           **bar_value_labels([fmt_share(v) for v in crit["share"]], xs, max(xs, default=1.0) * 1.05),
+           **bar_value_labels([fmt_share(v) for v in crit["share"]]),
            "customdata": [links.get(str(n), "") for n in crit["name"]],
            "hovertext": [f"{wrap_name(n)}<br>{plural(c, 'call(s)')}, {fmt_ns(e)}, mean {fmt_ns(m)}<br>click: kernel details"
                          for n, c, e, m in zip(crit["name"], crit["calls"], crit["effective_ns"], crit["mean_ns"])],

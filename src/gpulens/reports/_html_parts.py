@@ -32,9 +32,12 @@ KIND_COLOURS = {"kernel": "#0072B2", "comm": "#E69F00", "memcpy": "#CC79A7", "me
 #: Characters of a name kept in chart labels and in table cells, and in a bar chart's category (tick) labels: 44
 #: characters at 12 px are about 290 px, so on a 900-px-wide window the bars keep over half the chart's width (a
 #: 120-character tick label took 700 px and squeezed the bars to a sliver); the full name is in the hover and table.
+#: (plotly's ``automargin`` then gives the tick labels the room they take as drawn.)
 LABEL_CHARS, TICK_CHARS = 200, 44
 #: Average width of a character of chart text at 12 px (system-ui; wide enough for digits and capitals) [px], and the
-#: narrowest chart width a report is laid out for (a 900-px-wide window less the page's padding) [px].
+#: narrowest chart width a report is laid out for (a 900-px-wide window less the page's padding) [px]: used only
+#: where plotly has no layout of its own to place a text (the roofline's labels among its points,
+#: :mod:`gpulens.reports._html_roofline`).
 CHAR_PX, NARROW_CHART_PX = 7.0, 840.0
 PLOT_CONFIG = {"displaylogo": False, "responsive": True}
 
@@ -78,35 +81,12 @@ def _mid_clip(text: str, n: int) -> str:
     return text[:head].rstrip() + "…" + text[len(text) - (n - head - 1):].lstrip()
 
 
-def legend_rows(names: Iterable[str], width_px: float = NARROW_CHART_PX, font_px: float = 12.0) -> int:
-    """Rows a horizontal plotly legend of ``names`` takes on a chart ``width_px`` wide: entries packed left to right,
-    each its text (:data:`CHAR_PX` per character at 12 px, scaled to ``font_px``) plus 40 px of symbol and gap. A
-    chart adds this many legend rows to its height, so the legend never eats the plot area on a narrow window."""
-    rows, used = 0, width_px
-    for n in names:
-        w = 40 + len(str(n)) * CHAR_PX * font_px / 12
-        if used + w > width_px:
-            rows, used = rows + 1, 0.0
-        used += w
-    return rows
-
-
-#: The narrowest plot area (px) a horizontal bar chart's bars get: :data:`NARROW_CHART_PX` less the widest tick label
-#: (:data:`TICK_CHARS` characters) and the margins.
-NARROW_BARS_PX = NARROW_CHART_PX - TICK_CHARS * CHAR_PX - 40
-
-
-def bar_value_labels(texts: Sequence[str], values: Sequence[float | None], axis_max: float,
-                     font_px: float = 11.0) -> dict[str, Any]:
-    """Trace keys that print ``texts`` (already formatted) on horizontal bars of ``values`` on an axis from 0 to
-    ``axis_max``: inside the bar, at its end, where the text fits in the bar on the narrowest chart
-    (:data:`NARROW_BARS_PX`), else just past the bar's end; at a fixed size (plotly would shrink a text that does not
-    fit to a few pixels). Outside text sits past a bar short enough to leave it room, so it stays on the plot."""
-    pos = []
-    for text, v in zip(texts, values):
-        need = (len(text) * CHAR_PX * font_px / 12 + 8) / NARROW_BARS_PX * axis_max  # the text's width, axis units
-        pos.append("inside" if v is not None and v >= need else "outside")
-    return {"text": list(texts), "textposition": pos, "insidetextanchor": "end", "constraintext": "none",
+def bar_value_labels(texts: Sequence[str], font_px: float = 11.0) -> dict[str, Any]:
+    """Trace keys that print ``texts`` (already formatted) on horizontal bars where plotly finds room for them: inside
+    the bar at its end when the text fits there, else just past the bar's end (plotly's ``textposition="auto"``,
+    measured on the drawn text at the chart's actual width: no character-width guess), at a fixed size (plotly would
+    shrink a text that does not fit to a few pixels) and never clipped by the axis."""
+    return {"text": list(texts), "textposition": "auto", "insidetextanchor": "end", "constraintext": "none",
             "textfont": {"size": font_px}, "cliponaxis": False}
 
 

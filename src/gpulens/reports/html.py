@@ -286,12 +286,30 @@ JS = """
         var spec=JSON.parse(document.getElementById(div.getAttribute('data-spec')).textContent);
         var drawn=div.getAttribute('data-timeline')?window.gpulensTimeline(div,P,cfg):P.newPlot(div,spec.data,spec.layout,cfg);
         return drawn.then(function(){
+          if(!div.getAttribute('data-timeline')){fitLegend(div,P,spec.layout.height);
+            div.on('plotly_afterplot',function(){fitLegend(div,P,spec.layout.height);});}
           div.setAttribute('data-rendered','1');ready();
           div.on('plotly_click',function(e){var c=e.points&&e.points[0]&&e.points[0].customdata;
             if(typeof c==='string'&&c.indexOf('kernel-')===0)location.hash=c;});
         });
       }).catch(function(e){div.setAttribute('data-failed','1');console.error('gpulens: chart '+div.id+' failed: '+e);});
     });
+  }
+  // a horizontal legend that plotly wrapped onto several rows at this width takes its room from the plot: the
+  // figure (laid out for one legend row, its height 'base') grows by the further rows as drawn, so the plot keeps
+  // its height at any window width (redone after each redraw: a resize rewraps the legend)
+  function fitLegend(div,P,base){
+    var lg=div.querySelector('g.legend'),w=String(div.clientWidth);if(!lg||!base||div.getAttribute('data-legend-w')===w)return;
+    var ys=[];Array.prototype.forEach.call(lg.querySelectorAll('g.traces'),function(g){
+      var m=/translate\(\s*[-\d.e]+[ ,]+([-\d.e]+)/.exec(g.getAttribute('transform')||'');
+      if(m)ys.push(parseFloat(m[1]));});
+    if(!ys.length)return;
+    // the rows' offsets, not the legend's box: plotly scrolls a legend taller than its room, so the box grows
+    // with the figure (and a fit on it never settles)
+    var rows={};ys.forEach(function(y){rows[Math.round(y)]=1;});
+    var want=Math.round(base+Math.max.apply(null,ys)-Math.min.apply(null,ys));
+    div.setAttribute('data-legend-w',w);div.setAttribute('data-legend-rows',Object.keys(rows).length);
+    if(Math.abs((div.layout.height||0)-want)>2)P.relayout(div,{height:want});
   }
   function show(tab,focus){
     tabs.forEach(function(t){
