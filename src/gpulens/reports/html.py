@@ -301,7 +301,7 @@ JS = """
   function fitLegend(div,P,base){
     var lg=div.querySelector('g.legend'),w=String(div.clientWidth);if(!lg||!base||div.getAttribute('data-legend-w')===w)return;
     var ys=[];Array.prototype.forEach.call(lg.querySelectorAll('g.traces'),function(g){
-      var m=/translate\(\s*[-\d.e]+[ ,]+([-\d.e]+)/.exec(g.getAttribute('transform')||'');
+      var m=/translate\\(\\s*[-\\d.e]+[ ,]+([-\\d.e]+)/.exec(g.getAttribute('transform')||'');
       if(m)ys.push(parseFloat(m[1]));});
     if(!ys.length)return;
     // the rows' offsets, not the legend's box: plotly scrolls a legend taller than its room, so the box grows
