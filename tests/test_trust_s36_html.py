@@ -165,14 +165,18 @@ def test_summary_bars_are_laid_out_by_the_browser():
 
 def test_value_labels_are_placed_by_plotly(sglang):
     """The hot-kernel and occupancy bars' texts: plotly places them (``auto``: inside where the drawn text fits,
-    else past the bar's end), never shrunk; the texts are the shares of the hotspots table."""
+    else past the bar's end), never shrunk; the texts are each kernel's share of all kernel time."""
     report, page = sglang
     (spec,) = _specs(_page(page, "kernels"))
     bar = spec["data"][0]
     hs = report.sources[0].results["hotspots"].table
     crit = hs[hs["critical"].astype(bool)]
     assert bar["textposition"] == "auto" and bar["constraintext"] == "none"
-    assert bar["text"] == [f"{100 * v:.1f} %" for v in crit["share"]]
+    # each text is the kernel's share of all kernel time (its time over the sum of every kernel's), and the axis
+    # says so: the bars are times, their texts shares
+    shares = crit["effective_ns"] / hs["effective_ns"].sum()
+    assert bar["text"] == [f"{100 * v:.1f} %" for v in shares]
+    assert spec["layout"]["xaxis"]["title"]["text"].endswith("bar text: share of kernel time")
 
 
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
