@@ -231,3 +231,18 @@ def test_a_wrapped_legend_grows_the_figure_in_the_browser(tmp_path):
     # never squeezed (a one-row legend partly sits in the top margin, so the grown plot may get a few px more;
     # without the growth six rows took about 5 × 19 px from a 130-px plot)
     assert short_h - 4 <= long_h <= short_h + 20, got
+
+
+def test_kernel_groups_time_says_it_holds_copies_too(sglang):
+    """The kernel-groups summary's time is of every GPU event (3 copies besides the 555 kernels here), so it is not
+    the Key figures' "kernel time": its label says "GPU event time". By hand from the trace: kernels and copies
+    together last longer than the kernels alone."""
+    report, page = sglang
+    d = json.load(gzip.open(SGLANG))
+    dur = {c: sum(float(e["dur"]) for e in d["traceEvents"] if e.get("ph") == "X" and e.get("cat") == c)
+           for c in ("kernel", "gpu_memcpy")}
+    assert dur["gpu_memcpy"] > 0
+    other = _page(page, "other")
+    kv = re.search(r"<h3>Kernel groups</h3>.*?<table class=\"kv\">(.*?)</table>", other, re.S).group(1)
+    labels = [_text(x) for x in re.findall(r'<th scope="row">(.*?)</th>', kv)]
+    assert "GPU event time" in labels and "time" not in labels
