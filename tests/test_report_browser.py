@@ -90,7 +90,7 @@ def _open(browser, report, tmp_path: Path, case: str) -> dict:
             state = browser.execute_script("""
                 var p=document.getElementById(arguments[0]), c=p.querySelectorAll('.chart');
                 var ok=Array.prototype.filter.call(c,function(d){
-                  return d.getAttribute('data-rendered')&&d.querySelector('svg, canvas');});
+                  return d.getAttribute('data-rendered')&&d.querySelector('svg, canvas, .hbars');});
                 return {visible:!p.hidden, charts:c.length, rendered:ok.length, text:p.innerText,
                         svgtext:Array.prototype.map.call(c,function(d){return Array.prototype.map.call(
                           d.querySelectorAll('text'),function(t){return t.textContent;}).join(' ');}).join('\\n'),

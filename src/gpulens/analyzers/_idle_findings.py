@@ -60,6 +60,14 @@ def steady_state(tot: dict[str, Any]) -> tuple[int, int]:
     return (max(int(tot.get("span_ns") or 0) - boundary, 0), max(int(tot.get("idle_ns") or 0) - boundary, 0))
 
 
+def steady_idle_pct(tot: dict[str, Any]) -> float:
+    """The steady state's idle as a share of the steady span [%] (:func:`steady_state`; 0 when that span is 0): the
+    figure the idle finding's title leads with when one-off gaps are left out, and the bottlenecks summary's
+    ``steady_idle_pct`` that the reports print beside the bar of the same idle time (one definition)."""
+    steady_span, recoverable = steady_state(tot)
+    return 100.0 * recoverable / steady_span if steady_span else 0.0
+
+
 def host_calls_in_gaps(timeline: Timeline, gaps: pd.DataFrame, cls: str = "host", n: int = 2,
                        max_gaps: int = 200) -> list[dict[str, Any]]:
     """The runtime calls the host was in during the idle gaps of class ``cls`` (``gaps``:
@@ -360,7 +368,7 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
         k = len(boundary) or 1
         gaps = "the one-off gap" if k == 1 else f"the {k} one-off gaps"
         many = head.startswith("GPUs")
-        pct = 100.0 * recoverable / steady_span if steady_span else 0.0
+        pct = steady_idle_pct(tot)
         # both denominators named: the share of the time the verdict judges, and of the whole span that the
         # breakdown's bar reads beside it (SGLang MI300X: "idle 6.5 %" of 10.45 ms beside a bar's "0.1 %" of 473.75 ms)
         whole = int(tot.get("span_ns") or 0)

@@ -76,6 +76,7 @@ from gpulens.analyzers._idle_findings import (  # noqa: F401 (CLASS_WORDS, CLASS
     blocking_calls_in_idle,
     explain_idle,
     host_calls_in_gaps,
+    steady_idle_pct,
     steady_state,
 )
 from gpulens.timeline import Timeline
@@ -340,6 +341,7 @@ class Bottlenecks(Analyzer):
         if tot.get("idle_boundary_ns"):  # the steady state the verdict is about: boundary gaps left out
             summary["steady_span_ns"] = int(max(steady, 1))
             summary["steady_busy_pct"] = min(100.0 * tot["busy_ns"] / max(steady, 1), 100.0)
+            summary["steady_idle_pct"] = steady_idle_pct(tot)  # the idle finding's leading share
         edges, wf = window_finding(timeline)
         summary.update(edges)
         if wf is not None:

@@ -194,6 +194,8 @@ def column_label(column: str, doc: str = "") -> str:
                            ("kernel", "share of kernel time")):
             if key in doc:
                 return label
+    if column == "time_ns" and doc.startswith("GPU event time"):  # copies and fills too: not "kernel time"
+        return "GPU event time"  # (kernel groups: "time 170.39 ms" beside the summary's "kernel time 170.06 ms")
     if column == "step_ns" and "path window" in doc:  # a trace without steps: its one window is no step, and no
         return "path window"  # profiled window either (it leaves Python functions and annotations out)
     if column in ("offset_ns", "peak_offset_ns") and doc:  # from which origin: its doc says

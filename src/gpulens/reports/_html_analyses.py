@@ -16,7 +16,7 @@ from gpulens.analyzers._advice import vendor_word
 from gpulens.reports._format import (column_label, fmt_ns, fmt_unit, limiter_text, result_title, summary_items, time_scale,
                                      shown_columns, source_vendor, unit_of, vendor_headers, vendor_label,
                                      with_limiter_text)
-from gpulens.reports._html_pages import _layout, axis_title, findings_table
+from gpulens.reports._html_pages import _layout, axis_title, findings_table, nonzero_parts
 from gpulens.reports._html_parts import (
     OKABE_ITO,
     Panel,
@@ -63,7 +63,7 @@ def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
     hov = [f"{wrap_name(n)}<br>limiter: {plot_text(limiter_text(lim, vendor))}" for n, lim in zip(t["name"], lims)]
     theo, ach = _numbers(t["theoretical_occupancy_pct"]), _numbers(t["achieved_occupancy_pct"])
     # each bar's value as the table prints it (the same column, the same formatter), the limiter after the
-    # theoretical one: inside the bar where the text fits, else just past its end (never past the axis: 102 %)
+    # theoretical one: inside the bar where the text fits, else just past its end (plotly's own measure)
     pct = {c: unit_of(c, r.columns.get(c, "")) for c in ("theoretical_occupancy_pct", "achieved_occupancy_pct")}
     theo_text = [f"{fmt_unit(v, pct['theoretical_occupancy_pct'])} · {plot_text(limiter_text(x, vendor), 32)}"
                  for v, x in zip(t["theoretical_occupancy_pct"], lims)]
@@ -72,12 +72,12 @@ def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
     measured = any(x is not None for x in ach)
     data = [{"type": "bar", "y": ys, "x": theo, "orientation": "h",
              "name": "theoretical" if measured else "theoretical (achieved occupancy not measured)",
-             "marker": {"color": OKABE_ITO[4]}, **bar_value_labels(theo_text, theo, 102.0),
+             "marker": {"color": OKABE_ITO[4]}, **bar_value_labels(theo_text),
              "hovertext": hov, "hoverinfo": "text+x"}]
     if measured:  # no empty half-row per kernel and no legend entry for bars that are not there
         data.append({"type": "bar", "y": ys, "x": ach, "orientation": "h", "name": "achieved",
                      "marker": {"color": OKABE_ITO[0], "pattern": {"shape": "/"}},
-                     **bar_value_labels(ach_text, ach, 102.0), "hovertext": hov, "hoverinfo": "text+x"})
+                     **bar_value_labels(ach_text), "hovertext": hov, "hoverinfo": "text+x"})
     fig = _layout(data, 160 + (44 if measured else 26) * len(ys), barmode="group",
                   xaxis={"title": axis_title(f"occupancy [% of max {vendor_word(vendor, 'warps')}]"),
                          "range": [0, 102]},
@@ -122,7 +122,7 @@ def verdicts_page(s: SourceReport, max_rows: int) -> list[Any]:
         out.append(_stall_panel(st, max_rows))
     vd = s.results.get("verdicts")
     if "verdicts" in drawn:
-        out.append(_verdict_panel(vd, max_rows))
+        out.append(_verdict_panel(s, vd, max_rows))
     for n in names:
         r = s.results[n]
         if n in drawn:
@@ -142,6 +142,7 @@ def _stacked(t: pd.DataFrame, ys: list[str], parts: list[tuple[str, str]], scale
     """Horizontal bars of ``parts`` (column, label) stacked per row of ``t``; ``full`` names the rows in the hover
     (the tick labels are cut). Past the 8 palette colours, parts repeat a colour with a bar pattern added."""
     who = [wrap_name(n) for n in full] if full is not None else ys
+    parts = nonzero_parts(t, parts)  # a part at 0 on every row: no trace, no legend entry
     data = [{"type": "bar", "y": ys, "x": (pd.to_numeric(t[col], errors="coerce").fillna(0) / scale).tolist(),
              "name": label, "orientation": "h", "customdata": who,
              "marker": {"color": OKABE_ITO[i % len(OKABE_ITO)],
@@ -155,8 +156,7 @@ def _stacked(t: pd.DataFrame, ys: list[str], parts: list[tuple[str, str]], scale
 def _idle_panel(bn: AnalysisResult, max_rows: int, vendor: str | None = None) -> Panel:
     t = bn.table
     parts = [(c, column_label(c, bn.columns.get(c, ""))) for c in t.columns
-             if c.startswith("idle_") and c.endswith("_ns") and c not in ("idle_ns", "idle_other_clock_ns")
-             and (pd.to_numeric(t[c], errors="coerce").fillna(0) > 0).any()]  # as the console: no empty cause
+             if c.startswith("idle_") and c.endswith("_ns") and c not in ("idle_ns", "idle_other_clock_ns")]
     ys = [f"rank {fmt_unit(r, 'id')} · GPU {fmt_unit(d, 'id')}" for r, d in zip(t["rank"], t["device_id"])]
     div, unit = time_scale(t["idle_ns"]) if "idle_ns" in t else (1e6, "ms")  # the unit follows the magnitude
     fig = _stacked(t, ys, parts, div, f"idle time [{unit}]", unit)
@@ -187,12 +187,20 @@ def _stall_panel(st: AnalysisResult, max_rows: int) -> Panel:
                  table_html(st.table, cols, max_rows, docs=st.columns))
 
 
-def _verdict_panel(vd: AnalysisResult, max_rows: int) -> Panel:
+def _verdict_panel(s: SourceReport, vd: AnalysisResult, max_rows: int) -> Panel:
+    """The kernel verdicts in the answer banner's layout (every row, each step whole, the evidence folded), then
+    every column of the verdict table, folded."""
+    from gpulens.reports._html_answer import kernels_html
+
     t = vd.table
     known = t[t["verdict"].astype(str) != "undetermined"]
     take = (f"{len(known)} of {plural(len(t), 'critical kernel(s)')} {agree(len(known), 'has', 'have')} a verdict; the time at stake is what the fix "
             "could save at most." if len(t) else "No kernel verdict.")
-    return Panel("Kernel verdicts", take, None, table_html(t, verdict_columns(t), max_rows, docs=vd.columns))
+    more = (f'<p class="note">Showing {max_rows} of {len(t):,} kernels.</p>' if len(t) > max_rows else "")
+    every = ('<details class="tbl"><summary>Every column of the verdict table</summary>'
+             + table_html(t, verdict_columns(t), max_rows, docs=vd.columns) + "</details>")
+    return Panel("Kernel verdicts", take, None,
+                 kernels_html(s, t.head(max_rows).to_dict("records"), None, evidence=True) + more + every)
 
 
 #: The verdict table's columns a reader needs first, in reading order: what, how long, which bound, what is at

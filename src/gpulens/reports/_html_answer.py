@@ -61,8 +61,11 @@ def _first_step(steps: Any) -> str:
     return "" if is_missing(steps) or steps is None else str(steps).strip()
 
 
-def kernels_html(s: SourceReport, rows: list[dict[str, Any]]) -> str:
-    """The banner's table of the kernels that matter (see the module docstring)."""
+def kernels_html(s: SourceReport, rows: list[dict[str, Any]], step_chars: int | None = STEP_CHARS,
+                 evidence: bool = False) -> str:
+    """The banner's table of the kernels that matter (see the module docstring); also the Stalls & verdicts page's
+    kernel-verdict table, with every step whole (``step_chars`` None) and each row's evidence folded under its step
+    (``evidence``): one layout whose next step keeps the row's widest column, never a 110-px sliver at 900 px."""
     if not rows:
         return ""
     names = [str(r["name"]) for r in rows]
@@ -74,7 +77,8 @@ def kernels_html(s: SourceReport, rows: list[dict[str, Any]]) -> str:
         verdict = fmt_unit(r.get("verdict"), "text")
         stake = r.get("time_at_stake_ns")
         step = _first_step(r.get("next_steps"))
-        shown = "same as above" if step and step == prev else clip(step, STEP_CHARS) if step else "none recorded"
+        shown = ("same as above" if step and step == prev else (clip(step, step_chars) if step_chars else step)
+                 if step else "none recorded")
         prev = step
         share = r.get("share")
         time = fmt_ns(r.get("time_ns")) + ("" if is_missing(share) else f" · {fmt_unit(share, 'share')}")
@@ -84,15 +88,25 @@ def kernels_html(s: SourceReport, rows: list[dict[str, Any]]) -> str:
             f'<td class="num">{esc(time)}</td>'
             f'<td><span class="bound {BOUND_CLASS.get(verdict, "b-none")}">{esc(verdict)}</span></td>'
             f'<td class="num{" tstake" if not is_missing(stake) else " nm"}"{_note_attr(notes.get(i))}>'
-            f'{esc(fmt_ns(stake) + notes.get(i, ("", ""))[0])}</td><td class="step" title="{esc(step)}">{esc(shown)}</td>'
+            f'{esc(fmt_ns(stake) + notes.get(i, ("", ""))[0])}</td><td class="step"'
+            + (f' title="{esc(step)}"' if step_chars else "") + f'>{esc(shown)}{_evidence(r) if evidence else ""}</td>'
             "</tr>")
-    head = "Kernels that matter (" + critical_shown_text(s, len(rows)) + ")"
-    return (f'<h3 class="kh">{esc(head)}</h3><table class="akernels"><thead><tr><th scope="col">#</th>'
+    head = ("" if evidence else
+            f'<h3 class="kh">{esc("Kernels that matter (" + critical_shown_text(s, len(rows)) + ")")}</h3>')
+    return (f'{head}<table class="akernels"><thead><tr><th scope="col">#</th>'
             '<th scope="col">kernel</th><th scope="col">GPU time · share</th><th scope="col">bound</th>'
             '<th scope="col">time at stake</th><th scope="col">next step</th></tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table>'
             + "".join(f'<p class="note">{esc(m.strip())} time at stake: {esc(t)}.</p>'
                       for m, t in dict(notes.values()).items()))
+
+
+def _evidence(r: dict[str, Any]) -> str:
+    """A verdict row's evidence, folded (a paragraph per kernel: unfolded, it made each row 20 lines tall)."""
+    ev = r.get("evidence")
+    if is_missing(ev) or not str(ev).strip():
+        return ""
+    return f'<details class="ev"><summary>evidence</summary>{esc(ev)}</details>'
 
 
 def _note_attr(note: tuple[str, str] | None) -> str:

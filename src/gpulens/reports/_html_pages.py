@@ -35,8 +35,7 @@ from gpulens.reports._html_parts import (
     KERNEL_LINKS,
     kv_html,
     name_cell,
-    legend_rows,
-    svg_bars,
+    html_bars,
     table_html,
     tick_labels,
     wrap_name,
@@ -54,6 +53,13 @@ SPLIT_PARTS_HTML = BREAKDOWN_PARTS[:-1] + (("steady_idle_ns", STEADY_IDLE_LABEL,
                                            ("idle_boundary_ns", ONE_OFF_LABEL, "#d9d9d9", "\\"))
 
 
+def nonzero_parts(table: Any, parts: Any) -> list:
+    """The ``parts`` (tuples whose first item is a column of ``table``) with a time above 0 on some row: a stacked
+    chart draws, and its legend lists, only those (a legend of "exposed communication", "exposed memset" at 0 ns on
+    every GPU named parts that are not there). Parts at 0 or unknown everywhere stay in the data table."""
+    return [p for p in parts if p[0] in table and (pd.to_numeric(table[p[0]], errors="coerce").fillna(0) > 0).any()]
+
+
 def axis_title(text: str) -> dict[str, Any]:
     """A plotly axis/colour-bar title (the ``{"text": …}`` form every plotly.js version reads)."""
     return {"text": text}
@@ -61,13 +67,12 @@ def axis_title(text: str) -> dict[str, Any]:
 
 def _layout(data: list[dict], height: int = 380, **kw: Any) -> dict[str, Any]:
     """A figure of plain dicts (``{"data", "layout"}``; no ``plotly.graph_objects`` validation): ``data`` are trace
-    dicts, ``kw`` layout keys (``xaxis``/``yaxis`` dicts get ``automargin``). ``height`` is the room for the plot:
-    the figure is taller by the legend's rows past the first on a narrow window (:func:`legend_rows`), as plotly
-    takes a legend's room from the plot (a 5-row legend left a 380-px chart a 60-px plot at 900 px)."""
+    dicts, ``kw`` layout keys (``xaxis``/``yaxis`` dicts get ``automargin``). ``height`` is the room for the plot
+    and a one-row legend: the page script grows the figure by the legend's further rows as plotly drew them at the
+    window's width (``fitLegend`` in :data:`gpulens.reports.html.JS`), as plotly takes a legend's room from the plot
+    (a 5-row legend left a 380-px chart a 60-px plot at 900 px)."""
     # the legend above the plot: below it, it collides with the x-axis title on short charts
-    names = [str(t.get("name")) for t in data if t.get("name") and t.get("showlegend", True) is not False]
-    extra = 22 * max(legend_rows(names) - 1, 0) if len(names) > 1 else 0
-    layout = {"height": height + 20 + extra, "margin": {"l": 10, "r": 10, "t": 50, "b": 40}, "hovermode": "closest",
+    layout = {"height": height + 20, "margin": {"l": 10, "r": 10, "t": 50, "b": 40}, "hovermode": "closest",
               "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"}, **kw}
     for ax in ("xaxis", "yaxis"):
         layout[ax] = {**(layout.get(ax) or {}), "automargin": True}
@@ -136,10 +141,19 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
             parts.append(("not in these parts", rest, GREY))
         shown = [p for p in parts if p[1] is not None and p[1] > 0]
         multi = int(bd.summary.get("gpu_count", 1) or 1) > 1
-        static = svg_bars([(lab, v, f"{fmt_ns(v)} · {share_pct_text(100 * v / den)}", c) for lab, v, c in shown],
-                          axis="bar length: time; text: time · share of " + ("the GPUs' summed spans" if multi
-                                                                             else "the GPU span"))
         le = lambda lab: idle_at_most(bd.summary) if lab.startswith("idle") else ""  # noqa: E731 (at most: clocks)
+        # the steady idle's share of the steady state, the window the verdict and the idle finding judge (the
+        # bottlenecks summary's figure), named beside its share of the span: "0.1 %" of 473.75 ms read as a
+        # contradiction of the headline's "idle 6.5 %" of the 10.45 ms steady state (SGLang on an MI300X)
+        steady = (f" · {le(STEADY_IDLE_LABEL)}{share_pct_text(bn.summary['steady_idle_pct'])} of the "
+                  f"{fmt_ns(bn.summary['steady_span_ns'])} steady state" + (" (summed over the GPUs)" if multi else "")
+                  if split and bn.summary.get("steady_idle_pct") is not None and bn.summary.get("steady_span_ns")
+                  else "")
+        static = html_bars([(lab, v, f"{le(lab)}{fmt_ns(v)} · {le(lab)}{share_pct_text(100 * v / den)}"
+                             + (" of the " + ("summed spans" if multi else "span") + steady
+                                if steady and lab == STEADY_IDLE_LABEL else ""), c) for lab, v, c in shown],
+                           axis="bar length: time; text: time · share of " + ("the GPUs' summed spans" if multi
+                                                                              else "the GPU span"))
         rows = "".join(f"<tr><th scope='row'>{esc(lab)}</th><td class='num' data-v='{v}'>{esc(le(lab) + fmt_ns(v))}"
                        f"</td><td class='num'>{esc(le(lab) + share_pct_text(100 * v / den))}</td></tr>"
                        if v is not None else
@@ -184,7 +198,8 @@ def breakdown_page(s: SourceReport, max_rows: int) -> list[Any]:
              "name": label, "orientation": "h",
              "marker": {"color": colour, "pattern": {"shape": pattern}},
              "hovertemplate": f"{label}: %{{x:.3f}} {unit}<extra>%{{y}}</extra>"}
-            for key, label, colour, pattern in (SPLIT_PARTS_HTML if split is not None else BREAKDOWN_PARTS)]
+            for key, label, colour, pattern in nonzero_parts(drawn, SPLIT_PARTS_HTML if split is not None
+                                                             else BREAKDOWN_PARTS)]
     fig = _layout(data, 140 + 34 * len(ys), barmode="stack", xaxis={"title": axis_title(f"time [{unit}]")},
                   yaxis={"autorange": "reversed"})
     summ = bd.summary
@@ -226,12 +241,13 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
     xs = (crit["effective_ns"] / div).tolist()
     bar = {"type": "bar", "x": xs, "y": ys, "orientation": "h",
            "marker": {"color": [KIND_COLOURS.get(k, GREY) for k in crit["kind"]]},
-           **bar_value_labels([fmt_share(v) for v in crit["share"]], xs, max(xs, default=1.0) * 1.05),
+           **bar_value_labels([fmt_share(v) for v in crit["share"]]),
            "customdata": [links.get(str(n), "") for n in crit["name"]],
            "hovertext": [f"{wrap_name(n)}<br>{plural(c, 'call(s)')}, {fmt_ns(e)}, mean {fmt_ns(m)}<br>click: kernel details"
                          for n, c, e, m in zip(crit["name"], crit["calls"], crit["effective_ns"], crit["mean_ns"])],
            "hoverinfo": "text"}
-    fig = _layout([bar], 140 + 26 * len(ys), xaxis={"title": axis_title(f"GPU time [{unit}] (overruns clipped)")},
+    fig = _layout([bar], 140 + 26 * len(ys), xaxis={"title": axis_title(f"GPU time [{unit}] (overruns clipped); "
+                                                                    "bar text: share of kernel time")},
                   yaxis={"autorange": "reversed"})
     sm = hs.summary
     shown = "" if len(crit) == sm.get("critical_count", 0) else f" (the top {len(crit)} drawn)"
@@ -267,8 +283,9 @@ def multirank_page(s: SourceReport, max_rows: int) -> list[Any]:
                  "name": label,
                  "orientation": "h", "marker": {"color": colour, "pattern": {"shape": pattern}},
                  "hovertemplate": f"{label}: %{{x:.3f}} {unit}<extra>%{{y}}</extra>"}
-                for key, label, colour, pattern in (SPLIT_PARTS_HTML if split is not None else BREAKDOWN_PARTS)]
-        if hidden is not None:
+                for key, label, colour, pattern in nonzero_parts(drawn, SPLIT_PARTS_HTML if split is not None
+                                                                 else BREAKDOWN_PARTS)]
+        if hidden is not None and (hidden.fillna(0) > 0).any():  # no empty trace nor legend entry
             data.append({"type": "bar", "y": ys, "x": (hidden / div).tolist(),
                          "name": "communication hidden behind compute", "orientation": "h",
                          "marker": {"color": "rgba(230,159,0,0.35)", "pattern": {"shape": "/"}},
@@ -277,7 +294,8 @@ def multirank_page(s: SourceReport, max_rows: int) -> list[Any]:
         fig = _layout(data, 150 + 40 * len(ys), barmode="stack", xaxis={"title": axis_title(f"time [{unit}]")},
                       yaxis={"autorange": "reversed"})
         rows_t = ranks.table if ranks is not None and not ranks.skipped and len(ranks.table) else None
-        take = "Where each rank's GPU time went; the thin bar is communication that compute hid."
+        take = "Where each rank's GPU time went" + ("; the thin bar is communication that compute hid."
+                                                    if any(t.get("offsetgroup") == "hidden" for t in data) else ".")
         if rows_t is not None:
             strag = rows_t[rows_t["straggler"].astype(bool)] if "straggler" in rows_t else rows_t.head(0)
             take += (f" Straggler: rank {', '.join(fmt_unit(r, 'id') for r in strag['rank'])}." if len(strag)

@@ -32,9 +32,12 @@ KIND_COLOURS = {"kernel": "#0072B2", "comm": "#E69F00", "memcpy": "#CC79A7", "me
 #: Characters of a name kept in chart labels and in table cells, and in a bar chart's category (tick) labels: 44
 #: characters at 12 px are about 290 px, so on a 900-px-wide window the bars keep over half the chart's width (a
 #: 120-character tick label took 700 px and squeezed the bars to a sliver); the full name is in the hover and table.
+#: (plotly's ``automargin`` then gives the tick labels the room they take as drawn.)
 LABEL_CHARS, TICK_CHARS = 200, 44
 #: Average width of a character of chart text at 12 px (system-ui; wide enough for digits and capitals) [px], and the
-#: narrowest chart width a report is laid out for (a 900-px-wide window less the page's padding) [px].
+#: narrowest chart width a report is laid out for (a 900-px-wide window less the page's padding) [px]: used only
+#: where plotly has no layout of its own to place a text (the roofline's labels among its points,
+#: :mod:`gpulens.reports._html_roofline`).
 CHAR_PX, NARROW_CHART_PX = 7.0, 840.0
 PLOT_CONFIG = {"displaylogo": False, "responsive": True}
 
@@ -78,35 +81,12 @@ def _mid_clip(text: str, n: int) -> str:
     return text[:head].rstrip() + "…" + text[len(text) - (n - head - 1):].lstrip()
 
 
-def legend_rows(names: Iterable[str], width_px: float = NARROW_CHART_PX, font_px: float = 12.0) -> int:
-    """Rows a horizontal plotly legend of ``names`` takes on a chart ``width_px`` wide: entries packed left to right,
-    each its text (:data:`CHAR_PX` per character at 12 px, scaled to ``font_px``) plus 40 px of symbol and gap. A
-    chart adds this many legend rows to its height, so the legend never eats the plot area on a narrow window."""
-    rows, used = 0, width_px
-    for n in names:
-        w = 40 + len(str(n)) * CHAR_PX * font_px / 12
-        if used + w > width_px:
-            rows, used = rows + 1, 0.0
-        used += w
-    return rows
-
-
-#: The narrowest plot area (px) a horizontal bar chart's bars get: :data:`NARROW_CHART_PX` less the widest tick label
-#: (:data:`TICK_CHARS` characters) and the margins.
-NARROW_BARS_PX = NARROW_CHART_PX - TICK_CHARS * CHAR_PX - 40
-
-
-def bar_value_labels(texts: Sequence[str], values: Sequence[float | None], axis_max: float,
-                     font_px: float = 11.0) -> dict[str, Any]:
-    """Trace keys that print ``texts`` (already formatted) on horizontal bars of ``values`` on an axis from 0 to
-    ``axis_max``: inside the bar, at its end, where the text fits in the bar on the narrowest chart
-    (:data:`NARROW_BARS_PX`), else just past the bar's end; at a fixed size (plotly would shrink a text that does not
-    fit to a few pixels). Outside text sits past a bar short enough to leave it room, so it stays on the plot."""
-    pos = []
-    for text, v in zip(texts, values):
-        need = (len(text) * CHAR_PX * font_px / 12 + 8) / NARROW_BARS_PX * axis_max  # the text's width, axis units
-        pos.append("inside" if v is not None and v >= need else "outside")
-    return {"text": list(texts), "textposition": pos, "insidetextanchor": "end", "constraintext": "none",
+def bar_value_labels(texts: Sequence[str], font_px: float = 11.0) -> dict[str, Any]:
+    """Trace keys that print ``texts`` (already formatted) on horizontal bars where plotly finds room for them: inside
+    the bar at its end when the text fits there, else just past the bar's end (plotly's ``textposition="auto"``,
+    measured on the drawn text at the chart's actual width: no character-width guess), at a fixed size (plotly would
+    shrink a text that does not fit to a few pixels) and never clipped by the axis."""
+    return {"text": list(texts), "textposition": "auto", "insidetextanchor": "end", "constraintext": "none",
             "textfont": {"size": font_px}, "cliponaxis": False}
 
 
@@ -235,7 +215,7 @@ class Panel:
         note: extra HTML under the heading (e.g. why something is missing).
         data: base64 text of a gzip-compressed JSON payload the page script draws the chart from (the timeline);
             the figure then holds only the layout.
-        static: a chart drawn here as inline SVG (:func:`svg_bars`) instead of a plotly figure: shown at once,
+        static: a chart drawn here as plain HTML (:func:`html_bars`) instead of a plotly figure: shown at once,
             before plotly has loaded (the Summary's chart, so the first screen needs no plotly).
         table_open: whether the data table starts unfolded (folded where the chart shows the same few figures).
     """
@@ -336,31 +316,22 @@ def panel_html(p: Panel, fig_id: str) -> str:
     return "".join(parts)
 
 
-def svg_bars(rows: Sequence[tuple[str, float, str, str]], axis: str = "", width: int = 760) -> str:
-    """A horizontal bar chart as inline SVG: one bar per ``(label, value, text, colour)`` row, lengths relative to
-    the largest value, the ``text`` (already formatted) beside each bar, ``axis`` under the bars, a tooltip per bar.
-    Draws values as given (nothing is computed but the bar length)."""
-    text_w, bar_h, gap = 150, 22, 8
-    # the label column fits the longest label (about 7 px per character at 13 px): a long part name such as
-    # "idle: one-off gaps (left out of the verdict)" ran off the chart's left edge in a fixed 190 px column
-    label_w = max(190, 16 + 7 * max((len(str(label)) for label, _, _, _ in rows), default=0))
-    area = width - 190 - text_w
-    width = label_w + area + text_w
-    top = max((v for _, v, _, _ in rows), default=0) or 1
-    h = len(rows) * (bar_h + gap) + (22 if axis else 4)
-    out = [f'<svg class="bars-svg" viewBox="0 0 {width} {h}" width="100%" style="max-width:{width}px" '
-           f'font-family="system-ui, sans-serif" font-size="13">']
-    for i, (label, v, text, colour) in enumerate(rows):
-        y = i * (bar_h + gap) + 2
-        w = max(0.0, float(v)) / top * area
-        out.append(f'<g><title>{esc(label)}: {esc(text)}</title>'
-                   f'<text x="{label_w - 8}" y="{y + bar_h * 0.7:.1f}" text-anchor="end">{esc(label)}</text>'
-                   f'<rect x="{label_w}" y="{y}" width="{area:.1f}" height="{bar_h}" fill="#f2f2f2"/>'
-                   f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{bar_h}" fill="{esc(colour)}"/>'
-                   f'<text x="{label_w + w + 6:.1f}" y="{y + bar_h * 0.7:.1f}">{esc(text)}</text></g>')
+def html_bars(rows: Sequence[tuple[str, float, str, str]], axis: str = "") -> str:
+    """A horizontal bar chart as plain HTML laid out by the browser (a CSS grid: label column as wide as its longest
+    label, bar track, text column), shown at once without plotly: one bar per ``(label, value, text, colour)`` row,
+    lengths relative to the largest value, the ``text`` (already formatted) beside each bar, ``axis`` under the bars,
+    a tooltip per bar. No character-width guess: a long label ("idle: one-off gaps (left out of the verdict)") widens
+    its column instead of running off the chart. Draws values as given (nothing is computed but the bar length)."""
+    top = max((float(v) for _, v, _, _ in rows), default=0.0) or 1.0
+    out = ['<div class="hbars">']
+    for label, v, text, colour in rows:
+        pct = max(0.0, float(v)) / top * 100
+        out.append(f'<span class="hl" title="{esc(label)}: {esc(text)}">{esc(label)}</span>'
+                   f'<span class="hb"><span style="width:{pct:.2f}%;background:{esc(colour)}"></span></span>'
+                   f'<span class="ht">{esc(text)}</span>')
+    out.append("</div>")
     if axis:
-        out.append(f'<text x="{label_w}" y="{h - 6}" fill="#555">{esc(axis)}</text>')
-    out.append("</svg>")
+        out.append(f'<p class="haxis">{esc(axis)}</p>')
     return "".join(out)
 
 

@@ -25,7 +25,7 @@ import pandas as pd
 
 from gpulens.report import SourceReport
 from gpulens.reports._format import fmt_ns, fmt_si, fmt_unit, is_missing, roofline_heading
-from gpulens.reports._html_parts import (CHAR_PX, GREY, KERNEL_LINKS, OKABE_ITO, Panel, empty_html, legend_rows,
+from gpulens.reports._html_parts import (CHAR_PX, GREY, KERNEL_LINKS, OKABE_ITO, Panel, empty_html,
                                          plot_text, table_html)
 from gpulens.reports._names import short_names
 from gpulens.units import plural
@@ -250,8 +250,7 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
                                 "text": f"ridge {fmt_unit(ridge, 'FLOP/B')} ({plot_text(label)})"})
             n_ridges += 1
     annotations += roof_annotations(roof_notes, yr)
-    names = [t["name"] for t in data]
-    legend_px = LEGEND_ROW_PX * legend_rows(names)
+    legend_px = LEGEND_ROW_PX  # one row; the page script adds the rows plotly drew past it (fitLegend)
     right_px = 14 + CHAR_PX * 10 / 12 * max([len(ln) for _, _, text in roof_notes for ln in text.split("<br>")]
                                              + [0])
     # the figure is as tall as the plot (PLOT_MIN_PX at least), the ridge rows above it and the legend under it on

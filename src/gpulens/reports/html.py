@@ -18,8 +18,8 @@ warnings). A tab whose analysis is missing says why. Each chart has a one-senten
 name) and its data as a table; every table has a filter box; the open tab is in the URL hash.
 
 Size and speed: plotly.js travels gzip-compressed (the official cartesian bundle when the installed plotly matches
-it: about 0.66 MB embedded) and is decompressed by the browser after the first paint; the Summary's chart is inline
-SVG, so the first screen needs no plotly. Tables are capped (200 rows per table, fewer with many inputs) and the
+it: about 0.66 MB embedded) and is decompressed by the browser after the first paint; the Summary's chart is plain
+HTML, so the first screen needs no plotly. Tables are capped (200 rows per table, fewer with many inputs) and the
 timeline payload is bounded, so a report stays under :data:`SIZE_BUDGET_BYTES` whatever the trace size. Charts are
 drawn when their tab is first shown (hidden plots get no size). The renderer computes nothing: it draws the
 Report's tables.
@@ -242,7 +242,8 @@ table.akernels th:nth-child(3){width:10em}table.akernels th:nth-child(4){width:1
 table.akernels th:nth-child(5){width:7.5em}table.akernels td.name{max-width:none;white-space:normal}
 table.akernels td.step{white-space:normal}
 @media (max-width:1100px){table.akernels,table.akernels thead,table.akernels tbody{display:block}
-table.akernels tr{display:grid;grid-template-columns:2.6em minmax(0,1fr) 11em 12.5em 7.5em;border-bottom:1px solid #ddd}
+table.akernels tr{display:grid;grid-template-columns:2.6em minmax(0,1fr) 10em 12.5em 8em;border-bottom:1px solid #ddd}
+table.akernels th{white-space:normal}
 table.akernels th,table.akernels td{width:auto!important;max-width:none}
 table.akernels th:nth-child(6),table.akernels td:nth-child(6){grid-column:2/-1;border-top:none}}td.tstake{font-weight:600;color:#A04000}
 span.bound{display:inline-block;border-radius:3px;padding:0 5px;font-size:.92em;font-weight:600;border:1px solid #888;
@@ -265,6 +266,11 @@ section.kpage{border-top:2px solid #0072B2;margin-top:10px}.kparts{display:grid;
 grid-template-columns:repeat(auto-fit,minmax(440px,1fr))}.kparts>*{min-width:0}section.kpage table.kv{max-width:100%}section.kpage table.kv td{overflow-wrap:anywhere}.kpart h4{margin:10px 0 4px}
 .chart.static{min-height:0}.chart:not(.static):not([data-rendered])::before{content:"Drawing the chart…";display:block;padding:8px;color:#666;font-style:italic}.chart:not(.static)[data-failed]::before{content:"This chart could not be drawn: the data table beside it holds its figures.";color:#a33}.kvgrid{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}.kvgrid table.kv td{max-width:520px}
 .tlbar{margin:4px 0}.tlstatus{color:#333;font-size:.9em}
+.hbars{display:grid;grid-template-columns:max-content minmax(140px,420px) max-content;gap:6px 8px;align-items:center;
+font-size:.85em;max-width:100%}.hl{text-align:right}.hb{background:#f2f2f2;height:20px;display:block}
+.hb>span{display:block;height:100%;min-width:1px}.ht{font-variant-numeric:tabular-nums;white-space:nowrap}
+.haxis{color:#555;font-size:.8em;margin:4px 0 0}
+details.ev{font-size:.9em;color:#444;margin-top:3px}details.ev summary{cursor:pointer;color:#0072B2}
 code.fullname{display:block;white-space:pre-wrap;word-break:break-all;font-size:.8em;background:#f7f7f7;padding:4px}
 """
 
@@ -280,12 +286,30 @@ JS = """
         var spec=JSON.parse(document.getElementById(div.getAttribute('data-spec')).textContent);
         var drawn=div.getAttribute('data-timeline')?window.gpulensTimeline(div,P,cfg):P.newPlot(div,spec.data,spec.layout,cfg);
         return drawn.then(function(){
+          if(!div.getAttribute('data-timeline')){fitLegend(div,P,spec.layout.height);
+            div.on('plotly_afterplot',function(){fitLegend(div,P,spec.layout.height);});}
           div.setAttribute('data-rendered','1');ready();
           div.on('plotly_click',function(e){var c=e.points&&e.points[0]&&e.points[0].customdata;
             if(typeof c==='string'&&c.indexOf('kernel-')===0)location.hash=c;});
         });
       }).catch(function(e){div.setAttribute('data-failed','1');console.error('gpulens: chart '+div.id+' failed: '+e);});
     });
+  }
+  // a horizontal legend that plotly wrapped onto several rows at this width takes its room from the plot: the
+  // figure (laid out for one legend row, its height 'base') grows by the further rows as drawn, so the plot keeps
+  // its height at any window width (redone after each redraw: a resize rewraps the legend)
+  function fitLegend(div,P,base){
+    var lg=div.querySelector('g.legend'),w=String(div.clientWidth);if(!lg||!base||div.getAttribute('data-legend-w')===w)return;
+    var ys=[];Array.prototype.forEach.call(lg.querySelectorAll('g.traces'),function(g){
+      var m=/translate\\(\\s*[-\\d.e]+[ ,]+([-\\d.e]+)/.exec(g.getAttribute('transform')||'');
+      if(m)ys.push(parseFloat(m[1]));});
+    if(!ys.length)return;
+    // the rows' offsets, not the legend's box: plotly scrolls a legend taller than its room, so the box grows
+    // with the figure (and a fit on it never settles)
+    var rows={};ys.forEach(function(y){rows[Math.round(y)]=1;});
+    var want=Math.round(base+Math.max.apply(null,ys)-Math.min.apply(null,ys));
+    div.setAttribute('data-legend-w',w);div.setAttribute('data-legend-rows',Object.keys(rows).length);
+    if(Math.abs((div.layout.height||0)-want)>2)P.relayout(div,{height:want});
   }
   function show(tab,focus){
     tabs.forEach(function(t){
