@@ -102,7 +102,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
                  Text(("  " * (d - 1) + "↳ " if d else "") + f"[{f.severity}] {shown_title(f)}"),
                  Text(next_step(f))] for f, d in tree]
         parts.append(FitTable("Findings (largest time at stake first, each followed by the findings that detail it (↳); "
-                              "upper bounds resting on an unverified premise after the rest)",
+                              "upper bounds resting on an unverified premise about a kernel's bound after the rest)",
                               [Col("at stake"), Col("finding", "left", figure=False),
                                Col("next step", "left", figure=False, below=True)], rows))
         if left:
