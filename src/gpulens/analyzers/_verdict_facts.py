@@ -243,6 +243,21 @@ def _grid_short(e: Evidence) -> bool:
     return e.waves_per_sm is None or e.waves_per_sm < FULL_GRID_SHARE
 
 
+def persistent_grid(blocks: float | None, num_sms: float | None, waves: float | None, name: str = "") -> int | None:
+    """Blocks per SM/CU of a grid sized to the GPU rather than to the problem — a persistent kernel, whose blocks
+    loop over the work (a tile scheduler) until it runs out — else None. Such a grid is under one wave by design,
+    so "more blocks" does not apply and partly filled waves lose nothing (each SM gets its share of the work
+    whatever the block count). Sized to the GPU: ``blocks`` (per launch) is a whole multiple k ≥ 1 of ``num_sms``
+    while under one wave (``waves`` < 1: fewer than the resident capacity), or the kernel's ``name`` says
+    "persistent" and the grid reaches every SM (k rounded). ``num_sms``: the GPU's SM/CU count."""
+    if blocks is None or not num_sms or waves is None or waves != waves or waves >= 1 or blocks < num_sms:
+        return None
+    k, rest = divmod(int(round(blocks)), int(num_sms))
+    if rest == 0:
+        return k
+    return max(int(round(blocks / num_sms)), 1) if "persistent" in str(name).lower() else None
+
+
 #: At or above this share of launches shorter than their launch call, a latency-bound kernel is told fusion first:
 #: each launch does less GPU work than the launch costs, so more blocks per launch (a larger batch) is not the first
 #: lever — a BERT layer norm of 141 rows on 132 SMs, every launch shorter than its call, was told "more rows".
