@@ -261,3 +261,42 @@ def test_persistent_kernel_has_no_wave_finding(tmp_path):
     # 100 blocks (not a multiple of the SMs): the wave finding stays
     src = gpulens.analyze([trace(100)]).sources[0]
     assert [f for f in src.findings() if (f.key or "").endswith("/waves")]
+
+
+# ---- 6. several GPUs: device-time sums are said to be sums, shares use summed spans ------------------------------
+
+MULTI = KINETO / "multirank"
+
+
+def _rank_spans_ns() -> list[float]:
+    """Each rank file's GPU span (first → last GPU event), read with ``json`` [ns]."""
+    spans = []
+    for p in sorted(MULTI.glob("*.json.gz")):
+        ev = [e for e in json.load(gzip.open(p))["traceEvents"] if e.get("ph") == "X"
+              and str(e.get("cat", "")).lower() in ("kernel", "gpu_memcpy", "gpu_memset")]
+        spans.append(1000 * (max(e["ts"] + e.get("dur", 0) for e in ev) - min(e["ts"] for e in ev)))
+    return spans
+
+
+def test_multi_gpu_shares_name_their_summed_denominator():
+    from gpulens.reports._format import summary_items
+    from gpulens.reports.html import render
+    from gpulens.units import fmt_ns
+
+    spans = _rank_spans_ns()
+    assert len(spans) == 2 and sum(spans) > max(spans) * 1.9  # two ~1.23 s spans: 2.45 s of device time
+    rep = gpulens.analyze([MULTI])
+    src = rep.sources[0]
+    page = render(rep)
+    # before: "Over 2 GPUs, 46.0 % of the span was busy", beside a 1.23 s wall span
+    assert f"of their summed spans ({fmt_ns(sum(spans))}) was busy" in page
+    exposed = next(f for f in src.findings() if f.key == "exposed-comm")
+    per_gpu = src.results["breakdown"].table["exposed_comm_ns"].astype(int).tolist()
+    assert exposed.time_at_stake_ns == sum(per_gpu) and "(summed over 2 GPUs)" in exposed.title
+    from gpulens.reports._run_text import kernel_time_text
+    assert "busy (union per GPU, summed over the GPUs)" in kernel_time_text(src.summary)
+    # per-rank shares in a summary read as percentages, never a bare "0: 32.4"
+    items = dict(summary_items(src.results["ranks"].summary))
+    comm = src.results["ranks"].summary["comm_pct"]
+    text = items["communication (of its rank's span)"]
+    assert all(f"{r}: {float(v):.1f} %" in text for r, v in comm.items())

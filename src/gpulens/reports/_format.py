@@ -82,7 +82,7 @@ LABELS: dict[str, str] = {
     "compute_sol_pct": "compute SOL", "dram_pct": "DRAM SOL", "compute_pct": "compute SOL", "memory_pct":
     "memory SOL", "mean_call_ns": "mean call time", "median_call_ns": "median call time",
     "vs_median": "vs median (same grid)", "launch_name": "launch API", "max_speedup_pct":
-    "estimated speed-up", "comm_pct": "communication (of span)", "exposed_comm_pct": "exposed communication (of span)",
+    "estimated speed-up", "comm_pct": "communication (of its rank's span)", "exposed_comm_pct": "exposed communication (of its rank's span)",
     "comm_ns": "communication", "exposed_comm_ns": "exposed communication", "exposed_memcpy_ns": "exposed memcpy",
     "exposed_memset_ns": "exposed memset",
     "idle_host_ns": "idle: host", "idle_launch_ns": "idle: launch", "idle_sync_ns": "idle: sync",

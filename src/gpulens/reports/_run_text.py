@@ -181,8 +181,10 @@ def kernel_time_text(sm: Mapping[str, Any]) -> str:
     # the GPU's busy time also holds copies and memsets: said beside it, so the two figures are never confused
     also = (f" (GPU busy with copies and memsets: {fmt_ns(gpu)})"
             if not is_missing(busy) and not is_missing(gpu) and gpu > busy else "")
+    # over several GPUs the union is taken per GPU and summed: device time, beside a wall span it can exceed
+    per = " per GPU, summed over the GPUs" if _several_gpus(dict(sm)) else ""
     return (f"{fmt_ns(sm['kernel_time_ns'])} summed, "
-            + ("busy (union) unknown" if is_missing(busy) else f"{fmt_ns(busy)} busy (union){also}"))
+            + ("busy (union) unknown" if is_missing(busy) else f"{fmt_ns(busy)} busy (union{per}){also}"))
 
 
 def untimed_text(sm: Mapping[str, Any]) -> str:
