@@ -139,14 +139,19 @@ def _sglang_facts():
     return gap_start, gap_end, late, copy, t0
 
 
-def test_sglang_gap_is_the_hosts_wait_on_queued_work_not_warm_up():
+@pytest.fixture(scope="module")
+def sglang():
+    return gpulens.analyze([SGL]).sources[0]
+
+
+def test_sglang_gap_is_the_hosts_wait_on_queued_work_not_warm_up(sglang):
     gap_start, gap_end, late, copy, t0 = _sglang_facts()
     # the 4 kernels that end the gap were launched and their calls returned long before they started
     assert len(late) == 4 and all(c["ts"] + c["dur"] - t0 < 400 for _, c in late)
     assert all(start - (c["ts"] + c["dur"] - t0) > 463_000 for start, c in late)
     # the host sat in hipMemcpyWithStream over the gap: from 361.7 µs for 463,063.75 µs
     assert copy["ts"] - t0 < gap_start + 300 and copy["ts"] + copy["dur"] - t0 > gap_end
-    src = gpulens.analyze([SGL]).sources[0]
+    src = sglang
     bn = src.results["bottlenecks"].summary
     assert not bn["boundary_gaps"]  # before: "1 warm-up/boundary idle gap left out of the verdict: 463.30 ms"
     assert abs(bn["idle_queued_ns"] - (gap_end - gap_start) * 1000) < 1_000_000  # the gap, plus µs of graph gaps
@@ -158,9 +163,9 @@ def test_sglang_gap_is_the_hosts_wait_on_queued_work_not_warm_up():
     assert "warm-up" not in said
 
 
-def test_sglang_critical_path_names_the_late_start_as_the_idle_split_does():
+def test_sglang_critical_path_names_the_late_start_as_the_idle_split_does(sglang):
     gap_start, gap_end, late, copy, t0 = _sglang_facts()
-    src = gpulens.analyze([SGL]).sources[0]
+    src = sglang
     cp = src.results["critical_path"].summary
     # the path reaches the first of the late kernels through its launch call: the call's own time is launch_delay,
     # the rest — its start less its call's return, over 463 ms — is queued (before: 463 ms of "launch_delay", a host
@@ -280,14 +285,13 @@ def _rank_spans_ns() -> list[float]:
 
 def test_multi_gpu_shares_name_their_summed_denominator():
     from gpulens.reports._format import summary_items
-    from gpulens.reports.html import render
+    from gpulens.reports._html_pages import breakdown_page
     from gpulens.units import fmt_ns
 
     spans = _rank_spans_ns()
     assert len(spans) == 2 and sum(spans) > max(spans) * 1.9  # two ~1.23 s spans: 2.45 s of device time
-    rep = gpulens.analyze([MULTI])
-    src = rep.sources[0]
-    page = render(rep)
+    src = gpulens.analyze([MULTI], only=["breakdown", "ranks"]).sources[0]
+    page = breakdown_page(src, 10)[0].takeaway
     # before: "Over 2 GPUs, 46.0 % of the span was busy", beside a 1.23 s wall span
     assert f"of their summed spans ({fmt_ns(sum(spans))}) was busy" in page
     exposed = next(f for f in src.findings() if f.key == "exposed-comm")
