@@ -245,16 +245,17 @@ def _grid_short(e: Evidence) -> bool:
 
 def persistent_grid(blocks: float | None, num_sms: float | None, waves: float | None, name: str = "") -> int | None:
     """Blocks per SM/CU of a grid sized to the GPU rather than to the problem — a persistent kernel, whose blocks
-    loop over the work (a tile scheduler) until it runs out — else None. Such a grid is under one wave by design,
-    so "more blocks" does not apply and partly filled waves lose nothing (each SM gets its share of the work
-    whatever the block count). Sized to the GPU: ``blocks`` (per launch) is a whole multiple k ≥ 1 of ``num_sms``
-    while under one wave (``waves`` < 1: fewer than the resident capacity), or the kernel's ``name`` says
-    "persistent" and the grid reaches every SM (k rounded). ``num_sms``: the GPU's SM/CU count."""
+    loop over the work (a tile scheduler) until it runs out — else None. Such a grid is under one wave by design:
+    each SM gets its share of the work whatever the block count, so partly filled waves lose nothing and "more
+    blocks" adds no work per SM, only resident warps. Sized to the GPU, under one wave (``waves`` < 1): exactly one
+    block per SM/CU (``blocks`` == ``num_sms``, the unmistakable sign), or a kernel whose ``name`` says "persistent"
+    with a block on every SM/CU (its blocks per SM, rounded). A whole multiple of several blocks per SM is left to
+    the grid-fill rule: it may as well be a problem size (the MI300A OpenMP 912 = 4 × 228 workgroups are told each
+    CU holds few of the workgroups it could)."""
     if blocks is None or not num_sms or waves is None or waves != waves or waves >= 1 or blocks < num_sms:
         return None
-    k, rest = divmod(int(round(blocks)), int(num_sms))
-    if rest == 0:
-        return k
+    if int(round(blocks)) == int(num_sms):
+        return 1
     return max(int(round(blocks / num_sms)), 1) if "persistent" in str(name).lower() else None
 
 

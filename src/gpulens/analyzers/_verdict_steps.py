@@ -143,10 +143,10 @@ def _grid_fill_step(e: Evidence, grid_step: str) -> str:
         # is what its warps wait on
         cap = f"{blocks / (e.waves_per_sm * e.num_sms):.0f}" if e.waves_per_sm else "more"
         return (f"Its grid is sized to the GPU ({int(round(blocks)):,} {w('blocks')} = {k} per {w('sm')} on its "
-                f"{e.num_sms:,} {w('sms')}, of the {cap} each can hold at once): a persistent "
-                f"kernel loops over its work inside each {w('block')}, so more {w('blocks')} would not help; "
-                f"what its {w('warps')} wait on decides the next step (measure their stalls: "
-                f"{w('full_counters')}).")
+                f"{e.num_sms:,} {w('sms')}, of the {cap} each can hold at once): a persistent kernel loops over "
+                f"its work inside each {w('block')}, so more {w('blocks')} would add no work per {w('sm')}, only "
+                f"resident {w('warps')} — which help only if its {w('warps')} stall on latency. What they wait on "
+                f"decides the next step (measure their stalls: {w('full_counters')}).")
     if e.mean_blocks is not None and e.num_sms and e.mean_blocks >= FULL_GRID_SHARE * e.num_sms:
         # a block on every SM already: the SMs hold few of the blocks they could — not "too few to fill the GPU"
         more = _advice.more_blocks(e.family, e.library, e.name, e.owner).replace(
