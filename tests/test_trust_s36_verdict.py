@@ -304,3 +304,29 @@ def test_multi_gpu_shares_name_their_summed_denominator():
     comm = src.results["ranks"].summary["comm_pct"]
     text = items["communication (of its rank's span)"]
     assert all(f"{r}: {float(v):.1f} %" in text for r, v in comm.items())
+
+
+def test_a_child_showing_its_parents_figure_never_raises_it():
+    from gpulens.analyzers import AnalysisResult, Finding
+    from gpulens.analyzers._tree import cap_children
+
+    # a 20 ns verdict ("info": under 5 % of the kernel time) and an ncu rule about the same kernel rated "warning" by
+    # ncu's own estimate, shown capped at the verdict's 20 ns: one figure, the verdict's rating
+    verdict = Finding("tiny: latency/occupancy-bound", "", "info", "latency/occupancy-bound", 20, kernel="tiny",
+                      key="kernel:tiny")
+    rule = Finding("ncu LaunchConfiguration on tiny", "", "warning", "ncu-rule", 20, kernel="tiny", key="ncu/L/tiny")
+    other = Finding("ncu rule with its own smaller figure", "", "warning", "ncu-rule", 10, kernel="tiny")
+    cap_children({"a": AnalysisResult(analyzer="a", findings=[verdict, rule])})
+    assert verdict.severity == "info" and rule.severity == "info"
+    cap_children({"a": AnalysisResult(analyzer="a", findings=[verdict, other])})
+    assert verdict.severity == "warning"  # a distinct estimate below it still raises it (parent ≥ child)
+
+
+def test_ncu_severities_follow_the_stakes(h200):
+    # gemm_naive 88.40 µs and saxpy 11.62 µs and tiny 20 ns are all under 5 % of the 3.86 ms of kernel time (Σ
+    # Duration of the CSV's 4 kernels): "info"; gemm_wmma's 603.93 µs is over it: "warning"
+    total = sum(_ncu_metric(k, "Duration") * (1000 if k == "gemm_naive" else 1) for k in
+                ("saxpy", "gemm_naive", "gemm_wmma", "tiny")) * 1000  # µs (ms for gemm_naive) → ns
+    assert abs(total - 3_864_550) < 10
+    sev = {f.kernel.split("(")[0]: f.severity for f in h200.sources[0].findings() if (f.key or "").startswith("kernel:")}
+    assert sev == {"gemm_wmma": "warning", "gemm_naive": "info", "saxpy": "info", "tiny": "info"}

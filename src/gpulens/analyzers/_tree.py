@@ -223,6 +223,12 @@ def raise_parents(findings: list[Finding]) -> None:
     for i, f in enumerate(resolved):
         own = level.get(findings[i].severity, 0)
         j, depth = index.get(f.parent) if f.parent else None, 0
+        if j is not None and j != i and findings[i].time_at_stake_ns is not None \
+                and findings[i].time_at_stake_ns == findings[j].time_at_stake_ns:
+            # a child showing its parent's very figure (its own estimate capped there) is rated as the parent is,
+            # below: it never raises it — ncu H200 CSV: tiny's 20 ns verdict read "warning" (its ncu rules, rated
+            # by ncu's local estimates) above gemm_naive's 88.40 µs "info"
+            continue
         while j is not None and j != i and depth < 8:
             if level.get(findings[j].severity, 0) < own:
                 findings[j].severity = SEVERITY_ORDER[own]
