@@ -17,10 +17,12 @@ def _f(title, severity, key=None, parent=None, kernel=None, stake=100):
 
 def test_parents_are_raised_to_their_most_severe_descendant():
     verdict = _f("verdict k", "info", key="kernel:k", kernel="k")
-    occ = _f("occupancy of k", "warning", kernel="k")  # linked to the verdict by its kernel, no explicit parent
+    # linked to the verdict by its kernel, no explicit parent; its own estimate (50 ns), not the verdict's figure (s36:
+    # a child showing its parent's very figure is rated as the parent is and never raises it)
+    occ = _f("occupancy of k", "warning", kernel="k", stake=50)
     idle = _f("idle", "info", key="idle")
-    host = _f("idle/host", "warning", key="idle/host", parent="idle")
-    deep = _f("idle/host/x", "critical", parent="idle/host")
+    host = _f("idle/host", "warning", key="idle/host", parent="idle", stake=60)  # a part of the idle, as in reports
+    deep = _f("idle/host/x", "critical", parent="idle/host", stake=30)
     other = _f("other root", "info", key="other")
     leaf = _f("other's child", "info", parent="other")
     results = {"a": AnalysisResult(analyzer="a", findings=[verdict, idle, other]),

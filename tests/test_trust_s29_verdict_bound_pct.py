@@ -47,7 +47,7 @@ def test_measured_bound_shows_the_share_it_rests_on():
     line = next(ln for ln in md.splitlines() if "below-roofs" in ln and "measured speed of light" in ln)
     cells = [c.strip() for c in line.strip("|").split("|")]
     assert cells[cells.index("measured speed of light") + 1] == "32.1 %"
-    assert "bound at % of peak" in md
+    assert "bound's % of peak" in md
 
 
 def test_roofline_basis_bound_pct_is_roof_pct():

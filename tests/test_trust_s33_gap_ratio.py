@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 
-import gpulens
 from gpulens.analyzers._idle_findings import _against_median
 
 SGL = Path(__file__).parent / "data" / "kineto" / "tracelens_mi300x_sglang_qwen3_decode.json.gz"
@@ -36,8 +35,9 @@ def test_sglang_leading_gap_gives_the_median_not_a_nine_digit_ratio():
     big = max(gaps)
     med = int(np.median([g for g in gaps if g != big] or [0]))
     assert big / max(med, 1) > 1000  # the trace's own gaps: the ratio is past what a ratio can say
-    note = next(f for r in gpulens.analyze([SGL]).sources[0].results.values() for f in r.findings
-                if f.key == "idle/boundary")
-    m = re.search(r"it is (over 1000|\d+)× the median of the other gaps \(([^)]+)\)", note.detail)
-    assert m and m.group(1) == "over 1000", note.detail
+    # s36: the SGLang gap is no longer left out as a one-off (its work was already queued and the host blocked on it
+    # in hipMemcpyWithStream: counted, tests/test_trust_s36_verdict.py), so its words are checked on its own figures
+    words = _against_median({"dur_ns": big, "median_other_gap_ns": med})
+    m = re.search(r"it is (over 1000|\d+)× the median of the other gaps \(([^)]+)\)", words)
+    assert m and m.group(1) == "over 1000", words
     assert m.group(2) == f"{med} ns"

@@ -29,25 +29,24 @@ def _gpu_intervals_us():
     return iv
 
 
-def test_sglang_leading_blocking_copy_is_set_up_not_the_bound():
+def test_sglang_blocking_copy_over_queued_work_is_counted():
+    """s36: the gap is not set-up. The 4 kernels that end it were launched (123–334 µs) and their calls returned
+    before it ended; they waited behind a hipStreamWaitEvent and started at 463.38 ms while the host sat in
+    hipMemcpyWithStream. A blocking call spanning a gap whose work was already queued is the host waiting on that
+    work: counted (queued), never leading set-up — the launch-latency table's 463 ms queue delay and a "warm-up"
+    label contradicted each other."""
     if not SGL.exists():
         pytest.skip("SGLang MI300X trace not present")
     iv = _gpu_intervals_us()
-    # the first GPU event is one short kernel; the next starts ~463 ms later: the one-off gap
     gap_us = iv[1][0] - iv[0][1]
     span_us = max(e for _, e in iv) - iv[0][0]
     assert 463_000 < gap_us < 464_000 and gap_us / span_us > 0.97
     src = gpulens.analyze([SGL]).sources[0]
     vd = src.results["verdicts"].summary
-    assert vd["run_verdict"] != "sync-bound"
-    assert "steady state" in (vd["verdict_scope"] or "")
-    rows = src.results["bottlenecks"].summary["boundary_gaps"]
-    assert len(rows) == 1 and rows[0]["position"] == "leading"
-    assert abs(rows[0]["dur_ns"] - gap_us * 1000) <= 1_000  # µs floats rounded to ns
-    steady = src.results["bottlenecks"].summary["steady_span_ns"]
-    assert abs(steady - (span_us - gap_us) * 1000) <= 2_000
-    note = next(f for r in src.results.values() for f in r.findings if f.key == "idle/boundary")
-    assert "--window" in note.action and "blocked in hipMemcpyWithStream" in note.detail
+    assert vd["run_verdict"] == "dependency-bound"
+    assert not src.results["bottlenecks"].summary["boundary_gaps"]
+    queued = next(f for r in src.results.values() for f in r.findings if f.key == "idle/queued")
+    assert "hipMemcpyWithStream" in queued.detail and "hipStreamWaitEvent" in queued.detail
 
 
 def _mask(segments):

@@ -75,11 +75,14 @@ def test_a_late_start_after_the_launch_returned_is_queued_not_host_sync(tmp_path
     # the launch-latency analyzer measures the same delay: kernel start − launch call end = 4390 µs for every launch
     ll = src.results["launch_latency"].summary
     assert ll["launches"] == 4 and ll["queue_p50_ns"] == ll["queue_max_ns"] == 4_390_000
-    # the critical path walks each kernel back to its launch call: 4 launch delays [b, b+4400] = 17,600 µs, its top
-    # class; what shortening them can recover is at most the GPU idle they explain — the late starts, now queued —
-    # 15,000 µs (before: only the host/launch idle, 1,821 µs, as if the rest were not theirs)
+    # the critical path walks each kernel back to its launch call [b, b+4400]: the call itself [b, b+10] is the launch
+    # path (launch_delay, 4 × 10 µs), the 4390 µs after it returned a late start — queued, the idle split's name for
+    # the same time (s36: the whole 17,600 µs was "launch_delay", a host cause, beside the split's "queued"): 4 × 4390
+    # = 17,560 µs, its top class; what shortening them can recover is at most the GPU idle they explain — the late
+    # starts, queued — 15,000 µs (before s35: only the host/launch idle, 1,821 µs, as if the rest were not theirs)
     cp = src.results["critical_path"]
-    assert cp.summary["top_class"] == "launch_delay" and cp.summary["class_ns"]["launch_delay"] == 17_600_000
+    assert cp.summary["top_class"] == "queued" and cp.summary["class_ns"]["queued"] == 17_560_000
+    assert cp.summary["class_ns"]["launch_delay"] == 40_000
     assert cp.findings[0].time_at_stake_ns == 15_000_000
 
 

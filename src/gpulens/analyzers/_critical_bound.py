@@ -13,9 +13,10 @@ one-off ``boundary`` gaps, which the idle finding leaves out, never count):
 
 * ``cpu_op``, ``host_idle`` — ``host``: the next work was not enqueued and the host was doing something else;
 * ``runtime`` — ``host`` and ``launch`` (the launch path itself);
-* ``launch_delay`` — ``host``, ``launch`` and ``queued``: the path's wait from a launch call to its GPU work is the
-  launch path, and a late start after the call returned (a gap whose work started over ``launch_gap_ns`` after it,
-  that delay its larger part) is classified ``queued``;
+* ``launch_delay`` — ``host`` and ``launch``: the path's wait from a launch call to its GPU work, up to a normal
+  start after the call's return, is the launch path;
+* ``queued`` — ``queued``: a late start after the launch call returned (over ``LAUNCH_GAP_NS``), the idle split's
+  name and cause for the same time;
 * ``sync`` — the part of gaps during which the host was blocked in a synchronisation;
 * ``gpu_gap`` — ``queued`` (work enqueued, waiting on another stream, an event or a late start);
 * ``unattributed`` — ``unattributed``.
@@ -34,7 +35,7 @@ from gpulens.timeline import Timeline
 #: Path class → the idle-gap causes (bottlenecks gap classes; ``sync``: the gaps' blocked part) it can remove.
 CAUSES: dict[str, tuple[str, ...]] = {
     "cpu_op": ("host",), "host_idle": ("host",), "runtime": ("host", "launch"),
-    "launch_delay": ("host", "launch", "queued"), "sync": ("sync",), "gpu_gap": ("queued",),
+    "launch_delay": ("host", "launch"), "sync": ("sync",), "gpu_gap": ("queued",), "queued": ("queued",),
     "unattributed": ("unattributed",),
 }
 #: How the capped part reads after "only the part that is also …" (:func:`gpulens.analyzers._tree.note_capped`).

@@ -22,7 +22,10 @@ from gpulens.timeline import Timeline
 from gpulens.timeline.selection import STEP_NAME
 
 #: Classes of GPU work on the path (``gpu_gap``: the GPU waiting on work queued before it, cross-stream or event).
-GPU_CLASSES = {"kernel", "comm", "memcpy", "memset", "gpu_gap"}
+#: ``queued``: a late start of work already enqueued, the GPU holding it.
+GPU_CLASSES = {"kernel", "comm", "memcpy", "memset", "gpu_gap", "queued"}
+#: The GPU classes that are waits, no event: GPU idle time with work queued.
+GPU_WAITS = {"gpu_gap", "queued"}
 
 
 #: Columns of the host (cpu_op, runtime, sync) and GPU rows the walk reads.
@@ -361,7 +364,7 @@ def _paths(timeline: Timeline) -> list:
     names = np.array([n if isinstance(n, str) else "" for n in names] + [""], dtype=object)  # code −1: ''
     unnamed = names == ""
     gpu_class = np.zeros(len(CLASSES) + 1, dtype=bool)  # class code → a GPU class with an event
-    gpu_class[[CODE[c] for c in GPU_CLASSES - {"gpu_gap"}]] = True
+    gpu_class[[CODE[c] for c in GPU_CLASSES - GPU_WAITS]] = True
     out = []
     windows, absorbed = _with_launched_work(_windows(timeline, gpu, aux), walker, gpu)
     context_of(timeline).memo("critical_path_absorbed", lambda: absorbed)  # steps inside the previous window

@@ -14,7 +14,9 @@ one). It is found by walking back from the window's end:
   before the call's end); the time from that event's end to the call's end is ``sync``, that call's own time
   (its event: the class table names it).
 * **GPU event g**: its duration is ``kernel`` / ``comm`` / ``memcpy`` / ``memset``. Its start waited for the latest
-  of: its launch call's start (the gap is ``launch_delay``; the path continues on the launching thread), the end of
+  of: its launch call's start (the gap is ``launch_delay`` up to the call's return, then — when g started over
+  :data:`~gpulens.analyzers._gap_classes.LAUNCH_GAP_NS` after that return — ``queued``: a late start of work
+  already enqueued, as the idle split names it; the path continues on the launching thread), the end of
   the previous event on its stream (``gpu_gap``; the path continues there), or — only when both are earlier — the
   latest end of an event on another stream of the rank before g's start (a cross-stream dependency, ``gpu_gap``).
   When g's launch call is not in the trace (a GPU-only trace, or a call outside the profiling window) nothing shows
@@ -37,12 +39,16 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._critical_chain import follow, follower
+from gpulens.analyzers._gap_classes import BLOCKING_COPY_RE, LAUNCH_GAP_NS
 from gpulens.analyzers._nesting import _TooDeep, leaf_tiles, nest_clipped, visit_order
 
-BLOCKING = re.compile(r"Synchronize|^(?:cuda|hip)Memcpy(?:2D|3D)?$|^(?:cuda|hip)Memset$|^cuMemcpy[DH]to[DH](?:_v2)?$")
+#: Blocking host calls: synchronisations, the synchronous copies of the idle split (one definition:
+#: :data:`gpulens.analyzers._gap_classes.BLOCKING_COPY_RE` — hipMemcpyWithStream was runtime work here and a
+#: host sync there) and synchronous memsets.
+BLOCKING = re.compile(rf"Synchronize|{BLOCKING_COPY_RE.pattern}|^(?:cuda|hip)Memset$")
 GPU_CLASS = {"kernel": "kernel", "comm": "comm", "memcpy": "memcpy", "memset": "memset"}
 CLASSES = ("cpu_op", "runtime", "sync", "host_idle", "launch_delay", "kernel", "comm", "memcpy", "memset",
-           "gpu_gap", "unattributed")
+           "gpu_gap", "unattributed", "queued")
 #: Class name → its code (position in :data:`CLASSES`); the walk records codes.
 CODE = {c: i for i, c in enumerate(CLASSES)}
 
@@ -241,6 +247,8 @@ class Walker:
         self.g_stream = gpu["stream_id"].fillna(-1).astype("int64").to_numpy()
         self.g_rank = gpu["rank"].to_numpy()
         self.h_start = host["start_ns"].to_numpy(np.int64)
+        # launch calls' returns (a host frame without durations: every call returns at its start)
+        self.h_end = self.h_start + host["dur_ns"].to_numpy(np.int64) if "dur_ns" in host else self.h_start
         self.launch_pos, self.launch_thread, self.prev = gpu_launch_pos, gpu_launch_thread, gpu_prev
         self.rank_ends = rank_ends  # rank → (ends sorted, positions)
         self._hop_table: tuple | None = None
@@ -422,6 +430,8 @@ class Walker:
         keep[1::2] = b[1::2] > a[1::2]
         if reached:
             keep[-1] = False
+        elif kind.item(last) == _TO_HOST and keep[-1]:
+            cls, a, b, w, keep = self._split_late_start(last, cls, a, b, w, keep)
         out.append((_BLOCK, cls[keep], a[keep], b[keep], w[keep]))
         t_next = int(bounds[2 * n])  # where the path goes on: the last event's resume, clipped as above
         if cycle:
@@ -436,6 +446,23 @@ class Walker:
             return last, t_next, "host", self.launch_thread[last], False
         return last, t, "gpu", thread, True  # _STOP: the gap back to the window's start is unattributed
 
+
+    def _split_late_start(self, g: int, cls, a, b, w, keep) -> tuple:
+        """The chain's last gap — from g's launch call's start to g's start — split at the call's return: the
+        call's time and a normal start after it are ``launch_delay``; a start over
+        :data:`~gpulens.analyzers._gap_classes.LAUNCH_GAP_NS` after the return is ``queued`` from the return on,
+        the idle split's name and cause for the same time (the GPU held the work and did not start it)."""
+        lo, hi = int(a[-1]), int(b[-1])
+        ret = min(max(int(self.h_end.item(self.launch_pos.item(g))), lo), hi)
+        if hi - ret <= LAUNCH_GAP_NS:
+            return cls, a, b, w, keep
+        # latest first: the queued part [ret, hi], then the launch part [lo, ret] (dropped when empty)
+        cls = np.concatenate([cls[:-1], np.array([CODE["queued"], cls[-1]], dtype=np.int8)])
+        a = np.concatenate([a[:-1], [ret, lo]])
+        b = np.concatenate([b[:-1], [hi, ret]])
+        w = np.concatenate([w[:-1], [-1, -1]])
+        keep = np.concatenate([keep, [ret > lo]])
+        return cls, a, b, w, keep
 
     @staticmethod
     def _flatten(out: list) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -26,6 +26,11 @@ _HOST, _LAUNCH, _QUEUED, _UNATTRIBUTED, _BOUNDARY = (GAP_CLASSES.index(c) for c 
                                                      ("host", "launch", "queued", "unattributed", "boundary"))
 
 
+#: A gap up to this long before a launched kernel is launch overhead; a kernel starting more than this after its
+#: launch call returned started late (``queued``) — the one threshold of the idle split and the critical path.
+LAUNCH_GAP_NS = 20_000
+
+
 SYNC_RE = re.compile(r"^(?:cuda|hip|cu)(?:Device|Stream|Event|Ctx)?Synchroni[sz]e")
 
 
@@ -118,7 +123,7 @@ def covered_until(t: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray:
     return np.where(i >= 0, cum[np.maximum(i, 0)] + inside, 0)
 
 
-def classify_gaps(timeline: Timeline, launch_gap_ns: int = 20_000, links: pd.Series | None = None) -> pd.DataFrame:
+def classify_gaps(timeline: Timeline, launch_gap_ns: int = LAUNCH_GAP_NS, links: pd.Series | None = None) -> pd.DataFrame:
     """Every idle gap between busy segments of each GPU, attributed (see module docstring).
 
     ``links`` (optional): ``link_gpu_to_launch(timeline)["launch_event_id"]`` when the caller already has it.
@@ -215,13 +220,20 @@ def _classify_gaps(timeline: Timeline, launch_gap_ns: int, links: pd.Series) -> 
                         [_LAUNCH, _UNATTRIBUTED, _QUEUED, _QUEUED, _LAUNCH], _HOST).astype(np.int8)
         base_cls = cls
         sync = covered_until(enq_at, ss, se) - covered_until(gs, ss, se)
+        # the host's blocked time over the whole gap: a blocking call spanning a gap whose work was already queued
+        # (the launch returned before the GPU started it) is the host waiting on that queued work — a known wait,
+        # counted, never a warm-up (SGLang MI300X decode: 4 kernels queued behind hipStreamWaitEvent started
+        # 463 ms after their launches returned, the host blocked in hipMemcpyWithStream for all of it)
+        blocked = covered_until(ge, ss, se) - covered_until(gs, ss, se)
         kst = st[kern_a[a:b]]
         if kst.size:
             k_first, k_last = int(kst[0]), int((st + dur_a[a:b])[kern_a[a:b]].max())
         else:  # no kernel on the device: every gap is between copies
             k_first, k_last = int(ge.max()) + 1, int(gs.min()) - 1
-        cls = np.where(boundary_mask(dur, gs, ge, sync, k_first, k_last, first_step.get(rank),
-                                     step_spans.get(rank), (int(s[0]), int(e[-1]))), _BOUNDARY, cls).astype(np.int8)
+        queued = base_cls == _QUEUED
+        cls = np.where(boundary_mask(dur, gs, ge, np.where(queued, blocked, sync), k_first, k_last,
+                                     first_step.get(rank), step_spans.get(rank), (int(s[0]), int(e[-1])), queued),
+                       _BOUNDARY, cls).astype(np.int8)
         sync = np.where((cls == _QUEUED) | (cls == _BOUNDARY), 0, sync)
         for c, v in (("rank", np.full(len(gs), int(rank), dtype="int64")),
                      ("device_id", np.full(len(gs), int(dev), dtype="int64")), ("start_ns", gs), ("dur_ns", dur),
@@ -268,7 +280,7 @@ def _step_spans(timeline: Timeline) -> dict[Any, tuple[np.ndarray, np.ndarray]]:
 def boundary_mask(dur: np.ndarray, gs: np.ndarray, ge: np.ndarray, blocked: np.ndarray, first_kernel: int,
                   last_kernel_end: int, first_step: int | None = None,
                   steps: tuple[np.ndarray, np.ndarray] | None = None,
-                  span: tuple[int, int] | None = None) -> np.ndarray:
+                  span: tuple[int, int] | None = None, queued: np.ndarray | None = None) -> np.ndarray:
     """The gaps of one device (time order) left out of the verdict as warm-up / tail / one-off (module docstring).
 
     Args:
@@ -280,6 +292,9 @@ def boundary_mask(dur: np.ndarray, gs: np.ndarray, ge: np.ndarray, blocked: np.n
         span: the device's first GPU event start and last end [ns]; with it, a blocking interval after set-up work
             only (under :data:`gpulens.analyzers._idle_findings.LEADING_WORK_SHARE` of the busy time before it) is
             leading too, not a counted wait.
+        queued: per gap, whether the GPU event ending it was already submitted (its launch call returned before or
+            inside the gap: class ``queued``); None: none was. A blocked gap whose work was queued is the host's wait
+            on that work (a dependency: an event, another stream), not set-up: it is never leading by the set-up rule.
 
     A size outlier (:func:`boundary_gaps`) is warm-up when it lies before the first kernel (and before the first
     step mark), tail when it lies after the last kernel; between kernels it is a one-off only when it is the only
@@ -297,6 +312,8 @@ def boundary_mask(dur: np.ndarray, gs: np.ndarray, ge: np.ndarray, blocked: np.n
     covered = np.asarray(blocked) >= BLOCKING_COVER_SHARE * dur
     if span is not None:  # a blocking interval after set-up work only is warm-up, as a gap before the first kernel
         setup = covered & before_steady_state(gs, dur, *span) & (True if first_step is None else gs < first_step)
+        if queued is not None:
+            setup &= ~np.asarray(queued, dtype=bool)
         edge, inner = edge | setup, inner & ~setup
     known = inner & covered  # the host waited on the GPU: counted
     recurring = inner.sum() >= 2  # several long gaps between kernels: a pattern (once per step), not a one-off

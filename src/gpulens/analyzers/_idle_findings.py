@@ -6,6 +6,8 @@ here but which host events overlap a given interval.
 
 from __future__ import annotations
 
+import re
+
 from typing import Any
 
 import numpy as np
@@ -342,7 +344,7 @@ def uvm_text(tot: dict[str, Any]) -> str:
 def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, Any]], pytorch: bool = True,
                  blocking: list[dict[str, Any]] | None = None, tool: str | None = None,
                  host_calls: list[dict[str, Any]] | None = None, linked: int = 0,
-                 vendor: str | None = None, recorded: int = 0) -> None:
+                 vendor: str | None = None, recorded: int = 0, queued_text: str = "") -> None:
     """Write the idle split by cause into the breakdown's ``idle`` finding (in place), so that a reader who sees only
     the root finding still sees where every idle nanosecond went — including the part no cause explains.
 
@@ -354,6 +356,7 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
     input's own profiler (:func:`gpulens.analyzers._advice.host_trace`); ``linked``: launch calls linked to GPU work
     (the host side was recorded: gaps with no cause are launches it missed, :func:`~._advice.idle_text`);
     ``recorded``: launch calls the trace holds, linked or not (none linked: calls without correlation ids);
+    ``queued_text``: :func:`queued_wait_text`, named when work already queued is the largest cause;
     ``vendor``: the words of the advice (CUDA or HIP graphs, :func:`gpulens.analyzers._advice.vendor_text`)."""
     split = _idle_split(tot, boundary)
     if not split:
@@ -429,6 +432,9 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
                 + _advice.setup_step(pytorch)) if setup >= SETUP_GAP_SHARE * ns else \
             _advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, vendor=vendor)
         root.action = f"Start with the largest cause, {fmt_ns(ns)} waiting for the host{over}{calls}: {step}."
+    elif top == "queued" and queued_text:
+        root.action = (f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}{over} ({queued_text}): "
+                       f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, linked, vendor, recorded)}.")
     elif top == "unattributed" and uvm_text(tot):
         root.action = f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}{over}: {uvm_text(tot)}."
     else:
@@ -437,23 +443,26 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
 
 
 def blocking_calls_in_idle(timeline: Timeline, gaps: pd.DataFrame, calls: pd.DataFrame, n: int = 3,
-                           max_gaps: int = 200) -> list[dict[str, Any]]:
+                           max_gaps: int = 200, cls: str | None = None) -> list[dict[str, Any]]:
     """The blocking calls (``calls``: :func:`gpulens.analyzers.bottlenecks.sync_calls`) that held the host while the
     GPU sat idle: per call name, ``overlap_ns`` (its time inside the ``sync`` part of the gaps), ``calls`` (count),
     ``copy`` (a synchronous copy rather than a synchronisation) and ``op`` (the innermost CPU operator around its
-    longest call, None when none is recorded). The ``n`` largest; the ``max_gaps`` gaps with the most sync time."""
+    longest call, None when none is recorded). The ``n`` largest; the ``max_gaps`` gaps with the most sync time.
+    With ``cls`` (``"queued"``): the calls inside the gaps of that class instead, their time inside the whole gap —
+    the host waiting on work the GPU already held (its ``sync`` part is 0 by definition)."""
     from gpulens.analyzers.bottlenecks import BLOCKING_COPY_RE
 
-    g = gaps[gaps["sync_ns"].to_numpy() > 0] if len(gaps) else gaps
+    part = "dur_ns" if cls else "sync_ns"
+    g = gaps[(gaps["cls"].to_numpy() == cls) if cls else (gaps["sync_ns"].to_numpy() > 0)] if len(gaps) else gaps
     if not len(g) or not len(calls):
         return []
-    g = g.nlargest(max_gaps, "sync_ns")
+    g = g.nlargest(max_gaps, part)
     c_rank = calls["rank"].to_numpy()
     c_s = calls["start_ns"].to_numpy("int64")
     c_e = c_s + calls["dur_ns"].to_numpy("int64")
     names = text_series(calls["name"]).to_numpy(dtype=object)
     per: dict[str, dict[str, Any]] = {}
-    for r, s, d, sync in zip(g["rank"].tolist(), g["start_ns"].tolist(), g["dur_ns"].tolist(), g["sync_ns"].tolist()):
+    for r, s, d, sync in zip(g["rank"].tolist(), g["start_ns"].tolist(), g["dur_ns"].tolist(), g[part].tolist()):
         lo, hi = np.maximum(c_s, s), np.minimum(c_e, s + d)
         in_gap: dict[str, list] = {}
         for i in np.flatnonzero((c_rank == r) & (hi > lo)):
@@ -496,9 +505,26 @@ def blocking_text(rows: list[dict[str, Any]]) -> str:
     return "; ".join(parts)
 
 
+#: Runtime calls that enqueue a wait on the GPU queue (an event or a value another stream or process sets): a gap
+#: whose work waited behind one is a dependency, named in the queued finding.
+STREAM_WAIT_RE = re.compile(r"StreamWait(?:Event|Value)|WaitExternalSemaphore", re.IGNORECASE)
+
+
+def queued_wait_text(blocking: list[dict[str, Any]], waits: list[dict[str, Any]]) -> str:
+    """What the queued idle gaps show of their dependency, "" when nothing: the blocking calls in which the host
+    waited on the queued work (``blocking``: :func:`blocking_calls_in_idle` with ``cls="queued"``) and the stream
+    waits enqueued in those gaps (``waits``: :func:`host_calls_in_gaps` rows matching :data:`STREAM_WAIT_RE`)."""
+    parts = []
+    if blocking:
+        parts.append(f"the host waited on this queued work in {blocking_text(blocking)}")
+    if waits:
+        parts.append(f"stream waits enqueued in these gaps: {_calls_text(waits)}")
+    return "; ".join(parts)
+
+
 def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None = None, pytorch: bool = True,
               blocking: list[dict[str, Any]] | None = None, tool: str | None = None,
-              vendor: str | None = None, gpus: int = 1) -> list[Finding]:
+              vendor: str | None = None, gpus: int = 1, queued_text: str = "") -> list[Finding]:
     """Idle-cause findings (children of the breakdown's ``idle`` finding when it was reported: ``parent``); the
     advice names PyTorch remedies only for a PyTorch program (``pytorch``, :mod:`gpulens.analyzers._advice`), and
     SMs or CUs by the input's ``vendor`` (:func:`gpulens.analyzers._advice.vendor_word`). ``tot`` sums the rows of
@@ -533,7 +559,9 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
         "dependency-bound", "GPU idle with work already queued",
         "The work was enqueued — its launch call had returned before the GPU went idle, or returned during the "
         "idle time and the work still started later than a launch costs — so it waited on another stream, an "
-        "event or device-side scheduling, not on the host. Look at cross-stream dependencies and event waits; with "
+        "event or device-side scheduling, not on the host. "
+        + (f"In these gaps {queued_text}. " if queued_text else "")
+        + "Look at cross-stream dependencies and event waits; with "
         "no other stream busy, the launch latency table shows how long after its launch call each kernel started.")
     linked = int(summary.get("launch_calls") or 0)
     recorded = int(summary.get("launch_calls_recorded") or 0)

@@ -26,6 +26,7 @@ import pandas as pd
 from gpulens.analyzers import _advice
 from gpulens.analyzers._hot import short_name as _short
 from gpulens.analyzers._stake import KERNEL_FLOOR_NS, floor_stake, occupancy_gain_bound_ns
+from gpulens.analyzers._verdict_facts import persistent_grid
 from gpulens.analyzers.base import Finding
 from gpulens.units import fmt_ns, fmt_num, pct_words, plural
 
@@ -85,7 +86,8 @@ def _wave_stake(loss: float, r: Any, roof_ns: Any) -> tuple[int, list[str]]:
 def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: Any = None,
                   bound: Any = None, pytorch: bool = False, vendor: str | None = None,
                   sms_premise: str = "") -> Finding | None:
-    """The partly-filled-wave finding of one kernel row (None below :data:`MIN_WAVE_LOSS_SHARE`); its time at stake
+    """The partly-filled-wave finding of one kernel row (None below :data:`MIN_WAVE_LOSS_SHARE`, and for a grid
+    sized to the GPU: :func:`gpulens.analyzers._verdict_facts.persistent_grid`); its time at stake
     is the wave loss, capped at the kernel's distance to its roof ``roof_ns`` when the roofline gives one. Without a
     roofline ``bound`` (:data:`KNOWN_BOUNDS`) the estimate carries :data:`WAVE_PREMISE` (the verdict may settle it
     later: :func:`settle_wave_premise`); with waves counted on an assumed GPU's SMs, ``sms_premise`` too (no verdict
@@ -94,6 +96,13 @@ def _wave_finding(r: Any, sev: str, key: str, fam: str, library: bool, roof_ns: 
     loss, w = r.wave_loss_ns, r.waves_per_sm
     if loss is None or loss != loss or not r.time_ns or loss < MIN_WAVE_LOSS_SHARE * r.time_ns or w is None \
             or w != w:
+        return None
+    gb0, ab0 = _int(r.grid_blocks), _int(r.active_blocks_per_sm)
+    if gb0 and ab0 and w > 0 and (_int(r.grid_sizes) or 1) <= 1 and persistent_grid(
+            gb0, round(gb0 / (w * ab0)), w, str(r.name)) is not None:
+        # a grid sized to the GPU (k blocks on every SM: a persistent kernel looping over its work) is under one
+        # wave by design: each SM gets its share of the work whatever the block count, so no slot time is lost to
+        # waves and "more blocks" does not apply (the verdict's step says what limits it instead)
         return None
     stake, caps = _wave_stake(loss, r, roof_ns)
     # the title's share is that of the time at stake the finding reports: the loss, or what a cap leaves of it

@@ -232,7 +232,9 @@ OVERLAP_UNKNOWN_CLOCKS = "unknown: {a} and {b} are on different clocks"
 
 
 SPAN_DEFINITION = ("GPU span = first → last GPU event (kernels, collectives, copies, fills); busy % = union of GPU "
-                   "events / GPU span; over several GPUs: wall span, busy % = Σ busy / Σ per-GPU span; profiled "
+                   "events / GPU span; over several GPUs: wall span, busy % = Σ busy / Σ per-GPU span (gpu_busy_ns, "
+                   "computation_ns, the exposed_*_ns and idle_ns are then sums over the GPUs, device time: a share "
+                   "of them is of device_span_ns, never of the wall span_ns); profiled "
                    "window = first → last recorded event, host included (runtime calls, CPU ops, Python functions, "
                    "annotations) — the one window every report shows; the timeline tab's extent (events drawn), a "
                    "profiler step (ProfilerStep#N) and the profiler's own session record (Kineto 'PyTorch Profiler "

@@ -81,6 +81,10 @@ def time_at_stake(time_ns: float, attained_pct: float | None, calls: int | None 
     return int(round(max(t - keep, 0.0)))
 
 
+#: How every premise of :func:`assumed_premise` begins: a figure resting only on the identification of the GPU.
+ASSUMED_GPU_HEAD = "if the GPU is the assumed "
+
+
 def assumed_premise(device: Any, what: str = "peaks") -> str:
     """The premise of a time at stake computed from an *assumed* GPU's figures (the input names no GPU, so
     :func:`gpulens.devices.identify_device` assumed one: :attr:`DeviceSpec.assumed`): the figure holds only if the
@@ -91,9 +95,17 @@ def assumed_premise(device: Any, what: str = "peaks") -> str:
     if what == "sms":
         n = getattr(device, "num_sms", None)
         unit = "CUs" if getattr(device, "vendor", "") == "amd" else "SMs"
-        return (f"if the GPU is the assumed {device.name} ({n} {unit}; the input records no GPU name or "
+        return (f"{ASSUMED_GPU_HEAD}{device.name} ({n} {unit}; the input records no GPU name or "
                 f"{unit[:-1]} count)")
-    return f"if the GPU is the assumed {device.name} (the input does not name it; the figure rests on its peaks)"
+    return f"{ASSUMED_GPU_HEAD}{device.name} (the input does not name it; the figure rests on its peaks)"
+
+
+def only_assumed_gpu(premise: str) -> bool:
+    """True when every part of ``premise`` (parts joined by :func:`gpulens.analyzers._occ_findings.join_premises`)
+    is an :func:`assumed_premise`: the figure is measured time against the identified GPU's figures — the best
+    estimate the input allows, not an upper bound that holds only if the kernel's bound is what was assumed."""
+    parts = [p for p in str(premise or "").split("; and ") if p]
+    return bool(parts) and all(p.startswith(ASSUMED_GPU_HEAD) for p in parts)
 
 
 def floor_stake(time_ns: float, calls: int | None) -> int:

@@ -243,6 +243,22 @@ def _grid_short(e: Evidence) -> bool:
     return e.waves_per_sm is None or e.waves_per_sm < FULL_GRID_SHARE
 
 
+def persistent_grid(blocks: float | None, num_sms: float | None, waves: float | None, name: str = "") -> int | None:
+    """Blocks per SM/CU of a grid sized to the GPU rather than to the problem — a persistent kernel, whose blocks
+    loop over the work (a tile scheduler) until it runs out — else None. Such a grid is under one wave by design:
+    each SM gets its share of the work whatever the block count, so partly filled waves lose nothing and "more
+    blocks" adds no work per SM, only resident warps. Sized to the GPU, under one wave (``waves`` < 1): exactly one
+    block per SM/CU (``blocks`` == ``num_sms``, the unmistakable sign), or a kernel whose ``name`` says "persistent"
+    with a block on every SM/CU (its blocks per SM, rounded). A whole multiple of several blocks per SM is left to
+    the grid-fill rule: it may as well be a problem size (the MI300A OpenMP 912 = 4 × 228 workgroups are told each
+    CU holds few of the workgroups it could)."""
+    if blocks is None or not num_sms or waves is None or waves != waves or waves >= 1 or blocks < num_sms:
+        return None
+    if int(round(blocks)) == int(num_sms):
+        return 1
+    return max(int(round(blocks / num_sms)), 1) if "persistent" in str(name).lower() else None
+
+
 #: At or above this share of launches shorter than their launch call, a latency-bound kernel is told fusion first:
 #: each launch does less GPU work than the launch costs, so more blocks per launch (a larger batch) is not the first
 #: lever — a BERT layer norm of 141 rows on 132 SMs, every launch shorter than its call, was told "more rows".

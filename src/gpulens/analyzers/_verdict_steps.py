@@ -8,7 +8,7 @@ from __future__ import annotations
 from gpulens.analyzers import _advice
 from gpulens.analyzers._verdict_facts import (
     Evidence, FULL_GRID_SHARE, HIGH_OCCUPANCY_PCT, QUEUED_LAUNCH_NS, SMALL_GRID_WAVES, TINY_LAUNCH_SHARE,
-    _cache_led, _grid_short, _l1_led, _waves_words, one_off_launch)
+    _cache_led, _grid_short, _l1_led, _waves_words, one_off_launch, persistent_grid)
 from gpulens.units import fmt_ns, pct_words
 
 
@@ -134,6 +134,19 @@ def _grid_fill_step(e: Evidence, grid_step: str) -> str:
     def w(key: str) -> str:  # the vendor's word (SM or CU, warps or wavefronts)
         return _advice.vendor_word(e.vendor, key)
 
+    blocks = e.main_grid_blocks if e.main_grid_blocks is not None else e.mean_blocks
+    k = persistent_grid(blocks, e.num_sms, e.waves_per_sm, e.name)
+    if k is not None:
+        # a grid sized to the GPU (a persistent kernel's tile scheduler): its low block count is by design, never
+        # "launch more blocks" (a B200 FMHA kernel of 148 blocks was told so); under one wave it runs fewer blocks
+        # per SM than fit, by its own choice: no per-block limit (registers, shared memory) binds it, so the step
+        # is what its warps wait on
+        cap = f"{blocks / (e.waves_per_sm * e.num_sms):.0f}" if e.waves_per_sm else "more"
+        return (f"Its grid is sized to the GPU ({int(round(blocks)):,} {w('blocks')} = {k} per {w('sm')} on its "
+                f"{e.num_sms:,} {w('sms')}, of the {cap} each can hold at once): a persistent kernel loops over "
+                f"its work inside each {w('block')}, so more {w('blocks')} would add no work per {w('sm')}, only "
+                f"resident {w('warps')} — which help only if its {w('warps')} stall on latency. What they wait on "
+                f"decides the next step (measure their stalls: {w('full_counters')}).")
     if e.mean_blocks is not None and e.num_sms and e.mean_blocks >= FULL_GRID_SHARE * e.num_sms:
         # a block on every SM already: the SMs hold few of the blocks they could — not "too few to fill the GPU"
         more = _advice.more_blocks(e.family, e.library, e.name, e.owner).replace(

@@ -81,7 +81,8 @@ class Finding:
             can put after the figure (``"if the kernel is not memory-bound (its bound is undetermined)"``); "" when
             the figure follows from what was measured. A finding with a premise ranks after every finding without
             one (:func:`gpulens.analyzers._tree.rank_key`): an upper bound that may not hold never outranks a
-            determined figure.
+            determined figure — except a premise resting only on the assumed GPU's figures
+            (:func:`gpulens.analyzers._stake.only_assumed_gpu`), the best estimate the input allows, ranked by size.
     """
 
     title: str

@@ -73,7 +73,9 @@ from gpulens.analyzers._idle_findings import (  # noqa: F401 (CLASS_WORDS, CLASS
     _boundary_finding,
     _boundary_rows,
     _findings,
+    STREAM_WAIT_RE,
     blocking_calls_in_idle,
+    queued_wait_text,
     explain_idle,
     host_calls_in_gaps,
     steady_idle_pct,
@@ -333,8 +335,14 @@ class Bottlenecks(Analyzer):
         summary["blocking_calls"] = blocking
         tool = _advice.host_trace(timeline, device)
         vendor = _advice.vendor_of(timeline, device)
+        queued_text = ""
+        if tot.get("idle_queued_ns"):  # what the queued gaps show of their dependency: the waits, named
+            waits = [c for c in host_calls_in_gaps(timeline, gaps, cls="queued", n=20)
+                     if STREAM_WAIT_RE.search(str(c["name"]))][:2]
+            queued_text = queued_wait_text(blocking_calls_in_idle(timeline, gaps, sync_calls(timeline),
+                                                                  cls="queued"), waits)
         findings = _findings(tot, summary, "idle" if idle_root else None, pytorch, blocking, tool, vendor,
-                             gpus=len(t))
+                             gpus=len(t), queued_text=queued_text)
         summary["boundary_gaps"] = _boundary_rows(gaps, timeline)
         steady, recoverable = steady_state(tot)
         summary["recoverable_idle_ns"] = int(recoverable)  # the idle finding's time at stake (one definition)
@@ -352,7 +360,7 @@ class Bottlenecks(Analyzer):
             if f.key == "idle":
                 explain_idle(f, tot, summary["boundary_gaps"], pytorch, blocking, tool,
                              host_calls_in_gaps(timeline, gaps) if tot.get("idle_host_ns") else [],
-                             summary["launch_calls"], vendor, summary["launch_calls_recorded"])
+                             summary["launch_calls"], vendor, summary["launch_calls_recorded"], queued_text)
                 if idle_unmeasured_ns(tot):  # the idle is at most (clock domains, untimed work): nothing at stake
                     f.time_at_stake_ns = None
         if idle_unmeasured_ns(tot):

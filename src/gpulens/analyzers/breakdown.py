@@ -375,7 +375,8 @@ class Breakdown(Analyzer):
                 action="Look at the largest idle cause below and remove it."))
         if (tot["exposed_comm_ns"] or 0) > 0.1 * span:
             findings.append(Finding(
-                f"Exposed communication: {fmt_ns(tot['exposed_comm_ns'])} not overlapped with compute",
+                f"Exposed communication: {fmt_ns(tot['exposed_comm_ns'])} not overlapped with compute"
+                + ("" if len(t) == 1 else f" (summed over {len(t)} GPUs)"),
                 _advice.exposed_comm_detail(_advice.uses_pytorch(timeline), _advice.trains(timeline)),
                 severity="warning", category="communication-bound", time_at_stake_ns=tot["exposed_comm_ns"],
                 key="exposed-comm"))
@@ -384,8 +385,10 @@ class Breakdown(Analyzer):
         busy = max(int(tot.get("busy_ns") or 0), 1)
         if (tot["exposed_memcpy_ns"] or 0) > 0.05 * span or (tot["exposed_memcpy_ns"] or 0) > COPY_BUSY_SHARE * busy:
             findings.append(Finding(
-                f"Exposed memory copies: {fmt_ns(tot['exposed_memcpy_ns'])} not overlapped with kernels "
-                f"({share_pct_text(100 * tot['exposed_memcpy_ns'] / busy)} of the GPU's busy time)",
+                f"Exposed memory copies: {fmt_ns(tot['exposed_memcpy_ns'])} not overlapped with kernels"
+                + ("" if len(t) == 1 else f" (summed over {len(t)} GPUs)")
+                + f" ({share_pct_text(100 * tot['exposed_memcpy_ns'] / busy)} of the "
+                + ("GPU's busy time)" if len(t) == 1 else "GPUs' summed busy time)"),
                 _advice.exposed_copy_detail(_advice.uses_pytorch(timeline), _uvm_copy_share(timeline),
                                             _advice.vendor_of(timeline, device), _pageable_copies(timeline),
                                             device.name if getattr(device, "unified_memory", False) else None),

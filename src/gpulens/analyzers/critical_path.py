@@ -6,7 +6,7 @@ of the step each class of event holds on it, and what would shorten the step.
 Windows: each host ``ProfilerStep#N`` range (the path ends at the range's end on its thread — on the rank's thread
 that launches the most GPU work when the range's own thread runs no host event); without steps, one window per rank
 from its first to its last event. Rows: (rank, step, class) for every class on the path; a step's
-``time_ns`` sum to its duration. Bound: ``gpu`` when GPU work (kernel, comm, memcpy, memset, gpu_gap) holds at least
+``time_ns`` sum to its duration. Bound: ``gpu`` when GPU work (kernel, comm, memcpy, memset, gpu_gap, queued) holds at least
 half of the path — counting the path's host waits (idle, runtime calls) during which the rank's GPU was busy: the
 host waited on that GPU work through a dependency the trace does not record (another host thread, a full launch
 queue) — else ``cpu``.
@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers._critical_bound import CAUSES, WORDS, recoverable_ns
-from gpulens.analyzers._critical_paths import (_CLASS_NAMES, GPU_CLASSES, WAIT_CLASSES, _class_rows,
+from gpulens.analyzers._critical_paths import (_CLASS_NAMES, GPU_CLASSES, GPU_WAITS, WAIT_CLASSES, _class_rows,
                                                _host_wait_on_busy_gpu, paths)
 from gpulens.analyzers._critical_walk import CLASSES
 from gpulens.analyzers._critical_steady import steady_class_ns
@@ -44,11 +44,12 @@ COLUMNS = {
                "ends later, from the end of the rank's previous step when that is later (windows never overlap; the "
                "critical path's length) [ns]",
     "class": "event class on the path: cpu_op, runtime, sync, host_idle, launch_delay, kernel, comm, memcpy, memset, "
-             "gpu_gap, unattributed (a GPU wait whose launch call is not in the trace) [text]",
+             "gpu_gap, unattributed (a GPU wait whose launch call is not in the trace), queued (a late start after the "
+             "launch call returned: the idle split's queued time) [text]",
     "time_ns": "time of the class on the path [ns]",
     "share": "time_ns / step_ns [share]",
     "events": "distinct events of the class on the path (0 for the gap classes host_idle, launch_delay, gpu_gap, "
-              "unattributed: waits with no event) [count]",
+              "unattributed, queued: waits with no event) [count]",
     "top_event": "event of the class with the most time on the path ('' for gaps: shown as none, not unknown — "
                  "there is no event to name) [note]",
 }
@@ -69,7 +70,8 @@ HOST_SHARE_WORDS = ("CPU ops, runtime calls, synchronisations and host idle, les
 CLASS_WORDS = {"cpu_op": "CPU ops", "runtime": "runtime calls", "sync": "synchronisations",
                "host_idle": "host idle gaps", "launch_delay": "launch delays", "kernel": "kernels",
                "comm": "collectives", "memcpy": "memory copies", "memset": "memory fills",
-               "gpu_gap": "cross-stream waits", "unattributed": "GPU waits with no cause the trace shows"}
+               "gpu_gap": "cross-stream waits", "unattributed": "GPU waits with no cause the trace shows",
+               "queued": "late starts of work already queued"}
 
 _ACTIONS = {
     "kernel": "Shorten the kernels on the critical path, starting with {top}.",
@@ -84,6 +86,9 @@ _ACTIONS = {
                  "data loading or Python outside the ops.",
     "sync": "Remove the synchronisation on the critical path ({top}).",
     "gpu_gap": "GPU events wait on other streams: reorder or split the dependency.",
+    "queued": "The GPU held this work after its launch call returned and started it late: find what it waited on "
+              "— a stream wait on an event (cudaStreamWaitEvent / hipStreamWaitEvent) enqueued before it, or work "
+              "on another stream or process — and move or remove that dependency.",
     "unattributed": "No launch call is linked to the GPU work after these waits (GPU-only trace, or calls outside the "
                     "profiling window): {record}.",
 }
@@ -233,7 +238,7 @@ class CriticalPath(Analyzer):
         # the findings tree (issue 14.6), each nanosecond once: a path held by host-side or gap time is GPU idle
         # time, so it details the breakdown's idle finding; a path held by GPU work is time the kernel verdicts
         # already rank, so it is stated (title) but not counted a second time
-        if summary["top_class"] in GPU_CLASSES - {"gpu_gap"} or findings[0].time_at_stake_ns is None:
+        if summary["top_class"] in GPU_CLASSES - GPU_WAITS or findings[0].time_at_stake_ns is None:
             findings[0].time_at_stake_ns = None  # GPU work (or host waits on it): the kernel verdicts rank it
         elif (outside := _host_outside_span(timeline)) > _idle_of(results) \
                 and (findings[0].time_at_stake_ns or 0) > _idle_of(results):

@@ -56,7 +56,8 @@ COLUMNS = {
              f"(under {ROOF_BOUND_PCT:g} %: latency-, occupancy- or launch-limited); missing without a FLOP figure",
     "ridge_side": "compute | memory: the side of the ridge point the kernel's arithmetic intensity lies on",
     "roof_pct": "attained FLOP/s / min(peak FLOP/s, AI × peak bandwidth) × 100 [%] (= bandwidth use on the memory "
-                "side, also for kernels without FP work)",
+                "side, also for kernels without FP work; the DRAM and compute roofs only — a cache level's or a pipe's peak "
+                "is bound_pct's on a speed-of-light basis, a different share)",
     "datasheet_roof_pct": "attained / the attainable performance under the datasheet (theoretical) peaks × 100 [%]; "
                           "equals roof_pct unless the compute roof is a documented achievable peak or measured "
                           "peaks (rocprof-compute roofline.csv) replace the datasheet's",

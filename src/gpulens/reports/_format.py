@@ -55,7 +55,7 @@ from gpulens.reports._run_text import (  # noqa: F401 (re-exported)
     BREAKDOWN_PARTS, IDLE_KEYS, ONE_OFF_LABEL, SPLIT_PARTS, STAKE_MARKS, STEADY_IDLE_LABEL, _device_text,
     _no_gpu_work, _several_gpus, breakdown_rest, busy_bound_word, busy_pct_text, busy_text, critical_set_text,
     device_text, idle_at_most, idle_bound_note, is_assumed, kernel_time_text, launches_text, one_off_split,
-    roofline_heading, run_device_text, span_text, spec_label, stake_notes, time_scale, untimed_text, window_text,
+    bound_pct_legend, roofline_heading, run_device_text, span_text, spec_label, stake_notes, time_scale, untimed_text, window_text,
     world_note)
 
 
@@ -71,7 +71,7 @@ LABELS: dict[str, str] = {
     "flops_per_s": "attained FLOP/s", "bytes_per_s": "attained bandwidth", "arithmetic_intensity":
     "arithmetic intensity", "peak_flops_per_s": "compute roof", "compute_roof": "roof judged against",
     "peak_bytes_per_s": "memory roof",
-    "ridge_point": "ridge point", "roof_pct": "% of roof", "bound_pct": "bound at % of peak", "datasheet_roof_pct": "% of datasheet roof",
+    "ridge_point": "ridge point", "roof_pct": "% of roofline (DRAM and compute roofs)", "bound_pct": "bound's % of peak", "datasheet_roof_pct": "% of datasheet roof",
     "flops_source": "FLOPs from", "flops": "FLOP",
     "regs_per_thread": "registers / thread", "smem_bytes": "shared memory / block", "block_size": "block size",
     "active_blocks_per_sm": "blocks / SM", "theoretical_occupancy_pct": "theoretical occupancy",
@@ -82,7 +82,7 @@ LABELS: dict[str, str] = {
     "compute_sol_pct": "compute SOL", "dram_pct": "DRAM SOL", "compute_pct": "compute SOL", "memory_pct":
     "memory SOL", "mean_call_ns": "mean call time", "median_call_ns": "median call time",
     "vs_median": "vs median (same grid)", "launch_name": "launch API", "max_speedup_pct":
-    "estimated speed-up", "comm_pct": "communication (of span)", "exposed_comm_pct": "exposed communication (of span)",
+    "estimated speed-up", "comm_pct": "communication (of its rank's span)", "exposed_comm_pct": "exposed communication (of its rank's span)",
     "comm_ns": "communication", "exposed_comm_ns": "exposed communication", "exposed_memcpy_ns": "exposed memcpy",
     "exposed_memset_ns": "exposed memset",
     "idle_host_ns": "idle: host", "idle_launch_ns": "idle: launch", "idle_sync_ns": "idle: sync",
@@ -218,7 +218,8 @@ def column_label(column: str, doc: str = "") -> str:
         # unit's peak (ncu's SOLBottleneck rule) — a bare "bound at % of peak" beside "53.5 %" read as a third
         from gpulens.analyzers.verdict_rules import ROOF_BOUND_PCT, SOL_BOUND_PCT
 
-        return f"bound at % of peak (bound from ≥ {ROOF_BOUND_PCT:g} % of roof, ≥ {SOL_BOUND_PCT:g} % SOL)"
+        return (f"bound's % of peak (roofline basis: its % of roofline; speed of light: the limiting unit's % of its "
+                f"peak; bound from ≥ {ROOF_BOUND_PCT:g} % of roofline, ≥ {SOL_BOUND_PCT:g} % SOL)")
     if column == "gpu_share" and "of the path" in (doc or ""):
         return "GPU work (share of the path)"
     if column == "host_share" and "of the path" in (doc or ""):

@@ -213,15 +213,20 @@ def breakdown_page(s: SourceReport, max_rows: int) -> list[Any]:
     if split is not None:  # the two parts of idle beside it, as drawn
         cols[cols.index("idle_ns") + 1:cols.index("idle_ns") + 1] = ["steady_idle_ns", "idle_boundary_ns"]
         docs.update({k: s.results["bottlenecks"].columns.get(k, "") for k in ("steady_idle_ns", "idle_boundary_ns")})
+    gpus = int(summ.get("gpu_count", len(t)) or len(t))
+    # several GPUs: the shares are of their summed spans (device time), not of the wall span, and the exposed
+    # parts are sums over the GPUs — said so (2 GPUs: "46.0 % of the span" beside a 1.23 s wall span read as wall)
+    of = "of the span" if gpus <= 1 else f"of their summed spans ({fmt_ns(float(t['span_ns'].sum()))})"
+    over = "" if gpus <= 1 else ", each summed over the GPUs"
     return [Panel("Time breakdown per rank and GPU",
-                  f"Over {plural(summ.get('gpu_count', len(t)), 'GPU(s)')}, {busy_bound_word(summ, summ)}"
-                  f"{share_pct_text(summ.get('busy_pct', 0.0))} of the span was "
+                  f"Over {plural(gpus, 'GPU(s)')}, {busy_bound_word(summ, summ)}"
+                  f"{share_pct_text(summ.get('busy_pct', 0.0))} {of} was "
                   f"busy and {idle_at_most(summ)}{share_pct_text(summ.get('idle_pct', 0.0))} idle"
                   f"{idle_bound_note(summ).replace(' — ', ' (', 1) + ')' if summ.get('idle_bound') else ''}; "
                   f"exposed communication {fmt_ns(summ.get('exposed_comm_ns', 0))}, exposed memcpy "
                   f"{fmt_ns(summ.get('exposed_memcpy_ns', 0))}, exposed memset "
-                  f"{fmt_ns(summ.get('exposed_memset_ns', 0))}. Computation, the exposed parts and idle add up to "
-                  "the span." + (f" Exposed parts {summ['overlap_unknown']}." if summ.get("overlap_unknown") else "")
+                  f"{fmt_ns(summ.get('exposed_memset_ns', 0))}{over}. Computation, the exposed parts and idle add "
+                  f"up to {'the span' if gpus <= 1 else 'each GPU' + chr(39) + 's span'}." + (f" Exposed parts {summ['overlap_unknown']}." if summ.get("overlap_unknown") else "")
                   + (" Idle is drawn as its steady-state part and the one-off gaps (warm-up, boundaries) the verdict "
                      "leaves out, as the bottlenecks analysis splits it." if split is not None else ""),
                   fig, table_html(drawn, cols, max_rows, docs=docs))]

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.report import SourceReport
-from gpulens.reports._format import fmt_ns, fmt_si, fmt_unit, is_missing, roofline_heading
+from gpulens.reports._format import bound_pct_legend, fmt_ns, fmt_si, fmt_unit, is_missing, roofline_heading
 from gpulens.reports._html_parts import (CHAR_PX, GREY, KERNEL_LINKS, OKABE_ITO, Panel, empty_html,
                                          plot_text, table_html)
 from gpulens.reports._names import short_names
@@ -321,7 +321,8 @@ def _takeaway(s, r, t, ok, comp, judged, bws, keys, vendor, rank_of, named, labe
     key = [(rank_of.get(str(n), 10 ** 9), str(n)) for n in ok["name"] if str(n) in named] if len(ok) else []
     if key:
         take += " Labels: " + "; ".join(f"{_tag(rank_of, n).strip()} {labels[n]}" for _, n in sorted(key)) + "."
-    return take
+    legend = bound_pct_legend(t)  # the table's two percentages, said as console and Markdown say them
+    return f"{take} {legend}" if legend else take
 
 
 def _measured_note(ok: Any) -> str:

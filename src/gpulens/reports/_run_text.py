@@ -192,8 +192,10 @@ def kernel_time_text(sm: Mapping[str, Any]) -> str:
     # the recorded sum is said with the clipped one beside it, so the tables' totals never contradict it unexplained
     clipped = (f" as recorded ({fmt_ns(eff)} after clipping overruns of the next event on their stream)"
                if not is_missing(eff) and eff < sm["kernel_time_ns"] else "")
+    # over several GPUs the union is taken per GPU and summed: device time, beside a wall span it can exceed
+    per = " per GPU, summed over the GPUs" if _several_gpus(dict(sm)) else ""
     return (f"{fmt_ns(sm['kernel_time_ns'])} summed{clipped}, "
-            + ("busy (union) unknown" if is_missing(busy) else f"{fmt_ns(busy)} busy (union){also}"))
+            + ("busy (union) unknown" if is_missing(busy) else f"{fmt_ns(busy)} busy (union{per}){also}"))
 
 
 def untimed_text(sm: Mapping[str, Any]) -> str:
@@ -247,6 +249,24 @@ def roofline_heading(summary: Mapping[str, Any]) -> str:
         at += (f"; {', '.join(meas)} roof{'s' if len(meas) > 1 else ''} measured (rocprof-compute roofline.csv), not "
                "the datasheet's")
     return f"Roofline on {dev} (FLOPs known for {known} of the critical kernels' {basis}{at})"
+
+
+def bound_pct_legend(table: Any) -> str:
+    """What the roofline table's two percentages are, said under the table where they differ on some row ("" where
+    every row's two figures agree): the bound's share of peak and the share of the DRAM/compute roofline are two
+    quantities (ncu H200 CSV: gemm_wmma "bound at 96.4 %" beside "3.5 % roof" with no legend read as one figure
+    contradicting itself). ``table``: the roofline table (``bound_pct``, ``roof_pct``, ``bound_basis``)."""
+    import pandas as pd
+
+    if table is None or not len(table) or "bound_pct" not in table or "roof_pct" not in table:
+        return ""
+    diff = (pd.to_numeric(table["bound_pct"], errors="coerce") - pd.to_numeric(table["roof_pct"], errors="coerce"))
+    if not (diff.abs() >= 0.05).any():
+        return ""
+    return ("Two shares: the bound's % of peak is the share its bound rests on — on a roofline basis its % of the "
+            "roofline; on the measured speed of light its limiting unit's (compute, DRAM, L1 or L2) % of that unit's "
+            "own peak. The % of roofline is attained work over what the DRAM and compute roofs allow at its "
+            "arithmetic intensity: a kernel near a cache's peak can sit far below that roofline.")
 
 
 def _no_gpu_work(sm: Mapping[str, Any]) -> bool:

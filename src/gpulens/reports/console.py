@@ -17,7 +17,7 @@ from gpulens.analyzers._advice import vendor_word
 from gpulens.reports._format import critical_set_text
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, device_text, run_device_text,  # noqa: F401 (fmt_ns: re-export)
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, limiter_text, rank_ranges,
-                                     roofline_heading, vendor_short_label)
+                                     roofline_heading, vendor_short_label, bound_pct_legend)
 from gpulens.reports._format import (IDLE_KEYS, busy_bound_word, SPLIT_PARTS, column_label, idle_at_most, idle_bound_note, kib_text,
                                      one_off_split)
 from gpulens.reports._names import label_scope, short_names
@@ -102,7 +102,7 @@ def source_renderable(s: SourceReport, top: int = 10, other: bool = True) -> Gro
                  Text(("  " * (d - 1) + "↳ " if d else "") + f"[{f.severity}] {shown_title(f)}"),
                  Text(next_step(f))] for f, d in tree]
         parts.append(FitTable("Findings (largest time at stake first, each followed by the findings that detail it (↳); "
-                              "upper bounds resting on an unverified premise after the rest)",
+                              "upper bounds resting on an unverified premise about a kernel's bound after the rest)",
                               [Col("at stake"), Col("finding", "left", figure=False),
                                Col("next step", "left", figure=False, below=True)], rows))
         if left:
@@ -203,9 +203,12 @@ def _roofline_parts(s: SourceReport, top: int) -> list:
                  _num(getattr(r, "bound_pct", None)), _num(r.roof_pct), fmt_unit(r.flops_source, "text")]
                 for r, short in zip(rt.itertuples(), short_names(rt["name"].astype(str)))]
         cols = [name_col(), Col("TFLOP/s"), Col("GB/s"), Col("FLOP/B", optional=True),
-                Col("prec", optional=True), Col("bound"), Col("bound from", optional=True), Col("bound at %", optional=True), Col("% roof"),
+                Col("prec", optional=True), Col("bound"), Col("bound from", optional=True), Col("bound's % of peak", optional=True), Col("% of roofline"),
                 Col("from", optional=True)]
         parts.append(FitTable(roofline_heading(sm), cols, rows))
+        legend = bound_pct_legend(rt)
+        if legend:
+            parts.append(Text(legend, style="dim"))
     if oc is not None and oc.skipped:
         parts.append(Text(f"occupancy: skipped — {oc.skipped_reason}", style="dim"))
     elif oc is not None and len(oc.table):

@@ -22,7 +22,7 @@ from gpulens.units import fmt_share, plural
 from gpulens.reports._format import SPLIT_PARTS, critical_set_text, idle_bound_note, one_off_split, world_note
 from gpulens.reports._format import (BREAKDOWN_PARTS, breakdown_rest, busy_pct_text, clip, column_label, run_device_text,
                                      fmt_ns, fmt_unit, kernel_time_text, launches_text, rank_ranges, result_title,
-                                     roofline_heading, shown_columns, span_text, stake_notes, unit_of, window_text,
+                                     bound_pct_legend, roofline_heading, shown_columns, span_text, stake_notes, unit_of, window_text,
                                      with_limiter_text)
 from gpulens.reports._format import source_vendor, vendor_headers
 from gpulens.reports._html_parts import is_name_column
@@ -168,8 +168,9 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
             vendor = r.summary.get("vendor") or source_vendor(s)
             title = roofline_heading(r.summary) if name == "roofline" else result_title(name, vendor)
             table = with_limiter_text(r.table, r.summary.get("vendor"))
+            legend = bound_pct_legend(r.table.head(rows)) if name == "roofline" else ""
             yield f"### {md_text(title)}\n\n" + md_table(table, cols, rows, vendor_headers(cols, vendor, r.columns),
-                                                                 docs=r.columns)
+                                                                 docs=r.columns) + (f"\n\n_{md_text(legend)}_" if legend else "")
     for name, r in s.results.items():
         if name not in _OWN:
             yield _generic(name, r, rows, source_vendor(s))
