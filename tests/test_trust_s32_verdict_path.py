@@ -65,9 +65,11 @@ def test_resnet50_answer_and_label():
     a = answer(src)
     assert a.verdict == "gpu-bound"
     # the share with what it is read from (s35: host rows less the host's waits on the busy GPU, over the path)
-    assert "the critical path runs mostly through host work (51.8 % of it: " in a.sentence
+    # said on its own line under "Critical path:" since s36 (inside the verdict it grew to five lines)
+    assert a.path_note.startswith("it runs mostly through host work (51.8 % of it: ")
     assert ("less 93.81 ms of host waits while the GPU was busy), but the median launch waits 8.69 ms "
-            "behind earlier GPU work (the GPU had a backlog") in a.sentence
+            "behind earlier GPU work (the GPU had a backlog") in a.path_note
+    assert "critical path" not in a.sentence
     assert cp["host_wait_gpu_busy_ns"] // 10_000 == 9_381  # 93.81 ms
     from gpulens.reports import html
 

@@ -208,3 +208,27 @@ def test_compact_tables_leave_out_blank_columns_and_keep_the_ranking_time(tmp_pa
     assert "| kA |" in row and "6.00 µs" in row
     console = r.output[r.output.index("Kernel groups"):]
     assert "shapes" not in console.split("\n")[2] and "time" in console.split("\n")[2]
+
+
+def test_the_critical_path_note_is_its_own_line_in_every_reporter(tmp_path):
+    """GPT-2 on an H200: the run verdict (below both roofs) and the critical path (74.1 % host work) disagree for a
+    reason the path note gives; inside the verdict sentence it made the first screen's verdict five lines long. The
+    note now has its own line, labelled, in the console, the Markdown and the HTML banner, and the verdict sentence
+    stops at its secondary cause."""
+    from gpulens.cli import app
+    from typer.testing import CliRunner
+    from tests.conftest import DATA
+
+    trace = DATA / "nvidia" / "h200" / "h200_gpt2_train.pt.trace.json.gz"
+    md, page = tmp_path / "o.md", tmp_path / "o.html"
+    r = CliRunner().invoke(app, ["analyze", str(trace), "--no-cache", "--markdown", str(md), "--html", str(page)],
+                           terminal_width=400)
+    assert r.exit_code == 0, r.output
+    out = r.output
+    i, j = out.index("Verdict:"), out.index("Critical path:")
+    verdict = " ".join(out[i:j].split())
+    assert "critical path" not in verdict and verdict.endswith("(21.0 % of the span).")
+    assert " ".join(out[j:].split()).startswith("Critical path: it runs mostly through host work (74.1 % of it: ")
+    text = md.read_text()
+    assert "> **Critical path:** it runs mostly through host work (74.1 % of it: " in text
+    assert "<strong>Critical path:</strong> it runs mostly through host work (74.1 % of it: " in page.read_text()

@@ -36,6 +36,9 @@ class Answer:
             finding rests on an unverified premise ("" otherwise): most critical kernel time undetermined → the
             "undetermined" finding's title and next step (collect counters), so an upper bound resting on the
             unknown bound never leads the first screen alone.
+        path_note: why the critical path runs through host work while the verdict is on the GPU side (the
+            ``verdicts`` summary's ``path_note``, one sentence), shown on its own line after the verdict; "" when
+            the two agree.
     """
 
     verdict: str
@@ -44,6 +47,7 @@ class Answer:
     reason: str = ""
     note: str = ""
     first_step: str = ""
+    path_note: str = ""
 
 
 def shown_title(f: Finding) -> str:
@@ -396,9 +400,14 @@ def answer(s: Any) -> Answer:
                 also += f"; a near tie: {'under 0.1' if 0 < gap < 0.05 else f'{gap:.1f}'} percentage points apart"
         tail += (f"; secondary cause: {_label(sec)} ({share} of the {of}{also})" if sec in RANK_CLASSES.values() else
                  f"; GPU computing is the secondary share ({share} of the {of}{also})")
+    # the critical path held by host work beside a verdict on the GPU side: why both hold — said on its own line
+    # after the verdict (inside it, GPT-2's verdict grew to five lines)
     note = vd.summary.get("path_note") if vd is not None and not vd.skipped else None
-    if note:  # the critical path held by host work beside a verdict on the GPU side: why both hold
-        tail += f"; {note}"
+    aside = f"{note}." if note else ""
+    if aside.startswith("the critical path "):  # shown under the label "Critical path:", never said twice
+        aside = aside[len("the critical path "):]
+        over = "over the verdict's steady state "
+        aside = f"{over[:-1]}, it {aside[len(over):]}" if aside.startswith(over) else f"it {aside}"
     if s.timeline.meta.truncated:  # every figure covers only the part of the input that could be read
         tail += f" (input truncated — {truncated_text(s.timeline)}: the figures cover the part read)"
     if getattr(s.timeline.meta, "unread", None):  # ranks missing: every figure covers the ranks that were read
@@ -421,7 +430,7 @@ def answer(s: Any) -> Answer:
         sentence = f"No run verdict — {why}: {busy}."
     top = top_findings(s.findings())
     return Answer(verdict, sentence, top, f"{busy}{tail}", "" if top else no_estimate_note(s.findings()),
-                  _first_step(s, top))
+                  _first_step(s, top), aside)
 
 
 def _share_words(label: str) -> str:

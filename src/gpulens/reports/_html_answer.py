@@ -132,6 +132,8 @@ def answer_html(s: SourceReport) -> str:
 
     clocks = clock_note(s)  # read with the verdict: the time bases the figures rest on
     clocks_html = f'<p class="first"><strong>Clocks:</strong> {esc(clocks)}</p>' if clocks else ""
+    if a.path_note:  # why the critical path runs through host work beside a verdict on the GPU side
+        clocks_html = f'<p class="first"><strong>Critical path:</strong> {esc(a.path_note)}</p>' + clocks_html
     return (f'<section class="answer" aria-label="Answer"><p class="verdict"><span class="vlabel">'
             f'{esc(a.verdict or "verdict")}</span> {esc(_after_label(a))}</p>{clocks_html}{lst}'
             f'{kernels_html(s, rows)}</section>')

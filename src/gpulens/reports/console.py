@@ -29,6 +29,8 @@ def answer_renderable(s: SourceReport) -> Group:
     a = answer(s)
     lines = [Text.assemble(("Verdict: ", "bold"), (a.verdict, "bold cyan"), f" — {a.reason}.")
              if a.verdict else Text.assemble(("Verdict: ", "bold"), a.sentence)]
+    if a.path_note:
+        lines.append(Text.assemble(("Critical path: ", "bold"), a.path_note))
     if a.first_step:
         lines.append(Text.assemble((" First: ", "bold"), a.first_step))
     for i, f in enumerate(a.findings):

@@ -88,6 +88,7 @@ def _source_sections(s: SourceReport, rows: int) -> Iterable[str]:
     yield "\n".join([
         f"## {md_text(s.label, 200)}", "",
         f"> **Verdict:** {md_text(a.sentence)}",
+        *([">", f"> **Critical path:** {md_text(a.path_note)}"] if a.path_note else []),
         *([">", f"> **Clocks:** {md_text(clock_note(s))}"] if clock_note(s) else []),
         *(["", *top] if top else ["", md_text(a.note)] if a.note else []), "",
         "| | |", "|---|---|",
