@@ -20,11 +20,10 @@ def steady_windows(timeline: Timeline) -> dict[Any, tuple[np.ndarray, np.ndarray
     """Per rank, the steady state as disjoint sorted (starts, ends) [ns]: each GPU's span (first GPU event start to
     last end) less that GPU's ``boundary`` gaps, united over the rank's GPUs. Empty when no GPU has a boundary gap
     (the verdict then judges the whole span, and the path needs no second reading)."""
-    from gpulens.analyzers.bottlenecks import classify_gaps
+    from gpulens.analyzers._gap_classes import one_off_gaps
     from gpulens.analyzers.intervals import merge
 
-    gaps = classify_gaps(timeline)
-    gaps = gaps[gaps["cls"].astype(str) == "boundary"]
+    gaps = one_off_gaps(timeline)
     if not len(gaps):
         return {}
     ctx = context_of(timeline)

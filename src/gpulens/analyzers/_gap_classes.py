@@ -277,6 +277,14 @@ def _step_spans(timeline: Timeline) -> dict[Any, tuple[np.ndarray, np.ndarray]]:
     return context_of(timeline).memo("step_spans", compute)
 
 
+def one_off_gaps(timeline: Timeline) -> pd.DataFrame:
+    """The rows of :func:`classify_gaps` (default threshold, the shared links) whose class is ``boundary``: the
+    warm-up / boundary / one-off gaps the verdict leaves out (index kept). Compared as the column's values, not as a
+    text copy of every gap's class (``astype(str)``: 0.07 s per call at a million gaps)."""
+    gaps = classify_gaps(timeline)
+    return gaps[gaps["cls"].to_numpy() == "boundary"]
+
+
 def boundary_mask(dur: np.ndarray, gs: np.ndarray, ge: np.ndarray, blocked: np.ndarray, first_kernel: int,
                   last_kernel_end: int, first_step: int | None = None,
                   steps: tuple[np.ndarray, np.ndarray] | None = None,

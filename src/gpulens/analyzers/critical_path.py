@@ -109,11 +109,11 @@ def _in_one_off_gaps(timeline: Timeline, ps: list, top: str) -> int:
     ``hipMemcpyWithStream``) inside the GPU idle gaps that the breakdown calls warm-up / boundary / one-off
     (``boundary`` gaps of :func:`gpulens.analyzers.bottlenecks.classify_gaps`, merged per rank), summed over the
     windows; 0 without such gaps."""
-    from gpulens.analyzers.bottlenecks import classify_gaps, covered_until
+    from gpulens.analyzers._gap_classes import one_off_gaps
+    from gpulens.analyzers.bottlenecks import covered_until
     from gpulens.analyzers.intervals import merge
 
-    gaps = classify_gaps(timeline)
-    gaps = gaps[gaps["cls"].astype(str) == "boundary"]
+    gaps = one_off_gaps(timeline)
     if not len(gaps):
         return 0
     code = CLASSES.index(top)

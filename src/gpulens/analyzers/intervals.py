@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from gpulens.analyzers._groupstats import stable_order, tie_runs
+from gpulens.analyzers._groupstats import stable_argsort, stable_order, tie_runs
 
 
 def merge(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -188,7 +188,7 @@ def sorted_segments(g: np.ndarray, s: np.ndarray, e: np.ndarray) -> dict[str, np
 def group_order(groups: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """``np.lexsort((starts, groups))``: rows by group, then start (stable)."""
     g = np.asarray(groups)
-    by_start = np.argsort(np.asarray(starts), kind="stable")
+    by_start = stable_argsort(np.asarray(starts))
     if g.size and g.min() == g.max():  # one group: the same stable order by start alone
         return by_start
     # then stably by group: the lexsort's permutation, about twice as quick (a radix sort of small group codes)

@@ -80,6 +80,7 @@ class Accumulator:
         self.kernel_details: dict[int, str] = {}  # row → XLA kernel_details text  # ROCm grid conversions by rule (see _kineto_grid)  # per-event rank encodings found by finish()
         self.missing_cat: set[str] = set()  # {""} once an X event without a category was seen
         self.count = 0  # X events seen (accepted + rejected)
+        self._kernel_kind: dict[int, int] = {}  # name code → kind code of a kernel of that name (kind_of, memoised)
         self.rows = 0  # accepted rows so far
         self.memory: list[tuple] = []  # [memory] instant events: (raw ts, device type, device id, alloc, reserved, bytes)
 
@@ -121,7 +122,12 @@ class Accumulator:
         kern = np.flatnonzero(kind == _K["kernel"])
         if len(kern):
             uk, inv = np.unique(name_c[kern], return_inverse=True)
-            refined = np.array([_K[kind_of("kernel", self.names.text(u))] for u in uk], dtype=np.int8)
+            # each name's rules once per trace, not once per piece (a name keeps its code across pieces)
+            memo = self._kernel_kind
+            for u in uk.tolist():
+                if u not in memo:
+                    memo[u] = _K[kind_of("kernel", self.names.text(u))]
+            refined = np.array([memo[u] for u in uk.tolist()], dtype=np.int8)
             kind[kern] = refined[inv]
         ts, ts_ok, dur, dur_ok = src.times()
         reason = np.full(len(ts), -1, dtype=np.int8)

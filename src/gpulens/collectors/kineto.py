@@ -422,7 +422,11 @@ class KinetoCollector(Collector):
         sync_threads(cols)
         n = len(cols["start_ns"])
         cols["event_id"] = np.arange(n, dtype="int64")
-        ranks = sorted({int(r) for r in np.unique(cols["rank"])}) if n else [rank]
+        rk = cols["rank"]
+        if n and int(rk.min()) == int(rk.max()):  # one rank (the usual trace): no sort of every row for it
+            ranks = [int(rk[0])]
+        else:
+            ranks = sorted({int(r) for r in np.unique(rk)}) if n else [rank]
         if acc.rank_encodings:
             rank_source = "trace (" + ", ".join(acc.rank_encodings) + ")"
             if len(ranks) > 1:

@@ -302,8 +302,9 @@ def split_by_work(timeline: Any) -> tuple[list[Mapping[str, Any]], list[Mapping[
         return devs, []
     from gpulens.timeline import GPU_KINDS
 
-    gpu = ev[ev["kind"].isin(GPU_KINDS) & (ev["device_id"] >= 0)]
-    keys = {(int(r), int(g)) for r, g in gpu[["rank", "device_id"]].drop_duplicates().itertuples(index=False)}
+    # the two key columns only: a row selection of the whole table copied every column of every GPU row
+    gpu = ev[["rank", "device_id"]][ev["kind"].isin(GPU_KINDS) & (ev["device_id"] >= 0)]
+    keys = {(int(r), int(g)) for r, g in gpu.drop_duplicates().itertuples(index=False)}
 
     def key(d: Mapping[str, Any]) -> tuple[int, int] | None:
         try:
