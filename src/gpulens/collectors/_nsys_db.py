@@ -42,8 +42,16 @@ class _Db:
         self.unnamed = 0  # rows whose name id is not in StringIds (or StringIds is absent)
         try:
             self.con = connect_ro(path)
-            names = [r[0] for r in self.con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-            self.cols = {t: [r[1] for r in self.con.execute(f"PRAGMA table_info([{t}])")] for t in names}
+            # views too: a table kept under another name behind a view of the nsys name (an export post-processed
+            # by a script) holds the same rows; reading tables only lost every kernel of it in silence
+            names = self.con.execute("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view')").fetchall()
+            self.cols = {}
+            for t, kind in names:
+                try:
+                    self.cols[t] = [r[1] for r in self.con.execute(f"PRAGMA table_info([{t}])")]
+                except sqlite3.OperationalError:  # a view over a table that is gone: no rows to read there
+                    if kind == "table":
+                        raise
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # the schema itself is corrupt (or not UTF-8)
             raise TraceFormatError(path, f"not a readable SQLite database ({describe(exc)})") from None
 

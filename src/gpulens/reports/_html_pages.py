@@ -223,10 +223,12 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
     ys = tick_labels(short_names(crit["name"].astype(str)))
     links = KERNEL_LINKS.get()
     div, unit = time_scale(crit["effective_ns"])  # the axis unit follows the magnitude drawn
-    xs = (crit["effective_ns"] / div).tolist()
+    # a kernel whose time is unknown (an ncu launch without a duration) has no bar: None, never a NA plotly chokes on
+    xs = [None if pd.isna(v) else float(v) / div for v in crit["effective_ns"]]
     bar = {"type": "bar", "x": xs, "y": ys, "orientation": "h",
            "marker": {"color": [KIND_COLOURS.get(k, GREY) for k in crit["kind"]]},
-           **bar_value_labels([fmt_share(v) for v in crit["share"]], xs, max(xs, default=1.0) * 1.05),
+           **bar_value_labels([fmt_share(v) for v in crit["share"]], xs,
+                              max((x for x in xs if x is not None), default=1.0) * 1.05),
            "customdata": [links.get(str(n), "") for n in crit["name"]],
            "hovertext": [f"{wrap_name(n)}<br>{plural(c, 'call(s)')}, {fmt_ns(e)}, mean {fmt_ns(m)}<br>click: kernel details"
                          for n, c, e, m in zip(crit["name"], crit["calls"], crit["effective_ns"], crit["mean_ns"])],
