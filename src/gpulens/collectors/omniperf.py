@@ -93,6 +93,11 @@ def read_roofline(path: Path, strict: bool = True, warnings: list[str] | None = 
         parts[(key, part)] = c
     out = []
     no_device = 0
+    # a measured peak is a positive finite rate: a zero, negative or infinite one (a failed microbenchmark, a damaged
+    # file) is unknown, never a roof (−1 GB/s made a kernel's DRAM share −86,424 % of it)
+    cells = df.drop(columns="device").to_numpy(dtype="float64")
+    impossible = int((~np.isnan(cells) & ~(np.isfinite(cells) & (cells > 0))).sum())
+    df[[c for c in df.columns if c != "device"]] = np.where(np.isfinite(cells) & (cells > 0), cells, np.nan)
     for _, row in df.iterrows():
         dev = exact_int(row["device"]) if not pd.isna(row["device"]) else None
         if dev is None:  # a roof of no known device (text, inf, beyond int64): not attributable, left out
@@ -107,6 +112,9 @@ def read_roofline(path: Path, strict: bool = True, warnings: list[str] | None = 
                            for p, v in vals.items()}})
     if no_device and warnings is not None:
         warnings.append(f"{path}: {plural(no_device, 'row(s)')} naming no device (not an integer) left out")
+    if impossible and warnings is not None:
+        warnings.append(f"{path}: {plural(impossible, 'measured peak(s)')} zero, negative or not finite: read as "
+                        "unknown")
     return pd.DataFrame(out, columns=list(ROOF_COLUMNS))
 
 
@@ -147,7 +155,7 @@ class Omniperf(Collector):
     def sniff(self, path: Path, head: bytes) -> bool:
         if not path.is_dir():
             return False
-        if is_workload(path):
+        if is_workload(path) or lost_dispatch_list(path):
             return True
         # a folder above workloads (``workloads/`` or ``workloads/<name>/``) with no trace file of its own
         return not any(f.is_file() and f.name.lower().endswith(_TRACE_SUFFIXES) for f in _entries(path)) \
@@ -155,6 +163,10 @@ class Omniperf(Collector):
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
+        if lost_dispatch_list(path):  # read as a rank folder, each counter pass counted the dispatches once more
+            raise TraceFormatError(path, "a rocprofiler-compute workload without its dispatch list (pmc_perf.csv and "
+                                         "timestamps.csv are both missing): the SQ_*.csv counter passes beside "
+                                         "sysinfo.csv repeat the same dispatches and give no run on their own")
         below = workloads_below(path)
         note = None
         if not is_workload(path):
@@ -247,6 +259,15 @@ def is_workload(path: Path) -> bool:
     ``timestamps.csv``)."""
     return (path / "pmc_perf.csv").is_file() or ((path / "sysinfo.csv").is_file() and
                                                  (path / "timestamps.csv").is_file())
+
+
+def lost_dispatch_list(path: Path) -> bool:
+    """Whether ``path`` is a rocprofiler-compute workload folder that lost both ``pmc_perf.csv`` and
+    ``timestamps.csv``: a ``sysinfo.csv`` beside the per-block counter passes (``SQ_*.csv``) or
+    ``pmc_dispatch_info.csv``, which rocprofiler-compute writes only inside a workload."""
+    if is_workload(path) or not (path / "sysinfo.csv").is_file():
+        return False
+    return (path / "pmc_dispatch_info.csv").is_file() or any(f.is_file() for f in path.glob("SQ_*.csv"))
 
 
 def _entries(path: Path) -> list[Path]:
