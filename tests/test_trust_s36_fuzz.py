@@ -213,3 +213,25 @@ def test_names_too_long_are_one_line_errors(tmp_path, capsys):
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and err.startswith("gpulens: error: ") and "File name too long" in err, err
         assert "internal error" not in err
+
+
+def test_output_folder_with_a_name_too_long_is_one_line(tmp_path):
+    from gpulens.errors import GpulensError, check_output_dir
+
+    with pytest.raises(GpulensError, match="File name too long") as err:
+        check_output_dir(tmp_path / ("z" * 300), "out")
+    assert "\n" not in str(err.value) and str(err.value).startswith(f"out {tmp_path}")
+
+
+# ------------------------------------------------------------------------------- 8. gpulens.profile odd arguments
+@pytest.mark.parametrize("kw, error, words", [
+    ({"warmup": -1}, ValueError, "warmup=-1"),
+    ({"wait": 1.5}, ValueError, "wait=1.5"),
+    ({"activities": "cpu"}, TypeError, "not str 'cpu'"),  # torch stopped with a bare AssertionError
+])
+def test_profile_odd_arguments_are_refused_before_profiling(tmp_path, kw, error, words):
+    import gpulens
+
+    with pytest.raises(error, match=words.replace(".", r"\.")):
+        gpulens.profile(out=tmp_path / "p", **kw)
+    assert not (tmp_path / "p").exists()  # refused before the folder was made
