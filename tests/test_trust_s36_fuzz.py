@@ -235,3 +235,15 @@ def test_profile_odd_arguments_are_refused_before_profiling(tmp_path, kw, error,
     with pytest.raises(error, match=words.replace(".", r"\.")):
         gpulens.profile(out=tmp_path / "p", **kw)
     assert not (tmp_path / "p").exists()  # refused before the folder was made
+
+
+def test_sysinfo_rows_of_two_gpus_are_named_not_passed_over(tmp_path):
+    d = _workload(tmp_path)
+    f = d / "sysinfo.csv"
+    head, row = f.read_text().splitlines()[:2]
+    assert ",MI200,gfx90a," in row
+    f.write_text("\n".join([head, row, row.replace(",MI200,gfx90a,", ",MI300X,gfx942,")]) + "\n")
+    tl = collect(d, cache=False)
+    assert tl.meta.devices[0]["gfx_arch"] == "gfx90a"  # the first row, as written above
+    (w,) = [w for w in tl.meta.warnings if "sysinfo.csv" in w]
+    assert "2 rows of different GPUs (MI200 (gfx90a), then MI300X (gfx942))" in w

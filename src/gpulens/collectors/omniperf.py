@@ -118,13 +118,21 @@ def read_roofline(path: Path, strict: bool = True, warnings: list[str] | None = 
     return pd.DataFrame(out, columns=list(ROOF_COLUMNS))
 
 
-def read_sysinfo(path: Path, strict: bool = True) -> dict:
-    """``sysinfo.csv`` (one row) → a device dict (keys of :mod:`gpulens.collectors._amd`)."""
+def read_sysinfo(path: Path, strict: bool = True, warnings: list[str] | None = None) -> dict:
+    """``sysinfo.csv`` (one row) → a device dict (keys of :mod:`gpulens.collectors._amd`). rocprofiler-compute
+    writes one row per workload; more rows naming other GPUs (files of two machines joined) are not this run's
+    device: the first row is read and, when given, ``warnings`` gets a line naming the others."""
     text, _ = read_text(path)
     header, rows, _ = read_rows(path, text, strict)
     if not rows:
         raise TraceFormatError(path, "sysinfo.csv has a header but no row")
     r = dict(zip(header, rows[0]))
+    others = sorted({f"{o.get('gpu_model')} ({o.get('gpu_arch')})" for o in (dict(zip(header, x)) for x in rows[1:])
+                     if (o.get("gpu_model"), o.get("gpu_arch")) != (r.get("gpu_model"), r.get("gpu_arch"))})
+    if others and warnings is not None:
+        first = f"{r.get('gpu_model')} ({r.get('gpu_arch')})"
+        warnings.append(f"{path}: {len(rows)} rows of different GPUs ({first}, then {', '.join(others[:3])}): the "
+                        f"first row's {first} is read as the device")
 
     def num(k: str, scale: float = 1.0):
         try:
@@ -238,7 +246,7 @@ class Omniperf(Collector):
                             "scientific notation: kept with an unknown duration; their counters are analysed, "
                             "time-based figures (bandwidths, busy time) are unknown")
         if (path / "sysinfo.csv").is_file():
-            dev = read_sysinfo(path / "sysinfo.csv", strict)
+            dev = read_sysinfo(path / "sysinfo.csv", strict, warnings)
             ids = sorted(set(int(x) for x in d.get("device_id").dropna()))
             if len(ids) == 1:
                 dev["device_id"] = ids[0]
@@ -304,10 +312,11 @@ class OmniperfSysinfo(Collector):
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
-        dev = read_sysinfo(path, strict)
+        said: list[str] = []
+        dev = read_sysinfo(path, strict, said)
         dev["rank"] = 0
         meta = TimelineMeta(sources=[source_meta(path, self.name, path.stat().st_size)], devices=[dev],
-                            warnings=[f"{path}: device description only, no events"])
+                            warnings=[f"{path}: device description only, no events", *said])
         return Timeline(meta=meta).validate()
 
 
