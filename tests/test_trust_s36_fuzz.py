@@ -247,3 +247,18 @@ def test_sysinfo_rows_of_two_gpus_are_named_not_passed_over(tmp_path):
     assert tl.meta.devices[0]["gfx_arch"] == "gfx90a"  # the first row, as written above
     (w,) = [w for w in tl.meta.warnings if "sysinfo.csv" in w]
     assert "2 rows of different GPUs (MI200 (gfx90a), then MI300X (gfx942))" in w
+
+
+# ---------------------------------------------------------------------------- 9. rpd names pointing nowhere
+def test_rpd_kernel_names_missing_from_the_string_table_are_counted_not_fatal(tmp_path):
+    p = tmp_path / "t.rpd"
+    shutil.copyfile(DATA / "rocprof" / "rpd_matmul" / "matmul_result.rpd", p)
+    con = sqlite3.connect(p)
+    kernels = con.execute("SELECT count(*) FROM rocpd_op o JOIN rocpd_string s ON s.id = o.opType_id "
+                          "WHERE s.string = 'KernelExecution'").fetchone()[0]
+    con.execute("UPDATE rocpd_op SET description_id = description_id + 100000")
+    con.commit()
+    con.close()
+    tl = collect(p, cache=False)  # was: "malformed rpd data (TypeError: Invalid value '' for dtype 'Int64')"
+    assert int((tl.events["kind"].astype(str) == "kernel").sum()) == kernels == 29
+    assert any(f"{kernels} kernels whose description id is not in rocpd_string" in w for w in tl.meta.warnings)
