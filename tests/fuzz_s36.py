@@ -13,6 +13,9 @@ a folder outside the repository, DIR under /tmp). Kinds (:data:`KINDS`):
 * ``rocpd_struct`` — a rocpd database changed by :data:`ROCPD_OPS`: views turned into tables (and the suffixed
   tables dropped), the views dropped, every agent row deleted, dispatches naming agents or kernel symbols that do
   not exist, a view left over a dropped table, negative kernels, text times;
+* ``rpd_struct`` — a rocmProfileData trace changed by :data:`RPD_OPS`: the string table emptied, kernel names
+  pointing past it, operations of negative or zero length or text times, ``rocpd_op`` behind a view, the
+  convenience views dropped, the api→op links gone or written twice, overlapping operations;
 * ``ncu_rep_damage`` — an ``.ncu-rep`` cut (at 8 bytes, in half, one byte short), its magic changed, 0.1 % of its
   bytes flipped, written twice back to back, or a length field set to 2^28: a clear error, or launches no more
   than the intact report's with a warning when fewer;
@@ -53,8 +56,8 @@ sys.path.insert(0, str(HERE.parent))
 from tests import fuzzing  # noqa: E402
 from tests.fuzz_s10 import _events, _gpu, _is_json, _text_of, check_kind  # noqa: E402
 
-KINDS = ["nsys_struct", "rocpd_struct", "ncu_rep_damage", "omniperf_dir", "kineto_time", "out_special",
-         "case_shift"]
+KINDS = ["nsys_struct", "rocpd_struct", "rpd_struct", "ncu_rep_damage", "omniperf_dir", "kineto_time",
+         "out_special", "case_shift"]
 #: the cases folder: $GPULENS_CASES, else ../shared/cases beside the checkout, else tests/data/cases (a subset)
 CASES = next(p for p in (Path(os.environ.get("GPULENS_CASES", HERE.parents[1] / "shared" / "cases")),
                          HERE / "data" / "cases") if p.is_dir())
@@ -103,6 +106,24 @@ ROCPD_OPS = {
     "time_text": lambda t: f"UPDATE {t('kernel_dispatch')} SET start = 'abc'",
     "agent_odd": lambda t: f"UPDATE {t('info_agent')} SET type = 5, name = NULL",
 }
+
+#: name → SQL applied to a copy of a rocmProfileData (``.rpd``) trace
+RPD_OPS = {
+    "strings_gone": "DELETE FROM rocpd_string",
+    "names_nowhere": "UPDATE rocpd_op SET description_id = description_id + 100000",
+    "ops_negative": 'UPDATE rocpd_op SET "end" = start - 5',
+    "ops_zero": 'UPDATE rocpd_op SET "end" = start',
+    "start_text": "UPDATE rocpd_op SET start = 'x' || start WHERE id % 4 = 0",
+    "op_view": "ALTER TABLE rocpd_op RENAME TO op_kept; CREATE VIEW rocpd_op AS SELECT * FROM op_kept",
+    "views_dropped": "DROP VIEW IF EXISTS api; DROP VIEW IF EXISTS op; DROP VIEW IF EXISTS kernel; "
+                     "DROP VIEW IF EXISTS copy; DROP VIEW IF EXISTS copyop",
+    "api_ops_gone": "DELETE FROM rocpd_api_ops",
+    "api_ops_twice": "INSERT INTO rocpd_api_ops (api_id, op_id) SELECT api_id, op_id FROM rocpd_api_ops",
+    "gpu_negative": "UPDATE rocpd_op SET gpuId = -1",
+    "overlap": 'UPDATE rocpd_op SET "end" = "end" + 100000000',
+}
+#: ops that keep every kernel row readable: the kernels read must be the seed's
+RPD_SAME_KERNELS = {"names_nowhere", "ops_zero", "op_view", "views_dropped", "api_ops_gone", "overlap"}
 
 
 def _nsys_seeds(seeds: dict[str, Path], names: list[str]) -> list[Path]:
@@ -173,6 +194,19 @@ def rocpd_struct(rng: random.Random, seeds, names, work: Path, i: int) -> tuple[
     if not _sql(p, ROCPD_OPS[op](lambda n: f'"rocpd_{n}_{sfx}"')):
         return None
     if op in ("views_as_tables", "views_dropped", "agents_gone", "agent_missing", "symbol_missing", "agent_odd"):
+        _EXPECT.update(kernels=_kernels(seed), op=op)
+    return p, seed
+
+
+def rpd_struct(rng: random.Random, seeds, names, work: Path, i: int) -> tuple[Path, Path] | None:
+    seed = HERE / "data" / "rocprof" / "rpd_matmul" / "matmul_result.rpd"
+    op = rng.choice(sorted(RPD_OPS))
+    p = work / f"in{i}_{op}.rpd"
+    shutil.copyfile(seed, p)
+    p.chmod(0o644)
+    if not _sql(p, RPD_OPS[op]):
+        return None
+    if op in RPD_SAME_KERNELS:
         _EXPECT.update(kernels=_kernels(seed), op=op)
     return p, seed
 
@@ -373,7 +407,8 @@ def make(rng: random.Random, seeds: dict[str, Path], names: list[str], work: Pat
          kind: str) -> tuple[Path, Path] | None:
     """(mutant, seed) for ``kind``; None when ``kind`` does not apply to the drawn seed."""
     _EXPECT.clear()
-    return {"nsys_struct": nsys_struct, "rocpd_struct": rocpd_struct, "ncu_rep_damage": ncu_rep_damage,
+    return {"nsys_struct": nsys_struct, "rocpd_struct": rocpd_struct, "rpd_struct": rpd_struct,
+            "ncu_rep_damage": ncu_rep_damage,
             "omniperf_dir": omniperf_dir, "kineto_time": kineto_time, "out_special": out_special,
             "case_shift": case_shift}[kind](rng, seeds, names, work, i)
 
