@@ -262,3 +262,41 @@ def test_rpd_kernel_names_missing_from_the_string_table_are_counted_not_fatal(tm
     tl = collect(p, cache=False)  # was: "malformed rpd data (TypeError: Invalid value '' for dtype 'Int64')"
     assert int((tl.events["kind"].astype(str) == "kernel").sum()) == kernels == 29
     assert any(f"{kernels} kernels whose description id is not in rocpd_string" in w for w in tl.meta.warnings)
+
+
+def test_ncu_rep_results_the_library_skips_are_counted(tmp_path, monkeypatch):
+    mod = pytest.importorskip("ncu_report")
+    import gpulens.collectors.ncu_rep as nr
+
+    class Range:  # ncu_report reading one launch fewer than the report's result blocks (a damaged result)
+        def __init__(self, r):
+            self.r = r
+
+        def num_actions(self):
+            return self.r.num_actions() - 1
+
+        def action_by_idx(self, i):
+            return self.r.action_by_idx(i)
+
+    class Ctx:
+        def __init__(self, c):
+            self.c = c
+
+        def num_ranges(self):
+            return self.c.num_ranges()
+
+        def range_by_idx(self, i):
+            return Range(self.c.range_by_idx(i))
+
+    class Mod:
+        def __getattr__(self, name):
+            return getattr(mod, name)
+
+        def load_report(self, path):
+            return Ctx(mod.load_report(path))
+
+    monkeypatch.setattr(nr, "load_module", lambda path=None: Mod())
+    tl = collect(REP, cache=False)
+    n = _launches_in_raw_csv()
+    assert len(tl.events) == n - 1
+    assert any(f"1 profiled result of the report's {n} not read by ncu_report" in w for w in tl.meta.warnings)
