@@ -300,3 +300,13 @@ def test_ncu_rep_results_the_library_skips_are_counted(tmp_path, monkeypatch):
     n = _launches_in_raw_csv()
     assert len(tl.events) == n - 1
     assert any(f"1 profiled result of the report's {n} not read by ncu_report" in w for w in tl.meta.warnings)
+
+
+def test_ncu_rep_of_zeros_after_its_header_is_corrupt_not_empty(tmp_path):
+    pytest.importorskip("ncu_report")
+    raw = REP.read_bytes()
+    header = 8 + int.from_bytes(raw[4:8], "little")  # magic, uint32 length, the file header
+    p = tmp_path / "zeros.ncu-rep"
+    p.write_bytes(raw[:header] + b"\0" * 100_000)
+    with pytest.raises(TraceFormatError, match="none of the 100,000 bytes after its header is a readable block"):
+        collect(p, cache=False)

@@ -283,6 +283,12 @@ class NcuRepCollector(Collector):
                                              "no kernel launch from them")
             cut_note.append(f"{path}: {plural(results - len(launches), 'profiled result(s)')} of the report's "
                             f"{results} not read by ncu_report (damaged data): those launches are lost (partial)")
+        after = len(data) - 8 - int.from_bytes(data[4:8], "little")  # bytes after the file header
+        if not launches and not blocks and cut is None and after > 0:
+            # bytes after the header but no block readable, and nothing read by the library either: not an empty
+            # run (a real report holds session and device blocks even then), a damaged one
+            raise TraceFormatError(path, f"corrupt Nsight Compute report: none of the {after:,} bytes after its "
+                                         "header is a readable block, and ncu_report read no kernel launch")
         warnings = cut_note + ([] if launches else [f"{path}: no kernels profiled (the report holds no kernel launch)"])
         return _ncu.build(path, self.name, launches, metrics, strings, pd.DataFrame(rparts), warnings,
                           {"layout": "ncu-rep", "ncu_report_version": str(getattr(ctx, "get_version", str)())})
