@@ -17,8 +17,8 @@ a folder outside the repository, DIR under /tmp). Kinds (:data:`KINDS`):
   pointing past it, operations of negative or zero length or text times, ``rocpd_op`` behind a view, the
   convenience views dropped, the api→op links gone or written twice, overlapping operations;
 * ``ncu_rep_damage`` — an ``.ncu-rep`` cut (at 8 bytes, in half, one byte short), its magic changed, 0.1 % of its
-  bytes flipped, written twice back to back, or a length field set to 2^28: a clear error, or launches no more
-  than the intact report's with a warning when fewer;
+  bytes flipped, written twice back to back, a length field set to 2^28, or zeros after its header: a clear
+  error, or launches no more than the intact report's with a warning when fewer;
 * ``omniperf_dir`` — a rocprofiler-compute workload with ``pmc_perf.csv`` (and ``timestamps.csv``) gone,
   ``sysinfo.csv`` naming an odd or an NVIDIA GPU, zero/negative/text CU counts and clocks, two rows, a
   ``roofline.csv`` of −1 / 0 / inf peaks, or two workloads of different architectures in one folder;
@@ -220,7 +220,7 @@ def ncu_rep_damage(rng: random.Random, seeds, names, work: Path, i: int) -> tupl
         return None
     seed = rng.choice(pool)
     raw = seed.read_bytes()
-    op = rng.choice(["cut8", "half", "minus1", "magic", "flip", "twice", "length"])
+    op = rng.choice(["cut8", "half", "minus1", "magic", "flip", "twice", "length", "zeros"])
     if op == "cut8":
         out = raw[:8]
     elif op == "half":
@@ -236,6 +236,8 @@ def ncu_rep_damage(rng: random.Random, seeds, names, work: Path, i: int) -> tupl
         out = bytes(b)
     elif op == "twice":
         out = raw + raw
+    elif op == "zeros":  # the header kept, every byte after it zero
+        out = raw[:8 + int.from_bytes(raw[4:8], "little")] + bytes(rng.choice([1, 100, 100_000]))
     else:
         b = bytearray(raw)
         at = rng.randrange(4, min(len(b) - 4, 4000))
