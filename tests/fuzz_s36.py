@@ -40,6 +40,7 @@ multi-line exit-2 message, and the per-kind checks above.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import gzip
 import json
@@ -108,6 +109,9 @@ ROCPD_OPS = {
     "time_text": lambda t: f"UPDATE {t('kernel_dispatch')} SET start = 'abc'",
     "agent_odd": lambda t: f"UPDATE {t('info_agent')} SET type = 5, name = NULL",
 }
+#: ops that keep every kernel row readable: the kernels read must be the seed's
+ROCPD_SAME_KERNELS = {"views_as_tables", "views_dropped", "agents_gone", "agent_missing", "symbol_missing",
+                      "agent_odd"}
 
 #: name → SQL applied to a copy of a rocmProfileData (``.rpd``) trace
 RPD_OPS = {
@@ -152,65 +156,46 @@ def _kernels(path: Path) -> int | None:
     return int(tl.events["kind"].astype(str).isin(["kernel", "comm"]).sum())
 
 
-def _sql(p: Path, sql: str) -> bool:
-    con = sqlite3.connect(p)
+def _sql_mutant(seed: Path, p: Path, sql: str, op: str, same: bool) -> tuple[Path, Path] | None:
+    """``seed`` copied to ``p`` and changed by ``sql`` (None when a statement fails on it: not this seed's op);
+    when ``same``, the kernels gpulens reads from the seed are what the mutant must give (:func:`_count_check`)."""
+    shutil.copyfile(seed, p)
+    p.chmod(0o644)
     try:
-        con.executescript(sql)
-        con.commit()
-        return True
+        with contextlib.closing(sqlite3.connect(p)) as con:
+            con.executescript(sql)
+            con.commit()
     except sqlite3.Error:
-        return False
-    finally:
-        con.close()
+        return None
+    if same:
+        _EXPECT.update(kernels=_kernels(seed), op=op)
+    return p, seed
 
 
 def nsys_struct(rng: random.Random, seeds, names, work: Path, i: int) -> tuple[Path, Path] | None:
     seed = rng.choice(_nsys_seeds(seeds, names))
     op = rng.choice(sorted(NSYS_OPS))
-    p = work / f"in{i}_{op}_{seed.name}"
-    shutil.copyfile(seed, p)
-    p.chmod(0o644)
-    if not _sql(p, NSYS_OPS[op]):
-        return None
-    if op in NSYS_SAME_KERNELS:
-        _EXPECT.update(kernels=_kernels(seed), op=op)
-    return p, seed
+    return _sql_mutant(seed, work / f"in{i}_{op}_{seed.name}", NSYS_OPS[op], op, op in NSYS_SAME_KERNELS)
 
 
 def rocpd_struct(rng: random.Random, seeds, names, work: Path, i: int) -> tuple[Path, Path] | None:
     pool = _rocpd_seeds() + [seeds[n] for n in names if n in ("rocpd", "rocpd_b")]
     seed = rng.choice(pool)
     op = rng.choice(sorted(ROCPD_OPS))
-    con = sqlite3.connect(seed)
-    try:
+    with contextlib.closing(sqlite3.connect(seed)) as con:
         disp = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table' AND name LIKE "
                                           "'rocpd_kernel_dispatch_%'")]
-    finally:
-        con.close()
-    sfx = disp[0][len("rocpd_kernel_dispatch_"):] if disp else None
-    if sfx is None:
+    if not disp:
         return None
-    p = work / f"in{i}_{op}_{seed.name}"
-    shutil.copyfile(seed, p)
-    p.chmod(0o644)
-    if not _sql(p, ROCPD_OPS[op](lambda n: f'"rocpd_{n}_{sfx}"')):
-        return None
-    if op in ("views_as_tables", "views_dropped", "agents_gone", "agent_missing", "symbol_missing", "agent_odd"):
-        _EXPECT.update(kernels=_kernels(seed), op=op)
-    return p, seed
+    sfx = disp[0][len("rocpd_kernel_dispatch_"):]
+    return _sql_mutant(seed, work / f"in{i}_{op}_{seed.name}", ROCPD_OPS[op](lambda n: f'"rocpd_{n}_{sfx}"'), op,
+                       op in ROCPD_SAME_KERNELS)
 
 
 def rpd_struct(rng: random.Random, seeds, names, work: Path, i: int) -> tuple[Path, Path] | None:
     seed = HERE / "data" / "rocprof" / "rpd_matmul" / "matmul_result.rpd"
     op = rng.choice(sorted(RPD_OPS))
-    p = work / f"in{i}_{op}.rpd"
-    shutil.copyfile(seed, p)
-    p.chmod(0o644)
-    if not _sql(p, RPD_OPS[op]):
-        return None
-    if op in RPD_SAME_KERNELS:
-        _EXPECT.update(kernels=_kernels(seed), op=op)
-    return p, seed
+    return _sql_mutant(seed, work / f"in{i}_{op}.rpd", RPD_OPS[op], op, op in RPD_SAME_KERNELS)
 
 
 def ncu_rep_damage(rng: random.Random, seeds, names, work: Path, i: int) -> tuple[Path, Path] | None:
