@@ -310,3 +310,20 @@ def test_ncu_rep_of_zeros_after_its_header_is_corrupt_not_empty(tmp_path):
     p.write_bytes(raw[:header] + b"\0" * 100_000)
     with pytest.raises(TraceFormatError, match="none of the 100,000 bytes after its header is a readable block"):
         collect(p, cache=False)
+
+
+def test_nsys_view_is_read_in_chunks_without_rowids(tmp_path):
+    import signal
+
+    from gpulens.collectors._nsys_db import _Db
+
+    p = tmp_path / "viewed.sqlite"
+    kernels = [(1_000 * i, 1_000 * i + 100 + i) for i in range(1, 8)]  # 7 rows: chunks of 2 need 4 reads
+    _nsys(p, kernels)
+    signal.signal(signal.SIGALRM, lambda *a: (_ for _ in ()).throw(TimeoutError("select_ints looped")))
+    signal.alarm(20)  # a view's rowid is NULL: keyset pagination on it repeated its first chunk forever
+    try:
+        got = _Db(p).select_ints("CUPTI_ACTIVITY_KIND_KERNEL", {"s": "{start}", "e": "{end}"}, chunk=2)
+    finally:
+        signal.alarm(0)
+    assert sorted(zip(got["s"].tolist(), got["e"].tolist())) == kernels
