@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from pathlib import Path
 
 
@@ -28,18 +29,26 @@ def write_atomic(path: str | Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder renamed over it: an interrupted run
     (Ctrl-C, a full disk, a killed job) leaves the earlier file or none, never a half-written one. A new file gets
     the usual permissions (0666 less the umask), a replaced one keeps its own; a symbolic link is written through
-    (its target is replaced), as a plain write would.
+    (its target is replaced), as a plain write would. A path that is no regular file — a character device
+    (``/dev/stdout``, ``/dev/null``), a FIFO, a socket — is written in place, never renamed over: a rename would put a
+    regular file where the device or pipe was (as root, ``--json /dev/null`` replaced the system's ``/dev/null``).
 
     Raises:
-        OSError: the folder cannot be written (the temporary file is removed).
+        OSError: the folder cannot be written (the temporary file is removed), or the device or pipe refuses the
+            data (``/dev/full``: no space left).
     """
     p = Path(path)
+    try:
+        st = p.stat()  # through links: /dev/stdout is a link to /proc/self/fd/1, a pipe or a terminal
+    except OSError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
+        with open(p, "wb") as fh:  # a device or a pipe: nothing half-written to protect, nothing to replace
+            fh.write(data)
+        return
     if p.is_symlink():
         p = p.resolve()
-    try:
-        mode = p.stat().st_mode & 0o7777
-    except OSError:
-        mode = None
+    mode = st.st_mode & 0o7777 if st is not None else None
     for n in range(100):
         tmp = p.with_name(f".{p.name}.{os.getpid()}.{n}.tmp")
         try:

@@ -159,9 +159,9 @@ def check_output_dir(path: Path, what: str = "--out") -> Path:
         GpulensError: ``path`` is an existing file, or cannot be created.
     """
     p = Path(path)
-    if p.exists() and not p.is_dir():
-        raise GpulensError(f"{what} {p}: is a file, not a folder")
-    try:
+    try:  # exists() raises past "not found" (a name too long): inside the try, one line too
+        if p.exists() and not p.is_dir():
+            raise GpulensError(f"{what} {p}: is a file, not a folder")
         p.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise GpulensError(f"{what} {p}: cannot create the folder ({exc.strerror or exc})") from None

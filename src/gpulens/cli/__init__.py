@@ -9,6 +9,7 @@ traceback as well.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import sys
@@ -94,6 +95,18 @@ def internal_error_line(exc: BaseException) -> str:
     place = f" while {one_line(where)}" if where else ""
     return (f"gpulens: internal error{place}: {what} — rerun with --debug for the traceback; "
             "please report it\n")
+
+
+#: OS refusals of a path the user named (a name too long, a link loop, no permission, a read-only or full disk, a
+#: file where a folder is needed): the user's to fix, told in one line, wherever a command stats or opens the path.
+_PATH_ERRNOS = frozenset(getattr(errno, n) for n in ("ENAMETOOLONG", "ELOOP", "EACCES", "EPERM", "EROFS", "ENOSPC",
+                                                     "EDQUOT", "ENOTDIR", "EISDIR", "ENOENT", "EEXIST")
+                         if hasattr(errno, n))
+
+
+def path_refused(exc: BaseException) -> bool:
+    """Whether ``exc`` is the OS refusing a named path (:data:`_PATH_ERRNOS`), not a fault of gpulens."""
+    return isinstance(exc, OSError) and exc.filename is not None and exc.errno in _PATH_ERRNOS
 
 
 class _ClosedPipeSafe:
@@ -192,6 +205,11 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(exc, tuple(kinds)):
             exc.show()
             code = exc.exit_code if exc.exit_code else EXIT_USAGE
+        elif path_refused(exc):
+            if debug:
+                traceback.print_exc()
+            sys.stderr.write(f"gpulens: error: {one_line(exc.filename)}: {one_line(exc.strerror)}\n")
+            code = EXIT_USAGE
         else:
             if debug:
                 traceback.print_exc()

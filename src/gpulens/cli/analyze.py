@@ -37,9 +37,13 @@ def check_output(path: Path, inputs: list[Path], writing: str = "", force: bool 
 
     if overwrites_input(path, inputs):  # an input trace, or a rank file of an input folder
         raise GpulensError(f"{path}: refusing to overwrite an input trace with a report")
-    if path.is_dir():
+    try:
+        is_dir = path.is_dir()
+        blocking = next((p for p in reversed(path.parents) if p.exists() and not p.is_dir()), None)
+    except OSError as exc:  # is_dir/exists raise past "not found": a name too long (ENAMETOOLONG), EACCES...
+        raise GpulensError(f"{path}: cannot write the report ({exc.strerror or exc})") from None
+    if is_dir:
         raise GpulensError(f"{path}: is a directory; give a file name for the report")
-    blocking = next((p for p in reversed(path.parents) if p.exists() and not p.is_dir()), None)
     if blocking is not None:  # mkdir would say only "File exists"
         raise GpulensError(f"{path}: cannot write the report: {blocking} is a file, not a folder")
     held = None if force else replaces_data(path, writing)

@@ -312,7 +312,11 @@ def collect(path: str | Path, strict: bool = True, format: str | None = None, se
         DependencyError: ``scheduler`` given but Dask ``distributed`` is not installed.
     """
     p = Path(path)
-    if not p.exists():
+    try:
+        missing = not p.exists()
+    except OSError as exc:  # Path.exists raises past "not found": a name too long (ENAMETOOLONG), EACCES...
+        raise open_error(p, exc) from None
+    if missing:
         raise TraceFormatError(p, "no such file or directory")
     check_special(p)
     with reading(p):

@@ -42,8 +42,17 @@ class _Db:
         self.unnamed = 0  # rows whose name id is not in StringIds (or StringIds is absent)
         try:
             self.con = connect_ro(path)
-            names = [r[0] for r in self.con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-            self.cols = {t: [r[1] for r in self.con.execute(f"PRAGMA table_info([{t}])")] for t in names}
+            # views too: a table kept under another name behind a view of the nsys name (an export post-processed
+            # by a script) holds the same rows; reading tables only lost every kernel of it in silence
+            names = self.con.execute("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view')").fetchall()
+            self.cols = {}
+            self.views = {t for t, kind in names if kind == "view"}  # no rowid: read by OFFSET (select_ints)
+            for t, kind in names:
+                try:
+                    self.cols[t] = [r[1] for r in self.con.execute(f"PRAGMA table_info([{t}])")]
+                except sqlite3.OperationalError:  # a view over a table that is gone: no rows to read there
+                    if kind == "table":
+                        raise
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # the schema itself is corrupt (or not UTF-8)
             raise TraceFormatError(path, f"not a readable SQLite database ({describe(exc)})") from None
 
@@ -72,7 +81,8 @@ class _Db:
         into REAL), is not read and its number is added to ``self.dropped[table]`` (the collector warns with it).
 
         Rows are read in chunks of ``chunk`` in rowid order by keyset pagination (``rowid > last … LIMIT chunk``),
-        never by rowid ranges (two rows at rowid 1 and 2^63−1 must not mean 2^62 empty ranges). Each chunk is one
+        never by rowid ranges (two rows at rowid 1 and 2^63−1 must not mean 2^62 empty ranges); a view (no rowid)
+        in chunks of ``LIMIT chunk OFFSET rows read``. Each chunk is one
         ``SELECT group_concat(IFNULL(expr, sentinel)), ...`` parsed by numpy; NULL becomes ``<NA>``.
         """
         kept = {a: e for a, e in wanted.items()
@@ -88,10 +98,15 @@ class _Db:
         agg = ", ".join(f"group_concat(c{i})" for i in range(len(exprs)))
         parts: list[list[np.ndarray]] = []
         last = None
+        view = table in self.views  # a view's rowid is NULL: "rowid > last" would match nothing, or loop forever
         while True:
-            after = "" if last is None else f"AND rowid > {last} "
-            q = (f"SELECT count(*), max(r), {agg} FROM (SELECT rowid AS r, {inner} FROM [{table}] "
-                 f"WHERE ({ok}) {after}ORDER BY rowid LIMIT {int(chunk)})")
+            if view:
+                q = (f"SELECT count(*), NULL, {agg} FROM (SELECT {inner} FROM [{table}] WHERE ({ok}) "
+                     f"LIMIT {int(chunk)} OFFSET {sum(len(p[0]) for p in parts) if parts else 0})")
+            else:
+                after = "" if last is None else f"AND rowid > {last} "
+                q = (f"SELECT count(*), max(r), {agg} FROM (SELECT rowid AS r, {inner} FROM [{table}] "
+                     f"WHERE ({ok}) {after}ORDER BY rowid LIMIT {int(chunk)})")
             n, last, *texts = self.con.execute(q).fetchone()
             if not n:
                 break

@@ -63,17 +63,15 @@ def _varint(b: bytes, i: int) -> tuple[int, int]:
             raise ValueError("varint too long")
 
 
-def _payload_size(header: bytes) -> int | None:
-    """Field 5 (``PayloadSize``) of a report block header (protobuf wire format); None when unreadable."""
-    i, found = 0, None
+def _header_fields(header: bytes) -> dict[int, int] | None:
+    """The varint fields (number → value) of a report block header (protobuf wire format); None when unreadable."""
+    i, found = 0, {}
     try:
         while i < len(header):
             key, i = _varint(header, i)
             field, wire = key >> 3, key & 7
             if wire == 0:
-                v, i = _varint(header, i)
-                if field == 5:
-                    found = v
+                found[field], i = _varint(header, i)
             elif wire == 2:
                 n, i = _varint(header, i)
                 i += n
@@ -88,6 +86,19 @@ def _payload_size(header: bytes) -> int | None:
     return found if i == len(header) else None
 
 
+def _payload_size(header: bytes) -> int | None:
+    """Field 5 (``PayloadSize``) of a report block header (protobuf wire format); None when unreadable."""
+    fields = _header_fields(header)
+    return None if fields is None else fields.get(5)
+
+
+#: Block header field 2 of a block holding one profiled result (one kernel launch): in the real reports of two
+#: Nsight Compute releases (tests/data/nvidia/h200/h200_kernels.ncu-rep, 4 launches;
+#: ../shared/traces/ncu/lashi_rtx4090_simpleDivergence.ncu-rep, 4 launches) exactly the blocks with field 2 = 1 are
+#: as many as the launches ``ncu_report`` reads; the session, device and process blocks have field 2 = 0.
+_RESULT_BLOCK = 1
+
+
 def framing(data: bytes) -> tuple[int, int | None]:
     """Walk the block framing of a ``.ncu-rep`` and say where it ends.
 
@@ -96,29 +107,43 @@ def framing(data: bytes) -> tuple[int, int | None]:
     (protobuf; field 5 = ``PayloadSize``) and that many payload bytes. Returns (complete blocks, byte offset where the
     data stops being complete — None when every block is whole or the framing is not understood, in which case
     nothing is claimed)."""
+    blocks, cut, _ = _walk(data)
+    return blocks, cut
+
+
+def result_blocks(data: bytes) -> int:
+    """How many complete blocks of ``data`` hold a profiled result (:data:`_RESULT_BLOCK`): the launches a reader
+    should find. 0 when the framing is not understood (nothing is claimed)."""
+    return _walk(data)[2]
+
+
+def _walk(data: bytes) -> tuple[int, int | None, int]:
+    """(complete blocks, where the data stops being complete or None, complete result blocks) of :func:`framing`."""
     import struct
 
     if len(data) < 8:
-        return 0, len(data)
+        return 0, len(data), 0
     (hlen,) = struct.unpack_from("<I", data, 4)
     i = 8 + hlen
     if i > len(data):
-        return 0, 4
-    blocks = 0
+        return 0, 4, 0
+    blocks = results = 0
     while i < len(data):
         if i + 4 > len(data):
-            return blocks, i
+            return blocks, i, results
         (blen,) = struct.unpack_from("<I", data, i)
         if i + 4 + blen > len(data):
-            return blocks, i
-        size = _payload_size(data[i + 4:i + 4 + blen])
+            return blocks, i, results
+        fields = _header_fields(data[i + 4:i + 4 + blen])
+        size = None if fields is None else fields.get(5)
         if size is None:
-            return blocks, None  # not the framing this reader knows: claim nothing
+            return blocks, None, 0  # not the framing this reader knows: claim nothing
         end = i + 4 + blen + size
         if end > len(data):
-            return blocks, i
+            return blocks, i, results
         blocks, i = blocks + 1, end
-    return blocks, None
+        results += fields.get(2) == _RESULT_BLOCK
+    return blocks, None, results
 
 
 #: ncu's rule message types (NvRules ``IFrontend::MsgType``; ``ncu_report.MsgType``: NONE 0, OK 1 "informative",
@@ -199,7 +224,7 @@ class NcuRepCollector(Collector):
             raise TraceFormatError(path, "not an Nsight Compute report (missing the NVR\\0 magic bytes)")
         mod = load_module(path)
         data = path.read_bytes()
-        blocks, cut = framing(data)
+        blocks, cut, results = _walk(data)
         if cut is not None and blocks == 0:
             raise TraceFormatError(path, f"not a complete Nsight Compute report: its header declares more than the "
                                          f"file's {len(data):,} bytes (truncated or corrupt)")
@@ -251,6 +276,19 @@ class NcuRepCollector(Collector):
                         rparts["speedup_type"].append(""), rparts["estimated_speedup_pct"].append(num)
         metrics = pd.DataFrame(mparts)
         metrics["value"] = metrics["value"].astype("float64")
+        if len(launches) < results:  # the library skipped results the file holds whole: damaged inside
+            if not launches:
+                held = plural(results, "complete result block(s)")
+                raise TraceFormatError(path, f"corrupt Nsight Compute report: it holds {held} but ncu_report read "
+                                             "no kernel launch from them")
+            cut_note.append(f"{path}: {plural(results - len(launches), 'profiled result(s)')} of the report's "
+                            f"{results} not read by ncu_report (damaged data): those launches are lost (partial)")
+        after = len(data) - 8 - int.from_bytes(data[4:8], "little")  # bytes after the file header
+        if not launches and not blocks and cut is None and after > 0:
+            # bytes after the header but no block readable, and nothing read by the library either: not an empty
+            # run (a real report holds session and device blocks even then), a damaged one
+            raise TraceFormatError(path, f"corrupt Nsight Compute report: none of the {after:,} bytes after its "
+                                         "header is a readable block, and ncu_report read no kernel launch")
         warnings = cut_note + ([] if launches else [f"{path}: no kernels profiled (the report holds no kernel launch)"])
         return _ncu.build(path, self.name, launches, metrics, strings, pd.DataFrame(rparts), warnings,
                           {"layout": "ncu-rep", "ncu_report_version": str(getattr(ctx, "get_version", str)())})

@@ -93,6 +93,11 @@ def read_roofline(path: Path, strict: bool = True, warnings: list[str] | None = 
         parts[(key, part)] = c
     out = []
     no_device = 0
+    # a measured peak is a positive finite rate: a zero, negative or infinite one (a failed microbenchmark, a damaged
+    # file) is unknown, never a roof (−1 GB/s made a kernel's DRAM share −86,424 % of it)
+    cells = df.drop(columns="device").to_numpy(dtype="float64")
+    impossible = int((~np.isnan(cells) & ~(np.isfinite(cells) & (cells > 0))).sum())
+    df[[c for c in df.columns if c != "device"]] = np.where(np.isfinite(cells) & (cells > 0), cells, np.nan)
     for _, row in df.iterrows():
         dev = exact_int(row["device"]) if not pd.isna(row["device"]) else None
         if dev is None:  # a roof of no known device (text, inf, beyond int64): not attributable, left out
@@ -107,16 +112,27 @@ def read_roofline(path: Path, strict: bool = True, warnings: list[str] | None = 
                            for p, v in vals.items()}})
     if no_device and warnings is not None:
         warnings.append(f"{path}: {plural(no_device, 'row(s)')} naming no device (not an integer) left out")
+    if impossible and warnings is not None:
+        warnings.append(f"{path}: {plural(impossible, 'measured peak(s)')} zero, negative or not finite: read as "
+                        "unknown")
     return pd.DataFrame(out, columns=list(ROOF_COLUMNS))
 
 
-def read_sysinfo(path: Path, strict: bool = True) -> dict:
-    """``sysinfo.csv`` (one row) → a device dict (keys of :mod:`gpulens.collectors._amd`)."""
+def read_sysinfo(path: Path, strict: bool = True, warnings: list[str] | None = None) -> dict:
+    """``sysinfo.csv`` (one row) → a device dict (keys of :mod:`gpulens.collectors._amd`). rocprofiler-compute
+    writes one row per workload; more rows naming other GPUs (files of two machines joined) are not this run's
+    device: the first row is read and, when given, ``warnings`` gets a line naming the others."""
     text, _ = read_text(path)
     header, rows, _ = read_rows(path, text, strict)
     if not rows:
         raise TraceFormatError(path, "sysinfo.csv has a header but no row")
     r = dict(zip(header, rows[0]))
+    others = sorted({f"{o.get('gpu_model')} ({o.get('gpu_arch')})" for o in (dict(zip(header, x)) for x in rows[1:])
+                     if (o.get("gpu_model"), o.get("gpu_arch")) != (r.get("gpu_model"), r.get("gpu_arch"))})
+    if others and warnings is not None:
+        first = f"{r.get('gpu_model')} ({r.get('gpu_arch')})"
+        warnings.append(f"{path}: {len(rows)} rows of different GPUs ({first}, then {', '.join(others[:3])}): the "
+                        f"first row's {first} is read as the device")
 
     def num(k: str, scale: float = 1.0):
         try:
@@ -147,7 +163,7 @@ class Omniperf(Collector):
     def sniff(self, path: Path, head: bytes) -> bool:
         if not path.is_dir():
             return False
-        if is_workload(path):
+        if is_workload(path) or lost_dispatch_list(path):
             return True
         # a folder above workloads (``workloads/`` or ``workloads/<name>/``) with no trace file of its own
         return not any(f.is_file() and f.name.lower().endswith(_TRACE_SUFFIXES) for f in _entries(path)) \
@@ -155,6 +171,10 @@ class Omniperf(Collector):
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
+        if lost_dispatch_list(path):  # read as a rank folder, each counter pass counted the dispatches once more
+            raise TraceFormatError(path, "a rocprofiler-compute workload without its dispatch list (pmc_perf.csv and "
+                                         "timestamps.csv are both missing): the SQ_*.csv counter passes beside "
+                                         "sysinfo.csv repeat the same dispatches and give no run on their own")
         below = workloads_below(path)
         note = None
         if not is_workload(path):
@@ -226,7 +246,7 @@ class Omniperf(Collector):
                             "scientific notation: kept with an unknown duration; their counters are analysed, "
                             "time-based figures (bandwidths, busy time) are unknown")
         if (path / "sysinfo.csv").is_file():
-            dev = read_sysinfo(path / "sysinfo.csv", strict)
+            dev = read_sysinfo(path / "sysinfo.csv", strict, warnings)
             ids = sorted(set(int(x) for x in d.get("device_id").dropna()))
             if len(ids) == 1:
                 dev["device_id"] = ids[0]
@@ -276,6 +296,15 @@ def is_workload(path: Path) -> bool:
                                                  (path / "timestamps.csv").is_file())
 
 
+def lost_dispatch_list(path: Path) -> bool:
+    """Whether ``path`` is a rocprofiler-compute workload folder that lost both ``pmc_perf.csv`` and
+    ``timestamps.csv``: a ``sysinfo.csv`` beside the per-block counter passes (``SQ_*.csv``) or
+    ``pmc_dispatch_info.csv``, which rocprofiler-compute writes only inside a workload."""
+    if is_workload(path) or not (path / "sysinfo.csv").is_file():
+        return False
+    return (path / "pmc_dispatch_info.csv").is_file() or any(f.is_file() for f in path.glob("SQ_*.csv"))
+
+
 def _entries(path: Path) -> list[Path]:
     try:
         return sorted(f for f in path.iterdir() if not f.name.startswith("."))
@@ -310,10 +339,11 @@ class OmniperfSysinfo(Collector):
 
     def collect(self, path: Path, strict: bool = True) -> Timeline:
         path = Path(path)
-        dev = read_sysinfo(path, strict)
+        said: list[str] = []
+        dev = read_sysinfo(path, strict, said)
         dev["rank"] = 0
         meta = TimelineMeta(sources=[source_meta(path, self.name, path.stat().st_size)], devices=[dev],
-                            warnings=[f"{path}: device description only, no events"])
+                            warnings=[f"{path}: device description only, no events", *said])
         return Timeline(meta=meta).validate()
 
 

@@ -58,6 +58,10 @@ _SCHEMA = {
 RPD_TABLES = {"rocpd_op", "rocpd_api", "rocpd_string"}
 
 
+#: key of :func:`_ops`'s count of kernels whose name (``description_id``) is not in ``rocpd_string``
+_UNNAMED = "\0unnamed"
+
+
 def is_rpd(tables: set[str]) -> bool:
     """Whether an SQLite file with these tables/views is an RPD trace (and not a rocprofv3 rocpd database)."""
     return RPD_TABLES <= tables and not any(t.startswith("rocpd_kernel_dispatch") for t in tables)
@@ -67,7 +71,10 @@ def _map(keys: pd.Series, table: pd.DataFrame, key: str, col: str) -> pd.Series:
     """``table[col]`` for each value of ``keys`` matched on ``table[key]`` (first row of a repeated key); NA when
     no row matches."""
     right = table.dropna(subset=[key]).drop_duplicates(key).set_index(key)[col]
-    return pd.Series(keys.map(right).array, index=keys.index)
+    out = keys.map(right)
+    if right.dtype == object:  # text: with no key matched, map keeps the keys' Int64 dtype, where "" cannot go
+        out = out.astype(object)
+    return pd.Series(out.array, index=keys.index)
 
 
 def _read(con: sqlite3.Connection, tables: set[str]) -> tuple[dict[str, pd.DataFrame], int]:
@@ -89,7 +96,9 @@ def _ops(f: dict[str, pd.DataFrame], text: pd.DataFrame) -> tuple[Dispatches, di
     skipped = optype[~known].value_counts().to_dict()
     op, optype = op[known].reset_index(drop=True), optype[known].reset_index(drop=True)
     kind = optype.map(lambda t: OP_KINDS[t][0])
-    desc = _map(op["description_id"], text, "id", "string").fillna("").astype(str)
+    desc = _map(op["description_id"], text, "id", "string")
+    skipped[_UNNAMED] = int((desc.isna() & op["description_id"].notna() & (kind == "kernel")).sum())
+    desc = desc.fillna("").astype(str)
     name = desc.where((kind != "memcpy") & (desc.str.strip() != ""), optype)  # copies and fills: their opType
     api = _map(op["id"], f["rocpd_api_ops"], "op_id", "api_id")
     ka = f["rocpd_kernelapi"]
@@ -144,6 +153,7 @@ class Rpd(Collector):
             con.close()
         text = f["rocpd_string"]
         ops, skipped = _ops(f, text)
+        unnamed = skipped.pop(_UNNAMED, 0)
         parts = [p for p in (ops, _apis(f, text)) if p is not None and p.n]
         warnings = []
         if skipped:
@@ -151,6 +161,9 @@ class Rpd(Collector):
                             + ", ".join(f"{k or '(no type)'} ×{v:,}" for k, v in sorted(skipped.items())) + ")")
         if coerced:
             warnings.append(f"{path}: {plural(coerced, 'value(s)')} of the wrong type read as unknown")
+        if unnamed:
+            warnings.append(f"{path}: {plural(unnamed, 'kernel(s)')} whose description id is not in rocpd_string: "
+                            "named by their operation type")
         tl = build_timeline(merge(parts), self.name, path, warnings=warnings) if parts else Timeline()
         meta = f["rocpd_metadata"]
         hit = meta.loc[meta["tag"] == "schema_version", "value"] if len(meta) else pd.Series(dtype=object)

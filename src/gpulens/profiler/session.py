@@ -106,6 +106,8 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
             ``step()``) and of gpulens' post-processing after it (``finalize``: FLOPs, collect, analyze, write).
 
     Raises:
+        ValueError: ``steps`` below 1, ``warmup`` or ``wait`` not a whole number of 0 or more.
+        TypeError: ``activities`` is a string or no list (torch would stop with a bare AssertionError).
         DependencyError: torch is not installed (on entering the block).
     """
 
@@ -116,6 +118,13 @@ class profile:  # noqa: N801 (reads as a function at the call site, like torch.p
                  auto_step: bool = False):
         if steps is not None and steps < 1:
             raise ValueError("steps must be at least 1 (or None to record the whole block)")
+        if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0 or \
+                isinstance(wait, bool) or not isinstance(wait, int) or wait < 0:
+            raise ValueError(f"warmup and wait are whole numbers of steps, 0 or more (got warmup={warmup!r}, "
+                             f"wait={wait!r})")
+        if activities is not None and (isinstance(activities, (str, bytes)) or not hasattr(activities, "__iter__")):
+            raise TypeError(f"activities is a list of torch.profiler.ProfilerActivity (e.g. [ProfilerActivity.CPU]), "
+                            f"not {type(activities).__name__} {activities!r}")
         self.out, self.steps, self.warmup, self.wait = Path(out), steps, warmup, wait
         self.label = check_label(label, "label")
         self._opts = dict(record_shapes=record_shapes, with_flops=with_flops, with_stack=with_stack,

@@ -243,7 +243,8 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
     ys = tick_labels(short_names(crit["name"].astype(str)))
     links = KERNEL_LINKS.get()
     div, unit = time_scale(crit["effective_ns"])  # the axis unit follows the magnitude drawn
-    xs = (crit["effective_ns"] / div).tolist()
+    # a kernel whose time is unknown (an ncu launch without a duration) has no bar: None, never a NA plotly chokes on
+    xs = [None if pd.isna(v) else float(v) / div for v in crit["effective_ns"]]
     bar = {"type": "bar", "x": xs, "y": ys, "orientation": "h",
            "marker": {"color": [KIND_COLOURS.get(k, GREY) for k in crit["kind"]]},
            **bar_value_labels([fmt_share(v) for v in crit["share"]]),
