@@ -194,7 +194,7 @@ def test_host_share_reads_off_the_path_rows():
     waits = int(cp.summary["host_wait_gpu_busy_ns"])
     host = host_rows - waits
     assert f"{100 * host / path:.1f}" == "74.1"  # the figure the headline quotes, from the rows
-    sentence = answer(src).sentence
+    sentence = answer(src).path_note  # its own line after the verdict since s36
     assert (f"host work (74.1 % of it: {fmt_ns(host)} of the {fmt_ns(path)} path summed over 3 steps — its host rows' "
             f"{fmt_ns(host_rows)} less {fmt_ns(waits)} of host waits while the GPU was busy)") in sentence
     assert "less host waits while the GPU was busy" in column_label("host_share", cp.summary_columns["host_share"])

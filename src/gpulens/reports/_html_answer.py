@@ -132,8 +132,11 @@ def answer_html(s: SourceReport) -> str:
 
     clocks = clock_note(s)  # read with the verdict: the time bases the figures rest on
     clocks_html = f'<p class="first"><strong>Clocks:</strong> {esc(clocks)}</p>' if clocks else ""
-    if a.path_note:  # why the critical path runs through host work beside a verdict on the GPU side
-        clocks_html = f'<p class="first"><strong>Critical path:</strong> {esc(a.path_note)}</p>' + clocks_html
+    if a.path_note:  # why the critical path runs through host work beside a verdict on the GPU side: one line,
+        # unfolded on demand (whole, the banner of a two-rank run no longer fit the first screen)
+        clocks_html = (f'<details class="first"><summary><strong>Critical path:</strong> '
+                       f'{esc(a.path_note.split(" (")[0])} — why the verdict differs</summary>{esc(a.path_note)}'
+                       '</details>' + clocks_html)
     return (f'<section class="answer" aria-label="Answer"><p class="verdict"><span class="vlabel">'
             f'{esc(a.verdict or "verdict")}</span> {esc(_after_label(a))}</p>{clocks_html}{lst}'
             f'{kernels_html(s, rows)}</section>')
