@@ -235,3 +235,24 @@ def test_the_critical_path_note_is_its_own_line_in_every_reporter(tmp_path):
     # one line in the HTML banner (the first screen must hold it), the note whole when unfolded
     assert ("<summary><strong>Critical path:</strong> it runs mostly through host work — why the verdict "
             "differs</summary>it runs mostly through host work (74.1 % of it: ") in html
+
+
+def test_l1_bound_kernel_without_shared_memory_gets_tiling_not_bank_conflict_advice():
+    """ncu on an H200: gemm_naive is memory-bound on L1 (97.2 % of peak) and its launch statistics record 0 B of
+    static and dynamic shared memory per block. "Wider 128-bit shared-memory loads, no bank conflicts" does not
+    apply to a kernel that uses none: its L1 traffic is its global loads, refetched by every thread — tiling is."""
+    import csv
+
+    import gpulens
+    from tests.conftest import DATA
+
+    path = DATA / "nvidia" / "h200" / "h200_kernels_details.csv"
+    smem = {r["Metric Name"]: r["Metric Value"] for r in csv.DictReader(path.open())
+            if r["Kernel Name"].startswith("gemm_naive") and "Shared Memory Per Block" in r["Metric Name"]
+            and r["Metric Name"].startswith(("Static", "Dynamic"))}
+    assert smem and all(float(v) == 0 for v in smem.values()), smem  # by the CSV itself
+    v = gpulens.analyze([path]).sources[0].results["verdicts"].table
+    row = v[v["name"].str.startswith("gemm_naive")].iloc[0]
+    assert row["verdict"] == "memory-bound"
+    step = row["next_steps"][0]
+    assert "uses no shared memory" in step and "tiling" in step and "bank conflicts" not in step

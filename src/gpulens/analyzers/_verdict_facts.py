@@ -94,6 +94,9 @@ class Evidence:
     #: every block limit tied at the binding value ("registers, shared_memory"; the occupancy table's ``limiters``):
     #: the evidence text names them all, the advice follows :attr:`limiter` (the first)
     limiters: str | None = None
+    #: static + dynamic shared memory (LDS) per block of its main configuration (the occupancy row's ``smem_bytes``)
+    #: [bytes]; 0: the kernel stages nothing in shared memory
+    smem_bytes: int | None = None
     #: which unit :attr:`compute_pct` is when not the SM/CU throughput ("tensor pipe": ncu's tensor-pipe
     #: utilisation, busier than the SM figure or the only compute figure)
     compute_side: str | None = None

@@ -61,6 +61,19 @@ def steps_for(verdict: str, e: Evidence) -> list[str]:
                             "module), not per-launch overhead: run it once before the profiled region (a warm-up "
                             "iteration) — fusing or graphs would not remove that call.")
         return steps
+    if verdict == "memory-bound" and _l1_led(e) and e.smem_bytes == 0:
+        # no shared memory at all: the L1 traffic is its global loads, each element fetched again by every thread
+        # that needs it (a naive GEMM) — bank conflicts and shared-memory load width do not apply
+        lib = (f" — or call the library's kernel ({_advice.for_vendor(e.vendor, 'cuBLAS', 'hipBLAS/rocBLAS')}, "
+               "torch.matmul)" if e.family == "gemm" else "")
+        return [f"Its busiest memory unit is L1 ({pct_words(e.l1_pct)} of peak; DRAM {pct_words(e.dram_pct)}) and "
+                "it uses no shared memory: the L1 traffic is its global loads, the same elements fetched again by "
+                "every thread that needs them — stage the tiles a block reuses in shared memory (shared-memory and "
+                f"register tiling), so each element is loaded from global memory once per block{lib}.",
+                _advice.for_vendor(e.vendor, "Check ncu's Memory Workload Analysis (L1 hit rate, global load "
+                                   "sectors per request) for the instructions that load it.",
+                                   "Check rocprof-compute's vL1D section (hit rate, requests) for the instructions "
+                                   "that load it.")]
     if verdict == "memory-bound" and _l1_led(e):
         # the busy memory unit is L1/shared memory, not DRAM: fusion, larger batches and narrower DRAM bytes
         # do not relieve it

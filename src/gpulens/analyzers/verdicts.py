@@ -252,6 +252,8 @@ class Verdicts(Analyzer):
                 e.limiter = o.get("limiter") if isinstance(o.get("limiter"), str) else None
                 # the whole binding set ("registers, shared_memory"), as the occupancy table's limiter column shows
                 e.limiters = o.get("limiters") if isinstance(o.get("limiters"), str) and o.get("limiters") else None
+                smem = _num(o.get("smem_bytes"))
+                e.smem_bytes = int(smem) if smem is not None else None
                 e.waves_per_sm = _num(o.get("waves_per_sm"))
                 active, sizes = _num(o.get("active_blocks_per_sm")), _num(o.get("grid_sizes"))
                 e.grid_sizes = int(sizes) if sizes else None
