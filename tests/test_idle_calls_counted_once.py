@@ -13,7 +13,8 @@ Hand-made traces (tests/dig_traces.KTrace, µs); expected values by hand in each
 
 from __future__ import annotations
 
-from gpulens.analyzers._idle_findings import blocking_calls_in_idle, host_calls_in_gaps
+from gpulens.analyzers._idle_blocking import blocking_calls_in_idle
+from gpulens.analyzers._idle_findings import host_calls_in_gaps
 from gpulens.analyzers.bottlenecks import classify_gaps, sync_calls
 from gpulens.collectors import collect
 

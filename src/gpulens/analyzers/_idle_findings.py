@@ -1,12 +1,11 @@
 """The wording of the ``bottlenecks`` findings: the idle split by cause, the boundary (warm-up / tail / one-off) gaps
 and what the host was doing during them, the blocking calls behind ``sync`` idle, and the host-only time of the
-profiled window outside the GPU span. Figures come from :mod:`gpulens.analyzers.bottlenecks`; nothing is measured
-here but which host events overlap a given interval.
+profiled window outside the GPU span (the blocking calls behind that idle: :mod:`gpulens.analyzers._idle_blocking`).
+Figures come from :mod:`gpulens.analyzers.bottlenecks`; nothing is measured here but which host events overlap a given
+interval.
 """
 
 from __future__ import annotations
-
-import re
 
 from typing import Any
 
@@ -14,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers import _advice
+from gpulens.analyzers._idle_blocking import blocking_text
 from gpulens.analyzers._span import trace_offsets
 from gpulens.analyzers.base import Finding
 from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, text_series
@@ -440,86 +440,6 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
     else:
         root.action = (f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}{over}: "
                        f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, linked, vendor, recorded)}.")
-
-
-def blocking_calls_in_idle(timeline: Timeline, gaps: pd.DataFrame, calls: pd.DataFrame, n: int = 3,
-                           max_gaps: int = 200, cls: str | None = None) -> list[dict[str, Any]]:
-    """The blocking calls (``calls``: :func:`gpulens.analyzers.bottlenecks.sync_calls`) that held the host while the
-    GPU sat idle: per call name, ``overlap_ns`` (its time inside the ``sync`` part of the gaps), ``calls`` (count),
-    ``copy`` (a synchronous copy rather than a synchronisation) and ``op`` (the innermost CPU operator around its
-    longest call, None when none is recorded). The ``n`` largest; the ``max_gaps`` gaps with the most sync time.
-    With ``cls`` (``"queued"``): the calls inside the gaps of that class instead, their time inside the whole gap —
-    the host waiting on work the GPU already held (its ``sync`` part is 0 by definition)."""
-    from gpulens.analyzers.bottlenecks import BLOCKING_COPY_RE
-
-    part = "dur_ns" if cls else "sync_ns"
-    g = gaps[(gaps["cls"].to_numpy() == cls) if cls else (gaps["sync_ns"].to_numpy() > 0)] if len(gaps) else gaps
-    if not len(g) or not len(calls):
-        return []
-    g = g.nlargest(max_gaps, part)
-    c_rank = calls["rank"].to_numpy()
-    c_s = calls["start_ns"].to_numpy("int64")
-    c_e = c_s + calls["dur_ns"].to_numpy("int64")
-    names = text_series(calls["name"]).to_numpy(dtype=object)
-    per: dict[str, dict[str, Any]] = {}
-    for r, s, d, sync in zip(g["rank"].tolist(), g["start_ns"].tolist(), g["dur_ns"].tolist(), g[part].tolist()):
-        lo, hi = np.maximum(c_s, s), np.minimum(c_e, s + d)
-        in_gap: dict[str, list] = {}
-        for i in np.flatnonzero((c_rank == r) & (hi > lo)):
-            x = per.setdefault(str(names[i]), {"overlap_ns": 0, "ids": set(), "best": (0, i)})
-            x["ids"].add(int(i))
-            x["best"] = max(x["best"], (int(hi[i] - lo[i]), int(i)))
-            in_gap.setdefault(str(names[i]), []).append((r, int(lo[i]), int(hi[i])))
-        for name, parts in in_gap.items():
-            # calls on two threads at once hold the host once, and no more than the gap's sync part
-            per[name]["overlap_ns"] += min(_union_ns(parts), int(sync))
-    top = sorted(per.items(), key=lambda kv: -kv[1]["overlap_ns"])[:n]
-    ops = context_of(timeline).of_kind("cpu_op")
-    out = []
-    for name, x in top:
-        i = x["best"][1]
-        op = None
-        if len(ops):
-            o_s = ops["start_ns"].to_numpy("int64")
-            o_e = o_s + ops["dur_ns"].to_numpy("int64")
-            inside = (ops["rank"].to_numpy() == c_rank[i]) & (o_s <= c_s[i]) & (o_e >= c_e[i])
-            if "tid" in ops and "tid" in calls:
-                inside &= (ops["tid"].to_numpy() == calls["tid"].to_numpy()[i])
-            if inside.any():
-                j = np.flatnonzero(inside)
-                op = str(text_series(ops["name"].iloc[[j[np.argmin((o_e - o_s)[j])]]]).iloc[0])
-        out.append({"name": name, "overlap_ns": x["overlap_ns"], "calls": len(x["ids"]),
-                    "copy": bool(BLOCKING_COPY_RE.match(name)), "op": op})
-    return out
-
-
-def blocking_text(rows: list[dict[str, Any]]) -> str:
-    """``"hipMemcpyWithStream (a synchronous copy, inside aten::copy_) 463.02 ms in 1 call"`` for the largest
-    blocking calls of :func:`blocking_calls_in_idle`."""
-    parts = []
-    for r in rows:
-        what = "a synchronous copy" if r["copy"] else "a synchronisation"
-        inside = f", inside {r['op']}" if r.get("op") else ""
-        parts.append(f"{r['name']} ({what}{inside}) {fmt_ns(r['overlap_ns'])} in {r['calls']:,} "
-                     f"call{'s' if r['calls'] != 1 else ''}")
-    return "; ".join(parts)
-
-
-#: Runtime calls that enqueue a wait on the GPU queue (an event or a value another stream or process sets): a gap
-#: whose work waited behind one is a dependency, named in the queued finding.
-STREAM_WAIT_RE = re.compile(r"StreamWait(?:Event|Value)|WaitExternalSemaphore", re.IGNORECASE)
-
-
-def queued_wait_text(blocking: list[dict[str, Any]], waits: list[dict[str, Any]]) -> str:
-    """What the queued idle gaps show of their dependency, "" when nothing: the blocking calls in which the host
-    waited on the queued work (``blocking``: :func:`blocking_calls_in_idle` with ``cls="queued"``) and the stream
-    waits enqueued in those gaps (``waits``: :func:`host_calls_in_gaps` rows matching :data:`STREAM_WAIT_RE`)."""
-    parts = []
-    if blocking:
-        parts.append(f"the host waited on this queued work in {blocking_text(blocking)}")
-    if waits:
-        parts.append(f"stream waits enqueued in these gaps: {_calls_text(waits)}")
-    return "; ".join(parts)
 
 
 def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None = None, pytorch: bool = True,

@@ -73,9 +73,6 @@ from gpulens.analyzers._idle_findings import (  # noqa: F401 (CLASS_WORDS, CLASS
     _boundary_finding,
     _boundary_rows,
     _findings,
-    STREAM_WAIT_RE,
-    blocking_calls_in_idle,
-    queued_wait_text,
     explain_idle,
     host_calls_in_gaps,
     steady_idle_pct,
@@ -84,6 +81,7 @@ from gpulens.analyzers._idle_findings import (  # noqa: F401 (CLASS_WORDS, CLASS
 from gpulens.timeline import Timeline
 from gpulens.units import fmt_ns, pct_words, plural
 from gpulens.analyzers._idle_findings import GAP_CLASSES  # one definition
+from gpulens.analyzers._idle_blocking import STREAM_WAIT_RE, blocking_calls_in_idle, queued_wait_text
 from gpulens.analyzers._gap_classes import (  # noqa: F401 (re-exported)
     ASYNC_COPY_RE, BLOCKING_COPY_RE, BLOCKING_COVER_SHARE, BLOCKING_RE, BOUNDARY_FACTOR, BOUNDARY_IDLE_SHARE,
     BOUNDARY_MIN_GAPS, PAGEABLE_COPY_RE, SYNC_RE, _QUEUE_OPS_RE, _classify_gaps, _first_step_start, _kernel_columns,
