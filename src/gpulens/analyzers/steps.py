@@ -14,6 +14,7 @@ import pandas as pd
 from gpulens.analyzers._span import TRACE_OFFSET_DOC, trace_offsets
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.context import category_mask, context_of
+from gpulens.analyzers.intervals import merge
 from gpulens.timeline import Timeline
 from gpulens.timeline.selection import STEP_NAME
 from gpulens.units import fmt_ns, plural
@@ -85,13 +86,70 @@ class Steps(Analyzer):
         findings = []
         slow = whole[whole["dur_ns"] > OUTLIER_RATIO * med]
         if len(whole) >= 3 and len(slow):
-            worst = slow.loc[slow["dur_ns"].idxmax()]
-            findings.append(Finding(
-                f"{len(slow)} of {plural(len(table), 'step')} took over {OUTLIER_RATIO}× the median step time",
-                f"step {int(worst['step'])} took {worst['dur_ns'] / med:.1f}× the median ({fmt_ns(med)}); "
-                "look for one-off work (compilation, allocator growth, data loading, checkpointing) in it.",
-                "warning", "step-time", int((slow["dur_ns"] - med).sum()), rank=int(worst["rank"])))
+            findings.append(_slow_step_finding(timeline, table, slow, med))
         return AnalysisResult(self.name, table, COLUMNS, summary, findings)
+
+
+def _slow_step_finding(timeline: Timeline, table: pd.DataFrame, slow: pd.DataFrame, med: float) -> Finding:
+    """The slow-step finding. A host step's extra time costs the run only where its GPU waited for it: the time at
+    stake of each slow step is its excess over the median, capped by the GPU idle time of its rank inside the step
+    (within the rank's GPU span, :func:`gpu_idle_in`). While the GPU runs work queued by earlier steps (the host runs
+    ahead: a GPU-bound loop) or has not started yet (host-only time outside the GPU span, reported on its own), a slow
+    host step loses no GPU time, and the finding says so (info, 0 at stake)."""
+    worst = slow.loc[slow["dur_ns"].idxmax()]
+    excess = (slow["dur_ns"] - med).to_numpy("float64")
+    idle = gpu_idle_in(timeline, slow["rank"].to_numpy(), slow["start_ns"].to_numpy("int64"),
+                       (slow["start_ns"] + slow["dur_ns"]).to_numpy("int64"))
+    stake = int(np.minimum(excess, idle).sum())
+    title = f"{len(slow)} of {plural(len(table), 'step')} took over {OUTLIER_RATIO}× the median step time"
+    detail = f"step {int(worst['step'])} took {worst['dur_ns'] / med:.1f}× the median ({fmt_ns(med)}) on the host; "
+    if stake:
+        return Finding(title, detail + "look for one-off work (compilation, allocator growth, data loading, "
+                       "checkpointing) in it.", "warning", "step-time", stake, rank=int(worst["rank"]))
+    return Finding(title, detail + "the GPU never waited for it (no GPU idle time inside the GPU span during the slow "
+                   "steps: its work was queued ahead of the host, or had not started), so no GPU time was lost to it.",
+                   "info", "step-time", 0, rank=int(worst["rank"]))
+
+
+def gpu_idle_in(timeline: Timeline, rank: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """GPU idle time [ns] of each window ``[start, end)`` on its rank: the part of the window inside that rank's GPU
+    span (first GPU event start → last GPU event end, kernels, collectives, copies and memsets of all its devices)
+    covered by none of its GPU events. A rank without GPU events has no span: 0.
+
+    Args:
+        timeline: the Timeline whose GPU events are used.
+        rank, start, end: one window per element (rank ids, ns on the Timeline's clock).
+
+    Returns:
+        int64 array of idle ns, one per window.
+    """
+    ctx = context_of(timeline)
+    gpu = ctx.gpu
+    out = np.zeros(len(rank), dtype="int64")
+    if not len(gpu) or not len(rank):
+        return out
+    g_rank = gpu["rank"].to_numpy()
+    g_start = gpu["start_ns"].to_numpy("int64")
+    g_end = g_start + ctx.effective_ns.fillna(0).to_numpy("int64")
+    for r in np.unique(rank):
+        on = g_rank == r
+        rows = np.flatnonzero(rank == r)
+        if not on.any():
+            continue
+        seg_s, seg_e = merge(g_start[on], g_end[on])
+        lo = np.clip(start[rows], seg_s[0], seg_e[-1])
+        hi = np.clip(end[rows], seg_s[0], seg_e[-1])
+        out[rows] = np.maximum(hi - lo, 0) - (_covered(seg_s, seg_e, hi) - _covered(seg_s, seg_e, lo))
+    return out
+
+
+def _covered(seg_s: np.ndarray, seg_e: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Length [ns] of the disjoint sorted segments ``[seg_s, seg_e)`` lying before each time ``x``."""
+    before = np.concatenate([[0], np.cumsum(seg_e - seg_s)])
+    i = np.searchsorted(seg_s, x, side="right")  # segments starting at or before x
+    part = np.where(i > 0, np.clip(x - seg_s[np.maximum(i - 1, 0)], 0, None), 0)
+    last = np.where(i > 0, seg_e[np.maximum(i - 1, 0)] - seg_s[np.maximum(i - 1, 0)], 0)
+    return before[np.maximum(i - 1, 0)] * (i > 0) + np.minimum(part, last)
 
 
 def _clipped_by_window(timeline: Timeline, table: pd.DataFrame) -> np.ndarray:
