@@ -10,6 +10,14 @@
    began. Kind: host wall time claimed as GPU time lost. Now a slow step's time at stake is its excess over the
    median capped by the GPU idle time of its rank inside the step (within the rank's GPU span); a slow step the GPU
    never waited for is an info finding with nothing at stake.
+2. rocprofv2's ``<pid>_results.txt`` was not read at all ("not a recognised trace format"), though the collector for
+   rocprof ``results.txt`` said rocprofv2 wrote rocprof v1's ``dispatch[N], …`` records. Its default ``cli`` plugin
+   writes ``Dispatch_ID(N), GPU_ID(…), …, Kernel_Name("…"), Begin_Timestamp(…), End_Timestamp(…), Correlation_ID(…)``
+   with the counters as further ``NAME(value)`` pairs on the same line (ROCm/rocprofiler ``plugin/cli/cli.cpp``; the
+   records below are those of ROCm/rocprofiler @ 7fa8139944668a80e94f45e97eda959e33474297
+   ``tests-v2/featuretests/profiler/apps/goldentraces/{hip,mpi}_vectoradd_golden_traces.txt``, MIT). Kind: a
+   vendor's record form documented wrongly and never read. Now both record forms are read, the older key spellings
+   (``LDS``, ``Scratch_Size``, ``Accumulative_VGPR``) and the current ones alike.
 """
 
 from __future__ import annotations
@@ -109,3 +117,54 @@ def test_gpu_idle_in_windows(tmp_path):
     # [1000, 1100): inside the span from 1080: 20 µs, 10 busy → 10; [1085, 1185): 100 µs, busy 5 + 5 → 90;
     # [1795, 1900): after the span → 0; whole: span 710 µs − 40 µs busy = 670
     assert got.tolist() == [10 * us, 90 * us, 0, 670 * us]
+
+
+# ROCm/rocprofiler tests-v2 golden records (module doc, item 2), one line each as the cli plugin writes them
+V2_VECTORADD = ('Dispatch_ID(1), GPU_ID(4), Queue_ID(1), Process_ID(2185273), Thread_ID(2185273), Grid_Size(1048576), '
+                'Workgroup_Size(256), LDS(0), Scratch_Size(0), Arch_VGPR(8), Accumulative_VGPR(0), SGPR(16), '
+                'Wave_Size(64), Kernel_Name("vectoradd_float"), Begin_Timestamp(140169881587808), '
+                'End_Timestamp(140174279043296), Correlation_ID(0), GRBM_COUNT(40539.000000)')
+V2_MPI_ADD = [('Dispatch_ID(1), GPU_ID(5), Queue_ID(1), Process_ID(2185441), Thread_ID(2185441), Grid_Size(1048576), '
+               'Workgroup_Size(256), LDS(0), Scratch_Size(0), Arch_VGPR(12), Accumulative_VGPR(4), SGPR(32), '
+               'Wave_Size(64), Kernel_Name("add"), Begin_Timestamp(139857691152944), End_Timestamp(139857835223272), '
+               'Correlation_ID(0), GRBM_COUNT(499551.000000)'),
+              ('Dispatch_ID(1), GPU_ID(4), Queue_ID(1), Process_ID(2185436), Thread_ID(2185436), Grid_Size(1048576), '
+               'Workgroup_Size(256), LDS(0), Scratch_Size(0), Arch_VGPR(12), Accumulative_VGPR(4), SGPR(32), '
+               'Wave_Size(64), Kernel_Name("add"), Begin_Timestamp(140429257347632), End_Timestamp(140429483317480), '
+               'Correlation_ID(0), GRBM_COUNT(499406.000000)')]
+
+
+def test_rocprofv2_cli_results_txt_is_read(tmp_path):
+    p = tmp_path / "2185273_results.txt"
+    p.write_text(V2_VECTORADD + "\n")
+    tl = collect(p)
+    k = tl.events[tl.events["kind"] == "kernel"]
+    assert len(k) == 1
+    row = k.iloc[0]
+    assert row["name"] == "vectoradd_float"
+    assert int(row["start_ns"]) == 140169881587808
+    assert int(row["dur_ns"]) == 140174279043296 - 140169881587808  # 4,397,455,488 ns
+    assert (int(row["device_id"]), int(row["stream_id"]), int(row["pid"])) == (4, 1, 2185273)
+    # Grid_Size is in work-items: 1,048,576 / 256 per workgroup = 4,096 workgroups
+    assert int(row["block_x"]) == 256 and int(row["grid_x"]) == 1_048_576 // 256
+    c = tl.counters
+    assert float(c.loc[c["metric"] == "GRBM_COUNT", "value"].iloc[0]) == 40539.0
+    assert float(c.loc[c["metric"] == "arch_vgpr", "value"].iloc[0]) == 8.0
+    assert not tl.meta.warnings
+
+
+def test_rocprofv2_cli_two_dispatches_current_key_spellings(tmp_path):
+    # the current cli.cpp spells LDS_Per_Workgroup, Scratch_Per_Workitem, Accum_VGPR; the values are the mpi records'
+    lines = [ln.replace("LDS(", "LDS_Per_Workgroup(").replace("Scratch_Size(", "Scratch_Per_Workitem(")
+             .replace("Accumulative_VGPR(", "Accum_VGPR(") for ln in V2_MPI_ADD]
+    p = tmp_path / "7_results.txt"
+    p.write_text("\n".join(lines) + "\n")
+    src = gpulens.analyze([p]).sources[0]
+    hs = src.results["hotspots"].summary
+    assert hs["kernel_count"] == 2
+    # Σ End − Begin of the two records
+    assert hs["kernel_time_ns"] == (139857835223272 - 139857691152944) + (140429483317480 - 140429257347632)
+    k = src.timeline.events[src.timeline.events["kind"] == "kernel"]
+    assert sorted(int(d) for d in k["device_id"]) == [4, 5]
+    # Arch_VGPR 12 + Accum_VGPR 4 registers per work-item
+    assert set(int(r) for r in k["regs_per_thread"]) == {16}
