@@ -18,6 +18,15 @@
    ``tests-v2/featuretests/profiler/apps/goldentraces/{hip,mpi}_vectoradd_golden_traces.txt``, MIT). Kind: a
    vendor's record form documented wrongly and never read. Now both record forms are read, the older key spellings
    (``LDS``, ``Scratch_Size``, ``Accumulative_VGPR``) and the current ones alike.
+3. An FP8 CUTLASS 3 GEMM's alignment advice gave the FP16 figure. SuperBench's Nsight Compute log of cuBLASLt on a
+   CC 10.0 GPU (microsoft/superbenchmark @ 700d6501f110ed17a7016f1b9f2e453926f7b7a1, ``tests/data/cublaslt_ncu.log``,
+   MIT; copied as ``tests/data/nvidia/superbench_sm100_cublaslt_fp8_ncu.log``) profiles
+   ``cutlass3x_sm100_tensorop_s64x256x32gemm_f8_f8_f32_f16_f16_…_align4…``: A and B are FP8 (1 byte), so align4 is
+   4 bytes and a 16-byte vectorised load needs dimensions that are multiples of 16 elements; gpulens said "a multiple
+   of 8 elements (16 bytes)" — it took the element size from the first type word anywhere in the name (the ``f16`` of
+   the epilogue's C and D), and an ``e4m3`` GEMM with a ``bf16`` output and ``align8`` (8 bytes) got no hint at all.
+   Kind: the operand type of a procedural kernel name read from the wrong field. Now the type right after ``gemm_``
+   (CUTLASS 3's A operand) sets the element size.
 """
 
 from __future__ import annotations
@@ -28,7 +37,9 @@ from pathlib import Path
 import numpy as np
 
 import gpulens
+from gpulens.analyzers._advice import alignment_hint
 from gpulens.analyzers.steps import gpu_idle_in
+from gpulens.cli import main
 from gpulens.collectors import collect
 
 DATA = Path(__file__).parent / "data"
@@ -168,3 +179,33 @@ def test_rocprofv2_cli_two_dispatches_current_key_spellings(tmp_path):
     assert sorted(int(d) for d in k["device_id"]) == [4, 5]
     # Arch_VGPR 12 + Accum_VGPR 4 registers per work-item
     assert set(int(r) for r in k["regs_per_thread"]) == {16}
+
+
+SB_NCU = DATA / "nvidia" / "superbench_sm100_cublaslt_fp8_ncu.log"
+
+
+def test_real_fp8_cutlass_alignment_advice_counts_fp8_elements(tmp_path):
+    text = SB_NCU.read_text()
+    name = "cutlass3x_sm100_tensorop_s64x256x32gemm_f8_f8_f32_f16_f16_64x256x128_1x1x1_0_tnn_align4_1sm_bias_f16_relu_aux_scalemax"
+    assert f'"{name}"' in text and '"10.0"' in text  # the kernel and its compute capability, as ncu wrote them
+    tl = collect(SB_NCU)
+    k = tl.events[tl.events["kind"] == "kernel"]
+    assert len(k) == 1 and int(k["dur_ns"].iloc[0]) == 406_240  # "Duration","ns","406240"
+    js = tmp_path / "r.json"
+    assert main(["analyze", str(SB_NCU), "--json", str(js), "-q", "--no-cache"]) in (0, 1)
+    out = js.read_text()
+    # FP8 operands: 16 bytes / 1 byte = 16 elements (before: "8 elements", the FP16 figure)
+    assert "multiple of 16 elements (16 bytes)" in out
+    assert "multiple of 8 elements" not in out
+
+
+def test_alignment_element_size_is_the_operand_type():
+    fp8_out_bf16 = "cutlass3x_sm100_tensorop_gemm_e4m3_e4m3_f32_bf16_bf16_256x128x128_1x1x1_0_tnn_align8"
+    # 8 FP8 elements = 8 bytes < 16: narrow loads (before: read as bf16, 8 × 2 = 16 bytes, no hint)
+    assert "multiple of 16 elements (16 bytes)" in alignment_hint(fp8_out_bf16)
+    assert alignment_hint(fp8_out_bf16.replace("align8", "align16")) is None  # 16 × 1 byte = 16 bytes
+    f16 = "cutlass3x_sm90_tensorop_s64x128x16gemm_f16_f16_f32_f16_f16_128x128x64_1x1x1_0_tnn_align4"
+    assert "multiple of 8 elements (16 bytes)" in alignment_hint(f16)  # 16 / 2 bytes
+    assert alignment_hint(f16.replace("align4", "align8")) is None  # 8 × 2 = 16 bytes
+    tf32 = "cutlass3x_sm90_tensorop_s64x128x8tf32gemm_tf32_tf32_f32_f32_f32_128x128x32_1x1x1_0_tnn_align2"
+    assert "multiple of 4 elements (16 bytes)" in alignment_hint(tf32)  # 16 / 4 bytes

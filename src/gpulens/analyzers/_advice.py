@@ -219,6 +219,11 @@ _ELEM_BYTES = ((re.compile(r"bf16|f16|fp16|h1688|h16816|hgemm|half", re.I), 2),
                (re.compile(r"e4m3|e5m2|fp8|i8816|s8|int8|u8", re.I), 1),
                (re.compile(r"tf32|s1688|s16816|sgemm|f32|fp32|float", re.I), 4),
                (re.compile(r"f64|fp64|dgemm|d884|double", re.I), 8))
+#: CUTLASS 3 names its GEMMs ``cutlass3x_<arch>_<opclass>_<tile>gemm_<A>_<B>_<accumulator>_<C>_<D>_…_align<N>`` (the
+#: CUTLASS library's procedural names), and ``alignN`` counts elements of the operands A and B: their type is the one
+#: right after ``gemm_``, not an epilogue's ``f16`` further on (an FP8 GEMM with an FP16 output)
+_OPERAND_TYPE = re.compile(r"gemm_(e4m3|e5m2|f8|bf16|f16|tf32|f32|f64|s8|u8)(?:_|$)", re.I)
+_OPERAND_BYTES = {"e4m3": 1, "e5m2": 1, "f8": 1, "s8": 1, "u8": 1, "bf16": 2, "f16": 2, "tf32": 4, "f32": 4, "f64": 8}
 
 
 #: How every alignment hint starts (:func:`alignment_hint`): one clause, so a step list keeps one of them.
@@ -242,7 +247,9 @@ def alignment_hint(name: str | None, extents: Iterable[tuple[int, int, int]] = (
     if not m:
         return None
     n = int(m.group(1))
-    size = next((b for rx, b in _ELEM_BYTES if rx.search(str(name))), None)
+    op = _OPERAND_TYPE.search(str(name))
+    size = _OPERAND_BYTES[op.group(1).lower()] if op else \
+        next((b for rx, b in _ELEM_BYTES if rx.search(str(name))), None)
     if size is not None and n * size >= 16:
         return None
     if size is None and n >= 8:
