@@ -27,6 +27,14 @@
    the epilogue's C and D), and an ``e4m3`` GEMM with a ``bf16`` output and ``align8`` (8 bytes) got no hint at all.
    Kind: the operand type of a procedural kernel name read from the wrong field. Now the type right after ``gemm_``
    (CUTLASS 3's A operand) sets the element size.
+4. An Nsight Systems export with CUDA tracing on and not one CUDA call recorded was "nothing ran on a GPU".
+   ZhangXin8069/qcu @ 5b03f810156dc9f9c379db4a909b73514333394c ``report1.sqlite`` (nsys 2023.3.3, an RTX 4060 Laptop
+   GPU, the capture of ``mpirun -n 1 python ./test.mpi.dslash.qcu-np1.py``, a lattice-QCD GPU kernel test;
+   licence GPL-3.0, so not copied): ``META_DATA_CAPTURE`` says ``PROCESS_0:COLLECT_CUDA_TRACE`` true, yet the export
+   has no CUPTI or CUDA table at all and no diagnostic. A process that used CUDA leaves at least its runtime calls,
+   so the file cannot tell whether the GPU ran anything: the ranks mpirun started were not traced. Kind: absence of
+   records read as absence of work. Now that export says the GPU side is unknown and how to profile it; an export
+   whose traced process made CUDA calls but launched nothing keeps "no GPU work".
 """
 
 from __future__ import annotations
@@ -209,3 +217,48 @@ def test_alignment_element_size_is_the_operand_type():
     assert alignment_hint(f16.replace("align4", "align8")) is None  # 8 × 2 = 16 bytes
     tf32 = "cutlass3x_sm90_tensorop_s64x128x8tf32gemm_tf32_tf32_f32_f32_f32_128x128x32_1x1x1_0_tnn_align2"
     assert "multiple of 4 elements (16 bytes)" in alignment_hint(tf32)  # 16 / 4 bytes
+
+
+def _nsys_export(tmp_path, runtime: bool):
+    """The tables of qcu's export (module doc, item 4): StringIds, TARGET_INFO_GPU, META_DATA_EXPORT and the capture
+    record with CUDA tracing on; with ``runtime`` a CUDA runtime table holding one non-launch call."""
+    import sqlite3
+
+    p = tmp_path / "report1.sqlite"
+    con = sqlite3.connect(p)
+    con.executescript("""
+        CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO StringIds VALUES (1, 'cudaGetDeviceProperties_v12000');
+        CREATE TABLE TARGET_INFO_GPU (id INTEGER, name TEXT, smCount INTEGER, computeMajor INTEGER,
+                                      computeMinor INTEGER);
+        INSERT INTO TARGET_INFO_GPU VALUES (0, 'NVIDIA GeForce RTX 4060 Laptop GPU', 24, 8, 9);
+        CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);
+        INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_PRODUCT_VERSION', '2023.3.3.42');
+        CREATE TABLE META_DATA_CAPTURE (name TEXT, value TEXT);
+        INSERT INTO META_DATA_CAPTURE VALUES ('CAPTURE_EVENT_TYPE', 'Cuda'), ('PROCESS_0:COMMAND', 'mpirun'),
+            ('PROCESS_0:COLLECT_NVTX_TRACE', 'true'), ('PROCESS_0:COLLECT_CUDA_TRACE', 'true');
+    """)
+    if runtime:
+        con.executescript("""
+            CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, eventClass INTEGER,
+                globalTid INTEGER, correlationId INTEGER, nameId INTEGER, returnValue INTEGER, callchainId INTEGER);
+            INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1000, 5000, 1, 7, 1, 1, 0, NULL);
+        """)
+    con.commit()
+    con.close()
+    return p
+
+
+def test_nsys_cuda_traced_but_no_cuda_call_is_not_nothing_ran(tmp_path):
+    p = _nsys_export(tmp_path, runtime=False)
+    note = collect(p).meta.sources[0]["incomplete_capture"]
+    assert note and "not one CUDA call" in note and "PROCESS_0:COLLECT_CUDA_TRACE true" in note
+    md = tmp_path / "o.md"
+    assert main(["analyze", "-q", "--no-cache", str(p), "--markdown", str(md)]) == 5  # still no GPU work: exit 5
+    verdict = next(line for line in md.read_text().splitlines() if "**Verdict:**" in line)
+    assert "nothing ran on a GPU" not in verdict and "not one CUDA call" in verdict
+
+
+def test_nsys_traced_process_with_cuda_calls_but_no_launch_keeps_no_gpu_work(tmp_path):
+    # the injection reached the process (one runtime call recorded) and it launched nothing: no GPU work
+    assert collect(_nsys_export(tmp_path, runtime=True)).meta.sources[0]["incomplete_capture"] is None

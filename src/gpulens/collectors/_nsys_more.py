@@ -14,7 +14,10 @@
   nsys reported that its CUDA collection failed (``DIAGNOSTIC_EVENT`` "No CUDA events collected", "CUDA profiling
   might have not been started correctly"). Then "nothing ran on a GPU" is not what the file shows: the sentence
   says the GPU side was not recorded (JACC.jl's Julia run: CUDA trace off; uvmTorch: CUDA injection loaded, 2 CUDA
-  events collected, nsys warning 31 times that CUDA profiling may not have started).
+  events collected, nsys warning 31 times that CUDA profiling may not have started). Nor when CUDA tracing was on
+  and nsys recorded not one CUDA call of any process (no CUPTI/CUDA table at all): a process that touched CUDA
+  leaves at least its runtime calls, so either the program never used CUDA or the process that did was not traced
+  (ZhangXin8069/qcu: ``nsys profile mpirun -n 1 python …`` on an RTX 4060, the ranks' lattice-QCD kernels absent).
 * :data:`NVTX_COLUMNS` — ``tables["nvtx_ranges"]``: the kind of each NVTX range event (push/pop ranges nest per
   thread; start/end ranges may end on another thread, so they cover the whole process), read by the ``nvtx``
   analyzer.
@@ -124,12 +127,14 @@ def cuda_not_traced(db: Any) -> str | None:
     Returns:
         A sentence with its advice, such as "nsys recorded CUDA tracing off for the profiled process
         (PROCESS_0:COLLECT_CUDA_TRACE false) — profile with nsys profile -t cuda" or "nsys reported its CUDA
-        collection failing ('No CUDA events collected' ×16; …) — …"; None when neither table is there or neither
-        says so (an unreadable table counts as silent).
+        collection failing ('No CUDA events collected' ×16; …) — …", or, CUDA tracing on and not one CUDA call
+        recorded, that the file cannot tell whether the program used the GPU (:func:`_no_cuda_call`); None when
+        neither table is there or neither says so (an unreadable table counts as silent).
     """
     import sqlite3
 
     off: list[str] = []
+    flags: dict[str, str] = {}
     if {"name", "value"} <= set(db.cols.get("META_DATA_CAPTURE", ())):
         try:
             rows = db.con.execute("SELECT name, value FROM META_DATA_CAPTURE WHERE name LIKE 'PROCESS_%:COLLECT_CUDA_TRACE'"
@@ -143,19 +148,33 @@ def cuda_not_traced(db: Any) -> str | None:
         return (f"nsys recorded CUDA tracing off for the profiled process{'es' if len(off) > 1 else ''} "
                 f"({', '.join(off[:3])}{' …' if len(off) > 3 else ''} false): its GPU work, if any, was not "
                 "traced — profile again with nsys profile -t cuda")
-    if "text" not in db.cols.get("DIAGNOSTIC_EVENT", ()):
-        return None
-    try:
-        texts = [str(t) for (t,) in db.con.execute("SELECT text FROM DIAGNOSTIC_EVENT").fetchall()]
-    except sqlite3.DatabaseError:
-        return None
+    texts: list[str] = []
+    if "text" in db.cols.get("DIAGNOSTIC_EVENT", ()):
+        try:
+            texts = [str(t) for (t,) in db.con.execute("SELECT text FROM DIAGNOSTIC_EVENT").fetchall()]
+        except sqlite3.DatabaseError:
+            texts = []
     said = [(m, sum(m in t for t in texts)) for m in _CUDA_FAILED]
     said = [(m, n) for m, n in said if n]
     if not said:
-        return None
+        return _no_cuda_call(db, flags)
     return ("nsys reported its CUDA collection failing (" + "; ".join(f"'{m}' ×{n}" for m, n in said) + "): the "
             "GPU work, if any, was not traced — profile again (the report's diagnostics, shown by the nsys GUI, say "
             "which process lost its CUDA trace)")
+
+
+def _no_cuda_call(db: Any, flags: dict[str, str]) -> str | None:
+    """With CUDA tracing on for a profiled process (``flags``: ``PROCESS_<n>:COLLECT_CUDA_TRACE`` → value) and no
+    CUPTI or CUDA table in the export at all — not one CUDA call recorded, of any process — the sentence saying the
+    file cannot tell whether the program used the GPU; else None. (A traced process that made CUDA calls but
+    launched nothing keeps the plain "no GPU work".)"""
+    on = sorted(n for n, v in flags.items() if v in ("true", "1"))
+    if not on or any(t.startswith(("CUPTI_", "CUDA_")) for t in db.cols):
+        return None
+    return (f"nsys traced CUDA ({on[0]} true) but recorded not one CUDA call, of any process: a process that used "
+            "CUDA leaves at least its runtime calls, so either the program never used the GPU or the process that "
+            "did was not traced (one started by a launcher such as mpirun or srun, or one nsys could not inject "
+            "into) — if it uses the GPU, profile that process itself (put nsys profile -t cuda after the launcher)")
 
 
 def _refused_gpu_work(rejected: pd.DataFrame | dict | None) -> str:
