@@ -136,6 +136,19 @@ def test_gpu_idle_in_windows(tmp_path):
     # [1000, 1100): inside the span from 1080: 20 µs, 10 busy → 10; [1085, 1185): 100 µs, busy 5 + 5 → 90;
     # [1795, 1900): after the span → 0; whole: span 710 µs − 40 µs busy = 670
     assert got.tolist() == [10 * us, 90 * us, 0, 670 * us]
+    # a window two days before the GPU's work shares no clock with it: unknown (NaN), no cap on the step's stake
+    day = 86_400 * 10**9
+    far = gpu_idle_in(tl, np.zeros(1, dtype="int64"), win[:1, 0] - 2 * day, win[:1, 1] - 2 * day)
+    assert np.isnan(far).all()
+    # a rank with no GPU event (a CPU-only run): no GPU to wait, the slow step's wall time is not capped
+    assert np.isnan(gpu_idle_in(tl, np.array([5]), win[:1, 0], win[:1, 1])).all()
+
+
+def test_cpu_only_slow_step_keeps_its_stake(tmp_path):
+    # no kernel at all: steps 100, 100, 500, 100 µs → the slow step's 400 µs over the median stays at stake
+    steps = [(1000, 100), (1100, 100), (1200, 500), (1700, 100)]
+    _, f = _step_finding(_trace(tmp_path, [], steps))
+    assert f.severity == "warning" and f.time_at_stake_ns == 400_000
 
 
 # ROCm/rocprofiler tests-v2 golden records (module doc, item 2), one line each as the cli plugin writes them

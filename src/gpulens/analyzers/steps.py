@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gpulens.analyzers._span import TRACE_OFFSET_DOC, trace_offsets
+from gpulens.analyzers._span import CLOCK_GAP_NS, TRACE_OFFSET_DOC, clock_windows, trace_offsets
 from gpulens.analyzers.base import AnalysisResult, Analyzer, Finding
 from gpulens.analyzers.context import category_mask, context_of
 from gpulens.analyzers.intervals import merge
@@ -100,7 +100,7 @@ def _slow_step_finding(timeline: Timeline, table: pd.DataFrame, slow: pd.DataFra
     excess = (slow["dur_ns"] - med).to_numpy("float64")
     idle = gpu_idle_in(timeline, slow["rank"].to_numpy(), slow["start_ns"].to_numpy("int64"),
                        (slow["start_ns"] + slow["dur_ns"]).to_numpy("int64"))
-    stake = int(np.minimum(excess, idle).sum())
+    stake = int(np.where(np.isnan(idle), excess, np.minimum(excess, idle)).sum())  # NaN: no common clock, no cap
     title = f"{len(slow)} of {plural(len(table), 'step')} took over {OUTLIER_RATIO}× the median step time"
     detail = f"step {int(worst['step'])} took {worst['dur_ns'] / med:.1f}× the median ({fmt_ns(med)}) on the host; "
     if stake:
@@ -114,18 +114,20 @@ def _slow_step_finding(timeline: Timeline, table: pd.DataFrame, slow: pd.DataFra
 def gpu_idle_in(timeline: Timeline, rank: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """GPU idle time [ns] of each window ``[start, end)`` on its rank: the part of the window inside that rank's GPU
     span (first GPU event start → last GPU event end, kernels, collectives, copies and memsets of all its devices)
-    covered by none of its GPU events. A rank without GPU events has no span: 0.
+    covered by none of its GPU events. NaN where that is unknown or no bound: a rank without GPU events (a CPU-only
+    run, whose slow step costs wall time all the same), or a window and GPU events that share no clock (:func:`gpulens.analyzers._span.clock_windows`: the rank's GPU events on several time
+    bases, or the window a day or more away from them): the idle inside it is unknown.
 
     Args:
         timeline: the Timeline whose GPU events are used.
         rank, start, end: one window per element (rank ids, ns on the Timeline's clock).
 
     Returns:
-        int64 array of idle ns, one per window.
+        float64 array of idle ns (whole numbers, or NaN), one per window.
     """
     ctx = context_of(timeline)
     gpu = ctx.gpu
-    out = np.zeros(len(rank), dtype="int64")
+    out = np.full(len(rank), np.nan)
     if not len(gpu) or not len(rank):
         return out
     g_rank = gpu["rank"].to_numpy()
@@ -140,6 +142,8 @@ def gpu_idle_in(timeline: Timeline, rank: np.ndarray, start: np.ndarray, end: np
         lo = np.clip(start[rows], seg_s[0], seg_e[-1])
         hi = np.clip(end[rows], seg_s[0], seg_e[-1])
         out[rows] = np.maximum(hi - lo, 0) - (_covered(seg_s, seg_e, hi) - _covered(seg_s, seg_e, lo))
+        far = (start[rows] > seg_e[-1] + CLOCK_GAP_NS) | (end[rows] < seg_s[0] - CLOCK_GAP_NS)
+        out[rows[far | (len(clock_windows(seg_s, seg_e)) > 1)]] = np.nan
     return out
 
 
