@@ -35,6 +35,14 @@
    so the file cannot tell whether the GPU ran anything: the ranks mpirun started were not traced. Kind: absence of
    records read as absence of work. Now that export says the GPU side is unknown and how to profile it; an export
    whose traced process made CUDA calls but launched nothing keeps "no GPU work".
+5. A 2020 Nsight Compute CSV's speed-of-light labels were not read. Techercise/AMD-Instruction-Roofline-using-
+   rocProf-Metrics @ 0ec59e0aca5f91e79ab99ce13ac84ac28c3e6c4a ``TWEAC_simulations/v100_tweac_cc_output.csv`` (PIConGPU
+   ``ComputeCurrent`` on a V100, 5 launches, the 12-column layout with a ``Kernel Time`` date and no launch columns;
+   no licence shown, so the test writes the same shape with two of its launches) prints the GPU Speed Of Light
+   section as ``SOL DRAM``, ``SOL L1/TEX Cache`` and ``SOL L2 Cache``: none was read, so the kernel was
+   "memory-bound" on ``Memory [%]`` alone (68.9 %) and told to "fuse it … so the data crosses DRAM once" while DRAM ran
+   at 4.6 % of peak and L1/TEX at 71.5 %. Kind: a vendor's label of one release unread. Now those labels are the
+   DRAM, L1 and L2 figures (one list of names for the speed-of-light table and the verdicts).
 """
 
 from __future__ import annotations
@@ -275,3 +283,40 @@ def test_nsys_cuda_traced_but_no_cuda_call_is_not_nothing_ran(tmp_path):
 def test_nsys_traced_process_with_cuda_calls_but_no_launch_keeps_no_gpu_work(tmp_path):
     # the injection reached the process (one runtime call recorded) and it launched nothing: no GPU work
     assert collect(_nsys_export(tmp_path, runtime=True)).meta.sources[0]["incomplete_capture"] is None
+
+
+_NCU2020_HEAD = ("ID,Process ID,Process Name,Host Name,Kernel Name,Kernel Time,Context,Stream,Section Name,"
+                 "Metric Name,Metric Unit,Metric Value\n")
+#: two launches of the real file (module doc, item 5): Duration ns, SOL DRAM, SOL L1/TEX Cache, SOL L2 Cache,
+#: Memory [%], SM [%], Elapsed Cycles, SM Active Cycles
+_NCU2020_LAUNCHES = [(11382720, 5.45, 66.52, 2.2, 64.05, 47.47, 14918396, 14361390.12),
+                     (13800032, 4.47, 73.7, 1.8, 71.07, 46.34, 18127049, 17477144.01)]
+
+
+def test_ncu_2020_sol_labels_are_read(tmp_path):
+    lines = [_NCU2020_HEAD]
+    for i, (dur, dram, l1, l2, mem, sm, el, act) in enumerate(_NCU2020_LAUNCHES):
+        pre = f"{i},21935,picongpu,127.0.0.1,ComputeCurrent,2020-Oct-23 13:41:{16 + 11 * i},1,{18 - 3 * i},GPU Speed Of Light,"
+        for name, unit, v in (("DRAM Frequency", "cycle/second", 876247505), ("SM Frequency", "cycle/second", 1310398086),
+                              ("Elapsed Cycles", "cycle", el), ("Memory [%]", "%", mem), ("SOL DRAM", "%", dram),
+                              ("Duration", "nsecond", dur), ("SOL L1/TEX Cache", "%", l1), ("SOL L2 Cache", "%", l2),
+                              ("SM Active Cycles", "cycle", act), ("SM [%]", "%", sm)):
+            lines.append(f"{pre}{name},{unit},{v}\n")
+    p = tmp_path / "v100_cc_output.csv"
+    p.write_text("".join(lines))
+    src = gpulens.analyze([p]).sources[0]
+    row = src.results["speed_of_light"].table.iloc[0]
+    d = [x[0] for x in _NCU2020_LAUNCHES]
+
+    def weighted(col):  # launches weighted by their duration
+        return sum(x[0] * x[col] for x in _NCU2020_LAUNCHES) / sum(d)
+
+    assert int(row["time_ns"]) == 11382720 + 13800032
+    assert abs(row["dram_pct"] - weighted(1)) < 1e-9  # (5.45·11382720 + 4.47·13800032) / 25182752 = 4.913 %
+    assert abs(row["l1_pct"] - weighted(2)) < 1e-9
+    assert abs(row["l2_pct"] - weighted(3)) < 1e-9
+    js = tmp_path / "r.json"
+    assert main(["analyze", str(p), "--json", str(js), "-q", "--no-cache"]) in (0, 1)
+    out = js.read_text()
+    # the memory bound is L1's, not DRAM's: no "crosses DRAM once" advice (before: the only advice given)
+    assert "L1/shared memory" in out and "crosses DRAM once" not in out

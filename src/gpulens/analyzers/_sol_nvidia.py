@@ -6,7 +6,8 @@ Workload Analysis, Scheduler Statistics and Occupancy sections (Nsight Compute K
 and Rules"). The label "Memory Throughput" exists twice (SOL section in %, Memory Workload Analysis in bytes/s); the
 two are told apart by unit. Nsight Compute releases of 2019–2022 label the same section's figures ``SM [%]`` /
 ``Compute (SM) [%]``, ``Memory [%]``, and (2019–2020, section "GPU Speed Of Light") ``SOL FB`` (frame buffer: DRAM),
-``SOL L2`` and ``SOL TEX`` (L1/TEX), as their CSV and text reports print them. Every figure keeps the name it was read
+``SOL L2`` and ``SOL TEX`` (L1/TEX), or ``SOL DRAM``, ``SOL L2 Cache`` and ``SOL L1/TEX Cache`` (a 2020 release's CSV
+of a V100, Techercise/AMD-Instruction-Roofline-using-rocProf-Metrics), as their CSV and text reports print them. Every figure keeps the name it was read
 from, for the ``evidence`` text.
 """
 
@@ -23,11 +24,11 @@ METRICS: dict[str, tuple[tuple[str, str | None], ...]] = {
                    ("Memory Throughput", "%"), ("Memory [%]", "%")),
     "dram_pct": (("gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", None),
                  ("dram__throughput.avg.pct_of_peak_sustained_elapsed", None), ("DRAM Throughput", "%"),
-                 ("SOL FB", "%")),
+                 ("SOL FB", "%"), ("SOL DRAM", "%")),
     "l1_pct": (("l1tex__throughput.avg.pct_of_peak_sustained_active", None), ("L1/TEX Cache Throughput", "%"),
-               ("SOL TEX", "%")),
+               ("SOL TEX", "%"), ("SOL L1/TEX Cache", "%")),
     "l2_pct": (("lts__throughput.avg.pct_of_peak_sustained_elapsed", None), ("L2 Cache Throughput", "%"),
-               ("SOL L2", "%")),
+               ("SOL L2", "%"), ("SOL L2 Cache", "%")),
     "l1_hit_pct": (("l1tex__t_sector_hit_rate.pct", None), ("L1/TEX Hit Rate", "%")),
     "l2_hit_pct": (("lts__t_sector_hit_rate.pct", None), ("L2 Hit Rate", "%")),
     "achieved_occupancy_pct": (("sm__warps_active.avg.pct_of_peak_sustained_active", None),

@@ -12,6 +12,7 @@ import pandas as pd
 
 from gpulens.analyzers import _advice
 from gpulens.analyzers._flop_models import gemm_extents
+from gpulens.analyzers._sol_nvidia import METRICS as _SOL_METRICS
 from gpulens.analyzers._stake import SOL_BOUND_PCT
 from gpulens.analyzers.context import context_of, first_seen_codes, lookup_sorted
 from gpulens.analyzers.speed_of_light import bound_of
@@ -144,8 +145,9 @@ def exposed_comm_by_name(timeline: Timeline) -> dict[str, int | None]:
     return out
 
 
-#: DRAM throughput % of peak as ncu records it (raw metric and details-page names).
-DRAM_SOL = {"dram_sol_pct": ("dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM Throughput")}
+#: DRAM throughput % of peak as ncu records it (raw metric and details-page names of every release): the names of
+#: :data:`gpulens.analyzers._sol_nvidia.METRICS` ``dram_pct``, one list.
+DRAM_SOL = {"dram_sol_pct": tuple(m for m, _ in _SOL_METRICS["dram_pct"])}
 
 
 #: Below this % of peak on both compute and memory, a kernel is latency-limited (ncu's SOL rule threshold, 60 %).

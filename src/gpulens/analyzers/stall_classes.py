@@ -106,7 +106,7 @@ AMD_TOTAL = "SQ_WAVE_CYCLES"
 SOL_METRICS: dict[str, tuple[str, ...]] = {
     "memory_sol_pct": ("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "Memory Throughput",
                        "Memory [%]", "dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM Throughput",
-                       "SOL FB"),
+                       "SOL FB", "SOL DRAM"),
     "compute_sol_pct": ("sm__throughput.avg.pct_of_peak_sustained_elapsed", "Compute (SM) Throughput",
                         "Compute (SM) [%]", "SM [%]"),
 }
