@@ -98,7 +98,7 @@ class RocprofResultsTxt(Collector):
         raw = read_input(path)
         rows: list[dict] = []
         counters: list[dict[str, float]] = []
-        stray = bad = 0
+        stray = bad = bad_counters = 0
         text = raw.data.decode("utf-8", "replace")
         # a last line with no line end that is not a whole record (a dispatch line not closed by ")", a counter line
         # not `NAME (value)`) was cut: left out, the result marked partial
@@ -120,7 +120,7 @@ class RocprofResultsTxt(Collector):
                         try:
                             counters[-1][key] = float(val)
                         except ValueError:
-                            bad += 1
+                            bad_counters += 1
                     elif k in ("kernel-name", "kernel_name"):
                         rec["name"] = val[1:-1] if val.startswith('"') and val.endswith('"') else val
                     elif k == "time":
@@ -159,6 +159,8 @@ class RocprofResultsTxt(Collector):
         if bad:
             warnings.append(f"{path}: {plural(bad, 'line(s)')} dropped (neither a `dispatch[N], …` or `Dispatch_ID(N), "
                             "…` record nor a `NAME (value)` counter)")
+        if bad_counters:
+            warnings.append(f"{path}: {plural(bad_counters, 'non-numeric counter value(s)')} dropped")
         if stray:
             warnings.append(f"{path}: {plural(stray, 'counter line(s)')} before the first dispatch record dropped")
         meta = TimelineMeta(sources=[{"path": str(path), "collector": self.name, "size_bytes": raw.size_bytes,
