@@ -215,7 +215,8 @@ SB_NCU = DATA / "nvidia" / "superbench_sm100_cublaslt_fp8_ncu.log"
 
 def test_real_fp8_cutlass_alignment_advice_counts_fp8_elements(tmp_path):
     text = SB_NCU.read_text()
-    name = "cutlass3x_sm100_tensorop_s64x256x32gemm_f8_f8_f32_f16_f16_64x256x128_1x1x1_0_tnn_align4_1sm_bias_f16_relu_aux_scalemax"
+    name = ("cutlass3x_sm100_tensorop_s64x256x32gemm_f8_f8_f32_f16_f16_64x256x128_1x1x1_0_tnn_align4_1sm_bias_f16_"
+            "relu_aux_scalemax")
     assert f'"{name}"' in text and '"10.0"' in text  # the kernel and its compute capability, as ncu wrote them
     tl = collect(SB_NCU)
     k = tl.events[tl.events["kind"] == "kernel"]
@@ -296,8 +297,10 @@ _NCU2020_LAUNCHES = [(11382720, 5.45, 66.52, 2.2, 64.05, 47.47, 14918396, 143613
 def test_ncu_2020_sol_labels_are_read(tmp_path):
     lines = [_NCU2020_HEAD]
     for i, (dur, dram, l1, l2, mem, sm, el, act) in enumerate(_NCU2020_LAUNCHES):
-        pre = f"{i},21935,picongpu,127.0.0.1,ComputeCurrent,2020-Oct-23 13:41:{16 + 11 * i},1,{18 - 3 * i},GPU Speed Of Light,"
-        for name, unit, v in (("DRAM Frequency", "cycle/second", 876247505), ("SM Frequency", "cycle/second", 1310398086),
+        pre = (f"{i},21935,picongpu,127.0.0.1,ComputeCurrent,2020-Oct-23 13:41:{16 + 11 * i},1,{18 - 3 * i},"
+               "GPU Speed Of Light,")
+        for name, unit, v in (("DRAM Frequency", "cycle/second", 876247505),
+                              ("SM Frequency", "cycle/second", 1310398086),
                               ("Elapsed Cycles", "cycle", el), ("Memory [%]", "%", mem), ("SOL DRAM", "%", dram),
                               ("Duration", "nsecond", dur), ("SOL L1/TEX Cache", "%", l1), ("SOL L2 Cache", "%", l2),
                               ("SM Active Cycles", "cycle", act), ("SM [%]", "%", sm)):

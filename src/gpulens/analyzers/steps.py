@@ -115,8 +115,9 @@ def gpu_idle_in(timeline: Timeline, rank: np.ndarray, start: np.ndarray, end: np
     """GPU idle time [ns] of each window ``[start, end)`` on its rank: the part of the window inside that rank's GPU
     span (first GPU event start → last GPU event end, kernels, collectives, copies and memsets of all its devices)
     covered by none of its GPU events. NaN where that is unknown or no bound: a rank without GPU events (a CPU-only
-    run, whose slow step costs wall time all the same), or a window and GPU events that share no clock (:func:`gpulens.analyzers._span.clock_windows`: the rank's GPU events on several time
-    bases, or the window a day or more away from them): the idle inside it is unknown.
+    run, whose slow step costs wall time all the same), or a window and GPU events that share no clock
+    (:func:`gpulens.analyzers._span.clock_windows`: the rank's GPU events on several time bases, or the window a
+    day or more away from them).
 
     Args:
         timeline: the Timeline whose GPU events are used.

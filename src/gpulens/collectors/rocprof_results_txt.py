@@ -146,8 +146,8 @@ class RocprofResultsTxt(Collector):
                 bad += 1
         if not rows:
             raise TraceFormatError(path, "truncated: the text ends inside its first dispatch record, before any "
-                                         "complete one" if cut is not None else "no `dispatch[N], …` or `Dispatch_ID(N), …` "
-                                         "record")
+                                         "complete one" if cut is not None else
+                                         "no `dispatch[N], …` or `Dispatch_ID(N), …` record")
         d = Dispatches(n=len(rows))
         keys = dict.fromkeys(k for r in rows for k in r if k != "index")
         for k in keys:
