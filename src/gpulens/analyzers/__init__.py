@@ -32,7 +32,7 @@ def _load_all() -> None:
 #: by kinds.
 RELEASE_AFTER: dict[int, dict[str, tuple]] = {
     46: {"memo": ("hot_kernels",)},
-    55: {"memo": ("kernel_columns",), "kinds": (("runtime",), ("sync",), ("kernel",))},
+    55: {"memo": ("kernel_columns", "runtime_calls_by_start"), "kinds": (("runtime",), ("sync",), ("kernel",))},
     # op_shapes (56, 57) read the op roll-up's per-call table (op_rollup.per_call) too: released after them, not
     # computed twice and then carried to the end
     57: {"memo": ("op_calls", "op_tree", "op_shape_calls")},

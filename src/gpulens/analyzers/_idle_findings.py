@@ -16,7 +16,7 @@ from gpulens.analyzers import _advice
 from gpulens.analyzers._idle_blocking import blocking_text
 from gpulens.analyzers._span import trace_offsets
 from gpulens.analyzers.base import Finding
-from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, text_series
+from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, strings, text_series
 from gpulens.analyzers.verdict_rules import FULL_GRID_SHARE
 from gpulens.timeline import Timeline
 from gpulens.timeline.selection import STEP_NAME
@@ -84,29 +84,66 @@ def host_calls_in_gaps(timeline: Timeline, gaps: pd.DataFrame, cls: str = "host"
     if not len(g):
         return []
     g = g.nlargest(max_gaps, "dur_ns")
-    from gpulens.analyzers.bottlenecks import BLOCKING_RE
-
-    ctx = context_of(timeline)
-    rt = ctx.of_kind("runtime")
-    # a synchronisation's time in the gaps is the other cause ("host blocked"), counted there: not listed here
-    rt = rt[~category_mask(rt["name"], BLOCKING_RE)] if len(rt) else rt
-    if not len(rt):
+    call_names, r_s, r_e, order, ranks, bounds, starts, reach = _runtime_calls_by_start(timeline)
+    if not len(r_s):
         return []
-    r_rank = rt["rank"].to_numpy()
-    r_s = rt["start_ns"].to_numpy("int64")
-    r_e = r_s + rt["dur_ns"].to_numpy("int64")
-    names = text_series(rt["name"]).to_numpy(dtype=object)
+    # per gap the calls that overlap it, in row order: only the calls that start before the gap ends and (by the
+    # running latest end) may end after it starts are tested — not every runtime call once per gap
+    hits: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []
+    for r, s, d in zip(g["rank"].tolist(), g["start_ns"].tolist(), g["dur_ns"].tolist()):
+        k = int(np.searchsorted(ranks, r))
+        if k == len(ranks) or ranks[k] != r:
+            continue
+        a, b = int(bounds[k]), int(bounds[k + 1])
+        lo_i = a + int(np.searchsorted(reach[a:b], s, side="right"))
+        hi_i = a + int(np.searchsorted(starts[a:b], s + d, side="left"))
+        i = np.sort(order[lo_i:hi_i])
+        lo, hi = np.maximum(r_s[i], s), np.minimum(r_e[i], s + d)
+        keep = hi > lo
+        if keep.any():
+            hits.append((r, i[keep], lo[keep], hi[keep]))
+    if not hits:
+        return []
+    rows_hit = np.unique(np.concatenate([h[1] for h in hits]))
+    names = dict(zip(rows_hit.tolist(), strings(call_names.iloc[rows_hit]).tolist()))
     # per call name: its distinct calls, and the parts of them inside the gaps — one call across several gaps is one
     # call, and calls on two threads at the same moment are that moment once (the union, per rank)
     per: dict[str, dict[str, Any]] = {}
-    for r, s, d in zip(g["rank"].tolist(), g["start_ns"].tolist(), g["dur_ns"].tolist()):
-        lo, hi = np.maximum(r_s, s), np.minimum(r_e, s + d)
-        for i in np.flatnonzero((r_rank == r) & (hi > lo)):
+    for r, idx, lo, hi in hits:
+        for i, a, b in zip(idx.tolist(), lo.tolist(), hi.tolist()):
             x = per.setdefault(str(names[i]), {"ids": set(), "parts": []})
-            x["ids"].add(int(i))
-            x["parts"].append((r, int(lo[i]), int(hi[i])))
+            x["ids"].add(i)
+            x["parts"].append((r, a, b))
     rows = [{"name": k, "overlap_ns": _union_ns(v["parts"]), "calls": len(v["ids"])} for k, v in per.items()]
     return sorted(rows, key=lambda x: -x["overlap_ns"])[:n]
+
+
+def _runtime_calls_by_start(timeline: Timeline) -> tuple[pd.Series, np.ndarray, np.ndarray, np.ndarray,
+                                                            np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The runtime calls but the blocking ones (:data:`~gpulens.analyzers.bottlenecks.BLOCKING_RE`), indexed for
+    interval look-ups, once per Timeline: ``(names, starts, ends, order, ranks, bounds, sorted_starts, reach)`` —
+    per call in row order its name (the column's dtype), start and end [ns]; ``order`` the row positions sorted by
+    (rank, start), rank ``ranks[k]`` holding ``order[bounds[k]:bounds[k + 1]]``; ``sorted_starts`` the starts in
+    that order and ``reach`` the latest end [ns] so far within the rank (non-decreasing: no call before the first
+    position whose reach exceeds t ends after t)."""
+    from gpulens.analyzers.bottlenecks import BLOCKING_RE
+
+    def build() -> tuple:
+        rt = context_of(timeline).of_kind("runtime")
+        keep = ~category_mask(rt["name"], BLOCKING_RE) if len(rt) else np.zeros(0, dtype=bool)
+        names = rt["name"][keep]
+        rank = rt["rank"].to_numpy("int64")[keep]
+        s = rt["start_ns"].to_numpy("int64")[keep]
+        e = s + rt["dur_ns"].to_numpy("int64")[keep]
+        order = np.lexsort((s, rank))
+        ranks, first = np.unique(rank[order], return_index=True)
+        bounds = np.append(first, len(order))
+        reach = e[order]
+        for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            np.maximum.accumulate(reach[a:b], out=reach[a:b])
+        return names, s, e, order, ranks, bounds, s[order], reach
+
+    return context_of(timeline).memo("runtime_calls_by_start", build)
 
 
 def _union_ns(parts: list[tuple[Any, int, int]]) -> int:
