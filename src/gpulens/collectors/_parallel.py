@@ -140,6 +140,10 @@ def _load_beside_pool(args: list[tuple], children: int) -> list[Timeline | Parts
             for i, fut in enumerate(futures):
                 if not fut.cancelled():
                     out[i] = fut.result()
+        except BaseException:  # an error or Ctrl-C: the files no child has begun are not loaded before it shows
+            for fut in futures:
+                fut.cancel()
+            raise
         finally:
             preload.join()
     return out
@@ -147,8 +151,8 @@ def _load_beside_pool(args: list[tuple], children: int) -> list[Timeline | Parts
 
 def _preload() -> threading.Thread:
     """Import what the analysis of the loaded files will import (every analyzer module, ``scipy.special``) in a
-    thread of this process while the pool loads — this process only waits then — instead of after loading (≈ 0.4 s
-    of CPU on the critical path of a run of 8 rank files; issue 16). Started only once the pool's processes exist
+    thread of this process while the files load (in the pool and in this process: :func:`_load_beside_pool`)
+    instead of after loading (≈ 0.4 s of CPU on the critical path of a run of 8 rank files; issue 16). Started only once the pool's processes exist
     (a fork during an import would copy its lock) and joined before loading returns (the analysis may fork)."""
     def run() -> None:
         try:
