@@ -152,8 +152,9 @@ def _load_beside_pool(args: list[tuple], children: int) -> list[Timeline | Parts
 def _preload() -> threading.Thread:
     """Import what the analysis of the loaded files will import (every analyzer module, ``scipy.special``) in a
     thread of this process while the files load (in the pool and in this process: :func:`_load_beside_pool`)
-    instead of after loading (≈ 0.4 s of CPU on the critical path of a run of 8 rank files; issue 16). Started only once the pool's processes exist
-    (a fork during an import would copy its lock) and joined before loading returns (the analysis may fork)."""
+    instead of after loading (≈ 0.4 s of CPU on the critical path of a run of 8 rank files; issue 16). Started only
+    once the pool's processes exist (a fork during an import would copy its lock) and joined before loading returns
+    (the analysis may fork)."""
     def run() -> None:
         try:
             from gpulens.analyzers import _load_all
