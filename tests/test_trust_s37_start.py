@@ -166,3 +166,34 @@ def test_loading_beside_a_pool_keeps_the_order_and_loads_each_file_once(tmp_path
     monkeypatch.undo()
     alone = _parallel.load_many(files, True, None, False, 1, formats=["kineto"] * 4)
     assert [len(tl.events) for tl in got] == [len(tl.events) for tl in alone]
+
+
+def _failing_here_load_task(*args):
+    """``load_task`` that fails in the test's process and, in a pool child, notes each file it loads in a marker
+    file beside it (``<file>.loaded``)."""
+    import os
+
+    if os.getpid() == _PARENT[0]:
+        raise RuntimeError("stop")
+    Path(args[0] + ".loaded").touch()
+    return _REAL_LOAD_TASK(*args)
+
+
+def test_an_error_while_loading_beside_the_pool_withdraws_the_files_no_child_began(tmp_path, monkeypatch):
+    """6 files, one child: the pool hands the child at most 2 (the one it runs and one queued); this process fails
+    on its first file, and the files still waiting are withdrawn, not loaded before the error shows."""
+    import os
+
+    from gpulens.collectors import _parallel
+
+    files = []
+    for r in range(6):
+        f = tmp_path / f"rank-{r}.json"
+        f.write_text(_kineto_rank(r))
+        files.append(f)
+    _PARENT[0] = os.getpid()
+    monkeypatch.setattr(_parallel, "load_task", _failing_here_load_task)
+    with pytest.raises(RuntimeError, match="stop"):
+        _parallel._load_beside_pool([(str(f), True, None, False, False, "kineto") for f in files], 1)
+    loaded = sorted(p.name for p in tmp_path.glob("*.loaded"))
+    assert len(loaded) <= 3 and "rank-5.json.loaded" not in loaded
