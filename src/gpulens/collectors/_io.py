@@ -367,17 +367,61 @@ def read_input(path: str | Path) -> RawInput:
     return RawInput(blob, len(blob), False)
 
 
+#: While :func:`one_read_of_heads` is active: the head read last for each file (key: path and its stat identity) →
+#: (bytes asked, the head, whether it was transcoded from UTF-16/32). None outside it.
+_HEADS: dict[tuple, tuple[int, bytes, bool]] | None = None
+
+
+@contextmanager
+def one_read_of_heads() -> Iterator[None]:
+    """Within this block, :func:`read_head` reads each file once: a later call for the same unchanged file (same
+    path, inode, size and modification time) asking for no more bytes — or for any number, when the first read
+    reached the end of the file — gets the bytes read before. Format detection of a folder's file asks for its head
+    up to six times (sniffing, then — when nothing recognises it — the Git LFS pointer, gpulens output and SQLite
+    checks). The heads are kept only until the outermost block ends: open it around one file's detection, not a
+    whole folder's (64 KiB a file)."""
+    global _HEADS
+    outer = _HEADS
+    if outer is None:
+        _HEADS = {}
+    try:
+        yield
+    finally:
+        if outer is None:
+            _HEADS = None
+
+
 def read_head(path: str | Path, n: int = 65536) -> bytes:
     """First ``n`` bytes of the file's content (decompressed when gzip), for sniffing. Empty on any error, and for
-    what is no regular file (a FIFO's read blocks until a writer comes: :func:`check_special`)."""
+    what is no regular file (a FIFO's read blocks until a writer comes: :func:`check_special`). Read once per file
+    inside :func:`one_read_of_heads`."""
     p = Path(path)
     try:
-        if not stat.S_ISREG(p.stat().st_mode):
+        st = p.stat()
+        if not stat.S_ISREG(st.st_mode):
             return b""
+    except OSError:
+        return b""
+    memo = _HEADS
+    if memo is None:
+        return _read_head(p, n)[0]
+    key = (str(p), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    got = memo.get(key)
+    # a head of n bytes is the first n bytes of a longer one, unless transcoding cut a character at its end
+    if got is not None and not got[2] and (n <= got[0] or len(got[1]) < got[0]):
+        return got[1][:n]
+    blob, transcoded = _read_head(p, n)
+    memo[key] = (n, blob, transcoded)
+    return blob
+
+
+def _read_head(p: Path, n: int) -> tuple[bytes, bool]:
+    """:func:`read_head` without the memo, with whether the bytes were transcoded to UTF-8."""
+    try:
         with p.open("rb") as fh:
             blob = fh.read(n)
     except OSError:
-        return b""
+        return b"", False
     if blob[:2] == GZIP_MAGIC:
         try:
             d = zlib.decompressobj(16 + zlib.MAX_WBITS)
@@ -397,7 +441,7 @@ def read_head(path: str | Path, n: int = 65536) -> bytes:
                         chunk = fh.read(65536)
             blob = out[:n]
         except zlib.error:
-            return b""
+            return b"", False
     if text_codec(blob[:64]):  # sniffers see the text as UTF-8 (a cut character at the end becomes U+FFFD)
-        blob = b"".join(as_utf8(iter((blob,))))[:n]
-    return blob
+        return b"".join(as_utf8(iter((blob,))))[:n], True
+    return blob, False

@@ -48,9 +48,27 @@ from gpulens.units import plural
 STATS_COLUMNS = {"name", "calls", "totaldurationns"}
 
 
+#: The head last parsed by :func:`csv_header` and its columns: format detection offers one file's head to five CSV
+#: sniffers in turn (rocprof v1 trace and stats, rocprofv3, rocprof-compute sysinfo and roofline), which would parse
+#: its first line five times (a one-line JSON trace: all of its first 64 KiB, five times over).
+_LAST_HEADER: tuple[bytes, tuple[str, ...]] = (b"", ())
+
+
 def csv_header(head: bytes) -> list[str]:
     """Lower-cased column names of the first non-empty line of ``head`` ([] when it is not CSV-like); an Excel
-    ``sep=X`` first line is skipped and its delimiter used."""
+    ``sep=X`` first line is skipped and its delimiter used. The same ``head`` object asked again (the next sniffer
+    of the same file) is answered from :data:`_LAST_HEADER` without parsing it again; each caller gets its own
+    list."""
+    global _LAST_HEADER
+    last, cols = _LAST_HEADER
+    if head is not last:
+        cols = tuple(_parse_csv_header(head))
+        _LAST_HEADER = (head, cols)
+    return list(cols)
+
+
+def _parse_csv_header(head: bytes) -> list[str]:
+    """:func:`csv_header` without the memo."""
     text, delim = excel_sep(head.decode("utf-8", errors="replace").lstrip("\ufeff"))
     for line in text.splitlines():
         if line.strip():

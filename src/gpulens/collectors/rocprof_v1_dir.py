@@ -51,9 +51,15 @@ def counter_pass_folder(path: Path) -> bool:
     wrote by re-running one program. A folder of several timed traces (one per rank) is not claimed."""
     from gpulens.collectors import sniff
 
-    files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
-    if not files or len(files) > MAX_PASS_FILES:
+    files = []
+    for p in path.iterdir():  # stops at the 65th file: a folder of 20,000 rank files is not stat-ed whole here
+        if not p.name.startswith(".") and p.is_file():
+            files.append(p)
+            if len(files) > MAX_PASS_FILES:
+                return False
+    if not files:
         return False
+    files.sort(key=lambda p: p.name)  # the order of Path comparison within one folder
     passes = timed = 0
     for f in files:
         c = sniff(f)

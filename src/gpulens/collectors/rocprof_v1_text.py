@@ -84,7 +84,7 @@ def group_of(path: Path) -> tuple[Path, str]:
 
 def _groups(folder: Path) -> list[str]:
     """Prefixes of the hcc_ops files in ``folder`` (sorted)."""
-    return sorted(f.name[: -len(OPS_SUFFIX)] for f in folder.iterdir() if f.is_file() and f.name.endswith(OPS_SUFFIX))
+    return sorted(f.name[: -len(OPS_SUFFIX)] for f in folder.iterdir() if f.name.endswith(OPS_SUFFIX) and f.is_file())
 
 
 class RocprofV1Text(Collector):
