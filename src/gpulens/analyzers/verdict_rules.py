@@ -127,11 +127,13 @@ def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pc
         # over the steady launches (that launch counted at the others' median), as the run verdict leaves warm-up /
         # one-off idle gaps out (MI300A OpenMP kernel: 388.15 ms at stake of a 430.65 ms first launch + 0.63 ms)
         time_ns = steady
-        v.time_at_stake_ns = _decide(replace(e, time_ns=steady), roof_pct_bound, low_occupancy_pct,
-                                     vendor).time_at_stake_ns
+        again = _decide(replace(e, time_ns=steady), roof_pct_bound, low_occupancy_pct, vendor)
+        v.time_at_stake_ns, v.stake_upper_ns = again.time_at_stake_ns, again.stake_upper_ns
     if v.time_at_stake_ns is not None and v.verdict not in ("launch-bound", "communication-bound") and time_ns:
         # whatever the fix, each launch keeps the GPU time no kernel runs under (_stake.KERNEL_FLOOR_NS)
         v.time_at_stake_ns = min(v.time_at_stake_ns, floor_stake(time_ns, e.calls))
+        if v.stake_upper_ns is not None:
+            v.stake_upper_ns = min(v.stake_upper_ns, floor_stake(time_ns, e.calls))
         if v.verdict in ("latency/occupancy-bound", BELOW_ROOFS_VERDICT) and v.time_at_stake_ns >= 0.8 * time_ns:
             v.evidence += (f"; {fmt_ns(v.time_at_stake_ns)} at stake is an upper bound: what running at its roof "
                            "would save, each launch keeping 2 µs — the next step recovers part of it, no single "
@@ -182,7 +184,17 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
         ev += f"; launch idle before it ({fmt_ns(e.launch_idle_ns)}) is less than its roof position puts at stake"
     if sol_decides:
         v = BOUND_TO_VERDICT[e.sol_bound]
+        upper, at_least = None, False
         if v == "memory-bound" and _l1_led(e) and e.roof_source == "roofline" and e.roof_stake_ns is not None \
+                and stake is not None and e.roof_stake_ns > stake and e.roof_pct is not None and e.roof_assumed:
+            # the same, with the roofline on an assumed GPU's peaks: the measured L1 distance is at stake (a lower
+            # bound, ranked), the roofline distance shown beside it as the upper bound it is on that GPU (ncu H200
+            # CSV: gemm_wmma's 603.93 µs on assumed peaks ranked above gemm_naive's measured 88.40 µs)
+            upper, at_least = e.roof_stake_ns, True
+            ev += (f"; at stake is at least its distance to the saturated L1/shared-memory peak, measured: cutting "
+                   f"that traffic recovers up to its distance to the roofline ({pct_words(e.roof_pct)} of attainable"
+                   f" on the DRAM and compute roofs of the assumed {e.roof_assumed})")
+        elif v == "memory-bound" and _l1_led(e) and e.roof_source == "roofline" and e.roof_stake_ns is not None \
                 and stake is not None and e.roof_stake_ns > stake and e.roof_pct is not None:
             # L1/shared memory is saturated, DRAM is not: the traffic that bounds it is re-reads a kernel keeping
             # its data in registers does without (the next step), so its distance to the busy unit's peak is not
@@ -195,6 +207,7 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
             # the same kernel with no roofline position (an ncu CSV without the FLOP counts its .ncu-rep holds): its
             # distance to the saturated L1 peak is the least that cutting that traffic recovers — the naive GEMM
             # read 88.40 µs at stake from the CSV and 2.92 ms from the report file, neither saying why
+            at_least = True
             ev += ("; at stake is at least its distance to the saturated L1/shared-memory peak: cutting that traffic "
                    "recovers up to its distance to the DRAM/compute roofline, which needs its FLOP counts ("
                    + _advice.for_vendor(e.vendor, "ncu --set full", "rocprof-compute") + ")")
@@ -206,7 +219,7 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
                    + ("(its peaks are an assumed GPU's: the input does not name it)" if e.roof_assumed else
                       "(a placement against datasheet peaks)"))
         return Verdict(v, stake, ev, _latency_steps(e) if v == "latency/occupancy-bound" else steps_for(v, e),
-                       source)
+                       source, upper, at_least)
     if e.roof_pct is not None:
         if e.roof_pct >= roof_pct_bound and e.bound in ("compute", "memory"):
             v = f"{e.bound}-bound"
