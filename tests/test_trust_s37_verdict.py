@@ -87,3 +87,78 @@ def test_findings_under_a_lower_bound_are_capped_at_its_upper_bound(h200):
     t = h200.sources[0].results["ncu_rules"].table
     row = t[(t["rule"] == "LaunchConfiguration") & t["kernel"].astype(str).str.startswith("gemm_wmma")].iloc[0]
     assert abs(int(row["time_at_stake_ns"]) - 0.5 * _ncu_metric("gemm_wmma", "Duration") * 1e3) <= 1
+
+
+# ---- 2. a sum that hides its one big part ------------------------------------------------------------------------
+
+def _queued_gaps(tmp_path, other_gpu: bool):
+    """Six kernels on one stream, all launched in the first 12 µs (their calls returned before any gap began: every
+    gap is work already queued) at 100, 300, 500, 700, 900 and 51,000 µs, 100 µs each: gaps of 4 × 100 µs and one
+    of 50 ms (900 µs after the first kernel's start), the host in a synchronous cudaMemcpy across it.
+    ``other_gpu``: a kernel of another device runs inside the 50 ms gap."""
+    import json
+
+    ev = []
+    for i, s in enumerate((100, 300, 500, 700, 900, 51_000)):
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 2.0 * i,
+                   "dur": 1.0, "args": {"correlation": i + 1}})
+        ev.append({"ph": "X", "cat": "kernel", "name": f"k{i}", "pid": 0, "tid": 7, "ts": float(s), "dur": 100.0,
+                   "args": {"device": 0, "stream": 7, "correlation": i + 1}})
+    ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpy", "pid": 1, "tid": 1, "ts": 20.0,
+               "dur": 51_090.0, "args": {"correlation": 99}})
+    ev.append({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pageable)", "pid": 0, "tid": 7,
+               "ts": 51_100.0, "dur": 5.0, "args": {"device": 0, "stream": 7, "correlation": 99}})
+    if other_gpu:
+        ev.append({"ph": "X", "cat": "kernel", "name": "elsewhere", "pid": 1, "tid": 8, "ts": 20_000.0, "dur": 100.0,
+                   "args": {"device": 1, "stream": 8}})
+    p = tmp_path / f"queued_{other_gpu}.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+    return gpulens.analyze([p]).sources[0]
+
+
+def test_one_gap_holding_most_of_a_cause_is_named(tmp_path):
+    src = _queued_gaps(tmp_path, other_gpu=False)
+    bn = src.results["bottlenecks"].summary
+    # by hand: 4 × 100 µs + 50 ms = 50.40 ms queued over 5 gaps; the largest 50 ms, 900 µs after the first event
+    assert bn["idle_queued_ns"] == 50_400_000 and bn["gaps_queued"] == 5
+    big = bn["largest_gap"]["queued"]
+    assert big["dur_ns"] == 50_000_000 and big["offset_ns"] == 900_000 and big["next_name"] == "k5"
+    q = next(f for f in src.findings() if f.key == "idle/queued")
+    assert "over 5 gaps; one gap holds 50.00 ms of it, 900.00 µs after the first GPU event" in q.title
+    root = next(f for f in src.findings() if f.key == "idle")
+    assert "over 5 gaps; one gap holds 50.00 ms" in root.action
+    # nothing recorded ran anywhere during it: the wait is on work outside the trace, said so, with the window
+    assert "an artefact of the capture" in root.action and "an artefact of the capture" in q.detail
+    assert "--window 51000us:" in root.action  # the gap ends at 51,000 µs from the trace's first event (ts 0)
+    assert "cross-stream dependencies" not in root.action
+
+
+def test_a_gap_while_another_gpu_works_is_not_called_an_artefact(tmp_path):
+    src = _queued_gaps(tmp_path, other_gpu=True)
+    assert src.results["bottlenecks"].summary["largest_gap"]["queued"]["gpu_work_elsewhere"] is True
+    root = next(f for f in src.findings() if f.key == "idle")
+    assert "one gap holds 50.00 ms" in root.action and "artefact" not in root.action
+
+
+def test_sglang_names_its_one_gap_and_what_ran_during_it():
+    import gzip
+    import json
+
+    from tests.conftest import KINETO
+
+    path = KINETO / "tracelens_mi300x_sglang_qwen3_decode.json.gz"
+    ev = [e for e in json.load(gzip.open(path))["traceEvents"] if e.get("ph") == "X"]
+    gpu = sorted((e for e in ev if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")), key=lambda e: e["ts"])
+    # the largest gap between GPU events, read from the trace (µs): 463.30 ms, and no GPU event inside it
+    end, gap = gpu[0]["ts"] + gpu[0]["dur"], (0.0, 0.0)
+    for e in gpu[1:]:
+        if e["ts"] - end > gap[1] - gap[0]:
+            gap = (end, e["ts"])
+        end = max(end, e["ts"] + e["dur"])
+    assert 463_290 < gap[1] - gap[0] < 463_300
+    src = gpulens.analyze([path]).sources[0]
+    big = src.results["bottlenecks"].summary["largest_gap"]["queued"]
+    assert abs(big["dur_ns"] - (gap[1] - gap[0]) * 1000) < 1000 and big["gpu_work_elsewhere"] is False
+    root = next(f for f in src.findings() if f.key == "idle")
+    assert "over 550 gaps; one gap holds 463.30 ms of it" in root.action
+    assert "an artefact of the capture" in root.action
