@@ -162,3 +162,141 @@ def test_sglang_names_its_one_gap_and_what_ran_during_it():
     root = next(f for f in src.findings() if f.key == "idle")
     assert "over 550 gaps; one gap holds 463.30 ms of it" in root.action
     assert "an artefact of the capture" in root.action
+
+
+# ---- 3. the gate and the diff between two different workloads -----------------------------------------------------
+
+GATE_ENV = {"gpus": ["NVIDIA H100 80GB HBM3"], "gpu_count": 1, "arch": ["9.0"], "ranks": 1, "driver": "12040",
+            "runtime": "12040", "torch": None, "collectors": ["kineto"], "tool_version": "0.1.0"}
+
+
+def _gate_sides(base_kernels: dict[str, float], cand_kernels: dict[str, float], n: int = 5):
+    """A baseline and a candidate of ``n`` identical runs each: kernel name → time [ns], plus a memcpy byte count
+    that differs (an exact-count metric, as two programs' copies do)."""
+    from gpulens.gate.baseline import Baseline
+    from gpulens.gate.runs import Metric, RunSet
+
+    def metrics(kernels, nbytes):
+        tot = sum(kernels.values())
+        out = {"memcpy_bytes": Metric("memcpy_bytes", "count", "bytes", [float(nbytes)] * n)}
+        for k, t in kernels.items():
+            out["kernel:" + k] = Metric("kernel:" + k, "timing", "ns", [t * (1 + 0.001 * i) for i in range(n)],
+                                        share=[t / tot] * n, calls=[1] * n)
+        return out
+
+    runs = [{"label": f"r{i}", "report": "x.json", "status": "ok", "created": None} for i in range(n)]
+    base = Baseline("main", "2026-01-01T00:00:00+00:00", "0.1.0", 1, "h100-x1", GATE_ENV, runs,
+                    metrics(base_kernels, 768))
+    cand = RunSet(runs, [], GATE_ENV, "h100-x1", 1, metrics(cand_kernels, 1))
+    return base, cand
+
+
+def test_overlap_by_hand():
+    from gpulens.gate.workload import kernel_overlap
+
+    # base 100 µs: gemm 60 + softmax 30 + add 10; cand 200 µs: gemm 40 + attn 150 + add 10 — in common gemm and add:
+    # base 70 %, cand 25 %: the overlap is the smaller, 25 %, under one half
+    ov = kernel_overlap({"gemm": 60e3, "softmax": 30e3, "add": 10e3}, {"gemm": 40e3, "attn": 150e3, "add": 10e3})
+    assert ov["common"] == 2 and abs(ov["base_share"] - 0.7) < 1e-12 and abs(ov["cand_share"] - 0.25) < 1e-12
+    assert abs(ov["overlap"] - 0.25) < 1e-12 and ov["same_workload"] is False
+    assert kernel_overlap({"a": 1.0}, {}) is None  # nothing to judge by
+
+
+def test_gate_between_two_workloads_says_so_once_at_the_top():
+    from gpulens.gate import GateConfig, run_gate
+    from gpulens.gate.result import INCOMPARABLE, exit_code
+    from gpulens.reports import gate_console, gate_markdown
+
+    base, cand = _gate_sides({"gpt2_gemm": 6e5, "gpt2_softmax": 4e5}, {"decode_attn": 5e5, "decode_gemm": 5e5})
+    res = run_gate(base, cand, GateConfig())
+    assert res.verdict == INCOMPARABLE and res.workload["overlap"] == 0
+    assert res.reason.startswith("not comparable: the runs are not the same workload: 0 % of the baseline's")
+    # the byte count and the vanished kernels are no longer called REGRESSED / AMBIGUOUS: no row gates
+    assert {m.verdict for m in res.metrics} == {INCOMPARABLE}
+    assert exit_code(res) == 0 and exit_code(res, require_baseline=True) == 3  # the documented codes
+    text = gate_console.render(res, width=200)
+    assert text.count("not the same workload") == 1
+    assert gate_markdown.render(res).count("not the same workload") == 1
+    # the same gate, allowed: compared, with the overlap said in a note
+    res = run_gate(base, cand, GateConfig(), allow_other_workload=True)
+    assert res.verdict != INCOMPARABLE and res.notes[0].startswith("allowed: the runs are not the same workload")
+
+
+def test_gate_of_one_workload_with_a_renamed_kernel_is_compared():
+    from gpulens.gate import GateConfig, run_gate
+    from gpulens.gate.result import INCOMPARABLE
+
+    # one GEMM renamed (a new tile): 30 % of the time; 70 % stays in kernels both run — the same workload
+    base, cand = _gate_sides({"gemm_128x128": 3e5, "softmax": 4e5, "layernorm": 3e5},
+                             {"gemm_256x128": 3e5, "softmax": 4e5, "layernorm": 3e5})
+    res = run_gate(base, cand, GateConfig())
+    assert res.workload["overlap"] == pytest.approx(0.7) and res.verdict != INCOMPARABLE
+    assert not any("workload" in m for m in res.mismatches + res.notes)
+
+
+def test_diff_of_two_workloads_warns_first(tmp_path):
+    import json
+
+    from gpulens.diff import compare, load_side
+
+    def trace(name, kernels):
+        ev = [{"ph": "X", "cat": "kernel", "name": k, "pid": 0, "tid": 7, "ts": 100.0 * i, "dur": 50.0,
+               "args": {"device": 0, "stream": 7}} for i, k in enumerate(kernels)]
+        p = tmp_path / name
+        p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+        return p
+
+    r = compare(load_side(trace("a.json", ["gpt2_gemm", "gpt2_softmax"])),
+                load_side(trace("b.json", ["decode_attn", "decode_gemm", "gpt2_softmax"])))
+    # by hand: in common gpt2_softmax, 50 of the base's 100 µs and 50 of the candidate's 150 µs: 33.3 % overlap
+    assert r.summary["workload"]["overlap"] == pytest.approx(1 / 3)
+    assert r.warnings[0].startswith("the runs are not the same workload: 50.0 % of the base's kernel time and "
+                                    "33.3 % of the candidate's")
+
+
+# ---- 4. one word for one thing in the diff; the cpu_ops mean says what it is the mean of --------------------------
+
+def test_diff_rows_by_category_say_they_hold_the_unmatched_events_only(tmp_path):
+    import json
+
+    from gpulens.diff import compare, load_side
+
+    def trace(name, kernels):
+        ev = [{"ph": "X", "cat": "kernel", "name": k, "pid": 0, "tid": 7, "ts": 100.0 * i, "dur": d,
+               "args": {"device": 0, "stream": 7}} for i, (k, d) in enumerate(kernels)]
+        p = tmp_path / name
+        p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+        return p
+
+    # by hand: the GEMM "sgemm_main" runs on both sides (10 → 12 µs, matched by name); "gemm_tile_a" (20 µs) becomes
+    # "gemm_tile_b" (25 µs): left unmatched by name, paired by work category: that row is +5 µs, the categories
+    # table's GEMM row +7 µs (both GEMMs) — two figures, two labels
+    r = compare(load_side(trace("a.json", [("sgemm_main", 10.0), ("gemm_tile_a", 20.0)])),
+                load_side(trace("b.json", [("sgemm_main", 12.0), ("gemm_tile_b", 25.0)])))
+    k = r.tables["kernels"].set_index("kernel")
+    assert k.loc["unmatched GEMM kernels (by category)", "match"] == "category"
+    assert k.loc["unmatched GEMM kernels (by category)", "delta_ns"] == 5_000
+    cat = r.tables["categories"].set_index("category")
+    assert cat.loc["GEMM", "delta_ns"] == 7_000
+    assert r.summary["matched_by_category"] == 1
+    assert not any("class" in str(x) for x in r.tables["kernels"]["match"])
+
+
+def test_cpu_ops_mean_is_labelled_per_outer_call(tmp_path):
+    import json
+
+    from gpulens.reports import markdown
+
+    # aten::linear 100 µs holding a nested aten::linear 40 µs (a recursive call), then one more of 60 µs: 3 calls,
+    # 1 nested; recorded time of the outer calls 160 µs → the mean per outer call is 80 µs, not 200 / 3 µs
+    ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1, "ts": 0.0, "dur": 100.0},
+          {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1, "ts": 10.0, "dur": 40.0},
+          {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1, "ts": 200.0, "dur": 60.0},
+          {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 300.0, "dur": 5.0,
+           "args": {"device": 0, "stream": 7}}]
+    p = tmp_path / "ops.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+    rep = gpulens.analyze([p])
+    t = rep.sources[0].results["cpu_ops"].table.set_index("name")
+    assert t.loc["aten::linear", "calls"] == 3 and t.loc["aten::linear", "mean_ns"] == 80_000
+    assert "mean per outer call" in markdown.render(rep)
