@@ -62,7 +62,7 @@ def test_unlinked_kernels_are_matched_by_work_category(cross):
     assert k.loc["unmatched elementwise kernels (by category)", "delta_ns"] == -60_000
     # a kernel of no known kind ("other") says nothing of what it is: it stays vanished (3 × 5 µs)
     assert k.loc["mystery_kernel", "match"] == "vanished" and k.loc["mystery_kernel", "delta_ns"] == -15_000
-    assert set(k["match"]) == {"class", "vanished"}
+    assert set(k["match"]) == {"category", "vanished"}
     assert cross.summary["matched_by_category"] == 2 and cross.summary["new_kernels"] == 0
     head = headline(cross)
     # total 3 × 160 − 3 × 155 = +15 µs; per category GEMM +90 µs, elementwise −60 µs, other −15 µs
@@ -176,7 +176,7 @@ def test_class_rows_keep_memsets_apart_from_copy_kernels(tmp_path):
     k = r.tables["kernels"].set_index("kernel")
     assert k.loc["unmatched copy memsets (by category)", "delta_ns"] == 3_000 and k.loc["unmatched copy memsets (by category)", "base_count"] == 3
     assert k.loc["unmatched copy kernels (by category)", "delta_ns"] == 6_000 and k.loc["unmatched copy kernels (by category)", "cand_count"] == 3
-    assert set(k["match"]) == {"class"}
+    assert set(k["match"]) == {"category"}
 
 
 def test_a_rank_traced_in_one_run_only_is_named_not_read_as_a_saving(tmp_path):

@@ -194,11 +194,12 @@ def _gate_sides(base_kernels: dict[str, float], cand_kernels: dict[str, float], 
 def test_overlap_by_hand():
     from gpulens.gate.workload import kernel_overlap
 
-    # base 100 µs: gemm 60 + softmax 30 + add 10; cand 200 µs: gemm 40 + attn 150 + add 10 — in common gemm and add:
-    # base 70 %, cand 25 %: the overlap is the smaller, 25 %, under one half
-    ov = kernel_overlap({"gemm": 60e3, "softmax": 30e3, "add": 10e3}, {"gemm": 40e3, "attn": 150e3, "add": 10e3})
-    assert ov["common"] == 2 and abs(ov["base_share"] - 0.7) < 1e-12 and abs(ov["cand_share"] - 0.25) < 1e-12
-    assert abs(ov["overlap"] - 0.25) < 1e-12 and ov["same_workload"] is False
+    # base 100 µs: gemm 60 + softmax 30 + add 10; cand 200 µs: attn 150 + rope 40 + add 10 — in common only add:
+    # base 10 %, cand 5 % of the time (the overlap: 5 %), 1 of 3 names: under one half on both counts
+    ov = kernel_overlap({"gemm": 60e3, "softmax": 30e3, "add": 10e3}, {"attn": 150e3, "rope": 40e3, "add": 10e3})
+    assert ov["common"] == 1 and abs(ov["base_share"] - 0.1) < 1e-12 and abs(ov["cand_share"] - 0.05) < 1e-12
+    assert abs(ov["overlap"] - 0.05) < 1e-12 and ov["name_share"] == pytest.approx(1 / 3)
+    assert ov["same_workload"] is False
     assert kernel_overlap({"a": 1.0}, {}) is None  # nothing to judge by
 
 
@@ -246,12 +247,12 @@ def test_diff_of_two_workloads_warns_first(tmp_path):
         p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
         return p
 
-    r = compare(load_side(trace("a.json", ["gpt2_gemm", "gpt2_softmax"])),
-                load_side(trace("b.json", ["decode_attn", "decode_gemm", "gpt2_softmax"])))
-    # by hand: in common gpt2_softmax, 50 of the base's 100 µs and 50 of the candidate's 150 µs: 33.3 % overlap
-    assert r.summary["workload"]["overlap"] == pytest.approx(1 / 3)
-    assert r.warnings[0].startswith("the runs are not the same workload: 50.0 % of the base's kernel time and "
-                                    "33.3 % of the candidate's")
+    r = compare(load_side(trace("a.json", ["gpt2_gemm", "gpt2_softmax", "gelu"])),
+                load_side(trace("b.json", ["decode_attn", "decode_gemm", "rope", "gelu"])))
+    # by hand: in common gelu, 50 of the base's 150 µs and 50 of the candidate's 200 µs, 1 of 3 names: 25 % overlap
+    assert r.summary["workload"]["overlap"] == pytest.approx(0.25)
+    assert r.warnings[0].startswith("the runs are not the same workload: 33.3 % of the base's kernel time and "
+                                    "25.0 % of the candidate's")
 
 
 # ---- 4. one word for one thing in the diff; the cpu_ops mean says what it is the mean of --------------------------
@@ -300,3 +301,12 @@ def test_cpu_ops_mean_is_labelled_per_outer_call(tmp_path):
     t = rep.sources[0].results["cpu_ops"].table.set_index("name")
     assert t.loc["aten::linear", "calls"] == 3 and t.loc["aten::linear", "mean_ns"] == 80_000
     assert "mean per outer call" in markdown.render(rep)
+
+
+def test_a_renamed_kernel_holding_most_of_the_time_is_still_the_same_workload():
+    from gpulens.gate.workload import kernel_overlap
+
+    # by hand: the GEMM (80 % of the time) renamed, 3 of 4 names kept: 20 % of the time in common, 75 % of the
+    # names — one program changed, not two programs
+    ov = kernel_overlap({"gemm_a": 80.0, "x": 10.0, "y": 5.0, "z": 5.0}, {"gemm_b": 80.0, "x": 10.0, "y": 5.0, "z": 5.0})
+    assert ov["overlap"] == pytest.approx(0.2) and ov["name_share"] == 0.75 and ov["same_workload"]
