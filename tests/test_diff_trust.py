@@ -152,7 +152,7 @@ def test_h100_vs_mi300_gemm_direction_is_the_traces():
     r = diff(b, c)
     k = r.tables["kernels"]
     gemm = k[k["category"] == "GEMM"]
-    assert set(gemm["match"]) <= {"name", "op+shapes", "variant", "class"}
+    assert set(gemm["match"]) <= {"name", "op+shapes", "variant", "category"}
     assert gemm["delta_ns"].sum() == pytest.approx(want_ns, rel=1e-3)
     assert f"GEMM +{want_ns / 1e6:.2f} ms" in headline(r)
     assert (k["contribution"].abs() <= 1).all()
