@@ -141,8 +141,8 @@ def largest_gaps(timeline: Timeline, gaps: pd.DataFrame) -> dict[str, dict[str, 
 def one_gap_text(big: dict[str, Any] | None, total_ns: int, n: int) -> str:
     """The clause naming a cause's largest gap (``big``: a :func:`largest_gaps` row) after "``total_ns`` over ``n``
     gaps", when it holds at least :data:`ONE_GAP_SHARE` of that time: ``"; one gap holds 463.30 ms of it, 85 µs
-    after the first GPU event"``; "" otherwise (or with a single gap: the sum is that gap)."""
-    if not big or n <= 1 or not total_ns or big["dur_ns"] < ONE_GAP_SHARE * total_ns:
+    after the first GPU event"``; "" otherwise, and under 3 gaps (of two, one always holds half)."""
+    if not big or n < 3 or not total_ns or big["dur_ns"] < ONE_GAP_SHARE * total_ns:
         return ""
     return f"; one gap holds {fmt_ns(big['dur_ns'])} of it, {fmt_ns(big['offset_ns'])} after the first GPU event"
 
