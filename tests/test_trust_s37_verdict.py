@@ -9,24 +9,12 @@ CSV's metric rows, the trace's events read with ``json``) or from a hand calcula
 
 from __future__ import annotations
 
-import csv
-
 import pytest
 
 import gpulens
 from gpulens.analyzers._verdict_facts import Evidence
 from gpulens.analyzers.verdict_rules import decide
-from tests.conftest import DATA
-
-NCU_H200 = DATA / "nvidia" / "h200" / "h200_kernels_details.csv"
-
-
-def _ncu_metric(kernel: str, metric: str) -> float:
-    """One metric of the H200 details CSV, in the unit it is written in (thousands separators stripped)."""
-    for r in csv.DictReader(NCU_H200.open(newline="")):
-        if r["Kernel Name"].startswith(kernel) and r["Metric Name"] == metric:
-            return float(r["Metric Value"].replace(",", ""))
-    raise KeyError((kernel, metric))
+from tests.test_trust_s36_verdict import NCU_H200, _ncu_metric  # one reader of the CSV's metric rows
 
 
 @pytest.fixture(scope="module")
