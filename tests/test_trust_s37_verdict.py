@@ -298,3 +298,19 @@ def test_a_renamed_kernel_holding_most_of_the_time_is_still_the_same_workload():
     # names — one program changed, not two programs
     ov = kernel_overlap({"gemm_a": 80.0, "x": 10.0, "y": 5.0, "z": 5.0}, {"gemm_b": 80.0, "x": 10.0, "y": 5.0, "z": 5.0})
     assert ov["overlap"] == pytest.approx(0.2) and ov["name_share"] == 0.75 and ov["same_workload"]
+
+
+def test_calls_over_many_name_the_one_that_holds_most():
+    from gpulens.analyzers._idle_blocking import blocking_text
+    from gpulens.analyzers._idle_findings import _calls_text
+
+    # by hand: 16 calls with 734.88 ms in the gaps, one of them 732.66 ms (99.7 %): named; 19 calls, the longest
+    # 0.5 s of 1.94 s (26 %): not; 2 calls: one always holds half, not named
+    rows = [{"name": "cudaStreamCreateWithFlags", "overlap_ns": 734_880_000, "calls": 16, "longest_ns": 732_660_000},
+            {"name": "cudaMalloc", "overlap_ns": 1_940_000_000, "calls": 19, "longest_ns": 500_000_000},
+            {"name": "cudaFree", "overlap_ns": 3_000_000, "calls": 2, "longest_ns": 2_900_000}]
+    assert _calls_text(rows) == ("cudaStreamCreateWithFlags 734.88 ms in 16 calls (one call: 732.66 ms), "
+                                 "cudaMalloc 1.94 s in 19 calls, cudaFree 3.00 ms in 2 calls")
+    sync = [{"name": "cudaDeviceSynchronize", "overlap_ns": 10_000_000, "calls": 5, "longest_ns": 9_000_000,
+             "copy": False, "op": None}]
+    assert blocking_text(sync) == "cudaDeviceSynchronize (a synchronisation) 10.00 ms in 5 calls (one call: 9.00 ms)"

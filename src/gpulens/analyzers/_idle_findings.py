@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers import _advice
-from gpulens.analyzers._idle_blocking import blocking_text, one_gap_text, unrecorded_wait_text
+from gpulens.analyzers._idle_blocking import blocking_text, longest_text, one_gap_text, unrecorded_wait_text
 from gpulens.analyzers._span import trace_offsets
 from gpulens.analyzers.base import Finding
 from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, text_series
@@ -102,10 +102,11 @@ def host_calls_in_gaps(timeline: Timeline, gaps: pd.DataFrame, cls: str = "host"
     for r, s, d in zip(g["rank"].tolist(), g["start_ns"].tolist(), g["dur_ns"].tolist()):
         lo, hi = np.maximum(r_s, s), np.minimum(r_e, s + d)
         for i in np.flatnonzero((r_rank == r) & (hi > lo)):
-            x = per.setdefault(str(names[i]), {"ids": set(), "parts": []})
-            x["ids"].add(int(i))
+            x = per.setdefault(str(names[i]), {"ids": {}, "parts": []})
+            x["ids"][int(i)] = x["ids"].get(int(i), 0) + int(hi[i] - lo[i])  # each call's time in the gaps
             x["parts"].append((r, int(lo[i]), int(hi[i])))
-    rows = [{"name": k, "overlap_ns": _union_ns(v["parts"]), "calls": len(v["ids"])} for k, v in per.items()]
+    rows = [{"name": k, "overlap_ns": _union_ns(v["parts"]), "calls": len(v["ids"]),
+             "longest_ns": max(v["ids"].values())} for k, v in per.items()]
     return sorted(rows, key=lambda x: -x["overlap_ns"])[:n]
 
 
@@ -139,9 +140,11 @@ def _is_setup(call: dict[str, Any]) -> bool:
 
 
 def _calls_text(rows: list[dict[str, Any]]) -> str:
-    """``"cudaLaunchKernel 2.41 s in 12 calls, cudaFree 3.00 ms in 1 call"``."""
+    """``"cudaLaunchKernel 2.41 s in 12 calls, cudaFree 3.00 ms in 1 call"``, and the one call that holds most of a
+    row's time when one does (:func:`gpulens.analyzers._idle_blocking.longest_text`: "cudaStreamCreateWithFlags 734.88 ms
+    in 16 calls (one call: 732.66 ms)")."""
     return ", ".join(f"{c['name']} {fmt_ns(c['overlap_ns'])} in {c['calls']:,} call{'s' if c['calls'] != 1 else ''}"
-                     for c in rows)
+                     f"{longest_text(c)}" for c in rows)
 
 
 def _host_calls_during(timeline: Timeline, rank: int, start: int, end: int, n: int = 2) -> list[tuple[str, int]]:
