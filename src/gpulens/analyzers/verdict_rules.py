@@ -36,7 +36,11 @@ timeline results. Rules, first match wins (thresholds are parameters of :func:`d
 Time at stake of rules 3–4, and of every later rule when the kernel has a roofline or speed-of-light figure, is the
 one definition of :mod:`gpulens.analyzers._stake`: time × (1 − attained / attainable), the attained share taken from
 the basis that decided the verdict (rule 3: the speed of light's limiting unit, as the ``speed_of_light`` table's
-time at stake; otherwise the roofline's). Rules 5–7 apply only without such a figure.
+time at stake; otherwise the roofline's). Rules 5–7 apply only without such a figure. An L1-led memory-bound kernel
+(L1/shared memory saturated, DRAM not) has its distance to the DRAM/compute roofline at stake — on a GPU the input
+names; on an *assumed* GPU, or with no FLOP count, its measured distance to the saturated L1 peak is the figure (a
+lower bound, ``Verdict.stake_at_least``) and the roofline distance, when known, is only named beside it
+(``Verdict.stake_upper_ns``): a measured figure ranks, an assumed GPU's peaks never put a kernel above it.
 5. no roofline: a grid with fewer blocks than SMs/CUs (under :data:`FULL_GRID_SHARE` of them: a grid covering
    ~every SM is not short of blocks) → ``latency/occupancy-bound``; at stake: the occupancy
    analyzer's wave loss, Σ launches time × (1 − W / ⌈W⌉) (:func:`gpulens.analyzers._stake.wave_loss_ns`), the same
