@@ -56,18 +56,18 @@ def cross(tmp_path):
 def test_unlinked_kernels_are_matched_by_work_category(cross):
     k = cross.tables["kernels"].set_index("kernel")
     # GEMM: 3 × (130 − 100) = +90 µs; elementwise: 3 × (30 − 50) = −60 µs — never a "vanished" GEMM saving
-    assert k.loc["GEMM kernels (by class)", "match"] == "class"
-    assert k.loc["GEMM kernels (by class)", "delta_ns"] == 90_000
-    assert k.loc["GEMM kernels (by class)", "base_count"] == 3 == k.loc["GEMM kernels (by class)", "cand_count"]
-    assert k.loc["elementwise kernels (by class)", "delta_ns"] == -60_000
+    assert k.loc["unmatched GEMM kernels (by category)", "match"] == "category"
+    assert k.loc["unmatched GEMM kernels (by category)", "delta_ns"] == 90_000
+    assert k.loc["unmatched GEMM kernels (by category)", "base_count"] == 3 == k.loc["unmatched GEMM kernels (by category)", "cand_count"]
+    assert k.loc["unmatched elementwise kernels (by category)", "delta_ns"] == -60_000
     # a kernel of no known kind ("other") says nothing of what it is: it stays vanished (3 × 5 µs)
     assert k.loc["mystery_kernel", "match"] == "vanished" and k.loc["mystery_kernel", "delta_ns"] == -15_000
-    assert set(k["match"]) == {"class", "vanished"}
-    assert cross.summary["matched_by_class"] == 2 and cross.summary["new_kernels"] == 0
+    assert set(k["match"]) == {"category", "vanished"}
+    assert cross.summary["matched_by_category"] == 2 and cross.summary["new_kernels"] == 0
     head = headline(cross)
     # total 3 × 160 − 3 × 155 = +15 µs; per category GEMM +90 µs, elementwise −60 µs, other −15 µs
     assert "+15.00 µs" in head and "By category: GEMM +90.00 µs, elementwise -60.00 µs, other -15.00 µs" in head
-    assert "Largest changes: GEMM kernels (by class) +90.00 µs" in head
+    assert "Largest changes: unmatched GEMM kernels (by category) +90.00 µs" in head
 
 
 def test_share_of_the_change_stays_within_bounds_and_reads_the_same_everywhere(cross):
@@ -80,14 +80,14 @@ def test_share_of_the_change_stays_within_bounds_and_reads_the_same_everywhere(c
             assert c.abs().sum() == pytest.approx(1.0), name
     assert cross.summary["gross_delta_ns"] == 165_000
     row = lambda text: next(line for line in text.splitlines()  # the contributors table's row (its first)
-                            if "GEMM kernels (by class)" in line and line.lstrip()[:1] in "|│")
+                            if "unmatched GEMM kernels (by category)" in line and line.lstrip()[:1] in "|│")
     assert "+54.5 %" in row(render_markdown(cross))
     assert "+54.5 %" in row(render_console(cross, width=200))
     html = render_html(cross)
     contrib = re.search(r'<section id="contributors">.*?</section>', html, re.S).group(0)
     assert ">+54.5 %</td>" in contrib
     rows = to_dict(cross)["tables"]["contributors"]
-    assert next(r for r in rows if r["kernel"] == "GEMM kernels (by class)")["contribution"] == pytest.approx(90 / 165)
+    assert next(r for r in rows if r["kernel"] == "unmatched GEMM kernels (by category)")["contribution"] == pytest.approx(90 / 165)
 
 
 def test_operator_rows_count_kernels_not_the_memsets_beside_them(tmp_path):
@@ -152,7 +152,7 @@ def test_h100_vs_mi300_gemm_direction_is_the_traces():
     r = diff(b, c)
     k = r.tables["kernels"]
     gemm = k[k["category"] == "GEMM"]
-    assert set(gemm["match"]) <= {"name", "op+shapes", "variant", "class"}
+    assert set(gemm["match"]) <= {"name", "op+shapes", "variant", "category"}
     assert gemm["delta_ns"].sum() == pytest.approx(want_ns, rel=1e-3)
     assert f"GEMM +{want_ns / 1e6:.2f} ms" in headline(r)
     assert (k["contribution"].abs() <= 1).all()
@@ -174,9 +174,9 @@ def test_class_rows_keep_memsets_apart_from_copy_kernels(tmp_path):
              prog(tmp_path / "b.json", "__amd_rocclr_fillBufferAligned",
                   "void at::native::elementwise_kernel_manual_unroll<direct_copy_kernel_cuda<c10::Half>>", 3.0, 12.0))
     k = r.tables["kernels"].set_index("kernel")
-    assert k.loc["copy memsets (by class)", "delta_ns"] == 3_000 and k.loc["copy memsets (by class)", "base_count"] == 3
-    assert k.loc["copy kernels (by class)", "delta_ns"] == 6_000 and k.loc["copy kernels (by class)", "cand_count"] == 3
-    assert set(k["match"]) == {"class"}
+    assert k.loc["unmatched copy memsets (by category)", "delta_ns"] == 3_000 and k.loc["unmatched copy memsets (by category)", "base_count"] == 3
+    assert k.loc["unmatched copy kernels (by category)", "delta_ns"] == 6_000 and k.loc["unmatched copy kernels (by category)", "cand_count"] == 3
+    assert set(k["match"]) == {"category"}
 
 
 def test_a_rank_traced_in_one_run_only_is_named_not_read_as_a_saving(tmp_path):

@@ -50,12 +50,12 @@ def test_headline_ranks_by_stake_and_marks_the_assumed_gpu(h200):
     top = answer(src).findings
     stakes = [f.time_at_stake_ns for f in top]
     assert stakes == sorted(stakes, reverse=True), stakes  # before: 88.40 µs, 11.62 µs, 20 ns; 603.93 µs left out
-    # gemm_wmma's stake is a roofline distance on the assumed H200's peaks: it leads, with its premise beside it
-    assert top[0].kernel.startswith("gemm_wmma") and "assumed NVIDIA H200" in top[0].premise
-    # gemm_naive's is measured: Duration 3.18 ms × (1 − Memory Throughput 97.22 %) = 88,404 ns, ranked second —
-    # before, an "info" severity dropped it for a 20 ns "warning" (tiny)
+    # gemm_naive's is measured: Duration 3.18 ms × (1 − Memory Throughput 97.22 %) = 88,404 ns; it leads since
+    # session 37 (a measured lower bound ranks; gemm_wmma's 603.93 µs on the assumed H200's peaks is named beside its
+    # own measured lower bound, tests/test_trust_s37_verdict.py)
     naive = _ncu_metric("gemm_naive", "Duration") * 1e6 * (1 - _ncu_metric("gemm_naive", "Memory Throughput") / 100)
-    assert top[1].kernel.startswith("gemm_naive") and abs(top[1].time_at_stake_ns - naive) <= 1
+    assert top[0].kernel.startswith("gemm_naive") and abs(top[0].time_at_stake_ns - naive) <= 1
+    assert top[1].kernel.startswith("gemm_wmma") and "assumed NVIDIA H200" in top[1].title
     assert all(not f.kernel.startswith("tiny") for f in top)  # 20 ns is not among the three largest
     ranked = src.results["verdicts"].summary["ranked"]
     assert [r["time_at_stake_ns"] for r in ranked] == sorted((r["time_at_stake_ns"] for r in ranked), reverse=True)
@@ -71,8 +71,8 @@ def test_console_headline_shows_the_premise(h200):
     buf = io.StringIO()
     print_report(h200, Console(file=buf, width=400, color_system=None))
     lines = buf.getvalue().splitlines()
-    first = next(ln for ln in lines if ln.lstrip().startswith("1."))
-    assert "gemm_wmma" in first and "if the GPU is the assumed NVIDIA H200" in first
+    second = next(ln for ln in lines if ln.lstrip().startswith("2."))
+    assert "gemm_wmma" in second and "if the GPU is the assumed NVIDIA H200" in second
 
 
 def test_a_conditional_premise_still_ranks_after_measured_figures():

@@ -65,8 +65,18 @@ def blocking_calls_in_idle(timeline: Timeline, gaps: pd.DataFrame, calls: pd.Dat
                 j = np.flatnonzero(inside)
                 op = str(text_series(ops["name"].iloc[[j[np.argmin((o_e - o_s)[j])]]]).iloc[0])
         out.append({"name": name, "overlap_ns": x["overlap_ns"], "calls": len(x["ids"]),
-                    "copy": bool(BLOCKING_COPY_RE.match(name)), "op": op})
+                    "copy": bool(BLOCKING_COPY_RE.match(name)), "op": op, "longest_ns": x["best"][0]})
     return out
+
+
+def longest_text(row: dict[str, Any]) -> str:
+    """The clause naming one call that holds most of a row's ``overlap_ns`` over its ``calls`` (``longest_ns``:
+    that call's time inside the gaps [ns]): ``" (one call: 732.66 ms)"``; "" under 3 calls or when no call holds at
+    least :data:`ONE_GAP_SHARE` of it."""
+    n, total, big = int(row.get("calls") or 0), int(row.get("overlap_ns") or 0), int(row.get("longest_ns") or 0)
+    if n < 3 or not total or big < ONE_GAP_SHARE * total:
+        return ""
+    return f" (one call: {fmt_ns(big)})"
 
 
 def blocking_text(rows: list[dict[str, Any]]) -> str:
@@ -77,7 +87,7 @@ def blocking_text(rows: list[dict[str, Any]]) -> str:
         what = "a synchronous copy" if r["copy"] else "a synchronisation"
         inside = f", inside {r['op']}" if r.get("op") else ""
         parts.append(f"{r['name']} ({what}{inside}) {fmt_ns(r['overlap_ns'])} in {r['calls']:,} "
-                     f"call{'s' if r['calls'] != 1 else ''}")
+                     f"call{'s' if r['calls'] != 1 else ''}{longest_text(r)}")
     return "; ".join(parts)
 
 
@@ -98,3 +108,64 @@ def queued_wait_text(blocking: list[dict[str, Any]], waits: list[dict[str, Any]]
     if waits:
         parts.append(f"stream waits enqueued in these gaps: {_calls_text(waits)}")
     return "; ".join(parts)
+
+
+#: From this share of a cause's idle time held by one gap, every "X over N gaps" figure names that gap: a sum over
+#: 550 gaps of which one holds 463.30 of 463.58 ms reads as 550 waits, not one.
+ONE_GAP_SHARE = 0.5
+
+
+def largest_gaps(timeline: Timeline, gaps: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    """Per idle cause (``gaps``: :func:`gpulens.analyzers.bottlenecks.classify_gaps`): its largest gap — the cause's
+    part of it, ``dur_ns`` [ns] (``dur − sync`` for host / launch / queued / unattributed / boundary, the sync part for
+    ``sync``), ``rank``, ``device_id``, ``offset_ns`` (its start after the first GPU event of its device [ns]),
+    ``next_name`` (the GPU work that ended it), ``gpu_work_elsewhere`` (whether any GPU work the trace records,
+    on any device, ran during it), ``gap_ns`` (the whole gap [ns]) and ``first_gap`` (its device's first gap).
+    Causes with no such gap are left out."""
+    if not len(gaps):
+        return {}
+    gpu = context_of(timeline).gpu
+    firsts = gpu.groupby(["rank", "device_id"], observed=True)["start_ns"].min()
+    g_start = gpu["start_ns"].to_numpy("int64")
+    g_end = g_start + gpu["dur_ns"].fillna(0).to_numpy("int64")
+    dur, sync = gaps["dur_ns"].to_numpy("int64"), gaps["sync_ns"].to_numpy("int64")
+    cls = gaps["cls"].astype(str).to_numpy()
+    out: dict[str, dict[str, Any]] = {}
+    for c in ("host", "launch", "queued", "unattributed", "boundary", "sync"):
+        part = sync if c == "sync" else np.where(cls == c, dur - sync, 0)
+        if not len(part) or part.max() <= 0:
+            continue
+        i = int(np.argmax(part))
+        row = gaps.iloc[i]
+        r, d, s = int(row["rank"]), int(row["device_id"]), int(row["start_ns"])
+        e = s + int(row["dur_ns"])
+        busy = bool(((g_start < e) & (g_end > s)).any())  # a gap of one device: any work is another's
+        mine = (gaps["rank"].to_numpy() == r) & (gaps["device_id"].to_numpy() == d)
+        out[c] = {"dur_ns": int(part[i]), "gap_ns": e - s, "rank": r, "device_id": d,
+                  "offset_ns": s - int(firsts.get((r, d), s)), "next_name": str(row["next_name"]),
+                  "gpu_work_elsewhere": busy,
+                  "first_gap": bool(s <= gaps["start_ns"].to_numpy("int64")[mine].min())}
+    return out
+
+
+def one_gap_text(big: dict[str, Any] | None, total_ns: int, n: int) -> str:
+    """The clause naming a cause's largest gap (``big``: a :func:`largest_gaps` row) after "``total_ns`` over ``n``
+    gaps", when it holds at least :data:`ONE_GAP_SHARE` of that time: ``"; one gap holds 463.30 ms of it, 85 µs
+    after the first GPU event"``; "" otherwise, and under 3 gaps (of two, one always holds half)."""
+    if not big or n < 3 or not total_ns or big["dur_ns"] < ONE_GAP_SHARE * total_ns:
+        return ""
+    return f"; one gap holds {fmt_ns(big['dur_ns'])} of it, {fmt_ns(big['offset_ns'])} after the first GPU event"
+
+
+def unrecorded_wait_text(big: dict[str, Any] | None, share_ns: int) -> str:
+    """What a queued gap holding most of the queued idle (``big``: :func:`largest_gaps`' ``queued`` row, at least
+    :data:`ONE_GAP_SHARE` of ``share_ns``) shows when no GPU work the trace records ran during it, on any stream or
+    device: the work the queued launches waited for is not in the trace — an artefact of the capture (work
+    enqueued before it began, another process's, or work the profiler did not record), not a dependency between the
+    traced streams. "" otherwise."""
+    if not big or big.get("gpu_work_elsewhere", True) or big["dur_ns"] < ONE_GAP_SHARE * max(share_ns, 1):
+        return ""
+    return (f"no GPU work the trace records ran during the {fmt_ns(big['dur_ns'])} gap, on any stream or device: "
+            "what the queued work waited for is not in the trace (work enqueued before the capture began, another "
+            "process's, or work the profiler did not record) — an artefact of the capture, not a dependency between "
+            "the traced streams")

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.analyzers import _advice
-from gpulens.analyzers._idle_blocking import blocking_text
+from gpulens.analyzers._idle_blocking import blocking_text, longest_text, one_gap_text, unrecorded_wait_text
 from gpulens.analyzers._span import trace_offsets
 from gpulens.analyzers.base import Finding
 from gpulens.analyzers.context import category_mask, context_of, reindex_sorted, strings, text_series
@@ -75,7 +75,7 @@ def host_calls_in_gaps(timeline: Timeline, gaps: pd.DataFrame, cls: str = "host"
     """The runtime calls the host was in during the idle gaps of class ``cls`` (``gaps``:
     :func:`gpulens.analyzers.bottlenecks.classify_gaps`; boundary gaps are another class, so left out): per call
     name, ``overlap_ns`` (its time inside those gaps: the union of its calls' parts there, per rank) and ``calls``
-    (distinct calls) — the ``n`` largest, over the ``max_gaps`` longest gaps of the class (the others hold less time
+    (distinct calls) and ``longest_ns`` (the one call with the most time inside them) — the ``n`` largest, over the ``max_gaps`` longest gaps of the class (the others hold less time
     each). Blocking calls (:data:`~gpulens.analyzers.bottlenecks.BLOCKING_RE`) are left out: their time is the
     "host blocked" cause. Empty when no call overlaps them."""
     if not len(gaps):
@@ -111,10 +111,11 @@ def host_calls_in_gaps(timeline: Timeline, gaps: pd.DataFrame, cls: str = "host"
     per: dict[str, dict[str, Any]] = {}
     for r, idx, lo, hi in hits:
         for i, a, b in zip(idx.tolist(), lo.tolist(), hi.tolist()):
-            x = per.setdefault(str(names[i]), {"ids": set(), "parts": []})
-            x["ids"].add(i)
+            x = per.setdefault(str(names[i]), {"ids": {}, "parts": []})
+            x["ids"][i] = x["ids"].get(i, 0) + (b - a)  # each call's time in the gaps
             x["parts"].append((r, a, b))
-    rows = [{"name": k, "overlap_ns": _union_ns(v["parts"]), "calls": len(v["ids"])} for k, v in per.items()]
+    rows = [{"name": k, "overlap_ns": _union_ns(v["parts"]), "calls": len(v["ids"]),
+             "longest_ns": max(v["ids"].values())} for k, v in per.items()]
     return sorted(rows, key=lambda x: -x["overlap_ns"])[:n]
 
 
@@ -176,9 +177,11 @@ def _is_setup(call: dict[str, Any]) -> bool:
 
 
 def _calls_text(rows: list[dict[str, Any]]) -> str:
-    """``"cudaLaunchKernel 2.41 s in 12 calls, cudaFree 3.00 ms in 1 call"``."""
+    """``"cudaLaunchKernel 2.41 s in 12 calls, cudaFree 3.00 ms in 1 call"``, and the one call that holds most of a
+    row's time when one does (:func:`gpulens.analyzers._idle_blocking.longest_text`: "cudaStreamCreateWithFlags 734.88 ms
+    in 16 calls (one call: 732.66 ms)")."""
     return ", ".join(f"{c['name']} {fmt_ns(c['overlap_ns'])} in {c['calls']:,} call{'s' if c['calls'] != 1 else ''}"
-                     for c in rows)
+                     f"{longest_text(c)}" for c in rows)
 
 
 def _host_calls_during(timeline: Timeline, rank: int, start: int, end: int, n: int = 2) -> list[tuple[str, int]]:
@@ -381,7 +384,8 @@ def uvm_text(tot: dict[str, Any]) -> str:
 def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, Any]], pytorch: bool = True,
                  blocking: list[dict[str, Any]] | None = None, tool: str | None = None,
                  host_calls: list[dict[str, Any]] | None = None, linked: int = 0,
-                 vendor: str | None = None, recorded: int = 0, queued_text: str = "") -> None:
+                 vendor: str | None = None, recorded: int = 0, queued_text: str = "",
+                 largest: dict[str, dict[str, Any]] | None = None, timeline: Timeline | None = None) -> None:
     """Write the idle split by cause into the breakdown's ``idle`` finding (in place), so that a reader who sees only
     the root finding still sees where every idle nanosecond went — including the part no cause explains.
 
@@ -394,7 +398,10 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
     (the host side was recorded: gaps with no cause are launches it missed, :func:`~._advice.idle_text`);
     ``recorded``: launch calls the trace holds, linked or not (none linked: calls without correlation ids);
     ``queued_text``: :func:`queued_wait_text`, named when work already queued is the largest cause;
-    ``vendor``: the words of the advice (CUDA or HIP graphs, :func:`gpulens.analyzers._advice.vendor_text`)."""
+    ``vendor``: the words of the advice (CUDA or HIP graphs, :func:`gpulens.analyzers._advice.vendor_text`);
+    ``largest``: each cause's largest gap (:func:`gpulens.analyzers._idle_blocking.largest_gaps`), named after the
+    cause's "over N gaps" when it holds most of it; with queued work that waited on nothing the trace records, the
+    step says the idle is the capture's and gives the ``--window`` that leaves it out (``timeline``: its origin)."""
     split = _idle_split(tot, boundary)
     if not split:
         return
@@ -437,7 +444,9 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
         return
     top, ns = causes[0]
     n = int(tot.get(f"gaps_{top}") or 0)
-    over = f" over {plural(n, 'gap')}" if n else ""
+    big = (largest or {}).get(top)
+    over = f" over {plural(n, 'gap')}{one_gap_text(big, ns, n)}" if n else ""
+    unrecorded = unrecorded_wait_text(big, ns) if top == "queued" else ""
     if top == "sync" and blocking:
         b = blocking[0]
         from gpulens.analyzers.bottlenecks import ASYNC_COPY_RE
@@ -469,6 +478,13 @@ def explain_idle(root: Finding, tot: dict[str, Any], boundary: list[dict[str, An
                 + _advice.setup_step(pytorch)) if setup >= SETUP_GAP_SHARE * ns else \
             _advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, vendor=vendor)
         root.action = f"Start with the largest cause, {fmt_ns(ns)} waiting for the host{over}{calls}: {step}."
+    elif unrecorded:
+        row = {**big, "dur_ns": big["gap_ns"], "position": "leading" if big.get("first_gap") else "one-off"}
+        window = _window_option([row], row, timeline) if timeline is not None else None
+        root.action = (f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}{over}"
+                       + (f" ({queued_text})" if queued_text else "") + f": {unrecorded}. Judge the rest alone"
+                       + (f" (gpulens analyze FILE {window})" if window else " (gpulens analyze FILE --window START:END)")
+                       + ", or capture again from a point where no earlier work is in flight.")
     elif top == "queued" and queued_text:
         root.action = (f"Start with the largest cause, {fmt_ns(ns)} {CLASS_WORDS[top]}{over} ({queued_text}): "
                        f"{_advice.idle_text(_advice.IDLE_ACTIONS, pytorch, top, tool, linked, vendor, recorded)}.")
@@ -517,9 +533,12 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
         "The work was enqueued — its launch call had returned before the GPU went idle, or returned during the "
         "idle time and the work still started later than a launch costs — so it waited on another stream, an "
         "event or device-side scheduling, not on the host. "
-        + (f"In these gaps {queued_text}. " if queued_text else "")
-        + "Look at cross-stream dependencies and event waits; with "
-        "no other stream busy, the launch latency table shows how long after its launch call each kernel started.")
+        + (f"In these gaps {queued_text}. " if queued_text else ""))
+    unrecorded = unrecorded_wait_text((summary.get("largest_gap") or {}).get("queued"), int(tot["idle_queued_ns"]))
+    texts["idle_queued_ns"] = texts["idle_queued_ns"][:2] + (texts["idle_queued_ns"][2] + (
+        unrecorded[0].upper() + unrecorded[1:] + "." if unrecorded else
+        "Look at cross-stream dependencies and event waits; with no other stream busy, the launch latency table "
+        "shows how long after its launch call each kernel started."),)
     linked = int(summary.get("launch_calls") or 0)
     recorded = int(summary.get("launch_calls_recorded") or 0)
     uvm = uvm_text(tot)
@@ -539,11 +558,13 @@ def _findings(tot: dict[str, Any], summary: dict[str, Any], parent: str | None =
     other = idle_unmeasured_ns(tot)
     for key, (cat, title, detail) in texts.items():
         if tot[key] >= 0.05 * span:
+            n = int(tot.get(f"gaps_{key[5:-3]}") or 0)
+            one = one_gap_text((summary.get("largest_gap") or {}).get(key[5:-3]), int(tot[key]), n)
             out.append(Finding(f"{title}: {'at most ' if other else ''}{fmt_ns(tot[key])} "
                                f"({share_pct_text(100 * tot[key] / span)} {of_span}"
                                + (f"; up to {fmt_ns(clock)} of the idle may be GPU work on another clock)" if clock
                                   else "; GPU work recorded without a start or end may fill any of it)" if other
-                                  else ")"),
+                                  else ")") + (f" over {plural(n, 'gap')}{one}" if one else ""),
                                detail, severity="info" if other or tot[key] < 0.1 * span else "warning",
                                category=cat, time_at_stake_ns=None if other else int(tot[key]),
                                key="idle/" + key[5:-3], parent=parent))

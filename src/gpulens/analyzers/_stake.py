@@ -50,6 +50,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from gpulens.units import fmt_ns
+
 
 #: Speed-of-light share of peak from which a unit bounds the kernel (Nsight Compute's SOL rule: below 60 % on both
 #: compute and memory "typically indicates latency issues").
@@ -98,6 +100,27 @@ def assumed_premise(device: Any, what: str = "peaks") -> str:
         return (f"{ASSUMED_GPU_HEAD}{device.name} ({n} {unit}; the input records no GPU name or "
                 f"{unit[:-1]} count)")
     return f"{ASSUMED_GPU_HEAD}{device.name} (the input does not name it; the figure rests on its peaks)"
+
+
+def upper_clause(upper_ns: int | None, device: Any, at_least: bool = True) -> str:
+    """The clause shown after a time at stake that is a measured lower bound (``at_least``: an L1-led memory-bound
+    kernel's distance to its saturated L1/shared-memory peak, :attr:`Verdict.stake_at_least
+    <gpulens.analyzers._verdict_facts.Verdict>`), naming its upper bound ``upper_ns`` [ns] — its distance to the
+    roofline, resting on an assumed GPU's peaks — or saying it is unknown (no FLOP count): ``"at least; up to
+    603.93 µs, its distance to the roofline, if the GPU is the assumed NVIDIA H200 SXM (…)"``. "" when the figure is
+    not a lower bound.
+
+    The ranking rule this serves (one for every report, :func:`gpulens.analyzers._tree.rank_key`): a finding ranks
+    by the figure the input determines — a measured figure or a lower bound as it is, its upper bound only named
+    beside it; an estimate resting only on an assumed GPU's figures by itself when nothing measured stands beside
+    it; an upper bound resting on a premise about the kernel after all of those."""
+    if not at_least:
+        return ""
+    if upper_ns is None or upper_ns != upper_ns:
+        return "at least; up to its distance to the roofline, unknown without its FLOP count"
+    name = getattr(device, "name", None) or "identified GPU"
+    return (f"at least; up to {fmt_ns(upper_ns)}, its distance to the roofline, {ASSUMED_GPU_HEAD}{name} "
+            "(the input does not name it; that figure rests on its peaks)")
 
 
 def only_assumed_gpu(premise: str) -> bool:

@@ -39,7 +39,9 @@ def rank_key(f: Finding) -> tuple[int, int]:
     """The sort key of findings in every ranking: determined times at stake first (no ``premise``, or one resting
     only on the assumed GPU's figures — :func:`gpulens.analyzers._stake.only_assumed_gpu`: the measured time
     against the identified GPU, the best estimate the input allows, ranked by its size and shown with its premise:
-    ncu H200 CSV's 603.93 µs on an assumed H200 ranked after a measured 20 ns), then upper bounds resting on a
+    ncu H200 CSV's 603.93 µs on an assumed H200 once ranked after a measured 20 ns; where a measured lower bound
+    stands beside such a figure, that lower bound is ``time_at_stake_ns`` and ranks, the assumed upper bound only
+    named, :func:`gpulens.analyzers._stake.upper_clause`), then upper bounds resting on a
     premise about the kernel itself (its bound undetermined), then findings whose gain is unknown; within each, the
     largest time at stake first."""
     stake = f.time_at_stake_ns or 0
@@ -93,14 +95,24 @@ def arrange(findings: list[Finding]) -> list[Finding]:
     def walk(f: Finding, depth: int) -> None:
         ordered.append(f)
         if f.key and depth < 8:
+            limit = children_cap(f)
             for c in sorted(children.get(f.key, []), key=rank):
-                if f.time_at_stake_ns is not None and (c.time_at_stake_ns or 0) > f.time_at_stake_ns:
-                    c = replace(c, time_at_stake_ns=f.time_at_stake_ns)  # part of the parent's time
+                if limit is not None and (c.time_at_stake_ns or 0) > limit:
+                    c = replace(c, time_at_stake_ns=limit)  # part of the parent's time
                 walk(c, depth + 1)
 
     for f in sorted((f for f in out if f.parent is None), key=rank):
         walk(f, 0)
     return ordered
+
+
+def children_cap(f: Finding) -> int | None:
+    """The most a finding under ``f`` may show at stake [ns]: ``f``'s time at stake, or its upper bound where that
+    figure is a measured lower bound (``Finding.stake_upper_ns``); None when unknown (no cap)."""
+    up = getattr(f, "stake_upper_ns", None)
+    if up is None or f.time_at_stake_ns is None:
+        return f.time_at_stake_ns
+    return max(int(up), int(f.time_at_stake_ns))
 
 
 def cap_children(results: dict) -> None:
@@ -119,16 +131,17 @@ def cap_children(results: dict) -> None:
         if f.key and f.key not in by_key:
             by_key[f.key] = f
 
-    def cap(f: Finding, depth: int) -> int | None:
+    def cap(f: Finding, depth: int) -> int | None:  # the most the findings under f may show
         parent = by_key.get(f.parent) if f.parent and f.parent != f.key else None
         if parent is None or depth > 8:
-            return f.time_at_stake_ns
+            return children_cap(f)
         limit = cap(parent, depth + 1)
         if limit is not None and f.time_at_stake_ns is not None and f.time_at_stake_ns > limit:
             note_capped(f, f.time_at_stake_ns, int(limit))
             if (f.key or "").endswith("/waves"):  # its title's share follows the capped time at stake
                 _retitle_wave(f, results)
-        return f.time_at_stake_ns
+        own = children_cap(f)
+        return own if own is None or limit is None else min(own, limit)
 
     for f in every:
         cap(f, 0)

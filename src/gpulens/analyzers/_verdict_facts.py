@@ -154,6 +154,13 @@ class Verdict:
     #: an assumed GPU (:attr:`Evidence.roof_assumed`, :attr:`Evidence.sms_assumed`) the figure then carries a
     #: premise (:func:`gpulens.analyzers._stake.assumed_premise`)
     stake_from: str = ""
+    #: an upper bound beside a measured lower bound ``time_at_stake_ns``, resting on an assumed GPU's peaks: an
+    #: L1-led memory-bound kernel's distance to the roofline (:func:`gpulens.analyzers._stake.upper_clause`); None
+    #: when the stake is one figure. Rankings and totals use ``time_at_stake_ns``, the figure the counters measured.
+    stake_upper_ns: int | None = None
+    #: ``time_at_stake_ns`` is a lower bound (the distance to a saturated L1/shared-memory peak), with or without a
+    #: known upper bound ``stake_upper_ns``
+    stake_at_least: bool = False
 
 
 _STALL_TO_CLASS = {"memory_throughput": "memory-bound", "compute_pipe": "compute-bound",

@@ -83,6 +83,11 @@ class Finding:
             one (:func:`gpulens.analyzers._tree.rank_key`): an upper bound that may not hold never outranks a
             determined figure — except a premise resting only on the assumed GPU's figures
             (:func:`gpulens.analyzers._stake.only_assumed_gpu`), the best estimate the input allows, ranked by size.
+        stake_upper_ns: when ``time_at_stake_ns`` is a measured lower bound (an L1-led memory-bound kernel's distance
+            to its saturated L1 peak), the most fixing it could recover in ns (its distance to the roofline, or its
+            time less 2 µs a launch when that is unknown); None when ``time_at_stake_ns`` is the one figure. Rankings
+            and totals use ``time_at_stake_ns``; the findings under it are capped at this figure, not at the lower
+            bound (:func:`gpulens.analyzers._tree.cap_children`).
     """
 
     title: str
@@ -96,6 +101,7 @@ class Finding:
     key: str | None = None
     parent: str | None = None
     premise: str = ""
+    stake_upper_ns: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict."""

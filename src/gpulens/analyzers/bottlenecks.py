@@ -81,7 +81,7 @@ from gpulens.analyzers._idle_findings import (  # noqa: F401 (CLASS_WORDS, CLASS
 from gpulens.timeline import Timeline
 from gpulens.units import fmt_ns, pct_words, plural
 from gpulens.analyzers._idle_findings import GAP_CLASSES  # one definition
-from gpulens.analyzers._idle_blocking import STREAM_WAIT_RE, blocking_calls_in_idle, queued_wait_text
+from gpulens.analyzers._idle_blocking import STREAM_WAIT_RE, blocking_calls_in_idle, largest_gaps, queued_wait_text
 from gpulens.analyzers._gap_classes import (  # noqa: F401 (re-exported)
     ASYNC_COPY_RE, BLOCKING_COPY_RE, BLOCKING_COVER_SHARE, BLOCKING_RE, BOUNDARY_FACTOR, BOUNDARY_IDLE_SHARE,
     BOUNDARY_MIN_GAPS, PAGEABLE_COPY_RE, SYNC_RE, _QUEUE_OPS_RE, _classify_gaps, _first_step_start, _kernel_columns,
@@ -339,6 +339,8 @@ class Bottlenecks(Analyzer):
                      if STREAM_WAIT_RE.search(str(c["name"]))][:2]
             queued_text = queued_wait_text(blocking_calls_in_idle(timeline, gaps, sync_calls(timeline),
                                                                   cls="queued"), waits)
+        # each cause's largest gap: named wherever one gap holds most of a cause's "X over N gaps"
+        summary["largest_gap"] = largest_gaps(timeline, gaps)
         findings = _findings(tot, summary, "idle" if idle_root else None, pytorch, blocking, tool, vendor,
                              gpus=len(t), queued_text=queued_text)
         summary["boundary_gaps"] = _boundary_rows(gaps, timeline)
@@ -358,7 +360,8 @@ class Bottlenecks(Analyzer):
             if f.key == "idle":
                 explain_idle(f, tot, summary["boundary_gaps"], pytorch, blocking, tool,
                              host_calls_in_gaps(timeline, gaps) if tot.get("idle_host_ns") else [],
-                             summary["launch_calls"], vendor, summary["launch_calls_recorded"], queued_text)
+                             summary["launch_calls"], vendor, summary["launch_calls_recorded"], queued_text,
+                             summary["largest_gap"], timeline)
                 if idle_unmeasured_ns(tot):  # the idle is at most (clock domains, untimed work): nothing at stake
                     f.time_at_stake_ns = None
         if idle_unmeasured_ns(tot):

@@ -207,16 +207,22 @@ def _largest_type(r: pd.DataFrame) -> pd.Series:
 
 
 def _verdict_stakes(results: Any) -> dict[str, tuple[float, str]]:
-    """kernel name → (its verdict's time at stake [ns], verdict) for the kernels the ``verdicts`` analyzer
-    quantified (its findings carry that figure)."""
+    """kernel name → (the most its verdict lets a finding under it show [ns], what that figure is) for the kernels the
+    ``verdicts`` analyzer quantified: its time at stake, or the upper bound beside it where that figure is a
+    measured lower bound (:func:`gpulens.analyzers._tree.children_cap` of its finding)."""
+    from gpulens.analyzers._tree import children_cap
+
     v = (results or {}).get("verdicts")
     if v is None or v.skipped or not len(v.table):
         return {}
-    out = {}
+    upper = {f.kernel: children_cap(f) for f in v.findings
+             if f.kernel is not None and f.key == f"kernel:{f.kernel}" and f.stake_upper_ns is not None}
+    out = {k: (float(c), "") for k, c in upper.items() if c is not None}
     for name, verdict, st in zip(v.table["name"].tolist(), v.table["verdict"].tolist(),
                                  v.table["time_at_stake_ns"].tolist()):
-        if verdict != "undetermined" and st is not None and not pd.isna(st):
-            out.setdefault(str(name), (float(st), str(verdict)))
+        if verdict != "undetermined" and st is not None and not pd.isna(st) and not out.get(str(name), (0, ""))[1]:
+            out[str(name)] = ((out[str(name)][0], f"{verdict} verdict's upper bound at stake") if str(name) in out
+                              else (float(st), f"{verdict} verdict time at stake"))
     return out
 
 
@@ -238,7 +244,7 @@ def _capped(t: pd.DataFrame, verdicts: dict[str, tuple[float, str]]) -> tuple[li
             val, note = floor, f"capped at the kernel's time less 2 µs per launch ({fmt_ns(floor)})"
         cap = verdicts.get(str(kern))
         if cap is not None and val > cap[0]:
-            val, note = cap[0], f"capped at the kernel's {cap[1]} verdict time at stake ({fmt_ns(cap[0])})"
+            val, note = cap[0], f"capped at the kernel's {cap[1]} ({fmt_ns(cap[0])})"
         stakes.append(float(round(val))), notes.append(note)
     return stakes, notes
 

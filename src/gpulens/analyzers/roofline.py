@@ -253,9 +253,13 @@ class Roofline(Analyzer):
                 # measured bound it now details: the detail says what each measure sees
                 place = "below both roofs" if model == BELOW_ROOFS else f"{model}-bound"
                 f.title += f"; measured speed of light: {verdict} ({sol_text})"
+                # latency-bound: no unit near its peak — never "a unit the roofline does not draw bounds it"
+                # (RTX 5090 CUTLASS GEMM at SM 32 % / memory 28 %)
+                why = ("no unit is near its peak: latency or occupancy bounds it" if bound in ("latency", BELOW_ROOFS)
+                       else "a unit the roofline does not draw (a cache level or a pipe) bounds it")
                 f.detail = (f"On the spec's DRAM and compute peaks the roofline places it {place}; its speed-of-light "
-                            f"counters measure {sol_text}: a unit the roofline does not draw (a cache level or a "
-                            f"pipe) bounds it, {verdict}, and the counters decide — its verdict's next step applies.")
+                            f"counters measure {sol_text}: {why}, {verdict}, and the counters decide — its "
+                            "verdict's next step applies.")
                 f.category = verdict
 
     @staticmethod

@@ -36,7 +36,11 @@ timeline results. Rules, first match wins (thresholds are parameters of :func:`d
 Time at stake of rules 3–4, and of every later rule when the kernel has a roofline or speed-of-light figure, is the
 one definition of :mod:`gpulens.analyzers._stake`: time × (1 − attained / attainable), the attained share taken from
 the basis that decided the verdict (rule 3: the speed of light's limiting unit, as the ``speed_of_light`` table's
-time at stake; otherwise the roofline's). Rules 5–7 apply only without such a figure.
+time at stake; otherwise the roofline's). Rules 5–7 apply only without such a figure. An L1-led memory-bound kernel
+(L1/shared memory saturated, DRAM not) has its distance to the DRAM/compute roofline at stake — on a GPU the input
+names; on an *assumed* GPU, or with no FLOP count, its measured distance to the saturated L1 peak is the figure (a
+lower bound, ``Verdict.stake_at_least``) and the roofline distance, when known, is only named beside it
+(``Verdict.stake_upper_ns``): a measured figure ranks, an assumed GPU's peaks never put a kernel above it.
 5. no roofline: a grid with fewer blocks than SMs/CUs (under :data:`FULL_GRID_SHARE` of them: a grid covering
    ~every SM is not short of blocks) → ``latency/occupancy-bound``; at stake: the occupancy
    analyzer's wave loss, Σ launches time × (1 − W / ⌈W⌉) (:func:`gpulens.analyzers._stake.wave_loss_ns`), the same
@@ -127,11 +131,13 @@ def decide(e: Evidence, roof_pct_bound: float = ROOF_BOUND_PCT, low_occupancy_pc
         # over the steady launches (that launch counted at the others' median), as the run verdict leaves warm-up /
         # one-off idle gaps out (MI300A OpenMP kernel: 388.15 ms at stake of a 430.65 ms first launch + 0.63 ms)
         time_ns = steady
-        v.time_at_stake_ns = _decide(replace(e, time_ns=steady), roof_pct_bound, low_occupancy_pct,
-                                     vendor).time_at_stake_ns
+        again = _decide(replace(e, time_ns=steady), roof_pct_bound, low_occupancy_pct, vendor)
+        v.time_at_stake_ns, v.stake_upper_ns = again.time_at_stake_ns, again.stake_upper_ns
     if v.time_at_stake_ns is not None and v.verdict not in ("launch-bound", "communication-bound") and time_ns:
         # whatever the fix, each launch keeps the GPU time no kernel runs under (_stake.KERNEL_FLOOR_NS)
         v.time_at_stake_ns = min(v.time_at_stake_ns, floor_stake(time_ns, e.calls))
+        if v.stake_upper_ns is not None:
+            v.stake_upper_ns = min(v.stake_upper_ns, floor_stake(time_ns, e.calls))
         if v.verdict in ("latency/occupancy-bound", BELOW_ROOFS_VERDICT) and v.time_at_stake_ns >= 0.8 * time_ns:
             v.evidence += (f"; {fmt_ns(v.time_at_stake_ns)} at stake is an upper bound: what running at its roof "
                            "would save, each launch keeping 2 µs — the next step recovers part of it, no single "
@@ -182,7 +188,17 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
         ev += f"; launch idle before it ({fmt_ns(e.launch_idle_ns)}) is less than its roof position puts at stake"
     if sol_decides:
         v = BOUND_TO_VERDICT[e.sol_bound]
+        upper, at_least = None, False
         if v == "memory-bound" and _l1_led(e) and e.roof_source == "roofline" and e.roof_stake_ns is not None \
+                and stake is not None and e.roof_stake_ns > stake and e.roof_pct is not None and e.roof_assumed:
+            # the same, with the roofline on an assumed GPU's peaks: the measured L1 distance is at stake (a lower
+            # bound, ranked), the roofline distance shown beside it as the upper bound it is on that GPU (ncu H200
+            # CSV: gemm_wmma's 603.93 µs on assumed peaks ranked above gemm_naive's measured 88.40 µs)
+            upper, at_least = e.roof_stake_ns, True
+            ev += (f"; at stake is at least its distance to the saturated L1/shared-memory peak, measured: cutting "
+                   f"that traffic recovers up to its distance to the roofline ({pct_words(e.roof_pct)} of attainable"
+                   f" on the DRAM and compute roofs of the assumed {e.roof_assumed})")
+        elif v == "memory-bound" and _l1_led(e) and e.roof_source == "roofline" and e.roof_stake_ns is not None \
                 and stake is not None and e.roof_stake_ns > stake and e.roof_pct is not None:
             # L1/shared memory is saturated, DRAM is not: the traffic that bounds it is re-reads a kernel keeping
             # its data in registers does without (the next step), so its distance to the busy unit's peak is not
@@ -195,6 +211,7 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
             # the same kernel with no roofline position (an ncu CSV without the FLOP counts its .ncu-rep holds): its
             # distance to the saturated L1 peak is the least that cutting that traffic recovers — the naive GEMM
             # read 88.40 µs at stake from the CSV and 2.92 ms from the report file, neither saying why
+            at_least = True
             ev += ("; at stake is at least its distance to the saturated L1/shared-memory peak: cutting that traffic "
                    "recovers up to its distance to the DRAM/compute roofline, which needs its FLOP counts ("
                    + _advice.for_vendor(e.vendor, "ncu --set full", "rocprof-compute") + ")")
@@ -206,7 +223,7 @@ def _decide(e: Evidence, roof_pct_bound: float, low_occupancy_pct: float, vendor
                    + ("(its peaks are an assumed GPU's: the input does not name it)" if e.roof_assumed else
                       "(a placement against datasheet peaks)"))
         return Verdict(v, stake, ev, _latency_steps(e) if v == "latency/occupancy-bound" else steps_for(v, e),
-                       source)
+                       source, upper, at_least)
     if e.roof_pct is not None:
         if e.roof_pct >= roof_pct_bound and e.bound in ("compute", "memory"):
             v = f"{e.bound}-bound"

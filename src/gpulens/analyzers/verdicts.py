@@ -45,7 +45,7 @@ from gpulens.analyzers._optree import gpu_op_links
 from gpulens.analyzers.launches import link_gpu_to_launch
 from gpulens.analyzers.stalls import kernel_percentages
 from gpulens.analyzers._span import busy_unknown_reason, unread_device_work
-from gpulens.analyzers._stake import assumed_premise, sol_attained_pct
+from gpulens.analyzers._stake import assumed_premise, floor_stake, sol_attained_pct, upper_clause
 from gpulens.analyzers.roofline import Roofline
 from gpulens.analyzers.speed_of_light import missing_for_bound
 from gpulens.analyzers._tree import roots
@@ -312,6 +312,7 @@ class Verdicts(Analyzer):
             # a time at stake computed from an assumed GPU's peaks or SM count holds only if the GPU is that one
             premise = assumed_premise(device, v.stake_from) if v.time_at_stake_ns is not None and (
                 (v.stake_from == "peaks" and e.roof_assumed) or (v.stake_from == "sms" and e.sms_assumed)) else ""
+            upper = upper_clause(v.stake_upper_ns, device, v.stake_at_least)  # the lower bound ranks, the upper one is named
             if eff != eff:  # durations not recorded: the kernel's time and its time at stake are unknown, not 0
                 e.time_ns, v.time_at_stake_ns = None, None
             elif v.verdict == "latency/occupancy-bound" and e.sol_bound is not None and name in occ:
@@ -331,7 +332,7 @@ class Verdicts(Analyzer):
             inputs = e.inputs + [f"collector:{c}" for c in sorted(srcs)]
             rows.append({"name": name, "kind": e.kind, "calls": e.calls, "time_ns": e.time_ns, "share": h["share"],
                          "verdict": v.verdict, "time_at_stake_ns": v.time_at_stake_ns,
-                         "stake_note": stake_note(v.verdict, v.time_at_stake_ns, e.time_ns, premise)
+                         "stake_note": upper or stake_note(v.verdict, v.time_at_stake_ns, e.time_ns, premise)
                          or wave_stake_note(results, name, v.time_at_stake_ns, v.verdict),
                          "evidence": v.evidence,
                          "next_steps": v.next_steps, "inputs": inputs})
@@ -348,7 +349,7 @@ class Verdicts(Analyzer):
             if v.verdict == "undetermined":
                 continue
             findings.append(Finding(
-                f"{name if len(name) <= 80 else name[:79] + '…'}: {v.verdict}",
+                f"{name if len(name) <= 80 else name[:79] + '…'}: {v.verdict}" + (f" — {upper}" if upper else ""),
                 f"{v.evidence}. Next: {' '.join(v.next_steps)} (evidence from: "
                 f"{', '.join(i.replace('_', ' ').replace(':', ' ') for i in inputs)})",
                 severity="warning" if v.time_at_stake_ns and v.time_at_stake_ns > 0.05 * max(
@@ -356,7 +357,9 @@ class Verdicts(Analyzer):
                 category=v.verdict, time_at_stake_ns=v.time_at_stake_ns, kernel=name, key=f"kernel:{name}",
                 parent="exposed-comm" if v.verdict == "communication-bound" and comm_root else
                 launch_parent if v.verdict == "launch-bound" else None,
-                action=v.next_steps[0] if v.next_steps else "", premise=premise))
+                action=v.next_steps[0] if v.next_steps else "", premise=premise,
+                stake_upper_ns=None if not upper or v.time_at_stake_ns is None else
+                v.stake_upper_ns if v.stake_upper_ns is not None else floor_stake(e.time_ns, e.calls)))
         t = pd.DataFrame(rows, columns=list(COLUMNS))
         t["cumulative_share"] = pd.to_numeric(t["share"], errors="coerce").astype(float).cumsum(skipna=False)
         und = t[t["verdict"] == "undetermined"]

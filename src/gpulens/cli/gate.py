@@ -14,9 +14,10 @@ from gpulens.cli._console import console as make_console
 from gpulens.cli.analyze import check_output, write_output
 from gpulens.errors import EXIT_OK, GpulensError
 
-EXIT_HELP = """Exit codes: 0 pass, improved, ambiguous, incomparable or no baseline; 1 regression (or ambiguous with
---fail-on-ambiguous); 2 usage or input error; 3 no comparable baseline with --require-baseline; 4 the candidate has no
-usable run (no GPU work). --warn-only always exits 0."""
+EXIT_HELP = """Exit codes: 0 pass, improved, ambiguous, incomparable (other machine, or not the same workload) or no
+baseline; 1 regression (or ambiguous with --fail-on-ambiguous); 2 usage or input error; 3 no comparable baseline with
+--require-baseline (an incomparable one included); 4 the candidate has no usable run (no GPU work). --warn-only always
+exits 0."""
 
 
 def _annotations(result) -> list[str]:
@@ -49,6 +50,9 @@ def register(app: typer.Typer) -> None:
         fail_on_ambiguous: bool = typer.Option(False, "--fail-on-ambiguous", help="AMBIGUOUS fails (exit 1)."),
         allow_cross_machine: bool = typer.Option(False, "--allow-cross-machine",
                                                  help="Compare even when GPU model or driver differ."),
+        allow_other_workload: bool = typer.Option(False, "--allow-other-workload",
+                                                  help="Compare even when the runs are not the same workload "
+                                                       "(under half of one run's kernel time in kernels both run)."),
         json_out: Optional[Path] = typer.Option(None, "--json", help="Write the gate result as JSON."),
         markdown: Optional[Path] = typer.Option(None, "--markdown", help="Write Markdown (job summary / PR "
                                                                          "comment, < 65,000 characters)."),
@@ -64,7 +68,7 @@ def register(app: typer.Typer) -> None:
         """Compare candidate runs with a baseline: per metric ratio and CI (Welch t on log times), run-level Holm."""
         try:
             code = _run(candidates, baseline, warn_only, require_baseline, fail_on_ambiguous, allow_cross_machine,
-                        json_out, markdown, junit, config, store, quiet, force)
+                        json_out, markdown, junit, config, store, quiet, force, allow_other_workload)
         except GpulensError as exc:
             if not warn_only:
                 raise
@@ -76,7 +80,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _run(candidates, baseline, warn_only, require_baseline, fail_on_ambiguous, allow_cross_machine, json_out,
-         markdown, junit, config, store, quiet, force=False) -> int:
+         markdown, junit, config, store, quiet, force=False, allow_other_workload=False) -> int:
     from gpulens.gate import default_store, exit_code, find_baseline, load_config, run_gate
     from gpulens.gate.runs import collect_runs
 
@@ -91,7 +95,8 @@ def _run(candidates, baseline, warn_only, require_baseline, fail_on_ambiguous, a
     with console.status("Loading candidate runs …"):
         runs = collect_runs(candidates)
     base = find_baseline(baseline, runs.machine_key, store or default_store(cfg.baseline_dir))
-    result = run_gate(base, runs, cfg, baseline_ref=baseline, allow_cross_machine=allow_cross_machine)
+    result = run_gate(base, runs, cfg, baseline_ref=baseline, allow_cross_machine=allow_cross_machine,
+                      allow_other_workload=allow_other_workload)
     result.exit_code = exit_code(result, warn_only=warn_only, require_baseline=require_baseline,
                                  fail_on_ambiguous=cfg.fail_on_ambiguous)
     inputs = list(candidates) + ([base.path] if base is not None and base.path else [])

@@ -12,10 +12,12 @@ category). Matching, in order:
 3. **by variant** — kernels still unmatched whose keys are equal once every number is read as ``#`` (the same
    kernel instantiated with other template values or tile sizes: ``…cta_per_row_1<float, 2ul>`` vs ``<float, 5ul>``,
    ``vectorized_elementwise_kernel<4, add>`` vs ``<8, add>``); the row is the key with ``#`` for the numbers;
-4. **by class** — what is left (kernels no External id links to an operator, as in a trace whose launch records
+4. **by category** — what is left (kernels no External id links to an operator, as in a trace whose launch records
    were cut off, or whose operator or shapes differ) is matched by what it is: its work category (GEMM, attention,
    elementwise, normalisation, communication, copy) and event kind (memsets with memsets, memcpys with memcpys);
-   all such events of one class form one row ``"GEMM kernels (by class)"`` (``"copy memsets (by class)"``), so a
+   all such events of one category form one row ``"unmatched GEMM kernels (by category)"`` (``"unmatched copy
+   memsets (by category)"``) — the same work categories as the ``categories`` table, whose rows hold every event of
+   the category, matched or not (the word "unmatched" says the row holds fewer) — so a
    vendor's unlinked GEMMs are compared with the other's instead of showing as "vanished" on one side and "new" on
    the other;
 5. the rest (category ``other``, or a category found on one side only) is **new** (candidate only) or
@@ -41,6 +43,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from gpulens.gate.workload import kernel_overlap, workload_text
 from gpulens.reports._names import short_names
 
 #: Per-side and delta columns shared by every diff table (prefix ``base_`` / ``cand_``).
@@ -61,9 +64,10 @@ SIDE_COLUMNS = {
 KERNEL_COLUMNS = {
     "kernel": "kernel key, 'op shapes' for kernels matched through their launching operator (' memset' / "
               "' memcpy' appended for those events), the key with '#' for its numbers (variant rows), or "
-              "'<category> kernels (by class)' ('<category> memsets (by class)' for memsets…) [text]",
-    "match": "how the row was matched: name, op+shapes, variant (same key but its numbers), class (work category "
-             "of kernels left unmatched), new (candidate only) or vanished (base only) [text]",
+              "'unmatched <category> kernels (by category)' ('unmatched <category> memsets (by category)' for "
+              "memsets…: only the events left unmatched, unlike the categories table's rows) [text]",
+    "match": "how the row was matched: name, op+shapes, variant (same key but its numbers), category (work "
+             "category of kernels left unmatched), new (candidate only) or vanished (base only) [text]",
     "category": "work category [text]",
     "kernels": "short base kernel names → short candidate kernel names ('(none)' for a side without the row: new "
                "or vanished), or 'names (both runs)' when both sides hold the same kernels (name rows); one naming "
@@ -109,7 +113,7 @@ SUMMARY_COLUMNS = {
     "matched_by_name": "kernel rows matched by name [count]",
     "matched_by_op": "kernel rows matched through operator + shapes [count]",
     "matched_by_variant": "kernel rows matched by their key with numbers read as '#' [count]",
-    "matched_by_class": "kernel rows matched by work category (kernels left unmatched by name and operator) [count]",
+    "matched_by_category": "kernel rows matched by work category (kernels left unmatched by name and operator) [count]",
     "gross_delta_ns": "Σ|delta| over the kernel rows: the gross change the kernel rows' and contributors' parts "
                       "divide [ns]",
     "gross_delta_ns_by_table": "Σ|delta| over each table's rows ({table: ns}): the gross change that table's "
@@ -281,9 +285,11 @@ def variant_key(key: str) -> str:
 
 
 def class_row(category: str, work_kind: str = "") -> str:
-    """The row label of the events of ``category`` matched by class: ``"GEMM kernels (by class)"`` for kernels (and
-    collectives), ``"copy memsets (by class)"`` for another event kind (a memset is never counted as a kernel)."""
-    return f"{category} {work_kind + 's' if work_kind else 'kernels'} (by class)"
+    """The row label of the events of ``category`` matched by work category: ``"unmatched GEMM kernels (by
+    category)"`` for kernels (and collectives), ``"unmatched copy memsets (by category)"`` for another event kind (a
+    memset is never counted as a kernel). "unmatched": the row holds only the events no name, operator or variant
+    matched — the categories table's row of the same category holds them all."""
+    return f"unmatched {category} {work_kind + 's' if work_kind else 'kernels'} (by category)"
 
 
 def _label_rows(b: pd.DataFrame, c: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, int]]:
@@ -313,7 +319,7 @@ def _label_rows(b: pd.DataFrame, c: pd.DataFrame) -> tuple[pd.DataFrame, pd.Data
         by_variant = orphan & df["variant"].isin(variants)
         df.loc[by_variant, "match"] = "variant"
         df.loc[by_variant, "row"] = df.loc[by_variant, "variant"]
-    # by class: the events still unmatched, by work category (never 'other': it says nothing of what they are)
+    # by category: the events still unmatched, by work category (never 'other': it says nothing of what they are)
     ob, oc = b["match"] == "", c["match"] == ""
     # and by event kind: kernels with kernels, memsets with memsets
     for df in (b, c):
@@ -322,10 +328,10 @@ def _label_rows(b: pd.DataFrame, c: pd.DataFrame) -> tuple[pd.DataFrame, pd.Data
     classes = (set(b.loc[ob, "cls"]) & set(c.loc[oc, "cls"])) - {""}
     for df, orphan, rest in ((b, ob, "vanished"), (c, oc, "new")):
         by_class = orphan & df["cls"].isin(classes)
-        df.loc[by_class, "match"] = "class"
+        df.loc[by_class, "match"] = "category"
         df.loc[by_class, "row"] = df.loc[by_class, "cls"]
         df.loc[orphan & ~by_class, "match"] = rest
-    counts = {"name": len(common), "op+shapes": len(both), "variant": len(variants), "class": len(classes)}
+    counts = {"name": len(common), "op+shapes": len(both), "variant": len(variants), "category": len(classes)}
     return b, c, counts
 
 
@@ -392,13 +398,19 @@ def compare(base: DiffSide, cand: DiffSide, top: int = 10) -> DiffResult:
                "delta_pct": known(100 * total / btot) if btot else None,
                "matched_by_name": int((m == "name").sum()), "matched_by_op": int((m == "op+shapes").sum()),
                "matched_by_variant": int((m == "variant").sum()),
-               "matched_by_class": int((m == "class").sum()), "gross_delta_ns": gross,
+               "matched_by_category": int((m == "category").sum()), "gross_delta_ns": gross,
                "gross_delta_ns_by_table": {n: float(tables[n]["delta_ns"].abs().sum())
                                            for n in ("kernels", "operators", "categories", "ranks")},
                "new_kernels": int((m == "new").sum()), "vanished_kernels": int((m == "vanished").sum()),
                "cross_vendor": cross, "base_vendors": vendors[0], "cand_vendors": vendors[1],
                **_span_summary(base, cand)}
     warnings = base.warnings + cand.warnings + _rank_check(tables["ranks"], summary)
+    # kernel names tell workloads apart within one vendor's libraries (another vendor's are all other names)
+    summary["workload"] = None if vendors[0] != vendors[1] else kernel_overlap(*(
+        side.groups[side.groups["kind"].astype(str) == "kernel"].groupby("key")["time_ns"].sum().to_dict()
+        if len(side.groups) else {} for side in (base, cand)))
+    if summary["workload"] is not None and not summary["workload"]["same_workload"]:
+        warnings.insert(0, workload_text(summary["workload"], "base", "candidate"))  # first: it explains the rest
     if cross:
         vb, vc = ", ".join(vendors[0]) or "unknown vendor", ", ".join(vendors[1]) or "unknown vendor"
         warnings.append(f"the runs are on different GPUs (base: {', '.join(base.devices)}; candidate: "

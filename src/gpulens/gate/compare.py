@@ -1,7 +1,8 @@
 """The gate: compare a candidate's runs with a baseline, metric by metric, and decide.
 
 Steps: (1) no baseline → NO_BASELINE; (2) no usable candidate run → ERROR; (3) environments differ in GPU
-model/count/arch, driver, rank count or report schema → INCOMPARABLE (rows still show the numbers);
+model/count/arch, driver, rank count or report schema, or the runs are not the same workload (under half of one
+side's kernel time in kernels both run, :mod:`gpulens.gate.workload`) → INCOMPARABLE (rows still show the numbers);
 (4) each metric: counts exactly (:func:`~gpulens.gate.stats.compare_count`), timings with the noise model
 (:func:`~gpulens.gate.stats.compare_timing`); kernels under ``min_kernel_share`` of kernel time and new kernels are
 reported but never gate; (5) when some candidate runs were unusable (truncated / empty), no row may PASS: those
@@ -23,6 +24,7 @@ from gpulens.gate.result import (AMBIGUOUS, ERROR, IMPROVED, INCOMPARABLE, NO_BA
                                  GateResult, MetricResult)
 from gpulens.gate.replaced import kernel_like, replaced
 from gpulens.gate.runs import KERNEL_PREFIX, Metric, RunSet, rekey_kernels
+from gpulens.gate.workload import kernel_overlap, workload_text
 from gpulens.gate.stats import (Comparison, TimingTest, compare_count, decide, family_weights, holm_adjust,
                                 relative_spread, timing_tests)
 from gpulens.timeline.names import kernel_key
@@ -192,7 +194,8 @@ def _order(rows: list[MetricResult]) -> list[MetricResult]:
 
 
 def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | None = None, *,
-             baseline_ref: str = "", allow_cross_machine: bool = False) -> GateResult:
+             baseline_ref: str = "", allow_cross_machine: bool = False,
+             allow_other_workload: bool = False) -> GateResult:
     """Compare ``candidate`` with ``baseline`` and decide (module docstring). ``exit_code`` is left at 0.
 
     Args:
@@ -201,6 +204,8 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
         config: settings (defaults when None).
         baseline_ref: what the user asked for (named in the NO_BASELINE reason).
         allow_cross_machine: report environment mismatches as notes and compare anyway.
+        allow_other_workload: compare even when the runs are not the same workload
+            (:func:`gpulens.gate.workload.kernel_overlap`), said in a note; else that is a mismatch (INCOMPARABLE).
     """
     config = config or GateConfig()
     cand_info = {"runs": candidate.runs, "excluded": candidate.excluded, "machine_key": candidate.machine_key,
@@ -233,9 +238,17 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
     if allow_cross_machine:
         res.notes = [f"allowed: {m}" for m in mism] + res.notes
         mism = []
-    res.mismatches = mism
     rows, specs = [], []
     base_metrics, cand_metrics = rekey_kernels(baseline.metrics), rekey_kernels(candidate.metrics)
+    ov = kernel_overlap(*({n: _median(m) or 0.0 for n, m in ms.items() if n.startswith(KERNEL_PREFIX)}
+                          for ms in (base_metrics, cand_metrics)))
+    res.workload = ov
+    if ov is not None and not ov["same_workload"]:  # said first: it explains every row below
+        if allow_other_workload:
+            res.notes.insert(0, f"allowed: {workload_text(ov)}")
+        else:
+            mism.insert(0, workload_text(ov))
+    res.mismatches = mism
     same_measure(baseline, base_metrics, cand_metrics)
     untimed = {n if n == "*" else KERNEL_PREFIX + kernel_key(n[len(KERNEL_PREFIX):])
                for n in getattr(candidate, "untimed", ())}
@@ -289,7 +302,7 @@ def run_gate(baseline: Baseline | None, candidate: RunSet, config: GateConfig | 
                 r.verdict, r.reason = AMBIGUOUS, f"{r.reason}; but {note}"
     if mism:
         for r in rows:
-            r.reason = f"environments differ (if compared: {r.verdict}, {r.reason})"
+            r.reason = f"{'runs' if res.workload and not res.workload['same_workload'] and not allow_other_workload else 'environments'} differ (if compared: {r.verdict}, {r.reason})"
             r.verdict = INCOMPARABLE
         res.verdict, res.reason = INCOMPARABLE, "not comparable: " + "; ".join(mism)
     res.metrics = _order(rows)

@@ -135,7 +135,10 @@ class GateResult:
         metrics: rows, already ordered for display: gating rows by severity, then the rest.
         baseline: name, path, created, machine_key, environment, git, runs (None when there is none).
         candidate: reports, runs, excluded runs, machine_key, environment.
-        mismatches: environment differences that make the runs incomparable.
+        mismatches: differences that make the runs incomparable: the environments', and first, when the runs are
+            not the same workload, that (:func:`gpulens.gate.workload.workload_text`).
+        workload: the runs' kernel-name overlap (:func:`gpulens.gate.workload.kernel_overlap`), None when either
+            side has no kernel time.
         notes: differences that are reported but allowed (runtime, torch, tool version, unknown fields).
         ignored: metrics skipped by configuration.
         config: the settings used.
@@ -149,6 +152,7 @@ class GateResult:
     candidate: dict[str, Any]
     mismatches: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    workload: dict[str, Any] | None = None
     ignored: list[str] = field(default_factory=list)
     config: dict[str, Any] = field(default_factory=dict)
     created: str = ""
@@ -169,6 +173,7 @@ class GateResult:
                 "created": self.created, "verdict": self.verdict, "exit_code": self.exit_code,
                 "reason": self.reason, "counts": self.counts(), "baseline": self.baseline,
                 "candidate": self.candidate, "mismatches": self.mismatches, "notes": self.notes,
+                "workload": self.workload,
                 "ignored": self.ignored, "config": self.config, "metrics": [m.to_dict() for m in self.metrics]}
 
 

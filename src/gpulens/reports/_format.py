@@ -203,6 +203,8 @@ def column_label(column: str, doc: str = "") -> str:
             return "peak (in profiled window)" if column == "peak_offset_ns" else "start (in profiled window)"
         if "segments before it" in doc:
             return "offset along the path"
+    if column == "mean_ns" and "outer calls" in (doc or ""):  # cpu_ops: nested calls of an op are inside its
+        return "mean per outer call"  # outer ones (total / outer calls), not the mean of every recorded call
     if column == "peak_flops_per_s" and doc and "achievable" not in doc:
         return "datasheet peak"  # the op-shape tables' matrix peak, not the roofline's (perhaps achievable) roof
     if column in ("compute_pct", "memory_pct", "dram_pct") and "% of peak" in (doc or ""):

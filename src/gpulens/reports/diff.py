@@ -116,7 +116,7 @@ def shown(r: DiffResult, name: str) -> pd.DataFrame:
     if "kernel" not in df or "match" not in df or not len(df):
         return df
     kernels = r.tables["kernels"]
-    named = lambda m: m not in ("op+shapes", "class")  # rows labelled by a kernel key (others keep their label)
+    named = lambda m: m not in ("op+shapes", "category")  # rows labelled by a kernel key (others keep their label)
     keys = kernels.loc[kernels["match"].map(named), "kernel"].astype(str).tolist()
     # each row's run(s): a row matched by name or variant is in both, a new one in the candidate, a vanished one in
     # the base — a "(2)" then marks two kernels of one run only, never one kernel per run
@@ -195,7 +195,7 @@ def _facts(r: DiffResult) -> list[tuple[str, str]]:
             ("candidate", f"{r.cand.label} ({', '.join(r.cand.devices) or 'GPU not recorded'}; {r.cand.note})"),
             ("kernel rows", f"{s['matched_by_name']} matched by name, {s['matched_by_op']} through operator + "
                             f"shapes, {s.get('matched_by_variant', 0)} as variants (other template values), "
-                            f"{s.get('matched_by_class', 0)} by work category (kernels left unmatched), "
+                            f"{s.get('matched_by_category', 0)} by work category (kernels left unmatched), "
                             f"{s['new_kernels']} new, {s['vanished_kernels']} vanished"),
             ("of Δ", _of_delta_fact(s))]
 

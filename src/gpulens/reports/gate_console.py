@@ -9,7 +9,7 @@ from rich.text import Text
 
 from gpulens.gate.result import AMBIGUOUS, ERROR, IMPROVED, INCOMPARABLE, NO_BASELINE, PASS, REGRESSED, GateResult
 from gpulens.reports._fit import Col, FitTable
-from gpulens.reports.gate_fmt import (CENTER_NOTE, ci_label, fmt_center, fmt_change, fmt_ci, fmt_p, fmt_threshold,
+from gpulens.reports.gate_fmt import (CENTER_NOTE, ci_label, listed_mismatches, fmt_center, fmt_change, fmt_ci, fmt_p, fmt_threshold,
                                      metric_labels, no_test_note, reason_text, verdict_text)
 from gpulens.units import plural
 
@@ -38,7 +38,7 @@ def renderable(result: GateResult, max_rows: int = 40, width: int = 140) -> Grou
                       (f" · {len(c['excluded'])} excluded" if c["excluded"] else ""), style="dim"))
     for e in c["excluded"]:
         parts.append(Text(f"  excluded {e['label']}: {e['reason']}", style="yellow"))
-    for m in result.mismatches:
+    for m in listed_mismatches(result):
         parts.append(Text(f"  mismatch: {m}", style="magenta"))
     for n in result.notes:
         parts.append(Text(f"  note: {n}", style="dim"))

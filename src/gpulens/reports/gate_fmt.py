@@ -54,6 +54,12 @@ def reason_text(result: GateResult) -> str:
     return text
 
 
+def listed_mismatches(result: GateResult) -> list[str]:
+    """The mismatches listed under the headline: those its reason does not already state (an INCOMPARABLE
+    reason names them all — each is said once, "the runs are not the same workload" at the top)."""
+    return [m for m in result.mismatches if m not in (result.reason or "")]
+
+
 #: Caption of the baseline/candidate columns: which statistic of the runs they show (the one the change compares).
 CENTER_NOTE = ("baseline / candidate: the statistic the change compares — the geometric mean of the runs' "
                "values, the mean where marked (a run without the kernel: 0 ns), the median for counts and for too "

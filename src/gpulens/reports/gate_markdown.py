@@ -10,7 +10,7 @@ inject HTML.
 from __future__ import annotations
 
 from gpulens.gate.result import MARKS, PASS, GateResult, MetricResult
-from gpulens.reports.gate_fmt import (CENTER_NOTE, ci_label, fmt_center, fmt_change, fmt_ci, fmt_p, fmt_threshold,
+from gpulens.reports.gate_fmt import (CENTER_NOTE, ci_label, listed_mismatches, fmt_center, fmt_change, fmt_ci, fmt_p, fmt_threshold,
                                      metric_label, metric_labels, reason_text)
 from gpulens.reports._md_safe import neutralise
 from gpulens.units import plural
@@ -54,7 +54,7 @@ def render(result: GateResult, limit: int = DEFAULT_LIMIT, top: int = 10) -> str
         head.append(f"**Baseline** {md_escape(b['name'])}: {b['runs']} run{'' if b['runs'] == 1 else 's'}, saved {b['created']}"
                     + (f", commit {md_escape(sha[:12])}" if sha else "") + f" · machine {md_escape(b['machine_key'])}")
     head.append(f"**Candidate**: {len(c['runs'])} run{'' if len(c['runs']) == 1 else 's'} · machine {md_escape(c['machine_key'])}")
-    for label, items in (("Not comparable", result.mismatches), ("Excluded run",
+    for label, items in (("Not comparable", listed_mismatches(result)), ("Excluded run",
                          [f"{e['label']}: {e['reason']}" for e in c["excluded"]]), ("Note", result.notes)):
         head += [f"- **{label}**: {md_escape(x)}" for x in items]
     counts = ", ".join(f"{k} {v}" for k, v in result.counts().items() if v)

@@ -1,0 +1,56 @@
+"""Whether two runs are the same workload: the kernel-name overlap that ``gpulens gate`` and ``gpulens diff`` state
+once, at the top, when it is low.
+
+A regression gate compares one program before and after a change; between two different programs (a GPT-2 training
+step against an SGLang decode step) every figure differs, and "vanished" kernels, byte counts and launch counts read
+as regressions or ambiguities that say nothing about either. Two runs of one workload keep most of their GPU time in
+kernels both run, even across a library change that renames some of them (a new GEMM tile, a fused epilogue).
+
+The figures: per side, the share of its kernel time [ns] spent in kernels whose name (``kernel_key``: the name
+without template arguments, as the gate keys kernels) the other side also runs — the *overlap* is the smaller of
+the two shares — and the share of distinct kernel names in common (of the side with fewer). The runs are called
+different workloads when both are below :data:`WORKLOAD_OVERLAP_MIN`: one renamed kernel holding most of the time
+(a GEMM re-tiled by a library update) leaves most names in common, and is a change to gate, not another program.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+#: Under this kernel-time overlap (the smaller side's share of kernel time in kernels both run) two runs are not
+#: the same workload: more than half of one run's GPU time is in kernels the other never runs.
+WORKLOAD_OVERLAP_MIN = 0.5
+
+
+def kernel_overlap(base: Mapping[str, float], cand: Mapping[str, float]) -> dict[str, Any] | None:
+    """The kernel-name overlap of two runs (module doc). ``base`` / ``cand``: kernel key → kernel time [ns] (NaN or
+    non-positive times count as 0). Returns ``common`` (kernel names both run), ``base_kernels``, ``cand_kernels``
+    (names per side), ``base_share`` / ``cand_share`` (fraction 0..1 of each side's kernel time in the common
+    kernels), ``overlap`` (the smaller share), ``name_share`` (``common`` over the smaller side's name count) and
+    ``same_workload`` (either ``overlap`` or ``name_share`` at least ``WORKLOAD_OVERLAP_MIN``); None when either side
+    has no kernel time (nothing to judge by)."""
+    b = {k: float(v) for k, v in base.items() if v == v and v > 0}
+    c = {k: float(v) for k, v in cand.items() if v == v and v > 0}
+    bt, ct = sum(b.values()), sum(c.values())
+    if not bt or not ct:
+        return None
+    common = set(b) & set(c)
+    bs, cs = sum(b[k] for k in common) / bt, sum(c[k] for k in common) / ct
+    names = len(common) / min(len(b), len(c))
+    return {"common": len(common), "base_kernels": len(b), "cand_kernels": len(c), "base_share": bs,
+            "cand_share": cs, "overlap": min(bs, cs), "name_share": names,
+            "same_workload": min(bs, cs) >= WORKLOAD_OVERLAP_MIN or names >= WORKLOAD_OVERLAP_MIN}
+
+
+def workload_text(ov: Mapping[str, Any], base: str = "baseline", cand: str = "candidate") -> str:
+    """The one sentence saying two runs are not the same workload, with the overlap figures of
+    :func:`kernel_overlap` (``base`` / ``cand``: what each side is called)."""
+    def pct(x: float) -> str:
+        return f"{100 * x:.1f} %" if x >= 0.001 else "0 %" if x == 0 else "under 0.1 %"
+
+    return (f"the runs are not the same workload: {pct(ov['base_share'])} of the {base}'s kernel time and "
+            f"{pct(ov['cand_share'])} of the {cand}'s is in kernels both run ({ov['common']} of "
+            f"{ov['base_kernels']} and {ov['cand_kernels']} kernel names in common; with under "
+            f"{100 * WORKLOAD_OVERLAP_MIN:.0f} % of the time and of the names in common the figures below compare two "
+            "programs, not a change)")
