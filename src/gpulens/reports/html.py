@@ -231,7 +231,7 @@ vertical-align:top;overflow-wrap:break-word;max-width:640px}td.prose{min-width:1
 th{background:#f2f2f2;position:sticky;top:0;white-space:nowrap}th.long{white-space:normal;min-width:11em}table.sortable th{cursor:pointer}td.num{text-align:right;
 font-variant-numeric:tabular-nums;white-space:nowrap}
 th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
-table.kv th{position:static;width:14em}.note{color:#555;font-size:.85em}
+table.kv th{position:static;width:14em;white-space:normal}.note{color:#555;font-size:.85em}
 .empty{background:#fff8e1;border-left:4px solid #E69F00;padding:8px 12px}ul.warnings{font-size:.85em}
 section.answer{background:#eef5fb;border-left:6px solid #0072B2;padding:8px 14px;margin:6px 0 12px;max-width:1400px}
 .verdict{font-size:1.1em;margin:2px 0 6px}.vlabel{display:inline-block;background:#0072B2;color:#fff;
