@@ -240,13 +240,14 @@ h3.kh{font-size:1em;margin:8px 0 4px}table.akernels{width:100%;table-layout:fixe
 table.akernels th:nth-child(1){width:2.6em}table.akernels th:nth-child(2){width:22%}
 table.akernels th:nth-child(3){width:10em}table.akernels th:nth-child(4){width:12.5em}
 table.akernels th:nth-child(5){width:7.5em}table.akernels td.name{max-width:none;white-space:normal}
-table.akernels td.step{white-space:normal}
+table.akernels td.step{white-space:normal}td.step .step2{display:block;margin-top:4px}td.step .more{color:#555;white-space:nowrap}
+.legend{margin:4px 0 0}span.bound[title],th[title]{cursor:help}
 @media (max-width:1100px){table.akernels,table.akernels thead,table.akernels tbody{display:block}
 table.akernels tr{display:grid;grid-template-columns:2.6em minmax(0,1fr) 10em 12.5em 8em;border-bottom:1px solid #ddd}
 table.akernels th{white-space:normal}
 table.akernels th,table.akernels td{width:auto!important;max-width:none}
 table.akernels th:nth-child(6),table.akernels td:nth-child(6){grid-column:2/-1;border-top:none}}td.tstake{font-weight:600;color:#A04000}
-span.bound{display:inline-block;border-radius:3px;padding:0 5px;font-size:.92em;font-weight:600;border:1px solid #888;
+span.bound{display:inline-block;border-radius:3px;padding:0 4px;font-size:.86em;font-weight:600;border:1px solid #888;
 white-space:nowrap}
 .b-compute{background:#d6e9f5}.b-memory{background:#fbe7c6}.b-latency{background:#f3dcea}.b-launch{background:#fdf3b5}
 .b-comm{background:#d3eee5}.b-none{background:#eee;font-weight:400}
