@@ -252,8 +252,9 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
            "hovertext": [f"{wrap_name(n)}<br>{plural(c, 'call(s)')}, {fmt_ns(e)}, mean {fmt_ns(m)}<br>click: kernel details"
                          for n, c, e, m in zip(crit["name"], crit["calls"], crit["effective_ns"], crit["mean_ns"])],
            "hoverinfo": "text"}
-    fig = _layout([bar], 140 + 26 * len(ys), xaxis={"title": axis_title(f"GPU time [{unit}] (overruns clipped); "
-                                                                    "bar text: share of kernel time")},
+    fig = _layout([bar], 140 + 26 * len(ys), xaxis={"title": axis_title(
+        # "overruns clipped" was the analyzer's word: a launch recorded past the next one's start on its stream
+        f"GPU time [{unit}] (a stream's overlapping launches counted once); bar text: share of kernel time")},
                   yaxis={"autorange": "reversed"})
     sm = hs.summary
     shown = "" if len(crit) == sm.get("critical_count", 0) else f" (the top {len(crit)} drawn)"
