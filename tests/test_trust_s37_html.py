@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import html as _html
 import re
-import shutil
-import tempfile
 import time
 from pathlib import Path
 
@@ -23,6 +21,7 @@ import pytest
 import gpulens
 from gpulens.reports import html
 from gpulens.reports._values import clip
+from tests.test_trust_s35_html import headless_chromium
 
 NCU = Path(__file__).parent / "data" / "nvidia" / "h200" / "h200_kernels_details.csv"
 
@@ -211,12 +210,6 @@ def test_nothing_runs_past_a_900px_window(ncu, tmp_path):
     """Headless Chromium at 900 × 900 px: on the diff page and on every tab of the ncu report (its kernel pages
     open: a long row header once made them 1,126 px wide), no table outside a scroll box passes the window's right
     edge and the page never scrolls sideways."""
-    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
-    if not (chromium and driver):
-        pytest.skip("chromium and chromedriver are not installed")
-    webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.webdriver.chrome.service import Service
-
     from gpulens.diff import diff
     from gpulens.reports.diff import render_html
     from tests.test_diff import MI300X, _program
@@ -226,12 +219,7 @@ def test_nothing_runs_past_a_900px_window(ncu, tmp_path):
     dpath.write_text(render_html(diff(_program(tmp_path / "a.json", 50.0), _program(
         tmp_path / "b.json", 65.0, MI300X, names=(tensile, "elementwise_kernel", "layer_norm_kernel")))), "utf-8")
     rpath.write_text(ncu[1], encoding="utf-8")
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = chromium
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=900,900",
-              f"--user-data-dir={tempfile.mkdtemp(prefix='gpulens-s37-')}"):
-        opts.add_argument(a)
-    drv = webdriver.Chrome(service=Service(driver), options=opts)
+    drv = headless_chromium("--window-size=900,900")
     try:
         drv.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                             {"width": 900, "height": 900, "deviceScaleFactor": 1, "mobile": False})
