@@ -183,14 +183,25 @@ def test_achieved_occupancy_text_contrasts_with_its_bar(ncu):
     assert ach["text"][0] == "97.9 %"  # gemm_naive: "Achieved Occupancy" 97.87 % in the CSV
 
 
-def test_diff_tables_scroll_inside_their_own_box(tmp_path):
+@pytest.fixture(scope="module")
+def diff_page(tmp_path_factory):
+    """The diff page of an H100 program against an MI300X one whose GEMM has a 270-character Tensile name."""
+    from gpulens.diff import diff
+    from gpulens.reports.diff import render_html
+    from tests.test_diff import MI300X, _program
+
+    tmp = tmp_path_factory.mktemp("s37diff")
+    tensile = "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT128x144x64_MI16x16x1_SN_LDSB1_AFC1_AFEM1_" * 3
+    return render_html(diff(_program(tmp / "a.json", 50.0), _program(
+        tmp / "b.json", 65.0, MI300X, names=(tensile, "elementwise_kernel", "layer_norm_kernel"))))
+
+
+def test_diff_tables_scroll_inside_their_own_box(diff_page):
     """Every diff table sits in a scroll box no wider than the page (CSS: max-width 100 %, overflow auto), so a wide
     table scrolls there with its scroll bar on screen instead of running off a 900-px window."""
-    from gpulens.diff import diff
-    from gpulens.reports.diff import DIFF_CSS, render_html
-    from tests.test_diff import _program
+    from gpulens.reports.diff import DIFF_CSS
 
-    page = render_html(diff(_program(tmp_path / "a.json", 50.0), _program(tmp_path / "b.json", 65.0)))
+    page = diff_page
     n_tables = len(re.findall(r"<table>", page))
     assert n_tables >= 3 and len(re.findall(r'<div class="tablewrap" tabindex="0"><table>', page)) == n_tables
     rule = re.search(r"\.tablewrap\{([^}]*)\}", DIFF_CSS).group(1)
@@ -206,18 +217,12 @@ if(document.documentElement.scrollWidth>W+1)bad.push('page '+document.documentEl
 return bad;"""
 
 
-def test_nothing_runs_past_a_900px_window(ncu, tmp_path):
+def test_nothing_runs_past_a_900px_window(ncu, diff_page, tmp_path):
     """Headless Chromium at 900 × 900 px: on the diff page and on every tab of the ncu report (its kernel pages
     open: a long row header once made them 1,126 px wide), no table outside a scroll box passes the window's right
     edge and the page never scrolls sideways."""
-    from gpulens.diff import diff
-    from gpulens.reports.diff import render_html
-    from tests.test_diff import MI300X, _program
-
-    tensile = "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT128x144x64_MI16x16x1_SN_LDSB1_AFC1_AFEM1_" * 3
     dpath, rpath = tmp_path / "d.html", tmp_path / "r.html"
-    dpath.write_text(render_html(diff(_program(tmp_path / "a.json", 50.0), _program(
-        tmp_path / "b.json", 65.0, MI300X, names=(tensile, "elementwise_kernel", "layer_norm_kernel")))), "utf-8")
+    dpath.write_text(diff_page, encoding="utf-8")
     rpath.write_text(ncu[1], encoding="utf-8")
     drv = headless_chromium("--window-size=900,900")
     try:
@@ -236,3 +241,19 @@ def test_nothing_runs_past_a_900px_window(ncu, tmp_path):
             assert drv.execute_script(_WIDE) == [], tab
     finally:
         drv.quit()
+
+
+def test_kernel_page_speed_of_light_bars_name_their_unit_and_say_what_they_are(ncu):
+    """gemm_naive's kernel page: its cache bars read as ncu names the units ("L1 SOL", "L2 hit rate"), never the
+    column's lower-case stem ("l1 %"), each with its meaning as a tooltip; its L1 bar shows the CSV's 97.81 % L1/TEX
+    Cache Throughput as 97.8 %, and its verdict label explains its bound."""
+    _, page = ncu
+    kpage = re.search(r'<section class="kpage" id="kp-0-0".*?</section>', page, re.S).group(0)
+    bars = re.search(r'<h4>Speed of light</h4><div class="bars">(.*?)</div>', kpage, re.S).group(1)
+    heads = re.findall(r'<span(?: title="([^"]*)")?>([^<]+)</span><span class="bar">', bars)
+    labels = [h[1] for h in heads]
+    assert "L1 SOL" in labels and "L2 hit rate" in labels and not [x for x in labels if x[:2] in ("l1", "l2")]
+    assert all(h[0] for h in heads), "a bar without its meaning"
+    l1 = re.search(r'>L1 SOL</span><span class="bar">.*?<span class="num">([\d.]+) %</span>', bars, re.S).group(1)
+    assert l1 == "97.8"
+    assert re.search(r'<span class="vlabel" title="limited by memory bandwidth[^"]*">memory-bound</span>', kpage)
