@@ -199,7 +199,7 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
                & (ok["bound"].map(_bound) == bkey).to_numpy()]
         symbol, legend = BOUND_STYLE[bkey]
         judged_by = roof_label(key, vendor)
-        hover = [f"<b>{_tag(rank_of, n)}{plot_text(labels[str(n)])}</b><br>AI {fmt_unit(ai, 'FLOP/B')} · "
+        hover = [f"<b>{_tag(rank_of, n)}{plot_text(labels[str(n)])}</b><br>arithmetic intensity {fmt_unit(ai, 'FLOP/B')} · "
                  f"{fmt_si(float(fl), 'FLOP/s')}<br>{fmt_unit(rp, '%')} of its roof · {fmt_ns(tn)}"
                  + (f" · {fmt_ns(stake[str(n)])} at stake" if str(n) in stake else "")
                  + f"<br>judged against {plot_text(judged_by)} {fmt_si(pk, 'FLOP/s')}, ridge {fmt_unit(rg, 'FLOP/B')}"
