@@ -53,6 +53,9 @@ def test_clip_whole_words_never_cuts_inside_a_word():
     # the room ends exactly at a word's end: that word stays
     assert clip("one two three four", 8, whole_words=True) == "one two…"
     assert clip("short", 20, whole_words=True) == "short"
+    # cut inside a parenthesis: the text ends before it opened (never "… late starts (the…")
+    assert clip("look at event waits and late starts (the launch table's queue delay)", 45,
+                whole_words=True) == "look at event waits and late starts…"
 
 
 def test_banner_step_ends_on_a_word_and_counts_the_steps_left_out(ncu):

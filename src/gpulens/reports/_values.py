@@ -31,6 +31,10 @@ def clip(text: str, n: int, whole_words: bool = False) -> str:
     cut = head.rstrip().rfind(" ")
     if cut >= (2 * (n - 1)) // 3 or (whole_words and cut > 0):
         head = head[:cut].rstrip(" ,;:—-(")
+    if whole_words and head.count("(") > head.count(")"):  # cut inside a parenthesis: end before it opened
+        opened = head.rfind("(")
+        if opened >= (n - 1) // 2:
+            head = head[:opened].rstrip(" ,;:—-(")
     return head + "…"
 
 
