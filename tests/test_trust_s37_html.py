@@ -260,3 +260,17 @@ def test_kernel_page_speed_of_light_bars_name_their_unit_and_say_what_they_are(n
     l1 = re.search(r'>L1 SOL</span><span class="bar">.*?<span class="num">([\d.]+) %</span>', bars, re.S).group(1)
     assert l1 == "97.8"
     assert re.search(r'<span class="vlabel" title="limited by memory bandwidth[^"]*">memory-bound</span>', kpage)
+
+
+def test_rank_heat_map_colour_bar_says_what_its_colour_is():
+    """The multi-rank heat-map draws each kernel's time per rank over its busiest rank (0–1): the colour bar names
+    the quantity and its basis and prints 0–100 % (it read "of the kernel's max" with ticks 0–1)."""
+    from gpulens.reports._html_pages import multirank_page
+
+    report = gpulens.analyze([str(Path(__file__).parent / "data" / "kineto" / "multirank")])
+    heat = next(t for p in multirank_page(report.sources[0], 50) if getattr(p, "figure", None)
+                for t in p.figure["data"] if t.get("type") == "heatmap")
+    assert heat["colorbar"]["title"]["text"] == "GPU time [% of the kernel's busiest rank]"
+    assert heat["colorbar"]["tickformat"] == ".0%" and (heat["zmin"], heat["zmax"]) == (0, 1)
+    # every row's largest cell is its busiest rank: 1 (100 %)
+    assert all(max(v for v in row if v is not None) == 1 for row in heat["z"])
