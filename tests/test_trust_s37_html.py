@@ -24,6 +24,7 @@ from gpulens.reports._values import clip
 from tests.test_trust_s35_html import headless_chromium
 
 NCU = Path(__file__).parent / "data" / "nvidia" / "h200" / "h200_kernels_details.csv"
+ROCPROF = Path(__file__).parent / "data" / "rocprof" / "v1_gunrock_mi300x" / "results.csv"
 
 
 @pytest.fixture(scope="module")
@@ -222,11 +223,14 @@ return bad;"""
 
 def test_nothing_runs_past_a_900px_window(ncu, diff_page, tmp_path):
     """Headless Chromium at 900 × 900 px: on the diff page and on every tab of the ncu report (its kernel pages
-    open: a long row header once made them 1,126 px wide), no table outside a scroll box passes the window's right
-    edge and the page never scrolls sideways."""
+    open: a long row header once made them 1,126 px wide) and of the rocprof gunrock report (its Summary bars' text
+    "2.57 ms · 2.9 % of the span · 22.2 % of the 11.60 ms steady state" once made it 902 px wide), no table outside
+    a scroll box passes the window's right edge and the page never scrolls sideways."""
     dpath, rpath = tmp_path / "d.html", tmp_path / "r.html"
     dpath.write_text(diff_page, encoding="utf-8")
     rpath.write_text(ncu[1], encoding="utf-8")
+    gpath = tmp_path / "g.html"
+    gpath.write_text(html.render(gpulens.analyze([str(ROCPROF)])), encoding="utf-8")
     drv = headless_chromium("--window-size=900,900")
     try:
         drv.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
@@ -234,16 +238,22 @@ def test_nothing_runs_past_a_900px_window(ncu, diff_page, tmp_path):
         drv.get(dpath.as_uri())
         assert drv.execute_script(_WIDE) == []
         assert drv.execute_script("return document.querySelectorAll('.tablewrap').length") >= 3
-        drv.get(rpath.as_uri())
-        for tab in drv.execute_script("return Array.prototype.map.call(document.querySelectorAll('nav [role=tab]'),"
-                                      "function(t){return t.id;})"):
-            drv.execute_script(f"document.getElementById('{tab}').click();"
-                               "document.querySelectorAll('section.kpage').forEach(function(k){k.hidden=false;});"
-                               "document.querySelectorAll('details').forEach(function(d){d.open=true;});")
-            time.sleep(0.05)
-            assert drv.execute_script(_WIDE) == [], tab
+        for path in (rpath, gpath):
+            _each_tab_fits(drv, path)
     finally:
         drv.quit()
+
+
+def _each_tab_fits(drv, path: Path) -> None:
+    """Opens each tab of the report at ``path`` (every kernel page and folded block open) and checks :data:`_WIDE`."""
+    drv.get(path.as_uri())
+    for tab in drv.execute_script("return Array.prototype.map.call(document.querySelectorAll('nav [role=tab]'),"
+                                  "function(t){return t.id;})"):
+        drv.execute_script(f"document.getElementById('{tab}').click();"
+                           "document.querySelectorAll('section.kpage').forEach(function(k){k.hidden=false;});"
+                           "document.querySelectorAll('details').forEach(function(d){d.open=true;});")
+        time.sleep(0.05)
+        assert drv.execute_script(_WIDE) == [], (path.name, tab)
 
 
 def test_kernel_page_speed_of_light_bars_name_their_unit_and_say_what_they_are(ncu):

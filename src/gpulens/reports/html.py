@@ -267,9 +267,9 @@ section.kpage{border-top:2px solid #0072B2;margin-top:10px}.kparts{display:grid;
 grid-template-columns:repeat(auto-fit,minmax(440px,1fr))}.kparts>*{min-width:0}section.kpage table.kv{max-width:100%}section.kpage table.kv td{overflow-wrap:anywhere}.kpart h4{margin:10px 0 4px}
 .chart.static{min-height:0}.chart:not(.static):not([data-rendered])::before{content:"Drawing the chart…";display:block;padding:8px;color:#666;font-style:italic}.chart:not(.static)[data-failed]::before{content:"This chart could not be drawn: the data table beside it holds its figures.";color:#a33}.kvgrid{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}.kvgrid table.kv td{max-width:520px}
 .tlbar{margin:4px 0}.tlstatus{color:#333;font-size:.9em}
-.hbars{display:grid;grid-template-columns:max-content minmax(140px,420px) max-content;gap:6px 8px;align-items:center;
+.hbars{display:grid;grid-template-columns:max-content minmax(140px,420px) minmax(0,max-content);gap:6px 8px;align-items:center;
 font-size:.85em;max-width:100%}.hl{text-align:right}.hb{background:#f2f2f2;height:20px;display:block}
-.hb>span{display:block;height:100%;min-width:1px}.ht{font-variant-numeric:tabular-nums;white-space:nowrap}
+.hb>span{display:block;height:100%;min-width:1px}.ht{font-variant-numeric:tabular-nums}
 .haxis{color:#555;font-size:.8em;margin:4px 0 0}
 details.ev{font-size:.9em;color:#444;margin-top:3px}details.ev summary{cursor:pointer;color:#0072B2}
 code.fullname{display:block;white-space:pre-wrap;word-break:break-all;font-size:.8em;background:#f7f7f7;padding:4px}
