@@ -34,7 +34,7 @@ BOUND_CLASS = {"compute-bound": "b-compute", "memory-bound": "b-memory", "latenc
 
 def bound_meanings() -> dict[str, str]:
     """What each kernel bound of the verdict vocabulary (:data:`gpulens.analyzers.verdict_rules.CLASSES`) means, in
-    a kernel engineer's words: the pill's tooltip and the banner's legend. Thresholds are the verdict rules' own
+    a kernel engineer's words: each bound pill's tooltip and the Stalls & verdicts page's legend. Thresholds are the verdict rules' own
     (:data:`~gpulens.analyzers.verdict_rules.ROOF_BOUND_PCT` of the roofline's attainable roof,
     :data:`~gpulens.analyzers.verdict_rules.SOL_BOUND_PCT` of a unit's peak on measured speed of light)."""
     from gpulens.analyzers.verdict_rules import ROOF_BOUND_PCT as roof, SOL_BOUND_PCT as sol
@@ -159,6 +159,7 @@ def kernels_html(s: SourceReport, rows: list[dict[str, Any]], step_chars: int | 
         stake = r.get("time_at_stake_ns")
         steps = _steps(r.get("next_steps"))
         shown = _step_cell(steps, prev, step_chars, links.get(name))
+        whole = "\n".join(steps)  # the banner cell's tooltip: every step whole
         prev = steps
         share = r.get("share")
         time = fmt_ns(r.get("time_ns")) + ("" if is_missing(share) else f" · {fmt_unit(share, 'share')}")
@@ -170,7 +171,7 @@ def kernels_html(s: SourceReport, rows: list[dict[str, Any]], step_chars: int | 
             f'{_tip(bound_meanings().get(verdict))}>{esc(verdict)}</span></td>'
             f'<td class="num{" tstake" if not is_missing(stake) else " nm"}"{_note_attr(notes.get(i))}>'
             f'{esc(fmt_ns(stake) + notes.get(i, ("", ""))[0])}</td><td class="step"'
-            + (f' title="{esc(chr(10).join(steps))}"' if step_chars and steps else "")
+            + (_tip(whole) if step_chars else "")
             + f'>{shown}{_evidence(r) if evidence else ""}</td>'
             "</tr>")
     head = ("" if evidence else
