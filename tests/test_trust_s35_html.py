@@ -287,14 +287,11 @@ var k=document.querySelector('section.answer table.akernels tbody tr');out.kerne
 return out;"""
 
 
-def test_gpt2_charts_in_a_900px_browser_have_no_overlapping_text(gpt2_page, tmp_path):
-    """The GPT-2 report in headless Chromium: at 1400 × 900 px the answer banner ends inside the first screen, at
-    900 × 900 px its verdict and first kernel (with the time at stake and next step) do; at 900 × 900 px the
-    roofline's plot is at least 380 px tall whatever its 7-row legend; on the roofline, occupancy and stall/idle
-    tabs no two chart texts overlap (ticks of one axis aside: plotly thins those itself)."""
+def headless_chromium(*args: str):
+    """A Selenium driver of headless Chromium with ``args`` added (the test is skipped without Chromium, its driver
+    or Selenium); the caller quits it."""
     import shutil
     import tempfile
-    import time
 
     chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
     if not (chromium and driver):
@@ -302,14 +299,24 @@ def test_gpt2_charts_in_a_900px_browser_have_no_overlapping_text(gpt2_page, tmp_
     webdriver = pytest.importorskip("selenium.webdriver")
     from selenium.webdriver.chrome.service import Service
 
-    path = tmp_path / "gpt2.html"
-    path.write_text(gpt2_page, encoding="utf-8")
     opts = webdriver.ChromeOptions()
     opts.binary_location = chromium
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-              f"--user-data-dir={tempfile.mkdtemp(prefix='gpulens-s35-')}"):
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", *args,
+              f"--user-data-dir={tempfile.mkdtemp(prefix='gpulens-chromium-')}"):
         opts.add_argument(a)
-    drv = webdriver.Chrome(service=Service(driver), options=opts)
+    return webdriver.Chrome(service=Service(driver), options=opts)
+
+
+def test_gpt2_charts_in_a_900px_browser_have_no_overlapping_text(gpt2_page, tmp_path):
+    """The GPT-2 report in headless Chromium: at 1400 × 900 px the answer banner ends inside the first screen, at
+    900 × 900 px its verdict and first kernel (with the time at stake and next step) do; at 900 × 900 px the
+    roofline's plot is at least 380 px tall whatever its 7-row legend; on the roofline, occupancy and stall/idle
+    tabs no two chart texts overlap (ticks of one axis aside: plotly thins those itself)."""
+    import time
+
+    path = tmp_path / "gpt2.html"
+    path.write_text(gpt2_page, encoding="utf-8")
+    drv = headless_chromium("--hide-scrollbars")
     try:
         for width, tab in ((1400, "summary"), (900, "summary"), (900, "roofline"), (900, "occupancy"),
                            (900, "verdicts")):

@@ -157,11 +157,12 @@ def test_verdict_table_keeps_each_step_whole_with_the_evidence_folded(sglang):
     first = vd["next_steps"].iloc[0]
     first = first[0] if isinstance(first, (list, tuple)) else first
     assert len(first) > 200  # long enough that the banner clips it
-    step_cell = re.search(r'<td class="step">(.*?)<details', rows[0], re.S).group(1)
+    step_cell = re.search(r'<td class="step">(.*?)(?:<span class="step2">.*?)?<details', rows[0], re.S).group(1)
     assert _html.unescape(step_cell) == first
     assert rows[0].count('<details class="ev"><summary>evidence</summary>') == 1
     assert _html.unescape(re.search(r"</summary>(.*?)</details>", rows[0], re.S).group(1)) == vd["evidence"].iloc[0]
-    banner_step = re.search(r'<td class="step" title="[^"]*">(.*?)</td>', _page(page, "summary"), re.S).group(1)
+    banner_step = re.search(r'<td class="step" title="[^"]*">(.*?)(?: <span class="more">.*?)?</td>',
+                            _page(page, "summary"), re.S).group(1)
     assert _html.unescape(banner_step).endswith("…") and len(_html.unescape(banner_step)) <= 200
     # time at stake column as the verdict table has it (unknown here: no counters, no FLOP/byte model)
     assert vd["time_at_stake_ns"].isna().all() and all(">unknown<" in r for r in rows)

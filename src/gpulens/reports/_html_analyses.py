@@ -76,8 +76,13 @@ def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
              "hovertext": hov, "hoverinfo": "text+x"}]
     if measured:  # no empty half-row per kernel and no legend entry for bars that are not there
         data.append({"type": "bar", "y": ys, "x": ach, "orientation": "h", "name": "achieved",
-                     "marker": {"color": OKABE_ITO[0], "pattern": {"shape": "/"}},
-                     **bar_value_labels(ach_text), "hovertext": hov, "hoverinfo": "text+x"})
+                     # thin stripes on white, the value in dark text: plotly's automatic white text on the
+                     # striped bar could not be read (ncu H200 gemm_naive's "97.9 %")
+                     "marker": {"color": OKABE_ITO[0], "line": {"color": OKABE_ITO[0], "width": 1},
+                                "pattern": {"shape": "/", "bgcolor": "#ffffff", "fgcolor": OKABE_ITO[0],
+                                            "solidity": 0.25}},
+                     **bar_value_labels(ach_text), "insidetextfont": {"color": "#1a1a1a"},
+                     "hovertext": hov, "hoverinfo": "text+x"})
     fig = _layout(data, 160 + (44 if measured else 26) * len(ys), barmode="group",
                   xaxis={"title": axis_title(f"occupancy [% of max {vendor_word(vendor, 'warps')}]"),
                          "range": [0, 102]},

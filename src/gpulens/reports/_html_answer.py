@@ -18,7 +18,7 @@ from typing import Any
 from gpulens.report import SourceReport
 from gpulens.reports._answer import answer, critical_shown_text, next_step
 from gpulens.reports._format import clip, fmt_ns, fmt_unit, is_missing, stake_notes
-from gpulens.reports._html_parts import esc, name_cell
+from gpulens.reports._html_parts import KERNEL_LINKS, esc, name_cell
 from gpulens.reports._names import label_in_text, short_names
 
 #: Kernels listed in the answer banner.
@@ -30,6 +30,50 @@ STEP_CHARS = 200
 BOUND_CLASS = {"compute-bound": "b-compute", "memory-bound": "b-memory", "latency/occupancy-bound": "b-latency",
                "below-roofs": "b-latency",
                "launch-bound": "b-launch", "communication-bound": "b-comm"}
+
+
+def bound_meanings() -> dict[str, str]:
+    """What each kernel bound of the verdict vocabulary (:data:`gpulens.analyzers.verdict_rules.CLASSES`) means, in
+    a kernel engineer's words: each bound pill's tooltip and the Stalls & verdicts page's legend. Thresholds are the verdict rules' own
+    (:data:`~gpulens.analyzers.verdict_rules.ROOF_BOUND_PCT` of the roofline's attainable roof,
+    :data:`~gpulens.analyzers.verdict_rules.SOL_BOUND_PCT` of a unit's peak on measured speed of light)."""
+    from gpulens.analyzers.verdict_rules import ROOF_BOUND_PCT as roof, SOL_BOUND_PCT as sol
+
+    return {
+        "compute-bound": f"limited by compute throughput: at ≥ {roof:g} % of its compute roof, or its busiest unit is "
+                         f"a compute pipe at ≥ {sol:g} % of peak (measured speed of light)",
+        "memory-bound": f"limited by memory bandwidth: at ≥ {roof:g} % of its memory roof, or its busiest unit is DRAM, "
+                        f"L1 or L2 at ≥ {sol:g} % of peak (measured speed of light)",
+        "latency/occupancy-bound": f"under {roof:g} % of both roofs, and the grid, occupancy or stall counters say why: "
+                                   "too few warps in flight to hide latency",
+        "below-roofs": f"below both roofs: under {roof:g} % of its compute and its memory roof, with nothing measured "
+                       "that says why (latency, occupancy, narrow loads or launch overhead); its next step says "
+                       "what would tell",
+        "launch-bound": "launch-bound: each launch does less GPU work than the launch call costs, and the GPU idles "
+                        "between its launches",
+        "communication-bound": "a collective (NCCL/RCCL) whose time is not overlapped by computation",
+        "undetermined": "no counters, stall samples or FLOP/byte figures to classify it; its next step says what to "
+                        "collect",
+    }
+
+
+#: Tooltips of the kernel table's column headers (what each figure is, and of what).
+HEADER_TIPS = {"#": "rank by GPU time in the hot-kernel table",
+               "GPU time · share": "summed GPU time of its launches · share of all kernel time",
+               "bound": "what limits the kernel (hover a bound for its meaning; the Stalls & verdicts page has the legend)",
+               "time at stake": "GPU time the fix could save at most: time × (1 − attained / attainable) on the "
+                                "basis that decided the bound; unknown when not quantifiable"}
+
+
+def bound_legend(verdicts: list[str]) -> str:
+    """The legend of the bounds a kernel table shows: each term once, in the vocabulary's order, with its meaning."""
+    meanings = bound_meanings()
+    shown = [v for v in meanings if v in set(verdicts)]
+    if not shown:
+        return ""
+    items = "; ".join(f'<span class="bound {BOUND_CLASS.get(v, "b-none")}">{esc(v)}</span> {esc(meanings[v])}'
+                      for v in shown)
+    return f'<p class="legend note">{items}.</p>'
 
 
 def _after_label(a: Any) -> str:
@@ -55,10 +99,46 @@ def _hot_ranks(s: SourceReport) -> dict[str, int]:
     return {str(k): i + 1 for i, k in enumerate(hs.table["name"].head(1000))}
 
 
-def _first_step(steps: Any) -> str:
-    if isinstance(steps, (list, tuple)):
-        steps = next((x for x in steps if not is_missing(x) and str(x).strip()), None)
-    return "" if is_missing(steps) or steps is None else str(steps).strip()
+def _steps(steps: Any) -> list[str]:
+    """A verdict row's next steps (a list, or one text), each stripped, empty ones left out."""
+    if not isinstance(steps, (list, tuple)):
+        steps = [steps]
+    return [str(x).strip() for x in steps if x is not None and not is_missing(x) and str(x).strip()]
+
+
+def _more_text(n_more: int, cut: bool, anchor: str | None) -> str:
+    """The words of :func:`_more_steps` (plain text; "" when nothing is left out)."""
+    if not n_more and not cut:
+        return ""
+    what = f"+{n_more} more step{'s' if n_more > 1 else ''}" if n_more else "the whole step"
+    return what if anchor else what + " on the Stalls & verdicts page"
+
+
+def _more_steps(n_more: int, cut: bool, anchor: str | None) -> str:
+    """What the banner's clipped step leaves out, said once after it: the further steps the kernel's verdict lists
+    (counted) or, when there are none and the first one was cut, that it continues — a link to the kernel's page,
+    which has them all whole."""
+    text = _more_text(n_more, cut, anchor)
+    if not text:
+        return ""
+    inner = f'<a href="#{esc(anchor)}">{esc(text)}</a>' if anchor else esc(text)
+    return f' <span class="more">({inner})</span>'
+
+
+def _step_cell(steps: list[str], prev: list[str], step_chars: int | None, anchor: str | None) -> str:
+    """The next-step cell's content (HTML): in the banner (``step_chars``) the first step cut at a word boundary
+    to ``step_chars`` characters (or "same as above") and what was left out (:func:`_more_steps`); on the
+    Stalls & verdicts page (``step_chars`` None) every step whole, one paragraph each."""
+    if not steps:
+        return "none recorded"
+    if step_chars is None:
+        return esc(steps[0]) + "".join(f'<span class="step2">{esc(x)}</span>' for x in steps[1:])
+    if steps[:1] == prev[:1]:
+        return "same as above" + _more_steps(len(steps) - 1, False, anchor)
+    # the note of what is left out takes its room from the step's (the cell keeps its height on the first screen)
+    room = step_chars - len(_more_text(len(steps) - 1, len(steps[0]) > step_chars, anchor)) - 3
+    shown = clip(steps[0], room if len(steps) > 1 or len(steps[0]) > step_chars else step_chars, whole_words=True)
+    return esc(shown) + _more_steps(len(steps) - 1, shown != steps[0], anchor)
 
 
 def kernels_html(s: SourceReport, rows: list[dict[str, Any]], step_chars: int | None = STEP_CHARS,
@@ -71,34 +151,43 @@ def kernels_html(s: SourceReport, rows: list[dict[str, Any]], step_chars: int | 
     names = [str(r["name"]) for r in rows]
     shorts = short_names(names)
     rank_of = _hot_ranks(s)
-    body, prev = [], None
+    body, prev = [], []
     notes = stake_notes(rows)
+    links = KERNEL_LINKS.get()
     for i, (r, name, short) in enumerate(zip(rows, names, shorts)):
         verdict = fmt_unit(r.get("verdict"), "text")
         stake = r.get("time_at_stake_ns")
-        step = _first_step(r.get("next_steps"))
-        shown = ("same as above" if step and step == prev else (clip(step, step_chars) if step_chars else step)
-                 if step else "none recorded")
-        prev = step
+        steps = _steps(r.get("next_steps"))
+        shown = _step_cell(steps, prev, step_chars, links.get(name))
+        whole = "\n".join(steps)  # the banner cell's tooltip: every step whole
+        prev = steps
         share = r.get("share")
         time = fmt_ns(r.get("time_ns")) + ("" if is_missing(share) else f" · {fmt_unit(share, 'share')}")
         rank = rank_of.get(name)
         body.append(
             f'<tr><td class="num">{f"#{rank}" if rank else ""}</td>{name_cell(name, short)}'
             f'<td class="num">{esc(time)}</td>'
-            f'<td><span class="bound {BOUND_CLASS.get(verdict, "b-none")}">{esc(verdict)}</span></td>'
+            f'<td><span class="bound {BOUND_CLASS.get(verdict, "b-none")}"'
+            f'{_tip(bound_meanings().get(verdict))}>{esc(verdict)}</span></td>'
             f'<td class="num{" tstake" if not is_missing(stake) else " nm"}"{_note_attr(notes.get(i))}>'
             f'{esc(fmt_ns(stake) + notes.get(i, ("", ""))[0])}</td><td class="step"'
-            + (f' title="{esc(step)}"' if step_chars else "") + f'>{esc(shown)}{_evidence(r) if evidence else ""}</td>'
+            + (_tip(whole) if step_chars else "")
+            + f'>{shown}{_evidence(r) if evidence else ""}</td>'
             "</tr>")
     head = ("" if evidence else
             f'<h3 class="kh">{esc("Kernels that matter (" + critical_shown_text(s, len(rows)) + ")")}</h3>')
-    return (f'{head}<table class="akernels"><thead><tr><th scope="col">#</th>'
-            '<th scope="col">kernel</th><th scope="col">GPU time · share</th><th scope="col">bound</th>'
-            '<th scope="col">time at stake</th><th scope="col">next step</th></tr></thead>'
+    heads = "".join(f'<th scope="col"{_tip(HEADER_TIPS.get(h))}>{esc(h)}</th>'
+                    for h in ("#", "kernel", "GPU time · share", "bound", "time at stake", "next step"))
+    return (f'{head}<table class="akernels"><thead><tr>{heads}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table>'
             + "".join(f'<p class="note">{esc(m.strip())} time at stake: {esc(t)}.</p>'
-                      for m, t in dict(notes.values()).items()))
+                      for m, t in dict(notes.values()).items())
+            # the legend in full under the verdict page's table; on the first screen each bound's tooltip says it
+            + (bound_legend([fmt_unit(r.get("verdict"), "text") for r in rows]) if evidence else ""))
+
+
+def _tip(text: str | None) -> str:
+    return f' title="{esc(text)}"' if text else ""
 
 
 def _evidence(r: dict[str, Any]) -> str:
@@ -124,7 +213,8 @@ def answer_html(s: SourceReport) -> str:
     items = "".join(
         f'<li><span class="stake">{esc(fmt_ns(f.time_at_stake_ns))}</span> <strong>{esc(label_in_text(f.title, f.kernel))}</strong>'
         + (f' <em class="premise">— {esc(f.premise)}</em>' if getattr(f, "premise", "") else "")
-        + f'<span class="act"> → {esc(clip(next_step(f), 2 * STEP_CHARS))}</span></li>' for f in listed)
+        + f'<span class="act"> → {esc(clip(next_step(f), 2 * STEP_CHARS, whole_words=True))}</span></li>'
+        for f in listed)
     lst = f'<ol class="top">{items}</ol>' if items else (f'<p class="note">{esc(a.note)}</p>' if a.note else "")
     if a.first_step:
         lst = f'<p class="first"><strong>First:</strong> {esc(a.first_step)}</p>' + lst
@@ -142,4 +232,4 @@ def answer_html(s: SourceReport) -> str:
             f'{kernels_html(s, rows)}</section>')
 
 
-__all__ = ["answer_html", "kernels_html", "kernel_rows", "ANSWER_KERNELS"]
+__all__ = ["answer_html", "kernels_html", "kernel_rows", "bound_meanings", "bound_legend", "ANSWER_KERNELS"]

@@ -19,6 +19,7 @@ from gpulens.report import SourceReport
 from gpulens.analyzers._advice import vendor_word
 from gpulens.reports._format import (column_label, fmt_ns, fmt_unit, is_missing, limiter_text, result_title,
                                      shown_columns, source_vendor, unit_of, vendor_label)
+from gpulens.reports._html_answer import bound_meanings
 from gpulens.reports._html_parts import esc, kv_html
 from gpulens.reports._html_roofline import roof_label
 from gpulens.reports._names import short_names
@@ -95,15 +96,18 @@ def _row(r: AnalysisResult | None, name: str) -> pd.Series | None:
     return t.iloc[at[1]]  # a hit in ``name`` wins over one in ``kernel`` (``_first_rows`` looks there first)
 
 
-def _bars(items: list[tuple[str, Any]], colour: str = "#0072B2") -> str:
-    """Horizontal 0–100 % bars: label, bar, value ("not measured" when missing)."""
+def _bars(items: list[tuple[str, Any]], colour: str = "#0072B2", tips: list[str] | None = None) -> str:
+    """Horizontal 0–100 % bars: label (with ``tips``' text as its tooltip: what the figure is), bar, value
+    ("not measured" when missing)."""
     out = []
-    for label, v in items:
+    for i, (label, v) in enumerate(items):
+        tip = tips[i] if tips and i < len(tips) and tips[i] else ""
+        head = f'<span title="{esc(tip)}">{esc(label)}</span>' if tip else f"<span>{esc(label)}</span>"
         if is_missing(v):
-            out.append(f'<span>{esc(label)}</span><span class="bar"></span><span class="nm">{NOT_MEASURED}</span>')
+            out.append(f'{head}<span class="bar"></span><span class="nm">{NOT_MEASURED}</span>')
             continue
         w = max(0.0, min(100.0, float(v)))
-        out.append(f'<span>{esc(label)}</span><span class="bar"><span style="width:{w:.1f}%;background:{colour}">'
+        out.append(f'{head}<span class="bar"><span style="width:{w:.1f}%;background:{colour}">'
                    f'</span></span><span class="num">{float(v):.1f} %</span>')
     return f'<div class="bars">{"".join(out)}</div>'
 
@@ -163,7 +167,10 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
         steps = vd.get("next_steps")
         steps_html = "".join(f"<li>{esc(fmt_unit(x, 'text'))}</li>" for x in (steps if isinstance(steps, (list, tuple))
                                                                             else [steps]) if not is_missing(x))
-        parts.append(_part("Verdict", f'<p><span class="vlabel">{esc(fmt_unit(vd["verdict"], "text"))}</span> '
+        verdict = fmt_unit(vd["verdict"], "text")
+        meaning = bound_meanings().get(verdict)
+        tip = f' title="{esc(meaning)}"' if meaning else ""
+        parts.append(_part("Verdict", f'<p><span class="vlabel"{tip}>{esc(verdict)}</span> '
                                       + (f'{esc(fmt_ns(vd.get("time_at_stake_ns")))} at stake'
                                          if not is_missing(vd.get("time_at_stake_ns")) else "time at stake unknown")
                                       + (f' ({esc(vd["stake_note"])})' if isinstance(vd.get("stake_note"), str)
@@ -176,10 +183,13 @@ def kernel_section(s: SourceReport, name: str, anchor: str, label: str) -> str:
     if sol is not None:
         r = res["speed_of_light"]
         # a % no kernel of this input has (the AMD-only measured-peak DRAM % on an NVIDIA capture) is left out
-        pcts = [(column_label(c, r.columns.get(c, "")), sol[c]) for c in sol.index
+        cols = [c for c in sol.index
                 if unit_of(c, r.columns.get(c, "")) == "%" and not (c in r.table and r.table[c].isna().all())]
+        pcts = [(column_label(c, r.columns.get(c, "")), sol[c]) for c in cols]
         extra = f'<p>Bound: {esc(fmt_unit(sol.get("bound"), "text"))}. {esc(fmt_unit(sol.get("evidence"), "text"))}</p>'
-        parts.append(_part("Speed of light", _bars(pcts) + extra))
+        # each bar's tooltip: the column's meaning as the analyzer declares it, less its unit
+        tips = [r.columns.get(c, "").rsplit(" [", 1)[0] for c in cols]
+        parts.append(_part("Speed of light", _bars(pcts, tips=tips) + extra))
     elif st is not None and not (is_missing(st.get("compute_sol_pct")) and is_missing(st.get("memory_sol_pct"))):
         parts.append(_part("Speed of light", _bars([(f"compute ({vendor_word(st.get('vendor'), 'sm')})",
                                                      st.get("compute_sol_pct")),

@@ -252,8 +252,9 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
            "hovertext": [f"{wrap_name(n)}<br>{plural(c, 'call(s)')}, {fmt_ns(e)}, mean {fmt_ns(m)}<br>click: kernel details"
                          for n, c, e, m in zip(crit["name"], crit["calls"], crit["effective_ns"], crit["mean_ns"])],
            "hoverinfo": "text"}
-    fig = _layout([bar], 140 + 26 * len(ys), xaxis={"title": axis_title(f"GPU time [{unit}] (overruns clipped); "
-                                                                    "bar text: share of kernel time")},
+    fig = _layout([bar], 140 + 26 * len(ys), xaxis={"title": axis_title(
+        # "overruns clipped" was the analyzer's word: a launch recorded past the next one's start on its stream
+        f"GPU time [{unit}] (a stream's overlapping launches counted once); bar text: share of kernel time")},
                   yaxis={"autorange": "reversed"})
     sm = hs.summary
     shown = "" if len(crit) == sm.get("critical_count", 0) else f" (the top {len(crit)} drawn)"
@@ -329,7 +330,10 @@ def multirank_page(s: SourceReport, max_rows: int) -> list[Any]:
              for n, row in zip(names, raw)]
     heat = {"type": "heatmap", "z": [[None if v != v else round(float(v), 4) for v in row] for row in z],
             "x": [f"rank {r}" for r in piv.columns], "y": labels, "colorscale": "Cividis", "zmin": 0, "zmax": 1,
-            "colorbar": {"title": axis_title("of the kernel's max")}, "hovertext": hover, "hoverinfo": "text"}
+            # the colour is a share (0–1 drawn as 0–100 %) of the kernel's time on its busiest rank
+            "colorbar": {"title": {**axis_title("GPU time [% of the kernel's busiest rank]"), "side": "right"},
+                         "tickformat": ".0%"},
+            "hovertext": hover, "hoverinfo": "text"}
     fig2 = _layout([heat], 160 + 24 * len(labels), yaxis={"autorange": "reversed"})
     by_rank = sm.get("kernel_time_ns_by_rank") or {}
     rank_rows = "".join(f"<tr><th scope='row'>rank {esc(r)}</th><td class='num' data-v='{v}'>{esc(fmt_ns(v))}</td></tr>"

@@ -188,6 +188,8 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
                                   text_of.get(str(n), "")) for n, a, f in
                                  zip(by_time["name"], by_time["arithmetic_intensity"], by_time["flops_per_s"])],
                                 xr, yr) if len(ok) else {}
+    # a label with no free spot is not printed over its neighbours: its point has its name on hover
+    text_of = {n: (x if n in pos_of else "") for n, x in text_of.items()}
     keys = pd.Series(roof_keys(s, ok) if len(ok) else [], index=ok.index, dtype=object)
     order = {k: i for i, (k, _, _) in enumerate(comp)}
     groups = sorted({(k, _bound(b)) for k, b in zip(keys, ok["bound"])} if len(ok) else set(),
@@ -197,7 +199,7 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
                & (ok["bound"].map(_bound) == bkey).to_numpy()]
         symbol, legend = BOUND_STYLE[bkey]
         judged_by = roof_label(key, vendor)
-        hover = [f"<b>{_tag(rank_of, n)}{plot_text(labels[str(n)])}</b><br>AI {fmt_unit(ai, 'FLOP/B')} · "
+        hover = [f"<b>{_tag(rank_of, n)}{plot_text(labels[str(n)])}</b><br>arithmetic intensity {fmt_unit(ai, 'FLOP/B')} · "
                  f"{fmt_si(float(fl), 'FLOP/s')}<br>{fmt_unit(rp, '%')} of its roof · {fmt_ns(tn)}"
                  + (f" · {fmt_ns(stake[str(n)])} at stake" if str(n) in stake else "")
                  + f"<br>judged against {plot_text(judged_by)} {fmt_si(pk, 'FLOP/s')}, ridge {fmt_unit(rg, 'FLOP/B')}"
@@ -265,7 +267,9 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
                         "tickformat": "~g", "automargin": True, "range": xr},
               "yaxis": {"type": "log", "title": {"text": "attained performance [FLOP/s]"}, "dtick": 1,
                         "tickformat": "~s", "automargin": True, "range": yr}}
-    take = _takeaway(s, r, t, ok, comp, judged, bws, keys, vendor, rank_of, named, labels)
+    drawn = {tag for x in text_of.values() for tag in x.split()}
+    shown = {n for n in named if _tag(rank_of, n).strip() in drawn}
+    take = _takeaway(s, r, t, ok, comp, judged, bws, keys, vendor, rank_of, shown, labels, len(named - shown))
     cols = ["name", "calls", "time_ns", "flops_per_s", "bytes_per_s", "arithmetic_intensity", "precision",
             "compute_roof", "peak_flops_per_s", "bound", "bound_basis", "bound_pct", "roof_pct", "ridge_point", "flops_source"]
     cols = [c for c in cols if c in t.columns or c not in ("bound_basis", "bound_pct")]  # a cached report from before
@@ -301,7 +305,7 @@ def _comm_left_out(s) -> str:
             f"which {'have' if many else 'has'} no roofline)")
 
 
-def _takeaway(s, r, t, ok, comp, judged, bws, keys, vendor, rank_of, named, labels) -> str:
+def _takeaway(s, r, t, ok, comp, judged, bws, keys, vendor, rank_of, named, labels, hover_only=0) -> str:
     n_hot = len(t)
     missing = n_hot - len(ok)
     below = int((ok["bound"].map(_bound) == "below").sum()) if len(ok) else 0
@@ -321,6 +325,9 @@ def _takeaway(s, r, t, ok, comp, judged, bws, keys, vendor, rank_of, named, labe
     key = [(rank_of.get(str(n), 10 ** 9), str(n)) for n in ok["name"] if str(n) in named] if len(ok) else []
     if key:
         take += " Labels: " + "; ".join(f"{_tag(rank_of, n).strip()} {labels[n]}" for _, n in sorted(key)) + "."
+    if hover_only:
+        take += (f" {plural(hover_only, 'crowded point(s)')} of the {len(key) + hover_only} largest "
+                 f"{'have their names' if hover_only > 1 else 'has its name'} on hover only (no room for a label).")
     legend = bound_pct_legend(t)  # the table's two percentages, said as console and Markdown say them
     return f"{take} {legend}" if legend else take
 
@@ -455,12 +462,19 @@ def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float,
     return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
 
 
+#: Largest share of a point label's box that may lie over markers, other labels or off the plot (summed over the
+#: plot sizes checked): a label with no spot under it is not drawn — its point keeps its name on hover.
+LABEL_OVERLAP_MAX = 0.1
+
+
 def place_point_labels(points: list[tuple[str, float, float, float, str]], xr: list[float], yr: list[float]
                        ) -> dict[str, str]:
     """Kernel name → plotly ``textposition`` of its label: the first of :data:`LABEL_SPOTS` where the label's box
     (its text at :data:`LABEL_FONT_PX`, :data:`~gpulens.reports._html_parts.CHAR_PX` per character) overlaps no
     marker, no label placed before it and stays on the plot — checked on the smallest plot (:data:`PLOT_MIN_PX`)
-    and on a wide one (1000 px) — else the spot overlapping least. ``points`` are (name, log10 x, log10 y, marker
+    and on a wide one (1000 px) — else the spot overlapping least, when that overlap is at most
+    :data:`LABEL_OVERLAP_MAX` of the box; a label that fits nowhere is left out of the result (crowded points: the
+    caller draws it on hover only, never printed over another). ``points`` are (name, log10 x, log10 y, marker
     radius px, label text), placed in the given order (the most GPU time first gets the first choice)."""
     scales = [(PLOT_MIN_PX[0], PLOT_MIN_PX[1]), (1000.0, PLOT_MIN_PX[1])]
     placed: list[list[tuple[float, float, float, float]]] = [[] for _ in scales]
@@ -485,6 +499,8 @@ def place_point_labels(points: list[tuple[str, float, float, float, str]], xr: l
                 best, best_cost = spot, cost
             if cost == 0:
                 break
+        if best_cost > LABEL_OVERLAP_MAX * w * h * len(scales):
+            continue  # no room anywhere: hover only
         out[name] = best
         for k in range(len(scales)):
             x, y, _ = px[k][i]

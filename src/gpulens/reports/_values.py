@@ -18,16 +18,23 @@ from gpulens.units import (
 CELL_CHARS = 1000
 
 
-def clip(text: str, n: int) -> str:
+def clip(text: str, n: int, whole_words: bool = False) -> str:
     """``text`` cut to at most ``n`` characters with an ellipsis when longer — at the last word boundary when one
-    falls in the last third of the room (prose: "… another tile…", never "… another tile configuratio…"); a long
+    falls in the last third of the room (prose: "… another tile…", never "… another tile configuratio…"), or
+    wherever it falls with ``whole_words`` (a next step: never cut inside a word or a metric name); a long
     unbroken token (a kernel name) is cut where the room ends."""
     if len(text) <= n:
         return text
     head = text[: n - 1]
+    if whole_words and text[n - 1].isspace():
+        return head.rstrip(" ,;:—-(") + "…"  # the room ends with a whole word
     cut = head.rstrip().rfind(" ")
-    if cut >= (2 * (n - 1)) // 3:
+    if cut >= (2 * (n - 1)) // 3 or (whole_words and cut > 0):
         head = head[:cut].rstrip(" ,;:—-(")
+    if whole_words and head.count("(") > head.count(")"):  # cut inside a parenthesis: end before it opened
+        opened = head.rfind("(")
+        if opened >= (n - 1) // 2:
+            head = head[:opened].rstrip(" ,;:—-(")
     return head + "…"
 
 

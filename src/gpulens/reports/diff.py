@@ -317,6 +317,19 @@ def _html_cell(col: str, raw: Any, text: str, unit: str, labels: dict[str, str])
     return f"<td>{_esc(text)}</td>"
 
 
+#: The diff page's style. A wide table scrolls inside its own box (``div.tablewrap``: at most the window's width and
+#: 75 % of its height, so its horizontal scroll bar is on screen, not after 200 rows), with its header row kept in
+#: view; kernel names wrap within 28 em and figures never wrap. The page itself never scrolls sideways.
+DIFF_CSS = ("body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;overflow-wrap:break-word}"
+            "table{border-collapse:collapse;margin:0;font-size:13px}"
+            "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top;max-width:28em;"
+            "overflow-wrap:break-word}th{background:#f0f0f0;position:sticky;top:0;z-index:1}"
+            "table.kv th{position:static}table.kv td{max-width:60em}"
+            ".tablewrap{max-width:100%;max-height:75vh;overflow:auto;margin:.5em 0;border:1px solid #eee}"
+            "td.n{white-space:nowrap;text-align:right;font-variant-numeric:tabular-nums}"
+            "td span[title]{cursor:help}.headline{font-weight:bold}.warn{color:#D55E00}")
+
+
 def render_html(r: DiffResult, max_rows: int = 200) -> str:
     """A small self-contained HTML page (no script, no network) with every table (first ``max_rows`` rows).
 
@@ -336,22 +349,18 @@ def render_html(r: DiffResult, max_rows: int = 200) -> str:
         # say it twice
         cols = [c for c in df.columns if not (c == "kernels" and all(k in df for k in _KEY_COLS))]
         units = ["signed share" if c == "contribution" else declared_unit(docs[c]) for c in cols]
-        body.append("<table><thead><tr>" + "".join(f'<th title="{_esc(docs[c])}">{_esc(header(c, name))}</th>'
+        body.append('<div class="tablewrap" tabindex="0"><table><thead><tr>' + "".join(f'<th title="{_esc(docs[c])}">{_esc(header(c, name))}</th>'
                     for c in cols)
                     + "</tr></thead><tbody>")
         head = df.head(max_rows)
         for raw, cells in zip(head[cols].itertuples(index=False), _cells(head, docs, cols, 0)):
             body.append("<tr>" + "".join(_html_cell(c, v, x, u, labels)
                                          for c, v, x, u in zip(cols, raw, cells, units)) + "</tr>")
-        body.append("</tbody></table>")
+        body.append("</tbody></table></div>")
         if len(df) > max_rows:
             body.append(f"<p>Showing {max_rows} of {len(df)} rows (the JSON output has all).</p>")
         body.append("</section>")
-    style = ("body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse;"
-             "margin:.5em 0;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;"
-             "max-width:40em;overflow-wrap:break-word}th{background:#f0f0f0}"
-             "section{overflow-x:auto}td.n{white-space:nowrap;text-align:right}td span[title]{cursor:help}.headline{font-weight:bold}"
-             ".warn{color:#D55E00}")
+    style = DIFF_CSS
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>gpulens diff</title>"
             f"<style>{style}</style></head><body>" + "".join(body) + "</body></html>\n")
 

@@ -231,7 +231,7 @@ vertical-align:top;overflow-wrap:break-word;max-width:640px}td.prose{min-width:1
 th{background:#f2f2f2;position:sticky;top:0;white-space:nowrap}th.long{white-space:normal;min-width:11em}table.sortable th{cursor:pointer}td.num{text-align:right;
 font-variant-numeric:tabular-nums;white-space:nowrap}
 th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
-table.kv th{position:static;width:14em}.note{color:#555;font-size:.85em}
+table.kv th{position:static;width:14em;white-space:normal}.note{color:#555;font-size:.85em}
 .empty{background:#fff8e1;border-left:4px solid #E69F00;padding:8px 12px}ul.warnings{font-size:.85em}
 section.answer{background:#eef5fb;border-left:6px solid #0072B2;padding:8px 14px;margin:6px 0 12px;max-width:1400px}
 .verdict{font-size:1.1em;margin:2px 0 6px}.vlabel{display:inline-block;background:#0072B2;color:#fff;
@@ -240,13 +240,14 @@ h3.kh{font-size:1em;margin:8px 0 4px}table.akernels{width:100%;table-layout:fixe
 table.akernels th:nth-child(1){width:2.6em}table.akernels th:nth-child(2){width:22%}
 table.akernels th:nth-child(3){width:10em}table.akernels th:nth-child(4){width:12.5em}
 table.akernels th:nth-child(5){width:7.5em}table.akernels td.name{max-width:none;white-space:normal}
-table.akernels td.step{white-space:normal}
+table.akernels td.step{white-space:normal}td.step .step2{display:block;margin-top:4px}td.step .more{color:#555;white-space:nowrap}
+.legend{margin:4px 0 0}span.bound[title],th[title]{cursor:help}
 @media (max-width:1100px){table.akernels,table.akernels thead,table.akernels tbody{display:block}
 table.akernels tr{display:grid;grid-template-columns:2.6em minmax(0,1fr) 10em 12.5em 8em;border-bottom:1px solid #ddd}
 table.akernels th{white-space:normal}
 table.akernels th,table.akernels td{width:auto!important;max-width:none}
 table.akernels th:nth-child(6),table.akernels td:nth-child(6){grid-column:2/-1;border-top:none}}td.tstake{font-weight:600;color:#A04000}
-span.bound{display:inline-block;border-radius:3px;padding:0 5px;font-size:.92em;font-weight:600;border:1px solid #888;
+span.bound{display:inline-block;border-radius:3px;padding:0 4px;font-size:.86em;font-weight:600;border:1px solid #888;
 white-space:nowrap}
 .b-compute{background:#d6e9f5}.b-memory{background:#fbe7c6}.b-latency{background:#f3dcea}.b-launch{background:#fdf3b5}
 .b-comm{background:#d3eee5}.b-none{background:#eee;font-weight:400}
@@ -266,9 +267,9 @@ section.kpage{border-top:2px solid #0072B2;margin-top:10px}.kparts{display:grid;
 grid-template-columns:repeat(auto-fit,minmax(440px,1fr))}.kparts>*{min-width:0}section.kpage table.kv{max-width:100%}section.kpage table.kv td{overflow-wrap:anywhere}.kpart h4{margin:10px 0 4px}
 .chart.static{min-height:0}.chart:not(.static):not([data-rendered])::before{content:"Drawing the chart…";display:block;padding:8px;color:#666;font-style:italic}.chart:not(.static)[data-failed]::before{content:"This chart could not be drawn: the data table beside it holds its figures.";color:#a33}.kvgrid{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}.kvgrid table.kv td{max-width:520px}
 .tlbar{margin:4px 0}.tlstatus{color:#333;font-size:.9em}
-.hbars{display:grid;grid-template-columns:max-content minmax(140px,420px) max-content;gap:6px 8px;align-items:center;
+.hbars{display:grid;grid-template-columns:max-content minmax(140px,420px) minmax(0,max-content);gap:6px 8px;align-items:center;
 font-size:.85em;max-width:100%}.hl{text-align:right}.hb{background:#f2f2f2;height:20px;display:block}
-.hb>span{display:block;height:100%;min-width:1px}.ht{font-variant-numeric:tabular-nums;white-space:nowrap}
+.hb>span{display:block;height:100%;min-width:1px}.ht{font-variant-numeric:tabular-nums}
 .haxis{color:#555;font-size:.8em;margin:4px 0 0}
 details.ev{font-size:.9em;color:#444;margin-top:3px}details.ev summary{cursor:pointer;color:#0072B2}
 code.fullname{display:block;white-space:pre-wrap;word-break:break-all;font-size:.8em;background:#f7f7f7;padding:4px}
