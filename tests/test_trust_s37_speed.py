@@ -3,7 +3,7 @@
 * ``host_calls_in_gaps`` finds each gap's runtime calls through an index sorted by (rank, start) with the running
   latest end, not by testing every runtime call per gap: a long call that starts before many short ones must still be
   found, calls ending exactly at the gap start or of zero length must not, and a call across two overlapping gaps is
-  counted once with the union of its parts (expected values by hand, µs).
+  counted once with the union of its parts, also as the longest single call (expected values by hand, µs).
 """
 
 from __future__ import annotations
@@ -57,19 +57,19 @@ def test_host_calls_in_gaps_by_hand(tmp_path):
     # cudaMalloc 1000–1100 inside the first gap: 100 µs. cudaEventRecord ends at the gap start, the zero-length call
     # has no time, the synchronisation is the other cause, the short calls ended long before: none listed
     assert host_calls_in_gaps(tl, gaps, n=10) == [
-        {"name": "cudaGetDeviceProperties", "overlap_ns": 600 * US, "calls": 1},
-        {"name": "cudaMalloc", "overlap_ns": 100 * US, "calls": 1},
+        {"name": "cudaGetDeviceProperties", "overlap_ns": 600 * US, "calls": 1, "longest_ns": 600 * US},
+        {"name": "cudaMalloc", "overlap_ns": 100 * US, "calls": 1, "longest_ns": 100 * US},
     ]
     # queued 100–5000: cudaGetDeviceProperties 150–2150 (2000 µs), cudaMalloc 100 µs, the twenty cudaGetLastError
     # 20 × 2 = 40 µs, cudaEventRecord 10 µs (the launch 10–14 ends before the gap)
     assert host_calls_in_gaps(tl, gaps, cls="queued", n=10) == [
-        {"name": "cudaGetDeviceProperties", "overlap_ns": 2000 * US, "calls": 1},
-        {"name": "cudaMalloc", "overlap_ns": 100 * US, "calls": 1},
-        {"name": "cudaGetLastError", "overlap_ns": 40 * US, "calls": 20},
-        {"name": "cudaEventRecord", "overlap_ns": 10 * US, "calls": 1},
+        {"name": "cudaGetDeviceProperties", "overlap_ns": 2000 * US, "calls": 1, "longest_ns": 2000 * US},
+        {"name": "cudaMalloc", "overlap_ns": 100 * US, "calls": 1, "longest_ns": 100 * US},
+        {"name": "cudaGetLastError", "overlap_ns": 40 * US, "calls": 20, "longest_ns": 2 * US},
+        {"name": "cudaEventRecord", "overlap_ns": 10 * US, "calls": 1, "longest_ns": 10 * US},
     ]
     # the two longest host-wait gaps only: rank 5's (no calls there) and 800–1300 — cudaGetDeviceProperties' part in
     # 1300–1400 is left out
     assert host_calls_in_gaps(tl, gaps, n=1, max_gaps=2) == [
-        {"name": "cudaGetDeviceProperties", "overlap_ns": 500 * US, "calls": 1}]
+        {"name": "cudaGetDeviceProperties", "overlap_ns": 500 * US, "calls": 1, "longest_ns": 500 * US}]
 

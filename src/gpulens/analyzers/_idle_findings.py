@@ -75,7 +75,7 @@ def host_calls_in_gaps(timeline: Timeline, gaps: pd.DataFrame, cls: str = "host"
     """The runtime calls the host was in during the idle gaps of class ``cls`` (``gaps``:
     :func:`gpulens.analyzers.bottlenecks.classify_gaps`; boundary gaps are another class, so left out): per call
     name, ``overlap_ns`` (its time inside those gaps: the union of its calls' parts there, per rank) and ``calls``
-    (distinct calls) and ``longest_ns`` (the one call with the most time inside them) — the ``n`` largest, over the ``max_gaps`` longest gaps of the class (the others hold less time
+    (distinct calls) and ``longest_ns`` (the one call with the most time inside them, its parts' union) — the ``n`` largest, over the ``max_gaps`` longest gaps of the class (the others hold less time
     each). Blocking calls (:data:`~gpulens.analyzers.bottlenecks.BLOCKING_RE`) are left out: their time is the
     "host blocked" cause. Empty when no call overlaps them."""
     if not len(gaps):
@@ -112,10 +112,10 @@ def host_calls_in_gaps(timeline: Timeline, gaps: pd.DataFrame, cls: str = "host"
     for r, idx, lo, hi in hits:
         for i, a, b in zip(idx.tolist(), lo.tolist(), hi.tolist()):
             x = per.setdefault(str(names[i]), {"ids": {}, "parts": []})
-            x["ids"][i] = x["ids"].get(i, 0) + (b - a)  # each call's time in the gaps
+            x["ids"].setdefault(i, []).append((r, a, b))  # each call's parts in the gaps
             x["parts"].append((r, a, b))
     rows = [{"name": k, "overlap_ns": _union_ns(v["parts"]), "calls": len(v["ids"]),
-             "longest_ns": max(v["ids"].values())} for k, v in per.items()]
+             "longest_ns": max(_union_ns(p) for p in v["ids"].values())} for k, v in per.items()]
     return sorted(rows, key=lambda x: -x["overlap_ns"])[:n]
 
 
