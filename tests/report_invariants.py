@@ -11,7 +11,8 @@ property the schema's definitions make true, whatever the input:
   busy within the span, kernel busy within busy, the idle causes add up to the idle, per-kernel and per-group
   figures within the kernel time, a kernel's time at stake within its time (unless ``stake_note`` says why not), a
   finding's time at stake within the summed spans, the roots together too ("sum the roots only: each nanosecond
-  once"), a child's within its parent's;
+  once"), a child's within its parent's (within the parent's ``stake_upper_ns`` when the parent's figure is a
+  measured lower bound);
 * counts consistent — the kernel count is the hotspots' summed calls, linked + unlinked kernels are the kernels;
 * references exist — a finding's parent precedes it, ranks named by findings and tables are the run's ranks.
 
@@ -246,8 +247,9 @@ def _findings(findings: list[dict], src: dict, w: str, out: list[str], tree: boo
                 out.append(f"{x}: parent {par!r} is not among the findings before it")
         elif tree and _num(t):
             roots += t
-        if f.get("key"):
-            seen.setdefault(f["key"], t)
+        if f.get("key"):  # a measured lower bound's children are capped at its upper bound (stake_upper_ns)
+            up = f.get("stake_upper_ns")
+            seen.setdefault(f["key"], up if _num(up) and _num(t) and up > t else t)
         if ranks and _num(f.get("rank")) and f["rank"] not in ranks:
             out.append(f"{x}: rank {f['rank']} is not among the run's ranks {sorted(ranks)}")
     if tree:
