@@ -17,7 +17,6 @@ import pytest
 
 from gpulens.collectors import _detect, collect, sniff
 from gpulens.collectors._io import one_read_of_heads, read_head
-from gpulens.collectors._parallel import load_task as _REAL_LOAD_TASK
 from gpulens.collectors.rocprof_v1 import csv_header
 from tests.conftest import CASES
 
@@ -129,71 +128,3 @@ def test_folder_with_logs_and_a_lost_rank_reads_as_before(tmp_path, n_logs):
     note = [w for w in tl.meta.warnings if "in the folder" in w]
     assert note == [f"{tmp_path}: 3 files in the folder are not traces and were not read: step-0.log.csv, "
                     "step-1.log.csv, step-2.log.csv (not a recognised trace format)"]
-
-
-_LOADED_HERE: list[str] = []
-_PARENT = [0]
-
-
-def _spying_load_task(*args):
-    """``load_task`` noting which files this (the test's) process loads; picklable for the pool."""
-    import os
-
-    if os.getpid() == _PARENT[0]:
-        _LOADED_HERE.append(args[0])
-    return _REAL_LOAD_TASK(*args)
-
-
-def test_loading_beside_a_pool_keeps_the_order_and_loads_each_file_once(tmp_path, monkeypatch):
-    """``--workers 2``: one child and this process load the files; each file once, results in file order (each
-    result's rank is its file's), and this process takes files from the last one back (a suffix of the list)."""
-    import os
-
-    from gpulens.collectors import _parallel
-
-    files = []
-    for r in range(4):
-        f = tmp_path / f"rank-{r}.json"
-        f.write_text(_kineto_rank(r))
-        files.append(f)
-    _LOADED_HERE.clear()
-    _PARENT[0] = os.getpid()
-    args = [(str(f), True, None, False, False, "kineto") for f in files]
-    monkeypatch.setattr(_parallel, "load_task", _spying_load_task)
-    got = _parallel._load_beside_pool(args, 1)
-    assert [tl.ranks for tl in got] == [[0], [1], [2], [3]]
-    assert _LOADED_HERE == [str(f) for f in reversed(files)][:len(_LOADED_HERE)]
-    monkeypatch.undo()
-    alone = _parallel.load_many(files, True, None, False, 1, formats=["kineto"] * 4)
-    assert [len(tl.events) for tl in got] == [len(tl.events) for tl in alone]
-
-
-def _failing_here_load_task(*args):
-    """``load_task`` that fails in the test's process and, in a pool child, notes each file it loads in a marker
-    file beside it (``<file>.loaded``)."""
-    import os
-
-    if os.getpid() == _PARENT[0]:
-        raise RuntimeError("stop")
-    Path(args[0] + ".loaded").touch()
-    return _REAL_LOAD_TASK(*args)
-
-
-def test_an_error_while_loading_beside_the_pool_withdraws_the_files_no_child_began(tmp_path, monkeypatch):
-    """6 files, one child: the pool hands the child at most 2 (the one it runs and one queued); this process fails
-    on its first file, and the files still waiting are withdrawn, not loaded before the error shows."""
-    import os
-
-    from gpulens.collectors import _parallel
-
-    files = []
-    for r in range(6):
-        f = tmp_path / f"rank-{r}.json"
-        f.write_text(_kineto_rank(r))
-        files.append(f)
-    _PARENT[0] = os.getpid()
-    monkeypatch.setattr(_parallel, "load_task", _failing_here_load_task)
-    with pytest.raises(RuntimeError, match="stop"):
-        _parallel._load_beside_pool([(str(f), True, None, False, False, "kineto") for f in files], 1)
-    loaded = sorted(p.name for p in tmp_path.glob("*.loaded"))
-    assert len(loaded) <= 3 and "rank-5.json.loaded" not in loaded

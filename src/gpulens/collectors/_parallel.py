@@ -107,9 +107,8 @@ def load_task(path: str, strict: bool, select: Selection | None, cache: bool, pa
 def load_many(files: list[Path], strict: bool, select: Selection | None, cache: bool, workers: int | None,
               scheduler: Any = None, parts: bool = False, formats: list[str] | None = None
               ) -> list[Timeline | Parts | GpulensError | None]:
-    """Load ``files`` in order: on Dask when ``scheduler`` is given, else in ``workers`` processes — this one and a
-    pool of ``workers`` − 1 (:func:`_load_beside_pool`; ``workers`` chosen by :func:`default_workers` when None,
-    and more than one only for large inputs when not forced);
+    """Load ``files`` in order: on Dask when ``scheduler`` is given, else in a pool of ``workers`` processes
+    (chosen by :func:`default_workers` when None; the pool is used only for large inputs when not forced);
     ``parts``, ``formats`` (collector name per file): see :func:`load_task`."""
     args = [(str(f), strict, select, cache, parts, fmt) for f, fmt in zip(files, formats or [None] * len(files))]
     if scheduler is not None:
@@ -119,42 +118,20 @@ def load_many(files: list[Path], strict: bool, select: Selection | None, cache: 
         workers = default_workers(files) if total >= POOL_MIN_BYTES else 1
     if workers <= 1 or len(files) < 2:
         return [load_task(*a) for a in args]
-    return _load_beside_pool(args, workers - 1)
-
-
-def _load_beside_pool(args: list[tuple], children: int) -> list[Timeline | Parts | GpulensError | None]:
-    """:func:`load_task` of every ``args`` on ``children`` pool processes and this one: the pool takes the files
-    from the first on, this process from the last on, each file that no child has taken yet (a task still waiting
-    in the pool's queue is withdrawn, ``Future.cancel``, and loaded here), until they meet. This process would
-    otherwise only wait — and the files it loads are not pickled, sent and unpickled, and one process fewer is
-    forked (8 rank files, 2 workers: one child and this process). Results in the order of ``args``."""
-    out: list[Any] = [None] * len(args)
-    with ProcessPoolExecutor(max_workers=children) as pool:
-        futures = [pool.submit(load_task, *a) for a in args]  # the children are forked at the first submit (fork)
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        loading = pool.map(load_task, *zip(*args))  # every worker process is forked by now (fork start method)
         preload = _preload()
         try:
-            for i in reversed(range(len(args))):
-                if not futures[i].cancel():  # a child has it (running or handed over): the rest are theirs
-                    break
-                out[i] = load_task(*args[i])
-            for i, fut in enumerate(futures):
-                if not fut.cancelled():
-                    out[i] = fut.result()
-        except BaseException:  # an error or Ctrl-C: the files no child has begun are not loaded before it shows
-            for fut in futures:
-                fut.cancel()
-            raise
+            return list(loading)
         finally:
             preload.join()
-    return out
 
 
 def _preload() -> threading.Thread:
     """Import what the analysis of the loaded files will import (every analyzer module, ``scipy.special``) in a
-    thread of this process while the files load (in the pool and in this process: :func:`_load_beside_pool`)
-    instead of after loading (≈ 0.4 s of CPU on the critical path of a run of 8 rank files; issue 16). Started only
-    once the pool's processes exist (a fork during an import would copy its lock) and joined before loading returns
-    (the analysis may fork)."""
+    thread of this process while the pool loads — this process only waits then — instead of after loading (≈ 0.4 s
+    of CPU on the critical path of a run of 8 rank files; issue 16). Started only once the pool's processes exist
+    (a fork during an import would copy its lock) and joined before loading returns (the analysis may fork)."""
     def run() -> None:
         try:
             from gpulens.analyzers import _load_all
