@@ -1,0 +1,90 @@
+"""Regression tests of the fault kinds session 37's fuzzing (tests/fuzz_s37.py) found, one or more per kind, on
+small generated inputs. Expected values come from the inputs themselves (rows written, ops nested by hand), never
+from gpulens's output.
+
+Kinds:
+1. ``diff`` and ``gate`` told to write two outputs to one path (``--json d --markdown d``) wrote both, the second
+   over the first, and exited 0: the JSON the user asked for was lost without a word (``analyze`` refused it);
+2. a chain of equal host ops nested in each other (100,000 identical ``cpu_op`` events: each one's interval holds
+   the next) made the op tree's inclusive sums scan every op once per nesting level — n × depth, a hang;
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gpulens.cli import main
+from gpulens.errors import EXIT_USAGE
+
+DATA = Path(__file__).resolve().parent / "data"
+B13 = DATA / "cases" / "B13.json"  # README: 4 kernels, GPU busy 65 µs
+
+
+def _one_error_line(err: str, *words: str) -> None:
+    assert err.count("\n") == 1 and err.startswith("gpulens: error: "), err
+    for w in words:
+        assert w in err, err
+    assert "internal error" not in err and "Traceback" not in err
+
+
+# -------------------------------------------------------------------------------- 1. two outputs on one path
+@pytest.mark.parametrize("cmd", ["diff", "gate"])
+def test_two_outputs_on_one_path_are_refused_before_anything_is_written(tmp_path, capsys, cmd):
+    out = tmp_path / "out"
+    if cmd == "diff":
+        args = ["diff", str(B13), str(B13), "-q", "--json", str(out), "--markdown", str(tmp_path / "." / "out")]
+        words = ("JSON diff", "Markdown diff")
+    else:
+        rep = tmp_path / "rep.json"
+        assert main(["analyze", str(B13), "-q", "--no-cache", "--json", str(rep)]) == 0
+        capsys.readouterr()
+        args = ["gate", str(rep), "-b", str(rep), "-q", "--markdown", str(out), "--junit", str(out)]
+        words = ("Markdown summary", "JUnit XML")
+    assert main(args) == EXIT_USAGE
+    _one_error_line(capsys.readouterr().err, str(out), *words)
+    assert not out.exists()  # refused before the comparison: nothing half written
+
+
+def test_diff_with_a_file_per_output_writes_each(tmp_path, capsys):
+    j, m = tmp_path / "d.json", tmp_path / "d.md"
+    assert main(["diff", str(B13), str(B13), "-q", "--json", str(j), "--markdown", str(m)]) == 0
+    doc = json.loads(j.read_text())  # the JSON is JSON (not the Markdown written over it)
+    assert isinstance(doc, dict)
+    assert m.read_text().lstrip().startswith("#")
+
+
+# -------------------------------------------------------------------------------- 2. equal ops nested n deep
+def test_inclusive_sums_of_a_chain_as_deep_as_it_is_long():
+    from gpulens.analyzers._optree import inclusive_many
+
+    n = 150_000  # op i is the parent of op i + 1: depth n - 1 (100,000 equal cpu_op events nest so)
+    ids = np.arange(n, dtype="int64")
+    parent = pd.arrays.IntegerArray(ids - 1, mask=ids == 0)  # op 0 is the root
+    ops = pd.DataFrame({"event_id": ids, "parent_event_id": parent, "depth": ids.copy()})
+    own = pd.Series(np.ones(n), index=ids)  # each op launched 1 ns of GPU work itself
+    odd = pd.Series([5.0], index=[n - 1])  # only the deepest op has a value
+    t = time.process_time()
+    got, deep = inclusive_many(ops, [own, odd])
+    took = time.process_time() - t
+    # op i holds itself and every op below it: n - i ns; the deepest op's 5 reaches every ancestor
+    assert got.loc[0] == n and got.loc[n // 2] == n - n // 2 and got.loc[n - 1] == 1
+    assert (deep == 5.0).all()
+    assert took < 8, f"{took:.1f} s CPU for a {n}-deep chain (one scan of every op per level: ~25 s, ~1 s now)"
+
+
+def test_inclusive_sums_of_a_tree_with_siblings():
+    from gpulens.analyzers._optree import inclusive_many
+
+    # 0 ─┬─ 1 ── 3
+    #    └─ 2      4 (a root of its own)
+    ops = pd.DataFrame({"event_id": np.arange(5, dtype="int64"),
+                        "parent_event_id": pd.array([pd.NA, 0, 0, 1, pd.NA], dtype="Int64"),
+                        "depth": np.array([0, 1, 1, 2, 0])})
+    (got,) = inclusive_many(ops, [pd.Series([1.0, 10.0, 100.0, 1000.0, 7.0], index=range(5))])
+    assert got.tolist() == [1111.0, 1010.0, 100.0, 1000.0, 7.0]
