@@ -88,3 +88,45 @@ def test_inclusive_sums_of_a_tree_with_siblings():
                         "depth": np.array([0, 1, 1, 2, 0])})
     (got,) = inclusive_many(ops, [pd.Series([1.0, 10.0, 100.0, 1000.0, 7.0], index=range(5))])
     assert got.tolist() == [1111.0, 1010.0, 100.0, 1000.0, 7.0]
+
+
+# -------------------------------------------------------------------------------- 3. ids written as numbers' text
+@pytest.mark.parametrize("value, want", [
+    ("1e3", 1000),  # read by its last digits: id 3
+    ("7.5", None),  # a fraction is no id (was 5)
+    ("0x10", 16),  # hex (was 10)
+    (" 12 ", 12), ("stream 7", 7), ("cuda:3", 3), ("-2", -2),
+    (7.0, 7), (7.9, None),  # a fraction (was cut to 7)
+    (5e-324, None),  # the smallest subnormal (was 0: a real id)
+    ("nan", None), ("inf", None), (float("inf"), None), (2 ** 63, None), (True, None),
+])
+def test_id_values_are_read_whole_or_unknown(value, want):
+    from gpulens.collectors._kineto_columns import int_array, int_or_none
+
+    assert int_or_none(value) == want
+    bad: list = []
+    vals, ok = int_array([1, value], bad)  # the column path (with a plain int beside it)
+    assert vals[0] == 1 and bool(ok[1]) == (want is not None)
+    if want is not None:
+        assert vals[1] == want
+    numeric = isinstance(value, (int, float)) or any(c.isdigit() for c in str(value))
+    assert sum(bad) == (1 if want is None and numeric else 0)
+
+
+def test_kineto_ids_of_odd_spellings_in_a_trace(tmp_path):
+    from gpulens.collectors import collect
+
+    ev = [{"ph": "X", "cat": "kernel", "name": f"k{i}", "pid": 0, "tid": 7, "ts": 1000 + 10 * i, "dur": 5,
+           "args": {"device": 0, "stream": s, "correlation": 100 + i}}
+          for i, s in enumerate(["@1e3@", "@7.5@", "@5e-324@", "@7@"])]
+    text = json.dumps({"traceEvents": ev})
+    for mark, raw in (('"@1e3@"', '"1e3"'), ('"@7.5@"', "7.5"), ('"@5e-324@"', "5e-324"), ('"@7@"', "7")):
+        text = text.replace(mark, raw)
+    p = tmp_path / "ids.pt.trace.json"
+    p.write_text(text)
+    tl = collect(p, cache=False)
+    k = tl.events.set_index(tl.events["name"].astype(str))
+    assert int(k.loc["k0", "stream_id"]) == 1000 and int(k.loc["k3", "stream_id"]) == 7
+    # 7.5 and 5e-324 are no stream: unknown (the tid then names the stream: 7), and counted in one warning
+    warned = [w for w in tl.meta.warnings if "no 64-bit integer" in w]
+    assert len(warned) == 1 and "2 id or size values" in warned[0] and "stream ×2" in warned[0], tl.meta.warnings

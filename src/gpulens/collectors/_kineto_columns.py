@@ -193,16 +193,43 @@ def no_surrogates(o: Any, n: list[int]) -> Any:
     return o
 
 
+def _id_of_text(text: str) -> int | None:
+    """An id written as text: the whole text as a number when it is one (``"7"``, ``" 7 "``, ``"1e3"`` = 1000,
+    ``"0x10"`` = 16; a fraction, ``"nan"`` or ``"inf"`` is none), else a label's trailing number (``"stream 7"``,
+    ``"cuda:3"``). Read by its last digits, ``"1e3"`` was id 3 and ``"7.5"`` id 5."""
+    t = text.strip()
+    try:
+        return int(t)
+    except ValueError:
+        pass
+    try:
+        return _int_of_float(float(t))
+    except ValueError:
+        pass
+    if t[:2].lower() == "0x" or t[:3].lower() == "-0x":
+        try:
+            return int(t, 16)
+        except ValueError:
+            return None
+    m = _TRAILING_INT.search(t)
+    return int(m.group(1)) if m else None
+
+
+def _int_of_float(v: float) -> int | None:
+    """A float id as an int when it is a whole number below 2^63 (``7.0``); None for a fraction (``5e-324`` was
+    read as id 0, ``7.9`` as 7), ``nan`` or ``inf``."""
+    return int(v) if abs(v) < 2.0 ** 63 and v.is_integer() else None  # nan and inf fail the test too
+
+
 def int_or_none(v: Any) -> int | None:
-    """An id that may be an int, a float, a numeric string or a label ending in a number ("stream 7"), as an int64;
-    None for anything else (``inf``, ``nan``, 2^64)."""
+    """An id that may be an int, a whole float, a numeric string or a label ending in a number ("stream 7"), as an
+    int64; None for anything else (``inf``, ``nan``, 2^64, a fraction)."""
     if v is None or isinstance(v, bool):
         return None
     if isinstance(v, float):
-        v = int(v) if abs(v) < 2.0 ** 63 else None  # nan and inf fail the test too
+        v = _int_of_float(v)
     elif isinstance(v, str):
-        m = _TRAILING_INT.search(v)
-        v = int(m.group(1)) if m else None
+        v = _id_of_text(v)
     return v if isinstance(v, int) and -(1 << 63) <= v < (1 << 63) else None  # an int64, or unknown
 
 
@@ -297,10 +324,11 @@ def int_array(vals: list, bad: list | None = None) -> tuple[np.ndarray, np.ndarr
     n = len(vals)
     if n == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
-    # JSON true/false is no id (numpy would read true as 1: a kernel on a GPU 1 that does not exist): such a list
-    # takes the per-value path, where a boolean is unknown
-    boolean = bool in set(map(type, vals))
-    if not boolean:
+    # JSON true/false is no id (numpy would read true as 1: a kernel on a GPU 1 that does not exist), nor is a
+    # fraction (numpy would cut 7.5 to 7, 5e-324 to 0): such a list takes the per-value path, where either is unknown
+    types = set(map(type, vals))
+    per_value = bool in types or float in types
+    if not per_value:
         try:
             return np.fromiter(vals, dtype=np.int64, count=n), np.ones(n, dtype=bool)
         except (TypeError, ValueError, OverflowError):
@@ -309,7 +337,7 @@ def int_array(vals: list, bad: list | None = None) -> tuple[np.ndarray, np.ndarr
     obj[:] = vals
     valid = ~np.equal(obj, None)
     sub = obj[valid]
-    if not boolean and not any(isinstance(v, (str, float)) for v in sub[:1]):
+    if not per_value and not any(isinstance(v, (str, float)) for v in sub[:1]):
         try:
             out = np.zeros(n, dtype=np.int64)
             out[valid] = sub.astype(np.int64)
