@@ -7,6 +7,9 @@ Kinds:
    over the first, and exited 0: the JSON the user asked for was lost without a word (``analyze`` refused it);
 2. a chain of equal host ops nested in each other (100,000 identical ``cpu_op`` events: each one's interval holds
    the next) made the op tree's inclusive sums scan every op once per nesting level — n × depth, a hang;
+3. ids and sizes written as a number's text or as a fraction were read wrong without a word: Kineto ``"1e3"`` as
+   id 3, ``"7.5"`` as 5, ``"0x10"`` as 10, ``5e-324`` as 0; rocprofv3 CSV ``Agent_Id`` ``1e3`` as agent 3 and a
+   fractional workgroup size / queue / correlation id rounded (7.5 → 8) — now read whole, or unknown.
 """
 
 from __future__ import annotations
@@ -130,3 +133,28 @@ def test_kineto_ids_of_odd_spellings_in_a_trace(tmp_path):
     # 7.5 and 5e-324 are no stream: unknown (the tid then names the stream: 7), and counted in one warning
     warned = [w for w in tl.meta.warnings if "no 64-bit integer" in w]
     assert len(warned) == 1 and "2 id or size values" in warned[0] and "stream ×2" in warned[0], tl.meta.warnings
+
+
+_V3 = ("Kind,Agent_Id,Queue_Id,Kernel_Id,Kernel_Name,Correlation_Id,Start_Timestamp,End_Timestamp,"
+       "Private_Segment_Size,Group_Segment_Size,Workgroup_Size_X,Workgroup_Size_Y,Workgroup_Size_Z,"
+       "Grid_Size_X,Grid_Size_Y,Grid_Size_Z\n")
+
+
+@pytest.mark.parametrize("agent, queue, corr, wg, want", [
+    # (device_id, stream_id, correlation_id, block_x) by hand from the cells
+    ("1e3", "1e3", "1e3", "1e3", (1000, 1000, 1000, 1000)),  # agent was 3
+    ("Agent 2", "2", "2", "64", (2, 2, 2, 64)),  # a label's number
+    ("0x10", "7.5", "7.5", "7.5", (16, None, None, None)),  # agent was 10; 7.5 was rounded to 8
+])
+def test_rocprofv3_csv_ids_are_read_whole_or_unknown(tmp_path, agent, queue, corr, wg, want):
+    from gpulens.collectors import collect
+
+    p = tmp_path / "kernel_trace.csv"
+    p.write_text(_V3 + f"KERNEL_DISPATCH,{agent},{queue},7,k,{corr},1000,1500,0,0,{wg},1,1,1024,1,1\n"
+                 "KERNEL_DISPATCH,1,1,7,k,9,2000,2500,0,0,64,1,1,1024,1,1\n")
+    ev = collect(p, cache=False).events.sort_values("start_ns")
+    first = ev.iloc[0]
+    got = tuple(None if pd.isna(first[c]) else int(first[c])
+                for c in ("device_id", "stream_id", "correlation_id", "block_x"))
+    assert got == want
+    assert int(ev.iloc[1]["block_x"]) == 64 and int(ev.iloc[1]["correlation_id"]) == 9  # the plain row unchanged

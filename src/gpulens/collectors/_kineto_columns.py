@@ -17,13 +17,12 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._chrome_json import NO_RAW, TIME_KEYS, Args, TraceHeader
-from gpulens.collectors._numbers import exact_int
+from gpulens.collectors._numbers import TRAILING_INT, exact_int, id_of_text, int_of_float
 
 #: A JSON scalar: what an event's ``name`` or ``cat`` may be (an array or object there makes the event ill-typed, so
 #: it is dropped and counted instead of failing the dictionary encoding of the whole file).
 Scalar = Union[str, int, float, bool, None]
 
-_TRAILING_INT = re.compile(r"(-?\d+)\s*$")
 _NUMBER = re.compile(rb"-?\d+(\.\d{1,3})?")
 
 
@@ -193,43 +192,15 @@ def no_surrogates(o: Any, n: list[int]) -> Any:
     return o
 
 
-def _id_of_text(text: str) -> int | None:
-    """An id written as text: the whole text as a number when it is one (``"7"``, ``" 7 "``, ``"1e3"`` = 1000,
-    ``"0x10"`` = 16; a fraction, ``"nan"`` or ``"inf"`` is none), else a label's trailing number (``"stream 7"``,
-    ``"cuda:3"``). Read by its last digits, ``"1e3"`` was id 3 and ``"7.5"`` id 5."""
-    t = text.strip()
-    try:
-        return int(t)
-    except ValueError:
-        pass
-    try:
-        return _int_of_float(float(t))
-    except ValueError:
-        pass
-    if t[:2].lower() == "0x" or t[:3].lower() == "-0x":
-        try:
-            return int(t, 16)
-        except ValueError:
-            return None
-    m = _TRAILING_INT.search(t)
-    return int(m.group(1)) if m else None
-
-
-def _int_of_float(v: float) -> int | None:
-    """A float id as an int when it is a whole number below 2^63 (``7.0``); None for a fraction (``5e-324`` was
-    read as id 0, ``7.9`` as 7), ``nan`` or ``inf``."""
-    return int(v) if abs(v) < 2.0 ** 63 and v.is_integer() else None  # nan and inf fail the test too
-
-
 def int_or_none(v: Any) -> int | None:
     """An id that may be an int, a whole float, a numeric string or a label ending in a number ("stream 7"), as an
     int64; None for anything else (``inf``, ``nan``, 2^64, a fraction)."""
     if v is None or isinstance(v, bool):
         return None
     if isinstance(v, float):
-        v = _int_of_float(v)
+        v = int_of_float(v)
     elif isinstance(v, str):
-        v = _id_of_text(v)
+        v = id_of_text(v)
     return v if isinstance(v, int) and -(1 << 63) <= v < (1 << 63) else None  # an int64, or unknown
 
 
@@ -348,7 +319,7 @@ def int_array(vals: list, bad: list | None = None) -> tuple[np.ndarray, np.ndarr
     valid = np.fromiter((c is not None for c in conv), dtype=bool, count=n)
     if bad is not None:
         bad.append(sum(1 for v, c in zip(vals, conv) if c is None and (  # true/false too: a value, not an id
-            isinstance(v, (int, float)) or isinstance(v, str) and _TRAILING_INT.search(v) is not None)))
+            isinstance(v, (int, float)) or isinstance(v, str) and TRAILING_INT.search(v) is not None)))
     return np.fromiter((c if c is not None else 0 for c in conv), dtype=np.int64, count=n), valid
 
 
