@@ -751,6 +751,8 @@ def _rank_check(path: Path) -> str | None:
         return f"{_EXPECT['op']}: {got} kernels from {want // n} rank files of {n} each"
     if _EXPECT["op"] in ("same_rank", "plain_and_gz") and not any("rank 0" in w for w in tl.meta.warnings):
         return f"{_EXPECT['op']}: two files record rank 0, no warning says so"
+    if _EXPECT["op"] == "rank_beyond" and not any("rank 5" in w for w in tl.meta.warnings):
+        return "rank_beyond: rank 5 of a world of 2 read without a warning"
     return None
 
 

@@ -9,7 +9,9 @@ Kinds:
    the next) made the op tree's inclusive sums scan every op once per nesting level — n × depth, a hang;
 3. ids and sizes written as a number's text or as a fraction were read wrong without a word: Kineto ``"1e3"`` as
    id 3, ``"7.5"`` as 5, ``"0x10"`` as 10, ``5e-324`` as 0; rocprofv3 CSV ``Agent_Id`` ``1e3`` as agent 3 and a
-   fractional workgroup size / queue / correlation id rounded (7.5 → 8) — now read whole, or unknown.
+   fractional workgroup size / queue / correlation id rounded (7.5 → 8) — now read whole, or unknown;
+4. a Kineto trace recording a rank outside its world (``rank 5`` of ``world_size 2``, a negative rank) was shown
+   as that rank without a word.
 """
 
 from __future__ import annotations
@@ -158,3 +160,38 @@ def test_rocprofv3_csv_ids_are_read_whole_or_unknown(tmp_path, agent, queue, cor
                 for c in ("device_id", "stream_id", "correlation_id", "block_x"))
     assert got == want
     assert int(ev.iloc[1]["block_x"]) == 64 and int(ev.iloc[1]["correlation_id"]) == 9  # the plain row unchanged
+
+
+# -------------------------------------------------------------------------------- 4. a rank outside its world
+def _kineto_rank(path: Path, rank, world) -> None:
+    doc = json.loads(B13.read_text())
+    doc["distributedInfo"] = {"rank": rank, "world_size": world, "backend": "nccl"}
+    path.write_text(json.dumps(doc))
+
+
+@pytest.mark.parametrize("rank, world, words", [
+    (5, 2, "records rank 5 of a world of 2 (ranks 0–1)"),
+    (2, 2, "records rank 2 of a world of 2 (ranks 0–1)"),  # the first rank past the end
+    (-3, 4, "records rank -3 of a world of 4"),
+])
+def test_rank_outside_the_world_is_said(tmp_path, rank, world, words):
+    from gpulens.collectors import collect
+
+    d = tmp_path / "run"
+    d.mkdir()
+    _kineto_rank(d / "a.pt.trace.json", 0, world)
+    _kineto_rank(d / "b.pt.trace.json", rank, world)
+    tl = collect(d, cache=False)
+    said = [w for w in tl.meta.warnings if "distributedInfo records rank" in w]
+    assert len(said) == 1 and words in said[0] and "b.pt.trace.json" in said[0], tl.meta.warnings
+    assert sorted(int(r) for r in tl.events["rank"].unique()) == sorted([0, rank])  # kept as recorded
+
+
+def test_ranks_inside_the_world_say_nothing(tmp_path):
+    from gpulens.collectors import collect
+
+    p = tmp_path / "r1.pt.trace.json"
+    _kineto_rank(p, 1, 2)
+    tl = collect(p, cache=False)
+    assert not [w for w in tl.meta.warnings if "distributedInfo records rank" in w]
+    assert set(int(r) for r in tl.events["rank"].unique()) == {1}
