@@ -5,6 +5,7 @@ from gpulens's output.
 Kinds:
 1. ``diff`` and ``gate`` told to write two outputs to one path (``--json d --markdown d``) wrote both, the second
    over the first, and exited 0: the JSON the user asked for was lost without a word (``analyze`` refused it);
+   ``analyze --json o --csv o`` wrote the report, then failed on the tables folder (exit 2 after a write);
 2. a chain of equal host ops nested in each other (100,000 identical ``cpu_op`` events: each one's interval holds
    the next) made the op tree's inclusive sums scan every op once per nesting level — n × depth, a hang;
 3. ids and sizes written as a number's text or as a fraction were read wrong without a word: Kineto ``"1e3"`` as
@@ -56,6 +57,13 @@ def test_two_outputs_on_one_path_are_refused_before_anything_is_written(tmp_path
     assert main(args) == EXIT_USAGE
     _one_error_line(capsys.readouterr().err, str(out), *words)
     assert not out.exists()  # refused before the comparison: nothing half written
+
+
+def test_a_report_and_a_tables_folder_on_one_path_are_refused_first(tmp_path, capsys):
+    out = tmp_path / "o"
+    assert main(["analyze", str(B13), "-q", "--no-cache", "--json", str(out), "--csv", str(out)]) == EXIT_USAGE
+    _one_error_line(capsys.readouterr().err, str(out), "JSON report", "CSV tables folder")
+    assert not out.exists()  # nothing written: the report was written before the export failed
 
 
 def test_diff_with_a_file_per_output_writes_each(tmp_path, capsys):

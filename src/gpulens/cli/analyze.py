@@ -182,7 +182,9 @@ def register(app: typer.Typer) -> None:
         outputs = [(out, module, what) for out, module, what in (
             (json_out, "json_report", "JSON report"), (html_out, "html", "HTML report"),
             (md_out, "markdown", "Markdown summary"), (perfetto_out, "perfetto", "Perfetto trace")) if out is not None]
-        distinct_outputs(outputs)
+        for folder, what in ((csv_dir, "CSV tables folder"), (parquet_dir, "Parquet tables folder")):
+            # a report file and a tables folder on one path: the report was written, then the export failed
+            distinct_outputs(outputs + ([(folder, "", what)] if folder is not None else []))
         for out, module, _ in outputs:  # refused before the analysis, not after it
             check_output(out, inputs, module, force)
         if not no_cache and len(inputs) == 1 and scheduler is None and not join and device_spec is None \
