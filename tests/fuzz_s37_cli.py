@@ -102,14 +102,14 @@ def cli_opts(rng: random.Random, seeds, names, work: Path, i: int) -> tuple[Path
     _EXPECT.update(opts=rng.choice(["same_json_md", "same_json_html", "same_md_perfetto", "json_input",
                                     "md_input", "html_input_file", "workers0", "workers_neg", "workers_huge",
                                     "top0", "top_neg", "top_huge", "json_nodir", "json_dir", "diff_same_out",
-                                    "diff_json_base", "gate_json_cand"]))
+                                    "diff_json_base", "gate_json_cand", "json_csv_same", "gate_same_out"]))
     return p, seed
 
 
 def _expect_error(opts: str) -> bool:
     return opts in ("same_json_md", "same_json_html", "same_md_perfetto", "json_input", "md_input",
                     "html_input_file", "workers_neg", "top_neg", "json_nodir", "json_dir", "diff_same_out",
-                    "diff_json_base", "gate_json_cand")
+                    "diff_json_base", "gate_json_cand", "json_csv_same", "gate_same_out")
 
 
 def _cli_check(path: Path, work: Path) -> str | None:
@@ -143,6 +143,8 @@ def _cli_check(path: Path, work: Path) -> str | None:
         args += ["--json", str(out / "no" / "such" / "r.json")]
     elif o == "json_dir":
         args += ["--json", str(out)]
+    elif o == "json_csv_same":
+        args += ["--json", str(out / "x"), "--csv", str(out / "x")]
     elif o == "diff_same_out":
         cmd = "diff"
         args = ["diff", str(path), str(path), "-q", "--json", str(out / "d"), "--markdown", str(out / "d")]
@@ -156,7 +158,9 @@ def _cli_check(path: Path, work: Path) -> str | None:
         if not rep.exists():
             return None
         before_rep = _digest(rep)
-        code, text = run_cli(["gate", str(rep), "--baseline", str(rep), "-q", "--json", str(rep)])
+        extra = ["--json", str(rep)] if o == "gate_json_cand" else ["--json", str(work / "g"), "--junit",
+                                                                      str(work / "g")]
+        code, text = run_cli(["gate", str(rep), "--baseline", str(rep), "-q"] + extra)
         if _digest(rep) != before_rep:
             return f"gate --json onto its candidate overwrote it (exit {code})"
         return _exit_check(cmd, code, text, o, True)
@@ -167,7 +171,7 @@ def _cli_check(path: Path, work: Path) -> str | None:
     bad = _exit_check(cmd, code, text, o, _expect_error(o) and o != "json_nodir")
     if bad:
         return bad
-    if o in ("same_json_md", "same_json_html", "same_md_perfetto", "diff_same_out") and code == 0:
+    if o in ("same_json_md", "same_json_html", "same_md_perfetto", "diff_same_out", "json_csv_same") and code == 0:
         return f"{o}: two reports written to one path, exit 0"
     return None
 
