@@ -31,14 +31,18 @@ a folder outside the repository, DIR under /tmp). Kinds (:data:`KINDS`):
   check: anything quadratic in equal keys);
 * ``fs_change`` — the input changing while it is read: truncated, cut in half, grown, replaced by another
   format or deleted by a thread 0–100 ms after the command starts;
-* ``cli_opts`` — option combinations: the same path for two reports, a report onto the input itself,
-  ``--workers 0 / -1 / 10**6``, ``--top 0 / -1 / 10**9``, a report into a folder that does not exist or onto a
-  folder;
+* ``cli_opts`` — option combinations: the same path for two reports (``analyze``, ``diff``, ``gate``), a report
+  file and the ``--csv`` tables folder on one path, a report onto the input itself, ``--workers 0 / -1 / 10**6``,
+  ``--top 0 / -1 / 10**9``, a report into a folder that does not exist or onto a folder;
 * ``gate_diff`` — the gate's baseline file and the diff's two inputs: a baseline with a BOM, UTF-16, duplicated
   keys, NaN tokens, a 400-digit integer, nested 5,000 deep or gzipped; a diff of a trace with itself, of a report
   with a trace, of two formats, of a folder with a file;
 * ``rank_clash`` — rank folders whose files claim the same rank, a rank beyond the world size, one rank twice
   (plain and gzip), or world sizes that disagree.
+
+The command-line kinds (``fs_change``, ``cli_opts``, ``gate_diff``) live in tests/fuzz_s37_cli.py. A run of all
+kinds but ``flood_tiny`` takes ~5 s an input on a shared 2-core machine; ``flood_tiny`` ~10–30 s (run it apart:
+``--kinds flood_tiny --count 10``).
 
 A finding: an exception other than a one-line GpulensError naming the file, a hang past ``--timeout`` CPU s, an
 impossible figure or bad text in any report, for a command an undocumented exit code, a traceback or a
