@@ -10,7 +10,8 @@ Kinds:
    the next) made the op tree's inclusive sums scan every op once per nesting level — n × depth, a hang;
 3. ids and sizes written as a number's text or as a fraction were read wrong without a word: Kineto ``"1e3"`` as
    id 3, ``"7.5"`` as 5, ``"0x10"`` as 10, ``5e-324`` as 0; rocprofv3 CSV ``Agent_Id`` ``1e3`` as agent 3 and a
-   fractional workgroup size / queue / correlation id rounded (7.5 → 8) — now read whole, or unknown;
+   fractional workgroup size / queue / correlation id rounded (7.5 → 8), a Kineto grid ``[7.5, 1, 1]`` cut to 7 —
+   now read whole, or unknown;
    (the same flood of 300,000 rows of one start and duration took 60 s in the exact-duplicate check: its counter
    signatures are now built without a Python call per row — still one text per row, tested below);
 4. a Kineto trace recording a rank outside its world (``rank 5`` of ``world_size 2``, a negative rank) was shown
@@ -224,3 +225,17 @@ def test_exact_duplicates_compare_counters_in_any_order():
     # the counters of the kept rows follow them: old row 2 (a=1, b=3) is now row 1
     assert sorted(cnt[cnt["event_id"] == 1]["value"].tolist()) == [1.0, 3.0]
     assert len(cnt) == 4
+
+
+def test_kineto_grid_and_block_fractions_are_unknown_not_cut(tmp_path):
+    from gpulens.collectors import collect
+
+    ev = [{"ph": "X", "cat": "kernel", "name": "k0", "pid": 0, "tid": 7, "ts": 1000, "dur": 5,
+           "args": {"device": 0, "stream": 7, "grid": [7.5, 1, 1], "block": [128, 1, 1]}},  # grid x was read as 7
+          {"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 1010, "dur": 5,
+           "args": {"device": 0, "stream": 7, "grid": [4, 2, 1], "block": [256.0, 1, 1]}}]  # 256.0 is 256
+    p = tmp_path / "grid.pt.trace.json"
+    p.write_text(json.dumps({"traceEvents": ev}))
+    k = collect(p, cache=False).events.set_index("name")
+    assert pd.isna(k.loc["k0", "grid_x"]) and int(k.loc["k0", "block_x"]) == 128
+    assert (int(k.loc["k1", "grid_x"]), int(k.loc["k1", "grid_y"]), int(k.loc["k1", "block_x"])) == (4, 2, 256)
