@@ -288,16 +288,23 @@ def omniperf_dir(rng: random.Random, seeds, names, work: Path, i: int) -> tuple[
     return d, seed
 
 
-def kineto_time(rng: random.Random, seeds, names, work: Path, i: int) -> tuple[Path, Path] | None:
-    pool = [seeds[n] for n in names if n in ("kineto", "kineto_b12", "kineto_gz")]
-    seed = rng.choice(pool)
+def json_doc(seed: Path) -> tuple[object, list] | None:
+    """(parsed document, its event list) of a JSON seed (plain or gzip); None when it is no JSON or has no list."""
     data, _ = _text_of(seed.read_bytes())
     if not _is_json(data):
         return None
     doc = json.loads(data)
     ev = _events(doc)
-    if not isinstance(doc, dict) or not isinstance(ev, list):
+    return (doc, ev) if isinstance(ev, list) else None
+
+
+def kineto_time(rng: random.Random, seeds, names, work: Path, i: int) -> tuple[Path, Path] | None:
+    pool = [seeds[n] for n in names if n in ("kineto", "kineto_b12", "kineto_gz")]
+    seed = rng.choice(pool)
+    got = json_doc(seed)
+    if got is None or not isinstance(got[0], dict):
         return None
+    doc, ev = got
     op = rng.choice(["before_launch", "mirrored", "stream_text", "device_beyond", "cpu_neg", "display_unit",
                      "base_time", "device_props", "dist_info", "only_meta"])
     timed = [e for e in ev if isinstance(e, dict) and isinstance(e.get("ts"), (int, float))]

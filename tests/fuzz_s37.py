@@ -63,8 +63,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from tests import fuzzing  # noqa: E402
-from tests.fuzz_s10 import _events, _gpu, _is_json, _text_of, check_kind  # noqa: E402
-from tests.fuzz_s36 import _kernels, at_most_check  # noqa: E402
+from tests.fuzz_s10 import _gpu, _text_of, check_kind  # noqa: E402
+from tests.fuzz_s36 import _kernels, at_most_check, json_doc  # noqa: E402
 from tests.fuzz_s37_cli import (_CSV, _EXPECT, _KINETO, _cli_check, _fs_check, _gate_diff_check,  # noqa: E402
                                 _pool, cli_opts, fs_change, gate_diff)
 
@@ -85,12 +85,8 @@ def _json_seed(rng: random.Random, seeds, names) -> tuple[Path, object, list] | 
     if not pool:
         return None
     seed = rng.choice(pool)
-    data, _ = _text_of(seed.read_bytes())
-    if not _is_json(data):
-        return None
-    doc = json.loads(data)
-    ev = _events(doc)
-    return (seed, doc, ev) if isinstance(ev, list) else None
+    got = json_doc(seed)
+    return None if got is None else (seed, *got)
 
 
 # ---------------------------------------------------------------------------------------------------- JSON edges
