@@ -185,7 +185,11 @@ def inclusive_many(ops: pd.DataFrame, self_values: list) -> list:
     ids = ops["event_id"].to_numpy()
     par = _positions_of(ids, ops["parent_event_id"].fillna(-1).astype("int64").to_numpy())
     depth = ops["depth"].to_numpy()
-    levels = [np.flatnonzero((depth == d) & (par >= 0)) for d in range(int(depth.max()) if len(depth) else 0, 0, -1)]
+    # rows with a parent, deepest level first, split per level: one sort, not one scan of every op per level (a
+    # chain of 100,000 equal ops nested in each other is 100,000 levels: n × depth was a hang)
+    nested = np.flatnonzero((par >= 0) & (depth > 0))
+    nested = nested[np.argsort(-depth[nested], kind="stable")]
+    levels = np.split(nested, np.flatnonzero(np.diff(depth[nested])) + 1) if len(nested) else []
     out = []
     for sv in self_values:
         k = _positions_of(sv.index.to_numpy(), ids) if len(sv) else np.full(len(ids), -1, dtype=np.intp)

@@ -182,7 +182,9 @@ def register(app: typer.Typer) -> None:
         outputs = [(out, module, what) for out, module, what in (
             (json_out, "json_report", "JSON report"), (html_out, "html", "HTML report"),
             (md_out, "markdown", "Markdown summary"), (perfetto_out, "perfetto", "Perfetto trace")) if out is not None]
-        _distinct_outputs(outputs)
+        for folder, what in ((csv_dir, "CSV tables folder"), (parquet_dir, "Parquet tables folder")):
+            # a report file and a tables folder on one path: the report was written, then the export failed
+            distinct_outputs(outputs + ([(folder, "", what)] if folder is not None else []))
         for out, module, _ in outputs:  # refused before the analysis, not after it
             check_output(out, inputs, module, force)
         if not no_cache and len(inputs) == 1 and scheduler is None and not join and device_spec is None \
@@ -270,9 +272,13 @@ def ranks_hint(report, inputs: list[Path]) -> str:
             + (f"`{where}`." if where else "put them in one directory and pass the directory."))
 
 
-def _distinct_outputs(outputs: list[tuple[Path, str, str]]) -> None:
+def distinct_outputs(outputs: list[tuple[Path, str, str]]) -> None:
     """Refuse one file named for two reports (``--json r.out --html r.out``): the second would silently replace the
-    first, and the user would lose a report they asked for.
+    first, and the user would lose a report they asked for. Every command that writes several reports calls it
+    (``analyze``, ``diff``, ``gate``).
+
+    Args:
+        outputs: (path, writer, what the report is, e.g. ``"JSON report"``) per report asked for.
 
     Raises:
         GpulensError: naming the file and both reports, before any analysis runs.

@@ -35,14 +35,16 @@ def register(app: typer.Typer) -> None:
         Kernels are matched by normalised name, and across vendors through their launching operator and its
         input shapes. Exit codes: 0 ok (a diff never fails on a slowdown; use `gpulens gate`), 2 unreadable input.
         """
-        from gpulens.cli.analyze import check_output, write_output
+        from gpulens.cli.analyze import check_output, distinct_outputs, write_output
         from gpulens.diff import diff
         from gpulens.reports import diff as render
 
         inputs = [base, cand]
-        outputs = [(out, kind) for out, kind in ((json_out, "diff_json"), (html_out, "diff_html"),
-                                                 (md_out, "diff_markdown")) if out is not None]
-        for out, kind in outputs:  # refused before the comparison runs
+        outputs = [(out, kind, what) for out, kind, what in (
+            (json_out, "diff_json", "JSON diff"), (html_out, "diff_html", "HTML diff"),
+            (md_out, "diff_markdown", "Markdown diff")) if out is not None]
+        distinct_outputs(outputs)
+        for out, kind, _ in outputs:  # refused before the comparison runs
             check_output(out, inputs, kind, force)
         console = make_console(stderr=quiet)
         with console.status("Comparing …"):

@@ -11,7 +11,7 @@ from typing import List, Optional
 import typer
 
 from gpulens.cli._console import console as make_console
-from gpulens.cli.analyze import check_output, write_output
+from gpulens.cli.analyze import check_output, distinct_outputs, write_output
 from gpulens.errors import EXIT_OK, GpulensError
 
 EXIT_HELP = """Exit codes: 0 pass, improved, ambiguous, incomparable (other machine, or not the same workload) or no
@@ -84,9 +84,11 @@ def _run(candidates, baseline, warn_only, require_baseline, fail_on_ambiguous, a
     from gpulens.gate import default_store, exit_code, find_baseline, load_config, run_gate
     from gpulens.gate.runs import collect_runs
 
-    outputs = [(p, kind) for p, kind in ((json_out, "gate_json"), (markdown, "gate_markdown"),
-                                         (junit, "gate_junit")) if p is not None]
-    for out, kind in outputs:  # refused before any input is read (the baseline is checked again once found)
+    outputs = [(p, kind, what) for p, kind, what in (
+        (json_out, "gate_json", "JSON result"), (markdown, "gate_markdown", "Markdown summary"),
+        (junit, "gate_junit", "JUnit XML")) if p is not None]
+    distinct_outputs(outputs)
+    for out, kind, _ in outputs:  # refused before any input is read (the baseline is checked again once found)
         check_output(out, list(candidates) + ([Path(baseline)] if baseline.endswith(".json") else []), kind, force)
 
     cfg = load_config(config)

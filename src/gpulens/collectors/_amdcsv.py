@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gpulens.collectors._numbers import exact_int, not_recorded
+from gpulens.collectors._numbers import exact_int, id_of_text, not_recorded
 
 from gpulens.collectors._dispatch import Dispatches
 from gpulens.errors import TraceFormatError
@@ -78,10 +78,12 @@ def exact_ns(values: list) -> tuple[pd.Series, int, np.ndarray]:
 
 
 def _agent_number(values: pd.Series) -> pd.Series:
-    """rocprofv3 ``Agent_Id`` may read ``1`` or ``Agent 1`` / ``GPU 0``: the last integer in the field."""
+    """rocprofv3 ``Agent_Id`` may read ``1`` or ``Agent 1`` / ``GPU 0``: the field as a number when it is one, else
+    the last integer in it (:func:`._numbers.id_of_text`: ``1e3`` is agent 1000, not 3)."""
     if values.dtype != object:
         return values
-    return values.astype(str).str.extract(r"(-?\d+)\s*$")[0]
+    return pd.Series([id_of_text(v) if isinstance(v, str) else v for v in values.tolist()], dtype=object,
+                     index=values.index)
 
 
 def dispatches_from_rows(path: Path, header: list[str], rows: list[list], kind: str = "kernel",

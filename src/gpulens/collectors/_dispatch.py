@@ -96,8 +96,8 @@ class Dispatches:
     gpus: list[int] | None = None
 
     def get(self, key: str) -> pd.Series:
-        """The array ``key`` as a nullable Int64 Series (all NA when absent). Text is parsed as a number, floats
-        are rounded; a value that is no finite number within int64 (``'x'``, ``inf``, ``1e30``, 2^64) is NA."""
+        """The array ``key`` as a nullable Int64 Series (all NA when absent). Text is parsed as a number; a value
+        that is no whole finite number within int64 (``'x'``, ``inf``, ``1e30``, 2^64, ``7.5``) is NA."""
         v = self.cols.get(key)
         if v is None:
             return pd.Series(pd.array([pd.NA] * self.n, dtype="Int64"))
@@ -107,9 +107,8 @@ class Dispatches:
             s = pd.to_numeric(s.astype(object), errors="coerce")
             if s.dtype == object:  # Python ints beyond int64 (to_numeric keeps them as objects)
                 s = pd.Series([x if isinstance(x, int) and -_I64 <= x < _I64 else None for x in s], dtype="Int64")
-        if s.dtype.kind == "f":
-            s = s.round()
-            s = s.where(np.isfinite(s) & (s.abs() < _F64_I64))
+        if s.dtype.kind == "f":  # a fraction is no id, size or count: unknown (7.5 was read as 8, 5e-324 as 0)
+            s = s.where(np.isfinite(s) & (s.abs() < _F64_I64) & (s == np.trunc(s)))
         if s.dtype.kind == "u":
             s = s.astype("float64").where(s <= np.iinfo(np.int64).max)
         return s.astype("Int64")

@@ -29,9 +29,13 @@ def _counter_signatures(counters: pd.DataFrame | None, ids: np.ndarray) -> pd.Se
         return out
     c = counters[counters["event_id"].isin(ids)]
     if len(c):
-        txt = (c["metric"].astype(str) + "\x1f" + c["unit"].astype(str) + "\x1f" + c["value"].astype(str))
-        sig = txt.groupby(c["event_id"].to_numpy()).agg(lambda s: "\x1e".join(sorted(s)))
-        out.loc[sig.index] = sig.to_numpy()
+        txt = (c["metric"].astype(str) + "\x1f" + c["unit"].astype(str) + "\x1f" + c["value"].astype(str) + "\x1e")
+        s = pd.DataFrame({"e": c["event_id"].to_numpy(), "t": txt.to_numpy(dtype=object)}).sort_values(["e", "t"])
+        e, t = s["e"].to_numpy(), s["t"].to_numpy(dtype=object)
+        starts = np.concatenate([[0], np.flatnonzero(e[1:] != e[:-1]) + 1])
+        # per event, its sorted texts joined: one C loop of string additions, not a Python call per event (a
+        # flood of 300,000 rows of one start and duration was 60 s here)
+        out.loc[e[starts]] = np.add.reduceat(t, starts)
     return out
 
 

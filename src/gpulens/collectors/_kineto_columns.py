@@ -17,13 +17,12 @@ import numpy as np
 import pandas as pd
 
 from gpulens.collectors._chrome_json import NO_RAW, TIME_KEYS, Args, TraceHeader
-from gpulens.collectors._numbers import exact_int
+from gpulens.collectors._numbers import TRAILING_INT, exact_int, id_of_text, int_of_float
 
 #: A JSON scalar: what an event's ``name`` or ``cat`` may be (an array or object there makes the event ill-typed, so
 #: it is dropped and counted instead of failing the dictionary encoding of the whole file).
 Scalar = Union[str, int, float, bool, None]
 
-_TRAILING_INT = re.compile(r"(-?\d+)\s*$")
 _NUMBER = re.compile(rb"-?\d+(\.\d{1,3})?")
 
 
@@ -194,15 +193,14 @@ def no_surrogates(o: Any, n: list[int]) -> Any:
 
 
 def int_or_none(v: Any) -> int | None:
-    """An id that may be an int, a float, a numeric string or a label ending in a number ("stream 7"), as an int64;
-    None for anything else (``inf``, ``nan``, 2^64)."""
+    """An id that may be an int, a whole float, a numeric string or a label ending in a number ("stream 7"), as an
+    int64; None for anything else (``inf``, ``nan``, 2^64, a fraction)."""
     if v is None or isinstance(v, bool):
         return None
     if isinstance(v, float):
-        v = int(v) if abs(v) < 2.0 ** 63 else None  # nan and inf fail the test too
+        v = int_of_float(v)
     elif isinstance(v, str):
-        m = _TRAILING_INT.search(v)
-        v = int(m.group(1)) if m else None
+        v = id_of_text(v)
     return v if isinstance(v, int) and -(1 << 63) <= v < (1 << 63) else None  # an int64, or unknown
 
 
@@ -297,10 +295,11 @@ def int_array(vals: list, bad: list | None = None) -> tuple[np.ndarray, np.ndarr
     n = len(vals)
     if n == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
-    # JSON true/false is no id (numpy would read true as 1: a kernel on a GPU 1 that does not exist): such a list
-    # takes the per-value path, where a boolean is unknown
-    boolean = bool in set(map(type, vals))
-    if not boolean:
+    # JSON true/false is no id (numpy would read true as 1: a kernel on a GPU 1 that does not exist), nor is a
+    # fraction (numpy would cut 7.5 to 7, 5e-324 to 0): such a list takes the per-value path, where either is unknown
+    types = set(map(type, vals))
+    per_value = bool in types or float in types
+    if not per_value:
         try:
             return np.fromiter(vals, dtype=np.int64, count=n), np.ones(n, dtype=bool)
         except (TypeError, ValueError, OverflowError):
@@ -309,7 +308,7 @@ def int_array(vals: list, bad: list | None = None) -> tuple[np.ndarray, np.ndarr
     obj[:] = vals
     valid = ~np.equal(obj, None)
     sub = obj[valid]
-    if not boolean and not any(isinstance(v, (str, float)) for v in sub[:1]):
+    if not per_value and not any(isinstance(v, (str, float)) for v in sub[:1]):
         try:
             out = np.zeros(n, dtype=np.int64)
             out[valid] = sub.astype(np.int64)
@@ -320,7 +319,7 @@ def int_array(vals: list, bad: list | None = None) -> tuple[np.ndarray, np.ndarr
     valid = np.fromiter((c is not None for c in conv), dtype=bool, count=n)
     if bad is not None:
         bad.append(sum(1 for v, c in zip(vals, conv) if c is None and (  # true/false too: a value, not an id
-            isinstance(v, (int, float)) or isinstance(v, str) and _TRAILING_INT.search(v) is not None)))
+            isinstance(v, (int, float)) or isinstance(v, str) and TRAILING_INT.search(v) is not None)))
     return np.fromiter((c if c is not None else 0 for c in conv), dtype=np.int64, count=n), valid
 
 

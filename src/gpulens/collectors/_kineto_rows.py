@@ -101,9 +101,14 @@ def dim3(vals: list) -> list[tuple[np.ndarray, np.ndarray]]:
     sub = list(map(vals.__getitem__, idx)) if len(idx) < n else vals
     try:
         if sum(map(len, sub)) == 3 * len(sub):
-            a = np.fromiter(chain.from_iterable(sub), dtype=np.int64, count=3 * len(sub)).reshape(-1, 3)
-            ia = np.asarray(idx)
-            return [scatter(n, ia, a[:, j], np.ones(len(ia), dtype=bool)) for j in range(3)]
+            # as float64, then kept only when every value is a whole number that float64 holds exactly: an int64
+            # read would cut a fraction (grid 7.5 → 7) without a word; anything else takes int_array's path
+            f = np.fromiter(chain.from_iterable(sub), dtype=np.float64, count=3 * len(sub))
+            a = f.astype(np.int64)
+            if bool((a == f).all()) and bool((np.abs(f) <= 2.0 ** 53).all()):
+                a = a.reshape(-1, 3)
+                ia = np.asarray(idx)
+                return [scatter(n, ia, a[:, j], np.ones(len(ia), dtype=bool)) for j in range(3)]
     except (TypeError, ValueError, OverflowError):
         pass
     cols = []

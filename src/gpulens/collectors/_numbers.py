@@ -8,6 +8,7 @@ number, which takes minutes.
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -59,3 +60,36 @@ def exact_int(value: Any, scale: int = 0) -> int | None:
         return None
     n = int(d.scaleb(scale).to_integral_value())
     return n if INT64_MIN <= n <= INT64_MAX else None
+
+
+#: a label's trailing integer ("stream 7", "Agent 1")
+TRAILING_INT = re.compile(r"(-?\d+)\s*$")
+
+
+def id_of_text(text: str) -> int | None:
+    """An id written as text (Kineto ``args``, rocprofv3 ``Agent_Id``): the whole text as a number when it is one
+    (``"7"``, ``" 7 "``, ``"1e3"`` = 1000, ``"0x10"`` = 16; a fraction, ``"nan"`` or ``"inf"`` is none), else a
+    label's trailing number (``"stream 7"``, ``"cuda:3"``, ``"Agent 1"``). Read by its last digits, ``"1e3"`` was id
+    3, ``"7.5"`` id 5 and ``"0x10"`` id 10. No int64 bound here: the caller's."""
+    t = text.strip()
+    try:
+        return int(t)
+    except ValueError:
+        pass
+    try:
+        return int_of_float(float(t))
+    except ValueError:
+        pass
+    if t[:2].lower() == "0x" or t[:3].lower() == "-0x":
+        try:
+            return int(t, 16)
+        except ValueError:
+            return None
+    m = TRAILING_INT.search(t)
+    return int(m.group(1)) if m else None
+
+
+def int_of_float(v: float) -> int | None:
+    """A float id or count as an int when it is a whole number below 2^63 in magnitude (``7.0``); None for a
+    fraction (``5e-324`` was read as id 0, ``7.9`` as 7), ``nan`` or ``inf``."""
+    return int(v) if abs(v) < 2.0 ** 63 and v.is_integer() else None  # nan and inf fail the test too

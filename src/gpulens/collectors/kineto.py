@@ -91,6 +91,11 @@ def file_rank(path: Path, dist: dict, comm_ranks: set[int], warnings: list[str])
     ``record_param_comms`` events, a number in the file name (with a warning), or none (0)."""
     rank = int_or_none(dist.get("rank"))
     if rank is not None:
+        world = int_or_none(dist.get("world_size"))
+        if rank < 0 or world is not None and world > 0 and rank >= world:  # ranks are 0 … world_size − 1
+            warnings.append(f"{path}: distributedInfo records rank {rank}"
+                            + (f" of a world of {world} (ranks 0–{world - 1})" if world is not None and world > 0
+                               else " (ranks count from 0)") + ": kept as recorded; check the trace's rank")
         return rank, "distributedInfo"
     if len(comm_ranks) == 1:
         return int(next(iter(comm_ranks))), "record_param_comms"
@@ -404,7 +409,7 @@ class KinetoCollector(Collector):
         bad_ids = getattr(acc, "bad_ids", {})
         if bad_ids:
             warnings.append(f"{path}: {plural(sum(bad_ids.values()), 'id or size value(s)')} that {agree(sum(bad_ids.values()), 'is', 'are')} numbers but no "
-                            "64-bit integer (beyond ±2^63, fractional past it, nan/inf, true/false) read as unknown: "
+                            "64-bit integer (beyond ±2^63, a fraction, nan/inf, true/false) read as unknown: "
                             + ", ".join(f"{k} ×{v}" for k, v in sorted(bad_ids.items())))
         if getattr(acc, "base_ignored", 0):
             base_ns = 0  # the memory rows and the metadata follow the event times
