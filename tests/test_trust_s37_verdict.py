@@ -116,7 +116,7 @@ def test_one_gap_holding_most_of_a_cause_is_named(tmp_path):
     root = next(f for f in src.findings() if f.key == "idle")
     assert "over 5 gaps; one gap holds 50.00 ms" in root.action
     # nothing recorded ran anywhere during it: the wait is on work outside the trace, said so, with the window
-    assert "a wait on something outside the capture" in root.action and "a wait on something outside the capture" in q.detail
+    assert "a dependency outside the capture" in root.action and "a dependency outside the capture" in q.detail
     assert "--window 51000us:" in root.action  # the gap ends at 51,000 µs from the trace's first event (ts 0)
     assert "cross-stream dependencies" not in root.action
 
@@ -149,7 +149,7 @@ def test_sglang_names_its_one_gap_and_what_ran_during_it():
     assert abs(big["dur_ns"] - (gap[1] - gap[0]) * 1000) < 1000 and big["gpu_work_elsewhere"] is False
     root = next(f for f in src.findings() if f.key == "idle")
     assert "over 550 gaps; one gap holds 463.30 ms of it" in root.action
-    assert "a wait on something outside the capture" in root.action
+    assert "a dependency outside the capture" in root.action
 
 
 # ---- 3. the gate and the diff between two different workloads -----------------------------------------------------

@@ -160,12 +160,12 @@ def one_gap_text(big: dict[str, Any] | None, total_ns: int, n: int) -> str:
 def unrecorded_wait_text(big: dict[str, Any] | None, share_ns: int) -> str:
     """What a queued gap holding most of the queued idle (``big``: :func:`largest_gaps`' ``queued`` row, at least
     :data:`ONE_GAP_SHARE` of ``share_ns``) shows when no GPU work the trace records ran during it, on any stream or
-    device: the work the queued launches waited for is not in the trace — a wait on something outside the capture (work
+    device: the work the queued launches waited for is not in the trace — a dependency outside the capture (work
     enqueued before it began, another process's, or work the profiler did not record), not a dependency between the
     traced streams. "" otherwise."""
     if not big or big.get("gpu_work_elsewhere", True) or big["dur_ns"] < ONE_GAP_SHARE * max(share_ns, 1):
         return ""
     return (f"no GPU work the trace records ran during the {fmt_ns(big['dur_ns'])} gap, on any stream or device: "
             "what the queued work waited for is not in the trace (work enqueued before the capture began, another "
-            "process's, or work the profiler did not record) — a wait on something outside the capture, not on a dependency between "
+            "process's, or work the profiler did not record) — a dependency outside the capture, not one between "
             "the traced streams")

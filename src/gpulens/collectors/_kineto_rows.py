@@ -104,8 +104,9 @@ def dim3(vals: list) -> list[tuple[np.ndarray, np.ndarray]]:
             # as float64, then kept only when every value is a whole number that float64 holds exactly: an int64
             # read would cut a fraction (grid 7.5 → 7) without a word; anything else takes int_array's path
             f = np.fromiter(chain.from_iterable(sub), dtype=np.float64, count=3 * len(sub))
-            a = f.astype(np.int64)
-            if bool((a == f).all()) and bool((np.abs(f) <= 2.0 ** 53).all()):
+            exact = bool((np.abs(f) <= 2.0 ** 53).all())  # NaN fails it too; beyond it the cast may overflow
+            a = f.astype(np.int64) if exact else None
+            if a is not None and bool((a == f).all()):
                 a = a.reshape(-1, 3)
                 ia = np.asarray(idx)
                 return [scatter(n, ia, a[:, j], np.ones(len(ia), dtype=bool)) for j in range(3)]

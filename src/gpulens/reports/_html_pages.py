@@ -179,8 +179,8 @@ def summary_page(s: SourceReport, max_rows: int) -> list[Any]:
     blocks.append(f'<section class="panel"><h3>Key figures</h3>{kv}</section>')
     findings = s.findings()
     blocks.append(Panel("Findings", f"{plural(len(findings), 'finding(s)')}, largest time at stake first; indented "
-                                    "ones detail the one above (their time is part of it).", None,
-                        findings_table(findings, max_rows)))
+                                    "ones detail the one above (their time is part of it, or of the upper bound it "
+                                    "names).", None, findings_table(findings, max_rows)))
     return blocks
 
 
