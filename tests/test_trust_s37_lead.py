@@ -65,3 +65,19 @@ def test_only_gpu_events_over_a_day(tmp_path):
     p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
     (w,) = _day_warnings(collect(p))
     assert "1 GPU event lasts longer than a day (the longest 172800.00 s: k_two_days)" in w
+
+
+def test_html_hot_kernel_panel_gives_the_critical_share_as_every_reporter_does(tmp_path):
+    # kernels of 500, 307 and 193 µs on one stream: the fewest covering 80 % of kernel time are the first two,
+    # (500 + 307) / 1000 = 80.7 % — the HTML panel had printed "81 %" beside the console's 80.7 %
+    from gpulens.reports import html
+
+    ev, t = [], 0
+    for name, dur in (("k_a", 500), ("k_b", 307), ("k_c", 193)):
+        ev.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": t, "dur": dur,
+                   "args": {"device": 0, "stream": 7}})
+        t += dur + 10
+    p = tmp_path / "k.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
+    page = html.render(gpulens.analyze([p]))
+    assert "2 of 3 kernels cover 80.7 % of the" in " ".join(page.split())

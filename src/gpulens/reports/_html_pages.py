@@ -264,7 +264,7 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
     return [Panel("Hot kernels: the performance-critical set",
                   f"{sm.get('critical_count', 0)} of {plural(sm.get('unique_kernels', len(t)), 'kernel(s)')} "
                   f"{agree(sm.get('critical_count', 0), 'covers', 'cover')} "
-                  f"{fmt_share(sm.get('critical_share'), 0)} of the {fmt_ns(sm.get('kernel_effective_ns'))} "
+                  f"{fmt_unit(sm.get('critical_share'), 'share')} of the {fmt_ns(sm.get('kernel_effective_ns'))} "
                   f"of kernel time{shown}.", fig,
                   table_html(t2, cols, max_rows, headers={"effective_ns": "time", "total_ns": "raw sum",
                                                           "rank": "#"},
