@@ -81,3 +81,31 @@ def test_html_hot_kernel_panel_gives_the_critical_share_as_every_reporter_does(t
     p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": ev}))
     page = html.render(gpulens.analyze([p]))
     assert "2 of 3 kernels cover 80.7 % of the" in " ".join(page.split())
+
+
+def test_every_short_source_key_of_a_builtin_figure_is_explained():
+    # `gpulens devices "H100 SXM"` printed "STAS", "WEB-H100", "PT-DI" with no word on what they are (new user)
+    import re
+
+    from gpulens.devices import SPECS
+    from gpulens.devices.spec import source_legend
+
+    keys = {str(f.source).split(" ", 1)[0].rstrip(",;:") for s in SPECS for f in s.figures.values()}
+    # a bare key, or a key before its note: not the first word of a sentence ("NVIDIA GH200 announcement …")
+    # ("GA102 whitepaper" names itself)
+    short = {k for k in keys if re.fullmatch(r"[A-Z][A-Z0-9.]*(-[A-Za-z0-9.]+)*", k)}
+    short -= {"NVIDIA", "AMD", "RTX", "GA102"}
+    assert {"STAS", "WEB-H100", "ROCM"} <= short  # the keys the built-in tables use most
+    for k in sorted(short):
+        (line,) = source_legend([k])
+        assert line.startswith(f"{k} = ") and len(line) > len(k) + 10
+
+
+def test_devices_command_prints_the_source_legend():
+    from typer.testing import CliRunner
+
+    from gpulens.cli import app
+
+    out = " ".join(CliRunner().invoke(app, ["devices", "H100 SXM"]).output.split())
+    assert "Sources: STAS = stas00/ml-engineering accelerator tables" in out
+    assert "WEB-H100 = a copy of the H100 datasheet" in out

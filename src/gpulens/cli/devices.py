@@ -23,6 +23,7 @@ def register(app: typer.Typer) -> None:
         """
         from gpulens.analyzers import _advice
         from gpulens.devices import SPECS, find_spec
+        from gpulens.devices.spec import source_legend
 
         console = make_console()
         if name is None:
@@ -51,6 +52,9 @@ def register(app: typer.Typer) -> None:
             div, unit = _unit(key)
             t.add_row(key, f"{f.value / div:g} {unit}", f.source, "⚠" if f.uncertain else "")
         console.print(t)
+        legend = source_legend(f.source for _, f in sorted(spec.figures.items()))
+        if legend:
+            console.print("Sources: " + "; ".join(legend) + ".", soft_wrap=False)
         raise typer.Exit(0)
 
 

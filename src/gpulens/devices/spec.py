@@ -37,6 +37,38 @@ PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8")
 _SCALE = {"clock_mhz": 1.0, "memory_clock_mhz": 1.0, "memory_bandwidth": 1e9, "l2": 2**20}
 
 
+#: What the short source keys of the built-in figures stand for (``shared/reference/gpu-facts.md`` §S): the
+#: legend ``gpulens devices NAME`` prints under a GPU's figures. ``WEB-<part>`` keys are read by :func:`source_legend`.
+SOURCE_KEYS: dict[str, str] = {
+    "STAS": "stas00/ml-engineering accelerator tables (TFLOPS, memory, cache; MAMF = measured matmul peak)",
+    "PT-DI": "PyTorch inductor's device table (torch/_inductor/analysis/device_info.py)",
+    "ROCM": "AMD ROCm GPU architecture specs (gpu-arch-specs; peak = FLOP/clock/CU × CUs × clock)",
+    "ROCM-7.13": "AMD ROCm 7.13 GPU specs page (MI355X row)",
+    "TL-ARCH": "AMD TraceLens per-GPU architecture files (max achievable FLOPS)",
+    "NV-TC": "NVIDIA 'Programming Tensor Cores in CUDA 9' (developer blog)",
+    "AO-PR": "pytorch/ao PR #4002 (a B200 device query)",
+    "AO": "pytorch/ao's roofline figures (torchao/testing/training/roofline_utils.py)",
+    "A100-PCIE": "NVIDIA A100 datasheet figures for the PCIe cards (as tabled by thundercompute.com)",
+    "RX-7900": "AMD's RX 7900 series launch specifications (Tom's Hardware deep dive, 2022-11-14)",
+    "W7900": "Radeon PRO W7900 product figures (itcreations.com, huggingface.co/hardware/pro-w7900)",
+    "VEGA20": "Vega 20 figures: guru3d's Radeon VII review, AMD's MI50/MI60 launch figures",
+}
+
+
+def source_legend(sources: Any) -> list[str]:
+    """``["STAS = stas00/ml-engineering accelerator tables (…)", …]``: the meaning of each source key that leads one
+    of ``sources`` (figure source texts such as ``"STAS (measured BF16 matmul, MAMF)"``), in first-seen order;
+    ``WEB-H100`` → "a copy of the H100 datasheet (web)". Sources that are sentences need no legend."""
+    out: dict[str, str] = {}
+    for src in sources:
+        key = str(src).split(" ", 1)[0].rstrip(",;:")
+        if key in SOURCE_KEYS:
+            out.setdefault(key, SOURCE_KEYS[key])
+        elif key.startswith("WEB-") and len(key) > 4:
+            out.setdefault(key, f"a copy of the {key[4:]} datasheet (web; lower confidence)")
+    return [f"{k} = {v}" for k, v in out.items()]
+
+
 @dataclass(frozen=True)
 class Figure:
     """One hardware figure with where it came from.
