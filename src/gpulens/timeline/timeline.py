@@ -24,6 +24,7 @@ import pandas as pd
 
 from gpulens.errors import SchemaError, TraceFormatError, TruncationNote
 from gpulens.timeline.sums import MAX_EVENT_NS, MAX_TOTAL_NS, over_total
+from gpulens.timeline.input_notes import files_of, warn_day_long
 from gpulens.timeline.launch import describe as describe_impossible, scrub_device_records, scrub_launch_config
 from gpulens.timeline.percent import percent_over, warning_of
 from gpulens.timeline.rates import rate_over, rate_warning
@@ -36,10 +37,9 @@ from gpulens.timeline.schema import (
     REJECTED_COLUMNS,
     Column,
 )
-from gpulens.units import fmt_ns, plural
+from gpulens.units import plural
 
 FORMAT_VERSION = 1
-DAY_NS = 86_400_000_000_000  # ns in a day: no GPU operation of a profiled run lasts as long (Timeline._warn_day_long)
 
 
 def _rewrap(old: str, new: str) -> str:
@@ -372,7 +372,7 @@ class Timeline:
             if (ev["dur_ns"] < 0).any():
                 raise SchemaError("events with negative dur_ns (collectors must move them to `rejected`)")
             ev = self._reject_absurd(ev)
-            self._warn_day_long(ev)
+            warn_day_long(self.meta, ev)
             bad = set(ev["kind"].dropna().unique()) - set(KINDS)
             if bad:
                 raise SchemaError(f"unknown event kinds {sorted(bad)}")
@@ -440,7 +440,7 @@ class Timeline:
             self.counters = self.counters[~self.counters["event_id"].isin(gone)].reset_index(drop=True)
         self.events = ev
         names = sorted(set(rej["name"].astype(str)))
-        where = self._files_of(rej["rank"].tolist())
+        where = files_of(self.meta, rej["rank"].tolist())
         piled_text = (f"; {int(piled.sum())} of them the longest of durations that add up beyond "
                       f"{MAX_TOTAL_NS // (365 * 86_400_000_000_000)} years, which no sum of int64 ns holds"
                       if piled.any() else "")
@@ -450,36 +450,6 @@ class Timeline:
                                   f"start outside −73..+146 years of the clock{piled_text}): "
                                   f"{', '.join(names[:3])[:160]}")
         return ev
-
-    def _files_of(self, ranks: Iterable[Any]) -> str:
-        """``"a.json, b.json and 3 more: "``: the input file(s) of these ranks, to lead a warning as every input
-        warning does (all inputs when the ranks name none; "" when no input has a path)."""
-        by_rank = {s.get("rank"): s.get("path") for s in self.meta.sources if s.get("path")}
-        files = sorted({str(by_rank[r]) for r in ranks if r in by_rank}) or sorted({str(p) for p in by_rank.values()})
-        return (", ".join(files[:2]) + (f" and {len(files) - 2} more" if len(files) > 2 else "") + ": ") if files \
-            else ""
-
-    def _warn_day_long(self, ev: pd.DataFrame) -> None:
-        """One counted warning for GPU events (kernels, collectives, copies, fills) lasting longer than
-        :data:`DAY_NS`, kept as recorded: no profiling session records one GPU operation running for a day, so a start
-        or end timestamp of theirs is corrupt (a rocprofv3 ``Start_Timestamp`` of ``+5`` beside ends near 1.7e18 ns
-        gives a kernel of 102 days, and a GPU span as long) — the GPU span and busy time that include them are not
-        the run's. Durations past :data:`MAX_EVENT_NS` are already rejected (:meth:`_reject_absurd`). Said once,
-        however often the Timeline is validated."""
-        dur = ev["dur_ns"].to_numpy()
-        long = dur > DAY_NS
-        if not long.any():
-            return
-        long &= ev["kind"].isin(GPU_KINDS).to_numpy(dtype=bool)
-        if not long.any():
-            return
-        i = int(np.argmax(np.where(long, dur, -1)))
-        text = (f"{self._files_of(ev.loc[long, 'rank'].tolist())}{plural(int(long.sum()), 'GPU event')} "
-                f"last{'s' if int(long.sum()) == 1 else ''} longer than a day (the longest {fmt_ns(int(dur[i]))}: "
-                f"{str(ev['name'].iloc[i])[:80]}): no profiled GPU operation runs that long, so a start or end "
-                "timestamp is likely corrupt — kept as recorded, and the GPU span and busy time include it")
-        if text not in self.meta.warnings:
-            self.meta.warnings.append(text)
 
     # -- persistence ---------------------------------------------------------------------------------------------
     def save(self, path: str | Path, overwrite: bool = False) -> Path:
