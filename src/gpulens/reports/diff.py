@@ -21,6 +21,7 @@ from rich.text import Text
 from gpulens.analyzers.base import declared_unit
 from gpulens.diff.compute import ROW_WORDS, DiffResult
 from gpulens.reports._fit import NAME_MIN, TEXT_MIN, Col, FitTable
+from gpulens.reports._html_diff import CHART_CSS, diff_charts
 from gpulens.reports._names import short_names
 from gpulens.reports.console import fmt_ns
 from gpulens.reports.gate_markdown import md_escape
@@ -331,13 +332,15 @@ DIFF_CSS = ("body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;overf
 
 
 def render_html(r: DiffResult, max_rows: int = 200) -> str:
-    """A small self-contained HTML page (no script, no network) with every table (first ``max_rows`` rows).
+    """A small self-contained HTML page (no script, no network): the headline, the before/after charts
+    (:mod:`gpulens.reports._html_diff`), then every table (first ``max_rows`` rows).
 
     Kernel rows are labelled as in the console (:func:`shown`); the base/candidate kernel keys of a row are shown
     by their short labels, each with the full kernel name as its tooltip (the JSON keeps the full keys)."""
     body = [f"<h1>gpulens diff</h1><p class=\"headline\">{_esc(headline(r))}</p>", '<table class="kv">']
     body += [f"<tr><th>{_esc(k)}</th><td>{_esc(v)}</td></tr>" for k, v in _facts(r)] + ["</table>"]
     body += [f'<p class="warn">warning: {_esc(w)}</p>' for w in r.warnings]
+    body.append(diff_charts(r, shown(r, "kernels")))  # the answer first: what changed, drawn; then every table
     labels = _html_labels(r)
     for name, title in TITLES.items():
         df, docs = shown(r, name), r.columns[name]
@@ -360,7 +363,7 @@ def render_html(r: DiffResult, max_rows: int = 200) -> str:
         if len(df) > max_rows:
             body.append(f"<p>Showing {max_rows} of {len(df)} rows (the JSON output has all).</p>")
         body.append("</section>")
-    style = DIFF_CSS
+    style = DIFF_CSS + CHART_CSS
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>gpulens diff</title>"
             f"<style>{style}</style></head><body>" + "".join(body) + "</body></html>\n")
 
