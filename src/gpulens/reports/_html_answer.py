@@ -17,7 +17,7 @@ from typing import Any
 
 from gpulens.report import SourceReport
 from gpulens.reports._answer import answer, critical_shown_text, next_step
-from gpulens.reports._format import clip, fmt_ns, fmt_unit, is_missing, stake_notes
+from gpulens.reports._format import clip, column_label, fmt_ns, fmt_unit, is_missing, stake_notes
 from gpulens.reports._html_parts import KERNEL_LINKS, esc, name_cell
 from gpulens.reports._names import label_in_text, short_names
 
@@ -176,8 +176,13 @@ def kernels_html(s: SourceReport, rows: list[dict[str, Any]], step_chars: int | 
             "</tr>")
     head = ("" if evidence else
             f'<h3 class="kh">{esc("Kernels that matter (" + critical_shown_text(s, len(rows)) + ")")}</h3>')
-    heads = "".join(f'<th scope="col"{_tip(HEADER_TIPS.get(h))}>{esc(h)}</th>'
-                    for h in ("#", "kernel", "GPU time · share", "bound", "time at stake", "next step"))
+    # the share says of what, as the hot-kernel table's column does (its doc: "share of all kernel time")
+    vd = s.results.get("verdicts")
+    share = column_label("share", vd.columns.get("share", "") if vd is not None else "")
+    heads = "".join(f'<th scope="col"{_tip(HEADER_TIPS.get(h))}>{esc(label)}</th>'
+                    for h, label in (("#", "#"), ("kernel", "kernel"), ("GPU time · share", f"GPU time · {share}"),
+                                     ("bound", "bound"), ("time at stake", "time at stake"),
+                                     ("next step", "next step")))
     return (f'{head}<table class="akernels"><thead><tr>{heads}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table>'
             + "".join(f'<p class="note">{esc(m.strip())} time at stake: {esc(t)}.</p>'

@@ -140,8 +140,23 @@ def name_cell(full: Any, short: str) -> str:
 
 #: A column header longer than this wraps (CSS ``th.long``) instead of widening its column to one line.
 LONG_HEADER_CHARS = 18
+#: A column header longer than this, ending in a bracketed explanation, shows the words before the bracket with a
+#: note mark (:data:`NOTE_MARKS`) and the explanation in a note under the table.
+NOTE_HEADER_CHARS = 60
+#: Marks of the header notes, in column order (past these: "[10]", "[11]"…).
+NOTE_MARKS = ("¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹")
 #: A text cell longer than this is prose (evidence, next steps): it gets a minimum width (CSS ``td.prose``).
 PROSE_CHARS = 40
+
+
+def header_note(label: str) -> tuple[str, str]:
+    """A column header split for display: ``(name, explanation)`` when ``label`` is longer than
+    :data:`NOTE_HEADER_CHARS` and ends in a bracketed explanation ("bound's % of peak (roofline basis: …)" →
+    "bound's % of peak", "roofline basis: …"), else ``(label, "")``."""
+    if len(label) <= NOTE_HEADER_CHARS or not label.endswith(")") or " (" not in label:
+        return label, ""
+    name, rest = label.split(" (", 1)
+    return (name, rest[:-1]) if name.strip() else (label, "")
 
 
 def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, max_rows: int = 200,
@@ -166,10 +181,16 @@ def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, ma
         out.append(f"<caption>{esc(caption)}</caption>")
     labels = {c: headers.get(c, column_label(c, docs.get(c, ""))) for c in cols}
     # a long header wraps (class "long"): on one line it set its column's width ("start (from the timeline's first
-    # event)" took 290 px over numbers 70 px wide, squeezing the lane names beside it to a word a line)
+    # event)" took 290 px over numbers 70 px wide, squeezing the lane names beside it to a word a line); a header
+    # with a long explanation in brackets shows its name with a note mark, the explanation under the table (the
+    # roofline's "bound's % of peak (roofline basis: …)" made a header row 10 lines tall over one-line rows)
+    split = {c: header_note(labels[c]) for c in cols}
+    noted = [c for c in cols if split[c][1]]
+    marks = {c: NOTE_MARKS[i] if i < len(NOTE_MARKS) else f"[{i + 1}]" for i, c in enumerate(noted)}
     long = ' class="long"'
     heads = "".join(f'<th scope="col" title="{esc(docs.get(c, ""))}" tabindex="0"'
-                    f'{long if len(labels[c]) > LONG_HEADER_CHARS else ""}>{esc(labels[c])}</th>' for c in cols)
+                    f'{long if len(split[c][0]) > LONG_HEADER_CHARS else ""}>{esc(split[c][0])}'
+                    + marks.get(c, "") + "</th>" for c in cols)
     out.append(f"<thead><tr>{heads}</tr></thead><tbody>")
     for i, row in enumerate(zip(*[body[c].tolist() for c in cols])):
         cells = []
@@ -186,6 +207,9 @@ def table_html(df: pd.DataFrame | None, columns: Sequence[str] | None = None, ma
             cells.append(f"<td{attr}>{esc(text)}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</tbody></table></div>")
+    if noted:
+        out.append('<p class="note colnotes">' + "<br>".join(
+            f"{marks[c]} {esc(split[c][0])}: {esc(split[c][1])}" for c in noted) + "</p>")
     if len(df) > max_rows:
         from gpulens.reports.json_report import MAX_TABLE_ROWS
 
