@@ -1,0 +1,168 @@
+"""The dashboard gives the answer first (session 38).
+
+Faults fixed, each checked here against figures derived by hand from the synthetic trace written in the test:
+
+- the ``gpulens diff`` HTML page had no chart: a reader had to read 5 tables to see what changed. It now opens with
+  two base-vs-candidate bar charts (the kernel rows with the largest |Δ|, and the work categories), plain HTML (no
+  script, no network), with the direction marked ▲/▼ as well as signed.
+- a table header with a long bracketed explanation ("bound's % of peak (roofline basis: …)", 150 characters) made
+  the roofline data table's header row about 10 lines tall: the header now shows its name with a note mark, and the
+  explanation sits under the table — said in full, once.
+- the answer banner's kernel table headed its share "GPU time · share" (a share of what?): it now names the
+  denominator as the hot-kernel table does ("share of kernel time").
+"""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+import pandas as pd
+import pytest
+
+from tests.dig_traces import KTrace
+from tests.test_diff import _program
+
+US = 1000.0  # ns per µs
+
+
+# ---- 1. the diff page's charts ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def diff_page(tmp_path_factory):
+    """Base: 3 steps of GEMM (100, 101, 102 µs), add (50 µs), layer norm (30 µs); candidate: GEMM (100, 99, 98 µs),
+    add 65 µs, layer norm 30 µs (tests.test_diff._program)."""
+    from gpulens.diff import diff
+    from gpulens.reports.diff import render_html
+
+    tmp = tmp_path_factory.mktemp("s38diff")
+    return render_html(diff(_program(tmp / "base.json", 50.0, jitter=1.0), _program(tmp / "cand.json", 65.0,
+                                                                                      jitter=-1.0)))
+
+
+def _figure(page: str, fid: str) -> str:
+    m = re.search(rf'<figure class="dchart" id="{fid}".*?</figure>', page, re.S)
+    assert m, f"no {fid} chart"
+    return m.group(0)
+
+
+def _rows(fig: str) -> list[tuple[str, str, str]]:
+    """(base bar style, candidate bar style, text) per chart row."""
+    return re.findall(r'<span class="pb b" style="([^"]*)"></span><span class="pb c" style="([^"]*)"></span></span>'
+                      r'<span class="px">([^<]*)</span>', fig)
+
+
+def test_diff_page_opens_with_the_kernel_chart_before_the_tables(diff_page):
+    # the add kernel: 3 × 50 µs = 150 µs → 3 × 65 µs = 195 µs, +45 µs, +30.0 %; the GEMM: 100+101+102 = 303 µs →
+    # 100+99+98 = 297 µs, −6 µs, −6/303 = −1.98 % → "-2.0 %"; the norm: 90 µs both, no change — largest |Δ| first
+    fig = _figure(diff_page, "chart-kernels")
+    assert diff_page.index('id="chart-kernels"') < diff_page.index('<section id="contributors"')
+    rows = _rows(fig)
+    assert [t for _, _, t in rows] == ["150.00 µs → 195.00 µs · ▲ +45.00 µs (+30.0 %)",
+                                       "303.00 µs → 297.00 µs · ▼ -6.00 µs (-2.0 %)",
+                                       "90.00 µs → 90.00 µs · = 0 ns (+0.0 %)"]
+    # one scale for the chart: the longest bar is the GEMM's 303 µs base; 150/303 = 49.50 %, 195/303 = 64.36 %,
+    # 297/303 = 98.02 %, 90/303 = 29.70 %
+    widths = [[float(re.search(r"width:([\d.]+)%", st).group(1)) for st in (b, c)] for b, c, _ in rows]
+    assert widths == [[pytest.approx(100 * 150 / 303, abs=0.01), pytest.approx(100 * 195 / 303, abs=0.01)],
+                      [pytest.approx(100.0), pytest.approx(100 * 297 / 303, abs=0.01)],
+                      [pytest.approx(100 * 90 / 303, abs=0.01), pytest.approx(100 * 90 / 303, abs=0.01)]]
+    # a legend says which bar is which run and what the marks mean (never colour alone)
+    assert "base" in fig and "candidate" in fig and "▲ more GPU time in the candidate, ▼ less" in fig
+    assert 'role="img"' in fig and "aria-label=" in fig
+
+
+def test_diff_category_chart_sums_each_category(diff_page):
+    # categories: elementwise 150 → 195 µs, GEMM 303 → 297 µs, normalisation 90 → 90 µs
+    fig = _figure(diff_page, "chart-categories")
+    labels = re.findall(r'<span class="pl" title="[^"]*">([^<]*)</span>', fig)
+    texts = [t for _, _, t in _rows(fig)]
+    assert dict(zip(labels, texts)) == {"elementwise": "150.00 µs → 195.00 µs · ▲ +45.00 µs (+30.0 %)",
+                                        "GEMM": "303.00 µs → 297.00 µs · ▼ -6.00 µs (-2.0 %)",
+                                        "normalisation": "90.00 µs → 90.00 µs · = 0 ns (+0.0 %)"}
+    assert labels[:2] == ["elementwise", "GEMM"]  # largest change first
+
+
+def test_diff_page_stays_scriptless_and_offline(diff_page):
+    assert "<script" not in diff_page
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", diff_page)
+    assert len(diff_page.encode()) < 60_000  # 3 kernels: the charts add a few kB, not a plotting library
+
+
+def test_diff_bars_say_new_vanished_and_unknown():
+    from gpulens.reports._html_diff import paired_bars
+
+    html = paired_bars([("k1", "k1", 0.0, 195 * US, 195 * US, float("nan"), "new"),
+                        ("k2", "k2", 40 * US, 0.0, -40 * US, -100.0, "vanished"),
+                        ("k3", "k3", None, 10 * US, None, None, "name")])
+    texts = re.findall(r'<span class="px">([^<]*)</span>', html)
+    assert texts == ["0 ns → 195.00 µs · ▲ +195.00 µs (new)", "40.00 µs → 0 ns · ▼ -40.00 µs (vanished)",
+                     "unknown → 10.00 µs · Δ unknown"]
+    # the unknown base draws no bar (never a zero-length bar that reads as "0"); the 0 ns sides draw none either
+    styles = re.findall(r'class="pb [bc]" style="([^"]*)"', html)
+    assert styles == ["width:0", "width:100.00%;min-width:1px",  # the longest time shown (195 µs) fills the track
+                      f"width:{100 * 40 / 195:.2f}%;min-width:1px", "width:0",
+                      "width:0", f"width:{100 * 10 / 195:.2f}%;min-width:1px"]
+
+
+# ---- 2. long table headers ---------------------------------------------------------------------------------------
+
+def test_long_bracketed_header_moves_its_explanation_under_the_table():
+    from gpulens.reports._html_parts import table_html
+
+    long = "bound's % of peak (roofline basis: its % of roofline; speed of light: the limiting unit's % of its peak)"
+    df = pd.DataFrame({"a": [1.0], "b": [2.0], "c": [3.0]})
+    html = table_html(df, docs={"a": "x [%]", "b": "y [%]", "c": "z [%]"},
+                      headers={"a": long, "b": "idle: one-off gaps (left out of the verdict)", "c": "c"})
+    heads = [unescape(h) for h in re.findall(r"<th [^>]*>([^<]*)</th>", html)]
+    assert heads[0] == "bound's % of peak¹"
+    assert heads[1] == "idle: one-off gaps (left out of the verdict)"  # 44 characters: short enough to stay whole
+    note = unescape(re.search(r'<p class="note colnotes">(.*?)</p>', html).group(1))
+    assert note == ("¹ bound's % of peak: roofline basis: its % of roofline; speed of light: the limiting unit's % of "
+                    "its peak")
+    assert html.index("</table>") < html.index("colnotes")
+
+
+def test_roofline_table_header_row_is_short(tmp_path):
+    """The roofline table of a real counter CSV: every header (note mark aside) at most 40 characters, and the
+    bound's-share explanation said under the table."""
+    from gpulens import analyze
+    from gpulens.reports._format import column_label
+    from gpulens.reports.html import build_pages
+    from tests.conftest import DATA
+
+    report = analyze([DATA / "nvidia" / "h200" / "h200_kernels_details.csv"])
+    rf = report.sources[0].results["roofline"]
+    label = column_label("bound_pct", rf.columns["bound_pct"])
+    name, why = label.split(" (", 1)
+    page = next(p for p in build_pages(report) if p.id == "roofline")
+    from gpulens.reports._html_parts import Panel
+
+    table = next(b.table for b in page.blocks if isinstance(b, Panel) and b.table)
+    heads = [unescape(h) for h in re.findall(r"<th [^>]*>([^<]*)</th>", table)]
+    assert f"{name}¹" in heads
+    assert max(len(h) for h in heads) <= 40
+    assert f"¹ {name}: {why[:-1]}" in unescape(table)
+
+
+# ---- 3. the answer table names its share -----------------------------------------------------------------------
+
+def test_answer_table_share_says_of_what(tmp_path):
+    """Three kernels of 600, 300 and 100 µs (1 ms of kernel time): shares 60.0 %, 30.0 %, 10.0 %, under a header that
+    says "share of kernel time"."""
+    from gpulens import analyze
+    from gpulens.reports.html import render
+
+    t = KTrace()
+    gpu = 100.0
+    for i, (name, us) in enumerate((("kernel_a", 600.0), ("kernel_b", 300.0), ("kernel_c", 100.0))):
+        ext = t.op(f"op{i}", 10.0 + 10 * i, 5.0)
+        t.launch(ext, 11.0 + 10 * i, [(name, gpu, us)])
+        gpu += us + 5.0
+    page = render(analyze([t.write(tmp_path / "three.json")]))
+    table = re.search(r'<table class="akernels">.*?</table>', page, re.S).group(0)
+    assert "<th scope=\"col\" title=\"summed GPU time of its launches · share of all kernel time\">GPU time · share of " \
+           "kernel time</th>" in table
+    cells = re.findall(r'<td class="num">([^<#]+)</td>', table)
+    # the banner lists the critical set: the fewest kernels covering 80 % of kernel time — a and b (60 + 30 = 90 %)
+    assert cells == ["600.00 µs · 60.0 %", "300.00 µs · 30.0 %"]
