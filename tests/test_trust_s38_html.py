@@ -147,11 +147,10 @@ def test_roofline_table_header_row_is_short(tmp_path):
 
 # ---- 3. the answer table names its share -----------------------------------------------------------------------
 
-def test_answer_table_share_says_of_what(tmp_path):
-    """Three kernels of 600, 300 and 100 µs (1 ms of kernel time): shares 60.0 %, 30.0 %, 10.0 %, under a header that
-    says "share of kernel time"."""
+@pytest.fixture(scope="module")
+def three(tmp_path_factory):
+    """The report of a trace of three kernels of 600, 300 and 100 µs (1 ms of kernel time)."""
     from gpulens import analyze
-    from gpulens.reports.html import render
 
     t = KTrace()
     gpu = 100.0
@@ -159,10 +158,42 @@ def test_answer_table_share_says_of_what(tmp_path):
         ext = t.op(f"op{i}", 10.0 + 10 * i, 5.0)
         t.launch(ext, 11.0 + 10 * i, [(name, gpu, us)])
         gpu += us + 5.0
-    page = render(analyze([t.write(tmp_path / "three.json")]))
+    return analyze([t.write(tmp_path_factory.mktemp("s38three") / "three.json")])
+
+
+def test_answer_table_share_says_of_what(three):
+    """Shares 600/1000 = 60.0 %, 300/1000 = 30.0 %, under a header that says "share of kernel time"."""
+    from gpulens.reports.html import render
+
+    page = render(three)
     table = re.search(r'<table class="akernels">.*?</table>', page, re.S).group(0)
     assert "<th scope=\"col\" title=\"summed GPU time of its launches · share of all kernel time\">GPU time · share of " \
            "kernel time</th>" in table
     cells = re.findall(r'<td class="num">([^<#]+)</td>', table)
     # the banner lists the critical set: the fewest kernels covering 80 % of kernel time — a and b (60 + 30 = 90 %)
     assert cells == ["600.00 µs · 60.0 %", "300.00 µs · 30.0 %"]
+
+
+# ---- 4. axis titles fit a narrow window -------------------------------------------------------------------------
+
+def test_axis_titles_are_broken_into_short_lines(three):
+    """plotly never wraps a title: the hot-kernel chart's 93-character x title ran off a 900-px window. Every axis
+    title is now at most 60 characters a line, its parts kept whole."""
+    from gpulens.reports._html_pages import axis_title
+    from gpulens.reports._html_parts import Panel
+    from gpulens.reports.html import build_pages
+
+    title = "GPU time [ms] (a stream's overlapping launches counted once); bar text: share of kernel time"
+    assert axis_title(title)["text"] == ("GPU time [ms] (a stream's overlapping launches counted once)<br>"
+                                         "bar text: share of kernel time")
+    assert axis_title("time [ms]")["text"] == "time [ms]"
+    seen = 0
+    for page in build_pages(three):
+        for b in page.blocks:
+            if not isinstance(b, Panel) or not isinstance(b.figure, dict):
+                continue
+            for ax in ("xaxis", "yaxis"):
+                text = ((b.figure.get("layout") or {}).get(ax) or {}).get("title", {}).get("text", "")
+                seen += bool(text)
+                assert all(len(line) <= 60 for line in text.split("<br>")), (page.id, ax, text)
+    assert seen >= 3  # hot kernels, breakdown, roofline at least

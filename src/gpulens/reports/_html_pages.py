@@ -8,6 +8,7 @@ converted from ns to the unit their magnitude reads in for the axes
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 import pandas as pd
@@ -60,9 +61,22 @@ def nonzero_parts(table: Any, parts: Any) -> list:
     return [p for p in parts if p[0] in table and (pd.to_numeric(table[p[0]], errors="coerce").fillna(0) > 0).any()]
 
 
+#: Characters per line of a chart's axis title: plotly never wraps a title, so a longer one ran off a 900-px window
+#: ("GPU time [ms] (a stream's overlapping launches counted once); bar text: share of ker").
+AXIS_TITLE_CHARS = 60
+
+
 def axis_title(text: str) -> dict[str, Any]:
-    """A plotly axis/colour-bar title (the ``{"text": …}`` form every plotly.js version reads)."""
-    return {"text": text}
+    """A plotly axis/colour-bar title (the ``{"text": …}`` form every plotly.js version reads), broken into lines of
+    at most :data:`AXIS_TITLE_CHARS` characters (``<br>``): at "; " first, then between words."""
+    lines: list[str] = []
+    for part in text.split("; "):
+        for j, piece in enumerate(textwrap.wrap(part, AXIS_TITLE_CHARS, break_long_words=False) or [""]):
+            if j == 0 and lines and len(lines[-1]) + 2 + len(piece) <= AXIS_TITLE_CHARS:
+                lines[-1] += "; " + piece  # a short part stays on the line of the part before it
+            else:
+                lines.append(piece)
+    return {"text": "<br>".join(lines)}
 
 
 def _layout(data: list[dict], height: int = 380, **kw: Any) -> dict[str, Any]:
