@@ -197,3 +197,33 @@ def test_axis_titles_are_broken_into_short_lines(three):
                 seen += bool(text)
                 assert all(len(line) <= 60 for line in text.split("<br>")), (page.id, ax, text)
     assert seen >= 3  # hot kernels, breakdown, roofline at least
+
+
+# ---- 5. the hot-kernel chart's colours have a legend --------------------------------------------------------------
+
+def test_hot_kernel_colours_are_named_in_a_legend(tmp_path):
+    """A collective (400 µs) and three compute kernels (300, 200, 100 µs): the critical set is the first three (40 +
+    30 + 20 = 90 % ≥ 80 %); the bars are coloured by kind, and a legend now names the colours (one trace per kind,
+    "communication" and "kernel"), the rows keeping their order by GPU time."""
+    from gpulens import analyze
+    from gpulens.reports._html_parts import Panel
+    from gpulens.reports.html import build_pages
+
+    t = KTrace()
+    gpu = 100.0
+    names = ("ncclDevKernel_AllReduce_Sum_f32_RING_LL", "kernel_a", "kernel_b", "kernel_c")
+    for i, (name, us) in enumerate(zip(names, (400.0, 300.0, 200.0, 100.0))):
+        ext = t.op(f"op{i}", 10.0 + 10 * i, 5.0)
+        t.launch(ext, 11.0 + 10 * i, [(name, gpu, us)])
+        gpu += us + 5.0
+    report = analyze([t.write(tmp_path / "comm.json")])
+    page = next(p for p in build_pages(report) if p.id == "kernels")
+    fig = next(b.figure for b in page.blocks if isinstance(b, Panel) and b.figure is not None)
+    traces = {tr["name"]: tr for tr in fig["data"]}
+    assert set(traces) == {"communication", "kernel"} and all(tr["showlegend"] for tr in fig["data"])
+    order = fig["layout"]["yaxis"]["categoryarray"]
+    assert [y.split()[0] for y in order] == ["#1", "#2", "#3"] and "nccl" in order[0]
+    assert traces["communication"]["y"] == order[:1] and traces["kernel"]["y"] == order[1:]
+    assert traces["kernel"]["x"] == [pytest.approx(300.0), pytest.approx(200.0)]  # µs: the axis unit follows them
+    assert traces["kernel"]["text"] == ["30.0 %", "20.0 %"] and traces["communication"]["text"] == ["40.0 %"]
+    assert traces["communication"]["marker"]["color"] != traces["kernel"]["marker"]["color"]

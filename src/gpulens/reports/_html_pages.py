@@ -28,6 +28,7 @@ from gpulens.reports._html_timeline import timeline_page  # noqa: F401 -- re-exp
 from gpulens.reports._html_parts import (
     GREY,
     KIND_COLOURS,
+    KIND_LABELS,
     bar_value_labels,
     OKABE_ITO,
     Panel,
@@ -259,17 +260,25 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
     div, unit = time_scale(crit["effective_ns"])  # the axis unit follows the magnitude drawn
     # a kernel whose time is unknown (an ncu launch without a duration) has no bar: None, never a NA plotly chokes on
     xs = [None if pd.isna(v) else float(v) / div for v in crit["effective_ns"]]
-    bar = {"type": "bar", "x": xs, "y": ys, "orientation": "h",
-           "marker": {"color": [KIND_COLOURS.get(k, GREY) for k in crit["kind"]]},
-           **bar_value_labels([fmt_share(v) for v in crit["share"]]),
-           "customdata": [links.get(str(n), "") for n in crit["name"]],
-           "hovertext": [f"{wrap_name(n)}<br>{plural(c, 'call(s)')}, {fmt_ns(e)}, mean {fmt_ns(m)}<br>click: kernel details"
-                         for n, c, e, m in zip(crit["name"], crit["calls"], crit["effective_ns"], crit["mean_ns"])],
-           "hoverinfo": "text"}
-    fig = _layout([bar], 140 + 26 * len(ys), xaxis={"title": axis_title(
+    texts = [fmt_share(v) for v in crit["share"]]
+    hover = [f"{wrap_name(n)}<br>{plural(c, 'call(s)')}, {fmt_ns(e)}, mean {fmt_ns(m)}<br>click: kernel details"
+             for n, c, e, m in zip(crit["name"], crit["calls"], crit["effective_ns"], crit["mean_ns"])]
+    kinds = [str(k) for k in crit["kind"]]
+    # one trace per kind of work, named in the legend (the bars' colours said "collective" to no one); the y axis
+    # keeps the rows' order across the traces
+    data = []
+    for kind in dict.fromkeys(kinds):
+        rows = [i for i, k in enumerate(kinds) if k == kind]
+        pick = lambda v: [v[i] for i in rows]  # noqa: E731
+        data.append({"type": "bar", "x": pick(xs), "y": pick(ys), "orientation": "h",
+                     "name": KIND_LABELS.get(kind, kind), "marker": {"color": KIND_COLOURS.get(kind, GREY)},
+                     **bar_value_labels(pick(texts)),
+                     "customdata": pick([links.get(str(n), "") for n in crit["name"]]),
+                     "hovertext": pick(hover), "hoverinfo": "text", "showlegend": len(set(kinds)) > 1})
+    fig = _layout(data, 140 + 26 * len(ys), barmode="overlay", xaxis={"title": axis_title(
         # "overruns clipped" was the analyzer's word: a launch recorded past the next one's start on its stream
         f"GPU time [{unit}] (a stream's overlapping launches counted once); bar text: share of kernel time")},
-                  yaxis={"autorange": "reversed"})
+                  yaxis={"autorange": "reversed", "categoryorder": "array", "categoryarray": ys})
     sm = hs.summary
     shown = "" if len(crit) == sm.get("critical_count", 0) else f" (the top {len(crit)} drawn)"
     t2 = t.assign(rank=range(1, len(t) + 1))

@@ -29,6 +29,9 @@ OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "
 GREY = "#999999"
 #: Colour of each GPU event kind (fixed, so a kind keeps its colour across pages).
 KIND_COLOURS = {"kernel": "#0072B2", "comm": "#E69F00", "memcpy": "#CC79A7", "memset": "#009E73"}
+#: Legend name of each kind of event (GPU kinds and the timeline's host kinds).
+KIND_LABELS = {"cpu_op": "CPU op", "sync": "sync", "runtime": "runtime call", "kernel": "kernel",
+               "comm": "communication", "memcpy": "memcpy", "memset": "memset"}
 #: Characters of a name kept in chart labels and in table cells, and in a bar chart's category (tick) labels: 44
 #: characters at 12 px are about 290 px, so on a 900-px-wide window the bars keep over half the chart's width (a
 #: 120-character tick label took 700 px and squeezed the bars to a sliver); the full name is in the hover and table.

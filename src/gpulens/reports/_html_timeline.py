@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from gpulens.reports._format import fmt_ns, fmt_unit, time_scale
-from gpulens.reports._html_parts import KIND_COLOURS, OKABE_ITO, Panel, empty_html, table_html, wrap_name
+from gpulens.reports._html_parts import KIND_COLOURS, KIND_LABELS, OKABE_ITO, Panel, empty_html, table_html, wrap_name
 from gpulens.reports._names import short_names
 from gpulens.units import plural
 
@@ -29,8 +29,6 @@ from gpulens.units import plural
 DRAW_CAP = 4000
 #: Colour of each host event kind on CPU thread lanes (GPU kinds: KIND_COLOURS).
 HOST_COLOURS = {"cpu_op": OKABE_ITO[4], "runtime": OKABE_ITO[5], "sync": "#555555"}
-KIND_LABELS = {"cpu_op": "CPU op", "sync": "sync", "runtime": "runtime call", "kernel": "kernel",
-               "comm": "communication", "memcpy": "memcpy", "memset": "memset"}
 
 
 def lane_label(rank: Any, device: Any, stream: Any, thread: Any) -> str:
