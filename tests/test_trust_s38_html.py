@@ -201,13 +201,11 @@ def test_axis_titles_are_broken_into_short_lines(three):
 
 # ---- 5. the hot-kernel chart's colours have a legend --------------------------------------------------------------
 
-def test_hot_kernel_colours_are_named_in_a_legend(tmp_path):
-    """A collective (400 µs) and three compute kernels (300, 200, 100 µs): the critical set is the first three (40 +
-    30 + 20 = 90 % ≥ 80 %); the bars are coloured by kind, and a legend now names the colours (one trace per kind,
-    "communication" and "kernel"), the rows keeping their order by GPU time."""
+@pytest.fixture(scope="module")
+def comm_report(tmp_path_factory):
+    """A collective (400 µs) and three compute kernels (300, 200, 100 µs), registers recorded (so occupancy has
+    rows for the compute kernels)."""
     from gpulens import analyze
-    from gpulens.reports._html_parts import Panel
-    from gpulens.reports.html import build_pages
 
     t = KTrace()
     gpu = 100.0
@@ -216,9 +214,25 @@ def test_hot_kernel_colours_are_named_in_a_legend(tmp_path):
         ext = t.op(f"op{i}", 10.0 + 10 * i, 5.0)
         t.launch(ext, 11.0 + 10 * i, [(name, gpu, us)])
         gpu += us + 5.0
-    report = analyze([t.write(tmp_path / "comm.json")])
-    page = next(p for p in build_pages(report) if p.id == "kernels")
-    fig = next(b.figure for b in page.blocks if isinstance(b, Panel) and b.figure is not None)
+    for e in t.ev:
+        if e.get("cat") == "kernel":
+            e["args"].update({"registers per thread": 32, "shared memory": 0})
+    return analyze([t.write(tmp_path_factory.mktemp("s38comm") / "comm.json")])
+
+
+def _figures(report, page_id: str) -> list[dict]:
+    from gpulens.reports._html_parts import Panel
+    from gpulens.reports.html import build_pages
+
+    page = next(p for p in build_pages(report) if p.id == page_id)
+    return [b.figure for b in page.blocks if isinstance(b, Panel) and isinstance(b.figure, dict)]
+
+
+def test_hot_kernel_colours_are_named_in_a_legend(comm_report):
+    """The critical set is the first three kernels (40 + 30 + 20 = 90 % ≥ 80 %); the bars are coloured by kind, and
+    a legend now names the colours (one trace per kind, "communication" and "kernel"), the rows keeping their order
+    by GPU time."""
+    (fig,) = _figures(comm_report, "kernels")
     traces = {tr["name"]: tr for tr in fig["data"]}
     assert set(traces) == {"communication", "kernel"} and all(tr["showlegend"] for tr in fig["data"])
     order = fig["layout"]["yaxis"]["categoryarray"]
@@ -227,3 +241,26 @@ def test_hot_kernel_colours_are_named_in_a_legend(tmp_path):
     assert traces["kernel"]["x"] == [pytest.approx(300.0), pytest.approx(200.0)]  # µs: the axis unit follows them
     assert traces["kernel"]["text"] == ["30.0 %", "20.0 %"] and traces["communication"]["text"] == ["40.0 %"]
     assert traces["communication"]["marker"]["color"] != traces["kernel"]["marker"]["color"]
+
+
+# ---- 6. one number per kernel across the pages ------------------------------------------------------------------
+
+def test_occupancy_chart_numbers_kernels_as_the_hot_kernel_chart_does(comm_report):
+    """The occupancy chart has rows for the compute kernels only; its labels numbered them by position ("#1
+    kernel_a") while the Hot kernels chart and the answer banner call kernel_a "#2" (the collective is #1). Each
+    kernel now carries its hot-kernel rank everywhere."""
+    (occ,) = _figures(comm_report, "occupancy")
+    assert occ["data"][0]["y"] == ["#2 kernel_a", "#3 kernel_b"]
+    (hot,) = _figures(comm_report, "kernels")
+    assert hot["layout"]["yaxis"]["categoryarray"][1:] == ["#2 kernel_a", "#3 kernel_b"]
+
+
+def test_tick_labels_fall_back_to_positions_without_ranks():
+    from gpulens.reports._html_parts import HOT_RANKS, tick_labels
+
+    assert tick_labels(["x", "y"]) == ["#1 x", "#2 y"]  # no kernel names given: the position
+    token = HOT_RANKS.set({"kx": 5})
+    try:
+        assert tick_labels(["x", "y"], full=["kx", "ky"]) == ["#5 x", "y"]  # a kernel outside the table: no number
+    finally:
+        HOT_RANKS.reset(token)

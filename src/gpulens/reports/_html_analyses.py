@@ -58,7 +58,7 @@ def occupancy_page(s: SourceReport, max_rows: int) -> list[Any]:
         return _absent("Occupancy", r)
     t = r.table.head(25)
     vendor = r.summary.get("vendor")
-    ys = tick_labels(short_names(t["name"].astype(str)))
+    ys = tick_labels(short_names(t["name"].astype(str)), full=t["name"].astype(str).tolist())
     lims = t["limiters"] if "limiters" in t else t["limiter"]
     hov = [f"{wrap_name(n)}<br>limiter: {plot_text(limiter_text(lim, vendor))}" for n, lim in zip(t["name"], lims)]
     theo, ach = _numbers(t["theoretical_occupancy_pct"]), _numbers(t["achieved_occupancy_pct"])
@@ -182,7 +182,7 @@ def _stall_panel(st: AnalysisResult, max_rows: int) -> Panel:
     t = st.table.head(20)
     parts = [(c, column_label(c, st.columns.get(c, "")).replace("share of stall time in class ", ""))
              for c in t.columns if c.endswith("_pct") and "in class" in st.columns.get(c, "")]
-    ys = tick_labels(short_names(t["name"].astype(str)))
+    ys = tick_labels(short_names(t["name"].astype(str)), full=t["name"].astype(str).tolist())
     fig = _stacked(t, ys, parts, 1.0, "share of stall time [%]", "%", xrange=[0, 100],
                    full=t["name"].astype(str).tolist())
     cols = [c for c in st.table.columns if c not in {p for p, _ in parts}]
@@ -270,7 +270,7 @@ def generic_panels(name: str, r: AnalysisResult, max_rows: int, vendor: str | No
                          for lab, (_, row) in zip(shown, top.iterrows())]
         if label and value and len(set(shown)) == len(shown):
             bar = {"type": "bar", "x": _numbers(top[value], scale), "orientation": "h",
-                   "y": tick_labels(shown),
+                   "y": tick_labels(shown, full=names if is_name_column(label, r.columns.get(label, "")) else None),
                    "hovertext": [wrap_name(v) for v in names], "hoverinfo": "text+x",
                    "marker": {"color": OKABE_ITO[0]}}
             fig = _layout([bar], 140 + 26 * len(top),

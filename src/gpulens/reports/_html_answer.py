@@ -18,7 +18,7 @@ from typing import Any
 from gpulens.report import SourceReport
 from gpulens.reports._answer import answer, critical_shown_text, next_step
 from gpulens.reports._format import clip, column_label, fmt_ns, fmt_unit, is_missing, stake_notes
-from gpulens.reports._html_parts import KERNEL_LINKS, esc, name_cell
+from gpulens.reports._html_parts import KERNEL_LINKS, esc, hot_ranks, name_cell
 from gpulens.reports._names import label_in_text, short_names
 
 #: Kernels listed in the answer banner.
@@ -92,13 +92,6 @@ def kernel_rows(s: SourceReport, n: int = ANSWER_KERNELS) -> list[dict[str, Any]
     return vd.table.head(n).to_dict("records")
 
 
-def _hot_ranks(s: SourceReport) -> dict[str, int]:
-    hs = s.results.get("hotspots")
-    if hs is None or hs.skipped or "name" not in hs.table:
-        return {}
-    return {str(k): i + 1 for i, k in enumerate(hs.table["name"].head(1000))}
-
-
 def _steps(steps: Any) -> list[str]:
     """A verdict row's next steps (a list, or one text), each stripped, empty ones left out."""
     if not isinstance(steps, (list, tuple)):
@@ -150,7 +143,7 @@ def kernels_html(s: SourceReport, rows: list[dict[str, Any]], step_chars: int | 
         return ""
     names = [str(r["name"]) for r in rows]
     shorts = short_names(names)
-    rank_of = _hot_ranks(s)
+    rank_of = hot_ranks(s)
     body, prev = [], []
     notes = stake_notes(rows)
     links = KERNEL_LINKS.get()

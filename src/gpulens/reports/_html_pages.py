@@ -255,7 +255,7 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
         return [empty_html("Hot kernels", reason if hs is not None else "analysis not available")]
     t = hs.table
     crit = t[t["critical"].astype(bool)].head(25)
-    ys = tick_labels(short_names(crit["name"].astype(str)))
+    ys = tick_labels(short_names(crit["name"].astype(str)), full=crit["name"].astype(str).tolist())
     links = KERNEL_LINKS.get()
     div, unit = time_scale(crit["effective_ns"])  # the axis unit follows the magnitude drawn
     # a kernel whose time is unknown (an ncu launch without a duration) has no bar: None, never a NA plotly chokes on
@@ -342,7 +342,7 @@ def multirank_page(s: SourceReport, max_rows: int) -> list[Any]:
                          table_html(ranks.table, None, max_rows, docs=ranks.columns)))
     sm, t = rk.summary, rk.table
     names = list(dict.fromkeys(t["name"].astype(str)))
-    labels = tick_labels(short_names(names))
+    labels = tick_labels(short_names(names), full=names)
     piv = t.assign(name=t["name"].astype(str)).pivot_table(index="name", columns="rank", values="time_ns",
                                                           aggfunc="sum").reindex(names)
     raw = piv.to_numpy(dtype=float)

@@ -23,6 +23,18 @@ from gpulens.reports._names import short_names
 
 #: Kernel name → drill-down anchor id, set by the HTML renderer for the report being drawn.
 KERNEL_LINKS: ContextVar[dict[str, str]] = ContextVar("KERNEL_LINKS", default={})
+#: Kernel name → its rank in the hot-kernel table (1 = most GPU time), set by the HTML renderer for the source being
+#: drawn (:func:`hot_ranks`): the "#N" a kernel carries in every chart and table of the dashboard.
+HOT_RANKS: ContextVar[dict[str, int]] = ContextVar("HOT_RANKS", default={})
+
+
+def hot_ranks(s: Any) -> dict[str, int]:
+    """Kernel name → its rank in ``s``'s hot-kernel table (1 = most GPU time; {} without that table): one numbering
+    for the Hot kernels chart, the answer banner, the roofline's point labels and every other kernel chart."""
+    hs = s.results.get("hotspots")
+    if hs is None or hs.skipped or hs.table is None or "name" not in hs.table:
+        return {}
+    return {str(n): i + 1 for i, n in enumerate(hs.table["name"])}
 
 #: Okabe & Ito (2008) colour-blind-safe palette ("Color Universal Design"), in plotting order.
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
@@ -56,11 +68,16 @@ def plot_text(v: Any, n: int = LABEL_CHARS) -> str:
     return _html.escape(clip(visible("" if v is None else str(v), bidi=True), n), quote=False)
 
 
-def tick_labels(names: Iterable[Any]) -> list[str]:
+def tick_labels(names: Iterable[Any], full: Sequence[Any] | None = None) -> list[str]:
     """Category labels of a ranked bar chart: ``"#1 name"``, the name cut in its middle to :data:`TICK_CHARS`
     (``"vectorized_elem…MulFunctor› ‹4›"``: the head names the kernel, the tail tells its instances apart); names
     that would still read alike keep more characters (at most :data:`LABEL_CHARS`). Escaped for plotly; the rank
-    keeps every category apart (plotly draws one bar for two equal categories)."""
+    keeps every category apart (plotly draws one bar for two equal categories).
+
+    ``full``: the kernel names the labels stand for (same order): each then carries its hot-kernel rank
+    (:data:`HOT_RANKS`), the number it has on every page (the occupancy chart's "#1" was the Hot kernels chart's
+    "#2"); a kernel without one gets no number. Without ``full`` (or where ranks would not keep the labels apart)
+    the number is the row's position."""
     texts = [visible("" if n is None else str(n), bidi=True) for n in names]
     n_chars = [TICK_CHARS] * len(texts)
     for _ in range(8):
@@ -73,7 +90,14 @@ def tick_labels(names: Iterable[Any]) -> list[str]:
             break
         for i in clash:
             n_chars[i] = min(LABEL_CHARS, n_chars[i] + 24)
-    return [f"#{i + 1} {_html.escape(c, quote=False)}" for i, c in enumerate(cut)]
+    out = [f"#{i + 1} {_html.escape(c, quote=False)}" for i, c in enumerate(cut)]
+    if full is not None:
+        ranks = HOT_RANKS.get()
+        ranked = [(f"#{ranks[str(f)]} " if str(f) in ranks else "") + _html.escape(c, quote=False)
+                  for f, c in zip(full, cut)]
+        if len(set(ranked)) == len(ranked) == len(out):
+            return ranked
+    return out
 
 
 def _mid_clip(text: str, n: int) -> str:

@@ -25,7 +25,7 @@ import pandas as pd
 
 from gpulens.report import SourceReport
 from gpulens.reports._format import bound_pct_legend, fmt_ns, fmt_si, fmt_unit, is_missing, roofline_heading
-from gpulens.reports._html_parts import (CHAR_PX, GREY, KERNEL_LINKS, OKABE_ITO, Panel, empty_html,
+from gpulens.reports._html_parts import (CHAR_PX, GREY, KERNEL_LINKS, OKABE_ITO, Panel, empty_html, hot_ranks,
                                          plot_text, table_html)
 from gpulens.reports._names import short_names
 from gpulens.units import plural
@@ -166,7 +166,7 @@ def roofline_page(s: SourceReport, max_rows: int) -> list[Any]:
     links = KERNEL_LINKS.get()
     # points are labelled with the kernel's hot-kernel rank (#1 = most GPU time), short enough not to collide; the
     # caption names them, every point has its name on hover (the 15 largest are labelled)
-    rank_of = _hot_ranks(s)
+    rank_of = hot_ranks(s)
     named = set(ok.assign(_t=num["time_ns"]).nlargest(15, "_t")["name"].astype(str)) if len(ok) else set()
     ais = [float(x) for x in ok["arithmetic_intensity"]] if len(ok) else []
     top = comp[0][1] if comp else max(float(x) for x in ok["flops_per_s"]) * 4
@@ -344,14 +344,6 @@ def _measured_note(ok: Any) -> str:
     its = "its" if n == 1 else "their"
     return (f"; the bound of {n} from {its} measured speed of light (SM and memory throughput), not from {its} "
             "place against the roofs") if n else ""
-
-
-def _hot_ranks(s: SourceReport) -> dict[str, int]:
-    """Kernel name → its rank in the hot-kernel table (1 = most GPU time), as the Hot kernels chart numbers them."""
-    hs = s.results.get("hotspots")
-    if hs is None or hs.skipped or "name" not in hs.table:
-        return {}
-    return {str(n): i + 1 for i, n in enumerate(hs.table["name"])}
 
 
 #: Points closer than this on both log axes (decades) share one label: "#2 #13", not "#2" printed over "#13".

@@ -42,7 +42,8 @@ from gpulens.reports import _html_pages as P
 from gpulens.reports import _html_roofline as R
 from gpulens.reports._html_timeline import TIMELINE_JS, timeline_page
 from gpulens.reports._format import source_vendor
-from gpulens.reports._html_parts import KERNEL_LINKS, PLOT_CONFIG, Page, Panel, esc, panel_html, script_json
+from gpulens.reports._html_parts import (HOT_RANKS, KERNEL_LINKS, PLOT_CONFIG, Page, Panel, esc, hot_ranks,
+                                         panel_html, script_json)
 from gpulens.reports._names import label_scope
 
 #: The size every report stays under (bytes): plotly.js compressed is about 1.96 MB of it.
@@ -88,16 +89,18 @@ def build_pages(report: Report, scale: float = 1.0) -> list[Page]:
     rows, segs = max(5, int(200 * scale / n)), max(50, int(20000 * scale / n))
     pages = []
     links = [K.kernel_links(s, si, rows) for si, s in enumerate(report.sources)]
+    ranks = [hot_ranks(s) for s in report.sources]  # each kernel's "#N" on every page
     for pid, title, build in PAGES:
         page = Page(pid, title)
         for si, s in enumerate(report.sources):
             if n > 1:
                 page.blocks.append(f'<h2 class="source">{esc(s.label)}</h2>')
-            token = KERNEL_LINKS.set(links[si])
+            token, rtoken = KERNEL_LINKS.set(links[si]), HOT_RANKS.set(ranks[si])
             try:
                 page.blocks += build(s, rows, segs)
             finally:
                 KERNEL_LINKS.reset(token)
+                HOT_RANKS.reset(rtoken)
         pages.append(page)
     env = Page("environment", "Environment")
     for s in report.sources:
