@@ -170,6 +170,11 @@ def test_answer_table_share_says_of_what(three):
     assert "<th scope=\"col\" title=\"summed GPU time of its launches · share of all kernel time\">GPU time · share of " \
            "kernel time</th>" in table
     cells = re.findall(r'<td class="num">([^<#]+)</td>', table)
+    # the longer header wraps in its fixed-width column (the global "th{white-space:nowrap}" clipped it to
+    # "GPU time · share o" on the Stalls & verdicts page at 1400 px)
+    from gpulens.reports.html import CSS
+
+    assert "table.akernels th{white-space:normal}" in CSS
     # the banner lists the critical set: the fewest kernels covering 80 % of kernel time — a and b (60 + 30 = 90 %)
     assert cells == ["600.00 µs · 60.0 %", "300.00 µs · 30.0 %"]
 

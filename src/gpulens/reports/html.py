@@ -240,6 +240,7 @@ section.answer{background:#eef5fb;border-left:6px solid #0072B2;padding:8px 14px
 .verdict{font-size:1.1em;margin:2px 0 6px}.vlabel{display:inline-block;background:#0072B2;color:#fff;
 border-radius:3px;padding:1px 8px;margin-right:6px;font-weight:600}
 h3.kh{font-size:1em;margin:8px 0 4px}table.akernels{width:100%;table-layout:fixed;background:#fff;font-size:.9em}
+table.akernels th{white-space:normal}
 table.akernels th:nth-child(1){width:2.6em}table.akernels th:nth-child(2){width:22%}
 table.akernels th:nth-child(3){width:10em}table.akernels th:nth-child(4){width:12.5em}
 table.akernels th:nth-child(5){width:7.5em}table.akernels td.name{max-width:none;white-space:normal}
