@@ -269,3 +269,14 @@ def test_tick_labels_fall_back_to_positions_without_ranks():
         assert tick_labels(["x", "y"], full=["kx", "ky"]) == ["#5 x", "y"]  # a kernel outside the table: no number
     finally:
         HOT_RANKS.reset(token)
+
+
+def test_diff_without_kernel_durations_says_why_it_has_no_chart():
+    """A run without kernel durations (times unknown): no bar drawn from unknown times, a sentence instead."""
+    from types import SimpleNamespace
+
+    from gpulens.reports._html_diff import diff_charts
+
+    r = SimpleNamespace(summary={"times_unknown": ["base"]}, tables={})
+    html = diff_charts(r, pd.DataFrame())
+    assert "pbars" not in html and "GPU times are unknown" in html
