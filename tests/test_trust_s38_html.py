@@ -280,3 +280,20 @@ def test_diff_without_kernel_durations_says_why_it_has_no_chart():
     r = SimpleNamespace(summary={"times_unknown": ["base"]}, tables={})
     html = diff_charts(r, pd.DataFrame())
     assert "pbars" not in html and "GPU times are unknown" in html
+
+
+def test_a_lone_collective_bar_is_named_too(comm_report):
+    """Every colour but the plain kernels' is named, even when the chart draws one kind only (rocprofv3 MI350X: one
+    orange bar, the collective, with no legend); kernels only: no legend, blue says nothing to explain."""
+    from gpulens.reports._html_pages import kernels_page
+
+    from types import SimpleNamespace
+
+    hs = comm_report.sources[0].results["hotspots"]
+    only = lambda rows: SimpleNamespace(results={"hotspots": SimpleNamespace(  # noqa: E731
+        table=hs.table.iloc[rows].assign(critical=True), summary=hs.summary, columns=hs.columns, skipped=False,
+        skipped_reason=None)})
+    fig = kernels_page(only([0]), 50)[0].figure
+    assert [t["name"] for t in fig["data"]] == ["communication"] and fig["layout"]["showlegend"] is True
+    fig = kernels_page(only([1, 2]), 50)[0].figure
+    assert [t["name"] for t in fig["data"]] == ["kernel"] and fig["layout"]["showlegend"] is False

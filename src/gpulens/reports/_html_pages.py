@@ -266,6 +266,7 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
     kinds = [str(k) for k in crit["kind"]]
     # one trace per kind of work, named in the legend (the bars' colours said "collective" to no one); the y axis
     # keeps the rows' order across the traces
+    legend = set(kinds) != {"kernel"}  # any colour but the plain kernels' blue is named (a lone collective too)
     data = []
     for kind in dict.fromkeys(kinds):
         rows = [i for i, k in enumerate(kinds) if k == kind]
@@ -274,8 +275,8 @@ def kernels_page(s: SourceReport, max_rows: int) -> list[Any]:
                      "name": KIND_LABELS.get(kind, kind), "marker": {"color": KIND_COLOURS.get(kind, GREY)},
                      **bar_value_labels(pick(texts)),
                      "customdata": pick([links.get(str(n), "") for n in crit["name"]]),
-                     "hovertext": pick(hover), "hoverinfo": "text", "showlegend": len(set(kinds)) > 1})
-    fig = _layout(data, 140 + 26 * len(ys), barmode="overlay", xaxis={"title": axis_title(
+                     "hovertext": pick(hover), "hoverinfo": "text", "showlegend": legend})
+    fig = _layout(data, 140 + 26 * len(ys), barmode="overlay", showlegend=legend, xaxis={"title": axis_title(
         # "overruns clipped" was the analyzer's word: a launch recorded past the next one's start on its stream
         f"GPU time [{unit}] (a stream's overlapping launches counted once); bar text: share of kernel time")},
                   yaxis={"autorange": "reversed", "categoryorder": "array", "categoryarray": ys})
